@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceview/traceview/trace"
+	_ "github.com/traceview/traceview/trace/formats"
+)
+
+// usageError marks errors in the command line itself (exit code 2).
+type usageError struct{ error }
+
+func usageErrorf(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+func exitCode(err error) int {
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+// Subcommands register themselves from init (one file per subcommand) so
+// that adding a command touches no shared file.
+var (
+	subMu   sync.Mutex
+	subCmds []func() *cobra.Command
+)
+
+func addCommand(f func() *cobra.Command) {
+	subMu.Lock()
+	defer subMu.Unlock()
+	subCmds = append(subCmds, f)
+}
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "traceview",
+		Short: "Analyze, capture and replay Linux scheduler traces",
+		Long: `traceview reads Linux scheduler traces (perf.data from 'perf sched record',
+trace-cmd trace.dat, ftrace and perf script text, and its own eBPF captures),
+prints per-task latency reports like 'perf sched', and replays the captured
+workload under other scheduling policies to predict what would change.
+
+All times inside are nanoseconds; every printed number carries its unit.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())}
+	})
+	subMu.Lock()
+	fs := append([]func() *cobra.Command(nil), subCmds...)
+	subMu.Unlock()
+	cmds := make([]*cobra.Command, 0, len(fs))
+	for _, f := range fs {
+		cmds = append(cmds, f())
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
+	root.AddCommand(cmds...)
+	return root
+}
+
+// openInput opens a trace of any supported format ("-" for stdin). The
+// error says which file and why in one line.
+func openInput(path string) (trace.Source, error) {
+	if path == "" {
+		path = "perf.data"
+	}
+	src, err := trace.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file (give a trace with -i FILE; see 'traceview formats')", path)
+		}
+		return nil, err
+	}
+	return src, nil
+}
+
+// printWarnings writes a source's counted warnings to w, one line each.
+func printWarnings(w io.Writer, m *trace.Meta) {
+	if m == nil {
+		return
+	}
+	for _, lw := range m.Lost {
+		fmt.Fprintf(w, "warning: %d events lost on CPU %d between %.6f s and %.6f s\n",
+			lw.Count, lw.CPU, float64(lw.Start)/1e9, float64(lw.End)/1e9)
+	}
+	for _, wn := range m.Warnings.List() {
+		if wn.Count > 1 {
+			fmt.Fprintf(w, "warning: %s (%d times)\n", wn.Message, wn.Count)
+		} else {
+			fmt.Fprintf(w, "warning: %s\n", wn.Message)
+		}
+	}
+}

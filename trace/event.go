@@ -1,0 +1,189 @@
+package trace
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TID is a kernel thread id (the "pid" of a task in kernel terms). 0 is the
+// idle task of each CPU ("swapper/N"); -1 means unknown.
+type TID int32
+
+// PID is a process id (the kernel's tgid: the TID of the thread-group
+// leader). -1 means unknown.
+type PID int32
+
+// CPU is a logical CPU number as the kernel numbers it; -1 means unknown.
+type CPU int32
+
+// Kind says what an Event records. The table Kinds describes each kind.
+type Kind uint8
+
+// The event kinds. Each maps onto one kernel tracepoint of
+// include/trace/events/sched.h (or the perf record type that carries the same
+// fact); the fields each kind sets are listed in Kinds.
+const (
+	KindInvalid   Kind = iota
+	KindSwitch         // sched_switch: Task (prev) leaves the CPU, Next enters it
+	KindWaking         // sched_waking: Task is being woken (on the waker's CPU)
+	KindWakeup         // sched_wakeup: Task was put on TargetCPU's runqueue
+	KindWakeupNew      // sched_wakeup_new: a newly forked Task is first put on a runqueue
+	KindMigrate        // sched_migrate_task: Task moves from OrigCPU to DestCPU
+	KindFork           // sched_process_fork or PERF_RECORD_FORK: Task (parent) forked Child
+	KindExec           // sched_process_exec or PERF_RECORD_COMM with the exec flag: Task now runs Comm
+	KindExit           // sched_process_exit or PERF_RECORD_EXIT: Task exited; its TID may be reused
+	KindComm           // PERF_RECORD_COMM (prctl/synthesized at record start): Task is named Comm
+	KindRuntime        // sched_stat_runtime: Task ran Runtime ns since the last such event
+	KindLost           // lost records: Count events were lost on CPU (Time: when the loss was noticed)
+	numKinds
+)
+
+// KindInfo describes one event kind: its name as in the kernel tracepoint (or
+// perf record) and which Event fields it sets. Decoders, text dumps, JSON
+// export and tests read this table instead of repeating it.
+type KindInfo struct {
+	Kind   Kind
+	Name   string   // tracepoint name without the "sched:" system, e.g. "sched_switch"
+	Fields []string // Event fields the kind sets beyond Time, CPU, CurTID and CurPID
+}
+
+// Kinds lists every valid kind in Kind order (index 0 is KindInvalid).
+var Kinds = [numKinds]KindInfo{
+	{KindInvalid, "invalid", nil},
+	{KindSwitch, "sched_switch", []string{"TID", "PID", "Comm", "Prio", "PrevState", "NextTID", "NextPID", "NextComm", "NextPrio"}},
+	{KindWaking, "sched_waking", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID", "FromIRQ"}},
+	{KindWakeup, "sched_wakeup", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID", "FromIRQ"}},
+	{KindWakeupNew, "sched_wakeup_new", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID"}},
+	{KindMigrate, "sched_migrate_task", []string{"TID", "PID", "Comm", "Prio", "OrigCPU", "DestCPU"}},
+	{KindFork, "sched_process_fork", []string{"TID", "PID", "Comm", "ChildTID", "ChildPID", "ChildComm"}},
+	{KindExec, "sched_process_exec", []string{"TID", "PID", "Comm"}},
+	{KindExit, "sched_process_exit", []string{"TID", "PID", "Comm", "Prio"}},
+	{KindComm, "comm", []string{"TID", "PID", "Comm"}},
+	{KindRuntime, "sched_stat_runtime", []string{"TID", "PID", "Comm", "Runtime"}},
+	{KindLost, "lost", []string{"Count"}},
+}
+
+// String returns the kind's tracepoint name ("sched_switch", ...).
+func (k Kind) String() string {
+	if int(k) < len(Kinds) {
+		return Kinds[k].Name
+	}
+	return fmt.Sprintf("kind(%d)", k)
+}
+
+// KindByName returns the kind whose tracepoint name is name, with or without
+// the "sched:" prefix.
+func KindByName(name string) (Kind, bool) {
+	name = strings.TrimPrefix(name, "sched:")
+	for _, ki := range Kinds[1:] {
+		if ki.Name == name {
+			return ki.Kind, true
+		}
+	}
+	return KindInvalid, false
+}
+
+// Tristate is a yes/no fact that a trace source may not know.
+type Tristate int8
+
+// Tristate values.
+const (
+	Unknown Tristate = 0
+	No      Tristate = -1
+	Yes     Tristate = 1
+)
+
+// Event is one scheduler event. Times are int64 nanoseconds on the trace's
+// own clock (perf's sample time: CLOCK_MONOTONIC-based local_clock on Linux).
+// Which fields are meaningful depends on Kind (see Kinds); unknown TIDs,
+// PIDs and CPUs are -1, unknown strings empty.
+//
+// The subject of every kind is Task (TID, PID, Comm, Prio): for a
+// sched_switch it is the previous task (leaving the CPU), for a fork the
+// parent. Comm strings are interned by readers, so copying events does not
+// allocate.
+type Event struct {
+	Time int64 // ns
+	CPU  CPU   // the CPU that recorded the event
+	Kind Kind
+
+	// CurTID/CurPID: the task that was current on CPU when the event was
+	// recorded (perf's sample pid/tid, ftrace's "comm-pid" column). For a
+	// wakeup emitted from a running task this is the waker; 0 means the idle
+	// task (the wakeup came from an interrupt on an idle CPU).
+	CurTID TID
+	CurPID PID
+
+	TID  TID
+	PID  PID
+	Comm string
+	Prio int32 // kernel prio: 0..99 real-time, 100..139 fair (120 = nice 0); -1 unknown
+
+	// sched_switch: the state prev left in, and the next task.
+	PrevState TaskState
+	NextTID   TID
+	NextPID   PID
+	NextComm  string
+	NextPrio  int32
+
+	// Wakeups: the CPU whose runqueue receives the task, the waker when the
+	// source records it (our eBPF capture), and whether the wakeup ran in
+	// interrupt context.
+	TargetCPU CPU
+	WakerTID  TID
+	FromIRQ   Tristate
+
+	// sched_migrate_task.
+	OrigCPU CPU
+	DestCPU CPU
+
+	// Fork: the new task.
+	ChildTID  TID
+	ChildPID  PID
+	ChildComm string
+
+	// sched_stat_runtime: CPU time in ns charged since the previous one.
+	Runtime int64
+
+	// KindLost: number of records lost.
+	Count uint64
+}
+
+// NewEvent returns an Event of kind k at time t on cpu with every id field
+// set to -1 (unknown) and Prio -1, ready for a reader to fill.
+func NewEvent(t int64, cpu CPU, k Kind) Event {
+	return Event{
+		Time: t, CPU: cpu, Kind: k,
+		CurTID: -1, CurPID: -1, TID: -1, PID: -1, Prio: -1,
+		NextTID: -1, NextPID: -1, NextPrio: -1,
+		TargetCPU: -1, WakerTID: -1, OrigCPU: -1, DestCPU: -1,
+		ChildTID: -1, ChildPID: -1,
+	}
+}
+
+// String renders the event on one line, in the spirit of `perf script`
+// (times in seconds with 9 decimals), for debugging and error messages.
+func (e Event) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d.%09d [%03d] %s:", e.Time/1e9, e.Time%1e9, e.CPU, e.Kind)
+	switch e.Kind {
+	case KindSwitch:
+		fmt.Fprintf(&b, " %s:%d [%d] %s ==> %s:%d [%d]", e.Comm, e.TID, e.Prio, e.PrevState, e.NextComm, e.NextTID, e.NextPrio)
+	case KindWaking, KindWakeup, KindWakeupNew:
+		fmt.Fprintf(&b, " %s:%d [%d] CPU:%03d", e.Comm, e.TID, e.Prio, e.TargetCPU)
+		if e.WakerTID >= 0 {
+			fmt.Fprintf(&b, " waker=%d", e.WakerTID)
+		}
+	case KindMigrate:
+		fmt.Fprintf(&b, " %s:%d [%d] %d => %d", e.Comm, e.TID, e.Prio, e.OrigCPU, e.DestCPU)
+	case KindFork:
+		fmt.Fprintf(&b, " %s:%d => %s:%d", e.Comm, e.TID, e.ChildComm, e.ChildTID)
+	case KindRuntime:
+		fmt.Fprintf(&b, " %s:%d runtime=%d [ns]", e.Comm, e.TID, e.Runtime)
+	case KindLost:
+		fmt.Fprintf(&b, " %d lost", e.Count)
+	default:
+		fmt.Fprintf(&b, " %s:%d", e.Comm, e.TID)
+	}
+	return b.String()
+}

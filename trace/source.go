@@ -1,0 +1,278 @@
+package trace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+)
+
+// Source is a time-ordered stream of scheduler events: a trace file being
+// read, a live capture, or a replay's prediction. Next returns events in
+// non-decreasing Time order and io.EOF after the last one; any other error
+// is fatal for the stream (events already returned stay valid).
+type Source interface {
+	Next() (Event, error)
+	// Meta describes the trace. Fields a format does not carry are zero;
+	// counters such as lost events grow while the stream is read.
+	Meta() *Meta
+	Close() error
+}
+
+// ErrCorrupt is wrapped by readers' errors for input that breaks its
+// format's rules (as opposed to I/O errors and unsupported features).
+var ErrCorrupt = errors.New("corrupt trace")
+
+// ErrUnknownFormat is returned by Open when no registered reader recognizes
+// the input.
+var ErrUnknownFormat = errors.New("unknown trace format")
+
+// Meta describes a trace: where and how it was recorded and what went wrong
+// while reading it.
+type Meta struct {
+	Format      string   // registered format name, e.g. "perf.data"
+	Hostname    string   // uname -n of the recording machine
+	OSRelease   string   // uname -r
+	Arch        string   // uname -m
+	Tool        string   // recorder and version, e.g. "perf 6.1.187"
+	Cmdline     []string // the recorder's command line
+	NrCPUs      int      // CPUs online when recorded (0: unknown)
+	NrCPUsAvail int      // CPUs available (0: unknown)
+	Clock       string   // clock of the event times, e.g. "perf local_clock"
+	FirstTime   int64    // ns, first sample time from the header (0: unknown)
+	LastTime    int64    // ns, last sample time from the header (0: unknown)
+
+	// Lost lists windows where the recorder lost events, per CPU.
+	Lost []LostWindow
+	// Warnings are counted problems met while reading; see Warnings.Add.
+	Warnings Warnings
+}
+
+// LostWindow says that Count events were lost on CPU between Start and End
+// (ns). Start is the last event time seen on that CPU before the loss (or
+// End when none), End the time the loss was reported.
+type LostWindow struct {
+	CPU        CPU
+	Count      uint64
+	Start, End int64
+}
+
+// Warnings counts non-fatal problems by message key, keeping the first
+// detailed message of each. The zero value is ready to use. It is safe for
+// concurrent use.
+type Warnings struct {
+	mu    sync.Mutex
+	items []Warning
+	index map[string]int
+}
+
+// Warning is a counted problem: Key is a stable identifier such as
+// "unknown-record-type", Message the first occurrence's one-line text.
+type Warning struct {
+	Key     string `json:"key"`
+	Count   int    `json:"count"`
+	Message string `json:"message"`
+}
+
+// Add counts one occurrence of key; the message (fmt.Sprintf(format, args))
+// is kept only for the first occurrence.
+func (w *Warnings) Add(key, format string, args ...any) { w.AddN(key, 1, format, args...) }
+
+// AddN counts n occurrences of key.
+func (w *Warnings) AddN(key string, n int, format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.index == nil {
+		w.index = map[string]int{}
+	}
+	if i, ok := w.index[key]; ok {
+		w.items[i].Count += n
+		return
+	}
+	w.index[key] = len(w.items)
+	w.items = append(w.items, Warning{Key: key, Count: n, Message: fmt.Sprintf(format, args...)})
+}
+
+// List returns the warnings in first-seen order.
+func (w *Warnings) List() []Warning {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]Warning(nil), w.items...)
+}
+
+// Format describes a registered trace reader.
+type Format struct {
+	Name        string // short name, e.g. "perf.data"
+	Description string // one line for `traceview formats`
+	// Detect reports whether head (the first bytes of the input, up to 64
+	// KiB, fewer for a short input) looks like this format.
+	Detect func(head []byte) bool
+	// Open starts reading. r is positioned at the start of the input; it is
+	// an *os.File (seekable) when the input is a regular file.
+	Open func(r io.Reader) (Source, error)
+}
+
+var (
+	formatsMu sync.Mutex
+	formats   []Format
+)
+
+// Register adds a reader; readers call it from init. Formats are tried in
+// registration order, binary formats should register before text ones.
+func Register(f Format) {
+	formatsMu.Lock()
+	defer formatsMu.Unlock()
+	formats = append(formats, f)
+}
+
+// Formats returns the registered formats sorted by name.
+func Formats() []Format {
+	formatsMu.Lock()
+	defer formatsMu.Unlock()
+	out := append([]Format(nil), formats...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// HeadSize is how many leading bytes Open shows to Format.Detect.
+const HeadSize = 64 << 10
+
+// Detect returns the format of head, or ErrUnknownFormat.
+func Detect(head []byte) (Format, error) {
+	formatsMu.Lock()
+	fs := append([]Format(nil), formats...)
+	formatsMu.Unlock()
+	for _, f := range fs {
+		if f.Detect(head) {
+			return f, nil
+		}
+	}
+	return Format{}, ErrUnknownFormat
+}
+
+// Open opens a trace file of any registered format, detected by content.
+// path "-" reads standard input (stream formats only, e.g. perf.data in pipe
+// mode). Errors name the path.
+func Open(path string) (Source, error) {
+	var f *os.File
+	if path == "-" {
+		f = os.Stdin
+	} else {
+		var err error
+		f, err = os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			f.Close()
+			return nil, fmt.Errorf("%s: is a directory", path)
+		}
+	}
+	src, err := OpenReader(f, path)
+	if err != nil {
+		if f != os.Stdin {
+			f.Close()
+		}
+		return nil, err
+	}
+	return src, nil
+}
+
+// OpenReader detects the format of r and opens it. name is used in errors.
+// When r is a regular *os.File it is rewound and handed to the reader
+// directly; otherwise the reader gets a buffered reader that replays the
+// sniffed head.
+func OpenReader(r io.Reader, name string) (Source, error) {
+	var head []byte
+	var input io.Reader
+	if f, ok := r.(*os.File); ok && isRegular(f) {
+		buf := make([]byte, HeadSize)
+		n, err := io.ReadFull(f, buf)
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		head = buf[:n]
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		input = f
+	} else {
+		br := bufio.NewReaderSize(r, HeadSize)
+		h, err := br.Peek(HeadSize)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		head = h
+		input = br
+	}
+	if len(head) == 0 {
+		return nil, fmt.Errorf("%s: empty input", name)
+	}
+	fm, err := Detect(head)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (see `traceview formats`)", name, err)
+	}
+	src, err := fm.Open(input)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", name, fm.Name, err)
+	}
+	if m := src.Meta(); m != nil && m.Format == "" {
+		m.Format = fm.Name
+	}
+	return src, nil
+}
+
+func isRegular(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode().IsRegular()
+}
+
+// SliceSource serves events from a slice; Meta may be nil. It is how replays
+// and tests hand events to reports.
+type SliceSource struct {
+	Events []Event
+	M      *Meta
+	i      int
+}
+
+// NewSliceSource returns a Source over evs (which must be time-ordered).
+func NewSliceSource(evs []Event, m *Meta) *SliceSource {
+	if m == nil {
+		m = &Meta{}
+	}
+	return &SliceSource{Events: evs, M: m}
+}
+
+// Next returns the next event or io.EOF.
+func (s *SliceSource) Next() (Event, error) {
+	if s.i >= len(s.Events) {
+		return Event{}, io.EOF
+	}
+	s.i++
+	return s.Events[s.i-1], nil
+}
+
+// Meta returns the metadata given at construction.
+func (s *SliceSource) Meta() *Meta { return s.M }
+
+// Close does nothing.
+func (s *SliceSource) Close() error { return nil }
+
+// ReadAll drains src into a slice (closing nothing). Meant for tests and
+// small traces; analyses should stream.
+func ReadAll(src Source) ([]Event, error) {
+	var out []Event
+	for {
+		ev, err := src.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev)
+	}
+}
