@@ -1,0 +1,267 @@
+package policies
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ParamKind is the type of a policy parameter.
+type ParamKind uint8
+
+// Parameter kinds.
+const (
+	ParamDuration ParamKind = iota // a time: "3ms", "750us", "0" (Go duration syntax)
+	ParamInt                       // an integer
+	ParamFeature                   // a feature switch: NAME turns it on, NO_NAME off (as in /sys/kernel/debug/sched/features)
+)
+
+func (k ParamKind) String() string {
+	switch k {
+	case ParamDuration:
+		return "duration"
+	case ParamInt:
+		return "int"
+	case ParamFeature:
+		return "feature"
+	}
+	return "?"
+}
+
+// Param describes one parameter of a policy: its default and where the
+// default comes from.
+type Param struct {
+	Name    string // "base_slice", or a feature name in capitals "RUN_TO_PARITY"
+	Kind    ParamKind
+	Default string // "1.5ms", "8", "on"/"off"; for durations "" means computed (see Doc)
+	Doc     string // one line: meaning and unit
+	Source  string // kernel file and version, paper or patch of the default
+}
+
+// Info describes a registered policy.
+type Info struct {
+	Name    string
+	Summary string // one line
+	Source  string // main source (kernel version, file, paper)
+	Params  []Param
+	// New builds a policy instance. p holds only parameters the user set
+	// (validated against Params); cpus is the simulated CPU count, which
+	// some defaults scale with.
+	New func(p Values, cpus int) (Policy, error)
+}
+
+var (
+	regMu    sync.Mutex
+	registry = map[string]Info{}
+)
+
+// Register adds a policy; policy files call it from init. It panics on a
+// duplicate name (a programming error).
+func Register(in Info) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	if _, dup := registry[in.Name]; dup {
+		panic("policies: duplicate policy " + in.Name)
+	}
+	registry[in.Name] = in
+}
+
+// List returns the registered policies sorted by name.
+func List() []Info {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := make([]Info, 0, len(registry))
+	for _, in := range registry {
+		out = append(out, in)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the policy registered under name.
+func Lookup(name string) (Info, bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	in, ok := registry[name]
+	return in, ok
+}
+
+// ErrUnknownPolicy is wrapped by ParseSpecs for a name nobody registered.
+var ErrUnknownPolicy = errors.New("unknown policy")
+
+// Values are the parameters a user set for one policy, by Param.Name;
+// feature values are "on" or "off".
+type Values map[string]string
+
+// Duration returns the value of a duration parameter in ns, or def when
+// unset.
+func (v Values) Duration(name string, def int64) int64 {
+	s, ok := v[name]
+	if !ok {
+		return def
+	}
+	d, _ := parseDuration(s) // validated by ParseSpecs
+	return d
+}
+
+// Int returns an integer parameter, or def when unset.
+func (v Values) Int(name string, def int) int {
+	s, ok := v[name]
+	if !ok {
+		return def
+	}
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// Feature returns a feature switch, or def when unset.
+func (v Values) Feature(name string, def bool) bool {
+	s, ok := v[name]
+	if !ok {
+		return def
+	}
+	return s == "on"
+}
+
+func parseDuration(s string) (int64, error) {
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, err
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("negative duration %s", s)
+	}
+	return int64(d), nil
+}
+
+// Spec is one parsed policy request: a registered policy and the
+// parameters given for it.
+type Spec struct {
+	Info   Info
+	Values Values
+}
+
+// String renders the spec as it would be typed ("eevdf:base_slice=3ms").
+func (s Spec) String() string {
+	if len(s.Values) == 0 {
+		return s.Info.Name
+	}
+	keys := make([]string, 0, len(s.Values))
+	for k := range s.Values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var parts []string
+	for _, k := range keys {
+		p, _ := s.Info.param(k)
+		switch {
+		case p.Kind == ParamFeature && s.Values[k] == "on":
+			parts = append(parts, k)
+		case p.Kind == ParamFeature:
+			parts = append(parts, "NO_"+k)
+		default:
+			parts = append(parts, k+"="+s.Values[k])
+		}
+	}
+	return s.Info.Name + ":" + strings.Join(parts, ",")
+}
+
+// New builds the policy for cpus simulated CPUs.
+func (s Spec) New(cpus int) (Policy, error) { return s.Info.New(s.Values, cpus) }
+
+func (in Info) param(name string) (Param, bool) {
+	for _, p := range in.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// ParseSpecs parses a --policy value: policies separated by commas, each
+// optionally followed by ':' and its parameters, themselves separated by
+// commas: "as-traced,cfs,eevdf:base_slice=3ms,NO_RUN_TO_PARITY". A comma
+// item that names a registered policy starts a new policy; any other item
+// is a parameter of the current one: NAME=VALUE, FEATURE or NO_FEATURE.
+// Errors name the policy and parameter and list what is accepted.
+func ParseSpecs(s string) ([]Spec, error) {
+	var out []Spec
+	for _, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		name, first, hasParams := strings.Cut(item, ":")
+		if in, ok := Lookup(name); ok {
+			out = append(out, Spec{Info: in, Values: Values{}})
+			if !hasParams {
+				continue
+			}
+			item = first
+		} else if hasParams {
+			return nil, fmt.Errorf("policy %q: %w (see 'traceview policies')", name, ErrUnknownPolicy)
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("policy %q: %w (see 'traceview policies')", item, ErrUnknownPolicy)
+		}
+		if err := out[len(out)-1].set(item); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no policy given (see 'traceview policies')")
+	}
+	return out, nil
+}
+
+func (s *Spec) set(item string) error {
+	key, val, hasVal := strings.Cut(item, "=")
+	if !hasVal {
+		on := "on"
+		if k, ok := strings.CutPrefix(key, "NO_"); ok {
+			key, on = k, "off"
+		}
+		p, ok := s.Info.param(key)
+		if !ok || p.Kind != ParamFeature {
+			return fmt.Errorf("policy %s: unknown feature %q (features: %s)", s.Info.Name, key, s.Info.names(true))
+		}
+		s.Values[key] = on
+		return nil
+	}
+	p, ok := s.Info.param(key)
+	if !ok || p.Kind == ParamFeature {
+		return fmt.Errorf("policy %s: unknown parameter %q (parameters: %s)", s.Info.Name, key, s.Info.names(false))
+	}
+	switch p.Kind {
+	case ParamDuration:
+		if _, err := parseDuration(val); err != nil {
+			return fmt.Errorf("policy %s: %s=%s: want a duration such as 3ms or 750us", s.Info.Name, key, val)
+		}
+	case ParamInt:
+		if _, err := strconv.Atoi(val); err != nil {
+			return fmt.Errorf("policy %s: %s=%s: want an integer", s.Info.Name, key, val)
+		}
+	}
+	s.Values[key] = val
+	return nil
+}
+
+func (in Info) names(features bool) string {
+	var out []string
+	for _, p := range in.Params {
+		if (p.Kind == ParamFeature) == features {
+			out = append(out, p.Name)
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
+}
