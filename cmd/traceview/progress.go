@@ -1,0 +1,113 @@
+package main
+
+import (
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// progressDelay is how long reading may take before a progress bar
+// appears: short reads print nothing.
+const progressDelay = time.Second
+
+// openInputProgress opens path like openInput and, when stderr is a
+// terminal and the input is a regular file, shows a byte progress bar on
+// stderr once reading has taken longer than progressDelay. The bar follows
+// the file offset of the reader (polled every 100 ms) and is cleared when
+// the stream ends or is closed.
+func openInputProgress(path string) (trace.Source, error) {
+	if path == "" {
+		path = "perf.data"
+	}
+	if path == "-" || !term.IsTerminal(int(os.Stderr.Fd())) {
+		return openInput(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return openInput(path) // same error text as every other command
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return openInput(path)
+	}
+	src, err := trace.OpenReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return withProgress(src, f, st.Size(), os.Stderr, progressDelay, "reading "+path), nil
+}
+
+// progressSource wraps a Source with a progress bar that tracks pos.
+type progressSource struct {
+	trace.Source
+	stopOnce sync.Once
+	done     chan struct{}
+	finished chan struct{}
+}
+
+// withProgress starts the bar's goroutine: after delay it draws a bar of
+// size bytes on w, set from f's current offset, until the stream ends.
+func withProgress(src trace.Source, f io.Seeker, size int64, w io.Writer, delay time.Duration, desc string) *progressSource {
+	p := &progressSource{Source: src, done: make(chan struct{}), finished: make(chan struct{})}
+	go func() {
+		defer close(p.finished)
+		select {
+		case <-p.done:
+			return
+		case <-time.After(delay):
+		}
+		bar := progressbar.NewOptions64(size,
+			progressbar.OptionSetWriter(w),
+			progressbar.OptionSetDescription(desc),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionSetWidth(30),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if pos, err := f.Seek(0, io.SeekCurrent); err == nil {
+				bar.Set64(min(pos, size))
+			}
+			select {
+			case <-p.done:
+				bar.Finish()
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return p
+}
+
+func (p *progressSource) stop() {
+	p.stopOnce.Do(func() {
+		close(p.done)
+		<-p.finished
+	})
+}
+
+// Next returns the wrapped source's next event; the bar goes away with the
+// stream's end or first error.
+func (p *progressSource) Next() (trace.Event, error) {
+	e, err := p.Source.Next()
+	if err != nil {
+		p.stop()
+	}
+	return e, err
+}
+
+// Close removes the bar and closes the source.
+func (p *progressSource) Close() error {
+	p.stop()
+	return p.Source.Close()
+}

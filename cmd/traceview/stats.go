@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceview/traceview/report"
+)
+
+type statsOptions struct {
+	input   string
+	output  string
+	buckets int
+}
+
+func init() {
+	addCommand(func() *cobra.Command {
+		var o statsOptions
+		cmd := &cobra.Command{
+			Use:   "stats [-i FILE] [-o table|json] [--series N]",
+			Short: "Per-CPU utilization, runqueue length, migrations and delay histograms",
+			Long: `Print the system view of a trace: per-CPU utilization (time running a
+non-idle task over the time the CPU was observed), runqueue length (tasks
+waiting for the CPU, not counting the one running: time-weighted average and
+maximum), migrations (sched_migrate_task) and histograms of scheduling delay
+(wakeup or preemption to switch-in) in log2 microsecond buckets like bcc's
+runqlat, for all delays and split into wakeup and preemption delays.
+
+With --series N the JSON output also carries per-CPU utilization and
+runqueue length over N equal time buckets (the series the HTML report
+plots).
+
+Example:
+  traceview stats -i perf.data
+  traceview stats -i perf.data -o json --series 100 > stats.json`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return runStats(cmd, o)
+			},
+		}
+		f := cmd.Flags()
+		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+		f.IntVar(&o.buckets, "series", 0, "also compute time series over N buckets (json output)")
+		return cmd
+	})
+}
+
+func runStats(cmd *cobra.Command, o statsOptions) error {
+	if o.output != "table" && o.output != "json" {
+		return usageErrorf("stats: unknown output format %q (want table or json)", o.output)
+	}
+	if o.buckets < 0 {
+		return usageErrorf("stats: --series must be >= 0, got %d", o.buckets)
+	}
+	src, err := openInputProgress(o.input)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	st, err := report.ComputeStats(src, report.StatsOptions{Buckets: o.buckets})
+	if err != nil {
+		return fmt.Errorf("stats: %s: %w", o.input, err)
+	}
+	out := cmd.OutOrStdout()
+	if o.output == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	return writeStatsTable(out, st)
+}
+
+// writeStatsTable prints Stats for people.
+func writeStatsTable(w io.Writer, st *report.Stats) error {
+	fmt.Fprintf(w, "Trace: %.3f ms, %d events, %d tasks, %d CPUs, %d migrations\n\n",
+		float64(st.Duration)/1e6, st.Events, st.Tasks, len(st.CPUs), st.Migrations)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "CPU\tUtilization %\tBusy ms\tObserved ms\tRunqueue avg\tRunqueue max\tSwitches\tMigrations in\tMigrations out\t")
+	for _, c := range st.CPUs {
+		fmt.Fprintf(tw, "%d\t%.2f %%\t%.3f ms\t%.3f ms\t%.3f tasks\t%d tasks\t%d\t%d\t%d\t\n",
+			c.CPU, 100*c.Utilization, float64(c.Busy)/1e6, float64(c.Observed)/1e6,
+			c.RunqueueAvg, c.RunqueueMax, c.Switches, c.MigrateIn, c.MigrateOut)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, h := range []struct {
+		title string
+		h     report.StatsHistogram
+	}{
+		{"Scheduling delay, all (wakeup or preemption to switch-in)", st.Delays},
+		{"Scheduling delay after wakeup", st.WakeupDelays},
+		{"Scheduling delay after preemption", st.PreemptDelays},
+	} {
+		fmt.Fprintf(w, "\n%s: %d delays, sum %.3f ms, max %.3f ms\n", h.title, h.h.Count, float64(h.h.Sum)/1e6, float64(h.h.Max)/1e6)
+		writeLog2Hist(w, h.h)
+	}
+	return nil
+}
+
+// writeLog2Hist draws a histogram in the layout of bcc's print_log2_hist
+// ("low -> high : count |****|").
+func writeLog2Hist(w io.Writer, h report.StatsHistogram) {
+	if h.Count == 0 {
+		return
+	}
+	var top int64
+	for _, b := range h.Buckets {
+		top = max(top, b.Count)
+	}
+	fmt.Fprintf(w, "%20s : %-8s %s\n", "usecs", "count", "distribution")
+	const width = 40
+	for _, b := range h.Buckets {
+		n := int(b.Count * width / top)
+		if b.Count > 0 && n == 0 {
+			n = 1
+		}
+		fmt.Fprintf(w, "%10d -> %-7d : %-8d |%-40s|\n", b.Low, b.High, b.Count, strings.Repeat("*", n))
+	}
+}

@@ -1,0 +1,313 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"sort"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// StatsOptions tune ComputeStats.
+type StatsOptions struct {
+	// Buckets > 0 asks for time series (per-CPU utilization and runqueue
+	// length) over that many equal time buckets spanning the trace.
+	Buckets int
+}
+
+// Stats is the system view of a trace: per-CPU utilization, runqueue
+// length, migrations and scheduling-delay histograms. Times are ns.
+type Stats struct {
+	Start    int64 `json:"start_ns"`    // first event time
+	End      int64 `json:"end_ns"`      // last event time
+	Duration int64 `json:"duration_ns"` // End - Start
+	Events   int64 `json:"events"`
+	Tasks    int   `json:"tasks"` // task identities seen (idle excluded)
+
+	CPUs       []StatsCPU `json:"cpus"`
+	Migrations int64      `json:"migrations"` // sched_migrate_task events
+
+	// Delays holds every scheduling delay (wakeup or preemption to
+	// switch-in); WakeupDelays and PreemptDelays split it by cause.
+	Delays        StatsHistogram `json:"delays"`
+	WakeupDelays  StatsHistogram `json:"wakeup_delays"`
+	PreemptDelays StatsHistogram `json:"preempt_delays"`
+
+	// Series is set when StatsOptions.Buckets > 0.
+	Series *StatsSeries `json:"series,omitempty"`
+
+	Warnings []trace.Warning `json:"warnings,omitempty"`
+}
+
+// StatsCPU describes one CPU.
+type StatsCPU struct {
+	CPU trace.CPU `json:"cpu"`
+	// Busy is the time (ns) the CPU ran a task other than idle, between
+	// switches seen on it; Observed the time from its first sched_switch to
+	// the end of the trace, over which Busy is known.
+	Busy     int64 `json:"busy_ns"`
+	Observed int64 `json:"observed_ns"`
+	// Utilization = Busy / Observed, 0..1.
+	Utilization float64 `json:"utilization"`
+	// RunqueueAvg is the time-weighted mean number of tasks waiting on the
+	// CPU's runqueue (runnable, not running) over the whole trace;
+	// RunqueueMax its maximum.
+	RunqueueAvg float64 `json:"runqueue_avg"`
+	RunqueueMax int     `json:"runqueue_max"`
+	Switches    int64   `json:"switches"`       // sched_switch events recorded on the CPU
+	MigrateIn   int64   `json:"migrations_in"`  // tasks moved to this CPU
+	MigrateOut  int64   `json:"migrations_out"` // tasks moved away from it
+}
+
+// StatsHistogram is a log2 histogram of delays in microseconds, with the
+// buckets of bcc/libbpf-tools runqlat (libbpf-tools/runqlat.h: [0, 2),
+// [2, 4), [4, 8), ... us; the delay in ns is divided by 1000 first, as
+// runqlat does). Buckets lists every bucket up to the highest non-empty one.
+type StatsHistogram struct {
+	Count   int64         `json:"count"`
+	Sum     int64         `json:"sum_ns"`
+	Max     int64         `json:"max_ns"`
+	Buckets []StatsBucket `json:"buckets"`
+}
+
+// StatsBucket counts delays of Low..High microseconds (both inclusive).
+type StatsBucket struct {
+	Low   int64 `json:"low_us"`
+	High  int64 `json:"high_us"`
+	Count int64 `json:"count"`
+}
+
+// StatsLog2Bucket returns the runqlat bucket index of a delay of ns
+// nanoseconds: 0 for 0..1 us, k for 2^k..2^(k+1)-1 us.
+func StatsLog2Bucket(ns int64) int {
+	us := ns / 1000
+	if us < 2 {
+		return 0
+	}
+	return bits.Len64(uint64(us)) - 1
+}
+
+// Add counts one delay of ns nanoseconds.
+func (h *StatsHistogram) Add(ns int64) {
+	if ns < 0 {
+		ns = 0
+	}
+	b := StatsLog2Bucket(ns)
+	for len(h.Buckets) <= b {
+		k := len(h.Buckets)
+		lo := int64(1) << k
+		if k == 0 {
+			lo = 0
+		}
+		h.Buckets = append(h.Buckets, StatsBucket{Low: lo, High: int64(1)<<(k+1) - 1})
+	}
+	h.Buckets[b].Count++
+	h.Count++
+	h.Sum += ns
+	if ns > h.Max {
+		h.Max = ns
+	}
+}
+
+// StatsSeries holds time series over equal buckets: bucket i covers
+// [Start + i*Width, Start + (i+1)*Width).
+type StatsSeries struct {
+	Start int64 `json:"start_ns"`
+	Width int64 `json:"width_ns"`
+	// Utilization[c][i] is the busy fraction (0..1) of CPUs[c] in bucket i.
+	CPUs        []trace.CPU `json:"cpus"`
+	Utilization [][]float64 `json:"utilization"`
+	// Runqueue[c][i] is the time-weighted mean runqueue length of CPUs[c]
+	// in bucket i, RunqueueMax[c][i] its maximum.
+	Runqueue    [][]float64 `json:"runqueue"`
+	RunqueueMax [][]int     `json:"runqueue_max"`
+}
+
+type statsStep struct {
+	at int64
+	n  int
+}
+
+type statsSpan struct{ start, end int64 }
+
+// ComputeStats reads src to the end (it does not close it) and returns its
+// system statistics. Errors are the source's, wrapped.
+func ComputeStats(src trace.Source, opts StatsOptions) (*Stats, error) {
+	st := &Stats{}
+	rq := map[trace.CPU][]statsStep{}
+	slices := map[trace.CPU][]statsSpan{}
+	migIn := map[trace.CPU]int64{}
+	migOut := map[trace.CPU]int64{}
+	switches := map[trace.CPU]int64{}
+	h := statsHooks{
+		Delay: func(d statsDelay) {
+			st.Delays.Add(d.End - d.Start)
+			if d.Preempted {
+				st.PreemptDelays.Add(d.End - d.Start)
+			} else {
+				st.WakeupDelays.Add(d.End - d.Start)
+			}
+		},
+		Runqueue: func(cpu trace.CPU, at int64, n int) {
+			rq[cpu] = append(rq[cpu], statsStep{at, n})
+		},
+		Migrate: func(_ int64, _ *statsTask, from, to trace.CPU) {
+			st.Migrations++
+			if from >= 0 {
+				migOut[from]++
+			}
+			if to >= 0 {
+				migIn[to]++
+			}
+		},
+	}
+	if opts.Buckets > 0 {
+		h.Slice = func(cpu trace.CPU, _ *statsTask, start, end int64) {
+			slices[cpu] = append(slices[cpu], statsSpan{start, end})
+		}
+	}
+	p := newStatsPass(h)
+	for {
+		e, err := src.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("reading events: %w", err)
+		}
+		if e.Kind == trace.KindSwitch {
+			switches[e.CPU]++
+		}
+		p.observe(&e)
+	}
+	p.finish()
+	if m := src.Meta(); m != nil {
+		st.Warnings = m.Warnings.List()
+	}
+	st.Start, st.End, st.Events = p.First, p.Last, p.Events
+	st.Duration = st.End - st.Start
+	for _, t := range p.All {
+		if t.TID != 0 {
+			st.Tasks++
+		}
+	}
+	cpus := make([]trace.CPU, 0, len(p.CPUs))
+	for c := range p.CPUs {
+		cpus = append(cpus, c)
+	}
+	sort.Slice(cpus, func(i, j int) bool { return cpus[i] < cpus[j] })
+	for _, c := range cpus {
+		sc := StatsCPU{CPU: c, Busy: p.BusyOnCPU[c], Switches: switches[c], MigrateIn: migIn[c], MigrateOut: migOut[c]}
+		if from, ok := p.SeenFrom[c]; ok {
+			sc.Observed = p.Last - from
+		}
+		if sc.Observed > 0 {
+			sc.Utilization = float64(sc.Busy) / float64(sc.Observed)
+		}
+		sc.RunqueueAvg, sc.RunqueueMax = statsStepMean(rq[c], p.First, p.Last)
+		st.CPUs = append(st.CPUs, sc)
+	}
+	if opts.Buckets > 0 && st.Duration > 0 {
+		st.Series = statsMakeSeries(cpus, slices, rq, p.First, p.Last, opts.Buckets)
+	}
+	return st, nil
+}
+
+// statsStepMean returns the time-weighted mean and the maximum of a step
+// function (value 0 before its first step) over [from, to].
+func statsStepMean(steps []statsStep, from, to int64) (float64, int) {
+	if to <= from {
+		mx := 0
+		for _, s := range steps {
+			mx = max(mx, s.n)
+		}
+		return 0, mx
+	}
+	var area float64
+	cur, at, mx := 0, from, 0
+	for _, s := range steps {
+		if s.at > at {
+			area += float64(cur) * float64(s.at-at)
+			at = s.at
+		}
+		cur = s.n
+		mx = max(mx, cur)
+	}
+	if to > at {
+		area += float64(cur) * float64(to-at)
+	}
+	return area / float64(to-from), mx
+}
+
+func statsMakeSeries(cpus []trace.CPU, slices map[trace.CPU][]statsSpan, rq map[trace.CPU][]statsStep, from, to int64, n int) *StatsSeries {
+	width := (to - from + int64(n) - 1) / int64(n)
+	if width <= 0 {
+		width = 1
+	}
+	s := &StatsSeries{Start: from, Width: width, CPUs: cpus}
+	for _, c := range cpus {
+		busy := make([]float64, n)
+		for _, sp := range slices[c] {
+			statsSpread(busy, sp.start-from, sp.end-from, width, 1)
+		}
+		for i := range busy {
+			busy[i] /= float64(width)
+		}
+		s.Utilization = append(s.Utilization, busy)
+
+		area := make([]float64, n)
+		mx := make([]int, n)
+		cur, at := 0, from
+		for _, st := range rq[c] {
+			statsSpread(area, at-from, st.at-from, width, float64(cur))
+			if st.at > at {
+				at = st.at
+			}
+			cur = st.n
+		}
+		statsSpread(area, at-from, to-from, width, float64(cur))
+		// The maximum of a bucket counts the length carried into it.
+		steps := rq[c]
+		cur, idx := 0, 0
+		for i := 0; i < n; i++ {
+			for idx < len(steps) && steps[idx].at <= from+int64(i)*width {
+				cur = steps[idx].n
+				idx++
+			}
+			m := cur
+			end := from + int64(i+1)*width
+			for idx < len(steps) && steps[idx].at < end {
+				cur = steps[idx].n
+				m = max(m, cur)
+				idx++
+			}
+			mx[i] = m
+		}
+		for i := range area {
+			area[i] /= float64(width)
+		}
+		s.Runqueue = append(s.Runqueue, area)
+		s.RunqueueMax = append(s.RunqueueMax, mx)
+	}
+	return s
+}
+
+// statsSpread adds weight*overlap of [start, end) with each bucket of
+// width w to acc.
+func statsSpread(acc []float64, start, end, w int64, weight float64) {
+	if end <= start || weight == 0 {
+		return
+	}
+	for i := start / w; i < int64(len(acc)) && i*w < end; i++ {
+		if i < 0 {
+			continue
+		}
+		lo := max(start, i*w)
+		hi := min(end, (i+1)*w)
+		if hi > lo {
+			acc[i] += weight * float64(hi-lo)
+		}
+	}
+}

@@ -1,0 +1,423 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// This file holds the schedule reconstruction shared by stats, the pprof and
+// Perfetto exports and the HTML report: one streaming pass over a
+// trace.Event stream that follows every task through the states running,
+// runnable and sleeping, and tells its hooks about each scheduling delay,
+// CPU slice, task-state interval, runqueue-length change and wakeup.
+//
+// The delay rules are perf sched latency's (tools/perf/builtin-sched.c,
+// perf 6.12: latency_switch_event, latency_wakeup_event,
+// add_sched_out_event, add_sched_in_event), so the delays summed here equal
+// the latency table's Sum delay:
+//   - a sched_switch whose prev_state is runnable ('R' or 'R+') starts a
+//     delay at the switch-out itself (reason: preempted);
+//   - a sched_waking (or sched_wakeup when the trace has no sched_waking,
+//     and sched_wakeup_new) of a task that is sleeping or not seen yet starts
+//     a delay at the wakeup (reason: the waker); a wakeup of a task that is
+//     already runnable or running is ignored, as perf ignores it;
+//   - the delay ends when the task is switched in.
+
+// statsRunState is where a task is in the reconstruction.
+type statsRunState uint8
+
+const (
+	statsUnknown  statsRunState = iota // not seen yet
+	statsRunning                       // on a CPU
+	statsRunnable                      // on a runqueue, waiting for a CPU
+	statsSleeping                      // blocked (PrevState says how)
+	statsDead                          // exited
+)
+
+// statsTask is one task identity of the reconstruction.
+type statsTask struct {
+	TID  trace.TID
+	PID  trace.PID
+	Comm string // latest name (perf names a thread by its latest comm)
+
+	state     statsRunState
+	since     int64     // ns, start of the current state
+	cpu       trace.CPU // CPU running on, or whose runqueue holds the task
+	preempted bool      // runnable because switched out while runnable
+	waker     trace.TID // runnable because woken by this task (-1 unknown)
+	sleep     trace.TaskState
+
+	// Accumulated over the trace.
+	StatRuntime int64 // ns, sum of sched_stat_runtime
+	OnCPU       int64 // ns, time between switch-in and switch-out
+	Switches    int64 // times switched in
+	Migrations  int64 // sched_migrate_task events
+}
+
+// statsDelay is one measured scheduling delay: Task waited on a runqueue from
+// Start to End (ns) and was then switched in on CPU. Preempted tells a delay
+// after a preemption from one after a wakeup by Waker (-1: unknown waker,
+// 0: an interrupt on an idle CPU).
+type statsDelay struct {
+	Task       *statsTask
+	Start, End int64
+	CPU        trace.CPU
+	Preempted  bool
+	Waker      *statsTask // nil when unknown
+}
+
+// statsHooks are the callbacks of a pass; nil hooks are skipped.
+type statsHooks struct {
+	// Delay is called at each switch-in that ends a scheduling delay
+	// (including zero-length ones).
+	Delay func(d statsDelay)
+	// Slice is called when a task (never the idle task) leaves CPU after
+	// running from start to end.
+	Slice func(cpu trace.CPU, t *statsTask, start, end int64)
+	// State is called when a task leaves a state it entered at start: one of
+	// statsRunnable (with preempted/waker as in statsDelay) or statsSleeping
+	// (with the sleep state). Running intervals go to Slice.
+	State func(t *statsTask, st statsRunState, start, end int64, preempted bool, waker *statsTask, sleep trace.TaskState)
+	// Wakeup is called for each wakeup that makes a task runnable.
+	Wakeup func(at int64, waker, wakee *statsTask, target trace.CPU)
+	// Runqueue is called when the number of tasks waiting on cpu's runqueue
+	// (runnable, not running) changes to n at time at.
+	Runqueue func(cpu trace.CPU, at int64, n int)
+	// Migrate is called for each sched_migrate_task.
+	Migrate func(at int64, t *statsTask, from, to trace.CPU)
+}
+
+// statsPass runs the reconstruction. Use newStatsPass, feed events with
+// observe (or run), then finish.
+type statsPass struct {
+	hooks statsHooks
+
+	tasks   map[trace.TID]*statsTask
+	All     []*statsTask // every identity, in order of first appearance
+	curr    map[trace.CPU]*statsTask
+	currAt  map[trace.CPU]int64 // ns, time of the last switch seen on the CPU
+	rqLen   map[trace.CPU]int
+	rqDirty []trace.CPU
+	haveWak bool // the trace has sched_waking: ignore sched_wakeup
+
+	First, Last int64 // ns, times of the first and last event
+	Events      int64
+	CPUs        map[trace.CPU]bool // CPUs that recorded events
+	// BusyOnCPU is per-CPU time (ns) spent running a non-idle task,
+	// between switches seen on that CPU.
+	BusyOnCPU map[trace.CPU]int64
+	// SeenFrom is the first switch time per CPU: utilization before it is
+	// unknown.
+	SeenFrom map[trace.CPU]int64
+	// HaveRuntime: the trace carries sched_stat_runtime events.
+	HaveRuntime bool
+}
+
+func newStatsPass(h statsHooks) *statsPass {
+	return &statsPass{
+		hooks:     h,
+		tasks:     map[trace.TID]*statsTask{},
+		curr:      map[trace.CPU]*statsTask{},
+		currAt:    map[trace.CPU]int64{},
+		rqLen:     map[trace.CPU]int{},
+		CPUs:      map[trace.CPU]bool{},
+		BusyOnCPU: map[trace.CPU]int64{},
+		SeenFrom:  map[trace.CPU]int64{},
+	}
+}
+
+// task returns the live identity of tid, creating it on first sight.
+func (p *statsPass) task(tid trace.TID, pid trace.PID, comm string) *statsTask {
+	if tid < 0 {
+		return nil
+	}
+	t := p.tasks[tid]
+	if t == nil || t.state == statsDead {
+		t = &statsTask{TID: tid, PID: pid, Comm: comm, waker: -1, cpu: -1}
+		if tid == 0 {
+			t.PID, t.Comm = 0, "swapper"
+		}
+		p.tasks[tid] = t
+		p.All = append(p.All, t)
+	}
+	if t.PID < 0 && pid >= 0 {
+		t.PID = pid
+	}
+	if t.Comm == "" && comm != "" {
+		t.Comm = comm
+	}
+	return t
+}
+
+func (p *statsPass) setRunqueue(cpu trace.CPU, at int64, delta int) {
+	if cpu < 0 {
+		return
+	}
+	n := p.rqLen[cpu] + delta
+	if n < 0 {
+		n = 0
+	}
+	p.rqLen[cpu] = n
+	for _, c := range p.rqDirty {
+		if c == cpu {
+			return
+		}
+	}
+	p.rqDirty = append(p.rqDirty, cpu)
+}
+
+// flushRunqueue reports the runqueue lengths an event changed, once per
+// CPU, so that a switch that queues prev and takes next from the same
+// runqueue shows no transient spike.
+func (p *statsPass) flushRunqueue(at int64) {
+	for _, c := range p.rqDirty {
+		if p.hooks.Runqueue != nil {
+			p.hooks.Runqueue(c, at, p.rqLen[c])
+		}
+	}
+	p.rqDirty = p.rqDirty[:0]
+}
+
+// leaveState closes t's current runnable or sleeping interval at end.
+func (p *statsPass) leaveState(t *statsTask, end int64) {
+	switch t.state {
+	case statsRunnable:
+		p.setRunqueue(t.cpu, end, -1)
+		if p.hooks.State != nil {
+			p.hooks.State(t, statsRunnable, t.since, end, t.preempted, p.lookup(t.waker), 0)
+		}
+	case statsSleeping:
+		if p.hooks.State != nil {
+			p.hooks.State(t, statsSleeping, t.since, end, false, nil, t.sleep)
+		}
+	}
+}
+
+func (p *statsPass) lookup(tid trace.TID) *statsTask {
+	if tid < 0 {
+		return nil
+	}
+	return p.tasks[tid]
+}
+
+// observe feeds one event.
+func (p *statsPass) observe(e *trace.Event) {
+	if p.Events == 0 {
+		p.First = e.Time
+	}
+	p.Events++
+	if e.Time > p.Last {
+		p.Last = e.Time
+	}
+	if e.CPU >= 0 {
+		p.CPUs[e.CPU] = true
+	}
+	defer p.flushRunqueue(e.Time)
+	switch e.Kind {
+	case trace.KindSwitch:
+		p.doSwitch(e)
+	case trace.KindWaking:
+		p.haveWak = true
+		p.doWakeup(e)
+	case trace.KindWakeup:
+		if !p.haveWak {
+			p.doWakeup(e)
+		}
+	case trace.KindWakeupNew:
+		p.doWakeup(e)
+	case trace.KindMigrate:
+		t := p.task(e.TID, e.PID, e.Comm)
+		if t == nil {
+			return
+		}
+		t.Migrations++
+		if t.state == statsRunnable && t.cpu != e.DestCPU {
+			p.setRunqueue(t.cpu, e.Time, -1)
+			t.cpu = e.DestCPU
+			p.setRunqueue(t.cpu, e.Time, +1)
+		}
+		if p.hooks.Migrate != nil {
+			p.hooks.Migrate(e.Time, t, e.OrigCPU, e.DestCPU)
+		}
+	case trace.KindRuntime:
+		if t := p.task(e.TID, e.PID, e.Comm); t != nil {
+			p.HaveRuntime = true
+			t.StatRuntime += e.Runtime
+		}
+	case trace.KindFork:
+		p.task(e.TID, e.PID, e.Comm)
+		if e.ChildTID >= 0 {
+			if old := p.tasks[e.ChildTID]; old != nil && old.state != statsDead && old.state != statsUnknown {
+				p.leaveState(old, e.Time) // pid reuse without a seen exit
+				old.state = statsDead
+			}
+			p.task(e.ChildTID, e.ChildPID, e.ChildComm)
+		}
+	case trace.KindExec, trace.KindComm:
+		if t := p.task(e.TID, e.PID, e.Comm); t != nil && e.Comm != "" && e.TID != 0 {
+			t.Comm = e.Comm
+		}
+	case trace.KindExit:
+		// The task still runs until its last switch-out (prev_state X or
+		// Z); that switch ends its identity.
+		p.task(e.TID, e.PID, e.Comm)
+	}
+}
+
+func (p *statsPass) doSwitch(e *trace.Event) {
+	c := e.CPU
+	last, seen := p.currAt[c]
+	if !seen {
+		p.SeenFrom[c] = e.Time
+	}
+	prev := p.task(e.TID, e.PID, e.Comm)
+	if prev != nil && prev.TID != 0 {
+		if seen {
+			start := last
+			if prev.state == statsRunning && prev.cpu == c {
+				start = prev.since
+			}
+			if e.Time >= start {
+				prev.OnCPU += e.Time - start
+				p.BusyOnCPU[c] += e.Time - start
+				if p.hooks.Slice != nil {
+					p.hooks.Slice(c, prev, start, e.Time)
+				}
+			}
+		}
+		// On the first switch seen on a CPU the slice started before the
+		// trace: its length is unknown and not counted.
+		if prev.state == statsRunnable {
+			p.setRunqueue(prev.cpu, e.Time, -1) // it ran without a switch-in we saw
+		}
+		ps := e.PrevState
+		prev.since = e.Time
+		prev.cpu = c
+		switch {
+		case ps&(trace.StateDead|trace.StateZombie) != 0:
+			prev.state = statsDead
+		case ps.Runnable():
+			prev.state = statsRunnable
+			prev.preempted = true
+			prev.waker = -1
+			p.setRunqueue(c, e.Time, +1)
+		default:
+			prev.state = statsSleeping
+			prev.sleep = ps
+		}
+	}
+	next := p.task(e.NextTID, e.NextPID, e.NextComm)
+	if next != nil && next.TID != 0 {
+		if next.state == statsRunnable {
+			p.leaveState(next, e.Time)
+			if p.hooks.Delay != nil {
+				p.hooks.Delay(statsDelay{Task: next, Start: next.since, End: e.Time, CPU: c,
+					Preempted: next.preempted, Waker: p.lookup(next.waker)})
+			}
+		} else {
+			p.leaveState(next, e.Time)
+		}
+		if next.state == statsRunning && next.cpu != c {
+			// Still running elsewhere by our bookkeeping (a lost switch-out):
+			// drop that CPU's claim.
+			if p.curr[next.cpu] == next {
+				delete(p.curr, next.cpu)
+			}
+		}
+		next.state = statsRunning
+		next.since = e.Time
+		next.cpu = c
+		next.Switches++
+		p.curr[c] = next
+	} else {
+		delete(p.curr, c)
+	}
+	p.currAt[c] = e.Time
+}
+
+func (p *statsPass) doWakeup(e *trace.Event) {
+	t := p.task(e.TID, e.PID, e.Comm)
+	if t == nil || t.TID == 0 {
+		return
+	}
+	if t.state != statsSleeping && t.state != statsUnknown {
+		return // already runnable or running: perf ignores it too
+	}
+	if t.state == statsSleeping && t.since > e.Time {
+		return // out of order (perf's nr_unordered_timestamps)
+	}
+	p.leaveState(t, e.Time)
+	wtid := e.WakerTID
+	if wtid < 0 {
+		wtid = e.CurTID
+	}
+	waker := p.lookup(wtid)
+	if waker == nil && wtid >= 0 {
+		waker = p.task(wtid, e.CurPID, "")
+	}
+	t.state = statsRunnable
+	t.since = e.Time
+	t.preempted = false
+	t.waker = wtid
+	t.cpu = e.TargetCPU
+	if t.cpu < 0 {
+		t.cpu = e.CPU
+	}
+	p.setRunqueue(t.cpu, e.Time, +1)
+	if p.hooks.Wakeup != nil {
+		p.hooks.Wakeup(e.Time, waker, t, t.cpu)
+	}
+}
+
+// run drains src into the pass.
+func (p *statsPass) run(src trace.Source) error {
+	for {
+		e, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading events: %w", err)
+		}
+		p.observe(&e)
+	}
+}
+
+// finish closes every open interval at the last event time, so states and
+// slices reach the end of the trace.
+func (p *statsPass) finish() {
+	for _, t := range p.All {
+		switch t.state {
+		case statsRunnable, statsSleeping:
+			p.leaveState(t, p.Last)
+			t.state = statsUnknown
+		}
+	}
+	p.rqDirty = p.rqDirty[:0] // the trace ends, not the runqueues
+	for c, t := range p.curr {
+		if t == nil {
+			continue
+		}
+		if start := p.currAt[c]; p.Last >= start {
+			t.OnCPU += p.Last - start
+			p.BusyOnCPU[c] += p.Last - start
+			if p.hooks.Slice != nil {
+				p.hooks.Slice(c, t, start, p.Last)
+			}
+		}
+	}
+}
+
+// statsProcessName returns the name of t's process: the comm of its thread
+// group leader when seen, else t's own comm.
+func (p *statsPass) processName(t *statsTask) string {
+	if t.PID >= 0 && trace.TID(t.PID) != t.TID {
+		if l := p.tasks[trace.TID(t.PID)]; l != nil && l.Comm != "" {
+			return l.Comm
+		}
+	}
+	return t.Comm
+}

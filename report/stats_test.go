@@ -1,0 +1,158 @@
+package report
+
+import (
+	"math"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/trace"
+)
+
+const gUs = int64(1000) // ns per microsecond
+
+// Hand-made event builders for the stats, export and report tests.
+
+func gSwitch(t int64, cpu trace.CPU, prev trace.TID, prevComm string, st trace.TaskState, next trace.TID, nextComm string) trace.Event {
+	e := trace.NewEvent(t, cpu, trace.KindSwitch)
+	e.CurTID, e.CurPID = prev, trace.PID(prev)
+	e.TID, e.PID, e.Comm, e.Prio, e.PrevState = prev, trace.PID(prev), prevComm, 120, st
+	e.NextTID, e.NextPID, e.NextComm, e.NextPrio = next, trace.PID(next), nextComm, 120
+	return e
+}
+
+func gWaking(t int64, cpu trace.CPU, waker trace.TID, wakee trace.TID, comm string, target trace.CPU) trace.Event {
+	e := trace.NewEvent(t, cpu, trace.KindWaking)
+	e.CurTID, e.CurPID = waker, trace.PID(waker)
+	e.TID, e.PID, e.Comm, e.Prio, e.TargetCPU = wakee, trace.PID(wakee), comm, 120, target
+	return e
+}
+
+func gMigrate(t int64, cpu trace.CPU, tid trace.TID, comm string, from, to trace.CPU) trace.Event {
+	e := trace.NewEvent(t, cpu, trace.KindMigrate)
+	e.TID, e.PID, e.Comm, e.OrigCPU, e.DestCPU = tid, trace.PID(tid), comm, from, to
+	return e
+}
+
+func gRuntime(t int64, cpu trace.CPU, tid trace.TID, comm string, rt int64) trace.Event {
+	e := trace.NewEvent(t, cpu, trace.KindRuntime)
+	e.CurTID, e.CurPID = tid, trace.PID(tid)
+	e.TID, e.PID, e.Comm, e.Runtime = tid, trace.PID(tid), comm, rt
+	return e
+}
+
+// gScenario is a 2-CPU schedule small enough to compute by hand (times in
+// us; A=10, B=20, C=30, all their own processes):
+//
+//	   0  CPU0 swapper -> A          CPU1 swapper -> B
+//	 100  CPU0 A wakes C (target CPU0)                         C runnable, rq0=1
+//	 300  CPU0 A (R+) -> C           C waited 300-100 = 200 us (woken by A); A queued on rq0
+//	 400                             CPU1 B (S) -> swapper      B sleeps
+//	 450  A migrates CPU0 -> CPU1                               rq0=0 rq1=1
+//	 500                             CPU1 swapper -> A          A waited 500-300 = 200 us (preempted)
+//	 600  CPU0 C wakes B (target CPU0)                          rq0=1
+//	1000  CPU0 C (S) -> B            B waited 1000-600 = 400 us (woken by C)
+//	1500  CPU0 B (S) -> swapper
+//	2000                             CPU1 A (S) -> swapper
+func gScenario() []trace.Event {
+	return []trace.Event{
+		gSwitch(0, 0, 0, "swapper/0", 0, 10, "A"),
+		gSwitch(0, 1, 0, "swapper/1", 0, 20, "B"),
+		gWaking(100*gUs, 0, 10, 30, "C", 0),
+		gRuntime(300*gUs, 0, 10, "A", 300*gUs),
+		gSwitch(300*gUs, 0, 10, "A", trace.StatePreempted, 30, "C"),
+		gRuntime(400*gUs, 1, 20, "B", 400*gUs),
+		gSwitch(400*gUs, 1, 20, "B", trace.StateInterruptible, 0, "swapper/1"),
+		gMigrate(450*gUs, 0, 10, "A", 0, 1),
+		gSwitch(500*gUs, 1, 0, "swapper/1", 0, 10, "A"),
+		gWaking(600*gUs, 0, 30, 20, "B", 0),
+		gRuntime(1000*gUs, 0, 30, "C", 700*gUs),
+		gSwitch(1000*gUs, 0, 30, "C", trace.StateInterruptible, 20, "B"),
+		gRuntime(1500*gUs, 0, 20, "B", 500*gUs),
+		gSwitch(1500*gUs, 0, 20, "B", trace.StateInterruptible, 0, "swapper/0"),
+		gRuntime(2000*gUs, 1, 10, "A", 1500*gUs),
+		gSwitch(2000*gUs, 1, 10, "A", trace.StateInterruptible, 0, "swapper/1"),
+	}
+}
+
+func TestStatsLog2Bucket(t *testing.T) {
+	// runqlat buckets: [0,2) [2,4) [4,8) ... us.
+	for _, c := range []struct {
+		ns   int64
+		want int
+	}{{0, 0}, {1999, 0}, {2000, 1}, {3999, 1}, {4000, 2}, {200 * gUs, 7}, {255 * gUs, 7}, {256 * gUs, 8}, {400 * gUs, 8}} {
+		if got := StatsLog2Bucket(c.ns); got != c.want {
+			t.Errorf("StatsLog2Bucket(%d ns) = %d, want %d", c.ns, got, c.want)
+		}
+	}
+}
+
+func TestComputeStatsHand(t *testing.T) {
+	st, err := ComputeStats(trace.NewSliceSource(gScenario(), nil), StatsOptions{Buckets: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Start != 0 || st.End != 2000*gUs || st.Duration != 2000*gUs || st.Events != 16 || st.Tasks != 3 {
+		t.Errorf("span = %d..%d (%d ns), %d events, %d tasks; want 0..2000000, 16 events, 3 tasks",
+			st.Start, st.End, st.Duration, st.Events, st.Tasks)
+	}
+	// CPU0 busy: A 0-300 + C 300-1000 + B 1000-1500 = 1500 us of 2000 -> 0.75.
+	// CPU1 busy: B 0-400 + A 500-2000 = 1900 us -> 0.95.
+	// rq0: 1 over 100-450 and 600-1000 = 750 us -> 750/2000 = 0.375; rq1: 1 over 450-500 -> 0.025.
+	want := []StatsCPU{
+		{CPU: 0, Busy: 1500 * gUs, Observed: 2000 * gUs, Utilization: 0.75, RunqueueAvg: 0.375, RunqueueMax: 1, Switches: 4, MigrateOut: 1},
+		{CPU: 1, Busy: 1900 * gUs, Observed: 2000 * gUs, Utilization: 0.95, RunqueueAvg: 0.025, RunqueueMax: 1, Switches: 4, MigrateIn: 1},
+	}
+	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
+	if d := cmp.Diff(want, st.CPUs, approx); d != "" {
+		t.Errorf("CPUs (-want +got):\n%s", d)
+	}
+	if st.Migrations != 1 {
+		t.Errorf("migrations = %d, want 1", st.Migrations)
+	}
+	// Delays 200 us (C, wakeup), 200 us (A, preempted), 400 us (B, wakeup):
+	// 200 us falls in bucket 7 (128-255 us), 400 us in bucket 8 (256-511 us).
+	hist := func(counts map[int]int64, sum, mx int64) StatsHistogram {
+		h := StatsHistogram{Sum: sum, Max: mx}
+		for k := 0; k <= 8; k++ {
+			lo := int64(1) << k
+			if k == 0 {
+				lo = 0
+			}
+			h.Buckets = append(h.Buckets, StatsBucket{Low: lo, High: int64(1)<<(k+1) - 1, Count: counts[k]})
+			h.Count += counts[k]
+		}
+		return h
+	}
+	if d := cmp.Diff(hist(map[int]int64{7: 2, 8: 1}, 800*gUs, 400*gUs), st.Delays); d != "" {
+		t.Errorf("delays (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(hist(map[int]int64{7: 1, 8: 1}, 600*gUs, 400*gUs), st.WakeupDelays); d != "" {
+		t.Errorf("wakeup delays (-want +got):\n%s", d)
+	}
+	wantPre := StatsHistogram{Count: 1, Sum: 200 * gUs, Max: 200 * gUs}
+	for k := 0; k <= 7; k++ {
+		lo := int64(1) << k
+		if k == 0 {
+			lo = 0
+		}
+		wantPre.Buckets = append(wantPre.Buckets, StatsBucket{Low: lo, High: int64(1)<<(k+1) - 1})
+	}
+	wantPre.Buckets[7].Count = 1
+	if d := cmp.Diff(wantPre, st.PreemptDelays); d != "" {
+		t.Errorf("preempt delays (-want +got):\n%s", d)
+	}
+	// Series over 4 buckets of 500 us:
+	// CPU0 busy: [0,500) A+C full, [500,1000) C, [1000,1500) B, [1500,2000) idle.
+	// CPU1 busy: [0,500) B 0-400 = 0.8, then A to the end.
+	// rq0: [0,500) 100-450 = 350/500 = 0.7, [500,1000) 600-1000 = 0.8; rq1: [0,500) 450-500 = 0.1.
+	wantSeries := &StatsSeries{
+		Start: 0, Width: 500 * gUs, CPUs: []trace.CPU{0, 1},
+		Utilization: [][]float64{{1, 1, 1, 0}, {0.8, 1, 1, 1}},
+		Runqueue:    [][]float64{{0.7, 0.8, 0, 0}, {0.1, 0, 0, 0}},
+		RunqueueMax: [][]int{{1, 1, 0, 0}, {1, 0, 0, 0}},
+	}
+	if d := cmp.Diff(wantSeries, st.Series, approx); d != "" {
+		t.Errorf("series (-want +got):\n%s", d)
+	}
+}
