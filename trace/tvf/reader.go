@@ -1,0 +1,426 @@
+package tvf
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"sort"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// Detect reports whether head starts with the format's magic.
+func Detect(head []byte) bool { return bytes.HasPrefix(head, []byte(Magic)) }
+
+func init() {
+	trace.Register(trace.Format{
+		Name:        "traceview",
+		Description: "traceview's own capture format (traceview record / convert): zstd blocks of columnar events",
+		Detect:      Detect,
+		Open:        func(r io.Reader) (trace.Source, error) { return NewReader(r) },
+	})
+}
+
+// Reader reads a trace in traceview's format; it implements trace.Source.
+// Damaged frames are skipped and counted in Meta().Warnings (key
+// "damaged-block" for events lost, "damaged-frame" for others, "truncated"
+// for a file that ends early); every intact block is still read.
+type Reader struct {
+	br      *bufio.Reader
+	off     int64 // input offset of br's next byte
+	dec     *zstd.Decoder
+	meta    trace.Meta
+	hdr     Header
+	version uint32
+	tasks   map[trace.TID]Task
+	interns map[string]string
+	buf     []trace.Event
+	i       int
+	raw     []byte
+	payload []byte
+	ended   bool
+	gotTail bool // the trailer was applied
+	closer  io.Closer
+}
+
+// NewReader reads the file magic and the header frame of r. If r is an
+// io.ReadSeeker positioned at the start of a complete file, the task table
+// and the trailer (losses, event count) are read from the end first, so that
+// Meta and Tasks are complete before the first event. Errors wrap
+// trace.ErrCorrupt for input that is not this format.
+func NewReader(r io.Reader) (*Reader, error) {
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxPayload))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	tr := &Reader{
+		dec:     dec,
+		tasks:   map[trace.TID]Task{},
+		interns: map[string]string{},
+		meta:    trace.Meta{Format: "traceview"},
+	}
+	if rs, ok := r.(io.ReadSeeker); ok {
+		tr.readTail(rs)
+	}
+	tr.br = bufio.NewReaderSize(r, 1<<20)
+	var head [12]byte
+	if n, err := io.ReadFull(tr.br, head[:]); err != nil {
+		tr.dec.Close()
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, fmt.Errorf("file header: %d bytes, want 12: %w", n, trace.ErrCorrupt)
+		}
+		return nil, fmt.Errorf("file header: %w", err)
+	}
+	tr.off = 12
+	if !Detect(head[:]) {
+		tr.dec.Close()
+		return nil, fmt.Errorf("not a traceview file (bad magic %q): %w", head[:8], trace.ErrCorrupt)
+	}
+	tr.version = binary.LittleEndian.Uint32(head[8:])
+	if tr.version < 1 || tr.version > Version {
+		tr.dec.Close()
+		return nil, fmt.Errorf("format version %d, this traceview reads 1..%d (upgrade traceview)", tr.version, Version)
+	}
+	// The header frame comes first; a damaged one is a warning, not an end.
+	if err := tr.readFrame(true); err != nil && err != io.EOF {
+		tr.dec.Close()
+		return nil, err
+	}
+	if c, ok := r.(io.Closer); ok {
+		tr.closer = c
+	}
+	return tr, nil
+}
+
+// readTail reads the frames from the footer's tail offset to the footer,
+// then seeks rs back to where it was. Any problem just leaves the tail for
+// the streaming pass to find.
+func (r *Reader) readTail(rs io.ReadSeeker) {
+	start, err := rs.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return
+	}
+	defer rs.Seek(start, io.SeekStart)
+	end, err := rs.Seek(0, io.SeekEnd)
+	if err != nil || end-start < 12+footerSize {
+		return
+	}
+	var foot [footerSize]byte
+	if _, err := rs.Seek(end-footerSize, io.SeekStart); err != nil {
+		return
+	}
+	if _, err := io.ReadFull(rs, foot[:]); err != nil || string(foot[:8]) != footerMagic {
+		return
+	}
+	tail := int64(binary.LittleEndian.Uint64(foot[8:]))
+	if tail < 12 || start+tail >= end-footerSize || end-footerSize-(start+tail) > maxPayload {
+		return
+	}
+	if _, err := rs.Seek(start+tail, io.SeekStart); err != nil {
+		return
+	}
+	buf := make([]byte, end-footerSize-(start+tail))
+	if _, err := io.ReadFull(rs, buf); err != nil {
+		return
+	}
+	for len(buf) >= frameHeaderSize {
+		h, ok := parseFrameHeader(buf)
+		if !ok || uint64(len(buf)-frameHeaderSize) < uint64(h.length) {
+			return
+		}
+		p := buf[frameHeaderSize : frameHeaderSize+int(h.length)]
+		buf = buf[frameHeaderSize+int(h.length):]
+		if crc32.Checksum(p, castagnoli) != h.payloadCRC {
+			return
+		}
+		raw, err := r.decode(h, p)
+		if err != nil {
+			return
+		}
+		switch h.typ {
+		case frameTasks:
+			if r.applyTasks(raw) != nil {
+				return
+			}
+		case frameTrailer:
+			if r.applyTrailer(raw) != nil {
+				return
+			}
+		}
+	}
+}
+
+func (r *Reader) decode(h frameHdr, p []byte) ([]byte, error) {
+	switch h.enc {
+	case encRaw:
+		return p, nil
+	case encZstd:
+		out, err := r.dec.DecodeAll(p, r.raw[:0])
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		r.raw = out
+		if len(out) != int(h.raw) {
+			return nil, fmt.Errorf("decompressed to %d bytes, header says %d", len(out), h.raw)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unknown encoding %d", h.enc)
+}
+
+func (r *Reader) applyTasks(raw []byte) error {
+	var list []Task
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return err
+	}
+	for _, t := range list {
+		t.Comm = r.intern([]byte(t.Comm))
+		r.tasks[t.TID] = t
+	}
+	return nil
+}
+
+func (r *Reader) applyTrailer(raw []byte) error {
+	if r.gotTail {
+		return nil
+	}
+	var t trailer
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return err
+	}
+	r.gotTail = true
+	if t.Events > 0 {
+		r.meta.FirstTime, r.meta.LastTime = t.FirstTime, t.LastTime
+	}
+	r.meta.Lost = append(r.meta.Lost, t.Lost...)
+	if len(t.Lost) == 0 {
+		// Only per-CPU totals: one window per CPU spanning the trace.
+		for cpu, n := range t.LostPerCPU {
+			if n > 0 {
+				r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: trace.CPU(cpu), Count: n, Start: t.FirstTime, End: t.LastTime})
+			}
+		}
+	}
+	for _, w := range t.Warnings {
+		r.meta.Warnings.AddN(w.Key, w.Count, "%s", w.Message)
+	}
+	return nil
+}
+
+func (r *Reader) intern(b []byte) string {
+	if s, ok := r.interns[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	r.interns[s] = s
+	return s
+}
+
+func (r *Reader) discard(n int) {
+	m, _ := r.br.Discard(n)
+	r.off += int64(m)
+}
+
+// resync skips damaged bytes up to the next frame header whose checksum
+// holds (or the footer, or the end). It returns the number of bytes skipped.
+func (r *Reader) resync() int64 {
+	var skipped int64
+	for {
+		win, err := r.br.Peek(64 << 10)
+		if len(win) <= frameHeaderSize && (err != nil) {
+			// Nothing that could hold a frame: drop the rest (a footer
+			// of a damaged file included).
+			n := len(win)
+			if len(win) == footerSize && string(win[:8]) == footerMagic {
+				return skipped
+			}
+			r.discard(n)
+			return skipped + int64(n)
+		}
+		from := 1
+		for {
+			j := bytes.Index(win[from:], []byte(frameSync))
+			if j < 0 {
+				break
+			}
+			j += from
+			if len(win)-j < frameHeaderSize {
+				break
+			}
+			if _, ok := parseFrameHeader(win[j:]); ok {
+				r.discard(j)
+				return skipped + int64(j)
+			}
+			from = j + 1
+		}
+		keep := len(win) - frameHeaderSize
+		if keep < 1 {
+			keep = 1
+		}
+		r.discard(keep)
+		skipped += int64(keep)
+	}
+}
+
+// readFrame reads frames until it has events in r.buf (or, with first, has
+// handled the header frame). It returns io.EOF at the end of the input.
+func (r *Reader) readFrame(first bool) error {
+	for {
+		hb, err := r.br.Peek(frameHeaderSize)
+		if len(hb) == footerSize && string(hb[:8]) == footerMagic {
+			r.discard(footerSize)
+			if !r.gotTail {
+				r.meta.Warnings.Add("truncated", "traceview format: footer without a trailer at offset %d", r.off)
+			}
+			return io.EOF
+		}
+		if len(hb) < frameHeaderSize {
+			if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+				return fmt.Errorf("offset %d: %w", r.off, err)
+			}
+			if len(hb) > 0 {
+				r.meta.Warnings.Add("truncated", "traceview format: file ends inside a frame header at offset %d (%d bytes)", r.off, len(hb))
+				r.discard(len(hb))
+			} else if !r.gotTail {
+				r.meta.Warnings.Add("truncated", "traceview format: file ends at offset %d without a trailer (capture interrupted?)", r.off)
+			}
+			return io.EOF
+		}
+		at := r.off
+		h, ok := parseFrameHeader(hb)
+		if !ok {
+			n := r.resync()
+			r.meta.Warnings.Add("damaged-frame", "traceview format: damaged frame header at offset %d: skipped %d bytes (events in them are lost)", at, n)
+			continue
+		}
+		r.discard(frameHeaderSize)
+		if cap(r.payload) < int(h.length) {
+			r.payload = make([]byte, h.length)
+		}
+		p := r.payload[:h.length]
+		n, err := io.ReadFull(r.br, p)
+		r.off += int64(n)
+		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				r.meta.Warnings.Add("truncated", "traceview format: file ends inside the frame at offset %d (%d of %d bytes; %d events lost)", at, n, h.length, h.count)
+				return io.EOF
+			}
+			return fmt.Errorf("offset %d: %w", r.off, err)
+		}
+		if crc32.Checksum(p, castagnoli) != h.payloadCRC {
+			r.damaged(at, h, "checksum mismatch")
+			continue
+		}
+		raw, err := r.decode(h, p)
+		if err != nil {
+			r.damaged(at, h, err.Error())
+			continue
+		}
+		if first && h.typ != frameHeader {
+			// Go on without header metadata; this frame is kept.
+			r.meta.Warnings.Add("damaged-frame", "traceview format: no header frame at offset 12; host and kernel unknown")
+			first = false
+		}
+		switch h.typ {
+		case frameHeader:
+			var fh fileHeader
+			if err := json.Unmarshal(raw, &fh); err != nil {
+				r.damaged(at, h, err.Error())
+				continue
+			}
+			r.hdr = fh.Header
+			r.applyHeader()
+			if first {
+				return nil
+			}
+		case frameTasks:
+			if err := r.applyTasks(raw); err != nil {
+				r.damaged(at, h, err.Error())
+			}
+		case frameTrailer:
+			if err := r.applyTrailer(raw); err != nil {
+				r.damaged(at, h, err.Error())
+			}
+		case frameEvents:
+			evs, err := decodeBlock(raw, r.buf[:0], r.intern)
+			if err != nil {
+				r.damaged(at, h, err.Error())
+				continue
+			}
+			r.buf, r.i = evs, 0
+			if len(evs) > 0 {
+				return nil
+			}
+		default:
+			r.meta.Warnings.Add("unknown-frame", "traceview format: unknown frame type %q at offset %d skipped (written by a newer traceview?)", h.typ, at)
+		}
+	}
+}
+
+func (r *Reader) damaged(at int64, h frameHdr, why string) {
+	if h.typ == frameEvents {
+		r.meta.Warnings.Add("damaged-block", "traceview format: event block at offset %d damaged (%s): its events are skipped", at, why)
+		r.meta.Warnings.AddN("damaged-block-events", int(h.count), "traceview format: events lost in damaged blocks")
+		return
+	}
+	r.meta.Warnings.Add("damaged-frame", "traceview format: %q frame at offset %d damaged (%s): skipped", h.typ, at, why)
+}
+
+func (r *Reader) applyHeader() {
+	h := r.hdr
+	m := &r.meta
+	m.Hostname, m.OSRelease, m.Arch, m.Tool = h.Hostname, h.OSRelease, h.Arch, h.Tool
+	m.Cmdline, m.NrCPUs, m.NrCPUsAvail, m.Clock = h.Cmdline, h.NrCPUs, h.NrCPUsAvail, h.Clock
+}
+
+// Next returns the next event, io.EOF after the last one.
+func (r *Reader) Next() (trace.Event, error) {
+	for r.i >= len(r.buf) {
+		if r.ended {
+			return trace.Event{}, io.EOF
+		}
+		r.buf, r.i = r.buf[:0], 0
+		if err := r.readFrame(false); err != nil {
+			r.ended = true
+			return trace.Event{}, err
+		}
+	}
+	r.i++
+	return r.buf[r.i-1], nil
+}
+
+// Meta describes the trace; the trailer's losses appear once read (at
+// NewReader for a seekable complete file, else at the end of the stream).
+func (r *Reader) Meta() *trace.Meta { return &r.meta }
+
+// Header returns the file's header.
+func (r *Reader) Header() Header { return r.hdr }
+
+// Version returns the file's format version.
+func (r *Reader) Version() int { return int(r.version) }
+
+// Tasks returns the task table read so far, sorted by TID.
+func (r *Reader) Tasks() []Task {
+	out := make([]Task, 0, len(r.tasks))
+	for _, t := range r.tasks {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].TID < out[j].TID })
+	return out
+}
+
+// Close releases the decoder and closes the input if it is an io.Closer.
+func (r *Reader) Close() error {
+	r.dec.Close()
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}

@@ -1,0 +1,350 @@
+package tvf
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// synthetic returns n events cycling through every kind, with every field
+// set to varied values (including extremes and the -1 "unknown" ids), in
+// time order.
+func synthetic(n int, seed uint64) []trace.Event {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	comms := []string{"", "swapper/0", "sched-messaging", "perf", "kworker/1:2H", "a much longer name than sixteen"}
+	id := func() int32 {
+		switch rng.IntN(4) {
+		case 0:
+			return -1
+		case 1:
+			return rng.Int32()
+		default:
+			return int32(1000 + rng.IntN(50))
+		}
+	}
+	evs := make([]trace.Event, 0, n)
+	t := int64(1_000_000_000_000)
+	for i := 0; i < n; i++ {
+		k := trace.Kind(1 + i%(len(trace.Kinds)-1))
+		t += int64(rng.IntN(20000)) // equal timestamps happen (delta 0)
+		e := trace.NewEvent(t, trace.CPU(rng.IntN(4)), k)
+		if i%7 == 0 {
+			e = trace.Event{Time: t, Kind: k} // zero ids, not -1
+		}
+		e.CurTID, e.CurPID = trace.TID(id()), trace.PID(id())
+		e.TID, e.PID = trace.TID(id()), trace.PID(id())
+		e.Comm = comms[rng.IntN(len(comms))]
+		e.Prio = int32(rng.IntN(141)) - 1
+		e.PrevState = trace.TaskState(rng.IntN(0x200))
+		e.NextTID, e.NextPID = trace.TID(id()), trace.PID(id())
+		e.NextComm = comms[rng.IntN(len(comms))]
+		e.NextPrio = int32(rng.IntN(141)) - 1
+		e.TargetCPU, e.WakerTID = trace.CPU(id()), trace.TID(id())
+		e.FromIRQ = trace.Tristate(rng.IntN(3) - 1)
+		e.OrigCPU, e.DestCPU = trace.CPU(id()), trace.CPU(id())
+		e.ChildTID, e.ChildPID = trace.TID(id()), trace.PID(id())
+		e.ChildComm = comms[rng.IntN(len(comms))]
+		e.Runtime = rng.Int64() - 1<<62
+		if k == trace.KindLost {
+			e.Count = rng.Uint64()
+		}
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+func encode(t *testing.T, h Header, evs []trace.Event, lost []trace.LostWindow) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddTask(1, 1, "systemd")
+	for _, e := range evs {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.SetLost(lost)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Events(); got != uint64(len(evs)) {
+		t.Errorf("Events() = %d, want %d", got, len(evs))
+	}
+	if w.Bytes() != int64(buf.Len()) {
+		t.Errorf("Bytes() = %d, file has %d", w.Bytes(), buf.Len())
+	}
+	return buf.Bytes()
+}
+
+func decodeAll(t *testing.T, r io.Reader) ([]trace.Event, *Reader) {
+	t.Helper()
+	tr, err := NewReader(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, tr
+}
+
+// onlyReader hides Seek, as a pipe would.
+type onlyReader struct{ io.Reader }
+
+func TestRoundTrip(t *testing.T) {
+	h := Header{Hostname: "vm", OSRelease: "6.18.44", Arch: "x86_64", Tool: "test", Cmdline: []string{"traceview", "record", "--", "sh", "-c", "x"}, NrCPUs: 4, Clock: "CLOCK_MONOTONIC"}
+	lost := []trace.LostWindow{{CPU: 1, Count: 7, Start: 5, End: 9}}
+	for _, n := range []int{0, 1, 11, BlockEvents, 2*BlockEvents + 13} {
+		evs := synthetic(n, uint64(n))
+		file := encode(t, h, evs, lost)
+		for _, seek := range []bool{true, false} {
+			var r io.Reader = bytes.NewReader(file)
+			if !seek {
+				r = onlyReader{r}
+			}
+			got, tr := decodeAll(t, r)
+			if diff := cmp.Diff(evs, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("n=%d seek=%v: events differ (-want +got):\n%s", n, seek, diff)
+			}
+			if tr.Header().Hostname != "vm" || tr.Meta().NrCPUs != 4 || tr.Meta().Cmdline[5] != "x" {
+				t.Errorf("n=%d: header not read back: %+v", n, tr.Header())
+			}
+			if diff := cmp.Diff(lost, tr.Meta().Lost); diff != "" {
+				t.Errorf("n=%d seek=%v: lost windows differ:\n%s", n, seek, diff)
+			}
+			if ws := tr.Meta().Warnings.List(); len(ws) != 0 {
+				t.Errorf("n=%d seek=%v: warnings on an intact file: %v", n, seek, ws)
+			}
+			if tk := tr.Tasks(); len(tk) == 0 || tk[0] != (Task{TID: 1, PID: 1, Comm: "systemd"}) {
+				t.Errorf("n=%d: task table starts %v, want systemd (tid 1)", n, tk[:min(1, len(tk))])
+			}
+		}
+	}
+}
+
+// TestLossesKnownAtOpen: a seekable file gives the trailer's losses before
+// the first event; a pipe only at the end.
+func TestLossesKnownAtOpen(t *testing.T) {
+	evs := []trace.Event{trace.NewEvent(10, 0, trace.KindSwitch), trace.NewEvent(20, 1, trace.KindLost)}
+	evs[1].Count = 3
+	file := encode(t, Header{}, evs, nil)
+	tr, err := NewReader(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No windows were set: one window per CPU spanning first..last time.
+	want := []trace.LostWindow{{CPU: 1, Count: 3, Start: 10, End: 20}}
+	if diff := cmp.Diff(want, tr.Meta().Lost); diff != "" {
+		t.Errorf("losses at open (-want +got):\n%s", diff)
+	}
+	pr, err := NewReader(onlyReader{bytes.NewReader(file)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Meta().Lost) != 0 {
+		t.Errorf("pipe knows losses before reading: %v", pr.Meta().Lost)
+	}
+	trace.ReadAll(pr)
+	if diff := cmp.Diff(want, pr.Meta().Lost); diff != "" {
+		t.Errorf("losses at end of pipe (-want +got):\n%s", diff)
+	}
+}
+
+// blockOffsets returns the offsets of the events frames of file.
+func blockOffsets(file []byte) []int {
+	var out []int
+	for off := 12; off+frameHeaderSize <= len(file); {
+		h, ok := parseFrameHeader(file[off:])
+		if !ok {
+			break
+		}
+		if h.typ == frameEvents {
+			out = append(out, off)
+		}
+		off += frameHeaderSize + int(h.length)
+	}
+	return out
+}
+
+func warning(tr *Reader, key string) int {
+	for _, w := range tr.Meta().Warnings.List() {
+		if w.Key == key {
+			return w.Count
+		}
+	}
+	return 0
+}
+
+// TestCorruptBlock damages one byte inside the second of three blocks: that
+// block's events are lost and counted, the others read intact.
+func TestCorruptBlock(t *testing.T) {
+	evs := synthetic(3*BlockEvents, 42)
+	file := encode(t, Header{}, evs, nil)
+	offs := blockOffsets(file)
+	if len(offs) != 3 {
+		t.Fatalf("%d blocks, want 3", len(offs))
+	}
+	want := append(append([]trace.Event(nil), evs[:BlockEvents]...), evs[2*BlockEvents:]...)
+	cases := []struct {
+		name   string
+		at     int // byte to flip, relative to the second block
+		key    string
+		events int // damaged-block-events count
+	}{
+		{"payload", frameHeaderSize + 100, "damaged-block", BlockEvents},
+		{"frame header", 9, "damaged-frame", 0}, // the length field
+		{"sync bytes", 0, "damaged-frame", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bad := bytes.Clone(file)
+			bad[offs[1]+c.at] ^= 0x5a
+			for _, seek := range []bool{true, false} {
+				var r io.Reader = bytes.NewReader(bad)
+				if !seek {
+					r = onlyReader{r}
+				}
+				got, tr := decodeAll(t, r)
+				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Fatalf("seek=%v: events (-want +got):\n%s", seek, diff)
+				}
+				if n := warning(tr, c.key); n != 1 {
+					t.Errorf("seek=%v: warning %q counted %d times, want 1: %v", seek, c.key, n, tr.Meta().Warnings.List())
+				}
+				if n := warning(tr, "damaged-block-events"); n != c.events {
+					t.Errorf("seek=%v: %d events counted lost, want %d", seek, n, c.events)
+				}
+			}
+		})
+	}
+}
+
+// TestTruncated cuts a file inside its last block: the earlier blocks read,
+// the cut is a warning, not an error.
+func TestTruncated(t *testing.T) {
+	evs := synthetic(2*BlockEvents+5, 7)
+	file := encode(t, Header{}, evs, nil)
+	offs := blockOffsets(file)
+	for _, cut := range []int{offs[2] + 10, offs[2] + frameHeaderSize + 10, offs[2]} {
+		got, tr := decodeAll(t, bytes.NewReader(file[:cut]))
+		if len(got) != 2*BlockEvents {
+			t.Errorf("cut at %d: %d events, want %d", cut, len(got), 2*BlockEvents)
+		}
+		if warning(tr, "truncated") != 1 {
+			t.Errorf("cut at %d: warnings %v, want one truncated", cut, tr.Meta().Warnings.List())
+		}
+	}
+}
+
+func TestNotOurs(t *testing.T) {
+	for _, in := range []string{"", "PERFILE2xxxxxxxxxxxxxxxxxxxxx", Magic + "\x09\x00\x00\x00"} {
+		_, err := NewReader(strings.NewReader(in))
+		if err == nil {
+			t.Errorf("%q: no error", in)
+		}
+	}
+	var v [12]byte
+	copy(v[:], Magic)
+	binary.LittleEndian.PutUint32(v[8:], 9)
+	if _, err := NewReader(bytes.NewReader(v[:])); err == nil || !strings.Contains(err.Error(), "version 9") {
+		t.Errorf("future version: %v", err)
+	}
+	if _, err := NewReader(strings.NewReader("hello world!")); !errors.Is(err, trace.ErrCorrupt) {
+		t.Errorf("bad magic: %v does not wrap trace.ErrCorrupt", err)
+	}
+}
+
+// TestOpenByContent: trace.Open finds the format by its magic, whatever the
+// file's name.
+func TestOpenByContent(t *testing.T) {
+	evs := synthetic(100, 3)
+	p := filepath.Join(t.TempDir(), "capture.data")
+	if err := os.WriteFile(p, encode(t, Header{Tool: "x"}, evs, nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := trace.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got, err := trace.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Meta().Format != "traceview" || len(got) != 100 {
+		t.Errorf("format %q, %d events; want traceview, 100", src.Meta().Format, len(got))
+	}
+}
+
+// FuzzReader: no input makes the reader panic or loop.
+func FuzzReader(f *testing.F) {
+	f.Add([]byte(Magic + "\x01\x00\x00\x00"))
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, Header{Hostname: "h"})
+	for _, e := range synthetic(50, 1) {
+		w.Write(e)
+	}
+	w.Close()
+	f.Add(buf.Bytes())
+	f.Fuzz(func(t *testing.T, in []byte) {
+		tr, err := NewReader(bytes.NewReader(in))
+		if err != nil {
+			return
+		}
+		for i := 0; i < 1<<20; i++ {
+			if _, err := tr.Next(); err != nil {
+				return
+			}
+		}
+	})
+}
+
+func BenchmarkWrite(b *testing.B) {
+	evs := synthetic(BlockEvents, 5)
+	b.ReportAllocs()
+	w, _ := NewWriter(io.Discard, Header{})
+	for i := 0; b.Loop(); i++ {
+		w.Write(evs[i%len(evs)])
+	}
+	w.Close()
+}
+
+func BenchmarkRead(b *testing.B) {
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, Header{})
+	evs := synthetic(4*BlockEvents, 5)
+	for _, e := range evs {
+		w.Write(e)
+	}
+	w.Close()
+	b.ReportAllocs()
+	b.SetBytes(int64(buf.Len()))
+	for b.Loop() {
+		tr, _ := NewReader(bytes.NewReader(buf.Bytes()))
+		n := 0
+		for {
+			if _, err := tr.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if n != len(evs) {
+			b.Fatal(n)
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package tvf
+
+import (
+	"bufio"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"sort"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// Header describes a capture. It is written first, before any event, so it
+// holds what is known when the capture starts; losses, counted while
+// capturing, go in the trailer (see Writer.Close).
+type Header struct {
+	Hostname    string   `json:"hostname,omitempty"`      // uname -n
+	OSRelease   string   `json:"os_release,omitempty"`    // uname -r, the kernel release
+	Arch        string   `json:"arch,omitempty"`          // uname -m
+	Tool        string   `json:"tool,omitempty"`          // writer, e.g. "traceview record"
+	Cmdline     []string `json:"cmdline,omitempty"`       // the capture's command line
+	NrCPUs      int      `json:"nr_cpus,omitempty"`       // CPUs online at capture time
+	NrCPUsAvail int      `json:"nr_cpus_avail,omitempty"` // CPUs present
+	Clock       string   `json:"clock,omitempty"`         // clock of event times, e.g. "CLOCK_MONOTONIC (bpf_ktime_get_ns)"
+	// StartWall is the wall-clock time (Unix ns) at the start of the
+	// capture, when known; 0 otherwise.
+	StartWall int64 `json:"start_wall_ns,omitempty"`
+	// Source is the format of the trace this file was converted from
+	// ("perf.data"), empty for a capture.
+	Source string `json:"source,omitempty"`
+}
+
+// HeaderFromMeta fills a Header from a source's metadata (for convert).
+func HeaderFromMeta(m *trace.Meta) Header {
+	if m == nil {
+		return Header{}
+	}
+	return Header{
+		Hostname: m.Hostname, OSRelease: m.OSRelease, Arch: m.Arch, Tool: m.Tool,
+		Cmdline: m.Cmdline, NrCPUs: m.NrCPUs, NrCPUsAvail: m.NrCPUsAvail, Clock: m.Clock,
+		Source: m.Format,
+	}
+}
+
+// fileHeader is the JSON of the header frame.
+type fileHeader struct {
+	Header
+	Version int `json:"version"`
+}
+
+// Task is one entry of the task table: the latest name of a thread.
+type Task struct {
+	TID  trace.TID `json:"tid"`
+	PID  trace.PID `json:"pid"`
+	Comm string    `json:"comm"`
+}
+
+// trailer is the JSON of the trailer frame.
+type trailer struct {
+	Events     uint64             `json:"events"`
+	Blocks     uint64             `json:"blocks"`
+	FirstTime  int64              `json:"first_time_ns"`
+	LastTime   int64              `json:"last_time_ns"`
+	LostPerCPU []uint64           `json:"lost_per_cpu,omitempty"` // index: CPU
+	Lost       []trace.LostWindow `json:"lost_windows,omitempty"`
+	Warnings   []trace.Warning    `json:"warnings,omitempty"`
+}
+
+// Writer writes a trace in traceview's format. Events are buffered into
+// blocks of BlockEvents and written when a block fills; Close writes the
+// last block, the task table, the trailer and the footer. A Writer is not
+// safe for concurrent use.
+type Writer struct {
+	bw      *bufio.Writer
+	off     int64 // bytes written so far
+	enc     *zstd.Encoder
+	blk     *blockEncoder
+	raw     []byte
+	comp    []byte
+	tasks   map[trace.TID]Task
+	pending bool // tasks added since the last tasks frame
+	tr      trailer
+	err     error
+	closed  bool
+}
+
+// NewWriter writes the file magic and the header to w and returns a Writer.
+// w is buffered internally; it is not closed by Close.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("traceview format: zstd: %w", err)
+	}
+	tw := &Writer{
+		bw:    bufio.NewWriterSize(w, 256<<10),
+		enc:   enc,
+		blk:   newBlockEncoder(),
+		tasks: map[trace.TID]Task{},
+	}
+	tw.tr.FirstTime, tw.tr.LastTime = -1, -1
+	var head [12]byte
+	copy(head[:], Magic)
+	binary.LittleEndian.PutUint32(head[8:], Version)
+	tw.write(head[:])
+	js, err := json.Marshal(fileHeader{Header: h, Version: Version})
+	if err != nil {
+		return nil, fmt.Errorf("traceview format: header: %w", err)
+	}
+	tw.frame(frameHeader, encRaw, js, uint32(len(js)), 0)
+	if tw.err != nil {
+		return nil, tw.err
+	}
+	return tw, nil
+}
+
+func (w *Writer) write(b []byte) {
+	if w.err != nil {
+		return
+	}
+	n, err := w.bw.Write(b)
+	w.off += int64(n)
+	if err != nil {
+		w.err = fmt.Errorf("traceview format: write: %w", err)
+	}
+}
+
+func (w *Writer) frame(typ, enc byte, payload []byte, raw, count uint32) {
+	var h [frameHeaderSize]byte
+	putFrameHeader(h[:], frameHdr{
+		typ: typ, enc: enc, length: uint32(len(payload)), raw: raw, count: count,
+		payloadCRC: crc32.Checksum(payload, castagnoli),
+	})
+	w.write(h[:])
+	w.write(payload)
+}
+
+// AddTask records the name of a thread in the task table (the latest call
+// for a TID wins). Tasks added before the first block is written go in a
+// task frame ahead of the events, so a streaming reader knows them early;
+// the full table is written again at Close. Names carried by events (Comm,
+// NextComm, ChildComm) are added automatically.
+func (w *Writer) AddTask(tid trace.TID, pid trace.PID, comm string) {
+	if tid < 0 || comm == "" {
+		return
+	}
+	old, ok := w.tasks[tid]
+	if ok && old.Comm == comm && (pid < 0 || old.PID == pid) {
+		return
+	}
+	if pid < 0 && ok {
+		pid = old.PID
+	}
+	w.tasks[tid] = Task{TID: tid, PID: pid, Comm: comm}
+	w.pending = true
+}
+
+// Write adds one event. Events should come in time order (the order a
+// trace.Source gives them); the writer stores them as given.
+func (w *Writer) Write(e trace.Event) error {
+	if w.closed {
+		return errors.New("traceview format: write after close")
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if w.tr.Events == 0 {
+		w.tr.FirstTime = e.Time
+	}
+	w.tr.Events++
+	w.tr.LastTime = e.Time
+	switch e.Kind {
+	case trace.KindSwitch:
+		w.AddTask(e.TID, e.PID, e.Comm)
+		w.AddTask(e.NextTID, e.NextPID, e.NextComm)
+	case trace.KindFork:
+		w.AddTask(e.TID, e.PID, e.Comm)
+		w.AddTask(e.ChildTID, e.ChildPID, e.ChildComm)
+	case trace.KindLost:
+		w.addLost(e.CPU, e.Count)
+	default:
+		w.AddTask(e.TID, e.PID, e.Comm)
+	}
+	w.blk.add(&e)
+	if w.blk.n >= BlockEvents {
+		w.flushBlock()
+	}
+	return w.err
+}
+
+func (w *Writer) addLost(cpu trace.CPU, n uint64) {
+	if cpu < 0 || cpu > 1<<16 {
+		return
+	}
+	for int(cpu) >= len(w.tr.LostPerCPU) {
+		w.tr.LostPerCPU = append(w.tr.LostPerCPU, 0)
+	}
+	w.tr.LostPerCPU[cpu] += n
+}
+
+// SetLost records the source's loss windows (trace.Meta.Lost) for the
+// trailer. Per-CPU loss counts come from the KindLost events written; when
+// there were none, they are summed from lost.
+func (w *Writer) SetLost(lost []trace.LostWindow) {
+	w.tr.Lost = append([]trace.LostWindow(nil), lost...)
+}
+
+// SetWarnings records warnings met while producing the events (for
+// example the source reader's), kept in the trailer.
+func (w *Writer) SetWarnings(ws []trace.Warning) { w.tr.Warnings = append([]trace.Warning(nil), ws...) }
+
+func (w *Writer) flushTasks(all bool) {
+	if !w.pending && !all {
+		return
+	}
+	list := make([]Task, 0, len(w.tasks))
+	for _, t := range w.tasks {
+		list = append(list, t)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].TID < list[j].TID })
+	js, err := json.Marshal(list)
+	if err != nil {
+		w.err = fmt.Errorf("traceview format: task table: %w", err)
+		return
+	}
+	w.comp = w.enc.EncodeAll(js, w.comp[:0])
+	w.frame(frameTasks, encZstd, w.comp, uint32(len(js)), 0)
+	w.pending = false
+}
+
+func (w *Writer) flushBlock() {
+	if w.blk.n == 0 {
+		return
+	}
+	if w.tr.Blocks == 0 {
+		w.flushTasks(false)
+	}
+	w.raw = w.blk.bytes(w.raw[:0])
+	w.comp = w.enc.EncodeAll(w.raw, w.comp[:0])
+	w.frame(frameEvents, encZstd, w.comp, uint32(len(w.raw)), uint32(w.blk.n))
+	w.tr.Blocks++
+	w.blk.reset()
+}
+
+// Flush writes the events buffered so far as a (possibly short) block and
+// flushes the underlying writer, so that a crash after Flush loses nothing
+// written before it.
+func (w *Writer) Flush() error {
+	if w.closed {
+		return errors.New("traceview format: flush after close")
+	}
+	w.flushBlock()
+	if w.err == nil {
+		if err := w.bw.Flush(); err != nil {
+			w.err = fmt.Errorf("traceview format: write: %w", err)
+		}
+	}
+	return w.err
+}
+
+// Events returns the number of events written so far.
+func (w *Writer) Events() uint64 { return w.tr.Events }
+
+// Bytes returns the number of bytes written so far (including buffered
+// ones).
+func (w *Writer) Bytes() int64 { return w.off }
+
+// Lost returns the per-CPU loss counts so far (index: CPU).
+func (w *Writer) Lost() []uint64 { return append([]uint64(nil), w.tr.LostPerCPU...) }
+
+// Close writes the last block, the task table, the trailer (event count,
+// first and last time, per-CPU losses, loss windows) and the footer, then
+// flushes. It does not close the underlying writer.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.flushBlock()
+	w.closed = true
+	if len(w.tr.LostPerCPU) == 0 {
+		for _, l := range w.tr.Lost {
+			w.addLost(l.CPU, l.Count)
+		}
+	}
+	tail := w.off
+	w.flushTasks(true)
+	js, err := json.Marshal(w.tr)
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("traceview format: trailer: %w", err)
+	}
+	w.frame(frameTrailer, encRaw, js, uint32(len(js)), 0)
+	var foot [footerSize]byte
+	copy(foot[:], footerMagic)
+	binary.LittleEndian.PutUint64(foot[8:], uint64(tail))
+	w.write(foot[:])
+	if w.err == nil {
+		if err := w.bw.Flush(); err != nil {
+			w.err = fmt.Errorf("traceview format: write: %w", err)
+		}
+	}
+	w.enc.Close()
+	return w.err
+}
