@@ -51,9 +51,9 @@ type KindInfo struct {
 var Kinds = [numKinds]KindInfo{
 	{KindInvalid, "invalid", nil},
 	{KindSwitch, "sched_switch", []string{"TID", "PID", "Comm", "Prio", "PrevState", "NextTID", "NextPID", "NextComm", "NextPrio"}},
-	{KindWaking, "sched_waking", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID", "FromIRQ"}},
-	{KindWakeup, "sched_wakeup", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID", "FromIRQ"}},
-	{KindWakeupNew, "sched_wakeup_new", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID"}},
+	{KindWaking, "sched_waking", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID", "WakerCPU", "FromIRQ"}},
+	{KindWakeup, "sched_wakeup", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID", "WakerCPU", "FromIRQ"}},
+	{KindWakeupNew, "sched_wakeup_new", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID", "WakerCPU"}},
 	{KindMigrate, "sched_migrate_task", []string{"TID", "PID", "Comm", "Prio", "OrigCPU", "DestCPU"}},
 	{KindFork, "sched_process_fork", []string{"TID", "PID", "Comm", "ChildTID", "ChildPID", "ChildComm"}},
 	{KindExec, "sched_process_exec", []string{"TID", "PID", "Comm"}},
@@ -126,11 +126,14 @@ type Event struct {
 	NextComm  string
 	NextPrio  int32
 
-	// Wakeups: the CPU whose runqueue receives the task, the waker when the
-	// source records it (our eBPF capture), and whether the wakeup ran in
-	// interrupt context.
+	// Wakeups: the CPU whose runqueue receives the task, the waker and the
+	// CPU it ran on when the source records them (our eBPF capture: the
+	// task current at sched_waking, which for a sched_wakeup emitted later
+	// from another CPU's wake list differs from CurTID), and whether the
+	// wakeup ran in interrupt context.
 	TargetCPU CPU
 	WakerTID  TID
+	WakerCPU  CPU
 	FromIRQ   Tristate
 
 	// sched_migrate_task.
@@ -156,7 +159,7 @@ func NewEvent(t int64, cpu CPU, k Kind) Event {
 		Time: t, CPU: cpu, Kind: k,
 		CurTID: -1, CurPID: -1, TID: -1, PID: -1, Prio: -1,
 		NextTID: -1, NextPID: -1, NextPrio: -1,
-		TargetCPU: -1, WakerTID: -1, OrigCPU: -1, DestCPU: -1,
+		TargetCPU: -1, WakerTID: -1, WakerCPU: -1, OrigCPU: -1, DestCPU: -1,
 		ChildTID: -1, ChildPID: -1,
 	}
 }

@@ -128,6 +128,9 @@ func (b *blockEncoder) add(e *trace.Event) {
 	if has(fCount) {
 		b.putU(o+fCount, e.Count)
 	}
+	if has(fWakerCPU) {
+		b.putI(o+fWakerCPU, int64(e.WakerCPU))
+	}
 	b.n++
 }
 
@@ -290,6 +293,9 @@ func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string) ([]t
 		}
 		if has(fCount) {
 			e.Count = cols[o+fCount].u()
+		}
+		if has(fWakerCPU) {
+			e.WakerCPU = trace.CPU(cols[o+fWakerCPU].i())
 		}
 		dst = append(dst, e)
 	}

@@ -130,6 +130,7 @@ const (
 	fChildComm
 	fRuntime
 	fCount
+	fWakerCPU
 	numFields
 )
 
@@ -165,5 +166,6 @@ func maskOf(e *trace.Event) uint32 {
 	set(fChildComm, e.ChildComm != "")
 	set(fRuntime, e.Runtime != 0)
 	set(fCount, e.Count != 0)
+	set(fWakerCPU, e.WakerCPU != -1)
 	return m
 }

@@ -50,7 +50,7 @@ func synthetic(n int, seed uint64) []trace.Event {
 		e.NextTID, e.NextPID = trace.TID(id()), trace.PID(id())
 		e.NextComm = comms[rng.IntN(len(comms))]
 		e.NextPrio = int32(rng.IntN(141)) - 1
-		e.TargetCPU, e.WakerTID = trace.CPU(id()), trace.TID(id())
+		e.TargetCPU, e.WakerTID, e.WakerCPU = trace.CPU(id()), trace.TID(id()), trace.CPU(id())
 		e.FromIRQ = trace.Tristate(rng.IntN(3) - 1)
 		e.OrigCPU, e.DestCPU = trace.CPU(id()), trace.CPU(id())
 		e.ChildTID, e.ChildPID = trace.TID(id()), trace.PID(id())

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
+)
+
+type convertOptions struct {
+	output string
+}
+
+func init() {
+	addCommand(func() *cobra.Command {
+		var o convertOptions
+		cmd := &cobra.Command{
+			Use:   "convert IN -o OUT",
+			Short: "Convert any readable trace into traceview's compact format",
+			Long: `Convert a trace of any format traceview reads (perf.data, trace.dat, ftrace
+or perf script text, see 'traceview formats') into traceview's own format:
+zstd-compressed, checksummed blocks of columnar events, typically several
+times smaller than perf.data, read by every command exactly like perf.data.
+The conversion keeps every scheduler event and every field of it, the
+host, kernel, CPU count and command line of the original, its loss windows
+and its reader's warnings. The format is described in docs/format.md.
+
+IN may be - for standard input; OUT may be - for standard output.
+
+Example:
+  traceview convert perf.data -o sched.tv
+  traceview latency -i sched.tv`,
+			Args: cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runConvert(cmd, args[0], o)
+			},
+		}
+		cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (required; - for standard output)")
+		return cmd
+	})
+}
+
+func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
+	if o.output == "" {
+		return usageErrorf("convert: missing -o OUT (the file to write)")
+	}
+	src, err := openInput(in)
+	if err != nil {
+		return fmt.Errorf("convert: %w", err)
+	}
+	defer src.Close()
+	var out io.Writer
+	var f *os.File
+	report := cmd.OutOrStdout()
+	if o.output == "-" {
+		out, report = os.Stdout, cmd.ErrOrStderr()
+	} else {
+		if f, err = os.Create(o.output); err != nil {
+			return fmt.Errorf("convert: %w", err)
+		}
+		out = f
+	}
+	n, size, err := convertTrace(src, out)
+	if f != nil {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(o.output)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("convert: %s: %w", in, err)
+	}
+	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	inSize := int64(-1)
+	if st, err := os.Stat(in); err == nil && st.Mode().IsRegular() {
+		inSize = st.Size()
+	}
+	fmt.Fprintf(report, "converted %d events from %s to %s: %d bytes (%.1f bytes/event)", n, src.Meta().Format, o.output, size, perEvent(size, n))
+	if inSize > 0 {
+		fmt.Fprintf(report, ", input %d bytes (%.1f bytes/event, %.1fx smaller)", inSize, perEvent(inSize, n), float64(inSize)/float64(max(size, 1)))
+	}
+	fmt.Fprintln(report)
+	return nil
+}
+
+func perEvent(bytes int64, n uint64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(bytes) / float64(n)
+}
+
+// convertTrace writes every event of src to w in traceview's format and
+// returns the number of events and bytes written. The header comes from the
+// source's metadata; its loss windows and warnings, complete only once the
+// source is drained, go in the trailer.
+func convertTrace(src trace.Source, w io.Writer) (uint64, int64, error) {
+	tw, err := tvf.NewWriter(w, tvf.HeaderFromMeta(src.Meta()))
+	if err != nil {
+		return 0, 0, err
+	}
+	for {
+		ev, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return tw.Events(), tw.Bytes(), err
+		}
+		if err := tw.Write(ev); err != nil {
+			return tw.Events(), tw.Bytes(), err
+		}
+	}
+	if m := src.Meta(); m != nil {
+		tw.SetLost(m.Lost)
+		tw.SetWarnings(m.Warnings.List())
+	}
+	err = tw.Close()
+	return tw.Events(), tw.Bytes(), err
+}
