@@ -1,0 +1,102 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/traceview/traceview/report"
+)
+
+type exportOptions struct {
+	input  string
+	format string
+	out    string
+}
+
+func init() {
+	addCommand(func() *cobra.Command {
+		var o exportOptions
+		cmd := &cobra.Command{
+			Use:   "export --format pprof|perfetto [-i FILE] [-o OUT]",
+			Short: "Export scheduling delay to pprof, or the schedule to Perfetto",
+			Long: `Export a trace into the tools people already use.
+
+--format pprof writes a gzipped pprof profile (github.com/google/pprof)
+with three sample types: delay (scheduling delay, nanoseconds; the default),
+runtime (nanoseconds) and switches (count). Each delay sample's stack is
+[process; thread; reason], reason being "woken by <waker comm>" or
+"preempted", so pprof shows where time waited and behind whom. Thread
+frames are named comm:tid; their cumulative delay equals the Sum delay of
+'traceview latency -p'.
+
+--format perfetto writes Chrome trace-event JSON for ui.perfetto.dev or
+chrome://tracing: one track per CPU with the tasks it ran, one track per task
+with its states (Running, Runnable (preempted), Runnable (woken), Sleeping,
+Uninterruptible) and flow arrows from each waker to the task it woke.
+
+Example:
+  traceview export --format pprof -i perf.data -o delay.pb.gz
+  go tool pprof -top -cum delay.pb.gz        # threads by scheduling delay
+  go tool pprof -http=: delay.pb.gz          # flame graph of delay by waker
+  traceview export --format perfetto -i perf.data -o sched.json`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return runExport(cmd, o)
+			},
+		}
+		f := cmd.Flags()
+		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVar(&o.format, "format", "", "export format: pprof or perfetto (required)")
+		f.StringVarP(&o.out, "output", "o", "-", "file to write (- for stdout)")
+		return cmd
+	})
+}
+
+func runExport(cmd *cobra.Command, o exportOptions) error {
+	switch o.format {
+	case "pprof":
+		if o.out == "-" {
+			if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+				return usageErrorf("export: a pprof profile is binary; give a file with -o FILE")
+			}
+		}
+	case "perfetto":
+	case "":
+		return usageErrorf("export: --format is required (pprof or perfetto)")
+	default:
+		return usageErrorf("export: unknown format %q (want pprof or perfetto)", o.format)
+	}
+	src, err := openInputProgress(o.input)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	w := cmd.OutOrStdout()
+	var file *os.File
+	if o.out != "-" {
+		file, err = os.Create(o.out)
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		defer file.Close()
+		w = file
+	}
+	if o.format == "pprof" {
+		err = report.WritePprof(w, src)
+	} else {
+		err = report.WritePerfetto(w, src)
+	}
+	if err != nil {
+		return fmt.Errorf("export %s: %s: %w", o.format, o.input, err)
+	}
+	if file != nil {
+		if err := file.Close(); err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+	}
+	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	return nil
+}

@@ -1,0 +1,282 @@
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// Track ids of the Perfetto export's CPU tracks: the CPUs are shown as the
+// threads of one synthetic process, PerfettoCPUPid, with thread ids
+// PerfettoCPUPid+cpu. Linux pids stay below 2^22 (PID_MAX_LIMIT,
+// include/linux/threads.h), so these never meet a real task.
+const PerfettoCPUPid = 1 << 30
+
+// Names of the task-state slices of the Perfetto export.
+const (
+	PerfettoRunning           = "Running"
+	PerfettoRunnablePreempted = "Runnable (preempted)"
+	PerfettoRunnableWoken     = "Runnable (woken)"
+	PerfettoSleeping          = "Sleeping"        // S
+	PerfettoUninterruptible   = "Uninterruptible" // D
+)
+
+// WritePerfetto reads src to the end (it does not close it) and writes the
+// schedule as Chrome trace-event JSON (the "JSON Object Format" of the Trace
+// Event Format document, which ui.perfetto.dev and chrome://tracing open):
+//
+//   - one track per CPU (thread "CPU n" of the process "CPUs", pid
+//     PerfettoCPUPid) with a complete ("X") slice per task run, named by the
+//     task's comm, args tid/pid;
+//   - one track per task (its real pid/tid, named by its comm) with its
+//     states as slices: Running (args cpu), Runnable (preempted) or
+//     Runnable (woken) (args waker), Sleeping, Uninterruptible, or the
+//     kernel's other state letter (e.g. "Idle (I)");
+//   - a flow arrow ("s" at the waker's track at the wakeup, "f" binding to
+//     the start of the wakee's Runnable (woken) slice) for every wakeup whose
+//     waker is a task.
+//
+// Times are microseconds with nanosecond decimals on the trace's clock.
+// States and runs follow the same reconstruction as the latency report:
+// state before a task's first event is unknown and not drawn; a run that
+// started before the first sched_switch of its CPU is not drawn. Errors are
+// the source's or w's.
+func WritePerfetto(w io.Writer, src trace.Source) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	pw := &perfettoWriter{w: bw, names: map[*statsTask]string{}}
+	pw.raw(`{"displayTimeUnit":"ns","traceEvents":[`)
+	flowID := 0
+	p := newStatsPass(statsHooks{
+		Slice: func(cpu trace.CPU, t *statsTask, start, end int64) {
+			pw.cpus[cpu] = true
+			if end <= start {
+				return
+			}
+			pw.slice(t.Comm, "cpu", PerfettoCPUPid, int64(PerfettoCPUPid)+int64(cpu), start, end,
+				`"tid":`+strconv.Itoa(int(t.TID))+`,"pid":`+strconv.Itoa(int(t.PID)))
+			pw.slice(PerfettoRunning, "state", perfettoPid(t), int64(t.TID), start, end, `"cpu":`+strconv.Itoa(int(cpu)))
+			pw.seen(t)
+		},
+		State: func(t *statsTask, st statsRunState, start, end int64, preempted bool, waker *statsTask, sleep trace.TaskState) {
+			if end <= start {
+				return
+			}
+			name, args := "", ""
+			switch {
+			case st == statsRunnable && preempted:
+				name = PerfettoRunnablePreempted
+			case st == statsRunnable:
+				name = PerfettoRunnableWoken
+				if waker != nil {
+					args = `"waker":` + pw.quote(fmt.Sprintf("%s:%d", waker.Comm, waker.TID))
+				}
+			default:
+				name = perfettoSleepName(sleep)
+				args = `"state":` + pw.quote(sleep.String())
+			}
+			pw.slice(name, "state", perfettoPid(t), int64(t.TID), start, end, args)
+			pw.seen(t)
+		},
+		Wakeup: func(at int64, waker, wakee *statsTask, _ trace.CPU) {
+			if waker == nil || waker.TID == 0 || waker.state != statsRunning {
+				return
+			}
+			flowID++
+			pw.flow("s", flowID, perfettoPid(waker), int64(waker.TID), at)
+			pw.flow("f", flowID, perfettoPid(wakee), int64(wakee.TID), at)
+			pw.seen(waker)
+			pw.seen(wakee)
+		},
+	})
+	pw.cpus = map[trace.CPU]bool{}
+	if err := p.run(src); err != nil {
+		return err
+	}
+	p.finish()
+	// Track names.
+	pw.meta("process_name", PerfettoCPUPid, -1, "CPUs")
+	pw.meta("process_sort_index", PerfettoCPUPid, -1, "")
+	cpus := make([]trace.CPU, 0, len(pw.cpus))
+	for c := range pw.cpus {
+		cpus = append(cpus, c)
+	}
+	sort.Slice(cpus, func(i, j int) bool { return cpus[i] < cpus[j] })
+	for _, c := range cpus {
+		pw.meta("thread_name", PerfettoCPUPid, int64(PerfettoCPUPid)+int64(c), fmt.Sprintf("CPU %d", c))
+	}
+	procs := map[int64]bool{}
+	for _, t := range pw.order {
+		pid := perfettoPid(t)
+		if !procs[pid] {
+			procs[pid] = true
+			pw.meta("process_name", pid, -1, p.processName(t))
+		}
+		pw.meta("thread_name", pid, int64(t.TID), t.Comm)
+	}
+	pw.raw("]}\n")
+	if pw.err != nil {
+		return pw.err
+	}
+	return bw.Flush()
+}
+
+func perfettoPid(t *statsTask) int64 {
+	if t.PID >= 0 {
+		return int64(t.PID)
+	}
+	return int64(t.TID)
+}
+
+// perfettoSleepName names a sleeping state by its kernel letter.
+func perfettoSleepName(s trace.TaskState) string {
+	switch s.Char() {
+	case 'S':
+		return PerfettoSleeping
+	case 'D':
+		return PerfettoUninterruptible
+	case 'I':
+		return "Idle (I)"
+	case 'T':
+		return "Stopped (T)"
+	case 't':
+		return "Traced (t)"
+	case 'P':
+		return "Parked (P)"
+	}
+	return "Sleeping (" + s.String() + ")"
+}
+
+// perfettoWriter writes trace events by hand (one append per field) so a
+// multi-million-event trace exports without building a document in memory.
+type perfettoWriter struct {
+	w     *bufio.Writer
+	buf   []byte
+	n     int
+	err   error
+	cpus  map[trace.CPU]bool
+	names map[*statsTask]string
+	order []*statsTask
+}
+
+func (pw *perfettoWriter) raw(s string) {
+	if pw.err == nil {
+		_, pw.err = pw.w.WriteString(s)
+	}
+}
+
+func (pw *perfettoWriter) quote(s string) string {
+	b, _ := json.Marshal(s) // a string always marshals
+	return string(b)
+}
+
+func (pw *perfettoWriter) seen(t *statsTask) {
+	if _, ok := pw.names[t]; !ok {
+		pw.names[t] = t.Comm
+		pw.order = append(pw.order, t)
+	}
+}
+
+// appendMicros appends ns as microseconds with three decimals.
+func perfettoMicros(b []byte, ns int64) []byte {
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns
+	}
+	b = strconv.AppendInt(b, ns/1000, 10)
+	f := ns % 1000
+	return append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
+}
+
+func (pw *perfettoWriter) begin() {
+	pw.buf = pw.buf[:0]
+	if pw.n > 0 {
+		pw.buf = append(pw.buf, ",\n"...)
+	} else {
+		pw.buf = append(pw.buf, '\n')
+	}
+	pw.n++
+}
+
+func (pw *perfettoWriter) end() {
+	pw.buf = append(pw.buf, '}')
+	if pw.err == nil {
+		_, pw.err = pw.w.Write(pw.buf)
+	}
+}
+
+func (pw *perfettoWriter) slice(name, cat string, pid, tid, start, end int64, args string) {
+	pw.begin()
+	pw.buf = append(pw.buf, `{"ph":"X","name":`...)
+	pw.buf = append(pw.buf, pw.quoteCached(name)...)
+	pw.buf = append(pw.buf, `,"cat":"`...)
+	pw.buf = append(pw.buf, cat...)
+	pw.buf = append(pw.buf, `","pid":`...)
+	pw.buf = strconv.AppendInt(pw.buf, pid, 10)
+	pw.buf = append(pw.buf, `,"tid":`...)
+	pw.buf = strconv.AppendInt(pw.buf, tid, 10)
+	pw.buf = append(pw.buf, `,"ts":`...)
+	pw.buf = perfettoMicros(pw.buf, start)
+	pw.buf = append(pw.buf, `,"dur":`...)
+	pw.buf = perfettoMicros(pw.buf, end-start)
+	if args != "" {
+		pw.buf = append(pw.buf, `,"args":{`...)
+		pw.buf = append(pw.buf, args...)
+		pw.buf = append(pw.buf, '}')
+	}
+	pw.end()
+}
+
+func (pw *perfettoWriter) quoteCached(s string) string {
+	// Comms are interned by readers and state names are constants: quoting
+	// through encoding/json only when a byte needs escaping keeps the hot
+	// path allocation-light.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 || c == '<' || c == '>' || c == '&' {
+			return pw.quote(s)
+		}
+	}
+	return `"` + s + `"`
+}
+
+func (pw *perfettoWriter) flow(ph string, id int, pid, tid, at int64) {
+	pw.begin()
+	pw.buf = append(pw.buf, `{"ph":"`...)
+	pw.buf = append(pw.buf, ph...)
+	pw.buf = append(pw.buf, `","name":"wakeup","cat":"wakeup","id":`...)
+	pw.buf = strconv.AppendInt(pw.buf, int64(id), 10)
+	pw.buf = append(pw.buf, `,"pid":`...)
+	pw.buf = strconv.AppendInt(pw.buf, pid, 10)
+	pw.buf = append(pw.buf, `,"tid":`...)
+	pw.buf = strconv.AppendInt(pw.buf, tid, 10)
+	pw.buf = append(pw.buf, `,"ts":`...)
+	pw.buf = perfettoMicros(pw.buf, at)
+	if ph == "f" {
+		pw.buf = append(pw.buf, `,"bp":"e"`...)
+	}
+	pw.end()
+}
+
+func (pw *perfettoWriter) meta(name string, pid, tid int64, value string) {
+	pw.begin()
+	pw.buf = append(pw.buf, `{"ph":"M","name":"`...)
+	pw.buf = append(pw.buf, name...)
+	pw.buf = append(pw.buf, `","pid":`...)
+	pw.buf = strconv.AppendInt(pw.buf, pid, 10)
+	if tid >= 0 {
+		pw.buf = append(pw.buf, `,"tid":`...)
+		pw.buf = strconv.AppendInt(pw.buf, tid, 10)
+	}
+	if name == "process_sort_index" {
+		pw.buf = append(pw.buf, `,"args":{"sort_index":-1}`...)
+	} else {
+		pw.buf = append(pw.buf, `,"args":{"name":`...)
+		pw.buf = append(pw.buf, pw.quote(value)...)
+		pw.buf = append(pw.buf, '}')
+	}
+	pw.end()
+}

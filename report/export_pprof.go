@@ -1,0 +1,155 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// Sample types of the pprof export, in Sample.Value order.
+const (
+	PprofDelay    = "delay"    // scheduling delay, nanoseconds
+	PprofRuntime  = "runtime"  // CPU time, nanoseconds
+	PprofSwitches = "switches" // times switched in, count
+)
+
+// PprofPreempted is the reason frame of delays that followed a preemption.
+const PprofPreempted = "preempted"
+
+// ExportPprof reads src to the end (it does not close it) and returns a
+// pprof profile (github.com/google/pprof/profile) of where the trace's tasks
+// waited for a CPU and behind whom.
+//
+// Sample types: delay (scheduling delay, nanoseconds; the default),
+// runtime (nanoseconds) and switches (count). Stacks, root first, are
+// [process; thread] for each thread's runtime and switches, and
+// [process; thread; reason] for its delays, where reason is
+// "woken by <waker comm>" for a delay that began with a wakeup (the waker
+// is the task current on the CPU that emitted the sched_waking, or the
+// recorded waker when the source has it; "woken by <idle or irq>" when the
+// wakeup came from an idle CPU) or "preempted" for a delay that began with
+// a switch-out while runnable. Frames are named like perf's latency rows:
+// a thread "comm:tid", a process "comm (pid N)".
+//
+// Delays follow perf sched latency's rules (see stats_pass.go), so a
+// thread's delay total equals its Sum delay in `traceview latency -p`.
+// Runtime is the sum of sched_stat_runtime when the trace has that event
+// (perf's Runtime column), else the time between switch-in and switch-out.
+func ExportPprof(src trace.Source) (*profile.Profile, error) {
+	type reasonKey struct {
+		t      *statsTask
+		reason string
+	}
+	delays := map[reasonKey]int64{}
+	var order []reasonKey
+	p := newStatsPass(statsHooks{
+		Delay: func(d statsDelay) {
+			k := reasonKey{d.Task, PprofPreempted}
+			if !d.Preempted {
+				k.reason = pprofWakerFrame(d.Waker)
+			}
+			if _, ok := delays[k]; !ok {
+				order = append(order, k)
+			}
+			delays[k] += d.End - d.Start
+		},
+	})
+	if err := p.run(src); err != nil {
+		return nil, err
+	}
+	p.finish()
+
+	prof := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: PprofDelay, Unit: "nanoseconds"},
+			{Type: PprofRuntime, Unit: "nanoseconds"},
+			{Type: PprofSwitches, Unit: "count"},
+		},
+		DefaultSampleType: PprofDelay,
+		PeriodType:        &profile.ValueType{Type: PprofDelay, Unit: "nanoseconds"},
+		Period:            1,
+		TimeNanos:         p.First,
+		DurationNanos:     p.Last - p.First,
+		Comments:          []string{"traceview: scheduling delay by process, thread and reason (waker or preempted)"},
+	}
+	if m := src.Meta(); m != nil && m.Hostname != "" {
+		prof.Comments = append(prof.Comments, fmt.Sprintf("recorded on %s, Linux %s", m.Hostname, m.OSRelease))
+	}
+	locs := map[string]*profile.Location{}
+	loc := func(name string) *profile.Location {
+		if l, ok := locs[name]; ok {
+			return l
+		}
+		fn := &profile.Function{ID: uint64(len(prof.Function) + 1), Name: name, SystemName: name}
+		prof.Function = append(prof.Function, fn)
+		l := &profile.Location{ID: uint64(len(prof.Location) + 1), Line: []profile.Line{{Function: fn}}}
+		prof.Location = append(prof.Location, l)
+		locs[name] = l
+		return l
+	}
+	stack := func(t *statsTask) []*profile.Location {
+		return []*profile.Location{loc(fmt.Sprintf("%s:%d", t.Comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", p.processName(t), t.PID))}
+	}
+	labels := func(t *statsTask) map[string][]int64 {
+		return map[string][]int64{"tid": {int64(t.TID)}, "pid": {int64(t.PID)}}
+	}
+	for _, t := range p.All {
+		if t.TID == 0 {
+			continue
+		}
+		rt := t.OnCPU
+		if p.HaveRuntime {
+			rt = t.StatRuntime
+		}
+		if rt == 0 && t.Switches == 0 {
+			continue
+		}
+		prof.Sample = append(prof.Sample, &profile.Sample{
+			Location: stack(t),
+			Value:    []int64{0, rt, t.Switches},
+			NumLabel: labels(t),
+		})
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].t.TID < order[j].t.TID })
+	for _, k := range order {
+		if delays[k] == 0 {
+			continue
+		}
+		prof.Sample = append(prof.Sample, &profile.Sample{
+			Location: append([]*profile.Location{loc(k.reason)}, stack(k.t)...),
+			Value:    []int64{delays[k], 0, 0},
+			NumLabel: labels(k.t),
+		})
+	}
+	if err := prof.CheckValid(); err != nil {
+		return nil, fmt.Errorf("pprof export: %w", err)
+	}
+	return prof, nil
+}
+
+// pprofWakerFrame names the reason frame of a delay after a wakeup.
+func pprofWakerFrame(w *statsTask) string {
+	switch {
+	case w == nil:
+		return "woken by <unknown>"
+	case w.TID == 0:
+		return "woken by <idle or irq>"
+	case w.Comm == "":
+		return fmt.Sprintf("woken by :%d", w.TID)
+	}
+	return "woken by " + w.Comm
+}
+
+// WritePprof exports src as a gzipped pprof profile to w (see
+// ExportPprof).
+func WritePprof(w io.Writer, src trace.Source) error {
+	prof, err := ExportPprof(src)
+	if err != nil {
+		return err
+	}
+	return prof.Write(w)
+}
