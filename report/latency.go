@@ -1,0 +1,827 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// DefaultLatencySort is perf sched latency's default sort order
+// (tools/perf/builtin-sched.c, cmd_sched: default_sort_order).
+const DefaultLatencySort = "avg, max, switch, runtime"
+
+// LatencySortKeys are the accepted sort keys: perf's runtime, switch (perf's
+// name for the Count column), avg and max, plus sum (total delay).
+var LatencySortKeys = []string{"runtime", "switch", "avg", "max", "sum"}
+
+// LatencyOptions selects what ComputeLatency measures. The zero value is
+// perf's default: every CPU, rows merged by command name, default sort.
+type LatencyOptions struct {
+	// PerTask gives one row per task (perf -p/--pids) instead of merging
+	// tasks with the same command name.
+	PerTask bool
+	// Sort lists sort keys (LatencySortKeys), most significant first, e.g.
+	// []string{"max"}; empty means DefaultLatencySort. Rows sort in
+	// descending order of the keys; ties keep perf's order (command names in
+	// reverse byte order when merged, TIDs descending per task).
+	Sort []string
+	// CPUGiven and CPU reproduce perf's -C/--CPU: perf then trusts every
+	// wakeup (even of a task it believes runnable) and resets the task's
+	// delay at each sched_migrate_task. Like perf, -C does not filter
+	// events by CPU.
+	CPUGiven bool
+	CPU      trace.CPU
+	// Percentiles fills each row's P50..P999 (and keeps delay samples
+	// internally to do so).
+	Percentiles bool
+	// KeepSamples keeps each row's measured delays (ns, in trace order) in
+	// LatencyRow.Samples, for callers that need their own statistics.
+	KeepSamples bool
+	// PerfCompat reproduces perf 6.12's numbers exactly, including what this
+	// package corrects by default: a zero delay counted at the first
+	// switch-in of a task not seen before, and no recovery of delays whose
+	// switch-in the trace lacks. Used by the oracle tests against perf's own
+	// output and by `traceview latency --perf`.
+	PerfCompat bool
+	// Wakeups chooses the wakeup events that start a delay; the zero value
+	// WakeupsAuto follows perf: sched_waking when the trace has it,
+	// otherwise sched_wakeup (sched_wakeup_new always counts).
+	Wakeups WakeupSource
+}
+
+// WakeupSource says which wakeup tracepoint starts a scheduling delay.
+type WakeupSource uint8
+
+// The wakeup sources. In a stream ComputeLatency cannot look ahead, so
+// WakeupsAuto uses sched_wakeup events until the first sched_waking arrives
+// and only sched_waking after it; sched_waking of a wakeup always precedes
+// its sched_wakeup (kernel/sched/core.c try_to_wake_up), so this equals
+// perf's choice except for wakeups whose sched_waking preceded the trace.
+const (
+	WakeupsAuto   WakeupSource = iota
+	WakeupsWaking              // only sched_waking
+	WakeupsWakeup              // only sched_wakeup
+)
+
+// LatencyRow is one line of the latency table: a task, or all tasks sharing
+// a command name. Times are ns.
+type LatencyRow struct {
+	Comm string // perf's thread name: the latest comm; ":TID" when the trace never named the task
+	// TID is the task's thread id (perf prints it as "pid"); 0 for a row that
+	// merges several tasks. PID is its process id (tgid) when the trace says,
+	// -1 when not, 0 for a merged row.
+	TID     trace.TID
+	PID     trace.PID
+	NrTasks int // tasks in the row (1 unless merged)
+
+	Runtime  int64 // sum of the sched_stat_runtime of the row's tasks
+	Count    int64 // scheduling delays measured (perf's Count)
+	Switches int64 // times a task of the row was switched in
+
+	AvgDelay int64 // SumDelay / Count (integer division, as perf)
+	MaxDelay int64
+	SumDelay int64
+	// MaxDelayStart and MaxDelayEnd bound the largest delay: the wakeup (or
+	// preemption) and the switch-in.
+	MaxDelayStart, MaxDelayEnd int64
+
+	// P50..P999: delay percentiles (stat.Empirical) when
+	// LatencyOptions.Percentiles is set, else 0.
+	P50, P95, P99, P999 int64
+
+	// Samples: every measured delay of the row (ns, trace order; merged rows
+	// concatenate their tasks) when KeepSamples is set.
+	Samples []int64
+}
+
+// LatencyTotal sums the printed rows (perf's TOTAL line plus switches and
+// the total delay).
+type LatencyTotal struct {
+	Runtime  int64
+	Count    int64
+	Switches int64
+	SumDelay int64
+}
+
+// ChainBreak counts, for one CPU, sched_switch events whose previous task was
+// not the task the CPU's previous sched_switch had switched in: the trace
+// lacks the switches in between. Missing maps the task that should have been
+// switched out (the last one switched in, 0 = idle) to how often.
+type ChainBreak struct {
+	CPU      trace.CPU
+	Breaks   int64
+	Switches int64 // sched_switch events on this CPU
+	Missing  map[trace.TID]int64
+	// Events recorded on this CPU while its idle task was current (0 on a
+	// CPU whose idle-time events were never recorded).
+	IdleEvents int64
+}
+
+// LatencyDiagnostics explains what the trace lacked and how the numbers deal
+// with it.
+type LatencyDiagnostics struct {
+	Events   int64 // events read
+	Switches int64 // sched_switch events
+	// Chains: per CPU (ascending), only CPUs with at least one break.
+	Chains []ChainBreak
+	// Recovered: delays whose switch-in the trace lacks, closed at the
+	// first event the task recorded on its CPU (sched_stat_runtime evidence
+	// moves the switch-in back by the runtime it reports, bounded by the
+	// wakeup and the CPU's last recorded switch). 0 in PerfCompat mode.
+	Recovered int64
+	// Dropped: delays that stayed open (wakeup or preemption seen, switch-in
+	// never seen nor inferred) and so are not counted.
+	Dropped int64
+	// FirstSeen: switch-ins of tasks seen for the first time. perf counts a
+	// 0 ns delay for each (included in Count in PerfCompat mode only).
+	FirstSeen int64
+	// perf's own counters, for its INFO lines: nr_timestamps (wakeups of
+	// tasks it believed asleep, plus migrations with -C), unordered
+	// timestamps, context switch bugs (= total Breaks), lost events/chunks.
+	PerfTimestamps, PerfUnordered, PerfSwitchBugs int64
+	LostEvents, LostChunks                        int64
+}
+
+// LatencyResult is the latency report.
+type LatencyResult struct {
+	Rows  []LatencyRow
+	Total LatencyTotal
+	// Meta is the source's metadata (for lost windows and reader warnings).
+	Meta *trace.Meta
+	// Warnings: the source's counted warnings followed by this report's
+	// own (chain breaks, dropped delays).
+	Warnings []trace.Warning
+	Diag     LatencyDiagnostics
+	// Options as used (Sort filled with the effective keys).
+	Options LatencyOptions
+}
+
+// atom states, after perf's enum thread_state (builtin-sched.c), plus
+// atomRunning for a task known to be on a CPU without a measured delay.
+type atomState uint8
+
+const (
+	atomNone     atomState = iota // no atom yet
+	atomSleeping                  // switched out not runnable; waiting for a wakeup
+	atomWaitCPU                   // runnable, delay running since wake
+	atomSchedIn                   // switched in (delay measured or not)
+	atomIgnore                    // perf's THREAD_IGNORE: switch-in before the wakeup
+)
+
+// latTask is perf's work_atoms for one thread object, reduced to the last
+// atom (all perf reads) and the running sums.
+type latTask struct {
+	th       *latThread
+	state    atomState
+	outTime  int64 // sched_out_time of the last atom
+	wakeTime int64 // wake_up_time of the last atom
+	runtime  int64
+	count    int64
+	switches int64
+	sumLat   int64
+	maxLat   int64
+	maxStart int64
+	maxEnd   int64
+	samples  []int64
+	order    int // creation order
+}
+
+// latThread mirrors perf's struct thread as perf sched latency sees it: one
+// per TID until a fork of the same TID replaces it (perf's
+// machine__process_fork_event), named by COMM records and inherited on fork.
+type latThread struct {
+	tid  trace.TID
+	pid  trace.PID
+	comm string // "" = never named (perf prints ":TID")
+	task *latTask
+}
+
+func (th *latThread) name() string {
+	if th.tid == 0 {
+		return "swapper"
+	}
+	if th.comm == "" {
+		return fmt.Sprintf(":%d", th.tid)
+	}
+	return th.comm
+}
+
+type cpuState struct {
+	curr       trace.TID // task running, by the last switch or later evidence; -1 unknown
+	perfCurr   trace.TID // perf's curr_pid: the last switched-in task
+	pending    bool      // curr's switch-in is missing; recover its delay at its first runtime event
+	lastSwitch int64
+	switches   int64
+	breaks     int64
+	missing    map[trace.TID]int64
+	idleEvents int64
+}
+
+type latency struct {
+	opts       LatencyOptions
+	threads    map[trace.TID]*latThread
+	tasks      []*latTask
+	cpus       []cpuState
+	diag       LatencyDiagnostics
+	seenWaking bool
+	keep       bool
+}
+
+// ComputeLatency reads src to its end and returns the scheduling-latency
+// report described in the package doc. It does not close src. Events must
+// arrive in time order per CPU (trace.Source's contract); an out-of-order
+// sched_switch on a CPU is counted as a warning and processed anyway. The
+// error is the source's first non-EOF error, wrapped with the number of
+// events read before it; options errors (unknown sort key) come first.
+func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, error) {
+	keys, err := parseSortKeys(opts.Sort)
+	if err != nil {
+		return nil, err
+	}
+	opts.Sort = keys
+	l := &latency{
+		opts:    opts,
+		threads: make(map[trace.TID]*latThread, 1024),
+		keep:    opts.Percentiles || opts.KeepSamples,
+	}
+	var warns trace.Warnings
+	for {
+		e, err := src.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("latency: after %d events: %w", l.diag.Events, err)
+		}
+		l.diag.Events++
+		l.event(&e, &warns)
+	}
+	res := l.result()
+	res.Meta = src.Meta()
+	if res.Meta != nil {
+		res.Warnings = append(res.Warnings, res.Meta.Warnings.List()...)
+	}
+	res.Warnings = append(res.Warnings, warns.List()...)
+	res.Warnings = append(res.Warnings, l.diagWarnings()...)
+	return res, nil
+}
+
+func parseSortKeys(keys []string) ([]string, error) {
+	if len(keys) == 0 {
+		keys = []string{DefaultLatencySort}
+	}
+	var out []string
+	for _, k := range keys {
+		for _, tok := range strings.FieldsFunc(k, func(r rune) bool { return r == ',' || r == ' ' }) {
+			ok := false
+			for _, v := range LatencySortKeys {
+				if tok == v {
+					ok = true
+				}
+			}
+			if !ok {
+				return nil, fmt.Errorf("latency: unknown sort key %q (want one of %s)", tok, strings.Join(LatencySortKeys, ", "))
+			}
+			out = append(out, tok)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("latency: empty sort key list")
+	}
+	return out, nil
+}
+
+func (l *latency) cpu(c trace.CPU) *cpuState {
+	if c < 0 {
+		return nil
+	}
+	for int(c) >= len(l.cpus) {
+		l.cpus = append(l.cpus, cpuState{curr: -1, perfCurr: -1})
+	}
+	return &l.cpus[c]
+}
+
+// thread is perf's machine__findnew_thread(machine, pid, tid).
+func (l *latency) thread(tid trace.TID, pid trace.PID) *latThread {
+	th := l.threads[tid]
+	if th == nil {
+		th = &latThread{tid: tid, pid: -1}
+		if tid == 0 {
+			th.pid = 0
+		}
+		l.threads[tid] = th
+	}
+	if pid >= 0 && th.pid < 0 {
+		th.pid = pid
+	}
+	return th
+}
+
+// task returns the thread's latency state, creating it (perf's
+// thread_atoms_insert); created reports whether it is new.
+func (l *latency) task(th *latThread) (t *latTask, created bool) {
+	if th.task != nil {
+		return th.task, false
+	}
+	t = &latTask{th: th, order: len(l.tasks)}
+	th.task = t
+	l.tasks = append(l.tasks, t)
+	return t, true
+}
+
+func (l *latency) event(e *trace.Event, warns *trace.Warnings) {
+	c := l.cpu(e.CPU)
+	if c != nil && e.CurTID >= 0 {
+		switch e.Kind {
+		case trace.KindLost, trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
+			// Not recorded in the context of the CPU's current task.
+		default:
+			l.evidence(e, c)
+		}
+	}
+	switch e.Kind {
+	case trace.KindSwitch:
+		l.switchEvent(e, c, warns)
+	case trace.KindWaking:
+		l.seenWaking = true
+		if l.opts.Wakeups != WakeupsWakeup {
+			l.wakeup(e)
+		}
+	case trace.KindWakeup:
+		switch l.opts.Wakeups {
+		case WakeupsWakeup:
+			l.wakeup(e)
+		case WakeupsAuto:
+			if !l.seenWaking {
+				l.wakeup(e)
+			}
+		}
+	case trace.KindWakeupNew:
+		l.wakeup(e)
+	case trace.KindRuntime:
+		l.runtime(e)
+	case trace.KindMigrate:
+		l.migrate(e)
+	case trace.KindComm, trace.KindExec:
+		if e.TID > 0 {
+			th := l.thread(e.TID, e.PID)
+			if e.Comm != "" {
+				th.comm = e.Comm
+			}
+		}
+	case trace.KindFork:
+		l.fork(e)
+	case trace.KindLost:
+		l.diag.LostEvents += int64(e.Count)
+		l.diag.LostChunks++
+	}
+}
+
+// evidence checks who event e says runs on CPU c (the task in whose context
+// it was recorded; for a sched_switch the previous task) against the task the
+// CPU's last recorded sched_switch switched in. A mismatch means the trace
+// lacks the switches in between: it is counted per CPU and, unless in
+// PerfCompat mode, the task's open delay is closed at its first
+// sched_stat_runtime on this CPU (see recoverDelay).
+func (l *latency) evidence(e *trace.Event, c *cpuState) {
+	if e.CurTID == 0 {
+		c.idleEvents++
+	}
+	who := e.CurTID
+	if e.Kind == trace.KindSwitch {
+		who = e.TID
+	}
+	if c.curr >= 0 && who >= 0 && who != c.curr {
+		c.breaks++
+		if c.missing == nil {
+			c.missing = map[trace.TID]int64{}
+		}
+		c.missing[c.curr]++
+		c.curr = who
+		c.pending = !l.opts.PerfCompat
+	}
+	if c.pending && e.Kind == trace.KindRuntime && e.TID == c.curr {
+		c.pending = false
+		l.recoverDelay(e, c)
+	}
+}
+
+// recoverDelay closes the open delay of the task of sched_stat_runtime event
+// e, whose switch-in onto CPU c the trace lacks. The event reports the CPU
+// time since the task's exec_start, which set_next_entity ->
+// update_stats_curr_start set when the task was picked (kernel/sched/fair.c,
+// Linux 6.x), in rq_clock_task time that excludes IRQ and steal time: so the
+// switch-in was at or before e.Time - Runtime. The switch-in is taken there,
+// but never before the wakeup nor before the CPU's last recorded switch; the
+// delay is thus an upper bound of the true one, tight to the IRQ and steal
+// time of that first run.
+func (l *latency) recoverDelay(e *trace.Event, c *cpuState) {
+	th := l.threads[e.TID]
+	if th == nil || th.task == nil {
+		return
+	}
+	t := th.task
+	if t.state != atomWaitCPU || t.wakeTime > e.Time {
+		return
+	}
+	lo := t.wakeTime
+	if c.lastSwitch > lo {
+		lo = c.lastSwitch
+	}
+	in := e.Time - e.Runtime
+	if in < lo {
+		in = lo
+	}
+	l.measure(t, in)
+	l.diag.Recovered++
+}
+
+// measure closes the task's open delay at switch-in time in (perf's
+// add_sched_in_event after its checks).
+func (l *latency) measure(t *latTask, in int64) {
+	t.state = atomSchedIn
+	d := in - t.wakeTime
+	t.sumLat += d
+	if d > t.maxLat {
+		t.maxLat = d
+		t.maxStart = t.wakeTime
+		t.maxEnd = in
+	}
+	t.count++
+	if l.keep {
+		t.samples = append(t.samples, d)
+	}
+}
+
+// schedOut is perf's add_sched_out_event: a new atom, waiting for the CPU
+// from now if the task is still runnable, else asleep.
+func (l *latency) schedOut(t *latTask, runnable bool, ts int64) {
+	if t.state == atomWaitCPU {
+		l.diag.Dropped++
+	}
+	t.outTime = ts
+	if runnable {
+		t.state = atomWaitCPU
+		t.wakeTime = ts
+	} else {
+		t.state = atomSleeping
+		t.wakeTime = 0
+	}
+}
+
+func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings) {
+	l.diag.Switches++
+	if c != nil {
+		c.switches++
+		// perf's context-switch-bug rule (process_sched_switch_event).
+		if c.perfCurr >= 0 && c.perfCurr != e.TID {
+			l.diag.PerfSwitchBugs++
+		}
+		if e.Time < c.lastSwitch {
+			warns.Add("latency-switch-order", "latency: sched_switch on CPU %d at %d ns is before the previous one at %d ns", e.CPU, e.Time, c.lastSwitch)
+		}
+		c.lastSwitch = e.Time
+		c.curr, c.perfCurr = e.NextTID, e.NextTID
+		c.pending = false
+	}
+	if e.TID >= 0 {
+		out, _ := l.task(l.thread(e.TID, e.PID))
+		l.schedOut(out, e.PrevState.Runnable(), e.Time)
+	}
+	if e.NextTID < 0 {
+		return
+	}
+	in, created := l.task(l.thread(e.NextTID, e.NextPID))
+	in.switches++
+	if created {
+		l.diag.FirstSeen++
+		if l.opts.PerfCompat {
+			// perf inserts a runnable atom at this very time, so the
+			// switch-in below measures a 0 ns delay.
+			l.schedOut(in, true, e.Time)
+		} else {
+			in.state = atomSchedIn
+			in.outTime = e.Time
+			return
+		}
+	}
+	if in.state != atomWaitCPU {
+		return
+	}
+	if e.Time < in.wakeTime {
+		in.state = atomIgnore
+		return
+	}
+	l.measure(in, e.Time)
+}
+
+func (l *latency) wakeup(e *trace.Event) {
+	if e.TID < 0 {
+		return
+	}
+	t, created := l.task(l.thread(e.TID, e.PID))
+	if created {
+		t.state = atomSleeping
+		t.outTime = e.Time
+	}
+	if !l.opts.CPUGiven && t.state != atomSleeping {
+		return
+	}
+	l.diag.PerfTimestamps++
+	if t.outTime > e.Time {
+		l.diag.PerfUnordered++
+		return
+	}
+	t.state = atomWaitCPU
+	t.wakeTime = e.Time
+}
+
+func (l *latency) runtime(e *trace.Event) {
+	if e.TID < 0 {
+		return
+	}
+	t, created := l.task(l.thread(e.TID, e.PID))
+	if created {
+		if l.opts.PerfCompat {
+			l.schedOut(t, true, e.Time)
+		} else {
+			// The task is running: it has no delay pending.
+			t.state = atomSchedIn
+			t.outTime = e.Time
+		}
+	}
+	t.runtime += e.Runtime
+}
+
+// migrate is perf's latency_migrate_task_event: only with -C.
+func (l *latency) migrate(e *trace.Event) {
+	if !l.opts.CPUGiven || e.TID < 0 {
+		return
+	}
+	t, created := l.task(l.thread(e.TID, e.PID))
+	if created {
+		l.schedOut(t, true, e.Time)
+	}
+	t.outTime = e.Time
+	t.wakeTime = e.Time
+	l.diag.PerfTimestamps++
+}
+
+// fork follows perf's machine__process_fork_event: a fork of a TID that
+// already has latency state starts a new thread object (pid reuse); the child
+// inherits the parent's name.
+func (l *latency) fork(e *trace.Event) {
+	if e.ChildTID <= 0 {
+		return
+	}
+	var parent *latThread
+	if e.TID >= 0 {
+		parent = l.thread(e.TID, e.PID)
+	}
+	child := l.threads[e.ChildTID]
+	if child == nil || child.task != nil {
+		child = &latThread{tid: e.ChildTID, pid: -1}
+		l.threads[e.ChildTID] = child
+	}
+	if e.ChildPID >= 0 {
+		child.pid = e.ChildPID
+	}
+	child.comm = ""
+	if parent != nil {
+		child.comm = parent.comm
+	}
+}
+
+type latRow struct {
+	LatencyRow
+	tasks []*latTask
+	key   string // comm for merged rows
+	order int
+}
+
+func (l *latency) result() *LatencyResult {
+	res := &LatencyResult{Options: l.opts}
+	var rows []*latRow
+	if l.opts.PerTask {
+		for _, t := range l.tasks {
+			rows = append(rows, &latRow{tasks: []*latTask{t}, order: t.order})
+		}
+		// perf's atom_root order: TID descending (pid_cmp, larger left),
+		// later thread objects of a reused TID first.
+		sort.SliceStable(rows, func(i, j int) bool {
+			a, b := rows[i].tasks[0], rows[j].tasks[0]
+			if a.th.tid != b.th.tid {
+				return a.th.tid > b.th.tid
+			}
+			return a.order > b.order
+		})
+	} else {
+		// perf merges in atom_root order (TID descending) into a tree
+		// keyed by comm, whose in-order walk is comm descending.
+		byTID := append([]*latTask(nil), l.tasks...)
+		sort.SliceStable(byTID, func(i, j int) bool {
+			if byTID[i].th.tid != byTID[j].th.tid {
+				return byTID[i].th.tid > byTID[j].th.tid
+			}
+			return byTID[i].order > byTID[j].order
+		})
+		idx := map[string]*latRow{}
+		for _, t := range byTID {
+			name := t.th.name()
+			r := idx[name]
+			if r == nil {
+				r = &latRow{key: name}
+				idx[name] = r
+				rows = append(rows, r)
+			}
+			r.tasks = append(r.tasks, t)
+		}
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].key > rows[j].key })
+	}
+	for _, r := range rows {
+		r.fill(l.keep)
+	}
+	keys := l.opts.Sort
+	sort.SliceStable(rows, func(i, j int) bool {
+		for _, k := range keys {
+			if c := cmpRow(k, &rows[i].LatencyRow, &rows[j].LatencyRow); c != 0 {
+				return c > 0
+			}
+		}
+		return false
+	})
+	for _, r := range rows {
+		if r.Count == 0 || r.Comm == "swapper" {
+			continue
+		}
+		if l.opts.Percentiles {
+			r.percentiles()
+		}
+		if !l.opts.KeepSamples {
+			r.Samples = nil
+		}
+		res.Total.Runtime += r.Runtime
+		res.Total.Count += r.Count
+		res.Total.Switches += r.Switches
+		res.Total.SumDelay += r.SumDelay
+		res.Rows = append(res.Rows, r.LatencyRow)
+	}
+	l.diag.Chains = nil
+	for i := range l.cpus {
+		c := &l.cpus[i]
+		if c.breaks == 0 {
+			continue
+		}
+		l.diag.Chains = append(l.diag.Chains, ChainBreak{
+			CPU: trace.CPU(i), Breaks: c.breaks, Switches: c.switches,
+			Missing: c.missing, IdleEvents: c.idleEvents,
+		})
+	}
+	res.Diag = l.diag
+	return res
+}
+
+func (r *latRow) fill(keep bool) {
+	first := r.tasks[0].th
+	r.Comm = first.name()
+	r.NrTasks = len(r.tasks)
+	if r.NrTasks == 1 {
+		r.TID, r.PID = first.tid, first.pid
+	}
+	for _, t := range r.tasks {
+		r.Runtime += t.runtime
+		r.Count += t.count
+		r.Switches += t.switches
+		r.SumDelay += t.sumLat
+		// perf keeps the first maximum met in merge order (strictly
+		// greater replaces).
+		if t.maxLat > r.MaxDelay {
+			r.MaxDelay, r.MaxDelayStart, r.MaxDelayEnd = t.maxLat, t.maxStart, t.maxEnd
+		}
+		if keep {
+			r.Samples = append(r.Samples, t.samples...)
+		}
+	}
+	if r.Count > 0 {
+		r.AvgDelay = r.SumDelay / r.Count
+	}
+}
+
+func (r *latRow) percentiles() {
+	if len(r.Samples) == 0 {
+		return
+	}
+	xs := make([]float64, len(r.Samples))
+	for i, v := range r.Samples {
+		xs[i] = float64(v)
+	}
+	sort.Float64s(xs)
+	q := func(p float64) int64 { return int64(stat.Quantile(p, stat.Empirical, xs, nil)) }
+	r.P50, r.P95, r.P99, r.P999 = q(0.50), q(0.95), q(0.99), q(0.999)
+}
+
+// cmpRow compares two rows by one sort key (perf's avg_cmp, max_cmp,
+// switch_cmp, runtime_cmp; sum compares total delay).
+func cmpRow(key string, a, b *LatencyRow) int {
+	var x, y int64
+	switch key {
+	case "avg":
+		if a.Count == 0 {
+			return -1
+		}
+		if b.Count == 0 {
+			return 1
+		}
+		x, y = a.AvgDelay, b.AvgDelay
+	case "max":
+		x, y = a.MaxDelay, b.MaxDelay
+	case "switch":
+		x, y = a.Count, b.Count
+	case "runtime":
+		x, y = a.Runtime, b.Runtime
+	case "sum":
+		x, y = a.SumDelay, b.SumDelay
+	}
+	switch {
+	case x < y:
+		return -1
+	case x > y:
+		return 1
+	}
+	return 0
+}
+
+// diagWarnings turns the diagnostics into counted warnings.
+func (l *latency) diagWarnings() []trace.Warning {
+	var out []trace.Warning
+	d := &l.diag
+	for _, cb := range d.Chains {
+		out = append(out, trace.Warning{
+			Key:     fmt.Sprintf("sched-switch-chain-cpu%d", cb.CPU),
+			Count:   int(cb.Breaks),
+			Message: chainMessage(cb, l.threads),
+		})
+	}
+	if d.Recovered > 0 {
+		out = append(out, trace.Warning{
+			Key: "delay-switch-in-inferred", Count: int(d.Recovered),
+			Message: fmt.Sprintf("%d scheduling delays had no recorded switch-in; each was closed at the first event the task recorded on its CPU (earlier by the runtime a sched_stat_runtime reports, never before the wakeup or the CPU's last recorded switch) and is counted", d.Recovered),
+		})
+	}
+	if d.Dropped > 0 {
+		out = append(out, trace.Warning{
+			Key: "delay-unmeasured", Count: int(d.Dropped),
+			Message: fmt.Sprintf("%d scheduling delays were started (wakeup or preemption) but the task's switch-in was never seen; they are not counted", d.Dropped),
+		})
+	}
+	if !l.opts.PerfCompat && d.FirstSeen > 0 {
+		out = append(out, trace.Warning{
+			Key: "delay-first-switch-in", Count: int(d.FirstSeen),
+			Message: fmt.Sprintf("%d tasks were first seen being switched in (woken before the trace began): no delay is counted for that switch-in (perf counts 0 ns for each)", d.FirstSeen),
+		})
+	}
+	return out
+}
+
+func chainMessage(cb ChainBreak, threads map[trace.TID]*latThread) string {
+	type kv struct {
+		tid trace.TID
+		n   int64
+	}
+	var ms []kv
+	for tid, n := range cb.Missing {
+		ms = append(ms, kv{tid, n})
+	}
+	sort.Slice(ms, func(i, j int) bool {
+		if ms[i].n != ms[j].n {
+			return ms[i].n > ms[j].n
+		}
+		return ms[i].tid < ms[j].tid
+	})
+	var parts []string
+	for i, m := range ms {
+		if i == 4 {
+			parts = append(parts, "...")
+			break
+		}
+		name := fmt.Sprintf(":%d", m.tid)
+		if m.tid == 0 {
+			name = fmt.Sprintf("idle (swapper/%d)", cb.CPU)
+		} else if th := threads[m.tid]; th != nil {
+			name = fmt.Sprintf("%s:%d", th.name(), m.tid)
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", name, m.n))
+	}
+	msg := fmt.Sprintf("CPU %d: %d of %d sched_switch events switched out a task that the CPU's previous sched_switch had not switched in; the trace lacks the switches out of: %s",
+		cb.CPU, cb.Breaks, cb.Switches, strings.Join(parts, ", "))
+	if cb.Missing[0] > 0 && cb.IdleEvents == 0 {
+		msg += fmt.Sprintf(" (no event at all was recorded on CPU %d while it was idle)", cb.CPU)
+	}
+	return msg
+}

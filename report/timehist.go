@@ -1,0 +1,808 @@
+package report
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// TimehistOptions selects what Timehist prints. The fields mirror the
+// options of `perf sched timehist` (tools/perf/builtin-sched.c,
+// timehist_options, perf 6.12).
+type TimehistOptions struct {
+	Wakeups     bool // -w: a row per wakeup ("awakened: comm[tid]")
+	Migrations  bool // -M: a row per migration ("migrated: comm[tid] cpu A => B"); counts migrations
+	Next        bool // -n: name the next task of each switch
+	State       bool // --state: the state letter the task left in; wait-time summary
+	ShowPrio    bool // --show-prio: the task's kernel prio ("120" or "120->110" when it changed)
+	Summary     bool // -S: the rows, then the summary
+	SummaryOnly bool // -s: only the summary
+	IdleHist    bool // -I: only switches to/from idle; idle time charged to the task that ran before
+
+	CPUs []int // -C: only these CPUs' rows and idle stats (nil: all)
+	PIDs []int // -p: only these processes (tgid)
+	TIDs []int // -t: only these threads
+	// Start and End bound the time window (--time start,stop) in trace
+	// nanoseconds; 0 leaves that side open.
+	Start, End int64
+	// Prios keeps only tasks whose kernel prio (0..139) is listed (--prio).
+	Prios []int
+
+	// Exact reproduces perf 6.12's output byte for byte, including its
+	// thread-identity errors: a task's last switch after its exit shows as a
+	// fresh ":TID" thread with zeroed statistics, an exiting thread whose
+	// sample tid is -1 shows as ":-1[-1/PID]", and threads first seen in a
+	// wakeup print without "[tid]". Off, traceview keeps identities
+	// (tracepoint prev_pid, names from the tracepoint when no COMM record
+	// named the task) and the summary lists every task.
+	Exact bool
+	// NrCPUs is the number of CPUs online when the trace was recorded (0:
+	// take it from the trace's Meta; perf falls back to 4).
+	NrCPUs int
+}
+
+// TimehistMaxPrio is the number of kernel priorities (MAX_PRIO in
+// include/linux/sched/prio.h): --prio values must be below it.
+const TimehistMaxPrio = 140
+
+// ErrTimehistNoSwitch is returned when a trace has no sched_switch events:
+// nothing can be computed without them.
+var ErrTimehistNoSwitch = errors.New("no sched_switch events (record with 'perf sched record' or a sched_switch tracepoint)")
+
+// timehist is the state of one Timehist run.
+type timehist struct {
+	opt  TimehistOptions
+	m    *timehistMachine
+	w    *bufio.Writer
+	line []byte
+
+	idle       []*timehistThread // per CPU (perf's idle_threads)
+	lastSwitch []int64           // ns, per CPU: previous sched_switch (tprev)
+	commWidth  int
+	maxCPU     int // perf's sched->max_cpu (starts at the online CPU count)
+	skipped    int
+	histStart  int64
+	histEnd    int64
+	sawWaking  bool
+	sawSwitch  bool
+
+	cpuSet  []bool // nil: all
+	pidSet  map[trace.PID]bool
+	tidSet  map[trace.TID]bool
+	prioSet *[TimehistMaxPrio]bool
+}
+
+// Timehist writes perf sched timehist's view of src to w: one row per
+// sched_switch giving, for the task switched out, its wait time (since its
+// previous switch-out), scheduling delay (wakeup, or preemption, to
+// switch-in) and run time (switch-in to this switch-out), all printed in
+// msec with microsecond resolution; optional wakeup and migration rows;
+// and the run-time summary. Definitions follow the comment "Explanation of
+// delta-time stats" and timehist_update_runtime_stats in
+// tools/perf/builtin-sched.c (perf 6.12). Events must come in time order.
+// Errors: reading src, writing w, ErrTimehistNoSwitch.
+func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
+	th := &timehist{opt: opt, m: newTimehistMachine(opt.Exact, true), commWidth: 30}
+	th.w = bufio.NewWriterSize(w, 256<<10)
+	th.line = make([]byte, 0, 256)
+	if opt.SummaryOnly {
+		th.opt.Summary = true
+	}
+	ncpu := opt.NrCPUs
+	if ncpu <= 0 && src.Meta() != nil {
+		ncpu = src.Meta().NrCPUs
+	}
+	if ncpu <= 0 {
+		ncpu = 4 // perf: "if (sched->max_cpu.cpu == 0) sched->max_cpu.cpu = 4"
+	}
+	th.maxCPU = ncpu
+	th.idleThread(ncpu - 1)
+	if opt.CPUs != nil {
+		for _, c := range opt.CPUs {
+			if c < 0 {
+				continue
+			}
+			for len(th.cpuSet) <= c {
+				th.cpuSet = append(th.cpuSet, false)
+			}
+			th.cpuSet[c] = true
+		}
+	}
+	if len(opt.PIDs) > 0 {
+		th.pidSet = map[trace.PID]bool{}
+		for _, p := range opt.PIDs {
+			th.pidSet[trace.PID(p)] = true
+		}
+	}
+	if len(opt.TIDs) > 0 {
+		th.tidSet = map[trace.TID]bool{}
+		for _, p := range opt.TIDs {
+			th.tidSet[trace.TID(p)] = true
+		}
+	}
+	if opt.Prios != nil {
+		th.prioSet = new([TimehistMaxPrio]bool)
+		for _, p := range opt.Prios {
+			if p >= 0 && p < TimehistMaxPrio {
+				th.prioSet[p] = true
+			}
+		}
+	}
+	if !th.opt.SummaryOnly {
+		th.header()
+	}
+	for {
+		e, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			th.w.Flush()
+			return err
+		}
+		th.event(&e)
+	}
+	if !th.sawSwitch {
+		th.w.Flush()
+		return ErrTimehistNoSwitch
+	}
+	if th.opt.Summary {
+		th.summary()
+	}
+	return th.w.Flush()
+}
+
+func (th *timehist) event(e *trace.Event) {
+	switch e.Kind {
+	case trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime:
+		if int(e.CPU) > th.maxCPU {
+			th.maxCPU = int(e.CPU)
+		}
+	}
+	switch e.Kind {
+	case trace.KindSwitch:
+		th.sawSwitch = true
+		th.switchEvent(e)
+	case trace.KindWaking:
+		th.sawWaking = true
+		th.wakeup(e)
+	case trace.KindWakeupNew:
+		th.wakeup(e)
+	case trace.KindWakeup:
+		// perf prefers sched_waking when the trace has it and then ignores
+		// sched_wakeup altogether.
+		if !th.sawWaking {
+			th.wakeup(e)
+		}
+	case trace.KindMigrate:
+		if th.opt.Migrations {
+			th.migrate(e)
+		}
+	case trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
+		th.m.observe(e)
+	case trace.KindLost:
+		th.line = timehistRight(th.line[:0], 15, timehistUsec(nil, e.Time))
+		th.line = append(th.line, " lost "...)
+		th.line = timehistUint(th.line, e.Count)
+		th.line = append(th.line, " events on cpu "...)
+		th.line = timehistInt(th.line, int64(e.CPU))
+		th.line = append(th.line, '\n')
+		th.w.Write(th.line)
+	}
+}
+
+// idleThread returns CPU cpu's idle thread (perf's get_idle_thread: one
+// "<idle>" thread per CPU outside the thread table).
+func (th *timehist) idleThread(cpu int) *timehistThread {
+	if cpu < 0 {
+		cpu = 0
+	}
+	if cpu >= len(th.idle) {
+		n := 1
+		for n < cpu+1 {
+			n <<= 1
+		}
+		if n < len(th.idle) {
+			n = len(th.idle)
+		}
+		grown := make([]*timehistThread, n)
+		copy(grown, th.idle)
+		th.idle = grown
+	}
+	if th.idle[cpu] == nil {
+		th.idle[cpu] = &timehistThread{tid: 0, pid: 0, ppid: -1, comm: "<idle>", commSet: true, prio: -1}
+	}
+	return th.idle[cpu]
+}
+
+// sampleThread resolves the task a sched_switch reports on.
+func (th *timehist) sampleThread(e *trace.Event) *timehistThread {
+	if th.opt.Exact {
+		// machine__resolve: perf looks the sample's own pid/tid up first.
+		th.m.findnew(trace.PID(e.CurPID), e.CurTID)
+	}
+	if e.TID == 0 {
+		t := th.idleThread(int(e.CPU))
+		if th.opt.IdleHist {
+			return t
+		}
+		return t
+	}
+	var t *timehistThread
+	if th.opt.Exact {
+		// perf uses the sample's tid (-1 for a task already unhashed by
+		// exit), falling back to the pid when the tid is 0.
+		tid := e.CurTID
+		if tid == 0 {
+			tid = trace.TID(e.CurPID)
+		}
+		t = th.m.findnew(e.CurPID, tid)
+	} else {
+		pid := e.PID
+		if pid < 0 && e.CurTID == e.TID {
+			pid = e.CurPID
+		}
+		t = th.m.findnew(pid, e.TID)
+		th.m.name(t, e.Comm)
+	}
+	if th.opt.IdleHist {
+		it := th.idleThread(int(e.CPU))
+		it.lastIdle = t
+	}
+	return t
+}
+
+func (th *timehist) filtered(t *timehistThread) bool {
+	if th.pidSet != nil && !th.pidSet[t.pid] {
+		return true
+	}
+	if th.tidSet != nil && !th.tidSet[t.tid] {
+		return true
+	}
+	return false
+}
+
+// skip is perf's timehist_skip_sample (it counts skipped samples, which
+// suppresses the idle statistics of the summary).
+func (th *timehist) skip(t *timehistThread, e *trace.Event) bool {
+	rc := false
+	if th.filtered(t) {
+		rc = true
+		th.skipped++
+	}
+	if th.prioSet != nil {
+		prio := int32(-1)
+		if t.prio != -1 {
+			prio = t.prio
+		} else if e.Kind == trace.KindSwitch {
+			prio = e.Prio
+		}
+		if prio != -1 && (prio < 0 || prio >= TimehistMaxPrio || !th.prioSet[prio]) {
+			rc = true
+			th.skipped++
+		}
+	}
+	if th.opt.IdleHist {
+		if e.Kind != trace.KindSwitch || (e.TID != 0 && e.NextTID != 0) {
+			rc = true
+		}
+	}
+	return rc
+}
+
+func (th *timehist) cpuAllowed(cpu trace.CPU) bool {
+	return th.cpuSet == nil || (int(cpu) >= 0 && int(cpu) < len(th.cpuSet) && th.cpuSet[cpu])
+}
+
+// timehistStateChar is perf's evsel__taskstate: the letter of the lowest
+// set prev_state bit, 'R' for none and for bits past the known letters
+// (such as the preempted flag).
+func timehistStateChar(s trace.TaskState) byte {
+	c := s.Char()
+	if c == '?' {
+		return 'R'
+	}
+	return c
+}
+
+func (th *timehist) switchEvent(e *trace.Event) {
+	cpu := int(e.CPU)
+	if cpu < 0 {
+		return
+	}
+	for len(th.lastSwitch) <= cpu {
+		th.lastSwitch = append(th.lastSwitch, 0)
+	}
+	if th.opt.ShowPrio || th.prioSet != nil {
+		var n *timehistThread
+		if e.NextTID == 0 {
+			n = th.idleThread(cpu)
+		} else {
+			n = th.m.findnew(-1, e.NextTID)
+		}
+		n.prio = e.NextPrio
+	}
+	state := timehistStateChar(e.PrevState)
+	t := th.sampleThread(e)
+	tm := e.Time
+	var tr *timehistThread
+	if !th.skip(t, e) {
+		tr = t
+		th.account(e, t, &tm, state)
+	}
+	if th.histStart == 0 && tm >= th.opt.Start {
+		th.histStart = tm
+	}
+	if th.opt.End == 0 || tm <= th.opt.End {
+		th.histEnd = tm
+	}
+	if tr != nil {
+		tr.lastTime = e.Time
+		tr.lastState = state
+		if state == 'R' {
+			tr.readyToRun = tm
+		} else {
+			tr.readyToRun = 0
+		}
+	}
+	th.lastSwitch[cpu] = e.Time
+}
+
+// account runs the accounting part of timehist_sched_change_event for a
+// switch that is not filtered out; *tm may be clamped to the window's end.
+func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state byte) {
+	tprev := th.lastSwitch[e.CPU]
+	start, end := th.opt.Start, th.opt.End
+	// Before the window: only remember the switch.
+	if start != 0 && start > *tm {
+		return
+	}
+	if tprev != 0 && start > tprev {
+		tprev = start
+	}
+	if end != 0 {
+		// The switch-in is unknown or after the window.
+		if tprev == 0 || tprev > end {
+			return
+		}
+		if *tm > end {
+			*tm = end
+		}
+	}
+	if th.opt.IdleHist && t.tid != 0 {
+		return
+	}
+	if th.cpuAllowed(e.CPU) {
+		timehistUpdate(t, *tm, tprev)
+	}
+	if th.opt.IdleHist && t.lastIdle != nil {
+		// Charge the idle period to the task that ran before it.
+		last := t.lastIdle
+		timehistUpdate(last, *tm, tprev)
+		last.dtRun, last.dtDelay, last.dtSleep, last.dtIOWait, last.dtPreempt = 0, 0, 0, 0, 0
+		t.lastIdle = nil
+	}
+	if !th.opt.SummaryOnly {
+		th.printSample(e, t, *tm, state)
+	}
+}
+
+// timehistUpdate is timehist_update_runtime_stats: t is this switch-out,
+// tprev the previous switch on the CPU (this task's switch-in).
+func timehistUpdate(r *timehistThread, t, tprev int64) {
+	r.dtDelay, r.dtSleep, r.dtIOWait, r.dtPreempt, r.dtRun = 0, 0, 0, 0, 0
+	if tprev != 0 {
+		r.dtRun = t - tprev
+		if r.readyToRun != 0 && r.readyToRun <= tprev {
+			r.dtDelay = tprev - r.readyToRun
+		}
+		if r.lastTime != 0 && r.lastTime <= tprev {
+			wait := tprev - r.lastTime
+			switch r.lastState {
+			case 'R':
+				r.dtPreempt = wait
+			case 'D':
+				r.dtIOWait = wait
+			default:
+				r.dtSleep = wait
+			}
+		}
+	}
+	r.run.update(r.dtRun)
+	r.totalRun += r.dtRun
+	r.totalDelay += r.dtDelay
+	r.totalSleep += r.dtSleep
+	r.totalIO += r.dtIOWait
+	r.totalPre += r.dtPreempt
+}
+
+func (th *timehist) wakeup(e *trace.Event) {
+	if e.TID < 0 {
+		return
+	}
+	var t *timehistThread
+	if th.opt.Exact {
+		t = th.m.findnew(0, e.TID) // perf passes pid 0 here (timehist_sched_wakeup_event)
+	} else {
+		t = th.m.findnew(e.PID, e.TID)
+		th.m.name(t, e.Comm)
+	}
+	if t.readyToRun == 0 {
+		t.readyToRun = e.Time
+	}
+	if th.opt.Wakeups && !th.outside(e.Time) {
+		th.printEventRow(e, t, "awakened: ", -1, -1)
+	}
+}
+
+func (th *timehist) outside(t int64) bool {
+	return (th.opt.Start != 0 && t < th.opt.Start) || (th.opt.End != 0 && t > th.opt.End)
+}
+
+func (th *timehist) migrate(e *trace.Event) {
+	if e.TID < 0 {
+		return
+	}
+	var t *timehistThread
+	if th.opt.Exact {
+		t = th.m.findnew(0, e.TID)
+	} else {
+		t = th.m.findnew(e.PID, e.TID)
+		th.m.name(t, e.Comm)
+	}
+	t.migrations++
+	if th.opt.SummaryOnly {
+		return
+	}
+	th.printEventRow(e, t, "migrated: ", e.OrigCPU, e.DestCPU)
+}
+
+// printEventRow prints a wakeup or migration row: the task current on the
+// CPU (the waker), blank time columns, then what happened to subject.
+func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what string, from, to trace.CPU) {
+	cur := th.m.findnew(e.CurPID, e.CurTID)
+	if th.skip(cur, e) && th.skip(subject, e) {
+		return
+	}
+	b := th.line[:0]
+	b = th.appendTimeCPU(b, e.Time, e.CPU)
+	b = append(b, ' ')
+	b = timehistLeft(b, th.commWidth, th.commStr(cur))
+	b = append(b, "                                  "...) // "  %9s  %9s  %9s " spacer
+	b = append(b, what...)
+	b = append(b, th.commStr(subject)...)
+	if what[0] == 'm' {
+		b = append(b, " cpu "...)
+		b = timehistInt(b, int64(from))
+		b = append(b, " => "...)
+		b = timehistInt(b, int64(to))
+	}
+	b = append(b, '\n')
+	th.line = b
+	th.w.Write(b)
+}
+
+// commStr is timehist_get_commstr: "comm[tid]", "comm[tid/pid]" for a
+// thread of another process, the bare comm for pid 0; at most 31 bytes.
+// Longer names widen the task column for later rows, as in perf.
+func (th *timehist) commStr(t *timehistThread) []byte {
+	b := make([]byte, 0, 48)
+	b = append(b, t.comm...)
+	if t.pid != 0 {
+		b = append(b, '[')
+		b = timehistInt(b, int64(t.tid))
+		if trace.PID(t.tid) != t.pid {
+			b = append(b, '/')
+			b = timehistInt(b, int64(t.pid))
+		}
+		b = append(b, ']')
+	}
+	if len(b) > 31 {
+		b = b[:31]
+	}
+	if len(b) > th.commWidth {
+		th.commWidth = len(b)
+	}
+	return b
+}
+
+func (th *timehist) appendTimeCPU(b []byte, t int64, cpu trace.CPU) []byte {
+	var tmp [32]byte
+	b = timehistRight(b, 15, timehistUsec(tmp[:0], t))
+	b = append(b, " ["...)
+	b = timehistZero(b, 4, int64(cpu))
+	b = append(b, "] "...)
+	return b
+}
+
+func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, state byte) {
+	if !th.cpuAllowed(e.CPU) {
+		return
+	}
+	b := th.line[:0]
+	b = th.appendTimeCPU(b, tm, e.CPU)
+	b = append(b, ' ')
+	b = timehistLeft(b, th.commWidth, th.commStr(t))
+	b = append(b, ' ')
+	if th.opt.ShowPrio {
+		var p [24]byte
+		ps := p[:0]
+		if t.prio != e.Prio && t.prio != -1 {
+			ps = timehistInt(ps, int64(t.prio))
+			ps = append(ps, "->"...)
+		}
+		ps = timehistInt(ps, int64(e.Prio))
+		b = append(b, ' ')
+		b = timehistLeft(b, 8, ps)
+		b = append(b, ' ')
+	}
+	b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
+	b = timehistSchedTime(b, t.dtDelay, 6)
+	b = timehistSchedTime(b, t.dtRun, 6)
+	if th.opt.State {
+		c := state
+		if t.tid == 0 {
+			c = 'I'
+		}
+		b = append(b, "     "...)
+		b = append(b, c, ' ')
+	}
+	if th.opt.Next {
+		var n [64]byte
+		ns := append(n[:0], "next: "...)
+		ns = append(ns, e.NextComm...)
+		ns = append(ns, '[')
+		ns = timehistInt(ns, int64(e.NextTID))
+		ns = append(ns, ']')
+		if len(ns) > 29 { // perf formats into char nstr[30]
+			ns = ns[:29]
+		}
+		b = append(b, ' ')
+		b = timehistLeft(b, th.commWidth, ns)
+	}
+	if th.opt.Wakeups && !th.opt.Next {
+		b = append(b, "  "...)
+		b = timehistLeft(b, th.commWidth, nil)
+	}
+	b = append(b, '\n')
+	th.line = b
+	th.w.Write(b)
+}
+
+func (th *timehist) header() {
+	var b []byte
+	b = timehistRight(b, 15, []byte("time"))
+	b = append(b, ' ')
+	b = timehistRight(b, 6, []byte("cpu"))
+	b = append(b, "  "...)
+	b = timehistLeft(b, th.commWidth, []byte("task name"))
+	if th.opt.ShowPrio {
+		b = append(b, "  "...)
+		b = timehistLeft(b, 8, []byte("prio"))
+	}
+	b = append(b, "  wait time  sch delay   run time"...)
+	if th.opt.State {
+		b = append(b, "  state"...)
+	}
+	b = append(b, '\n')
+	b = append(b, "                        "...)
+	b = timehistLeft(b, th.commWidth, []byte("[tid/pid]"))
+	if th.opt.ShowPrio {
+		b = append(b, "  "...)
+		b = timehistLeft(b, 8, nil)
+	}
+	b = append(b, "     (msec)     (msec)     (msec)"...)
+	if th.opt.State {
+		b = append(b, "       "...)
+	}
+	b = append(b, '\n')
+	b = append(b, timehistDashes(15)...)
+	b = append(b, ' ')
+	b = append(b, timehistDashes(6)...)
+	b = append(b, "  "...)
+	b = append(b, timehistDashes(th.commWidth)...)
+	if th.opt.ShowPrio {
+		b = append(b, "  "...)
+		b = append(b, timehistDashes(8)...)
+	}
+	b = append(b, "  ---------  ---------  ---------"...)
+	if th.opt.State {
+		b = append(b, "  -----"...)
+	}
+	b = append(b, '\n')
+	th.w.Write(b)
+}
+
+func timehistDashes(n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = '-'
+	}
+	return b
+}
+
+// summary prints perf's "Runtime summary" (or "Wait-time summary" with
+// --state, "Idle-time summary" with -I), the idle statistics per CPU and
+// the totals.
+func (th *timehist) summary() {
+	w := th.w
+	histTime := th.histEnd - th.histStart
+	cw := th.commWidth
+	var b []byte
+	switch {
+	case th.opt.IdleHist:
+		b = append(b, "\nIdle-time summary\n"...)
+		b = timehistRight(b, cw, []byte("comm"))
+		b = append(b, "  parent  sched-out    idle-time   min-idle    avg-idle    max-idle  stddev  migrations\n"...)
+	case th.opt.State:
+		b = append(b, "\nWait-time summary\n"...)
+		b = timehistRight(b, cw, []byte("comm"))
+		b = append(b, "  parent   sched-in     run-time      sleep      iowait     preempt       delay\n"...)
+	default:
+		b = append(b, "\nRuntime summary\n"...)
+		b = timehistRight(b, cw, []byte("comm"))
+		b = append(b, "  parent   sched-in     run-time    min-run     avg-run     max-run  stddev  migrations\n"...)
+	}
+	b = timehistRight(b, cw, nil)
+	b = append(b, "            (count)       (msec)     (msec)      (msec)      (msec)       "...)
+	if th.opt.State {
+		b = append(b, "(msec)\n"...)
+	} else {
+		b = append(b, "%\n"...)
+	}
+	b = append(b, timehistDashes(117)...)
+	b = append(b, '\n')
+	w.Write(b)
+
+	threads := make([]*timehistThread, 0, len(th.m.threads))
+	for _, t := range th.m.threads {
+		threads = append(threads, t)
+	}
+	sort.Slice(threads, func(i, j int) bool { return threads[i].seq < threads[j].seq })
+	var tasks, switches uint64
+	var totalRun int64
+	for _, t := range threads {
+		if th.filtered(t) || t.run.n == 0 {
+			continue
+		}
+		tasks++
+		switches += uint64(t.run.n)
+		totalRun += t.totalRun
+		b = b[:0]
+		b = timehistRight(b, cw, th.commStr(t))
+		b = append(b, "   "...)
+		b = timehistRight(b, 5, timehistInt(nil, int64(t.ppid)))
+		b = append(b, "  "...)
+		b = timehistRight(b, 9, timehistInt(nil, int64(t.run.n)))
+		b = append(b, ' ')
+		b = timehistSchedTime(b, t.totalRun, 8)
+		if th.opt.State {
+			b = timehistSchedTime(b, t.totalSleep, 6)
+			b = append(b, ' ')
+			b = timehistSchedTime(b, t.totalIO, 6)
+			b = append(b, ' ')
+			b = timehistSchedTime(b, t.totalPre, 6)
+			b = append(b, ' ')
+			b = timehistSchedTime(b, t.totalDelay, 6)
+		} else {
+			b = timehistSchedTime(b, t.run.min, 6)
+			b = append(b, ' ')
+			b = timehistSchedTime(b, int64(t.run.mean), 6)
+			b = append(b, ' ')
+			b = timehistSchedTime(b, t.run.max, 6)
+			b = append(b, "  "...)
+			// perf stores the percentage in a float before printing "%5.2f".
+			b = timehistRight(b, 5, timehistFloat(nil, float64(float32(t.run.relStddev())), 2))
+			b = append(b, "   "...)
+			b = timehistRight(b, 5, timehistUint(nil, t.migrations))
+		}
+		b = append(b, '\n')
+		w.Write(b)
+	}
+	if tasks == 0 {
+		w.WriteString("<no still running tasks>\n")
+	}
+	// perf: "CPU idle stats not tracked when samples were skipped".
+	if th.skipped != 0 && !th.opt.IdleHist {
+		return
+	}
+	w.WriteString("\nIdle stats:\n")
+	for i, t := range th.idle {
+		if !th.cpuAllowed(trace.CPU(i)) || t == nil {
+			continue
+		}
+		b = b[:0]
+		b = append(b, "    CPU "...)
+		b = timehistRight(b, 2, timehistInt(nil, int64(i)))
+		if t.run.n != 0 {
+			switches += uint64(t.run.n)
+			b = append(b, " idle for "...)
+			b = timehistSchedTime(b, t.totalRun, 6)
+			b = append(b, " msec  ("...)
+			pct := 0.0
+			if histTime != 0 {
+				pct = 100 * float64(t.totalRun) / float64(histTime)
+			}
+			b = timehistRight(b, 6, timehistFloat(nil, pct, 2))
+			b = append(b, "%)\n"...)
+		} else {
+			b = append(b, " idle entire time window\n"...)
+		}
+		w.Write(b)
+	}
+	b = b[:0]
+	b = append(b, "\n    Total number of unique tasks: "...)
+	b = timehistUint(b, tasks)
+	b = append(b, "\nTotal number of context switches: "...)
+	b = timehistUint(b, switches)
+	b = append(b, "\n           Total run time (msec): "...)
+	b = timehistSchedTime(b, totalRun, 2)
+	b = append(b, "\n    Total scheduling time (msec): "...)
+	b = timehistSchedTime(b, histTime, 2)
+	b = append(b, " (x "...)
+	b = timehistInt(b, int64(th.maxCPU))
+	b = append(b, ")\n"...)
+	w.Write(b)
+}
+
+// String helpers for the views: fixed-width columns without fmt.
+
+func timehistRight(b []byte, width int, s []byte) []byte {
+	for i := len(s); i < width; i++ {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
+}
+
+func timehistLeft(b []byte, width int, s []byte) []byte {
+	b = append(b, s...)
+	for i := len(s); i < width; i++ {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// timehistZero appends v zero-padded to width digits (printf "%0*d").
+func timehistZero(b []byte, width int, v int64) []byte {
+	var tmp [24]byte
+	d := timehistInt(tmp[:0], v)
+	for i := len(d); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, d...)
+}
+
+// timehistUsec appends a trace time as perf's timestamp__scnprintf_usec:
+// seconds, '.', six digits of microseconds (truncated, not rounded).
+func timehistUsec(b []byte, ns int64) []byte {
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns
+	}
+	b = timehistInt(b, ns/1e9)
+	b = append(b, '.')
+	return timehistZero(b, 6, ns%1e9/1e3)
+}
+
+// timehistSchedTime is perf's print_sched_time: msec right-aligned to width,
+// '.', three digits of usec (truncated), then a space.
+func timehistSchedTime(b []byte, ns int64, width int) []byte {
+	if ns < 0 {
+		ns = 0
+	}
+	var tmp [24]byte
+	b = timehistRight(b, width, timehistInt(tmp[:0], ns/1e6))
+	b = append(b, '.')
+	b = timehistZero(b, 3, ns%1e6/1e3)
+	return append(b, ' ')
+}
+
+func timehistInt(b []byte, v int64) []byte   { return strconv.AppendInt(b, v, 10) }
+func timehistUint(b []byte, v uint64) []byte { return strconv.AppendUint(b, v, 10) }
+func timehistFloat(b []byte, v float64, prec int) []byte {
+	return strconv.AppendFloat(b, v, 'f', prec, 64)
+}

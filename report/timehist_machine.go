@@ -1,0 +1,210 @@
+package report
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// timehistThread is one thread identity as perf's thread table
+// (tools/perf/util/machine.c, thread.c; perf 6.12) knows it, plus the
+// per-thread state of `perf sched timehist` (struct thread_runtime in
+// tools/perf/builtin-sched.c) and of `perf sched map` (shortname,
+// comm_changed).
+type timehistThread struct {
+	tid     trace.TID
+	pid     trace.PID // -1 until known
+	ppid    trace.TID // tid of the forking parent; -1 unknown
+	comm    string
+	commSet bool // named by a COMM record or a fork (perf's thread__comm_set)
+	seq     int  // creation order, for a deterministic summary order
+
+	// timehist (struct thread_runtime).
+	lastTime   int64 // ns: last sched_switch that switched this thread out
+	readyToRun int64 // ns: first wakeup since then (or the switch-out itself when preempted)
+	lastState  byte  // perf's state letter at the last switch-out
+	dtRun      int64
+	dtSleep    int64
+	dtIOWait   int64
+	dtPreempt  int64
+	dtDelay    int64
+	run        timehistStats
+	totalRun   int64
+	totalSleep int64
+	totalIO    int64
+	totalPre   int64
+	totalDelay int64
+	migrations uint64
+	prio       int32 // prio at the last switch-in; -1 unknown
+
+	// map.
+	shortname   [2]byte // 0 = none yet
+	commChanged bool
+
+	lastIdle *timehistThread // idle threads only: the task that ran before (-I)
+}
+
+// timehistStats is perf's util/stat.c running statistics (Welford's
+// online mean/variance, float64 like perf's doubles), kept bit-compatible
+// so avg and stddev print exactly as perf prints them.
+type timehistStats struct {
+	n, mean, m2 float64
+	max, min    int64
+}
+
+func (s *timehistStats) update(v int64) {
+	s.n++
+	delta := float64(v) - s.mean
+	s.mean += delta / s.n
+	s.m2 += delta * (float64(v) - s.mean)
+	if s.n == 1 || v > s.max {
+		s.max = v
+	}
+	if s.n == 1 || v < s.min {
+		s.min = v
+	}
+}
+
+// relStddev is perf's rel_stddev_stats(stddev_stats(), avg): the standard
+// error of the mean, sqrt(M2/(n-1)/n), as a percentage of the mean.
+func (s *timehistStats) relStddev() float64 {
+	if s.n < 2 || s.mean == 0 {
+		return 0
+	}
+	v := s.m2 / (s.n - 1) / s.n
+	return 100 * math.Sqrt(v) / s.mean
+}
+
+// timehistMachine is the thread table the timehist and map views resolve
+// task ids in. In exact mode it reproduces perf 6.12's rules, warts
+// included, so the views print what perf prints:
+//   - a thread seen without a COMM record is named ":TID";
+//   - PERF_RECORD_EXIT removes the thread (timehist only), so a later
+//     sample of it starts a fresh ":TID" thread with zeroed statistics;
+//   - finding a thread with a known pid sets its pid once (and creates the
+//     group leader's entry);
+//   - a FORK removes any thread that still holds the child's tid.
+//
+// Outside exact mode the table keeps exited threads until their tid is
+// reused and names unnamed threads from the tracepoint's comm field.
+type timehistMachine struct {
+	exact       bool
+	removeExits bool
+	threads     map[trace.TID]*timehistThread
+	seq         int
+}
+
+func newTimehistMachine(exact, removeExits bool) *timehistMachine {
+	m := &timehistMachine{exact: exact, removeExits: removeExits, threads: make(map[trace.TID]*timehistThread, 1024)}
+	// perf's host machine knows the idle task as "swapper" (pid 0).
+	sw := m.newThread(0, 0)
+	sw.comm, sw.commSet = "swapper", true
+	return m
+}
+
+func (m *timehistMachine) newThread(pid trace.PID, tid trace.TID) *timehistThread {
+	m.seq++
+	t := &timehistThread{tid: tid, pid: pid, ppid: -1, seq: m.seq, prio: -1, lastState: 0}
+	t.comm = ":" + strconv.Itoa(int(tid))
+	m.threads[tid] = t
+	return t
+}
+
+// find returns the thread holding tid (nil if none), updating its pid as
+// perf's machine__find_thread does.
+func (m *timehistMachine) find(pid trace.PID, tid trace.TID) *timehistThread {
+	t := m.threads[tid]
+	if t != nil {
+		m.updatePID(t, pid)
+	}
+	return t
+}
+
+// findnew is perf's machine__findnew_thread.
+func (m *timehistMachine) findnew(pid trace.PID, tid trace.TID) *timehistThread {
+	if t := m.threads[tid]; t != nil {
+		m.updatePID(t, pid)
+		return t
+	}
+	t := m.newThread(pid, tid)
+	if pid != -1 && trace.TID(pid) != tid {
+		m.findnew(pid, trace.TID(pid)) // thread__init_maps: the group leader shares its maps
+	}
+	return t
+}
+
+func (m *timehistMachine) updatePID(t *timehistThread, pid trace.PID) {
+	if pid == t.pid || pid == -1 || t.pid != -1 {
+		return
+	}
+	t.pid = pid
+	if trace.TID(pid) != t.tid {
+		m.findnew(pid, trace.TID(pid))
+	}
+}
+
+func (m *timehistMachine) remove(t *timehistThread) {
+	if m.threads[t.tid] == t {
+		delete(m.threads, t.tid)
+	}
+}
+
+// name gives an unnamed thread the tracepoint's comm (not in exact mode,
+// where perf keeps ":TID").
+func (m *timehistMachine) name(t *timehistThread, comm string) {
+	if !m.exact && !t.commSet && comm != "" && t.tid != 0 {
+		t.comm = comm
+	}
+}
+
+// isRecordFork tells a PERF_RECORD_FORK (which carries the child's pid and
+// no names) from a sched_process_fork tracepoint, which perf's thread table
+// ignores.
+func timehistIsRecordFork(e *trace.Event) bool {
+	return e.ChildComm == "" && e.ChildPID >= 0
+}
+
+// observe applies the thread-table side of an event: COMM/exec, FORK and
+// EXIT records. It returns the thread whose name changed (for map's
+// comm_changed), or nil.
+func (m *timehistMachine) observe(e *trace.Event) *timehistThread {
+	switch e.Kind {
+	case trace.KindComm, trace.KindExec:
+		if e.TID < 0 {
+			return nil
+		}
+		t := m.findnew(e.PID, e.TID)
+		t.comm, t.commSet = e.Comm, true
+		return t
+	case trace.KindFork:
+		if !timehistIsRecordFork(e) {
+			return nil
+		}
+		child := m.find(e.ChildPID, e.ChildTID)
+		parent := m.findnew(e.PID, e.TID)
+		if parent.pid != e.PID {
+			// perf: "removing erroneous parent thread".
+			m.remove(parent)
+			parent = m.findnew(e.PID, e.TID)
+		}
+		if child != nil {
+			m.remove(child)
+		}
+		child = m.findnew(e.ChildPID, e.ChildTID)
+		if parent.commSet {
+			child.comm, child.commSet = parent.comm, true
+		} else if !m.exact && e.Comm != "" {
+			child.comm = e.Comm
+		}
+		child.ppid = parent.tid
+	case trace.KindExit:
+		if e.Comm != "" || !m.removeExits {
+			return nil // a sched_process_exit tracepoint; perf acts on PERF_RECORD_EXIT only
+		}
+		if t := m.find(e.PID, e.TID); t != nil && m.exact {
+			m.remove(t)
+		}
+	}
+	return nil
+}
