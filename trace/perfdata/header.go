@@ -1,0 +1,392 @@
+package perfdata
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"strings"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tpformat"
+)
+
+// File magic (tools/perf/util/header.c __perf_magic2): the u64 0x32454c4946524550
+// in the recorder's byte order, i.e. "PERFILE2" when little-endian.
+const (
+	magicLE = "PERFILE2"
+	magicBE = "2ELIFREP"
+)
+
+// fileHeaderSize is sizeof(struct perf_file_header): magic, size, attr_size,
+// attrs, data, event_types sections and the 256-bit feature bitmap.
+const (
+	fileHeaderSize = 8 + 8 + 8 + 16 + 16 + 16 + 32
+	pipeHeaderSize = 16
+)
+
+// Feature bits (tools/perf/util/header.h enum HEADER_*).
+const (
+	featTracingData = 1
+	featHostname    = 3
+	featOSRelease   = 4
+	featVersion     = 5
+	featArch        = 6
+	featNrCPUs      = 7
+	featCmdline     = 11
+	featEventDesc   = 12
+	featSampleTime  = 21
+	featClockID     = 23
+	featCompressed  = 27
+)
+
+// sample_type bits (include/uapi/linux/perf_event.h enum perf_event_sample_format).
+const (
+	sampleIP         = 1 << 0
+	sampleTID        = 1 << 1
+	sampleTime       = 1 << 2
+	sampleAddr       = 1 << 3
+	sampleRead       = 1 << 4
+	sampleCallchain  = 1 << 5
+	sampleID         = 1 << 6
+	sampleCPU        = 1 << 7
+	samplePeriod     = 1 << 8
+	sampleStreamID   = 1 << 9
+	sampleRaw        = 1 << 10
+	sampleIdentifier = 1 << 16
+)
+
+// read_format bits.
+const (
+	readTotalTimeEnabled = 1 << 0
+	readTotalTimeRunning = 1 << 1
+	readID               = 1 << 2
+	readGroup            = 1 << 3
+	readLost             = 1 << 4
+)
+
+// perf_event_attr.type of tracepoints (PERF_TYPE_TRACEPOINT).
+const typeTracepoint = 2
+
+// attr is one event attribute (an "evsel" in perf's terms): how its samples
+// are laid out and what they mean.
+type attr struct {
+	index       int
+	typ         uint32
+	config      uint64 // tracepoint id for typeTracepoint
+	sampleType  uint64
+	readFormat  uint64
+	sampleIDAll bool
+	name        string // e.g. "sched:sched_switch" (EVENT_DESC or the tracepoint format)
+	ids         []uint64
+	dec         *tpformat.SchedDecoder
+	resolved    bool
+	samples     uint64
+	idHdrSize   int // bytes of the sample_id trailer on non-sample records
+	sampleFixed int // bytes of the fixed sample fields before READ/CALLCHAIN/RAW
+}
+
+// parseAttr reads a perf_event_attr of any size (at least PERF_ATTR_SIZE_VER0
+// = 64 bytes: type, size, config, sample_period, sample_type, read_format,
+// the flag bits).
+func parseAttr(b []byte, order binary.ByteOrder) (*attr, error) {
+	if len(b) < 64 {
+		return nil, fmt.Errorf("attr of %d bytes, need at least 64: %w", len(b), trace.ErrCorrupt)
+	}
+	a := &attr{
+		typ:        order.Uint32(b[0:]),
+		config:     order.Uint64(b[8:]),
+		sampleType: order.Uint64(b[24:]),
+		readFormat: order.Uint64(b[32:]),
+	}
+	flags := order.Uint64(b[40:])
+	// sample_id_all is bit 18 of the bit-field word. C allocates bit-fields
+	// from the least significant bit on little-endian targets and from the
+	// most significant one on big-endian targets.
+	if order == binary.ByteOrder(binary.BigEndian) {
+		a.sampleIDAll = flags>>(63-18)&1 != 0
+	} else {
+		a.sampleIDAll = flags>>18&1 != 0
+	}
+	a.idHdrSize = 8 * bits.OnesCount64(a.sampleType&(sampleTID|sampleTime|sampleID|sampleStreamID|sampleCPU|sampleIdentifier))
+	return a, nil
+}
+
+// cstring returns b up to its first NUL.
+func cstring(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// cursor reads the feature sections' little structures with bounds checks:
+// the first failure sticks in err and later reads return zeros.
+type cursor struct {
+	b     []byte
+	order binary.ByteOrder
+	err   error
+	what  string
+}
+
+func (c *cursor) fail() {
+	if c.err == nil {
+		c.err = fmt.Errorf("%s: truncated: %w", c.what, trace.ErrCorrupt)
+	}
+	c.b = nil
+}
+
+func (c *cursor) bytes(n int) []byte {
+	if n < 0 || n > len(c.b) {
+		c.fail()
+		return nil
+	}
+	v := c.b[:n]
+	c.b = c.b[n:]
+	return v
+}
+
+func (c *cursor) u32() uint32 {
+	b := c.bytes(4)
+	if b == nil {
+		return 0
+	}
+	return c.order.Uint32(b)
+}
+
+func (c *cursor) u64() uint64 {
+	b := c.bytes(8)
+	if b == nil {
+		return 0
+	}
+	return c.order.Uint64(b)
+}
+
+// str reads a perf header string: u32 len, then len bytes NUL-padded.
+func (c *cursor) str() string {
+	n := c.u32()
+	if uint64(n) > uint64(len(c.b)) {
+		c.fail()
+		return ""
+	}
+	return cstring(c.bytes(int(n)))
+}
+
+// cstr reads a NUL-terminated string.
+func (c *cursor) cstr() string {
+	i := bytes.IndexByte(c.b, 0)
+	if i < 0 {
+		c.fail()
+		return ""
+	}
+	s := string(c.b[:i])
+	c.b = c.b[i+1:]
+	return s
+}
+
+// eventDesc is one entry of HEADER_EVENT_DESC.
+type eventDesc struct {
+	name string
+	ids  []uint64
+}
+
+// applyFeature stores one feature section's facts in r.
+func (r *Reader) applyFeature(bit int, b []byte) error {
+	c := &cursor{b: b, order: r.order, what: fmt.Sprintf("feature %s", featureName(bit))}
+	m := r.meta
+	switch bit {
+	case featTracingData:
+		return r.parseTracingData(b)
+	case featHostname:
+		m.Hostname = c.str()
+	case featOSRelease:
+		m.OSRelease = c.str()
+	case featVersion:
+		m.Tool = "perf " + c.str()
+	case featArch:
+		m.Arch = c.str()
+	case featNrCPUs:
+		m.NrCPUsAvail = int(c.u32())
+		m.NrCPUs = int(c.u32())
+	case featCmdline:
+		n := c.u32()
+		if uint64(n) > uint64(len(b)) {
+			c.fail()
+		}
+		m.Cmdline = m.Cmdline[:0]
+		for i := uint32(0); i < n && c.err == nil; i++ {
+			m.Cmdline = append(m.Cmdline, c.str())
+		}
+	case featEventDesc:
+		n, size := c.u32(), c.u32()
+		if uint64(n) > uint64(len(b)) || size < 64 {
+			c.fail()
+		}
+		for i := uint32(0); i < n && c.err == nil; i++ {
+			c.bytes(int(size))
+			nids := c.u32()
+			name := c.str()
+			if uint64(nids)*8 > uint64(len(c.b)) {
+				c.fail()
+				break
+			}
+			d := eventDesc{name: name}
+			for j := uint32(0); j < nids; j++ {
+				d.ids = append(d.ids, c.u64())
+			}
+			r.descs = append(r.descs, d)
+		}
+		if c.err == nil {
+			r.nameAttrs()
+		}
+	case featSampleTime:
+		m.FirstTime = int64(c.u64())
+		m.LastTime = int64(c.u64())
+	case featClockID:
+		// u64 clockid resolution... the clock itself is in attr.clockid;
+		// perf's default is its local_clock.
+	case featCompressed:
+		// u32 version, type, level, ratio, mmap_len: the records say it all.
+	}
+	return c.err
+}
+
+// nameAttrs gives attrs the names of HEADER_EVENT_DESC, matched by sample id
+// (or by position when ids are missing).
+func (r *Reader) nameAttrs() {
+	for i, d := range r.descs {
+		var a *attr
+		if len(d.ids) > 0 {
+			a = r.byID[d.ids[0]]
+		}
+		if a == nil && i < len(r.attrs) {
+			a = r.attrs[i]
+		}
+		if a != nil && d.name != "" {
+			a.name = d.name
+		}
+	}
+}
+
+var featureNames = map[int]string{
+	featTracingData: "tracing_data", 2: "build_id", featHostname: "hostname",
+	featOSRelease: "osrelease", featVersion: "version", featArch: "arch",
+	featNrCPUs: "nrcpus", 8: "cpudesc", 9: "cpuid", 10: "total_mem",
+	featCmdline: "cmdline", featEventDesc: "event_desc", 13: "cpu_topology",
+	14: "numa_topology", 15: "branch_stack", 16: "pmu_mappings", 17: "group_desc",
+	18: "auxtrace", 19: "stat", 20: "cache", featSampleTime: "sample_time",
+	22: "mem_topology", featClockID: "clockid", 24: "dir_format", 25: "bpf_prog_info",
+	26: "bpf_btf", featCompressed: "compressed", 28: "cpu_pmu_caps", 29: "clock_data",
+	30: "hybrid_topology", 31: "pmu_caps",
+}
+
+func featureName(bit int) string {
+	if n, ok := featureNames[bit]; ok {
+		return n
+	}
+	return fmt.Sprintf("#%d", bit)
+}
+
+// tracingMagic opens HEADER_TRACING_DATA (tools/perf/util/trace-event-info.c).
+const tracingMagic = "\x17\x08\x44tracing"
+
+// parseTracingData reads the event format descriptions from a
+// HEADER_TRACING_DATA blob: magic, version string, endianness and long size,
+// page size, header_page and header_event, the ftrace formats, then per
+// system the event formats. kallsyms, printk formats and saved cmdlines
+// that follow are not needed.
+func (r *Reader) parseTracingData(b []byte) error {
+	c := &cursor{b: b, order: r.order, what: "tracing data"}
+	if !bytes.HasPrefix(b, []byte(tracingMagic)) {
+		return fmt.Errorf("tracing data: bad magic %q: %w", b[:min(len(b), 10)], trace.ErrCorrupt)
+	}
+	c.bytes(len(tracingMagic))
+	r.tracingVersion = c.cstr()
+	be := c.bytes(1)
+	c.bytes(1) // sizeof(long)
+	if be != nil && be[0] != 0 {
+		c.order = binary.BigEndian
+	} else {
+		c.order = binary.LittleEndian
+	}
+	c.u32() // page size
+	for _, want := range []string{"header_page", "header_event"} {
+		if got := c.cstr(); got != want && c.err == nil {
+			return fmt.Errorf("tracing data: section %q where %q expected: %w", got, want, trace.ErrCorrupt)
+		}
+		c.bytes(int(min(c.u64(), uint64(len(c.b))+1)))
+	}
+	readFormats := func(system string) {
+		n := c.u32()
+		for i := uint32(0); i < n && c.err == nil; i++ {
+			size := c.u64()
+			text := c.bytes(int(min(size, uint64(len(c.b))+1)))
+			if c.err != nil {
+				return
+			}
+			f, err := tpformat.Parse(text)
+			if err != nil {
+				r.meta.Warnings.Add("bad-tracepoint-format", "perf.data: %v", err)
+				continue
+			}
+			f.System = system
+			r.formats[f.ID] = f
+		}
+	}
+	readFormats("ftrace")
+	nsys := c.u32()
+	for i := uint32(0); i < nsys && c.err == nil; i++ {
+		readFormats(c.cstr())
+	}
+	r.resolveAttrs()
+	return c.err
+}
+
+// resolveAttrs binds tracepoint attrs to their formats and sched decoders.
+func (r *Reader) resolveAttrs() {
+	for _, a := range r.attrs {
+		if a.typ != typeTracepoint {
+			continue
+		}
+		f, ok := r.formats[int(a.config)]
+		if !ok {
+			continue
+		}
+		if a.name == "" {
+			a.name = f.FullName()
+		}
+		a.resolved = true
+		if f.System != "sched" {
+			continue
+		}
+		d, err := tpformat.NewSchedDecoder(f, r.order, &r.intern)
+		if err != nil {
+			if _, known := trace.KindByName(f.Name); known {
+				r.meta.Warnings.Add("sched-format", "perf.data: %v", err)
+			}
+			continue
+		}
+		a.dec = d
+		switch d.Kind {
+		case trace.KindFork:
+			r.haveForkTP = true
+		case trace.KindExit:
+			r.haveExitTP = true
+		case trace.KindExec:
+			r.haveExecTP = true
+		}
+		if d.Kind == trace.KindSwitch && !d.State.Derived {
+			r.meta.Warnings.Add("prev-state-format", "perf.data: sched_switch print fmt not understood; prev_state read in the Linux >= 4.14 encoding")
+		}
+	}
+}
+
+// attrName returns a printable name of an attr.
+func (a *attr) displayName() string {
+	if a.name != "" {
+		return a.name
+	}
+	return fmt.Sprintf("attr%d(type %d, config %#x)", a.index, a.typ, a.config)
+}
+
+var _ = strings.TrimSpace

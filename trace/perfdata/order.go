@@ -1,0 +1,88 @@
+package perfdata
+
+import "github.com/traceview/traceview/trace"
+
+// queue is the reordering window: a binary min-heap of (time, arrival)
+// keys over a slab of events, so that sifting moves 24-byte keys instead of
+// whole events. Equal times leave in arrival (file) order.
+type queue struct {
+	keys []qkey
+	slab []trace.Event
+	free []int32
+	seq  uint64
+}
+
+type qkey struct {
+	t   int64
+	seq uint64
+	idx int32
+}
+
+func (k qkey) less(o qkey) bool { return k.t < o.t || k.t == o.t && k.seq < o.seq }
+
+func (q *queue) len() int { return len(q.keys) }
+
+// minTime is the time of the earliest event; the queue must not be empty.
+func (q *queue) minTime() int64 { return q.keys[0].t }
+
+// slot returns a free event slot to fill, and its index for push.
+func (q *queue) slot() (*trace.Event, int32) {
+	var i int32
+	if n := len(q.free); n > 0 {
+		i = q.free[n-1]
+		q.free = q.free[:n-1]
+	} else {
+		q.slab = append(q.slab, trace.Event{})
+		i = int32(len(q.slab) - 1)
+	}
+	return &q.slab[i], i
+}
+
+// push queues the event filled in slot i.
+func (q *queue) push(i int32) {
+	k := qkey{t: q.slab[i].Time, seq: q.seq, idx: i}
+	q.seq++
+	q.keys = append(q.keys, k)
+	j := len(q.keys) - 1
+	for j > 0 {
+		p := (j - 1) / 2
+		if !k.less(q.keys[p]) {
+			break
+		}
+		q.keys[j] = q.keys[p]
+		j = p
+	}
+	q.keys[j] = k
+}
+
+// pop removes and returns the earliest event.
+func (q *queue) pop() trace.Event {
+	top := q.keys[0]
+	ev := q.slab[top.idx]
+	q.free = append(q.free, top.idx)
+	n := len(q.keys) - 1
+	last := q.keys[n]
+	q.keys = q.keys[:n]
+	if n > 0 {
+		j := 0
+		for {
+			l := 2*j + 1
+			if l >= n {
+				break
+			}
+			if r := l + 1; r < n && q.keys[r].less(q.keys[l]) {
+				l = r
+			}
+			if !q.keys[l].less(last) {
+				break
+			}
+			q.keys[j] = q.keys[l]
+			j = l
+		}
+		q.keys[j] = last
+	}
+	return ev
+}
+
+// release returns an unused slot.
+func (q *queue) release(i int32) { q.free = append(q.free, i) }

@@ -1,0 +1,539 @@
+package perfdata
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"strings"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tpformat"
+)
+
+// ErrNoSchedEvents is returned by Next at the end of a perf.data that
+// recorded no scheduler tracepoint (for example `perf record -e cpu-clock`):
+// there is nothing for a scheduler report to read.
+var ErrNoSchedEvents = errors.New("no sched tracepoints recorded (record with 'perf sched record')")
+
+// ErrNotPerfData is returned by NewReader when the input does not start with
+// a perf.data magic.
+var ErrNotPerfData = errors.New("not a perf.data file (no PERFILE2 magic)")
+
+// DefaultMaxPending bounds the reordering window (events held while waiting
+// for their round to end; about 200 bytes each). When a trace has no
+// FINISHED_ROUND records or a pass is longer, the earliest half is released
+// early and any event that later arrives below the released time is counted
+// as an "out-of-order" warning (perf's "Timestamp below last timeslice
+// flush").
+const DefaultMaxPending = 1 << 19
+
+// Record types (include/uapi/linux/perf_event.h enum perf_event_type, and
+// tools/perf/util/event.h enum perf_user_event_type for 64 and up).
+const (
+	recMMAP            = 1
+	recLost            = 2
+	recComm            = 3
+	recExit            = 4
+	recFork            = 7
+	recSample          = 9
+	recLostSamples     = 13
+	maxKernelRecord    = 22 // PERF_RECORD_CALLCHAIN_DEFERRED
+	recHeaderAttr      = 64
+	recTracingData     = 66
+	recFinishedRound   = 68
+	recEventUpdate     = 78
+	recHeaderFeature   = 80
+	recCompressed      = 81
+	recFinishedInit    = 82
+	recCompressed2     = 83
+	maxUserRecord      = 83
+	miscCommExec       = 1 << 13
+	eventUpdateName    = 2
+	maxTracingDataSize = 1 << 30
+)
+
+// Stats counts what a Reader has read so far.
+type Stats struct {
+	// Records counts records by type (index: PERF_RECORD_* number, up to
+	// maxUserRecord; others in Records[0]).
+	Records [maxUserRecord + 1]uint64
+	// Samples counts PERF_RECORD_SAMPLE records per event name, as
+	// `perf report --stats` lists them ("sched:sched_switch": N).
+	Samples map[string]uint64
+	// Events counts delivered-to-be events by kind.
+	Events [len(trace.Kinds)]uint64
+	// Bytes is the number of data-section bytes read.
+	Bytes int64
+}
+
+// Reader streams a perf.data file. Create it with NewReader; it implements
+// trace.Source.
+type Reader struct {
+	MaxPending int // reordering window bound; DefaultMaxPending unless set before the first Next
+
+	br      *bufio.Reader
+	cleanup func() error
+	order   binary.ByteOrder
+	pipe    bool
+	meta    *trace.Meta
+
+	attrs          []*attr
+	byID           map[uint64]*attr
+	lastID         uint64
+	lastAttr       *attr
+	descs          []eventDesc
+	formats        map[int]*tpformat.Format
+	tracingVersion string
+	intern         tpformat.Interner
+	haveForkTP     bool
+	haveExitTP     bool
+	haveExecTP     bool
+
+	off     int64 // file offset of the next record
+	dataEnd int64 // file mode: offset just past the data section
+
+	q          queue
+	flushLimit int64 // events at or below this time may leave
+	nextFlush  int64 // the max time seen at the last FINISHED_ROUND
+	maxTime    int64
+	lastOut    int64
+	forced     int
+	eof        bool
+	err        error
+
+	tidPID  map[trace.TID]trace.PID
+	cpuLast []int64 // last record time per CPU, for lost windows
+	stats   Stats
+	decomp  *decompressor
+}
+
+// NewReader reads the header of a perf.data stream and, in file mode, its
+// attribute and feature sections. File mode needs to seek to the feature
+// sections, which follow the data: when in is not an io.ReaderAt and
+// io.Seeker (a pipe holding a file-mode perf.data), the input is first
+// copied to a temporary file.
+func NewReader(in io.Reader) (*Reader, error) {
+	r := &Reader{
+		meta:    &trace.Meta{Format: "perf.data", Clock: "perf local_clock"},
+		byID:    map[uint64]*attr{},
+		formats: map[int]*tpformat.Format{},
+		tidPID:  map[trace.TID]trace.PID{0: 0},
+		stats:   Stats{Samples: map[string]uint64{}},
+	}
+	ra, seekable := in.(interface {
+		io.ReaderAt
+		io.Seeker
+	})
+	var head [16]byte
+	if seekable {
+		if _, err := ra.ReadAt(head[:], 0); err != nil {
+			return nil, fmt.Errorf("header at offset 0: %w (%w)", shortErr(err), trace.ErrCorrupt)
+		}
+	} else {
+		br := bufio.NewReaderSize(in, 1<<20)
+		h, err := br.Peek(16)
+		if err != nil {
+			if len(h) < 8 || (string(h[:8]) != magicLE && string(h[:8]) != magicBE) {
+				return nil, ErrNotPerfData
+			}
+			return nil, fmt.Errorf("header at offset 0: %w (%w)", shortErr(err), trace.ErrCorrupt)
+		}
+		copy(head[:], h)
+		in = br
+	}
+	switch string(head[:8]) {
+	case magicLE:
+		r.order = binary.LittleEndian
+	case magicBE:
+		r.order = binary.BigEndian
+	default:
+		return nil, ErrNotPerfData
+	}
+	hsize := r.order.Uint64(head[8:])
+	if hsize == pipeHeaderSize {
+		r.pipe = true
+		br, ok := in.(*bufio.Reader)
+		if !ok || br.Size() < 1<<20 {
+			br = bufio.NewReaderSize(in, 1<<20)
+		}
+		if _, err := br.Discard(pipeHeaderSize); err != nil {
+			return nil, fmt.Errorf("header at offset 0: %w (%w)", shortErr(err), trace.ErrCorrupt)
+		}
+		r.br = br
+		r.off = pipeHeaderSize
+		return r, nil
+	}
+	if !seekable {
+		f, err := spill(in)
+		if err != nil {
+			return nil, err
+		}
+		r.cleanup = func() error { f.Close(); return os.Remove(f.Name()) }
+		ra = f
+	}
+	if err := r.readFileHeader(ra); err != nil {
+		if r.cleanup != nil {
+			r.cleanup()
+		}
+		return nil, err
+	}
+	return r, nil
+}
+
+// spill copies a non-seekable input to a temporary file.
+func spill(in io.Reader) (*os.File, error) {
+	f, err := os.CreateTemp("", "traceview-*.perf.data")
+	if err != nil {
+		return nil, fmt.Errorf("file-mode perf.data on a pipe needs a temporary copy: %w", err)
+	}
+	if _, err := io.Copy(f, in); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("copying file-mode perf.data from a pipe: %w", err)
+	}
+	return f, nil
+}
+
+func shortErr(err error) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return errors.New("truncated")
+	}
+	return err
+}
+
+// readFileHeader reads perf_file_header, the attrs and the feature sections.
+func (r *Reader) readFileHeader(ra interface {
+	io.ReaderAt
+	io.Seeker
+}) error {
+	size, err := ra.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	var h [fileHeaderSize]byte
+	if _, err := ra.ReadAt(h[:], 0); err != nil {
+		return fmt.Errorf("file header at offset 0: %w (%w)", shortErr(err), trace.ErrCorrupt)
+	}
+	o := r.order
+	attrSize := o.Uint64(h[16:])
+	attrsOff, attrsSize := o.Uint64(h[24:]), o.Uint64(h[32:])
+	dataOff, dataSize := o.Uint64(h[40:]), o.Uint64(h[48:])
+	usize := uint64(size)
+	section := func(what string, off, n uint64) error {
+		if off > usize || n > usize-off {
+			return fmt.Errorf("%s section at offset %d (%d bytes) past the end of the file (%d bytes): truncated: %w", what, off, n, size, trace.ErrCorrupt)
+		}
+		return nil
+	}
+	if err := section("attr", attrsOff, attrsSize); err != nil {
+		return err
+	}
+	if err := section("data", dataOff, dataSize); err != nil {
+		return err
+	}
+	if attrSize < 64+16 || attrSize > 1<<16 {
+		return fmt.Errorf("file header at offset 0: attr size %d: %w", attrSize, trace.ErrCorrupt)
+	}
+	ab := make([]byte, attrsSize)
+	if _, err := ra.ReadAt(ab, int64(attrsOff)); err != nil {
+		return fmt.Errorf("attr section at offset %d: %w (%w)", attrsOff, shortErr(err), trace.ErrCorrupt)
+	}
+	for i := uint64(0); i+attrSize <= uint64(len(ab)); i += attrSize {
+		e := ab[i : i+attrSize]
+		a, err := parseAttr(e[:attrSize-16], o)
+		if err != nil {
+			return fmt.Errorf("attr %d at offset %d: %w", len(r.attrs), attrsOff+i, err)
+		}
+		idOff, idSize := o.Uint64(e[attrSize-16:]), o.Uint64(e[attrSize-8:])
+		if err := section(fmt.Sprintf("attr %d id", len(r.attrs)), idOff, idSize); err != nil {
+			return err
+		}
+		ids := make([]byte, idSize/8*8)
+		if _, err := ra.ReadAt(ids, int64(idOff)); err != nil {
+			return fmt.Errorf("attr %d ids at offset %d: %w (%w)", len(r.attrs), idOff, shortErr(err), trace.ErrCorrupt)
+		}
+		for j := 0; j+8 <= len(ids); j += 8 {
+			a.ids = append(a.ids, o.Uint64(ids[j:]))
+		}
+		r.addAttr(a)
+	}
+	if len(r.attrs) == 0 {
+		return fmt.Errorf("attr section at offset %d: no attributes: %w", attrsOff, trace.ErrCorrupt)
+	}
+	// Feature sections: one {offset, size} per set bit, after the data.
+	featOff := dataOff + dataSize
+	nfeat := 0
+	for i := 0; i < 4; i++ {
+		nfeat += bits.OnesCount64(o.Uint64(h[72+8*i:]))
+	}
+	if err := section("feature table", featOff, uint64(nfeat)*16); err != nil {
+		return err
+	}
+	ft := make([]byte, nfeat*16)
+	if _, err := ra.ReadAt(ft, int64(featOff)); err != nil {
+		return fmt.Errorf("feature table at offset %d: %w (%w)", featOff, shortErr(err), trace.ErrCorrupt)
+	}
+	k := 0
+	var haveTracing bool
+	for bit := 0; bit < 256; bit++ {
+		if o.Uint64(h[72+8*(bit/64):])>>(bit%64)&1 == 0 {
+			continue
+		}
+		off, n := o.Uint64(ft[16*k:]), o.Uint64(ft[16*k+8:])
+		k++
+		if err := section("feature "+featureName(bit), off, n); err != nil {
+			return err
+		}
+		if _, known := featureNames[bit]; !known || bit == 2 || bit == 13 || bit == 14 || bit == 20 || bit == 22 {
+			continue // not needed
+		}
+		b := make([]byte, n)
+		if _, err := ra.ReadAt(b, int64(off)); err != nil {
+			return fmt.Errorf("feature %s at offset %d: %w (%w)", featureName(bit), off, shortErr(err), trace.ErrCorrupt)
+		}
+		if err := r.applyFeature(bit, b); err != nil {
+			return fmt.Errorf("feature %s at offset %d: %w", featureName(bit), off, err)
+		}
+		haveTracing = haveTracing || bit == featTracingData
+	}
+	_ = haveTracing
+	r.off = int64(dataOff)
+	r.dataEnd = int64(dataOff + dataSize)
+	r.br = bufio.NewReaderSize(io.NewSectionReader(ra, int64(dataOff), int64(dataSize)), 1<<20)
+	return nil
+}
+
+// addAttr registers an attribute and its sample ids.
+func (r *Reader) addAttr(a *attr) {
+	a.index = len(r.attrs)
+	r.attrs = append(r.attrs, a)
+	for _, id := range a.ids {
+		r.byID[id] = a
+	}
+	r.lastAttr = nil
+	r.resolveAttrs()
+}
+
+// Meta returns the trace's description; counters grow while reading.
+func (r *Reader) Meta() *trace.Meta { return r.meta }
+
+// Stats returns counts of what was read so far.
+func (r *Reader) Stats() *Stats { return &r.stats }
+
+// Close releases the reader (and the temporary copy of a piped file-mode
+// input). It does not close the input.
+func (r *Reader) Close() error {
+	if r.cleanup != nil {
+		err := r.cleanup()
+		r.cleanup = nil
+		return err
+	}
+	return nil
+}
+
+// HasSched reports whether any attribute is a decodable sched tracepoint.
+func (r *Reader) HasSched() bool {
+	for _, a := range r.attrs {
+		if a.dec != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// EventNames returns the names of the recorded events in attribute order.
+func (r *Reader) EventNames() []string {
+	out := make([]string, len(r.attrs))
+	for i, a := range r.attrs {
+		out[i] = a.displayName()
+	}
+	return out
+}
+
+// Pipe reports whether the input is in pipe mode.
+func (r *Reader) Pipe() bool { return r.pipe }
+
+// ByteOrder returns the byte order of the recording machine.
+func (r *Reader) ByteOrder() binary.ByteOrder { return r.order }
+
+// Next returns the next event in time order, io.EOF at the end, or the error
+// that stopped reading once every event read before it was returned.
+func (r *Reader) Next() (trace.Event, error) {
+	if r.MaxPending <= 0 {
+		r.MaxPending = DefaultMaxPending
+	}
+	for {
+		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.q.minTime() <= r.flushLimit) {
+			if r.forced > 0 {
+				r.forced--
+			}
+			ev := r.q.pop()
+			if ev.Time > r.lastOut {
+				r.lastOut = ev.Time
+			}
+			return ev, nil
+		}
+		if r.eof {
+			if r.err != nil {
+				return trace.Event{}, r.err
+			}
+			if !r.HasSched() {
+				names := strings.Join(r.EventNames(), ", ")
+				if names == "" {
+					names = "none"
+				}
+				return trace.Event{}, fmt.Errorf("%w; events in the file: %s", ErrNoSchedEvents, names)
+			}
+			return trace.Event{}, io.EOF
+		}
+		if err := r.step(); err != nil {
+			r.eof, r.err = true, err
+		}
+		if r.q.len() > r.MaxPending && r.forced == 0 {
+			r.forced = r.q.len() - r.MaxPending/2
+			r.meta.Warnings.Add("reorder-window-full", "perf.data: more than %d events pending between round marks; released early (bounded memory)", r.MaxPending)
+		}
+	}
+}
+
+// step reads and handles one record; io.EOF at the end sets r.eof.
+func (r *Reader) step() error {
+	if r.decomp != nil {
+		rec, ok, err := r.decomp.next(r)
+		if err != nil {
+			return fmt.Errorf("compressed record before offset %d: %w", r.off, err)
+		}
+		if ok {
+			return r.handle(rec, r.off)
+		}
+	}
+	h, err := r.br.Peek(8)
+	if err != nil {
+		if err == io.EOF && len(h) == 0 {
+			r.eof = true
+			if r.decomp != nil && r.decomp.pending() > 0 {
+				return fmt.Errorf("compressed records end inside a record: truncated: %w", trace.ErrCorrupt)
+			}
+			return nil
+		}
+		return fmt.Errorf("record header at offset %d: truncated: %w", r.off, trace.ErrCorrupt)
+	}
+	size := int(r.order.Uint16(h[6:]))
+	if size < 8 {
+		return fmt.Errorf("record at offset %d: size %d: %w", r.off, size, trace.ErrCorrupt)
+	}
+	rec, err := r.br.Peek(size)
+	if err != nil {
+		return fmt.Errorf("record of type %d at offset %d: %d of %d bytes: truncated: %w", r.order.Uint32(h), r.off, len(rec), size, trace.ErrCorrupt)
+	}
+	off := r.off
+	r.off += int64(size)
+	r.stats.Bytes += int64(size)
+	// Discarding a peeked record only moves the buffer's read index: rec
+	// stays valid until the next read from r.br.
+	if _, err := r.br.Discard(size); err != nil {
+		return err
+	}
+	return r.handle(rec, off)
+}
+
+// handle decodes one record (rec includes its 8-byte header).
+func (r *Reader) handle(rec []byte, off int64) error {
+	o := r.order
+	typ := o.Uint32(rec)
+	if typ <= maxUserRecord {
+		r.stats.Records[typ]++
+	} else {
+		r.stats.Records[0]++
+	}
+	switch typ {
+	case recSample:
+		return r.sample(rec, off)
+	case recComm, recFork, recExit, recLost, recLostSamples:
+		return r.kernelRecord(typ, rec, off)
+	case recFinishedRound:
+		r.flushLimit = r.nextFlush
+		r.nextFlush = r.maxTime
+		return nil
+	case recHeaderAttr:
+		return r.headerAttr(rec, off)
+	case recTracingData:
+		return r.tracingDataRecord(rec, off)
+	case recHeaderFeature:
+		if len(rec) < 16 {
+			return fmt.Errorf("feature record at offset %d: %w", off, trace.ErrCorrupt)
+		}
+		bit := o.Uint64(rec[8:])
+		if bit < 256 {
+			if err := r.applyFeature(int(bit), rec[16:]); err != nil {
+				return fmt.Errorf("feature record at offset %d: %w", off, err)
+			}
+		}
+		return nil
+	case recEventUpdate:
+		if len(rec) >= 24 && o.Uint64(rec[8:]) == eventUpdateName {
+			if a := r.byID[o.Uint64(rec[16:])]; a != nil {
+				a.name = cstring(rec[24:])
+			}
+		}
+		return nil
+	case recCompressed, recCompressed2:
+		return r.compressed(typ, rec, off)
+	}
+	if typ == 0 || (typ > maxKernelRecord && typ < recHeaderAttr) || typ > maxUserRecord {
+		r.meta.Warnings.Add("unknown-record-type", "perf.data: unknown record type %d at offset %d skipped", typ, off)
+	}
+	return nil
+}
+
+// headerAttr handles a pipe-mode PERF_RECORD_HEADER_ATTR: the attribute,
+// then its sample ids up to the end of the record.
+func (r *Reader) headerAttr(rec []byte, off int64) error {
+	if len(rec) < 8+64 {
+		return fmt.Errorf("attr record at offset %d: %d bytes: %w", off, len(rec), trace.ErrCorrupt)
+	}
+	asize := int(r.order.Uint32(rec[12:]))
+	if asize == 0 {
+		asize = 64 // PERF_ATTR_SIZE_VER0
+	}
+	if asize < 64 || 8+asize > len(rec) {
+		return fmt.Errorf("attr record at offset %d: attr size %d: %w", off, asize, trace.ErrCorrupt)
+	}
+	a, err := parseAttr(rec[8:8+asize], r.order)
+	if err != nil {
+		return fmt.Errorf("attr record at offset %d: %w", off, err)
+	}
+	for p := 8 + asize; p+8 <= len(rec); p += 8 {
+		a.ids = append(a.ids, r.order.Uint64(rec[p:]))
+	}
+	r.addAttr(a)
+	r.nameAttrs()
+	return nil
+}
+
+// tracingDataRecord handles PERF_RECORD_HEADER_TRACING_DATA: a u32 size,
+// then that many bytes of tracing data after the record, padded to 8 bytes
+// (tools/perf/util/session.c perf_session__process_user_event).
+func (r *Reader) tracingDataRecord(rec []byte, off int64) error {
+	if len(rec) < 12 {
+		return fmt.Errorf("tracing data record at offset %d: %w", off, trace.ErrCorrupt)
+	}
+	n := int64(r.order.Uint32(rec[8:]))
+	padded := (n + 7) &^ 7
+	if r.decomp != nil {
+		return fmt.Errorf("tracing data record at offset %d inside compressed data: %w", off, trace.ErrCorrupt)
+	}
+	data, err := io.ReadAll(io.LimitReader(r.br, padded))
+	r.off += int64(len(data))
+	if err != nil || int64(len(data)) < padded {
+		return fmt.Errorf("tracing data at offset %d: %d of %d bytes: truncated: %w", off+int64(len(rec)), len(data), padded, trace.ErrCorrupt)
+	}
+	if err := r.parseTracingData(data[:n]); err != nil {
+		return fmt.Errorf("tracing data at offset %d: %w", off+int64(len(rec)), err)
+	}
+	return nil
+}

@@ -1,0 +1,387 @@
+package perfdata
+
+import (
+	"fmt"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// attrOfSample finds the attribute of a PERF_RECORD_SAMPLE: by its
+// IDENTIFIER (first u64) or ID (at the position the first attribute's
+// sample_type gives), or the only attribute.
+func (r *Reader) attrOfSample(rec []byte) *attr {
+	if len(r.attrs) == 1 {
+		return r.attrs[0]
+	}
+	if len(r.attrs) == 0 {
+		return nil
+	}
+	st := r.attrs[0].sampleType
+	var pos int
+	switch {
+	case st&sampleIdentifier != 0:
+		pos = 8
+	case st&sampleID != 0:
+		pos = 8 + 8*popcount(st&(sampleIP|sampleTID|sampleTime|sampleAddr))
+	default:
+		return r.attrs[0]
+	}
+	if pos+8 > len(rec) {
+		return nil
+	}
+	return r.attrByID(r.order.Uint64(rec[pos:]))
+}
+
+func (r *Reader) attrByID(id uint64) *attr {
+	if r.lastAttr != nil && id == r.lastID {
+		return r.lastAttr
+	}
+	a := r.byID[id]
+	if a != nil {
+		r.lastID, r.lastAttr = id, a
+	}
+	return a
+}
+
+func popcount(x uint64) int {
+	n := 0
+	for ; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
+}
+
+// sample decodes a PERF_RECORD_SAMPLE up to its RAW field (the fields after
+// RAW are not needed); the layout is include/uapi/linux/perf_event.h's.
+func (r *Reader) sample(rec []byte, off int64) error {
+	a := r.attrOfSample(rec)
+	if a == nil {
+		r.meta.Warnings.Add("unknown-sample-id", "perf.data: sample at offset %d with an unknown sample id skipped", off)
+		return nil
+	}
+	a.samples++
+	if a.dec == nil {
+		return nil
+	}
+	o := r.order
+	st := a.sampleType
+	p := 8
+	n := len(rec)
+	bad := func(what string) error {
+		r.meta.Warnings.Add("bad-sample", "perf.data: %s sample at offset %d: %s past the record's end; skipped", a.displayName(), off, what)
+		return nil
+	}
+	if st&sampleIdentifier != 0 {
+		p += 8
+	}
+	if st&sampleIP != 0 {
+		p += 8
+	}
+	var pid, tid int32 = -1, -1
+	if st&sampleTID != 0 {
+		if p+8 > n {
+			return bad("tid")
+		}
+		pid, tid = int32(o.Uint32(rec[p:])), int32(o.Uint32(rec[p+4:]))
+		p += 8
+	}
+	t, hasTime := r.maxTime, false
+	if st&sampleTime != 0 {
+		if p+8 > n {
+			return bad("time")
+		}
+		t, hasTime = int64(o.Uint64(rec[p:])), true
+		p += 8
+	}
+	if st&sampleAddr != 0 {
+		p += 8
+	}
+	if st&sampleID != 0 {
+		p += 8
+	}
+	if st&sampleStreamID != 0 {
+		p += 8
+	}
+	cpu := int32(-1)
+	if st&sampleCPU != 0 {
+		if p+8 > n {
+			return bad("cpu")
+		}
+		cpu = int32(o.Uint32(rec[p:]))
+		p += 8
+	}
+	if st&samplePeriod != 0 {
+		p += 8
+	}
+	if st&sampleRead != 0 {
+		rf := a.readFormat
+		extra := popcount(rf & (readTotalTimeEnabled | readTotalTimeRunning))
+		per := 1 + popcount(rf&(readID|readLost))
+		if rf&readGroup != 0 {
+			if p+8 > n {
+				return bad("read")
+			}
+			nr := o.Uint64(rec[p:])
+			if nr > uint64(n) {
+				return bad("read")
+			}
+			p += 8 * (1 + extra + int(nr)*per)
+		} else {
+			p += 8 * (extra + per)
+		}
+	}
+	if st&sampleCallchain != 0 {
+		if p+8 > n {
+			return bad("callchain")
+		}
+		nr := o.Uint64(rec[p:])
+		if nr > uint64(n) {
+			return bad("callchain")
+		}
+		p += 8 * (1 + int(nr))
+	}
+	if st&sampleRaw == 0 {
+		return nil
+	}
+	if p+4 > n {
+		return bad("raw size")
+	}
+	rsize := int(o.Uint32(rec[p:]))
+	p += 4
+	if rsize > n-p {
+		return bad("raw data")
+	}
+	raw := rec[p : p+rsize]
+
+	ev, slot := r.q.slot()
+	*ev = trace.NewEvent(t, trace.CPU(cpu), a.dec.Kind)
+	if err := a.dec.Decode(raw, ev); err != nil {
+		r.q.release(slot)
+		r.meta.Warnings.Add("bad-tracepoint", "perf.data: sample at offset %d: %v; skipped", off, err)
+		return nil
+	}
+	if tid >= 0 {
+		ev.CurTID, ev.CurPID = trace.TID(tid), trace.PID(pid)
+		r.learnPID(ev.CurTID, ev.CurPID)
+	}
+	r.fillPIDs(ev)
+	r.queue(ev, slot, hasTime)
+	return nil
+}
+
+// learnPID remembers the process of a thread (from sample pid/tid, COMM and
+// FORK records) to fill the PID fields the tracepoints do not carry.
+func (r *Reader) learnPID(tid trace.TID, pid trace.PID) {
+	if tid < 0 || pid < 0 {
+		return
+	}
+	if p, ok := r.tidPID[tid]; !ok || p != pid {
+		r.tidPID[tid] = pid
+	}
+}
+
+func (r *Reader) pidOf(tid trace.TID) trace.PID {
+	if p, ok := r.tidPID[tid]; ok {
+		return p
+	}
+	return -1
+}
+
+// fillPIDs sets the PID fields of ev the payload leaves unknown: the task's
+// own when it is the current one, else the last one learned.
+func (r *Reader) fillPIDs(ev *trace.Event) {
+	if ev.PID < 0 && ev.TID >= 0 {
+		if ev.TID == ev.CurTID && ev.CurPID >= 0 {
+			ev.PID = ev.CurPID
+		} else {
+			ev.PID = r.pidOf(ev.TID)
+		}
+	}
+	if ev.Kind == trace.KindSwitch && ev.NextPID < 0 {
+		ev.NextPID = r.pidOf(ev.NextTID)
+	}
+}
+
+// queue puts a filled event slot into the reordering window.
+func (r *Reader) queue(ev *trace.Event, slot int32, hasTime bool) {
+	if hasTime {
+		if ev.Time > r.maxTime {
+			r.maxTime = ev.Time
+		}
+		if ev.Time < r.lastOut {
+			r.meta.Warnings.Add("out-of-order", "perf.data: event at %d.%09d s arrived after later events were delivered (below the last round flush); delivered late",
+				ev.Time/1e9, ev.Time%1e9)
+		}
+		if c := int(ev.CPU); c >= 0 && c < 1<<12 {
+			for len(r.cpuLast) <= c {
+				r.cpuLast = append(r.cpuLast, -1)
+			}
+			if ev.Time > r.cpuLast[c] {
+				r.cpuLast[c] = ev.Time
+			}
+		}
+	}
+	r.stats.Events[ev.Kind]++
+	r.q.push(slot)
+}
+
+// idTrailer is the sample_id_all trailer of a non-sample record.
+type idTrailer struct {
+	pid, tid int32
+	time     int64
+	cpu      int32
+	hasTime  bool
+}
+
+// trailer reads the sample_id_all trailer at the end of a kernel record:
+// {pid, tid} TID, time TIME, id ID, stream_id STREAM_ID, {cpu, res} CPU,
+// id IDENTIFIER. It reports false when the attributes have no trailer or the
+// record is too short for it.
+func (r *Reader) trailer(rec []byte) (idTrailer, int, bool) {
+	s := idTrailer{pid: -1, tid: -1, cpu: -1}
+	if len(r.attrs) == 0 || !r.attrs[0].sampleIDAll {
+		return s, len(rec), false
+	}
+	a := r.attrs[0]
+	if a.sampleType&sampleIdentifier != 0 && len(r.attrs) > 1 {
+		if len(rec) < 16 {
+			return s, len(rec), false
+		}
+		if b := r.attrByID(r.order.Uint64(rec[len(rec)-8:])); b != nil {
+			a = b
+		}
+	}
+	start := len(rec) - a.idHdrSize
+	if start < 8 {
+		return s, len(rec), false
+	}
+	o, p, st := r.order, start, a.sampleType
+	if st&sampleTID != 0 {
+		s.pid, s.tid = int32(o.Uint32(rec[p:])), int32(o.Uint32(rec[p+4:]))
+		p += 8
+	}
+	if st&sampleTime != 0 {
+		s.time, s.hasTime = int64(o.Uint64(rec[p:])), true
+		p += 8
+	}
+	if st&sampleID != 0 {
+		p += 8
+	}
+	if st&sampleStreamID != 0 {
+		p += 8
+	}
+	if st&sampleCPU != 0 {
+		s.cpu = int32(o.Uint32(rec[p:]))
+	}
+	return s, start, true
+}
+
+// kernelRecord turns COMM, FORK, EXIT, LOST and LOST_SAMPLES into events.
+// Records perf synthesizes for threads that existed before recording began
+// carry time 0: they are delivered first, in file order, on CPU -1.
+func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
+	o := r.order
+	sid, end, _ := r.trailer(rec)
+	body := rec[8:end]
+	t, hasTime := sid.time, sid.hasTime
+	if !hasTime {
+		t = r.lastOut
+	}
+	cpu := trace.CPU(sid.cpu)
+	synthesized := hasTime && t == 0
+	if synthesized {
+		cpu = -1
+	}
+	short := func() error {
+		r.meta.Warnings.Add("bad-record", "perf.data: record of type %d at offset %d too short; skipped", typ, off)
+		return nil
+	}
+	switch typ {
+	case recComm:
+		if len(body) < 8 {
+			return short()
+		}
+		pid, tid := trace.PID(int32(o.Uint32(body))), trace.TID(int32(o.Uint32(body[4:])))
+		r.learnPID(tid, pid)
+		exec := o.Uint16(rec[4:])&miscCommExec != 0
+		if exec && r.haveExecTP && !synthesized {
+			return nil
+		}
+		k := trace.KindComm
+		if exec {
+			k = trace.KindExec
+		}
+		ev, slot := r.q.slot()
+		*ev = trace.NewEvent(t, cpu, k)
+		ev.TID, ev.PID = tid, pid
+		ev.Comm = r.intern.Intern(cbytes(body[8:]))
+		if !synthesized {
+			ev.CurTID, ev.CurPID = trace.TID(sid.tid), trace.PID(sid.pid)
+		}
+		r.queue(ev, slot, hasTime)
+	case recFork, recExit:
+		if len(body) < 16 {
+			return short()
+		}
+		pid, ppid := trace.PID(int32(o.Uint32(body))), trace.PID(int32(o.Uint32(body[4:])))
+		tid, ptid := trace.TID(int32(o.Uint32(body[8:]))), trace.TID(int32(o.Uint32(body[12:])))
+		if !hasTime && len(body) >= 24 {
+			t, hasTime = int64(o.Uint64(body[16:])), true
+		}
+		r.learnPID(tid, pid)
+		r.learnPID(ptid, ppid)
+		if typ == recFork && r.haveForkTP && !synthesized {
+			return nil // the sched_process_fork tracepoint says the same
+		}
+		if typ == recExit && r.haveExitTP {
+			return nil
+		}
+		ev, slot := r.q.slot()
+		if typ == recFork {
+			*ev = trace.NewEvent(t, cpu, trace.KindFork)
+			ev.TID, ev.PID, ev.ChildTID, ev.ChildPID = ptid, ppid, tid, pid
+		} else {
+			*ev = trace.NewEvent(t, cpu, trace.KindExit)
+			ev.TID, ev.PID = tid, pid
+		}
+		if !synthesized {
+			ev.CurTID, ev.CurPID = trace.TID(sid.tid), trace.PID(sid.pid)
+		}
+		r.queue(ev, slot, hasTime)
+	case recLost, recLostSamples:
+		var lost uint64
+		if typ == recLost {
+			if len(body) < 16 {
+				return short()
+			}
+			lost = o.Uint64(body[8:])
+		} else {
+			if len(body) < 8 {
+				return short()
+			}
+			lost = o.Uint64(body)
+		}
+		start := t
+		if c := int(cpu); c >= 0 && c < len(r.cpuLast) && r.cpuLast[c] >= 0 {
+			start = r.cpuLast[c]
+		}
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: lost, Start: start, End: t})
+		ev, slot := r.q.slot()
+		*ev = trace.NewEvent(t, cpu, trace.KindLost)
+		ev.Count = lost
+		r.queue(ev, slot, hasTime)
+	}
+	return nil
+}
+
+// cbytes returns b up to its first NUL.
+func cbytes(b []byte) []byte {
+	for i, c := range b {
+		if c == 0 {
+			return b[:i]
+		}
+	}
+	return b
+}
+
+var _ = fmt.Sprintf

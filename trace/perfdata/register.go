@@ -1,0 +1,28 @@
+package perfdata
+
+import (
+	"io"
+
+	"github.com/traceview/traceview/trace"
+)
+
+func init() {
+	trace.Register(trace.Format{
+		Name:        "perf.data",
+		Description: "perf record / perf sched record output (file or pipe mode, either byte order)",
+		Detect:      Detect,
+		Open: func(r io.Reader) (trace.Source, error) {
+			rd, err := NewReader(r)
+			if err != nil {
+				return nil, err
+			}
+			return rd, nil
+		},
+	})
+}
+
+// Detect reports whether head starts with a perf.data magic (either byte
+// order).
+func Detect(head []byte) bool {
+	return len(head) >= 8 && (string(head[:8]) == magicLE || string(head[:8]) == magicBE)
+}
