@@ -472,6 +472,7 @@ func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what 
 	b = th.appendTimeCPU(b, e.Time, e.CPU)
 	b = append(b, ' ')
 	b = timehistLeft(b, th.commWidth, th.commStr(cur))
+	b = append(b, ' ')
 	b = append(b, "                                  "...) // "  %9s  %9s  %9s " spacer
 	b = append(b, what...)
 	b = append(b, th.commStr(subject)...)

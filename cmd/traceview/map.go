@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceview/traceview/report"
+)
+
+type mapFlags struct {
+	input     string
+	opt       report.MapOptions
+	cpus      string
+	taskNames string
+}
+
+func init() {
+	addCommand(func() *cobra.Command {
+		var o mapFlags
+		cmd := &cobra.Command{
+			Use:   "map [-i FILE] [--compact] [--cpus CPUS] [--task-name NAMES [--fuzzy-name]]",
+			Short: "Which task runs on each CPU, one line per context switch (perf sched map)",
+			Long: `Print perf sched map's view of a trace: one line per sched_switch with a
+column per CPU naming the task running there by a two-character short name
+(A0, B0, ... Z0, A1, ...; "." is the idle task). "*" marks the CPU that
+switched; the time is in seconds (microsecond resolution); "XX => comm:tid"
+says which task a short name stands for, the first time it appears and again
+after the task is renamed (exec).
+
+--compact shows only the CPUs that switched, in order of first use, and
+notes "(CPU n)" at a CPU's first line. --cpus prints only switches on the
+given CPUs. --task-name keeps only the named tasks (other tasks show as "-";
+a named task being switched out adds a line where it shows as "*-");
+--fuzzy-name matches names containing the given text.
+
+By default a task perf knows only by number (no COMM record) is named after
+the sched_switch tracepoint's comm; --exact prints perf 6.12's output byte for
+byte (":TID").
+
+Example:
+  traceview map -i perf.data
+  traceview map -i perf.data --compact --task-name sched-pipe`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return runMap(cmd, o)
+			},
+		}
+		f := cmd.Flags()
+		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.BoolVar(&o.opt.Compact, "compact", false, "show only CPUs that switched, in order of first use")
+		f.StringVar(&o.cpus, "cpus", "", "only switches on these CPUs, e.g. 0,2-3")
+		f.StringVar(&o.taskNames, "task-name", "", "only these tasks (comma-separated comm names)")
+		f.BoolVar(&o.opt.Fuzzy, "fuzzy-name", false, "with --task-name: match names containing the text")
+		f.BoolVar(&o.opt.Exact, "exact", false, "reproduce perf 6.12's output exactly")
+		return cmd
+	})
+}
+
+func runMap(cmd *cobra.Command, o mapFlags) error {
+	var err error
+	if o.opt.CPUs, err = parseIntList(o.cpus, 0, 1<<20); err != nil {
+		return usageErrorf("map: --cpus %q: %v", o.cpus, err)
+	}
+	if o.taskNames != "" {
+		for _, n := range strings.Split(o.taskNames, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				o.opt.TaskNames = append(o.opt.TaskNames, n)
+			}
+		}
+	} else if o.opt.Fuzzy {
+		return usageErrorf("map: --fuzzy-name needs --task-name")
+	}
+	src, err := openInputProgress(o.input)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := report.Map(cmd.OutOrStdout(), src, o.opt); err != nil {
+		return fmt.Errorf("map: %s: %w", o.input, err)
+	}
+	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	return nil
+}

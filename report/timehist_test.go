@@ -1,0 +1,230 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// timehistSw builds a sched_switch recorded by perf on cpu: prev (tid,
+// pid) leaves in state, next enters; the sample's own pid/tid is prev's.
+func timehistSw(t int64, cpu trace.CPU, prev trace.TID, state trace.TaskState, next trace.TID) trace.Event {
+	e := trace.NewEvent(t, cpu, trace.KindSwitch)
+	e.TID, e.PID, e.PrevState, e.Prio = prev, trace.PID(prev), state, 120
+	e.NextTID, e.NextPID, e.NextPrio = next, trace.PID(next), 120
+	e.CurTID, e.CurPID = prev, trace.PID(prev)
+	e.Comm, e.NextComm = timehistTestNames[prev], timehistTestNames[next]
+	return e
+}
+
+var timehistTestNames = map[trace.TID]string{0: "swapper/0", 10: "alpha", 20: "beta"}
+
+func timehistComm(tid trace.TID, comm string) trace.Event {
+	e := trace.NewEvent(0, 0, trace.KindComm)
+	e.TID, e.PID, e.Comm = tid, trace.PID(tid), comm
+	return e
+}
+
+func timehistWaking(t int64, cpu trace.CPU, cur, tid trace.TID) trace.Event {
+	e := trace.NewEvent(t, cpu, trace.KindWaking)
+	e.TID, e.Comm, e.Prio, e.TargetCPU = tid, timehistTestNames[tid], 120, cpu
+	e.CurTID, e.CurPID = cur, trace.PID(cur)
+	return e
+}
+
+// timehistScenario: alpha (10) and beta (20) share CPU 0.
+//
+//	1.000000 alpha sleeps (S), beta runs
+//	1.000100 alpha is woken (sched_waking, from beta)
+//	1.000300 beta is preempted (R+), alpha runs
+//	1.001000 alpha blocks on I/O (D), beta runs
+//	1.001500 beta sleeps, CPU 0 goes idle
+//	1.002000 idle ends, alpha runs
+func timehistScenario() []trace.Event {
+	const s = int64(1e9)
+	return []trace.Event{
+		timehistComm(10, "alpha"),
+		timehistComm(20, "beta"),
+		timehistSw(s, 0, 10, trace.StateInterruptible, 20),
+		timehistWaking(s+100_000, 0, 20, 10),
+		timehistSw(s+300_000, 0, 20, trace.StatePreempted, 10),
+		timehistSw(s+1_000_000, 0, 10, trace.StateUninterruptible, 20),
+		timehistSw(s+1_500_000, 0, 20, trace.StateInterruptible, 0),
+		timehistSw(s+2_000_000, 0, 0, trace.StateRunning, 10),
+	}
+}
+
+func runTimehist(t *testing.T, evs []trace.Event, opt TimehistOptions) string {
+	t.Helper()
+	if opt.NrCPUs == 0 {
+		opt.NrCPUs = 2
+	}
+	var buf bytes.Buffer
+	if err := Timehist(&buf, trace.NewSliceSource(evs, nil), opt); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// The rows and summary of timehistScenario, computed by hand:
+//
+//	1.000000 alpha: first switch on the CPU (tprev = 0): all zero.
+//	1.000300 beta: run = 1.000300-1.000000 = 0.300 ms; never switched out
+//	         before: wait 0, delay 0.
+//	1.001000 alpha: run = 1.001000-1.000300 = 0.700 ms; delay = switch-in
+//	         1.000300 - wakeup 1.000100 = 0.200 ms; wait = 1.000300 - its
+//	         switch-out 1.000000 = 0.300 ms (sleep).
+//	1.001500 beta: run = 0.500 ms; preempted at 1.000300, so delay = wait =
+//	         1.001000-1.000300 = 0.700 ms (preempt).
+//	1.002000 <idle>: run 0.500 ms.
+//
+// Summary: alpha runs {0, 0.7} ms: total 0.700, avg 0.350, relative
+// standard error sqrt(M2/(n-1)/n)/mean = sqrt(2*0.35^2/1/2)/0.35 = 100%;
+// beta {0.3, 0.5}: total 0.800, avg 0.400, sqrt(2*0.1^2/2)/0.4 = 25%.
+// CPU 0 idle 0.5 of the 2 ms window (1.000000 to 1.002000) = 25%; CPU 1
+// never switched. 5 switches, run time 1.500 ms.
+const timehistScenarioWant = `           time    cpu  task name                       wait time  sch delay   run time
+                        [tid/pid]                          (msec)     (msec)     (msec)
+--------------- ------  ------------------------------  ---------  ---------  ---------
+       1.000000 [0000]  alpha[10]                           0.000      0.000      0.000 
+       1.000300 [0000]  beta[20]                            0.000      0.000      0.300 
+       1.001000 [0000]  alpha[10]                           0.300      0.200      0.700 
+       1.001500 [0000]  beta[20]                            0.700      0.700      0.500 
+       1.002000 [0000]  <idle>                              0.000      0.000      0.500 
+
+Runtime summary
+                          comm  parent   sched-in     run-time    min-run     avg-run     max-run  stddev  migrations
+                                          (count)       (msec)     (msec)      (msec)      (msec)       %
+---------------------------------------------------------------------------------------------------------------------
+                     alpha[10]      -1          2        0.700      0.000       0.350       0.700   100.00       0
+                      beta[20]      -1          2        0.800      0.300       0.400       0.500   25.00       0
+
+Idle stats:
+    CPU  0 idle for      0.500  msec  ( 25.00%)
+    CPU  1 idle entire time window
+
+    Total number of unique tasks: 2
+Total number of context switches: 5
+           Total run time (msec):  1.500 
+    Total scheduling time (msec):  2.000  (x 2)
+`
+
+func TestTimehistHandComputed(t *testing.T) {
+	for _, exact := range []bool{true, false} {
+		got := runTimehist(t, timehistScenario(), TimehistOptions{Summary: true, Exact: exact})
+		if d := cmp.Diff(timehistScenarioWant, got); d != "" {
+			t.Errorf("exact=%v: -want +got:\n%s", exact, d)
+		}
+	}
+}
+
+func TestTimehistWakeupsStateNext(t *testing.T) {
+	got := runTimehist(t, timehistScenario(), TimehistOptions{Wakeups: true, State: true, Next: true, Exact: true})
+	lines := strings.Split(got, "\n")
+	// The waking row names the waker (beta, current on CPU 0) and the wakee.
+	wantWake := "       1.000100 [0000]  beta[20]                                                         awakened: alpha[10]"
+	if lines[4] != wantWake {
+		t.Errorf("wakeup row:\n got %q\nwant %q", lines[4], wantWake)
+	}
+	// beta left preempted: state R; next is alpha as the tracepoint names it.
+	wantSw := "       1.000300 [0000]  beta[20]                            0.000      0.000      0.300      R  next: alpha[10]               "
+	if lines[5] != wantSw {
+		t.Errorf("switch row:\n got %q\nwant %q", lines[5], wantSw)
+	}
+	// The idle task's state is always shown as I.
+	if !strings.Contains(lines[8], "<idle>") || !strings.Contains(lines[8], "      I  next: alpha[10]") {
+		t.Errorf("idle row: %q", lines[8])
+	}
+}
+
+func TestTimehistWindowAndFilters(t *testing.T) {
+	// --time 1.0005,1.0012: the row at 1.001000 (alpha) has its switch-in
+	// 1.000300 clamped to the window start 1.000500, and perf measures from
+	// the clamped time: run = 0.500 ms, delay = 1.000500-1.000100 = 0.400 ms,
+	// wait = 1.000500-1.000000 = 0.500 ms. The row at 1.001500 (beta) is
+	// clamped to the end: run = 1.001200-1.001000 = 0.200 ms. Rows outside
+	// the window are dropped.
+	got := runTimehist(t, timehistScenario(), TimehistOptions{Start: 1_000_500_000, End: 1_001_200_000, Exact: true})
+	rows := strings.Split(strings.TrimSuffix(got, "\n"), "\n")[3:]
+	want := []string{
+		"       1.001000 [0000]  alpha[10]                           0.500      0.400      0.500 ",
+		"       1.001200 [0000]  beta[20]                            0.700      0.700      0.200 ",
+	}
+	if d := cmp.Diff(want, rows); d != "" {
+		t.Errorf("window rows -want +got:\n%s", d)
+	}
+	// -t 20: only beta's rows; the summary then has no idle statistics
+	// (perf: "CPU idle stats not tracked when samples were skipped").
+	got = runTimehist(t, timehistScenario(), TimehistOptions{TIDs: []int{20}, SummaryOnly: true, Exact: true})
+	if strings.Contains(got, "alpha") || !strings.Contains(got, "beta[20]") || strings.Contains(got, "Idle stats") {
+		t.Errorf("-t 20 summary:\n%s", got)
+	}
+	// -C 1: no rows at all (everything ran on CPU 0).
+	got = runTimehist(t, timehistScenario(), TimehistOptions{CPUs: []int{1}, Exact: true})
+	if n := strings.Count(got, "\n"); n != 3 {
+		t.Errorf("-C 1: %d lines, want the 3 header lines:\n%s", n, got)
+	}
+}
+
+func TestTimehistShowPrio(t *testing.T) {
+	evs := timehistScenario()
+	// alpha is switched in at 1.000300 with prio 110 but leaves at
+	// 1.001000 reporting 120: perf prints "110->120".
+	evs[4].NextPrio = 110
+	got := runTimehist(t, evs, TimehistOptions{ShowPrio: true, Exact: true})
+	want := "       1.001000 [0000]  alpha[10]                       110->120      0.300      0.200      0.700 "
+	if !strings.Contains(got, want+"\n") {
+		t.Errorf("show-prio: want row %q in\n%s", want, got)
+	}
+	// --prio 110: alpha's recorded prio (110, from its switch-in) is kept,
+	// beta (120) is dropped.
+	got = runTimehist(t, evs, TimehistOptions{Prios: []int{110}, Exact: true})
+	if strings.Contains(got, "beta") || !strings.Contains(got, "alpha[10]") {
+		t.Errorf("--prio 110:\n%s", got)
+	}
+}
+
+// In exact mode a PERF_RECORD_EXIT makes perf forget the thread: its last
+// switch then shows as ":TID" with zeroed statistics. traceview's default
+// keeps the identity and computes the real wait time.
+func TestTimehistExitIdentity(t *testing.T) {
+	evs := timehistScenario()
+	exit := trace.NewEvent(1_001_400_000, 0, trace.KindExit)
+	exit.TID, exit.PID = 20, 20
+	evs = append(evs[:6], append([]trace.Event{exit}, evs[6:]...)...)
+	got := runTimehist(t, evs, TimehistOptions{Exact: true})
+	if want := "       1.001500 [0000]  :20[20]                             0.000      0.000      0.500 \n"; !strings.Contains(got, want) {
+		t.Errorf("exact: want %q in\n%s", want, got)
+	}
+	got = runTimehist(t, evs, TimehistOptions{})
+	if want := "       1.001500 [0000]  beta[20]                            0.700      0.700      0.500 \n"; !strings.Contains(got, want) {
+		t.Errorf("default: want %q in\n%s", want, got)
+	}
+}
+
+func TestTimehistNoSwitch(t *testing.T) {
+	var buf bytes.Buffer
+	err := Timehist(&buf, trace.NewSliceSource([]trace.Event{timehistComm(1, "x")}, nil), TimehistOptions{})
+	if err != ErrTimehistNoSwitch {
+		t.Fatalf("err = %v, want ErrTimehistNoSwitch", err)
+	}
+}
+
+func TestTimehistStats(t *testing.T) {
+	// perf's Welford update on {1, 2, 3, 4} ms: mean 2.5 ms, M2 = 5 ms^2,
+	// standard error sqrt(5/3/4) = 0.6455 ms = 25.82% of the mean.
+	var s timehistStats
+	for _, v := range []int64{1e6, 2e6, 3e6, 4e6} {
+		s.update(v)
+	}
+	if s.mean != 2.5e6 || s.min != 1e6 || s.max != 4e6 {
+		t.Errorf("stats = %+v", s)
+	}
+	if got := string(timehistFloat(nil, float64(float32(s.relStddev())), 2)); got != "25.82" {
+		t.Errorf("rel stddev = %s, want 25.82", got)
+	}
+}
