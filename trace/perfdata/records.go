@@ -200,6 +200,11 @@ func (r *Reader) fillPIDs(ev *trace.Event) {
 	if ev.Kind == trace.KindSwitch && ev.NextPID < 0 {
 		ev.NextPID = r.pidOf(ev.NextTID)
 	}
+	if ev.Kind == trace.KindFork && ev.ChildPID < 0 {
+		// The PERF_RECORD_FORK written just before this tracepoint taught
+		// us the child's tgid (the tracepoint has only its tid).
+		ev.ChildPID = r.pidOf(ev.ChildTID)
+	}
 }
 
 // queue puts a filled event slot into the reordering window.
