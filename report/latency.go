@@ -12,6 +12,9 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
+// ErrSortKey is wrapped by ComputeLatency's error for an unknown sort key.
+var ErrSortKey = errors.New("unknown sort key")
+
 // DefaultLatencySort is perf sched latency's default sort order
 // (tools/perf/builtin-sched.c, cmd_sched: default_sort_order).
 const DefaultLatencySort = "avg, max, switch, runtime"
@@ -157,7 +160,10 @@ type LatencyResult struct {
 	// Warnings: the source's counted warnings followed by this report's
 	// own (chain breaks, dropped delays).
 	Warnings []trace.Warning
-	Diag     LatencyDiagnostics
+	// ReportWarnings: this report's own warnings only (the tail of
+	// Warnings).
+	ReportWarnings []trace.Warning
+	Diag           LatencyDiagnostics
 	// Options as used (Sort filled with the effective keys).
 	Options LatencyOptions
 }
@@ -267,8 +273,8 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	if res.Meta != nil {
 		res.Warnings = append(res.Warnings, res.Meta.Warnings.List()...)
 	}
-	res.Warnings = append(res.Warnings, warns.List()...)
-	res.Warnings = append(res.Warnings, l.diagWarnings()...)
+	res.ReportWarnings = append(warns.List(), l.diagWarnings()...)
+	res.Warnings = append(res.Warnings, res.ReportWarnings...)
 	return res, nil
 }
 
@@ -286,13 +292,13 @@ func parseSortKeys(keys []string) ([]string, error) {
 				}
 			}
 			if !ok {
-				return nil, fmt.Errorf("latency: unknown sort key %q (want one of %s)", tok, strings.Join(LatencySortKeys, ", "))
+				return nil, fmt.Errorf("latency: %w %q (want one of %s)", ErrSortKey, tok, strings.Join(LatencySortKeys, ", "))
 			}
 			out = append(out, tok)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("latency: empty sort key list")
+		return nil, fmt.Errorf("latency: %w: empty list", ErrSortKey)
 	}
 	return out, nil
 }
