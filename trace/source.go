@@ -103,6 +103,18 @@ func (w *Warnings) List() []Warning {
 	return append([]Warning(nil), w.items...)
 }
 
+// ReadOptions tune how readers treat input that breaks its format's rules.
+type ReadOptions struct {
+	// Lenient turns a malformed record that a reader can step over (for
+	// example an unparsable line of a text trace) into a counted warning in
+	// Meta.Warnings instead of an error.
+	Lenient bool
+}
+
+// DefaultReadOptions is read by readers when they are opened; the CLI's
+// --lenient flag sets it. Set it before opening, not concurrently.
+var DefaultReadOptions ReadOptions
+
 // Format describes a registered trace reader.
 type Format struct {
 	Name        string // short name, e.g. "perf.data"

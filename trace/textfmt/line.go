@@ -1,0 +1,246 @@
+package textfmt
+
+import (
+	"bytes"
+)
+
+// dialect says how a line names the current task.
+type dialect uint8
+
+const (
+	dialectNone   dialect = iota
+	dialectFtrace         // "comm-tid" (ftrace, trace-cmd report)
+	dialectPerf           // "comm pid/tid" or "comm tid" (perf script)
+)
+
+// prefix is the part of an event line before the payload.
+type prefix struct {
+	dialect dialect
+	comm    []byte // current task's comm ("<idle>" for the idle task in ftrace)
+	tid     int64
+	pid     int64 // -1 unless the line has a tgid column or perf's pid/tid
+	cpu     int64
+	flags   []byte // ftrace irq-info column ("d.s4."), nil when absent
+	time    int64  // ns
+	event   []byte // tracepoint name without its "sched:" system
+	system  []byte // "sched" when the line names it (perf script), else nil
+	payload []byte
+}
+
+// parsePrefix splits an event line. It reports false when the line does not
+// have the shape of an event line at all.
+func parsePrefix(line []byte, p *prefix) bool {
+	// The CPU column: the first "[digits]" followed by a space or the end.
+	open, close := -1, -1
+	for i := 0; i < len(line); i++ {
+		if line[i] != '[' {
+			continue
+		}
+		j := i + 1
+		for j < len(line) && line[j] >= '0' && line[j] <= '9' {
+			j++
+		}
+		if j > i+1 && j < len(line) && line[j] == ']' && (j+1 == len(line) || line[j+1] == ' ') {
+			open, close = i, j
+			break
+		}
+	}
+	if open <= 0 {
+		return false
+	}
+	p.cpu = atoi(line[open+1 : close])
+	if !parseTask(bytes.TrimRight(line[:open], " "), p) {
+		return false
+	}
+	rest := line[close+1:]
+	rest = skipSpaces(rest)
+	// Optional irq-info flags column, then the timestamp "S.F:".
+	p.flags = nil
+	tok, after := token(rest)
+	if len(tok) == 0 {
+		return false
+	}
+	if !isTimestamp(tok) {
+		p.flags = tok
+		tok, after = token(skipSpaces(after))
+		if !isTimestamp(tok) {
+			return false
+		}
+	}
+	p.time = parseTime(tok[:len(tok)-1])
+	rest = skipSpaces(after)
+	// Event name up to ':' (perf script: "sched:sched_switch:").
+	end := bytes.IndexByte(rest, ':')
+	if end <= 0 {
+		return false
+	}
+	p.system = nil
+	p.event = rest[:end]
+	rest = rest[end+1:]
+	if len(rest) > 0 && rest[0] != ' ' {
+		// "system:event:" form.
+		e2 := bytes.IndexByte(rest, ':')
+		if e2 <= 0 || bytes.IndexByte(rest[:e2], ' ') >= 0 {
+			return false
+		}
+		p.system = p.event
+		p.event = rest[:e2]
+		rest = rest[e2+1:]
+	}
+	p.payload = bytes.TrimRight(skipSpaces(rest), " \r")
+	return true
+}
+
+// parseTask parses the current-task column: "comm-tid", "comm-tid (tgid)",
+// "comm tid" or "comm pid/tid".
+func parseTask(s []byte, p *prefix) bool {
+	p.pid = -1
+	if n := len(s); n > 0 && s[n-1] == ')' {
+		o := bytes.LastIndexByte(s, '(')
+		if o < 0 {
+			return false
+		}
+		tg := bytes.TrimSpace(s[o+1 : n-1])
+		if isDigits(tg) {
+			p.pid = atoi(tg)
+		} else if len(bytes.Trim(tg, "-")) != 0 {
+			return false
+		}
+		s = bytes.TrimRight(s[:o], " ")
+	}
+	// Trailing digits: the tid (or pid/tid).
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	if i == len(s) || i == 0 {
+		return false
+	}
+	tid := atoi(s[i:])
+	switch s[i-1] {
+	case '-':
+		p.dialect = dialectFtrace
+		p.tid = tid
+		p.comm = bytes.TrimLeft(s[:i-1], " ")
+	case '/':
+		j := i - 1
+		k := j
+		for k > 0 && s[k-1] >= '0' && s[k-1] <= '9' {
+			k--
+		}
+		if k == j || k == 0 || s[k-1] != ' ' {
+			return false
+		}
+		p.dialect = dialectPerf
+		p.pid = atoi(s[k:j])
+		p.tid = tid
+		p.comm = bytes.TrimSpace(s[:k])
+	case ' ':
+		p.dialect = dialectPerf
+		p.tid = tid
+		p.comm = bytes.TrimSpace(s[:i])
+	default:
+		return false
+	}
+	return len(p.comm) > 0
+}
+
+func skipSpaces(b []byte) []byte {
+	for len(b) > 0 && b[0] == ' ' {
+		b = b[1:]
+	}
+	return b
+}
+
+// token returns the bytes up to the next space and the rest.
+func token(b []byte) (tok, rest []byte) {
+	i := bytes.IndexByte(b, ' ')
+	if i < 0 {
+		return b, nil
+	}
+	return b[:i], b[i:]
+}
+
+// isTimestamp reports whether tok is "digits[.digits]:".
+func isTimestamp(tok []byte) bool {
+	n := len(tok)
+	if n < 2 || tok[n-1] != ':' {
+		return false
+	}
+	dot := false
+	for _, c := range tok[:n-1] {
+		switch {
+		case c >= '0' && c <= '9':
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return false
+		}
+	}
+	return tok[0] != '.'
+}
+
+// parseTime converts "seconds.fraction" into ns, keeping every digit given
+// (up to nine decimals; further digits are dropped). A timestamp without a
+// fraction is taken as ns, as ftrace prints its counter clocks.
+func parseTime(b []byte) int64 {
+	dot := bytes.IndexByte(b, '.')
+	if dot < 0 {
+		return atoi(b)
+	}
+	sec := atoi(b[:dot])
+	frac := b[dot+1:]
+	var ns int64
+	for i := 0; i < 9; i++ {
+		ns *= 10
+		if i < len(frac) {
+			ns += int64(frac[i] - '0')
+		}
+	}
+	return sec*1_000_000_000 + ns
+}
+
+func isDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// atoi parses an optionally signed decimal; callers check the syntax first
+// where it matters (see num). Overlong input saturates instead of wrapping.
+func atoi(b []byte) int64 {
+	neg := false
+	if len(b) > 0 && b[0] == '-' {
+		neg = true
+		b = b[1:]
+	}
+	var v int64
+	for _, c := range b {
+		if v > (1<<62)/10 {
+			break
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		return -v
+	}
+	return v
+}
+
+// num parses a signed decimal integer, reporting false for anything else.
+func num(b []byte) (int64, bool) {
+	d := b
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if !isDigits(d) || len(d) > 18 {
+		return 0, false
+	}
+	return atoi(b), true
+}

@@ -1,0 +1,309 @@
+package textfmt
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// Window is how many events the reader holds back to put lines of
+// interleaved per-CPU output (trace_pipe) into time order.
+const Window = 1023
+
+// maxLine is the longest line the reader parses; longer lines are skipped
+// and counted.
+const maxLine = 64 << 10
+
+// Reader is a trace.Source over tracing text.
+type Reader struct {
+	br      *bufio.Reader
+	meta    trace.Meta
+	lenient bool
+	lineNo  int
+	comms   map[string]string
+	p       prefix
+
+	// Reorder buffer: a ring of n events from head, sorted by (Time,
+	// arrival); its size is a power of two, grown up to above Window.
+	ring    []trace.Event
+	head, n int
+	emitted bool
+	lastOut int64
+	eof     bool
+	err     error
+
+	lastTime    []int64              // last event time per CPU (lost windows), -1 none
+	pendingLost map[trace.CPU]uint64 // lost counts waiting for the CPU's next event
+}
+
+// maxCPU bounds the CPU column: larger numbers make the line malformed.
+const maxCPU = 1 << 16
+
+// NewReader returns a reader of ftrace, trace-cmd report or perf script text
+// from r; format names the dialect in Meta.Format and Meta.Tool. It reads
+// trace.DefaultReadOptions once.
+func NewReader(r io.Reader, format string) *Reader {
+	return &Reader{
+		br:          bufio.NewReaderSize(r, maxLine),
+		meta:        trace.Meta{Format: format, Tool: format},
+		lenient:     trace.DefaultReadOptions.Lenient,
+		comms:       map[string]string{"<idle>": "<idle>"},
+		ring:        make([]trace.Event, 64),
+		pendingLost: map[trace.CPU]uint64{},
+	}
+}
+
+// Meta returns what the text told about the trace; warnings grow while
+// reading.
+func (r *Reader) Meta() *trace.Meta { return &r.meta }
+
+// Close does nothing; the caller owns the underlying reader.
+func (r *Reader) Close() error { return nil }
+
+// Next returns the next event in time order, io.EOF after the last, or an
+// error for a malformed sched line ("line N: ...", wrapping trace.ErrCorrupt).
+func (r *Reader) Next() (trace.Event, error) {
+	for !r.eof && r.err == nil && r.n <= Window {
+		r.fill()
+	}
+	if r.n > 0 {
+		ev := r.ring[r.head]
+		r.head = (r.head + 1) & (len(r.ring) - 1)
+		r.n--
+		r.emitted, r.lastOut = true, ev.Time
+		return ev, nil
+	}
+	if r.err != nil {
+		return trace.Event{}, r.err
+	}
+	return trace.Event{}, io.EOF
+}
+
+// fill reads one line and queues its event, if any.
+func (r *Reader) fill() {
+	line, err := r.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		r.lineNo++
+		r.meta.Warnings.Add("text-long-line", "line %d: longer than %d bytes, skipped", r.lineNo, maxLine)
+		for err == bufio.ErrBufferFull {
+			_, err = r.br.ReadSlice('\n')
+		}
+		if err == io.EOF {
+			r.eof = true
+		} else if err != nil {
+			r.err = err
+		}
+		return
+	}
+	if len(line) > 0 {
+		r.lineNo++
+		if perr := r.line(bytes.TrimRight(line, "\r\n")); perr != nil {
+			if !r.lenient {
+				r.err = fmt.Errorf("line %d: %w", r.lineNo, perr)
+				return
+			}
+			r.meta.Warnings.Add("text-malformed-line", "line %d: %v (skipped: lenient)", r.lineNo, perr)
+		}
+	}
+	if err == io.EOF {
+		r.eof = true
+	} else if err != nil {
+		r.err = err
+	}
+}
+
+// line parses one line; an error means a malformed sched line.
+func (r *Reader) line(line []byte) error {
+	t := skipSpaces(line)
+	if len(t) == 0 || t[0] == '#' {
+		return nil
+	}
+	if r.header(t) {
+		return nil
+	}
+	p := &r.p
+	if !parsePrefix(line, p) {
+		if bytes.Contains(line, []byte(" sched_")) || bytes.Contains(line, []byte(" sched:sched_")) {
+			return fmt.Errorf("sched event line without the COMM-PID [CPU] TIME: EVENT: layout: %q: %w", clip(line), trace.ErrCorrupt)
+		}
+		r.meta.Warnings.Add("text-other-line", "line %d: not an event line, skipped: %q", r.lineNo, clip(line))
+		return nil
+	}
+	if p.system != nil && string(p.system) != "sched" {
+		r.meta.Warnings.Add("text-other-event", "line %d: %s:%s is not a sched event, skipped", r.lineNo, p.system, p.event)
+		return nil
+	}
+	kind := eventKind(p.event)
+	if kind == trace.KindInvalid {
+		r.meta.Warnings.Add("text-other-event", "line %d: %s is not a sched event traceview models, skipped", r.lineNo, p.event)
+		return nil
+	}
+	if p.cpu >= maxCPU {
+		return fmt.Errorf("%s: CPU %d out of range: %w", p.event, p.cpu, trace.ErrCorrupt)
+	}
+	cpu := trace.CPU(p.cpu)
+	ev := trace.NewEvent(p.time, cpu, kind)
+	ev.CurTID = trace.TID(p.tid)
+	ev.CurPID = trace.PID(p.pid)
+	if p.pid < 0 && p.tid == 0 {
+		ev.CurPID = 0
+	}
+	if !r.parsePayload(&ev, p.payload) {
+		return fmt.Errorf("%s: %w %q: %w", p.event, errPayload, clip(p.payload), trace.ErrCorrupt)
+	}
+	if p.flags != nil && (kind == trace.KindWaking || kind == trace.KindWakeup) {
+		ev.FromIRQ = irqFlag(p.flags)
+	}
+	for int(cpu) >= len(r.lastTime) {
+		r.lastTime = append(r.lastTime, -1)
+	}
+	if n := r.pendingLost[cpu]; n > 0 {
+		delete(r.pendingLost, cpu)
+		start := r.lastTime[cpu]
+		if start < 0 {
+			start = p.time
+		}
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: n, Start: start, End: p.time})
+		lost := trace.NewEvent(p.time, cpu, trace.KindLost)
+		lost.Count = n
+		r.push(lost)
+	}
+	r.lastTime[cpu] = p.time
+	r.push(ev)
+	return nil
+}
+
+// header handles the non-event lines that carry facts: "cpus=N"
+// (trace-cmd report), "CPU:N [LOST M EVENTS]" (ftrace) and
+// "CPU:N [M EVENTS DROPPED]" (trace-cmd report). It reports whether the line
+// was one of them.
+func (r *Reader) header(t []byte) bool {
+	if bytes.HasPrefix(t, []byte("cpus=")) {
+		if n, ok := num(bytes.TrimSpace(t[5:])); ok {
+			r.meta.NrCPUs = int(n)
+			return true
+		}
+		return false
+	}
+	if !bytes.HasPrefix(t, []byte("CPU:")) {
+		return false
+	}
+	rest := t[4:]
+	sp := bytes.IndexByte(rest, ' ')
+	if sp < 0 {
+		return false
+	}
+	cpu, ok := num(rest[:sp])
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimSpace(rest[sp:])
+	var count []byte
+	switch {
+	case len(rest) > 14 && bytes.HasPrefix(rest, []byte("[LOST ")) && bytes.HasSuffix(rest, []byte(" EVENTS]")):
+		count = rest[6 : len(rest)-8]
+	case len(rest) > 17 && rest[0] == '[' && bytes.HasSuffix(rest, []byte(" EVENTS DROPPED]")):
+		count = rest[1 : len(rest)-16]
+	default:
+		return false
+	}
+	n, ok := num(count)
+	if !ok || n < 0 {
+		return false
+	}
+	r.pendingLost[trace.CPU(cpu)] += uint64(n)
+	r.meta.Warnings.AddN("text-lost-events", int(n), "CPU %d: the tracer lost %d events (line %d)", cpu, n, r.lineNo)
+	return true
+}
+
+// push queues ev in time order behind events of equal time.
+func (r *Reader) push(ev trace.Event) {
+	if r.emitted && ev.Time < r.lastOut {
+		r.meta.Warnings.Add("text-out-of-order", "line %d: event at %s s is older than events already delivered (%s s), delivered out of order",
+			r.lineNo, secs(ev.Time), secs(r.lastOut))
+	}
+	mask := len(r.ring) - 1
+	if r.n == len(r.ring) {
+		// Grow, unrolling the ring.
+		bigger := make([]trace.Event, 2*len(r.ring))
+		for i := 0; i < r.n; i++ {
+			bigger[i] = r.ring[(r.head+i)&mask]
+		}
+		r.ring, r.head = bigger, 0
+		mask = len(r.ring) - 1
+	}
+	// Insert behind the last event not later than ev (stable for ties).
+	i := r.n
+	for i > 0 && r.ring[(r.head+i-1)&mask].Time > ev.Time {
+		r.ring[(r.head+i)&mask] = r.ring[(r.head+i-1)&mask]
+		i--
+	}
+	r.ring[(r.head+i)&mask] = ev
+	r.n++
+}
+
+// irqFlag reads the hardirq/softirq character (third) of ftrace's irq-info
+// column: 'h' hardirq, 's' softirq, 'H' hardirq inside softirq
+// (kernel/trace/trace_output.c trace_print_lat_fmt).
+func irqFlag(f []byte) trace.Tristate {
+	if len(f) < 4 {
+		return trace.Unknown
+	}
+	switch f[2] {
+	case 'h', 's', 'H':
+		return trace.Yes
+	case '.':
+		return trace.No
+	}
+	return trace.Unknown
+}
+
+// eventKind maps a tracepoint name onto the kind it feeds.
+func eventKind(name []byte) trace.Kind {
+	switch string(name) {
+	case "sched_switch":
+		return trace.KindSwitch
+	case "sched_waking":
+		return trace.KindWaking
+	case "sched_wakeup":
+		return trace.KindWakeup
+	case "sched_wakeup_new":
+		return trace.KindWakeupNew
+	case "sched_migrate_task":
+		return trace.KindMigrate
+	case "sched_process_fork":
+		return trace.KindFork
+	case "sched_process_exec":
+		return trace.KindExec
+	case "sched_process_exit":
+		return trace.KindExit
+	case "sched_stat_runtime":
+		return trace.KindRuntime
+	}
+	return trace.KindInvalid
+}
+
+// intern returns a shared string for b (no allocation once seen).
+func (r *Reader) intern(b []byte) string {
+	if s, ok := r.comms[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	r.comms[s] = s
+	return s
+}
+
+func clip(b []byte) string {
+	if len(b) > 120 {
+		return string(b[:120]) + "..."
+	}
+	return string(b)
+}
+
+func secs(ns int64) string {
+	return strconv.FormatFloat(float64(ns)/1e9, 'f', 6, 64)
+}

@@ -1,0 +1,119 @@
+package textfmt
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/traceview/traceview/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite the .want sections of testdata/cases.txtar")
+
+// dump renders what a reader produced in the .want layout of cases.txtar.
+func dump(evs []trace.Event, m *trace.Meta, err error) string {
+	var b strings.Builder
+	for _, e := range evs {
+		fmt.Fprintf(&b, "%s cur=%d/%d irq=%d\n", e, e.CurTID, e.CurPID, e.FromIRQ)
+	}
+	for _, w := range m.Warnings.List() {
+		fmt.Fprintf(&b, "warn %s %d\n", w.Key, w.Count)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "error: %v\n", err)
+	}
+	return b.String()
+}
+
+// TestCases runs the hand-made cases of testdata/cases.txtar: tgid and
+// irq-info columns, comms with spaces and dashes, trace_pipe disorder, lost
+// lines, ns timestamps, equal timestamps, plugin and kernel payloads,
+// malformed lines.
+func TestCases(t *testing.T) {
+	ar, err := txtar.ParseFile("testdata/cases.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]int{}
+	for i, f := range ar.Files {
+		files[f.Name] = i
+	}
+	changed := false
+	for _, f := range ar.Files {
+		name, ok := strings.CutSuffix(f.Name, ".in")
+		if !ok {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(string(f.Data)), "test")
+			evs, err := drain(r)
+			got := dump(evs, r.Meta(), err)
+			wi, ok := files[name+".want"]
+			if *update {
+				if !ok {
+					ar.Files = append(ar.Files, txtar.File{Name: name + ".want"})
+					wi = len(ar.Files) - 1
+				}
+				ar.Files[wi].Data = []byte(got)
+				changed = true
+				return
+			}
+			if !ok {
+				t.Fatalf("no %s.want", name)
+			}
+			if d := cmp.Diff(string(ar.Files[wi].Data), got); d != "" {
+				t.Errorf("mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+	if changed {
+		if err := os.WriteFile("testdata/cases.txtar", txtar.Format(ar), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLenient checks that with trace.DefaultReadOptions.Lenient a malformed
+// sched line becomes a counted warning and the following lines still come.
+func TestLenient(t *testing.T) {
+	in := " a-1 [000] 5.000001: sched_switch: prev_comm=a prev_pid=1 prev_prio=x prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n" +
+		" a-1 [000] 5.000002: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n"
+	trace.DefaultReadOptions.Lenient = true
+	defer func() { trace.DefaultReadOptions.Lenient = false }()
+	r := NewReader(strings.NewReader(in), "test")
+	evs, err := drain(r)
+	if err != nil || len(evs) != 1 || evs[0].Time != 5_000_002_000 {
+		t.Fatalf("got %v, %v; want the second line's switch", evs, err)
+	}
+	w := r.Meta().Warnings.List()
+	if len(w) != 1 || w[0].Key != "text-malformed-line" || w[0].Count != 1 || !strings.HasPrefix(w[0].Message, "line 1: sched_switch:") {
+		t.Errorf("warnings %+v", w)
+	}
+}
+
+// TestClassify checks content detection on the first lines of each dialect
+// and its refusal of binary data and prose.
+func TestClassify(t *testing.T) {
+	cases := []struct{ name, head, want string }{
+		{"ftrace", "# tracer: nop\n#\n  bash-1 [000] d..2. 1.000001: sched_switch: prev_comm=bash prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=x next_pid=2 next_prio=120\n", FormatFtrace},
+		{"trace_pipe", "  bash-1 [000] d..2. 1.000001: sched_waking: comm=x pid=2 prio=120 target_cpu=000\n", FormatFtrace},
+		{"tracecmd", "cpus=2\n  bash-1 [000] 1.000001: sched_wakeup: x:2 [120] CPU:000\n", FormatTraceCmd},
+		{"tracecmd-noheader", "  bash-1 [000] 1.000001: sched_wakeup: x:2 [120] CPU:000\n", FormatTraceCmd},
+		{"perf", "  perf 1/1 [000] 1.000001: sched:sched_wakeup: x:2 [120] CPU:000\n", FormatPerf},
+		{"perf-default", "  perf     1 [000] 1.000001: sched:sched_wakeup: x:2 [120] CPU:000\n", FormatPerf},
+		{"binary", "\x17\x08Dtracing7\x00\x00\x08", ""},
+		{"prose", "hello world\nthis is [1] not a trace\n", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Classify([]byte(c.head)); got != c.want {
+				t.Errorf("Classify = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
