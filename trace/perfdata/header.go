@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"strings"
 
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/tpformat"
@@ -388,5 +387,3 @@ func (a *attr) displayName() string {
 	}
 	return fmt.Sprintf("attr%d(type %d, config %#x)", a.index, a.typ, a.config)
 }
-
-var _ = strings.TrimSpace

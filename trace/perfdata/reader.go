@@ -278,7 +278,6 @@ func (r *Reader) readFileHeader(ra interface {
 		return fmt.Errorf("feature table at offset %d: %w (%w)", featOff, shortErr(err), trace.ErrCorrupt)
 	}
 	k := 0
-	var haveTracing bool
 	for bit := 0; bit < 256; bit++ {
 		if o.Uint64(h[72+8*(bit/64):])>>(bit%64)&1 == 0 {
 			continue
@@ -298,9 +297,7 @@ func (r *Reader) readFileHeader(ra interface {
 		if err := r.applyFeature(bit, b); err != nil {
 			return fmt.Errorf("feature %s at offset %d: %w", featureName(bit), off, err)
 		}
-		haveTracing = haveTracing || bit == featTracingData
 	}
-	_ = haveTracing
 	r.off = int64(dataOff)
 	r.dataEnd = int64(dataOff + dataSize)
 	r.br = bufio.NewReaderSize(io.NewSectionReader(ra, int64(dataOff), int64(dataSize)), 1<<20)
@@ -536,4 +533,14 @@ func (r *Reader) tracingDataRecord(rec []byte, off int64) error {
 		return fmt.Errorf("tracing data at offset %d: %w", off+int64(len(rec)), err)
 	}
 	return nil
+}
+
+// SampleCounts returns the number of samples read per event name, as
+// `perf report --stats` lists them ("sched:sched_switch": N).
+func (r *Reader) SampleCounts() map[string]uint64 {
+	out := map[string]uint64{}
+	for _, a := range r.attrs {
+		out[a.displayName()] += a.samples
+	}
+	return out
 }

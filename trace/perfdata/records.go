@@ -1,10 +1,6 @@
 package perfdata
 
-import (
-	"fmt"
-
-	"github.com/traceview/traceview/trace"
-)
+import "github.com/traceview/traceview/trace"
 
 // attrOfSample finds the attribute of a PERF_RECORD_SAMPLE: by its
 // IDENTIFIER (first u64) or ID (at the position the first attribute's
@@ -163,6 +159,10 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if tid >= 0 {
 		ev.CurTID, ev.CurPID = trace.TID(tid), trace.PID(pid)
 		r.learnPID(ev.CurTID, ev.CurPID)
+	} else if ev.CurTID >= 0 {
+		// The kernel reports pid/tid -1 for a task past exit_notify(); the
+		// payload's common_pid still names it.
+		ev.CurPID = r.pidOf(ev.CurTID)
 	}
 	r.fillPIDs(ev)
 	r.queue(ev, slot, hasTime)
@@ -388,5 +388,3 @@ func cbytes(b []byte) []byte {
 	}
 	return b
 }
-
-var _ = fmt.Sprintf
