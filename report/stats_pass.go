@@ -104,6 +104,7 @@ type statsPass struct {
 	haveWak bool // the trace has sched_waking: ignore sched_wakeup
 
 	First, Last int64 // ns, times of the first and last event
+	haveFirst   bool
 	Events      int64
 	CPUs        map[trace.CPU]bool // CPUs that recorded events
 	// BusyOnCPU is per-CPU time (ns) spent running a non-idle task,
@@ -205,8 +206,12 @@ func (p *statsPass) lookup(tid trace.TID) *statsTask {
 
 // observe feeds one event.
 func (p *statsPass) observe(e *trace.Event) {
-	if p.Events == 0 {
-		p.First = e.Time
+	// Records synthesized at record start (perf's COMM and FORK of the
+	// tasks already running) may carry time 0: the trace starts at the
+	// first real timestamp.
+	synth := e.Time == 0 && (e.Kind == trace.KindComm || e.Kind == trace.KindFork || e.Kind == trace.KindExec || e.Kind == trace.KindExit)
+	if !synth && (!p.haveFirst || e.Time < p.First) {
+		p.First, p.haveFirst = e.Time, true
 	}
 	p.Events++
 	if e.Time > p.Last {

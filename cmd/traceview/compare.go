@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
+)
+
+type compareOptions struct {
+	output string
+	perf   bool
+}
+
+func init() {
+	addCommand(func() *cobra.Command {
+		var o compareOptions
+		cmd := &cobra.Command{
+			Use:   "compare A B [-o table|json|csv]",
+			Short: "Compare two traces: runtime, switches and scheduling delay per command, as B/A",
+			Long: `Compare two traces of the same workload (kernel A vs kernel B, observed vs
+predicted by a replay): any two inputs traceview reads, in any format.
+
+Each trace goes through the latency report ('traceview latency', rows merged
+by command name); compare prints, per command name and for the total, the
+runtime, switches (times switched in), avg, max and sum scheduling delay and
+the p99 delay (empirical quantile), each as A, B and the ratio B/A - the
+ratio rows mailing-list reports write under their tables ("runtime .999,
+switches 1.777, sum delay 1.602"). A command found in one trace only is shown
+as "only in A" or "only in B". Rows sort by the larger sum delay. Times are
+ms in the table, ns in JSON and CSV.
+
+Example:
+  traceview compare messaging.2cpu.perf.data messaging.1cpu.perf.data
+  traceview compare observed.perf.data predicted.tvf -o csv > cmp.csv`,
+			Args: func(cmd *cobra.Command, args []string) error {
+				if len(args) != 2 {
+					return usageErrorf("compare: want two traces A and B, got %d argument(s) (see 'traceview compare --help')", len(args))
+				}
+				return nil
+			},
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runCompare(cmd, o, args[0], args[1])
+			},
+		}
+		f := cmd.Flags()
+		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv")
+		f.BoolVar(&o.perf, "perf", false, "measure delays exactly as perf 6.12 does (see 'traceview latency --help')")
+		return cmd
+	})
+}
+
+func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error {
+	switch o.output {
+	case "table", "json", "csv":
+	default:
+		return usageErrorf("compare: unknown output format %q (want table, json or csv)", o.output)
+	}
+	a, err := openInputProgress(pathA)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	b, err := openInputProgress(pathB)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf}})
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	out := cmd.OutOrStdout()
+	switch o.output {
+	case "json":
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	case "csv":
+		return report.WriteCompareCSV(out, res)
+	}
+	stderr := cmd.ErrOrStderr()
+	for _, side := range []struct {
+		name string
+		ws   []trace.Warning
+	}{{pathA, res.WarningsA}, {pathB, res.WarningsB}} {
+		for _, w := range side.ws {
+			fmt.Fprintf(stderr, "warning: %s: %s\n", side.name, w.Message)
+		}
+	}
+	return report.WriteCompareTable(out, res, pathA, pathB)
+}

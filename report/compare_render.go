@@ -1,0 +1,150 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// compareMetrics lists the compared figures in column order: name, unit,
+// and accessors.
+var compareMetrics = []struct {
+	name  string
+	ms    bool // a time, printed in ms (else a count)
+	side  func(*CompareSide) int64
+	ratio func(*CompareRatios) *float64
+}{
+	{"runtime", true, func(s *CompareSide) int64 { return s.Runtime }, func(r *CompareRatios) *float64 { return r.Runtime }},
+	{"switches", false, func(s *CompareSide) int64 { return s.Switches }, func(r *CompareRatios) *float64 { return r.Switches }},
+	{"avg delay", true, func(s *CompareSide) int64 { return s.AvgDelay }, func(r *CompareRatios) *float64 { return r.AvgDelay }},
+	{"max delay", true, func(s *CompareSide) int64 { return s.MaxDelay }, func(r *CompareRatios) *float64 { return r.MaxDelay }},
+	{"sum delay", true, func(s *CompareSide) int64 { return s.SumDelay }, func(r *CompareRatios) *float64 { return r.SumDelay }},
+	{"p99 delay", true, func(s *CompareSide) int64 { return s.P99Delay }, func(r *CompareRatios) *float64 { return r.P99Delay }},
+}
+
+func compareNote(r *CompareRow) string {
+	switch {
+	case r.A == nil:
+		return "only in B"
+	case r.B == nil:
+		return "only in A"
+	}
+	return ""
+}
+
+// compareValue renders figure i of s; times in ms (the unit is in the
+// column header).
+func compareValue(s *CompareSide, i int) string {
+	if s == nil {
+		return "-"
+	}
+	v := compareMetrics[i].side(s)
+	if !compareMetrics[i].ms {
+		return strconv.FormatInt(v, 10)
+	}
+	return fmt.Sprintf("%.3f", float64(v)/1e6)
+}
+
+func compareRatioText(r *float64) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *r)
+}
+
+// WriteCompareTable prints the comparison for people: per command name the
+// A and B values and B/A of each figure (times in ms), rows found in one
+// trace only marked as such, then the TOTAL row and a one-line summary of
+// the total ratios in the style of mailing-list reports.
+func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) error {
+	fmt.Fprintf(w, "A: %s\nB: %s\n\n", nameA, nameB)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	hdr := []string{"Task"}
+	for _, m := range compareMetrics {
+		u := ""
+		if m.ms {
+			u = " ms"
+		}
+		hdr = append(hdr, m.name+" A"+u, "B"+u, "B/A")
+	}
+	hdr = append(hdr, "")
+	fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
+	row := func(r *CompareRow) {
+		cells := []string{r.Comm}
+		for i, m := range compareMetrics {
+			cells = append(cells, compareValue(r.A, i), compareValue(r.B, i), compareRatioText(m.ratio(&r.Ratio)))
+		}
+		cells = append(cells, compareNote(r))
+		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
+	}
+	for i := range res.Rows {
+		row(&res.Rows[i])
+	}
+	row(&res.Total)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	var parts []string
+	for _, m := range compareMetrics {
+		parts = append(parts, m.name+" "+compareRatioText(m.ratio(&res.Total.Ratio)))
+	}
+	_, err := fmt.Fprintf(w, "\nB/A: %s\n", strings.Join(parts, ", "))
+	return err
+}
+
+// WriteCompareCSV writes one line per command name and the TOTAL line:
+// comm, presence (both, only_a, only_b), then per figure A, B and B/A
+// (times in ns; an empty cell when absent).
+func WriteCompareCSV(w io.Writer, res *CompareResult) error {
+	cw := csv.NewWriter(w)
+	hdr := []string{"comm", "presence"}
+	for _, m := range compareMetrics {
+		n := strings.ReplaceAll(m.name, " ", "_")
+		if m.ms {
+			hdr = append(hdr, n+"_a_ns", n+"_b_ns", n+"_ratio")
+		} else {
+			hdr = append(hdr, n+"_a", n+"_b", n+"_ratio")
+		}
+	}
+	if err := cw.Write(hdr); err != nil {
+		return err
+	}
+	line := func(r *CompareRow) error {
+		pres := "both"
+		switch {
+		case r.A == nil:
+			pres = "only_b"
+		case r.B == nil:
+			pres = "only_a"
+		}
+		rec := []string{r.Comm, pres}
+		for _, m := range compareMetrics {
+			for _, s := range []*CompareSide{r.A, r.B} {
+				if s == nil {
+					rec = append(rec, "")
+				} else {
+					rec = append(rec, strconv.FormatInt(m.side(s), 10))
+				}
+			}
+			if x := m.ratio(&r.Ratio); x != nil {
+				rec = append(rec, strconv.FormatFloat(*x, 'f', 6, 64))
+			} else {
+				rec = append(rec, "")
+			}
+		}
+		return cw.Write(rec)
+	}
+	for i := range res.Rows {
+		if err := line(&res.Rows[i]); err != nil {
+			return err
+		}
+	}
+	if err := line(&res.Total); err != nil {
+		return err
+	}
+	cw.Flush()
+	return cw.Error()
+}

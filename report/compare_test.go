@@ -1,0 +1,144 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// gScenarioB is gScenario's workload scheduled differently (us): D takes
+// C's place, A waits 500 us after its preemption, B waits 100 us.
+//
+//	   0  CPU0 swapper -> A          CPU1 swapper -> B
+//	 100  CPU0 A wakes D
+//	 300  CPU0 A (R+) -> D           D waited 200 us
+//	 400                             CPU1 B (S) -> swapper
+//	 450  A migrates CPU0 -> CPU1
+//	 800                             CPU1 swapper -> A      A waited 800-300 = 500 us
+//	 900  CPU0 D wakes B
+//	1000  CPU0 D (S) -> B            B waited 100 us
+//	1500  CPU0 B (S) -> swapper
+//	2000                             CPU1 A (S) -> swapper
+//
+// Runtimes (sched_stat_runtime): A 300+1200 = 1500 us, B 400+500 = 900 us, D 700 us.
+func gScenarioB() []trace.Event {
+	return []trace.Event{
+		gSwitch(0, 0, 0, "swapper/0", 0, 10, "A"),
+		gSwitch(0, 1, 0, "swapper/1", 0, 20, "B"),
+		gWaking(100*gUs, 0, 10, 40, "D", 0),
+		gRuntime(300*gUs, 0, 10, "A", 300*gUs),
+		gSwitch(300*gUs, 0, 10, "A", trace.StatePreempted, 40, "D"),
+		gRuntime(400*gUs, 1, 20, "B", 400*gUs),
+		gSwitch(400*gUs, 1, 20, "B", trace.StateInterruptible, 0, "swapper/1"),
+		gMigrate(450*gUs, 0, 10, "A", 0, 1),
+		gSwitch(800*gUs, 1, 0, "swapper/1", 0, 10, "A"),
+		gWaking(900*gUs, 0, 40, 20, "B", 0),
+		gRuntime(1000*gUs, 0, 40, "D", 700*gUs),
+		gSwitch(1000*gUs, 0, 40, "D", trace.StateInterruptible, 20, "B"),
+		gRuntime(1500*gUs, 0, 20, "B", 500*gUs),
+		gSwitch(1500*gUs, 0, 20, "B", trace.StateInterruptible, 0, "swapper/0"),
+		gRuntime(2000*gUs, 1, 10, "A", 1200*gUs),
+		gSwitch(2000*gUs, 1, 10, "A", trace.StateInterruptible, 0, "swapper/1"),
+	}
+}
+
+func gRatio(x float64) *float64 { return &x }
+
+// gNamed prepends COMM records (perf names threads from those, not from
+// tracepoint fields) for the scenario tasks.
+func gNamed(evs []trace.Event) []trace.Event {
+	var out []trace.Event
+	for tid, comm := range map[trace.TID]string{10: "A", 20: "B", 30: "C", 40: "D"} {
+		e := trace.NewEvent(0, 0, trace.KindComm)
+		e.TID, e.PID, e.Comm = tid, trace.PID(tid), comm
+		out = append(out, e)
+	}
+	return append(out, evs...)
+}
+
+func TestCompareHand(t *testing.T) {
+	res, err := Compare(trace.NewSliceSource(gNamed(gScenario()), nil), trace.NewSliceSource(gNamed(gScenarioB()), nil), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	side := func(tasks int, rt, sw, cnt, sum, mx, p99 int64) *CompareSide {
+		return &CompareSide{NrTasks: tasks, Runtime: rt * gUs, Switches: sw, Count: cnt, AvgDelay: sum * gUs / cnt,
+			MaxDelay: mx * gUs, SumDelay: sum * gUs, P99Delay: p99 * gUs}
+	}
+	// Per task (see the scenarios): a first switch-in of a task not seen
+	// before measures no delay, so each task has one delay.
+	want := &CompareResult{
+		Rows: []CompareRow{
+			{Comm: "A", A: side(1, 1800, 2, 1, 200, 200, 200), B: side(1, 1500, 2, 1, 500, 500, 500),
+				Ratio: CompareRatios{gRatio(1500.0 / 1800), gRatio(1), gRatio(2.5), gRatio(2.5), gRatio(2.5), gRatio(2.5)}},
+			{Comm: "B", A: side(1, 900, 2, 1, 400, 400, 400), B: side(1, 900, 2, 1, 100, 100, 100),
+				Ratio: CompareRatios{gRatio(1), gRatio(1), gRatio(0.25), gRatio(0.25), gRatio(0.25), gRatio(0.25)}},
+			// C and D tie on sum delay (200 us): by name.
+			{Comm: "C", A: side(1, 700, 1, 1, 200, 200, 200)},
+			{Comm: "D", B: side(1, 700, 1, 1, 200, 200, 200)},
+		},
+		// Totals: A 1800+900+700 = 3400 us runtime, 5 switch-ins, delays
+		// {200, 400, 200}: sum 800, avg 800/3 = 266.666 us, p99 (empirical)
+		// 400; B 1500+900+700 = 3100 us, delays {500, 100, 200}: p99 500.
+		Total: CompareRow{Comm: "TOTAL",
+			A:     &CompareSide{NrTasks: 3, Runtime: 3400 * gUs, Switches: 5, Count: 3, AvgDelay: 266666, MaxDelay: 400 * gUs, SumDelay: 800 * gUs, P99Delay: 400 * gUs},
+			B:     &CompareSide{NrTasks: 3, Runtime: 3100 * gUs, Switches: 5, Count: 3, AvgDelay: 266666, MaxDelay: 500 * gUs, SumDelay: 800 * gUs, P99Delay: 500 * gUs},
+			Ratio: CompareRatios{gRatio(3100.0 / 3400), gRatio(1), gRatio(1), gRatio(1.25), gRatio(1), gRatio(1.25)}},
+	}
+	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })
+	noWarn := cmpopts.IgnoreFields(CompareResult{}, "WarningsA", "WarningsB")
+	if d := cmp.Diff(want, res, approx, noWarn); d != "" {
+		t.Errorf("compare (-want +got):\n%s", d)
+	}
+
+	var tab bytes.Buffer
+	if err := WriteCompareTable(&tab, res, "a.data", "b.data"); err != nil {
+		t.Fatal(err)
+	}
+	out := tab.String()
+	for _, s := range []string{
+		"B/A: runtime 0.912, switches 1.000, avg delay 1.000, max delay 1.250, sum delay 1.000, p99 delay 1.250\n",
+		"only in A", "only in B", "runtime A ms",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("table lacks %q:\n%s", s, out)
+		}
+	}
+	// Row A: runtime 1.800 / 1.500 ms, ratio 0.833.
+	if !strings.Contains(strings.Join(strings.Fields(strings.Split(out, "\n")[4]), " "), "A 1.800 1.500 0.833 2 2 1.000 0.200 0.500 2.500") {
+		t.Errorf("row A wrong:\n%s", out)
+	}
+
+	var cbuf bytes.Buffer
+	if err := WriteCompareCSV(&cbuf, res); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&cbuf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 6 || recs[0][2] != "runtime_a_ns" || strings.Join(recs[3][:5], ",") != "C,only_a,700000,," ||
+		strings.Join(recs[5][:5], ",") != "TOTAL,both,3400000,3100000,0.911765" {
+		t.Errorf("csv:\n%v", recs)
+	}
+
+	js, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back CompareResult
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(res, &back, approx); d != "" {
+		t.Errorf("json round trip (-want +got):\n%s", d)
+	}
+}
