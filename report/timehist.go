@@ -496,7 +496,7 @@ func (th *timehist) commStr(t *timehistThread) []byte {
 	if t.pid != 0 {
 		b = append(b, '[')
 		b = timehistInt(b, int64(t.tid))
-		if trace.PID(t.tid) != t.pid {
+		if trace.PID(t.tid) != t.pid && (th.opt.Exact || t.pid >= 0) {
 			b = append(b, '/')
 			b = timehistInt(b, int64(t.pid))
 		}

@@ -158,13 +158,6 @@ func (m *timehistMachine) name(t *timehistThread, comm string) {
 	}
 }
 
-// isRecordFork tells a PERF_RECORD_FORK (which carries the child's pid and
-// no names) from a sched_process_fork tracepoint, which perf's thread table
-// ignores.
-func timehistIsRecordFork(e *trace.Event) bool {
-	return e.ChildComm == "" && e.ChildPID >= 0
-}
-
 // observe applies the thread-table side of an event: COMM/exec, FORK and
 // EXIT records. It returns the thread whose name changed (for map's
 // comm_changed), or nil.
@@ -178,7 +171,9 @@ func (m *timehistMachine) observe(e *trace.Event) *timehistThread {
 		t.comm, t.commSet = e.Comm, true
 		return t
 	case trace.KindFork:
-		if !timehistIsRecordFork(e) {
+		// perf acts on PERF_RECORD_FORK; readers deliver one fork per
+		// clone (the record or the sched_process_fork tracepoint).
+		if e.ChildTID < 0 {
 			return nil
 		}
 		child := m.find(e.ChildPID, e.ChildTID)
@@ -194,8 +189,8 @@ func (m *timehistMachine) observe(e *trace.Event) *timehistThread {
 		child = m.findnew(e.ChildPID, e.ChildTID)
 		if parent.commSet {
 			child.comm, child.commSet = parent.comm, true
-		} else if !m.exact && e.Comm != "" {
-			child.comm = e.Comm
+		} else if !m.exact && e.ChildComm != "" {
+			child.comm = e.ChildComm
 		}
 		child.ppid = parent.tid
 	case trace.KindExit:

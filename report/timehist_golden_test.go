@@ -1,0 +1,308 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+	_ "github.com/traceview/traceview/trace/formats"
+)
+
+// timehistGoldenTraces lists the perf.data traces that have perf 6.12's
+// timehist/map outputs beside them: the repo's own small copies and, when
+// the repository is cloned next to it, ../shared/traces.
+func timehistGoldenTraces(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, dir := range []string{"../testdata/traces", "../../shared/traces"} {
+		ms, _ := filepath.Glob(filepath.Join(dir, "*.perf.data"))
+		for _, m := range ms {
+			base := strings.TrimSuffix(m, ".perf.data")
+			if _, err := os.Stat(base + ".timehist.txt"); err == nil {
+				out = append(out, base)
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("no perf.data traces with perf's timehist outputs (../shared/traces absent)")
+	}
+	return out
+}
+
+func timehistRun(t *testing.T, path string, opt TimehistOptions) []string {
+	t.Helper()
+	src, err := trace.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var buf bytes.Buffer
+	if err := Timehist(&buf, src, opt); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return timehistLines(buf.Bytes())
+}
+
+func timehistLines(b []byte) []string {
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+func timehistGolden(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return timehistLines(b)
+}
+
+// perf 6.12 loses a task's identity in three ways (tools/perf/util/machine.c
+// and builtin-sched.c): the final switch of an exiting thread whose sample
+// tid is already -1 is charged to one pseudo-thread ":-1[-1/PID]"; after
+// PERF_RECORD_EXIT the thread is forgotten, so its last switch shows as a
+// new ":TID[TID]" with zeroed wait and delay; and a thread first met in a
+// wakeup gets pid 0 and prints as a bare ":TID". timehistLost matches those
+// rows.
+var (
+	timehistLostExact = regexp.MustCompile(`^.{23} :-1\[`)
+	timehistLost      = regexp.MustCompile(`^.{23} :-?\d+(\[| )|(awakened|migrated): :\d+`)
+)
+
+// timehistSameTiming checks the parts of a row that do not depend on the
+// task's identity: time, CPU and (for switch rows) run time.
+func timehistSameTiming(want, got string) bool {
+	if len(want) < 23 || len(got) < 23 || want[:23] != got[:23] {
+		return false
+	}
+	if len(want) >= 88 && len(got) >= 88 && !strings.Contains(want, "awakened:") && !strings.Contains(want, "migrated:") {
+		return want[77:88] == got[77:88]
+	}
+	return true
+}
+
+// TestTimehistGoldenExact: with Exact, every row equals perf 6.12's
+// (NAME.timehist.txt, -w, -M -n --state) byte for byte, except the rows perf
+// charges to its ":-1" pseudo-thread: perf took those from the sample tid,
+// which the perf.data reader reports as the tracepoint's prev_pid once the
+// kernel has already unhashed the thread (sample tid -1). There the time, CPU
+// and run time (which do not depend on identity) must still agree.
+func TestTimehistGoldenExact(t *testing.T) {
+	for _, base := range timehistGoldenTraces(t) {
+		for _, c := range []struct {
+			suffix string
+			opt    TimehistOptions
+		}{
+			{".timehist.txt", TimehistOptions{}},
+			{".timehist-w.txt", TimehistOptions{Wakeups: true}},
+			{".timehist-M.txt", TimehistOptions{Migrations: true, Next: true, State: true}},
+		} {
+			if _, err := os.Stat(base + c.suffix); err != nil {
+				continue
+			}
+			t.Run(filepath.Base(base)+c.suffix, func(t *testing.T) {
+				c.opt.Exact = true
+				want := timehistGolden(t, base+c.suffix)
+				got := timehistRun(t, base+".perf.data", c.opt)
+				timehistCompareRows(t, want, got, timehistLostExact)
+			})
+		}
+	}
+}
+
+// TestTimehistGoldenDefault: without Exact, traceview keeps identities.
+// Every row perf prints for a known task is identical; rows where perf lost
+// the task (timehistLost) keep time, CPU and run time, and name the real
+// task instead of a number.
+func TestTimehistGoldenDefault(t *testing.T) {
+	for _, base := range timehistGoldenTraces(t) {
+		if _, err := os.Stat(base + ".timehist-w.txt"); err != nil {
+			continue
+		}
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			want := timehistGolden(t, base+".timehist-w.txt")
+			got := timehistRun(t, base+".perf.data", TimehistOptions{Wakeups: true})
+			timehistCompareRows(t, want, got, timehistLost)
+			for i, g := range got {
+				if i >= 3 && timehistLost.MatchString(g) {
+					t.Errorf("row %d still has a lost identity: %q", i+1, g)
+					break
+				}
+			}
+		})
+	}
+}
+
+func timehistCompareRows(t *testing.T, want, got []string, lost *regexp.Regexp) {
+	t.Helper()
+	if len(want) != len(got) {
+		t.Fatalf("%d lines, perf has %d", len(got), len(want))
+	}
+	bad := 0
+	for i := range want {
+		if want[i] == got[i] {
+			continue
+		}
+		if lost.MatchString(want[i]) && timehistSameTiming(want[i], got[i]) {
+			continue
+		}
+		t.Errorf("line %d:\n perf %q\n ours %q", i+1, want[i], got[i])
+		if bad++; bad > 5 {
+			t.FailNow()
+		}
+	}
+}
+
+var timehistSumRow = regexp.MustCompile(`^\s*(\S+)\s+(-?\d+)\s+(\d+)\s+(\d+)\.(\d{3})\s`)
+
+// TestTimehistGoldenSummary compares -s with NAME.timehist-summary.txt.
+// perf lists threads in its hash table's order, so rows are compared as a
+// set. In Exact mode perf's ":-1" pseudo-thread row is the sum of the
+// exiting threads whose sample tid was -1, which traceview shows one per
+// thread (the threads of the rows perf printed as ":-1" in
+// NAME.timehist.txt): their switch counts must add up to perf's, and
+// their run times too (to the 0.001 ms printed per row); the unique-task
+// count differs by the number of rows merged.
+//
+// Without Exact, every perf row for a task perf still knew is identical, and
+// the total number of context switches equals the number of sched_switch
+// events in the trace (perf 6.12 drops exited threads from its total).
+func TestTimehistGoldenSummary(t *testing.T) {
+	for _, base := range timehistGoldenTraces(t) {
+		if _, err := os.Stat(base + ".timehist-summary.txt"); err != nil {
+			continue
+		}
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			want := timehistGolden(t, base+".timehist-summary.txt")
+			// Our names for the rows perf charged to ":-1".
+			minus1 := map[string]bool{}
+			rows := timehistRun(t, base+".perf.data", TimehistOptions{Exact: true})
+			for i, w := range timehistGolden(t, base+".timehist.txt") {
+				if timehistLostExact.MatchString(w) && i < len(rows) && len(rows[i]) > 55 {
+					minus1[strings.TrimSpace(rows[i][23:55])] = true
+				}
+			}
+			got := timehistRun(t, base+".perf.data", TimehistOptions{SummaryOnly: true, Exact: true})
+			ours := map[string]int{}
+			var mergedN, mergedRows int
+			var mergedRun int64
+			for _, g := range got {
+				if m := timehistSumRow.FindStringSubmatch(g); m != nil && minus1[m[1]] {
+					n, _ := strconv.Atoi(m[3])
+					ms, _ := strconv.ParseInt(m[4]+m[5], 10, 64)
+					mergedN += n
+					mergedRun += ms
+					mergedRows++
+					continue
+				}
+				ours[g]++
+			}
+			perfRows := 0
+			for _, w := range want {
+				if m := timehistSumRow.FindStringSubmatch(w); m != nil && strings.HasPrefix(m[1], ":-1[") {
+					n, _ := strconv.Atoi(m[3])
+					us, _ := strconv.ParseInt(m[4]+m[5], 10, 64)
+					if n != mergedN || us < mergedRun || us > mergedRun+int64(mergedRows) {
+						t.Errorf("perf's %q: ours %d rows, %d switches, %d us", w, mergedRows, mergedN, mergedRun)
+					}
+					perfRows++
+					continue
+				}
+				if strings.HasPrefix(w, "    Total number of unique tasks: ") && mergedRows > 0 {
+					n, _ := strconv.Atoi(strings.TrimPrefix(w, "    Total number of unique tasks: "))
+					w = "    Total number of unique tasks: " + strconv.Itoa(n-perfRows+mergedRows)
+				}
+				if ours[w] == 0 {
+					t.Errorf("perf line missing from ours: %q", w)
+					continue
+				}
+				ours[w]--
+			}
+
+			// Default mode.
+			got = timehistRun(t, base+".perf.data", TimehistOptions{SummaryOnly: true})
+			have := map[string]bool{}
+			for _, g := range got {
+				have[g] = true
+			}
+			for _, w := range want {
+				m := timehistSumRow.FindStringSubmatch(w)
+				if m == nil || strings.HasPrefix(m[1], ":") {
+					continue
+				}
+				if !have[w] {
+					t.Errorf("default mode lacks perf's row %q", w)
+				}
+			}
+			switches := timehistCountSwitches(t, base+".perf.data")
+			if line := "Total number of context switches: " + strconv.Itoa(switches); !have[line] {
+				t.Errorf("default mode: want %q (one per sched_switch event)", line)
+			}
+		})
+	}
+}
+
+func timehistCountSwitches(t *testing.T, path string) int {
+	src, err := trace.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	n := 0
+	for {
+		e, err := src.Next()
+		if err != nil {
+			break
+		}
+		if e.Kind == trace.KindSwitch {
+			n++
+		}
+	}
+	return n
+}
+
+// TestMapGolden: perf sched map's output (NAME.map.txt) byte for byte in
+// Exact mode. Without Exact the only allowed difference is the name after
+// "=>" of a task perf knew only by number.
+func TestMapGolden(t *testing.T) {
+	for _, base := range timehistGoldenTraces(t) {
+		if _, err := os.Stat(base + ".map.txt"); err != nil {
+			continue
+		}
+		t.Run(filepath.Base(base), func(t *testing.T) {
+			want := timehistGolden(t, base+".map.txt")
+			for _, exact := range []bool{true, false} {
+				src, err := trace.Open(base + ".perf.data")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var buf bytes.Buffer
+				err = Map(&buf, src, MapOptions{Exact: exact})
+				src.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := timehistLines(buf.Bytes())
+				if len(got) != len(want) {
+					t.Fatalf("exact=%v: %d lines, perf has %d", exact, len(got), len(want))
+				}
+				for i := range want {
+					if want[i] == got[i] {
+						continue
+					}
+					if !exact && strings.Contains(want[i], "=> :") {
+						a, _, _ := strings.Cut(want[i], "=> :")
+						if strings.HasPrefix(got[i], a+"=> ") {
+							continue
+						}
+					}
+					t.Fatalf("exact=%v line %d:\n perf %q\n ours %q", exact, i+1, want[i], got[i])
+				}
+			}
+		})
+	}
+}
