@@ -1,0 +1,804 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/trace"
+)
+
+// Selector picks tasks for an override: a command name, "pid:N" or "tid:N".
+type Selector struct {
+	Comm string
+	PID  trace.PID // -1 unless pid:N
+	TID  trace.TID // -1 unless tid:N
+}
+
+// ParseSelector parses "comm", "pid:N" or "tid:N".
+func ParseSelector(s string) (Selector, error) {
+	sel := Selector{PID: -1, TID: -1}
+	if v, ok := strings.CutPrefix(s, "pid:"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return sel, fmt.Errorf("selector %q: bad pid", s)
+		}
+		sel.PID = trace.PID(n)
+		return sel, nil
+	}
+	if v, ok := strings.CutPrefix(s, "tid:"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return sel, fmt.Errorf("selector %q: bad tid", s)
+		}
+		sel.TID = trace.TID(n)
+		return sel, nil
+	}
+	if s == "" {
+		return sel, errors.New("empty selector (want a command name, pid:N or tid:N)")
+	}
+	sel.Comm = s
+	return sel, nil
+}
+
+// Match reports whether the model task t is selected.
+func (s Selector) Match(t *Task) bool {
+	switch {
+	case s.PID >= 0:
+		return t.PID == s.PID
+	case s.TID >= 0:
+		return t.TID == s.TID
+	}
+	return t.Comm == s.Comm
+}
+
+// Override changes tasks the selector matches; nil fields keep the traced
+// value. Later overrides win.
+type Override struct {
+	Sel      Selector
+	Affinity *policies.CPUSet
+	Nice     *int
+	Class    *policies.Class
+	RTPrio   int // with Class FIFO or RR
+}
+
+// Config parameterizes a simulation. The zero value means: the model's CPU
+// count, HZ 250, no context-switch, migration or decision cost, and the
+// idle-exit latency measured in the trace.
+type Config struct {
+	CPUs int // simulated CPUs (0: the model's)
+	HZ   int // scheduler tick rate (0: 250, CONFIG_HZ of the recording kernel)
+	// CtxSwitch is ns a CPU spends switching tasks before the next one
+	// runs. Default 0: the traced bursts already contain the switch cost
+	// the kernel charged to the tasks.
+	CtxSwitch int64
+	// Migration is the cache-cold penalty in ns added when a task runs on
+	// another CPU than last time.
+	Migration int64
+	// IdleExit is ns between work arriving at an idle CPU and that CPU
+	// picking it; -1 (or 0 in a zero Config... see DefaultConfig) uses
+	// Model.IdleExit.
+	IdleExit int64
+	// DecisionCost is ns per scheduling decision; ScanCost ns per entry a
+	// policy scans (policies.DecisionCoster).
+	DecisionCost, ScanCost int64
+	Overrides              []Override
+}
+
+// DefaultConfig returns the defaults described on Config.
+func DefaultConfig() Config { return Config{HZ: 250, IdleExit: -1} }
+
+// Stats counts what a simulation did.
+type Stats struct {
+	Decisions  int64 `json:"decisions"`
+	Switches   int64 `json:"switches"`
+	Migrations int64 `json:"migrations"`
+	Ticks      int64 `json:"ticks"`
+	Wakeups    int64 `json:"wakeups"`
+	Events     int64 `json:"events"`
+	// Unfinished counts tasks still waiting for a dependency that never
+	// fired (0 in a consistent model).
+	Unfinished int `json:"unfinished"`
+}
+
+// Result is a predicted schedule.
+type Result struct {
+	Policy   string
+	CPUs     int
+	Events   []trace.Event
+	Meta     *trace.Meta
+	Makespan int64 // ns, first to last event of the workload's tasks
+	End      int64 // ns, time of the last event
+	Stats    Stats
+}
+
+// Source returns the prediction as a trace.Source for the reports.
+func (r *Result) Source() trace.Source { return trace.NewSliceSource(r.Events, r.Meta) }
+
+// event kinds of the simulator's queue
+const (
+	qStart uint8 = iota
+	qRunDone
+	qTimer
+	qResched
+	qTick
+)
+
+type qev struct {
+	t    int64
+	seq  uint64
+	kind uint8
+	a    int32 // cpu or task
+	b    int32 // block index
+	gen  uint32
+}
+
+type evheap []qev
+
+func (h evheap) less(i, j int) bool {
+	if h[i].t != h[j].t {
+		return h[i].t < h[j].t
+	}
+	return h[i].seq < h[j].seq
+}
+
+func (h *evheap) push(e qev) {
+	*h = append(*h, e)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *evheap) pop() qev {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && s.less(r, l) {
+			m = r
+		}
+		if !s.less(m, i) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
+
+type tstate struct {
+	burst   int
+	done    int64 // ns consumed in the current burst
+	act     int   // next action index
+	ready   []bool
+	ran     int64 // ns run since switch-in (for sched_stat_runtime)
+	started bool
+	lastCPU int
+}
+
+type cpuState struct {
+	curr       *policies.Task
+	nr         int
+	lastUpdate int64
+	busyUntil  int64
+	gen        uint32
+	reschedAt  int64
+	tickArmed  bool
+}
+
+type sim struct {
+	m       *Model
+	cfg     Config
+	pol     policies.Policy
+	now     int64
+	tasks   []*policies.Task
+	ts      []tstate
+	cpus    []cpuState
+	q       evheap
+	seq     uint64
+	out     []trace.Event
+	tick    int64
+	stats   Stats
+	wlFirst int64
+	wlLast  int64
+	wlAll   bool
+}
+
+// Simulate plays m under pol with cfg and returns the predicted schedule.
+// pol must be fresh (one run per instance). Errors are configuration
+// errors (CPU count, affinity outside the simulated CPUs).
+func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
+	if cfg.CPUs <= 0 {
+		cfg.CPUs = m.NrCPUs
+	}
+	if cfg.CPUs <= 0 {
+		cfg.CPUs = 1
+	}
+	if cfg.CPUs > policies.MaxCPUs {
+		return nil, fmt.Errorf("replay: %d CPUs: at most %d can be simulated", cfg.CPUs, policies.MaxCPUs)
+	}
+	if cfg.HZ <= 0 {
+		cfg.HZ = 250
+	}
+	if cfg.IdleExit < 0 {
+		cfg.IdleExit = m.IdleExit
+	}
+	all := policies.AllCPUs(cfg.CPUs)
+	for _, o := range cfg.Overrides {
+		if o.Affinity != nil && *o.Affinity&all == 0 {
+			return nil, fmt.Errorf("replay: affinity %s for %s: no such CPU among %d", o.Affinity, o.Sel.String(), cfg.CPUs)
+		}
+	}
+	meta := &trace.Meta{Format: "replay", Hostname: m.Meta.Hostname, OSRelease: m.Meta.OSRelease, Arch: m.Meta.Arch,
+		Tool: "traceview replay --policy " + pol.Name(), NrCPUs: cfg.CPUs, NrCPUsAvail: cfg.CPUs, Clock: m.Meta.Clock,
+		FirstTime: m.Start}
+	res := &Result{Policy: pol.Name(), CPUs: cfg.CPUs, Meta: meta}
+	if r, ok := pol.(policies.Recorded); ok && r.Recorded() {
+		res.Events = append([]trace.Event(nil), m.Recorded...)
+		res.Makespan = m.ObservedMakespan()
+		res.End = m.End
+		res.Stats.Events = int64(len(res.Events))
+		meta.NrCPUs = m.NrCPUs
+		res.CPUs = m.NrCPUs
+		meta.LastTime = m.End
+		return res, nil
+	}
+	s := &sim{m: m, cfg: cfg, pol: pol, tasks: make([]*policies.Task, len(m.Tasks)), ts: make([]tstate, len(m.Tasks)),
+		cpus: make([]cpuState, cfg.CPUs), tick: 1e9 / int64(cfg.HZ), wlFirst: -1, wlAll: m.WorkloadRoot < 0}
+	s.out = make([]trace.Event, 0, len(m.Recorded))
+	for i := range s.cpus {
+		s.cpus[i].reschedAt = -1
+	}
+	s.now = m.Start
+	pol.Init(s)
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.Init == InitForked {
+			continue
+		}
+		s.push(qev{t: tk.Start, kind: qStart, a: int32(i)})
+	}
+	s.run()
+	res.Events = s.out
+	res.Stats = s.stats
+	res.Stats.Events = int64(len(s.out))
+	for i := range m.Tasks {
+		st := &s.ts[i]
+		if t := s.tasks[i]; t != nil && t.State == policies.TaskSleeping && st.burst < len(m.Tasks[i].Bursts) &&
+			m.Tasks[i].Bursts[st.burst].Wake.Kind == CauseDependency {
+			res.Stats.Unfinished++
+		}
+	}
+	if s.wlFirst >= 0 {
+		res.Makespan = s.wlLast - s.wlFirst
+	}
+	res.End = s.now
+	meta.LastTime = s.now
+	return res, nil
+}
+
+// String renders the selector as typed.
+func (s Selector) String() string {
+	switch {
+	case s.PID >= 0:
+		return "pid:" + strconv.Itoa(int(s.PID))
+	case s.TID >= 0:
+		return "tid:" + strconv.Itoa(int(s.TID))
+	}
+	return s.Comm
+}
+
+func (s *sim) push(e qev) {
+	s.seq++
+	e.seq = s.seq
+	s.q.push(e)
+}
+
+// Sim interface for policies.
+
+func (s *sim) Now() int64                  { return s.now }
+func (s *sim) NumCPUs() int                { return len(s.cpus) }
+func (s *sim) Curr(cpu int) *policies.Task { return s.cpus[cpu].curr }
+func (s *sim) NrRunning(cpu int) int       { return s.cpus[cpu].nr }
+func (s *sim) Tasks() []*policies.Task     { return s.tasks }
+func (s *sim) HZ() int                     { return s.cfg.HZ }
+func (s *sim) Resched(cpu int)             { s.resched(cpu, s.now) }
+
+func (s *sim) Migrate(t *policies.Task, dst int) error {
+	if t.State != policies.TaskRunnable {
+		return fmt.Errorf("replay: migrate %s:%d: task is not runnable-waiting", t.Comm, t.TID)
+	}
+	if !t.Affinity.Has(dst) || dst >= len(s.cpus) {
+		return fmt.Errorf("replay: migrate %s:%d: CPU %d not allowed", t.Comm, t.TID, dst)
+	}
+	src := t.CPU
+	if src == dst {
+		return nil
+	}
+	s.pol.Dequeue(src, t, policies.DequeueMigrate)
+	s.cpus[src].nr--
+	s.emitMigrate(t, src, dst)
+	t.CPU = dst
+	s.progress(dst)
+	s.pol.Enqueue(dst, t, policies.EnqueueMigrated)
+	s.cpus[dst].nr++
+	return nil
+}
+
+func (s *sim) resched(cpu int, at int64) {
+	c := &s.cpus[cpu]
+	if c.reschedAt >= 0 && c.reschedAt <= at {
+		return
+	}
+	c.reschedAt = at
+	s.push(qev{t: at, kind: qResched, a: int32(cpu)})
+}
+
+func (s *sim) run() {
+	for len(s.q) > 0 {
+		e := s.q.pop()
+		if e.t > s.now {
+			s.now = e.t
+		}
+		switch e.kind {
+		case qStart:
+			s.start(int(e.a))
+		case qRunDone:
+			c := &s.cpus[e.a]
+			if e.gen == c.gen && c.curr != nil {
+				s.runDone(int(e.a))
+			}
+		case qTimer:
+			s.wake(int(e.a), int(e.b), nil, -1)
+		case qResched:
+			c := &s.cpus[e.a]
+			if c.reschedAt == e.t {
+				c.reschedAt = -1
+				s.schedule(int(e.a))
+			}
+		case qTick:
+			s.onTick(int(e.a))
+		}
+	}
+}
+
+// newTask creates the simulator task for model task i.
+func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
+	tk := &s.m.Tasks[i]
+	class, nice, rtprio := tk.Class()
+	t := &policies.Task{ID: i, TID: tk.TID, PID: tk.PID, Comm: tk.Comm, Class: class, Nice: nice, RTPrio: rtprio,
+		Affinity: policies.AllCPUs(len(s.cpus)), CPU: tk.CPU, Parent: parent, State: policies.TaskNew}
+	if parent != nil {
+		t.Affinity = parent.Affinity
+	}
+	for _, o := range s.cfg.Overrides {
+		if !o.Sel.Match(tk) {
+			continue
+		}
+		if o.Affinity != nil {
+			t.Affinity = *o.Affinity & policies.AllCPUs(len(s.cpus))
+		}
+		if o.Nice != nil {
+			t.Nice = *o.Nice
+		}
+		if o.Class != nil {
+			t.Class = *o.Class
+			t.RTPrio = o.RTPrio
+		}
+	}
+	t.Weight = policies.Weight(t.Nice)
+	if t.Class == policies.ClassIdle {
+		t.Weight = policies.WeightIdle
+	}
+	if t.CPU < 0 || !t.Affinity.Has(t.CPU) {
+		t.CPU = t.Affinity.First()
+	}
+	s.tasks[i] = t
+	s.ts[i].lastCPU = -1
+	ev := trace.NewEvent(s.now, trace.CPU(t.CPU), trace.KindComm)
+	s.setSubject(&ev, t)
+	s.out = append(s.out, ev)
+	s.pol.TaskNew(t)
+	return t
+}
+
+// start brings a task alive at the start of the trace into the simulation.
+func (s *sim) start(i int) {
+	tk := &s.m.Tasks[i]
+	t := s.newTask(i, nil)
+	st := &s.ts[i]
+	st.started = true
+	if tk.Init == InitSleeping {
+		t.State = policies.TaskSleeping
+		s.block(i, 0)
+		return
+	}
+	s.enqueueNew(t, t.CPU, 0)
+}
+
+func (s *sim) enqueueNew(t *policies.Task, cpu int, flags policies.EnqueueFlags) {
+	t.CPU = cpu
+	t.State = policies.TaskRunnable
+	s.progress(cpu)
+	s.pol.Enqueue(cpu, t, flags)
+	s.cpus[cpu].nr++
+	s.kick(cpu, t, policies.WakeTTWU)
+}
+
+// kick asks cpu to reschedule after t arrived there: at once if it is idle
+// (after the idle-exit latency), else if the policy says t preempts.
+func (s *sim) kick(cpu int, t *policies.Task, flags policies.WakeFlags) {
+	c := &s.cpus[cpu]
+	if c.curr == nil {
+		s.resched(cpu, s.now+s.cfg.IdleExit)
+		return
+	}
+	if s.pol.CheckPreemptWakeup(cpu, c.curr, t, flags) {
+		s.resched(cpu, s.now)
+	}
+}
+
+// progress charges the running task of cpu up to now.
+func (s *sim) progress(cpu int) {
+	c := &s.cpus[cpu]
+	t := c.curr
+	if t == nil {
+		return
+	}
+	from := c.lastUpdate
+	if c.busyUntil > from {
+		from = c.busyUntil
+	}
+	if s.now <= from {
+		return
+	}
+	d := s.now - from
+	c.lastUpdate = s.now
+	st := &s.ts[t.ID]
+	st.done += d
+	st.ran += d
+	t.SumExec += d
+	s.pol.UpdateCurr(cpu, t, d)
+}
+
+// arm schedules the run-done event of cpu's current task: the next action
+// or the end of its burst.
+func (s *sim) arm(cpu int) {
+	c := &s.cpus[cpu]
+	c.gen++
+	t := c.curr
+	if t == nil {
+		return
+	}
+	st := &s.ts[t.ID]
+	b := &s.m.Tasks[t.ID].Bursts[st.burst]
+	next := b.Len
+	if st.act < len(b.Actions) {
+		next = b.Actions[st.act].At
+	}
+	at := s.now
+	if c.busyUntil > at {
+		at = c.busyUntil
+	}
+	if rem := next - st.done; rem > 0 {
+		at += rem
+	}
+	s.push(qev{t: at, kind: qRunDone, a: int32(cpu), gen: c.gen})
+}
+
+func (s *sim) runDone(cpu int) {
+	s.progress(cpu)
+	c := &s.cpus[cpu]
+	t := c.curr
+	st := &s.ts[t.ID]
+	b := &s.m.Tasks[t.ID].Bursts[st.burst]
+	for st.act < len(b.Actions) && b.Actions[st.act].At <= st.done {
+		a := b.Actions[st.act]
+		st.act++
+		switch a.Kind {
+		case ActWake:
+			s.wake(a.Target, a.Block, t, cpu)
+		case ActFork:
+			s.fork(a.Target, t, cpu)
+		}
+	}
+	if st.done < b.Len {
+		s.arm(cpu)
+		return
+	}
+	// End of the burst.
+	switch b.End {
+	case EndExit:
+		s.pol.Dequeue(cpu, t, policies.DequeueExit)
+		c.nr--
+		t.State = policies.TaskDead
+		s.emitTask(trace.KindExit, cpu, t)
+		s.schedule(cpu)
+		s.pol.TaskDead(t)
+		return
+	case EndTrace:
+		s.pol.Dequeue(cpu, t, policies.DequeueSleep)
+		c.nr--
+		t.State = policies.TaskSleeping
+		s.schedule(cpu)
+		return
+	}
+	j := st.burst
+	if st.readyAt(j) || j+1 >= len(s.m.Tasks[t.ID].Bursts) && b.Wake.Kind == CauseNever {
+		if st.readyAt(j) {
+			s.advance(t.ID, j)
+			s.arm(cpu)
+			return
+		}
+	}
+	s.pol.Dequeue(cpu, t, policies.DequeueSleep)
+	c.nr--
+	t.State = policies.TaskSleeping
+	s.block(t.ID, j)
+	s.schedule(cpu)
+}
+
+func (st *tstate) readyAt(j int) bool { return j < len(st.ready) && st.ready[j] }
+
+// advance moves task i past the block after burst j.
+func (s *sim) advance(i, j int) {
+	st := &s.ts[i]
+	st.burst = j + 1
+	st.done, st.act = 0, 0
+}
+
+// block arms what ends the block after burst j of task i.
+func (s *sim) block(i, j int) {
+	w := s.m.Tasks[i].Bursts[j].Wake
+	switch w.Kind {
+	case CauseTimer:
+		s.push(qev{t: s.now + w.Delay, kind: qTimer, a: int32(i), b: int32(j)})
+	case CauseExternal:
+		at := w.At
+		if at < s.now {
+			at = s.now
+		}
+		s.push(qev{t: at, kind: qTimer, a: int32(i), b: int32(j)})
+	case CauseDependency:
+		if s.ts[i].readyAt(j) {
+			s.wake(i, j, nil, -1)
+		}
+	}
+}
+
+// wake delivers the wakeup that ends the block after burst j of task i,
+// from waker running on wcpu (nil, -1 for a timer or external event).
+func (s *sim) wake(i, j int, waker *policies.Task, wcpu int) {
+	st := &s.ts[i]
+	t := s.tasks[i]
+	if t == nil || t.State != policies.TaskSleeping || st.burst != j {
+		// Not (yet) blocked there: keep the token for when it gets there.
+		for len(st.ready) <= j {
+			st.ready = append(st.ready, false)
+		}
+		st.ready[j] = true
+		return
+	}
+	if j+1 >= len(s.m.Tasks[i].Bursts) {
+		return // nothing left to run
+	}
+	s.advance(i, j)
+	s.stats.Wakeups++
+	prev := t.CPU
+	flags := policies.WakeTTWU
+	cpu := s.pol.SelectCPU(t, prev, waker, flags)
+	if cpu < 0 || cpu >= len(s.cpus) || !t.Affinity.Has(cpu) {
+		cpu = prev
+	}
+	ecpu := wcpu
+	if ecpu < 0 {
+		ecpu = cpu
+	}
+	ev := trace.NewEvent(s.now, trace.CPU(ecpu), trace.KindWaking)
+	s.setSubject(&ev, t)
+	ev.TargetCPU = trace.CPU(cpu)
+	if waker != nil {
+		ev.CurTID, ev.CurPID, ev.WakerTID, ev.FromIRQ = waker.TID, waker.PID, waker.TID, trace.No
+	} else {
+		ev.CurTID, ev.CurPID, ev.WakerTID, ev.FromIRQ = 0, 0, 0, trace.Yes
+	}
+	s.emit(ev, t)
+	var ef policies.EnqueueFlags = policies.EnqueueWakeup
+	if cpu != prev {
+		s.emitMigrate(t, prev, cpu)
+		ef |= policies.EnqueueMigrated
+	}
+	s.enqueueNew(t, cpu, ef)
+}
+
+func (s *sim) fork(i int, parent *policies.Task, pcpu int) {
+	t := s.newTask(i, parent)
+	s.ts[i].started = true
+	ev := trace.NewEvent(s.now, trace.CPU(pcpu), trace.KindFork)
+	s.setSubject(&ev, parent)
+	ev.CurTID, ev.CurPID = parent.TID, parent.PID
+	ev.ChildTID, ev.ChildPID, ev.ChildComm = t.TID, t.PID, t.Comm
+	s.emit(ev, t)
+	cpu := s.pol.SelectCPU(t, pcpu, parent, policies.WakeFork)
+	if cpu < 0 || cpu >= len(s.cpus) || !t.Affinity.Has(cpu) {
+		cpu = t.Affinity.First()
+	}
+	t.CPU = cpu
+	ev = trace.NewEvent(s.now, trace.CPU(pcpu), trace.KindWakeupNew)
+	s.setSubject(&ev, t)
+	ev.CurTID, ev.CurPID, ev.TargetCPU, ev.WakerTID = parent.TID, parent.PID, trace.CPU(cpu), parent.TID
+	s.emit(ev, t)
+	t.State = policies.TaskRunnable
+	s.progress(cpu)
+	s.pol.Enqueue(cpu, t, policies.EnqueueInitial)
+	s.cpus[cpu].nr++
+	s.kick(cpu, t, policies.WakeFork)
+}
+
+// schedule is __schedule on cpu: put the current task back or let it go,
+// pick the next one and switch.
+func (s *sim) schedule(cpu int) {
+	s.progress(cpu)
+	c := &s.cpus[cpu]
+	s.stats.Decisions++
+	prev := c.curr
+	if prev != nil && prev.State == policies.TaskRunning {
+		prev.State = policies.TaskRunnable
+	}
+	if c.nr == 0 {
+		s.pol.Balance(cpu, policies.BalanceNewIdle)
+	}
+	next := s.pol.PickNext(cpu, prev)
+	if next != nil && (next.CPU != cpu || next.State != policies.TaskRunnable) {
+		panic(fmt.Sprintf("replay: policy %s picked %s:%d (state %d, CPU %d) on CPU %d", s.pol.Name(), next.Comm, next.TID, next.State, next.CPU, cpu))
+	}
+	cost := s.cfg.DecisionCost
+	if s.cfg.ScanCost > 0 {
+		if dc, ok := s.pol.(policies.DecisionCoster); ok {
+			cost += s.cfg.ScanCost * int64(dc.ScanLength(cpu))
+		}
+	}
+	if next == prev {
+		if prev != nil {
+			prev.State = policies.TaskRunning
+			c.busyUntil = s.now + cost
+			s.arm(cpu)
+		}
+		return
+	}
+	if next != nil {
+		cost += s.cfg.CtxSwitch
+		if st := &s.ts[next.ID]; st.lastCPU >= 0 && st.lastCPU != cpu {
+			cost += s.cfg.Migration
+		}
+	}
+	s.emitSwitch(cpu, prev, next)
+	if prev != nil {
+		prev.LastRan = s.now
+	}
+	c.curr = next
+	c.lastUpdate = s.now
+	c.busyUntil = s.now + cost
+	if next != nil {
+		next.State = policies.TaskRunning
+		next.ExecStart = s.now
+		s.ts[next.ID].lastCPU = cpu
+		if !c.tickArmed {
+			c.tickArmed = true
+			k := (s.now-s.m.Start)/s.tick + 1
+			s.push(qev{t: s.m.Start + k*s.tick, kind: qTick, a: int32(cpu)})
+		}
+	}
+	s.arm(cpu)
+}
+
+func (s *sim) onTick(cpu int) {
+	c := &s.cpus[cpu]
+	if c.curr == nil {
+		c.tickArmed = false // NO_HZ_IDLE: an idle CPU stops its tick
+		return
+	}
+	s.stats.Ticks++
+	s.progress(cpu)
+	if s.pol.Tick(cpu, c.curr) {
+		s.resched(cpu, s.now)
+	}
+	s.pol.Balance(cpu, policies.BalancePeriodic)
+	if c.nr >= 2 {
+		// nohz_balancer_kick: an idle CPU balances on behalf of the busy one.
+		for o := range s.cpus {
+			if oc := &s.cpus[o]; o != cpu && oc.curr == nil && oc.nr == 0 {
+				s.pol.Balance(o, policies.BalanceIdle)
+				if oc.nr > 0 {
+					s.resched(o, s.now+s.cfg.IdleExit)
+				}
+			}
+		}
+	}
+	s.push(qev{t: s.now + s.tick, kind: qTick, a: int32(cpu)})
+}
+
+// Event output.
+
+func (s *sim) setSubject(ev *trace.Event, t *policies.Task) {
+	ev.TID, ev.PID, ev.Comm, ev.Prio = t.TID, t.PID, t.Comm, t.Prio()
+}
+
+func (s *sim) emit(ev trace.Event, t *policies.Task) {
+	s.out = append(s.out, ev)
+	if t != nil && (s.wlAll || s.m.Tasks[t.ID].Workload) {
+		if s.wlFirst < 0 {
+			s.wlFirst = ev.Time
+		}
+		s.wlLast = ev.Time
+	}
+}
+
+func (s *sim) emitTask(k trace.Kind, cpu int, t *policies.Task) {
+	ev := trace.NewEvent(s.now, trace.CPU(cpu), k)
+	s.setSubject(&ev, t)
+	ev.CurTID, ev.CurPID = t.TID, t.PID
+	s.emit(ev, t)
+}
+
+func (s *sim) emitMigrate(t *policies.Task, src, dst int) {
+	s.stats.Migrations++
+	ev := trace.NewEvent(s.now, trace.CPU(src), trace.KindMigrate)
+	s.setSubject(&ev, t)
+	ev.OrigCPU, ev.DestCPU = trace.CPU(src), trace.CPU(dst)
+	s.emit(ev, t)
+}
+
+func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
+	s.stats.Switches++
+	if prev != nil {
+		st := &s.ts[prev.ID]
+		if st.ran > 0 {
+			ev := trace.NewEvent(s.now, trace.CPU(cpu), trace.KindRuntime)
+			s.setSubject(&ev, prev)
+			ev.CurTID, ev.CurPID, ev.Runtime = prev.TID, prev.PID, st.ran
+			s.emit(ev, prev)
+			st.ran = 0
+		}
+	}
+	ev := trace.NewEvent(s.now, trace.CPU(cpu), trace.KindSwitch)
+	ev.TID, ev.PID, ev.Comm, ev.Prio, ev.CurTID, ev.CurPID = 0, 0, "swapper", 120, 0, 0
+	if prev != nil {
+		s.setSubject(&ev, prev)
+		ev.CurTID, ev.CurPID = prev.TID, prev.PID
+		switch prev.State {
+		case policies.TaskRunnable:
+			ev.PrevState = trace.StatePreempted
+		case policies.TaskDead:
+			ev.PrevState = trace.StateDead
+		default:
+			ev.PrevState = trace.StateInterruptible
+		}
+	}
+	ev.NextTID, ev.NextPID, ev.NextComm, ev.NextPrio = 0, 0, "swapper", 120
+	if next != nil {
+		ev.NextTID, ev.NextPID, ev.NextComm, ev.NextPrio = next.TID, next.PID, next.Comm, next.Prio()
+	}
+	s.emit(ev, prev)
+	if next != nil && (s.wlAll || s.m.Tasks[next.ID].Workload) {
+		s.wlLast = s.now
+	}
+}
