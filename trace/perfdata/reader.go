@@ -128,30 +128,26 @@ func NewReader(in io.Reader) (*Reader, error) {
 		io.ReaderAt
 		io.Seeker
 	})
-	var head [16]byte
+	var head []byte
 	if seekable {
-		if _, err := ra.ReadAt(head[:], 0); err != nil {
-			return nil, fmt.Errorf("header at offset 0: %w (%w)", shortErr(err), trace.ErrCorrupt)
+		var buf [16]byte
+		n, err := ra.ReadAt(buf[:], 0)
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("header at offset 0: %w", err)
 		}
+		head = buf[:n]
 	} else {
 		br := bufio.NewReaderSize(in, 1<<20)
-		h, err := br.Peek(16)
-		if err != nil {
-			if len(h) < 8 || (string(h[:8]) != magicLE && string(h[:8]) != magicBE) {
-				return nil, ErrNotPerfData
-			}
-			return nil, fmt.Errorf("header at offset 0: %w (%w)", shortErr(err), trace.ErrCorrupt)
-		}
-		copy(head[:], h)
+		head, _ = br.Peek(16)
 		in = br
 	}
-	switch string(head[:8]) {
-	case magicLE:
+	if err := checkMagic(head); err != nil {
+		return nil, err
+	}
+	if string(head[:8]) == magicLE {
 		r.order = binary.LittleEndian
-	case magicBE:
+	} else {
 		r.order = binary.BigEndian
-	default:
-		return nil, ErrNotPerfData
 	}
 	hsize := r.order.Uint64(head[8:])
 	if hsize == pipeHeaderSize {
@@ -161,7 +157,7 @@ func NewReader(in io.Reader) (*Reader, error) {
 			br = bufio.NewReaderSize(in, 1<<20)
 		}
 		if _, err := br.Discard(pipeHeaderSize); err != nil {
-			return nil, fmt.Errorf("header at offset 0: %w (%w)", shortErr(err), trace.ErrCorrupt)
+			return nil, fmt.Errorf("header at offset 0: %w", shortErr(err))
 		}
 		r.br = br
 		r.off = pipeHeaderSize
@@ -184,6 +180,19 @@ func NewReader(in io.Reader) (*Reader, error) {
 	return r, nil
 }
 
+// checkMagic tells a perf.data header (at least 16 bytes, either magic)
+// from a truncated one (a prefix of a magic) and from other input.
+func checkMagic(head []byte) error {
+	n := min(len(head), 8)
+	if string(head[:n]) != magicLE[:n] && string(head[:n]) != magicBE[:n] {
+		return ErrNotPerfData
+	}
+	if len(head) < 16 {
+		return fmt.Errorf("header at offset 0: %d of 16 bytes: truncated: %w", len(head), trace.ErrCorrupt)
+	}
+	return nil
+}
+
 // spill copies a non-seekable input to a temporary file.
 func spill(in io.Reader) (*os.File, error) {
 	f, err := os.CreateTemp("", "traceview-*.perf.data")
@@ -198,9 +207,10 @@ func spill(in io.Reader) (*os.File, error) {
 	return f, nil
 }
 
+// shortErr turns an early end of input into a truncation (ErrCorrupt).
 func shortErr(err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return errors.New("truncated")
+		return fmt.Errorf("truncated: %w", trace.ErrCorrupt)
 	}
 	return err
 }
@@ -216,7 +226,7 @@ func (r *Reader) readFileHeader(ra interface {
 	}
 	var h [fileHeaderSize]byte
 	if _, err := ra.ReadAt(h[:], 0); err != nil {
-		return fmt.Errorf("file header at offset 0: %w (%w)", shortErr(err), trace.ErrCorrupt)
+		return fmt.Errorf("file header at offset 0: %w", shortErr(err))
 	}
 	o := r.order
 	attrSize := o.Uint64(h[16:])
@@ -240,7 +250,7 @@ func (r *Reader) readFileHeader(ra interface {
 	}
 	ab := make([]byte, attrsSize)
 	if _, err := ra.ReadAt(ab, int64(attrsOff)); err != nil {
-		return fmt.Errorf("attr section at offset %d: %w (%w)", attrsOff, shortErr(err), trace.ErrCorrupt)
+		return fmt.Errorf("attr section at offset %d: %w", attrsOff, shortErr(err))
 	}
 	for i := uint64(0); i+attrSize <= uint64(len(ab)); i += attrSize {
 		e := ab[i : i+attrSize]
@@ -254,7 +264,7 @@ func (r *Reader) readFileHeader(ra interface {
 		}
 		ids := make([]byte, idSize/8*8)
 		if _, err := ra.ReadAt(ids, int64(idOff)); err != nil {
-			return fmt.Errorf("attr %d ids at offset %d: %w (%w)", len(r.attrs), idOff, shortErr(err), trace.ErrCorrupt)
+			return fmt.Errorf("attr %d ids at offset %d: %w", len(r.attrs), idOff, shortErr(err))
 		}
 		for j := 0; j+8 <= len(ids); j += 8 {
 			a.ids = append(a.ids, o.Uint64(ids[j:]))
@@ -275,7 +285,7 @@ func (r *Reader) readFileHeader(ra interface {
 	}
 	ft := make([]byte, nfeat*16)
 	if _, err := ra.ReadAt(ft, int64(featOff)); err != nil {
-		return fmt.Errorf("feature table at offset %d: %w (%w)", featOff, shortErr(err), trace.ErrCorrupt)
+		return fmt.Errorf("feature table at offset %d: %w", featOff, shortErr(err))
 	}
 	k := 0
 	for bit := 0; bit < 256; bit++ {
@@ -292,7 +302,7 @@ func (r *Reader) readFileHeader(ra interface {
 		}
 		b := make([]byte, n)
 		if _, err := ra.ReadAt(b, int64(off)); err != nil {
-			return fmt.Errorf("feature %s at offset %d: %w (%w)", featureName(bit), off, shortErr(err), trace.ErrCorrupt)
+			return fmt.Errorf("feature %s at offset %d: %w", featureName(bit), off, shortErr(err))
 		}
 		if err := r.applyFeature(bit, b); err != nil {
 			return fmt.Errorf("feature %s at offset %d: %w", featureName(bit), off, err)
@@ -383,12 +393,12 @@ func (r *Reader) Next() (trace.Event, error) {
 				if names == "" {
 					names = "none"
 				}
-				return trace.Event{}, fmt.Errorf("%w; events in the file: %s", ErrNoSchedEvents, names)
+				return trace.Event{}, fmt.Errorf("perf.data: %w; events in the file: %s", ErrNoSchedEvents, names)
 			}
 			return trace.Event{}, io.EOF
 		}
 		if err := r.step(); err != nil {
-			r.eof, r.err = true, err
+			r.eof, r.err = true, fmt.Errorf("perf.data: %w", err)
 		}
 		if r.q.len() > r.MaxPending && r.forced == 0 {
 			r.forced = r.q.len() - r.MaxPending/2

@@ -9,6 +9,10 @@ import (
 	"strings"
 )
 
+// maxPayload bounds field offsets and sizes: tracepoint payloads live in
+// ring-buffer pages (at most 64 KiB with the largest page size).
+const maxPayload = 1 << 16
+
 // ErrSyntax is wrapped by Parse errors for format text it cannot read.
 var ErrSyntax = errors.New("bad tracepoint format")
 
@@ -135,8 +139,12 @@ func parseField(line string) (Field, error) {
 			fd.Signed, haveSigned = n != 0, true
 		}
 	}
-	if !haveOffset || !haveSize || fd.Offset < 0 || fd.Size < 0 {
+	if !haveOffset || !haveSize {
 		return fd, fmt.Errorf("field %s: missing offset or size: %w", fd.Name, ErrSyntax)
+	}
+	// A payload is at most a page; larger values are corrupt input.
+	if fd.Offset < 0 || fd.Size < 0 || fd.Offset > maxPayload || fd.Size > maxPayload {
+		return fd, fmt.Errorf("field %s: offset %d size %d out of range: %w", fd.Name, fd.Offset, fd.Size, ErrSyntax)
 	}
 	if !haveSigned {
 		fd.Signed = !strings.Contains(fd.Type, "unsigned") && !strings.HasPrefix(fd.Type, "u") && fd.Type != "char"

@@ -1,0 +1,373 @@
+package perfdata
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// The repo's own small traces (testdata/traces):
+//   - sched-pipe-mode.data: `perf sched record -o - -- true` (perf 6.12.95,
+//     Linux 6.18, pipe mode);
+//   - nosched-cpu-clock.data: `perf record -e cpu-clock -F 50 -a --synth=no
+//     -- sleep 0.01` (file mode, no tracepoints).
+const (
+	pipeTrace    = "../../testdata/traces/sched-pipe-mode.data"
+	noSchedTrace = "../../testdata/traces/nosched-cpu-clock.data"
+)
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// drain reads every event of data (through a seekable reader unless pipe),
+// returning the events and the error that ended the stream (nil for EOF).
+func drain(data []byte, pipe bool) ([]trace.Event, *Reader, error) {
+	var in io.Reader = bytes.NewReader(data)
+	if pipe {
+		in = io.MultiReader(in) // not seekable
+	}
+	r, err := NewReader(in)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Close()
+	var evs []trace.Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return evs, r, nil
+		}
+		if err != nil {
+			return evs, r, err
+		}
+		evs = append(evs, ev)
+	}
+}
+
+type span struct{ off, size int }
+
+// records walks the records of a stream from off to end.
+func records(b []byte, off, end int) []span {
+	var out []span
+	for off+8 <= end {
+		size := int(binary.LittleEndian.Uint16(b[off+6:]))
+		typ := binary.LittleEndian.Uint32(b[off:])
+		out = append(out, span{off, size})
+		if typ == recTracingData {
+			size += int(binary.LittleEndian.Uint32(b[off+8:])+7) &^ 7
+		}
+		off += size
+	}
+	return out
+}
+
+// dataSection returns the data section bounds of a file-mode perf.data.
+func dataSection(b []byte) (int, int) {
+	off := int(binary.LittleEndian.Uint64(b[40:]))
+	return off, off + int(binary.LittleEndian.Uint64(b[48:]))
+}
+
+func sharedTrace(t *testing.T, name string) []byte {
+	b, err := os.ReadFile(sharedTraces + "/" + name)
+	if err != nil {
+		t.Skipf("%s: %v", name, err)
+	}
+	return b
+}
+
+func TestBadHeaders(t *testing.T) {
+	pipe := readFile(t, pipeTrace)
+	file := readFile(t, noSchedTrace)
+	dataOff, dataEnd := dataSection(file)
+	for _, c := range []struct {
+		name    string
+		data    []byte
+		want    error
+		message string
+	}{
+		{"empty", nil, trace.ErrCorrupt, "header at offset 0: 0 of 16 bytes: truncated"},
+		{"wrong magic", []byte("PERFILE1xxxxxxxxxxxxxxxxxxxxxxxxxxxx"), ErrNotPerfData, "not a perf.data"},
+		{"text", []byte("# tracer: nop\n"), ErrNotPerfData, "not a perf.data"},
+		{"truncated file header", file[:50], trace.ErrCorrupt, "file header at offset 0: truncated"},
+		{"truncated pipe header", pipe[:12], trace.ErrCorrupt, "header at offset 0: 12 of 16 bytes: truncated"},
+		{"truncated attrs", file[:dataOff-8], trace.ErrCorrupt, "past the end of the file"},
+		{"truncated in data", file[:dataOff+(dataEnd-dataOff)/2], trace.ErrCorrupt, "data section at offset"},
+		{"truncated features", file[:len(file)-20], trace.ErrCorrupt, "past the end of the file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, pipeIn := range []bool{false, true} {
+				_, _, err := drain(c.data, pipeIn)
+				if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.message) {
+					t.Errorf("pipe input %v: error %v, want %q wrapping %v", pipeIn, err, c.message, c.want)
+				}
+				if err != nil && strings.Contains(err.Error(), "\n") {
+					t.Errorf("multi-line error %q", err)
+				}
+			}
+		})
+	}
+}
+
+// A pipe stream cut short (`perf sched record -o - | head -c N`) delivers
+// every complete record's event, then a one-line error naming the offset of
+// the cut record.
+func TestTruncatedPipe(t *testing.T) {
+	b := readFile(t, pipeTrace)
+	recs := records(b, pipeHeaderSize, len(b))
+	cut := recs[len(recs)*2/3]
+	whole, _, err := drain(b[:cut.off], true)
+	if err != nil {
+		t.Fatalf("stream cut at a record boundary: %v", err)
+	}
+	got, _, err := drain(b[:cut.off+cut.size/2+1], true)
+	if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("error %v, want a truncation", err)
+	}
+	if want := "at offset " + strconv.Itoa(cut.off); !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+	if len(got) != len(whole) || len(got) < 100 {
+		t.Errorf("truncated stream delivered %d events, the complete records hold %d", len(got), len(whole))
+	}
+	// Cut inside the tracing data.
+	for _, r := range recs {
+		if binary.LittleEndian.Uint32(b[r.off:]) == recTracingData {
+			_, _, err := drain(b[:r.off+100], true)
+			if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), "tracing data") {
+				t.Errorf("cut in tracing data: %v", err)
+			}
+		}
+	}
+}
+
+// A record whose size field is broken stops the stream with an error that
+// names its offset, after the events before it.
+func TestCorruptRecordSize(t *testing.T) {
+	b := sharedTrace(t, "pipe.perf.data")
+	dataOff, dataEnd := dataSection(b)
+	recs := records(b, dataOff, dataEnd)
+	bad := recs[len(recs)/2]
+	c := append([]byte(nil), b...)
+	binary.LittleEndian.PutUint16(c[bad.off+6:], 4)
+	got, _, err := drain(c, false)
+	if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), "at offset "+strconv.Itoa(bad.off)+": size 4") {
+		t.Fatalf("error %v", err)
+	}
+	if len(got) < len(recs)/4 {
+		t.Errorf("only %d events before the corrupt record %d of %d", len(got), len(recs)/2, len(recs))
+	}
+}
+
+func TestNoSchedTracepoints(t *testing.T) {
+	evs, r, err := drain(readFile(t, noSchedTrace), false)
+	if !errors.Is(err, ErrNoSchedEvents) || !strings.Contains(err.Error(), "cpu-clock") {
+		t.Fatalf("error %v, want ErrNoSchedEvents naming cpu-clock", err)
+	}
+	if r.HasSched() {
+		t.Error("HasSched")
+	}
+	for _, ev := range evs {
+		if ev.Kind != trace.KindComm && ev.Kind != trace.KindExec && ev.Kind != trace.KindFork && ev.Kind != trace.KindExit {
+			t.Errorf("unexpected event %v", ev)
+		}
+	}
+	if got := r.SampleCounts()["cpu-clock"]; got == 0 {
+		t.Errorf("cpu-clock samples %d", got)
+	}
+}
+
+// timeOfSample returns a sched sample's time field (sample_type
+// IP|TID|TIME|CPU|PERIOD|RAW|IDENTIFIER: time at byte 32).
+func timeOfSample(b []byte, r span) uint64 { return binary.LittleEndian.Uint64(b[r.off+32:]) }
+
+// LOST records: we turn a sched_stat_runtime sample on CPU 1 into a
+// PERF_RECORD_LOST of the same size, {id, lost=1234} then the sample_id
+// trailer {pid,tid; time; cpu,res; identifier} at the record's end.
+func TestLostRecord(t *testing.T) {
+	b := sharedTrace(t, "pipe.perf.data")
+	c := append([]byte(nil), b...)
+	dataOff, dataEnd := dataSection(c)
+	full, _, err := drain(b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var victim span
+	var prevOnCPU1 uint64
+	for _, r := range records(c, dataOff, dataEnd) {
+		if binary.LittleEndian.Uint32(c[r.off:]) != recSample {
+			continue
+		}
+		cpu := binary.LittleEndian.Uint32(c[r.off+40:])
+		if cpu != 1 {
+			continue
+		}
+		if prevOnCPU1 != 0 && r.size >= 8+16+32 {
+			victim = r
+			break
+		}
+		prevOnCPU1 = timeOfSample(c, r)
+	}
+	if victim.size == 0 {
+		t.Fatal("no sample on CPU 1")
+	}
+	tm := timeOfSample(c, victim)
+	id := binary.LittleEndian.Uint64(c[victim.off+8:])
+	rec := c[victim.off : victim.off+victim.size]
+	binary.LittleEndian.PutUint32(rec, recLost)
+	binary.LittleEndian.PutUint64(rec[8:], id)
+	binary.LittleEndian.PutUint64(rec[16:], 1234)
+	tr := rec[len(rec)-32:]
+	binary.LittleEndian.PutUint32(tr, 0)
+	binary.LittleEndian.PutUint32(tr[4:], 0)
+	binary.LittleEndian.PutUint64(tr[8:], tm)
+	binary.LittleEndian.PutUint32(tr[16:], 1)
+	binary.LittleEndian.PutUint64(tr[24:], id)
+
+	evs, r, err := drain(c, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != len(full) {
+		t.Errorf("%d events, want %d (one sample became a LOST event)", len(evs), len(full))
+	}
+	want := []trace.LostWindow{{CPU: 1, Count: 1234, Start: int64(prevOnCPU1), End: int64(tm)}}
+	if got := r.Meta().Lost; len(got) != 1 || got[0] != want[0] {
+		t.Errorf("lost windows %+v, want %+v", got, want)
+	}
+	n := 0
+	for _, ev := range evs {
+		if ev.Kind == trace.KindLost {
+			n++
+			if ev.Count != 1234 || ev.CPU != 1 || ev.Time != int64(tm) {
+				t.Errorf("lost event %+v", ev)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d lost events, want 1", n)
+	}
+}
+
+// Unknown record types are skipped and counted; nothing else is lost.
+func TestUnknownRecordType(t *testing.T) {
+	b := sharedTrace(t, "pipe.perf.data")
+	c := append([]byte(nil), b...)
+	dataOff, dataEnd := dataSection(c)
+	n := 0
+	for _, r := range records(c, dataOff, dataEnd) {
+		if binary.LittleEndian.Uint32(c[r.off:]) == recMMAP {
+			binary.LittleEndian.PutUint32(c[r.off:], 200)
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no MMAP record to retype")
+	}
+	full, _, _ := drain(b, false)
+	evs, r, err := drain(c, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != len(full) {
+		t.Errorf("%d events, want %d", len(evs), len(full))
+	}
+	w := r.Meta().Warnings.List()
+	if len(w) != 1 || w[0].Key != "unknown-record-type" || w[0].Count != n || !strings.Contains(w[0].Message, "type 200") {
+		t.Errorf("warnings %+v, want %d unknown-record-type", w, n)
+	}
+}
+
+// With a reordering window far smaller than a round, events are released
+// early: all are still delivered, the window overflow is counted, and the
+// order breaks only where a late event had to be let through (counted).
+func TestSmallReorderWindow(t *testing.T) {
+	b := sharedTrace(t, "messaging.2cpu.perf.data")
+	full, _, _ := drain(b, false)
+	r, err := NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.MaxPending = 64
+	n, backwards := 0, 0
+	last := int64(0)
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Time < last {
+			backwards++
+		}
+		last = max(last, ev.Time)
+		n++
+	}
+	if n != len(full) {
+		t.Errorf("%d events, want %d", n, len(full))
+	}
+	var overflow, late int
+	for _, w := range r.Meta().Warnings.List() {
+		switch w.Key {
+		case "reorder-window-full":
+			overflow = w.Count
+		case "out-of-order":
+			late = w.Count
+		}
+	}
+	if overflow == 0 {
+		t.Error("no reorder-window-full warning")
+	}
+	if backwards > late {
+		t.Errorf("%d events went back in time, only %d counted", backwards, late)
+	}
+}
+
+// A file-mode perf.data read from a pipe is spilled to a temporary file and
+// gives the same events.
+func TestFileModeFromPipe(t *testing.T) {
+	b := sharedTrace(t, "nice.2cpu.perf.data")
+	a, _, err := drain(b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := drain(b, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != len(p) || a[len(a)-1] != p[len(p)-1] {
+		t.Errorf("pipe read %d events, file read %d", len(p), len(a))
+	}
+}
+
+func TestMeta(t *testing.T) {
+	_, r, err := drain(sharedTrace(t, "pipe.perf.data"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Meta()
+	// From pipe.meta.txt's `perf report --header-only`.
+	if m.Hostname != "vm" || m.OSRelease != "6.18.44-fc-v782" || m.Arch != "x86_64" || m.Tool != "perf 6.1.187" ||
+		m.NrCPUs != 2 || m.NrCPUsAvail != 2 || m.FirstTime != 754328751694 || m.LastTime != 754364705932 ||
+		strings.Join(m.Cmdline, " ") != "/usr/bin/perf sched record -o pipe.perf.data -- sh -c perf bench sched pipe -l 1000" {
+		t.Errorf("meta %+v", m)
+	}
+	names := strings.Join(r.EventNames(), ",")
+	if names != "sched:sched_switch,sched:sched_stat_runtime,sched:sched_process_fork,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_waking,dummy:HG" {
+		t.Errorf("event names %s", names)
+	}
+}
