@@ -1,0 +1,162 @@
+package policies_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/trace"
+)
+
+// Helpers for the hand-computed schedules of the classic policies (bfs, sd,
+// o1, goodness24, mq-hp, mq-lse). Every task of a test model runs
+// bursts[0], sleeps sleeps[0] (a timer), runs bursts[1], ... and exits
+// after its last burst. Times are in µs to keep the arithmetic readable.
+
+type ttask struct {
+	comm   string
+	nice   int
+	cpu    int
+	start  int64   // µs
+	bursts []int64 // µs of CPU time
+	sleeps []int64 // µs asleep after bursts[i] (timer)
+	pid    int     // process (mm); 0 means its own
+}
+
+func testModel(ncpu int, tasks ...ttask) *replay.Model {
+	m := &replay.Model{NrCPUs: ncpu, WorkloadRoot: -1}
+	for i, tt := range tasks {
+		tid := trace.TID(100 + i)
+		pid := trace.PID(tid)
+		if tt.pid != 0 {
+			pid = trace.PID(tt.pid)
+		}
+		k := replay.Task{TID: tid, PID: pid, Comm: tt.comm, Prio: int32(120 + tt.nice), Parent: -1,
+			Init: replay.InitRunnable, CPU: tt.cpu, Start: tt.start * 1000}
+		for j, b := range tt.bursts {
+			bu := replay.Burst{Len: b * 1000, End: replay.EndExit}
+			if j < len(tt.sleeps) {
+				bu.End = replay.EndBlock
+				bu.Wake = replay.Cause{Kind: replay.CauseTimer, Delay: tt.sleeps[j] * 1000}
+			}
+			k.Bursts = append(k.Bursts, bu)
+		}
+		m.Tasks = append(m.Tasks, k)
+	}
+	return m
+}
+
+// schedule replays m under spec and returns the switch-ins as
+// "<µs> cpu<N> <comm>" ("-" for idle).
+func schedule(t *testing.T, spec string, m *replay.Model, cfg replay.Config) []string {
+	t.Helper()
+	res := simulate(t, spec, m, cfg)
+	var out []string
+	for _, ev := range res.Events {
+		if ev.Kind != trace.KindSwitch {
+			continue
+		}
+		next := ev.NextComm
+		if ev.NextTID == 0 {
+			next = "-"
+		}
+		out = append(out, fmt.Sprintf("%d cpu%d %s", ev.Time/1000, ev.CPU, next))
+	}
+	return out
+}
+
+func simulate(t *testing.T, spec string, m *replay.Model, cfg replay.Config) *replay.Result {
+	t.Helper()
+	specs, err := policies.ParseSpecs(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpus := cfg.CPUs
+	if cpus == 0 {
+		cpus = m.NrCPUs
+	}
+	pol, err := specs[0].New(cpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := replay.Simulate(m, pol, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func wantSchedule(t *testing.T, spec string, m *replay.Model, cfg replay.Config, want []string) {
+	t.Helper()
+	if diff := cmp.Diff(want, schedule(t, spec, m, cfg)); diff != "" {
+		t.Errorf("%s schedule (-want +got):\n%s", spec, diff)
+	}
+}
+
+func TestBFSConstants(t *testing.T) {
+	// prio_ratios: 128, then ×11/10 with integer truncation per nice level:
+	// 128,140,154,169,185,203,223,245,269,295,324,356,391,430,473,520,572,
+	// 629,691,760, 836 (nice 0), 919,1010,1111,1222, 1344 (nice 5).
+	// Nice 0: 836 × 6 × 2^20/128 = 836 × 6 × 8192 = 41,091,072 ns.
+	if got := policies.BFSDeadlineDiff(0, 6); got != 41_091_072 {
+		t.Errorf("deadline diff nice 0 = %d ns, want 41091072", got)
+	}
+	// Nice 5: 1344 × 49152 = 66,060,288 ns.
+	if got := policies.BFSDeadlineDiff(5, 6); got != 66_060_288 {
+		t.Errorf("deadline diff nice 5 = %d ns, want 66060288", got)
+	}
+	// timeslice: 6 << 10 = 6144 µs.
+	if got := policies.BFSTimeslice(6); got != 6_144_000 {
+		t.Errorf("timeslice = %d ns, want 6144000", got)
+	}
+}
+
+func TestBFSTwoHogs(t *testing.T) {
+	// Two nice-0 hogs of 20 ms on one CPU, HZ 250 (tick 4 ms). Both start
+	// at 0 with a 6.144 ms slice and the same deadline D = 41.09 ms; the
+	// tie goes to the lower ID, A. The slice is checked at ticks: at 4 ms A
+	// has 2.144 ms left, at 8 ms −1.856 ms < 100 µs: refill, deadline
+	// 8+D > D, B runs. B expires at 16 (deadline 16+D), A (8+D) runs 16-24
+	// (expires, 24+D), B (16+D) 24-32 (32+D), A (24+D) runs its last 4 ms
+	// 32-36 and exits, B its last 4 ms 36-40.
+	m := testModel(1,
+		ttask{comm: "A", bursts: []int64{20000}},
+		ttask{comm: "B", bursts: []int64{20000}})
+	wantSchedule(t, "bfs", m, replay.DefaultConfig(), []string{
+		"0 cpu0 A", "8000 cpu0 B", "16000 cpu0 A", "24000 cpu0 B", "32000 cpu0 A", "36000 cpu0 B", "40000 cpu0 -"})
+}
+
+func TestBFSSleeperKeepsDeadline(t *testing.T) {
+	// A hog H (40 ms) and a task S that runs 1 ms, sleeps 10 ms, runs 1 ms,
+	// on one CPU. At 0 both get deadline D = 41.09 ms; S (lower ID) runs
+	// 0-1 ms and sleeps, keeping its deadline D and 5.144 ms of slice. H
+	// runs from 1 ms; at the 8 ms tick it has used 7 ms > 6.144 ms: refill,
+	// deadline 8+D. S wakes at 11 ms with deadline D < 8+D and preempts at
+	// once; it runs 11-12 and exits; H ran 1-11 (10 ms) and runs its
+	// remaining 30 ms 12-42.
+	m := testModel(1,
+		ttask{comm: "S", bursts: []int64{1000, 1000}, sleeps: []int64{10000}},
+		ttask{comm: "H", bursts: []int64{40000}})
+	wantSchedule(t, "bfs", m, replay.DefaultConfig(), []string{
+		"0 cpu0 S", "1000 cpu0 H", "11000 cpu0 S", "12000 cpu0 H", "42000 cpu0 -"})
+}
+
+func TestBFSGlobalQueue(t *testing.T) {
+	// Three 10 ms hogs on 2 CPUs: A and B start queued on CPU 0, C on CPU 1,
+	// all with deadline D = 41.09 ms. CPU 0 runs A (lower ID), CPU 1 runs C.
+	// At the 8 ms tick A and C have used 8 ms > 6.144 ms: refilled, deadline
+	// 8+D. On CPU 0, B (D) is the earliest: B runs from 8. CPU 1 keeps C
+	// (A and C tie at 8+D, C last ran there). C exits at 10; CPU 1 takes the
+	// earliest waiting task from the one global queue, A (queued on CPU 0):
+	// A runs its last 2 ms 10-12 on CPU 1. B expires at 16 (16+D) but is
+	// alone and runs on to 18.
+	m := testModel(2,
+		ttask{comm: "A", cpu: 0, bursts: []int64{10000}},
+		ttask{comm: "B", cpu: 0, bursts: []int64{10000}},
+		ttask{comm: "C", cpu: 1, bursts: []int64{10000}})
+	wantSchedule(t, "bfs", m, replay.DefaultConfig(), []string{
+		"0 cpu0 A", "0 cpu1 C", "8000 cpu0 B", "10000 cpu1 A", "12000 cpu1 -", "18000 cpu0 -"})
+}
