@@ -92,7 +92,9 @@ func init() {
 		Source:  "Con Kolivas, BFS v0.440 patch (kernel/sched/bfs.c, 2013)",
 		Params: []Param{{Name: "rr_interval", Kind: ParamInt, Default: "6",
 			Doc: "round-robin interval in ms: slice = rr_interval<<10 µs, deadline offset scales with it", Source: "bfs.c v0.440 rr_interval"}},
-		New: func(v Values, _ int) (Policy, error) { return NewStack(NewBFS(v.Int("rr_interval", bfsRRInterval))), nil },
+		New: func(v Values, _ int) (Policy, error) {
+			return NewStack(NewBFS(v.Int("rr_interval", bfsRRInterval))), nil
+		},
 	})
 }
 
