@@ -31,3 +31,5 @@ require (
 	golang.org/x/text v0.28.0 // indirect
 	golang.org/x/tools v0.40.1-0.20260108161641-ca281cf95054 // indirect
 )
+
+tool github.com/cilium/ebpf/cmd/bpf2go

@@ -1,0 +1,325 @@
+//go:build linux
+
+package ebpf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	cilium "github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/features"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/ringbuf"
+	"github.com/cilium/ebpf/rlimit"
+	"golang.org/x/sys/unix"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// The hooks in attach order: sched_waking before sched_wakeup, so that a
+// wakeup finds its waker from the start.
+var hooks = []string{
+	"sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_switch",
+	"sched_migrate_task", "sched_process_fork", "sched_process_exec", "sched_process_exit",
+}
+
+// Capture is a loaded and attached set of capture programs.
+type Capture struct {
+	coll    *cilium.Collection
+	links   []link.Link
+	rd      *ringbuf.Reader
+	lostMap *cilium.Map
+	classic bool
+	nCPU    int
+	lost    []uint64 // per CPU, as last read from the map
+	dec     *decoder
+}
+
+// Probe checks what a capture needs, without loading anything, and returns
+// a one-line error that says how to fix the first missing piece: root
+// privileges, kernel BTF, BPF ring buffers, and tp_btf or (for classic
+// tracepoints) a mounted tracefs. classic reports which program set Open
+// would use.
+func Probe(opts Options) (classic bool, err error) {
+	if os.Geteuid() != 0 {
+		return false, fmt.Errorf("eBPF capture needs root (CAP_BPF and CAP_PERFMON): run it with sudo")
+	}
+	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
+		return false, fmt.Errorf("kernel BTF missing (/sys/kernel/btf/vmlinux): the capture needs a kernel built with CONFIG_DEBUG_INFO_BTF=y")
+	}
+	if err := features.HaveMapType(cilium.RingBuf); err != nil {
+		return false, fmt.Errorf("kernel lacks BPF ring buffers (Linux >= 5.8 needed): %w", err)
+	}
+	classic = opts.Classic || !haveTPBTF()
+	if classic {
+		if _, err := os.Stat(tracefsRoot() + "/events/sched/sched_switch/id"); err != nil {
+			return true, fmt.Errorf("tracefs is not mounted (needed for classic tracepoints on this kernel): mount it with 'mount -t tracefs nodev /sys/kernel/tracing'")
+		}
+	}
+	return classic, nil
+}
+
+func tracefsRoot() string {
+	if _, err := os.Stat("/sys/kernel/tracing/events"); err == nil {
+		return "/sys/kernel/tracing"
+	}
+	return "/sys/kernel/debug/tracing"
+}
+
+// haveTPBTF reports whether the kernel has BTF-enabled tracepoints for every
+// hook (a btf_trace_<hook> typedef in vmlinux BTF). features.HaveProgramType
+// is not used: its Tracing probe fails with EPERM on some kernels that load
+// tp_btf programs fine.
+func haveTPBTF() bool {
+	spec, err := btf.LoadKernelSpec()
+	if err != nil {
+		return false
+	}
+	for _, h := range hooks {
+		var td *btf.Typedef
+		if spec.TypeByName("btf_trace_"+h, &td) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// threadSize returns the kernel's THREAD_SIZE (task stack size): 16 KiB on
+// x86-64 and arm64 with 4 KiB pages, doubled by KASAN
+// (arch/x86/include/asm/page_64_types.h), at least one page.
+func threadSize() uint64 {
+	size := uint64(16384)
+	if cfg, err := os.ReadFile("/proc/config.gz"); err == nil && strings.Contains(string(gunzip(cfg)), "\nCONFIG_KASAN=y") {
+		size *= 2
+	}
+	if p := uint64(os.Getpagesize()); p > size {
+		size = p
+	}
+	return size
+}
+
+// Open loads the programs into the kernel and attaches them; recording
+// starts at once, into the ring buffer, and Run drains it. Errors are one
+// line and say what is missing (see Probe); a verifier rejection is wrapped
+// as is.
+func Open(opts Options) (*Capture, error) {
+	classic, err := Probe(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := rlimit.RemoveMemlock(); err != nil {
+		return nil, fmt.Errorf("raise the locked-memory limit: %w", err)
+	}
+	nCPU, err := cilium.PossibleCPU()
+	if err != nil {
+		return nil, fmt.Errorf("count CPUs: %w", err)
+	}
+	spec, err := loadSched()
+	if err != nil {
+		return nil, err
+	}
+	size := roundBuffer(opts.BufferSize, os.Getpagesize())
+	spec.Maps["events"].MaxEntries = uint32(size)
+	if err := setVars(spec, opts, size); err != nil {
+		return nil, err
+	}
+	// Load only the maps and the chosen program set.
+	keep := map[string]bool{}
+	for _, h := range hooks {
+		if classic {
+			keep["tp_"+h] = true
+		} else {
+			keep["tp_btf_"+h] = true
+		}
+	}
+	for name := range spec.Programs {
+		if !keep[name] {
+			delete(spec.Programs, name)
+		}
+	}
+	coll, err := cilium.NewCollection(spec)
+	if err != nil {
+		var ve *cilium.VerifierError
+		if errors.As(err, &ve) {
+			if os.Getenv("TRACEVIEW_BPF_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "%+v\n", ve)
+			}
+			return nil, fmt.Errorf("the kernel's BPF verifier rejected the capture programs: %v", ve)
+		}
+		return nil, fmt.Errorf("load capture programs: %w", err)
+	}
+	c := &Capture{coll: coll, lostMap: coll.Maps["lost"], classic: classic, nCPU: nCPU, dec: newDecoder(classic)}
+	for _, h := range hooks {
+		var l link.Link
+		if classic {
+			l, err = link.Tracepoint("sched", h, coll.Programs["tp_"+h], nil)
+		} else {
+			l, err = link.AttachTracing(link.TracingOptions{Program: coll.Programs["tp_btf_"+h]})
+		}
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("attach to %s: %w", h, err)
+		}
+		c.links = append(c.links, l)
+	}
+	if c.rd, err = ringbuf.NewReader(coll.Maps["events"]); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("open ring buffer: %w", err)
+	}
+	return c, nil
+}
+
+func setVars(spec *cilium.CollectionSpec, opts Options, size int) error {
+	set := func(name string, v any) error {
+		vs, ok := spec.Variables[name]
+		if !ok {
+			return fmt.Errorf("capture object lacks variable %s (regenerate with go generate ./ebpf/...)", name)
+		}
+		if err := vs.Set(v); err != nil {
+			return fmt.Errorf("set %s: %w", name, err)
+		}
+		return nil
+	}
+	if err := set("thread_size", threadSize()); err != nil {
+		return err
+	}
+	if err := set("wakeup_bytes", uint64(size/4)); err != nil {
+		return err
+	}
+	if opts.CPUs != nil {
+		var mask [16]uint64
+		for _, c := range opts.CPUs {
+			if c < 0 || c >= 16*64 {
+				return fmt.Errorf("CPU %d out of range 0..%d", c, 16*64-1)
+			}
+			mask[c/64] |= 1 << (c % 64)
+		}
+		if err := set("cpu_mask", mask); err != nil {
+			return err
+		}
+		if err := set("filter_cpus", uint32(1)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Mode names the program set in use: "tp_btf" or "tracepoint".
+func (c *Capture) Mode() string {
+	if c.classic {
+		return "tracepoint"
+	}
+	return "tp_btf"
+}
+
+// pollInterval is how often Run wakes up without a ring-buffer wakeup, to
+// drain records submitted without one and to check the loss counters.
+const pollInterval = 50 * time.Millisecond
+
+// Run drains the ring buffer, calling emit with each event in time order,
+// until ctx is done; then it detaches the programs, drains every record
+// still in the buffer, reads the final loss counts and returns nil. Losses
+// appear as trace.KindLost events (per CPU, at the time they were noticed).
+// An error from emit stops Run and is returned.
+func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
+	var ro reorder
+	var rec ringbuf.Record
+	stopping := false
+	for {
+		if stopping {
+			c.rd.SetDeadline(time.Now().Add(-time.Second))
+		} else {
+			c.rd.SetDeadline(time.Now().Add(pollInterval))
+		}
+		err := c.rd.ReadInto(&rec)
+		switch {
+		case err == nil:
+			if e, ok := c.dec.decode(rec.RawSample); ok {
+				ro.add(e)
+			}
+			if len(ro.pending) >= 1<<16 {
+				if err := ro.flush(false, emit); err != nil {
+					return err
+				}
+			}
+			continue
+		case errors.Is(err, os.ErrDeadlineExceeded):
+		default:
+			return fmt.Errorf("read ring buffer: %w", err)
+		}
+		// The buffer is empty.
+		if err := c.pollLost(&ro); err != nil {
+			return err
+		}
+		if stopping {
+			return ro.flush(true, emit)
+		}
+		if err := ro.flush(false, emit); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			// Detach, then drain what the programs wrote before.
+			for _, l := range c.links {
+				l.Close()
+			}
+			c.links = nil
+			stopping = true
+		}
+	}
+}
+
+// pollLost reads the per-CPU loss counters and queues a KindLost event for
+// every increase.
+func (c *Capture) pollLost(ro *reorder) error {
+	var vals []uint64
+	if err := c.lostMap.Lookup(uint32(0), &vals); err != nil {
+		return fmt.Errorf("read loss counters: %w", err)
+	}
+	if c.lost == nil {
+		c.lost = make([]uint64, len(vals))
+	}
+	now := monotonicNow()
+	if ro.maxTime > now {
+		now = ro.maxTime
+	}
+	for cpu, v := range vals {
+		if cpu < len(c.lost) && v > c.lost[cpu] {
+			e := trace.NewEvent(now, trace.CPU(cpu), trace.KindLost)
+			e.Count = v - c.lost[cpu]
+			ro.add(e)
+			c.lost[cpu] = v
+		}
+	}
+	return nil
+}
+
+func monotonicNow() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return 0
+	}
+	return ts.Nano()
+}
+
+// Lost returns the records lost per CPU (index: CPU) as of the last poll.
+func (c *Capture) Lost() []uint64 { return append([]uint64(nil), c.lost...) }
+
+// Close detaches the programs and frees the kernel objects.
+func (c *Capture) Close() error {
+	for _, l := range c.links {
+		l.Close()
+	}
+	c.links = nil
+	if c.rd != nil {
+		c.rd.Close()
+	}
+	if c.coll != nil {
+		c.coll.Close()
+	}
+	return nil
+}

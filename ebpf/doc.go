@@ -1,0 +1,25 @@
+// Package ebpf captures Linux scheduler events with eBPF, for `traceview
+// record`.
+//
+// BPF programs (sched.c, compiled by bpf2go into sched_bpfel.o, which is
+// committed so that building needs no clang) hook the scheduler tracepoints
+// sched_switch, sched_waking, sched_wakeup, sched_wakeup_new,
+// sched_migrate_task, sched_process_fork, sched_process_exec and
+// sched_process_exit: as BTF-enabled tracepoints (tp_btf, which hand the
+// programs the kernel's task_struct pointers) where the kernel has them,
+// classic tracepoints otherwise. Each hit becomes a fixed-size 96-byte
+// record in a BPF ring buffer; a reservation that fails because the buffer is
+// full is counted per CPU in a BPF map, never dropped silently. Beyond what
+// perf records, every wakeup carries its waker (the task current at
+// sched_waking, which runs in the waker's context), the waker's CPU, and
+// whether it ran in interrupt context.
+//
+// Capture (Linux only; elsewhere Open returns ErrNotSupported) loads and
+// attaches the programs, drains the ring buffer, decodes the records into
+// trace.Events, restores time order across CPUs with a short reorder window
+// and reports losses as trace.KindLost events. Event times are
+// bpf_ktime_get_ns (CLOCK_MONOTONIC) nanoseconds.
+//
+// `go generate ./ebpf/...` rebuilds the BPF object (clang >= 14 and
+// libbpf's headers from libbpf-dev needed).
+package ebpf

@@ -1,0 +1,464 @@
+//go:build ignore
+
+// SPDX-License-Identifier: GPL-2.0
+/* traceview scheduler capture: one fixed-size record per scheduler
+ * tracepoint hit, pushed into a BPF ring buffer that the Go side (capture.go)
+ * drains into traceview's trace format.
+ *
+ * Two program sets, the loader picks one: BTF-enabled tracepoints (tp_btf,
+ * Linux >= 5.5, arguments are the kernel's own task_struct pointers, read
+ * with CO-RE) and classic tracepoints (the tracepoint's payload, for kernels
+ * without tp_btf). Tracepoint prototypes: include/trace/events/sched.h.
+ *
+ * What perf cannot record and we do: for every wakeup, the waker (the task
+ * current when sched_waking fired: try_to_wake_up runs in the waker's
+ * context), its CPU, and whether it ran in interrupt context.
+ */
+#include "sched_types.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Record kinds; the numbers are trace.Kind's (trace/event.go). */
+enum {
+	TV_SWITCH = 1,
+	TV_WAKING = 2,
+	TV_WAKEUP = 3,
+	TV_WAKEUP_NEW = 4,
+	TV_MIGRATE = 5,
+	TV_FORK = 6,
+	TV_EXEC = 7,
+	TV_EXIT = 8,
+};
+
+/* Record flags. */
+enum {
+	TV_F_PREEMPT = 1,  /* sched_switch: prev was preempted */
+	TV_F_IRQ_KNOWN = 2, /* the in-interrupt bit below is meaningful */
+	TV_F_IRQ = 4,      /* emitted in interrupt context (hardirq, softirq, NMI) */
+	TV_F_WAKER = 8,    /* waker_tid/waker_cpu are set */
+};
+
+/* One record: 96 bytes, little-endian, layout mirrored by record.go. */
+struct record {
+	u64 ts;        /* bpf_ktime_get_ns: CLOCK_MONOTONIC, ns */
+	u32 cpu;       /* emitting CPU */
+	u8 kind;
+	u8 flags;
+	u16 pad;
+	s32 cur_tid;   /* task current on cpu */
+	s32 cur_pid;
+	s32 tid;       /* subject: prev, wakee, migrating task, parent, exec'ing or exiting task */
+	s32 pid;
+	s32 prio;
+	s32 tid2;      /* switch: next; fork: child */
+	s32 pid2;
+	s32 prio2;
+	u32 arg1;      /* switch: prev_state; wakeups: target CPU; migrate: orig CPU */
+	u32 arg2;      /* switch: prev exit_state; wakeups: waker CPU; migrate: dest CPU */
+	s32 waker_tid; /* wakeups */
+	u32 pad2;
+	char comm[16];
+	char comm2[16];
+};
+
+/* Who woke a task: written at sched_waking, read at its sched_wakeup, which
+ * may run later on another CPU (the target's wake list, in an IPI). */
+struct waker {
+	s32 tid;
+	u32 cpu;
+	u8 flags;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20); /* resized by the loader (--buffer-size) */
+} events SEC(".maps");
+
+/* Records dropped because the ring buffer was full, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, u64);
+} lost SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, s32);
+	__type(value, struct waker);
+} wakers SEC(".maps");
+
+/* Set by the loader before loading. */
+const volatile u32 filter_cpus = 0;    /* record only CPUs in cpu_mask */
+const volatile u64 cpu_mask[16] = {};  /* bit c%64 of word c/64: CPU c */
+const volatile u64 thread_size = 16384; /* THREAD_SIZE of the kernel's task stacks */
+const volatile u64 wakeup_bytes = 1 << 20; /* wake the reader once this much is queued */
+
+static __always_inline bool cpu_wanted(u32 cpu)
+{
+	if (!filter_cpus)
+		return true;
+	if (cpu >= 16 * 64)
+		return false;
+	return (cpu_mask[cpu / 64] >> (cpu % 64)) & 1;
+}
+
+/* Whether the program runs in interrupt context: on the kernels we target
+ * (x86-64 and arm64) hardirqs and softirqs run on a per-CPU IRQ stack and
+ * NMIs on their own stack, so the BPF frame lies outside the current task's
+ * stack [task->stack, task->stack + THREAD_SIZE) exactly when
+ * in_interrupt-like context holds. preempt_count itself is a per-CPU
+ * variable that only typed ksyms reach, and those need CONFIG_KALLSYMS_ALL. */
+static __always_inline u8 irq_flags(void)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	u64 stack = (u64)BPF_CORE_READ(cur, stack);
+	u64 sp;
+
+	if (!stack)
+		return 0;
+	asm volatile("%0 = r10" : "=r"(sp));
+	if (sp >= stack && sp < stack + thread_size)
+		return TV_F_IRQ_KNOWN;
+	return TV_F_IRQ_KNOWN | TV_F_IRQ;
+}
+
+static __always_inline struct record *reserve(u32 cpu, u8 kind)
+{
+	struct record *r = bpf_ringbuf_reserve(&events, sizeof(*r), 0);
+	u64 id;
+
+	if (!r) {
+		u32 zero = 0;
+		u64 *n = bpf_map_lookup_elem(&lost, &zero);
+		if (n)
+			*n += 1;
+		return 0;
+	}
+	id = bpf_get_current_pid_tgid();
+	r->ts = bpf_ktime_get_ns();
+	r->cpu = cpu;
+	r->kind = kind;
+	r->flags = 0;
+	r->pad = 0;
+	r->cur_tid = (s32)id;
+	r->cur_pid = (s32)(id >> 32);
+	r->tid = r->pid = r->tid2 = r->pid2 = -1;
+	r->prio = r->prio2 = -1;
+	r->arg1 = r->arg2 = 0;
+	r->waker_tid = -1;
+	r->pad2 = 0;
+	__builtin_memset(r->comm, 0, sizeof(r->comm));
+	__builtin_memset(r->comm2, 0, sizeof(r->comm2));
+	return r;
+}
+
+/* submit commits a record. The reader is woken only once wakeup_bytes are
+ * queued (it also polls on a timer): a wakeup per record would make the
+ * capture wake traceview, and so perturb the schedule, all the time. */
+static __always_inline void submit(struct record *r)
+{
+	u64 flags = BPF_RB_NO_WAKEUP;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(r, flags);
+}
+
+static __always_inline u32 task_cpu(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		return BPF_CORE_READ(p, thread_info.cpu);
+	return BPF_CORE_READ((struct task_struct___cpu *)p, cpu);
+}
+
+/* subject fills tid, pid, prio and comm from a task. */
+static __always_inline void subject(struct record *r, struct task_struct *p)
+{
+	r->tid = BPF_CORE_READ(p, pid);
+	r->pid = BPF_CORE_READ(p, tgid);
+	r->prio = BPF_CORE_READ(p, prio);
+	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
+}
+
+static __always_inline void object(struct record *r, struct task_struct *p)
+{
+	r->tid2 = BPF_CORE_READ(p, pid);
+	r->pid2 = BPF_CORE_READ(p, tgid);
+	r->prio2 = BPF_CORE_READ(p, prio);
+	BPF_CORE_READ_STR_INTO(&r->comm2, p, comm);
+}
+
+/* ---- BTF-enabled tracepoints ---- */
+
+/* ctx[i] is the i-th argument of the tracepoint's TP_PROTO. */
+
+SEC("tp_btf/sched_switch")
+int tp_btf_sched_switch(u64 *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct task_struct *prev = (struct task_struct *)ctx[1];
+	struct task_struct *next = (struct task_struct *)ctx[2];
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_SWITCH)))
+		return 0;
+	subject(r, prev);
+	object(r, next);
+	if ((bool)ctx[0])
+		r->flags |= TV_F_PREEMPT;
+	r->arg1 = (u32)ctx[3];
+	r->arg2 = BPF_CORE_READ(prev, exit_state);
+	submit(r);
+	return 0;
+}
+
+static __always_inline int on_waking(struct task_struct *p)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	u64 id = bpf_get_current_pid_tgid();
+	struct waker w = {.tid = (s32)id, .cpu = cpu, .flags = irq_flags() | TV_F_WAKER};
+	s32 tid = BPF_CORE_READ(p, pid);
+	struct record *r;
+
+	bpf_map_update_elem(&wakers, &tid, &w, BPF_ANY);
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_WAKING)))
+		return 0;
+	subject(r, p);
+	r->arg1 = task_cpu(p);
+	r->arg2 = cpu;
+	r->waker_tid = w.tid;
+	r->flags |= w.flags;
+	submit(r);
+	return 0;
+}
+
+static __always_inline int on_wakeup(struct task_struct *p, u8 kind)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	s32 tid = BPF_CORE_READ(p, pid);
+	struct waker *w = 0;
+	struct record *r;
+
+	if (kind == TV_WAKEUP)
+		w = bpf_map_lookup_elem(&wakers, &tid);
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, kind))) {
+		if (w)
+			bpf_map_delete_elem(&wakers, &tid);
+		return 0;
+	}
+	subject(r, p);
+	r->arg1 = task_cpu(p);
+	if (w) {
+		r->waker_tid = w->tid;
+		r->arg2 = w->cpu;
+		r->flags |= w->flags;
+		bpf_map_delete_elem(&wakers, &tid);
+	} else {
+		/* wake_up_new_task runs in the parent's context. */
+		r->waker_tid = r->cur_tid;
+		r->arg2 = cpu;
+		r->flags |= irq_flags() | TV_F_WAKER;
+	}
+	submit(r);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int tp_btf_sched_waking(u64 *ctx)
+{
+	return on_waking((struct task_struct *)ctx[0]);
+}
+
+SEC("tp_btf/sched_wakeup")
+int tp_btf_sched_wakeup(u64 *ctx)
+{
+	return on_wakeup((struct task_struct *)ctx[0], TV_WAKEUP);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int tp_btf_sched_wakeup_new(u64 *ctx)
+{
+	return on_wakeup((struct task_struct *)ctx[0], TV_WAKEUP_NEW);
+}
+
+SEC("tp_btf/sched_migrate_task")
+int tp_btf_sched_migrate_task(u64 *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct task_struct *p = (struct task_struct *)ctx[0];
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_MIGRATE)))
+		return 0;
+	subject(r, p);
+	r->arg1 = task_cpu(p);
+	r->arg2 = (u32)ctx[1];
+	submit(r);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int tp_btf_sched_process_fork(u64 *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_FORK)))
+		return 0;
+	subject(r, (struct task_struct *)ctx[0]);
+	object(r, (struct task_struct *)ctx[1]);
+	submit(r);
+	return 0;
+}
+
+static __always_inline int on_task(struct task_struct *p, u8 kind)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, kind)))
+		return 0;
+	subject(r, p);
+	submit(r);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int tp_btf_sched_process_exec(u64 *ctx)
+{
+	return on_task((struct task_struct *)ctx[0], TV_EXEC);
+}
+
+SEC("tp_btf/sched_process_exit")
+int tp_btf_sched_process_exit(u64 *ctx)
+{
+	return on_task((struct task_struct *)ctx[0], TV_EXIT);
+}
+
+/* ---- Classic tracepoints (kernels without tp_btf) ----
+ * The payload carries pids and comms but not tgids: PIDs are known only for
+ * the current task. */
+
+SEC("tracepoint/sched/sched_switch")
+int tp_sched_switch(struct trace_event_raw_sched_switch *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct record *r;
+	long state;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_SWITCH)))
+		return 0;
+	r->tid = BPF_CORE_READ(ctx, prev_pid);
+	r->pid = r->cur_pid;
+	r->prio = BPF_CORE_READ(ctx, prev_prio);
+	BPF_CORE_READ_STR_INTO(&r->comm, ctx, prev_comm);
+	r->tid2 = BPF_CORE_READ(ctx, next_pid);
+	r->prio2 = BPF_CORE_READ(ctx, next_prio);
+	BPF_CORE_READ_STR_INTO(&r->comm2, ctx, next_comm);
+	/* Already in the reported encoding; the loader knows (classic mode). */
+	state = BPF_CORE_READ(ctx, prev_state);
+	r->arg1 = (u32)state;
+	r->arg2 = BPF_CORE_READ(cur, exit_state);
+	submit(r);
+	return 0;
+}
+
+static __always_inline int classic_wake(struct trace_event_raw_sched_wakeup_template *ctx, u8 kind)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	u64 id = bpf_get_current_pid_tgid();
+	s32 tid = BPF_CORE_READ(ctx, pid);
+	struct waker w = {.tid = (s32)id, .cpu = cpu, .flags = irq_flags() | TV_F_WAKER};
+	struct waker *saved = 0;
+	struct record *r;
+
+	if (kind == TV_WAKING)
+		bpf_map_update_elem(&wakers, &tid, &w, BPF_ANY);
+	else if (kind == TV_WAKEUP && (saved = bpf_map_lookup_elem(&wakers, &tid)))
+		w = *saved;
+	if (saved)
+		bpf_map_delete_elem(&wakers, &tid);
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, kind)))
+		return 0;
+	r->tid = tid;
+	r->prio = BPF_CORE_READ(ctx, prio);
+	BPF_CORE_READ_STR_INTO(&r->comm, ctx, comm);
+	r->arg1 = BPF_CORE_READ(ctx, target_cpu);
+	r->arg2 = w.cpu;
+	r->waker_tid = w.tid;
+	r->flags |= w.flags;
+	submit(r);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_waking")
+int tp_sched_waking(struct trace_event_raw_sched_wakeup_template *ctx)
+{
+	return classic_wake(ctx, TV_WAKING);
+}
+
+SEC("tracepoint/sched/sched_wakeup")
+int tp_sched_wakeup(struct trace_event_raw_sched_wakeup_template *ctx)
+{
+	return classic_wake(ctx, TV_WAKEUP);
+}
+
+SEC("tracepoint/sched/sched_wakeup_new")
+int tp_sched_wakeup_new(struct trace_event_raw_sched_wakeup_template *ctx)
+{
+	return classic_wake(ctx, TV_WAKEUP_NEW);
+}
+
+SEC("tracepoint/sched/sched_migrate_task")
+int tp_sched_migrate_task(struct trace_event_raw_sched_migrate_task *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_MIGRATE)))
+		return 0;
+	r->tid = BPF_CORE_READ(ctx, pid);
+	r->prio = BPF_CORE_READ(ctx, prio);
+	/* comm is a __data_loc string since 6.10; not worth decoding here. */
+	if (bpf_core_field_exists(ctx->comm))
+		BPF_CORE_READ_STR_INTO(&r->comm, ctx, comm);
+	r->arg1 = BPF_CORE_READ(ctx, orig_cpu);
+	r->arg2 = BPF_CORE_READ(ctx, dest_cpu);
+	submit(r);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_fork")
+int tp_sched_process_fork(struct trace_event_raw_sched_process_fork *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_FORK)))
+		return 0;
+	/* fork runs in the parent: its name is current's. */
+	subject(r, cur);
+	r->tid = BPF_CORE_READ(ctx, parent_pid);
+	r->tid2 = BPF_CORE_READ(ctx, child_pid);
+	BPF_CORE_READ_STR_INTO(&r->comm2, cur, comm);
+	submit(r);
+	return 0;
+}
+
+SEC("tracepoint/sched/sched_process_exec")
+int tp_sched_process_exec(struct trace_event_raw_sched_process_exec *ctx)
+{
+	return on_task((struct task_struct *)bpf_get_current_task(), TV_EXEC);
+}
+
+SEC("tracepoint/sched/sched_process_exit")
+int tp_sched_process_exit(struct trace_event_raw_sched_process_template *ctx)
+{
+	return on_task((struct task_struct *)bpf_get_current_task(), TV_EXIT);
+}
