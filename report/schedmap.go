@@ -66,6 +66,12 @@ func Map(w io.Writer, src trace.Source, opt MapOptions) error {
 			mp.switchEvent(&e)
 		case trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
 			if t := mp.m.observe(&e); t != nil {
+				if mp.opt.Exact && e.CurTID < 0 {
+					// perf flags the thread of the record's sample id, which
+					// perf record's synthesized COMM records leave zero: the
+					// idle task's.
+					t = mp.m.findnew(-1, 0)
+				}
 				t.commChanged = true
 			}
 		}
