@@ -332,6 +332,11 @@ func (r *Reader) parseTracingData(b []byte) error {
 			r.formats[f.ID] = f
 		}
 	}
+	// New formats (a second tracing-data record) rebind every attr.
+	r.decoders = map[int]*tpformat.SchedDecoder{}
+	for _, a := range r.attrs {
+		a.resolved, a.dec = false, nil
+	}
 	readFormats("ftrace")
 	nsys := c.u32()
 	for i := uint32(0); i < nsys && c.err == nil; i++ {
@@ -341,21 +346,23 @@ func (r *Reader) parseTracingData(b []byte) error {
 	return c.err
 }
 
-// resolveAttrs binds tracepoint attrs to their formats and sched decoders.
+// resolveAttrs binds tracepoint attrs not yet bound to their formats and
+// sched decoders (one decoder per format, shared by attrs).
 func (r *Reader) resolveAttrs() {
 	for _, a := range r.attrs {
-		if a.typ != typeTracepoint {
+		if a.resolved || a.typ != typeTracepoint {
 			continue
 		}
 		f, ok := r.formats[int(a.config)]
 		if !ok {
 			continue
 		}
+		a.resolved = true
 		if a.name == "" {
 			a.name = f.FullName()
 		}
-		a.resolved = true
-		if f.System != "sched" {
+		a.dec = r.decoders[f.ID]
+		if a.dec != nil || f.System != "sched" {
 			continue
 		}
 		d, err := tpformat.NewSchedDecoder(f, r.order, &r.intern)
@@ -365,6 +372,7 @@ func (r *Reader) resolveAttrs() {
 			}
 			continue
 		}
+		r.decoders[f.ID] = d
 		a.dec = d
 		switch d.Kind {
 		case trace.KindFork:

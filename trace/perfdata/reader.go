@@ -87,6 +87,7 @@ type Reader struct {
 	lastAttr       *attr
 	descs          []eventDesc
 	formats        map[int]*tpformat.Format
+	decoders       map[int]*tpformat.SchedDecoder // by format ID
 	tracingVersion string
 	intern         tpformat.Interner
 	haveForkTP     bool
@@ -118,11 +119,12 @@ type Reader struct {
 // copied to a temporary file.
 func NewReader(in io.Reader) (*Reader, error) {
 	r := &Reader{
-		meta:    &trace.Meta{Format: "perf.data", Clock: "perf local_clock"},
-		byID:    map[uint64]*attr{},
-		formats: map[int]*tpformat.Format{},
-		tidPID:  map[trace.TID]trace.PID{0: 0},
-		stats:   Stats{Samples: map[string]uint64{}},
+		meta:     &trace.Meta{Format: "perf.data", Clock: "perf local_clock"},
+		byID:     map[uint64]*attr{},
+		formats:  map[int]*tpformat.Format{},
+		decoders: map[int]*tpformat.SchedDecoder{},
+		tidPID:   map[trace.TID]trace.PID{0: 0},
+		stats:    Stats{Samples: map[string]uint64{}},
 	}
 	ra, seekable := in.(interface {
 		io.ReaderAt
@@ -518,7 +520,6 @@ func (r *Reader) headerAttr(rec []byte, off int64) error {
 		a.ids = append(a.ids, r.order.Uint64(rec[p:]))
 	}
 	r.addAttr(a)
-	r.nameAttrs()
 	return nil
 }
 

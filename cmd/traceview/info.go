@@ -1,0 +1,249 @@
+package main
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/perfdata"
+)
+
+type infoOptions struct {
+	input  string
+	output string
+}
+
+// infoReport is what `traceview info` prints; its JSON form is the -o json
+// output (times in ns).
+type infoReport struct {
+	File        string             `json:"file"`
+	Format      string             `json:"format"`
+	Mode        string             `json:"mode,omitempty"`       // perf.data: "file" or "pipe"
+	ByteOrder   string             `json:"byte_order,omitempty"` // perf.data: "little-endian" or "big-endian"
+	Hostname    string             `json:"hostname,omitempty"`
+	OSRelease   string             `json:"os_release,omitempty"`
+	Arch        string             `json:"arch,omitempty"`
+	Tool        string             `json:"tool,omitempty"`
+	Cmdline     []string           `json:"cmdline,omitempty"`
+	NrCPUs      int                `json:"nr_cpus,omitempty"`
+	NrCPUsAvail int                `json:"nr_cpus_avail,omitempty"`
+	Clock       string             `json:"clock,omitempty"`
+	FirstSample int64              `json:"first_sample_ns,omitempty"` // from the header
+	LastSample  int64              `json:"last_sample_ns,omitempty"`
+	FirstEvent  int64              `json:"first_event_ns"` // from the events read
+	LastEvent   int64              `json:"last_event_ns"`
+	EventNames  []string           `json:"recorded_events,omitempty"`
+	Samples     map[string]uint64  `json:"samples,omitempty"` // perf.data samples per event name
+	Events      map[string]uint64  `json:"events"`            // events delivered per kind
+	TotalEvents uint64             `json:"total_events"`
+	Lost        []trace.LostWindow `json:"lost"`
+	LostTotal   uint64             `json:"lost_total"`
+	Warnings    []trace.Warning    `json:"warnings"`
+	Error       string             `json:"error,omitempty"`
+}
+
+func init() {
+	addCommand(func() *cobra.Command {
+		var o infoOptions
+		cmd := &cobra.Command{
+			Use:   "info [-i FILE|-] [-o text|json]",
+			Short: "Describe a trace: recording host, kernel, CPUs, event counts, losses",
+			Long: `Describe a trace file without analysing it: where and how it was recorded
+(host name, kernel release, architecture, recorder and its command line, CPU
+count), the first and last sample time, the events it holds (samples per
+recorded event for perf.data, and decoded events per kind), lost events per
+CPU and every counted warning. Reading the whole trace checks it: a corrupt
+or truncated file prints what was read, then the error (non-zero exit).
+
+Times are printed in seconds on the trace clock; -o json gives nanoseconds.
+
+Examples:
+  traceview info -i testdata/traces/sched-pipe-mode.data
+  perf sched record -o - -- sleep 1 | traceview info -i -
+  traceview info -i perf.data -o json`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error { return runInfo(cmd, o) },
+		}
+		f := cmd.Flags()
+		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+		return cmd
+	})
+}
+
+func runInfo(cmd *cobra.Command, o infoOptions) error {
+	if o.output != "text" && o.output != "json" {
+		return usageErrorf("info: unknown output format %q (want text or json)", o.output)
+	}
+	src, err := openInput(o.input)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	rep, readErr := collectInfo(src)
+	rep.File = o.input
+	// A perf.data without sched tracepoints is a fact to report, not a
+	// failure of this command.
+	if errors.Is(readErr, perfdata.ErrNoSchedEvents) {
+		rep.Warnings = append(rep.Warnings, trace.Warning{Key: "no-sched-tracepoints", Count: 1, Message: readErr.Error()})
+		readErr = nil
+	}
+	if readErr != nil {
+		rep.Error = readErr.Error()
+	}
+	out := cmd.OutOrStdout()
+	if o.output == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printInfo(out, rep)
+	}
+	if readErr != nil {
+		return fmt.Errorf("info: %w", readErr)
+	}
+	return nil
+}
+
+// collectInfo reads src to its end, counting events by kind.
+func collectInfo(src trace.Source) (*infoReport, error) {
+	var counts [len(trace.Kinds)]uint64
+	rep := &infoReport{Events: map[string]uint64{}, FirstEvent: -1, LastEvent: -1}
+	var readErr error
+	for {
+		ev, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			readErr = err
+			break
+		}
+		if int(ev.Kind) < len(counts) {
+			counts[ev.Kind]++
+		}
+		// perf synthesizes records for threads that existed before the
+		// recording at time 0: they do not bound the trace's time span.
+		if ev.Time != 0 && (rep.FirstEvent < 0 || ev.Time < rep.FirstEvent) {
+			rep.FirstEvent = ev.Time
+		}
+		rep.LastEvent = max(rep.LastEvent, ev.Time)
+	}
+	for k, n := range counts {
+		if n > 0 {
+			rep.Events[trace.Kind(k).String()] = n
+			rep.TotalEvents += n
+		}
+	}
+	m := src.Meta()
+	if m == nil {
+		m = &trace.Meta{}
+	}
+	rep.Format, rep.Hostname, rep.OSRelease, rep.Arch, rep.Tool = m.Format, m.Hostname, m.OSRelease, m.Arch, m.Tool
+	rep.Cmdline, rep.NrCPUs, rep.NrCPUsAvail, rep.Clock = m.Cmdline, m.NrCPUs, m.NrCPUsAvail, m.Clock
+	rep.FirstSample, rep.LastSample = m.FirstTime, m.LastTime
+	rep.Lost = append([]trace.LostWindow{}, m.Lost...)
+	for _, l := range m.Lost {
+		rep.LostTotal += l.Count
+	}
+	rep.Warnings = append([]trace.Warning{}, m.Warnings.List()...)
+	if pr, ok := src.(*perfdata.Reader); ok {
+		rep.Mode = "file"
+		if pr.Pipe() {
+			rep.Mode = "pipe"
+		}
+		rep.ByteOrder = "little-endian"
+		if pr.ByteOrder() == binary.ByteOrder(binary.BigEndian) {
+			rep.ByteOrder = "big-endian"
+		}
+		rep.EventNames = pr.EventNames()
+		rep.Samples = pr.SampleCounts()
+	}
+	return rep, readErr
+}
+
+// secs renders a trace time in ns as seconds with microseconds, perf's way.
+func secs(ns int64) string { return fmt.Sprintf("%d.%06d s", ns/1e9, ns%1e9/1e3) }
+
+func printInfo(w io.Writer, r *infoReport) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	line := func(k, format string, args ...any) {
+		fmt.Fprintf(tw, "%s:\t"+format+"\n", append([]any{k}, args...)...)
+	}
+	format := r.Format
+	if r.Mode != "" {
+		format += fmt.Sprintf(" (%s mode, %s)", r.Mode, r.ByteOrder)
+	}
+	line("file", "%s", r.File)
+	line("format", "%s", format)
+	if r.Hostname != "" {
+		line("host", "%s", r.Hostname)
+	}
+	if r.OSRelease != "" || r.Arch != "" {
+		line("kernel", "%s %s", r.OSRelease, r.Arch)
+	}
+	if r.Tool != "" {
+		line("recorder", "%s", r.Tool)
+	}
+	if len(r.Cmdline) > 0 {
+		line("command line", "%s", strings.Join(r.Cmdline, " "))
+	}
+	if r.NrCPUs > 0 {
+		line("CPUs", "%d online, %d available", r.NrCPUs, r.NrCPUsAvail)
+	}
+	if r.Clock != "" {
+		line("clock", "%s", r.Clock)
+	}
+	if r.FirstSample > 0 || r.LastSample > 0 {
+		line("samples (header)", "%s to %s (%.3f ms)", secs(r.FirstSample), secs(r.LastSample), float64(r.LastSample-r.FirstSample)/1e6)
+	}
+	if r.FirstEvent >= 0 {
+		line("events (read)", "%s to %s (%.3f ms)", secs(r.FirstEvent), secs(r.LastEvent), float64(r.LastEvent-r.FirstEvent)/1e6)
+	}
+	line("lost", "%d events", r.LostTotal)
+	tw.Flush()
+	if len(r.EventNames) > 0 {
+		fmt.Fprintln(w, "\nrecorded events (samples):")
+		for _, n := range r.EventNames {
+			fmt.Fprintf(tw, "  %s\t%d\n", n, r.Samples[n])
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "\nevents by kind (%d in all):\n", r.TotalEvents)
+	kinds := make([]string, 0, len(r.Events))
+	for k := range r.Events {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		a, _ := trace.KindByName(kinds[i])
+		b, _ := trace.KindByName(kinds[j])
+		return a < b
+	})
+	for _, k := range kinds {
+		fmt.Fprintf(tw, "  %s\t%d\n", k, r.Events[k])
+	}
+	tw.Flush()
+	if len(r.Lost) > 0 || len(r.Warnings) > 0 {
+		fmt.Fprintln(w)
+	}
+	for _, l := range r.Lost {
+		fmt.Fprintf(w, "warning: %d events lost on CPU %d between %.6f s and %.6f s\n", l.Count, l.CPU, float64(l.Start)/1e9, float64(l.End)/1e9)
+	}
+	for _, wn := range r.Warnings {
+		if wn.Count > 1 {
+			fmt.Fprintf(w, "warning: %s (%d times)\n", wn.Message, wn.Count)
+		} else {
+			fmt.Fprintf(w, "warning: %s\n", wn.Message)
+		}
+	}
+}
