@@ -98,6 +98,12 @@ type LatencyRow struct {
 	// LatencyOptions.Percentiles is set, else 0.
 	P50, P95, P99, P999 int64
 
+	// Recovered counts the row's delays whose switch-in the trace lacks and
+	// that were inferred (included in Count), RecoveredSum their total (ns).
+	// FirstSeen counts switch-ins of the row's tasks when first seen, for
+	// which perf counts a 0 ns delay (in Count only with PerfCompat).
+	Recovered, RecoveredSum, FirstSeen int64
+
 	// Samples: every measured delay of the row (ns, trace order; merged rows
 	// concatenate their tasks) when KeepSamples is set.
 	Samples []int64
@@ -196,6 +202,8 @@ type latTask struct {
 	maxEnd   int64
 	samples  []int64
 	order    int // creation order
+	// recovered delays (count, sum) and first-seen switch-ins
+	recN, recSum, firstSeen int64
 }
 
 // latThread mirrors perf's struct thread as perf sched latency sees it: one
@@ -403,12 +411,17 @@ func (l *latency) evidence(e *trace.Event, c *cpuState) {
 	if e.Kind == trace.KindSwitch {
 		who = e.TID
 	}
-	if c.curr >= 0 && who >= 0 && who != c.curr {
-		c.breaks++
-		if c.missing == nil {
-			c.missing = map[trace.TID]int64{}
+	if who >= 0 && who != c.curr {
+		// c.curr < 0: the first event on this CPU; its task may still
+		// have an open delay whose switch-in preceded the CPU's first
+		// recorded event.
+		if c.curr >= 0 {
+			c.breaks++
+			if c.missing == nil {
+				c.missing = map[trace.TID]int64{}
+			}
+			c.missing[c.curr]++
 		}
-		c.missing[c.curr]++
 		c.curr = who
 		c.pending = !l.opts.PerfCompat
 	}
@@ -446,6 +459,8 @@ func (l *latency) recoverDelay(e *trace.Event, c *cpuState) {
 	}
 	l.measure(t, in)
 	l.diag.Recovered++
+	t.recN++
+	t.recSum += in - t.wakeTime
 }
 
 // measure closes the task's open delay at switch-in time in (perf's
@@ -505,8 +520,11 @@ func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings
 	}
 	in, created := l.task(l.thread(e.NextTID, e.NextPID))
 	in.switches++
-	if created {
+	if created && e.NextTID != 0 {
 		l.diag.FirstSeen++
+		in.firstSeen++
+	}
+	if created {
 		if l.opts.PerfCompat {
 			// perf inserts a runnable atom at this very time, so the
 			// switch-in below measures a 0 ns delay.
@@ -705,6 +723,9 @@ func (r *latRow) fill(keep bool) {
 		r.Count += t.count
 		r.Switches += t.switches
 		r.SumDelay += t.sumLat
+		r.Recovered += t.recN
+		r.RecoveredSum += t.recSum
+		r.FirstSeen += t.firstSeen
 		// perf keeps the first maximum met in merge order (strictly
 		// greater replaces).
 		if t.maxLat > r.MaxDelay {
@@ -777,7 +798,7 @@ func (l *latency) diagWarnings() []trace.Warning {
 	if d.Recovered > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-switch-in-inferred", Count: int(d.Recovered),
-			Message: fmt.Sprintf("%d scheduling delays had no recorded switch-in; each was closed at the first event the task recorded on its CPU (earlier by the runtime a sched_stat_runtime reports, never before the wakeup or the CPU's last recorded switch) and is counted", d.Recovered),
+			Message: fmt.Sprintf("%d scheduling delays had no recorded switch-in; each is counted up to the switch-in implied by the task's first sched_stat_runtime on its CPU (event time minus the runtime it reports, not before the wakeup nor the CPU's last recorded switch)", d.Recovered),
 		})
 	}
 	if d.Dropped > 0 {

@@ -26,7 +26,7 @@ const (
 	perfDashes3 = " ---------------------------------------------------\n"
 	ourDashes   = " ---------------------------------------------------------------------------------------------------------------------------------------------------------------\n"
 	ourHeader   = "  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    | Sum delay ms      | Max delay start           | Max delay end          |\n"
-	ourDashes2  = " ---------------------------------------------------------------------------------------------------\n"
+	ourDashes2  = " -----------------------------------------------------------------------------------------------------------\n"
 )
 
 // usecStamp renders ns as perf's timestamp__scnprintf_usec: seconds and
@@ -62,8 +62,8 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 	if perfStyle {
 		dashes, header = perfDashes, perfHeader
 	} else if pct {
-		dashes = strings.TrimSuffix(dashes, "\n") + strings.Repeat("-", 4*17) + "\n"
-		header = strings.TrimSuffix(header, "\n") + " p50 delay ms    | p95 delay ms    | p99 delay ms    | p99.9 delay ms  |\n"
+		dashes = strings.TrimSuffix(dashes, "\n") + strings.Repeat("-", 4*18+1) + "\n"
+		header = strings.TrimSuffix(header, "|\n") + " | p50 delay ms    | p95 delay ms    | p99 delay ms    | p99.9 delay ms  |\n"
 	}
 	bw.WriteString("\n" + dashes + header + dashes)
 	for i := range res.Rows {

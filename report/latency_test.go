@@ -91,14 +91,14 @@ func TestLatencyBasic(t *testing.T) {
 	// 1000+500; switched in 3 times. b: only its first switch-in, no delay
 	// measured, so no row.
 	want := []LatencyRow{{Comm: "a", TID: 10, PID: 10, NrTasks: 1, Runtime: 1500, Count: 2, Switches: 3,
-		AvgDelay: 600, MaxDelay: 700, SumDelay: 1200, MaxDelayStart: 4000, MaxDelayEnd: 4700}}
+		AvgDelay: 600, MaxDelay: 700, SumDelay: 1200, MaxDelayStart: 4000, MaxDelayEnd: 4700, FirstSeen: 1}}
 	if d := cmp.Diff(want, rowsOf(res), ignoreSamples); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)
 	}
 	if res.Total != (LatencyTotal{Runtime: 1500, Count: 2, Switches: 3, SumDelay: 1200}) {
 		t.Errorf("total = %+v", res.Total)
 	}
-	if res.Diag.FirstSeen != 2 {
+	if res.Diag.FirstSeen != 2 { // idle (TID 0) is not counted
 		t.Errorf("FirstSeen = %d, want 2 (a at 1000, b at 4000)", res.Diag.FirstSeen)
 	}
 }
@@ -110,8 +110,8 @@ func TestLatencyPerfCompatFirstSeen(t *testing.T) {
 	// max start/end stay 0 (perf only records a maximum > 0).
 	want := []LatencyRow{
 		{Comm: "a", TID: 10, PID: 10, NrTasks: 1, Runtime: 1500, Count: 3, Switches: 3,
-			AvgDelay: 400, MaxDelay: 700, SumDelay: 1200, MaxDelayStart: 4000, MaxDelayEnd: 4700},
-		{Comm: "b", TID: 20, PID: 20, NrTasks: 1, Runtime: 700, Count: 1, Switches: 1},
+			AvgDelay: 400, MaxDelay: 700, SumDelay: 1200, MaxDelayStart: 4000, MaxDelayEnd: 4700, FirstSeen: 1},
+		{Comm: "b", TID: 20, PID: 20, NrTasks: 1, Runtime: 700, Count: 1, Switches: 1, FirstSeen: 1},
 	}
 	if d := cmp.Diff(want, rowsOf(res), ignoreSamples); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)
@@ -129,8 +129,8 @@ func TestLatencyMergeAndPerTask(t *testing.T) {
 	res := run(t, evs, LatencyOptions{})
 	// Merged: w = {100, 300}: avg 200, max 300 (31, 1200..1500); v = {10}.
 	want := []LatencyRow{
-		{Comm: "w", NrTasks: 2, Count: 2, Switches: 4, AvgDelay: 200, MaxDelay: 300, SumDelay: 400, MaxDelayStart: 1200, MaxDelayEnd: 1500},
-		{Comm: "v", TID: 40, PID: 40, NrTasks: 1, Count: 1, Switches: 2, AvgDelay: 10, MaxDelay: 10, SumDelay: 10, MaxDelayStart: 1600, MaxDelayEnd: 1610},
+		{Comm: "w", NrTasks: 2, Count: 2, Switches: 4, AvgDelay: 200, MaxDelay: 300, SumDelay: 400, MaxDelayStart: 1200, MaxDelayEnd: 1500, FirstSeen: 2},
+		{Comm: "v", TID: 40, PID: 40, NrTasks: 1, Count: 1, Switches: 2, AvgDelay: 10, MaxDelay: 10, SumDelay: 10, MaxDelayStart: 1600, MaxDelayEnd: 1610, FirstSeen: 1},
 	}
 	if d := cmp.Diff(want, rowsOf(res), ignoreSamples); d != "" {
 		t.Errorf("merged rows (-want +got):\n%s", d)
@@ -194,7 +194,7 @@ func TestLatencyMissingSwitchIn(t *testing.T) {
 	// Recovered switch-in: max(500-250, wakeup 200, last switch 100) = 250,
 	// delay 250-200 = 50.
 	want := []LatencyRow{{Comm: "m", TID: 50, PID: 50, NrTasks: 1, Runtime: 250, Count: 1, Switches: 0,
-		AvgDelay: 50, MaxDelay: 50, SumDelay: 50, MaxDelayStart: 200, MaxDelayEnd: 250}}
+		AvgDelay: 50, MaxDelay: 50, SumDelay: 50, MaxDelayStart: 200, MaxDelayEnd: 250, Recovered: 1, RecoveredSum: 50}}
 	if d := cmp.Diff(want, rowsOf(res), ignoreSamples); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)
 	}

@@ -122,10 +122,6 @@ func printLatencyWarnings(cmd *cobra.Command, res *report.LatencyResult) {
 	w := cmd.ErrOrStderr()
 	printWarnings(w, res.Meta)
 	for _, wn := range res.ReportWarnings {
-		if wn.Count > 1 {
-			fmt.Fprintf(w, "warning: %s (%d times)\n", wn.Message, wn.Count)
-		} else {
-			fmt.Fprintf(w, "warning: %s\n", wn.Message)
-		}
+		fmt.Fprintf(w, "warning: %s\n", wn.Message) // messages carry their counts
 	}
 }

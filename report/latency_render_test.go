@@ -1,0 +1,107 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// renderTrace: task a (10) woken twice on CPU 0 with delays 1.5 ms and
+// 0.25 ms, and 2 ms of runtime; the first switch-in is a first-seen one.
+//
+//	t=1 s          idle -> a           (first seen: no delay)
+//	t=1.002 s      a S -> idle         runtime 2 ms
+//	t=2 s          waking a
+//	t=2.0015 s     idle -> a           delay 1.5 ms
+//	t=2.002 s      a S -> idle
+//	t=3 s          waking a
+//	t=3.00025 s    idle -> a           delay 0.25 ms
+func renderTrace() []trace.Event {
+	return []trace.Event{comm(10, "a"),
+		sw(1e9, 0, 0, 0, 10), rt(1_002_000_000, 0, 10, 2_000_000), sw(1_002_000_000, 0, 10, sleeping, 0),
+		wake(2e9, 1, 99, 10), sw(2_001_500_000, 0, 0, 0, 10), sw(2_002_000_000, 0, 10, sleeping, 0),
+		wake(3e9, 1, 99, 10), sw(3_000_250_000, 0, 0, 0, 10),
+	}
+}
+
+func TestLatencyJSON(t *testing.T) {
+	res := run(t, renderTrace(), LatencyOptions{Percentiles: true})
+	var buf bytes.Buffer
+	if err := WriteLatencyJSON(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	// count 2, sum 1.75 ms, avg 0.875 ms, max 1.5 ms from 2 s to 2.0015 s;
+	// 3 switch-ins. Empirical percentiles of {0.25, 1.5} ms: p50 -> the
+	// first sample with i >= 0.5*2, i.e. 0.25 ms; p95/p99/p99.9 -> 1.5 ms.
+	want := map[string]any{
+		"tasks": []any{map[string]any{
+			"comm": "a", "pid": 10.0, "nr_tasks": 1.0, "runtime_ns": 2e6, "count": 2.0, "switches": 3.0,
+			"avg_delay_ns": 875000.0, "max_delay_ns": 1.5e6, "sum_delay_ns": 1.75e6,
+			"max_delay_start_ns": 2e9, "max_delay_end_ns": 2_001_500_000.0,
+			"p50_delay_ns": 250000.0, "p95_delay_ns": 1.5e6, "p99_delay_ns": 1.5e6, "p999_delay_ns": 1.5e6,
+		}},
+		"total": map[string]any{"runtime_ns": 2e6, "count": 2.0, "switches": 3.0, "sum_delay_ns": 1.75e6},
+	}
+	warns, _ := got["warnings"].([]any)
+	delete(got, "warnings")
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("json (-want +got):\n%s", d)
+	}
+	// The one warning: the first-seen switch-in.
+	if len(warns) != 1 || !strings.Contains(warns[0].(map[string]any)["message"].(string), "1 tasks were first seen") {
+		t.Errorf("warnings = %v", warns)
+	}
+
+	// Without --percentiles the p* fields are absent.
+	res = run(t, renderTrace(), LatencyOptions{})
+	buf.Reset()
+	WriteLatencyJSON(&buf, res)
+	if strings.Contains(buf.String(), "p50_delay_ns") {
+		t.Errorf("p50 without percentiles:\n%s", buf.String())
+	}
+}
+
+func TestLatencyCSV(t *testing.T) {
+	res := run(t, renderTrace(), LatencyOptions{})
+	var buf bytes.Buffer
+	if err := WriteLatencyCSV(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	want := "comm,pid,nr_tasks,runtime_ns,count,switches,avg_delay_ns,max_delay_ns,sum_delay_ns,max_delay_start_ns,max_delay_end_ns\n" +
+		"a,10,1,2000000,2,3,875000,1500000,1750000,2000000000,2001500000\n" +
+		"TOTAL,,,2000000,2,3,,,1750000,,\n"
+	if buf.String() != want {
+		t.Errorf("csv:\n%s\nwant:\n%s", buf.String(), want)
+	}
+}
+
+func TestLatencyTableText(t *testing.T) {
+	res := run(t, renderTrace(), LatencyOptions{})
+	var buf bytes.Buffer
+	if err := WriteLatencyTable(&buf, res, false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	// Runtime 2 ms, Count 2, avg 0.875 ms, max 1.5 ms, sum 1.75 ms, max
+	// start 2.000000 s, end 2.001500 s.
+	row := "  a:10                  |      2.000 ms |        2 | avg:   0.875 ms | max:   1.500 ms | sum:     1.750 ms | max start:     2.000000 s | max end:     2.001500 s"
+	total := "  TOTAL:                |      2.000 ms |        2 |                 |                 | sum:     1.750 ms |"
+	if lines[4] != row || lines[6] != total {
+		t.Errorf("table:\n%s", buf.String())
+	}
+	// Every column separator of the row lines up with the header's.
+	for i, ch := range lines[2] {
+		if ch == '|' && i < len(row) && row[i] != '|' && i < len(lines[2])-30 {
+			t.Errorf("header '|' at column %d, row has %q\n%s\n%s", i, row[i], lines[2], row)
+		}
+	}
+}
