@@ -192,6 +192,8 @@ type ext struct {
 	cpu      trace.CPU // where it runs, while running
 	wakeAt   int64     // ns, pending wakeup time (for latency measurements), -1
 	wakeIdle bool      // the wakeup targeted an idle CPU
+	wakeCPU  trace.CPU // the CPU the wakeup targeted
+	wakeN    int       // that CPU's switch count at the wakeup
 }
 
 type extractor struct {
@@ -200,6 +202,7 @@ type extractor struct {
 	byTID      map[trace.TID]int
 	cpuCurr    []trace.TID
 	cpuLast    []int64 // ns, last sched_switch per CPU
+	cpuN       []int   // sched_switch events per CPU
 	idle       []int64
 	seenWaking bool
 	pre        map[trace.TID]preName
@@ -242,6 +245,7 @@ func (x *extractor) cpu(c trace.CPU) {
 	for int(c) >= len(x.cpuCurr) {
 		x.cpuCurr = append(x.cpuCurr, -1)
 		x.cpuLast = append(x.cpuLast, 0)
+		x.cpuN = append(x.cpuN, 0)
 	}
 	if int(c)+1 > x.m.NrCPUs {
 		x.m.NrCPUs = int(c) + 1
@@ -453,7 +457,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 		}
 		if s.wakeAt >= 0 {
 			d := t - s.wakeAt
-			if s.wakeIdle {
+			if s.wakeIdle && s.wakeCPU == ev.CPU && x.cpuN[ev.CPU] == s.wakeN {
 				x.idle = append(x.idle, d)
 			}
 			s.wakeAt = -1
@@ -466,6 +470,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 	if ev.CPU >= 0 {
 		x.cpuCurr[ev.CPU] = ev.NextTID
 		x.cpuLast[ev.CPU] = t
+		x.cpuN[ev.CPU]++
 	}
 }
 
@@ -532,6 +537,10 @@ func (x *extractor) noteWake(i int, ev trace.Event) {
 	s.wakeAt = ev.Time
 	tc := ev.TargetCPU
 	s.wakeIdle = tc >= 0 && int(tc) < len(x.cpuCurr) && x.cpuCurr[tc] == 0
+	s.wakeCPU = tc
+	if s.wakeIdle {
+		s.wakeN = x.cpuN[tc] // the idle CPU's very next switch must bring it in
+	}
 }
 
 func (x *extractor) finish() {

@@ -413,9 +413,6 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 	}
 	s.tasks[i] = t
 	s.ts[i].lastCPU = -1
-	ev := trace.NewEvent(s.now, trace.CPU(t.CPU), trace.KindComm)
-	s.setSubject(&ev, t)
-	s.out = append(s.out, ev)
 	s.pol.TaskNew(t)
 	return t
 }
@@ -426,6 +423,7 @@ func (s *sim) start(i int) {
 	t := s.newTask(i, nil)
 	st := &s.ts[i]
 	st.started = true
+	s.emitComm(t, t.CPU)
 	if tk.Init == InitSleeping {
 		t.State = policies.TaskSleeping
 		s.block(i, 0)
@@ -637,6 +635,7 @@ func (s *sim) fork(i int, parent *policies.Task, pcpu int) {
 	ev.CurTID, ev.CurPID = parent.TID, parent.PID
 	ev.ChildTID, ev.ChildPID, ev.ChildComm = t.TID, t.PID, t.Comm
 	s.emit(ev, t)
+	s.emitComm(t, pcpu)
 	cpu := s.pol.SelectCPU(t, pcpu, parent, policies.WakeFork)
 	if cpu < 0 || cpu >= len(s.cpus) || !t.Affinity.Has(cpu) {
 		cpu = t.Affinity.First()
@@ -757,6 +756,14 @@ func (s *sim) emitTask(k trace.Kind, cpu int, t *policies.Task) {
 	s.setSubject(&ev, t)
 	ev.CurTID, ev.CurPID = t.TID, t.PID
 	s.emit(ev, t)
+}
+
+// emitComm names t for the reports (after its fork event, which makes a
+// child inherit its parent's name).
+func (s *sim) emitComm(t *policies.Task, cpu int) {
+	ev := trace.NewEvent(s.now, trace.CPU(cpu), trace.KindComm)
+	s.setSubject(&ev, t)
+	s.out = append(s.out, ev)
 }
 
 func (s *sim) emitMigrate(t *policies.Task, src, dst int) {

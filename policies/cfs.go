@@ -1,0 +1,342 @@
+package policies
+
+// CFS, the fair class of Linux 2.6.23 to 6.5, with the semantics of
+// kernel/sched/fair.c v5.10 and the feature defaults of
+// kernel/sched/features.h v4.x-v6.5:
+//
+//   - update_curr: vruntime += calc_delta_fair(Δexec); min_vruntime =
+//     max(min_vruntime, min(curr.vruntime, leftmost.vruntime));
+//   - __sched_period: sched_latency, or nr × min_granularity when
+//     nr > sched_nr_latency (8); sched_slice = period × w / W (W the
+//     runqueue weight, the entity included);
+//   - place_entity: a new task at min_vruntime + vslice (START_DEBIT); a
+//     waking task at max(its vruntime, min_vruntime − sched_latency),
+//     halved with GENTLE_FAIR_SLEEPERS;
+//   - check_preempt_tick: resched when the task ran longer than its
+//     slice, or (after min_granularity) leads the leftmost by more than a
+//     slice of vruntime;
+//   - check_preempt_wakeup / wakeup_preempt_entity: the wakee preempts
+//     when curr.vruntime − wakee.vruntime > calc_delta_fair(wakeup_granularity,
+//     wakee) (WAKEUP_PREEMPTION); NEXT_BUDDY marks the wakee, LAST_BUDDY
+//     the preempted task;
+//   - pick_next_entity: the leftmost, or the next buddy, then the last
+//     buddy, when it is within wakeup_granularity of the leftmost;
+//   - migration: vruntime is made relative to min_vruntime on dequeue and
+//     absolute again on the new CPU (migrate_task_rq_fair).
+//
+// sysctl defaults, scaled by 1 + ilog2(min(ncpus, 8)) (sched_init_granularity):
+// sched_latency 6 ms, min_granularity 0.75 ms, wakeup_granularity 1 ms.
+
+// CFSParams lists the cfs parameters and features with their defaults.
+var CFSParams = []Param{
+	{Name: "latency", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_latency: 6 ms × (1+ilog2(min(ncpus,8)))", Source: "kernel/sched/fair.c v5.10"},
+	{Name: "min_granularity", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_min_granularity: 0.75 ms × factor", Source: "kernel/sched/fair.c v5.10"},
+	{Name: "wakeup_granularity", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_wakeup_granularity: 1 ms × factor", Source: "kernel/sched/fair.c v5.10"},
+	{Name: "nr_latency", Kind: ParamInt, Default: "8", Doc: "sched_nr_latency: tasks before the period stretches", Source: "kernel/sched/fair.c v5.10"},
+	{Name: "START_DEBIT", Kind: ParamFeature, Default: "on", Doc: "a new task starts one vslice behind", Source: "kernel/sched/features.h v5.10"},
+	{Name: "GENTLE_FAIR_SLEEPERS", Kind: ParamFeature, Default: "on", Doc: "sleeper credit is half of sched_latency", Source: "kernel/sched/features.h v5.10"},
+	{Name: "NEXT_BUDDY", Kind: ParamFeature, Default: "off", Doc: "prefer the last woken task", Source: "kernel/sched/features.h v5.10"},
+	{Name: "LAST_BUDDY", Kind: ParamFeature, Default: "on", Doc: "prefer the task preempted by a wakeup", Source: "kernel/sched/features.h v5.10"},
+	{Name: "WAKEUP_PREEMPTION", Kind: ParamFeature, Default: "on", Doc: "wakeups may preempt the current task", Source: "kernel/sched/features.h v5.10"},
+}
+
+type cent struct {
+	v       int64
+	w       int64
+	prevSum int64 // SumExec when picked (prev_sum_exec_runtime)
+	cpu     int
+	queued  bool
+}
+
+type crq struct {
+	q    []int
+	curr int
+	minV int64
+	sumW int64
+	next int
+	last int
+}
+
+// CFS is the cfs policy; build it with NewCFS.
+type CFS struct {
+	sim   Sim
+	rqs   []crq
+	e     []cent
+	tasks []*Task
+	smp   fairSMP
+
+	latency, minGran, wakeGran int64
+	nrLatency                  int
+	startDebit, gentle         bool
+	nextBuddy, lastBuddy       bool
+	wakePreempt                bool
+}
+
+// NewCFS returns a cfs policy for cpus CPUs with parameters v.
+func NewCFS(v Values, cpus int) *CFS {
+	f := ScaleFactor(cpus)
+	return &CFS{
+		latency:     v.Duration("latency", 6_000_000*f),
+		minGran:     v.Duration("min_granularity", 750_000*f),
+		wakeGran:    v.Duration("wakeup_granularity", 1_000_000*f),
+		nrLatency:   max(v.Int("nr_latency", 8), 1),
+		startDebit:  v.Feature("START_DEBIT", true),
+		gentle:      v.Feature("GENTLE_FAIR_SLEEPERS", true),
+		nextBuddy:   v.Feature("NEXT_BUDDY", false),
+		lastBuddy:   v.Feature("LAST_BUDDY", true),
+		wakePreempt: v.Feature("WAKEUP_PREEMPTION", true),
+	}
+}
+
+func init() {
+	Register(Info{
+		Name:    "cfs",
+		Summary: "Linux 2.6.23-6.5 Completely Fair Scheduler (v5.10 semantics), RT class above",
+		Source:  "kernel/sched/fair.c and features.h v5.10",
+		Params:  CFSParams,
+		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewCFS(v, cpus)), nil },
+	})
+}
+
+// Name implements Policy.
+func (p *CFS) Name() string { return "cfs" }
+
+// Init implements Policy.
+func (p *CFS) Init(s Sim) {
+	p.sim = s
+	p.rqs = make([]crq, s.NumCPUs())
+	for i := range p.rqs {
+		p.rqs[i] = crq{curr: -1, next: -1, last: -1}
+	}
+	p.smp.init(s, p.migratable, func(c int) int64 { return p.rqs[c].sumW })
+}
+
+func (p *CFS) migratable(cpu int) []*Task {
+	var out []*Task
+	for _, id := range p.rqs[cpu].q {
+		if id != p.rqs[cpu].curr {
+			out = append(out, p.tasks[id])
+		}
+	}
+	return out
+}
+
+// TaskNew implements Policy.
+func (p *CFS) TaskNew(t *Task) {
+	for len(p.e) <= t.ID {
+		p.e = append(p.e, cent{cpu: -1})
+		p.tasks = append(p.tasks, nil)
+	}
+	p.tasks[t.ID] = t
+	p.e[t.ID] = cent{w: t.Weight, cpu: -1}
+	if t.Parent != nil && t.Parent.ID < len(p.e) {
+		p.e[t.ID].v = p.e[t.Parent.ID].v // task_fork_fair: child starts at the parent's vruntime
+	}
+}
+
+// period is __sched_period(nr).
+func (p *CFS) period(nr int) int64 {
+	if nr > p.nrLatency {
+		return int64(nr) * p.minGran
+	}
+	return p.latency
+}
+
+// slice is sched_slice for an entity of weight w; queued says whether it is
+// already counted in the runqueue.
+func (p *CFS) slice(rq *crq, w int64, queued bool) int64 {
+	nr, W := len(rq.q), rq.sumW
+	if !queued {
+		nr++
+		W += w
+	}
+	if W == 0 {
+		return p.period(nr)
+	}
+	return p.period(nr) * w / W
+}
+
+func (p *CFS) leftmost(rq *crq, skip int) int {
+	best := -1
+	for _, id := range rq.q {
+		if id == skip {
+			continue
+		}
+		if best < 0 || p.e[id].v < p.e[best].v || p.e[id].v == p.e[best].v && id < best {
+			best = id
+		}
+	}
+	return best
+}
+
+func (p *CFS) updateMin(rq *crq) {
+	v := rq.minV
+	have := false
+	if rq.curr >= 0 && p.e[rq.curr].queued {
+		v, have = p.e[rq.curr].v, true
+	}
+	if l := p.leftmost(rq, rq.curr); l >= 0 {
+		if !have || p.e[l].v < v {
+			v = p.e[l].v
+		}
+		have = true
+	}
+	if have && v > rq.minV {
+		rq.minV = v
+	}
+}
+
+// SelectCPU implements Policy.
+func (p *CFS) SelectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int {
+	return p.smp.selectCPU(t, prev, waker, flags)
+}
+
+// Enqueue implements Policy.
+func (p *CFS) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
+	rq := &p.rqs[cpu]
+	e := &p.e[t.ID]
+	if flags&EnqueueMigrated != 0 || flags&EnqueueInitial != 0 {
+		e.v += rq.minV // relative to absolute on this runqueue
+	}
+	switch {
+	case flags&EnqueueInitial != 0:
+		v := rq.minV
+		if p.startDebit {
+			v += CalcDelta(p.slice(rq, e.w, false), e.w)
+		}
+		e.v = max(e.v, v)
+	case flags&EnqueueWakeup != 0:
+		thresh := p.latency
+		if p.gentle {
+			thresh /= 2
+		}
+		e.v = max(e.v, rq.minV-thresh)
+	}
+	rq.q = append(rq.q, t.ID)
+	rq.sumW += e.w
+	e.queued, e.cpu = true, cpu
+	p.updateMin(rq)
+}
+
+// Dequeue implements Policy.
+func (p *CFS) Dequeue(cpu int, t *Task, flags DequeueFlags) {
+	rq := &p.rqs[cpu]
+	e := &p.e[t.ID]
+	if !e.queued {
+		return
+	}
+	for i, x := range rq.q {
+		if x == t.ID {
+			rq.q = append(rq.q[:i], rq.q[i+1:]...)
+			break
+		}
+	}
+	rq.sumW -= e.w
+	e.queued = false
+	if rq.next == t.ID {
+		rq.next = -1
+	}
+	if rq.last == t.ID {
+		rq.last = -1
+	}
+	if rq.curr == t.ID {
+		rq.curr = -1
+	}
+	p.updateMin(rq)
+	if flags&DequeueSleep == 0 {
+		e.v -= rq.minV // absolute to relative for the move
+	}
+}
+
+// preemptEntity is wakeup_preempt_entity(curr, se): -1, 0 or 1.
+func (p *CFS) preemptEntity(curr, se int) int {
+	vdiff := p.e[curr].v - p.e[se].v
+	if vdiff <= 0 {
+		return -1
+	}
+	if vdiff > CalcDelta(p.wakeGran, p.e[se].w) {
+		return 1
+	}
+	return 0
+}
+
+// PickNext implements Policy (pick_next_entity with buddies).
+func (p *CFS) PickNext(cpu int, prev *Task) *Task {
+	rq := &p.rqs[cpu]
+	if len(rq.q) == 0 {
+		rq.curr = -1
+		return nil
+	}
+	left := p.leftmost(rq, -1)
+	se := left
+	if rq.last >= 0 && p.e[rq.last].queued && p.preemptEntity(rq.last, left) < 1 {
+		se = rq.last
+	}
+	if rq.next >= 0 && p.e[rq.next].queued && p.preemptEntity(rq.next, left) < 1 {
+		se = rq.next
+	}
+	rq.next, rq.last = -1, -1
+	if se != rq.curr {
+		p.e[se].prevSum = p.tasks[se].SumExec
+	}
+	rq.curr = se
+	p.updateMin(rq)
+	return p.tasks[se]
+}
+
+// CheckPreemptWakeup implements Policy (check_preempt_wakeup).
+func (p *CFS) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool {
+	if curr.Class == ClassIdle && t.Class != ClassIdle {
+		return true
+	}
+	rq := &p.rqs[cpu]
+	if p.nextBuddy && flags&WakeFork == 0 {
+		rq.next = t.ID
+	}
+	if !p.wakePreempt || t.Class == ClassIdle && curr.Class != ClassIdle {
+		return false
+	}
+	if p.preemptEntity(curr.ID, t.ID) == 1 {
+		rq.next = t.ID
+		if p.lastBuddy {
+			rq.last = curr.ID
+		}
+		return true
+	}
+	return false
+}
+
+// UpdateCurr implements Policy.
+func (p *CFS) UpdateCurr(cpu int, curr *Task, delta int64) {
+	e := &p.e[curr.ID]
+	if !e.queued {
+		return
+	}
+	e.v += CalcDelta(delta, e.w)
+	p.updateMin(&p.rqs[cpu])
+}
+
+// Tick implements Policy (check_preempt_tick).
+func (p *CFS) Tick(cpu int, curr *Task) bool {
+	rq := &p.rqs[cpu]
+	e := &p.e[curr.ID]
+	if len(rq.q) < 2 || !e.queued {
+		return false
+	}
+	ideal := p.slice(rq, e.w, true)
+	ran := curr.SumExec - e.prevSum
+	if ran > ideal {
+		return true
+	}
+	if ran < p.minGran {
+		return false
+	}
+	l := p.leftmost(rq, curr.ID)
+	return l >= 0 && p.e[curr.ID].v-p.e[l].v > ideal
+}
+
+// Balance implements Policy.
+func (p *CFS) Balance(cpu int, kind BalanceKind) { p.smp.balance(cpu, kind) }
+
+// TaskDead implements Policy.
+func (p *CFS) TaskDead(t *Task) {}
