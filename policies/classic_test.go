@@ -160,3 +160,60 @@ func TestBFSGlobalQueue(t *testing.T) {
 	wantSchedule(t, "bfs", m, replay.DefaultConfig(), []string{
 		"0 cpu0 A", "0 cpu1 C", "8000 cpu0 B", "10000 cpu1 A", "12000 cpu1 -", "18000 cpu0 -"})
 }
+
+func TestO1Constants(t *testing.T) {
+	// SCALE_PRIO: nice −20 (static 100): 400 ms × 40 / 20 = 800 ms; nice 0:
+	// 100 × 20 / 20 = 100 ms; nice 19: 100 × 1 / 20 = 5 ms (= MIN_TIMESLICE).
+	for _, c := range []struct {
+		static int
+		want   int64
+	}{{100, 800_000_000}, {120, 100_000_000}, {139, 5_000_000}} {
+		if got := policies.O1Timeslice(c.static); got != c.want {
+			t.Errorf("timeslice(static %d) = %d ns, want %d", c.static, got, c.want)
+		}
+	}
+}
+
+func TestO1ExpiredArray(t *testing.T) {
+	// Two nice-0 hogs of 250 ms on one CPU, HZ 250: slice 100 ms = 25
+	// jiffies; sleep_avg 0, so bonus 0 and prio = 120 − (0 − 5) = 125, not
+	// interactive (needs prio ≤ 120 − DELTA = 118, DELTA = 20×10/40 − 5 + 2
+	// = 2). A runs 0-100 and expires to the expired array, B 100-200
+	// likewise; the active array is empty: swap; A 200-300, B 300-400, A its
+	// last 50 ms 400-450, B 450-500.
+	m := testModel(1,
+		ttask{comm: "A", bursts: []int64{250000}},
+		ttask{comm: "B", bursts: []int64{250000}})
+	wantSchedule(t, "o1", m, replay.DefaultConfig(), []string{
+		"0 cpu0 A", "100000 cpu0 B", "200000 cpu0 A", "300000 cpu0 B", "400000 cpu0 A", "450000 cpu0 B", "500000 cpu0 -"})
+}
+
+func TestO1SleepBonus(t *testing.T) {
+	// S runs 1 ms, sleeps 300 ms, runs 1 ms; H is a 500 ms hog; one CPU,
+	// HZ 250 (jiffy 4 ms). Both start at prio 125; S (lower ID) runs 0-1 ms,
+	// its sleep_avg stays 0. H runs from 1 ms, expiring every 100 ms into
+	// the expired array and coming back by array swap (alone). S wakes at
+	// 301 ms: slept 300 ms < INTERACTIVE_SLEEP = 1 s × (5+2+1)/10 − 4 ms =
+	// 796 ms, so sleep_avg = 300 ms = 75 jiffies, CURRENT_BONUS = 75 × 10 /
+	// 250 = 3, prio = 120 − (3 − 5) = 122 < 125: S preempts
+	// H at 301 and exits at 302; H ran 300 ms and finishes at 502.
+	m := testModel(1,
+		ttask{comm: "S", bursts: []int64{1000, 1000}, sleeps: []int64{300000}},
+		ttask{comm: "H", bursts: []int64{500000}})
+	wantSchedule(t, "o1", m, replay.DefaultConfig(), []string{
+		"0 cpu0 S", "1000 cpu0 H", "301000 cpu0 S", "302000 cpu0 H", "502000 cpu0 -"})
+}
+
+func TestO1IdlePull(t *testing.T) {
+	// Three 50 ms hogs queued on CPU 0 of 2. At the first tick (4 ms) CPU 0
+	// has 3 tasks and CPU 1 is idle: the idle balance pulls (3−0)/2 = 1
+	// task, the first cache-cold candidate scanning each list from its
+	// tail: C (never ran). C runs 4-54 on CPU 1; A 0-50 and B 50-100 on
+	// CPU 0 (each finishes within its 100 ms slice).
+	m := testModel(2,
+		ttask{comm: "A", bursts: []int64{50000}},
+		ttask{comm: "B", bursts: []int64{50000}},
+		ttask{comm: "C", bursts: []int64{50000}})
+	wantSchedule(t, "o1", m, replay.DefaultConfig(), []string{
+		"0 cpu0 A", "4000 cpu1 C", "50000 cpu0 B", "54000 cpu1 -", "100000 cpu0 -"})
+}
