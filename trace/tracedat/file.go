@@ -1,0 +1,683 @@
+package tracedat
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tpformat"
+)
+
+// Magic is the first 10 bytes of every trace.dat (and of perf's tracing
+// data): 0x17 0x08 'D' "tracing".
+const Magic = "\x17\x08Dtracing"
+
+// Option ids (trace-cmd.dat.v7(5); v6 uses the same ids in its options).
+const (
+	optDone         = 0
+	optBuffer       = 3
+	optTraceClock   = 4
+	optUname        = 5
+	optCPUCount     = 8
+	optVersion      = 9
+	optHeaderInfo   = 16
+	optFtraceEvents = 17
+	optEventFormats = 18
+	optCmdlines     = 21
+	optBufferText   = 22
+)
+
+// sectionFlagCompressed marks a compressed v7 section.
+const sectionFlagCompressed = 1
+
+// maxMeta bounds any metadata block the reader allocates (formats, cmdlines,
+// decompressed sections): larger sizes mean a corrupt file.
+const maxMeta = 256 << 20
+
+// file is the parsed metadata of a trace.dat.
+type file struct {
+	ra       io.ReaderAt
+	size     int64
+	order    binary.ByteOrder
+	little   bool
+	version  int
+	longSize int
+	pageSize int
+	comp     string // "" (none), "zstd" or "zlib"
+	zstd     *zstd.Decoder
+
+	headerPage, headerEvent []byte
+	formats                 []*tpformat.Format
+	cmdlines                []byte
+	nrCPUs                  int
+	buffers                 []buffer
+	uname, tool, clock      string
+	latencyText             bool // the file holds latency-tracer text, not ring-buffer pages
+	warnings                []string
+}
+
+// buffer is one trace instance's per-CPU data.
+type buffer struct {
+	name     string // "" for the top instance
+	clock    string
+	pageSize int
+	cpus     []cpuData
+}
+
+// cpuData locates one CPU's pages in the file.
+type cpuData struct {
+	cpu          int
+	offset, size int64
+}
+
+// corruptf returns an error wrapping trace.ErrCorrupt.
+func corruptf(format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, trace.ErrCorrupt)...)
+}
+
+// readAt reads n bytes at off, refusing ranges outside the file.
+func (f *file) readAt(off, n int64) ([]byte, error) {
+	if off < 0 || n < 0 || off > f.size || n > f.size-off {
+		return nil, corruptf("%d bytes at offset %d beyond the end of the file (%d bytes)", n, off, f.size)
+	}
+	b := make([]byte, n)
+	if _, err := f.ra.ReadAt(b, off); err != nil && !(errors.Is(err, io.EOF) && n == 0) {
+		return nil, fmt.Errorf("offset %d: %w", off, err)
+	}
+	return b, nil
+}
+
+// cursor reads numbers and strings from a byte slice in file order; the
+// first out-of-range read sets err and every later read returns zeros.
+type cursor struct {
+	b     []byte
+	pos   int
+	order binary.ByteOrder
+	err   error
+	base  int64 // file offset of b[0], for errors
+}
+
+func (c *cursor) take(n int) []byte {
+	if c.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(c.b)-c.pos {
+		c.err = corruptf("%d bytes needed at offset %d, %d left", n, c.base+int64(c.pos), len(c.b)-c.pos)
+		return nil
+	}
+	s := c.b[c.pos : c.pos+n]
+	c.pos += n
+	return s
+}
+
+func (c *cursor) u16() uint16 {
+	if b := c.take(2); b != nil {
+		return c.order.Uint16(b)
+	}
+	return 0
+}
+
+func (c *cursor) u32() uint32 {
+	if b := c.take(4); b != nil {
+		return c.order.Uint32(b)
+	}
+	return 0
+}
+
+func (c *cursor) u64() uint64 {
+	if b := c.take(8); b != nil {
+		return c.order.Uint64(b)
+	}
+	return 0
+}
+
+func (c *cursor) cstr() string {
+	if c.err != nil {
+		return ""
+	}
+	i := bytes.IndexByte(c.b[c.pos:], 0)
+	if i < 0 {
+		c.err = corruptf("unterminated string at offset %d", c.base+int64(c.pos))
+		return ""
+	}
+	s := string(c.b[c.pos : c.pos+i])
+	c.pos += i + 1
+	return s
+}
+
+// sized reads a size (u32 or u64) and that many bytes.
+func (c *cursor) sized(wide bool) []byte {
+	var n uint64
+	if wide {
+		n = c.u64()
+	} else {
+		n = uint64(c.u32())
+	}
+	if n > uint64(len(c.b)) {
+		if c.err == nil {
+			c.err = corruptf("block of %d bytes at offset %d exceeds its section", n, c.base+int64(c.pos))
+		}
+		return nil
+	}
+	return c.take(int(n))
+}
+
+// parseFile reads the metadata of a trace.dat from ra (size bytes).
+func parseFile(ra io.ReaderAt, size int64) (*file, error) {
+	f := &file{ra: ra, size: size}
+	headLen := int64(min(size, 4096))
+	head, err := f.readAt(0, headLen)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasPrefix(head, []byte(Magic)) {
+		return nil, corruptf("not a trace.dat (no \\x17\\x08Dtracing magic)")
+	}
+	c := &cursor{b: head, pos: len(Magic), order: binary.LittleEndian}
+	vs := c.cstr()
+	end := c.take(1)
+	ls := c.take(1)
+	if c.err != nil {
+		return nil, fmt.Errorf("initial header: %w", c.err)
+	}
+	f.version, err = strconv.Atoi(vs)
+	if err != nil {
+		return nil, corruptf("version %q is not a number", vs)
+	}
+	if end[0] != 0 {
+		f.order = binary.BigEndian
+	} else {
+		f.order, f.little = binary.LittleEndian, true
+	}
+	c.order = f.order
+	f.longSize = int(ls[0])
+	f.pageSize = int(c.u32())
+	if c.err != nil {
+		return nil, fmt.Errorf("initial header: %w", c.err)
+	}
+	if f.pageSize < 64 || f.pageSize > 1<<20 {
+		return nil, corruptf("page size %d", f.pageSize)
+	}
+	switch f.version {
+	case 6:
+		err = f.parseV6(int64(c.pos))
+	case 7:
+		err = f.parseV7(c)
+	default:
+		return nil, fmt.Errorf("trace.dat version %d: only versions 6 and 7 are supported", f.version)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// streamReader reads the v6 metadata sequentially through ReadAt.
+type streamReader struct {
+	f   *file
+	off int64
+	err error
+}
+
+func (s *streamReader) bytes(n int64) []byte {
+	if s.err != nil {
+		return nil
+	}
+	if n > maxMeta {
+		s.err = corruptf("block of %d bytes at offset %d", n, s.off)
+		return nil
+	}
+	b, err := s.f.readAt(s.off, n)
+	if err != nil {
+		s.err = err
+		return nil
+	}
+	s.off += n
+	return b
+}
+
+func (s *streamReader) skip(n int64) {
+	if s.err == nil && (n < 0 || n > s.f.size-s.off) {
+		s.err = corruptf("block of %d bytes at offset %d beyond the end of the file", n, s.off)
+	}
+	s.off += n
+}
+
+func (s *streamReader) u32() uint32 {
+	if b := s.bytes(4); b != nil {
+		return s.f.order.Uint32(b)
+	}
+	return 0
+}
+
+func (s *streamReader) u64() uint64 {
+	if b := s.bytes(8); b != nil {
+		return s.f.order.Uint64(b)
+	}
+	return 0
+}
+
+func (s *streamReader) cstr() string {
+	var out []byte
+	for s.err == nil {
+		b := s.bytes(1)
+		if b == nil || b[0] == 0 {
+			break
+		}
+		out = append(out, b[0])
+		if len(out) > 4096 {
+			s.err = corruptf("string at offset %d longer than 4096 bytes", s.off)
+		}
+	}
+	return string(out)
+}
+
+// sized reads a u32/u64 size then that many bytes.
+func (s *streamReader) sized(wide bool) []byte {
+	var n uint64
+	if wide {
+		n = s.u64()
+	} else {
+		n = uint64(s.u32())
+	}
+	if n > uint64(maxMeta) {
+		if s.err == nil {
+			s.err = corruptf("block of %d bytes at offset %d", n, s.off)
+		}
+		return nil
+	}
+	return s.bytes(int64(n))
+}
+
+// parseV6 reads the fixed-order v6 metadata starting at off.
+func (f *file) parseV6(off int64) error {
+	s := &streamReader{f: f, off: off}
+	if name := s.cstr(); name != "header_page" && s.err == nil {
+		return corruptf("header info: %q where \"header_page\" expected", name)
+	}
+	f.headerPage = s.sized(true)
+	if name := s.cstr(); name != "header_event" && s.err == nil {
+		return corruptf("header info: %q where \"header_event\" expected", name)
+	}
+	f.headerEvent = s.sized(true)
+	if s.err != nil {
+		return fmt.Errorf("header info: %w", s.err)
+	}
+	// Ftrace event formats, then the event formats per system.
+	n := s.u32()
+	for i := uint32(0); i < n && s.err == nil; i++ {
+		f.addFormat("ftrace", s.sized(true))
+	}
+	nsys := s.u32()
+	for i := uint32(0); i < nsys && s.err == nil; i++ {
+		sys := s.cstr()
+		n := s.u32()
+		for j := uint32(0); j < n && s.err == nil; j++ {
+			f.addFormat(sys, s.sized(true))
+		}
+	}
+	if s.err != nil {
+		return fmt.Errorf("event formats: %w", s.err)
+	}
+	s.skip(int64(s.u32())) // kallsyms
+	s.skip(int64(s.u32())) // printk formats
+	f.cmdlines = s.sized(true)
+	f.nrCPUs = int(s.u32())
+	if s.err != nil {
+		return fmt.Errorf("v6 header: %w", s.err)
+	}
+	top := buffer{pageSize: f.pageSize}
+	for {
+		kind := string(s.bytes(10))
+		if s.err != nil {
+			return fmt.Errorf("v6 data header: %w", s.err)
+		}
+		switch kind {
+		case "options  \x00":
+			for s.err == nil {
+				id := uint16(0)
+				if b := s.bytes(2); b != nil {
+					id = f.order.Uint16(b)
+				}
+				if id == optDone {
+					break
+				}
+				data := s.sized(false)
+				if s.err == nil {
+					f.option(id, data, true)
+				}
+			}
+			continue
+		case "latency  \x00":
+			f.latencyText = true
+			return nil
+		case "flyrecord\x00":
+			for i := 0; i < f.nrCPUs && s.err == nil; i++ {
+				off, size := s.u64(), s.u64()
+				top.cpus = append(top.cpus, cpuData{cpu: i, offset: int64(off), size: int64(size)})
+			}
+			if s.err != nil {
+				return fmt.Errorf("flyrecord CPU table: %w", s.err)
+			}
+			f.buffers = append([]buffer{top}, f.buffers...)
+			// v6 instance buffers: their option pointed at a CPU table.
+			for i := 1; i < len(f.buffers); i++ {
+				if err := f.v6BufferTable(&f.buffers[i]); err != nil {
+					f.warnings = append(f.warnings, fmt.Sprintf("instance %q: %v", f.buffers[i].name, err))
+					f.buffers[i].cpus = nil
+				}
+			}
+			return nil
+		default:
+			return corruptf("v6 data header %q at offset %d, want options, latency or flyrecord", kind, s.off-10)
+		}
+	}
+}
+
+// v6BufferTable reads an instance's per-CPU table, found at the offset its
+// BUFFER option gave (kept in cpus[0].offset by option).
+func (f *file) v6BufferTable(b *buffer) error {
+	if len(b.cpus) != 1 || b.cpus[0].cpu != -1 {
+		return nil
+	}
+	s := &streamReader{f: f, off: b.cpus[0].offset}
+	b.cpus = nil
+	if peek, err := f.readAt(s.off, 10); err == nil && string(peek) == "flyrecord\x00" {
+		s.off += 10
+	}
+	for i := 0; i < f.nrCPUs && s.err == nil; i++ {
+		off, size := s.u64(), s.u64()
+		b.cpus = append(b.cpus, cpuData{cpu: i, offset: int64(off), size: int64(size)})
+	}
+	return s.err
+}
+
+// addFormat parses one tracepoint format text of system sys.
+func (f *file) addFormat(sys string, text []byte) {
+	if text == nil {
+		return
+	}
+	fm, err := tpformat.Parse(text)
+	if err != nil {
+		f.warnings = append(f.warnings, fmt.Sprintf("tracepoint format of system %s: %v", sys, err))
+		return
+	}
+	fm.System = sys
+	f.formats = append(f.formats, fm)
+}
+
+// option records one option's facts; v6 says whether the v6 layout is in
+// use (BUFFER options differ).
+func (f *file) option(id uint16, data []byte, v6 bool) {
+	c := &cursor{b: data, order: f.order}
+	switch id {
+	case optCPUCount:
+		if n := c.u32(); c.err == nil {
+			f.nrCPUs = int(n)
+		}
+	case optUname:
+		f.uname = strings.TrimRight(string(data), "\x00")
+	case optVersion:
+		f.tool = "trace-cmd " + strings.TrimSpace(strings.TrimRight(string(data), "\x00"))
+	case optTraceClock:
+		f.clock = selectedClock(strings.TrimRight(string(data), "\x00"))
+	case optBuffer:
+		off := c.u64()
+		b := buffer{name: c.cstr(), pageSize: f.pageSize}
+		if v6 {
+			// Offset of the instance's CPU table, read after the top one.
+			b.cpus = []cpuData{{cpu: -1, offset: int64(off)}}
+		} else {
+			b.clock = c.cstr()
+			ps := c.u32()
+			if ps >= 64 && ps <= 1<<20 {
+				b.pageSize = int(ps)
+			}
+			n := c.u32()
+			for i := uint32(0); i < n && c.err == nil; i++ {
+				cpu := c.u32()
+				o, sz := c.u64(), c.u64()
+				b.cpus = append(b.cpus, cpuData{cpu: int(cpu), offset: int64(o), size: int64(sz)})
+			}
+		}
+		if c.err != nil {
+			f.warnings = append(f.warnings, fmt.Sprintf("BUFFER option: %v", c.err))
+			return
+		}
+		f.buffers = append(f.buffers, b)
+	case optBufferText:
+		f.latencyText = true
+	}
+}
+
+// selectedClock picks the bracketed clock of a trace_clock listing
+// ("[local] global counter ..."), or returns s.
+func selectedClock(s string) string {
+	if i := strings.IndexByte(s, '['); i >= 0 {
+		if j := strings.IndexByte(s[i:], ']'); j > 0 {
+			return s[i+1 : i+j]
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// parseV7 reads the compression header and the options chain, then the
+// sections the options point at.
+func (f *file) parseV7(c *cursor) error {
+	name := c.cstr()
+	c.cstr() // compression version
+	first := c.u64()
+	if c.err != nil {
+		return fmt.Errorf("v7 compression header: %w", c.err)
+	}
+	switch name {
+	case "none", "":
+	case "zstd":
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxMeta))
+		if err != nil {
+			return err
+		}
+		f.zstd = d
+		f.comp = name
+	case "zlib":
+		f.comp = name
+	default:
+		return fmt.Errorf("v7 compression %q is not supported (zstd, zlib and none are)", name)
+	}
+	sections := map[uint16]int64{}
+	seen := map[int64]bool{}
+	for off := int64(first); off != 0; {
+		if seen[off] {
+			return corruptf("options sections loop at offset %d", off)
+		}
+		seen[off] = true
+		id, data, err := f.section(off)
+		if err != nil {
+			return fmt.Errorf("options section at offset %d: %w", off, err)
+		}
+		if id != optDone {
+			return corruptf("section at offset %d has id %d, want an options section (0)", off, id)
+		}
+		oc := &cursor{b: data, order: f.order}
+		off = 0
+		for oc.err == nil && oc.pos < len(oc.b) {
+			oid := oc.u16()
+			odata := oc.sized(false)
+			if oc.err != nil {
+				break
+			}
+			switch oid {
+			case optDone:
+				if len(odata) == 8 {
+					off = int64(f.order.Uint64(odata))
+				}
+			case optHeaderInfo, optFtraceEvents, optEventFormats, optCmdlines:
+				if len(odata) == 8 {
+					sections[oid] = int64(f.order.Uint64(odata))
+				}
+			default:
+				f.option(oid, odata, false)
+			}
+			if oid == optDone {
+				break
+			}
+		}
+		if oc.err != nil {
+			return fmt.Errorf("options section: %w", oc.err)
+		}
+	}
+	read := func(id uint16) (*cursor, error) {
+		off, ok := sections[id]
+		if !ok {
+			return nil, nil
+		}
+		sid, data, err := f.section(off)
+		if err != nil {
+			return nil, err
+		}
+		if sid != id {
+			return nil, corruptf("section at offset %d has id %d, want %d", off, sid, id)
+		}
+		return &cursor{b: data, order: f.order}, nil
+	}
+	c2, err := read(optHeaderInfo)
+	if err != nil {
+		return fmt.Errorf("header info: %w", err)
+	}
+	if c2 == nil {
+		return corruptf("no header info section")
+	}
+	if c2.cstr() != "header_page" && c2.err == nil {
+		return corruptf("header info: no header_page")
+	}
+	f.headerPage = c2.sized(true)
+	if c2.cstr() != "header_event" && c2.err == nil {
+		return corruptf("header info: no header_event")
+	}
+	f.headerEvent = c2.sized(true)
+	if c2.err != nil {
+		return fmt.Errorf("header info: %w", c2.err)
+	}
+	if c3, err := read(optFtraceEvents); err != nil {
+		return fmt.Errorf("ftrace event formats: %w", err)
+	} else if c3 != nil {
+		n := c3.u32()
+		for i := uint32(0); i < n && c3.err == nil; i++ {
+			f.addFormat("ftrace", c3.sized(true))
+		}
+		if c3.err != nil {
+			return fmt.Errorf("ftrace event formats: %w", c3.err)
+		}
+	}
+	c4, err := read(optEventFormats)
+	if err != nil {
+		return fmt.Errorf("event formats: %w", err)
+	}
+	if c4 != nil {
+		nsys := c4.u32()
+		for i := uint32(0); i < nsys && c4.err == nil; i++ {
+			sys := c4.cstr()
+			n := c4.u32()
+			for j := uint32(0); j < n && c4.err == nil; j++ {
+				f.addFormat(sys, c4.sized(true))
+			}
+		}
+		if c4.err != nil {
+			return fmt.Errorf("event formats: %w", c4.err)
+		}
+	}
+	if c5, err := read(optCmdlines); err != nil {
+		f.warnings = append(f.warnings, fmt.Sprintf("saved command lines: %v", err))
+	} else if c5 != nil {
+		f.cmdlines = c5.sized(true)
+	}
+	return nil
+}
+
+// section reads the v7 section at off: its id and (decompressed) data.
+func (f *file) section(off int64) (uint16, []byte, error) {
+	h, err := f.readAt(off, 16)
+	if err != nil {
+		return 0, nil, err
+	}
+	id := f.order.Uint16(h)
+	flags := f.order.Uint16(h[2:])
+	size := f.order.Uint64(h[8:])
+	if size > maxMeta {
+		return 0, nil, corruptf("section at offset %d: size %d", off, size)
+	}
+	data, err := f.readAt(off+16, int64(size))
+	if err != nil {
+		return 0, nil, err
+	}
+	if flags&sectionFlagCompressed == 0 {
+		return id, data, nil
+	}
+	if len(data) < 8 {
+		return 0, nil, corruptf("compressed section at offset %d: %d bytes", off, len(data))
+	}
+	csize, usize := f.order.Uint32(data), f.order.Uint32(data[4:])
+	if uint64(csize) > uint64(len(data)-8) || usize > maxMeta {
+		return 0, nil, corruptf("compressed section at offset %d: %d compressed / %d bytes", off, csize, usize)
+	}
+	out, err := f.decompress(data[8:8+csize], int(usize), nil)
+	if err != nil {
+		return 0, nil, fmt.Errorf("section at offset %d: %w", off, err)
+	}
+	return id, out, nil
+}
+
+// decompress expands one compressed block of usize bytes into dst's memory.
+func (f *file) decompress(src []byte, usize int, dst []byte) ([]byte, error) {
+	if cap(dst) < usize {
+		dst = make([]byte, 0, usize)
+	}
+	dst = dst[:0]
+	switch f.comp {
+	case "zstd":
+		out, err := f.zstd.DecodeAll(src, dst)
+		if err != nil {
+			return nil, corruptf("zstd: %v", err)
+		}
+		if len(out) != usize {
+			return nil, corruptf("zstd block gave %d bytes, header says %d", len(out), usize)
+		}
+		return out, nil
+	case "zlib":
+		zr, err := zlib.NewReader(bytes.NewReader(src))
+		if err != nil {
+			return nil, corruptf("zlib: %v", err)
+		}
+		dst = dst[:usize]
+		if _, err := io.ReadFull(zr, dst); err != nil {
+			return nil, corruptf("zlib block shorter than %d bytes: %v", usize, err)
+		}
+		return dst, nil
+	}
+	return nil, fmt.Errorf("compressed section in a file without compression")
+}
+
+// cmdlineMap parses saved_cmdlines ("pid comm" per line).
+func cmdlineMap(b []byte) map[int32]string {
+	m := map[int32]string{}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		sp := bytes.IndexByte(line, ' ')
+		if sp <= 0 {
+			continue
+		}
+		pid, err := strconv.ParseInt(string(line[:sp]), 10, 32)
+		if err != nil {
+			continue
+		}
+		m[int32(pid)] = string(line[sp+1:])
+	}
+	return m
+}

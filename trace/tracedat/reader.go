@@ -1,0 +1,394 @@
+package tracedat
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tpformat"
+)
+
+// FormatName is the registered format name.
+const FormatName = "trace.dat"
+
+func init() {
+	trace.Register(trace.Format{
+		Name:        FormatName,
+		Description: "trace-cmd trace.dat v6/v7 (uncompressed, zstd or zlib), from trace-cmd record/extract",
+		Detect: func(head []byte) bool {
+			if !bytes.HasPrefix(head, []byte(Magic)) {
+				return false
+			}
+			v := head[len(Magic):]
+			return len(v) >= 2 && (v[0] == '6' || v[0] == '7') && v[1] == 0
+		},
+		Open: func(r io.Reader) (trace.Source, error) { return Open(r, Options{}) },
+	})
+}
+
+// Options select what to read.
+type Options struct {
+	// Instance names the ftrace instance (trace-cmd buffer) to read; ""
+	// is the top instance, or the first buffer with data when the top one
+	// is missing or empty.
+	Instance string
+}
+
+// Reader is a trace.Source over a trace.dat.
+type Reader struct {
+	f       *file
+	meta    trace.Meta
+	lenient bool
+	decs    []*tpformat.SchedDecoder // by event id
+	names   []string                 // "system:name" by event id, for warnings
+	intern  tpformat.Interner
+	streams []*cpuStream
+	heap    []*cpuStream
+	comms   []trace.Event // saved cmdlines, delivered first
+	started bool
+	err     error
+	closer  io.Closer
+}
+
+// Open reads a trace.dat from r: an io.ReaderAt with a known size (an
+// *os.File or *bytes.Reader) is read in place, anything else is read into
+// memory first (the format needs random access). Errors wrap
+// trace.ErrCorrupt for broken files.
+func Open(r io.Reader, opt Options) (*Reader, error) {
+	var ra io.ReaderAt
+	var size int64
+	switch v := r.(type) {
+	case *os.File:
+		st, err := v.Stat()
+		if err == nil && st.Mode().IsRegular() {
+			ra, size = v, st.Size()
+		}
+	case *bytes.Reader:
+		ra, size = v, v.Size()
+	}
+	if ra == nil {
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		ra, size = bytes.NewReader(b), int64(len(b))
+	}
+	f, err := parseFile(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	rd := &Reader{f: f, lenient: trace.DefaultReadOptions.Lenient}
+	rd.meta = trace.Meta{Format: FormatName, Tool: f.tool, NrCPUs: f.nrCPUs, Clock: f.clock}
+	if f.tool == "" {
+		rd.meta.Tool = fmt.Sprintf("trace-cmd (file version %d)", f.version)
+	}
+	rd.setUname(f.uname)
+	for _, w := range f.warnings {
+		rd.meta.Warnings.Add("tracedat-metadata", "trace.dat: %s", w)
+	}
+	if f.latencyText {
+		return nil, fmt.Errorf("trace.dat holds latency-tracer text, not ring-buffer events: read it with trace-cmd report and give traceview the text")
+	}
+	if err := rd.setupDecoders(); err != nil {
+		return nil, err
+	}
+	b, err := rd.pickBuffer(opt.Instance)
+	if err != nil {
+		return nil, err
+	}
+	if b.clock != "" {
+		rd.meta.Clock = b.clock
+	}
+	if rd.meta.Clock != "" && rd.meta.Clock != "local" && rd.meta.Clock != "global" && rd.meta.Clock != "mono" && rd.meta.Clock != "boot" {
+		rd.meta.Warnings.Add("tracedat-clock", "trace.dat: trace clock %q may not count nanoseconds; times are used as they are", rd.meta.Clock)
+	}
+	layout := parseHeaderPage(f.headerPage)
+	for _, cd := range b.cpus {
+		s, err := newCPUStream(f, cd, b.pageSize, layout)
+		if err != nil {
+			return nil, err
+		}
+		rd.streams = append(rd.streams, s)
+	}
+	if c, ok := r.(io.Closer); ok && r != io.Reader(os.Stdin) {
+		rd.closer = c
+	}
+	return rd, nil
+}
+
+// setUname splits trace-cmd's uname option, "sysname nodename release
+// machine" (trace-cmd 3.1; older ones put the kernel version, which has
+// spaces, before machine).
+func (r *Reader) setUname(u string) {
+	fs := strings.Fields(u)
+	if len(fs) >= 3 {
+		r.meta.Hostname, r.meta.OSRelease = fs[1], fs[2]
+	}
+	if len(fs) >= 4 {
+		r.meta.Arch = fs[len(fs)-1]
+	}
+}
+
+// setupDecoders builds a sched decoder per recorded sched tracepoint.
+func (r *Reader) setupDecoders() error {
+	maxID := -1
+	for _, fm := range r.f.formats {
+		if fm.ID > maxID && fm.ID < 1<<16 {
+			maxID = fm.ID
+		}
+	}
+	r.decs = make([]*tpformat.SchedDecoder, maxID+1)
+	r.names = make([]string, maxID+1)
+	found := false
+	for _, fm := range r.f.formats {
+		if fm.ID < 0 || fm.ID > maxID {
+			continue
+		}
+		r.names[fm.ID] = fm.FullName()
+		if fm.System != "sched" {
+			continue
+		}
+		d, err := tpformat.NewSchedDecoder(fm, r.f.order, &r.intern)
+		if err != nil {
+			if _, known := trace.KindByName(fm.Name); known {
+				r.meta.Warnings.Add("sched-format", "trace.dat: %v", err)
+			}
+			continue
+		}
+		if d.Kind == trace.KindSwitch && !d.State.Derived {
+			r.meta.Warnings.Add("prev-state-format", "trace.dat: sched_switch print fmt not understood; prev_state read in the Linux >= 4.14 encoding")
+		}
+		r.decs[fm.ID] = d
+		found = true
+	}
+	if !found {
+		return fmt.Errorf("no sched tracepoint formats in the file (record with -e sched:sched_switch -e sched:sched_waking ...)")
+	}
+	return nil
+}
+
+// pickBuffer selects the instance to read and warns about the others.
+func (r *Reader) pickBuffer(name string) (buffer, error) {
+	bs := r.f.buffers
+	if len(bs) == 0 {
+		return buffer{}, fmt.Errorf("no flyrecord buffer in the file")
+	}
+	pick := -1
+	for i, b := range bs {
+		if b.name == name {
+			pick = i
+			break
+		}
+	}
+	if pick >= 0 && name == "" && !hasData(bs[pick]) {
+		// An empty top instance (trace-cmd extract -B writes one): take
+		// the first buffer with data instead.
+		for i, b := range bs {
+			if hasData(b) {
+				pick = i
+				break
+			}
+		}
+	}
+	if pick < 0 {
+		if name != "" {
+			var names []string
+			for _, b := range bs {
+				names = append(names, fmt.Sprintf("%q", b.name))
+			}
+			return buffer{}, fmt.Errorf("no instance %q (the file has %s)", name, strings.Join(names, ", "))
+		}
+		pick = 0
+	}
+	var others []string
+	for i, b := range bs {
+		if i != pick {
+			others = append(others, fmt.Sprintf("%q", b.name))
+		}
+	}
+	if len(others) > 0 {
+		r.meta.Warnings.Add("tracedat-instances", "trace.dat: read instance %q; not read: %s", bs[pick].name, strings.Join(others, ", "))
+	}
+	return bs[pick], nil
+}
+
+func hasData(b buffer) bool {
+	for _, c := range b.cpus {
+		if c.size > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Meta returns the file's facts; warnings and lost windows grow while
+// reading.
+func (r *Reader) Meta() *trace.Meta { return &r.meta }
+
+// Close closes the underlying file when Open was given one.
+func (r *Reader) Close() error {
+	if r.closer != nil {
+		c := r.closer
+		r.closer = nil
+		return c.Close()
+	}
+	return nil
+}
+
+// start primes every CPU stream and the saved-cmdline comm events.
+func (r *Reader) start() error {
+	r.started = true
+	for _, s := range r.streams {
+		ok, err := s.next()
+		if err != nil {
+			if !r.lenient {
+				return fmt.Errorf("trace.dat: %w", err)
+			}
+			r.meta.Warnings.Add("tracedat-corrupt-data", "trace.dat: %v (rest of the CPU's data skipped: lenient)", err)
+			continue
+		}
+		if ok {
+			r.heap = append(r.heap, s)
+		}
+	}
+	sort.Slice(r.heap, func(i, j int) bool { return r.less(r.heap[i], r.heap[j]) })
+	// Saved command lines name tasks that appear only as the current task
+	// of an event: deliver them first, at the first event's time, like the
+	// COMM records perf synthesizes at record start.
+	if len(r.f.cmdlines) > 0 && len(r.heap) > 0 {
+		t0 := r.heap[0].t
+		m := cmdlineMap(r.f.cmdlines)
+		pids := make([]int32, 0, len(m))
+		for pid := range m {
+			pids = append(pids, pid)
+		}
+		sort.Slice(pids, func(i, j int) bool { return pids[i] < pids[j] })
+		for _, pid := range pids {
+			ev := trace.NewEvent(t0, -1, trace.KindComm)
+			ev.TID = trace.TID(pid)
+			ev.Comm = r.intern.Intern([]byte(m[pid]))
+			r.comms = append(r.comms, ev)
+		}
+	}
+	return nil
+}
+
+func (r *Reader) less(a, b *cpuStream) bool {
+	if a.t != b.t {
+		return a.t < b.t
+	}
+	return a.cpu < b.cpu
+}
+
+// down restores the heap property from index i.
+func (r *Reader) down(i int) {
+	h := r.heap
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if l+1 < len(h) && r.less(h[l+1], h[l]) {
+			m = l + 1
+		}
+		if !r.less(h[m], h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// Next returns the next sched event in time order (CPUs merged; equal
+// times by CPU number), io.EOF after the last, or the error that ended the
+// data (events before it were all delivered).
+func (r *Reader) Next() (trace.Event, error) {
+	if r.err != nil {
+		return trace.Event{}, r.err
+	}
+	if !r.started {
+		if err := r.start(); err != nil {
+			r.err = err
+			return trace.Event{}, err
+		}
+	}
+	if len(r.comms) > 0 {
+		ev := r.comms[0]
+		r.comms = r.comms[1:]
+		return ev, nil
+	}
+	for len(r.heap) > 0 {
+		s := r.heap[0]
+		ev, ok := r.item(s)
+		more, err := s.next()
+		if err != nil {
+			if !r.lenient {
+				r.err = fmt.Errorf("trace.dat: %w", err)
+			} else {
+				r.meta.Warnings.Add("tracedat-corrupt-data", "trace.dat: %v (rest of the CPU's data skipped: lenient)", err)
+			}
+			more = false
+		}
+		if !more {
+			r.heap[0] = r.heap[len(r.heap)-1]
+			r.heap = r.heap[:len(r.heap)-1]
+		}
+		r.down(0)
+		if ok {
+			return ev, nil
+		}
+		if r.err != nil {
+			return trace.Event{}, r.err
+		}
+	}
+	if r.err != nil {
+		return trace.Event{}, r.err
+	}
+	return trace.Event{}, io.EOF
+}
+
+// item turns the stream's current item into an event; false for records
+// that are not sched events (counted) or broken (error or warning).
+func (r *Reader) item(s *cpuStream) (trace.Event, bool) {
+	cpu := trace.CPU(s.cpu)
+	if s.raw == nil {
+		ev := trace.NewEvent(s.t, cpu, trace.KindLost)
+		ev.Count = s.lost
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: s.lost, Start: s.lostStart, End: s.t})
+		if s.lostUnknown {
+			r.meta.Warnings.Add("tracedat-lost-unknown", "trace.dat: CPU %d lost events before page %d (count not stored)", s.cpu, s.pageNo)
+		} else {
+			r.meta.Warnings.AddN("tracedat-lost", int(min(s.lost, 1<<31)), "trace.dat: CPU %d lost %d events before page %d", s.cpu, s.lost, s.pageNo)
+		}
+		return ev, true
+	}
+	if len(s.raw) < 2 {
+		r.meta.Warnings.Add("tracedat-short-record", "trace.dat: CPU %d page %d: record of %d bytes skipped", s.cpu, s.pageNo, len(s.raw))
+		return trace.Event{}, false
+	}
+	id := int(r.f.order.Uint16(s.raw))
+	if id >= len(r.decs) || r.decs[id] == nil {
+		name := "unknown"
+		if id < len(r.names) && r.names[id] != "" {
+			name = r.names[id]
+		}
+		r.meta.Warnings.Add("tracedat-other-event", "trace.dat: records that are not sched events skipped (first: %s, id %d)", name, id)
+		return trace.Event{}, false
+	}
+	ev := trace.NewEvent(s.t, cpu, trace.KindInvalid)
+	if err := r.decs[id].Decode(s.raw, &ev); err != nil {
+		// A short payload (the only Decode error) spoils one record, not
+		// the stream: count it.
+		r.meta.Warnings.Add("tracedat-bad-record", "trace.dat: CPU %d page %d: %v (skipped)", s.cpu, s.pageNo, err)
+		return trace.Event{}, false
+	}
+	if ev.CurTID == 0 {
+		ev.CurPID = 0
+	}
+	return ev, true
+}
