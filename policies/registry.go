@@ -127,6 +127,9 @@ func (v Values) Feature(name string, def bool) bool {
 	return s == "on"
 }
 
+// Parse parses the duration parameter name in ns and reports a bad value.
+func (v Values) Parse(name string) (int64, error) { return parseDuration(v[name]) }
+
 func parseDuration(s string) (int64, error) {
 	if s == "0" {
 		return 0, nil

@@ -1,0 +1,80 @@
+package replay
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
+)
+
+// Latency computes the latency table of src with percentiles (p99), one row
+// per command name, or per task when perTask.
+func Latency(src trace.Source, perTask bool) (*report.LatencyResult, error) {
+	return report.ComputeLatency(src, report.LatencyOptions{PerTask: perTask, Percentiles: true})
+}
+
+// ObservedLatency computes the latency table of the input trace from the
+// model's recorded schedule.
+func (m *Model) ObservedLatency(perTask bool) (*report.LatencyResult, error) {
+	return Latency(trace.NewSliceSource(m.Recorded, &m.Meta), perTask)
+}
+
+// RowPair is one command name (or task) in an observed and a predicted
+// latency table; a side the name is missing from is the zero row.
+type RowPair struct {
+	Key            string
+	Observed, Pred report.LatencyRow
+}
+
+func rowKey(r *report.LatencyRow) string {
+	if r.NrTasks <= 1 && r.TID > 0 {
+		return r.Comm + ":" + strconv.Itoa(int(r.TID))
+	}
+	return r.Comm
+}
+
+// Pair matches the rows of obs and pred by command name (and TID for
+// per-task tables), sorted by observed runtime, largest first, then name.
+func Pair(obs, pred *report.LatencyResult) []RowPair {
+	idx := map[string]int{}
+	var out []RowPair
+	key := func(r *report.LatencyRow) string {
+		if obs.Options.PerTask {
+			return rowKey(r)
+		}
+		return r.Comm
+	}
+	for _, r := range obs.Rows {
+		k := key(&r)
+		idx[k] = len(out)
+		out = append(out, RowPair{Key: k, Observed: r})
+	}
+	for _, r := range pred.Rows {
+		k := key(&r)
+		if i, ok := idx[k]; ok {
+			out[i].Pred = r
+			continue
+		}
+		idx[k] = len(out)
+		out = append(out, RowPair{Key: k, Pred: r})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Observed.Runtime != out[j].Observed.Runtime {
+			return out[i].Observed.Runtime > out[j].Observed.Runtime
+		}
+		if out[i].Pred.Runtime != out[j].Pred.Runtime {
+			return out[i].Pred.Runtime > out[j].Pred.Runtime
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out
+}
+
+// Ratio returns predicted/observed, 0 when observed is 0.
+func Ratio(pred, obs int64) float64 {
+	if obs == 0 {
+		return 0
+	}
+	return float64(pred) / float64(obs)
+}
