@@ -217,3 +217,74 @@ func TestO1IdlePull(t *testing.T) {
 	wantSchedule(t, "o1", m, replay.DefaultConfig(), []string{
 		"0 cpu0 A", "4000 cpu1 C", "50000 cpu0 B", "54000 cpu1 -", "100000 cpu0 -"})
 }
+
+func TestGoodness24Epochs(t *testing.T) {
+	// Two nice-0 hogs of 100 ms on one CPU, HZ 250: NICE_TO_TICKS(0) =
+	// (20>>1)+1 = 11 ticks = 44 ms. Both start with counter 11; the run
+	// queue is [B, A] (add at head), both goodness 11 + 20 = 31, the first
+	// in list order wins: B 0-44. At 44 B's counter is 0; A (31) runs 44-88.
+	// At 88 A and B have counter 0: recalculation, both 0/2 + 11 = 11; A, the
+	// previous task, gets 11 + 15 (PROC_CHANGE_PENALTY, last ran here) + 1
+	// (same mm) + 20 = 47 against B's 11 + 15 + 20 = 46: A keeps the CPU
+	// 88-132 (it has run 88 ms). B (46 > A's 0) runs 132-176; at 176 a new
+	// epoch, B keeps the CPU (47 vs 46) for its last 12 ms, 176-188; A runs
+	// its last 12 ms 188-200.
+	m := testModel(1,
+		ttask{comm: "A", bursts: []int64{100000}},
+		ttask{comm: "B", bursts: []int64{100000}})
+	wantSchedule(t, "goodness24", m, replay.DefaultConfig(), []string{
+		"0 cpu0 B", "44000 cpu0 A", "132000 cpu0 B", "188000 cpu0 A", "200000 cpu0 -"})
+}
+
+func TestGoodness24ScanCost(t *testing.T) {
+	// The same two hogs with ScanCost 100 µs per entry scanned. Decisions:
+	// at 0 the scan touches 2 entries: B starts at 0.2 ms; its counter ends
+	// at the 44 ms tick (11 ticks): ran 43.8. At 44: 2 entries, A runs
+	// 44.2-88 (43.8). At 88: 2 entries, all zero, recalculation of 2 tasks,
+	// 2 entries again: 6 × 100 µs; A runs 88.6-132 (43.4, total 87.2). At
+	// 132: 2 entries; B runs 132.2-176 (total 87.6). At 176: 6 entries; B
+	// runs 176.6-189.0 (12.4 ms left). At 189: queue [A], 1 entry: A runs
+	// 189.1-201.9 (12.8 ms left).
+	m := testModel(1,
+		ttask{comm: "A", bursts: []int64{100000}},
+		ttask{comm: "B", bursts: []int64{100000}})
+	cfg := replay.DefaultConfig()
+	cfg.ScanCost = 100_000
+	wantSchedule(t, "goodness24", m, cfg, []string{
+		"0 cpu0 B", "44000 cpu0 A", "132000 cpu0 B", "189000 cpu0 A", "201900 cpu0 -"})
+}
+
+func TestMQStealOnlyWhenEmpty(t *testing.T) {
+	// A and B (nice 0) queued on CPU 0, L (nice 19) on CPU 1, 20 ms hogs,
+	// HZ 250. Counters: NICE_TO_TICKS(0) = 11, NICE_TO_TICKS(19) =
+	// (1>>1)+1 = 1. CPU 0 picks B, head of [B, A] (goodness 11 + 20 = 31).
+	// mq-hp: CPU 1 has L in its own queue (goodness 1 + 1 = 2) and runs it;
+	// A waits for CPU 0 until B exits at 20. mq-lse and goodness24: the best
+	// task anywhere wins: A (31, no last-CPU bonus yet) beats L (2), so CPU
+	// 1 takes A at 0 and L waits; at 20 CPU 0 has nothing local and takes L
+	// (2) from CPU 1's queue.
+	m := testModel(2,
+		ttask{comm: "A", cpu: 0, bursts: []int64{20000}},
+		ttask{comm: "B", cpu: 0, bursts: []int64{20000}},
+		ttask{comm: "L", nice: 19, cpu: 1, bursts: []int64{20000}})
+	wantSchedule(t, "mq-hp", m, replay.DefaultConfig(), []string{
+		"0 cpu0 B", "0 cpu1 L", "20000 cpu0 A", "20000 cpu1 -", "40000 cpu0 -"})
+	global := []string{"0 cpu0 B", "0 cpu1 A", "20000 cpu0 L", "20000 cpu1 -", "40000 cpu0 -"}
+	wantSchedule(t, "mq-lse", m, replay.DefaultConfig(), global)
+	wantSchedule(t, "goodness24", m, replay.DefaultConfig(), global)
+}
+
+func TestMQIdleSteal(t *testing.T) {
+	// Three 30 ms hogs queued on CPU 0 of 2: CPU 0 runs C (head of
+	// [C, B, A]). At the first tick (4 ms) CPU 0 has 3 tasks and CPU 1 is
+	// idle: it takes the best waiting task, B (first of [B, A] at equal
+	// goodness 31), and runs it 4-34; A follows C on CPU 0 at 30.
+	m := testModel(2,
+		ttask{comm: "A", bursts: []int64{30000}},
+		ttask{comm: "B", bursts: []int64{30000}},
+		ttask{comm: "C", bursts: []int64{30000}})
+	for _, p := range []string{"goodness24", "mq-hp", "mq-lse"} {
+		wantSchedule(t, p, m, replay.DefaultConfig(), []string{
+			"0 cpu0 C", "4000 cpu1 B", "30000 cpu0 A", "34000 cpu1 -", "60000 cpu0 -"})
+	}
+}
