@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"errors"
 	"io"
-	"sort"
 	"strconv"
 
 	"github.com/traceview/traceview/trace"
@@ -491,24 +490,27 @@ func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what 
 // thread of another process, the bare comm for pid 0; at most 31 bytes.
 // Longer names widen the task column for later rows, as in perf.
 func (th *timehist) commStr(t *timehistThread) []byte {
-	b := make([]byte, 0, 48)
-	b = append(b, t.comm...)
-	if t.pid != 0 {
-		b = append(b, '[')
-		b = timehistInt(b, int64(t.tid))
-		if trace.PID(t.tid) != t.pid && (th.opt.Exact || t.pid >= 0) {
-			b = append(b, '/')
-			b = timehistInt(b, int64(t.pid))
+	if t.cached == nil || t.cachedComm != t.comm || t.cachedPID != t.pid {
+		b := make([]byte, 0, len(t.comm)+24)
+		b = append(b, t.comm...)
+		if t.pid != 0 {
+			b = append(b, '[')
+			b = timehistInt(b, int64(t.tid))
+			if trace.PID(t.tid) != t.pid && (th.opt.Exact || t.pid >= 0) {
+				b = append(b, '/')
+				b = timehistInt(b, int64(t.pid))
+			}
+			b = append(b, ']')
 		}
-		b = append(b, ']')
+		if len(b) > 31 {
+			b = b[:31]
+		}
+		t.cached, t.cachedComm, t.cachedPID = b, t.comm, t.pid
 	}
-	if len(b) > 31 {
-		b = b[:31]
+	if len(t.cached) > th.commWidth {
+		th.commWidth = len(t.cached)
 	}
-	if len(b) > th.commWidth {
-		th.commWidth = len(b)
-	}
-	return b
+	return t.cached
 }
 
 func (th *timehist) appendTimeCPU(b []byte, t int64, cpu trace.CPU) []byte {
@@ -659,11 +661,7 @@ func (th *timehist) summary() {
 	b = append(b, '\n')
 	w.Write(b)
 
-	threads := make([]*timehistThread, 0, len(th.m.threads))
-	for _, t := range th.m.threads {
-		threads = append(threads, t)
-	}
-	sort.Slice(threads, func(i, j int) bool { return threads[i].seq < threads[j].seq })
+	threads := th.m.all()
 	var tasks, switches uint64
 	var totalRun int64
 	for _, t := range threads {

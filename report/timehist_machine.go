@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"sort"
 	"strconv"
 
 	"github.com/traceview/traceview/trace"
@@ -43,6 +44,11 @@ type timehistThread struct {
 	commChanged bool
 
 	lastIdle *timehistThread // idle threads only: the task that ran before (-I)
+
+	// commStr cache: the rendered "comm[tid/pid]" for cachedComm/cachedPID.
+	cached     []byte
+	cachedComm string
+	cachedPID  trace.PID
 }
 
 // timehistStats is perf's util/stat.c running statistics (Welford's
@@ -91,12 +97,13 @@ func (s *timehistStats) relStddev() float64 {
 type timehistMachine struct {
 	exact       bool
 	removeExits bool
-	threads     map[trace.TID]*timehistThread
+	byTID       []*timehistThread // indexed by tid >= 0 (dense: kernel tids are small)
+	negative    map[trace.TID]*timehistThread
 	seq         int
 }
 
 func newTimehistMachine(exact, removeExits bool) *timehistMachine {
-	m := &timehistMachine{exact: exact, removeExits: removeExits, threads: make(map[trace.TID]*timehistThread, 1024)}
+	m := &timehistMachine{exact: exact, removeExits: removeExits, byTID: make([]*timehistThread, 4096), negative: map[trace.TID]*timehistThread{}}
 	// perf's host machine knows the idle task as "swapper" (pid 0).
 	sw := m.newThread(0, 0)
 	sw.comm, sw.commSet = "swapper", true
@@ -107,14 +114,60 @@ func (m *timehistMachine) newThread(pid trace.PID, tid trace.TID) *timehistThrea
 	m.seq++
 	t := &timehistThread{tid: tid, pid: pid, ppid: -1, seq: m.seq, prio: -1, lastState: 0}
 	t.comm = ":" + strconv.Itoa(int(tid))
-	m.threads[tid] = t
+	m.set(tid, t)
 	return t
+}
+
+func (m *timehistMachine) get(tid trace.TID) *timehistThread {
+	if tid < 0 {
+		return m.negative[tid]
+	}
+	if int(tid) < len(m.byTID) {
+		return m.byTID[tid]
+	}
+	return nil
+}
+
+func (m *timehistMachine) set(tid trace.TID, t *timehistThread) {
+	if tid < 0 {
+		if t == nil {
+			delete(m.negative, tid)
+		} else {
+			m.negative[tid] = t
+		}
+		return
+	}
+	if int(tid) >= len(m.byTID) {
+		n := 2 * len(m.byTID)
+		for n <= int(tid) {
+			n *= 2
+		}
+		grown := make([]*timehistThread, n)
+		copy(grown, m.byTID)
+		m.byTID = grown
+	}
+	m.byTID[tid] = t
+}
+
+// all returns the live threads in creation order.
+func (m *timehistMachine) all() []*timehistThread {
+	var out []*timehistThread
+	for _, t := range m.byTID {
+		if t != nil {
+			out = append(out, t)
+		}
+	}
+	for _, t := range m.negative {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
+	return out
 }
 
 // find returns the thread holding tid (nil if none), updating its pid as
 // perf's machine__find_thread does.
 func (m *timehistMachine) find(pid trace.PID, tid trace.TID) *timehistThread {
-	t := m.threads[tid]
+	t := m.get(tid)
 	if t != nil {
 		m.updatePID(t, pid)
 	}
@@ -123,7 +176,7 @@ func (m *timehistMachine) find(pid trace.PID, tid trace.TID) *timehistThread {
 
 // findnew is perf's machine__findnew_thread.
 func (m *timehistMachine) findnew(pid trace.PID, tid trace.TID) *timehistThread {
-	if t := m.threads[tid]; t != nil {
+	if t := m.get(tid); t != nil {
 		m.updatePID(t, pid)
 		return t
 	}
@@ -145,8 +198,8 @@ func (m *timehistMachine) updatePID(t *timehistThread, pid trace.PID) {
 }
 
 func (m *timehistMachine) remove(t *timehistThread) {
-	if m.threads[t.tid] == t {
-		delete(m.threads, t.tid)
+	if m.get(t.tid) == t {
+		m.set(t.tid, nil)
 	}
 }
 

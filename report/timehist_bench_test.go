@@ -1,0 +1,79 @@
+package report
+
+import (
+	"io"
+	"os"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// timehistBenchTrace is the large trace the views are timed on: $TRACEVIEW_BENCH_TRACE,
+// else bench/out/bench.perf.data (recorded by bench/views/run.sh), else a
+// shared trace.
+func timehistBenchTrace(b *testing.B) string {
+	for _, p := range []string{os.Getenv("TRACEVIEW_BENCH_TRACE"), "../bench/out/bench.perf.data", "../../shared/traces/messaging-t.2cpu.perf.data"} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	b.Skip("no trace to benchmark on")
+	return ""
+}
+
+func benchView(b *testing.B, run func(src trace.Source) error) {
+	path := timehistBenchTrace(b)
+	b.ReportAllocs()
+	events := 0
+	for i := 0; i < b.N; i++ {
+		src, err := trace.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := &timehistCounting{Source: src}
+		if err := run(c); err != nil {
+			b.Fatal(err)
+		}
+		src.Close()
+		events += c.n
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+type timehistCounting struct {
+	trace.Source
+	n int
+}
+
+func (c *timehistCounting) Next() (trace.Event, error) {
+	c.n++
+	return c.Source.Next()
+}
+
+// BenchmarkTimehist times the whole timehist view (read, account, print
+// every row to io.Discard).
+func BenchmarkTimehist(b *testing.B) {
+	benchView(b, func(src trace.Source) error { return Timehist(io.Discard, src, TimehistOptions{}) })
+}
+
+// BenchmarkMap times the map view.
+func BenchmarkMap(b *testing.B) {
+	benchView(b, func(src trace.Source) error { return Map(io.Discard, src, MapOptions{}) })
+}
+
+// BenchmarkTimehistRead is the reader alone, the floor for both views.
+func BenchmarkTimehistRead(b *testing.B) {
+	benchView(b, func(src trace.Source) error {
+		for {
+			if _, err := src.Next(); err != nil {
+				if err == io.EOF {
+					return nil
+				}
+				return err
+			}
+		}
+	})
+}
