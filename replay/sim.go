@@ -10,16 +10,22 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
-// Selector picks tasks for an override: a command name, "pid:N" or "tid:N".
+// Selector picks tasks for an override: a command name, "pid:N", "tid:N",
+// or "workload" (the traced command's process tree, Task.Workload).
 type Selector struct {
-	Comm string
-	PID  trace.PID // -1 unless pid:N
-	TID  trace.TID // -1 unless tid:N
+	Workload bool
+	Comm     string
+	PID      trace.PID // -1 unless pid:N
+	TID      trace.TID // -1 unless tid:N
 }
 
-// ParseSelector parses "comm", "pid:N" or "tid:N".
+// ParseSelector parses "comm", "pid:N", "tid:N" or "workload".
 func ParseSelector(s string) (Selector, error) {
 	sel := Selector{PID: -1, TID: -1}
+	if s == "workload" {
+		sel.Workload = true
+		return sel, nil
+	}
 	if v, ok := strings.CutPrefix(s, "pid:"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -46,6 +52,8 @@ func ParseSelector(s string) (Selector, error) {
 // Match reports whether the model task t is selected.
 func (s Selector) Match(t *Task) bool {
 	switch {
+	case s.Workload:
+		return t.Workload
 	case s.PID >= 0:
 		return t.PID == s.PID
 	case s.TID >= 0:
@@ -298,6 +306,8 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 // String renders the selector as typed.
 func (s Selector) String() string {
 	switch {
+	case s.Workload:
+		return "workload"
 	case s.PID >= 0:
 		return "pid:" + strconv.Itoa(int(s.PID))
 	case s.TID >= 0:
