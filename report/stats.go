@@ -135,12 +135,40 @@ type statsSpan struct{ start, end int64 }
 // ComputeStats reads src to the end (it does not close it) and returns its
 // system statistics. Errors are the source's, wrapped.
 func ComputeStats(src trace.Source, opts StatsOptions) (*Stats, error) {
-	st := &Stats{}
-	rq := map[trace.CPU][]statsStep{}
-	slices := map[trace.CPU][]statsSpan{}
-	migIn := map[trace.CPU]int64{}
-	migOut := map[trace.CPU]int64{}
-	switches := map[trace.CPU]int64{}
+	c := newStatsCollector(opts)
+	for {
+		e, err := src.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("reading events: %w", err)
+		}
+		c.observe(&e)
+	}
+	return c.result(src.Meta()), nil
+}
+
+// statsCollector gathers Stats from events fed one by one, so that another
+// analysis (the HTML report's latency table) can read the same stream.
+type statsCollector struct {
+	opts     StatsOptions
+	st       *Stats
+	p        *statsPass
+	rq       map[trace.CPU][]statsStep
+	slices   map[trace.CPU][]statsSpan
+	migIn    map[trace.CPU]int64
+	migOut   map[trace.CPU]int64
+	switches map[trace.CPU]int64
+}
+
+func newStatsCollector(opts StatsOptions) *statsCollector {
+	c := &statsCollector{
+		opts: opts, st: &Stats{},
+		rq: map[trace.CPU][]statsStep{}, slices: map[trace.CPU][]statsSpan{},
+		migIn: map[trace.CPU]int64{}, migOut: map[trace.CPU]int64{}, switches: map[trace.CPU]int64{},
+	}
+	st := c.st
 	h := statsHooks{
 		Delay: func(d statsDelay) {
 			st.Delays.Add(d.End - d.Start)
@@ -151,39 +179,40 @@ func ComputeStats(src trace.Source, opts StatsOptions) (*Stats, error) {
 			}
 		},
 		Runqueue: func(cpu trace.CPU, at int64, n int) {
-			rq[cpu] = append(rq[cpu], statsStep{at, n})
+			c.rq[cpu] = append(c.rq[cpu], statsStep{at, n})
 		},
 		Migrate: func(_ int64, _ *statsTask, from, to trace.CPU) {
 			st.Migrations++
 			if from >= 0 {
-				migOut[from]++
+				c.migOut[from]++
 			}
 			if to >= 0 {
-				migIn[to]++
+				c.migIn[to]++
 			}
 		},
 	}
 	if opts.Buckets > 0 {
 		h.Slice = func(cpu trace.CPU, _ *statsTask, start, end int64) {
-			slices[cpu] = append(slices[cpu], statsSpan{start, end})
+			c.slices[cpu] = append(c.slices[cpu], statsSpan{start, end})
 		}
 	}
-	p := newStatsPass(h)
-	for {
-		e, err := src.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, fmt.Errorf("reading events: %w", err)
-		}
-		if e.Kind == trace.KindSwitch {
-			switches[e.CPU]++
-		}
-		p.observe(&e)
+	c.p = newStatsPass(h)
+	return c
+}
+
+func (c *statsCollector) observe(e *trace.Event) {
+	if e.Kind == trace.KindSwitch {
+		c.switches[e.CPU]++
 	}
+	c.p.observe(e)
+}
+
+// result ends the pass and returns the statistics; m (may be nil) gives
+// the reader's warnings.
+func (c *statsCollector) result(m *trace.Meta) *Stats {
+	p, st := c.p, c.st
 	p.finish()
-	if m := src.Meta(); m != nil {
+	if m != nil {
 		st.Warnings = m.Warnings.List()
 	}
 	st.Start, st.End, st.Events = p.First, p.Last, p.Events
@@ -194,25 +223,25 @@ func ComputeStats(src trace.Source, opts StatsOptions) (*Stats, error) {
 		}
 	}
 	cpus := make([]trace.CPU, 0, len(p.CPUs))
-	for c := range p.CPUs {
-		cpus = append(cpus, c)
+	for cpu := range p.CPUs {
+		cpus = append(cpus, cpu)
 	}
 	sort.Slice(cpus, func(i, j int) bool { return cpus[i] < cpus[j] })
-	for _, c := range cpus {
-		sc := StatsCPU{CPU: c, Busy: p.BusyOnCPU[c], Switches: switches[c], MigrateIn: migIn[c], MigrateOut: migOut[c]}
-		if from, ok := p.SeenFrom[c]; ok {
+	for _, cpu := range cpus {
+		sc := StatsCPU{CPU: cpu, Busy: p.BusyOnCPU[cpu], Switches: c.switches[cpu], MigrateIn: c.migIn[cpu], MigrateOut: c.migOut[cpu]}
+		if from, ok := p.SeenFrom[cpu]; ok {
 			sc.Observed = p.Last - from
 		}
 		if sc.Observed > 0 {
 			sc.Utilization = float64(sc.Busy) / float64(sc.Observed)
 		}
-		sc.RunqueueAvg, sc.RunqueueMax = statsStepMean(rq[c], p.First, p.Last)
+		sc.RunqueueAvg, sc.RunqueueMax = statsStepMean(c.rq[cpu], p.First, p.Last)
 		st.CPUs = append(st.CPUs, sc)
 	}
-	if opts.Buckets > 0 && st.Duration > 0 {
-		st.Series = statsMakeSeries(cpus, slices, rq, p.First, p.Last, opts.Buckets)
+	if c.opts.Buckets > 0 && st.Duration > 0 {
+		st.Series = statsMakeSeries(cpus, c.slices, c.rq, p.First, p.Last, c.opts.Buckets)
 	}
-	return st, nil
+	return st
 }
 
 // statsStepMean returns the time-weighted mean and the maximum of a step

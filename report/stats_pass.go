@@ -24,7 +24,16 @@ import (
 //     and sched_wakeup_new) of a task that is sleeping or not seen yet starts
 //     a delay at the wakeup (reason: the waker); a wakeup of a task that is
 //     already runnable or running is ignored, as perf ignores it;
-//   - the delay ends when the task is switched in.
+//   - the delay ends when the task is switched in;
+//   - when a CPU's events show a task running there that the CPU's last
+//     sched_switch did not switch in (the trace lacks switches: on these
+//     VMs, switches out of idle), the task's open delay ends at its first
+//     sched_stat_runtime on that CPU, at the event time minus the runtime
+//     it reports (the kernel restarts that count at the switch-in:
+//     kernel/sched/fair.c update_curr / set_next_entity, Linux 6.x), never
+//     before the delay began nor before the CPU's last recorded switch.
+//     This is ComputeLatency's default correction of perf, so the sums stay
+//     equal to the latency table's.
 
 // statsRunState is where a task is in the reconstruction.
 type statsRunState uint8
@@ -101,6 +110,11 @@ type statsPass struct {
 	currAt  map[trace.CPU]int64 // ns, time of the last switch seen on the CPU
 	rqLen   map[trace.CPU]int
 	rqDirty []trace.CPU
+	// evCurr is the task the CPU's events say is current (-1: none yet);
+	// pending marks a CPU whose current task changed without a recorded
+	// sched_switch, until its first sched_stat_runtime dates the switch-in.
+	evCurr  map[trace.CPU]trace.TID
+	pending map[trace.CPU]bool
 	haveWak bool // the trace has sched_waking: ignore sched_wakeup
 
 	First, Last int64 // ns, times of the first and last event
@@ -124,6 +138,8 @@ func newStatsPass(h statsHooks) *statsPass {
 		curr:      map[trace.CPU]*statsTask{},
 		currAt:    map[trace.CPU]int64{},
 		rqLen:     map[trace.CPU]int{},
+		evCurr:    map[trace.CPU]trace.TID{},
+		pending:   map[trace.CPU]bool{},
 		CPUs:      map[trace.CPU]bool{},
 		BusyOnCPU: map[trace.CPU]int64{},
 		SeenFrom:  map[trace.CPU]int64{},
@@ -221,6 +237,7 @@ func (p *statsPass) observe(e *trace.Event) {
 		p.CPUs[e.CPU] = true
 	}
 	defer p.flushRunqueue(e.Time)
+	p.evidence(e)
 	switch e.Kind {
 	case trace.KindSwitch:
 		p.doSwitch(e)
@@ -269,6 +286,65 @@ func (p *statsPass) observe(e *trace.Event) {
 		// The task still runs until its last switch-out (prev_state X or
 		// Z); that switch ends its identity.
 		p.task(e.TID, e.PID, e.Comm)
+	}
+}
+
+// evidence compares the task e was recorded under (for a sched_switch:
+// prev) with the task the CPU's events last showed, and dates a missing
+// switch-in at the task's first sched_stat_runtime (see the file comment).
+func (p *statsPass) evidence(e *trace.Event) {
+	switch e.Kind {
+	case trace.KindLost, trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
+		return // not recorded in the context of the CPU's current task
+	}
+	c := e.CPU
+	who := e.CurTID
+	if e.Kind == trace.KindSwitch {
+		who = e.TID
+	}
+	if c < 0 || who < 0 {
+		return
+	}
+	if cur, ok := p.evCurr[c]; !ok || cur != who {
+		p.evCurr[c] = who
+		p.pending[c] = true
+	}
+	if !p.pending[c] || e.Kind != trace.KindRuntime || e.TID != who {
+		return
+	}
+	p.pending[c] = false
+	t := p.tasks[who]
+	if t == nil || t.state != statsRunnable || t.since > e.Time {
+		return
+	}
+	in := e.Time - e.Runtime
+	in = max(in, t.since)
+	if last, ok := p.currAt[c]; ok {
+		in = max(in, last)
+	}
+	// The CPU's task by the last switch stopped running by then.
+	if y := p.curr[c]; y != nil && y != t {
+		if start := p.currAt[c]; in > start {
+			y.OnCPU += in - start
+			p.BusyOnCPU[c] += in - start
+			if p.hooks.Slice != nil {
+				p.hooks.Slice(c, y, start, in)
+			}
+		}
+		// y keeps its running state (ComputeLatency's rule: its next
+		// wakeup is ignored, as perf would) but holds no CPU any more.
+		if y.state == statsRunning && y.cpu == c {
+			y.cpu = -1
+		}
+	}
+	p.leaveState(t, in)
+	if p.hooks.Delay != nil {
+		p.hooks.Delay(statsDelay{Task: t, Start: t.since, End: in, CPU: c, Preempted: t.preempted, Waker: p.lookup(t.waker)})
+	}
+	t.state, t.since, t.cpu = statsRunning, in, c
+	p.curr[c] = t
+	if _, ok := p.currAt[c]; ok {
+		p.currAt[c] = in
 	}
 }
 
@@ -341,6 +417,8 @@ func (p *statsPass) doSwitch(e *trace.Event) {
 		delete(p.curr, c)
 	}
 	p.currAt[c] = e.Time
+	p.evCurr[c] = e.NextTID
+	p.pending[c] = false
 }
 
 func (p *statsPass) doWakeup(e *trace.Event) {
@@ -406,7 +484,7 @@ func (p *statsPass) finish() {
 		if t == nil {
 			continue
 		}
-		if start := p.currAt[c]; p.Last >= start {
+		if start, ok := p.currAt[c]; ok && p.Last >= start {
 			t.OnCPU += p.Last - start
 			p.BusyOnCPU[c] += p.Last - start
 			if p.hooks.Slice != nil {

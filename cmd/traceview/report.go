@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceview/traceview/report"
+)
+
+type reportOptions struct {
+	input   string
+	out     string
+	top     int
+	buckets int
+	perf    bool
+}
+
+func init() {
+	addCommand(func() *cobra.Command {
+		var o reportOptions
+		cmd := &cobra.Command{
+			Use:   "report [-i FILE] -o report.html",
+			Short: "Write a self-contained HTML report with plots",
+			Long: `Write one self-contained HTML file (no scripts, nothing loaded from the
+network) about a trace: the trace summary, the top tasks by sum and by p99
+scheduling delay, a histogram of scheduling delays in log2 microsecond
+buckets (as bcc's runqlat), per-CPU utilization and runqueue length over
+time, and the latency table of 'traceview latency' with a p99 column.
+Plots are inline SVG.
+
+Example:
+  traceview report -i perf.data -o report.html
+  xdg-open report.html`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return runReport(cmd, o)
+			},
+		}
+		f := cmd.Flags()
+		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.out, "output", "o", "report.html", "HTML file to write (- for stdout)")
+		f.IntVar(&o.top, "top", 10, "rows in the top-task lists")
+		f.IntVar(&o.buckets, "buckets", 200, "time buckets of the utilization and runqueue plots")
+		f.BoolVar(&o.perf, "perf", false, "measure delays exactly as perf 6.12 does (see 'traceview latency --help')")
+		return cmd
+	})
+}
+
+func runReport(cmd *cobra.Command, o reportOptions) error {
+	if o.top <= 0 || o.buckets <= 0 {
+		return usageErrorf("report: --top and --buckets must be positive, got %d and %d", o.top, o.buckets)
+	}
+	src, err := openInputProgress(o.input)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	w := cmd.OutOrStdout()
+	var file *os.File
+	if o.out != "-" {
+		if file, err = os.Create(o.out); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		defer file.Close()
+		w = file
+	}
+	err = report.WriteHTMLReport(w, src, report.HTMLOptions{
+		Name: o.input, Top: o.top, Buckets: o.buckets,
+		Latency: report.LatencyOptions{PerfCompat: o.perf},
+	})
+	if err != nil {
+		return fmt.Errorf("report: %s: %w", o.input, err)
+	}
+	if file != nil {
+		if err := file.Close(); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	return nil
+}

@@ -1,0 +1,421 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"image/color"
+	"io"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// HTMLOptions tune WriteHTMLReport.
+type HTMLOptions struct {
+	// Name is shown as the trace's name (usually its path).
+	Name string
+	// Top is the number of rows of the "top tasks" lists (default 10).
+	Top int
+	// Buckets is the number of time buckets of the utilization and
+	// runqueue plots (default 200).
+	Buckets int
+	// Latency is passed to ComputeLatency (Percentiles is always set).
+	Latency LatencyOptions
+}
+
+// HTMLPlots is the number of inline SVG plots a report holds: top tasks by
+// sum delay, top tasks by p99 delay, the delay histogram, per-CPU
+// utilization over time and runqueue length over time.
+const HTMLPlots = 5
+
+// WriteHTMLReport reads src to the end (it does not close it) and writes
+// one self-contained HTML page (no scripts, no external resources): the
+// trace summary, the top tasks by sum and by p99 scheduling delay, a
+// histogram of scheduling delays in log2 microsecond buckets (as runqlat),
+// per-CPU utilization and runqueue length over time, and the latency table
+// (ComputeLatency, rows merged by command). Plots are inline SVG drawn with
+// gonum.org/v1/plot (vg/vgsvg). Errors are the source's or w's.
+func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
+	if opts.Top <= 0 {
+		opts.Top = 10
+	}
+	if opts.Buckets <= 0 {
+		opts.Buckets = 200
+	}
+	col := newStatsCollector(StatsOptions{Buckets: opts.Buckets})
+	lo := opts.Latency
+	lo.Percentiles = true
+	lat, err := ComputeLatency(&htmlTee{Source: src, c: col}, lo)
+	if err != nil {
+		return err
+	}
+	st := col.result(src.Meta())
+
+	page := htmlPage{Name: opts.Name, Stats: st, Lat: lat}
+	page.Summary = htmlSummary(opts.Name, src.Meta(), st, lat)
+	for _, wn := range lat.Warnings {
+		page.Warnings = append(page.Warnings, fmt.Sprintf("%s (%d times)", wn.Message, wn.Count))
+	}
+	for _, r := range lat.Rows {
+		page.Rows = append(page.Rows, htmlRow(r))
+	}
+	bySum := htmlTop(lat.Rows, opts.Top, func(r *LatencyRow) int64 { return r.SumDelay })
+	byP99 := htmlTop(lat.Rows, opts.Top, func(r *LatencyRow) int64 { return r.P99 })
+	for _, r := range bySum {
+		page.TopSum = append(page.TopSum, htmlRow(r))
+	}
+	for _, r := range byP99 {
+		page.TopP99 = append(page.TopP99, htmlRow(r))
+	}
+
+	plots := []struct {
+		dst  *template.HTML
+		draw func() (*plot.Plot, error)
+		w, h vg.Length
+	}{
+		{&page.PlotSum, func() (*plot.Plot, error) {
+			return htmlBars("Top tasks by sum of scheduling delay", "sum delay (ms)", bySum, func(r *LatencyRow) int64 { return r.SumDelay })
+		}, 7 * vg.Inch, 3.2 * vg.Inch},
+		{&page.PlotP99, func() (*plot.Plot, error) {
+			return htmlBars("Top tasks by p99 scheduling delay", "p99 delay (ms)", byP99, func(r *LatencyRow) int64 { return r.P99 })
+		}, 7 * vg.Inch, 3.2 * vg.Inch},
+		{&page.PlotHist, func() (*plot.Plot, error) { return htmlHistogram(st) }, 9 * vg.Inch, 3.5 * vg.Inch},
+		{&page.PlotUtil, func() (*plot.Plot, error) {
+			return htmlSeries("CPU utilization over time", "utilization (%)", st, func(c, i int) float64 { return 100 * st.Series.Utilization[c][i] })
+		}, 9 * vg.Inch, 3 * vg.Inch},
+		{&page.PlotRunq, func() (*plot.Plot, error) {
+			return htmlSeries("Runqueue length over time (tasks waiting, time-weighted mean per bucket)", "tasks", st, func(c, i int) float64 { return st.Series.Runqueue[c][i] })
+		}, 9 * vg.Inch, 3 * vg.Inch},
+	}
+	for _, pl := range plots {
+		p, err := pl.draw()
+		if err != nil {
+			return fmt.Errorf("html report: plot: %w", err)
+		}
+		svg, err := htmlSVG(p, pl.w, pl.h)
+		if err != nil {
+			return fmt.Errorf("html report: plot: %w", err)
+		}
+		*pl.dst = svg
+	}
+	return htmlTemplate.Execute(w, &page)
+}
+
+// htmlTee feeds every event it passes on to a stats collector.
+type htmlTee struct {
+	trace.Source
+	c *statsCollector
+}
+
+func (t *htmlTee) Next() (trace.Event, error) {
+	e, err := t.Source.Next()
+	if err == nil {
+		t.c.observe(&e)
+	}
+	return e, err
+}
+
+type htmlKV struct{ Key, Value string }
+
+type htmlLatRow struct {
+	Task                                         string
+	Runtime, Count, Switches, Avg, Max, Sum, P99 string
+	MaxStart, MaxEnd                             string
+}
+
+type htmlPage struct {
+	Name     string
+	Summary  []htmlKV
+	Warnings []string
+	Stats    *Stats
+	Lat      *LatencyResult
+	Rows     []htmlLatRow
+	TopSum   []htmlLatRow
+	TopP99   []htmlLatRow
+
+	PlotSum, PlotP99, PlotHist, PlotUtil, PlotRunq template.HTML
+}
+
+func htmlMs(ns int64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
+
+func htmlRow(r LatencyRow) htmlLatRow {
+	name := r.Comm
+	if r.NrTasks > 1 {
+		name = fmt.Sprintf("%s (%d tasks)", r.Comm, r.NrTasks)
+	} else if r.TID > 0 {
+		name = fmt.Sprintf("%s:%d", r.Comm, r.TID)
+	}
+	return htmlLatRow{
+		Task: name, Runtime: htmlMs(r.Runtime), Count: fmt.Sprint(r.Count), Switches: fmt.Sprint(r.Switches),
+		Avg: htmlMs(r.AvgDelay), Max: htmlMs(r.MaxDelay), Sum: htmlMs(r.SumDelay), P99: htmlMs(r.P99),
+		MaxStart: fmt.Sprintf("%.6f s", float64(r.MaxDelayStart)/1e9), MaxEnd: fmt.Sprintf("%.6f s", float64(r.MaxDelayEnd)/1e9),
+	}
+}
+
+func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []htmlKV {
+	kv := []htmlKV{{"Trace", name}}
+	if m != nil {
+		add := func(k, v string) {
+			if v != "" {
+				kv = append(kv, htmlKV{k, v})
+			}
+		}
+		add("Format", m.Format)
+		add("Host", m.Hostname)
+		add("Kernel", m.OSRelease)
+		add("Architecture", m.Arch)
+		add("Recorded with", m.Tool)
+		add("Command line", strings.Join(m.Cmdline, " "))
+		if m.NrCPUs > 0 {
+			add("CPUs online", fmt.Sprint(m.NrCPUs))
+		}
+		var lost uint64
+		for _, l := range m.Lost {
+			lost += l.Count
+		}
+		kv = append(kv, htmlKV{"Lost events", fmt.Sprint(lost)})
+	}
+	kv = append(kv,
+		htmlKV{"Time span", fmt.Sprintf("%.6f s to %.6f s (%.3f ms)", float64(st.Start)/1e9, float64(st.End)/1e9, float64(st.Duration)/1e6)},
+		htmlKV{"Events", fmt.Sprint(st.Events)},
+		htmlKV{"Tasks", fmt.Sprint(st.Tasks)},
+		htmlKV{"CPUs with events", fmt.Sprint(len(st.CPUs))},
+		htmlKV{"Migrations", fmt.Sprint(st.Migrations)},
+		htmlKV{"Scheduling delays", fmt.Sprintf("%d, sum %s, max %s", lat.Total.Count, htmlMs(lat.Total.SumDelay), htmlMs(st.Delays.Max))},
+		htmlKV{"Total runtime", htmlMs(lat.Total.Runtime)},
+	)
+	for _, c := range st.CPUs {
+		kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), fmt.Sprintf("utilization %.2f %%, runqueue avg %.3f tasks, max %d tasks, %d switches",
+			100*c.Utilization, c.RunqueueAvg, c.RunqueueMax, c.Switches)})
+	}
+	return kv
+}
+
+// htmlTop returns the n rows with the largest key (ties: command name),
+// skipping zeros.
+func htmlTop(rows []LatencyRow, n int, key func(*LatencyRow) int64) []LatencyRow {
+	var out []LatencyRow
+	for _, r := range rows {
+		if key(&r) > 0 {
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := key(&out[i]), key(&out[j])
+		if a != b {
+			return a > b
+		}
+		return out[i].Comm < out[j].Comm
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// htmlPalette: distinguishable colors for CPUs and series.
+var htmlPalette = []color.Color{
+	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
+	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255},
+	color.RGBA{227, 119, 194, 255}, color.RGBA{127, 127, 127, 255},
+}
+
+func htmlBars(title, xlabel string, rows []LatencyRow, key func(*LatencyRow) int64) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	vals := make(plotter.Values, len(rows))
+	names := make([]string, len(rows))
+	// Largest on top: the horizontal chart draws index 0 at the bottom.
+	for i, r := range rows {
+		j := len(rows) - 1 - i
+		vals[j] = float64(key(&r)) / 1e6
+		names[j] = htmlRow(r).Task
+	}
+	if len(rows) == 0 {
+		p.Title.Text += " (no delays)"
+		return p, nil
+	}
+	bars, err := plotter.NewBarChart(vals, vg.Points(12))
+	if err != nil {
+		return nil, err
+	}
+	bars.Horizontal = true
+	bars.Color = htmlPalette[0]
+	bars.LineStyle.Width = 0
+	p.Add(bars)
+	p.NominalY(names...)
+	p.X.Min = 0
+	return p, nil
+}
+
+func htmlHistogram(st *Stats) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "Scheduling delay histogram (log2 buckets)"
+	p.X.Label.Text = "delay (us)"
+	p.Y.Label.Text = "count"
+	n := max(len(st.WakeupDelays.Buckets), len(st.PreemptDelays.Buckets))
+	if n == 0 {
+		p.Title.Text += " (no delays)"
+		return p, nil
+	}
+	labels := make([]string, n)
+	series := []struct {
+		name string
+		h    StatsHistogram
+	}{{"after wakeup", st.WakeupDelays}, {"after preemption", st.PreemptDelays}}
+	const w = 9
+	for k := 0; k < n; k++ {
+		lo := int64(1) << k
+		if k == 0 {
+			lo = 0
+		}
+		labels[k] = fmt.Sprintf("%d-%d", lo, int64(1)<<(k+1)-1)
+	}
+	for i, s := range series {
+		vals := make(plotter.Values, n)
+		for k, b := range s.h.Buckets {
+			vals[k] = float64(b.Count)
+		}
+		bars, err := plotter.NewBarChart(vals, vg.Points(w))
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = htmlPalette[i]
+		bars.LineStyle.Width = 0
+		bars.Offset = vg.Points(float64(2*i-1) * w / 2)
+		p.Add(bars)
+		p.Legend.Add(s.name, bars)
+	}
+	p.Legend.Top = true
+	p.NominalX(labels...)
+	p.X.Tick.Label.Rotation = 0.6
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.Label.YAlign = draw.YCenter
+	p.Y.Min = 0
+	return p, nil
+}
+
+func htmlSeries(title, ylabel string, st *Stats, val func(c, i int) float64) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "time since trace start (s)"
+	p.Y.Label.Text = ylabel
+	p.Y.Min = 0
+	s := st.Series
+	if s == nil {
+		p.Title.Text += " (no data)"
+		return p, nil
+	}
+	p.Add(plotter.NewGrid())
+	for c, cpu := range s.CPUs {
+		n := len(s.Utilization[c])
+		xys := make(plotter.XYs, n)
+		for i := 0; i < n; i++ {
+			xys[i].X = (float64(i) + 0.5) * float64(s.Width) / 1e9
+			xys[i].Y = val(c, i)
+		}
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, err
+		}
+		l.Color = htmlPalette[c%len(htmlPalette)]
+		l.Width = vg.Points(1.2)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("CPU %d", cpu), l)
+	}
+	p.Legend.Top = true
+	return p, nil
+}
+
+// htmlSVG renders p as an SVG element to inline in HTML (the XML prolog
+// and comment of vgsvg's document stripped).
+func htmlSVG(p *plot.Plot, w, h vg.Length) (template.HTML, error) {
+	c := vgsvg.New(w, h)
+	p.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return "", err
+	}
+	s := buf.String()
+	i := strings.Index(s, "<svg")
+	if i < 0 {
+		return "", fmt.Errorf("vgsvg output has no <svg> element")
+	}
+	return template.HTML(s[i:]), nil
+}
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"ms": func(ns int64) float64 { return float64(ns) / 1e6 },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>traceview report: {{.Name}}</title>
+<style>
+body { font-family: sans-serif; margin: 1.5em; color: #222; max-width: 1200px; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; font-size: 0.9em; }
+th, td { padding: 2px 8px; border-bottom: 1px solid #eee; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f4f4f4; text-align: left; }
+figure.plot { margin: 0.8em 0; }
+figure.plot svg { max-width: 100%; height: auto; }
+.warn { color: #8a4b00; }
+.cols { display: flex; gap: 2em; flex-wrap: wrap; }
+</style>
+</head>
+<body>
+<h1>traceview report: {{.Name}}</h1>
+
+<h2 id="summary">Trace summary</h2>
+<table>
+{{range .Summary}}<tr><th>{{.Key}}</th><td>{{.Value}}</td></tr>
+{{end}}</table>
+{{if .Warnings}}<ul class="warn">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
+
+<h2 id="top">Top tasks by scheduling delay</h2>
+<p>Scheduling delay: time from a wakeup (or a preemption) to the switch-in, as perf sched latency measures it. Rows merge tasks with the same command name.</p>
+<figure class="plot">{{.PlotSum}}</figure>
+<div class="cols">
+<table>
+<tr><th>Task</th><th>Sum delay</th><th>Count</th><th>Avg delay</th><th>Max delay</th></tr>
+{{range .TopSum}}<tr><td>{{.Task}}</td><td class="n">{{.Sum}}</td><td class="n">{{.Count}}</td><td class="n">{{.Avg}}</td><td class="n">{{.Max}}</td></tr>
+{{end}}</table>
+</div>
+<figure class="plot">{{.PlotP99}}</figure>
+<table>
+<tr><th>Task</th><th>p99 delay</th><th>Count</th><th>Max delay</th></tr>
+{{range .TopP99}}<tr><td>{{.Task}}</td><td class="n">{{.P99}}</td><td class="n">{{.Count}}</td><td class="n">{{.Max}}</td></tr>
+{{end}}</table>
+
+<h2 id="histogram">Scheduling-delay histogram</h2>
+<p>Buckets of log2 microseconds, as bcc's runqlat ([0, 2), [2, 4), [4, 8) ... us); {{.Stats.WakeupDelays.Count}} delays after a wakeup, {{.Stats.PreemptDelays.Count}} after a preemption.</p>
+<figure class="plot">{{.PlotHist}}</figure>
+
+<h2 id="utilization">CPU utilization over time</h2>
+<p>Share of each time bucket the CPU ran a task other than idle.</p>
+<figure class="plot">{{.PlotUtil}}</figure>
+
+<h2 id="runqueue">Runqueue length over time</h2>
+<p>Tasks waiting on the CPU's runqueue (runnable, not running).</p>
+<figure class="plot">{{.PlotRunq}}</figure>
+
+<h2 id="latency">Latency table</h2>
+<table>
+<tr><th>Task</th><th>Runtime</th><th>Count</th><th>Switches</th><th>Avg delay</th><th>Max delay</th><th>Sum delay</th><th>p99 delay</th><th>Max delay start</th><th>Max delay end</th></tr>
+{{range .Rows}}<tr><td>{{.Task}}</td><td class="n">{{.Runtime}}</td><td class="n">{{.Count}}</td><td class="n">{{.Switches}}</td><td class="n">{{.Avg}}</td><td class="n">{{.Max}}</td><td class="n">{{.Sum}}</td><td class="n">{{.P99}}</td><td class="n">{{.MaxStart}}</td><td class="n">{{.MaxEnd}}</td></tr>
+{{end}}<tr><th>TOTAL</th><th class="n">{{printf "%.3f ms" (ms .Lat.Total.Runtime)}}</th><th class="n">{{.Lat.Total.Count}}</th><th class="n">{{.Lat.Total.Switches}}</th><th></th><th></th><th class="n">{{printf "%.3f ms" (ms .Lat.Total.SumDelay)}}</th><th></th><th></th><th></th></tr>
+</table>
+<p><small>Generated by traceview. Plots: gonum.org/v1/plot.</small></p>
+</body>
+</html>
+`))
