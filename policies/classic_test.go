@@ -288,3 +288,32 @@ func TestMQIdleSteal(t *testing.T) {
 			"0 cpu0 C", "4000 cpu1 B", "30000 cpu0 A", "34000 cpu1 -", "60000 cpu0 -"})
 	}
 }
+
+func TestSDStaircase(t *testing.T) {
+	// Two nice-0 hogs of 30 ms on one CPU, HZ 250, rr_interval 8 ms. Both
+	// enter at level 120 with 8 ms of quota; the level's quota is 8 × 2 =
+	// 16 ms. A runs 0-8 (its quota is used at the 8 ms tick: it steps to
+	// 121), B 8-16 (steps to 121; the level quota is used, the level is
+	// empty). Level 121 [A, B]: A 16-24, B 24-32; level 122: A 32-40, B
+	// 40-48; level 123: A has 6 ms left: 48-54, B its last 6 ms 54-60.
+	m := testModel(1,
+		ttask{comm: "A", bursts: []int64{30000}},
+		ttask{comm: "B", bursts: []int64{30000}})
+	wantSchedule(t, "sd", m, replay.DefaultConfig(), []string{
+		"0 cpu0 A", "8000 cpu0 B", "16000 cpu0 A", "24000 cpu0 B", "32000 cpu0 A", "40000 cpu0 B", "48000 cpu0 A", "54000 cpu0 B", "60000 cpu0 -"})
+}
+
+func TestSDNice(t *testing.T) {
+	// A (nice 0, enters at level 120) and B (nice 10, level 130), 100 ms
+	// hogs on one CPU. A is alone on levels 120..129: 10 × 8 = 80 ms. At 80
+	// A steps into level 130 behind B: [B, A], level quota 16 ms. B 80-88,
+	// A 88-96 (both step to 131, the level is used up), B 96-104, A 104-112
+	// (level 132), B 112-120, A 120-124 (its 100th ms: exits). B, alone,
+	// runs its remaining 100 − 24 = 76 ms 124-200 (stepping down, expiring
+	// and coming back by major rotation without a switch).
+	m := testModel(1,
+		ttask{comm: "A", bursts: []int64{100000}},
+		ttask{comm: "B", nice: 10, bursts: []int64{100000}})
+	wantSchedule(t, "sd", m, replay.DefaultConfig(), []string{
+		"0 cpu0 A", "80000 cpu0 B", "88000 cpu0 A", "96000 cpu0 B", "104000 cpu0 A", "112000 cpu0 B", "120000 cpu0 A", "124000 cpu0 B", "200000 cpu0 -"})
+}

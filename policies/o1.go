@@ -188,6 +188,24 @@ func (b *pcBalancer) balance(cpu int, kind BalanceKind) {
 	}
 }
 
+// arrayCandidates lists the runnable, not running, tasks of a runqueue's
+// two arrays in the order load_balance considers them: the expired array
+// first (least likely to run soon, most likely cache-cold), each list from
+// its tail.
+func arrayCandidates(arr *[2]prioArray, active int) []*Task {
+	var out []*Task
+	for _, a := range []int{1 - active, active} {
+		for _, l := range arr[a].q {
+			for i := len(l) - 1; i >= 0; i-- {
+				if l[i].State == TaskRunnable {
+					out = append(out, l[i])
+				}
+			}
+		}
+	}
+	return out
+}
+
 type o1Task struct {
 	prio, static int
 	slice        int // jiffies left
@@ -479,18 +497,7 @@ func (p *O1) Tick(cpu int, curr *Task) bool {
 }
 
 func (p *O1) candidates(cpu int) []*Task {
-	rq := &p.rqs[cpu]
-	var out []*Task
-	for _, a := range []int{1 - rq.active, rq.active} {
-		for _, l := range rq.arr[a].q {
-			for i := len(l) - 1; i >= 0; i-- {
-				if l[i].State == TaskRunnable {
-					out = append(out, l[i])
-				}
-			}
-		}
-	}
-	return out
+	return arrayCandidates(&p.rqs[cpu].arr, p.rqs[cpu].active)
 }
 
 // Balance implements Policy.
