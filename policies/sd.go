@@ -70,7 +70,9 @@ func init() {
 		Source:  "Con Kolivas, SD scheduler in 2.6.22-ck1 (kernel/sched.c); RSDL design notes (ck wiki)",
 		Params: []Param{{Name: "rr_interval", Kind: ParamDuration, Default: "8ms",
 			Doc: "quota of a task at each priority level", Source: "2.6.22-ck1 kernel/sched.c rr_interval"}},
-		New: func(v Values, _ int) (Policy, error) { return NewStack(NewSD(v.Duration("rr_interval", 8_000_000))), nil },
+		New: func(v Values, _ int) (Policy, error) {
+			return NewStack(NewSD(v.Duration("rr_interval", 8_000_000))), nil
+		},
 	})
 }
 
