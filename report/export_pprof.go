@@ -72,9 +72,14 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 		DefaultSampleType: PprofDelay,
 		PeriodType:        &profile.ValueType{Type: PprofDelay, Unit: "nanoseconds"},
 		Period:            1,
-		TimeNanos:         p.First,
-		DurationNanos:     p.Last - p.First,
-		Comments:          []string{"traceview: scheduling delay by process, thread and reason (waker or preempted)"},
+		// TimeNanos stays 0: trace times are on the recorder's clock
+		// (monotonic, not wall time), which pprof would print as a 1970
+		// date. The span is in a comment instead.
+		DurationNanos: p.Last - p.First,
+		Comments: []string{
+			"traceview: scheduling delay by process, thread and reason (waker or preempted)",
+			fmt.Sprintf("trace from %.6f s to %.6f s on the trace clock", float64(p.First)/1e9, float64(p.Last)/1e9),
+		},
 	}
 	if m := src.Meta(); m != nil && m.Hostname != "" {
 		prof.Comments = append(prof.Comments, fmt.Sprintf("recorded on %s, Linux %s", m.Hostname, m.OSRelease))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -74,16 +75,11 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		return err
 	}
 	defer src.Close()
-	w := cmd.OutOrStdout()
-	var file *os.File
-	if o.out != "-" {
-		file, err = os.Create(o.out)
-		if err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
-		defer file.Close()
-		w = file
+	w, closeOut, err := openOutput(o.out, cmd.OutOrStdout())
+	if err != nil {
+		return fmt.Errorf("export: %w", err)
 	}
+	defer closeOut()
 	if o.format == "pprof" {
 		err = report.WritePprof(w, src)
 	} else {
@@ -92,11 +88,30 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 	if err != nil {
 		return fmt.Errorf("export %s: %s: %w", o.format, o.input, err)
 	}
-	if file != nil {
-		if err := file.Close(); err != nil {
-			return fmt.Errorf("export: %w", err)
-		}
+	if err := closeOut(); err != nil {
+		return fmt.Errorf("export: %w", err)
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	return nil
+}
+
+// openOutput returns the writer for an output path ("-": stdout) and a
+// close function that is safe to call more than once and reports the
+// file's close error the first time.
+func openOutput(path string, stdout io.Writer) (io.Writer, func() error, error) {
+	if path == "-" {
+		return stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	closed := false
+	return f, func() error {
+		if closed {
+			return nil
+		}
+		closed = true
+		return f.Close()
+	}, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -57,15 +56,11 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 		return err
 	}
 	defer src.Close()
-	w := cmd.OutOrStdout()
-	var file *os.File
-	if o.out != "-" {
-		if file, err = os.Create(o.out); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		defer file.Close()
-		w = file
+	w, closeOut, err := openOutput(o.out, cmd.OutOrStdout())
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
+	defer closeOut()
 	err = report.WriteHTMLReport(w, src, report.HTMLOptions{
 		Name: o.input, Top: o.top, Buckets: o.buckets,
 		Latency: report.LatencyOptions{PerfCompat: o.perf},
@@ -73,10 +68,8 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 	if err != nil {
 		return fmt.Errorf("report: %s: %w", o.input, err)
 	}
-	if file != nil {
-		if err := file.Close(); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
+	if err := closeOut(); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	return nil
