@@ -31,32 +31,36 @@ func FuzzPerfData(f *testing.F) {
 	f.Add(file[:dataOff-8])
 	f.Add(file[:(dataOff+dataEnd)/2])
 	f.Add(file[:len(file)-20])
+	// Pipe-mode seeds are kept small (the tracing data and a few kB of
+	// records after it): the fuzzer minimizes every new input, which is slow
+	// on large ones.
 	recs := records(pipe, pipeHeaderSize, len(pipe))
+	var small []byte
 	for _, r := range recs {
 		if binary.LittleEndian.Uint32(pipe[r.off:]) == recTracingData {
 			f.Add(pipe[:r.off+200])
-			// End the stream right after the tracing data: the seed keeps
-			// the formats and a few samples, small enough to mutate fast.
 			end := r.off + r.size + int(binary.LittleEndian.Uint32(pipe[r.off+8:])+7)&^7
-			f.Add(pipe[:min(len(pipe), end+4000)])
+			small = pipe[:min(len(pipe), end+3000)]
 		}
 	}
-	last := recs[len(recs)-1]
-	f.Add(pipe[:last.off+last.size/2])
-	bad := append([]byte(nil), pipe[:min(len(pipe), recs[len(recs)/2].off+200)]...)
-	binary.LittleEndian.PutUint16(bad[recs[len(recs)/3].off+6:], 4)
+	f.Add(small)
+	srecs := records(small, pipeHeaderSize, len(small))
+	last := srecs[len(srecs)-2]
+	f.Add(small[:last.off+last.size/2])
+	bad := append([]byte(nil), small[:last.off]...)
+	binary.LittleEndian.PutUint16(bad[srecs[len(srecs)-4].off+6:], 4)
 	f.Add(bad)
-	lost := append([]byte(nil), pipe...)
-	for _, r := range recs {
+	lost := append([]byte(nil), small[:last.off]...)
+	unknown := append([]byte(nil), small[:last.off]...)
+	for _, r := range srecs[:len(srecs)-2] {
 		if binary.LittleEndian.Uint32(lost[r.off:]) == recSample && r.size >= 56 {
 			binary.LittleEndian.PutUint32(lost[r.off:], recLost)
 			binary.LittleEndian.PutUint32(lost[r.off+16:], 77)
+			binary.LittleEndian.PutUint32(unknown[r.off:], 250)
 			break
 		}
 	}
 	f.Add(lost)
-	unknown := append([]byte(nil), pipe...)
-	binary.LittleEndian.PutUint32(unknown[recs[len(recs)-2].off:], 250)
 	f.Add(unknown)
 
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -4,12 +4,20 @@ import "github.com/traceview/traceview/trace"
 
 // queue is the reordering window: a binary min-heap of (time, arrival)
 // keys over a slab of events, so that sifting moves 24-byte keys instead of
-// whole events. Equal times leave in arrival (file) order.
+// whole events. Equal times leave in arrival (file) order. The slab grows by
+// fixed blocks, so growing never copies events.
 type queue struct {
-	keys []qkey
-	slab []trace.Event
-	free []int32
-	seq  uint64
+	keys   []qkey
+	blocks [][]trace.Event
+	n      int32 // slots handed out so far
+	free   []int32
+	seq    uint64
+}
+
+const blockBits = 12
+
+func (q *queue) at(i int32) *trace.Event {
+	return &q.blocks[i>>blockBits][i&(1<<blockBits-1)]
 }
 
 type qkey struct {
@@ -27,20 +35,22 @@ func (q *queue) minTime() int64 { return q.keys[0].t }
 
 // slot returns a free event slot to fill, and its index for push.
 func (q *queue) slot() (*trace.Event, int32) {
-	var i int32
 	if n := len(q.free); n > 0 {
-		i = q.free[n-1]
+		i := q.free[n-1]
 		q.free = q.free[:n-1]
-	} else {
-		q.slab = append(q.slab, trace.Event{})
-		i = int32(len(q.slab) - 1)
+		return q.at(i), i
 	}
-	return &q.slab[i], i
+	i := q.n
+	if int(i>>blockBits) == len(q.blocks) {
+		q.blocks = append(q.blocks, make([]trace.Event, 1<<blockBits))
+	}
+	q.n++
+	return q.at(i), i
 }
 
 // push queues the event filled in slot i.
 func (q *queue) push(i int32) {
-	k := qkey{t: q.slab[i].Time, seq: q.seq, idx: i}
+	k := qkey{t: q.at(i).Time, seq: q.seq, idx: i}
 	q.seq++
 	q.keys = append(q.keys, k)
 	j := len(q.keys) - 1
@@ -58,7 +68,7 @@ func (q *queue) push(i int32) {
 // pop removes and returns the earliest event.
 func (q *queue) pop() trace.Event {
 	top := q.keys[0]
-	ev := q.slab[top.idx]
+	ev := *q.at(top.idx)
 	q.free = append(q.free, top.idx)
 	n := len(q.keys) - 1
 	last := q.keys[n]
