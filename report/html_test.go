@@ -1,0 +1,195 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// TestHTMLReportHand checks the page's content on gScenario: five inline
+// plots, no script, nothing fetched, and the latency rows computed by hand
+// (A waited 200 us, B 400 us, C 200 us; runtimes 1.8, 0.9, 0.7 ms).
+func TestHTMLReportHand(t *testing.T) {
+	var buf bytes.Buffer
+	err := WriteHTMLReport(&buf, trace.NewSliceSource(gNamed(gScenario()), nil), HTMLOptions{Name: "scenario"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if n := strings.Count(page, "<svg"); n != HTMLPlots {
+		t.Errorf("%d <svg> elements, want %d", n, HTMLPlots)
+	}
+	gCheckSelfContained(t, page)
+	for _, row := range []string{
+		`<td>B:20</td><td class="n">0.900 ms</td><td class="n">1</td><td class="n">2</td><td class="n">0.400 ms</td><td class="n">0.400 ms</td><td class="n">0.400 ms</td><td class="n">0.400 ms</td>`,
+		`<td>A:10</td><td class="n">1.800 ms</td><td class="n">1</td><td class="n">2</td><td class="n">0.200 ms</td>`,
+		`<td>C:30</td><td class="n">0.700 ms</td><td class="n">1</td><td class="n">1</td><td class="n">0.200 ms</td>`,
+		// TOTAL: runtime 3.4 ms, 3 delays, 5 switch-ins, sum 0.8 ms.
+		`<th>TOTAL</th><th class="n">3.400 ms</th><th class="n">3</th><th class="n">5</th><th></th><th></th><th class="n">0.800 ms</th>`,
+		// Summary: CPU0 busy 1500 of 2000 us, rq avg 0.375.
+		`utilization 75.00 %, runqueue avg 0.375 tasks, max 1 tasks, 4 switches`,
+	} {
+		if !strings.Contains(page, row) {
+			t.Errorf("page lacks %s", row)
+		}
+	}
+	// Top by sum delay lists B first.
+	top := page[strings.Index(page, `id="top"`):]
+	if i, j := strings.Index(top, "<td>B:20</td>"), strings.Index(top, "<td>A:10</td>"); i < 0 || j < 0 || i > j {
+		t.Errorf("top list does not start with B:20")
+	}
+}
+
+// gCheckSelfContained fails if the page runs scripts or loads anything:
+// the only URLs allowed are XML namespace names.
+func gCheckSelfContained(t *testing.T, page string) {
+	t.Helper()
+	if strings.Contains(strings.ToLower(page), "<script") {
+		t.Error("page has a <script>")
+	}
+	for _, m := range regexp.MustCompile(`(?i)(src|href|url)\s*[=(]\s*["']?([^"' )>]+)`).FindAllStringSubmatch(page, -1) {
+		if !strings.HasPrefix(m[2], "#") && !strings.HasPrefix(m[2], "data:") {
+			t.Errorf("page refers to %s", m[0])
+		}
+	}
+}
+
+// gChromium finds Debian's chromium. Without it the browser test skips,
+// unless TRACEVIEW_REQUIRE_BROWSER=1 (CI), where it fails.
+func gChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("TRACEVIEW_REQUIRE_BROWSER") == "1" {
+		t.Fatal("chromium not found and TRACEVIEW_REQUIRE_BROWSER=1 (apt-get install chromium)")
+	}
+	t.Skip("chromium not installed (apt-get install chromium; TRACEVIEW_REQUIRE_BROWSER=1 makes this a failure)")
+	return ""
+}
+
+func gRunChromium(t *testing.T, bin string, args ...string) (stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--enable-logging=stderr", "--v=0", "--user-data-dir=" + t.TempDir()}
+	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium %v: %v\n%s", args, err, e.String())
+	}
+	return o.String(), e.String()
+}
+
+// TestHTMLReportInBrowser renders the report of a real trace (or of the
+// hand scenario when no trace is around) in headless Chromium: the DOM must
+// hold the HTMLPlots svg elements and no script, the console no error, and
+// the screenshot must show the plots (not blank: many non-white pixels, and
+// pixels of the plots' first series color).
+func TestHTMLReportInBrowser(t *testing.T) {
+	bin := gChromium(t)
+	var src trace.Source = trace.NewSliceSource(gNamed(gScenario()), nil)
+	name := "scenario"
+	for _, dir := range []string{"../../shared/traces", "../testdata/traces"} {
+		for _, base := range []string{"pipe.perf.data", "nice.2cpu.perf.data"} {
+			p := filepath.Join(dir, base)
+			if _, err := os.Stat(p); err == nil && name == "scenario" {
+				src, name = gOpen(t, p), p
+			}
+		}
+	}
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTMLReport(f, src, HTMLOptions{Name: name}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	url := "file://" + page
+
+	dom, stderr := gRunChromium(t, bin, "--dump-dom", url)
+	if n := strings.Count(dom, "<svg"); n != HTMLPlots {
+		t.Errorf("DOM has %d <svg> elements, want %d", n, HTMLPlots)
+	}
+	if strings.Contains(dom, "<script") {
+		t.Error("DOM has a script")
+	}
+	gCheckConsole(t, stderr)
+
+	shot := filepath.Join(dir, "report.png")
+	_, stderr = gRunChromium(t, bin, "--screenshot="+shot, "--window-size=1280,4200", "--hide-scrollbars", url)
+	gCheckConsole(t, stderr)
+	fp, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fp.Close()
+	img, err := png.Decode(fp)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	nonWhite, series := gPixelCounts(img)
+	total := img.Bounds().Dx() * img.Bounds().Dy()
+	t.Logf("%s: %dx%d screenshot, %d non-white pixels, %d in the first series color", name, img.Bounds().Dx(), img.Bounds().Dy(), nonWhite, series)
+	if nonWhite < total/100 {
+		t.Errorf("screenshot nearly blank: %d of %d pixels not white", nonWhite, total)
+	}
+	if series < 500 {
+		t.Errorf("only %d pixels of the plots' bar/line color: plots not drawn?", series)
+	}
+	if keep := os.Getenv("TRACEVIEW_KEEP_SCREENSHOT"); keep != "" {
+		data, _ := os.ReadFile(shot)
+		os.WriteFile(keep, data, 0o644)
+	}
+}
+
+// gCheckConsole fails on console errors Chromium logged (lines like
+// "CONSOLE(...)" or "Uncaught").
+func gCheckConsole(t *testing.T, stderr string) {
+	t.Helper()
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") || strings.Contains(line, "Failed to load resource") {
+			t.Errorf("browser console: %s", line)
+		}
+	}
+}
+
+// gPixelCounts counts non-white pixels and pixels close to the first
+// palette color (the bars and CPU 0's line).
+func gPixelCounts(img image.Image) (nonWhite, series int) {
+	b := img.Bounds()
+	pr, pg, pb, _ := htmlPalette[0].RGBA()
+	near := func(x, y uint32) bool { return x>>8 > y>>8-12 && x>>8 < y>>8+12 }
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if r>>8 < 245 || g>>8 < 245 || bl>>8 < 245 {
+				nonWhite++
+			}
+			if near(r, pr) && near(g, pg) && near(bl, pb) {
+				series++
+			}
+		}
+	}
+	return nonWhite, series
+}
