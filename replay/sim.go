@@ -298,8 +298,10 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	if s.wlFirst >= 0 {
 		res.Makespan = s.wlLast - s.wlFirst
 	}
-	res.End = s.now
-	meta.LastTime = s.now
+	if len(s.out) > 0 {
+		res.End = s.out[len(s.out)-1].Time
+	}
+	meta.LastTime = res.End
 	return res, nil
 }
 

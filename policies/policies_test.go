@@ -1,0 +1,160 @@
+package policies
+
+import "testing"
+
+// fakeSim is a minimal Sim for driving a policy by hand.
+type fakeSim struct {
+	now    int64
+	ncpu   int
+	curr   []*Task
+	nr     []int
+	tasks  []*Task
+	resced []int
+}
+
+func newFakeSim(ncpu int) *fakeSim {
+	return &fakeSim{ncpu: ncpu, curr: make([]*Task, ncpu), nr: make([]int, ncpu)}
+}
+
+func (f *fakeSim) Now() int64                     { return f.now }
+func (f *fakeSim) NumCPUs() int                   { return f.ncpu }
+func (f *fakeSim) Curr(cpu int) *Task             { return f.curr[cpu] }
+func (f *fakeSim) NrRunning(cpu int) int          { return f.nr[cpu] }
+func (f *fakeSim) Resched(cpu int)                { f.resced = append(f.resced, cpu) }
+func (f *fakeSim) Migrate(t *Task, dst int) error { return nil }
+func (f *fakeSim) Tasks() []*Task                 { return f.tasks }
+func (f *fakeSim) HZ() int                        { return 250 }
+
+func (f *fakeSim) task(nice int) *Task {
+	t := &Task{ID: len(f.tasks), Nice: nice, Weight: Weight(nice), Affinity: AllCPUs(f.ncpu), State: TaskRunnable}
+	f.tasks = append(f.tasks, t)
+	return t
+}
+
+func TestCFSWakeupGranularity(t *testing.T) {
+	// check_preempt_wakeup on 1 CPU (factor 1: wakeup_granularity 1 ms):
+	// the wakee preempts only when curr.vruntime - wakee.vruntime exceeds
+	// calc_delta_fair(1 ms, wakee) = 1 ms for nice 0 and
+	// 1 ms × 1024/335 = 3.0567 ms for nice 5 (inverse-weight arithmetic:
+	// 1e6 × floor(2^32/335) × 1024 >> 32 = 3056716 ns).
+	tests := []struct {
+		name      string
+		wakeeNice int
+		vdiff     int64 // curr.vruntime - wakee.vruntime, ns
+		want      bool
+	}{
+		{"nice0 lead 0.9ms", 0, 900_000, false},
+		{"nice0 lead exactly 1ms", 0, 1_000_000, false},
+		{"nice0 lead 1.1ms", 0, 1_100_000, true},
+		{"nice0 behind", 0, -500_000, false},
+		{"nice5 lead 3.0ms", 5, 3_000_000, false},
+		{"nice5 lead 3.06ms", 5, 3_060_000, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sim := newFakeSim(1)
+			p := NewCFS(nil, 1)
+			p.Init(sim)
+			curr, wakee := sim.task(0), sim.task(tc.wakeeNice)
+			p.TaskNew(curr)
+			p.TaskNew(wakee)
+			p.Enqueue(0, curr, 0)
+			p.Enqueue(0, wakee, 0)
+			p.e[curr.ID].v = 50_000_000
+			p.e[wakee.ID].v = 50_000_000 - tc.vdiff
+			if got := p.CheckPreemptWakeup(0, curr, wakee, WakeTTWU); got != tc.want {
+				t.Errorf("preempt = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEEVDFPick(t *testing.T) {
+	// Three entities on one runqueue, v0 = 0 (vruntimes in ms):
+	//   A: v=0, w=1024, deadline 6;  B: v=1, w=1024, deadline 5;
+	//   C: v=4, w=2048, deadline 4.2.
+	// V = (0·1024 + 1·1024 + 4·2048) / 4096 = 9216/4096 = 2.25 ms.
+	// Eligible (V >= v): A and B; C is not (4 > 2.25) although its
+	// deadline is the earliest. Earliest eligible deadline: B (5 < 6).
+	sim := newFakeSim(1)
+	p := NewEEVDF(Values{"RUN_TO_PARITY": "off"}, 1)
+	p.Init(sim)
+	ms := int64(1_000_000)
+	rq := &p.rqs[0]
+	for i, e := range []eent{{v: 0, w: 1024, deadline: 6 * ms}, {v: 1 * ms, w: 1024, deadline: 5 * ms}, {v: 4 * ms, w: 2048, deadline: 4200_000}} {
+		tk := sim.task(0)
+		tk.Weight = e.w
+		p.TaskNew(tk)
+		p.e[i] = e
+		p.e[i].cpu = 0
+		rq.add(i, &p.e[i])
+	}
+	rq.v0, rq.sumWK = 0, 0
+	for _, id := range rq.q {
+		rq.sumWK += p.e[id].v * p.e[id].w
+	}
+	if V := rq.avg(); V != 2_250_000 {
+		t.Fatalf("avg_vruntime = %d ns, want 2250000", V)
+	}
+	for id, want := range []bool{true, true, false} {
+		if got := rq.eligible(&p.e[id]); got != want {
+			t.Errorf("entity %d eligible = %v, want %v", id, got, want)
+		}
+	}
+	if got := p.pick(rq, -1); got != 1 {
+		t.Errorf("pick_eevdf = entity %d, want 1 (B)", got)
+	}
+	// With B gone, A (deadline 6) is the only eligible one: V = (0·1024 +
+	// 4·2048)/3072 = 2.667 ms, C still not eligible.
+	rq.remove(1, &p.e[1])
+	if got := p.pick(rq, -1); got != 0 {
+		t.Errorf("pick_eevdf without B = entity %d, want 0 (A)", got)
+	}
+}
+
+func TestEEVDFPlaceLag(t *testing.T) {
+	// place_entity with PLACE_LAG: a task with saved vlag = 1 ms joining a
+	// runqueue of weight W = 2048 (two nice-0 tasks at V) with w = 1024 is
+	// placed at v = V - vlag·(W+w)/W = V - 1.5 ms, so that after joining
+	// V' = (2048·V + 1024·(V-1.5ms)) / 3072 = V - 0.5 ms and its lag
+	// V' - v = 1 ms again. Its deadline is v + 1.4 ms (base slice 0.7 ms
+	// × factor 2 for 2 CPUs).
+	sim := newFakeSim(2)
+	p := NewEEVDF(nil, 2)
+	p.Init(sim)
+	a, b, c := sim.task(0), sim.task(0), sim.task(0)
+	for _, tk := range []*Task{a, b, c} {
+		p.TaskNew(tk)
+	}
+	p.Enqueue(0, a, 0)
+	p.Enqueue(0, b, 0)
+	V := p.rqs[0].avg()
+	p.e[c.ID].vlag = 1_000_000
+	p.Enqueue(0, c, EnqueueWakeup)
+	if got, want := p.e[c.ID].v, V-1_500_000; got != want {
+		t.Errorf("placed vruntime = %d, want %d", got, want)
+	}
+	if got, want := p.e[c.ID].deadline-p.e[c.ID].v, int64(1_400_000); got != want {
+		t.Errorf("deadline - vruntime = %d, want %d (1.4 ms)", got, want)
+	}
+	if lag := p.rqs[0].avg() - p.e[c.ID].v; lag != 1_000_000 {
+		t.Errorf("lag after placement = %d, want 1000000", lag)
+	}
+}
+
+func TestScaleFactorAndSlices(t *testing.T) {
+	// 1 + ilog2(min(ncpus, 8)): 1, 2, 2, 3, 3, 3, 3, 4, 4 for 1..9 CPUs.
+	want := []int64{1, 2, 2, 3, 3, 3, 3, 4, 4}
+	for n, w := range want {
+		if got := ScaleFactor(n + 1); got != w {
+			t.Errorf("ScaleFactor(%d) = %d, want %d", n+1, got, w)
+		}
+	}
+	if got := DefaultBaseSlice(2); got != 1_400_000 {
+		t.Errorf("DefaultBaseSlice(2) = %d, want 1400000", got)
+	}
+	c := NewCFS(nil, 2)
+	if c.latency != 12_000_000 || c.minGran != 1_500_000 || c.wakeGran != 2_000_000 {
+		t.Errorf("cfs on 2 CPUs: latency %d min_gran %d wakeup_gran %d, want 12 ms, 1.5 ms, 2 ms", c.latency, c.minGran, c.wakeGran)
+	}
+}

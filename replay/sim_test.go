@@ -1,0 +1,157 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/trace"
+)
+
+// hogModel returns a model of n tasks runnable at time 0 on CPU 0, each
+// with one CPU burst of burst ns, with the given kernel prios.
+func hogModel(burst int64, prios ...int32) *Model {
+	m := &Model{NrCPUs: 1, WorkloadRoot: -1}
+	for i, p := range prios {
+		m.Tasks = append(m.Tasks, Task{TID: trace.TID(100 + i), PID: trace.PID(100 + i), Comm: "hog", Prio: p,
+			Parent: -1, Init: InitRunnable, CPU: 0, Bursts: []Burst{{Len: burst, End: EndExit}}})
+	}
+	return m
+}
+
+func simulate(t *testing.T, m *Model, policy string, cfg Config) *Result {
+	t.Helper()
+	specs, err := policies.ParseSpecs(policy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := specs[0].New(max(cfg.CPUs, m.NrCPUs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Simulate(m, pol, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// runs returns, per TID, the [start, end) intervals it ran, from the
+// predicted switch events.
+func runs(evs []trace.Event) map[trace.TID][][2]int64 {
+	out := map[trace.TID][][2]int64{}
+	on := map[trace.CPU]trace.TID{}
+	since := map[trace.CPU]int64{}
+	for _, e := range evs {
+		if e.Kind != trace.KindSwitch {
+			continue
+		}
+		if p := on[e.CPU]; p > 0 {
+			out[p] = append(out[p], [2]int64{since[e.CPU], e.Time})
+		}
+		on[e.CPU], since[e.CPU] = e.NextTID, e.Time
+	}
+	return out
+}
+
+func ranBefore(iv [][2]int64, cut int64) int64 {
+	var sum int64
+	for _, r := range iv {
+		if r[0] < cut {
+			sum += min(r[1], cut) - r[0]
+		}
+	}
+	return sum
+}
+
+func TestHogsAlternatePerTick(t *testing.T) {
+	// Two nice-0 hogs of 40 ms on one CPU, HZ 250 (tick 4 ms), no costs.
+	// eevdf: base slice 0.7 ms (factor 1 on 1 CPU) expires inside the first
+	// tick; without HRTICK it is noticed only at the tick, so each hog runs
+	// exactly one tick: A [0,4) B [4,8) A [8,12) ... B ends at 80 ms.
+	// cfs: slice = 6 ms × 1024/2048 = 3 ms, also rounded up to the 4 ms tick.
+	for _, pol := range []string{"eevdf", "cfs"} {
+		t.Run(pol, func(t *testing.T) {
+			res := simulate(t, hogModel(40_000_000, 120, 120), pol, Config{HZ: 250})
+			r := runs(res.Events)
+			for tid, iv := range r {
+				if len(iv) != 10 {
+					t.Errorf("tid %d ran %d times, want 10: %v", tid, len(iv), iv)
+				}
+				for _, x := range iv {
+					if x[1]-x[0] != 4_000_000 || x[0]%4_000_000 != 0 {
+						t.Errorf("tid %d ran [%d, %d), want one whole 4 ms tick", tid, x[0], x[1])
+					}
+				}
+			}
+			if res.End != 80_000_000 {
+				t.Errorf("last event at %d ns, want 80 ms", res.End)
+			}
+		})
+	}
+}
+
+func TestNiceShare(t *testing.T) {
+	// nice 0 (weight 1024) vs nice 5 (weight 335) on one CPU share it
+	// 1024:335: in the first second 1024/1359 = 753.5 ms vs 246.5 ms;
+	// allow one 4 ms tick of rounding.
+	for _, pol := range []string{"eevdf", "cfs"} {
+		t.Run(pol, func(t *testing.T) {
+			res := simulate(t, hogModel(2_000_000_000, 120, 125), pol, Config{HZ: 250})
+			r := runs(res.Events)
+			n0, n5 := ranBefore(r[100], 1e9), ranBefore(r[101], 1e9)
+			if n0+n5 != 1e9 {
+				t.Errorf("CPU busy %d ns of the first second, want all of it", n0+n5)
+			}
+			if d := n0 - 753_500_000; d < -4_000_000 || d > 4_000_000 {
+				t.Errorf("nice 0 ran %.1f ms of 1000, want 753.5 ± 4", float64(n0)/1e6)
+			}
+		})
+	}
+}
+
+func TestFIFOAboveFair(t *testing.T) {
+	// A SCHED_FIFO task (prio 89 = rtprio 10) woken by a timer 5 ms after
+	// blocking preempts a fair hog at once and runs its 2 ms burst.
+	m := hogModel(20_000_000, 120)
+	m.Tasks = append(m.Tasks, Task{TID: 200, PID: 200, Comm: "rt", Prio: 89, Parent: -1, Init: InitRunnable, CPU: 0,
+		Bursts: []Burst{{Len: 0, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 5_000_000}}, {Len: 2_000_000, End: EndExit}}})
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	iv := runs(res.Events)[200]
+	if len(iv) != 2 || iv[1] != [2]int64{5_000_000, 7_000_000} {
+		t.Errorf("rt task ran %v, want its burst at [5 ms, 7 ms)", iv)
+	}
+}
+
+func TestDependencyWake(t *testing.T) {
+	// B sleeps until A has run 3 ms of its 10 ms burst (a dependency); on
+	// 2 CPUs B then runs its 1 ms burst on the idle CPU at once (idle exit 0).
+	m := &Model{NrCPUs: 2, WorkloadRoot: -1}
+	m.Tasks = []Task{
+		{TID: 1, PID: 1, Comm: "a", Prio: 120, Parent: -1, Init: InitRunnable, CPU: 0,
+			Bursts: []Burst{{Len: 10_000_000, End: EndExit, Actions: []Action{{At: 3_000_000, Kind: ActWake, Target: 1, Block: 0}}}}},
+		{TID: 2, PID: 2, Comm: "b", Prio: 120, Parent: -1, Init: InitSleeping, CPU: 0,
+			Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}}, {Len: 1_000_000, End: EndExit}}},
+	}
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	if iv := runs(res.Events)[2]; len(iv) != 1 || iv[0] != [2]int64{3_000_000, 4_000_000} {
+		t.Errorf("b ran %v, want [3 ms, 4 ms)", iv)
+	}
+	if res.Stats.Unfinished != 0 {
+		t.Errorf("unfinished = %d", res.Stats.Unfinished)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	m := hogModel(30_000_000, 120, 125, 115)
+	m.NrCPUs = 2
+	a := simulate(t, m, "eevdf", Config{HZ: 250})
+	b := simulate(t, m, "eevdf", Config{HZ: 250})
+	if len(a.Events) != len(b.Events) {
+		t.Fatalf("%d vs %d events", len(a.Events), len(b.Events))
+	}
+	for i := range a.Events {
+		if a.Events[i] != b.Events[i] {
+			t.Fatalf("event %d differs: %v vs %v", i, a.Events[i], b.Events[i])
+		}
+	}
+}
