@@ -22,6 +22,11 @@
 // all three tools (so times are multiples of 1000 ns), nanoseconds where the
 // tool printed nine decimals (perf script --ns, trace-cmd report -t).
 //
+// The text has no comm records of its own: a KindComm event (from
+// trace.CommTracker) precedes the first event that shows a task under a
+// new name in its payload, so consumers name tasks as perf.data's COMM
+// records would.
+//
 // Lines that are not sched events (other tracepoints, headers, "cpus=2") are
 // skipped and counted in Meta.Warnings; "[LOST n EVENTS]" lines become
 // trace.KindLost events and Meta.Lost windows. A sched line whose payload

@@ -25,6 +25,7 @@ type Reader struct {
 	lenient bool
 	lineNo  int
 	comms   map[string]string
+	names   trace.CommTracker
 	p       prefix
 
 	// Reorder buffer: a ring of n events from head, sorted by (Time,
@@ -173,6 +174,10 @@ func (r *Reader) line(line []byte) error {
 		r.push(lost)
 	}
 	r.lastTime[cpu] = p.time
+	var named [2]trace.Event
+	for _, c := range named[:r.names.Changes(&ev, &named)] {
+		r.push(c)
+	}
 	r.push(ev)
 	return nil
 }

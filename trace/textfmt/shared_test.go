@@ -24,8 +24,20 @@ func sharedDir(t testing.TB) string {
 	return d
 }
 
-// readFile opens path by content detection and drains it.
+// readFile opens path by content detection and drains it, dropping the
+// KindComm events the reader synthesizes (see commNames).
 func readFile(t testing.TB, path string) ([]trace.Event, *trace.Meta) {
+	evs, m := readAll(t, path)
+	out := evs[:0:0]
+	for _, e := range evs {
+		if e.Kind != trace.KindComm {
+			out = append(out, e)
+		}
+	}
+	return out, m
+}
+
+func readAll(t testing.TB, path string) ([]trace.Event, *trace.Meta) {
 	t.Helper()
 	src, err := trace.Open(path)
 	if err != nil {

@@ -48,7 +48,8 @@ type Reader struct {
 	intern  tpformat.Interner
 	streams []*cpuStream
 	heap    []*cpuStream
-	comms   []trace.Event // saved cmdlines, delivered first
+	pending []trace.Event // saved cmdlines first, then comm events before their event
+	namer   trace.CommTracker
 	started bool
 	err     error
 	closer  io.Closer
@@ -271,7 +272,9 @@ func (r *Reader) start() error {
 			ev := trace.NewEvent(t0, -1, trace.KindComm)
 			ev.TID = trace.TID(pid)
 			ev.Comm = r.intern.Intern([]byte(m[pid]))
-			r.comms = append(r.comms, ev)
+			var none [2]trace.Event
+			r.namer.Changes(&ev, &none)
+			r.pending = append(r.pending, ev)
 		}
 	}
 	return nil
@@ -317,9 +320,9 @@ func (r *Reader) Next() (trace.Event, error) {
 			return trace.Event{}, err
 		}
 	}
-	if len(r.comms) > 0 {
-		ev := r.comms[0]
-		r.comms = r.comms[1:]
+	if len(r.pending) > 0 {
+		ev := r.pending[0]
+		r.pending = r.pending[1:]
 		return ev, nil
 	}
 	for len(r.heap) > 0 {
@@ -340,6 +343,12 @@ func (r *Reader) Next() (trace.Event, error) {
 		}
 		r.down(0)
 		if ok {
+			var named [2]trace.Event
+			if n := r.namer.Changes(&ev, &named); n > 0 {
+				r.pending = append(r.pending[:0], named[1:n]...)
+				r.pending = append(r.pending, ev)
+				return named[0], nil
+			}
 			return ev, nil
 		}
 		if r.err != nil {

@@ -62,6 +62,7 @@ func TestRecordedVersions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	report = withoutComm(report)
 	var first []trace.Event
 	for _, name := range []string{"pipe-multi.v7zstd.dat", "pipe-multi.v7none.dat.gz", "pipe-multi.v6.dat.gz"} {
 		t.Run(name, func(t *testing.T) {
@@ -102,6 +103,7 @@ func TestFtraceTextMatchesTraceDat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	text = withoutComm(text)
 	evs, _ := decodeBytes(t, load(t, "pipe-multi.v7zstd.dat"))
 	dat := withoutComm(evs)
 	// The instance's buffer held 10089 events: the text's header says

@@ -80,7 +80,7 @@ func pluginView(e trace.Event) trace.Event {
 // trace-cmd's own report of the file.
 func compareWithReport(t *testing.T, dat, report string) {
 	evs, meta := readAll(t, dat)
-	want := readText(t, report)
+	want := withoutComm(readText(t, report))
 	got := withoutComm(evs)
 	if len(got) != len(want) {
 		t.Errorf("%d events, trace-cmd report has %d", len(got), len(want))
