@@ -1,0 +1,246 @@
+// Package synth generates the workloads of the classic scheduler
+// experiments as replay models: no recording needed, every dependency
+// known (no inferred causes), and the size of each workload a parameter.
+//
+// Each generator builds a replay.Model whose tasks are sequences of CPU
+// bursts and blocking points, with the cause of every wakeup recorded: a
+// timer (the task sleeps a fixed time after it blocks) or a dependency (a
+// named task wakes it at a point of its own burst). A wakeup that arrives
+// before the task blocks is kept and the task does not block, as with a
+// condition variable whose predicate already holds. The workloads:
+//
+//   - pipeline: the x264 frame-threading pipeline of pipeline.c
+//     (../shared/workloads): thread i may start frame f once thread i−1
+//     has finished frame f+dist−1;
+//   - massive_intr: N processes each running RUN ms and sleeping SLEEP ms
+//     (massive_intr.c), beside a periodic probe (a cyclictest-like task);
+//   - messaging: perf bench sched messaging (hackbench): groups of senders
+//     writing to every receiver of their group;
+//   - pipe: perf bench sched pipe: two tasks ping-ponging a token;
+//   - manytasks: a large population of tasks that run briefly and sleep
+//     long, so that a chosen number is runnable at any time (the 2001
+//     multi-queue scheduler benchmarks);
+//   - latt: a latt-style wakeup-latency probe (a server waking a client
+//     every period) under a make -jN-like load of compile jobs.
+//
+// Generators are registered by name with their parameters as data (List,
+// Lookup), so `traceview synth NAME key=value...` needs no code per
+// workload. Times are int64 ns.
+package synth
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/trace"
+)
+
+// Param describes one generator parameter.
+type Param struct {
+	Name    string
+	Default string // a Go duration ("8ms") or an integer
+	Doc     string
+}
+
+// Generator is a registered workload.
+type Generator struct {
+	Name    string
+	Summary string
+	Source  string // the original benchmark or program
+	Params  []Param
+	CPUs    int // CPU count of the classic experiment (the model's NrCPUs)
+	Build   func(v Values) *replay.Model
+}
+
+var gens = map[string]Generator{}
+
+func register(g Generator) { gens[g.Name] = g }
+
+// List returns the generators sorted by name.
+func List() []Generator {
+	out := make([]Generator, 0, len(gens))
+	for _, g := range gens {
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Lookup returns the generator called name.
+func Lookup(name string) (Generator, bool) { g, ok := gens[name]; return g, ok }
+
+// Values are parameter settings by name, validated by Parse.
+type Values map[string]string
+
+// Parse checks "key=value" settings against g's parameters.
+func (g Generator) Parse(args []string) (Values, error) {
+	v := Values{}
+	for _, a := range args {
+		k, val, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil, fmt.Errorf("synth %s: %q: want NAME=VALUE", g.Name, a)
+		}
+		p, found := g.param(k)
+		if !found {
+			var names []string
+			for _, p := range g.Params {
+				names = append(names, p.Name)
+			}
+			return nil, fmt.Errorf("synth %s: unknown parameter %q (parameters: %s)", g.Name, k, strings.Join(names, ", "))
+		}
+		if isDuration(p.Default) {
+			if d, err := time.ParseDuration(val); (err != nil || d < 0) && val != "0" {
+				return nil, fmt.Errorf("synth %s: %s=%s: want a duration such as 8ms", g.Name, k, val)
+			}
+		} else if n, err := strconv.Atoi(val); err != nil || n < 0 {
+			return nil, fmt.Errorf("synth %s: %s=%s: want a non-negative integer", g.Name, k, val)
+		}
+		v[k] = val
+	}
+	return v, nil
+}
+
+func (g Generator) param(name string) (Param, bool) {
+	for _, p := range g.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+func isDuration(s string) bool {
+	_, err := strconv.Atoi(s)
+	return err != nil
+}
+
+// Model builds the workload with v (unset parameters take their defaults).
+func (g Generator) Model(v Values) *replay.Model {
+	full := Values{}
+	for _, p := range g.Params {
+		full[p.Name] = p.Default
+	}
+	for k, x := range v {
+		full[k] = x
+	}
+	m := g.Build(full)
+	if m.NrCPUs == 0 {
+		m.NrCPUs = g.CPUs
+	}
+	return m
+}
+
+// Int returns an integer parameter.
+func (v Values) Int(name string) int { n, _ := strconv.Atoi(v[name]); return n }
+
+// Dur returns a duration parameter in ns.
+func (v Values) Dur(name string) int64 {
+	if v[name] == "0" {
+		return 0
+	}
+	d, _ := time.ParseDuration(v[name])
+	return int64(d)
+}
+
+// builder assembles a model.
+type builder struct{ m *replay.Model }
+
+func newBuilder(cpus int) *builder {
+	return &builder{m: &replay.Model{NrCPUs: cpus, WorkloadRoot: -1}}
+}
+
+// task adds a task and returns its index. Tasks of one process share pid
+// (0: a process of its own).
+func (b *builder) task(comm string, pid int, nice int, cpu int, start int64, sleeping bool) int {
+	i := len(b.m.Tasks)
+	tid := trace.TID(1000 + i)
+	p := trace.PID(tid)
+	if pid > 0 {
+		p = trace.PID(pid)
+	}
+	init := replay.InitRunnable
+	var bursts []replay.Burst
+	if sleeping {
+		init = replay.InitSleeping
+		bursts = []replay.Burst{{End: replay.EndBlock}}
+	}
+	b.m.Tasks = append(b.m.Tasks, replay.Task{TID: tid, PID: p, Comm: comm, Prio: int32(120 + nice), Parent: -1,
+		Init: init, CPU: cpu, Start: start, Last: start, Bursts: bursts})
+	return i
+}
+
+// burst appends a burst of length ns to task i, ending in a block that
+// wake ends (EndExit when wake.Kind is CauseNever and exit is true), and
+// returns its index.
+func (b *builder) burst(i int, length int64, wake replay.Cause, exit bool) int {
+	t := &b.m.Tasks[i]
+	end := replay.EndBlock
+	if exit {
+		end = replay.EndExit
+	}
+	t.Bursts = append(t.Bursts, replay.Burst{Len: length, End: end, Wake: wake})
+	return len(t.Bursts) - 1
+}
+
+// setWake makes the block after burst j of task i end by a dependency on
+// waker.
+func (b *builder) setWake(i, j, waker int) {
+	b.m.Tasks[i].Bursts[j].Wake = replay.Cause{Kind: replay.CauseDependency, Waker: waker}
+}
+
+// wakeAt adds to burst j of task w an action at ns into it that ends the
+// block after burst block of task target.
+func (b *builder) wakeAt(w, j int, at int64, target, block int) {
+	bu := &b.m.Tasks[w].Bursts[j]
+	bu.Actions = append(bu.Actions, replay.Action{At: at, Kind: replay.ActWake, Target: target, Block: block})
+}
+
+func timer(d int64) replay.Cause { return replay.Cause{Kind: replay.CauseTimer, Delay: d} }
+
+// finish sorts actions, counts the model's statistics and bounds.
+func (b *builder) finish() *replay.Model {
+	m := b.m
+	st := &m.Stats
+	st.Tasks = len(m.Tasks)
+	for i := range m.Tasks {
+		t := &m.Tasks[i]
+		for j := range t.Bursts {
+			bu := &t.Bursts[j]
+			sort.SliceStable(bu.Actions, func(x, y int) bool { return bu.Actions[x].At < bu.Actions[y].At })
+			st.Bursts++
+			if bu.End == replay.EndExit {
+				st.Exits++
+				continue
+			}
+			st.BlockingPoints++
+			switch bu.Wake.Kind {
+			case replay.CauseDependency:
+				st.Dependencies++
+			case replay.CauseTimer:
+				st.Timers++
+			case replay.CauseExternal:
+				st.External++
+			default:
+				st.Never++
+			}
+		}
+		if i == 0 || t.Start < m.Start {
+			m.Start = t.Start
+		}
+	}
+	return m
+}
+
+// Makespan returns the ns from the model's start to the last event of a
+// prediction: the run time of a synthetic workload, all of whose tasks
+// belong to it and exit.
+func Makespan(m *replay.Model, res *replay.Result) int64 {
+	if len(res.Events) == 0 {
+		return 0
+	}
+	return res.Events[len(res.Events)-1].Time - m.Start
+}

@@ -1,0 +1,115 @@
+package synth
+
+import (
+	"testing"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/trace"
+)
+
+func run(t *testing.T, m *replay.Model, spec string, cpus int) *replay.Result {
+	t.Helper()
+	specs, err := policies.ParseSpecs(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cpus == 0 {
+		cpus = m.NrCPUs
+	}
+	pol, err := specs[0].New(cpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := replay.DefaultConfig()
+	cfg.CPUs = cpus
+	res, err := replay.Simulate(m, pol, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestPipelineMakespan(t *testing.T) {
+	// 2 threads, 3 frames of 1 ms, dist 1, on 2 CPUs: thread 0 runs its
+	// frames 0-3 ms on CPU 0 without waiting; thread 1 may start frame f
+	// once thread 0 finished frame f, at f+1 ms, and runs it on the idle
+	// CPU 1: frames at 1-2, 2-3, 3-4. Makespan 4 ms under any policy.
+	m := Pipeline(2, 3, 1_000_000, 1, 2)
+	for _, p := range []string{"eevdf", "bfs", "o1", "fifo"} {
+		if got := Makespan(m, run(t, m, p, 0)); got != 4_000_000 {
+			t.Errorf("%s: makespan %d ns, want 4000000", p, got)
+		}
+	}
+	// On one CPU the same work is serialized: 6 ms.
+	if got := Makespan(m, run(t, m, "eevdf", 1)); got != 6_000_000 {
+		t.Errorf("1 CPU: makespan %d ns, want 6000000", got)
+	}
+}
+
+func TestPipePingPong(t *testing.T) {
+	// 3 round trips of 1 ms passes on one CPU: A, B, A, B, A, B, then A's
+	// empty last burst: 6 ms, 7 switch-ins of the two tasks (A's final
+	// zero-length run included), strictly alternating.
+	m := Pipe(1, 3, 1_000_000)
+	res := run(t, m, "eevdf", 0)
+	if got := Makespan(m, res); got != 6_000_000 {
+		t.Errorf("makespan %d ns, want 6000000", got)
+	}
+	var order []trace.TID
+	for _, ev := range res.Events {
+		if ev.Kind == trace.KindSwitch && ev.NextTID != 0 {
+			order = append(order, ev.NextTID)
+		}
+	}
+	if len(order) != 7 {
+		t.Fatalf("switch-ins %v, want 7", order)
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i] == order[i-1] {
+			t.Errorf("switch-ins %v do not alternate", order)
+		}
+	}
+}
+
+func TestGeneratorsRun(t *testing.T) {
+	// Every generator at a small size runs to completion under eevdf:
+	// all CPU time of the model handed out, no task left waiting.
+	small := map[string][]string{
+		"pipeline":     {"frames=20"},
+		"massive_intr": {"loops=3", "probe_loops=20"},
+		"messaging":    {"groups=1", "loops=2"},
+		"pipe":         {"loops=20"},
+		"manytasks":    {"tasks=100", "runnable=10", "loops=2"},
+		"latt":         {"loops=10"},
+	}
+	for _, g := range List() {
+		v, err := g.Parse(small[g.Name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := g.Model(v)
+		var cpu int64
+		for _, tk := range m.Tasks {
+			for _, b := range tk.Bursts {
+				cpu += b.Len
+			}
+		}
+		res := run(t, m, "eevdf", 0)
+		var ran int64
+		for _, ev := range res.Events {
+			if ev.Kind == trace.KindRuntime {
+				ran += ev.Runtime
+			}
+		}
+		if ran != cpu || res.Stats.Unfinished != 0 {
+			t.Errorf("%s: ran %d of %d ns, %d unfinished", g.Name, ran, cpu, res.Stats.Unfinished)
+		}
+	}
+	if _, err := gens["pipe"].Parse([]string{"loops=x"}); err == nil {
+		t.Error("pipe loops=x: no error")
+	}
+	if _, err := gens["pipe"].Parse([]string{"bogus=1"}); err == nil {
+		t.Error("pipe bogus=1: no error")
+	}
+}
