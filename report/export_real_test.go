@@ -141,3 +141,102 @@ func TestExportPprofGoToolReal(t *testing.T) {
 		t.Errorf("most delayed thread in pprof: %s %d ns; latency table's largest Sum delay: %d ns", top, topV, wantTop)
 	}
 }
+
+// gAllShared lists every trace file of ../shared/traces that a reader
+// takes (perf.data, trace.dat, ftrace text) plus this repo's perf.data
+// files.
+func gAllShared(t *testing.T) []string {
+	t.Helper()
+	out := gRealTraces(t)
+	for _, pat := range []string{"*.trace.dat", "*.ftrace.txt"} {
+		m, _ := filepath.Glob(filepath.Join("../../shared/traces", pat))
+		out = append(out, m...)
+	}
+	return out
+}
+
+// TestWritePerfettoRealTraces exports every shared trace and checks the
+// document's invariants: it decodes; slices on one track never overlap;
+// each CPU track's busy time equals ComputeStats' busy time of that CPU;
+// every flow has a start and an end at the same time.
+func TestWritePerfettoRealTraces(t *testing.T) {
+	for _, path := range gAllShared(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := WritePerfetto(&buf, gOpen(t, path)); err != nil {
+				t.Fatal(err)
+			}
+			evs := gDecodePerfetto(t, buf.Bytes())
+			st, err := ComputeStats(gOpen(t, path), StatsOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type key struct{ pid, tid int64 }
+			last := map[key]float64{}
+			busy := map[int64]float64{}
+			flows := map[int64][]float64{}
+			var nx int
+			for _, e := range evs {
+				switch e.Ph {
+				case "X":
+					nx++
+					k := key{e.Pid, e.Tid}
+					// Times are us with ns decimals: allow float rounding.
+					if end, ok := last[k]; ok && e.Ts < end-1e-3 {
+						t.Fatalf("track %d/%d: slice %q at %.3f us overlaps the previous one ending at %.3f us", e.Pid, e.Tid, e.Name, e.Ts, end)
+					}
+					last[k] = e.Ts + e.Dur
+					if e.Pid == PerfettoCPUPid {
+						busy[e.Tid-PerfettoCPUPid] += e.Dur
+					}
+				case "s", "f":
+					flows[e.ID] = append(flows[e.ID], e.Ts)
+				}
+			}
+			if nx == 0 {
+				t.Fatal("no slices")
+			}
+			for _, c := range st.CPUs {
+				if got, want := busy[int64(c.CPU)], float64(c.Busy)/1e3; got < want-1 || got > want+1 {
+					t.Errorf("CPU %d: Perfetto busy %.3f us, stats busy %.3f us", c.CPU, got, want)
+				}
+			}
+			for id, ts := range flows {
+				if len(ts) != 2 || ts[0] != ts[1] {
+					t.Errorf("flow %d: events at %v", id, ts)
+				}
+			}
+		})
+	}
+}
+
+// TestStatsRealTraces: on every shared trace, each CPU's utilization is
+// within 0..1, its busy time within its observed time, and the delay
+// histogram holds exactly the delays the latency table counts (Count).
+func TestStatsRealTraces(t *testing.T) {
+	for _, path := range gAllShared(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			st, err := ComputeStats(gOpen(t, path), StatsOptions{Buckets: 50})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lat, err := ComputeLatency(gOpen(t, path), LatencyOptions{PerTask: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum, cnt int64
+			for _, r := range lat.Rows {
+				sum += r.SumDelay
+				cnt += r.Count
+			}
+			if st.Delays.Sum != sum || st.Delays.Count != cnt {
+				t.Errorf("histogram: %d delays summing %d ns; latency table: %d delays summing %d ns", st.Delays.Count, st.Delays.Sum, cnt, sum)
+			}
+			for _, c := range st.CPUs {
+				if c.Utilization < 0 || c.Utilization > 1 || c.Busy > c.Observed || c.RunqueueAvg < 0 {
+					t.Errorf("CPU %d: %+v", c.CPU, c)
+				}
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -64,6 +65,8 @@ type statsTask struct {
 	OnCPU       int64 // ns, time between switch-in and switch-out
 	Switches    int64 // times switched in
 	Migrations  int64 // sched_migrate_task events
+
+	lastOff int64 // ns, end of the task's last reported interval
 }
 
 // statsDelay is one measured scheduling delay: Task waited on a runqueue from
@@ -115,7 +118,8 @@ type statsPass struct {
 	// sched_switch, until its first sched_stat_runtime dates the switch-in.
 	evCurr  map[trace.CPU]trace.TID
 	pending map[trace.CPU]bool
-	haveWak bool // the trace has sched_waking: ignore sched_wakeup
+	cpuOff  map[trace.CPU]int64 // end of the CPU's last reported run
+	haveWak bool                // the trace has sched_waking: ignore sched_wakeup
 
 	First, Last int64 // ns, times of the first and last event
 	haveFirst   bool
@@ -140,6 +144,7 @@ func newStatsPass(h statsHooks) *statsPass {
 		rqLen:     map[trace.CPU]int{},
 		evCurr:    map[trace.CPU]trace.TID{},
 		pending:   map[trace.CPU]bool{},
+		cpuOff:    map[trace.CPU]int64{},
 		CPUs:      map[trace.CPU]bool{},
 		BusyOnCPU: map[trace.CPU]int64{},
 		SeenFrom:  map[trace.CPU]int64{},
@@ -203,13 +208,43 @@ func (p *statsPass) leaveState(t *statsTask, end int64) {
 	switch t.state {
 	case statsRunnable:
 		p.setRunqueue(t.cpu, end, -1)
-		if p.hooks.State != nil {
-			p.hooks.State(t, statsRunnable, t.since, end, t.preempted, p.lookup(t.waker), 0)
-		}
+		p.emitState(t, statsRunnable, end)
 	case statsSleeping:
-		if p.hooks.State != nil {
-			p.hooks.State(t, statsSleeping, t.since, end, false, nil, t.sleep)
-		}
+		p.emitState(t, statsSleeping, end)
+	}
+}
+
+// emitState reports t's runnable or sleeping interval from t.since to end,
+// clipped so that no two intervals of a task overlap.
+func (p *statsPass) emitState(t *statsTask, st statsRunState, end int64) {
+	start := max(t.since, t.lastOff)
+	if end < start {
+		return
+	}
+	t.lastOff = end
+	if p.hooks.State == nil {
+		return
+	}
+	if st == statsRunnable {
+		p.hooks.State(t, st, start, end, t.preempted, p.lookup(t.waker), 0)
+	} else {
+		p.hooks.State(t, st, start, end, false, nil, t.sleep)
+	}
+}
+
+// emitSlice accounts t's run on cpu from start to end, clipped so that no
+// two runs of a CPU or of a task overlap (a trace that lacks switches can
+// otherwise claim two tasks on a CPU at once).
+func (p *statsPass) emitSlice(cpu trace.CPU, t *statsTask, start, end int64) {
+	start = max(start, t.lastOff, p.cpuOff[cpu])
+	if end < start {
+		return
+	}
+	t.lastOff, p.cpuOff[cpu] = end, end
+	t.OnCPU += end - start
+	p.BusyOnCPU[cpu] += end - start
+	if p.hooks.Slice != nil {
+		p.hooks.Slice(cpu, t, start, end)
 	}
 }
 
@@ -324,12 +359,11 @@ func (p *statsPass) evidence(e *trace.Event) {
 	}
 	// The CPU's task by the last switch stopped running by then.
 	if y := p.curr[c]; y != nil && y != t {
-		if start := p.currAt[c]; in > start {
-			y.OnCPU += in - start
-			p.BusyOnCPU[c] += in - start
-			if p.hooks.Slice != nil {
-				p.hooks.Slice(c, y, start, in)
+		if start, ok := p.currAt[c]; ok {
+			if y.state == statsRunning && y.cpu == c {
+				start = y.since
 			}
+			p.emitSlice(c, y, start, in)
 		}
 		// y keeps its running state (ComputeLatency's rule: its next
 		// wakeup is ignored, as perf would) but holds no CPU any more.
@@ -356,23 +390,25 @@ func (p *statsPass) doSwitch(e *trace.Event) {
 	}
 	prev := p.task(e.TID, e.PID, e.Comm)
 	if prev != nil && prev.TID != 0 {
-		if seen {
-			start := last
-			if prev.state == statsRunning && prev.cpu == c {
-				start = prev.since
-			}
-			if e.Time >= start {
-				prev.OnCPU += e.Time - start
-				p.BusyOnCPU[c] += e.Time - start
-				if p.hooks.Slice != nil {
-					p.hooks.Slice(c, prev, start, e.Time)
-				}
-			}
-		}
-		// On the first switch seen on a CPU the slice started before the
+		// On the first switch seen on a CPU the run started before the
 		// trace: its length is unknown and not counted.
-		if prev.state == statsRunnable {
-			p.setRunqueue(prev.cpu, e.Time, -1) // it ran without a switch-in we saw
+		switch {
+		case prev.state == statsRunning && prev.cpu == c:
+			p.emitSlice(c, prev, prev.since, e.Time)
+		case prev.state == statsRunnable:
+			// It ran without a switch-in the trace shows: at the latest
+			// from the CPU's last switch on, not before it became
+			// runnable. No delay is measured (ComputeLatency drops it).
+			in := prev.since
+			if seen {
+				in = max(in, last)
+			}
+			p.leaveState(prev, min(in, e.Time))
+			if seen {
+				p.emitSlice(c, prev, in, e.Time)
+			}
+		case seen:
+			p.emitSlice(c, prev, last, e.Time)
 		}
 		ps := e.PrevState
 		prev.since = e.Time
@@ -480,16 +516,18 @@ func (p *statsPass) finish() {
 		}
 	}
 	p.rqDirty = p.rqDirty[:0] // the trace ends, not the runqueues
-	for c, t := range p.curr {
-		if t == nil {
+	cpus := make([]trace.CPU, 0, len(p.curr))
+	for c := range p.curr {
+		cpus = append(cpus, c)
+	}
+	slices.Sort(cpus)
+	for _, c := range cpus {
+		t := p.curr[c]
+		if t == nil || t.state != statsRunning || t.cpu != c {
 			continue
 		}
-		if start, ok := p.currAt[c]; ok && p.Last >= start {
-			t.OnCPU += p.Last - start
-			p.BusyOnCPU[c] += p.Last - start
-			if p.hooks.Slice != nil {
-				p.hooks.Slice(c, t, start, p.Last)
-			}
+		if _, ok := p.currAt[c]; ok {
+			p.emitSlice(c, t, t.since, p.Last)
 		}
 	}
 }
