@@ -111,7 +111,7 @@ func (mp *schedMap) match(comm string) bool {
 
 func (mp *schedMap) switchEvent(e *trace.Event) {
 	cpu := int(e.CPU)
-	if cpu < 0 || e.NextTID < 0 || e.TID < 0 {
+	if cpu < 0 || cpu >= TimehistMaxCPUs || e.NextTID < 0 || e.TID < 0 {
 		return
 	}
 	for len(mp.curr) <= cpu {

@@ -155,7 +155,14 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	return th.w.Flush()
 }
 
+// TimehistMaxCPUs bounds CPU numbers (perf's MAX_CPUS in
+// builtin-sched.c): events on higher CPUs are corrupt and skipped.
+const TimehistMaxCPUs = 4096
+
 func (th *timehist) event(e *trace.Event) {
+	if e.CPU >= TimehistMaxCPUs {
+		return
+	}
 	switch e.Kind {
 	case trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime:
 		if int(e.CPU) > th.maxCPU {

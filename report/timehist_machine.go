@@ -97,13 +97,13 @@ func (s *timehistStats) relStddev() float64 {
 type timehistMachine struct {
 	exact       bool
 	removeExits bool
-	byTID       []*timehistThread // indexed by tid >= 0 (dense: kernel tids are small)
-	negative    map[trace.TID]*timehistThread
+	byTID       []*timehistThread             // indexed by tid, 0 <= tid < timehistDenseTIDs
+	sparse      map[trace.TID]*timehistThread // other tids (-1, corrupt values)
 	seq         int
 }
 
 func newTimehistMachine(exact, removeExits bool) *timehistMachine {
-	m := &timehistMachine{exact: exact, removeExits: removeExits, byTID: make([]*timehistThread, 4096), negative: map[trace.TID]*timehistThread{}}
+	m := &timehistMachine{exact: exact, removeExits: removeExits, byTID: make([]*timehistThread, 4096), sparse: map[trace.TID]*timehistThread{}}
 	// perf's host machine knows the idle task as "swapper" (pid 0).
 	sw := m.newThread(0, 0)
 	sw.comm, sw.commSet = "swapper", true
@@ -118,9 +118,13 @@ func (m *timehistMachine) newThread(pid trace.PID, tid trace.TID) *timehistThrea
 	return t
 }
 
+// timehistDenseTIDs bounds the directly indexed tids: the kernel's
+// PID_MAX_LIMIT (4194304, include/linux/threads.h).
+const timehistDenseTIDs = 1 << 22
+
 func (m *timehistMachine) get(tid trace.TID) *timehistThread {
-	if tid < 0 {
-		return m.negative[tid]
+	if tid < 0 || tid >= timehistDenseTIDs {
+		return m.sparse[tid]
 	}
 	if int(tid) < len(m.byTID) {
 		return m.byTID[tid]
@@ -129,11 +133,11 @@ func (m *timehistMachine) get(tid trace.TID) *timehistThread {
 }
 
 func (m *timehistMachine) set(tid trace.TID, t *timehistThread) {
-	if tid < 0 {
+	if tid < 0 || tid >= timehistDenseTIDs {
 		if t == nil {
-			delete(m.negative, tid)
+			delete(m.sparse, tid)
 		} else {
-			m.negative[tid] = t
+			m.sparse[tid] = t
 		}
 		return
 	}
@@ -157,7 +161,7 @@ func (m *timehistMachine) all() []*timehistThread {
 			out = append(out, t)
 		}
 	}
-	for _, t := range m.negative {
+	for _, t := range m.sparse {
 		out = append(out, t)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })

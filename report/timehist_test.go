@@ -228,3 +228,36 @@ func TestTimehistStats(t *testing.T) {
 		t.Errorf("rel stddev = %s, want 25.82", got)
 	}
 }
+
+// Corrupt ids must neither panic nor make the views allocate per id: a tid
+// of 2^31-1 and a CPU of 2^31-1 (perf.data fields are 32-bit) are handled
+// like any other value or skipped.
+func TestTimehistCorruptIDs(t *testing.T) {
+	evs := timehistScenario()
+	big := timehistSw(1_003_000_000, 0, 10, trace.StateInterruptible, 1<<31-1)
+	big.NextComm = "huge"
+	evs = append(evs, big, timehistSw(1_004_000_000, 0, 1<<31-1, trace.StateInterruptible, 10))
+	badCPU := timehistSw(1_005_000_000, 1<<31-1, 10, trace.StateRunning, 20)
+	minus := timehistSw(1_006_000_000, 0, 10, trace.StateRunning, 20)
+	minus.CurTID, minus.CurPID = -1, -1
+	evs = append(evs, badCPU, minus)
+	got := runTimehist(t, evs, TimehistOptions{Wakeups: true, Summary: true, Exact: true})
+	// The switch-out of tid 2147483647 at 1.004000: run 1.004-1.003 = 1 ms.
+	if !strings.Contains(got, "       1.004000 [0000]  :2147483647[2147483647]             0.000      0.000      1.000 ") {
+		t.Errorf("huge tid row missing:\n%s", got)
+	}
+	if strings.Contains(got, "1.005000") {
+		t.Errorf("event on CPU 2^31-1 was not skipped:\n%s", got)
+	}
+	// perf charges a sample with tid -1 to a thread ":-1" (run 1.006-1.004 = 2 ms).
+	if !strings.Contains(got, "       1.006000 [0000]  :-1[-1]                             0.000      0.000      2.000 ") {
+		t.Errorf("tid -1 row missing:\n%s", got)
+	}
+	var buf bytes.Buffer
+	if err := Map(&buf, trace.NewSliceSource(evs, nil), MapOptions{NrCPUs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "=> huge:2147483647") {
+		t.Errorf("map: huge tid not named:\n%s", buf.String())
+	}
+}
