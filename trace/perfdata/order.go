@@ -2,97 +2,314 @@ package perfdata
 
 import "github.com/traceview/traceview/trace"
 
-// queue is the reordering window: a binary min-heap of (time, arrival)
-// keys over a slab of events, so that sifting moves 24-byte keys instead of
-// whole events. Equal times leave in arrival (file) order. The slab grows by
-// fixed blocks, so growing never copies events.
+// queue is the reordering window. perf writes each CPU's ring buffer in
+// turn, so the records of a data section are a concatenation of runs that
+// are each sorted by time. The queue keeps those runs as FIFOs of fixed-size
+// blocks (recycled, so memory follows the number of events held and nothing
+// is ever copied to grow) and merges them through a small binary heap keyed
+// by each run's first event (time, then arrival order): an event costs O(1)
+// to queue and O(log runs) to release, and equal times leave in file order.
+// Any input order is accepted: an event earlier than its run's last one
+// starts a new run, up to maxRuns runs; past that, such events wait in a
+// plain binary heap of single events (loose), so a badly ordered input
+// costs O(log n) per event but never more memory than its events.
 type queue struct {
-	keys   []qkey
-	blocks [][]trace.Event
-	n      int32 // slots handed out so far
-	free   []int32
+	heap   []*run // runs holding events, min-heap by head key
+	cur    *run   // the run receiving pushes
+	runs   []*run // recycled runs
+	blocks []*block
+	loose  loose
 	seq    uint64
+	n      int // events held
 }
 
-const blockBits = 12
+// maxRuns bounds the runs held: perf's rounds give about two per CPU.
+const maxRuns = 64
 
-func (q *queue) at(i int32) *trace.Event {
-	return &q.blocks[i>>blockBits][i&(1<<blockBits-1)]
+const blockLen = 256
+
+type block struct {
+	evs  [blockLen]trace.Event
+	seqs [blockLen]uint64
 }
 
-type qkey struct {
+type run struct {
+	blocks []*block
+	head   int // next event in blocks[0]
+	tail   int // events filled in the last block
+	lastT  int64
+	pos    int // index in the heap, -1 when not in it
+}
+
+func (r *run) empty() bool {
+	return len(r.blocks) == 0 || len(r.blocks) == 1 && r.head == r.tail
+}
+
+func (r *run) less(o *run) bool {
+	a, b := r.blocks[0], o.blocks[0]
+	ta, tb := a.evs[r.head].Time, b.evs[o.head].Time
+	return ta < tb || ta == tb && a.seqs[r.head] < b.seqs[o.head]
+}
+
+func (q *queue) len() int { return q.n }
+
+// minTime is the time of the earliest event; the queue must not be empty.
+func (q *queue) minTime() int64 {
+	if q.fromLoose() {
+		return q.loose.keys[0].t
+	}
+	r := q.heap[0]
+	return r.blocks[0].evs[r.head].Time
+}
+
+// fromLoose reports whether the earliest event is in the loose heap.
+func (q *queue) fromLoose() bool {
+	if len(q.loose.keys) == 0 {
+		return false
+	}
+	if len(q.heap) == 0 {
+		return true
+	}
+	r, k := q.heap[0], q.loose.keys[0]
+	t, seq := r.blocks[0].evs[r.head].Time, r.blocks[0].seqs[r.head]
+	return k.t < t || k.t == t && k.seq < seq
+}
+
+func (q *queue) newRun() *run {
+	if n := len(q.runs); n > 0 {
+		r := q.runs[n-1]
+		q.runs = q.runs[:n-1]
+		return r
+	}
+	return &run{pos: -1}
+}
+
+func (q *queue) newBlock() *block {
+	if n := len(q.blocks); n > 0 {
+		b := q.blocks[n-1]
+		q.blocks = q.blocks[:n-1]
+		return b
+	}
+	return new(block)
+}
+
+// slot returns space for the next event (its old contents are garbage);
+// fill it, then call push, or call release to drop it.
+func (q *queue) slot() *trace.Event {
+	if q.cur == nil {
+		q.cur = q.newRun()
+	}
+	return q.slotIn(q.cur)
+}
+
+func (q *queue) slotIn(c *run) *trace.Event {
+	if len(c.blocks) == 0 || c.tail == blockLen {
+		c.blocks = append(c.blocks, q.newBlock())
+		c.tail = 0
+	}
+	return &c.blocks[len(c.blocks)-1].evs[c.tail]
+}
+
+// release drops the slot; nothing was queued.
+func (q *queue) release() {}
+
+// push queues the event filled in the last slot.
+func (q *queue) push() {
+	c := q.cur
+	b := c.blocks[len(c.blocks)-1]
+	t := b.evs[c.tail].Time
+	if t < c.lastT && !c.empty() && len(q.heap) >= maxRuns {
+		q.loose.push(&b.evs[c.tail], q.seq)
+		q.seq++
+		q.n++
+		return
+	}
+	if t < c.lastT && !c.empty() {
+		// Earlier than its run's last event: start a new run.
+		ev := b.evs[c.tail]
+		old := c
+		q.cur = q.newRun()
+		c = q.cur
+		*q.slotIn(c) = ev
+		b = c.blocks[len(c.blocks)-1]
+		if old.pos < 0 {
+			q.drop(old)
+		}
+	}
+	b.seqs[c.tail] = q.seq
+	q.seq++
+	c.tail++
+	c.lastT = t
+	q.n++
+	if c.pos < 0 {
+		c.pos = len(q.heap)
+		q.heap = append(q.heap, c)
+		q.up(c.pos)
+	}
+}
+
+// pop removes and returns the earliest event; the queue must not be empty.
+func (q *queue) pop() trace.Event {
+	if q.fromLoose() {
+		q.n--
+		return q.loose.pop()
+	}
+	r := q.heap[0]
+	b := r.blocks[0]
+	ev := b.evs[r.head]
+	r.head++
+	q.n--
+	if r.head == blockLen {
+		copy(r.blocks, r.blocks[1:])
+		r.blocks[len(r.blocks)-1] = nil
+		r.blocks = r.blocks[:len(r.blocks)-1]
+		q.blocks = append(q.blocks, b)
+		r.head = 0
+		if len(r.blocks) == 0 {
+			r.tail = 0
+		}
+	}
+	if r.empty() {
+		q.remove(0)
+		q.drop(r)
+	} else {
+		q.down(0)
+	}
+	return ev
+}
+
+// drop empties a run that is out of the heap, recycling its blocks, and the
+// run itself unless it is current.
+func (q *queue) drop(r *run) {
+	for i, b := range r.blocks {
+		q.blocks = append(q.blocks, b)
+		r.blocks[i] = nil
+	}
+	r.blocks, r.head, r.tail = r.blocks[:0], 0, 0
+	if r != q.cur {
+		q.runs = append(q.runs, r)
+	}
+}
+
+func (q *queue) remove(i int) {
+	last := len(q.heap) - 1
+	q.heap[i].pos = -1
+	if i != last {
+		q.heap[i] = q.heap[last]
+		q.heap[i].pos = i
+	}
+	q.heap = q.heap[:last]
+	if i != last {
+		q.down(i)
+		q.up(i)
+	}
+}
+
+func (q *queue) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.heap[i].less(q.heap[p]) {
+			break
+		}
+		q.swap(i, p)
+		i = p
+	}
+}
+
+func (q *queue) down(i int) {
+	n := len(q.heap)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		if r := l + 1; r < n && q.heap[r].less(q.heap[l]) {
+			l = r
+		}
+		if !q.heap[l].less(q.heap[i]) {
+			return
+		}
+		q.swap(i, l)
+		i = l
+	}
+}
+
+func (q *queue) swap(i, j int) {
+	q.heap[i], q.heap[j] = q.heap[j], q.heap[i]
+	q.heap[i].pos = i
+	q.heap[j].pos = j
+}
+
+// loose is a binary min-heap of single events by (time, arrival), over a
+// recycled slab, for events that fit no run.
+type loose struct {
+	keys []lkey
+	slab [][]trace.Event
+	free []int32
+	used int32
+}
+
+type lkey struct {
 	t   int64
 	seq uint64
 	idx int32
 }
 
-func (k qkey) less(o qkey) bool { return k.t < o.t || k.t == o.t && k.seq < o.seq }
+func (k lkey) less(o lkey) bool { return k.t < o.t || k.t == o.t && k.seq < o.seq }
 
-func (q *queue) len() int { return len(q.keys) }
+func (l *loose) at(i int32) *trace.Event { return &l.slab[i/blockLen][i%blockLen] }
 
-// minTime is the time of the earliest event; the queue must not be empty.
-func (q *queue) minTime() int64 { return q.keys[0].t }
-
-// slot returns a free event slot to fill, and its index for push.
-func (q *queue) slot() (*trace.Event, int32) {
-	if n := len(q.free); n > 0 {
-		i := q.free[n-1]
-		q.free = q.free[:n-1]
-		return q.at(i), i
+func (l *loose) push(ev *trace.Event, seq uint64) {
+	var i int32
+	if n := len(l.free); n > 0 {
+		i = l.free[n-1]
+		l.free = l.free[:n-1]
+	} else {
+		i = l.used
+		l.used++
+		if int(i/blockLen) == len(l.slab) {
+			l.slab = append(l.slab, make([]trace.Event, blockLen))
+		}
 	}
-	i := q.n
-	if int(i>>blockBits) == len(q.blocks) {
-		q.blocks = append(q.blocks, make([]trace.Event, 1<<blockBits))
-	}
-	q.n++
-	return q.at(i), i
-}
-
-// push queues the event filled in slot i.
-func (q *queue) push(i int32) {
-	k := qkey{t: q.at(i).Time, seq: q.seq, idx: i}
-	q.seq++
-	q.keys = append(q.keys, k)
-	j := len(q.keys) - 1
+	*l.at(i) = *ev
+	k := lkey{t: ev.Time, seq: seq, idx: i}
+	l.keys = append(l.keys, k)
+	j := len(l.keys) - 1
 	for j > 0 {
 		p := (j - 1) / 2
-		if !k.less(q.keys[p]) {
+		if !k.less(l.keys[p]) {
 			break
 		}
-		q.keys[j] = q.keys[p]
+		l.keys[j] = l.keys[p]
 		j = p
 	}
-	q.keys[j] = k
+	l.keys[j] = k
 }
 
-// pop removes and returns the earliest event.
-func (q *queue) pop() trace.Event {
-	top := q.keys[0]
-	ev := *q.at(top.idx)
-	q.free = append(q.free, top.idx)
-	n := len(q.keys) - 1
-	last := q.keys[n]
-	q.keys = q.keys[:n]
+func (l *loose) pop() trace.Event {
+	top := l.keys[0]
+	ev := *l.at(top.idx)
+	l.free = append(l.free, top.idx)
+	n := len(l.keys) - 1
+	last := l.keys[n]
+	l.keys = l.keys[:n]
 	if n > 0 {
 		j := 0
 		for {
-			l := 2*j + 1
-			if l >= n {
+			c := 2*j + 1
+			if c >= n {
 				break
 			}
-			if r := l + 1; r < n && q.keys[r].less(q.keys[l]) {
-				l = r
+			if r := c + 1; r < n && l.keys[r].less(l.keys[c]) {
+				c = r
 			}
-			if !q.keys[l].less(last) {
+			if !l.keys[c].less(last) {
 				break
 			}
-			q.keys[j] = q.keys[l]
-			j = l
+			l.keys[j] = l.keys[c]
+			j = c
 		}
-		q.keys[j] = last
+		l.keys[j] = last
 	}
 	return ev
 }
-
-// release returns an unused slot.
-func (q *queue) release(i int32) { q.free = append(q.free, i) }

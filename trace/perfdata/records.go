@@ -149,10 +149,10 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	}
 	raw := rec[p : p+rsize]
 
-	ev, slot := r.q.slot()
+	ev := r.q.slot()
 	*ev = trace.NewEvent(t, trace.CPU(cpu), a.dec.Kind)
 	if err := a.dec.Decode(raw, ev); err != nil {
-		r.q.release(slot)
+		r.q.release()
 		r.meta.Warnings.Add("bad-tracepoint", "perf.data: sample at offset %d: %v; skipped", off, err)
 		return nil
 	}
@@ -165,7 +165,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		ev.CurPID = r.pidOf(ev.CurTID)
 	}
 	r.fillPIDs(ev)
-	r.queue(ev, slot, hasTime)
+	r.queue(ev, hasTime)
 	return nil
 }
 
@@ -208,7 +208,7 @@ func (r *Reader) fillPIDs(ev *trace.Event) {
 }
 
 // queue puts a filled event slot into the reordering window.
-func (r *Reader) queue(ev *trace.Event, slot int32, hasTime bool) {
+func (r *Reader) queue(ev *trace.Event, hasTime bool) {
 	if hasTime {
 		if ev.Time > r.maxTime {
 			r.maxTime = ev.Time
@@ -227,7 +227,7 @@ func (r *Reader) queue(ev *trace.Event, slot int32, hasTime bool) {
 		}
 	}
 	r.stats.Events[ev.Kind]++
-	r.q.push(slot)
+	r.q.push()
 }
 
 // idTrailer is the sample_id_all trailer of a non-sample record.
@@ -316,14 +316,14 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		if exec {
 			k = trace.KindExec
 		}
-		ev, slot := r.q.slot()
+		ev := r.q.slot()
 		*ev = trace.NewEvent(t, cpu, k)
 		ev.TID, ev.PID = tid, pid
 		ev.Comm = r.intern.Intern(cbytes(body[8:]))
 		if !synthesized {
 			ev.CurTID, ev.CurPID = trace.TID(sid.tid), trace.PID(sid.pid)
 		}
-		r.queue(ev, slot, hasTime)
+		r.queue(ev, hasTime)
 	case recFork, recExit:
 		if len(body) < 16 {
 			return short()
@@ -341,7 +341,7 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		if typ == recExit && r.haveExitTP {
 			return nil
 		}
-		ev, slot := r.q.slot()
+		ev := r.q.slot()
 		if typ == recFork {
 			*ev = trace.NewEvent(t, cpu, trace.KindFork)
 			ev.TID, ev.PID, ev.ChildTID, ev.ChildPID = ptid, ppid, tid, pid
@@ -352,7 +352,7 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		if !synthesized {
 			ev.CurTID, ev.CurPID = trace.TID(sid.tid), trace.PID(sid.pid)
 		}
-		r.queue(ev, slot, hasTime)
+		r.queue(ev, hasTime)
 	case recLost, recLostSamples:
 		var lost uint64
 		if typ == recLost {
@@ -371,10 +371,10 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 			start = r.cpuLast[c]
 		}
 		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: lost, Start: start, End: t})
-		ev, slot := r.q.slot()
+		ev := r.q.slot()
 		*ev = trace.NewEvent(t, cpu, trace.KindLost)
 		ev.Count = lost
-		r.queue(ev, slot, hasTime)
+		r.queue(ev, hasTime)
 	}
 	return nil
 }
