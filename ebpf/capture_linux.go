@@ -4,10 +4,12 @@ package ebpf
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	cilium "github.com/cilium/ebpf"
@@ -36,6 +38,7 @@ type Capture struct {
 	lostMap *cilium.Map
 	classic bool
 	nCPU    int
+	mu      sync.Mutex
 	lost    []uint64 // per CPU, as last read from the map
 	dec     *decoder
 }
@@ -188,7 +191,7 @@ func setVars(spec *cilium.CollectionSpec, opts Options, size int) error {
 	if err := set("thread_size", threadSize()); err != nil {
 		return err
 	}
-	if err := set("wakeup_bytes", uint64(size/4)); err != nil {
+	if err := set("wakeup_bytes", uint64(size/8)); err != nil {
 		return err
 	}
 	if opts.CPUs != nil {
@@ -217,9 +220,19 @@ func (c *Capture) Mode() string {
 	return "tp_btf"
 }
 
-// pollInterval is how often Run wakes up without a ring-buffer wakeup, to
-// drain records submitted without one and to check the loss counters.
-const pollInterval = 50 * time.Millisecond
+// pollInterval is how often the drain wakes up without a ring-buffer
+// wakeup, to collect records submitted without one and to check the loss
+// counters.
+const pollInterval = 25 * time.Millisecond
+
+// batchBytes is the size of the batches of raw records the drain hands to
+// the decoder, and maxBatches how many may wait: the drain only copies, so
+// the ring buffer empties even while decoding and compression lag behind
+// (up to maxBatches*batchBytes = 256 MiB).
+const (
+	batchBytes = 1 << 20
+	maxBatches = 256
+)
 
 // Run drains the ring buffer, calling emit with each event in time order,
 // until ctx is done; then it detaches the programs, drains every record
@@ -227,8 +240,74 @@ const pollInterval = 50 * time.Millisecond
 // appear as trace.KindLost events (per CPU, at the time they were noticed).
 // An error from emit stops Run and is returned.
 func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
+	batches := make(chan []byte, maxBatches)
+	free := make(chan []byte, maxBatches)
+	drainErr := make(chan error, 1)
+	stop := make(chan struct{})
+	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
+	defer close(stop)
+
 	var ro reorder
+	for b := range batches {
+		for len(b) >= RecordSize {
+			if b[12] == lostMarker {
+				// A loss report from the drain: CPU, count, time noticed.
+				e := trace.NewEvent(ro.maxTime, trace.CPU(binary.LittleEndian.Uint32(b[8:])), trace.KindLost)
+				e.Count = binary.LittleEndian.Uint64(b[16:])
+				if now := int64(binary.LittleEndian.Uint64(b[24:])); now > e.Time {
+					e.Time = now
+				}
+				ro.add(e)
+			} else if e, ok := c.dec.decode(b[:RecordSize]); ok {
+				ro.add(e)
+			}
+			b = b[RecordSize:]
+		}
+		select {
+		case free <- b[:0:cap(b)]:
+		default:
+		}
+		if err := ro.flush(false, emit); err != nil {
+			return err
+		}
+	}
+	if err := <-drainErr; err != nil {
+		return err
+	}
+	return ro.flush(true, emit)
+}
+
+// lostMarker is the kind byte (offset 12) of the pseudo-records the drain
+// puts in a batch to report a loss: CPU at offset 8 (u32), count at 16 (u64),
+// CLOCK_MONOTONIC time at 24 (u64). Real records have kinds 1..8.
+const lostMarker = 0xff
+
+// drain copies records from the ring buffer into batches until ctx is
+// done, then detaches the programs, copies what is left and closes batches.
+func (c *Capture) drain(ctx context.Context, batches chan<- []byte, free <-chan []byte, stop <-chan struct{}) error {
+	defer close(batches)
 	var rec ringbuf.Record
+	get := func() []byte {
+		select {
+		case b := <-free:
+			return b
+		default:
+			return make([]byte, 0, batchBytes)
+		}
+	}
+	cur := get()
+	send := func() bool {
+		if len(cur) == 0 {
+			return true
+		}
+		select {
+		case batches <- cur:
+		case <-stop:
+			return false
+		}
+		cur = get()
+		return true
+	}
 	stopping := false
 	for {
 		if stopping {
@@ -239,13 +318,11 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 		err := c.rd.ReadInto(&rec)
 		switch {
 		case err == nil:
-			if e, ok := c.dec.decode(rec.RawSample); ok {
-				ro.add(e)
+			if len(rec.RawSample) >= RecordSize {
+				cur = append(cur, rec.RawSample[:RecordSize]...)
 			}
-			if len(ro.pending) >= 1<<16 {
-				if err := ro.flush(false, emit); err != nil {
-					return err
-				}
+			if len(cur)+RecordSize > cap(cur) && !send() {
+				return nil
 			}
 			continue
 		case errors.Is(err, os.ErrDeadlineExceeded):
@@ -253,14 +330,14 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 			return fmt.Errorf("read ring buffer: %w", err)
 		}
 		// The buffer is empty.
-		if err := c.pollLost(&ro); err != nil {
+		if err := c.pollLost(&cur); err != nil {
 			return err
+		}
+		if !send() {
+			return nil
 		}
 		if stopping {
-			return ro.flush(true, emit)
-		}
-		if err := ro.flush(false, emit); err != nil {
-			return err
+			return nil
 		}
 		if ctx.Err() != nil {
 			// Detach, then drain what the programs wrote before.
@@ -273,25 +350,26 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	}
 }
 
-// pollLost reads the per-CPU loss counters and queues a KindLost event for
-// every increase.
-func (c *Capture) pollLost(ro *reorder) error {
+// pollLost reads the per-CPU loss counters and appends a loss marker to
+// batch for every increase.
+func (c *Capture) pollLost(batch *[]byte) error {
 	var vals []uint64
 	if err := c.lostMap.Lookup(uint32(0), &vals); err != nil {
 		return fmt.Errorf("read loss counters: %w", err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.lost == nil {
 		c.lost = make([]uint64, len(vals))
 	}
-	now := monotonicNow()
-	if ro.maxTime > now {
-		now = ro.maxTime
-	}
 	for cpu, v := range vals {
 		if cpu < len(c.lost) && v > c.lost[cpu] {
-			e := trace.NewEvent(now, trace.CPU(cpu), trace.KindLost)
-			e.Count = v - c.lost[cpu]
-			ro.add(e)
+			var m [RecordSize]byte
+			m[12] = lostMarker
+			binary.LittleEndian.PutUint32(m[8:], uint32(cpu))
+			binary.LittleEndian.PutUint64(m[16:], v-c.lost[cpu])
+			binary.LittleEndian.PutUint64(m[24:], uint64(monotonicNow()))
+			*batch = append(*batch, m[:]...)
 			c.lost[cpu] = v
 		}
 	}
@@ -307,7 +385,11 @@ func monotonicNow() int64 {
 }
 
 // Lost returns the records lost per CPU (index: CPU) as of the last poll.
-func (c *Capture) Lost() []uint64 { return append([]uint64(nil), c.lost...) }
+func (c *Capture) Lost() []uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]uint64(nil), c.lost...)
+}
 
 // Close detaches the programs and frees the kernel objects.
 func (c *Capture) Close() error {

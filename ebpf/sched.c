@@ -106,24 +106,49 @@ static __always_inline bool cpu_wanted(u32 cpu)
 	return (cpu_mask[cpu / 64] >> (cpu % 64)) & 1;
 }
 
-/* Whether the program runs in interrupt context: on the kernels we target
- * (x86-64 and arm64) hardirqs and softirqs run on a per-CPU IRQ stack and
- * NMIs on their own stack, so the BPF frame lies outside the current task's
- * stack [task->stack, task->stack + THREAD_SIZE) exactly when
- * in_interrupt-like context holds. preempt_count itself is a per-CPU
- * variable that only typed ksyms reach, and those need CONFIG_KALLSYMS_ALL. */
+/* preempt_count bits (include/linux/preempt.h): hardirq, NMI, and serving a
+ * softirq (SOFTIRQ_OFFSET; the rest of SOFTIRQ_MASK only counts bh-disabled
+ * sections, which are task context). */
+#define TV_HARDIRQ_MASK 0x000f0000
+#define TV_NMI_MASK 0x00f00000
+#define TV_SOFTIRQ_OFFSET 0x00000100
+
+/* Whether the program runs in interrupt context (hardirq, serving softirq,
+ * NMI).
+ *
+ * arm64 keeps preempt_count in thread_info, read with CO-RE. x86-64 keeps it
+ * in a per-CPU variable that BPF reaches only through typed ksyms, which
+ * need CONFIG_KALLSYMS_ALL; there we infer it from the stacks
+ * (arch/x86/include/asm/irq_stack.h, arch/x86/entry): an interrupt taken in
+ * kernel mode, and every softirq run from it, runs on the per-CPU IRQ stack
+ * and an NMI on its own stack, so the BPF frame lies outside the task's
+ * stack [task->stack, task->stack + THREAD_SIZE); an interrupt taken in user
+ * mode runs on the task stack, whose saved user registers at the top then
+ * carry the negated vector in orig_ax (a syscall stores its number, >= 0).
+ * Known miss: a wakeup from task work run on the way back to user mode after
+ * such an interrupt is reported as from interrupt. */
 static __always_inline u8 irq_flags(void)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	u64 stack = (u64)BPF_CORE_READ(cur, stack);
-	u64 sp;
+	struct pt_regs *regs;
+	u64 stack, sp;
 
+	if (bpf_core_field_exists(((struct task_struct___pc *)cur)->thread_info.preempt_count)) {
+		u64 pc = BPF_CORE_READ((struct task_struct___pc *)cur, thread_info.preempt_count);
+		if (pc & (TV_HARDIRQ_MASK | TV_NMI_MASK | TV_SOFTIRQ_OFFSET))
+			return TV_F_IRQ_KNOWN | TV_F_IRQ;
+		return TV_F_IRQ_KNOWN;
+	}
+	stack = (u64)BPF_CORE_READ(cur, stack);
 	if (!stack)
 		return 0;
 	asm volatile("%0 = r10" : "=r"(sp));
-	if (sp >= stack && sp < stack + thread_size)
-		return TV_F_IRQ_KNOWN;
-	return TV_F_IRQ_KNOWN | TV_F_IRQ;
+	if (sp < stack || sp >= stack + thread_size)
+		return TV_F_IRQ_KNOWN | TV_F_IRQ;
+	regs = (struct pt_regs *)(stack + thread_size - bpf_core_type_size(struct pt_regs));
+	if ((BPF_CORE_READ(regs, cs) & 3) == 3 && (long)BPF_CORE_READ(regs, orig_ax) < 0)
+		return TV_F_IRQ_KNOWN | TV_F_IRQ;
+	return TV_F_IRQ_KNOWN;
 }
 
 static __always_inline struct record *reserve(u32 cpu, u8 kind)

@@ -57,6 +57,21 @@ struct task_struct {
 	void *stack;
 } __attribute__((preserve_access_index));
 
+/* arm64 keeps preempt_count in thread_info. */
+struct thread_info___pc {
+	u64 preempt_count;
+} __attribute__((preserve_access_index));
+
+struct task_struct___pc {
+	struct thread_info___pc thread_info;
+} __attribute__((preserve_access_index));
+
+/* x86-64 saved user registers at the top of the task stack. */
+struct pt_regs {
+	unsigned long orig_ax;
+	unsigned long cs;
+} __attribute__((preserve_access_index));
+
 /* Kernels whose CPU field lives in task_struct itself. */
 struct task_struct___cpu {
 	unsigned int cpu;

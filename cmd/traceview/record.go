@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/traceview/traceview/ebpf"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
+)
+
+type recordOptions struct {
+	output     string
+	all        bool
+	cpus       string
+	duration   time.Duration
+	bufferSize string
+	classic    bool
+}
+
+func init() {
+	addCommand(func() *cobra.Command {
+		var o recordOptions
+		cmd := &cobra.Command{
+			Use:   "record [-o FILE] [-a] [--cpu LIST] [--duration D] [--buffer-size SIZE] [-- COMMAND ARGS...]",
+			Short: "Capture scheduler events with eBPF (like 'perf sched record', cheaper)",
+			Long: `Capture the scheduler events of the whole system with eBPF into traceview's
+own compact format (docs/format.md), like 'perf sched record': sched_switch,
+sched_waking, sched_wakeup, sched_wakeup_new, sched_migrate_task and process
+fork, exec and exit. Beyond perf, every wakeup records its waker (thread id
+and CPU) and whether it came from interrupt context.
+
+Recording is system-wide (-a is the default and accepted for perf's sake).
+It runs COMMAND and stops when it exits, or stops after --duration, or on
+SIGINT (Ctrl-C) or SIGTERM; in every case every record already drained is
+written and the file is closed properly. At the end it prints the events,
+bytes and losses: records the kernel could not queue because the ring buffer
+was full are counted per CPU, stored in the file and reported by every
+command that reads it (raise --buffer-size if any are lost).
+
+Needs root, a kernel with BTF (/sys/kernel/btf/vmlinux) and BPF ring
+buffers (Linux >= 5.8); on kernels without BTF-enabled tracepoints it uses
+classic tracepoints, which need tracefs mounted
+(mount -t tracefs nodev /sys/kernel/tracing).
+
+Example:
+  sudo traceview record -o t.tv -- perf bench sched messaging
+  traceview latency -i t.tv
+  sudo traceview record --cpu 0-1 --duration 5s -o idle.tv`,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runRecord(cmd, o, args)
+			},
+		}
+		f := cmd.Flags()
+		f.StringVarP(&o.output, "output", "o", "trace.tv", "file to write")
+		f.BoolVarP(&o.all, "all-cpus", "a", true, "record system-wide (the default)")
+		f.StringVarP(&o.cpus, "cpu", "C", "", "record only events on these CPUs, e.g. 0,2-3")
+		f.DurationVarP(&o.duration, "duration", "d", 0, "stop after this long, e.g. 10s (0: until COMMAND exits or a signal)")
+		f.StringVarP(&o.bufferSize, "buffer-size", "m", "32M", "ring buffer size in bytes, with K, M or G suffix (rounded up to a power of two)")
+		f.BoolVar(&o.classic, "classic", false, "use classic tracepoints even where BTF-enabled ones exist")
+		return cmd
+	})
+}
+
+// parseCPUList parses "0,2-3" into CPU numbers.
+func parseCPUList(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("bad CPU %q in %q (want e.g. 0,2-3)", lo, s)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("bad CPU range %q in %q (want e.g. 0,2-3)", part, s)
+			}
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("empty CPU list %q", s)
+	}
+	return out, nil
+}
+
+// parseSize parses "16M", "512K", "1G", "65536" (binary units, optional
+// "B"/"iB") into bytes.
+func parseSize(s string) (int, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
+	mult := 1
+	switch {
+	case strings.HasSuffix(t, "K"):
+		mult = 1 << 10
+	case strings.HasSuffix(t, "M"):
+		mult = 1 << 20
+	case strings.HasSuffix(t, "G"):
+		mult = 1 << 30
+	}
+	if mult > 1 {
+		t = t[:len(t)-1]
+	}
+	n, err := strconv.Atoi(t)
+	if err != nil || n <= 0 || n > (4<<30)/mult {
+		return 0, fmt.Errorf("bad size %q (want e.g. 16M, at most 4G)", s)
+	}
+	return n * mult, nil
+}
+
+func recordHeader(mode string) tvf.Header {
+	h := tvf.Header{
+		Tool:      "traceview record (" + mode + ")",
+		Cmdline:   os.Args,
+		NrCPUs:    runtime.NumCPU(),
+		Clock:     "CLOCK_MONOTONIC (bpf_ktime_get_ns)",
+		StartWall: time.Now().UnixNano(),
+	}
+	if n, err := onlineCPUs(); err == nil {
+		h.NrCPUs = n
+	}
+	h.NrCPUsAvail = h.NrCPUs
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		h.Hostname = unix.ByteSliceToString(u.Nodename[:])
+		h.OSRelease = unix.ByteSliceToString(u.Release[:])
+		h.Arch = unix.ByteSliceToString(u.Machine[:])
+	}
+	return h
+}
+
+// onlineCPUs counts /sys/devices/system/cpu/online ("0-1,4").
+func onlineCPUs() (int, error) {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return 0, err
+	}
+	l, err := parseCPUList(strings.TrimSpace(string(b)))
+	return len(l), err
+}
+
+// addProcTasks puts every thread of /proc in the task table, so tasks that
+// never switch during the capture still have names.
+func addProcTasks(w *tvf.Writer) {
+	comms, _ := filepath.Glob("/proc/[0-9]*/task/[0-9]*/comm")
+	for _, p := range comms {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		parts := strings.Split(p, "/") // "", proc, PID, task, TID, comm
+		pid, err1 := strconv.Atoi(parts[2])
+		tid, err2 := strconv.Atoi(parts[4])
+		if err1 == nil && err2 == nil {
+			w.AddTask(trace.TID(tid), trace.PID(pid), strings.TrimSuffix(string(b), "\n"))
+		}
+	}
+}
+
+func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
+	opts := ebpf.Options{Classic: o.classic}
+	var err error
+	if o.cpus != "" {
+		if opts.CPUs, err = parseCPUList(o.cpus); err != nil {
+			return usageErrorf("record: --cpu: %v", err)
+		}
+	}
+	if opts.BufferSize, err = parseSize(o.bufferSize); err != nil {
+		return usageErrorf("record: --buffer-size: %v", err)
+	}
+	if o.duration < 0 {
+		return usageErrorf("record: --duration must be positive, got %v", o.duration)
+	}
+	if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
+		return usageErrorf("record: put the command after --, e.g. traceview record -- %s", strings.Join(args, " "))
+	}
+	stderr := cmd.ErrOrStderr()
+	capture, err := ebpf.Open(opts)
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	defer capture.Close()
+	f, err := os.Create(o.output)
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	defer f.Close()
+	w, err := tvf.NewWriter(f, recordHeader(capture.Mode()))
+	if err != nil {
+		return fmt.Errorf("record: %s: %w", o.output, err)
+	}
+	addProcTasks(w)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if o.duration > 0 {
+		ctx, cancel = context.WithTimeout(ctx, o.duration)
+		defer cancel()
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	var child *exec.Cmd
+	childDone := make(chan error, 1)
+	if len(args) > 0 {
+		child = exec.Command(args[0], args[1:]...)
+		child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if err := child.Start(); err != nil {
+			return fmt.Errorf("record: start %s: %w", args[0], err)
+		}
+		go func() { childDone <- child.Wait() }()
+	}
+	var childErr error
+	childExited := false
+	go func() {
+		select {
+		case s := <-sigs:
+			if child != nil && child.Process != nil {
+				child.Process.Signal(s)
+			}
+			cancel()
+		case childErr = <-childDone:
+			childExited = true
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+
+	start := time.Now()
+	lastOnCPU := map[trace.CPU]int64{}
+	var windows []trace.LostWindow
+	err = capture.Run(ctx, func(e trace.Event) error {
+		if e.Kind == trace.KindLost {
+			from, ok := lastOnCPU[e.CPU]
+			if !ok {
+				from = e.Time
+			}
+			windows = append(windows, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: from, End: e.Time})
+		} else {
+			lastOnCPU[e.CPU] = e.Time
+		}
+		return w.Write(e)
+	})
+	elapsed := time.Since(start)
+	if child != nil && !childExited {
+		// Stopped by a signal or --duration: the command was signalled (or
+		// is still running after --duration, like perf we leave it).
+		select {
+		case childErr = <-childDone:
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	w.SetLost(windows)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("record: %s: %w", o.output, err)
+	}
+	printRecordSummary(stderr, o.output, w, elapsed)
+	var exitErr *exec.ExitError
+	if errors.As(childErr, &exitErr) {
+		fmt.Fprintf(stderr, "note: %s exited with status %d\n", args[0], exitErr.ExitCode())
+	}
+	return nil
+}
+
+func printRecordSummary(out io.Writer, path string, w *tvf.Writer, elapsed time.Duration) {
+	n, size := w.Events(), w.Bytes()
+	var total uint64
+	var per []string
+	for cpu, l := range w.Lost() {
+		total += l
+		if l > 0 {
+			per = append(per, fmt.Sprintf("CPU %d: %d", cpu, l))
+		}
+	}
+	fmt.Fprintf(out, "[ traceview record: %d events in %.3f s, wrote %d bytes (%.2f MiB, %.1f bytes/event) to %s ]\n",
+		n, elapsed.Seconds(), size, float64(size)/(1<<20), perEvent(size, n), path)
+	if total == 0 {
+		fmt.Fprintf(out, "[ traceview record: 0 events lost ]\n")
+	} else {
+		fmt.Fprintf(out, "[ traceview record: %d events LOST (%s): raise --buffer-size ]\n", total, strings.Join(per, ", "))
+	}
+}

@@ -1,0 +1,306 @@
+//go:build linux
+
+package ebpf
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// requireBPF skips the test when the kernel cannot capture (saying why), or
+// fails it when TRACEVIEW_REQUIRE_BPF=1 (as in CI).
+func requireBPF(t *testing.T, classic bool) {
+	t.Helper()
+	if _, err := Probe(Options{Classic: classic}); err != nil {
+		if os.Getenv("TRACEVIEW_REQUIRE_BPF") == "1" {
+			t.Fatalf("eBPF capture unusable and TRACEVIEW_REQUIRE_BPF=1: %v", err)
+		}
+		t.Skipf("eBPF capture unusable (set TRACEVIEW_REQUIRE_BPF=1 to fail instead): %v", err)
+	}
+}
+
+// ctxSwitches reads the kernel's own counts of voluntary and involuntary
+// context switches of thread tid (/proc/self/task/TID/status).
+func ctxSwitches(tid int) (vol, invol int, err error) {
+	f, err := os.Open(fmt.Sprintf("/proc/self/task/%d/status", tid))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), ":")
+		n, _ := strconv.Atoi(strings.TrimSpace(v))
+		switch k {
+		case "voluntary_ctxt_switches":
+			vol = n
+		case "nonvoluntary_ctxt_switches":
+			invol = n
+		}
+	}
+	return vol, invol, sc.Err()
+}
+
+// thread is one side of the ping-pong, with the kernel's counters around
+// its work.
+type thread struct {
+	tid          int
+	vol0, invol0 int
+	vol1, invol1 int
+	t0, t1       int64 // CLOCK_MONOTONIC ns after the first and before the last counter read
+	err          error
+}
+
+// pingPong runs two OS threads that pass a byte back and forth n times over
+// two blocking pipes (raw read/write syscalls, not Go's poller), each
+// reading the kernel's context-switch counters of itself before the first
+// and after the last round trip.
+func pingPong(n int) (a, b *thread, err error) {
+	var p1, p2 [2]int
+	if err := unix.Pipe2(p1[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, err
+	}
+	if err := unix.Pipe2(p2[:], unix.O_CLOEXEC); err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		for _, fd := range []int{p1[0], p1[1], p2[0], p2[1]} {
+			unix.Close(fd)
+		}
+	}()
+	a, b = &thread{}, &thread{}
+	var ready, wg sync.WaitGroup
+	ready.Add(2)
+	wg.Add(2)
+	side := func(th *thread, in, out int, first bool) {
+		defer wg.Done()
+		runtime.LockOSThread() // the thread exits with the goroutine
+		th.tid = unix.Gettid()
+		th.vol0, th.invol0, th.err = ctxSwitches(th.tid)
+		th.t0 = monotonicNow()
+		ready.Done()
+		ready.Wait()
+		buf := []byte{0}
+		for i := 0; i < n && th.err == nil; i++ {
+			if first {
+				if _, err := unix.Write(out, buf); err != nil {
+					th.err = err
+				}
+			}
+			if _, err := unix.Read(in, buf); err != nil {
+				th.err = err
+			}
+			if !first {
+				if _, err := unix.Write(out, buf); err != nil {
+					th.err = err
+				}
+			}
+		}
+		if th.err == nil {
+			th.t1 = monotonicNow()
+			th.vol1, th.invol1, th.err = ctxSwitches(th.tid)
+		}
+	}
+	go side(a, p2[0], p1[1], true)
+	go side(b, p1[0], p2[1], false)
+	wg.Wait()
+	if a.err != nil {
+		return a, b, a.err
+	}
+	return a, b, b.err
+}
+
+// capture records while work runs, and a little after.
+func capture(t *testing.T, classic bool, work func()) ([]trace.Event, []uint64) {
+	t.Helper()
+	c, err := Open(Options{Classic: classic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var evs []trace.Event
+	done := make(chan error)
+	go func() {
+		done <- c.Run(ctx, func(e trace.Event) error {
+			evs = append(evs, e)
+			return nil
+		})
+	}()
+	work()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	return evs, c.Lost()
+}
+
+// taskCounts tallies what the capture saw of one thread.
+type taskCounts struct {
+	sleeps, preempts   int // switch-outs: not runnable, runnable
+	switchIns          int
+	wakings, wakeups   int
+	wakeupsByPartner   int
+	wakingsByStrangers int // sched_waking of the task by a task outside this process
+	wakeupsFromIRQ     int
+	wakerCPUMismatch   int
+}
+
+// tally counts the events of tid between from and to (ns).
+func tally(evs []trace.Event, tid, partner trace.TID, from, to int64) taskCounts {
+	var c taskCounts
+	wakingCPU := trace.CPU(-1)
+	for _, e := range evs {
+		if e.Time < from || e.Time > to {
+			continue
+		}
+		switch {
+		case e.Kind == trace.KindSwitch && e.TID == tid:
+			if e.PrevState.Runnable() {
+				c.preempts++
+			} else {
+				c.sleeps++
+			}
+		case e.Kind == trace.KindSwitch && e.NextTID == tid:
+			c.switchIns++
+		case e.Kind == trace.KindWaking && e.TID == tid:
+			c.wakings++
+			wakingCPU = e.CPU
+			if e.CurPID != trace.PID(os.Getpid()) {
+				c.wakingsByStrangers++
+			}
+		case e.Kind == trace.KindWakeup && e.TID == tid:
+			c.wakeups++
+			if e.WakerTID == partner {
+				c.wakeupsByPartner++
+			}
+			if e.FromIRQ == trace.Yes {
+				c.wakeupsFromIRQ++
+			}
+			if e.WakerCPU != wakingCPU {
+				c.wakerCPUMismatch++
+			}
+		}
+	}
+	return c
+}
+
+// TestCapturePingPong records two threads passing a byte back and forth and
+// checks the capture against the kernel's own counters: every voluntary
+// context switch of a thread (/proc voluntary_ctxt_switches) is a
+// sched_switch out of it in a sleeping state, and is ended by exactly one
+// sched_waking + sched_wakeup whose waker is the other thread (the only
+// one writing to its pipe), in task context, on the CPU of the
+// sched_waking; every involuntary one is a switch out in state R. No
+// record may be lost.
+func TestCapturePingPong(t *testing.T) {
+	const n = 2000
+	for _, classic := range []bool{false, true} {
+		name := map[bool]string{false: "tp_btf", true: "tracepoint"}[classic]
+		t.Run(name, func(t *testing.T) {
+			requireBPF(t, classic)
+			var a, b *thread
+			var werr error
+			evs, lost := capture(t, classic, func() { a, b, werr = pingPong(n) })
+			if werr != nil {
+				t.Fatal(werr)
+			}
+			for cpu, l := range lost {
+				if l != 0 {
+					t.Errorf("CPU %d lost %d records", cpu, l)
+				}
+			}
+			for i := 1; i < len(evs); i++ {
+				if evs[i].Time < evs[i-1].Time {
+					t.Fatalf("event %d out of time order: %v after %v", i, evs[i], evs[i-1])
+				}
+			}
+			for _, p := range [][2]*thread{{a, b}, {b, a}} {
+				me, other := p[0], p[1]
+				c := tally(evs, trace.TID(me.tid), trace.TID(other.tid), me.t0, me.t1)
+				vol, invol := me.vol1-me.vol0, me.invol1-me.invol0
+				t.Logf("tid %d: kernel says %d voluntary, %d involuntary switches; captured %+v", me.tid, vol, invol, c)
+				if vol < n/10 {
+					t.Errorf("tid %d: only %d voluntary switches in %d round trips: the workload did not block", me.tid, vol, n)
+				}
+				// The counters are read inside the thread and the window
+				// bounds are read next to them, not atomically with them: a
+				// preemption between the two reads may fall on either side.
+				if d := c.sleeps - vol; d < -1 || d > 1 {
+					t.Errorf("tid %d: %d sleeping switch-outs captured, kernel counted %d voluntary switches", me.tid, c.sleeps, vol)
+				}
+				if d := c.preempts - invol; d < -2 || d > 2 {
+					t.Errorf("tid %d: %d runnable switch-outs captured, kernel counted %d involuntary", me.tid, c.preempts, invol)
+				}
+				if d := c.wakeups - c.sleeps; d < -1 || d > 1 {
+					t.Errorf("tid %d: %d wakeups for %d sleeps (kernel: %d)", me.tid, c.wakeups, c.sleeps, vol)
+				}
+				if c.wakings != c.wakeups {
+					t.Errorf("tid %d: %d sched_waking but %d sched_wakeup", me.tid, c.wakings, c.wakeups)
+				}
+				// Inside the window the partner's pipe writes wake the
+				// thread, and so can the Go runtime of this process (a thread
+				// back from a blocking syscall may wait on a futex for a P),
+				// nobody else.
+				if c.wakingsByStrangers != 0 {
+					t.Errorf("tid %d: %d wakings by tasks outside this process", me.tid, c.wakingsByStrangers)
+				}
+				if c.wakeupsByPartner < c.wakeups*95/100 {
+					t.Errorf("tid %d: %d of %d wakeups have the partner %d as waker", me.tid, c.wakeupsByPartner, c.wakeups, other.tid)
+				}
+				if c.wakeupsFromIRQ > 1 {
+					t.Errorf("tid %d: %d wakeups flagged as from interrupt, pipe writes are task context", me.tid, c.wakeupsFromIRQ)
+				}
+				if c.wakerCPUMismatch != 0 {
+					t.Errorf("tid %d: %d wakeups whose waker CPU differs from their sched_waking's CPU", me.tid, c.wakerCPUMismatch)
+				}
+				if d := c.switchIns - (c.sleeps + c.preempts); d < -1 || d > 1 {
+					t.Errorf("tid %d: %d switch-ins for %d switch-outs", me.tid, c.switchIns, c.sleeps+c.preempts)
+				}
+			}
+		})
+	}
+}
+
+// TestCaptureTimerWakeupsFromIRQ: a thread sleeping in nanosleep is woken by
+// the hrtimer interrupt (hrtimer_wakeup runs in hardirq context), so its
+// wakeups must be flagged as from interrupt.
+func TestCaptureTimerWakeupsFromIRQ(t *testing.T) {
+	requireBPF(t, false)
+	const n = 100
+	var tid int
+	evs, _ := capture(t, false, func() {
+		done := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			tid = unix.Gettid()
+			ts := unix.Timespec{Nsec: 200_000}
+			for i := 0; i < n; i++ {
+				unix.Nanosleep(&ts, nil)
+			}
+			close(done)
+		}()
+		<-done
+	})
+	c := tally(evs, trace.TID(tid), -2, 0, 1<<62)
+	t.Logf("tid %d: %+v", tid, c)
+	if c.wakeups < n*9/10 {
+		t.Fatalf("%d wakeups captured for %d sleeps", c.wakeups, n)
+	}
+	if c.wakeupsFromIRQ < c.wakeups*9/10 {
+		t.Errorf("%d of %d timer wakeups flagged as from interrupt", c.wakeupsFromIRQ, c.wakeups)
+	}
+}

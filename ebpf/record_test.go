@@ -1,0 +1,165 @@
+package ebpf
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// TestReportedState: raw (preempt, __state, exit_state) -> the prev_state the
+// classic sched_switch tracepoint prints, worked out by hand from
+// __trace_sched_switch_state / __task_state_index (Linux 6.18).
+func TestReportedState(t *testing.T) {
+	cases := []struct {
+		name      string
+		preempt   bool
+		state     uint32
+		exitState uint32
+		want      trace.TaskState
+		wantStr   string
+	}{
+		{"running (yield)", false, 0, 0, 0, "R"},
+		{"preempted", true, 0, 0, trace.StatePreempted, "R+"},
+		{"preempted while going to sleep", true, 0x1, 0, trace.StatePreempted, "R+"},
+		{"interruptible sleep", false, 0x1, 0, trace.StateInterruptible, "S"},
+		{"uninterruptible", false, 0x2, 0, trace.StateUninterruptible, "D"},
+		{"TASK_KILLABLE = D|WAKEKILL(0x100)", false, 0x102, 0, trace.StateUninterruptible, "D"},
+		{"TASK_IDLE = D|NOLOAD(0x400)", false, 0x402, 0, trace.StateIdle, "I"},
+		{"stopped", false, 0x4, 0, trace.StateStopped, "T"},
+		{"traced = __TASK_TRACED(0x8)", false, 0x8, 0, trace.StateTraced, "t"},
+		{"dead: TASK_DEAD(0x80) with EXIT_ZOMBIE(0x20)", false, 0x80, 0x20, trace.StateZombie, "Z"},
+		{"dead: EXIT_DEAD(0x10)", false, 0x80, 0x10, trace.StateDead, "X"},
+		{"parked", false, 0x40, 0, trace.StateParked, "P"},
+		{"RT lock wait (0x1000) reads as D", false, 0x1000, 0, trace.StateUninterruptible, "D"},
+		{"frozen (0x8000) reads as D", false, 0x8001, 0, trace.StateUninterruptible, "D"},
+		{"S|D: highest bit wins (fls)", false, 0x3, 0, trace.StateUninterruptible, "D"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := ReportedState(c.preempt, c.state, c.exitState)
+			if got != c.want || got.String() != c.wantStr {
+				t.Errorf("ReportedState(%v, %#x, %#x) = %#x %q, want %#x %q", c.preempt, c.state, c.exitState, uint16(got), got, uint16(c.want), c.wantStr)
+			}
+		})
+	}
+}
+
+// rec builds a record as sched.c lays it out.
+func rec(ts uint64, cpu uint32, kind trace.Kind, flags byte, cur, curPID, tid, pid, prio, tid2, pid2, prio2 int32, arg1, arg2 uint32, waker int32, comm, comm2 string) []byte {
+	b := make([]byte, RecordSize)
+	le := binary.LittleEndian
+	le.PutUint64(b[0:], ts)
+	le.PutUint32(b[8:], cpu)
+	b[12], b[13] = byte(kind), flags
+	for i, v := range []int32{cur, curPID, tid, pid, prio, tid2, pid2, prio2} {
+		le.PutUint32(b[16+4*i:], uint32(v))
+	}
+	le.PutUint32(b[48:], arg1)
+	le.PutUint32(b[52:], arg2)
+	le.PutUint32(b[56:], uint32(waker))
+	copy(b[64:80], comm)
+	copy(b[80:96], comm2)
+	return b
+}
+
+func TestDecode(t *testing.T) {
+	d := newDecoder(false)
+	cases := []struct {
+		name string
+		in   []byte
+		want func() trace.Event
+	}{
+		{"switch, preempted", rec(1000, 1, trace.KindSwitch, flagPreempt, 42, 40, 42, 40, 120, 0, 0, 120, 0, 0, -1, "worker", "swapper/1"), func() trace.Event {
+			e := trace.NewEvent(1000, 1, trace.KindSwitch)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 42, 40, 42, 40, "worker", 120
+			e.PrevState = trace.StatePreempted
+			e.NextTID, e.NextPID, e.NextComm, e.NextPrio = 0, 0, "swapper/1", 120
+			return e
+		}},
+		{"switch, sleeping", rec(1001, 0, trace.KindSwitch, 0, 42, 40, 42, 40, 120, 7, 7, 100, 0x1, 0, -1, "worker", "ksoftirqd/0"), func() trace.Event {
+			e := trace.NewEvent(1001, 0, trace.KindSwitch)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 42, 40, 42, 40, "worker", 120
+			e.PrevState = trace.StateInterruptible
+			e.NextTID, e.NextPID, e.NextComm, e.NextPrio = 7, 7, "ksoftirqd/0", 100
+			return e
+		}},
+		{"wakeup from irq", rec(2000, 1, trace.KindWakeup, flagWaker|flagIRQKnown|flagIRQ, 0, 0, 42, 40, 120, -1, -1, -1, 1, 0, 0, "worker", ""), func() trace.Event {
+			e := trace.NewEvent(2000, 1, trace.KindWakeup)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 0, 0, 42, 40, "worker", 120
+			e.TargetCPU, e.WakerTID, e.WakerCPU, e.FromIRQ = 1, 0, 0, trace.Yes
+			return e
+		}},
+		{"waking by a task", rec(2001, 0, trace.KindWaking, flagWaker|flagIRQKnown, 43, 40, 42, 40, 120, -1, -1, -1, 1, 0, 43, "worker", ""), func() trace.Event {
+			e := trace.NewEvent(2001, 0, trace.KindWaking)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 43, 40, 42, 40, "worker", 120
+			e.TargetCPU, e.WakerTID, e.WakerCPU, e.FromIRQ = 1, 43, 0, trace.No
+			return e
+		}},
+		{"migrate", rec(3000, 0, trace.KindMigrate, 0, 9, 9, 42, 40, 120, -1, -1, -1, 1, 0, -1, "worker", ""), func() trace.Event {
+			e := trace.NewEvent(3000, 0, trace.KindMigrate)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 9, 9, 42, 40, "worker", 120
+			e.OrigCPU, e.DestCPU = 1, 0
+			return e
+		}},
+		{"fork", rec(4000, 0, trace.KindFork, 0, 40, 40, 40, 40, 120, 44, 40, 120, 0, 0, -1, "main", "main"), func() trace.Event {
+			e := trace.NewEvent(4000, 0, trace.KindFork)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 40, 40, 40, 40, "main"
+			e.ChildTID, e.ChildPID, e.ChildComm = 44, 40, "main"
+			return e
+		}},
+		{"comm of 16 bytes, no NUL", rec(5000, 0, trace.KindExec, 0, 40, 40, 40, 40, 120, -1, -1, -1, 0, 0, -1, "0123456789abcdef", ""), func() trace.Event {
+			e := trace.NewEvent(5000, 0, trace.KindExec)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 40, 40, 40, 40, "0123456789abcdef"
+			return e
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := d.decode(c.in)
+			if !ok {
+				t.Fatal("not decoded")
+			}
+			if diff := cmp.Diff(c.want(), got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, ok := d.decode(rec(1, 0, 99, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", "")); ok {
+		t.Error("unknown kind 99 decoded")
+	}
+	if _, ok := d.decode(make([]byte, RecordSize-1)); ok {
+		t.Error("short record decoded")
+	}
+}
+
+// TestReorder: events interleaved across CPUs come out in time order; only
+// those ReorderWindow older than the newest are released before the end.
+func TestReorder(t *testing.T) {
+	var r reorder
+	const w = ReorderWindow
+	for _, ts := range []int64{10, 5, 7, w + 6, w + 8, w + 7} {
+		r.add(trace.NewEvent(ts, 0, trace.KindSwitch))
+	}
+	var got []int64
+	emit := func(e trace.Event) error { got = append(got, e.Time); return nil }
+	r.flush(false, emit)
+	// Newest is w+8: released are times <= 8.
+	if diff := cmp.Diff([]int64{5, 7}, got); diff != "" {
+		t.Errorf("partial flush (-want +got):\n%s", diff)
+	}
+	r.flush(true, emit)
+	if diff := cmp.Diff([]int64{5, 7, 10, w + 6, w + 7, w + 8}, got); diff != "" {
+		t.Errorf("full flush (-want +got):\n%s", diff)
+	}
+}
+
+func TestRoundBuffer(t *testing.T) {
+	for _, c := range []struct{ in, want int }{{0, DefaultBufferSize}, {1, 4096}, {4096, 4096}, {4097, 8192}, {5 << 20, 8 << 20}} {
+		if got := roundBuffer(c.in, 4096); got != c.want {
+			t.Errorf("roundBuffer(%d) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
