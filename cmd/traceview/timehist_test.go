@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseIntList(t *testing.T) {
+	got, err := parseIntList("0,120-122,5", 0, 139)
+	if err != nil || !cmp.Equal(got, []int{0, 120, 121, 122, 5}) {
+		t.Errorf("parseIntList = %v, %v", got, err)
+	}
+	for _, bad := range []string{"x", "3-1", "140", "1-", "-1"} {
+		if _, err := parseIntList(bad, 0, 139); err == nil {
+			t.Errorf("parseIntList(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseTimeWindow(t *testing.T) {
+	for _, c := range []struct {
+		in         string
+		start, end int64
+	}{
+		{"754.33,754.35", 754_330_000_000, 754_350_000_000},
+		{"754.123456789,", 754_123_456_789, 0},
+		{",1", 0, 1_000_000_000},
+		{"", 0, 0},
+	} {
+		s, e, err := parseTimeWindow(c.in)
+		if err != nil || s != c.start || e != c.end {
+			t.Errorf("parseTimeWindow(%q) = %d, %d, %v; want %d, %d", c.in, s, e, err, c.start, c.end)
+		}
+	}
+	for _, bad := range []string{"1", "2,1", "a,b", "1.0123456789,"} {
+		if _, _, err := parseTimeWindow(bad); err == nil {
+			t.Errorf("parseTimeWindow(%q) accepted", bad)
+		}
+	}
+}
+
+// The commands end to end on a shared trace: perf 6.12's own output with
+// --exact, usage errors with exit code 2.
+func TestTimehistMapCommands(t *testing.T) {
+	const base = "../../../shared/traces/pipe"
+	if _, err := os.Stat(base + ".perf.data"); err != nil {
+		t.Skip("../shared/traces absent")
+	}
+	for _, c := range []struct {
+		args   []string
+		golden string
+	}{
+		{[]string{"timehist", "--exact", "-M", "-n", "--state", "-i", base + ".perf.data"}, base + ".timehist-M.txt"},
+		{[]string{"map", "--exact", "-i", base + ".perf.data"}, base + ".map.txt"},
+	} {
+		root := newRootCmd()
+		var out, errb bytes.Buffer
+		root.SetOut(&out)
+		root.SetErr(&errb)
+		root.SetArgs(c.args)
+		if err := root.Execute(); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		want, _ := os.ReadFile(c.golden)
+		if out.String() != string(want) {
+			t.Errorf("%v differs from %s", c.args, c.golden)
+		}
+	}
+	for _, args := range [][]string{
+		{"timehist", "-s", "-w", "-i", base + ".perf.data"},
+		{"timehist", "--prio", "200", "-i", base + ".perf.data"},
+		{"timehist", "--time", "5,1", "-i", base + ".perf.data"},
+		{"map", "--fuzzy-name", "-i", base + ".perf.data"},
+	} {
+		root := newRootCmd()
+		root.SetOut(&bytes.Buffer{})
+		root.SetErr(&bytes.Buffer{})
+		root.SetArgs(args)
+		err := root.Execute()
+		if err == nil || exitCode(err) != 2 || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: err = %v (exit %d), want a one-line usage error", args, err, exitCode(err))
+		}
+	}
+}
