@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// cRun runs the CLI with args and returns stdout, stderr and the exit code.
+func cRun(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	root := newRootCmd()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	code := 0
+	if err := root.Execute(); err != nil {
+		code = exitCode(err)
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), code
+}
+
+func readAllEvents(t *testing.T, path string) ([]trace.Event, *trace.Meta) {
+	t.Helper()
+	src, err := trace.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	evs, err := trace.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, src.Meta()
+}
+
+// TestConvertRoundTrip converts every perf.data of the shared traces to
+// traceview's format and checks that reading the result gives the same
+// events, field for field, the same metadata, a file at most a quarter of
+// the perf.data's size, and the same `traceview latency` output (merged and
+// per task) as reading the perf.data itself.
+func TestConvertRoundTrip(t *testing.T) {
+	files, _ := filepath.Glob("../../../shared/traces/*.perf.data")
+	if len(files) == 0 {
+		t.Skip("../shared/traces not found next to the repository")
+	}
+	dir := t.TempDir()
+	for _, in := range files {
+		name := strings.TrimSuffix(filepath.Base(in), ".perf.data")
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(dir, name+".tv")
+			stdout, stderr, code := cRun(t, "convert", in, "-o", out)
+			if code != 0 {
+				t.Fatalf("convert: exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, "converted ") || !strings.Contains(stdout, " bytes/event") {
+				t.Errorf("convert printed %q", stdout)
+			}
+			want, wm := readAllEvents(t, in)
+			got, gm := readAllEvents(t, out)
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("events differ (-perf.data +converted):\n%s", diff)
+			}
+			if gm.Format != "traceview" || gm.Hostname != wm.Hostname || gm.OSRelease != wm.OSRelease || gm.NrCPUs != wm.NrCPUs || !cmp.Equal(gm.Cmdline, wm.Cmdline) {
+				t.Errorf("meta: got %q %q %q %d %q, want %q %q %d %q", gm.Format, gm.Hostname, gm.OSRelease, gm.NrCPUs, gm.Cmdline, wm.Hostname, wm.OSRelease, wm.NrCPUs, wm.Cmdline)
+			}
+			if diff := cmp.Diff(wm.Lost, gm.Lost, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("loss windows differ:\n%s", diff)
+			}
+			if diff := cmp.Diff(wm.Warnings.List(), gm.Warnings.List(), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("warnings differ:\n%s", diff)
+			}
+			pst, _ := os.Stat(in)
+			tst, _ := os.Stat(out)
+			t.Logf("%d events: perf.data %d bytes (%.1f B/event), traceview %d bytes (%.1f B/event), %.1fx smaller",
+				len(want), pst.Size(), float64(pst.Size())/float64(len(want)), tst.Size(), float64(tst.Size())/float64(len(want)), float64(pst.Size())/float64(tst.Size()))
+			if tst.Size()*4 > pst.Size() {
+				t.Errorf("converted file %d bytes is more than a quarter of the perf.data's %d", tst.Size(), pst.Size())
+			}
+			for _, extra := range [][]string{nil, {"-p"}} {
+				a, _, ca := cRun(t, append([]string{"latency", "-i", in}, extra...)...)
+				b, _, cb := cRun(t, append([]string{"latency", "-i", out}, extra...)...)
+				if ca != 0 || cb != 0 || a == "" {
+					t.Fatalf("latency %v: exit codes %d and %d, output %q", extra, ca, cb, a)
+				}
+				if a != b {
+					t.Errorf("latency %v differs:\n--- perf.data\n%s\n--- converted\n%s", extra, a, b)
+				}
+			}
+		})
+	}
+}
+
+func TestConvertErrors(t *testing.T) {
+	_, stderr, code := cRun(t, "convert", "nonexistent.data")
+	if code != 2 || !strings.Contains(stderr, "missing -o") {
+		t.Errorf("no -o: exit %d, %q", code, stderr)
+	}
+	_, stderr, code = cRun(t, "convert", "nonexistent.data", "-o", filepath.Join(t.TempDir(), "x.tv"))
+	if code != 1 || !strings.Contains(stderr, "nonexistent.data") || strings.Count(stderr, "\n") > 1 {
+		t.Errorf("missing input: exit %d, %q", code, stderr)
+	}
+}
