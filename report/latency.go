@@ -130,6 +130,10 @@ type ChainBreak struct {
 	// Events recorded on this CPU while its idle task was current (0 on a
 	// CPU whose idle-time events were never recorded).
 	IdleEvents int64
+	// AfterLoss: breaks that follow a lost-records report for this CPU
+	// (or for an unknown CPU) since the CPU's previous break: explained by
+	// the recorder's losses rather than by events never emitted.
+	AfterLoss int64
 }
 
 // LatencyDiagnostics explains what the trace lacked and how the numbers deal
@@ -235,11 +239,14 @@ type cpuState struct {
 	breaks     int64
 	missing    map[trace.TID]int64
 	idleEvents int64
+	lost       bool // records lost on this CPU since its last break
+	afterLoss  int64
 }
 
 type latency struct {
 	opts       LatencyOptions
-	threads    map[trace.TID]*latThread
+	threads    map[trace.TID]*latThread // TIDs outside dense
+	dense      []*latThread             // by TID, below maxDenseTID
 	tasks      []*latTask
 	cpus       []cpuState
 	diag       LatencyDiagnostics
@@ -261,7 +268,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	opts.Sort = keys
 	l := &latency{
 		opts:    opts,
-		threads: make(map[trace.TID]*latThread, 1024),
+		threads: map[trace.TID]*latThread{},
 		keep:    opts.Percentiles || opts.KeepSamples,
 	}
 	var warns trace.Warnings
@@ -321,15 +328,47 @@ func (l *latency) cpu(c trace.CPU) *cpuState {
 	return &l.cpus[c]
 }
 
+// maxDenseTID bounds the TIDs kept in the dense lookup slice (the kernel's
+// PID_MAX_LIMIT, 4M, include/linux/threads.h); larger ones use the map.
+const maxDenseTID = 1 << 22
+
+// lookup returns the current thread object of tid, or nil.
+func (l *latency) lookup(tid trace.TID) *latThread {
+	if tid >= 0 && int(tid) < len(l.dense) {
+		return l.dense[tid]
+	}
+	return l.threads[tid]
+}
+
+// setThread makes th the current thread object of its TID.
+func (l *latency) setThread(th *latThread) {
+	tid := th.tid
+	if tid >= 0 && tid < maxDenseTID {
+		if int(tid) >= len(l.dense) {
+			n := 2 * len(l.dense)
+			if n <= int(tid) {
+				n = int(tid) + 1024
+			}
+			if n > maxDenseTID {
+				n = maxDenseTID
+			}
+			l.dense = append(l.dense, make([]*latThread, n-len(l.dense))...)
+		}
+		l.dense[tid] = th
+		return
+	}
+	l.threads[tid] = th
+}
+
 // thread is perf's machine__findnew_thread(machine, pid, tid).
 func (l *latency) thread(tid trace.TID, pid trace.PID) *latThread {
-	th := l.threads[tid]
+	th := l.lookup(tid)
 	if th == nil {
 		th = &latThread{tid: tid, pid: -1}
 		if tid == 0 {
 			th.pid = 0
 		}
-		l.threads[tid] = th
+		l.setThread(th)
 	}
 	if pid >= 0 && th.pid < 0 {
 		th.pid = pid
@@ -394,6 +433,13 @@ func (l *latency) event(e *trace.Event, warns *trace.Warnings) {
 	case trace.KindLost:
 		l.diag.LostEvents += int64(e.Count)
 		l.diag.LostChunks++
+		if c != nil {
+			c.lost = true
+		} else {
+			for i := range l.cpus {
+				l.cpus[i].lost = true
+			}
+		}
 	}
 }
 
@@ -421,6 +467,10 @@ func (l *latency) evidence(e *trace.Event, c *cpuState) {
 				c.missing = map[trace.TID]int64{}
 			}
 			c.missing[c.curr]++
+			if c.lost {
+				c.afterLoss++
+				c.lost = false
+			}
 		}
 		c.curr = who
 		c.pending = !l.opts.PerfCompat
@@ -441,7 +491,7 @@ func (l *latency) evidence(e *trace.Event, c *cpuState) {
 // delay is thus an upper bound of the true one, tight to the IRQ and steal
 // time of that first run.
 func (l *latency) recoverDelay(e *trace.Event, c *cpuState) {
-	th := l.threads[e.TID]
+	th := l.lookup(e.TID)
 	if th == nil || th.task == nil {
 		return
 	}
@@ -608,10 +658,10 @@ func (l *latency) fork(e *trace.Event) {
 	if e.TID >= 0 {
 		parent = l.thread(e.TID, e.PID)
 	}
-	child := l.threads[e.ChildTID]
+	child := l.lookup(e.ChildTID)
 	if child == nil || child.task != nil {
 		child = &latThread{tid: e.ChildTID, pid: -1}
-		l.threads[e.ChildTID] = child
+		l.setThread(child)
 	}
 	if e.ChildPID >= 0 {
 		child.pid = e.ChildPID
@@ -704,7 +754,7 @@ func (l *latency) result() *LatencyResult {
 		}
 		l.diag.Chains = append(l.diag.Chains, ChainBreak{
 			CPU: trace.CPU(i), Breaks: c.breaks, Switches: c.switches,
-			Missing: c.missing, IdleEvents: c.idleEvents,
+			Missing: c.missing, IdleEvents: c.idleEvents, AfterLoss: c.afterLoss,
 		})
 	}
 	res.Diag = l.diag
@@ -792,7 +842,7 @@ func (l *latency) diagWarnings() []trace.Warning {
 		out = append(out, trace.Warning{
 			Key:     fmt.Sprintf("sched-switch-chain-cpu%d", cb.CPU),
 			Count:   int(cb.Breaks),
-			Message: chainMessage(cb, l.threads),
+			Message: chainMessage(cb, l.lookup),
 		})
 	}
 	if d.Recovered > 0 {
@@ -816,7 +866,7 @@ func (l *latency) diagWarnings() []trace.Warning {
 	return out
 }
 
-func chainMessage(cb ChainBreak, threads map[trace.TID]*latThread) string {
+func chainMessage(cb ChainBreak, lookup func(trace.TID) *latThread) string {
 	type kv struct {
 		tid trace.TID
 		n   int64
@@ -840,13 +890,16 @@ func chainMessage(cb ChainBreak, threads map[trace.TID]*latThread) string {
 		name := fmt.Sprintf(":%d", m.tid)
 		if m.tid == 0 {
 			name = fmt.Sprintf("idle (swapper/%d)", cb.CPU)
-		} else if th := threads[m.tid]; th != nil {
+		} else if th := lookup(m.tid); th != nil {
 			name = fmt.Sprintf("%s:%d", th.name(), m.tid)
 		}
 		parts = append(parts, fmt.Sprintf("%s %d", name, m.n))
 	}
 	msg := fmt.Sprintf("CPU %d: %d of %d sched_switch events switched out a task that the CPU's previous sched_switch had not switched in; the trace lacks the switches out of: %s",
 		cb.CPU, cb.Breaks, cb.Switches, strings.Join(parts, ", "))
+	if cb.AfterLoss > 0 {
+		msg += fmt.Sprintf("; %d of these follow lost records on this CPU", cb.AfterLoss)
+	}
 	if cb.Missing[0] > 0 && cb.IdleEvents == 0 {
 		msg += fmt.Sprintf(" (no event at all was recorded on CPU %d while it was idle)", cb.CPU)
 	}

@@ -279,3 +279,49 @@ func TestLatencyPercentiles(t *testing.T) {
 		t.Errorf("samples = %v sum %d", r.Samples, r.SumDelay)
 	}
 }
+
+func TestLatencyProfileCPU(t *testing.T) {
+	// x is preempted at 20 (delay starts), woken again at 50 (already
+	// runnable), migrated at 70, switched in at 100.
+	mig := trace.NewEvent(70, 1, trace.KindMigrate)
+	mig.CurTID, mig.TID, mig.OrigCPU, mig.DestCPU = 9, 5, 1, 0
+	evs := []trace.Event{comm(5, "x"),
+		sw(10, 0, 0, 0, 5), sw(20, 0, 5, preempted, 0),
+		wake(50, 1, 9, 5), mig, sw(100, 0, 0, 0, 5),
+	}
+	// All CPUs: the wakeup of a runnable task and the migration are
+	// ignored: delay 100-20 = 80.
+	if res := run(t, evs, LatencyOptions{}); res.Rows[0].SumDelay != 80 {
+		t.Errorf("all CPUs: %+v", res.Rows)
+	}
+	// perf -C: every wakeup counts (delay from 50) and the migration
+	// resets it to 70: delay 30, and 2 "timestamps" (wakeup, migration).
+	res := run(t, evs, LatencyOptions{CPUGiven: true, CPU: 0})
+	if res.Rows[0].SumDelay != 30 || res.Diag.PerfTimestamps != 2 {
+		t.Errorf("-C 0: %+v %+v", res.Rows, res.Diag)
+	}
+}
+
+func TestLatencyChainBreakAfterLoss(t *testing.T) {
+	// CPU 0: idle -> a; records lost; b switches out (the switches a -> b
+	// were lost), then b -> idle and idle -> ... consistent again.
+	lost := trace.NewEvent(150, 0, trace.KindLost)
+	lost.Count = 12
+	evs := []trace.Event{comm(1, "a"), comm(2, "b"),
+		sw(100, 0, 0, 0, 1), lost, sw(200, 0, 2, sleeping, 0), sw(300, 0, 0, 0, 1), sw(400, 0, 3, sleeping, 0),
+	}
+	res := run(t, evs, LatencyOptions{})
+	cb := res.Diag.Chains
+	// Two breaks on CPU 0 (b at 200 after a, 3 at 400 after a); only the
+	// first follows the loss.
+	if len(cb) != 1 || cb[0].Breaks != 2 || cb[0].AfterLoss != 1 || cb[0].Missing[1] != 2 || res.Diag.LostEvents != 12 {
+		t.Fatalf("chains %+v diag %+v", cb, res.Diag)
+	}
+	var buf strings.Builder
+	writePerfInfo(&buf, &res.Diag)
+	// perf: 2 bugs over 0 "timestamps" (no wakeups) prints no bug line,
+	// and 12 lost of 7 events read.
+	if buf.String() != "  INFO: 171.429% lost events (12 out of 7, in 1 chunks)\n" {
+		t.Errorf("perf INFO = %q", buf.String())
+	}
+}
