@@ -53,7 +53,7 @@ func TestAllPoliciesOnSharedTraces(t *testing.T) {
 				t.Fatalf("%s %s: %v", filepath.Base(f), sp, err)
 			}
 			var ran int64
-			for _, ev := range res.Events {
+			for _, ev := range res.Events() {
 				if ev.Kind == trace.KindRuntime {
 					ran += ev.Runtime
 				}

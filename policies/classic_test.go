@@ -55,7 +55,7 @@ func schedule(t *testing.T, spec string, m *replay.Model, cfg replay.Config) []s
 	t.Helper()
 	res := simulate(t, spec, m, cfg)
 	var out []string
-	for _, ev := range res.Events {
+	for _, ev := range res.Events() {
 		if ev.Kind != trace.KindSwitch {
 			continue
 		}

@@ -239,8 +239,9 @@ func (b *builder) finish() *replay.Model {
 // prediction: the run time of a synthetic workload, all of whose tasks
 // belong to it and exit.
 func Makespan(m *replay.Model, res *replay.Result) int64 {
-	if len(res.Events) == 0 {
+	evs := res.Events()
+	if len(evs) == 0 {
 		return 0
 	}
-	return res.Events[len(res.Events)-1].Time - m.Start
+	return evs[len(evs)-1].Time - m.Start
 }

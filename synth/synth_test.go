@@ -57,7 +57,7 @@ func TestPipePingPong(t *testing.T) {
 		t.Errorf("makespan %d ns, want 6000000", got)
 	}
 	var order []trace.TID
-	for _, ev := range res.Events {
+	for _, ev := range res.Events() {
 		if ev.Kind == trace.KindSwitch && ev.NextTID != 0 {
 			order = append(order, ev.NextTID)
 		}
@@ -97,7 +97,7 @@ func TestGeneratorsRun(t *testing.T) {
 		}
 		res := run(t, m, "eevdf", 0)
 		var ran int64
-		for _, ev := range res.Events {
+		for _, ev := range res.Events() {
 			if ev.Kind == trace.KindRuntime {
 				ran += ev.Runtime
 			}

@@ -1,0 +1,317 @@
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/synth"
+)
+
+// Options size the experiments.
+type Options struct {
+	// Small runs reduced workloads (for tests): same shape, fewer frames,
+	// loops and tasks.
+	Small bool
+	// TraceDir holds the shared recordings (../shared/traces); "" or a
+	// missing directory skips the replays of recorded workloads.
+	TraceDir string
+}
+
+var nan = math.NaN()
+
+func (o Options) trace(name string) (*replay.Model, bool) {
+	if o.TraceDir == "" {
+		return nil, false
+	}
+	p := filepath.Join(o.TraceDir, name)
+	if _, err := os.Stat(p); err != nil {
+		return nil, false
+	}
+	m, err := Load(p)
+	return m, err == nil
+}
+
+func secs(ns int64) float64 { return float64(ns) / 1e9 }
+func ms(ns int64) float64   { return float64(ns) / 1e6 }
+
+// The CFS variants of the x264 experiment. LB_BIAS is not a parameter of
+// our cfs (its load balancer has no cpu_load[] history to bias), so the
+// "with both" variant turns on NEXT_BUDDY only.
+const (
+	cfsWith    = "cfs:NEXT_BUDDY"
+	cfsWithout = "cfs:NO_NEXT_BUDDY"
+)
+
+// Pipeline is experiment 1: the x264-style pipeline, 1 to 8 threads on 4
+// CPUs, BFS vs CFS with NEXT_BUDDY (and LB_BIAS) vs CFS without.
+func Pipeline(o Options) (Table, error) {
+	frames := 300
+	threads := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	if o.Small {
+		frames, threads = 60, []int{2, 4, 8}
+	}
+	pols := []string{"bfs", cfsWith, cfsWithout}
+	fps := map[string]map[int]float64{}
+	var extra []string
+	extra = append(extra, "Predicted fps by thread count (synthetic pipeline, 4 CPUs):\n",
+		"| threads | "+strings.Join(pols, " | ")+" |", "|---|---|---|---|")
+	for _, n := range threads {
+		m := synth.Pipeline(n, frames, 300_000, 1, 4)
+		line := fmt.Sprintf("| %d |", n)
+		for _, p := range pols {
+			res, err := Replay(m, p, 4, replay.DefaultConfig())
+			if err != nil {
+				return Table{}, err
+			}
+			if fps[p] == nil {
+				fps[p] = map[int]float64{}
+			}
+			fps[p][n] = float64(frames) / secs(synth.Makespan(m, res))
+			line += fmt.Sprintf(" %.1f |", fps[p][n])
+		}
+		extra = append(extra, line)
+	}
+	t := Table{
+		Title:    "1. x264-style pipeline: BFS vs CFS with and without NEXT_BUDDY/LB_BIAS",
+		Workload: fmt.Sprintf("`traceview synth pipeline threads=N frames=%d work=300us dist=1` replayed on 4 CPUs (pipeline.c's dependency rule; x264 encodes frames in such a pipeline)", frames),
+		Source:   "the BFS vs CFS x264 comparison cited in issue 6: at 4 threads 447.69 fps (BFS), 242.54 fps (CFS with NEXT_BUDDY and LB_BIAS), about 418 fps (CFS without both)",
+		Extra:    extra,
+	}
+	n := 4
+	t.Rows = append(t.Rows,
+		Row{Case: "4 threads: bfs vs " + cfsWith, Metric: "frames per second", Unit: "fps", PubBase: 242.54, Pub: 447.69, PredBase: fps[cfsWith][n], Pred: fps["bfs"][n]},
+		Row{Case: "4 threads: " + cfsWithout + " vs " + cfsWith, Metric: "frames per second", Unit: "fps", PubBase: 242.54, Pub: 418, PredBase: fps[cfsWith][n], Pred: fps[cfsWithout][n]})
+	if m, ok := o.trace("pipeline.2cpu.perf.data"); ok {
+		got := map[string]float64{}
+		for _, p := range pols {
+			res, err := Replay(m, p, 4, replay.DefaultConfig())
+			if err != nil {
+				return Table{}, err
+			}
+			got[p] = 300 / secs(res.Makespan)
+		}
+		t.Rows = append(t.Rows,
+			Row{Case: "recorded pipeline.2cpu (4 threads) on 4 CPUs: bfs vs " + cfsWith, Metric: "frames per second", Unit: "fps", PubBase: 242.54, Pub: 447.69, PredBase: got[cfsWith], Pred: got["bfs"]},
+			Row{Case: "recorded pipeline.2cpu on 4 CPUs: " + cfsWithout + " vs " + cfsWith, Metric: "frames per second", Unit: "fps", PubBase: 242.54, Pub: 418, PredBase: got[cfsWith], Pred: got[cfsWithout]})
+	}
+	t.Misses = "Misses: with as many CPUs as pipeline threads every policy here finds an idle CPU for each wakee, so " +
+		"the schedule is bound by the dependency chain alone and the three policies predict the same frame rate. " +
+		"The published collapse of CFS with NEXT_BUDDY and LB_BIAS came from wakees stacked on their waker's CPU " +
+		"(buddy preference plus a load balancer biased to stale cpu_load[] history) while other CPUs idled; our cfs " +
+		"has no LB_BIAS (no cpu_load[] history) and its wake placement prefers idle CPUs (select_idle_sibling), so " +
+		"this effect is outside the model; BFS's advantage at 4 threads is not reproduced either."
+	return t, nil
+}
+
+// MassiveIntr is experiment 2: massive_intr beside an interactive task,
+// CFS vs EEVDF, ratios EEVDF over CFS for the massive_intr tasks.
+func MassiveIntr(o Options) (Table, error) {
+	args := []string{}
+	if o.Small {
+		args = []string{"loops=15", "probe_loops=400"}
+	}
+	m := mustModel("massive_intr", args...)
+	t := Table{
+		Title:    "2. massive_intr beside an interactive task: EEVDF over CFS",
+		Workload: "`traceview synth massive_intr` (8 processes running 8 ms and sleeping 1 ms, 60 loops each, beside a probe waking every 1 ms for 20 µs) on 2 CPUs; and the recording massive_intr.2cpu.perf.data (massive_intr 8 8 1 2 with cyclictest)",
+		Source:   "EEVDF over CFS for the massive_intr tasks as cited in issue 6: run time 0.999, switches 1.777, sum of scheduling delays 1.602",
+	}
+	add := func(label string, m *replay.Model, cpus int) error {
+		var rows [2]struct{ rt, sw, sum float64 }
+		for i, p := range []string{"cfs", "eevdf"} {
+			res, err := Replay(m, p, cpus, replay.DefaultConfig())
+			if err != nil {
+				return err
+			}
+			r, err := Latency(res, "massive_intr")
+			if err != nil {
+				return err
+			}
+			rows[i].rt, rows[i].sw, rows[i].sum = float64(r.Runtime), float64(r.Switches), float64(r.SumDelay)
+		}
+		for _, x := range []struct {
+			metric    string
+			pub, a, b float64
+		}{{"run time", 0.999, rows[0].rt, rows[1].rt}, {"switches", 1.777, rows[0].sw, rows[1].sw}, {"sum delay", 1.602, rows[0].sum, rows[1].sum}} {
+			t.Rows = append(t.Rows, Row{Case: label + ": eevdf / cfs", Metric: x.metric, Unit: "ratio", PubBase: nan, Pub: x.pub, PredBase: nan, Pred: x.b / x.a})
+		}
+		return nil
+	}
+	if err := add("synthetic", m, 2); err != nil {
+		return t, err
+	}
+	if rm, ok := o.trace("massive_intr.2cpu.perf.data"); ok {
+		if err := add("recorded massive_intr.2cpu", rm, 2); err != nil {
+			return t, err
+		}
+	}
+	t.Misses = "Run time is fixed by the model (bursts are CPU time), so its ratio is 1 by construction; the published " +
+		"0.999 says the same. Switches and delays depend on slice lengths: EEVDF's base slice (1.4 ms on 2 CPUs) is " +
+		"shorter than CFS's 6 ms × 2 sched_latency period split among the runnable tasks, hence more switches."
+	return t, nil
+}
+
+// Hackbench is experiment 3: hackbench and pipe-test bound to one CPU, O(1)
+// vs SD vs CFS.
+func Hackbench(o Options) (Table, error) {
+	groups, loops, pipeLoops := 10, 20, 1000
+	if o.Small {
+		groups, loops, pipeLoops = 2, 10, 200
+	}
+	m := mustModel("messaging", "groups="+strconv.Itoa(groups), "loops="+strconv.Itoa(loops))
+	cfg := replay.DefaultConfig()
+	cfg.CtxSwitch = 3_000 // ns per switch: direct cost plus cache refill, assumed
+	pols := []string{"o1", "sd", "cfs"}
+	run := func(m *replay.Model, synthetic bool) (map[string]float64, map[string]int64, error) {
+		out, sw := map[string]float64{}, map[string]int64{}
+		for _, p := range pols {
+			res, err := Replay(m, p, 1, cfg)
+			if err != nil {
+				return nil, nil, err
+			}
+			if synthetic {
+				out[p] = secs(synth.Makespan(m, res))
+			} else {
+				out[p] = secs(res.Makespan)
+			}
+			sw[p] = res.Stats.Switches
+		}
+		return out, sw, nil
+	}
+	hb, hsw, err := run(m, true)
+	if err != nil {
+		return Table{}, err
+	}
+	t := Table{
+		Title: "3. hackbench and pipe-test on one CPU: O(1) vs SD vs CFS",
+		Workload: fmt.Sprintf("`traceview synth messaging groups=%d loops=%d` (hackbench: 20 senders × 20 receivers per group) replayed on 1 CPU with a context-switch cost of 3 µs; "+
+			"the recording messaging.1cpu.perf.data (perf bench sched messaging -g 4 -l 50 under taskset -c 0) replayed on 1 CPU; `traceview synth pipe` likewise", groups, loops),
+		Source: "hackbench 90 on one CPU as cited in issue 6: 16.24 s (O(1)), 12.53 s (SD), 13.54 s (CFS)",
+	}
+	for _, p := range []string{"sd", "cfs"} {
+		t.Rows = append(t.Rows, Row{Case: "synthetic hackbench: " + p + " vs o1", Metric: "run time", Unit: "s",
+			PubBase: 16.24, Pub: map[string]float64{"sd": 12.53, "cfs": 13.54}[p], PredBase: hb["o1"], Pred: hb[p]})
+	}
+	t.Extra = append(t.Extra, fmt.Sprintf("Synthetic hackbench switches: o1 %d, sd %d, cfs %d.", hsw["o1"], hsw["sd"], hsw["cfs"]))
+	if rm, ok := o.trace("messaging.1cpu.perf.data"); ok {
+		rb, rsw, err := run(rm, false)
+		if err != nil {
+			return t, err
+		}
+		for _, p := range []string{"sd", "cfs"} {
+			t.Rows = append(t.Rows, Row{Case: "recorded messaging.1cpu: " + p + " vs o1", Metric: "makespan", Unit: "s",
+				PubBase: 16.24, Pub: map[string]float64{"sd": 12.53, "cfs": 13.54}[p], PredBase: rb["o1"], Pred: rb[p]})
+		}
+		t.Extra = append(t.Extra, fmt.Sprintf("Recorded messaging.1cpu switches: o1 %d, sd %d, cfs %d.", rsw["o1"], rsw["sd"], rsw["cfs"]))
+	}
+	pm := mustModel("pipe", "loops="+strconv.Itoa(pipeLoops))
+	pt, psw, err := run(pm, true)
+	if err != nil {
+		return t, err
+	}
+	t.Extra = append(t.Extra, fmt.Sprintf("Pipe-test (%d round trips of 5 µs passes, 1 CPU), no published figure in the issue: "+
+		"o1 %.2f ms, sd %.2f ms, cfs %.2f ms; switches %d, %d, %d.", pipeLoops, pt["o1"]*1e3, pt["sd"]*1e3, pt["cfs"]*1e3, psw["o1"], psw["sd"], psw["cfs"]))
+	t.Misses = "Misses and sizes: on one CPU the total CPU demand is fixed, so run time differs between policies only by the switch " +
+		"costs (3 µs each, assumed) and idle time; the published differences also contain cache and lock effects of " +
+		"3600 tasks that the model does not have, and full pipes that block senders (not modelled: senders never block), " +
+		"so the predicted effects are much smaller than the published ones where they point the same way."
+	return t, nil
+}
+
+// ManyTasks is experiment 4: about 1400 tasks with 70-80 runnable on 2
+// CPUs, 2.4 goodness vs mq-hp: share of CPU lost to scheduling.
+func ManyTasks(o Options) (Table, error) {
+	args := []string{}
+	if o.Small {
+		args = []string{"tasks=400", "runnable=75", "loops=3"}
+	}
+	m := mustModel("manytasks", args...)
+	shown := strings.Join(args, " ")
+	if shown == "" {
+		shown = "tasks=1400 runnable=75 burst=200us loops=10"
+	}
+	cfg := replay.DefaultConfig()
+	cfg.ScanCost = 250       // ns per runqueue entry goodness() examines, assumed (a task_struct cache miss on 2001 hardware)
+	cfg.DecisionCost = 1_000 // ns per schedule() call outside the scan, assumed
+	cfg.CtxSwitch = 3_000
+	share := map[string]float64{}
+	for _, p := range []string{"goodness24", "mq-hp"} {
+		res, err := Replay(m, p, 2, cfg)
+		if err != nil {
+			return Table{}, err
+		}
+		share[p] = 100 * SchedShare(res)
+	}
+	t := Table{
+		Title: "4. Many runnable tasks on 2 CPUs: 2.4 goodness() vs the HP multiqueue",
+		Workload: fmt.Sprintf("`traceview synth manytasks %s` (sleeps sized so that about 75 tasks are runnable) on 2 CPUs; "+
+			"costs assumed: 250 ns per runqueue entry scanned (and per task recalculated), 1 µs per decision, 3 µs per switch", shown),
+		Source: "20 to 30 % of CPU lost to scheduling with the 2.4 scheduler at 70-80 runnable tasks (issue 6; the 2001 multiqueue patch postings)",
+		Rows: []Row{
+			{Case: "goodness24 vs mq-hp", Metric: "share of CPU lost to scheduling", Unit: "%", PubBase: nan, Pub: nan, PubDir: 1, PredBase: share["mq-hp"], Pred: share["goodness24"]},
+		},
+	}
+	mid := 25.0
+	t.Extra = append(t.Extra, fmt.Sprintf("Absolute: goodness24 loses %.1f %% of busy CPU time to scheduling against the published 20-30 %% (%.2f of the 25 %% midpoint, %s the published range); mq-hp loses %.1f %%.",
+		share["goodness24"], share["goodness24"]/mid, map[bool]string{true: "inside", false: "outside"}[share["goodness24"] >= 20 && share["goodness24"] <= 30], share["mq-hp"]))
+	t.Misses = "The absolute share scales with the assumed per-entry cost (250 ns); the direction (the O(n) global " +
+		"scan and the epoch recalculation over all 1400 tasks cost far more than per-CPU queue scans) does not depend on it."
+	return t, nil
+}
+
+// Latt is experiment 5: a latt-style wakeup latency probe under a make
+// -j4-like load, CFS wakeup_granularity default vs 0.
+func Latt(o Options) (Table, error) {
+	args := []string{}
+	if o.Small {
+		args = []string{"loops=60"}
+	}
+	m := mustModel("latt", args...)
+	type r struct{ avg, max, sw float64 }
+	got := map[string]r{}
+	for _, p := range []string{"cfs", "cfs:wakeup_granularity=0"} {
+		res, err := Replay(m, p, 2, replay.DefaultConfig())
+		if err != nil {
+			return Table{}, err
+		}
+		c, err := Latency(res, "latt-client")
+		if err != nil {
+			return Table{}, err
+		}
+		j, err := Latency(res, "cc1")
+		if err != nil {
+			return Table{}, err
+		}
+		got[p] = r{ms(c.AvgDelay), ms(c.MaxDelay), float64(j.Switches)}
+	}
+	d, z := got["cfs"], got["cfs:wakeup_granularity=0"]
+	t := Table{
+		Title:    "5. latt under a make -j4-like load: CFS wakeup_granularity default vs 0",
+		Workload: "`traceview synth latt` (a server wakes a client every 10 ms, the client runs 50 µs; 4 compile jobs of 20-60 ms bursts with 1 ms I/O sleeps) on 2 CPUs",
+		Source:   "the 2009 latt/wakeup_granularity discussion cited in issue 6: setting sched_wakeup_granularity_ns to 0 lowers the client's wakeup latency (direction only; no figure in the issue)",
+		Rows: []Row{
+			{Case: "wakeup_granularity=0 vs default (2 ms on 2 CPUs)", Metric: "latt-client avg delay", Unit: "ms", PubBase: nan, Pub: nan, PubDir: -1, PredBase: d.avg, Pred: z.avg},
+			{Case: "wakeup_granularity=0 vs default", Metric: "latt-client max delay", Unit: "ms", PubBase: nan, Pub: nan, PubDir: -1, PredBase: d.max, Pred: z.max},
+			{Case: "wakeup_granularity=0 vs default", Metric: "compile job switches", Unit: "switches", PubBase: nan, Pub: nan, PubDir: 1, PredBase: d.sw, Pred: z.sw},
+		},
+	}
+	return t, nil
+}
+
+// All runs the five experiments.
+func All(o Options) ([]Table, error) {
+	var out []Table
+	for _, f := range []func(Options) (Table, error){Pipeline, MassiveIntr, Hackbench, ManyTasks, Latt} {
+		t, err := f(o)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}

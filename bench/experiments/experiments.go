@@ -1,0 +1,256 @@
+// Package experiments reproduces the classic Linux scheduler experiments
+// with traceview's replay: each experiment builds (synth) or loads (a
+// shared recording) a workload, replays it under the policies the original
+// debate compared, and sets the prediction beside the published figure.
+//
+// A Row compares one policy with the experiment's baseline: the published
+// effect (policy value / baseline value, or the published ratio itself),
+// the predicted effect, whether both point the same way (a ratio within 1%
+// of 1 counts as "no change"), and how large the predicted effect is
+// against the published one ((pred − 1) / (pub − 1) of the effects).
+// Values carry their unit in Row.Unit. Run cmd via bench/experiments/run.sh
+// to regenerate docs/experiments.md.
+package experiments
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/synth"
+	"github.com/traceview/traceview/trace"
+)
+
+// Row is one line of an experiment table.
+type Row struct {
+	Case     string  // e.g. "4 threads, bfs vs cfs:NEXT_BUDDY"
+	Metric   string  // e.g. "fps"
+	Unit     string  // unit of Pub/Pred values ("fps", "s", "%", "ratio")
+	PubBase  float64 // published value of the baseline (NaN: none)
+	Pub      float64 // published value of the case (NaN: direction only)
+	PubDir   int     // published direction when Pub is NaN: -1 lower, +1 higher
+	PredBase float64 // predicted value of the baseline
+	Pred     float64 // predicted value of the case
+	Note     string
+}
+
+// effect returns v/base (or v itself when base is 1 or NaN: the value is
+// already a ratio).
+func effect(v, base float64) float64 {
+	if math.IsNaN(base) {
+		return v
+	}
+	if base == 0 {
+		return math.NaN()
+	}
+	return v / base
+}
+
+func dir(r float64) int {
+	switch {
+	case math.IsNaN(r):
+		return 0
+	case r > 1.01:
+		return 1
+	case r < 0.99:
+		return -1
+	}
+	return 0
+}
+
+// PubEffect is the published effect (ratio to the baseline).
+func (r Row) PubEffect() float64 { return effect(r.Pub, r.PubBase) }
+
+// PredEffect is the predicted effect (ratio to the baseline).
+func (r Row) PredEffect() float64 { return effect(r.Pred, r.PredBase) }
+
+// PublishedDir is the sign of the published effect.
+func (r Row) PublishedDir() int {
+	if math.IsNaN(r.Pub) {
+		return r.PubDir
+	}
+	return dir(r.PubEffect())
+}
+
+// Match reports whether the predicted effect points the published way.
+func (r Row) Match() bool { return dir(r.PredEffect()) == r.PublishedDir() }
+
+// Size is (predicted effect − 1) / (published effect − 1): 1 means the
+// same size, 0.5 half the published effect; NaN without a published value.
+func (r Row) Size() float64 {
+	p := r.PubEffect() - 1
+	if math.IsNaN(r.Pub) || p == 0 {
+		return math.NaN()
+	}
+	return (r.PredEffect() - 1) / p
+}
+
+// Table is one experiment's result.
+type Table struct {
+	Title    string
+	Workload string   // how the workload was made
+	Source   string   // where the published figures come from
+	Rows     []Row    // comparisons with the published figures
+	Extra    []string // further markdown lines (predicted-only series)
+	Misses   string   // explanation of rows that miss
+}
+
+// Markdown renders t.
+func (t Table) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### %s\n\nWorkload: %s\n\nPublished: %s\n\n", t.Title, t.Workload, t.Source)
+	b.WriteString("| case | metric | published (baseline → case) | predicted (baseline → case) | published effect | predicted effect | direction matches | size (pred/pub effect) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, r := range t.Rows {
+		pub := "direction only: " + map[int]string{-1: "lower", 0: "unchanged", 1: "higher"}[r.PubDir]
+		pubEff := "—"
+		if !math.IsNaN(r.Pub) {
+			pub = num(r.Pub, r.Unit)
+			if !math.IsNaN(r.PubBase) {
+				pub = num(r.PubBase, r.Unit) + " → " + pub
+			}
+			pubEff = fmt.Sprintf("%.3f", r.PubEffect())
+		}
+		pred := num(r.Pred, r.Unit)
+		if !math.IsNaN(r.PubBase) || r.Unit != "ratio" {
+			pred = num(r.PredBase, r.Unit) + " → " + pred
+		}
+		size := "—"
+		if s := r.Size(); !math.IsNaN(s) && !math.IsInf(s, 0) {
+			size = fmt.Sprintf("%.2f", s)
+		}
+		match := "no"
+		if r.Match() {
+			match = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.3f | %s | %s |\n", r.Case, r.Metric, pub, pred, pubEff, r.PredEffect(), match, size)
+	}
+	for _, l := range t.Extra {
+		b.WriteString("\n" + l)
+	}
+	if t.Misses != "" {
+		fmt.Fprintf(&b, "\n\n%s", t.Misses)
+	}
+	b.WriteString("\n\n")
+	return b.String()
+}
+
+func num(v float64, unit string) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	switch unit {
+	case "ratio":
+		return fmt.Sprintf("%.3f", v)
+	case "%":
+		return fmt.Sprintf("%.1f %%", v)
+	}
+	return fmt.Sprintf("%.2f %s", v, unit)
+}
+
+// Replay runs m under spec on cpus CPUs (0: the model's) with cfg's costs.
+func Replay(m *replay.Model, spec string, cpus int, cfg replay.Config) (*replay.Result, error) {
+	specs, err := policies.ParseSpecs(spec)
+	if err != nil {
+		return nil, err
+	}
+	if cpus <= 0 {
+		cpus = m.NrCPUs
+	}
+	pol, err := specs[0].New(cpus)
+	if err != nil {
+		return nil, err
+	}
+	cfg.CPUs = cpus
+	if cfg.HZ == 0 {
+		cfg.HZ = 250
+	}
+	return replay.Simulate(m, pol, cfg)
+}
+
+// Latency returns the latency row of comm in res (zero when absent).
+func Latency(res *replay.Result, comm string) (report.LatencyRow, error) {
+	lr, err := report.ComputeLatency(res.Source(), report.LatencyOptions{})
+	if err != nil {
+		return report.LatencyRow{}, err
+	}
+	var out report.LatencyRow
+	out.Comm = comm
+	for _, r := range lr.Rows {
+		if r.Comm == comm {
+			out.Runtime += r.Runtime
+			out.Switches += r.Switches
+			out.SumDelay += r.SumDelay
+			out.Count += r.Count
+			out.MaxDelay = max(out.MaxDelay, r.MaxDelay)
+		}
+	}
+	if out.Count > 0 {
+		out.AvgDelay = out.SumDelay / out.Count
+	}
+	return out, nil
+}
+
+// SchedShare returns the share (0..1) of busy CPU time that went to
+// scheduling decisions, context switches and migrations rather than to
+// tasks: 1 − Σ sched_stat_runtime / Σ time CPUs were not idle.
+func SchedShare(res *replay.Result) float64 {
+	busy, useful := int64(0), int64(0)
+	since := map[trace.CPU]int64{}
+	running := map[trace.CPU]bool{}
+	for _, ev := range res.Events() {
+		switch ev.Kind {
+		case trace.KindRuntime:
+			useful += ev.Runtime
+		case trace.KindSwitch:
+			if running[ev.CPU] {
+				busy += ev.Time - since[ev.CPU]
+			}
+			running[ev.CPU] = ev.NextTID != 0
+			since[ev.CPU] = ev.Time
+		}
+	}
+	if busy == 0 {
+		return 0
+	}
+	return 1 - float64(useful)/float64(busy)
+}
+
+// Load extracts a model from a recorded trace.
+func Load(path string) (*replay.Model, error) {
+	src, err := trace.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	return replay.Extract(src)
+}
+
+func mustModel(name string, args ...string) *replay.Model {
+	g, ok := synth.Lookup(name)
+	if !ok {
+		panic("experiments: no generator " + name)
+	}
+	v, err := g.Parse(args)
+	if err != nil {
+		panic(err)
+	}
+	return g.Model(v)
+}
+
+// Header opens docs/experiments.md.
+const Header = `# The classic scheduler experiments, replayed
+
+Generated by ` + "`bench/experiments/run.sh`" + ` (go run ./bench/experiments/run); do not edit by hand.
+
+Each table compares a policy with the experiment's baseline. *Published effect* and *predicted effect* are
+case / baseline (or the published ratio itself); *direction matches* says whether both effects point the same
+way (an effect within 1 % of 1.000 counts as no change); *size* is (predicted effect − 1) / (published effect − 1):
+1.00 is the published size, 0.50 half of it, negative the opposite direction. The workloads are synthesized with
+` + "`traceview synth`" + ` (every dependency known) and, where this machine's recordings hold the same program, also
+replayed from ../shared/traces. Misses are explained under each table.
+
+`

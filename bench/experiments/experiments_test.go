@@ -1,0 +1,106 @@
+package experiments
+
+import (
+	"math"
+	"testing"
+
+	_ "github.com/traceview/traceview/trace/formats"
+)
+
+// knownGaps are rows whose predicted direction does not match the
+// published one, with the model gap that explains it (also written under
+// each table in docs/experiments.md). The tests require every other row to
+// match, and a known gap to still miss, so this list stays true. The tests
+// run the reduced workloads (Options.Small); the full-size tables in
+// docs/experiments.md can differ (there the synthetic hackbench rows match).
+var knownGaps = map[string]string{
+	"4 threads: bfs vs cfs:NEXT_BUDDY|frames per second":                                      "wakee stacking by NEXT_BUDDY+LB_BIAS is outside the model (idle CPUs always found)",
+	"4 threads: cfs:NO_NEXT_BUDDY vs cfs:NEXT_BUDDY|frames per second":                        "same",
+	"recorded pipeline.2cpu (4 threads) on 4 CPUs: bfs vs cfs:NEXT_BUDDY|frames per second":   "same",
+	"recorded pipeline.2cpu on 4 CPUs: cfs:NO_NEXT_BUDDY vs cfs:NEXT_BUDDY|frames per second": "same",
+	"synthetic: eevdf / cfs|sum delay":                                                        "synthetic massive_intr starts all tasks at once; the recording matches",
+	"synthetic hackbench: sd vs o1|run time":                                                  "senders never block in the synthetic hackbench: switch counts barely differ",
+	"synthetic hackbench: cfs vs o1|run time":                                                 "same",
+	"recorded messaging.1cpu: cfs vs o1|makespan":                                             "cache and lock effects of 3600 tasks are not modelled",
+}
+
+func checkRows(t *testing.T, tb Table) {
+	t.Helper()
+	if len(tb.Rows) == 0 {
+		t.Fatalf("%s: no rows", tb.Title)
+	}
+	for _, r := range tb.Rows {
+		key := r.Case + "|" + r.Metric
+		if math.IsNaN(r.Pred) || math.IsNaN(r.PredEffect()) {
+			t.Errorf("%s: no prediction", key)
+			continue
+		}
+		_, gap := knownGaps[key]
+		switch {
+		case gap && r.Match():
+			t.Errorf("%s: known gap now matches the published direction (effect %.3f): update knownGaps and the notes", key, r.PredEffect())
+		case gap:
+			t.Logf("%s: known gap (%s), predicted effect %.3f vs published %d", key, knownGaps[key], r.PredEffect(), r.PublishedDir())
+		case !r.Match():
+			t.Errorf("%s: predicted effect %.3f, published direction %d", key, r.PredEffect(), r.PublishedDir())
+		}
+	}
+}
+
+var small = Options{Small: true, TraceDir: "../../../shared/traces"}
+
+func TestExperiment1Pipeline(t *testing.T) {
+	tb, err := Pipeline(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, tb)
+}
+
+func TestExperiment2MassiveIntr(t *testing.T) {
+	tb, err := MassiveIntr(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, tb)
+}
+
+func TestExperiment3Hackbench(t *testing.T) {
+	tb, err := Hackbench(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, tb)
+}
+
+func TestExperiment4ManyTasks(t *testing.T) {
+	tb, err := ManyTasks(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, tb)
+}
+
+func TestExperiment5Latt(t *testing.T) {
+	tb, err := Latt(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, tb)
+}
+
+func TestRowArithmetic(t *testing.T) {
+	// Published 242.54 → 447.69 fps: effect 447.69 / 242.54 = 1.8458;
+	// predicted 100 → 142.29: effect 1.4229; size (1.4229 − 1) / (1.8458 −
+	// 1) = 0.4229 / 0.8458 = 0.5000.
+	r := Row{PubBase: 242.54, Pub: 447.69, PredBase: 100, Pred: 142.29}
+	if !r.Match() || math.Abs(r.Size()-0.5) > 0.001 {
+		t.Errorf("match %v size %.4f, want true 0.5000", r.Match(), r.Size())
+	}
+	// A direction-only row: lower published, 0.995 predicted is "no
+	// change" (within 1 %): no match.
+	r = Row{PubBase: math.NaN(), Pub: math.NaN(), PubDir: -1, PredBase: 1, Pred: 0.995}
+	if r.Match() {
+		t.Error("0.995 counted as lower")
+	}
+}
