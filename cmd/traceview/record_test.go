@@ -1,0 +1,174 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/ebpf"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
+)
+
+func TestParseCPUList(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []int
+		bad  bool
+	}{
+		{"0", []int{0}, false},
+		{"0,2-4", []int{0, 2, 3, 4}, false},
+		{" 1 , 3 ", []int{1, 3}, false},
+		{"3-1", nil, true},
+		{"x", nil, true},
+		{"-1", nil, true},
+		{"", nil, true},
+	} {
+		got, err := parseCPUList(c.in)
+		if (err != nil) != c.bad || !cmp.Equal(got, c.want) {
+			t.Errorf("parseCPUList(%q) = %v, %v; want %v (error: %v)", c.in, got, err, c.want, c.bad)
+		}
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"4096", 4096}, {"64K", 64 << 10}, {"16M", 16 << 20}, {"16MiB", 16 << 20}, {"1g", 1 << 30}, {"512kb", 512 << 10},
+		{"0", 0}, {"-1M", 0}, {"lots", 0}, {"5G", 0},
+	} {
+		got, err := parseSize(c.in)
+		if got != c.want || (err != nil) != (c.want == 0) {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", c.in, got, err, c.want)
+		}
+	}
+}
+
+func TestRecordUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"record", "--cpu", "2-1"},
+		{"record", "--buffer-size", "huge"},
+		{"record", "--duration", "-1s"},
+	} {
+		_, stderr, code := cRun(t, args...)
+		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, stderr)
+		}
+	}
+}
+
+// requireCapture skips unless eBPF capture works here, or fails when
+// TRACEVIEW_REQUIRE_BPF=1.
+func requireCapture(t *testing.T) {
+	t.Helper()
+	if _, err := ebpf.Probe(ebpf.Options{}); err != nil {
+		if os.Getenv("TRACEVIEW_REQUIRE_BPF") == "1" {
+			t.Fatalf("eBPF capture unusable and TRACEVIEW_REQUIRE_BPF=1: %v", err)
+		}
+		t.Skipf("eBPF capture unusable (set TRACEVIEW_REQUIRE_BPF=1 to fail instead): %v", err)
+	}
+}
+
+// TestRecordCommand records a shell that runs sleep three times: the file
+// is complete, names the command line, holds the three execs of sleep and
+// the shell's fork of each, loses nothing, and `traceview latency` reads it.
+func TestRecordCommand(t *testing.T) {
+	requireCapture(t)
+	out := filepath.Join(t.TempDir(), "t.tv")
+	_, stderr, code := cRun(t, "record", "-o", out, "--", "sh", "-c", "sleep 0.01; sleep 0.01; sleep 0.01")
+	if code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "events in") || !strings.Contains(stderr, "0 events lost") {
+		t.Errorf("record summary: %q", stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := tvf.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Header()
+	if !strings.HasPrefix(h.Tool, "traceview record") || !cmp.Equal(h.Cmdline, os.Args) || h.NrCPUs < 1 || h.OSRelease == "" {
+		t.Errorf("header %+v", h)
+	}
+	var shPID trace.PID = -1
+	execs, forks := 0, 0
+	for _, e := range evs {
+		if e.Kind == trace.KindExec && e.Comm == "sh" && shPID < 0 {
+			shPID = e.PID
+		}
+	}
+	for _, e := range evs {
+		switch {
+		case e.Kind == trace.KindExec && e.Comm == "sleep":
+			execs++
+		case e.Kind == trace.KindFork && e.PID == shPID:
+			forks++
+		}
+	}
+	if shPID < 0 || execs != 3 || forks < 2 {
+		t.Errorf("sh pid %d, %d execs of sleep, %d forks by sh; want a pid, 3 and >= 2 (the last sleep may be exec'd without a fork)", shPID, execs, forks)
+	}
+	if ws := r.Meta().Warnings.List(); len(ws) != 0 || len(r.Meta().Lost) != 0 {
+		t.Errorf("warnings %v, losses %v", ws, r.Meta().Lost)
+	}
+	stdout, stderr, code := cRun(t, "latency", "-i", out)
+	if code != 0 || !strings.Contains(stdout, "sleep") {
+		t.Errorf("latency on the capture: exit %d, %s\n%s", code, stderr, stdout)
+	}
+}
+
+// TestRecordSIGINT: SIGINT stops a capture cleanly (file closed with its
+// trailer, no truncation warning) long before --duration.
+func TestRecordSIGINT(t *testing.T) {
+	requireCapture(t)
+	out := filepath.Join(t.TempDir(), "t.tv")
+	done := make(chan int)
+	start := time.Now()
+	go func() {
+		_, _, code := cRun(t, "record", "-o", out, "--duration", "30s")
+		done <- code
+	}()
+	// The handler is installed right after the file's header is written.
+	for i := 0; ; i++ {
+		if st, err := os.Stat(out); err == nil && st.Size() >= 0 {
+			break
+		}
+		if i > 200 {
+			t.Fatal("record did not start within 10 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("record did not stop on SIGINT")
+	}
+	if el := time.Since(start); el > 15*time.Second {
+		t.Errorf("stopped after %v", el)
+	}
+	evs, m := readAllEvents(t, out)
+	if len(evs) == 0 || len(m.Warnings.List()) != 0 {
+		t.Errorf("%d events, warnings %v", len(evs), m.Warnings.List())
+	}
+}
