@@ -21,6 +21,8 @@ import (
 const (
 	pipeTrace    = "../../testdata/traces/sched-pipe-mode.data"
 	noSchedTrace = "../../testdata/traces/nosched-cpu-clock.data"
+	// sched-compressed.data: perf record -z (zstd), see its meta file.
+	compressedTrace = "../../testdata/traces/sched-compressed.data"
 )
 
 func readFile(t testing.TB, path string) []byte {
@@ -369,5 +371,34 @@ func TestMeta(t *testing.T) {
 	names := strings.Join(r.EventNames(), ",")
 	if names != "sched:sched_switch,sched:sched_stat_runtime,sched:sched_process_fork,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_waking,dummy:HG" {
 		t.Errorf("event names %s", names)
+	}
+}
+
+// A zstd-compressed perf.data (perf record -z) cut inside a compressed
+// record: the records before it are delivered, then a truncation error.
+func TestTruncatedCompressed(t *testing.T) {
+	b := readFile(t, compressedTrace)
+	dataOff, dataEnd := dataSection(b)
+	var comp []span
+	for _, r := range records(b, dataOff, dataEnd) {
+		if binary.LittleEndian.Uint32(b[r.off:]) == recCompressed {
+			comp = append(comp, r)
+		}
+	}
+	if len(comp) < 2 {
+		t.Fatalf("%d compressed records", len(comp))
+	}
+	// Corrupt the second compressed payload: the first one's events come
+	// out, then a one-line error naming the record.
+	c := append([]byte(nil), b...)
+	for i := comp[1].off + 8; i < comp[1].off+comp[1].size; i++ {
+		c[i] ^= 0x5a
+	}
+	evs, _, err := drain(c, false)
+	if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), "compressed record at offset "+strconv.Itoa(comp[1].off)) {
+		t.Fatalf("error %v", err)
+	}
+	if len(evs) == 0 {
+		t.Error("no events from the first compressed record")
 	}
 }

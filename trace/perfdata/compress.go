@@ -1,20 +1,139 @@
 package perfdata
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/traceview/traceview/trace"
 )
 
-// decompressor holds the records unpacked from PERF_RECORD_COMPRESSED(2)
-// (`perf record -z`, zstd). A record may straddle two compressed records,
-// so undelivered bytes carry over.
+// decompressor unpacks PERF_RECORD_COMPRESSED(2) records (`perf record
+// -z`). perf compresses with one zstd stream for the whole recording,
+// flushed at the end of every compressed record (tools/perf/util/zstd.c), so
+// each record's payload completes the blocks begun before it but not the
+// frame. A zstd decoder runs in its own goroutine over the payloads handed
+// to it; after each payload, everything it can decode is collected until it
+// asks for more input. Records may straddle two payloads, so undelivered
+// bytes carry over.
 type decompressor struct {
-	dec *zstd.Decoder
-	buf []byte
-	pos int
+	in   chan []byte
+	out  chan zmsg
+	done chan struct{}
+	err  error
+	buf  []byte
+	pos  int
+}
+
+type zmsg struct {
+	b       []byte
+	starved bool
+	err     error
+}
+
+// chanReader is the decoder's input: payloads from in; before waiting for
+// one it reports that it is starved, which tells the feeder that all output
+// of the previous payloads has been delivered.
+type chanReader struct {
+	cur  []byte
+	in   chan []byte
+	out  chan zmsg
+	done chan struct{}
+}
+
+func (c *chanReader) Read(p []byte) (int, error) {
+	for len(c.cur) == 0 {
+		select {
+		case c.out <- zmsg{starved: true}:
+		case <-c.done:
+			return 0, io.EOF
+		}
+		select {
+		case b, ok := <-c.in:
+			if !ok {
+				return 0, io.EOF
+			}
+			c.cur = b
+		case <-c.done:
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, c.cur)
+	c.cur = c.cur[n:]
+	return n, nil
+}
+
+func newDecompressor() *decompressor {
+	d := &decompressor{in: make(chan []byte), out: make(chan zmsg), done: make(chan struct{})}
+	go func() {
+		send := func(m zmsg) bool {
+			select {
+			case d.out <- m:
+				return true
+			case <-d.done:
+				return false
+			}
+		}
+		dec, err := zstd.NewReader(&chanReader{in: d.in, out: d.out, done: d.done},
+			zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<28))
+		if err != nil {
+			send(zmsg{err: err})
+			return
+		}
+		defer dec.Close()
+		buf := make([]byte, 256<<10)
+		for {
+			n, err := dec.Read(buf)
+			if n > 0 && !send(zmsg{b: append([]byte(nil), buf[:n]...)}) {
+				return
+			}
+			if err != nil {
+				send(zmsg{err: err})
+				return
+			}
+		}
+	}()
+	d.collect()
+	return d
+}
+
+// collect appends decoded data until the decoder asks for input.
+func (d *decompressor) collect() {
+	for d.err == nil {
+		m := <-d.out
+		switch {
+		case m.starved:
+			return
+		case m.err != nil:
+			d.err = m.err
+		default:
+			d.buf = append(d.buf, m.b...)
+		}
+	}
+}
+
+// feed decodes one payload.
+func (d *decompressor) feed(payload []byte) error {
+	if d.err != nil {
+		return d.err
+	}
+	// Keep the undelivered tail, then append the new records.
+	tail := copy(d.buf, d.buf[d.pos:])
+	d.buf, d.pos = d.buf[:tail], 0
+	d.in <- append([]byte(nil), payload...)
+	d.collect()
+	if d.err == io.EOF || errors.Is(d.err, io.ErrUnexpectedEOF) {
+		d.err = fmt.Errorf("zstd stream ended early")
+	}
+	return d.err
+}
+
+func (d *decompressor) close() {
+	if d != nil {
+		close(d.done)
+	}
 }
 
 func (d *decompressor) pending() int { return len(d.buf) - d.pos }
@@ -39,9 +158,6 @@ func (d *decompressor) next(r *Reader) ([]byte, bool, error) {
 
 // compressed unpacks a PERF_RECORD_COMPRESSED ({header; data}) or
 // PERF_RECORD_COMPRESSED2 ({header; u64 data_size; data}, 8-byte padded).
-// perf compresses each batch as a zstd stream that it flushes at the end of
-// every record, which DecodeAll on the concatenation of pending payloads
-// decodes.
 func (r *Reader) compressed(typ uint32, rec []byte, off int64) error {
 	payload := rec[8:]
 	if typ == recCompressed2 {
@@ -55,20 +171,10 @@ func (r *Reader) compressed(typ uint32, rec []byte, off int64) error {
 		payload = rec[16 : 16+n]
 	}
 	if r.decomp == nil {
-		dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<28))
-		if err != nil {
-			return err
-		}
-		r.decomp = &decompressor{dec: dec}
+		r.decomp = newDecompressor()
 	}
-	d := r.decomp
-	// Keep the undelivered tail, then append the new records.
-	tail := copy(d.buf, d.buf[d.pos:])
-	d.buf, d.pos = d.buf[:tail], 0
-	out, err := d.dec.DecodeAll(payload, d.buf)
-	if err != nil {
+	if err := r.decomp.feed(payload); err != nil {
 		return fmt.Errorf("compressed record at offset %d: zstd: %v: %w", off, err, trace.ErrCorrupt)
 	}
-	d.buf = out
 	return nil
 }

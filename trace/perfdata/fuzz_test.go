@@ -63,6 +63,12 @@ func FuzzPerfData(f *testing.F) {
 	f.Add(lost)
 	f.Add(unknown)
 
+	comp, err := os.ReadFile(compressedTrace)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(comp[:min(len(comp), 16<<10)])
+
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, stream := range []bool{false, true} {
 			var in io.Reader = bytes.NewReader(data)

@@ -336,6 +336,8 @@ func (r *Reader) Stats() *Stats { return &r.stats }
 // Close releases the reader (and the temporary copy of a piped file-mode
 // input). It does not close the input.
 func (r *Reader) Close() error {
+	r.decomp.close()
+	r.decomp = nil
 	if r.cleanup != nil {
 		err := r.cleanup()
 		r.cleanup = nil

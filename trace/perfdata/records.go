@@ -366,6 +366,15 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 			}
 			lost = o.Uint64(body)
 		}
+		if synthesized {
+			// perf record ends by reading each event's PERF_FORMAT_LOST
+			// count and writing it as LOST_SAMPLES at time 0
+			// (record__read_lost_samples): a per-event total of losses
+			// the LOST records already reported, so not a new window.
+			r.meta.Warnings.AddN("lost-samples-total", int(min(lost, 1<<31)),
+				"perf.data: the kernel dropped samples for lack of ring-buffer room (perf's end-of-recording count; the same losses as the lost-event windows)")
+			return nil
+		}
 		start := t
 		if c := int(cpu); c >= 0 && c < len(r.cpuLast) && r.cpuLast[c] >= 0 {
 			start = r.cpuLast[c]
