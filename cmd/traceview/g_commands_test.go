@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
+)
+
+const gTrace = "../../testdata/traces/pipe.perf.data"
+
+// gRun runs the CLI with args and returns stdout, stderr and the exit code
+// main would use.
+func gRun(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	root := newRootCmd()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	code := 0
+	if err := root.Execute(); err != nil {
+		code = exitCode(err)
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), code
+}
+
+func gNeedTrace(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(gTrace); err != nil {
+		t.Skipf("%s missing", gTrace)
+	}
+}
+
+// gLatencyTotal is the latency report's total of the test trace.
+func gLatencyTotal(t *testing.T) report.LatencyTotal {
+	t.Helper()
+	src, err := trace.Open(gTrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	res, err := report.ComputeLatency(src, report.LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Total
+}
+
+func TestStatsCommandJSON(t *testing.T) {
+	gNeedTrace(t)
+	out, stderr, code := gRun(t, "stats", "-i", gTrace, "-o", "json", "--series", "10")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var st report.Stats
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	tot := gLatencyTotal(t)
+	// pipe.perf.data was recorded on 2 CPUs; the histogram holds the
+	// latency table's delays.
+	if len(st.CPUs) != 2 || st.Series == nil || len(st.Series.Utilization[0]) != 10 ||
+		st.Delays.Count != tot.Count || st.Delays.Sum != tot.SumDelay {
+		t.Errorf("stats: %d CPUs, series %v, %d delays / %d ns; latency: %d delays / %d ns",
+			len(st.CPUs), st.Series != nil, st.Delays.Count, st.Delays.Sum, tot.Count, tot.SumDelay)
+	}
+	table, _, code := gRun(t, "stats", "-i", gTrace)
+	if code != 0 || !strings.Contains(table, "Utilization %") || !strings.Contains(table, "usecs") {
+		t.Errorf("table output:\n%s", table)
+	}
+}
+
+func TestCompareCommand(t *testing.T) {
+	gNeedTrace(t)
+	out, stderr, code := gRun(t, "compare", gTrace, gTrace, "-o", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := recs[len(recs)-1]
+	// A trace against itself: every ratio of the total is 1.
+	if last[0] != "TOTAL" || last[1] != "both" || last[4] != "1.000000" || last[16] != "1.000000" {
+		t.Errorf("TOTAL line %v", last)
+	}
+	table, _, code := gRun(t, "compare", gTrace, gTrace)
+	if code != 0 || !strings.Contains(table, "B/A: runtime 1.000, switches 1.000, avg delay 1.000, max delay 1.000, sum delay 1.000, p99 delay 1.000") {
+		t.Errorf("table:\n%s", table)
+	}
+}
+
+func TestExportCommands(t *testing.T) {
+	gNeedTrace(t)
+	dir := t.TempDir()
+	pb := filepath.Join(dir, "d.pb.gz")
+	if _, stderr, code := gRun(t, "export", "--format", "pprof", "-i", gTrace, "-o", pb); code != 0 {
+		t.Fatalf("pprof: exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	prof, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var delay int64
+	for _, s := range prof.Sample {
+		delay += s.Value[0]
+	}
+	if tot := gLatencyTotal(t); delay != tot.SumDelay {
+		t.Errorf("profile delay %d ns, latency total Sum delay %d ns", delay, tot.SumDelay)
+	}
+	js, stderr, code := gRun(t, "export", "--format", "perfetto", "-i", gTrace)
+	if code != 0 {
+		t.Fatalf("perfetto: exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.TraceEvents) < 100 {
+		t.Errorf("perfetto JSON: %v, %d events", err, len(doc.TraceEvents))
+	}
+}
+
+func TestReportCommand(t *testing.T) {
+	gNeedTrace(t)
+	html := filepath.Join(t.TempDir(), "r.html")
+	if _, stderr, code := gRun(t, "report", "-i", gTrace, "-o", html); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "<svg"); n != report.HTMLPlots {
+		t.Errorf("%d plots, want %d", n, report.HTMLPlots)
+	}
+}
+
+// Usage errors exit with 2 and one line that names the problem.
+func TestGCommandUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"compare", "a.data"}, "want two traces"},
+		{[]string{"export", "-i", gTrace}, "--format is required"},
+		{[]string{"export", "--format", "svg", "-i", gTrace}, `unknown format "svg"`},
+		{[]string{"stats", "-o", "xml"}, `unknown output format "xml"`},
+		{[]string{"report", "--top", "0"}, "must be positive"},
+	} {
+		_, stderr, code := gRun(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.msg) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.msg)
+		}
+	}
+	// A missing file is an error of the input, not of usage.
+	if _, stderr, code := gRun(t, "stats", "-i", "/nonexistent.data"); code != 1 || !strings.Contains(stderr, "no such file") {
+		t.Errorf("missing input: exit %d, %q", code, stderr)
+	}
+}
