@@ -731,7 +731,10 @@ func (l *latency) result() *LatencyResult {
 		return false
 	})
 	for _, r := range rows {
-		if r.Count == 0 || r.Comm == "swapper" {
+		// perf prints rows with at least one delay; a row perf shows only
+		// for its 0 ns first-seen delays is kept, with Count 0, so that no
+		// task (and its runtime) disappears from the table.
+		if r.Comm == "swapper" || (r.Count == 0 && (l.opts.PerfCompat || r.FirstSeen == 0)) {
 			continue
 		}
 		if l.opts.Percentiles {

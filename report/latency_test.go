@@ -89,13 +89,16 @@ func TestLatencyBasic(t *testing.T) {
 	// a: delays 500 and 700 (the first switch-in has no known wakeup):
 	// count 2, sum 1200, avg 600, max 700 from 4000 to 4700; runtime
 	// 1000+500; switched in 3 times. b: only its first switch-in, no delay
-	// measured, so no row.
-	want := []LatencyRow{{Comm: "a", TID: 10, PID: 10, NrTasks: 1, Runtime: 1500, Count: 2, Switches: 3,
-		AvgDelay: 600, MaxDelay: 700, SumDelay: 1200, MaxDelayStart: 4000, MaxDelayEnd: 4700, FirstSeen: 1}}
+	// measured: Count 0, kept (perf shows it) with its 700 ns runtime.
+	want := []LatencyRow{
+		{Comm: "a", TID: 10, PID: 10, NrTasks: 1, Runtime: 1500, Count: 2, Switches: 3,
+			AvgDelay: 600, MaxDelay: 700, SumDelay: 1200, MaxDelayStart: 4000, MaxDelayEnd: 4700, FirstSeen: 1},
+		{Comm: "b", TID: 20, PID: 20, NrTasks: 1, Runtime: 700, Switches: 1, FirstSeen: 1},
+	}
 	if d := cmp.Diff(want, rowsOf(res), ignoreSamples); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)
 	}
-	if res.Total != (LatencyTotal{Runtime: 1500, Count: 2, Switches: 3, SumDelay: 1200}) {
+	if res.Total != (LatencyTotal{Runtime: 2200, Count: 2, Switches: 4, SumDelay: 1200}) {
 		t.Errorf("total = %+v", res.Total)
 	}
 	if res.Diag.FirstSeen != 2 { // idle (TID 0) is not counted
