@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -115,15 +116,24 @@ type Stats struct {
 type Result struct {
 	Policy   string
 	CPUs     int
-	Events   []trace.Event
 	Meta     *trace.Meta
 	Makespan int64 // ns, first to last event of the workload's tasks
 	End      int64 // ns, time of the last event
 	Stats    Stats
+
+	recorded []trace.Event    // as-traced: the observed schedule
+	recs     []rec            // predicted events
+	tasks    []*policies.Task // by ID, for recs
 }
 
-// Source returns the prediction as a trace.Source for the reports.
-func (r *Result) Source() trace.Source { return trace.NewSliceSource(r.Events, r.Meta) }
+// Source returns the prediction as a trace.Source for the reports; each
+// call starts a new stream from the first event.
+func (r *Result) Source() trace.Source {
+	if r.recorded != nil {
+		return trace.NewSliceSource(r.recorded, r.Meta)
+	}
+	return &recSource{recs: r.recs, tasks: r.tasks, meta: r.Meta}
+}
 
 // event kinds of the simulator's queue
 const (
@@ -222,7 +232,7 @@ type sim struct {
 	cpus    []cpuState
 	q       evheap
 	seq     uint64
-	out     []trace.Event
+	out     []rec
 	tick    int64
 	stats   Stats
 	wlFirst int64
@@ -260,10 +270,10 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		FirstTime: m.Start}
 	res := &Result{Policy: pol.Name(), CPUs: cfg.CPUs, Meta: meta}
 	if r, ok := pol.(policies.Recorded); ok && r.Recorded() {
-		res.Events = append([]trace.Event(nil), m.Recorded...)
+		res.recorded = m.Recorded // read-only: sources never modify it
 		res.Makespan = m.ObservedMakespan()
 		res.End = m.End
-		res.Stats.Events = int64(len(res.Events))
+		res.Stats.Events = int64(len(res.recorded))
 		meta.NrCPUs = m.NrCPUs
 		res.CPUs = m.NrCPUs
 		meta.LastTime = m.End
@@ -271,7 +281,13 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	}
 	s := &sim{m: m, cfg: cfg, pol: pol, tasks: make([]*policies.Task, len(m.Tasks)), ts: make([]tstate, len(m.Tasks)),
 		cpus: make([]cpuState, cfg.CPUs), tick: 1e9 / int64(cfg.HZ), wlFirst: -1, wlAll: m.WorkloadRoot < 0}
-	s.out = make([]trace.Event, 0, len(m.Recorded))
+	// Each burst gives about four events (waking, runtime, switch in and
+	// out); reserving them avoids re-copying a large slice while growing.
+	nb := 0
+	for i := range m.Tasks {
+		nb += len(m.Tasks[i].Bursts)
+	}
+	s.out = make([]rec, 0, max(len(m.Recorded), 4*nb)+64)
 	for i := range s.cpus {
 		s.cpus[i].reschedAt = -1
 	}
@@ -285,7 +301,7 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		s.push(qev{t: tk.Start, kind: qStart, a: int32(i)})
 	}
 	s.run()
-	res.Events = s.out
+	res.recs, res.tasks = s.out, s.tasks
 	res.Stats = s.stats
 	res.Stats.Events = int64(len(s.out))
 	for i := range m.Tasks {
@@ -299,7 +315,7 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		res.Makespan = s.wlLast - s.wlFirst
 	}
 	if len(s.out) > 0 {
-		res.End = s.out[len(s.out)-1].Time
+		res.End = s.out[len(s.out)-1].t
 	}
 	meta.LastTime = res.End
 	return res, nil
@@ -622,15 +638,11 @@ func (s *sim) wake(i, j int, waker *policies.Task, wcpu int) {
 	if ecpu < 0 {
 		ecpu = cpu
 	}
-	ev := trace.NewEvent(s.now, trace.CPU(ecpu), trace.KindWaking)
-	s.setSubject(&ev, t)
-	ev.TargetCPU = trace.CPU(cpu)
+	r := rec{t: s.now, kind: trace.KindWaking, task: int32(t.ID), other: -1, cpu: int16(ecpu), cpu2: int16(cpu), irq: trace.Yes}
 	if waker != nil {
-		ev.CurTID, ev.CurPID, ev.WakerTID, ev.FromIRQ = waker.TID, waker.PID, waker.TID, trace.No
-	} else {
-		ev.CurTID, ev.CurPID, ev.WakerTID, ev.FromIRQ = 0, 0, 0, trace.Yes
+		r.other, r.irq = int32(waker.ID), trace.No
 	}
-	s.emit(ev, t)
+	s.emit(r, t)
 	var ef policies.EnqueueFlags = policies.EnqueueWakeup
 	if cpu != prev {
 		s.emitMigrate(t, prev, cpu)
@@ -642,21 +654,14 @@ func (s *sim) wake(i, j int, waker *policies.Task, wcpu int) {
 func (s *sim) fork(i int, parent *policies.Task, pcpu int) {
 	t := s.newTask(i, parent)
 	s.ts[i].started = true
-	ev := trace.NewEvent(s.now, trace.CPU(pcpu), trace.KindFork)
-	s.setSubject(&ev, parent)
-	ev.CurTID, ev.CurPID = parent.TID, parent.PID
-	ev.ChildTID, ev.ChildPID, ev.ChildComm = t.TID, t.PID, t.Comm
-	s.emit(ev, t)
+	s.emit(rec{t: s.now, kind: trace.KindFork, task: int32(parent.ID), other: int32(t.ID), cpu: int16(pcpu), cpu2: -1}, t)
 	s.emitComm(t, pcpu)
 	cpu := s.pol.SelectCPU(t, pcpu, parent, policies.WakeFork)
 	if cpu < 0 || cpu >= len(s.cpus) || !t.Affinity.Has(cpu) {
 		cpu = t.Affinity.First()
 	}
 	t.CPU = cpu
-	ev = trace.NewEvent(s.now, trace.CPU(pcpu), trace.KindWakeupNew)
-	s.setSubject(&ev, t)
-	ev.CurTID, ev.CurPID, ev.TargetCPU, ev.WakerTID = parent.TID, parent.PID, trace.CPU(cpu), parent.TID
-	s.emit(ev, t)
+	s.emit(rec{t: s.now, kind: trace.KindWakeupNew, task: int32(t.ID), other: int32(parent.ID), cpu: int16(pcpu), cpu2: int16(cpu)}, t)
 	t.State = policies.TaskRunnable
 	s.progress(cpu)
 	s.pol.Enqueue(cpu, t, policies.EnqueueInitial)
@@ -747,77 +752,139 @@ func (s *sim) onTick(cpu int) {
 	s.push(qev{t: s.now + s.tick, kind: qTick, a: int32(cpu)})
 }
 
-// Event output.
+// Event output. The simulator records compact, pointer-free records (so a
+// million-event prediction costs little memory and no GC scanning) and
+// Result.Source turns them into trace.Event values on demand.
 
-func (s *sim) setSubject(ev *trace.Event, t *policies.Task) {
-	ev.TID, ev.PID, ev.Comm, ev.Prio = t.TID, t.PID, t.Comm, t.Prio()
+// rec is one predicted event.
+type rec struct {
+	t       int64
+	runtime int64
+	task    int32 // subject task ID, -1 for the idle task
+	other   int32 // switch: next (-1 idle); fork: child; waking/wakeup_new: waker (-1 none)
+	cpu     int16
+	cpu2    int16 // waking/wakeup_new: target CPU; migrate: destination
+	kind    trace.Kind
+	irq     trace.Tristate
+	state   trace.TaskState
 }
 
-func (s *sim) emit(ev trace.Event, t *policies.Task) {
-	s.out = append(s.out, ev)
+func (s *sim) emit(r rec, t *policies.Task) {
+	s.out = append(s.out, r)
 	if t != nil && (s.wlAll || s.m.Tasks[t.ID].Workload) {
 		if s.wlFirst < 0 {
-			s.wlFirst = ev.Time
+			s.wlFirst = r.t
 		}
-		s.wlLast = ev.Time
+		s.wlLast = r.t
 	}
 }
 
 func (s *sim) emitTask(k trace.Kind, cpu int, t *policies.Task) {
-	ev := trace.NewEvent(s.now, trace.CPU(cpu), k)
-	s.setSubject(&ev, t)
-	ev.CurTID, ev.CurPID = t.TID, t.PID
-	s.emit(ev, t)
+	s.emit(rec{t: s.now, kind: k, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1}, t)
 }
 
 // emitComm names t for the reports (after its fork event, which makes a
 // child inherit its parent's name).
 func (s *sim) emitComm(t *policies.Task, cpu int) {
-	ev := trace.NewEvent(s.now, trace.CPU(cpu), trace.KindComm)
-	s.setSubject(&ev, t)
-	s.out = append(s.out, ev)
+	s.out = append(s.out, rec{t: s.now, kind: trace.KindComm, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1})
 }
 
 func (s *sim) emitMigrate(t *policies.Task, src, dst int) {
 	s.stats.Migrations++
-	ev := trace.NewEvent(s.now, trace.CPU(src), trace.KindMigrate)
-	s.setSubject(&ev, t)
-	ev.OrigCPU, ev.DestCPU = trace.CPU(src), trace.CPU(dst)
-	s.emit(ev, t)
+	s.emit(rec{t: s.now, kind: trace.KindMigrate, task: int32(t.ID), other: -1, cpu: int16(src), cpu2: int16(dst)}, t)
 }
 
 func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 	s.stats.Switches++
+	r := rec{t: s.now, kind: trace.KindSwitch, task: -1, other: -1, cpu: int16(cpu), cpu2: -1}
 	if prev != nil {
 		st := &s.ts[prev.ID]
 		if st.ran > 0 {
-			ev := trace.NewEvent(s.now, trace.CPU(cpu), trace.KindRuntime)
-			s.setSubject(&ev, prev)
-			ev.CurTID, ev.CurPID, ev.Runtime = prev.TID, prev.PID, st.ran
-			s.emit(ev, prev)
+			s.emit(rec{t: s.now, kind: trace.KindRuntime, task: int32(prev.ID), other: -1, cpu: int16(cpu), cpu2: -1, runtime: st.ran}, prev)
 			st.ran = 0
 		}
-	}
-	ev := trace.NewEvent(s.now, trace.CPU(cpu), trace.KindSwitch)
-	ev.TID, ev.PID, ev.Comm, ev.Prio, ev.CurTID, ev.CurPID = 0, 0, "swapper", 120, 0, 0
-	if prev != nil {
-		s.setSubject(&ev, prev)
-		ev.CurTID, ev.CurPID = prev.TID, prev.PID
+		r.task = int32(prev.ID)
 		switch prev.State {
 		case policies.TaskRunnable:
-			ev.PrevState = trace.StatePreempted
+			r.state = trace.StatePreempted
 		case policies.TaskDead:
-			ev.PrevState = trace.StateDead
+			r.state = trace.StateDead
 		default:
-			ev.PrevState = trace.StateInterruptible
+			r.state = trace.StateInterruptible
 		}
 	}
-	ev.NextTID, ev.NextPID, ev.NextComm, ev.NextPrio = 0, 0, "swapper", 120
 	if next != nil {
-		ev.NextTID, ev.NextPID, ev.NextComm, ev.NextPrio = next.TID, next.PID, next.Comm, next.Prio()
+		r.other = int32(next.ID)
 	}
-	s.emit(ev, prev)
+	s.emit(r, prev)
 	if next != nil && (s.wlAll || s.m.Tasks[next.ID].Workload) {
 		s.wlLast = s.now
 	}
+}
+
+// recSource serves a Result's records as trace events.
+type recSource struct {
+	recs  []rec
+	tasks []*policies.Task
+	meta  *trace.Meta
+	i     int
+}
+
+func (rs *recSource) Meta() *trace.Meta { return rs.meta }
+func (rs *recSource) Close() error      { return nil }
+
+func (rs *recSource) Next() (trace.Event, error) {
+	if rs.i >= len(rs.recs) {
+		return trace.Event{}, io.EOF
+	}
+	r := &rs.recs[rs.i]
+	rs.i++
+	return rs.event(r), nil
+}
+
+func (rs *recSource) subject(ev *trace.Event, id int32) {
+	if id < 0 {
+		ev.TID, ev.PID, ev.Comm, ev.Prio = 0, 0, "swapper", 120
+		return
+	}
+	t := rs.tasks[id]
+	ev.TID, ev.PID, ev.Comm, ev.Prio = t.TID, t.PID, t.Comm, t.Prio()
+}
+
+func (rs *recSource) event(r *rec) trace.Event {
+	ev := trace.NewEvent(r.t, trace.CPU(r.cpu), r.kind)
+	rs.subject(&ev, r.task)
+	ev.CurTID, ev.CurPID = ev.TID, ev.PID
+	switch r.kind {
+	case trace.KindSwitch:
+		ev.PrevState = r.state
+		var nx trace.Event
+		rs.subject(&nx, r.other)
+		ev.NextTID, ev.NextPID, ev.NextComm, ev.NextPrio = nx.TID, nx.PID, nx.Comm, nx.Prio
+	case trace.KindWaking, trace.KindWakeupNew:
+		ev.TargetCPU, ev.FromIRQ = trace.CPU(r.cpu2), r.irq
+		ev.CurTID, ev.CurPID, ev.WakerTID = 0, 0, 0
+		if r.other >= 0 {
+			w := rs.tasks[r.other]
+			ev.CurTID, ev.CurPID, ev.WakerTID = w.TID, w.PID, w.TID
+		}
+		if r.kind == trace.KindWakeupNew {
+			ev.FromIRQ = trace.Unknown
+		}
+	case trace.KindFork:
+		c := rs.tasks[r.other]
+		ev.ChildTID, ev.ChildPID, ev.ChildComm = c.TID, c.PID, c.Comm
+	case trace.KindMigrate:
+		ev.OrigCPU, ev.DestCPU = trace.CPU(r.cpu), trace.CPU(r.cpu2)
+	case trace.KindRuntime:
+		ev.Runtime = r.runtime
+	}
+	return ev
+}
+
+// Events returns the whole prediction as a slice (for tests and small
+// traces; reports should stream Source).
+func (r *Result) Events() []trace.Event {
+	evs, _ := trace.ReadAll(r.Source())
+	return evs
 }

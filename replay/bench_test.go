@@ -1,0 +1,112 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/trace"
+)
+
+// ringModel is a synthetic workload for benchmarks: k tasks pass a token
+// round a ring (each runs burst ns, wakes the next and sleeps) for hops
+// hops, beside two CPU hogs, on 2 CPUs.
+func ringModel(k, hops int, burst int64) *Model {
+	m := &Model{NrCPUs: 2, WorkloadRoot: -1}
+	per := hops / k
+	// Task 0 starts runnable with work bursts w0..w(per-1); task i > 0
+	// starts asleep: bursts [empty, w0, ...]. The block after burst index j
+	// of task i > 0 precedes its w_j; task 0's block after w_j precedes
+	// w_(j+1).
+	for i := 0; i < k; i++ {
+		tk := Task{TID: trace.TID(1000 + i), PID: 1000, Comm: "ring", Prio: 120, Parent: -1, CPU: i % 2, Init: InitRunnable}
+		prev := (i + k - 1) % k
+		if i > 0 {
+			tk.Init = InitSleeping
+			tk.Bursts = append(tk.Bursts, Burst{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: prev}})
+		}
+		for j := 0; j < per; j++ {
+			tk.Bursts = append(tk.Bursts, Burst{Len: burst, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: prev}})
+		}
+		tk.Bursts[len(tk.Bursts)-1].End = EndExit
+		m.Tasks = append(m.Tasks, tk)
+	}
+	for i := 0; i < k; i++ {
+		next, off := (i+1)%k, 0
+		if i > 0 {
+			off = 1
+		}
+		for j := 0; j < per; j++ {
+			if next == 0 && j == per-1 {
+				break // task 0 has exited
+			}
+			b := &m.Tasks[i].Bursts[j+off]
+			b.Actions = append(b.Actions, Action{At: burst, Kind: ActWake, Target: next, Block: j})
+		}
+	}
+	for h := 0; h < 2; h++ {
+		m.Tasks = append(m.Tasks, Task{TID: trace.TID(2000 + h), PID: trace.PID(2000 + h), Comm: "hog", Prio: 120, Parent: -1,
+			CPU: h, Init: InitRunnable, Bursts: []Burst{{Len: int64(hops) * burst / 4, End: EndExit}}})
+	}
+	return m
+}
+
+// BenchmarkSimulateEEVDF measures simulated (emitted) events per second for
+// eevdf on 2 CPUs (target: at least 2 million per second on one core).
+func BenchmarkSimulateEEVDF(b *testing.B) {
+	m := ringModel(8, 100_000, 20_000)
+	b.ReportAllocs()
+	var events int64
+	for i := 0; i < b.N; i++ {
+		res, err := Simulate(m, policies.NewStack(policies.NewEEVDF(nil, 2)), DefaultConfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += res.Stats.Events
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+}
+
+// BenchmarkReplay1M replays a trace of about one million events (itself a
+// simulated ring workload) under as-traced, cfs and eevdf: extraction plus
+// three simulations per iteration (target: under 5 s).
+func BenchmarkReplay1M(b *testing.B) {
+	gen, err := Simulate(ringModel(8, 300_000, 20_000), policies.NewStack(policies.NewEEVDF(nil, 2)), DefaultConfig())
+	if err != nil {
+		b.Fatal(err)
+	}
+	input := gen.Events()
+	b.ReportMetric(float64(len(input)), "input-events")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m, err := Extract(trace.NewSliceSource(input, gen.Meta))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, p := range []string{"as-traced", "cfs", "eevdf"} {
+			specs, _ := policies.ParseSpecs(p)
+			pol, _ := specs[0].New(2)
+			if _, err := Simulate(m, pol, DefaultConfig()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestRingModelRuns(t *testing.T) {
+	// The benchmark workload completes: every hop happens (8 tasks × 100
+	// hops of 20 us = 16 ms of ring work) and nothing waits forever.
+	m := ringModel(8, 800, 20_000)
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	if res.Stats.Unfinished != 0 {
+		t.Errorf("%d tasks never woken", res.Stats.Unfinished)
+	}
+	var ringRun int64
+	for tid, iv := range runs(res.Events()) {
+		if tid >= 1000 && tid < 1008 {
+			ringRun += ranBefore(iv, 1<<62)
+		}
+	}
+	if ringRun != 800*20_000 {
+		t.Errorf("ring ran %d ns, want %d", ringRun, 800*20_000)
+	}
+}
