@@ -81,10 +81,12 @@ type Reader struct {
 	pipe    bool
 	meta    *trace.Meta
 
-	attrs          []*attr
-	byID           map[uint64]*attr
-	lastID         uint64
-	lastAttr       *attr
+	attrs   []*attr
+	byID    map[uint64]*attr
+	idCache [64]struct {
+		id uint64
+		a  *attr
+	}
 	descs          []eventDesc
 	formats        map[int]*tpformat.Format
 	decoders       map[int]*tpformat.SchedDecoder // by format ID
@@ -106,7 +108,7 @@ type Reader struct {
 	eof        bool
 	err        error
 
-	tidPID  map[trace.TID]trace.PID
+	tidPID  pidTable
 	cpuLast []int64 // last record time per CPU, for lost windows
 	stats   Stats
 	decomp  *decompressor
@@ -123,7 +125,6 @@ func NewReader(in io.Reader) (*Reader, error) {
 		byID:     map[uint64]*attr{},
 		formats:  map[int]*tpformat.Format{},
 		decoders: map[int]*tpformat.SchedDecoder{},
-		tidPID:   map[trace.TID]trace.PID{0: 0},
 		stats:    Stats{Samples: map[string]uint64{}},
 	}
 	ra, seekable := in.(interface {
@@ -323,7 +324,10 @@ func (r *Reader) addAttr(a *attr) {
 	for _, id := range a.ids {
 		r.byID[id] = a
 	}
-	r.lastAttr = nil
+	r.idCache = [64]struct {
+		id uint64
+		a  *attr
+	}{}
 	r.resolveAttrs()
 }
 

@@ -28,13 +28,16 @@ func (r *Reader) attrOfSample(rec []byte) *attr {
 	return r.attrByID(r.order.Uint64(rec[pos:]))
 }
 
+// attrByID looks a sample id up through a small direct-mapped cache (ids
+// are handed out sequentially, one per attr and CPU) in front of the map.
 func (r *Reader) attrByID(id uint64) *attr {
-	if r.lastAttr != nil && id == r.lastID {
-		return r.lastAttr
+	e := &r.idCache[id%uint64(len(r.idCache))]
+	if e.a != nil && e.id == id {
+		return e.a
 	}
 	a := r.byID[id]
 	if a != nil {
-		r.lastID, r.lastAttr = id, a
+		e.id, e.a = id, a
 	}
 	return a
 }
@@ -171,17 +174,50 @@ func (r *Reader) sample(rec []byte, off int64) error {
 
 // learnPID remembers the process of a thread (from sample pid/tid, COMM and
 // FORK records) to fill the PID fields the tracepoints do not carry.
-func (r *Reader) learnPID(tid trace.TID, pid trace.PID) {
+func (r *Reader) learnPID(tid trace.TID, pid trace.PID) { r.tidPID.set(tid, pid) }
+
+func (r *Reader) pidOf(tid trace.TID) trace.PID { return r.tidPID.get(tid) }
+
+// pidTable maps TIDs to PIDs: a dense slice for the usual TIDs (Linux's
+// pid_max is at most 4194304, PID_MAX_LIMIT), a map for anything else.
+type pidTable struct {
+	dense []trace.PID // index tid; entries are pid+1, 0 = unknown
+	other map[trace.TID]trace.PID
+}
+
+const maxDenseTID = 1 << 22
+
+func (t *pidTable) set(tid trace.TID, pid trace.PID) {
 	if tid < 0 || pid < 0 {
 		return
 	}
-	if p, ok := r.tidPID[tid]; !ok || p != pid {
-		r.tidPID[tid] = pid
+	if tid < maxDenseTID {
+		if int(tid) >= len(t.dense) {
+			n := max(int(tid)+1, 2*len(t.dense), 1024)
+			t.dense = append(t.dense, make([]trace.PID, min(n, maxDenseTID)-len(t.dense))...)
+		}
+		t.dense[tid] = pid + 1
+		return
 	}
+	if t.other == nil {
+		t.other = map[trace.TID]trace.PID{}
+	}
+	t.other[tid] = pid
 }
 
-func (r *Reader) pidOf(tid trace.TID) trace.PID {
-	if p, ok := r.tidPID[tid]; ok {
+func (t *pidTable) get(tid trace.TID) trace.PID {
+	switch {
+	case tid == 0:
+		return 0 // the idle task
+	case tid < 0:
+		return -1
+	case tid < maxDenseTID:
+		if int(tid) < len(t.dense) {
+			return t.dense[tid] - 1
+		}
+		return -1
+	}
+	if p, ok := t.other[tid]; ok {
 		return p
 	}
 	return -1

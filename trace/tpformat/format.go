@@ -256,18 +256,32 @@ func (fd *Field) String(raw []byte, order binary.ByteOrder) string {
 }
 
 // Interner hands out one shared string per distinct byte sequence, so that
-// decoding task names does not allocate per event. The zero value is ready.
-type Interner struct{ m map[string]string }
+// decoding task names does not allocate per event. A small direct-mapped
+// cache in front of the map makes repeated names cheap. The zero value is
+// ready; it is not safe for concurrent use.
+type Interner struct {
+	m     map[string]string
+	cache [256]string
+}
 
 // Intern returns the string equal to b, allocating only the first time.
 func (in *Interner) Intern(b []byte) string {
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &in.cache[h%uint32(len(in.cache))]
+	if *slot == string(b) && (len(b) > 0 || *slot == "") {
+		return *slot
+	}
 	if in.m == nil {
 		in.m = map[string]string{}
 	}
-	if s, ok := in.m[string(b)]; ok {
-		return s
+	s, ok := in.m[string(b)]
+	if !ok {
+		s = string(b)
+		in.m[s] = s
 	}
-	s := string(b)
-	in.m[s] = s
+	*slot = s
 	return s
 }
