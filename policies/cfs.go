@@ -38,6 +38,17 @@ var CFSParams = []Param{
 	{Name: "NEXT_BUDDY", Kind: ParamFeature, Default: "off", Doc: "prefer the last woken task", Source: "kernel/sched/features.h v5.10"},
 	{Name: "LAST_BUDDY", Kind: ParamFeature, Default: "on", Doc: "prefer the task preempted by a wakeup", Source: "kernel/sched/features.h v5.10"},
 	{Name: "WAKEUP_PREEMPTION", Kind: ParamFeature, Default: "on", Doc: "wakeups may preempt the current task", Source: "kernel/sched/features.h v5.10"},
+	// 2.6.31-era variants (helper H): the sched_features and sched-domain
+	// flags of kernel/sched_fair.c, kernel/sched_features.h and
+	// include/linux/topology.h v2.6.31. Defaults keep the v5.10 behaviour.
+	{Name: "NEW_FAIR_SLEEPERS", Kind: ParamFeature, Default: "on", Doc: "waking tasks get sleeper credit (off: vruntime = max(own, min_vruntime))", Source: "kernel/sched_features.h v2.6.31"},
+	{Name: "LB_BIAS", Kind: ParamFeature, Default: "off", Doc: "balance on biased loads: source min(cpu_load[idx], now), target max(cpu_load[idx], now); on in v2.6.31", Source: "kernel/sched_features.h v2.6.31, source_load/target_load in kernel/sched.c"},
+	{Name: "newidle_idx", Kind: ParamInt, Default: "0", Doc: "cpu_load[] history index (0-4, decay 2^idx ticks) of newly idle and idle balancing; 0 is the current load", Source: "include/linux/topology.h v2.6.31 SD_*_INIT newidle_idx/idle_idx"},
+	{Name: "busy_idx", Kind: ParamInt, Default: "0", Doc: "cpu_load[] history index of periodic balancing on a busy CPU (2 in v2.6.31)", Source: "include/linux/topology.h v2.6.31 SD_*_INIT busy_idx"},
+	{Name: "SD_BALANCE_NEWIDLE", Kind: ParamFeature, Default: "on", Doc: "a CPU about to go idle pulls work", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
+	{Name: "SD_WAKE_AFFINE", Kind: ParamFeature, Default: "on", Doc: "a wakee may move to the waker's CPU (wake_affine)", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
+	{Name: "SD_WAKE_IDLE", Kind: ParamFeature, Default: "on", Doc: "a wakee goes to an idle CPU of the domain when its target is busy (wake_idle / select_idle_sibling)", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
+	{Name: "SD_BALANCE_WAKE", Kind: ParamFeature, Default: "off", Doc: "place wakeups like forks, on the least loaded CPU", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
 }
 
 type cent struct {
@@ -70,6 +81,8 @@ type CFS struct {
 	startDebit, gentle         bool
 	nextBuddy, lastBuddy       bool
 	wakePreempt                bool
+	noSleepers                 bool // NO_NEW_FAIR_SLEEPERS
+	era                        smpKnobs
 }
 
 // NewCFS returns a cfs policy for cpus CPUs with parameters v.
@@ -85,6 +98,8 @@ func NewCFS(v Values, cpus int) *CFS {
 		nextBuddy:   v.Feature("NEXT_BUDDY", false),
 		lastBuddy:   v.Feature("LAST_BUDDY", true),
 		wakePreempt: v.Feature("WAKEUP_PREEMPTION", true),
+		noSleepers:  !v.Feature("NEW_FAIR_SLEEPERS", true),
+		era:         eraKnobs(v),
 	}
 }
 
@@ -109,6 +124,7 @@ func (p *CFS) Init(s Sim) {
 		p.rqs[i] = crq{curr: -1, next: -1, last: -1}
 	}
 	p.smp.init(s, p.migratable, func(c int) int64 { return p.rqs[c].sumW })
+	p.smp.knobs = p.era
 }
 
 func (p *CFS) migratable(cpu int) []*Task {
@@ -209,6 +225,9 @@ func (p *CFS) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 		thresh := p.latency
 		if p.gentle {
 			thresh /= 2
+		}
+		if p.noSleepers {
+			thresh = 0
 		}
 		e.v = max(e.v, rq.minV-thresh)
 	}

@@ -317,3 +317,62 @@ func TestSDNice(t *testing.T) {
 	wantSchedule(t, "sd", m, replay.DefaultConfig(), []string{
 		"0 cpu0 A", "80000 cpu0 B", "88000 cpu0 A", "96000 cpu0 B", "104000 cpu0 A", "112000 cpu0 B", "120000 cpu0 A", "124000 cpu0 B", "200000 cpu0 -"})
 }
+
+func TestCFSNewFairSleepers(t *testing.T) {
+	// One CPU (factor 1: sched_latency 6 ms, wakeup_granularity 1 ms), HZ
+	// 250. S runs 1 ms, sleeps 50 ms, runs 1 ms; H is a 100 ms hog. S (lower
+	// ID, same vruntime 0) runs 0-1, H from 1. At 51 S wakes with vruntime
+	// 1 ms; min_vruntime is H's, 50 ms.
+	//   NEW_FAIR_SLEEPERS (default, GENTLE): S is placed at max(1, 50 − 6/2)
+	//   = 47 ms; H leads by 3 ms > 1 ms granularity: S preempts at 51, runs
+	//   51-52; H runs on to 102 (50 + 50 ms).
+	//   NO_NEW_FAIR_SLEEPERS: S is placed at max(1, 50) = 50 ms, no lead, no
+	//   preemption; at the 52 ms tick H has run 51 ms > its 3 ms ideal slice
+	//   (6 ms × 1/2): S (50 < 51) runs 52-53, H 53-102.
+	m := testModel(1,
+		ttask{comm: "S", bursts: []int64{1000, 1000}, sleeps: []int64{50000}},
+		ttask{comm: "H", bursts: []int64{100000}})
+	wantSchedule(t, "cfs", m, replay.DefaultConfig(), []string{
+		"0 cpu0 S", "1000 cpu0 H", "51000 cpu0 S", "52000 cpu0 H", "102000 cpu0 -"})
+	wantSchedule(t, "cfs:NO_NEW_FAIR_SLEEPERS", m, replay.DefaultConfig(), []string{
+		"0 cpu0 S", "1000 cpu0 H", "52000 cpu0 S", "53000 cpu0 H", "102000 cpu0 -"})
+}
+
+func TestCFSNewIdleBalanceFlag(t *testing.T) {
+	// 2 CPUs (factor 2: sched_latency 12 ms): A (5 ms) on CPU 1; B (10 ms)
+	// and C (20 ms) queued on CPU 0. CPU 1 runs A, CPU 0 runs B. At 5 CPU 1
+	// goes newly idle while C waits on CPU 0: SD_BALANCE_NEWIDLE pulls C,
+	// which runs 5-25 on CPU 1; B ends at 10.
+	// Without the flag CPU 1 stays idle: its periodic balance deadline was
+	// pushed to 4 + 2 ms × 16 = 36 ms by its busy tick at 4, so the idle
+	// balance kicked by CPU 0's ticks waits. CPU 0 shares itself: B's ideal
+	// slice is 12 × 1/2 = 6 ms, so at the 8 ms tick C runs (8-16), then B
+	// (16-18, done), then C to 30 (8 + 12 ms).
+	m := testModel(2,
+		ttask{comm: "A", cpu: 1, bursts: []int64{5000}},
+		ttask{comm: "B", cpu: 0, bursts: []int64{10000}},
+		ttask{comm: "C", cpu: 0, bursts: []int64{20000}})
+	wantSchedule(t, "cfs", m, replay.DefaultConfig(), []string{
+		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 C", "10000 cpu0 -", "25000 cpu1 -"})
+	wantSchedule(t, "cfs:NO_SD_BALANCE_NEWIDLE", m, replay.DefaultConfig(), []string{
+		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 -", "8000 cpu0 C", "16000 cpu0 B", "18000 cpu0 C", "30000 cpu0 -"})
+}
+
+func TestCFSLBBias(t *testing.T) {
+	// The workload of TestCFSNewIdleBalanceFlag under the 2.6.31 biased
+	// balancing with history, cfs:LB_BIAS,newidle_idx=2. At the 4 ms ticks
+	// CPU 0 (load 2 × 1024) and CPU 1 (1024) update cpu_load[2] =
+	// (0 × 3 + load) / 4: 512 and 256. At 5 CPU 1 goes newly idle: its
+	// cpu_load[2] = (256 × 3 + 0) / 4 = 192, target load max(192, 0) = 192;
+	// CPU 0's source load min(512, 2048) = 512; 512 − 192 = 320 < 1024 (one
+	// nice-0 task): no pull. CPU 1 idles as without newly idle balancing.
+	// With LB_BIAS and newidle_idx=0 (the current load) it pulls as usual.
+	m := testModel(2,
+		ttask{comm: "A", cpu: 1, bursts: []int64{5000}},
+		ttask{comm: "B", cpu: 0, bursts: []int64{10000}},
+		ttask{comm: "C", cpu: 0, bursts: []int64{20000}})
+	wantSchedule(t, "cfs:LB_BIAS,newidle_idx=2", m, replay.DefaultConfig(), []string{
+		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 -", "8000 cpu0 C", "16000 cpu0 B", "18000 cpu0 C", "30000 cpu0 -"})
+	wantSchedule(t, "cfs:LB_BIAS", m, replay.DefaultConfig(), []string{
+		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 C", "10000 cpu0 -", "25000 cpu1 -"})
+}

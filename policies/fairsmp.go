@@ -25,8 +25,39 @@ package policies
 // MigrationCost is sysctl_sched_migration_cost, 0.5 ms (kernel/sched/fair.c).
 const MigrationCost = 500_000
 
+// smpKnobs are the 2.6.31-era sched-domain flags and load-balancing
+// features that cfs takes as parameters (helper H). The zero value keeps
+// the behaviour described above.
+//
+// cpu_load[idx] is the 2.6.31 per-runqueue load history (update_cpu_load in
+// kernel/sched.c): at each balance of a CPU, cpu_load[i] = (cpu_load[i] ×
+// (2^i − 1) + load) / 2^i. With LB_BIAS, source_load = min(cpu_load[idx],
+// load) and target_load = max(cpu_load[idx], load): a CPU that was busy a
+// moment ago still looks loaded and pulls nothing.
+type smpKnobs struct {
+	noNewIdle, noAffine, noIdleSibling, wakeBalance bool
+	lbBias                                          bool
+	newidleIdx, busyIdx                             int
+}
+
+func eraKnobs(v Values) smpKnobs {
+	return smpKnobs{
+		noNewIdle:     !v.Feature("SD_BALANCE_NEWIDLE", true),
+		noAffine:      !v.Feature("SD_WAKE_AFFINE", true),
+		noIdleSibling: !v.Feature("SD_WAKE_IDLE", true),
+		wakeBalance:   v.Feature("SD_BALANCE_WAKE", false),
+		lbBias:        v.Feature("LB_BIAS", false),
+		newidleIdx:    min(max(v.Int("newidle_idx", 0), 0), 4),
+		busyIdx:       min(max(v.Int("busy_idx", 0), 0), 4),
+	}
+}
+
+func (k smpKnobs) history() bool { return k.lbBias || k.newidleIdx > 0 || k.busyIdx > 0 }
+
 type fairSMP struct {
-	sim Sim
+	knobs   smpKnobs
+	cpuLoad [][5]int64 // per CPU: cpu_load[0..4] (weights)
+	sim     Sim
 	// queued returns the fair tasks enqueued on cpu that could be
 	// migrated (not running, not delayed).
 	queued   func(cpu int) []*Task
@@ -52,7 +83,7 @@ func (f *fairSMP) selectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int
 	if !t.Affinity.Has(prev) || prev >= n {
 		prev = t.Affinity.First()
 	}
-	if flags&WakeFork != 0 {
+	if flags&WakeFork != 0 || f.knobs.wakeBalance && flags&WakeTTWU != 0 {
 		best, bestNr := -1, 0
 		try := func(c int) {
 			if c < 0 || c >= n || !t.Affinity.Has(c) {
@@ -70,7 +101,7 @@ func (f *fairSMP) selectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int
 		return best
 	}
 	target := prev
-	if waker != nil && waker.State == TaskRunning && t.Affinity.Has(waker.CPU) && waker.CPU != prev {
+	if waker != nil && !f.knobs.noAffine && waker.State == TaskRunning && t.Affinity.Has(waker.CPU) && waker.CPU != prev {
 		this := waker.CPU
 		switch {
 		case f.idle(this):
@@ -89,7 +120,7 @@ func (f *fairSMP) selectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int
 		}
 	}
 	// select_idle_sibling
-	if f.idle(target) {
+	if f.knobs.noIdleSibling || f.idle(target) {
 		return target
 	}
 	if target != prev && f.idle(prev) {
@@ -106,6 +137,13 @@ func (f *fairSMP) selectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int
 // balance pulls tasks to cpu; see the file comment.
 func (f *fairSMP) balance(cpu int, kind BalanceKind) {
 	now := f.sim.Now()
+	if kind == BalanceNewIdle && f.knobs.noNewIdle {
+		return
+	}
+	if f.knobs.history() {
+		f.biasedBalance(cpu, kind)
+		return
+	}
 	switch kind {
 	case BalancePeriodic, BalanceIdle:
 		if now < f.nextBal[cpu] {
@@ -152,5 +190,80 @@ func (f *fairSMP) balance(cpu int, kind BalanceKind) {
 		if pick == nil || f.sim.Migrate(pick, cpu) != nil {
 			return
 		}
+	}
+}
+
+// updateLoad is update_cpu_load (2.6.31) for cpu, at a balance call.
+func (f *fairSMP) updateLoad(cpu int) {
+	if f.cpuLoad == nil {
+		f.cpuLoad = make([][5]int64, f.sim.NumCPUs())
+	}
+	cur := f.load(cpu)
+	for i := range f.cpuLoad[cpu] {
+		scale := int64(1) << uint(i)
+		f.cpuLoad[cpu][i] = (f.cpuLoad[cpu][i]*(scale-1) + cur) / scale
+	}
+}
+
+// biasedBalance is balance with the 2.6.31 load history (the balancing
+// CPU's cpu_load[] is updated first; a CPU's history moves only when it
+// balances, so an idle CPU keeps the history of its last busy moments):
+// loads are
+// cpu_load[idx] (biased with LB_BIAS), and one task moves when the source
+// exceeds the target by a nice-0 weight (newly idle or idle) or two
+// (periodic, busy).
+func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
+	f.updateLoad(cpu)
+	now := f.sim.Now()
+	idx := f.knobs.newidleIdx
+	need := int64(NiceZeroWeight)
+	if kind != BalanceNewIdle {
+		if now < f.nextBal[cpu] {
+			return
+		}
+		iv := f.interval
+		if kind == BalancePeriodic && f.sim.Curr(cpu) != nil {
+			iv *= f.busyFact
+			idx, need = f.knobs.busyIdx, 2*NiceZeroWeight
+		}
+		f.nextBal[cpu] = now + iv
+	}
+	hist := func(c int) int64 {
+		if idx == 0 || f.cpuLoad == nil {
+			return f.load(c)
+		}
+		return f.cpuLoad[c][idx]
+	}
+	local := hist(cpu)
+	if f.knobs.lbBias {
+		local = max(local, f.load(cpu))
+	}
+	busiest, most := -1, int64(0)
+	for c := 0; c < f.sim.NumCPUs(); c++ {
+		if c == cpu || f.sim.NrRunning(c) < 2 {
+			continue
+		}
+		src := hist(c)
+		if f.knobs.lbBias {
+			src = min(src, f.load(c))
+		}
+		if src > most {
+			busiest, most = c, src
+		}
+	}
+	if busiest < 0 || most-local < need {
+		return
+	}
+	var pick *Task
+	for _, t := range f.queued(busiest) {
+		if !t.Affinity.Has(cpu) || t.State != TaskRunnable {
+			continue
+		}
+		if pick == nil || now-t.LastRan >= MigrationCost && now-pick.LastRan < MigrationCost {
+			pick = t
+		}
+	}
+	if pick != nil {
+		_ = f.sim.Migrate(pick, cpu)
 	}
 }
