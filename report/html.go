@@ -332,6 +332,14 @@ func htmlSeries(title, ylabel string, st *Stats, val func(c, i int) float64) (*p
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("CPU %d", cpu), l)
 	}
+	// Head room above the data for the legend.
+	top := 0.0
+	for c := range s.CPUs {
+		for i := range s.Utilization[c] {
+			top = max(top, val(c, i))
+		}
+	}
+	p.Y.Max = max(top, 1) * 1.25
 	p.Legend.Top = true
 	return p, nil
 }
