@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// aRun runs the CLI with args and returns stdout, the error text and the
+// exit code.
+func aRun(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	root := newRootCmd()
+	var out, errb bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&errb)
+	root.SetArgs(args)
+	code := 0
+	if err := root.Execute(); err != nil {
+		code = exitCode(err)
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), code
+}
+
+// The expected values come from perf 6.12.95 on the same files:
+// `perf report --header-only` (host, kernel, perf version, CPUs) and
+// `perf report --stats` (samples per event; sched-compressed.meta.txt).
+func TestInfoText(t *testing.T) {
+	out, errs, code := aRun(t, "info", "-i", "../../testdata/traces/sched-compressed.data")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// Column widths follow the longest key: compare with spaces squeezed.
+	squeeze := regexp.MustCompile(` +`)
+	out = squeeze.ReplaceAllString(out, " ")
+	for _, want := range []string{
+		"format: perf.data (file mode, little-endian)\n",
+		"host: vm\n",
+		"kernel: 6.18.44-fc-v782 x86_64\n",
+		"recorder: perf 6.12.95\n",
+		"CPUs: 2 online, 2 available\n",
+		"lost: 0 events\n",
+		" sched:sched_switch 419\n",
+		" sched:sched_waking 222\n",
+		" sched:sched_stat_runtime 473\n",
+		" sched_switch 419\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// The pipe-mode stream's samples per event equal the lines perf script
+// printed for each event.
+func TestInfoJSONPipe(t *testing.T) {
+	path := "../../testdata/traces/sched-pipe-mode.data"
+	out, errs, code := aRun(t, "info", "-i", path, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep infoReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(strings.TrimSuffix(path, ".data") + ".script.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := map[string]uint64{}
+	ev := regexp.MustCompile(`\]\s+\d+\.\d+:\s+(\S+):`)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if m := ev.FindStringSubmatch(sc.Text()); m != nil {
+			want[m[1]]++
+		}
+	}
+	for name, n := range want {
+		if rep.Samples[name] != n {
+			t.Errorf("%s: %d samples, perf script shows %d", name, rep.Samples[name], n)
+		}
+	}
+	if rep.Mode != "pipe" || rep.Tool != "perf 6.12.95" || rep.Events["sched_switch"] != want["sched:sched_switch"] {
+		t.Errorf("mode %q tool %q switches %d", rep.Mode, rep.Tool, rep.Events["sched_switch"])
+	}
+}
+
+func TestInfoBadInput(t *testing.T) {
+	// No sched tracepoints: the facts, a warning, exit 0.
+	out, _, code := aRun(t, "info", "-i", "../../testdata/traces/nosched-cpu-clock.data")
+	if code != 0 || !regexp.MustCompile(`\n +cpu-clock +17\n`).MatchString(out) || !strings.Contains(out, "warning: perf.data: no sched tracepoints recorded") {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+	// Truncated mid-record: what was read, then a one-line error, exit 1.
+	b, err := os.ReadFile("../../testdata/traces/sched-pipe-mode.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.data")
+	if err := os.WriteFile(cut, b[:len(b)-100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := aRun(t, "info", "-i", cut)
+	if code != 1 || !strings.Contains(errs, "truncated") || strings.Contains(errs, "\n") || !strings.Contains(out, "events by kind") {
+		t.Errorf("exit %d, error %q, output:\n%s", code, errs, out)
+	}
+	if _, _, code := aRun(t, "info", "-o", "xml", "-i", cut); code != 2 {
+		t.Errorf("bad -o: exit %d, want 2", code)
+	}
+}
