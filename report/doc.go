@@ -13,6 +13,16 @@
 // trace lacks the switch-in) the default result corrects them and says so in
 // its diagnostics, and LatencyOptions.PerfCompat reproduces perf exactly.
 //
+// The other views read the same stream: Compare sets two latency reports
+// side by side as B/A ratios; ComputeStats gives per-CPU utilization,
+// runqueue length, migrations and runqlat-style log2 histograms of the
+// delays; ExportPprof / WritePprof build a pprof profile of delay, runtime
+// and switches by [process; thread; waker or "preempted"]; WritePerfetto
+// writes Chrome trace-event JSON (CPU tracks, task-state tracks, wakeup
+// flows); WriteHTMLReport writes one self-contained page with SVG plots.
+// These share one schedule reconstruction (stats_pass.go) whose delays
+// equal ComputeLatency's.
+//
 // All times are int64 nanoseconds on the trace clock; renderers convert to
 // milliseconds and seconds only when printing. Percentiles use gonum's
 // stat.Quantile with the stat.Empirical estimator (the smallest sample whose
