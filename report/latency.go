@@ -278,7 +278,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return nil, fmt.Errorf("latency: after %d events: %w", l.diag.Events, err)
+			return nil, fmt.Errorf("after %d events: %w", l.diag.Events, err)
 		}
 		l.diag.Events++
 		l.event(&e, &warns)
@@ -289,6 +289,10 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		res.Warnings = append(res.Warnings, res.Meta.Warnings.List()...)
 	}
 	res.ReportWarnings = append(warns.List(), l.diagWarnings()...)
+	if len(res.Rows) == 0 {
+		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
+			Message: fmt.Sprintf("no scheduling delay measured: the trace has %d events, %d of them sched_switch", l.diag.Events, l.diag.Switches)})
+	}
 	res.Warnings = append(res.Warnings, res.ReportWarnings...)
 	return res, nil
 }

@@ -104,6 +104,9 @@ func runLatency(cmd *cobra.Command, o latencyOptions) error {
 		}
 		return fmt.Errorf("latency: %s: %w", o.input, err)
 	}
+	if res.Diag.Switches == 0 {
+		return fmt.Errorf("latency: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, res.Diag.Events)
+	}
 	out := cmd.OutOrStdout()
 	switch o.output {
 	case "json":

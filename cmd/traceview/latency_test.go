@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// bRun is aRun (info_test.go) under this file's name.
+var bRun = aRun
+
+// --perf prints perf 6.12's own output byte for byte (the golden file is
+// `perf sched latency -s max -i stress-cpu.perf.data`); our diagnostics go
+// to stderr.
+func TestLatencyCLIPerf(t *testing.T) {
+	golden, err := os.ReadFile("../../testdata/traces/stress-cpu.latency-max.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := bRun(t, "latency", "--perf", "-s", "max", "-i", "../../testdata/traces/stress-cpu.perf.data")
+	if code != 0 || out != string(golden) {
+		t.Fatalf("exit %d, stderr %s\nstdout:\n%s", code, errs, out)
+	}
+	// stress-cpu: perf's "79 out of 157" are 79 chain breaks on CPU 1 (77
+	// out of idle, 2 out of task 68).
+	if !strings.Contains(errs, "CPU 1: 79 of 385 sched_switch events") || !strings.Contains(errs, "idle (swapper/1) 77, :68:68 2") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+}
+
+func TestLatencyCLIJSON(t *testing.T) {
+	out, errs, code := bRun(t, "latency", "-o", "json", "--percentiles", "-p", "-i", "../../testdata/traces/pipe.perf.data")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Tasks []map[string]any `json:"tasks"`
+		Total map[string]any   `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	// perf -p: rcu_preempt:15 first (avg 3.700 ms over 3 delays; ours 4:
+	// one recovered), 61.672 ms runtime in total.
+	if doc.Tasks[0]["comm"] != "rcu_preempt" || doc.Tasks[0]["pid"] != 15.0 || doc.Total["runtime_ns"] != 61672152.0 {
+		t.Errorf("first row %v total %v", doc.Tasks[0], doc.Total)
+	}
+	if _, ok := doc.Tasks[0]["p99_delay_ns"]; !ok {
+		t.Errorf("no p99_delay_ns: %v", doc.Tasks[0])
+	}
+}
+
+func TestLatencyCLIErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"latency", "-s", "avg,bogus", "-i", "../../testdata/traces/pipe.perf.data"}, 2, `unknown sort key "bogus"`},
+		{[]string{"latency", "-o", "xml", "-i", "../../testdata/traces/pipe.perf.data"}, 2, `unknown output format "xml"`},
+		{[]string{"latency", "-i", "../../testdata/traces/nosched-cpu-clock.data"}, 1, "no sched tracepoints"},
+		{[]string{"latency", "-i", "../../testdata/traces/does-not-exist.data"}, 1, "no such file"},
+	} {
+		_, errs, code := bRun(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d with %q on one line", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
