@@ -185,8 +185,8 @@ type ext struct {
 	idx      int
 	running  bool
 	sleeping bool
-	segStart int64 // ns, when it went on CPU
-	accum    int64 // ns consumed in the current burst
+	segStart int64 // ns, when it went on CPU, or its last sched_stat_runtime since
+	accum    int64 // ns consumed in the current burst up to segStart
 	blocked  int64 // ns, when it blocked
 	dead     bool
 	cpu      trace.CPU // where it runs, while running
@@ -206,6 +206,7 @@ type extractor struct {
 	idle       []int64
 	seenWaking bool
 	pre        map[trace.TID]preName
+	sawRT      bool // the trace has sched_stat_runtime
 }
 
 // preName is what synthesized records said about a task that existed
@@ -295,6 +296,18 @@ func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, pr
 	}
 }
 
+// tail is the run time of a running task since its last mark that counts
+// into its burst: the time on CPU when the trace has no sched_stat_runtime,
+// else nothing (the kernel charges a task's time in sched_stat_runtime,
+// emitted right before it leaves the CPU; perf's Runtime column is their
+// sum, and bursts must add up to it).
+func (x *extractor) tail(s *ext, t int64) int64 {
+	if x.sawRT || t <= s.segStart {
+		return 0
+	}
+	return t - s.segStart
+}
+
 // consumed returns how far task i is into its current burst at time t.
 func (x *extractor) consumed(i int, t int64) int64 {
 	s := &x.st[i]
@@ -357,8 +370,28 @@ func (x *extractor) event(ev trace.Event) {
 		if i, ok := x.byTID[ev.TID]; ok {
 			x.st[i].dead = true
 		}
-	case trace.KindMigrate, trace.KindRuntime:
+	case trace.KindMigrate:
 		m.Recorded = append(m.Recorded, ev)
+	case trace.KindRuntime:
+		m.Recorded = append(m.Recorded, ev)
+		x.sawRT = true
+		// The kernel's own accounting (update_curr) replaces the time on
+		// CPU measured from switch timestamps since the last mark, so
+		// bursts add up to perf's Runtime column.
+		if i, ok := x.byTID[ev.TID]; ok && ev.Runtime > 0 {
+			s := &x.st[i]
+			switch bs := x.m.Tasks[i].Bursts; {
+			case s.running:
+				s.accum += ev.Runtime
+				s.segStart = max(ev.Time, s.segStart)
+			case s.sleeping && len(bs) >= 2 && bs[len(bs)-2].End == EndBlock:
+				// Charged after the switch-out (same timestamp, other
+				// order): it belongs to the burst that just ended.
+				bs[len(bs)-2].Len += ev.Runtime
+			default:
+				s.accum += ev.Runtime
+			}
+		}
 	case trace.KindExec, trace.KindComm:
 		m.Recorded = append(m.Recorded, ev)
 		if i, ok := x.byTID[ev.TID]; ok && ev.Comm != "" {
@@ -432,7 +465,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 			s.running, s.segStart, s.cpu = true, from, ev.CPU
 		}
 		if s.running {
-			s.accum += t - s.segStart
+			s.accum += x.tail(s, t)
 			s.running = false
 		}
 		switch {
@@ -463,7 +496,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 			s.wakeAt = -1
 		}
 		if s.running && s.cpu != ev.CPU {
-			s.accum += t - s.segStart // switched in elsewhere without a switch-out here
+			s.accum += x.tail(s, t) // switched in elsewhere without a switch-out here
 		}
 		s.running, s.segStart, s.cpu = true, t, ev.CPU
 	}
@@ -555,7 +588,7 @@ func (x *extractor) finish() {
 		last := &bs[len(bs)-1]
 		switch {
 		case s.running:
-			s.accum += m.End - s.segStart
+			s.accum += x.tail(s, m.End)
 			s.running = false
 			x.endBurst(i, EndTrace)
 		case s.sleeping:
