@@ -206,6 +206,17 @@ func arrayCandidates(arr *[2]prioArray, active int) []*Task {
 	return out
 }
 
+// removeFrom takes t, queued at prio, off the active (which = 1) or
+// expired (which = 2) array of a runqueue; which = 0 does nothing.
+func removeFrom(arr *[2]prioArray, active int, which int8, t *Task, prio int) {
+	switch which {
+	case 1:
+		arr[active].remove(t, prio)
+	case 2:
+		arr[1-active].remove(t, prio)
+	}
+}
+
 type o1Task struct {
 	prio, static int
 	slice        int // jiffies left
@@ -348,12 +359,7 @@ func (p *O1) put(cpu int, t *Task, expired, head bool) {
 func (p *O1) take(cpu int, t *Task) {
 	rq := &p.rqs[cpu]
 	ts := &p.ts[t.ID]
-	switch ts.arr {
-	case 1:
-		rq.arr[rq.active].remove(t, ts.prio)
-	case 2:
-		rq.arr[1-rq.active].remove(t, ts.prio)
-	}
+	removeFrom(&rq.arr, rq.active, ts.arr, t, ts.prio)
 	ts.arr = 0
 }
 

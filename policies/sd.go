@@ -121,12 +121,7 @@ func (p *SD) put(cpu int, t *Task, head bool) {
 func (p *SD) take(cpu int, t *Task) {
 	rq := &p.rqs[cpu]
 	ts := &p.ts[t.ID]
-	switch ts.arr {
-	case 1:
-		rq.arr[rq.active].remove(t, ts.prio)
-	case 2:
-		rq.arr[1-rq.active].remove(t, ts.prio)
-	}
+	removeFrom(&rq.arr, rq.active, ts.arr, t, ts.prio)
 	ts.moving, ts.arr = ts.arr, 0
 }
 
