@@ -99,6 +99,11 @@ type Task struct {
 	Bursts []Burst
 	// Workload marks the traced command's process tree.
 	Workload bool
+	// Affinity is the CPU set the task was inferred to be pinned to (0:
+	// no restriction known); see ModelStats.PinnedTasks.
+	Affinity policies.CPUSet
+	ranOn    policies.CPUSet
+	switchIn int
 }
 
 // Class returns the scheduling class and nice/RT priority implied by the
@@ -145,7 +150,15 @@ type ModelStats struct {
 	Inferred       int `json:"inferred"`
 	Forks          int `json:"forks"`
 	Exits          int `json:"exits"`
+	// PinnedTasks counts workload tasks given an inferred affinity: the
+	// whole traced command ran on one CPU of several (taskset) over at
+	// least PinMinSwitches switch-ins.
+	PinnedTasks int `json:"pinned_tasks"`
 }
+
+// PinMinSwitches is how many switch-ins of the traced command on a single
+// CPU of a multi-CPU trace make Extract infer that it was pinned there.
+const PinMinSwitches = 50
 
 // ObservedMakespan returns the span in ns from the first to the last event
 // of the traced command's process tree in the input (of every task when no
@@ -499,6 +512,10 @@ func (x *extractor) switchEv(ev trace.Event) {
 			s.accum += x.tail(s, t) // switched in elsewhere without a switch-out here
 		}
 		s.running, s.segStart, s.cpu = true, t, ev.CPU
+		if ev.CPU >= 0 && ev.CPU < policies.MaxCPUs {
+			x.m.Tasks[i].ranOn |= 1 << uint(ev.CPU)
+			x.m.Tasks[i].switchIn++
+		}
 	}
 	if ev.CPU >= 0 {
 		x.cpuCurr[ev.CPU] = ev.NextTID
@@ -633,6 +650,7 @@ func (x *extractor) finish() {
 			m.Tasks[i].Workload = true
 		}
 	}
+	x.inferPinning()
 	st := &m.Stats
 	st.Tasks = len(m.Tasks)
 	for _, tk := range m.Tasks {
@@ -658,6 +676,33 @@ func (x *extractor) finish() {
 		}
 	}
 	m.IdleExit = median(x.idle)
+}
+
+// inferPinning gives the traced command's tasks the affinity of the single
+// CPU they all ran on, when the trace has several CPUs and enough
+// switch-ins to tell (a taskset-pinned workload; the trace cannot say).
+func (x *extractor) inferPinning() {
+	m := x.m
+	if m.NrCPUs < 2 || m.WorkloadRoot < 0 {
+		return
+	}
+	var on policies.CPUSet
+	n := 0
+	for i := range m.Tasks {
+		if m.Tasks[i].Workload {
+			on |= m.Tasks[i].ranOn
+			n += m.Tasks[i].switchIn
+		}
+	}
+	if on.Count() != 1 || n < PinMinSwitches {
+		return
+	}
+	for i := range m.Tasks {
+		if m.Tasks[i].Workload {
+			m.Tasks[i].Affinity = on
+			m.Stats.PinnedTasks++
+		}
+	}
 }
 
 func median(v []int64) int64 {

@@ -417,6 +417,9 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 	if parent != nil {
 		t.Affinity = parent.Affinity
 	}
+	if tk.Affinity&t.Affinity != 0 {
+		t.Affinity &= tk.Affinity // inferred pinning
+	}
 	for _, o := range s.cfg.Overrides {
 		if !o.Sel.Match(tk) {
 			continue

@@ -236,8 +236,8 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	doc := replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(),
 		Model: replayModelJSON{ModelStats: m.Stats, InferredShare: m.Stats.InferredShare(), IdleExitNs: m.IdleExit}}
 	if o.output == "table" {
-		fmt.Fprintf(out, "model: %d tasks, %d bursts, %d blocking points (%d dependencies, %d timers, %d external, %d never woken), %.1f %% with an inferred cause; idle exit %.3f ms\n",
-			m.Stats.Tasks, m.Stats.Bursts, m.Stats.BlockingPoints, m.Stats.Dependencies, m.Stats.Timers, m.Stats.External,
+		fmt.Fprintf(out, "model: %d tasks (%d pinned by inference), %d bursts, %d blocking points (%d dependencies, %d timers, %d external, %d never woken), %.1f %% with an inferred cause; idle exit %.3f ms\n",
+			m.Stats.Tasks, m.Stats.PinnedTasks, m.Stats.Bursts, m.Stats.BlockingPoints, m.Stats.Dependencies, m.Stats.Timers, m.Stats.External,
 			m.Stats.Never, 100*m.Stats.InferredShare(), float64(m.IdleExit)/1e6)
 	}
 	var last *replay.Result
