@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,8 +22,8 @@ const progressDelay = time.Second
 // openInputProgress opens path like openInput and, when stderr is a
 // terminal and the input is a regular file, shows a byte progress bar on
 // stderr once reading has taken longer than progressDelay. The bar follows
-// the file offset of the reader (polled every 100 ms) and is cleared when
-// the stream ends or is closed.
+// the bytes read (see readPosition, polled every 100 ms) and is cleared
+// when the stream ends or is closed.
 func openInputProgress(path string) (trace.Source, error) {
 	if path == "" {
 		path = "perf.data"
@@ -42,7 +45,37 @@ func openInputProgress(path string) (trace.Source, error) {
 		f.Close()
 		return nil, err
 	}
-	return withProgress(src, f, st.Size(), os.Stderr, progressDelay, "reading "+path), nil
+	return withProgress(src, readPosition(f), st.Size(), os.Stderr, progressDelay, "reading "+path), nil
+}
+
+// readPosition returns how far reading f has got. Readers may read with
+// ReadAt (perf.data does), which leaves the file offset alone, so on Linux
+// the count is the process's bytes read since now (rchar of /proc/self/io,
+// which counts read and pread alike); elsewhere it is f's offset.
+func readPosition(f *os.File) func() (int64, error) {
+	if start, err := procRchar(); err == nil {
+		return func() (int64, error) {
+			n, err := procRchar()
+			return n - start, err
+		}
+	}
+	return func() (int64, error) { return f.Seek(0, io.SeekCurrent) }
+}
+
+// procRchar reads the rchar line of /proc/self/io (Documentation/
+// filesystems/proc.rst: bytes the task caused to be read by read(2),
+// pread(2) and similar).
+func procRchar() (int64, error) {
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "rchar: "); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("/proc/self/io: no rchar line")
 }
 
 // progressSource wraps a Source with a progress bar that tracks pos.
@@ -54,8 +87,8 @@ type progressSource struct {
 }
 
 // withProgress starts the bar's goroutine: after delay it draws a bar of
-// size bytes on w, set from f's current offset, until the stream ends.
-func withProgress(src trace.Source, f io.Seeker, size int64, w io.Writer, delay time.Duration, desc string) *progressSource {
+// size bytes on w, set from pos every 100 ms, until the stream ends.
+func withProgress(src trace.Source, pos func() (int64, error), size int64, w io.Writer, delay time.Duration, desc string) *progressSource {
 	p := &progressSource{Source: src, done: make(chan struct{}), finished: make(chan struct{})}
 	go func() {
 		defer close(p.finished)
@@ -75,8 +108,8 @@ func withProgress(src trace.Source, f io.Seeker, size int64, w io.Writer, delay 
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if pos, err := f.Seek(0, io.SeekCurrent); err == nil {
-				bar.Set64(min(pos, size))
+			if n, err := pos(); err == nil {
+				bar.Set64(min(max(n, 0), size))
 			}
 			select {
 			case <-p.done:

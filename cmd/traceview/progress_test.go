@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -80,7 +81,7 @@ func drain(t *testing.T, src trace.Source) int {
 func TestProgressShownForSlowReads(t *testing.T) {
 	s := &slowSource{left: 10, step: 100, pause: 60 * time.Millisecond}
 	var out syncBuffer
-	p := withProgress(s, s, 1000, &out, 50*time.Millisecond, "reading big.data")
+	p := withProgress(s, func() (int64, error) { return s.Seek(0, io.SeekCurrent) }, 1000, &out, 50*time.Millisecond, "reading big.data")
 	if n := drain(t, p); n != 10 {
 		t.Fatalf("%d events through the wrapper, want 10", n)
 	}
@@ -96,12 +97,36 @@ func TestProgressShownForSlowReads(t *testing.T) {
 func TestProgressSilentForFastReads(t *testing.T) {
 	s := &slowSource{left: 3, step: 10}
 	var out syncBuffer
-	p := withProgress(s, s, 30, &out, time.Second, "reading small.data")
+	p := withProgress(s, func() (int64, error) { return s.Seek(0, io.SeekCurrent) }, 30, &out, time.Second, "reading small.data")
 	if n := drain(t, p); n != 3 {
 		t.Fatalf("%d events, want 3", n)
 	}
 	p.Close()
 	if got := out.String(); got != "" {
 		t.Errorf("fast read printed %q", got)
+	}
+}
+
+// procRchar grows when the process reads a file, with read or pread.
+func TestProcRchar(t *testing.T) {
+	before, err := procRchar()
+	if err != nil {
+		t.Skipf("no /proc/self/io: %v", err)
+	}
+	f, err := os.Open("progress.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 1000)
+	if _, err := f.ReadAt(buf, 0); err != nil {
+		t.Fatal(err)
+	}
+	after, err := procRchar()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after-before < 1000 {
+		t.Errorf("rchar grew by %d after a 1000-byte pread", after-before)
 	}
 }
