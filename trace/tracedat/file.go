@@ -400,9 +400,17 @@ func (f *file) v6BufferTable(b *buffer) error {
 	return s.err
 }
 
-// addFormat parses one tracepoint format text of system sys.
+// addFormat parses one tracepoint format text of system sys. Only the
+// sched system is decoded, so the others (a file holds every system's
+// formats, ~1500 on Linux 6.x) keep just their name and ID, for warnings.
 func (f *file) addFormat(sys string, text []byte) {
 	if text == nil {
+		return
+	}
+	if sys != "sched" {
+		if name, id, ok := nameAndID(text); ok {
+			f.formats = append(f.formats, &tpformat.Format{System: sys, Name: name, ID: id})
+		}
 		return
 	}
 	fm, err := tpformat.Parse(text)
@@ -412,6 +420,34 @@ func (f *file) addFormat(sys string, text []byte) {
 	}
 	fm.System = sys
 	f.formats = append(f.formats, fm)
+}
+
+// nameAndID reads the "name: X" and "ID: N" lines that open a format text.
+func nameAndID(text []byte) (string, int, bool) {
+	var name string
+	id := -1
+	for len(text) > 0 && (name == "" || id < 0) {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		line = bytes.TrimSpace(line)
+		switch {
+		case bytes.HasPrefix(line, []byte("name:")):
+			name = string(bytes.TrimSpace(line[5:]))
+		case bytes.HasPrefix(line, []byte("ID:")):
+			n, err := strconv.Atoi(string(bytes.TrimSpace(line[3:])))
+			if err != nil {
+				return "", 0, false
+			}
+			id = n
+		case bytes.HasPrefix(line, []byte("format:")):
+			text = nil
+		}
+	}
+	return name, id, name != "" && id >= 0
 }
 
 // option records one option's facts; v6 says whether the v6 layout is in

@@ -89,6 +89,8 @@ type cpuStream struct {
 	chunk      []byte
 	chunkPos   int
 
+	truncated int64 // where the CPU's data should have ended (0: not cut)
+
 	pageBuf []byte
 	page    []byte // the current page's event area
 	pos     int
@@ -110,8 +112,12 @@ type cpuStream struct {
 // chunk count.
 func newCPUStream(f *file, cd cpuData, psize int, layout pageLayout) (*cpuStream, error) {
 	s := &cpuStream{f: f, cpu: cd.cpu, layout: layout, psize: psize, off: cd.offset, end: cd.offset + cd.size}
-	if cd.offset < 0 || cd.size < 0 || cd.offset > f.size || cd.size > f.size-cd.offset {
-		return nil, corruptf("CPU %d data (%d bytes at offset %d) beyond the end of the file (%d bytes)", cd.cpu, cd.size, cd.offset, f.size)
+	if cd.offset < 0 || cd.size < 0 || cd.size > 1<<50 {
+		return nil, corruptf("CPU %d data: %d bytes at offset %d", cd.cpu, cd.size, cd.offset)
+	}
+	if s.end > f.size {
+		// A truncated file: read what is there, then fail (nextPage).
+		s.truncated, s.end = s.end, max(f.size, s.off)
 	}
 	if f.comp != "" && cd.size > 0 {
 		h, err := f.readAt(cd.offset, 4)
@@ -163,6 +169,9 @@ func (s *cpuStream) nextPage() (bool, error) {
 		s.chunkPos += n
 	} else {
 		if s.off >= s.end {
+			if s.truncated > 0 {
+				return false, corruptf("CPU %d: the file ends at offset %d, inside the CPU's data (which should end at %d): truncated file", s.cpu, s.f.size, s.truncated)
+			}
 			return false, nil
 		}
 		n := min(int64(s.psize), s.end-s.off)
