@@ -1,0 +1,66 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+func TestSynthPipe(t *testing.T) {
+	// 3 round trips of 1 ms passes on one CPU, strictly alternating: the
+	// two tasks run 6 ms in all, back to back: makespan 6 ms.
+	out := filepath.Join(t.TempDir(), "pipe.tvf")
+	stdout, stderr, code := cRun(t, "synth", "pipe", "loops=3", "work=1ms", "--cpus", "1", "-w", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "makespan 6.000 ms") || !strings.Contains(stdout, "2 tasks") {
+		t.Errorf("stdout %q", stdout)
+	}
+	evs, meta := readAllEvents(t, out)
+	var ran int64
+	for _, ev := range evs {
+		if ev.Kind == trace.KindRuntime {
+			ran += ev.Runtime
+		}
+	}
+	if ran != 6_000_000 {
+		t.Errorf("runtime in the trace %d ns, want 6000000", ran)
+	}
+	if !strings.HasPrefix(meta.Tool, "traceview synth pipe loops=3 work=1ms") {
+		t.Errorf("meta tool %q", meta.Tool)
+	}
+	// The written trace replays under the classic policies.
+	if _, stderr, code := cRun(t, "replay", "-i", out, "--policy", "bfs,o1,goodness24"); code != 0 {
+		t.Errorf("replay: exit %d: %s", code, stderr)
+	}
+}
+
+func TestSynthListAndErrors(t *testing.T) {
+	stdout, _, code := cRun(t, "synth", "--list")
+	if code != 0 {
+		t.Fatalf("--list: exit %d", code)
+	}
+	for _, w := range []string{"pipeline", "massive_intr", "messaging", "pipe", "manytasks", "latt"} {
+		if !strings.Contains(stdout, w+": ") {
+			t.Errorf("--list lacks %s", w)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"synth", "bogus", "-w", "x"}, `unknown workload "bogus"`},
+		{[]string{"synth", "pipe", "loops=x", "-w", "x"}, "loops=x: want a non-negative integer"},
+		{[]string{"synth", "pipe", "depth=3", "-w", "x"}, `unknown parameter "depth"`},
+		{[]string{"synth", "pipe"}, "-w FILE is required"},
+		{[]string{"synth", "pipe", "--policy", "nosuch", "-w", "x"}, "unknown policy"},
+	} {
+		_, stderr, code := cRun(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
