@@ -266,11 +266,18 @@ type Interner struct {
 
 // Intern returns the string equal to b, allocating only the first time.
 func (in *Interner) Intern(b []byte) string {
-	h := uint32(2166136261) // FNV-1a
-	for _, c := range b {
-		h = (h ^ uint32(c)) * 16777619
+	// Cache index: a multiplicative hash of the length and the first and
+	// last 8 bytes (task names are at most 15 bytes).
+	var h uint64
+	if len(b) >= 8 {
+		h = binary.LittleEndian.Uint64(b) ^ binary.LittleEndian.Uint64(b[len(b)-8:])<<1
+	} else {
+		for _, c := range b {
+			h = h<<8 | uint64(c)
+		}
 	}
-	slot := &in.cache[h%uint32(len(in.cache))]
+	h = (h ^ uint64(len(b))) * 0x9e3779b97f4a7c15
+	slot := &in.cache[h>>56]
 	if *slot == string(b) && (len(b) > 0 || *slot == "") {
 		return *slot
 	}
