@@ -63,6 +63,7 @@ type fairSMP struct {
 	queued   func(cpu int) []*Task
 	load     func(cpu int) int64 // sum of queued weights
 	nextBal  []int64             // per CPU: next periodic balance time, ns
+	failed   []uint              // per CPU: sd->nr_balance_failed
 	interval int64               // ns, the MC domain's min balance interval
 	busyFact int64
 }
@@ -70,6 +71,7 @@ type fairSMP struct {
 func (f *fairSMP) init(s Sim, queued func(int) []*Task, load func(int) int64) {
 	f.sim, f.queued, f.load = s, queued, load
 	f.nextBal = make([]int64, s.NumCPUs())
+	f.failed = make([]uint, s.NumCPUs())
 	// sd_init: min_interval = sd_weight ms, busy_factor = 16
 	// (kernel/sched/topology.c).
 	f.interval = int64(s.NumCPUs()) * 1_000_000
@@ -165,7 +167,13 @@ func (f *fairSMP) balance(cpu int, kind BalanceKind) {
 		}
 	}
 	local := f.sim.NrRunning(cpu)
-	if busiest < 0 || most < 2 || most-local < 2 && !(kind == BalanceNewIdle && local == 0) {
+	if busiest < 0 || most < 2 {
+		return
+	}
+	if most-local < 2 && !(kind == BalanceNewIdle && local == 0) {
+		if kind != BalanceNewIdle && local > 0 {
+			f.migrateLoad(cpu, busiest)
+		}
 		return
 	}
 	n := 1
@@ -265,5 +273,34 @@ func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
 	}
 	if pick != nil {
 		_ = f.sim.Migrate(pick, cpu)
+	}
+}
+
+// migrateLoad is the overloaded case of sched_balance_find_src_group /
+// detach_tasks (migrate_load): both CPUs busy, one with more load. The
+// imbalance is half the load difference; a task moves only if its weight,
+// halved once per failed attempt (shr_bound(load, nr_balance_failed)),
+// fits in it, so equal-weight tasks ping-pong every other balance, as the
+// kernel's three nice-0 hogs on two CPUs do.
+func (f *fairSMP) migrateLoad(cpu, busiest int) {
+	imb := (f.load(busiest) - f.load(cpu)) / 2
+	if imb <= 0 {
+		return
+	}
+	var pick *Task
+	for _, t := range f.queued(busiest) {
+		if t.Affinity.Has(cpu) && t.State == TaskRunnable && (pick == nil || t.LastRan < pick.LastRan) {
+			pick = t
+		}
+	}
+	if pick == nil {
+		return
+	}
+	if pick.Weight>>min(f.failed[cpu], 62) > imb {
+		f.failed[cpu]++
+		return
+	}
+	if f.sim.Migrate(pick, cpu) == nil {
+		f.failed[cpu] = 0
 	}
 }
