@@ -55,6 +55,8 @@ All times inside are nanoseconds; every printed number carries its unit.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentFlags().BoolVar(&trace.DefaultReadOptions.Lenient, "lenient", false,
+		"count malformed lines of text traces and broken trace.dat pages as warnings instead of failing")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())}
 	})
