@@ -5,6 +5,7 @@
 # in the current directory:
 #   pipe-multi.perf.data      perf sched record
 #   pipe-multi.script.txt     perf script -F comm,pid,tid,cpu,time,event,trace
+#   pipe-multi.script-ns.txt  perf script --ns (default fields, ns times)
 #   pipe-multi.ftrace.txt     the instance's trace file (irq-info columns)
 #   pipe-multi.v7zstd.dat     trace-cmd extract -B tv-helperE (v7, zstd)
 #   pipe-multi.v7none.dat     trace-cmd convert --compression none
@@ -35,4 +36,5 @@ trace-cmd convert -i pipe-multi.v7zstd.dat --compression none -o pipe-multi.v7no
 trace-cmd convert -i pipe-multi.v7zstd.dat --file-version 6 -o pipe-multi.v6.dat
 trace-cmd report -i pipe-multi.v7zstd.dat > pipe-multi.report.txt
 perf script -F comm,pid,tid,cpu,time,event,trace -i pipe-multi.perf.data > pipe-multi.script.txt 2>/dev/null
+perf script --ns -i pipe-multi.perf.data > pipe-multi.script-ns.txt 2>/dev/null
 ls -l pipe-multi.*

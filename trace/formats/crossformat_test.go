@@ -146,6 +146,14 @@ func TestLatencyPerfScriptVsPerfData(t *testing.T) {
 	}
 }
 
+// TestLatencyPerfScriptNs: `perf script --ns` (default fields, times in
+// ns) of the repo's perf.data gives exactly the perf.data's per-task
+// report: nothing is lost but the comm records.
+func TestLatencyPerfScriptNs(t *testing.T) {
+	compareRows(t, "perf.data", latency(t, filepath.Join(td, "pipe-multi.perf.data.gz"), "perf.data"),
+		"perf script --ns", latency(t, filepath.Join(td, "pipe-multi.script-ns.txt.gz"), "perf-script"), 0, nil)
+}
+
 // TestLatencyPerfVsFtrace: the same run recorded by perf (perf sched
 // record) and by an ftrace instance at once: the workload's tasks
 // (sched-pipe, whose lives lie inside both capture windows) have the same
