@@ -376,3 +376,31 @@ func TestCFSLBBias(t *testing.T) {
 	wantSchedule(t, "cfs:LB_BIAS", m, replay.DefaultConfig(), []string{
 		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 C", "10000 cpu0 -", "25000 cpu1 -"})
 }
+
+// forkModel: P runs 10 ms on one CPU and forks C (a new process) 2 ms into
+// its burst; C runs 3 ms and exits.
+func forkModel() *replay.Model {
+	m := testModel(1, ttask{comm: "P", bursts: []int64{10000}})
+	m.Tasks[0].Bursts[0].Actions = []replay.Action{{At: 2_000_000, Kind: replay.ActFork, Target: 1}}
+	m.Tasks = append(m.Tasks, replay.Task{TID: 200, PID: 200, Comm: "C", Prio: 120, Parent: 0, Init: replay.InitForked,
+		Bursts: []replay.Burst{{Len: 3_000_000, End: replay.EndExit}}})
+	return m
+}
+
+func TestO1ChildRunsFirst(t *testing.T) {
+	// O(1) wake_up_new_task: the child of a new process is queued just
+	// before its running parent, at its prio, and the parent is
+	// rescheduled: C runs 2-5, P its remaining 8 ms 5-13.
+	wantSchedule(t, "o1", forkModel(), replay.DefaultConfig(), []string{
+		"0 cpu0 P", "2000 cpu0 C", "5000 cpu0 P", "13000 cpu0 -"})
+}
+
+func TestGoodness24ForkNoPreempt(t *testing.T) {
+	// 2.4 do_fork halves the counter: C gets (11+1)>>1 = 6, P keeps 11>>1 =
+	// 5. preemption_goodness(C) − goodness(P) = (6 + 20) − (5 + 15 + 1 +
+	// 20) = 26 − 41 < 0: no preemption. The ticks at 4 and 8 ms take P's
+	// counter from 5 to 3, never to 0: P runs on until it exits at 10; C
+	// runs 10-13.
+	wantSchedule(t, "goodness24", forkModel(), replay.DefaultConfig(), []string{
+		"0 cpu0 P", "10000 cpu0 C", "13000 cpu0 -"})
+}
