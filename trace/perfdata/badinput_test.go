@@ -402,3 +402,20 @@ func TestTruncatedCompressed(t *testing.T) {
 		t.Error("no events from the first compressed record")
 	}
 }
+
+// A stream whose tracing data (the tracepoint formats) is missing cannot
+// decode its tracepoints: a clear error, not an empty trace.
+func TestNoTracingData(t *testing.T) {
+	b := readFile(t, pipeTrace)
+	var c []byte
+	for _, r := range records(b, pipeHeaderSize, len(b)) {
+		if binary.LittleEndian.Uint32(b[r.off:]) == recTracingData {
+			n := int(binary.LittleEndian.Uint32(b[r.off+8:])+7) &^ 7
+			c = append(append([]byte(nil), b[:r.off]...), b[r.off+r.size+n:]...)
+		}
+	}
+	_, _, err := drain(c, true)
+	if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), "no tracing data") {
+		t.Errorf("error %v", err)
+	}
+}

@@ -397,6 +397,11 @@ func (r *Reader) Next() (trace.Event, error) {
 				return trace.Event{}, r.err
 			}
 			if !r.HasSched() {
+				for _, a := range r.attrs {
+					if a.typ == typeTracepoint && len(r.formats) == 0 {
+						return trace.Event{}, fmt.Errorf("perf.data: tracepoints recorded but no tracing data (their format descriptions) in the file: %w", trace.ErrCorrupt)
+					}
+				}
 				names := strings.Join(r.EventNames(), ", ")
 				if names == "" {
 					names = "none"
