@@ -132,6 +132,10 @@ type Model struct {
 	// idle CPU and the switch-in of the woken task there, measured in the
 	// trace: what the simulator charges when an idle CPU gets work.
 	IdleExit int64
+	// WakePreempt is the median delay in ns between a wakeup and the
+	// switch-in of the woken task when it preempted the running task
+	// there (resched IPI, return to user mode), likewise measured.
+	WakePreempt int64
 	// WorkloadRoot is the TID of the traced command (the child of the
 	// recorder), -1 when none was found; Workload tasks descend from it.
 	WorkloadRoot trace.TID
@@ -217,6 +221,7 @@ type extractor struct {
 	cpuLast    []int64 // ns, last sched_switch per CPU
 	cpuN       []int   // sched_switch events per CPU
 	idle       []int64
+	preempt    []int64
 	seenWaking bool
 	pre        map[trace.TID]preName
 	sawRT      bool // the trace has sched_stat_runtime
@@ -503,8 +508,12 @@ func (x *extractor) switchEv(ev trace.Event) {
 		}
 		if s.wakeAt >= 0 {
 			d := t - s.wakeAt
-			if s.wakeIdle && s.wakeCPU == ev.CPU && x.cpuN[ev.CPU] == s.wakeN {
+			next := s.wakeCPU == ev.CPU && x.cpuN[ev.CPU] == s.wakeN // the CPU's very next switch
+			switch {
+			case next && s.wakeIdle:
 				x.idle = append(x.idle, d)
+			case next && ev.TID > 0 && ev.PrevState.Runnable():
+				x.preempt = append(x.preempt, d) // it preempted the running task
 			}
 			s.wakeAt = -1
 		}
@@ -588,8 +597,8 @@ func (x *extractor) noteWake(i int, ev trace.Event) {
 	tc := ev.TargetCPU
 	s.wakeIdle = tc >= 0 && int(tc) < len(x.cpuCurr) && x.cpuCurr[tc] == 0
 	s.wakeCPU = tc
-	if s.wakeIdle {
-		s.wakeN = x.cpuN[tc] // the idle CPU's very next switch must bring it in
+	if tc >= 0 && int(tc) < len(x.cpuN) {
+		s.wakeN = x.cpuN[tc]
 	}
 }
 
@@ -676,6 +685,7 @@ func (x *extractor) finish() {
 		}
 	}
 	m.IdleExit = median(x.idle)
+	m.WakePreempt = median(x.preempt)
 }
 
 // inferPinning gives the traced command's tasks the affinity of the single

@@ -73,9 +73,10 @@ type Override struct {
 	RTPrio   int // with Class FIFO or RR
 }
 
-// Config parameterizes a simulation. The zero value means: the model's CPU
+// Config parameterizes a simulation. DefaultConfig gives: the model's CPU
 // count, HZ 250, no context-switch, migration or decision cost, and the
-// idle-exit latency measured in the trace.
+// idle-exit and wakeup-preemption latencies measured in the trace. (A zero
+// Config has zero latencies instead, which hand-made models use.)
 type Config struct {
 	CPUs int // simulated CPUs (0: the model's)
 	HZ   int // scheduler tick rate (0: 250, CONFIG_HZ of the recording kernel)
@@ -87,9 +88,11 @@ type Config struct {
 	// another CPU than last time.
 	Migration int64
 	// IdleExit is ns between work arriving at an idle CPU and that CPU
-	// picking it; -1 (or 0 in a zero Config... see DefaultConfig) uses
-	// Model.IdleExit.
+	// picking it; -1 (as in DefaultConfig) uses Model.IdleExit.
 	IdleExit int64
+	// WakePreempt is ns between a wakeup that preempts the running task
+	// and the switch; -1 uses Model.WakePreempt.
+	WakePreempt int64
 	// DecisionCost is ns per scheduling decision; ScanCost ns per entry a
 	// policy scans (policies.DecisionCoster).
 	DecisionCost, ScanCost int64
@@ -97,7 +100,7 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults described on Config.
-func DefaultConfig() Config { return Config{HZ: 250, IdleExit: -1} }
+func DefaultConfig() Config { return Config{HZ: 250, IdleExit: -1, WakePreempt: -1} }
 
 // Stats counts what a simulation did.
 type Stats struct {
@@ -258,6 +261,9 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	}
 	if cfg.IdleExit < 0 {
 		cfg.IdleExit = m.IdleExit
+	}
+	if cfg.WakePreempt < 0 {
+		cfg.WakePreempt = m.WakePreempt
 	}
 	all := policies.AllCPUs(cfg.CPUs)
 	for _, o := range cfg.Overrides {
@@ -481,7 +487,7 @@ func (s *sim) kick(cpu int, t *policies.Task, flags policies.WakeFlags) {
 		return
 	}
 	if s.pol.CheckPreemptWakeup(cpu, c.curr, t, flags) {
-		s.resched(cpu, s.now)
+		s.resched(cpu, s.now+s.cfg.WakePreempt)
 	}
 }
 
