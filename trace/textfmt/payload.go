@@ -3,6 +3,7 @@ package textfmt
 import (
 	"bytes"
 	"errors"
+	"strings"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -11,10 +12,12 @@ import (
 var errPayload = errors.New("cannot parse payload")
 
 // kv finds the values of keys in a "key=value key=value" payload, keys in
-// the order the kernel's print format writes them. A value runs up to the
-// space before the next key (so comms with spaces survive); the last value
-// runs to the next space. Each key is given as " key=" (leading space), the
-// first one may start the payload. It reports false if a key is missing.
+// the order the kernel's print format writes them. A comm or filename value
+// runs up to the space before the next key (so names with spaces survive);
+// other values end at their first space, so fields between the keys asked
+// for (older kernels' "success=1") are skipped. Each key is given as
+// " key=" (leading space), the first one may start the payload. It reports
+// false if a key is missing.
 func kv(p []byte, keys []string, out [][]byte) bool {
 	pos := 0
 	start := -1
@@ -31,7 +34,7 @@ func kv(p []byte, keys []string, out [][]byte) bool {
 		}
 		at += pos
 		if i > 0 {
-			out[i-1] = p[start:at]
+			out[i-1] = cutValue(keys[i-1], p[start:at])
 		}
 		start = at + len(k)
 		pos = start
@@ -42,6 +45,17 @@ func kv(p []byte, keys []string, out [][]byte) bool {
 	}
 	out[len(keys)-1] = rest
 	return true
+}
+
+// cutValue ends a numeric value at its first space.
+func cutValue(key string, v []byte) []byte {
+	if strings.HasSuffix(key, "comm=") || key == " filename=" {
+		return v
+	}
+	if sp := bytes.IndexByte(v, ' '); sp >= 0 {
+		return v[:sp]
+	}
+	return v
 }
 
 // Keys of the kernel print formats (include/trace/events/sched.h, Linux 6.x).
@@ -219,11 +233,28 @@ func (r *Reader) pluginTask(ev *trace.Event, s []byte) bool {
 }
 
 // kernelState decodes the kernel's sched_switch prev_state text: letters of
-// the TASK_REPORT bits joined by '|' ("S", "D|K" ...), "R" for running and
+// the TASK_REPORT bits joined by '|' ("S", "S|D" ...), "R" for running and
 // "R+" for preempted (include/trace/events/sched.h print fmt, Linux >= 4.14:
 // __print_flags with "S","D","T","t","X","Z","P","I" for bits 0x01..0x80).
+// Letters that only older kernels print (3.x/4.x: "x" TASK_DEAD, "K"
+// TASK_WAKEKILL, "W" TASK_WAKING, "N" TASK_NOLOAD, "n" TASK_NEW) have no
+// TASK_REPORT bit: "x" is read as X (dead), the others add nothing.
 func kernelState(b []byte) (trace.TaskState, bool) {
-	return letters(b, "SDTtXZPI")
+	return letters(b, kernelTable)
+}
+
+// kernelTable is the kernel's prev_state letter order (bit i = letter i).
+const kernelTable = "SDTtXZPI"
+
+// oldLetter maps the pre-4.14 letters kernelState accepts besides its table.
+func oldLetter(c byte) (trace.TaskState, bool) {
+	switch c {
+	case 'x':
+		return trace.StateDead, true
+	case 'K', 'W', 'N', 'n':
+		return 0, true
+	}
+	return 0, false
 }
 
 // pluginState decodes libtraceevent's sched plugin states: its table
@@ -252,11 +283,17 @@ func letters(b []byte, table string) (trace.TaskState, bool) {
 		if len(b) > 1 && b[1] != '|' {
 			return 0, false
 		}
-		i := indexByte(table, b[0])
-		if i < 0 {
+		if i := indexByte(table, b[0]); i >= 0 {
+			st |= 1 << i
+		} else if table == kernelTable {
+			old, ok := oldLetter(b[0])
+			if !ok {
+				return 0, false
+			}
+			st |= old
+		} else {
 			return 0, false
 		}
-		st |= 1 << i
 		b = b[1:]
 		if len(b) > 0 {
 			b = b[1:]

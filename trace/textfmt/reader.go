@@ -128,7 +128,7 @@ func (r *Reader) line(line []byte) error {
 	}
 	p := &r.p
 	if !parsePrefix(line, p) {
-		if bytes.Contains(line, []byte(" sched_")) || bytes.Contains(line, []byte(" sched:sched_")) {
+		if bytes.Contains(line, []byte(": sched_")) || bytes.Contains(line, []byte(" sched:sched_")) {
 			return fmt.Errorf("sched event line without the COMM-PID [CPU] TIME: EVENT: layout: %q: %w", clip(line), trace.ErrCorrupt)
 		}
 		r.meta.Warnings.Add("text-other-line", "line %d: not an event line, skipped: %q", r.lineNo, clip(line))
