@@ -188,61 +188,62 @@ func splitArgs(pf string) []string {
 	return splitTop(pf)
 }
 
-// splitTop splits s at commas outside parentheses, braces and quotes.
-func splitTop(s string) []string {
-	var out []string
-	depth, start := 0, 0
-	inq := false
+// walkTop calls f for every byte of s outside double-quoted strings, with
+// the bracket depth before that byte; f returns false to stop.
+func walkTop(s string, f func(i, depth int) bool) {
+	depth, inq := 0, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case inq:
+		if inq {
 			if c == '\\' {
 				i++
 			} else if c == '"' {
 				inq = false
 			}
-		case c == '"':
+			continue
+		}
+		if c == '"' {
 			inq = true
-		case c == '(' || c == '{' || c == '[':
+			continue
+		}
+		if !f(i, depth) {
+			return
+		}
+		switch c {
+		case '(', '{', '[':
 			depth++
-		case c == ')' || c == '}' || c == ']':
+		case ')', '}', ']':
 			depth--
-		case c == ',' && depth == 0:
+		}
+	}
+}
+
+// splitTop splits s at commas outside brackets and quotes.
+func splitTop(s string) []string {
+	var out []string
+	start := 0
+	walkTop(s, func(i, depth int) bool {
+		if s[i] == ',' && depth == 0 {
 			out = append(out, strings.TrimSpace(s[start:i]))
 			start = i + 1
 		}
-	}
+		return true
+	})
 	return append(out, strings.TrimSpace(s[start:]))
 }
 
 // parenBody returns the text inside the parenthesis that starts s.
-func parenBody(s string) (string, bool) {
+func parenBody(s string) (body string, ok bool) {
 	s = strings.TrimSpace(s)
 	if !strings.HasPrefix(s, "(") {
 		return "", false
 	}
-	depth := 0
-	inq := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inq:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inq = false
-			}
-		case c == '"':
-			inq = true
-		case c == '(':
-			depth++
-		case c == ')':
-			depth--
-			if depth == 0 {
-				return s[1:i], true
-			}
+	walkTop(s, func(i, depth int) bool {
+		if s[i] == ')' && depth == 1 {
+			body, ok = s[1:i], true
+			return false
 		}
-	}
-	return "", false
+		return true
+	})
+	return body, ok
 }
