@@ -13,13 +13,16 @@ import (
 // classicAndFair is the policy list of issue 6's "done when".
 const classicAndFair = "bfs,sd,o1,goodness24,mq-hp,mq-lse,cfs,eevdf"
 
-// TestAllPoliciesOnSharedTraces replays every shared perf.data trace under
+// TestAllPoliciesOnSharedTraces replays every shared perf.data and
+// trace-cmd trace under
 // every policy of classicAndFair and checks the prediction conserves work:
 // the CPU time the simulator hands out (sched_stat_runtime events) equals
 // the CPU time of the bursts the model's tasks got through, to the ns, and
 // no dependency is left waiting for a waker that never ran.
 func TestAllPoliciesOnSharedTraces(t *testing.T) {
 	files, _ := filepath.Glob("../../shared/traces/*.perf.data")
+	dat, _ := filepath.Glob("../../shared/traces/*.trace.dat")
+	files = append(files, dat...)
 	if len(files) == 0 {
 		t.Skip("../shared/traces not found")
 	}
