@@ -56,6 +56,8 @@ func parseHeaderPage(text []byte) pageLayout {
 			l.dataOff = off
 		}
 	}
+	// The data cannot start inside the time stamp and commit fields.
+	l.dataOff = max(l.dataOff, 8+l.commitSize)
 	return l
 }
 
