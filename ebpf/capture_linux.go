@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -48,7 +49,9 @@ type Capture struct {
 // privileges, kernel BTF, BPF ring buffers, and tp_btf or (for classic
 // tracepoints) a mounted tracefs. classic reports which program set Open
 // would use.
-func Probe(opts Options) (classic bool, err error) {
+func Probe(opts Options) (classic bool, err error) { return probe(opts, btf.NewCache()) }
+
+func probe(opts Options, cache *btf.Cache) (classic bool, err error) {
 	if os.Geteuid() != 0 {
 		return false, fmt.Errorf("eBPF capture needs root (CAP_BPF and CAP_PERFMON): run it with sudo")
 	}
@@ -58,7 +61,7 @@ func Probe(opts Options) (classic bool, err error) {
 	if err := features.HaveMapType(cilium.RingBuf); err != nil {
 		return false, fmt.Errorf("kernel lacks BPF ring buffers (Linux >= 5.8 needed): %w", err)
 	}
-	classic = opts.Classic || !haveTPBTF()
+	classic = opts.Classic || !haveTPBTF(cache)
 	if classic {
 		if _, err := os.Stat(tracefsRoot() + "/events/sched/sched_switch/id"); err != nil {
 			return true, fmt.Errorf("tracefs is not mounted (needed for classic tracepoints on this kernel): mount it with 'mount -t tracefs nodev /sys/kernel/tracing'")
@@ -78,8 +81,8 @@ func tracefsRoot() string {
 // hook (a btf_trace_<hook> typedef in vmlinux BTF). features.HaveProgramType
 // is not used: its Tracing probe fails with EPERM on some kernels that load
 // tp_btf programs fine.
-func haveTPBTF() bool {
-	spec, err := btf.LoadKernelSpec()
+func haveTPBTF(cache *btf.Cache) bool {
+	spec, err := cache.Kernel()
 	if err != nil {
 		return false
 	}
@@ -111,7 +114,8 @@ func threadSize() uint64 {
 // line and say what is missing (see Probe); a verifier rejection is wrapped
 // as is.
 func Open(opts Options) (*Capture, error) {
-	classic, err := Probe(opts)
+	kernelBTF := btf.NewCache()
+	classic, err := probe(opts, kernelBTF)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +149,12 @@ func Open(opts Options) (*Capture, error) {
 			delete(spec.Programs, name)
 		}
 	}
-	coll, err := cilium.NewCollection(spec)
+	if classic {
+		delete(spec.Maps, "waker_store")
+	} else {
+		delete(spec.Maps, "wakers")
+	}
+	coll, err := cilium.NewCollectionWithOptions(spec, cilium.CollectionOptions{Cache: kernelBTF})
 	if err != nil {
 		var ve *cilium.VerifierError
 		if errors.As(err, &ve) {
@@ -156,6 +165,9 @@ func Open(opts Options) (*Capture, error) {
 		}
 		return nil, fmt.Errorf("load capture programs: %w", err)
 	}
+	// The kernel's BTF (parsed types) is no longer needed: free it now rather
+	// than let the garbage collector find it while the workload runs.
+	runtime.GC()
 	c := &Capture{coll: coll, lostMap: coll.Maps["lost"], classic: classic, nCPU: nCPU, dec: newDecoder(classic)}
 	for _, h := range hooks {
 		var l link.Link
@@ -248,7 +260,8 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	defer close(stop)
 
 	var ro reorder
-	for b := range batches {
+	for batch := range batches {
+		b := batch
 		for len(b) >= RecordSize {
 			if b[12] == lostMarker {
 				// A loss report from the drain: CPU, count, time noticed.
@@ -264,7 +277,7 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 			b = b[RecordSize:]
 		}
 		select {
-		case free <- b[:0:cap(b)]:
+		case free <- batch[:0]:
 		default:
 		}
 		if err := ro.flush(false, emit); err != nil {
@@ -309,12 +322,9 @@ func (c *Capture) drain(ctx context.Context, batches chan<- []byte, free <-chan 
 		return true
 	}
 	stopping := false
-	for {
-		if stopping {
-			c.rd.SetDeadline(time.Now().Add(-time.Second))
-		} else {
-			c.rd.SetDeadline(time.Now().Add(pollInterval))
-		}
+	next := time.Now().Add(pollInterval)
+	c.rd.SetDeadline(next)
+	for n := 0; ; n++ {
 		err := c.rd.ReadInto(&rec)
 		switch {
 		case err == nil:
@@ -324,12 +334,16 @@ func (c *Capture) drain(ctx context.Context, batches chan<- []byte, free <-chan 
 			if len(cur)+RecordSize > cap(cur) && !send() {
 				return nil
 			}
-			continue
+			// A ring that never empties must not starve the periodic
+			// work below.
+			if n%4096 != 0 || stopping || time.Now().Before(next) {
+				continue
+			}
 		case errors.Is(err, os.ErrDeadlineExceeded):
 		default:
 			return fmt.Errorf("read ring buffer: %w", err)
 		}
-		// The buffer is empty.
+		// The buffer is empty (or a poll interval passed).
 		if err := c.pollLost(&cur); err != nil {
 			return err
 		}
@@ -346,6 +360,10 @@ func (c *Capture) drain(ctx context.Context, batches chan<- []byte, free <-chan 
 			}
 			c.links = nil
 			stopping = true
+			c.rd.SetDeadline(time.Now().Add(-time.Second))
+		} else {
+			next = time.Now().Add(pollInterval)
+			c.rd.SetDeadline(next)
 		}
 	}
 }

@@ -68,7 +68,7 @@ struct record {
 struct waker {
 	s32 tid;
 	u32 cpu;
-	u8 flags;
+	u8 flags; /* record flags; 0: no pending waking */
 };
 
 struct {
@@ -83,6 +83,16 @@ struct {
 	__type(key, u32);
 	__type(value, u64);
 } lost SEC(".maps");
+
+/* tp_btf programs keep the waker in task-local storage (no hashing, freed
+ * with the task); classic programs, for older kernels, in an LRU hash keyed
+ * by TID. The loader creates only the map its program set uses. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct waker);
+} waker_store SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -193,28 +203,40 @@ static __always_inline void submit(struct record *r)
 	bpf_ringbuf_submit(r, flags);
 }
 
-static __always_inline u32 task_cpu(struct task_struct *p)
+/* subject and object fill the record's first and second task from a
+ * BTF-typed (trusted) task pointer with direct, CO-RE relocated loads, which
+ * cost far less than bpf_probe_read_kernel calls. */
+static __always_inline void subject(struct record *r, struct task_struct *p)
 {
-	if (bpf_core_field_exists(p->thread_info.cpu))
-		return BPF_CORE_READ(p, thread_info.cpu);
-	return BPF_CORE_READ((struct task_struct___cpu *)p, cpu);
+	r->tid = p->pid;
+	r->pid = p->tgid;
+	r->prio = p->prio;
+	__builtin_memcpy(r->comm, p->comm, sizeof(r->comm));
 }
 
-/* subject fills tid, pid, prio and comm from a task. */
-static __always_inline void subject(struct record *r, struct task_struct *p)
+static __always_inline void object(struct record *r, struct task_struct *p)
+{
+	r->tid2 = p->pid;
+	r->pid2 = p->tgid;
+	r->prio2 = p->prio;
+	__builtin_memcpy(r->comm2, p->comm, sizeof(r->comm2));
+}
+
+static __always_inline u32 task_cpu_btf(struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->thread_info.cpu))
+		return p->thread_info.cpu;
+	return ((struct task_struct___cpu *)p)->cpu;
+}
+
+/* The same through bpf_probe_read_kernel, for untrusted pointers (classic
+ * programs on kernels without bpf_get_current_task_btf). */
+static __always_inline void subject_probe(struct record *r, struct task_struct *p)
 {
 	r->tid = BPF_CORE_READ(p, pid);
 	r->pid = BPF_CORE_READ(p, tgid);
 	r->prio = BPF_CORE_READ(p, prio);
 	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
-}
-
-static __always_inline void object(struct record *r, struct task_struct *p)
-{
-	r->tid2 = BPF_CORE_READ(p, pid);
-	r->pid2 = BPF_CORE_READ(p, tgid);
-	r->prio2 = BPF_CORE_READ(p, prio);
-	BPF_CORE_READ_STR_INTO(&r->comm2, p, comm);
 }
 
 /* ---- BTF-enabled tracepoints ---- */
@@ -236,7 +258,7 @@ int tp_btf_sched_switch(u64 *ctx)
 	if ((bool)ctx[0])
 		r->flags |= TV_F_PREEMPT;
 	r->arg1 = (u32)ctx[3];
-	r->arg2 = BPF_CORE_READ(prev, exit_state);
+	r->arg2 = prev->exit_state;
 	submit(r);
 	return 0;
 }
@@ -245,18 +267,22 @@ static __always_inline int on_waking(struct task_struct *p)
 {
 	u32 cpu = bpf_get_smp_processor_id();
 	u64 id = bpf_get_current_pid_tgid();
-	struct waker w = {.tid = (s32)id, .cpu = cpu, .flags = irq_flags() | TV_F_WAKER};
-	s32 tid = BPF_CORE_READ(p, pid);
+	u8 flags = irq_flags() | TV_F_WAKER;
+	struct waker *w = bpf_task_storage_get(&waker_store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	struct record *r;
 
-	bpf_map_update_elem(&wakers, &tid, &w, BPF_ANY);
+	if (w) {
+		w->tid = (s32)id;
+		w->cpu = cpu;
+		w->flags = flags;
+	}
 	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_WAKING)))
 		return 0;
 	subject(r, p);
-	r->arg1 = task_cpu(p);
+	r->arg1 = task_cpu_btf(p);
 	r->arg2 = cpu;
-	r->waker_tid = w.tid;
-	r->flags |= w.flags;
+	r->waker_tid = (s32)id;
+	r->flags |= flags;
 	submit(r);
 	return 0;
 }
@@ -264,24 +290,22 @@ static __always_inline int on_waking(struct task_struct *p)
 static __always_inline int on_wakeup(struct task_struct *p, u8 kind)
 {
 	u32 cpu = bpf_get_smp_processor_id();
-	s32 tid = BPF_CORE_READ(p, pid);
-	struct waker *w = 0;
+	struct waker w = {};
+	struct waker *saved;
 	struct record *r;
 
-	if (kind == TV_WAKEUP)
-		w = bpf_map_lookup_elem(&wakers, &tid);
-	if (!cpu_wanted(cpu) || !(r = reserve(cpu, kind))) {
-		if (w)
-			bpf_map_delete_elem(&wakers, &tid);
-		return 0;
+	if (kind == TV_WAKEUP && (saved = bpf_task_storage_get(&waker_store, p, 0, 0)) && saved->flags) {
+		w = *saved;
+		saved->flags = 0;
 	}
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, kind)))
+		return 0;
 	subject(r, p);
-	r->arg1 = task_cpu(p);
-	if (w) {
-		r->waker_tid = w->tid;
-		r->arg2 = w->cpu;
-		r->flags |= w->flags;
-		bpf_map_delete_elem(&wakers, &tid);
+	r->arg1 = task_cpu_btf(p);
+	if (w.flags) {
+		r->waker_tid = w.tid;
+		r->arg2 = w.cpu;
+		r->flags |= w.flags;
 	} else {
 		/* wake_up_new_task runs in the parent's context. */
 		r->waker_tid = r->cur_tid;
@@ -320,7 +344,7 @@ int tp_btf_sched_migrate_task(u64 *ctx)
 	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_MIGRATE)))
 		return 0;
 	subject(r, p);
-	r->arg1 = task_cpu(p);
+	r->arg1 = task_cpu_btf(p);
 	r->arg2 = (u32)ctx[1];
 	submit(r);
 	return 0;
@@ -468,7 +492,7 @@ int tp_sched_process_fork(struct trace_event_raw_sched_process_fork *ctx)
 	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_FORK)))
 		return 0;
 	/* fork runs in the parent: its name is current's. */
-	subject(r, cur);
+	subject_probe(r, cur);
 	r->tid = BPF_CORE_READ(ctx, parent_pid);
 	r->tid2 = BPF_CORE_READ(ctx, child_pid);
 	BPF_CORE_READ_STR_INTO(&r->comm2, cur, comm);
@@ -476,14 +500,26 @@ int tp_sched_process_fork(struct trace_event_raw_sched_process_fork *ctx)
 	return 0;
 }
 
+static __always_inline int on_current(u8 kind)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, kind)))
+		return 0;
+	subject_probe(r, (struct task_struct *)bpf_get_current_task());
+	submit(r);
+	return 0;
+}
+
 SEC("tracepoint/sched/sched_process_exec")
 int tp_sched_process_exec(struct trace_event_raw_sched_process_exec *ctx)
 {
-	return on_task((struct task_struct *)bpf_get_current_task(), TV_EXEC);
+	return on_current(TV_EXEC);
 }
 
 SEC("tracepoint/sched/sched_process_exit")
 int tp_sched_process_exit(struct trace_event_raw_sched_process_template *ctx)
 {
-	return on_task((struct task_struct *)bpf_get_current_task(), TV_EXIT);
+	return on_current(TV_EXIT);
 }

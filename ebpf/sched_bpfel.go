@@ -27,6 +27,7 @@ type schedWaker struct {
 const (
 	schedMapEvents                 = "events"
 	schedMapLost                   = "lost"
+	schedMapWakerStore             = "waker_store"
 	schedMapWakers                 = "wakers"
 	schedProgTpBtfSchedMigrateTask = "tp_btf_sched_migrate_task"
 	schedProgTpBtfSchedProcessExec = "tp_btf_sched_process_exec"
@@ -114,9 +115,10 @@ type schedProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedMapSpecs struct {
-	Events *ebpf.MapSpec `ebpf:"events"`
-	Lost   *ebpf.MapSpec `ebpf:"lost"`
-	Wakers *ebpf.MapSpec `ebpf:"wakers"`
+	Events     *ebpf.MapSpec `ebpf:"events"`
+	Lost       *ebpf.MapSpec `ebpf:"lost"`
+	WakerStore *ebpf.MapSpec `ebpf:"waker_store"`
+	Wakers     *ebpf.MapSpec `ebpf:"wakers"`
 }
 
 // schedVariableSpecs contains global variables before they are loaded into the kernel.
@@ -149,15 +151,17 @@ func (o *schedObjects) Close() error {
 //
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedMaps struct {
-	Events *ebpf.Map `ebpf:"events"`
-	Lost   *ebpf.Map `ebpf:"lost"`
-	Wakers *ebpf.Map `ebpf:"wakers"`
+	Events     *ebpf.Map `ebpf:"events"`
+	Lost       *ebpf.Map `ebpf:"lost"`
+	WakerStore *ebpf.Map `ebpf:"waker_store"`
+	Wakers     *ebpf.Map `ebpf:"wakers"`
 }
 
 func (m *schedMaps) Close() error {
 	return _SchedClose(
 		m.Events,
 		m.Lost,
+		m.WakerStore,
 		m.Wakers,
 	)
 }

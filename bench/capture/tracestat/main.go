@@ -1,0 +1,147 @@
+// Command tracestat compares scheduler captures for bench/capture/run.sh:
+// for each trace it prints the event count, file size and bytes per event,
+// and with two traces it compares, per task whose comm matches -comm, the
+// number of sched_switch events in which the task leaves the CPU and enters
+// it, and prints the largest relative difference.
+//
+// Usage: tracestat [-comm REGEXP] [-max-diff PCT] A [B]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"sort"
+
+	"github.com/traceview/traceview/trace"
+	_ "github.com/traceview/traceview/trace/formats"
+)
+
+type task struct {
+	comm    string
+	out, in int
+}
+
+type stats struct {
+	path   string
+	events int
+	bytes  int64
+	tasks  map[trace.TID]*task
+	lost   uint64
+}
+
+func load(path string, comm *regexp.Regexp) (*stats, error) {
+	src, err := trace.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	st := &stats{path: path, tasks: map[trace.TID]*task{}}
+	get := func(tid trace.TID, name string) *task {
+		t := st.tasks[tid]
+		if t == nil {
+			t = &task{}
+			st.tasks[tid] = t
+		}
+		if name != "" {
+			t.comm = name
+		}
+		return t
+	}
+	for {
+		e, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		st.events++
+		if e.Kind == trace.KindLost {
+			st.lost += e.Count
+		}
+		if e.Kind != trace.KindSwitch {
+			continue
+		}
+		if e.TID > 0 {
+			get(e.TID, e.Comm).out++
+		}
+		if e.NextTID > 0 {
+			get(e.NextTID, e.NextComm).in++
+		}
+	}
+	for _, l := range src.Meta().Lost {
+		st.lost += l.Count
+	}
+	for tid, t := range st.tasks {
+		if !comm.MatchString(t.comm) {
+			delete(st.tasks, tid)
+		}
+	}
+	if fi, err := os.Stat(path); err == nil {
+		st.bytes = fi.Size()
+	}
+	return st, nil
+}
+
+func main() {
+	comm := flag.String("comm", ".", "compare only tasks whose comm matches this regexp")
+	maxDiff := flag.Float64("max-diff", 1, "exit 1 if a task's switch counts differ by more than this many percent")
+	flag.Parse()
+	re, err := regexp.Compile(*comm)
+	if err != nil || flag.NArg() < 1 || flag.NArg() > 2 {
+		fmt.Fprintln(os.Stderr, "usage: tracestat [-comm REGEXP] [-max-diff PCT] A [B]")
+		os.Exit(2)
+	}
+	var all []*stats
+	for _, p := range flag.Args() {
+		st, err := load(p, re)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "tracestat: %v\n", err)
+			os.Exit(1)
+		}
+		all = append(all, st)
+		fmt.Printf("%s: %d events, %d bytes, %.1f bytes/event, %d lost, %d matching tasks\n",
+			p, st.events, st.bytes, float64(st.bytes)/float64(max(st.events, 1)), st.lost, len(st.tasks))
+	}
+	if len(all) < 2 {
+		return
+	}
+	a, b := all[0], all[1]
+	tids := map[trace.TID]bool{}
+	for tid := range a.tasks {
+		tids[tid] = true
+	}
+	for tid := range b.tasks {
+		tids[tid] = true
+	}
+	keys := make([]trace.TID, 0, len(tids))
+	for tid := range tids {
+		keys = append(keys, tid)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	worst, sumA, sumB := 0.0, 0, 0
+	fmt.Printf("%-8s %-16s %10s %10s %8s\n", "TID", "COMM", "SWITCHES_A", "SWITCHES_B", "DIFF_%")
+	for _, tid := range keys {
+		ta, tb := a.tasks[tid], b.tasks[tid]
+		if ta == nil {
+			ta = &task{comm: tb.comm}
+		}
+		if tb == nil {
+			tb = &task{comm: ta.comm}
+		}
+		na, nb := ta.out+ta.in, tb.out+tb.in
+		sumA += na
+		sumB += nb
+		d := 100 * math.Abs(float64(na-nb)) / math.Max(float64(max(na, nb)), 1)
+		worst = math.Max(worst, d)
+		fmt.Printf("%-8d %-16s %10d %10d %8.2f\n", tid, ta.comm, na, nb, d)
+	}
+	fmt.Printf("tasks: %d; sched_switch events touching them: %d vs %d; largest per-task difference %.2f %%\n", len(keys), sumA, sumB, worst)
+	if worst > *maxDiff {
+		os.Exit(1)
+	}
+}
