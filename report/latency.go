@@ -272,8 +272,9 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		keep:    opts.Percentiles || opts.KeepSamples,
 	}
 	var warns trace.Warnings
+	pf := newPrefetcher(src)
 	for {
-		e, err := src.Next()
+		e, err := pf.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				break
@@ -281,7 +282,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 			return nil, fmt.Errorf("after %d events: %w", l.diag.Events, err)
 		}
 		l.diag.Events++
-		l.event(&e, &warns)
+		l.event(e, &warns)
 	}
 	res := l.result()
 	res.Meta = src.Meta()
