@@ -13,7 +13,9 @@ import (
 // fuzz seeds, following trace-cmd.dat.v6(5) and the kernel's ring-buffer
 // page layout (see doc.go).
 
-const testPage = 512
+// testPage is the page size of hand-built files (a var: the synthetic
+// benchmark builds 4096-byte pages).
+var testPage = 512
 
 // headerPage64 is header_page of a 64-bit kernel (as in every shared file).
 const headerPage64 = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n" +
@@ -134,7 +136,7 @@ func buildV6(formats []string, cmdlines string, cpus [][]byte) []byte {
 	var b []byte
 	b = append(b, Magic...)
 	b = append(b, '6', 0, 0, 8)
-	b = le.AppendUint32(b, testPage)
+	b = le.AppendUint32(b, uint32(testPage))
 	b = append(b, "header_page\x00"...)
 	b = le.AppendUint64(b, uint64(len(headerPage64)))
 	b = append(b, headerPage64...)
