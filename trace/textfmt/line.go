@@ -95,6 +95,13 @@ func parsePrefix(line []byte, p *prefix) bool {
 // "comm tid" or "comm pid/tid".
 func parseTask(s []byte, p *prefix) bool {
 	p.pid = -1
+	// trace-cmd report of several buffers starts each line with the
+	// buffer's name and a colon, then at least two spaces.
+	if t := skipSpaces(s); len(t) > 0 {
+		if i := bytes.IndexByte(t, ' '); i > 0 && t[i-1] == ':' && i+1 < len(t) && t[i+1] == ' ' {
+			s = t[i:]
+		}
+	}
 	if n := len(s); n > 0 && s[n-1] == ')' {
 		o := bytes.LastIndexByte(s, '(')
 		if o < 0 {
