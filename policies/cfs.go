@@ -82,6 +82,7 @@ type CFS struct {
 	nextBuddy, lastBuddy       bool
 	wakePreempt                bool
 	noSleepers                 bool // NO_NEW_FAIR_SLEEPERS
+	llc                        int
 	era                        smpKnobs
 }
 
@@ -100,6 +101,7 @@ func NewCFS(v Values, cpus int) *CFS {
 		wakePreempt: v.Feature("WAKEUP_PREEMPTION", true),
 		noSleepers:  !v.Feature("NEW_FAIR_SLEEPERS", true),
 		era:         eraKnobs(v),
+		llc:         llcSize(v),
 	}
 }
 
@@ -108,7 +110,7 @@ func init() {
 		Name:    "cfs",
 		Summary: "Linux 2.6.23-6.5 Completely Fair Scheduler (v5.10 semantics), RT class above",
 		Source:  "kernel/sched/fair.c and features.h v5.10",
-		Params:  CFSParams,
+		Params:  append(append([]Param(nil), CFSParams...), SMPParams...),
 		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewCFS(v, cpus)), nil },
 	})
 }
@@ -123,7 +125,7 @@ func (p *CFS) Init(s Sim) {
 	for i := range p.rqs {
 		p.rqs[i] = crq{curr: -1, next: -1, last: -1}
 	}
-	p.smp.init(s, p.migratable, func(c int) int64 { return p.rqs[c].sumW })
+	p.smp.init(s, p.migratable, func(c int) int64 { return p.rqs[c].sumW }, p.llc)
 	p.smp.knobs = p.era
 }
 

@@ -93,6 +93,7 @@ type EEVDF struct {
 	delayDeq    bool
 	delayZero   bool
 	wakePreempt bool
+	llc         int
 }
 
 // EEVDFParams lists the eevdf parameters and features with their defaults.
@@ -126,7 +127,17 @@ func NewEEVDF(v Values, cpus int) *EEVDF {
 		delayDeq:    v.Feature("DELAY_DEQUEUE", true),
 		delayZero:   v.Feature("DELAY_ZERO", true),
 		wakePreempt: v.Feature("WAKEUP_PREEMPTION", true),
+		llc:         llcSize(v),
 	}
+}
+
+// llcSize reads llc_size: 0 means all CPUs share one LLC.
+func llcSize(v Values) int {
+	n := v.Int("llc_size", 1)
+	if n <= 0 {
+		return 1 << 30
+	}
+	return n
 }
 
 func init() {
@@ -134,7 +145,7 @@ func init() {
 		Name:    "eevdf",
 		Summary: "Linux 6.6+ fair class: earliest eligible virtual deadline first, RT class above",
 		Source:  "kernel/sched/fair.c v6.6-v6.18; Stoica & Abdel-Wahab TR-95-22 (1995)",
-		Params:  EEVDFParams,
+		Params:  append(append([]Param(nil), EEVDFParams...), SMPParams...),
 		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewEEVDF(v, cpus)), nil },
 	})
 }
@@ -150,7 +161,7 @@ func (p *EEVDF) Init(s Sim) {
 		p.rqs[i].curr = -1
 	}
 	p.tick = 1_000_000_000 / int64(s.HZ())
-	p.smp.init(s, p.migratable, p.load)
+	p.smp.init(s, p.migratable, p.load, p.llc)
 }
 
 func (p *EEVDF) migratable(cpu int) []*Task {

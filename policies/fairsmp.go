@@ -9,8 +9,11 @@ package policies
 //   - wakeup (WF_TTWU): wake_affine_idle chooses between the waker's CPU and
 //     prev (an idle waker CPU wins, a sync wakeup onto a CPU running only the
 //     waker wins, else an idle prev), WA_WEIGHT compares the runqueue loads,
-//     then select_idle_sibling takes the target if idle, else an idle prev,
-//     else any idle CPU of the LLC (all simulated CPUs share one LLC);
+//     then select_idle_sibling takes the target if idle, else an idle prev
+//     sharing its LLC, else any idle CPU of the target's LLC (the llc_size
+//     parameter: CPUs per LLC; the recording VM's vCPUs behave as one LLC
+//     each: its pipe and messaging wakees stay on the waker's CPU while
+//     the other CPU idles);
 //   - newly idle balance (sched_balance_newidle): pull one task from the
 //     busiest CPU, a cache-cold one (task_hot: last ran more than
 //     sysctl_sched_migration_cost = 0.5 ms ago) before a cache-hot one;
@@ -65,11 +68,16 @@ type fairSMP struct {
 	nextBal  []int64             // per CPU: next periodic balance time, ns
 	failed   []uint              // per CPU: sd->nr_balance_failed
 	interval int64               // ns, the MC domain's min balance interval
+	llc      int                 // CPUs per last-level cache (sd_llc span)
 	busyFact int64
 }
 
-func (f *fairSMP) init(s Sim, queued func(int) []*Task, load func(int) int64) {
+func (f *fairSMP) init(s Sim, queued func(int) []*Task, load func(int) int64, llc int) {
 	f.sim, f.queued, f.load = s, queued, load
+	f.llc = llc
+	if f.llc <= 0 || f.llc > s.NumCPUs() {
+		f.llc = s.NumCPUs()
+	}
 	f.nextBal = make([]int64, s.NumCPUs())
 	f.failed = make([]uint, s.NumCPUs())
 	// sd_init: min_interval = sd_weight ms, busy_factor = 16
@@ -103,10 +111,11 @@ func (f *fairSMP) selectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int
 		return best
 	}
 	target := prev
+	shares := func(a, b int) bool { return a/f.llc == b/f.llc }
 	if waker != nil && !f.knobs.noAffine && waker.State == TaskRunning && t.Affinity.Has(waker.CPU) && waker.CPU != prev {
 		this := waker.CPU
 		switch {
-		case f.idle(this):
+		case f.idle(this) && shares(this, prev):
 			if !f.idle(prev) {
 				target = this
 			}
@@ -121,14 +130,14 @@ func (f *fairSMP) selectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int
 			}
 		}
 	}
-	// select_idle_sibling
+	// select_idle_sibling: only CPUs sharing the target's LLC are searched.
 	if f.knobs.noIdleSibling || f.idle(target) {
 		return target
 	}
-	if target != prev && f.idle(prev) {
+	if target != prev && shares(prev, target) && f.idle(prev) {
 		return prev
 	}
-	for c := 0; c < n; c++ {
+	for c := target / f.llc * f.llc; c < min(n, (target/f.llc+1)*f.llc); c++ {
 		if t.Affinity.Has(c) && f.idle(c) {
 			return c
 		}
@@ -303,4 +312,11 @@ func (f *fairSMP) migrateLoad(cpu, busiest int) {
 	if f.sim.Migrate(pick, cpu) == nil {
 		f.failed[cpu] = 0
 	}
+}
+
+// SMPParams are the topology parameters shared by the fair policies.
+var SMPParams = []Param{
+	{Name: "llc_size", Kind: ParamInt, Default: "1",
+		Doc:    "CPUs per last-level cache (sd_llc): select_idle_sibling searches only there; 0 = all CPUs",
+		Source: "kernel/sched/fair.c select_idle_sibling (v5.10-v6.18); 1 matches the shared traces' VM"},
 }

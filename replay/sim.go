@@ -550,7 +550,10 @@ func (s *sim) runDone(cpu int) {
 		st.act++
 		switch a.Kind {
 		case ActWake:
-			s.wake(a.Target, a.Block, t, cpu)
+			// WF_SYNC: the waker blocks right after (pipe and socket
+			// writers); SyncWindow of its burst or less remains.
+			sync := b.End == EndBlock && b.Len-a.At <= SyncWindow
+			s.wakeFlags(a.Target, a.Block, t, cpu, sync)
 		case ActFork:
 			s.fork(a.Target, t, cpu)
 		}
@@ -621,7 +624,14 @@ func (s *sim) block(i, j int) {
 
 // wake delivers the wakeup that ends the block after burst j of task i,
 // from waker running on wcpu (nil, -1 for a timer or external event).
-func (s *sim) wake(i, j int, waker *policies.Task, wcpu int) {
+func (s *sim) wake(i, j int, waker *policies.Task, wcpu int) { s.wakeFlags(i, j, waker, wcpu, false) }
+
+// SyncWindow: a wakeup is treated as synchronous (WF_SYNC, the waker is
+// about to sleep) when the waker blocks within this many ns of its burst
+// after it, as a pipe or socket writer does.
+const SyncWindow = 20_000
+
+func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync bool) {
 	st := &s.ts[i]
 	t := s.tasks[i]
 	if t == nil || t.State != policies.TaskSleeping || st.burst != j {
@@ -639,6 +649,9 @@ func (s *sim) wake(i, j int, waker *policies.Task, wcpu int) {
 	s.stats.Wakeups++
 	prev := t.CPU
 	flags := policies.WakeTTWU
+	if sync {
+		flags |= policies.WakeSync
+	}
 	cpu := s.pol.SelectCPU(t, prev, waker, flags)
 	if cpu < 0 || cpu >= len(s.cpus) || !t.Affinity.Has(cpu) {
 		cpu = prev
