@@ -51,21 +51,13 @@ func Map(w io.Writer, src trace.Source, opt MapOptions) error {
 		}
 	}
 	saw := false
-	for {
-		e, err := src.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			mp.w.Flush()
-			return err
-		}
+	err := timehistPrefetch(src, func(e *trace.Event) error {
 		switch e.Kind {
 		case trace.KindSwitch:
 			saw = true
-			mp.switchEvent(&e)
+			mp.switchEvent(e)
 		case trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
-			if t := mp.m.observe(&e); t != nil {
+			if t := mp.m.observe(e); t != nil {
 				if mp.opt.Exact && e.CurTID < 0 {
 					// perf flags the thread of the record's sample id, which
 					// perf record's synthesized COMM records leave zero: the
@@ -75,6 +67,11 @@ func Map(w io.Writer, src trace.Source, opt MapOptions) error {
 				t.commChanged = true
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		mp.w.Flush()
+		return err
 	}
 	if !saw {
 		mp.w.Flush()

@@ -134,16 +134,9 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	if !th.opt.SummaryOnly {
 		th.header()
 	}
-	for {
-		e, err := src.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			th.w.Flush()
-			return err
-		}
-		th.event(&e)
+	if err := timehistPrefetch(src, func(e *trace.Event) error { th.event(e); return nil }); err != nil {
+		th.w.Flush()
+		return err
 	}
 	if !th.sawSwitch {
 		th.w.Flush()

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -259,5 +261,47 @@ func TestTimehistCorruptIDs(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "=> huge:2147483647") {
 		t.Errorf("map: huge tid not named:\n%s", buf.String())
+	}
+}
+
+// timehistFailing yields its events, then err: a trace cut short.
+type timehistFailing struct {
+	trace.SliceSource
+	err error
+}
+
+func (f *timehistFailing) Next() (trace.Event, error) {
+	e, err := f.SliceSource.Next()
+	if err == io.EOF {
+		return e, f.err
+	}
+	return e, err
+}
+
+// A read error ends the view with that error after every event before it
+// has been accounted and printed (the events travel through the
+// prefetching goroutine in batches of timehistPrefetchBatch).
+func TestTimehistReadError(t *testing.T) {
+	var evs []trace.Event
+	for i := 0; i < 3*timehistPrefetchBatch+7; i++ {
+		evs = append(evs, timehistSw(int64(i+1)*1000, 0, trace.TID(10+i%2*10), trace.StateRunning, trace.TID(20-i%2*10)))
+	}
+	cut := errors.New("perf.data: truncated record at offset 99")
+	src := &timehistFailing{SliceSource: *trace.NewSliceSource(evs, nil), err: cut}
+	var buf bytes.Buffer
+	err := Timehist(&buf, src, TimehistOptions{NrCPUs: 1})
+	if err != cut {
+		t.Fatalf("err = %v, want %v", err, cut)
+	}
+	if n := strings.Count(buf.String(), "\n"); n != 3+len(evs) {
+		t.Errorf("%d lines, want 3 header lines + %d rows", n, len(evs))
+	}
+	src = &timehistFailing{SliceSource: *trace.NewSliceSource(evs, nil), err: cut}
+	buf.Reset()
+	if err := Map(&buf, src, MapOptions{NrCPUs: 1}); err != cut {
+		t.Fatalf("map: err = %v, want %v", err, cut)
+	}
+	if n := strings.Count(buf.String(), "\n"); n != len(evs) {
+		t.Errorf("map: %d lines, want %d", n, len(evs))
 	}
 }

@@ -8,7 +8,8 @@
 #
 # The file is the one bench/latency/run.sh records (bench/out/latency.perf.data,
 # never committed); if it is missing it is recorded the same way, which needs
-# root. DATA=FILE times another file.
+# root. DATA=FILE times another file; TRACEVIEW=BINARY times a prebuilt
+# traceview instead of building ./cmd/traceview.
 #
 #   bench/views/run.sh
 #   RUNS=3 DATA=/tmp/big.perf.data bench/views/run.sh
@@ -27,7 +28,8 @@ if [ ! -s "$DATA" ]; then
 	echo "bench/views: recording $DATA: perf sched record -- perf bench sched messaging -g 20 -l 3000" >&2
 	perf sched record -o "$DATA" -- perf bench sched messaging -g 20 -l 3000 >"$OUT/views-record.log" 2>&1
 fi
-go build -o "$OUT/traceview-views" ./cmd/traceview
+TV=${TRACEVIEW:-$OUT/traceview-views}
+[ -n "${TRACEVIEW:-}" ] || go build -o "$TV" ./cmd/traceview
 
 events=$(perf report -i "$DATA" --stats 2>/dev/null | awk '/SAMPLE events:/ {print $3; exit}')
 size=$(stat -c %s "$DATA")
@@ -67,7 +69,7 @@ for view in timehist map; do
 		runs=$OUT/views-perf-$view.runs
 		run perf --no-pager sched "$view" -i "$DATA"
 		runs=$OUT/views-tv-$view.runs
-		run "$OUT/traceview-views" "$view" -i "$DATA"
+		run "$TV" "$view" -i "$DATA"
 		i=$((i + 1))
 	done
 	runs=$OUT/views-perf-$view.runs
