@@ -118,3 +118,47 @@ func TestClassify(t *testing.T) {
 		})
 	}
 }
+
+// TestBadText: inputs that are not clean text traces. Expected values by
+// hand: the CRLF file's two lines decode like LF ones; a 70 KB line is
+// skipped with a warning and the next line still decodes; a last line
+// cut mid-payload is a malformed sched line at its number; a file with
+// no event line at all is not detected as text.
+func TestBadText(t *testing.T) {
+	sw := " a-1 [000] 5.000001: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120"
+	cases := []struct {
+		name, in  string
+		switches  int
+		warnKey   string
+		errSubstr string
+	}{
+		{"crlf", sw + "\r\n" + sw + "\r\n", 2, "", ""},
+		{"long-line", strings.Repeat("x", 70<<10) + "\n" + sw + "\n", 1, "text-long-line", ""},
+		{"cut", sw + "\n" + sw[:60], 1, "", "line 2: sched_switch: cannot parse payload"},
+		{"no-newline", sw, 1, "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(c.in), "test")
+			evs, err := drain(r)
+			n := 0
+			for _, e := range evs {
+				if e.Kind == trace.KindSwitch {
+					n++
+				}
+			}
+			if n != c.switches {
+				t.Errorf("%d switches, want %d", n, c.switches)
+			}
+			if c.errSubstr == "" && err != nil || c.errSubstr != "" && (err == nil || !strings.Contains(err.Error(), c.errSubstr)) {
+				t.Errorf("error %v, want %q", err, c.errSubstr)
+			}
+			if c.warnKey != "" && !hasWarning(r.Meta(), c.warnKey) {
+				t.Errorf("no %s warning: %+v", c.warnKey, r.Meta().Warnings.List())
+			}
+		})
+	}
+	if got := Classify([]byte("just some notes\nabout nothing\n")); got != "" {
+		t.Errorf("prose classified as %q", got)
+	}
+}
