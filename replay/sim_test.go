@@ -132,12 +132,26 @@ func TestDependencyWake(t *testing.T) {
 		{TID: 2, PID: 2, Comm: "b", Prio: 120, Parent: -1, Init: InitSleeping, CPU: 0,
 			Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}}, {Len: 1_000_000, End: EndExit}}},
 	}
-	res := simulate(t, m, "eevdf", Config{HZ: 250})
-	if iv := runs(res.Events())[2]; len(iv) != 1 || iv[0] != [2]int64{3_000_000, 4_000_000} {
-		t.Errorf("b ran %v, want [3 ms, 4 ms)", iv)
-	}
-	if res.Stats.Unfinished != 0 {
-		t.Errorf("unfinished = %d", res.Stats.Unfinished)
+	// With both CPUs in one LLC (llc_size=0) select_idle_sibling finds the
+	// idle CPU 1 and b runs at once. With one LLC per CPU (llc_size=1, the
+	// default) b is queued behind a on CPU 0: at 3 ms a's first deadline
+	// (1.4 ms) has passed and its new one is 3 + 1.4 ms, b is placed at
+	// V = 3 ms with the same deadline, the tie goes to a; at the 4 ms tick
+	// the busy CPU kicks idle CPU 1 (nohz balance), which pulls b.
+	for _, tc := range []struct {
+		policy string
+		want   [2]int64
+	}{
+		{"eevdf:llc_size=0", [2]int64{3_000_000, 4_000_000}},
+		{"eevdf", [2]int64{4_000_000, 5_000_000}},
+	} {
+		res := simulate(t, m, tc.policy, Config{HZ: 250})
+		if iv := runs(res.Events())[2]; len(iv) != 1 || iv[0] != tc.want {
+			t.Errorf("%s: b ran %v, want %v", tc.policy, iv, tc.want)
+		}
+		if res.Stats.Unfinished != 0 {
+			t.Errorf("%s: unfinished = %d", tc.policy, res.Stats.Unfinished)
+		}
 	}
 }
 
