@@ -14,28 +14,7 @@ import (
 func BenchmarkReader(b *testing.B) {
 	for _, name := range []string{"pipe-multi.v7zstd.dat", "pipe-multi.v7none.dat.gz", "pipe-multi.v6.dat.gz"} {
 		b.Run(name, func(b *testing.B) {
-			data := load(b, name)
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			events := 0
-			start := time.Now()
-			for b.Loop() {
-				r, err := Open(bytes.NewReader(data), Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				for {
-					_, err := r.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-					events++
-				}
-			}
-			b.ReportMetric(float64(events)/time.Since(start).Seconds(), "events/s")
+			benchDecode(b, load(b, name))
 		})
 	}
 }
@@ -66,13 +45,17 @@ func BenchmarkSynthetic(b *testing.B) {
 		}
 		cpus = append(cpus, data)
 	}
-	file := buildV6([]string{swText, wkText}, "", cpus)
-	b.SetBytes(int64(len(file)))
+	benchDecode(b, buildV6([]string{swText, wkText}, "", cpus))
+}
+
+// benchDecode decodes data b.N times, reporting events/s and allocations.
+func benchDecode(b *testing.B, data []byte) {
+	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	events := 0
 	start := time.Now()
 	for b.Loop() {
-		r, err := Open(bytes.NewReader(file), Options{})
+		r, err := Open(bytes.NewReader(data), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
