@@ -768,11 +768,29 @@ func timehistLeft(b []byte, width int, s []byte) []byte {
 // timehistZero appends v zero-padded to width digits (printf "%0*d").
 func timehistZero(b []byte, width int, v int64) []byte {
 	var tmp [24]byte
-	d := timehistInt(tmp[:0], v)
+	d := timehistDigits(&tmp, v)
 	for i := len(d); i < width; i++ {
 		b = append(b, '0')
 	}
 	return append(b, d...)
+}
+
+// timehistDigits renders v >= 0 in decimal into tmp (strconv's generic
+// path costs more per row than the rows' other work).
+func timehistDigits(tmp *[24]byte, v int64) []byte {
+	if v < 0 {
+		return strconv.AppendInt(tmp[:0], v, 10)
+	}
+	i := len(tmp)
+	for {
+		i--
+		tmp[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			break
+		}
+	}
+	return tmp[i:]
 }
 
 // timehistUsec appends a trace time as perf's timestamp__scnprintf_usec:
@@ -782,7 +800,8 @@ func timehistUsec(b []byte, ns int64) []byte {
 		b = append(b, '-')
 		ns = -ns
 	}
-	b = timehistInt(b, ns/1e9)
+	var tmp [24]byte
+	b = append(b, timehistDigits(&tmp, ns/1e9)...)
 	b = append(b, '.')
 	return timehistZero(b, 6, ns%1e9/1e3)
 }
@@ -794,10 +813,9 @@ func timehistSchedTime(b []byte, ns int64, width int) []byte {
 		ns = 0
 	}
 	var tmp [24]byte
-	b = timehistRight(b, width, timehistInt(tmp[:0], ns/1e6))
-	b = append(b, '.')
-	b = timehistZero(b, 3, ns%1e6/1e3)
-	return append(b, ' ')
+	b = timehistRight(b, width, timehistDigits(&tmp, ns/1e6))
+	us := ns % 1e6 / 1e3
+	return append(b, '.', byte('0'+us/100), byte('0'+us/10%10), byte('0'+us%10), ' ')
 }
 
 func timehistInt(b []byte, v int64) []byte   { return strconv.AppendInt(b, v, 10) }
