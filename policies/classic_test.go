@@ -404,3 +404,24 @@ func TestGoodness24ForkNoPreempt(t *testing.T) {
 	wantSchedule(t, "goodness24", forkModel(), replay.DefaultConfig(), []string{
 		"0 cpu0 P", "10000 cpu0 C", "13000 cpu0 -"})
 }
+
+func TestSDWakeupAtServedLevel(t *testing.T) {
+	// One CPU, HZ 250, rr_interval 8 ms. S runs 1 ms and sleeps 300 ms; H
+	// is a 400 ms hog. Level 120 holds [S, H] (level quota 16 ms): S runs
+	// 0-1, H from 1; at the 12 ms tick H has used 11 ms ≥ 8: it steps to
+	// 121 (level 120's quota still has 4 ms, but the level is empty). H,
+	// alone, then steps a level every 8 ms: 121 at 12, ..., past 139 at
+	// 12 + 19 × 8 = 164: expired, arrays swap (major rotation), H back at
+	// 120; 137 at 164 + 17 × 8 = 300. S wakes at 301 after a rotation: it
+	// starts afresh at 120, but never above the level being served: 137,
+	// the level of H, so no preemption. At 308 H's quota at 137 ends and H
+	// steps to 138; so does the level's quota (8 ms: H was alone at 137 when
+	// the level began to be served): the minor rotation pushes what is left
+	// at 137, S, down to 138 behind H. H runs 308-316 and steps to 139; S
+	// (138) runs 316-317; H runs its last 400 − 315 = 85 ms 317-402.
+	m := testModel(1,
+		ttask{comm: "S", bursts: []int64{1000, 1000}, sleeps: []int64{300000}},
+		ttask{comm: "H", bursts: []int64{400000}})
+	wantSchedule(t, "sd", m, replay.DefaultConfig(), []string{
+		"0 cpu0 S", "1000 cpu0 H", "316000 cpu0 S", "317000 cpu0 H", "402000 cpu0 -"})
+}
