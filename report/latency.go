@@ -151,6 +151,11 @@ type LatencyDiagnostics struct {
 	// Dropped: delays that stayed open (wakeup or preemption seen, switch-in
 	// never seen nor inferred) and so are not counted.
 	Dropped int64
+	// Unwoken: tasks switched in (or seen running) after they were last
+	// seen going to sleep, with no recorded wakeup in between (e.g. woken
+	// from an interrupt on a CPU whose idle-time events were not
+	// recorded): delays that cannot be measured.
+	Unwoken int64
 	// FirstSeen: switch-ins of tasks seen for the first time. perf counts a
 	// 0 ns delay for each (included in Count in PerfCompat mode only).
 	FirstSeen int64
@@ -479,6 +484,9 @@ func (l *latency) evidence(e *trace.Event, c *cpuState) {
 		}
 		c.curr = who
 		c.pending = !l.opts.PerfCompat
+		if th := l.lookup(who); th != nil && th.task != nil && th.task.state == atomSleeping {
+			l.diag.Unwoken++ // running, but neither wakeup nor switch-in recorded
+		}
 	}
 	if c.pending && e.Kind == trace.KindRuntime && e.TID == c.curr {
 		c.pending = false
@@ -589,6 +597,11 @@ func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings
 			in.outTime = e.Time
 			return
 		}
+	}
+	if in.state == atomSleeping {
+		// Switched in while asleep as far as the trace tells: its wakeup
+		// was not recorded, so its delay cannot be measured.
+		l.diag.Unwoken++
 	}
 	if in.state != atomWaitCPU {
 		return
@@ -863,6 +876,12 @@ func (l *latency) diagWarnings() []trace.Warning {
 		out = append(out, trace.Warning{
 			Key: "delay-unmeasured", Count: int(d.Dropped),
 			Message: fmt.Sprintf("%d scheduling delays were started (wakeup or preemption) but the task's switch-in was never seen; they are not counted", d.Dropped),
+		})
+	}
+	if d.Unwoken > 0 {
+		out = append(out, trace.Warning{
+			Key: "delay-no-wakeup", Count: int(d.Unwoken),
+			Message: fmt.Sprintf("%d times a task ran again after going to sleep with no recorded wakeup; those delays cannot be measured and are not counted", d.Unwoken),
 		})
 	}
 	if !l.opts.PerfCompat && d.FirstSeen > 0 {

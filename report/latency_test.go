@@ -328,3 +328,18 @@ func TestLatencyChainBreakAfterLoss(t *testing.T) {
 		t.Errorf("perf INFO = %q", buf.String())
 	}
 }
+
+func TestLatencyUnwoken(t *testing.T) {
+	// u sleeps at 100 on CPU 0; with no recorded wakeup it is switched in
+	// at 300 on CPU 0, sleeps at 400, and is seen running on CPU 1 (a
+	// sched_stat_runtime in its context after CPU 1's last switch went to
+	// idle) at 700: two delays that cannot be measured.
+	evs := []trace.Event{comm(7, "u"),
+		sw(50, 0, 0, 0, 7), sw(100, 0, 7, sleeping, 0), sw(300, 0, 0, 0, 7), sw(400, 0, 7, sleeping, 0),
+		sw(500, 1, 8, sleeping, 0), rt(700, 1, 7, 100),
+	}
+	res := run(t, evs, LatencyOptions{})
+	if res.Diag.Unwoken != 2 || res.Diag.Recovered != 0 || res.Rows[0].Count != 0 {
+		t.Errorf("diag %+v rows %+v", res.Diag, res.Rows)
+	}
+}
