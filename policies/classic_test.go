@@ -425,3 +425,19 @@ func TestSDWakeupAtServedLevel(t *testing.T) {
 	wantSchedule(t, "sd", m, replay.DefaultConfig(), []string{
 		"0 cpu0 S", "1000 cpu0 H", "316000 cpu0 S", "317000 cpu0 H", "402000 cpu0 -"})
 }
+
+func TestBFSNice(t *testing.T) {
+	// A (nice 0, deadline offset 41.09 ms) and B (nice 5, 66.06 ms), hogs of
+	// 60 and 40 ms on one CPU, slices of 6.144 ms expiring at the 8 ms
+	// ticks. Deadlines at 0: A 41.09, B 66.06: A runs. A's refills: at 8 →
+	// 49.09, 16 → 57.09, 24 → 65.09 (all before B's 66.06: A keeps the
+	// CPU), 32 → 73.09: B runs. B refills at 40 → 106.06; A (73.09) runs
+	// 40-68: its refills 89.09, 97.09, 105.09 stay before 106.06, and A
+	// exits at 68 (60 ms). B runs its last 32 ms 68-100. Nice 5 gets 8 of
+	// the first 40 ms: 20 %.
+	m := testModel(1,
+		ttask{comm: "A", bursts: []int64{60000}},
+		ttask{comm: "B", nice: 5, bursts: []int64{40000}})
+	wantSchedule(t, "bfs", m, replay.DefaultConfig(), []string{
+		"0 cpu0 A", "32000 cpu0 B", "40000 cpu0 A", "68000 cpu0 B", "100000 cpu0 -"})
+}
