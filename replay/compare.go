@@ -17,7 +17,7 @@ func Latency(src trace.Source, perTask bool) (*report.LatencyResult, error) {
 // ObservedLatency computes the latency table of the input trace from the
 // model's recorded schedule.
 func (m *Model) ObservedLatency(perTask bool) (*report.LatencyResult, error) {
-	return Latency(trace.NewSliceSource(m.Recorded, &m.Meta), perTask)
+	return Latency(m.Recorded.Source(&m.Meta), perTask)
 }
 
 // RowPair is one command name (or task) in an observed and a predicted

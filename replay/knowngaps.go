@@ -1,17 +1,13 @@
 package replay
 
-// Explanations of the known fidelity gaps (docs/notes-D.md has the
-// evidence for each).
+// The known fidelity gaps, G1-G5; docs/notes-D.md explains each with its
+// evidence.
 const (
-	gapContended = "lock/futex blocks that depend on the interleaving are skipped when their wakeup came first, " +
-		"and the recording kernel preempted wakers at return to user far more often than the modelled RUN_TO_PARITY allows"
-	gapVariance = "the real system's own run-to-run variation exceeds the bound: messaging.2cpu and messaging.wk are " +
-		"the same workload, 1065 vs 1957 switches and 25.5 vs 12.5 ms average delay"
-	gapWallClock = "hog runs for 2 s of wall-clock time, the model gives it a fixed amount of CPU work"
-	gapPingPong  = "sched-pipe's writer was preempted at each of its 1000 wakeups (plain R switch-outs); the model " +
-		"merges those runs into one burst, so the simulated writer runs ahead of the reader"
-	gapNoCmdline = "trace.dat carries no recorder command line, so the makespan spans every task of the trace " +
-		"(background tasks' timer chains), not just the workload"
+	gapContended = "G1: contended lock and futex waits, waker preemption"
+	gapVariance  = "G2: run-to-run variation of the real system"
+	gapWallClock = "G3: wall-clock-bounded loops modelled as fixed CPU work"
+	gapPingPong  = "G4: preempted ping-pong writer merged into one burst"
+	gapNoCmdline = "G5: no recorder command line in trace.dat"
 )
 
 // KnownGaps maps fidelity check IDs (Check.ID) that miss their bound to the

@@ -127,7 +127,7 @@ type Model struct {
 	Meta       trace.Meta
 	// Recorded is the observed schedule (every scheduler event of the
 	// input), re-emitted by the as-traced policy.
-	Recorded []trace.Event
+	Recorded EventLog
 	// IdleExit is the median delay in ns between a wakeup targeting an
 	// idle CPU and the switch-in of the woken task there, measured in the
 	// trace: what the simulator charges when an idle CPU gets work.
@@ -340,7 +340,7 @@ func (x *extractor) event(ev trace.Event) {
 	if m.Start < 0 && ev.CPU < 0 && (ev.Kind == trace.KindFork || ev.Kind == trace.KindComm || ev.Kind == trace.KindExec) {
 		// Synthesized at record start (perf's PERF_RECORD_FORK/COMM for
 		// tasks that already existed): names only, no fork in the trace.
-		m.Recorded = append(m.Recorded, ev)
+		m.Recorded.Append(ev)
 		tid, comm, pid := ev.TID, ev.Comm, ev.PID
 		if ev.Kind == trace.KindFork {
 			tid, comm, pid = ev.ChildTID, ev.ChildComm, ev.ChildPID
@@ -364,34 +364,34 @@ func (x *extractor) event(ev trace.Event) {
 	}
 	switch ev.Kind {
 	case trace.KindSwitch:
-		m.Recorded = append(m.Recorded, ev)
+		m.Recorded.Append(ev)
 		x.switchEv(ev)
 	case trace.KindWaking, trace.KindWakeup:
 		if ev.Kind == trace.KindWaking {
 			x.seenWaking = true
 		} else if x.seenWaking {
-			m.Recorded = append(m.Recorded, ev)
+			m.Recorded.Append(ev)
 			return // sched_wakeup beside sched_waking: the waking one counts
 		}
-		m.Recorded = append(m.Recorded, ev)
+		m.Recorded.Append(ev)
 		x.wake(ev)
 	case trace.KindWakeupNew:
-		m.Recorded = append(m.Recorded, ev)
+		m.Recorded.Append(ev)
 		i := x.task(ev.TID, ev.Time, ev.TargetCPU, InitRunnable)
 		x.ident(i, &ev, ev.PID, ev.Comm, ev.Prio)
 		x.noteWake(i, ev)
 	case trace.KindFork:
-		m.Recorded = append(m.Recorded, ev)
+		m.Recorded.Append(ev)
 		x.fork(ev)
 	case trace.KindExit:
-		m.Recorded = append(m.Recorded, ev)
+		m.Recorded.Append(ev)
 		if i, ok := x.byTID[ev.TID]; ok {
 			x.st[i].dead = true
 		}
 	case trace.KindMigrate:
-		m.Recorded = append(m.Recorded, ev)
+		m.Recorded.Append(ev)
 	case trace.KindRuntime:
-		m.Recorded = append(m.Recorded, ev)
+		m.Recorded.Append(ev)
 		x.sawRT = true
 		// The kernel's own accounting (update_curr) replaces the time on
 		// CPU measured from switch timestamps since the last mark, so
@@ -411,7 +411,7 @@ func (x *extractor) event(ev trace.Event) {
 			}
 		}
 	case trace.KindExec, trace.KindComm:
-		m.Recorded = append(m.Recorded, ev)
+		m.Recorded.Append(ev)
 		if i, ok := x.byTID[ev.TID]; ok && ev.Comm != "" {
 			m.Tasks[i].Comm = ev.Comm
 		}

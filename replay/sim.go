@@ -124,7 +124,7 @@ type Result struct {
 	End      int64 // ns, time of the last event
 	Stats    Stats
 
-	recorded []trace.Event    // as-traced: the observed schedule
+	recorded *EventLog        // as-traced: the observed schedule
 	recs     []rec            // predicted events
 	tasks    []*policies.Task // by ID, for recs
 }
@@ -133,7 +133,7 @@ type Result struct {
 // call starts a new stream from the first event.
 func (r *Result) Source() trace.Source {
 	if r.recorded != nil {
-		return trace.NewSliceSource(r.recorded, r.Meta)
+		return r.recorded.Source(r.Meta)
 	}
 	return &recSource{recs: r.recs, tasks: r.tasks, meta: r.Meta}
 }
@@ -276,10 +276,10 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		FirstTime: m.Start}
 	res := &Result{Policy: pol.Name(), CPUs: cfg.CPUs, Meta: meta}
 	if r, ok := pol.(policies.Recorded); ok && r.Recorded() {
-		res.recorded = m.Recorded // read-only: sources never modify it
+		res.recorded = &m.Recorded // read-only: sources never modify it
 		res.Makespan = m.ObservedMakespan()
 		res.End = m.End
-		res.Stats.Events = int64(len(res.recorded))
+		res.Stats.Events = int64(res.recorded.Len())
 		meta.NrCPUs = m.NrCPUs
 		res.CPUs = m.NrCPUs
 		meta.LastTime = m.End
@@ -293,7 +293,7 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	for i := range m.Tasks {
 		nb += len(m.Tasks[i].Bursts)
 	}
-	s.out = make([]rec, 0, max(len(m.Recorded), 4*nb)+64)
+	s.out = make([]rec, 0, max(m.Recorded.Len(), 4*nb)+64)
 	for i := range s.cpus {
 		s.cpus[i].reschedAt = -1
 	}

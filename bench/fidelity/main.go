@@ -3,7 +3,7 @@
 // predicted run time, switches and average delay per command name with at
 // least 100 ms of run time, and the workload's makespan, each with its bound.
 //
-// Usage: go run ./bench/fidelity [-dir ../shared/traces]
+// Usage: go run ./bench/fidelity [-dir ../shared/traces] [-policy eevdf:llc_size=0]
 package main
 
 import (
@@ -17,9 +17,11 @@ import (
 
 func main() {
 	dir := flag.String("dir", "../shared/traces", "directory of the shared traces")
+	policy := flag.String("policy", "eevdf", "policy spec to replay under (the bounds and known gaps are for eevdf)")
 	flag.Parse()
 	var all []replay.Check
 	for _, c := range replay.FidelityCases(*dir) {
+		c.Policy = *policy
 		checks, err := replay.RunFidelity(c)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "fidelity: %s: %v\n", c.Name, err)
