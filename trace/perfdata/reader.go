@@ -78,6 +78,7 @@ type Reader struct {
 	br      *bufio.Reader
 	cleanup func() error
 	order   binary.ByteOrder
+	end     tpformat.Endian // order, for the hot paths
 	pipe    bool
 	meta    *trace.Meta
 
@@ -109,7 +110,8 @@ type Reader struct {
 	err        error
 
 	tidPID  pidTable
-	cpuLast []int64 // last record time per CPU, for lost windows
+	skip    [len(trace.Kinds)]bool // kinds the consumer asked to leave out (SkipKinds)
+	cpuLast []int64                // last record time per CPU, for lost windows
 	stats   Stats
 	decomp  *decompressor
 }
@@ -152,6 +154,7 @@ func NewReader(in io.Reader) (*Reader, error) {
 	} else {
 		r.order = binary.BigEndian
 	}
+	r.end = tpformat.EndianOf(r.order)
 	hsize := r.order.Uint64(head[8:])
 	if hsize == pipeHeaderSize {
 		r.pipe = true
@@ -442,7 +445,7 @@ func (r *Reader) step() error {
 		}
 		return fmt.Errorf("record header at offset %d: truncated: %w", r.off, trace.ErrCorrupt)
 	}
-	size := int(r.order.Uint16(h[6:]))
+	size := int(r.end.Uint16(h[6:]))
 	if size < 8 {
 		return fmt.Errorf("record at offset %d: size %d: %w", r.off, size, trace.ErrCorrupt)
 	}
@@ -463,7 +466,7 @@ func (r *Reader) step() error {
 
 // handle decodes one record (rec includes its 8-byte header).
 func (r *Reader) handle(rec []byte, off int64) error {
-	o := r.order
+	o := r.end
 	typ := o.Uint32(rec)
 	if typ <= maxUserRecord {
 		r.stats.Records[typ]++

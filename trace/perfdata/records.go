@@ -25,7 +25,7 @@ func (r *Reader) attrOfSample(rec []byte) *attr {
 	if pos+8 > len(rec) {
 		return nil
 	}
-	return r.attrByID(r.order.Uint64(rec[pos:]))
+	return r.attrByID(r.end.Uint64(rec[pos:]))
 }
 
 // attrByID looks a sample id up through a small direct-mapped cache (ids
@@ -62,7 +62,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if a.dec == nil {
 		return nil
 	}
-	o := r.order
+	o := r.end
 	st := a.sampleType
 	p := 8
 	n := len(rec)
@@ -152,6 +152,17 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	}
 	raw := rec[p : p+rsize]
 
+	if r.skip[a.dec.Kind] {
+		// Left out at the consumer's request (SkipKinds): keep only what
+		// the reader itself learns from the sample.
+		if tid >= 0 {
+			r.learnPID(trace.TID(tid), trace.PID(pid))
+		}
+		if hasTime && t > r.maxTime {
+			r.maxTime = t
+		}
+		return nil
+	}
 	ev := r.q.slot()
 	*ev = trace.NewEvent(t, trace.CPU(cpu), a.dec.Kind)
 	if err := a.dec.Decode(raw, ev); err != nil {
@@ -243,6 +254,16 @@ func (r *Reader) fillPIDs(ev *trace.Event) {
 	}
 }
 
+// SkipKinds implements trace.KindSkipper: samples of these kinds are
+// not decoded nor delivered (their pid/tid still fill other events' PIDs).
+func (r *Reader) SkipKinds(kinds ...trace.Kind) {
+	for _, k := range kinds {
+		if int(k) < len(r.skip) {
+			r.skip[k] = true
+		}
+	}
+}
+
 // queue puts a filled event slot into the reordering window.
 func (r *Reader) queue(ev *trace.Event, hasTime bool) {
 	if hasTime {
@@ -288,7 +309,7 @@ func (r *Reader) trailer(rec []byte) (idTrailer, int, bool) {
 		if len(rec) < 16 {
 			return s, len(rec), false
 		}
-		if b := r.attrByID(r.order.Uint64(rec[len(rec)-8:])); b != nil {
+		if b := r.attrByID(r.end.Uint64(rec[len(rec)-8:])); b != nil {
 			a = b
 		}
 	}
@@ -296,7 +317,7 @@ func (r *Reader) trailer(rec []byte) (idTrailer, int, bool) {
 	if start < 8 {
 		return s, len(rec), false
 	}
-	o, p, st := r.order, start, a.sampleType
+	o, p, st := r.end, start, a.sampleType
 	if st&sampleTID != 0 {
 		s.pid, s.tid = int32(o.Uint32(rec[p:])), int32(o.Uint32(rec[p+4:]))
 		p += 8
@@ -321,7 +342,7 @@ func (r *Reader) trailer(rec []byte) (idTrailer, int, bool) {
 // Records perf synthesizes for threads that existed before recording began
 // carry time 0: they are delivered first, in file order, on CPU -1.
 func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
-	o := r.order
+	o := r.end
 	sid, end, _ := r.trailer(rec)
 	body := rec[8:end]
 	t, hasTime := sid.time, sid.hasTime

@@ -172,10 +172,46 @@ func (f *Format) FullName() string {
 // End returns the offset just past the field.
 func (fd *Field) End() int { return fd.Offset + fd.Size }
 
+// Endian reads integers in one byte order through static (inlinable)
+// calls, unlike the binary.ByteOrder interface; decoders keep one.
+type Endian struct{ Big bool }
+
+// EndianOf returns the Endian of order (big-endian or not).
+func EndianOf(order binary.ByteOrder) Endian {
+	return Endian{Big: order == binary.ByteOrder(binary.BigEndian)}
+}
+
+// Uint16 reads a 2-byte integer.
+func (e Endian) Uint16(b []byte) uint16 {
+	if e.Big {
+		return binary.BigEndian.Uint16(b)
+	}
+	return binary.LittleEndian.Uint16(b)
+}
+
+// Uint32 reads a 4-byte integer.
+func (e Endian) Uint32(b []byte) uint32 {
+	if e.Big {
+		return binary.BigEndian.Uint32(b)
+	}
+	return binary.LittleEndian.Uint32(b)
+}
+
+// Uint64 reads an 8-byte integer.
+func (e Endian) Uint64(b []byte) uint64 {
+	if e.Big {
+		return binary.BigEndian.Uint64(b)
+	}
+	return binary.LittleEndian.Uint64(b)
+}
+
 // Int returns the field as an integer, sign-extended when the field is
 // signed. Sizes other than 1, 2, 4 and 8 bytes, and payloads too short to
 // hold the field, give 0.
-func (fd *Field) Int(raw []byte, order binary.ByteOrder) int64 {
+func (fd *Field) Int(raw []byte, order binary.ByteOrder) int64 { return fd.IntE(raw, EndianOf(order)) }
+
+// IntE is Int with an Endian.
+func (fd *Field) IntE(raw []byte, e Endian) int64 {
 	if fd.Offset+fd.Size > len(raw) {
 		return 0
 	}
@@ -187,25 +223,30 @@ func (fd *Field) Int(raw []byte, order binary.ByteOrder) int64 {
 		}
 		return int64(b[0])
 	case 2:
-		v := order.Uint16(b)
+		v := e.Uint16(b)
 		if fd.Signed {
 			return int64(int16(v))
 		}
 		return int64(v)
 	case 4:
-		v := order.Uint32(b)
+		v := e.Uint32(b)
 		if fd.Signed {
 			return int64(int32(v))
 		}
 		return int64(v)
 	case 8:
-		return int64(order.Uint64(b))
+		return int64(e.Uint64(b))
 	}
 	return 0
 }
 
 // Uint returns the field as an unsigned integer (no sign extension).
 func (fd *Field) Uint(raw []byte, order binary.ByteOrder) uint64 {
+	return fd.UintE(raw, EndianOf(order))
+}
+
+// UintE is Uint with an Endian.
+func (fd *Field) UintE(raw []byte, e Endian) uint64 {
 	if fd.Offset+fd.Size > len(raw) {
 		return 0
 	}
@@ -214,11 +255,11 @@ func (fd *Field) Uint(raw []byte, order binary.ByteOrder) uint64 {
 	case 1:
 		return uint64(b[0])
 	case 2:
-		return uint64(order.Uint16(b))
+		return uint64(e.Uint16(b))
 	case 4:
-		return uint64(order.Uint32(b))
+		return uint64(e.Uint32(b))
 	case 8:
-		return order.Uint64(b)
+		return e.Uint64(b)
 	}
 	return 0
 }
@@ -227,12 +268,17 @@ func (fd *Field) Uint(raw []byte, order binary.ByteOrder) uint64 {
 // its first NUL, or the data a __data_loc/__rel_loc descriptor points at (up
 // to its first NUL). Out-of-range descriptors give nil.
 func (fd *Field) Bytes(raw []byte, order binary.ByteOrder) []byte {
+	return fd.BytesE(raw, EndianOf(order))
+}
+
+// BytesE is Bytes with an Endian.
+func (fd *Field) BytesE(raw []byte, e Endian) []byte {
 	if fd.Offset+fd.Size > len(raw) {
 		return nil
 	}
 	var b []byte
 	if (fd.DataLoc || fd.RelLoc) && fd.Size == 4 {
-		d := order.Uint32(raw[fd.Offset:])
+		d := e.Uint32(raw[fd.Offset:])
 		off, n := int(d&0xffff), int(d>>16)
 		if fd.RelLoc {
 			off += fd.End()

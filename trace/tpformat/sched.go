@@ -32,7 +32,7 @@ type SchedDecoder struct {
 	Kind   trace.Kind
 	Format *Format
 	State  *StateDecoder // sched_switch only
-	order  binary.ByteOrder
+	order  Endian
 	intern *Interner
 	minLen int
 
@@ -76,7 +76,7 @@ func NewSchedDecoder(f *Format, order binary.ByteOrder, intern *Interner) (*Sche
 	if intern == nil {
 		intern = &Interner{}
 	}
-	d := &SchedDecoder{Kind: k, Format: f, order: order, intern: intern}
+	d := &SchedDecoder{Kind: k, Format: f, order: EndianOf(order), intern: intern}
 	var missing error
 	need := func(name string) *Field {
 		if name == "" {
@@ -125,10 +125,10 @@ func NewSchedDecoder(f *Format, order binary.ByteOrder, intern *Interner) (*Sche
 	return d, nil
 }
 
-func (d *SchedDecoder) int(fd *Field, raw []byte) int64 { return fd.Int(raw, d.order) }
+func (d *SchedDecoder) int(fd *Field, raw []byte) int64 { return fd.IntE(raw, d.order) }
 
 func (d *SchedDecoder) str(fd *Field, raw []byte) string {
-	return d.intern.Intern(fd.Bytes(raw, d.order))
+	return d.intern.Intern(fd.BytesE(raw, d.order))
 }
 
 // Decode fills ev (which the caller has prepared with trace.NewEvent: time,
@@ -153,7 +153,7 @@ func (d *SchedDecoder) Decode(raw []byte, ev *trace.Event) error {
 	}
 	switch d.Kind {
 	case trace.KindSwitch:
-		ev.PrevState = d.State.Decode(d.prevState.Uint(raw, d.order))
+		ev.PrevState = d.State.Decode(d.prevState.UintE(raw, d.order))
 		ev.NextTID = trace.TID(d.int(d.nextPID, raw))
 		ev.NextComm = d.str(d.nextComm, raw)
 		if d.nextPrio != nil {
@@ -186,7 +186,7 @@ func (d *SchedDecoder) Decode(raw []byte, ev *trace.Event) error {
 		// The kernel names the task after the file's basename (fs/exec.c
 		// __set_task_comm(..., kbasename(filename)), truncated to
 		// TASK_COMM_LEN-1 = 15 bytes).
-		fn := d.filename.Bytes(raw, d.order)
+		fn := d.filename.BytesE(raw, d.order)
 		base := []byte(path.Base(string(fn)))
 		if len(base) > 15 {
 			base = base[:15]
