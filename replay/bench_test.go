@@ -64,6 +64,7 @@ func BenchmarkSimulateEEVDF(b *testing.B) {
 		events += res.Stats.Events
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }
 
 // BenchmarkReplay1M replays a trace of about one million events (itself a

@@ -29,6 +29,8 @@ type replayOptions struct {
 	write    string
 	ctxSw    string
 	migrate  string
+	decide   string
+	scan     string
 	rows     int
 }
 
@@ -90,6 +92,8 @@ Times print in ms (makespan in ms); -o json gives ns.`,
 	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format)")
 	f.StringVar(&o.ctxSw, "ctx-switch-cost", "0", "context-switch cost per switch (e.g. 2us)")
 	f.StringVar(&o.migrate, "migration-cost", "0", "cache-cold cost when a task changes CPU (e.g. 50us)")
+	f.StringVar(&o.decide, "decision-cost", "0", "CPU time each scheduling decision costs (e.g. 1us)")
+	f.StringVar(&o.scan, "scan-cost", "0", "extra cost per runqueue entry a policy scans (O(n) pickers such as goodness24)")
 	f.IntVar(&o.rows, "rows", 20, "table rows per policy (0: all)")
 	return cmd
 }
@@ -118,7 +122,8 @@ func (o *replayOptions) config() (replay.Config, error) {
 	for _, d := range []struct {
 		name, v string
 		dst     *int64
-	}{{"ctx-switch-cost", o.ctxSw, &cfg.CtxSwitch}, {"migration-cost", o.migrate, &cfg.Migration}} {
+	}{{"ctx-switch-cost", o.ctxSw, &cfg.CtxSwitch}, {"migration-cost", o.migrate, &cfg.Migration},
+		{"decision-cost", o.decide, &cfg.DecisionCost}, {"scan-cost", o.scan, &cfg.ScanCost}} {
 		v, err := policies.Values{"x": d.v}.Parse("x")
 		if err != nil {
 			return cfg, usageErrorf("replay: --%s %q: want a duration such as 2us", d.name, d.v)
