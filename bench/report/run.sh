@@ -7,6 +7,7 @@
 #
 #   bench/report/run.sh
 #   RUNS=3 DATA=other.perf.data bench/report/run.sh
+#   TV=/path/to/traceview bench/report/run.sh
 #
 # Target (issue 3): `traceview report` under 10 s on the 2M-event file.
 set -eu
@@ -19,8 +20,11 @@ RUNS=${RUNS:-5}
 	exit 1
 }
 mkdir -p "$OUT"
-go build -o "$OUT/traceview-g" ./cmd/traceview
-TV=$OUT/traceview-g
+# TV=path uses a prebuilt binary instead of building the work tree.
+if [ -z "${TV:-}" ]; then
+	go build -o "$OUT/traceview-g" ./cmd/traceview
+	TV=$OUT/traceview-g
+fi
 events=$("$TV" stats -i "$DATA" -o json 2>/dev/null | awk -F': ' '/"events"/ {gsub(",", "", $2); print $2; exit}')
 
 # one NAME CMD...: RUNS runs of CMD, each line "wall cpu rss_kib".
