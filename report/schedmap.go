@@ -50,6 +50,8 @@ func Map(w io.Writer, src trace.Source, opt MapOptions) error {
 			mp.cpuSet[c] = true
 		}
 	}
+	// map looks only at sched_switch and the task records.
+	trace.SkipKinds(src, trace.KindRuntime, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate)
 	saw := false
 	err := timehistPrefetch(src, func(e *trace.Event) error {
 		switch e.Kind {

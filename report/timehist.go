@@ -134,6 +134,12 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	if !th.opt.SummaryOnly {
 		th.header()
 	}
+	// Kinds timehist does not look at need not be decoded.
+	if opt.Migrations {
+		trace.SkipKinds(src, trace.KindRuntime)
+	} else {
+		trace.SkipKinds(src, trace.KindRuntime, trace.KindMigrate)
+	}
 	if err := timehistPrefetch(src, func(e *trace.Event) error { th.event(e); return nil }); err != nil {
 		th.w.Flush()
 		return err
