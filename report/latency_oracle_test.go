@@ -27,6 +27,11 @@ var oracleVariants = []struct {
 	{"latency", LatencyOptions{}},
 	{"latency-all", LatencyOptions{PerTask: true}},
 	{"latency-max", LatencyOptions{Sort: []string{"max"}}},
+	// Generated with perf 6.12.95 for the repo's copies only
+	// (testdata/traces/README.md): -C 1, -C 0 -p, -s runtime,switch.
+	{"latency-C1", LatencyOptions{CPUGiven: true, CPU: 1}},
+	{"latency-C0-p", LatencyOptions{CPUGiven: true, CPU: 0, PerTask: true}},
+	{"latency-runtime-switch", LatencyOptions{Sort: []string{"runtime,switch"}}},
 }
 
 // perfRow is one parsed line of perf's table, numbers as printed.
