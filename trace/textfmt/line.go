@@ -115,15 +115,21 @@ func parseTask(s []byte, p *prefix) bool {
 		}
 		s = bytes.TrimRight(s[:o], " ")
 	}
+	s = skipSpaces(s)
 	// Trailing digits: the tid (or pid/tid).
 	i := len(s)
 	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
 		i--
 	}
-	if i == len(s) || i == 0 {
+	if i == len(s) {
 		return false
 	}
 	tid := atoi(s[i:])
+	if i == 0 {
+		// perf script -F tid,cpu,... (no comm column).
+		p.dialect, p.tid, p.comm = dialectPerf, tid, nil
+		return true
+	}
 	switch s[i-1] {
 	case '-':
 		p.dialect = dialectFtrace
@@ -135,13 +141,14 @@ func parseTask(s []byte, p *prefix) bool {
 		for k > 0 && s[k-1] >= '0' && s[k-1] <= '9' {
 			k--
 		}
-		if k == j || k == 0 || s[k-1] != ' ' {
+		if k == j || k > 0 && s[k-1] != ' ' {
 			return false
 		}
 		p.dialect = dialectPerf
 		p.pid = atoi(s[k:j])
 		p.tid = tid
 		p.comm = bytes.TrimSpace(s[:k])
+		return true // comm may be absent (perf script -F pid,tid,...)
 	case ' ':
 		p.dialect = dialectPerf
 		p.tid = tid
