@@ -18,4 +18,11 @@
 // the kernel file and version (or paper) of every constant and formula it
 // uses. Fair-class policies are stacked under the real-time class (RT), as
 // in the kernel, with Stack.
+//
+// Besides as-traced, cfs, eevdf, fifo and rr, the classic schedulers replay
+// the designs Linux tried before: bfs (BFS v0.440, one global queue,
+// virtual deadlines), sd (the Staircase Deadline scheduler of 2.6.22-ck1),
+// o1 (the 2.6.0-2.6.22 O(1) scheduler), goodness24 (Linux 2.4's goodness()
+// scan, with an O(n) decision cost through DecisionCoster), and the 2001
+// multi-queue proposals mq-hp and mq-lse built on the same goodness().
 package policies

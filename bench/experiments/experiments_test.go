@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/traceview/traceview/replay"
 	_ "github.com/traceview/traceview/trace/formats"
 )
 
@@ -101,5 +102,25 @@ func TestRowArithmetic(t *testing.T) {
 	r = Row{PubBase: math.NaN(), Pub: math.NaN(), PubDir: -1, PredBase: 1, Pred: 0.995}
 	if r.Match() {
 		t.Error("0.995 counted as lower")
+	}
+}
+
+// BenchmarkClassicPolicies reports simulated events per second for each
+// classic policy on the synthetic many-task workload (400 tasks, 75
+// runnable, 2 CPUs), where goodness24's O(n) pick is the slowest.
+func BenchmarkClassicPolicies(b *testing.B) {
+	m := mustModel("manytasks", "tasks=400", "loops=5")
+	for _, p := range []string{"bfs", "sd", "o1", "goodness24", "mq-hp", "mq-lse", "cfs", "eevdf"} {
+		b.Run(p, func(b *testing.B) {
+			var events int64
+			for i := 0; i < b.N; i++ {
+				res, err := Replay(m, p, 2, replay.DefaultConfig())
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += res.Stats.Events
+			}
+			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+		})
 	}
 }
