@@ -48,6 +48,9 @@ type timehistCounting struct {
 	n int
 }
 
+// SkipKinds passes the view's request on to the reader.
+func (c *timehistCounting) SkipKinds(kinds ...trace.Kind) { trace.SkipKinds(c.Source, kinds...) }
+
 func (c *timehistCounting) Next() (trace.Event, error) {
 	c.n++
 	return c.Source.Next()

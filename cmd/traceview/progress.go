@@ -140,6 +140,9 @@ func (p *progressSource) Next() (trace.Event, error) {
 }
 
 // Close removes the bar and closes the source.
+// SkipKinds passes a view's trace.SkipKinds request on to the reader.
+func (p *progressSource) SkipKinds(kinds ...trace.Kind) { trace.SkipKinds(p.Source, kinds...) }
+
 func (p *progressSource) Close() error {
 	p.stop()
 	return p.Source.Close()
