@@ -7,13 +7,16 @@
 #             median of REPS interleaved runs; target: our slowdown at most half of perf's;
 #   size      bytes per event of our file vs the perf.data of the same capture; target <= 1/4.
 # Needs root and perf (/work/shared/tools/install-perf.sh installs perf 6.12).
-# Usage: sudo bench/capture/run.sh   (env: OUT=dir REPS=5 MSG="-g 4 -l 100" PIPE="-l 50000")
+# Usage: sudo bench/capture/run.sh   (env: OUT=dir REPS=5 MSG="-g 4 -l 100" PIPE="-l 50000" PERF_MMAP=32M)
 set -eu
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/traceview-capture-bench}
 REPS=${REPS:-5}
 MSG=${MSG:--g 4 -l 100}
 PIPE=${PIPE:--l 50000}
+# perf's per-CPU buffer: its default (512 KiB) loses most events of messaging on a busy 2-CPU VM,
+# which would make perf both look cheaper and fail the fidelity check; ours is 32 MiB in all.
+PERF_MMAP=${PERF_MMAP:-32M}
 mkdir -p "$OUT"
 [ "$(id -u)" = 0 ] || { echo "run.sh: needs root (sudo)" >&2; exit 1; }
 command -v perf >/dev/null || { echo "run.sh: perf not found (see /work/shared/tools/install-perf.sh)" >&2; exit 1; }
@@ -34,7 +37,7 @@ say "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 TVPID=$!
 i=0; while [ ! -s "$OUT/fid.tv" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done
 sleep 0.5
-perf sched record -o "$OUT/fid.perf.data" -- perf bench sched messaging $MSG >"$OUT/fid.workload.log" 2>"$OUT/fid.perf.log"
+perf sched record -m "$PERF_MMAP" -o "$OUT/fid.perf.data" -- perf bench sched messaging $MSG >"$OUT/fid.workload.log" 2>"$OUT/fid.perf.log"
 kill -INT $TVPID
 wait $TVPID
 say ""
@@ -52,33 +55,55 @@ TB=$(sed -n 2p "$OUT/fidelity.txt" | sed 's/.* \([0-9.]*\) bytes\/event.*/\1/')
 say "bytes/event: perf.data $PB, traceview record $TB (ratio $(echo "$TB $PB" | awk '{printf "%.3f", $1/$2}'), target <= 0.25)"
 
 # --- overhead ---------------------------------------------------------------------------------
+# Each recorder runs system-wide in the background around the workload (as perf sched record does
+# by default) and is stopped with SIGINT; /usr/bin/time gives the CPU time of the workload and of
+# the recorder separately. On a shared machine the workload's own figure is noisy; the CPU time
+# (workload + recorder, minus the untraced workload) is the steadier measure of what tracing costs.
 msg() { awk '/Total time/ {print $3}'; }
 pipe() { awk '/usecs\/op/ {print $1}'; }
-run() { # run MODE WORKLOAD-ARGS...
-	mode=$1; shift
-	case $mode in
-	none) perf bench sched "$@" 2>/dev/null ;;
-	perf) perf sched record -o "$OUT/ovh.perf.data" -- perf bench sched "$@" 2>/dev/null ;;
-	traceview) "$TV" record -o "$OUT/ovh.tv" -- perf bench sched "$@" 2>/dev/null ;;
-	esac
-}
 median() { sort -n | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.6g\n", (a[NR/2]+a[NR/2+1])/2}'; }
-for mode in none perf traceview; do : >"$OUT/msg.$mode"; : >"$OUT/pipe.$mode"; done
+cpu() { awk '{printf "%.3f\n", $1+$2}' "$1"; }
+start_rec() { # start_rec MODE: starts the recorder, sets RECPID
+	case $1 in
+	none) RECPID= ; return ;;
+	perf) /usr/bin/time -f "%U %S" -o "$OUT/rec.cpu" perf sched record -m "$PERF_MMAP" -o "$OUT/ovh.perf.data" >/dev/null 2>&1 & ;;
+	traceview) /usr/bin/time -f "%U %S" -o "$OUT/rec.cpu" "$TV" record -o "$OUT/ovh.tv" >/dev/null 2>&1 & ;;
+	esac
+	TIMEPID=$!
+	i=0; RECPID=
+	while [ -z "$RECPID" ] && [ $i -lt 100 ]; do RECPID=$(pgrep -P $TIMEPID || true); sleep 0.05; i=$((i+1)); done
+	sleep 1.5 # let it attach
+}
+stop_rec() {
+	[ -n "$RECPID" ] || { echo "0 0" >"$OUT/rec.cpu"; return; }
+	kill -INT "$RECPID"; wait "$TIMEPID" || true
+}
+for mode in none perf traceview; do for f in msg pipe msgcpu pipecpu reccpu.msg reccpu.pipe; do : >"$OUT/${f%%.*}.$mode${f#reccpu}"; done; done
 r=0
 while [ $r -lt "$REPS" ]; do
 	for mode in none perf traceview; do
-		run $mode messaging $MSG | msg >>"$OUT/msg.$mode"
-		run $mode pipe $PIPE | pipe >>"$OUT/pipe.$mode"
+		for w in msg pipe; do
+			start_rec $mode
+			if [ $w = msg ]; then args="messaging $MSG"; else args="pipe $PIPE"; fi
+			/usr/bin/time -f "%U %S" -o "$OUT/wl.cpu" perf bench sched $args >"$OUT/wl.out" 2>/dev/null
+			stop_rec
+			$w <"$OUT/wl.out" >>"$OUT/$w.$mode"
+			cpu "$OUT/wl.cpu" >>"$OUT/${w}cpu.$mode"
+			cpu "$OUT/rec.cpu" >>"$OUT/reccpu.$mode.$w"
+		done
 	done
 	r=$((r+1))
 done
 say ""
-say "## overhead (median of $REPS interleaved runs)"
+say "## overhead (median of $REPS interleaved runs; recorders system-wide in the background)"
 for w in msg pipe; do
 	n=$(median <"$OUT/$w.none"); p=$(median <"$OUT/$w.perf"); t=$(median <"$OUT/$w.traceview")
-	unit=$([ $w = msg ] && echo "s total (messaging $MSG)" || echo "usecs/op (pipe $PIPE)")
+	unit=$([ $w = msg ] && echo "messaging $MSG, total time s" || echo "pipe $PIPE, usecs/op")
 	say "$unit: none $n, perf sched record $p, traceview record $t"
-	echo "$n $p $t" | awk '{ps=($2/$1-1)*100; ts=($3/$1-1)*100; printf "  slowdown: perf %.1f %%, traceview %.1f %% (ours/perf %.2f, target <= 0.5)\n", ps, ts, (ps>0? ts/ps : 0)}' | tee -a "$SUM"
+	echo "$n $p $t" | awk '{ps=($2/$1-1)*100; ts=($3/$1-1)*100; printf "  workload figure slowdown: perf %.1f %%, traceview %.1f %% (ours/perf %.2f, target <= 0.5)\n", ps, ts, (ps>0? ts/ps : 0)}' | tee -a "$SUM"
+	wn=$(median <"$OUT/${w}cpu.none"); wp=$(median <"$OUT/${w}cpu.perf"); wt=$(median <"$OUT/${w}cpu.traceview")
+	rp=$(median <"$OUT/reccpu.perf.$w"); rt=$(median <"$OUT/reccpu.traceview.$w")
+	echo "$wn $wp $wt $rp $rt" | awk '{pe=$2+$4-$1; te=$3+$5-$1; printf "  CPU s: workload none %.3f; perf: workload %.3f + recorder %.3f (extra %.3f s, %.1f %%); traceview: workload %.3f + recorder %.3f (extra %.3f s, %.1f %%); ours/perf %.2f\n", $1, $2, $4, pe, 100*pe/$1, $3, $5, te, 100*te/$1, (pe>0? te/pe : 0)}' | tee -a "$SUM"
 done
 say "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "raw runs and files in $OUT"
