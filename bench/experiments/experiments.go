@@ -278,6 +278,7 @@ way (an effect within 1 % of 1.000 counts as no change); *size* is (predicted ef
 compares the predicted value with its midpoint (effect and size = predicted / midpoint) and says whether it falls
 in the range. The workloads are synthesized with
 ` + "`traceview synth`" + ` (every dependency known) and, where this machine's recordings hold the same program, also
-replayed from ../shared/traces. Misses are explained under each table.
+replayed from ../shared/traces (` + "`run.sh --record`" + ` records them afresh with perf instead). Misses are
+explained under each table.
 
 `
