@@ -277,6 +277,14 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		keep:    opts.Percentiles || opts.KeepSamples,
 	}
 	var warns trace.Warnings
+	// Kinds the report never reads: sched_process_exit (perf sched ignores
+	// exits) and, without -C, sched_migrate_task. Readers that can leave
+	// them out save their decoding.
+	if opts.CPUGiven {
+		trace.SkipKinds(src, trace.KindExit)
+	} else {
+		trace.SkipKinds(src, trace.KindExit, trace.KindMigrate)
+	}
 	pf := newPrefetcher(src)
 	for {
 		e, err := pf.Next()
