@@ -40,7 +40,7 @@ func init() {
 	register(Generator{
 		Name:    "messaging",
 		Summary: "hackbench / perf bench sched messaging: groups of 20 senders writing to 20 receivers",
-		Source:  "perf bench sched messaging (tools/perf/bench/sched-messaging.c), hackbench; full pipes not modelled",
+		Source:  "perf bench sched messaging (tools/perf/bench/sched-messaging.c), hackbench; senders never block (a socket holds all loops × 100 bytes a sender writes to one receiver)",
 		CPUs:    1,
 		Params: []Param{
 			{"groups", "4", "groups of senders and receivers"},
@@ -160,7 +160,8 @@ func MassiveIntr(cpus, procs int, run, sleep int64, loops int, period, work int6
 // Messaging builds groups of fds senders and fds receivers; each sender
 // writes loops messages to every receiver of its group (send ns each), each
 // receiver reads them (recv ns each). A receiver waits for the messages in
-// the order (loop, sender); a sender never blocks (pipes are not full).
+// the order (loop, sender); a sender never blocks: at hackbench's sizes a
+// socket holds all loops × 100 bytes a sender writes to one receiver.
 func Messaging(cpus, groups, loops, fds int, send, recv int64) *replay.Model {
 	b := newBuilder(cpus)
 	msgs := loops * fds
