@@ -76,6 +76,7 @@ type Reader struct {
 	MaxPending int // reordering window bound; DefaultMaxPending unless set before the first Next
 
 	br      *bufio.Reader
+	pre     *prefetch
 	cleanup func() error
 	order   binary.ByteOrder
 	end     tpformat.Endian // order, for the hot paths
@@ -158,14 +159,11 @@ func NewReader(in io.Reader) (*Reader, error) {
 	hsize := r.order.Uint64(head[8:])
 	if hsize == pipeHeaderSize {
 		r.pipe = true
-		br, ok := in.(*bufio.Reader)
-		if !ok || br.Size() < 1<<20 {
-			br = bufio.NewReaderSize(in, 1<<20)
-		}
-		if _, err := br.Discard(pipeHeaderSize); err != nil {
+		if _, err := io.ReadFull(in, make([]byte, pipeHeaderSize)); err != nil {
 			return nil, fmt.Errorf("header at offset 0: %w", shortErr(err))
 		}
-		r.br = br
+		r.pre = newPrefetch(in)
+		r.br = bufio.NewReaderSize(r.pre, 1<<20)
 		r.off = pipeHeaderSize
 		return r, nil
 	}
@@ -316,7 +314,8 @@ func (r *Reader) readFileHeader(ra interface {
 	}
 	r.off = int64(dataOff)
 	r.dataEnd = int64(dataOff + dataSize)
-	r.br = bufio.NewReaderSize(io.NewSectionReader(ra, int64(dataOff), int64(dataSize)), 1<<20)
+	r.pre = newPrefetch(io.NewSectionReader(ra, int64(dataOff), int64(dataSize)))
+	r.br = bufio.NewReaderSize(r.pre, 1<<20)
 	return nil
 }
 
@@ -345,6 +344,8 @@ func (r *Reader) Stats() *Stats { return &r.stats }
 func (r *Reader) Close() error {
 	r.decomp.close()
 	r.decomp = nil
+	r.pre.stop()
+	r.pre = nil
 	if r.cleanup != nil {
 		err := r.cleanup()
 		r.cleanup = nil
