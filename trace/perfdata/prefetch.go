@@ -29,22 +29,35 @@ const (
 	prefetchDepth = 3
 )
 
+// newPrefetch starts reading src. Chunks are allocated as needed, the first
+// of 64 KiB and each next one twice as large up to 1 MiB, so that a small
+// input costs little.
 func newPrefetch(src io.Reader) *prefetch {
 	p := &prefetch{
 		ch:   make(chan chunk, prefetchDepth),
 		free: make(chan []byte, prefetchDepth+1),
 		done: make(chan struct{}),
 	}
-	for range prefetchDepth + 1 {
-		p.free <- make([]byte, prefetchChunk)
-	}
 	go func() {
+		allocated, size := 0, 64<<10
 		for {
 			var b []byte
 			select {
 			case b = <-p.free:
 			case <-p.done:
 				return
+			default:
+				if allocated <= prefetchDepth {
+					b = make([]byte, size)
+					allocated++
+					size = min(2*size, prefetchChunk)
+				} else {
+					select {
+					case b = <-p.free:
+					case <-p.done:
+						return
+					}
+				}
 			}
 			n, err := io.ReadFull(src, b)
 			if errors.Is(err, io.ErrUnexpectedEOF) {
