@@ -70,7 +70,8 @@ type Override struct {
 	Affinity *policies.CPUSet
 	Nice     *int
 	Class    *policies.Class
-	RTPrio   int // with Class FIFO or RR
+	RTPrio   int    // with Class FIFO or RR
+	Slice    *int64 // custom slice request in ns (sched_attr.sched_runtime; EEVDF 6.12+)
 }
 
 // Config parameterizes a simulation. DefaultConfig gives: the model's CPU
@@ -439,6 +440,9 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 		if o.Class != nil {
 			t.Class = *o.Class
 			t.RTPrio = o.RTPrio
+		}
+		if o.Slice != nil {
+			t.Slice = *o.Slice
 		}
 	}
 	t.Weight = policies.Weight(t.Nice)

@@ -170,3 +170,30 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+func TestPreemptShortCustomSlice(t *testing.T) {
+	// A nice-0 hog runs with base_slice=3ms on one CPU (HZ 250). Task b,
+	// asleep until an external event at 1 ms, asks for a 0.1 ms slice
+	// (sched_attr.sched_runtime). With PREEMPT_SHORT it is eligible (placed
+	// at V with no lag) and its deadline V + 0.1 ms precedes the hog's 3 ms:
+	// it cancels the hog's RUN_TO_PARITY protection and runs at once, at
+	// 1 ms. Without PREEMPT_SHORT the hog stays protected until its deadline
+	// (3 ms of run time), noticed at the 4 ms tick, so b waits until 4 ms.
+	slice := int64(100_000)
+	for _, tc := range []struct {
+		policy string
+		start  int64
+	}{
+		{"eevdf:base_slice=3ms", 1_000_000},
+		{"eevdf:base_slice=3ms,NO_PREEMPT_SHORT", 4_000_000},
+	} {
+		m := hogModel(20_000_000, 120)
+		m.Tasks = append(m.Tasks, Task{TID: 300, PID: 300, Comm: "b", Prio: 120, Parent: -1, Init: InitSleeping, CPU: 0,
+			Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseExternal, At: 1_000_000}}, {Len: 100_000, End: EndExit}}})
+		cfg := Config{HZ: 250, Overrides: []Override{{Sel: Selector{Comm: "b", PID: -1, TID: -1}, Slice: &slice}}}
+		iv := runs(simulate(t, m, tc.policy, cfg).Events())[300]
+		if len(iv) != 1 || iv[0][0] != tc.start {
+			t.Errorf("%s: b ran %v, want from %d ns", tc.policy, iv, tc.start)
+		}
+	}
+}

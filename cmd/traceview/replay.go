@@ -24,6 +24,7 @@ type replayOptions struct {
 	affinity []string
 	nice     []string
 	class    []string
+	slice    []string
 	hz       int
 	output   string
 	write    string
@@ -42,7 +43,7 @@ func init() {
 func newReplayCmd() *cobra.Command {
 	var o replayOptions
 	cmd := &cobra.Command{
-		Use:   "replay [-i FILE] [-p] --policy P[,P...] [--cpus N] [--affinity SEL=CPULIST] [--nice SEL=N] [--class SEL=fifo:PRIO] [--hz N] [-o table|json] [-w FILE]",
+		Use:   "replay [-i FILE] [-p] --policy P[,P...] [--cpus N] [--affinity SEL=CPULIST] [--nice SEL=N] [--class SEL=fifo:PRIO] [--slice SEL=DURATION] [--hz N] [-o table|json] [-w FILE]",
 		Short: "Re-schedule a captured workload under a modelled policy and compare",
 		Long: `Replay separates the workload of a trace from the schedule it got: per task,
 CPU bursts and the blocking points between them with what ended each (a wakeup
@@ -60,7 +61,8 @@ registered by other packages. Parameters follow a colon, features as in
   --policy eevdf:base_slice=3ms,NO_RUN_TO_PARITY
   --policy cfs:wakeup_granularity=0,NEXT_BUDDY
 
-SEL is a command name, pid:N or tid:N; --affinity, --nice and --class repeat.
+SEL is a command name, pid:N, tid:N or "workload" (the traced command's process
+tree); --affinity, --nice, --class and --slice repeat.
 
 Example: what would the 2-CPU messaging run look like pinned to one CPU?
 
@@ -87,6 +89,7 @@ Times print in ms (makespan in ms); -o json gives ns.`,
 	f.StringArrayVar(&o.affinity, "affinity", nil, "SEL=CPULIST: pin tasks, e.g. sched-messaging=0 (repeatable)")
 	f.StringArrayVar(&o.nice, "nice", nil, "SEL=N: set the nice level (repeatable)")
 	f.StringArrayVar(&o.class, "class", nil, "SEL=fifo:PRIO, SEL=rr:PRIO or SEL=normal (repeatable)")
+	f.StringArrayVar(&o.slice, "slice", nil, "SEL=DURATION: custom slice request (sched_attr.sched_runtime, eevdf; clamped to 0.1-100 ms)")
 	f.IntVar(&o.hz, "hz", 250, "scheduler tick rate in Hz (CONFIG_HZ)")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format)")
@@ -151,6 +154,17 @@ func (o *replayOptions) config() (replay.Config, error) {
 			return cfg, usageErrorf("replay: --nice %q: want a nice level -20..19", a)
 		}
 		cfg.Overrides = append(cfg.Overrides, replay.Override{Sel: sel, Nice: &n})
+	}
+	for _, a := range o.slice {
+		sel, val, err := parseSelArg("slice", a)
+		if err != nil {
+			return cfg, err
+		}
+		d, err := policies.Values{"x": val}.Parse("x")
+		if err != nil || d <= 0 {
+			return cfg, usageErrorf("replay: --slice %q: want a positive duration such as 300us", a)
+		}
+		cfg.Overrides = append(cfg.Overrides, replay.Override{Sel: sel, Slice: &d})
 	}
 	for _, a := range o.class {
 		sel, val, err := parseSelArg("class", a)
