@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/traceview/traceview/trace"
@@ -37,6 +38,7 @@ type Reader struct {
 	eof     bool
 	err     error
 
+	closer      io.Closer            // the input, when it is a file to close
 	lastTime    []int64              // last event time per CPU (lost windows), -1 none
 	pendingLost map[trace.CPU]uint64 // lost counts waiting for the CPU's next event
 }
@@ -48,7 +50,12 @@ const maxCPU = 1 << 16
 // from r; format names the dialect in Meta.Format and Meta.Tool. It reads
 // trace.DefaultReadOptions once.
 func NewReader(r io.Reader, format string) *Reader {
+	var closer io.Closer
+	if f, ok := r.(*os.File); ok && f != os.Stdin {
+		closer = f
+	}
 	return &Reader{
+		closer:      closer,
 		br:          bufio.NewReaderSize(r, maxLine),
 		meta:        trace.Meta{Format: format, Tool: format},
 		lenient:     trace.DefaultReadOptions.Lenient,
@@ -62,8 +69,16 @@ func NewReader(r io.Reader, format string) *Reader {
 // reading.
 func (r *Reader) Meta() *trace.Meta { return &r.meta }
 
-// Close does nothing; the caller owns the underlying reader.
-func (r *Reader) Close() error { return nil }
+// Close closes the input when it is a file (as trace.Open passes it);
+// other readers are left to their owner.
+func (r *Reader) Close() error {
+	if r.closer != nil {
+		c := r.closer
+		r.closer = nil
+		return c.Close()
+	}
+	return nil
+}
 
 // Next returns the next event in time order, io.EOF after the last, or an
 // error for a malformed sched line ("line N: ...", wrapping trace.ErrCorrupt).

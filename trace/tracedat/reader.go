@@ -115,8 +115,8 @@ func Open(r io.Reader, opt Options) (*Reader, error) {
 		}
 		rd.streams = append(rd.streams, s)
 	}
-	if c, ok := r.(io.Closer); ok && r != io.Reader(os.Stdin) {
-		rd.closer = c
+	if f, ok := r.(*os.File); ok && f != os.Stdin {
+		rd.closer = f
 	}
 	return rd, nil
 }
@@ -230,7 +230,8 @@ func hasData(b buffer) bool {
 // reading.
 func (r *Reader) Meta() *trace.Meta { return &r.meta }
 
-// Close closes the underlying file when Open was given one.
+// Close closes the input when Open was given a file (as trace.Open passes
+// it); other readers are left to their owner.
 func (r *Reader) Close() error {
 	if r.closer != nil {
 		c := r.closer
