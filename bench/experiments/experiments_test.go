@@ -49,44 +49,33 @@ func checkRows(t *testing.T, tb Table) {
 // checked by its fidelity tests, not here.
 var small = Options{Small: true}
 
-func TestExperiment1Pipeline(t *testing.T) {
-	tb, err := Pipeline(small)
+func checkExperiment(t *testing.T, run func(Options) (Table, error)) {
+	t.Helper()
+	tb, err := run(small)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkRows(t, tb)
+}
+
+func TestExperiment1Pipeline(t *testing.T) {
+	checkExperiment(t, Pipeline)
 }
 
 func TestExperiment2MassiveIntr(t *testing.T) {
-	tb, err := MassiveIntr(small)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkRows(t, tb)
+	checkExperiment(t, MassiveIntr)
 }
 
 func TestExperiment3Hackbench(t *testing.T) {
-	tb, err := Hackbench(small)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkRows(t, tb)
+	checkExperiment(t, Hackbench)
 }
 
 func TestExperiment4ManyTasks(t *testing.T) {
-	tb, err := ManyTasks(small)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkRows(t, tb)
+	checkExperiment(t, ManyTasks)
 }
 
 func TestExperiment5Latt(t *testing.T) {
-	tb, err := Latt(small)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkRows(t, tb)
+	checkExperiment(t, Latt)
 }
 
 func TestRowArithmetic(t *testing.T) {
