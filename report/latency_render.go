@@ -119,6 +119,17 @@ type LatencyJSON struct {
 	Tasks    []LatencyJSONRow `json:"tasks"`
 	Total    LatencyJSONTotal `json:"total"`
 	Warnings []trace.Warning  `json:"warnings"`
+	// Lost: the recorder's lost-event windows (omitted when none).
+	Lost []LatencyJSONLost `json:"lost,omitempty"`
+}
+
+// LatencyJSONLost is one lost-event window: Count events lost on CPU (-1:
+// unknown) between StartNs and EndNs.
+type LatencyJSONLost struct {
+	CPU     int    `json:"cpu"`
+	Count   uint64 `json:"count"`
+	StartNs int64  `json:"start_ns"`
+	EndNs   int64  `json:"end_ns"`
 }
 
 // LatencyJSONRow is one row of LatencyJSON; pid is perf's: the task's TID,
@@ -172,6 +183,11 @@ func (res *LatencyResult) JSON() LatencyJSON {
 			jr.P50DelayNs, jr.P95DelayNs, jr.P99DelayNs, jr.P999DelayNs = &p50, &p95, &p99, &p999
 		}
 		doc.Tasks = append(doc.Tasks, jr)
+	}
+	if res.Meta != nil {
+		for _, lw := range res.Meta.Lost {
+			doc.Lost = append(doc.Lost, LatencyJSONLost{CPU: int(lw.CPU), Count: lw.Count, StartNs: lw.Start, EndNs: lw.End})
+		}
 	}
 	doc.Total = LatencyJSONTotal{RuntimeNs: res.Total.Runtime, Count: res.Total.Count,
 		Switches: res.Total.Switches, SumDelayNs: res.Total.SumDelay}

@@ -105,3 +105,23 @@ func TestLatencyTableText(t *testing.T) {
 		}
 	}
 }
+
+func TestLatencyJSONLost(t *testing.T) {
+	meta := &trace.Meta{Lost: []trace.LostWindow{{CPU: 1, Count: 1234, Start: 12_300_000_000, End: 12_400_000_000}}}
+	res, err := ComputeLatency(trace.NewSliceSource(renderTrace(), meta), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	WriteLatencyJSON(&buf, res)
+	if !strings.Contains(buf.String(), `"lost": [
+    {
+      "cpu": 1,
+      "count": 1234,
+      "start_ns": 12300000000,
+      "end_ns": 12400000000
+    }
+  ]`) {
+		t.Errorf("json:\n%s", buf.String())
+	}
+}
