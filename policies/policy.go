@@ -22,6 +22,7 @@ const (
 	ClassIdle              // SCHED_IDLE (fair class, WEIGHT_IDLEPRIO)
 )
 
+// String returns the policy name as chrt(1) prints it ("fifo", "normal").
 func (c Class) String() string {
 	switch c {
 	case ClassFair:

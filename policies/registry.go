@@ -20,6 +20,7 @@ const (
 	ParamFeature                   // a feature switch: NAME turns it on, NO_NAME off (as in /sys/kernel/debug/sched/features)
 )
 
+// String returns "duration", "int" or "feature".
 func (k ParamKind) String() string {
 	switch k {
 	case ParamDuration:

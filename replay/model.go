@@ -21,6 +21,7 @@ const (
 	CauseExternal                    // woken at absolute time At, whatever the schedule
 )
 
+// String returns "never", "dependency", "timer" or "external".
 func (c CauseKind) String() string {
 	return [...]string{"never", "dependency", "timer", "external"}[c]
 }
