@@ -525,6 +525,9 @@ func (l *latency) recoverDelay(e *trace.Event, c *cpuState) {
 		lo = c.lastSwitch
 	}
 	in := e.Time - e.Runtime
+	if in > e.Time { // a negative runtime from a corrupt trace
+		in = e.Time
+	}
 	if in < lo {
 		in = lo
 	}
