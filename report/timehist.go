@@ -21,6 +21,7 @@ type TimehistOptions struct {
 	Summary     bool // -S: the rows, then the summary
 	SummaryOnly bool // -s: only the summary
 	IdleHist    bool // -I: only switches to/from idle; idle time charged to the task that ran before
+	CPUVisual   bool // -V: a column per CPU marking the switching CPU ('s', 'i' for idle; 'm' migration)
 
 	CPUs []int // -C: only these CPUs' rows and idle stats (nil: all)
 	PIDs []int // -p: only these processes (tgid)
@@ -475,6 +476,15 @@ func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what 
 	}
 	b := th.line[:0]
 	b = th.appendTimeCPU(b, e.Time, e.CPU)
+	if th.opt.CPUVisual {
+		if what[0] == 'm' {
+			b = append(b, "  "...)
+			b = th.cpuMarks(b, e.CPU, 'm')
+			b = append(b, "  "...)
+		} else {
+			b = timehistRight(b, th.maxCPU+3, nil)
+		}
+	}
 	b = append(b, ' ')
 	b = timehistLeft(b, th.commWidth, th.commStr(cur))
 	b = append(b, ' ')
@@ -534,6 +544,15 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 	}
 	b := th.line[:0]
 	b = th.appendTimeCPU(b, tm, e.CPU)
+	if th.opt.CPUVisual {
+		mark := byte('s')
+		if t.tid == 0 {
+			mark = 'i'
+		}
+		b = append(b, ' ')
+		b = th.cpuMarks(b, e.CPU, mark)
+		b = append(b, ' ')
+	}
 	b = append(b, ' ')
 	b = timehistLeft(b, th.commWidth, th.commStr(t))
 	b = append(b, ' ')
@@ -583,11 +602,22 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 }
 
 func (th *timehist) header() {
+	// perf sizes the CPU ruler from max_cpu+1, where max_cpu starts at the
+	// online CPU count: one column more than there are CPUs.
+	ncpus := th.maxCPU + 1
 	var b []byte
 	b = timehistRight(b, 15, []byte("time"))
 	b = append(b, ' ')
 	b = timehistRight(b, 6, []byte("cpu"))
-	b = append(b, "  "...)
+	b = append(b, ' ')
+	if th.opt.CPUVisual {
+		b = append(b, ' ')
+		for i := 0; i < ncpus; i++ {
+			b = append(b, "0123456789abcdef"[i%16])
+		}
+		b = append(b, ' ')
+	}
+	b = append(b, ' ')
 	b = timehistLeft(b, th.commWidth, []byte("task name"))
 	if th.opt.ShowPrio {
 		b = append(b, "  "...)
@@ -598,7 +628,11 @@ func (th *timehist) header() {
 		b = append(b, "  state"...)
 	}
 	b = append(b, '\n')
-	b = append(b, "                        "...)
+	b = append(b, "                       "...)
+	if th.opt.CPUVisual {
+		b = timehistRight(b, ncpus+2, nil)
+	}
+	b = append(b, ' ')
 	b = timehistLeft(b, th.commWidth, []byte("[tid/pid]"))
 	if th.opt.ShowPrio {
 		b = append(b, "  "...)
@@ -612,7 +646,13 @@ func (th *timehist) header() {
 	b = append(b, timehistDashes(15)...)
 	b = append(b, ' ')
 	b = append(b, timehistDashes(6)...)
-	b = append(b, "  "...)
+	b = append(b, ' ')
+	if th.opt.CPUVisual {
+		b = append(b, ' ')
+		b = append(b, timehistDashes(ncpus)...)
+		b = append(b, ' ')
+	}
+	b = append(b, ' ')
 	b = append(b, timehistDashes(th.commWidth)...)
 	if th.opt.ShowPrio {
 		b = append(b, "  "...)
@@ -624,6 +664,18 @@ func (th *timehist) header() {
 	}
 	b = append(b, '\n')
 	th.w.Write(b)
+}
+
+// cpuMarks appends -V's per-CPU column: mark at cpu, blanks elsewhere.
+func (th *timehist) cpuMarks(b []byte, cpu trace.CPU, mark byte) []byte {
+	for i := 0; i <= th.maxCPU; i++ {
+		if i == int(cpu) {
+			b = append(b, mark)
+		} else {
+			b = append(b, ' ')
+		}
+	}
+	return b
 }
 
 func timehistDashes(n int) []byte {

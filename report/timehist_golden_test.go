@@ -335,6 +335,7 @@ func TestTimehistOptionsGolden(t *testing.T) {
 		{"cpu1", "perf sched timehist -C 1 -S", &TimehistOptions{CPUs: []int{1}, Summary: true}, nil},
 		{"time", "perf sched timehist --time 687.5,688.0 -S --state -w", &TimehistOptions{Start: 687_500_000_000, End: 688_000_000_000, Summary: true, State: true, Wakeups: true}, nil},
 		{"pid", "perf sched timehist -p 13337 -S", &TimehistOptions{PIDs: []int{13337}, Summary: true}, nil},
+		{"cpuvis", "perf sched timehist -V -w -M", &TimehistOptions{CPUVisual: true, Wakeups: true, Migrations: true}, nil},
 		{"map-compact", "perf sched map --compact", nil, &MapOptions{Compact: true}},
 		{"map-cpus", "perf sched map --cpus 1", nil, &MapOptions{CPUs: []int{1}}},
 		{"map-task", "perf sched map --task-name nice0,hog", nil, &MapOptions{TaskNames: []string{"nice0", "hog"}}},

@@ -41,7 +41,9 @@ comm[tid] or comm[tid/pid] for a thread of another process, <idle> for the
 idle task. Definitions follow perf's tools/perf/builtin-sched.c (6.12).
 
 -w adds a row per wakeup, -M a row per migration, -n the next task, --state
-the state the task left in (R runnable/preempted, S sleep, D I/O wait, ...).
+the state the task left in (R runnable/preempted, S sleep, D I/O wait, ...),
+-V a column per CPU marking where each row happened (s switch, i idle, m
+migration).
 -s prints only the per-task summary (switch count, run time min/avg/max and
 relative standard error), -S both. --time keeps a window (seconds, either
 side may be empty), -C some CPUs, -p/-t some processes/threads, --prio some
@@ -71,6 +73,7 @@ Example:
 		f.BoolVarP(&o.withSummary, "with-summary", "S", false, "print the rows and then the summary")
 		f.BoolVarP(&o.opt.IdleHist, "idle-hist", "I", false, "only switches to and from idle; idle time is charged to the task that ran before")
 		f.BoolVar(&o.opt.ShowPrio, "show-prio", false, "show the task's kernel priority")
+		f.BoolVarP(&o.opt.CPUVisual, "cpu-visual", "V", false, "add a column per CPU marking the CPU of each row")
 		f.StringVarP(&o.cpus, "cpu", "C", "", "only these CPUs, e.g. 0,2-3")
 		f.StringVarP(&o.pids, "pid", "p", "", "only these process ids (tgid), comma-separated")
 		f.StringVarP(&o.tids, "tid", "t", "", "only these thread ids, comma-separated")
