@@ -336,8 +336,12 @@ func parseSortKeys(keys []string) ([]string, error) {
 	return out, nil
 }
 
+// maxCPUs bounds per-CPU state (perf's MAX_CPUS, tools/perf/builtin-sched.c);
+// events of larger CPU numbers are processed without it.
+const maxCPUs = 4096
+
 func (l *latency) cpu(c trace.CPU) *cpuState {
-	if c < 0 {
+	if c < 0 || c >= maxCPUs {
 		return nil
 	}
 	for int(c) >= len(l.cpus) {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 
@@ -341,5 +342,45 @@ func TestLatencyUnwoken(t *testing.T) {
 	res := run(t, evs, LatencyOptions{})
 	if res.Diag.Unwoken != 2 || res.Diag.Recovered != 0 || res.Rows[0].Count != 0 {
 		t.Errorf("diag %+v rows %+v", res.Diag, res.Rows)
+	}
+}
+
+// Random event streams (bad TIDs, huge CPU numbers, times going backwards,
+// negative runtimes) must never panic and keep the totals consistent.
+func TestLatencyRandomStreams(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	kinds := []trace.Kind{trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate,
+		trace.KindFork, trace.KindExec, trace.KindExit, trace.KindComm, trace.KindRuntime, trace.KindLost}
+	tids := []trace.TID{-1, 0, 1, 2, 3, 4, 1 << 23, 1<<31 - 1}
+	for round := 0; round < 50; round++ {
+		var evs []trace.Event
+		ts := int64(0)
+		for i := 0; i < 2000; i++ {
+			ts += rng.Int63n(2000) - 300
+			e := trace.NewEvent(ts, trace.CPU(rng.Intn(3)), kinds[rng.Intn(len(kinds))])
+			if rng.Intn(50) == 0 {
+				e.CPU = 1 << 30
+			}
+			e.CurTID, e.TID, e.NextTID, e.ChildTID = tids[rng.Intn(len(tids))], tids[rng.Intn(len(tids))], tids[rng.Intn(len(tids))], tids[rng.Intn(len(tids))]
+			e.PrevState = trace.TaskState(rng.Intn(0x200))
+			e.Runtime = rng.Int63n(10000) - 1000
+			e.Comm = []string{"", "a", "b"}[rng.Intn(3)]
+			e.Count = uint64(rng.Intn(5))
+			evs = append(evs, e)
+		}
+		for _, opts := range []LatencyOptions{{}, {PerfCompat: true}, {PerTask: true, Percentiles: true}, {CPUGiven: true}} {
+			res := run(t, evs, opts)
+			var sum, count int64
+			for _, r := range res.Rows {
+				sum += r.SumDelay
+				count += r.Count
+				if r.Count > 0 && r.AvgDelay != r.SumDelay/r.Count {
+					t.Fatalf("avg %d != %d/%d", r.AvgDelay, r.SumDelay, r.Count)
+				}
+			}
+			if sum != res.Total.SumDelay || count != res.Total.Count {
+				t.Fatalf("totals %+v vs rows %d %d", res.Total, sum, count)
+			}
+		}
 	}
 }
