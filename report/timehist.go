@@ -64,6 +64,8 @@ type timehist struct {
 	lastSwitch []int64           // ns, per CPU: previous sched_switch (tprev)
 	commWidth  int
 	maxCPU     int // perf's sched->max_cpu (starts at the online CPU count)
+	nrCPUs     int // online CPUs
+	maxSeen    int // highest CPU number seen
 	skipped    int
 	histStart  int64
 	histEnd    int64
@@ -99,7 +101,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	if ncpu <= 0 {
 		ncpu = 4 // perf: "if (sched->max_cpu.cpu == 0) sched->max_cpu.cpu = 4"
 	}
-	th.maxCPU = ncpu
+	th.maxCPU, th.nrCPUs = ncpu, ncpu
 	th.idleThread(ncpu - 1)
 	if opt.CPUs != nil {
 		for _, c := range opt.CPUs {
@@ -167,6 +169,9 @@ func (th *timehist) event(e *trace.Event) {
 	case trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime:
 		if int(e.CPU) > th.maxCPU {
 			th.maxCPU = int(e.CPU)
+		}
+		if int(e.CPU) > th.maxSeen {
+			th.maxSeen = int(e.CPU)
 		}
 	}
 	switch e.Kind {
@@ -482,7 +487,7 @@ func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what 
 			b = th.cpuMarks(b, e.CPU, 'm')
 			b = append(b, "  "...)
 		} else {
-			b = timehistRight(b, th.maxCPU+3, nil)
+			b = timehistRight(b, th.visCols()+2, nil)
 		}
 	}
 	b = append(b, ' ')
@@ -602,9 +607,7 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 }
 
 func (th *timehist) header() {
-	// perf sizes the CPU ruler from max_cpu+1, where max_cpu starts at the
-	// online CPU count: one column more than there are CPUs.
-	ncpus := th.maxCPU + 1
+	ncpus := th.visCols()
 	var b []byte
 	b = timehistRight(b, 15, []byte("time"))
 	b = append(b, ' ')
@@ -666,9 +669,19 @@ func (th *timehist) header() {
 	th.w.Write(b)
 }
 
+// visCols is the width of -V's CPU columns. perf sizes them from
+// max_cpu+1, where max_cpu starts at the online CPU count: one column more
+// than there are CPUs (kept with Exact).
+func (th *timehist) visCols() int {
+	if th.opt.Exact {
+		return th.maxCPU + 1
+	}
+	return max(th.nrCPUs, th.maxSeen+1)
+}
+
 // cpuMarks appends -V's per-CPU column: mark at cpu, blanks elsewhere.
 func (th *timehist) cpuMarks(b []byte, cpu trace.CPU, mark byte) []byte {
-	for i := 0; i <= th.maxCPU; i++ {
+	for i := 0; i < th.visCols(); i++ {
 		if i == int(cpu) {
 			b = append(b, mark)
 		} else {

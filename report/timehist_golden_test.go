@@ -351,11 +351,13 @@ func TestTimehistOptionsGolden(t *testing.T) {
 			defer src.Close()
 			var buf bytes.Buffer
 			if c.th != nil {
-				c.th.Exact = true
-				err = Timehist(&buf, src, *c.th)
+				opt := *c.th
+				opt.Exact = true
+				err = Timehist(&buf, src, opt)
 			} else {
-				c.mp.Exact = true
-				err = Map(&buf, src, *c.mp)
+				opt := *c.mp
+				opt.Exact = true
+				err = Map(&buf, src, opt)
 			}
 			if err != nil {
 				t.Fatal(err)

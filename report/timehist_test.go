@@ -305,3 +305,21 @@ func TestTimehistReadError(t *testing.T) {
 		t.Errorf("map: %d lines, want %d", n, len(evs))
 	}
 }
+
+// -V without Exact: one column per CPU (perf prints one more).
+func TestTimehistCPUVisual(t *testing.T) {
+	got := runTimehist(t, timehistScenario(), TimehistOptions{CPUVisual: true, Wakeups: true})
+	lines := strings.Split(got, "\n")
+	if want := "           time    cpu  01  task name"; !strings.HasPrefix(lines[0], want) {
+		t.Errorf("header %q, want prefix %q", lines[0], want)
+	}
+	if want := "       1.000000 [0000]  s   alpha[10]  "; !strings.HasPrefix(lines[3], want) {
+		t.Errorf("row %q, want prefix %q", lines[3], want)
+	}
+	if want := "       1.000100 [0000]      beta[20]  "; !strings.HasPrefix(lines[4], want) {
+		t.Errorf("wakeup row %q, want prefix %q", lines[4], want)
+	}
+	if want := "       1.002000 [0000]  i   <idle>  "; !strings.HasPrefix(lines[8], want) {
+		t.Errorf("idle row %q, want prefix %q", lines[8], want)
+	}
+}
