@@ -13,23 +13,32 @@ import (
 	_ "github.com/traceview/traceview/trace/formats"
 )
 
+// timehistGoldenTrace is a perf.data file and the base path of perf
+// 6.12's outputs for it (BASE.timehist.txt, BASE.map.txt, ...).
+type timehistGoldenTrace struct{ data, golden string }
+
 // timehistGoldenTraces lists the perf.data traces that have perf 6.12's
-// timehist/map outputs beside them: the repo's own small copies and, when
-// the repository is cloned next to it, ../shared/traces.
-func timehistGoldenTraces(t *testing.T) []string {
+// timehist/map outputs: the repo's own (perf.data in testdata/traces, the
+// outputs in report/testdata/timehist) and, when the repository is cloned
+// next to it, every trace of ../shared/traces.
+func timehistGoldenTraces(t *testing.T) []timehistGoldenTrace {
 	t.Helper()
-	var out []string
-	for _, dir := range []string{"../testdata/traces", "../../shared/traces"} {
-		ms, _ := filepath.Glob(filepath.Join(dir, "*.perf.data"))
+	var out []timehistGoldenTrace
+	seen := map[string]bool{}
+	for _, dirs := range [][2]string{{"../testdata/traces", "testdata/timehist"}, {"../../shared/traces", "../../shared/traces"}} {
+		ms, _ := filepath.Glob(filepath.Join(dirs[0], "*.perf.data"))
 		for _, m := range ms {
-			base := strings.TrimSuffix(m, ".perf.data")
-			if _, err := os.Stat(base + ".timehist.txt"); err == nil {
-				out = append(out, base)
+			name := strings.TrimSuffix(filepath.Base(m), ".perf.data")
+			golden := filepath.Join(dirs[1], name)
+			if _, err := os.Stat(golden + ".timehist.txt"); err != nil || seen[name] {
+				continue
 			}
+			seen[name] = true
+			out = append(out, timehistGoldenTrace{m, golden})
 		}
 	}
 	if len(out) == 0 {
-		t.Skip("no perf.data traces with perf's timehist outputs (../shared/traces absent)")
+		t.Skip("no perf.data traces with perf's timehist outputs")
 	}
 	return out
 }
@@ -92,7 +101,8 @@ func timehistSameTiming(want, got string) bool {
 // kernel has already unhashed the thread (sample tid -1). There the time, CPU
 // and run time (which do not depend on identity) must still agree.
 func TestTimehistGoldenExact(t *testing.T) {
-	for _, base := range timehistGoldenTraces(t) {
+	for _, tr := range timehistGoldenTraces(t) {
+		base := tr.golden
 		for _, c := range []struct {
 			suffix string
 			opt    TimehistOptions
@@ -107,7 +117,7 @@ func TestTimehistGoldenExact(t *testing.T) {
 			t.Run(filepath.Base(base)+c.suffix, func(t *testing.T) {
 				c.opt.Exact = true
 				want := timehistGolden(t, base+c.suffix)
-				got := timehistRun(t, base+".perf.data", c.opt)
+				got := timehistRun(t, tr.data, c.opt)
 				timehistCompareRows(t, want, got, timehistLostExact)
 			})
 		}
@@ -119,13 +129,14 @@ func TestTimehistGoldenExact(t *testing.T) {
 // the task (timehistLost) keep time, CPU and run time, and name the real
 // task instead of a number.
 func TestTimehistGoldenDefault(t *testing.T) {
-	for _, base := range timehistGoldenTraces(t) {
+	for _, tr := range timehistGoldenTraces(t) {
+		base := tr.golden
 		if _, err := os.Stat(base + ".timehist-w.txt"); err != nil {
 			continue
 		}
 		t.Run(filepath.Base(base), func(t *testing.T) {
 			want := timehistGolden(t, base+".timehist-w.txt")
-			got := timehistRun(t, base+".perf.data", TimehistOptions{Wakeups: true})
+			got := timehistRun(t, tr.data, TimehistOptions{Wakeups: true})
 			timehistCompareRows(t, want, got, timehistLost)
 			for i, g := range got {
 				if i >= 3 && timehistLost.MatchString(g) {
@@ -172,7 +183,8 @@ var timehistSumRow = regexp.MustCompile(`^\s*(\S+)\s+(-?\d+)\s+(\d+)\s+(\d+)\.(\
 // the total number of context switches equals the number of sched_switch
 // events in the trace (perf 6.12 drops exited threads from its total).
 func TestTimehistGoldenSummary(t *testing.T) {
-	for _, base := range timehistGoldenTraces(t) {
+	for _, tr := range timehistGoldenTraces(t) {
+		base := tr.golden
 		if _, err := os.Stat(base + ".timehist-summary.txt"); err != nil {
 			continue
 		}
@@ -180,13 +192,13 @@ func TestTimehistGoldenSummary(t *testing.T) {
 			want := timehistGolden(t, base+".timehist-summary.txt")
 			// Our names for the rows perf charged to ":-1".
 			minus1 := map[string]bool{}
-			rows := timehistRun(t, base+".perf.data", TimehistOptions{Exact: true})
+			rows := timehistRun(t, tr.data, TimehistOptions{Exact: true})
 			for i, w := range timehistGolden(t, base+".timehist.txt") {
 				if timehistLostExact.MatchString(w) && i < len(rows) && len(rows[i]) > 55 {
 					minus1[strings.TrimSpace(rows[i][23:55])] = true
 				}
 			}
-			got := timehistRun(t, base+".perf.data", TimehistOptions{SummaryOnly: true, Exact: true})
+			got := timehistRun(t, tr.data, TimehistOptions{SummaryOnly: true, Exact: true})
 			ours := map[string]int{}
 			var mergedN, mergedRows int
 			var mergedRun int64
@@ -224,7 +236,7 @@ func TestTimehistGoldenSummary(t *testing.T) {
 			}
 
 			// Default mode.
-			got = timehistRun(t, base+".perf.data", TimehistOptions{SummaryOnly: true})
+			got = timehistRun(t, tr.data, TimehistOptions{SummaryOnly: true})
 			have := map[string]bool{}
 			for _, g := range got {
 				have[g] = true
@@ -238,7 +250,7 @@ func TestTimehistGoldenSummary(t *testing.T) {
 					t.Errorf("default mode lacks perf's row %q", w)
 				}
 			}
-			switches := timehistCountSwitches(t, base+".perf.data")
+			switches := timehistCountSwitches(t, tr.data)
 			if line := "Total number of context switches: " + strconv.Itoa(switches); !have[line] {
 				t.Errorf("default mode: want %q (one per sched_switch event)", line)
 			}
@@ -269,14 +281,15 @@ func timehistCountSwitches(t *testing.T, path string) int {
 // Exact mode. Without Exact the only allowed difference is the name after
 // "=>" of a task perf knew only by number.
 func TestMapGolden(t *testing.T) {
-	for _, base := range timehistGoldenTraces(t) {
+	for _, tr := range timehistGoldenTraces(t) {
+		base := tr.golden
 		if _, err := os.Stat(base + ".map.txt"); err != nil {
 			continue
 		}
 		t.Run(filepath.Base(base), func(t *testing.T) {
 			want := timehistGolden(t, base+".map.txt")
 			for _, exact := range []bool{true, false} {
-				src, err := trace.Open(base + ".perf.data")
+				src, err := trace.Open(tr.data)
 				if err != nil {
 					t.Fatal(err)
 				}
