@@ -3,7 +3,7 @@ package replay
 // The known fidelity gaps, G1-G5; docs/notes-D.md explains each with its
 // evidence.
 const (
-	gapContended = "G1: contended lock and futex waits, waker preemption"
+	gapContended = "G1: interleaving-dependent blocking and waker preemption"
 	gapVariance  = "G2: run-to-run variation of the real system"
 	gapWallClock = "G3: wall-clock-bounded loops modelled as fixed CPU work"
 	gapPingPong  = "G4: preempted ping-pong writer merged into one burst"
