@@ -7,27 +7,23 @@
 # figure) and the median peak RSS, as measured by /usr/bin/time.
 #
 # The file is the one bench/latency/run.sh records (bench/out/latency.perf.data,
-# never committed); if it is missing it is recorded the same way, which needs
-# root. DATA=FILE times another file; TRACEVIEW=BINARY times a prebuilt
-# traceview instead of building ./cmd/traceview.
+# never committed: run that script first). DATA=FILE times another file;
+# TRACEVIEW=BINARY times a prebuilt traceview instead of building
+# ./cmd/traceview.
 #
 #   bench/views/run.sh
 #   RUNS=3 DATA=/tmp/big.perf.data bench/views/run.sh
 set -eu
 cd "$(dirname "$0")/../.."
-OUT=bench/out
-DATA=${DATA:-$OUT/latency.perf.data}
-RUNS=${RUNS:-5}
-mkdir -p "$OUT"
-
-perf --version | grep -q 'perf version 6\.12' || {
-	echo "bench/views: need perf 6.12 (run /work/shared/tools/install-perf.sh)" >&2
+OUT=bench/out DATA=${DATA:-bench/out/latency.perf.data} RUNS=${RUNS:-5}
+[ -s "$DATA" ] || {
+	echo "bench/views: $DATA is missing; bench/latency/run.sh records it (needs root)" >&2
 	exit 1
 }
-if [ ! -s "$DATA" ]; then
-	echo "bench/views: recording $DATA: perf sched record -- perf bench sched messaging -g 20 -l 3000" >&2
-	perf sched record -o "$DATA" -- perf bench sched messaging -g 20 -l 3000 >"$OUT/views-record.log" 2>&1
-fi
+case $(perf --version) in
+*" 6.12"*) ;;
+*) echo "bench/views: perf 6.12 needed (/work/shared/tools/install-perf.sh)" >&2 && exit 1 ;;
+esac
 TV=${TRACEVIEW:-$OUT/traceview-views}
 [ -n "${TRACEVIEW:-}" ] || go build -o "$TV" ./cmd/traceview
 
