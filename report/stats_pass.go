@@ -128,8 +128,10 @@ type statsPass struct {
 	// BusyOnCPU is per-CPU time (ns) spent running a non-idle task,
 	// between switches seen on that CPU.
 	BusyOnCPU map[trace.CPU]int64
-	// SeenFrom is the first switch time per CPU: utilization before it is
-	// unknown.
+	// SeenFrom is, per CPU, the first time its state is known: its first
+	// sched_switch, or the start of a run dated before it (a missing
+	// switch-in recovered from sched_stat_runtime). Utilization before it
+	// is unknown.
 	SeenFrom map[trace.CPU]int64
 	// HaveRuntime: the trace carries sched_stat_runtime events.
 	HaveRuntime bool
@@ -241,6 +243,9 @@ func (p *statsPass) emitSlice(cpu trace.CPU, t *statsTask, start, end int64) {
 		return
 	}
 	t.lastOff, p.cpuOff[cpu] = end, end
+	if from, ok := p.SeenFrom[cpu]; !ok || start < from {
+		p.SeenFrom[cpu] = start
+	}
 	t.OnCPU += end - start
 	p.BusyOnCPU[cpu] += end - start
 	if p.hooks.Slice != nil {
@@ -385,7 +390,7 @@ func (p *statsPass) evidence(e *trace.Event) {
 func (p *statsPass) doSwitch(e *trace.Event) {
 	c := e.CPU
 	last, seen := p.currAt[c]
-	if !seen {
+	if from, ok := p.SeenFrom[c]; !ok || e.Time < from {
 		p.SeenFrom[c] = e.Time
 	}
 	prev := p.task(e.TID, e.PID, e.Comm)
@@ -428,7 +433,9 @@ func (p *statsPass) doSwitch(e *trace.Event) {
 	}
 	next := p.task(e.NextTID, e.NextPID, e.NextComm)
 	if next != nil && next.TID != 0 {
-		if next.state == statsRunnable {
+		// A switch-in before the wakeup (events out of order) measures
+		// nothing, as perf's THREAD_IGNORE atom.
+		if next.state == statsRunnable && e.Time >= next.since {
 			p.leaveState(next, e.Time)
 			if p.hooks.Delay != nil {
 				p.hooks.Delay(statsDelay{Task: next, Start: next.since, End: e.Time, CPU: c,
