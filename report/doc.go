@@ -23,6 +23,12 @@
 // These share one schedule reconstruction (stats_pass.go) whose delays
 // equal ComputeLatency's.
 //
+// Timehist and Map stream perf sched timehist's rows (wait time, scheduling
+// delay and run time per switch, the run-time summary) and perf sched map's
+// CPU columns. With Exact they reproduce perf 6.12 byte for byte, including
+// its thread table's identity losses (util/machine.c); by default they keep
+// each task's identity across its exit.
+//
 // All times are int64 nanoseconds on the trace clock; renderers convert to
 // milliseconds and seconds only when printing. Percentiles use gonum's
 // stat.Quantile with the stat.Empirical estimator (the smallest sample whose
