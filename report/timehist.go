@@ -705,6 +705,9 @@ func timehistDashes(n int) []byte {
 func (th *timehist) summary() {
 	w := th.w
 	histTime := th.histEnd - th.histStart
+	if !th.opt.Exact && th.histStart == 0 {
+		histTime = 0 // no switch in the window (perf prints the end time itself)
+	}
 	cw := th.commWidth
 	var b []byte
 	switch {

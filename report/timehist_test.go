@@ -323,3 +323,14 @@ func TestTimehistCPUVisual(t *testing.T) {
 		t.Errorf("idle row %q, want prefix %q", lines[8], want)
 	}
 }
+
+// A window after the last event: no rows, no run time, and a scheduling
+// time of 0 (perf, with Exact, prints the last switch's time instead).
+func TestTimehistEmptyWindow(t *testing.T) {
+	got := runTimehist(t, timehistScenario(), TimehistOptions{Start: 5e9, SummaryOnly: true})
+	for _, want := range []string{"<no still running tasks>", "Total number of context switches: 0", "Total scheduling time (msec):  0.000  (x 2)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in\n%s", want, got)
+		}
+	}
+}
