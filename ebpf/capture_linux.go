@@ -24,11 +24,27 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
+// hook is one tracepoint the capture attaches to.
+type hook struct {
+	group, name string
+	// optional hooks are skipped on kernels that lack them instead of
+	// making the capture fall back to classic tracepoints.
+	optional bool
+}
+
 // The hooks in attach order: sched_waking before sched_wakeup, so that a
 // wakeup finds its waker from the start.
-var hooks = []string{
-	"sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_switch",
-	"sched_migrate_task", "sched_process_fork", "sched_process_exec", "sched_process_exit",
+var hooks = []hook{
+	{"sched", "sched_waking", false},
+	{"sched", "sched_wakeup", false},
+	{"sched", "sched_wakeup_new", false},
+	{"sched", "sched_switch", false},
+	{"sched", "sched_migrate_task", false},
+	{"sched", "sched_process_fork", false},
+	{"sched", "sched_process_exec", false},
+	{"sched", "sched_process_exit", false},
+	{"sched", "sched_stat_runtime", true},
+	{"task", "task_rename", true},
 }
 
 // Capture is a loaded and attached set of capture programs.
@@ -87,12 +103,26 @@ func haveTPBTF(cache *btf.Cache) bool {
 		return false
 	}
 	for _, h := range hooks {
-		var td *btf.Typedef
-		if spec.TypeByName("btf_trace_"+h, &td) != nil {
+		if !h.optional && !hasTPBTF(spec, h.name) {
 			return false
 		}
 	}
 	return true
+}
+
+func hasTPBTF(spec *btf.Spec, name string) bool {
+	var td *btf.Typedef
+	return spec.TypeByName("btf_trace_"+name, &td) == nil
+}
+
+// hookAvailable reports whether an optional hook exists on this kernel.
+func hookAvailable(h hook, classic bool, cache *btf.Cache) bool {
+	if classic {
+		_, err := os.Stat(tracefsRoot() + "/events/" + h.group + "/" + h.name + "/id")
+		return err == nil
+	}
+	spec, err := cache.Kernel()
+	return err == nil && hasTPBTF(spec, h.name)
 }
 
 // threadSize returns the kernel's THREAD_SIZE (task stack size): 16 KiB on
@@ -137,12 +167,13 @@ func Open(opts Options) (*Capture, error) {
 	}
 	// Load only the maps and the chosen program set.
 	keep := map[string]bool{}
+	var use []hook
 	for _, h := range hooks {
-		if classic {
-			keep["tp_"+h] = true
-		} else {
-			keep["tp_btf_"+h] = true
+		if h.optional && !hookAvailable(h, classic, kernelBTF) {
+			continue
 		}
+		use = append(use, h)
+		keep[progName(h, classic)] = true
 	}
 	for name := range spec.Programs {
 		if !keep[name] {
@@ -169,16 +200,16 @@ func Open(opts Options) (*Capture, error) {
 	// than let the garbage collector find it while the workload runs.
 	runtime.GC()
 	c := &Capture{coll: coll, lostMap: coll.Maps["lost"], classic: classic, nCPU: nCPU, dec: newDecoder(classic)}
-	for _, h := range hooks {
+	for _, h := range use {
 		var l link.Link
 		if classic {
-			l, err = link.Tracepoint("sched", h, coll.Programs["tp_"+h], nil)
+			l, err = link.Tracepoint(h.group, h.name, coll.Programs[progName(h, true)], nil)
 		} else {
-			l, err = link.AttachTracing(link.TracingOptions{Program: coll.Programs["tp_btf_"+h]})
+			l, err = link.AttachTracing(link.TracingOptions{Program: coll.Programs[progName(h, false)]})
 		}
 		if err != nil {
 			c.Close()
-			return nil, fmt.Errorf("attach to %s: %w", h, err)
+			return nil, fmt.Errorf("attach to %s: %w", h.name, err)
 		}
 		c.links = append(c.links, l)
 	}
@@ -187,6 +218,14 @@ func Open(opts Options) (*Capture, error) {
 		return nil, fmt.Errorf("open ring buffer: %w", err)
 	}
 	return c, nil
+}
+
+// progName is the BPF program (sched.c) for a hook.
+func progName(h hook, classic bool) string {
+	if classic {
+		return "tp_" + h.name
+	}
+	return "tp_btf_" + h.name
 }
 
 func setVars(spec *cilium.CollectionSpec, opts Options, size int) error {

@@ -128,7 +128,9 @@ func (d *decoder) decode(b []byte) (e trace.Event, ok bool) {
 		e.OrigCPU, e.DestCPU = trace.CPU(arg1), trace.CPU(arg2)
 	case trace.KindFork:
 		e.ChildTID, e.ChildPID, e.ChildComm = tid2, pid2, d.comm(b[80:96])
-	case trace.KindExec:
+	case trace.KindRuntime:
+		e.Runtime = int64(uint64(arg1) | uint64(arg2)<<32)
+	case trace.KindExec, trace.KindComm:
 	case trace.KindExit:
 		e.Prio = prio
 	default:

@@ -110,6 +110,17 @@ func TestDecode(t *testing.T) {
 			e.ChildTID, e.ChildPID, e.ChildComm = 44, 40, "main"
 			return e
 		}},
+		{"sched_stat_runtime, runtime over 32 bits", rec(4500, 1, trace.KindRuntime, 0, 42, 40, 42, 40, 120, -1, -1, -1, 0x2a05f200, 0x1, -1, "worker", ""), func() trace.Event {
+			e := trace.NewEvent(4500, 1, trace.KindRuntime)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 42, 40, 42, 40, "worker"
+			e.Runtime = 0x1_2a05f200 // 5000000000 ns
+			return e
+		}},
+		{"task_rename", rec(4600, 0, trace.KindComm, 0, 42, 40, 42, 40, 120, -1, -1, -1, 0, 0, -1, "sched-messaging", ""), func() trace.Event {
+			e := trace.NewEvent(4600, 0, trace.KindComm)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 42, 40, 42, 40, "sched-messaging"
+			return e
+		}},
 		{"comm of 16 bytes, no NUL", rec(5000, 0, trace.KindExec, 0, 40, 40, 40, 40, 120, -1, -1, -1, 0, 0, -1, "0123456789abcdef", ""), func() trace.Event {
 			e := trace.NewEvent(5000, 0, trace.KindExec)
 			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 40, 40, 40, 40, "0123456789abcdef"

@@ -30,6 +30,8 @@ enum {
 	TV_FORK = 6,
 	TV_EXEC = 7,
 	TV_EXIT = 8,
+	TV_COMM = 9,
+	TV_RUNTIME = 10,
 };
 
 /* Record flags. */
@@ -55,8 +57,8 @@ struct record {
 	s32 tid2;      /* switch: next; fork: child */
 	s32 pid2;
 	s32 prio2;
-	u32 arg1;      /* switch: prev_state; wakeups: target CPU; migrate: orig CPU */
-	u32 arg2;      /* switch: prev exit_state; wakeups: waker CPU; migrate: dest CPU */
+	u32 arg1;      /* switch: prev_state; wakeups: target CPU; migrate: orig CPU; runtime: low half */
+	u32 arg2;      /* switch: prev exit_state; wakeups: waker CPU; migrate: dest CPU; runtime: high half */
 	s32 waker_tid; /* wakeups */
 	u32 pad2;
 	char comm[16];
@@ -388,6 +390,40 @@ int tp_btf_sched_process_exit(u64 *ctx)
 	return on_task((struct task_struct *)ctx[0], TV_EXIT);
 }
 
+/* sched_stat_runtime(curr, runtime): CPU time charged to curr (ns), perf's
+ * source of the Runtime column. */
+SEC("tp_btf/sched_stat_runtime")
+int tp_btf_sched_stat_runtime(u64 *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_RUNTIME)))
+		return 0;
+	subject(r, (struct task_struct *)ctx[0]);
+	r->arg1 = (u32)ctx[1];
+	r->arg2 = (u32)(ctx[1] >> 32);
+	submit(r);
+	return 0;
+}
+
+/* task_rename(task, comm): exec and prctl(PR_SET_NAME) renames, the events
+ * perf records as PERF_RECORD_COMM. */
+SEC("tp_btf/task_rename")
+int tp_btf_task_rename(u64 *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct task_struct *p = (struct task_struct *)ctx[0];
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_COMM)))
+		return 0;
+	subject(r, p);
+	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), (const void *)ctx[1]);
+	submit(r);
+	return 0;
+}
+
 /* ---- Classic tracepoints (kernels without tp_btf) ----
  * The payload carries pids and comms but not tgids: PIDs are known only for
  * the current task. */
@@ -522,4 +558,40 @@ SEC("tracepoint/sched/sched_process_exit")
 int tp_sched_process_exit(struct trace_event_raw_sched_process_template *ctx)
 {
 	return on_current(TV_EXIT);
+}
+
+SEC("tracepoint/sched/sched_stat_runtime")
+int tp_sched_stat_runtime(struct trace_event_raw_sched_stat_runtime *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct record *r;
+	u64 runtime;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_RUNTIME)))
+		return 0;
+	r->tid = BPF_CORE_READ(ctx, pid);
+	r->pid = r->cur_pid;
+	/* comm is a __data_loc string since 6.10; the task is current. */
+	if (bpf_core_field_exists(ctx->comm))
+		BPF_CORE_READ_STR_INTO(&r->comm, ctx, comm);
+	runtime = BPF_CORE_READ(ctx, runtime);
+	r->arg1 = (u32)runtime;
+	r->arg2 = (u32)(runtime >> 32);
+	submit(r);
+	return 0;
+}
+
+SEC("tracepoint/task/task_rename")
+int tp_task_rename(struct trace_event_raw_task_rename *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = reserve(cpu, TV_COMM)))
+		return 0;
+	r->tid = BPF_CORE_READ(ctx, pid);
+	r->pid = r->cur_pid;
+	BPF_CORE_READ_STR_INTO(&r->comm, ctx, newcomm);
+	submit(r);
+	return 0;
 }

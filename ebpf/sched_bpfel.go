@@ -33,18 +33,22 @@ const (
 	schedProgTpBtfSchedProcessExec = "tp_btf_sched_process_exec"
 	schedProgTpBtfSchedProcessExit = "tp_btf_sched_process_exit"
 	schedProgTpBtfSchedProcessFork = "tp_btf_sched_process_fork"
+	schedProgTpBtfSchedStatRuntime = "tp_btf_sched_stat_runtime"
 	schedProgTpBtfSchedSwitch      = "tp_btf_sched_switch"
 	schedProgTpBtfSchedWakeup      = "tp_btf_sched_wakeup"
 	schedProgTpBtfSchedWakeupNew   = "tp_btf_sched_wakeup_new"
 	schedProgTpBtfSchedWaking      = "tp_btf_sched_waking"
+	schedProgTpBtfTaskRename       = "tp_btf_task_rename"
 	schedProgTpSchedMigrateTask    = "tp_sched_migrate_task"
 	schedProgTpSchedProcessExec    = "tp_sched_process_exec"
 	schedProgTpSchedProcessExit    = "tp_sched_process_exit"
 	schedProgTpSchedProcessFork    = "tp_sched_process_fork"
+	schedProgTpSchedStatRuntime    = "tp_sched_stat_runtime"
 	schedProgTpSchedSwitch         = "tp_sched_switch"
 	schedProgTpSchedWakeup         = "tp_sched_wakeup"
 	schedProgTpSchedWakeupNew      = "tp_sched_wakeup_new"
 	schedProgTpSchedWaking         = "tp_sched_waking"
+	schedProgTpTaskRename          = "tp_task_rename"
 	schedVarCpuMask                = "cpu_mask"
 	schedVarFilterCpus             = "filter_cpus"
 	schedVarThreadSize             = "thread_size"
@@ -97,18 +101,22 @@ type schedProgramSpecs struct {
 	TpBtfSchedProcessExec *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exec"`
 	TpBtfSchedProcessExit *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
 	TpBtfSchedProcessFork *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_fork"`
+	TpBtfSchedStatRuntime *ebpf.ProgramSpec `ebpf:"tp_btf_sched_stat_runtime"`
 	TpBtfSchedSwitch      *ebpf.ProgramSpec `ebpf:"tp_btf_sched_switch"`
 	TpBtfSchedWakeup      *ebpf.ProgramSpec `ebpf:"tp_btf_sched_wakeup"`
 	TpBtfSchedWakeupNew   *ebpf.ProgramSpec `ebpf:"tp_btf_sched_wakeup_new"`
 	TpBtfSchedWaking      *ebpf.ProgramSpec `ebpf:"tp_btf_sched_waking"`
+	TpBtfTaskRename       *ebpf.ProgramSpec `ebpf:"tp_btf_task_rename"`
 	TpSchedMigrateTask    *ebpf.ProgramSpec `ebpf:"tp_sched_migrate_task"`
 	TpSchedProcessExec    *ebpf.ProgramSpec `ebpf:"tp_sched_process_exec"`
 	TpSchedProcessExit    *ebpf.ProgramSpec `ebpf:"tp_sched_process_exit"`
 	TpSchedProcessFork    *ebpf.ProgramSpec `ebpf:"tp_sched_process_fork"`
+	TpSchedStatRuntime    *ebpf.ProgramSpec `ebpf:"tp_sched_stat_runtime"`
 	TpSchedSwitch         *ebpf.ProgramSpec `ebpf:"tp_sched_switch"`
 	TpSchedWakeup         *ebpf.ProgramSpec `ebpf:"tp_sched_wakeup"`
 	TpSchedWakeupNew      *ebpf.ProgramSpec `ebpf:"tp_sched_wakeup_new"`
 	TpSchedWaking         *ebpf.ProgramSpec `ebpf:"tp_sched_waking"`
+	TpTaskRename          *ebpf.ProgramSpec `ebpf:"tp_task_rename"`
 }
 
 // schedMapSpecs contains maps before they are loaded into the kernel.
@@ -184,18 +192,22 @@ type schedPrograms struct {
 	TpBtfSchedProcessExec *ebpf.Program `ebpf:"tp_btf_sched_process_exec"`
 	TpBtfSchedProcessExit *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
 	TpBtfSchedProcessFork *ebpf.Program `ebpf:"tp_btf_sched_process_fork"`
+	TpBtfSchedStatRuntime *ebpf.Program `ebpf:"tp_btf_sched_stat_runtime"`
 	TpBtfSchedSwitch      *ebpf.Program `ebpf:"tp_btf_sched_switch"`
 	TpBtfSchedWakeup      *ebpf.Program `ebpf:"tp_btf_sched_wakeup"`
 	TpBtfSchedWakeupNew   *ebpf.Program `ebpf:"tp_btf_sched_wakeup_new"`
 	TpBtfSchedWaking      *ebpf.Program `ebpf:"tp_btf_sched_waking"`
+	TpBtfTaskRename       *ebpf.Program `ebpf:"tp_btf_task_rename"`
 	TpSchedMigrateTask    *ebpf.Program `ebpf:"tp_sched_migrate_task"`
 	TpSchedProcessExec    *ebpf.Program `ebpf:"tp_sched_process_exec"`
 	TpSchedProcessExit    *ebpf.Program `ebpf:"tp_sched_process_exit"`
 	TpSchedProcessFork    *ebpf.Program `ebpf:"tp_sched_process_fork"`
+	TpSchedStatRuntime    *ebpf.Program `ebpf:"tp_sched_stat_runtime"`
 	TpSchedSwitch         *ebpf.Program `ebpf:"tp_sched_switch"`
 	TpSchedWakeup         *ebpf.Program `ebpf:"tp_sched_wakeup"`
 	TpSchedWakeupNew      *ebpf.Program `ebpf:"tp_sched_wakeup_new"`
 	TpSchedWaking         *ebpf.Program `ebpf:"tp_sched_waking"`
+	TpTaskRename          *ebpf.Program `ebpf:"tp_task_rename"`
 }
 
 func (p *schedPrograms) Close() error {
@@ -204,18 +216,22 @@ func (p *schedPrograms) Close() error {
 		p.TpBtfSchedProcessExec,
 		p.TpBtfSchedProcessExit,
 		p.TpBtfSchedProcessFork,
+		p.TpBtfSchedStatRuntime,
 		p.TpBtfSchedSwitch,
 		p.TpBtfSchedWakeup,
 		p.TpBtfSchedWakeupNew,
 		p.TpBtfSchedWaking,
+		p.TpBtfTaskRename,
 		p.TpSchedMigrateTask,
 		p.TpSchedProcessExec,
 		p.TpSchedProcessExit,
 		p.TpSchedProcessFork,
+		p.TpSchedStatRuntime,
 		p.TpSchedSwitch,
 		p.TpSchedWakeup,
 		p.TpSchedWakeupNew,
 		p.TpSchedWaking,
+		p.TpTaskRename,
 	)
 }
 

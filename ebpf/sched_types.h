@@ -139,4 +139,18 @@ struct trace_event_raw_sched_process_exec {
 	int old_pid;
 } __attribute__((preserve_access_index));
 
+struct trace_event_raw_sched_stat_runtime {
+	struct trace_entry ent;
+	char comm[16];
+	int pid;
+	u64 runtime;
+} __attribute__((preserve_access_index));
+
+struct trace_event_raw_task_rename {
+	struct trace_entry ent;
+	int pid;
+	char oldcomm[16];
+	char newcomm[16];
+} __attribute__((preserve_access_index));
+
 #endif

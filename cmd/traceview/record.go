@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,7 +42,8 @@ func init() {
 			Long: `Capture the scheduler events of the whole system with eBPF into traceview's
 own compact format (docs/format.md), like 'perf sched record': sched_switch,
 sched_waking, sched_wakeup, sched_wakeup_new, sched_migrate_task and process
-fork, exec and exit. Beyond perf, every wakeup records its waker (thread id
+fork, exec and exit, sched_stat_runtime (CPU time charged, the Runtime of
+'traceview latency') and task renames. Beyond perf, every wakeup records its waker (thread id
 and CPU) and whether it came from interrupt context.
 
 Recording is system-wide (-a is the default and accepted for perf's sake).
@@ -160,22 +162,41 @@ func onlineCPUs() (int, error) {
 	return len(l), err
 }
 
-// addProcTasks puts every thread of /proc in the task table, so tasks that
-// never switch during the capture still have names.
-func addProcTasks(w *tvf.Writer) {
+// addProcTasks names every thread of /proc at the start of the capture, as
+// perf's synthesized COMM records do: a comm event (time 0, CPU -1, the
+// convention of perf.data's synthesized records) per thread, and an entry
+// in the task table. Threads that never rename during the capture (task
+// names set by prctl before it started) get their names this way.
+func addProcTasks(w *tvf.Writer) error {
 	comms, _ := filepath.Glob("/proc/[0-9]*/task/[0-9]*/comm")
+	type entry struct {
+		tid  trace.TID
+		pid  trace.PID
+		comm string
+	}
+	var list []entry
 	for _, p := range comms {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			continue
+			continue // exited meanwhile
 		}
 		parts := strings.Split(p, "/") // "", proc, PID, task, TID, comm
 		pid, err1 := strconv.Atoi(parts[2])
 		tid, err2 := strconv.Atoi(parts[4])
 		if err1 == nil && err2 == nil {
-			w.AddTask(trace.TID(tid), trace.PID(pid), strings.TrimSuffix(string(b), "\n"))
+			list = append(list, entry{trace.TID(tid), trace.PID(pid), strings.TrimSuffix(string(b), "\n")})
 		}
 	}
+	sort.Slice(list, func(i, j int) bool { return list[i].tid < list[j].tid })
+	for _, t := range list {
+		w.AddTask(t.tid, t.pid, t.comm)
+		e := trace.NewEvent(0, -1, trace.KindComm)
+		e.TID, e.PID, e.Comm = t.tid, t.pid, t.comm
+		if err := w.Write(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
@@ -210,7 +231,9 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	if err != nil {
 		return fmt.Errorf("record: %s: %w", o.output, err)
 	}
-	addProcTasks(w)
+	if err := addProcTasks(w); err != nil {
+		return fmt.Errorf("record: %s: %w", o.output, err)
+	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
