@@ -37,9 +37,9 @@ const (
 //     states as slices: Running (args cpu), Runnable (preempted) or
 //     Runnable (woken) (args waker), Sleeping, Uninterruptible, or the
 //     kernel's other state letter (e.g. "Idle (I)");
-//   - a flow arrow ("s" at the waker's track at the wakeup, "f" binding to
-//     the start of the wakee's Runnable (woken) slice) for every wakeup whose
-//     waker is a task.
+//   - a flow arrow ("s" at the waker's track at the wakeup, "f" 1 ns later
+//     with "bp":"e", binding to the wakee's Runnable (woken) slice) for every
+//     wakeup whose waker is a running task.
 //
 // Times are microseconds with nanosecond decimals on the trace's clock.
 // States and runs follow the same reconstruction as the latency report:
@@ -88,7 +88,11 @@ func WritePerfetto(w io.Writer, src trace.Source) error {
 			}
 			flowID++
 			pw.flow("s", flowID, perfettoPid(waker), int64(waker.TID), at)
-			pw.flow("f", flowID, perfettoPid(wakee), int64(wakee.TID), at)
+			// The end goes 1 ns into the wakee's Runnable (woken) slice,
+			// which starts at the wakeup: binding to the enclosing slice
+			// at the slice's very first instant would depend on how the
+			// viewer orders events of equal time.
+			pw.flow("f", flowID, perfettoPid(wakee), int64(wakee.TID), at+1)
 			pw.seen(waker)
 			pw.seen(wakee)
 		},

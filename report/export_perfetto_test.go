@@ -94,7 +94,8 @@ func TestWritePerfettoHand(t *testing.T) {
 		t.Errorf("slices (-want +got):\n%s", d)
 	}
 	// A wakes C at 100 us, C wakes B at 600 us.
-	wantFlows := []string{"s 1 10/10 100 ", "f 1 30/30 100 e", "s 2 30/30 600 ", "f 2 20/20 600 e"}
+	// The end sits 1 ns (0.001 us) inside the wakee's Runnable slice.
+	wantFlows := []string{"s 1 10/10 100 ", "f 1 30/30 100.001 e", "s 2 30/30 600 ", "f 2 20/20 600.001 e"}
 	if d := cmp.Diff(wantFlows, flows); d != "" {
 		t.Errorf("flows (-want +got):\n%s", d)
 	}
