@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -331,6 +332,48 @@ func TestTimehistEmptyWindow(t *testing.T) {
 	for _, want := range []string{"<no still running tasks>", "Total number of context switches: 0", "Total scheduling time (msec):  0.000  (x 2)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("want %q in\n%s", want, got)
+		}
+	}
+}
+
+// Random event streams (any kind, ids including -1 and 0, times out of
+// order, CPUs beyond the recorded count) never make the views panic, in
+// any mode.
+func TestTimehistRandomStreams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	kinds := []trace.Kind{trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate,
+		trace.KindFork, trace.KindExec, trace.KindExit, trace.KindComm, trace.KindRuntime, trace.KindLost}
+	id := func() trace.TID { return trace.TID(rng.IntN(8) - 1) }
+	for round := 0; round < 100; round++ {
+		var evs []trace.Event
+		tm := int64(1e9)
+		for i := 0; i < 300; i++ {
+			tm += rng.Int64N(2_000_000) - 200_000
+			e := trace.NewEvent(tm, trace.CPU(rng.IntN(6)-1), kinds[rng.IntN(len(kinds))])
+			e.TID, e.PID, e.NextTID, e.ChildTID = id(), trace.PID(id()), id(), id()
+			e.ChildPID, e.CurTID, e.CurPID = trace.PID(id()), id(), trace.PID(id())
+			e.PrevState = trace.TaskState(rng.IntN(0x200))
+			e.Prio, e.NextPrio = int32(rng.IntN(150)-5), int32(rng.IntN(150)-5)
+			if rng.IntN(2) == 0 {
+				e.Comm, e.NextComm = "c", "n"
+			}
+			evs = append(evs, e)
+		}
+		evs = append(evs, timehistSw(tm, 0, 1, 0, 2))
+		for _, opt := range []TimehistOptions{
+			{Exact: true, Wakeups: true, Migrations: true, Next: true, State: true, Summary: true, ShowPrio: true, CPUVisual: true},
+			{Wakeups: true, Migrations: true, Summary: true, IdleHist: true},
+			{Prios: []int{120}, PIDs: []int{1, 2}, Start: 1_100_000_000, End: 1_200_000_000, SummaryOnly: true, State: true},
+		} {
+			opt.NrCPUs = 2
+			if err := Timehist(io.Discard, trace.NewSliceSource(append([]trace.Event(nil), evs...), nil), opt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, opt := range []MapOptions{{Exact: true}, {Compact: true, TaskNames: []string{"c", ":3"}}, {CPUs: []int{1}, TaskNames: []string{"n"}, Fuzzy: true}} {
+			if err := Map(io.Discard, trace.NewSliceSource(append([]trace.Event(nil), evs...), nil), opt); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
