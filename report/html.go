@@ -190,8 +190,13 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 		htmlKV{"CPUs with events", fmt.Sprint(len(st.CPUs))},
 		htmlKV{"Migrations", fmt.Sprint(st.Migrations)},
 		htmlKV{"Scheduling delays", fmt.Sprintf("%d, sum %s, max %s", lat.Total.Count, htmlMs(lat.Total.SumDelay), htmlMs(st.Delays.Max))},
-		htmlKV{"Total runtime", htmlMs(lat.Total.Runtime)},
+		htmlKV{"Total runtime", htmlMs(lat.Total.Runtime) + " (sum of sched_stat_runtime, as perf)"},
 	)
+	var busy int64
+	for _, c := range st.CPUs {
+		busy += c.Busy
+	}
+	kv = append(kv, htmlKV{"Total CPU busy time", htmlMs(busy) + " (switch-in to switch-out, all CPUs)"})
 	for _, c := range st.CPUs {
 		kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), fmt.Sprintf("utilization %.2f %%, runqueue avg %.3f tasks, max %d tasks, %d switches",
 			100*c.Utilization, c.RunqueueAvg, c.RunqueueMax, c.Switches)})
