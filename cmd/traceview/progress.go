@@ -139,10 +139,10 @@ func (p *progressSource) Next() (trace.Event, error) {
 	return e, err
 }
 
-// Close removes the bar and closes the source.
 // SkipKinds passes a view's trace.SkipKinds request on to the reader.
 func (p *progressSource) SkipKinds(kinds ...trace.Kind) { trace.SkipKinds(p.Source, kinds...) }
 
+// Close removes the bar and closes the source.
 func (p *progressSource) Close() error {
 	p.stop()
 	return p.Source.Close()
