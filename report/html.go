@@ -109,7 +109,9 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 	return htmlTemplate.Execute(w, &page)
 }
 
-// htmlTee feeds every event it passes on to a stats collector.
+// htmlTee feeds every event it passes on to a stats collector. It is
+// deliberately not a trace.KindSkipper: ComputeLatency asks its source to
+// skip sched_migrate_task, which the stats (migrations, runqueues) need.
 type htmlTee struct {
 	trace.Source
 	c *statsCollector
