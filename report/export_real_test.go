@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -258,6 +259,15 @@ func TestHTMLReportRealTraces(t *testing.T) {
 			page := buf.String()
 			if n := strings.Count(page, "<svg"); n != HTMLPlots {
 				t.Errorf("%d plots, want %d", n, HTMLPlots)
+			}
+			// The stats see every event although ComputeLatency asks the
+			// reader to skip sched_migrate_task.
+			st, err := ComputeStats(gOpen(t, path), StatsOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("<th>Migrations</th><td>%d</td>", st.Migrations); !strings.Contains(page, want) {
+				t.Errorf("summary lacks %s", want)
 			}
 			table := page[strings.Index(page, `id="latency"`):]
 			if n := strings.Count(table, "<tr><td>"); n != len(lat.Rows) {
