@@ -7,7 +7,7 @@ const (
 	gapVariance  = "G2: run-to-run variation of the real system"
 	gapWallClock = "G3: wall-clock-bounded loops modelled as fixed CPU work"
 	gapPingPong  = "G4: preempted ping-pong writer merged into one burst"
-	gapNoCmdline = "G5: no recorder command line in trace.dat"
+	gapNoCmdline = "G5: trace.dat without sched_stat_runtime, forks or command line"
 )
 
 // KnownGaps maps fidelity check IDs (Check.ID) that miss their bound to the

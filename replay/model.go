@@ -378,6 +378,19 @@ func (x *extractor) event(ev trace.Event) {
 		x.wake(ev)
 	case trace.KindWakeupNew:
 		m.Recorded.Append(ev)
+		if _, known := x.byTID[ev.TID]; !known && ev.TID > 0 {
+			// No fork event (trace-cmd or ftrace without
+			// sched_process_fork): the task waking a new task is its parent.
+			parent := ev.WakerTID
+			if parent < 0 {
+				parent = ev.CurTID
+			}
+			if p, ok := x.byTID[parent]; ok && parent > 0 && x.st[p].running {
+				f := trace.NewEvent(ev.Time, ev.CPU, trace.KindFork)
+				f.TID, f.PID, f.ChildTID, f.ChildPID, f.ChildComm = parent, -1, ev.TID, ev.PID, ev.Comm
+				x.fork(f)
+			}
+		}
 		i := x.task(ev.TID, ev.Time, ev.TargetCPU, InitRunnable)
 		x.ident(i, &ev, ev.PID, ev.Comm, ev.Prio)
 		x.noteWake(i, ev)
@@ -654,6 +667,9 @@ func (x *extractor) finish() {
 			break
 		}
 	}
+	if m.WorkloadRoot < 0 {
+		x.guessRoot()
+	}
 	// Workload membership through forks (parents precede children).
 	for i := range m.Tasks {
 		if p := m.Tasks[i].Parent; p >= 0 && m.Tasks[p].Workload {
@@ -687,6 +703,37 @@ func (x *extractor) finish() {
 	}
 	m.IdleExit = median(x.idle)
 	m.WakePreempt = median(x.preempt)
+}
+
+// guessRoot picks the traced command when the trace does not name it (no
+// recorder fork, no command line, e.g. trace-cmd extract or raw ftrace): the
+// task forked inside the trace, by a task that was not itself forked inside
+// it, whose process tree used the most CPU time.
+func (x *extractor) guessRoot() {
+	m := x.m
+	cpu := make([]int64, len(m.Tasks))
+	for i := len(m.Tasks) - 1; i >= 0; i-- { // children follow parents
+		for _, b := range m.Tasks[i].Bursts {
+			cpu[i] += b.Len
+		}
+		if p := m.Tasks[i].Parent; p >= 0 {
+			cpu[p] += cpu[i]
+		}
+	}
+	best := -1
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.Init != InitForked || tk.Parent < 0 || m.Tasks[tk.Parent].Init == InitForked {
+			continue
+		}
+		if best < 0 || cpu[i] > cpu[best] {
+			best = i
+		}
+	}
+	if best >= 0 {
+		m.WorkloadRoot = m.Tasks[best].TID
+		m.Tasks[best].Workload = true
+	}
 }
 
 // inferPinning gives the traced command's tasks the affinity of the single
