@@ -234,14 +234,10 @@ func (th *timehist) idleThread(cpu int) *timehistThread {
 func (th *timehist) sampleThread(e *trace.Event) *timehistThread {
 	if th.opt.Exact {
 		// machine__resolve: perf looks the sample's own pid/tid up first.
-		th.m.findnew(trace.PID(e.CurPID), e.CurTID)
+		th.m.findnew(e.CurPID, e.CurTID)
 	}
 	if e.TID == 0 {
-		t := th.idleThread(int(e.CPU))
-		if th.opt.IdleHist {
-			return t
-		}
-		return t
+		return th.idleThread(int(e.CPU))
 	}
 	var t *timehistThread
 	if th.opt.Exact {

@@ -112,7 +112,7 @@ func newTimehistMachine(exact, removeExits bool) *timehistMachine {
 
 func (m *timehistMachine) newThread(pid trace.PID, tid trace.TID) *timehistThread {
 	m.seq++
-	t := &timehistThread{tid: tid, pid: pid, ppid: -1, seq: m.seq, prio: -1, lastState: 0}
+	t := &timehistThread{tid: tid, pid: pid, ppid: -1, seq: m.seq, prio: -1}
 	t.comm = ":" + strconv.Itoa(int(tid))
 	m.set(tid, t)
 	return t
