@@ -51,9 +51,9 @@ const (
 	recFinishedInit    = 82
 	recCompressed2     = 83
 	maxUserRecord      = 83
-	miscCommExec       = 1 << 13
-	eventUpdateName    = 2
-	maxTracingDataSize = 1 << 30
+	miscCommExec       = 1 << 13 // PERF_RECORD_MISC_COMM_EXEC
+	eventUpdateName    = 2       // PERF_EVENT_UPDATE__NAME
+	maxTracingDataSize = 1 << 30 // sanity bound of a tracing-data record
 )
 
 // Stats counts what a Reader has read so far.
@@ -546,6 +546,9 @@ func (r *Reader) tracingDataRecord(rec []byte, off int64) error {
 		return fmt.Errorf("tracing data record at offset %d: %w", off, trace.ErrCorrupt)
 	}
 	n := int64(r.order.Uint32(rec[8:]))
+	if n > maxTracingDataSize {
+		return fmt.Errorf("tracing data record at offset %d: %d bytes: %w", off, n, trace.ErrCorrupt)
+	}
 	padded := (n + 7) &^ 7
 	if r.decomp != nil {
 		return fmt.Errorf("tracing data record at offset %d inside compressed data: %w", off, trace.ErrCorrupt)
