@@ -9,10 +9,10 @@ import (
 )
 
 // timehistBenchTrace is the large trace the views are timed on: $TRACEVIEW_BENCH_TRACE,
-// else bench/out/bench.perf.data (recorded by bench/views/run.sh), else a
+// else bench/out/latency.perf.data (recorded by bench/latency/run.sh), else a
 // shared trace.
 func timehistBenchTrace(b *testing.B) string {
-	for _, p := range []string{os.Getenv("TRACEVIEW_BENCH_TRACE"), "../bench/out/bench.perf.data", "../../shared/traces/messaging-t.2cpu.perf.data"} {
+	for _, p := range []string{os.Getenv("TRACEVIEW_BENCH_TRACE"), "../bench/out/latency.perf.data", "../../shared/traces/messaging-t.2cpu.perf.data"} {
 		if p == "" {
 			continue
 		}
@@ -24,6 +24,8 @@ func timehistBenchTrace(b *testing.B) string {
 	return ""
 }
 
+// benchView times run over the trace; events/s counts the events the view
+// received (kinds it asked the reader to skip are not delivered).
 func benchView(b *testing.B, run func(src trace.Source) error) {
 	path := timehistBenchTrace(b)
 	b.ReportAllocs()
