@@ -24,9 +24,9 @@ func timehistBenchTrace(b *testing.B) string {
 	return ""
 }
 
-// benchView times run over the trace; events/s counts the events the view
+// timehistBenchView times run over the trace; events/s counts the events the view
 // received (kinds it asked the reader to skip are not delivered).
-func benchView(b *testing.B, run func(src trace.Source) error) {
+func timehistBenchView(b *testing.B, run func(src trace.Source) error) {
 	path := timehistBenchTrace(b)
 	b.ReportAllocs()
 	events := 0
@@ -61,17 +61,17 @@ func (c *timehistCounting) Next() (trace.Event, error) {
 // BenchmarkTimehist times the whole timehist view (read, account, print
 // every row to io.Discard).
 func BenchmarkTimehist(b *testing.B) {
-	benchView(b, func(src trace.Source) error { return Timehist(io.Discard, src, TimehistOptions{}) })
+	timehistBenchView(b, func(src trace.Source) error { return Timehist(io.Discard, src, TimehistOptions{}) })
 }
 
 // BenchmarkMap times the map view.
 func BenchmarkMap(b *testing.B) {
-	benchView(b, func(src trace.Source) error { return Map(io.Discard, src, MapOptions{}) })
+	timehistBenchView(b, func(src trace.Source) error { return Map(io.Discard, src, MapOptions{}) })
 }
 
 // BenchmarkTimehistRead is the reader alone, the floor for both views.
 func BenchmarkTimehistRead(b *testing.B) {
-	benchView(b, func(src trace.Source) error {
+	timehistBenchView(b, func(src trace.Source) error {
 		for {
 			if _, err := src.Next(); err != nil {
 				if err == io.EOF {
