@@ -2,6 +2,7 @@ package policies
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -78,4 +79,17 @@ func TestCPUList(t *testing.T) {
 			t.Errorf("ParseCPUList(%q): no error", bad)
 		}
 	}
+}
+
+func ExampleParseSpecs() {
+	specs, err := ParseSpecs("as-traced,rr:rr_timeslice=10ms")
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range specs {
+		fmt.Println(s.Info.Name, s.Values.Duration("rr_timeslice", RRTimeslice))
+	}
+	// Output:
+	// as-traced 100000000
+	// rr 10000000
 }

@@ -844,6 +844,9 @@ func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 	}
 	s.emit(r, prev)
 	if next != nil && (s.wlAll || s.m.Tasks[next.ID].Workload) {
+		if s.wlFirst < 0 {
+			s.wlFirst = s.now
+		}
 		s.wlLast = s.now
 	}
 }
