@@ -137,6 +137,12 @@ type Model struct {
 	// switch-in of the woken task when it preempted the running task
 	// there (resched IPI, return to user mode), likewise measured.
 	WakePreempt int64
+	// SwitchCost is the mean CPU time in ns per run that the kernel
+	// charged to no task: the time between a task's recorded switch-in and
+	// switch-out minus the sched_stat_runtime charged to it meanwhile (the
+	// context switch itself). 0 when the trace has no sched_stat_runtime
+	// (bursts then include it) or the runtime covers the switches.
+	SwitchCost int64
 	// WorkloadRoot is the TID of the traced command (the child of the
 	// recorder), -1 when none was found; Workload tasks descend from it.
 	WorkloadRoot trace.TID
@@ -159,6 +165,9 @@ type ModelStats struct {
 	// whole traced command ran on one CPU of several (taskset) over at
 	// least PinMinSwitches switch-ins.
 	PinnedTasks int `json:"pinned_tasks"`
+	// PingPongs counts preemptions turned into inferred blocking points
+	// (a task preempted by the task it woke, resumed when that one blocked).
+	PingPongs int `json:"ping_pongs"`
 }
 
 // PinMinSwitches is how many switch-ins of the traced command on a single
@@ -212,6 +221,10 @@ type ext struct {
 	wakeIdle bool      // the wakeup targeted an idle CPU
 	wakeCPU  trace.CPU // the CPU the wakeup targeted
 	wakeN    int       // that CPU's switch count at the wakeup
+	inAt     int64     // ns, recorded switch-in of the current run (-1 unknown)
+	rtIn     int64     // ns of sched_stat_runtime charged during that run
+	pp       int       // task index + 1 of the wakee that preempted this task right after its wakeup (ping-pong)
+	ppAt     int64     // ns, when
 }
 
 type extractor struct {
@@ -225,7 +238,16 @@ type extractor struct {
 	preempt    []int64
 	seenWaking bool
 	pre        map[trace.TID]preName
-	sawRT      bool // the trace has sched_stat_runtime
+	sawRT      bool      // the trace has sched_stat_runtime
+	lastWake   []wakeRec // per CPU: the last dependency wakeup emitted there
+	ovSum      int64     // ns: Σ (run between recorded switches − its sched_stat_runtime)
+	ovN        int64     // runs in ovSum
+}
+
+// wakeRec is a dependency wakeup: waker woke wakee at t (task indexes).
+type wakeRec struct {
+	waker, wakee int
+	t            int64
 }
 
 // preName is what synthesized records said about a task that existed
@@ -266,6 +288,7 @@ func (x *extractor) cpu(c trace.CPU) {
 		x.cpuCurr = append(x.cpuCurr, -1)
 		x.cpuLast = append(x.cpuLast, 0)
 		x.cpuN = append(x.cpuN, 0)
+		x.lastWake = append(x.lastWake, wakeRec{waker: -1})
 	}
 	if int(c)+1 > x.m.NrCPUs {
 		x.m.NrCPUs = int(c) + 1
@@ -284,7 +307,7 @@ func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitStat
 	i := len(x.m.Tasks)
 	x.m.Tasks = append(x.m.Tasks, Task{TID: tid, PID: -1, Prio: -1, Parent: parent, Init: init, CPU: int(cpu), Start: t, Last: t,
 		Bursts: []Burst{{}}})
-	x.st = append(x.st, ext{idx: i, wakeAt: -1})
+	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1})
 	if p, ok := x.pre[tid]; ok && parent < 0 {
 		x.m.Tasks[i].Comm, x.m.Tasks[i].PID = p.comm, p.pid
 	}
@@ -416,6 +439,7 @@ func (x *extractor) event(ev trace.Event) {
 			case s.running:
 				s.accum += ev.Runtime
 				s.segStart = max(ev.Time, s.segStart)
+				s.rtIn += ev.Runtime
 			case s.sleeping && len(bs) >= 2 && bs[len(bs)-2].End == EndBlock:
 				// Charged after the switch-out (same timestamp, other
 				// order): it belongs to the burst that just ended.
@@ -497,12 +521,23 @@ func (x *extractor) switchEv(ev trace.Event) {
 			s.running, s.segStart, s.cpu = true, from, ev.CPU
 		}
 		if s.running {
+			if s.inAt >= 0 && s.cpu == ev.CPU {
+				x.ovSum += t - s.inAt - s.rtIn // CPU time of this run charged to no task
+				x.ovN++
+			}
 			s.accum += x.tail(s, t)
 			s.running = false
 		}
+		s.inAt = -1
 		switch {
 		case ev.PrevState.Runnable():
 			s.wakeAt, s.wakeIdle = t, false // waits for the CPU from now (perf's R semantics)
+			s.pp = 0
+			if lw := x.lastWake[ev.CPU]; ev.CPU >= 0 && lw.waker == i && t-lw.t <= PingPongWindow {
+				if n, ok := x.byTID[ev.NextTID]; ok && n == lw.wakee {
+					s.pp, s.ppAt = n+1, t // preempted by the task it just woke
+				}
+			}
 		case ev.PrevState&(trace.StateDead|trace.StateZombie) != 0 || s.dead:
 			x.endBurst(i, EndExit)
 			delete(x.byTID, ev.TID)
@@ -516,6 +551,9 @@ func (x *extractor) switchEv(ev trace.Event) {
 		i := x.task(ev.NextTID, t, ev.CPU, InitRunnable)
 		x.ident(i, &ev, ev.NextPID, ev.NextComm, ev.NextPrio)
 		s := &x.st[i]
+		if s.pp > 0 {
+			x.pingPong(i, ev)
+		}
 		if s.sleeping {
 			// Switched in without a recorded wakeup: an external event now.
 			x.setCause(i, Cause{Kind: CauseExternal, At: t, Inferred: true}, t)
@@ -535,6 +573,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 			s.accum += x.tail(s, t) // switched in elsewhere without a switch-out here
 		}
 		s.running, s.segStart, s.cpu = true, t, ev.CPU
+		s.inAt, s.rtIn = t, 0
 		if ev.CPU >= 0 && ev.CPU < policies.MaxCPUs {
 			x.m.Tasks[i].ranOn |= 1 << uint(ev.CPU)
 			x.m.Tasks[i].switchIn++
@@ -545,6 +584,41 @@ func (x *extractor) switchEv(ev trace.Event) {
 		x.cpuLast[ev.CPU] = t
 		x.cpuN[ev.CPU]++
 	}
+}
+
+// PingPongWindow: a task preempted by the task it woke at most this many ns
+// before, that gets its CPU back when that task blocks there within this
+// many ns (a quick reply, not independent work), is taken to have waited
+// for it (see pingPong).
+const PingPongWindow = 100_000
+
+// pingPong handles the switch back to task i after the task it woke
+// preempted it: when that task just blocked on the same CPU and handed the
+// CPU straight back, i evidently waited for it (sched-pipe's writer waits
+// for the reader's reply, which it finds ready and so never blocks). The
+// preemption becomes an inferred blocking point of i, ended by the wakee
+// at the end of the burst it just finished; otherwise a faster schedule
+// would let i run ahead of the data it consumes.
+func (x *extractor) pingPong(i int, ev trace.Event) {
+	s := &x.st[i]
+	w := s.pp - 1
+	s.pp = 0
+	ws := &x.st[w]
+	if ev.TID <= 0 || x.byTID[ev.TID] != w || !ws.sleeping || ev.PrevState.Runnable() || s.running ||
+		ev.Time-s.ppAt > PingPongWindow {
+		return
+	}
+	wb := x.m.Tasks[w].Bursts
+	if len(wb) < 2 || wb[len(wb)-2].End != EndBlock {
+		return
+	}
+	x.endBurst(i, EndBlock)
+	ib := x.m.Tasks[i].Bursts
+	ib[len(ib)-2].Wake = Cause{Kind: CauseDependency, Waker: w, Inferred: true}
+	ib[len(ib)-2].Slept = ev.Time - s.ppAt
+	b := &wb[len(wb)-2]
+	b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: i, Block: len(ib) - 2})
+	x.m.Stats.PingPongs++
 }
 
 func (x *extractor) endBurst(i int, end EndKind) {
@@ -598,6 +672,9 @@ func (x *extractor) wake(ev trace.Event) {
 		bs[len(bs)-1].Actions = append(bs[len(bs)-1].Actions,
 			Action{At: x.consumed(w, t), Kind: ActWake, Target: i, Block: len(x.m.Tasks[i].Bursts) - 2})
 		c = Cause{Kind: CauseDependency, Waker: w, Inferred: inferred}
+		if ev.CPU >= 0 && int(ev.CPU) < len(x.lastWake) {
+			x.lastWake[ev.CPU] = wakeRec{waker: w, wakee: i, t: t}
+		}
 	default:
 		c = Cause{Kind: CauseTimer, Delay: t - s.blocked, Inferred: ev.FromIRQ != trace.Yes}
 	}
@@ -703,6 +780,9 @@ func (x *extractor) finish() {
 	}
 	m.IdleExit = median(x.idle)
 	m.WakePreempt = median(x.preempt)
+	if x.sawRT && x.ovN > 0 && x.ovSum > 0 {
+		m.SwitchCost = x.ovSum / x.ovN
+	}
 }
 
 // guessRoot picks the traced command when the trace does not name it (no

@@ -82,8 +82,8 @@ type Config struct {
 	CPUs int // simulated CPUs (0: the model's)
 	HZ   int // scheduler tick rate (0: 250, CONFIG_HZ of the recording kernel)
 	// CtxSwitch is ns a CPU spends switching tasks before the next one
-	// runs. Default 0: the traced bursts already contain the switch cost
-	// the kernel charged to the tasks.
+	// runs; -1 (DefaultConfig) uses Model.SwitchCost, the switch time the
+	// trace shows was charged to no task (bursts contain the rest).
 	CtxSwitch int64
 	// Migration is the cache-cold penalty in ns added when a task runs on
 	// another CPU than last time.
@@ -101,7 +101,7 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults described on Config.
-func DefaultConfig() Config { return Config{HZ: 250, IdleExit: -1, WakePreempt: -1} }
+func DefaultConfig() Config { return Config{HZ: 250, IdleExit: -1, WakePreempt: -1, CtxSwitch: -1} }
 
 // Stats counts what a simulation did.
 type Stats struct {
@@ -265,6 +265,9 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	}
 	if cfg.WakePreempt < 0 {
 		cfg.WakePreempt = m.WakePreempt
+	}
+	if cfg.CtxSwitch < 0 {
+		cfg.CtxSwitch = m.SwitchCost
 	}
 	all := policies.AllCPUs(cfg.CPUs)
 	for _, o := range cfg.Overrides {

@@ -93,7 +93,7 @@ Times print in ms (makespan in ms); -o json gives ns.`,
 	f.IntVar(&o.hz, "hz", 250, "scheduler tick rate in Hz (CONFIG_HZ)")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format)")
-	f.StringVar(&o.ctxSw, "ctx-switch-cost", "0", "context-switch cost per switch (e.g. 2us)")
+	f.StringVar(&o.ctxSw, "ctx-switch-cost", "", "context-switch cost per switch, e.g. 2us (default: measured in the trace)")
 	f.StringVar(&o.migrate, "migration-cost", "0", "cache-cold cost when a task changes CPU (e.g. 50us)")
 	f.StringVar(&o.decide, "decision-cost", "0", "CPU time each scheduling decision costs (e.g. 1us)")
 	f.StringVar(&o.scan, "scan-cost", "0", "extra cost per runqueue entry a policy scans (O(n) pickers such as goodness24)")
@@ -127,6 +127,9 @@ func (o *replayOptions) config() (replay.Config, error) {
 		dst     *int64
 	}{{"ctx-switch-cost", o.ctxSw, &cfg.CtxSwitch}, {"migration-cost", o.migrate, &cfg.Migration},
 		{"decision-cost", o.decide, &cfg.DecisionCost}, {"scan-cost", o.scan, &cfg.ScanCost}} {
+		if d.v == "" {
+			continue // keep the default (measured)
+		}
 		v, err := policies.Values{"x": d.v}.Parse("x")
 		if err != nil {
 			return cfg, usageErrorf("replay: --%s %q: want a duration such as 2us", d.name, d.v)
@@ -217,6 +220,8 @@ type replayModelJSON struct {
 	replay.ModelStats
 	InferredShare float64 `json:"inferred_share"`
 	IdleExitNs    int64   `json:"idle_exit_ns"`
+	WakePreemptNs int64   `json:"wake_preempt_ns"`
+	SwitchCostNs  int64   `json:"switch_cost_ns"`
 }
 
 func runReplay(out, errw io.Writer, o replayOptions) error {
@@ -253,11 +258,14 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
 	doc := replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(),
-		Model: replayModelJSON{ModelStats: m.Stats, InferredShare: m.Stats.InferredShare(), IdleExitNs: m.IdleExit}}
+		Model: replayModelJSON{ModelStats: m.Stats, InferredShare: m.Stats.InferredShare(), IdleExitNs: m.IdleExit,
+			WakePreemptNs: m.WakePreempt, SwitchCostNs: m.SwitchCost}}
 	if o.output == "table" {
-		fmt.Fprintf(out, "model: %d tasks (%d pinned by inference), %d bursts, %d blocking points (%d dependencies, %d timers, %d external, %d never woken), %.1f %% with an inferred cause; idle exit %.3f ms\n",
-			m.Stats.Tasks, m.Stats.PinnedTasks, m.Stats.Bursts, m.Stats.BlockingPoints, m.Stats.Dependencies, m.Stats.Timers, m.Stats.External,
-			m.Stats.Never, 100*m.Stats.InferredShare(), float64(m.IdleExit)/1e6)
+		fmt.Fprintf(out, "model: %d tasks (%d pinned by inference), %d bursts, %d blocking points (%d dependencies, %d of them inferred from ping-pong preemptions, %d timers, %d external, %d never woken), %.1f %% with an inferred cause\n",
+			m.Stats.Tasks, m.Stats.PinnedTasks, m.Stats.Bursts, m.Stats.BlockingPoints, m.Stats.Dependencies, m.Stats.PingPongs, m.Stats.Timers, m.Stats.External,
+			m.Stats.Never, 100*m.Stats.InferredShare())
+		fmt.Fprintf(out, "measured: idle exit %.3f ms, wakeup preemption %.3f ms, context switch %.3f ms\n",
+			float64(m.IdleExit)/1e6, float64(m.WakePreempt)/1e6, float64(m.SwitchCost)/1e6)
 	}
 	var last *replay.Result
 	for _, sp := range specs {
