@@ -1,0 +1,80 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+func sw(t int64, prev trace.TID, state trace.TaskState, next trace.TID) trace.Event {
+	e := trace.NewEvent(t, 0, trace.KindSwitch)
+	e.TID, e.PrevState, e.NextTID, e.Prio, e.NextPrio = prev, state, next, 120, 120
+	e.CurTID = prev
+	return e
+}
+
+func rt(t int64, tid trace.TID, ns int64) trace.Event {
+	e := trace.NewEvent(t, 0, trace.KindRuntime)
+	e.TID, e.CurTID, e.Runtime = tid, tid, ns
+	return e
+}
+
+// A request/response pair on one CPU (times in us): B runs [0,2) and
+// sleeps; A runs from 2, wakes B at 12, is preempted by B at 14 (runnable),
+// B answers and sleeps at 20, A resumes at once and sleeps at 30.
+func pingPongTrace() []trace.Event {
+	us := int64(1000)
+	w := trace.NewEvent(12*us, 0, trace.KindWaking)
+	w.TID, w.CurTID, w.TargetCPU = 2, 1, 0
+	return []trace.Event{
+		sw(0, 0, 0, 2),
+		rt(2*us, 2, 2*us), sw(2*us, 2, trace.StateInterruptible, 1),
+		w,
+		rt(14*us, 1, 11*us), sw(14*us, 1, trace.StatePreempted, 2),
+		rt(20*us, 2, 5*us), sw(20*us, 2, trace.StateInterruptible, 1),
+		rt(30*us, 1, 9*us), sw(30*us, 1, trace.StateInterruptible, 0),
+	}
+}
+
+func TestExtractPingPongAndSwitchCost(t *testing.T) {
+	m, err := Extract(trace.NewSliceSource(pingPongTrace(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := map[trace.TID]int{}
+	for i, tk := range m.Tasks {
+		idx[tk.TID] = i
+	}
+	a, b := &m.Tasks[idx[1]], &m.Tasks[idx[2]]
+	// A: its run [2,14) is charged 11 us (sched_stat_runtime) and ends in
+	// the inferred block; it waits for B's 5 us reply burst.
+	if len(a.Bursts) < 2 || a.Bursts[0].Len != 11_000 || a.Bursts[0].End != EndBlock ||
+		a.Bursts[0].Wake != (Cause{Kind: CauseDependency, Waker: idx[2], Inferred: true}) || a.Bursts[0].Slept != 6_000 {
+		t.Fatalf("A bursts: %+v", a.Bursts)
+	}
+	// B: slept after 2 us, woken by A 10 us into A's burst (A's first
+	// action), then its 5 us reply ends with the action that wakes A.
+	if got := a.Bursts[0].Actions; len(got) != 1 || got[0] != (Action{At: 10_000, Kind: ActWake, Target: idx[2], Block: 0}) {
+		t.Errorf("A's actions: %+v", got)
+	}
+	if got := b.Bursts[1]; got.Len != 5_000 || len(got.Actions) != 1 || got.Actions[0] != (Action{At: 5_000, Kind: ActWake, Target: idx[1], Block: 0}) {
+		t.Errorf("B's reply burst: %+v", got)
+	}
+	if m.Stats.PingPongs != 1 {
+		t.Errorf("ping-pongs = %d, want 1", m.Stats.PingPongs)
+	}
+	// Runs bounded by recorded switches and the runtime charged in them:
+	// B [0,2) 2 us, A [2,14) 11 us, B [14,20) 5 us, A [20,30) 9 us: 0+1+1+1
+	// us charged to no task over 4 runs = 750 ns per switch.
+	if m.SwitchCost != 750 {
+		t.Errorf("switch cost = %d ns, want 750", m.SwitchCost)
+	}
+	// Replayed on one CPU with no costs, A resumes right after B's reply
+	// instead of running ahead of it.
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	ra := runs(res.Events())[1]
+	rb := runs(res.Events())[2]
+	if len(ra) < 2 || len(rb) < 2 || ra[1][0] < rb[1][1] {
+		t.Errorf("A ran %v, B ran %v: A's second run must follow B's reply", ra, rb)
+	}
+}
