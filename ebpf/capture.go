@@ -51,12 +51,13 @@ func (r *reorder) add(e trace.Event) {
 }
 
 // flush emits, in time order, the pending events at least window ns older
-// than the newest one read (all of them when all is true).
+// than the newest one read (all of them when all is true). Records mostly
+// arrive in time order already, so the sort is skipped when it can be.
 func (r *reorder) flush(all bool, emit func(trace.Event) error) error {
 	if len(r.pending) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(r.pending, func(a, b trace.Event) int {
+	byTime := func(a, b trace.Event) int {
 		switch {
 		case a.Time < b.Time:
 			return -1
@@ -64,7 +65,10 @@ func (r *reorder) flush(all bool, emit func(trace.Event) error) error {
 			return 1
 		}
 		return 0
-	})
+	}
+	if !slices.IsSortedFunc(r.pending, byTime) {
+		slices.SortStableFunc(r.pending, byTime)
+	}
 	n := len(r.pending)
 	if !all {
 		limit := r.maxTime - ReorderWindow
@@ -75,8 +79,8 @@ func (r *reorder) flush(all bool, emit func(trace.Event) error) error {
 			return 1
 		})
 	}
-	for _, e := range r.pending[:n] {
-		if err := emit(e); err != nil {
+	for i := range r.pending[:n] {
+		if err := emit(r.pending[i]); err != nil {
 			return err
 		}
 	}
