@@ -129,7 +129,7 @@ func ParseCPUList(s string) (CPUSet, error) {
 // simulator owns and updates every field; policies read them and keep their
 // own state in slices indexed by ID.
 type Task struct {
-	ID   int // dense, from 0, in order of creation
+	ID   int // dense, from 0 (the model's task index); TaskNew may see IDs in any order, so grow per-task slices to ID+1
 	TID  trace.TID
 	PID  trace.PID
 	Comm string
@@ -224,7 +224,8 @@ type Sim interface {
 	// its CPU with DequeueMigrate, then Enqueue on dst with
 	// EnqueueMigrated. It fails when t is running or dst is not allowed.
 	Migrate(t *Task, dst int) error
-	// Tasks returns every task created so far, indexed by ID.
+	// Tasks returns the tasks indexed by ID; entries of tasks not created
+	// yet are nil.
 	Tasks() []*Task
 	// HZ returns the tick rate (ticks per second).
 	HZ() int
