@@ -217,6 +217,11 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		return usageErrorf("record: put the command after --, e.g. traceview record -- %s", strings.Join(args, " "))
 	}
 	stderr := cmd.ErrOrStderr()
+	// Catch SIGINT/SIGTERM from here on: one that arrives while the
+	// programs load waits in the channel and stops the capture at once.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
 	capture, err := ebpf.Open(opts)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
@@ -241,10 +246,6 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-
 	var child *exec.Cmd
 	childDone := make(chan error, 1)
 	if len(args) > 0 {

@@ -144,7 +144,7 @@ func TestRecordSIGINT(t *testing.T) {
 		_, _, code := cRun(t, "record", "-o", out, "--duration", "30s")
 		done <- code
 	}()
-	// The handler is installed right after the file's header is written.
+	// The handler is installed before the file is created.
 	for i := 0; ; i++ {
 		if st, err := os.Stat(out); err == nil && st.Size() >= 0 {
 			break
