@@ -140,7 +140,9 @@ func threadSize() uint64 {
 }
 
 // Open loads the programs into the kernel and attaches them; recording
-// starts at once, into the ring buffer, and Run drains it. Errors are one
+// starts at once, into the ring buffer, and Run drains it. It uses the
+// tp_btf programs where the kernel has every hook's BTF type, and falls back
+// to classic tracepoints when they are missing or fail to load. Errors are one
 // line and say what is missing (see Probe); a verifier rejection is wrapped
 // as is.
 func Open(opts Options) (*Capture, error) {
@@ -152,6 +154,21 @@ func Open(opts Options) (*Capture, error) {
 	if err := rlimit.RemoveMemlock(); err != nil {
 		return nil, fmt.Errorf("raise the locked-memory limit: %w", err)
 	}
+	c, err := load(opts, classic, kernelBTF)
+	if err != nil && !classic {
+		// tp_btf programs that do not load (an unusual kernel): classic
+		// tracepoints may still work.
+		if _, perr := probe(Options{Classic: true}, kernelBTF); perr == nil {
+			if cc, cerr := load(opts, true, kernelBTF); cerr == nil {
+				return cc, nil
+			}
+		}
+	}
+	return c, err
+}
+
+// load loads and attaches one program set.
+func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	nCPU, err := cilium.PossibleCPU()
 	if err != nil {
 		return nil, fmt.Errorf("count CPUs: %w", err)
