@@ -69,7 +69,7 @@ func TestIdentity(t *testing.T) {
 }
 
 // TestFidelity runs the self-replay and what-if cases with the issue's
-// bounds. A miss listed in KnownGaps (each explained in docs/notes-D.md) is
+// bounds. A miss listed in KnownGaps (each explained in docs/replay.md) is
 // logged, not failed; any other miss fails, and a known gap that starts
 // passing is reported so the list shrinks.
 func TestFidelity(t *testing.T) {

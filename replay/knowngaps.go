@@ -1,6 +1,6 @@
 package replay
 
-// The known fidelity gaps, G1-G5; docs/notes-D.md explains each with its
+// The known fidelity gaps, G1-G5; docs/replay.md explains each with its
 // evidence.
 const (
 	gapContended = "G1: interleaving-dependent blocking and waker preemption"
