@@ -190,7 +190,7 @@ func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string) ([]t
 	top := cursor{b: raw}
 	n := top.u()
 	ns := top.u()
-	if top.err == nil && (n > uint64(len(raw)) || ns > uint64(len(raw))) {
+	if top.err == nil && (n > maxBlockEvents || n > uint64(len(raw)) || ns > uint64(len(raw))) {
 		return dst[:0], fmt.Errorf("block claims %d events and %d strings in %d bytes: %w", n, ns, len(raw), trace.ErrCorrupt)
 	}
 	strs := make([]string, 1, ns+1)

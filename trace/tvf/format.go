@@ -53,8 +53,13 @@ const frameSync = "TVFR"
 const frameHeaderSize = 28
 
 // maxPayload bounds a frame's stored and raw lengths, so a damaged length
-// field cannot make a reader allocate without limit.
-const maxPayload = 256 << 20
+// field (or a crafted zstd payload) cannot make a reader allocate without
+// limit; a block of BlockEvents events takes well under 1 MiB raw.
+const maxPayload = 64 << 20
+
+// maxBlockEvents bounds the events of one block a reader accepts (writers
+// of this version write at most BlockEvents).
+const maxBlockEvents = 1 << 20
 
 // footer (16 bytes) ends a complete file: "TVFEND\0\0" and the offset of the
 // tail (the first frame after the last events block) as a u64.

@@ -350,6 +350,9 @@ func (r *Reader) readFrame(first bool) error {
 			}
 		case frameEvents:
 			evs, err := decodeBlock(raw, r.buf[:0], r.intern)
+			if err == nil && uint64(len(evs)) != uint64(h.count) {
+				err = fmt.Errorf("block holds %d events, its header says %d", len(evs), h.count)
+			}
 			if err != nil {
 				r.damaged(at, h, err.Error())
 				continue
