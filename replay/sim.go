@@ -274,6 +274,13 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		if o.Affinity != nil && *o.Affinity&all == 0 {
 			return nil, fmt.Errorf("replay: affinity %s for %s: no such CPU among %d", o.Affinity, o.Sel.String(), cfg.CPUs)
 		}
+		matched := false
+		for i := range m.Tasks {
+			matched = matched || o.Sel.Match(&m.Tasks[i])
+		}
+		if !matched {
+			return nil, fmt.Errorf("replay: selector %q matches no task of the trace (a command name, pid:N, tid:N or workload)", o.Sel.String())
+		}
 	}
 	meta := &trace.Meta{Format: "replay", Hostname: m.Meta.Hostname, OSRelease: m.Meta.OSRelease, Arch: m.Meta.Arch,
 		Tool: "traceview replay --policy " + pol.Name(), NrCPUs: cfg.CPUs, NrCPUsAvail: cfg.CPUs, Clock: m.Meta.Clock,

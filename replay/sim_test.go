@@ -197,3 +197,39 @@ func TestPreemptShortCustomSlice(t *testing.T) {
 		}
 	}
 }
+
+// TestOverrideMatchingNoTask checks that an override whose selector matches
+// no task of the model is an error naming the selector, not silently a
+// prediction identical to the unmodified one (the review found
+// `replay --nice nosuch=0` printing the plain eevdf result).
+func TestOverrideMatchingNoTask(t *testing.T) {
+	m := hogModel(4e6, 120, 120) // two tasks, both comm "hog", pids 100 and 101
+	specs, err := policies.ParseSpecs("eevdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := specs[0].New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nice := 0
+	for sel, wantErr := range map[string]string{
+		"nosuch":  `replay: selector "nosuch" matches no task of the trace (a command name, pid:N, tid:N or workload)`,
+		"pid:999": `replay: selector "pid:999" matches no task of the trace (a command name, pid:N, tid:N or workload)`,
+		"hog":     "",
+		"pid:101": "",
+	} {
+		s, err := ParseSelector(sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Simulate(m, pol, Config{HZ: 250, Overrides: []Override{{Sel: s, Nice: &nice}}})
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != wantErr {
+			t.Errorf("selector %s: error %q, want %q", sel, got, wantErr)
+		}
+	}
+}
