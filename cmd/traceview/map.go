@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -77,9 +78,28 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 		return err
 	}
 	defer src.Close()
-	if err := report.Map(cmd.OutOrStdout(), src, o.opt); err != nil {
+	if err := checkCPUList("map: --cpus", o.opt.CPUs, src.Meta()); err != nil {
+		return err
+	}
+	out := &countingWriter{w: cmd.OutOrStdout()}
+	if err := report.Map(out, src, o.opt); err != nil {
 		return fmt.Errorf("map: %s: %w", o.input, err)
+	}
+	if out.n == 0 && len(o.opt.TaskNames) > 0 {
+		return fmt.Errorf("map: %s: no sched_switch involves --task-name %s", o.input, o.taskNames)
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	return nil
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

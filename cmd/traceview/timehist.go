@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 )
 
 type timehistFlags struct {
@@ -113,10 +114,30 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		return err
 	}
 	defer src.Close()
+	if err := checkCPUList("timehist: --cpu", opt.CPUs, src.Meta()); err != nil {
+		return err
+	}
 	if err := report.Timehist(cmd.OutOrStdout(), src, opt); err != nil {
 		return fmt.Errorf("timehist: %s: %w", o.input, err)
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	return nil
+}
+
+// checkCPUList returns a usage error naming flag when one of cpus is not a
+// CPU of the trace (Meta.NrCPUs and NrCPUsAvail, when the header gives
+// them), so that a filter that can match nothing is not a silently empty
+// table.
+func checkCPUList(flag string, cpus []int, meta *trace.Meta) error {
+	n := max(meta.NrCPUs, meta.NrCPUsAvail)
+	if n <= 0 {
+		return nil
+	}
+	for _, c := range cpus {
+		if c >= n {
+			return usageErrorf("%s: CPU %d: the trace has CPUs 0-%d", flag, c, n-1)
+		}
+	}
 	return nil
 }
 

@@ -86,3 +86,37 @@ func TestTimehistMapCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterMatchingNothing checks that a CPU filter naming a CPU the trace
+// does not have (pipe.perf.data was recorded on 2 CPUs) and a --task-name
+// no switch involves give one error line and a non-zero exit instead of an
+// empty table with exit 0, while a real CPU and task still print rows.
+func TestFilterMatchingNothing(t *testing.T) {
+	gNeedTrace(t)
+	for _, c := range []struct {
+		args    []string
+		code    int
+		wantErr string
+	}{
+		{[]string{"timehist", "-C", "99", "-i", gTrace}, 2, "timehist: --cpu: CPU 99: the trace has CPUs 0-1"},
+		{[]string{"timehist", "-C", "0,2", "-i", gTrace}, 2, "timehist: --cpu: CPU 2: the trace has CPUs 0-1"},
+		{[]string{"map", "--cpus", "5", "-i", gTrace}, 2, "map: --cpus: CPU 5: the trace has CPUs 0-1"},
+		{[]string{"map", "--task-name", "nosuch", "-i", gTrace}, 1,
+			"map: " + gTrace + ": no sched_switch involves --task-name nosuch"},
+	} {
+		out, stderr, code := cRun(t, c.args...)
+		if code != c.code || stderr != c.wantErr || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, %d bytes out; want exit %d, %q", c.args, code, stderr, len(out), c.code, c.wantErr)
+		}
+	}
+	// The pipe trace's sched-pipe pair switched on CPU 1 and on CPU 0.
+	for _, args := range [][]string{
+		{"timehist", "-C", "1", "-i", gTrace},
+		{"map", "--task-name", "sched-pipe", "-i", gTrace},
+	} {
+		out, _, code := cRun(t, args...)
+		if code != 0 || !strings.Contains(out, "sched-pipe") {
+			t.Errorf("%v: exit %d, output without sched-pipe: %q", args, code, out)
+		}
+	}
+}
