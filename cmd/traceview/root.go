@@ -67,9 +67,34 @@ All times inside are nanoseconds; every printed number carries its unit.`,
 	for _, f := range fs {
 		cmds = append(cmds, f())
 	}
+	for _, c := range cmds {
+		c.Args = usageArgs(c.Args)
+	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
 	root.AddCommand(cmds...)
 	return root
+}
+
+// usageArgs wraps a command's argument check so that wrong arguments are a
+// usage error (exit 2) in one line, pointing to -i when the command reads
+// its trace from that flag (cobra's own message for a stray argument is
+// "unknown command").
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	if check == nil {
+		return nil
+	}
+	return func(c *cobra.Command, args []string) error {
+		err := check(c, args)
+		var u usageError
+		switch {
+		case err == nil || errors.As(err, &u):
+			return err
+		case c.Flags().Lookup("input") != nil && len(args) > 0 && check(c, args[:1]) != nil:
+			return usageErrorf("%s: unexpected argument %q: give the trace with -i FILE (see '%s --help')",
+				c.CommandPath(), args[0], c.CommandPath())
+		}
+		return usageErrorf("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+	}
 }
 
 // openInput opens a trace of any supported format ("-" for stdin). The
