@@ -78,6 +78,9 @@ Times print in ms (makespan in ms); -o json gives ns.`,
 				}
 				o.input = args[0]
 			}
+			if cmd.Flags().Changed("cpus") && o.cpus == 0 {
+				return usageErrorf("replay: --cpus 0: want 1..%d (leave --cpus out for the trace's CPU count)", policies.MaxCPUs)
+			}
 			return runReplay(cmd.OutOrStdout(), cmd.ErrOrStderr(), o)
 		},
 	}

@@ -99,6 +99,8 @@ func TestReplayCLIErrors(t *testing.T) {
 		{[]string{"replay", "--policy", "eevdf", "--class", "hog=fifo:0", messaging2}, 2, "want an RT priority 1..99"},
 		{[]string{"replay", "--policy", "eevdf", "-o", "csv", messaging2}, 2, `-o "csv": want table or json`},
 		{[]string{"replay", "--policy", "eevdf", "../../testdata/traces/nosuch.perf.data"}, 1, "no such file"},
+		{[]string{"replay", "--policy", "eevdf", "--cpus", "0", messaging2}, 2, "--cpus 0: want 1..64"},
+		{[]string{"replay", "--policy", "eevdf", "--nice", "nosuch=0", messaging2}, 1, `selector "nosuch" matches no task`},
 	} {
 		_, errs, code := dRun(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
