@@ -15,7 +15,13 @@ func init() {
 			Use:   "formats",
 			Short: "List the trace formats traceview reads",
 			Long: `List the trace formats traceview reads. Every command that takes -i FILE
-detects the format from the file's content, not its name.`,
+detects the format from the file's content, not its name; 'traceview info'
+shows which one it found.
+
+Examples:
+  traceview formats
+  traceview info -i trace.dat        # format, host, CPUs and event counts
+  cat /sys/kernel/tracing/trace | traceview latency -i -`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)

@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestStrayArguments checks that a wrong number of positional arguments is
 // a one-line usage error with exit 2 (cobra alone says "unknown command"
@@ -24,6 +27,23 @@ func TestStrayArguments(t *testing.T) {
 		out, stderr, code := cRun(t, c.args...)
 		if code != 2 || stderr != c.want || out != "" {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2, %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestHelpTeaches checks that every command's --help has a Long text with
+// at least one example command line ("traceview NAME" indented under an
+// "Example" heading): `formats` had none.
+func TestHelpTeaches(t *testing.T) {
+	for _, c := range newRootCmd().Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		out, _, code := cRun(t, c.Name(), "--help")
+		_, after, ok := strings.Cut(out, "Example")
+		if code != 0 || c.Long == "" || !ok || !strings.Contains(after, "  traceview "+c.Name()) &&
+			!strings.Contains(after, "traceview "+c.Name()+" ") {
+			t.Errorf("%s --help (exit %d) lacks a Long text or an example of `traceview %s`", c.Name(), code, c.Name())
 		}
 	}
 }
