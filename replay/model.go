@@ -330,7 +330,11 @@ func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, pr
 	if pid >= 0 {
 		tk.PID = pid
 	}
-	if comm != "" {
+	// As in trace.Tasks (which names the rows of every report): a
+	// tracepoint's comm only names a task that has no name yet; perf's
+	// COMM records and exec rename it. (A kworker's sched_switch says
+	// "kworker/0:0" while perf names the thread "kworker/0:0-events".)
+	if comm != "" && tk.Comm == "" {
 		tk.Comm = comm
 	}
 	if prio >= 0 {

@@ -78,3 +78,33 @@ func TestExtractPingPongAndSwitchCost(t *testing.T) {
 		t.Errorf("A ran %v, B ran %v: A's second run must follow B's reply", ra, rb)
 	}
 }
+
+// TestExtractNamesLikeTheReports checks that the model names tasks as
+// trace.Tasks names the rows of the observed reports: perf's record-start
+// COMM ("kworker/0:0-events", from /proc) is not overwritten by the
+// tracepoints' shorter comm ("kworker/0:0"), while a later exec does rename.
+// Before the fix, replay printed kworker/0:0-eve with 0 ms predicted and a
+// "new" kworker/0:0 row holding its predicted runtime.
+func TestExtractNamesLikeTheReports(t *testing.T) {
+	pre := trace.NewEvent(0, -1, trace.KindComm)
+	pre.TID, pre.PID, pre.Comm = 9, 9, "kworker/0:0-events"
+	evs := []trace.Event{pre, sw(1000, 0, 0, 9), rt(3000, 9, 2000), sw(3000, 9, trace.StateInterruptible, 2),
+		rt(5000, 2, 2000)}
+	evs[1].Comm, evs[1].NextComm = "swapper/0", "kworker/0:0"
+	evs[3].Comm, evs[3].NextComm = "kworker/0:0", "sh"
+	exec := trace.NewEvent(5000, 0, trace.KindExec)
+	exec.TID, exec.PID, exec.Comm = 2, 2, "ls"
+	evs = append(evs, exec, sw(6000, 2, trace.StateInterruptible, 0))
+	evs[len(evs)-1].Comm = "ls"
+	m, err := Extract(trace.NewSliceSource(evs, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[trace.TID]string{}
+	for _, tk := range m.Tasks {
+		names[tk.TID] = tk.Comm
+	}
+	if names[9] != "kworker/0:0-events" || names[2] != "ls" {
+		t.Errorf("names = %v, want 9: kworker/0:0-events (perf's COMM), 2: ls (exec)", names)
+	}
+}
