@@ -31,6 +31,10 @@ type stats struct {
 	bytes  int64
 	tasks  map[trace.TID]*task
 	lost   uint64
+	// gaps counts sched_switch events whose previous task is not the one
+	// the CPU's previous sched_switch switched in: a switch the recorder
+	// missed (the chain of switches on a CPU is otherwise unbroken).
+	gaps int
 }
 
 func load(path string, comm *regexp.Regexp) (*stats, error) {
@@ -51,6 +55,7 @@ func load(path string, comm *regexp.Regexp) (*stats, error) {
 		}
 		return t
 	}
+	cur := map[trace.CPU]trace.TID{}
 	for {
 		e, err := src.Next()
 		if err == io.EOF {
@@ -66,6 +71,10 @@ func load(path string, comm *regexp.Regexp) (*stats, error) {
 		if e.Kind != trace.KindSwitch {
 			continue
 		}
+		if prev, ok := cur[e.CPU]; ok && prev != e.TID {
+			st.gaps++
+		}
+		cur[e.CPU] = e.NextTID
 		if e.TID > 0 {
 			get(e.TID, e.Comm).out++
 		}
@@ -104,8 +113,8 @@ func main() {
 			os.Exit(1)
 		}
 		all = append(all, st)
-		fmt.Printf("%s: %d events, %d bytes, %.1f bytes/event, %d lost, %d matching tasks\n",
-			p, st.events, st.bytes, float64(st.bytes)/float64(max(st.events, 1)), st.lost, len(st.tasks))
+		fmt.Printf("%s: %d events, %d bytes, %.1f bytes/event, %d lost, %d matching tasks, %d breaks in the per-CPU switch chains\n",
+			p, st.events, st.bytes, float64(st.bytes)/float64(max(st.events, 1)), st.lost, len(st.tasks), st.gaps)
 	}
 	if len(all) < 2 {
 		return
@@ -123,7 +132,7 @@ func main() {
 		keys = append(keys, tid)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	worst, sumA, sumB := 0.0, 0, 0
+	worst, sumA, sumB, beyond, maxAbs := 0.0, 0, 0, 0, 0
 	fmt.Printf("%-8s %-16s %10s %10s %8s\n", "TID", "COMM", "SWITCHES_A", "SWITCHES_B", "DIFF_%")
 	for _, tid := range keys {
 		ta, tb := a.tasks[tid], b.tasks[tid]
@@ -138,9 +147,14 @@ func main() {
 		sumB += nb
 		d := 100 * math.Abs(float64(na-nb)) / math.Max(float64(max(na, nb)), 1)
 		worst = math.Max(worst, d)
+		if d > *maxDiff {
+			beyond++
+		}
+		maxAbs = max(maxAbs, na-nb, nb-na)
 		fmt.Printf("%-8d %-16s %10d %10d %8.2f\n", tid, ta.comm, na, nb, d)
 	}
-	fmt.Printf("tasks: %d; sched_switch events touching them: %d vs %d; largest per-task difference %.2f %%\n", len(keys), sumA, sumB, worst)
+	fmt.Printf("tasks: %d; sched_switch events touching them: %d vs %d; largest per-task difference %.2f %% (%d tasks beyond %.0f %%; largest difference %d events)\n",
+		len(keys), sumA, sumB, worst, beyond, *maxDiff, maxAbs)
 	if worst > *maxDiff {
 		os.Exit(1)
 	}
