@@ -33,13 +33,16 @@ const DefaultBufferSize = 32 << 20
 // buffer: records are reserved in one shared buffer in the order the CPUs
 // reach bpf_ringbuf_reserve, and each takes its timestamp just after, so two
 // CPUs can interleave by the length of a few instructions (or an interrupt
-// taken in between). Events are held until an event this much later has been
-// read, then released in time order.
-const ReorderWindow = 20_000_000
+// taken in between: microseconds). Events are held until an event this much
+// later has been read, then released in time order.
+const ReorderWindow = 5_000_000
 
-// reorder restores time order across CPUs with a bounded window.
+// reorder restores time order across CPUs with a bounded window. Released
+// events are skipped by advancing start; the slice is compacted only when
+// the released part dominates, so each event is copied O(1) times.
 type reorder struct {
 	pending []trace.Event
+	start   int
 	maxTime int64
 }
 
@@ -50,42 +53,50 @@ func (r *reorder) add(e trace.Event) {
 	}
 }
 
-// flush emits, in time order, the pending events at least window ns older
-// than the newest one read (all of them when all is true). Records mostly
-// arrive in time order already, so the sort is skipped when it can be.
+func byTime(a, b trace.Event) int {
+	switch {
+	case a.Time < b.Time:
+		return -1
+	case a.Time > b.Time:
+		return 1
+	}
+	return 0
+}
+
+// flush emits, in time order, the pending events at least ReorderWindow ns
+// older than the newest one read (all of them when all is true). Records
+// mostly arrive in time order already, so the sort is skipped when it can
+// be.
 func (r *reorder) flush(all bool, emit func(trace.Event) error) error {
-	if len(r.pending) == 0 {
+	p := r.pending[r.start:]
+	if len(p) == 0 {
 		return nil
 	}
-	byTime := func(a, b trace.Event) int {
-		switch {
-		case a.Time < b.Time:
-			return -1
-		case a.Time > b.Time:
-			return 1
-		}
-		return 0
+	if !slices.IsSortedFunc(p, byTime) {
+		slices.SortStableFunc(p, byTime)
 	}
-	if !slices.IsSortedFunc(r.pending, byTime) {
-		slices.SortStableFunc(r.pending, byTime)
-	}
-	n := len(r.pending)
+	n := len(p)
 	if !all {
 		limit := r.maxTime - ReorderWindow
-		n, _ = slices.BinarySearchFunc(r.pending, limit+1, func(e trace.Event, t int64) int {
+		n, _ = slices.BinarySearchFunc(p, limit+1, func(e trace.Event, t int64) int {
 			if e.Time < t {
 				return -1
 			}
 			return 1
 		})
 	}
-	for i := range r.pending[:n] {
-		if err := emit(r.pending[i]); err != nil {
+	for i := range p[:n] {
+		if err := emit(p[i]); err != nil {
 			return err
 		}
 	}
-	m := copy(r.pending, r.pending[n:])
-	r.pending = r.pending[:m]
+	r.start += n
+	if r.start == len(r.pending) {
+		r.pending, r.start = r.pending[:0], 0
+	} else if r.start > len(r.pending)/2 {
+		m := copy(r.pending, r.pending[r.start:])
+		r.pending, r.start = r.pending[:m], 0
+	}
 	return nil
 }
 

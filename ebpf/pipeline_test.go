@@ -1,0 +1,56 @@
+package ebpf
+
+import (
+	"encoding/binary"
+	"io"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
+)
+
+// BenchmarkPipeline measures the user-space cost per record of a capture:
+// decoding, the reorder window and writing the traceview format, on a
+// ping-pong-like mix of records (switch, waking, wakeup, runtime) of a few
+// tasks on two CPUs.
+func BenchmarkPipeline(b *testing.B) {
+	const n = 1 << 16
+	recs := make([][]byte, 0, n)
+	ts := uint64(1_000_000_000)
+	for i := 0; len(recs) < n; i++ {
+		a, c := int32(1000+i%7), int32(2000+i%5)
+		cpu := uint32(i % 2)
+		ts += 1500
+		recs = append(recs,
+			rec(ts, cpu, trace.KindRuntime, 0, a, a, a, a, 120, -1, -1, -1, 2500, 0, -1, "sched-messaging", ""),
+			rec(ts+100, cpu, trace.KindSwitch, 0, a, a, a, a, 120, c, c, 120, 1, 0, -1, "sched-messaging", "sched-messaging"),
+			rec(ts+300, cpu, trace.KindWaking, flagWaker|flagIRQKnown, c, c, a, a, 120, -1, -1, -1, cpu, cpu, c, "sched-messaging", ""),
+			rec(ts+400, cpu, trace.KindWakeup, flagWaker|flagIRQKnown, c, c, a, a, 120, -1, -1, -1, cpu, cpu, c, "sched-messaging", ""))
+	}
+	d := newDecoder(false)
+	b.ReportAllocs()
+	b.SetBytes(RecordSize)
+	w, _ := tvf.NewWriter(io.Discard, tvf.Header{})
+	var ro reorder
+	emit := func(e trace.Event) error { return w.Write(e) }
+	i := 0
+	span := ts - 1_000_000_000 + 2000 // time covered by recs
+	for b.Loop() {
+		r := recs[i%n]
+		if i%n == 0 && i > 0 {
+			// Next lap: later times, as a capture would have.
+			for _, r := range recs {
+				binary.LittleEndian.PutUint64(r, binary.LittleEndian.Uint64(r)+span)
+			}
+		}
+		if e, ok := d.decode(r); ok {
+			ro.add(e)
+		}
+		i++
+		if i%10000 == 0 {
+			ro.flush(false, emit)
+		}
+	}
+	ro.flush(true, emit)
+	w.Close()
+}
