@@ -47,3 +47,14 @@ func TestHelpTeaches(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsSeriesBound: an absurd --series is a usage error before reading,
+// not an out-of-memory kill.
+func TestStatsSeriesBound(t *testing.T) {
+	for _, n := range []string{"-1", "100000000"} {
+		_, stderr, code := cRun(t, "stats", "--series", n, "-o", "json", "-i", "nosuch.data")
+		if want := "stats: --series must be 0..100000, got " + n; code != 2 || stderr != want {
+			t.Errorf("--series %s: exit %d, stderr %q; want exit 2, %q", n, code, stderr, want)
+		}
+	}
+}

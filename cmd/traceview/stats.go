@@ -51,12 +51,18 @@ Example:
 	})
 }
 
+// maxSeriesBuckets bounds --series: each bucket holds two float64 per CPU
+// (utilization, runqueue length), so 100000 buckets on 64 CPUs is 100 MiB;
+// an unbounded N let a typo exhaust memory (the review's --series 100000000
+// was killed by the kernel).
+const maxSeriesBuckets = 100000
+
 func runStats(cmd *cobra.Command, o statsOptions) error {
 	if o.output != "table" && o.output != "json" {
 		return usageErrorf("stats: unknown output format %q (want table or json)", o.output)
 	}
-	if o.buckets < 0 {
-		return usageErrorf("stats: --series must be >= 0, got %d", o.buckets)
+	if o.buckets < 0 || o.buckets > maxSeriesBuckets {
+		return usageErrorf("stats: --series must be 0..%d, got %d", maxSeriesBuckets, o.buckets)
 	}
 	src, err := openInputProgress(o.input)
 	if err != nil {
