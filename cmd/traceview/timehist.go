@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -117,11 +118,47 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	if err := checkCPUList("timehist: --cpu", opt.CPUs, src.Meta()); err != nil {
 		return err
 	}
-	if err := report.Timehist(cmd.OutOrStdout(), src, opt); err != nil {
+	out := &firstRowWriter{w: cmd.OutOrStdout()}
+	if err := report.Timehist(out, src, opt); err != nil {
 		return fmt.Errorf("timehist: %s: %w", o.input, err)
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	filtered := opt.CPUs != nil || opt.PIDs != nil || opt.TIDs != nil || opt.Prios != nil || opt.Start != 0 || opt.End != 0
+	if filtered && !opt.SummaryOnly && !out.hasRow() {
+		span := ""
+		if m := src.Meta(); m != nil && m.FirstTime > 0 && m.LastTime >= m.FirstTime {
+			span = fmt.Sprintf(" (the trace spans %.6f s to %.6f s)", float64(m.FirstTime)/1e9, float64(m.LastTime)/1e9)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no row matched the filters (-C, -p, -t, --prio, --time)%s\n", span)
+	}
 	return nil
+}
+
+// firstRowWriter passes output through and keeps the start of its fourth
+// line, the first row after timehist's three header lines.
+type firstRowWriter struct {
+	w     io.Writer
+	lines int
+	row   []byte
+}
+
+func (f *firstRowWriter) Write(p []byte) (int, error) {
+	for i := 0; i < len(p) && f.lines <= 3 && len(f.row) < 32; i++ {
+		switch {
+		case f.lines == 3 && p[i] != '\n':
+			f.row = append(f.row, p[i])
+		case p[i] == '\n':
+			f.lines++
+		}
+	}
+	return f.w.Write(p)
+}
+
+// hasRow reports whether the fourth line is a row (a time stamp after the
+// padding), not the blank line before a summary or nothing.
+func (f *firstRowWriter) hasRow() bool {
+	r := strings.TrimLeft(string(f.row), " ")
+	return r != "" && r[0] >= '0' && r[0] <= '9'
 }
 
 // checkCPUList returns a usage error naming flag when one of cpus is not a

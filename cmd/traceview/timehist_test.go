@@ -120,3 +120,26 @@ func TestFilterMatchingNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistNoRowWarns: filters that leave no row (a pid absent from the
+// trace, a --time window before it) keep perf's header-only output and exit
+// 0, but say so on stderr with the trace's span (pipe.perf.data's header:
+// first sample 754.328752 s, last 754.364706 s).
+func TestTimehistNoRowWarns(t *testing.T) {
+	gNeedTrace(t)
+	const warn = "warning: no row matched the filters (-C, -p, -t, --prio, --time) (the trace spans 754.328752 s to 754.364706 s)\n"
+	for _, c := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"timehist", "-p", "99999", "-i", gTrace}, true},
+		{[]string{"timehist", "-S", "--time", "1,2", "-i", gTrace}, true},
+		{[]string{"timehist", "-p", "14566", "-i", gTrace}, false}, // a sched-pipe thread
+		{[]string{"timehist", "--time", "754.33,", "-i", gTrace}, false},
+	} {
+		out, stderr, code := cRun(t, c.args...)
+		if code != 0 || strings.Contains(stderr, warn) != c.warn || !strings.Contains(out, "wait time") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 0, warning %v", c.args, code, stderr, c.warn)
+		}
+	}
+}
