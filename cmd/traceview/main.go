@@ -4,12 +4,47 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
 func main() {
-	if err := newRootCmd().Execute(); err != nil {
-		fmt.Fprintf(os.Stderr, "traceview: %v\n", err)
-		os.Exit(exitCode(err))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line args, printing to stdout and stderr, and
+// returns the exit code: 0, 1 for an error, 2 for a bad command line.
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd()
+	out := &stickyErrWriter{w: stdout}
+	root.SetOut(out)
+	root.SetErr(stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil && out.err != nil {
+		// Commands that print with fmt.Fprint* ignore write errors; a full
+		// disk or a closed pipe must still fail the command.
+		err = fmt.Errorf("writing the output: %w", out.err)
 	}
+	if err != nil {
+		fmt.Fprintf(stderr, "traceview: %v\n", err)
+		return exitCode(err)
+	}
+	return 0
+}
+
+// stickyErrWriter remembers the first write error, and fails every later
+// write with it.
+type stickyErrWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stickyErrWriter) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n, err := s.w.Write(p)
+	s.err = err
+	return n, err
 }

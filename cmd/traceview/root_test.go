@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -56,5 +58,29 @@ func TestStatsSeriesBound(t *testing.T) {
 		if want := "stats: --series must be 0..100000, got " + n; code != 2 || stderr != want {
 			t.Errorf("--series %s: exit %d, stderr %q; want exit 2, %q", n, code, stderr, want)
 		}
+	}
+}
+
+// fullWriter fails every write like /dev/full.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestWriteErrorFails: a command whose output cannot be written exits 1
+// with one error line, also for commands that print with fmt.Fprintf and
+// ignore its error (policies, info and replay exited 0 on /dev/full).
+func TestWriteErrorFails(t *testing.T) {
+	for _, args := range [][]string{{"policies"}, {"info", "-i", gTrace}, {"formats"}} {
+		var stderr bytes.Buffer
+		code := run(args, fullWriter{}, &stderr)
+		lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+		last := lines[len(lines)-1]
+		if code != 1 || !strings.HasPrefix(last, "traceview: ") || !strings.HasSuffix(last, "no space left on device") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and a no-space error", args, code, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"policies"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "eevdf") {
+		t.Errorf("policies: exit %d, stderr %q", code, stderr.String())
 	}
 }
