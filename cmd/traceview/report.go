@@ -48,8 +48,8 @@ Example:
 }
 
 func runReport(cmd *cobra.Command, o reportOptions) error {
-	if o.top <= 0 || o.buckets <= 0 {
-		return usageErrorf("report: --top and --buckets must be positive, got %d and %d", o.top, o.buckets)
+	if o.top <= 0 || o.buckets <= 0 || o.buckets > maxSeriesBuckets {
+		return usageErrorf("report: --top must be positive and --buckets 1..%d, got %d and %d", maxSeriesBuckets, o.top, o.buckets)
 	}
 	src, err := openInputProgress(o.input)
 	if err != nil {

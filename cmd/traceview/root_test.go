@@ -59,6 +59,11 @@ func TestStatsSeriesBound(t *testing.T) {
 			t.Errorf("--series %s: exit %d, stderr %q; want exit 2, %q", n, code, stderr, want)
 		}
 	}
+	// report's --buckets has the same bound (it hung with 100000000).
+	_, stderr, code := cRun(t, "report", "--buckets", "100000000", "-i", "nosuch.data", "-o", "x.html")
+	if want := "report: --top must be positive and --buckets 1..100000, got 10 and 100000000"; code != 2 || stderr != want {
+		t.Errorf("report --buckets 100000000: exit %d, stderr %q; want exit 2, %q", code, stderr, want)
+	}
 }
 
 // fullWriter fails every write like /dev/full.
