@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -87,5 +88,18 @@ func TestWriteErrorFails(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"policies"}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "eevdf") {
 		t.Errorf("policies: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestStatsNoSwitch: a trace without sched_switch events is an error like
+// in latency (stats printed an all-zero table with exit 0).
+func TestStatsNoSwitch(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "empty.tv")
+	if _, stderr, code := cRun(t, "synth", "manytasks", "tasks=0", "-w", empty); code != 0 {
+		t.Fatalf("synth: exit %d: %s", code, stderr)
+	}
+	out, stderr, code := cRun(t, "stats", "-i", empty)
+	if want := "stats: " + empty + ": no sched_switch events in 0 events read (record with 'perf sched record')"; code != 1 || stderr != want || out != "" {
+		t.Errorf("stats on an empty trace: exit %d, stderr %q, out %q; want exit 1, %q", code, stderr, out, want)
 	}
 }

@@ -73,13 +73,22 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	if err != nil {
 		return fmt.Errorf("stats: %s: %w", o.input, err)
 	}
+	switches := 0
+	for _, c := range st.CPUs {
+		switches += int(c.Switches)
+	}
+	if switches == 0 {
+		// As latency, timehist and map: not an all-zero table.
+		return fmt.Errorf("stats: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, st.Events)
+	}
 	out := cmd.OutOrStdout()
+	// Stats has no warnings field: they go to stderr in both formats.
+	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	if o.output == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	}
-	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	return writeStatsTable(out, st)
 }
 
