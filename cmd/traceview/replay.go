@@ -255,6 +255,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err != nil {
 		return err
 	}
+	if len(m.Tasks) == 0 {
+		return fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", o.input)
+	}
 	printWarnings(errw, src.Meta())
 	obs, err := m.ObservedLatency(o.perTask)
 	if err != nil {

@@ -102,4 +102,8 @@ func TestStatsNoSwitch(t *testing.T) {
 	if want := "stats: " + empty + ": no sched_switch events in 0 events read (record with 'perf sched record')"; code != 1 || stderr != want || out != "" {
 		t.Errorf("stats on an empty trace: exit %d, stderr %q, out %q; want exit 1, %q", code, stderr, out, want)
 	}
+	out, stderr, code = cRun(t, "replay", "--policy", "eevdf", "-i", empty)
+	if want := "replay: " + empty + ": no task to replay: the trace has no sched_switch events (record with 'perf sched record')"; code != 1 || stderr != want || out != "" {
+		t.Errorf("replay of an empty trace: exit %d, stderr %q, out %q; want exit 1, %q", code, stderr, out, want)
+	}
 }
