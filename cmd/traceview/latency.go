@@ -85,6 +85,9 @@ func runLatency(cmd *cobra.Command, o latencyOptions) error {
 	default:
 		return usageErrorf("latency: unknown output format %q (want table, json or csv)", o.output)
 	}
+	if o.perf && o.percentiles && o.output == "table" {
+		return usageErrorf("latency: --percentiles adds columns that perf's table (--perf) does not have; drop one of them, or use -o json|csv")
+	}
 	if o.cpu < -1 {
 		return usageErrorf("latency: -C must be a CPU number or -1, got %d", o.cpu)
 	}

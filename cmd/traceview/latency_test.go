@@ -61,6 +61,8 @@ func TestLatencyCLIErrors(t *testing.T) {
 		{[]string{"latency", "-o", "xml", "-i", "../../testdata/traces/pipe.perf.data"}, 2, `unknown output format "xml"`},
 		{[]string{"latency", "-i", "../../testdata/traces/nosched-cpu-clock.data"}, 1, "no sched tracepoints"},
 		{[]string{"latency", "-i", "../../testdata/traces/does-not-exist.data"}, 1, "no such file"},
+		// --perf's table has no percentile columns: --percentiles was silently dropped.
+		{[]string{"latency", "--perf", "--percentiles", "-i", "../../testdata/traces/pipe.perf.data"}, 2, "--percentiles adds columns that perf's table (--perf) does not have"},
 	} {
 		_, errs, code := bRun(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
