@@ -9,6 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 )
 
 type exportOptions struct {
@@ -80,16 +81,20 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	defer closeOut()
+	cs := &switchCountingSource{Source: src}
 	if o.format == "pprof" {
-		err = report.WritePprof(w, src)
+		err = report.WritePprof(w, cs)
 	} else {
-		err = report.WritePerfetto(w, src)
+		err = report.WritePerfetto(w, cs)
 	}
 	if err != nil {
 		return fmt.Errorf("export %s: %s: %w", o.format, o.input, err)
 	}
 	if err := closeOut(); err != nil {
 		return fmt.Errorf("export: %w", err)
+	}
+	if err := cs.check("export", o.input, o.out); err != nil {
+		return err
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	return nil
@@ -114,4 +119,35 @@ func openOutput(path string, stdout io.Writer) (io.Writer, func() error, error) 
 		closed = true
 		return f.Close()
 	}, nil
+}
+
+// switchCountingSource counts the sched_switch events read through it, so
+// that a command whose output would be empty (export, report) can say the
+// trace had none, as latency does, instead of writing an empty file.
+type switchCountingSource struct {
+	trace.Source
+	events, switches int64
+}
+
+func (s *switchCountingSource) Next() (trace.Event, error) {
+	e, err := s.Source.Next()
+	if err == nil {
+		s.events++
+		if e.Kind == trace.KindSwitch {
+			s.switches++
+		}
+	}
+	return e, err
+}
+
+// check returns the error for a trace without sched_switch events, after
+// removing the (empty) output file out ("-" is stdout: kept).
+func (s *switchCountingSource) check(cmd, input, out string) error {
+	if s.switches > 0 {
+		return nil
+	}
+	if out != "-" {
+		os.Remove(out)
+	}
+	return fmt.Errorf("%s: %s: no sched_switch events in %d events read (record with 'perf sched record')", cmd, input, s.events)
 }

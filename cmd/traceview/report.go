@@ -61,7 +61,8 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	defer closeOut()
-	err = report.WriteHTMLReport(w, src, report.HTMLOptions{
+	cs := &switchCountingSource{Source: src}
+	err = report.WriteHTMLReport(w, cs, report.HTMLOptions{
 		Name: o.input, Top: o.top, Buckets: o.buckets,
 		Latency: report.LatencyOptions{PerfCompat: o.perf},
 	})
@@ -70,6 +71,9 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 	}
 	if err := closeOut(); err != nil {
 		return fmt.Errorf("report: %w", err)
+	}
+	if err := cs.check("report", o.input, o.out); err != nil {
+		return err
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	return nil

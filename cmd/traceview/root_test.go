@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -105,5 +106,17 @@ func TestStatsNoSwitch(t *testing.T) {
 	out, stderr, code = cRun(t, "replay", "--policy", "eevdf", "-i", empty)
 	if want := "replay: " + empty + ": no task to replay: the trace has no sched_switch events (record with 'perf sched record')"; code != 1 || stderr != want || out != "" {
 		t.Errorf("replay of an empty trace: exit %d, stderr %q, out %q; want exit 1, %q", code, stderr, out, want)
+	}
+	// export and report wrote empty files with exit 0; now the error, and
+	// no file left behind.
+	for _, args := range [][]string{
+		{"export", "--format", "pprof"}, {"export", "--format", "perfetto"}, {"report"},
+	} {
+		dst := filepath.Join(t.TempDir(), "out")
+		_, stderr, code := cRun(t, append(args, "-i", empty, "-o", dst)...)
+		want := args[0] + ": " + empty + ": no sched_switch events in 0 events read (record with 'perf sched record')"
+		if _, err := os.Stat(dst); code != 1 || stderr != want || err == nil {
+			t.Errorf("%v of an empty trace: exit %d, stderr %q, output kept %v; want exit 1, %q", args, code, stderr, err == nil, want)
+		}
 	}
 }
