@@ -311,6 +311,14 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	return res, nil
 }
 
+// CheckLatencySort returns the error ComputeLatency would give for the sort
+// keys (wrapping ErrSortKey), so a caller can reject a bad -s before reading
+// a large trace.
+func CheckLatencySort(keys []string) error {
+	_, err := parseSortKeys(keys)
+	return err
+}
+
 func parseSortKeys(keys []string) ([]string, error) {
 	if len(keys) == 0 {
 		keys = []string{DefaultLatencySort}

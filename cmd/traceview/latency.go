@@ -95,6 +95,9 @@ func runLatency(cmd *cobra.Command, o latencyOptions) error {
 		PerTask: o.pids, Sort: []string{o.sort}, Percentiles: o.percentiles, PerfCompat: o.perf,
 		CPUGiven: o.cpu >= 0, CPU: trace.CPU(o.cpu),
 	}
+	if err := report.CheckLatencySort(opts.Sort); err != nil {
+		return usageError{err} // before reading: a typo should not cost a pass over a big trace
+	}
 	src, err := openInputProgress(o.input)
 	if err != nil {
 		return err

@@ -58,6 +58,8 @@ func TestLatencyCLIErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"latency", "-s", "avg,bogus", "-i", "../../testdata/traces/pipe.perf.data"}, 2, `unknown sort key "bogus"`},
+		// The sort keys are checked before the input is opened: the file does not exist.
+		{[]string{"latency", "-s", "bogus", "-i", "/nonexistent/x.perf.data"}, 2, `unknown sort key "bogus"`},
 		{[]string{"latency", "-o", "xml", "-i", "../../testdata/traces/pipe.perf.data"}, 2, `unknown output format "xml"`},
 		{[]string{"latency", "-i", "../../testdata/traces/nosched-cpu-clock.data"}, 1, "no sched tracepoints"},
 		{[]string{"latency", "-i", "../../testdata/traces/does-not-exist.data"}, 1, "no such file"},
