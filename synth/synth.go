@@ -45,6 +45,11 @@ func List() []Generator {
 // Lookup returns the generator called name.
 func Lookup(name string) (Generator, bool) { g, ok := gens[name]; return g, ok }
 
+// MaxIntParam bounds every integer parameter (task, process, frame and loop
+// counts): the whole model is built in memory, so a typo such as
+// tasks=100000000 must be an error, not an out-of-memory kill.
+const MaxIntParam = 1_000_000
+
 // Values are parameter settings by name, validated by Parse.
 type Values map[string]string
 
@@ -70,6 +75,8 @@ func (g Generator) Parse(args []string) (Values, error) {
 			}
 		} else if n, err := strconv.Atoi(val); err != nil || n < 0 {
 			return nil, fmt.Errorf("synth %s: %s=%s: want a non-negative integer", g.Name, k, val)
+		} else if n > MaxIntParam {
+			return nil, fmt.Errorf("synth %s: %s=%s: at most %d (the model is built in memory)", g.Name, k, val, MaxIntParam)
 		}
 		v[k] = val
 	}

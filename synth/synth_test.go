@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/traceview/traceview/policies"
@@ -111,5 +112,24 @@ func TestGeneratorsRun(t *testing.T) {
 	}
 	if _, err := gens["pipe"].Parse([]string{"bogus=1"}); err == nil {
 		t.Error("pipe bogus=1: no error")
+	}
+}
+
+// TestParseBounds: integer parameters above MaxIntParam are refused before
+// anything is built; the bound itself and durations are accepted.
+func TestParseBounds(t *testing.T) {
+	g, ok := Lookup("manytasks")
+	if !ok {
+		t.Fatal("manytasks not registered")
+	}
+	if _, err := g.Parse([]string{"tasks=100000000"}); err == nil || !strings.Contains(err.Error(), "at most 1000000") {
+		t.Errorf("tasks=100000000: err %v, want the bound", err)
+	}
+	v, err := g.Parse([]string{"tasks=1000000"})
+	if err != nil || v["tasks"] != "1000000" {
+		t.Errorf("tasks=1000000: %v %v", v, err)
+	}
+	if _, err := g.Parse([]string{"tasks=-1"}); err == nil {
+		t.Error("tasks=-1 accepted")
 	}
 }
