@@ -71,29 +71,39 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 	default:
 		return usageErrorf("export: unknown format %q (want pprof or perfetto)", o.format)
 	}
-	src, err := openInputProgress(o.input)
+	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, func(w io.Writer, src trace.Source) error {
+		if o.format == "pprof" {
+			return report.WritePprof(w, src)
+		}
+		return report.WritePerfetto(w, src)
+	})
+}
+
+// writeFromTrace is the shared body of the commands that turn a whole trace
+// into one output file (export, report): it opens input and out ("-":
+// stdout), runs write over the events, closes the file (reporting its close
+// error), refuses a trace without sched_switch events (removing the empty
+// file), and prints the reader's counted warnings. Errors are prefixed by
+// what ("export pprof", "report").
+func writeFromTrace(cmd *cobra.Command, what, input, out string, write func(io.Writer, trace.Source) error) error {
+	src, err := openInputProgress(input)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	w, closeOut, err := openOutput(o.out, cmd.OutOrStdout())
+	w, closeOut, err := openOutput(out, cmd.OutOrStdout())
 	if err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer closeOut()
 	cs := &switchCountingSource{Source: src}
-	if o.format == "pprof" {
-		err = report.WritePprof(w, cs)
-	} else {
-		err = report.WritePerfetto(w, cs)
-	}
-	if err != nil {
-		return fmt.Errorf("export %s: %s: %w", o.format, o.input, err)
+	if err := write(w, cs); err != nil {
+		return fmt.Errorf("%s: %s: %w", what, input, err)
 	}
 	if err := closeOut(); err != nil {
-		return fmt.Errorf("export: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	if err := cs.check("export", o.input, o.out); err != nil {
+	if err := cs.check(what, input, out); err != nil {
 		return err
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())

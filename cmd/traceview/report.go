@@ -1,11 +1,12 @@
 package main
 
 import (
-	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 )
 
 type reportOptions struct {
@@ -51,30 +52,10 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 	if o.top <= 0 || o.buckets <= 0 || o.buckets > maxSeriesBuckets {
 		return usageErrorf("report: --top must be positive and --buckets 1..%d, got %d and %d", maxSeriesBuckets, o.top, o.buckets)
 	}
-	src, err := openInputProgress(o.input)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	w, closeOut, err := openOutput(o.out, cmd.OutOrStdout())
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer closeOut()
-	cs := &switchCountingSource{Source: src}
-	err = report.WriteHTMLReport(w, cs, report.HTMLOptions{
-		Name: o.input, Top: o.top, Buckets: o.buckets,
-		Latency: report.LatencyOptions{PerfCompat: o.perf},
+	return writeFromTrace(cmd, "report", o.input, o.out, func(w io.Writer, src trace.Source) error {
+		return report.WriteHTMLReport(w, src, report.HTMLOptions{
+			Name: o.input, Top: o.top, Buckets: o.buckets,
+			Latency: report.LatencyOptions{PerfCompat: o.perf},
+		})
 	})
-	if err != nil {
-		return fmt.Errorf("report: %s: %w", o.input, err)
-	}
-	if err := closeOut(); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := cs.check("report", o.input, o.out); err != nil {
-		return err
-	}
-	printWarnings(cmd.ErrOrStderr(), src.Meta())
-	return nil
 }

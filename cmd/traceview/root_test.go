@@ -109,12 +109,18 @@ func TestStatsNoSwitch(t *testing.T) {
 	}
 	// export and report wrote empty files with exit 0; now the error, and
 	// no file left behind.
-	for _, args := range [][]string{
-		{"export", "--format", "pprof"}, {"export", "--format", "perfetto"}, {"report"},
+	for _, c := range []struct {
+		args   []string
+		prefix string
+	}{
+		{[]string{"export", "--format", "pprof"}, "export pprof"},
+		{[]string{"export", "--format", "perfetto"}, "export perfetto"},
+		{[]string{"report"}, "report"},
 	} {
+		args := c.args
 		dst := filepath.Join(t.TempDir(), "out")
 		_, stderr, code := cRun(t, append(args, "-i", empty, "-o", dst)...)
-		want := args[0] + ": " + empty + ": no sched_switch events in 0 events read (record with 'perf sched record')"
+		want := c.prefix + ": " + empty + ": no sched_switch events in 0 events read (record with 'perf sched record')"
 		if _, err := os.Stat(dst); code != 1 || stderr != want || err == nil {
 			t.Errorf("%v of an empty trace: exit %d, stderr %q, output kept %v; want exit 1, %q", args, code, stderr, err == nil, want)
 		}
