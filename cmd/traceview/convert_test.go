@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,22 +11,6 @@ import (
 
 	"github.com/traceview/traceview/trace"
 )
-
-// cRun runs the CLI with args and returns stdout, stderr and the exit code.
-func cRun(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(args)
-	code := 0
-	if err := root.Execute(); err != nil {
-		code = exitCode(err)
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), code
-}
 
 func readAllEvents(t *testing.T, path string) ([]trace.Event, *trace.Meta) {
 	t.Helper()
@@ -58,7 +41,7 @@ func TestConvertRoundTrip(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(in), ".perf.data")
 		t.Run(name, func(t *testing.T) {
 			out := filepath.Join(dir, name+".tv")
-			stdout, stderr, code := cRun(t, "convert", in, "-o", out)
+			stdout, stderr, code := runCLI(t, "convert", in, "-o", out)
 			if code != 0 {
 				t.Fatalf("convert: exit %d: %s", code, stderr)
 			}
@@ -87,8 +70,8 @@ func TestConvertRoundTrip(t *testing.T) {
 				t.Errorf("converted file %d bytes is more than a quarter of the perf.data's %d", tst.Size(), pst.Size())
 			}
 			for _, extra := range [][]string{nil, {"-p"}} {
-				a, _, ca := cRun(t, append([]string{"latency", "-i", in}, extra...)...)
-				b, _, cb := cRun(t, append([]string{"latency", "-i", out}, extra...)...)
+				a, _, ca := runCLI(t, append([]string{"latency", "-i", in}, extra...)...)
+				b, _, cb := runCLI(t, append([]string{"latency", "-i", out}, extra...)...)
 				if ca != 0 || cb != 0 || a == "" {
 					t.Fatalf("latency %v: exit codes %d and %d, output %q", extra, ca, cb, a)
 				}
@@ -101,11 +84,11 @@ func TestConvertRoundTrip(t *testing.T) {
 }
 
 func TestConvertErrors(t *testing.T) {
-	_, stderr, code := cRun(t, "convert", "nonexistent.data")
+	_, stderr, code := runCLI(t, "convert", "nonexistent.data")
 	if code != 2 || !strings.Contains(stderr, "missing -o") {
 		t.Errorf("no -o: exit %d, %q", code, stderr)
 	}
-	_, stderr, code = cRun(t, "convert", "nonexistent.data", "-o", filepath.Join(t.TempDir(), "x.tv"))
+	_, stderr, code = runCLI(t, "convert", "nonexistent.data", "-o", filepath.Join(t.TempDir(), "x.tv"))
 	if code != 1 || !strings.Contains(stderr, "nonexistent.data") || strings.Count(stderr, "\n") > 1 {
 		t.Errorf("missing input: exit %d, %q", code, stderr)
 	}

@@ -40,7 +40,7 @@ func gLatencyTotal(t *testing.T) report.LatencyTotal {
 
 func TestStatsCommandJSON(t *testing.T) {
 	gNeedTrace(t)
-	out, stderr, code := cRun(t, "stats", "-i", gTrace, "-o", "json", "--series", "10")
+	out, stderr, code := runCLI(t, "stats", "-i", gTrace, "-o", "json", "--series", "10")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -56,7 +56,7 @@ func TestStatsCommandJSON(t *testing.T) {
 		t.Errorf("stats: %d CPUs, series %v, %d delays / %d ns; latency: %d delays / %d ns",
 			len(st.CPUs), st.Series != nil, st.Delays.Count, st.Delays.Sum, tot.Count, tot.SumDelay)
 	}
-	table, _, code := cRun(t, "stats", "-i", gTrace)
+	table, _, code := runCLI(t, "stats", "-i", gTrace)
 	if code != 0 || !strings.Contains(table, "Utilization %") || !strings.Contains(table, "usecs") {
 		t.Errorf("table output:\n%s", table)
 	}
@@ -64,7 +64,7 @@ func TestStatsCommandJSON(t *testing.T) {
 
 func TestCompareCommand(t *testing.T) {
 	gNeedTrace(t)
-	out, stderr, code := cRun(t, "compare", gTrace, gTrace, "-o", "csv")
+	out, stderr, code := runCLI(t, "compare", gTrace, gTrace, "-o", "csv")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -77,7 +77,7 @@ func TestCompareCommand(t *testing.T) {
 	if last[0] != "TOTAL" || last[1] != "both" || last[4] != "1.000000" || last[16] != "1.000000" {
 		t.Errorf("TOTAL line %v", last)
 	}
-	table, _, code := cRun(t, "compare", gTrace, gTrace)
+	table, _, code := runCLI(t, "compare", gTrace, gTrace)
 	if code != 0 || !strings.Contains(table, "B/A: runtime 1.000, switches 1.000, avg delay 1.000, max delay 1.000, sum delay 1.000, p99 delay 1.000") {
 		t.Errorf("table:\n%s", table)
 	}
@@ -87,7 +87,7 @@ func TestExportCommands(t *testing.T) {
 	gNeedTrace(t)
 	dir := t.TempDir()
 	pb := filepath.Join(dir, "d.pb.gz")
-	if _, stderr, code := cRun(t, "export", "--format", "pprof", "-i", gTrace, "-o", pb); code != 0 {
+	if _, stderr, code := runCLI(t, "export", "--format", "pprof", "-i", gTrace, "-o", pb); code != 0 {
 		t.Fatalf("pprof: exit %d: %s", code, stderr)
 	}
 	f, err := os.Open(pb)
@@ -106,7 +106,7 @@ func TestExportCommands(t *testing.T) {
 	if tot := gLatencyTotal(t); delay != tot.SumDelay {
 		t.Errorf("profile delay %d ns, latency total Sum delay %d ns", delay, tot.SumDelay)
 	}
-	js, stderr, code := cRun(t, "export", "--format", "perfetto", "-i", gTrace)
+	js, stderr, code := runCLI(t, "export", "--format", "perfetto", "-i", gTrace)
 	if code != 0 {
 		t.Fatalf("perfetto: exit %d: %s", code, stderr)
 	}
@@ -121,7 +121,7 @@ func TestExportCommands(t *testing.T) {
 func TestReportCommand(t *testing.T) {
 	gNeedTrace(t)
 	html := filepath.Join(t.TempDir(), "r.html")
-	if _, stderr, code := cRun(t, "report", "-i", gTrace, "-o", html); code != 0 {
+	if _, stderr, code := runCLI(t, "report", "-i", gTrace, "-o", html); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	data, err := os.ReadFile(html)
@@ -145,13 +145,13 @@ func TestGCommandUsageErrors(t *testing.T) {
 		{[]string{"stats", "-o", "xml"}, `unknown output format "xml"`},
 		{[]string{"report", "--top", "0"}, "must be positive"},
 	} {
-		_, stderr, code := cRun(t, c.args...)
+		_, stderr, code := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.msg) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.msg)
 		}
 	}
 	// A missing file is an error of the input, not of usage.
-	if _, stderr, code := cRun(t, "stats", "-i", "/nonexistent.data"); code != 1 || !strings.Contains(stderr, "no such file") {
+	if _, stderr, code := runCLI(t, "stats", "-i", "/nonexistent.data"); code != 1 || !strings.Contains(stderr, "no such file") {
 		t.Errorf("missing input: exit %d, %q", code, stderr)
 	}
 }

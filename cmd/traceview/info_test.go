@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,28 +10,11 @@ import (
 	"testing"
 )
 
-// aRun runs the CLI with args and returns stdout, the error text and the
-// exit code.
-func aRun(t *testing.T, args ...string) (string, string, int) {
-	t.Helper()
-	root := newRootCmd()
-	var out, errb bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	root.SetArgs(args)
-	code := 0
-	if err := root.Execute(); err != nil {
-		code = exitCode(err)
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), code
-}
-
 // The expected values come from perf 6.12.95 on the same files:
 // `perf report --header-only` (host, kernel, perf version, CPUs) and
 // `perf report --stats` (samples per event; sched-compressed.meta.txt).
 func TestInfoText(t *testing.T) {
-	out, errs, code := aRun(t, "info", "-i", "../../testdata/traces/sched-compressed.data")
+	out, errs, code := runCLI(t, "info", "-i", "../../testdata/traces/sched-compressed.data")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -61,7 +43,7 @@ func TestInfoText(t *testing.T) {
 // printed for each event.
 func TestInfoJSONPipe(t *testing.T) {
 	path := "../../testdata/traces/sched-pipe-mode.data"
-	out, errs, code := aRun(t, "info", "-i", path, "-o", "json")
+	out, errs, code := runCLI(t, "info", "-i", path, "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -94,7 +76,7 @@ func TestInfoJSONPipe(t *testing.T) {
 
 func TestInfoBadInput(t *testing.T) {
 	// No sched tracepoints: the facts, a warning, exit 0.
-	out, _, code := aRun(t, "info", "-i", "../../testdata/traces/nosched-cpu-clock.data")
+	out, _, code := runCLI(t, "info", "-i", "../../testdata/traces/nosched-cpu-clock.data")
 	if code != 0 || !regexp.MustCompile(`\n +cpu-clock +17\n`).MatchString(out) || !strings.Contains(out, "warning: perf.data: no sched tracepoints recorded") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
@@ -107,11 +89,11 @@ func TestInfoBadInput(t *testing.T) {
 	if err := os.WriteFile(cut, b[:len(b)-100], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errs, code := aRun(t, "info", "-i", cut)
+	out, errs, code := runCLI(t, "info", "-i", cut)
 	if code != 1 || !strings.Contains(errs, "truncated") || strings.Contains(errs, "\n") || !strings.Contains(out, "events by kind") {
 		t.Errorf("exit %d, error %q, output:\n%s", code, errs, out)
 	}
-	if _, _, code := aRun(t, "info", "-o", "xml", "-i", cut); code != 2 {
+	if _, _, code := runCLI(t, "info", "-o", "xml", "-i", cut); code != 2 {
 		t.Errorf("bad -o: exit %d, want 2", code)
 	}
 }

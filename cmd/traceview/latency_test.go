@@ -7,9 +7,6 @@ import (
 	"testing"
 )
 
-// bRun is aRun (info_test.go) under this file's name.
-var bRun = aRun
-
 // --perf prints perf 6.12's own output byte for byte (the golden file is
 // `perf sched latency -s max -i stress-cpu.perf.data`); our diagnostics go
 // to stderr.
@@ -18,7 +15,7 @@ func TestLatencyCLIPerf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, errs, code := bRun(t, "latency", "--perf", "-s", "max", "-i", "../../testdata/traces/stress-cpu.perf.data")
+	out, errs, code := runCLI(t, "latency", "--perf", "-s", "max", "-i", "../../testdata/traces/stress-cpu.perf.data")
 	if code != 0 || out != string(golden) {
 		t.Fatalf("exit %d, stderr %s\nstdout:\n%s", code, errs, out)
 	}
@@ -30,7 +27,7 @@ func TestLatencyCLIPerf(t *testing.T) {
 }
 
 func TestLatencyCLIJSON(t *testing.T) {
-	out, errs, code := bRun(t, "latency", "-o", "json", "--percentiles", "-p", "-i", "../../testdata/traces/pipe.perf.data")
+	out, errs, code := runCLI(t, "latency", "-o", "json", "--percentiles", "-p", "-i", "../../testdata/traces/pipe.perf.data")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -66,7 +63,7 @@ func TestLatencyCLIErrors(t *testing.T) {
 		// --perf's table has no percentile columns: --percentiles was silently dropped.
 		{[]string{"latency", "--perf", "--percentiles", "-i", "../../testdata/traces/pipe.perf.data"}, 2, "--percentiles adds columns that perf's table (--perf) does not have"},
 	} {
-		_, errs, code := bRun(t, c.args...)
+		_, errs, code := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d with %q on one line", c.args, code, errs, c.code, c.want)
 		}

@@ -57,7 +57,7 @@ func TestRecordUsageErrors(t *testing.T) {
 		{"record", "--buffer-size", "huge"},
 		{"record", "--duration", "-1s"},
 	} {
-		_, stderr, code := cRun(t, args...)
+		_, stderr, code := runCLI(t, args...)
 		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, stderr)
 		}
@@ -82,7 +82,7 @@ func requireCapture(t *testing.T) {
 func TestRecordCommand(t *testing.T) {
 	requireCapture(t)
 	out := filepath.Join(t.TempDir(), "t.tv")
-	_, stderr, code := cRun(t, "record", "-o", out, "--", "sh", "-c", "sleep 0.01; sleep 0.01; sleep 0.01")
+	_, stderr, code := runCLI(t, "record", "-o", out, "--", "sh", "-c", "sleep 0.01; sleep 0.01; sleep 0.01")
 	if code != 0 {
 		t.Fatalf("record: exit %d: %s", code, stderr)
 	}
@@ -127,7 +127,7 @@ func TestRecordCommand(t *testing.T) {
 	if ws := r.Meta().Warnings.List(); len(ws) != 0 || len(r.Meta().Lost) != 0 {
 		t.Errorf("warnings %v, losses %v", ws, r.Meta().Lost)
 	}
-	stdout, stderr, code := cRun(t, "latency", "-i", out)
+	stdout, stderr, code := runCLI(t, "latency", "-i", out)
 	if code != 0 || !strings.Contains(stdout, "sleep") {
 		t.Errorf("latency on the capture: exit %d, %s\n%s", code, stderr, stdout)
 	}
@@ -141,7 +141,7 @@ func TestRecordSIGINT(t *testing.T) {
 	done := make(chan int)
 	start := time.Now()
 	go func() {
-		_, _, code := cRun(t, "record", "-o", out, "--duration", "30s")
+		_, _, code := runCLI(t, "record", "-o", out, "--duration", "30s")
 		done <- code
 	}()
 	// The handler is installed before the file is created.

@@ -7,16 +7,13 @@ import (
 	"testing"
 )
 
-// dRun is aRun (info_test.go) under this file's name.
-var dRun = aRun
-
 const messaging2 = "../../testdata/traces/messaging.2cpu.perf.data"
 
 // The issue's "done when" command: as-traced reproduces the observed table
 // (perf 6.12 prints 730.484 ms of runtime for sched-messaging in
 // messaging.2cpu.latency.txt), and every policy reports a makespan.
 func TestReplayCLITable(t *testing.T) {
-	out, errs, code := dRun(t, "replay", "--policy", "as-traced,cfs,eevdf", messaging2)
+	out, errs, code := runCLI(t, "replay", "--policy", "as-traced,cfs,eevdf", messaging2)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -38,7 +35,7 @@ func TestReplayCLITable(t *testing.T) {
 
 func TestReplayCLIJSONAndWrite(t *testing.T) {
 	pred := filepath.Join(t.TempDir(), "pred.tvf")
-	out, errs, code := dRun(t, "replay", "-o", "json", "--policy", "as-traced", "--policy", "eevdf:base_slice=3ms", "-w", pred, messaging2)
+	out, errs, code := runCLI(t, "replay", "-o", "json", "--policy", "as-traced", "--policy", "eevdf:base_slice=3ms", "-w", pred, messaging2)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -70,7 +67,7 @@ func TestReplayCLIJSONAndWrite(t *testing.T) {
 	}
 	// The written prediction is a trace like any other: its latency total
 	// is the eevdf run's.
-	lout, lerrs, lcode := dRun(t, "latency", "-o", "json", "-i", pred)
+	lout, lerrs, lcode := runCLI(t, "latency", "-o", "json", "-i", pred)
 	if lcode != 0 {
 		t.Fatalf("latency on the prediction: exit %d: %s", lcode, lerrs)
 	}
@@ -102,7 +99,7 @@ func TestReplayCLIErrors(t *testing.T) {
 		{[]string{"replay", "--policy", "eevdf", "--cpus", "0", messaging2}, 2, "--cpus 0: want 1..64"},
 		{[]string{"replay", "--policy", "eevdf", "--nice", "nosuch=0", messaging2}, 1, `selector "nosuch" matches no task`},
 	} {
-		_, errs, code := dRun(t, c.args...)
+		_, errs, code := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q on one line", c.args, code, errs, c.code, c.want)
 		}
@@ -110,7 +107,7 @@ func TestReplayCLIErrors(t *testing.T) {
 }
 
 func TestPoliciesCLI(t *testing.T) {
-	out, errs, code := dRun(t, "policies")
+	out, errs, code := runCLI(t, "policies")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -28,7 +28,7 @@ func TestStrayArguments(t *testing.T) {
 		// compare's own check already gives a usage error: kept as is.
 		{[]string{"compare", "a"}, `compare: want two traces A and B, got 1 argument(s) (see 'traceview compare --help')`},
 	} {
-		out, stderr, code := cRun(t, c.args...)
+		out, stderr, code := runCLI(t, c.args...)
 		if code != 2 || stderr != c.want || out != "" {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2, %q", c.args, code, stderr, c.want)
 		}
@@ -43,7 +43,7 @@ func TestHelpTeaches(t *testing.T) {
 		if c.Name() == "help" || c.Name() == "completion" {
 			continue
 		}
-		out, _, code := cRun(t, c.Name(), "--help")
+		out, _, code := runCLI(t, c.Name(), "--help")
 		_, after, ok := strings.Cut(out, "Example")
 		if code != 0 || c.Long == "" || !ok || !strings.Contains(after, "  traceview "+c.Name()) &&
 			!strings.Contains(after, "traceview "+c.Name()+" ") {
@@ -56,13 +56,13 @@ func TestHelpTeaches(t *testing.T) {
 // not an out-of-memory kill.
 func TestStatsSeriesBound(t *testing.T) {
 	for _, n := range []string{"-1", "100000000"} {
-		_, stderr, code := cRun(t, "stats", "--series", n, "-o", "json", "-i", "nosuch.data")
+		_, stderr, code := runCLI(t, "stats", "--series", n, "-o", "json", "-i", "nosuch.data")
 		if want := "stats: --series must be 0..100000, got " + n; code != 2 || stderr != want {
 			t.Errorf("--series %s: exit %d, stderr %q; want exit 2, %q", n, code, stderr, want)
 		}
 	}
 	// report's --buckets has the same bound (it hung with 100000000).
-	_, stderr, code := cRun(t, "report", "--buckets", "100000000", "-i", "nosuch.data", "-o", "x.html")
+	_, stderr, code := runCLI(t, "report", "--buckets", "100000000", "-i", "nosuch.data", "-o", "x.html")
 	if want := "report: --top must be positive and --buckets 1..100000, got 10 and 100000000"; code != 2 || stderr != want {
 		t.Errorf("report --buckets 100000000: exit %d, stderr %q; want exit 2, %q", code, stderr, want)
 	}
@@ -96,14 +96,14 @@ func TestWriteErrorFails(t *testing.T) {
 // in latency (stats printed an all-zero table with exit 0).
 func TestStatsNoSwitch(t *testing.T) {
 	empty := filepath.Join(t.TempDir(), "empty.tv")
-	if _, stderr, code := cRun(t, "synth", "manytasks", "tasks=0", "-w", empty); code != 0 {
+	if _, stderr, code := runCLI(t, "synth", "manytasks", "tasks=0", "-w", empty); code != 0 {
 		t.Fatalf("synth: exit %d: %s", code, stderr)
 	}
-	out, stderr, code := cRun(t, "stats", "-i", empty)
+	out, stderr, code := runCLI(t, "stats", "-i", empty)
 	if want := "stats: " + empty + ": no sched_switch events in 0 events read (record with 'perf sched record')"; code != 1 || stderr != want || out != "" {
 		t.Errorf("stats on an empty trace: exit %d, stderr %q, out %q; want exit 1, %q", code, stderr, out, want)
 	}
-	out, stderr, code = cRun(t, "replay", "--policy", "eevdf", "-i", empty)
+	out, stderr, code = runCLI(t, "replay", "--policy", "eevdf", "-i", empty)
 	if want := "replay: " + empty + ": no task to replay: the trace has no sched_switch events (record with 'perf sched record')"; code != 1 || stderr != want || out != "" {
 		t.Errorf("replay of an empty trace: exit %d, stderr %q, out %q; want exit 1, %q", code, stderr, out, want)
 	}
@@ -119,7 +119,7 @@ func TestStatsNoSwitch(t *testing.T) {
 	} {
 		args := c.args
 		dst := filepath.Join(t.TempDir(), "out")
-		_, stderr, code := cRun(t, append(args, "-i", empty, "-o", dst)...)
+		_, stderr, code := runCLI(t, append(args, "-i", empty, "-o", dst)...)
 		want := c.prefix + ": " + empty + ": no sched_switch events in 0 events read (record with 'perf sched record')"
 		if _, err := os.Stat(dst); code != 1 || stderr != want || err == nil {
 			t.Errorf("%v of an empty trace: exit %d, stderr %q, output kept %v; want exit 1, %q", args, code, stderr, err == nil, want)

@@ -12,7 +12,7 @@ func TestSynthPipe(t *testing.T) {
 	// 3 round trips of 1 ms passes on one CPU, strictly alternating: the
 	// two tasks run 6 ms in all, back to back: makespan 6 ms.
 	out := filepath.Join(t.TempDir(), "pipe.tvf")
-	stdout, stderr, code := cRun(t, "synth", "pipe", "loops=3", "work=1ms", "--cpus", "1", "-w", out)
+	stdout, stderr, code := runCLI(t, "synth", "pipe", "loops=3", "work=1ms", "--cpus", "1", "-w", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -33,13 +33,13 @@ func TestSynthPipe(t *testing.T) {
 		t.Errorf("meta tool %q", meta.Tool)
 	}
 	// The written trace replays under the classic policies.
-	if _, stderr, code := cRun(t, "replay", "-i", out, "--policy", "bfs,o1,goodness24"); code != 0 {
+	if _, stderr, code := runCLI(t, "replay", "-i", out, "--policy", "bfs,o1,goodness24"); code != 0 {
 		t.Errorf("replay: exit %d: %s", code, stderr)
 	}
 }
 
 func TestSynthListAndErrors(t *testing.T) {
-	stdout, _, code := cRun(t, "synth", "--list")
+	stdout, _, code := runCLI(t, "synth", "--list")
 	if code != 0 {
 		t.Fatalf("--list: exit %d", code)
 	}
@@ -58,7 +58,7 @@ func TestSynthListAndErrors(t *testing.T) {
 		{[]string{"synth", "pipe"}, "-w FILE is required"},
 		{[]string{"synth", "pipe", "--policy", "nosuch", "-w", "x"}, "unknown policy"},
 	} {
-		_, stderr, code := cRun(t, c.args...)
+		_, stderr, code := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
 		}

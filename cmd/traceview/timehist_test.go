@@ -104,7 +104,7 @@ func TestFilterMatchingNothing(t *testing.T) {
 		{[]string{"map", "--task-name", "nosuch", "-i", gTrace}, 1,
 			"map: " + gTrace + ": no sched_switch involves --task-name nosuch"},
 	} {
-		out, stderr, code := cRun(t, c.args...)
+		out, stderr, code := runCLI(t, c.args...)
 		if code != c.code || stderr != c.wantErr || out != "" {
 			t.Errorf("%v: exit %d, stderr %q, %d bytes out; want exit %d, %q", c.args, code, stderr, len(out), c.code, c.wantErr)
 		}
@@ -114,7 +114,7 @@ func TestFilterMatchingNothing(t *testing.T) {
 		{"timehist", "-C", "1", "-i", gTrace},
 		{"map", "--task-name", "sched-pipe", "-i", gTrace},
 	} {
-		out, _, code := cRun(t, args...)
+		out, _, code := runCLI(t, args...)
 		if code != 0 || !strings.Contains(out, "sched-pipe") {
 			t.Errorf("%v: exit %d, output without sched-pipe: %q", args, code, out)
 		}
@@ -137,7 +137,7 @@ func TestTimehistNoRowWarns(t *testing.T) {
 		{[]string{"timehist", "-p", "14566", "-i", gTrace}, false}, // a sched-pipe thread
 		{[]string{"timehist", "--time", "754.33,", "-i", gTrace}, false},
 	} {
-		out, stderr, code := cRun(t, c.args...)
+		out, stderr, code := runCLI(t, c.args...)
 		if code != 0 || strings.Contains(stderr, warn) != c.warn || !strings.Contains(out, "wait time") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 0, warning %v", c.args, code, stderr, c.warn)
 		}
