@@ -75,7 +75,7 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 		}
 		fmt.Fprintf(bw, "| max start: %12s s | max end: %12s s", usecStamp(r.MaxDelayStart), usecStamp(r.MaxDelayEnd))
 		if pct {
-			fmt.Fprintf(bw, " | p50:%8.3f ms | p95:%8.3f ms | p99:%8.3f ms | p99.9:%6.3f ms", ms(r.P50), ms(r.P95), ms(r.P99), ms(r.P999))
+			fmt.Fprintf(bw, " | p50:%8.3f ms | p95:%8.3f ms | p99:%8.3f ms | p99.9:%7.3f ms", ms(r.P50), ms(r.P95), ms(r.P99), ms(r.P999))
 		}
 		bw.WriteString("\n")
 	}
