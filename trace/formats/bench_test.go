@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/traceview/traceview/internal/testtraces"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -26,7 +27,7 @@ func BenchmarkDecode(b *testing.B) {
 		{"perf-script", "pipe-multi.script.txt.gz"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			data := load(b, filepath.Join(td, c.file))
+			data := testtraces.Load(b, filepath.Join(td, c.file))
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			events := 0

@@ -2,45 +2,23 @@ package formats_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"testing"
 
+	"github.com/traceview/traceview/internal/testtraces"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 	_ "github.com/traceview/traceview/trace/formats"
 )
 
-// load returns a file's bytes, gunzipped when its name ends in .gz.
-func load(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Skip(err)
-	}
-	if filepath.Ext(path) != ".gz" {
-		return b
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // latency detects the format of a file's content and computes the per-task
 // latency report on it.
 func latency(t testing.TB, path, wantFormat string) map[trace.TID]report.LatencyRow {
 	t.Helper()
-	src, err := trace.OpenReader(bytes.NewReader(load(t, path)), path)
+	src, err := trace.OpenReader(bytes.NewReader(testtraces.Load(t, path)), path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/traceview/traceview/internal/testtraces"
 	"github.com/traceview/traceview/trace"
 )
 
 // benchText reads one shared text trace b.N times from memory and reports
 // lines/s and events/s (issue 7 target: at least 1e6 lines/s).
 func benchText(b *testing.B, file string) {
-	path := filepath.Join(sharedDir(b), file)
+	path := filepath.Join(testtraces.Shared(b), file)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Skip(err)

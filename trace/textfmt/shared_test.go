@@ -11,18 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceview/traceview/internal/testtraces"
 	"github.com/traceview/traceview/trace"
 )
-
-// sharedDir is the shared recordings, ../shared/traces from the repo root.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	d := filepath.Join("..", "..", "..", "shared", "traces")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("shared traces not found at %s: %v", d, err)
-	}
-	return d
-}
 
 // readFile opens path by content detection and drains it, dropping the
 // KindComm events the reader synthesizes (see commNames).
@@ -77,7 +68,7 @@ var statsRE = regexp.MustCompile(`(?m)^\s*sched:(\w+) stats:\n\s*SAMPLE events:\
 // checks the per-tracepoint event counts against `perf report --stats` of
 // the same perf.data, recorded in NAME.meta.txt.
 func TestPerfScriptCountsMatchPerfStats(t *testing.T) {
-	dir := sharedDir(t)
+	dir := testtraces.Shared(t)
 	scripts, _ := filepath.Glob(filepath.Join(dir, "*.script.txt"))
 	if len(scripts) == 0 {
 		t.Skip("no *.script.txt in shared traces")
@@ -127,7 +118,7 @@ func TestPerfScriptCountsMatchPerfStats(t *testing.T) {
 // 6 sched_migrate_task, 2 sched_process_fork, 2 sched_wakeup_new,
 // 2 sched_process_exit.
 func TestFtraceText(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "pipe-ftrace.ftrace.txt")
+	path := filepath.Join(testtraces.Shared(t), "pipe-ftrace.ftrace.txt")
 	evs, md := readFile(t, path)
 	if md.Format != FormatFtrace {
 		t.Errorf("format %q, want %q", md.Format, FormatFtrace)
@@ -186,7 +177,7 @@ func TestFtraceText(t *testing.T) {
 // prints states with its "SDTtZXxW" table: the file's 59 "W" are idle
 // kworkers (kernel I = 0x80) and its 80 "X" exiting tasks (kernel Z = 0x20).
 func TestTraceCmdReport(t *testing.T) {
-	path := filepath.Join(sharedDir(t), "messaging-tracecmd.report.txt")
+	path := filepath.Join(testtraces.Shared(t), "messaging-tracecmd.report.txt")
 	evs, md := readFile(t, path)
 	if md.Format != FormatTraceCmd {
 		t.Errorf("format %q, want %q", md.Format, FormatTraceCmd)

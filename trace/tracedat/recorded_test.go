@@ -2,41 +2,15 @@ package tracedat
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/traceview/traceview/internal/testtraces"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/textfmt"
 )
-
-// testdata is the repo's own recordings (testdata/traces/record-pipe-multi.sh).
-const testdata = "../../testdata/traces"
-
-// load returns a testdata file's bytes, gunzipped when it ends in .gz.
-func load(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testdata, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if filepath.Ext(name) != ".gz" {
-		return b
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func decodeBytes(t testing.TB, b []byte) ([]trace.Event, *trace.Meta) {
 	t.Helper()
@@ -132,4 +106,10 @@ func TestFtraceTextMatchesTraceDat(t *testing.T) {
 	if bad > 3 {
 		t.Errorf("%d events differ", bad)
 	}
+}
+
+// load returns a testdata/traces file's bytes, gunzipped when it ends in .gz.
+func load(t testing.TB, name string) []byte {
+	t.Helper()
+	return testtraces.Load(t, filepath.Join(testtraces.Repo(t), name))
 }

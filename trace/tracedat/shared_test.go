@@ -7,19 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceview/traceview/internal/testtraces"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/textfmt"
 )
-
-// sharedDir is the shared recordings, ../shared/traces from the repo root.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	d := filepath.Join("..", "..", "..", "shared", "traces")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("shared traces not found at %s: %v", d, err)
-	}
-	return d
-}
 
 // readAll opens path with this package and drains it.
 func readAll(t testing.TB, path string) ([]trace.Event, *trace.Meta) {
@@ -111,7 +102,7 @@ func compareWithReport(t *testing.T, dat, report string) {
 // (v7, zstd) and compares it line by line with trace-cmd report's output of
 // the same file (2484 events).
 func TestSharedAgainstReport(t *testing.T) {
-	dir := sharedDir(t)
+	dir := testtraces.Shared(t)
 	compareWithReport(t, filepath.Join(dir, "messaging-tracecmd.trace.dat"), filepath.Join(dir, "messaging-tracecmd.report.txt"))
 	_, meta := readAll(t, filepath.Join(dir, "messaging-tracecmd.trace.dat"))
 	// From messaging-tracecmd.meta.txt: trace-cmd 3.1.6, kernel
