@@ -154,14 +154,22 @@ func capture(t *testing.T, classic bool, work func()) ([]trace.Event, []uint64) 
 
 // taskCounts tallies what the capture saw of one thread.
 type taskCounts struct {
-	sleeps, preempts   int // switch-outs: not runnable, runnable
-	switchIns          int
-	wakings, wakeups   int
-	wakeupsByPartner   int
-	wakingsByStrangers int // sched_waking of the task by a task outside this process
-	wakeupsFromIRQ     int
-	wakerCPUMismatch   int
+	sleeps, preempts int // switch-outs: not runnable, runnable
+	switchIns        int
+	wakings, wakeups int
+	wakeupsByPartner int
+	wakeupsFromIRQ   int // wakeups flagged as from interrupt
+	partnerFromIRQ   int // wakeups by the partner flagged as from interrupt
+	// taskStrangers: sched_waking of the thread in task context by a task
+	// outside this process. Only a task of the process (the partner, the Go
+	// runtime) can wake the thread from task context; a waking from
+	// interrupt context (an hrtimer, an IPI) names whatever task the
+	// interrupt found on the CPU, of any process.
+	taskStrangers    int
+	wakerCPUMismatch int
 }
+
+func (c taskCounts) switchOuts() int { return c.sleeps + c.preempts }
 
 // tally counts the events of tid between from and to (ns).
 func tally(evs []trace.Event, tid, partner trace.TID, from, to int64) taskCounts {
@@ -183,16 +191,19 @@ func tally(evs []trace.Event, tid, partner trace.TID, from, to int64) taskCounts
 		case e.Kind == trace.KindWaking && e.TID == tid:
 			c.wakings++
 			wakingCPU = e.CPU
-			if e.CurPID != trace.PID(os.Getpid()) {
-				c.wakingsByStrangers++
+			if e.CurPID != trace.PID(os.Getpid()) && e.FromIRQ != trace.Yes {
+				c.taskStrangers++
 			}
 		case e.Kind == trace.KindWakeup && e.TID == tid:
 			c.wakeups++
-			if e.WakerTID == partner {
-				c.wakeupsByPartner++
-			}
 			if e.FromIRQ == trace.Yes {
 				c.wakeupsFromIRQ++
+			}
+			if e.WakerTID == partner {
+				c.wakeupsByPartner++
+				if e.FromIRQ == trace.Yes {
+					c.partnerFromIRQ++
+				}
 			}
 			if e.WakerCPU != wakingCPU {
 				c.wakerCPUMismatch++
@@ -203,13 +214,13 @@ func tally(evs []trace.Event, tid, partner trace.TID, from, to int64) taskCounts
 }
 
 // TestCapturePingPong records two threads passing a byte back and forth and
-// checks the capture against the kernel's own counters: every voluntary
-// context switch of a thread (/proc voluntary_ctxt_switches) is a
-// sched_switch out of it in a sleeping state, and is ended by exactly one
-// sched_waking + sched_wakeup whose waker is the other thread (the only
-// one writing to its pipe), in task context, on the CPU of the
-// sched_waking; every involuntary one is a switch out in state R. No
-// record may be lost.
+// checks the capture against the kernel's own counters
+// (/proc/self/task/TID/status): the switch-outs of each thread add up to the
+// kernel's voluntary + involuntary counts, sleeping switch-outs are
+// voluntary ones, each sleep ends in one sched_waking + sched_wakeup, most
+// of them by the partner thread (the only writer of its pipe), in task
+// context and with the waker CPU of the sched_waking. No record may be lost
+// and records come in time order.
 func TestCapturePingPong(t *testing.T) {
 	const n = 2000
 	for _, classic := range []bool{false, true} {
@@ -246,30 +257,44 @@ func TestCapturePingPong(t *testing.T) {
 				// (inner) and at most those of the window around them (c);
 				// the reads of /proc themselves can be preempted, on a
 				// loaded machine several times.
-				if vol < inner.sleeps || vol > c.sleeps {
-					t.Errorf("tid %d: kernel counted %d voluntary switches, capture has %d..%d sleeping switch-outs", me.tid, vol, inner.sleeps, c.sleeps)
+				if tot := vol + invol; tot < inner.switchOuts() || tot > c.switchOuts() {
+					t.Errorf("tid %d: kernel counted %d switches, capture has %d..%d switch-outs", me.tid, tot, inner.switchOuts(), c.switchOuts())
 				}
-				if invol < inner.preempts || invol > c.preempts {
-					t.Errorf("tid %d: kernel counted %d involuntary switches, capture has %d..%d runnable switch-outs", me.tid, invol, inner.preempts, c.preempts)
+				// A switch out of a sleeping state is always voluntary. The
+				// converse fails when a signal is pending: __schedule then
+				// counts the switch in nvcsw but try_to_block_task (6.13+,
+				// kernel/sched/core.c) sets the state back to TASK_RUNNING,
+				// which sched_switch reports as R. So sleeps <= vol and
+				// invol <= preempts, not equalities.
+				if vol < inner.sleeps {
+					t.Errorf("tid %d: kernel counted %d voluntary switches, capture has at least %d sleeping switch-outs", me.tid, vol, inner.sleeps)
 				}
-				if d := c.wakeups - c.sleeps; d < -1 || d > 1 {
+				if invol > c.preempts {
+					t.Errorf("tid %d: kernel counted %d involuntary switches, capture has at most %d runnable switch-outs", me.tid, invol, c.preempts)
+				}
+				// Every sleep ends in one wakeup (but the last may fall past
+				// the window). A wakeup can also come without a sleep: the
+				// waker found the thread between set_current_state and
+				// schedule (ttwu_runnable still traces sched_waking and
+				// sched_wakeup), a few per thousand round trips on 2 CPUs.
+				if c.wakeups < c.sleeps-1 || c.wakeups > c.sleeps+2+c.sleeps/50 {
 					t.Errorf("tid %d: %d wakeups for %d sleeps (kernel: %d)", me.tid, c.wakeups, c.sleeps, vol)
 				}
 				if c.wakings != c.wakeups {
 					t.Errorf("tid %d: %d sched_waking but %d sched_wakeup", me.tid, c.wakings, c.wakeups)
 				}
-				// Inside the window the partner's pipe writes wake the
-				// thread, and so can the Go runtime of this process (a thread
-				// back from a blocking syscall may wait on a futex for a P),
-				// nobody else.
-				if c.wakingsByStrangers != 0 {
-					t.Errorf("tid %d: %d wakings by tasks outside this process", me.tid, c.wakingsByStrangers)
+				if c.taskStrangers != 0 {
+					t.Errorf("tid %d: %d wakings in task context by tasks outside this process", me.tid, c.taskStrangers)
 				}
-				if c.wakeupsByPartner < c.wakeups*95/100 {
+				// The partner's pipe writes wake the thread; so can the Go
+				// runtime of this process (a thread back from a blocking
+				// syscall may wait on a futex for a P) and timers, more
+				// often on a loaded machine; the partner stays the main one.
+				if c.wakeupsByPartner < c.wakeups*8/10 {
 					t.Errorf("tid %d: %d of %d wakeups have the partner %d as waker", me.tid, c.wakeupsByPartner, c.wakeups, other.tid)
 				}
-				if c.wakeupsFromIRQ > 1 {
-					t.Errorf("tid %d: %d wakeups flagged as from interrupt, pipe writes are task context", me.tid, c.wakeupsFromIRQ)
+				if c.partnerFromIRQ != 0 {
+					t.Errorf("tid %d: %d wakeups by the partner flagged as from interrupt, pipe writes are task context", me.tid, c.partnerFromIRQ)
 				}
 				if c.wakerCPUMismatch != 0 {
 					t.Errorf("tid %d: %d wakeups whose waker CPU differs from their sched_waking's CPU", me.tid, c.wakerCPUMismatch)
@@ -285,8 +310,10 @@ func TestCapturePingPong(t *testing.T) {
 }
 
 // TestCaptureTimerWakeupsFromIRQ: a thread sleeping in nanosleep is woken by
-// the hrtimer interrupt (hrtimer_wakeup runs in hardirq context), so its
-// wakeups must be flagged as from interrupt.
+// the hrtimer interrupt (hrtimer_wakeup runs in hardirq context), so each of
+// its n sleeps must end in a wakeup flagged as from interrupt. The Go runtime
+// can add wakeups of its own in task context (a futex wait for a P after a
+// syscall, more often on a loaded machine): those are not counted.
 func TestCaptureTimerWakeupsFromIRQ(t *testing.T) {
 	requireBPF(t, false)
 	const n = 100
@@ -309,7 +336,10 @@ func TestCaptureTimerWakeupsFromIRQ(t *testing.T) {
 	if c.wakeups < n*9/10 {
 		t.Fatalf("%d wakeups captured for %d sleeps", c.wakeups, n)
 	}
-	if c.wakeupsFromIRQ < c.wakeups*9/10 {
-		t.Errorf("%d of %d timer wakeups flagged as from interrupt", c.wakeupsFromIRQ, c.wakeups)
+	if c.wakeupsFromIRQ < n*9/10 {
+		t.Errorf("%d of %d wakeups flagged as from interrupt, for %d timer sleeps", c.wakeupsFromIRQ, c.wakeups, n)
+	}
+	if c.taskStrangers != 0 {
+		t.Errorf("%d wakings in task context by tasks outside this process", c.taskStrangers)
 	}
 }
