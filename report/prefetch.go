@@ -37,12 +37,18 @@ func newPrefetcher(src trace.Source) *prefetcher {
 		for {
 			buf := (<-p.empty)[:0]
 			var err error
-			for len(buf) < prefetchBatch {
-				var e trace.Event
-				if e, err = src.Next(); err != nil {
-					break
+			if bs, ok := src.(trace.BatchSource); ok {
+				var n int
+				n, err = bs.NextBatch(buf[:prefetchBatch])
+				buf = buf[:n]
+			} else {
+				for len(buf) < prefetchBatch {
+					var e trace.Event
+					if e, err = src.Next(); err != nil {
+						break
+					}
+					buf = append(buf, e)
 				}
-				buf = append(buf, e)
 			}
 			p.full <- eventBatch{evs: buf, err: err}
 			if err != nil {

@@ -22,6 +22,16 @@ type Source interface {
 	Close() error
 }
 
+// BatchSource is a Source that can also deliver many events per call:
+// NextBatch fills dst from the start and returns how many events it wrote,
+// at least one, or 0 and the terminal error Next would have returned
+// (io.EOF at the end). Consumers that read whole traces use it when the
+// source has it (see report's prefetcher); mixing it with Next is allowed.
+type BatchSource interface {
+	Source
+	NextBatch(dst []Event) (int, error)
+}
+
 // ErrCorrupt is wrapped by readers' errors for input that breaks its
 // format's rules (as opposed to I/O errors and unsupported features).
 var ErrCorrupt = errors.New("corrupt trace")

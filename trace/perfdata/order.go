@@ -150,15 +150,23 @@ func (q *queue) push() {
 
 // pop removes and returns the earliest event; the queue must not be empty.
 func (q *queue) pop() trace.Event {
+	var e trace.Event
+	q.popInto(&e)
+	return e
+}
+
+// popInto removes the earliest event into *dst (the reader's batch, so the
+// event is copied once); the queue must not be empty.
+func (q *queue) popInto(dst *trace.Event) {
+	q.n--
 	if q.fromLoose() {
-		q.n--
-		return q.loose.pop()
+		*dst = q.loose.pop()
+		return
 	}
 	r := q.heap[0]
 	b := r.blocks[0]
-	ev := b.evs[r.head]
+	*dst = b.evs[r.head]
 	r.head++
-	q.n--
 	if r.head == blockLen {
 		copy(r.blocks, r.blocks[1:])
 		r.blocks[len(r.blocks)-1] = nil
@@ -175,7 +183,6 @@ func (q *queue) pop() trace.Event {
 	} else {
 		q.down(0)
 	}
-	return ev
 }
 
 // drop empties a run that is out of the heap, recycling its blocks, and the

@@ -382,6 +382,29 @@ func (r *Reader) ByteOrder() binary.ByteOrder { return r.order }
 // Next returns the next event in time order, io.EOF at the end, or the error
 // that stopped reading once every event read before it was returned.
 func (r *Reader) Next() (trace.Event, error) {
+	var e trace.Event
+	err := r.next(&e)
+	return e, err
+}
+
+// NextBatch is Next for many events at once (trace.BatchSource): it fills
+// dst from the start and returns how many events it wrote, at least one,
+// or 0 and the terminal error (io.EOF at the end). Events are written in
+// place, saving the copies of one Next call per event.
+func (r *Reader) NextBatch(dst []trace.Event) (int, error) {
+	for i := range dst {
+		if err := r.next(&dst[i]); err != nil {
+			if i > 0 {
+				return i, nil
+			}
+			return 0, err
+		}
+	}
+	return len(dst), nil
+}
+
+// next writes the next event into *dst, or returns the terminal error.
+func (r *Reader) next(dst *trace.Event) error {
 	if r.MaxPending <= 0 {
 		r.MaxPending = DefaultMaxPending
 	}
@@ -390,29 +413,29 @@ func (r *Reader) Next() (trace.Event, error) {
 			if r.forced > 0 {
 				r.forced--
 			}
-			ev := r.q.pop()
-			if ev.Time > r.lastOut {
-				r.lastOut = ev.Time
+			r.q.popInto(dst)
+			if dst.Time > r.lastOut {
+				r.lastOut = dst.Time
 			}
-			return ev, nil
+			return nil
 		}
 		if r.eof {
 			if r.err != nil {
-				return trace.Event{}, r.err
+				return r.err
 			}
 			if !r.HasSched() {
 				for _, a := range r.attrs {
 					if a.typ == typeTracepoint && len(r.formats) == 0 {
-						return trace.Event{}, fmt.Errorf("perf.data: tracepoints recorded but no tracing data (their format descriptions) in the file: %w", trace.ErrCorrupt)
+						return fmt.Errorf("perf.data: tracepoints recorded but no tracing data (their format descriptions) in the file: %w", trace.ErrCorrupt)
 					}
 				}
 				names := strings.Join(r.EventNames(), ", ")
 				if names == "" {
 					names = "none"
 				}
-				return trace.Event{}, fmt.Errorf("perf.data: %w; events in the file: %s", ErrNoSchedEvents, names)
+				return fmt.Errorf("perf.data: %w; events in the file: %s", ErrNoSchedEvents, names)
 			}
-			return trace.Event{}, io.EOF
+			return io.EOF
 		}
 		if err := r.step(); err != nil {
 			r.eof, r.err = true, fmt.Errorf("perf.data: %w", err)
