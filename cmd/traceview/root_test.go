@@ -126,3 +126,19 @@ func TestStatsNoSwitch(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyFtraceText: an ftrace buffer with nothing in it (the header that
+// /sys/kernel/tracing/trace prints alone) is an ftrace text without sched
+// events, not an "unknown trace format".
+func TestEmptyFtraceText(t *testing.T) {
+	empty := filepath.Join(t.TempDir(), "trace.txt")
+	hdr := "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:2\n#\n" +
+		"#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n#              | |         |   |||||     |         |\n"
+	if err := os.WriteFile(empty, []byte(hdr), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "latency", "-i", empty)
+	if want := "latency: " + empty + ": no sched_switch events in 0 events read (record with 'perf sched record')"; code != 1 || stderr != want || out != "" {
+		t.Errorf("latency on an empty ftrace text: exit %d, stderr %q, out %q; want exit 1, %q", code, stderr, out, want)
+	}
+}

@@ -34,7 +34,7 @@ func init() {
 
 // Classify names the text dialect of head (FormatFtrace, FormatTraceCmd or
 // FormatPerf), or returns "" when head is not tracing text: binary data,
-// or no event line among its first lines. The dialect is told by the
+// or no event line among its first lines and no "# tracer:" header. The dialect is told by the
 // task column ("comm-tid" vs "comm pid/tid"), the irq-info column and the
 // headers each tool writes ("# tracer:", "cpus=").
 func Classify(head []byte) string {
@@ -85,6 +85,10 @@ func Classify(head []byte) string {
 	switch {
 	case perf > 0 && perf >= ftrace:
 		return FormatPerf
+	case ftrace == 0 && ftraceHeader:
+		// An ftrace buffer with no event in it ("# tracer:" and the
+		// column headers only): the reader then says no sched events.
+		return FormatFtrace
 	case ftrace == 0:
 		return ""
 	case tracecmdHeader:

@@ -107,6 +107,7 @@ func TestClassify(t *testing.T) {
 		{"tracecmd-noheader", "  bash-1 [000] 1.000001: sched_wakeup: x:2 [120] CPU:000\n", FormatTraceCmd},
 		{"perf", "  perf 1/1 [000] 1.000001: sched:sched_wakeup: x:2 [120] CPU:000\n", FormatPerf},
 		{"perf-default", "  perf     1 [000] 1.000001: sched:sched_wakeup: x:2 [120] CPU:000\n", FormatPerf},
+		{"ftrace-empty", "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:2\n#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n", FormatFtrace},
 		{"binary", "\x17\x08Dtracing7\x00\x00\x08", ""},
 		{"prose", "hello world\nthis is [1] not a trace\n", ""},
 	}
