@@ -447,6 +447,15 @@ func (r *Reader) next(dst *trace.Event) error {
 	}
 }
 
+// truncated ends the stream at a record cut short by the end of the input
+// (`perf record -o - | head -c N`, a copy taken while perf was writing):
+// every record before it has been read, so the trace ends there with a
+// counted warning rather than an error that would discard them.
+func (r *Reader) truncated(what string) {
+	r.eof = true
+	r.meta.Warnings.Add("truncated", "perf.data: the input ends inside a record (%s): the trace is truncated there; every event before it was read", what)
+}
+
 // step reads and handles one record; io.EOF at the end sets r.eof.
 func (r *Reader) step() error {
 	if r.decomp != nil {
@@ -467,7 +476,11 @@ func (r *Reader) step() error {
 			}
 			return nil
 		}
-		return fmt.Errorf("record header at offset %d: truncated: %w", r.off, trace.ErrCorrupt)
+		if err == io.EOF {
+			r.truncated(fmt.Sprintf("record header at offset %d: %d of 8 bytes", r.off, len(h)))
+			return nil
+		}
+		return fmt.Errorf("record header at offset %d: %w", r.off, err)
 	}
 	size := int(r.end.Uint16(h[6:]))
 	if size < 8 {
@@ -475,7 +488,11 @@ func (r *Reader) step() error {
 	}
 	rec, err := r.br.Peek(size)
 	if err != nil {
-		return fmt.Errorf("record of type %d at offset %d: %d of %d bytes: truncated: %w", r.order.Uint32(h), r.off, len(rec), size, trace.ErrCorrupt)
+		if err == io.EOF {
+			r.truncated(fmt.Sprintf("record of type %d at offset %d: %d of %d bytes", r.order.Uint32(h), r.off, len(rec), size))
+			return nil
+		}
+		return fmt.Errorf("record of type %d at offset %d: %w", r.order.Uint32(h), r.off, err)
 	}
 	off := r.off
 	r.off += int64(size)
