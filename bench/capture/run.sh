@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/capture/run.sh: `traceview record` against `perf sched record`, in one run:
 #   fidelity  both record the same workload at the same time; per task of the workload, the
-#             sched_switch counts must agree within 1 % (tracestat -max-diff 1);
+#             counts of switches out of it must agree within 1 % (tracestat -out -max-diff 1);
 #   overhead  the workload's own figures (perf bench sched messaging total time, perf bench sched
 #             pipe usecs/op) with no tracing, under perf sched record and under traceview record,
 #             median of REPS interleaved runs; target: our slowdown at most half of perf's;
@@ -42,10 +42,17 @@ kill -INT $TVPID
 wait $TVPID
 say ""
 say "## fidelity: perf bench sched messaging $MSG recorded by both at once (A = perf.data, B = traceview)"
-if "$TS" -comm '^sched-messaging$' -max-diff 1 "$OUT/fid.perf.data" "$OUT/fid.tv" >"$OUT/fidelity.txt"; then FID=PASS; else FID=FAIL; fi
+# Per task, the switches out of it (the kernel's own nvcsw + nivcsw count) must agree within 1 %.
+# Switches in are listed too, for information: perf 6.12 on this project's PVM guest records no
+# switch in from the idle task on CPU 1 (the kernel emits them: the eBPF capture sees them and
+# ebpf's TestCapturePingPong checks it against /proc counters), so in+out counts differ by those.
+if "$TS" -comm '^sched-messaging$' -max-diff 1 -out "$OUT/fid.perf.data" "$OUT/fid.tv" >"$OUT/fidelity.txt"; then FID=PASS; else FID=FAIL; fi
+"$TS" -comm '^sched-messaging$' -max-diff 1 "$OUT/fid.perf.data" "$OUT/fid.tv" >"$OUT/fidelity-inout.txt" || true
 head -2 "$OUT/fidelity.txt" | tee -a "$SUM"
 tail -1 "$OUT/fidelity.txt" | tee -a "$SUM"
-say "fidelity (every task within 1 %): $FID"
+say "in and out: $(tail -1 "$OUT/fidelity-inout.txt")"
+tail -2 "$OUT/fidelity-inout.txt" | head -1 | tee -a "$SUM"
+say "fidelity (every task's switches out within 1 %): $FID"
 
 say ""
 say "## size"
