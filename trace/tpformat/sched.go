@@ -46,6 +46,18 @@ type SchedDecoder struct {
 	childComm, childPID    *Field
 	runtime                *Field
 	filename, oldPID       *Field
+
+	// commCache maps the raw 16 bytes of a char[16] comm field (the
+	// kernel's TASK_COMM_LEN) to its interned name, so that a name seen
+	// before costs two loads and two compares instead of a NUL scan and a
+	// hash (task names repeat in nearly every event).
+	commCache [256]commEntry
+}
+
+type commEntry struct {
+	w0, w1 uint64
+	s      string
+	ok     bool
 }
 
 // fieldNames gives, per kind, the format's field names for the subject's
@@ -128,7 +140,20 @@ func NewSchedDecoder(f *Format, order binary.ByteOrder, intern *Interner) (*Sche
 func (d *SchedDecoder) int(fd *Field, raw []byte) int64 { return fd.IntE(raw, d.order) }
 
 func (d *SchedDecoder) str(fd *Field, raw []byte) string {
-	return d.intern.Intern(fd.BytesE(raw, d.order))
+	if fd.Size != 16 || fd.DataLoc || fd.RelLoc || fd.Offset+16 > len(raw) {
+		return d.intern.Intern(fd.BytesE(raw, d.order))
+	}
+	// The key is the field's bytes, whatever their byte order; the name
+	// is a function of them (up to the first NUL).
+	b := raw[fd.Offset : fd.Offset+16]
+	w0, w1 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])
+	e := &d.commCache[((w0^w1<<1)*0x9e3779b97f4a7c15)>>56]
+	if e.ok && e.w0 == w0 && e.w1 == w1 {
+		return e.s
+	}
+	s := d.intern.Intern(fd.BytesE(raw, d.order))
+	*e = commEntry{w0: w0, w1: w1, s: s, ok: true}
+	return s
 }
 
 // Decode fills ev (which the caller has prepared with trace.NewEvent: time,

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -335,5 +336,55 @@ func TestSchedDecoderAllocs(t *testing.T) {
 	_ = d.Decode(raw, &ev)
 	if n := testing.AllocsPerRun(100, func() { _ = d.Decode(raw, &ev) }); n != 0 {
 		t.Errorf("Decode allocates %v times per event, want 0", n)
+	}
+}
+
+// The comm cache keys on a comm field's 16 raw bytes: bytes after the NUL
+// do not change the name, and a name decoded after many others (every
+// slot of the cache overwritten, some colliding) is still right.
+func TestSchedDecoderCommCache(t *testing.T) {
+	f := loadFormat(t, "sched_switch")
+	d, err := NewSchedDecoder(f, binary.LittleEndian, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, ok := f.Field("prev_comm")
+	if !ok || fd.Size != 16 {
+		t.Fatalf("prev_comm: %+v", fd)
+	}
+	off := fd.Offset
+	decode := func(comm [16]byte) string {
+		raw := put(t, f, binary.LittleEndian, map[string]any{"prev_pid": 1, "prev_state": 1, "next_comm": "b", "next_pid": 2})
+		copy(raw[off:off+16], comm[:])
+		ev := trace.NewEvent(0, 0, 0)
+		if err := d.Decode(raw, &ev); err != nil {
+			t.Fatal(err)
+		}
+		return ev.Comm
+	}
+	var a, garbage [16]byte
+	copy(a[:], "sched-pipe")
+	copy(garbage[:], "sched-pipe\x00xyzw")
+	for i := 0; i < 3; i++ {
+		if got := decode(a); got != "sched-pipe" {
+			t.Fatalf("round %d: %q", i, got)
+		}
+		if got := decode(garbage); got != "sched-pipe" {
+			t.Fatalf("round %d, bytes after the NUL: %q", i, got)
+		}
+		// 2000 other names overwrite every slot of the 256-entry cache.
+		for n := 0; n < 2000; n++ {
+			var c [16]byte
+			name := "task-" + strconv.Itoa(n)
+			copy(c[:], name)
+			if got := decode(c); got != name {
+				t.Fatalf("%q decoded as %q", name, got)
+			}
+		}
+	}
+	var full [16]byte
+	copy(full[:], "0123456789abcdef") // no NUL: all 16 bytes
+	if got := decode(full); got != "0123456789abcdef" {
+		t.Errorf("16-byte name without NUL: %q", got)
 	}
 }
