@@ -16,25 +16,40 @@ type Options struct {
 	// CPUs restricts recording to events emitted on these CPUs; nil records
 	// every CPU.
 	CPUs []int
-	// BufferSize is the ring buffer size in bytes, rounded up to a power of
-	// two of at least one page; 0 means DefaultBufferSize.
+	// BufferSize is the total size in bytes of the per-CPU perf buffers:
+	// each CPU gets BufferSize / CPUs, at least minPerCPUBuffer, rounded up
+	// to a power of two of pages (perf_mmap needs one); 0 means
+	// DefaultBufferSize.
 	BufferSize int
 	// Classic forces classic tracepoints even where tp_btf exists (tests).
 	Classic bool
 }
 
-// DefaultBufferSize is the default ring buffer size: 32 MiB holds about
-// 320,000 records of 104 bytes (96 plus the ring buffer's 8-byte header),
-// about 0.3 s of the busiest workloads measured here (perf bench sched
-// messaging: about 1 million events/s on 2 CPUs).
+// DefaultBufferSize is the default total buffer size: 32 MiB holds about
+// 290,000 records of 112 bytes (96 plus perf's 8-byte header, 4-byte size
+// and padding), about 0.3 s of the busiest workloads measured here (perf
+// bench sched messaging: about 1 million events/s on 2 CPUs); the drain
+// empties the buffers every 25 ms, or every 1 ms while they fill fast.
 const DefaultBufferSize = 32 << 20
 
-// ReorderWindow is how far (ns) events may be out of time order in the ring
-// buffer: records are reserved in one shared buffer in the order the CPUs
-// reach bpf_ringbuf_reserve, and each takes its timestamp just after, so two
-// CPUs can interleave by the length of a few instructions (or an interrupt
-// taken in between: microseconds). Events are held until an event this much
-// later has been read, then released in time order.
+// minPerCPUBuffer is the smallest per-CPU buffer: 256 KiB, about 2,300
+// records.
+const minPerCPUBuffer = 256 << 10
+
+// perCPUBuffer returns the size of each CPU's perf buffer for a total of
+// total bytes over nCPU CPUs (see Options.BufferSize).
+func perCPUBuffer(total, nCPU, page int) int {
+	if total <= 0 {
+		total = DefaultBufferSize
+	}
+	return roundBuffer(max(total/max(nCPU, 1), minPerCPUBuffer), page)
+}
+
+// ReorderWindow is the margin (ns) by which the drain's watermarks are
+// trusted: a record is stamped (bpf_ktime_get_ns) a few microseconds
+// before bpf_perf_event_output writes it, so a record stamped just before a
+// pass began may still be missing from that pass. Events older than a
+// watermark minus ReorderWindow are released in time order.
 const ReorderWindow = 5_000_000
 
 // reorder restores time order across CPUs with a bounded window. Released
@@ -63,11 +78,11 @@ func byTime(a, b trace.Event) int {
 	return 0
 }
 
-// flush emits, in time order, the pending events at least ReorderWindow ns
-// older than the newest one read (all of them when all is true). Records
-// mostly arrive in time order already, so the sort is skipped when it can
-// be.
-func (r *reorder) flush(all bool, emit func(trace.Event) error) error {
+// flush emits, in time order, the pending events whose time is at most
+// limit (math.MaxInt64: all of them). Each CPU's buffer is in time order,
+// so events arrive as interleaved sorted runs; the sort is skipped when
+// they happen to be in order already.
+func (r *reorder) flush(limit int64, emit func(trace.Event) error) error {
 	p := r.pending[r.start:]
 	if len(p) == 0 {
 		return nil
@@ -75,16 +90,12 @@ func (r *reorder) flush(all bool, emit func(trace.Event) error) error {
 	if !slices.IsSortedFunc(p, byTime) {
 		slices.SortStableFunc(p, byTime)
 	}
-	n := len(p)
-	if !all {
-		limit := r.maxTime - ReorderWindow
-		n, _ = slices.BinarySearchFunc(p, limit+1, func(e trace.Event, t int64) int {
-			if e.Time < t {
-				return -1
-			}
-			return 1
-		})
-	}
+	n, _ := slices.BinarySearchFunc(p, limit, func(e trace.Event, t int64) int {
+		if e.Time <= t {
+			return -1
+		}
+		return 1
+	})
 	for i := range p[:n] {
 		if err := emit(p[i]); err != nil {
 			return err
@@ -101,7 +112,7 @@ func (r *reorder) flush(all bool, emit func(trace.Event) error) error {
 }
 
 // roundBuffer returns size rounded up to a power of two of at least page
-// bytes (a BPF ring buffer's size must be one).
+// bytes (a perf buffer's data area must be a power of two of pages).
 func roundBuffer(size, page int) int {
 	if size <= 0 {
 		size = DefaultBufferSize

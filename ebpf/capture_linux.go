@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -17,7 +18,7 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
-	"github.com/cilium/ebpf/ringbuf"
+	"github.com/cilium/ebpf/perf"
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 
@@ -51,18 +52,17 @@ var hooks = []hook{
 type Capture struct {
 	coll    *cilium.Collection
 	links   []link.Link
-	rd      *ringbuf.Reader
-	lostMap *cilium.Map
+	rd      *perf.Reader
 	classic bool
 	nCPU    int
 	mu      sync.Mutex
-	lost    []uint64 // per CPU, as last read from the map
+	lost    []uint64 // per CPU, as reported by perf so far
 	dec     *decoder
 }
 
 // Probe checks what a capture needs, without loading anything, and returns
 // a one-line error that says how to fix the first missing piece: root
-// privileges, kernel BTF, BPF ring buffers, and tp_btf or (for classic
+// privileges, kernel BTF, BPF perf event arrays, and tp_btf or (for classic
 // tracepoints) a mounted tracefs. classic reports which program set Open
 // would use.
 func Probe(opts Options) (classic bool, err error) { return probe(opts, btf.NewCache()) }
@@ -74,8 +74,8 @@ func probe(opts Options, cache *btf.Cache) (classic bool, err error) {
 	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
 		return false, fmt.Errorf("kernel BTF missing (/sys/kernel/btf/vmlinux): the capture needs a kernel built with CONFIG_DEBUG_INFO_BTF=y")
 	}
-	if err := features.HaveMapType(cilium.RingBuf); err != nil {
-		return false, fmt.Errorf("kernel lacks BPF ring buffers (Linux >= 5.8 needed): %w", err)
+	if err := features.HaveMapType(cilium.PerfEventArray); err != nil {
+		return false, fmt.Errorf("kernel lacks BPF perf event arrays (Linux >= 4.4 needed): %w", err)
 	}
 	classic = opts.Classic || !haveTPBTF(cache)
 	if classic {
@@ -140,7 +140,7 @@ func threadSize() uint64 {
 }
 
 // Open loads the programs into the kernel and attaches them; recording
-// starts at once, into the ring buffer, and Run drains it. It uses the
+// starts at once, into the per-CPU perf buffers, and Run drains them. It uses the
 // tp_btf programs where the kernel has every hook's BTF type, and falls back
 // to classic tracepoints when they are missing or fail to load. Errors are one
 // line and say what is missing (see Probe); a verifier rejection is wrapped
@@ -177,9 +177,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := roundBuffer(opts.BufferSize, os.Getpagesize())
-	spec.Maps["events"].MaxEntries = uint32(size)
-	if err := setVars(spec, opts, size); err != nil {
+	if err := setVars(spec, opts); err != nil {
 		return nil, err
 	}
 	// Load only the maps and the chosen program set.
@@ -216,7 +214,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	// The kernel's BTF (parsed types) is no longer needed: free it now rather
 	// than let the garbage collector find it while the workload runs.
 	runtime.GC()
-	c := &Capture{coll: coll, lostMap: coll.Maps["lost"], classic: classic, nCPU: nCPU, dec: newDecoder(classic)}
+	c := &Capture{coll: coll, classic: classic, nCPU: nCPU, dec: newDecoder(classic)}
 	for _, h := range use {
 		var l link.Link
 		if classic {
@@ -230,9 +228,13 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 		}
 		c.links = append(c.links, l)
 	}
-	if c.rd, err = ringbuf.NewReader(coll.Maps["events"]); err != nil {
+	// The drain polls on a timer and never waits for a wakeup; a watermark
+	// of half a buffer keeps perf from waking it (an irq_work and a
+	// wakeup) for every record, its default.
+	perCPU := perCPUBuffer(opts.BufferSize, nCPU, os.Getpagesize())
+	if c.rd, err = perf.NewReaderWithOptions(coll.Maps["events"], perCPU, perf.ReaderOptions{Watermark: perCPU / 2}); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("open ring buffer: %w", err)
+		return nil, fmt.Errorf("open perf buffers: %w", err)
 	}
 	return c, nil
 }
@@ -245,7 +247,7 @@ func progName(h hook, classic bool) string {
 	return "tp_btf_" + h.name
 }
 
-func setVars(spec *cilium.CollectionSpec, opts Options, size int) error {
+func setVars(spec *cilium.CollectionSpec, opts Options) error {
 	set := func(name string, v any) error {
 		vs, ok := spec.Variables[name]
 		if !ok {
@@ -257,9 +259,6 @@ func setVars(spec *cilium.CollectionSpec, opts Options, size int) error {
 		return nil
 	}
 	if err := set("thread_size", threadSize()); err != nil {
-		return err
-	}
-	if err := set("wakeup_bytes", uint64(size/8)); err != nil {
 		return err
 	}
 	if opts.CPUs != nil {
@@ -288,25 +287,31 @@ func (c *Capture) Mode() string {
 	return "tp_btf"
 }
 
-// pollInterval is how often the drain wakes up without a ring-buffer
-// wakeup, to collect records submitted without one and to check the loss
-// counters.
-const pollInterval = 25 * time.Millisecond
+// pollInterval is how long the drain sleeps after emptying the perf
+// buffers, and fastPollInterval how long after a pass that found one of
+// them more than a quarter full. It sleeps on a Go timer, not in a
+// blocking epoll_wait: a goroutine blocked in a system call keeps Go's
+// sysmon thread retaking its P and polling every 20 µs (runtime/proc.go,
+// sysmon), a context switch each time on CPUs the workload is using.
+const (
+	pollInterval     = 25 * time.Millisecond
+	fastPollInterval = time.Millisecond
+)
 
 // batchBytes is the size of the batches of raw records the drain hands to
 // the decoder, and maxBatches how many may wait: the drain only copies, so
-// the ring buffer empties even while decoding and compression lag behind
+// the perf buffers empty even while decoding and compression lag behind
 // (up to maxBatches*batchBytes = 256 MiB).
 const (
 	batchBytes = 1 << 20
 	maxBatches = 256
 )
 
-// Run drains the ring buffer, calling emit with each event in time order,
+// Run drains the perf buffers, calling emit with each event in time order,
 // until ctx is done; then it detaches the programs, drains every record
-// still in the buffer, reads the final loss counts and returns nil. Losses
-// appear as trace.KindLost events (per CPU, at the time they were noticed).
-// An error from emit stops Run and is returned.
+// still in the buffers and returns nil. Losses appear as trace.KindLost
+// events (per CPU, at the time they were noticed). An error from emit stops
+// Run and is returned.
 func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	batches := make(chan []byte, maxBatches)
 	free := make(chan []byte, maxBatches)
@@ -319,7 +324,8 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	for batch := range batches {
 		b := batch
 		for len(b) >= RecordSize {
-			if b[12] == lostMarker {
+			switch b[12] {
+			case lostMarker:
 				// A loss report from the drain: CPU, count, time noticed.
 				e := trace.NewEvent(ro.maxTime, trace.CPU(binary.LittleEndian.Uint32(b[8:])), trace.KindLost)
 				e.Count = binary.LittleEndian.Uint64(b[16:])
@@ -327,8 +333,14 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 					e.Time = now
 				}
 				ro.add(e)
-			} else if e, ok := c.dec.decode(b[:RecordSize]); ok {
-				ro.add(e)
+			case watermarkMarker:
+				if err := ro.flush(int64(binary.LittleEndian.Uint64(b[16:]))-ReorderWindow, emit); err != nil {
+					return err
+				}
+			default:
+				if e, ok := c.dec.decode(b[:RecordSize]); ok {
+					ro.add(e)
+				}
 			}
 			b = b[RecordSize:]
 		}
@@ -336,26 +348,33 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 		case free <- batch[:0]:
 		default:
 		}
-		if err := ro.flush(false, emit); err != nil {
-			return err
-		}
 	}
 	if err := <-drainErr; err != nil {
 		return err
 	}
-	return ro.flush(true, emit)
+	return ro.flush(math.MaxInt64, emit)
 }
 
-// lostMarker is the kind byte (offset 12) of the pseudo-records the drain
-// puts in a batch to report a loss: CPU at offset 8 (u32), count at 16 (u64),
-// CLOCK_MONOTONIC time at 24 (u64). Real records have kinds 1..8.
-const lostMarker = 0xff
+// lostMarker and watermarkMarker are the kind bytes (offset 12) of the
+// pseudo-records the drain puts in a batch. A loss report: CPU at offset 8
+// (u32), count at 16 (u64), CLOCK_MONOTONIC time at 24 (u64). A watermark:
+// a CLOCK_MONOTONIC time at 16 (u64) taken before a pass that emptied
+// every perf buffer, so every record stamped before it (the programs stamp
+// with bpf_ktime_get_ns, the same clock) has been read. Real records have
+// kinds 1..10.
+const (
+	lostMarker      = 0xff
+	watermarkMarker = 0xfe
+)
 
-// drain copies records from the ring buffer into batches until ctx is
+// drain copies records from the perf buffers into batches until ctx is
 // done, then detaches the programs, copies what is left and closes batches.
+// It works in passes: each pass reads every CPU's buffer up to where it was
+// when the pass began (the reader's snapshot), then the drain sends a
+// watermark (the time the pass began) and sleeps.
 func (c *Capture) drain(ctx context.Context, batches chan<- []byte, free <-chan []byte, stop <-chan struct{}) error {
 	defer close(batches)
-	var rec ringbuf.Record
+	var rec perf.Record
 	get := func() []byte {
 		select {
 		case b := <-free:
@@ -377,77 +396,81 @@ func (c *Capture) drain(ctx context.Context, batches chan<- []byte, free <-chan 
 		cur = get()
 		return true
 	}
+	// A deadline in the past makes ReadInto return os.ErrDeadlineExceeded,
+	// without blocking, once a pass has emptied every buffer.
+	c.rd.SetDeadline(time.Unix(1, 0))
+	perCPU := c.rd.BufferSize()
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	stopping := false
-	next := time.Now().Add(pollInterval)
-	c.rd.SetDeadline(next)
-	for n := 0; ; n++ {
-		err := c.rd.ReadInto(&rec)
-		switch {
-		case err == nil:
+	for {
+		began := monotonicNow()
+		busiest := 0
+		for {
+			err := c.rd.ReadInto(&rec)
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("read perf buffer: %w", err)
+			}
+			if rec.LostSamples > 0 {
+				c.addLost(&cur, rec.CPU, rec.LostSamples)
+			}
 			if len(rec.RawSample) >= RecordSize {
 				cur = append(cur, rec.RawSample[:RecordSize]...)
+				if len(cur)+2*RecordSize > cap(cur) && !send() {
+					return nil
+				}
 			}
-			if len(cur)+RecordSize > cap(cur) && !send() {
-				return nil
-			}
-			// A ring that never empties must not starve the periodic
-			// work below.
-			if n%4096 != 0 || stopping || time.Now().Before(next) {
-				continue
-			}
-		case errors.Is(err, os.ErrDeadlineExceeded):
-		default:
-			return fmt.Errorf("read ring buffer: %w", err)
+			busiest = max(busiest, rec.Remaining+len(rec.RawSample))
 		}
-		// The buffer is empty (or a poll interval passed).
-		if err := c.pollLost(&cur); err != nil {
-			return err
-		}
-		if !send() {
-			return nil
-		}
-		if stopping {
+		var m [RecordSize]byte
+		m[12] = watermarkMarker
+		binary.LittleEndian.PutUint64(m[16:], uint64(began))
+		cur = append(cur, m[:]...)
+		if !send() || stopping {
 			return nil
 		}
 		if ctx.Err() != nil {
-			// Detach, then drain what the programs wrote before.
+			// Detach, then one more pass for what the programs wrote before.
 			for _, l := range c.links {
 				l.Close()
 			}
 			c.links = nil
 			stopping = true
-			c.rd.SetDeadline(time.Now().Add(-time.Second))
-		} else {
-			next = time.Now().Add(pollInterval)
-			c.rd.SetDeadline(next)
+			continue
+		}
+		wait := pollInterval
+		if busiest*4 > perCPU {
+			wait = fastPollInterval
+		}
+		timer.Reset(wait)
+		select {
+		case <-timer.C:
+		case <-ctx.Done():
+			timer.Stop()
+		case <-stop:
+			timer.Stop()
+			return nil
 		}
 	}
 }
 
-// pollLost reads the per-CPU loss counters and appends a loss marker to
-// batch for every increase.
-func (c *Capture) pollLost(batch *[]byte) error {
-	var vals []uint64
-	if err := c.lostMap.Lookup(uint32(0), &vals); err != nil {
-		return fmt.Errorf("read loss counters: %w", err)
-	}
+// addLost counts n records lost on cpu and appends a loss marker to batch.
+func (c *Capture) addLost(batch *[]byte, cpu int, n uint64) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.lost == nil {
-		c.lost = make([]uint64, len(vals))
+	for len(c.lost) <= cpu {
+		c.lost = append(c.lost, 0)
 	}
-	for cpu, v := range vals {
-		if cpu < len(c.lost) && v > c.lost[cpu] {
-			var m [RecordSize]byte
-			m[12] = lostMarker
-			binary.LittleEndian.PutUint32(m[8:], uint32(cpu))
-			binary.LittleEndian.PutUint64(m[16:], v-c.lost[cpu])
-			binary.LittleEndian.PutUint64(m[24:], uint64(monotonicNow()))
-			*batch = append(*batch, m[:]...)
-			c.lost[cpu] = v
-		}
-	}
-	return nil
+	c.lost[cpu] += n
+	c.mu.Unlock()
+	var m [RecordSize]byte
+	m[12] = lostMarker
+	binary.LittleEndian.PutUint32(m[8:], uint32(cpu))
+	binary.LittleEndian.PutUint64(m[16:], n)
+	binary.LittleEndian.PutUint64(m[24:], uint64(monotonicNow()))
+	*batch = append(*batch, m[:]...)
 }
 
 func monotonicNow() int64 {
@@ -458,7 +481,7 @@ func monotonicNow() int64 {
 	return ts.Nano()
 }
 
-// Lost returns the records lost per CPU (index: CPU) as of the last poll.
+// Lost returns the records lost per CPU (index: CPU) so far.
 func (c *Capture) Lost() []uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()

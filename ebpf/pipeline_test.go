@@ -3,6 +3,7 @@ package ebpf
 import (
 	"encoding/binary"
 	"io"
+	"math"
 	"testing"
 
 	"github.com/traceview/traceview/trace"
@@ -48,9 +49,11 @@ func BenchmarkPipeline(b *testing.B) {
 		}
 		i++
 		if i%10000 == 0 {
-			ro.flush(false, emit)
+			// A watermark: everything older than the last record's
+			// time minus the margin has been read.
+			ro.flush(int64(binary.LittleEndian.Uint64(r))-ReorderWindow, emit)
 		}
 	}
-	ro.flush(true, emit)
+	ro.flush(math.MaxInt64, emit)
 	w.Close()
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
-// RecordSize is the size in bytes of one ring-buffer record (struct record
-// in sched.c).
+// RecordSize is the size in bytes of one record (struct record in sched.c)
+// as bpf_perf_event_output writes it.
 const RecordSize = 96
 
 // Record kinds are trace.Kind values (sched.c's TV_* enum).

@@ -2,6 +2,7 @@ package ebpf
 
 import (
 	"encoding/binary"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -146,24 +147,54 @@ func TestDecode(t *testing.T) {
 	}
 }
 
-// TestReorder: events interleaved across CPUs come out in time order; only
-// those ReorderWindow older than the newest are released before the end.
+// TestReorder: events arriving as two per-CPU runs come out in time order
+// (ties in arrival order); a flush releases only those at or below its
+// limit, and a later one the rest.
 func TestReorder(t *testing.T) {
 	var r reorder
-	const w = ReorderWindow
-	for _, ts := range []int64{10, 5, 7, w + 6, w + 8, w + 7} {
-		r.add(trace.NewEvent(ts, 0, trace.KindSwitch))
+	add := func(ts int64, cpu trace.CPU) { r.add(trace.NewEvent(ts, cpu, trace.KindSwitch)) }
+	// CPU 0's buffer, then CPU 1's, as one drain pass reads them.
+	for _, ts := range []int64{5, 10, 20, 30} {
+		add(ts, 0)
 	}
-	var got []int64
-	emit := func(e trace.Event) error { got = append(got, e.Time); return nil }
-	r.flush(false, emit)
-	// Newest is w+8: released are times <= 8.
-	if diff := cmp.Diff([]int64{5, 7}, got); diff != "" {
-		t.Errorf("partial flush (-want +got):\n%s", diff)
+	for _, ts := range []int64{7, 10, 25} {
+		add(ts, 1)
 	}
-	r.flush(true, emit)
-	if diff := cmp.Diff([]int64{5, 7, 10, w + 6, w + 7, w + 8}, got); diff != "" {
+	type out struct {
+		T   int64
+		CPU trace.CPU
+	}
+	var got []out
+	emit := func(e trace.Event) error { got = append(got, out{e.Time, e.CPU}); return nil }
+	if err := r.flush(20, emit); err != nil {
+		t.Fatal(err)
+	}
+	want := []out{{5, 0}, {7, 1}, {10, 0}, {10, 1}, {20, 0}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("flush to 20 (-want +got):\n%s", diff)
+	}
+	// The next pass: CPU 1 has an event at 26, CPU 0 at 40.
+	add(40, 0)
+	add(26, 1)
+	if err := r.flush(math.MaxInt64, emit); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, out{25, 1}, out{26, 1}, out{30, 0}, out{40, 0})
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("full flush (-want +got):\n%s", diff)
+	}
+}
+
+func TestPerCPUBuffer(t *testing.T) {
+	// 32 MiB over 2 CPUs: 16 MiB each; over 256 CPUs 128 KiB each is
+	// raised to the 256 KiB minimum; 3 MiB over 2 CPUs is 1.5 MiB, rounded
+	// up to 2 MiB; 0 is the default.
+	for _, c := range []struct{ total, ncpu, want int }{
+		{32 << 20, 2, 16 << 20}, {32 << 20, 256, 256 << 10}, {3 << 20, 2, 2 << 20}, {0, 2, 16 << 20}, {1, 0, 256 << 10},
+	} {
+		if got := perCPUBuffer(c.total, c.ncpu, 4096); got != c.want {
+			t.Errorf("perCPUBuffer(%d, %d) = %d, want %d", c.total, c.ncpu, got, c.want)
+		}
 	}
 }
 

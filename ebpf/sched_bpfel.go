@@ -13,6 +13,34 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type schedScratch struct {
+	_     structs.HostLayout
+	Depth uint32
+	Pad   uint32
+	Recs  [4]struct {
+		_        structs.HostLayout
+		Ts       uint64
+		Cpu      uint32
+		Kind     uint8
+		Flags    uint8
+		Pad      uint16
+		CurTid   int32
+		CurPid   int32
+		Tid      int32
+		Pid      int32
+		Prio     int32
+		Tid2     int32
+		Pid2     int32
+		Prio2    int32
+		Arg1     uint32
+		Arg2     uint32
+		WakerTid int32
+		Pad2     uint32
+		Comm     [16]int8
+		Comm2    [16]int8
+	}
+}
+
 type schedWaker struct {
 	_     structs.HostLayout
 	Tid   int32
@@ -26,7 +54,7 @@ type schedWaker struct {
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
 	schedMapEvents                 = "events"
-	schedMapLost                   = "lost"
+	schedMapScratch                = "scratch"
 	schedMapWakerStore             = "waker_store"
 	schedMapWakers                 = "wakers"
 	schedProgTpBtfSchedMigrateTask = "tp_btf_sched_migrate_task"
@@ -52,7 +80,6 @@ const (
 	schedVarCpuMask                = "cpu_mask"
 	schedVarFilterCpus             = "filter_cpus"
 	schedVarThreadSize             = "thread_size"
-	schedVarWakeupBytes            = "wakeup_bytes"
 )
 
 // loadSched returns the embedded CollectionSpec for sched.
@@ -124,7 +151,7 @@ type schedProgramSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedMapSpecs struct {
 	Events     *ebpf.MapSpec `ebpf:"events"`
-	Lost       *ebpf.MapSpec `ebpf:"lost"`
+	Scratch    *ebpf.MapSpec `ebpf:"scratch"`
 	WakerStore *ebpf.MapSpec `ebpf:"waker_store"`
 	Wakers     *ebpf.MapSpec `ebpf:"wakers"`
 }
@@ -133,10 +160,9 @@ type schedMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedVariableSpecs struct {
-	CpuMask     *ebpf.VariableSpec `ebpf:"cpu_mask"`
-	FilterCpus  *ebpf.VariableSpec `ebpf:"filter_cpus"`
-	ThreadSize  *ebpf.VariableSpec `ebpf:"thread_size"`
-	WakeupBytes *ebpf.VariableSpec `ebpf:"wakeup_bytes"`
+	CpuMask    *ebpf.VariableSpec `ebpf:"cpu_mask"`
+	FilterCpus *ebpf.VariableSpec `ebpf:"filter_cpus"`
+	ThreadSize *ebpf.VariableSpec `ebpf:"thread_size"`
 }
 
 // schedObjects contains all objects after they have been loaded into the kernel.
@@ -160,7 +186,7 @@ func (o *schedObjects) Close() error {
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedMaps struct {
 	Events     *ebpf.Map `ebpf:"events"`
-	Lost       *ebpf.Map `ebpf:"lost"`
+	Scratch    *ebpf.Map `ebpf:"scratch"`
 	WakerStore *ebpf.Map `ebpf:"waker_store"`
 	Wakers     *ebpf.Map `ebpf:"wakers"`
 }
@@ -168,7 +194,7 @@ type schedMaps struct {
 func (m *schedMaps) Close() error {
 	return _SchedClose(
 		m.Events,
-		m.Lost,
+		m.Scratch,
 		m.WakerStore,
 		m.Wakers,
 	)
@@ -178,10 +204,9 @@ func (m *schedMaps) Close() error {
 //
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedVariables struct {
-	CpuMask     *ebpf.Variable `ebpf:"cpu_mask"`
-	FilterCpus  *ebpf.Variable `ebpf:"filter_cpus"`
-	ThreadSize  *ebpf.Variable `ebpf:"thread_size"`
-	WakeupBytes *ebpf.Variable `ebpf:"wakeup_bytes"`
+	CpuMask    *ebpf.Variable `ebpf:"cpu_mask"`
+	FilterCpus *ebpf.Variable `ebpf:"filter_cpus"`
+	ThreadSize *ebpf.Variable `ebpf:"thread_size"`
 }
 
 // schedPrograms contains all programs after they have been loaded into the kernel.

@@ -31,17 +31,15 @@ typedef _Bool bool;
 /* BPF map and helper constants (include/uapi/linux/bpf.h). */
 enum bpf_map_type {
 	BPF_MAP_TYPE_HASH = 1,
+	BPF_MAP_TYPE_PERF_EVENT_ARRAY = 4,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_LRU_HASH = 9,
-	BPF_MAP_TYPE_RINGBUF = 27,
 	BPF_MAP_TYPE_TASK_STORAGE = 29,
 };
 #define BPF_F_NO_PREALLOC 1
 #define BPF_LOCAL_STORAGE_GET_F_CREATE 1
 #define BPF_ANY 0
-#define BPF_RB_NO_WAKEUP 1
-#define BPF_RB_FORCE_WAKEUP 2
-#define BPF_RB_AVAIL_DATA 0
+#define BPF_F_CURRENT_CPU 0xffffffffULL
 
 /* CONFIG_THREAD_INFO_IN_TASK kernels (x86, arm64 since 5.16) keep the CPU in
  * thread_info. */

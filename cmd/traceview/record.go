@@ -50,12 +50,12 @@ Recording is system-wide (-a is the default and accepted for perf's sake).
 It runs COMMAND and stops when it exits, or stops after --duration, or on
 SIGINT (Ctrl-C) or SIGTERM; in every case every record already drained is
 written and the file is closed properly. At the end it prints the events,
-bytes and losses: records the kernel could not queue because the ring buffer
-was full are counted per CPU, stored in the file and reported by every
-command that reads it (raise --buffer-size if any are lost).
+bytes and losses: records the kernel could not queue because a CPU's perf
+buffer was full are counted per CPU, stored in the file and reported by
+every command that reads it (raise --buffer-size if any are lost).
 
-Needs root, a kernel with BTF (/sys/kernel/btf/vmlinux) and BPF ring
-buffers (Linux >= 5.8); on kernels without BTF-enabled tracepoints it uses
+Needs root and a kernel with BTF (/sys/kernel/btf/vmlinux); on kernels
+without BTF-enabled tracepoints (or BPF task storage, Linux < 5.11) it uses
 classic tracepoints, which need tracefs mounted
 (mount -t tracefs nodev /sys/kernel/tracing).
 
@@ -72,7 +72,7 @@ Example:
 		f.BoolVarP(&o.all, "all-cpus", "a", true, "record system-wide (the default)")
 		f.StringVarP(&o.cpus, "cpu", "C", "", "record only events on these CPUs, e.g. 0,2-3")
 		f.DurationVarP(&o.duration, "duration", "d", 0, "stop after this long, e.g. 10s (0: until COMMAND exits or a signal)")
-		f.StringVarP(&o.bufferSize, "buffer-size", "m", "32M", "ring buffer size in bytes, with K, M or G suffix (rounded up to a power of two)")
+		f.StringVarP(&o.bufferSize, "buffer-size", "m", "32M", "total size of the per-CPU buffers in bytes, with K, M or G suffix (each CPU's share rounded up to a power of two, at least 256K)")
 		f.BoolVar(&o.classic, "classic", false, "use classic tracepoints even where BTF-enabled ones exist")
 		return cmd
 	})
