@@ -1,6 +1,7 @@
 package ebpf
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 
@@ -52,13 +53,23 @@ func perCPUBuffer(total, nCPU, page int) int {
 // watermark minus ReorderWindow are released in time order.
 const ReorderWindow = 5_000_000
 
-// reorder restores time order across CPUs with a bounded window. Released
-// events are skipped by advancing start; the slice is compacted only when
-// the released part dominates, so each event is copied O(1) times.
+// reorder restores time order across CPUs. Out-of-order input is sorted
+// through small (time, arrival) keys rather than by moving 176-byte events
+// around; events not yet released stay in pending[start:], in order.
+// Released events are skipped by advancing start; the slice is compacted
+// only when the released part dominates, so each event is copied O(1)
+// times.
 type reorder struct {
 	pending []trace.Event
 	start   int
+	spare   []trace.Event // the other buffer, for reordering
+	keys    []rkey
 	maxTime int64
+}
+
+type rkey struct {
+	t int64
+	i int32 // index in pending[start:]: arrival order
 }
 
 func (r *reorder) add(e trace.Event) {
@@ -68,27 +79,34 @@ func (r *reorder) add(e trace.Event) {
 	}
 }
 
-func byTime(a, b trace.Event) int {
-	switch {
-	case a.Time < b.Time:
-		return -1
-	case a.Time > b.Time:
-		return 1
-	}
-	return 0
-}
-
-// flush emits, in time order, the pending events whose time is at most
-// limit (math.MaxInt64: all of them). Each CPU's buffer is in time order,
-// so events arrive as interleaved sorted runs; the sort is skipped when
-// they happen to be in order already.
+// flush emits, in time order (ties in arrival order), the pending events
+// whose time is at most limit (math.MaxInt64: all of them). Each CPU's
+// buffer is in time order, so events arrive as interleaved sorted runs; the
+// sort is skipped when they happen to be in order already.
 func (r *reorder) flush(limit int64, emit func(trace.Event) error) error {
 	p := r.pending[r.start:]
 	if len(p) == 0 {
 		return nil
 	}
-	if !slices.IsSortedFunc(p, byTime) {
-		slices.SortStableFunc(p, byTime)
+	if !slices.IsSortedFunc(p, func(a, b trace.Event) int { return cmp.Compare(a.Time, b.Time) }) {
+		keys := r.keys[:0]
+		for i := range p {
+			keys = append(keys, rkey{p[i].Time, int32(i)})
+		}
+		slices.SortFunc(keys, func(a, b rkey) int {
+			if a.t != b.t {
+				return cmp.Compare(a.t, b.t)
+			}
+			return cmp.Compare(a.i, b.i)
+		})
+		sorted := r.spare[:0]
+		for _, k := range keys {
+			sorted = append(sorted, p[k.i])
+		}
+		r.keys = keys
+		r.spare = r.pending[:0]
+		r.pending, r.start = sorted, 0
+		p = sorted
 	}
 	n, _ := slices.BinarySearchFunc(p, limit, func(e trace.Event, t int64) int {
 		if e.Time <= t {
