@@ -1,7 +1,8 @@
 // Command tracestat compares scheduler captures for bench/capture/run.sh:
 // for each trace it prints the event count, file size and bytes per event,
-// and with two traces it compares, per task whose comm matches -comm, the
-// number of sched_switch events in which the task leaves the CPU and enters
+// and with two traces it compares, per task whose comm matches -comm (only
+// switches made while it bears a matching name count), the number of
+// sched_switch events in which the task leaves the CPU and enters
 // it (with -out: leaves it only, what the kernel counts in nvcsw + nivcsw),
 // and prints the largest relative difference and the tasks' switches in
 // from the idle task per CPU.
@@ -79,10 +80,14 @@ func load(path string, comm *regexp.Regexp) (*stats, error) {
 			st.gaps++
 		}
 		cur[e.CPU] = e.NextTID
-		if e.TID > 0 {
+		// Only switches made while the task bears a matching name count:
+		// perf sched record enables its events when its workload execs, so
+		// the launcher's switches before the exec (as "perf") are in one
+		// capture only.
+		if e.TID > 0 && comm.MatchString(e.Comm) {
 			get(e.TID, e.Comm).out++
 		}
-		if e.NextTID > 0 {
+		if e.NextTID > 0 && comm.MatchString(e.NextComm) {
 			t := get(e.NextTID, e.NextComm)
 			t.in++
 			if e.TID == 0 {
