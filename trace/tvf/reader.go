@@ -47,7 +47,10 @@ type Reader struct {
 	payload []byte
 	ended   bool
 	gotTail bool // the trailer was applied
-	closer  io.Closer
+	// seenFirst, seenLast: the first and last nonzero event times read,
+	// for Meta when neither header nor trailer had them.
+	seenFirst, seenLast int64
+	closer              io.Closer
 }
 
 // NewReader reads the file magic and the header frame of r. If r is an
@@ -196,8 +199,14 @@ func (r *Reader) applyTrailer(raw []byte) error {
 		return err
 	}
 	r.gotTail = true
-	if t.Events > 0 {
-		r.meta.FirstTime, r.meta.LastTime = t.FirstTime, t.LastTime
+	// first_time_ns of files written before the header carried the
+	// source's sample times may be 0 (a synthesized record at time 0 came
+	// first): Next then fills it in from the events.
+	if t.Events > 0 && t.FirstTime > 0 {
+		r.meta.FirstTime = t.FirstTime
+	}
+	if t.Events > 0 && t.LastTime > 0 {
+		r.meta.LastTime = t.LastTime
 	}
 	r.meta.Lost = append(r.meta.Lost, t.Lost...)
 	if len(t.Lost) == 0 {
@@ -381,6 +390,12 @@ func (r *Reader) applyHeader() {
 	m := &r.meta
 	m.Hostname, m.OSRelease, m.Arch, m.Tool = h.Hostname, h.OSRelease, h.Arch, h.Tool
 	m.Cmdline, m.NrCPUs, m.NrCPUsAvail, m.Clock = h.Cmdline, h.NrCPUs, h.NrCPUsAvail, h.Clock
+	if m.FirstTime == 0 {
+		m.FirstTime = h.FirstTime
+	}
+	if m.LastTime == 0 {
+		m.LastTime = h.LastTime
+	}
 }
 
 // Next returns the next event, io.EOF after the last one.
@@ -392,15 +407,31 @@ func (r *Reader) Next() (trace.Event, error) {
 		r.buf, r.i = r.buf[:0], 0
 		if err := r.readFrame(false); err != nil {
 			r.ended = true
+			if r.meta.FirstTime == 0 {
+				r.meta.FirstTime = r.seenFirst
+			}
+			if r.meta.LastTime == 0 {
+				r.meta.LastTime = r.seenLast
+			}
 			return trace.Event{}, err
 		}
 	}
 	r.i++
-	return r.buf[r.i-1], nil
+	e := &r.buf[r.i-1]
+	if e.Time > 0 {
+		if r.seenFirst == 0 {
+			r.seenFirst = e.Time
+		}
+		r.seenLast = max(r.seenLast, e.Time)
+	}
+	return *e, nil
 }
 
 // Meta describes the trace; the trailer's losses appear once read (at
 // NewReader for a seekable complete file, else at the end of the stream).
+// FirstTime and LastTime come from the header (the source's sample times),
+// else the trailer, else (older files, files without a trailer) the first
+// and last nonzero event times once the stream has ended.
 func (r *Reader) Meta() *trace.Meta { return &r.meta }
 
 // Header returns the file's header.

@@ -33,6 +33,12 @@ type Header struct {
 	// Source is the format of the trace this file was converted from
 	// ("perf.data"), empty for a capture.
 	Source string `json:"source,omitempty"`
+	// FirstTime and LastTime are the first and last sample times (ns, the
+	// events' clock) of the source's own header (perf.data's
+	// HEADER_SAMPLE_TIME), when it has one; 0 otherwise. The writer then
+	// puts them in the trailer instead of the times of the events it saw.
+	FirstTime int64 `json:"first_time_ns,omitempty"`
+	LastTime  int64 `json:"last_time_ns,omitempty"`
 }
 
 // HeaderFromMeta fills a Header from a source's metadata (for convert).
@@ -43,7 +49,7 @@ func HeaderFromMeta(m *trace.Meta) Header {
 	return Header{
 		Hostname: m.Hostname, OSRelease: m.OSRelease, Arch: m.Arch, Tool: m.Tool,
 		Cmdline: m.Cmdline, NrCPUs: m.NrCPUs, NrCPUsAvail: m.NrCPUsAvail, Clock: m.Clock,
-		Source: m.Format,
+		Source: m.Format, FirstTime: m.FirstTime, LastTime: m.LastTime,
 	}
 }
 
@@ -85,6 +91,7 @@ type Writer struct {
 	tasks   map[trace.TID]Task
 	pending bool // tasks added since the last tasks frame
 	tr      trailer
+	hdr     Header
 	err     error
 	closed  bool
 }
@@ -104,8 +111,8 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 		enc:   enc,
 		blk:   newBlockEncoder(),
 		tasks: map[trace.TID]Task{},
+		hdr:   h,
 	}
-	tw.tr.FirstTime, tw.tr.LastTime = -1, -1
 	var head [12]byte
 	copy(head[:], Magic)
 	binary.LittleEndian.PutUint32(head[8:], Version)
@@ -171,11 +178,14 @@ func (w *Writer) Write(e trace.Event) error {
 	if w.err != nil {
 		return w.err
 	}
-	if w.tr.Events == 0 {
+	// Time 0 is the time of synthesized records (perf's COMM/FORK records
+	// of tasks alive before the capture, record's /proc names): not a
+	// sample time, so it does not start the trace.
+	if w.tr.FirstTime == 0 && e.Time > 0 {
 		w.tr.FirstTime = e.Time
 	}
 	w.tr.Events++
-	w.tr.LastTime = e.Time
+	w.tr.LastTime = max(w.tr.LastTime, e.Time)
 	switch e.Kind {
 	case trace.KindSwitch:
 		w.AddTask(e.TID, e.PID, e.Comm)
@@ -288,6 +298,12 @@ func (w *Writer) Close() error {
 		for _, l := range w.tr.Lost {
 			w.addLost(l.CPU, l.Count)
 		}
+	}
+	if w.hdr.FirstTime > 0 {
+		w.tr.FirstTime = w.hdr.FirstTime
+	}
+	if w.hdr.LastTime > 0 {
+		w.tr.LastTime = w.hdr.LastTime
 	}
 	tail := w.off
 	w.flushTasks(true)
