@@ -54,12 +54,12 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 	}
 	defer src.Close()
 	var out io.Writer
-	var f *os.File
+	var f *outputFile
 	report := cmd.OutOrStdout()
 	if o.output == "-" {
 		out, report = os.Stdout, cmd.ErrOrStderr()
 	} else {
-		if f, err = os.Create(o.output); err != nil {
+		if f, err = createOutput(o.output); err != nil {
 			return fmt.Errorf("convert: %w", err)
 		}
 		out = f
@@ -70,7 +70,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 			err = cerr
 		}
 		if err != nil {
-			os.Remove(o.output)
+			f.discard()
 		}
 	}
 	if err != nil {

@@ -82,53 +82,45 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 // writeFromTrace is the shared body of the commands that turn a whole trace
 // into one output file (export, report): it opens input and out ("-":
 // stdout), runs write over the events, closes the file (reporting its close
-// error), refuses a trace without sched_switch events (removing the empty
-// file), and prints the reader's counted warnings. Errors are prefixed by
-// what ("export pprof", "report").
+// error), refuses a trace without sched_switch events, and prints the reader's counted warnings. Errors are prefixed by
+// what ("export pprof", "report"). On failure the output file is removed
+// only if this run created it (see outputFile).
 func writeFromTrace(cmd *cobra.Command, what, input, out string, write func(io.Writer, trace.Source) error) error {
 	src, err := openInputProgress(input)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	w, closeOut, err := openOutput(out, cmd.OutOrStdout())
-	if err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+	var w io.Writer = cmd.OutOrStdout()
+	var f *outputFile
+	if out != "-" {
+		if f, err = createOutput(out); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		defer f.Close()
+		w = f
 	}
-	defer closeOut()
+	// fail removes the output file if this run created it (see outputFile).
+	fail := func(err error) error {
+		if f != nil {
+			f.discard()
+		}
+		return err
+	}
 	cs := &switchCountingSource{Source: src}
 	if err := write(w, cs); err != nil {
-		return fmt.Errorf("%s: %s: %w", what, input, err)
+		return fail(fmt.Errorf("%s: %s: %w", what, input, err))
 	}
-	if err := closeOut(); err != nil {
-		return fmt.Errorf("%s: %w", what, err)
+	if f != nil {
+		if err := f.Close(); err != nil {
+			return fail(fmt.Errorf("%s: %w", what, err))
+		}
 	}
-	if err := cs.check(what, input, out); err != nil {
-		return err
+	if err := cs.check(what, input); err != nil {
+		return fail(err)
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	return nil
-}
-
-// openOutput returns the writer for an output path ("-": stdout) and a
-// close function that is safe to call more than once and reports the
-// file's close error the first time.
-func openOutput(path string, stdout io.Writer) (io.Writer, func() error, error) {
-	if path == "-" {
-		return stdout, func() error { return nil }, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	closed := false
-	return f, func() error {
-		if closed {
-			return nil
-		}
-		closed = true
-		return f.Close()
-	}, nil
 }
 
 // switchCountingSource counts the sched_switch events read through it, so
@@ -150,14 +142,11 @@ func (s *switchCountingSource) Next() (trace.Event, error) {
 	return e, err
 }
 
-// check returns the error for a trace without sched_switch events, after
-// removing the (empty) output file out ("-" is stdout: kept).
-func (s *switchCountingSource) check(cmd, input, out string) error {
+// check returns the error for a trace without sched_switch events (the
+// caller discards the output file).
+func (s *switchCountingSource) check(cmd, input string) error {
 	if s.switches > 0 {
 		return nil
-	}
-	if out != "-" {
-		os.Remove(out)
 	}
 	return fmt.Errorf("%s: %s: no sched_switch events in %d events read (record with 'perf sched record')", cmd, input, s.events)
 }

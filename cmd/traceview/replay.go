@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -299,15 +298,16 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		last = res
 	}
 	if o.write != "" && last != nil {
-		f, err := os.Create(o.write)
+		f, err := createOutput(o.write)
 		if err != nil {
 			return fmt.Errorf("replay: -w: %w", err)
 		}
-		if _, _, err := convertTrace(last.Source(), f); err != nil {
-			f.Close()
-			return fmt.Errorf("replay: -w %s: %w", o.write, err)
+		_, _, err = convertTrace(last.Source(), f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
-		if err := f.Close(); err != nil {
+		if err != nil {
+			f.discard()
 			return fmt.Errorf("replay: -w %s: %w", o.write, err)
 		}
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -121,7 +120,7 @@ func runSynth(out io.Writer, name string, args []string, o synthOptions) error {
 		return fmt.Errorf("synth: %w", err)
 	}
 	res.Meta.Tool = "traceview synth " + strings.Join(append([]string{name}, args...), " ") + " --policy " + specs[0].String()
-	fh, err := os.Create(o.write)
+	fh, err := createOutput(o.write)
 	if err != nil {
 		return fmt.Errorf("synth: %w", err)
 	}
@@ -130,6 +129,7 @@ func runSynth(out io.Writer, name string, args []string, o synthOptions) error {
 		err = cerr
 	}
 	if err != nil {
+		fh.discard()
 		return fmt.Errorf("synth: write %s: %w", o.write, err)
 	}
 	fmt.Fprintf(out, "%s: %d tasks, %d bursts, %d blocking points; under %s on %d CPUs makespan %.3f ms; %d events written to %s\n",

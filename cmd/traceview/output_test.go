@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestFailedOutputKeepsForeignPaths: a command whose output fails must not
+// remove a path it did not create. Before the fix, `convert X -o /dev/full`
+// printed "no space left on device" and then deleted /dev/full (export and
+// report did the same on a trace without sched_switch events), and a
+// symlink given as output was removed too. Each writing command (convert,
+// export, report, replay -w, synth -w) is run into a /dev/full twin (char
+// device 1:7, every write fails with ENOSPC) and into a symlink to it; both
+// must still exist afterwards and the exit code must be 1.
+func TestFailedOutputKeepsForeignPaths(t *testing.T) {
+	in := "../../testdata/traces/pipe.perf.data"
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
+		t.Skipf("cannot make a /dev/full twin (needs root): %v", err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(full, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, out := range []string{full, link} {
+		for _, args := range [][]string{
+			{"convert", in, "-o", out},
+			{"export", "--format", "perfetto", "-i", in, "-o", out},
+			{"export", "--format", "pprof", "-i", in, "-o", out},
+			{"report", "-i", in, "-o", out},
+			{"replay", "--policy", "eevdf", "-i", in, "-w", out},
+			{"synth", "pipe", "loops=3", "-w", out},
+		} {
+			_, stderr, code := runCLI(t, args...)
+			if code != 1 {
+				t.Errorf("%v: exit %d (%s), want 1", args, code, stderr)
+			}
+			if st, err := os.Lstat(full); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+				t.Fatalf("%v removed or replaced the device %s: %v", args, full, err)
+			}
+			if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("%v removed or replaced the symlink %s: %v", args, link, err)
+			}
+		}
+	}
+}
+
+// TestFailedOutputRemovesOwnFile: a file this run created is removed when
+// the command fails, but a regular file that existed before is kept.
+// Export of a trace without sched_switch events fails after creating its
+// output.
+func TestFailedOutputRemovesOwnFile(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.tv")
+	if _, stderr, code := runCLI(t, "synth", "manytasks", "tasks=0", "-w", empty); code != 0 {
+		t.Fatalf("synth: exit %d: %s", code, stderr)
+	}
+	created := filepath.Join(dir, "new.json")
+	if _, _, code := runCLI(t, "export", "--format", "perfetto", "-i", empty, "-o", created); code != 1 {
+		t.Fatalf("export of an empty trace: exit %d, want 1", code)
+	}
+	if _, err := os.Lstat(created); !os.IsNotExist(err) {
+		t.Errorf("export left the file it created: %v", err)
+	}
+	kept := filepath.Join(dir, "old.json")
+	if err := os.WriteFile(kept, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, code := runCLI(t, "export", "--format", "perfetto", "-i", empty, "-o", kept); code != 1 {
+		t.Fatalf("export of an empty trace: exit %d, want 1", code)
+	}
+	if _, err := os.Lstat(kept); err != nil {
+		t.Errorf("export removed a file that existed before it: %v", err)
+	}
+}
