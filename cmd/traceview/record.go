@@ -162,13 +162,33 @@ func onlineCPUs() (int, error) {
 	return len(l), err
 }
 
-// addProcTasks names every thread of /proc at the start of the capture, as
-// perf's synthesized COMM records do: a comm event (time 0, CPU -1, the
-// convention of perf.data's synthesized records) per thread, and an entry
-// in the task table. Threads that never rename during the capture (task
-// names set by prctl before it started) get their names this way.
-func addProcTasks(w *tvf.Writer) error {
-	comms, _ := filepath.Glob("/proc/[0-9]*/task/[0-9]*/comm")
+// taskCommLen is the kernel's TASK_COMM_LEN (16, include/linux/sched.h):
+// task names are at most taskCommLen-1 = 15 bytes, as the sched
+// tracepoints and perf's COMM records give them.
+const taskCommLen = 16
+
+// procComm turns the content of /proc/PID/task/TID/comm into a task name
+// of at most 15 bytes, without the newline, as perf's synthesized COMM
+// records hold it. The kernel's /proc comm of a kworker adds its workqueue
+// ("kworker/u8:0-events_unbound", fs/proc/array.c proc_task_name via
+// wq_worker_comm); cut, it becomes "kworker/u8:0-ev" like perf's, while
+// the sched tracepoints give the task's own comm, "kworker/u8:0".
+func procComm(b []byte) string {
+	s := strings.TrimSuffix(string(b), "\n")
+	if len(s) > taskCommLen-1 {
+		s = s[:taskCommLen-1]
+	}
+	return s
+}
+
+// addProcTasks names every thread of proc (the /proc mount) at the start of
+// the capture, as perf's synthesized COMM records do: a comm event (time 0,
+// CPU -1, the convention of perf.data's synthesized records) per thread,
+// and an entry in the task table. Threads that never rename during the
+// capture (task names set by prctl before it started) get their names this
+// way. Names are cut to 15 bytes (procComm).
+func addProcTasks(w *tvf.Writer, proc string) error {
+	comms, _ := filepath.Glob(filepath.Join(proc, "[0-9]*", "task", "[0-9]*", "comm"))
 	type entry struct {
 		tid  trace.TID
 		pid  trace.PID
@@ -180,11 +200,11 @@ func addProcTasks(w *tvf.Writer) error {
 		if err != nil {
 			continue // exited meanwhile
 		}
-		parts := strings.Split(p, "/") // "", proc, PID, task, TID, comm
-		pid, err1 := strconv.Atoi(parts[2])
-		tid, err2 := strconv.Atoi(parts[4])
+		taskDir := filepath.Dir(p) // proc/PID/task/TID
+		tid, err1 := strconv.Atoi(filepath.Base(taskDir))
+		pid, err2 := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(taskDir))))
 		if err1 == nil && err2 == nil {
-			list = append(list, entry{trace.TID(tid), trace.PID(pid), strings.TrimSuffix(string(b), "\n")})
+			list = append(list, entry{trace.TID(tid), trace.PID(pid), procComm(b)})
 		}
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].tid < list[j].tid })
@@ -236,7 +256,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	if err != nil {
 		return fmt.Errorf("record: %s: %w", o.output, err)
 	}
-	if err := addProcTasks(w); err != nil {
+	if err := addProcTasks(w, "/proc"); err != nil {
 		return fmt.Errorf("record: %s: %w", o.output, err)
 	}
 
