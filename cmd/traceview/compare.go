@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -71,6 +72,19 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	defer b.Close()
 	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf}})
 	if err != nil {
+		// The readers' warnings first, each line naming its trace.
+		for _, side := range []struct {
+			name string
+			src  trace.Source
+		}{{pathA, a}, {pathB, b}} {
+			var buf strings.Builder
+			printWarnings(&buf, side.src.Meta())
+			for _, l := range strings.SplitAfter(buf.String(), "\n") {
+				if rest, ok := strings.CutPrefix(l, "warning: "); ok {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s", side.name, rest)
+				}
+			}
+		}
 		return fmt.Errorf("compare: %w", err)
 	}
 	out := cmd.OutOrStdout()

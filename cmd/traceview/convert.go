@@ -74,7 +74,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("convert: %s: %w", in, err)
+		return readFailed(cmd, src.Meta(), fmt.Errorf("convert: %s: %w", in, err))
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	inSize := int64(-1)

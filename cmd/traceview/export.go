@@ -105,7 +105,7 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, write func(io.W
 		if f != nil {
 			f.discard()
 		}
-		return err
+		return readFailed(cmd, src.Meta(), err)
 	}
 	cs := &switchCountingSource{Source: src}
 	if err := write(w, cs); err != nil {

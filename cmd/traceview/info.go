@@ -60,8 +60,13 @@ func init() {
 (host name, kernel release, architecture, recorder and its command line, CPU
 count), the first and last sample time, the events it holds (samples per
 recorded event for perf.data, and decoded events per kind), lost events per
-CPU and every counted warning. Reading the whole trace checks it: a corrupt
-or truncated file prints what was read, then the error (non-zero exit).
+CPU and every counted warning. Reading the whole trace checks it: for a
+corrupt, damaged or truncated file info prints what it read and the
+reader's warnings, then a one-line error, and exits with status 1. That
+includes files the reader reads past the damage (a traceview file with a
+block failing its checksum, a perf.data or traceview file cut short):
+their "damaged" and "truncated" warnings make the exit status 1. Lost
+events and other warnings alone do not (exit status 0).
 
 Times are printed in seconds on the trace clock; -o json gives nanoseconds.
 
@@ -112,7 +117,23 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 	if readErr != nil {
 		return fmt.Errorf("info: %w", readErr)
 	}
+	if damaged(rep.Warnings) {
+		return fmt.Errorf("info: %s: the trace is damaged or truncated (its warnings say where)", o.input)
+	}
 	return nil
+}
+
+// damaged reports whether a warning says the file itself is damaged or cut
+// short (a key containing "damaged" or "truncated", e.g. tvf's
+// "damaged-block" and perfdata's "truncated"), as opposed to events the
+// recorder lost or records skipped by design.
+func damaged(ws []trace.Warning) bool {
+	for _, w := range ws {
+		if strings.Contains(w.Key, "damaged") || strings.Contains(w.Key, "truncated") {
+			return true
+		}
+	}
+	return false
 }
 
 // collectInfo reads src to its end, counting events by kind.

@@ -80,7 +80,8 @@ func TestInfoBadInput(t *testing.T) {
 	if code != 0 || !regexp.MustCompile(`\n +cpu-clock +17\n`).MatchString(out) || !strings.Contains(out, "warning: perf.data: no sched tracepoints recorded") {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
-	// Truncated mid-record: what was read, with a truncation warning, exit 0.
+	// Truncated mid-record: what was read, with a truncation warning, then
+	// the error and exit 1, as its --help says (it exited 0).
 	b, err := os.ReadFile("../../testdata/traces/sched-pipe-mode.data")
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func TestInfoBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errs, code := runCLI(t, "info", "-i", cut)
-	if code != 0 || errs != "" || !strings.Contains(out, "warning: perf.data: the input ends inside a record (record of type 9 at offset 99684: 36 of 128 bytes)") || !strings.Contains(out, "events by kind") {
+	if want := "info: " + cut + ": the trace is damaged or truncated (its warnings say where)"; code != 1 || errs != want || !strings.Contains(out, "warning: perf.data: the input ends inside a record (record of type 9 at offset 99684: 36 of 128 bytes)") || !strings.Contains(out, "events by kind") {
 		t.Errorf("exit %d, error %q, output:\n%s", code, errs, out)
 	}
 	if _, _, code := runCLI(t, "info", "-o", "xml", "-i", cut); code != 2 {

@@ -108,10 +108,10 @@ func runLatency(cmd *cobra.Command, o latencyOptions) error {
 		if errors.Is(err, report.ErrSortKey) {
 			return usageError{err}
 		}
-		return fmt.Errorf("latency: %s: %w", o.input, err)
+		return readFailed(cmd, src.Meta(), fmt.Errorf("latency: %s: %w", o.input, err))
 	}
 	if res.Diag.Switches == 0 {
-		return fmt.Errorf("latency: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, res.Diag.Events)
+		return readFailed(cmd, src.Meta(), fmt.Errorf("latency: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, res.Diag.Events))
 	}
 	out := cmd.OutOrStdout()
 	switch o.output {

@@ -83,10 +83,10 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	}
 	out := &countingWriter{w: cmd.OutOrStdout()}
 	if err := report.Map(out, src, o.opt); err != nil {
-		return fmt.Errorf("map: %s: %w", o.input, err)
+		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: %w", o.input, err))
 	}
 	if out.n == 0 && len(o.opt.TaskNames) > 0 {
-		return fmt.Errorf("map: %s: no sched_switch involves --task-name %s", o.input, o.taskNames)
+		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch involves --task-name %s", o.input, o.taskNames))
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	return nil

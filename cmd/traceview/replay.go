@@ -95,10 +95,10 @@ Times print in ms (makespan in ms); -o json gives ns.`,
 	f.IntVar(&o.hz, "hz", 250, "scheduler tick rate in Hz (CONFIG_HZ)")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format)")
-	f.StringVar(&o.ctxSw, "ctx-switch-cost", "", "context-switch cost per switch, e.g. 2us (default: measured in the trace)")
-	f.StringVar(&o.migrate, "migration-cost", "0", "cache-cold cost when a task changes CPU (e.g. 50us)")
-	f.StringVar(&o.decide, "decision-cost", "0", "CPU time each scheduling decision costs (e.g. 1us)")
-	f.StringVar(&o.scan, "scan-cost", "0", "extra cost per runqueue entry a policy scans (O(n) pickers such as goodness24)")
+	f.StringVar(&o.ctxSw, "ctx-switch-cost", "", "context-switch cost per switch, e.g. 2us, at most 1s (default: measured in the trace)")
+	f.StringVar(&o.migrate, "migration-cost", "0", "cache-cold cost when a task changes CPU (e.g. 50us, at most 1s)")
+	f.StringVar(&o.decide, "decision-cost", "0", "CPU time each scheduling decision costs (e.g. 1us, at most 1s)")
+	f.StringVar(&o.scan, "scan-cost", "0", "extra cost per runqueue entry a policy scans (O(n) pickers such as goodness24; at most 1s)")
 	f.IntVar(&o.rows, "rows", 20, "table rows per policy (0: all)")
 	return cmd
 }
@@ -133,8 +133,8 @@ func (o *replayOptions) config() (replay.Config, error) {
 			continue // keep the default (measured)
 		}
 		v, err := policies.Values{"x": d.v}.Parse("x")
-		if err != nil {
-			return cfg, usageErrorf("replay: --%s %q: want a duration such as 2us", d.name, d.v)
+		if err != nil || v < 0 || v > replay.MaxCost {
+			return cfg, usageErrorf("replay: --%s %q: want a duration 0..1s such as 2us", d.name, d.v)
 		}
 		*d.dst = v
 	}
@@ -252,9 +252,11 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	defer src.Close()
 	m, err := replay.Extract(src)
 	if err != nil {
+		printWarnings(errw, src.Meta())
 		return err
 	}
 	if len(m.Tasks) == 0 {
+		printWarnings(errw, src.Meta())
 		return fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", o.input)
 	}
 	printWarnings(errw, src.Meta())

@@ -113,6 +113,15 @@ func openInput(path string) (trace.Source, error) {
 	return src, nil
 }
 
+// readFailed prints the reader's counted warnings (m) to the command's
+// stderr and returns err: a command that fails after reading shows first
+// what the reader met (a damaged block, a truncated file, lost events),
+// which is often why it failed, then its one-line error.
+func readFailed(cmd *cobra.Command, m *trace.Meta, err error) error {
+	printWarnings(cmd.ErrOrStderr(), m)
+	return err
+}
+
 // printWarnings writes a source's counted warnings to w, one line each.
 func printWarnings(w io.Writer, m *trace.Meta) {
 	if m == nil {

@@ -71,7 +71,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	defer src.Close()
 	st, err := report.ComputeStats(src, report.StatsOptions{Buckets: o.buckets})
 	if err != nil {
-		return fmt.Errorf("stats: %s: %w", o.input, err)
+		return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: %w", o.input, err))
 	}
 	switches := 0
 	for _, c := range st.CPUs {
@@ -79,7 +79,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	}
 	if switches == 0 {
 		// As latency, timehist and map: not an all-zero table.
-		return fmt.Errorf("stats: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, st.Events)
+		return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, st.Events))
 	}
 	out := cmd.OutOrStdout()
 	// Stats has no warnings field: they go to stderr in both formats.

@@ -120,7 +120,11 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	}
 	out := &firstRowWriter{w: cmd.OutOrStdout()}
 	if err := report.Timehist(out, src, opt); err != nil {
-		return fmt.Errorf("timehist: %s: %w", o.input, err)
+		// Whatever is still held (the header alone) is dropped.
+		return readFailed(cmd, src.Meta(), fmt.Errorf("timehist: %s: %w", o.input, err))
+	}
+	if err := out.flush(); err != nil {
+		return err
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	filtered := opt.CPUs != nil || opt.PIDs != nil || opt.TIDs != nil || opt.Prios != nil || opt.Start != 0 || opt.End != 0
@@ -135,11 +139,17 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 }
 
 // firstRowWriter passes output through and keeps the start of its fourth
-// line, the first row after timehist's three header lines.
+// line, the first row after timehist's three header lines. It holds the
+// output back until something follows the header (or flush), so that a
+// timehist that fails without a row (no sched_switch in a damaged trace)
+// prints nothing on stdout.
 type firstRowWriter struct {
 	w     io.Writer
 	lines int
 	row   []byte
+	held  []byte // output not yet passed on: the header so far
+	hdr   int    // newlines held
+	open  bool   // output passes straight through
 }
 
 func (f *firstRowWriter) Write(p []byte) (int, error) {
@@ -151,7 +161,32 @@ func (f *firstRowWriter) Write(p []byte) (int, error) {
 			f.lines++
 		}
 	}
-	return f.w.Write(p)
+	if f.open {
+		return f.w.Write(p)
+	}
+	f.held = append(f.held, p...)
+	for _, b := range p {
+		if f.hdr == 3 { // a byte after the header's three lines
+			if err := f.flush(); err != nil {
+				return 0, err
+			}
+			break
+		}
+		if b == '\n' {
+			f.hdr++
+		}
+	}
+	return len(p), nil
+}
+
+// flush passes on the held output; from then on output passes straight
+// through.
+func (f *firstRowWriter) flush() error {
+	f.open = true
+	held := f.held
+	f.held = nil
+	_, err := f.w.Write(held)
+	return err
 }
 
 // hasRow reports whether the fourth line is a row (a time stamp after the
