@@ -103,6 +103,32 @@ type Config struct {
 // DefaultConfig returns the defaults described on Config.
 func DefaultConfig() Config { return Config{HZ: 250, IdleExit: -1, WakePreempt: -1, CtxSwitch: -1} }
 
+// MaxCost bounds every cost and latency of a Config (CtxSwitch, Migration,
+// IdleExit, WakePreempt, DecisionCost, ScanCost): 1 s in ns. Measured
+// context-switch costs are a few µs and scheduling decisions well under
+// one; a cost of seconds per switch or decision is a typo, and a simulated
+// CPU that spends it on every decision of a trace of thousands of switches
+// runs for hours of simulated time (--decision-cost 1h ran for minutes).
+const MaxCost = int64(1e9)
+
+// Check reports the first cost or latency of c outside 0..MaxCost ns (-1,
+// "measured in the trace", is allowed where Config says so), as an error
+// naming the field.
+func (c *Config) Check() error {
+	for _, f := range []struct {
+		name     string
+		v        int64
+		measured bool
+	}{{"context-switch cost", c.CtxSwitch, true}, {"migration cost", c.Migration, false},
+		{"idle-exit latency", c.IdleExit, true}, {"wakeup-preemption latency", c.WakePreempt, true},
+		{"decision cost", c.DecisionCost, false}, {"scan cost", c.ScanCost, false}} {
+		if (f.v < 0 && !(f.measured && f.v == -1)) || f.v > MaxCost {
+			return fmt.Errorf("replay: %s %d ns: want 0..%d ns (1 s)", f.name, f.v, MaxCost)
+		}
+	}
+	return nil
+}
+
 // Stats counts what a simulation did.
 type Stats struct {
 	Decisions  int64 `json:"decisions"`
@@ -246,8 +272,12 @@ type sim struct {
 
 // Simulate plays m under pol with cfg and returns the predicted schedule.
 // pol must be fresh (one run per instance). Errors are configuration
-// errors (CPU count, affinity outside the simulated CPUs).
+// errors (CPU count, affinity outside the simulated CPUs, a cost or
+// latency outside 0..MaxCost, see Config.Check).
 func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
 	if cfg.CPUs <= 0 {
 		cfg.CPUs = m.NrCPUs
 	}
