@@ -18,15 +18,16 @@ import (
 // (milliseconds with microsecond digits), max delay start/end as
 // seconds.microseconds (timestamp__scnprintf_usec, truncated) right-aligned
 // in 12 columns. traceview adds a "Sum delay ms" column after "Max delay ms"
-// and the total delay to the TOTAL line.
+// and the total delay to the TOTAL line, "%12.3f ms" wide (a sum of
+// 100000 ms and more, common on a loaded machine, keeps its space).
 const (
 	perfDashes  = " -------------------------------------------------------------------------------------------------------------------------------------------\n"
 	perfHeader  = "  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    | Max delay start           | Max delay end          |\n"
 	perfDashes2 = " -----------------------------------------------------------------------------------------------------------------\n"
 	perfDashes3 = " ---------------------------------------------------\n"
-	ourDashes   = " ---------------------------------------------------------------------------------------------------------------------------------------------------------------\n"
-	ourHeader   = "  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    | Sum delay ms      | Max delay start           | Max delay end          |\n"
-	ourDashes2  = " -----------------------------------------------------------------------------------------------------------\n"
+	ourDashes   = " -----------------------------------------------------------------------------------------------------------------------------------------------------------------\n"
+	ourHeader   = "  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    | Sum delay ms        | Max delay start           | Max delay end          |\n"
+	ourDashes2  = " -------------------------------------------------------------------------------------------------------------\n"
 )
 
 // usecStamp renders ns as perf's timestamp__scnprintf_usec: seconds and
@@ -71,7 +72,7 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 		bw.WriteString(rowName(r))
 		fmt.Fprintf(bw, "|%11.3f ms |%9d | avg:%8.3f ms | max:%8.3f ms ", ms(r.Runtime), r.Count, ms(r.AvgDelay), ms(r.MaxDelay))
 		if !perfStyle {
-			fmt.Fprintf(bw, "| sum:%10.3f ms ", ms(r.SumDelay))
+			fmt.Fprintf(bw, "| sum:%12.3f ms ", ms(r.SumDelay))
 		}
 		fmt.Fprintf(bw, "| max start: %12s s | max end: %12s s", usecStamp(r.MaxDelayStart), usecStamp(r.MaxDelayEnd))
 		if pct {
@@ -87,7 +88,7 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 		bw.WriteString("\n")
 	} else {
 		bw.WriteString(ourDashes2)
-		fmt.Fprintf(bw, "  TOTAL:                |%11.3f ms |%9d |                 |                 | sum:%10.3f ms |\n",
+		fmt.Fprintf(bw, "  TOTAL:                |%11.3f ms |%9d |                 |                 | sum:%12.3f ms |\n",
 			ms(res.Total.Runtime), res.Total.Count, ms(res.Total.SumDelay))
 		bw.WriteString(ourDashes2)
 	}

@@ -93,8 +93,8 @@ func TestLatencyTableText(t *testing.T) {
 	lines := strings.Split(buf.String(), "\n")
 	// Runtime 2 ms, Count 2, avg 0.875 ms, max 1.5 ms, sum 1.75 ms, max
 	// start 2.000000 s, end 2.001500 s.
-	row := "  a:10                  |      2.000 ms |        2 | avg:   0.875 ms | max:   1.500 ms | sum:     1.750 ms | max start:     2.000000 s | max end:     2.001500 s"
-	total := "  TOTAL:                |      2.000 ms |        2 |                 |                 | sum:     1.750 ms |"
+	row := "  a:10                  |      2.000 ms |        2 | avg:   0.875 ms | max:   1.500 ms | sum:       1.750 ms | max start:     2.000000 s | max end:     2.001500 s"
+	total := "  TOTAL:                |      2.000 ms |        2 |                 |                 | sum:       1.750 ms |"
 	if lines[4] != row || lines[6] != total {
 		t.Errorf("table:\n%s", buf.String())
 	}
@@ -123,5 +123,37 @@ func TestLatencyJSONLost(t *testing.T) {
     }
   ]`) {
 		t.Errorf("json:\n%s", buf.String())
+	}
+}
+
+// TestLatencySumColumnWide: a Sum delay of 100000 ms or more (236166.692 ms
+// on pipe-multi.perf.data's TOTAL and sched-messaging rows) filled the
+// "%10.3f" cell to "sum:236166.692 ms" with no space, and from 1000000 ms
+// pushed the row off the header's separators. Now every '|' of rows and
+// TOTAL with sums of 0.005, 236166.692 and 1234567.891 ms (total 1470734.588
+// ms) falls under a '|' of the header, and the cells keep their space.
+func TestLatencySumColumnWide(t *testing.T) {
+	res := &LatencyResult{Rows: []LatencyRow{
+		{Comm: "a", TID: 1, NrTasks: 1, Count: 1, SumDelay: 236166692000},
+		{Comm: "b", TID: 2, NrTasks: 1, Count: 1, SumDelay: 1234567891000},
+		{Comm: "c", TID: 3, NrTasks: 1, Count: 1, SumDelay: 5000},
+	}, Total: LatencyTotal{SumDelay: 1470734588000}}
+	var buf bytes.Buffer
+	if err := WriteLatencyTable(&buf, res, false); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	header := lines[2]
+	for _, want := range []string{"| sum:  236166.692 ms |", "| sum: 1234567.891 ms |", "| sum:       0.005 ms |", "| sum: 1470734.588 ms |"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("no cell %q in:\n%s", want, buf.String())
+		}
+	}
+	for _, l := range append(lines[4:7], lines[8]) {
+		for i, ch := range l {
+			if ch == '|' && (i >= len(header) || header[i] != '|') {
+				t.Errorf("'|' at column %d not under the header's:\n%s\n%s", i, header, l)
+			}
+		}
 	}
 }
