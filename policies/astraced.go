@@ -1,5 +1,7 @@
 package policies
 
+import "math"
+
 // AsTraced is the identity policy: the simulator re-emits the schedule the
 // model recorded from the input trace (every switch, wakeup, migration and
 // runtime at its observed time), so its latency table must equal the
@@ -56,7 +58,11 @@ func init() {
 		New:     func(Values, int) (Policy, error) { return AsTraced{}, nil },
 	})
 	rtParams := []Param{{Name: "rr_timeslice", Kind: ParamDuration, Default: "100ms",
-		Doc: "SCHED_RR time slice", Source: "include/linux/sched/rt.h RR_TIMESLICE (Linux 3.9-6.18)"}}
+		Doc: "SCHED_RR time slice", Source: "include/linux/sched/rt.h RR_TIMESLICE (Linux 3.9-6.18)",
+		// The kernel's sched_rr_timeslice_ms sysctl resets to the default
+		// on <= 0 (kernel/sched/rt.c sched_rr_handler); here 0 is refused
+		// so the policy header never shows a value that is not used.
+		Min: 1, Max: math.MaxInt64}}
 	Register(Info{
 		Name:    "fifo",
 		Summary: "every task SCHED_FIFO (traced RT priority, fair tasks at 1): run until block or higher priority",

@@ -91,7 +91,8 @@ func init() {
 		Summary: "BFS v0.440: one global runqueue, earliest virtual deadline first, RT class above",
 		Source:  "Con Kolivas, BFS v0.440 patch (kernel/sched/bfs.c, 2013)",
 		Params: []Param{{Name: "rr_interval", Kind: ParamInt, Default: "6",
-			Doc: "round-robin interval in ms: slice = rr_interval<<10 µs, deadline offset scales with it", Source: "bfs.c v0.440 rr_interval"}},
+			Doc: "round-robin interval in ms: slice = rr_interval<<10 µs, deadline offset scales with it", Source: "bfs.c v0.440 rr_interval; 1..1000 as its sysctl (kernel/sysctl.c of the BFS patch: one..one_thousand)",
+			Min: 1, Max: 1000}},
 		New: func(v Values, _ int) (Policy, error) {
 			return NewStack(NewBFS(v.Int("rr_interval", bfsRRInterval))), nil
 		},

@@ -1,5 +1,7 @@
 package policies
 
+import "math"
+
 // CFS, the fair class of Linux 2.6.23 to 6.5, with the semantics of
 // kernel/sched/fair.c v5.10 and the feature defaults of
 // kernel/sched/features.h v4.x-v6.5:
@@ -32,7 +34,7 @@ var CFSParams = []Param{
 	{Name: "latency", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_latency: 6 ms × (1+ilog2(min(ncpus,8)))", Source: "kernel/sched/fair.c v5.10"},
 	{Name: "min_granularity", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_min_granularity: 0.75 ms × factor", Source: "kernel/sched/fair.c v5.10"},
 	{Name: "wakeup_granularity", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_wakeup_granularity: 1 ms × factor", Source: "kernel/sched/fair.c v5.10"},
-	{Name: "nr_latency", Kind: ParamInt, Default: "8", Doc: "sched_nr_latency: tasks before the period stretches", Source: "kernel/sched/fair.c v5.10"},
+	{Name: "nr_latency", Kind: ParamInt, Default: "8", Doc: "sched_nr_latency: tasks before the period stretches (at least 1)", Source: "kernel/sched/fair.c v5.10", Min: 1, Max: math.MaxInt64},
 	{Name: "START_DEBIT", Kind: ParamFeature, Default: "on", Doc: "a new task starts one vslice behind", Source: "kernel/sched/features.h v5.10"},
 	{Name: "GENTLE_FAIR_SLEEPERS", Kind: ParamFeature, Default: "on", Doc: "sleeper credit is half of sched_latency", Source: "kernel/sched/features.h v5.10"},
 	{Name: "NEXT_BUDDY", Kind: ParamFeature, Default: "off", Doc: "prefer the last woken task", Source: "kernel/sched/features.h v5.10"},
@@ -43,8 +45,8 @@ var CFSParams = []Param{
 	// include/linux/topology.h v2.6.31. Defaults keep the v5.10 behaviour.
 	{Name: "NEW_FAIR_SLEEPERS", Kind: ParamFeature, Default: "on", Doc: "waking tasks get sleeper credit (off: vruntime = max(own, min_vruntime))", Source: "kernel/sched_features.h v2.6.31"},
 	{Name: "LB_BIAS", Kind: ParamFeature, Default: "off", Doc: "balance on biased loads: source min(cpu_load[idx], now), target max(cpu_load[idx], now); on in v2.6.31", Source: "kernel/sched_features.h v2.6.31, source_load/target_load in kernel/sched.c"},
-	{Name: "newidle_idx", Kind: ParamInt, Default: "0", Doc: "cpu_load[] history index (0-4, decay 2^idx ticks) of newly idle and idle balancing; 0 is the current load", Source: "include/linux/topology.h v2.6.31 SD_*_INIT newidle_idx/idle_idx"},
-	{Name: "busy_idx", Kind: ParamInt, Default: "0", Doc: "cpu_load[] history index of periodic balancing on a busy CPU (2 in v2.6.31)", Source: "include/linux/topology.h v2.6.31 SD_*_INIT busy_idx"},
+	{Name: "newidle_idx", Kind: ParamInt, Default: "0", Doc: "cpu_load[] history index (0-4, decay 2^idx ticks) of newly idle and idle balancing; 0 is the current load", Source: "include/linux/topology.h v2.6.31 SD_*_INIT newidle_idx/idle_idx", Min: 0, Max: 4},
+	{Name: "busy_idx", Kind: ParamInt, Default: "0", Doc: "cpu_load[] history index (0-4) of periodic balancing on a busy CPU (2 in v2.6.31)", Source: "include/linux/topology.h v2.6.31 SD_*_INIT busy_idx", Min: 0, Max: 4},
 	{Name: "SD_BALANCE_NEWIDLE", Kind: ParamFeature, Default: "on", Doc: "a CPU about to go idle pulls work", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
 	{Name: "SD_WAKE_AFFINE", Kind: ParamFeature, Default: "on", Doc: "a wakee may move to the waker's CPU (wake_affine)", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
 	{Name: "SD_WAKE_IDLE", Kind: ParamFeature, Default: "on", Doc: "a wakee goes to an idle CPU of the domain when its target is busy (wake_idle / select_idle_sibling)", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},

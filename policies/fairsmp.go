@@ -1,5 +1,7 @@
 package policies
 
+import "math"
+
 // SMP placement and load balancing shared by the fair-class policies (cfs,
 // eevdf), after kernel/sched/fair.c (Linux 5.10 to 6.18; the logic is the
 // same in both eras for a single-LLC machine such as the recording VM):
@@ -318,5 +320,6 @@ func (f *fairSMP) migrateLoad(cpu, busiest int) {
 var SMPParams = []Param{
 	{Name: "llc_size", Kind: ParamInt, Default: "1",
 		Doc:    "CPUs per last-level cache (sd_llc): select_idle_sibling searches only there; 0 = all CPUs",
-		Source: "kernel/sched/fair.c select_idle_sibling (v5.10-v6.18); 1 matches the shared traces' VM"},
+		Source: "kernel/sched/fair.c select_idle_sibling (v5.10-v6.18); 1 matches the shared traces' VM",
+		Min:    0, Max: math.MaxInt64},
 }

@@ -3,6 +3,7 @@ package policies
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,6 +42,32 @@ type Param struct {
 	Default string // "1.5ms", "8", "on"/"off"; for durations "" means computed (see Doc)
 	Doc     string // one line: meaning and unit
 	Source  string // kernel file and version, paper or patch of the default
+	// Min and Max bound an int or duration parameter (ns for a duration)
+	// when Max > Min; ParseSpecs rejects a value outside Min..Max instead
+	// of letting a policy fall back to its default (bfs:rr_interval=-5
+	// used to run with 6 while the header said -5). Max = math.MaxInt64
+	// bounds only from below.
+	Min, Max int64
+}
+
+// check reports a value v of p outside p.Min..p.Max as "want ...".
+func (p Param) check(v int64) error {
+	if p.Max <= p.Min || (v >= p.Min && v <= p.Max) {
+		return nil
+	}
+	what := "an integer"
+	lo, hi := strconv.FormatInt(p.Min, 10), strconv.FormatInt(p.Max, 10)
+	if p.Kind == ParamDuration {
+		what = "a duration"
+		lo, hi = time.Duration(p.Min).String(), time.Duration(p.Max).String()
+	}
+	if p.Max == math.MaxInt64 {
+		if p.Min == 1 {
+			return fmt.Errorf("want a positive %s", strings.TrimPrefix(strings.TrimPrefix(what, "an "), "a "))
+		}
+		return fmt.Errorf("want %s of at least %s", what, lo)
+	}
+	return fmt.Errorf("want %s %s..%s", what, lo, hi)
 }
 
 // Info describes a registered policy.
@@ -245,12 +272,20 @@ func (s *Spec) set(item string) error {
 	}
 	switch p.Kind {
 	case ParamDuration:
-		if _, err := parseDuration(val); err != nil {
+		d, err := parseDuration(val)
+		if err != nil {
 			return fmt.Errorf("policy %s: %s=%s: want a duration such as 3ms or 750us", s.Info.Name, key, val)
 		}
+		if err := p.check(d); err != nil {
+			return fmt.Errorf("policy %s: %s=%s: %w", s.Info.Name, key, val, err)
+		}
 	case ParamInt:
-		if _, err := strconv.Atoi(val); err != nil {
+		n, err := strconv.Atoi(val)
+		if err != nil {
 			return fmt.Errorf("policy %s: %s=%s: want an integer", s.Info.Name, key, val)
+		}
+		if err := p.check(int64(n)); err != nil {
+			return fmt.Errorf("policy %s: %s=%s: %w", s.Info.Name, key, val, err)
 		}
 	}
 	s.Values[key] = val

@@ -16,7 +16,7 @@ func TestParseSpecs(t *testing.T) {
 		{"as-traced", []string{"as-traced"}},
 		{"as-traced,fifo,rr", []string{"as-traced", "fifo", "rr"}},
 		{"rr:rr_timeslice=5ms,fifo", []string{"rr:rr_timeslice=5ms", "fifo"}},
-		{" fifo , rr:rr_timeslice=0 ", []string{"fifo", "rr:rr_timeslice=0"}},
+		{" fifo , rr:rr_timeslice=1ms ", []string{"fifo", "rr:rr_timeslice=1ms"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {

@@ -1,5 +1,7 @@
 package policies
 
+import "math"
+
 // The Staircase Deadline scheduler of Con Kolivas (SD, the successor of
 // RSDL, "Rotating Staircase Deadline", March 2007) as shipped in
 // 2.6.22-ck1 (kernel/sched.c). No sleep heuristics: every task has a quota
@@ -69,7 +71,8 @@ func init() {
 		Summary: "Staircase Deadline (2.6.22-ck1): per-level quotas stepping down a staircase, minor and major rotation, RT class above",
 		Source:  "Con Kolivas, SD scheduler in 2.6.22-ck1 (kernel/sched.c); RSDL design notes (ck wiki)",
 		Params: []Param{{Name: "rr_interval", Kind: ParamDuration, Default: "8ms",
-			Doc: "quota of a task at each priority level", Source: "2.6.22-ck1 kernel/sched.c rr_interval"}},
+			Doc: "quota of a task at each priority level", Source: "2.6.22-ck1 kernel/sched.c rr_interval",
+			Min: 1, Max: math.MaxInt64}},
 		New: func(v Values, _ int) (Policy, error) {
 			return NewStack(NewSD(v.Duration("rr_interval", 8_000_000))), nil
 		},
