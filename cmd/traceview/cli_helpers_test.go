@@ -14,9 +14,8 @@ func runCLI(t *testing.T, args ...string) (string, string, int) {
 	var out, errb bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&errb)
-	root.SetArgs(args)
 	code := 0
-	if err := root.Execute(); err != nil {
+	if err := execute(root, args); err != nil {
 		code = exitCode(err)
 		errb.WriteString(err.Error())
 	}

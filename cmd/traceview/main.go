@@ -19,8 +19,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := &stickyErrWriter{w: stdout}
 	root.SetOut(out)
 	root.SetErr(stderr)
-	root.SetArgs(args)
-	err := root.Execute()
+	err := execute(root, args)
 	if err == nil && out.err != nil {
 		// Commands that print with fmt.Fprint* ignore write errors; a full
 		// disk or a closed pipe must still fail the command.

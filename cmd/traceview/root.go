@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -73,6 +74,28 @@ All times inside are nanoseconds; every printed number carries its unit.`,
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
 	root.AddCommand(cmds...)
 	return root
+}
+
+// execute runs root with args. An unknown subcommand is a bad command line:
+// a one-line usage error (exit 2) with cobra's suggestions, where cobra's
+// own error exits 1 over several lines.
+func execute(root *cobra.Command, args []string) error {
+	root.InitDefaultHelpCmd() // as Execute does, so that Find knows them
+	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find(args); err != nil && c == root {
+		for _, a := range args {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			hint := ""
+			if s := root.SuggestionsFor(a); len(s) > 0 {
+				hint = "did you mean " + strings.Join(s, " or ") + "? "
+			}
+			return usageErrorf("unknown command %q (%ssee 'traceview --help')", a, hint)
+		}
+	}
+	root.SetArgs(args)
+	return root.Execute()
 }
 
 // usageArgs wraps a command's argument check so that wrong arguments are a

@@ -142,3 +142,24 @@ func TestEmptyFtraceText(t *testing.T) {
 		t.Errorf("latency on an empty ftrace text: exit %d, stderr %q, out %q; want exit 1, %q", code, stderr, out, want)
 	}
 }
+
+// TestUnknownCommand: an unknown subcommand is a bad command line, exit 2
+// as the README says (cobra's own error exited 1), in one line with a
+// suggestion; no subcommand still prints the help with exit 0.
+func TestUnknownCommand(t *testing.T) {
+	out, stderr, code := runCLI(t, "latncy", "-i", "x")
+	want := `unknown command "latncy" (did you mean latency? see 'traceview --help')`
+	if code != 2 || stderr != want || out != "" {
+		t.Errorf("latncy: exit %d, stderr %q, out %q; want exit 2, %q", code, stderr, out, want)
+	}
+	if _, stderr, code := runCLI(t, "frobnicate"); code != 2 || stderr != `unknown command "frobnicate" (see 'traceview --help')` {
+		t.Errorf("frobnicate: exit %d, stderr %q", code, stderr)
+	}
+	if out, _, code := runCLI(t); code != 0 || !strings.Contains(out, "Available Commands:") {
+		t.Errorf("no command: exit %d, out %q", code, out)
+	}
+	// cobra's own commands, added while executing, are still known.
+	if out, stderr, code := runCLI(t, "completion", "bash"); code != 0 || !strings.Contains(out, "bash completion") {
+		t.Errorf("completion bash: exit %d, stderr %q", code, stderr)
+	}
+}
