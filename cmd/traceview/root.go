@@ -59,7 +59,10 @@ All times inside are nanoseconds; every printed number carries its unit.`,
 	root.PersistentFlags().BoolVar(&trace.DefaultReadOptions.Lenient, "lenient", false,
 		"count malformed lines of text traces and broken trace.dat pages as warnings instead of failing")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())}
+		if c == c.Root() {
+			return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+		}
+		return usageError{fmt.Errorf("%s: %w (see '%s --help')", subcommandName(c), err, c.CommandPath())}
 	})
 	subMu.Lock()
 	fs := append([]func() *cobra.Command(nil), subCmds...)
@@ -114,10 +117,16 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 			return err
 		case c.Flags().Lookup("input") != nil && len(args) > 0 && check(c, args[:1]) != nil:
 			return usageErrorf("%s: unexpected argument %q: give the trace with -i FILE (see '%s --help')",
-				c.CommandPath(), args[0], c.CommandPath())
+				subcommandName(c), args[0], c.CommandPath())
 		}
-		return usageErrorf("%s: %v (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+		return usageErrorf("%s: %v (see '%s --help')", subcommandName(c), err, c.CommandPath())
 	}
+}
+
+// subcommandName is c's command path without the program name ("latency"),
+// the prefix of its errors: main prints them after "traceview: ".
+func subcommandName(c *cobra.Command) string {
+	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
 }
 
 // openInput opens a trace of any supported format ("-" for stdin). The

@@ -12,21 +12,25 @@ import (
 // TestStrayArguments checks that a wrong number of positional arguments is
 // a one-line usage error with exit 2 (cobra alone says "unknown command"
 // with exit 1), pointing to -i for commands that read their trace from it.
+// Errors start with the subcommand's name alone: main adds "traceview: "
+// (it printed "traceview: traceview latency: unexpected argument").
 func TestStrayArguments(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"info", "x.data"},
-			`traceview info: unexpected argument "x.data": give the trace with -i FILE (see 'traceview info --help')`},
+			`info: unexpected argument "x.data": give the trace with -i FILE (see 'traceview info --help')`},
 		{[]string{"latency", "-p", "a", "b"},
-			`traceview latency: unexpected argument "a": give the trace with -i FILE (see 'traceview latency --help')`},
+			`latency: unexpected argument "a": give the trace with -i FILE (see 'traceview latency --help')`},
 		// replay takes the trace as -i or as its one argument.
 		{[]string{"replay", "--policy", "eevdf", "a", "b"},
-			`traceview replay: accepts at most 1 arg(s), received 2 (see 'traceview replay --help')`},
-		{[]string{"convert"}, `traceview convert: accepts 1 arg(s), received 0 (see 'traceview convert --help')`},
+			`replay: accepts at most 1 arg(s), received 2 (see 'traceview replay --help')`},
+		{[]string{"convert"}, `convert: accepts 1 arg(s), received 0 (see 'traceview convert --help')`},
 		// compare's own check already gives a usage error: kept as is.
 		{[]string{"compare", "a"}, `compare: want two traces A and B, got 1 argument(s) (see 'traceview compare --help')`},
+		// A bad flag: the same prefix.
+		{[]string{"latency", "--bogus"}, `latency: unknown flag: --bogus (see 'traceview latency --help')`},
 	} {
 		out, stderr, code := runCLI(t, c.args...)
 		if code != 2 || stderr != c.want || out != "" {
