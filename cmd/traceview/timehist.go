@@ -232,7 +232,10 @@ func parseIntList(s string, lo, hi int) ([]int, error) {
 				return nil, fmt.Errorf("%q is not a range", part)
 			}
 		}
-		if first < lo || last > hi || last < first {
+		if last < first {
+			return nil, fmt.Errorf("%q is a reversed range (did you mean %d-%d?)", part, last, first)
+		}
+		if first < lo || last > hi {
 			return nil, fmt.Errorf("%q is outside %d-%d", part, lo, hi)
 		}
 		for v := first; v <= last; v++ {

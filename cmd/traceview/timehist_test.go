@@ -21,6 +21,26 @@ func TestParseIntList(t *testing.T) {
 	}
 }
 
+// TestReversedRange: a range written high-low is called reversed (timehist
+// -C 1-0 said `"1-0" is outside 0-1048576`, --prio 130-120 `is outside
+// 0-139`, although both ends are inside).
+func TestReversedRange(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"timehist", "-C", "1-0"}, `timehist: --cpu "1-0": "1-0" is a reversed range (did you mean 0-1?)`},
+		{[]string{"timehist", "--prio", "130-120"}, `timehist: --prio "130-120": "130-120" is a reversed range (did you mean 120-130?)`},
+		{[]string{"map", "--cpus", "0,3-2"}, `map: --cpus "0,3-2": "3-2" is a reversed range (did you mean 2-3?)`},
+		{[]string{"timehist", "--prio", "130-150"}, `timehist: --prio "130-150": "130-150" is outside 0-139`},
+	} {
+		_, stderr, code := runCLI(t, append(c.args, "-i", "../../testdata/traces/pipe.perf.data")...)
+		if code != 2 || stderr != c.want {
+			t.Errorf("%v: exit %d, stderr %q; want 2, %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
 func TestParseTimeWindow(t *testing.T) {
 	for _, c := range []struct {
 		in         string
