@@ -62,12 +62,12 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	}
 	a, err := openInputProgress(pathA)
 	if err != nil {
-		return err
+		return fmt.Errorf("compare: %w", argTrace(err))
 	}
 	defer a.Close()
 	b, err := openInputProgress(pathB)
 	if err != nil {
-		return err
+		return fmt.Errorf("compare: %w", argTrace(err))
 	}
 	defer b.Close()
 	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf}})

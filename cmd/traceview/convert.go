@@ -50,7 +50,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 	}
 	src, err := openInput(in)
 	if err != nil {
-		return fmt.Errorf("convert: %w", err)
+		return fmt.Errorf("convert: %w", argTrace(err))
 	}
 	defer src.Close()
 	var out io.Writer

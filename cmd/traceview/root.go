@@ -138,11 +138,38 @@ func openInput(path string) (trace.Source, error) {
 	src, err := trace.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such file (give a trace with -i FILE; see 'traceview formats')", path)
+			return nil, &noTraceError{path: path}
 		}
 		return nil, err
 	}
 	return src, nil
+}
+
+// noTraceError is openInput's error for a trace path that does not exist.
+// Its hint points to -i, unless positional (set by argTrace) says the
+// command takes the trace as an argument.
+type noTraceError struct {
+	path       string
+	positional bool
+}
+
+func (e *noTraceError) Error() string {
+	if e.positional {
+		return fmt.Sprintf("%s: no such file (see 'traceview formats' for the traces traceview reads)", e.path)
+	}
+	return fmt.Sprintf("%s: no such file (give a trace with -i FILE; see 'traceview formats')", e.path)
+}
+
+func (e *noTraceError) Unwrap() error { return os.ErrNotExist }
+
+// argTrace adapts openInput's error for a command that takes its trace as
+// a positional argument (convert, compare): no "-i FILE" hint.
+func argTrace(err error) error {
+	var e *noTraceError
+	if errors.As(err, &e) {
+		e.positional = true
+	}
+	return err
 }
 
 // readFailed prints the reader's counted warnings (m) to the command's

@@ -147,6 +147,28 @@ func TestEmptyFtraceText(t *testing.T) {
 	}
 }
 
+// TestMissingTraceHint: convert and compare take their traces as
+// arguments, so a missing file does not suggest "-i FILE" (convert said
+// "give a trace with -i FILE"); latency, which reads -i, still does.
+func TestMissingTraceHint(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"convert", "/nonexistent/x", "-o", "/nonexistent/y"},
+			"convert: /nonexistent/x: no such file (see 'traceview formats' for the traces traceview reads)"},
+		{[]string{"compare", "/nonexistent/x", "../../testdata/traces/pipe.perf.data"},
+			"compare: /nonexistent/x: no such file (see 'traceview formats' for the traces traceview reads)"},
+		{[]string{"latency", "-i", "/nonexistent/x"},
+			"/nonexistent/x: no such file (give a trace with -i FILE; see 'traceview formats')"},
+	} {
+		out, stderr, code := runCLI(t, c.args...)
+		if code != 1 || stderr != c.want || out != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 1, %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
 // TestUnknownCommand: an unknown subcommand is a bad command line, exit 2
 // as the README says (cobra's own error exited 1), in one line with a
 // suggestion; no subcommand still prints the help with exit 0.
