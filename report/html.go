@@ -186,7 +186,7 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 		kv = append(kv, htmlKV{"Lost events", fmt.Sprint(lost)})
 	}
 	kv = append(kv,
-		htmlKV{"Time span", fmt.Sprintf("%.6f s to %.6f s (%.3f ms)", float64(st.Start)/1e9, float64(st.End)/1e9, float64(st.Duration)/1e6)},
+		htmlKV{"Time span", fmt.Sprintf("%.6f s to %.6f s (%.3f ms, first to last scheduler event)", float64(st.Start)/1e9, float64(st.End)/1e9, float64(st.Duration)/1e6)},
 		htmlKV{"Events", fmt.Sprint(st.Events)},
 		htmlKV{"Tasks", fmt.Sprint(st.Tasks)},
 		htmlKV{"CPUs with events", fmt.Sprint(len(st.CPUs))},

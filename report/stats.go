@@ -20,8 +20,14 @@ type StatsOptions struct {
 // Stats is the system view of a trace: per-CPU utilization, runqueue
 // length, migrations and scheduling-delay histograms. Times are ns.
 type Stats struct {
-	Start    int64 `json:"start_ns"`    // first event time
-	End      int64 `json:"end_ns"`      // last event time
+	// Start and End are the times (ns) of the first and last scheduler
+	// event (sched_switch, sched_waking, sched_wakeup, sched_wakeup_new,
+	// sched_migrate_task, sched_stat_runtime, or a lost-events notice):
+	// perf's fork/comm/exit records, written before the tracepoints were
+	// enabled, do not stretch the span. Without any such event, the first
+	// and last event of nonzero time.
+	Start    int64 `json:"start_ns"`
+	End      int64 `json:"end_ns"`
 	Duration int64 `json:"duration_ns"` // End - Start
 	Events   int64 `json:"events"`
 	Tasks    int   `json:"tasks"` // task identities seen (idle excluded)
@@ -215,7 +221,8 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 	if m != nil {
 		st.Warnings = m.Warnings.List()
 	}
-	st.Start, st.End, st.Events = p.First, p.Last, p.Events
+	st.Start, st.End = p.Span()
+	st.Events = p.Events
 	st.Duration = st.End - st.Start
 	for _, t := range p.All {
 		if t.TID != 0 {
@@ -230,16 +237,16 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 	for _, cpu := range cpus {
 		sc := StatsCPU{CPU: cpu, Busy: p.BusyOnCPU[cpu], Switches: c.switches[cpu], MigrateIn: c.migIn[cpu], MigrateOut: c.migOut[cpu]}
 		if from, ok := p.SeenFrom[cpu]; ok {
-			sc.Observed = p.Last - from
+			sc.Observed = max(st.End-from, 0)
 		}
 		if sc.Observed > 0 {
 			sc.Utilization = float64(sc.Busy) / float64(sc.Observed)
 		}
-		sc.RunqueueAvg, sc.RunqueueMax = statsStepMean(c.rq[cpu], p.First, p.Last)
+		sc.RunqueueAvg, sc.RunqueueMax = statsStepMean(c.rq[cpu], st.Start, st.End)
 		st.CPUs = append(st.CPUs, sc)
 	}
 	if c.opts.Buckets > 0 && st.Duration > 0 {
-		st.Series = statsMakeSeries(cpus, c.slices, c.rq, p.First, p.Last, c.opts.Buckets)
+		st.Series = statsMakeSeries(cpus, c.slices, c.rq, st.Start, st.End, c.opts.Buckets)
 	}
 	return st
 }

@@ -123,8 +123,12 @@ type statsPass struct {
 
 	First, Last int64 // ns, times of the first and last event
 	haveFirst   bool
-	Events      int64
-	CPUs        map[trace.CPU]bool // CPUs that recorded events
+	// SchedFirst and SchedLast are the times (ns) of the first and last
+	// scheduler tracepoint event (isSchedEvent); see Span.
+	SchedFirst, SchedLast int64
+	haveSched             bool
+	Events                int64
+	CPUs                  map[trace.CPU]bool // CPUs that recorded events
 	// BusyOnCPU is per-CPU time (ns) spent running a non-idle task,
 	// between switches seen on that CPU.
 	BusyOnCPU map[trace.CPU]int64
@@ -260,6 +264,34 @@ func (p *statsPass) lookup(tid trace.TID) *statsTask {
 	return p.tasks[tid]
 }
 
+// isSchedEvent reports whether events of kind k are scheduler
+// tracepoints only: sched_switch, sched_waking, sched_wakeup,
+// sched_wakeup_new, sched_migrate_task, sched_stat_runtime, or the notice
+// that such events were lost (the tracepoints were on). Fork, exec,
+// exit and comm events may instead be perf's bookkeeping records
+// (PERF_RECORD_FORK/COMM/EXIT), which perf writes from the start of `perf
+// record`, before the sched tracepoints are enabled, and for tasks alive
+// before it (time 0); they are not counted.
+func isSchedEvent(k trace.Kind) bool {
+	switch k {
+	case trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime, trace.KindLost:
+		return true
+	}
+	return false
+}
+
+// Span returns the time span of the trace in ns: from the first to the
+// last scheduler tracepoint event (isSchedEvent), the window in which the
+// scheduler was observed; perf's fork/comm/exit records written before
+// the tracepoints were enabled do not stretch it. A trace without any
+// such event spans its first to last event of nonzero time.
+func (p *statsPass) Span() (from, to int64) {
+	if p.haveSched {
+		return p.SchedFirst, p.SchedLast
+	}
+	return p.First, p.Last
+}
+
 // observe feeds one event.
 func (p *statsPass) observe(e *trace.Event) {
 	// Records synthesized at record start (perf's COMM and FORK of the
@@ -272,6 +304,12 @@ func (p *statsPass) observe(e *trace.Event) {
 	p.Events++
 	if e.Time > p.Last {
 		p.Last = e.Time
+	}
+	if isSchedEvent(e.Kind) {
+		if !p.haveSched || e.Time < p.SchedFirst {
+			p.SchedFirst = e.Time
+		}
+		p.SchedLast, p.haveSched = max(p.SchedLast, e.Time), true
 	}
 	if e.CPU >= 0 {
 		p.CPUs[e.CPU] = true
@@ -512,13 +550,14 @@ func (p *statsPass) run(src trace.Source) error {
 	}
 }
 
-// finish closes every open interval at the last event time, so states and
-// slices reach the end of the trace.
+// finish closes every open interval at the end of the trace (Span), so
+// states and slices reach it.
 func (p *statsPass) finish() {
+	_, end := p.Span()
 	for _, t := range p.All {
 		switch t.state {
 		case statsRunnable, statsSleeping:
-			p.leaveState(t, p.Last)
+			p.leaveState(t, end)
 			t.state = statsUnknown
 		}
 	}
@@ -534,7 +573,7 @@ func (p *statsPass) finish() {
 			continue
 		}
 		if _, ok := p.currAt[c]; ok {
-			p.emitSlice(c, t, t.since, p.Last)
+			p.emitSlice(c, t, t.since, end)
 		}
 	}
 }

@@ -31,6 +31,11 @@ maximum), migrations (sched_migrate_task) and histograms of scheduling delay
 (wakeup or preemption to switch-in) in log2 microsecond buckets like bcc's
 runqlat, for all delays and split into wakeup and preemption delays.
 
+The trace's span runs from its first to its last scheduler event (sched_switch,
+sched_waking, sched_wakeup(_new), sched_migrate_task, sched_stat_runtime):
+perf's fork/comm/exit records written before the tracepoints were enabled do
+not stretch it.
+
 With --series N the JSON output also carries per-CPU utilization and
 runqueue length over N equal time buckets (the series the HTML report
 plots).
@@ -94,7 +99,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 
 // writeStatsTable prints Stats for people.
 func writeStatsTable(w io.Writer, st *report.Stats) error {
-	fmt.Fprintf(w, "Trace: %.3f ms, %d events, %d tasks, %d CPUs, %d migrations\n\n",
+	fmt.Fprintf(w, "Trace: %.3f ms (first to last scheduler event), %d events, %d tasks, %d CPUs, %d migrations\n\n",
 		float64(st.Duration)/1e6, st.Events, st.Tasks, len(st.CPUs), st.Migrations)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CPU\tUtilization %\tBusy ms\tObserved ms\tRunqueue avg\tRunqueue max\tSwitches\tMigrations in\tMigrations out\t")
