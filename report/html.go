@@ -62,7 +62,7 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 	page := htmlPage{Name: opts.Name, Stats: st, Lat: lat}
 	page.Summary = htmlSummary(opts.Name, src.Meta(), st, lat)
 	for _, wn := range lat.Warnings {
-		page.Warnings = append(page.Warnings, fmt.Sprintf("%s (%d times)", wn.Message, wn.Count))
+		page.Warnings = append(page.Warnings, wn.String())
 	}
 	for _, r := range lat.Rows {
 		page.Rows = append(page.Rows, htmlRow(r))

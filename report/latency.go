@@ -878,7 +878,8 @@ func cmpRow(key string, a, b *LatencyRow) int {
 	return 0
 }
 
-// diagWarnings turns the diagnostics into counted warnings.
+// diagWarnings turns the diagnostics into counted warnings whose messages
+// state their counts.
 func (l *latency) diagWarnings() []trace.Warning {
 	var out []trace.Warning
 	d := &l.diag
@@ -912,6 +913,9 @@ func (l *latency) diagWarnings() []trace.Warning {
 			Key: "delay-first-switch-in", Count: int(d.FirstSeen),
 			Message: fmt.Sprintf("%d tasks were first seen being switched in (woken before the trace began): no delay is counted for that switch-in (perf counts 0 ns for each)", d.FirstSeen),
 		})
+	}
+	for i := range out {
+		out[i].CountInMessage = true // every message above states its count
 	}
 	return out
 }

@@ -81,10 +81,24 @@ type Warnings struct {
 
 // Warning is a counted problem: Key is a stable identifier such as
 // "unknown-record-type", Message the first occurrence's one-line text.
+// CountInMessage says that Message already states Count (as in "164
+// scheduling delays had no recorded switch-in"), so String does not repeat
+// it.
 type Warning struct {
-	Key     string `json:"key"`
-	Count   int    `json:"count"`
-	Message string `json:"message"`
+	Key            string `json:"key"`
+	Count          int    `json:"count"`
+	Message        string `json:"message"`
+	CountInMessage bool   `json:"count_in_message,omitempty"`
+}
+
+// String renders the warning for people: its message, followed by "(N
+// times)" when it was counted more than once and the message does not
+// state the count itself.
+func (w Warning) String() string {
+	if w.Count > 1 && !w.CountInMessage {
+		return fmt.Sprintf("%s (%d times)", w.Message, w.Count)
+	}
+	return w.Message
 }
 
 // Add counts one occurrence of key; the message (fmt.Sprintf(format, args))

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -20,4 +22,18 @@ func runCLI(t *testing.T, args ...string) (string, string, int) {
 		errb.WriteString(err.Error())
 	}
 	return out.String(), errb.String(), code
+}
+
+// reportHTML runs `traceview report` on in and returns the HTML page.
+func reportHTML(t *testing.T, in string) []byte {
+	t.Helper()
+	html := filepath.Join(t.TempDir(), "r.html")
+	if _, stderr, code := runCLI(t, "report", "-i", in, "-o", html); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

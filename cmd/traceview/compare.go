@@ -102,7 +102,7 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 		ws   []trace.Warning
 	}{{pathA, res.WarningsA}, {pathB, res.WarningsB}} {
 		for _, w := range side.ws {
-			fmt.Fprintf(stderr, "warning: %s: %s\n", side.name, w.Message)
+			fmt.Fprintf(stderr, "warning: %s: %s\n", side.name, w)
 		}
 	}
 	return report.WriteCompareTable(out, res, pathA, pathB)

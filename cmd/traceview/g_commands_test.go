@@ -120,14 +120,7 @@ func TestExportCommands(t *testing.T) {
 
 func TestReportCommand(t *testing.T) {
 	gNeedTrace(t)
-	html := filepath.Join(t.TempDir(), "r.html")
-	if _, stderr, code := runCLI(t, "report", "-i", gTrace, "-o", html); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	data, err := os.ReadFile(html)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := reportHTML(t, gTrace)
 	if n := strings.Count(string(data), "<svg"); n != report.HTMLPlots {
 		t.Errorf("%d plots, want %d", n, report.HTMLPlots)
 	}

@@ -261,10 +261,6 @@ func printInfo(w io.Writer, r *infoReport) {
 		fmt.Fprintf(w, "warning: %d events lost on CPU %d between %.6f s and %.6f s\n", l.Count, l.CPU, float64(l.Start)/1e9, float64(l.End)/1e9)
 	}
 	for _, wn := range r.Warnings {
-		if wn.Count > 1 {
-			fmt.Fprintf(w, "warning: %s (%d times)\n", wn.Message, wn.Count)
-		} else {
-			fmt.Fprintf(w, "warning: %s\n", wn.Message)
-		}
+		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 }

@@ -131,6 +131,6 @@ func printLatencyWarnings(cmd *cobra.Command, res *report.LatencyResult) {
 	w := cmd.ErrOrStderr()
 	printWarnings(w, res.Meta)
 	for _, wn := range res.ReportWarnings {
-		fmt.Fprintf(w, "warning: %s\n", wn.Message) // messages carry their counts
+		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 }

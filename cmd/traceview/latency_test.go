@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -66,6 +67,33 @@ func TestLatencyCLIErrors(t *testing.T) {
 		_, errs, code := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d with %q on one line", c.args, code, errs, c.code, c.want)
+		}
+	}
+}
+
+// TestWarningCountsOnce: warnings whose message states its count are not
+// followed by "(N times)": the HTML report of messaging.2cpu said "164
+// scheduling delays had no recorded switch-in ... (164 times)". compare
+// prints the same warnings on stderr through the same rendering
+// (trace.Warning.String).
+func TestWarningCountsOnce(t *testing.T) {
+	in := "../../testdata/traces/messaging.2cpu.perf.data"
+	page := reportHTML(t, in)
+	_, stderr, code := runCLI(t, "compare", in, in)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stderr)
+	}
+	for name, text := range map[string]string{"report": string(page), "compare": stderr} {
+		// One line per warning: the count may follow only messages that
+		// do not start with it.
+		re := regexp.MustCompile(`(\d+) scheduling delays had no recorded switch-in[^\n<]*`)
+		m := re.FindStringSubmatch(text)
+		if m == nil {
+			t.Errorf("%s: no recovered-delay warning", name)
+			continue
+		}
+		if strings.Contains(m[0], "times)") {
+			t.Errorf("%s repeats the count: %q", name, m[0])
 		}
 	}
 }

@@ -191,10 +191,6 @@ func printWarnings(w io.Writer, m *trace.Meta) {
 			lw.Count, lw.CPU, float64(lw.Start)/1e9, float64(lw.End)/1e9)
 	}
 	for _, wn := range m.Warnings.List() {
-		if wn.Count > 1 {
-			fmt.Fprintf(w, "warning: %s (%d times)\n", wn.Message, wn.Count)
-		} else {
-			fmt.Fprintf(w, "warning: %s\n", wn.Message)
-		}
+		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 }
