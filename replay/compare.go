@@ -34,10 +34,18 @@ func rowKey(r *report.LatencyRow) string {
 	return r.Comm
 }
 
-// Pair matches the rows of obs and pred by command name (and TID for
-// per-task tables), sorted by observed runtime, largest first, then name.
+// Pair matches the rows of obs and pred, sorted by observed runtime,
+// largest first, then name. Rows of a single task (NrTasks <= 1, TID > 0)
+// match by TID, the task's identity: the two sides may name one task
+// differently (the observed table takes names from perf's COMM records and
+// says ":70" for a thread it has none for, the predicted trace names every
+// task from its tracepoints, "tokio-rt-worker"). Other rows match by
+// command name (and TID for per-task tables). A matched pair is named as
+// the observed table (the reports') names it; a side a row is missing from
+// is the zero row.
 func Pair(obs, pred *report.LatencyResult) []RowPair {
 	idx := map[string]int{}
+	byTID := map[trace.TID]int{} // single-task observed rows
 	var out []RowPair
 	key := func(r *report.LatencyRow) string {
 		if obs.Options.PerTask {
@@ -45,19 +53,37 @@ func Pair(obs, pred *report.LatencyResult) []RowPair {
 		}
 		return r.Comm
 	}
+	single := func(r *report.LatencyRow) bool { return r.NrTasks <= 1 && r.TID > 0 }
 	for _, r := range obs.Rows {
 		k := key(&r)
 		idx[k] = len(out)
+		if single(&r) {
+			byTID[r.TID] = len(out)
+		}
 		out = append(out, RowPair{Key: k, Observed: r})
 	}
+	paired := make([]bool, len(out))
 	for _, r := range pred.Rows {
-		k := key(&r)
-		if i, ok := idx[k]; ok {
-			out[i].Pred = r
+		i, ok := -1, false
+		if single(&r) {
+			i, ok = byTID[r.TID]
+		}
+		if !ok {
+			i, ok = idx[key(&r)]
+		}
+		if ok && !paired[i] {
+			if r.Comm != out[i].Observed.Comm {
+				r.Comm = out[i].Observed.Comm // one name for both sides
+			}
+			out[i].Pred, paired[i] = r, true
 			continue
 		}
-		idx[k] = len(out)
+		k := key(&r)
+		if _, taken := idx[k]; !taken {
+			idx[k] = len(out)
+		}
 		out = append(out, RowPair{Key: k, Pred: r})
+		paired = append(paired, true)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Observed.Runtime != out[j].Observed.Runtime {

@@ -1,0 +1,92 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/report"
+)
+
+// TestPairByTID is the regression test for one task shown as two rows:
+// on messaging.2cpu.perf.data the observed table names tid 70 ":70" (no
+// COMM record for it) and the predicted one "tokio-rt-worker" (its
+// tracepoint comm), so `replay` printed ":70" (3 switches observed, 0
+// predicted) and "tokio-rt-worker" (0 observed, 3 predicted, "new").
+// Single-task rows now match by TID under the observed name; rows of
+// several tasks ("hackbench", 2 tasks) still match by name, and a task only
+// on one side ("only-pred", tid 90) keeps its own row.
+func TestPairByTID(t *testing.T) {
+	obs := &report.LatencyResult{Rows: []report.LatencyRow{
+		{Comm: "hackbench", TID: 10, NrTasks: 2, Runtime: 500, Switches: 8},
+		{Comm: ":70", TID: 70, NrTasks: 1, Switches: 3},
+	}}
+	pred := &report.LatencyResult{Rows: []report.LatencyRow{
+		{Comm: "hackbench", TID: 11, NrTasks: 2, Runtime: 450, Switches: 7},
+		{Comm: "tokio-rt-worker", TID: 70, NrTasks: 1, Switches: 3},
+		{Comm: "only-pred", TID: 90, NrTasks: 1, Switches: 1},
+	}}
+	type row struct {
+		Key, ObsComm, PredComm string
+		ObsSw, PredSw          int64
+	}
+	var got []row
+	for _, p := range Pair(obs, pred) {
+		got = append(got, row{p.Key, p.Observed.Comm, p.Pred.Comm, int64(p.Observed.Switches), int64(p.Pred.Switches)})
+	}
+	want := []row{
+		{"hackbench", "hackbench", "hackbench", 8, 7},
+		{":70", ":70", ":70", 3, 3},
+		{"only-pred", "", "only-pred", 0, 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pairs (-want +got):\n%s", diff)
+	}
+}
+
+// TestPairByTIDMessaging: the case on testdata/traces/messaging.2cpu.perf.data
+// under cfs: one row ":70" with 3 switches on both sides (the recording
+// and the simulation both switch tid 70 in 3 times), no row
+// "tokio-rt-worker".
+func TestPairByTIDMessaging(t *testing.T) {
+	m, err := extractFile("../testdata/traces/messaging.2cpu.perf.data")
+	if err != nil {
+		t.Skip(err)
+	}
+	obs, err := m.ObservedLatency(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := policies.ParseSpecs("cfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := specs[0].New(m.NrCPUs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Simulate(m, pol, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := Latency(res.Source(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, p := range Pair(obs, pred) {
+		switch p.Key {
+		case "tokio-rt-worker":
+			t.Errorf("tid 70 has a row of its own named by the prediction: %+v", p.Pred)
+		case ":70":
+			found++
+			if p.Observed.Switches != 3 || p.Pred.Switches != 3 || p.Pred.Comm != ":70" {
+				t.Errorf(":70: observed %d switches, predicted %d as %q; want 3, 3, \":70\"", p.Observed.Switches, p.Pred.Switches, p.Pred.Comm)
+			}
+		}
+	}
+	if found != 1 {
+		t.Errorf("%d rows \":70\", want 1", found)
+	}
+}
