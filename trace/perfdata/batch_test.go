@@ -3,7 +3,6 @@ package perfdata
 import (
 	"errors"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,36 +16,13 @@ import (
 // events, lost events, both CPUs interleaved).
 func TestNextBatchEqualsNext(t *testing.T) {
 	const path = "../../testdata/traces/messaging.2cpu.perf.data"
-	open := func() *Reader {
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		r, err := NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	var want []trace.Event
-	r := open()
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, e)
-	}
+	_, want := readAll(t, path)
 	if len(want) != 6046 {
 		t.Fatalf("%d events in %s, want 6046", len(want), path)
 	}
-	var _ trace.BatchSource = r
 	for _, size := range []int{1, 7, 4096, len(want) + 1} {
-		r := open()
+		r := openReader(t, path)
+		var _ trace.BatchSource = r
 		buf := make([]trace.Event, size)
 		var got []trace.Event
 		for {

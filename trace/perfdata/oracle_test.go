@@ -45,8 +45,8 @@ func baseName(path string) string {
 	return strings.TrimSuffix(b, ".data")
 }
 
-// readAll drains a reader, checking that times never decrease.
-func readAll(t *testing.T, path string) (*Reader, []trace.Event) {
+// openReader opens path with NewReader; the file closes with the test.
+func openReader(t *testing.T, path string) *Reader {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -57,6 +57,13 @@ func readAll(t *testing.T, path string) (*Reader, []trace.Event) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// readAll drains a reader, checking that times never decrease.
+func readAll(t *testing.T, path string) (*Reader, []trace.Event) {
+	t.Helper()
+	r := openReader(t, path)
 	var evs []trace.Event
 	last := int64(-1 << 63)
 	for {
