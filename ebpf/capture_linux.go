@@ -307,23 +307,11 @@ const (
 	maxBatches = 256
 )
 
-// consumerNice is the nice value of the thread that decodes records and
-// calls emit (setpriority(2) on its thread id).
-const consumerNice = 19
-
 // Run drains the perf buffers, calling emit with each event in time order,
 // until ctx is done; then it detaches the programs, drains every record
 // still in the buffers and returns nil. Losses appear as trace.KindLost
 // events (per CPU, at the time they were noticed). An error from emit stops
 // Run and is returned.
-//
-// The drain (copying records out of the perf buffers, which must keep up
-// or records are lost) runs at the caller's priority. Decoding, reordering
-// and emit (for `traceview record`, encoding and compressing) run on an OS
-// thread of their own at nice 19, so that they yield the CPUs to the
-// workload being traced and catch up when a CPU is idle; up to
-// maxBatches × batchBytes of records wait meanwhile. emit is called from
-// that thread, never concurrently.
 func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	batches := make(chan []byte, maxBatches)
 	free := make(chan []byte, maxBatches)
@@ -331,19 +319,7 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	stop := make(chan struct{})
 	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
 	defer close(stop)
-	done := make(chan error, 1)
-	go func() {
-		// Never unlocked: the thread exits with this goroutine, so its
-		// nice value does not leak to other goroutines.
-		runtime.LockOSThread()
-		unix.Setpriority(unix.PRIO_PROCESS, unix.Gettid(), consumerNice)
-		done <- c.consume(batches, free, drainErr, emit)
-	}()
-	return <-done
-}
 
-// consume decodes the drain's batches and emits their events in order.
-func (c *Capture) consume(batches <-chan []byte, free chan<- []byte, drainErr <-chan error, emit func(trace.Event) error) error {
 	var ro reorder
 	for batch := range batches {
 		b := batch
