@@ -2,7 +2,9 @@ package ebpf
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
+	"math"
 	"slices"
 
 	"github.com/traceview/traceview/trace"
@@ -52,6 +54,88 @@ func perCPUBuffer(total, nCPU, page int) int {
 // pass began may still be missing from that pass. Events older than a
 // watermark minus ReorderWindow are released in time order.
 const ReorderWindow = 5_000_000
+
+// assembler turns the drain's batches (raw records and the drain's loss
+// and watermark markers, in the order they were read: each CPU's records in
+// its buffer's order) into time-ordered events.
+type assembler struct {
+	dec  *decoder
+	ro   reorder
+	lost map[trace.CPU]lostNote // losses waiting for their CPU's next record
+}
+
+type lostNote struct {
+	n       uint64
+	noticed int64 // CLOCK_MONOTONIC ns when the drain read the loss
+}
+
+// batch processes one batch. perf writes its PERF_RECORD_LOST into a CPU's
+// buffer where the records went missing, so a loss is placed at the time
+// of the next record read from that CPU: the KindLost event then sorts
+// between the last record before the gap and the first after it, which
+// makes the loss window (trace.LostWindow) cover the gap.
+func (a *assembler) batch(b []byte, emit func(trace.Event) error) error {
+	for ; len(b) >= RecordSize; b = b[RecordSize:] {
+		switch b[12] {
+		case lostMarker:
+			cpu := trace.CPU(binary.LittleEndian.Uint32(b[8:]))
+			if a.lost == nil {
+				a.lost = map[trace.CPU]lostNote{}
+			}
+			l := a.lost[cpu]
+			l.n += binary.LittleEndian.Uint64(b[16:])
+			l.noticed = int64(binary.LittleEndian.Uint64(b[24:]))
+			a.lost[cpu] = l
+		case watermarkMarker:
+			if err := a.ro.flush(int64(binary.LittleEndian.Uint64(b[16:]))-ReorderWindow, emit); err != nil {
+				return err
+			}
+		default:
+			e, ok := a.dec.decode(b[:RecordSize])
+			if !ok {
+				continue
+			}
+			if l, ok := a.lost[e.CPU]; ok {
+				le := trace.NewEvent(e.Time, e.CPU, trace.KindLost)
+				le.Count = l.n
+				a.ro.add(le)
+				delete(a.lost, e.CPU)
+			}
+			a.ro.add(e)
+		}
+	}
+	return nil
+}
+
+// finish places the losses no later record followed (at the last event's
+// time, or when they were noticed if later) and emits everything left.
+func (a *assembler) finish(emit func(trace.Event) error) error {
+	cpus := make([]trace.CPU, 0, len(a.lost))
+	for cpu := range a.lost {
+		cpus = append(cpus, cpu)
+	}
+	slices.Sort(cpus)
+	for _, cpu := range cpus {
+		l := a.lost[cpu]
+		le := trace.NewEvent(max(a.ro.maxTime, l.noticed), cpu, trace.KindLost)
+		le.Count = l.n
+		a.ro.add(le)
+	}
+	a.lost = nil
+	return a.ro.flush(math.MaxInt64, emit)
+}
+
+// lostMarker and watermarkMarker are the kind bytes (offset 12) of the
+// pseudo-records the drain puts in a batch. A loss report: CPU at offset 8
+// (u32), count at 16 (u64), CLOCK_MONOTONIC time at 24 (u64). A watermark:
+// a CLOCK_MONOTONIC time at 16 (u64) taken before a pass that emptied
+// every perf buffer, so every record stamped before it (the programs stamp
+// with bpf_ktime_get_ns, the same clock) has been read. Real records have
+// kinds 1..10.
+const (
+	lostMarker      = 0xff
+	watermarkMarker = 0xfe
+)
 
 // reorder restores time order across CPUs. Out-of-order input is sorted
 // through small (time, arrival) keys rather than by moving 176-byte events

@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -320,29 +319,10 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
 	defer close(stop)
 
-	var ro reorder
+	as := assembler{dec: c.dec}
 	for batch := range batches {
-		b := batch
-		for len(b) >= RecordSize {
-			switch b[12] {
-			case lostMarker:
-				// A loss report from the drain: CPU, count, time noticed.
-				e := trace.NewEvent(ro.maxTime, trace.CPU(binary.LittleEndian.Uint32(b[8:])), trace.KindLost)
-				e.Count = binary.LittleEndian.Uint64(b[16:])
-				if now := int64(binary.LittleEndian.Uint64(b[24:])); now > e.Time {
-					e.Time = now
-				}
-				ro.add(e)
-			case watermarkMarker:
-				if err := ro.flush(int64(binary.LittleEndian.Uint64(b[16:]))-ReorderWindow, emit); err != nil {
-					return err
-				}
-			default:
-				if e, ok := c.dec.decode(b[:RecordSize]); ok {
-					ro.add(e)
-				}
-			}
-			b = b[RecordSize:]
+		if err := as.batch(batch, emit); err != nil {
+			return err
 		}
 		select {
 		case free <- batch[:0]:
@@ -352,20 +332,8 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	if err := <-drainErr; err != nil {
 		return err
 	}
-	return ro.flush(math.MaxInt64, emit)
+	return as.finish(emit)
 }
-
-// lostMarker and watermarkMarker are the kind bytes (offset 12) of the
-// pseudo-records the drain puts in a batch. A loss report: CPU at offset 8
-// (u32), count at 16 (u64), CLOCK_MONOTONIC time at 24 (u64). A watermark:
-// a CLOCK_MONOTONIC time at 16 (u64) taken before a pass that emptied
-// every perf buffer, so every record stamped before it (the programs stamp
-// with bpf_ktime_get_ns, the same clock) has been read. Real records have
-// kinds 1..10.
-const (
-	lostMarker      = 0xff
-	watermarkMarker = 0xfe
-)
 
 // drain copies records from the perf buffers into batches until ctx is
 // done, then detaches the programs, copies what is left and closes batches.

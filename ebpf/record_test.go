@@ -205,3 +205,58 @@ func TestRoundBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestAssemblerLossWindow: a loss read from CPU 1's buffer between its
+// records at 20 and 30 ns becomes a KindLost event at 30 ns (the first
+// record after the gap), sorted after CPU 0's record at 25 and before CPU
+// 1's at 30; a loss no record follows is placed at the later of the last
+// event's time and the time it was noticed. Watermark 100 ns + the margin
+// releases everything at or below 100.
+func TestAssemblerLossWindow(t *testing.T) {
+	sw := func(ts uint64, cpu uint32) []byte {
+		return rec(ts, cpu, trace.KindSwitch, 0, 1, 1, 1, 1, 120, 2, 2, 120, 1, 0, -1, "a", "b")
+	}
+	marker := func(kind byte, cpu uint32, n, at uint64) []byte {
+		m := make([]byte, RecordSize)
+		m[12] = kind
+		binary.LittleEndian.PutUint32(m[8:], cpu)
+		binary.LittleEndian.PutUint64(m[16:], n)
+		binary.LittleEndian.PutUint64(m[24:], at)
+		return m
+	}
+	var batch []byte
+	for _, r := range [][]byte{
+		sw(10, 1), sw(20, 1), marker(lostMarker, 1, 5, 1000), sw(30, 1), // CPU 1's buffer
+		sw(25, 0), marker(lostMarker, 0, 7, 1000), // CPU 0's: a loss at its end
+	} {
+		batch = append(batch, r...)
+	}
+	wm := make([]byte, RecordSize)
+	wm[12] = watermarkMarker
+	binary.LittleEndian.PutUint64(wm[16:], 100+ReorderWindow)
+	batch = append(batch, wm...)
+
+	type out struct {
+		T     int64
+		CPU   trace.CPU
+		Kind  trace.Kind
+		Count uint64
+	}
+	var got []out
+	emit := func(e trace.Event) error { got = append(got, out{e.Time, e.CPU, e.Kind, e.Count}); return nil }
+	a := assembler{dec: newDecoder(false)}
+	if err := a.batch(batch, emit); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.finish(emit); err != nil {
+		t.Fatal(err)
+	}
+	want := []out{
+		{10, 1, trace.KindSwitch, 0}, {20, 1, trace.KindSwitch, 0}, {25, 0, trace.KindSwitch, 0},
+		{30, 1, trace.KindLost, 5}, {30, 1, trace.KindSwitch, 0},
+		{1000, 0, trace.KindLost, 7}, // noticed at 1000 > the last event (30)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
