@@ -401,7 +401,13 @@ func (c *Capture) drain(ctx context.Context, batches chan<- []byte, free <-chan 
 			return nil
 		}
 		if ctx.Err() != nil {
-			// Detach, then one more pass for what the programs wrote before.
+			// Stop every program at once (the enabled flag; on kernels
+			// without mmapable global data, Linux < 5.5, detaching alone
+			// does it, one program after the other), detach, then one
+			// more pass for what the programs wrote before.
+			if v := c.coll.Variables["enabled"]; v != nil {
+				v.Set(uint32(0))
+			}
 			for _, l := range c.links {
 				l.Close()
 			}

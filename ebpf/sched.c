@@ -111,8 +111,17 @@ const volatile u32 filter_cpus = 0;    /* record only CPUs in cpu_mask */
 const volatile u64 cpu_mask[16] = {};  /* bit c%64 of word c/64: CPU c */
 const volatile u64 thread_size = 16384; /* THREAD_SIZE of the kernel's task stacks */
 
+/* Cleared by the loader when the capture stops, before it detaches the
+ * programs one by one: every program stops at once, so the capture ends
+ * with one clean cut instead of, say, wakeups recorded after the last
+ * sched_switch. */
+volatile u32 enabled = 1;
+
+/* cpu_wanted says whether to record an event emitted on cpu. */
 static __always_inline bool cpu_wanted(u32 cpu)
 {
+	if (!enabled)
+		return false;
 	if (!filter_cpus)
 		return true;
 	if (cpu >= 16 * 64)

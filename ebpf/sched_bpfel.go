@@ -78,6 +78,7 @@ const (
 	schedProgTpSchedWaking         = "tp_sched_waking"
 	schedProgTpTaskRename          = "tp_task_rename"
 	schedVarCpuMask                = "cpu_mask"
+	schedVarEnabled                = "enabled"
 	schedVarFilterCpus             = "filter_cpus"
 	schedVarThreadSize             = "thread_size"
 )
@@ -161,6 +162,7 @@ type schedMapSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedVariableSpecs struct {
 	CpuMask    *ebpf.VariableSpec `ebpf:"cpu_mask"`
+	Enabled    *ebpf.VariableSpec `ebpf:"enabled"`
 	FilterCpus *ebpf.VariableSpec `ebpf:"filter_cpus"`
 	ThreadSize *ebpf.VariableSpec `ebpf:"thread_size"`
 }
@@ -205,6 +207,7 @@ func (m *schedMaps) Close() error {
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedVariables struct {
 	CpuMask    *ebpf.Variable `ebpf:"cpu_mask"`
+	Enabled    *ebpf.Variable `ebpf:"enabled"`
 	FilterCpus *ebpf.Variable `ebpf:"filter_cpus"`
 	ThreadSize *ebpf.Variable `ebpf:"thread_size"`
 }
