@@ -138,6 +138,10 @@ func threadSize() uint64 {
 	return size
 }
 
+// PossibleCPUs returns the number of CPUs the kernel may ever bring online
+// (/sys/devices/system/cpu/possible): valid CPU numbers are 0 to n-1.
+func PossibleCPUs() (int, error) { return cilium.PossibleCPU() }
+
 // Open loads the programs into the kernel and attaches them; recording
 // starts at once, into the per-CPU perf buffers, and Run drains them. It uses the
 // tp_btf programs where the kernel has every hook's BTF type, and falls back

@@ -14,6 +14,9 @@ type Capture struct{}
 // Open returns ErrNotSupported: eBPF capture needs Linux.
 func Open(Options) (*Capture, error) { return nil, ErrNotSupported }
 
+// PossibleCPUs returns ErrNotSupported.
+func PossibleCPUs() (int, error) { return 0, ErrNotSupported }
+
 // Run returns ErrNotSupported.
 func (c *Capture) Run(context.Context, func(trace.Event) error) error { return ErrNotSupported }
 

@@ -226,6 +226,13 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		if opts.CPUs, err = parseCPUList(o.cpus); err != nil {
 			return usageErrorf("record: --cpu: %v", err)
 		}
+		if n, err := ebpf.PossibleCPUs(); err == nil {
+			for _, c := range opts.CPUs {
+				if c >= n {
+					return usageErrorf("record: --cpu: CPU %d does not exist (this machine's CPUs are 0-%d)", c, n-1)
+				}
+			}
+		}
 	}
 	if opts.BufferSize, err = parseSize(o.bufferSize); err != nil {
 		return usageErrorf("record: --buffer-size: %v", err)
@@ -235,6 +242,13 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	}
 	if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
 		return usageErrorf("record: put the command after --, e.g. traceview record -- %s", strings.Join(args, " "))
+	}
+	if len(args) > 0 {
+		// Before anything is loaded or the output truncated: a command
+		// that cannot start must not cost the user an existing file.
+		if _, err := exec.LookPath(args[0]); err != nil {
+			return fmt.Errorf("record: start %s: %w", args[0], err)
+		}
 	}
 	stderr := cmd.ErrOrStderr()
 	// Catch SIGINT/SIGTERM from here on: one that arrives while the
@@ -278,13 +292,20 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	}
 	var childErr error
 	childExited := false
+	var forwarded os.Signal // the signal passed on to the command, if any
 	go func() {
 		select {
 		case s := <-sigs:
+			forwarded = s
 			if child != nil && child.Process != nil {
 				child.Process.Signal(s)
 			}
 			cancel()
+			// A second signal while the rest is drained and written: stop
+			// at once; the file holds every frame written so far.
+			<-sigs
+			fmt.Fprintf(stderr, "traceview: record: second %v: stopping without draining; %s keeps what was written so far\n", s, o.output)
+			os.Exit(130)
 		case childErr = <-childDone:
 			childExited = true
 			cancel()
@@ -308,6 +329,12 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		return w.Write(e)
 	})
 	elapsed := time.Since(start)
+	if err != nil && child != nil && !childExited && child.Process != nil {
+		// The capture failed (e.g. the output filled up): the command
+		// must not go on untraced as if nothing happened.
+		child.Process.Signal(syscall.SIGTERM)
+		fmt.Fprintf(stderr, "traceview: record: sent SIGTERM to %s: the capture failed\n", args[0])
+	}
 	if child != nil && !childExited {
 		// Stopped by a signal or --duration: the command was signalled (or
 		// is still running after --duration, like perf we leave it).
@@ -329,7 +356,15 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	printRecordSummary(stderr, o.output, w, elapsed)
 	var exitErr *exec.ExitError
 	if errors.As(childErr, &exitErr) {
-		fmt.Fprintf(stderr, "note: %s exited with status %d\n", args[0], exitErr.ExitCode())
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			if forwarded != nil {
+				fmt.Fprintf(stderr, "note: %s stopped by %v\n", args[0], ws.Signal())
+				return nil
+			}
+			return statusError{fmt.Errorf("record: %s was killed by %v", args[0], ws.Signal()), 128 + int(ws.Signal())}
+		}
+		// Like perf record: the command's own status.
+		return statusError{fmt.Errorf("record: %s exited with status %d", args[0], exitErr.ExitCode()), exitErr.ExitCode()}
 	}
 	return nil
 }

@@ -57,11 +57,44 @@ func TestRecordUsageErrors(t *testing.T) {
 		{"record", "--cpu", "2-1"},
 		{"record", "--buffer-size", "huge"},
 		{"record", "--duration", "-1s"},
+		{"record", "--cpu", "2000"},
+		{"record", "--cpu", "1048575"},
 	} {
 		_, stderr, code := runCLI(t, args...)
 		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and one line", args, code, stderr)
 		}
+	}
+}
+
+// TestRecordCommandStatus: record passes on its command's exit status, as
+// perf record does (false: 1; sh -c 'exit 3': 3), with one line saying so;
+// a command that cannot start fails before the output is touched (an
+// existing file keeps its 5 bytes).
+func TestRecordCommandStatus(t *testing.T) {
+	requireCapture(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"false"}, 1, "record: false exited with status 1"},
+		{[]string{"sh", "-c", "exit 3"}, 3, "record: sh exited with status 3"},
+	} {
+		out := filepath.Join(dir, "s.tv")
+		_, stderr, code := runCLI(t, append([]string{"record", "-o", out, "--"}, c.args...)...)
+		if last := strings.TrimSpace(stderr[strings.LastIndex(strings.TrimSpace(stderr), "\n")+1:]); code != c.code || last != c.msg {
+			t.Errorf("%v: exit %d, last line %q; want %d, %q", c.args, code, last, c.code, c.msg)
+		}
+	}
+	keep := filepath.Join(dir, "keep.tv")
+	if err := os.WriteFile(keep, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "record", "-o", keep, "--", "/nonexistent/command")
+	if b, _ := os.ReadFile(keep); code != 1 || string(b) != "hello" || !strings.Contains(stderr, "record: start /nonexistent/command") {
+		t.Errorf("command that cannot start: exit %d, stderr %q, file now %q; want exit 1 and the file kept", code, stderr, b)
 	}
 }
 

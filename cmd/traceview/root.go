@@ -22,10 +22,21 @@ func usageErrorf(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
+// statusError carries an exit code of its own (record passes on its
+// command's status, as perf record does).
+type statusError struct {
+	error
+	code int
+}
+
 func exitCode(err error) int {
 	var u usageError
 	if errors.As(err, &u) {
 		return 2
+	}
+	var s statusError
+	if errors.As(err, &s) && s.code > 0 && s.code < 256 {
+		return s.code
 	}
 	return 1
 }
