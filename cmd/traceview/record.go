@@ -49,7 +49,9 @@ and CPU) and whether it came from interrupt context.
 Recording is system-wide (-a is the default and accepted for perf's sake).
 It runs COMMAND and stops when it exits, or stops after --duration, or on
 SIGINT (Ctrl-C) or SIGTERM; in every case every record already drained is
-written and the file is closed properly. At the end it prints the events,
+written and the file is closed properly (a second Ctrl-C stops at once,
+keeping what was written). It exits with COMMAND's status, as perf record
+does; if the capture fails (say, the disk fills up) COMMAND gets SIGTERM. At the end it prints the events,
 bytes and losses: records the kernel could not queue because a CPU's perf
 buffer was full are counted per CPU, stored in the file and reported by
 every command that reads it (raise --buffer-size if any are lost).
