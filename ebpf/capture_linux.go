@@ -301,10 +301,12 @@ const (
 	fastPollInterval = time.Millisecond
 )
 
-// batchBytes is the size of the batches of raw records the drain hands to
-// the decoder, and maxBatches how many may wait: the drain only copies, so
-// the perf buffers empty even while decoding and compression lag behind
-// (up to maxBatches*batchBytes = 256 MiB).
+// batchBytes is the most a batch of raw records the drain hands to the
+// decoder holds, and maxBatches how many may wait: the drain only copies,
+// so the perf buffers empty even while decoding and compression lag behind.
+// A batch ends at a full batchBytes or at the end of a drain pass, so the
+// backlog is at most 256 batches: 256 MiB, or 256 passes (6.4 s at one
+// pass per 25 ms) when records come slowly.
 const (
 	batchBytes = 1 << 20
 	maxBatches = 256
