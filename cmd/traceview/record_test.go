@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 
 	"github.com/traceview/traceview/ebpf"
 	"github.com/traceview/traceview/trace"
@@ -261,5 +263,47 @@ func TestAddProcTasksCutsNames(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"kworker/u8:0-ev", "fifteen-bytes-x"}, tasks); diff != "" {
 		t.Errorf("task table (-want +got):\n%s", diff)
+	}
+}
+
+// TestRecordFailureStopsCommand: when the capture fails mid-run (here its
+// output is a /dev/full twin, char device 1:7, so the first block written
+// fails with ENOSPC), record exits 1 and sends SIGTERM to its command,
+// which would otherwise go on untraced: the shell below writes its pid,
+// makes events until the first block is written, then sleeps 30 s; it must
+// be gone soon after record returns.
+func TestRecordFailureStopsCommand(t *testing.T) {
+	requireCapture(t)
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
+		t.Skipf("cannot make a /dev/full twin (needs root): %v", err)
+	}
+	pidFile := filepath.Join(dir, "pid")
+	script := "echo $$ > " + pidFile + "; i=0; while [ $i -lt 1500 ]; do /bin/true; i=$((i+1)); done; sleep 30"
+	_, stderr, code := runCLI(t, "record", "-o", full, "--", "sh", "-c", script)
+	if code != 1 || !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, "sent SIGTERM to sh") {
+		t.Errorf("exit %d, stderr %q; want exit 1, the write error and the SIGTERM note", code, stderr)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	alive := func() bool {
+		st, err := os.ReadFile("/proc/" + pid + "/stat")
+		return err == nil && !strings.Contains(string(st), ") Z ")
+	}
+	for i := 0; i < 50 && alive(); i++ {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive() {
+		t.Errorf("the command (pid %s) runs on after the capture failed", pid)
+		if p, err := strconv.Atoi(pid); err == nil {
+			syscall.Kill(p, syscall.SIGKILL)
+		}
+	}
+	if _, err := os.Stat(full); err != nil {
+		t.Errorf("the device output was removed: %v", err)
 	}
 }
