@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -269,9 +270,11 @@ func TestAddProcTasksCutsNames(t *testing.T) {
 // TestRecordFailureStopsCommand: when the capture fails mid-run (here its
 // output is a /dev/full twin, char device 1:7, so the first block written
 // fails with ENOSPC), record exits 1 and sends SIGTERM to its command,
-// which would otherwise go on untraced: the shell below writes its pid,
-// makes events until the first block is written, then sleeps 30 s; it must
-// be gone soon after record returns.
+// which would otherwise go on untraced. The command writes its pid and
+// execs sleep 30; meanwhile two threads of this test pass a byte back and
+// forth over pipes, so the system-wide capture fills its first 256 KiB of
+// output within a second. The command must be gone soon after record
+// returns.
 func TestRecordFailureStopsCommand(t *testing.T) {
 	requireCapture(t)
 	dir := t.TempDir()
@@ -279,9 +282,11 @@ func TestRecordFailureStopsCommand(t *testing.T) {
 	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
 		t.Skipf("cannot make a /dev/full twin (needs root): %v", err)
 	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go pingPongUntil(stop, 200*time.Millisecond)
 	pidFile := filepath.Join(dir, "pid")
-	script := "echo $$ > " + pidFile + "; i=0; while [ $i -lt 1500 ]; do /bin/true; i=$((i+1)); done; sleep 30"
-	_, stderr, code := runCLI(t, "record", "-o", full, "--", "sh", "-c", script)
+	_, stderr, code := runCLI(t, "record", "-o", full, "--", "sh", "-c", "echo $$ > "+pidFile+"; exec sleep 30")
 	if code != 1 || !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, "sent SIGTERM to sh") {
 		t.Errorf("exit %d, stderr %q; want exit 1, the write error and the SIGTERM note", code, stderr)
 	}
@@ -305,5 +310,50 @@ func TestRecordFailureStopsCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(full); err != nil {
 		t.Errorf("the device output was removed: %v", err)
+	}
+}
+
+// pingPongUntil waits delay, then has two OS threads pass a byte back and
+// forth over two pipes (blocking read/write system calls: two context
+// switches and two wakeups per round trip) until stop is closed.
+func pingPongUntil(stop <-chan struct{}, delay time.Duration) {
+	time.Sleep(delay)
+	var p1, p2 [2]int
+	if unix.Pipe(p1[:]) != nil || unix.Pipe(p2[:]) != nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer close(done)
+		b := []byte{0}
+		for {
+			if n, err := unix.Read(p1[0], b); n == 0 || err != nil {
+				return // EOF: the other side is done
+			}
+			if _, err := unix.Write(p2[1], b); err != nil {
+				return
+			}
+		}
+	}()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b := []byte{0}
+loop:
+	for {
+		select {
+		case <-stop:
+			break loop
+		default:
+		}
+		for i := 0; i < 1000; i++ {
+			unix.Write(p1[1], b)
+			unix.Read(p2[0], b)
+		}
+	}
+	unix.Close(p1[1]) // the other thread reads EOF...
+	<-done
+	for _, fd := range []int{p1[0], p2[0], p2[1]} {
+		unix.Close(fd)
 	}
 }
