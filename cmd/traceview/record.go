@@ -292,27 +292,42 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		}
 		go func() { childDone <- child.Wait() }()
 	}
-	var childErr error
-	childExited := false
-	var forwarded os.Signal // the signal passed on to the command, if any
+	// The watcher stops the capture when the command exits or a signal
+	// comes (passed on to the command), and reports what it saw once the
+	// capture is over.
+	type watched struct {
+		childErr  error
+		exited    bool      // the command exited (childErr is its status)
+		forwarded os.Signal // the signal passed on to the command, if any
+	}
+	watchDone := make(chan watched, 1)
+	finished := make(chan struct{})
+	defer close(finished)
 	go func() {
+		var res watched
 		select {
 		case s := <-sigs:
-			forwarded = s
+			res.forwarded = s
 			if child != nil && child.Process != nil {
 				child.Process.Signal(s)
 			}
 			cancel()
+			watchDone <- res
 			// A second signal while the rest is drained and written: stop
 			// at once; the file holds every frame written so far.
-			<-sigs
-			fmt.Fprintf(stderr, "traceview: record: second %v: stopping without draining; %s keeps what was written so far\n", s, o.output)
-			os.Exit(130)
-		case childErr = <-childDone:
-			childExited = true
+			select {
+			case <-sigs:
+				fmt.Fprintf(stderr, "traceview: record: second %v: stopping without draining; %s keeps what was written so far\n", s, o.output)
+				os.Exit(130)
+			case <-finished:
+			}
+			return
+		case res.childErr = <-childDone:
+			res.exited = true
 			cancel()
 		case <-ctx.Done():
 		}
+		watchDone <- res
 	}()
 
 	start := time.Now()
@@ -331,6 +346,9 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		return w.Write(e)
 	})
 	elapsed := time.Since(start)
+	cancel() // the watcher returns if it still waits
+	res := <-watchDone
+	childErr, childExited, forwarded := res.childErr, res.exited, res.forwarded
 	if err != nil && child != nil && !childExited && child.Process != nil {
 		// The capture failed (e.g. the output filled up): the command
 		// must not go on untraced as if nothing happened.
