@@ -235,6 +235,18 @@ static __always_inline void start(struct record *r, u32 cpu, u8 kind)
 	__builtin_memset(r->comm2, 0, sizeof(r->comm2));
 }
 
+/* begin starts a record of kind for an event emitted on cpu, or returns 0
+ * when the CPU is not recorded or no scratch slot is free. */
+static __always_inline struct record *begin(struct scratch **sp, u32 cpu, u8 kind)
+{
+	struct record *r;
+
+	if (!cpu_wanted(cpu) || !(r = get(sp)))
+		return 0;
+	start(r, cpu, kind);
+	return r;
+}
+
 /* submit writes a record to this CPU's perf buffer and frees its scratch
  * slot. perf wakes the reader only when half a buffer is queued (the
  * loader's watermark): the reader polls on a timer, because waking it for
@@ -294,9 +306,8 @@ int tp_btf_sched_switch(u64 *ctx)
 	struct scratch *s;
 	struct record *r;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_SWITCH)))
 		return 0;
-	start(r, cpu, TV_SWITCH);
 	subject(r, prev);
 	object(r, next);
 	if ((bool)ctx[0])
@@ -321,9 +332,8 @@ static __always_inline int on_waking(void *ctx, struct task_struct *p)
 		w->cpu = cpu;
 		w->flags = flags;
 	}
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_WAKING)))
 		return 0;
-	start(r, cpu, TV_WAKING);
 	subject(r, p);
 	r->arg1 = task_cpu_btf(p);
 	r->arg2 = cpu;
@@ -345,9 +355,8 @@ static __always_inline int on_wakeup(void *ctx, struct task_struct *p, u8 kind)
 		w = *saved;
 		saved->flags = 0;
 	}
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, kind)))
 		return 0;
-	start(r, cpu, kind);
 	subject(r, p);
 	r->arg1 = task_cpu_btf(p);
 	if (w.flags) {
@@ -390,9 +399,8 @@ int tp_btf_sched_migrate_task(u64 *ctx)
 	struct scratch *s;
 	struct record *r;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_MIGRATE)))
 		return 0;
-	start(r, cpu, TV_MIGRATE);
 	subject(r, p);
 	r->arg1 = task_cpu_btf(p);
 	r->arg2 = (u32)ctx[1];
@@ -407,9 +415,8 @@ int tp_btf_sched_process_fork(u64 *ctx)
 	struct scratch *s;
 	struct record *r;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_FORK)))
 		return 0;
-	start(r, cpu, TV_FORK);
 	subject(r, (struct task_struct *)ctx[0]);
 	object(r, (struct task_struct *)ctx[1]);
 	submit(ctx, s, r);
@@ -422,9 +429,8 @@ static __always_inline int on_task(void *ctx, struct task_struct *p, u8 kind)
 	struct scratch *s;
 	struct record *r;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, kind)))
 		return 0;
-	start(r, cpu, kind);
 	subject(r, p);
 	submit(ctx, s, r);
 	return 0;
@@ -451,9 +457,8 @@ int tp_btf_sched_stat_runtime(u64 *ctx)
 	struct scratch *s;
 	struct record *r;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_RUNTIME)))
 		return 0;
-	start(r, cpu, TV_RUNTIME);
 	subject(r, (struct task_struct *)ctx[0]);
 	r->arg1 = (u32)ctx[1];
 	r->arg2 = (u32)(ctx[1] >> 32);
@@ -471,9 +476,8 @@ int tp_btf_task_rename(u64 *ctx)
 	struct scratch *s;
 	struct record *r;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_COMM)))
 		return 0;
-	start(r, cpu, TV_COMM);
 	subject(r, p);
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), (const void *)ctx[1]);
 	submit(ctx, s, r);
@@ -493,9 +497,8 @@ int tp_sched_switch(struct trace_event_raw_sched_switch *ctx)
 	struct record *r;
 	long state;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_SWITCH)))
 		return 0;
-	start(r, cpu, TV_SWITCH);
 	r->tid = BPF_CORE_READ(ctx, prev_pid);
 	r->pid = r->cur_pid;
 	r->prio = BPF_CORE_READ(ctx, prev_prio);
@@ -527,9 +530,8 @@ static __always_inline int classic_wake(struct trace_event_raw_sched_wakeup_temp
 		w = *saved;
 	if (saved)
 		bpf_map_delete_elem(&wakers, &tid);
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, kind)))
 		return 0;
-	start(r, cpu, kind);
 	r->tid = tid;
 	r->prio = BPF_CORE_READ(ctx, prio);
 	BPF_CORE_READ_STR_INTO(&r->comm, ctx, comm);
@@ -566,9 +568,8 @@ int tp_sched_migrate_task(struct trace_event_raw_sched_migrate_task *ctx)
 	struct scratch *s;
 	struct record *r;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_MIGRATE)))
 		return 0;
-	start(r, cpu, TV_MIGRATE);
 	r->tid = BPF_CORE_READ(ctx, pid);
 	r->prio = BPF_CORE_READ(ctx, prio);
 	/* comm is a __data_loc string since 6.10; not worth decoding here. */
@@ -588,9 +589,8 @@ int tp_sched_process_fork(struct trace_event_raw_sched_process_fork *ctx)
 	struct scratch *s;
 	struct record *r;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_FORK)))
 		return 0;
-	start(r, cpu, TV_FORK);
 	/* fork runs in the parent: its name is current's. */
 	subject_probe(r, cur);
 	r->tid = BPF_CORE_READ(ctx, parent_pid);
@@ -606,9 +606,8 @@ static __always_inline int on_current(void *ctx, u8 kind)
 	struct scratch *s;
 	struct record *r;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, kind)))
 		return 0;
-	start(r, cpu, kind);
 	subject_probe(r, (struct task_struct *)bpf_get_current_task());
 	submit(ctx, s, r);
 	return 0;
@@ -634,9 +633,8 @@ int tp_sched_stat_runtime(struct trace_event_raw_sched_stat_runtime *ctx)
 	struct record *r;
 	u64 runtime;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_RUNTIME)))
 		return 0;
-	start(r, cpu, TV_RUNTIME);
 	r->tid = BPF_CORE_READ(ctx, pid);
 	r->pid = r->cur_pid;
 	/* comm is a __data_loc string since 6.10; the task is current. */
@@ -656,9 +654,8 @@ int tp_task_rename(struct trace_event_raw_task_rename *ctx)
 	struct scratch *s;
 	struct record *r;
 
-	if (!cpu_wanted(cpu) || !(r = get(&s)))
+	if (!(r = begin(&s, cpu, TV_COMM)))
 		return 0;
-	start(r, cpu, TV_COMM);
 	r->tid = BPF_CORE_READ(ctx, pid);
 	r->pid = r->cur_pid;
 	BPF_CORE_READ_STR_INTO(&r->comm, ctx, newcomm);
