@@ -19,15 +19,7 @@ import (
 func TestFailedOutputKeepsForeignPaths(t *testing.T) {
 	in := "../../testdata/traces/pipe.perf.data"
 	dir := t.TempDir()
-	full := filepath.Join(dir, "full")
-	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
-		t.Skipf("cannot make a /dev/full twin (needs root): %v", err)
-	}
-	if f, err := os.OpenFile(full, os.O_WRONLY, 0); err != nil {
-		t.Skipf("cannot open the /dev/full twin (a nodev mount?): %v", err)
-	} else {
-		f.Close()
-	}
+	full := devFullTwin(t, dir)
 	link := filepath.Join(dir, "link")
 	if err := os.Symlink(full, link); err != nil {
 		t.Fatal(err)
@@ -82,4 +74,21 @@ func TestFailedOutputRemovesOwnFile(t *testing.T) {
 	if _, err := os.Lstat(kept); err != nil {
 		t.Errorf("export removed a file that existed before it: %v", err)
 	}
+}
+
+// devFullTwin makes dir/full, a twin of /dev/full (char device 1:7: every
+// write fails with ENOSPC), or skips the test where that is impossible (not
+// root, or a nodev mount).
+func devFullTwin(t *testing.T, dir string) string {
+	t.Helper()
+	full := filepath.Join(dir, "full")
+	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
+		t.Skipf("cannot make a /dev/full twin (needs root): %v", err)
+	}
+	f, err := os.OpenFile(full, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skipf("cannot open the /dev/full twin (a nodev mount?): %v", err)
+	}
+	f.Close()
+	return full
 }

@@ -278,15 +278,7 @@ func TestAddProcTasksCutsNames(t *testing.T) {
 func TestRecordFailureStopsCommand(t *testing.T) {
 	requireCapture(t)
 	dir := t.TempDir()
-	full := filepath.Join(dir, "full")
-	if err := unix.Mknod(full, unix.S_IFCHR|0o666, int(unix.Mkdev(1, 7))); err != nil {
-		t.Skipf("cannot make a /dev/full twin (needs root): %v", err)
-	}
-	if f, err := os.OpenFile(full, os.O_WRONLY, 0); err != nil {
-		t.Skipf("cannot open the /dev/full twin (a nodev mount?): %v", err)
-	} else {
-		f.Close()
-	}
+	full := devFullTwin(t, dir)
 	stop := make(chan struct{})
 	defer close(stop)
 	go pingPongUntil(stop, 200*time.Millisecond)
