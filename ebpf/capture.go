@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"maps"
 	"math"
 	"slices"
 
@@ -110,12 +111,7 @@ func (a *assembler) batch(b []byte, emit func(trace.Event) error) error {
 // finish places the losses no later record followed (at the last event's
 // time, or when they were noticed if later) and emits everything left.
 func (a *assembler) finish(emit func(trace.Event) error) error {
-	cpus := make([]trace.CPU, 0, len(a.lost))
-	for cpu := range a.lost {
-		cpus = append(cpus, cpu)
-	}
-	slices.Sort(cpus)
-	for _, cpu := range cpus {
+	for _, cpu := range slices.Sorted(maps.Keys(a.lost)) {
 		l := a.lost[cpu]
 		le := trace.NewEvent(max(a.ro.maxTime, l.noticed), cpu, trace.KindLost)
 		le.Count = l.n
