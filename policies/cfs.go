@@ -59,6 +59,10 @@ type cent struct {
 	prevSum int64 // SumExec when picked (prev_sum_exec_runtime)
 	cpu     int
 	queued  bool
+	// rel says v is relative to a runqueue's min_vruntime (after a
+	// migration dequeue or task_fork_fair), to be made absolute on the
+	// next enqueue.
+	rel bool
 }
 
 type crq struct {
@@ -149,9 +153,34 @@ func (p *CFS) TaskNew(t *Task) {
 	}
 	p.tasks[t.ID] = t
 	p.e[t.ID] = cent{w: t.Weight, cpu: -1}
-	if t.Parent != nil && t.Parent.ID < len(p.e) {
-		p.e[t.ID].v = p.e[t.Parent.ID].v // task_fork_fair: child starts at the parent's vruntime
+	if t.Parent != nil && t.Parent.ID < len(p.e) && p.e[t.Parent.ID].cpu >= 0 {
+		p.forkPlace(t)
 	}
+}
+
+// forkPlace is task_fork_fair (kernel/sched/fair.c v5.10): the child
+// starts at its parent's vruntime, place_entity(initial) on the parent's
+// runqueue puts it at least one vslice (START_DEBIT) past that queue's
+// min_vruntime, and the result is made relative to that min_vruntime;
+// the first enqueue (wake_up_new_task, enqueue_entity's renormalisation)
+// adds the min_vruntime of the CPU the child lands on. 2.6.31's
+// task_new_fair places the child on the target runqueue directly (after
+// set_task_cpu moved the vruntime by the difference of the two
+// min_vruntimes), which gives the same value.
+func (p *CFS) forkPlace(t *Task) {
+	par := &p.e[t.Parent.ID]
+	rq := &p.rqs[par.cpu]
+	e := &p.e[t.ID]
+	v := rq.minV
+	if p.startDebit {
+		v += CalcDelta(p.slice(rq, e.w, false), e.w)
+	}
+	pv := par.v
+	if par.rel { // the parent is between runqueues (not queued)
+		pv += rq.minV
+	}
+	e.v = max(pv, v) - rq.minV
+	e.rel = true
 }
 
 // period is __sched_period(nr).
@@ -215,10 +244,22 @@ func (p *CFS) SelectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int {
 func (p *CFS) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 	rq := &p.rqs[cpu]
 	e := &p.e[t.ID]
-	if flags&EnqueueMigrated != 0 || flags&EnqueueInitial != 0 {
+	forked := e.rel && flags&EnqueueInitial != 0
+	switch {
+	case e.rel:
 		e.v += rq.minV // relative to absolute on this runqueue
+		e.rel = false
+	case flags&EnqueueMigrated != 0 && e.cpu >= 0 && e.cpu != cpu:
+		// A sleeping task woken onto another CPU: migrate_task_rq_fair
+		// (v5.10) subtracts the old runqueue's min_vruntime, enqueue_entity
+		// adds the new one's (2.6.31: set_task_cpu does both).
+		e.v += rq.minV - p.rqs[e.cpu].minV
+	case flags&(EnqueueMigrated|EnqueueInitial) != 0:
+		e.v += rq.minV // never queued before: its vruntime is 0 relative
 	}
 	switch {
+	case forked:
+		// placed by task_fork_fair
 	case flags&EnqueueInitial != 0:
 		v := rq.minV
 		if p.startDebit {
@@ -268,6 +309,7 @@ func (p *CFS) Dequeue(cpu int, t *Task, flags DequeueFlags) {
 	p.updateMin(rq)
 	if flags&DequeueSleep == 0 {
 		e.v -= rq.minV // absolute to relative for the move
+		e.rel = true
 	}
 }
 

@@ -441,3 +441,32 @@ func TestBFSNice(t *testing.T) {
 	wantSchedule(t, "bfs", m, replay.DefaultConfig(), []string{
 		"0 cpu0 A", "32000 cpu0 B", "40000 cpu0 A", "68000 cpu0 B", "100000 cpu0 -"})
 }
+
+func TestCFSForkPlacement(t *testing.T) {
+	// task_fork_fair (kernel/sched/fair.c v5.10) on 1 CPU (factor 1:
+	// sched_latency 6 ms, HZ 250). Hogs P and H (30 ms each) alternate every
+	// 4 ms tick (ideal slice 6 × 1/2 = 3 ms < 4 ms ran): P 0-4, H 4-8, ...
+	// P forks C 18 ms into its CPU time, at 34 ms (P ran 0-4, 8-12, 16-20,
+	// 24-28, 32-34). Then P's vruntime is 18 ms, H's 16 ms, min_vruntime
+	// 16 ms. C: vslice = 6 ms × 1024/3072 (three tasks) = 2 ms, vruntime =
+	// max(18, 16 + 2) = 18 ms, stored as 2 ms relative and enqueued at
+	// 16 + 2 = 18 ms: no wakeup preemption (vdiff 0). At the 36 ms tick P
+	// ran 4 ms > 2 ms: H (16) runs 36-40, then C (18 < P 20, H 20) 40-41.
+	// Adding min_vruntime twice put C at 34 ms: it waited until both hogs
+	// passed 34 ms of vruntime, past the end of P.
+	m := testModel(1,
+		ttask{comm: "P", bursts: []int64{30000}},
+		ttask{comm: "H", bursts: []int64{30000}})
+	m.Tasks[0].Bursts[0].Actions = []replay.Action{{At: 18_000_000, Kind: replay.ActFork, Target: 2}}
+	m.Tasks = append(m.Tasks, replay.Task{TID: 200, PID: 200, Comm: "C", Prio: 120, Parent: 0, Init: replay.InitForked,
+		Bursts: []replay.Burst{{Len: 1_000_000, End: replay.EndExit}}})
+	got := schedule(t, "cfs", m, replay.DefaultConfig())
+	want := []string{"0 cpu0 P", "4000 cpu0 H", "8000 cpu0 P", "12000 cpu0 H", "16000 cpu0 P", "20000 cpu0 H",
+		"24000 cpu0 P", "28000 cpu0 H", "32000 cpu0 P", "36000 cpu0 H", "40000 cpu0 C", "41000 cpu0 P"}
+	if len(got) < len(want) {
+		t.Fatalf("schedule %v, want it to start with %v", got, want)
+	}
+	if diff := cmp.Diff(want, got[:len(want)]); diff != "" {
+		t.Errorf("cfs fork schedule (-want +got):\n%s", diff)
+	}
+}

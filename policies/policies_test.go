@@ -158,3 +158,28 @@ func TestScaleFactorAndSlices(t *testing.T) {
 		t.Errorf("cfs on 2 CPUs: latency %d min_gran %d wakeup_gran %d, want 12 ms, 1.5 ms, 2 ms", c.latency, c.minGran, c.wakeGran)
 	}
 }
+
+func TestCFSWakeMigrationBaseline(t *testing.T) {
+	// A task that slept on CPU 1 (min_vruntime 100 ms) at vruntime 101 ms
+	// wakes on CPU 0 (min_vruntime 20 ms). migrate_task_rq_fair (v5.10;
+	// set_task_cpu in 2.6.31) makes it relative to CPU 1: 1 ms;
+	// enqueue_entity adds CPU 0's: 21 ms; place_entity (2 CPUs, factor 2:
+	// sched_latency 12 ms, GENTLE: thresh 6 ms) keeps max(21, 20 − 6) = 21
+	// ms. Keeping CPU 1's baseline gave 101 + 20 = 121 ms: 100 ms of
+	// vruntime behind everyone on CPU 0.
+	sim := newFakeSim(2)
+	p := NewCFS(nil, 2)
+	p.Init(sim)
+	w, s := sim.task(0), sim.task(0)
+	p.TaskNew(w)
+	p.TaskNew(s)
+	p.Enqueue(0, w, 0)
+	p.rqs[0].minV, p.e[w.ID].v = 20_000_000, 20_000_000
+	p.Enqueue(1, s, 0)
+	p.rqs[1].minV, p.e[s.ID].v = 100_000_000, 101_000_000
+	p.Dequeue(1, s, DequeueSleep)
+	p.Enqueue(0, s, EnqueueWakeup|EnqueueMigrated)
+	if got, want := p.e[s.ID].v, int64(21_000_000); got != want {
+		t.Errorf("vruntime after the wakeup migration = %d ns, want %d", got, want)
+	}
+}
