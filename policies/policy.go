@@ -3,9 +3,8 @@ package policies
 import (
 	"fmt"
 	"math/bits"
-	"strconv"
-	"strings"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -81,46 +80,31 @@ func (s CPUSet) First() int {
 	return bits.TrailingZeros64(uint64(s))
 }
 
-// String renders s as a CPU list, e.g. "0-2,5".
+// String renders s as a CPU list, e.g. "0-2,5" (cpulist.Format).
 func (s CPUSet) String() string {
-	var parts []string
+	var cpus []int
 	for i := 0; i < MaxCPUs; i++ {
-		if !s.Has(i) {
-			continue
+		if s.Has(i) {
+			cpus = append(cpus, i)
 		}
-		j := i
-		for j+1 < MaxCPUs && s.Has(j+1) {
-			j++
-		}
-		if j == i {
-			parts = append(parts, strconv.Itoa(i))
-		} else {
-			parts = append(parts, fmt.Sprintf("%d-%d", i, j))
-		}
-		i = j
 	}
-	return strings.Join(parts, ",")
+	return cpulist.Format(cpus)
 }
 
-// ParseCPUList parses a CPU list as taskset -c takes it ("0", "0-3,6").
+// ParseCPUList parses a CPU list as taskset -c takes it ("0", "0-3,6") with
+// cpulist.Parse. Errors: those of cpulist.Parse, and a CPU at or above
+// MaxCPUs, which a CPUSet cannot hold.
 func ParseCPUList(s string) (CPUSet, error) {
+	cpus, err := cpulist.Parse(s)
+	if err != nil {
+		return 0, fmt.Errorf("cpu list %q: %w", s, err)
+	}
 	var set CPUSet
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 || a >= MaxCPUs {
-			return 0, fmt.Errorf("cpu list %q: bad CPU %q", s, lo)
+	for _, c := range cpus {
+		if c >= MaxCPUs {
+			return 0, fmt.Errorf("cpu list %q: CPU %d: the simulator models CPUs 0-%d", s, c, MaxCPUs-1)
 		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a || b >= MaxCPUs {
-				return 0, fmt.Errorf("cpu list %q: bad range %q", s, part)
-			}
-		}
-		for c := a; c <= b; c++ {
-			set |= 1 << uint(c)
-		}
+		set |= 1 << uint(c)
 	}
 	return set, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report"
 )
 
@@ -61,7 +62,7 @@ Example:
 
 func runMap(cmd *cobra.Command, o mapFlags) error {
 	var err error
-	if o.opt.CPUs, err = parseIntList(o.cpus, 0, 1<<20); err != nil {
+	if o.opt.CPUs, err = cpulist.ParseInts(o.cpus, 0, cpulist.MaxCPU); err != nil {
 		return usageErrorf("map: --cpus %q: %v", o.cpus, err)
 	}
 	if o.taskNames != "" {

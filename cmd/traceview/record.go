@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/traceview/traceview/ebpf"
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/tvf"
 )
@@ -80,35 +81,6 @@ Example:
 	})
 }
 
-// parseCPUList parses "0,2-3" into CPU numbers.
-func parseCPUList(s string) ([]int, error) {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil || a < 0 {
-			return nil, fmt.Errorf("bad CPU %q in %q (want e.g. 0,2-3)", lo, s)
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return nil, fmt.Errorf("bad CPU range %q in %q (want e.g. 0,2-3)", part, s)
-			}
-		}
-		for c := a; c <= b; c++ {
-			out = append(out, c)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("empty CPU list %q", s)
-	}
-	return out, nil
-}
-
 // parseSize parses "16M", "512K", "1G", "65536" (binary units, optional
 // "B"/"iB") into bytes.
 func parseSize(s string) (int, error) {
@@ -160,7 +132,7 @@ func onlineCPUs() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	l, err := parseCPUList(strings.TrimSpace(string(b)))
+	l, err := cpulist.Parse(string(b))
 	return len(l), err
 }
 
@@ -225,7 +197,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	opts := ebpf.Options{Classic: o.classic}
 	var err error
 	if o.cpus != "" {
-		if opts.CPUs, err = parseCPUList(o.cpus); err != nil {
+		if opts.CPUs, err = cpulist.Parse(o.cpus); err != nil {
 			return usageErrorf("record: --cpu: %v", err)
 		}
 		if n, err := ebpf.PossibleCPUs(); err == nil {

@@ -19,27 +19,6 @@ import (
 	"github.com/traceview/traceview/trace/tvf"
 )
 
-func TestParseCPUList(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want []int
-		bad  bool
-	}{
-		{"0", []int{0}, false},
-		{"0,2-4", []int{0, 2, 3, 4}, false},
-		{" 1 , 3 ", []int{1, 3}, false},
-		{"3-1", nil, true},
-		{"x", nil, true},
-		{"-1", nil, true},
-		{"", nil, true},
-	} {
-		got, err := parseCPUList(c.in)
-		if (err != nil) != c.bad || !cmp.Equal(got, c.want) {
-			t.Errorf("parseCPUList(%q) = %v, %v; want %v (error: %v)", c.in, got, err, c.want, c.bad)
-		}
-	}
-}
-
 func TestParseSize(t *testing.T) {
 	for _, c := range []struct {
 		in   string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
@@ -95,16 +96,16 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		opt.Summary = true
 	}
 	var err error
-	if opt.CPUs, err = parseIntList(o.cpus, 0, 1<<20); err != nil {
+	if opt.CPUs, err = cpulist.ParseInts(o.cpus, 0, cpulist.MaxCPU); err != nil {
 		return usageErrorf("timehist: --cpu %q: %v", o.cpus, err)
 	}
-	if opt.PIDs, err = parseIntList(o.pids, 0, 1<<31-1); err != nil {
+	if opt.PIDs, err = cpulist.ParseInts(o.pids, 0, 1<<31-1); err != nil {
 		return usageErrorf("timehist: --pid %q: %v", o.pids, err)
 	}
-	if opt.TIDs, err = parseIntList(o.tids, 0, 1<<31-1); err != nil {
+	if opt.TIDs, err = cpulist.ParseInts(o.tids, 0, 1<<31-1); err != nil {
 		return usageErrorf("timehist: --tid %q: %v", o.tids, err)
 	}
-	if opt.Prios, err = parseIntList(o.prios, 0, report.TimehistMaxPrio-1); err != nil {
+	if opt.Prios, err = cpulist.ParseInts(o.prios, 0, report.TimehistMaxPrio-1); err != nil {
 		return usageErrorf("timehist: --prio %q: %v", o.prios, err)
 	}
 	if opt.Start, opt.End, err = parseTimeWindow(o.timeWindow); err != nil {
@@ -211,38 +212,6 @@ func checkCPUList(flag string, cpus []int, meta *trace.Meta) error {
 		}
 	}
 	return nil
-}
-
-// parseIntList parses "1,3,5-7" into its values (nil for ""), each within
-// [lo, hi].
-func parseIntList(s string, lo, hi int) ([]int, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		a, b, isRange := strings.Cut(strings.TrimSpace(part), "-")
-		first, err := strconv.Atoi(a)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", part)
-		}
-		last := first
-		if isRange {
-			if last, err = strconv.Atoi(b); err != nil {
-				return nil, fmt.Errorf("%q is not a range", part)
-			}
-		}
-		if last < first {
-			return nil, fmt.Errorf("%q is a reversed range (did you mean %d-%d?)", part, last, first)
-		}
-		if first < lo || last > hi {
-			return nil, fmt.Errorf("%q is outside %d-%d", part, lo, hi)
-		}
-		for v := first; v <= last; v++ {
-			out = append(out, v)
-		}
-	}
-	return out, nil
 }
 
 // parseTimeWindow parses perf's --time "start,stop" (seconds with up to 9

@@ -5,21 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-func TestParseIntList(t *testing.T) {
-	got, err := parseIntList("0,120-122,5", 0, 139)
-	if err != nil || !cmp.Equal(got, []int{0, 120, 121, 122, 5}) {
-		t.Errorf("parseIntList = %v, %v", got, err)
-	}
-	for _, bad := range []string{"x", "3-1", "140", "1-", "-1"} {
-		if _, err := parseIntList(bad, 0, 139); err == nil {
-			t.Errorf("parseIntList(%q) accepted", bad)
-		}
-	}
-}
 
 // TestReversedRange: a range written high-low is called reversed (timehist
 // -C 1-0 said `"1-0" is outside 0-1048576`, --prio 130-120 `is outside
