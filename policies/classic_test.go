@@ -470,3 +470,39 @@ func TestCFSForkPlacement(t *testing.T) {
 		t.Errorf("cfs fork schedule (-want +got):\n%s", diff)
 	}
 }
+
+// costly adds a fixed DecisionNS to a policy.
+type costly struct {
+	policies.Policy
+	ns int64
+}
+
+func (c costly) DecisionNS(cpu int, prev, next *policies.Task) int64 { return c.ns }
+
+func TestCostModelHook(t *testing.T) {
+	// A CostModel's DecisionNS delays the picked task: A (5 ms) on one CPU
+	// with 1 ms per decision switches in at 0, runs 1-6, and the CPU
+	// switches to idle at 6. Without the hook A would end at 5.
+	m := testModel(1, ttask{comm: "A", bursts: []int64{5000}})
+	specs, err := policies.ParseSpecs("cfs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := specs[0].New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := replay.Simulate(m, costly{pol, 1_000_000}, replay.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range res.Events() {
+		if ev.Kind == trace.KindSwitch {
+			got = append(got, fmt.Sprintf("%d %d", ev.Time/1000, ev.NextTID))
+		}
+	}
+	if diff := cmp.Diff([]string{"0 100", "6000 0"}, got); diff != "" {
+		t.Errorf("switches (-want +got):\n%s", diff)
+	}
+}

@@ -266,6 +266,17 @@ type DecisionCoster interface {
 	ScanLength(cpu int) int
 }
 
+// CostModel is implemented by policies whose decisions cost CPU time that
+// depends on the decision and on the other CPUs (the 2.4 scheduler's
+// global runqueue_lock: a CPU deciding while another holds the lock spins
+// until it is free). After PickNext the simulator adds DecisionNS ns to
+// the time cpu spends before next runs, on top of Config.DecisionCost and
+// the DecisionCoster scan. prev is the task that ran (nil when idle), next
+// the pick (nil to idle).
+type CostModel interface {
+	DecisionNS(cpu int, prev, next *Task) int64
+}
+
 // Recorded is implemented by the as-traced policy: instead of making
 // decisions, the simulator re-emits the schedule recorded in the model.
 type Recorded interface {

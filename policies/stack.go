@@ -91,3 +91,11 @@ func (s *Stack) ScanLength(cpu int) int {
 	}
 	return 0
 }
+
+// DecisionNS implements CostModel when the fair policy does.
+func (s *Stack) DecisionNS(cpu int, prev, next *Task) int64 {
+	if cm, ok := s.Fair.(CostModel); ok {
+		return cm.DecisionNS(cpu, prev, next)
+	}
+	return 0
+}

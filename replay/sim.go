@@ -758,6 +758,9 @@ func (s *sim) schedule(cpu int) {
 			cost += s.cfg.ScanCost * int64(dc.ScanLength(cpu))
 		}
 	}
+	if cm, ok := s.pol.(policies.CostModel); ok {
+		cost += cm.DecisionNS(cpu, prev, next)
+	}
 	if next == prev {
 		if prev != nil {
 			prev.State = policies.TaskRunning
