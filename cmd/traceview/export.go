@@ -10,20 +10,22 @@ import (
 
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/perfettopb"
 )
 
 type exportOptions struct {
-	input  string
-	format string
-	out    string
+	input   string
+	format  string
+	out     string
+	compact bool
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o exportOptions
 		cmd := &cobra.Command{
-			Use:   "export --format pprof|perfetto [-i FILE] [-o OUT]",
-			Short: "Export scheduling delay to pprof, or the schedule to Perfetto",
+			Use:   "export --format pprof|perfetto|chrome-json|parquet [-i FILE] [-o OUT]",
+			Short: "Export scheduling delay to pprof, the schedule to Perfetto, or tables to Parquet",
 			Long: `Export a trace into the tools people already use.
 
 --format pprof writes a gzipped pprof profile (github.com/google/pprof)
@@ -34,16 +36,28 @@ runtime (nanoseconds) and switches (count). Each delay sample's stack is
 frames are named comm:tid; their cumulative delay equals the Sum delay of
 'traceview latency -p'.
 
---format perfetto writes Chrome trace-event JSON for ui.perfetto.dev or
-chrome://tracing: one track per CPU with the tasks it ran, one track per task
-with its states (Running, Runnable (preempted), Runnable (woken), Sleeping,
-Uninterruptible) and flow arrows from each waker to the task it woke.
+--format perfetto writes a native Perfetto protobuf trace (TracePackets:
+clock_snapshot, system_info with the kernel release, process_tree, per-CPU
+ftrace_events bundles with sched_switch, sched_waking, sched_wakeup_new,
+migrations, forks, renames, exits, sched_stat_runtime, and ftrace_stats
+with the lost events). ui.perfetto.dev shows it as Perfetto's own CPU
+scheduling tracks and thread states; trace processor fills its sched and
+thread_state tables; traceview reads it back. --compact writes sched_switch
+and sched_waking in Perfetto's compact_sched encoding (smaller).
+
+--format chrome-json writes the older Chrome trace-event JSON for
+ui.perfetto.dev or chrome://tracing: one track per CPU with the tasks it
+ran, one track per task with its states (Running, Runnable (preempted),
+Runnable (woken), Sleeping, Uninterruptible) and flow arrows from each waker
+to the task it woke.
 
 Example:
   traceview export --format pprof -i perf.data -o delay.pb.gz
   go tool pprof -top -cum delay.pb.gz        # threads by scheduling delay
   go tool pprof -http=: delay.pb.gz          # flame graph of delay by waker
-  traceview export --format perfetto -i perf.data -o sched.json`,
+  traceview export --format perfetto -i testdata/traces/pipe.perf.data -o sched.pftrace
+  traceview latency -p -i sched.pftrace      # reads back to the same table
+  traceview export --format chrome-json -i perf.data -o sched.json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runExport(cmd, o)
@@ -51,29 +65,38 @@ Example:
 		}
 		f := cmd.Flags()
 		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
-		f.StringVar(&o.format, "format", "", "export format: pprof or perfetto (required)")
+		f.StringVar(&o.format, "format", "", "export format: pprof, perfetto, chrome-json or parquet (required)")
+		f.BoolVar(&o.compact, "compact", false, "perfetto: write sched_switch and sched_waking in the compact_sched encoding")
 		f.StringVarP(&o.out, "output", "o", "-", "file to write (- for stdout)")
 		return cmd
 	})
 }
 
 func runExport(cmd *cobra.Command, o exportOptions) error {
+	const formats = "pprof, perfetto, chrome-json or parquet"
 	switch o.format {
-	case "pprof":
+	case "pprof", "perfetto":
 		if o.out == "-" {
 			if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-				return usageErrorf("export: a pprof profile is binary; give a file with -o FILE")
+				return usageErrorf("export: a %s trace is binary; give a file with -o FILE", o.format)
 			}
 		}
-	case "perfetto":
+	case "chrome-json":
 	case "":
-		return usageErrorf("export: --format is required (pprof or perfetto)")
+		return usageErrorf("export: --format is required (%s)", formats)
 	default:
-		return usageErrorf("export: unknown format %q (want pprof or perfetto)", o.format)
+		return usageErrorf("export: unknown format %q (want %s)", o.format, formats)
+	}
+	if o.compact && o.format != "perfetto" {
+		return usageErrorf("export: --compact is for --format perfetto")
 	}
 	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, func(w io.Writer, src trace.Source) error {
-		if o.format == "pprof" {
+		switch o.format {
+		case "pprof":
 			return report.WritePprof(w, src)
+		case "perfetto":
+			_, err := perfettopb.Write(w, src, perfettopb.Options{Compact: o.compact})
+			return err
 		}
 		return report.WritePerfetto(w, src)
 	})

@@ -106,7 +106,7 @@ func TestExportCommands(t *testing.T) {
 	if tot := gLatencyTotal(t); delay != tot.SumDelay {
 		t.Errorf("profile delay %d ns, latency total Sum delay %d ns", delay, tot.SumDelay)
 	}
-	js, stderr, code := runCLI(t, "export", "--format", "perfetto", "-i", gTrace)
+	js, stderr, code := runCLI(t, "export", "--format", "chrome-json", "-i", gTrace)
 	if code != 0 {
 		t.Fatalf("perfetto: exit %d: %s", code, stderr)
 	}

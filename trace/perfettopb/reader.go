@@ -1,0 +1,713 @@
+package perfettopb
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/traceview/traceview/trace"
+)
+
+func init() {
+	trace.Register(trace.Format{
+		Name:        "perfetto",
+		Description: "Perfetto protobuf trace (ftrace sched events, full or compact_sched; traceview export --format perfetto)",
+		Detect:      Detect,
+		Open:        func(r io.Reader) (trace.Source, error) { return NewReader(r) },
+	})
+}
+
+// ParseError is a malformed-protobuf error: Offset is the byte offset in
+// the file of the TracePacket (or the field) that breaks the wire format.
+// It wraps trace.ErrCorrupt.
+type ParseError struct {
+	Offset int64
+	What   string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("perfetto: %s at offset %d: %v", e.What, e.Offset, trace.ErrCorrupt)
+}
+
+func (e *ParseError) Unwrap() error { return trace.ErrCorrupt }
+
+// Detect reports whether head starts like a Perfetto trace: a Trace
+// message whose first field is a length-delimited packet (field 1) whose
+// fields, as far as head holds them, are well-formed and include at least
+// one TracePacket field this package knows. Text traces, whose first byte
+// may also be 0x0a (a newline), fail the field check.
+func Detect(head []byte) bool {
+	num, typ, n := protowire.ConsumeTag(head)
+	if n < 0 || num != fTracePacket || typ != protowire.BytesType {
+		return false
+	}
+	l, m := protowire.ConsumeVarint(head[n:])
+	if m < 0 || l == 0 || l > 1<<30 {
+		return false
+	}
+	body := head[n+m:]
+	if uint64(len(body)) > l {
+		body = body[:l]
+	}
+	known := false
+	for len(body) > 0 {
+		num, typ, k := protowire.ConsumeTag(body)
+		if k < 0 {
+			return false
+		}
+		v := protowire.ConsumeFieldValue(num, typ, body[k:])
+		if v < 0 {
+			// Cut by the head: accept only if what was read is well formed.
+			return known && uint64(len(head)-n-m) < l
+		}
+		switch num {
+		case fPacketFtraceEvents, fPacketProcessTree, fPacketClockSnapshot, fPacketTimestamp,
+			fPacketSequenceID, fPacketFtraceStats, fPacketSystemInfo, fPacketSequenceFlags,
+			fPacketFirstOnSequence, fPacketTimestampClock:
+			known = true
+		}
+		body = body[k+v:]
+	}
+	return known
+}
+
+// Reader reads a Perfetto trace; it implements trace.Source. The whole
+// file is decoded when the reader is opened and its events sorted by time
+// (Perfetto writes each CPU's bundles in order, but CPUs' bundles
+// interleave freely; trace processor likewise sorts a whole file), so its
+// memory grows with the trace. Events of kinds traceview does not model
+// are skipped; compressed packets are counted as a warning and skipped.
+type Reader struct {
+	meta   trace.Meta
+	events []trace.Event
+	i      int
+	// decoding state
+	tgid   map[trace.TID]trace.PID
+	curr   map[trace.CPU]trace.TID
+	lastTS map[trace.CPU]int64
+	lost   map[trace.CPU]uint64 // ftrace_stats overruns
+	lostEv []int                // indexes of KindLost events, in file order
+}
+
+// NewReader decodes all of r. Errors wrap trace.ErrCorrupt (as a
+// *ParseError with the offset) for bytes that break the protobuf wire
+// format, and name what is missing for a well-formed file without any
+// scheduler event.
+func NewReader(r io.Reader) (*Reader, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := r.(io.Closer); ok {
+		c.Close()
+	}
+	rd := &Reader{
+		meta: trace.Meta{Format: "perfetto", Clock: "perfetto trace clock (BOOTTIME unless the trace says otherwise)"},
+		tgid: map[trace.TID]trace.PID{}, curr: map[trace.CPU]trace.TID{},
+		lastTS: map[trace.CPU]int64{}, lost: map[trace.CPU]uint64{},
+	}
+	off := 0
+	for off < len(data) {
+		num, typ, n := protowire.ConsumeTag(data[off:])
+		if n < 0 {
+			return nil, &ParseError{int64(off), "bad field tag"}
+		}
+		if num != fTracePacket || typ != protowire.BytesType {
+			v := protowire.ConsumeFieldValue(num, typ, data[off+n:])
+			if v < 0 {
+				return nil, &ParseError{int64(off), fmt.Sprintf("bad field %d", num)}
+			}
+			off += n + v
+			continue
+		}
+		pkt, v := protowire.ConsumeBytes(data[off+n:])
+		if v < 0 {
+			return nil, &ParseError{int64(off), "truncated packet"}
+		}
+		if err := rd.packet(pkt, int64(off+n)); err != nil {
+			return nil, err
+		}
+		off += n + v
+	}
+	if len(rd.events) == 0 {
+		return nil, fmt.Errorf("perfetto: no scheduler events (the trace has no ftrace sched_switch/sched_waking bundles)")
+	}
+	rd.finish()
+	return rd, nil
+}
+
+// fields walks the fields of one message, calling f with each field's
+// number, wire type, varint value (for varint fields) and bytes (for
+// length-delimited ones). off is the message's file offset, for errors.
+func fields(msg []byte, off int64, f func(num protowire.Number, typ protowire.Type, v uint64, b []byte) error) error {
+	for i := 0; i < len(msg); {
+		num, typ, n := protowire.ConsumeTag(msg[i:])
+		if n < 0 {
+			return &ParseError{off + int64(i), "bad field tag"}
+		}
+		var v uint64
+		var b []byte
+		var m int
+		switch typ {
+		case protowire.VarintType:
+			v, m = protowire.ConsumeVarint(msg[i+n:])
+		case protowire.BytesType:
+			b, m = protowire.ConsumeBytes(msg[i+n:])
+		default:
+			m = protowire.ConsumeFieldValue(num, typ, msg[i+n:])
+		}
+		if m < 0 {
+			return &ParseError{off + int64(i), fmt.Sprintf("bad field %d", num)}
+		}
+		if err := f(num, typ, v, b); err != nil {
+			return err
+		}
+		i += n + m
+	}
+	return nil
+}
+
+func (rd *Reader) packet(pkt []byte, off int64) error {
+	var ts int64
+	return fields(pkt, off, func(num protowire.Number, typ protowire.Type, v uint64, b []byte) error {
+		switch num {
+		case fPacketTimestamp:
+			ts = int64(v)
+		case fPacketSystemInfo:
+			return rd.systemInfo(b, off)
+		case fPacketProcessTree:
+			return rd.processTree(b, off, ts)
+		case fPacketFtraceEvents:
+			return rd.bundle(b, off)
+		case fPacketFtraceStats:
+			return rd.ftraceStats(b, off)
+		case fPacketCompressed:
+			rd.meta.Warnings.Add("perfetto-compressed", "compressed packets skipped (decompress with 'traceconv decompress_packets' first)")
+		}
+		return nil
+	})
+}
+
+func (rd *Reader) systemInfo(b []byte, off int64) error {
+	return fields(b, off, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
+		switch num {
+		case fSystemInfoUtsname:
+			return fields(b, off, func(num protowire.Number, _ protowire.Type, _ uint64, b []byte) error {
+				switch num {
+				case fUtsnameRelease:
+					rd.meta.OSRelease = string(b)
+				case fUtsnameMachine:
+					rd.meta.Arch = string(b)
+				case fUtsnameVersion:
+					if h, ok := cutPrefix(string(b), "host "); ok {
+						rd.meta.Hostname = h
+					}
+				}
+				return nil
+			})
+		case fSystemInfoNumCPUs:
+			rd.meta.NrCPUs = int(v)
+		case fSystemInfoServiceVersion:
+			rd.meta.Tool = string(b)
+		}
+		return nil
+	})
+}
+
+func cutPrefix(s, p string) (string, bool) {
+	if len(s) >= len(p) && s[:len(p)] == p {
+		return s[len(p):], true
+	}
+	return s, false
+}
+
+// processTree records each thread's tgid and emits a comm event per named
+// thread at the packet's time, as perf's synthesized COMM records name the
+// tasks alive when recording starts.
+func (rd *Reader) processTree(b []byte, off, ts int64) error {
+	return fields(b, off, func(num protowire.Number, _ protowire.Type, _ uint64, b []byte) error {
+		if num != fTreeThreads {
+			return nil
+		}
+		tid, tgid, name := trace.TID(-1), trace.PID(-1), ""
+		err := fields(b, off, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
+			switch num {
+			case fThreadTid:
+				tid = trace.TID(int32(v))
+			case fThreadTgid:
+				tgid = trace.PID(int32(v))
+			case fThreadName:
+				name = string(b)
+			}
+			return nil
+		})
+		if err != nil || tid <= 0 {
+			return err
+		}
+		if tgid > 0 {
+			rd.tgid[tid] = tgid
+		}
+		if name != "" {
+			e := trace.NewEvent(ts, -1, trace.KindComm)
+			e.TID, e.PID, e.Comm = tid, rd.pid(tid), name
+			rd.add(e)
+		}
+		return nil
+	})
+}
+
+func (rd *Reader) ftraceStats(b []byte, off int64) error {
+	return fields(b, off, func(num protowire.Number, _ protowire.Type, _ uint64, b []byte) error {
+		if num != fStatsCPU {
+			return nil
+		}
+		var cpu trace.CPU
+		var n uint64
+		err := fields(b, off, func(num protowire.Number, _ protowire.Type, v uint64, _ []byte) error {
+			switch num {
+			case fCPUStatsCPU:
+				cpu = trace.CPU(v)
+			case fCPUStatsOverrun, fCPUStatsDropped:
+				n += v
+			}
+			return nil
+		})
+		rd.lost[cpu] = max(rd.lost[cpu], n) // stats may come at start and end: keep the end's
+		return err
+	})
+}
+
+func (rd *Reader) pid(tid trace.TID) trace.PID {
+	if tid == 0 {
+		return 0
+	}
+	if p, ok := rd.tgid[tid]; ok {
+		return p
+	}
+	return -1
+}
+
+func (rd *Reader) add(e trace.Event) { rd.events = append(rd.events, e) }
+
+// item is one event of a bundle before the bundle's events are put in
+// time order.
+type item struct {
+	ev      trace.Event
+	compact bool
+	seq     int
+}
+
+func (rd *Reader) bundle(b []byte, off int64) error {
+	cpu := trace.CPU(-1)
+	lost := false
+	var raw [][]byte
+	var cs []byte
+	err := fields(b, off, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
+		switch num {
+		case fBundleCPU:
+			cpu = trace.CPU(v)
+		case fBundleEvent:
+			raw = append(raw, b)
+		case fBundleLostEvents:
+			lost = v != 0
+		case fBundleCompactSched:
+			cs = b
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var items []item
+	for _, r := range raw {
+		e, ok, err := rd.decodeEvent(r, cpu, off)
+		if err != nil {
+			return err
+		}
+		if ok {
+			items = append(items, item{ev: e, seq: len(items)})
+		}
+	}
+	if cs != nil {
+		c, err := decodeCompact(cs, cpu, off)
+		if err != nil {
+			return err
+		}
+		for _, e := range c {
+			items = append(items, item{ev: e, compact: true, seq: len(items)})
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := &items[i], &items[j]
+		if a.ev.Time != b.ev.Time {
+			return a.ev.Time < b.ev.Time
+		}
+		return a.compact && !b.compact
+	})
+	if lost {
+		t := rd.lastTS[cpu]
+		if len(items) > 0 {
+			t = items[0].ev.Time
+		}
+		e := trace.NewEvent(t, cpu, trace.KindLost)
+		rd.lostEv = append(rd.lostEv, len(rd.events))
+		rd.add(e)
+		delete(rd.curr, cpu)
+	}
+	for i := range items {
+		e := &items[i].ev
+		// Compact events imply the task current on the CPU: the previous
+		// task of a switch and the waker of a waking.
+		if items[i].compact {
+			cur, ok := rd.curr[cpu]
+			if !ok {
+				cur = -1
+			}
+			e.CurTID = cur
+			if e.Kind == trace.KindSwitch {
+				e.TID = cur
+			}
+		}
+		e.CurPID = rd.pid(e.CurTID)
+		switch e.Kind {
+		case trace.KindSwitch:
+			e.PID, e.NextPID = rd.pid(e.TID), rd.pid(e.NextTID)
+			rd.curr[cpu] = e.NextTID
+		case trace.KindFork:
+			e.PID = rd.pid(e.TID)
+			if p, ok := rd.tgid[e.ChildTID]; ok {
+				e.ChildPID = p
+			}
+		default:
+			if e.PID < 0 {
+				e.PID = rd.pid(e.TID)
+			}
+		}
+		rd.lastTS[cpu] = e.Time
+		rd.add(*e)
+	}
+	return nil
+}
+
+// decodeEvent decodes one FtraceEvent; ok is false for event types
+// traceview does not model.
+func (rd *Reader) decodeEvent(b []byte, cpu trace.CPU, off int64) (trace.Event, bool, error) {
+	e := trace.NewEvent(0, cpu, trace.KindInvalid)
+	var body []byte
+	var generic bool
+	err := fields(b, off, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
+		switch num {
+		case fEventTimestamp:
+			e.Time = int64(v)
+		case fEventPid:
+			e.CurTID = trace.TID(int32(v))
+		case fEventSchedSwitch:
+			e.Kind, body = trace.KindSwitch, b
+		case fEventSchedWaking:
+			e.Kind, body = trace.KindWaking, b
+		case fEventSchedWakeup:
+			e.Kind, body = trace.KindWakeup, b
+		case fEventSchedWakeupNew:
+			e.Kind, body = trace.KindWakeupNew, b
+		case fEventSchedMigrate:
+			e.Kind, body = trace.KindMigrate, b
+		case fEventSchedFork:
+			e.Kind, body = trace.KindFork, b
+		case fEventSchedExit:
+			e.Kind, body = trace.KindExit, b
+		case fEventTaskRename:
+			e.Kind, body = trace.KindComm, b
+		case fEventSchedProcessExe:
+			e.Kind, body = trace.KindExec, b
+		case fEventGeneric:
+			generic, body = true, b
+		}
+		return nil
+	})
+	if err != nil {
+		return e, false, err
+	}
+	i32 := func(v uint64) int32 { return int32(v) }
+	if generic {
+		return rd.decodeGeneric(e, body, off)
+	}
+	if e.Kind == trace.KindInvalid {
+		return e, false, nil
+	}
+	err = fields(body, off, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
+		switch e.Kind {
+		case trace.KindSwitch:
+			switch num {
+			case fSwitchPrevComm:
+				e.Comm = string(b)
+			case fSwitchPrevPid:
+				e.TID = trace.TID(i32(v))
+			case fSwitchPrevPrio:
+				e.Prio = i32(v)
+			case fSwitchPrevState:
+				e.PrevState = trace.TaskState(v)
+			case fSwitchNextComm:
+				e.NextComm = string(b)
+			case fSwitchNextPid:
+				e.NextTID = trace.TID(i32(v))
+			case fSwitchNextPrio:
+				e.NextPrio = i32(v)
+			}
+		case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
+			switch num {
+			case fWakeComm:
+				e.Comm = string(b)
+			case fWakePid:
+				e.TID = trace.TID(i32(v))
+			case fWakePrio:
+				e.Prio = i32(v)
+			case fWakeTargetCPU:
+				e.TargetCPU = trace.CPU(i32(v))
+			}
+		case trace.KindMigrate:
+			switch num {
+			case fMigrateComm:
+				e.Comm = string(b)
+			case fMigratePid:
+				e.TID = trace.TID(i32(v))
+			case fMigratePrio:
+				e.Prio = i32(v)
+			case fMigrateOrigCPU:
+				e.OrigCPU = trace.CPU(i32(v))
+			case fMigrateDestCPU:
+				e.DestCPU = trace.CPU(i32(v))
+			}
+		case trace.KindFork:
+			switch num {
+			case fForkParentComm:
+				e.Comm = string(b)
+			case fForkParentPid:
+				e.TID = trace.TID(i32(v))
+			case fForkChildComm:
+				e.ChildComm = string(b)
+			case fForkChildPid:
+				e.ChildTID = trace.TID(i32(v))
+			}
+		case trace.KindExit:
+			switch num {
+			case fExitComm:
+				e.Comm = string(b)
+			case fExitPid:
+				e.TID = trace.TID(i32(v))
+			case fExitTgid:
+				e.PID = trace.PID(i32(v))
+			case fExitPrio:
+				e.Prio = i32(v)
+			}
+		case trace.KindComm:
+			switch num {
+			case fRenamePid:
+				e.TID = trace.TID(i32(v))
+			case fRenameNewComm:
+				e.Comm = string(b)
+			}
+		case trace.KindExec:
+			switch num {
+			case fExecPid:
+				e.TID = trace.TID(i32(v))
+			case fExecFilename:
+				// The comm after exec is the file name's last element
+				// (fs/exec.c __set_task_comm(kbasename(filename))), cut
+				// to TASK_COMM_LEN-1 = 15 bytes.
+				s := string(b)
+				for i := len(s) - 1; i >= 0; i-- {
+					if s[i] == '/' {
+						s = s[i+1:]
+						break
+					}
+				}
+				if len(s) > 15 {
+					s = s[:15]
+				}
+				e.Comm = s
+			}
+		}
+		return nil
+	})
+	if e.Kind == trace.KindFork && e.ChildTID > 0 && e.ChildPID < 0 {
+		// sched_process_fork has no tgid; the process tree may.
+		if p, ok := rd.tgid[e.ChildTID]; ok {
+			e.ChildPID = p
+		}
+	}
+	return e, err == nil, err
+}
+
+// decodeGeneric decodes the generic events traceview models
+// (sched_stat_runtime, as Write writes it and as traced writes an ftrace
+// event it has no typed message for).
+func (rd *Reader) decodeGeneric(e trace.Event, body []byte, off int64) (trace.Event, bool, error) {
+	name := ""
+	var flds [][]byte
+	err := fields(body, off, func(num protowire.Number, _ protowire.Type, _ uint64, b []byte) error {
+		switch num {
+		case fGenericName:
+			name = string(b)
+		case fGenericField:
+			flds = append(flds, b)
+		}
+		return nil
+	})
+	if err != nil || name != "sched_stat_runtime" {
+		return e, false, err
+	}
+	e.Kind = trace.KindRuntime
+	for _, f := range flds {
+		var fname, str string
+		var val int64
+		err := fields(f, off, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
+			switch num {
+			case fFieldName:
+				fname = string(b)
+			case fFieldStr:
+				str = string(b)
+			case fFieldInt, fFieldUint:
+				val = int64(v)
+			}
+			return nil
+		})
+		if err != nil {
+			return e, false, err
+		}
+		switch fname {
+		case "comm":
+			e.Comm = str
+		case "pid":
+			e.TID = trace.TID(val)
+		case "runtime":
+			e.Runtime = val
+		}
+	}
+	return e, true, nil
+}
+
+// decodeCompact expands a CompactSched message into events whose implied
+// fields (the previous task of a switch, the waker of a waking) are filled
+// by the caller once the bundle is in time order.
+func decodeCompact(b []byte, cpu trace.CPU, off int64) ([]trace.Event, error) {
+	var table []string
+	cols := map[protowire.Number][]uint64{}
+	err := fields(b, off, func(num protowire.Number, typ protowire.Type, v uint64, b []byte) error {
+		if num == fCompactInternTable {
+			table = append(table, string(b))
+			return nil
+		}
+		if typ == protowire.VarintType { // an unpacked repeated field
+			cols[num] = append(cols[num], v)
+			return nil
+		}
+		for len(b) > 0 {
+			x, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return &ParseError{off, fmt.Sprintf("bad packed compact_sched field %d", num)}
+			}
+			cols[num] = append(cols[num], x)
+			b = b[n:]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	get := func(num protowire.Number, i int) (uint64, error) {
+		c := cols[num]
+		if i >= len(c) {
+			return 0, &ParseError{off, fmt.Sprintf("compact_sched field %d has %d values, want more than %d", num, len(c), i)}
+		}
+		return c[i], nil
+	}
+	comm := func(i uint64) (string, error) {
+		if i >= uint64(len(table)) {
+			return "", &ParseError{off, fmt.Sprintf("compact_sched comm index %d beyond intern table of %d", i, len(table))}
+		}
+		return table[i], nil
+	}
+	var out []trace.Event
+	var ts int64
+	for i, d := range cols[fCompactSwitchTimestamp] {
+		ts += int64(d)
+		e := trace.NewEvent(ts, cpu, trace.KindSwitch)
+		var vs [4]uint64
+		for k, num := range []protowire.Number{fCompactSwitchPrevState, fCompactSwitchNextPid, fCompactSwitchNextPrio, fCompactSwitchNextComm} {
+			if vs[k], err = get(num, i); err != nil {
+				return nil, err
+			}
+		}
+		e.PrevState = trace.TaskState(vs[0])
+		e.NextTID, e.NextPrio = trace.TID(int32(vs[1])), int32(vs[2])
+		if e.NextComm, err = comm(vs[3]); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	ts = 0
+	for i, d := range cols[fCompactWakingTimestamp] {
+		ts += int64(d)
+		e := trace.NewEvent(ts, cpu, trace.KindWaking)
+		var vs [4]uint64
+		for k, num := range []protowire.Number{fCompactWakingPid, fCompactWakingTargetCPU, fCompactWakingPrio, fCompactWakingComm} {
+			if vs[k], err = get(num, i); err != nil {
+				return nil, err
+			}
+		}
+		e.TID, e.TargetCPU, e.Prio = trace.TID(int32(vs[0])), trace.CPU(int32(vs[1])), int32(vs[2])
+		if e.Comm, err = comm(vs[3]); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// finish sorts the events by time (stable: each CPU's order is kept, and
+// events of different CPUs at one time keep file order), gives the lost
+// counts of ftrace_stats to the CPUs' first lost-events marks and fills
+// Meta's lost windows and time span.
+func (rd *Reader) finish() {
+	given := map[trace.CPU]bool{}
+	for _, i := range rd.lostEv {
+		e := &rd.events[i]
+		if !given[e.CPU] {
+			given[e.CPU] = true
+			e.Count = rd.lost[e.CPU]
+		}
+		rd.meta.Lost = append(rd.meta.Lost, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: e.Time, End: e.Time})
+	}
+	sort.SliceStable(rd.events, func(i, j int) bool { return rd.events[i].Time < rd.events[j].Time })
+	var unmarked uint64
+	for c, n := range rd.lost {
+		if !given[c] {
+			unmarked += n
+		}
+	}
+	if unmarked > 0 {
+		rd.meta.Warnings.Add("perfetto-overrun", "%d events lost (ftrace_stats overrun) on CPUs whose bundles do not say where", unmarked)
+	}
+	rd.meta.FirstTime, rd.meta.LastTime = rd.events[0].Time, rd.events[len(rd.events)-1].Time
+}
+
+// Next returns the next event in time order, io.EOF after the last.
+func (rd *Reader) Next() (trace.Event, error) {
+	if rd.i >= len(rd.events) {
+		return trace.Event{}, io.EOF
+	}
+	rd.i++
+	return rd.events[rd.i-1], nil
+}
+
+// Meta describes the trace: kernel release, CPU count, the writer's
+// version string (Tool), lost windows.
+func (rd *Reader) Meta() *trace.Meta { return &rd.meta }
+
+// Close releases the decoded events.
+func (rd *Reader) Close() error {
+	rd.events = nil
+	return nil
+}
