@@ -55,8 +55,15 @@ type Meta struct {
 	FirstTime   int64    // ns, first sample time from the header (0: unknown)
 	LastTime    int64    // ns, last sample time from the header (0: unknown)
 
-	// Lost lists windows where the recorder lost events, per CPU.
+	// Lost lists windows where the recorder lost events, per CPU. A window
+	// with Count 0 is time the trace did not observe on that CPU, with an
+	// unknown number of events lost (an overwritten ring buffer before the
+	// CPU's first surviving event).
 	Lost []LostWindow
+	// LostUnplaced counts events the trace says were lost without saying on
+	// which CPU or when (ftrace's entries-written minus entries-in-buffer:
+	// events the ring buffer overwrote). They are not in Lost's counts.
+	LostUnplaced uint64
 	// Warnings are counted problems met while reading; see Warnings.Add.
 	Warnings Warnings
 }
@@ -68,6 +75,16 @@ type LostWindow struct {
 	CPU        CPU
 	Count      uint64
 	Start, End int64
+}
+
+// String says what the window means for people: "12 events lost on CPU 1
+// between 1.000000 s and 1.500000 s", or for a Count 0 window "CPU 1
+// unobserved between ... (events lost there, number unknown)".
+func (l LostWindow) String() string {
+	if l.Count == 0 {
+		return fmt.Sprintf("CPU %d unobserved between %.6f s and %.6f s (events lost there, number unknown)", l.CPU, float64(l.Start)/1e9, float64(l.End)/1e9)
+	}
+	return fmt.Sprintf("%d events lost on CPU %d between %.6f s and %.6f s", l.Count, l.CPU, float64(l.Start)/1e9, float64(l.End)/1e9)
 }
 
 // Warnings counts non-fatal problems by message key, keeping the first

@@ -177,6 +177,7 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	for _, l := range m.Lost {
 		rep.LostTotal += l.Count
 	}
+	rep.LostTotal += m.LostUnplaced
 	rep.Warnings = append([]trace.Warning{}, m.Warnings.List()...)
 	if pr, ok := src.(*perfdata.Reader); ok {
 		rep.Mode = "file"
@@ -258,7 +259,7 @@ func printInfo(w io.Writer, r *infoReport) {
 		fmt.Fprintln(w)
 	}
 	for _, l := range r.Lost {
-		fmt.Fprintf(w, "warning: %d events lost on CPU %d between %.6f s and %.6f s\n", l.Count, l.CPU, float64(l.Start)/1e9, float64(l.End)/1e9)
+		fmt.Fprintf(w, "warning: %s\n", l)
 	}
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)

@@ -198,8 +198,7 @@ func printWarnings(w io.Writer, m *trace.Meta) {
 		return
 	}
 	for _, lw := range m.Lost {
-		fmt.Fprintf(w, "warning: %d events lost on CPU %d between %.6f s and %.6f s\n",
-			lw.Count, lw.CPU, float64(lw.Start)/1e9, float64(lw.End)/1e9)
+		fmt.Fprintf(w, "warning: %s\n", lw)
 	}
 	for _, wn := range m.Warnings.List() {
 		fmt.Fprintf(w, "warning: %s\n", wn)

@@ -38,13 +38,29 @@ type Reader struct {
 	eof     bool
 	err     error
 
+	// Numeric prev_state (trace-cmd report -R): the encoding chosen, why,
+	// and whether that was said.
+	stateEnc  stateEncoding
+	stateWhy  string
+	stateSaid bool
+
 	closer      io.Closer            // the input, when it is a file to close
 	lastTime    []int64              // last event time per CPU (lost windows), -1 none
+	sameTime    [][]trace.Event      // per CPU, the events at lastTime (duplicates)
+	started     bool                 // an event line was read; firstTime is its time
+	firstTime   int64
+	overwritten bool   // the header says the ring buffer overwrote events
+	badField    string // set by the payload parser for an out-of-range field
 	pendingLost map[trace.CPU]uint64 // lost counts waiting for the CPU's next event
 }
 
 // maxCPU bounds the CPU column: larger numbers make the line malformed.
 const maxCPU = 1 << 16
+
+// pidMaxLimit is the largest pid a 64-bit kernel hands out
+// (include/linux/threads.h PID_MAX_LIMIT, 4 * 1024 * 1024); a larger one in
+// a text trace is damage (a pid of 2^40 would wrap to 0, the idle task).
+const pidMaxLimit = 4 << 20
 
 // NewReader returns a reader of ftrace, trace-cmd report or perf script text
 // from r; format names the dialect in Meta.Format and Meta.Tool. It reads
@@ -88,6 +104,9 @@ func (r *Reader) Next() (trace.Event, error) {
 	}
 	if r.n > 0 {
 		ev := r.ring[r.head]
+		if ev.Kind == trace.KindSwitch && ev.PrevState&rawStateMark != 0 {
+			ev.PrevState = r.decodeRaw(ev.PrevState)
+		}
 		r.head = (r.head + 1) & (len(r.ring) - 1)
 		r.n--
 		r.emitted, r.lastOut = true, ev.Time
@@ -135,7 +154,11 @@ func (r *Reader) fill() {
 // line parses one line; an error means a malformed sched line.
 func (r *Reader) line(line []byte) error {
 	t := skipSpaces(line)
-	if len(t) == 0 || t[0] == '#' {
+	if len(t) > 0 && t[0] == '#' {
+		r.comment(t)
+		return nil
+	}
+	if len(t) == 0 {
 		return nil
 	}
 	if r.header(t) {
@@ -161,6 +184,14 @@ func (r *Reader) line(line []byte) error {
 	if p.cpu >= maxCPU {
 		return fmt.Errorf("%s: CPU %d out of range: %w", p.event, p.cpu, trace.ErrCorrupt)
 	}
+	if r.meta.NrCPUs > 0 && p.cpu >= int64(r.meta.NrCPUs) {
+		r.meta.Warnings.Add("text-cpu-out-of-range", "line %d: CPU %d beyond the %d CPUs the header names: event dropped", r.lineNo, p.cpu, r.meta.NrCPUs)
+		return nil
+	}
+	if p.tid > pidMaxLimit {
+		r.meta.Warnings.Add("text-pid-out-of-range", "line %d: pid %d above the kernel's PID_MAX_LIMIT %d: event dropped", r.lineNo, p.tid, pidMaxLimit)
+		return nil
+	}
 	cpu := trace.CPU(p.cpu)
 	ev := trace.NewEvent(p.time, cpu, kind)
 	ev.CurTID = trace.TID(p.tid)
@@ -168,7 +199,12 @@ func (r *Reader) line(line []byte) error {
 	if p.pid < 0 && p.tid == 0 {
 		ev.CurPID = 0
 	}
+	r.badField = ""
 	if !r.parsePayload(&ev, p.payload) {
+		if r.badField != "" {
+			r.meta.Warnings.Add("text-pid-out-of-range", "line %d: %s: event dropped", r.lineNo, r.badField)
+			return nil
+		}
 		return fmt.Errorf("%s: %w %q: %w", p.event, errPayload, clip(p.payload), trace.ErrCorrupt)
 	}
 	if p.flags != nil && (kind == trace.KindWaking || kind == trace.KindWakeup) {
@@ -176,6 +212,31 @@ func (r *Reader) line(line []byte) error {
 	}
 	for int(cpu) >= len(r.lastTime) {
 		r.lastTime = append(r.lastTime, -1)
+		r.sameTime = append(r.sameTime, nil)
+	}
+	if last := r.lastTime[cpu]; p.time < last {
+		r.meta.Warnings.Add("text-time-backwards", "line %d: CPU %d: time %s s is before that CPU's previous event at %s s (damaged or repeated lines): event dropped",
+			r.lineNo, cpu, secs(p.time), secs(last))
+		return nil
+	} else if p.time == last {
+		for _, same := range r.sameTime[cpu] {
+			if same == ev {
+				r.meta.Warnings.Add("text-duplicate", "line %d: CPU %d: the same %s at %s s again (repeated lines): event dropped", r.lineNo, cpu, ev.Kind, secs(p.time))
+				return nil
+			}
+		}
+	} else {
+		r.sameTime[cpu] = r.sameTime[cpu][:0]
+	}
+	r.sameTime[cpu] = append(r.sameTime[cpu], ev)
+	if !r.started {
+		r.started, r.firstTime = true, p.time
+	}
+	if r.lastTime[cpu] < 0 && r.overwritten && p.time > r.firstTime {
+		// The ring buffer overwrote this CPU's older events: from the
+		// trace's first event to this CPU's first one nothing is known.
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Start: r.firstTime, End: p.time})
+		r.push(trace.NewEvent(p.time, cpu, trace.KindLost))
 	}
 	if n := r.pendingLost[cpu]; n > 0 {
 		delete(r.pendingLost, cpu)
@@ -195,6 +256,42 @@ func (r *Reader) line(line []byte) error {
 	}
 	r.push(ev)
 	return nil
+}
+
+// comment reads the facts of ftrace's header comments:
+// "# entries-in-buffer/entries-written: 700/10081   #P:2"
+// (kernel/trace/trace.c print_event_info: events in the ring buffer, events
+// ever written, CPUs online) and perf script --header's "# os release :".
+// Other comment lines carry nothing the reader needs.
+func (r *Reader) comment(t []byte) {
+	if r.osRelease(t) {
+		return
+	}
+	const key = "# entries-in-buffer/entries-written:"
+	if !bytes.HasPrefix(t, []byte(key)) {
+		return
+	}
+	f := bytes.Fields(t[len(key):])
+	if len(f) == 0 {
+		return
+	}
+	if slash := bytes.IndexByte(f[0], '/'); slash > 0 {
+		in, ok1 := num(f[0][:slash])
+		written, ok2 := num(f[0][slash+1:])
+		if ok1 && ok2 && written > in && in >= 0 {
+			r.overwritten = true
+			r.meta.LostUnplaced += uint64(written - in)
+			r.meta.Warnings.Add("text-overwritten", "ftrace ring buffer overwritten: %d of %d events written are not in the trace (entries-in-buffer/entries-written %d/%d, line %d); the time before each CPU's first event is unobserved",
+				written-in, written, in, written, r.lineNo)
+		}
+	}
+	for _, w := range f[1:] {
+		if bytes.HasPrefix(w, []byte("#P:")) {
+			if n, ok := num(w[3:]); ok && n > 0 && n < maxCPU {
+				r.meta.NrCPUs = int(n)
+			}
+		}
+	}
 }
 
 // header handles the non-event lines that carry facts: "cpus=N"

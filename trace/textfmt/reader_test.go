@@ -21,6 +21,15 @@ func dump(evs []trace.Event, m *trace.Meta, err error) string {
 	for _, e := range evs {
 		fmt.Fprintf(&b, "%s cur=%d/%d irq=%d\n", e, e.CurTID, e.CurPID, e.FromIRQ)
 	}
+	if m.NrCPUs > 0 {
+		fmt.Fprintf(&b, "cpus %d\n", m.NrCPUs)
+	}
+	for _, l := range m.Lost {
+		fmt.Fprintf(&b, "lost window CPU %d count %d %d..%d\n", l.CPU, l.Count, l.Start, l.End)
+	}
+	if m.LostUnplaced > 0 {
+		fmt.Fprintf(&b, "lost unplaced %d\n", m.LostUnplaced)
+	}
 	for _, w := range m.Warnings.List() {
 		fmt.Fprintf(&b, "warn %s %d\n", w.Key, w.Count)
 	}
@@ -121,7 +130,7 @@ func TestClassify(t *testing.T) {
 }
 
 // TestBadText: inputs that are not clean text traces. Expected values by
-// hand: the CRLF file's two lines decode like LF ones; a 70 KB line is
+// hand: the CRLF file's two lines (1 µs apart) decode like LF ones; a 70 KB line is
 // skipped with a warning and the next line still decodes; a last line
 // cut mid-payload is a malformed sched line at its number; a file with
 // no event line at all is not detected as text.
@@ -133,7 +142,7 @@ func TestBadText(t *testing.T) {
 		warnKey   string
 		errSubstr string
 	}{
-		{"crlf", sw + "\r\n" + sw + "\r\n", 2, "", ""},
+		{"crlf", sw + "\r\n" + strings.Replace(sw, "5.000001", "5.000002", 1) + "\r\n", 2, "", ""},
 		{"long-line", strings.Repeat("x", 70<<10) + "\n" + sw + "\n", 1, "text-long-line", ""},
 		{"cut", sw + "\n" + sw[:60], 1, "", "line 2: sched_switch: cannot parse payload"},
 		{"no-newline", sw, 1, "", ""},
