@@ -44,13 +44,13 @@ type Reader struct {
 	stateWhy  string
 	stateSaid bool
 
-	closer      io.Closer            // the input, when it is a file to close
-	lastTime    []int64              // last event time per CPU (lost windows), -1 none
-	sameTime    [][]trace.Event      // per CPU, the events at lastTime (duplicates)
-	started     bool                 // an event line was read; firstTime is its time
+	closer      io.Closer       // the input, when it is a file to close
+	lastTime    []int64         // last event time per CPU (lost windows), -1 none
+	sameTime    [][]trace.Event // per CPU, the events at lastTime (duplicates)
+	started     bool            // an event line was read; firstTime is its time
 	firstTime   int64
-	overwritten bool   // the header says the ring buffer overwrote events
-	badField    string // set by the payload parser for an out-of-range field
+	overwritten bool                 // the header says the ring buffer overwrote events
+	badField    string               // set by the payload parser for an out-of-range field
 	pendingLost map[trace.CPU]uint64 // lost counts waiting for the CPU's next event
 }
 
