@@ -50,7 +50,7 @@ type KindInfo struct {
 // Kinds lists every valid kind in Kind order (index 0 is KindInvalid).
 var Kinds = [numKinds]KindInfo{
 	{KindInvalid, "invalid", nil},
-	{KindSwitch, "sched_switch", []string{"TID", "PID", "Comm", "Prio", "PrevState", "NextTID", "NextPID", "NextComm", "NextPrio"}},
+	{KindSwitch, "sched_switch", []string{"TID", "PID", "Comm", "Prio", "PrevState", "NextTID", "NextPID", "NextComm", "NextPrio", "Cgroup", "Stack"}},
 	{KindWaking, "sched_waking", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID", "WakerCPU", "FromIRQ"}},
 	{KindWakeup, "sched_wakeup", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID", "WakerCPU", "FromIRQ"}},
 	{KindWakeupNew, "sched_wakeup_new", []string{"TID", "PID", "Comm", "Prio", "TargetCPU", "WakerTID", "WakerCPU"}},
@@ -150,6 +150,43 @@ type Event struct {
 
 	// KindLost: number of records lost.
 	Count uint64
+
+	// KindSwitch: the cgroup (v2) id of the task leaving the CPU (the
+	// kernfs node id of its cgroup directory, which is the inode number
+	// of that directory under /sys/fs/cgroup: kernel/cgroup/cgroup.c,
+	// cgroup_id(), Linux 6.x); 0 unknown. Meta.Cgroups resolves ids to
+	// paths.
+	Cgroup uint64
+	// KindSwitch: the callchain of the task leaving the CPU, as an index
+	// into Meta.Stacks; 0 none.
+	Stack StackID
+}
+
+// StackID names a callchain of a trace's stack table (Meta.Stacks); 0
+// means no stack.
+type StackID uint32
+
+// Frame is one frame of a callchain. Addr is the instruction address (a
+// return address for every frame but the leaf); Func the symbol it falls
+// in, empty when unknown; Module the object that holds it:
+// "[kernel.kallsyms]" for the kernel (perf's name), else the path of the
+// ELF file mapped in the task; BuildID the hex GNU build-id of Module when
+// symbols were missing (so the address can be symbolized later), else
+// empty.
+type Frame struct {
+	Addr    uint64 `json:"addr"`
+	Func    string `json:"func,omitempty"`
+	Module  string `json:"module,omitempty"`
+	BuildID string `json:"build_id,omitempty"`
+	Kernel  bool   `json:"kernel,omitempty"`
+}
+
+// Stack is one callchain of the stack table, leaf (innermost) frame first,
+// as perf's callchains and pprof's Sample.Location are ordered: kernel
+// frames, then user frames.
+type Stack struct {
+	ID     StackID `json:"id"`
+	Frames []Frame `json:"frames"`
 }
 
 // NewEvent returns an Event of kind k at time t on cpu with every id field

@@ -66,6 +66,16 @@ type Meta struct {
 	LostUnplaced uint64
 	// Warnings are counted problems met while reading; see Warnings.Add.
 	Warnings Warnings
+
+	// Cgroups maps the cgroup ids of the events (Event.Cgroup) to their
+	// paths relative to the cgroup v2 mount ("/" the root,
+	// "/system.slice/ssh.service"); nil when the source has none. A
+	// cgroup removed before it was resolved is absent.
+	Cgroups map[uint64]string
+	// Stacks is the stack table that Event.Stack indexes: Stacks[i].ID ==
+	// i+1. Complete once the source has returned io.EOF (a stream may
+	// carry it at its end).
+	Stacks []Stack
 }
 
 // LostWindow says that Count events were lost on CPU between Start and End

@@ -131,6 +131,12 @@ func (b *blockEncoder) add(e *trace.Event) {
 	if has(fWakerCPU) {
 		b.putI(o+fWakerCPU, int64(e.WakerCPU))
 	}
+	if has(fCgroup) {
+		b.putU(o+fCgroup, e.Cgroup)
+	}
+	if has(fStack) {
+		b.putU(o+fStack, uint64(e.Stack))
+	}
 	b.n++
 }
 
@@ -186,7 +192,8 @@ func (c *cursor) take(n uint64) []byte {
 
 // decodeBlock parses a raw block into dst (reused) and returns the events.
 // intern maps strings to shared copies. Errors wrap trace.ErrCorrupt.
-func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string) ([]trace.Event, error) {
+func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string, version uint32) ([]trace.Event, error) {
+	nf := fieldsOf(version)
 	top := cursor{b: raw}
 	n := top.u()
 	ns := top.u()
@@ -198,7 +205,7 @@ func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string) ([]t
 		strs = append(strs, intern(top.take(top.u())))
 	}
 	var cols [numCols]cursor
-	for i := range cols {
+	for i := range cols[:colFields+nf] {
 		cols[i].b = top.take(top.u())
 	}
 	if top.err != nil {
@@ -227,7 +234,7 @@ func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string) ([]t
 			return dst[:0], fmt.Errorf("event %d: unknown kind %d (written by a newer traceview?): %w", k, e.Kind, trace.ErrCorrupt)
 		}
 		m := cols[colMask].u()
-		if m>>numFields != 0 {
+		if m>>nf != 0 {
 			return dst[:0], fmt.Errorf("event %d: unknown field bits %#x: %w", k, m, trace.ErrCorrupt)
 		}
 		has := func(f int) bool { return m&(1<<f) != 0 }
@@ -296,6 +303,12 @@ func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string) ([]t
 		}
 		if has(fWakerCPU) {
 			e.WakerCPU = trace.CPU(cols[o+fWakerCPU].i())
+		}
+		if has(fCgroup) {
+			e.Cgroup = cols[o+fCgroup].u()
+		}
+		if has(fStack) {
+			e.Stack = trace.StackID(cols[o+fStack].u())
 		}
 		dst = append(dst, e)
 	}

@@ -12,9 +12,10 @@ import (
 // version as a little-endian uint32.
 const Magic = "\x89TVF\r\n\x1a\n"
 
-// Version is the format version this package writes. Readers accept
+// Version is the format version this package writes: 2 added the optional
+// fields Cgroup and Stack (two more block columns). Readers accept
 // versions 1..Version.
-const Version = 1
+const Version = 2
 
 // BlockEvents is the largest number of events in one block: large enough for
 // zstd to find the repetition across events, small enough that a damaged
@@ -136,8 +137,19 @@ const (
 	fRuntime
 	fCount
 	fWakerCPU
+	fCgroup
+	fStack
 	numFields
 )
+
+// fieldsOf returns the number of optional fields (columns after the mask)
+// of a block of the given format version.
+func fieldsOf(version uint32) int {
+	if version < 2 {
+		return fWakerCPU + 1
+	}
+	return numFields
+}
 
 func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
@@ -172,5 +184,7 @@ func maskOf(e *trace.Event) uint32 {
 	set(fRuntime, e.Runtime != 0)
 	set(fCount, e.Count != 0)
 	set(fWakerCPU, e.WakerCPU != -1)
+	set(fCgroup, e.Cgroup != 0)
+	set(fStack, e.Stack != 0)
 	return m
 }

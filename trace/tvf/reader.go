@@ -220,6 +220,7 @@ func (r *Reader) applyTrailer(raw []byte) error {
 	for _, w := range t.Warnings {
 		r.meta.Warnings.AddN(w.Key, w.Count, "%s", w.Message)
 	}
+	r.meta.Cgroups, r.meta.Stacks = t.Cgroups, t.Stacks
 	return nil
 }
 
@@ -358,7 +359,7 @@ func (r *Reader) readFrame(first bool) error {
 				r.damaged(at, h, err.Error())
 			}
 		case frameEvents:
-			evs, err := decodeBlock(raw, r.buf[:0], r.intern)
+			evs, err := decodeBlock(raw, r.buf[:0], r.intern, r.version)
 			if err == nil && uint64(len(evs)) != uint64(h.count) {
 				err = fmt.Errorf("block holds %d events, its header says %d", len(evs), h.count)
 			}

@@ -56,6 +56,10 @@ func synthetic(n int, seed uint64) []trace.Event {
 		e.ChildTID, e.ChildPID = trace.TID(id()), trace.PID(id())
 		e.ChildComm = comms[rng.IntN(len(comms))]
 		e.Runtime = rng.Int64() - 1<<62
+		if rng.IntN(2) == 0 {
+			e.Cgroup = rng.Uint64()
+			e.Stack = trace.StackID(rng.Uint32())
+		}
 		if k == trace.KindLost {
 			e.Count = rng.Uint64()
 		}
@@ -78,6 +82,8 @@ func encode(t *testing.T, h Header, evs []trace.Event, lost []trace.LostWindow) 
 		}
 	}
 	w.SetLost(lost)
+	w.SetCgroups(testCgroups)
+	w.SetStacks(testStacks)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +112,46 @@ func decodeAll(t *testing.T, r io.Reader) ([]trace.Event, *Reader) {
 // onlyReader hides Seek, as a pipe would.
 type onlyReader struct{ io.Reader }
 
+// testCgroups and testStacks are the tables encode stores.
+var (
+	testCgroups = map[uint64]string{1: "/", 4242: "/system.slice/ssh.service"}
+	testStacks  = []trace.Stack{
+		{ID: 1, Frames: []trace.Frame{{Addr: 0xffffffff81000010, Func: "schedule", Module: "[kernel.kallsyms]", Kernel: true}, {Addr: 0x401000, Module: "/usr/bin/x", BuildID: "deadbeef"}}},
+		{ID: 2, Frames: []trace.Frame{{Addr: 0x7f0000001234, Func: "read", Module: "/usr/lib/libc.so.6"}}},
+	}
+)
+
+// TestVersion1: a file written by format version 1 (22 optional fields,
+// before Cgroup and Stack) still reads: testdata/v1-nice3.1cpu.tv is
+// `traceview convert` (version 1) of the shared nice3.1cpu.perf.data; its
+// events are the perf.data's, field for field.
+func TestVersion1(t *testing.T) {
+	f, err := os.Open("testdata/v1-nice3.1cpu.tv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, tr := decodeAll(t, f)
+	if tr.Version() != 1 || len(got) != 1887 {
+		t.Fatalf("version %d, %d events; want version 1, 1887 events", tr.Version(), len(got))
+	}
+	if ws := tr.Meta().Warnings.List(); len(ws) != 0 {
+		t.Errorf("warnings: %v", ws)
+	}
+	src, err := trace.Open("../../../shared/traces/nice3.1cpu.perf.data")
+	if err != nil {
+		t.Skipf("the shared traces are not here to compare with: %v", err)
+	}
+	defer src.Close()
+	want, err := trace.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("events differ from the perf.data's (-want +got):\n%s", diff)
+	}
+}
+
 func TestRoundTrip(t *testing.T) {
 	h := Header{Hostname: "vm", OSRelease: "6.18.44", Arch: "x86_64", Tool: "test", Cmdline: []string{"traceview", "record", "--", "sh", "-c", "x"}, NrCPUs: 4, Clock: "CLOCK_MONOTONIC"}
 	lost := []trace.LostWindow{{CPU: 1, Count: 7, Start: 5, End: 9}}
@@ -129,6 +175,12 @@ func TestRoundTrip(t *testing.T) {
 			}
 			if ws := tr.Meta().Warnings.List(); len(ws) != 0 {
 				t.Errorf("n=%d seek=%v: warnings on an intact file: %v", n, seek, ws)
+			}
+			if diff := cmp.Diff(testCgroups, tr.Meta().Cgroups); diff != "" {
+				t.Errorf("n=%d seek=%v: cgroups differ:\n%s", n, seek, diff)
+			}
+			if diff := cmp.Diff(testStacks, tr.Meta().Stacks); diff != "" {
+				t.Errorf("n=%d seek=%v: stacks differ:\n%s", n, seek, diff)
 			}
 			if tk := tr.Tasks(); len(tk) == 0 || tk[0] != (Task{TID: 1, PID: 1, Comm: "systemd"}) {
 				t.Errorf("n=%d: task table starts %v, want systemd (tid 1)", n, tk[:min(1, len(tk))])

@@ -75,6 +75,11 @@ type trailer struct {
 	LostPerCPU []uint64           `json:"lost_per_cpu,omitempty"` // index: CPU
 	Lost       []trace.LostWindow `json:"lost_windows,omitempty"`
 	Warnings   []trace.Warning    `json:"warnings,omitempty"`
+	// Cgroups and Stacks: trace.Meta's, known at the end of a capture
+	// (added in the same format version: readers that predate them ignore
+	// these keys).
+	Cgroups map[uint64]string `json:"cgroups,omitempty"`
+	Stacks  []trace.Stack     `json:"stacks,omitempty"`
 }
 
 // Writer writes a trace in traceview's format. Events are buffered into
@@ -221,6 +226,14 @@ func (w *Writer) addLost(cpu trace.CPU, n uint64) {
 func (w *Writer) SetLost(lost []trace.LostWindow) {
 	w.tr.Lost = append([]trace.LostWindow(nil), lost...)
 }
+
+// SetCgroups stores the cgroup id to path table (trace.Meta.Cgroups) in
+// the trailer.
+func (w *Writer) SetCgroups(m map[uint64]string) { w.tr.Cgroups = m }
+
+// SetStacks stores the stack table (trace.Meta.Stacks: stacks[i].ID ==
+// i+1, which Close does not check) in the trailer.
+func (w *Writer) SetStacks(stacks []trace.Stack) { w.tr.Stacks = stacks }
 
 // SetWarnings records warnings met while producing the events (for
 // example the source reader's), kept in the trailer.
