@@ -98,8 +98,9 @@ type Reader struct {
 	haveExitTP     bool
 	haveExecTP     bool
 
-	off     int64 // file offset of the next record
-	dataEnd int64 // file mode: offset just past the data section
+	off        int64 // file offset of the next record
+	dataEnd    int64 // file mode: offset just past the data section
+	unfinished bool  // file mode, data size 0 in the header: perf record was killed
 
 	q          queue
 	flushLimit int64 // events at or below this time may leave
@@ -284,6 +285,16 @@ func (r *Reader) readFileHeader(ra interface {
 	for i := 0; i < 4; i++ {
 		nfeat += bits.OnesCount64(o.Uint64(h[72+8*i:]))
 	}
+	if dataSize == 0 && usize > dataOff {
+		// perf record writes the header with data size 0 when it starts
+		// and the real size and the feature sections when it ends
+		// (tools/perf/builtin-record.c record__finish_output): it was
+		// killed. The feature bits are already set, but what follows the
+		// data offset is records, not features.
+		dataSize, nfeat = usize-dataOff, 0
+		r.unfinished = true
+		r.meta.Warnings.Add("unfinished", "perf.data: the header's data size is 0: the recording was not finished (perf record killed before it wrote its header); reading the %d bytes after the data offset as records; no feature sections (host, kernel, CPU count, tracepoint formats)", dataSize)
+	}
 	if err := section("feature table", featOff, uint64(nfeat)*16); err != nil {
 		return err
 	}
@@ -292,7 +303,7 @@ func (r *Reader) readFileHeader(ra interface {
 		return fmt.Errorf("feature table at offset %d: %w", featOff, shortErr(err))
 	}
 	k := 0
-	for bit := 0; bit < 256; bit++ {
+	for bit := 0; bit < 256 && !r.unfinished; bit++ {
 		if o.Uint64(h[72+8*(bit/64):])>>(bit%64)&1 == 0 {
 			continue
 		}
@@ -311,6 +322,9 @@ func (r *Reader) readFileHeader(ra interface {
 		if err := r.applyFeature(bit, b); err != nil {
 			return fmt.Errorf("feature %s at offset %d: %w", featureName(bit), off, err)
 		}
+	}
+	if r.unfinished {
+		r.localFormats()
 	}
 	r.off = int64(dataOff)
 	r.dataEnd = int64(dataOff + dataSize)

@@ -1,0 +1,73 @@
+package perfdata
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// TestUnfinishedRecording reads a perf.data whose perf record never
+// finished (header data size 0, no feature sections: testdata/traces/
+// killed-record.meta.txt). Expected, from the finished file of the same run
+// (every event of the copy is one of its events): 438 events, sched_switch
+// 42, sched_waking 30, sched_wakeup_new 2, sched_migrate_task 3,
+// sched_process_fork 143, sched_process_exec 3, sched_process_exit 11, comm
+// 142, sched_stat_runtime 62; a warning saying the recording was not
+// finished and one saying where the tracepoint formats came from.
+func TestUnfinishedRecording(t *testing.T) {
+	old := LocalTracefs
+	LocalTracefs = []string{"../../testdata/traces/killed-record.tracefs"}
+	defer func() { LocalTracefs = old }()
+	f, err := os.Open("../../testdata/traces/killed-record.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, e := range evs {
+		got[e.Kind.String()]++
+	}
+	want := map[string]int{"sched_switch": 42, "sched_waking": 30, "sched_wakeup_new": 2, "sched_migrate_task": 3,
+		"sched_process_fork": 143, "sched_process_exec": 3, "sched_process_exit": 11, "comm": 142, "sched_stat_runtime": 62}
+	if len(evs) != 438 {
+		t.Errorf("%d events, want 438", len(evs))
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s: %d, want %d", k, got[k], n)
+		}
+	}
+	keys := map[string]string{}
+	for _, w := range r.Meta().Warnings.List() {
+		keys[w.Key] = w.Message
+	}
+	if !strings.Contains(keys["unfinished"], "the header's data size is 0: the recording was not finished") {
+		t.Errorf("no unfinished warning: %v", keys)
+	}
+	if !strings.Contains(keys["local-formats"], "6 sched formats") {
+		t.Errorf("no local-formats warning: %v", keys)
+	}
+
+	// Without formats anywhere the records are still read and the error
+	// says why the tracepoints cannot be decoded.
+	LocalTracefs = nil
+	f.Seek(0, 0)
+	r, err = NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err = trace.ReadAll(r)
+	if err == nil || !strings.Contains(err.Error(), "no tracing data") || len(evs) == 0 {
+		t.Errorf("without formats: %d events, error %v", len(evs), err)
+	}
+}
