@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // Track ids of the Perfetto export's CPU tracks: the CPUs are shown as the
@@ -48,42 +49,45 @@ const (
 // the source's or w's.
 func WritePerfetto(w io.Writer, src trace.Source) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	pw := &perfettoWriter{w: bw, names: map[*statsTask]string{}}
+	pw := &perfettoWriter{w: bw, names: map[*schedule.Task]string{}}
 	pw.raw(`{"displayTimeUnit":"ns","traceEvents":[`)
 	flowID := 0
-	p := newStatsPass(statsHooks{
-		Slice: func(cpu trace.CPU, t *statsTask, start, end int64) {
-			pw.cpus[cpu] = true
-			if end <= start {
+	p := schedule.New(schedule.Options{}, schedule.Hooks{
+		Run: func(r *schedule.Run) {
+			pw.cpus[r.CPU] = true
+			if r.Quality == schedule.Unknown || r.Task.TID == 0 {
 				return
 			}
-			pw.slice(t.Comm, "cpu", PerfettoCPUPid, int64(PerfettoCPUPid)+int64(cpu), start, end,
+			t := r.Task
+			pw.slice(t.Comm, "cpu", PerfettoCPUPid, int64(PerfettoCPUPid)+int64(r.CPU), r.Start, r.End,
 				`"tid":`+strconv.Itoa(int(t.TID))+`,"pid":`+strconv.Itoa(int(t.PID)))
-			pw.slice(PerfettoRunning, "state", perfettoPid(t), int64(t.TID), start, end, `"cpu":`+strconv.Itoa(int(cpu)))
 			pw.seen(t)
 		},
-		State: func(t *statsTask, st statsRunState, start, end int64, preempted bool, waker *statsTask, sleep trace.TaskState) {
-			if end <= start {
+		State: func(iv *schedule.Interval) {
+			if iv.End <= iv.Start {
 				return
 			}
+			t := iv.Task
 			name, args := "", ""
 			switch {
-			case st == statsRunnable && preempted:
+			case iv.State == schedule.StateRunning:
+				name, args = PerfettoRunning, `"cpu":`+strconv.Itoa(int(iv.CPU))
+			case iv.State == schedule.StateRunnable && iv.Cause == schedule.CausePreempted:
 				name = PerfettoRunnablePreempted
-			case st == statsRunnable:
+			case iv.State == schedule.StateRunnable:
 				name = PerfettoRunnableWoken
-				if waker != nil {
-					args = `"waker":` + pw.quote(fmt.Sprintf("%s:%d", waker.Comm, waker.TID))
+				if iv.Waker != nil {
+					args = `"waker":` + pw.quote(fmt.Sprintf("%s:%d", iv.Waker.Comm, iv.Waker.TID))
 				}
 			default:
-				name = perfettoSleepName(sleep)
-				args = `"state":` + pw.quote(sleep.String())
+				name = perfettoSleepName(iv.Sleep)
+				args = `"state":` + pw.quote(iv.Sleep.String())
 			}
-			pw.slice(name, "state", perfettoPid(t), int64(t.TID), start, end, args)
+			pw.slice(name, "state", perfettoPid(t), int64(t.TID), iv.Start, iv.End, args)
 			pw.seen(t)
 		},
-		Wakeup: func(at int64, waker, wakee *statsTask, _ trace.CPU) {
-			if waker == nil || waker.TID == 0 || waker.state != statsRunning {
+		Wakeup: func(at int64, waker, wakee *schedule.Task, _ trace.CPU) {
+			if waker == nil || waker.TID == 0 || waker.State() != schedule.StateRunning {
 				return
 			}
 			flowID++
@@ -98,10 +102,10 @@ func WritePerfetto(w io.Writer, src trace.Source) error {
 		},
 	})
 	pw.cpus = map[trace.CPU]bool{}
-	if err := p.run(src); err != nil {
+	if err := p.Run(src); err != nil {
 		return err
 	}
-	p.finish()
+	p.Finish()
 	// Track names.
 	pw.meta("process_name", PerfettoCPUPid, -1, "CPUs")
 	pw.meta("process_sort_index", PerfettoCPUPid, -1, "")
@@ -118,7 +122,7 @@ func WritePerfetto(w io.Writer, src trace.Source) error {
 		pid := perfettoPid(t)
 		if !procs[pid] {
 			procs[pid] = true
-			pw.meta("process_name", pid, -1, p.processName(t))
+			pw.meta("process_name", pid, -1, p.ProcessName(t))
 		}
 		pw.meta("thread_name", pid, int64(t.TID), t.Comm)
 	}
@@ -129,7 +133,7 @@ func WritePerfetto(w io.Writer, src trace.Source) error {
 	return bw.Flush()
 }
 
-func perfettoPid(t *statsTask) int64 {
+func perfettoPid(t *schedule.Task) int64 {
 	if t.PID >= 0 {
 		return int64(t.PID)
 	}
@@ -163,8 +167,8 @@ type perfettoWriter struct {
 	n     int
 	err   error
 	cpus  map[trace.CPU]bool
-	names map[*statsTask]string
-	order []*statsTask
+	names map[*schedule.Task]string
+	order []*schedule.Task
 }
 
 func (pw *perfettoWriter) raw(s string) {
@@ -178,7 +182,7 @@ func (pw *perfettoWriter) quote(s string) string {
 	return string(b)
 }
 
-func (pw *perfettoWriter) seen(t *statsTask) {
+func (pw *perfettoWriter) seen(t *schedule.Task) {
 	if _, ok := pw.names[t]; !ok {
 		pw.names[t] = t.Comm
 		pw.order = append(pw.order, t)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // Sample types of the pprof export, in Sample.Value order.
@@ -41,15 +42,18 @@ const PprofPreempted = "preempted"
 // (perf's Runtime column), else the time between switch-in and switch-out.
 func ExportPprof(src trace.Source) (*profile.Profile, error) {
 	type reasonKey struct {
-		t      *statsTask
+		t      *schedule.Task
 		reason string
 	}
 	delays := map[reasonKey]int64{}
 	var order []reasonKey
-	p := newStatsPass(statsHooks{
-		Delay: func(d statsDelay) {
+	p := schedule.New(schedule.Options{}, schedule.Hooks{
+		Delay: func(d *schedule.Delay) {
+			if d.Excluded {
+				return
+			}
 			k := reasonKey{d.Task, PprofPreempted}
-			if !d.Preempted {
+			if d.Cause != schedule.CausePreempted {
 				k.reason = pprofWakerFrame(d.Waker)
 			}
 			if _, ok := delays[k]; !ok {
@@ -58,10 +62,10 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 			delays[k] += d.End - d.Start
 		},
 	})
-	if err := p.run(src); err != nil {
+	if err := p.Run(src); err != nil {
 		return nil, err
 	}
-	p.finish()
+	p.Finish()
 
 	prof := &profile.Profile{
 		SampleType: []*profile.ValueType{
@@ -75,10 +79,10 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 		// TimeNanos stays 0: trace times are on the recorder's clock
 		// (monotonic, not wall time), which pprof would print as a 1970
 		// date. The span is in a comment instead.
-		DurationNanos: p.Last - p.First,
+		DurationNanos: p.Last() - p.First(),
 		Comments: []string{
 			"traceview: scheduling delay by process, thread and reason (waker or preempted)",
-			fmt.Sprintf("trace from %.6f s to %.6f s on the trace clock", float64(p.First)/1e9, float64(p.Last)/1e9),
+			fmt.Sprintf("trace from %.6f s to %.6f s on the trace clock", float64(p.First())/1e9, float64(p.Last())/1e9),
 		},
 	}
 	if m := src.Meta(); m != nil && m.Hostname != "" {
@@ -96,18 +100,18 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 		locs[name] = l
 		return l
 	}
-	stack := func(t *statsTask) []*profile.Location {
-		return []*profile.Location{loc(fmt.Sprintf("%s:%d", t.Comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", p.processName(t), t.PID))}
+	stack := func(t *schedule.Task) []*profile.Location {
+		return []*profile.Location{loc(fmt.Sprintf("%s:%d", t.Comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", p.ProcessName(t), t.PID))}
 	}
-	labels := func(t *statsTask) map[string][]int64 {
+	labels := func(t *schedule.Task) map[string][]int64 {
 		return map[string][]int64{"tid": {int64(t.TID)}, "pid": {int64(t.PID)}}
 	}
-	for _, t := range p.All {
+	for _, t := range p.Tasks() {
 		if t.TID == 0 {
 			continue
 		}
 		rt := t.OnCPU
-		if p.HaveRuntime {
+		if p.HaveRuntime() {
 			rt = t.StatRuntime
 		}
 		if rt == 0 && t.Switches == 0 {
@@ -137,7 +141,7 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 }
 
 // pprofWakerFrame names the reason frame of a delay after a wakeup.
-func pprofWakerFrame(w *statsTask) string {
+func pprofWakerFrame(w *schedule.Task) string {
 	switch {
 	case w == nil:
 		return "woken by <unknown>"

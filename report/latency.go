@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // ErrSortKey is wrapped by ComputeLatency's error for an unknown sort key.
@@ -56,7 +57,18 @@ type LatencyOptions struct {
 	// WakeupsAuto follows perf: sched_waking when the trace has it,
 	// otherwise sched_wakeup (sched_wakeup_new always counts).
 	Wakeups WakeupSource
+	// KeepLossy keeps delays and sched_stat_runtime that overlap a window
+	// of lost events on a CPU they involve. By default they are left out of
+	// the rows and counted (LatencyRow.Lossy, LatencyDiagnostics.Lossy*).
+	// Not used with PerfCompat or CPUGiven.
+	KeepLossy bool
 }
+
+// Runtime sources of LatencyRow.RuntimeSource.
+const (
+	RuntimeFromStat     = "sched_stat_runtime" // the sum of the task's sched_stat_runtime
+	RuntimeFromSwitches = "switches"           // on-CPU time between its switch-in and switch-out
+)
 
 // WakeupSource says which wakeup tracepoint starts a scheduling delay.
 type WakeupSource uint8
@@ -83,9 +95,14 @@ type LatencyRow struct {
 	PID     trace.PID
 	NrTasks int // tasks in the row (1 unless merged)
 
-	Runtime  int64 // sum of the sched_stat_runtime of the row's tasks
-	Count    int64 // scheduling delays measured (perf's Count)
-	Switches int64 // times a task of the row was switched in
+	// Runtime is the sum of the sched_stat_runtime of the row's tasks; when
+	// the trace has no sched_stat_runtime at all (trace.dat, ftrace text or
+	// a perf record of sched_switch only), the tasks' on-CPU time between
+	// recorded switches (RuntimeSource says which).
+	Runtime       int64
+	RuntimeSource string
+	Count         int64 // scheduling delays measured (perf's Count)
+	Switches      int64 // times a task of the row was switched in
 
 	AvgDelay int64 // SumDelay / Count (integer division, as perf)
 	MaxDelay int64
@@ -103,6 +120,15 @@ type LatencyRow struct {
 	// FirstSeen counts switch-ins of the row's tasks when first seen, for
 	// which perf counts a 0 ns delay (in Count only with PerfCompat).
 	Recovered, RecoveredSum, FirstSeen int64
+	// Raced counts the row's delays started at the switch-out because the
+	// task's sched_waking came first (try_to_wake_up's race; perf loses
+	// them), RacedSum their total (ns). RestartShift is how much later (ns,
+	// summed) delays start because a second waking restarted them.
+	Raced, RacedSum, RestartShift int64
+	// Lossy counts the row's delays left out because they overlapped lost
+	// events (0 with KeepLossy); LossyRuntime its sched_stat_runtime events
+	// left out of Runtime for the same reason.
+	Lossy, LossyRuntime int64
 
 	// Samples: every measured delay of the row (ns, trace order; merged rows
 	// concatenate their tasks) when KeepSamples is set.
@@ -164,6 +190,16 @@ type LatencyDiagnostics struct {
 	// timestamps, context switch bugs (= total Breaks), lost events/chunks.
 	PerfTimestamps, PerfUnordered, PerfSwitchBugs int64
 	LostEvents, LostChunks                        int64
+	// Raced: delays started at a switch-out because the task's
+	// sched_waking came first. Rewoken: second wakings of a task already
+	// waiting (its delay restarted). LossyDelays, LossyRuntime(Ns): delays
+	// and sched_stat_runtime events left out because they overlapped lost
+	// events (counted but kept with KeepLossy). 0 in PerfCompat mode.
+	Raced, Rewoken                            int64
+	LossyDelays, LossyRuntime, LossyRuntimeNs int64
+	// RuntimeFromSwitches: the trace has no sched_stat_runtime, so Runtime
+	// is on-CPU time from the switches.
+	RuntimeFromSwitches bool
 }
 
 // LatencyResult is the latency report.
@@ -213,6 +249,9 @@ type latTask struct {
 	order    int // creation order
 	// recovered delays (count, sum) and first-seen switch-ins
 	recN, recSum, firstSeen int64
+	// schedule mode: raced delays, restart shift, lossy delays and
+	// runtime events, on-CPU time
+	raceN, raceSum, restart, lossy, lossyRT, onCPU int64
 }
 
 // latThread mirrors perf's struct thread as perf sched latency sees it: one
@@ -257,6 +296,10 @@ type latency struct {
 	diag       LatencyDiagnostics
 	seenWaking bool
 	keep       bool
+	// sched is the schedule reconstruction that measures delays in the
+	// default mode; nil with PerfCompat or CPUGiven, which run perf's own
+	// state machine below.
+	sched *schedule.Builder
 }
 
 // ComputeLatency reads src to its end and returns the scheduling-latency
@@ -277,10 +320,15 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		keep:    opts.Percentiles || opts.KeepSamples,
 	}
 	var warns trace.Warnings
+	if !opts.PerfCompat && !opts.CPUGiven {
+		l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy}, l.hooks())
+	}
 	// Kinds the report never reads: sched_process_exit (perf sched ignores
 	// exits) and, without -C, sched_migrate_task. Readers that can leave
 	// them out save their decoding.
-	if opts.CPUGiven {
+	// The schedule reconstruction reads sched_migrate_task (runqueue
+	// moves, and the CPU's current task as evidence).
+	if opts.CPUGiven || l.sched != nil {
 		trace.SkipKinds(src, trace.KindExit)
 	} else {
 		trace.SkipKinds(src, trace.KindExit, trace.KindMigrate)
@@ -296,6 +344,14 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		}
 		l.diag.Events++
 		l.event(e, &warns)
+	}
+	if l.sched != nil {
+		l.sched.Finish()
+		c := &l.sched.C
+		l.diag.Recovered, l.diag.Dropped, l.diag.Unwoken = c.Recovered, c.Dropped, c.Unwoken
+		l.diag.Raced, l.diag.Rewoken = c.Raced, c.Rewoken
+		l.diag.LossyDelays, l.diag.LossyRuntime, l.diag.LossyRuntimeNs = c.LossyDelays, c.LossyRuntime, c.LossyRuntimeNs
+		l.diag.RuntimeFromSwitches = !l.sched.HaveRuntime()
 	}
 	res := l.result()
 	res.Meta = src.Meta()
@@ -418,7 +474,53 @@ func (l *latency) task(th *latThread) (t *latTask, created bool) {
 	return t, true
 }
 
+// hooks connect the schedule reconstruction to the rows: its delays, the
+// sched_stat_runtime it did not find lossy and its running intervals go to
+// the task's current thread object (the one perf would charge).
+func (l *latency) hooks() schedule.Hooks {
+	task := func(st *schedule.Task) *latTask {
+		t, _ := l.task(l.thread(st.TID, st.PID))
+		return t
+	}
+	return schedule.Hooks{
+		Delay: func(d *schedule.Delay) {
+			t := task(d.Task)
+			if d.Excluded {
+				t.lossy++
+				return
+			}
+			l.measureDelay(t, d.Start, d.End)
+			switch {
+			case d.Recovered:
+				t.recN++
+				t.recSum += d.End - d.Start
+			case d.Cause == schedule.CauseWokenBeforeSwitchOut:
+				t.raceN++
+				t.raceSum += d.End - d.Start
+			default:
+				t.restart += d.Start - d.FirstWaking
+			}
+		},
+		Runtime: func(st *schedule.Task, e *trace.Event, lossy bool) {
+			t := task(st)
+			if lossy && !l.opts.KeepLossy {
+				t.lossyRT++
+				return
+			}
+			t.runtime += e.Runtime
+		},
+		State: func(iv *schedule.Interval) {
+			if iv.State == schedule.StateRunning {
+				task(iv.Task).onCPU += iv.End - iv.Start
+			}
+		},
+	}
+}
+
 func (l *latency) event(e *trace.Event, warns *trace.Warnings) {
+	if l.sched != nil {
+		defer l.sched.Observe(e)
+	}
 	c := l.cpu(e.CPU)
 	if c != nil && e.CurTID >= 0 {
 		switch e.Kind {
@@ -503,8 +605,8 @@ func (l *latency) evidence(e *trace.Event, c *cpuState) {
 			}
 		}
 		c.curr = who
-		c.pending = !l.opts.PerfCompat
-		if th := l.lookup(who); th != nil && th.task != nil && th.task.state == atomSleeping {
+		c.pending = !l.opts.PerfCompat && l.sched == nil
+		if th := l.lookup(who); l.sched == nil && th != nil && th.task != nil && th.task.state == atomSleeping {
 			l.diag.Unwoken++ // running, but neither wakeup nor switch-in recorded
 		}
 	}
@@ -553,11 +655,16 @@ func (l *latency) recoverDelay(e *trace.Event, c *cpuState) {
 // add_sched_in_event after its checks).
 func (l *latency) measure(t *latTask, in int64) {
 	t.state = atomSchedIn
-	d := in - t.wakeTime
+	l.measureDelay(t, t.wakeTime, in)
+}
+
+// measureDelay counts one delay from start to in.
+func (l *latency) measureDelay(t *latTask, start, in int64) {
+	d := in - start
 	t.sumLat += d
 	if d > t.maxLat {
 		t.maxLat = d
-		t.maxStart = t.wakeTime
+		t.maxStart = start
 		t.maxEnd = in
 	}
 	t.count++
@@ -599,7 +706,9 @@ func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings
 	}
 	if e.TID >= 0 {
 		out, _ := l.task(l.thread(e.TID, e.PID))
-		l.schedOut(out, e.PrevState.Runnable(), e.Time)
+		if l.sched == nil {
+			l.schedOut(out, e.PrevState.Runnable(), e.Time)
+		}
 	}
 	if e.NextTID < 0 {
 		return
@@ -609,6 +718,9 @@ func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings
 	if created && e.NextTID != 0 {
 		l.diag.FirstSeen++
 		in.firstSeen++
+	}
+	if l.sched != nil {
+		return // the schedule measures delays
 	}
 	if created {
 		if l.opts.PerfCompat {
@@ -641,6 +753,9 @@ func (l *latency) wakeup(e *trace.Event) {
 		return
 	}
 	t, created := l.task(l.thread(e.TID, e.PID))
+	if l.sched != nil {
+		return // the schedule measures delays
+	}
 	if created {
 		t.state = atomSleeping
 		t.outTime = e.Time
@@ -662,6 +777,9 @@ func (l *latency) runtime(e *trace.Event) {
 		return
 	}
 	t, created := l.task(l.thread(e.TID, e.PID))
+	if l.sched != nil {
+		return // the Runtime hook adds what is not lossy
+	}
 	if created {
 		if l.opts.PerfCompat {
 			l.schedOut(t, true, e.Time)
@@ -761,6 +879,16 @@ func (l *latency) result() *LatencyResult {
 	}
 	for _, r := range rows {
 		r.fill(l.keep)
+		if l.sched != nil {
+			r.RuntimeSource = RuntimeFromStat
+			if l.diag.RuntimeFromSwitches {
+				r.RuntimeSource = RuntimeFromSwitches
+				r.Runtime = 0
+				for _, t := range r.tasks {
+					r.Runtime += t.onCPU
+				}
+			}
+		}
 	}
 	keys := l.opts.Sort
 	sort.SliceStable(rows, func(i, j int) bool {
@@ -820,6 +948,11 @@ func (r *latRow) fill(keep bool) {
 		r.Recovered += t.recN
 		r.RecoveredSum += t.recSum
 		r.FirstSeen += t.firstSeen
+		r.Raced += t.raceN
+		r.RacedSum += t.raceSum
+		r.RestartShift += t.restart
+		r.Lossy += t.lossy
+		r.LossyRuntime += t.lossyRT
 		// perf keeps the first maximum met in merge order (strictly
 		// greater replaces).
 		if t.maxLat > r.MaxDelay {
@@ -906,6 +1039,38 @@ func (l *latency) diagWarnings() []trace.Warning {
 		out = append(out, trace.Warning{
 			Key: "delay-no-wakeup", Count: int(d.Unwoken),
 			Message: fmt.Sprintf("%d times a task ran again after going to sleep with no recorded wakeup; those delays cannot be measured and are not counted", d.Unwoken),
+		})
+	}
+	if d.Raced > 0 {
+		out = append(out, trace.Warning{
+			Key: "delay-woken-before-switch-out", Count: int(d.Raced),
+			Message: fmt.Sprintf("%d scheduling delays began with a sched_waking recorded before the task's own switch-out to sleep (try_to_wake_up emits it before waiting for the task to leave its CPU); each is counted from the switch-out (perf loses them)", d.Raced),
+		})
+	}
+	if d.Rewoken > 0 {
+		out = append(out, trace.Warning{
+			Key: "delay-woken-twice", Count: int(d.Rewoken),
+			Message: fmt.Sprintf("%d times a task already waiting for a CPU after a wakeup was woken again, so it ran and slept unseen (switches missing or events lost); each of those delays restarts at the second wakeup", d.Rewoken),
+		})
+	}
+	if d.LossyDelays > 0 {
+		msg := fmt.Sprintf("%d scheduling delays overlapped lost events on a CPU they involve and are not in the table (--keep-lossy keeps them; JSON lossy_delays per row)", d.LossyDelays)
+		if l.opts.KeepLossy {
+			msg = fmt.Sprintf("%d scheduling delays overlapped lost events on a CPU they involve; kept (--keep-lossy)", d.LossyDelays)
+		}
+		out = append(out, trace.Warning{Key: "delay-lossy", Count: int(d.LossyDelays), Message: msg})
+	}
+	if d.LossyRuntime > 0 {
+		msg := fmt.Sprintf("%d sched_stat_runtime events (%.3f ms) overlapped lost events on their CPU and are not in the Runtime column (--keep-lossy keeps them)", d.LossyRuntime, float64(d.LossyRuntimeNs)/1e6)
+		if l.opts.KeepLossy {
+			msg = fmt.Sprintf("%d sched_stat_runtime events (%.3f ms) overlapped lost events on their CPU; kept (--keep-lossy)", d.LossyRuntime, float64(d.LossyRuntimeNs)/1e6)
+		}
+		out = append(out, trace.Warning{Key: "runtime-lossy", Count: int(d.LossyRuntime), Message: msg})
+	}
+	if d.RuntimeFromSwitches && d.Switches > 0 {
+		out = append(out, trace.Warning{
+			Key: "runtime-from-switches", Count: 1,
+			Message: "the trace has no sched_stat_runtime events: Runtime is each task's on-CPU time between its recorded switch-in and switch-out (JSON runtime_source \"switches\")",
 		})
 	}
 	if !l.opts.PerfCompat && d.FirstSeen > 0 {

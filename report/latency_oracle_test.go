@@ -186,18 +186,18 @@ func checkCorrections(t *testing.T, compat, ours *LatencyResult) {
 			continue
 		}
 		delete(idx, key(p))
-		if o.Count != p.Count-p.FirstSeen+o.Recovered || o.SumDelay != p.SumDelay+o.RecoveredSum ||
+		if o.Count != p.Count-p.FirstSeen+o.Recovered+o.Raced || o.SumDelay != p.SumDelay+o.RecoveredSum+o.RacedSum-o.RestartShift ||
 			o.Runtime != p.Runtime || o.Switches != p.Switches {
-			t.Errorf("row %s: ours count %d sum %d runtime %d, perf %d (-%d first seen, +%d recovered) sum %d (+%d) runtime %d",
-				key(p), o.Count, o.SumDelay, o.Runtime, p.Count, p.FirstSeen, o.Recovered, p.SumDelay, o.RecoveredSum, p.Runtime)
+			t.Errorf("row %s: ours count %d sum %d runtime %d, perf %d (-%d first seen, +%d recovered, +%d raced) sum %d (+%d +%d -%d restarted) runtime %d",
+				key(p), o.Count, o.SumDelay, o.Runtime, p.Count, p.FirstSeen, o.Recovered, o.Raced, p.SumDelay, o.RecoveredSum, o.RacedSum, o.RestartShift, p.Runtime)
 		}
-		if o.MaxDelay < p.MaxDelay || (o.MaxDelay > p.MaxDelay && o.Recovered == 0) {
-			t.Errorf("row %s: max %d, perf %d, recovered %d", key(p), o.MaxDelay, p.MaxDelay, o.Recovered)
+		if (o.MaxDelay < p.MaxDelay && o.RestartShift == 0) || (o.MaxDelay > p.MaxDelay && o.Recovered+o.Raced == 0) {
+			t.Errorf("row %s: max %d, perf %d, recovered %d, raced %d", key(p), o.MaxDelay, p.MaxDelay, o.Recovered, o.Raced)
 		}
 	}
 	for k, o := range idx {
-		if o.Recovered != o.Count {
-			t.Errorf("row %s only in ours has %d delays, %d recovered", k, o.Count, o.Recovered)
+		if o.Recovered+o.Raced != o.Count {
+			t.Errorf("row %s only in ours has %d delays, %d recovered, %d raced", k, o.Count, o.Recovered, o.Raced)
 		}
 	}
 	if ours.Diag.PerfSwitchBugs != compat.Diag.PerfSwitchBugs {

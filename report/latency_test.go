@@ -92,9 +92,9 @@ func TestLatencyBasic(t *testing.T) {
 	// 1000+500; switched in 3 times. b: only its first switch-in, no delay
 	// measured: Count 0, kept (perf shows it) with its 700 ns runtime.
 	want := []LatencyRow{
-		{Comm: "a", TID: 10, PID: 10, NrTasks: 1, Runtime: 1500, Count: 2, Switches: 3,
+		{Comm: "a", TID: 10, PID: 10, NrTasks: 1, Runtime: 1500, RuntimeSource: RuntimeFromStat, Count: 2, Switches: 3,
 			AvgDelay: 600, MaxDelay: 700, SumDelay: 1200, MaxDelayStart: 4000, MaxDelayEnd: 4700, FirstSeen: 1},
-		{Comm: "b", TID: 20, PID: 20, NrTasks: 1, Runtime: 700, Switches: 1, FirstSeen: 1},
+		{Comm: "b", TID: 20, PID: 20, NrTasks: 1, Runtime: 700, RuntimeSource: RuntimeFromStat, Switches: 1, FirstSeen: 1},
 	}
 	if d := cmp.Diff(want, rowsOf(res), ignoreSamples); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)
@@ -132,9 +132,13 @@ func TestLatencyMergeAndPerTask(t *testing.T) {
 	}
 	res := run(t, evs, LatencyOptions{})
 	// Merged: w = {100, 300}: avg 200, max 300 (31, 1200..1500); v = {10}.
+	// No sched_stat_runtime in the trace: Runtime is on-CPU time from the
+	// switches. w: 30 ran 100-200 and 1100-1500 (500 ns), 31 200-300 and
+	// 1500-1610 (210 ns): 710 ns; v: 40 ran 300-400 (100 ns), and from
+	// 1610 to the trace's end, 1610 (0 ns).
 	want := []LatencyRow{
-		{Comm: "w", NrTasks: 2, Count: 2, Switches: 4, AvgDelay: 200, MaxDelay: 300, SumDelay: 400, MaxDelayStart: 1200, MaxDelayEnd: 1500, FirstSeen: 2},
-		{Comm: "v", TID: 40, PID: 40, NrTasks: 1, Count: 1, Switches: 2, AvgDelay: 10, MaxDelay: 10, SumDelay: 10, MaxDelayStart: 1600, MaxDelayEnd: 1610, FirstSeen: 1},
+		{Comm: "w", NrTasks: 2, Runtime: 710, RuntimeSource: RuntimeFromSwitches, Count: 2, Switches: 4, AvgDelay: 200, MaxDelay: 300, SumDelay: 400, MaxDelayStart: 1200, MaxDelayEnd: 1500, FirstSeen: 2},
+		{Comm: "v", TID: 40, PID: 40, NrTasks: 1, Runtime: 100, RuntimeSource: RuntimeFromSwitches, Count: 1, Switches: 2, AvgDelay: 10, MaxDelay: 10, SumDelay: 10, MaxDelayStart: 1600, MaxDelayEnd: 1610, FirstSeen: 1},
 	}
 	if d := cmp.Diff(want, rowsOf(res), ignoreSamples); d != "" {
 		t.Errorf("merged rows (-want +got):\n%s", d)
@@ -197,7 +201,7 @@ func TestLatencyMissingSwitchIn(t *testing.T) {
 	res := run(t, missingSwitchIn(), LatencyOptions{})
 	// Recovered switch-in: max(500-250, wakeup 200, last switch 100) = 250,
 	// delay 250-200 = 50.
-	want := []LatencyRow{{Comm: "m", TID: 50, PID: 50, NrTasks: 1, Runtime: 250, Count: 1, Switches: 0,
+	want := []LatencyRow{{Comm: "m", TID: 50, PID: 50, NrTasks: 1, Runtime: 250, RuntimeSource: RuntimeFromStat, Count: 1, Switches: 0,
 		AvgDelay: 50, MaxDelay: 50, SumDelay: 50, MaxDelayStart: 200, MaxDelayEnd: 250, Recovered: 1, RecoveredSum: 50}}
 	if d := cmp.Diff(want, rowsOf(res), ignoreSamples); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)

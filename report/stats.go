@@ -1,13 +1,11 @@
 package report
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"math/bits"
-	"sort"
 
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // StatsOptions tune ComputeStats.
@@ -15,6 +13,10 @@ type StatsOptions struct {
 	// Buckets > 0 asks for time series (per-CPU utilization and runqueue
 	// length) over that many equal time buckets spanning the trace.
 	Buckets int
+	// KeepLossy keeps delays and runs that overlap a window of lost events
+	// (by default they are left out and counted in Lossy*; see package
+	// trace/schedule).
+	KeepLossy bool
 }
 
 // Stats is the system view of a trace: per-CPU utilization, runqueue
@@ -41,6 +43,13 @@ type Stats struct {
 	WakeupDelays  StatsHistogram `json:"wakeup_delays"`
 	PreemptDelays StatsHistogram `json:"preempt_delays"`
 
+	// LossyDelays and LossyRuns count the delays and task runs that
+	// overlapped a window of lost events and are left out (unless
+	// StatsOptions.KeepLossy); LossyRunNs is those runs' time (ns).
+	LossyDelays int64 `json:"lossy_delays,omitempty"`
+	LossyRuns   int64 `json:"lossy_runs,omitempty"`
+	LossyRunNs  int64 `json:"lossy_run_ns,omitempty"`
+
 	// Series is set when StatsOptions.Buckets > 0.
 	Series *StatsSeries `json:"series,omitempty"`
 
@@ -50,12 +59,18 @@ type Stats struct {
 // StatsCPU describes one CPU.
 type StatsCPU struct {
 	CPU trace.CPU `json:"cpu"`
-	// Busy is the time (ns) the CPU ran a task other than idle, between
-	// switches seen on it; Observed the time from its first sched_switch to
-	// the end of the trace, over which Busy is known.
+	// Busy is the time (ns) the CPU is known to have run a task other than
+	// idle: runs whose switch-in and switch-out are recorded, or whose
+	// switch-in is dated by the task's first sched_stat_runtime
+	// (trace/schedule's Known and Recovered runs). Observed is the time
+	// from its first such run (normally its first sched_switch) to the end
+	// of the trace. Unknown is the part of Observed the trace cannot
+	// attribute (switches missing, events lost): it is never counted as
+	// busy.
 	Busy     int64 `json:"busy_ns"`
 	Observed int64 `json:"observed_ns"`
-	// Utilization = Busy / Observed, 0..1.
+	Unknown  int64 `json:"unknown_ns"`
+	// Utilization = Busy / Observed, 0..1: a lower bound when Unknown > 0.
 	Utilization float64 `json:"utilization"`
 	// RunqueueAvg is the time-weighted mean number of tasks waiting on the
 	// CPU's runqueue (runnable, not running) over the whole trace;
@@ -125,6 +140,9 @@ type StatsSeries struct {
 	// Utilization[c][i] is the busy fraction (0..1) of CPUs[c] in bucket i.
 	CPUs        []trace.CPU `json:"cpus"`
 	Utilization [][]float64 `json:"utilization"`
+	// Unknown[c][i] is the fraction of bucket i in which the trace cannot
+	// say whether CPUs[c] was busy (never counted in Utilization).
+	Unknown [][]float64 `json:"unknown"`
 	// Runqueue[c][i] is the time-weighted mean runqueue length of CPUs[c]
 	// in bucket i, RunqueueMax[c][i] its maximum.
 	Runqueue    [][]float64 `json:"runqueue"`
@@ -142,15 +160,8 @@ type statsSpan struct{ start, end int64 }
 // system statistics. Errors are the source's, wrapped.
 func ComputeStats(src trace.Source, opts StatsOptions) (*Stats, error) {
 	c := newStatsCollector(opts)
-	for {
-		e, err := src.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, fmt.Errorf("reading events: %w", err)
-		}
-		c.observe(&e)
+	if err := c.b.Run(src); err != nil {
+		return nil, err
 	}
 	return c.result(src.Meta()), nil
 }
@@ -158,27 +169,31 @@ func ComputeStats(src trace.Source, opts StatsOptions) (*Stats, error) {
 // statsCollector gathers Stats from events fed one by one, so that another
 // analysis (the HTML report's latency table) can read the same stream.
 type statsCollector struct {
-	opts     StatsOptions
-	st       *Stats
-	p        *statsPass
-	rq       map[trace.CPU][]statsStep
-	slices   map[trace.CPU][]statsSpan
-	migIn    map[trace.CPU]int64
-	migOut   map[trace.CPU]int64
-	switches map[trace.CPU]int64
+	opts   StatsOptions
+	st     *Stats
+	b      *schedule.Builder
+	rq     map[trace.CPU][]statsStep
+	slices map[trace.CPU][]statsSpan
+	unk    map[trace.CPU][]statsSpan
+	migIn  map[trace.CPU]int64
+	migOut map[trace.CPU]int64
 }
 
 func newStatsCollector(opts StatsOptions) *statsCollector {
 	c := &statsCollector{
 		opts: opts, st: &Stats{},
-		rq: map[trace.CPU][]statsStep{}, slices: map[trace.CPU][]statsSpan{},
-		migIn: map[trace.CPU]int64{}, migOut: map[trace.CPU]int64{}, switches: map[trace.CPU]int64{},
+		rq: map[trace.CPU][]statsStep{}, slices: map[trace.CPU][]statsSpan{}, unk: map[trace.CPU][]statsSpan{},
+		migIn: map[trace.CPU]int64{}, migOut: map[trace.CPU]int64{},
 	}
 	st := c.st
-	h := statsHooks{
-		Delay: func(d statsDelay) {
+	h := schedule.Hooks{
+		Delay: func(d *schedule.Delay) {
+			if d.Excluded {
+				st.LossyDelays++
+				return
+			}
 			st.Delays.Add(d.End - d.Start)
-			if d.Preempted {
+			if d.Cause == schedule.CausePreempted {
 				st.PreemptDelays.Add(d.End - d.Start)
 			} else {
 				st.WakeupDelays.Add(d.End - d.Start)
@@ -187,7 +202,7 @@ func newStatsCollector(opts StatsOptions) *statsCollector {
 		Runqueue: func(cpu trace.CPU, at int64, n int) {
 			c.rq[cpu] = append(c.rq[cpu], statsStep{at, n})
 		},
-		Migrate: func(_ int64, _ *statsTask, from, to trace.CPU) {
+		Migrate: func(_ int64, _ *schedule.Task, from, to trace.CPU) {
 			st.Migrations++
 			if from >= 0 {
 				c.migOut[from]++
@@ -198,46 +213,45 @@ func newStatsCollector(opts StatsOptions) *statsCollector {
 		},
 	}
 	if opts.Buckets > 0 {
-		h.Slice = func(cpu trace.CPU, _ *statsTask, start, end int64) {
-			c.slices[cpu] = append(c.slices[cpu], statsSpan{start, end})
+		h.Run = func(r *schedule.Run) {
+			switch {
+			case r.Quality == schedule.Unknown:
+				c.unk[r.CPU] = append(c.unk[r.CPU], statsSpan{r.Start, r.End})
+			case r.Task.TID != 0:
+				c.slices[r.CPU] = append(c.slices[r.CPU], statsSpan{r.Start, r.End})
+			}
 		}
 	}
-	c.p = newStatsPass(h)
+	c.b = schedule.New(schedule.Options{KeepLossy: opts.KeepLossy}, h)
 	return c
 }
 
-func (c *statsCollector) observe(e *trace.Event) {
-	if e.Kind == trace.KindSwitch {
-		c.switches[e.CPU]++
-	}
-	c.p.observe(e)
-}
+func (c *statsCollector) observe(e *trace.Event) { c.b.Observe(e) }
 
 // result ends the pass and returns the statistics; m (may be nil) gives
 // the reader's warnings.
 func (c *statsCollector) result(m *trace.Meta) *Stats {
-	p, st := c.p, c.st
-	p.finish()
+	b, st := c.b, c.st
+	b.Finish()
 	if m != nil {
 		st.Warnings = m.Warnings.List()
 	}
-	st.Start, st.End = p.Span()
-	st.Events = p.Events
+	st.Start, st.End = b.Span()
+	st.Events = b.C.Events
 	st.Duration = st.End - st.Start
-	for _, t := range p.All {
+	st.LossyRuns, st.LossyRunNs = b.C.LossyRuns, b.C.LossyRunNs
+	for _, t := range b.Tasks() {
 		if t.TID != 0 {
 			st.Tasks++
 		}
 	}
-	cpus := make([]trace.CPU, 0, len(p.CPUs))
-	for cpu := range p.CPUs {
-		cpus = append(cpus, cpu)
-	}
-	sort.Slice(cpus, func(i, j int) bool { return cpus[i] < cpus[j] })
-	for _, cpu := range cpus {
-		sc := StatsCPU{CPU: cpu, Busy: p.BusyOnCPU[cpu], Switches: c.switches[cpu], MigrateIn: c.migIn[cpu], MigrateOut: c.migOut[cpu]}
-		if from, ok := p.SeenFrom[cpu]; ok {
-			sc.Observed = max(st.End-from, 0)
+	cpus, stats := b.CPUs()
+	for i, cpu := range cpus {
+		cs := stats[i]
+		sc := StatsCPU{CPU: cpu, Busy: cs.Busy, Switches: cs.Switches, MigrateIn: c.migIn[cpu], MigrateOut: c.migOut[cpu]}
+		if cs.HaveSeen {
+			sc.Observed = max(st.End-cs.SeenFrom, 0)
+			sc.Unknown = min(cs.UnknownObserved, sc.Observed)
 		}
 		if sc.Observed > 0 {
 			sc.Utilization = float64(sc.Busy) / float64(sc.Observed)
@@ -246,7 +260,12 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		st.CPUs = append(st.CPUs, sc)
 	}
 	if c.opts.Buckets > 0 && st.Duration > 0 {
-		st.Series = statsMakeSeries(cpus, c.slices, c.rq, st.Start, st.End, c.opts.Buckets)
+		st.Series = statsMakeSeries(cpus, c.slices, c.unk, c.rq, st.Start, st.End, c.opts.Buckets)
+	}
+	if st.LossyDelays > 0 || st.LossyRuns > 0 {
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "lossy-excluded", Count: int(st.LossyDelays + st.LossyRuns), CountInMessage: true,
+			Message: fmt.Sprintf("%d delays and %d task runs (%.3f ms) overlapped lost events and are not counted (--keep-lossy keeps them)",
+				st.LossyDelays, st.LossyRuns, float64(st.LossyRunNs)/1e6)})
 	}
 	return st
 }
@@ -277,7 +296,7 @@ func statsStepMean(steps []statsStep, from, to int64) (float64, int) {
 	return area / float64(to-from), mx
 }
 
-func statsMakeSeries(cpus []trace.CPU, slices map[trace.CPU][]statsSpan, rq map[trace.CPU][]statsStep, from, to int64, n int) *StatsSeries {
+func statsMakeSeries(cpus []trace.CPU, slices, unk map[trace.CPU][]statsSpan, rq map[trace.CPU][]statsStep, from, to int64, n int) *StatsSeries {
 	width := (to - from + int64(n) - 1) / int64(n)
 	if width <= 0 {
 		width = 1
@@ -292,6 +311,14 @@ func statsMakeSeries(cpus []trace.CPU, slices map[trace.CPU][]statsSpan, rq map[
 			busy[i] /= float64(width)
 		}
 		s.Utilization = append(s.Utilization, busy)
+		u := make([]float64, n)
+		for _, sp := range unk[c] {
+			statsSpread(u, sp.start-from, sp.end-from, width, 1)
+		}
+		for i := range u {
+			u[i] /= float64(width)
+		}
+		s.Unknown = append(s.Unknown, u)
 
 		area := make([]float64, n)
 		mx := make([]int, n)

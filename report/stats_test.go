@@ -149,6 +149,7 @@ func TestComputeStatsHand(t *testing.T) {
 	wantSeries := &StatsSeries{
 		Start: 0, Width: 500 * gUs, CPUs: []trace.CPU{0, 1},
 		Utilization: [][]float64{{1, 1, 1, 0}, {0.8, 1, 1, 1}},
+		Unknown:     [][]float64{{0, 0, 0, 0}, {0, 0, 0, 0}}, // both CPUs switch at 0: all known
 		Runqueue:    [][]float64{{0.7, 0.8, 0, 0}, {0.1, 0, 0, 0}},
 		RunqueueMax: [][]int{{1, 1, 0, 0}, {1, 0, 0, 0}},
 	}

@@ -1,0 +1,1013 @@
+package schedule
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// State is where a task is in the reconstruction.
+type State uint8
+
+// Task states.
+const (
+	StateUnknown  State = iota // not seen yet, or lost track of (lost events)
+	StateRunning               // on a CPU
+	StateRunnable              // on a runqueue, waiting for a CPU
+	StateSleeping              // blocked (Interval.Sleep says how)
+	StateDead                  // exited (its last switch-out had prev_state X or Z)
+)
+
+// String returns "unknown", "running", "runnable", "sleeping" or "dead".
+func (s State) String() string {
+	if int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("state(%d)", s)
+}
+
+var stateNames = [...]string{"unknown", "running", "runnable", "sleeping", "dead"}
+
+// Quality says how much of a Run the trace shows.
+type Quality uint8
+
+// Run qualities.
+const (
+	Known     Quality = iota // switch-in and switch-out both recorded
+	Recovered                // the start inferred from later evidence (see the package doc)
+	Unknown                  // the trace cannot say who ran
+)
+
+// String returns "known", "recovered" or "unknown".
+func (q Quality) String() string {
+	if int(q) < len(qualityNames) {
+		return qualityNames[q]
+	}
+	return fmt.Sprintf("quality(%d)", q)
+}
+
+var qualityNames = [...]string{"known", "recovered", "unknown"}
+
+// Cause says which event started a delay.
+type Cause uint8
+
+// Delay causes.
+const (
+	CauseWakeup               Cause = iota // sched_waking (or sched_wakeup) of a sleeping task
+	CauseWakeupNew                         // sched_wakeup_new of a forked task
+	CausePreempted                         // switched out while runnable (prev_state R or R+)
+	CauseWokenBeforeSwitchOut              // sched_waking seen before the task's own switch-out to sleep; the delay starts at the switch-out
+)
+
+// String returns "wakeup", "wakeup_new", "preempted" or "woken-before-switch-out".
+func (c Cause) String() string {
+	if int(c) < len(causeNames) {
+		return causeNames[c]
+	}
+	return fmt.Sprintf("cause(%d)", c)
+}
+
+var causeNames = [...]string{"wakeup", "wakeup_new", "preempted", "woken-before-switch-out"}
+
+// WakeupSource says which wakeup tracepoint starts a delay.
+type WakeupSource uint8
+
+// Wakeup sources. A stream cannot look ahead, so WakeupsAuto uses
+// sched_wakeup until the first sched_waking arrives and only sched_waking
+// after it; the sched_waking of a wakeup always precedes its sched_wakeup
+// (kernel/sched/core.c try_to_wake_up), so this equals perf's choice (waking
+// when the trace has it) except for wakeups whose sched_waking preceded the
+// trace. sched_wakeup_new always counts.
+const (
+	WakeupsAuto   WakeupSource = iota
+	WakeupsWaking              // only sched_waking
+	WakeupsWakeup              // only sched_wakeup
+)
+
+// Options tune a Builder. The zero value is the default.
+type Options struct {
+	Wakeups WakeupSource
+	// KeepLossy keeps delays, runs and sched_stat_runtime that overlap a
+	// lost window (they are still marked Lossy and counted).
+	KeepLossy bool
+}
+
+// Task is one task identity: a TID from its first event until it exits (its
+// last switch-out has prev_state X or Z) or a fork reuses its TID. The idle
+// task (TID 0) is one identity, named "swapper", shared by every CPU.
+type Task struct {
+	ID   int // from 1, in order of first appearance
+	TID  trace.TID
+	PID  trace.PID // tgid; -1 when the trace never said
+	Comm string    // latest name (perf names a thread by its latest comm)
+
+	// StatRuntime is the sum of the task's sched_stat_runtime (ns) and
+	// StatRuntimeEvents their number, lossy ones excluded unless
+	// Options.KeepLossy.
+	StatRuntime       int64
+	StatRuntimeEvents int64
+	// OnCPU is the task's Known and Recovered run time (ns), from the
+	// switches (lossy runs excluded unless Options.KeepLossy).
+	OnCPU      int64
+	Switches   int64 // sched_switch events that switched it in
+	Migrations int64 // sched_migrate_task events
+
+	state    State
+	since    int64     // start of the current state (ns)
+	cpu      trace.CPU // running on, or whose runqueue holds the task
+	startCPU trace.CPU // CPU of the event that started the current runnable state
+	cause    Cause
+	waker    trace.TID // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
+	first    int64     // start of the first wakeup of a restarted delay
+	sleep    trace.TaskState
+	lastOff  int64 // end of the task's last reported interval
+
+	// A waking seen while the task was running (the try_to_wake_up race).
+	woken      bool
+	wokenWaker trace.TID
+	wokenCPU   trace.CPU // the waking's CPU
+	wokenQueue trace.CPU // its target CPU
+}
+
+// State returns the task's current state.
+func (t *Task) State() State { return t.state }
+
+// CPU returns the CPU the task runs on or waits for (-1 unknown).
+func (t *Task) CPU() trace.CPU { return t.cpu }
+
+// Run is an interval of one CPU: Task ran on CPU from Start to End (ns).
+// Task is the idle identity (TID 0) for idle time and nil when Quality is
+// Unknown. Lossy says the interval overlapped a lost window on the CPU; then
+// Quality is Unknown and Task nil unless Options.KeepLossy.
+type Run struct {
+	CPU        trace.CPU
+	Task       *Task
+	Start, End int64
+	Quality    Quality
+	Lossy      bool
+}
+
+// Delay is one scheduling delay: Task waited from Start to End (ns) and was
+// then switched in on CPU (or dated by evidence, Recovered).
+type Delay struct {
+	Task       *Task
+	Start, End int64
+	CPU        trace.CPU // the CPU it was switched in on
+	QueueCPU   trace.CPU // the runqueue it waited on (-1 unknown)
+	StartCPU   trace.CPU // the CPU that recorded the event that started it
+	Cause      Cause
+	// Waker is the task that woke it (the recorded waker, else the task
+	// current on the waking CPU; the idle identity for a wakeup from an idle
+	// CPU's interrupt); nil when unknown or preempted.
+	Waker *Task
+	// FirstWaking is the time of the first wakeup when a second waking
+	// restarted the delay (see the package doc), else Start.
+	FirstWaking int64
+	Recovered   bool // the switch-in was missing and inferred
+	// Lossy: the delay overlaps a lost window on CPU, QueueCPU or
+	// StartCPU. Excluded: it is lossy and Options.KeepLossy is off, so it
+	// must be left out of every sum (and counted); a delay abandoned at a
+	// loss (its task was queued on the CPU that lost events) comes with CPU
+	// -1 and End at the loss.
+	Lossy, Excluded bool
+}
+
+// Interval is one state interval of a task: Running (on CPU), Runnable
+// (waiting on CPU's runqueue since Cause, woken by Waker) or Sleeping (in
+// kernel state Sleep) from Start to End (ns). Intervals of a task never
+// overlap; the time before a task's first event, and time the trace cannot
+// attribute, has no interval.
+type Interval struct {
+	Task       *Task
+	State      State
+	Start, End int64
+	CPU        trace.CPU
+	Cause      Cause // Runnable
+	Waker      *Task // Runnable after a wakeup
+	Sleep      trace.TaskState
+}
+
+// Hooks receive the reconstruction as it is built; nil hooks are skipped.
+// Pointers passed to hooks are valid only during the call, except *Task,
+// which lives as long as the Builder.
+type Hooks struct {
+	// Run is called when a CPU interval ends, in time order per CPU.
+	Run func(r *Run)
+	// State is called when a task leaves a state.
+	State func(iv *Interval)
+	// Delay is called at each switch-in (or recovered switch-in) that ends
+	// a delay, zero-length ones included, and lossy ones too (Delay.Lossy)
+	// so that a caller can count them per row.
+	Delay func(d *Delay)
+	// Wakeup is called for each wakeup that makes a task runnable.
+	Wakeup func(at int64, waker, wakee *Task, target trace.CPU)
+	// Runqueue is called when the number of tasks waiting on cpu's
+	// runqueue (runnable, not running) changes to n at time at (ns).
+	Runqueue func(cpu trace.CPU, at int64, n int)
+	// Migrate is called for each sched_migrate_task.
+	Migrate func(at int64, t *Task, from, to trace.CPU)
+	// Runtime is called for each sched_stat_runtime; lossy says it
+	// overlaps a lost window on its CPU (it is then excluded from
+	// Task.StatRuntime unless Options.KeepLossy).
+	Runtime func(t *Task, e *trace.Event, lossy bool)
+}
+
+// Counters count what the Builder met.
+type Counters struct {
+	Events int64
+	// Recovered: delays whose switch-in was inferred. Dropped: delays whose
+	// switch-in was never seen nor inferred (the task was switched out
+	// while waiting). Unwoken: a task seen running after it went to sleep
+	// with no recorded wakeup.
+	Recovered, Dropped, Unwoken int64
+	// Raced: delays started at a switch-out because the task's waking came
+	// first. Rewoken: second wakings of a task already waiting after a
+	// wakeup; each restarted its delay.
+	Raced, Rewoken int64
+	// LossyDelays and LossyDelayNs: delays that overlapped a lost window
+	// (ended, or abandoned at the loss), and their known length; LossyRuns
+	// and LossyRunNs the same for runs of a task (idle excluded);
+	// LossyRuntime and LossyRuntimeNs for sched_stat_runtime events.
+	LossyDelays, LossyDelayNs    int64
+	LossyRuns, LossyRunNs        int64
+	LossyRuntime, LossyRuntimeNs int64
+	LostEvents                   uint64
+	LostWindows                  int64
+	UnknownRunNs                 int64 // CPU time (ns) in Unknown runs
+	RestartNs                    int64 // sum over Rewoken of second waking - first
+	FirstSwitchIns, ChainBreaks  int64
+	SwitchesOutOfOrder           int64
+	OutOfOrderWakeups            int64
+	WakingsWhileRunningForgotten int64 // remembered race wakings that the task's own events cancelled
+	// RacesUndone: delays started at a switch-out by a remembered waking
+	// and then restarted by a wakeup while waiting: the remembered waking
+	// had found the task still queued (ttwu_runnable), so the task had not
+	// slept; not counted in Raced.
+	RacesUndone int64
+}
+
+// CPUStats are per-CPU totals of the runs emitted (ns).
+type CPUStats struct {
+	// Busy: Known and Recovered runs of a task other than idle; Idle: of
+	// the idle task; Unknown: Unknown runs.
+	Busy, Idle, Unknown int64
+	// UnknownObserved is the part of Unknown after SeenFrom.
+	UnknownObserved int64
+	// SeenFrom is the start of the CPU's first Known or Recovered run
+	// (HaveSeen false: none).
+	SeenFrom int64
+	HaveSeen bool
+	Switches int64
+}
+
+type cpuState struct {
+	seen     bool
+	last     int64 // time of the CPU's last event
+	switched bool
+	cur      *Task // the task on the CPU by the last switch or later evidence; nil: unknown
+	curTID   trace.TID
+	from     int64 // start of cur's run
+	q        Quality
+	hasU     bool  // an Unknown stretch precedes cur's run
+	uFrom    int64 // its start
+	// lastSwitch is the time of the CPU's last sched_switch.
+	lastSwitch int64
+	evCurr     trace.TID // the task the CPU's events last showed (-1 none)
+	pending    bool      // evCurr's switch-in is missing: date it at its first sched_stat_runtime
+	queued     map[*Task]struct{}
+	stats      CPUStats
+}
+
+// maxCPUs bounds per-CPU state (perf's MAX_CPUS, tools/perf/builtin-sched.c);
+// events of larger CPU numbers update tasks but no CPU.
+const maxCPUs = 4096
+
+// Builder reconstructs the schedule from events fed in time order. Use New,
+// Observe each event (or Run a source), then Finish.
+type Builder struct {
+	opts  Options
+	hooks Hooks
+
+	tasks   map[trace.TID]*Task
+	all     []*Task
+	cpus    []cpuState
+	rqDirty []trace.CPU
+	lost    []trace.LostWindow
+	haveWak bool
+	idle    *Task
+
+	first, last           int64
+	haveFirst             bool
+	schedFirst, schedLast int64
+	haveSched             bool
+	haveRuntime           bool
+	finished              bool
+
+	// C counts what was met; read it after Finish.
+	C Counters
+}
+
+// New returns a Builder that reports to h.
+func New(opts Options, h Hooks) *Builder {
+	return &Builder{opts: opts, hooks: h, tasks: map[trace.TID]*Task{}}
+}
+
+// Tasks returns every identity in order of first appearance (the idle task
+// included).
+func (b *Builder) Tasks() []*Task { return b.all }
+
+// Lookup returns the live identity of tid, or nil.
+func (b *Builder) Lookup(tid trace.TID) *Task {
+	if tid < 0 {
+		return nil
+	}
+	return b.tasks[tid]
+}
+
+// HaveRuntime reports whether the trace carried sched_stat_runtime events.
+func (b *Builder) HaveRuntime() bool { return b.haveRuntime }
+
+// Lost returns the lost windows met so far, in the order reported.
+func (b *Builder) Lost() []trace.LostWindow { return b.lost }
+
+// CPUs returns the CPUs that recorded events, ascending, with their totals
+// (complete after Finish).
+func (b *Builder) CPUs() (cpus []trace.CPU, stats []CPUStats) {
+	for i := range b.cpus {
+		if b.cpus[i].seen {
+			cpus = append(cpus, trace.CPU(i))
+			stats = append(stats, b.cpus[i].stats)
+		}
+	}
+	return cpus, stats
+}
+
+// Span returns the time span of the trace in ns: from the first to the last
+// scheduler tracepoint event (sched_switch, sched_waking, sched_wakeup,
+// sched_wakeup_new, sched_migrate_task, sched_stat_runtime, or a notice of
+// lost events), the window in which the scheduler was observed; perf's
+// fork/comm/exit records written before the tracepoints were enabled do not
+// stretch it. A trace without any such event spans its first to last event
+// of nonzero time.
+func (b *Builder) Span() (from, to int64) {
+	if b.haveSched {
+		return b.schedFirst, b.schedLast
+	}
+	return b.first, b.last
+}
+
+// First and Last return the times of the first event (time-0 synthesized
+// records excluded) and of the last event (ns).
+func (b *Builder) First() int64 { return b.first }
+
+// Last returns the time of the last event (ns).
+func (b *Builder) Last() int64 { return b.last }
+
+// ProcessName returns the name of t's process: the comm of its thread-group
+// leader when seen, else t's own comm.
+func (b *Builder) ProcessName(t *Task) string {
+	if t.PID >= 0 && trace.TID(t.PID) != t.TID {
+		if l := b.tasks[trace.TID(t.PID)]; l != nil && l.Comm != "" {
+			return l.Comm
+		}
+	}
+	return t.Comm
+}
+
+// Run feeds every event of src to b (it does not call Finish nor close src).
+// The error is the source's first non-EOF error.
+func (b *Builder) Run(src trace.Source) error {
+	for {
+		e, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading events: %w", err)
+		}
+		b.Observe(&e)
+	}
+}
+
+func isSchedEvent(k trace.Kind) bool {
+	switch k {
+	case trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime, trace.KindLost:
+		return true
+	}
+	return false
+}
+
+func (b *Builder) cpu(c trace.CPU) *cpuState {
+	if c < 0 || c >= maxCPUs {
+		return nil
+	}
+	for int(c) >= len(b.cpus) {
+		b.cpus = append(b.cpus, cpuState{evCurr: -1, curTID: -1})
+	}
+	s := &b.cpus[c]
+	if !s.seen {
+		s.seen = true
+		// Nothing is known of the CPU before its first event... nor
+		// until its first switch: an Unknown stretch from the trace's
+		// start.
+		s.hasU, s.uFrom = true, b.first
+	}
+	return s
+}
+
+// task returns the live identity of tid, creating it on first sight.
+func (b *Builder) task(tid trace.TID, pid trace.PID, comm string) *Task {
+	if tid < 0 {
+		return nil
+	}
+	t := b.tasks[tid]
+	if t == nil || t.state == StateDead {
+		t = &Task{ID: len(b.all) + 1, TID: tid, PID: pid, Comm: comm, waker: -1, cpu: -1, startCPU: -1}
+		if tid == 0 {
+			t.PID, t.Comm = 0, "swapper"
+			b.idle = t
+		}
+		b.tasks[tid] = t
+		b.all = append(b.all, t)
+	}
+	if t.PID < 0 && pid >= 0 {
+		t.PID = pid
+	}
+	if t.Comm == "" && comm != "" {
+		t.Comm = comm
+	}
+	return t
+}
+
+// Observe feeds one event. Events must come in time order per CPU (a
+// trace.Source's order).
+func (b *Builder) Observe(e *trace.Event) {
+	// Records synthesized at record start (perf's COMM and FORK of the
+	// tasks already running) may carry time 0: the trace starts at the
+	// first real timestamp.
+	synth := e.Time == 0 && (e.Kind == trace.KindComm || e.Kind == trace.KindFork || e.Kind == trace.KindExec || e.Kind == trace.KindExit)
+	if !synth && (!b.haveFirst || e.Time < b.first) {
+		b.first, b.haveFirst = e.Time, true
+	}
+	b.C.Events++
+	b.last = max(b.last, e.Time)
+	if isSchedEvent(e.Kind) {
+		if !b.haveSched || e.Time < b.schedFirst {
+			b.schedFirst = e.Time
+		}
+		b.schedLast, b.haveSched = max(b.schedLast, e.Time), true
+	}
+	c := b.cpu(e.CPU)
+	defer b.flushRunqueue(e.Time)
+	if e.Kind == trace.KindLost {
+		b.lostEvent(e, c)
+		if c != nil {
+			c.last = e.Time
+		}
+		return
+	}
+	if c != nil {
+		b.evidence(e, c)
+		c.last = e.Time
+	}
+	switch e.Kind {
+	case trace.KindSwitch:
+		b.doSwitch(e, c)
+	case trace.KindWaking:
+		b.haveWak = true
+		if b.opts.Wakeups != WakeupsWakeup {
+			b.doWakeup(e)
+		}
+	case trace.KindWakeup:
+		switch b.opts.Wakeups {
+		case WakeupsWakeup:
+			b.doWakeup(e)
+		case WakeupsAuto:
+			if !b.haveWak {
+				b.doWakeup(e)
+			}
+		}
+	case trace.KindWakeupNew:
+		b.doWakeup(e)
+	case trace.KindMigrate:
+		t := b.task(e.TID, e.PID, e.Comm)
+		if t == nil {
+			return
+		}
+		t.Migrations++
+		if t.state == StateRunnable && t.cpu != e.DestCPU {
+			b.dequeue(t)
+			t.cpu = e.DestCPU
+			b.enqueue(t)
+		}
+		if b.hooks.Migrate != nil {
+			b.hooks.Migrate(e.Time, t, e.OrigCPU, e.DestCPU)
+		}
+	case trace.KindRuntime:
+		if t := b.task(e.TID, e.PID, e.Comm); t != nil {
+			b.haveRuntime = true
+			lossy := b.lossy(e.Time-max(e.Runtime, 0), e.Time, e.CPU, -1, -1)
+			if lossy {
+				b.C.LossyRuntime++
+				b.C.LossyRuntimeNs += e.Runtime
+			}
+			if !lossy || b.opts.KeepLossy {
+				t.StatRuntime += e.Runtime
+				t.StatRuntimeEvents++
+			}
+			if b.hooks.Runtime != nil {
+				b.hooks.Runtime(t, e, lossy)
+			}
+		}
+	case trace.KindFork:
+		b.task(e.TID, e.PID, e.Comm)
+		if e.ChildTID > 0 {
+			if old := b.tasks[e.ChildTID]; old != nil && old.state != StateDead && old.state != StateUnknown {
+				b.leaveState(old, e.Time) // pid reuse without a seen exit
+				b.dequeue(old)
+				old.state = StateDead
+			}
+			b.task(e.ChildTID, e.ChildPID, e.ChildComm)
+		}
+	case trace.KindExec, trace.KindComm:
+		if t := b.task(e.TID, e.PID, e.Comm); t != nil && e.Comm != "" && e.TID != 0 {
+			t.Comm = e.Comm
+		}
+	case trace.KindExit:
+		// The task runs until its last switch-out (prev_state X or Z),
+		// which ends its identity.
+		b.task(e.TID, e.PID, e.Comm)
+	}
+}
+
+// lostEvent records a lost window and lets go of every task waiting on the
+// CPU's runqueue: its switch-in may be among the lost events, so its delay
+// and its place on the runqueue are unknown (unless KeepLossy).
+func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
+	w := trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: e.Time, End: e.Time}
+	if c != nil {
+		w.Start = min(c.last, e.Time)
+	} else {
+		w.CPU = -1
+		for i := range b.cpus {
+			if b.cpus[i].seen {
+				w.Start = min(w.Start, b.cpus[i].last)
+			}
+		}
+	}
+	b.lost = append(b.lost, w)
+	b.C.LostEvents += e.Count
+	b.C.LostWindows++
+	if b.opts.KeepLossy {
+		return
+	}
+	for i := range b.cpus {
+		if c != nil && &b.cpus[i] != c {
+			continue
+		}
+		for t := range b.cpus[i].queued {
+			d := Delay{Task: t, Start: t.since, End: max(e.Time, t.since), CPU: -1, QueueCPU: t.cpu, StartCPU: t.startCPU,
+				Cause: t.cause, FirstWaking: t.first, Lossy: true, Excluded: true}
+			if t.cause != CausePreempted {
+				d.Waker = b.Lookup(t.waker)
+			}
+			b.C.LossyDelays++
+			b.C.LossyDelayNs += d.End - d.Start
+			b.leaveState(t, e.Time)
+			t.state = StateUnknown
+			if b.hooks.Delay != nil {
+				b.hooks.Delay(&d)
+			}
+		}
+	}
+}
+
+// lossy reports whether [start, end] overlaps a lost window on one of the
+// CPUs a, b2, c3 (-1: none) or on an unknown CPU.
+func (b *Builder) lossy(start, end int64, a, b2, c3 trace.CPU) bool {
+	for i := len(b.lost) - 1; i >= 0; i-- {
+		w := &b.lost[i]
+		if w.End <= start {
+			break // windows come in order of End
+		}
+		if w.Start < end && (w.CPU < 0 || w.CPU == a || w.CPU == b2 || w.CPU == c3) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *Builder) enqueue(t *Task) {
+	c := b.cpu(t.cpu)
+	if c == nil {
+		return
+	}
+	if c.queued == nil {
+		c.queued = map[*Task]struct{}{}
+	}
+	if _, ok := c.queued[t]; ok {
+		return
+	}
+	c.queued[t] = struct{}{}
+	b.dirty(t.cpu)
+}
+
+func (b *Builder) dequeue(t *Task) {
+	if t.cpu < 0 || int(t.cpu) >= len(b.cpus) {
+		return
+	}
+	c := &b.cpus[t.cpu]
+	if _, ok := c.queued[t]; ok {
+		delete(c.queued, t)
+		b.dirty(t.cpu)
+	}
+}
+
+func (b *Builder) dirty(cpu trace.CPU) {
+	for _, c := range b.rqDirty {
+		if c == cpu {
+			return
+		}
+	}
+	b.rqDirty = append(b.rqDirty, cpu)
+}
+
+// flushRunqueue reports the runqueue lengths an event changed, once per CPU,
+// so that a switch that queues prev and takes next from the same runqueue
+// shows no transient spike.
+func (b *Builder) flushRunqueue(at int64) {
+	for _, c := range b.rqDirty {
+		if b.hooks.Runqueue != nil {
+			b.hooks.Runqueue(c, at, len(b.cpus[c].queued))
+		}
+	}
+	b.rqDirty = b.rqDirty[:0]
+}
+
+// leaveState closes t's current runnable or sleeping interval at end and
+// takes it off its runqueue.
+func (b *Builder) leaveState(t *Task, end int64) {
+	switch t.state {
+	case StateRunnable:
+		b.dequeue(t)
+		b.emitState(t, StateRunnable, end)
+	case StateSleeping:
+		b.emitState(t, StateSleeping, end)
+	}
+}
+
+// emitState reports t's interval in state st from t.since to end, clipped so
+// that no two intervals of a task overlap.
+func (b *Builder) emitState(t *Task, st State, end int64) {
+	start := max(t.since, t.lastOff)
+	if end < start {
+		return
+	}
+	t.lastOff = end
+	if b.hooks.State == nil {
+		return
+	}
+	iv := Interval{Task: t, State: st, Start: start, End: end, CPU: t.cpu}
+	if st == StateRunnable {
+		iv.Cause = t.cause
+		if t.cause != CausePreempted {
+			iv.Waker = b.Lookup(t.waker)
+		}
+	} else {
+		iv.Sleep = t.sleep
+	}
+	b.hooks.State(&iv)
+}
+
+// emitRun reports a CPU interval; a run of a task becomes Unknown when it
+// overlaps a lost window on the CPU (unless KeepLossy).
+func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64, q Quality) {
+	if t == nil && b.haveSched {
+		start = max(start, b.schedFirst) // the trace's span starts there
+	}
+	if end <= start {
+		return
+	}
+	r := Run{CPU: cpu, Task: t, Start: start, End: end, Quality: q}
+	if t == nil {
+		r.Quality = Unknown
+	} else if b.lossy(start, end, cpu, -1, -1) {
+		r.Lossy = true
+		if t.TID != 0 {
+			b.C.LossyRuns++
+			b.C.LossyRunNs += end - start
+		}
+		if !b.opts.KeepLossy {
+			r.Task, r.Quality = nil, Unknown
+		}
+	}
+	switch {
+	case r.Quality == Unknown:
+		c.stats.Unknown += end - start
+		if c.stats.HaveSeen {
+			c.stats.UnknownObserved += end - start
+		}
+		b.C.UnknownRunNs += end - start
+	case r.Task.TID == 0:
+		c.stats.Idle += end - start
+	default:
+		c.stats.Busy += end - start
+	}
+	if b.hooks.Run != nil {
+		b.hooks.Run(&r)
+	}
+	if r.Quality != Unknown {
+		if !c.stats.HaveSeen || start < c.stats.SeenFrom {
+			c.stats.SeenFrom, c.stats.HaveSeen = start, true
+		}
+		if rt := r.Task; rt.TID != 0 {
+			s := max(start, rt.lastOff)
+			if end > s {
+				rt.OnCPU += end - s
+				rt.lastOff = end
+				if b.hooks.State != nil {
+					b.hooks.State(&Interval{Task: rt, State: StateRunning, Start: s, End: end, CPU: cpu})
+				}
+			}
+		}
+	}
+}
+
+// closeRun ends the CPU's current run at end: the Unknown stretch before it,
+// then the run itself (Unknown when the CPU's task is not known).
+func (b *Builder) closeRun(cpu trace.CPU, c *cpuState, end int64, sameTask bool) {
+	switch {
+	case c.cur != nil && sameTask:
+		if c.hasU {
+			b.emitRun(cpu, c, nil, c.uFrom, c.from, Unknown)
+		}
+		b.emitRun(cpu, c, c.cur, c.from, end, c.q)
+	case c.hasU:
+		b.emitRun(cpu, c, nil, c.uFrom, end, Unknown)
+	default:
+		b.emitRun(cpu, c, nil, c.from, end, Unknown)
+	}
+}
+
+// evidence compares the task e was recorded under (for a sched_switch: prev)
+// with the task the CPU's events last showed; a change without a recorded
+// switch means the trace lacks the switches in between. The new task's
+// switch-in is then dated by its first sched_stat_runtime on the CPU (see the
+// package doc).
+func (b *Builder) evidence(e *trace.Event, c *cpuState) {
+	switch e.Kind {
+	case trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
+		return // not recorded in the context of the CPU's current task
+	}
+	who := e.CurTID
+	if e.Kind == trace.KindSwitch {
+		who = e.TID
+	}
+	if who < 0 {
+		return
+	}
+	// A remembered waking of a running task is forgotten when the task
+	// shows it ran on (anything in its own context but the accounting of
+	// __schedule itself and the switch-out).
+	if e.Kind != trace.KindSwitch && e.Kind != trace.KindRuntime {
+		if t := b.tasks[who]; t != nil && t.woken {
+			t.woken = false
+			b.C.WakingsWhileRunningForgotten++
+		}
+	}
+	if c.evCurr != who {
+		if c.evCurr >= 0 {
+			b.C.ChainBreaks++
+		}
+		c.evCurr = who
+		c.pending = true
+		if t := b.tasks[who]; t != nil && t.state == StateSleeping {
+			b.C.Unwoken++ // running, but neither wakeup nor switch-in recorded
+		}
+		if e.Kind != trace.KindSwitch && (c.cur == nil || c.curTID != who) {
+			// The CPU's run changes at an unknown time before now.
+			if !c.hasU {
+				c.hasU, c.uFrom = true, c.from
+			}
+			c.cur, c.curTID = b.task(who, e.CurPID, ""), who
+			c.from, c.q = e.Time, Recovered
+		}
+	}
+	if !c.pending || e.Kind != trace.KindRuntime || e.TID != who {
+		return
+	}
+	c.pending = false
+	in := e.Time - max(e.Runtime, 0)
+	lo := c.lastSwitch
+	if c.hasU {
+		lo = max(lo, c.uFrom)
+	}
+	t := b.tasks[who]
+	if t != nil && (t.state == StateRunnable || t.state == StateSleeping) && t.since <= e.Time {
+		lo = max(lo, t.since) // it cannot have run before it became runnable
+	}
+	in = max(in, lo)
+	if c.cur != nil && c.curTID == who && c.q == Recovered {
+		c.from = min(c.from, in)
+		in = c.from
+	}
+	if t == nil || t.state != StateRunnable || t.since > e.Time {
+		return
+	}
+	// Evidence of the task on the CPU before its wakeup (a wakeup reported
+	// late) does not make the delay negative.
+	in = max(in, t.since)
+	b.C.Recovered++
+	b.endDelay(t, in, e.CPU, true)
+	t.state, t.since, t.cpu = StateRunning, in, e.CPU
+}
+
+// endDelay ends t's runnable state at in with a delay (switch-in on cpu).
+func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
+	b.leaveState(t, in)
+	d := Delay{Task: t, Start: t.since, End: in, CPU: cpu, QueueCPU: t.cpu, StartCPU: t.startCPU,
+		Cause: t.cause, FirstWaking: t.first, Recovered: recovered}
+	if t.cause != CausePreempted {
+		d.Waker = b.Lookup(t.waker)
+	}
+	d.Lossy = b.lossy(d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU)
+	d.Excluded = d.Lossy && !b.opts.KeepLossy
+	if d.Lossy {
+		b.C.LossyDelays++
+		b.C.LossyDelayNs += d.End - d.Start
+	}
+	if b.hooks.Delay != nil {
+		b.hooks.Delay(&d)
+	}
+}
+
+func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
+	prevLast := int64(0)
+	if c != nil {
+		prevLast = c.lastSwitch
+		c.stats.Switches++
+		if c.switched && e.Time < c.lastSwitch {
+			b.C.SwitchesOutOfOrder++
+		}
+		b.closeRun(e.CPU, c, e.Time, c.curTID == e.TID)
+		c.switched = true
+		c.lastSwitch = e.Time
+		c.hasU = false
+		c.cur, c.curTID, c.from, c.q = b.task(e.NextTID, e.NextPID, e.NextComm), e.NextTID, e.Time, Known
+		c.evCurr, c.pending = e.NextTID, false
+	}
+	prev := b.task(e.TID, e.PID, e.Comm)
+	if prev != nil && prev.TID != 0 {
+		if prev.state == StateRunnable {
+			// It ran without a switch-in the trace shows, from the CPU's
+			// last switch on at the latest: no delay is measured.
+			b.C.Dropped++
+			b.leaveState(prev, min(max(prev.since, prevLast), e.Time))
+		}
+		ps := e.PrevState
+		prev.since, prev.cpu = e.Time, e.CPU
+		woken := prev.woken
+		prev.woken = false
+		switch {
+		case ps&(trace.StateDead|trace.StateZombie) != 0:
+			prev.state = StateDead
+		case ps.Runnable():
+			prev.state, prev.cause, prev.waker, prev.startCPU, prev.first = StateRunnable, CausePreempted, -1, e.CPU, e.Time
+			b.enqueue(prev)
+		case woken:
+			// The waking came first (try_to_wake_up's race with the
+			// switch-out, see the package doc).
+			b.C.Raced++
+			prev.state, prev.cause, prev.waker, prev.startCPU, prev.first = StateRunnable, CauseWokenBeforeSwitchOut, prev.wokenWaker, prev.wokenCPU, e.Time
+			if prev.wokenQueue >= 0 {
+				prev.cpu = prev.wokenQueue
+			}
+			b.enqueue(prev)
+		default:
+			prev.state, prev.sleep = StateSleeping, ps
+		}
+	}
+	next := b.task(e.NextTID, e.NextPID, e.NextComm)
+	if next == nil || next.TID == 0 {
+		return
+	}
+	next.woken = false
+	// A switch-in before the wakeup (events out of order) measures
+	// nothing, as perf's THREAD_IGNORE atom.
+	if next.state == StateRunnable && e.Time >= next.since {
+		b.endDelay(next, e.Time, e.CPU, false)
+	} else {
+		if next.state == StateSleeping {
+			b.C.Unwoken++
+		}
+		if next.state == StateUnknown && next.Switches == 0 {
+			b.C.FirstSwitchIns++
+		}
+		b.leaveState(next, e.Time)
+	}
+	next.state, next.since, next.cpu = StateRunning, e.Time, e.CPU
+	next.Switches++
+}
+
+func (b *Builder) doWakeup(e *trace.Event) {
+	t := b.task(e.TID, e.PID, e.Comm)
+	if t == nil || t.TID == 0 {
+		return
+	}
+	wtid := e.WakerTID
+	if wtid < 0 {
+		wtid = e.CurTID
+	}
+	target := e.TargetCPU
+	if target < 0 {
+		target = e.CPU
+	}
+	switch t.state {
+	case StateRunning:
+		if e.Kind != trace.KindWakeupNew {
+			t.woken, t.wokenWaker, t.wokenCPU, t.wokenQueue = true, wtid, e.CPU, target
+		}
+		return
+	case StateRunnable:
+		if t.cause == CausePreempted || e.Kind == trace.KindWakeupNew || e.Time < t.since {
+			return // preempted while going to sleep: the wakeup found it queued
+		}
+		if t.cause == CauseWokenBeforeSwitchOut {
+			// The remembered waking found the task still on its runqueue
+			// (ttwu_runnable): it went on running and this is the wakeup
+			// after its real sleep. The delay starts here.
+			b.C.Raced--
+			b.C.RacesUndone++
+			b.leaveState(t, e.Time)
+			b.wake(t, e, wtid, target)
+			return
+		}
+		b.C.Rewoken++
+		b.C.RestartNs += e.Time - t.since
+		first := t.first
+		b.leaveState(t, e.Time)
+		b.wake(t, e, wtid, target)
+		t.first = first
+		return
+	case StateSleeping:
+		if t.since > e.Time {
+			b.C.OutOfOrderWakeups++
+			return // out of order (perf's nr_unordered_timestamps)
+		}
+	case StateDead:
+		return
+	}
+	b.leaveState(t, e.Time)
+	b.wake(t, e, wtid, target)
+}
+
+func (b *Builder) wake(t *Task, e *trace.Event, wtid trace.TID, target trace.CPU) {
+	waker := b.Lookup(wtid)
+	if waker == nil && wtid >= 0 {
+		waker = b.task(wtid, e.CurPID, "")
+	}
+	t.state, t.since, t.first = StateRunnable, e.Time, e.Time
+	t.cause = CauseWakeup
+	if e.Kind == trace.KindWakeupNew {
+		t.cause = CauseWakeupNew
+	}
+	t.waker, t.cpu, t.startCPU = wtid, target, e.CPU
+	t.woken = false
+	b.enqueue(t)
+	if b.hooks.Wakeup != nil {
+		b.hooks.Wakeup(e.Time, waker, t, target)
+	}
+}
+
+// Finish closes every open interval at the end of the trace (Span's end):
+// task states and CPU runs reach it; delays still open are not measured.
+func (b *Builder) Finish() {
+	if b.finished {
+		return
+	}
+	b.finished = true
+	_, end := b.Span()
+	for _, t := range b.all {
+		switch t.state {
+		case StateRunnable, StateSleeping:
+			b.leaveState(t, end)
+			t.state = StateUnknown
+		}
+	}
+	b.rqDirty = b.rqDirty[:0] // the trace ends, not the runqueues
+	for i := range b.cpus {
+		c := &b.cpus[i]
+		if !c.seen || !c.switched {
+			if c.seen {
+				b.emitRun(trace.CPU(i), c, nil, c.uFrom, end, Unknown)
+			}
+			continue
+		}
+		// A task that the trace last showed running elsewhere (a switch-out
+		// lost) is not counted as running here.
+		same := c.cur == nil || c.cur.TID == 0 || (c.cur.state == StateRunning && c.cur.cpu == trace.CPU(i))
+		b.closeRun(trace.CPU(i), c, end, same)
+	}
+}
