@@ -2,7 +2,6 @@ package ebpf
 
 import (
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"maps"
 	"math"
@@ -27,7 +26,34 @@ type Options struct {
 	BufferSize int
 	// Classic forces classic tracepoints even where tp_btf exists (tests).
 	Classic bool
+	// Stacks records the kernel and user stack of each task leaving a CPU
+	// (record --stacks).
+	Stacks bool
+	// Backlog is how many bytes of raw records Run keeps back before
+	// decoding and emitting them: while a capture's records fit, the only
+	// work done during the capture is copying them out of the perf
+	// buffers (the decoding, reordering and the caller's encoding happen
+	// when it stops, off the traced workload's time); beyond it, the
+	// oldest are processed as new ones come. 0 means DefaultBacklog with
+	// SpillDir set and DefaultMemoryBacklog without; negative: none
+	// (events are emitted as they are read, about 0.1 s late).
+	Backlog int64
+	// SpillDir is the directory of the file holding the backlog: an
+	// unnamed file (O_TMPFILE, mode 0600) that disappears when the
+	// capture ends, so nothing is left outside the output; "" keeps the
+	// backlog in memory.
+	SpillDir string
 }
+
+// DefaultBacklog is the default backlog on disk: 512 MiB hold about 5.6
+// million records (96 bytes), 5-10 s of the busiest workloads measured
+// here (perf bench sched messaging: about 1 million records/s on 2 CPUs)
+// and about 80 s of perf bench sched pipe (70,000 records/s).
+const DefaultBacklog = 512 << 20
+
+// DefaultMemoryBacklog is the default backlog in memory, kept small so the
+// recorder's memory stays bounded (issue: RSS under 100 MiB).
+const DefaultMemoryBacklog = 32 << 20
 
 // DefaultBufferSize is the default total buffer size: 32 MiB holds about
 // 290,000 records of 112 bytes (96 plus perf's 8-byte header, 4-byte size
@@ -56,13 +82,75 @@ func perCPUBuffer(total, nCPU, page int) int {
 // watermark minus ReorderWindow are released in time order.
 const ReorderWindow = 5_000_000
 
-// assembler turns the drain's batches (raw records and the drain's loss
-// and watermark markers, in the order they were read: each CPU's records in
-// its buffer's order) into time-ordered events.
+// batch is what the drain hands on after reading some records: raw
+// records (RecordSize bytes each; each CPU's in its buffer's order), the
+// losses perf reported among them, and, at the end of a drain pass, a
+// watermark.
+type batch struct {
+	recs   []byte
+	losses []lossReport
+	// watermark, when > 0, is the CLOCK_MONOTONIC time (ns) at which a
+	// pass that emptied every perf buffer began: every record stamped
+	// before it (the programs stamp with bpf_ktime_get_ns, the same clock)
+	// is in this batch or an earlier one.
+	watermark int64
+}
+
+// lossReport is one PERF_RECORD_LOST: N records lost on CPU, read from its
+// buffer after the batch's first At records, at CLOCK_MONOTONIC time
+// Noticed (ns).
+type lossReport struct {
+	CPU     trace.CPU
+	At      int
+	N       uint64
+	Noticed int64
+}
+
+func (b *batch) reset() {
+	b.recs, b.losses, b.watermark = b.recs[:0], b.losses[:0], 0
+}
+
+// assembler turns the drain's batches, in the order they were read, into
+// time-ordered events.
 type assembler struct {
 	dec  *decoder
 	ro   reorder
 	lost map[trace.CPU]lostNote // losses waiting for their CPU's next record
+	// wakings holds, per task, the waker of its last sched_waking not yet
+	// followed by a sched_wakeup (see pair).
+	wakings map[trace.TID]wakerNote
+	emit    func(trace.Event) error // the caller's, for pairEmit
+}
+
+type wakerNote struct {
+	tid trace.TID
+	cpu trace.CPU
+	irq trace.Tristate
+}
+
+// pairEmit gives a sched_wakeup that lacks its waker (the tp_btf programs
+// leave it to user space) the waker of the task's previous sched_waking,
+// as the kernel's try_to_wake_up emits them (trace_sched_waking, then
+// trace_sched_wakeup from ttwu_do_activate, possibly on the target CPU
+// from its wake list: kernel/sched/core.c, Linux 6.x), then emits it.
+// Events come in time order, so the previous waking is the right one; a
+// wakeup whose waking was lost keeps an unknown waker.
+func (a *assembler) pairEmit(e trace.Event) error {
+	switch {
+	case e.Kind == trace.KindWaking && e.WakerTID >= 0:
+		if a.wakings == nil {
+			a.wakings = map[trace.TID]wakerNote{}
+		}
+		a.wakings[e.TID] = wakerNote{e.WakerTID, e.WakerCPU, e.FromIRQ}
+	case e.Kind == trace.KindWakeup && e.WakerTID < 0:
+		if w, ok := a.wakings[e.TID]; ok {
+			e.WakerTID, e.WakerCPU, e.FromIRQ = w.tid, w.cpu, w.irq
+			delete(a.wakings, e.TID)
+		}
+	case e.Kind == trace.KindExit:
+		delete(a.wakings, e.TID)
+	}
+	return a.emit(e)
 }
 
 type lostNote struct {
@@ -75,35 +163,38 @@ type lostNote struct {
 // of the next record read from that CPU: the KindLost event then sorts
 // between the last record before the gap and the first after it, which
 // makes the loss window (trace.LostWindow) cover the gap.
-func (a *assembler) batch(b []byte, emit func(trace.Event) error) error {
-	for ; len(b) >= RecordSize; b = b[RecordSize:] {
-		switch b[12] {
-		case lostMarker:
-			cpu := trace.CPU(binary.LittleEndian.Uint32(b[8:]))
+func (a *assembler) batch(b *batch, emit func(trace.Event) error) error {
+	losses := b.losses
+	for i := 0; ; i++ {
+		for len(losses) > 0 && losses[0].At <= i {
+			l := losses[0]
+			losses = losses[1:]
 			if a.lost == nil {
 				a.lost = map[trace.CPU]lostNote{}
 			}
-			l := a.lost[cpu]
-			l.n += binary.LittleEndian.Uint64(b[16:])
-			l.noticed = int64(binary.LittleEndian.Uint64(b[24:]))
-			a.lost[cpu] = l
-		case watermarkMarker:
-			if err := a.ro.flush(int64(binary.LittleEndian.Uint64(b[16:]))-ReorderWindow, emit); err != nil {
-				return err
-			}
-		default:
-			e, ok := a.dec.decode(b[:RecordSize])
-			if !ok {
-				continue
-			}
-			if l, ok := a.lost[e.CPU]; ok {
-				le := trace.NewEvent(e.Time, e.CPU, trace.KindLost)
-				le.Count = l.n
-				a.ro.add(le)
-				delete(a.lost, e.CPU)
-			}
-			a.ro.add(e)
+			n := a.lost[l.CPU]
+			n.n += l.N
+			n.noticed = l.Noticed
+			a.lost[l.CPU] = n
 		}
+		if (i+1)*RecordSize > len(b.recs) {
+			break
+		}
+		e, ok := a.dec.decode(b.recs[i*RecordSize : (i+1)*RecordSize])
+		if !ok {
+			continue
+		}
+		if l, ok := a.lost[e.CPU]; ok {
+			le := trace.NewEvent(e.Time, e.CPU, trace.KindLost)
+			le.Count = l.n
+			a.ro.add(le)
+			delete(a.lost, e.CPU)
+		}
+		a.ro.add(e)
+	}
+	if b.watermark > 0 {
+		a.emit = emit
+		return a.ro.flush(b.watermark-ReorderWindow, a.pairEmit)
 	}
 	return nil
 }
@@ -118,20 +209,9 @@ func (a *assembler) finish(emit func(trace.Event) error) error {
 		a.ro.add(le)
 	}
 	a.lost = nil
-	return a.ro.flush(math.MaxInt64, emit)
+	a.emit = emit
+	return a.ro.flush(math.MaxInt64, a.pairEmit)
 }
-
-// lostMarker and watermarkMarker are the kind bytes (offset 12) of the
-// pseudo-records the drain puts in a batch. A loss report: CPU at offset 8
-// (u32), count at 16 (u64), CLOCK_MONOTONIC time at 24 (u64). A watermark:
-// a CLOCK_MONOTONIC time at 16 (u64) taken before a pass that emptied
-// every perf buffer, so every record stamped before it (the programs stamp
-// with bpf_ktime_get_ns, the same clock) has been read. Real records have
-// kinds 1..10.
-const (
-	lostMarker      = 0xff
-	watermarkMarker = 0xfe
-)
 
 // reorder restores time order across CPUs. Out-of-order input is sorted
 // through small (time, arrival) keys rather than by moving 176-byte events

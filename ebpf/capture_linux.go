@@ -4,7 +4,6 @@ package ebpf
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -57,6 +56,7 @@ type Capture struct {
 	mu      sync.Mutex
 	lost    []uint64 // per CPU, as reported by perf so far
 	dec     *decoder
+	opts    Options
 }
 
 // Probe checks what a capture needs, without loading anything, and returns
@@ -198,10 +198,13 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 			delete(spec.Programs, name)
 		}
 	}
-	if classic {
-		delete(spec.Maps, "waker_store")
-	} else {
+	if !classic {
 		delete(spec.Maps, "wakers")
+	}
+	if !opts.Stacks {
+		// The programs reference the map; without --stacks it is never
+		// written, so it is made as small as the kernel allows.
+		spec.Maps["stacks"].MaxEntries = 1
 	}
 	coll, err := cilium.NewCollectionWithOptions(spec, cilium.CollectionOptions{Cache: kernelBTF})
 	if err != nil {
@@ -217,7 +220,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	// The kernel's BTF (parsed types) is no longer needed: free it now rather
 	// than let the garbage collector find it while the workload runs.
 	runtime.GC()
-	c := &Capture{coll: coll, classic: classic, nCPU: nCPU, dec: newDecoder(classic)}
+	c := &Capture{coll: coll, classic: classic, nCPU: nCPU, dec: newDecoder(classic), opts: opts}
 	for _, h := range use {
 		var l link.Link
 		if classic {
@@ -264,6 +267,11 @@ func setVars(spec *cilium.CollectionSpec, opts Options) error {
 	if err := set("thread_size", threadSize()); err != nil {
 		return err
 	}
+	if opts.Stacks {
+		if err := set("want_stacks", uint32(1)); err != nil {
+			return err
+		}
+	}
 	if opts.CPUs != nil {
 		var mask [16]uint64
 		for _, c := range opts.CPUs {
@@ -301,42 +309,72 @@ const (
 	fastPollInterval = time.Millisecond
 )
 
-// batchBytes is the most a batch of raw records the drain hands to the
-// decoder holds, and maxBatches how many may wait: the drain only copies,
-// so the perf buffers empty even while decoding and compression lag behind.
-// A batch ends at a full batchBytes or at the end of a drain pass, so the
-// backlog is at most 256 batches: 256 MiB, or 256 passes (6.4 s at one
-// pass per 25 ms) when records come slowly.
+// batchBytes is the most raw records a batch the drain hands on holds, and
+// maxBatches how many may wait: the drain only copies, so the perf buffers
+// empty even while the consumer is busy. A batch ends at a full batchBytes
+// or at the end of a drain pass.
 const (
 	batchBytes = 1 << 20
-	maxBatches = 256
+	maxBatches = 64
 )
 
 // Run drains the perf buffers, calling emit with each event in time order,
 // until ctx is done; then it detaches the programs, drains every record
-// still in the buffers and returns nil. Losses appear as trace.KindLost
-// events (per CPU, at the time they were noticed). An error from emit stops
-// Run and is returned.
+// still in the buffers, emits what the backlog (Options.Backlog) still
+// holds, and returns nil. Losses appear as trace.KindLost events (per CPU,
+// at the next record read from that CPU). An error from emit stops Run and
+// is returned.
 func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
-	batches := make(chan []byte, maxBatches)
-	free := make(chan []byte, maxBatches)
+	batches := make(chan *batch, maxBatches)
+	free := make(chan *batch, maxBatches)
 	drainErr := make(chan error, 1)
 	stop := make(chan struct{})
 	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
 	defer close(stop)
 
+	q, err := newBacklog(c.opts.SpillDir)
+	if err != nil {
+		return err
+	}
+	defer q.close()
+	limit := c.opts.Backlog
+	if limit == 0 {
+		limit = DefaultMemoryBacklog
+		if c.opts.SpillDir != "" {
+			limit = DefaultBacklog
+		}
+	}
 	as := assembler{dec: c.dec}
-	for batch := range batches {
-		if err := as.batch(batch, emit); err != nil {
+	var work batch
+	for b := range batches {
+		if limit < 0 {
+			err = as.batch(b, emit)
+		} else if err = q.push(b); err == nil {
+			for q.size() > limit && err == nil {
+				if err = q.pop(&work); err == nil {
+					err = as.batch(&work, emit)
+				}
+			}
+		}
+		if err != nil {
 			return err
 		}
+		b.reset()
 		select {
-		case free <- batch[:0]:
+		case free <- b:
 		default:
 		}
 	}
 	if err := <-drainErr; err != nil {
 		return err
+	}
+	for !q.empty() {
+		if err := q.pop(&work); err != nil {
+			return err
+		}
+		if err := as.batch(&work, emit); err != nil {
+			return err
+		}
 	}
 	return as.finish(emit)
 }
@@ -344,22 +382,22 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 // drain copies records from the perf buffers into batches until ctx is
 // done, then detaches the programs, copies what is left and closes batches.
 // It works in passes: each pass reads every CPU's buffer up to where it was
-// when the pass began (the reader's snapshot), then the drain sends a
+// when the pass began (the reader's snapshot), ends its batch with a
 // watermark (the time the pass began) and sleeps.
-func (c *Capture) drain(ctx context.Context, batches chan<- []byte, free <-chan []byte, stop <-chan struct{}) error {
+func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan *batch, stop <-chan struct{}) error {
 	defer close(batches)
 	var rec perf.Record
-	get := func() []byte {
+	get := func() *batch {
 		select {
 		case b := <-free:
 			return b
 		default:
-			return make([]byte, 0, batchBytes)
+			return &batch{recs: make([]byte, 0, batchBytes)}
 		}
 	}
 	cur := get()
 	send := func() bool {
-		if len(cur) == 0 {
+		if len(cur.recs) == 0 && len(cur.losses) == 0 && cur.watermark == 0 {
 			return true
 		}
 		select {
@@ -389,20 +427,17 @@ func (c *Capture) drain(ctx context.Context, batches chan<- []byte, free <-chan 
 				return fmt.Errorf("read perf buffer: %w", err)
 			}
 			if rec.LostSamples > 0 {
-				c.addLost(&cur, rec.CPU, rec.LostSamples)
+				c.addLost(cur, rec.CPU, rec.LostSamples)
 			}
 			if len(rec.RawSample) >= RecordSize {
-				cur = append(cur, rec.RawSample[:RecordSize]...)
-				if len(cur)+2*RecordSize > cap(cur) && !send() {
+				cur.recs = append(cur.recs, rec.RawSample[:RecordSize]...)
+				if len(cur.recs)+RecordSize > batchBytes && !send() {
 					return nil
 				}
 			}
 			busiest = max(busiest, rec.Remaining+len(rec.RawSample))
 		}
-		var m [RecordSize]byte
-		m[12] = watermarkMarker
-		binary.LittleEndian.PutUint64(m[16:], uint64(began))
-		cur = append(cur, m[:]...)
+		cur.watermark = began
 		if !send() || stopping {
 			return nil
 		}
@@ -437,20 +472,15 @@ func (c *Capture) drain(ctx context.Context, batches chan<- []byte, free <-chan 
 	}
 }
 
-// addLost counts n records lost on cpu and appends a loss marker to batch.
-func (c *Capture) addLost(batch *[]byte, cpu int, n uint64) {
+// addLost counts n records lost on cpu and notes the loss in b.
+func (c *Capture) addLost(b *batch, cpu int, n uint64) {
 	c.mu.Lock()
 	for len(c.lost) <= cpu {
 		c.lost = append(c.lost, 0)
 	}
 	c.lost[cpu] += n
 	c.mu.Unlock()
-	var m [RecordSize]byte
-	m[12] = lostMarker
-	binary.LittleEndian.PutUint32(m[8:], uint32(cpu))
-	binary.LittleEndian.PutUint64(m[16:], n)
-	binary.LittleEndian.PutUint64(m[24:], uint64(monotonicNow()))
-	*batch = append(*batch, m[:]...)
+	b.losses = append(b.losses, lossReport{CPU: trace.CPU(cpu), At: len(b.recs) / RecordSize, N: n, Noticed: monotonicNow()})
 }
 
 func monotonicNow() int64 {

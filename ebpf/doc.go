@@ -7,7 +7,7 @@
 // sched_migrate_task, sched_process_fork, sched_process_exec and
 // sched_process_exit: as BTF-enabled tracepoints (tp_btf, which hand the
 // programs the kernel's task_struct pointers) where the kernel has them,
-// classic tracepoints otherwise. Each hit becomes a fixed-size 96-byte
+// classic tracepoints otherwise. Each hit becomes a fixed-size 112-byte
 // record written with bpf_perf_event_output into its CPU's perf buffer; a
 // record that does not fit is counted by perf (PERF_RECORD_LOST, per CPU)
 // and reported, never dropped silently. Beyond what

@@ -10,7 +10,34 @@ import (
 
 // RecordSize is the size in bytes of one record (struct record in sched.c)
 // as bpf_perf_event_output writes it.
-const RecordSize = 96
+const RecordSize = 112
+
+// Offsets of the fields of struct record (sched.c) that decode reads;
+// TestRecordLayout checks each against the struct bpf2go generated from
+// the object's BTF (schedRecord), so the C struct is the one source.
+const (
+	offTs       = 0
+	offCPU      = 8
+	offKind     = 12
+	offFlags    = 13
+	offCurTID   = 16
+	offCurPID   = 20
+	offTID      = 24
+	offPID      = 28
+	offPrio     = 32
+	offTID2     = 36
+	offPID2     = 40
+	offPrio2    = 44
+	offArg1     = 48
+	offArg2     = 52
+	offWakerTID = 56
+	offKStack   = 60
+	offComm     = 64
+	offComm2    = 80
+	offCgroup   = 96
+	offUStack   = 104
+	commLen     = 16
+)
 
 // Record kinds are trace.Kind values (sched.c's TV_* enum).
 
@@ -93,15 +120,15 @@ func (d *decoder) decode(b []byte) (e trace.Event, ok bool) {
 		return e, false
 	}
 	le := binary.LittleEndian
-	kind := trace.Kind(b[12])
-	flags := b[13]
-	e = trace.NewEvent(int64(le.Uint64(b[0:])), trace.CPU(le.Uint32(b[8:])), kind)
-	e.CurTID, e.CurPID = trace.TID(i32(b[16:])), trace.PID(i32(b[20:]))
-	e.TID, e.PID, e.Comm = trace.TID(i32(b[24:])), trace.PID(i32(b[28:])), d.comm(b[64:80])
-	prio := i32(b[32:])
-	tid2, pid2, prio2 := trace.TID(i32(b[36:])), trace.PID(i32(b[40:])), i32(b[44:])
-	arg1, arg2 := le.Uint32(b[48:]), le.Uint32(b[52:])
-	waker := trace.TID(i32(b[56:]))
+	kind := trace.Kind(b[offKind])
+	flags := b[offFlags]
+	e = trace.NewEvent(int64(le.Uint64(b[offTs:])), trace.CPU(le.Uint32(b[offCPU:])), kind)
+	e.CurTID, e.CurPID = trace.TID(i32(b[offCurTID:])), trace.PID(i32(b[offCurPID:]))
+	e.TID, e.PID, e.Comm = trace.TID(i32(b[offTID:])), trace.PID(i32(b[offPID:])), d.comm(b[offComm:offComm+commLen])
+	prio := i32(b[offPrio:])
+	tid2, pid2, prio2 := trace.TID(i32(b[offTID2:])), trace.PID(i32(b[offPID2:])), i32(b[offPrio2:])
+	arg1, arg2 := le.Uint32(b[offArg1:]), le.Uint32(b[offArg2:])
+	waker := trace.TID(i32(b[offWakerTID:]))
 	switch kind {
 	case trace.KindSwitch:
 		e.Prio = prio
@@ -110,7 +137,8 @@ func (d *decoder) decode(b []byte) (e trace.Event, ok bool) {
 		} else {
 			e.PrevState = ReportedState(flags&flagPreempt != 0, arg1, arg2)
 		}
-		e.NextTID, e.NextPID, e.NextPrio, e.NextComm = tid2, pid2, prio2, d.comm(b[80:96])
+		e.NextTID, e.NextPID, e.NextPrio, e.NextComm = tid2, pid2, prio2, d.comm(b[offComm2:offComm2+commLen])
+		e.Cgroup = le.Uint64(b[offCgroup:])
 	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
 		e.Prio = prio
 		e.TargetCPU = trace.CPU(arg1)
@@ -127,7 +155,7 @@ func (d *decoder) decode(b []byte) (e trace.Event, ok bool) {
 		e.Prio = prio
 		e.OrigCPU, e.DestCPU = trace.CPU(arg1), trace.CPU(arg2)
 	case trace.KindFork:
-		e.ChildTID, e.ChildPID, e.ChildComm = tid2, pid2, d.comm(b[80:96])
+		e.ChildTID, e.ChildPID, e.ChildComm = tid2, pid2, d.comm(b[offComm2:offComm2+commLen])
 	case trace.KindRuntime:
 		e.Runtime = int64(uint64(arg1) | uint64(arg2)<<32)
 	case trace.KindExec, trace.KindComm:

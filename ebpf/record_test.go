@@ -52,17 +52,16 @@ func TestReportedState(t *testing.T) {
 func rec(ts uint64, cpu uint32, kind trace.Kind, flags byte, cur, curPID, tid, pid, prio, tid2, pid2, prio2 int32, arg1, arg2 uint32, waker int32, comm, comm2 string) []byte {
 	b := make([]byte, RecordSize)
 	le := binary.LittleEndian
-	le.PutUint64(b[0:], ts)
-	le.PutUint32(b[8:], cpu)
-	b[12], b[13] = byte(kind), flags
-	for i, v := range []int32{cur, curPID, tid, pid, prio, tid2, pid2, prio2} {
-		le.PutUint32(b[16+4*i:], uint32(v))
+	le.PutUint64(b[offTs:], ts)
+	le.PutUint32(b[offCPU:], cpu)
+	b[offKind], b[offFlags] = byte(kind), flags
+	for off, v := range map[int]int32{offCurTID: cur, offCurPID: curPID, offTID: tid, offPID: pid, offPrio: prio, offTID2: tid2, offPID2: pid2, offPrio2: prio2, offWakerTID: waker, offKStack: -1, offUStack: -1} {
+		le.PutUint32(b[off:], uint32(v))
 	}
-	le.PutUint32(b[48:], arg1)
-	le.PutUint32(b[52:], arg2)
-	le.PutUint32(b[56:], uint32(waker))
-	copy(b[64:80], comm)
-	copy(b[80:96], comm2)
+	le.PutUint32(b[offArg1:], arg1)
+	le.PutUint32(b[offArg2:], arg2)
+	copy(b[offComm:offComm+commLen], comm)
+	copy(b[offComm2:offComm2+commLen], comm2)
 	return b
 }
 
@@ -216,25 +215,15 @@ func TestAssemblerLossWindow(t *testing.T) {
 	sw := func(ts uint64, cpu uint32) []byte {
 		return rec(ts, cpu, trace.KindSwitch, 0, 1, 1, 1, 1, 120, 2, 2, 120, 1, 0, -1, "a", "b")
 	}
-	marker := func(kind byte, cpu uint32, n, at uint64) []byte {
-		m := make([]byte, RecordSize)
-		m[12] = kind
-		binary.LittleEndian.PutUint32(m[8:], cpu)
-		binary.LittleEndian.PutUint64(m[16:], n)
-		binary.LittleEndian.PutUint64(m[24:], at)
-		return m
+	var b batch
+	for _, r := range [][]byte{sw(10, 1), sw(20, 1), sw(30, 1), sw(25, 0)} { // CPU 1's buffer, then CPU 0's
+		b.recs = append(b.recs, r...)
 	}
-	var batch []byte
-	for _, r := range [][]byte{
-		sw(10, 1), sw(20, 1), marker(lostMarker, 1, 5, 1000), sw(30, 1), // CPU 1's buffer
-		sw(25, 0), marker(lostMarker, 0, 7, 1000), // CPU 0's: a loss at its end
-	} {
-		batch = append(batch, r...)
+	b.losses = []lossReport{
+		{CPU: 1, At: 2, N: 5, Noticed: 1000}, // between CPU 1's records at 20 and 30
+		{CPU: 0, At: 4, N: 7, Noticed: 1000}, // at the end of CPU 0's
 	}
-	wm := make([]byte, RecordSize)
-	wm[12] = watermarkMarker
-	binary.LittleEndian.PutUint64(wm[16:], 100+ReorderWindow)
-	batch = append(batch, wm...)
+	b.watermark = 100 + ReorderWindow
 
 	type out struct {
 		T     int64
@@ -245,7 +234,7 @@ func TestAssemblerLossWindow(t *testing.T) {
 	var got []out
 	emit := func(e trace.Event) error { got = append(got, out{e.Time, e.CPU, e.Kind, e.Count}); return nil }
 	a := assembler{dec: newDecoder(false)}
-	if err := a.batch(batch, emit); err != nil {
+	if err := a.batch(&b, emit); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.finish(emit); err != nil {
@@ -255,6 +244,35 @@ func TestAssemblerLossWindow(t *testing.T) {
 		{10, 1, trace.KindSwitch, 0}, {20, 1, trace.KindSwitch, 0}, {25, 0, trace.KindSwitch, 0},
 		{30, 1, trace.KindLost, 5}, {30, 1, trace.KindSwitch, 0},
 		{1000, 0, trace.KindLost, 7}, // noticed at 1000 > the last event (30)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestPairWakeups: a sched_wakeup without its waker (tp_btf records) takes
+// the waker, waker CPU and interrupt flag of the task's previous
+// sched_waking; a second wakeup with no waking in between keeps an unknown
+// waker, and a wakeup that carries its waker (classic records) keeps it.
+func TestPairWakeups(t *testing.T) {
+	ev := func(ts int64, k trace.Kind, tid, waker trace.TID, wcpu trace.CPU, irq trace.Tristate) trace.Event {
+		e := trace.NewEvent(ts, 0, k)
+		e.TID, e.WakerTID, e.WakerCPU, e.FromIRQ = tid, waker, wcpu, irq
+		return e
+	}
+	in := []trace.Event{
+		ev(1, trace.KindWaking, 7, 5, 1, trace.Yes),
+		ev(2, trace.KindWakeup, 7, -1, -1, trace.Unknown),
+		ev(3, trace.KindWakeup, 7, -1, -1, trace.Unknown),
+		ev(4, trace.KindWakeup, 8, 9, 0, trace.No),
+	}
+	want := []trace.Event{in[0], ev(2, trace.KindWakeup, 7, 5, 1, trace.Yes), in[2], in[3]}
+	var got []trace.Event
+	a := assembler{dec: newDecoder(false), emit: func(e trace.Event) error { got = append(got, e); return nil }}
+	for _, e := range in {
+		if err := a.pairEmit(e); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -50,7 +50,9 @@ enum {
 	TV_F_WAKER = 8,    /* waker_tid/waker_cpu are set */
 };
 
-/* One record: 96 bytes, little-endian, layout mirrored by record.go. */
+/* One record: 112 bytes, little-endian. bpf2go -type record generates its
+ * Go twin (schedRecord in sched_bpfel.go); record_test.go checks every
+ * offset record.go decodes at against it. */
 struct record {
 	u64 ts;        /* bpf_ktime_get_ns: CLOCK_MONOTONIC, ns */
 	u32 cpu;       /* emitting CPU */
@@ -67,11 +69,17 @@ struct record {
 	s32 prio2;
 	u32 arg1;      /* switch: prev_state; wakeups: target CPU; migrate: orig CPU; runtime: low half */
 	u32 arg2;      /* switch: prev exit_state; wakeups: waker CPU; migrate: dest CPU; runtime: high half */
-	s32 waker_tid; /* wakeups */
-	u32 pad2;
+	s32 waker_tid; /* classic wakeups; tp_btf: -1, user space pairs each wakeup with its waking */
+	s32 kstack;    /* switch with want_stacks: kernel stack id in stacks, < 0 none */
 	char comm[16];
 	char comm2[16];
+	u64 cgroup;    /* switch: cgroup v2 id of prev (bpf_get_current_cgroup_id) */
+	s32 ustack;    /* switch with want_stacks: user stack id in stacks, < 0 none */
+	u32 pad2;
 };
+
+/* Make the type reach BTF for bpf2go -type record. */
+struct record *unused_record __attribute__((unused));
 
 /* Who woke a task: written at sched_waking, read at its sched_wakeup, which
  * may run later on another CPU (the target's wake list, in an IPI). */
@@ -89,16 +97,13 @@ struct {
 	__uint(value_size, sizeof(u32));
 } events SEC(".maps");
 
-/* tp_btf programs keep the waker in task-local storage (no hashing, freed
- * with the task); classic programs, for older kernels, in an LRU hash keyed
- * by TID. The loader creates only the map its program set uses. */
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct waker);
-} waker_store SEC(".maps");
-
+/* Classic programs (older kernels) carry the waker from sched_waking to
+ * sched_wakeup in an LRU hash keyed by TID. tp_btf programs do not: a
+ * task-storage lookup in both programs made them cost 550-580 ns a run
+ * (bpf_stats, perf bench sched pipe, Linux 6.18 PVM guest), and user space
+ * pairs each sched_wakeup with the task's previous sched_waking instead,
+ * after the capture (the sched_waking record carries the waker as its
+ * current task, its CPU and the interrupt flags). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
@@ -110,6 +115,17 @@ struct {
 const volatile u32 filter_cpus = 0;    /* record only CPUs in cpu_mask */
 const volatile u64 cpu_mask[16] = {};  /* bit c%64 of word c/64: CPU c */
 const volatile u64 thread_size = 16384; /* THREAD_SIZE of the kernel's task stacks */
+const volatile u32 want_stacks = 0;     /* record stacks at switch-out */
+
+/* Stacks of tasks leaving a CPU (record --stacks): kernel and user, up to
+ * 127 frames (PERF_MAX_STACK_DEPTH), symbolized by user space at the end.
+ * The loader sizes it (max_entries) and drops it without --stacks. */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 16384);
+	__uint(key_size, sizeof(u32));
+	__uint(value_size, 127 * sizeof(u64));
+} stacks SEC(".maps");
 
 /* Cleared by the loader when the capture stops, before it detaches the
  * programs one by one: every program stops at once, so the capture ends
@@ -230,6 +246,8 @@ static __always_inline void start(struct record *r, u32 cpu, u8 kind)
 	r->prio = r->prio2 = -1;
 	r->arg1 = r->arg2 = 0;
 	r->waker_tid = -1;
+	r->kstack = r->ustack = -1;
+	r->cgroup = 0;
 	r->pad2 = 0;
 	__builtin_memset(r->comm, 0, sizeof(r->comm));
 	__builtin_memset(r->comm2, 0, sizeof(r->comm2));
@@ -314,6 +332,11 @@ int tp_btf_sched_switch(u64 *ctx)
 		r->flags |= TV_F_PREEMPT;
 	r->arg1 = (u32)ctx[3];
 	r->arg2 = prev->exit_state;
+	r->cgroup = bpf_get_current_cgroup_id();
+	if (want_stacks) {
+		r->kstack = bpf_get_stackid(ctx, &stacks, 0);
+		r->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	}
 	submit(ctx, s, r);
 	return 0;
 }
@@ -321,50 +344,34 @@ int tp_btf_sched_switch(u64 *ctx)
 static __always_inline int on_waking(void *ctx, struct task_struct *p)
 {
 	u32 cpu = bpf_get_smp_processor_id();
-	u64 id = bpf_get_current_pid_tgid();
-	u8 flags = irq_flags() | TV_F_WAKER;
-	struct waker *w = bpf_task_storage_get(&waker_store, p, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	struct scratch *s;
 	struct record *r;
 
-	if (w) {
-		w->tid = (s32)id;
-		w->cpu = cpu;
-		w->flags = flags;
-	}
 	if (!(r = begin(&s, cpu, TV_WAKING)))
 		return 0;
 	subject(r, p);
 	r->arg1 = task_cpu_btf(p);
 	r->arg2 = cpu;
-	r->waker_tid = (s32)id;
-	r->flags |= flags;
+	r->waker_tid = r->cur_tid;
+	r->flags |= irq_flags() | TV_F_WAKER;
 	submit(ctx, s, r);
 	return 0;
 }
 
+/* A wakeup's waker is its waking's (paired in user space); a new task's is
+ * the parent, current here (wake_up_new_task runs in the parent's
+ * context). */
 static __always_inline int on_wakeup(void *ctx, struct task_struct *p, u8 kind)
 {
 	u32 cpu = bpf_get_smp_processor_id();
-	struct waker w = {};
-	struct waker *saved;
 	struct scratch *s;
 	struct record *r;
 
-	if (kind == TV_WAKEUP && (saved = bpf_task_storage_get(&waker_store, p, 0, 0)) && saved->flags) {
-		w = *saved;
-		saved->flags = 0;
-	}
 	if (!(r = begin(&s, cpu, kind)))
 		return 0;
 	subject(r, p);
 	r->arg1 = task_cpu_btf(p);
-	if (w.flags) {
-		r->waker_tid = w.tid;
-		r->arg2 = w.cpu;
-		r->flags |= w.flags;
-	} else {
-		/* wake_up_new_task runs in the parent's context. */
+	if (kind == TV_WAKEUP_NEW) {
 		r->waker_tid = r->cur_tid;
 		r->arg2 = cpu;
 		r->flags |= irq_flags() | TV_F_WAKER;
@@ -510,6 +517,11 @@ int tp_sched_switch(struct trace_event_raw_sched_switch *ctx)
 	state = BPF_CORE_READ(ctx, prev_state);
 	r->arg1 = (u32)state;
 	r->arg2 = BPF_CORE_READ(cur, exit_state);
+	r->cgroup = bpf_get_current_cgroup_id();
+	if (want_stacks) {
+		r->kstack = bpf_get_stackid(ctx, &stacks, 0);
+		r->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	}
 	submit(ctx, s, r);
 	return 0;
 }

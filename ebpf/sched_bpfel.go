@@ -13,32 +13,37 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type schedRecord struct {
+	_        structs.HostLayout
+	Ts       uint64
+	Cpu      uint32
+	Kind     uint8
+	Flags    uint8
+	Pad      uint16
+	CurTid   int32
+	CurPid   int32
+	Tid      int32
+	Pid      int32
+	Prio     int32
+	Tid2     int32
+	Pid2     int32
+	Prio2    int32
+	Arg1     uint32
+	Arg2     uint32
+	WakerTid int32
+	Kstack   int32
+	Comm     [16]int8
+	Comm2    [16]int8
+	Cgroup   uint64
+	Ustack   int32
+	Pad2     uint32
+}
+
 type schedScratch struct {
 	_     structs.HostLayout
 	Depth uint32
 	Pad   uint32
-	Recs  [4]struct {
-		_        structs.HostLayout
-		Ts       uint64
-		Cpu      uint32
-		Kind     uint8
-		Flags    uint8
-		Pad      uint16
-		CurTid   int32
-		CurPid   int32
-		Tid      int32
-		Pid      int32
-		Prio     int32
-		Tid2     int32
-		Pid2     int32
-		Prio2    int32
-		Arg1     uint32
-		Arg2     uint32
-		WakerTid int32
-		Pad2     uint32
-		Comm     [16]int8
-		Comm2    [16]int8
-	}
+	Recs  [4]schedRecord
 }
 
 type schedWaker struct {
@@ -55,7 +60,7 @@ type schedWaker struct {
 const (
 	schedMapEvents                 = "events"
 	schedMapScratch                = "scratch"
-	schedMapWakerStore             = "waker_store"
+	schedMapStacks                 = "stacks"
 	schedMapWakers                 = "wakers"
 	schedProgTpBtfSchedMigrateTask = "tp_btf_sched_migrate_task"
 	schedProgTpBtfSchedProcessExec = "tp_btf_sched_process_exec"
@@ -81,6 +86,8 @@ const (
 	schedVarEnabled                = "enabled"
 	schedVarFilterCpus             = "filter_cpus"
 	schedVarThreadSize             = "thread_size"
+	schedVarUnusedRecord           = "unused_record"
+	schedVarWantStacks             = "want_stacks"
 )
 
 // loadSched returns the embedded CollectionSpec for sched.
@@ -151,20 +158,22 @@ type schedProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedMapSpecs struct {
-	Events     *ebpf.MapSpec `ebpf:"events"`
-	Scratch    *ebpf.MapSpec `ebpf:"scratch"`
-	WakerStore *ebpf.MapSpec `ebpf:"waker_store"`
-	Wakers     *ebpf.MapSpec `ebpf:"wakers"`
+	Events  *ebpf.MapSpec `ebpf:"events"`
+	Scratch *ebpf.MapSpec `ebpf:"scratch"`
+	Stacks  *ebpf.MapSpec `ebpf:"stacks"`
+	Wakers  *ebpf.MapSpec `ebpf:"wakers"`
 }
 
 // schedVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedVariableSpecs struct {
-	CpuMask    *ebpf.VariableSpec `ebpf:"cpu_mask"`
-	Enabled    *ebpf.VariableSpec `ebpf:"enabled"`
-	FilterCpus *ebpf.VariableSpec `ebpf:"filter_cpus"`
-	ThreadSize *ebpf.VariableSpec `ebpf:"thread_size"`
+	CpuMask      *ebpf.VariableSpec `ebpf:"cpu_mask"`
+	Enabled      *ebpf.VariableSpec `ebpf:"enabled"`
+	FilterCpus   *ebpf.VariableSpec `ebpf:"filter_cpus"`
+	ThreadSize   *ebpf.VariableSpec `ebpf:"thread_size"`
+	UnusedRecord *ebpf.VariableSpec `ebpf:"unused_record"`
+	WantStacks   *ebpf.VariableSpec `ebpf:"want_stacks"`
 }
 
 // schedObjects contains all objects after they have been loaded into the kernel.
@@ -187,17 +196,17 @@ func (o *schedObjects) Close() error {
 //
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedMaps struct {
-	Events     *ebpf.Map `ebpf:"events"`
-	Scratch    *ebpf.Map `ebpf:"scratch"`
-	WakerStore *ebpf.Map `ebpf:"waker_store"`
-	Wakers     *ebpf.Map `ebpf:"wakers"`
+	Events  *ebpf.Map `ebpf:"events"`
+	Scratch *ebpf.Map `ebpf:"scratch"`
+	Stacks  *ebpf.Map `ebpf:"stacks"`
+	Wakers  *ebpf.Map `ebpf:"wakers"`
 }
 
 func (m *schedMaps) Close() error {
 	return _SchedClose(
 		m.Events,
 		m.Scratch,
-		m.WakerStore,
+		m.Stacks,
 		m.Wakers,
 	)
 }
@@ -206,10 +215,12 @@ func (m *schedMaps) Close() error {
 //
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedVariables struct {
-	CpuMask    *ebpf.Variable `ebpf:"cpu_mask"`
-	Enabled    *ebpf.Variable `ebpf:"enabled"`
-	FilterCpus *ebpf.Variable `ebpf:"filter_cpus"`
-	ThreadSize *ebpf.Variable `ebpf:"thread_size"`
+	CpuMask      *ebpf.Variable `ebpf:"cpu_mask"`
+	Enabled      *ebpf.Variable `ebpf:"enabled"`
+	FilterCpus   *ebpf.Variable `ebpf:"filter_cpus"`
+	ThreadSize   *ebpf.Variable `ebpf:"thread_size"`
+	UnusedRecord *ebpf.Variable `ebpf:"unused_record"`
+	WantStacks   *ebpf.Variable `ebpf:"want_stacks"`
 }
 
 // schedPrograms contains all programs after they have been loaded into the kernel.

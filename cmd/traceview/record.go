@@ -194,7 +194,10 @@ func addProcTasks(w *tvf.Writer, proc string) error {
 }
 
 func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
-	opts := ebpf.Options{Classic: o.classic}
+	// The backlog (records kept raw until the capture stops, so the
+	// decoding and encoding do not compete with the traced workload) goes
+	// in an unnamed file beside the output.
+	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output)}
 	var err error
 	if o.cpus != "" {
 		if opts.CPUs, err = cpulist.Parse(o.cpus); err != nil {

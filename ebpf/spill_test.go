@@ -1,0 +1,66 @@
+package ebpf
+
+import (
+	"errors"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// TestBacklog: batches come back from the backlog, in memory and in an
+// unnamed file, in the order pushed and equal to what was pushed (records,
+// losses with their positions, watermark); size counts the bytes held; a
+// backlog emptied and refilled works again (the file starts over), and
+// the file leaves nothing in its directory.
+func TestBacklog(t *testing.T) {
+	mk := func(n int, wm int64, losses ...lossReport) batch {
+		b := batch{watermark: wm, losses: losses}
+		for i := range n {
+			b.recs = append(b.recs, rec(uint64(100+i), uint32(i%2), 1, 0, 1, 1, 1, 1, 120, 2, 2, 120, 1, 0, -1, "a", "b")...)
+		}
+		return b
+	}
+	in := []batch{
+		mk(3, 0),
+		mk(0, 5000, lossReport{CPU: 1, At: 0, N: 9, Noticed: 77}),
+		mk(2, 6000, lossReport{CPU: 0, At: 1, N: 1, Noticed: 80}, lossReport{CPU: 1, At: 2, N: 2, Noticed: 81}),
+	}
+	dir := t.TempDir()
+	for _, where := range []string{"", dir} {
+		q, err := newBacklog(where)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 2 {
+			want := int64(0)
+			for i := range in {
+				if err := q.push(&in[i]); err != nil {
+					t.Fatal(err)
+				}
+				want += int64(batchHeaderSize + lossSize*len(in[i].losses) + len(in[i].recs))
+			}
+			if q.size() != want {
+				t.Errorf("dir %q round %d: size %d, want %d", where, round, q.size(), want)
+			}
+			for i := range in {
+				var got batch
+				if err := q.pop(&got); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(in[i], got, cmp.AllowUnexported(batch{}), cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("dir %q round %d batch %d (-want +got):\n%s", where, round, i, diff)
+				}
+			}
+			if err := q.pop(&batch{}); !errors.Is(err, io.EOF) || !q.empty() || q.size() != 0 {
+				t.Errorf("dir %q: after the last batch: %v, empty %v, size %d", where, err, q.empty(), q.size())
+			}
+		}
+		q.close()
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("backlog left %d files in its directory", len(ents))
+	}
+}
