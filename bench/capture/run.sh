@@ -4,7 +4,7 @@
 #             counts of switches out of it must agree within 1 % (tracestat -out -max-diff 1);
 #   overhead  the workload's own figures (perf bench sched messaging total time, perf bench sched
 #             pipe usecs/op) with no tracing, under perf sched record and under traceview record,
-#             median of REPS interleaved runs; target: our slowdown at most half of perf's;
+#             median of REPS interleaved runs; target (issue 14): our slowdown at most perf's + 1 point;
 #   size      bytes per event of our file vs the perf.data of the same capture; target <= 1/4.
 # Needs root and perf (/work/shared/tools/install-perf.sh installs perf 6.12).
 # Usage: sudo bench/capture/run.sh   (env: OUT=dir REPS=5 MSG="-g 4 -l 100" PIPE="-l 50000" PERF_MMAP=32M)
@@ -107,7 +107,7 @@ for w in msg pipe; do
 	n=$(median <"$OUT/$w.none"); p=$(median <"$OUT/$w.perf"); t=$(median <"$OUT/$w.traceview")
 	unit=$([ $w = msg ] && echo "messaging $MSG, total time s" || echo "pipe $PIPE, usecs/op")
 	say "$unit: none $n, perf sched record $p, traceview record $t"
-	echo "$n $p $t" | awk '{ps=($2/$1-1)*100; ts=($3/$1-1)*100; printf "  workload figure slowdown: perf %.1f %%, traceview %.1f %% (ours/perf %.2f, target <= 0.5)\n", ps, ts, (ps>0? ts/ps : 0)}' | tee -a "$SUM"
+	echo "$n $p $t" | awk '{ps=($2/$1-1)*100; ts=($3/$1-1)*100; printf "  workload figure slowdown: perf %.1f %%, traceview %.1f %% (ours - perf %+.1f points, target <= +1)\n", ps, ts, ts-ps}' | tee -a "$SUM"
 	wn=$(median <"$OUT/${w}cpu.none"); wp=$(median <"$OUT/${w}cpu.perf"); wt=$(median <"$OUT/${w}cpu.traceview")
 	rp=$(median <"$OUT/reccpu.perf.$w"); rt=$(median <"$OUT/reccpu.traceview.$w")
 	echo "$wn $wp $wt $rp $rt" | awk '{pe=$2+$4-$1; te=$3+$5-$1; printf "  CPU s: workload none %.3f; perf: workload %.3f + recorder %.3f (extra %.3f s, %.1f %%); traceview: workload %.3f + recorder %.3f (extra %.3f s, %.1f %%); ours/perf %.2f\n", $1, $2, $4, pe, 100*pe/$1, $3, $5, te, 100*te/$1, (pe>0? te/pe : 0)}' | tee -a "$SUM"

@@ -308,7 +308,11 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	start := time.Now()
 	lastOnCPU := map[trace.CPU]int64{}
 	var windows []trace.LostWindow
+	cgroups := map[uint64]bool{}
 	err = capture.Run(ctx, func(e trace.Event) error {
+		if e.Cgroup != 0 {
+			cgroups[e.Cgroup] = true
+		}
 		if e.Kind == trace.KindLost {
 			from, ok := lastOnCPU[e.CPU]
 			if !ok {
@@ -339,6 +343,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		}
 	}
 	w.SetLost(windows)
+	w.SetCgroups(ebpf.ResolveCgroups(ebpf.CgroupRoot(), cgroups))
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}

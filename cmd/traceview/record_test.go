@@ -143,6 +143,26 @@ func TestRecordCommand(t *testing.T) {
 	if ws := r.Meta().Warnings.List(); len(ws) != 0 || len(r.Meta().Lost) != 0 {
 		t.Errorf("warnings %v, losses %v", ws, r.Meta().Lost)
 	}
+	// The shell runs in this test's cgroup ("0::/PATH" in /proc/self/cgroup,
+	// cgroup v2): its switches carry that cgroup's id, which the file
+	// resolves to PATH.
+	b, _ := os.ReadFile("/proc/self/cgroup")
+	if i := strings.Index("\n"+string(b), "\n0::"); i >= 0 {
+		want, _, _ := strings.Cut(string(b)[i+3:], "\n")
+		n := 0
+		for _, e := range evs {
+			if e.Kind == trace.KindSwitch && e.PID == shPID && e.Comm == "sh" {
+				n++
+				if got, ok := r.Meta().Cgroups[e.Cgroup]; e.Cgroup == 0 || !ok || got != want {
+					t.Errorf("switch out of sh: cgroup %d resolves to %q (%v), want %q", e.Cgroup, got, ok, want)
+					break
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("no switch out of sh")
+		}
+	}
 	stdout, stderr, code := runCLI(t, "latency", "-i", out)
 	if code != 0 || !strings.Contains(stdout, "sleep") {
 		t.Errorf("latency on the capture: exit %d, %s\n%s", code, stderr, stdout)
