@@ -192,7 +192,7 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 		htmlKV{"CPUs with events", fmt.Sprint(len(st.CPUs))},
 		htmlKV{"Migrations", fmt.Sprint(st.Migrations)},
 		htmlKV{"Scheduling delays", fmt.Sprintf("%d, sum %s, max %s", lat.Total.Count, htmlMs(lat.Total.SumDelay), htmlMs(st.Delays.Max))},
-		htmlKV{"Total runtime", htmlMs(lat.Total.Runtime) + " (sum of sched_stat_runtime, as perf)"},
+		htmlKV{"Total runtime", htmlMs(lat.Total.Runtime) + htmlRuntimeSource(lat)},
 	)
 	var busy int64
 	for _, c := range st.CPUs {
@@ -200,10 +200,18 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 	}
 	kv = append(kv, htmlKV{"Total CPU busy time", htmlMs(busy) + " (switch-in to switch-out, all CPUs)"})
 	for _, c := range st.CPUs {
-		kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), fmt.Sprintf("utilization %.2f %%, runqueue avg %.3f tasks, max %d tasks, %d switches",
-			100*c.Utilization, c.RunqueueAvg, c.RunqueueMax, c.Switches)})
+		kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), fmt.Sprintf("utilization %.2f %%, unknown %s (not counted as busy), runqueue avg %.3f tasks, max %d tasks, %d switches",
+			100*c.Utilization, htmlMs(c.Unknown), c.RunqueueAvg, c.RunqueueMax, c.Switches)})
 	}
 	return kv
+}
+
+// htmlRuntimeSource says where the latency table's runtime comes from.
+func htmlRuntimeSource(lat *LatencyResult) string {
+	if lat.Diag.RuntimeFromSwitches {
+		return " (on-CPU time between switches: the trace has no sched_stat_runtime)"
+	}
+	return " (sum of sched_stat_runtime, as perf)"
 }
 
 // htmlTop returns the n rows with the largest key (ties: command name),

@@ -125,9 +125,10 @@ type LatencyRow struct {
 	// them), RacedSum their total (ns). RestartShift is how much later (ns,
 	// summed) delays start because a second waking restarted them.
 	Raced, RacedSum, RestartShift int64
-	// Lossy counts the row's delays left out because they overlapped lost
-	// events (0 with KeepLossy); LossyRuntime its sched_stat_runtime events
-	// left out of Runtime for the same reason.
+	// Lossy counts the row's delays that overlapped lost events, left out
+	// of every other column unless KeepLossy; LossyRuntime its
+	// sched_stat_runtime events that did, left out of Runtime unless
+	// KeepLossy (the same holds for on-CPU runtime from the switches).
 	Lossy, LossyRuntime int64
 
 	// Samples: every measured delay of the row (ns, trace order; merged rows
@@ -485,8 +486,10 @@ func (l *latency) hooks() schedule.Hooks {
 	return schedule.Hooks{
 		Delay: func(d *schedule.Delay) {
 			t := task(d.Task)
-			if d.Excluded {
+			if d.Lossy {
 				t.lossy++
+			}
+			if d.Excluded {
 				return
 			}
 			l.measureDelay(t, d.Start, d.End)
@@ -503,8 +506,10 @@ func (l *latency) hooks() schedule.Hooks {
 		},
 		Runtime: func(st *schedule.Task, e *trace.Event, lossy bool) {
 			t := task(st)
-			if lossy && !l.opts.KeepLossy {
+			if lossy {
 				t.lossyRT++
+			}
+			if lossy && !l.opts.KeepLossy {
 				return
 			}
 			t.runtime += e.Runtime
@@ -903,7 +908,9 @@ func (l *latency) result() *LatencyResult {
 		// perf prints rows with at least one delay; a row perf shows only
 		// for its 0 ns first-seen delays is kept, with Count 0, so that no
 		// task (and its runtime) disappears from the table.
-		if r.Comm == "swapper" || (r.Count == 0 && (l.opts.PerfCompat || r.FirstSeen == 0)) {
+		// Likewise a row whose delays all overlapped lost events stays,
+		// so that its dropped count shows.
+		if r.Comm == "swapper" || (r.Count == 0 && (l.opts.PerfCompat || (r.FirstSeen == 0 && r.Lossy == 0))) {
 			continue
 		}
 		if l.opts.Percentiles {

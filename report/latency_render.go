@@ -151,6 +151,16 @@ type LatencyJSONRow struct {
 	P95DelayNs      *int64 `json:"p95_delay_ns,omitempty"`
 	P99DelayNs      *int64 `json:"p99_delay_ns,omitempty"`
 	P999DelayNs     *int64 `json:"p999_delay_ns,omitempty"`
+	// RuntimeSource says where runtime_ns comes from: "sched_stat_runtime"
+	// or, when the trace has none, "switches" (on-CPU time between the
+	// task's switch-in and switch-out). Omitted with --perf.
+	RuntimeSource string `json:"runtime_source,omitempty"`
+	// LossyDelays: the row's delays left out because they overlapped lost
+	// events (with --keep-lossy: kept, and still counted here);
+	// LossyRuntimeEvents: its sched_stat_runtime events left out of
+	// runtime_ns. Omitted with --perf.
+	LossyDelays        *int64 `json:"lossy_delays,omitempty"`
+	LossyRuntimeEvents *int64 `json:"lossy_runtime_events,omitempty"`
 }
 
 // LatencyJSONTotal is the total of LatencyJSON.
@@ -179,6 +189,11 @@ func (res *LatencyResult) JSON() LatencyJSON {
 		jr := LatencyJSONRow{Comm: r.Comm, PID: rowTID(r), NrTasks: r.NrTasks, RuntimeNs: r.Runtime,
 			Count: r.Count, Switches: r.Switches, AvgDelayNs: r.AvgDelay, MaxDelayNs: r.MaxDelay,
 			SumDelayNs: r.SumDelay, MaxDelayStartNs: r.MaxDelayStart, MaxDelayEndNs: r.MaxDelayEnd}
+		if r.RuntimeSource != "" {
+			jr.RuntimeSource = r.RuntimeSource
+			lossy, lrt := r.Lossy, r.LossyRuntime
+			jr.LossyDelays, jr.LossyRuntimeEvents = &lossy, &lrt
+		}
 		if res.Options.Percentiles {
 			p50, p95, p99, p999 := r.P50, r.P95, r.P99, r.P999
 			jr.P50DelayNs, jr.P95DelayNs, jr.P99DelayNs, jr.P999DelayNs = &p50, &p95, &p99, &p999

@@ -48,6 +48,8 @@ func TestLatencyJSON(t *testing.T) {
 			"avg_delay_ns": 875000.0, "max_delay_ns": 1.5e6, "sum_delay_ns": 1.75e6,
 			"max_delay_start_ns": 2e9, "max_delay_end_ns": 2_001_500_000.0,
 			"p50_delay_ns": 250000.0, "p95_delay_ns": 1.5e6, "p99_delay_ns": 1.5e6, "p999_delay_ns": 1.5e6,
+			// the trace has sched_stat_runtime and no lost events
+			"runtime_source": "sched_stat_runtime", "lossy_delays": 0.0, "lossy_runtime_events": 0.0,
 		}},
 		"total": map[string]any{"runtime_ns": 2e6, "count": 2.0, "switches": 3.0, "sum_delay_ns": 1.75e6},
 	}

@@ -18,6 +18,7 @@ type latencyOptions struct {
 	percentiles bool
 	output      string
 	perf        bool
+	keepLossy   bool
 }
 
 func init() {
@@ -28,12 +29,27 @@ func init() {
 			Aliases: []string{"lat"},
 			Short:   "Per-task scheduling delays, like 'perf sched latency'",
 			Long: `Print the per-task scheduling-latency table of 'perf sched latency' (perf 6.12
-layout) for any trace traceview reads. A scheduling delay is the time from a
-task's wakeup (sched_waking, or sched_wakeup when the trace has no
-sched_waking; sched_wakeup_new for a new task) or preemption to its next
-switch-in. For each command name (or each task with -p) the table shows:
+layout) for any trace traceview reads. A scheduling delay is the time a
+runnable task waits for a CPU, up to its next switch-in (sched_switch). What
+starts it:
+  - sched_waking of a sleeping task: the first tracepoint of a wakeup
+    (try_to_wake_up emits it on the waker's CPU before the task is queued),
+    so the whole wait is counted; sched_wakeup (emitted once the task is on
+    a runqueue, possibly later and on another CPU) only when the trace has
+    no sched_waking, as perf does; sched_wakeup_new for a new task;
+  - a switch-out while still runnable (prev_state R or R+): a preemption;
+  - the task's own switch-out to sleep when its sched_waking came first:
+    try_to_wake_up emits sched_waking before it waits for the task to leave
+    its CPU, so the waking can precede the switch-out by a few us. The task
+    cannot run before it is off its CPU, so the delay starts there (perf
+    loses these delays; --perf keeps perf's behaviour).
+For each command name (or each task with -p) the table shows:
 
-  Runtime ms       CPU time, the sum of sched_stat_runtime (milliseconds)
+  Runtime ms       CPU time, the sum of sched_stat_runtime (milliseconds);
+                   when the trace has none (trace.dat, ftrace text or a
+                   recording of sched_switch only), the on-CPU time between
+                   each switch-in and switch-out, said once on stderr and per
+                   row in JSON (runtime_source)
   Count            scheduling delays measured
   Avg/Max delay ms average and largest delay (milliseconds)
   Sum delay ms     total delay (traceview's addition, after Mike Galbraith's
@@ -53,6 +69,12 @@ Where perf is wrong traceview differs, and says so on stderr:
   - when the trace lacks a switch-in (e.g. nothing recorded while a CPU idles)
     perf silently drops that delay; traceview recovers it from the task's
     first sched_stat_runtime on that CPU;
+  - a delay or sched_stat_runtime that overlaps lost events on a CPU it
+    involves (where it started, waited or ended) is left out and counted
+    ("N scheduling delays overlapped lost events"; JSON lossy_delays per
+    row); --keep-lossy keeps them;
+  - a second wakeup of a task already waiting is counted (only possible
+    when events are missing) and restarts its delay;
   - perf's "INFO: x% context switch bugs (n out of m)" divides by the number
     of wakeups; traceview reports, per CPU, how many sched_switch events broke
     the chain and which task's switches are missing.
@@ -74,6 +96,7 @@ Examples:
 		f.BoolVarP(&o.pids, "pids", "p", false, "one row per task instead of per command name")
 		f.BoolVar(&o.percentiles, "percentiles", false, "add p50, p95, p99 and p99.9 delay per row (json/csv; table adds columns)")
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv")
+		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runtime that overlap lost events (default: left out and counted)")
 		f.BoolVar(&o.perf, "perf", false, "reproduce perf 6.12's numbers and output exactly (its INFO lines included)")
 		return cmd
 	})
@@ -93,7 +116,7 @@ func runLatency(cmd *cobra.Command, o latencyOptions) error {
 	}
 	opts := report.LatencyOptions{
 		PerTask: o.pids, Sort: []string{o.sort}, Percentiles: o.percentiles, PerfCompat: o.perf,
-		CPUGiven: o.cpu >= 0, CPU: trace.CPU(o.cpu),
+		CPUGiven: o.cpu >= 0, CPU: trace.CPU(o.cpu), KeepLossy: o.keepLossy,
 	}
 	if err := report.CheckLatencySort(opts.Sort); err != nil {
 		return usageError{err} // before reading: a typo should not cost a pass over a big trace

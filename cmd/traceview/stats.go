@@ -13,9 +13,10 @@ import (
 )
 
 type statsOptions struct {
-	input   string
-	output  string
-	buckets int
+	input     string
+	output    string
+	buckets   int
+	keepLossy bool
 }
 
 func init() {
@@ -25,7 +26,9 @@ func init() {
 			Use:   "stats [-i FILE] [-o table|json] [--series N]",
 			Short: "Per-CPU utilization, runqueue length, migrations and delay histograms",
 			Long: `Print the system view of a trace: per-CPU utilization (time running a
-non-idle task over the time the CPU was observed), runqueue length (tasks
+non-idle task over the time the CPU was observed; time the trace cannot
+attribute, such as a run whose switch-in is missing or that overlaps lost
+events, is shown as Unknown and never counted as busy), runqueue length (tasks
 waiting for the CPU, not counting the one running: time-weighted average and
 maximum), migrations (sched_migrate_task) and histograms of scheduling delay
 (wakeup or preemption to switch-in) in log2 microsecond buckets like bcc's
@@ -51,6 +54,7 @@ Example:
 		f := cmd.Flags()
 		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runs that overlap lost events (default: left out and counted)")
 		f.IntVar(&o.buckets, "series", 0, "also compute time series over N buckets (json output)")
 		return cmd
 	})
@@ -74,7 +78,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 		return err
 	}
 	defer src.Close()
-	st, err := report.ComputeStats(src, report.StatsOptions{Buckets: o.buckets})
+	st, err := report.ComputeStats(src, report.StatsOptions{Buckets: o.buckets, KeepLossy: o.keepLossy})
 	if err != nil {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: %w", o.input, err))
 	}
@@ -102,10 +106,10 @@ func writeStatsTable(w io.Writer, st *report.Stats) error {
 	fmt.Fprintf(w, "Trace: %.3f ms (first to last scheduler event), %d events, %d tasks, %d CPUs, %d migrations\n\n",
 		float64(st.Duration)/1e6, st.Events, st.Tasks, len(st.CPUs), st.Migrations)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "CPU\tUtilization %\tBusy ms\tObserved ms\tRunqueue avg\tRunqueue max\tSwitches\tMigrations in\tMigrations out\t")
+	fmt.Fprintln(tw, "CPU\tUtilization %\tBusy ms\tObserved ms\tUnknown ms\tRunqueue avg\tRunqueue max\tSwitches\tMigrations in\tMigrations out\t")
 	for _, c := range st.CPUs {
-		fmt.Fprintf(tw, "%d\t%.2f %%\t%.3f ms\t%.3f ms\t%.3f tasks\t%d tasks\t%d\t%d\t%d\t\n",
-			c.CPU, 100*c.Utilization, float64(c.Busy)/1e6, float64(c.Observed)/1e6,
+		fmt.Fprintf(tw, "%d\t%.2f %%\t%.3f ms\t%.3f ms\t%.3f ms\t%.3f tasks\t%d tasks\t%d\t%d\t%d\t\n",
+			c.CPU, 100*c.Utilization, float64(c.Busy)/1e6, float64(c.Observed)/1e6, float64(c.Unknown)/1e6,
 			c.RunqueueAvg, c.RunqueueMax, c.Switches, c.MigrateIn, c.MigrateOut)
 	}
 	if err := tw.Flush(); err != nil {

@@ -255,8 +255,8 @@ type CPUStats struct {
 	Busy, Idle, Unknown int64
 	// UnknownObserved is the part of Unknown after SeenFrom.
 	UnknownObserved int64
-	// SeenFrom is the start of the CPU's first Known or Recovered run
-	// (HaveSeen false: none).
+	// SeenFrom is the CPU's first sched_switch, or the start of a
+	// Recovered run before it (HaveSeen false: none).
 	SeenFrom int64
 	HaveSeen bool
 	Switches int64
@@ -852,6 +852,10 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 			b.C.SwitchesOutOfOrder++
 		}
 		b.closeRun(e.CPU, c, e.Time, c.curTID == e.TID)
+		if !c.stats.HaveSeen {
+			// The CPU is observed from its first switch on.
+			c.stats.SeenFrom, c.stats.HaveSeen = e.Time, true
+		}
 		c.switched = true
 		c.lastSwitch = e.Time
 		c.hasU = false
