@@ -18,7 +18,10 @@ type CompareOptions struct {
 // CompareSide holds one trace's figures for a command name. Times are ns.
 type CompareSide struct {
 	NrTasks  int   `json:"tasks"`
-	Runtime  int64 `json:"runtime_ns"`   // sum of sched_stat_runtime
+	Runtime  int64 `json:"runtime_ns"`   // LatencyRow.Runtime
+	// RuntimeSource is LatencyRow.RuntimeSource: "sched_stat_runtime", or
+	// "switches" when the trace has no sched_stat_runtime.
+	RuntimeSource string `json:"runtime_source,omitempty"`
 	Switches int64 `json:"switches"`     // times switched in
 	Count    int64 `json:"delays"`       // scheduling delays measured (perf's Count)
 	AvgDelay int64 `json:"avg_delay_ns"` // SumDelay / Count
@@ -28,7 +31,10 @@ type CompareSide struct {
 }
 
 // CompareRatios are B/A for each figure; nil when A's figure is 0 (no
-// ratio), or when the row is missing from either trace.
+// ratio), or when the row is missing from either trace. The runtime ratio is
+// also nil when B's runtime is 0: the trace holds no runtime for the row
+// (neither sched_stat_runtime nor a recorded run), and 0 would read as "B
+// never ran".
 type CompareRatios struct {
 	Runtime  *float64 `json:"runtime"`
 	Switches *float64 `json:"switches"`
@@ -77,6 +83,15 @@ func Compare(a, b trace.Source, opts CompareOptions) (*CompareResult, error) {
 		return nil, fmt.Errorf("trace B: %w", err)
 	}
 	res := &CompareResult{WarningsA: ra.Warnings, WarningsB: rb.Warnings}
+	if src := func(r *LatencyResult) string {
+		if r.Diag.RuntimeFromSwitches {
+			return RuntimeFromSwitches
+		}
+		return RuntimeFromStat
+	}; !lo.PerfCompat && src(ra) != src(rb) {
+		res.WarningsB = append(res.WarningsB, trace.Warning{Key: "compare-runtime-source", Count: 1,
+			Message: fmt.Sprintf("runtime of A is from %s, of B from %s: the runtime ratio sets on-CPU time between switches against sched_stat_runtime (which leaves out IRQ and steal time)", src(ra), src(rb))})
+	}
 	byComm := map[string]*CompareRow{}
 	var names []string
 	add := func(rows []LatencyRow, isB bool) {
@@ -88,7 +103,7 @@ func Compare(a, b trace.Source, opts CompareOptions) (*CompareResult, error) {
 				byComm[r.Comm] = cr
 				names = append(names, r.Comm)
 			}
-			s := &CompareSide{NrTasks: r.NrTasks, Runtime: r.Runtime, Switches: r.Switches, Count: r.Count,
+			s := &CompareSide{NrTasks: r.NrTasks, Runtime: r.Runtime, RuntimeSource: r.RuntimeSource, Switches: r.Switches, Count: r.Count,
 				AvgDelay: r.AvgDelay, MaxDelay: r.MaxDelay, SumDelay: r.SumDelay, P99Delay: r.P99}
 			if isB {
 				cr.B = s
@@ -158,8 +173,12 @@ func compareRatios(a, b *CompareSide) CompareRatios {
 		}
 		return &r
 	}
+	var rt *float64
+	if b.Runtime != 0 {
+		rt = f(a.Runtime, b.Runtime)
+	}
 	return CompareRatios{
-		Runtime:  f(a.Runtime, b.Runtime),
+		Runtime:  rt,
 		Switches: f(a.Switches, b.Switches),
 		AvgDelay: f(a.AvgDelay, b.AvgDelay),
 		MaxDelay: f(a.MaxDelay, b.MaxDelay),

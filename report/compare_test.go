@@ -95,7 +95,8 @@ func TestCompareHand(t *testing.T) {
 	}
 	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })
 	noWarn := cmpopts.IgnoreFields(CompareResult{}, "WarningsA", "WarningsB")
-	if d := cmp.Diff(want, res, approx, noWarn); d != "" {
+	noSource := cmpopts.IgnoreFields(CompareSide{}, "RuntimeSource") // checked in TestCompareRuntimeSources
+	if d := cmp.Diff(want, res, approx, noWarn, noSource); d != "" {
 		t.Errorf("compare (-want +got):\n%s", d)
 	}
 
@@ -140,5 +141,48 @@ func TestCompareHand(t *testing.T) {
 	}
 	if d := cmp.Diff(res, &back, approx); d != "" {
 		t.Errorf("json round trip (-want +got):\n%s", d)
+	}
+}
+
+// TestCompareRuntimeSources (issue 16 item 4): A is gScenario with its
+// sched_stat_runtime, B the same events without them, so B's runtime is
+// on-CPU time from the switches: A ran 0-300 and 500-2000 us (1800 us; its
+// sched_stat_runtime 300 + 1500 us), B 0-400 and 1000-1500 us (900 us; 400 +
+// 500), C 300-1000 us (700 us; 700): ratios 1. (The trace names no task, so
+// the rows are perf's ":TID".) The sources differ, which a warning says. A row whose
+// B runtime is 0 (the trace holds none for it) gets no runtime ratio.
+func TestCompareRuntimeSources(t *testing.T) {
+	var noRT []trace.Event
+	for _, e := range gScenario() {
+		if e.Kind != trace.KindRuntime {
+			noRT = append(noRT, e)
+		}
+	}
+	res, err := Compare(trace.NewSliceSource(gScenario(), nil), trace.NewSliceSource(noRT, nil), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, r := range res.Rows {
+		if r.Ratio.Runtime != nil {
+			got[r.Comm] = *r.Ratio.Runtime
+		}
+		if r.B != nil && r.B.RuntimeSource != RuntimeFromSwitches {
+			t.Errorf("row %s: B runtime source %q", r.Comm, r.B.RuntimeSource)
+		}
+	}
+	want := map[string]float64{":10": 1, ":20": 1, ":30": 1}
+	if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); d != "" {
+		t.Errorf("runtime ratios (-want +got):\n%s", d)
+	}
+	found := false
+	for _, w := range res.WarningsB {
+		found = found || w.Key == "compare-runtime-source"
+	}
+	if !found {
+		t.Errorf("no compare-runtime-source warning in %v", res.WarningsB)
+	}
+	if r := compareRatios(&CompareSide{Runtime: 1500}, &CompareSide{Runtime: 0, Switches: 1}); r.Runtime != nil {
+		t.Errorf("runtime ratio %v against a runtime of 0, want none", *r.Runtime)
 	}
 }
