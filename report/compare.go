@@ -17,17 +17,17 @@ type CompareOptions struct {
 
 // CompareSide holds one trace's figures for a command name. Times are ns.
 type CompareSide struct {
-	NrTasks  int   `json:"tasks"`
-	Runtime  int64 `json:"runtime_ns"`   // LatencyRow.Runtime
+	NrTasks int   `json:"tasks"`
+	Runtime int64 `json:"runtime_ns"` // LatencyRow.Runtime
 	// RuntimeSource is LatencyRow.RuntimeSource: "sched_stat_runtime", or
 	// "switches" when the trace has no sched_stat_runtime.
 	RuntimeSource string `json:"runtime_source,omitempty"`
-	Switches int64 `json:"switches"`     // times switched in
-	Count    int64 `json:"delays"`       // scheduling delays measured (perf's Count)
-	AvgDelay int64 `json:"avg_delay_ns"` // SumDelay / Count
-	MaxDelay int64 `json:"max_delay_ns"`
-	SumDelay int64 `json:"sum_delay_ns"`
-	P99Delay int64 `json:"p99_delay_ns"` // stat.Empirical quantile of the delays
+	Switches      int64  `json:"switches"`     // times switched in
+	Count         int64  `json:"delays"`       // scheduling delays measured (perf's Count)
+	AvgDelay      int64  `json:"avg_delay_ns"` // SumDelay / Count
+	MaxDelay      int64  `json:"max_delay_ns"`
+	SumDelay      int64  `json:"sum_delay_ns"`
+	P99Delay      int64  `json:"p99_delay_ns"` // stat.Empirical quantile of the delays
 }
 
 // CompareRatios are B/A for each figure; nil when A's figure is 0 (no
