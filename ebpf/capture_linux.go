@@ -201,6 +201,9 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	if !classic {
 		delete(spec.Maps, "wakers")
 	}
+	for _, m := range aggMaps {
+		delete(spec.Maps, m)
+	}
 	if !opts.Stacks {
 		// The programs reference the map; without --stacks it is never
 		// written, so it is made as small as the kernel allows.

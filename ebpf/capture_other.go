@@ -28,3 +28,18 @@ func (c *Capture) Mode() string { return "" }
 
 // Close does nothing.
 func (c *Capture) Close() error { return nil }
+
+// Top is the in-kernel aggregation of traceview top (Linux only).
+type Top struct{}
+
+// OpenTop returns ErrNotSupported outside Linux.
+func OpenTop(Options) (*Top, error) { return nil, ErrNotSupported }
+
+// Snapshot is never reached outside Linux.
+func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) { return nil, ErrNotSupported }
+
+// Now returns 0 outside Linux.
+func Now() int64 { return 0 }
+
+// Close does nothing.
+func (t *Top) Close() error { return nil }

@@ -80,6 +80,7 @@ struct record {
 
 /* Make the type reach BTF for bpf2go -type record. */
 struct record *unused_record __attribute__((unused));
+struct task_stat *unused_task_stat __attribute__((unused));
 
 /* Who woke a task: written at sched_waking, read at its sched_wakeup, which
  * may run later on another CPU (the target's wake list, in an IPI). */
@@ -672,5 +673,164 @@ int tp_task_rename(struct trace_event_raw_task_rename *ctx)
 	r->pid = r->cur_pid;
 	BPF_CORE_READ_STR_INTO(&r->comm, ctx, newcomm);
 	submit(ctx, s, r);
+	return 0;
+}
+
+/* ---- In-kernel aggregation for `traceview top` (tp_btf only) ----
+ * No per-event records: per task, the run time (switch-in to switch-out),
+ * the switches in, and the scheduling delays (wakeup or preemption to the
+ * next switch-in, perf sched latency's definition: tools/perf/builtin-sched.c
+ * latency_runtime_event/latency_switch_event) as a count, sum, max (with the
+ * time of its switch-in) and a log2 histogram. User space reads the map
+ * every refresh and takes differences. */
+#define TV_HIST 32
+
+struct task_stat {
+	u64 runtime;   /* ns */
+	u64 switches;  /* switches in */
+	u64 delays;    /* delays measured */
+	u64 delay_sum; /* ns */
+	u64 delay_max; /* ns */
+	u64 max_at;    /* switch-in time (bpf_ktime_get_ns) that ended the max delay */
+	u64 cgroup;    /* cgroup v2 id, from the task's last switch-out */
+	s32 pid;
+	u32 pad;
+	char comm[16];
+	u64 hist[TV_HIST]; /* hist[i]: delays d with 2^i <= d < 2^(i+1) ns (0 in hist[0]), the last open-ended */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, s32);
+	__type(value, struct task_stat);
+} agg_stats SEC(".maps");
+
+/* When each runnable task became runnable (wakeup or preemption). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, s32);
+	__type(value, u64);
+} agg_ready SEC(".maps");
+
+struct oncpu {
+	u64 since;
+	s32 tid;
+	u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct oncpu);
+} agg_oncpu SEC(".maps");
+
+static __always_inline u32 log2_u64(u64 v)
+{
+	u32 r = 0;
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) { r += 1; }
+	return r;
+}
+
+static __always_inline struct task_stat *stat_of(struct task_struct *p)
+{
+	s32 tid = p->pid;
+	struct task_stat *st = bpf_map_lookup_elem(&agg_stats, &tid);
+
+	if (!st) {
+		struct task_stat zero = {};
+		bpf_map_update_elem(&agg_stats, &tid, &zero, BPF_NOEXIST);
+		st = bpf_map_lookup_elem(&agg_stats, &tid);
+		if (!st)
+			return 0;
+	}
+	st->pid = p->tgid;
+	__builtin_memcpy(st->comm, p->comm, sizeof(st->comm));
+	return st;
+}
+
+static __always_inline int agg_ready_now(struct task_struct *p)
+{
+	s32 tid = p->pid;
+	u64 now;
+
+	if (!enabled || !cpu_wanted(bpf_get_smp_processor_id()) || tid == 0)
+		return 0;
+	now = bpf_ktime_get_ns();
+	bpf_map_update_elem(&agg_ready, &tid, &now, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup")
+int agg_sched_wakeup(u64 *ctx)
+{
+	return agg_ready_now((struct task_struct *)ctx[0]);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int agg_sched_wakeup_new(u64 *ctx)
+{
+	return agg_ready_now((struct task_struct *)ctx[0]);
+}
+
+SEC("tp_btf/sched_switch")
+int agg_sched_switch(u64 *ctx)
+{
+	u32 cpu = bpf_get_smp_processor_id();
+	struct task_struct *prev = (struct task_struct *)ctx[1];
+	struct task_struct *next = (struct task_struct *)ctx[2];
+	s32 ptid = prev->pid, ntid = next->pid;
+	u32 zero = 0;
+	struct oncpu *oc;
+	struct task_stat *st;
+	u64 now, *ready;
+
+	if (!cpu_wanted(cpu))
+		return 0;
+	now = bpf_ktime_get_ns();
+	oc = bpf_map_lookup_elem(&agg_oncpu, &zero);
+	if (!oc)
+		return 0;
+	if (ptid != 0 && (st = stat_of(prev))) {
+		if (oc->tid == ptid && oc->since && now > oc->since)
+			__sync_fetch_and_add(&st->runtime, now - oc->since);
+		st->cgroup = bpf_get_current_cgroup_id();
+		/* Preempted, or switched out still runnable: its delay starts. */
+		if ((bool)ctx[0] || (u32)ctx[3] == 0)
+			bpf_map_update_elem(&agg_ready, &ptid, &now, BPF_ANY);
+	}
+	oc->since = now;
+	oc->tid = ntid;
+	if (ntid == 0)
+		return 0;
+	ready = bpf_map_lookup_elem(&agg_ready, &ntid);
+	st = stat_of(next);
+	if (!st)
+		return 0;
+	__sync_fetch_and_add(&st->switches, 1);
+	if (ready) {
+		u64 t = *ready;
+		bpf_map_delete_elem(&agg_ready, &ntid);
+		if (t && now >= t) {
+			u64 d = now - t;
+			u32 b = log2_u64(d);
+			__sync_fetch_and_add(&st->delays, 1);
+			__sync_fetch_and_add(&st->delay_sum, d);
+			if (d > st->delay_max) {
+				st->delay_max = d;
+				st->max_at = now;
+			}
+			if (b >= TV_HIST)
+				b = TV_HIST - 1;
+			__sync_fetch_and_add(&st->hist[b & (TV_HIST - 1)], 1);
+		}
+	}
 	return 0;
 }

@@ -13,6 +13,13 @@ import (
 	"github.com/cilium/ebpf"
 )
 
+type schedOncpu struct {
+	_     structs.HostLayout
+	Since uint64
+	Tid   int32
+	Pad   uint32
+}
+
 type schedRecord struct {
 	_        structs.HostLayout
 	Ts       uint64
@@ -46,6 +53,21 @@ type schedScratch struct {
 	Recs  [4]schedRecord
 }
 
+type schedTaskStat struct {
+	_        structs.HostLayout
+	Runtime  uint64
+	Switches uint64
+	Delays   uint64
+	DelaySum uint64
+	DelayMax uint64
+	MaxAt    uint64
+	Cgroup   uint64
+	Pid      int32
+	Pad      uint32
+	Comm     [16]int8
+	Hist     [32]uint64
+}
+
 type schedWaker struct {
 	_     structs.HostLayout
 	Tid   int32
@@ -58,10 +80,16 @@ type schedWaker struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
+	schedMapAggOncpu               = "agg_oncpu"
+	schedMapAggReady               = "agg_ready"
+	schedMapAggStats               = "agg_stats"
 	schedMapEvents                 = "events"
 	schedMapScratch                = "scratch"
 	schedMapStacks                 = "stacks"
 	schedMapWakers                 = "wakers"
+	schedProgAggSchedSwitch        = "agg_sched_switch"
+	schedProgAggSchedWakeup        = "agg_sched_wakeup"
+	schedProgAggSchedWakeupNew     = "agg_sched_wakeup_new"
 	schedProgTpBtfSchedMigrateTask = "tp_btf_sched_migrate_task"
 	schedProgTpBtfSchedProcessExec = "tp_btf_sched_process_exec"
 	schedProgTpBtfSchedProcessExit = "tp_btf_sched_process_exit"
@@ -87,6 +115,7 @@ const (
 	schedVarFilterCpus             = "filter_cpus"
 	schedVarThreadSize             = "thread_size"
 	schedVarUnusedRecord           = "unused_record"
+	schedVarUnusedTaskStat         = "unused_task_stat"
 	schedVarWantStacks             = "want_stacks"
 )
 
@@ -132,6 +161,9 @@ type schedSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedProgramSpecs struct {
+	AggSchedSwitch        *ebpf.ProgramSpec `ebpf:"agg_sched_switch"`
+	AggSchedWakeup        *ebpf.ProgramSpec `ebpf:"agg_sched_wakeup"`
+	AggSchedWakeupNew     *ebpf.ProgramSpec `ebpf:"agg_sched_wakeup_new"`
 	TpBtfSchedMigrateTask *ebpf.ProgramSpec `ebpf:"tp_btf_sched_migrate_task"`
 	TpBtfSchedProcessExec *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exec"`
 	TpBtfSchedProcessExit *ebpf.ProgramSpec `ebpf:"tp_btf_sched_process_exit"`
@@ -158,22 +190,26 @@ type schedProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedMapSpecs struct {
-	Events  *ebpf.MapSpec `ebpf:"events"`
-	Scratch *ebpf.MapSpec `ebpf:"scratch"`
-	Stacks  *ebpf.MapSpec `ebpf:"stacks"`
-	Wakers  *ebpf.MapSpec `ebpf:"wakers"`
+	AggOncpu *ebpf.MapSpec `ebpf:"agg_oncpu"`
+	AggReady *ebpf.MapSpec `ebpf:"agg_ready"`
+	AggStats *ebpf.MapSpec `ebpf:"agg_stats"`
+	Events   *ebpf.MapSpec `ebpf:"events"`
+	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
+	Stacks   *ebpf.MapSpec `ebpf:"stacks"`
+	Wakers   *ebpf.MapSpec `ebpf:"wakers"`
 }
 
 // schedVariableSpecs contains global variables before they are loaded into the kernel.
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedVariableSpecs struct {
-	CpuMask      *ebpf.VariableSpec `ebpf:"cpu_mask"`
-	Enabled      *ebpf.VariableSpec `ebpf:"enabled"`
-	FilterCpus   *ebpf.VariableSpec `ebpf:"filter_cpus"`
-	ThreadSize   *ebpf.VariableSpec `ebpf:"thread_size"`
-	UnusedRecord *ebpf.VariableSpec `ebpf:"unused_record"`
-	WantStacks   *ebpf.VariableSpec `ebpf:"want_stacks"`
+	CpuMask        *ebpf.VariableSpec `ebpf:"cpu_mask"`
+	Enabled        *ebpf.VariableSpec `ebpf:"enabled"`
+	FilterCpus     *ebpf.VariableSpec `ebpf:"filter_cpus"`
+	ThreadSize     *ebpf.VariableSpec `ebpf:"thread_size"`
+	UnusedRecord   *ebpf.VariableSpec `ebpf:"unused_record"`
+	UnusedTaskStat *ebpf.VariableSpec `ebpf:"unused_task_stat"`
+	WantStacks     *ebpf.VariableSpec `ebpf:"want_stacks"`
 }
 
 // schedObjects contains all objects after they have been loaded into the kernel.
@@ -196,14 +232,20 @@ func (o *schedObjects) Close() error {
 //
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedMaps struct {
-	Events  *ebpf.Map `ebpf:"events"`
-	Scratch *ebpf.Map `ebpf:"scratch"`
-	Stacks  *ebpf.Map `ebpf:"stacks"`
-	Wakers  *ebpf.Map `ebpf:"wakers"`
+	AggOncpu *ebpf.Map `ebpf:"agg_oncpu"`
+	AggReady *ebpf.Map `ebpf:"agg_ready"`
+	AggStats *ebpf.Map `ebpf:"agg_stats"`
+	Events   *ebpf.Map `ebpf:"events"`
+	Scratch  *ebpf.Map `ebpf:"scratch"`
+	Stacks   *ebpf.Map `ebpf:"stacks"`
+	Wakers   *ebpf.Map `ebpf:"wakers"`
 }
 
 func (m *schedMaps) Close() error {
 	return _SchedClose(
+		m.AggOncpu,
+		m.AggReady,
+		m.AggStats,
 		m.Events,
 		m.Scratch,
 		m.Stacks,
@@ -215,18 +257,22 @@ func (m *schedMaps) Close() error {
 //
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedVariables struct {
-	CpuMask      *ebpf.Variable `ebpf:"cpu_mask"`
-	Enabled      *ebpf.Variable `ebpf:"enabled"`
-	FilterCpus   *ebpf.Variable `ebpf:"filter_cpus"`
-	ThreadSize   *ebpf.Variable `ebpf:"thread_size"`
-	UnusedRecord *ebpf.Variable `ebpf:"unused_record"`
-	WantStacks   *ebpf.Variable `ebpf:"want_stacks"`
+	CpuMask        *ebpf.Variable `ebpf:"cpu_mask"`
+	Enabled        *ebpf.Variable `ebpf:"enabled"`
+	FilterCpus     *ebpf.Variable `ebpf:"filter_cpus"`
+	ThreadSize     *ebpf.Variable `ebpf:"thread_size"`
+	UnusedRecord   *ebpf.Variable `ebpf:"unused_record"`
+	UnusedTaskStat *ebpf.Variable `ebpf:"unused_task_stat"`
+	WantStacks     *ebpf.Variable `ebpf:"want_stacks"`
 }
 
 // schedPrograms contains all programs after they have been loaded into the kernel.
 //
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedPrograms struct {
+	AggSchedSwitch        *ebpf.Program `ebpf:"agg_sched_switch"`
+	AggSchedWakeup        *ebpf.Program `ebpf:"agg_sched_wakeup"`
+	AggSchedWakeupNew     *ebpf.Program `ebpf:"agg_sched_wakeup_new"`
 	TpBtfSchedMigrateTask *ebpf.Program `ebpf:"tp_btf_sched_migrate_task"`
 	TpBtfSchedProcessExec *ebpf.Program `ebpf:"tp_btf_sched_process_exec"`
 	TpBtfSchedProcessExit *ebpf.Program `ebpf:"tp_btf_sched_process_exit"`
@@ -251,6 +297,9 @@ type schedPrograms struct {
 
 func (p *schedPrograms) Close() error {
 	return _SchedClose(
+		p.AggSchedSwitch,
+		p.AggSchedWakeup,
+		p.AggSchedWakeupNew,
 		p.TpBtfSchedMigrateTask,
 		p.TpBtfSchedProcessExec,
 		p.TpBtfSchedProcessExit,

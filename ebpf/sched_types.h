@@ -41,6 +41,7 @@ enum bpf_map_type {
 #define BPF_F_NO_PREALLOC 1
 #define BPF_LOCAL_STORAGE_GET_F_CREATE 1
 #define BPF_ANY 0
+#define BPF_NOEXIST 1
 #define BPF_F_CURRENT_CPU 0xffffffffULL
 
 /* CONFIG_THREAD_INFO_IN_TASK kernels (x86, arm64 since 5.16) keep the CPU in

@@ -1,0 +1,386 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+
+	"github.com/traceview/traceview/ebpf"
+	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
+)
+
+type topOptions struct {
+	by       string
+	sort     string
+	once     bool
+	duration time.Duration
+	interval time.Duration
+	output   string
+	metrics  string
+	cpus     string
+	rows     int
+}
+
+func init() {
+	addCommand(func() *cobra.Command {
+		var o topOptions
+		cmd := &cobra.Command{
+			Use:   "top [--by comm|task|cgroup] [-s KEYS] [--once -d D] [-o table|json] [--metrics ADDR]",
+			Short: "Live scheduling delays per comm, task or cgroup, aggregated in the kernel",
+			Long: `Show scheduling delays live, like 'traceview latency' on a capture that
+never ends, at a fraction of a capture's cost: BPF programs on sched_switch
+and sched_wakeup keep per-task totals in the kernel (run time, switches in,
+delay count, sum, max and a log2 histogram; a delay runs from a wakeup or
+a preemption to the next switch-in, as perf sched latency measures it) and
+no per-event record reaches user space. The table refreshes every
+--interval with the counts of the last interval.
+
+--once prints one window of -d and exits; '-o json' prints it with the
+JSON row fields of 'traceview latency -o json' (for --by cgroup, comm is
+the cgroup path and pid 0). --metrics serves Prometheus text exposition
+at http://ADDR/metrics: per-comm and per-cgroup delay histograms (seconds),
+switch and run-time counters, never per-task labels; the address must be
+given with its host (127.0.0.1:9464 serves loopback only).
+
+Needs root and BTF-enabled tracepoints (Linux >= 5.5).
+
+Example:
+  sudo traceview top
+  sudo traceview top --once -d 2s -o json
+  sudo traceview top --by cgroup --metrics 127.0.0.1:9464`,
+			Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, args []string) error { return runTop(cmd, o) },
+		}
+		f := cmd.Flags()
+		f.StringVar(&o.by, "by", "comm", "rows per comm, task or cgroup")
+		f.StringVarP(&o.sort, "sort", "s", report.DefaultLatencySort, "sort keys, most significant first: runtime, switch, avg, max, sum")
+		f.BoolVar(&o.once, "once", false, "print one window (-d) and exit")
+		f.DurationVarP(&o.duration, "duration", "d", 2*time.Second, "the window of --once")
+		f.DurationVar(&o.interval, "interval", time.Second, "refresh interval of the live table")
+		f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+		f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at HOST:PORT/metrics, e.g. 127.0.0.1:9464")
+		f.StringVarP(&o.cpus, "cpu", "C", "", "count only events on these CPUs, e.g. 0,2-3")
+		f.IntVar(&o.rows, "rows", 20, "rows of the live table (0: all)")
+		return cmd
+	})
+}
+
+// topRow is one row of a window: a comm, task or cgroup.
+type topRow struct {
+	key                       string
+	pid                       int64
+	tasks                     map[trace.TID]bool
+	runtime, switches, delays int64
+	delaySum, delayMax, maxAt int64
+	hist                      [ebpf.HistBuckets]int64
+}
+
+func (r *topRow) add(s ebpf.TaskStat) {
+	r.tasks[s.TID] = true
+	r.runtime += s.Runtime
+	r.switches += s.Switches
+	r.delays += s.Delays
+	r.delaySum += s.DelaySum
+	if s.DelayMax > r.delayMax {
+		r.delayMax, r.maxAt = s.DelayMax, s.MaxAt
+	}
+	for i, h := range s.Hist {
+		r.hist[i] += h
+	}
+}
+
+func (r *topRow) avg() int64 {
+	if r.delays == 0 {
+		return 0
+	}
+	return r.delaySum / r.delays
+}
+
+// groupTop folds per-task stats into rows by comm, task or cgroup (paths
+// from cgroups; an unresolved id shows as "cgroup:ID").
+func groupTop(stats []ebpf.TaskStat, by string, cgroups map[uint64]string) []*topRow {
+	rows := map[string]*topRow{}
+	for _, s := range stats {
+		key, pid := s.Comm, int64(0)
+		switch by {
+		case "task":
+			key, pid = s.Comm+":"+strconv.Itoa(int(s.TID)), int64(s.TID)
+		case "cgroup":
+			if p, ok := cgroups[s.Cgroup]; ok {
+				key = p
+			} else {
+				key = "cgroup:" + strconv.FormatUint(s.Cgroup, 10)
+			}
+		}
+		r := rows[key]
+		if r == nil {
+			r = &topRow{key: key, pid: pid, tasks: map[trace.TID]bool{}}
+			rows[key] = r
+		}
+		r.add(s)
+	}
+	out := make([]*topRow, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, r)
+	}
+	return out
+}
+
+// sortTop sorts rows by keys (latency -s's: runtime, switch, avg, max,
+// sum; each descending), then by key for a total order.
+func sortTop(rows []*topRow, keys []string) {
+	slices.SortFunc(rows, func(a, b *topRow) int {
+		for _, k := range keys {
+			var x, y int64
+			switch k {
+			case "runtime":
+				x, y = a.runtime, b.runtime
+			case "switch":
+				x, y = a.switches, b.switches
+			case "avg":
+				x, y = a.avg(), b.avg()
+			case "max":
+				x, y = a.delayMax, b.delayMax
+			case "sum":
+				x, y = a.delaySum, b.delaySum
+			}
+			if c := cmp.Compare(y, x); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(a.key, b.key)
+	})
+}
+
+func parseTopSort(s string) ([]string, error) {
+	var keys []string
+	for _, k := range strings.Split(s, ",") {
+		k = strings.TrimSpace(k)
+		switch k {
+		case "runtime", "switch", "avg", "max", "sum":
+			keys = append(keys, k)
+		case "":
+		default:
+			return nil, fmt.Errorf("unknown sort key %q (want runtime, switch, avg, max, sum)", k)
+		}
+	}
+	return keys, nil
+}
+
+func runTop(cmd *cobra.Command, o topOptions) error {
+	if o.by != "comm" && o.by != "task" && o.by != "cgroup" {
+		return usageErrorf("top: --by must be comm, task or cgroup, got %q", o.by)
+	}
+	if o.output != "table" && o.output != "json" {
+		return usageErrorf("top: -o must be table or json, got %q", o.output)
+	}
+	keys, err := parseTopSort(o.sort)
+	if err != nil {
+		return usageErrorf("top: -s: %v", err)
+	}
+	if o.duration <= 0 || o.interval <= 0 {
+		return usageErrorf("top: -d and --interval must be positive")
+	}
+	var opts ebpf.Options
+	if o.cpus != "" {
+		if opts.CPUs, err = cpulist.Parse(o.cpus); err != nil {
+			return usageErrorf("top: --cpu: %v", err)
+		}
+	}
+	var ln net.Listener
+	if o.metrics != "" {
+		host, _, err := net.SplitHostPort(o.metrics)
+		if err != nil || host == "" {
+			return usageErrorf("top: --metrics wants HOST:PORT with the host, e.g. 127.0.0.1:9464, got %q", o.metrics)
+		}
+		if ln, err = net.Listen("tcp", o.metrics); err != nil {
+			return fmt.Errorf("top: --metrics: %w", err)
+		}
+		defer ln.Close()
+	}
+	top, err := ebpf.OpenTop(opts)
+	if err != nil {
+		return fmt.Errorf("top: %w", err)
+	}
+	defer top.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if ln != nil {
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(&topCollector{top: top}, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", srv.Handler)
+		srv.Handler = mux
+		go srv.Serve(ln)
+		defer srv.Close()
+		fmt.Fprintf(cmd.ErrOrStderr(), "traceview top: metrics at http://%s/metrics\n", ln.Addr())
+	}
+	out := cmd.OutOrStdout()
+	window := o.interval
+	if o.once {
+		window = o.duration
+	}
+	before, err := top.Snapshot()
+	if err != nil {
+		return fmt.Errorf("top: %w", err)
+	}
+	since := ebpf.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(window):
+		}
+		after, err := top.Snapshot()
+		if err != nil {
+			return fmt.Errorf("top: %w", err)
+		}
+		now := ebpf.Now()
+		stats := ebpf.Window(before, after, since)
+		var cgroups map[uint64]string
+		if o.by == "cgroup" {
+			ids := map[uint64]bool{}
+			for _, s := range stats {
+				ids[s.Cgroup] = true
+			}
+			cgroups = ebpf.ResolveCgroups(ebpf.CgroupRoot(), ids)
+		}
+		rows := groupTop(stats, o.by, cgroups)
+		sortTop(rows, keys)
+		if o.once {
+			if o.output == "json" {
+				return writeTopJSON(out, rows)
+			}
+			return writeTopTable(out, rows, 0, time.Duration(now-since))
+		}
+		if o.output == "json" {
+			if err := writeTopJSON(out, rows); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprint(out, "\x1b[H\x1b[2J")
+			if err := writeTopTable(out, rows, o.rows, time.Duration(now-since)); err != nil {
+				return err
+			}
+		}
+		before, since = after, now
+	}
+}
+
+func writeTopJSON(w io.Writer, rows []*topRow) error {
+	doc := report.LatencyJSON{Tasks: []report.LatencyJSONRow{}, Warnings: []trace.Warning{}}
+	for _, r := range rows {
+		doc.Tasks = append(doc.Tasks, report.LatencyJSONRow{
+			Comm: r.key, PID: r.pid, NrTasks: len(r.tasks), RuntimeNs: r.runtime, Count: r.delays,
+			Switches: r.switches, AvgDelayNs: r.avg(), MaxDelayNs: r.delayMax, SumDelayNs: r.delaySum,
+			MaxDelayStartNs: r.maxAt - r.delayMax, MaxDelayEndNs: r.maxAt,
+		})
+		doc.Total.RuntimeNs += r.runtime
+		doc.Total.Count += r.delays
+		doc.Total.Switches += r.switches
+		doc.Total.SumDelayNs += r.delaySum
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+func writeTopTable(w io.Writer, rows []*topRow, max int, window time.Duration) error {
+	ms := func(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'f', 3, 64) + " ms" }
+	fmt.Fprintf(w, "traceview top: window %.3f s, %d rows\n", window.Seconds(), len(rows))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "Task\tTasks\tRuntime\tSwitches\tDelays\tAvg delay\tMax delay\tSum delay\t")
+	for i, r := range rows {
+		if max > 0 && i == max {
+			break
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", r.key, len(r.tasks), ms(r.runtime), r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
+	}
+	return tw.Flush()
+}
+
+// topCollector turns the kernel's totals into Prometheus metrics at each
+// scrape: per comm and per cgroup (never per task: a label per TID would
+// make a series per thread), cumulative since top started.
+type topCollector struct{ top *ebpf.Top }
+
+var (
+	commDelay    = prometheus.NewDesc("traceview_comm_sched_delay_seconds", "Scheduling delays (wakeup or preemption to switch-in) of the tasks of a comm.", []string{"comm"}, nil)
+	cgroupDelay  = prometheus.NewDesc("traceview_cgroup_sched_delay_seconds", "Scheduling delays (wakeup or preemption to switch-in) of the tasks of a cgroup (v2 path).", []string{"cgroup"}, nil)
+	commSwitch   = prometheus.NewDesc("traceview_comm_switches_total", "Switches in of the tasks of a comm.", []string{"comm"}, nil)
+	cgroupSwitch = prometheus.NewDesc("traceview_cgroup_switches_total", "Switches in of the tasks of a cgroup.", []string{"cgroup"}, nil)
+	commRun      = prometheus.NewDesc("traceview_comm_runtime_seconds_total", "On-CPU time of the tasks of a comm.", []string{"comm"}, nil)
+	cgroupRun    = prometheus.NewDesc("traceview_cgroup_runtime_seconds_total", "On-CPU time of the tasks of a cgroup.", []string{"cgroup"}, nil)
+	lostDesc     = prometheus.NewDesc("traceview_lost_events_total", "Events lost by the capture: the in-kernel aggregation sends no records, so 0; tasks evicted from its 16384-entry map are counted in traceview_top_tasks instead.", nil, nil)
+	tasksDesc    = prometheus.NewDesc("traceview_top_tasks", "Tasks held in the kernel's aggregation map (at most 16384; beyond, the least recently used are evicted and their counts restart).", nil, nil)
+	scrapeDesc   = prometheus.NewDesc("traceview_top_scrape_seconds", "User-space time of the last read of the kernel's aggregation map (capture overhead besides the BPF programs).", nil, nil)
+)
+
+func (c *topCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{commDelay, cgroupDelay, commSwitch, cgroupSwitch, commRun, cgroupRun, lostDesc, tasksDesc, scrapeDesc} {
+		ch <- d
+	}
+}
+
+func (c *topCollector) Collect(ch chan<- prometheus.Metric) {
+	t0 := time.Now()
+	snap, err := c.top.Snapshot()
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(commDelay, err)
+		return
+	}
+	stats := make([]ebpf.TaskStat, 0, len(snap))
+	ids := map[uint64]bool{}
+	for _, s := range snap {
+		stats = append(stats, s)
+		ids[s.Cgroup] = true
+	}
+	cgroups := ebpf.ResolveCgroups(ebpf.CgroupRoot(), ids)
+	for _, g := range []struct {
+		by                   string
+		delay, switches, run *prometheus.Desc
+	}{{"comm", commDelay, commSwitch, commRun}, {"cgroup", cgroupDelay, cgroupSwitch, cgroupRun}} {
+		for _, r := range groupTop(stats, g.by, cgroups) {
+			ch <- prometheus.MustNewConstHistogram(g.delay, uint64(r.delays), float64(r.delaySum)/1e9, histBuckets(r.hist), r.key)
+			ch <- prometheus.MustNewConstMetric(g.switches, prometheus.CounterValue, float64(r.switches), r.key)
+			ch <- prometheus.MustNewConstMetric(g.run, prometheus.CounterValue, float64(r.runtime)/1e9, r.key)
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(lostDesc, prometheus.CounterValue, 0)
+	ch <- prometheus.MustNewConstMetric(tasksDesc, prometheus.GaugeValue, float64(len(snap)))
+	ch <- prometheus.MustNewConstMetric(scrapeDesc, prometheus.GaugeValue, time.Since(t0).Seconds())
+}
+
+// histBuckets turns the kernel's log2 histogram (bucket i: 2^i <= d <
+// 2^(i+1) ns, the last open-ended) into Prometheus's cumulative buckets:
+// upper bound 2^(i+1) ns in seconds for every bucket but the last, which
+// +Inf (the count) covers.
+func histBuckets(h [ebpf.HistBuckets]int64) map[float64]uint64 {
+	out := make(map[float64]uint64, len(h)-1)
+	var cum uint64
+	for i := 0; i < len(h)-1; i++ {
+		cum += uint64(h[i])
+		out[float64(uint64(1)<<(i+1))/1e9] = cum
+	}
+	return out
+}

@@ -1,0 +1,73 @@
+package ebpf
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// HistBuckets is the number of buckets of a TaskStat's delay histogram:
+// bucket i counts delays d with 2^i <= d < 2^(i+1) ns (bucket 0 also
+// d = 0), the last one is open-ended (2^31 ns, about 2.1 s, and more).
+const HistBuckets = 32
+
+// TaskStat is one task's totals since the aggregation started (times in
+// ns, CLOCK_MONOTONIC): its on-CPU time, switches in, and scheduling
+// delays (from a wakeup or a preemption to the next switch-in, as perf
+// sched latency measures them).
+type TaskStat struct {
+	TID      trace.TID
+	PID      trace.PID
+	Comm     string
+	Cgroup   uint64
+	Runtime  int64
+	Switches int64
+	Delays   int64
+	DelaySum int64
+	DelayMax int64
+	MaxAt    int64 // the switch-in that ended the largest delay
+	Hist     [HistBuckets]int64
+}
+
+// Sub returns s minus an earlier snapshot of the same task: the counts of
+// the window between them. The maximum is not a sum: it is kept when it
+// ended inside the window (MaxAt after since) and is 0 otherwise, so a
+// window's max is never an older window's.
+func (s TaskStat) Sub(old TaskStat, since int64) TaskStat {
+	d := s
+	d.Runtime -= old.Runtime
+	d.Switches -= old.Switches
+	d.Delays -= old.Delays
+	d.DelaySum -= old.DelaySum
+	for i := range d.Hist {
+		d.Hist[i] -= old.Hist[i]
+	}
+	if s.MaxAt <= since || d.Delays == 0 {
+		d.DelayMax, d.MaxAt = 0, 0
+	}
+	return d
+}
+
+// Window returns, per task, what happened between the snapshots before
+// and after (taken at CLOCK_MONOTONIC time since, or 0), sorted by TID; a
+// task in after only counts whole.
+func Window(before, after map[trace.TID]TaskStat, since int64) []TaskStat {
+	var out []TaskStat
+	for tid, a := range after {
+		d := a
+		if b, ok := before[tid]; ok {
+			d = a.Sub(b, since)
+		} else if a.MaxAt <= since {
+			d.DelayMax, d.MaxAt = 0, 0
+		}
+		if d.Runtime != 0 || d.Switches != 0 || d.Delays != 0 {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(x, y TaskStat) int { return cmp.Compare(x.TID, y.TID) })
+	return out
+}
+
+// aggMaps are the maps only the aggregation programs use.
+var aggMaps = []string{"agg_stats", "agg_ready", "agg_oncpu"}

@@ -1,0 +1,128 @@
+//go:build linux
+
+package ebpf
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	cilium "github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/btf"
+	"github.com/cilium/ebpf/link"
+	"github.com/cilium/ebpf/rlimit"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// Top is a loaded and attached in-kernel aggregation (traceview top):
+// sched_switch, sched_wakeup and sched_wakeup_new programs that keep per
+// task totals in a BPF hash map (16384 tasks, least recently used
+// evicted) and send no record to user space.
+type Top struct {
+	coll  *cilium.Collection
+	links []link.Link
+}
+
+// OpenTop loads and attaches the aggregation programs. It needs tp_btf
+// (Linux >= 5.5 with BTF); errors are one line, as Open's.
+func OpenTop(opts Options) (*Top, error) {
+	cache := btf.NewCache()
+	classic, err := probe(opts, cache)
+	if err != nil {
+		return nil, err
+	}
+	if classic {
+		return nil, fmt.Errorf("traceview top needs BTF-enabled tracepoints (tp_btf, Linux >= 5.5), which this kernel lacks: use traceview record")
+	}
+	if err := rlimit.RemoveMemlock(); err != nil {
+		return nil, fmt.Errorf("raise the locked-memory limit: %w", err)
+	}
+	spec, err := loadSched()
+	if err != nil {
+		return nil, err
+	}
+	if err := setVars(spec, opts); err != nil {
+		return nil, err
+	}
+	for name := range spec.Programs {
+		if !strings.HasPrefix(name, "agg_") {
+			delete(spec.Programs, name)
+		}
+	}
+	for name := range spec.Maps {
+		// Keep the aggregation's maps and the global data (.rodata,
+		// .data: the CPU filter and the enabled flag).
+		if !strings.HasPrefix(name, "agg_") && !strings.HasPrefix(name, ".") {
+			delete(spec.Maps, name)
+		}
+	}
+	coll, err := cilium.NewCollectionWithOptions(spec, cilium.CollectionOptions{Cache: cache})
+	if err != nil {
+		var ve *cilium.VerifierError
+		if errors.As(err, &ve) {
+			if os.Getenv("TRACEVIEW_BPF_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "%+v\n", ve)
+			}
+			return nil, fmt.Errorf("the kernel's BPF verifier rejected the top programs: %v", ve)
+		}
+		return nil, fmt.Errorf("load top programs: %w", err)
+	}
+	t := &Top{coll: coll}
+	for _, name := range []string{"agg_sched_wakeup", "agg_sched_wakeup_new", "agg_sched_switch"} {
+		l, err := link.AttachTracing(link.TracingOptions{Program: coll.Programs[name]})
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("attach %s: %w", name, err)
+		}
+		t.links = append(t.links, l)
+	}
+	return t, nil
+}
+
+// Snapshot reads every task's totals so far.
+func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) {
+	out := map[trace.TID]TaskStat{}
+	var (
+		tid int32
+		v   schedTaskStat
+	)
+	it := t.coll.Maps["agg_stats"].Iterate()
+	for it.Next(&tid, &v) {
+		s := TaskStat{
+			TID: trace.TID(tid), PID: trace.PID(v.Pid), Cgroup: v.Cgroup,
+			Runtime: int64(v.Runtime), Switches: int64(v.Switches), Delays: int64(v.Delays),
+			DelaySum: int64(v.DelaySum), DelayMax: int64(v.DelayMax), MaxAt: int64(v.MaxAt),
+		}
+		var comm [16]byte
+		for i, c := range v.Comm {
+			comm[i] = byte(c)
+		}
+		s.Comm = strings.TrimRight(string(comm[:]), "\x00")
+		if i := strings.IndexByte(s.Comm, 0); i >= 0 {
+			s.Comm = s.Comm[:i]
+		}
+		for i, h := range v.Hist {
+			s.Hist[i] = int64(h)
+		}
+		out[s.TID] = s
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("read top map: %w", err)
+	}
+	return out, nil
+}
+
+// Now returns the CLOCK_MONOTONIC time in ns (the programs' clock).
+func Now() int64 { return monotonicNow() }
+
+// Close detaches the programs and frees the maps.
+func (t *Top) Close() error {
+	for _, l := range t.links {
+		l.Close()
+	}
+	t.links = nil
+	t.coll.Close()
+	return nil
+}
