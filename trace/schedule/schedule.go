@@ -684,8 +684,8 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 // emitRun reports a CPU interval; a run of a task becomes Unknown when it
 // overlaps a lost window on the CPU (unless KeepLossy).
 func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64, q Quality) {
-	if t == nil && b.haveSched {
-		start = max(start, b.schedFirst) // the trace's span starts there
+	if from, _ := b.Span(); start < from {
+		start = from // the trace's span starts there
 	}
 	if end <= start {
 		return

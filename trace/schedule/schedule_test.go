@@ -1,0 +1,182 @@
+package schedule_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
+)
+
+func sw(t int64, cpu trace.CPU, prev trace.TID, st trace.TaskState, next trace.TID) trace.Event {
+	e := trace.NewEvent(t, cpu, trace.KindSwitch)
+	e.CurTID, e.TID, e.PrevState, e.NextTID = prev, prev, st, next
+	return e
+}
+
+func waking(t int64, cpu trace.CPU, waker, wakee trace.TID, target trace.CPU) trace.Event {
+	e := trace.NewEvent(t, cpu, trace.KindWaking)
+	e.CurTID, e.TID, e.TargetCPU = waker, wakee, target
+	return e
+}
+
+func lost(t int64, cpu trace.CPU, n uint64) trace.Event {
+	e := trace.NewEvent(t, cpu, trace.KindLost)
+	e.Count = n
+	return e
+}
+
+func runtime(t int64, cpu trace.CPU, tid trace.TID, rt int64) trace.Event {
+	e := trace.NewEvent(t, cpu, trace.KindRuntime)
+	e.CurTID, e.TID, e.Runtime = tid, tid, rt
+	return e
+}
+
+// handTrace (ns): CPU 0 runs A=1 from 100; A wakes B=2 (asleep on CPU 1
+// since 150) at 200 and is preempted by it at 300 (B waited 100, cause
+// wakeup; A 0 from 300, cause preempted); B sleeps at 400 and A runs
+// again (waited 100). CPU 1: C=3 switched out at 150 into idle; at 600 the
+// trace shows C running (sched_stat_runtime of 50 ns: switch-in at 550, not
+// recorded) and at 700 C switches out: C's run 550-700 is recovered,
+// 150-550 unknown (idle, then C). CPU 1 loses events at 800 (window
+// 700..800); idle's run 700-900 then overlaps it and is unknown.
+func handTrace() []trace.Event {
+	return []trace.Event{
+		sw(100, 0, 0, 0, 1),
+		sw(150, 1, 2, trace.StateInterruptible, 0),
+		waking(200, 0, 1, 2, 0),
+		sw(300, 0, 1, trace.StatePreempted, 2),
+		sw(400, 0, 2, trace.StateInterruptible, 1),
+		runtime(600, 1, 3, 50),
+		sw(700, 1, 3, trace.StateInterruptible, 0),
+		lost(800, 1, 7),
+		sw(900, 1, 0, 0, 0),
+		sw(900, 0, 1, trace.StateInterruptible, 0),
+	}
+}
+
+func TestBuildHand(t *testing.T) {
+	s, err := schedule.Build(trace.NewSliceSource(handTrace(), nil), schedule.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, cpu := range []trace.CPU{0, 1} {
+		for _, r := range s.Runs[cpu] {
+			who := "?"
+			if r.Task != nil {
+				who = fmt.Sprint(r.Task.TID)
+			}
+			got = append(got, fmt.Sprintf("cpu%d %s %d-%d %s lossy=%v", cpu, who, r.Start, r.End, r.Quality, r.Lossy))
+		}
+	}
+	want := []string{
+		"cpu0 1 100-300 known lossy=false",
+		"cpu0 2 300-400 known lossy=false",
+		"cpu0 1 400-900 known lossy=false",
+		"cpu1 ? 100-150 unknown lossy=false", // before CPU 1's first switch (the span starts at 100)
+		"cpu1 ? 150-550 unknown lossy=false", // idle, then C from an unknown time
+		"cpu1 3 550-700 recovered lossy=false",
+		"cpu1 ? 700-900 unknown lossy=true",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("runs:\n got %q\nwant %q", got, want)
+	}
+	var delays []string
+	for _, d := range s.Delays {
+		delays = append(delays, fmt.Sprintf("%d %d-%d %s", d.Task.TID, d.Start, d.End, d.Cause))
+	}
+	if w := []string{"2 200-300 wakeup", "1 300-400 preempted"}; fmt.Sprint(delays) != fmt.Sprint(w) {
+		t.Errorf("delays %q, want %q", delays, w)
+	}
+	if len(s.Lost) != 1 || s.Lost[0] != (trace.LostWindow{CPU: 1, Count: 7, Start: 700, End: 800}) {
+		t.Errorf("lost %+v, want CPU 1 700..800", s.Lost)
+	}
+	if s.Counters.LossyRuns != 0 || s.Counters.UnknownRunNs != 50+400+200 {
+		t.Errorf("counters %+v: want no lossy task run (idle's does not count), 650 ns unknown", s.Counters)
+	}
+}
+
+// FuzzBuilder: no event stream makes the reconstruction panic, give a
+// negative or reversed delay or interval, overlap two runs of a CPU or two
+// intervals of a task, or count more busy time than a CPU's runs span.
+func FuzzBuilder(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 2, 3, 0, 4, 1, 3, 4, 8, 0, 2, 9, 1, 10, 1, 0, 40})
+	f.Add([]byte{0, 0, 1, 9, 3, 1, 0, 9, 0, 1, 0, 9, 7, 1, 1, 9, 0, 2, 1, 9})
+	kinds := []trace.Kind{trace.KindSwitch, trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew,
+		trace.KindMigrate, trace.KindFork, trace.KindRuntime, trace.KindLost, trace.KindExit}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var evs []trace.Event
+		var now int64
+		for i := 0; i+4 <= len(data); i += 4 {
+			b := data[i : i+4]
+			now += int64(b[3] >> 3)
+			e := trace.NewEvent(now, trace.CPU(b[2]%3), kinds[int(b[0])%len(kinds)])
+			e.CurTID, e.TID = trace.TID(b[1]%5), trace.TID(b[1]/5%5)
+			e.NextTID, e.ChildTID = trace.TID(b[2]/3%5), trace.TID(b[2]/3%5)
+			e.PrevState = []trace.TaskState{0, trace.StatePreempted, trace.StateInterruptible, trace.StateDead}[b[3]%4]
+			e.TargetCPU, e.DestCPU = trace.CPU(b[3]%4)-1, trace.CPU(b[3]%3)
+			e.Runtime = int64(b[3]) - 8
+			e.Count = uint64(b[3])
+			evs = append(evs, e)
+		}
+		for _, keep := range []bool{false, true} {
+			runEnd := map[trace.CPU]int64{}
+			taskEnd := map[*schedule.Task]int64{}
+			b := schedule.New(schedule.Options{KeepLossy: keep}, schedule.Hooks{
+				Run: func(r *schedule.Run) {
+					if r.End <= r.Start || r.Start < runEnd[r.CPU] {
+						t.Fatalf("run %+v after %d", r, runEnd[r.CPU])
+					}
+					if (r.Task == nil) != (r.Quality == schedule.Unknown) {
+						t.Fatalf("run %+v: task and quality disagree", r)
+					}
+					runEnd[r.CPU] = r.End
+				},
+				State: func(iv *schedule.Interval) {
+					if iv.End < iv.Start || iv.Start < taskEnd[iv.Task] {
+						t.Fatalf("interval %+v after %d", iv, taskEnd[iv.Task])
+					}
+					taskEnd[iv.Task] = iv.End
+				},
+				Delay: func(d *schedule.Delay) {
+					if d.End < d.Start || d.FirstWaking > d.Start {
+						t.Fatalf("delay %+v", d)
+					}
+				},
+				Runqueue: func(_ trace.CPU, _ int64, n int) {
+					if n < 0 {
+						t.Fatalf("runqueue length %d", n)
+					}
+				},
+			})
+			for i := range evs {
+				b.Observe(&evs[i])
+			}
+			b.Finish()
+			from, to := b.Span()
+			cpus, stats := b.CPUs()
+			for i, c := range stats {
+				if c.Busy < 0 || c.Unknown < 0 || c.Busy+c.Idle+c.Unknown > to-from {
+					t.Fatalf("CPU %d: %+v over a span of %d ns", cpus[i], c, to-from)
+				}
+			}
+		}
+	})
+}
+
+// Example: the delays of a two-task schedule with their causes.
+func Example() {
+	b := schedule.New(schedule.Options{}, schedule.Hooks{
+		Delay: func(d *schedule.Delay) {
+			fmt.Printf("task %d waited %d ns (%s), switched in on CPU %d\n", d.Task.TID, d.End-d.Start, d.Cause, d.CPU)
+		},
+	})
+	for _, e := range handTrace()[:5] {
+		b.Observe(&e)
+	}
+	b.Finish()
+	// Output:
+	// task 2 waited 100 ns (wakeup), switched in on CPU 0
+	// task 1 waited 100 ns (preempted), switched in on CPU 0
+}
