@@ -20,8 +20,9 @@
 // and switches by [process; thread; waker or "preempted"]; WritePerfetto
 // writes Chrome trace-event JSON (CPU tracks, task-state tracks, wakeup
 // flows); WriteHTMLReport writes one self-contained page with SVG plots.
-// These share one schedule reconstruction (stats_pass.go) whose delays
-// equal ComputeLatency's.
+// These and ComputeLatency's default mode share one schedule reconstruction
+// (package trace/schedule), so their delays, runs and runtimes agree; only
+// PerfCompat (and -C, which is perf's own option) runs perf's state machine.
 //
 // Timehist and Map stream perf sched timehist's rows (wait time, scheduling
 // delay and run time per switch, the run-time summary) and perf sched map's
