@@ -51,7 +51,15 @@ func TestAllPoliciesOnSharedTraces(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := replay.Simulate(m, pol, replay.DefaultConfig())
+			// Work conservation is the point here: deadline-bound tasks
+			// (replay.UntilDeadline) get the CPU their deadline allows, not
+			// their recorded work, so they replay as work-bound.
+			cfg := replay.DefaultConfig()
+			if m.Stats.DeadlineBound > 0 {
+				cfg.Overrides = []replay.Override{{Sel: replay.Selector{Workload: true, PID: -1, TID: -1},
+					Until: &replay.UntilOverride{Kind: replay.UntilWork}}}
+			}
+			res, err := replay.Simulate(m, pol, cfg)
 			if err != nil {
 				t.Fatalf("%s %s: %v", filepath.Base(f), sp, err)
 			}

@@ -3,7 +3,6 @@ package replay
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -147,31 +146,39 @@ func TraceName(path string) string {
 }
 
 // FidelityCases returns the standard cases over dir: a self-replay under
-// eevdf of every shared trace with its own CPU count, and the what-if
-// pairs of ../shared/traces/README.md: messaging and pipeline 2 CPUs ->
-// pinned to CPU 0 (the workload's tasks get affinity {0}), nice mixed ->
-// all nice 0.
+// eevdf of every trace with its own CPU count, and the what-if pairs found
+// by name (../shared/traces/README.md): NAME.2cpu (and its repeat
+// NAME.2cpu-r2) -> NAME.1cpu, the workload pinned to CPU 0 (its tasks get
+// affinity {0}), and NAME.2cpu -> NAME.nice0, every workload task at nice 0.
 func FidelityCases(dir string) []FidelityCase {
 	var cs []FidelityCase
-	for _, p := range SharedTraces(dir) {
+	traces := SharedTraces(dir)
+	have := map[string]string{}
+	for _, p := range traces {
 		cs = append(cs, FidelityCase{Name: "self:" + TraceName(p), Source: p, Target: p, Policy: "eevdf"})
+		have[TraceName(p)] = p
 	}
 	cpu0 := policies.CPUSet(1)
 	wl := Selector{Workload: true, PID: -1, TID: -1}
 	zero := 0
-	pair := func(name, from, to string, o Override) {
-		f, t := filepath.Join(dir, from+".perf.data"), filepath.Join(dir, to+".perf.data")
-		if _, err := os.Stat(f); err != nil {
-			return
+	for _, p := range traces {
+		name := TraceName(p)
+		base, ok := strings.CutSuffix(name, ".2cpu")
+		if !ok {
+			base, ok = strings.CutSuffix(name, ".2cpu-r2")
 		}
-		if _, err := os.Stat(t); err != nil {
-			return
+		if !ok {
+			continue
 		}
-		cs = append(cs, FidelityCase{Name: name, Source: f, Target: t, Policy: "eevdf", Overrides: []Override{o}})
+		if t, ok := have[base+".1cpu"]; ok {
+			cs = append(cs, FidelityCase{Name: "whatif:" + name + "->1cpu", Source: p, Target: t, Policy: "eevdf",
+				Overrides: []Override{{Sel: wl, Affinity: &cpu0}}})
+		}
+		if t, ok := have[base+".nice0"]; ok {
+			cs = append(cs, FidelityCase{Name: "whatif:" + name + "->nice0", Source: p, Target: t, Policy: "eevdf",
+				Overrides: []Override{{Sel: wl, Nice: &zero}}})
+		}
 	}
-	pair("whatif:messaging.2cpu->1cpu", "messaging.2cpu", "messaging.1cpu", Override{Sel: wl, Affinity: &cpu0})
-	pair("whatif:pipeline.2cpu->1cpu", "pipeline.2cpu", "pipeline.1cpu", Override{Sel: wl, Affinity: &cpu0})
-	pair("whatif:nice.2cpu->nice0", "nice.2cpu", "nice.nice0", Override{Sel: Selector{Comm: "hog", PID: -1, TID: -1}, Nice: &zero})
 	return cs
 }
 

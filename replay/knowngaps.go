@@ -1,14 +1,15 @@
 package replay
 
-// The known fidelity gaps, G1-G5; docs/replay.md explains each with its
+// The known fidelity gaps, G1-G7 (G3, wall-clock-bounded loops, is closed:
+// UntilDeadline); docs/replay.md explains each with its
 // evidence.
 const (
 	gapContended = "G1: interleaving-dependent blocking and waker preemption"
 	gapVariance  = "G2: run-to-run variation of the real system"
-	gapWallClock = "G3: wall-clock-bounded loops modelled as fixed CPU work"
 	gapPingPong  = "G4: request/response round trips shorter than the recording's"
 	gapNoCmdline = "G5: trace.dat without sched_stat_runtime, forks or command line"
 	gapPingInfer = "G6: the ping-pong inference also serializes pipeline's mutex hand-off"
+	gapPlacement = "G7: per-request CPU cost and worker batching change with the CPU count"
 )
 
 // KnownGaps maps fidelity check IDs (Check.ID) that miss their bound to the
@@ -16,8 +17,18 @@ const (
 // failing; any other miss fails, and a listed gap that starts passing is
 // reported so the list shrinks. The bounds themselves are never loosened.
 var KnownGaps = map[string]string{
+	"whatif:srv.2cpu->1cpu/hog/runtime":              gapPlacement,
+	"whatif:srv.2cpu->1cpu/hog/switches":             gapPlacement,
+	"whatif:srv.2cpu->1cpu/hog/avg_delay":            gapPlacement,
+	"whatif:srv.2cpu->1cpu/reqsrv/runtime":           gapPlacement,
+	"whatif:srv.2cpu->1cpu/reqsrv/switches":          gapPlacement,
+	"whatif:srv.2cpu->1cpu/reqsrv/avg_delay":         gapPlacement,
+	"whatif:srv.2cpu-r2->1cpu/hog/runtime":           gapPlacement,
+	"whatif:srv.2cpu-r2->1cpu/hog/switches":          gapPlacement,
+	"whatif:srv.2cpu-r2->1cpu/hog/avg_delay":         gapPlacement,
+	"whatif:srv.2cpu-r2->1cpu/reqsrv/runtime":        gapPlacement,
+	"whatif:srv.2cpu-r2->1cpu/reqsrv/switches":       gapPlacement,
 	"self:messaging-t.2cpu/sched-messaging/switches": gapContended,
-	"self:messaging-tracecmd//makespan":              gapNoCmdline,
 	// Checked since latency falls back to on-CPU time from the switches
 	// when a trace has no sched_stat_runtime (issue 16 item 4).
 	"self:messaging-tracecmd/sched-messaging/runtime":      gapNoCmdline,
@@ -31,6 +42,5 @@ var KnownGaps = map[string]string{
 	"self:pipeline.2cpu/pipeline/switches":                 gapContended,
 	"self:pipeline.2cpu/pipeline/avg_delay":                gapContended,
 	"whatif:messaging.2cpu->1cpu/sched-messaging/switches": gapContended,
-	"whatif:nice.2cpu->nice0//makespan":                    gapWallClock,
-	"whatif:nice.2cpu->nice0/hog/switches":                 gapWallClock,
+	"self:messaging.wk/sched-messaging/avg_delay":          gapVariance,
 }

@@ -41,7 +41,7 @@ type Cause struct {
 	Kind  CauseKind
 	Waker int   // task index in Model.Tasks (CauseDependency)
 	Delay int64 // ns after blocking (CauseTimer)
-	At    int64 // ns, absolute trace time (CauseExternal)
+	At    int64 // ns, absolute trace time (CauseExternal; for CauseTimer the recorded wake time)
 	// Inferred is true when the cause was guessed, not recorded: perf's
 	// waker is only the task current on the waking CPU, and a wakeup from
 	// idle may be a timer or a device.
@@ -74,6 +74,18 @@ type Burst struct {
 	// Observed: ns the task slept after this burst in the trace (EndBlock
 	// with a known wake), for reports.
 	Slept int64
+	// Updates are the offsets in ns of CPU time into the burst (sorted,
+	// 0 < u < Len) where the task itself made the kernel account its run
+	// time (update_curr): a clock_gettime(CLOCK_THREAD_CPUTIME_ID) goes
+	// through task_sched_runtime, a syscall that enqueues or dequeues
+	// another task does too. EEVDF (and CFS) end a slice at any
+	// update_curr, not only at the tick (kernel/sched/fair.c v6.18
+	// update_curr: resched when update_deadline moved the deadline), so a
+	// replay lets the policy act there. Extract keeps the mid-run
+	// sched_stat_runtime events that are neither the tick's (on the
+	// CPU's tick phase, see Model.HZ) nor an enqueue's (right after a
+	// wakeup aimed at that CPU) nor the switch-out's own.
+	Updates []int64
 }
 
 // InitState is a task's state when the model starts.
@@ -100,6 +112,24 @@ type Task struct {
 	Bursts []Burst
 	// Workload marks the traced command's process tree.
 	Workload bool
+	// Until says how the task ends and paces itself (see UntilKind);
+	// Deadline is, for UntilDeadline, the wall-clock time in ns after the
+	// task's start at which its loop stops. UntilInferred is true when
+	// Extract inferred the kind from the trace (false: the default).
+	Until         UntilKind
+	Deadline      int64
+	UntilInferred bool
+	// Spinner: the task's last burst (it exits after it) holds most of its
+	// CPU time and no blocking point cuts it: a loop that checks the
+	// clock as it spins. A deadline-bound spinner spins until its deadline
+	// whatever CPU it gets; a cycle task (not Spinner) repeats its last
+	// burst and timer sleep until then.
+	Spinner bool
+	// Repeat is, for a deadline-bound cycle task, the burst whose CPU
+	// time and relative timer sleep a replay repeats once the recorded
+	// cycles are used up before the deadline (the last one that ends in a
+	// timer sleep before the final burst); -1 when none.
+	Repeat int
 	// Affinity is the CPU set the task was inferred to be pinned to (0:
 	// no restriction known); see ModelStats.PinnedTasks.
 	Affinity policies.CPUSet
@@ -119,6 +149,30 @@ func (t *Task) Class() (c policies.Class, nice, rtprio int) {
 	}
 	return policies.ClassFair, 0, 0
 }
+
+// UntilKind is how a task ends: the termination and pacing semantics of
+// its program, which a schedule does not change but a what-if must keep.
+type UntilKind uint8
+
+// Termination kinds.
+const (
+	// UntilWork: the task ends after its recorded CPU work (hackbench,
+	// an encode of N frames, make): with less CPU it ends later.
+	UntilWork UntilKind = iota
+	// UntilCount: it ends after its recorded number of iterations
+	// (cyclictest -l, pipe -l): replayed like UntilWork, blocking point by
+	// blocking point.
+	UntilCount
+	// UntilDeadline: it repeats its cycle until a wall-clock time
+	// (Task.Deadline after its start: hog, massive_intr, stress-ng -t):
+	// given more CPU than recorded it repeats its last cycle until then,
+	// given less it stops at the deadline (a Spinner at once, a cycle task
+	// at the top of its next cycle, as its loop checks the clock).
+	UntilDeadline
+)
+
+// String returns "work", "count" or "deadline".
+func (u UntilKind) String() string { return [...]string{"work", "count", "deadline"}[u] }
 
 // Model is a workload extracted from a trace.
 type Model struct {
@@ -146,7 +200,13 @@ type Model struct {
 	// WorkloadRoot is the TID of the traced command (the child of the
 	// recorder), -1 when none was found; Workload tasks descend from it.
 	WorkloadRoot trace.TID
-	Stats        ModelStats
+	// HZ is the scheduler tick rate inferred from the phase of the
+	// trace's sched_stat_runtime events (0 when the trace does not show
+	// it); TickPhase is the offset in ns of the ticks within a tick period
+	// (ticks at k·1e9/HZ + TickPhase).
+	HZ        int
+	TickPhase int64
+	Stats     ModelStats
 }
 
 // ModelStats counts what a model rests on.
@@ -168,6 +228,25 @@ type ModelStats struct {
 	// PingPongs counts preemptions turned into inferred blocking points
 	// (a task preempted by the task it woke, resumed when that one blocked).
 	PingPongs int `json:"ping_pongs"`
+	// AbsoluteTimers counts timer wakeups kept at their recorded absolute
+	// time (CauseExternal) because their task's wake times are steadier
+	// than its sleep lengths: clock_nanosleep(TIMER_ABSTIME) loops,
+	// periodic timers and open-loop arrivals (see absoluteTimers).
+	AbsoluteTimers int `json:"absolute_timers"`
+	// UpdatePoints counts the mid-burst update_curr points kept
+	// (Burst.Updates); TickUpdates the mid-run sched_stat_runtime events
+	// left out as the tick's, EnqueueUpdates those left out as an
+	// enqueue's.
+	UpdatePoints int `json:"update_points"`
+	// WorkBound, CountBound and DeadlineBound count the workload's tasks
+	// by UntilKind; DeadlineInferred those of DeadlineBound that Extract
+	// inferred (the rest come from --until).
+	WorkBound        int `json:"work_bound"`
+	CountBound       int `json:"count_bound"`
+	DeadlineBound    int `json:"deadline_bound"`
+	DeadlineInferred int `json:"deadline_inferred"`
+	TickUpdates      int `json:"tick_updates"`
+	EnqueueUpdates   int `json:"enqueue_updates"`
 }
 
 // PinMinSwitches is how many switch-ins of the traced command on a single
@@ -225,6 +304,22 @@ type ext struct {
 	rtIn     int64     // ns of sched_stat_runtime charged during that run
 	pp       int       // task index + 1 of the wakee that preempted this task right after its wakeup (ping-pong)
 	ppAt     int64     // ns, when
+	// pend is the last mid-run sched_stat_runtime of the current run,
+	// kept as a candidate update point until the next one shows it was
+	// not the switch-out's (-1 none): its offset into the burst, time
+	// and whether an enqueue on the CPU explains it.
+	pend        int64
+	pendT       int64
+	pendEnqueue bool
+}
+
+// updCand is a candidate update point: offset off into burst b of task i,
+// at time t on cpu.
+type updCand struct {
+	i, b int
+	off  int64
+	t    int64
+	cpu  trace.CPU
 }
 
 type extractor struct {
@@ -242,6 +337,9 @@ type extractor struct {
 	lastWake   []wakeRec // per CPU: the last dependency wakeup emitted there
 	ovSum      int64     // ns: Σ (run between recorded switches − its sched_stat_runtime)
 	ovN        int64     // runs in ovSum
+	cands      []updCand // candidate update points, in trace order
+	enqAt      []int64   // per CPU: ns of the last wakeup, new task or migration aimed at it
+	nEnqueue   int       // candidates left out as an enqueue's
 }
 
 // wakeRec is a dependency wakeup: waker woke wakee at t (task indexes).
@@ -289,6 +387,7 @@ func (x *extractor) cpu(c trace.CPU) {
 		x.cpuLast = append(x.cpuLast, 0)
 		x.cpuN = append(x.cpuN, 0)
 		x.lastWake = append(x.lastWake, wakeRec{waker: -1})
+		x.enqAt = append(x.enqAt, -1)
 	}
 	if int(c)+1 > x.m.NrCPUs {
 		x.m.NrCPUs = int(c) + 1
@@ -306,8 +405,8 @@ func (x *extractor) task(tid trace.TID, t int64, cpu trace.CPU, init InitState) 
 func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitState, parent int) int {
 	i := len(x.m.Tasks)
 	x.m.Tasks = append(x.m.Tasks, Task{TID: tid, PID: -1, Prio: -1, Parent: parent, Init: init, CPU: int(cpu), Start: t, Last: t,
-		Bursts: []Burst{{}}})
-	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1})
+		Bursts: []Burst{{}}, Repeat: -1})
+	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1, pend: -1})
 	if p, ok := x.pre[tid]; ok && parent < 0 {
 		x.m.Tasks[i].Comm, x.m.Tasks[i].PID = p.comm, p.pid
 	}
@@ -423,6 +522,7 @@ func (x *extractor) event(ev trace.Event) {
 		x.noteWake(i, ev)
 	case trace.KindFork:
 		m.Recorded.Append(ev)
+		x.markEnqueue(ev.CPU, ev.Time) // task_fork_fair accounts the parent
 		x.fork(ev)
 	case trace.KindExit:
 		m.Recorded.Append(ev)
@@ -431,6 +531,8 @@ func (x *extractor) event(ev trace.Event) {
 		}
 	case trace.KindMigrate:
 		m.Recorded.Append(ev)
+		x.markEnqueue(ev.DestCPU, ev.Time) // enqueued there
+		x.markEnqueue(ev.OrigCPU, ev.Time) // and dequeued here: both account their current task
 	case trace.KindRuntime:
 		m.Recorded.Append(ev)
 		x.sawRT = true
@@ -441,9 +543,16 @@ func (x *extractor) event(ev trace.Event) {
 			s := &x.st[i]
 			switch bs := x.m.Tasks[i].Bursts; {
 			case s.running:
+				x.commitPend(i)
 				s.accum += ev.Runtime
 				s.segStart = max(ev.Time, s.segStart)
 				s.rtIn += ev.Runtime
+				s.pend, s.pendT = s.accum, ev.Time
+				// Not the task's own when another CPU emitted it (a
+				// remote enqueue accounted this CPU's current task) or
+				// something was just enqueued here.
+				s.pendEnqueue = ev.CPU != s.cpu || s.cpu >= 0 && int(s.cpu) < len(x.enqAt) && x.enqAt[s.cpu] >= 0 &&
+					ev.Time-x.enqAt[s.cpu] <= EnqueueWindow
 			case s.sleeping && len(bs) >= 2 && bs[len(bs)-2].End == EndBlock:
 				// Charged after the switch-out (same timestamp, other
 				// order): it belongs to the burst that just ended.
@@ -498,7 +607,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 			// switch-out): assume it blocked at once.
 			if i, ok := x.byTID[c]; ok && x.st[i].running && x.st[i].cpu == ev.CPU {
 				s := &x.st[i]
-				s.running = false
+				s.running, s.pend = false, -1
 				x.endBurst(i, EndBlock)
 				s.sleeping, s.blocked = true, s.segStart
 			}
@@ -524,6 +633,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 			}
 			s.running, s.segStart, s.cpu = true, from, ev.CPU
 		}
+		s.pend = -1 // the switch-out's own update_curr
 		if s.running {
 			if s.inAt >= 0 && s.cpu == ev.CPU {
 				x.ovSum += t - s.inAt - s.rtIn // CPU time of this run charged to no task
@@ -590,6 +700,38 @@ func (x *extractor) switchEv(ev trace.Event) {
 	}
 }
 
+// EnqueueWindow: a mid-run sched_stat_runtime of a CPU's current task at
+// most this many ns after a wakeup, new task or migration aimed at that CPU
+// is taken as the enqueue's update_curr (enqueue_entity accounts the
+// current task first, kernel/sched/fair.c), not the task's own. 30 µs
+// covers the IPI of a remote wakeup on this project's VM (measured: the
+// enqueue's sched_stat_runtime follows the sched_waking by 2-20 µs in
+// ../shared/traces/mi6.2cpu and srv.2cpu).
+const EnqueueWindow = 30_000
+
+// markEnqueue notes that something was enqueued on cpu at t.
+func (x *extractor) markEnqueue(cpu trace.CPU, t int64) {
+	if cpu >= 0 && int(cpu) < len(x.enqAt) {
+		x.enqAt[cpu] = t
+	}
+}
+
+// commitPend turns task i's pending mid-run sched_stat_runtime into a
+// candidate update point: a later one of the same run shows it was not
+// the switch-out's.
+func (x *extractor) commitPend(i int) {
+	s := &x.st[i]
+	if s.pend < 0 {
+		return
+	}
+	if s.pendEnqueue {
+		x.nEnqueue++
+	} else {
+		x.cands = append(x.cands, updCand{i: i, b: len(x.m.Tasks[i].Bursts) - 1, off: s.pend, t: s.pendT, cpu: s.cpu})
+	}
+	s.pend = -1
+}
+
 // PingPongWindow: a task preempted by the task it woke at most this many ns
 // before, that gets its CPU back when that task blocks there within this
 // many ns (a quick reply, not independent work), is taken to have waited
@@ -635,7 +777,7 @@ func (x *extractor) endBurst(i int, end EndKind) {
 			b.Actions[k].At = b.Len
 		}
 	}
-	s.accum = 0
+	s.accum, s.pend = 0, -1
 	if end == EndBlock {
 		*bs = append(*bs, Burst{})
 	}
@@ -680,7 +822,7 @@ func (x *extractor) wake(ev trace.Event) {
 			x.lastWake[ev.CPU] = wakeRec{waker: w, wakee: i, t: t}
 		}
 	default:
-		c = Cause{Kind: CauseTimer, Delay: t - s.blocked, Inferred: ev.FromIRQ != trace.Yes}
+		c = Cause{Kind: CauseTimer, Delay: t - s.blocked, At: t, Inferred: ev.FromIRQ != trace.Yes}
 	}
 	x.setCause(i, c, t)
 	x.noteWake(i, ev)
@@ -690,6 +832,7 @@ func (x *extractor) noteWake(i int, ev trace.Event) {
 	s := &x.st[i]
 	s.wakeAt = ev.Time
 	tc := ev.TargetCPU
+	x.markEnqueue(tc, ev.Time)
 	s.wakeIdle = tc >= 0 && int(tc) < len(x.cpuCurr) && x.cpuCurr[tc] == 0
 	s.wakeCPU = tc
 	if tc >= 0 && int(tc) < len(x.cpuN) {
@@ -758,6 +901,9 @@ func (x *extractor) finish() {
 		}
 	}
 	x.inferPinning()
+	x.updatePoints()
+	x.absoluteTimers()
+	x.inferUntil()
 	st := &m.Stats
 	st.Tasks = len(m.Tasks)
 	for _, tk := range m.Tasks {
@@ -854,4 +1000,342 @@ func median(v []int64) int64 {
 	s := append([]int64(nil), v...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
+}
+
+// tickHZs are the CONFIG_HZ values Linux offers (kernel/Kconfig.hz).
+var tickHZs = []int{100, 250, 300, 1000}
+
+// TickWindow is the span in ns around the densest 10 µs of the tick
+// phase within which a sched_stat_runtime is taken as the tick's
+// (task_tick_fair -> update_curr): from TickWindow/4 before to 3/4 after.
+// Measured on this project's VM: the tick events of ../shared/traces
+// spread over about 60 µs after the period's start (srv.2cpu: 1440-1500 µs
+// into each 4 ms period on both CPUs; messaging.wk 708-721 µs).
+const TickWindow = 100_000
+
+// inferTick finds the tick rate and phase from the times of the mid-run
+// sched_stat_runtime events: for each CONFIG_HZ value the 10 µs bins of
+// t mod period, the densest 50 µs window, and its excess over an even
+// spread (the score). The lowest HZ scoring at least 80 % of the best
+// wins, if the best window holds at least 20 events and 5 % more than an
+// even spread would; else 0 (unknown).
+func inferTick(ts []int64) (hz int, phase int64) {
+	const bin = 10_000
+	w := 5 // the densest 50 µs decides the HZ
+	// A 250 Hz tick also lies on the 1 ms grid, which then scores almost
+	// as well: take the lowest HZ within 80 % of the best score.
+	type sc struct {
+		score float64
+		phase int64
+	}
+	scores := make([]sc, len(tickHZs))
+	for n, h := range tickHZs {
+		p := int64(1e9) / int64(h)
+		nb := int(p / bin)
+		cnt := make([]int, nb)
+		for _, t := range ts {
+			cnt[int((t%p+p)%p/bin)%nb]++
+		}
+		sum := 0
+		for k := 0; k < w; k++ {
+			sum += cnt[k]
+		}
+		top, at := sum, 0
+		for k := 1; k < nb; k++ {
+			sum += cnt[(k+w-1)%nb] - cnt[k-1]
+			if sum > top {
+				top, at = sum, k
+			}
+		}
+		score := float64(top)/float64(len(ts)) - float64(w)/float64(nb)
+		if top < 20 {
+			score = 0
+		}
+		// The phase: the densest bin of the window.
+		pk := at
+		for k := at; k < at+w; k++ {
+			if cnt[k%nb] > cnt[pk%nb] {
+				pk = k
+			}
+		}
+		scores[n] = sc{score, int64(pk%nb) * bin}
+	}
+	best := 0.0
+	for _, c := range scores {
+		best = max(best, c.score)
+	}
+	if best < 0.05 {
+		return 0, 0
+	}
+	for n, c := range scores {
+		if c.score >= 0.8*best {
+			return tickHZs[n], c.phase
+		}
+	}
+	return 0, 0
+}
+
+// updatePoints infers the tick and keeps the candidate update points that
+// are not the tick's as Burst.Updates.
+func (x *extractor) updatePoints() {
+	m := x.m
+	ts := make([]int64, len(x.cands))
+	for k, c := range x.cands {
+		ts[k] = c.t
+	}
+	m.HZ, m.TickPhase = inferTick(ts)
+	m.Stats.EnqueueUpdates = x.nEnqueue
+	var p int64
+	if m.HZ > 0 {
+		p = int64(1e9) / int64(m.HZ)
+	}
+	for _, c := range x.cands {
+		if p > 0 && ((c.t-m.TickPhase+TickWindow/4)%p+p)%p < TickWindow {
+			m.Stats.TickUpdates++
+			continue
+		}
+		b := &m.Tasks[c.i].Bursts[c.b]
+		if c.off <= 0 || c.off >= b.Len || len(b.Updates) > 0 && b.Updates[len(b.Updates)-1] >= c.off {
+			continue
+		}
+		b.Updates = append(b.Updates, c.off)
+		m.Stats.UpdatePoints++
+	}
+}
+
+// MinTimerSamples is how many timer wakeups a task needs before Extract
+// decides from their spread whether they are relative sleeps or absolute.
+const MinTimerSamples = 4
+
+// MaxRelativeSpread is the largest spread of a task's sleep lengths
+// (median absolute deviation over the median) that still reads as one
+// requested length: a nanosleep(d) loop sleeps d plus the timer slack
+// (50 µs by default, kernel/sys.c PR_SET_TIMERSLACK) and the wakeup
+// latency. Measured on ../shared/traces: massive_intr's 2 ms and 1 ms
+// sleeps spread 0.2-3 %; reqsrv's Poisson arrivals (an absolute
+// clock_nanosleep per request) about 50 %, as an exponential's MAD/median
+// (≈ 0.7) predicts.
+const MaxRelativeSpread = 0.25
+
+// absoluteTimers decides, per task, whether its timer wakeups are relative
+// sleeps (nanosleep(d): the sleep length is the invariant, and a late task
+// wakes late) or absolute (clock_nanosleep(TIMER_ABSTIME), a periodic
+// timer, requests arriving at times of their own: the wake time is the
+// invariant, whatever the schedule). A relative sleep makes the sleep
+// lengths steadier than the intervals between wakeups (those also hold the
+// CPU bursts and their delays) and concentrated on the requested length;
+// an absolute one makes the intervals at least as steady as the sleeps
+// (the sleep absorbs the burst before it). Spread is the median absolute
+// deviation, so a few overruns (a periodic loop that missed a period) do
+// not decide. Tasks that fail either test get CauseExternal at the
+// recorded wake time; the others keep CauseTimer.
+func (x *extractor) absoluteTimers() {
+	for i := range x.m.Tasks {
+		bs := x.m.Tasks[i].Bursts
+		var idx []int
+		for k := range bs {
+			if bs[k].End == EndBlock && bs[k].Wake.Kind == CauseTimer {
+				idx = append(idx, k)
+			}
+		}
+		if len(idx) < MinTimerSamples {
+			continue
+		}
+		sleeps := make([]int64, len(idx))
+		gaps := make([]int64, 0, len(idx)-1)
+		for n, k := range idx {
+			sleeps[n] = bs[k].Wake.Delay
+			if n > 0 {
+				gaps = append(gaps, bs[k].Wake.At-bs[idx[n-1]].Wake.At)
+			}
+		}
+		ms, dev := mad(sleeps)
+		_, gdev := mad(gaps)
+		if dev <= gdev && float64(dev) <= MaxRelativeSpread*float64(ms) {
+			continue
+		}
+		for _, k := range idx {
+			bs[k].Wake = Cause{Kind: CauseExternal, At: bs[k].Wake.At, Inferred: bs[k].Wake.Inferred}
+			x.m.Stats.AbsoluteTimers++
+		}
+	}
+}
+
+// mad returns the median of v and the median absolute deviation from it.
+func mad(v []int64) (med, dev int64) {
+	if len(v) == 0 {
+		return 0, 0
+	}
+	med = median(v)
+	d := make([]int64, len(v))
+	for k, x := range v {
+		d[k] = max(x-med, med-x)
+	}
+	return med, median(d)
+}
+
+// Deadline inference constants. MinDeadlineLife: a task must live at
+// least this long (ns) to be taken for a loop bounded by wall-clock time;
+// DeadlineSpread: siblings whose exit times lie within this fraction of
+// their mean lifetime of each other ended at one wall-clock time (hog and
+// massive_intr siblings of ../shared/traces end within 1.1 % of each other;
+// work-bound messaging workers 5-60 %); SpinnerShare: a last burst with at
+// least this share of the task's CPU time makes it a spinner.
+const (
+	MinDeadlineLife = 200_000_000
+	DeadlineSpread  = 0.03
+	SpinnerShare    = 0.8
+)
+
+// inferUntil labels each workload task with how it ends (UntilKind). A
+// task is deadline-bound when it is self-paced (a spinner, or a cycle of
+// CPU bursts and relative timer sleeps with no other task waking it), it
+// exits in the trace after at least MinDeadlineLife, and at least one
+// sibling of the same name and parent does too with exit times within
+// DeadlineSpread of their mean lifetime: the issue's rule "sibling tasks
+// that exit within a few % of the same lifetime with no dependencies
+// between them". A lone self-paced task cannot tell a deadline from its
+// work and keeps the default (work, or count with three or more blocking
+// points); --until overrides either way.
+//
+// The deadline: a spinner checks the clock as it spins, so its exit time
+// is its deadline. A cycle task checks at the top of each cycle: the
+// deadline passed between the start of its last full cycle and the wakeup
+// that began its final burst; siblings share one deadline (their parent's
+// start + duration), so the group's deadline is the midpoint of the
+// intersection of those intervals, or of their union when they do not
+// intersect. Each task's Deadline is relative to its own start.
+func (x *extractor) inferUntil() {
+	m := x.m
+	type cand struct {
+		i      int
+		lo, hi int64 // absolute: the deadline lies in (lo, hi]
+	}
+	groups := map[[2]string][]cand{}
+	var order [][2]string
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if !tk.Workload {
+			continue
+		}
+		bs := tk.Bursts
+		blocks := 0
+		for _, b := range bs {
+			if b.End == EndBlock {
+				blocks++
+			}
+		}
+		if blocks >= 3 {
+			tk.Until = UntilCount
+		}
+		e := len(bs) - 1
+		if e < 0 || bs[e].End != EndExit || tk.Last-tk.Start < MinDeadlineLife {
+			continue
+		}
+		var total int64
+		for _, b := range bs {
+			total += b.Len
+		}
+		spinner := total > 0 && float64(bs[e].Len) >= SpinnerShare*float64(total)
+		// A cycle: relative timer sleeps (or wakeups the trace lost),
+		// at most a tenth of the blocks of another kind, none a dependency, no effect on other tasks
+		// after the first burst (which may fork), and a timer sleep
+		// before the final burst (the cycle repeated past the trace).
+		cycle := e >= 3
+		timers := 0
+		for k := 0; cycle && k < e; k++ {
+			switch {
+			case bs[k].End != EndBlock || bs[k].Wake.Kind == CauseDependency || k > 0 && len(bs[k].Actions) > 0:
+				cycle = false
+			case bs[k].Wake.Kind == CauseTimer || bs[k].Wake.Kind == CauseExternal && bs[k].Wake.Inferred:
+				// An inferred external wakeup of a self-paced task is a
+				// timer whose waking the trace lacks (on this VM nothing is
+				// recorded on an idle CPU 1, its timer interrupts included).
+				timers++
+			}
+		}
+		cycle = cycle && timers*10 >= 9*e
+		tk.Repeat = -1
+		for k := e - 1; cycle && k >= 1; k-- {
+			if bs[k].Wake.Kind == CauseTimer {
+				tk.Repeat = k
+				break
+			}
+		}
+		cycle = cycle && tk.Repeat >= 0
+		var c cand
+		switch {
+		case spinner:
+			c = cand{i: i, lo: tk.Last, hi: tk.Last}
+			tk.Spinner = true
+		case cycle:
+			// The wakeup that began the final burst found the deadline
+			// past; the one before it did not.
+			c = cand{i: i, lo: bs[e-2].Wake.At, hi: bs[e-1].Wake.At}
+		default:
+			continue
+		}
+		key := [2]string{tk.Comm, fmt.Sprint(tk.Parent)}
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], c)
+	}
+	for _, key := range order {
+		g := groups[key]
+		if len(g) < 2 {
+			continue
+		}
+		first, last, life := int64(-1), int64(-1), int64(0)
+		lo, hi := int64(-1), int64(-1)
+		ulo, uhi := int64(-1), int64(-1)
+		for _, c := range g {
+			tk := &m.Tasks[c.i]
+			if first < 0 || tk.Last < first {
+				first = tk.Last
+			}
+			last = max(last, tk.Last)
+			life += tk.Last - tk.Start
+			lo = max(lo, c.lo)
+			if hi < 0 || c.hi < hi {
+				hi = c.hi
+			}
+			if ulo < 0 || c.lo < ulo {
+				ulo = c.lo
+			}
+			uhi = max(uhi, c.hi)
+		}
+		life /= int64(len(g))
+		if float64(last-first) > DeadlineSpread*float64(life) {
+			continue
+		}
+		d := (lo + hi) / 2
+		if lo > hi {
+			d = (ulo + uhi) / 2
+		}
+		for _, c := range g {
+			tk := &m.Tasks[c.i]
+			tk.Until, tk.UntilInferred = UntilDeadline, true
+			tk.Spinner = tk.Spinner || c.lo == c.hi
+			tk.Deadline = d - tk.Start
+			if tk.Spinner {
+				tk.Deadline = tk.Last - tk.Start
+			}
+		}
+	}
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if !tk.Workload {
+			continue
+		}
+		switch tk.Until {
+		case UntilWork:
+			m.Stats.WorkBound++
+		case UntilCount:
+			m.Stats.CountBound++
+		case UntilDeadline:
+			m.Stats.DeadlineBound++
+			m.Stats.DeadlineInferred++
+		}
+	}
 }

@@ -72,6 +72,16 @@ type Override struct {
 	Class    *policies.Class
 	RTPrio   int    // with Class FIFO or RR
 	Slice    *int64 // custom slice request in ns (sched_attr.sched_runtime; EEVDF 6.12+)
+	// Until replaces the inferred termination kind (--until): Kind
+	// UntilDeadline with Deadline ns after the task's start, or
+	// UntilWork/UntilCount to replay the recorded bursts as they are.
+	Until *UntilOverride
+}
+
+// UntilOverride is a termination kind set by the user.
+type UntilOverride struct {
+	Kind     UntilKind
+	Deadline int64 // ns after the task's start (UntilDeadline)
 }
 
 // Config parameterizes a simulation. DefaultConfig gives: the model's CPU
@@ -140,6 +150,12 @@ type Stats struct {
 	// Unfinished counts tasks still waiting for a dependency that never
 	// fired (0 in a consistent model).
 	Unfinished int `json:"unfinished"`
+	// DeadlineStops counts deadline-bound tasks that stopped at their
+	// deadline before their recorded work was done (less CPU than
+	// recorded); Repeats the cycles deadline-bound tasks repeated past
+	// their recorded ones (more CPU than recorded).
+	DeadlineStops int `json:"deadline_stops"`
+	Repeats       int `json:"repeats"`
 }
 
 // Result is a predicted schedule.
@@ -172,6 +188,7 @@ const (
 	qTimer
 	qResched
 	qTick
+	qDeadline
 )
 
 type qev struct {
@@ -236,10 +253,18 @@ type tstate struct {
 	burst   int
 	done    int64 // ns consumed in the current burst
 	act     int   // next action index
+	upd     int   // next update point index (Burst.Updates)
 	ready   []bool
 	ran     int64 // ns run since switch-in (for sched_stat_runtime)
 	started bool
 	lastCPU int
+	// Termination (Task.Until, or an override): deadline is the absolute
+	// simulated time of an UntilDeadline task's deadline (-1 none);
+	// expired is set once it passed for a spinner; spin stretches the
+	// task's last burst to the deadline.
+	deadline int64
+	expired  bool
+	spin     bool
 }
 
 type cpuState struct {
@@ -451,6 +476,8 @@ func (s *sim) run() {
 			}
 		case qTick:
 			s.onTick(int(e.a))
+		case qDeadline:
+			s.onDeadline(int(e.a))
 		}
 	}
 }
@@ -483,6 +510,21 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 		}
 		if o.Slice != nil {
 			t.Slice = *o.Slice
+		}
+	}
+	st := &s.ts[i]
+	st.deadline = -1
+	until, dl := tk.Until, tk.Deadline
+	for _, o := range s.cfg.Overrides {
+		if o.Until != nil && o.Sel.Match(tk) {
+			until, dl = o.Until.Kind, o.Until.Deadline
+		}
+	}
+	if until == UntilDeadline {
+		st.deadline = s.now + dl
+		st.spin = tk.Spinner
+		if st.spin {
+			s.push(qev{t: st.deadline, kind: qDeadline, a: int32(i)})
 		}
 	}
 	t.Weight = policies.Weight(t.Nice)
@@ -569,9 +611,12 @@ func (s *sim) arm(cpu int) {
 	}
 	st := &s.ts[t.ID]
 	b := &s.m.Tasks[t.ID].Bursts[st.burst]
-	next := b.Len
-	if st.act < len(b.Actions) {
+	next := s.blen(t.ID)
+	if st.act < len(b.Actions) && b.Actions[st.act].At < next {
 		next = b.Actions[st.act].At
+	}
+	if st.upd < len(b.Updates) && b.Updates[st.upd] < next {
+		next = b.Updates[st.upd]
 	}
 	at := s.now
 	if c.busyUntil > at {
@@ -589,7 +634,13 @@ func (s *sim) runDone(cpu int) {
 	t := c.curr
 	st := &s.ts[t.ID]
 	b := &s.m.Tasks[t.ID].Bursts[st.burst]
-	for st.act < len(b.Actions) && b.Actions[st.act].At <= st.done {
+	// Update points reached: progress above was the task's own
+	// update_curr there, where the policy may have ended its slice.
+	for st.upd < len(b.Updates) && b.Updates[st.upd] <= st.done {
+		st.upd++
+	}
+	bl := s.blen(t.ID)
+	for st.act < len(b.Actions) && (b.Actions[st.act].At <= st.done || st.done >= bl) {
 		a := b.Actions[st.act]
 		st.act++
 		switch a.Kind {
@@ -602,7 +653,7 @@ func (s *sim) runDone(cpu int) {
 			s.fork(a.Target, t, cpu)
 		}
 	}
-	if st.done < b.Len {
+	if st.done < bl {
 		s.arm(cpu)
 		return
 	}
@@ -640,11 +691,61 @@ func (s *sim) runDone(cpu int) {
 
 func (st *tstate) readyAt(j int) bool { return j < len(st.ready) && st.ready[j] }
 
-// advance moves task i past the block after burst j.
+// advance moves task i past the block after burst j. A deadline-bound
+// cycle task checks its deadline there, at the top of its loop: past it,
+// it goes straight to its final burst (the exit); before it, with its
+// recorded cycles used up, it repeats Task.Repeat.
 func (s *sim) advance(i, j int) {
 	st := &s.ts[i]
 	st.burst = j + 1
-	st.done, st.act = 0, 0
+	st.done, st.act, st.upd = 0, 0, 0
+	tk := &s.m.Tasks[i]
+	e := len(tk.Bursts) - 1
+	if st.deadline < 0 || st.spin || tk.Bursts[e].End != EndExit {
+		return
+	}
+	switch {
+	case st.burst < e && s.now >= st.deadline:
+		st.burst = e
+		s.stats.DeadlineStops++
+	case st.burst == e && s.now < st.deadline && tk.Repeat >= 0:
+		st.burst = tk.Repeat
+		st.act = len(tk.Bursts[tk.Repeat].Actions) // its effects happened once
+		s.stats.Repeats++
+	}
+}
+
+// blen is the CPU time in ns of task i's current burst: the recorded one,
+// except for a deadline-bound spinner's last burst, which lasts until the
+// deadline (whatever CPU that gives it) and ends at once past it.
+func (s *sim) blen(i int) int64 {
+	st := &s.ts[i]
+	bs := s.m.Tasks[i].Bursts
+	if !st.spin || st.burst != len(bs)-1 || bs[st.burst].End != EndExit {
+		return bs[st.burst].Len
+	}
+	if st.expired {
+		return st.done
+	}
+	return 1 << 62
+}
+
+// onDeadline ends a deadline-bound spinner: running, its burst ends now;
+// waiting or not there yet, its last burst ends as soon as it runs.
+func (s *sim) onDeadline(i int) {
+	st := &s.ts[i]
+	t := s.tasks[i]
+	if t == nil || t.State == policies.TaskDead || st.expired {
+		return
+	}
+	st.expired = true
+	if st.done < s.m.Tasks[i].Bursts[st.burst].Len || st.burst < len(s.m.Tasks[i].Bursts)-1 {
+		s.stats.DeadlineStops++
+	}
+	if t.State == policies.TaskRunning && s.cpus[t.CPU].curr == t {
+		s.progress(t.CPU)
+		s.arm(t.CPU)
+	}
 }
 
 // block arms what ends the block after burst j of task i.
