@@ -37,12 +37,12 @@ type FidelityCase struct {
 
 // Check is one bounded comparison of a fidelity case.
 type Check struct {
-	Case      string
-	Comm      string // "" for the makespan
-	Metric    string // runtime, switches, avg_delay, makespan
-	Observed  int64
-	Predicted int64
-	Bound     float64 // allowed |pred/obs - 1|
+	Case      string  `json:"-"`
+	Comm      string  `json:"comm"`      // "" for the makespan
+	Metric    string  `json:"metric"`    // runtime, switches, avg_delay, makespan
+	Observed  int64   `json:"observed"`  // ns, or a count for switches
+	Predicted int64   `json:"predicted"` // same unit
+	Bound     float64 `json:"bound"`     // allowed |pred/obs - 1|
 }
 
 // Err returns |pred/obs - 1| (Inf when obs is 0 and pred is not).

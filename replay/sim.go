@@ -297,10 +297,11 @@ type sim struct {
 
 // Simulate plays m under pol with cfg and returns the predicted schedule.
 // pol must be fresh (one run per instance). Errors are configuration
-// errors (CPU count, affinity outside the simulated CPUs, a cost or
-// latency outside 0..MaxCost, see Config.Check).
+// errors wrapping ErrConfig (see CheckConfig: CPU count, a selector that
+// matches nothing, affinity outside the simulated CPUs, a cost or latency
+// outside 0..MaxCost, a deadline out of range).
 func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
-	if err := cfg.Check(); err != nil {
+	if err := CheckConfig(m, cfg); err != nil {
 		return nil, err
 	}
 	if cfg.CPUs <= 0 {
@@ -324,19 +325,6 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	if cfg.CtxSwitch < 0 {
 		cfg.CtxSwitch = m.SwitchCost
 	}
-	all := policies.AllCPUs(cfg.CPUs)
-	for _, o := range cfg.Overrides {
-		if o.Affinity != nil && *o.Affinity&all == 0 {
-			return nil, fmt.Errorf("replay: affinity %s for %s: no such CPU among %d", o.Affinity, o.Sel.String(), cfg.CPUs)
-		}
-		matched := false
-		for i := range m.Tasks {
-			matched = matched || o.Sel.Match(&m.Tasks[i])
-		}
-		if !matched {
-			return nil, fmt.Errorf("replay: selector %q matches no task of the trace (a command name, pid:N, tid:N or workload)", o.Sel.String())
-		}
-	}
 	meta := &trace.Meta{Format: "replay", Hostname: m.Meta.Hostname, OSRelease: m.Meta.OSRelease, Arch: m.Meta.Arch,
 		Tool: "traceview replay --policy " + pol.Name(), NrCPUs: cfg.CPUs, NrCPUsAvail: cfg.CPUs, Clock: m.Meta.Clock,
 		FirstTime: m.Start}
@@ -346,6 +334,17 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		res.Makespan = m.ObservedMakespan()
 		res.End = m.End
 		res.Stats.Events = int64(res.recorded.Len())
+		for _, c := range res.recorded.chunks {
+			for k := range c {
+				switch c[k].Kind {
+				case trace.KindSwitch:
+					res.Stats.Switches++
+					res.Stats.Decisions++
+				case trace.KindMigrate:
+					res.Stats.Migrations++
+				}
+			}
+		}
 		meta.NrCPUs = m.NrCPUs
 		res.CPUs = m.NrCPUs
 		meta.LastTime = m.End

@@ -24,7 +24,10 @@ type replayOptions struct {
 	nice     []string
 	class    []string
 	slice    []string
+	until    []string
 	hz       int
+	wide     bool
+	noTrust  bool
 	output   string
 	write    string
 	ctxSw    string
@@ -42,33 +45,65 @@ func init() {
 func newReplayCmd() *cobra.Command {
 	var o replayOptions
 	cmd := &cobra.Command{
-		Use:   "replay [-i FILE] [-p] --policy P[,P...] [--cpus N] [--affinity SEL=CPULIST] [--nice SEL=N] [--class SEL=fifo:PRIO] [--slice SEL=DURATION] [--hz N] [-o table|json] [-w FILE]",
+		Use:   "replay [-i FILE] [-p] --policy P[,P...] [--cpus N] [--affinity SEL=CPULIST] [--nice SEL=N] [--class SEL=fifo:PRIO] [--slice SEL=DURATION] [--until SEL=DURATION|work|count] [--hz N] [-o table|json] [-w FILE]",
 		Short: "Re-schedule a captured workload under a modelled policy and compare",
 		Long: `Replay separates the workload of a trace from the schedule it got: per task,
 CPU bursts and the blocking points between them with what ended each (a wakeup
 by another task at a point of its burst, a timer, an external event). It then
 plays that workload on simulated CPUs under each policy and prints, per command
 name (per task with -p), the observed and predicted run time, switches and
-scheduling delays (avg, max, sum, p99) with predicted/observed ratios, and the
-makespan of the traced command's process tree.
+scheduling delays with predicted/observed ratios, and the makespan of the
+traced command's process tree (first to last event of it).
+
+How a task ends and paces itself is part of the workload, inferred from the
+trace and printed on the "model:" line:
+  work      ends after its recorded CPU work (hackbench, an encode, make)
+  count     ends after its recorded iterations (cyclictest -l, pipe -l)
+  deadline  loops until a wall-clock time after its start (hog, massive_intr,
+            stress-ng -t): with more CPU it repeats its last cycle until then,
+            with less it stops there; inferred for sibling tasks that are
+            self-paced and exit within 3 % of one lifetime
+Timer wakeups are relative sleeps (nanosleep: a late task wakes late) or
+absolute (clock_nanosleep(TIMER_ABSTIME), periodic timers, open-loop request
+arrivals: they keep their recorded times); a task whose wake times are steadier
+than its sleep lengths is taken for absolute. --until overrides the first.
+
+An "inferred cause" is a blocking point whose end the trace does not state:
+perf records no waker, so the task current on the waking CPU is taken for it;
+a wakeup from an idle CPU may be a timer or a device; a task switched in with
+no recorded wakeup was woken by something outside the trace. The model line
+counts them; a prediction resting on many is less sure.
+
+How far to trust a prediction: every run first replays the trace under its
+recording kernel's policy (eevdf from Linux 6.6, cfs before) on its own CPUs
+and prints that self-replay's error ("self-replay ... within N %"), or a
+warning on stderr when it misses the bounds (runtime ±5 %, switches ±20 %,
+average delay ±25 %, makespan ±10 %). --no-self-replay skips it.
 
 Policies (see 'traceview policies'): as-traced (the recorded schedule, an
-identity check), eevdf (Linux 6.6+), cfs (2.6.23-6.5), fifo, rr, and any policy
-registered by other packages. Parameters follow a colon, features as in
-/sys/kernel/debug/sched/features:
+identity check), eevdf (Linux 6.6+), cfs (2.6.23-6.5), bfs, sd, o1,
+goodness24, mq-hp, mq-lse, fifo, rr. Parameters follow a colon, features as
+in /sys/kernel/debug/sched/features:
 
   --policy eevdf:base_slice=3ms,NO_RUN_TO_PARITY
   --policy cfs:wakeup_granularity=0,NEXT_BUDDY
 
 SEL is a command name, pid:N, tid:N or "workload" (the traced command's process
-tree); --affinity, --nice, --class and --slice repeat.
+tree); --affinity, --nice, --class, --slice and --until repeat.
 
-Example: what would the 2-CPU messaging run look like pinned to one CPU?
+Examples (from the repository root):
 
-  traceview replay -i messaging.2cpu.perf.data --policy eevdf \
-      --affinity sched-messaging=0
+  # what if the 2-CPU messaging run were pinned to one CPU?
+  traceview replay -i testdata/traces/messaging.2cpu.perf.data --policy eevdf \
+      --affinity workload=0
+  # what if the three hogs all ran at nice 0, and for 1 s?
+  traceview replay -i testdata/traces/nice.2cpu.perf.data --policy eevdf \
+      --nice hog=0 --until hog=1s
 
-Times print in ms (makespan in ms); -o json gives ns.`,
+Columns: Runtime (ms of CPU), Switches (sched_switch events out of the task),
+Avg and Max delay (ms from wakeup to switch-in); obs is the trace, pred the
+replay, ratio pred/obs. --wide adds Sum delay and p99 delay. Times print in
+ms; -o json gives ns and, per run, self_replay and assumptions.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -92,7 +127,10 @@ Times print in ms (makespan in ms); -o json gives ns.`,
 	f.StringArrayVar(&o.nice, "nice", nil, "SEL=N: set the nice level (repeatable)")
 	f.StringArrayVar(&o.class, "class", nil, "SEL=fifo:PRIO, SEL=rr:PRIO or SEL=normal (repeatable)")
 	f.StringArrayVar(&o.slice, "slice", nil, "SEL=DURATION: custom slice request (sched_attr.sched_runtime, eevdf; clamped to 0.1-100 ms)")
-	f.IntVar(&o.hz, "hz", 250, "scheduler tick rate in Hz (CONFIG_HZ)")
+	f.StringArrayVar(&o.until, "until", nil, "SEL=DURATION|work|count: how tasks end (deadline DURATION after their start, e.g. hog=1s; repeatable)")
+	f.IntVar(&o.hz, "hz", 0, "scheduler tick rate in Hz (CONFIG_HZ; default: inferred from the trace's tick, else 250)")
+	f.BoolVar(&o.wide, "wide", false, "all columns (Sum delay, p99 delay)")
+	f.BoolVar(&o.noTrust, "no-self-replay", false, "skip the self-replay that says how far to trust the prediction")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format)")
 	f.StringVar(&o.ctxSw, "ctx-switch-cost", "", "context-switch cost per switch, e.g. 2us, at most 1s (default: measured in the trace)")
@@ -118,7 +156,7 @@ func parseSelArg(flag, arg string) (replay.Selector, string, error) {
 func (o *replayOptions) config() (replay.Config, error) {
 	cfg := replay.DefaultConfig()
 	cfg.CPUs, cfg.HZ = o.cpus, o.hz
-	if o.hz <= 0 || o.hz > 10000 {
+	if o.hz < 0 || o.hz > 10000 {
 		return cfg, usageErrorf("replay: --hz %d: want 1..10000", o.hz)
 	}
 	if o.cpus < 0 || o.cpus > policies.MaxCPUs {
@@ -171,6 +209,17 @@ func (o *replayOptions) config() (replay.Config, error) {
 		}
 		cfg.Overrides = append(cfg.Overrides, replay.Override{Sel: sel, Slice: &d})
 	}
+	for _, a := range o.until {
+		sel, val, err := parseSelArg("until", a)
+		if err != nil {
+			return cfg, err
+		}
+		u, err := replay.ParseUntil(val)
+		if err != nil {
+			return cfg, usageErrorf("replay: --until %q: %w", a, err)
+		}
+		cfg.Overrides = append(cfg.Overrides, replay.Override{Sel: sel, Until: &u})
+	}
 	for _, a := range o.class {
 		sel, val, err := parseSelArg("class", a)
 		if err != nil {
@@ -216,6 +265,38 @@ type replayRunJSON struct {
 	Predicted  report.LatencyJSON `json:"predicted"`
 	MakespanNs int64              `json:"makespan_ns"`
 	Stats      replay.Stats       `json:"stats"`
+	// SelfReplay is the error of the source trace replayed under its
+	// recording kernel's policy (the same for every run; null with
+	// --no-self-replay); Assumptions counts what the model inferred.
+	SelfReplay  *replay.Trust     `json:"self_replay"`
+	Assumptions replayAssumptions `json:"assumptions"`
+}
+
+// replayAssumptions counts the model's inferred causes and semantics by
+// kind, and the tasks' termination kinds (each listed in model.tasks).
+type replayAssumptions struct {
+	InferredCauses   int `json:"inferred_causes"`
+	InferredWakers   int `json:"dependencies"`
+	PingPongs        int `json:"ping_pongs"`
+	AbsoluteTimers   int `json:"absolute_timers"`
+	External         int `json:"external"`
+	WorkBound        int `json:"work_bound"`
+	CountBound       int `json:"count_bound"`
+	DeadlineBound    int `json:"deadline_bound"`
+	DeadlineInferred int `json:"deadline_inferred"`
+	PinnedTasks      int `json:"pinned_tasks"`
+	UpdatePoints     int `json:"update_points"`
+}
+
+// replayTaskJSON is a workload task's termination kind.
+type replayTaskJSON struct {
+	TID        int32  `json:"tid"`
+	PID        int32  `json:"pid"`
+	Comm       string `json:"comm"`
+	Until      string `json:"until"`
+	Inferred   bool   `json:"until_inferred"`
+	DeadlineNs int64  `json:"deadline_ns,omitempty"`
+	Spinner    bool   `json:"spinner,omitempty"`
 }
 
 type replayModelJSON struct {
@@ -224,6 +305,9 @@ type replayModelJSON struct {
 	IdleExitNs    int64   `json:"idle_exit_ns"`
 	WakePreemptNs int64   `json:"wake_preempt_ns"`
 	SwitchCostNs  int64   `json:"switch_cost_ns"`
+	HZ            int     `json:"hz_inferred"`
+	// Tasks lists the workload's tasks with how each ends.
+	Tasks []replayTaskJSON `json:"workload_tasks"`
 }
 
 func runReplay(out, errw io.Writer, o replayOptions) error {
@@ -260,6 +344,12 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", o.input)
 	}
 	printWarnings(errw, src.Meta())
+	if err := replay.CheckConfig(m, cfg); err != nil {
+		return usageErrorf("%w", err)
+	}
+	if cfg.HZ == 0 && m.HZ > 0 {
+		cfg.HZ = m.HZ
+	}
 	obs, err := m.ObservedLatency(o.perTask)
 	if err != nil {
 		return fmt.Errorf("replay: observed latency: %w", err)
@@ -267,12 +357,36 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	doc := replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(),
 		Model: replayModelJSON{ModelStats: m.Stats, InferredShare: m.Stats.InferredShare(), IdleExitNs: m.IdleExit,
 			WakePreemptNs: m.WakePreempt, SwitchCostNs: m.SwitchCost}}
+	doc.Model.HZ = m.HZ
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if !tk.Workload {
+			continue
+		}
+		tj := replayTaskJSON{TID: int32(tk.TID), PID: int32(tk.PID), Comm: tk.Comm, Until: tk.Until.String(), Inferred: tk.UntilInferred, Spinner: tk.Spinner}
+		if tk.Until == replay.UntilDeadline {
+			tj.DeadlineNs = tk.Deadline
+		}
+		doc.Model.Tasks = append(doc.Model.Tasks, tj)
+	}
+	st := m.Stats
+	asm := replayAssumptions{InferredCauses: st.Inferred, InferredWakers: st.Dependencies, PingPongs: st.PingPongs,
+		AbsoluteTimers: st.AbsoluteTimers, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
+		DeadlineBound: st.DeadlineBound, DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
 	if o.output == "table" {
-		fmt.Fprintf(out, "model: %d tasks (%d pinned by inference), %d bursts, %d blocking points (%d dependencies, %d of them inferred from ping-pong preemptions, %d timers, %d external, %d never woken), %.1f %% with an inferred cause\n",
-			m.Stats.Tasks, m.Stats.PinnedTasks, m.Stats.Bursts, m.Stats.BlockingPoints, m.Stats.Dependencies, m.Stats.PingPongs, m.Stats.Timers, m.Stats.External,
-			m.Stats.Never, 100*m.Stats.InferredShare())
-		fmt.Fprintf(out, "measured: idle exit %.3f ms, wakeup preemption %.3f ms, context switch %.3f ms\n",
-			float64(m.IdleExit)/1e6, float64(m.WakePreempt)/1e6, float64(m.SwitchCost)/1e6)
+		writeModelLines(out, m, cfg.HZ)
+	}
+	var trust *replay.Trust
+	if !o.noTrust {
+		if trust, err = replay.SelfReplay(m); err != nil {
+			return fmt.Errorf("replay: self-replay: %w", err)
+		}
+		if o.output == "table" {
+			fmt.Fprintln(out, trust.Verdict())
+		}
+		if !trust.Within {
+			fmt.Fprintf(errw, "warning: %s\n", trust.Verdict())
+		}
 	}
 	var last *replay.Result
 	for _, sp := range specs {
@@ -293,9 +407,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 			return fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
 		}
 		doc.Runs = append(doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
-			MakespanNs: res.Makespan, Stats: res.Stats})
+			MakespanNs: res.Makespan, Stats: res.Stats, SelfReplay: trust, Assumptions: asm})
 		if o.output == "table" {
-			writeReplayTable(out, sp.String(), res, obs, pred, doc.Makespan, o.rows)
+			writeReplayTable(out, sp.String(), res, obs, pred, doc.Makespan, o.rows, o.wide)
 		}
 		last = res
 	}
@@ -333,12 +447,53 @@ func ratio(p, o int64) string {
 	return strconv.FormatFloat(replay.Ratio(p, o), 'f', 3, 64)
 }
 
-func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *report.LatencyResult, obsMakespan int64, rows int) {
-	fmt.Fprintf(w, "\npolicy %s on %d CPUs: makespan %s ms observed, %s ms predicted (ratio %s); %d switches, %d migrations, %d decisions\n",
-		name, res.CPUs, msf(obsMakespan), msf(res.Makespan), ratio(res.Makespan, obsMakespan),
-		res.Stats.Switches, res.Stats.Migrations, res.Stats.Decisions)
+// writeModelLines prints what the model rests on: its tasks and blocking
+// points by cause, how the workload's tasks end, the tick, and the measured
+// latencies.
+func writeModelLines(out io.Writer, m *replay.Model, hz int) {
+	st := m.Stats
+	fmt.Fprintf(out, "model: %s, %s, %s (%d ended by another task, %d of them inferred from ping-pong preemptions; %d by a timer, %d at an absolute time (%d absolute timers); %d never woken); %.1f %% with an inferred cause\n",
+		plural(st.Tasks, "task"), plural(st.Bursts, "CPU burst"), plural(st.BlockingPoints, "blocking point"),
+		st.Dependencies, st.PingPongs, st.Timers, st.External, st.AbsoluteTimers, st.Never, 100*st.InferredShare())
+	how := "inferred"
+	if st.DeadlineInferred < st.DeadlineBound {
+		how = fmt.Sprintf("%d inferred, %d set", st.DeadlineInferred, st.DeadlineBound-st.DeadlineInferred)
+	}
+	fmt.Fprintf(out, "workload: %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s); %d pinned to the one CPU they ran on\n",
+		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, st.PinnedTasks)
+	tick := "inferred from the trace"
+	if m.HZ == 0 || hz != m.HZ {
+		tick = "not seen in the trace"
+		if m.HZ > 0 {
+			tick = fmt.Sprintf("set (the trace shows %d Hz)", m.HZ)
+		}
+	}
+	if hz == 0 {
+		hz = 250
+	}
+	fmt.Fprintf(out, "measured: idle exit %.3f ms, wakeup preemption %.3f ms, context switch %.3f ms; tick %d Hz (%s); %s where the task itself accounted its run time\n",
+		float64(m.IdleExit)/1e6, float64(m.WakePreempt)/1e6, float64(m.SwitchCost)/1e6, hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
+}
+
+// plural renders "1 task" or "n tasks".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *report.LatencyResult, obsMakespan int64, rows int, wide bool) {
+	cpus := plural(res.CPUs, "CPU")
+	fmt.Fprintf(w, "\npolicy %s on %s: makespan %s ms observed, %s ms predicted (ratio %s); %s, %s, %s\n",
+		name, cpus, msf(obsMakespan), msf(res.Makespan), ratio(res.Makespan, obsMakespan),
+		pluralES(int(res.Stats.Switches), "switch"), plural(int(res.Stats.Migrations), "migration"), plural(int(res.Stats.Decisions), "decision"))
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "Task\t Runtime ms obs\t pred\t ratio\t Switches obs\t pred\t ratio\t Avg delay ms obs\t pred\t ratio\t Max delay ms obs\t pred\t Sum delay ms obs\t pred\t ratio\t p99 delay ms obs\t pred\t")
+	head := "Task\t Runtime ms obs\t pred\t ratio\t Switches obs\t pred\t ratio\t Avg delay ms obs\t pred\t ratio\t Max delay ms obs\t pred\t ratio\t"
+	if wide {
+		head += " Sum delay ms obs\t pred\t ratio\t p99 delay ms obs\t pred\t"
+	}
+	fmt.Fprintln(tw, head)
 	pairs := replay.Pair(obs, pred)
 	for i, p := range pairs {
 		if rows > 0 && i >= rows {
@@ -346,13 +501,19 @@ func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *r
 			break
 		}
 		a, b := p.Observed, p.Pred
-		fmt.Fprintf(tw, "%s\t %s\t %s\t %s\t %d\t %d\t %s\t %s\t %s\t %s\t %s\t %s\t %s\t %s\t %s\t %s\t %s\t\n", p.Key,
+		key := p.Key
+		if len(key) > 24 && !wide {
+			key = key[:23] + "…"
+		}
+		fmt.Fprintf(tw, "%s\t %s\t %s\t %s\t %d\t %d\t %s\t %s\t %s\t %s\t %s\t %s\t %s\t", key,
 			msf(a.Runtime), msf(b.Runtime), ratio(b.Runtime, a.Runtime),
 			a.Switches, b.Switches, ratio(b.Switches, a.Switches),
 			msf(a.AvgDelay), msf(b.AvgDelay), ratio(b.AvgDelay, a.AvgDelay),
-			msf(a.MaxDelay), msf(b.MaxDelay),
-			msf(a.SumDelay), msf(b.SumDelay), ratio(b.SumDelay, a.SumDelay),
-			msf(a.P99), msf(b.P99))
+			msf(a.MaxDelay), msf(b.MaxDelay), ratio(b.MaxDelay, a.MaxDelay))
+		if wide {
+			fmt.Fprintf(tw, " %s\t %s\t %s\t %s\t %s\t", msf(a.SumDelay), msf(b.SumDelay), ratio(b.SumDelay, a.SumDelay), msf(a.P99), msf(b.P99))
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 }
@@ -387,4 +548,12 @@ Example:
 			return nil
 		},
 	}
+}
+
+// pluralES renders "1 switch" or "n switches".
+func pluralES(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "es"
 }

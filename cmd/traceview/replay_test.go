@@ -51,7 +51,7 @@ func TestReplayCLIJSONAndWrite(t *testing.T) {
 				Total map[string]float64 `json:"total"`
 			} `json:"predicted"`
 		} `json:"runs"`
-		Model map[string]float64 `json:"model"`
+		Model map[string]any `json:"model"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestReplayCLIJSONAndWrite(t *testing.T) {
 	if doc.Runs[0].Predicted.Total["runtime_ns"] != doc.Observed.Total["runtime_ns"] {
 		t.Errorf("as-traced total runtime %v, observed %v", doc.Runs[0].Predicted.Total["runtime_ns"], doc.Observed.Total["runtime_ns"])
 	}
-	if doc.Model["tasks"] != 173 || doc.Model["inferred_share"] <= 0 || doc.Model["inferred_share"] > 1 {
+	if share, _ := doc.Model["inferred_share"].(float64); doc.Model["tasks"] != 173.0 || share <= 0 || share > 1 {
 		t.Errorf("model: %v", doc.Model)
 	}
 	// The written prediction is a trace like any other: its latency total
@@ -91,13 +91,18 @@ func TestReplayCLIErrors(t *testing.T) {
 		{[]string{"replay", messaging2}, 2, "no --policy given"},
 		{[]string{"replay", "--policy", "nosuch", messaging2}, 2, `policy "nosuch": unknown policy`},
 		{[]string{"replay", "--policy", "eevdf:NO_SUCH", messaging2}, 2, `unknown feature "SUCH"`},
-		{[]string{"replay", "--policy", "eevdf", "--affinity", "sched-messaging=9", messaging2}, 1, "no such CPU among 2"},
+		{[]string{"replay", "--policy", "eevdf", "--affinity", "sched-messaging=9", messaging2}, 2, "no such CPU among 2"},
 		{[]string{"replay", "--policy", "eevdf", "--nice", "hog=40", messaging2}, 2, "want a nice level -20..19"},
 		{[]string{"replay", "--policy", "eevdf", "--class", "hog=fifo:0", messaging2}, 2, "want an RT priority 1..99"},
 		{[]string{"replay", "--policy", "eevdf", "-o", "csv", messaging2}, 2, `-o "csv": want table or json`},
 		{[]string{"replay", "--policy", "eevdf", "../../testdata/traces/nosuch.perf.data"}, 1, "no such file"},
 		{[]string{"replay", "--policy", "eevdf", "--cpus", "0", messaging2}, 2, "--cpus 0: want 1..64"},
-		{[]string{"replay", "--policy", "eevdf", "--nice", "nosuch=0", messaging2}, 1, `selector "nosuch" matches no task`},
+		{[]string{"replay", "--policy", "eevdf", "--nice", "nosuch=0", messaging2}, 2, `selector "nosuch" matches no task`},
+		{[]string{"replay", "--policy", "eevdf", "--until", "nosuch=2s", messaging2}, 2, `selector "nosuch" matches no task`},
+		{[]string{"replay", "--policy", "eevdf", "--until", "hog=-2s", messaging2}, 2, `want work, count or a duration`},
+		{[]string{"replay", "--policy", "eevdf", "--until", "hog=1000h", messaging2}, 2, `a deadline must be in 1ns..24h`},
+		{[]string{"replay", "--policy", "eevdf", "--until", "hog", messaging2}, 2, `want SEL=VALUE`},
+		{[]string{"replay", "--policy", "eevdf", "--hz", "-1", messaging2}, 2, `--hz -1: want 1..10000`},
 	} {
 		_, errs, code := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
@@ -114,6 +119,78 @@ func TestPoliciesCLI(t *testing.T) {
 	for _, want := range []string{"as-traced:", "cfs:", "eevdf:", "fifo:", "rr:", "base_slice", "RUN_TO_PARITY", "wakeup_granularity", "llc_size"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("policies output lacks %q", want)
+		}
+	}
+}
+
+const nice2 = "../../testdata/traces/nice.2cpu.perf.data"
+
+// TestReplayCLIUntil: nice.2cpu's three hogs (hog 2 LABEL: spin for 2 s of
+// wall-clock time) are inferred deadline-bound: the JSON lists them as
+// "deadline" with a deadline of about 2 s after their start, and the self
+// replay (eevdf, 2 CPUs) is within its bounds. --until hog=1s makes them
+// stop 1 s after their start: the workload's makespan (sh starts first and
+// exits right after its last hog; perf's own fork of sh is at the start)
+// shrinks from 2008.288 ms observed to just over 1 s, and with all three at
+// nice 0 on 2 CPUs each hog gets 2/3 of a CPU: 3 × 667 ms ≈ 2000 ms of run
+// time in that second (at most the 2 CPUs' 2000 ms).
+func TestReplayCLIUntil(t *testing.T) {
+	out, errs, code := runCLI(t, "replay", "-o", "json", "--policy", "eevdf", "--nice", "hog=0", "--until", "hog=1s", nice2)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Runs []struct {
+			Makespan   int64 `json:"makespan_ns"`
+			SelfReplay struct {
+				Policy string `json:"policy"`
+				Within bool   `json:"within_bounds"`
+				Rows   []struct {
+					Metric string `json:"metric"`
+				} `json:"rows"`
+			} `json:"self_replay"`
+			Assumptions map[string]int `json:"assumptions"`
+			Predicted   struct {
+				Rows []struct {
+					Comm    string `json:"comm"`
+					Runtime int64  `json:"runtime_ns"`
+				} `json:"rows"`
+			} `json:"predicted"`
+		} `json:"runs"`
+		Model struct {
+			Tasks []struct {
+				Comm       string `json:"comm"`
+				Until      string `json:"until"`
+				Inferred   bool   `json:"until_inferred"`
+				DeadlineNs int64  `json:"deadline_ns"`
+			} `json:"workload_tasks"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	hogs := 0
+	for _, tk := range doc.Model.Tasks {
+		if tk.Comm == "hog" {
+			hogs++
+			if tk.Until != "deadline" || !tk.Inferred || tk.DeadlineNs < 1_990_000_000 || tk.DeadlineNs > 2_010_000_000 {
+				t.Errorf("hog task %+v: want an inferred deadline of 2 s ± 10 ms", tk)
+			}
+		}
+	}
+	if hogs != 3 {
+		t.Errorf("%d hog tasks in the model, want 3", hogs)
+	}
+	r := doc.Runs[0]
+	if r.Makespan < 1_000_000_000 || r.Makespan > 1_020_000_000 {
+		t.Errorf("makespan %d ns, want 1.00-1.02 s", r.Makespan)
+	}
+	if r.Assumptions["deadline_bound"] != 3 || r.SelfReplay.Policy != "eevdf" || !r.SelfReplay.Within || len(r.SelfReplay.Rows) < 4 {
+		t.Errorf("assumptions %v, self-replay %+v", r.Assumptions, r.SelfReplay)
+	}
+	for _, row := range r.Predicted.Rows {
+		if row.Comm == "hog" && (row.Runtime < 1_950_000_000 || row.Runtime > 2_000_000_000) {
+			t.Errorf("hogs ran %d ns in their second, want 1.95-2.00 s", row.Runtime)
 		}
 	}
 }

@@ -1,0 +1,224 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// TestUpdatePointsEndSlices: two nice-0 hogs of 10 ms on one CPU, each
+// with an update point every 1 ms of its CPU time (a clock_gettime of the
+// thread's CPU clock). eevdf's base slice on 1 CPU is 0.7 ms: at A's first
+// update point (1 ms) its vruntime has passed its deadline (0.7 ms), so
+// update_deadline reschedules and B (deadline 0.7 ms, eligible) runs, until
+// its own first update point. Without update points each hog runs a whole
+// 4 ms tick (TestHogsAlternatePerTick); with them every run is 1 ms: A
+// [0,1) B [1,2) A [2,3) ..., ten runs each, the last ending at 20 ms.
+func TestUpdatePointsEndSlices(t *testing.T) {
+	m := hogModel(10_000_000, 120, 120)
+	for i := range m.Tasks {
+		for u := int64(1); u < 10; u++ {
+			m.Tasks[i].Bursts[0].Updates = append(m.Tasks[i].Bursts[0].Updates, u*1_000_000)
+		}
+	}
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	r := runs(res.Events())
+	for _, tid := range []trace.TID{100, 101} {
+		iv := r[tid]
+		if len(iv) != 10 {
+			t.Errorf("tid %d ran %d times, want 10: %v", tid, len(iv), iv)
+		}
+		for k, x := range iv {
+			want := int64(2*k+int(tid-100)) * 1_000_000
+			if x != [2]int64{want, want + 1_000_000} {
+				t.Errorf("tid %d run %d = %v, want [%d, %d)", tid, k, x, want, want+1_000_000)
+			}
+		}
+	}
+	if res.End != 20_000_000 {
+		t.Errorf("last event at %d ns, want 20 ms", res.End)
+	}
+}
+
+// TestInferTick: 30 tick events at 1.46 ms + k·4 ms (k = 0..29) and 30
+// others at 0.3 ms + k·3.7 ms. At 250 Hz the densest 50 µs window holds
+// the 30 ticks (and at most a few others): score ≈ 0.5 − 50/4000; at
+// 1000 Hz the ticks also sit in one 1 ms phase but an even spread puts 4x
+// more in a window: a lower score, and 250 is the lowest HZ within 80 % of
+// the best; 100 and 300 Hz spread the ticks over 5 and 3 phases. The
+// phase is the 10 µs bin of the ticks, 1460 µs.
+func TestInferTick(t *testing.T) {
+	var ts []int64
+	for k := int64(0); k < 30; k++ {
+		ts = append(ts, 1_460_000+k*4_000_000, 300_000+k*3_700_000)
+	}
+	hz, phase := inferTick(ts)
+	if hz != 250 || phase != 1_460_000 {
+		t.Errorf("inferTick = %d Hz, phase %d ns; want 250 Hz, 1460000 ns", hz, phase)
+	}
+	if hz, _ := inferTick(ts[1:20:20]); hz != 0 {
+		t.Errorf("10 ticks and 9 others gave %d Hz, want 0 (too few to tell)", hz)
+	}
+}
+
+// timerTrace is one task (tid 5) on CPU 0 that runs bursts of the given
+// lengths (ns) and sleeps after each; wake(k, blockedAt) gives the time of
+// the k-th wakeup, a sched_waking from the idle CPU (a timer).
+func timerTrace(bursts []int64, wake func(k int, blockedAt int64) int64) []trace.Event {
+	var evs []trace.Event
+	t := int64(1_000_000)
+	for k, b := range bursts {
+		evs = append(evs, sw(t, 0, 0, 5), rt(t+b, 5, b), sw(t+b, 5, trace.StateInterruptible, 0))
+		w := trace.NewEvent(wake(k, t+b), 0, trace.KindWaking)
+		w.TID, w.CurTID, w.TargetCPU, w.Prio = 5, 0, 0, 120
+		evs = append(evs, w)
+		t = w.Time
+	}
+	return append(evs, sw(t, 0, 0, 5), rt(t+100_000, 5, 100_000), sw(t+100_000, 5, trace.StateDead, 0))
+}
+
+// TestAbsoluteTimers: a task that sleeps 2 ms after bursts of 1, 3, 2, 4,
+// 1, 3 ms has sleeps of one length (MAD 0) and intervals between wakeups
+// of 3, 5, 4, 6, 3 ms (MAD 1 ms): relative sleeps, kept as CauseTimer
+// with Delay 2 ms. A task woken every 10 ms (k·10 ms + 11 ms) after the
+// same bursts has intervals of one length and sleeps of 9, 7, 8, 6, 9,
+// 7 ms: absolute, CauseExternal at the recorded times.
+func TestAbsoluteTimers(t *testing.T) {
+	bursts := []int64{1e6, 3e6, 2e6, 4e6, 1e6, 3e6}
+	rel, err := Extract(trace.NewSliceSource(timerTrace(bursts, func(_ int, at int64) int64 { return at + 2_000_000 }), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs, err := Extract(trace.NewSliceSource(timerTrace(bursts, func(k int, _ int64) int64 { return int64(k)*10_000_000 + 11_000_000 }), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, b := range rel.Tasks[0].Bursts[:len(bursts)] {
+		if b.Wake.Kind != CauseTimer || b.Wake.Delay != 2_000_000 {
+			t.Errorf("relative sleeper, block %d: %+v, want a 2 ms timer", k, b.Wake)
+		}
+	}
+	for k, b := range abs.Tasks[0].Bursts[:len(bursts)] {
+		if b.Wake.Kind != CauseExternal || b.Wake.At != int64(k)*10_000_000+11_000_000 {
+			t.Errorf("periodic task, block %d: %+v, want external at %d", k, b.Wake, int64(k)*10_000_000+11_000_000)
+		}
+	}
+	if rel.Stats.AbsoluteTimers != 0 || abs.Stats.AbsoluteTimers != 6 {
+		t.Errorf("absolute timers: relative sleeper %d, periodic task %d; want 0 and 6", rel.Stats.AbsoluteTimers, abs.Stats.AbsoluteTimers)
+	}
+}
+
+// cycleModel is one task on CPU 0 that burns 5 ms and sleeps 2 ms
+// (relative), three times, then exits after 0.1 ms; deadline-bound with
+// the given deadline, repeating its third cycle.
+func cycleModel(deadline int64) *Model {
+	b := Burst{Len: 5_000_000, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 2_000_000}}
+	return &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{{TID: 7, PID: 7, Comm: "mi", Prio: 120, Parent: -1,
+		Init: InitRunnable, Workload: true, Until: UntilDeadline, Deadline: deadline, Repeat: 2,
+		Bursts: []Burst{b, b, b, {Len: 100_000, End: EndExit}}}}}
+}
+
+// TestDeadlineCycle: alone on a CPU, each cycle takes 7 ms and the loop
+// checks the clock at its top, after each sleep: at 7, 14, 21, ... ms.
+//   - deadline 50 ms: the three recorded cycles end at 21 ms (< 50: repeat
+//     the third), repeats start at 21, 28, 35, 42, 49 (5 repeats), the top
+//     at 56 ms finds the deadline past: the final 0.1 ms burst, exit at
+//     56.1 ms; CPU 8 × 5 + 0.1 = 40.1 ms.
+//   - deadline 10 ms: cycles at 0 and 7 ms; the top at 14 ms is past it:
+//     straight to the exit at 14.1 ms (one stop), CPU 10.1 ms.
+//   - as work (--until mi=work): the three cycles and the exit, 21.1 ms.
+func TestDeadlineCycle(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		deadline         int64
+		until            *UntilOverride
+		end, cpu         int64
+		repeats, stopped int
+	}{
+		{"more CPU", 50_000_000, nil, 56_100_000, 40_100_000, 5, 0},
+		{"less CPU", 10_000_000, nil, 14_100_000, 10_100_000, 0, 1},
+		{"work", 50_000_000, &UntilOverride{Kind: UntilWork}, 21_100_000, 15_100_000, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := Config{HZ: 250}
+			if c.until != nil {
+				cfg.Overrides = []Override{{Sel: Selector{Comm: "mi", PID: -1, TID: -1}, Until: c.until}}
+			}
+			res := simulate(t, cycleModel(c.deadline), "eevdf", cfg)
+			var cpu int64
+			for _, e := range res.Events() {
+				if e.Kind == trace.KindRuntime {
+					cpu += e.Runtime
+				}
+			}
+			if res.End != c.end || cpu != c.cpu || res.Stats.Repeats != c.repeats || res.Stats.DeadlineStops != c.stopped {
+				t.Errorf("end %d ns, CPU %d ns, %d repeats, %d stops; want %d, %d, %d, %d",
+					res.End, cpu, res.Stats.Repeats, res.Stats.DeadlineStops, c.end, c.cpu, c.repeats, c.stopped)
+			}
+		})
+	}
+}
+
+// TestDeadlineSpinners: two sibling spinners recorded with 100 ms of CPU
+// each (2 CPUs), deadline 100 ms after their start, replayed on 1 CPU:
+// they share it (50 ms each, give or take one 4 ms tick) and both exit at
+// their deadline, 100 ms; as work-bound they would run 200 ms. Given 2 CPUs
+// and a 150 ms deadline, each spins 150 ms: more than recorded.
+func TestDeadlineSpinners(t *testing.T) {
+	mk := func(deadline int64) *Model {
+		m := hogModel(100_000_000, 120, 120)
+		for i := range m.Tasks {
+			tk := &m.Tasks[i]
+			tk.Workload, tk.Until, tk.Deadline, tk.Spinner = true, UntilDeadline, deadline, true
+		}
+		return m
+	}
+	res := simulate(t, mk(100_000_000), "eevdf", Config{HZ: 250})
+	r := runs(res.Events())
+	for _, tid := range []trace.TID{100, 101} {
+		if got := ranBefore(r[tid], 1e9); got < 46_000_000 || got > 54_000_000 {
+			t.Errorf("tid %d ran %.1f ms, want 50 ± 4", tid, float64(got)/1e6)
+		}
+	}
+	if res.End != 100_000_000 || res.Stats.DeadlineStops != 2 {
+		t.Errorf("end %d ns, %d stops; want 100 ms and 2", res.End, res.Stats.DeadlineStops)
+	}
+	m := mk(150_000_000)
+	m.NrCPUs, m.Tasks[1].CPU = 2, 1 // one on each CPU from the start
+	res = simulate(t, m, "eevdf", Config{HZ: 250})
+	r = runs(res.Events())
+	for _, tid := range []trace.TID{100, 101} {
+		if got := ranBefore(r[tid], 1e9); got != 150_000_000 {
+			t.Errorf("tid %d ran %.1f ms on its own CPU, want 150", tid, float64(got)/1e6)
+		}
+	}
+}
+
+// TestInferUntil: siblings "hog" (children of task 0) that spin and exit
+// 2000 and 2001 ms after starting at 0 and 10 ms (spread 1 ms of a 2 s
+// life, under 3 %) are deadline-bound spinners with Deadline = their own
+// lifetime; siblings "job" exiting at 1000 and 2000 ms are not (work); a
+// lone spinner "solo" keeps the default (work).
+func TestInferUntil(t *testing.T) {
+	spin := func(comm string, start, last int64) Task {
+		return Task{Comm: comm, Parent: 0, Workload: true, Start: start, Last: last, Repeat: -1,
+			Bursts: []Burst{{Len: 10_000_000, End: EndBlock, Wake: Cause{Kind: CauseTimer}}, {Len: 900_000_000, End: EndExit}}}
+	}
+	m := &Model{Tasks: []Task{{Comm: "sh", Parent: -1, Workload: true, Bursts: []Burst{{End: EndTrace}}},
+		spin("hog", 0, 2_000_000_000), spin("hog", 10_000_000, 2_011_000_000),
+		spin("job", 0, 1_000_000_000), spin("job", 0, 2_000_000_000), spin("solo", 0, 2_000_000_000)}}
+	x := &extractor{m: m}
+	x.inferUntil()
+	want := []struct {
+		until    UntilKind
+		deadline int64
+	}{{UntilWork, 0}, {UntilDeadline, 2_000_000_000}, {UntilDeadline, 2_001_000_000}, {UntilWork, 0}, {UntilWork, 0}, {UntilWork, 0}}
+	for i, w := range want {
+		if tk := m.Tasks[i]; tk.Until != w.until || tk.Deadline != w.deadline {
+			t.Errorf("task %d (%s): %s, deadline %d; want %s, %d", i, tk.Comm, tk.Until, tk.Deadline, w.until, w.deadline)
+		}
+	}
+	if m.Stats.DeadlineBound != 2 || m.Stats.WorkBound != 4 {
+		t.Errorf("stats %+v: want 2 deadline-bound, 4 work-bound", m.Stats)
+	}
+}
