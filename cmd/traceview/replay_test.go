@@ -100,7 +100,7 @@ func TestReplayCLIErrors(t *testing.T) {
 		{[]string{"replay", "--policy", "eevdf", "--nice", "nosuch=0", messaging2}, 2, `selector "nosuch" matches no task`},
 		{[]string{"replay", "--policy", "eevdf", "--until", "nosuch=2s", messaging2}, 2, `selector "nosuch" matches no task`},
 		{[]string{"replay", "--policy", "eevdf", "--until", "hog=-2s", messaging2}, 2, `want work, count or a duration`},
-		{[]string{"replay", "--policy", "eevdf", "--until", "hog=1000h", messaging2}, 2, `a deadline must be in 1ns..24h`},
+		{[]string{"replay", "--policy", "eevdf", "--until", "hog=1000h", messaging2}, 2, `a deadline must be in 1ns..1h`},
 		{[]string{"replay", "--policy", "eevdf", "--until", "hog", messaging2}, 2, `want SEL=VALUE`},
 		{[]string{"replay", "--policy", "eevdf", "--hz", "-1", messaging2}, 2, `--hz -1: want 1..10000`},
 	} {
