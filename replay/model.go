@@ -1339,3 +1339,7 @@ func (x *extractor) inferUntil() {
 		}
 	}
 }
+
+// RecordedSource returns the model's recorded schedule (every scheduler
+// event of its input) as a stream, for the observed side of a comparison.
+func (m *Model) RecordedSource() trace.Source { return m.Recorded.Source(&m.Meta) }

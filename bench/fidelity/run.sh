@@ -4,4 +4,4 @@
 # shared traces at ../shared/traces relative to the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-go run ./bench/fidelity -dir ../shared/traces | tee bench/fidelity/fidelity.md
+go run ./bench/fidelity/run -dir ../shared/traces | tee bench/fidelity/fidelity.md

@@ -13,6 +13,7 @@ import (
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 )
 
 type replayOptions struct {
@@ -268,8 +269,8 @@ type replayRunJSON struct {
 	// SelfReplay is the error of the source trace replayed under its
 	// recording kernel's policy (the same for every run; null with
 	// --no-self-replay); Assumptions counts what the model inferred.
-	SelfReplay  *replay.Trust     `json:"self_replay"`
-	Assumptions replayAssumptions `json:"assumptions"`
+	SelfReplay  *report.ReplayTrust `json:"self_replay"`
+	Assumptions replayAssumptions   `json:"assumptions"`
 }
 
 // replayAssumptions counts the model's inferred causes and semantics by
@@ -350,7 +351,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if cfg.HZ == 0 && m.HZ > 0 {
 		cfg.HZ = m.HZ
 	}
-	obs, err := m.ObservedLatency(o.perTask)
+	obs, err := replayLatency(m.RecordedSource(), o.perTask)
 	if err != nil {
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
@@ -376,9 +377,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if o.output == "table" {
 		writeModelLines(out, m, cfg.HZ)
 	}
-	var trust *replay.Trust
+	var trust *report.ReplayTrust
 	if !o.noTrust {
-		if trust, err = replay.SelfReplay(m); err != nil {
+		if trust, err = selfReplay(m); err != nil {
 			return fmt.Errorf("replay: self-replay: %w", err)
 		}
 		if o.output == "table" {
@@ -402,7 +403,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		if err != nil {
 			return err
 		}
-		pred, err := replay.Latency(res.Source(), o.perTask)
+		pred, err := replayLatency(res.Source(), o.perTask)
 		if err != nil {
 			return fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
 		}
@@ -444,7 +445,7 @@ func ratio(p, o int64) string {
 		}
 		return "new"
 	}
-	return strconv.FormatFloat(replay.Ratio(p, o), 'f', 3, 64)
+	return strconv.FormatFloat(report.PredRatio(p, o), 'f', 3, 64)
 }
 
 // writeModelLines prints what the model rests on: its tasks and blocking
@@ -494,7 +495,7 @@ func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *r
 		head += " Sum delay ms obs\t pred\t ratio\t p99 delay ms obs\t pred\t"
 	}
 	fmt.Fprintln(tw, head)
-	pairs := replay.Pair(obs, pred)
+	pairs := report.PairRows(obs, pred)
 	for i, p := range pairs {
 		if rows > 0 && i >= rows {
 			fmt.Fprintf(tw, "(%d more rows; --rows 0 shows all)\t\n", len(pairs)-rows)
@@ -556,4 +557,39 @@ func pluralES(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "es"
+}
+
+// replayLatency is the latency table (per command, or per task) with
+// percentiles of an observed or predicted schedule.
+func replayLatency(src trace.Source, perTask bool) (*report.LatencyResult, error) {
+	return report.ComputeLatency(src, report.LatencyOptions{PerTask: perTask, Percentiles: true})
+}
+
+// selfReplay replays m under its recording kernel's policy
+// (replay.RecordingPolicy of the trace's release) on its own CPU count,
+// with the measured costs and no override, and scores it against the
+// recorded schedule as the fidelity suite does (report.ScoreReplay).
+func selfReplay(m *replay.Model) (*report.ReplayTrust, error) {
+	spec := replay.RecordingPolicy(m.Meta.OSRelease)
+	specs, err := policies.ParseSpecs(spec)
+	if err != nil {
+		return nil, err
+	}
+	pol, err := specs[0].New(m.NrCPUs)
+	if err != nil {
+		return nil, err
+	}
+	res, err := replay.Simulate(m, pol, replay.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	obs, err := replayLatency(m.RecordedSource(), false)
+	if err != nil {
+		return nil, err
+	}
+	pred, err := replayLatency(res.Source(), false)
+	if err != nil {
+		return nil, err
+	}
+	return report.NewReplayTrust(spec, res.CPUs, report.ScoreReplay("self", obs, pred, m.ObservedMakespan(), res.Makespan)), nil
 }

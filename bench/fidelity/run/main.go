@@ -8,7 +8,7 @@
 // the counts within the bounds (±5/20/25/10 %) and within the tight bounds
 // (±2/10/10/3 %).
 //
-// Usage: go run ./bench/fidelity [-dir ../shared/traces] [-policy eevdf:llc_size=0] [-run REGEXP]
+// Usage: go run ./bench/fidelity/run [-dir ../shared/traces] [-policy eevdf:llc_size=0] [-run REGEXP]
 package main
 
 import (
@@ -20,7 +20,9 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/traceview/traceview/bench/fidelity"
 	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 	_ "github.com/traceview/traceview/trace/formats"
 )
@@ -38,13 +40,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "fidelity: -run: %v\n", err)
 		os.Exit(2)
 	}
-	var all []replay.Check
-	for _, c := range replay.FidelityCases(*dir) {
+	var all []report.ReplayCheck
+	for _, c := range fidelity.FidelityCases(*dir) {
 		if !re.MatchString(c.Name) {
 			continue
 		}
 		c.Policy = *policy
-		checks, err := replay.RunFidelity(c)
+		checks, err := fidelity.RunFidelity(c)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "fidelity: %s: %v\n", c.Name, err)
 			continue
@@ -71,7 +73,7 @@ func main() {
 		res := "ok"
 		if !c.Pass() {
 			res = "**miss**"
-			if g, ok := replay.KnownGaps[c.ID()]; ok {
+			if g, ok := fidelity.KnownGaps[c.ID()]; ok {
 				res = "known gap: " + g
 			}
 		}
@@ -84,7 +86,7 @@ func main() {
 			sp = fmt.Sprintf("%.1f %%", 100*v)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %.3f | ±%.0f %% | %s | %s |\n", c.Case, comm, c.Metric,
-			unit(c.Observed), unit(c.Predicted), replay.Ratio(c.Predicted, c.Observed), 100*c.Bound, sp, res)
+			unit(c.Observed), unit(c.Predicted), report.PredRatio(c.Predicted, c.Observed), 100*c.Bound, sp, res)
 	}
 	fmt.Print(b.String())
 	fmt.Printf("\n%d of %d checks within bounds (±5/20/25/10 %%); %d of %d within ±2/10/10/3 %%.\n", pass, len(all), tpass, len(all))
@@ -95,7 +97,7 @@ func main() {
 // target's own repeat (NAME.2cpu <-> NAME.2cpu-r2) for a self-replay, the
 // source's for a what-if (the target has no repeat; the source's spread is
 // the real system's spread of the same workload on this VM).
-func spread(dir string, checks []replay.Check) map[string]float64 {
+func spread(dir string, checks []report.ReplayCheck) map[string]float64 {
 	type obs struct {
 		rows     map[string][3]int64 // comm -> runtime, switches, avg delay
 		makespan int64
@@ -115,7 +117,7 @@ func spread(dir string, checks []replay.Check) map[string]float64 {
 		if err != nil {
 			return nil
 		}
-		lat, err := m.ObservedLatency(false)
+		lat, err := report.ComputeLatency(m.RecordedSource(), report.LatencyOptions{})
 		if err != nil {
 			return nil
 		}

@@ -1,4 +1,4 @@
-package replay
+package fidelity
 
 import (
 	"os"
@@ -7,13 +7,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 	_ "github.com/traceview/traceview/trace/formats"
 )
 
-// sharedDir is ../shared/traces relative to the repository root.
-const sharedDir = "../../shared/traces"
+// sharedDir is ../shared/traces relative to the repository root (this
+// package is bench/fidelity).
+const sharedDir = "../../../shared/traces"
 
 func sharedTraces(t *testing.T) []string {
 	t.Helper()
@@ -47,7 +49,7 @@ func TestIdentity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Simulate(m, policies.AsTraced{}, DefaultConfig())
+			res, err := replay.Simulate(m, policies.AsTraced{}, replay.DefaultConfig())
 			if err != nil {
 				t.Fatal(err)
 			}

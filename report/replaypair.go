@@ -1,40 +1,28 @@
-package replay
+package report
 
 import (
 	"sort"
 	"strconv"
 
-	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
-
-// Latency computes the latency table of src with percentiles (p99), one row
-// per command name, or per task when perTask.
-func Latency(src trace.Source, perTask bool) (*report.LatencyResult, error) {
-	return report.ComputeLatency(src, report.LatencyOptions{PerTask: perTask, Percentiles: true})
-}
-
-// ObservedLatency computes the latency table of the input trace from the
-// model's recorded schedule.
-func (m *Model) ObservedLatency(perTask bool) (*report.LatencyResult, error) {
-	return Latency(m.Recorded.Source(&m.Meta), perTask)
-}
 
 // RowPair is one command name (or task) in an observed and a predicted
 // latency table; a side the name is missing from is the zero row.
 type RowPair struct {
 	Key            string
-	Observed, Pred report.LatencyRow
+	Observed, Pred LatencyRow
 }
 
-func rowKey(r *report.LatencyRow) string {
+func rowKey(r *LatencyRow) string {
 	if r.NrTasks <= 1 && r.TID > 0 {
 		return r.Comm + ":" + strconv.Itoa(int(r.TID))
 	}
 	return r.Comm
 }
 
-// Pair matches the rows of obs and pred, sorted by observed runtime,
+// PairRows matches the rows of obs and pred (an observed and a predicted
+// latency table: replay's comparison), sorted by observed runtime,
 // largest first, then name. Rows of a single task (NrTasks <= 1, TID > 0)
 // match by TID, the task's identity: the two sides may name one task
 // differently (the observed table takes names from perf's COMM records and
@@ -43,17 +31,17 @@ func rowKey(r *report.LatencyRow) string {
 // command name (and TID for per-task tables). A matched pair is named as
 // the observed table (the reports') names it; a side a row is missing from
 // is the zero row.
-func Pair(obs, pred *report.LatencyResult) []RowPair {
+func PairRows(obs, pred *LatencyResult) []RowPair {
 	idx := map[string]int{}
 	byTID := map[trace.TID]int{} // single-task observed rows
 	var out []RowPair
-	key := func(r *report.LatencyRow) string {
+	key := func(r *LatencyRow) string {
 		if obs.Options.PerTask {
 			return rowKey(r)
 		}
 		return r.Comm
 	}
-	single := func(r *report.LatencyRow) bool { return r.NrTasks <= 1 && r.TID > 0 }
+	single := func(r *LatencyRow) bool { return r.NrTasks <= 1 && r.TID > 0 }
 	for _, r := range obs.Rows {
 		k := key(&r)
 		idx[k] = len(out)
@@ -97,8 +85,8 @@ func Pair(obs, pred *report.LatencyResult) []RowPair {
 	return out
 }
 
-// Ratio returns predicted/observed, 0 when observed is 0.
-func Ratio(pred, obs int64) float64 {
+// PredRatio returns predicted/observed, 0 when observed is 0.
+func PredRatio(pred, obs int64) float64 {
 	if obs == 0 {
 		return 0
 	}

@@ -1,4 +1,4 @@
-package replay
+package report
 
 import (
 	"testing"
@@ -6,7 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/traceview/traceview/policies"
-	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/trace"
 )
 
 // TestPairByTID is the regression test for one task shown as two rows:
@@ -18,11 +19,11 @@ import (
 // several tasks ("hackbench", 2 tasks) still match by name, and a task only
 // on one side ("only-pred", tid 90) keeps its own row.
 func TestPairByTID(t *testing.T) {
-	obs := &report.LatencyResult{Rows: []report.LatencyRow{
+	obs := &LatencyResult{Rows: []LatencyRow{
 		{Comm: "hackbench", TID: 10, NrTasks: 2, Runtime: 500, Switches: 8},
 		{Comm: ":70", TID: 70, NrTasks: 1, Switches: 3},
 	}}
-	pred := &report.LatencyResult{Rows: []report.LatencyRow{
+	pred := &LatencyResult{Rows: []LatencyRow{
 		{Comm: "hackbench", TID: 11, NrTasks: 2, Runtime: 450, Switches: 7},
 		{Comm: "tokio-rt-worker", TID: 70, NrTasks: 1, Switches: 3},
 		{Comm: "only-pred", TID: 90, NrTasks: 1, Switches: 1},
@@ -32,7 +33,7 @@ func TestPairByTID(t *testing.T) {
 		ObsSw, PredSw          int64
 	}
 	var got []row
-	for _, p := range Pair(obs, pred) {
+	for _, p := range PairRows(obs, pred) {
 		got = append(got, row{p.Key, p.Observed.Comm, p.Pred.Comm, int64(p.Observed.Switches), int64(p.Pred.Switches)})
 	}
 	want := []row{
@@ -50,11 +51,16 @@ func TestPairByTID(t *testing.T) {
 // and the simulation both switch tid 70 in 3 times), no row
 // "tokio-rt-worker".
 func TestPairByTIDMessaging(t *testing.T) {
-	m, err := extractFile("../testdata/traces/messaging.2cpu.perf.data")
+	src, err := trace.Open("../testdata/traces/messaging.2cpu.perf.data")
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
-	obs, err := m.ObservedLatency(false)
+	m, err := replay.Extract(src)
+	src.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := ComputeLatency(m.RecordedSource(), LatencyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,16 +72,16 @@ func TestPairByTIDMessaging(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Simulate(m, pol, DefaultConfig())
+	res, err := replay.Simulate(m, pol, replay.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	pred, err := Latency(res.Source(), false)
+	pred, err := ComputeLatency(res.Source(), LatencyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	found := 0
-	for _, p := range Pair(obs, pred) {
+	for _, p := range PairRows(obs, pred) {
 		switch p.Key {
 		case "tokio-rt-worker":
 			t.Errorf("tid 70 has a row of its own named by the prediction: %+v", p.Pred)

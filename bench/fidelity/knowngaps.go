@@ -1,4 +1,4 @@
-package replay
+package fidelity
 
 // The known fidelity gaps, G1-G7 (G3, wall-clock-bounded loops, is closed:
 // UntilDeadline); docs/replay.md explains each with its

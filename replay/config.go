@@ -1,0 +1,240 @@
+// What a simulation is asked to do: task selectors and overrides, the
+// configuration with its costs, and the checks that refuse a configuration
+// before any simulation (CheckConfig).
+
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/trace"
+)
+
+// Selector picks tasks for an override: a command name, "pid:N", "tid:N",
+// or "workload" (the traced command's process tree, Task.Workload).
+type Selector struct {
+	Workload bool
+	Comm     string
+	PID      trace.PID // -1 unless pid:N
+	TID      trace.TID // -1 unless tid:N
+}
+
+// ParseSelector parses "comm", "pid:N", "tid:N" or "workload".
+func ParseSelector(s string) (Selector, error) {
+	sel := Selector{PID: -1, TID: -1}
+	if s == "workload" {
+		sel.Workload = true
+		return sel, nil
+	}
+	if v, ok := strings.CutPrefix(s, "pid:"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return sel, fmt.Errorf("selector %q: bad pid", s)
+		}
+		sel.PID = trace.PID(n)
+		return sel, nil
+	}
+	if v, ok := strings.CutPrefix(s, "tid:"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return sel, fmt.Errorf("selector %q: bad tid", s)
+		}
+		sel.TID = trace.TID(n)
+		return sel, nil
+	}
+	if s == "" {
+		return sel, errors.New("empty selector (want a command name, pid:N or tid:N)")
+	}
+	sel.Comm = s
+	return sel, nil
+}
+
+// Match reports whether the model task t is selected.
+func (s Selector) Match(t *Task) bool {
+	switch {
+	case s.Workload:
+		return t.Workload
+	case s.PID >= 0:
+		return t.PID == s.PID
+	case s.TID >= 0:
+		return t.TID == s.TID
+	}
+	return t.Comm == s.Comm
+}
+
+// Override changes tasks the selector matches; nil fields keep the traced
+// value. Later overrides win.
+type Override struct {
+	Sel      Selector
+	Affinity *policies.CPUSet
+	Nice     *int
+	Class    *policies.Class
+	RTPrio   int    // with Class FIFO or RR
+	Slice    *int64 // custom slice request in ns (sched_attr.sched_runtime; EEVDF 6.12+)
+	// Until replaces the inferred termination kind (--until): Kind
+	// UntilDeadline with Deadline ns after the task's start, or
+	// UntilWork/UntilCount to replay the recorded bursts as they are.
+	Until *UntilOverride
+}
+
+// UntilOverride is a termination kind set by the user.
+type UntilOverride struct {
+	Kind     UntilKind
+	Deadline int64 // ns after the task's start (UntilDeadline)
+}
+
+// Config parameterizes a simulation. DefaultConfig gives: the model's CPU
+// count, HZ 250, no context-switch, migration or decision cost, and the
+// idle-exit and wakeup-preemption latencies measured in the trace. (A zero
+// Config has zero latencies instead, which hand-made models use.)
+type Config struct {
+	CPUs int // simulated CPUs (0: the model's)
+	HZ   int // scheduler tick rate (0: 250, CONFIG_HZ of the recording kernel)
+	// CtxSwitch is ns a CPU spends switching tasks before the next one
+	// runs; -1 (DefaultConfig) uses Model.SwitchCost, the switch time the
+	// trace shows was charged to no task (bursts contain the rest).
+	CtxSwitch int64
+	// Migration is the cache-cold penalty in ns added when a task runs on
+	// another CPU than last time.
+	Migration int64
+	// IdleExit is ns between work arriving at an idle CPU and that CPU
+	// picking it; -1 (as in DefaultConfig) uses Model.IdleExit.
+	IdleExit int64
+	// WakePreempt is ns between a wakeup that preempts the running task
+	// and the switch; -1 uses Model.WakePreempt.
+	WakePreempt int64
+	// DecisionCost is ns per scheduling decision; ScanCost ns per entry a
+	// policy scans (policies.DecisionCoster).
+	DecisionCost, ScanCost int64
+	Overrides              []Override
+}
+
+// DefaultConfig returns the defaults described on Config.
+func DefaultConfig() Config { return Config{HZ: 250, IdleExit: -1, WakePreempt: -1, CtxSwitch: -1} }
+
+// MaxCost bounds every cost and latency of a Config (CtxSwitch, Migration,
+// IdleExit, WakePreempt, DecisionCost, ScanCost): 1 s in ns. Measured
+// context-switch costs are a few µs and scheduling decisions well under
+// one; a cost of seconds per switch or decision is a typo, and a simulated
+// CPU that spends it on every decision of a trace of thousands of switches
+// runs for hours of simulated time (--decision-cost 1h ran for minutes).
+const MaxCost = int64(1e9)
+
+// Check reports the first cost or latency of c outside 0..MaxCost ns (-1,
+// "measured in the trace", is allowed where Config says so), as an error
+// naming the field.
+func (c *Config) Check() error {
+	for _, f := range []struct {
+		name     string
+		v        int64
+		measured bool
+	}{{"context-switch cost", c.CtxSwitch, true}, {"migration cost", c.Migration, false},
+		{"idle-exit latency", c.IdleExit, true}, {"wakeup-preemption latency", c.WakePreempt, true},
+		{"decision cost", c.DecisionCost, false}, {"scan cost", c.ScanCost, false}} {
+		if (f.v < 0 && !(f.measured && f.v == -1)) || f.v > MaxCost {
+			return fmt.Errorf("replay: %s %d ns: want 0..%d ns (1 s)", f.name, f.v, MaxCost)
+		}
+	}
+	return nil
+}
+
+// String renders the selector as typed.
+func (s Selector) String() string {
+	switch {
+	case s.Workload:
+		return "workload"
+	case s.PID >= 0:
+		return "pid:" + strconv.Itoa(int(s.PID))
+	case s.TID >= 0:
+		return "tid:" + strconv.Itoa(int(s.TID))
+	}
+	return s.Comm
+}
+
+// ErrConfig marks a replay configuration that cannot run on the model: an
+// override whose selector matches no task, an affinity to CPUs the
+// simulation does not have, a cost or latency out of range. Callers test it
+// with errors.Is (the CLI exits 2 on it, before simulating).
+var ErrConfig = errors.New("replay")
+
+// CheckConfig reports, before any simulation, the first reason cfg cannot
+// run on m (wrapping ErrConfig): a cost out of range (Config.Check), more
+// CPUs than the simulator models, an override whose selector matches no
+// task, an affinity that leaves no simulated CPU, a deadline (--until) not
+// in 1 ns..MaxDeadline.
+func CheckConfig(m *Model, cfg Config) error {
+	if err := cfg.Check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	n := cfg.CPUs
+	if n <= 0 {
+		n = m.NrCPUs
+	}
+	if n > policies.MaxCPUs {
+		return fmt.Errorf("%w: %d CPUs: at most %d can be simulated", ErrConfig, n, policies.MaxCPUs)
+	}
+	all := policies.AllCPUs(max(n, 1))
+	for _, o := range cfg.Overrides {
+		if o.Affinity != nil && *o.Affinity&all == 0 {
+			return fmt.Errorf("%w: affinity %s for %s: no such CPU among %d", ErrConfig, o.Affinity, o.Sel.String(), n)
+		}
+		if o.Until != nil && o.Until.Kind == UntilDeadline && (o.Until.Deadline <= 0 || o.Until.Deadline > MaxDeadline) {
+			return fmt.Errorf("%w: deadline %d ns for %s: want 1 ns..%d ns (1 h)", ErrConfig, o.Until.Deadline, o.Sel.String(), MaxDeadline)
+		}
+		matched := false
+		for i := range m.Tasks {
+			if o.Sel.Match(&m.Tasks[i]) {
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			return fmt.Errorf("%w: selector %q matches no task of the trace (a command name, pid:N, tid:N or workload)", ErrConfig, o.Sel.String())
+		}
+	}
+	return nil
+}
+
+// MaxDeadline bounds an --until deadline: 1 h in ns. Traces replayed here
+// span seconds to minutes, and an hour of simulated spinning takes seconds
+// already (measured: --until workload=1h on nice3.2cpu, three hogs on 2
+// CPUs, 611 k switches, 2.6 s of CPU); a larger value is a typo.
+const MaxDeadline = int64(3600 * 1e9)
+
+// ParseUntil parses an --until value: "work", "count", or a duration
+// ("2s", "1500ms", see policies.ParseDuration) for UntilDeadline.
+func ParseUntil(v string) (UntilOverride, error) {
+	switch v {
+	case "work":
+		return UntilOverride{Kind: UntilWork}, nil
+	case "count":
+		return UntilOverride{Kind: UntilCount}, nil
+	}
+	d, err := policies.Values{"until": v}.Parse("until")
+	if err != nil {
+		return UntilOverride{}, fmt.Errorf("until %q: want work, count or a duration such as 2s", v)
+	}
+	if d <= 0 || d > MaxDeadline {
+		return UntilOverride{}, fmt.Errorf("until %q: a deadline must be in 1ns..1h", v)
+	}
+	return UntilOverride{Kind: UntilDeadline, Deadline: d}, nil
+}
+
+// RecordingPolicy returns the policy spec of the kernel that recorded a
+// trace of the given release: "eevdf" from Linux 6.6 (the EEVDF fair
+// class, commit 147f3efaa241, v6.6), "cfs" before; "eevdf" when the
+// release is unknown (the shared traces' 6.18).
+func RecordingPolicy(release string) string {
+	var maj, min int
+	if _, err := fmt.Sscanf(release, "%d.%d", &maj, &min); err != nil {
+		return "eevdf"
+	}
+	if maj < 6 || maj == 6 && min < 6 {
+		return "cfs"
+	}
+	return "eevdf"
+}

@@ -1,0 +1,158 @@
+// The simulator's output. It records compact, pointer-free records (so a
+// million-event prediction costs little memory and no GC scanning) and
+// Result.Source turns them into trace.Event values on demand.
+
+package replay
+
+import (
+	"io"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/trace"
+)
+
+// Source returns the prediction as a trace.Source for the reports; each
+// call starts a new stream from the first event.
+func (r *Result) Source() trace.Source {
+	if r.recorded != nil {
+		return r.recorded.Source(r.Meta)
+	}
+	return &recSource{recs: r.recs, tasks: r.tasks, meta: r.Meta}
+}
+
+// rec is one predicted event.
+type rec struct {
+	t       int64
+	runtime int64
+	task    int32 // subject task ID, -1 for the idle task
+	other   int32 // switch: next (-1 idle); fork: child; waking/wakeup_new: waker (-1 none)
+	cpu     int16
+	cpu2    int16 // waking/wakeup_new: target CPU; migrate: destination
+	kind    trace.Kind
+	irq     trace.Tristate
+	state   trace.TaskState
+}
+
+func (s *sim) emit(r rec, t *policies.Task) {
+	s.out = append(s.out, r)
+	if t != nil && (s.wlAll || s.m.Tasks[t.ID].Workload) {
+		if s.wlFirst < 0 {
+			s.wlFirst = r.t
+		}
+		s.wlLast = r.t
+	}
+}
+
+func (s *sim) emitTask(k trace.Kind, cpu int, t *policies.Task) {
+	s.emit(rec{t: s.now, kind: k, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1}, t)
+}
+
+// emitComm names t for the reports (after its fork event, which makes a
+// child inherit its parent's name).
+func (s *sim) emitComm(t *policies.Task, cpu int) {
+	s.out = append(s.out, rec{t: s.now, kind: trace.KindComm, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1})
+}
+
+func (s *sim) emitMigrate(t *policies.Task, src, dst int) {
+	s.stats.Migrations++
+	s.emit(rec{t: s.now, kind: trace.KindMigrate, task: int32(t.ID), other: -1, cpu: int16(src), cpu2: int16(dst)}, t)
+}
+
+func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
+	s.stats.Switches++
+	r := rec{t: s.now, kind: trace.KindSwitch, task: -1, other: -1, cpu: int16(cpu), cpu2: -1}
+	if prev != nil {
+		st := &s.ts[prev.ID]
+		if st.ran > 0 {
+			s.emit(rec{t: s.now, kind: trace.KindRuntime, task: int32(prev.ID), other: -1, cpu: int16(cpu), cpu2: -1, runtime: st.ran}, prev)
+			st.ran = 0
+		}
+		r.task = int32(prev.ID)
+		switch prev.State {
+		case policies.TaskRunnable:
+			r.state = trace.StatePreempted
+		case policies.TaskDead:
+			r.state = trace.StateDead
+		default:
+			r.state = trace.StateInterruptible
+		}
+	}
+	if next != nil {
+		r.other = int32(next.ID)
+	}
+	s.emit(r, prev)
+	if next != nil && (s.wlAll || s.m.Tasks[next.ID].Workload) {
+		if s.wlFirst < 0 {
+			s.wlFirst = s.now
+		}
+		s.wlLast = s.now
+	}
+}
+
+// recSource serves a Result's records as trace events.
+type recSource struct {
+	recs  []rec
+	tasks []*policies.Task
+	meta  *trace.Meta
+	i     int
+}
+
+func (rs *recSource) Meta() *trace.Meta { return rs.meta }
+
+func (rs *recSource) Close() error { return nil }
+
+func (rs *recSource) Next() (trace.Event, error) {
+	if rs.i >= len(rs.recs) {
+		return trace.Event{}, io.EOF
+	}
+	r := &rs.recs[rs.i]
+	rs.i++
+	return rs.event(r), nil
+}
+
+func (rs *recSource) subject(ev *trace.Event, id int32) {
+	if id < 0 {
+		ev.TID, ev.PID, ev.Comm, ev.Prio = 0, 0, "swapper", 120
+		return
+	}
+	t := rs.tasks[id]
+	ev.TID, ev.PID, ev.Comm, ev.Prio = t.TID, t.PID, t.Comm, t.Prio()
+}
+
+func (rs *recSource) event(r *rec) trace.Event {
+	ev := trace.NewEvent(r.t, trace.CPU(r.cpu), r.kind)
+	rs.subject(&ev, r.task)
+	ev.CurTID, ev.CurPID = ev.TID, ev.PID
+	switch r.kind {
+	case trace.KindSwitch:
+		ev.PrevState = r.state
+		var nx trace.Event
+		rs.subject(&nx, r.other)
+		ev.NextTID, ev.NextPID, ev.NextComm, ev.NextPrio = nx.TID, nx.PID, nx.Comm, nx.Prio
+	case trace.KindWaking, trace.KindWakeupNew:
+		ev.TargetCPU, ev.FromIRQ = trace.CPU(r.cpu2), r.irq
+		ev.CurTID, ev.CurPID, ev.WakerTID = 0, 0, 0
+		if r.other >= 0 {
+			w := rs.tasks[r.other]
+			ev.CurTID, ev.CurPID, ev.WakerTID = w.TID, w.PID, w.TID
+		}
+		if r.kind == trace.KindWakeupNew {
+			ev.FromIRQ = trace.Unknown
+		}
+	case trace.KindFork:
+		c := rs.tasks[r.other]
+		ev.ChildTID, ev.ChildPID, ev.ChildComm = c.TID, c.PID, c.Comm
+	case trace.KindMigrate:
+		ev.OrigCPU, ev.DestCPU = trace.CPU(r.cpu), trace.CPU(r.cpu2)
+	case trace.KindRuntime:
+		ev.Runtime = r.runtime
+	}
+	return ev
+}
+
+// Events returns the whole prediction as a slice (for tests and small
+// traces; reports should stream Source).
+func (r *Result) Events() []trace.Event {
+	evs, _ := trace.ReadAll(r.Source())
+	return evs
+}

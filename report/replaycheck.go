@@ -1,0 +1,127 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Replay fidelity bounds (the replay issue's "Done when"): for every
+// command name with at least ReplayMinRuntime of observed run time, the
+// predicted run time within 5 %, switches within 20 %, average scheduling
+// delay within 25 %, and the workload's makespan within 10 %.
+const (
+	ReplayMinRuntime    = 100_000_000 // ns
+	ReplayBoundRuntime  = 0.05
+	ReplayBoundSwitches = 0.20
+	ReplayBoundAvgDelay = 0.25
+	ReplayBoundMakespan = 0.10
+)
+
+// ReplayCheck is one bounded comparison of a replay against a recording.
+type ReplayCheck struct {
+	Case      string  `json:"-"`
+	Comm      string  `json:"comm"`      // "" for the makespan
+	Metric    string  `json:"metric"`    // runtime, switches, avg_delay, makespan
+	Observed  int64   `json:"observed"`  // ns, or a count for switches
+	Predicted int64   `json:"predicted"` // same unit
+	Bound     float64 `json:"bound"`     // allowed |pred/obs - 1|
+}
+
+// Err returns |pred/obs - 1| (Inf when obs is 0 and pred is not).
+func (c ReplayCheck) Err() float64 {
+	if c.Observed == 0 {
+		if c.Predicted == 0 {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	return math.Abs(float64(c.Predicted)/float64(c.Observed) - 1)
+}
+
+// Pass reports whether the check is within its bound.
+func (c ReplayCheck) Pass() bool { return c.Err() <= c.Bound }
+
+// ID names the check as "case/comm/metric" (known-gap lists use it).
+func (c ReplayCheck) ID() string { return c.Case + "/" + c.Comm + "/" + c.Metric }
+
+// ScoreReplay compares a predicted latency table and makespan (ns) with
+// the observed ones: the makespan check first, then for every row pair
+// (PairRows, command names unless the tables are per task) with at least
+// ReplayMinRuntime of observed run time its runtime, switches and average
+// delay, sorted by name.
+func ScoreReplay(name string, obs, pred *LatencyResult, obsMakespan, predMakespan int64) []ReplayCheck {
+	checks := []ReplayCheck{{Case: name, Metric: "makespan", Observed: obsMakespan, Predicted: predMakespan, Bound: ReplayBoundMakespan}}
+	for _, p := range PairRows(obs, pred) {
+		if p.Observed.Runtime < ReplayMinRuntime {
+			continue
+		}
+		checks = append(checks,
+			ReplayCheck{name, p.Key, "runtime", p.Observed.Runtime, p.Pred.Runtime, ReplayBoundRuntime},
+			ReplayCheck{name, p.Key, "switches", p.Observed.Switches, p.Pred.Switches, ReplayBoundSwitches},
+			ReplayCheck{name, p.Key, "avg_delay", p.Observed.AvgDelay, p.Pred.AvgDelay, ReplayBoundAvgDelay})
+	}
+	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Comm < checks[j].Comm })
+	return checks
+}
+
+// ReplayTrust is how far a prediction can be trusted: the checks of the
+// self-replay (the source trace replayed under its recording kernel's
+// policy on its own CPU count).
+type ReplayTrust struct {
+	Policy string        `json:"policy"`
+	CPUs   int           `json:"cpus"`
+	Rows   []ReplayCheck `json:"rows"`
+	// MaxErr is the largest finite |pred/obs − 1| over Rows; Within is
+	// whether every row is within its bound.
+	MaxErr float64 `json:"max_error"`
+	Within bool    `json:"within_bounds"`
+}
+
+// NewReplayTrust summarizes the self-replay checks of policy on cpus CPUs.
+func NewReplayTrust(policy string, cpus int, checks []ReplayCheck) *ReplayTrust {
+	t := &ReplayTrust{Policy: policy, CPUs: cpus, Rows: checks, Within: true}
+	for _, c := range checks {
+		if e := c.Err(); !math.IsInf(e, 0) {
+			t.MaxErr = max(t.MaxErr, e)
+		}
+		t.Within = t.Within && c.Pass()
+	}
+	return t
+}
+
+// Verdict is the one-line summary of t, e.g. "self-replay under eevdf on 2
+// CPUs within 12 % on every row: trust the prediction to about that", or,
+// when a row misses its bound, the misses (at most three, worst first).
+func (t *ReplayTrust) Verdict() string {
+	cpus := "CPUs"
+	if t.CPUs == 1 {
+		cpus = "CPU"
+	}
+	head := fmt.Sprintf("self-replay under %s on %d %s", t.Policy, t.CPUs, cpus)
+	if t.Within {
+		return fmt.Sprintf("%s within %.0f %% on every row: trust the prediction to about that", head, 100*t.MaxErr)
+	}
+	var miss []ReplayCheck
+	for _, c := range t.Rows {
+		if !c.Pass() {
+			miss = append(miss, c)
+		}
+	}
+	sort.SliceStable(miss, func(i, j int) bool { return miss[i].Err() > miss[j].Err() })
+	var parts []string
+	for k, c := range miss {
+		if k == 3 {
+			parts = append(parts, "and "+strconv.Itoa(len(miss)-3)+" more")
+			break
+		}
+		who := c.Comm
+		if who == "" {
+			who = "workload"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %.2fx (bound ±%.0f %%)", who, c.Metric, PredRatio(c.Predicted, c.Observed), 100*c.Bound))
+	}
+	return fmt.Sprintf("%s misses its bounds: %s; read the prediction's deltas with that error in mind", head, strings.Join(parts, ", "))
+}
