@@ -26,6 +26,7 @@ type rec struct {
 	runtime int64
 	task    int32 // subject task ID, -1 for the idle task
 	other   int32 // switch: next (-1 idle); fork: child; waking/wakeup_new: waker (-1 none)
+	cur     int32 // the task current on cpu when the event was emitted, -1 idle (the event's CurTID)
 	cpu     int16
 	cpu2    int16 // waking/wakeup_new: target CPU; migrate: destination
 	kind    trace.Kind
@@ -34,6 +35,7 @@ type rec struct {
 }
 
 func (s *sim) emit(r rec, t *policies.Task) {
+	r.cur = s.curOn(int(r.cpu))
 	s.out = append(s.out, r)
 	if t != nil && (s.wlAll || s.m.Tasks[t.ID].Workload) {
 		if s.wlFirst < 0 {
@@ -43,6 +45,16 @@ func (s *sim) emit(r rec, t *policies.Task) {
 	}
 }
 
+// curOn returns the ID of the task current on cpu, -1 when it is idle: an
+// event's CurTID is the task the emitting CPU was running, as in a trace
+// (a timer's wakeup interrupts whatever runs there).
+func (s *sim) curOn(cpu int) int32 {
+	if cpu < 0 || cpu >= len(s.cpus) || s.cpus[cpu].curr == nil {
+		return -1
+	}
+	return int32(s.cpus[cpu].curr.ID)
+}
+
 func (s *sim) emitTask(k trace.Kind, cpu int, t *policies.Task) {
 	s.emit(rec{t: s.now, kind: k, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1}, t)
 }
@@ -50,7 +62,7 @@ func (s *sim) emitTask(k trace.Kind, cpu int, t *policies.Task) {
 // emitComm names t for the reports (after its fork event, which makes a
 // child inherit its parent's name).
 func (s *sim) emitComm(t *policies.Task, cpu int) {
-	s.out = append(s.out, rec{t: s.now, kind: trace.KindComm, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1})
+	s.out = append(s.out, rec{t: s.now, kind: trace.KindComm, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1, cur: s.curOn(cpu)})
 }
 
 func (s *sim) emitMigrate(t *policies.Task, src, dst int) {
@@ -122,7 +134,11 @@ func (rs *recSource) subject(ev *trace.Event, id int32) {
 func (rs *recSource) event(r *rec) trace.Event {
 	ev := trace.NewEvent(r.t, trace.CPU(r.cpu), r.kind)
 	rs.subject(&ev, r.task)
-	ev.CurTID, ev.CurPID = ev.TID, ev.PID
+	ev.CurTID, ev.CurPID = 0, 0
+	if r.cur >= 0 {
+		c := rs.tasks[r.cur]
+		ev.CurTID, ev.CurPID = c.TID, c.PID
+	}
 	switch r.kind {
 	case trace.KindSwitch:
 		ev.PrevState = r.state
@@ -131,10 +147,9 @@ func (rs *recSource) event(r *rec) trace.Event {
 		ev.NextTID, ev.NextPID, ev.NextComm, ev.NextPrio = nx.TID, nx.PID, nx.Comm, nx.Prio
 	case trace.KindWaking, trace.KindWakeupNew:
 		ev.TargetCPU, ev.FromIRQ = trace.CPU(r.cpu2), r.irq
-		ev.CurTID, ev.CurPID, ev.WakerTID = 0, 0, 0
+		ev.WakerTID = 0
 		if r.other >= 0 {
-			w := rs.tasks[r.other]
-			ev.CurTID, ev.CurPID, ev.WakerTID = w.TID, w.PID, w.TID
+			ev.WakerTID = rs.tasks[r.other].TID
 		}
 		if r.kind == trace.KindWakeupNew {
 			ev.FromIRQ = trace.Unknown

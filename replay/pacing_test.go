@@ -3,7 +3,9 @@ package replay
 import (
 	"testing"
 
+	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/trace"
+	_ "github.com/traceview/traceview/trace/formats"
 )
 
 // TestUpdatePointsEndSlices: two nice-0 hogs of 10 ms on one CPU, each
@@ -220,5 +222,45 @@ func TestInferUntil(t *testing.T) {
 	}
 	if m.Stats.DeadlineBound != 2 || m.Stats.WorkBound != 4 {
 		t.Errorf("stats %+v: want 2 deadline-bound, 4 work-bound", m.Stats)
+	}
+}
+
+// TestPredictionCurrentTask: every predicted event names as its current
+// task (CurTID) the task the CPU's last sched_switch switched in (0 when
+// idle), as a recorded trace does; so the latency report finds no broken
+// switch chain in a prediction. Before the fix a timer's wakeup said the
+// CPU was idle and a migration named the migrated task: mi6.2cpu pinned to
+// CPU 0 read back with "776 of 1337 sched_switch events switched out a task
+// that the CPU's previous sched_switch had not switched in".
+func TestPredictionCurrentTask(t *testing.T) {
+	src, err := trace.Open("../testdata/traces/nice.2cpu.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Extract(src)
+	src.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu0, zero := policies.CPUSet(1), 0
+	cfg := DefaultConfig()
+	cfg.Overrides = []Override{{Sel: Selector{Workload: true, PID: -1, TID: -1}, Affinity: &cpu0, Nice: &zero}}
+	res := simulate(t, m, "eevdf", cfg)
+	on := map[trace.CPU]trace.TID{}
+	bad, n := 0, 0
+	for _, e := range res.Events() {
+		if e.CPU < 0 {
+			continue
+		}
+		if cur, ok := on[e.CPU]; ok && e.CurTID != cur {
+			bad++
+		}
+		if e.Kind == trace.KindSwitch {
+			on[e.CPU] = e.NextTID
+			n++
+		}
+	}
+	if bad != 0 || n < 100 {
+		t.Errorf("%d of the events after %d switches name another current task than their CPU's", bad, n)
 	}
 }
