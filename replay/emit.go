@@ -60,8 +60,13 @@ func (s *sim) emitTask(k trace.Kind, cpu int, t *policies.Task) {
 }
 
 // emitComm names t for the reports (after its fork event, which makes a
-// child inherit its parent's name).
+// child inherit its parent's name), when the recording named it by a
+// record of its own (not Task.Unnamed): a task the recording knows only
+// from tracepoint comms keeps perf's ":TID" on both sides of a comparison.
 func (s *sim) emitComm(t *policies.Task, cpu int) {
+	if s.m.Tasks[t.ID].Unnamed {
+		return
+	}
 	s.out = append(s.out, rec{t: s.now, kind: trace.KindComm, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1, cur: s.curOn(cpu)})
 }
 

@@ -110,6 +110,13 @@ type Task struct {
 	Start  int64 // ns, first appearance (fork time for forked tasks)
 	Last   int64 // ns, last event that concerns the task
 	Bursts []Burst
+	// Unnamed is true when the recording never named the task by a record
+	// of its own (a COMM or exec record, a fork that made it inherit its
+	// parent's name, perf's record-start COMM) but only through tracepoint
+	// comms: the reports name rows like perf's threads, so such a task is
+	// ":TID" in them, and a prediction names it the same way. Models built
+	// by hand (synth) leave it false: their tasks are named.
+	Unnamed bool
 	// Workload marks the traced command's process tree.
 	Workload bool
 	// Until says how the task ends and paces itself (see UntilKind);
@@ -200,6 +207,9 @@ type Model struct {
 	// WorkloadRoot is the TID of the traced command (the child of the
 	// recorder), -1 when none was found; Workload tasks descend from it.
 	WorkloadRoot trace.TID
+	// CPUsSeen is the set of CPUs the trace has sched_switch events of
+	// (a perf record -C recording holds fewer than NrCPUs).
+	CPUsSeen policies.CPUSet
 	// HZ is the scheduler tick rate inferred from the phase of the
 	// trace's sched_stat_runtime events (0 when the trace does not show
 	// it); TickPhase is the offset in ns of the ticks within a tick period
@@ -410,6 +420,8 @@ func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitStat
 	if p, ok := x.pre[tid]; ok && parent < 0 {
 		x.m.Tasks[i].Comm, x.m.Tasks[i].PID = p.comm, p.pid
 	}
+	// Named by perf's record-start COMM, or by the fork that creates it.
+	x.m.Tasks[i].Unnamed = x.m.Tasks[i].Comm == "" && parent < 0
 	x.byTID[tid] = i
 	if init == InitSleeping {
 		// The empty first burst ends in the sleep the task was in.
@@ -492,6 +504,9 @@ func (x *extractor) event(ev trace.Event) {
 	switch ev.Kind {
 	case trace.KindSwitch:
 		m.Recorded.Append(ev)
+		if ev.CPU >= 0 && ev.CPU < policies.MaxCPUs {
+			m.CPUsSeen |= 1 << uint(ev.CPU)
+		}
 		x.switchEv(ev)
 	case trace.KindWaking, trace.KindWakeup:
 		if ev.Kind == trace.KindWaking {
@@ -564,7 +579,7 @@ func (x *extractor) event(ev trace.Event) {
 	case trace.KindExec, trace.KindComm:
 		m.Recorded.Append(ev)
 		if i, ok := x.byTID[ev.TID]; ok && ev.Comm != "" {
-			m.Tasks[i].Comm = ev.Comm
+			m.Tasks[i].Comm, m.Tasks[i].Unnamed = ev.Comm, false
 		}
 	}
 }

@@ -264,3 +264,43 @@ func TestPredictionCurrentTask(t *testing.T) {
 		t.Errorf("%d of the events after %d switches name another current task than their CPU's", bad, n)
 	}
 }
+
+// TestUnnamedTasksStayUnnamed: two threads the recording knows only from
+// their tracepoint comm "tokio-rt-worker" (no COMM record: perf's reports
+// call them ":68" and ":75") get no name in the prediction either, so the
+// per-command tables pair ":68" with ":68" (before, the prediction named
+// both "tokio-rt-worker": one "new" row of 2 tasks beside two rows with 0
+// predicted); a child forked in the trace (tid 90) is named after its
+// parent, "sh", on both sides.
+func TestUnnamedTasksStayUnnamed(t *testing.T) {
+	sw := func(at int64, prev trace.TID, st trace.TaskState, next trace.TID) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindSwitch)
+		e.TID, e.PrevState, e.NextTID, e.Prio, e.NextPrio = prev, st, next, 120, 120
+		e.Comm, e.NextComm = "tokio-rt-worker", "tokio-rt-worker"
+		return e
+	}
+	pre := trace.NewEvent(0, -1, trace.KindComm)
+	pre.TID, pre.PID, pre.Comm = 80, 80, "sh"
+	fork := trace.NewEvent(3000, 0, trace.KindFork)
+	fork.TID, fork.PID, fork.Comm, fork.ChildTID, fork.ChildPID, fork.ChildComm = 80, 80, "sh", 90, 90, "sh"
+	evs := []trace.Event{pre, sw(1000, 0, 0, 68), sw(2000, 68, trace.StateInterruptible, 75), sw(2500, 75, trace.StateInterruptible, 80),
+		fork, sw(4000, 80, trace.StateInterruptible, 90), sw(5000, 90, trace.StateDead, 0)}
+	evs[3].NextComm, evs[4].Comm, evs[5].NextComm, evs[6].Comm = "sh", "sh", "sh", "sh"
+	m, err := Extract(trace.NewSliceSource(evs, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := map[trace.TID]bool{}
+	for _, tk := range m.Tasks {
+		named[tk.TID] = !tk.Unnamed
+	}
+	if named[68] || named[75] || !named[80] || !named[90] {
+		t.Errorf("Named = %v, want 68 and 75 unnamed, 80 (record-start COMM) and 90 (forked) named", named)
+	}
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	for _, e := range res.Events() {
+		if e.Kind == trace.KindComm && (e.TID == 68 || e.TID == 75) {
+			t.Errorf("the prediction names tid %d %q; the recording never did", e.TID, e.Comm)
+		}
+	}
+}

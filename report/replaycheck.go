@@ -93,7 +93,9 @@ func NewReplayTrust(policy string, cpus int, checks []ReplayCheck) *ReplayTrust 
 }
 
 // Verdict is the one-line summary of t, e.g. "self-replay under eevdf on 2
-// CPUs within 12 % on every row: trust the prediction to about that", or,
+// CPUs within 12 % on the makespan and every command with 100 ms of run
+// time or more: trust the prediction to about that" (the rows the
+// fidelity bounds cover; rarely running tasks' delays are not scored), or,
 // when a row misses its bound, the misses (at most three, worst first).
 func (t *ReplayTrust) Verdict() string {
 	cpus := "CPUs"
@@ -102,7 +104,7 @@ func (t *ReplayTrust) Verdict() string {
 	}
 	head := fmt.Sprintf("self-replay under %s on %d %s", t.Policy, t.CPUs, cpus)
 	if t.Within {
-		return fmt.Sprintf("%s within %.0f %% on every row: trust the prediction to about that", head, 100*t.MaxErr)
+		return fmt.Sprintf("%s within %.0f %% on the makespan and every command with %d ms of run time or more: trust the prediction to about that", head, 100*t.MaxErr, ReplayMinRuntime/1_000_000)
 	}
 	var miss []ReplayCheck
 	for _, c := range t.Rows {

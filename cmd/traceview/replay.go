@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -67,7 +69,7 @@ trace and printed on the "model:" line:
 Timer wakeups are relative sleeps (nanosleep: a late task wakes late) or
 absolute (clock_nanosleep(TIMER_ABSTIME), periodic timers, open-loop request
 arrivals: they keep their recorded times); a task whose wake times are steadier
-than its sleep lengths is taken for absolute. --until overrides the first.
+than its sleep lengths is taken for absolute. --until overrides how tasks end.
 
 An "inferred cause" is a blocking point whose end the trace does not state:
 perf records no waker, so the task current on the waking CPU is taken for it;
@@ -298,6 +300,7 @@ type replayTaskJSON struct {
 	Inferred   bool   `json:"until_inferred"`
 	DeadlineNs int64  `json:"deadline_ns,omitempty"`
 	Spinner    bool   `json:"spinner,omitempty"`
+	SetByUntil bool   `json:"set_by_until,omitempty"`
 }
 
 type replayModelJSON struct {
@@ -330,6 +333,14 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.write != "" {
+		// Say so before the simulation, not after it.
+		if dir := filepath.Dir(o.write); dir != "" {
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return usageErrorf("replay: -w %s: no directory %s to write it in", o.write, dir)
+			}
+		}
+	}
 	src, err := openInput(o.input)
 	if err != nil {
 		return err
@@ -338,7 +349,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	m, err := replay.Extract(src)
 	if err != nil {
 		printWarnings(errw, src.Meta())
-		return err
+		return fmt.Errorf("%s: %w", o.input, err)
 	}
 	if len(m.Tasks) == 0 {
 		printWarnings(errw, src.Meta())
@@ -347,6 +358,30 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	printWarnings(errw, src.Meta())
 	if err := replay.CheckConfig(m, cfg); err != nil {
 		return usageErrorf("%w", err)
+	}
+	if seen := m.CPUsSeen.Count(); seen > 0 && seen < m.NrCPUs {
+		fmt.Fprintf(errw, "warning: the trace holds sched_switch events of %s only (CPU %s) of the %d it names: what ran on the others is missing, and the replay simulates %d CPUs unless --cpus says otherwise\n",
+			plural(seen, "CPU"), m.CPUsSeen, m.NrCPUs, m.NrCPUs)
+	}
+	untilSet := map[int]bool{} // workload tasks whose termination --until set
+	for _, ov := range cfg.Overrides {
+		if ov.Until == nil {
+			continue
+		}
+		matched, ends := 0, 0
+		for i := range m.Tasks {
+			if tk := &m.Tasks[i]; ov.Sel.Match(tk) {
+				matched++
+				untilSet[i] = true
+				if bs := tk.Bursts; len(bs) > 0 && bs[len(bs)-1].End == replay.EndExit {
+					ends++
+				}
+			}
+		}
+		if ov.Until.Kind == replay.UntilDeadline && ends < matched {
+			fmt.Fprintf(errw, "warning: --until %s: %d of the %s it selects do not exit in the trace, and a deadline does not change them\n",
+				ov.Sel.String(), matched-ends, plural(matched, "task"))
+		}
 	}
 	if cfg.HZ == 0 && m.HZ > 0 {
 		cfg.HZ = m.HZ
@@ -368,6 +403,14 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		if tk.Until == replay.UntilDeadline {
 			tj.DeadlineNs = tk.Deadline
 		}
+		for _, ov := range cfg.Overrides {
+			if ov.Until != nil && ov.Sel.Match(tk) { // the last one wins, as in the simulation
+				tj.Until, tj.Inferred, tj.DeadlineNs, tj.SetByUntil = ov.Until.Kind.String(), false, 0, true
+				if ov.Until.Kind == replay.UntilDeadline {
+					tj.DeadlineNs = ov.Until.Deadline
+				}
+			}
+		}
 		doc.Model.Tasks = append(doc.Model.Tasks, tj)
 	}
 	st := m.Stats
@@ -375,7 +418,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		AbsoluteTimers: st.AbsoluteTimers, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
 		DeadlineBound: st.DeadlineBound, DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
 	if o.output == "table" {
-		writeModelLines(out, m, cfg.HZ)
+		writeModelLines(out, m, cfg.HZ, len(untilSet))
 	}
 	var trust *report.ReplayTrust
 	if !o.noTrust {
@@ -451,29 +494,33 @@ func ratio(p, o int64) string {
 // writeModelLines prints what the model rests on: its tasks and blocking
 // points by cause, how the workload's tasks end, the tick, and the measured
 // latencies.
-func writeModelLines(out io.Writer, m *replay.Model, hz int) {
+func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	st := m.Stats
-	fmt.Fprintf(out, "model: %s, %s, %s (%d ended by another task, %d of them inferred from ping-pong preemptions; %d by a timer, %d at an absolute time (%d absolute timers); %d never woken); %.1f %% with an inferred cause\n",
+	fmt.Fprintf(out, "model: %s, %s, %s (%d ended by another task, %d of them inferred from ping-pong preemptions; %d by a timer, %d at an absolute time (%d absolute timers); %d never woken); %.1f %% of the blocking points with an inferred cause\n",
 		plural(st.Tasks, "task"), plural(st.Bursts, "CPU burst"), plural(st.BlockingPoints, "blocking point"),
 		st.Dependencies, st.PingPongs, st.Timers, st.External, st.AbsoluteTimers, st.Never, 100*st.InferredShare())
 	how := "inferred"
 	if st.DeadlineInferred < st.DeadlineBound {
 		how = fmt.Sprintf("%d inferred, %d set", st.DeadlineInferred, st.DeadlineBound-st.DeadlineInferred)
 	}
-	fmt.Fprintf(out, "workload: %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s); %d pinned to the one CPU they ran on\n",
-		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, st.PinnedTasks)
+	set := ""
+	if untilSet > 0 {
+		set = fmt.Sprintf("; --until sets how %s end", plural(untilSet, "task"))
+	}
+	fmt.Fprintf(out, "workload: %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s; %d pinned to the one CPU they ran on\n",
+		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, st.PinnedTasks)
 	tick := "inferred from the trace"
 	if m.HZ == 0 || hz != m.HZ {
 		tick = "not seen in the trace"
 		if m.HZ > 0 {
-			tick = fmt.Sprintf("set (the trace shows %d Hz)", m.HZ)
+			tick = fmt.Sprintf("set; the trace shows %d Hz", m.HZ)
 		}
 	}
 	if hz == 0 {
 		hz = 250
 	}
-	fmt.Fprintf(out, "measured: idle exit %.3f ms, wakeup preemption %.3f ms, context switch %.3f ms; tick %d Hz (%s); %s where the task itself accounted its run time\n",
-		float64(m.IdleExit)/1e6, float64(m.WakePreempt)/1e6, float64(m.SwitchCost)/1e6, hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
+	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
+		usf(m.IdleExit), usf(m.WakePreempt), usf(m.SwitchCost), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
 }
 
 // plural renders "1 task" or "n tasks".
@@ -592,4 +639,17 @@ func selfReplay(m *replay.Model) (*report.ReplayTrust, error) {
 		return nil, err
 	}
 	return report.NewReplayTrust(spec, res.CPUs, report.ScoreReplay("self", obs, pred, m.ObservedMakespan(), res.Makespan)), nil
+}
+
+// usf renders a measured latency in ns as µs with one decimal ("12.5
+// µs"), "< 0.1 µs" below that, "none measured" for 0 (the trace held no
+// such case, or the runtime covers it).
+func usf(ns int64) string {
+	switch {
+	case ns <= 0:
+		return "none measured"
+	case ns < 100:
+		return "< 0.1 µs"
+	}
+	return strconv.FormatFloat(float64(ns)/1e3, 'f', 1, 64) + " µs"
 }

@@ -135,11 +135,7 @@ const nice2 = "../../testdata/traces/nice.2cpu.perf.data"
 // nice 0 on 2 CPUs each hog gets 2/3 of a CPU: 3 × 667 ms ≈ 2000 ms of run
 // time in that second (at most the 2 CPUs' 2000 ms).
 func TestReplayCLIUntil(t *testing.T) {
-	out, errs, code := runCLI(t, "replay", "-o", "json", "--policy", "eevdf", "--nice", "hog=0", "--until", "hog=1s", nice2)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var doc struct {
+	type doc struct {
 		Runs []struct {
 			Makespan   int64 `json:"makespan_ns"`
 			SelfReplay struct {
@@ -163,25 +159,41 @@ func TestReplayCLIUntil(t *testing.T) {
 				Until      string `json:"until"`
 				Inferred   bool   `json:"until_inferred"`
 				DeadlineNs int64  `json:"deadline_ns"`
+				Set        bool   `json:"set_by_until"`
 			} `json:"workload_tasks"`
 		} `json:"model"`
 	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
+	run := func(args ...string) doc {
+		t.Helper()
+		out, errs, code := runCLI(t, append([]string{"replay", "-o", "json", "--policy", "eevdf", "--nice", "hog=0"}, append(args, nice2)...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		var d doc
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
 	}
-	hogs := 0
-	for _, tk := range doc.Model.Tasks {
-		if tk.Comm == "hog" {
-			hogs++
-			if tk.Until != "deadline" || !tk.Inferred || tk.DeadlineNs < 1_990_000_000 || tk.DeadlineNs > 2_010_000_000 {
-				t.Errorf("hog task %+v: want an inferred deadline of 2 s ± 10 ms", tk)
+	for _, c := range []struct {
+		args     []string
+		inferred bool
+		lo, hi   int64
+	}{{nil, true, 1_990_000_000, 2_010_000_000}, {[]string{"--until", "hog=1s"}, false, 1_000_000_000, 1_000_000_000}} {
+		hogs := 0
+		for _, tk := range run(c.args...).Model.Tasks {
+			if tk.Comm == "hog" {
+				hogs++
+				if tk.Until != "deadline" || tk.Inferred != c.inferred || tk.Set == c.inferred || tk.DeadlineNs < c.lo || tk.DeadlineNs > c.hi {
+					t.Errorf("%v: hog task %+v: want a deadline in [%d, %d] ns, inferred %v", c.args, tk, c.lo, c.hi, c.inferred)
+				}
 			}
 		}
+		if hogs != 3 {
+			t.Errorf("%v: %d hog tasks in the model, want 3", c.args, hogs)
+		}
 	}
-	if hogs != 3 {
-		t.Errorf("%d hog tasks in the model, want 3", hogs)
-	}
-	r := doc.Runs[0]
+	r := run("--until", "hog=1s").Runs[0]
 	if r.Makespan < 1_000_000_000 || r.Makespan > 1_020_000_000 {
 		t.Errorf("makespan %d ns, want 1.00-1.02 s", r.Makespan)
 	}
