@@ -31,9 +31,9 @@ import "math"
 
 // CFSParams lists the cfs parameters and features with their defaults.
 var CFSParams = []Param{
-	{Name: "latency", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_latency: 6 ms × (1+ilog2(min(ncpus,8)))", Source: "kernel/sched/fair.c v5.10"},
-	{Name: "min_granularity", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_min_granularity: 0.75 ms × factor", Source: "kernel/sched/fair.c v5.10"},
-	{Name: "wakeup_granularity", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_wakeup_granularity: 1 ms × factor", Source: "kernel/sched/fair.c v5.10"},
+	{Name: "latency", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_latency: 6 ms × (1+ilog2(min(ncpus,8)))", Source: "kernel/sched/fair.c v5.10; range 0.1 ms-1 s: min/max_sched_granularity_ns, kernel/sysctl.c v5.10", Min: 100_000, Max: 1_000_000_000},
+	{Name: "min_granularity", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_min_granularity: 0.75 ms × factor", Source: "kernel/sched/fair.c v5.10; range 0.1 ms-1 s: min/max_sched_granularity_ns, kernel/sysctl.c v5.10", Min: 100_000, Max: 1_000_000_000},
+	{Name: "wakeup_granularity", Kind: ParamDuration, Default: "", Doc: "sysctl_sched_wakeup_granularity: 1 ms × factor", Source: "kernel/sched/fair.c v5.10; range 0-1 s: min/max_wakeup_granularity_ns, kernel/sysctl.c v5.10", Min: 0, Max: 1_000_000_000},
 	{Name: "nr_latency", Kind: ParamInt, Default: "8", Doc: "sched_nr_latency: tasks before the period stretches (at least 1)", Source: "kernel/sched/fair.c v5.10", Min: 1, Max: math.MaxInt64},
 	{Name: "START_DEBIT", Kind: ParamFeature, Default: "on", Doc: "a new task starts one vslice behind", Source: "kernel/sched/features.h v5.10"},
 	{Name: "GENTLE_FAIR_SLEEPERS", Kind: ParamFeature, Default: "on", Doc: "sleeper credit is half of sched_latency", Source: "kernel/sched/features.h v5.10"},

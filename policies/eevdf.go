@@ -99,8 +99,9 @@ type EEVDF struct {
 // EEVDFParams lists the eevdf parameters and features with their defaults.
 var EEVDFParams = []Param{
 	{Name: "base_slice", Kind: ParamDuration, Default: "",
-		Doc:    "base slice (sysctl_sched_base_slice); default 0.70 ms × (1+ilog2(min(ncpus,8))), 1.4 ms on 2 CPUs",
-		Source: "kernel/sched/fair.c v6.15+ (commit 2ae891b82695); 0.75 ms × factor in v6.6-v6.14"},
+		Doc:    "base slice (sysctl_sched_base_slice); default 0.70 ms × (1+ilog2(min(ncpus,8))), 1.4 ms on 2 CPUs; 0.1-100 ms, the range the kernel allows a task's slice",
+		Source: "kernel/sched/fair.c v6.15+ (commit 2ae891b82695); 0.75 ms × factor in v6.6-v6.14; range: kernel/sched/syscalls.c v6.12 sched_attr slice clamp",
+		Min:    minCustomSlice, Max: maxCustomSlice},
 	{Name: "PLACE_LAG", Kind: ParamFeature, Default: "on", Doc: "keep a task's lag across sleep and migration", Source: "kernel/sched/features.h v6.6"},
 	{Name: "PLACE_DEADLINE_INITIAL", Kind: ParamFeature, Default: "on", Doc: "a new task starts half-way through its slice", Source: "kernel/sched/features.h v6.6"},
 	{Name: "PLACE_REL_DEADLINE", Kind: ParamFeature, Default: "on", Doc: "keep deadline-vruntime across a migration", Source: "kernel/sched/features.h v6.12"},

@@ -1,5 +1,7 @@
 package policies
 
+import "math"
+
 // The Linux 2.4 scheduler (kernel/sched.c, 2.4.x; constants of i386) and
 // the two multi-queue variants built on its goodness() (mq.go). One global
 // runqueue; schedule() scans all of it and runs the task of highest
@@ -64,7 +66,8 @@ type Goodness struct {
 func NewGoodness24(pcp int) *Goodness { return &Goodness{name: "goodness24", mode: gGlobal, pcp: pcp} }
 
 var goodnessParams = []Param{{Name: "proc_change_penalty", Kind: ParamInt, Default: "15",
-	Doc: "goodness bonus for the CPU a task last ran on", Source: "include/asm-i386/smp.h 2.4 PROC_CHANGE_PENALTY"}}
+	Doc: "goodness bonus for the CPU a task last ran on (at least 0: goodness() adds it)", Source: "include/asm-i386/smp.h 2.4 PROC_CHANGE_PENALTY",
+	Min: 0, Max: math.MaxInt64}}
 
 func init() {
 	Register(Info{

@@ -26,6 +26,12 @@ func TestParamBounds(t *testing.T) {
 		{"eevdf:llc_size=-1", "policy eevdf: llc_size=-1: want an integer of at least 0"},
 		{"cfs:llc_size=-2", "policy cfs: llc_size=-2: want an integer of at least 0"},
 		{"o1:cache_hot_time=-1ms", "policy o1: cache_hot_time=-1ms: want a duration"},
+		// Found by a review run: accepted before, and ran.
+		{"eevdf:base_slice=0", "policy eevdf: base_slice=0: want a duration 100µs..100ms"},
+		{"eevdf:base_slice=100h", "policy eevdf: base_slice=100h: want a duration 100µs..100ms"},
+		{"cfs:latency=0", "policy cfs: latency=0: want a duration 100µs..1s"},
+		{"cfs:wakeup_granularity=2s", "policy cfs: wakeup_granularity=2s: want a duration 0s..1s"},
+		{"goodness24:proc_change_penalty=-999", "policy goodness24: proc_change_penalty=-999: want an integer of at least 0"},
 	} {
 		_, err := ParseSpecs(c.spec)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -33,7 +39,8 @@ func TestParamBounds(t *testing.T) {
 		}
 	}
 	for _, ok := range []string{"bfs:rr_interval=1", "bfs:rr_interval=1000", "sd:rr_interval=1ns", "rr:rr_timeslice=1ms",
-		"cfs:nr_latency=1,newidle_idx=0,busy_idx=4", "eevdf:llc_size=0", "o1:cache_hot_time=0"} {
+		"cfs:nr_latency=1,newidle_idx=0,busy_idx=4", "eevdf:llc_size=0", "o1:cache_hot_time=0",
+		"eevdf:base_slice=100us", "eevdf:base_slice=100ms", "cfs:wakeup_granularity=0,latency=1s", "goodness24:proc_change_penalty=0"} {
 		specs, err := ParseSpecs(ok)
 		if err != nil {
 			t.Errorf("ParseSpecs(%q): %v, want accepted", ok, err)

@@ -159,6 +159,9 @@ func parseSelArg(flag, arg string) (replay.Selector, string, error) {
 func (o *replayOptions) config() (replay.Config, error) {
 	cfg := replay.DefaultConfig()
 	cfg.CPUs, cfg.HZ = o.cpus, o.hz
+	if o.rows < 0 {
+		return cfg, usageErrorf("replay: --rows %d: want 0 (all) or more", o.rows)
+	}
 	if o.hz < 0 || o.hz > 10000 {
 		return cfg, usageErrorf("replay: --hz %d: want 1..10000", o.hz)
 	}
@@ -207,8 +210,10 @@ func (o *replayOptions) config() (replay.Config, error) {
 			return cfg, err
 		}
 		d, err := policies.Values{"x": val}.Parse("x")
-		if err != nil || d <= 0 {
-			return cfg, usageErrorf("replay: --slice %q: want a positive duration such as 300us", a)
+		if err != nil || d < 100_000 || d > 100_000_000 {
+			// kernel/sched/syscalls.c v6.12 clamps sched_attr.sched_runtime
+			// to 0.1-100 ms; a value outside is refused, not clamped.
+			return cfg, usageErrorf("replay: --slice %q: want a duration 100us..100ms (the range the kernel allows a custom slice)", a)
 		}
 		cfg.Overrides = append(cfg.Overrides, replay.Override{Sel: sel, Slice: &d})
 	}
@@ -434,6 +439,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	var last *replay.Result
 	for _, sp := range specs {
+		if sp.Info.Name == "as-traced" && (len(cfg.Overrides) > 0 || cfg.CPUs > 0) {
+			fmt.Fprintf(errw, "warning: as-traced replays the recorded schedule: --cpus and the task overrides do not apply to it\n")
+		}
 		ncpu := cfg.CPUs
 		if ncpu == 0 {
 			ncpu = m.NrCPUs

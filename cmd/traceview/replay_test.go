@@ -103,6 +103,11 @@ func TestReplayCLIErrors(t *testing.T) {
 		{[]string{"replay", "--policy", "eevdf", "--until", "hog=1000h", messaging2}, 2, `a deadline must be in 1ns..1h`},
 		{[]string{"replay", "--policy", "eevdf", "--until", "hog", messaging2}, 2, `want SEL=VALUE`},
 		{[]string{"replay", "--policy", "eevdf", "--hz", "-1", messaging2}, 2, `--hz -1: want 1..10000`},
+		// Found by a review run: accepted before.
+		{[]string{"replay", "--policy", "eevdf", "--slice", "hog=1us", messaging2}, 2, `want a duration 100us..100ms`},
+		{[]string{"replay", "--policy", "eevdf", "--rows", "-1", messaging2}, 2, `--rows -1: want 0 (all) or more`},
+		{[]string{"replay", "--policy", "eevdf:base_slice=0", messaging2}, 2, `base_slice=0: want a duration 100µs..100ms`},
+		{[]string{"replay", "--policy", "eevdf", "-w", "/nonexistent-dir/x.tv", messaging2}, 2, `no directory /nonexistent-dir to write it in`},
 	} {
 		_, errs, code := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
