@@ -116,8 +116,8 @@ func init() {
 		Name:    "cfs",
 		Summary: "Linux 2.6.23-6.5 Completely Fair Scheduler (v5.10 semantics), RT class above",
 		Source:  "kernel/sched/fair.c and features.h v5.10",
-		Params:  append(append([]Param(nil), CFSParams...), SMPParams...),
-		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewCFS(v, cpus)), nil },
+		Params:  append(append(append([]Param(nil), CFSParams...), SMPParams...), RTThrottleParams...),
+		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewCFS(v, cpus)).throttleFrom(v), nil },
 	})
 }
 

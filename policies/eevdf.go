@@ -146,8 +146,8 @@ func init() {
 		Name:    "eevdf",
 		Summary: "Linux 6.6+ fair class: earliest eligible virtual deadline first, RT class above",
 		Source:  "kernel/sched/fair.c v6.6-v6.18; Stoica & Abdel-Wahab TR-95-22 (1995)",
-		Params:  append(append([]Param(nil), EEVDFParams...), SMPParams...),
-		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewEEVDF(v, cpus)), nil },
+		Params:  append(append(append([]Param(nil), EEVDFParams...), SMPParams...), RTThrottleParams...),
+		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewEEVDF(v, cpus)).throttleFrom(v), nil },
 	})
 }
 

@@ -4,9 +4,56 @@ package policies
 // stacks rt_sched_class above fair_sched_class (kernel/sched/sched.h,
 // for_each_class): an RT task always runs before any fair task, and each
 // hook goes to the class of the task concerned.
+//
+// With RTRuntime > 0 the RT class is throttled as Linux throttles it from
+// 2.6.25 (kernel/sched/rt.c, sched_rt_runtime_us / sched_rt_period_us,
+// 950 ms per 1 s by default) and, from 6.12, as the fair deadline server
+// guarantees fair tasks their share (kernel/sched/deadline.c
+// fair_server_init: 50 ms per 1 s): once a CPU's RT tasks used RTRuntime of
+// the current RTPeriod (periods aligned to the simulation's start), its
+// waiting fair tasks run until the period ends. Policies of eras before
+// that (2.4, O(1), SD, BFS) leave it 0.
 type Stack struct {
 	RT   *RT
 	Fair Policy
+	// RTRuntime and RTPeriod in ns; RTRuntime 0 disables throttling.
+	RTRuntime, RTPeriod int64
+
+	sim    Sim
+	rtUsed []int64 // per CPU: RT run time in period
+	period []int64 // per CPU: index of the period rtUsed counts
+}
+
+// RTThrottleParams are the RT throttling parameters of the policies whose
+// kernels throttle RT tasks (cfs, eevdf).
+var RTThrottleParams = []Param{
+	{Name: "rt_runtime", Kind: ParamDuration, Default: "950ms",
+		Doc:    "RT tasks' CPU time per rt period before waiting fair tasks run (0: never throttled); the period is 1 s",
+		Source: "kernel/sched/rt.c sched_rt_runtime_us 950000 / sched_rt_period_us 1000000 (v2.6.25+); the 6.12+ fair server's 50 ms per 1 s, kernel/sched/deadline.c",
+		Min:    0, Max: 1_000_000_000},
+}
+
+// throttleFrom sets s's RT throttling from v (RTThrottleParams).
+func (s *Stack) throttleFrom(v Values) *Stack {
+	s.RTRuntime, s.RTPeriod = v.Duration("rt_runtime", 950_000_000), 1_000_000_000
+	return s
+}
+
+// throttled reports whether cpu's RT class used its runtime in the
+// current period while fair tasks wait there.
+func (s *Stack) throttled(cpu int) bool {
+	if s.RTRuntime <= 0 || s.RTRuntime >= s.RTPeriod {
+		return false
+	}
+	s.roll(cpu)
+	return s.rtUsed[cpu] >= s.RTRuntime && s.sim.NrRunning(cpu) > s.RT.Queued(cpu)
+}
+
+// roll starts a new period's accounting on cpu when the period changed.
+func (s *Stack) roll(cpu int) {
+	if p := s.sim.Now() / s.RTPeriod; p != s.period[cpu] {
+		s.period[cpu], s.rtUsed[cpu] = p, 0
+	}
 }
 
 // NewStack returns fair with the RT class above it.
@@ -16,7 +63,15 @@ func NewStack(fair Policy) *Stack { return &Stack{RT: NewRT(ClassFair, 0), Fair:
 func (s *Stack) Name() string { return s.Fair.Name() }
 
 // Init implements Policy.
-func (s *Stack) Init(sim Sim) { s.RT.Init(sim); s.Fair.Init(sim) }
+func (s *Stack) Init(sim Sim) {
+	s.sim = sim
+	s.rtUsed, s.period = make([]int64, sim.NumCPUs()), make([]int64, sim.NumCPUs())
+	for i := range s.period {
+		s.period[i] = -1
+	}
+	s.RT.Init(sim)
+	s.Fair.Init(sim)
+}
 
 // TaskNew implements Policy.
 func (s *Stack) TaskNew(t *Task) { s.RT.TaskNew(t); s.Fair.TaskNew(t) }
@@ -39,9 +94,9 @@ func (s *Stack) Enqueue(cpu int, t *Task, flags EnqueueFlags) { s.of(t).Enqueue(
 // Dequeue implements Policy.
 func (s *Stack) Dequeue(cpu int, t *Task, flags DequeueFlags) { s.of(t).Dequeue(cpu, t, flags) }
 
-// PickNext implements Policy: the RT class first.
+// PickNext implements Policy: the RT class first, unless throttled.
 func (s *Stack) PickNext(cpu int, prev *Task) *Task {
-	if s.RT.Queued(cpu) > 0 {
+	if s.RT.Queued(cpu) > 0 && !s.throttled(cpu) {
 		if prev != nil && !prev.Class.RealTime() {
 			prev = nil
 		}
@@ -60,18 +115,32 @@ func (s *Stack) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool
 	case curr == nil:
 		return true
 	case t.Class.RealTime() != curr.Class.RealTime():
-		return t.Class.RealTime()
+		return t.Class.RealTime() && !s.throttled(cpu)
 	}
 	return s.of(t).CheckPreemptWakeup(cpu, curr, t, flags)
 }
 
-// UpdateCurr implements Policy.
+// UpdateCurr implements Policy; an RT task that used up its class's
+// runtime while fair tasks wait is rescheduled (sched_rt_runtime_exceeded).
 func (s *Stack) UpdateCurr(cpu int, curr *Task, delta int64) {
+	if curr.Class.RealTime() && s.RTRuntime > 0 {
+		s.roll(cpu)
+		s.rtUsed[cpu] += delta
+		if s.throttled(cpu) {
+			s.sim.Resched(cpu)
+		}
+	}
 	s.of(curr).UpdateCurr(cpu, curr, delta)
 }
 
-// Tick implements Policy.
-func (s *Stack) Tick(cpu int, curr *Task) bool { return s.of(curr).Tick(cpu, curr) }
+// Tick implements Policy; when a new period lifts the throttling, a fair
+// task running beside waiting RT tasks is rescheduled.
+func (s *Stack) Tick(cpu int, curr *Task) bool {
+	if !curr.Class.RealTime() && s.RT.Queued(cpu) > 0 && s.RTRuntime > 0 && !s.throttled(cpu) {
+		return true
+	}
+	return s.of(curr).Tick(cpu, curr)
+}
 
 // Balance implements Policy.
 func (s *Stack) Balance(cpu int, kind BalanceKind) {

@@ -304,3 +304,24 @@ func TestUnnamedTasksStayUnnamed(t *testing.T) {
 		}
 	}
 }
+
+// TestRTThrottling: a SCHED_FIFO hog (prio 89) and a fair hog of 2 s each
+// on one CPU under eevdf: the RT class may use 950 ms of each 1 s period
+// (sched_rt_runtime_us 950000 of sched_rt_period_us 1000000), checked as
+// the kernel's update_curr_rt does, at the tick: at HZ 250 the 952 ms tick
+// finds 952 ms used, and the fair hog runs [952 ms, 1 s), 48 ms of the
+// first second, until the new period lets the RT hog back; with rt_runtime=0
+// (no throttling) it waits until the RT hog is done at 2 s. The 2.4
+// goodness policy, of an era before RT throttling (2.6.25), keeps it
+// waiting too.
+func TestRTThrottling(t *testing.T) {
+	for _, c := range []struct {
+		policy string
+		want   int64 // ns the fair hog ran in the first second
+	}{{"eevdf", 48_000_000}, {"eevdf:rt_runtime=0", 0}, {"cfs", 48_000_000}, {"goodness24", 0}} {
+		res := simulate(t, hogModel(2_000_000_000, 89, 120), c.policy, Config{HZ: 250})
+		if got := ranBefore(runs(res.Events())[101], 1e9); got != c.want {
+			t.Errorf("%s: the fair hog ran %.3f ms of the first second, want %.3f", c.policy, float64(got)/1e6, float64(c.want)/1e6)
+		}
+	}
+}
