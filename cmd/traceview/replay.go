@@ -103,7 +103,7 @@ Examples (from the repository root):
   traceview replay -i testdata/traces/nice.2cpu.perf.data --policy eevdf \
       --nice hog=0 --until hog=1s
 
-Columns: Runtime (ms of CPU), Switches (sched_switch events out of the task),
+Columns: Runtime (ms of CPU), Switches (times the task was switched in),
 Avg and Max delay (ms from wakeup to switch-in); obs is the trace, pred the
 replay, ratio pred/obs. --wide adds Sum delay and p99 delay. Times print in
 ms; -o json gives ns and, per run, self_replay and assumptions.`,
@@ -547,7 +547,7 @@ func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *r
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', tabwriter.AlignRight)
 	head := "Task\t Runtime ms obs\t pred\t ratio\t Switches obs\t pred\t ratio\t Avg delay ms obs\t pred\t ratio\t Max delay ms obs\t pred\t ratio\t"
 	if wide {
-		head += " Sum delay ms obs\t pred\t ratio\t p99 delay ms obs\t pred\t"
+		head += " Sum delay ms obs\t pred\t ratio\t p99 delay ms obs\t pred\t ratio\t"
 	}
 	fmt.Fprintln(tw, head)
 	pairs := report.PairRows(obs, pred)
@@ -567,7 +567,7 @@ func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *r
 			msf(a.AvgDelay), msf(b.AvgDelay), ratio(b.AvgDelay, a.AvgDelay),
 			msf(a.MaxDelay), msf(b.MaxDelay), ratio(b.MaxDelay, a.MaxDelay))
 		if wide {
-			fmt.Fprintf(tw, " %s\t %s\t %s\t %s\t %s\t", msf(a.SumDelay), msf(b.SumDelay), ratio(b.SumDelay, a.SumDelay), msf(a.P99), msf(b.P99))
+			fmt.Fprintf(tw, " %s\t %s\t %s\t %s\t %s\t %s\t", msf(a.SumDelay), msf(b.SumDelay), ratio(b.SumDelay, a.SumDelay), msf(a.P99), msf(b.P99), ratio(b.P99, a.P99))
 		}
 		fmt.Fprintln(tw)
 	}
