@@ -145,17 +145,16 @@ func compareKey(r *CompareRow) int64 {
 // compareTotal sums a latency result's rows; P99 is over all their delays.
 func compareTotal(r *LatencyResult) *CompareSide {
 	s := &CompareSide{Runtime: r.Total.Runtime, Switches: r.Total.Switches, Count: r.Total.Count, SumDelay: r.Total.SumDelay}
-	all := &latRow{}
+	var all []int64
 	for i := range r.Rows {
 		s.NrTasks += r.Rows[i].NrTasks
 		s.MaxDelay = max(s.MaxDelay, r.Rows[i].MaxDelay)
-		all.Samples = append(all.Samples, r.Rows[i].Samples...)
+		all = append(all, r.Rows[i].Samples...)
 	}
 	if s.Count > 0 {
 		s.AvgDelay = s.SumDelay / s.Count
 	}
-	all.percentiles()
-	s.P99Delay = all.P99
+	_, _, s.P99Delay, _ = percentiles(all)
 	return s
 }
 
