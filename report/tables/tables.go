@@ -66,7 +66,8 @@ type SchedSlice struct {
 // ...). CPU is the CPU it ran on (Running) or whose runqueue held it
 // (runnable; null when unknown), null while sleeping. WakerTID is the task
 // that woke it (runnable after a wakeup; 0 = an interrupt on an idle CPU),
-// IRQ whether that wakeup ran in interrupt context; both null when unknown.
+// IRQ whether that wakeup ran in interrupt context (the tracepoint's
+// common_flags, or the capture's own flag); both null when unknown.
 // Cause says what started a runnable interval ("wakeup", "wakeup_new",
 // "preempted", "woken-before-switch-out"), null otherwise.
 type ThreadState struct {

@@ -199,8 +199,8 @@ type Interval struct {
 	Waker      *Task // Runnable after a wakeup
 	Sleep      trace.TaskState
 	// IRQ says whether the wakeup that made the task Runnable ran in
-	// interrupt context, when the trace records it (traceview's own
-	// captures); trace.Unknown otherwise and for other states.
+	// interrupt context (Event.FromIRQ), when the trace records it;
+	// trace.Unknown otherwise and for other states.
 	IRQ trace.Tristate
 }
 
