@@ -182,11 +182,11 @@ func TestDuckDB(t *testing.T) {
 		t.Errorf("%d commands with delays in SQL, %d in the merged table", len(got), n)
 	}
 
-	p99 := query(`WITH h AS (SELECT comm, bucket, any_value(lo) AS lo, any_value(hi) AS hi, sum(count) AS n
+	p99 := query(`WITH h AS (SELECT comm, bucket, MIN(lo) AS lo, MIN(hi) AS hi, SUM(count) AS n
 	                         FROM ` + glob("delay_hist") + ` GROUP BY comm, bucket),
-	                  c AS (SELECT *, sum(n) OVER (PARTITION BY comm ORDER BY bucket) AS cum,
-	                               sum(n) OVER (PARTITION BY comm) AS total FROM h)
-	              SELECT comm, arg_min(lo, bucket) AS lo, arg_min(hi, bucket) AS hi, any_value(total) AS total
+	                  c AS (SELECT comm, lo, hi, SUM(n) OVER (PARTITION BY comm ORDER BY bucket) AS cum,
+	                               SUM(n) OVER (PARTITION BY comm) AS total FROM h)
+	              SELECT comm, MIN(lo) AS lo, MIN(hi) AS hi, MIN(total) AS total
 	              FROM c WHERE cum >= 0.99 * total GROUP BY comm`)
 	bounds := map[string][3]int64{}
 	for _, r := range p99 {
