@@ -229,6 +229,9 @@ var ErrNotEmpty = errors.New("exists and is not empty")
 // target directory dir: it exists and is not an empty directory, or its
 // parent is not a writable directory.
 func CheckTarget(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return fmt.Errorf("%s: exists and is not a directory", dir)
+	}
 	if ents, err := os.ReadDir(dir); err == nil {
 		if len(ents) > 0 {
 			return fmt.Errorf("%s: %w", dir, ErrNotEmpty)
@@ -350,6 +353,12 @@ func Write(dir string, src trace.Source, opts Options) (*Summary, error) {
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
 		return nil, err
+	}
+	if st, err := os.Lstat(dir); err == nil && st.IsDir() {
+		// An empty target: os.Rename does not replace a directory.
+		if err := os.Remove(dir); err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, ErrNotEmpty) // filled meanwhile
+		}
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if CheckTarget(dir) != nil {

@@ -242,6 +242,7 @@ func TestWriteFailures(t *testing.T) {
 		{"read error", filepath.Join(parent, "out"), &failing{open(t, pipeTrace), 5000}, "disk on fire"},
 		{"not empty", full, open(t, pipeTrace), full + ": exists and is not empty"},
 		{"under a file", filepath.Join(parent, "file", "out"), open(t, pipeTrace), "not a directory"},
+		{"a file", filepath.Join(parent, "file"), open(t, pipeTrace), "file: exists and is not a directory"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := tables.Write(c.dir, c.src, tables.Options{TraceID: "x"})
@@ -265,6 +266,22 @@ func names(es []os.DirEntry) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// TestWriteEmptyTarget: an existing empty directory is replaced by the
+// tables (as a new one would be).
+func TestWriteEmptyTarget(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "empty")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tables.Write(dir, open(t, pipeTrace), tables.Options{TraceID: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != len(tables.Names) {
+		t.Errorf("%d files in the target, want %d", len(ents), len(tables.Names))
+	}
 }
 
 // TestBucket: bucket k holds [2^k, 2^(k+1)) ns, bucket 0 [0, 2).
