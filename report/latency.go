@@ -100,6 +100,11 @@ type LatencyRow struct {
 	TID     trace.TID
 	PID     trace.PID
 	NrTasks int // tasks in the row (1 unless merged)
+	// Cgroup is the cgroup v2 id (Event.Cgroup; Meta.Cgroups has its
+	// path) of the task at its last recorded switch-out, 0 when the trace
+	// does not record cgroups; a merged row's when all its tasks share it,
+	// else 0.
+	Cgroup uint64
 
 	// Runtime is the sum of the sched_stat_runtime of the row's tasks; when
 	// the trace has no sched_stat_runtime at all (trace.dat, ftrace text or
@@ -278,6 +283,8 @@ type latThread struct {
 	pid  trace.PID
 	comm string // "" = never named (perf prints ":TID")
 	task *latTask
+	// cgroup: the cgroup id of its last switch-out (0 unknown).
+	cgroup uint64
 }
 
 func (th *latThread) name() string {
@@ -727,6 +734,9 @@ func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings
 	}
 	if e.TID >= 0 {
 		out, _ := l.task(l.thread(e.TID, e.PID))
+		if e.Cgroup != 0 {
+			out.th.cgroup = e.Cgroup
+		}
 		if l.sched == nil {
 			l.schedOut(out, e.PrevState.Runnable(), e.Time)
 		}
@@ -888,7 +898,7 @@ func (l *latency) result() *LatencyResult {
 
 // taskRow returns the row of task t alone.
 func (l *latency) taskRow(t *latTask) LatencyRow {
-	r := LatencyRow{Comm: t.th.name(), TID: t.th.tid, PID: t.th.pid, NrTasks: 1,
+	r := LatencyRow{Comm: t.th.name(), TID: t.th.tid, PID: t.th.pid, NrTasks: 1, Cgroup: t.th.cgroup,
 		Runtime: t.runtime, Count: t.count, Switches: t.switches, SumDelay: t.sumLat,
 		MaxDelay: t.maxLat, MaxDelayStart: t.maxStart, MaxDelayEnd: t.maxEnd,
 		Recovered: t.recN, RecoveredSum: t.recSum, FirstSeen: t.firstSeen,
@@ -934,6 +944,9 @@ func addRow(dst, src *LatencyRow) {
 	dst.LossyRuntime += src.LossyRuntime
 	if src.MaxDelay > dst.MaxDelay {
 		dst.MaxDelay, dst.MaxDelayStart, dst.MaxDelayEnd = src.MaxDelay, src.MaxDelayStart, src.MaxDelayEnd
+	}
+	if dst.Cgroup != src.Cgroup {
+		dst.Cgroup = 0
 	}
 	if dst.RuntimeSource != src.RuntimeSource {
 		dst.RuntimeSource = RuntimeMixed

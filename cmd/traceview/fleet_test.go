@@ -2,14 +2,19 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/report/tables"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
 )
 
 const (
@@ -167,5 +172,108 @@ func TestExportParquetErrors(t *testing.T) {
 	ents, _ := os.ReadDir(okDir)
 	if len(ents) != 7 {
 		t.Errorf("%d files, want 7", len(ents))
+	}
+}
+
+// cgroupTrace writes a hand-made traceview capture (as `record` writes
+// one) in which task a=10 runs in /a.slice and b=20 in /b.slice on CPU 0
+// (ns): 1000 idle -> a; 1500 a wakes b; 2000 a sleeps -> b (b waited 500);
+// 2200 b wakes a; 3000 b sleeps -> a (a waited 800); 3100 a wakes b; 4000
+// a sleeps -> b (b waited 900); 4500 b sleeps -> idle. So /a.slice: a, 1
+// delay of 800 ns; /b.slice: b, 2 delays, sum 1400, max 900.
+func cgroupTrace(t *testing.T) string {
+	t.Helper()
+	const cgA, cgB = 100, 200
+	cg := map[trace.TID]uint64{10: cgA, 20: cgB}
+	comm := map[trace.TID]string{0: "swapper/0", 10: "a", 20: "b"}
+	sw := func(ts int64, prev, next trace.TID) trace.Event {
+		e := trace.NewEvent(ts, 0, trace.KindSwitch)
+		e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = prev, trace.PID(prev), prev, trace.PID(prev), comm[prev]
+		e.NextTID, e.NextPID, e.NextComm, e.Prio, e.NextPrio = next, trace.PID(next), comm[next], 120, 120
+		if prev != 0 {
+			e.PrevState, e.Cgroup = trace.StateInterruptible, cg[prev]
+		}
+		return e
+	}
+	wk := func(ts int64, waker, wakee trace.TID) trace.Event {
+		e := trace.NewEvent(ts, 0, trace.KindWaking)
+		e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.TargetCPU = waker, trace.PID(waker), wakee, trace.PID(wakee), comm[wakee], 0
+		return e
+	}
+	name := func(tid trace.TID) trace.Event { // as perf synthesizes at record start
+		e := trace.NewEvent(0, 0, trace.KindComm)
+		e.TID, e.PID, e.Comm = tid, trace.PID(tid), comm[tid]
+		return e
+	}
+	evs := []trace.Event{name(10), name(20), sw(1000, 0, 10), wk(1500, 10, 20), sw(2000, 10, 20), wk(2200, 20, 10),
+		sw(3000, 20, 10), wk(3100, 10, 20), sw(4000, 10, 20), sw(4500, 20, 0)}
+	path := filepath.Join(t.TempDir(), "cg.tv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tvf.NewWriter(f, tvf.Header{Hostname: "box", NrCPUs: 1, Tool: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddTask(10, 10, "a")
+	w.AddTask(20, 20, "b")
+	for _, e := range evs {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.SetCgroups(map[uint64]string{cgA: "/a.slice", cgB: "/b.slice"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLatencyByCgroup: --by cgroup puts each task under its cgroup's path
+// with the hand-computed delays of cgroupTrace; the Parquet process table
+// has the same paths.
+func TestLatencyByCgroup(t *testing.T) {
+	in := cgroupTrace(t)
+	out, errs, code := runCLI(t, "latency", "-o", "json", "--by", "cgroup", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc latencyGroupsJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range doc.Groups {
+		for _, r := range g.Tasks {
+			got = append(got, fmt.Sprintf("%s %s count=%d sum=%d max=%d", g.Key, r.Comm, r.Count, r.SumDelayNs, r.MaxDelayNs))
+		}
+	}
+	want := []string{"/a.slice a count=1 sum=800 max=800", "/b.slice b count=2 sum=1400 max=900"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("groups\n got %q\nwant %q", got, want)
+	}
+
+	dir := filepath.Join(t.TempDir(), "pq")
+	if _, errs, code := runCLI(t, "export", "--format", "parquet", "-i", in, "-o", dir); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	procs, err := parquet.ReadFile[tables.Process](filepath.Join(dir, "process.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []string
+	for _, p := range procs {
+		cg := "-"
+		if p.Cgroup != nil {
+			cg = *p.Cgroup
+		}
+		ps = append(ps, fmt.Sprintf("%d %s %s", p.PID, p.Name, cg))
+	}
+	if w := []string{"0 swapper -", "10 a /a.slice", "20 b /b.slice"}; fmt.Sprint(ps) != fmt.Sprint(w) {
+		t.Errorf("process rows %q, want %q", ps, w)
 	}
 }

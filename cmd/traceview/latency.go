@@ -27,7 +27,7 @@ func init() {
 	addCommand(func() *cobra.Command {
 		var o latencyOptions
 		cmd := &cobra.Command{
-			Use:     "latency [-i FILE|-] [TRACE|GLOB...] [--by trace|host|comm] [-s KEYS] [-C CPU] [-p|--pids] [--percentiles] [-o table|json|csv]",
+			Use:     "latency [-i FILE|-] [TRACE|GLOB...] [--by trace|host|comm|cgroup] [-s KEYS] [-C CPU] [-p|--pids] [--percentiles] [-o table|json|csv]",
 			Aliases: []string{"lat"},
 			Short:   "Per-task scheduling delays, like 'perf sched latency'",
 			Long: `Print the per-task scheduling-latency table of 'perf sched latency' (perf 6.12
@@ -88,8 +88,10 @@ of the same command name add their runtime, counts, switches and delays,
 keep the largest delay, and take percentiles over the union of the delays
 (never an average of percentiles); -p rows are tasks, never merged across
 traces. So 'latency X X' reports exactly twice X's counts. --by trace,
---by host (the recording machine) or --by comm prints one table per group
-(JSON: "groups"; CSV: a first column named after the grouping). Each
+--by host (the recording machine), --by comm or --by cgroup prints one table per group
+(JSON: "groups"; CSV: a first column named after the grouping); --by
+cgroup groups tasks by their cgroup v2 path (traceview's own captures
+record it at each switch-out; other traces are one group). Each
 trace's warnings go to stderr prefixed with its path. A glob that matches
 nothing is an error (exit 2).
 
@@ -112,7 +114,7 @@ Examples:
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv")
 		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runtime that overlap lost events (default: left out and counted)")
 		f.BoolVar(&o.perf, "perf", false, "reproduce perf 6.12's numbers and output exactly (its INFO lines included)")
-		f.StringVar(&o.by, "by", "", "with several traces, one table per group: trace, host or comm (default: all merged)")
+		f.StringVar(&o.by, "by", "", "one table per group: trace, host, comm or cgroup (default: all merged)")
 		return cmd
 	})
 }

@@ -57,11 +57,9 @@ type latencyPart struct {
 // after its reader's warnings.
 func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOptions, inputs []string) error {
 	switch o.by {
-	case "", "trace", "host", "comm":
-	case "cgroup":
-		return usageErrorf("latency: --by cgroup is not supported yet (only traceview's own captures record cgroups; export --format parquet has them per process)")
+	case "", "trace", "host", "comm", "cgroup":
 	default:
-		return usageErrorf("latency: unknown --by %q (want trace, host or comm)", o.by)
+		return usageErrorf("latency: unknown --by %q (want trace, host, comm or cgroup)", o.by)
 	}
 	if o.perf {
 		return usageErrorf("latency: --perf reproduces perf, which reads one trace; drop --perf or give one trace")
@@ -114,14 +112,19 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 			warnings = append(warnings, wn)
 		}
 		switch o.by {
-		case "comm":
-			byComm := map[string]*report.LatencyResult{}
+		case "comm", "cgroup":
+			// Per task: the trace's rows of each group form one part.
+			byKey := map[string]*report.LatencyResult{}
 			for _, tr := range p.res.TaskRows {
-				r := byComm[tr.Comm]
+				key := tr.Comm
+				if o.by == "cgroup" {
+					key = cgroupName(p.meta, tr.Cgroup)
+				}
+				r := byKey[key]
 				if r == nil {
 					r = &report.LatencyResult{Options: p.res.Options}
-					byComm[tr.Comm] = r
-					add(tr.Comm, r)
+					byKey[key] = r
+					add(key, r)
 				}
 				r.TaskRows = append(r.TaskRows, tr)
 			}
@@ -140,7 +143,7 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 			add("", p.res)
 		}
 	}
-	if o.by == "comm" {
+	if o.by == "comm" || o.by == "cgroup" {
 		sort.SliceStable(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
 	}
 	var merged []*report.LatencyResult
@@ -150,7 +153,7 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 		if err != nil {
 			return err
 		}
-		if len(m.Rows) == 0 && o.by == "comm" {
+		if len(m.Rows) == 0 && (o.by == "comm" || o.by == "cgroup") {
 			continue // only the idle task, or tasks without delays
 		}
 		m.Warnings = warnings
@@ -219,6 +222,20 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 		}
 	}
 	return nil
+}
+
+// cgroupName returns the path of cgroup id in m ("(no cgroup recorded)"
+// for 0, the id in hex when the trace did not resolve it).
+func cgroupName(m *trace.Meta, id uint64) string {
+	if id == 0 {
+		return "(no cgroup recorded)"
+	}
+	if m != nil {
+		if p, ok := m.Cgroups[id]; ok {
+			return p
+		}
+	}
+	return fmt.Sprintf("cgroup id %#x", id)
 }
 
 // readLatencyPart reads one trace of a several-trace run. Its error says
