@@ -277,3 +277,56 @@ func TestLatencyByCgroup(t *testing.T) {
 		t.Errorf("process rows %q, want %q", ps, w)
 	}
 }
+
+// TestCompareGroups: a group of two copies of pipe.perf.data against the
+// trace itself: every total of A is twice B's, so B/A is exactly 0.5 for
+// runtime, switches and sum delay and 1 for the average, max and p99
+// delay (the p99 of a multiset taken twice is its own). A glob that
+// matches one trace gives the same document as the trace named directly.
+func TestCompareGroups(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(tdPipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"1.perf.data", "2.perf.data"} {
+		if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compare := func(a, b string) report.CompareResult {
+		t.Helper()
+		out, errs, code := runCLI(t, "compare", "-o", "json", a, b)
+		if code != 0 {
+			t.Fatalf("compare %s %s: exit %d: %s", a, b, code, errs)
+		}
+		var res report.CompareResult
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := compare(filepath.Join(dir, "*.perf.data"), tdPipe)
+	r := res.Total.Ratio
+	for _, c := range []struct {
+		name string
+		got  *float64
+		want float64
+	}{{"runtime", r.Runtime, 0.5}, {"switches", r.Switches, 0.5}, {"sum delay", r.SumDelay, 0.5},
+		{"avg delay", r.AvgDelay, 1}, {"max delay", r.MaxDelay, 1}, {"p99 delay", r.P99Delay, 1}} {
+		if c.got == nil || *c.got != c.want {
+			t.Errorf("total B/A %s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if res.Total.A.Switches != 2*res.Total.B.Switches || res.Total.A.NrTasks != 2*res.Total.B.NrTasks {
+		t.Errorf("total A %+v, B %+v: want A twice B", res.Total.A, res.Total.B)
+	}
+	direct := compare(tdNice, tdPipe)
+	glob := compare(filepath.Join(filepath.Dir(tdNice), "nice.2cpu.perf.dat?"), filepath.Join(filepath.Dir(tdPipe), "pipe.perf.dat?"))
+	if d := cmp.Diff(direct.Rows, glob.Rows); d != "" || !cmp.Equal(direct.Total, glob.Total) {
+		t.Errorf("globs of one trace differ from the traces (-direct +glob):\n%s", d)
+	}
+	if _, errs, code := runCLI(t, "compare", filepath.Join(dir, "*.none"), tdPipe); code != 2 || !strings.Contains(errs, "no trace matches the pattern") {
+		t.Errorf("glob matching nothing: exit %d, %q", code, errs)
+	}
+}

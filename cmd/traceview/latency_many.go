@@ -27,20 +27,33 @@ func latencyInputs(cmd *cobra.Command, o latencyOptions, args []string) ([]strin
 		out = append(out, o.input)
 	}
 	for _, a := range args {
-		if !strings.ContainsAny(a, "*?[") {
-			out = append(out, a)
-			continue
-		}
-		m, err := filepath.Glob(a)
+		m, err := expandTraces("latency", a)
 		if err != nil {
-			return nil, usageErrorf("latency: bad pattern %q: %v", a, err)
-		}
-		if len(m) == 0 {
-			return nil, usageErrorf("latency: %s: no trace matches the pattern", a)
+			return nil, err
 		}
 		out = append(out, m...)
 	}
 	return out, nil
+}
+
+// isPattern reports whether a trace argument is a glob.
+func isPattern(arg string) bool { return strings.ContainsAny(arg, "*?[") }
+
+// expandTraces returns the traces a command-line argument names: itself,
+// or a glob's matches (sorted). A glob that matches nothing or is malformed
+// is a usage error of command cmd.
+func expandTraces(cmd, arg string) ([]string, error) {
+	if !isPattern(arg) {
+		return []string{arg}, nil
+	}
+	m, err := filepath.Glob(arg)
+	if err != nil {
+		return nil, usageErrorf("%s: bad pattern %q: %v", cmd, arg, err)
+	}
+	if len(m) == 0 {
+		return nil, usageErrorf("%s: %s: no trace matches the pattern", cmd, arg)
+	}
+	return m, nil
 }
 
 // latencyPart is one trace's report in a several-trace run.
@@ -64,30 +77,11 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	if o.perf {
 		return usageErrorf("latency: --perf reproduces perf, which reads one trace; drop --perf or give one trace")
 	}
-	parts := make([]latencyPart, len(inputs))
-	stop := filesProgress(inputs, fmt.Sprintf("reading %d traces", len(inputs)))
-	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
-	var wg sync.WaitGroup
-	for i, in := range inputs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			parts[i] = readLatencyPart(in, opts)
-		}()
+	parts, err := readLatencyParts(cmd, inputs, opts)
+	if err != nil {
+		return err
 	}
-	wg.Wait()
-	stop()
 	w := cmd.ErrOrStderr()
-	for _, p := range parts {
-		if p.err != nil {
-			var buf bytes.Buffer
-			printWarnings(&buf, p.meta)
-			w.Write(prefixLines(buf.Bytes(), p.path+": "))
-			return p.err
-		}
-	}
 
 	type group struct {
 		key   string
@@ -104,13 +98,9 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 		}
 		g.parts = append(g.parts, r)
 	}
-	var warnings []trace.Warning
+	warnings := partWarnings(parts)
 	for i := range parts {
 		p := &parts[i]
-		for _, wn := range p.res.Warnings {
-			wn.Message = p.path + ": " + wn.Message
-			warnings = append(warnings, wn)
-		}
 		switch o.by {
 		case "comm", "cgroup":
 			// Per task: the trace's rows of each group form one part.
@@ -236,6 +226,49 @@ func cgroupName(m *trace.Meta, id uint64) string {
 		}
 	}
 	return fmt.Sprintf("cgroup id %#x", id)
+}
+
+// readLatencyParts computes the latency report of every input in parallel
+// (at most GOMAXPROCS at a time) under one progress bar. The error is the
+// first failing trace's (in input order), after its reader's warnings.
+func readLatencyParts(cmd *cobra.Command, inputs []string, opts report.LatencyOptions) ([]latencyPart, error) {
+	parts := make([]latencyPart, len(inputs))
+	stop := filesProgress(inputs, fmt.Sprintf("reading %d traces", len(inputs)))
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i, in := range inputs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			parts[i] = readLatencyPart(in, opts)
+		}()
+	}
+	wg.Wait()
+	stop()
+	for _, p := range parts {
+		if p.err != nil {
+			var buf bytes.Buffer
+			printWarnings(&buf, p.meta)
+			cmd.ErrOrStderr().Write(prefixLines(buf.Bytes(), p.path+": "))
+			return nil, p.err
+		}
+	}
+	return parts, nil
+}
+
+// partWarnings returns the parts' warnings, each message prefixed with its
+// trace's path.
+func partWarnings(parts []latencyPart) []trace.Warning {
+	var out []trace.Warning
+	for i := range parts {
+		for _, wn := range parts[i].res.Warnings {
+			wn.Message = parts[i].path + ": " + wn.Message
+			out = append(out, wn)
+		}
+	}
+	return out
 }
 
 // readLatencyPart reads one trace of a several-trace run. Its error says
