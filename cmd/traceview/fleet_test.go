@@ -22,17 +22,24 @@ const (
 	tdNice = "../../testdata/traces/nice.2cpu.perf.data"
 )
 
-func latencyJSON(t *testing.T, args ...string) report.LatencyJSON {
+// cliJSON runs the CLI with args, which must succeed, and decodes its
+// JSON output as a T.
+func cliJSON[T any](t *testing.T, args ...string) T {
 	t.Helper()
-	out, errs, code := runCLI(t, append([]string{"latency", "-o", "json"}, args...)...)
+	out, errs, code := runCLI(t, args...)
 	if code != 0 {
-		t.Fatalf("latency %v: exit %d: %s", args, code, errs)
+		t.Fatalf("%v: exit %d: %s", args, code, errs)
 	}
-	var doc report.LatencyJSON
+	var doc T
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v: %v", args, err)
 	}
 	return doc
+}
+
+func latencyJSON(t *testing.T, args ...string) report.LatencyJSON {
+	t.Helper()
+	return cliJSON[report.LatencyJSON](t, append([]string{"latency", "-o", "json"}, args...)...)
 }
 
 // TestLatencySameTraceTwice: `latency X X` reports exactly twice X's
@@ -74,14 +81,7 @@ func TestLatencySameTraceTwice(t *testing.T) {
 func TestLatencyByTrace(t *testing.T) {
 	pipe := latencyJSON(t, "-i", tdPipe)
 	nice := latencyJSON(t, "-i", tdNice)
-	out, errs, code := runCLI(t, "latency", "-o", "json", "--by", "trace", tdNice, tdPipe)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var doc latencyGroupsJSON
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := cliJSON[latencyGroupsJSON](t, "latency", "-o", "json", "--by", "trace", tdNice, tdPipe)
 	if doc.By != "trace" || len(doc.Groups) != 2 || doc.Groups[0].Key != tdNice || doc.Groups[1].Key != tdPipe {
 		t.Fatalf("groups %+v", doc)
 	}
@@ -238,14 +238,7 @@ func cgroupTrace(t *testing.T) string {
 // has the same paths.
 func TestLatencyByCgroup(t *testing.T) {
 	in := cgroupTrace(t)
-	out, errs, code := runCLI(t, "latency", "-o", "json", "--by", "cgroup", in)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	var doc latencyGroupsJSON
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := cliJSON[latencyGroupsJSON](t, "latency", "-o", "json", "--by", "cgroup", in)
 	var got []string
 	for _, g := range doc.Groups {
 		for _, r := range g.Tasks {
@@ -296,15 +289,7 @@ func TestCompareGroups(t *testing.T) {
 	}
 	compare := func(a, b string) report.CompareResult {
 		t.Helper()
-		out, errs, code := runCLI(t, "compare", "-o", "json", a, b)
-		if code != 0 {
-			t.Fatalf("compare %s %s: exit %d: %s", a, b, code, errs)
-		}
-		var res report.CompareResult
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
-			t.Fatal(err)
-		}
-		return res
+		return cliJSON[report.CompareResult](t, "compare", "-o", "json", a, b)
 	}
 	res := compare(filepath.Join(dir, "*.perf.data"), tdPipe)
 	r := res.Total.Ratio
