@@ -68,6 +68,9 @@ func TestLatencySameTraceTwice(t *testing.T) {
 		two.Total.RuntimeNs != 2*one.Total.RuntimeNs || two.Total.SumDelayNs != 2*one.Total.SumDelayNs {
 		t.Errorf("totals twice %+v, once %+v", two.Total, one.Total)
 	}
+	if d := cmp.Diff(one, latencyJSON(t, "--percentiles", tdPipe)); d != "" {
+		t.Errorf("the trace as an argument differs from -i (-i +argument):\n%s", d)
+	}
 	p1 := latencyJSON(t, "-p", "-i", tdPipe)
 	p2 := latencyJSON(t, "-p", tdPipe, tdPipe)
 	if len(p2.Tasks) != 2*len(p1.Tasks) || p2.Total.Switches != 2*p1.Total.Switches {

@@ -143,7 +143,10 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 		if err != nil {
 			return err
 		}
-		return runLatencyMany(cmd, o, opts, inputs)
+		if len(inputs) > 1 || o.by != "" {
+			return runLatencyMany(cmd, o, opts, inputs)
+		}
+		o.input = inputs[0] // one trace, named as an argument: as with -i
 	}
 	src, err := openInputProgress(o.input)
 	if err != nil {
