@@ -20,7 +20,7 @@ import (
 
 const pipeTrace = "../../testdata/traces/pipe.perf.data"
 
-func open(t *testing.T, path string) trace.Source {
+func open(t testing.TB, path string) trace.Source {
 	t.Helper()
 	src, err := trace.Open(path)
 	if err != nil {
