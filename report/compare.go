@@ -82,13 +82,22 @@ func Compare(a, b trace.Source, opts CompareOptions) (*CompareResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace B: %w", err)
 	}
+	return CompareLatency(ra, rb, lo.PerfCompat), nil
+}
+
+// CompareLatency sets two latency reports side by side (see Compare): ra
+// and rb must have rows merged by command name with samples kept
+// (LatencyOptions.KeepSamples, for the p99), as Compare computes them or
+// MergeLatency merges groups of traces. perfCompat says the reports follow
+// perf's rules (no runtime-source warning). The warnings are the reports'.
+func CompareLatency(ra, rb *LatencyResult, perfCompat bool) *CompareResult {
 	res := &CompareResult{WarningsA: ra.Warnings, WarningsB: rb.Warnings}
 	if src := func(r *LatencyResult) string {
 		if r.Diag.RuntimeFromSwitches {
 			return RuntimeFromSwitches
 		}
 		return RuntimeFromStat
-	}; !lo.PerfCompat && src(ra) != src(rb) {
+	}; !perfCompat && src(ra) != src(rb) {
 		res.WarningsB = append(res.WarningsB, trace.Warning{Key: "compare-runtime-source", Count: 1,
 			Message: fmt.Sprintf("runtime of A is from %s, of B from %s: the runtime ratio sets on-CPU time between switches against sched_stat_runtime (which leaves out IRQ and steal time)", src(ra), src(rb))})
 	}
@@ -128,7 +137,7 @@ func Compare(a, b trace.Source, opts CompareOptions) (*CompareResult, error) {
 	})
 	ta, tb := compareTotal(ra), compareTotal(rb)
 	res.Total = CompareRow{Comm: "TOTAL", A: ta, B: tb, Ratio: compareRatios(ta, tb)}
-	return res, nil
+	return res
 }
 
 func compareKey(r *CompareRow) int64 {
@@ -145,17 +154,16 @@ func compareKey(r *CompareRow) int64 {
 // compareTotal sums a latency result's rows; P99 is over all their delays.
 func compareTotal(r *LatencyResult) *CompareSide {
 	s := &CompareSide{Runtime: r.Total.Runtime, Switches: r.Total.Switches, Count: r.Total.Count, SumDelay: r.Total.SumDelay}
-	all := &latRow{}
+	var all []int64
 	for i := range r.Rows {
 		s.NrTasks += r.Rows[i].NrTasks
 		s.MaxDelay = max(s.MaxDelay, r.Rows[i].MaxDelay)
-		all.Samples = append(all.Samples, r.Rows[i].Samples...)
+		all = append(all, r.Rows[i].Samples...)
 	}
 	if s.Count > 0 {
 		s.AvgDelay = s.SumDelay / s.Count
 	}
-	all.percentiles()
-	s.P99Delay = all.P99
+	_, _, s.P99Delay, _ = percentiles(all)
 	return s
 }
 

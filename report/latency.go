@@ -62,6 +62,12 @@ type LatencyOptions struct {
 	// the rows and counted (LatencyRow.Lossy, LatencyDiagnostics.Lossy*).
 	// Not used with PerfCompat or CPUGiven.
 	KeepLossy bool
+	// Hooks, when set, also receive the schedule reconstruction that
+	// measures the delays (default mode only: not with PerfCompat or
+	// CPUGiven), after the report's own hooks, so that a caller can build
+	// its own tables (Parquet's sched_slice, thread_state) from the same
+	// single pass. LatencyResult.Schedule holds the finished Builder.
+	Hooks schedule.Hooks
 }
 
 // Runtime sources of LatencyRow.RuntimeSource.
@@ -94,6 +100,11 @@ type LatencyRow struct {
 	TID     trace.TID
 	PID     trace.PID
 	NrTasks int // tasks in the row (1 unless merged)
+	// Cgroup is the cgroup v2 id (Event.Cgroup; Meta.Cgroups has its
+	// path) of the task at its last recorded switch-out, 0 when the trace
+	// does not record cgroups; a merged row's when all its tasks share it,
+	// else 0.
+	Cgroup uint64
 
 	// Runtime is the sum of the sched_stat_runtime of the row's tasks; when
 	// the trace has no sched_stat_runtime at all (trace.dat, ftrace text or
@@ -218,6 +229,15 @@ type LatencyResult struct {
 	Diag           LatencyDiagnostics
 	// Options as used (Sort filled with the effective keys).
 	Options LatencyOptions
+	// TaskRows holds one row per task identity (perf's thread object),
+	// every one of them, idle and rows without delays included, in perf's
+	// merge order (TID descending, later identities of a reused TID
+	// first), with Samples when Percentiles or KeepSamples is set: what
+	// MergeLatency merges exactly.
+	TaskRows []LatencyRow
+	// Schedule is the finished reconstruction that measured the delays;
+	// nil with PerfCompat or CPUGiven.
+	Schedule *schedule.Builder
 }
 
 // atom states, after perf's enum thread_state (builtin-sched.c), plus
@@ -263,6 +283,8 @@ type latThread struct {
 	pid  trace.PID
 	comm string // "" = never named (perf prints ":TID")
 	task *latTask
+	// cgroup: the cgroup id of its last switch-out (0 unknown).
+	cgroup uint64
 }
 
 func (th *latThread) name() string {
@@ -322,7 +344,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	}
 	var warns trace.Warnings
 	if !opts.PerfCompat && !opts.CPUGiven {
-		l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy}, l.hooks())
+		l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy}, chainHooks(l.hooks(), opts.Hooks))
 	}
 	// Kinds the report never reads: sched_process_exit (perf sched ignores
 	// exits) and, without -C, sched_migrate_task. Readers that can leave
@@ -355,6 +377,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		l.diag.RuntimeFromSwitches = !l.sched.HaveRuntime()
 	}
 	res := l.result()
+	res.Schedule = l.sched
 	res.Meta = src.Meta()
 	if res.Meta != nil {
 		res.Warnings = append(res.Warnings, res.Meta.Warnings.List()...)
@@ -711,6 +734,9 @@ func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings
 	}
 	if e.TID >= 0 {
 		out, _ := l.task(l.thread(e.TID, e.PID))
+		if e.Cgroup != 0 {
+			out.th.cgroup = e.Cgroup
+		}
 		if l.sched == nil {
 			l.schedOut(out, e.PrevState.Runnable(), e.Time)
 		}
@@ -836,95 +862,25 @@ func (l *latency) fork(e *trace.Event) {
 	}
 }
 
-type latRow struct {
-	LatencyRow
-	tasks []*latTask
-	key   string // comm for merged rows
-	order int
-}
-
+// result builds the report: one row per task identity (TaskRows), then
+// the table rows grouped, sorted and filtered by groupRows.
 func (l *latency) result() *LatencyResult {
 	res := &LatencyResult{Options: l.opts}
-	var rows []*latRow
-	if l.opts.PerTask {
-		for _, t := range l.tasks {
-			rows = append(rows, &latRow{tasks: []*latTask{t}, order: t.order})
+	// perf's atom_root order: TID descending (pid_cmp, larger left), later
+	// thread objects of a reused TID first. Merged rows are built in this
+	// order (perf merges atom_root into a tree keyed by comm).
+	byTID := append([]*latTask(nil), l.tasks...)
+	sort.SliceStable(byTID, func(i, j int) bool {
+		if byTID[i].th.tid != byTID[j].th.tid {
+			return byTID[i].th.tid > byTID[j].th.tid
 		}
-		// perf's atom_root order: TID descending (pid_cmp, larger left),
-		// later thread objects of a reused TID first.
-		sort.SliceStable(rows, func(i, j int) bool {
-			a, b := rows[i].tasks[0], rows[j].tasks[0]
-			if a.th.tid != b.th.tid {
-				return a.th.tid > b.th.tid
-			}
-			return a.order > b.order
-		})
-	} else {
-		// perf merges in atom_root order (TID descending) into a tree
-		// keyed by comm, whose in-order walk is comm descending.
-		byTID := append([]*latTask(nil), l.tasks...)
-		sort.SliceStable(byTID, func(i, j int) bool {
-			if byTID[i].th.tid != byTID[j].th.tid {
-				return byTID[i].th.tid > byTID[j].th.tid
-			}
-			return byTID[i].order > byTID[j].order
-		})
-		idx := map[string]*latRow{}
-		for _, t := range byTID {
-			name := t.th.name()
-			r := idx[name]
-			if r == nil {
-				r = &latRow{key: name}
-				idx[name] = r
-				rows = append(rows, r)
-			}
-			r.tasks = append(r.tasks, t)
-		}
-		sort.SliceStable(rows, func(i, j int) bool { return rows[i].key > rows[j].key })
-	}
-	for _, r := range rows {
-		r.fill(l.keep)
-		if l.sched != nil {
-			r.RuntimeSource = RuntimeFromStat
-			if l.diag.RuntimeFromSwitches {
-				r.RuntimeSource = RuntimeFromSwitches
-				r.Runtime = 0
-				for _, t := range r.tasks {
-					r.Runtime += t.onCPU
-				}
-			}
-		}
-	}
-	keys := l.opts.Sort
-	sort.SliceStable(rows, func(i, j int) bool {
-		for _, k := range keys {
-			if c := cmpRow(k, &rows[i].LatencyRow, &rows[j].LatencyRow); c != 0 {
-				return c > 0
-			}
-		}
-		return false
+		return byTID[i].order > byTID[j].order
 	})
-	for _, r := range rows {
-		// perf prints rows with at least one delay; a row perf shows only
-		// for its 0 ns first-seen delays is kept, with Count 0, so that no
-		// task (and its runtime) disappears from the table.
-		// Likewise a row whose delays all overlapped lost events stays,
-		// so that its dropped count shows.
-		if r.Comm == "swapper" || (r.Count == 0 && (l.opts.PerfCompat || (r.FirstSeen == 0 && r.Lossy == 0))) {
-			continue
-		}
-		if l.opts.Percentiles {
-			r.percentiles()
-		}
-		if !l.opts.KeepSamples {
-			r.Samples = nil
-		}
-		res.Total.Runtime += r.Runtime
-		res.Total.Count += r.Count
-		res.Total.Switches += r.Switches
-		res.Total.SumDelay += r.SumDelay
-		res.Rows = append(res.Rows, r.LatencyRow)
+	res.TaskRows = make([]LatencyRow, 0, len(byTID))
+	for _, t := range byTID {
+		res.TaskRows = append(res.TaskRows, l.taskRow(t))
 	}
+	res.Rows, res.Total = groupRows(res.TaskRows, l.opts)
 	l.diag.Chains = nil
 	for i := range l.cpus {
 		c := &l.cpus[i]
@@ -940,51 +896,224 @@ func (l *latency) result() *LatencyResult {
 	return res
 }
 
-func (r *latRow) fill(keep bool) {
-	first := r.tasks[0].th
-	r.Comm = first.name()
-	r.NrTasks = len(r.tasks)
-	if r.NrTasks == 1 {
-		r.TID, r.PID = first.tid, first.pid
+// taskRow returns the row of task t alone.
+func (l *latency) taskRow(t *latTask) LatencyRow {
+	r := LatencyRow{Comm: t.th.name(), TID: t.th.tid, PID: t.th.pid, NrTasks: 1, Cgroup: t.th.cgroup,
+		Runtime: t.runtime, Count: t.count, Switches: t.switches, SumDelay: t.sumLat,
+		MaxDelay: t.maxLat, MaxDelayStart: t.maxStart, MaxDelayEnd: t.maxEnd,
+		Recovered: t.recN, RecoveredSum: t.recSum, FirstSeen: t.firstSeen,
+		Raced: t.raceN, RacedSum: t.raceSum, RestartShift: t.restart,
+		Lossy: t.lossy, LossyRuntime: t.lossyRT}
+	if l.keep {
+		r.Samples = t.samples
 	}
-	for _, t := range r.tasks {
-		r.Runtime += t.runtime
-		r.Count += t.count
-		r.Switches += t.switches
-		r.SumDelay += t.sumLat
-		r.Recovered += t.recN
-		r.RecoveredSum += t.recSum
-		r.FirstSeen += t.firstSeen
-		r.Raced += t.raceN
-		r.RacedSum += t.raceSum
-		r.RestartShift += t.restart
-		r.Lossy += t.lossy
-		r.LossyRuntime += t.lossyRT
-		// perf keeps the first maximum met in merge order (strictly
-		// greater replaces).
-		if t.maxLat > r.MaxDelay {
-			r.MaxDelay, r.MaxDelayStart, r.MaxDelayEnd = t.maxLat, t.maxStart, t.maxEnd
-		}
-		if keep {
-			r.Samples = append(r.Samples, t.samples...)
+	if l.sched != nil {
+		r.RuntimeSource = RuntimeFromStat
+		if l.diag.RuntimeFromSwitches {
+			r.RuntimeSource, r.Runtime = RuntimeFromSwitches, t.onCPU
 		}
 	}
 	if r.Count > 0 {
 		r.AvgDelay = r.SumDelay / r.Count
 	}
+	return r
 }
 
-func (r *latRow) percentiles() {
-	if len(r.Samples) == 0 {
-		return
+// RuntimeMixed is LatencyRow.RuntimeSource for a merged row whose tasks
+// come from traces with different runtime sources (MergeLatency).
+const RuntimeMixed = "mixed"
+
+// addRow merges row src into dst: sums, the first largest delay in merge
+// order (strictly greater replaces, as perf), samples concatenated.
+func addRow(dst, src *LatencyRow) {
+	dst.NrTasks += src.NrTasks
+	if dst.NrTasks > 1 {
+		dst.TID, dst.PID = 0, 0
 	}
-	xs := make([]float64, len(r.Samples))
-	for i, v := range r.Samples {
+	dst.Runtime += src.Runtime
+	dst.Count += src.Count
+	dst.Switches += src.Switches
+	dst.SumDelay += src.SumDelay
+	dst.Recovered += src.Recovered
+	dst.RecoveredSum += src.RecoveredSum
+	dst.FirstSeen += src.FirstSeen
+	dst.Raced += src.Raced
+	dst.RacedSum += src.RacedSum
+	dst.RestartShift += src.RestartShift
+	dst.Lossy += src.Lossy
+	dst.LossyRuntime += src.LossyRuntime
+	if src.MaxDelay > dst.MaxDelay {
+		dst.MaxDelay, dst.MaxDelayStart, dst.MaxDelayEnd = src.MaxDelay, src.MaxDelayStart, src.MaxDelayEnd
+	}
+	if dst.Cgroup != src.Cgroup {
+		dst.Cgroup = 0
+	}
+	if dst.RuntimeSource != src.RuntimeSource {
+		dst.RuntimeSource = RuntimeMixed
+	}
+	dst.Samples = append(dst.Samples, src.Samples...)
+	dst.AvgDelay = 0
+	if dst.Count > 0 {
+		dst.AvgDelay = dst.SumDelay / dst.Count
+	}
+}
+
+// groupRows turns task rows (in merge order) into the table: merged by
+// command name unless opts.PerTask (then in the given order), sorted by
+// opts.Sort (ties keep command names in reverse byte order), rows perf
+// would not print left out, percentiles filled, and the total.
+func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, LatencyTotal) {
+	var rows []LatencyRow
+	if opts.PerTask {
+		rows = make([]LatencyRow, len(taskRows))
+		copy(rows, taskRows)
+	} else {
+		idx := map[string]int{}
+		for i := range taskRows {
+			tr := &taskRows[i]
+			j, ok := idx[tr.Comm]
+			if !ok {
+				idx[tr.Comm] = len(rows)
+				r := *tr
+				r.Samples = append([]int64(nil), tr.Samples...)
+				rows = append(rows, r)
+				continue
+			}
+			addRow(&rows[j], tr)
+		}
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Comm > rows[j].Comm })
+	}
+	keys, err := parseSortKeys(opts.Sort)
+	if err != nil {
+		keys, _ = parseSortKeys(nil)
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		for _, k := range keys {
+			if c := cmpRow(k, &rows[i], &rows[j]); c != 0 {
+				return c > 0
+			}
+		}
+		return false
+	})
+	var out []LatencyRow
+	var total LatencyTotal
+	for i := range rows {
+		r := &rows[i]
+		// perf prints rows with at least one delay; a row perf shows only
+		// for its 0 ns first-seen delays is kept, with Count 0, so that no
+		// task (and its runtime) disappears from the table.
+		// Likewise a row whose delays all overlapped lost events stays,
+		// so that its dropped count shows.
+		if r.Comm == "swapper" || (r.Count == 0 && (opts.PerfCompat || (r.FirstSeen == 0 && r.Lossy == 0))) {
+			continue
+		}
+		if opts.Percentiles {
+			r.P50, r.P95, r.P99, r.P999 = percentiles(r.Samples)
+		}
+		if !opts.KeepSamples {
+			r.Samples = nil
+		}
+		total.Runtime += r.Runtime
+		total.Count += r.Count
+		total.Switches += r.Switches
+		total.SumDelay += r.SumDelay
+		out = append(out, *r)
+	}
+	return out, total
+}
+
+// MergeLatency merges the reports of several traces exactly: their task
+// rows are grouped as one trace's would be (by command name, or one row per
+// task with opts.PerTask: tasks of different traces are never merged), with
+// sums of runtime, counts, switches and delays, the largest delay (the
+// first met, in the order of parts), and percentiles of the union of the
+// delays (the parts must have been computed with Percentiles or
+// KeepSamples for opts.Percentiles; never an average of percentiles).
+// Diag sums the parts' counters (Chains concatenated). Meta is nil and
+// Warnings are left to the caller (they belong to each trace).
+func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, error) {
+	keys, err := parseSortKeys(opts.Sort)
+	if err != nil {
+		return nil, err
+	}
+	opts.Sort = keys
+	res := &LatencyResult{Options: opts}
+	var rows []LatencyRow
+	for _, p := range parts {
+		if opts.Percentiles && !p.Options.Percentiles && !p.Options.KeepSamples {
+			return nil, fmt.Errorf("latency: merge: percentiles asked of a part computed without samples")
+		}
+		rows = append(rows, p.TaskRows...)
+		d, s := &res.Diag, &p.Diag
+		d.Events += s.Events
+		d.Switches += s.Switches
+		d.Chains = append(d.Chains, s.Chains...)
+		d.Recovered += s.Recovered
+		d.Dropped += s.Dropped
+		d.Unwoken += s.Unwoken
+		d.FirstSeen += s.FirstSeen
+		d.PerfTimestamps += s.PerfTimestamps
+		d.PerfUnordered += s.PerfUnordered
+		d.PerfSwitchBugs += s.PerfSwitchBugs
+		d.LostEvents += s.LostEvents
+		d.LostChunks += s.LostChunks
+		d.Raced += s.Raced
+		d.Rewoken += s.Rewoken
+		d.LossyDelays += s.LossyDelays
+		d.LossyRuntime += s.LossyRuntime
+		d.LossyRuntimeNs += s.LossyRuntimeNs
+		d.RuntimeFromSwitches = d.RuntimeFromSwitches || s.RuntimeFromSwitches
+	}
+	res.TaskRows = rows
+	res.Rows, res.Total = groupRows(rows, opts)
+	return res, nil
+}
+
+// percentiles returns the p50, p95, p99 and p99.9 of samples (ns;
+// stat.Empirical), zeros when there are none.
+func percentiles(samples []int64) (p50, p95, p99, p999 int64) {
+	if len(samples) == 0 {
+		return 0, 0, 0, 0
+	}
+	xs := make([]float64, len(samples))
+	for i, v := range samples {
 		xs[i] = float64(v)
 	}
 	sort.Float64s(xs)
 	q := func(p float64) int64 { return int64(stat.Quantile(p, stat.Empirical, xs, nil)) }
-	r.P50, r.P95, r.P99, r.P999 = q(0.50), q(0.95), q(0.99), q(0.999)
+	return q(0.50), q(0.95), q(0.99), q(0.999)
+}
+
+// chainHooks returns b's hooks with a's Delay, State and Runtime hooks
+// called first (the latency report sets no other hook).
+func chainHooks(a, b schedule.Hooks) schedule.Hooks {
+	h := b
+	h.Delay = chain1(a.Delay, b.Delay)
+	h.State = chain1(a.State, b.State)
+	switch {
+	case b.Runtime == nil:
+		h.Runtime = a.Runtime
+	case a.Runtime != nil:
+		h.Runtime = func(t *schedule.Task, e *trace.Event, lossy bool) {
+			a.Runtime(t, e, lossy)
+			b.Runtime(t, e, lossy)
+		}
+	}
+	return h
+}
+
+// chain1 returns a function calling f then g (either may be nil).
+func chain1[T any](f, g func(T)) func(T) {
+	switch {
+	case f == nil:
+		return g
+	case g == nil:
+		return f
+	}
+	return func(x T) {
+		f(x)
+		g(x)
+	}
 }
 
 // cmpRow compares two rows by one sort key (perf's avg_cmp, max_cmp,

@@ -20,7 +20,7 @@ func init() {
 	addCommand(func() *cobra.Command {
 		var o compareOptions
 		cmd := &cobra.Command{
-			Use:   "compare A B [-o table|json|csv]",
+			Use:   "compare A B [-o table|json|csv]   (A, B: traces or globs of traces)",
 			Short: "Compare two traces: runtime, switches and scheduling delay per command, as B/A",
 			Long: `Compare two traces of the same workload (kernel A vs kernel B, observed vs
 predicted by a replay): any two inputs traceview reads, in any format.
@@ -34,9 +34,15 @@ switches 1.777, sum delay 1.602"). A command found in one trace only is shown
 as "only in A" or "only in B". Rows sort by the larger sum delay. Times are
 ms in the table, ns in JSON and CSV.
 
+A or B may be a glob ('before/*.perf.data'): a group of traces, read in
+parallel and merged exactly as 'traceview latency A1 A2 ...' merges them
+(sums, maxima, the p99 of the union of the delays); each trace's warnings
+name it. A glob that matches nothing is an error (exit 2).
+
 Example:
   traceview compare messaging.2cpu.perf.data messaging.1cpu.perf.data
-  traceview compare observed.perf.data predicted.tvf -o csv > cmp.csv`,
+  traceview compare observed.perf.data predicted.tvf -o csv > cmp.csv
+  traceview compare 'kernel-a/*.perf.data' 'kernel-b/*.perf.data'`,
 			Args: func(cmd *cobra.Command, args []string) error {
 				if len(args) != 2 {
 					return usageErrorf("compare: want two traces A and B, got %d argument(s) (see 'traceview compare --help')", len(args))
@@ -59,6 +65,9 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	case "table", "json", "csv":
 	default:
 		return usageErrorf("compare: unknown output format %q (want table, json or csv)", o.output)
+	}
+	if isPattern(pathA) || isPattern(pathB) {
+		return runCompareGroups(cmd, o, pathA, pathB)
 	}
 	a, err := openInputProgress(pathA)
 	if err != nil {
@@ -87,6 +96,55 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 		}
 		return fmt.Errorf("compare: %w", err)
 	}
+	return writeCompare(cmd, o, res, pathA, pathB, true)
+}
+
+// runCompareGroups compares two groups of traces (globs), each merged by
+// report.MergeLatency.
+func runCompareGroups(cmd *cobra.Command, o compareOptions, argA, argB string) error {
+	if o.perf {
+		return usageErrorf("compare: --perf reproduces perf, which reads one trace a side; give two traces, not globs")
+	}
+	a, err := expandTraces("compare", argA)
+	if err != nil {
+		return err
+	}
+	b, err := expandTraces("compare", argB)
+	if err != nil {
+		return err
+	}
+	opts := report.LatencyOptions{Percentiles: true, KeepSamples: true}
+	parts, err := readLatencyParts(cmd, append(append([]string(nil), a...), b...), opts)
+	if err != nil {
+		return fmt.Errorf("compare: %w", argTrace(err))
+	}
+	side := func(ps []latencyPart) (*report.LatencyResult, error) {
+		rs := make([]*report.LatencyResult, len(ps))
+		for i := range ps {
+			rs[i] = ps[i].res
+		}
+		m, err := report.MergeLatency(rs, opts)
+		if err != nil {
+			return nil, err
+		}
+		m.Warnings = partWarnings(ps)
+		return m, nil
+	}
+	ma, err := side(parts[:len(a)])
+	if err != nil {
+		return err
+	}
+	mb, err := side(parts[len(a):])
+	if err != nil {
+		return err
+	}
+	return writeCompare(cmd, o, report.CompareLatency(ma, mb, false), argA, argB, false)
+}
+
+// writeCompare prints res in o's format; the table's warnings go to stderr,
+// named by nameA and nameB when named (their messages name their trace
+// otherwise).
+func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResult, pathA, pathB string, named bool) error {
 	out := cmd.OutOrStdout()
 	switch o.output {
 	case "json":
@@ -102,7 +160,11 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 		ws   []trace.Warning
 	}{{pathA, res.WarningsA}, {pathB, res.WarningsB}} {
 		for _, w := range side.ws {
-			fmt.Fprintf(stderr, "warning: %s: %s\n", side.name, w)
+			if named {
+				fmt.Fprintf(stderr, "warning: %s: %s\n", side.name, w)
+			} else {
+				fmt.Fprintf(stderr, "warning: %s\n", w)
+			}
 		}
 	}
 	return report.WriteCompareTable(out, res, pathA, pathB)

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -19,13 +20,14 @@ type latencyOptions struct {
 	output      string
 	perf        bool
 	keepLossy   bool
+	by          string
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o latencyOptions
 		cmd := &cobra.Command{
-			Use:     "latency [-i FILE|-] [-s KEYS] [-C CPU] [-p|--pids] [--percentiles] [-o table|json|csv]",
+			Use:     "latency [-i FILE|-] [TRACE|GLOB...] [--by trace|host|comm|cgroup] [-s KEYS] [-C CPU] [-p|--pids] [--percentiles] [-o table|json|csv]",
 			Aliases: []string{"lat"},
 			Short:   "Per-task scheduling delays, like 'perf sched latency'",
 			Long: `Print the per-task scheduling-latency table of 'perf sched latency' (perf 6.12
@@ -80,13 +82,27 @@ Where perf is wrong traceview differs, and says so on stderr:
     the chain and which task's switches are missing.
 --perf prints perf's exact numbers, layout and INFO lines instead.
 
+Several traces (arguments or globs, besides -i) are read in parallel, with
+one progress bar on stderr when it is a terminal, and merged exactly: rows
+of the same command name add their runtime, counts, switches and delays,
+keep the largest delay, and take percentiles over the union of the delays
+(never an average of percentiles); -p rows are tasks, never merged across
+traces. So 'latency X X' reports exactly twice X's counts. --by trace,
+--by host (the recording machine), --by comm or --by cgroup prints one table per group
+(JSON: "groups"; CSV: a first column named after the grouping); --by
+cgroup groups tasks by their cgroup v2 path (traceview's own captures
+record it at each switch-out; other traces are one group). Each
+trace's warnings go to stderr prefixed with its path. A glob that matches
+nothing is an error (exit 2).
+
 Examples:
   traceview latency -i testdata/traces/pipe.perf.data
   traceview latency -i perf.data -p -s max --percentiles
-  perf sched record -o - -- sleep 1 | traceview latency -i - -o json`,
-			Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				return runLatency(cmd, o)
+  perf sched record -o - -- sleep 1 | traceview latency -i - -o json
+  traceview latency 'fleet/*.perf.data' --by host --percentiles`,
+			Args: cobra.ArbitraryArgs,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return runLatency(cmd, o, args)
 			},
 		}
 		f := cmd.Flags()
@@ -98,11 +114,12 @@ Examples:
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv")
 		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runtime that overlap lost events (default: left out and counted)")
 		f.BoolVar(&o.perf, "perf", false, "reproduce perf 6.12's numbers and output exactly (its INFO lines included)")
+		f.StringVar(&o.by, "by", "", "one table per group: trace, host, comm or cgroup (default: all merged)")
 		return cmd
 	})
 }
 
-func runLatency(cmd *cobra.Command, o latencyOptions) error {
+func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	switch o.output {
 	case "table", "json", "csv":
 	default:
@@ -120,6 +137,16 @@ func runLatency(cmd *cobra.Command, o latencyOptions) error {
 	}
 	if err := report.CheckLatencySort(opts.Sort); err != nil {
 		return usageError{err} // before reading: a typo should not cost a pass over a big trace
+	}
+	if len(args) > 0 || o.by != "" {
+		inputs, err := latencyInputs(cmd, o, args)
+		if err != nil {
+			return err
+		}
+		if len(inputs) > 1 || o.by != "" {
+			return runLatencyMany(cmd, o, opts, inputs)
+		}
+		o.input = inputs[0] // one trace, named as an argument: as with -i
 	}
 	src, err := openInputProgress(o.input)
 	if err != nil {
@@ -141,17 +168,16 @@ func runLatency(cmd *cobra.Command, o latencyOptions) error {
 	case "json":
 		return report.WriteLatencyJSON(out, res)
 	case "csv":
-		printLatencyWarnings(cmd, res)
+		printLatencyWarnings(cmd.ErrOrStderr(), res)
 		return report.WriteLatencyCSV(out, res)
 	}
-	printLatencyWarnings(cmd, res)
+	printLatencyWarnings(cmd.ErrOrStderr(), res)
 	return report.WriteLatencyTable(out, res, o.perf)
 }
 
 // printLatencyWarnings writes the reader's lost windows and warnings and the
 // report's own warnings to stderr, one line each.
-func printLatencyWarnings(cmd *cobra.Command, res *report.LatencyResult) {
-	w := cmd.ErrOrStderr()
+func printLatencyWarnings(w io.Writer, res *report.LatencyResult) {
 	printWarnings(w, res.Meta)
 	for _, wn := range res.ReportWarnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)

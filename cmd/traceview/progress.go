@@ -89,11 +89,20 @@ type progressSource struct {
 // withProgress starts the bar's goroutine: after delay it draws a bar of
 // size bytes on w, set from pos every 100 ms, until the stream ends.
 func withProgress(src trace.Source, pos func() (int64, error), size int64, w io.Writer, delay time.Duration, desc string) *progressSource {
-	p := &progressSource{Source: src, done: make(chan struct{}), finished: make(chan struct{})}
+	p := &progressSource{Source: src}
+	p.done, p.finished = startBar(pos, size, w, delay, desc)
+	return p
+}
+
+// startBar starts a goroutine that, after delay, draws a byte progress bar
+// of size bytes on w, set from pos every 100 ms, until done is closed;
+// finished is closed once the bar is gone.
+func startBar(pos func() (int64, error), size int64, w io.Writer, delay time.Duration, desc string) (done, finished chan struct{}) {
+	done, finished = make(chan struct{}), make(chan struct{})
 	go func() {
-		defer close(p.finished)
+		defer close(finished)
 		select {
-		case <-p.done:
+		case <-done:
 			return
 		case <-time.After(delay):
 		}
@@ -112,14 +121,46 @@ func withProgress(src trace.Source, pos func() (int64, error), size int64, w io.
 				bar.Set64(min(max(n, 0), size))
 			}
 			select {
-			case <-p.done:
+			case <-done:
 				bar.Finish()
 				return
 			case <-tick.C:
 			}
 		}
 	}()
-	return p
+	return done, finished
+}
+
+// filesProgress shows one byte progress bar on stderr, when it is a
+// terminal, for reading the regular files of paths in parallel (the
+// process's bytes read against their total size, see readPosition); stop
+// removes it.
+func filesProgress(paths []string, desc string) (stop func()) {
+	if !term.IsTerminal(int(os.Stderr.Fd())) {
+		return func() {}
+	}
+	start, err := procRchar()
+	if err != nil {
+		return func() {}
+	}
+	var size int64
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			size += st.Size()
+		}
+	}
+	pos := func() (int64, error) {
+		n, err := procRchar()
+		return n - start, err
+	}
+	done, finished := startBar(pos, size, os.Stderr, progressDelay, desc)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			<-finished
+		})
+	}
 }
 
 func (p *progressSource) stop() {

@@ -119,8 +119,9 @@ type Task struct {
 	cpu      trace.CPU // running on, or whose runqueue holds the task
 	startCPU trace.CPU // CPU of the event that started the current runnable state
 	cause    Cause
-	waker    trace.TID // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
-	first    int64     // start of the first wakeup of a restarted delay
+	waker    trace.TID      // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
+	wakeIRQ  trace.Tristate // the wakeup ran in interrupt context
+	first    int64          // start of the first wakeup of a restarted delay
 	sleep    trace.TaskState
 	lastOff  int64 // end of the task's last reported interval
 
@@ -147,6 +148,16 @@ type Run struct {
 	Start, End int64
 	Quality    Quality
 	Lossy      bool
+	// Prio is the kernel prio the task was switched in with (the
+	// sched_switch's next_prio: 0..99 real-time, 100..139 fair); -1 when
+	// unknown (a Recovered or Unknown run).
+	Prio int32
+	// EndState is the prev_state of the sched_switch that ended the run
+	// when EndSwitch is set (the run ended at a recorded switch-out of
+	// Task); otherwise the run ended at the end of the trace or at
+	// evidence of another task and EndState is 0.
+	EndState  trace.TaskState
+	EndSwitch bool
 }
 
 // Delay is one scheduling delay: Task waited from Start to End (ns) and was
@@ -187,6 +198,10 @@ type Interval struct {
 	Cause      Cause // Runnable
 	Waker      *Task // Runnable after a wakeup
 	Sleep      trace.TaskState
+	// IRQ says whether the wakeup that made the task Runnable ran in
+	// interrupt context (Event.FromIRQ), when the trace records it;
+	// trace.Unknown otherwise and for other states.
+	IRQ trace.Tristate
 }
 
 // Hooks receive the reconstruction as it is built; nil hooks are skipped.
@@ -270,8 +285,13 @@ type cpuState struct {
 	curTID   trace.TID
 	from     int64 // start of cur's run
 	q        Quality
-	hasU     bool  // an Unknown stretch precedes cur's run
-	uFrom    int64 // its start
+	prio     int32 // cur's prio at its switch-in (-1 unknown)
+	// endState/endSwitch: the prev_state of the sched_switch being
+	// processed, while closeRun runs for it.
+	endState  trace.TaskState
+	endSwitch bool
+	hasU      bool  // an Unknown stretch precedes cur's run
+	uFrom     int64 // its start
 	// lastSwitch is the time of the CPU's last sched_switch.
 	lastSwitch int64
 	evCurr     trace.TID // the task the CPU's events last showed (-1 none)
@@ -674,6 +694,7 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 		iv.Cause = t.cause
 		if t.cause != CausePreempted {
 			iv.Waker = b.Lookup(t.waker)
+			iv.IRQ = t.wakeIRQ
 		}
 	} else {
 		iv.Sleep = t.sleep
@@ -690,7 +711,13 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 	if end <= start {
 		return
 	}
-	r := Run{CPU: cpu, Task: t, Start: start, End: end, Quality: q}
+	r := Run{CPU: cpu, Task: t, Start: start, End: end, Quality: q, Prio: -1}
+	if t != nil && t == c.cur {
+		if q == Known {
+			r.Prio = c.prio
+		}
+		r.EndState, r.EndSwitch = c.endState, c.endSwitch
+	}
 	if t == nil {
 		r.Quality = Unknown
 	} else if b.lossy(start, end, cpu, -1, -1) {
@@ -792,7 +819,7 @@ func (b *Builder) evidence(e *trace.Event, c *cpuState) {
 				c.hasU, c.uFrom = true, c.from
 			}
 			c.cur, c.curTID = b.task(who, e.CurPID, ""), who
-			c.from, c.q = e.Time, Recovered
+			c.from, c.q, c.prio = e.Time, Recovered, -1
 		}
 	}
 	if !c.pending || e.Kind != trace.KindRuntime || e.TID != who {
@@ -851,7 +878,9 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 		if c.switched && e.Time < c.lastSwitch {
 			b.C.SwitchesOutOfOrder++
 		}
+		c.endState, c.endSwitch = e.PrevState, true
 		b.closeRun(e.CPU, c, e.Time, c.curTID == e.TID)
+		c.endState, c.endSwitch = 0, false
 		if !c.stats.HaveSeen {
 			// The CPU is observed from its first switch on.
 			c.stats.SeenFrom, c.stats.HaveSeen = e.Time, true
@@ -860,6 +889,7 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 		c.lastSwitch = e.Time
 		c.hasU = false
 		c.cur, c.curTID, c.from, c.q = b.task(e.NextTID, e.NextPID, e.NextComm), e.NextTID, e.Time, Known
+		c.prio = e.NextPrio
 		c.evCurr, c.pending = e.NextTID, false
 	}
 	prev := b.task(e.TID, e.PID, e.Comm)
@@ -932,6 +962,7 @@ func (b *Builder) doWakeup(e *trace.Event) {
 	case StateRunning:
 		if e.Kind != trace.KindWakeupNew {
 			t.woken, t.wokenWaker, t.wokenCPU, t.wokenQueue = true, wtid, e.CPU, target
+			t.wakeIRQ = e.FromIRQ // for the delay it starts if the task then sleeps
 		}
 		return
 	case StateRunnable:
@@ -978,6 +1009,7 @@ func (b *Builder) wake(t *Task, e *trace.Event, wtid trace.TID, target trace.CPU
 		t.cause = CauseWakeupNew
 	}
 	t.waker, t.cpu, t.startCPU = wtid, target, e.CPU
+	t.wakeIRQ = e.FromIRQ
 	t.woken = false
 	b.enqueue(t)
 	if b.hooks.Wakeup != nil {

@@ -180,3 +180,55 @@ func Example() {
 	// task 2 waited 100 ns (wakeup), switched in on CPU 0
 	// task 1 waited 100 ns (preempted), switched in on CPU 0
 }
+
+// TestRunEndsAndIRQ: a run carries the next_prio it was switched in with
+// and the prev_state of the switch that ended it; a runnable interval the
+// from-IRQ flag of its wakeup. CPU 0: A=1 (prio 120) runs 100-300 and
+// sleeps (S), B=2 (prio 100) runs 300-500 and is preempted (R+, the state
+// bit alone), then A, woken from an interrupt at 350 (runnable 350-500), whose
+// run is empty: the trace ends at 500.
+func TestRunEndsAndIRQ(t *testing.T) {
+	swp := func(ts int64, prev trace.TID, st trace.TaskState, next trace.TID, prio int32) trace.Event {
+		e := sw(ts, 0, prev, st, next)
+		e.NextPrio = prio
+		return e
+	}
+	wk := waking(350, 0, 2, 1, 0)
+	wk.FromIRQ = trace.Yes
+	evs := []trace.Event{
+		swp(100, 0, 0, 1, 120),
+		swp(300, 1, trace.StateInterruptible, 2, 100),
+		wk,
+		swp(500, 2, trace.StatePreempted, 1, 120),
+	}
+	var runs []string
+	var irq []string
+	b := schedule.New(schedule.Options{}, schedule.Hooks{
+		Run: func(r *schedule.Run) {
+			if r.Task != nil {
+				runs = append(runs, fmt.Sprintf("%d %d-%d prio=%d end=%v/%d", r.Task.TID, r.Start, r.End, r.Prio, r.EndSwitch, r.EndState))
+			}
+		},
+		State: func(iv *schedule.Interval) {
+			if iv.State == schedule.StateRunnable {
+				irq = append(irq, fmt.Sprintf("%d %d-%d irq=%d", iv.Task.TID, iv.Start, iv.End, iv.IRQ))
+			}
+		},
+	})
+	if err := b.Run(trace.NewSliceSource(evs, nil)); err != nil {
+		t.Fatal(err)
+	}
+	b.Finish()
+	want := []string{
+		fmt.Sprintf("1 100-300 prio=120 end=true/%d", trace.StateInterruptible),
+		fmt.Sprintf("2 300-500 prio=100 end=true/%d", trace.StatePreempted),
+	}
+	if fmt.Sprint(runs) != fmt.Sprint(want) {
+		t.Errorf("runs\n got %q\nwant %q", runs, want)
+	}
+	// B's runnable interval after its preemption closes, empty, at the
+	// trace's end: preempted, so no wakeup and no IRQ flag.
+	if w := []string{"1 350-500 irq=1", "2 500-500 irq=0"}; fmt.Sprint(irq) != fmt.Sprint(w) {
+		t.Errorf("runnable intervals %q, want %q", irq, w)
+	}
+}

@@ -1,0 +1,320 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/report/tables"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
+)
+
+const (
+	tdPipe = "../../testdata/traces/pipe.perf.data"
+	tdNice = "../../testdata/traces/nice.2cpu.perf.data"
+)
+
+// cliJSON runs the CLI with args, which must succeed, and decodes its
+// JSON output as a T.
+func cliJSON[T any](t *testing.T, args ...string) T {
+	t.Helper()
+	out, errs, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errs)
+	}
+	var doc T
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return doc
+}
+
+func latencyJSON(t *testing.T, args ...string) report.LatencyJSON {
+	t.Helper()
+	return cliJSON[report.LatencyJSON](t, append([]string{"latency", "-o", "json"}, args...)...)
+}
+
+// TestLatencySameTraceTwice: `latency X X` reports exactly twice X's
+// counts: every row's count, switches, runtime and sum delay doubled, its
+// max delay and percentiles unchanged (the union of a multiset with itself
+// has the same empirical quantiles), and so the totals. With -p every task
+// row comes twice (tasks of different traces are never merged).
+func TestLatencySameTraceTwice(t *testing.T) {
+	one := latencyJSON(t, "--percentiles", "-i", tdPipe)
+	two := latencyJSON(t, "--percentiles", tdPipe, tdPipe)
+	if len(one.Tasks) < 3 || len(two.Tasks) != len(one.Tasks) {
+		t.Fatalf("%d rows twice, %d once", len(two.Tasks), len(one.Tasks))
+	}
+	byComm := map[string]report.LatencyJSONRow{}
+	for _, r := range one.Tasks {
+		byComm[r.Comm] = r
+	}
+	for _, g := range two.Tasks {
+		w := byComm[g.Comm]
+		if g.Count != 2*w.Count || g.Switches != 2*w.Switches || g.RuntimeNs != 2*w.RuntimeNs || g.SumDelayNs != 2*w.SumDelayNs ||
+			g.NrTasks != 2*w.NrTasks || g.MaxDelayNs != w.MaxDelayNs || *g.P99DelayNs != *w.P99DelayNs || *g.P50DelayNs != *w.P50DelayNs {
+			t.Errorf("%s twice: %+v\nonce: %+v", g.Comm, g, w)
+		}
+	}
+	if two.Total.Count != 2*one.Total.Count || two.Total.Switches != 2*one.Total.Switches ||
+		two.Total.RuntimeNs != 2*one.Total.RuntimeNs || two.Total.SumDelayNs != 2*one.Total.SumDelayNs {
+		t.Errorf("totals twice %+v, once %+v", two.Total, one.Total)
+	}
+	if d := cmp.Diff(one, latencyJSON(t, "--percentiles", tdPipe)); d != "" {
+		t.Errorf("the trace as an argument differs from -i (-i +argument):\n%s", d)
+	}
+	p1 := latencyJSON(t, "-p", "-i", tdPipe)
+	p2 := latencyJSON(t, "-p", tdPipe, tdPipe)
+	if len(p2.Tasks) != 2*len(p1.Tasks) || p2.Total.Switches != 2*p1.Total.Switches {
+		t.Errorf("-p twice: %d rows, %d switches; once %d rows, %d switches", len(p2.Tasks), p2.Total.Switches, len(p1.Tasks), p1.Total.Switches)
+	}
+}
+
+// TestLatencyByTrace: --by trace keeps two traces apart, each group
+// equal to the trace's own table (rows and total), in argument order;
+// without --by a glob plus a path merge them (totals add up).
+func TestLatencyByTrace(t *testing.T) {
+	pipe := latencyJSON(t, "-i", tdPipe)
+	nice := latencyJSON(t, "-i", tdNice)
+	doc := cliJSON[latencyGroupsJSON](t, "latency", "-o", "json", "--by", "trace", tdNice, tdPipe)
+	if doc.By != "trace" || len(doc.Groups) != 2 || doc.Groups[0].Key != tdNice || doc.Groups[1].Key != tdPipe {
+		t.Fatalf("groups %+v", doc)
+	}
+	for i, want := range []report.LatencyJSON{nice, pipe} {
+		g := doc.Groups[i]
+		if g.Total != want.Total {
+			t.Errorf("group %s: total %+v, alone %+v", g.Key, g.Total, want.Total)
+		}
+		if d := cmp.Diff(want.Tasks, g.Tasks); d != "" {
+			t.Errorf("group %s: rows differ from the trace's own (-alone +group):\n%s", g.Key, d)
+		}
+	}
+	glob := filepath.Join(filepath.Dir(tdNice), "nice.2cpu.perf.dat?")
+	both := latencyJSON(t, glob, tdPipe)
+	if both.Total.Switches != nice.Total.Switches+pipe.Total.Switches || both.Total.Count != nice.Total.Count+pipe.Total.Count ||
+		both.Total.SumDelayNs != nice.Total.SumDelayNs+pipe.Total.SumDelayNs {
+		t.Errorf("merged total %+v, want the sum of %+v and %+v", both.Total, nice.Total, pipe.Total)
+	}
+}
+
+// TestLatencyManyErrors: one clear line and exit 2 for a glob matching
+// nothing, an unknown --by and --perf with several traces; exit 1 for a
+// missing trace among several.
+func TestLatencyManyErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"latency", tdPipe, "/nonexistent/*.perf.data"}, 2, "latency: /nonexistent/*.perf.data: no trace matches the pattern"},
+		{[]string{"latency", "--by", "pid", tdPipe}, 2, `latency: unknown --by "pid"`},
+		{[]string{"latency", "--perf", tdPipe, tdPipe}, 2, "--perf reproduces perf, which reads one trace"},
+		{[]string{"latency", tdPipe, "/nonexistent.data"}, 1, "/nonexistent.data: no such file"},
+	} {
+		out, errs, code := runCLI(t, c.args...)
+		if code != c.code || out != "" || !strings.Contains(errs, c.want) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and one line with %q", c.args, code, out, errs, c.code, c.want)
+		}
+	}
+}
+
+// TestExportParquetErrors: a non-empty target, a target under a regular
+// file, a damaged trace, no -o and stdin without --trace-id: one line,
+// exit 1 or 2, and nothing left in the parent directory.
+func TestExportParquetErrors(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	if err := os.MkdirAll(filepath.Join(full, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.data")
+	data, err := os.ReadFile(tdPipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A perf.data header with its data section cut short and garbage after.
+	if err := os.WriteFile(bad, append(data[:4096:4096], strings.Repeat("\xff", 512)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadDir(dir)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"-i", tdPipe, "-o", full}, 1, "export parquet: " + full + ": exists and is not empty"},
+		{[]string{"-i", tdPipe, "-o", filepath.Join(bad, "out")}, 1, "not a directory"},
+		{[]string{"-i", tdPipe, "-o", bad}, 1, "export parquet: " + bad + ": exists and is not a directory"},
+		{[]string{"-i", bad, "-o", filepath.Join(dir, "out")}, 1, bad + ": perf.data: data section"},
+		{[]string{"-i", tdPipe}, 2, "give it with -o DIR"},
+		{[]string{"-i", "-", "-o", filepath.Join(dir, "out")}, 2, "needs --trace-id"},
+	} {
+		out, errs, code := runCLI(t, append([]string{"export", "--format", "parquet"}, c.args...)...)
+		last := errs[strings.LastIndex(strings.TrimSuffix(errs, "\n"), "\n")+1:]
+		if code != c.code || out != "" || !strings.Contains(last, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, errs, c.code, c.want)
+		}
+		after, _ := os.ReadDir(dir)
+		if len(after) != len(before) {
+			t.Errorf("%v: the directory holds %d entries, had %d", c.args, len(after), len(before))
+		}
+	}
+	// And the good case: seven files.
+	okDir := filepath.Join(dir, "ok")
+	if _, errs, code := runCLI(t, "export", "--format", "parquet", "-i", tdPipe, "-o", okDir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	ents, _ := os.ReadDir(okDir)
+	if len(ents) != 7 {
+		t.Errorf("%d files, want 7", len(ents))
+	}
+}
+
+// cgroupTrace writes a hand-made traceview capture (as `record` writes
+// one) in which task a=10 runs in /a.slice and b=20 in /b.slice on CPU 0
+// (ns): 1000 idle -> a; 1500 a wakes b; 2000 a sleeps -> b (b waited 500);
+// 2200 b wakes a; 3000 b sleeps -> a (a waited 800); 3100 a wakes b; 4000
+// a sleeps -> b (b waited 900); 4500 b sleeps -> idle. So /a.slice: a, 1
+// delay of 800 ns; /b.slice: b, 2 delays, sum 1400, max 900.
+func cgroupTrace(t *testing.T) string {
+	t.Helper()
+	const cgA, cgB = 100, 200
+	cg := map[trace.TID]uint64{10: cgA, 20: cgB}
+	comm := map[trace.TID]string{0: "swapper/0", 10: "a", 20: "b"}
+	sw := func(ts int64, prev, next trace.TID) trace.Event {
+		e := trace.NewEvent(ts, 0, trace.KindSwitch)
+		e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = prev, trace.PID(prev), prev, trace.PID(prev), comm[prev]
+		e.NextTID, e.NextPID, e.NextComm, e.Prio, e.NextPrio = next, trace.PID(next), comm[next], 120, 120
+		if prev != 0 {
+			e.PrevState, e.Cgroup = trace.StateInterruptible, cg[prev]
+		}
+		return e
+	}
+	wk := func(ts int64, waker, wakee trace.TID) trace.Event {
+		e := trace.NewEvent(ts, 0, trace.KindWaking)
+		e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.TargetCPU = waker, trace.PID(waker), wakee, trace.PID(wakee), comm[wakee], 0
+		return e
+	}
+	name := func(tid trace.TID) trace.Event { // as perf synthesizes at record start
+		e := trace.NewEvent(0, 0, trace.KindComm)
+		e.TID, e.PID, e.Comm = tid, trace.PID(tid), comm[tid]
+		return e
+	}
+	evs := []trace.Event{name(10), name(20), sw(1000, 0, 10), wk(1500, 10, 20), sw(2000, 10, 20), wk(2200, 20, 10),
+		sw(3000, 20, 10), wk(3100, 10, 20), sw(4000, 10, 20), sw(4500, 20, 0)}
+	path := filepath.Join(t.TempDir(), "cg.tv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tvf.NewWriter(f, tvf.Header{Hostname: "box", NrCPUs: 1, Tool: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.AddTask(10, 10, "a")
+	w.AddTask(20, 20, "b")
+	for _, e := range evs {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.SetCgroups(map[uint64]string{cgA: "/a.slice", cgB: "/b.slice"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestLatencyByCgroup: --by cgroup puts each task under its cgroup's path
+// with the hand-computed delays of cgroupTrace; the Parquet process table
+// has the same paths.
+func TestLatencyByCgroup(t *testing.T) {
+	in := cgroupTrace(t)
+	doc := cliJSON[latencyGroupsJSON](t, "latency", "-o", "json", "--by", "cgroup", in)
+	var got []string
+	for _, g := range doc.Groups {
+		for _, r := range g.Tasks {
+			got = append(got, fmt.Sprintf("%s %s count=%d sum=%d max=%d", g.Key, r.Comm, r.Count, r.SumDelayNs, r.MaxDelayNs))
+		}
+	}
+	want := []string{"/a.slice a count=1 sum=800 max=800", "/b.slice b count=2 sum=1400 max=900"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("groups\n got %q\nwant %q", got, want)
+	}
+
+	dir := filepath.Join(t.TempDir(), "pq")
+	if _, errs, code := runCLI(t, "export", "--format", "parquet", "-i", in, "-o", dir); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	procs, err := parquet.ReadFile[tables.Process](filepath.Join(dir, "process.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []string
+	for _, p := range procs {
+		cg := "-"
+		if p.Cgroup != nil {
+			cg = *p.Cgroup
+		}
+		ps = append(ps, fmt.Sprintf("%d %s %s", p.PID, p.Name, cg))
+	}
+	if w := []string{"0 swapper -", "10 a /a.slice", "20 b /b.slice"}; fmt.Sprint(ps) != fmt.Sprint(w) {
+		t.Errorf("process rows %q, want %q", ps, w)
+	}
+}
+
+// TestCompareGroups: a group of two copies of pipe.perf.data against the
+// trace itself: every total of A is twice B's, so B/A is exactly 0.5 for
+// runtime, switches and sum delay and 1 for the average, max and p99
+// delay (the p99 of a multiset taken twice is its own). A glob that
+// matches one trace gives the same document as the trace named directly.
+func TestCompareGroups(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(tdPipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"1.perf.data", "2.perf.data"} {
+		if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compare := func(a, b string) report.CompareResult {
+		t.Helper()
+		return cliJSON[report.CompareResult](t, "compare", "-o", "json", a, b)
+	}
+	res := compare(filepath.Join(dir, "*.perf.data"), tdPipe)
+	r := res.Total.Ratio
+	for _, c := range []struct {
+		name string
+		got  *float64
+		want float64
+	}{{"runtime", r.Runtime, 0.5}, {"switches", r.Switches, 0.5}, {"sum delay", r.SumDelay, 0.5},
+		{"avg delay", r.AvgDelay, 1}, {"max delay", r.MaxDelay, 1}, {"p99 delay", r.P99Delay, 1}} {
+		if c.got == nil || *c.got != c.want {
+			t.Errorf("total B/A %s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if res.Total.A.Switches != 2*res.Total.B.Switches || res.Total.A.NrTasks != 2*res.Total.B.NrTasks {
+		t.Errorf("total A %+v, B %+v: want A twice B", res.Total.A, res.Total.B)
+	}
+	direct := compare(tdNice, tdPipe)
+	glob := compare(filepath.Join(filepath.Dir(tdNice), "nice.2cpu.perf.dat?"), filepath.Join(filepath.Dir(tdPipe), "pipe.perf.dat?"))
+	if d := cmp.Diff(direct.Rows, glob.Rows); d != "" || !cmp.Equal(direct.Total, glob.Total) {
+		t.Errorf("globs of one trace differ from the traces (-direct +glob):\n%s", d)
+	}
+	if _, errs, code := runCLI(t, "compare", filepath.Join(dir, "*.none"), tdPipe); code != 2 || !strings.Contains(errs, "no trace matches the pattern") {
+		t.Errorf("glob matching nothing: exit %d, %q", code, errs)
+	}
+}

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
+)
+
+// latencyInputs returns the traces of a several-trace latency run: -i when
+// given explicitly, then each argument, globs expanded (sorted). A glob
+// that matches nothing or is malformed is a usage error; a plain path is
+// kept, so that a missing file gets the reader's own error.
+func latencyInputs(cmd *cobra.Command, o latencyOptions, args []string) ([]string, error) {
+	var out []string
+	if cmd.Flags().Changed("input") || len(args) == 0 {
+		out = append(out, o.input)
+	}
+	for _, a := range args {
+		m, err := expandTraces("latency", a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m...)
+	}
+	return out, nil
+}
+
+// isPattern reports whether a trace argument is a glob.
+func isPattern(arg string) bool { return strings.ContainsAny(arg, "*?[") }
+
+// expandTraces returns the traces a command-line argument names: itself,
+// or a glob's matches (sorted). A glob that matches nothing or is malformed
+// is a usage error of command cmd.
+func expandTraces(cmd, arg string) ([]string, error) {
+	if !isPattern(arg) {
+		return []string{arg}, nil
+	}
+	m, err := filepath.Glob(arg)
+	if err != nil {
+		return nil, usageErrorf("%s: bad pattern %q: %v", cmd, arg, err)
+	}
+	if len(m) == 0 {
+		return nil, usageErrorf("%s: %s: no trace matches the pattern", cmd, arg)
+	}
+	return m, nil
+}
+
+// latencyPart is one trace's report in a several-trace run.
+type latencyPart struct {
+	path string
+	res  *report.LatencyResult
+	err  error
+	meta *trace.Meta
+}
+
+// runLatencyMany reads inputs in parallel (at most GOMAXPROCS at a time),
+// merges their reports exactly (report.MergeLatency) per group of o.by and
+// prints one table per group. The first trace that fails fails the run,
+// after its reader's warnings.
+func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOptions, inputs []string) error {
+	switch o.by {
+	case "", "trace", "host", "comm", "cgroup":
+	default:
+		return usageErrorf("latency: unknown --by %q (want trace, host, comm or cgroup)", o.by)
+	}
+	if o.perf {
+		return usageErrorf("latency: --perf reproduces perf, which reads one trace; drop --perf or give one trace")
+	}
+	parts, err := readLatencyParts(cmd, inputs, opts)
+	if err != nil {
+		return err
+	}
+	w := cmd.ErrOrStderr()
+
+	type group struct {
+		key   string
+		parts []*report.LatencyResult
+	}
+	var groups []*group
+	idx := map[string]*group{}
+	add := func(key string, r *report.LatencyResult) {
+		g := idx[key]
+		if g == nil {
+			g = &group{key: key}
+			idx[key] = g
+			groups = append(groups, g)
+		}
+		g.parts = append(g.parts, r)
+	}
+	warnings := partWarnings(parts)
+	for i := range parts {
+		p := &parts[i]
+		switch o.by {
+		case "comm", "cgroup":
+			// Per task: the trace's rows of each group form one part.
+			byKey := map[string]*report.LatencyResult{}
+			for _, tr := range p.res.TaskRows {
+				key := tr.Comm
+				if o.by == "cgroup" {
+					key = cgroupName(p.meta, tr.Cgroup)
+				}
+				r := byKey[key]
+				if r == nil {
+					r = &report.LatencyResult{Options: p.res.Options}
+					byKey[key] = r
+					add(key, r)
+				}
+				r.TaskRows = append(r.TaskRows, tr)
+			}
+		case "host":
+			host := ""
+			if p.meta != nil {
+				host = p.meta.Hostname
+			}
+			if host == "" {
+				host = "(unknown host)"
+			}
+			add(host, p.res)
+		case "trace":
+			add(p.path, p.res)
+		default:
+			add("", p.res)
+		}
+	}
+	if o.by == "comm" || o.by == "cgroup" {
+		sort.SliceStable(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
+	}
+	var merged []*report.LatencyResult
+	var keys []string
+	for _, g := range groups {
+		m, err := report.MergeLatency(g.parts, opts)
+		if err != nil {
+			return err
+		}
+		if len(m.Rows) == 0 && (o.by == "comm" || o.by == "cgroup") {
+			continue // only the idle task, or tasks without delays
+		}
+		m.Warnings = warnings
+		merged = append(merged, m)
+		keys = append(keys, g.key)
+	}
+	if o.output != "json" {
+		for _, p := range parts {
+			var buf bytes.Buffer
+			printLatencyWarnings(&buf, p.res)
+			w.Write(prefixLines(buf.Bytes(), p.path+": "))
+		}
+	}
+	out := cmd.OutOrStdout()
+	if o.by == "" {
+		switch o.output {
+		case "json":
+			return report.WriteLatencyJSON(out, merged[0])
+		case "csv":
+			return report.WriteLatencyCSV(out, merged[0])
+		}
+		return report.WriteLatencyTable(out, merged[0], false)
+	}
+	switch o.output {
+	case "json":
+		doc := latencyGroupsJSON{By: o.by, Groups: []latencyGroupJSON{}, Warnings: warnings}
+		if doc.Warnings == nil {
+			doc.Warnings = []trace.Warning{}
+		}
+		for i, m := range merged {
+			j := m.JSON()
+			doc.Groups = append(doc.Groups, latencyGroupJSON{Key: keys[i], Tasks: j.Tasks, Total: j.Total})
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	case "csv":
+		cw := csv.NewWriter(out)
+		for i, m := range merged {
+			var buf bytes.Buffer
+			if err := report.WriteLatencyCSV(&buf, m); err != nil {
+				return err
+			}
+			recs, err := csv.NewReader(&buf).ReadAll()
+			if err != nil {
+				return err
+			}
+			for j, rec := range recs {
+				if j == 0 && i > 0 {
+					continue // one header
+				}
+				head := keys[i]
+				if j == 0 {
+					head = o.by
+				}
+				cw.Write(append([]string{head}, rec...))
+			}
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	for i, m := range merged {
+		fmt.Fprintf(out, "\n%s: %s\n", o.by, keys[i])
+		if err := report.WriteLatencyTable(out, m, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cgroupName returns the path of cgroup id in m ("(no cgroup recorded)"
+// for 0, the id in hex when the trace did not resolve it).
+func cgroupName(m *trace.Meta, id uint64) string {
+	if id == 0 {
+		return "(no cgroup recorded)"
+	}
+	if m != nil {
+		if p, ok := m.Cgroups[id]; ok {
+			return p
+		}
+	}
+	return fmt.Sprintf("cgroup id %#x", id)
+}
+
+// readLatencyParts computes the latency report of every input in parallel
+// (at most GOMAXPROCS at a time) under one progress bar. The error is the
+// first failing trace's (in input order), after its reader's warnings.
+func readLatencyParts(cmd *cobra.Command, inputs []string, opts report.LatencyOptions) ([]latencyPart, error) {
+	parts := make([]latencyPart, len(inputs))
+	stop := filesProgress(inputs, fmt.Sprintf("reading %d traces", len(inputs)))
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i, in := range inputs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			parts[i] = readLatencyPart(in, opts)
+		}()
+	}
+	wg.Wait()
+	stop()
+	for _, p := range parts {
+		if p.err != nil {
+			var buf bytes.Buffer
+			printWarnings(&buf, p.meta)
+			cmd.ErrOrStderr().Write(prefixLines(buf.Bytes(), p.path+": "))
+			return nil, p.err
+		}
+	}
+	return parts, nil
+}
+
+// partWarnings returns the parts' warnings, each message prefixed with its
+// trace's path.
+func partWarnings(parts []latencyPart) []trace.Warning {
+	var out []trace.Warning
+	for i := range parts {
+		for _, wn := range parts[i].res.Warnings {
+			wn.Message = parts[i].path + ": " + wn.Message
+			out = append(out, wn)
+		}
+	}
+	return out
+}
+
+// readLatencyPart reads one trace of a several-trace run. Its error says
+// which trace failed.
+func readLatencyPart(path string, opts report.LatencyOptions) latencyPart {
+	p := latencyPart{path: path}
+	src, err := openInput(path)
+	if err != nil {
+		p.err = argTrace(err)
+		return p
+	}
+	defer src.Close()
+	p.meta = src.Meta()
+	res, err := report.ComputeLatency(src, opts)
+	switch {
+	case err != nil:
+		p.err = fmt.Errorf("latency: %s: %w", path, err)
+	case res.Diag.Switches == 0:
+		p.err = fmt.Errorf("latency: %s: no sched_switch events in %d events read (record with 'perf sched record')", path, res.Diag.Events)
+	}
+	p.res = res
+	return p
+}
+
+// latencyGroupsJSON is the -o json document of latency --by: one
+// LatencyJSON body per group, the warnings of every trace (prefixed with
+// its path) once.
+type latencyGroupsJSON struct {
+	By       string             `json:"by"`
+	Groups   []latencyGroupJSON `json:"groups"`
+	Warnings []trace.Warning    `json:"warnings"`
+}
+
+// latencyGroupJSON is one group: its key (a trace path, a host name or a
+// command name), its rows and total.
+type latencyGroupJSON struct {
+	Key   string                  `json:"key"`
+	Tasks []report.LatencyJSONRow `json:"tasks"`
+	Total report.LatencyJSONTotal `json:"total"`
+}
+
+// prefixLines puts prefix before every line of b.
+func prefixLines(b []byte, prefix string) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	var out strings.Builder
+	for _, l := range lines {
+		if l != "" {
+			out.WriteString(prefix + l)
+		}
+	}
+	return []byte(out.String())
+}
