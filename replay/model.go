@@ -554,7 +554,11 @@ func (x *extractor) event(ev trace.Event) {
 		// The kernel's own accounting (update_curr) replaces the time on
 		// CPU measured from switch timestamps since the last mark, so
 		// bursts add up to perf's Runtime column.
-		if i, ok := x.byTID[ev.TID]; ok && ev.Runtime > 0 {
+		if ev.TID > 0 && ev.Runtime > 0 {
+			// A task's first event may be its sched_stat_runtime (it ran
+			// since before the trace): that CPU time is its first burst's,
+			// as perf's Runtime column counts it.
+			i := x.task(ev.TID, ev.Time, ev.CPU, InitRunnable)
 			s := &x.st[i]
 			switch bs := x.m.Tasks[i].Bursts; {
 			case s.running:

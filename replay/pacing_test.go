@@ -325,3 +325,19 @@ func TestRTThrottling(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimeBeforeFirstSwitch: a task whose first event is its
+// sched_stat_runtime (it ran since before the trace: perf's own process in
+// every perf sched record) keeps that CPU time in its first burst: 3 µs
+// then 2 µs before it sleeps at 10 µs make a 5 µs burst, as perf's Runtime
+// column counts it (nice.2cpu's perf:13334 replayed 0.322 of 0.385 ms).
+func TestRuntimeBeforeFirstSwitch(t *testing.T) {
+	evs := []trace.Event{rt(4000, 5, 3000), rt(9000, 5, 2000), sw(10_000, 5, trace.StateInterruptible, 0)}
+	m, err := Extract(trace.NewSliceSource(evs, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Tasks) != 1 || m.Tasks[0].Bursts[0].Len != 5000 {
+		t.Fatalf("tasks %+v: want tid 5 with a first burst of 5000 ns", m.Tasks)
+	}
+}

@@ -26,6 +26,7 @@ var KnownGaps = map[string]string{
 	"whatif:srv.2cpu-r2->1cpu/hog/runtime":           gapPlacement,
 	"whatif:srv.2cpu-r2->1cpu/hog/switches":          gapPlacement,
 	"whatif:srv.2cpu-r2->1cpu/hog/avg_delay":         gapPlacement,
+	"whatif:srv.2cpu-r2->1cpu/reqsrv/avg_delay":      gapPlacement,
 	"whatif:srv.2cpu-r2->1cpu/reqsrv/runtime":        gapPlacement,
 	"whatif:srv.2cpu-r2->1cpu/reqsrv/switches":       gapPlacement,
 	"self:messaging-t.2cpu/sched-messaging/switches": gapContended,
