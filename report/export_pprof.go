@@ -40,14 +40,17 @@ const PprofPreempted = "preempted"
 // thread's delay total equals its Sum delay in `traceview latency -p`.
 // Runtime is the sum of sched_stat_runtime when the trace has that event
 // (perf's Runtime column), else the time between switch-in and switch-out.
-func ExportPprof(src trace.Source) (*profile.Profile, error) {
+//
+// opts.Filter selects the delays, runtime and switches exported (see
+// schedule.Filter); the profile's duration is then the window's.
+func ExportPprof(src trace.Source, opts ExportOptions) (*profile.Profile, error) {
 	type reasonKey struct {
 		t      *schedule.Task
 		reason string
 	}
 	delays := map[reasonKey]int64{}
 	var order []reasonKey
-	p := schedule.New(schedule.Options{}, schedule.Hooks{
+	p := schedule.New(schedule.Options{Filter: opts.Filter}, schedule.Hooks{
 		Delay: func(d *schedule.Delay) {
 			if d.Excluded {
 				return
@@ -79,11 +82,14 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 		// TimeNanos stays 0: trace times are on the recorder's clock
 		// (monotonic, not wall time), which pprof would print as a 1970
 		// date. The span is in a comment instead.
-		DurationNanos: p.Last() - p.First(),
+		DurationNanos: span(p),
 		Comments: []string{
 			"traceview: scheduling delay by process, thread and reason (waker or preempted)",
 			fmt.Sprintf("trace from %.6f s to %.6f s on the trace clock", float64(p.First())/1e9, float64(p.Last())/1e9),
 		},
+	}
+	if opts.Filter.Active() {
+		prof.Comments = append(prof.Comments, "filtered: "+opts.Filter.String())
 	}
 	if m := src.Meta(); m != nil && m.Hostname != "" {
 		prof.Comments = append(prof.Comments, fmt.Sprintf("recorded on %s, Linux %s", m.Hostname, m.OSRelease))
@@ -155,10 +161,33 @@ func pprofWakerFrame(w *schedule.Task) string {
 
 // WritePprof exports src as a gzipped pprof profile to w (see
 // ExportPprof).
-func WritePprof(w io.Writer, src trace.Source) error {
-	prof, err := ExportPprof(src)
+func WritePprof(w io.Writer, src trace.Source, opts ExportOptions) error {
+	prof, err := ExportPprof(src, opts)
 	if err != nil {
 		return err
 	}
 	return prof.Write(w)
+}
+
+// ExportOptions tune the pprof and Perfetto JSON exports.
+type ExportOptions struct {
+	// Filter, when not nil, selects what is exported (see
+	// schedule.Filter): delays, runtime, runs and states of the selected
+	// tasks and CPUs, clipped to its window.
+	Filter *schedule.Filter
+}
+
+// span is the profile's duration: the trace's first to last event, or the
+// filter's window of it.
+func span(p *schedule.Builder) int64 {
+	from, to := p.First(), p.Last()
+	if f := p.Filter(); f != nil {
+		if f.Start != 0 {
+			from = max(from, f.Start)
+		}
+		if f.End != 0 {
+			to = min(to, f.End)
+		}
+	}
+	return max(to-from, 0)
 }

@@ -36,7 +36,7 @@ func gPprofFlat(t *testing.T, p *profile.Profile) map[string][]int64 {
 
 func TestExportPprofHand(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WritePprof(&buf, trace.NewSliceSource(gScenario(), nil)); err != nil {
+	if err := WritePprof(&buf, trace.NewSliceSource(gScenario(), nil), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	prof, err := profile.Parse(&buf)
@@ -82,7 +82,7 @@ func TestExportPprofNoRuntimeEvents(t *testing.T) {
 			evs = append(evs, e)
 		}
 	}
-	prof, err := ExportPprof(trace.NewSliceSource(evs, nil))
+	prof, err := ExportPprof(trace.NewSliceSource(evs, nil), ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestExportPprofGoTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WritePprof(f, trace.NewSliceSource(gScenario(), nil)); err != nil {
+	if err := WritePprof(f, trace.NewSliceSource(gScenario(), nil), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

@@ -26,6 +26,9 @@ type TimehistOptions struct {
 	CPUs []int // -C: only these CPUs' rows and idle stats (nil: all)
 	PIDs []int // -p: only these processes (tgid)
 	TIDs []int // -t: only these threads
+	// Comms keeps only threads whose current name is listed (traceview's
+	// --comm; perf timehist has none).
+	Comms []string
 	// Start and End bound the time window (--time start,stop) in trace
 	// nanoseconds; 0 leaves that side open.
 	Start, End int64
@@ -75,6 +78,7 @@ type timehist struct {
 	cpuSet  []bool // nil: all
 	pidSet  map[trace.PID]bool
 	tidSet  map[trace.TID]bool
+	commSet map[string]bool
 	prioSet *[TimehistMaxPrio]bool
 }
 
@@ -124,6 +128,12 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 		th.tidSet = map[trace.TID]bool{}
 		for _, p := range opt.TIDs {
 			th.tidSet[trace.TID(p)] = true
+		}
+	}
+	if opt.Comms != nil {
+		th.commSet = map[string]bool{}
+		for _, c := range opt.Comms {
+			th.commSet[c] = true
 		}
 	}
 	if opt.Prios != nil {
@@ -268,6 +278,9 @@ func (th *timehist) filtered(t *timehistThread) bool {
 		return true
 	}
 	if th.tidSet != nil && !th.tidSet[t.tid] {
+		return true
+	}
+	if th.commSet != nil && !th.commSet[t.comm] {
 		return true
 	}
 	return false

@@ -14,13 +14,14 @@ import (
 type compareOptions struct {
 	output string
 	perf   bool
+	filter filterFlags
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o compareOptions
 		cmd := &cobra.Command{
-			Use:   "compare A B [-o table|json|csv]",
+			Use:   "compare A B [-o table|json|csv] [--time START,STOP] [--cpu LIST] [--pid|--tid LIST] [--comm NAMES]",
 			Short: "Compare two traces: runtime, switches and scheduling delay per command, as B/A",
 			Long: `Compare two traces of the same workload (kernel A vs kernel B, observed vs
 predicted by a replay): any two inputs traceview reads, in any format.
@@ -36,7 +37,12 @@ ms in the table, ns in JSON and CSV.
 
 Example:
   traceview compare messaging.2cpu.perf.data messaging.1cpu.perf.data
-  traceview compare observed.perf.data predicted.tvf -o csv > cmp.csv`,
+  traceview compare observed.perf.data predicted.tvf -o csv > cmp.csv
+  traceview compare testdata/traces/nice.2cpu.perf.data testdata/traces/stress-cpu.perf.data --cpu 0
+
+` + filterHelp + `
+The filters apply to both traces; a percentage window is a share of each
+trace's own span.`,
 			Args: func(cmd *cobra.Command, args []string) error {
 				if len(args) != 2 {
 					return usageErrorf("compare: want two traces A and B, got %d argument(s) (see 'traceview compare --help')", len(args))
@@ -50,6 +56,7 @@ Example:
 		f := cmd.Flags()
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv")
 		f.BoolVar(&o.perf, "perf", false, "measure delays exactly as perf 6.12 does (see 'traceview latency --help')")
+		addFilterFlags(f, &o.filter, nil)
 		return cmd
 	})
 }
@@ -59,6 +66,12 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	case "table", "json", "csv":
 	default:
 		return usageErrorf("compare: unknown output format %q (want table, json or csv)", o.output)
+	}
+	if o.perf && o.filter.given() {
+		return usageErrorf("compare: %s: perf's latency (--perf) has no filters; drop --perf or the filters", o.filter.names())
+	}
+	if err := o.filter.check("compare"); err != nil {
+		return err
 	}
 	a, err := openInputProgress(pathA)
 	if err != nil {
@@ -70,7 +83,15 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 		return fmt.Errorf("compare: %w", argTrace(err))
 	}
 	defer b.Close()
-	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf}})
+	fa, err := o.filter.resolve("compare: "+pathA, a.Meta())
+	if err != nil {
+		return err
+	}
+	fb, err := o.filter.resolve("compare: "+pathB, b.Meta())
+	if err != nil {
+		return err
+	}
+	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: fa}, FilterB: fb})
 	if err != nil {
 		// The readers' warnings first, each line naming its trace.
 		for _, side := range []struct {

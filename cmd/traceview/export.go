@@ -11,6 +11,7 @@ import (
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/perfettopb"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 type exportOptions struct {
@@ -18,6 +19,7 @@ type exportOptions struct {
 	format  string
 	out     string
 	compact bool
+	filter  filterFlags
 }
 
 func init() {
@@ -57,7 +59,13 @@ Example:
   go tool pprof -http=: delay.pb.gz          # flame graph of delay by waker
   traceview export --format perfetto -i testdata/traces/pipe.perf.data -o sched.pftrace
   traceview latency -p -i sched.pftrace      # reads back to the same table
-  traceview export --format chrome-json -i perf.data -o sched.json`,
+  traceview export --format chrome-json -i perf.data -o sched.json
+  traceview export --format pprof -i testdata/traces/nice.2cpu.perf.data --cpu 0 -o cpu0.pb.gz
+
+` + filterHelp + `
+pprof and chrome-json export what the filters select (runs and states
+clipped to the window); the native Perfetto trace holds every event
+(select in Perfetto's UI instead), so the filters are refused there.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runExport(cmd, o)
@@ -68,6 +76,7 @@ Example:
 		f.StringVar(&o.format, "format", "", "export format: pprof, perfetto, chrome-json or parquet (required)")
 		f.BoolVar(&o.compact, "compact", false, "perfetto: write sched_switch and sched_waking in the compact_sched encoding")
 		f.StringVarP(&o.out, "output", "o", "-", "file to write (- for stdout)")
+		addFilterFlags(f, &o.filter, nil)
 		return cmd
 	})
 }
@@ -90,15 +99,19 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 	if o.compact && o.format != "perfetto" {
 		return usageErrorf("export: --compact is for --format perfetto")
 	}
-	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, func(w io.Writer, src trace.Source) error {
+	if o.format == "perfetto" && o.filter.given() {
+		return usageErrorf("export: %s: the native Perfetto trace holds every event (select in Perfetto's UI, or use --format chrome-json)", o.filter.names())
+	}
+	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, &o.filter, func(w io.Writer, src trace.Source, f *schedule.Filter) error {
+		opts := report.ExportOptions{Filter: f}
 		switch o.format {
 		case "pprof":
-			return report.WritePprof(w, src)
+			return report.WritePprof(w, src, opts)
 		case "perfetto":
 			_, err := perfettopb.Write(w, src, perfettopb.Options{Compact: o.compact})
 			return err
 		}
-		return report.WritePerfetto(w, src)
+		return report.WritePerfetto(w, src, opts)
 	})
 }
 
@@ -107,13 +120,26 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 // stdout), runs write over the events, closes the file (reporting its close
 // error), refuses a trace without sched_switch events, and prints the reader's counted warnings. Errors are prefixed by
 // what ("export pprof", "report"). On failure the output file is removed
-// only if this run created it (see outputFile).
-func writeFromTrace(cmd *cobra.Command, what, input, out string, write func(io.Writer, trace.Source) error) error {
+// only if this run created it (see outputFile). filter (may be nil) is
+// checked before the trace is opened and resolved against it before the
+// output is created; write gets the result (nil: no filter).
+func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterFlags, write func(io.Writer, trace.Source, *schedule.Filter) error) error {
+	name := subcommandName(cmd)
+	if filter == nil {
+		filter = &filterFlags{}
+	}
+	if err := filter.check(name); err != nil {
+		return err
+	}
 	src, err := openInputProgress(input)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
+	flt, err := filter.resolve(name, src.Meta())
+	if err != nil {
+		return err
+	}
 	var w io.Writer = cmd.OutOrStdout()
 	var f *outputFile
 	if out != "-" {
@@ -131,7 +157,7 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, write func(io.W
 		return readFailed(cmd, src.Meta(), err)
 	}
 	cs := &switchCountingSource{Source: src}
-	if err := write(w, cs); err != nil {
+	if err := write(w, cs, flt); err != nil {
 		return fail(fmt.Errorf("%s: %s: %w", what, input, err))
 	}
 	if f != nil {

@@ -27,28 +27,6 @@ func TestReversedRange(t *testing.T) {
 	}
 }
 
-func TestParseTimeWindow(t *testing.T) {
-	for _, c := range []struct {
-		in         string
-		start, end int64
-	}{
-		{"754.33,754.35", 754_330_000_000, 754_350_000_000},
-		{"754.123456789,", 754_123_456_789, 0},
-		{",1", 0, 1_000_000_000},
-		{"", 0, 0},
-	} {
-		s, e, err := parseTimeWindow(c.in)
-		if err != nil || s != c.start || e != c.end {
-			t.Errorf("parseTimeWindow(%q) = %d, %d, %v; want %d, %d", c.in, s, e, err, c.start, c.end)
-		}
-	}
-	for _, bad := range []string{"1", "2,1", "a,b", "1.0123456789,"} {
-		if _, _, err := parseTimeWindow(bad); err == nil {
-			t.Errorf("parseTimeWindow(%q) accepted", bad)
-		}
-	}
-}
-
 // The commands end to end on a shared trace: perf 6.12's own output with
 // --exact, usage errors with exit code 2.
 func TestTimehistMapCommands(t *testing.T) {
@@ -133,7 +111,7 @@ func TestFilterMatchingNothing(t *testing.T) {
 // first sample 754.328752 s, last 754.364706 s).
 func TestTimehistNoRowWarns(t *testing.T) {
 	gNeedTrace(t)
-	const warn = "warning: no row matched the filters (-C, -p, -t, --prio, --time) (the trace spans 754.328752 s to 754.364706 s)\n"
+	const warn = "warning: no row matched the filters (-C, -p, -t, --comm, --prio, --time) (the trace spans 754.328752 s to 754.364706 s)\n"
 	for _, c := range []struct {
 		args []string
 		warn bool
