@@ -208,3 +208,6 @@ func (f *Filter) Clip(start, end int64) (int64, int64, bool) {
 	}
 	return start, end, end > start
 }
+
+// Filter returns the Builder's Options.Filter (nil: none).
+func (b *Builder) Filter() *Filter { return b.opts.Filter }
