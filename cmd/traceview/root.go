@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -66,7 +67,9 @@ workload under other scheduling policies to predict what would change.
 All times inside are nanoseconds; every printed number carries its unit.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       "set below", // enables --version
 	}
+	root.SetVersionTemplate(versionText(debug.ReadBuildInfo()))
 	root.PersistentFlags().BoolVar(&trace.DefaultReadOptions.Lenient, "lenient", false,
 		"count malformed lines of text traces and broken trace.dat pages as warnings instead of failing")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
