@@ -32,12 +32,18 @@ func latencyJSON(t *testing.T, args ...string) (rows []map[string]any, total map
 	if code != 0 {
 		t.Fatalf("latency %v: exit %d: %s", args, code, stderr)
 	}
+	return parseLatencyJSON(t, out)
+}
+
+// parseLatencyJSON returns the rows and total of latency -o json output.
+func parseLatencyJSON(t *testing.T, out string) (rows []map[string]any, total map[string]any) {
+	t.Helper()
 	var res struct {
 		Tasks []map[string]any `json:"tasks"`
 		Total map[string]any   `json:"total"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
-		t.Fatalf("latency %v: %v", args, err)
+		t.Fatalf("latency -o json: %v", err)
 	}
 	return res.Tasks, res.Total
 }
