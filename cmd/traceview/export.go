@@ -72,7 +72,7 @@ clipped to the window); the native Perfetto trace holds every event
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
 		f.StringVar(&o.format, "format", "", "export format: pprof, perfetto, chrome-json or parquet (required)")
 		f.BoolVar(&o.compact, "compact", false, "perfetto: write sched_switch and sched_waking in the compact_sched encoding")
 		f.StringVarP(&o.out, "output", "o", "-", "file to write (- for stdout)")

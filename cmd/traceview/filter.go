@@ -33,8 +33,12 @@ const filterHelp = `Filters (each may be combined; a task must match every task 
   --cpu LIST         CPUs, e.g. 0 or 0,2-3: delays switched in there and
                      runtime recorded there
   --pid LIST         processes (tgid); --tid LIST threads; --comm NAMES
-                     command names (comma-separated, exact)
-A delay is kept when its switch-in is in the window and on the CPUs.`
+                     command names (comma-separated, exact; the name the
+                     task had at the event, so a task that exec'd is
+                     matched by each of its names in turn)
+A delay is kept when its switch-in is in the window and on the CPUs; every
+event is still read, so a delay whose wakeup is before the window or on
+another CPU is measured whole.`
 
 // addFilterFlags registers the filter flags on fs. shorts gives one-letter
 // shorthands by flag name (timehist's -C, -p, -t, as perf's).

@@ -48,14 +48,14 @@ byte (":TID").
 Example:
   traceview map -i perf.data
   traceview map -i perf.data --compact --task-name sched-pipe
-  traceview map -i testdata/traces/pipe.perf.data --time 0%-10% --comm sched-pipe`,
+  traceview map -i testdata/traces/pipe.perf.data --time 10%/5 --comm sched-pipe`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runMap(cmd, o)
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
 		f.BoolVar(&o.opt.Compact, "compact", false, "show only CPUs that switched, in order of first use")
 		f.StringVar(&o.cpus, "cpus", "", "only switches on these CPUs, e.g. 0,2-3")
 		f.StringVar(&o.taskNames, "task-name", "", "only these tasks (comma-separated comm names)")
@@ -115,10 +115,12 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	if err := report.Map(out, src, o.opt); err != nil {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: %w", o.input, err))
 	}
-	if out.n == 0 && len(o.opt.TaskNames) > 0 {
+	switch {
+	case out.n == 0 && flt != nil && len(o.opt.TaskNames) > 0:
+		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch matches --task-name %s %s", o.input, o.taskNames, flt))
+	case out.n == 0 && len(o.opt.TaskNames) > 0:
 		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch involves --task-name %s", o.input, o.taskNames))
-	}
-	if out.n == 0 && flt != nil {
+	case out.n == 0 && flt != nil:
 		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch matches %s", o.input, flt))
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())

@@ -148,6 +148,9 @@ func subcommandName(c *cobra.Command) string {
 	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
 }
 
+// inputUsage is the help of the -i flag of the commands that read a trace.
+const inputUsage = "trace file to read (any format, gzip or zstd compressed too; - for stdin); without -i: perf.data, else the newest *.tv here"
+
 // defaultInput picks the trace a command with an -i flag reads when -i is
 // not given (nor a trace argument, for replay): perf.data in dir, as perf
 // does, else the newest *.tv there (what 'traceview record' writes, by

@@ -61,14 +61,14 @@ Example:
   traceview timehist -i perf.data -w --state
   traceview timehist -i perf.data -s
   traceview timehist -i perf.data --time 754.33,754.35 -C 0 -n
-  traceview timehist -i testdata/traces/pipe.perf.data --comm sched-pipe --time 10%/2`,
+  traceview timehist -i testdata/traces/pipe.perf.data --comm sched-pipe --time 10%/5`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runTimehist(cmd, o)
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
 		f.BoolVarP(&o.opt.Wakeups, "wakeups", "w", false, "show a row per wakeup")
 		f.BoolVarP(&o.opt.Migrations, "migrations", "M", false, "show a row per migration")
 		f.BoolVarP(&o.opt.Next, "next", "n", false, "show the next task of each switch")
