@@ -736,7 +736,7 @@ func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings
 		return
 	}
 	in, created := l.task(l.thread(e.NextTID, e.NextPID))
-	if f := l.opts.Filter; f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm)) {
+	if f := l.sched.Filter(); f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm)) {
 		created = false // neither a switch nor a first sight the filter keeps
 	} else {
 		in.switches++

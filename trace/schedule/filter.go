@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -106,11 +107,14 @@ func join[T any](vs []T) string {
 	return s
 }
 
-func (f *Filter) compile() {
-	if f.compiled {
-		return
+// compile returns a copy of f with its lists turned into sets (f itself is
+// never changed, so one Filter may serve Builders in several goroutines);
+// nil stays nil.
+func (f *Filter) compile() *Filter {
+	if f == nil || f.compiled {
+		return f
 	}
-	f.compiled = true
+	f = &Filter{Start: f.Start, End: f.End, CPUs: f.CPUs, PIDs: f.PIDs, TIDs: f.TIDs, Comms: f.Comms, compiled: true}
 	if f.CPUs != nil {
 		f.cpuSet = []bool{}
 		for _, c := range f.CPUs {
@@ -141,6 +145,7 @@ func (f *Filter) compile() {
 			f.commSet[c] = true
 		}
 	}
+	return f
 }
 
 // CPU reports whether cpu is selected (an unknown CPU, -1, is not when
@@ -149,7 +154,9 @@ func (f *Filter) CPU(cpu trace.CPU) bool {
 	if f == nil || f.CPUs == nil {
 		return true
 	}
-	f.compile()
+	if !f.compiled {
+		return slices.Contains(f.CPUs, cpu)
+	}
 	return cpu >= 0 && int(cpu) < len(f.cpuSet) && f.cpuSet[cpu]
 }
 
@@ -176,7 +183,10 @@ func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string) bool {
 	if f == nil {
 		return true
 	}
-	f.compile()
+	if !f.compiled {
+		return (f.PIDs == nil || slices.Contains(f.PIDs, pid)) && (f.TIDs == nil || slices.Contains(f.TIDs, tid)) &&
+			(f.Comms == nil || slices.Contains(f.Comms, comm))
+	}
 	if f.pidSet != nil && !f.pidSet[pid] {
 		return false
 	}
@@ -209,5 +219,11 @@ func (f *Filter) Clip(start, end int64) (int64, int64, bool) {
 	return start, end, end > start
 }
 
-// Filter returns the Builder's Options.Filter (nil: none).
-func (b *Builder) Filter() *Filter { return b.opts.Filter }
+// Filter returns the Builder's filter (nil: none): a copy of
+// Options.Filter prepared for fast matching. A nil Builder has none.
+func (b *Builder) Filter() *Filter {
+	if b == nil {
+		return nil
+	}
+	return b.opts.Filter
+}

@@ -136,3 +136,22 @@ func TestFilterString(t *testing.T) {
 		t.Error("a nil filter does not select everything")
 	}
 }
+
+// TestFilterMatchUncompiled: a Filter used directly (not through a
+// Builder, which matches on its own prepared copy) matches the same.
+func TestFilterMatchUncompiled(t *testing.T) {
+	f := &schedule.Filter{Start: 10, End: 20, CPUs: []trace.CPU{1, 3}, PIDs: []trace.PID{7}, Comms: []string{"a"}}
+	_ = schedule.New(schedule.Options{Filter: f}, schedule.Hooks{})
+	for _, c := range []struct {
+		got, want bool
+		what      string
+	}{
+		{f.CPU(1), true, "CPU 1"}, {f.CPU(2), false, "CPU 2"}, {f.CPU(-1), false, "CPU -1"},
+		{f.Time(10), true, "10 ns"}, {f.Time(21), false, "21 ns"},
+		{f.TaskIDs(9, 7, "a"), true, "pid 7 a"}, {f.TaskIDs(9, 7, "b"), false, "pid 7 b"}, {f.TaskIDs(9, 8, "a"), false, "pid 8 a"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}

@@ -316,6 +316,7 @@ type Builder struct {
 
 // New returns a Builder that reports to h.
 func New(opts Options, h Hooks) *Builder {
+	opts.Filter = opts.Filter.compile()
 	return &Builder{opts: opts, hooks: h, tasks: map[trace.TID]*Task{}}
 }
 
