@@ -155,3 +155,63 @@ func TestFilterMatchUncompiled(t *testing.T) {
 		}
 	}
 }
+
+// FuzzBuilderFiltered: whatever the stream and the filter (a window, a
+// CPU, a TID from the input's first bytes), the Builder reports nothing the
+// filter leaves out: runs, intervals and runqueue steps inside the window
+// and on the CPU, delays switched in there by the TID, and CPU totals no
+// larger than the clipped span.
+func FuzzBuilderFiltered(f *testing.F) {
+	f.Add([]byte{5, 30, 1, 2}, []byte{0, 1, 2, 3, 2, 3, 0, 4, 1, 3, 4, 8, 0, 2, 9, 1, 10, 1, 0, 40})
+	f.Add([]byte{0, 0, 0, 1}, []byte{0, 0, 1, 9, 3, 1, 0, 9, 0, 1, 0, 9, 7, 1, 1, 9, 0, 2, 1, 9})
+	f.Fuzz(func(t *testing.T, sel, data []byte) {
+		if len(sel) < 4 {
+			return
+		}
+		flt := &schedule.Filter{Start: int64(sel[0]), CPUs: []trace.CPU{trace.CPU(sel[2] % 3)}}
+		if sel[1] != 0 {
+			flt.End = flt.Start + int64(sel[1])
+		}
+		if sel[3]%2 == 1 {
+			flt.TIDs = []trace.TID{trace.TID(sel[3] / 2 % 5)}
+		}
+		inWindow := func(a, b int64) bool { return flt.Time(a) && flt.Time(b) }
+		b := schedule.New(schedule.Options{Filter: flt}, schedule.Hooks{
+			Run: func(r *schedule.Run) {
+				if !flt.CPU(r.CPU) || !inWindow(r.Start, r.End) {
+					t.Fatalf("run %+v outside %s", r, flt)
+				}
+			},
+			State: func(iv *schedule.Interval) {
+				if !inWindow(iv.Start, iv.End) || !flt.Task(iv.Task) {
+					t.Fatalf("interval %+v outside %s", iv, flt)
+				}
+			},
+			Delay: func(d *schedule.Delay) {
+				if !flt.Time(d.End) || !flt.Task(d.Task) || (d.CPU >= 0 && !flt.CPU(d.CPU)) {
+					t.Fatalf("delay %+v outside %s", d, flt)
+				}
+			},
+			Runqueue: func(cpu trace.CPU, at int64, n int) {
+				if !flt.CPU(cpu) || !flt.Time(at) || n < 0 {
+					t.Fatalf("runqueue %d at %d ns on CPU %d outside %s", n, at, cpu, flt)
+				}
+			},
+		})
+		evs := fuzzEvents(data)
+		for i := range evs {
+			b.Observe(&evs[i])
+		}
+		b.Finish()
+		from, to := b.Span()
+		cpus, stats := b.CPUs()
+		for i, c := range stats {
+			if !flt.CPU(cpus[i]) {
+				t.Fatalf("CPU %d listed outside %s", cpus[i], flt)
+			}
+			if span := max(to-from, 0); c.Busy < 0 || c.Busy+c.Idle+c.Unknown > span {
+				t.Fatalf("CPU %d: %+v over a clipped span of %d ns", cpus[i], c, span)
+			}
+		}
+	})
+}
