@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,7 +71,17 @@ func TestLatencyFilters(t *testing.T) {
 		// (948298830 ns): 1356.592470161 + 0.8 * span = 1357.351109225 s to
 		// + 0.9 * span - 1 ns = 1357.445939107 s: the 43 switch-ins of
 		// sched-pipe from 1357.397470 to 1357.421486 s.
-		{name: "percent", args: []string{"--time", "10%/9", "--comm", "sched-pipe"}, count: 43},
+		{name: "percent", args: []string{"--time", "10%/9", "--comm", "sched-pipe"}, count: 43,
+			extra: func(t *testing.T, _ map[string]any) {
+				out, _, _ := runCLI(t, "latency", "-o", "json", "-i", pipeMulti, "--time", "10%/9", "--comm", "sched-pipe")
+				var doc struct{ Filter map[string]any }
+				if err := json.Unmarshal([]byte(out), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if got := fmt.Sprint(doc.Filter); got != "map[comms:[sched-pipe] end_ns:1.357445939107e+12 start_ns:1.357351109225e+12]" {
+					t.Errorf("JSON filter %s, want the window resolved to 1357351109225..1357445939107 ns", got)
+				}
+			}},
 		{name: "absolute of the percent", args: []string{"--time", "1357.351109225,1357.445939107", "--comm", "sched-pipe"}, count: 43},
 		// All but the 4 switch-ins before 1357.4157 s (397470, 409530,
 		// 415542, 415589 us).
