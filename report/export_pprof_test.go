@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,12 +60,12 @@ func TestExportPprofHand(t *testing.T) {
 	//   B: runtime 400+500 us, switched in at 0 and 1000 us; waited 400 us, woken by C.
 	//   C: runtime 700 us, switched in once; waited 200 us, woken by A.
 	want := map[string][]int64{
-		"A (pid 10);A:10":            {0, 1800 * gUs, 2},
-		"B (pid 20);B:20":            {0, 900 * gUs, 2},
-		"C (pid 30);C:30":            {0, 700 * gUs, 1},
-		"A (pid 10);A:10;preempted":  {200 * gUs, 0, 0},
-		"B (pid 20);B:20;woken by C": {400 * gUs, 0, 0},
-		"C (pid 30);C:30;woken by A": {200 * gUs, 0, 0},
+		"comm A;A (pid 10);A:10":            {0, 1800 * gUs, 2},
+		"comm B;B (pid 20);B:20":            {0, 900 * gUs, 2},
+		"comm C;C (pid 30);C:30":            {0, 700 * gUs, 1},
+		"comm A;A (pid 10);A:10;preempted":  {200 * gUs, 0, 0},
+		"comm B;B (pid 20);B:20;woken by C": {400 * gUs, 0, 0},
+		"comm C;C (pid 30);C:30;woken by A": {200 * gUs, 0, 0},
 	}
 	if d := cmp.Diff(want, gPprofFlat(t, prof)); d != "" {
 		t.Errorf("samples (-want +got):\n%s", d)
@@ -87,7 +88,7 @@ func TestExportPprofNoRuntimeEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := gPprofFlat(t, prof)
-	for k, rt := range map[string]int64{"A (pid 10);A:10": 1800 * gUs, "B (pid 20);B:20": 900 * gUs, "C (pid 30);C:30": 700 * gUs} {
+	for k, rt := range map[string]int64{"comm A;A (pid 10);A:10": 1800 * gUs, "comm B;B (pid 20);B:20": 900 * gUs, "comm C;C (pid 30);C:30": 700 * gUs} {
 		if got[k] == nil || got[k][1] != rt {
 			t.Errorf("%s runtime = %v, want %d ns", k, got[k], rt)
 		}
@@ -135,7 +136,7 @@ func gPprofTopCum(t *testing.T, goBin, path string) map[string]int64 {
 			continue
 		}
 		name := strings.Join(fs[5:], " ")
-		if strings.HasPrefix(name, "woken by") || name == PprofPreempted || strings.Contains(name, "(pid ") {
+		if strings.HasPrefix(name, "woken by") || name == PprofPreempted || strings.Contains(name, "(pid ") || strings.HasPrefix(name, PprofCommFrame) {
 			continue
 		}
 		var v int64
@@ -158,4 +159,53 @@ func gSortedKeys(m map[string]int64) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// TestExportPprofCommFrame: messaging.2cpu runs 161 sched-messaging
+// processes, each with about 1 % of the delay, under pprof's default node
+// threshold (0.5 % of the total) once the profile is split by process.
+// The root frame "comm sched-messaging" keeps them together: `go tool
+// pprof -top` at its default threshold lists it, with a cumulative delay
+// equal to the Sum delay of latency's merged row sched-messaging:(161).
+func TestExportPprofCommFrame(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not in PATH")
+	}
+	const path = "../testdata/traces/messaging.2cpu.perf.data"
+	res, err := ComputeLatency(gOpen(t, path), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	for _, r := range res.Rows {
+		if r.Comm == "sched-messaging" && r.NrTasks == 161 {
+			want = r.SumDelay
+		}
+	}
+	if want == 0 {
+		t.Fatal("no sched-messaging:(161) row in the latency table")
+	}
+	out := filepath.Join(t.TempDir(), "delay.pb.gz")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePprof(f, gOpen(t, path), ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	top, err := exec.Command(goBin, "tool", "pprof", "-top", "-cum", "-unit=ns", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, top)
+	}
+	var got string
+	for _, line := range strings.Split(string(top), "\n") {
+		if strings.HasSuffix(line, " comm sched-messaging") {
+			got = strings.Fields(line)[3]
+		}
+	}
+	if got != strconv.FormatInt(want, 10)+"ns" {
+		t.Errorf("comm sched-messaging: cum %q, want %dns (the merged row's Sum delay)\n%s", got, want, top)
+	}
 }

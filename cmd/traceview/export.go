@@ -33,10 +33,12 @@ func init() {
 --format pprof writes a gzipped pprof profile (github.com/google/pprof)
 with three sample types: delay (scheduling delay, nanoseconds; the default),
 runtime (nanoseconds) and switches (count). Each delay sample's stack is
-[process; thread; reason], reason being "woken by <waker comm>" or
-"preempted", so pprof shows where time waited and behind whom. Thread
+[comm NAME; process; thread; reason], reason being "woken by <waker comm>"
+or "preempted", so pprof shows where time waited and behind whom. Thread
 frames are named comm:tid; their cumulative delay equals the Sum delay of
-'traceview latency -p'.
+'traceview latency -p'. The root "comm NAME" frame sums every task of that
+command name (latency's merged row), so a workload of many small processes
+still shows as one node above pprof's threshold.
 
 --format perfetto writes a native Perfetto protobuf trace (TracePackets:
 clock_snapshot, system_info with the kernel release, process_tree, per-CPU
