@@ -98,7 +98,7 @@ func TestConvertErrors(t *testing.T) {
 // keeps every switch's callchain: the .tv holds the same stack table (197
 // distinct callchains over 876 switches) and the same stack ids.
 func TestConvertKeepsCallchains(t *testing.T) {
-	const in = "../../testdata/traces/sched-g.perf.data"
+	const in = "../../testdata/traces/sched-g.data"
 	out := filepath.Join(t.TempDir(), "g.tv")
 	if _, stderr, code := runCLI(t, "convert", in, "-o", out); code != 0 {
 		t.Fatalf("convert: exit %d: %s", code, stderr)

@@ -15,7 +15,7 @@ import (
 )
 
 // TestCallchains: the callchain of every sched_switch sample of a `perf
-// sched record -g` trace (testdata/traces/sched-g.perf.data) is read into
+// sched record -g` trace (testdata/traces/sched-g.data) is read into
 // Event.Stack and Meta.Stacks, leaf first, exactly as perf script prints
 // it (sched-g.script-ip.txt.gz): for each of the 876 switches, in order,
 // the same tid and time, the same kernel addresses and as many user
@@ -24,7 +24,7 @@ import (
 // left 5 kernel frames (0xffffffff82265908 first) and 8 user frames.
 func TestCallchains(t *testing.T) {
 	dir := testtraces.Repo(t)
-	f, err := os.Open(filepath.Join(dir, "sched-g.perf.data"))
+	f, err := os.Open(filepath.Join(dir, "sched-g.data"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestCallchains(t *testing.T) {
 // TestCallchainsInterned: equal callchains share one stack table entry;
 // without -g nothing is added.
 func TestCallchainsInterned(t *testing.T) {
-	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "sched-g.perf.data"))
+	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "sched-g.data"))
 	r, err := NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
