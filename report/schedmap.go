@@ -78,7 +78,7 @@ func Map(w io.Writer, src trace.Source, opt MapOptions) error {
 			}
 		}
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		mp.w.Flush()
 		return err

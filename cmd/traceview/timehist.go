@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"compress/gzip"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/internal/kallsyms"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
@@ -18,6 +22,7 @@ type timehistFlags struct {
 	filter      filterFlags
 	prios       string
 	withSummary bool
+	kallsyms    string
 }
 
 func init() {
@@ -52,6 +57,15 @@ nice 0). As in perf, the filters select the rows and the summary; every
 event still feeds the times (a row's wait time may start before the
 window).
 
+A trace recorded with callchains (perf sched record -g) shows, as perf does,
+the callchain of each switch-out after its row (the first --max-stack
+frames, 5 by default, without the scheduler's own schedule/__schedule);
+--call-graph=false leaves them out. Kernel frames are named through
+--kallsyms FILE (a copy of /proc/kallsyms of the recording kernel), by
+default this machine's /proc/kallsyms when the trace was recorded on its
+running kernel; other frames print as [unknown], as perf prints frames it
+cannot resolve.
+
 By default traceview keeps each task's identity where perf 6.12 loses it
 (after PERF_RECORD_EXIT perf prints a task's last switch as ":TID" with zeroed
 statistics and drops the task from the summary); --exact prints perf's
@@ -61,7 +75,8 @@ Example:
   traceview timehist -i perf.data -w --state
   traceview timehist -i perf.data -s
   traceview timehist -i perf.data --time 754.33,754.35 -C 0 -n
-  traceview timehist -i testdata/traces/pipe.perf.data --comm sched-pipe --time 10%/5`,
+  traceview timehist -i testdata/traces/pipe.perf.data --comm sched-pipe --time 10%/5
+  traceview timehist -i testdata/traces/sched-g.data --kallsyms testdata/traces/sched-g.kallsyms.gz`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runTimehist(cmd, o)
@@ -81,6 +96,9 @@ Example:
 		addFilterFlags(f, &o.filter, map[string]string{"cpu": "C", "pid": "p", "tid": "t"})
 		f.StringVar(&o.prios, "prio", "", "only tasks with these kernel priorities, e.g. 0,120-129")
 		f.BoolVar(&o.opt.Exact, "exact", false, "reproduce perf 6.12's output exactly, including its thread-identity errors")
+		f.BoolVarP(&o.opt.CallGraph, "call-graph", "g", true, "show the callchain of each switch-out when the trace has them (--call-graph=false: never)")
+		f.IntVar(&o.opt.MaxStack, "max-stack", 5, "callchain frames shown per row")
+		f.StringVar(&o.kallsyms, "kallsyms", "", "kallsyms file naming the kernel frames (gzip allowed; default: /proc/kallsyms when the trace is from the running kernel)")
 		return cmd
 	})
 }
@@ -100,11 +118,26 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	if opt.Prios, err = cpulist.ParseInts(o.prios, 0, report.TimehistMaxPrio-1); err != nil {
 		return usageErrorf("timehist: --prio %q: %v", o.prios, err)
 	}
+	if o.opt.MaxStack < 1 || o.opt.MaxStack > 1024 {
+		return usageErrorf("timehist: --max-stack must be 1..1024, got %d", o.opt.MaxStack)
+	}
+	var ksyms *kallsyms.Table
+	if o.kallsyms != "" {
+		if ksyms, err = loadKallsyms(o.kallsyms); err != nil {
+			return usageErrorf("timehist: --kallsyms: %v", err)
+		}
+	}
 	src, err := openInputProgress(o.input)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
+	running := &runningKallsyms{meta: src.Meta()}
+	if ksyms != nil {
+		opt.KernelSymbols = ksyms
+	} else if opt.CallGraph {
+		opt.KernelSymbols = running
+	}
 	flt, err := o.filter.resolve("timehist", src.Meta())
 	if err != nil {
 		return err
@@ -122,6 +155,9 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		return err
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	if m := src.Meta(); opt.CallGraph && ksyms == nil && running.table() == nil && m != nil && len(m.Stacks) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: kernel frames of the callchains are unnamed ([unknown]): the trace is from kernel %q, not the running one; give --kallsyms FILE (its /proc/kallsyms)\n", m.OSRelease)
+	}
 	filtered := flt != nil || opt.Prios != nil
 	if filtered && !opt.SummaryOnly && !out.hasRow() {
 		span := ""
@@ -206,4 +242,54 @@ func checkCPUList(flag string, cpus []int, meta *trace.Meta) error {
 		}
 	}
 	return nil
+}
+
+// loadKallsyms parses a kallsyms file, gunzipped when it is compressed.
+func loadKallsyms(path string) (*kallsyms.Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	br := bufio.NewReader(f)
+	r = br
+	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r = zr
+	}
+	t, err := kallsyms.Parse(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, nil
+}
+
+// runningKallsyms names kernel addresses through this machine's
+// /proc/kallsyms, read at the first lookup (a trace without callchains
+// costs nothing), when the trace was recorded on the running kernel (same
+// release; another kernel's addresses would be named wrongly). Not safe for
+// concurrent use.
+type runningKallsyms struct {
+	meta   *trace.Meta
+	loaded bool
+	t      *kallsyms.Table
+}
+
+// table returns the loaded table, nil when none applies or none was needed.
+func (r *runningKallsyms) table() *kallsyms.Table { return r.t }
+
+// Lookup implements report.TimehistOptions.KernelSymbols.
+func (r *runningKallsyms) Lookup(addr uint64) (string, bool) {
+	if !r.loaded {
+		r.loaded = true
+		rel, err := os.ReadFile("/proc/sys/kernel/osrelease")
+		if err == nil && r.meta != nil && r.meta.OSRelease != "" && strings.TrimSpace(string(rel)) == r.meta.OSRelease {
+			r.t, _ = kallsyms.Load("/proc/kallsyms")
+		}
+	}
+	return r.t.Lookup(addr)
 }
