@@ -209,3 +209,77 @@ func TestExportPprofCommFrame(t *testing.T) {
 		t.Errorf("comm sched-messaging: cum %q, want %dns (the merged row's Sum delay)\n%s", got, want, top)
 	}
 }
+
+// pprofSyms names one kernel address, as a kallsyms table would.
+type pprofSyms map[uint64]string
+
+func (s pprofSyms) Lookup(addr uint64) (string, bool) { n, ok := s[addr]; return n, ok }
+
+// TestExportPprofOffCPU: a hand-made trace with callchains. On CPU 0 (ns):
+// A=1 runs from 1000, sleeps at 1100 in stack 1 (pipe_read <- 0x20, which
+// the symbols name ksys_read), is woken by B at 1300 and switched in at
+// 1400; B=2 sleeps at 1400 in stack 2 (futex_wait <- a user frame), is
+// woken from idle at 1800, switched in at 1900; A sleeps again at 1600
+// (stack 1) until the trace ends: that sleep's end is unknown and it is not
+// counted. So, by hand: A blocked 1300-1100 = 200 ns and waited 100 ns in
+// stack 1; B blocked 1800-1400 = 400 ns and waited 100 ns in stack 2.
+func TestExportPprofOffCPU(t *testing.T) {
+	ev := func(at int64, k trace.Kind, cur trace.TID) trace.Event {
+		e := trace.NewEvent(at, 0, k)
+		e.CurTID, e.CurPID = cur, trace.PID(cur)
+		return e
+	}
+	names := map[trace.TID]string{0: "swapper", 1: "A", 2: "B"}
+	sw := func(at int64, prev trace.TID, st trace.TaskState, stack trace.StackID, next trace.TID) trace.Event {
+		e := ev(at, trace.KindSwitch, prev)
+		e.TID, e.PID, e.Comm, e.PrevState, e.Stack = prev, trace.PID(prev), names[prev], st, stack
+		e.NextTID, e.NextPID, e.NextComm = next, trace.PID(next), names[next]
+		return e
+	}
+	wake := func(at int64, waker, wakee trace.TID) trace.Event {
+		e := ev(at, trace.KindWaking, waker)
+		e.TID, e.PID, e.Comm, e.TargetCPU = wakee, trace.PID(wakee), names[wakee], 0
+		return e
+	}
+	evs := []trace.Event{
+		sw(1000, 0, 0, 0, 1),
+		sw(1100, 1, trace.StateInterruptible, 1, 2),
+		wake(1300, 2, 1),
+		sw(1400, 2, trace.StateInterruptible, 2, 1),
+		sw(1600, 1, trace.StateInterruptible, 1, 0),
+		wake(1800, 0, 2),
+		sw(1900, 0, 0, 0, 2),
+	}
+	meta := &trace.Meta{Stacks: []trace.Stack{
+		{ID: 1, Frames: []trace.Frame{{Addr: 0x10, Func: "pipe_read", Kernel: true}, {Addr: 0x20, Kernel: true}}},
+		{ID: 2, Frames: []trace.Frame{{Addr: 0x30, Func: "futex_wait", Kernel: true}, {Addr: 0x7f00}}},
+	}}
+	prof, err := ExportPprof(trace.NewSliceSource(evs, meta), ExportOptions{KernelSymbols: pprofSyms{0x20: "ksys_read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, st := range prof.SampleType {
+		types = append(types, st.Type)
+	}
+	if d := cmp.Diff([]string{"delay", "runtime", "switches", "blocked", "runqueue"}, types); d != "" {
+		t.Errorf("sample types (-want +got):\n%s", d)
+	}
+	// Runtime from the switches: A 1000-1100 and 1400-1600, B 1100-1400.
+	want := map[string][]int64{
+		"comm A;A (pid 1);A:1":                        {0, 300, 2, 0, 0},
+		"comm B;B (pid 2);B:2":                        {0, 300, 2, 0, 0},
+		"comm A;A (pid 1);A:1;woken by B":             {100, 0, 0, 0, 0},
+		"comm B;B (pid 2);B:2;woken by <idle or irq>": {100, 0, 0, 0, 0},
+		"comm A;A (pid 1);A:1;ksys_read;pipe_read":    {0, 0, 0, 200, 100},
+		"comm B;B (pid 2);B:2;[unknown];futex_wait":   {0, 0, 0, 400, 100},
+	}
+	if d := cmp.Diff(want, gPprofFlat(t, prof)); d != "" {
+		t.Errorf("samples (-want +got):\n%s", d)
+	}
+	for _, l := range prof.Location {
+		if l.Line[0].Function.Name == "[unknown]" && l.Address != 0x7f00 {
+			t.Errorf("the unnamed frame's location has address %#x, want 0x7f00", l.Address)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/traceview/traceview/internal/kallsyms"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/perfettopb"
@@ -15,11 +16,12 @@ import (
 )
 
 type exportOptions struct {
-	input   string
-	format  string
-	out     string
-	compact bool
-	filter  filterFlags
+	input    string
+	format   string
+	out      string
+	compact  bool
+	filter   filterFlags
+	kallsyms string
 }
 
 func init() {
@@ -39,6 +41,13 @@ frames are named comm:tid; their cumulative delay equals the Sum delay of
 'traceview latency -p'. The root "comm NAME" frame sums every task of that
 command name (latency's merged row), so a workload of many small processes
 still shows as one node above pprof's threshold.
+
+A trace with callchains (perf sched record -g) adds two sample types by the
+stack where each task left the CPU, as BCC's offcputime: blocked (asleep:
+switch-out to wakeup) and runqueue (waiting for a CPU), each stack under its
+comm, process and thread frames. Kernel frames are named through --kallsyms
+FILE, by default this machine's /proc/kallsyms for a trace of the running
+kernel; others are [unknown].
 
 --format perfetto writes a native Perfetto protobuf trace (TracePackets:
 clock_snapshot, system_info with the kernel release, process_tree, per-CPU
@@ -63,6 +72,8 @@ Example:
   traceview latency -p -i sched.pftrace      # reads back to the same table
   traceview export --format chrome-json -i perf.data -o sched.json
   traceview export --format pprof -i testdata/traces/nice.2cpu.perf.data --cpu 0 -o cpu0.pb.gz
+  traceview export --format pprof -i testdata/traces/sched-g.data --kallsyms testdata/traces/sched-g.kallsyms.gz -o offcpu.pb.gz
+  go tool pprof -sample_index=blocked -top offcpu.pb.gz   # where tasks slept (perf sched record -g traces)
 
 ` + filterHelp + `
 pprof and chrome-json export what the filters select (runs and states
@@ -79,6 +90,7 @@ clipped to the window); the native Perfetto trace holds every event
 		f.BoolVar(&o.compact, "compact", false, "perfetto: write sched_switch and sched_waking in the compact_sched encoding")
 		f.StringVarP(&o.out, "output", "o", "-", "file to write (- for stdout)")
 		addFilterFlags(f, &o.filter, nil)
+		f.StringVar(&o.kallsyms, "kallsyms", "", "pprof: kallsyms file naming the kernel frames of callchains (gzip allowed; default: /proc/kallsyms when the trace is from the running kernel)")
 		return cmd
 	})
 }
@@ -101,11 +113,26 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 	if o.compact && o.format != "perfetto" {
 		return usageErrorf("export: --compact is for --format perfetto")
 	}
+	var ksyms *kallsyms.Table
+	if o.kallsyms != "" {
+		if o.format != "pprof" {
+			return usageErrorf("export: --kallsyms is for --format pprof")
+		}
+		var err error
+		if ksyms, err = loadKallsyms(o.kallsyms); err != nil {
+			return usageErrorf("export: --kallsyms: %v", err)
+		}
+	}
 	if o.format == "perfetto" && o.filter.given() {
 		return usageErrorf("export: %s: the native Perfetto trace holds every event (select in Perfetto's UI, or use --format chrome-json)", o.filter.names())
 	}
 	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, &o.filter, func(w io.Writer, src trace.Source, f *schedule.Filter) error {
 		opts := report.ExportOptions{Filter: f}
+		if ksyms != nil {
+			opts.KernelSymbols = ksyms
+		} else {
+			opts.KernelSymbols = &runningKallsyms{meta: src.Meta()}
+		}
 		switch o.format {
 		case "pprof":
 			return report.WritePprof(w, src, opts)

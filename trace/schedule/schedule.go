@@ -125,8 +125,9 @@ type Task struct {
 	waker    trace.TID // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
 	first    int64     // start of the first wakeup of a restarted delay
 	sleep    trace.TaskState
-	lastOff  int64 // end of the task's last reported interval
-	seenIn   bool  // switched in at least once (filtered or not)
+	lastOff  int64         // end of the task's last reported interval
+	seenIn   bool          // switched in at least once (filtered or not)
+	outStack trace.StackID // callchain of the task's last switch-out (0: none)
 
 	// A waking seen while the task was running (the try_to_wake_up race).
 	woken      bool
@@ -170,6 +171,11 @@ type Delay struct {
 	// restarted the delay (see the package doc), else Start.
 	FirstWaking int64
 	Recovered   bool // the switch-in was missing and inferred
+	// Stack is the callchain (into trace.Meta.Stacks) of the switch-out
+	// that preceded the delay: the preemption, or where the task went to
+	// sleep before its wakeup; 0 when the trace has none (or the task was
+	// never seen leaving a CPU, e.g. a new task).
+	Stack trace.StackID
 	// Lossy: the delay overlaps a lost window on CPU, QueueCPU or
 	// StartCPU. Excluded: it is lossy and Options.KeepLossy is off, so it
 	// must be left out of every sum (and counted); a delay abandoned at a
@@ -191,6 +197,12 @@ type Interval struct {
 	Cause      Cause // Runnable
 	Waker      *Task // Runnable after a wakeup
 	Sleep      trace.TaskState
+	// Stack is the callchain of the switch-out that began a Runnable or
+	// Sleeping interval (where the task blocked); 0 none.
+	Stack trace.StackID
+	// Open: the interval was closed by the end of the trace (Finish), not
+	// by an event: its real end is unknown.
+	Open bool
 }
 
 // Hooks receive the reconstruction as it is built; nil hooks are skipped.
@@ -607,7 +619,7 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 		}
 		for t := range b.cpus[i].queued {
 			d := Delay{Task: t, Start: t.since, End: max(e.Time, t.since), CPU: -1, QueueCPU: t.cpu, StartCPU: t.startCPU,
-				Cause: t.cause, FirstWaking: t.first, Lossy: true, Excluded: true}
+				Cause: t.cause, FirstWaking: t.first, Lossy: true, Excluded: true, Stack: t.outStack}
 			if t.cause != CausePreempted {
 				d.Waker = b.Lookup(t.waker)
 			}
@@ -747,7 +759,7 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 			return
 		}
 	}
-	iv := Interval{Task: t, State: st, Start: start, End: end, CPU: t.cpu}
+	iv := Interval{Task: t, State: st, Start: start, End: end, CPU: t.cpu, Stack: t.outStack, Open: b.finished}
 	if st == StateRunnable {
 		iv.Cause = t.cause
 		if t.cause != CausePreempted {
@@ -915,7 +927,7 @@ func (b *Builder) evidence(e *trace.Event, c *cpuState) {
 func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	b.leaveState(t, in)
 	d := Delay{Task: t, Start: t.since, End: in, CPU: cpu, QueueCPU: t.cpu, StartCPU: t.startCPU,
-		Cause: t.cause, FirstWaking: t.first, Recovered: recovered}
+		Cause: t.cause, FirstWaking: t.first, Recovered: recovered, Stack: t.outStack}
 	if t.cause != CausePreempted {
 		d.Waker = b.Lookup(t.waker)
 	}
@@ -963,7 +975,7 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 			b.leaveState(prev, min(max(prev.since, prevLast), e.Time))
 		}
 		ps := e.PrevState
-		prev.since, prev.cpu = e.Time, e.CPU
+		prev.since, prev.cpu, prev.outStack = e.Time, e.CPU, e.Stack
 		woken := prev.woken
 		prev.woken = false
 		switch {
