@@ -33,6 +33,7 @@ type recordOptions struct {
 	duration   time.Duration
 	bufferSize string
 	classic    bool
+	stacks     bool
 }
 
 func init() {
@@ -63,6 +64,12 @@ without BTF-enabled tracepoints (or BPF task storage, Linux < 5.11) it uses
 classic tracepoints, which need tracefs mounted
 (mount -t tracefs nodev /sys/kernel/tracing).
 
+--stacks (-g) records, at each switch-out, the kernel and user stack of the
+task leaving the CPU (a BPF stack map, up to 127 frames each); kernel frames
+are named at the end through /proc/kallsyms, user frames keep their
+addresses. 'traceview timehist' prints them after each row and 'traceview
+export --format pprof' gives off-CPU time by stack (blocked, runqueue).
+
 -o - writes the trace to standard output (the format streams), for a pipe
 into another command; COMMAND's standard output then goes to standard error
 so that it does not mix with the trace. Without -o (and without -i), the
@@ -73,6 +80,7 @@ Example:
   sudo traceview record -o t.tv -- perf bench sched messaging
   traceview latency -i t.tv
   sudo traceview record -o - -- perf bench sched pipe -l 2000 | traceview latency -i -
+  sudo traceview record --stacks -o g.tv -- perf bench sched pipe -l 2000 && traceview timehist -i g.tv | head
   sudo traceview record --cpu 0-1 --duration 5s -o idle.tv`,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return runRecord(cmd, o, args)
@@ -85,6 +93,7 @@ Example:
 		f.DurationVarP(&o.duration, "duration", "d", 0, "stop after this long, e.g. 10s (0: until COMMAND exits or a signal)")
 		f.StringVarP(&o.bufferSize, "buffer-size", "m", "32M", "total size of the per-CPU buffers in bytes, with K, M or G suffix (each CPU's share rounded up to a power of two, at least 256K)")
 		f.BoolVar(&o.classic, "classic", false, "use classic tracepoints even where BTF-enabled ones exist")
+		f.BoolVarP(&o.stacks, "stacks", "g", false, "record the kernel and user stack of each task leaving a CPU (kernel frames named at the end through /proc/kallsyms)")
 		return cmd
 	})
 }
@@ -206,7 +215,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	// decoding and encoding do not compete with the traced workload) goes
 	// in an unnamed file beside the output.
 	toStdout := o.output == "-"
-	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output)}
+	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks}
 	if toStdout {
 		opts.SpillDir = os.TempDir()
 		if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -370,6 +379,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	}
 	w.SetLost(windows)
 	w.SetCgroups(ebpf.ResolveCgroups(ebpf.CgroupRoot(), cgroups))
+	w.SetStacks(capture.Stacks())
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
