@@ -19,8 +19,10 @@ built from, and the Go version, as the Go toolchain recorded them in the
 binary (runtime/debug.ReadBuildInfo). 'traceview --version' prints the same.
 
 'go build' and 'go install' in a git checkout record the revision (with
-"+dirty" when the tree had uncommitted changes); 'go run' and 'go test'
-record none. Go records no build time: the time shown is the commit's.
+"+dirty" when the tree had uncommitted changes); 'go run', 'go test',
+-buildvcs=false (GOFLAGS) and a git worktree (whose .git is a file, which
+the go command does not recognize) record none. Go records no build time:
+the time shown is the commit's.
 
 Example:
   go build -o traceview ./cmd/traceview && ./traceview version`,
@@ -61,7 +63,7 @@ func versionText(bi *debug.BuildInfo, ok bool) string {
 			}
 		}
 	}
-	short := "no VCS revision recorded (go run or go test)"
+	short := "no VCS revision recorded: go run, go test, -buildvcs=false or a git worktree"
 	if rev != "" {
 		short = rev[:min(12, len(rev))]
 		if dirty {

@@ -33,7 +33,7 @@ func TestVersionText(t *testing.T) {
 		t.Errorf("versionText:\n%s\nwant:\n%s", got, want)
 	}
 	// No build info (a binary without module support) still names itself.
-	if got := versionText(nil, false); !strings.HasPrefix(got, "traceview (devel) (no VCS revision recorded (go run or go test))\n") {
+	if got := versionText(nil, false); !strings.HasPrefix(got, "traceview (devel) (no VCS revision recorded: go run, go test, -buildvcs=false or a git worktree)\n") {
 		t.Errorf("without build info: %q", got)
 	}
 }
