@@ -20,6 +20,7 @@ import (
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 
+	"github.com/traceview/traceview/internal/kallsyms"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -502,6 +503,66 @@ func (c *Capture) Lost() []uint64 {
 }
 
 // Close detaches the programs and frees the kernel objects.
+// Stacks returns the stack table of the switch records decoded so far
+// (trace.Meta.Stacks: the i-th entry has ID i+1), read from the BPF stack
+// map: each stack's kernel frames, leaf first, named through
+// /proc/kallsyms (module "[kernel.kallsyms]"; unnamed when it cannot be
+// read or hides addresses), then its user frames (addresses only). Call it
+// after Run and before Close; nil without Options.Stacks. A stack the map
+// evicted or never stored (-EEXIST, -ENOMEM) has no frames of that kind.
+func (c *Capture) Stacks() []trace.Stack {
+	m := c.coll.Maps["stacks"]
+	if !c.opts.Stacks || m == nil || len(c.dec.stackPairs) == 0 {
+		return nil
+	}
+	ksyms, _ := kallsyms.Load("/proc/kallsyms")
+	read := func(id int32) []uint64 {
+		if id < 0 {
+			return nil
+		}
+		var ips [127]uint64
+		if err := m.Lookup(uint32(id), &ips); err != nil {
+			return nil
+		}
+		n := 0
+		for n < len(ips) && ips[n] != 0 {
+			n++
+		}
+		return ips[:n]
+	}
+	out := make([]trace.Stack, len(c.dec.stackPairs))
+	for i, p := range c.dec.stackPairs {
+		var frames []trace.Frame
+		for _, ip := range read(p[0]) {
+			f := trace.Frame{Addr: ip, Kernel: true, Module: "[kernel.kallsyms]"}
+			f.Func, _ = ksyms.Lookup(ip)
+			if len(frames) == 0 && isBPFFrame(f.Func) {
+				continue // the program and the tracepoint glue, not the task's stack
+			}
+			frames = append(frames, f)
+		}
+		for _, ip := range read(p[1]) {
+			frames = append(frames, trace.Frame{Addr: ip})
+		}
+		out[i] = trace.Stack{ID: trace.StackID(i + 1), Frames: frames}
+	}
+	return out
+}
+
+// isBPFFrame reports whether a kernel function is part of the path from the
+// sched_switch tracepoint into our BPF program (the program itself,
+// bpf_trace_run<N> for BTF tracepoints, the __bpf_trace_/__traceiter_ glue,
+// perf_trace_run_bpf_submit and bpf_get_stackid's own frames for classic
+// ones), which bpf_get_stackid records above __schedule.
+func isBPFFrame(name string) bool {
+	for _, p := range []string{"bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_", "perf_trace_", "trace_call_bpf", "bpf_get_stackid", "__bpf_get_stackid"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *Capture) Close() error {
 	for _, l := range c.links {
 		l.Close()

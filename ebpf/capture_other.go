@@ -29,6 +29,9 @@ func (c *Capture) Mode() string { return "" }
 // Close does nothing.
 func (c *Capture) Close() error { return nil }
 
+// Stacks returns nil: there is no capture here.
+func (c *Capture) Stacks() []trace.Stack { return nil }
+
 // Top is the in-kernel aggregation of traceview top (Linux only).
 type Top struct{}
 

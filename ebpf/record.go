@@ -86,10 +86,34 @@ func ReportedState(preempt bool, state uint32, exitState uint32) trace.TaskState
 	return trace.TaskState(1) << (bits.Len32(s) - 1)
 }
 
-// decoder turns records into events, interning comms.
+// decoder turns records into events, interning comms and, with --stacks,
+// the (kernel, user) stack id pairs of switch records.
 type decoder struct {
 	classic bool // records come from classic tracepoints (prev_state already reported)
 	comms   map[string]string
+	// stackIDs numbers each (kernel, user) stack id pair of the BPF stack
+	// map from 1 (trace.StackID); stackPairs[id-1] is the pair.
+	stackIDs   map[[2]int32]trace.StackID
+	stackPairs [][2]int32
+}
+
+// stack returns the trace.StackID of the BPF stack ids k and u (< 0: none),
+// 0 when both are none.
+func (d *decoder) stack(k, u int32) trace.StackID {
+	if k < 0 && u < 0 {
+		return 0
+	}
+	key := [2]int32{k, u}
+	if id, ok := d.stackIDs[key]; ok {
+		return id
+	}
+	if d.stackIDs == nil {
+		d.stackIDs = map[[2]int32]trace.StackID{}
+	}
+	d.stackPairs = append(d.stackPairs, key)
+	id := trace.StackID(len(d.stackPairs))
+	d.stackIDs[key] = id
+	return id
 }
 
 func newDecoder(classic bool) *decoder {
@@ -139,6 +163,7 @@ func (d *decoder) decode(b []byte) (e trace.Event, ok bool) {
 		}
 		e.NextTID, e.NextPID, e.NextPrio, e.NextComm = tid2, pid2, prio2, d.comm(b[offComm2:offComm2+commLen])
 		e.Cgroup = le.Uint64(b[offCgroup:])
+		e.Stack = d.stack(i32(b[offKStack:]), i32(b[offUStack:]))
 	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
 		e.Prio = prio
 		e.TargetCPU = trace.CPU(arg1)

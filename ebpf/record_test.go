@@ -2,6 +2,7 @@ package ebpf
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"testing"
 
@@ -276,5 +277,29 @@ func TestPairWakeups(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestDecodeStacks: a switch record's (kernel, user) BPF stack ids become
+// one trace.StackID per distinct pair, from 1; a record with neither
+// (both -1, as without --stacks) has none.
+func TestDecodeStacks(t *testing.T) {
+	d := newDecoder(false)
+	sw := func(k, u int32) trace.StackID {
+		b := rec(1000, 0, trace.KindSwitch, 0, 42, 40, 42, 40, 120, 0, 0, 120, 0, 0, -1, "worker", "swapper/0")
+		binary.LittleEndian.PutUint32(b[offKStack:], uint32(k))
+		binary.LittleEndian.PutUint32(b[offUStack:], uint32(u))
+		e, ok := d.decode(b)
+		if !ok {
+			t.Fatal("switch record not decoded")
+		}
+		return e.Stack
+	}
+	got := []trace.StackID{sw(-1, -1), sw(7, 3), sw(7, -1), sw(7, 3), sw(-1, 3)}
+	if want := []trace.StackID{0, 1, 2, 1, 3}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stack ids %v, want %v", got, want)
+	}
+	if fmt.Sprint(d.stackPairs) != "[[7 3] [7 -1] [-1 3]]" {
+		t.Errorf("pairs %v", d.stackPairs)
 	}
 }

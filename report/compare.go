@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // CompareOptions tune Compare. Latency is passed to ComputeLatency for both
@@ -13,6 +14,10 @@ import (
 // and keeps its own order; percentiles are always computed).
 type CompareOptions struct {
 	Latency LatencyOptions
+	// FilterB, when not nil, is b's filter instead of Latency.Filter (the
+	// same options resolve per trace: a percentage window is a share of
+	// each trace's span).
+	FilterB *schedule.Filter
 }
 
 // CompareSide holds one trace's figures for a command name. Times are ns.
@@ -78,7 +83,11 @@ func Compare(a, b trace.Source, opts CompareOptions) (*CompareResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace A: %w", err)
 	}
-	rb, err := ComputeLatency(b, lo)
+	lb := lo
+	if opts.FilterB != nil {
+		lb.Filter = opts.FilterB
+	}
+	rb, err := ComputeLatency(b, lb)
 	if err != nil {
 		return nil, fmt.Errorf("trace B: %w", err)
 	}

@@ -47,12 +47,13 @@ const (
 // state before a task's first event is unknown and not drawn; a run that
 // started before the first sched_switch of its CPU is not drawn. Errors are
 // the source's or w's.
-func WritePerfetto(w io.Writer, src trace.Source) error {
+// opts.Filter selects the runs, states and wakeups written.
+func WritePerfetto(w io.Writer, src trace.Source, opts ExportOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	pw := &perfettoWriter{w: bw, names: map[*schedule.Task]string{}}
 	pw.raw(`{"displayTimeUnit":"ns","traceEvents":[`)
 	flowID := 0
-	p := schedule.New(schedule.Options{}, schedule.Hooks{
+	p := schedule.New(schedule.Options{Filter: opts.Filter}, schedule.Hooks{
 		Run: func(r *schedule.Run) {
 			pw.cpus[r.CPU] = true
 			if r.Quality == schedule.Unknown || r.Task.TID == 0 {

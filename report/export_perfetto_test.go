@@ -41,7 +41,7 @@ func gDecodePerfetto(t *testing.T, data []byte) []gChromeEvent {
 
 func TestWritePerfettoHand(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WritePerfetto(&buf, trace.NewSliceSource(gScenario(), nil)); err != nil {
+	if err := WritePerfetto(&buf, trace.NewSliceSource(gScenario(), nil), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	evs := gDecodePerfetto(t, buf.Bytes())
@@ -120,7 +120,7 @@ func TestWritePerfettoEscapes(t *testing.T) {
 		gSwitch(9*gUs, 0, 0, "swapper/0", 0, 8, "x"),
 	}
 	var buf bytes.Buffer
-	if err := WritePerfetto(&buf, trace.NewSliceSource(evs, nil)); err != nil {
+	if err := WritePerfetto(&buf, trace.NewSliceSource(evs, nil), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -11,15 +11,22 @@ import (
 	"github.com/traceview/traceview/trace/schedule"
 )
 
-// Sample types of the pprof export, in Sample.Value order.
+// Sample types of the pprof export, in Sample.Value order. PprofBlocked
+// and PprofRunqueue are there only when the trace has callchains.
 const (
 	PprofDelay    = "delay"    // scheduling delay, nanoseconds
 	PprofRuntime  = "runtime"  // CPU time, nanoseconds
 	PprofSwitches = "switches" // times switched in, count
+	PprofBlocked  = "blocked"  // off-CPU asleep: switch-out to wakeup, nanoseconds, by stack
+	PprofRunqueue = "runqueue" // off-CPU runnable: wakeup (or preemption) to switch-in, nanoseconds, by stack
 )
 
 // PprofPreempted is the reason frame of delays that followed a preemption.
 const PprofPreempted = "preempted"
+
+// PprofCommFrame prefixes the root frame of every stack: the command name
+// of the sample's thread ("comm sched-messaging").
+const PprofCommFrame = "comm "
 
 // ExportPprof reads src to the end (it does not close it) and returns a
 // pprof profile (github.com/google/pprof/profile) of where the trace's tasks
@@ -36,22 +43,64 @@ const PprofPreempted = "preempted"
 // a switch-out while runnable. Frames are named like perf's latency rows:
 // a thread "comm:tid", a process "comm (pid N)".
 //
+// Above the process frame, every stack has a root frame "comm NAME", the
+// thread's command name, so that a workload of many processes (161
+// sched-messaging processes of 1 % each, all under pprof's 0.5 % node
+// threshold once split) still shows as one node whose cumulative delay is
+// the Sum delay of its merged latency row ("sched-messaging:(161)").
+//
 // Delays follow perf sched latency's rules (see stats_pass.go), so a
 // thread's delay total equals its Sum delay in `traceview latency -p`.
 // Runtime is the sum of sched_stat_runtime when the trace has that event
 // (perf's Runtime column), else the time between switch-in and switch-out.
-func ExportPprof(src trace.Source) (*profile.Profile, error) {
+//
+// When the trace has callchains (perf sched record -g: Event.Stack of each
+// switch-out), two more sample types give off-CPU time by the stack where
+// the task left the CPU, as BCC's offcputime does: blocked (asleep, from
+// the switch-out to the wakeup; sleeps the trace ends in are left out) and
+// runqueue (from the wakeup or preemption to the switch-in: the delay
+// again, by stack instead of by reason). Their stacks are [comm NAME;
+// process; thread; outermost frame; ...; leaf frame], frames named by
+// Frame.Func, else opts.KernelSymbols for kernel frames, else "[unknown]"
+// (each Location keeps the address), so `go tool pprof -sample_index=blocked
+// -top` names where tasks blocked.
+//
+// opts.Filter selects the delays, runtime and switches exported (see
+// schedule.Filter); the profile's duration is then the window's.
+func ExportPprof(src trace.Source, opts ExportOptions) (*profile.Profile, error) {
 	type reasonKey struct {
 		t      *schedule.Task
 		reason string
 	}
+	type stackKey struct {
+		t     *schedule.Task
+		stack trace.StackID
+	}
 	delays := map[reasonKey]int64{}
 	var order []reasonKey
-	p := schedule.New(schedule.Options{}, schedule.Hooks{
+	offcpu := map[stackKey]*[2]int64{} // blocked, runqueue ns
+	var offOrder []stackKey
+	addOff := func(t *schedule.Task, id trace.StackID, i int, ns int64) {
+		k := stackKey{t, id}
+		v := offcpu[k]
+		if v == nil {
+			v = new([2]int64)
+			offcpu[k] = v
+			offOrder = append(offOrder, k)
+		}
+		v[i] += ns
+	}
+	p := schedule.New(schedule.Options{Filter: opts.Filter}, schedule.Hooks{
+		State: func(iv *schedule.Interval) {
+			if iv.State == schedule.StateSleeping && !iv.Open && iv.Task.TID != 0 {
+				addOff(iv.Task, iv.Stack, 0, iv.End-iv.Start)
+			}
+		},
 		Delay: func(d *schedule.Delay) {
 			if d.Excluded {
 				return
 			}
+			addOff(d.Task, d.Stack, 1, d.End-d.Start)
 			k := reasonKey{d.Task, PprofPreempted}
 			if d.Cause != schedule.CausePreempted {
 				k.reason = pprofWakerFrame(d.Waker)
@@ -67,6 +116,11 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 	}
 	p.Finish()
 
+	var stacks []trace.Stack
+	if m := src.Meta(); m != nil {
+		stacks = m.Stacks
+	}
+	withStacks := len(stacks) > 0
 	prof := &profile.Profile{
 		SampleType: []*profile.ValueType{
 			{Type: PprofDelay, Unit: "nanoseconds"},
@@ -79,29 +133,50 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 		// TimeNanos stays 0: trace times are on the recorder's clock
 		// (monotonic, not wall time), which pprof would print as a 1970
 		// date. The span is in a comment instead.
-		DurationNanos: p.Last() - p.First(),
+		DurationNanos: span(p),
 		Comments: []string{
 			"traceview: scheduling delay by process, thread and reason (waker or preempted)",
 			fmt.Sprintf("trace from %.6f s to %.6f s on the trace clock", float64(p.First())/1e9, float64(p.Last())/1e9),
 		},
 	}
+	if opts.Filter.Active() {
+		prof.Comments = append(prof.Comments, "filtered: "+opts.Filter.String())
+	}
 	if m := src.Meta(); m != nil && m.Hostname != "" {
 		prof.Comments = append(prof.Comments, fmt.Sprintf("recorded on %s, Linux %s", m.Hostname, m.OSRelease))
 	}
+	if withStacks {
+		prof.SampleType = append(prof.SampleType, &profile.ValueType{Type: PprofBlocked, Unit: "nanoseconds"}, &profile.ValueType{Type: PprofRunqueue, Unit: "nanoseconds"})
+	}
+	// values returns a sample's values: delay, runtime, switches, and the
+	// two off-CPU types when the profile has them.
+	values := func(v ...int64) []int64 {
+		out := make([]int64, len(prof.SampleType))
+		copy(out, v)
+		return out
+	}
 	locs := map[string]*profile.Location{}
+	fns := map[string]*profile.Function{}
+	function := func(name string) *profile.Function {
+		if fn, ok := fns[name]; ok {
+			return fn
+		}
+		fn := &profile.Function{ID: uint64(len(prof.Function) + 1), Name: name, SystemName: name}
+		prof.Function = append(prof.Function, fn)
+		fns[name] = fn
+		return fn
+	}
 	loc := func(name string) *profile.Location {
 		if l, ok := locs[name]; ok {
 			return l
 		}
-		fn := &profile.Function{ID: uint64(len(prof.Function) + 1), Name: name, SystemName: name}
-		prof.Function = append(prof.Function, fn)
-		l := &profile.Location{ID: uint64(len(prof.Location) + 1), Line: []profile.Line{{Function: fn}}}
+		l := &profile.Location{ID: uint64(len(prof.Location) + 1), Line: []profile.Line{{Function: function(name)}}}
 		prof.Location = append(prof.Location, l)
 		locs[name] = l
 		return l
 	}
 	stack := func(t *schedule.Task) []*profile.Location {
-		return []*profile.Location{loc(fmt.Sprintf("%s:%d", t.Comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", p.ProcessName(t), t.PID))}
+		return []*profile.Location{loc(fmt.Sprintf("%s:%d", t.Comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", p.ProcessName(t), t.PID)), loc(PprofCommFrame + t.Comm)}
 	}
 	labels := func(t *schedule.Task) map[string][]int64 {
 		return map[string][]int64{"tid": {int64(t.TID)}, "pid": {int64(t.PID)}}
@@ -119,7 +194,7 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 		}
 		prof.Sample = append(prof.Sample, &profile.Sample{
 			Location: stack(t),
-			Value:    []int64{0, rt, t.Switches},
+			Value:    values(0, rt, t.Switches),
 			NumLabel: labels(t),
 		})
 	}
@@ -130,9 +205,46 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 		}
 		prof.Sample = append(prof.Sample, &profile.Sample{
 			Location: append([]*profile.Location{loc(k.reason)}, stack(k.t)...),
-			Value:    []int64{delays[k], 0, 0},
+			Value:    values(delays[k], 0, 0),
 			NumLabel: labels(k.t),
 		})
+	}
+	if withStacks {
+		frameLocs := map[trace.Frame]*profile.Location{}
+		frame := func(f trace.Frame) *profile.Location {
+			if l, ok := frameLocs[f]; ok {
+				return l
+			}
+			name := f.Func
+			if name == "" && f.Kernel && opts.KernelSymbols != nil {
+				name, _ = opts.KernelSymbols.Lookup(f.Addr)
+			}
+			if name == "" {
+				name = "[unknown]"
+			}
+			l := &profile.Location{ID: uint64(len(prof.Location) + 1), Address: f.Addr, Line: []profile.Line{{Function: function(name)}}}
+			prof.Location = append(prof.Location, l)
+			frameLocs[f] = l
+			return l
+		}
+		sort.SliceStable(offOrder, func(i, j int) bool { return offOrder[i].t.TID < offOrder[j].t.TID })
+		for _, k := range offOrder {
+			v := offcpu[k]
+			if v[0] == 0 && v[1] == 0 {
+				continue
+			}
+			var ls []*profile.Location
+			if k.stack > 0 && int(k.stack) <= len(stacks) {
+				for _, f := range stacks[k.stack-1].Frames {
+					ls = append(ls, frame(f))
+				}
+			}
+			prof.Sample = append(prof.Sample, &profile.Sample{
+				Location: append(ls, stack(k.t)...),
+				Value:    values(0, 0, 0, v[0], v[1]),
+				NumLabel: labels(k.t),
+			})
+		}
 	}
 	if err := prof.CheckValid(); err != nil {
 		return nil, fmt.Errorf("pprof export: %w", err)
@@ -155,10 +267,38 @@ func pprofWakerFrame(w *schedule.Task) string {
 
 // WritePprof exports src as a gzipped pprof profile to w (see
 // ExportPprof).
-func WritePprof(w io.Writer, src trace.Source) error {
-	prof, err := ExportPprof(src)
+func WritePprof(w io.Writer, src trace.Source, opts ExportOptions) error {
+	prof, err := ExportPprof(src, opts)
 	if err != nil {
 		return err
 	}
 	return prof.Write(w)
+}
+
+// ExportOptions tune the pprof and Perfetto JSON exports.
+type ExportOptions struct {
+	// Filter, when not nil, selects what is exported (see
+	// schedule.Filter): delays, runtime, runs and states of the selected
+	// tasks and CPUs, clipped to its window.
+	Filter *schedule.Filter
+	// KernelSymbols names the kernel frames of callchains in the pprof
+	// export (nil: "[unknown]"; e.g. an internal/kallsyms table).
+	KernelSymbols interface {
+		Lookup(addr uint64) (string, bool)
+	}
+}
+
+// span is the profile's duration: the trace's first to last event, or the
+// filter's window of it.
+func span(p *schedule.Builder) int64 {
+	from, to := p.First(), p.Last()
+	if f := p.Filter(); f != nil {
+		if f.Start != 0 {
+			from = max(from, f.Start)
+		}
+		if f.End != 0 {
+			to = min(to, f.End)
+		}
+	}
+	return max(to-from, 0)
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func gPprofFlat(t *testing.T, p *profile.Profile) map[string][]int64 {
 
 func TestExportPprofHand(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WritePprof(&buf, trace.NewSliceSource(gScenario(), nil)); err != nil {
+	if err := WritePprof(&buf, trace.NewSliceSource(gScenario(), nil), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	prof, err := profile.Parse(&buf)
@@ -59,12 +60,12 @@ func TestExportPprofHand(t *testing.T) {
 	//   B: runtime 400+500 us, switched in at 0 and 1000 us; waited 400 us, woken by C.
 	//   C: runtime 700 us, switched in once; waited 200 us, woken by A.
 	want := map[string][]int64{
-		"A (pid 10);A:10":            {0, 1800 * gUs, 2},
-		"B (pid 20);B:20":            {0, 900 * gUs, 2},
-		"C (pid 30);C:30":            {0, 700 * gUs, 1},
-		"A (pid 10);A:10;preempted":  {200 * gUs, 0, 0},
-		"B (pid 20);B:20;woken by C": {400 * gUs, 0, 0},
-		"C (pid 30);C:30;woken by A": {200 * gUs, 0, 0},
+		"comm A;A (pid 10);A:10":            {0, 1800 * gUs, 2},
+		"comm B;B (pid 20);B:20":            {0, 900 * gUs, 2},
+		"comm C;C (pid 30);C:30":            {0, 700 * gUs, 1},
+		"comm A;A (pid 10);A:10;preempted":  {200 * gUs, 0, 0},
+		"comm B;B (pid 20);B:20;woken by C": {400 * gUs, 0, 0},
+		"comm C;C (pid 30);C:30;woken by A": {200 * gUs, 0, 0},
 	}
 	if d := cmp.Diff(want, gPprofFlat(t, prof)); d != "" {
 		t.Errorf("samples (-want +got):\n%s", d)
@@ -82,12 +83,12 @@ func TestExportPprofNoRuntimeEvents(t *testing.T) {
 			evs = append(evs, e)
 		}
 	}
-	prof, err := ExportPprof(trace.NewSliceSource(evs, nil))
+	prof, err := ExportPprof(trace.NewSliceSource(evs, nil), ExportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := gPprofFlat(t, prof)
-	for k, rt := range map[string]int64{"A (pid 10);A:10": 1800 * gUs, "B (pid 20);B:20": 900 * gUs, "C (pid 30);C:30": 700 * gUs} {
+	for k, rt := range map[string]int64{"comm A;A (pid 10);A:10": 1800 * gUs, "comm B;B (pid 20);B:20": 900 * gUs, "comm C;C (pid 30);C:30": 700 * gUs} {
 		if got[k] == nil || got[k][1] != rt {
 			t.Errorf("%s runtime = %v, want %d ns", k, got[k], rt)
 		}
@@ -107,7 +108,7 @@ func TestExportPprofGoTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WritePprof(f, trace.NewSliceSource(gScenario(), nil)); err != nil {
+	if err := WritePprof(f, trace.NewSliceSource(gScenario(), nil), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -135,7 +136,7 @@ func gPprofTopCum(t *testing.T, goBin, path string) map[string]int64 {
 			continue
 		}
 		name := strings.Join(fs[5:], " ")
-		if strings.HasPrefix(name, "woken by") || name == PprofPreempted || strings.Contains(name, "(pid ") {
+		if strings.HasPrefix(name, "woken by") || name == PprofPreempted || strings.Contains(name, "(pid ") || strings.HasPrefix(name, PprofCommFrame) {
 			continue
 		}
 		var v int64
@@ -158,4 +159,127 @@ func gSortedKeys(m map[string]int64) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// TestExportPprofCommFrame: messaging.2cpu runs 161 sched-messaging
+// processes, each with about 1 % of the delay, under pprof's default node
+// threshold (0.5 % of the total) once the profile is split by process.
+// The root frame "comm sched-messaging" keeps them together: `go tool
+// pprof -top` at its default threshold lists it, with a cumulative delay
+// equal to the Sum delay of latency's merged row sched-messaging:(161).
+func TestExportPprofCommFrame(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not in PATH")
+	}
+	const path = "../testdata/traces/messaging.2cpu.perf.data"
+	res, err := ComputeLatency(gOpen(t, path), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want int64
+	for _, r := range res.Rows {
+		if r.Comm == "sched-messaging" && r.NrTasks == 161 {
+			want = r.SumDelay
+		}
+	}
+	if want == 0 {
+		t.Fatal("no sched-messaging:(161) row in the latency table")
+	}
+	out := filepath.Join(t.TempDir(), "delay.pb.gz")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePprof(f, gOpen(t, path), ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	top, err := exec.Command(goBin, "tool", "pprof", "-top", "-cum", "-unit=ns", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, top)
+	}
+	var got string
+	for _, line := range strings.Split(string(top), "\n") {
+		if strings.HasSuffix(line, " comm sched-messaging") {
+			got = strings.Fields(line)[3]
+		}
+	}
+	if got != strconv.FormatInt(want, 10)+"ns" {
+		t.Errorf("comm sched-messaging: cum %q, want %dns (the merged row's Sum delay)\n%s", got, want, top)
+	}
+}
+
+// pprofSyms names one kernel address, as a kallsyms table would.
+type pprofSyms map[uint64]string
+
+func (s pprofSyms) Lookup(addr uint64) (string, bool) { n, ok := s[addr]; return n, ok }
+
+// TestExportPprofOffCPU: a hand-made trace with callchains. On CPU 0 (ns):
+// A=1 runs from 1000, sleeps at 1100 in stack 1 (pipe_read <- 0x20, which
+// the symbols name ksys_read), is woken by B at 1300 and switched in at
+// 1400; B=2 sleeps at 1400 in stack 2 (futex_wait <- a user frame), is
+// woken from idle at 1800, switched in at 1900; A sleeps again at 1600
+// (stack 1) until the trace ends: that sleep's end is unknown and it is not
+// counted. So, by hand: A blocked 1300-1100 = 200 ns and waited 100 ns in
+// stack 1; B blocked 1800-1400 = 400 ns and waited 100 ns in stack 2.
+func TestExportPprofOffCPU(t *testing.T) {
+	ev := func(at int64, k trace.Kind, cur trace.TID) trace.Event {
+		e := trace.NewEvent(at, 0, k)
+		e.CurTID, e.CurPID = cur, trace.PID(cur)
+		return e
+	}
+	names := map[trace.TID]string{0: "swapper", 1: "A", 2: "B"}
+	sw := func(at int64, prev trace.TID, st trace.TaskState, stack trace.StackID, next trace.TID) trace.Event {
+		e := ev(at, trace.KindSwitch, prev)
+		e.TID, e.PID, e.Comm, e.PrevState, e.Stack = prev, trace.PID(prev), names[prev], st, stack
+		e.NextTID, e.NextPID, e.NextComm = next, trace.PID(next), names[next]
+		return e
+	}
+	wake := func(at int64, waker, wakee trace.TID) trace.Event {
+		e := ev(at, trace.KindWaking, waker)
+		e.TID, e.PID, e.Comm, e.TargetCPU = wakee, trace.PID(wakee), names[wakee], 0
+		return e
+	}
+	evs := []trace.Event{
+		sw(1000, 0, 0, 0, 1),
+		sw(1100, 1, trace.StateInterruptible, 1, 2),
+		wake(1300, 2, 1),
+		sw(1400, 2, trace.StateInterruptible, 2, 1),
+		sw(1600, 1, trace.StateInterruptible, 1, 0),
+		wake(1800, 0, 2),
+		sw(1900, 0, 0, 0, 2),
+	}
+	meta := &trace.Meta{Stacks: []trace.Stack{
+		{ID: 1, Frames: []trace.Frame{{Addr: 0x10, Func: "pipe_read", Kernel: true}, {Addr: 0x20, Kernel: true}}},
+		{ID: 2, Frames: []trace.Frame{{Addr: 0x30, Func: "futex_wait", Kernel: true}, {Addr: 0x7f00}}},
+	}}
+	prof, err := ExportPprof(trace.NewSliceSource(evs, meta), ExportOptions{KernelSymbols: pprofSyms{0x20: "ksys_read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, st := range prof.SampleType {
+		types = append(types, st.Type)
+	}
+	if d := cmp.Diff([]string{"delay", "runtime", "switches", "blocked", "runqueue"}, types); d != "" {
+		t.Errorf("sample types (-want +got):\n%s", d)
+	}
+	// Runtime from the switches: A 1000-1100 and 1400-1600, B 1100-1400.
+	want := map[string][]int64{
+		"comm A;A (pid 1);A:1":                        {0, 300, 2, 0, 0},
+		"comm B;B (pid 2);B:2":                        {0, 300, 2, 0, 0},
+		"comm A;A (pid 1);A:1;woken by B":             {100, 0, 0, 0, 0},
+		"comm B;B (pid 2);B:2;woken by <idle or irq>": {100, 0, 0, 0, 0},
+		"comm A;A (pid 1);A:1;ksys_read;pipe_read":    {0, 0, 0, 200, 100},
+		"comm B;B (pid 2);B:2;[unknown];futex_wait":   {0, 0, 0, 400, 100},
+	}
+	if d := cmp.Diff(want, gPprofFlat(t, prof)); d != "" {
+		t.Errorf("samples (-want +got):\n%s", d)
+	}
+	for _, l := range prof.Location {
+		if l.Line[0].Function.Name == "[unknown]" && l.Address != 0x7f00 {
+			t.Errorf("the unnamed frame's location has address %#x, want 0x7f00", l.Address)
+		}
+	}
 }

@@ -64,7 +64,7 @@ func TestExportPprofMatchesLatency(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			want := gLatencyByTID(t, path)
 			var buf bytes.Buffer
-			if err := WritePprof(&buf, gOpen(t, path)); err != nil {
+			if err := WritePprof(&buf, gOpen(t, path), ExportOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			prof, err := profile.Parse(&buf)
@@ -116,7 +116,7 @@ func TestExportPprofGoToolReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WritePprof(f, gOpen(t, path)); err != nil {
+	if err := WritePprof(f, gOpen(t, path), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -165,7 +165,7 @@ func TestWritePerfettoRealTraces(t *testing.T) {
 	for _, path := range gAllShared(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WritePerfetto(&buf, gOpen(t, path)); err != nil {
+			if err := WritePerfetto(&buf, gOpen(t, path), ExportOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			evs := gDecodePerfetto(t, buf.Bytes())

@@ -50,7 +50,7 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 	if opts.Buckets <= 0 {
 		opts.Buckets = 200
 	}
-	col := newStatsCollector(StatsOptions{Buckets: opts.Buckets})
+	col := newStatsCollector(StatsOptions{Buckets: opts.Buckets, Filter: opts.Latency.Filter})
 	lo := opts.Latency
 	lo.Percentiles = true
 	lat, err := ComputeLatency(&htmlTee{Source: src, c: col}, lo)

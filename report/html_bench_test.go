@@ -48,11 +48,11 @@ func BenchmarkComputeStats(b *testing.B) {
 }
 
 func BenchmarkWritePprof(b *testing.B) {
-	gBench(b, func(src trace.Source) error { return WritePprof(io.Discard, src) })
+	gBench(b, func(src trace.Source) error { return WritePprof(io.Discard, src, ExportOptions{}) })
 }
 
 func BenchmarkWritePerfetto(b *testing.B) {
-	gBench(b, func(src trace.Source) error { return WritePerfetto(io.Discard, src) })
+	gBench(b, func(src trace.Source) error { return WritePerfetto(io.Discard, src, ExportOptions{}) })
 }
 
 // BenchmarkReadOnly is the floor: decoding the trace and nothing else.

@@ -68,7 +68,17 @@ type LatencyOptions struct {
 	// its own tables (Parquet's sched_slice, thread_state) from the same
 	// single pass. LatencyResult.Schedule holds the finished Builder.
 	Hooks schedule.Hooks
+	// Filter, when active, keeps the delays, runtime and switch-ins it
+	// selects (see schedule.Filter: delays by their switch-in, runtime
+	// where and when it was recorded) and only rows with one of them.
+	// ComputeLatency rejects it with PerfCompat or CPUGiven (perf's
+	// latency has no filter): ErrFilterPerf.
+	Filter *schedule.Filter
 }
+
+// ErrFilterPerf is ComputeLatency's error for a filter combined with perf's
+// own state machine (PerfCompat, CPUGiven).
+var ErrFilterPerf = errors.New("perf's latency (--perf, -C with --perf) has no --time, --cpu, --pid, --tid or --comm filter")
 
 // Runtime sources of LatencyRow.RuntimeSource.
 const (
@@ -337,6 +347,9 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		return nil, err
 	}
 	opts.Sort = keys
+	if opts.Filter.Active() && (opts.PerfCompat || opts.CPUGiven) {
+		return nil, ErrFilterPerf
+	}
 	l := &latency{
 		opts:    opts,
 		threads: map[trace.TID]*latThread{},
@@ -344,7 +357,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	}
 	var warns trace.Warnings
 	if !opts.PerfCompat && !opts.CPUGiven {
-		l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy}, chainHooks(l.hooks(), opts.Hooks))
+		l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy, Filter: opts.Filter}, chainHooks(l.hooks(), opts.Hooks))
 	}
 	// Kinds the report never reads: sched_process_exit (perf sched ignores
 	// exits) and, without -C, sched_migrate_task. Readers that can leave
@@ -383,7 +396,11 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		res.Warnings = append(res.Warnings, res.Meta.Warnings.List()...)
 	}
 	res.ReportWarnings = append(warns.List(), l.diagWarnings()...)
-	if len(res.Rows) == 0 {
+	switch {
+	case len(res.Rows) == 0 && opts.Filter.Active():
+		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
+			Message: fmt.Sprintf("nothing matched the filters %s: the trace has %d events, %d of them sched_switch", opts.Filter, l.diag.Events, l.diag.Switches)})
+	case len(res.Rows) == 0:
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
 			Message: fmt.Sprintf("no scheduling delay measured: the trace has %d events, %d of them sched_switch", l.diag.Events, l.diag.Switches)})
 	}
@@ -745,7 +762,11 @@ func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings
 		return
 	}
 	in, created := l.task(l.thread(e.NextTID, e.NextPID))
-	in.switches++
+	if f := l.sched.Filter(); f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm)) {
+		created = false // neither a switch nor a first sight the filter keeps
+	} else {
+		in.switches++
+	}
 	if created && e.NextTID != 0 {
 		l.diag.FirstSeen++
 		in.firstSeen++
@@ -1005,6 +1026,10 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		// Likewise a row whose delays all overlapped lost events stays,
 		// so that its dropped count shows.
 		if r.Comm == "swapper" || (r.Count == 0 && (opts.PerfCompat || (r.FirstSeen == 0 && r.Lossy == 0))) {
+			continue
+		}
+		if opts.Filter.Active() && r.Count == 0 && r.Switches == 0 && r.Runtime == 0 && r.Lossy == 0 {
+			// Nothing of the row is in the filter's selection.
 			continue
 		}
 		if opts.Percentiles {

@@ -122,6 +122,21 @@ type LatencyJSON struct {
 	Warnings []trace.Warning  `json:"warnings"`
 	// Lost: the recorder's lost-event windows (omitted when none).
 	Lost []LatencyJSONLost `json:"lost,omitempty"`
+	// Filter is what LatencyOptions.Filter selected, a percentage window
+	// resolved to ns (omitted without a filter).
+	Filter *LatencyJSONFilter `json:"filter,omitempty"`
+}
+
+// LatencyJSONFilter is the filter of a latency report (schedule.Filter):
+// the window in trace ns, both ends inclusive (0: open), and the CPU,
+// process, thread and command-name lists (omitted: all).
+type LatencyJSONFilter struct {
+	StartNs int64       `json:"start_ns"`
+	EndNs   int64       `json:"end_ns"`
+	CPUs    []trace.CPU `json:"cpus,omitempty"`
+	PIDs    []trace.PID `json:"pids,omitempty"`
+	TIDs    []trace.TID `json:"tids,omitempty"`
+	Comms   []string    `json:"comms,omitempty"`
 }
 
 // LatencyJSONLost is one lost-event window: Count events lost on CPU (-1:
@@ -207,6 +222,9 @@ func (res *LatencyResult) JSON() LatencyJSON {
 	}
 	doc.Total = LatencyJSONTotal{RuntimeNs: res.Total.Runtime, Count: res.Total.Count,
 		Switches: res.Total.Switches, SumDelayNs: res.Total.SumDelay}
+	if f := res.Options.Filter; f.Active() {
+		doc.Filter = &LatencyJSONFilter{StartNs: f.Start, EndNs: f.End, CPUs: f.CPUs, PIDs: f.PIDs, TIDs: f.TIDs, Comms: f.Comms}
+	}
 	return doc
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/traceview/traceview/trace"
@@ -21,6 +22,13 @@ type MapOptions struct {
 	// task's switch-out adds a line where it shows as "*-".
 	TaskNames []string
 	Fuzzy     bool
+	// PIDs and TIDs keep only tasks of these processes (tgid) and threads,
+	// shown like TaskNames (both must match when both are given).
+	PIDs, TIDs []int
+	// Start and End print only switches inside this window (ns,
+	// inclusive; 0 leaves a side open); the tasks' short names are still
+	// assigned from the trace's start.
+	Start, End int64
 	// Exact reproduces perf 6.12 byte for byte, including naming a thread
 	// without a COMM record ":TID" (off: the tracepoint's name is used) and
 	// its CPU column count (the online CPU count, grown only to the highest
@@ -70,7 +78,7 @@ func Map(w io.Writer, src trace.Source, opt MapOptions) error {
 			}
 		}
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		mp.w.Flush()
 		return err
@@ -93,6 +101,18 @@ type schedMap struct {
 	comp         []int             // --compact: CPUs in order of first switch
 	compSeen     []bool
 	next1, next2 byte
+}
+
+// matchTask reports whether t passes the task filters (TaskNames, PIDs,
+// TIDs).
+func (mp *schedMap) matchTask(t *timehistThread) bool {
+	if mp.opt.TaskNames != nil && !mp.match(t.comm) {
+		return false
+	}
+	if mp.opt.PIDs != nil && !slices.Contains(mp.opt.PIDs, int(t.pid)) {
+		return false
+	}
+	return mp.opt.TIDs == nil || slices.Contains(mp.opt.TIDs, int(t.tid))
 }
 
 func (mp *schedMap) match(comm string) bool {
@@ -142,13 +162,13 @@ func (mp *schedMap) switchEvent(e *trace.Event) {
 	mp.m.name(out, e.Comm)
 	mp.curr[cpu] = in
 	mp.out[cpu] = out
-	named := mp.opt.TaskNames != nil
+	named := mp.opt.TaskNames != nil || mp.opt.PIDs != nil || mp.opt.TIDs != nil
 	newShort := false
 	if in.shortname[0] == 0 {
 		switch {
 		case in.comm == "swapper":
 			in.shortname = [2]byte{'.', ' '}
-		case !named || mp.match(in.comm):
+		case !named || mp.matchTask(in):
 			in.shortname = [2]byte{mp.next1, mp.next2}
 			if mp.next1 < 'Z' {
 				mp.next1++
@@ -168,12 +188,18 @@ func (mp *schedMap) switchEvent(e *trace.Event) {
 	if mp.cpuSet != nil && !mp.cpuSet[cpu] {
 		return
 	}
+	if (mp.opt.Start != 0 && e.Time < mp.opt.Start) || (mp.opt.End != 0 && e.Time > mp.opt.End) {
+		if newShort {
+			in.commChanged = true // say who XX is on the window's first line of it
+		}
+		return
+	}
 	// With --task-name: a line for the switch-in when the next task
 	// matches, and one for the switch-out when the previous task matches.
 	inLine, outLine, endIn := true, false, true
 	if named {
-		inLine = mp.match(in.comm)
-		outMatch := mp.match(out.comm)
+		inLine = mp.matchTask(in)
+		outMatch := mp.matchTask(out)
 		outLine = outMatch && out.shortname[0] != 0
 		// perf leaves the switch-in line unterminated when the task
 		// switched out matches but never had a short name.

@@ -17,6 +17,11 @@ type StatsOptions struct {
 	// (by default they are left out and counted in Lossy*; see package
 	// trace/schedule).
 	KeepLossy bool
+	// Filter, when not nil, selects the CPUs, window and tasks the
+	// statistics cover (see schedule.Filter): Start and End become the
+	// window's, utilization and runqueues those of its CPUs inside it,
+	// delays and migrations those of its tasks.
+	Filter *schedule.Filter
 }
 
 // Stats is the system view of a trace: per-CPU utilization, runqueue
@@ -222,7 +227,7 @@ func newStatsCollector(opts StatsOptions) *statsCollector {
 			}
 		}
 	}
-	c.b = schedule.New(schedule.Options{KeepLossy: opts.KeepLossy}, h)
+	c.b = schedule.New(schedule.Options{KeepLossy: opts.KeepLossy, Filter: opts.Filter}, h)
 	return c
 }
 

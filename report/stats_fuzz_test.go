@@ -66,11 +66,11 @@ func FuzzStatsPass(f *testing.F) {
 		if st.Delays.Sum < 0 {
 			t.Fatalf("negative delay sum %d", st.Delays.Sum)
 		}
-		if _, err := ExportPprof(trace.NewSliceSource(evs, nil)); err != nil {
+		if _, err := ExportPprof(trace.NewSliceSource(evs, nil), ExportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := WritePerfetto(&buf, trace.NewSliceSource(evs, nil)); err != nil {
+		if err := WritePerfetto(&buf, trace.NewSliceSource(evs, nil), ExportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if !json.Valid(buf.Bytes()) {

@@ -26,11 +26,28 @@ type TimehistOptions struct {
 	CPUs []int // -C: only these CPUs' rows and idle stats (nil: all)
 	PIDs []int // -p: only these processes (tgid)
 	TIDs []int // -t: only these threads
+	// Comms keeps only threads whose current name is listed (traceview's
+	// --comm; perf timehist has none).
+	Comms []string
 	// Start and End bound the time window (--time start,stop) in trace
 	// nanoseconds; 0 leaves that side open.
 	Start, End int64
 	// Prios keeps only tasks whose kernel prio (0..139) is listed (--prio).
 	Prios []int
+	// CallGraph appends to the row of each task's switch-out (not idle's)
+	// that carries a callchain (Event.Stack, perf sched record -g) the
+	// callchain as perf sched timehist -g prints it (save_task_callchain,
+	// timehist_print_sample in tools/perf/builtin-sched.c): the first
+	// MaxStack+2 frames, leaf first, without schedule, __schedule and
+	// preempt_schedule, each named by Frame.Func, else KernelSymbols for a
+	// kernel frame, else "[unknown]", joined by " <- ".
+	CallGraph bool
+	// MaxStack is perf's --max-stack (0: perf's default, 5).
+	MaxStack int
+	// KernelSymbols names kernel addresses (nil: none known).
+	KernelSymbols interface {
+		Lookup(addr uint64) (string, bool)
+	}
 
 	// Exact reproduces perf 6.12's output byte for byte, including its
 	// thread-identity errors: a task's last switch after its exit shows as a
@@ -72,10 +89,13 @@ type timehist struct {
 	sawWaking  bool
 	sawSwitch  bool
 
-	cpuSet  []bool // nil: all
-	pidSet  map[trace.PID]bool
-	tidSet  map[trace.TID]bool
-	prioSet *[TimehistMaxPrio]bool
+	stacks    []trace.Stack            // the source's stack table so far (CallGraph)
+	chainText map[trace.StackID][]byte // rendered callchains
+	cpuSet    []bool                   // nil: all
+	pidSet    map[trace.PID]bool
+	tidSet    map[trace.TID]bool
+	commSet   map[string]bool
+	prioSet   *[TimehistMaxPrio]bool
 }
 
 // Timehist writes perf sched timehist's view of src to w: one row per
@@ -126,6 +146,12 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 			th.tidSet[trace.TID(p)] = true
 		}
 	}
+	if opt.Comms != nil {
+		th.commSet = map[string]bool{}
+		for _, c := range opt.Comms {
+			th.commSet[c] = true
+		}
+	}
 	if opt.Prios != nil {
 		th.prioSet = new([TimehistMaxPrio]bool)
 		for _, p := range opt.Prios {
@@ -143,7 +169,11 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	} else {
 		trace.SkipKinds(src, trace.KindRuntime, trace.KindMigrate)
 	}
-	if err := timehistPrefetch(src, func(e *trace.Event) error { th.event(e); return nil }); err != nil {
+	var stacks func([]trace.Stack)
+	if opt.CallGraph {
+		stacks = func(s []trace.Stack) { th.stacks = append(th.stacks, s...) }
+	}
+	if err := timehistPrefetch(src, func(e *trace.Event) error { th.event(e); return nil }, stacks); err != nil {
 		th.w.Flush()
 		return err
 	}
@@ -268,6 +298,9 @@ func (th *timehist) filtered(t *timehistThread) bool {
 		return true
 	}
 	if th.tidSet != nil && !th.tidSet[t.tid] {
+		return true
+	}
+	if th.commSet != nil && !th.commSet[t.comm] {
 		return true
 	}
 	return false
@@ -597,9 +630,58 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 		b = append(b, "  "...)
 		b = timehistLeft(b, th.commWidth, nil)
 	}
+	if th.opt.CallGraph && t.tid != 0 && e.Kind == trace.KindSwitch && e.Stack != 0 {
+		b = append(b, th.callchain(e.Stack)...)
+	}
 	b = append(b, '\n')
 	th.line = b
 	th.w.Write(b)
+}
+
+// timehistIgnored are the frames perf's save_task_callchain marks ignored:
+// the scheduler's own, present in every switch-out's callchain.
+var timehistIgnored = map[string]bool{"schedule": true, "__schedule": true, "preempt_schedule": true}
+
+// callchain renders stack id as perf appends it to a row: "  " and, per
+// frame kept, " NAME" with " <-" between (see TimehistOptions.CallGraph).
+func (th *timehist) callchain(id trace.StackID) []byte {
+	if s, ok := th.chainText[id]; ok {
+		return s
+	}
+	if int(id) > len(th.stacks) {
+		return nil // not in the table (a damaged trace)
+	}
+	n := th.opt.MaxStack
+	if n <= 0 {
+		n = 5
+	}
+	frames := th.stacks[id-1].Frames
+	frames = frames[:min(len(frames), n+2)]
+	b := []byte("  ")
+	first := true
+	for _, f := range frames {
+		name := f.Func
+		if name == "" && f.Kernel && th.opt.KernelSymbols != nil {
+			name, _ = th.opt.KernelSymbols.Lookup(f.Addr)
+		}
+		if timehistIgnored[name] {
+			continue
+		}
+		if name == "" {
+			name = "[unknown]"
+		}
+		if !first {
+			b = append(b, " <-"...)
+		}
+		first = false
+		b = append(b, ' ')
+		b = append(b, name...)
+	}
+	if th.chainText == nil {
+		th.chainText = map[trace.StackID][]byte{}
+	}
+	th.chainText[id] = b
+	return b
 }
 
 func (th *timehist) header() {

@@ -17,11 +17,18 @@ const timehistPrefetchBatch = 1024
 // function to apply to every event; it returns the first error of src
 // (io.EOF is not an error) or of fn, and only after the reading goroutine
 // has stopped, so src may be closed or its Meta read afterwards.
-func timehistPrefetch(src trace.Source, fn func(e *trace.Event) error) error {
+//
+// stacks, when not nil, receives before each batch the entries that the
+// source added to its stack table (Meta.Stacks) while reading it: a
+// streaming reader (perf.data) fills the table as it goes, on the reading
+// goroutine, so fn must not read Meta.Stacks itself.
+func timehistPrefetch(src trace.Source, fn func(e *trace.Event) error, stacks func([]trace.Stack)) error {
 	type batch struct {
-		evs []trace.Event
-		err error
+		evs    []trace.Event
+		err    error
+		stacks []trace.Stack // new stack table entries
 	}
+	sent := 0
 	full := make(chan batch, 4)
 	free := make(chan []trace.Event, 6)
 	stop := make(chan struct{})
@@ -47,8 +54,13 @@ func timehistPrefetch(src trace.Source, fn func(e *trace.Event) error) error {
 				}
 				buf = append(buf, e)
 			}
+			var newStacks []trace.Stack
+			if m := src.Meta(); stacks != nil && m != nil && len(m.Stacks) > sent {
+				newStacks = append(newStacks, m.Stacks[sent:]...)
+				sent = len(m.Stacks)
+			}
 			select {
-			case full <- batch{buf, err}:
+			case full <- batch{buf, err, newStacks}:
 			case <-stop:
 				return
 			}
@@ -59,6 +71,9 @@ func timehistPrefetch(src trace.Source, fn func(e *trace.Event) error) error {
 	}()
 	var ferr error
 	for b := range full {
+		if len(b.stacks) > 0 {
+			stacks(b.stacks)
+		}
 		for i := range b.evs {
 			if ferr = fn(&b.evs[i]); ferr != nil {
 				break

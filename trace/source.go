@@ -2,12 +2,16 @@ package trace
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"sync"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // Source is a time-ordered stream of scheduler events: a trace file being
@@ -218,7 +222,8 @@ func Detect(head []byte) (Format, error) {
 
 // Open opens a trace file of any registered format, detected by content.
 // path "-" reads standard input (stream formats only, e.g. perf.data in pipe
-// mode). Errors name the path.
+// mode). A gzip- or zstd-compressed trace is recognized by its magic bytes
+// and decompressed while it is read (see OpenReader). Errors name the path.
 func Open(path string) (Source, error) {
 	var f *os.File
 	if path == "-" {
@@ -248,7 +253,28 @@ func Open(path string) (Source, error) {
 // When r is a regular *os.File it is rewound and handed to the reader
 // directly; otherwise the reader gets a buffered reader that replays the
 // sniffed head.
+//
+// Input that starts with the gzip magic (1f 8b, RFC 1952) or the zstd
+// frame magic (28 b5 2f fd, RFC 8878) is decompressed as a stream
+// (compress/gzip, github.com/klauspost/compress/zstd) and the format of
+// the decompressed bytes detected. The reader then sees a stream, not a
+// file: perf.data in file mode, which needs random access, is copied to a
+// temporary file (traceview-*.perf.data in os.TempDir(), removed on Close;
+// disk space the size of the decompressed trace), trace.dat is read into
+// memory;
+// stream formats (pipe-mode perf.data, traceview's own, text) decompress
+// as they are read. Closing the Source closes the decompressor.
 func OpenReader(r io.Reader, name string) (Source, error) {
+	return openReader(r, name, 0)
+}
+
+// Magic numbers of the compressed containers OpenReader unwraps.
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+func openReader(r io.Reader, name string, depth int) (Source, error) {
 	var head []byte
 	var input io.Reader
 	if f, ok := r.(*os.File); ok && isRegular(f) {
@@ -274,6 +300,12 @@ func OpenReader(r io.Reader, name string) (Source, error) {
 	if len(head) == 0 {
 		return nil, fmt.Errorf("%s: empty input", name)
 	}
+	if bytes.HasPrefix(head, gzipMagic) || bytes.HasPrefix(head, zstdMagic) {
+		if depth > 0 {
+			return nil, fmt.Errorf("%s: compressed twice: decompress it once first", name)
+		}
+		return openCompressed(input, name, bytes.HasPrefix(head, gzipMagic))
+	}
 	fm, err := Detect(head)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (see `traceview formats`)", name, err)
@@ -287,6 +319,60 @@ func OpenReader(r io.Reader, name string) (Source, error) {
 	}
 	return src, nil
 }
+
+// openCompressed opens the trace inside a gzip (gz) or zstd stream r.
+func openCompressed(r io.Reader, name string, gz bool) (Source, error) {
+	var dec io.Reader
+	var closeDec func()
+	what := "zstd"
+	if gz {
+		what = "gzip"
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: gzip: %w", name, err)
+		}
+		dec, closeDec = zr, func() { zr.Close() }
+	} else {
+		zr, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: zstd: %w", name, err)
+		}
+		dec, closeDec = zr, zr.Close
+	}
+	src, err := openReader(dec, name+" ("+what+")", 1)
+	if err != nil {
+		closeDec()
+		return nil, err
+	}
+	c := &decompressedSource{Source: src, closeDec: closeDec}
+	if b, ok := src.(BatchSource); ok {
+		return &decompressedBatchSource{decompressedSource: c, b: b}, nil
+	}
+	return c, nil
+}
+
+// decompressedSource is a Source read through a decompressor, which Close
+// also closes. It passes SkipKinds on.
+type decompressedSource struct {
+	Source
+	closeDec func()
+}
+
+func (d *decompressedSource) SkipKinds(kinds ...Kind) { SkipKinds(d.Source, kinds...) }
+
+func (d *decompressedSource) Close() error {
+	err := d.Source.Close()
+	d.closeDec()
+	return err
+}
+
+// decompressedBatchSource keeps the batch path of a source that has it.
+type decompressedBatchSource struct {
+	*decompressedSource
+	b BatchSource
+}
+
+func (d *decompressedBatchSource) NextBatch(dst []Event) (int, error) { return d.b.NextBatch(dst) }
 
 func isRegular(f *os.File) bool {
 	st, err := f.Stat()

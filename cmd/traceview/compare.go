@@ -14,13 +14,14 @@ import (
 type compareOptions struct {
 	output string
 	perf   bool
+	filter filterFlags
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o compareOptions
 		cmd := &cobra.Command{
-			Use:   "compare A B [-o table|json|csv]   (A, B: traces or globs of traces)",
+			Use:   "compare A B [-o table|json|csv] [--time START,STOP] [--cpu LIST] [--pid|--tid LIST] [--comm NAMES]   (A, B: traces or globs of traces)",
 			Short: "Compare two traces: runtime, switches and scheduling delay per command, as B/A",
 			Long: `Compare two traces of the same workload (kernel A vs kernel B, observed vs
 predicted by a replay): any two inputs traceview reads, in any format.
@@ -42,7 +43,12 @@ name it. A glob that matches nothing is an error (exit 2).
 Example:
   traceview compare messaging.2cpu.perf.data messaging.1cpu.perf.data
   traceview compare observed.perf.data predicted.tvf -o csv > cmp.csv
-  traceview compare 'kernel-a/*.perf.data' 'kernel-b/*.perf.data'`,
+  traceview compare 'kernel-a/*.perf.data' 'kernel-b/*.perf.data'
+  traceview compare testdata/traces/nice.2cpu.perf.data testdata/traces/stress-cpu.perf.data --cpu 0
+
+` + filterHelp + `
+The filters apply to both traces; a percentage window is a share of each
+trace's own span.`,
 			Args: func(cmd *cobra.Command, args []string) error {
 				if len(args) != 2 {
 					return usageErrorf("compare: want two traces A and B, got %d argument(s) (see 'traceview compare --help')", len(args))
@@ -56,6 +62,7 @@ Example:
 		f := cmd.Flags()
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv")
 		f.BoolVar(&o.perf, "perf", false, "measure delays exactly as perf 6.12 does (see 'traceview latency --help')")
+		addFilterFlags(f, &o.filter, nil)
 		return cmd
 	})
 }
@@ -65,6 +72,12 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	case "table", "json", "csv":
 	default:
 		return usageErrorf("compare: unknown output format %q (want table, json or csv)", o.output)
+	}
+	if o.perf && o.filter.given() {
+		return usageErrorf("compare: %s: perf's latency (--perf) has no filters; drop --perf or the filters", o.filter.names())
+	}
+	if err := o.filter.check("compare"); err != nil {
+		return err
 	}
 	if isPattern(pathA) || isPattern(pathB) {
 		return runCompareGroups(cmd, o, pathA, pathB)
@@ -79,7 +92,15 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 		return fmt.Errorf("compare: %w", argTrace(err))
 	}
 	defer b.Close()
-	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf}})
+	fa, err := o.filter.resolve("compare: "+pathA, a.Meta())
+	if err != nil {
+		return err
+	}
+	fb, err := o.filter.resolve("compare: "+pathB, b.Meta())
+	if err != nil {
+		return err
+	}
+	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: fa}, FilterB: fb})
 	if err != nil {
 		// The readers' warnings first, each line naming its trace.
 		for _, side := range []struct {
@@ -114,7 +135,7 @@ func runCompareGroups(cmd *cobra.Command, o compareOptions, argA, argB string) e
 		return err
 	}
 	opts := report.LatencyOptions{Percentiles: true, KeepSamples: true}
-	parts, err := readLatencyParts(cmd, append(append([]string(nil), a...), b...), opts)
+	parts, err := readLatencyParts(cmd, append(append([]string(nil), a...), b...), opts, &o.filter)
 	if err != nil {
 		return fmt.Errorf("compare: %w", argTrace(err))
 	}

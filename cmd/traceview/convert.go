@@ -98,8 +98,8 @@ func perEvent(bytes int64, n uint64) float64 {
 
 // convertTrace writes every event of src to w in traceview's format and
 // returns the number of events and bytes written. The header comes from the
-// source's metadata; its loss windows and warnings, complete only once the
-// source is drained, go in the trailer.
+// source's metadata; its loss windows, warnings, cgroup and stack tables,
+// complete only once the source is drained, go in the trailer.
 func convertTrace(src trace.Source, w io.Writer) (uint64, int64, error) {
 	tw, err := tvf.NewWriter(w, tvf.HeaderFromMeta(src.Meta()))
 	if err != nil {
@@ -120,6 +120,8 @@ func convertTrace(src trace.Source, w io.Writer) (uint64, int64, error) {
 	if m := src.Meta(); m != nil {
 		tw.SetLost(m.Lost)
 		tw.SetWarnings(m.Warnings.List())
+		tw.SetCgroups(m.Cgroups)
+		tw.SetStacks(m.Stacks)
 	}
 	err = tw.Close()
 	return tw.Events(), tw.Bytes(), err

@@ -93,3 +93,45 @@ func TestConvertErrors(t *testing.T) {
 		t.Errorf("missing input: exit %d, %q", code, stderr)
 	}
 }
+
+// TestConvertKeepsCallchains: converting a `perf sched record -g` trace
+// keeps every switch's callchain: the .tv holds the same stack table (197
+// distinct callchains over 876 switches) and the same stack ids.
+func TestConvertKeepsCallchains(t *testing.T) {
+	const in = "../../testdata/traces/sched-g.data"
+	out := filepath.Join(t.TempDir(), "g.tv")
+	if _, stderr, code := runCLI(t, "convert", in, "-o", out); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	read := func(path string) ([]trace.Event, []trace.Stack) {
+		src, err := trace.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		evs, err := trace.ReadAll(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evs, src.Meta().Stacks
+	}
+	a, sa := read(in)
+	b, sb := read(out)
+	if len(sa) != 197 || !cmp.Equal(sa, sb) {
+		t.Errorf("stack tables: %d in perf.data, %d in .tv, equal %v; want 197, equal", len(sa), len(sb), cmp.Equal(sa, sb))
+	}
+	var ia, ib []trace.StackID
+	for _, e := range a {
+		if e.Kind == trace.KindSwitch {
+			ia = append(ia, e.Stack)
+		}
+	}
+	for _, e := range b {
+		if e.Kind == trace.KindSwitch {
+			ib = append(ib, e.Stack)
+		}
+	}
+	if len(ia) != 876 || !cmp.Equal(ia, ib) {
+		t.Errorf("%d switches in perf.data, %d in .tv, stack ids equal %v", len(ia), len(ib), cmp.Equal(ia, ib))
+	}
+}

@@ -8,18 +8,22 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/traceview/traceview/internal/kallsyms"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/report/tables"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/perfettopb"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 type exportOptions struct {
-	input   string
-	format  string
-	out     string
-	compact bool
-	traceID string
+	input    string
+	format   string
+	out      string
+	compact  bool
+	traceID  string
+	filter   filterFlags
+	kallsyms string
 }
 
 func init() {
@@ -33,10 +37,19 @@ func init() {
 --format pprof writes a gzipped pprof profile (github.com/google/pprof)
 with three sample types: delay (scheduling delay, nanoseconds; the default),
 runtime (nanoseconds) and switches (count). Each delay sample's stack is
-[process; thread; reason], reason being "woken by <waker comm>" or
-"preempted", so pprof shows where time waited and behind whom. Thread
+[comm NAME; process; thread; reason], reason being "woken by <waker comm>"
+or "preempted", so pprof shows where time waited and behind whom. Thread
 frames are named comm:tid; their cumulative delay equals the Sum delay of
-'traceview latency -p'.
+'traceview latency -p'. The root "comm NAME" frame sums every task of that
+command name (latency's merged row), so a workload of many small processes
+still shows as one node above pprof's threshold.
+
+A trace with callchains (perf sched record -g) adds two sample types by the
+stack where each task left the CPU, as BCC's offcputime: blocked (asleep:
+switch-out to wakeup) and runqueue (waiting for a CPU), each stack under its
+comm, process and thread frames. Kernel frames are named through --kallsyms
+FILE, by default this machine's /proc/kallsyms for a trace of the running
+kernel; others are [unknown].
 
 --format perfetto writes a native Perfetto protobuf trace (TracePackets:
 clock_snapshot, system_info with the kernel release, process_tree, per-CPU
@@ -73,18 +86,28 @@ Example:
   traceview latency -p -i sched.pftrace      # reads back to the same table
   traceview export --format chrome-json -i perf.data -o sched.json
   traceview export --format parquet -i perf.data -o tables/
-  duckdb -c "SELECT comm, sum(switches) FROM 'tables/task_latency.parquet' GROUP BY comm"`,
+  duckdb -c "SELECT comm, sum(switches) FROM 'tables/task_latency.parquet' GROUP BY comm"
+  traceview export --format pprof -i testdata/traces/nice.2cpu.perf.data --cpu 0 -o cpu0.pb.gz
+  traceview export --format pprof -i testdata/traces/sched-g.data --kallsyms testdata/traces/sched-g.kallsyms.gz -o offcpu.pb.gz
+  go tool pprof -sample_index=blocked -top offcpu.pb.gz   # where tasks slept (perf sched record -g traces)
+
+` + filterHelp + `
+pprof and chrome-json export what the filters select (runs and states
+clipped to the window); the native Perfetto trace and the Parquet tables hold every event
+(select in Perfetto's UI instead), so the filters are refused there.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runExport(cmd, o)
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
 		f.StringVar(&o.format, "format", "", "export format: pprof, perfetto, chrome-json or parquet (required)")
 		f.BoolVar(&o.compact, "compact", false, "perfetto: write sched_switch and sched_waking in the compact_sched encoding")
 		f.StringVarP(&o.out, "output", "o", "-", "file to write (- for stdout); for parquet the directory to create")
 		f.StringVar(&o.traceID, "trace-id", "", "parquet: the trace_id of every row (default: SHA-256 of the input, 16 hex digits)")
+		addFilterFlags(f, &o.filter, nil)
+		f.StringVar(&o.kallsyms, "kallsyms", "", "pprof: kallsyms file naming the kernel frames of callchains (gzip allowed; default: /proc/kallsyms when the trace is from the running kernel)")
 		return cmd
 	})
 }
@@ -100,6 +123,9 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		}
 	case "chrome-json":
 	case "parquet":
+		if o.filter.given() {
+			return usageErrorf("export: %s: the Parquet tables hold every event (select with SQL: WHERE ts, cpu, tid ...)", o.filter.names())
+		}
 		return runExportParquet(cmd, o)
 	case "":
 		return usageErrorf("export: --format is required (%s)", formats)
@@ -112,15 +138,34 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 	if o.compact && o.format != "perfetto" {
 		return usageErrorf("export: --compact is for --format perfetto")
 	}
-	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, func(w io.Writer, src trace.Source) error {
+	var ksyms *kallsyms.Table
+	if o.kallsyms != "" {
+		if o.format != "pprof" {
+			return usageErrorf("export: --kallsyms is for --format pprof")
+		}
+		var err error
+		if ksyms, err = loadKallsyms(o.kallsyms); err != nil {
+			return usageErrorf("export: --kallsyms: %v", err)
+		}
+	}
+	if o.format == "perfetto" && o.filter.given() {
+		return usageErrorf("export: %s: the native Perfetto trace holds every event (select in Perfetto's UI, or use --format chrome-json)", o.filter.names())
+	}
+	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, &o.filter, func(w io.Writer, src trace.Source, f *schedule.Filter) error {
+		opts := report.ExportOptions{Filter: f}
+		if ksyms != nil {
+			opts.KernelSymbols = ksyms
+		} else {
+			opts.KernelSymbols = &runningKallsyms{meta: src.Meta()}
+		}
 		switch o.format {
 		case "pprof":
-			return report.WritePprof(w, src)
+			return report.WritePprof(w, src, opts)
 		case "perfetto":
 			_, err := perfettopb.Write(w, src, perfettopb.Options{Compact: o.compact})
 			return err
 		}
-		return report.WritePerfetto(w, src)
+		return report.WritePerfetto(w, src, opts)
 	})
 }
 
@@ -129,13 +174,26 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 // stdout), runs write over the events, closes the file (reporting its close
 // error), refuses a trace without sched_switch events, and prints the reader's counted warnings. Errors are prefixed by
 // what ("export pprof", "report"). On failure the output file is removed
-// only if this run created it (see outputFile).
-func writeFromTrace(cmd *cobra.Command, what, input, out string, write func(io.Writer, trace.Source) error) error {
+// only if this run created it (see outputFile). filter (may be nil) is
+// checked before the trace is opened and resolved against it before the
+// output is created; write gets the result (nil: no filter).
+func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterFlags, write func(io.Writer, trace.Source, *schedule.Filter) error) error {
+	name := subcommandName(cmd)
+	if filter == nil {
+		filter = &filterFlags{}
+	}
+	if err := filter.check(name); err != nil {
+		return err
+	}
 	src, err := openInputProgress(input)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
+	flt, err := filter.resolve(name, src.Meta())
+	if err != nil {
+		return err
+	}
 	var w io.Writer = cmd.OutOrStdout()
 	var f *outputFile
 	if out != "-" {
@@ -153,7 +211,7 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, write func(io.W
 		return readFailed(cmd, src.Meta(), err)
 	}
 	cs := &switchCountingSource{Source: src}
-	if err := write(w, cs); err != nil {
+	if err := write(w, cs, flt); err != nil {
 		return fail(fmt.Errorf("%s: %s: %w", what, input, err))
 	}
 	if f != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -21,13 +22,14 @@ type latencyOptions struct {
 	perf        bool
 	keepLossy   bool
 	by          string
+	filter      filterFlags
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o latencyOptions
 		cmd := &cobra.Command{
-			Use:     "latency [-i FILE|-] [TRACE|GLOB...] [--by trace|host|comm|cgroup] [-s KEYS] [-C CPU] [-p|--pids] [--percentiles] [-o table|json|csv]",
+			Use:     "latency [-i FILE|-] [TRACE|GLOB...] [--by trace|host|comm|cgroup] [-s KEYS] [--time START,STOP] [--cpu LIST] [--pid|--tid LIST] [--comm NAMES] [-p|--pids] [--percentiles] [-o table|json|csv]",
 			Aliases: []string{"lat"},
 			Short:   "Per-task scheduling delays, like 'perf sched latency'",
 			Long: `Print the per-task scheduling-latency table of 'perf sched latency' (perf 6.12
@@ -61,9 +63,13 @@ For each command name (or each task with -p) the table shows:
 
 Rows with the same command name are merged ("comm:(N)" = N tasks) unless -p
 is given. Sort keys: runtime, switch (the Count column), avg, max, sum;
-default "avg, max, switch, runtime" like perf. -C CPU reproduces perf's -C
-(trust every wakeup, reset delays at migrations; perf does not filter events
-by CPU and neither does this).
+default "avg, max, switch, runtime" like perf.
+
+` + filterHelp + `
+Rows with nothing selected (no delay, switch-in or runtime) are left out.
+-C CPU is --cpu CPU; with --perf it is perf's -C instead (trust every wakeup,
+reset delays at migrations; perf does not filter events by CPU), and the
+filters are refused (perf's latency has none).
 
 Where perf is wrong traceview differs, and says so on stderr:
   - perf counts a 0 ns delay for the first switch-in of every task it had not
@@ -97,6 +103,9 @@ nothing is an error (exit 2).
 
 Examples:
   traceview latency -i testdata/traces/pipe.perf.data
+  traceview latency -i testdata/traces/nice.2cpu.perf.data --cpu 1 -p
+  traceview latency -i testdata/traces/messaging.2cpu.perf.data --time 10%/2
+  traceview latency -i testdata/traces/pipe.perf.data --comm sched-pipe -o json
   traceview latency -i perf.data -p -s max --percentiles
   perf sched record -o - -- sleep 1 | traceview latency -i - -o json
   traceview latency 'fleet/*.perf.data' --by host --percentiles`,
@@ -106,9 +115,10 @@ Examples:
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
 		f.StringVarP(&o.sort, "sort", "s", report.DefaultLatencySort, "sort keys, most significant first: runtime, switch, avg, max, sum")
-		f.IntVarP(&o.cpu, "CPU", "C", -1, "perf's -C: profile this CPU (-1: all)")
+		f.IntVarP(&o.cpu, "CPU", "C", -1, "--cpu CPU; with --perf, perf's -C: profile this CPU (-1: all)")
+		addFilterFlags(f, &o.filter, nil)
 		f.BoolVarP(&o.pids, "pids", "p", false, "one row per task instead of per command name")
 		f.BoolVar(&o.percentiles, "percentiles", false, "add p50, p95, p99 and p99.9 delay per row (json/csv; table adds columns)")
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv")
@@ -131,9 +141,22 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	if o.cpu < -1 {
 		return usageErrorf("latency: -C must be a CPU number or -1, got %d", o.cpu)
 	}
+	if o.perf && o.filter.given() {
+		return usageErrorf("latency: %s: perf's latency table (--perf) has no filters; drop --perf or the filters", o.filter.names())
+	}
+	perfCPU := o.perf && o.cpu >= 0
+	if !o.perf && o.cpu >= 0 {
+		if o.filter.cpu != "" {
+			return usageErrorf("latency: -C %d and --cpu %q: give one of them (-C N is --cpu N)", o.cpu, o.filter.cpu)
+		}
+		o.filter.cpu = strconv.Itoa(o.cpu)
+	}
+	if err := o.filter.check("latency"); err != nil {
+		return err
+	}
 	opts := report.LatencyOptions{
 		PerTask: o.pids, Sort: []string{o.sort}, Percentiles: o.percentiles, PerfCompat: o.perf,
-		CPUGiven: o.cpu >= 0, CPU: trace.CPU(o.cpu), KeepLossy: o.keepLossy,
+		CPUGiven: perfCPU, CPU: trace.CPU(o.cpu), KeepLossy: o.keepLossy,
 	}
 	if err := report.CheckLatencySort(opts.Sort); err != nil {
 		return usageError{err} // before reading: a typo should not cost a pass over a big trace
@@ -153,6 +176,14 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 		return err
 	}
 	defer src.Close()
+	if perfCPU {
+		if err := checkCPUList("latency: -C", []int{o.cpu}, src.Meta()); err != nil {
+			return err
+		}
+	}
+	if opts.Filter, err = o.filter.resolve("latency", src.Meta()); err != nil {
+		return err
+	}
 	res, err := report.ComputeLatency(src, opts)
 	if err != nil {
 		if errors.Is(err, report.ErrSortKey) {

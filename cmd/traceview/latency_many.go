@@ -77,7 +77,7 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	if o.perf {
 		return usageErrorf("latency: --perf reproduces perf, which reads one trace; drop --perf or give one trace")
 	}
-	parts, err := readLatencyParts(cmd, inputs, opts)
+	parts, err := readLatencyParts(cmd, inputs, opts, &o.filter)
 	if err != nil {
 		return err
 	}
@@ -231,7 +231,7 @@ func cgroupName(m *trace.Meta, id uint64) string {
 // readLatencyParts computes the latency report of every input in parallel
 // (at most GOMAXPROCS at a time) under one progress bar. The error is the
 // first failing trace's (in input order), after its reader's warnings.
-func readLatencyParts(cmd *cobra.Command, inputs []string, opts report.LatencyOptions) ([]latencyPart, error) {
+func readLatencyParts(cmd *cobra.Command, inputs []string, opts report.LatencyOptions, filter *filterFlags) ([]latencyPart, error) {
 	parts := make([]latencyPart, len(inputs))
 	stop := filesProgress(inputs, fmt.Sprintf("reading %d traces", len(inputs)))
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
@@ -242,7 +242,7 @@ func readLatencyParts(cmd *cobra.Command, inputs []string, opts report.LatencyOp
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			parts[i] = readLatencyPart(in, opts)
+			parts[i] = readLatencyPart(in, opts, filter)
 		}()
 	}
 	wg.Wait()
@@ -271,9 +271,10 @@ func partWarnings(parts []latencyPart) []trace.Warning {
 	return out
 }
 
-// readLatencyPart reads one trace of a several-trace run. Its error says
-// which trace failed.
-func readLatencyPart(path string, opts report.LatencyOptions) latencyPart {
+// readLatencyPart reads one trace of a several-trace run, with the filters
+// resolved against that trace (its CPUs, its span for percentages). Its
+// error says which trace failed.
+func readLatencyPart(path string, opts report.LatencyOptions, filter *filterFlags) latencyPart {
 	p := latencyPart{path: path}
 	src, err := openInput(path)
 	if err != nil {
@@ -282,6 +283,12 @@ func readLatencyPart(path string, opts report.LatencyOptions) latencyPart {
 	}
 	defer src.Close()
 	p.meta = src.Meta()
+	if filter != nil && filter.given() {
+		if opts.Filter, err = filter.resolve("latency: "+path, src.Meta()); err != nil {
+			p.err = err
+			return p
+		}
+	}
 	res, err := report.ComputeLatency(src, opts)
 	switch {
 	case err != nil:

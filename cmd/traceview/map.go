@@ -16,13 +16,14 @@ type mapFlags struct {
 	opt       report.MapOptions
 	cpus      string
 	taskNames string
+	filter    filterFlags
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o mapFlags
 		cmd := &cobra.Command{
-			Use:   "map [-i FILE] [--compact] [--cpus CPUS] [--task-name NAMES [--fuzzy-name]]",
+			Use:   "map [-i FILE] [--compact] [--cpus CPUS] [--task-name NAMES [--fuzzy-name]] [--time START,STOP] [--pid|--tid LIST] [--comm NAMES]",
 			Short: "Which task runs on each CPU, one line per context switch (perf sched map)",
 			Long: `Print perf sched map's view of a trace: one line per sched_switch with a
 column per CPU naming the task running there by a two-character short name
@@ -35,7 +36,10 @@ after the task is renamed (exec).
 notes "(CPU n)" at a CPU's first line. --cpus prints only switches on the
 given CPUs. --task-name keeps only the named tasks (other tasks show as "-";
 a named task being switched out adds a line where it shows as "*-");
---fuzzy-name matches names containing the given text.
+--fuzzy-name matches names containing the given text. --comm is
+--task-name, --cpu is --cpus; --pid and --tid keep tasks the same way;
+--time prints only the switches inside the window (seconds as perf prints
+them, either side may be empty, or a share of the trace such as 10%/2).
 
 By default a task perf knows only by number (no COMM record) is named after
 the sched_switch tracepoint's comm; --exact prints perf 6.12's output byte for
@@ -43,25 +47,39 @@ byte (":TID").
 
 Example:
   traceview map -i perf.data
-  traceview map -i perf.data --compact --task-name sched-pipe`,
+  traceview map -i perf.data --compact --task-name sched-pipe
+  traceview map -i testdata/traces/pipe.perf.data --time 10%/5 --comm sched-pipe`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runMap(cmd, o)
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
 		f.BoolVar(&o.opt.Compact, "compact", false, "show only CPUs that switched, in order of first use")
 		f.StringVar(&o.cpus, "cpus", "", "only switches on these CPUs, e.g. 0,2-3")
 		f.StringVar(&o.taskNames, "task-name", "", "only these tasks (comma-separated comm names)")
 		f.BoolVar(&o.opt.Fuzzy, "fuzzy-name", false, "with --task-name: match names containing the text")
 		f.BoolVar(&o.opt.Exact, "exact", false, "reproduce perf 6.12's output exactly")
+		addFilterFlags(f, &o.filter, nil)
 		return cmd
 	})
 }
 
 func runMap(cmd *cobra.Command, o mapFlags) error {
 	var err error
+	switch {
+	case o.cpus != "" && o.filter.cpu != "":
+		return usageErrorf("map: --cpus and --cpu: give one of them (--cpu is --cpus)")
+	case o.taskNames != "" && o.filter.comm != "":
+		return usageErrorf("map: --task-name and --comm: give one of them (--comm is --task-name)")
+	}
+	if err := o.filter.check("map"); err != nil {
+		return err
+	}
+	if o.filter.comm != "" {
+		o.taskNames, o.filter.comm = o.filter.comm, ""
+	}
 	if o.opt.CPUs, err = cpulist.ParseInts(o.cpus, 0, cpulist.MaxCPU); err != nil {
 		return usageErrorf("map: --cpus %q: %v", o.cpus, err)
 	}
@@ -82,12 +100,28 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	if err := checkCPUList("map: --cpus", o.opt.CPUs, src.Meta()); err != nil {
 		return err
 	}
+	flt, err := o.filter.resolve("map", src.Meta())
+	if err != nil {
+		return err
+	}
+	if flt != nil {
+		o.opt.Start, o.opt.End = flt.Start, flt.End
+		o.opt.PIDs, o.opt.TIDs = ints(flt.PIDs), ints(flt.TIDs)
+		if flt.CPUs != nil {
+			o.opt.CPUs = ints(flt.CPUs)
+		}
+	}
 	out := &countingWriter{w: cmd.OutOrStdout()}
 	if err := report.Map(out, src, o.opt); err != nil {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: %w", o.input, err))
 	}
-	if out.n == 0 && len(o.opt.TaskNames) > 0 {
+	switch {
+	case out.n == 0 && flt != nil && len(o.opt.TaskNames) > 0:
+		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch matches --task-name %s %s", o.input, o.taskNames, flt))
+	case out.n == 0 && len(o.opt.TaskNames) > 0:
 		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch involves --task-name %s", o.input, o.taskNames))
+	case out.n == 0 && flt != nil:
+		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch matches %s", o.input, flt))
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	return nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 
 	"github.com/traceview/traceview/ebpf"
 	"github.com/traceview/traceview/internal/cpulist"
@@ -32,6 +33,7 @@ type recordOptions struct {
 	duration   time.Duration
 	bufferSize string
 	classic    bool
+	stacks     bool
 }
 
 func init() {
@@ -62,21 +64,36 @@ without BTF-enabled tracepoints (or BPF task storage, Linux < 5.11) it uses
 classic tracepoints, which need tracefs mounted
 (mount -t tracefs nodev /sys/kernel/tracing).
 
+--stacks (-g) records, at each switch-out, the kernel and user stack of the
+task leaving the CPU (a BPF stack map, up to 127 frames each); kernel frames
+are named at the end through /proc/kallsyms, user frames keep their
+addresses. 'traceview timehist' prints them after each row and 'traceview
+export --format pprof' gives off-CPU time by stack (blocked, runqueue).
+
+-o - writes the trace to standard output (the format streams), for a pipe
+into another command; COMMAND's standard output then goes to standard error
+so that it does not mix with the trace. Without -o (and without -i), the
+commands that read a trace read perf.data if there is one, else the newest
+*.tv in the directory, and say which on stderr.
+
 Example:
   sudo traceview record -o t.tv -- perf bench sched messaging
   traceview latency -i t.tv
+  sudo traceview record -o - -- perf bench sched pipe -l 2000 | traceview latency -i -
+  sudo traceview record --stacks -o g.tv -- perf bench sched pipe -l 2000 && traceview timehist -i g.tv | head
   sudo traceview record --cpu 0-1 --duration 5s -o idle.tv`,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return runRecord(cmd, o, args)
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.output, "output", "o", "trace.tv", "file to write")
+		f.StringVarP(&o.output, "output", "o", "trace.tv", "file to write (- for standard output)")
 		f.BoolVarP(&o.all, "all-cpus", "a", true, "record system-wide (the default)")
 		f.StringVarP(&o.cpus, "cpu", "C", "", "record only events on these CPUs, e.g. 0,2-3")
 		f.DurationVarP(&o.duration, "duration", "d", 0, "stop after this long, e.g. 10s (0: until COMMAND exits or a signal)")
 		f.StringVarP(&o.bufferSize, "buffer-size", "m", "32M", "total size of the per-CPU buffers in bytes, with K, M or G suffix (each CPU's share rounded up to a power of two, at least 256K)")
 		f.BoolVar(&o.classic, "classic", false, "use classic tracepoints even where BTF-enabled ones exist")
+		f.BoolVarP(&o.stacks, "stacks", "g", false, "record the kernel and user stack of each task leaving a CPU (kernel frames named at the end through /proc/kallsyms)")
 		return cmd
 	})
 }
@@ -197,7 +214,14 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	// The backlog (records kept raw until the capture stops, so the
 	// decoding and encoding do not compete with the traced workload) goes
 	// in an unnamed file beside the output.
-	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output)}
+	toStdout := o.output == "-"
+	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks}
+	if toStdout {
+		opts.SpillDir = os.TempDir()
+		if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			return usageErrorf("record: -o -: the trace is binary; pipe it into a command (traceview latency -i -) or give a file")
+		}
+	}
 	var err error
 	if o.cpus != "" {
 		if opts.CPUs, err = cpulist.Parse(o.cpus); err != nil {
@@ -238,12 +262,20 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		return fmt.Errorf("record: %w", err)
 	}
 	defer capture.Close()
-	f, err := os.Create(o.output)
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
+	var out io.Writer
+	outName := o.output
+	closeOut := func() error { return nil }
+	if toStdout {
+		out, outName = cmd.OutOrStdout(), "standard output"
+	} else {
+		f, err := os.Create(o.output)
+		if err != nil {
+			return fmt.Errorf("record: %w", err)
+		}
+		defer f.Close()
+		out, closeOut = f, f.Close
 	}
-	defer f.Close()
-	w, err := tvf.NewWriter(f, recordHeader(capture.Mode()))
+	w, err := tvf.NewWriter(out, recordHeader(capture.Mode()))
 	if err != nil {
 		return fmt.Errorf("record: %s: %w", o.output, err)
 	}
@@ -262,6 +294,9 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	if len(args) > 0 {
 		child = exec.Command(args[0], args[1:]...)
 		child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
+		if toStdout {
+			child.Stdout = os.Stderr // the trace has standard output
+		}
 		if err := child.Start(); err != nil {
 			return fmt.Errorf("record: start %s: %w", args[0], err)
 		}
@@ -292,7 +327,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 			// at once; the file holds every frame written so far.
 			select {
 			case <-sigs:
-				fmt.Fprintf(stderr, "traceview: record: second %v: stopping without draining; %s keeps what was written so far\n", s, o.output)
+				fmt.Fprintf(stderr, "traceview: record: second %v: stopping without draining; %s keeps what was written so far\n", s, outName)
 				os.Exit(130)
 			case <-finished:
 			}
@@ -344,16 +379,17 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	}
 	w.SetLost(windows)
 	w.SetCgroups(ebpf.ResolveCgroups(ebpf.CgroupRoot(), cgroups))
+	w.SetStacks(capture.Stacks())
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
-	if cerr := f.Close(); err == nil && cerr != nil {
+	if cerr := closeOut(); err == nil && cerr != nil {
 		err = cerr
 	}
 	if err != nil {
-		return fmt.Errorf("record: %s: %w", o.output, err)
+		return fmt.Errorf("record: %s: %w", outName, err)
 	}
-	printRecordSummary(stderr, o.output, w, elapsed)
+	printRecordSummary(stderr, outName, w, elapsed)
 	var exitErr *exec.ExitError
 	if errors.As(childErr, &exitErr) {
 		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/pprof/profile"
 	"golang.org/x/sys/unix"
 
 	"github.com/traceview/traceview/ebpf"
@@ -351,5 +354,108 @@ loop:
 	<-done
 	for _, fd := range []int{p1[0], p2[0], p2[1]} {
 		unix.Close(fd)
+	}
+}
+
+// TestRecordStacks: record --stacks keeps the stack of every switch-out;
+// kernel frames are named, the BPF program's own frames left out, so each
+// kernel stack starts in the scheduler (__schedule) as perf's do. perf
+// bench sched pipe blocks reading its pipe: the pprof export's blocked
+// time of sched-pipe goes through the kernel's pipe read (pipe_read, or
+// anon_pipe_read since Linux 6.16) and __schedule, and timehist prints a
+// callchain on at least 90 % of the rows of tasks (idle's have none).
+func TestRecordStacks(t *testing.T) {
+	requireCapture(t)
+	if _, err := exec.LookPath("perf"); err != nil {
+		t.Skip("perf not installed (perf bench sched pipe is the workload)")
+	}
+	dir := t.TempDir()
+	tv := filepath.Join(dir, "g.tv")
+	if _, stderr, code := runCLI(t, "record", "--stacks", "-o", tv, "--", "perf", "bench", "sched", "pipe", "-l", "200"); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	src, err := trace.Open(tv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(src)
+	src.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stacks := src.Meta().Stacks
+	kernel, sched := 0, 0
+	for _, s := range stacks {
+		if len(s.Frames) > 0 && s.Frames[0].Kernel {
+			kernel++
+			if s.Frames[0].Func == "__schedule" {
+				sched++
+			}
+			if strings.HasPrefix(s.Frames[0].Func, "bpf_") {
+				t.Errorf("stack %d starts in the BPF program: %+v", s.ID, s.Frames[0])
+			}
+		}
+	}
+	if len(stacks) == 0 || sched*10 < kernel*9 {
+		t.Errorf("%d stacks, %d with kernel frames, %d of them starting at __schedule; want most", len(stacks), kernel, sched)
+	}
+	withStack := 0
+	switches := 0
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch && e.TID != 0 {
+			switches++
+			if e.Stack != 0 {
+				withStack++
+			}
+		}
+	}
+	if withStack*10 < switches*9 {
+		t.Errorf("%d of %d switch-outs of tasks carry a stack", withStack, switches)
+	}
+	out := filepath.Join(dir, "g.pb.gz")
+	if _, stderr, code := runCLI(t, "export", "--format", "pprof", "-i", tv, "-o", out); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pipeRead, schedule int64
+	for _, s := range p.Sample {
+		if len(s.Value) < 5 || s.Value[3] == 0 || s.Location[len(s.Location)-1].Line[0].Function.Name != "comm sched-pipe" {
+			continue
+		}
+		for _, l := range s.Location {
+			switch name := l.Line[0].Function.Name; {
+			case strings.HasSuffix(name, "pipe_read"):
+				pipeRead += s.Value[3]
+			case name == "__schedule":
+				schedule += s.Value[3]
+			}
+		}
+	}
+	if pipeRead == 0 || schedule < pipeRead {
+		t.Errorf("sched-pipe blocked %d ns in *pipe_read, %d ns in __schedule; want both, __schedule above", pipeRead, schedule)
+	}
+	th, stderr, code := runCLI(t, "timehist", "-i", tv)
+	if code != 0 {
+		t.Fatalf("timehist: exit %d: %s", code, stderr)
+	}
+	rows, chains := 0, 0
+	for _, l := range strings.Split(th, "\n")[3:] {
+		if l == "" || strings.Contains(l, "<idle>") {
+			continue
+		}
+		rows++
+		if len(l) > 105 && strings.TrimSpace(l[105:]) != "" {
+			chains++
+		}
+	}
+	if rows == 0 || chains*10 < rows*9 {
+		t.Errorf("timehist: %d of %d task rows with a callchain", chains, rows)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 type reportOptions struct {
@@ -15,6 +16,7 @@ type reportOptions struct {
 	top     int
 	buckets int
 	perf    bool
+	filter  filterFlags
 }
 
 func init() {
@@ -32,18 +34,23 @@ Plots are inline SVG.
 
 Example:
   traceview report -i perf.data -o report.html
-  xdg-open report.html`,
+  xdg-open report.html
+  traceview report -i testdata/traces/messaging.2cpu.perf.data --time 0%-50% -o first-half.html
+
+` + filterHelp + `
+The statistics, plots and table then cover only what the filters select.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runReport(cmd, o)
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
 		f.StringVarP(&o.out, "output", "o", "report.html", "HTML file to write (- for stdout)")
 		f.IntVar(&o.top, "top", 10, "rows in the top-task lists")
 		f.IntVar(&o.buckets, "buckets", 200, "time buckets of the utilization and runqueue plots")
 		f.BoolVar(&o.perf, "perf", false, "measure delays exactly as perf 6.12 does (see 'traceview latency --help')")
+		addFilterFlags(f, &o.filter, nil)
 		return cmd
 	})
 }
@@ -52,10 +59,13 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 	if o.top <= 0 || o.buckets <= 0 || o.buckets > maxSeriesBuckets {
 		return usageErrorf("report: --top must be positive and --buckets 1..%d, got %d and %d", maxSeriesBuckets, o.top, o.buckets)
 	}
-	return writeFromTrace(cmd, "report", o.input, o.out, func(w io.Writer, src trace.Source) error {
+	if o.perf && o.filter.given() {
+		return usageErrorf("report: %s: perf's latency (--perf) has no filters; drop --perf or the filters", o.filter.names())
+	}
+	return writeFromTrace(cmd, "report", o.input, o.out, &o.filter, func(w io.Writer, src trace.Source, f *schedule.Filter) error {
 		return report.WriteHTMLReport(w, src, report.HTMLOptions{
 			Name: o.input, Top: o.top, Buckets: o.buckets,
-			Latency: report.LatencyOptions{PerfCompat: o.perf},
+			Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: f},
 		})
 	})
 }

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -66,6 +69,11 @@ workload under other scheduling policies to predict what would change.
 All times inside are nanoseconds; every printed number carries its unit.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       "set below", // enables --version
+	}
+	root.SetVersionTemplate(versionText(debug.ReadBuildInfo()))
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		return defaultInput(c, args, ".")
 	}
 	root.PersistentFlags().BoolVar(&trace.DefaultReadOptions.Lenient, "lenient", false,
 		"count malformed lines of text traces and broken trace.dat pages as warnings instead of failing")
@@ -138,6 +146,56 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 // the prefix of its errors: main prints them after "traceview: ".
 func subcommandName(c *cobra.Command) string {
 	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+}
+
+// inputUsage is the help of the -i flag of the commands that read a trace.
+const inputUsage = "trace file to read (any format, gzip or zstd compressed too; - for stdin); without -i: perf.data, else the newest *.tv here"
+
+// defaultInput picks the trace a command with an -i flag reads when -i is
+// not given (nor a trace argument, for replay): perf.data in dir, as perf
+// does, else the newest *.tv there (what 'traceview record' writes, by
+// modification time), and says on stderr which. With neither it leaves
+// perf.data, whose open error points to -i.
+func defaultInput(c *cobra.Command, args []string, dir string) error {
+	f := c.Flags().Lookup("input")
+	if f == nil || f.Changed || len(args) > 0 {
+		return nil
+	}
+	name := "perf.data"
+	why := "no -i given"
+	if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.IsDir() {
+		tv, err := newestTV(dir)
+		if err != nil || tv == "" {
+			return nil
+		}
+		name, why = tv, "no -i given and no perf.data here: the newest *.tv"
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "traceview: reading %s (%s)\n", name, why)
+	return c.Flags().Set("input", filepath.Join(dir, name))
+}
+
+// newestTV returns the name of the most recently modified regular *.tv
+// file in dir ("" when none; ties go to the name last in byte order).
+func newestTV(dir string) (string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var best string
+	var bestTime time.Time
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".tv") || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if t := info.ModTime(); best == "" || t.After(bestTime) || (t.Equal(bestTime) && e.Name() > best) {
+			best, bestTime = e.Name(), t
+		}
+	}
+	return best, nil
 }
 
 // openInput opens a trace of any supported format ("-" for stdin). The

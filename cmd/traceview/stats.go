@@ -17,13 +17,14 @@ type statsOptions struct {
 	output    string
 	buckets   int
 	keepLossy bool
+	filter    filterFlags
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o statsOptions
 		cmd := &cobra.Command{
-			Use:   "stats [-i FILE] [-o table|json] [--series N]",
+			Use:   "stats [-i FILE] [-o table|json] [--series N] [--time START,STOP] [--cpu LIST] [--pid|--tid LIST] [--comm NAMES]",
 			Short: "Per-CPU utilization, runqueue length, migrations and delay histograms",
 			Long: `Print the system view of a trace: per-CPU utilization (time running a
 non-idle task over the time the CPU was observed; time the trace cannot
@@ -45,17 +46,24 @@ plots).
 
 Example:
   traceview stats -i perf.data
-  traceview stats -i perf.data -o json --series 100 > stats.json`,
+  traceview stats -i perf.data -o json --series 100 > stats.json
+  traceview stats -i testdata/traces/nice.2cpu.perf.data --cpu 1 --time 50%
+
+` + filterHelp + `
+With --time the span is the window; with --cpu only those CPUs are listed.
+Utilization and runqueues are per CPU: --pid, --tid and --comm select the
+delays and migrations counted, not the CPU time.`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runStats(cmd, o)
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runs that overlap lost events (default: left out and counted)")
 		f.IntVar(&o.buckets, "series", 0, "also compute time series over N buckets (json output)")
+		addFilterFlags(f, &o.filter, nil)
 		return cmd
 	})
 }
@@ -73,12 +81,19 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	if o.buckets < 0 || o.buckets > maxSeriesBuckets {
 		return usageErrorf("stats: --series must be 0..%d, got %d", maxSeriesBuckets, o.buckets)
 	}
+	if err := o.filter.check("stats"); err != nil {
+		return err
+	}
 	src, err := openInputProgress(o.input)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	st, err := report.ComputeStats(src, report.StatsOptions{Buckets: o.buckets, KeepLossy: o.keepLossy})
+	flt, err := o.filter.resolve("stats", src.Meta())
+	if err != nil {
+		return err
+	}
+	st, err := report.ComputeStats(src, report.StatsOptions{Buckets: o.buckets, KeepLossy: o.keepLossy, Filter: flt})
 	if err != nil {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: %w", o.input, err))
 	}

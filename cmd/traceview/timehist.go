@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"compress/gzip"
 	"fmt"
 	"io"
-	"strconv"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/internal/kallsyms"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
@@ -16,19 +19,17 @@ import (
 type timehistFlags struct {
 	input       string
 	opt         report.TimehistOptions
-	cpus        string
-	pids        string
-	tids        string
-	timeWindow  string
+	filter      filterFlags
 	prios       string
 	withSummary bool
+	kallsyms    string
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o timehistFlags
 		cmd := &cobra.Command{
-			Use:   "timehist [-i FILE] [-w] [-M] [-n] [--state] [-s|-S] [-C CPUS] [-p PIDS] [-t TIDS] [--time START,STOP]",
+			Use:   "timehist [-i FILE] [-w] [-M] [-n] [--state] [-s|-S] [-C CPUS] [-p PIDS] [-t TIDS] [--comm NAMES] [--time START,STOP]",
 			Short: "One row per context switch: wait time, scheduling delay and run time (perf sched timehist)",
 			Long: `Print perf sched timehist's view of a trace: one row per sched_switch for
 the task switched out, with three times in milliseconds (msec.usec):
@@ -48,9 +49,22 @@ the state the task left in (R runnable/preempted, S sleep, D I/O wait, ...),
 -V a column per CPU marking where each row happened (s switch, i idle, m
 migration).
 -s prints only the per-task summary (switch count, run time min/avg/max and
-relative standard error), -S both. --time keeps a window (seconds, either
-side may be empty), -C some CPUs, -p/-t some processes/threads, --prio some
-kernel priorities (0-99 real time, 100-139 fair; 120 is nice 0).
+relative standard error), -S both. --time keeps a window (seconds as perf
+prints them, either side may be empty, or a share of the trace such as
+10%/2), -C some CPUs, -p/-t some processes/threads, --comm some command
+names, --prio some kernel priorities (0-99 real time, 100-139 fair; 120 is
+nice 0). As in perf, the filters select the rows and the summary; every
+event still feeds the times (a row's wait time may start before the
+window).
+
+A trace recorded with callchains (perf sched record -g) shows, as perf does,
+the callchain of each switch-out after its row (the first --max-stack
+frames, 5 by default, without the scheduler's own schedule/__schedule);
+--call-graph=false leaves them out. Kernel frames are named through
+--kallsyms FILE (a copy of /proc/kallsyms of the recording kernel), by
+default this machine's /proc/kallsyms when the trace was recorded on its
+running kernel; other frames print as [unknown], as perf prints frames it
+cannot resolve.
 
 By default traceview keeps each task's identity where perf 6.12 loses it
 (after PERF_RECORD_EXIT perf prints a task's last switch as ":TID" with zeroed
@@ -60,14 +74,16 @@ output byte for byte instead.
 Example:
   traceview timehist -i perf.data -w --state
   traceview timehist -i perf.data -s
-  traceview timehist -i perf.data --time 754.33,754.35 -C 0 -n`,
+  traceview timehist -i perf.data --time 754.33,754.35 -C 0 -n
+  traceview timehist -i testdata/traces/pipe.perf.data --comm sched-pipe --time 10%/5
+  traceview timehist -i testdata/traces/sched-g.data --kallsyms testdata/traces/sched-g.kallsyms.gz`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runTimehist(cmd, o)
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", "trace file to read (any format; - for stdin)")
+		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
 		f.BoolVarP(&o.opt.Wakeups, "wakeups", "w", false, "show a row per wakeup")
 		f.BoolVarP(&o.opt.Migrations, "migrations", "M", false, "show a row per migration")
 		f.BoolVarP(&o.opt.Next, "next", "n", false, "show the next task of each switch")
@@ -77,12 +93,12 @@ Example:
 		f.BoolVarP(&o.opt.IdleHist, "idle-hist", "I", false, "only switches to and from idle; idle time is charged to the task that ran before")
 		f.BoolVar(&o.opt.ShowPrio, "show-prio", false, "show the task's kernel priority")
 		f.BoolVarP(&o.opt.CPUVisual, "cpu-visual", "V", false, "add a column per CPU marking the CPU of each row")
-		f.StringVarP(&o.cpus, "cpu", "C", "", "only these CPUs, e.g. 0,2-3")
-		f.StringVarP(&o.pids, "pid", "p", "", "only these process ids (tgid), comma-separated")
-		f.StringVarP(&o.tids, "tid", "t", "", "only these thread ids, comma-separated")
-		f.StringVar(&o.timeWindow, "time", "", "time window START,STOP in seconds (sec.usec); either may be empty")
+		addFilterFlags(f, &o.filter, map[string]string{"cpu": "C", "pid": "p", "tid": "t"})
 		f.StringVar(&o.prios, "prio", "", "only tasks with these kernel priorities, e.g. 0,120-129")
 		f.BoolVar(&o.opt.Exact, "exact", false, "reproduce perf 6.12's output exactly, including its thread-identity errors")
+		f.BoolVarP(&o.opt.CallGraph, "call-graph", "g", true, "show the callchain of each switch-out when the trace has them (--call-graph=false: never)")
+		f.IntVar(&o.opt.MaxStack, "max-stack", 5, "callchain frames shown per row")
+		f.StringVar(&o.kallsyms, "kallsyms", "", "kallsyms file naming the kernel frames (gzip allowed; default: /proc/kallsyms when the trace is from the running kernel)")
 		return cmd
 	})
 }
@@ -96,28 +112,39 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		opt.Summary = true
 	}
 	var err error
-	if opt.CPUs, err = cpulist.ParseInts(o.cpus, 0, cpulist.MaxCPU); err != nil {
-		return usageErrorf("timehist: --cpu %q: %v", o.cpus, err)
-	}
-	if opt.PIDs, err = cpulist.ParseInts(o.pids, 0, 1<<31-1); err != nil {
-		return usageErrorf("timehist: --pid %q: %v", o.pids, err)
-	}
-	if opt.TIDs, err = cpulist.ParseInts(o.tids, 0, 1<<31-1); err != nil {
-		return usageErrorf("timehist: --tid %q: %v", o.tids, err)
+	if err := o.filter.check("timehist"); err != nil {
+		return err
 	}
 	if opt.Prios, err = cpulist.ParseInts(o.prios, 0, report.TimehistMaxPrio-1); err != nil {
 		return usageErrorf("timehist: --prio %q: %v", o.prios, err)
 	}
-	if opt.Start, opt.End, err = parseTimeWindow(o.timeWindow); err != nil {
-		return usageErrorf("timehist: --time %q: %v", o.timeWindow, err)
+	if o.opt.MaxStack < 1 || o.opt.MaxStack > 1024 {
+		return usageErrorf("timehist: --max-stack must be 1..1024, got %d", o.opt.MaxStack)
+	}
+	var ksyms *kallsyms.Table
+	if o.kallsyms != "" {
+		if ksyms, err = loadKallsyms(o.kallsyms); err != nil {
+			return usageErrorf("timehist: --kallsyms: %v", err)
+		}
 	}
 	src, err := openInputProgress(o.input)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	if err := checkCPUList("timehist: --cpu", opt.CPUs, src.Meta()); err != nil {
+	running := &runningKallsyms{meta: src.Meta()}
+	if ksyms != nil {
+		opt.KernelSymbols = ksyms
+	} else if opt.CallGraph {
+		opt.KernelSymbols = running
+	}
+	flt, err := o.filter.resolve("timehist", src.Meta())
+	if err != nil {
 		return err
+	}
+	if flt != nil {
+		opt.Start, opt.End = flt.Start, flt.End
+		opt.CPUs, opt.PIDs, opt.TIDs, opt.Comms = ints(flt.CPUs), ints(flt.PIDs), ints(flt.TIDs), flt.Comms
 	}
 	out := &firstRowWriter{w: cmd.OutOrStdout()}
 	if err := report.Timehist(out, src, opt); err != nil {
@@ -128,13 +155,16 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		return err
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
-	filtered := opt.CPUs != nil || opt.PIDs != nil || opt.TIDs != nil || opt.Prios != nil || opt.Start != 0 || opt.End != 0
+	if m := src.Meta(); opt.CallGraph && ksyms == nil && running.table() == nil && m != nil && len(m.Stacks) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: kernel frames of the callchains are unnamed ([unknown]): the trace is from kernel %q, not the running one; give --kallsyms FILE (its /proc/kallsyms)\n", m.OSRelease)
+	}
+	filtered := flt != nil || opt.Prios != nil
 	if filtered && !opt.SummaryOnly && !out.hasRow() {
 		span := ""
 		if m := src.Meta(); m != nil && m.FirstTime > 0 && m.LastTime >= m.FirstTime {
 			span = fmt.Sprintf(" (the trace spans %.6f s to %.6f s)", float64(m.FirstTime)/1e9, float64(m.LastTime)/1e9)
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no row matched the filters (-C, -p, -t, --prio, --time)%s\n", span)
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no row matched the filters (-C, -p, -t, --comm, --prio, --time)%s\n", span)
 	}
 	return nil
 }
@@ -214,49 +244,52 @@ func checkCPUList(flag string, cpus []int, meta *trace.Meta) error {
 	return nil
 }
 
-// parseTimeWindow parses perf's --time "start,stop" (seconds with up to 9
-// decimals; either side may be empty) into nanoseconds, 0 for open.
-func parseTimeWindow(s string) (start, end int64, err error) {
-	if s == "" {
-		return 0, 0, nil
+// loadKallsyms parses a kallsyms file, gunzipped when it is compressed.
+func loadKallsyms(path string) (*kallsyms.Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	a, b, ok := strings.Cut(s, ",")
-	if !ok {
-		return 0, 0, fmt.Errorf("want START,STOP")
+	defer f.Close()
+	var r io.Reader = f
+	br := bufio.NewReader(f)
+	r = br
+	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		r = zr
 	}
-	if start, err = parseSeconds(a); err != nil {
-		return 0, 0, err
+	t, err := kallsyms.Parse(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if end, err = parseSeconds(b); err != nil {
-		return 0, 0, err
-	}
-	if end != 0 && start > end {
-		return 0, 0, fmt.Errorf("start is after stop")
-	}
-	return start, end, nil
+	return t, nil
 }
 
-// parseSeconds parses "sec[.frac]" into nanoseconds without rounding
-// through floating point ("" is 0).
-func parseSeconds(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, nil
-	}
-	secStr, frac, _ := strings.Cut(s, ".")
-	sec, err := strconv.ParseInt(secStr, 10, 64)
-	if err != nil || sec < 0 {
-		return 0, fmt.Errorf("%q is not a time in seconds", s)
-	}
-	if len(frac) > 9 {
-		return 0, fmt.Errorf("%q has more than 9 decimals", s)
-	}
-	var ns int64
-	if frac != "" {
-		frac += strings.Repeat("0", 9-len(frac))
-		if ns, err = strconv.ParseInt(frac, 10, 64); err != nil || ns < 0 {
-			return 0, fmt.Errorf("%q is not a time in seconds", s)
+// runningKallsyms names kernel addresses through this machine's
+// /proc/kallsyms, read at the first lookup (a trace without callchains
+// costs nothing), when the trace was recorded on the running kernel (same
+// release; another kernel's addresses would be named wrongly). Not safe for
+// concurrent use.
+type runningKallsyms struct {
+	meta   *trace.Meta
+	loaded bool
+	t      *kallsyms.Table
+}
+
+// table returns the loaded table, nil when none applies or none was needed.
+func (r *runningKallsyms) table() *kallsyms.Table { return r.t }
+
+// Lookup implements report.TimehistOptions.KernelSymbols.
+func (r *runningKallsyms) Lookup(addr uint64) (string, bool) {
+	if !r.loaded {
+		r.loaded = true
+		rel, err := os.ReadFile("/proc/sys/kernel/osrelease")
+		if err == nil && r.meta != nil && r.meta.OSRelease != "" && strings.TrimSpace(string(rel)) == r.meta.OSRelease {
+			r.t, _ = kallsyms.Load("/proc/kallsyms")
 		}
 	}
-	return sec*1e9 + ns, nil
+	return r.t.Lookup(addr)
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/traceview/traceview/internal/testtraces"
 )
 
 // TestReversedRange: a range written high-low is called reversed (timehist
@@ -23,28 +25,6 @@ func TestReversedRange(t *testing.T) {
 		_, stderr, code := runCLI(t, append(c.args, "-i", "../../testdata/traces/pipe.perf.data")...)
 		if code != 2 || stderr != c.want {
 			t.Errorf("%v: exit %d, stderr %q; want 2, %q", c.args, code, stderr, c.want)
-		}
-	}
-}
-
-func TestParseTimeWindow(t *testing.T) {
-	for _, c := range []struct {
-		in         string
-		start, end int64
-	}{
-		{"754.33,754.35", 754_330_000_000, 754_350_000_000},
-		{"754.123456789,", 754_123_456_789, 0},
-		{",1", 0, 1_000_000_000},
-		{"", 0, 0},
-	} {
-		s, e, err := parseTimeWindow(c.in)
-		if err != nil || s != c.start || e != c.end {
-			t.Errorf("parseTimeWindow(%q) = %d, %d, %v; want %d, %d", c.in, s, e, err, c.start, c.end)
-		}
-	}
-	for _, bad := range []string{"1", "2,1", "a,b", "1.0123456789,"} {
-		if _, _, err := parseTimeWindow(bad); err == nil {
-			t.Errorf("parseTimeWindow(%q) accepted", bad)
 		}
 	}
 }
@@ -133,7 +113,7 @@ func TestFilterMatchingNothing(t *testing.T) {
 // first sample 754.328752 s, last 754.364706 s).
 func TestTimehistNoRowWarns(t *testing.T) {
 	gNeedTrace(t)
-	const warn = "warning: no row matched the filters (-C, -p, -t, --prio, --time) (the trace spans 754.328752 s to 754.364706 s)\n"
+	const warn = "warning: no row matched the filters (-C, -p, -t, --comm, --prio, --time) (the trace spans 754.328752 s to 754.364706 s)\n"
 	for _, c := range []struct {
 		args []string
 		warn bool
@@ -147,5 +127,57 @@ func TestTimehistNoRowWarns(t *testing.T) {
 		if code != 0 || strings.Contains(stderr, warn) != c.warn || !strings.Contains(out, "wait time") {
 			t.Errorf("%v: exit %d, stderr %q; want exit 0, warning %v", c.args, code, stderr, c.warn)
 		}
+	}
+}
+
+// TestTimehistCallchains: on a perf sched record -g trace, timehist prints
+// each switch-out's callchain after its row as perf sched timehist does:
+// with the recording kernel's symbols (--kallsyms), the callchain column of
+// all 879 rows (866 of them with a callchain; idle's have none) equals
+// perf's, e.g. "exit_to_user_mode_loop <- do_syscall_64 <-
+// entry_SYSCALL_64_after_hwframe <- [unknown] <- [unknown]" (perf could not
+// name the user frames either). --call-graph=false prints none.
+func TestTimehistCallchains(t *testing.T) {
+	const dir = "../../testdata/traces/"
+	out, stderr, code := runCLI(t, "timehist", "-i", dir+"sched-g.data", "--kallsyms", dir+"sched-g.kallsyms.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	perf := strings.Split(strings.TrimSuffix(string(testtraces.Load(t, dir+"sched-g.timehist.txt.gz")), "\n"), "\n")
+	ours := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(ours) != len(perf) || len(perf) != 879 {
+		t.Fatalf("%d rows, perf %d; want 879", len(ours), len(perf))
+	}
+	// The columns up to the run time are 105 bytes wide; the callchain
+	// follows.
+	chain := func(l string) string {
+		if len(l) < 105 {
+			return ""
+		}
+		return l[105:]
+	}
+	same, withChain := 0, 0
+	for i := range perf {
+		if chain(ours[i]) == chain(perf[i]) {
+			same++
+		} else if i >= 3 {
+			t.Errorf("row %d:\n ours %q\n perf %q", i, chain(ours[i]), chain(perf[i]))
+		}
+		if strings.Contains(ours[i], " <- ") {
+			withChain++
+		}
+	}
+	if same != 879 || withChain != 866 {
+		t.Errorf("%d rows with perf's callchain column, %d with a callchain; want 879 and 866", same, withChain)
+	}
+	if !strings.HasSuffix(ours[3], "0.000    exit_to_user_mode_loop <- do_syscall_64 <- entry_SYSCALL_64_after_hwframe <- [unknown] <- [unknown]") {
+		t.Errorf("first row %q", ours[3])
+	}
+	out, _, code = runCLI(t, "timehist", "-i", dir+"sched-g.data", "--call-graph=false")
+	if code != 0 || strings.Contains(out, " <- ") {
+		t.Errorf("--call-graph=false: exit %d, callchains printed %v", code, strings.Contains(out, " <- "))
+	}
+	if _, stderr, code := runCLI(t, "timehist", "-i", dir+"sched-g.data", "--kallsyms", dir+"nosuch"); code != 2 || !strings.HasPrefix(stderr, "timehist: --kallsyms: open ../../testdata/traces/nosuch: no such file") {
+		t.Errorf("missing --kallsyms: exit %d, %q", code, stderr)
 	}
 }

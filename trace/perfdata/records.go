@@ -129,14 +129,16 @@ func (r *Reader) sample(rec []byte, off int64) error {
 			p += 8 * (extra + per)
 		}
 	}
+	var chain []byte // the callchain's ips, nr * 8 bytes
 	if st&sampleCallchain != 0 {
 		if p+8 > n {
 			return bad("callchain")
 		}
 		nr := o.Uint64(rec[p:])
-		if nr > uint64(n) {
+		if nr > uint64(n) || p+8*(1+int(nr)) > n {
 			return bad("callchain")
 		}
+		chain = rec[p+8 : p+8*(1+int(nr))]
 		p += 8 * (1 + int(nr))
 	}
 	if st&sampleRaw == 0 {
@@ -178,9 +180,58 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		// payload's common_pid still names it.
 		ev.CurPID = r.pidOf(ev.CurTID)
 	}
+	if len(chain) > 0 && ev.Kind == trace.KindSwitch {
+		ev.Stack = r.stackID(chain)
+	}
 	r.fillPIDs(ev)
 	r.queue(ev, hasTime)
 	return nil
+}
+
+// The callchain context markers of include/uapi/linux/perf_event.h
+// (enum perf_callchain_context): each says which space the ips after it are
+// in; they are not ips themselves.
+const (
+	contextKernel      = ^uint64(128 - 1)  // PERF_CONTEXT_KERNEL, -128
+	contextUser        = ^uint64(512 - 1)  // PERF_CONTEXT_USER, -512
+	contextGuestKernel = ^uint64(2176 - 1) // PERF_CONTEXT_GUEST_KERNEL, -2176
+	contextMax         = ^uint64(4095 - 1) // PERF_CONTEXT_MAX, -4095: markers are at or above it
+)
+
+// stackID returns the id of the callchain chain (a sample's ips, in the
+// file's byte order, leaf first as the kernel writes them) in the stack
+// table Meta.Stacks, adding it when new. Frames carry the address and
+// whether it is in the kernel (after PERF_CONTEXT_KERNEL or
+// PERF_CONTEXT_GUEST_KERNEL; module "[kernel.kallsyms]"); names are not
+// resolved (perf.data holds no symbol table). A chain of markers only is 0.
+func (r *Reader) stackID(chain []byte) trace.StackID {
+	if id, ok := r.stackIDs[string(chain)]; ok {
+		return id
+	}
+	var frames []trace.Frame
+	kernel := false
+	for i := 0; i+8 <= len(chain); i += 8 {
+		ip := r.order.Uint64(chain[i:])
+		if ip >= contextMax {
+			kernel = ip == contextKernel || ip == contextGuestKernel
+			continue
+		}
+		f := trace.Frame{Addr: ip, Kernel: kernel}
+		if kernel {
+			f.Module = "[kernel.kallsyms]"
+		}
+		frames = append(frames, f)
+	}
+	var id trace.StackID
+	if len(frames) > 0 {
+		id = trace.StackID(len(r.meta.Stacks) + 1)
+		r.meta.Stacks = append(r.meta.Stacks, trace.Stack{ID: id, Frames: frames})
+	}
+	if r.stackIDs == nil {
+		r.stackIDs = map[string]trace.StackID{}
+	}
+	r.stackIDs[string(chain)] = id
+	return id
 }
 
 // learnPID remembers the process of a thread (from sample pid/tid, COMM and

@@ -92,6 +92,9 @@ type Options struct {
 	// KeepLossy keeps delays, runs and sched_stat_runtime that overlap a
 	// lost window (they are still marked Lossy and counted).
 	KeepLossy bool
+	// Filter, when not nil, selects what is reported (see Filter); the
+	// reconstruction itself still reads every event.
+	Filter *Filter
 }
 
 // Task is one task identity: a TID from its first event until it exits (its
@@ -123,7 +126,9 @@ type Task struct {
 	wakeIRQ  trace.Tristate // the wakeup ran in interrupt context
 	first    int64          // start of the first wakeup of a restarted delay
 	sleep    trace.TaskState
-	lastOff  int64 // end of the task's last reported interval
+	lastOff  int64         // end of the task's last reported interval
+	seenIn   bool          // switched in at least once (filtered or not)
+	outStack trace.StackID // callchain of the task's last switch-out (0: none)
 
 	// A waking seen while the task was running (the try_to_wake_up race).
 	woken      bool
@@ -177,6 +182,11 @@ type Delay struct {
 	// restarted the delay (see the package doc), else Start.
 	FirstWaking int64
 	Recovered   bool // the switch-in was missing and inferred
+	// Stack is the callchain (into trace.Meta.Stacks) of the switch-out
+	// that preceded the delay: the preemption, or where the task went to
+	// sleep before its wakeup; 0 when the trace has none (or the task was
+	// never seen leaving a CPU, e.g. a new task).
+	Stack trace.StackID
 	// Lossy: the delay overlaps a lost window on CPU, QueueCPU or
 	// StartCPU. Excluded: it is lossy and Options.KeepLossy is off, so it
 	// must be left out of every sum (and counted); a delay abandoned at a
@@ -202,6 +212,12 @@ type Interval struct {
 	// interrupt context (Event.FromIRQ), when the trace records it;
 	// trace.Unknown otherwise and for other states.
 	IRQ trace.Tristate
+	// Stack is the callchain of the switch-out that began a Runnable or
+	// Sleeping interval (where the task blocked); 0 none.
+	Stack trace.StackID
+	// Open: the interval was closed by the end of the trace (Finish), not
+	// by an event: its real end is unknown.
+	Open bool
 }
 
 // Hooks receive the reconstruction as it is built; nil hooks are skipped.
@@ -324,6 +340,7 @@ type Builder struct {
 	haveSched             bool
 	haveRuntime           bool
 	finished              bool
+	rqBefore              map[trace.CPU]int // runqueue lengths before the filter's window
 
 	// C counts what was met; read it after Finish.
 	C Counters
@@ -331,6 +348,7 @@ type Builder struct {
 
 // New returns a Builder that reports to h.
 func New(opts Options, h Hooks) *Builder {
+	opts.Filter = opts.Filter.compile()
 	return &Builder{opts: opts, hooks: h, tasks: map[trace.TID]*Task{}}
 }
 
@@ -354,11 +372,22 @@ func (b *Builder) Lost() []trace.LostWindow { return b.lost }
 
 // CPUs returns the CPUs that recorded events, ascending, with their totals
 // (complete after Finish).
+//
+// With Options.Filter, only the filter's CPUs, and SeenFrom no earlier
+// than the window's start.
 func (b *Builder) CPUs() (cpus []trace.CPU, stats []CPUStats) {
+	f := b.opts.Filter
 	for i := range b.cpus {
-		if b.cpus[i].seen {
+		if b.cpus[i].seen && f.CPU(trace.CPU(i)) {
 			cpus = append(cpus, trace.CPU(i))
-			stats = append(stats, b.cpus[i].stats)
+			st := b.cpus[i].stats
+			if f != nil && st.HaveSeen && f.End != 0 && st.SeenFrom > f.End {
+				st.HaveSeen = false // observed only after the window
+			}
+			if f != nil && st.HaveSeen {
+				st.SeenFrom = max(st.SeenFrom, f.Start)
+			}
+			stats = append(stats, st)
 		}
 	}
 	return cpus, stats
@@ -370,8 +399,23 @@ func (b *Builder) CPUs() (cpus []trace.CPU, stats []CPUStats) {
 // lost events), the window in which the scheduler was observed; perf's
 // fork/comm/exit records written before the tracepoints were enabled do not
 // stretch it. A trace without any such event spans its first to last event
-// of nonzero time.
+// of nonzero time. With Options.Filter the span is clipped to its window
+// (from > to when the window is outside the trace).
 func (b *Builder) Span() (from, to int64) {
+	from, to = b.span()
+	if f := b.opts.Filter; f != nil {
+		if f.Start != 0 {
+			from = max(from, f.Start)
+		}
+		if f.End != 0 {
+			to = min(to, f.End)
+		}
+	}
+	return from, to
+}
+
+// span is Span without the filter's window.
+func (b *Builder) span() (from, to int64) {
 	if b.haveSched {
 		return b.schedFirst, b.schedLast
 	}
@@ -516,18 +560,24 @@ func (b *Builder) Observe(e *trace.Event) {
 		if t == nil {
 			return
 		}
-		t.Migrations++
 		if t.state == StateRunnable && t.cpu != e.DestCPU {
 			b.dequeue(t)
 			t.cpu = e.DestCPU
 			b.enqueue(t)
 		}
+		if f := b.opts.Filter; f != nil && !(f.Time(e.Time) && f.Task(t) && (f.CPU(e.OrigCPU) || f.CPU(e.DestCPU))) {
+			return
+		}
+		t.Migrations++
 		if b.hooks.Migrate != nil {
 			b.hooks.Migrate(e.Time, t, e.OrigCPU, e.DestCPU)
 		}
 	case trace.KindRuntime:
 		if t := b.task(e.TID, e.PID, e.Comm); t != nil {
 			b.haveRuntime = true
+			if !b.opts.Filter.Event(t, e.CPU, e.Time) {
+				break
+			}
 			lossy := b.lossy(e.Time-max(e.Runtime, 0), e.Time, e.CPU, -1, -1)
 			if lossy {
 				b.C.LossyRuntime++
@@ -589,14 +639,17 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 		}
 		for t := range b.cpus[i].queued {
 			d := Delay{Task: t, Start: t.since, End: max(e.Time, t.since), CPU: -1, QueueCPU: t.cpu, StartCPU: t.startCPU,
-				Cause: t.cause, FirstWaking: t.first, Lossy: true, Excluded: true}
+				Cause: t.cause, FirstWaking: t.first, Lossy: true, Excluded: true, Stack: t.outStack}
 			if t.cause != CausePreempted {
 				d.Waker = b.Lookup(t.waker)
 			}
-			b.C.LossyDelays++
-			b.C.LossyDelayNs += d.End - d.Start
 			b.leaveState(t, e.Time)
 			t.state = StateUnknown
+			if f := b.opts.Filter; f != nil && !(f.Task(t) && f.CPU(d.QueueCPU) && f.Time(d.End)) {
+				continue
+			}
+			b.C.LossyDelays++
+			b.C.LossyDelayNs += d.End - d.Start
 			if b.hooks.Delay != nil {
 				b.hooks.Delay(&d)
 			}
@@ -660,10 +713,38 @@ func (b *Builder) dirty(cpu trace.CPU) {
 func (b *Builder) flushRunqueue(at int64) {
 	for _, c := range b.rqDirty {
 		if b.hooks.Runqueue != nil {
-			b.hooks.Runqueue(c, at, len(b.cpus[c].queued))
+			b.runqueue(c, at, len(b.cpus[c].queued))
 		}
 	}
 	b.rqDirty = b.rqDirty[:0]
+}
+
+// runqueue reports a runqueue length through the filter: a length set
+// before the window is held and reported at the window's start, when the
+// first length inside it (or Finish) comes.
+func (b *Builder) runqueue(c trace.CPU, at int64, n int) {
+	f := b.opts.Filter
+	if f == nil {
+		b.hooks.Runqueue(c, at, n)
+		return
+	}
+	if !f.CPU(c) || (f.End != 0 && at > f.End) {
+		return
+	}
+	if f.Start != 0 && at < f.Start {
+		if b.rqBefore == nil {
+			b.rqBefore = map[trace.CPU]int{}
+		}
+		b.rqBefore[c] = n
+		return
+	}
+	if v, ok := b.rqBefore[c]; ok {
+		delete(b.rqBefore, c)
+		if at > f.Start {
+			b.hooks.Runqueue(c, f.Start, v)
+		}
+	}
+	b.hooks.Runqueue(c, at, n)
 }
 
 // leaveState closes t's current runnable or sleeping interval at end and
@@ -689,7 +770,16 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 	if b.hooks.State == nil {
 		return
 	}
-	iv := Interval{Task: t, State: st, Start: start, End: end, CPU: t.cpu}
+	if f := b.opts.Filter; f != nil {
+		if !f.Task(t) || (st == StateRunnable && !f.CPU(t.cpu)) {
+			return
+		}
+		var ok bool
+		if start, end, ok = f.Clip(start, end); !ok {
+			return
+		}
+	}
+	iv := Interval{Task: t, State: st, Start: start, End: end, CPU: t.cpu, Stack: t.outStack, Open: b.finished}
 	if st == StateRunnable {
 		iv.Cause = t.cause
 		if t.cause != CausePreempted {
@@ -705,8 +795,14 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 // emitRun reports a CPU interval; a run of a task becomes Unknown when it
 // overlaps a lost window on the CPU (unless KeepLossy).
 func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64, q Quality) {
-	if from, _ := b.Span(); start < from {
+	if from, _ := b.span(); start < from {
 		start = from // the trace's span starts there
+	}
+	if f := b.opts.Filter; f != nil {
+		if !f.CPU(cpu) {
+			return
+		}
+		start, end, _ = f.Clip(start, end)
 	}
 	if end <= start {
 		return
@@ -752,8 +848,11 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 		if rt := r.Task; rt.TID != 0 {
 			s := max(start, rt.lastOff)
 			if end > s {
-				rt.OnCPU += end - s
 				rt.lastOff = end
+				if !b.opts.Filter.Task(rt) {
+					return
+				}
+				rt.OnCPU += end - s
 				if b.hooks.State != nil {
 					b.hooks.State(&Interval{Task: rt, State: StateRunning, Start: s, End: end, CPU: cpu})
 				}
@@ -855,9 +954,12 @@ func (b *Builder) evidence(e *trace.Event, c *cpuState) {
 func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	b.leaveState(t, in)
 	d := Delay{Task: t, Start: t.since, End: in, CPU: cpu, QueueCPU: t.cpu, StartCPU: t.startCPU,
-		Cause: t.cause, FirstWaking: t.first, Recovered: recovered}
+		Cause: t.cause, FirstWaking: t.first, Recovered: recovered, Stack: t.outStack}
 	if t.cause != CausePreempted {
 		d.Waker = b.Lookup(t.waker)
+	}
+	if !b.opts.Filter.Event(t, cpu, in) {
+		return
 	}
 	d.Lossy = b.lossy(d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU)
 	d.Excluded = d.Lossy && !b.opts.KeepLossy
@@ -874,7 +976,9 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 	prevLast := int64(0)
 	if c != nil {
 		prevLast = c.lastSwitch
-		c.stats.Switches++
+		if b.opts.Filter.CPU(e.CPU) && b.opts.Filter.Time(e.Time) {
+			c.stats.Switches++
+		}
 		if c.switched && e.Time < c.lastSwitch {
 			b.C.SwitchesOutOfOrder++
 		}
@@ -901,7 +1005,7 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 			b.leaveState(prev, min(max(prev.since, prevLast), e.Time))
 		}
 		ps := e.PrevState
-		prev.since, prev.cpu = e.Time, e.CPU
+		prev.since, prev.cpu, prev.outStack = e.Time, e.CPU, e.Stack
 		woken := prev.woken
 		prev.woken = false
 		switch {
@@ -936,13 +1040,16 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 		if next.state == StateSleeping {
 			b.C.Unwoken++
 		}
-		if next.state == StateUnknown && next.Switches == 0 {
+		if next.state == StateUnknown && !next.seenIn {
 			b.C.FirstSwitchIns++
 		}
 		b.leaveState(next, e.Time)
 	}
 	next.state, next.since, next.cpu = StateRunning, e.Time, e.CPU
-	next.Switches++
+	next.seenIn = true
+	if b.opts.Filter.Event(next, e.CPU, e.Time) {
+		next.Switches++
+	}
 }
 
 func (b *Builder) doWakeup(e *trace.Event) {
@@ -1012,7 +1119,7 @@ func (b *Builder) wake(t *Task, e *trace.Event, wtid trace.TID, target trace.CPU
 	t.wakeIRQ = e.FromIRQ
 	t.woken = false
 	b.enqueue(t)
-	if b.hooks.Wakeup != nil {
+	if b.hooks.Wakeup != nil && b.opts.Filter.Event(t, target, e.Time) {
 		b.hooks.Wakeup(e.Time, waker, t, target)
 	}
 }
@@ -1024,7 +1131,7 @@ func (b *Builder) Finish() {
 		return
 	}
 	b.finished = true
-	_, end := b.Span()
+	_, end := b.span()
 	for _, t := range b.all {
 		switch t.state {
 		case StateRunnable, StateSleeping:
@@ -1045,5 +1152,14 @@ func (b *Builder) Finish() {
 		// lost) is not counted as running here.
 		same := c.cur == nil || c.cur.TID == 0 || (c.cur.state == StateRunning && c.cur.cpu == trace.CPU(i))
 		b.closeRun(trace.CPU(i), c, end, same)
+	}
+	if f := b.opts.Filter; f != nil && b.hooks.Runqueue != nil {
+		// Lengths held for the window's start that nothing followed.
+		for c := range b.cpus {
+			if v, ok := b.rqBefore[trace.CPU(c)]; ok && f.Start <= end {
+				b.hooks.Runqueue(trace.CPU(c), f.Start, v)
+			}
+		}
+		b.rqBefore = nil
 	}
 }

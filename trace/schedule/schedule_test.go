@@ -103,23 +103,8 @@ func TestBuildHand(t *testing.T) {
 func FuzzBuilder(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 2, 3, 0, 4, 1, 3, 4, 8, 0, 2, 9, 1, 10, 1, 0, 40})
 	f.Add([]byte{0, 0, 1, 9, 3, 1, 0, 9, 0, 1, 0, 9, 7, 1, 1, 9, 0, 2, 1, 9})
-	kinds := []trace.Kind{trace.KindSwitch, trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew,
-		trace.KindMigrate, trace.KindFork, trace.KindRuntime, trace.KindLost, trace.KindExit}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var evs []trace.Event
-		var now int64
-		for i := 0; i+4 <= len(data); i += 4 {
-			b := data[i : i+4]
-			now += int64(b[3] >> 3)
-			e := trace.NewEvent(now, trace.CPU(b[2]%3), kinds[int(b[0])%len(kinds)])
-			e.CurTID, e.TID = trace.TID(b[1]%5), trace.TID(b[1]/5%5)
-			e.NextTID, e.ChildTID = trace.TID(b[2]/3%5), trace.TID(b[2]/3%5)
-			e.PrevState = []trace.TaskState{0, trace.StatePreempted, trace.StateInterruptible, trace.StateDead}[b[3]%4]
-			e.TargetCPU, e.DestCPU = trace.CPU(b[3]%4)-1, trace.CPU(b[3]%3)
-			e.Runtime = int64(b[3]) - 8
-			e.Count = uint64(b[3])
-			evs = append(evs, e)
-		}
+		evs := fuzzEvents(data)
 		for _, keep := range []bool{false, true} {
 			runEnd := map[trace.CPU]int64{}
 			taskEnd := map[*schedule.Task]int64{}
@@ -163,6 +148,28 @@ func FuzzBuilder(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzEvents turns fuzz input into a time-ordered stream of 4-byte events
+// on 3 CPUs and 5 TIDs, every kind the Builder reads.
+func fuzzEvents(data []byte) []trace.Event {
+	kinds := []trace.Kind{trace.KindSwitch, trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew,
+		trace.KindMigrate, trace.KindFork, trace.KindRuntime, trace.KindLost, trace.KindExit}
+	var evs []trace.Event
+	var now int64
+	for i := 0; i+4 <= len(data); i += 4 {
+		b := data[i : i+4]
+		now += int64(b[3] >> 3)
+		e := trace.NewEvent(now, trace.CPU(b[2]%3), kinds[int(b[0])%len(kinds)])
+		e.CurTID, e.TID = trace.TID(b[1]%5), trace.TID(b[1]/5%5)
+		e.NextTID, e.ChildTID = trace.TID(b[2]/3%5), trace.TID(b[2]/3%5)
+		e.PrevState = []trace.TaskState{0, trace.StatePreempted, trace.StateInterruptible, trace.StateDead}[b[3]%4]
+		e.TargetCPU, e.DestCPU = trace.CPU(b[3]%4)-1, trace.CPU(b[3]%3)
+		e.Runtime = int64(b[3]) - 8
+		e.Count = uint64(b[3])
+		evs = append(evs, e)
+	}
+	return evs
 }
 
 // Example: the delays of a two-task schedule with their causes.

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+)
+
+// TestExportPprofOffCPU: the pprof export of a perf sched record -g trace
+// (testdata/traces/sched-g.data, with the recording kernel's symbols) has
+// the blocked and runqueue sample types by stack. The runqueue total
+// equals the delay total (the same delays, by stack instead of by
+// reason), and `go tool pprof -sample_index=blocked -top` names where
+// sched-pipe slept: anon_pipe_read (Linux 6.18's pipe read) under ksys_read.
+func TestExportPprofOffCPU(t *testing.T) {
+	const dir = "../../testdata/traces/"
+	out := filepath.Join(t.TempDir(), "off.pb.gz")
+	if _, stderr, code := runCLI(t, "export", "--format", "pprof", "-i", dir+"sched-g.data", "--kallsyms", dir+"sched-g.kallsyms.gz", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.SampleType) != 5 || p.SampleType[3].Type != "blocked" || p.SampleType[4].Type != "runqueue" {
+		t.Fatalf("sample types %v", p.SampleType)
+	}
+	var delay, blocked, runqueue int64
+	for _, s := range p.Sample {
+		delay += s.Value[0]
+		blocked += s.Value[3]
+		runqueue += s.Value[4]
+	}
+	if delay == 0 || blocked == 0 || runqueue != delay {
+		t.Errorf("delay %d ns, blocked %d ns, runqueue %d ns; want runqueue = delay > 0 and some blocked time", delay, blocked, runqueue)
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go command not in PATH")
+	}
+	top, err := exec.Command(goBin, "tool", "pprof", "-sample_index=blocked", "-top", "-focus", "comm sched-pipe", out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, top)
+	}
+	for _, fn := range []string{"anon_pipe_read", "ksys_read", "__schedule"} {
+		if !strings.Contains(string(top), " "+fn+"\n") {
+			t.Errorf("pprof -top of sched-pipe's blocked time lacks %s:\n%s", fn, top)
+		}
+	}
+	// Without callchains the profile keeps its three sample types.
+	if _, stderr, code := runCLI(t, "export", "--format", "pprof", "-i", dir+"pipe.perf.data", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, _ = os.ReadFile(out)
+	if p, err := profile.Parse(bytes.NewReader(data)); err != nil || len(p.SampleType) != 3 {
+		t.Errorf("pipe.perf.data: %v, %d sample types; want 3", err, len(p.SampleType))
+	}
+	if _, stderr, code := runCLI(t, "export", "--format", "chrome-json", "--kallsyms", dir+"sched-g.kallsyms.gz", "-i", dir+"pipe.perf.data", "-o", out); code != 2 || stderr != "export: --kallsyms is for --format pprof" {
+		t.Errorf("--kallsyms with chrome-json: exit %d, %q", code, stderr)
+	}
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/internal/timewin"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
+)
+
+// filterFlags are the --time, --cpu, --pid, --tid and --comm options shared
+// by every command that reads a trace. They parse into one
+// schedule.Filter (timehist and map, which run perf's own state machines,
+// take the same values in their options).
+type filterFlags struct {
+	time, cpu, pid, tid, comm string
+}
+
+// pidMax is the largest pid or tid the kernel hands out (PID_MAX_LIMIT,
+// include/linux/threads.h, 64-bit).
+const pidMax = 4 << 20
+
+// filterHelp is the paragraph the --help of each filtering command shows.
+const filterHelp = `Filters (each may be combined; a task must match every task filter given):
+  --time START,STOP  trace-clock seconds as perf prints them (754.33,754.35;
+                     "100.5," to the end, ",200" from the start), or a share
+                     of the trace: 10%/2 the second tenth, 0%-25% the first
+                     quarter, 50% the first half (perf report's syntax)
+  --cpu LIST         CPUs, e.g. 0 or 0,2-3: delays switched in there and
+                     runtime recorded there
+  --pid LIST         processes (tgid); --tid LIST threads; --comm NAMES
+                     command names (comma-separated, exact; the name the
+                     task had at the event, so a task that exec'd is
+                     matched by each of its names in turn)
+A delay is kept when its switch-in is in the window and on the CPUs; every
+event is still read, so a delay whose wakeup is before the window or on
+another CPU is measured whole.`
+
+// addFilterFlags registers the filter flags on fs. shorts gives one-letter
+// shorthands by flag name (timehist's -C, -p, -t, as perf's).
+func addFilterFlags(fs *pflag.FlagSet, o *filterFlags, shorts map[string]string) {
+	fs.StringVarP(&o.time, "time", shorts["time"], "", "only this time window: START,STOP in seconds (either may be empty) or a percentage such as 10%/2")
+	fs.StringVarP(&o.cpu, "cpu", shorts["cpu"], "", "only these CPUs, e.g. 0,2-3")
+	fs.StringVarP(&o.pid, "pid", shorts["pid"], "", "only these process ids (tgid), e.g. 1234,1300-1310")
+	fs.StringVarP(&o.tid, "tid", shorts["tid"], "", "only these thread ids")
+	fs.StringVar(&o.comm, "comm", "", "only tasks with these command names (comma-separated)")
+}
+
+// given reports whether any filter flag was set.
+func (o *filterFlags) given() bool {
+	return o.time != "" || o.cpu != "" || o.pid != "" || o.tid != "" || o.comm != ""
+}
+
+// names lists the filter flags set, for messages ("--time, --cpu").
+func (o *filterFlags) names() string {
+	var n []string
+	for _, f := range []struct{ name, v string }{{"--time", o.time}, {"--cpu", o.cpu}, {"--pid", o.pid}, {"--tid", o.tid}, {"--comm", o.comm}} {
+		if f.v != "" {
+			n = append(n, f.name)
+		}
+	}
+	return strings.Join(n, ", ")
+}
+
+// check validates the flags' syntax before the trace is opened (a
+// percentage window is resolved later, against the trace's span), so that
+// a typo costs no pass over a big trace. Errors are usage errors naming
+// cmd and the flag.
+func (o *filterFlags) check(cmd string) error {
+	_, err := o.parse(cmd, nil)
+	return err
+}
+
+// resolve returns the filter the flags select in the trace described by
+// meta (nil when no flag is set): a percentage window is resolved against
+// meta's first and last sample times, and a CPU the trace does not have is
+// a usage error.
+func (o *filterFlags) resolve(cmd string, meta *trace.Meta) (*schedule.Filter, error) {
+	if meta == nil {
+		meta = &trace.Meta{}
+	}
+	return o.parse(cmd, meta)
+}
+
+// parse does check (meta nil: percentage windows and CPU numbers against
+// the trace are not checked) and resolve.
+func (o *filterFlags) parse(cmd string, meta *trace.Meta) (*schedule.Filter, error) {
+	if !o.given() {
+		return nil, nil
+	}
+	f := &schedule.Filter{}
+	if o.time != "" {
+		var w timewin.Window
+		var err error
+		switch {
+		case meta != nil:
+			w, err = timewin.Parse(o.time, meta.FirstTime, meta.LastTime)
+		case timewin.NeedsSpan(o.time):
+			_, err = timewin.Parse(o.time, 1, 2) // syntax only
+		default:
+			w, err = timewin.Parse(o.time, 0, 0)
+		}
+		if err != nil {
+			return nil, usageErrorf("%s: --time %q: %v", cmd, o.time, err)
+		}
+		f.Start, f.End = w.Start, w.End
+	}
+	if o.cpu != "" {
+		cpus, err := cpulist.Parse(o.cpu)
+		if err != nil {
+			return nil, usageErrorf("%s: --cpu %q: %v", cmd, o.cpu, err)
+		}
+		if meta != nil {
+			if err := checkCPUList(cmd+": --cpu", cpus, meta); err != nil {
+				return nil, err
+			}
+		}
+		f.CPUs = make([]trace.CPU, len(cpus))
+		for i, c := range cpus {
+			f.CPUs[i] = trace.CPU(c)
+		}
+	}
+	if o.pid != "" {
+		ids, err := parseIDList(o.pid)
+		if err != nil {
+			return nil, usageErrorf("%s: --pid %q: %v", cmd, o.pid, err)
+		}
+		for _, id := range ids {
+			f.PIDs = append(f.PIDs, trace.PID(id))
+		}
+	}
+	if o.tid != "" {
+		ids, err := parseIDList(o.tid)
+		if err != nil {
+			return nil, usageErrorf("%s: --tid %q: %v", cmd, o.tid, err)
+		}
+		for _, id := range ids {
+			f.TIDs = append(f.TIDs, trace.TID(id))
+		}
+	}
+	if o.comm != "" {
+		for _, n := range strings.Split(o.comm, ",") {
+			n = strings.TrimSpace(n)
+			if n == "" {
+				return nil, usageErrorf("%s: --comm %q: an empty name (want comma-separated command names, e.g. sched-pipe,hackbench)", cmd, o.comm)
+			}
+			f.Comms = append(f.Comms, n)
+		}
+	}
+	return f, nil
+}
+
+// parseIDList parses a pid or tid list ("1234,1300-1310"); "" is an error.
+func parseIDList(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("empty list")
+	}
+	return cpulist.ParseInts(s, 0, pidMax)
+}
+
+// ints converts a filter's CPUs, PIDs or TIDs for the options of timehist
+// and map (nil stays nil).
+func ints[T ~int32](vs []T) []int {
+	if vs == nil {
+		return nil
+	}
+	out := make([]int, len(vs))
+	for i, v := range vs {
+		out[i] = int(v)
+	}
+	return out
+}

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+)
+
+// pipeMulti is a real trace of `perf bench sched pipe -l 20` on a loaded
+// 2-CPU VM (testdata/traces/pipe-multi.meta.txt), read gzip-compressed as
+// shipped. Its perf script text (pipe-multi.script.txt.gz) gives the figures
+// below by hand:
+//   - 4943 sched_switch in all; 32 of them between 1357.415700 s and
+//     1357.416000 s, all on CPU 0 and all between the two sched-pipe tasks
+//     (8526 and 8535), each switching in a task woken by the other;
+//   - the 50 switch-ins of sched-pipe (26 of 8526, 24 of 8535) each end a
+//     delay started by a sched_waking; one of them, 8535's at 1357.409530 s,
+//     is on CPU 1, the others on CPU 0;
+//   - the 32 sched_stat_runtime of sched-pipe in that window sum to
+//     410338 ns (awk over the runtime= fields).
+const pipeMulti = "../../testdata/traces/pipe-multi.perf.data.gz"
+
+// latencyJSON runs latency -o json with args and returns its rows and total.
+func filterLatencyJSON(t *testing.T, args ...string) (rows []map[string]any, total map[string]any) {
+	t.Helper()
+	out, stderr, code := runCLI(t, append([]string{"latency", "-o", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("latency %v: exit %d: %s", args, code, stderr)
+	}
+	return parseLatencyJSON(t, out)
+}
+
+// parseLatencyJSON returns the rows and total of latency -o json output.
+func parseLatencyJSON(t *testing.T, out string) (rows []map[string]any, total map[string]any) {
+	t.Helper()
+	var res struct {
+		Tasks []map[string]any `json:"tasks"`
+		Total map[string]any   `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("latency -o json: %v", err)
+	}
+	return res.Tasks, res.Total
+}
+
+func TestLatencyFilters(t *testing.T) {
+	_, all := filterLatencyJSON(t, "-i", pipeMulti)
+	for _, c := range []struct {
+		name  string
+		args  []string
+		count float64 // delays (the total's count)
+		rows  string  // comm:pid count of each row, -p
+		extra func(t *testing.T, total map[string]any)
+	}{
+		{
+			name: "window", args: []string{"--time", "1357.4157,1357.416"}, count: 32,
+			rows: "sched-pipe:8535 16,sched-pipe:8526 16",
+			extra: func(t *testing.T, total map[string]any) {
+				if total["switches"] != 32.0 || total["runtime_ns"] != 410338.0 {
+					t.Errorf("switches %v, runtime %v ns; want 32 and 410338", total["switches"], total["runtime_ns"])
+				}
+			},
+		},
+		// 10%/9 of the header's sample span 1356.592470161..1357.540768991 s
+		// (948298830 ns): 1356.592470161 + 0.8 * span = 1357.351109225 s to
+		// + 0.9 * span - 1 ns = 1357.445939107 s: the 43 switch-ins of
+		// sched-pipe from 1357.397470 to 1357.421486 s.
+		{name: "percent", args: []string{"--time", "10%/9", "--comm", "sched-pipe"}, count: 43,
+			extra: func(t *testing.T, _ map[string]any) {
+				out, _, _ := runCLI(t, "latency", "-o", "json", "-i", pipeMulti, "--time", "10%/9", "--comm", "sched-pipe")
+				var doc struct{ Filter map[string]any }
+				if err := json.Unmarshal([]byte(out), &doc); err != nil {
+					t.Fatal(err)
+				}
+				if got := fmt.Sprint(doc.Filter); got != "map[comms:[sched-pipe] end_ns:1.357445939107e+12 start_ns:1.357351109225e+12]" {
+					t.Errorf("JSON filter %s, want the window resolved to 1357351109225..1357445939107 ns", got)
+				}
+			}},
+		{name: "absolute of the percent", args: []string{"--time", "1357.351109225,1357.445939107", "--comm", "sched-pipe"}, count: 43},
+		// All but the 4 switch-ins before 1357.4157 s (397470, 409530,
+		// 415542, 415589 us).
+		{name: "open end", args: []string{"--time", "1357.4157,", "--comm", "sched-pipe"}, count: 50 - 4},
+		{name: "cpu 1", args: []string{"--cpu", "1", "--comm", "sched-pipe"}, count: 1, rows: "sched-pipe:8535 1"},
+		{name: "-C is --cpu", args: []string{"-C", "1", "--comm", "sched-pipe"}, count: 1, rows: "sched-pipe:8535 1"},
+		// --comm matches the name at the time of the delay, --pid the
+		// task whatever its name: 8526 was sh, exec'd perf, then
+		// sched-pipe; perf script shows its switch-ins as sh:8526 2 times,
+		// perf:8526 29 and sched-pipe:8526 26, each ending a delay; the
+		// row is named by the latest comm.
+		{name: "pid", args: []string{"--pid", "8526"}, count: 2 + 29 + 26, rows: "sched-pipe:8526 57"},
+		{name: "pid and comm", args: []string{"--pid", "8526", "--comm", "sched-pipe"}, count: 26, rows: "sched-pipe:8526 26"},
+		{name: "tid and comm", args: []string{"--tid", "8535,8526", "--comm", "sched-pipe"}, count: 50},
+		{name: "unknown comm", args: []string{"--comm", "nosuch"}, count: 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows, total := filterLatencyJSON(t, append([]string{"-p", "-i", pipeMulti}, c.args...)...)
+			if total["count"] != c.count {
+				t.Errorf("count %v, want %v", total["count"], c.count)
+			}
+			if c.count >= all["count"].(float64) {
+				t.Errorf("the filter kept %v delays of the trace's %v", c.count, all["count"])
+			}
+			if c.rows != "" {
+				var got []string
+				for _, r := range rows {
+					got = append(got, r["comm"].(string)+":"+jsonInt(r["pid"])+" "+jsonInt(r["count"]))
+				}
+				if strings.Join(got, ",") != c.rows {
+					t.Errorf("rows %q, want %q", strings.Join(got, ","), c.rows)
+				}
+			}
+			if c.extra != nil {
+				c.extra(t, total)
+			}
+		})
+	}
+}
+
+func jsonInt(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestLatencyCPUPinned: messaging.1cpu's workload was pinned to CPU 0
+// (taskset -c 0; messaging.1cpu.meta.txt): its perf script shows 1231
+// switch-ins of sched-messaging on [000] and none on [001], so --cpu 1
+// shows none of the workload's delays (whole trace: 1235 in 161 tasks).
+func TestLatencyCPUPinned(t *testing.T) {
+	const path = "../../../shared/traces/messaging.1cpu.perf.data"
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("../shared/traces absent")
+	}
+	count := func(rows []map[string]any) float64 {
+		for _, r := range rows {
+			if strings.HasPrefix(r["comm"].(string), "sched-messaging") {
+				return r["count"].(float64)
+			}
+		}
+		return 0
+	}
+	rows, _ := filterLatencyJSON(t, "-i", path)
+	if n := count(rows); n != 1235 {
+		t.Errorf("whole trace: %v sched-messaging delays, want 1235", n)
+	}
+	rows, total := filterLatencyJSON(t, "-i", path, "--cpu", "1")
+	if n := count(rows); n != 0 {
+		t.Errorf("--cpu 1: %v sched-messaging delays, want none", n)
+	}
+	if total["count"].(float64) == 0 {
+		t.Error("--cpu 1: no delay at all (CPU 1 ran rcu_preempt and kworkers)")
+	}
+	rows, _ = filterLatencyJSON(t, "-i", path, "--cpu", "0")
+	if n := count(rows); n != 1235 {
+		t.Errorf("--cpu 0: %v sched-messaging delays, want all 1235", n)
+	}
+}
+
+// TestFilterUsageErrors: bad filter values are one line and exit 2, before
+// the trace is read when they can be.
+func TestFilterUsageErrors(t *testing.T) {
+	nice := "../../testdata/traces/nice.2cpu.perf.data"
+	out := filepath.Join(t.TempDir(), "x")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"latency", "--time", "2,1", "-i", nice}, `latency: --time "2,1": reversed window: start 2 s is after stop 1 s`},
+		{[]string{"latency", "--time", "1.5", "-i", nice}, `latency: --time "1.5": want START,STOP in seconds (either side may be empty, e.g. 100.5,) or a percentage such as 10%/2`},
+		{[]string{"latency", "--cpu", "5", "-i", nice}, `latency: --cpu: CPU 5: the trace has CPUs 0-1`},
+		{[]string{"latency", "-C", "5", "-i", nice}, `latency: --cpu: CPU 5: the trace has CPUs 0-1`},
+		{[]string{"latency", "--perf", "-C", "5", "-i", nice}, `latency: -C: CPU 5: the trace has CPUs 0-1`},
+		{[]string{"latency", "-C", "1", "--cpu", "0", "-i", nice}, `latency: -C 1 and --cpu "0": give one of them (-C N is --cpu N)`},
+		{[]string{"latency", "--perf", "--time", "1,2", "-i", nice}, `latency: --time: perf's latency table (--perf) has no filters; drop --perf or the filters`},
+		{[]string{"latency", "--pid", "1,x", "-i", nice}, `latency: --pid "1,x": "x" is not a number`},
+		{[]string{"latency", "--comm", "a,,b", "-i", nice}, `latency: --comm "a,,b": an empty name (want comma-separated command names, e.g. sched-pipe,hackbench)`},
+		{[]string{"latency", "--time", "10%/2", "-i", "../../testdata/traces/pipe-multi.script.txt.gz"}, `latency: --time "10%/2": a percentage window needs the trace's first and last sample times, which this trace's header does not give; use START,STOP in seconds`},
+		{[]string{"stats", "--cpu", "1-0", "-i", nice}, `stats: --cpu "1-0": "1-0" is a reversed range (did you mean 0-1?)`},
+		{[]string{"timehist", "--time", "x,", "-i", nice}, `timehist: --time "x,": "x" is not a time in seconds (want e.g. 754.330000)`},
+		{[]string{"timehist", "-C", "2", "-i", nice}, `timehist: --cpu: CPU 2: the trace has CPUs 0-1`},
+		{[]string{"map", "--time", "10%/0", "-i", nice}, `map: --time "10%/0": "10%/0" is outside 0%-100% of the trace`},
+		{[]string{"map", "--cpu", "0", "--cpus", "1", "-i", nice}, `map: --cpus and --cpu: give one of them (--cpu is --cpus)`},
+		{[]string{"export", "--format", "pprof", "--tid", "-3", "-i", nice, "-o", out}, `export: --tid "-3": "-3" is not a number`},
+		{[]string{"export", "--format", "perfetto", "--cpu", "0", "-i", nice, "-o", out}, `export: --cpu: the native Perfetto trace holds every event (select in Perfetto's UI, or use --format chrome-json)`},
+		{[]string{"report", "--cpu", "7", "-i", nice, "-o", out}, `report: --cpu: CPU 7: the trace has CPUs 0-1`},
+		{[]string{"compare", nice, nice, "--comm", ","}, `compare: --comm ",": an empty name (want comma-separated command names, e.g. sched-pipe,hackbench)`},
+	} {
+		stdout, stderr, code := runCLI(t, c.args...)
+		if code != 2 || stderr != c.want || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("a refused export or report left %s", out)
+	}
+}
+
+// TestFilterOtherCommands: the same window and task filters on the other
+// commands, with the figures of pipeMulti's comment.
+func TestFilterOtherCommands(t *testing.T) {
+	const window = "1357.4157,1357.416"
+	t.Run("stats", func(t *testing.T) {
+		out, stderr, code := runCLI(t, "stats", "-o", "json", "--time", window, "--cpu", "0", "-i", pipeMulti)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var st struct {
+			Start    int64 `json:"start_ns"`
+			Duration int64 `json:"duration_ns"`
+			CPUs     []struct {
+				CPU      int   `json:"cpu"`
+				Switches int64 `json:"switches"`
+			} `json:"cpus"`
+		}
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatal(err)
+		}
+		// The span is the window: 300 us from 1357.415700 s; CPU 0 alone,
+		// with its 32 switches there.
+		if st.Start != 1357415700000 || st.Duration != 300000 || len(st.CPUs) != 1 || st.CPUs[0].CPU != 0 || st.CPUs[0].Switches != 32 {
+			t.Errorf("stats %+v; want start 1357415700000 ns, 300000 ns, CPU 0 only with 32 switches", st)
+		}
+	})
+	t.Run("timehist", func(t *testing.T) {
+		out, stderr, code := runCLI(t, "timehist", "--time", window, "--comm", "sched-pipe", "-i", pipeMulti)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")[3:]
+		// 32 switch-outs of sched-pipe in the window, and 8535's at
+		// 1357.416008 s clamped to the window's end as perf does
+		// (timehist_sched_change_event: t = ptime->end).
+		if len(lines) != 33 || !strings.HasPrefix(strings.TrimSpace(lines[32]), "1357.416000 [0000]  sched-pipe[8535]") {
+			t.Errorf("%d rows, last %q; want 33, the last at 1357.416000", len(lines), lines[len(lines)-1])
+		}
+	})
+	t.Run("map", func(t *testing.T) {
+		out, stderr, code := runCLI(t, "map", "--time", window, "-i", pipeMulti)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		// One line per switch in the window; the first names its task
+		// although its short name was given before the window.
+		if len(lines) != 32 || !strings.HasSuffix(lines[0], "1357.415718 secs V5 => sched-pipe:8526") {
+			t.Errorf("%d lines, first %q; want 32, the first naming V5", len(lines), lines[0])
+		}
+	})
+	t.Run("export pprof", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "d.pb.gz")
+		if _, stderr, code := runCLI(t, "export", "--format", "pprof", "--comm", "sched-pipe", "-i", pipeMulti, "-o", path); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := profile.Parse(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The delay samples are sched-pipe's only: its Sum delay in
+		// `latency --comm sched-pipe` (124633776 ns); switches 50.
+		var delay, switches int64
+		for _, s := range p.Sample {
+			delay += s.Value[0]
+			switches += s.Value[2]
+		}
+		if delay != 124633776 || switches != 50 {
+			t.Errorf("delay %d ns, switches %d; want 124633776 and 50", delay, switches)
+		}
+	})
+	t.Run("compare", func(t *testing.T) {
+		out, stderr, code := runCLI(t, "compare", "-o", "json", "--comm", "sched-pipe", "--time", window, pipeMulti, pipeMulti)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var res struct {
+			Rows []struct {
+				Comm string         `json:"comm"`
+				A    map[string]any `json:"a"`
+			} `json:"rows"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rows) != 1 || res.Rows[0].Comm != "sched-pipe" || res.Rows[0].A["delays"] != 32.0 {
+			t.Errorf("rows %+v; want sched-pipe alone with 32 delays", res.Rows)
+		}
+	})
+	t.Run("report", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "r.html")
+		if _, stderr, code := runCLI(t, "report", "--comm", "sched-pipe", "-i", pipeMulti, "-o", path); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		html, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(html, []byte("sched-pipe")) || bytes.Contains(html, []byte("migration/0")) {
+			t.Error("the report of --comm sched-pipe does not show sched-pipe alone")
+		}
+	})
+}

@@ -1,0 +1,229 @@
+package schedule
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// Filter selects what a Builder reports (Options.Filter): the one
+// implementation of the --time, --cpu, --pid, --tid and --comm options of
+// every command built on the reconstruction (latency, stats, report,
+// export, compare). The schedule is still reconstructed from every event (a
+// wakeup on another CPU, or before the window, still starts the delay it
+// starts); the filter applies to what is reported:
+//
+//   - a Delay is reported when its task matches, it was switched in on one
+//     of CPUs and its switch-in (End) is in the window;
+//   - a sched_stat_runtime (Hooks.Runtime, Task.StatRuntime) when its task
+//     matches, it was recorded on one of CPUs and its time is in the window;
+//   - a Run (and the running Interval and Task.OnCPU it gives) when its CPU
+//     is one of CPUs, clipped to the window; runs are per-CPU facts, so the
+//     task filter does not remove them from Hooks.Run and CPUStats (it does
+//     from the running intervals and Task.OnCPU);
+//   - a runnable or sleeping Interval when its task matches (runnable: and
+//     it waited on one of CPUs), clipped to the window;
+//   - a switch-in (Task.Switches, CPUStats.Switches), a wakeup (its target
+//     CPU) and a migration (its source or destination CPU) when its task,
+//     CPU and time match;
+//   - a runqueue length (Hooks.Runqueue) when its CPU matches, inside the
+//     window (the length at the window's start is reported at the start).
+//
+// Builder.CPUs lists only CPUs, and Builder.Span is clipped to the window.
+// Counters describe the whole trace, except the lossy counts, which count
+// only what the filter keeps.
+//
+// A task matches when each list given names it (perf's thread filter,
+// tools/perf/util/thread.c thread__is_filtered): its tgid in PIDs, its tid
+// in TIDs, its name at the time of the event in Comms.
+type Filter struct {
+	// Start and End bound the window in trace ns, both inclusive (perf's
+	// perf_time__skip_sample); 0 leaves a side open.
+	Start, End int64
+	CPUs       []trace.CPU // nil: every CPU
+	PIDs       []trace.PID // nil: every process
+	TIDs       []trace.TID // nil: every thread
+	Comms      []string    // nil: every name
+
+	compiled bool
+	cpuSet   []bool
+	pidSet   map[trace.PID]bool
+	tidSet   map[trace.TID]bool
+	commSet  map[string]bool
+}
+
+// Active reports whether f selects anything less than the whole trace; a
+// nil Filter selects everything.
+func (f *Filter) Active() bool {
+	return f != nil && (f.Start != 0 || f.End != 0 || f.CPUs != nil || f.PIDs != nil || f.TIDs != nil || f.Comms != nil)
+}
+
+// String describes f for people, e.g. "--time 1.000000000,2.000000000 --cpu
+// 0 --comm sched-pipe" ("" when f selects everything).
+func (f *Filter) String() string {
+	if !f.Active() {
+		return ""
+	}
+	s := ""
+	add := func(format string, args ...any) {
+		if s != "" {
+			s += " "
+		}
+		s += fmt.Sprintf(format, args...)
+	}
+	if f.Start != 0 || f.End != 0 {
+		sec := func(ns int64) string {
+			if ns == 0 {
+				return ""
+			}
+			return fmt.Sprintf("%d.%09d", ns/1e9, ns%1e9)
+		}
+		add("--time %s,%s", sec(f.Start), sec(f.End))
+	}
+	if f.CPUs != nil {
+		add("--cpu %v", join(f.CPUs))
+	}
+	if f.PIDs != nil {
+		add("--pid %v", join(f.PIDs))
+	}
+	if f.TIDs != nil {
+		add("--tid %v", join(f.TIDs))
+	}
+	if f.Comms != nil {
+		add("--comm %v", join(f.Comms))
+	}
+	return s
+}
+
+func join[T any](vs []T) string {
+	s := ""
+	for i, v := range vs {
+		if i > 0 {
+			s += ","
+		}
+		s += fmt.Sprint(v)
+	}
+	return s
+}
+
+// compile returns a copy of f with its lists turned into sets (f itself is
+// never changed, so one Filter may serve Builders in several goroutines);
+// nil stays nil.
+func (f *Filter) compile() *Filter {
+	if f == nil || f.compiled {
+		return f
+	}
+	f = &Filter{Start: f.Start, End: f.End, CPUs: f.CPUs, PIDs: f.PIDs, TIDs: f.TIDs, Comms: f.Comms, compiled: true}
+	if f.CPUs != nil {
+		f.cpuSet = []bool{}
+		for _, c := range f.CPUs {
+			if c < 0 {
+				continue
+			}
+			for len(f.cpuSet) <= int(c) {
+				f.cpuSet = append(f.cpuSet, false)
+			}
+			f.cpuSet[c] = true
+		}
+	}
+	if f.PIDs != nil {
+		f.pidSet = map[trace.PID]bool{}
+		for _, p := range f.PIDs {
+			f.pidSet[p] = true
+		}
+	}
+	if f.TIDs != nil {
+		f.tidSet = map[trace.TID]bool{}
+		for _, t := range f.TIDs {
+			f.tidSet[t] = true
+		}
+	}
+	if f.Comms != nil {
+		f.commSet = map[string]bool{}
+		for _, c := range f.Comms {
+			f.commSet[c] = true
+		}
+	}
+	return f
+}
+
+// CPU reports whether cpu is selected (an unknown CPU, -1, is not when
+// CPUs is given).
+func (f *Filter) CPU(cpu trace.CPU) bool {
+	if f == nil || f.CPUs == nil {
+		return true
+	}
+	if !f.compiled {
+		return slices.Contains(f.CPUs, cpu)
+	}
+	return cpu >= 0 && int(cpu) < len(f.cpuSet) && f.cpuSet[cpu]
+}
+
+// Time reports whether t (ns) is inside the window.
+func (f *Filter) Time(t int64) bool {
+	return f == nil || ((f.Start == 0 || t >= f.Start) && (f.End == 0 || t <= f.End))
+}
+
+// Task reports whether t matches the task lists (see Filter). A nil task
+// matches only when no task list is given.
+func (f *Filter) Task(t *Task) bool {
+	if f == nil || (f.PIDs == nil && f.TIDs == nil && f.Comms == nil) {
+		return true
+	}
+	if t == nil {
+		return false
+	}
+	return f.TaskIDs(t.TID, t.PID, t.Comm)
+}
+
+// TaskIDs is Task for a task given by its tid, tgid (-1 unknown: no PIDs
+// match it) and name.
+func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string) bool {
+	if f == nil {
+		return true
+	}
+	if !f.compiled {
+		return (f.PIDs == nil || slices.Contains(f.PIDs, pid)) && (f.TIDs == nil || slices.Contains(f.TIDs, tid)) &&
+			(f.Comms == nil || slices.Contains(f.Comms, comm))
+	}
+	if f.pidSet != nil && !f.pidSet[pid] {
+		return false
+	}
+	if f.tidSet != nil && !f.tidSet[tid] {
+		return false
+	}
+	if f.commSet != nil && !f.commSet[comm] {
+		return false
+	}
+	return true
+}
+
+// Event reports whether an event of task t recorded on cpu at time at
+// (ns) is selected.
+func (f *Filter) Event(t *Task, cpu trace.CPU, at int64) bool {
+	return f.Time(at) && f.CPU(cpu) && f.Task(t)
+}
+
+// Clip returns [start, end] (ns) clipped to the window, and false when
+// nothing of it is left.
+func (f *Filter) Clip(start, end int64) (int64, int64, bool) {
+	if f != nil {
+		if f.Start != 0 {
+			start = max(start, f.Start)
+		}
+		if f.End != 0 {
+			end = min(end, f.End)
+		}
+	}
+	return start, end, end > start
+}
+
+// Filter returns the Builder's filter (nil: none): a copy of
+// Options.Filter prepared for fast matching. A nil Builder has none.
+func (b *Builder) Filter() *Filter {
+	if b == nil {
+		return nil
+	}
+	return b.opts.Filter
+}

@@ -1,0 +1,217 @@
+package schedule_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
+)
+
+// TestFilterHand filters handTrace (see its comment for the schedule):
+// delays B=2 200-300 (switched in on CPU 0 at 300) and A=1 300-400 (on
+// CPU 0 at 400); C=3's sched_stat_runtime of 50 ns on CPU 1 at 600.
+func TestFilterHand(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		f      schedule.Filter
+		delays []string
+		runs   []string // CPU 0's runs, then CPU 1's
+		span   string
+		cpus   string
+		// per task 1, 2, 3: switches counted, on-CPU ns, sched_stat_runtime ns
+		tasks string
+	}{
+		{
+			name:   "none",
+			delays: []string{"2 200-300", "1 300-400"},
+			runs:   []string{"0:1 100-300", "0:2 300-400", "0:1 400-900", "1:? 100-150", "1:? 150-550", "1:3 550-700", "1:? 700-900"},
+			span:   "100-900", cpus: "[0 1]",
+			tasks: "1:2/700/0 2:1/100/0 3:0/150/50",
+		},
+		{
+			// Both delays end inside 250..450; runs clipped to it.
+			name:   "window",
+			f:      schedule.Filter{Start: 250, End: 450},
+			delays: []string{"2 200-300", "1 300-400"},
+			runs:   []string{"0:1 250-300", "0:2 300-400", "0:1 400-450", "1:? 250-450"},
+			span:   "250-450", cpus: "[0 1]",
+			// 1 switched in at 400 (its 100 is before the window), runs
+			// 250-300 and 400-450; 2 switched in at 300.
+			tasks: "1:1/100/0 2:1/100/0 3:0/0/0",
+		},
+		{
+			// Only A's delay ends after 350; C's runtime at 600 is inside.
+			name:   "open end",
+			f:      schedule.Filter{Start: 350},
+			delays: []string{"1 300-400"},
+			runs:   []string{"0:2 350-400", "0:1 400-900", "1:? 350-550", "1:3 550-700", "1:? 700-900"},
+			span:   "350-900", cpus: "[0 1]",
+			tasks: "1:1/500/0 2:0/50/0 3:0/150/50",
+		},
+		{
+			// Both delays were switched in on CPU 0: none on CPU 1.
+			name: "cpu 1",
+			f:    schedule.Filter{CPUs: []trace.CPU{1}},
+			runs: []string{"1:? 100-150", "1:? 150-550", "1:3 550-700", "1:? 700-900"},
+			span: "100-900", cpus: "[1]",
+			tasks: "1:0/0/0 2:0/0/0 3:0/150/50",
+		},
+		{
+			// Runs are per CPU: all kept; B's delay and on-CPU time only.
+			name:   "tid 2",
+			f:      schedule.Filter{TIDs: []trace.TID{2}},
+			delays: []string{"2 200-300"},
+			runs:   []string{"0:1 100-300", "0:2 300-400", "0:1 400-900", "1:? 100-150", "1:? 150-550", "1:3 550-700", "1:? 700-900"},
+			span:   "100-900", cpus: "[0 1]",
+			tasks: "1:0/0/0 2:1/100/0 3:0/0/0",
+		},
+		{
+			name: "unknown comm",
+			f:    schedule.Filter{Comms: []string{"nosuch"}},
+			runs: []string{"0:1 100-300", "0:2 300-400", "0:1 400-900", "1:? 100-150", "1:? 150-550", "1:3 550-700", "1:? 700-900"},
+			span: "100-900", cpus: "[0 1]",
+			tasks: "1:0/0/0 2:0/0/0 3:0/0/0",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := c.f
+			s, err := schedule.Build(trace.NewSliceSource(handTrace(), nil), schedule.Options{Filter: &f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var delays []string
+			for _, d := range s.Delays {
+				delays = append(delays, fmt.Sprintf("%d %d-%d", d.Task.TID, d.Start, d.End))
+			}
+			if fmt.Sprint(delays) != fmt.Sprint(c.delays) {
+				t.Errorf("delays %q, want %q", delays, c.delays)
+			}
+			var runs []string
+			for _, cpu := range []trace.CPU{0, 1} {
+				for _, r := range s.Runs[cpu] {
+					who := "?"
+					if r.Task != nil {
+						who = fmt.Sprint(r.Task.TID)
+					}
+					runs = append(runs, fmt.Sprintf("%d:%s %d-%d", cpu, who, r.Start, r.End))
+				}
+			}
+			if fmt.Sprint(runs) != fmt.Sprint(c.runs) {
+				t.Errorf("runs\n got %q\nwant %q", runs, c.runs)
+			}
+			if got := fmt.Sprintf("%d-%d", s.Start, s.End); got != c.span {
+				t.Errorf("span %s, want %s", got, c.span)
+			}
+			b := schedule.New(schedule.Options{Filter: &f}, schedule.Hooks{})
+			if err := b.Run(trace.NewSliceSource(handTrace(), nil)); err != nil {
+				t.Fatal(err)
+			}
+			b.Finish()
+			if cpus, _ := b.CPUs(); fmt.Sprint(cpus) != c.cpus {
+				t.Errorf("CPUs() = %v, want %s", cpus, c.cpus)
+			}
+			tasks := ""
+			for _, tid := range []trace.TID{1, 2, 3} {
+				tk := b.Lookup(tid)
+				if tasks != "" {
+					tasks += " "
+				}
+				tasks += fmt.Sprintf("%d:%d/%d/%d", tid, tk.Switches, tk.OnCPU, tk.StatRuntime)
+			}
+			if tasks != c.tasks {
+				t.Errorf("tasks %s, want %s", tasks, c.tasks)
+			}
+		})
+	}
+}
+
+func TestFilterString(t *testing.T) {
+	f := &schedule.Filter{Start: 1_500_000_000, CPUs: []trace.CPU{0, 2}, Comms: []string{"a", "b"}}
+	if got, want := f.String(), "--time 1.500000000, --cpu 0,2 --comm a,b"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	var none *schedule.Filter
+	if none.Active() || !none.Time(5) || !none.CPU(3) || !none.Task(nil) {
+		t.Error("a nil filter does not select everything")
+	}
+}
+
+// TestFilterMatchUncompiled: a Filter used directly (not through a
+// Builder, which matches on its own prepared copy) matches the same.
+func TestFilterMatchUncompiled(t *testing.T) {
+	f := &schedule.Filter{Start: 10, End: 20, CPUs: []trace.CPU{1, 3}, PIDs: []trace.PID{7}, Comms: []string{"a"}}
+	_ = schedule.New(schedule.Options{Filter: f}, schedule.Hooks{})
+	for _, c := range []struct {
+		got, want bool
+		what      string
+	}{
+		{f.CPU(1), true, "CPU 1"}, {f.CPU(2), false, "CPU 2"}, {f.CPU(-1), false, "CPU -1"},
+		{f.Time(10), true, "10 ns"}, {f.Time(21), false, "21 ns"},
+		{f.TaskIDs(9, 7, "a"), true, "pid 7 a"}, {f.TaskIDs(9, 7, "b"), false, "pid 7 b"}, {f.TaskIDs(9, 8, "a"), false, "pid 8 a"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}
+
+// FuzzBuilderFiltered: whatever the stream and the filter (a window, a
+// CPU, a TID from the input's first bytes), the Builder reports nothing the
+// filter leaves out: runs, intervals and runqueue steps inside the window
+// and on the CPU, delays switched in there by the TID, and CPU totals no
+// larger than the clipped span.
+func FuzzBuilderFiltered(f *testing.F) {
+	f.Add([]byte{5, 30, 1, 2}, []byte{0, 1, 2, 3, 2, 3, 0, 4, 1, 3, 4, 8, 0, 2, 9, 1, 10, 1, 0, 40})
+	f.Add([]byte{0, 0, 0, 1}, []byte{0, 0, 1, 9, 3, 1, 0, 9, 0, 1, 0, 9, 7, 1, 1, 9, 0, 2, 1, 9})
+	f.Fuzz(func(t *testing.T, sel, data []byte) {
+		if len(sel) < 4 {
+			return
+		}
+		flt := &schedule.Filter{Start: int64(sel[0]), CPUs: []trace.CPU{trace.CPU(sel[2] % 3)}}
+		if sel[1] != 0 {
+			flt.End = flt.Start + int64(sel[1])
+		}
+		if sel[3]%2 == 1 {
+			flt.TIDs = []trace.TID{trace.TID(sel[3] / 2 % 5)}
+		}
+		inWindow := func(a, b int64) bool { return flt.Time(a) && flt.Time(b) }
+		b := schedule.New(schedule.Options{Filter: flt}, schedule.Hooks{
+			Run: func(r *schedule.Run) {
+				if !flt.CPU(r.CPU) || !inWindow(r.Start, r.End) {
+					t.Fatalf("run %+v outside %s", r, flt)
+				}
+			},
+			State: func(iv *schedule.Interval) {
+				if !inWindow(iv.Start, iv.End) || !flt.Task(iv.Task) {
+					t.Fatalf("interval %+v outside %s", iv, flt)
+				}
+			},
+			Delay: func(d *schedule.Delay) {
+				if !flt.Time(d.End) || !flt.Task(d.Task) || (d.CPU >= 0 && !flt.CPU(d.CPU)) {
+					t.Fatalf("delay %+v outside %s", d, flt)
+				}
+			},
+			Runqueue: func(cpu trace.CPU, at int64, n int) {
+				if !flt.CPU(cpu) || !flt.Time(at) || n < 0 {
+					t.Fatalf("runqueue %d at %d ns on CPU %d outside %s", n, at, cpu, flt)
+				}
+			},
+		})
+		evs := fuzzEvents(data)
+		for i := range evs {
+			b.Observe(&evs[i])
+		}
+		b.Finish()
+		from, to := b.Span()
+		cpus, stats := b.CPUs()
+		for i, c := range stats {
+			if !flt.CPU(cpus[i]) {
+				t.Fatalf("CPU %d listed outside %s", cpus[i], flt)
+			}
+			if span := max(to-from, 0); c.Busy < 0 || c.Busy+c.Idle+c.Unknown > span {
+				t.Fatalf("CPU %d: %+v over a clipped span of %d ns", cpus[i], c, span)
+			}
+		}
+	})
+}
