@@ -21,6 +21,10 @@ const (
 // PprofPreempted is the reason frame of delays that followed a preemption.
 const PprofPreempted = "preempted"
 
+// PprofIRQ is the reason frame of delays that followed a wakeup from
+// interrupt context (trace.Event.FromIRQ).
+const PprofIRQ = "woken by <irq>"
+
 // ExportPprof reads src to the end (it does not close it) and returns a
 // pprof profile (github.com/google/pprof/profile) of where the trace's tasks
 // waited for a CPU and behind whom.
@@ -28,18 +32,20 @@ const PprofPreempted = "preempted"
 // Sample types: delay (scheduling delay, nanoseconds; the default),
 // runtime (nanoseconds) and switches (count). Stacks, root first, are
 // [process; thread] for each thread's runtime and switches, and
-// [process; thread; reason] for its delays, where reason is
-// "woken by <waker comm>" for a delay that began with a wakeup (the waker
-// is the task current on the CPU that emitted the sched_waking, or the
-// recorded waker when the source has it; "woken by <idle or irq>" when the
-// wakeup came from an idle CPU) or "preempted" for a delay that began with
-// a switch-out while runnable. Frames are named like perf's latency rows:
-// a thread "comm:tid", a process "comm (pid N)".
+// [process; thread; reason] for its delays, where reason is "woken by
+// <waker comm>" for a delay that began with a wakeup (the waker is the task
+// current on the CPU that emitted the sched_waking, or the recorded waker
+// when the source has it; "woken by <irq>" when the trace says the wakeup
+// ran in interrupt context, whoever it interrupted; "woken by <idle or
+// irq>" when it came from an idle CPU) or "preempted" for a delay that
+// began with a switch-out while runnable. Frames are named like perf's
+// latency rows: a thread "comm:tid", a process "comm (pid N)".
 //
-// Delays follow perf sched latency's rules (see stats_pass.go), so a
-// thread's delay total equals its Sum delay in `traceview latency -p`.
-// Runtime is the sum of sched_stat_runtime when the trace has that event
-// (perf's Runtime column), else the time between switch-in and switch-out.
+// Delays follow perf sched latency's rules as the schedule reconstruction
+// (trace/schedule) applies them, so a thread's delay total equals its Sum
+// delay in `traceview latency -p`. Runtime is the sum of sched_stat_runtime
+// when the trace has that event (perf's Runtime column), else the time
+// between switch-in and switch-out.
 func ExportPprof(src trace.Source) (*profile.Profile, error) {
 	type reasonKey struct {
 		t      *schedule.Task
@@ -54,7 +60,7 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 			}
 			k := reasonKey{d.Task, PprofPreempted}
 			if d.Cause != schedule.CausePreempted {
-				k.reason = pprofWakerFrame(d.Waker)
+				k.reason = pprofWakerFrame(d.Waker, d.FromIRQ)
 			}
 			if _, ok := delays[k]; !ok {
 				order = append(order, k)
@@ -140,9 +146,13 @@ func ExportPprof(src trace.Source) (*profile.Profile, error) {
 	return prof, nil
 }
 
-// pprofWakerFrame names the reason frame of a delay after a wakeup.
-func pprofWakerFrame(w *schedule.Task) string {
+// pprofWakerFrame names the reason frame of a delay after a wakeup: the
+// waker's comm, or "<irq>" for a wakeup from interrupt context (the task
+// current on that CPU was only interrupted; it is not blamed).
+func pprofWakerFrame(w *schedule.Task, fromIRQ bool) string {
 	switch {
+	case fromIRQ:
+		return PprofIRQ
 	case w == nil:
 		return "woken by <unknown>"
 	case w.TID == 0:

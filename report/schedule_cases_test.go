@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -212,5 +213,100 @@ func TestScheduleRunqueueUnderLoss(t *testing.T) {
 			t.Errorf("keep-lossy %v: runqueue avg %.3f max %d, %d lossy delays; want %.1f, 3, %d",
 				c.keep, cpu.RunqueueAvg, cpu.RunqueueMax, st.LossyDelays, c.avg, c.lossy)
 		}
+	}
+}
+
+// timehistCase runs timehist on one case of testdata/schedule.txtar.
+func timehistCase(t *testing.T, name string, opt TimehistOptions) string {
+	t.Helper()
+	var b strings.Builder
+	if err := Timehist(&b, scheduleCase(t, name), opt); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestSchedulePidReuse (issue 16 item 5): reuse.txt. Task old (tid 10) runs
+// 100.000-100.002 s (2 ms) and exits; p (5) runs 100.002-100.004 s (2 ms),
+// forks a new tid 10 at 100.003 s and switches to it; the new 10 runs
+// 100.004-100.007 s (3 ms). `timehist -s` summarises both incarnations of
+// tid 10 (perf 6.12 and traceview before this fix kept only the last one):
+// 3 tasks, 3 switches of tasks + 1 of idle = 4, run time 2 + 2 + 3 = 7 ms.
+// latency -p keeps them apart too.
+func TestSchedulePidReuse(t *testing.T) {
+	got := timehistCase(t, "reuse", TimehistOptions{SummaryOnly: true})
+	for _, want := range []string{
+		"                       old[10]      -1          1        2.000      2.000       2.000       2.000    0.00       0\n",
+		"                          p[5]      -1          1        2.000      2.000       2.000       2.000    0.00       0\n",
+		"                         p[10]       5          1        3.000      3.000       3.000       3.000    0.00       0\n",
+		"    Total number of unique tasks: 3\n",
+		"Total number of context switches: 4\n",
+		"           Total run time (msec):  7.000 \n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("timehist -s: no %q in\n%s", want, got)
+		}
+	}
+	res, err := ComputeLatency(scheduleCase(t, "reuse"), LatencyOptions{PerTask: true, Sort: []string{"runtime"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := map[string]int64{}
+	for _, r := range res.Rows {
+		rt[fmt.Sprintf("%s:%d", r.Comm, r.TID)] = r.Runtime
+	}
+	if d := cmp.Diff(map[string]int64{"old:10": 2e6, "p:5": 2e6, "p:10": 3e6}, rt); d != "" {
+		t.Errorf("latency -p runtimes (-want +got):\n%s", d)
+	}
+}
+
+// TestScheduleCPUsFromHeader (issue 16 item 11): cpus.txt says #P:2 in its
+// header, read only with the events, so timehist starts with perf's
+// fallback of 4 CPUs. The summary must count 2: "CPU 1 idle entire time
+// window", no CPU 3, "(x 2)". Idle on CPU 0: 100.002-100.005 s = 3 ms of
+// the 5 ms window (100.000-100.005 s): 60.00 %.
+func TestScheduleCPUsFromHeader(t *testing.T) {
+	got := timehistCase(t, "cpus", TimehistOptions{SummaryOnly: true})
+	want := "Idle stats:\n" +
+		"    CPU  0 idle for      3.000  msec  ( 60.00%)\n" +
+		"    CPU  1 idle entire time window\n" +
+		"\n    Total number of unique tasks: 1\n" +
+		"Total number of context switches: 3\n" +
+		"           Total run time (msec):  2.000 \n" +
+		"    Total scheduling time (msec):  5.000  (x 2)\n"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("timehist -s ends\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestScheduleWakeupFromIRQ (issue 16 item 12): irq.txt, with ftrace's
+// irq-info column. H runs on CPU 0; an interrupt taken while H runs
+// ("d.h2.") wakes S at 10.001 s, switched in on CPU 1 at 10.0015 s: 500 us,
+// not H's doing. H itself ("d..2.") wakes T at 10.002 s and is preempted by
+// it at 10.003 s: 1 ms woken by H. The pprof delay samples, leaf first:
+// [woken by <irq>, S:200, S (pid -1)] 500000 ns and [woken by H, T:300,
+// T (pid -1)] 1000000 ns (the text has no tgid column: pid -1).
+func TestScheduleWakeupFromIRQ(t *testing.T) {
+	prof, err := ExportPprof(scheduleCase(t, "irq"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, s := range prof.Sample {
+		if s.Value[0] == 0 {
+			continue
+		}
+		var names []string
+		for _, l := range s.Location {
+			names = append(names, l.Line[0].Function.Name)
+		}
+		got[strings.Join(names, "; ")] = s.Value[0]
+	}
+	want := map[string]int64{
+		"woken by <irq>; S:200; S (pid -1)": 500_000,
+		"woken by H; T:300; T (pid -1)":     1_000_000,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("delay samples (-want +got):\n%s", d)
 	}
 }

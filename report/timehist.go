@@ -66,11 +66,14 @@ type timehist struct {
 	maxCPU     int // perf's sched->max_cpu (starts at the online CPU count)
 	nrCPUs     int // online CPUs
 	maxSeen    int // highest CPU number seen
-	skipped    int
-	histStart  int64
-	histEnd    int64
-	sawWaking  bool
-	sawSwitch  bool
+	// cpusGuessed: the CPU count was unknown when the events began (perf's
+	// fallback of 4 stands in until the summary; see lateCPUs).
+	cpusGuessed bool
+	skipped     int
+	histStart   int64
+	histEnd     int64
+	sawWaking   bool
+	sawSwitch   bool
 
 	cpuSet  []bool // nil: all
 	pidSet  map[trace.PID]bool
@@ -100,9 +103,15 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	}
 	if ncpu <= 0 {
 		ncpu = 4 // perf: "if (sched->max_cpu.cpu == 0) sched->max_cpu.cpu = 4"
+		// A pipe-mode perf.data carries its features after the events and
+		// ftrace text says "#P:2" in a header read with the first event:
+		// outside Exact the summary asks the source again (lateCPUs).
+		th.cpusGuessed = !opt.Exact
 	}
 	th.maxCPU, th.nrCPUs = ncpu, ncpu
-	th.idleThread(ncpu - 1)
+	if !th.cpusGuessed {
+		th.idleThread(ncpu - 1)
+	}
 	if opt.CPUs != nil {
 		for _, c := range opt.CPUs {
 			if c < 0 {
@@ -152,9 +161,27 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 		return ErrTimehistNoSwitch
 	}
 	if th.opt.Summary {
+		th.lateCPUs(src.Meta())
 		th.summary()
 	}
 	return th.w.Flush()
+}
+
+// lateCPUs settles the CPU count of the summary ("CPU N idle", "(x N)")
+// when it was not known before the events: the count the source learnt
+// while it was read (m.NrCPUs), else perf's fallback of 4, raised, as perf
+// raises sched->max_cpu, to the highest CPU number seen.
+func (th *timehist) lateCPUs(m *trace.Meta) {
+	if !th.cpusGuessed {
+		return
+	}
+	n := th.nrCPUs
+	if m != nil && m.NrCPUs > 0 {
+		n = m.NrCPUs
+	}
+	th.nrCPUs = n
+	th.maxCPU = max(n, th.maxSeen)
+	th.idleThread(n - 1)
 }
 
 // TimehistMaxCPUs bounds CPU numbers (perf's MAX_CPUS in

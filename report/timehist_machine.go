@@ -100,6 +100,10 @@ type timehistMachine struct {
 	byTID       []*timehistThread             // indexed by tid, 0 <= tid < timehistDenseTIDs
 	sparse      map[trace.TID]*timehistThread // other tids (-1, corrupt values)
 	seq         int
+	// retired holds, outside exact mode, the earlier incarnations of
+	// reused tids (a fork of a tid the table still held), so the summary
+	// keeps every task identity.
+	retired []*timehistThread
 }
 
 func newTimehistMachine(exact, removeExits bool) *timehistMachine {
@@ -153,9 +157,10 @@ func (m *timehistMachine) set(tid trace.TID, t *timehistThread) {
 	m.byTID[tid] = t
 }
 
-// all returns the live threads in creation order.
+// all returns the live threads in creation order; outside exact mode also
+// the earlier incarnations of reused tids.
 func (m *timehistMachine) all() []*timehistThread {
-	var out []*timehistThread
+	out := append([]*timehistThread(nil), m.retired...)
 	for _, t := range m.byTID {
 		if t != nil {
 			out = append(out, t)
@@ -204,6 +209,9 @@ func (m *timehistMachine) updatePID(t *timehistThread, pid trace.PID) {
 func (m *timehistMachine) remove(t *timehistThread) {
 	if m.get(t.tid) == t {
 		m.set(t.tid, nil)
+		if !m.exact {
+			m.retired = append(m.retired, t)
+		}
 	}
 }
 

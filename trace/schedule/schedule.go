@@ -120,6 +120,7 @@ type Task struct {
 	startCPU trace.CPU // CPU of the event that started the current runnable state
 	cause    Cause
 	waker    trace.TID // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
+	wakeIRQ  bool      // that wakeup ran in interrupt context
 	first    int64     // start of the first wakeup of a restarted delay
 	sleep    trace.TaskState
 	lastOff  int64 // end of the task's last reported interval
@@ -129,6 +130,7 @@ type Task struct {
 	wokenWaker trace.TID
 	wokenCPU   trace.CPU // the waking's CPU
 	wokenQueue trace.CPU // its target CPU
+	wokenIRQ   bool      // it ran in interrupt context
 }
 
 // State returns the task's current state.
@@ -162,6 +164,12 @@ type Delay struct {
 	// current on the waking CPU; the idle identity for a wakeup from an idle
 	// CPU's interrupt); nil when unknown or preempted.
 	Waker *Task
+	// FromIRQ: the wakeup that started the delay ran in interrupt
+	// context (hard or soft irq, NMI: the trace's irq flags, e.g. the
+	// irq-info column of ftrace text, or a capture's own flag), so Waker,
+	// the task current on the waking CPU, was only interrupted and did
+	// not wake the task itself.
+	FromIRQ bool
 	// FirstWaking is the time of the first wakeup when a second waking
 	// restarted the delay (see the package doc), else Start.
 	FirstWaking int64
@@ -186,6 +194,7 @@ type Interval struct {
 	CPU        trace.CPU
 	Cause      Cause // Runnable
 	Waker      *Task // Runnable after a wakeup
+	FromIRQ    bool  // Runnable after a wakeup from interrupt context (see Delay.FromIRQ)
 	Sleep      trace.TaskState
 }
 
@@ -571,7 +580,7 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 			d := Delay{Task: t, Start: t.since, End: max(e.Time, t.since), CPU: -1, QueueCPU: t.cpu, StartCPU: t.startCPU,
 				Cause: t.cause, FirstWaking: t.first, Lossy: true, Excluded: true}
 			if t.cause != CausePreempted {
-				d.Waker = b.Lookup(t.waker)
+				d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ
 			}
 			b.C.LossyDelays++
 			b.C.LossyDelayNs += d.End - d.Start
@@ -673,7 +682,7 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 	if st == StateRunnable {
 		iv.Cause = t.cause
 		if t.cause != CausePreempted {
-			iv.Waker = b.Lookup(t.waker)
+			iv.Waker, iv.FromIRQ = b.Lookup(t.waker), t.wakeIRQ
 		}
 	} else {
 		iv.Sleep = t.sleep
@@ -830,7 +839,7 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	d := Delay{Task: t, Start: t.since, End: in, CPU: cpu, QueueCPU: t.cpu, StartCPU: t.startCPU,
 		Cause: t.cause, FirstWaking: t.first, Recovered: recovered}
 	if t.cause != CausePreempted {
-		d.Waker = b.Lookup(t.waker)
+		d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ
 	}
 	d.Lossy = b.lossy(d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU)
 	d.Excluded = d.Lossy && !b.opts.KeepLossy
@@ -885,6 +894,7 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 			// switch-out, see the package doc).
 			b.C.Raced++
 			prev.state, prev.cause, prev.waker, prev.startCPU, prev.first = StateRunnable, CauseWokenBeforeSwitchOut, prev.wokenWaker, prev.wokenCPU, e.Time
+			prev.wakeIRQ = prev.wokenIRQ
 			if prev.wokenQueue >= 0 {
 				prev.cpu = prev.wokenQueue
 			}
@@ -932,6 +942,7 @@ func (b *Builder) doWakeup(e *trace.Event) {
 	case StateRunning:
 		if e.Kind != trace.KindWakeupNew {
 			t.woken, t.wokenWaker, t.wokenCPU, t.wokenQueue = true, wtid, e.CPU, target
+			t.wokenIRQ = e.FromIRQ == trace.Yes
 		}
 		return
 	case StateRunnable:
@@ -978,6 +989,7 @@ func (b *Builder) wake(t *Task, e *trace.Event, wtid trace.TID, target trace.CPU
 		t.cause = CauseWakeupNew
 	}
 	t.waker, t.cpu, t.startCPU = wtid, target, e.CPU
+	t.wakeIRQ = e.FromIRQ == trace.Yes && e.Kind != trace.KindWakeupNew
 	t.woken = false
 	b.enqueue(t)
 	if b.hooks.Wakeup != nil {
