@@ -310,3 +310,63 @@ func TestScheduleWakeupFromIRQ(t *testing.T) {
 		t.Errorf("delay samples (-want +got):\n%s", d)
 	}
 }
+
+// switchRecordEvents is what the perf.data reader makes of `perf record
+// --switch-events -a` (trace/perfdata TestSwitchRecords): COMM records at
+// time 0, then one sched_switch per switch-out record, without priorities;
+// a switch-out that was not a preemption reads as S.
+func switchRecordEvents() []trace.Event {
+	comm := func(tid trace.TID, name string) trace.Event {
+		e := trace.NewEvent(0, -1, trace.KindComm)
+		e.TID, e.PID, e.Comm = tid, trace.PID(tid), name
+		return e
+	}
+	sw := func(ns int64, prev, next trace.TID, st trace.TaskState) trace.Event {
+		e := trace.NewEvent(ns, 0, trace.KindSwitch)
+		e.TID, e.PID, e.NextTID, e.NextPID, e.PrevState = prev, trace.PID(prev), next, trace.PID(next), st
+		e.CurTID, e.CurPID = prev, trace.PID(prev)
+		return e
+	}
+	return []trace.Event{
+		comm(10, "a"), comm(20, "b"),
+		sw(1_000_000_000, 0, 10, trace.StatePreempted),
+		sw(1_002_000_000, 10, 20, trace.StatePreempted),
+		sw(1_005_000_000, 20, 10, trace.StateInterruptible),
+		sw(1_006_000_000, 10, 0, trace.StateInterruptible),
+	}
+}
+
+// TestScheduleSwitchRecords (issue 16 item 9): the schedule from switch
+// records alone. a runs 1.000-1.002 s, is preempted by b (runnable: a delay
+// starts at 1.002 s), b runs to 1.005 s and sleeps, a runs 1.005-1.006 s.
+//
+//	latency -p: a Count 1, sum = max = 1.005 - 1.002 = 3 ms, runtime 2 + 1 = 3 ms;
+//	            b Count 0 (first seen switched in), runtime 3 ms
+//	timehist:   1.002 a run 2 ms; 1.005 b run 3 ms;
+//	            1.006 a wait 3 ms (preempted), sch delay 3 ms, run 1 ms
+func TestScheduleSwitchRecords(t *testing.T) {
+	res, err := ComputeLatency(trace.NewSliceSource(switchRecordEvents(), nil), LatencyOptions{PerTask: true, Sort: []string{"sum"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []caseRow{
+		{"a", 1, 3_000_000, 3_000_000, 0, 3_000_000, RuntimeFromSwitches},
+		{"b", 0, 0, 0, 0, 3_000_000, RuntimeFromSwitches},
+	}
+	if d := cmp.Diff(want, caseRows(res)); d != "" {
+		t.Errorf("rows (-want +got):\n%s", d)
+	}
+	var b strings.Builder
+	if err := Timehist(&b, trace.NewSliceSource(switchRecordEvents(), nil), TimehistOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{
+		"       1.002000 [0000]  a[10]                               0.000      0.000      2.000 \n",
+		"       1.005000 [0000]  b[20]                               0.000      0.000      3.000 \n",
+		"       1.006000 [0000]  a[10]                               3.000      3.000      1.000 \n",
+	} {
+		if !strings.Contains(b.String(), row) {
+			t.Errorf("timehist: no %q in\n%s", row, b.String())
+		}
+	}
+}

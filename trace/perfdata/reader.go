@@ -97,6 +97,8 @@ type Reader struct {
 	haveForkTP     bool
 	haveExitTP     bool
 	haveExecTP     bool
+	switchRecords  bool // a PERF_RECORD_SWITCH_CPU_WIDE made a sched_switch
+	scopeChecked   bool // checkScope ran
 
 	off        int64 // file offset of the next record
 	dataEnd    int64 // file mode: offset just past the data section
@@ -368,8 +370,12 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// HasSched reports whether any attribute is a decodable sched tracepoint.
+// HasSched reports whether any attribute is a decodable sched tracepoint,
+// or the stream held PERF_RECORD_SWITCH_CPU_WIDE records (switchRecord).
 func (r *Reader) HasSched() bool {
+	if r.switchRecords {
+		return true
+	}
 	for _, a := range r.attrs {
 		if a.dec != nil {
 			return true
@@ -434,6 +440,7 @@ func (r *Reader) next(dst *trace.Event) error {
 			return nil
 		}
 		if r.eof {
+			r.checkScope()
 			if r.err != nil {
 				return r.err
 			}
@@ -533,6 +540,8 @@ func (r *Reader) handle(rec []byte, off int64) error {
 		return r.sample(rec, off)
 	case recComm, recFork, recExit, recLost, recLostSamples:
 		return r.kernelRecord(typ, rec, off)
+	case recSwitch, recSwitchCPUWide:
+		return r.switchRecord(typ, rec, off)
 	case recFinishedRound:
 		r.flushLimit = r.nextFlush
 		r.nextFlush = r.maxTime
