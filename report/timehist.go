@@ -261,7 +261,7 @@ func (th *timehist) idleThread(cpu int) *timehistThread {
 func (th *timehist) sampleThread(e *trace.Event) *timehistThread {
 	if th.opt.Exact {
 		// machine__resolve: perf looks the sample's own pid/tid up first.
-		th.m.findnew(e.CurPID, e.CurTID)
+		th.m.findnew(perfCurIDs(e))
 	}
 	if e.TID == 0 {
 		return th.idleThread(int(e.CPU))
@@ -270,11 +270,11 @@ func (th *timehist) sampleThread(e *trace.Event) *timehistThread {
 	if th.opt.Exact {
 		// perf uses the sample's tid (-1 for a task already unhashed by
 		// exit), falling back to the pid when the tid is 0.
-		tid := e.CurTID
+		pid, tid := perfCurIDs(e)
 		if tid == 0 {
-			tid = trace.TID(e.CurPID)
+			tid = trace.TID(pid)
 		}
-		t = th.m.findnew(e.CurPID, tid)
+		t = th.m.findnew(pid, tid)
 	} else {
 		pid := e.PID
 		if pid < 0 && e.CurTID == e.TID {
@@ -288,6 +288,21 @@ func (th *timehist) sampleThread(e *trace.Event) *timehistThread {
 		it.lastIdle = t
 	}
 	return t
+}
+
+// perfCurIDs returns the current task's pid and tid as perf.data's sample
+// holds them: -1 where the kernel reported a released task as -1
+// (trace.Event.CurGone), as perf 6.12 sees them; it names that thread
+// ":-1[-1/PID]" and keeps one such thread for all of them.
+func perfCurIDs(e *trace.Event) (trace.PID, trace.TID) {
+	pid, tid := e.CurPID, e.CurTID
+	if e.CurGone&trace.GoneTID != 0 {
+		tid = -1
+	}
+	if e.CurGone&trace.GonePID != 0 {
+		pid = -1
+	}
+	return pid, tid
 }
 
 func (th *timehist) filtered(t *timehistThread) bool {
@@ -498,7 +513,12 @@ func (th *timehist) migrate(e *trace.Event) {
 // printEventRow prints a wakeup or migration row: the task current on the
 // CPU (the waker), blank time columns, then what happened to subject.
 func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what string, from, to trace.CPU) {
-	cur := th.m.findnew(e.CurPID, e.CurTID)
+	var cur *timehistThread
+	if th.opt.Exact {
+		cur = th.m.findnew(perfCurIDs(e))
+	} else {
+		cur = th.m.findnew(e.CurPID, e.CurTID)
+	}
 	if th.skip(cur, e) && th.skip(subject, e) {
 		return
 	}

@@ -173,10 +173,19 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if tid >= 0 {
 		ev.CurTID, ev.CurPID = trace.TID(tid), trace.PID(pid)
 		r.learnPID(ev.CurTID, ev.CurPID)
-	} else if ev.CurTID >= 0 {
-		// The kernel reports pid/tid -1 for a task past exit_notify(); the
-		// payload's common_pid still names it.
-		ev.CurPID = r.pidOf(ev.CurTID)
+	} else {
+		// The kernel reports tid -1 (and pid -1 once its whole process is
+		// released) for a task past exit_notify(); the payload's
+		// common_pid still names it.
+		if st&sampleTID != 0 {
+			ev.CurGone = trace.GoneTID
+			if pid < 0 {
+				ev.CurGone |= trace.GonePID
+			}
+		}
+		if ev.CurTID >= 0 {
+			ev.CurPID = r.pidOf(ev.CurTID)
+		}
 	}
 	r.fillPIDs(ev)
 	r.queue(ev, hasTime)

@@ -222,3 +222,30 @@ func TestRecordedSwitchEvents(t *testing.T) {
 		t.Errorf("per-process: warnings %v", r.Meta().Warnings.List())
 	}
 }
+
+// TestSampleTIDGone: the kernel reports tid -1 in the sample of a task
+// already released by exit (perf script prints ":-1 29696/-1"): on
+// srv.1cpu the sched_switch at 3139.488707 s (reqsrv:29701 Z ==>
+// reqsrv:29696) is such a sample. The event names the payload's task and
+// says the sample's tid was -1 (GoneTID, the process 29696 still alive).
+func TestSampleTIDGone(t *testing.T) {
+	evs, _, err := drain(sharedTrace(t, "srv.1cpu.perf.data"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch && e.Time/1000 == 3139_488707 && e.TID == 29701 {
+			n++
+			if e.CurGone != trace.GoneTID || e.CurTID != 29701 || e.CurPID != 29696 {
+				t.Errorf("%v: CurGone %d cur %d/%d, want GoneTID 29701/29696", e, e.CurGone, e.CurTID, e.CurPID)
+			}
+		}
+		if e.CurGone != 0 && e.Kind == trace.KindSwitch && e.CurTID != e.TID {
+			t.Errorf("%v: tid -1 sample of another task", e)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d switches of 29701 at 3139.488707 s, want 1", n)
+	}
+}

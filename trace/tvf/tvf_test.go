@@ -400,3 +400,32 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// TestVersion2: a file written by format version 2 (24 optional fields,
+// before CurGone) still reads: testdata/v2-nice.2cpu.tv is `traceview
+// convert` (version 2) of testdata/traces/nice.2cpu.perf.data; its events
+// are the perf.data's, field for field (that trace has no sample of a
+// released task, so CurGone is 0 in both).
+func TestVersion2(t *testing.T) {
+	f, err := os.Open("testdata/v2-nice.2cpu.tv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, tr := decodeAll(t, f)
+	if tr.Version() != 2 {
+		t.Fatalf("version %d, want 2", tr.Version())
+	}
+	src, err := trace.Open("../../testdata/traces/nice.2cpu.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	want, err := trace.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("events differ (-perf.data +v2):\n%s", diff)
+	}
+}
