@@ -113,11 +113,12 @@ type Reader struct {
 	eof        bool
 	err        error
 
-	tidPID  pidTable
-	skip    [len(trace.Kinds)]bool // kinds the consumer asked to leave out (SkipKinds)
-	cpuLast []int64                // last record time per CPU, for lost windows
-	stats   Stats
-	decomp  *decompressor
+	tidPID   pidTable
+	skip     [len(trace.Kinds)]bool // kinds the consumer asked to leave out (SkipKinds)
+	cpuLast  []int64                // last record time per CPU, for lost windows and damage
+	cpuPrint []eventPrint           // the last record of each CPU (duplicate check)
+	stats    Stats
+	decomp   *decompressor
 }
 
 // NewReader reads the header of a perf.data stream and, in file mode, its

@@ -249,3 +249,42 @@ func TestSampleTIDGone(t *testing.T) {
 		t.Errorf("%d switches of 29701 at 3139.488707 s, want 1", n)
 	}
 }
+
+// TestRepeatedRecords (issue 16 item 13): a FINISHED_ROUND region written
+// twice. CPU 0 records switches at 1.000 and 1.002 s, a round mark, the
+// same two records again, then a switch at 1.004 s. The repeated 1.000 s
+// record is earlier than the CPU's previous one (1.002 s): dropped
+// (time-backwards); the repeated 1.002 s record equals the previous one:
+// dropped (duplicate-event). Three switches remain: 1.000, 1.002, 1.004 s.
+func TestRepeatedRecords(t *testing.T) {
+	p := newPipeBuilder()
+	p.comm(10, "a")
+	region := func() {
+		p.switchOut(1_000_000_000, 0, 10, true)
+		p.switchOut(1_002_000_000, 10, 0, false)
+	}
+	region()
+	p.record(recFinishedRound, 0, nil)
+	region()
+	p.switchOut(1_004_000_000, 0, 10, true)
+	evs, r, err := drain(p.b.Bytes(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch {
+			times = append(times, e.Time)
+		}
+	}
+	if d := cmp.Diff([]int64{1_000_000_000, 1_002_000_000, 1_004_000_000}, times); d != "" {
+		t.Errorf("switch times (-want +got):\n%s", d)
+	}
+	got := map[string]int{}
+	for _, w := range r.Meta().Warnings.List() {
+		got[w.Key] = w.Count
+	}
+	if got["time-backwards"] != 1 || got["duplicate-event"] != 1 || got["out-of-order"] != 0 {
+		t.Errorf("warnings %v", r.Meta().Warnings.List())
+	}
+}
