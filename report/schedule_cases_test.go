@@ -1,8 +1,10 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 
@@ -368,5 +370,33 @@ func TestScheduleSwitchRecords(t *testing.T) {
 		if !strings.Contains(b.String(), row) {
 			t.Errorf("timehist: no %q in\n%s", row, b.String())
 		}
+	}
+}
+
+// TestScheduleWakeupFromIRQPerfetto (issue 16 item 12): irq.txt in the
+// Perfetto JSON export. S's Runnable (woken) slice, 10.001-10.0015 s
+// (10001000-10001500 us), names the waker "<irq>", and no flow arrow leaves
+// H for it; T's, 10.002-10.003 s, names H:100, with one arrow (s at 10002000
+// us on H's track, f 1 ns later on T's).
+func TestScheduleWakeupFromIRQPerfetto(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WritePerfetto(&buf, scheduleCase(t, "irq")); err != nil {
+		t.Fatal(err)
+	}
+	var woken, flows []string
+	for _, e := range gDecodePerfetto(t, buf.Bytes()) {
+		switch {
+		case e.Ph == "X" && e.Name == PerfettoRunnableWoken:
+			woken = append(woken, fmt.Sprintf("%d %g-%g %v", e.Tid, e.Ts, e.Ts+e.Dur, e.Args["waker"]))
+		case e.Ph == "s" || e.Ph == "f":
+			flows = append(flows, fmt.Sprintf("%s %d %.3f", e.Ph, e.Tid, e.Ts))
+		}
+	}
+	sort.Strings(woken)
+	if d := cmp.Diff([]string{"200 1.0001e+07-1.00015e+07 <irq>", "300 1.0002e+07-1.0003e+07 H:100"}, woken); d != "" {
+		t.Errorf("woken slices (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"s 100 10002000.000", "f 300 10002000.001"}, flows); d != "" {
+		t.Errorf("flows (-want +got):\n%s", d)
 	}
 }

@@ -136,6 +136,13 @@ type Task struct {
 // State returns the task's current state.
 func (t *Task) State() State { return t.state }
 
+// WokenFromIRQ reports whether the task is runnable after a wakeup that ran
+// in interrupt context (see Delay.FromIRQ): the task current on the waking
+// CPU only was interrupted.
+func (t *Task) WokenFromIRQ() bool {
+	return t.state == StateRunnable && t.cause != CausePreempted && t.wakeIRQ
+}
+
 // CPU returns the CPU the task runs on or waits for (-1 unknown).
 func (t *Task) CPU() trace.CPU { return t.cpu }
 
