@@ -266,7 +266,8 @@ func TestSchedulePidReuse(t *testing.T) {
 // header, read only with the events, so timehist starts with perf's
 // fallback of 4 CPUs. The summary must count 2: "CPU 1 idle entire time
 // window", no CPU 3, "(x 2)". Idle on CPU 0: 100.002-100.005 s = 3 ms of
-// the 5 ms window (100.000-100.005 s): 60.00 %.
+// the 5 ms window (100.000-100.005 s): 60.00 %. The same lines without the
+// header: the CPUs seen, CPU 0 only, "(x 1)".
 func TestScheduleCPUsFromHeader(t *testing.T) {
 	got := timehistCase(t, "cpus", TimehistOptions{SummaryOnly: true})
 	want := "Idle stats:\n" +
@@ -278,6 +279,33 @@ func TestScheduleCPUsFromHeader(t *testing.T) {
 		"    Total scheduling time (msec):  5.000  (x 2)\n"
 	if !strings.HasSuffix(got, want) {
 		t.Errorf("timehist -s ends\n%s\nwant\n%s", got, want)
+	}
+	// Without the header nothing says how many CPUs there were: the CPUs
+	// seen (CPU 0 only), not perf's 4.
+	var text strings.Builder
+	ar, err := txtar.ParseFile("testdata/schedule.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if f.Name == "cpus.txt" {
+			for _, l := range strings.SplitAfter(string(f.Data), "\n") {
+				if !strings.HasPrefix(l, "#") {
+					text.WriteString(l)
+				}
+			}
+		}
+	}
+	src, err := trace.OpenReader(strings.NewReader(text.String()), "cpus-noheader")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Timehist(&b, src, TimehistOptions{SummaryOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); !strings.Contains(got, "(x 1)") || strings.Contains(got, "CPU  3") || strings.Contains(got, "CPU  1") {
+		t.Errorf("no header: timehist -s\n%s\nwant (x 1) and only CPU 0", got)
 	}
 }
 

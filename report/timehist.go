@@ -169,13 +169,14 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 
 // lateCPUs settles the CPU count of the summary ("CPU N idle", "(x N)")
 // when it was not known before the events: the count the source learnt
-// while it was read (m.NrCPUs), else perf's fallback of 4, raised, as perf
-// raises sched->max_cpu, to the highest CPU number seen.
+// while it was read (m.NrCPUs), else the CPUs seen (a text trace without
+// a header; perf would say 4), raised, as perf raises sched->max_cpu, to
+// the highest CPU number seen.
 func (th *timehist) lateCPUs(m *trace.Meta) {
 	if !th.cpusGuessed {
 		return
 	}
-	n := th.nrCPUs
+	n := th.maxSeen + 1
 	if m != nil && m.NrCPUs > 0 {
 		n = m.NrCPUs
 	}
