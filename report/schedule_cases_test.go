@@ -428,3 +428,20 @@ func TestScheduleWakeupFromIRQPerfetto(t *testing.T) {
 		t.Errorf("flows (-want +got):\n%s", d)
 	}
 }
+
+// TestScheduleSwitchRecordsMap: perf sched map's view of the switch-record
+// schedule of TestScheduleSwitchRecords: a gets A0 at 1.000 s, b B0 at
+// 1.002 s, a again at 1.005 s, idle (".") at 1.006 s.
+func TestScheduleSwitchRecordsMap(t *testing.T) {
+	var b strings.Builder
+	if err := Map(&b, trace.NewSliceSource(switchRecordEvents(), nil), MapOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "  *A0       1.000000 secs A0 => a:10\n" +
+		"  *B0       1.002000 secs B0 => b:20\n" +
+		"  *A0       1.005000 secs \n" +
+		"  *.        1.006000 secs .  => swapper:0\n"
+	if b.String() != want {
+		t.Errorf("map:\n%q\nwant\n%q", b.String(), want)
+	}
+}
