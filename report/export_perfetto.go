@@ -36,11 +36,13 @@ const (
 //     task's comm, args tid/pid;
 //   - one track per task (its real pid/tid, named by its comm) with its
 //     states as slices: Running (args cpu), Runnable (preempted) or
-//     Runnable (woken) (args waker), Sleeping, Uninterruptible, or the
+//     Runnable (woken) (args waker: "comm:tid", or "<irq>" for a wakeup in
+//     interrupt context), Sleeping, Uninterruptible, or the
 //     kernel's other state letter (e.g. "Idle (I)");
 //   - a flow arrow ("s" at the waker's track at the wakeup, "f" 1 ns later
 //     with "bp":"e", binding to the wakee's Runnable (woken) slice) for every
-//     wakeup whose waker is a running task.
+//     wakeup whose waker is a running task (none for a wakeup in interrupt
+//     context: the running task was only interrupted).
 //
 // Times are microseconds with nanosecond decimals on the trace's clock.
 // States and runs follow the same reconstruction as the latency report:
@@ -77,7 +79,10 @@ func WritePerfetto(w io.Writer, src trace.Source, opts ExportOptions) error {
 				name = PerfettoRunnablePreempted
 			case iv.State == schedule.StateRunnable:
 				name = PerfettoRunnableWoken
-				if iv.Waker != nil {
+				switch {
+				case iv.FromIRQ:
+					args = `"waker":"<irq>"`
+				case iv.Waker != nil:
 					args = `"waker":` + pw.quote(fmt.Sprintf("%s:%d", iv.Waker.Comm, iv.Waker.TID))
 				}
 			default:
@@ -88,8 +93,8 @@ func WritePerfetto(w io.Writer, src trace.Source, opts ExportOptions) error {
 			pw.seen(t)
 		},
 		Wakeup: func(at int64, waker, wakee *schedule.Task, _ trace.CPU) {
-			if waker == nil || waker.TID == 0 || waker.State() != schedule.StateRunning {
-				return
+			if waker == nil || waker.TID == 0 || waker.State() != schedule.StateRunning || wakee.WokenFromIRQ() {
+				return // no arrow from a task an interrupt only interrupted
 			}
 			flowID++
 			pw.flow("s", flowID, perfettoPid(waker), int64(waker.TID), at)

@@ -28,6 +28,10 @@ const PprofPreempted = "preempted"
 // of the sample's thread ("comm sched-messaging").
 const PprofCommFrame = "comm "
 
+// PprofIRQ is the reason frame of delays that followed a wakeup from
+// interrupt context (trace.Event.FromIRQ).
+const PprofIRQ = "woken by <irq>"
+
 // ExportPprof reads src to the end (it does not close it) and returns a
 // pprof profile (github.com/google/pprof/profile) of where the trace's tasks
 // waited for a CPU and behind whom.
@@ -35,13 +39,14 @@ const PprofCommFrame = "comm "
 // Sample types: delay (scheduling delay, nanoseconds; the default),
 // runtime (nanoseconds) and switches (count). Stacks, root first, are
 // [process; thread] for each thread's runtime and switches, and
-// [process; thread; reason] for its delays, where reason is
-// "woken by <waker comm>" for a delay that began with a wakeup (the waker
-// is the task current on the CPU that emitted the sched_waking, or the
-// recorded waker when the source has it; "woken by <idle or irq>" when the
-// wakeup came from an idle CPU) or "preempted" for a delay that began with
-// a switch-out while runnable. Frames are named like perf's latency rows:
-// a thread "comm:tid", a process "comm (pid N)".
+// [process; thread; reason] for its delays, where reason is "woken by
+// <waker comm>" for a delay that began with a wakeup (the waker is the task
+// current on the CPU that emitted the sched_waking, or the recorded waker
+// when the source has it; "woken by <irq>" when the trace says the wakeup
+// ran in interrupt context, whoever it interrupted; "woken by <idle or
+// irq>" when it came from an idle CPU) or "preempted" for a delay that
+// began with a switch-out while runnable. Frames are named like perf's
+// latency rows: a thread "comm:tid", a process "comm (pid N)".
 //
 // Above the process frame, every stack has a root frame "comm NAME", the
 // thread's command name, so that a workload of many processes (161
@@ -49,8 +54,9 @@ const PprofCommFrame = "comm "
 // threshold once split) still shows as one node whose cumulative delay is
 // the Sum delay of its merged latency row ("sched-messaging:(161)").
 //
-// Delays follow perf sched latency's rules (see stats_pass.go), so a
-// thread's delay total equals its Sum delay in `traceview latency -p`.
+// Delays follow perf sched latency's rules as the schedule reconstruction
+// (trace/schedule) applies them, so a thread's delay total equals its Sum
+// delay in `traceview latency -p`.
 // Runtime is the sum of sched_stat_runtime when the trace has that event
 // (perf's Runtime column), else the time between switch-in and switch-out.
 //
@@ -103,7 +109,7 @@ func ExportPprof(src trace.Source, opts ExportOptions) (*profile.Profile, error)
 			addOff(d.Task, d.Stack, 1, d.End-d.Start)
 			k := reasonKey{d.Task, PprofPreempted}
 			if d.Cause != schedule.CausePreempted {
-				k.reason = pprofWakerFrame(d.Waker)
+				k.reason = pprofWakerFrame(d.Waker, d.FromIRQ)
 			}
 			if _, ok := delays[k]; !ok {
 				order = append(order, k)
@@ -252,9 +258,13 @@ func ExportPprof(src trace.Source, opts ExportOptions) (*profile.Profile, error)
 	return prof, nil
 }
 
-// pprofWakerFrame names the reason frame of a delay after a wakeup.
-func pprofWakerFrame(w *schedule.Task) string {
+// pprofWakerFrame names the reason frame of a delay after a wakeup: the
+// waker's comm, or "<irq>" for a wakeup from interrupt context (the task
+// current on that CPU was only interrupted; it is not blamed).
+func pprofWakerFrame(w *schedule.Task, fromIRQ bool) string {
 	switch {
+	case fromIRQ:
+		return PprofIRQ
 	case w == nil:
 		return "woken by <unknown>"
 	case w.TID == 0:

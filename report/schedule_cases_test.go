@@ -1,7 +1,10 @@
 package report
 
 import (
+	"bytes"
+	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"testing"
 
@@ -212,5 +215,233 @@ func TestScheduleRunqueueUnderLoss(t *testing.T) {
 			t.Errorf("keep-lossy %v: runqueue avg %.3f max %d, %d lossy delays; want %.1f, 3, %d",
 				c.keep, cpu.RunqueueAvg, cpu.RunqueueMax, st.LossyDelays, c.avg, c.lossy)
 		}
+	}
+}
+
+// timehistCase runs timehist on one case of testdata/schedule.txtar.
+func timehistCase(t *testing.T, name string, opt TimehistOptions) string {
+	t.Helper()
+	var b strings.Builder
+	if err := Timehist(&b, scheduleCase(t, name), opt); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestSchedulePidReuse (issue 16 item 5): reuse.txt. Task old (tid 10) runs
+// 100.000-100.002 s (2 ms) and exits; p (5) runs 100.002-100.004 s (2 ms),
+// forks a new tid 10 at 100.003 s and switches to it; the new 10 runs
+// 100.004-100.007 s (3 ms). `timehist -s` summarises both incarnations of
+// tid 10 (perf 6.12 and traceview before this fix kept only the last one):
+// 3 tasks, 3 switches of tasks + 1 of idle = 4, run time 2 + 2 + 3 = 7 ms.
+// latency -p keeps them apart too.
+func TestSchedulePidReuse(t *testing.T) {
+	got := timehistCase(t, "reuse", TimehistOptions{SummaryOnly: true})
+	for _, want := range []string{
+		"                       old[10]      -1          1        2.000      2.000       2.000       2.000    0.00       0\n",
+		"                          p[5]      -1          1        2.000      2.000       2.000       2.000    0.00       0\n",
+		"                         p[10]       5          1        3.000      3.000       3.000       3.000    0.00       0\n",
+		"    Total number of unique tasks: 3\n",
+		"Total number of context switches: 4\n",
+		"           Total run time (msec):  7.000 \n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("timehist -s: no %q in\n%s", want, got)
+		}
+	}
+	res, err := ComputeLatency(scheduleCase(t, "reuse"), LatencyOptions{PerTask: true, Sort: []string{"runtime"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := map[string]int64{}
+	for _, r := range res.Rows {
+		rt[fmt.Sprintf("%s:%d", r.Comm, r.TID)] = r.Runtime
+	}
+	if d := cmp.Diff(map[string]int64{"old:10": 2e6, "p:5": 2e6, "p:10": 3e6}, rt); d != "" {
+		t.Errorf("latency -p runtimes (-want +got):\n%s", d)
+	}
+}
+
+// TestScheduleCPUsFromHeader (issue 16 item 11): cpus.txt says #P:2 in its
+// header, read only with the events, so timehist starts with perf's
+// fallback of 4 CPUs. The summary must count 2: "CPU 1 idle entire time
+// window", no CPU 3, "(x 2)". Idle on CPU 0: 100.002-100.005 s = 3 ms of
+// the 5 ms window (100.000-100.005 s): 60.00 %. The same lines without the
+// header: the CPUs seen, CPU 0 only, "(x 1)".
+func TestScheduleCPUsFromHeader(t *testing.T) {
+	got := timehistCase(t, "cpus", TimehistOptions{SummaryOnly: true})
+	want := "Idle stats:\n" +
+		"    CPU  0 idle for      3.000  msec  ( 60.00%)\n" +
+		"    CPU  1 idle entire time window\n" +
+		"\n    Total number of unique tasks: 1\n" +
+		"Total number of context switches: 3\n" +
+		"           Total run time (msec):  2.000 \n" +
+		"    Total scheduling time (msec):  5.000  (x 2)\n"
+	if !strings.HasSuffix(got, want) {
+		t.Errorf("timehist -s ends\n%s\nwant\n%s", got, want)
+	}
+	// Without the header nothing says how many CPUs there were: the CPUs
+	// seen (CPU 0 only), not perf's 4.
+	var text strings.Builder
+	ar, err := txtar.ParseFile("testdata/schedule.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if f.Name == "cpus.txt" {
+			for _, l := range strings.SplitAfter(string(f.Data), "\n") {
+				if !strings.HasPrefix(l, "#") {
+					text.WriteString(l)
+				}
+			}
+		}
+	}
+	src, err := trace.OpenReader(strings.NewReader(text.String()), "cpus-noheader")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Timehist(&b, src, TimehistOptions{SummaryOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); !strings.Contains(got, "(x 1)") || strings.Contains(got, "CPU  3") || strings.Contains(got, "CPU  1") {
+		t.Errorf("no header: timehist -s\n%s\nwant (x 1) and only CPU 0", got)
+	}
+}
+
+// TestScheduleWakeupFromIRQ (issue 16 item 12): irq.txt, with ftrace's
+// irq-info column. H runs on CPU 0; an interrupt taken while H runs
+// ("d.h2.") wakes S at 10.001 s, switched in on CPU 1 at 10.0015 s: 500 us,
+// not H's doing. H itself ("d..2.") wakes T at 10.002 s and is preempted by
+// it at 10.003 s: 1 ms woken by H. The pprof delay samples, leaf first:
+// [woken by <irq>, S:200, S (pid -1)] 500000 ns and [woken by H, T:300,
+// T (pid -1)] 1000000 ns (the text has no tgid column: pid -1).
+func TestScheduleWakeupFromIRQ(t *testing.T) {
+	prof, err := ExportPprof(scheduleCase(t, "irq"), ExportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, s := range prof.Sample {
+		if s.Value[0] == 0 {
+			continue
+		}
+		var names []string
+		for _, l := range s.Location {
+			names = append(names, l.Line[0].Function.Name)
+		}
+		got[strings.Join(names, "; ")] = s.Value[0]
+	}
+	want := map[string]int64{
+		"woken by <irq>; S:200; S (pid -1)": 500_000,
+		"woken by H; T:300; T (pid -1)":     1_000_000,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("delay samples (-want +got):\n%s", d)
+	}
+}
+
+// switchRecordEvents is what the perf.data reader makes of `perf record
+// --switch-events -a` (trace/perfdata TestSwitchRecords): COMM records at
+// time 0, then one sched_switch per switch-out record, without priorities;
+// a switch-out that was not a preemption reads as S.
+func switchRecordEvents() []trace.Event {
+	comm := func(tid trace.TID, name string) trace.Event {
+		e := trace.NewEvent(0, -1, trace.KindComm)
+		e.TID, e.PID, e.Comm = tid, trace.PID(tid), name
+		return e
+	}
+	sw := func(ns int64, prev, next trace.TID, st trace.TaskState) trace.Event {
+		e := trace.NewEvent(ns, 0, trace.KindSwitch)
+		e.TID, e.PID, e.NextTID, e.NextPID, e.PrevState = prev, trace.PID(prev), next, trace.PID(next), st
+		e.CurTID, e.CurPID = prev, trace.PID(prev)
+		return e
+	}
+	return []trace.Event{
+		comm(10, "a"), comm(20, "b"),
+		sw(1_000_000_000, 0, 10, trace.StatePreempted),
+		sw(1_002_000_000, 10, 20, trace.StatePreempted),
+		sw(1_005_000_000, 20, 10, trace.StateInterruptible),
+		sw(1_006_000_000, 10, 0, trace.StateInterruptible),
+	}
+}
+
+// TestScheduleSwitchRecords (issue 16 item 9): the schedule from switch
+// records alone. a runs 1.000-1.002 s, is preempted by b (runnable: a delay
+// starts at 1.002 s), b runs to 1.005 s and sleeps, a runs 1.005-1.006 s.
+//
+//	latency -p: a Count 1, sum = max = 1.005 - 1.002 = 3 ms, runtime 2 + 1 = 3 ms;
+//	            b Count 0 (first seen switched in), runtime 3 ms
+//	timehist:   1.002 a run 2 ms; 1.005 b run 3 ms;
+//	            1.006 a wait 3 ms (preempted), sch delay 3 ms, run 1 ms
+func TestScheduleSwitchRecords(t *testing.T) {
+	res, err := ComputeLatency(trace.NewSliceSource(switchRecordEvents(), nil), LatencyOptions{PerTask: true, Sort: []string{"sum"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []caseRow{
+		{"a", 1, 3_000_000, 3_000_000, 0, 3_000_000, RuntimeFromSwitches},
+		{"b", 0, 0, 0, 0, 3_000_000, RuntimeFromSwitches},
+	}
+	if d := cmp.Diff(want, caseRows(res)); d != "" {
+		t.Errorf("rows (-want +got):\n%s", d)
+	}
+	var b strings.Builder
+	if err := Timehist(&b, trace.NewSliceSource(switchRecordEvents(), nil), TimehistOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{
+		"       1.002000 [0000]  a[10]                               0.000      0.000      2.000 \n",
+		"       1.005000 [0000]  b[20]                               0.000      0.000      3.000 \n",
+		"       1.006000 [0000]  a[10]                               3.000      3.000      1.000 \n",
+	} {
+		if !strings.Contains(b.String(), row) {
+			t.Errorf("timehist: no %q in\n%s", row, b.String())
+		}
+	}
+}
+
+// TestScheduleWakeupFromIRQPerfetto (issue 16 item 12): irq.txt in the
+// Perfetto JSON export. S's Runnable (woken) slice, 10.001-10.0015 s
+// (10001000-10001500 us), names the waker "<irq>", and no flow arrow leaves
+// H for it; T's, 10.002-10.003 s, names H:100, with one arrow (s at 10002000
+// us on H's track, f 1 ns later on T's).
+func TestScheduleWakeupFromIRQPerfetto(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WritePerfetto(&buf, scheduleCase(t, "irq"), ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var woken, flows []string
+	for _, e := range gDecodePerfetto(t, buf.Bytes()) {
+		switch {
+		case e.Ph == "X" && e.Name == PerfettoRunnableWoken:
+			woken = append(woken, fmt.Sprintf("%d %g-%g %v", e.Tid, e.Ts, e.Ts+e.Dur, e.Args["waker"]))
+		case e.Ph == "s" || e.Ph == "f":
+			flows = append(flows, fmt.Sprintf("%s %d %.3f", e.Ph, e.Tid, e.Ts))
+		}
+	}
+	sort.Strings(woken)
+	if d := cmp.Diff([]string{"200 1.0001e+07-1.00015e+07 <irq>", "300 1.0002e+07-1.0003e+07 H:100"}, woken); d != "" {
+		t.Errorf("woken slices (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"s 100 10002000.000", "f 300 10002000.001"}, flows); d != "" {
+		t.Errorf("flows (-want +got):\n%s", d)
+	}
+}
+
+// TestScheduleSwitchRecordsMap: perf sched map's view of the switch-record
+// schedule of TestScheduleSwitchRecords: a gets A0 at 1.000 s, b B0 at
+// 1.002 s, a again at 1.005 s, idle (".") at 1.006 s.
+func TestScheduleSwitchRecordsMap(t *testing.T) {
+	var b strings.Builder
+	if err := Map(&b, trace.NewSliceSource(switchRecordEvents(), nil), MapOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "  *A0       1.000000 secs A0 => a:10\n" +
+		"  *B0       1.002000 secs B0 => b:20\n" +
+		"  *A0       1.005000 secs \n" +
+		"  *.        1.006000 secs .  => swapper:0\n"
+	if b.String() != want {
+		t.Errorf("map:\n%q\nwant\n%q", b.String(), want)
 	}
 }

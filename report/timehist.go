@@ -83,11 +83,14 @@ type timehist struct {
 	maxCPU     int // perf's sched->max_cpu (starts at the online CPU count)
 	nrCPUs     int // online CPUs
 	maxSeen    int // highest CPU number seen
-	skipped    int
-	histStart  int64
-	histEnd    int64
-	sawWaking  bool
-	sawSwitch  bool
+	// cpusGuessed: the CPU count was unknown when the events began (perf's
+	// fallback of 4 stands in until the summary; see lateCPUs).
+	cpusGuessed bool
+	skipped     int
+	histStart   int64
+	histEnd     int64
+	sawWaking   bool
+	sawSwitch   bool
 
 	stacks    []trace.Stack            // the source's stack table so far (CallGraph)
 	chainText map[trace.StackID][]byte // rendered callchains
@@ -120,9 +123,15 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	}
 	if ncpu <= 0 {
 		ncpu = 4 // perf: "if (sched->max_cpu.cpu == 0) sched->max_cpu.cpu = 4"
+		// A pipe-mode perf.data carries its features after the events and
+		// ftrace text says "#P:2" in a header read with the first event:
+		// outside Exact the summary asks the source again (lateCPUs).
+		th.cpusGuessed = !opt.Exact
 	}
 	th.maxCPU, th.nrCPUs = ncpu, ncpu
-	th.idleThread(ncpu - 1)
+	if !th.cpusGuessed {
+		th.idleThread(ncpu - 1)
+	}
 	if opt.CPUs != nil {
 		for _, c := range opt.CPUs {
 			if c < 0 {
@@ -182,9 +191,28 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 		return ErrTimehistNoSwitch
 	}
 	if th.opt.Summary {
+		th.lateCPUs(src.Meta())
 		th.summary()
 	}
 	return th.w.Flush()
+}
+
+// lateCPUs settles the CPU count of the summary ("CPU N idle", "(x N)")
+// when it was not known before the events: the count the source learnt
+// while it was read (m.NrCPUs), else the CPUs seen (a text trace without
+// a header; perf would say 4), raised, as perf raises sched->max_cpu, to
+// the highest CPU number seen.
+func (th *timehist) lateCPUs(m *trace.Meta) {
+	if !th.cpusGuessed {
+		return
+	}
+	n := th.maxSeen + 1
+	if m != nil && m.NrCPUs > 0 {
+		n = m.NrCPUs
+	}
+	th.nrCPUs = n
+	th.maxCPU = max(n, th.maxSeen)
+	th.idleThread(n - 1)
 }
 
 // TimehistMaxCPUs bounds CPU numbers (perf's MAX_CPUS in
@@ -264,7 +292,7 @@ func (th *timehist) idleThread(cpu int) *timehistThread {
 func (th *timehist) sampleThread(e *trace.Event) *timehistThread {
 	if th.opt.Exact {
 		// machine__resolve: perf looks the sample's own pid/tid up first.
-		th.m.findnew(e.CurPID, e.CurTID)
+		th.m.findnew(perfCurIDs(e))
 	}
 	if e.TID == 0 {
 		return th.idleThread(int(e.CPU))
@@ -273,11 +301,11 @@ func (th *timehist) sampleThread(e *trace.Event) *timehistThread {
 	if th.opt.Exact {
 		// perf uses the sample's tid (-1 for a task already unhashed by
 		// exit), falling back to the pid when the tid is 0.
-		tid := e.CurTID
+		pid, tid := perfCurIDs(e)
 		if tid == 0 {
-			tid = trace.TID(e.CurPID)
+			tid = trace.TID(pid)
 		}
-		t = th.m.findnew(e.CurPID, tid)
+		t = th.m.findnew(pid, tid)
 	} else {
 		pid := e.PID
 		if pid < 0 && e.CurTID == e.TID {
@@ -291,6 +319,21 @@ func (th *timehist) sampleThread(e *trace.Event) *timehistThread {
 		it.lastIdle = t
 	}
 	return t
+}
+
+// perfCurIDs returns the current task's pid and tid as perf.data's sample
+// holds them: -1 where the kernel reported a released task as -1
+// (trace.Event.CurGone), as perf 6.12 sees them; it names that thread
+// ":-1[-1/PID]" and keeps one such thread for all of them.
+func perfCurIDs(e *trace.Event) (trace.PID, trace.TID) {
+	pid, tid := e.CurPID, e.CurTID
+	if e.CurGone&trace.GoneTID != 0 {
+		tid = -1
+	}
+	if e.CurGone&trace.GonePID != 0 {
+		pid = -1
+	}
+	return pid, tid
 }
 
 func (th *timehist) filtered(t *timehistThread) bool {
@@ -504,7 +547,12 @@ func (th *timehist) migrate(e *trace.Event) {
 // printEventRow prints a wakeup or migration row: the task current on the
 // CPU (the waker), blank time columns, then what happened to subject.
 func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what string, from, to trace.CPU) {
-	cur := th.m.findnew(e.CurPID, e.CurTID)
+	var cur *timehistThread
+	if th.opt.Exact {
+		cur = th.m.findnew(perfCurIDs(e))
+	} else {
+		cur = th.m.findnew(e.CurPID, e.CurTID)
+	}
 	if th.skip(cur, e) && th.skip(subject, e) {
 		return
 	}

@@ -100,10 +100,20 @@ type timehistMachine struct {
 	byTID       []*timehistThread             // indexed by tid, 0 <= tid < timehistDenseTIDs
 	sparse      map[trace.TID]*timehistThread // other tids (-1, corrupt values)
 	seq         int
+	// perfOrder mirrors, in exact mode, the order of perf's thread table
+	// (perfThreads), which is the row order of perf's summary.
+	perfOrder *perfThreads
+	// retired holds, outside exact mode, the earlier incarnations of
+	// reused tids (a fork of a tid the table still held), so the summary
+	// keeps every task identity.
+	retired []*timehistThread
 }
 
 func newTimehistMachine(exact, removeExits bool) *timehistMachine {
 	m := &timehistMachine{exact: exact, removeExits: removeExits, byTID: make([]*timehistThread, 4096), sparse: map[trace.TID]*timehistThread{}}
+	if exact {
+		m.perfOrder = &perfThreads{}
+	}
 	// perf's host machine knows the idle task as "swapper" (pid 0).
 	sw := m.newThread(0, 0)
 	sw.comm, sw.commSet = "swapper", true
@@ -115,6 +125,9 @@ func (m *timehistMachine) newThread(pid trace.PID, tid trace.TID) *timehistThrea
 	t := &timehistThread{tid: tid, pid: pid, ppid: -1, seq: m.seq, prio: -1}
 	t.comm = ":" + strconv.Itoa(int(tid))
 	m.set(tid, t)
+	if m.perfOrder != nil {
+		m.perfOrder.add(t)
+	}
 	return t
 }
 
@@ -153,9 +166,14 @@ func (m *timehistMachine) set(tid trace.TID, t *timehistThread) {
 	m.byTID[tid] = t
 }
 
-// all returns the live threads in creation order.
+// all returns the live threads in creation order (in exact mode, in the
+// order perf's thread table iterates them); outside exact mode also the
+// earlier incarnations of reused tids.
 func (m *timehistMachine) all() []*timehistThread {
-	var out []*timehistThread
+	if m.perfOrder != nil {
+		return m.perfOrder.all()
+	}
+	out := append([]*timehistThread(nil), m.retired...)
 	for _, t := range m.byTID {
 		if t != nil {
 			out = append(out, t)
@@ -204,6 +222,12 @@ func (m *timehistMachine) updatePID(t *timehistThread, pid trace.PID) {
 func (m *timehistMachine) remove(t *timehistThread) {
 	if m.get(t.tid) == t {
 		m.set(t.tid, nil)
+		if m.perfOrder != nil {
+			m.perfOrder.remove(t)
+		}
+		if !m.exact {
+			m.retired = append(m.retired, t)
+		}
 	}
 }
 
@@ -259,4 +283,84 @@ func (m *timehistMachine) observe(e *trace.Event) *timehistThread {
 		}
 	}
 	return nil
+}
+
+// perfThreads reproduces the iteration order of perf 6.12's thread table,
+// which `perf sched timehist -s` prints its rows in
+// (machine__for_each_thread). The table (tools/perf/util/threads.c) is 8
+// shards, chosen by (unsigned)tid % 8, each a libbpf hashmap
+// (tools/lib/bpf/hashmap.c) keyed by the tid itself: bucket
+// hash_bits(tid, cap_bits) = (tid * 11400714819323198485) >> (64 -
+// cap_bits), entries pushed at the head of their bucket's chain, 4 buckets
+// at the first insert and twice as many whenever an insert would fill more
+// than 3/4 (hashmap_needs_to_grow: (sz + 1) * 4 / 3 > cap), rehashing the
+// old buckets in order (which reverses entries that land together). All 21
+// timehist -s goldens of ../shared/traces pin this order. Iteration walks the shards,
+// then the buckets, then each chain from its head.
+type perfThreads struct {
+	shards [8]perfHashmap
+}
+
+type perfHashmap struct {
+	capBits int
+	sz      int
+	buckets [][]*timehistThread // chain of each bucket, head first
+}
+
+// perfHashBits is libbpf's hash_bits on LP64.
+func perfHashBits(key uint64, bits int) int {
+	if bits == 0 {
+		return 0
+	}
+	return int((key * 11400714819323198485) >> (64 - bits))
+}
+
+func (p *perfThreads) shard(t *timehistThread) *perfHashmap {
+	return &p.shards[uint32(t.tid)%8]
+}
+
+// key is perf's hashmap key: the tid as a C long (-1 sign-extended).
+func perfKey(t *timehistThread) uint64 { return uint64(int64(t.tid)) }
+
+func (p *perfThreads) add(t *timehistThread) {
+	h := p.shard(t)
+	if c := len(h.buckets); c == 0 || (h.sz+1)*4/3 > c {
+		bits := max(h.capBits+1, 2)
+		grown := make([][]*timehistThread, 1<<bits)
+		for _, chain := range h.buckets {
+			for _, e := range chain {
+				b := perfHashBits(perfKey(e), bits)
+				grown[b] = append([]*timehistThread{e}, grown[b]...)
+			}
+		}
+		h.buckets, h.capBits = grown, bits
+	}
+	b := perfHashBits(perfKey(t), h.capBits)
+	h.buckets[b] = append([]*timehistThread{t}, h.buckets[b]...)
+	h.sz++
+}
+
+func (p *perfThreads) remove(t *timehistThread) {
+	h := p.shard(t)
+	if len(h.buckets) == 0 {
+		return
+	}
+	b := perfHashBits(perfKey(t), h.capBits)
+	for i, e := range h.buckets[b] {
+		if e == t {
+			h.buckets[b] = append(h.buckets[b][:i:i], h.buckets[b][i+1:]...)
+			h.sz--
+			return
+		}
+	}
+}
+
+func (p *perfThreads) all() []*timehistThread {
+	var out []*timehistThread
+	for i := range p.shards {
+		for _, chain := range p.shards[i].buckets {
+			out = append(out, chain...)
+		}
+	}
+	return out
 }

@@ -377,3 +377,88 @@ func TestTimehistRandomStreams(t *testing.T) {
 		}
 	}
 }
+
+// timehistExitEvents: threads 21 and 22 of process 20 exit (PERF_RECORD_EXIT)
+// and their final switches carry sample tid -1, as the kernel reports a
+// released task (trace.Event.CurGone); a (8) and b (16) run before them.
+//
+//	1.000 idle -> a   1.001 a -> b   1.002 b -> 21   1.0025 EXIT 21
+//	1.004 21 -> 22 (tid -1)   1.0045 EXIT 22   1.007 22 -> idle (tid -1)
+func timehistExitEvents() []trace.Event {
+	comm := func(tid trace.TID, pid trace.PID, name string) trace.Event {
+		e := timehistComm(tid, name)
+		e.PID = pid
+		return e
+	}
+	exit := func(t int64, tid trace.TID) trace.Event {
+		e := trace.NewEvent(t, 0, trace.KindExit)
+		e.TID, e.PID, e.CurTID, e.CurPID = tid, 20, tid, 20
+		return e
+	}
+	sw := func(t int64, prev trace.TID, st trace.TaskState, next trace.TID, gone bool) trace.Event {
+		e := timehistSw(t, 0, prev, st, next)
+		if prev >= 20 {
+			e.PID, e.CurPID = 20, 20
+		}
+		if next >= 20 {
+			e.NextPID = 20
+		}
+		if gone {
+			e.CurGone = trace.GoneTID
+		}
+		return e
+	}
+	const s = int64(1e9)
+	return []trace.Event{
+		comm(8, 8, "a"), comm(16, 16, "b"), comm(20, 20, "srv"), comm(21, 20, "srv"), comm(22, 20, "srv"),
+		sw(s, 0, trace.StateRunning, 8, false),
+		sw(s+1_000_000, 8, trace.StateInterruptible, 16, false),
+		sw(s+2_000_000, 16, trace.StateInterruptible, 21, false),
+		exit(s+2_500_000, 21),
+		sw(s+4_000_000, 21, trace.StateDead, 22, true),
+		exit(s+4_500_000, 22),
+		sw(s+7_000_000, 22, trace.StateDead, 0, true),
+	}
+}
+
+// TestTimehistExactExitedThreads (issue 16): perf 6.12 charges both final
+// switches to one thread ":-1[-1/20]" (machine__findnew_thread(20, -1)):
+// run 1.004 - 1.002 = 2 ms, then 1.007 - 1.004 = 3 ms with wait 0 (its last
+// switch-out, 1.004, is the CPU's previous switch). Its summary row: 2
+// switches, 5 ms, min 2, avg 2.5, max 3 ms; relative standard error
+// sqrt(M2/(n-1)/n)/mean = sqrt(0.5/1/2)/2.5 = 20.00 %.
+//
+// The summary follows perf's thread table: tids 0 (swapper, registered
+// first), 8 and 16 share shard 0 (tid % 8); its hashmap has 4 buckets
+// (bits 2) while it holds at most 3 entries ((sz+1)*4/3 > 4 first holds at
+// the 4th insert), and hash_bits(8) = (8 * 0x9E3779B97F4A7C15 mod 2^64) >>
+// 62 = 0xF1BB... >> 62 = 3, hash_bits(16) = 0xE377... >> 62 = 3: one chain,
+// 16 pushed in front of 8. The -1 thread is in shard 7 ((unsigned)-1 % 8).
+// Rows: b[16], a[8], :-1[-1/20]. Default mode names the threads instead:
+// srv[21/20] 2 ms and srv[22/20] 3 ms, in creation order after a and b.
+func TestTimehistExactExitedThreads(t *testing.T) {
+	got := runTimehist(t, timehistExitEvents(), TimehistOptions{Exact: true})
+	for _, want := range []string{
+		"       1.004000 [0000]  :-1[-1/20]                          0.000      0.000      2.000 \n",
+		"       1.007000 [0000]  :-1[-1/20]                          0.000      0.000      3.000 \n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("exact: no %q in\n%s", want, got)
+		}
+	}
+	got = runTimehist(t, timehistExitEvents(), TimehistOptions{Exact: true, SummaryOnly: true})
+	rows := "                         b[16]      -1          1        1.000      1.000       1.000       1.000    0.00       0\n" +
+		"                          a[8]      -1          1        1.000      1.000       1.000       1.000    0.00       0\n" +
+		"                    :-1[-1/20]      -1          2        5.000      2.000       2.500       3.000   20.00       0\n"
+	if !strings.Contains(got, "---\n"+rows+"\n") {
+		t.Errorf("exact -s: want rows\n%s\nin\n%s", rows, got)
+	}
+	got = runTimehist(t, timehistExitEvents(), TimehistOptions{SummaryOnly: true})
+	rows = "                          a[8]      -1          1        1.000      1.000       1.000       1.000    0.00       0\n" +
+		"                         b[16]      -1          1        1.000      1.000       1.000       1.000    0.00       0\n" +
+		"                    srv[21/20]      -1          1        2.000      2.000       2.000       2.000    0.00       0\n" +
+		"                    srv[22/20]      -1          1        3.000      3.000       3.000       3.000    0.00       0\n"
+	if !strings.Contains(got, "---\n"+rows+"\n") {
+		t.Errorf("default -s: want rows\n%s\nin\n%s", rows, got)
+	}
+}

@@ -106,6 +106,13 @@ type Event struct {
 	Time int64 // ns
 	CPU  CPU   // the CPU that recorded the event
 	Kind Kind
+	// CurGone says which of the recorder's own ids of the current task
+	// were -1: the kernel reports -1 for a task already released by
+	// exit (perf_event_pid_type() in kernel/events/core.c, Linux 6.x: "avoid
+	// -1 if it is idle thread or runs in another ns"), perf.data's sample
+	// pid/tid. CurTID and CurPID then hold the payload's task (common_pid)
+	// and its known process; perf's own reports see -1.
+	CurGone GoneIDs
 
 	// CurTID/CurPID: the task that was current on CPU when the event was
 	// recorded (perf's sample pid/tid, ftrace's "comm-pid" column). For a
@@ -161,6 +168,15 @@ type Event struct {
 	// into Meta.Stacks; 0 none.
 	Stack StackID
 }
+
+// GoneIDs is a set of ids a recorder reported as -1 (Event.CurGone).
+type GoneIDs uint8
+
+// The ids of GoneIDs.
+const (
+	GoneTID GoneIDs = 1 << iota // the sample's tid was -1
+	GonePID                     // the sample's pid (tgid) was -1
+)
 
 // StackID names a callchain of a trace's stack table (Meta.Stacks); 0
 // means no stack.

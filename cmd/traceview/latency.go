@@ -47,6 +47,8 @@ starts it:
     its CPU, so the waking can precede the switch-out by a few us. The task
     cannot run before it is off its CPU, so the delay starts there (perf
     loses these delays; --perf keeps perf's behaviour).
+A 'perf record --switch-events -a' trace has switch records and no wakeup
+events: there delays start only at preemptions (a warning says so).
 For each command name (or each task with -p) the table shows:
 
   Runtime ms       CPU time, the sum of sched_stat_runtime (milliseconds);

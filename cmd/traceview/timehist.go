@@ -68,8 +68,10 @@ cannot resolve.
 
 By default traceview keeps each task's identity where perf 6.12 loses it
 (after PERF_RECORD_EXIT perf prints a task's last switch as ":TID" with zeroed
-statistics and drops the task from the summary); --exact prints perf's
-output byte for byte instead.
+statistics and drops the task from the summary; the last switch of a thread
+the kernel already released shows as ":-1[-1/PID]"), and -s summarises
+every incarnation of a reused tid; --exact prints perf's output byte for
+byte instead, rows of the summary in perf's thread-table order.
 
 Example:
   traceview timehist -i perf.data -w --state

@@ -24,6 +24,12 @@ func FuzzPerfData(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(file)
+	sw := newPipeBuilder() // switch records (issue 16 item 9)
+	sw.comm(10, "a")
+	sw.switchOut(1_000_000_000, 0, 10, true)
+	sw.switchOut(1_002_000_000, 10, 0, false)
+	sw.cmdline("perf", "record", "-p", "10")
+	f.Add(sw.b.Bytes())
 	f.Add([]byte{})
 	f.Add([]byte("PERFILE2"))
 	f.Add(file[:50])

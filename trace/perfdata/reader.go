@@ -97,6 +97,8 @@ type Reader struct {
 	haveForkTP     bool
 	haveExitTP     bool
 	haveExecTP     bool
+	switchRecords  bool // a PERF_RECORD_SWITCH_CPU_WIDE made a sched_switch
+	scopeChecked   bool // checkScope ran
 
 	off        int64 // file offset of the next record
 	dataEnd    int64 // file mode: offset just past the data section
@@ -115,7 +117,8 @@ type Reader struct {
 	skip   [len(trace.Kinds)]bool // kinds the consumer asked to leave out (SkipKinds)
 	// stackIDs interns sched_switch callchains (raw ips) into Meta.Stacks.
 	stackIDs map[string]trace.StackID
-	cpuLast  []int64 // last record time per CPU, for lost windows
+	cpuLast  []int64      // last record time per CPU, for lost windows and damage
+	cpuPrint []eventPrint // the last record of each CPU (duplicate check)
 	stats    Stats
 	decomp   *decompressor
 }
@@ -370,8 +373,12 @@ func (r *Reader) Close() error {
 	return nil
 }
 
-// HasSched reports whether any attribute is a decodable sched tracepoint.
+// HasSched reports whether any attribute is a decodable sched tracepoint,
+// or the stream held PERF_RECORD_SWITCH_CPU_WIDE records (switchRecord).
 func (r *Reader) HasSched() bool {
+	if r.switchRecords {
+		return true
+	}
 	for _, a := range r.attrs {
 		if a.dec != nil {
 			return true
@@ -436,6 +443,7 @@ func (r *Reader) next(dst *trace.Event) error {
 			return nil
 		}
 		if r.eof {
+			r.checkScope()
 			if r.err != nil {
 				return r.err
 			}
@@ -535,6 +543,8 @@ func (r *Reader) handle(rec []byte, off int64) error {
 		return r.sample(rec, off)
 	case recComm, recFork, recExit, recLost, recLostSamples:
 		return r.kernelRecord(typ, rec, off)
+	case recSwitch, recSwitchCPUWide:
+		return r.switchRecord(typ, rec, off)
 	case recFinishedRound:
 		r.flushLimit = r.nextFlush
 		r.nextFlush = r.maxTime

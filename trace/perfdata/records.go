@@ -175,10 +175,19 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if tid >= 0 {
 		ev.CurTID, ev.CurPID = trace.TID(tid), trace.PID(pid)
 		r.learnPID(ev.CurTID, ev.CurPID)
-	} else if ev.CurTID >= 0 {
-		// The kernel reports pid/tid -1 for a task past exit_notify(); the
-		// payload's common_pid still names it.
-		ev.CurPID = r.pidOf(ev.CurTID)
+	} else {
+		// The kernel reports tid -1 (and pid -1 once its whole process is
+		// released) for a task past exit_notify(); the payload's
+		// common_pid still names it.
+		if st&sampleTID != 0 {
+			ev.CurGone = trace.GoneTID
+			if pid < 0 {
+				ev.CurGone |= trace.GonePID
+			}
+		}
+		if ev.CurTID >= 0 {
+			ev.CurPID = r.pidOf(ev.CurTID)
+		}
 	}
 	if len(chain) > 0 && ev.Kind == trace.KindSwitch {
 		ev.Stack = r.stackID(chain)
@@ -316,8 +325,35 @@ func (r *Reader) SkipKinds(kinds ...trace.Kind) {
 }
 
 // queue puts a filled event slot into the reordering window.
+//
+// perf record copies each CPU's ring buffer in order, and the kernel fills
+// it in time order (perf_output_begin, kernel/events/ring_buffer.c), so on
+// one CPU the records' times never decrease. An event earlier than its
+// CPU's previous record, or the same event again (same time, kind, task and
+// value: a FINISHED_ROUND region written twice), is damage: dropped and
+// counted, never data.
 func (r *Reader) queue(ev *trace.Event, hasTime bool) {
 	if hasTime {
+		if c := int(ev.CPU); c >= 0 && c < 1<<12 {
+			for len(r.cpuLast) <= c {
+				r.cpuLast = append(r.cpuLast, -1)
+				r.cpuPrint = append(r.cpuPrint, eventPrint{})
+			}
+			p := printOf(ev)
+			switch {
+			case ev.Time < r.cpuLast[c]:
+				r.meta.Warnings.Add("time-backwards", "perf.data: CPU %d: event at %d.%09d s is earlier than the CPU's previous record (%d.%09d s): damaged or repeated data, dropped",
+					c, ev.Time/1e9, ev.Time%1e9, r.cpuLast[c]/1e9, r.cpuLast[c]%1e9)
+				r.q.release()
+				return
+			case ev.Time == r.cpuLast[c] && p == r.cpuPrint[c]:
+				r.meta.Warnings.Add("duplicate-event", "perf.data: CPU %d: %s at %d.%09d s recorded twice: repeated data, dropped",
+					c, ev.Kind, ev.Time/1e9, ev.Time%1e9)
+				r.q.release()
+				return
+			}
+			r.cpuLast[c], r.cpuPrint[c] = ev.Time, p
+		}
 		if ev.Time > r.maxTime {
 			r.maxTime = ev.Time
 		}
@@ -325,17 +361,21 @@ func (r *Reader) queue(ev *trace.Event, hasTime bool) {
 			r.meta.Warnings.Add("out-of-order", "perf.data: event at %d.%09d s arrived after later events were delivered (below the last round flush); delivered late",
 				ev.Time/1e9, ev.Time%1e9)
 		}
-		if c := int(ev.CPU); c >= 0 && c < 1<<12 {
-			for len(r.cpuLast) <= c {
-				r.cpuLast = append(r.cpuLast, -1)
-			}
-			if ev.Time > r.cpuLast[c] {
-				r.cpuLast[c] = ev.Time
-			}
-		}
 	}
 	r.stats.Events[ev.Kind]++
 	r.q.push()
+}
+
+// eventPrint is what tells two events of one CPU at the same time apart
+// (Reader.queue's duplicate check).
+type eventPrint struct {
+	kind      trace.Kind
+	tid, next trace.TID
+	n         int64
+}
+
+func printOf(ev *trace.Event) eventPrint {
+	return eventPrint{ev.Kind, ev.TID, ev.NextTID, ev.Runtime + int64(ev.Count) + int64(ev.ChildTID)}
 }
 
 // idTrailer is the sample_id_all trailer of a non-sample record.

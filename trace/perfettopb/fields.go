@@ -85,6 +85,7 @@ const (
 const (
 	fEventTimestamp       = 1   // optional uint64 timestamp = 1 (ns, trace clock)
 	fEventPid             = 2   // optional uint32 pid = 2 (the task current on the CPU)
+	fEventCommonFlags     = 5   // optional uint32 common_flags = 5 (the kernel's trace flags, irqFlags)
 	fEventSchedSwitch     = 4   // SchedSwitchFtraceEvent sched_switch = 4
 	fEventSchedWakeup     = 17  // SchedWakeupFtraceEvent sched_wakeup = 17
 	fEventSchedWaking     = 20  // SchedWakingFtraceEvent sched_waking = 20

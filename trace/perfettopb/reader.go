@@ -397,12 +397,15 @@ func (rd *Reader) decodeEvent(b []byte, cpu trace.CPU, off int64) (trace.Event, 
 	e := trace.NewEvent(0, cpu, trace.KindInvalid)
 	var body []byte
 	var generic bool
+	var flags uint64
 	err := fields(b, off, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
 		switch num {
 		case fEventTimestamp:
 			e.Time = int64(v)
 		case fEventPid:
 			e.CurTID = trace.TID(int32(v))
+		case fEventCommonFlags:
+			flags = v
 		case fEventSchedSwitch:
 			e.Kind, body = trace.KindSwitch, b
 		case fEventSchedWaking:
@@ -435,6 +438,9 @@ func (rd *Reader) decodeEvent(b []byte, cpu trace.CPU, off int64) (trace.Event, 
 	}
 	if e.Kind == trace.KindInvalid {
 		return e, false, nil
+	}
+	if e.Kind == trace.KindWaking || e.Kind == trace.KindWakeup {
+		e.FromIRQ = fromIRQ(flags)
 	}
 	err = fields(body, off, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
 		switch e.Kind {
@@ -660,6 +666,9 @@ func decodeCompact(b []byte, cpu trace.CPU, off int64) ([]trace.Event, error) {
 		e.TID, e.TargetCPU, e.Prio = trace.TID(int32(vs[0])), trace.CPU(int32(vs[1])), int32(vs[2])
 		if e.Comm, err = comm(vs[3]); err != nil {
 			return nil, err
+		}
+		if f := cols[fCompactWakingFlags]; i < len(f) {
+			e.FromIRQ = fromIRQ(f[i])
 		}
 		out = append(out, e)
 	}

@@ -286,3 +286,39 @@ func TestMalformed(t *testing.T) {
 		t.Error("the head of an export not detected")
 	}
 }
+
+// TestWakeupFromIRQ (issue 16 item 12): a wakeup in interrupt context
+// (trace.Event.FromIRQ Yes) is written with common_flags
+// TRACE_FLAG_HARDIRQ (0x08: FtraceEvent.common_flags, or
+// CompactSched.waking_common_flags) and read back as Yes; a wakeup outside
+// interrupt context is written with 0, which reads back as Unknown (0 is
+// also what a trace that does not say gets).
+func TestWakeupFromIRQ(t *testing.T) {
+	waking := func(ns int64, tid trace.TID, irq trace.Tristate) trace.Event {
+		e := trace.NewEvent(ns, 0, trace.KindWaking)
+		e.TID, e.PID, e.Comm, e.Prio, e.TargetCPU, e.CurTID, e.FromIRQ = tid, trace.PID(tid), "w", 120, 0, 5, irq
+		return e
+	}
+	sw := trace.NewEvent(1000, 0, trace.KindSwitch)
+	sw.TID, sw.Comm, sw.Prio, sw.NextTID, sw.NextComm, sw.NextPrio, sw.CurTID = 5, "cur", 120, 0, "swapper/0", 120, 5
+	evs := []trace.Event{sw, waking(2000, 10, trace.Yes), waking(3000, 11, trace.No)}
+	for _, compact := range []bool{false, true} {
+		var buf bytes.Buffer
+		if _, err := perfettopb.Write(&buf, trace.NewSliceSource(evs, &trace.Meta{NrCPUs: 1}), perfettopb.Options{Compact: compact}); err != nil {
+			t.Fatal(err)
+		}
+		back, err := trace.ReadAll(open(t, "irq.pftrace", buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[trace.TID]trace.Tristate{}
+		for _, e := range back {
+			if e.Kind == trace.KindWaking {
+				got[e.TID] = e.FromIRQ
+			}
+		}
+		if got[10] != trace.Yes || got[11] != trace.Unknown || len(got) != 2 {
+			t.Errorf("compact %v: FromIRQ read back %v, want 10: yes, 11: unknown", compact, got)
+		}
+	}
+}

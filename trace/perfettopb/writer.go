@@ -389,7 +389,41 @@ func (c *compactCols) addWaking(e *trace.Event) {
 	c.wkCPU = protowire.AppendVarint(c.wkCPU, uint64(int64(e.TargetCPU)))
 	c.wkPrio = protowire.AppendVarint(c.wkPrio, uint64(int64(e.Prio)))
 	c.wkComm = protowire.AppendVarint(c.wkComm, uint64(c.comm(e.Comm)))
-	c.wkFlags = protowire.AppendVarint(c.wkFlags, 0)
+	c.wkFlags = protowire.AppendVarint(c.wkFlags, irqFlags(e.FromIRQ))
+}
+
+// The kernel's trace-entry flags that say a wakeup ran in interrupt
+// context (include/linux/trace_events.h, Linux 6.x: TRACE_FLAG_HARDIRQ,
+// TRACE_FLAG_SOFTIRQ, TRACE_FLAG_NMI), as FtraceEvent.common_flags and
+// CompactSched.waking_common_flags carry them and Perfetto's trace
+// processor reads them.
+const (
+	traceFlagHardIRQ = 0x08
+	traceFlagSoftIRQ = 0x10
+	traceFlagNMI     = 0x40
+)
+
+// irqFlags is the common_flags of a wakeup: TRACE_FLAG_HARDIRQ when it ran
+// in interrupt context (trace.Event.FromIRQ does not keep hard from soft
+// irq), else 0.
+func irqFlags(fromIRQ trace.Tristate) uint64 {
+	if fromIRQ == trace.Yes {
+		return traceFlagHardIRQ
+	}
+	return 0
+}
+
+// fromIRQ reads common_flags back: Yes with an interrupt bit, No with other
+// bits only, Unknown for 0 (what irqFlags writes when the trace did not
+// say).
+func fromIRQ(flags uint64) trace.Tristate {
+	switch {
+	case flags&(traceFlagHardIRQ|traceFlagSoftIRQ|traceFlagNMI) != 0:
+		return trace.Yes
+	case flags != 0:
+		return trace.No
+	}
+	return trace.Unknown
 }
 
 // encode returns the CompactSched message, nil when empty. Packed
@@ -485,6 +519,9 @@ func encodeEvent(e *trace.Event, old string) []byte {
 		cur = e.TID
 	}
 	ev = appendKnown(ev, fEventPid, int64(cur))
+	if f := irqFlags(e.FromIRQ); f != 0 && (e.Kind == trace.KindWaking || e.Kind == trace.KindWakeup) {
+		ev = appendInt(ev, fEventCommonFlags, int64(f))
+	}
 	return appendMsg(ev, num, body)
 }
 

@@ -123,7 +123,7 @@ type Task struct {
 	startCPU trace.CPU // CPU of the event that started the current runnable state
 	cause    Cause
 	waker    trace.TID      // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
-	wakeIRQ  trace.Tristate // the wakeup ran in interrupt context
+	wakeIRQ  trace.Tristate // that wakeup ran in interrupt context
 	first    int64          // start of the first wakeup of a restarted delay
 	sleep    trace.TaskState
 	lastOff  int64         // end of the task's last reported interval
@@ -133,12 +133,20 @@ type Task struct {
 	// A waking seen while the task was running (the try_to_wake_up race).
 	woken      bool
 	wokenWaker trace.TID
-	wokenCPU   trace.CPU // the waking's CPU
-	wokenQueue trace.CPU // its target CPU
+	wokenCPU   trace.CPU      // the waking's CPU
+	wokenQueue trace.CPU      // its target CPU
+	wokenIRQ   trace.Tristate // it ran in interrupt context
 }
 
 // State returns the task's current state.
 func (t *Task) State() State { return t.state }
+
+// WokenFromIRQ reports whether the task is runnable after a wakeup that ran
+// in interrupt context (see Delay.FromIRQ): the task current on the waking
+// CPU only was interrupted.
+func (t *Task) WokenFromIRQ() bool {
+	return t.state == StateRunnable && t.cause != CausePreempted && t.wakeIRQ == trace.Yes
+}
 
 // CPU returns the CPU the task runs on or waits for (-1 unknown).
 func (t *Task) CPU() trace.CPU { return t.cpu }
@@ -178,6 +186,12 @@ type Delay struct {
 	// current on the waking CPU; the idle identity for a wakeup from an idle
 	// CPU's interrupt); nil when unknown or preempted.
 	Waker *Task
+	// FromIRQ: the wakeup that started the delay ran in interrupt
+	// context (hard or soft irq, NMI: the trace's irq flags, e.g. the
+	// irq-info column of ftrace text, or a capture's own flag), so Waker,
+	// the task current on the waking CPU, was only interrupted and did
+	// not wake the task itself.
+	FromIRQ bool
 	// FirstWaking is the time of the first wakeup when a second waking
 	// restarted the delay (see the package doc), else Start.
 	FirstWaking int64
@@ -207,6 +221,7 @@ type Interval struct {
 	CPU        trace.CPU
 	Cause      Cause // Runnable
 	Waker      *Task // Runnable after a wakeup
+	FromIRQ    bool  // Runnable after a wakeup from interrupt context (see Delay.FromIRQ)
 	Sleep      trace.TaskState
 	// IRQ says whether the wakeup that made the task Runnable ran in
 	// interrupt context (Event.FromIRQ), when the trace records it;
@@ -641,7 +656,7 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 			d := Delay{Task: t, Start: t.since, End: max(e.Time, t.since), CPU: -1, QueueCPU: t.cpu, StartCPU: t.startCPU,
 				Cause: t.cause, FirstWaking: t.first, Lossy: true, Excluded: true, Stack: t.outStack}
 			if t.cause != CausePreempted {
-				d.Waker = b.Lookup(t.waker)
+				d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 			}
 			b.leaveState(t, e.Time)
 			t.state = StateUnknown
@@ -783,8 +798,7 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 	if st == StateRunnable {
 		iv.Cause = t.cause
 		if t.cause != CausePreempted {
-			iv.Waker = b.Lookup(t.waker)
-			iv.IRQ = t.wakeIRQ
+			iv.Waker, iv.IRQ, iv.FromIRQ = b.Lookup(t.waker), t.wakeIRQ, t.wakeIRQ == trace.Yes
 		}
 	} else {
 		iv.Sleep = t.sleep
@@ -956,7 +970,7 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	d := Delay{Task: t, Start: t.since, End: in, CPU: cpu, QueueCPU: t.cpu, StartCPU: t.startCPU,
 		Cause: t.cause, FirstWaking: t.first, Recovered: recovered, Stack: t.outStack}
 	if t.cause != CausePreempted {
-		d.Waker = b.Lookup(t.waker)
+		d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 	}
 	if !b.opts.Filter.Event(t, cpu, in) {
 		return
@@ -1019,6 +1033,7 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 			// switch-out, see the package doc).
 			b.C.Raced++
 			prev.state, prev.cause, prev.waker, prev.startCPU, prev.first = StateRunnable, CauseWokenBeforeSwitchOut, prev.wokenWaker, prev.wokenCPU, e.Time
+			prev.wakeIRQ = prev.wokenIRQ
 			if prev.wokenQueue >= 0 {
 				prev.cpu = prev.wokenQueue
 			}
@@ -1069,7 +1084,7 @@ func (b *Builder) doWakeup(e *trace.Event) {
 	case StateRunning:
 		if e.Kind != trace.KindWakeupNew {
 			t.woken, t.wokenWaker, t.wokenCPU, t.wokenQueue = true, wtid, e.CPU, target
-			t.wakeIRQ = e.FromIRQ // for the delay it starts if the task then sleeps
+			t.wokenIRQ = e.FromIRQ // for the delay it starts if the task then sleeps
 		}
 		return
 	case StateRunnable:
@@ -1117,6 +1132,9 @@ func (b *Builder) wake(t *Task, e *trace.Event, wtid trace.TID, target trace.CPU
 	}
 	t.waker, t.cpu, t.startCPU = wtid, target, e.CPU
 	t.wakeIRQ = e.FromIRQ
+	if e.Kind == trace.KindWakeupNew && t.wakeIRQ == trace.Yes {
+		t.wakeIRQ = trace.No // a new task is woken by its parent's fork, never by an interrupt
+	}
 	t.woken = false
 	b.enqueue(t)
 	if b.hooks.Wakeup != nil && b.opts.Filter.Event(t, target, e.Time) {

@@ -223,3 +223,37 @@ func TestOtherEvents(t *testing.T) {
 		t.Errorf("warnings %+v", w)
 	}
 }
+
+// TestTimeBackwards (issue 16 item 13): CPU 0's second page says ts 500
+// (a damaged page header; the first page is at 1000). Its first record,
+// b -> a at 500 + 5 = 505, is earlier than the CPU's previous event (the
+// switch at 1005): dropped and counted. The next, a -> b with delta 1000 at
+// 1505, is in order again and kept. Events: switches at 1005 and 1505; one
+// tracedat-time-backwards warning.
+func TestTimeBackwards(t *testing.T) {
+	swText, sw := testFormat(t, "sched_switch")
+	le := binary.LittleEndian
+	swRec := func(prev, next int, pcomm, ncomm string) []byte {
+		return payload(sw, le, map[string]any{"common_pid": prev, "prev_comm": pcomm, "prev_pid": prev, "prev_prio": 120,
+			"prev_state": 1, "next_comm": ncomm, "next_pid": next, "next_prio": 120})
+	}
+	cpu0 := append(page(1000, -1, evRecord(5, swRec(1, 2, "a", "b"))),
+		page(500, -1, evRecord(5, swRec(2, 1, "b", "a")), evRecord(1000, swRec(1, 2, "a", "b")))...)
+	evs, meta, err := readBytes(buildV6([]string{swText}, "1 a\n2 b\n", [][]byte{cpu0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch {
+			times = append(times, e.Time)
+		}
+	}
+	if len(times) != 2 || times[0] != 1005 || times[1] != 1505 {
+		t.Errorf("switch times %v, want [1005 1505]", times)
+	}
+	ws := meta.Warnings.List()
+	if len(ws) != 1 || ws[0].Key != "tracedat-time-backwards" || ws[0].Count != 1 {
+		t.Errorf("warnings %v", ws)
+	}
+}

@@ -364,8 +364,18 @@ func (r *Reader) Next() (trace.Event, error) {
 
 // item turns the stream's current item into an event; false for records
 // that are not sched events (counted) or broken (error or warning).
+//
+// A CPU's ring buffer holds its events in time order (each page's
+// timestamp plus the records' deltas, kernel/trace/ring_buffer.c), so an
+// item earlier than the CPU's previous one is damage (a flipped bit in a
+// page header or in compressed data): it is dropped and counted.
 func (r *Reader) item(s *cpuStream) (trace.Event, bool) {
 	cpu := trace.CPU(s.cpu)
+	if s.keptAny && s.t < s.kept {
+		r.meta.Warnings.Add("tracedat-time-backwards", "trace.dat: CPU %d page %d: event at %d ns is earlier than the CPU's previous event (%d ns): damaged data, dropped", s.cpu, s.pageNo, s.t, s.kept)
+		return trace.Event{}, false
+	}
+	s.kept, s.keptAny = s.t, true
 	if s.raw == nil {
 		ev := trace.NewEvent(s.t, cpu, trace.KindLost)
 		ev.Count = s.lost

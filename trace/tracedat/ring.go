@@ -108,6 +108,10 @@ type cpuStream struct {
 	lostStart   int64
 	lastTime    int64
 	seen        bool
+	// kept is the time of the last item the reader kept (keptAny: one
+	// was): a later item earlier than it is damage (Reader.item).
+	kept    int64
+	keptAny bool
 }
 
 // newCPUStream prepares the stream of cd; compressed v7 data starts with a

@@ -137,6 +137,9 @@ func (b *blockEncoder) add(e *trace.Event) {
 	if has(fStack) {
 		b.putU(o+fStack, uint64(e.Stack))
 	}
+	if has(fCurGone) {
+		b.putU(o+fCurGone, uint64(e.CurGone))
+	}
 	b.n++
 }
 
@@ -309,6 +312,9 @@ func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string, vers
 		}
 		if has(fStack) {
 			e.Stack = trace.StackID(cols[o+fStack].u())
+		}
+		if has(fCurGone) {
+			e.CurGone = trace.GoneIDs(cols[o+fCurGone].u())
 		}
 		dst = append(dst, e)
 	}

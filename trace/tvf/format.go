@@ -13,9 +13,9 @@ import (
 const Magic = "\x89TVF\r\n\x1a\n"
 
 // Version is the format version this package writes: 2 added the optional
-// fields Cgroup and Stack (two more block columns). Readers accept
-// versions 1..Version.
-const Version = 2
+// fields Cgroup and Stack (two more block columns), 3 CurGone (one more).
+// Readers accept versions 1..Version.
+const Version = 3
 
 // BlockEvents is the largest number of events in one block: large enough for
 // zstd to find the repetition across events, small enough that a damaged
@@ -139,14 +139,18 @@ const (
 	fWakerCPU
 	fCgroup
 	fStack
+	fCurGone
 	numFields
 )
 
 // fieldsOf returns the number of optional fields (columns after the mask)
 // of a block of the given format version.
 func fieldsOf(version uint32) int {
-	if version < 2 {
+	switch {
+	case version < 2:
 		return fWakerCPU + 1
+	case version < 3:
+		return fStack + 1
 	}
 	return numFields
 }
@@ -186,5 +190,6 @@ func maskOf(e *trace.Event) uint32 {
 	set(fWakerCPU, e.WakerCPU != -1)
 	set(fCgroup, e.Cgroup != 0)
 	set(fStack, e.Stack != 0)
+	set(fCurGone, e.CurGone != 0)
 	return m
 }

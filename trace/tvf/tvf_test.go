@@ -121,34 +121,49 @@ var (
 	}
 )
 
-// TestVersion1: a file written by format version 1 (22 optional fields,
-// before Cgroup and Stack) still reads: testdata/v1-nice3.1cpu.tv is
-// `traceview convert` (version 1) of the shared nice3.1cpu.perf.data; its
-// events are the perf.data's, field for field.
-func TestVersion1(t *testing.T) {
-	f, err := os.Open("testdata/v1-nice3.1cpu.tv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	got, tr := decodeAll(t, f)
-	if tr.Version() != 1 || len(got) != 1887 {
-		t.Fatalf("version %d, %d events; want version 1, 1887 events", tr.Version(), len(got))
-	}
-	if ws := tr.Meta().Warnings.List(); len(ws) != 0 {
-		t.Errorf("warnings: %v", ws)
-	}
-	src, err := trace.Open("../../../shared/traces/nice3.1cpu.perf.data")
-	if err != nil {
-		t.Skipf("the shared traces are not here to compare with: %v", err)
-	}
-	defer src.Close()
-	want, err := trace.ReadAll(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
-		t.Errorf("events differ from the perf.data's (-want +got):\n%s", diff)
+// TestOldVersions: files written by earlier format versions still read,
+// their events equal to the perf.data's they were converted from, field for
+// field (`traceview convert` of that version):
+//
+//   - testdata/v1-nice3.1cpu.tv, version 1 (22 optional fields, before
+//     Cgroup and Stack), of the shared nice3.1cpu.perf.data: 1887 events;
+//   - testdata/v2-nice.2cpu.tv, version 2 (24 optional fields, before
+//     CurGone), of testdata/traces/nice.2cpu.perf.data: 2340 events (no
+//     sample of a released task, so CurGone is 0 in both).
+func TestOldVersions(t *testing.T) {
+	for _, c := range []struct {
+		file, perf string
+		version, n int
+	}{
+		{"testdata/v1-nice3.1cpu.tv", "../../../shared/traces/nice3.1cpu.perf.data", 1, 1887},
+		{"testdata/v2-nice.2cpu.tv", "../../testdata/traces/nice.2cpu.perf.data", 2, 2340},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			f, err := os.Open(c.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			got, tr := decodeAll(t, f)
+			if tr.Version() != c.version || len(got) != c.n {
+				t.Fatalf("version %d, %d events; want version %d, %d events", tr.Version(), len(got), c.version, c.n)
+			}
+			if ws := tr.Meta().Warnings.List(); len(ws) != 0 {
+				t.Errorf("warnings: %v", ws)
+			}
+			src, err := trace.Open(c.perf)
+			if err != nil {
+				t.Skipf("the perf.data is not here to compare with: %v", err)
+			}
+			defer src.Close()
+			want, err := trace.ReadAll(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("events differ from the perf.data's (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
