@@ -333,8 +333,8 @@ func TestScheduleWakeupFromIRQ(t *testing.T) {
 		got[strings.Join(names, "; ")] = s.Value[0]
 	}
 	want := map[string]int64{
-		"woken by <irq>; S:200; S (pid -1)": 500_000,
-		"woken by H; T:300; T (pid -1)":     1_000_000,
+		"woken by <irq>; S:200; S (pid -1); comm S": 500_000,
+		"woken by H; T:300; T (pid -1); comm T":     1_000_000,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("delay samples (-want +got):\n%s", d)
