@@ -314,8 +314,9 @@ func TestScheduleCPUsFromHeader(t *testing.T) {
 // ("d.h2.") wakes S at 10.001 s, switched in on CPU 1 at 10.0015 s: 500 us,
 // not H's doing. H itself ("d..2.") wakes T at 10.002 s and is preempted by
 // it at 10.003 s: 1 ms woken by H. The pprof delay samples, leaf first:
-// [woken by <irq>, S:200, S (pid -1)] 500000 ns and [woken by H, T:300,
-// T (pid -1)] 1000000 ns (the text has no tgid column: pid -1).
+// [woken by <irq>, S:200, S (pid -1), comm S] 500000 ns and [woken by H,
+// T:300, T (pid -1), comm T] 1000000 ns (the text has no tgid column: pid
+// -1; the root frame names the command).
 func TestScheduleWakeupFromIRQ(t *testing.T) {
 	prof, err := ExportPprof(scheduleCase(t, "irq"), ExportOptions{})
 	if err != nil {
