@@ -41,9 +41,9 @@ parallel and merged exactly as 'traceview latency A1 A2 ...' merges them
 name it. A glob that matches nothing is an error (exit 2).
 
 Example:
-  traceview compare messaging.2cpu.perf.data messaging.1cpu.perf.data
-  traceview compare observed.perf.data predicted.tvf -o csv > cmp.csv
-  traceview compare 'kernel-a/*.perf.data' 'kernel-b/*.perf.data'
+  traceview compare testdata/traces/nice.2cpu.perf.data testdata/traces/stress-cpu.perf.data
+  traceview replay -i testdata/traces/pipe.perf.data --policy eevdf -w predicted.tv && traceview compare testdata/traces/pipe.perf.data predicted.tv -o csv
+  traceview compare 'testdata/traces/nice*.perf.data' 'testdata/traces/stress*.perf.data'   # groups of traces
   traceview compare testdata/traces/nice.2cpu.perf.data testdata/traces/stress-cpu.perf.data --cpu 0
 
 ` + filterHelp + `

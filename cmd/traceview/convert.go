@@ -32,8 +32,7 @@ and its reader's warnings. The format is described in docs/format.md.
 IN may be - for standard input; OUT may be - for standard output.
 
 Example:
-  traceview convert perf.data -o sched.tv
-  traceview latency -i sched.tv`,
+  traceview convert testdata/traces/pipe.perf.data -o sched.tv && traceview latency -i sched.tv`,
 			Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return runConvert(cmd, args[0], o)

@@ -79,13 +79,12 @@ Runnable (woken), Sleeping, Uninterruptible) and flow arrows from each waker
 to the task it woke.
 
 Example:
-  traceview export --format pprof -i perf.data -o delay.pb.gz
+  traceview export --format pprof -i testdata/traces/messaging.2cpu.perf.data -o delay.pb.gz
   go tool pprof -top -cum delay.pb.gz        # threads by scheduling delay
   go tool pprof -http=: delay.pb.gz          # flame graph of delay by waker
-  traceview export --format perfetto -i testdata/traces/pipe.perf.data -o sched.pftrace
-  traceview latency -p -i sched.pftrace      # reads back to the same table
-  traceview export --format chrome-json -i perf.data -o sched.json
-  traceview export --format parquet -i perf.data -o tables/
+  traceview export --format perfetto -i testdata/traces/pipe.perf.data -o sched.pftrace && traceview latency -p -i sched.pftrace   # reads back to the same table
+  traceview export --format chrome-json -i testdata/traces/pipe.perf.data -o sched.json
+  traceview export --format parquet -i testdata/traces/pipe.perf.data -o tables/
   duckdb -c "SELECT comm, sum(switches) FROM 'tables/task_latency.parquet' GROUP BY comm"
   traceview export --format pprof -i testdata/traces/nice.2cpu.perf.data --cpu 0 -o cpu0.pb.gz
   traceview export --format pprof -i testdata/traces/sched-g.data --kallsyms testdata/traces/sched-g.kallsyms.gz -o offcpu.pb.gz

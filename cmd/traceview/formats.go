@@ -20,7 +20,7 @@ shows which one it found.
 
 Examples:
   traceview formats
-  traceview info -i trace.dat        # format, host, CPUs and event counts
+  traceview info -i testdata/traces/pipe-multi.v7zstd.dat   # format, host, CPUs and event counts
   cat /sys/kernel/tracing/trace | traceview latency -i -`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {

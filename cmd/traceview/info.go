@@ -73,7 +73,7 @@ Times are printed in seconds on the trace clock; -o json gives nanoseconds.
 Examples:
   traceview info -i testdata/traces/sched-pipe-mode.data
   perf sched record -o - -- sleep 1 | traceview info -i -
-  traceview info -i perf.data -o json`,
+  traceview info -i testdata/traces/nice.2cpu.perf.data -o json`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error { return runInfo(cmd, o) },
 		}

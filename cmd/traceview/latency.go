@@ -108,9 +108,9 @@ Examples:
   traceview latency -i testdata/traces/nice.2cpu.perf.data --cpu 1 -p
   traceview latency -i testdata/traces/messaging.2cpu.perf.data --time 10%/2
   traceview latency -i testdata/traces/pipe.perf.data --comm sched-pipe -o json
-  traceview latency -i perf.data -p -s max --percentiles
+  traceview latency -i testdata/traces/messaging.2cpu.perf.data -p -s max --percentiles
   perf sched record -o - -- sleep 1 | traceview latency -i - -o json
-  traceview latency 'fleet/*.perf.data' --by host --percentiles`,
+  traceview latency 'testdata/traces/*.perf.data' --by trace --percentiles`,
 			Args: cobra.ArbitraryArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return runLatency(cmd, o, args)

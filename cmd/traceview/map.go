@@ -46,8 +46,8 @@ the sched_switch tracepoint's comm; --exact prints perf 6.12's output byte for
 byte (":TID").
 
 Example:
-  traceview map -i perf.data
-  traceview map -i perf.data --compact --task-name sched-pipe
+  traceview map -i testdata/traces/nice.2cpu.perf.data
+  traceview map -i testdata/traces/pipe.perf.data --compact --task-name sched-pipe
   traceview map -i testdata/traces/pipe.perf.data --time 10%/5 --comm sched-pipe`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {

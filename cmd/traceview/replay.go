@@ -585,7 +585,7 @@ defaults and where each default comes from.
 Example:
 
   traceview policies
-  traceview replay --policy eevdf:base_slice=3ms,NO_RUN_TO_PARITY -i perf.data`,
+  traceview replay --policy eevdf:base_slice=3ms,NO_RUN_TO_PARITY -i testdata/traces/pipe.perf.data`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()

@@ -33,7 +33,7 @@ time, and the latency table of 'traceview latency' with a p99 column.
 Plots are inline SVG.
 
 Example:
-  traceview report -i perf.data -o report.html
+  traceview report -i testdata/traces/nice.2cpu.perf.data -o report.html
   xdg-open report.html
   traceview report -i testdata/traces/messaging.2cpu.perf.data --time 0%-50% -o first-half.html
 

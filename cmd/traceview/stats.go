@@ -45,8 +45,8 @@ runqueue length over N equal time buckets (the series the HTML report
 plots).
 
 Example:
-  traceview stats -i perf.data
-  traceview stats -i perf.data -o json --series 100 > stats.json
+  traceview stats -i testdata/traces/nice.2cpu.perf.data
+  traceview stats -i testdata/traces/pipe.perf.data -o json --series 100
   traceview stats -i testdata/traces/nice.2cpu.perf.data --cpu 1 --time 50%
 
 ` + filterHelp + `

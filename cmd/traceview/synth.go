@@ -43,8 +43,7 @@ Parameters are NAME=VALUE; durations take Go syntax (300us, 8ms).
 
 Example: the x264 pipeline with 6 threads, replayed under BFS and CFS on 4 CPUs:
 
-  traceview synth pipeline threads=6 frames=300 -w pipeline6.tvf
-  traceview replay -i pipeline6.tvf --cpus 4 --policy bfs,cfs:NEXT_BUDDY,cfs
+  traceview synth pipeline threads=6 frames=300 -w pipeline6.tv && traceview replay -i pipeline6.tv --cpus 4 --policy bfs,cfs:NEXT_BUDDY,cfs
 
 Prints the workload's size and its makespan (in ms) under --policy.`,
 		RunE: func(cmd *cobra.Command, args []string) error {

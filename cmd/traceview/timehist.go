@@ -74,9 +74,9 @@ every incarnation of a reused tid; --exact prints perf's output byte for
 byte instead, rows of the summary in perf's thread-table order.
 
 Example:
-  traceview timehist -i perf.data -w --state
-  traceview timehist -i perf.data -s
-  traceview timehist -i perf.data --time 754.33,754.35 -C 0 -n
+  traceview timehist -i testdata/traces/pipe.perf.data -w --state
+  traceview timehist -i testdata/traces/nice.2cpu.perf.data -s
+  traceview timehist -i testdata/traces/pipe.perf.data --time 0%-10% -C 0 -n
   traceview timehist -i testdata/traces/pipe.perf.data --comm sched-pipe --time 10%/5
   traceview timehist -i testdata/traces/sched-g.data --kallsyms testdata/traces/sched-g.kallsyms.gz`,
 			Args: cobra.NoArgs,
