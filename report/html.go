@@ -6,7 +6,9 @@ import (
 	"html/template"
 	"image/color"
 	"io"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -89,10 +91,10 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 		}, 7 * vg.Inch, 3.2 * vg.Inch},
 		{&page.PlotHist, func() (*plot.Plot, error) { return htmlHistogram(st) }, 9 * vg.Inch, 3.5 * vg.Inch},
 		{&page.PlotUtil, func() (*plot.Plot, error) {
-			return htmlSeries("CPU utilization over time", "utilization (%)", st, func(c, i int) float64 { return 100 * st.Series.Utilization[c][i] })
+			return htmlSeries("CPU utilization over time", "utilization (%)", 100, false, st, func(c, i int) float64 { return 100 * st.Series.Utilization[c][i] })
 		}, 9 * vg.Inch, 3 * vg.Inch},
 		{&page.PlotRunq, func() (*plot.Plot, error) {
-			return htmlSeries("Runqueue length over time (tasks waiting, time-weighted mean per bucket)", "tasks", st, func(c, i int) float64 { return st.Series.Runqueue[c][i] })
+			return htmlSeries("Runqueue length over time (tasks waiting, time-weighted mean per bucket)", "tasks", 0, true, st, func(c, i int) float64 { return st.Series.Runqueue[c][i] })
 		}, 9 * vg.Inch, 3 * vg.Inch},
 	}
 	for _, pl := range plots {
@@ -158,7 +160,8 @@ func htmlRow(r LatencyRow) htmlLatRow {
 	return htmlLatRow{
 		Task: name, Runtime: htmlMs(r.Runtime), Count: fmt.Sprint(r.Count), Switches: fmt.Sprint(r.Switches),
 		Avg: htmlMs(r.AvgDelay), Max: htmlMs(r.MaxDelay), Sum: htmlMs(r.SumDelay), P99: htmlMs(r.P99),
-		MaxStart: fmt.Sprintf("%.6f s", float64(r.MaxDelayStart)/1e9), MaxEnd: fmt.Sprintf("%.6f s", float64(r.MaxDelayEnd)/1e9),
+		// Truncated to µs like the CLI's table (perf's timestamps), not rounded.
+		MaxStart: usecStamp(r.MaxDelayStart) + " s", MaxEnd: usecStamp(r.MaxDelayEnd) + " s",
 	}
 }
 
@@ -186,7 +189,7 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 		kv = append(kv, htmlKV{"Lost events", fmt.Sprint(lost)})
 	}
 	kv = append(kv,
-		htmlKV{"Time span", fmt.Sprintf("%.6f s to %.6f s (%.3f ms, first to last scheduler event)", float64(st.Start)/1e9, float64(st.End)/1e9, float64(st.Duration)/1e6)},
+		htmlKV{"Time span", fmt.Sprintf("%s s to %s s (%.3f ms, first to last scheduler event)", usecStamp(st.Start), usecStamp(st.End), float64(st.Duration)/1e6)},
 		htmlKV{"Events", fmt.Sprint(st.Events)},
 		htmlKV{"Tasks", fmt.Sprint(st.Tasks)},
 		htmlKV{"CPUs with events", fmt.Sprint(len(st.CPUs))},
@@ -259,6 +262,9 @@ func htmlBars(title, xlabel string, rows []LatencyRow, key func(*LatencyRow) int
 		p.Title.Text += " (no delays)"
 		return p, nil
 	}
+	if k, v := clipDominant(&p.X, vals); k >= 0 {
+		names[k] += fmt.Sprintf(" (%.3f ms, off scale)", v)
+	}
 	bars, err := plotter.NewBarChart(vals, vg.Points(12))
 	if err != nil {
 		return nil, err
@@ -268,8 +274,61 @@ func htmlBars(title, xlabel string, rows []LatencyRow, key func(*LatencyRow) int
 	bars.LineStyle.Width = 0
 	p.Add(bars)
 	p.NominalY(names...)
-	p.X.Min = 0
 	return p, nil
+}
+
+// DominantRatio: a bar more than this many times the next largest would
+// flatten the others (a bar of 1/50 of the axis is a hairline in 7
+// inches), so the value axis stops at 1.3 times the next largest and the
+// dominant bar's label carries its value, marked off scale.
+const DominantRatio = 10
+
+// clipDominant caps ax above the second largest of vals when the largest
+// exceeds it DominantRatio times, and returns the index of the capped bar
+// (-1 when none) and its value.
+func clipDominant(ax *plot.Axis, vals plotter.Values) (int, float64) {
+	ax.Min = 0
+	top, second := -1, 0.0
+	for i, v := range vals {
+		if top < 0 || v > vals[top] {
+			if top >= 0 {
+				second = max(second, vals[top])
+			}
+			top = i
+		} else {
+			second = max(second, v)
+		}
+	}
+	if top < 0 || second <= 0 || vals[top] <= DominantRatio*second {
+		return -1, 0
+	}
+	v := vals[top]
+	ax.Max = 1.3 * second
+	vals[top] = ax.Max
+	ax.Label.Text += " (one bar off scale)"
+	return top, v
+}
+
+// intTicks marks only whole numbers, printed without decimals (counts,
+// tasks), on top of gonum's default tick positions.
+type intTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value != math.Trunc(t.Value) {
+			if t.Label == "" {
+				out = append(out, plot.Tick{Value: t.Value}) // a minor tick stays
+			}
+			continue
+		}
+		if t.Label != "" {
+			t.Label = strconv.FormatInt(int64(t.Value), 10)
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 func htmlHistogram(st *Stats) (*plot.Plot, error) {
@@ -295,6 +354,8 @@ func htmlHistogram(st *Stats) (*plot.Plot, error) {
 		}
 		labels[k] = fmt.Sprintf("%d-%d", lo, int64(1)<<(k+1)-1)
 	}
+	p.Y.Min = 0
+	p.Y.Tick.Marker = intTicks{} // counts
 	for i, s := range series {
 		vals := make(plotter.Values, n)
 		for k, b := range s.h.Buckets {
@@ -315,11 +376,13 @@ func htmlHistogram(st *Stats) (*plot.Plot, error) {
 	p.X.Tick.Label.Rotation = 0.6
 	p.X.Tick.Label.XAlign = draw.XRight
 	p.X.Tick.Label.YAlign = draw.YCenter
-	p.Y.Min = 0
 	return p, nil
 }
 
-func htmlSeries(title, ylabel string, st *Stats, val func(c, i int) float64) (*plot.Plot, error) {
+// htmlSeries draws one line per CPU over time; ceiling > 0 fixes the top
+// of the value axis (utilization: 100 %, never more), integer marks the
+// axis with whole numbers only (task counts).
+func htmlSeries(title, ylabel string, ceiling float64, integer bool, st *Stats, val func(c, i int) float64) (*plot.Plot, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "time since trace start (s)"
@@ -355,6 +418,12 @@ func htmlSeries(title, ylabel string, st *Stats, val func(c, i int) float64) (*p
 		}
 	}
 	p.Y.Max = max(top, 1) * 1.25
+	if ceiling > 0 {
+		p.Y.Max = ceiling
+	}
+	if integer {
+		p.Y.Tick.Marker = intTicks{}
+	}
 	p.Legend.Top = true
 	return p, nil
 }

@@ -3,8 +3,11 @@ package report
 import (
 	"bytes"
 	"context"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
 	"image"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -193,4 +196,31 @@ func gPixelCounts(img image.Image) (nonWhite, series int) {
 		}
 	}
 	return nonWhite, series
+}
+
+// TestHTMLPlotAxes (issue 12 item 5): a bar 100 ms beside bars of 2 and
+// 3 ms is more than DominantRatio (10) times the next largest, so the axis
+// stops at 1.3 × 3 = 3.9 ms, the bar is drawn to there and its label says
+// its value; 10 ms beside 3 ms is not (10 ≤ 30) and the axis is left
+// alone. Count axes mark whole numbers only, printed without decimals; a
+// delay's timestamp is truncated to µs as in the CLI's table
+// (1.234567999 s prints 1.234567 s, not ...568).
+func TestHTMLPlotAxes(t *testing.T) {
+	var ax plot.Axis
+	vals := plotter.Values{2, 100, 3}
+	if k, v := clipDominant(&ax, vals); k != 1 || v != 100 || math.Abs(ax.Max-3.9) > 1e-9 || vals[1] != ax.Max {
+		t.Errorf("clipDominant = %d, %v, axis max %v, vals %v; want 1, 100, 3.9, [2 3.9 3]", k, v, ax.Max, vals)
+	}
+	ax = plot.Axis{}
+	if k, _ := clipDominant(&ax, plotter.Values{2, 10, 3}); k != -1 || ax.Max != 0 {
+		t.Errorf("clipDominant of 10 beside 3 = %d (axis max %v), want -1 (no cap)", k, ax.Max)
+	}
+	for _, tk := range (intTicks{}).Ticks(0, 7) {
+		if tk.Label != "" && (tk.Value != math.Trunc(tk.Value) || strings.Contains(tk.Label, ".")) {
+			t.Errorf("intTicks: tick %v labelled %q", tk.Value, tk.Label)
+		}
+	}
+	if r := htmlRow(LatencyRow{Comm: "x", MaxDelayStart: 1_234_567_999}); r.MaxStart != "1.234567 s" {
+		t.Errorf("max start %q, want 1.234567 s", r.MaxStart)
+	}
 }
