@@ -10,7 +10,7 @@ import (
 	_ "github.com/traceview/traceview/trace/formats"
 )
 
-// classicAndFair is the policy list of issue 6's "done when".
+// classicAndFair is every registered policy: each must replay every shared trace.
 const classicAndFair = "bfs,sd,o1,goodness24,mq-hp,mq-lse,cfs,eevdf"
 
 // TestAllPoliciesOnSharedTraces replays every shared perf.data and

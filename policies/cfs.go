@@ -40,7 +40,7 @@ var CFSParams = []Param{
 	{Name: "NEXT_BUDDY", Kind: ParamFeature, Default: "off", Doc: "prefer the last woken task", Source: "kernel/sched/features.h v5.10"},
 	{Name: "LAST_BUDDY", Kind: ParamFeature, Default: "on", Doc: "prefer the task preempted by a wakeup", Source: "kernel/sched/features.h v5.10"},
 	{Name: "WAKEUP_PREEMPTION", Kind: ParamFeature, Default: "on", Doc: "wakeups may preempt the current task", Source: "kernel/sched/features.h v5.10"},
-	// 2.6.31-era variants (helper H): the sched_features and sched-domain
+	// 2.6.31-era variants: the sched_features and sched-domain
 	// flags of kernel/sched_fair.c, kernel/sched_features.h and
 	// include/linux/topology.h v2.6.31. Defaults keep the v5.10 behaviour.
 	{Name: "NEW_FAIR_SLEEPERS", Kind: ParamFeature, Default: "on", Doc: "waking tasks get sleeper credit (off: vruntime = max(own, min_vruntime))", Source: "kernel/sched_features.h v2.6.31"},

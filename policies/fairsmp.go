@@ -31,7 +31,7 @@ import "math"
 const MigrationCost = 500_000
 
 // smpKnobs are the 2.6.31-era sched-domain flags and load-balancing
-// features that cfs takes as parameters (helper H). The zero value keeps
+// features that cfs takes as parameters. The zero value keeps
 // the behaviour described above.
 //
 // cpu_load[idx] is the 2.6.31 per-runqueue load history (update_cpu_load in
