@@ -272,22 +272,6 @@ func (w *Writer) flushBlock() {
 	w.blk.reset()
 }
 
-// Flush writes the events buffered so far as a (possibly short) block and
-// flushes the underlying writer, so that a crash after Flush loses nothing
-// written before it.
-func (w *Writer) Flush() error {
-	if w.closed {
-		return errors.New("traceview format: flush after close")
-	}
-	w.flushBlock()
-	if w.err == nil {
-		if err := w.bw.Flush(); err != nil {
-			w.err = fmt.Errorf("traceview format: write: %w", err)
-		}
-	}
-	return w.err
-}
-
 // Events returns the number of events written so far.
 func (w *Writer) Events() uint64 { return w.tr.Events }
 
