@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -312,6 +313,9 @@ func openReader(r io.Reader, name string, depth int) (Source, error) {
 	}
 	src, err := fm.Open(input)
 	if err != nil {
+		if strings.HasPrefix(err.Error(), fm.Name+": ") {
+			return nil, fmt.Errorf("%s: %w", name, err) // the reader named its format already
+		}
 		return nil, fmt.Errorf("%s: %s: %w", name, fm.Name, err)
 	}
 	if m := src.Meta(); m != nil && m.Format == "" {
