@@ -123,8 +123,8 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 
 // writeStatsTable prints Stats for people.
 func writeStatsTable(w io.Writer, st *report.Stats) error {
-	fmt.Fprintf(w, "Trace: %.3f ms (first to last scheduler event), %d events, %d tasks, %d CPUs, %d migrations\n\n",
-		float64(st.Duration)/1e6, st.Events, st.Tasks, len(st.CPUs), st.Migrations)
+	fmt.Fprintf(w, "Trace: %.3f ms (first to last scheduler event), %s, %s, %s with events, %s\n\n",
+		float64(st.Duration)/1e6, plural(int(st.Events), "event"), plural(st.Tasks, "task"), plural(len(st.CPUs), "CPU"), plural(int(st.Migrations), "migration"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CPU\tUtilization %\tBusy ms\tObserved ms\tUnknown ms\tRunqueue avg\tRunqueue max\tSwitches\tMigrations in\tMigrations out\t")
 	for _, c := range st.CPUs {
