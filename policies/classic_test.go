@@ -366,7 +366,10 @@ func TestCFSLBBias(t *testing.T) {
 	// cpu_load[2] = (256 × 3 + 0) / 4 = 192, target load max(192, 0) = 192;
 	// CPU 0's source load min(512, 2048) = 512; 512 − 192 = 320 < 1024 (one
 	// nice-0 task): no pull. CPU 1 idles as without newly idle balancing.
-	// With LB_BIAS and newidle_idx=0 (the current load) it pulls as usual.
+	// With LB_BIAS and newidle_idx=0 (the current load) it pulls as usual,
+	// and so it does with NO_LB_BIAS,newidle_idx=2: in 2.6.31 the history
+	// counts only with LB_BIAS (source_load = the load now, 2048; target
+	// 0; 2048 ≥ 1024: C moves at 5 ms).
 	m := testModel(2,
 		ttask{comm: "A", cpu: 1, bursts: []int64{5000}},
 		ttask{comm: "B", cpu: 0, bursts: []int64{10000}},
@@ -374,6 +377,8 @@ func TestCFSLBBias(t *testing.T) {
 	wantSchedule(t, "cfs:LB_BIAS,newidle_idx=2", m, replay.DefaultConfig(), []string{
 		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 -", "8000 cpu0 C", "16000 cpu0 B", "18000 cpu0 C", "30000 cpu0 -"})
 	wantSchedule(t, "cfs:LB_BIAS", m, replay.DefaultConfig(), []string{
+		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 C", "10000 cpu0 -", "25000 cpu1 -"})
+	wantSchedule(t, "cfs:NO_LB_BIAS,newidle_idx=2", m, replay.DefaultConfig(), []string{
 		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 C", "10000 cpu0 -", "25000 cpu1 -"})
 }
 

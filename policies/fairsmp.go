@@ -38,7 +38,9 @@ const MigrationCost = 500_000
 // kernel/sched.c): at each balance of a CPU, cpu_load[i] = (cpu_load[i] ×
 // (2^i − 1) + load) / 2^i. With LB_BIAS, source_load = min(cpu_load[idx],
 // load) and target_load = max(cpu_load[idx], load): a CPU that was busy a
-// moment ago still looks loaded and pulls nothing.
+// moment ago still looks loaded and pulls nothing. Without it both are the
+// load now, whatever the index (source_load/target_load, kernel/sched.c
+// v2.6.31: "if (type == 0 || !sched_feat(LB_BIAS)) return total").
 type smpKnobs struct {
 	noNewIdle, noAffine, noIdleSibling, wakeBalance bool
 	lbBias                                          bool
@@ -248,7 +250,10 @@ func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
 		f.nextBal[cpu] = now + iv
 	}
 	hist := func(c int) int64 {
-		if idx == 0 || f.cpuLoad == nil {
+		// source_load/target_load in kernel/sched.c v2.6.31: the load now
+		// unless type (the index) > 0 and LB_BIAS; the history only
+		// biases, it never stands alone.
+		if idx == 0 || f.cpuLoad == nil || !f.knobs.lbBias {
 			return f.load(c)
 		}
 		return f.cpuLoad[c][idx]

@@ -102,14 +102,14 @@ func Pipeline(o Options) (Table, error) {
 			Row{Case: "recorded pipeline.2cpu (4 threads) on 4 CPUs: bfs vs " + cfsWith, Metric: "frames per second", Unit: "fps", PubBase: 242.54, Pub: 447.69, PredBase: got[cfsWith], Pred: got["bfs"]},
 			Row{Case: "recorded pipeline.2cpu on 4 CPUs: " + cfsWithout + " vs " + cfsWith, Metric: "frames per second", Unit: "fps", PubBase: 242.54, Pub: 418, PredBase: got[cfsWith], Pred: got[cfsWithout]})
 	}
-	t.Misses = "Misses: in the model CFS loses frames against BFS through wake placement (a wakee kept on its " +
+	t.Misses = "Sizes: in the model CFS loses frames against BFS mostly through wake placement (a wakee kept on its " +
 		"waker's CPU or last-level cache while another CPU idles), which CFS with and without NEXT_BUDDY and LB_BIAS " +
-		"share; NEXT_BUDDY only changes which queued task runs next on a CPU, rarely a choice with one pipeline " +
-		"thread per CPU, and LB_BIAS acts through the cpu_load history of periodic balancing, which runs every 16 " +
-		"balance intervals on a busy CPU, rarely against frames of 300 µs. So the two CFS variants predict the same " +
-		"rate at 4 threads where the published ones differ by 1.7 times; the published gap also contains x264's " +
-		"intra-frame dependencies (threads lag by a fraction of a frame, not whole frames as in pipeline.c) and " +
-		"cache effects, which the model lacks. The thread table shows where the variants do differ."
+		"share. Without LB_BIAS the 2.6.31 balancer takes the load now, not the cpu_load history (source_load and " +
+		"target_load in kernel/sched.c v2.6.31), so a newly idle CPU pulls a queued thread at once: the " +
+		"NO_NEXT_BUDDY,NO_LB_BIAS variant gains frames, as published, but by a tenth of the published 1.7 times; " +
+		"NEXT_BUDDY only changes which queued task runs next on a CPU, rarely a choice with one pipeline thread per " +
+		"CPU. The published gap also contains x264's intra-frame dependencies (threads lag by a fraction of a " +
+		"frame, not whole frames as in pipeline.c) and cache effects, which the model lacks."
 	return t, nil
 }
 

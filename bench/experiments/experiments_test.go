@@ -15,10 +15,9 @@ import (
 // run the reduced workloads (Options.Small); the full-size tables in
 // docs/experiments.md can differ (there the synthetic hackbench rows match).
 var knownGaps = map[string]string{
-	"4 threads: " + cfsWithout + " vs " + cfsWith + "|frames per second": "both variants share the wake placement that costs CFS frames; the buddy and the balancer bias rarely act",
-	"synthetic: eevdf / cfs|sum delay":                                   "without switch costs the total wait of CPU-bound tasks is set by demand, not slicing",
-	"synthetic hackbench: sd vs o1|run time":                             "at the reduced size the O(1) receivers never earn the bonus that makes them preempt senders",
-	"synthetic hackbench: cfs vs o1|run time":                            "same",
+	"synthetic: eevdf / cfs|sum delay":        "without switch costs the total wait of CPU-bound tasks is set by demand, not slicing",
+	"synthetic hackbench: sd vs o1|run time":  "at the reduced size the O(1) receivers never earn the bonus that makes them preempt senders",
+	"synthetic hackbench: cfs vs o1|run time": "same",
 }
 
 func checkRows(t *testing.T, tb Table) {
