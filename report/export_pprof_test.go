@@ -186,15 +186,7 @@ func TestExportPprofCommFrame(t *testing.T) {
 	if want == 0 {
 		t.Fatal("no sched-messaging:(161) row in the latency table")
 	}
-	out := filepath.Join(t.TempDir(), "delay.pb.gz")
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WritePprof(f, gOpen(t, path), ExportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	out := gPprofFile(t, path)
 	top, err := exec.Command(goBin, "tool", "pprof", "-top", "-cum", "-unit=ns", out).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go tool pprof: %v\n%s", err, top)
@@ -282,4 +274,20 @@ func TestExportPprofOffCPU(t *testing.T) {
 			t.Errorf("the unnamed frame's location has address %#x, want 0x7f00", l.Address)
 		}
 	}
+}
+
+// gPprofFile writes the pprof export of the trace at path to a file in
+// the test's temporary directory and returns its path.
+func gPprofFile(t *testing.T, path string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "delay.pb.gz")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := WritePprof(f, gOpen(t, path), ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -111,15 +111,7 @@ func TestExportPprofGoToolReal(t *testing.T) {
 		t.Skip("neither pipe.perf.data nor nice.2cpu.perf.data found")
 	}
 	want := gLatencyByTID(t, path)
-	out := filepath.Join(t.TempDir(), "delay.pb.gz")
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WritePprof(f, gOpen(t, path), ExportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	out := gPprofFile(t, path)
 	rows := gPprofTopCum(t, goBin, out)
 	var top string
 	var topV int64

@@ -3,7 +3,6 @@ package perfdata
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,19 +23,7 @@ import (
 // left 5 kernel frames (0xffffffff82265908 first) and 8 user frames.
 func TestCallchains(t *testing.T) {
 	dir := testtraces.Repo(t)
-	f, err := os.Open(filepath.Join(dir, "sched-g.data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := trace.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, evs := readAll(t, filepath.Join(dir, "sched-g.data"))
 	stacks := r.Meta().Stacks
 	for i, s := range stacks {
 		if s.ID != trace.StackID(i+1) || len(s.Frames) == 0 {
