@@ -110,11 +110,17 @@ type Config struct {
 	// DecisionCost is ns per scheduling decision; ScanCost ns per entry a
 	// policy scans (policies.DecisionCoster).
 	DecisionCost, ScanCost int64
-	Overrides              []Override
+	// RemoteWake is the extra CPU time in ns a waker spends on a wakeup
+	// that lands on another CPU; -1 (DefaultConfig) uses
+	// Model.RemoteWakeCost, measured in the trace.
+	RemoteWake int64
+	Overrides  []Override
 }
 
 // DefaultConfig returns the defaults described on Config.
-func DefaultConfig() Config { return Config{HZ: 250, IdleExit: -1, WakePreempt: -1, CtxSwitch: -1} }
+func DefaultConfig() Config {
+	return Config{HZ: 250, IdleExit: -1, WakePreempt: -1, CtxSwitch: -1, RemoteWake: -1}
+}
 
 // MaxCost bounds every cost and latency of a Config (CtxSwitch, Migration,
 // IdleExit, WakePreempt, DecisionCost, ScanCost): 1 s in ns. Measured
@@ -134,7 +140,8 @@ func (c *Config) Check() error {
 		measured bool
 	}{{"context-switch cost", c.CtxSwitch, true}, {"migration cost", c.Migration, false},
 		{"idle-exit latency", c.IdleExit, true}, {"wakeup-preemption latency", c.WakePreempt, true},
-		{"decision cost", c.DecisionCost, false}, {"scan cost", c.ScanCost, false}} {
+		{"decision cost", c.DecisionCost, false}, {"scan cost", c.ScanCost, false},
+		{"remote-wakeup cost", c.RemoteWake, true}} {
 		if (f.v < 0 && !(f.measured && f.v == -1)) || f.v > MaxCost {
 			return fmt.Errorf("replay: %s %d ns: want 0..%d ns (1 s)", f.name, f.v, MaxCost)
 		}

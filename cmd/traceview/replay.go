@@ -34,6 +34,7 @@ type replayOptions struct {
 	output   string
 	write    string
 	ctxSw    string
+	remote   string
 	migrate  string
 	decide   string
 	scan     string
@@ -69,7 +70,15 @@ trace and printed on the "model:" line:
 Timer wakeups are relative sleeps (nanosleep: a late task wakes late) or
 absolute (clock_nanosleep(TIMER_ABSTIME), periodic timers, open-loop request
 arrivals: they keep their recorded times); a task whose wake times are steadier
-than its sleep lengths is taken for absolute. --until overrides how tasks end.
+than its sleep lengths is taken for absolute. A periodic loop that overran
+(its next wake time already passed) goes on without sleeping, as
+clock_nanosleep does. --until overrides how tasks end.
+
+Costs measured in the trace ("measured:" line): the idle-exit and
+wakeup-preemption latencies, the context switch, and the extra CPU a waker
+spends when its wakee goes to another CPU (bursts sending remote wakeups
+against local ones); a replayed wakeup that lands on the other side than the
+recorded one is charged or given that back (--remote-wakeup-cost overrides).
 
 An "inferred cause" is a blocking point whose end the trace does not state:
 perf records no waker, so the task current on the waking CPU is taken for it;
@@ -137,6 +146,7 @@ ms; -o json gives ns and, per run, self_replay and assumptions.`,
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format)")
 	f.StringVar(&o.ctxSw, "ctx-switch-cost", "", "context-switch cost per switch, e.g. 2us, at most 1s (default: measured in the trace)")
+	f.StringVar(&o.remote, "remote-wakeup-cost", "", "extra CPU time a waker spends when its wakee goes to another CPU, e.g. 20us, at most 1s (default: measured in the trace)")
 	f.StringVar(&o.migrate, "migration-cost", "0", "cache-cold cost when a task changes CPU (e.g. 50us, at most 1s)")
 	f.StringVar(&o.decide, "decision-cost", "0", "CPU time each scheduling decision costs (e.g. 1us, at most 1s)")
 	f.StringVar(&o.scan, "scan-cost", "0", "extra cost per runqueue entry a policy scans (O(n) pickers such as goodness24; at most 1s)")
@@ -171,7 +181,8 @@ func (o *replayOptions) config() (replay.Config, error) {
 	for _, d := range []struct {
 		name, v string
 		dst     *int64
-	}{{"ctx-switch-cost", o.ctxSw, &cfg.CtxSwitch}, {"migration-cost", o.migrate, &cfg.Migration},
+	}{{"ctx-switch-cost", o.ctxSw, &cfg.CtxSwitch}, {"remote-wakeup-cost", o.remote, &cfg.RemoteWake},
+		{"migration-cost", o.migrate, &cfg.Migration},
 		{"decision-cost", o.decide, &cfg.DecisionCost}, {"scan-cost", o.scan, &cfg.ScanCost}} {
 		if d.v == "" {
 			continue // keep the default (measured)
@@ -314,7 +325,12 @@ type replayModelJSON struct {
 	IdleExitNs    int64   `json:"idle_exit_ns"`
 	WakePreemptNs int64   `json:"wake_preempt_ns"`
 	SwitchCostNs  int64   `json:"switch_cost_ns"`
-	HZ            int     `json:"hz_inferred"`
+	// RemoteWakeNs is the measured extra cost of a cross-CPU wakeup to
+	// its waker (replay.Model.RemoteWakeCost), over RemoteWakeSamples
+	// bursts (0: not measurable in the trace).
+	RemoteWakeNs      int64 `json:"remote_wakeup_cost_ns"`
+	RemoteWakeSamples int   `json:"remote_wakeup_cost_samples"`
+	HZ                int   `json:"hz_inferred"`
 	// Tasks lists the workload's tasks with how each ends.
 	Tasks []replayTaskJSON `json:"workload_tasks"`
 }
@@ -397,7 +413,8 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	doc := replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(),
 		Model: replayModelJSON{ModelStats: m.Stats, InferredShare: m.Stats.InferredShare(), IdleExitNs: m.IdleExit,
-			WakePreemptNs: m.WakePreempt, SwitchCostNs: m.SwitchCost}}
+			WakePreemptNs: m.WakePreempt, SwitchCostNs: m.SwitchCost,
+			RemoteWakeNs: m.RemoteWakeCost, RemoteWakeSamples: m.WakeCostSamples}}
 	doc.Model.HZ = m.HZ
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
@@ -527,8 +544,12 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	if hz == 0 {
 		hz = 250
 	}
-	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
-		usf(m.IdleExit), usf(m.WakePreempt), usf(m.SwitchCost), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
+	remote := "not measurable"
+	if m.WakeCostSamples > 0 {
+		remote = fmt.Sprintf("%s (over %d bursts)", usf(m.RemoteWakeCost), m.WakeCostSamples)
+	}
+	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s, remote wakeup %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
+		usf(m.IdleExit), usf(m.WakePreempt), usf(m.SwitchCost), remote, hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
 }
 
 // plural renders "1 task" or "n tasks".

@@ -1,0 +1,114 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// wakeBursts returns n blocking bursts of length ln, each waking task 1
+// once at 1 µs into it, remote or not.
+func wakeBursts(n int, ln int64, remote bool) []Burst {
+	var bs []Burst
+	for k := 0; k < n; k++ {
+		bs = append(bs, Burst{Len: ln, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 1000},
+			Actions: []Action{{At: 1000, Kind: ActWake, Target: 1, Block: k, Remote: remote}}})
+	}
+	return bs
+}
+
+// TestMeasureWakeCost: a generator whose bursts with one local wakeup last
+// 20 µs (10 of them) and with one remote wakeup 44 µs (12, every third
+// 46 µs: median 44) pays 44 − 20 = 24 µs per remote wakeup, over 22
+// bursts. Its workers' bursts spread too much (10 µs to 1 ms, MAD/median
+// over MaxWakeCostSpread) to say anything and are left out; with only
+// them, or with one kind of wakeup only, nothing is measurable.
+func TestMeasureWakeCost(t *testing.T) {
+	gen := Task{Bursts: append(wakeBursts(10, 20_000, false), wakeBursts(12, 44_000, true)...)}
+	for k := 10; k < 22; k += 3 {
+		gen.Bursts[k].Len = 46_000
+	}
+	var worker Task
+	for k := 0; k < 20; k++ {
+		ln := int64(10_000)
+		if k%2 == 1 {
+			ln = 1_000_000
+		}
+		worker.Bursts = append(worker.Bursts, wakeBursts(1, ln, k < 10)...)
+	}
+	if c, n := measureWakeCost([]Task{gen, worker}); c != 24_000 || n != 22 {
+		t.Errorf("generator and workers: %d ns over %d bursts, want 24000 over 22", c, n)
+	}
+	if c, n := measureWakeCost([]Task{worker}); c != 0 || n != 0 {
+		t.Errorf("workers only: %d ns over %d bursts, want nothing measurable", c, n)
+	}
+	local := Task{Bursts: wakeBursts(30, 20_000, false)}
+	if c, n := measureWakeCost([]Task{local}); c != 0 || n != 0 {
+		t.Errorf("local wakeups only: %d ns over %d bursts, want nothing measurable", c, n)
+	}
+}
+
+// TestRemoteWakeCharge: task 0 runs 100 µs and wakes task 1 at 10 µs into
+// it; the recording put task 1 on the other CPU (a remote wakeup). On one
+// CPU the wakeup is local, so the waker saves the remote cost, 20 µs: it
+// runs [0, 80 µs), then task 1 runs its 50 µs, [80, 130 µs); WakeCharge
+// is −20 µs. Recorded local and replayed on one CPU, nothing changes
+// (waker 100 µs).
+func TestRemoteWakeCharge(t *testing.T) {
+	model := func(remote bool) *Model {
+		return &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{
+			{TID: 10, PID: 10, Comm: "waker", Prio: 120, Parent: -1, Init: InitRunnable,
+				Bursts: []Burst{{Len: 100_000, End: EndExit, Actions: []Action{{At: 10_000, Kind: ActWake, Target: 1, Block: 0, Remote: remote}}}}},
+			{TID: 11, PID: 11, Comm: "wakee", Prio: 120, Parent: -1, Init: InitSleeping,
+				Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}}, {Len: 50_000, End: EndExit}}},
+		}}
+	}
+	for _, c := range []struct {
+		remote       bool
+		waker, wakee [2]int64
+		charge       int64
+	}{
+		{true, [2]int64{0, 80_000}, [2]int64{80_000, 130_000}, -20_000},
+		{false, [2]int64{0, 100_000}, [2]int64{100_000, 150_000}, 0},
+	} {
+		res := simulate(t, model(c.remote), "fifo", Config{HZ: 250, RemoteWake: 20_000})
+		r := runs(res.Events())
+		if len(r[10]) != 1 || r[10][0] != c.waker || len(r[11]) != 1 || r[11][0] != c.wakee {
+			t.Errorf("recorded remote %v: waker ran %v, wakee %v; want %v and %v", c.remote, r[10], r[11], c.waker, c.wakee)
+		}
+		if res.Stats.WakeCharge != c.charge {
+			t.Errorf("recorded remote %v: WakeCharge %d ns, want %d", c.remote, res.Stats.WakeCharge, c.charge)
+		}
+	}
+}
+
+// TestPeriodicOverrunSkips: a task woken at 11, 21, 31, 41, 51 and 61 ms
+// (a 10 ms period) after bursts of 1, 3, 2, 4, 1, 3 ms, first runnable at
+// 1 ms, is periodic (TestAbsoluteTimers). Replayed beside a real-time hog
+// that holds the CPU from 1 to 25 ms, it first runs at 25 ms: its 1 ms
+// burst ends at 26, past the 11 ms wake time, so it goes straight on (no
+// sleep) with the 3 ms burst, to 29 (21 ms passed: on), the 2 ms one to
+// 31 (31 ms reached: on) and the 4 ms one to 35 ms; then it sleeps until
+// 41 ms as recorded and runs 1 ms, and 3 ms from 51 ms. Three skipped
+// sleeps: one run [25, 35 ms), then [41, 42 ms) and [51, 54 ms).
+func TestPeriodicOverrunSkips(t *testing.T) {
+	bursts := []int64{1e6, 3e6, 2e6, 4e6, 1e6, 3e6}
+	m, err := Extract(trace.NewSliceSource(timerTrace(bursts, func(k int, _ int64) int64 { return int64(k)*10_000_000 + 11_000_000 }), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.Tasks[0].Periodic {
+		t.Fatal("task woken every 10 ms is not periodic")
+	}
+	m.Tasks = append(m.Tasks, Task{TID: 6, PID: 6, Comm: "rt", Prio: 49, Parent: -1, Init: InitRunnable,
+		Bursts: []Burst{{Len: 24_000_000, End: EndExit}}})
+	res := simulate(t, m, "fifo", Config{HZ: 250})
+	if res.Stats.SkippedSleeps != 3 {
+		t.Errorf("%d skipped sleeps, want 3", res.Stats.SkippedSleeps)
+	}
+	r := runs(res.Events())
+	want := [][2]int64{{25_000_000, 35_000_000}, {41_000_000, 42_000_000}, {51_000_000, 54_000_000}}
+	if len(r[5]) < 3 || r[5][0] != want[0] || r[5][1] != want[1] || r[5][2] != want[2] {
+		t.Errorf("periodic task ran %v, want %v first", r[5], want)
+	}
+}
