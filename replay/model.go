@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 
 	"github.com/traceview/traceview/policies"
@@ -127,6 +128,11 @@ type Task struct {
 	// open-loop arrivals. A periodic loop that overruns skips the periods
 	// it missed (see sim.passed); arrivals each arrive.
 	Periodic bool
+	// Pool is 1 + the index in Model.Pools of the worker pool the task
+	// serves (0: none); PoolBlock[j] is true for the blocks after burst j
+	// that wait on the pool's shared queue (see inferPools).
+	Pool      int
+	PoolBlock []bool
 	// Workload marks the traced command's process tree.
 	Workload bool
 	// Until says how the task ends and paces itself (see UntilKind);
@@ -237,7 +243,20 @@ type Model struct {
 	// (ticks at k·1e9/HZ + TickPhase).
 	HZ        int
 	TickPhase int64
-	Stats     ModelStats
+	// Pools lists the worker pools inferPools found.
+	Pools []WorkerPool
+	Stats ModelStats
+}
+
+// WorkerPool is a set of threads serving one shared queue (a pipe or
+// socket several threads read, a work queue) fed by one producer task.
+// In a replay a request goes to whichever member waits first, or is
+// queued for the first that comes back, and the CPU burst that served it
+// in the recording (with the wakeups it sent) goes with it: which worker
+// serves which request is the schedule's doing, the work is the request's.
+type WorkerPool struct {
+	Producer int   // task index
+	Members  []int // task indexes
 }
 
 // ModelStats counts what a model rests on.
@@ -259,6 +278,8 @@ type ModelStats struct {
 	// PingPongs counts preemptions turned into inferred blocking points
 	// (a task preempted by the task it woke, resumed when that one blocked).
 	PingPongs int `json:"ping_pongs"`
+	// PoolMembers counts tasks serving worker pools (Model.Pools).
+	PoolMembers int `json:"pool_members"`
 	// AbsoluteTimers counts timer wakeups kept at their recorded absolute
 	// time (CauseExternal) because their task's wake times are steadier
 	// than its sleep lengths: clock_nanosleep(TIMER_ABSTIME) loops,
@@ -331,10 +352,14 @@ type ext struct {
 	wakeIdle bool      // the wakeup targeted an idle CPU
 	wakeCPU  trace.CPU // the CPU the wakeup targeted
 	wakeN    int       // that CPU's switch count at the wakeup
-	inAt     int64     // ns, recorded switch-in of the current run (-1 unknown)
-	rtIn     int64     // ns of sched_stat_runtime charged during that run
-	pp       int       // task index + 1 of the wakee that preempted this task right after its wakeup (ping-pong)
-	ppAt     int64     // ns, when
+	// fifoN counts dependency wakeups of the task while a thread of its
+	// process with its name was asleep too; fifoHit those where this task
+	// had been asleep longest (see inferPools).
+	fifoN, fifoHit int
+	inAt           int64 // ns, recorded switch-in of the current run (-1 unknown)
+	rtIn           int64 // ns of sched_stat_runtime charged during that run
+	pp             int   // task index + 1 of the wakee that preempted this task right after its wakeup (ping-pong)
+	ppAt           int64 // ns, when
 	// pend is the last mid-run sched_stat_runtime of the current run,
 	// kept as a candidate update point until the next one shows it was
 	// not the switch-out's (-1 none): its offset into the burst, time
@@ -371,6 +396,7 @@ type extractor struct {
 	cands      []updCand // candidate update points, in trace order
 	enqAt      []int64   // per CPU: ns of the last wakeup, new task or migration aimed at it
 	nEnqueue   int       // candidates left out as an enqueue's
+	byPID      map[trace.PID][]int
 }
 
 // wakeRec is a dependency wakeup: waker woke wakee at t (task indexes).
@@ -389,7 +415,7 @@ type preName struct {
 // Extract reads src to its end and builds the workload model. It keeps the
 // observed schedule for as-traced replays. Errors are the source's.
 func Extract(src trace.Source) (*Model, error) {
-	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}}
+	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{}}
 	for {
 		ev, err := src.Next()
 		if err == io.EOF {
@@ -440,6 +466,7 @@ func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitStat
 	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1, pend: -1})
 	if p, ok := x.pre[tid]; ok && parent < 0 {
 		x.m.Tasks[i].Comm, x.m.Tasks[i].PID = p.comm, p.pid
+		x.byPID[p.pid] = append(x.byPID[p.pid], i)
 	}
 	// Named by perf's record-start COMM, or by the fork that creates it.
 	x.m.Tasks[i].Unnamed = x.m.Tasks[i].Comm == "" && parent < 0
@@ -459,8 +486,9 @@ func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitStat
 func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, prio int32) {
 	tk := &x.m.Tasks[i]
 	tk.Last = ev.Time
-	if pid >= 0 {
+	if pid >= 0 && tk.PID != pid {
 		tk.PID = pid
+		x.byPID[pid] = append(x.byPID[pid], i)
 	}
 	// As in trace.Tasks (which names the rows of every report): a
 	// tracepoint's comm only names a task that has no name yet; perf's
@@ -620,6 +648,7 @@ func (x *extractor) fork(ev trace.Event) {
 	x.ident(p, &ev, ev.PID, ev.Comm, -1)
 	c := x.newTask(ev.ChildTID, ev.Time, ev.CPU, InitForked, p)
 	x.m.Tasks[c].PID, x.m.Tasks[c].Comm, x.m.Tasks[c].Prio = ev.ChildPID, ev.ChildComm, x.m.Tasks[p].Prio
+	x.byPID[ev.ChildPID] = append(x.byPID[ev.ChildPID], c)
 	if x.m.WorkloadRoot < 0 && isRecorder(x.m.Tasks[p].Comm) && !isRecorder(ev.ChildComm) || x.m.WorkloadRoot < 0 && x.m.Tasks[p].Comm == "perf" {
 		x.m.WorkloadRoot = ev.ChildTID
 		x.m.Tasks[c].Workload = true
@@ -859,6 +888,7 @@ func (x *extractor) wake(ev trace.Event) {
 			Action{At: x.consumed(w, t), Kind: ActWake, Target: i, Block: len(x.m.Tasks[i].Bursts) - 2,
 				Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
 		c = Cause{Kind: CauseDependency, Waker: w, Inferred: inferred}
+		x.noteFIFO(i)
 		if ev.CPU >= 0 && int(ev.CPU) < len(x.lastWake) {
 			x.lastWake[ev.CPU] = wakeRec{waker: w, wakee: i, t: t}
 		}
@@ -945,6 +975,7 @@ func (x *extractor) finish() {
 	x.updatePoints()
 	x.absoluteTimers()
 	x.inferUntil()
+	x.inferPools()
 	st := &m.Stats
 	st.Tasks = len(m.Tasks)
 	for _, tk := range m.Tasks {
@@ -1493,4 +1524,139 @@ func measureWakeCost(tasks []Task) (cost int64, samples int) {
 		}
 	}
 	return 0, samples
+}
+
+// MinPoolShare is the share of each member's dependency wakeups that must
+// come from one producer for inferPools: a work queue's readers are woken
+// by the writer for most requests and by each other for the rest (a pipe
+// reader that leaves data behind wakes the next reader, pipe_read in
+// fs/pipe.c v6.18). Measured on ../shared/traces: reqsrv's workers get
+// 74-79 % of their wakeups from the generator; pipeline.c's threads, each
+// woken by its predecessor, have no common producer, nor have
+// sched-messaging's receivers, each woken by all senders of its group.
+const MinPoolShare = 0.5
+
+// MinPoolFIFO is the share of a pool's wakeups, among those that found
+// another member asleep too, that must go to the member asleep longest: a
+// shared queue's readers wait exclusively and are woken in the order they
+// came (prepare_to_wait_exclusive, kernel/sched/wait.c v6.18), while
+// threads with queues of their own are woken by what was sent to them.
+// Measured on ../shared/traces: reqsrv's workers 2262 of 2264 (srv.2cpu),
+// 1199 of 1199 (srv.1cpu); sched-messaging -t's receivers 4 of 386;
+// pipeline.c's condition variables 0 of 398. The 0.8 leaves room for
+// waiters that a signal or a timeout takes out of order.
+const MinPoolFIFO = 0.8
+
+// MinPoolWakeups is how many dependency wakeups a thread needs before
+// inferPools looks at who sends them: fewer say nothing about a queue.
+const MinPoolWakeups = 20
+
+// inferPools finds worker pools: two or more threads of one process with
+// one command name, not deadline-bound, each woken mostly (MinPoolShare)
+// by the same producer task outside them, and woken in the order they went
+// to sleep (MinPoolFIFO). Their blocks woken by the
+// producer or by each other wait on the shared queue; a member's last
+// block before its final burst (the producer closing the queue wakes
+// every reader) stays its own.
+func (x *extractor) inferPools() {
+	m := x.m
+	type key struct {
+		pid  trace.PID
+		comm string
+	}
+	groups := map[key][]int{}
+	var keys []key
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.PID <= 0 || tk.Until == UntilDeadline || len(tk.Bursts) < 3 {
+			continue
+		}
+		k := key{tk.PID, tk.Comm}
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	for _, k := range keys {
+		var members []int
+		producer := -1
+		for _, i := range groups[k] {
+			wk := map[int]int{}
+			n := 0
+			for _, b := range m.Tasks[i].Bursts {
+				if b.End == EndBlock && b.Wake.Kind == CauseDependency {
+					wk[b.Wake.Waker]++
+					n++
+				}
+			}
+			best, bn := -1, 0
+			for w, c := range wk {
+				if c > bn || c == bn && w < best {
+					best, bn = w, c
+				}
+			}
+			if n < MinPoolWakeups || float64(bn) < MinPoolShare*float64(n) {
+				continue
+			}
+			if producer < 0 {
+				producer = best
+			}
+			if best == producer {
+				members = append(members, i)
+			}
+		}
+		if len(members) < 2 || slices.Contains(members, producer) {
+			continue
+		}
+		n, hit := 0, 0
+		for _, i := range members {
+			n += x.st[i].fifoN
+			hit += x.st[i].fifoHit
+		}
+		if n < MinPoolWakeups || float64(hit) < MinPoolFIFO*float64(n) {
+			continue
+		}
+		in := map[int]bool{producer: true}
+		for _, i := range members {
+			in[i] = true
+		}
+		pool := len(m.Pools) + 1
+		for _, i := range members {
+			tk := &m.Tasks[i]
+			tk.Pool = pool
+			tk.PoolBlock = make([]bool, len(tk.Bursts))
+			for j, b := range tk.Bursts[:len(tk.Bursts)-2] {
+				tk.PoolBlock[j] = b.End == EndBlock && b.Wake.Kind == CauseDependency && in[b.Wake.Waker]
+			}
+		}
+		m.Pools = append(m.Pools, WorkerPool{Producer: producer, Members: members})
+		m.Stats.PoolMembers += len(members)
+	}
+}
+
+// noteFIFO counts, for a dependency wakeup of task i, whether a sibling
+// (a thread of its process with its name) was asleep too and whether i had
+// been asleep longest: the order a shared queue's exclusive waiters are
+// woken in.
+func (x *extractor) noteFIFO(i int) {
+	tk := &x.m.Tasks[i]
+	if tk.PID <= 0 {
+		return
+	}
+	others, first := false, true
+	for _, j := range x.byPID[tk.PID] {
+		if j == i || x.m.Tasks[j].Comm != tk.Comm || x.m.Tasks[j].PID != tk.PID || !x.st[j].sleeping {
+			continue
+		}
+		others = true
+		if x.st[j].blocked < x.st[i].blocked {
+			first = false
+		}
+	}
+	if others {
+		x.st[i].fifoN++
+		if first {
+			x.st[i].fifoHit++
+		}
+	}
 }

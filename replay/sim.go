@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/trace"
@@ -67,6 +68,11 @@ type tstate struct {
 	// length, later actions and update points): the remote-wakeup cost
 	// charged or given back so far (see wakeCharge).
 	shift int64
+	// src is the task whose recorded bursts the task runs: itself, or for
+	// a worker-pool member the task that served the request it took
+	// (Model.Pools); inPool is set while it waits on the pool's queue.
+	src    int
+	inPool bool
 }
 
 type cpuState struct {
@@ -95,6 +101,17 @@ type sim struct {
 	wlFirst int64
 	wlLast  int64
 	wlAll   bool
+	pools   []poolState
+}
+
+// poolState is a worker pool's shared queue in a replay (Model.Pools):
+// requests not yet taken, as the (task, block) whose wakeup brought them in
+// the recording, and the members waiting, both first come first served (a
+// pipe's readers wait exclusively, woken in the order they came:
+// prepare_to_wait_exclusive, kernel/sched/wait.c v6.18).
+type poolState struct {
+	queued  [][2]int
+	waiters []int
 }
 
 // Simulate plays m under pol with cfg and returns the predicted schedule.
@@ -155,7 +172,7 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		meta.LastTime = m.End
 		return res, nil
 	}
-	s := &sim{m: m, cfg: cfg, pol: pol, tasks: make([]*policies.Task, len(m.Tasks)), ts: make([]tstate, len(m.Tasks)),
+	s := &sim{m: m, cfg: cfg, pol: pol, tasks: make([]*policies.Task, len(m.Tasks)), ts: make([]tstate, len(m.Tasks)), pools: make([]poolState, len(m.Pools)),
 		cpus: make([]cpuState, cfg.CPUs), tick: 1e9 / int64(cfg.HZ), wlFirst: -1, wlAll: m.WorkloadRoot < 0}
 	// Each burst gives about four events (waking, runtime, switch in and
 	// out); reserving them avoids re-copying a large slice while growing.
@@ -182,8 +199,8 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	res.Stats.Events = int64(len(s.out))
 	for i := range m.Tasks {
 		st := &s.ts[i]
-		if t := s.tasks[i]; t != nil && t.State == policies.TaskSleeping && st.burst < len(m.Tasks[i].Bursts) &&
-			m.Tasks[i].Bursts[st.burst].Wake.Kind == CauseDependency {
+		if t := s.tasks[i]; t != nil && t.State == policies.TaskSleeping && st.burst < len(m.Tasks[st.src].Bursts) &&
+			m.Tasks[st.src].Bursts[st.burst].Wake.Kind == CauseDependency {
 			res.Stats.Unfinished++
 		}
 	}
@@ -299,6 +316,7 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 	}
 	st := &s.ts[i]
 	st.deadline = -1
+	st.src = i
 	until, dl := tk.Until, tk.Deadline
 	for _, o := range s.cfg.Overrides {
 		if o.Until != nil && o.Sel.Match(tk) {
@@ -334,6 +352,20 @@ func (s *sim) start(i int) {
 	s.emitComm(t, t.CPU)
 	if tk.Init == InitSleeping {
 		t.State = policies.TaskSleeping
+		if pl := s.poolOf(i, 0); pl != nil {
+			// Asleep on the pool's queue since before the trace: it takes
+			// a request queued already, or waits for one.
+			if len(pl.queued) > 0 {
+				r := pl.queued[0]
+				pl.queued = pl.queued[1:]
+				st.src, st.burst = r[0], r[1]
+				s.wake(i, r[1], nil, -1)
+				return
+			}
+			pl.waiters = append(pl.waiters, i)
+			st.inPool = true
+			return
+		}
 		s.block(i, 0)
 		return
 	}
@@ -395,7 +427,7 @@ func (s *sim) arm(cpu int) {
 		return
 	}
 	st := &s.ts[t.ID]
-	b := &s.m.Tasks[t.ID].Bursts[st.burst]
+	b := &s.m.Tasks[st.src].Bursts[st.burst]
 	next := s.blen(t.ID)
 	if st.act < len(b.Actions) && b.Actions[st.act].At+st.shift < next {
 		next = b.Actions[st.act].At + st.shift
@@ -418,7 +450,7 @@ func (s *sim) runDone(cpu int) {
 	c := &s.cpus[cpu]
 	t := c.curr
 	st := &s.ts[t.ID]
-	b := &s.m.Tasks[t.ID].Bursts[st.burst]
+	b := &s.m.Tasks[st.src].Bursts[st.burst]
 	// Update points reached: progress above was the task's own
 	// update_curr there, where the policy may have ended its slice.
 	for st.upd < len(b.Updates) && b.Updates[st.upd]+st.shift <= st.done {
@@ -433,7 +465,7 @@ func (s *sim) runDone(cpu int) {
 			// WF_SYNC: the waker blocks right after (pipe and socket
 			// writers); SyncWindow of its burst or less remains.
 			sync := b.End == EndBlock && b.Len-a.At <= SyncWindow
-			on := s.wakeFlags(a.Target, a.Block, t, cpu, sync)
+			on := s.wakeFlags(a.Target, a.Block, t, cpu, sync, true)
 			if c := s.wakeCharge(a.Remote, on >= 0 && on != cpu); c != 0 && st.done < bl {
 				was := st.shift
 				st.shift = max(st.shift+c, st.done-b.Len)
@@ -466,8 +498,28 @@ func (s *sim) runDone(cpu int) {
 		return
 	}
 	j := st.burst
-	if st.readyAt(j) || s.passed(t.ID, b, j+1 < len(s.m.Tasks[t.ID].Bursts)) {
-		if !st.readyAt(j) {
+	if pl := s.poolOf(st.src, j); pl != nil {
+		if s.poolTake(t.ID, pl) {
+			s.arm(cpu)
+			return
+		}
+		pl.waiters = append(pl.waiters, t.ID)
+		st.inPool = true
+		s.pol.Dequeue(cpu, t, policies.DequeueSleep)
+		c.nr--
+		t.State = policies.TaskSleeping
+		s.schedule(cpu)
+		return
+	}
+	if st.src != t.ID && j == len(s.m.Tasks[st.src].Bursts)-2 {
+		// A pool member served the request whose burst ends at the queue's
+		// end for its recorded worker: back to its own last block.
+		st.src, st.burst = t.ID, len(s.m.Tasks[t.ID].Bursts)-2
+		j = st.burst
+		b = &s.m.Tasks[t.ID].Bursts[j]
+	}
+	if s.ts[st.src].readyAt(j) || s.passed(t.ID, b, j+1 < len(s.m.Tasks[st.src].Bursts)) {
+		if !s.ts[st.src].readyAt(j) {
 			s.stats.SkippedSleeps++
 		}
 		s.advance(t.ID, j)
@@ -482,6 +534,38 @@ func (s *sim) runDone(cpu int) {
 }
 
 func (st *tstate) readyAt(j int) bool { return j < len(st.ready) && st.ready[j] }
+
+// poolOf returns the shared queue the block after burst j of task i waits
+// on, nil when that block waits for its own wakeup.
+func (s *sim) poolOf(i, j int) *poolState {
+	tk := &s.m.Tasks[i]
+	if tk.Pool == 0 || j >= len(tk.PoolBlock) || !tk.PoolBlock[j] || s.ts[i].deadline >= 0 {
+		return nil
+	}
+	return &s.pools[tk.Pool-1]
+}
+
+// poolTake gives pool member i, at the end of a burst that waits on pool
+// pl, its next burst without sleeping: the oldest queued request (the
+// recorded burst that served it), or, with none queued and its own last
+// wakeup (the queue's end) already delivered, its own final burst. It
+// reports false when the member has to wait.
+func (s *sim) poolTake(i int, pl *poolState) bool {
+	st := &s.ts[i]
+	if len(pl.queued) > 0 {
+		r := pl.queued[0]
+		pl.queued = pl.queued[1:]
+		st.src = r[0]
+		s.advance(i, r[1])
+		return true
+	}
+	if last := len(s.m.Tasks[i].Bursts) - 2; st.readyAt(last) {
+		st.src = i
+		s.advance(i, last)
+		return true
+	}
+	return false
+}
 
 // passed reports whether the block after burst b of task i ends at a
 // periodic task's absolute wake time (CauseExternal, Task.Periodic) that
@@ -529,7 +613,7 @@ func (s *sim) advance(i, j int) {
 // deadline (whatever CPU that gives it) and ends at once past it.
 func (s *sim) blen(i int) int64 {
 	st := &s.ts[i]
-	bs := s.m.Tasks[i].Bursts
+	bs := s.m.Tasks[st.src].Bursts
 	if !st.spin || st.burst != len(bs)-1 || bs[st.burst].End != EndExit {
 		return bs[st.burst].Len + st.shift
 	}
@@ -559,7 +643,7 @@ func (s *sim) onDeadline(i int) {
 
 // block arms what ends the block after burst j of task i.
 func (s *sim) block(i, j int) {
-	w := s.m.Tasks[i].Bursts[j].Wake
+	w := s.m.Tasks[s.ts[i].src].Bursts[j].Wake
 	switch w.Kind {
 	case CauseTimer:
 		s.push(qev{t: s.now + w.Delay, kind: qTimer, a: int32(i), b: int32(j)})
@@ -578,7 +662,10 @@ func (s *sim) block(i, j int) {
 
 // wake delivers the wakeup that ends the block after burst j of task i,
 // from waker running on wcpu (nil, -1 for a timer or external event).
-func (s *sim) wake(i, j int, waker *policies.Task, wcpu int) { s.wakeFlags(i, j, waker, wcpu, false) }
+// i is the sleeping task itself and j its current block (a timer it armed).
+func (s *sim) wake(i, j int, waker *policies.Task, wcpu int) {
+	s.wakeFlags(i, j, waker, wcpu, false, false)
+}
 
 // wakeCharge is the CPU time in ns a waker gains (positive) or saves
 // (negative) on a wakeup the recording sent to another CPU (recRemote) or
@@ -601,7 +688,41 @@ const SyncWindow = 20_000
 
 // wakeFlags returns the CPU the task was enqueued on, -1 when the wakeup
 // woke nothing (the task was not blocked there yet: the token waits).
-func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync bool) int {
+//
+// recorded says (i, j) is a block of the recording (a wake action's
+// target), not a task's current state: in a worker pool the block may be
+// waited on by another member, or be a request into the pool's queue.
+func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded bool) int {
+	if !recorded {
+		// i's own state: as below.
+	} else if pl := s.poolOf(i, j); pl != nil {
+		// A request into the pool's queue: the first waiting member takes
+		// it (and the burst that served it), or it waits for one.
+		if len(pl.waiters) == 0 {
+			pl.queued = append(pl.queued, [2]int{i, j})
+			return -1
+		}
+		w := pl.waiters[0]
+		pl.waiters = pl.waiters[1:]
+		s.ts[w].inPool = false
+		s.ts[w].src, s.ts[w].burst = i, j
+		i = w
+	} else if st := &s.ts[i]; st.inPool && j == len(s.m.Tasks[i].Bursts)-2 {
+		// The queue's end reaches a member waiting on it: it leaves the
+		// pool for its own last burst.
+		pl := &s.pools[s.m.Tasks[i].Pool-1]
+		pl.waiters = slices.DeleteFunc(pl.waiters, func(w int) bool { return w == i })
+		st.inPool = false
+		st.src, st.burst = i, j
+	} else if p := s.m.Tasks[i].Pool; p > 0 {
+		// The member that took this block's request, if one waits there.
+		for _, w := range s.m.Pools[p-1].Members {
+			if ws := &s.ts[w]; ws.src == i && ws.burst == j && !ws.inPool && s.tasks[w] != nil && s.tasks[w].State == policies.TaskSleeping {
+				i = w
+				break
+			}
+		}
+	}
 	st := &s.ts[i]
 	t := s.tasks[i]
 	if t == nil || t.State != policies.TaskSleeping || st.burst != j {
@@ -612,7 +733,7 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync bool) int
 		st.ready[j] = true
 		return -1
 	}
-	if j+1 >= len(s.m.Tasks[i].Bursts) {
+	if j+1 >= len(s.m.Tasks[st.src].Bursts) {
 		return -1 // nothing left to run
 	}
 	s.advance(i, j)

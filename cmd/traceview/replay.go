@@ -72,7 +72,10 @@ absolute (clock_nanosleep(TIMER_ABSTIME), periodic timers, open-loop request
 arrivals: they keep their recorded times); a task whose wake times are steadier
 than its sleep lengths is taken for absolute. A periodic loop that overran
 (its next wake time already passed) goes on without sleeping, as
-clock_nanosleep does. --until overrides how tasks end.
+clock_nanosleep does. --until overrides how tasks end. Threads of one process
+that are woken by one producer in the order they went to sleep serve a shared
+queue (a pipe several workers read): a request goes to whichever of them waits
+first, with the work that served it; the workload line counts such pools.
 
 Costs measured in the trace ("measured:" line): the idle-exit and
 wakeup-preemption latencies, the context switch, and the extra CPU a waker
@@ -532,8 +535,12 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	if untilSet > 0 {
 		set = fmt.Sprintf("; --until sets how %s end", plural(untilSet, "task"))
 	}
-	fmt.Fprintf(out, "workload: %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s; %d pinned to the one CPU they ran on\n",
-		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, st.PinnedTasks)
+	pools := "no worker pools"
+	if len(m.Pools) > 0 {
+		pools = fmt.Sprintf("%s (%s sharing a queue)", plural(len(m.Pools), "worker pool"), plural(st.PoolMembers, "thread"))
+	}
+	fmt.Fprintf(out, "workload: %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s; %d pinned to the one CPU they ran on; %s\n",
+		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, st.PinnedTasks, pools)
 	tick := "inferred from the trace"
 	if m.HZ == 0 || hz != m.HZ {
 		tick = "not seen in the trace"
