@@ -45,10 +45,14 @@ type smpKnobs struct {
 	noNewIdle, noAffine, noIdleSibling, wakeBalance bool
 	lbBias                                          bool
 	newidleIdx, busyIdx                             int
+	// idleIdx and llcIdleIdx are the indices of the periodic balance of
+	// an idle CPU, over all CPUs and within its LLC (2.6.31: SD_CPU_INIT
+	// idle_idx 1, SD_MC_INIT none, i.e. 0).
+	idleIdx, llcIdleIdx int
 }
 
 func eraKnobs(v Values) smpKnobs {
-	return smpKnobs{
+	k := smpKnobs{
 		noNewIdle:     !v.Feature("SD_BALANCE_NEWIDLE", true),
 		noAffine:      !v.Feature("SD_WAKE_AFFINE", true),
 		noIdleSibling: !v.Feature("SD_WAKE_IDLE", true),
@@ -57,9 +61,15 @@ func eraKnobs(v Values) smpKnobs {
 		newidleIdx:    min(max(v.Int("newidle_idx", 0), 0), 4),
 		busyIdx:       min(max(v.Int("busy_idx", 0), 0), 4),
 	}
+	// Unset, the idle indices are newidle_idx, as before they existed.
+	k.idleIdx = min(max(v.Int("idle_idx", k.newidleIdx), 0), 4)
+	k.llcIdleIdx = min(max(v.Int("llc_idle_idx", k.idleIdx), 0), 4)
+	return k
 }
 
-func (k smpKnobs) history() bool { return k.lbBias || k.newidleIdx > 0 || k.busyIdx > 0 }
+func (k smpKnobs) history() bool {
+	return k.lbBias || k.newidleIdx > 0 || k.busyIdx > 0 || k.idleIdx > 0 || k.llcIdleIdx > 0
+}
 
 type fairSMP struct {
 	knobs   smpKnobs
@@ -236,19 +246,36 @@ func (f *fairSMP) updateLoad(cpu int) {
 func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
 	f.updateLoad(cpu)
 	now := f.sim.Now()
-	idx := f.knobs.newidleIdx
+	idx, llcIdx := f.knobs.newidleIdx, f.knobs.newidleIdx
 	need := int64(NiceZeroWeight)
 	if kind != BalanceNewIdle {
 		if now < f.nextBal[cpu] {
 			return
 		}
 		iv := f.interval
+		idx, llcIdx = f.knobs.idleIdx, f.knobs.llcIdleIdx
 		if kind == BalancePeriodic && f.sim.Curr(cpu) != nil {
 			iv *= f.busyFact
-			idx, need = f.knobs.busyIdx, 2*NiceZeroWeight
+			idx, llcIdx, need = f.knobs.busyIdx, f.knobs.busyIdx, 2*NiceZeroWeight
 		}
 		f.nextBal[cpu] = now + iv
 	}
+	// The LLC domain first (2.6.31's MC level, the CPUs sharing a cache),
+	// then the whole machine (the CPU level), each with its own index, as
+	// rebalance_domains walks the domains bottom up.
+	n := f.sim.NumCPUs()
+	lo, hi := cpu/f.llc*f.llc, min(n, (cpu/f.llc+1)*f.llc)
+	if hi-lo < n && f.pullBiased(cpu, lo, hi, llcIdx, need) {
+		return
+	}
+	f.pullBiased(cpu, 0, n, idx, need)
+}
+
+// pullBiased moves one task to cpu from the busiest CPU of lo..hi-1 when
+// its load exceeds cpu's by need, loads taken at cpu_load[idx] (biased
+// with LB_BIAS); it reports whether a task moved.
+func (f *fairSMP) pullBiased(cpu, lo, hi, idx int, need int64) bool {
+	now := f.sim.Now()
 	hist := func(c int) int64 {
 		// source_load/target_load in kernel/sched.c v2.6.31: the load now
 		// unless type (the index) > 0 and LB_BIAS; the history only
@@ -263,7 +290,7 @@ func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
 		local = max(local, f.load(cpu))
 	}
 	busiest, most := -1, int64(0)
-	for c := 0; c < f.sim.NumCPUs(); c++ {
+	for c := lo; c < hi; c++ {
 		if c == cpu || f.sim.NrRunning(c) < 2 {
 			continue
 		}
@@ -276,7 +303,7 @@ func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
 		}
 	}
 	if busiest < 0 || most-local < need {
-		return
+		return false
 	}
 	var pick *Task
 	for _, t := range f.queued(busiest) {
@@ -287,9 +314,7 @@ func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
 			pick = t
 		}
 	}
-	if pick != nil {
-		_ = f.sim.Migrate(pick, cpu)
-	}
+	return pick != nil && f.sim.Migrate(pick, cpu) == nil
 }
 
 // migrateLoad is the overloaded case of sched_balance_find_src_group /
