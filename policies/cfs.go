@@ -49,6 +49,7 @@ var CFSParams = []Param{
 	{Name: "idle_idx", Kind: ParamInt, Default: "", Doc: "cpu_load[] index (0-4) of periodic balancing on an idle CPU over all CPUs (unset: newidle_idx)", Source: "include/linux/topology.h v2.6.31 SD_CPU_INIT idle_idx 1", Min: 0, Max: 4},
 	{Name: "llc_idle_idx", Kind: ParamInt, Default: "", Doc: "cpu_load[] index (0-4) of the same balance within the CPU's LLC (unset: idle_idx)", Source: "include/linux/topology.h v2.6.31 SD_MC_INIT (no idle_idx: 0)", Min: 0, Max: 4},
 	{Name: "busy_idx", Kind: ParamInt, Default: "0", Doc: "cpu_load[] history index (0-4) of periodic balancing on a busy CPU (2 in v2.6.31)", Source: "include/linux/topology.h v2.6.31 SD_*_INIT busy_idx", Min: 0, Max: 4},
+	{Name: "CACHE_HOT_BUDDY", Kind: ParamFeature, Default: "off", Doc: "with the cpu_load history: the balancer leaves a task that ran within 0.5 ms, or a buddy, until cache_nice_tries (1) balances failed (on in v2.6.31 and later kernels; off keeps the model's default balancer)", Source: "kernel/sched_features.h v2.6.31 CACHE_HOT_BUDDY; task_hot and can_migrate_task in kernel/sched.c v2.6.31; SD_*_INIT cache_nice_tries 1 in include/linux/topology.h v2.6.31"},
 	{Name: "SD_BALANCE_NEWIDLE", Kind: ParamFeature, Default: "on", Doc: "a CPU about to go idle pulls work", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
 	{Name: "SD_WAKE_AFFINE", Kind: ParamFeature, Default: "on", Doc: "a wakee may move to the waker's CPU (wake_affine)", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
 	{Name: "SD_WAKE_IDLE", Kind: ParamFeature, Default: "on", Doc: "a wakee goes to an idle CPU of the domain when its target is busy (wake_idle / select_idle_sibling)", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
@@ -140,6 +141,10 @@ func (p *CFS) Init(s Sim) {
 	}
 	p.smp.init(s, p.migratable, func(c int) int64 { return p.rqs[c].sumW }, p.llc)
 	p.smp.knobs = p.era
+	p.smp.buddy = func(t *Task) bool {
+		rq := &p.rqs[p.e[t.ID].cpu]
+		return rq.next == t.ID || rq.last == t.ID
+	}
 }
 
 func (p *CFS) migratable(cpu int) []*Task {

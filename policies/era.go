@@ -34,12 +34,13 @@ var eras = []Era{
 			"on the cpu_load[] history (busy_idx 2; idle_idx 1 across the package, 0 within a shared cache); no newly idle " +
 			"balancing; wake_affine without an idle-sibling search; HZ 1000",
 		Values: Values{"unscaled_latency": "20ms", "unscaled_min_granularity": "4ms", "unscaled_wakeup_granularity": "5ms", "nr_latency": "5",
-			"NEXT_BUDDY": "on", "LB_BIAS": "on", "busy_idx": "2", "newidle_idx": "2", "idle_idx": "1", "llc_idle_idx": "0",
+			"NEXT_BUDDY": "on", "LB_BIAS": "on", "CACHE_HOT_BUDDY": "on", "busy_idx": "2", "newidle_idx": "2", "idle_idx": "1", "llc_idle_idx": "0",
 			"SD_BALANCE_NEWIDLE": "off", "SD_WAKE_IDLE": "off"},
 		HZ: 1000,
 		Source: "kernel/sched_fair.c v2.6.31 (sysctl_sched_latency 20 ms, sysctl_sched_min_granularity 4 ms, " +
 			"sysctl_sched_wakeup_granularity 5 ms, sched_nr_latency 5; sched_init_granularity in kernel/sched.c scales them by " +
-			"1 + ilog2(num_online_cpus())); kernel/sched_features.h v2.6.32-tip of the x264 postings (NEXT_BUDDY, LB_BIAS on); " +
+			"1 + ilog2(num_online_cpus())); kernel/sched_features.h v2.6.32-tip of the x264 postings (NEXT_BUDDY, LB_BIAS, CACHE_HOT_BUDDY on; task_hot and " +
+			"can_migrate_task in kernel/sched.c v2.6.31); " +
 			"include/linux/topology.h v2.6.31 SD_CPU_INIT (busy_idx 2, idle_idx 1, newidle_idx 2) and SD_MC_INIT (busy_idx 2, no idle_idx), " +
 			"neither with SD_BALANCE_NEWIDLE nor SD_WAKE_IDLE (2.6.32's topology.h has SD_BALANCE_NEWIDLE and newidle_idx 0, " +
 			"and select_idle_sibling, commit a1f84a3ab8e0); CONFIG_HZ_1000 in the era's desktop configs",

@@ -35,7 +35,7 @@ func TestEraPresetValues(t *testing.T) {
 			c.latency, c.minGran, c.wakeGran, c.nrLatency)
 	}
 	k := c.era
-	if !c.nextBuddy || !k.lbBias || !k.noNewIdle || !k.noIdleSibling || k.busyIdx != 2 || k.newidleIdx != 2 || k.idleIdx != 1 || k.llcIdleIdx != 0 {
+	if !c.nextBuddy || !k.lbBias || !k.hotBuddy || !k.noNewIdle || !k.noIdleSibling || k.busyIdx != 2 || k.newidleIdx != 2 || k.idleIdx != 1 || k.llcIdleIdx != 0 {
 		t.Errorf("2.6.31 knobs: NEXT_BUDDY %v %+v", c.nextBuddy, k)
 	}
 	// An explicit parameter wins whatever its place in the spec.
@@ -186,5 +186,35 @@ func TestIdleBalanceDomains(t *testing.T) {
 		if !slices.Equal(s.moved, c.want) {
 			t.Errorf("%s: moved %v, want %v", c.name, s.moved, c.want)
 		}
+	}
+}
+
+// TestCacheHotBuddy: the setting of TestIdleBalanceDomains with the loads
+// now (NO_LB_BIAS) and CACHE_HOT_BUDDY, B1 being CPU 1's next buddy. The
+// first idle balance of CPU 0 finds CPU 1 busiest in its LLC and in the
+// machine (2048 each, CPU 1 first), but B1 is hot (a buddy) and no balance
+// has failed yet (0 ≤ cache_nice_tries 1): nothing moves, and each domain
+// counts a failure (2). At the next balance, one interval (4 ms) later,
+// 2 > 1: B1 moves.
+func TestCacheHotBuddy(t *testing.T) {
+	s := &migrateSim{fakeSim: newFakeSim(4)}
+	s.now = 10_000_000
+	q := map[int][]*Task{}
+	for cpu := 1; cpu <= 2; cpu++ {
+		s.curr[cpu] = &Task{Comm: "A" + string(rune('0'+cpu)), State: TaskRunning}
+		q[cpu] = []*Task{{Comm: "B" + string(rune('0'+cpu)), State: TaskRunnable, Affinity: AllCPUs(4), CPU: cpu}}
+		s.nr[cpu] = 2
+	}
+	f := fairSMP{knobs: smpKnobs{hotBuddy: true}}
+	f.init(s, func(cpu int) []*Task { return q[cpu] }, func(cpu int) int64 { return int64(s.nr[cpu]) * NiceZeroWeight }, 2)
+	f.buddy = func(t *Task) bool { return t.Comm == "B1" }
+	f.balance(0, BalanceIdle)
+	if len(s.moved) != 0 || f.failed[0] != 2 {
+		t.Fatalf("first balance moved %v, failures %d; want nothing, 2", s.moved, f.failed[0])
+	}
+	s.now += f.interval
+	f.balance(0, BalanceIdle)
+	if !slices.Equal(s.moved, []string{"B1"}) || f.failed[0] != 0 {
+		t.Errorf("second balance moved %v, failures %d; want [B1], 0", s.moved, f.failed[0])
 	}
 }
