@@ -15,9 +15,9 @@ func init() {
 			{"threads", "4", "encoder threads (--threads)"},
 			{"frames", "600", "frames"},
 			{"fps1", "130", "frames per second of one thread (the postings' single-thread figure): sets the CPU per frame"},
-			{"rows", "45", "macroblock rows per frame (720p: 720/16)"},
-			{"lead", "7", "rows the reference frame must be ahead (x264's thread motion-vector range plus X264_THREAD_HEIGHT, about 112 pixels at 720p, 4 threads)"},
-			{"main", "300us", "main thread CPU per frame (input read and dispatch; part of the per-frame CPU)"},
+			{"rows", "45", "macroblock rows per frame (720p, 720/16; assumed: the postings give no resolution)"},
+			{"lead", "7", "rows the reference frame must be ahead (assumed: about 112 pixels, x264's per-thread motion-vector range at 720p and 4 threads plus its 24-pixel X264_THREAD_HEIGHT margin)"},
+			{"main", "300us", "main thread CPU per frame (input read and dispatch; assumed, part of the per-frame CPU)"},
 		},
 		Build: func(v Values) *replay.Model {
 			return X264(4, v.Int("threads"), v.Int("frames"), v.Int("fps1"), v.Int("rows"), v.Int("lead"), v.Dur("main"))

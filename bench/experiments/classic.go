@@ -217,8 +217,9 @@ func Latt(o Options) (Table, error) {
 	t := Table{
 		ID:    "001",
 		Title: "001. latt -c8 under make -j4 on a dual core: BFS vs CFS with wakeup_granularity 0",
-		Workload: fmt.Sprintf("`traceview synth latt_make %s` (a server waking 8 clients at once every 10 ms; 4 job slots forking "+
-			"compile processes of 10-30 ms CPU bursts with 1 ms I/O sleeps) on 2 CPUs", strings.Join(args, " ")),
+		Workload: fmt.Sprintf("`traceview synth latt_make %s` (a server waking 8 clients at once every 10 ms, each client "+
+			"running 5 µs; 4 job slots forking compile processes of 10-30 ms CPU bursts with 1 ms I/O sleeps; the period, the "+
+			"client's work and the build's sizes are assumptions) on 2 CPUs", strings.Join(args, " ")),
 		Source: "the 2009 latt discussion on LKML (BFS vs -tip): -tip with sched_wakeup_granularity_ns 0: max 50 µs, avg 12 µs; " +
 			"BFS: max 474 µs, avg 11 µs",
 		Rows: []Row{
