@@ -148,6 +148,23 @@ func (m *migrateSim) Migrate(t *Task, dst int) error {
 	return nil
 }
 
+// twoLLCs is 4 CPUs in two LLCs of 2 at 10 ms: CPU 0 idle, CPUs 1 and 2
+// each running An with Bn queued (load 2 × 1024), CPU 3 idle; f balances
+// them with knobs.
+func twoLLCs(knobs smpKnobs) (*migrateSim, *fairSMP) {
+	s := &migrateSim{fakeSim: newFakeSim(4)}
+	s.now = 10_000_000
+	q := map[int][]*Task{}
+	for cpu := 1; cpu <= 2; cpu++ {
+		s.curr[cpu] = &Task{Comm: "A" + string(rune('0'+cpu)), State: TaskRunning}
+		q[cpu] = []*Task{{Comm: "B" + string(rune('0'+cpu)), State: TaskRunnable, Affinity: AllCPUs(4), CPU: cpu}}
+		s.nr[cpu] = 2
+	}
+	f := &fairSMP{knobs: knobs}
+	f.init(s, func(cpu int) []*Task { return q[cpu] }, func(cpu int) int64 { return int64(s.nr[cpu]) * NiceZeroWeight }, 2)
+	return s, f
+}
+
 // TestIdleBalanceDomains pins the 2.6.31 idle balance over two domains
 // on 4 CPUs in two LLCs of 2 (llc_size=2): CPU 0 idle, CPUs 1 (its LLC
 // sibling) and 2 (the other LLC) each running one task with one queued
@@ -171,16 +188,7 @@ func TestIdleBalanceDomains(t *testing.T) {
 		{"llc_idle_idx=1", smpKnobs{lbBias: true, idleIdx: 1, llcIdleIdx: 1}, nil},
 		{"NO_LB_BIAS", smpKnobs{idleIdx: 1, llcIdleIdx: 1}, []string{"B1"}},
 	} {
-		s := &migrateSim{fakeSim: newFakeSim(4)}
-		s.now = 10_000_000
-		q := map[int][]*Task{}
-		for cpu := 1; cpu <= 2; cpu++ {
-			s.curr[cpu] = &Task{Comm: "A" + string(rune('0'+cpu)), State: TaskRunning}
-			q[cpu] = []*Task{{Comm: "B" + string(rune('0'+cpu)), State: TaskRunnable, Affinity: AllCPUs(4), CPU: cpu}}
-			s.nr[cpu] = 2
-		}
-		f := fairSMP{knobs: c.knobs}
-		f.init(s, func(cpu int) []*Task { return q[cpu] }, func(cpu int) int64 { return int64(s.nr[cpu]) * NiceZeroWeight }, 2)
+		s, f := twoLLCs(c.knobs)
 		f.cpuLoad = [][5]int64{{1024, 1024, 1024, 1024, 1024}, {2048, 1024, 1024, 1024, 1024}, {2048, 1024, 1024, 1024, 1024}, {}}
 		f.balance(0, BalanceIdle)
 		if !slices.Equal(s.moved, c.want) {
@@ -197,16 +205,7 @@ func TestIdleBalanceDomains(t *testing.T) {
 // counts a failure (2). At the next balance, one interval (4 ms) later,
 // 2 > 1: B1 moves.
 func TestCacheHotBuddy(t *testing.T) {
-	s := &migrateSim{fakeSim: newFakeSim(4)}
-	s.now = 10_000_000
-	q := map[int][]*Task{}
-	for cpu := 1; cpu <= 2; cpu++ {
-		s.curr[cpu] = &Task{Comm: "A" + string(rune('0'+cpu)), State: TaskRunning}
-		q[cpu] = []*Task{{Comm: "B" + string(rune('0'+cpu)), State: TaskRunnable, Affinity: AllCPUs(4), CPU: cpu}}
-		s.nr[cpu] = 2
-	}
-	f := fairSMP{knobs: smpKnobs{hotBuddy: true}}
-	f.init(s, func(cpu int) []*Task { return q[cpu] }, func(cpu int) int64 { return int64(s.nr[cpu]) * NiceZeroWeight }, 2)
+	s, f := twoLLCs(smpKnobs{hotBuddy: true})
 	f.buddy = func(t *Task) bool { return t.Comm == "B1" }
 	f.balance(0, BalanceIdle)
 	if len(s.moved) != 0 || f.failed[0] != 2 {
