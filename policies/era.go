@@ -21,11 +21,11 @@ type Era struct {
 	Source  string // kernel files and versions of the values
 }
 
-// eras are the presets, by policy. Values are given per parameter with
-// the source of each in Source; durations here are the unscaled sysctl
-// defaults multiplied by the era's own factor where the era scaled them
-// (the factor is applied by the policy from the simulated CPU count, so a
-// preset names only values that differ from the policy's defaults).
+// eras are the presets, by policy, with the source of every value in
+// Source. A preset names only values that differ from the policy's
+// defaults. Sysctls the kernel scales by 1 + ilog2(ncpus) are given
+// unscaled (unscaled_latency, unscaled_base_slice, ...): the policy scales
+// them from the simulated CPU count, as sched_init_granularity did.
 var eras = []Era{
 	{
 		Policy: "cfs", Name: "2.6.31",
