@@ -295,7 +295,9 @@ func (f *fairSMP) hot(t *Task, now int64) bool {
 // with LB_BIAS); it reports whether a task moved. With CACHE_HOT_BUDDY a
 // hot task (hot) moves only after cacheNiceTries failed idle or periodic
 // balances of cpu (can_migrate_task, kernel/sched.c v2.6.31; a newly
-// idle balance does not count as a failure).
+// idle balance does not count as a failure). The failures are counted
+// once per CPU for both domains, where the kernel keeps nr_balance_failed
+// per domain: a balance that fails in both counts twice.
 func (f *fairSMP) pullBiased(cpu int, kind BalanceKind, lo, hi, idx int, need int64) bool {
 	now := f.sim.Now()
 	hist := func(c int) int64 {
