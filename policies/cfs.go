@@ -46,10 +46,18 @@ var CFSParams = []Param{
 	{Name: "NEW_FAIR_SLEEPERS", Kind: ParamFeature, Default: "on", Doc: "waking tasks get sleeper credit (off: vruntime = max(own, min_vruntime))", Source: "kernel/sched_features.h v2.6.31"},
 	{Name: "LB_BIAS", Kind: ParamFeature, Default: "off", Doc: "balance on biased loads: source min(cpu_load[idx], now), target max(cpu_load[idx], now); on in v2.6.31", Source: "kernel/sched_features.h v2.6.31, source_load/target_load in kernel/sched.c"},
 	{Name: "newidle_idx", Kind: ParamInt, Default: "0", Doc: "cpu_load[] history index (0-4, decay 2^idx ticks) of newly idle and idle balancing; 0 is the current load", Source: "include/linux/topology.h v2.6.31 SD_*_INIT newidle_idx/idle_idx", Min: 0, Max: 4},
+	{Name: "idle_idx", Kind: ParamInt, Default: "", Doc: "cpu_load[] index (0-4) of periodic balancing on an idle CPU over all CPUs (unset: newidle_idx)", Source: "include/linux/topology.h v2.6.31 SD_CPU_INIT idle_idx 1", Min: 0, Max: 4},
+	{Name: "llc_idle_idx", Kind: ParamInt, Default: "", Doc: "cpu_load[] index (0-4) of the same balance within the CPU's LLC (unset: idle_idx)", Source: "include/linux/topology.h v2.6.31 SD_MC_INIT (no idle_idx: 0)", Min: 0, Max: 4},
 	{Name: "busy_idx", Kind: ParamInt, Default: "0", Doc: "cpu_load[] history index (0-4) of periodic balancing on a busy CPU (2 in v2.6.31)", Source: "include/linux/topology.h v2.6.31 SD_*_INIT busy_idx", Min: 0, Max: 4},
+	{Name: "CACHE_HOT_BUDDY", Kind: ParamFeature, Default: "off", Doc: "with the cpu_load history: the balancer leaves a task that ran within 0.5 ms, or a buddy, until cache_nice_tries (1) balances failed (on in v2.6.31 and later kernels; off keeps the model's default balancer)", Source: "kernel/sched_features.h v2.6.31 CACHE_HOT_BUDDY; task_hot and can_migrate_task in kernel/sched.c v2.6.31; SD_*_INIT cache_nice_tries 1 in include/linux/topology.h v2.6.31"},
 	{Name: "SD_BALANCE_NEWIDLE", Kind: ParamFeature, Default: "on", Doc: "a CPU about to go idle pulls work", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
 	{Name: "SD_WAKE_AFFINE", Kind: ParamFeature, Default: "on", Doc: "a wakee may move to the waker's CPU (wake_affine)", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
 	{Name: "SD_WAKE_IDLE", Kind: ParamFeature, Default: "on", Doc: "a wakee goes to an idle CPU of the domain when its target is busy (wake_idle / select_idle_sibling)", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
+	// The unscaled sysctl values the era presets (era.go) set; latency,
+	// min_granularity and wakeup_granularity, when given, win.
+	{Name: "unscaled_latency", Kind: ParamDuration, Default: "6ms", Doc: "sysctl_sched_latency before scaling: latency = this × (1+ilog2(min(ncpus,8)))", Source: "kernel/sched/fair.c v5.10 (20 ms in v2.6.23-v2.6.31, kernel/sched_fair.c)", Min: 100_000, Max: 1_000_000_000},
+	{Name: "unscaled_min_granularity", Kind: ParamDuration, Default: "750us", Doc: "sysctl_sched_min_granularity before scaling", Source: "kernel/sched/fair.c v5.10 (4 ms in v2.6.23-v2.6.31)", Min: 100_000, Max: 1_000_000_000},
+	{Name: "unscaled_wakeup_granularity", Kind: ParamDuration, Default: "1ms", Doc: "sysctl_sched_wakeup_granularity before scaling", Source: "kernel/sched/fair.c v5.10 (10 ms in v2.6.23, 5 ms in v2.6.31)", Min: 0, Max: 1_000_000_000},
 	{Name: "SD_BALANCE_WAKE", Kind: ParamFeature, Default: "off", Doc: "place wakeups like forks, on the least loaded CPU", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
 }
 
@@ -96,9 +104,9 @@ type CFS struct {
 func NewCFS(v Values, cpus int) *CFS {
 	f := ScaleFactor(cpus)
 	return &CFS{
-		latency:     v.Duration("latency", 6_000_000*f),
-		minGran:     v.Duration("min_granularity", 750_000*f),
-		wakeGran:    v.Duration("wakeup_granularity", 1_000_000*f),
+		latency:     v.Duration("latency", v.Duration("unscaled_latency", 6_000_000)*f),
+		minGran:     v.Duration("min_granularity", v.Duration("unscaled_min_granularity", 750_000)*f),
+		wakeGran:    v.Duration("wakeup_granularity", v.Duration("unscaled_wakeup_granularity", 1_000_000)*f),
 		nrLatency:   max(v.Int("nr_latency", 8), 1),
 		startDebit:  v.Feature("START_DEBIT", true),
 		gentle:      v.Feature("GENTLE_FAIR_SLEEPERS", true),
@@ -133,6 +141,10 @@ func (p *CFS) Init(s Sim) {
 	}
 	p.smp.init(s, p.migratable, func(c int) int64 { return p.rqs[c].sumW }, p.llc)
 	p.smp.knobs = p.era
+	p.smp.buddy = func(t *Task) bool {
+		rq := &p.rqs[p.e[t.ID].cpu]
+		return rq.next == t.ID || rq.last == t.ID
+	}
 }
 
 func (p *CFS) migratable(cpu int) []*Task {

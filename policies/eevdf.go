@@ -102,6 +102,10 @@ var EEVDFParams = []Param{
 		Doc:    "base slice (sysctl_sched_base_slice); default 0.70 ms × (1+ilog2(min(ncpus,8))), 1.4 ms on 2 CPUs; 0.1-100 ms, the range the kernel allows a task's slice",
 		Source: "kernel/sched/fair.c v6.15+ (commit 2ae891b82695); 0.75 ms × factor in v6.6-v6.14; range: kernel/sched/syscalls.c v6.12 sched_attr slice clamp",
 		Min:    minCustomSlice, Max: maxCustomSlice},
+	{Name: "unscaled_base_slice", Kind: ParamDuration, Default: "700us",
+		Doc:    "sysctl_sched_base_slice before scaling: base_slice = this × (1+ilog2(min(ncpus,8))) unless base_slice is set",
+		Source: "kernel/sched/fair.c v6.15+ (0.70 ms, commit 2ae891b82695); 0.75 ms in v6.6-v6.14 and the 6.3-rc postings",
+		Min:    minCustomSlice, Max: maxCustomSlice},
 	{Name: "PLACE_LAG", Kind: ParamFeature, Default: "on", Doc: "keep a task's lag across sleep and migration", Source: "kernel/sched/features.h v6.6"},
 	{Name: "PLACE_DEADLINE_INITIAL", Kind: ParamFeature, Default: "on", Doc: "a new task starts half-way through its slice", Source: "kernel/sched/features.h v6.6"},
 	{Name: "PLACE_REL_DEADLINE", Kind: ParamFeature, Default: "on", Doc: "keep deadline-vruntime across a migration", Source: "kernel/sched/features.h v6.12"},
@@ -119,7 +123,7 @@ func DefaultBaseSlice(ncpus int) int64 { return 700_000 * ScaleFactor(ncpus) }
 // NewEEVDF returns an eevdf policy for cpus CPUs with parameters v.
 func NewEEVDF(v Values, cpus int) *EEVDF {
 	return &EEVDF{
-		baseSlice:   v.Duration("base_slice", DefaultBaseSlice(cpus)),
+		baseSlice:   v.Duration("base_slice", v.Duration("unscaled_base_slice", 700_000)*ScaleFactor(cpus)),
 		placeLag:    v.Feature("PLACE_LAG", true),
 		placeInit:   v.Feature("PLACE_DEADLINE_INITIAL", true),
 		relDL:       v.Feature("PLACE_REL_DEADLINE", true),

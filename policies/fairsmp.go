@@ -45,10 +45,17 @@ type smpKnobs struct {
 	noNewIdle, noAffine, noIdleSibling, wakeBalance bool
 	lbBias                                          bool
 	newidleIdx, busyIdx                             int
+	// hotBuddy is CACHE_HOT_BUDDY in the 2.6.31 balancer: hot tasks and
+	// buddies stay (see hot).
+	hotBuddy bool
+	// idleIdx and llcIdleIdx are the indices of the periodic balance of
+	// an idle CPU, over all CPUs and within its LLC (2.6.31: SD_CPU_INIT
+	// idle_idx 1, SD_MC_INIT none, i.e. 0).
+	idleIdx, llcIdleIdx int
 }
 
 func eraKnobs(v Values) smpKnobs {
-	return smpKnobs{
+	k := smpKnobs{
 		noNewIdle:     !v.Feature("SD_BALANCE_NEWIDLE", true),
 		noAffine:      !v.Feature("SD_WAKE_AFFINE", true),
 		noIdleSibling: !v.Feature("SD_WAKE_IDLE", true),
@@ -57,9 +64,16 @@ func eraKnobs(v Values) smpKnobs {
 		newidleIdx:    min(max(v.Int("newidle_idx", 0), 0), 4),
 		busyIdx:       min(max(v.Int("busy_idx", 0), 0), 4),
 	}
+	k.hotBuddy = v.Feature("CACHE_HOT_BUDDY", false)
+	// Unset, the idle indices are newidle_idx, as before they existed.
+	k.idleIdx = min(max(v.Int("idle_idx", k.newidleIdx), 0), 4)
+	k.llcIdleIdx = min(max(v.Int("llc_idle_idx", k.idleIdx), 0), 4)
+	return k
 }
 
-func (k smpKnobs) history() bool { return k.lbBias || k.newidleIdx > 0 || k.busyIdx > 0 }
+func (k smpKnobs) history() bool {
+	return k.lbBias || k.newidleIdx > 0 || k.busyIdx > 0 || k.idleIdx > 0 || k.llcIdleIdx > 0 || k.hotBuddy
+}
 
 type fairSMP struct {
 	knobs   smpKnobs
@@ -67,12 +81,15 @@ type fairSMP struct {
 	sim     Sim
 	// queued returns the fair tasks enqueued on cpu that could be
 	// migrated (not running, not delayed).
-	queued   func(cpu int) []*Task
-	load     func(cpu int) int64 // sum of queued weights
-	nextBal  []int64             // per CPU: next periodic balance time, ns
-	failed   []uint              // per CPU: sd->nr_balance_failed
-	interval int64               // ns, the MC domain's min balance interval
-	llc      int                 // CPUs per last-level cache (sd_llc span)
+	queued func(cpu int) []*Task
+	load   func(cpu int) int64 // sum of queued weights
+	// buddy reports whether t is a buddy of its runqueue (cfs: the next
+	// or last buddy); nil when the policy has none.
+	buddy    func(t *Task) bool
+	nextBal  []int64 // per CPU: next periodic balance time, ns
+	failed   []uint  // per CPU: sd->nr_balance_failed
+	interval int64   // ns, the MC domain's min balance interval
+	llc      int     // CPUs per last-level cache (sd_llc span)
 	busyFact int64
 }
 
@@ -236,19 +253,53 @@ func (f *fairSMP) updateLoad(cpu int) {
 func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
 	f.updateLoad(cpu)
 	now := f.sim.Now()
-	idx := f.knobs.newidleIdx
+	idx, llcIdx := f.knobs.newidleIdx, f.knobs.newidleIdx
 	need := int64(NiceZeroWeight)
 	if kind != BalanceNewIdle {
 		if now < f.nextBal[cpu] {
 			return
 		}
 		iv := f.interval
+		idx, llcIdx = f.knobs.idleIdx, f.knobs.llcIdleIdx
 		if kind == BalancePeriodic && f.sim.Curr(cpu) != nil {
 			iv *= f.busyFact
-			idx, need = f.knobs.busyIdx, 2*NiceZeroWeight
+			idx, llcIdx, need = f.knobs.busyIdx, f.knobs.busyIdx, 2*NiceZeroWeight
 		}
 		f.nextBal[cpu] = now + iv
 	}
+	// The LLC domain first (2.6.31's MC level, the CPUs sharing a cache),
+	// then the whole machine (the CPU level), each with its own index, as
+	// rebalance_domains walks the domains bottom up.
+	n := f.sim.NumCPUs()
+	lo, hi := cpu/f.llc*f.llc, min(n, (cpu/f.llc+1)*f.llc)
+	if hi-lo < n && f.pullBiased(cpu, kind, lo, hi, llcIdx, need) {
+		return
+	}
+	f.pullBiased(cpu, kind, 0, n, idx, need)
+}
+
+// cacheNiceTries is sd->cache_nice_tries of the 2.6.31 MC and CPU
+// domains (include/linux/topology.h v2.6.31 SD_MC_INIT, SD_CPU_INIT: 1):
+// a cache-hot task is not migrated until that many balances failed.
+const cacheNiceTries = 1
+
+// hot is task_hot (kernel/sched.c v2.6.31) with CACHE_HOT_BUDDY: t ran
+// less than sysctl_sched_migration_cost ago, or it is a buddy of its
+// runqueue (the next or last buddy), which the pick will prefer.
+func (f *fairSMP) hot(t *Task, now int64) bool {
+	return now-t.LastRan < MigrationCost || f.buddy != nil && f.buddy(t)
+}
+
+// pullBiased moves one task to cpu from the busiest CPU of lo..hi-1 when
+// its load exceeds cpu's by need, loads taken at cpu_load[idx] (biased
+// with LB_BIAS); it reports whether a task moved. With CACHE_HOT_BUDDY a
+// hot task (hot) moves only after cacheNiceTries failed idle or periodic
+// balances of cpu (can_migrate_task, kernel/sched.c v2.6.31; a newly
+// idle balance does not count as a failure). The failures are counted
+// once per CPU for both domains, where the kernel keeps nr_balance_failed
+// per domain: a balance that fails in both counts twice.
+func (f *fairSMP) pullBiased(cpu int, kind BalanceKind, lo, hi, idx int, need int64) bool {
+	now := f.sim.Now()
 	hist := func(c int) int64 {
 		// source_load/target_load in kernel/sched.c v2.6.31: the load now
 		// unless type (the index) > 0 and LB_BIAS; the history only
@@ -263,7 +314,7 @@ func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
 		local = max(local, f.load(cpu))
 	}
 	busiest, most := -1, int64(0)
-	for c := 0; c < f.sim.NumCPUs(); c++ {
+	for c := lo; c < hi; c++ {
 		if c == cpu || f.sim.NrRunning(c) < 2 {
 			continue
 		}
@@ -276,20 +327,30 @@ func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
 		}
 	}
 	if busiest < 0 || most-local < need {
-		return
+		return false
 	}
 	var pick *Task
 	for _, t := range f.queued(busiest) {
 		if !t.Affinity.Has(cpu) || t.State != TaskRunnable {
 			continue
 		}
+		if f.knobs.hotBuddy && f.failed[cpu] <= cacheNiceTries && f.hot(t, now) {
+			continue
+		}
 		if pick == nil || now-t.LastRan >= MigrationCost && now-pick.LastRan < MigrationCost {
 			pick = t
 		}
 	}
-	if pick != nil {
-		_ = f.sim.Migrate(pick, cpu)
+	if pick == nil || f.sim.Migrate(pick, cpu) != nil {
+		if f.knobs.hotBuddy && kind != BalanceNewIdle {
+			f.failed[cpu]++
+		}
+		return false
 	}
+	if f.knobs.hotBuddy {
+		f.failed[cpu] = 0
+	}
+	return true
 }
 
 // migrateLoad is the overloaded case of sched_balance_find_src_group /

@@ -59,15 +59,21 @@ type Goodness struct {
 	q    [][]*Task // runqueues (one in gGlobal mode), head first
 	ts   []gTask
 	scan []int // per CPU: entries scanned by the last decision
+	// rec: per CPU, the tasks the last decision recalculated (part of
+	// scan); costs and lock, see goodness_lock.go.
+	rec       []int
+	lock      bool
+	entryCost int64
+	lockFree  []int64 // per queue: when its runqueue_lock is free, ns
 }
 
 // NewGoodness24 returns the 2.4 global-runqueue scheduler with the given
 // PROC_CHANGE_PENALTY.
 func NewGoodness24(pcp int) *Goodness { return &Goodness{name: "goodness24", mode: gGlobal, pcp: pcp} }
 
-var goodnessParams = []Param{{Name: "proc_change_penalty", Kind: ParamInt, Default: "15",
+var goodnessParams = append([]Param{{Name: "proc_change_penalty", Kind: ParamInt, Default: "15",
 	Doc: "goodness bonus for the CPU a task last ran on (at least 0: goodness() adds it)", Source: "include/asm-i386/smp.h 2.4 PROC_CHANGE_PENALTY",
-	Min: 0, Max: math.MaxInt64}}
+	Min: 0, Max: math.MaxInt64}}, goodnessCostParams...)
 
 func init() {
 	Register(Info{
@@ -76,7 +82,7 @@ func init() {
 		Source:  "kernel/sched.c v2.4.x (i386)",
 		Params:  goodnessParams,
 		New: func(v Values, _ int) (Policy, error) {
-			return NewStack(NewGoodness24(v.Int("proc_change_penalty", procChangePenalty))), nil
+			return NewStack(NewGoodness24(v.Int("proc_change_penalty", procChangePenalty)).costsFrom(v)), nil
 		},
 	})
 }
@@ -112,6 +118,8 @@ func (g *Goodness) Init(s Sim) {
 		g.q = make([][]*Task, n)
 	}
 	g.scan = make([]int, n)
+	g.rec = make([]int, n)
+	g.lockFree = make([]int64, len(g.q))
 }
 
 // TaskNew implements Policy: a forked child takes half of the parent's
@@ -262,6 +270,7 @@ func (g *Goodness) recalc(qi int) int {
 func (g *Goodness) PickNext(cpu int, prev *Task) *Task {
 	qi := g.queueOf(cpu)
 	scanned := 0
+	g.rec[cpu] = 0
 	var next *Task
 	for round := 0; round < 2; round++ {
 		var c, s int
@@ -291,7 +300,9 @@ func (g *Goodness) PickNext(cpu int, prev *Task) *Task {
 		if next == nil || c > 0 {
 			break
 		}
-		scanned += g.recalc(qi)
+		n := g.recalc(qi)
+		scanned += n
+		g.rec[cpu] += n
 	}
 	g.scan[cpu] = scanned
 	if next == nil {

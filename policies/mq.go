@@ -34,7 +34,7 @@ func init() {
 		Source:  "HP multiqueue scheduler patch, LKML April 2001, on kernel/sched.c v2.4",
 		Params:  goodnessParams,
 		New: func(v Values, _ int) (Policy, error) {
-			return NewStack(NewMQHP(v.Int("proc_change_penalty", procChangePenalty))), nil
+			return NewStack(NewMQHP(v.Int("proc_change_penalty", procChangePenalty)).costsFrom(v)), nil
 		},
 	})
 	Register(Info{
@@ -43,7 +43,7 @@ func init() {
 		Source:  "Kravetz, Franke et al., IBM LTC, Implementation of a Multi-Queue Scheduler for Linux (2001), on kernel/sched.c v2.4",
 		Params:  goodnessParams,
 		New: func(v Values, _ int) (Policy, error) {
-			return NewStack(NewMQLSE(v.Int("proc_change_penalty", procChangePenalty))), nil
+			return NewStack(NewMQLSE(v.Int("proc_change_penalty", procChangePenalty)).costsFrom(v)), nil
 		},
 	})
 }

@@ -19,6 +19,7 @@ const (
 	ParamDuration ParamKind = iota // a time: "3ms", "750us", "0" (Go duration syntax)
 	ParamInt                       // an integer
 	ParamFeature                   // a feature switch: NAME turns it on, NO_NAME off (as in /sys/kernel/debug/sched/features)
+	ParamEra                       // a named preset of other parameters (era=2.6.31, see Era)
 )
 
 // String returns "duration", "int" or "feature".
@@ -30,6 +31,8 @@ func (k ParamKind) String() string {
 		return "int"
 	case ParamFeature:
 		return "feature"
+	case ParamEra:
+		return "era"
 	}
 	return "?"
 }
@@ -104,7 +107,7 @@ func List() []Info {
 	defer regMu.Unlock()
 	out := make([]Info, 0, len(registry))
 	for _, in := range registry {
-		out = append(out, in)
+		out = append(out, withEra(in))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -115,6 +118,9 @@ func Lookup(name string) (Info, bool) {
 	regMu.Lock()
 	defer regMu.Unlock()
 	in, ok := registry[name]
+	if ok {
+		in = withEra(in)
+	}
 	return in, ok
 }
 
@@ -205,7 +211,15 @@ func (s Spec) String() string {
 }
 
 // New builds the policy for cpus simulated CPUs.
-func (s Spec) New(cpus int) (Policy, error) { return s.Info.New(s.Values, cpus) }
+// A spec with era=NAME runs with the preset's values under the ones set
+// explicitly (Era).
+func (s Spec) New(cpus int) (Policy, error) {
+	v, err := s.Values.expand(s.Info.Name)
+	if err != nil {
+		return nil, err
+	}
+	return s.Info.New(v, cpus)
+}
 
 func (in Info) param(name string) (Param, bool) {
 	for _, p := range in.Params {
@@ -278,6 +292,14 @@ func (s *Spec) set(item string) error {
 		}
 		if err := p.check(d); err != nil {
 			return fmt.Errorf("policy %s: %s=%s: %w", s.Info.Name, key, val, err)
+		}
+	case ParamEra:
+		if _, ok := LookupEra(s.Info.Name, val); !ok {
+			var names []string
+			for _, e := range Eras(s.Info.Name) {
+				names = append(names, e.Name)
+			}
+			return fmt.Errorf("policy %s: era=%s: unknown era (eras: %s)", s.Info.Name, val, strings.Join(names, ", "))
 		}
 	case ParamInt:
 		n, err := strconv.Atoi(val)

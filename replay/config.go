@@ -114,7 +114,15 @@ type Config struct {
 	// that lands on another CPU; -1 (DefaultConfig) uses
 	// Model.RemoteWakeCost, measured in the trace.
 	RemoteWake int64
-	Overrides  []Override
+	// ColdSwitch is the ns a switched-in task spends refilling a cache
+	// that lost its whole working set; CacheTasks how many other tasks'
+	// runs evict it (the cache size over a task's footprint). A task
+	// switched in after k other switches on its CPU pays ColdSwitch ×
+	// min(k, CacheTasks) / CacheTasks (one that last ran on another CPU, or
+	// never, pays it all), on top of CtxSwitch. 0 (the default) charges
+	// nothing.
+	ColdSwitch, CacheTasks int64
+	Overrides              []Override
 }
 
 // DefaultConfig returns the defaults described on Config.
@@ -141,13 +149,21 @@ func (c *Config) Check() error {
 	}{{"context-switch cost", c.CtxSwitch, true}, {"migration cost", c.Migration, false},
 		{"idle-exit latency", c.IdleExit, true}, {"wakeup-preemption latency", c.WakePreempt, true},
 		{"decision cost", c.DecisionCost, false}, {"scan cost", c.ScanCost, false},
-		{"remote-wakeup cost", c.RemoteWake, true}} {
+		{"remote-wakeup cost", c.RemoteWake, true}, {"cold-switch cost", c.ColdSwitch, false}} {
 		if (f.v < 0 && !(f.measured && f.v == -1)) || f.v > MaxCost {
 			return fmt.Errorf("replay: %s %d ns: want 0..%d ns (1 s)", f.name, f.v, MaxCost)
 		}
 	}
+	if c.CacheTasks < 0 || c.CacheTasks > MaxCacheTasks {
+		return fmt.Errorf("replay: cache tasks %d: want 0..%d", c.CacheTasks, MaxCacheTasks)
+	}
 	return nil
 }
+
+// MaxCacheTasks bounds Config.CacheTasks: the task footprints a cache
+// holds; a million 64-byte lines is a 64 MiB cache, beyond any CPU cache
+// the experiments model.
+const MaxCacheTasks = 1 << 20
 
 // String renders the selector as typed.
 func (s Selector) String() string {

@@ -57,6 +57,7 @@ type tstate struct {
 	ran     int64 // ns run since switch-in (for sched_stat_runtime)
 	started bool
 	lastCPU int
+	lastSeq int64 // cpuState.seq of lastCPU when the task last switched in (Config.ColdSwitch)
 	// Termination (Task.Until, or an override): deadline is the absolute
 	// simulated time of an UntilDeadline task's deadline (-1 none);
 	// expired is set once it passed for a spinner; spin stretches the
@@ -83,6 +84,7 @@ type cpuState struct {
 	gen        uint32
 	reschedAt  int64
 	tickArmed  bool
+	seq        int64 // switches to a task on this CPU so far (Config.ColdSwitch)
 }
 
 type sim struct {
@@ -822,6 +824,7 @@ func (s *sim) schedule(cpu int) {
 		if st := &s.ts[next.ID]; st.lastCPU >= 0 && st.lastCPU != cpu {
 			cost += s.cfg.Migration
 		}
+		cost += s.coldSwitch(cpu, next)
 	}
 	s.emitSwitch(cpu, prev, next)
 	if prev != nil {

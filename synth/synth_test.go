@@ -77,12 +77,15 @@ func TestGeneratorsRun(t *testing.T) {
 	// Every generator at a small size runs to completion under eevdf:
 	// all CPU time of the model handed out, no task left waiting.
 	small := map[string][]string{
-		"pipeline":     {"frames=20"},
-		"massive_intr": {"loops=3", "probe_loops=20"},
-		"messaging":    {"groups=1", "loops=2"},
-		"pipe":         {"loops=20"},
-		"manytasks":    {"tasks=100", "runnable=10", "loops=2"},
-		"latt":         {"loops=10"},
+		"pipeline":      {"frames=20"},
+		"massive_intr":  {"loops=3", "probe_loops=20"},
+		"messaging":     {"groups=1", "loops=2"},
+		"pipe":          {"loops=20"},
+		"manytasks":     {"tasks=100", "runnable=10", "loops=2"},
+		"latt":          {"loops=10"},
+		"x264":          {"frames=12"},
+		"latt_make":     {"loops=30"},
+		"massive_video": {"frames=10"},
 	}
 	for _, g := range List() {
 		v, err := g.Parse(small[g.Name])
@@ -112,6 +115,24 @@ func TestGeneratorsRun(t *testing.T) {
 	}
 	if _, err := gens["pipe"].Parse([]string{"bogus=1"}); err == nil {
 		t.Error("pipe bogus=1: no error")
+	}
+}
+
+// TestX264OneThread: with one encoder thread everything is serial: the
+// main thread's 300 µs, then the 45 rows of (1e9/130 − 300000)/45 =
+// 164273 ns (integer division), 7692285 ns per frame, 10 frames 76922850
+// ns (130.0 fps) on 1 CPU or 4. With 2 threads on 2 CPUs frame 1's rows
+// wait for frame 0 to be 7 rows ahead: the two frames overlap.
+func TestX264OneThread(t *testing.T) {
+	m := X264(4, 1, 10, 130, 45, 7, 300_000)
+	for _, cpus := range []int{1, 4} {
+		if got := Makespan(m, run(t, m, "cfs", cpus)); got != 76_922_850 {
+			t.Errorf("%d CPUs: makespan %d ns, want 76922850", cpus, got)
+		}
+	}
+	m2 := X264(2, 2, 10, 130, 45, 7, 300_000)
+	if got := Makespan(m2, run(t, m2, "bfs", 2)); got >= 76_922_850*3/4 {
+		t.Errorf("2 threads on 2 CPUs: makespan %d ns, want well under one thread's 76922850", got)
 	}
 }
 

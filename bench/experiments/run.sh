@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the five classic scheduler experiments of issue 6 and writes
+# Reproduces the five classic scheduler experiments (000-004) and writes
 # docs/experiments.md: synthesizes each workload (traceview synth), replays
 # it, and also replays recordings of the same programs.
 #
@@ -7,7 +7,8 @@
 #   bench/experiments/run.sh --record   record them afresh on this machine
 #                                       (root, perf, gcc) into
 #                                       bench/out/experiments/, then replay
-#   bench/experiments/run.sh --small    reduced workloads (seconds)
+#   bench/experiments/run.sh --small    reduced workloads (seconds; CI)
+#   go run ./bench/experiments/run -json the same rows as one JSON array
 #
 # --record builds ../shared/workloads/{pipeline,massive_intr}.c and records,
 # as ../shared/traces/README.md describes:

@@ -608,12 +608,15 @@ func newPoliciesCmd() *cobra.Command {
 		Short: "List the replay policies, their parameters, defaults and sources",
 		Long: `List every scheduling policy 'traceview replay --policy' accepts, with its
 parameters (NAME=VALUE) and feature switches (FEATURE or NO_FEATURE), their
-defaults and where each default comes from.
+defaults and where each default comes from, and the era presets: era=RELEASE
+sets the defaults of that kernel release (parameters given explicitly win),
+with the CONFIG_HZ its configurations used (give it with --hz).
 
 Example:
 
   traceview policies
-  traceview replay --policy eevdf:base_slice=3ms,NO_RUN_TO_PARITY -i testdata/traces/pipe.perf.data`,
+  traceview replay --policy eevdf:base_slice=3ms,NO_RUN_TO_PARITY -i testdata/traces/pipe.perf.data
+  traceview replay --policy cfs:era=2.6.31,eevdf:era=6.3 --hz 1000 -i testdata/traces/pipe.perf.data`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
@@ -628,6 +631,9 @@ Example:
 					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t[%s]\n", p.Name, p.Kind, def, p.Doc, p.Source)
 				}
 				tw.Flush()
+				for _, e := range policies.Eras(in.Name) {
+					fmt.Fprintf(w, "  era=%s (HZ %d): %s\n    sets: %s\n    [%s]\n", e.Name, e.HZ, e.Summary, policies.Spec{Info: in, Values: e.Values}.String(), e.Source)
+				}
 			}
 			return nil
 		},

@@ -121,7 +121,8 @@ func TestPoliciesCLI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"as-traced:", "cfs:", "eevdf:", "fifo:", "rr:", "base_slice", "RUN_TO_PARITY", "wakeup_granularity", "llc_size"} {
+	for _, want := range []string{"as-traced:", "cfs:", "eevdf:", "fifo:", "rr:", "base_slice", "RUN_TO_PARITY", "wakeup_granularity", "llc_size",
+		"era=2.6.31 (HZ 1000)", "era=6.3 (HZ 1000)", "era=2.4 (HZ 100)", "sets: goodness24:RUNQUEUE_LOCK"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("policies output lacks %q", want)
 		}

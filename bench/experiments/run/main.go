@@ -1,7 +1,8 @@
-// Command run reproduces the five classic scheduler experiments of issue 6
-// and prints docs/experiments.md (markdown) on stdout.
+// Command run reproduces the five classic scheduler experiments and prints
+// docs/experiments.md (markdown) on stdout, or with -json one JSON array
+// of rows (experiments.JSONRow).
 //
-// Usage: go run ./bench/experiments/run [-dir ../shared/traces] [-small]
+// Usage: go run ./bench/experiments/run [-dir ../shared/traces] [-small] [-json]
 package main
 
 import (
@@ -15,15 +16,24 @@ import (
 
 func main() {
 	dir := flag.String("dir", "../shared/traces", "directory of the shared recordings (replayed beside the synthetic workloads when present)")
-	small := flag.Bool("small", false, "reduced workloads (seconds instead of a minute)")
+	small := flag.Bool("small", false, "reduced workloads (seconds instead of minutes; CI)")
+	asJSON := flag.Bool("json", false, "print the rows as one JSON array instead of markdown")
 	flag.Parse()
 	tables, err := experiments.All(experiments.Options{Small: *small, TraceDir: *dir})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "experiments: %v\n", err)
 		os.Exit(1)
 	}
+	if *asJSON {
+		if err := experiments.WriteJSON(os.Stdout, tables); err != nil {
+			fmt.Fprintf(os.Stderr, "experiments: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	fmt.Print(experiments.Header)
 	for _, t := range tables {
 		fmt.Print(t.Markdown())
 	}
+	fmt.Print(experiments.Summarize(tables).Markdown(tables))
 }

@@ -1,0 +1,219 @@
+package policies
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func mustSpec(t *testing.T, s string) Spec {
+	t.Helper()
+	specs, err := ParseSpecs(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return specs[0]
+}
+
+func newPolicy(t *testing.T, s string, cpus int) Policy {
+	t.Helper()
+	p, err := mustSpec(t, s).New(cpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.(*Stack).Fair
+}
+
+// TestEraPresetValues pins what each preset sets, computed by hand from
+// the sources named in era.go.
+func TestEraPresetValues(t *testing.T) {
+	// 2.6.31 on 4 CPUs: factor 1 + ilog2(4) = 3; 20 ms × 3 = 60 ms, 4 ms
+	// × 3 = 12 ms, 5 ms × 3 = 15 ms; nr_latency 5.
+	c := newPolicy(t, "cfs:era=2.6.31", 4).(*CFS)
+	if c.latency != 60_000_000 || c.minGran != 12_000_000 || c.wakeGran != 15_000_000 || c.nrLatency != 5 {
+		t.Errorf("2.6.31: latency %d min_gran %d wakeup_gran %d nr_latency %d, want 60 ms 12 ms 15 ms 5",
+			c.latency, c.minGran, c.wakeGran, c.nrLatency)
+	}
+	k := c.era
+	if !c.nextBuddy || !k.lbBias || !k.hotBuddy || !k.noNewIdle || !k.noIdleSibling || k.busyIdx != 2 || k.newidleIdx != 2 || k.idleIdx != 1 || k.llcIdleIdx != 0 {
+		t.Errorf("2.6.31 knobs: NEXT_BUDDY %v %+v", c.nextBuddy, k)
+	}
+	// An explicit parameter wins whatever its place in the spec.
+	for _, s := range []string{"cfs:NO_LB_BIAS,era=2.6.31,wakeup_granularity=0", "cfs:era=2.6.31,NO_LB_BIAS,wakeup_granularity=0"} {
+		c := newPolicy(t, s, 4).(*CFS)
+		if c.era.lbBias || c.wakeGran != 0 || c.latency != 60_000_000 {
+			t.Errorf("%s: LB_BIAS %v wakeup_gran %d latency %d, want off 0 60 ms", s, c.era.lbBias, c.wakeGran, c.latency)
+		}
+	}
+	// 2.6.23 on 2 CPUs: factor 2: 40 ms, 8 ms, 20 ms; a full latency of
+	// sleeper credit (no GENTLE_FAIR_SLEEPERS).
+	c = newPolicy(t, "cfs:era=2.6.23", 2).(*CFS)
+	if c.latency != 40_000_000 || c.minGran != 8_000_000 || c.wakeGran != 20_000_000 || c.gentle {
+		t.Errorf("2.6.23: latency %d min_gran %d wakeup_gran %d gentle %v", c.latency, c.minGran, c.wakeGran, c.gentle)
+	}
+	// No era: the v5.10 defaults, 6 ms × 2, 0.75 ms × 2, 1 ms × 2 on 2 CPUs.
+	c = newPolicy(t, "cfs", 2).(*CFS)
+	if c.latency != 12_000_000 || c.minGran != 1_500_000 || c.wakeGran != 2_000_000 || c.era.history() {
+		t.Errorf("cfs: latency %d min_gran %d wakeup_gran %d history %v", c.latency, c.minGran, c.wakeGran, c.era.history())
+	}
+	// 6.3 EEVDF on 8 CPUs: 0.75 ms × (1 + ilog2(8)) = 3 ms, without the
+	// later features; the default (6.15+) 0.70 ms × 4 = 2.8 ms.
+	e := newPolicy(t, "eevdf:era=6.3", 8).(*EEVDF)
+	if e.baseSlice != 3_000_000 || e.runParity || e.preShort || e.delayDeq || e.delayZero || e.relDL || !e.placeLag {
+		t.Errorf("eevdf 6.3: %+v", e)
+	}
+	if e := newPolicy(t, "eevdf", 8).(*EEVDF); e.baseSlice != 2_800_000 || !e.runParity || !e.delayDeq {
+		t.Errorf("eevdf: base slice %d", e.baseSlice)
+	}
+	if g := newPolicy(t, "goodness24:era=2.4", 2).(*Goodness); !g.lock {
+		t.Error("goodness24 2.4: no runqueue lock")
+	}
+	for s, hz := range map[string]int{"cfs:era=2.6.31": 1000, "cfs:era=2.6.23": 250, "eevdf:era=6.3": 1000, "goodness24:era=2.4": 100} {
+		if e, ok := mustSpec(t, s).EraOf(); !ok || e.HZ != hz {
+			t.Errorf("%s: HZ %d, want %d", s, e.HZ, hz)
+		}
+	}
+}
+
+func TestEraErrors(t *testing.T) {
+	for s, want := range map[string]string{
+		"cfs:era=2.6.99": "policy cfs: era=2.6.99: unknown era (eras: 2.6.23, 2.6.31, 6.2)",
+		"bfs:era=2.6.31": "policy bfs: unknown parameter \"era\"",
+	} {
+		if _, err := ParseSpecs(s); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", s, err, want)
+		}
+	}
+	// Every preset names only parameters of its policy, with valid values.
+	for _, e := range eras {
+		in, ok := Lookup(e.Policy)
+		if !ok {
+			t.Fatalf("era %s of unknown policy %s", e.Name, e.Policy)
+		}
+		spec := Spec{Info: in, Values: Values{}}
+		for k, v := range e.Values {
+			item := k + "=" + v
+			if p, _ := in.param(k); p.Kind == ParamFeature {
+				item = map[string]string{"on": k, "off": "NO_" + k}[v]
+			}
+			if err := spec.set(item); err != nil {
+				t.Errorf("%s:era=%s: %v", e.Policy, e.Name, err)
+			}
+		}
+	}
+}
+
+// TestGoodness24RunqueueLock drives two CPUs' decisions at the same
+// instant: the queue holds A and B; each scan walks 2 entries at
+// entry_cost 250 ns, 500 ns. CPU 0 takes the free lock: 500 ns. CPU 1
+// waits for CPU 0's scan (500 ns) and then scans: 1000 ns. Without
+// RUNQUEUE_LOCK both pay only their scan, 500 ns.
+func TestGoodness24RunqueueLock(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		want [2]int64
+	}{{"goodness24:era=2.4,entry_cost=250ns", [2]int64{500, 1000}}, {"goodness24:entry_cost=250ns", [2]int64{500, 500}}, {"goodness24", [2]int64{0, 0}}} {
+		g := newPolicy(t, c.spec, 2).(*Goodness)
+		s := newFakeSim(2)
+		g.Init(s)
+		a := &Task{ID: 0, Comm: "A", Weight: 1024, Affinity: AllCPUs(2), State: TaskRunnable}
+		b := &Task{ID: 1, Comm: "B", Weight: 1024, Affinity: AllCPUs(2), State: TaskRunnable, CPU: 1}
+		s.tasks = []*Task{a, b}
+		for _, x := range s.tasks {
+			g.TaskNew(x)
+			g.Enqueue(x.CPU, x, EnqueueWakeup)
+		}
+		var got [2]int64
+		for cpu := 0; cpu < 2; cpu++ {
+			next := g.PickNext(cpu, nil)
+			if next == nil {
+				t.Fatalf("%s: CPU %d picked nothing", c.spec, cpu)
+			}
+			next.State = TaskRunning
+			got[cpu] = g.DecisionNS(cpu, nil, next)
+		}
+		if got != c.want {
+			t.Errorf("%s: decision costs %v ns, want %v", c.spec, got, c.want)
+		}
+	}
+}
+
+type migrateSim struct {
+	*fakeSim
+	moved []string
+}
+
+func (m *migrateSim) Migrate(t *Task, dst int) error {
+	m.moved = append(m.moved, t.Comm)
+	return nil
+}
+
+// twoLLCs is 4 CPUs in two LLCs of 2 at 10 ms: CPU 0 idle, CPUs 1 and 2
+// each running An with Bn queued (load 2 × 1024), CPU 3 idle; f balances
+// them with knobs.
+func twoLLCs(knobs smpKnobs) (*migrateSim, *fairSMP) {
+	s := &migrateSim{fakeSim: newFakeSim(4)}
+	s.now = 10_000_000
+	q := map[int][]*Task{}
+	for cpu := 1; cpu <= 2; cpu++ {
+		s.curr[cpu] = &Task{Comm: "A" + string(rune('0'+cpu)), State: TaskRunning}
+		q[cpu] = []*Task{{Comm: "B" + string(rune('0'+cpu)), State: TaskRunnable, Affinity: AllCPUs(4), CPU: cpu}}
+		s.nr[cpu] = 2
+	}
+	f := &fairSMP{knobs: knobs}
+	f.init(s, func(cpu int) []*Task { return q[cpu] }, func(cpu int) int64 { return int64(s.nr[cpu]) * NiceZeroWeight }, 2)
+	return s, f
+}
+
+// TestIdleBalanceDomains pins the 2.6.31 idle balance over two domains
+// on 4 CPUs in two LLCs of 2 (llc_size=2): CPU 0 idle, CPUs 1 (its LLC
+// sibling) and 2 (the other LLC) each running one task with one queued
+// (load 2048 now, cpu_load[1] 1024), CPU 0's cpu_load[1] 1024 from its
+// busy past. CPU 0 balances: update_cpu_load makes its cpu_load[1] =
+// (1024 × 1 + 0) / 2 = 512.
+//   - llc_idle_idx 0 (SD_MC_INIT), LB_BIAS: in the LLC the loads are the
+//     loads now: target 0, source min(2048, 2048) = 2048 ≥ 0 + 1024: CPU 0
+//     pulls CPU 1's queued task B1.
+//   - llc_idle_idx 1, LB_BIAS: target max(512, 0) = 512, sources min(1024,
+//     2048) = 1024; 1024 − 512 < 1024 in both domains: nothing moves.
+//   - idle_idx 1 without LB_BIAS: the loads now again (source_load and
+//     target_load ignore the history without LB_BIAS): B1 moves.
+func TestIdleBalanceDomains(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		knobs smpKnobs
+		want  []string
+	}{
+		{"llc_idle_idx=0", smpKnobs{lbBias: true, idleIdx: 1, llcIdleIdx: 0}, []string{"B1"}},
+		{"llc_idle_idx=1", smpKnobs{lbBias: true, idleIdx: 1, llcIdleIdx: 1}, nil},
+		{"NO_LB_BIAS", smpKnobs{idleIdx: 1, llcIdleIdx: 1}, []string{"B1"}},
+	} {
+		s, f := twoLLCs(c.knobs)
+		f.cpuLoad = [][5]int64{{1024, 1024, 1024, 1024, 1024}, {2048, 1024, 1024, 1024, 1024}, {2048, 1024, 1024, 1024, 1024}, {}}
+		f.balance(0, BalanceIdle)
+		if !slices.Equal(s.moved, c.want) {
+			t.Errorf("%s: moved %v, want %v", c.name, s.moved, c.want)
+		}
+	}
+}
+
+// TestCacheHotBuddy: the setting of TestIdleBalanceDomains with the loads
+// now (NO_LB_BIAS) and CACHE_HOT_BUDDY, B1 being CPU 1's next buddy. The
+// first idle balance of CPU 0 finds CPU 1 busiest in its LLC and in the
+// machine (2048 each, CPU 1 first), but B1 is hot (a buddy) and no balance
+// has failed yet (0 ≤ cache_nice_tries 1): nothing moves, and each domain
+// counts a failure (2). At the next balance, one interval (4 ms) later,
+// 2 > 1: B1 moves.
+func TestCacheHotBuddy(t *testing.T) {
+	s, f := twoLLCs(smpKnobs{hotBuddy: true})
+	f.buddy = func(t *Task) bool { return t.Comm == "B1" }
+	f.balance(0, BalanceIdle)
+	if len(s.moved) != 0 || f.failed[0] != 2 {
+		t.Fatalf("first balance moved %v, failures %d; want nothing, 2", s.moved, f.failed[0])
+	}
+	s.now += f.interval
+	f.balance(0, BalanceIdle)
+	if !slices.Equal(s.moved, []string{"B1"}) || f.failed[0] != 0 {
+		t.Errorf("second balance moved %v, failures %d; want [B1], 0", s.moved, f.failed[0])
+	}
+}
