@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -77,6 +78,12 @@ type Reader struct {
 
 	br      *bufio.Reader
 	pre     *prefetch
+	// mm is the data section mapped into memory (file mode on Linux,
+	// see mapSection), read at mpos up to mend, its pages released
+	// behind the reader up to mdrop; nil when the data is read through
+	// br.
+	mm                []byte
+	mpos, mend, mdrop int
 	cleanup func() error
 	order   binary.ByteOrder
 	end     tpformat.Endian // order, for the hot paths
@@ -333,6 +340,15 @@ func (r *Reader) readFileHeader(ra interface {
 	}
 	r.off = int64(dataOff)
 	r.dataEnd = int64(dataOff + dataSize)
+	if f, ok := ra.(*os.File); ok && !r.unfinished {
+		// A finished recording does not change while read: map it. (A
+		// file still being written, or cut short while mapped, would
+		// fault past its end.)
+		if m, skew, ok := mapSection(f, int64(dataOff), int64(dataSize)); ok {
+			r.mm, r.mpos, r.mend = m, skew, len(m)
+			return nil
+		}
+	}
 	r.pre = newPrefetch(io.NewSectionReader(ra, int64(dataOff), int64(dataSize)))
 	r.br = bufio.NewReaderSize(r.pre, 1<<20)
 	return nil
@@ -365,6 +381,10 @@ func (r *Reader) Close() error {
 	r.decomp = nil
 	r.pre.stop()
 	r.pre = nil
+	if r.mm != nil {
+		unmapSection(r.mm)
+		r.mm = nil
+	}
 	if r.cleanup != nil {
 		err := r.cleanup()
 		r.cleanup = nil
@@ -491,7 +511,7 @@ func (r *Reader) step() error {
 			return r.handle(rec, r.off)
 		}
 	}
-	h, err := r.br.Peek(8)
+	h, err := r.peek(8)
 	if err != nil {
 		if err == io.EOF && len(h) == 0 {
 			r.eof = true
@@ -510,7 +530,7 @@ func (r *Reader) step() error {
 	if size < 8 {
 		return fmt.Errorf("record at offset %d: size %d: %w", r.off, size, trace.ErrCorrupt)
 	}
-	rec, err := r.br.Peek(size)
+	rec, err := r.peek(size)
 	if err != nil {
 		if err == io.EOF {
 			r.truncated(fmt.Sprintf("record of type %d at offset %d: %d of %d bytes", r.order.Uint32(h), r.off, len(rec), size))
@@ -521,12 +541,35 @@ func (r *Reader) step() error {
 	off := r.off
 	r.off += int64(size)
 	r.stats.Bytes += int64(size)
+	if r.mm != nil {
+		r.mpos += size
+		if r.mpos-r.mdrop >= dropEvery {
+			r.mdrop = dropMapped(r.mm, r.mdrop, r.mpos-size)
+		}
+		return r.handle(rec, off)
+	}
 	// Discarding a peeked record only moves the buffer's read index: rec
 	// stays valid until the next read from r.br.
 	if _, err := r.br.Discard(size); err != nil {
 		return err
 	}
 	return r.handle(rec, off)
+}
+
+// dropEvery is how many bytes of a mapped data section the reader passes
+// before it releases them (dropMapped): one madvise call per 4 MiB.
+var dropEvery = 4 << 20 // a variable for the tests
+
+// peek returns the next n bytes of the data section without consuming
+// them (fewer and io.EOF at its end), valid until the next read.
+func (r *Reader) peek(n int) ([]byte, error) {
+	if r.mm == nil {
+		return r.br.Peek(n)
+	}
+	if r.mend-r.mpos < n {
+		return r.mm[r.mpos:r.mend], io.EOF
+	}
+	return r.mm[r.mpos : r.mpos+n], nil
 }
 
 // handle decodes one record (rec includes its 8-byte header).
@@ -619,7 +662,15 @@ func (r *Reader) tracingDataRecord(rec []byte, off int64) error {
 	if r.decomp != nil {
 		return fmt.Errorf("tracing data record at offset %d inside compressed data: %w", off, trace.ErrCorrupt)
 	}
-	data, err := io.ReadAll(io.LimitReader(r.br, padded))
+	var data []byte
+	var err error
+	if r.mm != nil {
+		n := int(min(padded, int64(r.mend-r.mpos)))
+		data = bytes.Clone(r.mm[r.mpos : r.mpos+n])
+		r.mpos += n
+	} else {
+		data, err = io.ReadAll(io.LimitReader(r.br, padded))
+	}
 	r.off += int64(len(data))
 	if err != nil || int64(len(data)) < padded {
 		return fmt.Errorf("tracing data at offset %d: %d of %d bytes: truncated: %w", off+int64(len(rec)), len(data), padded, trace.ErrCorrupt)

@@ -1,0 +1,63 @@
+package perfdata
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// A perf.data file is mapped into memory on Linux and its pages released
+// behind the reader (here after every 4 KiB, so that the 690 KB trace
+// releases 168 times); the events must be exactly those read
+// through a buffer from an io.ReaderAt that is not a file.
+func TestMappedEqualsRead(t *testing.T) {
+	const path = "../../testdata/traces/messaging.2cpu.perf.data"
+	old := dropEvery
+	dropEvery = 4096
+	t.Cleanup(func() { dropEvery = old })
+	mapped, got := readAll(t, path)
+	if runtime.GOOS == "linux" && mapped.mm == nil {
+		t.Errorf("%s: the data section was not mapped", path)
+	}
+	if runtime.GOOS == "linux" && mapped.mdrop == 0 {
+		t.Errorf("%s: no mapped page was released", path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.mm != nil {
+		t.Fatal("a bytes.Reader input was mapped")
+	}
+	var want []trace.Event
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, e)
+	}
+	if len(want) != 6046 {
+		t.Fatalf("%d events read through a buffer, want 6046", len(want))
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("mapped read differs from buffered read (-buffered +mapped):\n%s", d)
+	}
+	if d := cmp.Diff(r.Meta().Warnings.List(), mapped.Meta().Warnings.List()); d != "" {
+		t.Errorf("warnings differ (-buffered +mapped):\n%s", d)
+	}
+}
