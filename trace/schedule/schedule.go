@@ -807,8 +807,8 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 			return
 		}
 	}
-	b.iv = Interval{Task: t, State: st, Start: start, End: end, CPU: t.cpu, Stack: t.outStack, Open: b.finished}
-	iv := &b.iv
+	iv := b.interval(t, st, start, end, t.cpu)
+	iv.Stack, iv.Open = t.outStack, b.finished
 	if st == StateRunnable {
 		iv.Cause = t.cause
 		if t.cause != CausePreempted {
@@ -818,6 +818,17 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 		iv.Sleep = t.sleep
 	}
 	b.hooks.State(iv)
+}
+
+// interval returns b.iv set to the interval of t in state st from start to
+// end on cpu, its other fields zero. It sets field by field: assigning a
+// whole struct value that holds pointers to heap memory goes through the
+// garbage collector's bulk write barrier, a cost per interval.
+func (b *Builder) interval(t *Task, st State, start, end int64, cpu trace.CPU) *Interval {
+	iv := &b.iv
+	iv.Task, iv.State, iv.Start, iv.End, iv.CPU = t, st, start, end, cpu
+	iv.Cause, iv.Waker, iv.FromIRQ, iv.Sleep, iv.IRQ, iv.Stack, iv.Open = 0, nil, false, 0, trace.Unknown, 0, false
+	return iv
 }
 
 // emitRun reports a CPU interval; a run of a task becomes Unknown when it
@@ -835,8 +846,8 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 	if end <= start {
 		return
 	}
-	b.run = Run{CPU: cpu, Task: t, Start: start, End: end, Quality: q, Prio: -1}
-	r := &b.run
+	r := &b.run // field by field, see interval
+	r.CPU, r.Task, r.Start, r.End, r.Quality, r.Lossy, r.Prio, r.EndState, r.EndSwitch = cpu, t, start, end, q, false, -1, 0, false
 	if t != nil && t == c.cur {
 		if q == Known {
 			r.Prio = c.prio
@@ -883,8 +894,7 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 				}
 				rt.OnCPU += end - s
 				if b.hooks.State != nil {
-					b.iv = Interval{Task: rt, State: StateRunning, Start: s, End: end, CPU: cpu}
-					b.hooks.State(&b.iv)
+					b.hooks.State(b.interval(rt, StateRunning, s, end, cpu))
 				}
 			}
 		}
@@ -983,9 +993,9 @@ func (b *Builder) evidence(e *trace.Event, c *cpuState) {
 // endDelay ends t's runnable state at in with a delay (switch-in on cpu).
 func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	b.leaveState(t, in)
-	b.delay = Delay{Task: t, Start: t.since, End: in, CPU: cpu, QueueCPU: t.cpu, StartCPU: t.startCPU,
-		Cause: t.cause, FirstWaking: t.first, Recovered: recovered, Stack: t.outStack}
-	d := &b.delay
+	d := &b.delay // field by field, see interval
+	d.Task, d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU = t, t.since, in, cpu, t.cpu, t.startCPU
+	d.Cause, d.Waker, d.FromIRQ, d.FirstWaking, d.Recovered, d.Stack, d.Lossy, d.Excluded = t.cause, nil, false, t.first, recovered, t.outStack, false, false
 	if t.cause != CausePreempted {
 		d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 	}
