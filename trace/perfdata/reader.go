@@ -76,19 +76,19 @@ type Stats struct {
 type Reader struct {
 	MaxPending int // reordering window bound; DefaultMaxPending unless set before the first Next
 
-	br      *bufio.Reader
-	pre     *prefetch
+	br  *bufio.Reader
+	pre *prefetch
 	// mm is the data section mapped into memory (file mode on Linux,
 	// see mapSection), read at mpos up to mend, its pages released
 	// behind the reader up to mdrop; nil when the data is read through
 	// br.
 	mm                []byte
 	mpos, mend, mdrop int
-	cleanup func() error
-	order   binary.ByteOrder
-	end     tpformat.Endian // order, for the hot paths
-	pipe    bool
-	meta    *trace.Meta
+	cleanup           func() error
+	order             binary.ByteOrder
+	end               tpformat.Endian // order, for the hot paths
+	pipe              bool
+	meta              *trace.Meta
 
 	attrs   []*attr
 	byID    map[uint64]*attr
