@@ -368,7 +368,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	} else {
 		trace.SkipKinds(src, trace.KindExit, trace.KindMigrate)
 	}
-	pf := newPrefetcher(src)
+	pf := trace.Prefetch(src, nil)
 	for {
 		e, err := pf.Next()
 		if err != nil {

@@ -209,8 +209,8 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 		}
 		return readFailed(cmd, src.Meta(), err)
 	}
-	cs := &switchCountingSource{Source: src}
-	if err := write(w, cs, flt); err != nil {
+	var cs switchCount
+	if err := write(w, &trace.Tap{Source: src, Observe: cs.observe}, flt); err != nil {
 		return fail(fmt.Errorf("%s: %s: %w", what, input, err))
 	}
 	if f != nil {
@@ -225,28 +225,22 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 	return nil
 }
 
-// switchCountingSource counts the sched_switch events read through it, so
-// that a command whose output would be empty (export, report) can say the
-// trace had none, as latency does, instead of writing an empty file.
-type switchCountingSource struct {
-	trace.Source
-	events, switches int64
-}
+// switchCount counts the events and sched_switch events read through a
+// trace.Tap, so that a command whose output would be empty (export,
+// report) can say the trace had none, as latency does, instead of writing
+// an empty file.
+type switchCount struct{ events, switches int64 }
 
-func (s *switchCountingSource) Next() (trace.Event, error) {
-	e, err := s.Source.Next()
-	if err == nil {
-		s.events++
-		if e.Kind == trace.KindSwitch {
-			s.switches++
-		}
+func (s *switchCount) observe(e *trace.Event) {
+	s.events++
+	if e.Kind == trace.KindSwitch {
+		s.switches++
 	}
-	return e, err
 }
 
 // check returns the error for a trace without sched_switch events (the
 // caller discards the output file).
-func (s *switchCountingSource) check(cmd, input string) error {
+func (s *switchCount) check(cmd, input string) error {
 	if s.switches > 0 {
 		return nil
 	}

@@ -2,7 +2,6 @@ package perfdata
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"runtime"
 	"testing"
@@ -40,16 +39,9 @@ func TestMappedEqualsRead(t *testing.T) {
 	if r.mm != nil {
 		t.Fatal("a bytes.Reader input was mapped")
 	}
-	var want []trace.Event
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, e)
+	want, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(want) != 6046 {
 		t.Fatalf("%d events read through a buffer, want 6046", len(want))
