@@ -40,7 +40,7 @@ func openInputProgress(path string) (trace.Source, error) {
 		f.Close()
 		return openInput(path)
 	}
-	src, err := trace.OpenReader(f, path)
+	src, err := readOptions.OpenReader(f, path)
 	if err != nil {
 		f.Close()
 		return nil, err
