@@ -369,6 +369,12 @@ type decompressedSource struct {
 
 func (d *decompressedSource) SkipKinds(kinds ...Kind) { SkipKinds(d.Source, kinds...) }
 
+// Describe passes the decompressed reader's Description on (see Describer).
+func (d *decompressedSource) Describe() Description {
+	desc, _ := Describe(d.Source)
+	return desc
+}
+
 func (d *decompressedSource) Close() error {
 	err := d.Source.Close()
 	d.closeDec()

@@ -55,6 +55,12 @@ func (t *Tap) SkipKinds(kinds ...Kind) {
 	}
 }
 
+// Describe passes the wrapped source's Description on (see Describer).
+func (t *Tap) Describe() Description {
+	d, _ := Describe(t.Source)
+	return d
+}
+
 // Close calls End (nil) if the stream had not ended, then closes the source.
 func (t *Tap) Close() error {
 	t.end(nil)

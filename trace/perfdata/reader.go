@@ -17,8 +17,9 @@ import (
 
 // ErrNoSchedEvents is returned by Next at the end of a perf.data that
 // recorded no scheduler tracepoint (for example `perf record -e cpu-clock`):
-// there is nothing for a scheduler report to read.
-var ErrNoSchedEvents = errors.New("no sched tracepoints recorded (record with 'perf sched record')")
+// there is nothing for a scheduler report to read. It is
+// trace.ErrNoSchedEvents.
+var ErrNoSchedEvents = trace.ErrNoSchedEvents
 
 // ErrNotPerfData is returned by NewReader when the input does not start with
 // a perf.data magic.
@@ -414,6 +415,19 @@ func (r *Reader) EventNames() []string {
 		out[i] = a.displayName()
 	}
 	return out
+}
+
+// Describe returns the container's mode ("file" or "pipe"), byte order and
+// recorded events with their sample counts (trace.Describer).
+func (r *Reader) Describe() trace.Description {
+	d := trace.Description{Mode: "file", ByteOrder: "little-endian", Recorded: r.EventNames(), Samples: r.SampleCounts()}
+	if r.pipe {
+		d.Mode = "pipe"
+	}
+	if r.order == binary.ByteOrder(binary.BigEndian) {
+		d.ByteOrder = "big-endian"
+	}
+	return d
 }
 
 // Pipe reports whether the input is in pipe mode.
