@@ -525,6 +525,21 @@ func (r *Reader) step() error {
 			return r.handle(rec, r.off)
 		}
 	}
+	if r.mm != nil && r.mend-r.mpos >= 8 {
+		// A mapped file: the whole record is in memory, no peek needed
+		// (the checks below handle a bad size or a cut record).
+		size := int(r.end.Uint16(r.mm[r.mpos+6:]))
+		if size >= 8 && r.mend-r.mpos >= size {
+			rec, off := r.mm[r.mpos:r.mpos+size], r.off
+			r.off += int64(size)
+			r.stats.Bytes += int64(size)
+			r.mpos += size
+			if r.mpos-r.mdrop >= dropEvery {
+				r.mdrop = dropMapped(r.mm, r.mdrop, r.mpos-size)
+			}
+			return r.handle(rec, off)
+		}
+	}
 	h, err := r.peek(8)
 	if err != nil {
 		if err == io.EOF && len(h) == 0 {
@@ -557,9 +572,6 @@ func (r *Reader) step() error {
 	r.stats.Bytes += int64(size)
 	if r.mm != nil {
 		r.mpos += size
-		if r.mpos-r.mdrop >= dropEvery {
-			r.mdrop = dropMapped(r.mm, r.mdrop, r.mpos-size)
-		}
 		return r.handle(rec, off)
 	}
 	// Discarding a peeked record only moves the buffer's read index: rec
