@@ -2,8 +2,10 @@ package perfdata
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,5 +53,52 @@ func TestMappedEqualsRead(t *testing.T) {
 	}
 	if d := cmp.Diff(r.Meta().Warnings.List(), mapped.Meta().Warnings.List()); d != "" {
 		t.Errorf("warnings differ (-buffered +mapped):\n%s", d)
+	}
+}
+
+// A mapped file truncated while it is read (a recording overwritten in
+// place) ends the stream with an error wrapping trace.ErrCorrupt, never a
+// crash: reading the pages past the new end faults (SIGBUS), which the
+// reader turns into its terminal error.
+func TestMappedFileTruncated(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the file is mapped on Linux only")
+	}
+	data, err := os.ReadFile("../../testdata/traces/messaging.2cpu.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/cut.perf.data"
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.mm == nil {
+		t.Fatal("not mapped")
+	}
+	buf := make([]trace.Event, 16)
+	if _, err := r.NextBatch(buf); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 64<<10); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, err = r.NextBatch(buf)
+		if err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), "the file changed while it was read") {
+		t.Errorf("after the truncation: %v; want the file-changed error", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/bits"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/traceview/traceview/trace"
@@ -438,9 +439,12 @@ func (r *Reader) ByteOrder() binary.ByteOrder { return r.order }
 
 // Next returns the next event in time order, io.EOF at the end, or the error
 // that stopped reading once every event read before it was returned.
-func (r *Reader) Next() (trace.Event, error) {
-	var e trace.Event
-	err := r.next(&e)
+func (r *Reader) Next() (e trace.Event, err error) {
+	if r.mm != nil {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer r.mappedFault(&err)
+	}
+	err = r.next(&e)
 	return e, err
 }
 
@@ -448,7 +452,11 @@ func (r *Reader) Next() (trace.Event, error) {
 // dst from the start and returns how many events it wrote, at least one,
 // or 0 and the terminal error (io.EOF at the end). Events are written in
 // place, saving the copies of one Next call per event.
-func (r *Reader) NextBatch(dst []trace.Event) (int, error) {
+func (r *Reader) NextBatch(dst []trace.Event) (n int, err error) {
+	if r.mm != nil {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer r.mappedFault(&err)
+	}
 	for i := range dst {
 		if err := r.next(&dst[i]); err != nil {
 			if i > 0 {
@@ -458,6 +466,22 @@ func (r *Reader) NextBatch(dst []trace.Event) (int, error) {
 		}
 	}
 	return len(dst), nil
+}
+
+// mappedFault, deferred by Next and NextBatch when the file is mapped,
+// turns the fault of reading a mapped page that no longer exists (the file
+// was truncated while read: SIGBUS, a panic under debug.SetPanicOnFault)
+// into the reader's terminal error, instead of a crash. Other panics go on.
+func (r *Reader) mappedFault(err *error) {
+	e := recover()
+	if e == nil {
+		return
+	}
+	if _, fault := e.(interface{ Addr() uintptr }); !fault {
+		panic(e)
+	}
+	r.eof, r.err = true, fmt.Errorf("perf.data: the file changed while it was read (a mapped page past its new end, near offset %d): %w", r.off, trace.ErrCorrupt)
+	*err = r.err
 }
 
 // next writes the next event into *dst, or returns the terminal error.
