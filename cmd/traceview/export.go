@@ -154,7 +154,6 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 	})
 }
 
-
 // writeFromTrace is the shared body of the commands that turn a whole trace
 // into one output file (export, report): it opens input and out ("-":
 // stdout), runs write over the events, closes the file (reporting its close
