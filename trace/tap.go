@@ -17,6 +17,7 @@ type Tap struct {
 	// difference).
 	KeepKinds bool
 	ended     bool
+	cur       Event // the event Next shows Observe
 }
 
 // Next returns the wrapped source's next event.
@@ -27,7 +28,10 @@ func (t *Tap) Next() (Event, error) {
 		return e, err
 	}
 	if t.Observe != nil {
-		t.Observe(&e)
+		// Through a field: &e passed to a func value would move e to the
+		// heap, an allocation per event.
+		t.cur = e
+		t.Observe(&t.cur)
 	}
 	return e, nil
 }

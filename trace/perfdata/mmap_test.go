@@ -102,3 +102,32 @@ func TestMappedFileTruncated(t *testing.T) {
 		t.Errorf("after the truncation: %v; want the file-changed error", err)
 	}
 }
+
+// Next reads a mapped file a few events ahead; NextBatch calls mixed with
+// Next still deliver every event once, in order (trace.BatchSource allows
+// the mix).
+func TestMappedNextAndBatchMixed(t *testing.T) {
+	const path = "../../testdata/traces/messaging.2cpu.perf.data"
+	_, want := readAll(t, path)
+	r := openReader(t, path)
+	var got []trace.Event
+	buf := make([]trace.Event, 7)
+	for i := 0; ; i++ {
+		if i%3 == 0 {
+			n, err := r.NextBatch(buf)
+			if err != nil {
+				break
+			}
+			got = append(got, buf[:n]...)
+			continue
+		}
+		e, err := r.Next()
+		if err != nil {
+			break
+		}
+		got = append(got, e)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("mixed Next and NextBatch differ from Next alone (-want +got):\n%s", d)
+	}
+}

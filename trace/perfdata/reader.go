@@ -86,6 +86,12 @@ type Reader struct {
 	// br.
 	mm                []byte
 	mpos, mend, mdrop int
+	// ahead holds the events Next read ahead from a mapped file: evs[i:]
+	// are still to be returned (by Next or NextBatch).
+	ahead struct {
+		buf, evs []trace.Event
+		i        int
+	}
 	cleanup           func() error
 	order             binary.ByteOrder
 	end               tpformat.Endian // order, for the hot paths
@@ -439,20 +445,45 @@ func (r *Reader) ByteOrder() binary.ByteOrder { return r.order }
 
 // Next returns the next event in time order, io.EOF at the end, or the error
 // that stopped reading once every event read before it was returned.
-func (r *Reader) Next() (e trace.Event, err error) {
-	if r.mm != nil {
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer r.mappedFault(&err)
+func (r *Reader) Next() (trace.Event, error) {
+	if r.mm == nil {
+		var e trace.Event
+		err := r.next(&e)
+		return e, err
 	}
-	err = r.next(&e)
-	return e, err
+	// A mapped file is read a few events ahead (see nextBatch's fault
+	// guard, set up once per batch rather than per event).
+	if r.ahead.i >= len(r.ahead.evs) {
+		if r.ahead.buf == nil {
+			r.ahead.buf = make([]trace.Event, 64)
+		}
+		n, err := r.nextBatch(r.ahead.buf)
+		if err != nil {
+			return trace.Event{}, err
+		}
+		r.ahead.evs, r.ahead.i = r.ahead.buf[:n], 0
+	}
+	r.ahead.i++
+	return r.ahead.evs[r.ahead.i-1], nil
 }
 
 // NextBatch is Next for many events at once (trace.BatchSource): it fills
 // dst from the start and returns how many events it wrote, at least one,
 // or 0 and the terminal error (io.EOF at the end). Events are written in
 // place, saving the copies of one Next call per event.
-func (r *Reader) NextBatch(dst []trace.Event) (n int, err error) {
+func (r *Reader) NextBatch(dst []trace.Event) (int, error) {
+	if r.ahead.i < len(r.ahead.evs) {
+		// Events Next read ahead come first.
+		n := copy(dst, r.ahead.evs[r.ahead.i:])
+		r.ahead.i += n
+		return n, nil
+	}
+	return r.nextBatch(dst)
+}
+
+// nextBatch is NextBatch without the events read ahead; on a mapped file it
+// turns a fault on the mapping into the terminal error (mappedFault).
+func (r *Reader) nextBatch(dst []trace.Event) (n int, err error) {
 	if r.mm != nil {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer r.mappedFault(&err)
@@ -468,7 +499,7 @@ func (r *Reader) NextBatch(dst []trace.Event) (n int, err error) {
 	return len(dst), nil
 }
 
-// mappedFault, deferred by Next and NextBatch when the file is mapped,
+// mappedFault, deferred by nextBatch when the file is mapped,
 // turns the fault of reading a mapped page that no longer exists (the file
 // was truncated while read: SIGBUS, a panic under debug.SetPanicOnFault)
 // into the reader's terminal error, instead of a crash. Other panics go on.
