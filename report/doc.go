@@ -24,11 +24,8 @@
 // (package trace/schedule), so their delays, runs and runtimes agree; only
 // PerfCompat (and -C, which is perf's own option) runs perf's state machine.
 //
-// Timehist and Map stream perf sched timehist's rows (wait time, scheduling
-// delay and run time per switch, the run-time summary) and perf sched map's
-// CPU columns. With Exact they reproduce perf 6.12 byte for byte, including
-// its thread table's identity losses (util/machine.c); by default they keep
-// each task's identity across its exit.
+// perf sched timehist and perf sched map, perf's own per-switch views, are
+// in report/perfcompat.
 //
 // All times are int64 nanoseconds on the trace clock; renderers convert to
 // milliseconds and seconds only when printing. Percentiles use gonum's

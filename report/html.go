@@ -55,7 +55,10 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 	col := newStatsCollector(StatsOptions{Buckets: opts.Buckets, Filter: opts.Latency.Filter})
 	lo := opts.Latency
 	lo.Percentiles = true
-	lat, err := ComputeLatency(&htmlTee{Source: src, c: col}, lo)
+	// The stats see every event on the reading goroutine, every kind
+	// (ComputeLatency asks its source to skip sched_migrate_task, which the
+	// stats' migrations and runqueues need).
+	lat, err := ComputeLatency(&trace.Tap{Source: src, Observe: col.observe, KeepKinds: true}, lo)
 	if err != nil {
 		return err
 	}
@@ -109,22 +112,6 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 		*pl.dst = svg
 	}
 	return htmlTemplate.Execute(w, &page)
-}
-
-// htmlTee feeds every event it passes on to a stats collector. It is
-// deliberately not a trace.KindSkipper: ComputeLatency asks its source to
-// skip sched_migrate_task, which the stats (migrations, runqueues) need.
-type htmlTee struct {
-	trace.Source
-	c *statsCollector
-}
-
-func (t *htmlTee) Next() (trace.Event, error) {
-	e, err := t.Source.Next()
-	if err == nil {
-		t.c.observe(&e)
-	}
-	return e, err
 }
 
 type htmlKV struct{ Key, Value string }

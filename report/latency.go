@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/traceview/traceview/internal/tidmap"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
 )
@@ -322,8 +323,7 @@ type cpuState struct {
 
 type latency struct {
 	opts       LatencyOptions
-	threads    map[trace.TID]*latThread // TIDs outside dense
-	dense      []*latThread             // by TID, below maxDenseTID
+	threads    tidmap.Map[trace.TID, *latThread]
 	tasks      []*latTask
 	cpus       []cpuState
 	diag       LatencyDiagnostics
@@ -351,9 +351,8 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		return nil, ErrFilterPerf
 	}
 	l := &latency{
-		opts:    opts,
-		threads: map[trace.TID]*latThread{},
-		keep:    opts.Percentiles || opts.KeepSamples,
+		opts: opts,
+		keep: opts.Percentiles || opts.KeepSamples,
 	}
 	var warns trace.Warnings
 	if !opts.PerfCompat && !opts.CPUGiven {
@@ -369,7 +368,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	} else {
 		trace.SkipKinds(src, trace.KindExit, trace.KindMigrate)
 	}
-	pf := newPrefetcher(src)
+	pf := trace.Prefetch(src, nil)
 	for {
 		e, err := pf.Next()
 		if err != nil {
@@ -455,37 +454,11 @@ func (l *latency) cpu(c trace.CPU) *cpuState {
 	return &l.cpus[c]
 }
 
-// maxDenseTID bounds the TIDs kept in the dense lookup slice (the kernel's
-// PID_MAX_LIMIT, 4M, include/linux/threads.h); larger ones use the map.
-const maxDenseTID = 1 << 22
-
 // lookup returns the current thread object of tid, or nil.
-func (l *latency) lookup(tid trace.TID) *latThread {
-	if tid >= 0 && int(tid) < len(l.dense) {
-		return l.dense[tid]
-	}
-	return l.threads[tid]
-}
+func (l *latency) lookup(tid trace.TID) *latThread { return l.threads.Get(tid) }
 
 // setThread makes th the current thread object of its TID.
-func (l *latency) setThread(th *latThread) {
-	tid := th.tid
-	if tid >= 0 && tid < maxDenseTID {
-		if int(tid) >= len(l.dense) {
-			n := 2 * len(l.dense)
-			if n <= int(tid) {
-				n = int(tid) + 1024
-			}
-			if n > maxDenseTID {
-				n = maxDenseTID
-			}
-			l.dense = append(l.dense, make([]*latThread, n-len(l.dense))...)
-		}
-		l.dense[tid] = th
-		return
-	}
-	l.threads[tid] = th
-}
+func (l *latency) setThread(th *latThread) { l.threads.Set(th.tid, th) }
 
 // thread is perf's machine__findnew_thread(machine, pid, tid).
 func (l *latency) thread(tid trace.TID, pid trace.PID) *latThread {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -219,10 +220,10 @@ func TestScheduleRunqueueUnderLoss(t *testing.T) {
 }
 
 // timehistCase runs timehist on one case of testdata/schedule.txtar.
-func timehistCase(t *testing.T, name string, opt TimehistOptions) string {
+func timehistCase(t *testing.T, name string, opt perfcompat.TimehistOptions) string {
 	t.Helper()
 	var b strings.Builder
-	if err := Timehist(&b, scheduleCase(t, name), opt); err != nil {
+	if err := perfcompat.Timehist(&b, scheduleCase(t, name), opt); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -236,7 +237,7 @@ func timehistCase(t *testing.T, name string, opt TimehistOptions) string {
 // 3 tasks, 3 switches of tasks + 1 of idle = 4, run time 2 + 2 + 3 = 7 ms.
 // latency -p keeps them apart too.
 func TestSchedulePidReuse(t *testing.T) {
-	got := timehistCase(t, "reuse", TimehistOptions{SummaryOnly: true})
+	got := timehistCase(t, "reuse", perfcompat.TimehistOptions{SummaryOnly: true})
 	for _, want := range []string{
 		"                       old[10]      -1          1        2.000      2.000       2.000       2.000    0.00       0\n",
 		"                          p[5]      -1          1        2.000      2.000       2.000       2.000    0.00       0\n",
@@ -269,7 +270,7 @@ func TestSchedulePidReuse(t *testing.T) {
 // the 5 ms window (100.000-100.005 s): 60.00 %. The same lines without the
 // header: the CPUs seen, CPU 0 only, "(x 1)".
 func TestScheduleCPUsFromHeader(t *testing.T) {
-	got := timehistCase(t, "cpus", TimehistOptions{SummaryOnly: true})
+	got := timehistCase(t, "cpus", perfcompat.TimehistOptions{SummaryOnly: true})
 	want := "Idle stats:\n" +
 		"    CPU  0 idle for      3.000  msec  ( 60.00%)\n" +
 		"    CPU  1 idle entire time window\n" +
@@ -301,7 +302,7 @@ func TestScheduleCPUsFromHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := Timehist(&b, src, TimehistOptions{SummaryOnly: true}); err != nil {
+	if err := perfcompat.Timehist(&b, src, perfcompat.TimehistOptions{SummaryOnly: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := b.String(); !strings.Contains(got, "(x 1)") || strings.Contains(got, "CPU  3") || strings.Contains(got, "CPU  1") {
@@ -388,7 +389,7 @@ func TestScheduleSwitchRecords(t *testing.T) {
 		t.Errorf("rows (-want +got):\n%s", d)
 	}
 	var b strings.Builder
-	if err := Timehist(&b, trace.NewSliceSource(switchRecordEvents(), nil), TimehistOptions{}); err != nil {
+	if err := perfcompat.Timehist(&b, trace.NewSliceSource(switchRecordEvents(), nil), perfcompat.TimehistOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, row := range []string{
@@ -435,7 +436,7 @@ func TestScheduleWakeupFromIRQPerfetto(t *testing.T) {
 // 1.002 s, a again at 1.005 s, idle (".") at 1.006 s.
 func TestScheduleSwitchRecordsMap(t *testing.T) {
 	var b strings.Builder
-	if err := Map(&b, trace.NewSliceSource(switchRecordEvents(), nil), MapOptions{}); err != nil {
+	if err := perfcompat.Map(&b, trace.NewSliceSource(switchRecordEvents(), nil), perfcompat.MapOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "  *A0       1.000000 secs A0 => a:10\n" +

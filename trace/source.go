@@ -167,10 +167,6 @@ type ReadOptions struct {
 	Lenient bool
 }
 
-// DefaultReadOptions is read by readers when they are opened; the CLI's
-// --lenient flag sets it. Set it before opening, not concurrently.
-var DefaultReadOptions ReadOptions
-
 // Format describes a registered trace reader.
 type Format struct {
 	Name        string // short name, e.g. "perf.data"
@@ -178,9 +174,9 @@ type Format struct {
 	// Detect reports whether head (the first bytes of the input, up to 64
 	// KiB, fewer for a short input) looks like this format.
 	Detect func(head []byte) bool
-	// Open starts reading. r is positioned at the start of the input; it is
-	// an *os.File (seekable) when the input is a regular file.
-	Open func(r io.Reader) (Source, error)
+	// Open starts reading with opts. r is positioned at the start of the
+	// input; it is an *os.File (seekable) when the input is a regular file.
+	Open func(r io.Reader, opts ReadOptions) (Source, error)
 }
 
 var (
@@ -221,11 +217,15 @@ func Detect(head []byte) (Format, error) {
 	return Format{}, ErrUnknownFormat
 }
 
-// Open opens a trace file of any registered format, detected by content.
+// Open opens a trace file of any registered format, detected by content,
+// with the zero ReadOptions (ReadOptions.Open with others).
 // path "-" reads standard input (stream formats only, e.g. perf.data in pipe
 // mode). A gzip- or zstd-compressed trace is recognized by its magic bytes
 // and decompressed while it is read (see OpenReader). Errors name the path.
-func Open(path string) (Source, error) {
+func Open(path string) (Source, error) { return ReadOptions{}.Open(path) }
+
+// Open is trace.Open with these options.
+func (o ReadOptions) Open(path string) (Source, error) {
 	var f *os.File
 	if path == "-" {
 		f = os.Stdin
@@ -240,7 +240,7 @@ func Open(path string) (Source, error) {
 			return nil, fmt.Errorf("%s: is a directory", path)
 		}
 	}
-	src, err := OpenReader(f, path)
+	src, err := o.OpenReader(f, path)
 	if err != nil {
 		if f != os.Stdin {
 			f.Close()
@@ -266,7 +266,12 @@ func Open(path string) (Source, error) {
 // stream formats (pipe-mode perf.data, traceview's own, text) decompress
 // as they are read. Closing the Source closes the decompressor.
 func OpenReader(r io.Reader, name string) (Source, error) {
-	return openReader(r, name, 0)
+	return ReadOptions{}.OpenReader(r, name)
+}
+
+// OpenReader is trace.OpenReader with these options.
+func (o ReadOptions) OpenReader(r io.Reader, name string) (Source, error) {
+	return o.openReader(r, name, 0)
 }
 
 // Magic numbers of the compressed containers OpenReader unwraps.
@@ -275,7 +280,7 @@ var (
 	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 )
 
-func openReader(r io.Reader, name string, depth int) (Source, error) {
+func (o ReadOptions) openReader(r io.Reader, name string, depth int) (Source, error) {
 	var head []byte
 	var input io.Reader
 	if f, ok := r.(*os.File); ok && isRegular(f) {
@@ -305,13 +310,13 @@ func openReader(r io.Reader, name string, depth int) (Source, error) {
 		if depth > 0 {
 			return nil, fmt.Errorf("%s: compressed twice: decompress it once first", name)
 		}
-		return openCompressed(input, name, bytes.HasPrefix(head, gzipMagic))
+		return o.openCompressed(input, name, bytes.HasPrefix(head, gzipMagic))
 	}
 	fm, err := Detect(head)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (see `traceview formats`)", name, err)
 	}
-	src, err := fm.Open(input)
+	src, err := fm.Open(input, o)
 	if err != nil {
 		if strings.HasPrefix(err.Error(), fm.Name+": ") {
 			return nil, fmt.Errorf("%s: %w", name, err) // the reader named its format already
@@ -325,7 +330,7 @@ func openReader(r io.Reader, name string, depth int) (Source, error) {
 }
 
 // openCompressed opens the trace inside a gzip (gz) or zstd stream r.
-func openCompressed(r io.Reader, name string, gz bool) (Source, error) {
+func (o ReadOptions) openCompressed(r io.Reader, name string, gz bool) (Source, error) {
 	var dec io.Reader
 	var closeDec func()
 	what := "zstd"
@@ -343,7 +348,7 @@ func openCompressed(r io.Reader, name string, gz bool) (Source, error) {
 		}
 		dec, closeDec = zr, zr.Close
 	}
-	src, err := openReader(dec, name+" ("+what+")", 1)
+	src, err := o.openReader(dec, name+" ("+what+")", 1)
 	if err != nil {
 		closeDec()
 		return nil, err
@@ -363,6 +368,12 @@ type decompressedSource struct {
 }
 
 func (d *decompressedSource) SkipKinds(kinds ...Kind) { SkipKinds(d.Source, kinds...) }
+
+// Describe passes the decompressed reader's Description on (see Describer).
+func (d *decompressedSource) Describe() Description {
+	desc, _ := Describe(d.Source)
+	return desc
+}
 
 func (d *decompressedSource) Close() error {
 	err := d.Source.Close()

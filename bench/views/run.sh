@@ -77,4 +77,4 @@ for view in timehist map; do
 		'BEGIN {printf "| %s speed-up | %.1fx | %.1fx | |\n", v, pw / tw, pc / tc}'
 done
 echo
-echo "medians of $RUNS runs each; target: traceview >= 3x faster than perf"
+echo "medians of $RUNS runs each, alternating; target: traceview >= 5x faster than perf, <= 0.2x its peak RSS (issue 13)"

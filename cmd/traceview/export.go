@@ -8,11 +8,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/traceview/traceview/export"
 	"github.com/traceview/traceview/internal/kallsyms"
-	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/report/tables"
 	"github.com/traceview/traceview/trace"
-	"github.com/traceview/traceview/trace/perfettopb"
 	"github.com/traceview/traceview/trace/schedule"
 )
 
@@ -101,7 +100,7 @@ clipped to the window); the native Perfetto trace and the Parquet tables hold ev
 		}
 		f := cmd.Flags()
 		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
-		f.StringVar(&o.format, "format", "", "export format: pprof, perfetto, chrome-json or parquet (required)")
+		f.StringVar(&o.format, "format", "", "export format: "+export.List()+" (required)")
 		f.BoolVar(&o.compact, "compact", false, "perfetto: write sched_switch and sched_waking in the compact_sched encoding")
 		f.StringVarP(&o.out, "output", "o", "-", "file to write (- for stdout); for parquet the directory to create")
 		f.StringVar(&o.traceID, "trace-id", "", "parquet: the trace_id of every row (default: SHA-256 of the input, 16 hex digits)")
@@ -112,59 +111,46 @@ clipped to the window); the native Perfetto trace and the Parquet tables hold ev
 }
 
 func runExport(cmd *cobra.Command, o exportOptions) error {
-	const formats = "pprof, perfetto, chrome-json or parquet"
-	switch o.format {
-	case "pprof", "perfetto":
-		if o.out == "-" {
-			if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-				return usageErrorf("export: a %s trace is binary; give a file with -o FILE", o.format)
-			}
-		}
-	case "chrome-json":
-	case "parquet":
-		if o.filter.given() {
-			return usageErrorf("export: %s: the Parquet tables hold every event (select with SQL: WHERE ts, cpu, tid ...)", o.filter.names())
-		}
-		return runExportParquet(cmd, o)
-	case "":
-		return usageErrorf("export: --format is required (%s)", formats)
-	default:
-		return usageErrorf("export: unknown format %q (want %s)", o.format, formats)
+	if o.format == "" {
+		return usageErrorf("export: --format is required (%s)", export.List())
 	}
-	if o.traceID != "" && o.format != "parquet" {
-		return usageErrorf("export: --trace-id is for --format parquet")
+	fm, err := export.Lookup(o.format)
+	if err != nil {
+		return usageErrorf("export: %v", err)
 	}
-	if o.compact && o.format != "perfetto" {
-		return usageErrorf("export: --compact is for --format perfetto")
+	for _, opt := range []struct {
+		name  string
+		given bool
+	}{{export.OptCompact, o.compact}, {export.OptKallsyms, o.kallsyms != ""}, {export.OptTraceID, o.traceID != ""}} {
+		if opt.given && !fm.Takes(opt.name) {
+			return usageErrorf("export: --%s is for --format %s", opt.name, export.Taking(opt.name))
+		}
+	}
+	if !fm.Filters && o.filter.given() {
+		return usageErrorf("export: %s: %s", o.filter.names(), fm.NoFilters)
+	}
+	if fm.WriteDir != nil {
+		return runExportDir(cmd, fm, o)
+	}
+	if fm.Binary && o.out == "-" {
+		if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			return usageErrorf("export: a %s trace is binary; give a file with -o FILE", o.format)
+		}
 	}
 	var ksyms *kallsyms.Table
 	if o.kallsyms != "" {
-		if o.format != "pprof" {
-			return usageErrorf("export: --kallsyms is for --format pprof")
-		}
-		var err error
 		if ksyms, err = loadKallsyms(o.kallsyms); err != nil {
 			return usageErrorf("export: --kallsyms: %v", err)
 		}
 	}
-	if o.format == "perfetto" && o.filter.given() {
-		return usageErrorf("export: %s: the native Perfetto trace holds every event (select in Perfetto's UI, or use --format chrome-json)", o.filter.names())
-	}
 	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, &o.filter, func(w io.Writer, src trace.Source, f *schedule.Filter) error {
-		opts := report.ExportOptions{Filter: f}
+		opts := export.Options{Filter: f, Compact: o.compact, Source: o.input}
 		if ksyms != nil {
 			opts.KernelSymbols = ksyms
-		} else {
+		} else if fm.Takes(export.OptKallsyms) {
 			opts.KernelSymbols = &runningKallsyms{meta: src.Meta()}
 		}
-		switch o.format {
-		case "pprof":
-			return report.WritePprof(w, src, opts)
-		case "perfetto":
-			_, err := perfettopb.Write(w, src, perfettopb.Options{Compact: o.compact})
-			return err
-		}
-		return report.WritePerfetto(w, src, opts)
+		return fm.Write(w, src, opts)
 	})
 }
 
@@ -209,8 +195,8 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 		}
 		return readFailed(cmd, src.Meta(), err)
 	}
-	cs := &switchCountingSource{Source: src}
-	if err := write(w, cs, flt); err != nil {
+	var cs switchCount
+	if err := write(w, &trace.Tap{Source: src, Observe: cs.observe}, flt); err != nil {
 		return fail(fmt.Errorf("%s: %s: %w", what, input, err))
 	}
 	if f != nil {
@@ -225,48 +211,41 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 	return nil
 }
 
-// switchCountingSource counts the sched_switch events read through it, so
-// that a command whose output would be empty (export, report) can say the
-// trace had none, as latency does, instead of writing an empty file.
-type switchCountingSource struct {
-	trace.Source
-	events, switches int64
-}
+// switchCount counts the events and sched_switch events read through a
+// trace.Tap, so that a command whose output would be empty (export,
+// report) can say the trace had none, as latency does, instead of writing
+// an empty file.
+type switchCount struct{ events, switches int64 }
 
-func (s *switchCountingSource) Next() (trace.Event, error) {
-	e, err := s.Source.Next()
-	if err == nil {
-		s.events++
-		if e.Kind == trace.KindSwitch {
-			s.switches++
-		}
+func (s *switchCount) observe(e *trace.Event) {
+	s.events++
+	if e.Kind == trace.KindSwitch {
+		s.switches++
 	}
-	return e, err
 }
 
 // check returns the error for a trace without sched_switch events (the
 // caller discards the output file).
-func (s *switchCountingSource) check(cmd, input string) error {
+func (s *switchCount) check(cmd, input string) error {
 	if s.switches > 0 {
 		return nil
 	}
 	return fmt.Errorf("%s: %s: no sched_switch events in %d events read (record with 'perf sched record')", cmd, input, s.events)
 }
 
-// runExportParquet writes the fleet tables of o.input into the directory
-// o.out (see tables.Write: nothing is left behind on failure).
-func runExportParquet(cmd *cobra.Command, o exportOptions) error {
-	if o.compact {
-		return usageErrorf("export: --compact is for --format perfetto")
-	}
+// runExportDir writes the files of o.input into the new directory o.out
+// with a directory format (parquet: see tables.Write, nothing is left
+// behind on failure).
+func runExportDir(cmd *cobra.Command, fm export.Format, o exportOptions) error {
 	if o.out == "-" || o.out == "" {
-		return usageErrorf("export: --format parquet writes a directory of files; give it with -o DIR")
+		return usageErrorf("export: --format %s writes a directory of files; give it with -o DIR", fm.Name)
 	}
 	if o.input == "-" && o.traceID == "" {
-		return usageErrorf("export: reading stdin, --format parquet needs --trace-id (the default hashes the input file)")
+		return usageErrorf("export: reading stdin, --format %s needs --trace-id (the default hashes the input file)", fm.Name)
 	}
+	what := "export " + fm.Name
 	if err := tables.CheckTarget(o.out); err != nil {
-		return fmt.Errorf("export parquet: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	id := o.traceID
 	if id == "" {
@@ -275,7 +254,7 @@ func runExportParquet(cmd *cobra.Command, o exportOptions) error {
 			if _, oerr := openInput(o.input); oerr != nil {
 				return oerr // the missing-trace error every command gives
 			}
-			return fmt.Errorf("export parquet: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	src, err := openInputProgress(o.input)
@@ -283,8 +262,8 @@ func runExportParquet(cmd *cobra.Command, o exportOptions) error {
 		return err
 	}
 	defer src.Close()
-	if _, err := tables.Write(o.out, src, tables.Options{TraceID: id, Source: o.input}); err != nil {
-		return readFailed(cmd, src.Meta(), fmt.Errorf("export parquet: %s: %w", o.input, err))
+	if err := fm.WriteDir(o.out, src, export.Options{TraceID: id, Source: o.input}); err != nil {
+		return readFailed(cmd, src.Meta(), fmt.Errorf("%s: %s: %w", what, o.input, err))
 	}
 	printWarnings(cmd.ErrOrStderr(), src.Meta())
 	return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceview/traceview/trace"
-	"github.com/traceview/traceview/trace/perfdata"
 )
 
 type infoOptions struct {
@@ -97,7 +95,7 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 	rep.File = o.input
 	// A perf.data without sched tracepoints is a fact to report, not a
 	// failure of this command.
-	if errors.Is(readErr, perfdata.ErrNoSchedEvents) {
+	if errors.Is(readErr, trace.ErrNoSchedEvents) {
 		rep.Warnings = append(rep.Warnings, trace.Warning{Key: "no-sched-tracepoints", Count: 1, Message: readErr.Error()})
 		readErr = nil
 	}
@@ -179,17 +177,8 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	}
 	rep.LostTotal += m.LostUnplaced
 	rep.Warnings = append([]trace.Warning{}, m.Warnings.List()...)
-	if pr, ok := src.(*perfdata.Reader); ok {
-		rep.Mode = "file"
-		if pr.Pipe() {
-			rep.Mode = "pipe"
-		}
-		rep.ByteOrder = "little-endian"
-		if pr.ByteOrder() == binary.ByteOrder(binary.BigEndian) {
-			rep.ByteOrder = "big-endian"
-		}
-		rep.EventNames = pr.EventNames()
-		rep.Samples = pr.SampleCounts()
+	if d, ok := trace.Describe(src); ok {
+		rep.Mode, rep.ByteOrder, rep.EventNames, rep.Samples = d.Mode, d.ByteOrder, d.Recorded, d.Samples
 	}
 	return rep, readErr
 }

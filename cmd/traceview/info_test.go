@@ -98,3 +98,26 @@ func TestInfoBadInput(t *testing.T) {
 		t.Errorf("bad -o: exit %d, want 2", code)
 	}
 }
+
+// A gzip-compressed perf.data is described like the plain file (the
+// decompressor passes the reader's trace.Describer on): its mode and byte
+// order, and samples per recorded event summing to the 18654 that perf
+// record printed when it wrote the file (pipe-multi.meta.txt).
+func TestInfoCompressedDescribed(t *testing.T) {
+	out, errs, code := runCLI(t, "info", "-o", "json", "-i", "../../testdata/traces/pipe-multi.perf.data.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep infoReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var sum uint64
+	for _, n := range rep.Samples {
+		sum += n
+	}
+	if rep.Mode != "file" || rep.ByteOrder != "little-endian" || len(rep.EventNames) != 7 || sum != 18654 {
+		t.Errorf("mode %q, byte order %q, %d recorded events, %d samples; want file, little-endian, 7, 18654",
+			rep.Mode, rep.ByteOrder, len(rep.EventNames), sum)
+	}
+}

@@ -8,12 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceview/traceview/internal/cpulist"
-	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/report/perfcompat"
 )
 
 type mapFlags struct {
 	input     string
-	opt       report.MapOptions
+	opt       perfcompat.MapOptions
 	cpus      string
 	taskNames string
 	filter    filterFlags
@@ -112,7 +112,7 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 		}
 	}
 	out := &countingWriter{w: cmd.OutOrStdout()}
-	if err := report.Map(out, src, o.opt); err != nil {
+	if err := perfcompat.Map(out, src, o.opt); err != nil {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: %w", o.input, err))
 	}
 	switch {

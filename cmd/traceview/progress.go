@@ -40,7 +40,7 @@ func openInputProgress(path string) (trace.Source, error) {
 		f.Close()
 		return openInput(path)
 	}
-	src, err := trace.OpenReader(f, path)
+	src, err := readOptions.OpenReader(f, path)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -78,20 +78,16 @@ func procRchar() (int64, error) {
 	return 0, fmt.Errorf("/proc/self/io: no rchar line")
 }
 
-// progressSource wraps a Source with a progress bar that tracks pos.
-type progressSource struct {
-	trace.Source
-	stopOnce sync.Once
-	done     chan struct{}
-	finished chan struct{}
-}
-
-// withProgress starts the bar's goroutine: after delay it draws a bar of
-// size bytes on w, set from pos every 100 ms, until the stream ends.
-func withProgress(src trace.Source, pos func() (int64, error), size int64, w io.Writer, delay time.Duration, desc string) *progressSource {
-	p := &progressSource{Source: src}
-	p.done, p.finished = startBar(pos, size, w, delay, desc)
-	return p
+// withProgress wraps src with a progress bar: after delay it draws a bar of
+// size bytes on w, set from pos every 100 ms, until the stream ends or is
+// closed. The wrapper is a trace.Tap, so the reader's batches and kind
+// skipping still work through it.
+func withProgress(src trace.Source, pos func() (int64, error), size int64, w io.Writer, delay time.Duration, desc string) *trace.Tap {
+	done, finished := startBar(pos, size, w, delay, desc)
+	return &trace.Tap{Source: src, End: func(error) {
+		close(done)
+		<-finished
+	}}
 }
 
 // startBar starts a goroutine that, after delay, draws a byte progress bar
@@ -161,30 +157,4 @@ func filesProgress(paths []string, desc string) (stop func()) {
 			<-finished
 		})
 	}
-}
-
-func (p *progressSource) stop() {
-	p.stopOnce.Do(func() {
-		close(p.done)
-		<-p.finished
-	})
-}
-
-// Next returns the wrapped source's next event; the bar goes away with the
-// stream's end or first error.
-func (p *progressSource) Next() (trace.Event, error) {
-	e, err := p.Source.Next()
-	if err != nil {
-		p.stop()
-	}
-	return e, err
-}
-
-// SkipKinds passes a view's trace.SkipKinds request on to the reader.
-func (p *progressSource) SkipKinds(kinds ...trace.Kind) { trace.SkipKinds(p.Source, kinds...) }
-
-// Close removes the bar and closes the source.
-func (p *progressSource) Close() error {
-	p.stop()
-	return p.Source.Close()
 }

@@ -75,7 +75,8 @@ All times inside are nanoseconds; every printed number carries its unit.`,
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		return defaultInput(c, args, ".")
 	}
-	root.PersistentFlags().BoolVar(&trace.DefaultReadOptions.Lenient, "lenient", false,
+	readOptions = trace.ReadOptions{}
+	root.PersistentFlags().BoolVar(&readOptions.Lenient, "lenient", false,
 		"count malformed lines of text traces and broken trace.dat pages as warnings instead of failing")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if c == c.Root() {
@@ -198,13 +199,17 @@ func newestTV(dir string) (string, error) {
 	return best, nil
 }
 
-// openInput opens a trace of any supported format ("-" for stdin). The
-// error says which file and why in one line.
+// readOptions are the readers' options of this run's command line
+// (--lenient), passed to every Open; newRootCmd resets them.
+var readOptions trace.ReadOptions
+
+// openInput opens a trace of any supported format ("-" for stdin) with the
+// command line's readOptions. The error says which file and why in one line.
 func openInput(path string) (trace.Source, error) {
 	if path == "" {
 		path = "perf.data"
 	}
-	src, err := trace.Open(path)
+	src, err := readOptions.Open(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &noTraceError{path: path}

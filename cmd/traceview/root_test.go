@@ -190,3 +190,29 @@ func TestUnknownCommand(t *testing.T) {
 		t.Errorf("completion bash: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// --lenient reaches the reader through the read options of Open: an
+// ftrace text whose first sched_switch line has a bad prev_prio fails
+// without it (exit 1, the line number in the error) and is read with a
+// counted warning with it (info lists the warning and the second line's
+// one sched_switch), and a later run without the flag is strict again (the
+// options belong to one command line).
+func TestLenientFlag(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.txt")
+	in := " a-1 [000] 5.000001: sched_switch: prev_comm=a prev_pid=1 prev_prio=x prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n" +
+		" a-1 [000] 5.000002: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n"
+	if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "info", "-i", path); code != 1 || !strings.Contains(stderr, "line 1") {
+		t.Errorf("without --lenient: exit %d, stderr %q; want exit 1 naming line 1", code, stderr)
+	}
+	out, stderr, code := runCLI(t, "--lenient", "info", "-i", path)
+	if code != 0 || !strings.Contains(out, "warning: line 1: sched_switch:") || !strings.Contains(out, "(skipped: lenient)") ||
+		!strings.Contains(out, "  sched_switch  1\n") {
+		t.Errorf("with --lenient: exit %d, stdout %q, stderr %q; want exit 0 and the line-1 warning", code, out, stderr)
+	}
+	if _, _, code := runCLI(t, "info", "-i", path); code != 1 {
+		t.Errorf("a run without --lenient after one with it: exit %d, want 1", code)
+	}
+}

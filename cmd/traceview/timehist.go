@@ -12,13 +12,13 @@ import (
 
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/internal/kallsyms"
-	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 )
 
 type timehistFlags struct {
 	input       string
-	opt         report.TimehistOptions
+	opt         perfcompat.TimehistOptions
 	filter      filterFlags
 	prios       string
 	withSummary bool
@@ -117,7 +117,7 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	if err := o.filter.check("timehist"); err != nil {
 		return err
 	}
-	if opt.Prios, err = cpulist.ParseInts(o.prios, 0, report.TimehistMaxPrio-1); err != nil {
+	if opt.Prios, err = cpulist.ParseInts(o.prios, 0, perfcompat.TimehistMaxPrio-1); err != nil {
 		return usageErrorf("timehist: --prio %q: %v", o.prios, err)
 	}
 	if o.opt.MaxStack < 1 || o.opt.MaxStack > 1024 {
@@ -149,7 +149,7 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		opt.CPUs, opt.PIDs, opt.TIDs, opt.Comms = ints(flt.CPUs), ints(flt.PIDs), ints(flt.TIDs), flt.Comms
 	}
 	out := &firstRowWriter{w: cmd.OutOrStdout()}
-	if err := report.Timehist(out, src, opt); err != nil {
+	if err := perfcompat.Timehist(out, src, opt); err != nil {
 		// Whatever is still held (the header alone) is dropped.
 		return readFailed(cmd, src.Meta(), fmt.Errorf("timehist: %s: %w", o.input, err))
 	}
@@ -284,7 +284,7 @@ type runningKallsyms struct {
 // table returns the loaded table, nil when none applies or none was needed.
 func (r *runningKallsyms) table() *kallsyms.Table { return r.t }
 
-// Lookup implements report.TimehistOptions.KernelSymbols.
+// Lookup implements perfcompat.TimehistOptions.KernelSymbols.
 func (r *runningKallsyms) Lookup(addr uint64) (string, bool) {
 	if !r.loaded {
 		r.loaded = true

@@ -370,24 +370,6 @@ func Write(dir string, src trace.Source, opts Options) (*Summary, error) {
 	return sum, nil
 }
 
-// cgroupSource records the cgroup of each process from the sched_switch
-// events that carry one.
-type cgroupSource struct {
-	trace.Source
-	byPID map[trace.PID]uint64
-}
-
-func (s *cgroupSource) Next() (trace.Event, error) {
-	e, err := s.Source.Next()
-	if err == nil && e.Kind == trace.KindSwitch && e.Cgroup != 0 && e.PID > 0 {
-		s.byPID[e.PID] = e.Cgroup
-	}
-	return e, err
-}
-
-// SkipKinds passes a report's trace.SkipKinds request on to the reader.
-func (s *cgroupSource) SkipKinds(kinds ...trace.Kind) { trace.SkipKinds(s.Source, kinds...) }
-
 func writeAll(dir string, src trace.Source, opts Options) (*Summary, error) {
 	id := opts.TraceID
 	slices, err := createTable[SchedSlice](dir, TableSchedSlice)
@@ -443,7 +425,14 @@ func writeAll(dir string, src trace.Source, opts Options) (*Summary, error) {
 			werr = states.add(row)
 		},
 	}
-	cs := &cgroupSource{Source: src, byPID: map[trace.PID]uint64{}}
+	// The cgroup of each process, from the sched_switch events that carry
+	// one (written on the reading goroutine, read after the pass).
+	cgroupOf := map[trace.PID]uint64{}
+	cs := &trace.Tap{Source: src, Observe: func(e *trace.Event) {
+		if e.Kind == trace.KindSwitch && e.Cgroup != 0 && e.PID > 0 {
+			cgroupOf[e.PID] = e.Cgroup
+		}
+	}}
 	res, err := report.ComputeLatency(cs, report.LatencyOptions{PerTask: true, Percentiles: true, KeepSamples: true, Hooks: hooks})
 	if err == nil {
 		err = werr
@@ -462,7 +451,7 @@ func writeAll(dir string, src trace.Source, opts Options) (*Summary, error) {
 	}
 	sum := &Summary{Rows: map[string]int64{TableSchedSlice: slices.rows, TableThreadState: states.rows}, Latency: res}
 	b := res.Schedule
-	threads, procs := threadRows(id, b, cs.byPID, src.Meta())
+	threads, procs := threadRows(id, b, cgroupOf, src.Meta())
 	lat, hist := latencyRows(id, res)
 	for _, w := range []struct {
 		name  string

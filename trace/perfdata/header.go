@@ -82,7 +82,45 @@ type attr struct {
 	resolved    bool
 	samples     uint64
 	idHdrSize   int // bytes of the sample_id trailer on non-sample records
-	sampleFixed int // bytes of the fixed sample fields before READ/CALLCHAIN/RAW
+	layout      sampleLayout
+}
+
+// sampleLayout gives the byte offsets in a PERF_RECORD_SAMPLE (its 8-byte
+// header included) of the fields Reader.sample reads, -1 when absent, for a
+// sample_type whose fields before RAW all have fixed sizes (no READ, no
+// CALLCHAIN; the order is include/uapi/linux/perf_event.h's
+// PERF_RECORD_SAMPLE): then fixed is set and a sample is decoded without
+// walking the sample_type bits.
+type sampleLayout struct {
+	fixed               bool
+	tid, time, cpu, raw int
+}
+
+// layoutOf returns the layout of sample type st.
+func layoutOf(st uint64) sampleLayout {
+	l := sampleLayout{tid: -1, time: -1, cpu: -1, raw: -1}
+	if st&(sampleRead|sampleCallchain) != 0 || st&sampleRaw == 0 {
+		return l
+	}
+	p := 8
+	at := func(bit uint64) int {
+		if st&bit == 0 {
+			return -1
+		}
+		p += 8
+		return p - 8
+	}
+	at(sampleIdentifier)
+	at(sampleIP)
+	l.tid = at(sampleTID)
+	l.time = at(sampleTime)
+	at(sampleAddr)
+	at(sampleID)
+	at(sampleStreamID)
+	l.cpu = at(sampleCPU)
+	at(samplePeriod)
+	l.raw, l.fixed = p, true
+	return l
 }
 
 // parseAttr reads a perf_event_attr of any size (at least PERF_ATTR_SIZE_VER0
@@ -108,6 +146,7 @@ func parseAttr(b []byte, order binary.ByteOrder) (*attr, error) {
 		a.sampleIDAll = flags>>18&1 != 0
 	}
 	a.idHdrSize = 8 * bits.OnesCount64(a.sampleType&(sampleTID|sampleTime|sampleID|sampleStreamID|sampleCPU|sampleIdentifier))
+	a.layout = layoutOf(a.sampleType)
 	return a, nil
 }
 

@@ -39,6 +39,11 @@ type run struct {
 	tail   int // events filled in the last block
 	lastT  int64
 	pos    int // index in the heap, -1 when not in it
+	// ht and hs are the time and arrival number of the head event
+	// (blocks[0].evs[head]) while the run holds events: the heap's key,
+	// kept here so that comparing two runs reads no block.
+	ht int64
+	hs uint64
 }
 
 func (r *run) empty() bool {
@@ -46,9 +51,7 @@ func (r *run) empty() bool {
 }
 
 func (r *run) less(o *run) bool {
-	a, b := r.blocks[0], o.blocks[0]
-	ta, tb := a.evs[r.head].Time, b.evs[o.head].Time
-	return ta < tb || ta == tb && a.seqs[r.head] < b.seqs[o.head]
+	return r.ht < o.ht || r.ht == o.ht && r.hs < o.hs
 }
 
 func (q *queue) len() int { return q.n }
@@ -58,8 +61,7 @@ func (q *queue) minTime() int64 {
 	if q.fromLoose() {
 		return q.loose.keys[0].t
 	}
-	r := q.heap[0]
-	return r.blocks[0].evs[r.head].Time
+	return q.heap[0].ht
 }
 
 // fromLoose reports whether the earliest event is in the loose heap.
@@ -71,8 +73,7 @@ func (q *queue) fromLoose() bool {
 		return true
 	}
 	r, k := q.heap[0], q.loose.keys[0]
-	t, seq := r.blocks[0].evs[r.head].Time, r.blocks[0].seqs[r.head]
-	return k.t < t || k.t == t && k.seq < seq
+	return k.t < r.ht || k.t == r.ht && k.seq < r.hs
 }
 
 func (q *queue) newRun() *run {
@@ -142,6 +143,8 @@ func (q *queue) push() {
 	c.lastT = t
 	q.n++
 	if c.pos < 0 {
+		// Out of the heap, the run was empty: this is its head.
+		c.ht, c.hs = t, b.seqs[c.tail-1]
 		c.pos = len(q.heap)
 		q.heap = append(q.heap, c)
 		q.up(c.pos)
@@ -181,6 +184,7 @@ func (q *queue) popInto(dst *trace.Event) {
 		q.remove(0)
 		q.drop(r)
 	} else {
+		r.ht, r.hs = r.blocks[0].evs[r.head].Time, r.blocks[0].seqs[r.head]
 		q.down(0)
 	}
 }

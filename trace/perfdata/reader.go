@@ -2,12 +2,14 @@ package perfdata
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math/bits"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/traceview/traceview/trace"
@@ -16,8 +18,9 @@ import (
 
 // ErrNoSchedEvents is returned by Next at the end of a perf.data that
 // recorded no scheduler tracepoint (for example `perf record -e cpu-clock`):
-// there is nothing for a scheduler report to read.
-var ErrNoSchedEvents = errors.New("no sched tracepoints recorded (record with 'perf sched record')")
+// there is nothing for a scheduler report to read. It is
+// trace.ErrNoSchedEvents.
+var ErrNoSchedEvents = trace.ErrNoSchedEvents
 
 // ErrNotPerfData is returned by NewReader when the input does not start with
 // a perf.data magic.
@@ -75,13 +78,25 @@ type Stats struct {
 type Reader struct {
 	MaxPending int // reordering window bound; DefaultMaxPending unless set before the first Next
 
-	br      *bufio.Reader
-	pre     *prefetch
-	cleanup func() error
-	order   binary.ByteOrder
-	end     tpformat.Endian // order, for the hot paths
-	pipe    bool
-	meta    *trace.Meta
+	br  *bufio.Reader
+	pre *prefetch
+	// mm is the data section mapped into memory (file mode on Linux,
+	// see mapSection), read at mpos up to mend, its pages released
+	// behind the reader up to mdrop; nil when the data is read through
+	// br.
+	mm                []byte
+	mpos, mend, mdrop int
+	// ahead holds the events Next read ahead from a mapped file: evs[i:]
+	// are still to be returned (by Next or NextBatch).
+	ahead struct {
+		buf, evs []trace.Event
+		i        int
+	}
+	cleanup           func() error
+	order             binary.ByteOrder
+	end               tpformat.Endian // order, for the hot paths
+	pipe              bool
+	meta              *trace.Meta
 
 	attrs   []*attr
 	byID    map[uint64]*attr
@@ -333,6 +348,15 @@ func (r *Reader) readFileHeader(ra interface {
 	}
 	r.off = int64(dataOff)
 	r.dataEnd = int64(dataOff + dataSize)
+	if f, ok := ra.(*os.File); ok && !r.unfinished {
+		// A finished recording does not change while read: map it. (A
+		// file still being written, or cut short while mapped, would
+		// fault past its end.)
+		if m, skew, ok := mapSection(f, int64(dataOff), int64(dataSize)); ok {
+			r.mm, r.mpos, r.mend = m, skew, len(m)
+			return nil
+		}
+	}
 	r.pre = newPrefetch(io.NewSectionReader(ra, int64(dataOff), int64(dataSize)))
 	r.br = bufio.NewReaderSize(r.pre, 1<<20)
 	return nil
@@ -365,6 +389,10 @@ func (r *Reader) Close() error {
 	r.decomp = nil
 	r.pre.stop()
 	r.pre = nil
+	if r.mm != nil {
+		unmapSection(r.mm)
+		r.mm = nil
+	}
 	if r.cleanup != nil {
 		err := r.cleanup()
 		r.cleanup = nil
@@ -396,6 +424,19 @@ func (r *Reader) EventNames() []string {
 	return out
 }
 
+// Describe returns the container's mode ("file" or "pipe"), byte order and
+// recorded events with their sample counts (trace.Describer).
+func (r *Reader) Describe() trace.Description {
+	d := trace.Description{Mode: "file", ByteOrder: "little-endian", Recorded: r.EventNames(), Samples: r.SampleCounts()}
+	if r.pipe {
+		d.Mode = "pipe"
+	}
+	if r.order == binary.ByteOrder(binary.BigEndian) {
+		d.ByteOrder = "big-endian"
+	}
+	return d
+}
+
 // Pipe reports whether the input is in pipe mode.
 func (r *Reader) Pipe() bool { return r.pipe }
 
@@ -405,9 +446,25 @@ func (r *Reader) ByteOrder() binary.ByteOrder { return r.order }
 // Next returns the next event in time order, io.EOF at the end, or the error
 // that stopped reading once every event read before it was returned.
 func (r *Reader) Next() (trace.Event, error) {
-	var e trace.Event
-	err := r.next(&e)
-	return e, err
+	if r.mm == nil {
+		var e trace.Event
+		err := r.next(&e)
+		return e, err
+	}
+	// A mapped file is read a few events ahead (see nextBatch's fault
+	// guard, set up once per batch rather than per event).
+	if r.ahead.i >= len(r.ahead.evs) {
+		if r.ahead.buf == nil {
+			r.ahead.buf = make([]trace.Event, 64)
+		}
+		n, err := r.nextBatch(r.ahead.buf)
+		if err != nil {
+			return trace.Event{}, err
+		}
+		r.ahead.evs, r.ahead.i = r.ahead.buf[:n], 0
+	}
+	r.ahead.i++
+	return r.ahead.evs[r.ahead.i-1], nil
 }
 
 // NextBatch is Next for many events at once (trace.BatchSource): it fills
@@ -415,6 +472,22 @@ func (r *Reader) Next() (trace.Event, error) {
 // or 0 and the terminal error (io.EOF at the end). Events are written in
 // place, saving the copies of one Next call per event.
 func (r *Reader) NextBatch(dst []trace.Event) (int, error) {
+	if r.ahead.i < len(r.ahead.evs) {
+		// Events Next read ahead come first.
+		n := copy(dst, r.ahead.evs[r.ahead.i:])
+		r.ahead.i += n
+		return n, nil
+	}
+	return r.nextBatch(dst)
+}
+
+// nextBatch is NextBatch without the events read ahead; on a mapped file it
+// turns a fault on the mapping into the terminal error (mappedFault).
+func (r *Reader) nextBatch(dst []trace.Event) (n int, err error) {
+	if r.mm != nil {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer r.mappedFault(&err)
+	}
 	for i := range dst {
 		if err := r.next(&dst[i]); err != nil {
 			if i > 0 {
@@ -424,6 +497,22 @@ func (r *Reader) NextBatch(dst []trace.Event) (int, error) {
 		}
 	}
 	return len(dst), nil
+}
+
+// mappedFault, deferred by nextBatch when the file is mapped,
+// turns the fault of reading a mapped page that no longer exists (the file
+// was truncated while read: SIGBUS, a panic under debug.SetPanicOnFault)
+// into the reader's terminal error, instead of a crash. Other panics go on.
+func (r *Reader) mappedFault(err *error) {
+	e := recover()
+	if e == nil {
+		return
+	}
+	if _, fault := e.(interface{ Addr() uintptr }); !fault {
+		panic(e)
+	}
+	r.eof, r.err = true, fmt.Errorf("perf.data: the file changed while it was read (a mapped page past its new end, near offset %d): %w", r.off, trace.ErrCorrupt)
+	*err = r.err
 }
 
 // next writes the next event into *dst, or returns the terminal error.
@@ -491,7 +580,22 @@ func (r *Reader) step() error {
 			return r.handle(rec, r.off)
 		}
 	}
-	h, err := r.br.Peek(8)
+	if r.mm != nil && r.mend-r.mpos >= 8 {
+		// A mapped file: the whole record is in memory, no peek needed
+		// (the checks below handle a bad size or a cut record).
+		size := int(r.end.Uint16(r.mm[r.mpos+6:]))
+		if size >= 8 && r.mend-r.mpos >= size {
+			rec, off := r.mm[r.mpos:r.mpos+size], r.off
+			r.off += int64(size)
+			r.stats.Bytes += int64(size)
+			r.mpos += size
+			if r.mpos-r.mdrop >= dropEvery {
+				r.mdrop = dropMapped(r.mm, r.mdrop, r.mpos-size)
+			}
+			return r.handle(rec, off)
+		}
+	}
+	h, err := r.peek(8)
 	if err != nil {
 		if err == io.EOF && len(h) == 0 {
 			r.eof = true
@@ -510,7 +614,7 @@ func (r *Reader) step() error {
 	if size < 8 {
 		return fmt.Errorf("record at offset %d: size %d: %w", r.off, size, trace.ErrCorrupt)
 	}
-	rec, err := r.br.Peek(size)
+	rec, err := r.peek(size)
 	if err != nil {
 		if err == io.EOF {
 			r.truncated(fmt.Sprintf("record of type %d at offset %d: %d of %d bytes", r.order.Uint32(h), r.off, len(rec), size))
@@ -521,12 +625,32 @@ func (r *Reader) step() error {
 	off := r.off
 	r.off += int64(size)
 	r.stats.Bytes += int64(size)
+	if r.mm != nil {
+		r.mpos += size
+		return r.handle(rec, off)
+	}
 	// Discarding a peeked record only moves the buffer's read index: rec
 	// stays valid until the next read from r.br.
 	if _, err := r.br.Discard(size); err != nil {
 		return err
 	}
 	return r.handle(rec, off)
+}
+
+// dropEvery is how many bytes of a mapped data section the reader passes
+// before it releases them (dropMapped): one madvise call per 4 MiB.
+var dropEvery = 4 << 20 // a variable for the tests
+
+// peek returns the next n bytes of the data section without consuming
+// them (fewer and io.EOF at its end), valid until the next read.
+func (r *Reader) peek(n int) ([]byte, error) {
+	if r.mm == nil {
+		return r.br.Peek(n)
+	}
+	if r.mend-r.mpos < n {
+		return r.mm[r.mpos:r.mend], io.EOF
+	}
+	return r.mm[r.mpos : r.mpos+n], nil
 }
 
 // handle decodes one record (rec includes its 8-byte header).
@@ -619,7 +743,15 @@ func (r *Reader) tracingDataRecord(rec []byte, off int64) error {
 	if r.decomp != nil {
 		return fmt.Errorf("tracing data record at offset %d inside compressed data: %w", off, trace.ErrCorrupt)
 	}
-	data, err := io.ReadAll(io.LimitReader(r.br, padded))
+	var data []byte
+	var err error
+	if r.mm != nil {
+		n := int(min(padded, int64(r.mend-r.mpos)))
+		data = bytes.Clone(r.mm[r.mpos : r.mpos+n])
+		r.mpos += n
+	} else {
+		data, err = io.ReadAll(io.LimitReader(r.br, padded))
+	}
 	r.off += int64(len(data))
 	if err != nil || int64(len(data)) < padded {
 		return fmt.Errorf("tracing data at offset %d: %d of %d bytes: truncated: %w", off+int64(len(rec)), len(data), padded, trace.ErrCorrupt)

@@ -62,13 +62,95 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if a.dec == nil {
 		return nil
 	}
+	var pid, tid int32 = -1, -1
+	t, hasTime := r.maxTime, false
+	cpu := int32(-1)
+	var chain, raw []byte // the callchain's ips (nr * 8 bytes), the RAW payload
+	if l := &a.layout; l.fixed && l.raw+4 <= len(rec) && int(r.end.Uint32(rec[l.raw:])) <= len(rec)-l.raw-4 {
+		o := r.end
+		if l.tid >= 0 {
+			pid, tid = int32(o.Uint32(rec[l.tid:])), int32(o.Uint32(rec[l.tid+4:]))
+		}
+		if l.time >= 0 {
+			t, hasTime = int64(o.Uint64(rec[l.time:])), true
+		}
+		if l.cpu >= 0 {
+			cpu = int32(o.Uint32(rec[l.cpu:]))
+		}
+		raw = rec[l.raw+4 : l.raw+4+int(o.Uint32(rec[l.raw:]))]
+	} else {
+		var ok bool
+		if pid, tid, t, hasTime, cpu, chain, raw, ok = r.sampleFields(a, rec, off); !ok {
+			return nil
+		}
+	}
+	if r.skip[a.dec.Kind] {
+		// Left out at the consumer's request (SkipKinds): keep only what
+		// the reader itself learns from the sample.
+		if tid >= 0 {
+			r.learnPID(trace.TID(tid), trace.PID(pid))
+		}
+		if hasTime && t > r.maxTime {
+			r.maxTime = t
+		}
+		return nil
+	}
+	ev := r.q.slot()
+	*ev = trace.NewEvent(t, trace.CPU(cpu), a.dec.Kind)
+	if err := a.dec.Decode(raw, ev); err != nil {
+		r.q.release()
+		r.meta.Warnings.Add("bad-tracepoint", "perf.data: sample at offset %d: %v; skipped", off, err)
+		return nil
+	}
+	if tid >= 0 {
+		ev.CurTID, ev.CurPID = trace.TID(tid), trace.PID(pid)
+		r.learnPID(ev.CurTID, ev.CurPID)
+	} else {
+		// The kernel reports tid -1 (and pid -1 once its whole process is
+		// released) for a task past exit_notify(); the payload's
+		// common_pid still names it.
+		if a.sampleType&sampleTID != 0 {
+			ev.CurGone = trace.GoneTID
+			if pid < 0 {
+				ev.CurGone |= trace.GonePID
+			}
+		}
+		if ev.CurTID >= 0 {
+			ev.CurPID = r.pidOf(ev.CurTID)
+		}
+	}
+	if len(chain) > 0 && ev.Kind == trace.KindSwitch {
+		ev.Stack = r.stackID(chain)
+	}
+	r.fillPIDs(ev)
+	r.queue(ev, hasTime)
+	return nil
+}
+
+// The callchain context markers of include/uapi/linux/perf_event.h
+// (enum perf_callchain_context): each says which space the ips after it are
+// in; they are not ips themselves.
+const (
+	contextKernel      = ^uint64(128 - 1)  // PERF_CONTEXT_KERNEL, -128
+	contextUser        = ^uint64(512 - 1)  // PERF_CONTEXT_USER, -512
+	contextGuestKernel = ^uint64(2176 - 1) // PERF_CONTEXT_GUEST_KERNEL, -2176
+	contextMax         = ^uint64(4095 - 1) // PERF_CONTEXT_MAX, -4095: markers are at or above it
+)
+
+// sampleFields walks the fields of a PERF_RECORD_SAMPLE by its sample_type
+// bits up to RAW (the fields after RAW are not needed): the current task's
+// pid and tid, the time (hasTime false: none, t is then the latest time
+// seen), the CPU, the callchain's ips and the RAW payload. ok is false when
+// the sample has no RAW or is cut short (a counted warning).
+func (r *Reader) sampleFields(a *attr, rec []byte, off int64) (pid, tid int32, t int64, hasTime bool, cpu int32, chain, raw []byte, ok bool) {
+	pid, tid, t, cpu = -1, -1, r.maxTime, -1
 	o := r.end
 	st := a.sampleType
 	p := 8
 	n := len(rec)
-	bad := func(what string) error {
+	bad := func(what string) (int32, int32, int64, bool, int32, []byte, []byte, bool) {
 		r.meta.Warnings.Add("bad-sample", "perf.data: %s sample at offset %d: %s past the record's end; skipped", a.displayName(), off, what)
-		return nil
+		return pid, tid, t, hasTime, cpu, chain, nil, false
 	}
 	if st&sampleIdentifier != 0 {
 		p += 8
@@ -76,7 +158,6 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if st&sampleIP != 0 {
 		p += 8
 	}
-	var pid, tid int32 = -1, -1
 	if st&sampleTID != 0 {
 		if p+8 > n {
 			return bad("tid")
@@ -84,7 +165,6 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		pid, tid = int32(o.Uint32(rec[p:])), int32(o.Uint32(rec[p+4:]))
 		p += 8
 	}
-	t, hasTime := r.maxTime, false
 	if st&sampleTime != 0 {
 		if p+8 > n {
 			return bad("time")
@@ -101,7 +181,6 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if st&sampleStreamID != 0 {
 		p += 8
 	}
-	cpu := int32(-1)
 	if st&sampleCPU != 0 {
 		if p+8 > n {
 			return bad("cpu")
@@ -129,7 +208,6 @@ func (r *Reader) sample(rec []byte, off int64) error {
 			p += 8 * (extra + per)
 		}
 	}
-	var chain []byte // the callchain's ips, nr * 8 bytes
 	if st&sampleCallchain != 0 {
 		if p+8 > n {
 			return bad("callchain")
@@ -142,7 +220,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		p += 8 * (1 + int(nr))
 	}
 	if st&sampleRaw == 0 {
-		return nil
+		return pid, tid, t, hasTime, cpu, chain, nil, false
 	}
 	if p+4 > n {
 		return bad("raw size")
@@ -152,60 +230,9 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if rsize > n-p {
 		return bad("raw data")
 	}
-	raw := rec[p : p+rsize]
+	return pid, tid, t, hasTime, cpu, chain, rec[p : p+rsize], true
 
-	if r.skip[a.dec.Kind] {
-		// Left out at the consumer's request (SkipKinds): keep only what
-		// the reader itself learns from the sample.
-		if tid >= 0 {
-			r.learnPID(trace.TID(tid), trace.PID(pid))
-		}
-		if hasTime && t > r.maxTime {
-			r.maxTime = t
-		}
-		return nil
-	}
-	ev := r.q.slot()
-	*ev = trace.NewEvent(t, trace.CPU(cpu), a.dec.Kind)
-	if err := a.dec.Decode(raw, ev); err != nil {
-		r.q.release()
-		r.meta.Warnings.Add("bad-tracepoint", "perf.data: sample at offset %d: %v; skipped", off, err)
-		return nil
-	}
-	if tid >= 0 {
-		ev.CurTID, ev.CurPID = trace.TID(tid), trace.PID(pid)
-		r.learnPID(ev.CurTID, ev.CurPID)
-	} else {
-		// The kernel reports tid -1 (and pid -1 once its whole process is
-		// released) for a task past exit_notify(); the payload's
-		// common_pid still names it.
-		if st&sampleTID != 0 {
-			ev.CurGone = trace.GoneTID
-			if pid < 0 {
-				ev.CurGone |= trace.GonePID
-			}
-		}
-		if ev.CurTID >= 0 {
-			ev.CurPID = r.pidOf(ev.CurTID)
-		}
-	}
-	if len(chain) > 0 && ev.Kind == trace.KindSwitch {
-		ev.Stack = r.stackID(chain)
-	}
-	r.fillPIDs(ev)
-	r.queue(ev, hasTime)
-	return nil
 }
-
-// The callchain context markers of include/uapi/linux/perf_event.h
-// (enum perf_callchain_context): each says which space the ips after it are
-// in; they are not ips themselves.
-const (
-	contextKernel      = ^uint64(128 - 1)  // PERF_CONTEXT_KERNEL, -128
-	contextUser        = ^uint64(512 - 1)  // PERF_CONTEXT_USER, -512
-	contextGuestKernel = ^uint64(2176 - 1) // PERF_CONTEXT_GUEST_KERNEL, -2176
-	contextMax         = ^uint64(4095 - 1) // PERF_CONTEXT_MAX, -4095: markers are at or above it
-)
 
 // stackID returns the id of the callchain chain (a sample's ips, in the
 // file's byte order, leaf first as the kernel writes them) in the stack

@@ -288,3 +288,34 @@ func TestRepeatedRecords(t *testing.T) {
 		t.Errorf("warnings %v", r.Meta().Warnings.List())
 	}
 }
+
+// The fixed sample layout: offsets counted by hand from the order of
+// PERF_RECORD_SAMPLE's fields (include/uapi/linux/perf_event.h) after the
+// 8-byte record header, 8 bytes per field.
+func TestSampleLayout(t *testing.T) {
+	cases := []struct {
+		name string
+		st   uint64
+		want sampleLayout
+	}{
+		// perf sched record: IP TID TIME ID CPU PERIOD RAW (IDENTIFIER
+		// when several events share the file) -> ip 8, tid 16, time 24,
+		// id 32, cpu 40, period 48, raw 56.
+		{"sched record", sampleIP | sampleTID | sampleTime | sampleID | sampleCPU | samplePeriod | sampleRaw,
+			sampleLayout{fixed: true, tid: 16, time: 24, cpu: 40, raw: 56}},
+		// IDENTIFIER first: identifier 8, tid 16, time 24, cpu 32, raw 40.
+		{"identifier", sampleIdentifier | sampleTID | sampleTime | sampleCPU | sampleRaw,
+			sampleLayout{fixed: true, tid: 16, time: 24, cpu: 32, raw: 40}},
+		{"no tid, no cpu", sampleTime | sampleRaw, sampleLayout{fixed: true, tid: -1, time: 8, cpu: -1, raw: 16}},
+		{"callchain is variable", sampleTID | sampleTime | sampleCallchain | sampleRaw, sampleLayout{tid: -1, time: -1, cpu: -1, raw: -1}},
+		{"read is variable", sampleTID | sampleRead | sampleRaw, sampleLayout{tid: -1, time: -1, cpu: -1, raw: -1}},
+		{"no raw", sampleTID | sampleTime, sampleLayout{tid: -1, time: -1, cpu: -1, raw: -1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := layoutOf(c.st); got != c.want {
+				t.Errorf("layoutOf(%#x) = %+v, want %+v", c.st, got, c.want)
+			}
+		})
+	}
+}

@@ -15,7 +15,7 @@ func init() {
 		Name:        "perfetto",
 		Description: "Perfetto protobuf trace (ftrace sched events, full or compact_sched; traceview export --format perfetto)",
 		Detect:      Detect,
-		Open:        func(r io.Reader) (trace.Source, error) { return NewReader(r) },
+		Open:        func(r io.Reader, _ trace.ReadOptions) (trace.Source, error) { return NewReader(r) },
 	})
 }
 

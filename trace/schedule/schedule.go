@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/traceview/traceview/internal/tidmap"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -129,6 +130,8 @@ type Task struct {
 	lastOff  int64         // end of the task's last reported interval
 	seenIn   bool          // switched in at least once (filtered or not)
 	outStack trace.StackID // callchain of the task's last switch-out (0: none)
+	qIdx     int32         // index in cpus[qCPU].queued, -1 when not queued
+	qCPU     trace.CPU     // the runqueue holding the task, when qIdx >= 0
 
 	// A waking seen while the task was running (the try_to_wake_up race).
 	woken      bool
@@ -327,7 +330,7 @@ type cpuState struct {
 	lastSwitch int64
 	evCurr     trace.TID // the task the CPU's events last showed (-1 none)
 	pending    bool      // evCurr's switch-in is missing: date it at its first sched_stat_runtime
-	queued     map[*Task]struct{}
+	queued     []*Task // the tasks waiting on this runqueue (Task.qIdx is the index)
 	stats      CPUStats
 }
 
@@ -341,7 +344,7 @@ type Builder struct {
 	opts  Options
 	hooks Hooks
 
-	tasks   map[trace.TID]*Task
+	tasks   tidmap.Map[trace.TID, *Task]
 	all     []*Task
 	cpus    []cpuState
 	rqDirty []trace.CPU
@@ -357,6 +360,15 @@ type Builder struct {
 	finished              bool
 	rqBefore              map[trace.CPU]int // runqueue lengths before the filter's window
 
+	// run, iv and delay are the values passed to the hooks (valid only
+	// during the call, see Hooks), kept here so that passing them does
+	// not allocate per event.
+	run   Run
+	iv    Interval
+	delay Delay
+	// scratch holds a runqueue being emptied.
+	scratch []*Task
+
 	// C counts what was met; read it after Finish.
 	C Counters
 }
@@ -364,7 +376,7 @@ type Builder struct {
 // New returns a Builder that reports to h.
 func New(opts Options, h Hooks) *Builder {
 	opts.Filter = opts.Filter.compile()
-	return &Builder{opts: opts, hooks: h, tasks: map[trace.TID]*Task{}}
+	return &Builder{opts: opts, hooks: h}
 }
 
 // Tasks returns every identity in order of first appearance (the idle task
@@ -376,7 +388,7 @@ func (b *Builder) Lookup(tid trace.TID) *Task {
 	if tid < 0 {
 		return nil
 	}
-	return b.tasks[tid]
+	return b.tasks.Get(tid)
 }
 
 // HaveRuntime reports whether the trace carried sched_stat_runtime events.
@@ -448,7 +460,7 @@ func (b *Builder) Last() int64 { return b.last }
 // leader when seen, else t's own comm.
 func (b *Builder) ProcessName(t *Task) string {
 	if t.PID >= 0 && trace.TID(t.PID) != t.TID {
-		if l := b.tasks[trace.TID(t.PID)]; l != nil && l.Comm != "" {
+		if l := b.tasks.Get(trace.TID(t.PID)); l != nil && l.Comm != "" {
 			return l.Comm
 		}
 	}
@@ -501,14 +513,14 @@ func (b *Builder) task(tid trace.TID, pid trace.PID, comm string) *Task {
 	if tid < 0 {
 		return nil
 	}
-	t := b.tasks[tid]
+	t := b.tasks.Get(tid)
 	if t == nil || t.state == StateDead {
-		t = &Task{ID: len(b.all) + 1, TID: tid, PID: pid, Comm: comm, waker: -1, cpu: -1, startCPU: -1}
+		t = &Task{ID: len(b.all) + 1, TID: tid, PID: pid, Comm: comm, waker: -1, cpu: -1, startCPU: -1, qIdx: -1}
 		if tid == 0 {
 			t.PID, t.Comm = 0, "swapper"
 			b.idle = t
 		}
-		b.tasks[tid] = t
+		b.tasks.Set(tid, t)
 		b.all = append(b.all, t)
 	}
 	if t.PID < 0 && pid >= 0 {
@@ -609,7 +621,7 @@ func (b *Builder) Observe(e *trace.Event) {
 	case trace.KindFork:
 		b.task(e.TID, e.PID, e.Comm)
 		if e.ChildTID > 0 {
-			if old := b.tasks[e.ChildTID]; old != nil && old.state != StateDead && old.state != StateUnknown {
+			if old := b.tasks.Get(e.ChildTID); old != nil && old.state != StateDead && old.state != StateUnknown {
 				b.leaveState(old, e.Time) // pid reuse without a seen exit
 				b.dequeue(old)
 				old.state = StateDead
@@ -652,7 +664,9 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 		if c != nil && &b.cpus[i] != c {
 			continue
 		}
-		for t := range b.cpus[i].queued {
+		// leaveState takes each task off the runqueue: walk a copy.
+		b.scratch = append(b.scratch[:0], b.cpus[i].queued...)
+		for _, t := range b.scratch {
 			d := Delay{Task: t, Start: t.since, End: max(e.Time, t.since), CPU: -1, QueueCPU: t.cpu, StartCPU: t.startCPU,
 				Cause: t.cause, FirstWaking: t.first, Lossy: true, Excluded: true, Stack: t.outStack}
 			if t.cause != CausePreempted {
@@ -689,28 +703,27 @@ func (b *Builder) lossy(start, end int64, a, b2, c3 trace.CPU) bool {
 
 func (b *Builder) enqueue(t *Task) {
 	c := b.cpu(t.cpu)
-	if c == nil {
+	if c == nil || t.qIdx >= 0 {
 		return
 	}
-	if c.queued == nil {
-		c.queued = map[*Task]struct{}{}
-	}
-	if _, ok := c.queued[t]; ok {
-		return
-	}
-	c.queued[t] = struct{}{}
+	t.qIdx, t.qCPU = int32(len(c.queued)), t.cpu
+	c.queued = append(c.queued, t)
 	b.dirty(t.cpu)
 }
 
+// dequeue takes t off the runqueue enqueue put it on.
 func (b *Builder) dequeue(t *Task) {
-	if t.cpu < 0 || int(t.cpu) >= len(b.cpus) {
+	if t.qIdx < 0 {
 		return
 	}
-	c := &b.cpus[t.cpu]
-	if _, ok := c.queued[t]; ok {
-		delete(c.queued, t)
-		b.dirty(t.cpu)
-	}
+	c := &b.cpus[t.qCPU]
+	i := int(t.qIdx)
+	last := c.queued[len(c.queued)-1]
+	c.queued[i], last.qIdx = last, int32(i)
+	c.queued[len(c.queued)-1] = nil
+	c.queued = c.queued[:len(c.queued)-1]
+	t.qIdx = -1
+	b.dirty(t.qCPU)
 }
 
 func (b *Builder) dirty(cpu trace.CPU) {
@@ -794,7 +807,8 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 			return
 		}
 	}
-	iv := Interval{Task: t, State: st, Start: start, End: end, CPU: t.cpu, Stack: t.outStack, Open: b.finished}
+	iv := b.interval(t, st, start, end, t.cpu)
+	iv.Stack, iv.Open = t.outStack, b.finished
 	if st == StateRunnable {
 		iv.Cause = t.cause
 		if t.cause != CausePreempted {
@@ -803,7 +817,18 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 	} else {
 		iv.Sleep = t.sleep
 	}
-	b.hooks.State(&iv)
+	b.hooks.State(iv)
+}
+
+// interval returns b.iv set to the interval of t in state st from start to
+// end on cpu, its other fields zero. It sets field by field: assigning a
+// whole struct value that holds pointers to heap memory goes through the
+// garbage collector's bulk write barrier, a cost per interval.
+func (b *Builder) interval(t *Task, st State, start, end int64, cpu trace.CPU) *Interval {
+	iv := &b.iv
+	iv.Task, iv.State, iv.Start, iv.End, iv.CPU = t, st, start, end, cpu
+	iv.Cause, iv.Waker, iv.FromIRQ, iv.Sleep, iv.IRQ, iv.Stack, iv.Open = 0, nil, false, 0, trace.Unknown, 0, false
+	return iv
 }
 
 // emitRun reports a CPU interval; a run of a task becomes Unknown when it
@@ -821,7 +846,8 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 	if end <= start {
 		return
 	}
-	r := Run{CPU: cpu, Task: t, Start: start, End: end, Quality: q, Prio: -1}
+	r := &b.run // field by field, see interval
+	r.CPU, r.Task, r.Start, r.End, r.Quality, r.Lossy, r.Prio, r.EndState, r.EndSwitch = cpu, t, start, end, q, false, -1, 0, false
 	if t != nil && t == c.cur {
 		if q == Known {
 			r.Prio = c.prio
@@ -853,7 +879,7 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 		c.stats.Busy += end - start
 	}
 	if b.hooks.Run != nil {
-		b.hooks.Run(&r)
+		b.hooks.Run(r)
 	}
 	if r.Quality != Unknown {
 		if !c.stats.HaveSeen || start < c.stats.SeenFrom {
@@ -868,7 +894,7 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 				}
 				rt.OnCPU += end - s
 				if b.hooks.State != nil {
-					b.hooks.State(&Interval{Task: rt, State: StateRunning, Start: s, End: end, CPU: cpu})
+					b.hooks.State(b.interval(rt, StateRunning, s, end, cpu))
 				}
 			}
 		}
@@ -912,7 +938,7 @@ func (b *Builder) evidence(e *trace.Event, c *cpuState) {
 	// shows it ran on (anything in its own context but the accounting of
 	// __schedule itself and the switch-out).
 	if e.Kind != trace.KindSwitch && e.Kind != trace.KindRuntime {
-		if t := b.tasks[who]; t != nil && t.woken {
+		if t := b.tasks.Get(who); t != nil && t.woken {
 			t.woken = false
 			b.C.WakingsWhileRunningForgotten++
 		}
@@ -923,7 +949,7 @@ func (b *Builder) evidence(e *trace.Event, c *cpuState) {
 		}
 		c.evCurr = who
 		c.pending = true
-		if t := b.tasks[who]; t != nil && t.state == StateSleeping {
+		if t := b.tasks.Get(who); t != nil && t.state == StateSleeping {
 			b.C.Unwoken++ // running, but neither wakeup nor switch-in recorded
 		}
 		if e.Kind != trace.KindSwitch && (c.cur == nil || c.curTID != who) {
@@ -944,7 +970,7 @@ func (b *Builder) evidence(e *trace.Event, c *cpuState) {
 	if c.hasU {
 		lo = max(lo, c.uFrom)
 	}
-	t := b.tasks[who]
+	t := b.tasks.Get(who)
 	if t != nil && (t.state == StateRunnable || t.state == StateSleeping) && t.since <= e.Time {
 		lo = max(lo, t.since) // it cannot have run before it became runnable
 	}
@@ -967,8 +993,9 @@ func (b *Builder) evidence(e *trace.Event, c *cpuState) {
 // endDelay ends t's runnable state at in with a delay (switch-in on cpu).
 func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	b.leaveState(t, in)
-	d := Delay{Task: t, Start: t.since, End: in, CPU: cpu, QueueCPU: t.cpu, StartCPU: t.startCPU,
-		Cause: t.cause, FirstWaking: t.first, Recovered: recovered, Stack: t.outStack}
+	d := &b.delay // field by field, see interval
+	d.Task, d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU = t, t.since, in, cpu, t.cpu, t.startCPU
+	d.Cause, d.Waker, d.FromIRQ, d.FirstWaking, d.Recovered, d.Stack, d.Lossy, d.Excluded = t.cause, nil, false, t.first, recovered, t.outStack, false, false
 	if t.cause != CausePreempted {
 		d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 	}
@@ -982,7 +1009,7 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 		b.C.LossyDelayNs += d.End - d.Start
 	}
 	if b.hooks.Delay != nil {
-		b.hooks.Delay(&d)
+		b.hooks.Delay(d)
 	}
 }
 

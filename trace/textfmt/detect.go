@@ -25,8 +25,8 @@ func init() {
 			Name:        name,
 			Description: f.desc,
 			Detect:      func(head []byte) bool { return Classify(head) == name },
-			Open: func(r io.Reader) (trace.Source, error) {
-				return NewReader(r, name), nil
+			Open: func(r io.Reader, o trace.ReadOptions) (trace.Source, error) {
+				return NewReaderWith(r, name, o), nil
 			},
 		})
 	}

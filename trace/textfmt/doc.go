@@ -31,7 +31,7 @@
 // skipped and counted in Meta.Warnings; "[LOST n EVENTS]" lines become
 // trace.KindLost events and Meta.Lost windows. A sched line whose payload
 // cannot be parsed is an error naming the line number, or a counted warning
-// when trace.DefaultReadOptions.Lenient is set. Events are delivered in time
+// when trace.ReadOptions.Lenient is set (NewReaderWith, trace.ReadOptions.Open). Events are delivered in time
 // order: lines are re-sorted within a window of Window events (trace_pipe
 // interleaves CPUs), and a line older than the window is counted as
 // out-of-order and delivered at once.

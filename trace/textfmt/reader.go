@@ -63,9 +63,13 @@ const maxCPU = 1 << 16
 const pidMaxLimit = 4 << 20
 
 // NewReader returns a reader of ftrace, trace-cmd report or perf script text
-// from r; format names the dialect in Meta.Format and Meta.Tool. It reads
-// trace.DefaultReadOptions once.
-func NewReader(r io.Reader, format string) *Reader {
+// from r; format names the dialect in Meta.Format and Meta.Tool. A
+// malformed sched line is an error (see NewReaderWith).
+func NewReader(r io.Reader, format string) *Reader { return NewReaderWith(r, format, trace.ReadOptions{}) }
+
+// NewReaderWith is NewReader with options: with opts.Lenient a malformed
+// sched line is skipped and counted as a warning.
+func NewReaderWith(r io.Reader, format string, opts trace.ReadOptions) *Reader {
 	var closer io.Closer
 	if f, ok := r.(*os.File); ok && f != os.Stdin {
 		closer = f
@@ -74,7 +78,7 @@ func NewReader(r io.Reader, format string) *Reader {
 		closer:      closer,
 		br:          bufio.NewReaderSize(r, maxLine),
 		meta:        trace.Meta{Format: format, Tool: format},
-		lenient:     trace.DefaultReadOptions.Lenient,
+		lenient:     opts.Lenient,
 		comms:       map[string]string{"<idle>": "<idle>"},
 		ring:        make([]trace.Event, 64),
 		pendingLost: map[trace.CPU]uint64{},

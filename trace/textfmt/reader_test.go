@@ -87,14 +87,23 @@ func TestCases(t *testing.T) {
 	}
 }
 
-// TestLenient checks that with trace.DefaultReadOptions.Lenient a malformed
-// sched line becomes a counted warning and the following lines still come.
+// TestLenient checks that with trace.ReadOptions.Lenient a malformed sched
+// line becomes a counted warning and the following lines still come, both
+// through NewReaderWith and through trace.ReadOptions.OpenReader, and that
+// it is an error without.
 func TestLenient(t *testing.T) {
 	in := " a-1 [000] 5.000001: sched_switch: prev_comm=a prev_pid=1 prev_prio=x prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n" +
 		" a-1 [000] 5.000002: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n"
-	trace.DefaultReadOptions.Lenient = true
-	defer func() { trace.DefaultReadOptions.Lenient = false }()
-	r := NewReader(strings.NewReader(in), "test")
+	if _, err := drain(NewReader(strings.NewReader(in), "test")); err == nil {
+		t.Error("NewReader: no error for the malformed line")
+	}
+	if _, err := trace.ReadAll(mustOpen(t, trace.ReadOptions{}, in)); err == nil {
+		t.Error("trace.OpenReader: no error for the malformed line")
+	}
+	if evs, err := trace.ReadAll(mustOpen(t, trace.ReadOptions{Lenient: true}, in)); err != nil || len(evs) != 3 {
+		t.Errorf("ReadOptions{Lenient: true}.OpenReader: %d events, %v; want 3, nil", len(evs), err)
+	}
+	r := NewReaderWith(strings.NewReader(in), "test", trace.ReadOptions{Lenient: true})
 	evs, err := drain(r)
 	// The second line's switch, preceded by the comm events naming a and b.
 	if err != nil || len(evs) != 3 || evs[2].Kind != trace.KindSwitch || evs[2].Time != 5_000_002_000 {
@@ -171,4 +180,15 @@ func TestBadText(t *testing.T) {
 	if got := Classify([]byte("just some notes\nabout nothing\n")); got != "" {
 		t.Errorf("prose classified as %q", got)
 	}
+}
+
+// mustOpen opens the text in through the format registry with opts.
+func mustOpen(t *testing.T, opts trace.ReadOptions, in string) trace.Source {
+	t.Helper()
+	src, err := opts.OpenReader(strings.NewReader(in), "in.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
 }

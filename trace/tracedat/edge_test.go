@@ -180,17 +180,25 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestLenientSkipsBrokenCPU: with trace.DefaultReadOptions.Lenient a broken
-// page ends its CPU's stream with a warning; the other CPU is still read.
+// TestLenientSkipsBrokenCPU: with Options.Lenient (trace.ReadOptions.Lenient
+// through the registry) a broken page ends its CPU's stream with a warning;
+// the other CPU is still read. Without it the page is an error.
 func TestLenientSkipsBrokenCPU(t *testing.T) {
 	data := handmade(t, -2)
 	binary.LittleEndian.PutUint64(data[cpuOffset(t, data, 0)+8:], 5000)
-	trace.DefaultReadOptions.Lenient = true
-	defer func() { trace.DefaultReadOptions.Lenient = false }()
-	evs, meta, err := readBytes(data)
+	if _, _, err := readBytes(data); err == nil {
+		t.Error("no error for the broken page without Lenient")
+	}
+	src, err := trace.ReadOptions{Lenient: true}.OpenReader(bytes.NewReader(data), "broken.dat")
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer src.Close()
+	evs, err := trace.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := src.Meta()
 	n := 0
 	for _, e := range evs {
 		if e.Kind == trace.KindSwitch && e.CPU == 1 {

@@ -26,7 +26,7 @@ func init() {
 			v := head[len(Magic):]
 			return len(v) >= 2 && (v[0] == '6' || v[0] == '7') && v[1] == 0
 		},
-		Open: func(r io.Reader) (trace.Source, error) { return Open(r, Options{}) },
+		Open: func(r io.Reader, o trace.ReadOptions) (trace.Source, error) { return Open(r, Options{Lenient: o.Lenient}) },
 	})
 }
 
@@ -36,6 +36,9 @@ type Options struct {
 	// is the top instance, or the first buffer with data when the top one
 	// is missing or empty.
 	Instance string
+	// Lenient skips the rest of a CPU's data at a broken page, with a
+	// counted warning, instead of failing (trace.ReadOptions).
+	Lenient bool
 }
 
 // Reader is a trace.Source over a trace.dat.
@@ -82,7 +85,7 @@ func Open(r io.Reader, opt Options) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := &Reader{f: f, lenient: trace.DefaultReadOptions.Lenient}
+	rd := &Reader{f: f, lenient: opt.Lenient}
 	rd.meta = trace.Meta{Format: FormatName, Tool: f.tool, NrCPUs: f.nrCPUs, Clock: f.clock}
 	if f.tool == "" {
 		rd.meta.Tool = fmt.Sprintf("trace-cmd (file version %d)", f.version)

@@ -24,7 +24,7 @@ func init() {
 		Name:        "traceview",
 		Description: "traceview's own capture format (traceview record / convert): zstd blocks of columnar events",
 		Detect:      Detect,
-		Open:        func(r io.Reader) (trace.Source, error) { return NewReader(r) },
+		Open:        func(r io.Reader, _ trace.ReadOptions) (trace.Source, error) { return NewReader(r) },
 	})
 }
 

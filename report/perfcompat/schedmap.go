@@ -1,4 +1,4 @@
-package report
+package perfcompat
 
 import (
 	"bufio"
@@ -61,7 +61,7 @@ func Map(w io.Writer, src trace.Source, opt MapOptions) error {
 	// map looks only at sched_switch and the task records.
 	trace.SkipKinds(src, trace.KindRuntime, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate)
 	saw := false
-	err := timehistPrefetch(src, func(e *trace.Event) error {
+	err := trace.Each(src, func(e *trace.Event) error {
 		switch e.Kind {
 		case trace.KindSwitch:
 			saw = true

@@ -1,11 +1,11 @@
-package report_test
+package perfcompat_test
 
 import (
 	"bytes"
 	"fmt"
 	"strings"
 
-	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -30,7 +30,7 @@ func ExampleTimehist() {
 	}
 	src := trace.NewSliceSource(evs, &trace.Meta{NrCPUs: 1})
 	var out bytes.Buffer
-	if err := report.Timehist(&out, src, report.TimehistOptions{}); err != nil {
+	if err := perfcompat.Timehist(&out, src, perfcompat.TimehistOptions{}); err != nil {
 		panic(err)
 	}
 	for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {

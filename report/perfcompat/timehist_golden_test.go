@@ -1,4 +1,4 @@
-package report
+package perfcompat
 
 import (
 	"bytes"
@@ -19,13 +19,13 @@ type timehistGoldenTrace struct{ data, golden string }
 
 // timehistGoldenTraces lists the perf.data traces that have perf 6.12's
 // timehist/map outputs: the repo's own (perf.data in testdata/traces, the
-// outputs in report/testdata/timehist) and, when the repository is cloned
+// outputs in report/perfcompat/testdata/timehist) and, when the repository is cloned
 // next to it, every trace of ../shared/traces.
 func timehistGoldenTraces(t *testing.T) []timehistGoldenTrace {
 	t.Helper()
 	var out []timehistGoldenTrace
 	seen := map[string]bool{}
-	for _, dirs := range [][2]string{{"../testdata/traces", "testdata/timehist"}, {"../../shared/traces", "../../shared/traces"}} {
+	for _, dirs := range [][2]string{{"../../testdata/traces", "testdata/timehist"}, {"../../../shared/traces", "../../../shared/traces"}} {
 		ms, _ := filepath.Glob(filepath.Join(dirs[0], "*.perf.data"))
 		for _, m := range ms {
 			name := strings.TrimSuffix(filepath.Base(m), ".perf.data")
@@ -273,7 +273,7 @@ func TestMapGolden(t *testing.T) {
 // set; everything else byte for byte.
 func TestTimehistOptionsGolden(t *testing.T) {
 	trc := ""
-	for _, p := range []string{"../testdata/traces/nice.2cpu.perf.data", "../../shared/traces/nice.2cpu.perf.data"} {
+	for _, p := range []string{"../../testdata/traces/nice.2cpu.perf.data", "../../../shared/traces/nice.2cpu.perf.data"} {
 		if _, err := os.Stat(p); err == nil {
 			trc = p
 			break

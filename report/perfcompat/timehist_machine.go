@@ -1,4 +1,4 @@
-package report
+package perfcompat
 
 import (
 	"math"

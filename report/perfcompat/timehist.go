@@ -1,4 +1,4 @@
-package report
+package perfcompat
 
 import (
 	"bufio"
@@ -182,7 +182,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	if opt.CallGraph {
 		stacks = func(s []trace.Stack) { th.stacks = append(th.stacks, s...) }
 	}
-	if err := timehistPrefetch(src, func(e *trace.Event) error { th.event(e); return nil }, stacks); err != nil {
+	if err := trace.Each(src, func(e *trace.Event) error { th.event(e); return nil }, stacks); err != nil {
 		th.w.Flush()
 		return err
 	}

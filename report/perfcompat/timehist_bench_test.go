@@ -1,4 +1,4 @@
-package report
+package perfcompat
 
 import (
 	"io"
@@ -12,7 +12,7 @@ import (
 // else bench/out/latency.perf.data (recorded by bench/latency/run.sh), else a
 // shared trace.
 func timehistBenchTrace(b *testing.B) string {
-	for _, p := range []string{os.Getenv("TRACEVIEW_BENCH_TRACE"), "../bench/out/latency.perf.data", "../../shared/traces/messaging-t.2cpu.perf.data"} {
+	for _, p := range []string{os.Getenv("TRACEVIEW_BENCH_TRACE"), "../../bench/out/latency.perf.data", "../../../shared/traces/messaging-t.2cpu.perf.data"} {
 		if p == "" {
 			continue
 		}

@@ -1,0 +1,52 @@
+package export
+
+import (
+	"io"
+
+	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/report/tables"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/perfettopb"
+)
+
+func init() {
+	Register(Format{
+		Name:        "pprof",
+		Description: "gzipped pprof profile of scheduling delay, runtime and switches by command, process, thread and waker (report.WritePprof)",
+		Binary:      true,
+		Filters:     true,
+		Options:     []string{OptKallsyms},
+		Write: func(w io.Writer, src trace.Source, o Options) error {
+			return report.WritePprof(w, src, report.ExportOptions{Filter: o.Filter, KernelSymbols: o.KernelSymbols})
+		},
+	})
+	Register(Format{
+		Name:        "perfetto",
+		Description: "native Perfetto protobuf trace of every event (perfettopb.Write)",
+		Binary:      true,
+		NoFilters:   "the native Perfetto trace holds every event (select in Perfetto's UI, or use --format chrome-json)",
+		Options:     []string{OptCompact},
+		Write: func(w io.Writer, src trace.Source, o Options) error {
+			_, err := perfettopb.Write(w, src, perfettopb.Options{Compact: o.Compact})
+			return err
+		},
+	})
+	Register(Format{
+		Name:        "chrome-json",
+		Description: "Chrome trace-event JSON: per-CPU and per-task tracks, wakeup flows (report.WritePerfetto)",
+		Filters:     true,
+		Write: func(w io.Writer, src trace.Source, o Options) error {
+			return report.WritePerfetto(w, src, report.ExportOptions{Filter: o.Filter})
+		},
+	})
+	Register(Format{
+		Name:        "parquet",
+		Description: "a directory of Parquet tables (sched_slice, thread_state, thread, process, trace, task_latency, delay_hist; tables.Write)",
+		NoFilters:   "the Parquet tables hold every event (select with SQL: WHERE ts, cpu, tid ...)",
+		Options:     []string{OptTraceID},
+		WriteDir: func(dir string, src trace.Source, o Options) error {
+			_, err := tables.Write(dir, src, tables.Options{TraceID: o.TraceID, Source: o.Source})
+			return err
+		},
+	})
+}
