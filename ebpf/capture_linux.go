@@ -329,13 +329,6 @@ const (
 // at the next record read from that CPU). An error from emit stops Run and
 // is returned.
 func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
-	batches := make(chan *batch, maxBatches)
-	free := make(chan *batch, maxBatches)
-	drainErr := make(chan error, 1)
-	stop := make(chan struct{})
-	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
-	defer close(stop)
-
 	q, err := newBacklog(c.opts.SpillDir)
 	if err != nil {
 		return err
@@ -350,26 +343,24 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	}
 	as := assembler{dec: c.dec}
 	var work batch
-	for b := range batches {
+	err = c.runRaw(ctx, func(b *batch) error {
 		if limit < 0 {
-			err = as.batch(b, emit)
-		} else if err = q.push(b); err == nil {
-			for q.size() > limit && err == nil {
-				if err = q.pop(&work); err == nil {
-					err = as.batch(&work, emit)
-				}
-			}
+			return as.batch(b, emit)
 		}
-		if err != nil {
+		if err := q.push(b); err != nil {
 			return err
 		}
-		b.reset()
-		select {
-		case free <- b:
-		default:
+		for q.size() > limit {
+			if err := q.pop(&work); err != nil {
+				return err
+			}
+			if err := as.batch(&work, emit); err != nil {
+				return err
+			}
 		}
-	}
-	if err := <-drainErr; err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	for !q.empty() {
@@ -381,6 +372,29 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 		}
 	}
 	return as.finish(emit)
+}
+
+// runRaw runs the drain until ctx is done and the buffers are empty,
+// calling consume with each batch in the order read; consume must not keep
+// the batch (it is reused). An error from consume or the drain stops it.
+func (c *Capture) runRaw(ctx context.Context, consume func(*batch) error) error {
+	batches := make(chan *batch, maxBatches)
+	free := make(chan *batch, maxBatches)
+	drainErr := make(chan error, 1)
+	stop := make(chan struct{})
+	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
+	defer close(stop)
+	for b := range batches {
+		if err := consume(b); err != nil {
+			return err
+		}
+		b.reset()
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return <-drainErr
 }
 
 // drain copies records from the perf buffers into batches until ctx is

@@ -9,7 +9,10 @@ import (
 )
 
 // Capture is a running capture; on this OS it cannot be created.
-type Capture struct{}
+type Capture struct {
+	opts    Options
+	classic bool
+}
 
 // Open returns ErrNotSupported: eBPF capture needs Linux.
 func Open(Options) (*Capture, error) { return nil, ErrNotSupported }
@@ -46,3 +49,8 @@ func Now() int64 { return 0 }
 
 // Close does nothing.
 func (t *Top) Close() error { return nil }
+
+// runRaw returns ErrNotSupported.
+func (c *Capture) runRaw(context.Context, func(*batch) error) error { return ErrNotSupported }
+
+func monotonicNow() int64 { return 0 }

@@ -1,12 +1,9 @@
 package ebpf
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/traceview/traceview/trace"
 )
 
 // backlog holds batches, oldest first, until the capture has time to
@@ -59,17 +56,7 @@ func (q *backlog) push(b *batch) error {
 	if q.f == nil {
 		e = make([]byte, 0, batchHeaderSize+lossSize*len(b.losses)+len(b.recs))
 	}
-	le := binary.LittleEndian
-	e = le.AppendUint32(e, uint32(len(b.recs)))
-	e = le.AppendUint32(e, uint32(len(b.losses)))
-	e = le.AppendUint64(e, uint64(b.watermark))
-	for _, l := range b.losses {
-		e = le.AppendUint32(e, uint32(l.CPU))
-		e = le.AppendUint32(e, uint32(l.At))
-		e = le.AppendUint64(e, l.N)
-		e = le.AppendUint64(e, uint64(l.Noticed))
-	}
-	e = append(e, b.recs...)
+	e = encodeBatch(e, b)
 	q.bytes += int64(len(e))
 	if q.f == nil {
 		q.mem = append(q.mem, e)
@@ -116,20 +103,7 @@ func (q *backlog) pop(b *batch) error {
 		return io.EOF
 	}
 	q.bytes -= int64(len(e))
-	le := binary.LittleEndian
-	nrec, nloss := int(le.Uint32(e)), int(le.Uint32(e[4:]))
-	b.reset()
-	b.watermark = int64(le.Uint64(e[8:]))
-	p := e[batchHeaderSize:]
-	for range nloss {
-		b.losses = append(b.losses, lossReport{
-			CPU: trace.CPU(int32(le.Uint32(p))), At: int(le.Uint32(p[4:])),
-			N: le.Uint64(p[8:]), Noticed: int64(le.Uint64(p[16:])),
-		})
-		p = p[lossSize:]
-	}
-	b.recs = append(b.recs, p[:nrec]...)
-	return nil
+	return decodeBatch(e, b)
 }
 
 // close frees the backlog (its file disappears with it).
