@@ -33,8 +33,9 @@ type RingConfig struct {
 	// Post is how long the capture goes on after a trigger before the
 	// dump is written (record --post).
 	Post time.Duration
-	// Trigger, when set, dumps on the first scheduling delay that passes
-	// it, evaluated on the events as they arrive.
+	// Trigger, when set, dumps on a scheduling delay that passes it,
+	// evaluated on the events as they arrive: the first, then the first
+	// at least max(Span, Post, 1 s) after the one before.
 	Trigger *DelayTrigger
 	// Requests are dump requests from outside (signals, the control
 	// socket); each is answered on its Done channel, if any, once its dump
@@ -203,6 +204,8 @@ func (r *Recorder) runRing(ctx context.Context) error {
 		dumpErr error
 		nDump   int
 		short   bool // the ring dropped data the pending dump wanted
+		// quietUntil: delays that end before it do not trigger.
+		quietUntil int64
 	)
 	if rc.Trigger != nil {
 		watch = newDelayWatch(rc.Trigger)
@@ -260,7 +263,11 @@ func (r *Recorder) runRing(ctx context.Context) error {
 		}
 		if watch != nil {
 			err := live.batch(b, func(e trace.Event) error {
-				if d := watch.event(&e); d > 0 && !pending {
+				if d := watch.event(&e); d > 0 && !pending && e.Time >= quietUntil {
+					// One delay dump per Span (or Post) at most: a storm
+					// of long delays would otherwise write a dump after
+					// another, each holding much of the one before.
+					quietUntil = e.Time + max(int64(rc.Span), int64(rc.Post), int64(time.Second))
 					msg := fmt.Sprintf("trigger: delay %.3f ms of %s:%d (> %v) ending at %d ns", float64(d)/1e6, e.NextComm, e.NextTID, rc.Trigger.Threshold, e.Time)
 					trigger(e.Time, msg, nil)
 				}
