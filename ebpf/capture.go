@@ -51,8 +51,9 @@ type Options struct {
 // and about 80 s of perf bench sched pipe (70,000 records/s).
 const DefaultBacklog = 512 << 20
 
-// DefaultMemoryBacklog is the default backlog in memory, kept small so the
-// recorder's memory stays bounded (issue: RSS under 100 MiB).
+// DefaultMemoryBacklog is the part of the backlog kept in memory (all of
+// it without SpillDir), kept small so the recorder's memory stays bounded
+// (RSS under 100 MiB, the target of this project's capture).
 const DefaultMemoryBacklog = 32 << 20
 
 // DefaultBufferSize is the default total buffer size: 32 MiB holds about

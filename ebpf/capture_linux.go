@@ -16,7 +16,6 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
-	"github.com/cilium/ebpf/perf"
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 
@@ -51,7 +50,7 @@ var hooks = []hook{
 type Capture struct {
 	coll    *cilium.Collection
 	links   []link.Link
-	rd      *perf.Reader
+	rings   *perfRings
 	classic bool
 	nCPU    int
 	mu      sync.Mutex
@@ -242,7 +241,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	// of half a buffer keeps perf from waking it (an irq_work and a
 	// wakeup) for every record, its default.
 	perCPU := perCPUBuffer(opts.BufferSize, nCPU, os.Getpagesize())
-	if c.rd, err = perf.NewReaderWithOptions(coll.Maps["events"], perCPU, perf.ReaderOptions{Watermark: perCPU / 2}); err != nil {
+	if c.rings, err = openPerfRings(coll.Maps["events"], nCPU, perCPU, perCPU/2); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("open perf buffers: %w", err)
 	}
@@ -329,11 +328,6 @@ const (
 // at the next record read from that CPU). An error from emit stops Run and
 // is returned.
 func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
-	q, err := newBacklog(c.opts.SpillDir)
-	if err != nil {
-		return err
-	}
-	defer q.close()
 	limit := c.opts.Backlog
 	if limit == 0 {
 		limit = DefaultMemoryBacklog
@@ -341,24 +335,30 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 			limit = DefaultBacklog
 		}
 	}
+	q, err := newBacklog(c.opts.SpillDir, DefaultMemoryBacklog)
+	if err != nil {
+		return err
+	}
+	defer q.close()
 	as := assembler{dec: c.dec}
 	var work batch
-	err = c.runRaw(ctx, func(b *batch) error {
+	err = c.runRaw(ctx, func(b *batch) (bool, error) {
 		if limit < 0 {
-			return as.batch(b, emit)
+			return false, as.batch(b, emit)
 		}
-		if err := q.push(b); err != nil {
-			return err
+		kept, err := q.push(b)
+		if err != nil {
+			return kept, err
 		}
 		for q.size() > limit {
 			if err := q.pop(&work); err != nil {
-				return err
+				return kept, err
 			}
 			if err := as.batch(&work, emit); err != nil {
-				return err
+				return kept, err
 			}
 		}
-		return nil
+		return kept, nil
 	})
 	if err != nil {
 		return err
@@ -375,9 +375,10 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 }
 
 // runRaw runs the drain until ctx is done and the buffers are empty,
-// calling consume with each batch in the order read; consume must not keep
-// the batch (it is reused). An error from consume or the drain stops it.
-func (c *Capture) runRaw(ctx context.Context, consume func(*batch) error) error {
+// calling consume with each batch in the order read; consume says whether
+// it kept the batch, else the batch is reused. An error from consume or
+// the drain stops it.
+func (c *Capture) runRaw(ctx context.Context, consume func(*batch) (kept bool, err error)) error {
 	batches := make(chan *batch, maxBatches)
 	free := make(chan *batch, maxBatches)
 	drainErr := make(chan error, 1)
@@ -385,8 +386,12 @@ func (c *Capture) runRaw(ctx context.Context, consume func(*batch) error) error 
 	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
 	defer close(stop)
 	for b := range batches {
-		if err := consume(b); err != nil {
+		kept, err := consume(b)
+		if err != nil {
 			return err
+		}
+		if kept {
+			continue
 		}
 		b.reset()
 		select {
@@ -404,7 +409,6 @@ func (c *Capture) runRaw(ctx context.Context, consume func(*batch) error) error 
 // watermark (the time the pass began) and sleeps.
 func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan *batch, stop <-chan struct{}) error {
 	defer close(batches)
-	var rec perf.Record
 	get := func() *batch {
 		select {
 		case b := <-free:
@@ -426,34 +430,32 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 		cur = get()
 		return true
 	}
-	// A deadline in the past makes ReadInto return os.ErrDeadlineExceeded,
-	// without blocking, once a pass has emptied every buffer.
-	c.rd.SetDeadline(time.Unix(1, 0))
-	perCPU := c.rd.BufferSize()
+	perCPU := c.rings.size
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	stopping := false
+	errStopped := errors.New("stopped")
+	sample := func(raw []byte) error {
+		if len(raw) >= RecordSize {
+			cur.recs = append(cur.recs, raw[:RecordSize]...)
+			if len(cur.recs)+RecordSize > batchBytes && !send() {
+				return errStopped
+			}
+		}
+		return nil
+	}
 	for {
 		began := monotonicNow()
 		busiest := 0
-		for {
-			err := c.rd.ReadInto(&rec)
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				break
+		for _, r := range c.rings.rings {
+			queued, err := r.read(sample, func(n uint64) { c.addLost(cur, r.cpu, n) })
+			if err == errStopped {
+				return nil
 			}
 			if err != nil {
 				return fmt.Errorf("read perf buffer: %w", err)
 			}
-			if rec.LostSamples > 0 {
-				c.addLost(cur, rec.CPU, rec.LostSamples)
-			}
-			if len(rec.RawSample) >= RecordSize {
-				cur.recs = append(cur.recs, rec.RawSample[:RecordSize]...)
-				if len(cur.recs)+RecordSize > batchBytes && !send() {
-					return nil
-				}
-			}
-			busiest = max(busiest, rec.Remaining+len(rec.RawSample))
+			busiest = max(busiest, queued)
 		}
 		cur.watermark = began
 		if !send() || stopping {
@@ -582,8 +584,8 @@ func (c *Capture) Close() error {
 		l.Close()
 	}
 	c.links = nil
-	if c.rd != nil {
-		c.rd.Close()
+	if c.rings != nil {
+		c.rings.Close()
 	}
 	if c.coll != nil {
 		c.coll.Close()

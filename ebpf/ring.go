@@ -248,14 +248,15 @@ func (r *Recorder) runRing(ctx context.Context) error {
 			}
 		}()
 	}
-	consume := func(b *batch) error {
+	consume := func(b *batch) (bool, error) {
 		if r.aborted() {
-			return ErrAborted
+			return false, ErrAborted
 		}
 		for {
 			select {
 			case q := <-rc.Requests:
-				trigger(monotonicNow(), q.Reason, q.Done)
+				now := monotonicNow()
+				trigger(now, fmt.Sprintf("%s at %d ns", q.Reason, now), q.Done)
 				continue
 			default:
 			}
@@ -274,7 +275,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 				return nil
 			})
 			if err != nil {
-				return err
+				return false, err
 			}
 		}
 		if len(b.recs) == 0 && len(b.losses) == 0 {
@@ -317,7 +318,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 		if pending && b.watermark > 0 && b.watermark >= due+ReorderWindow {
 			startDump()
 		}
-		return nil
+		return false, nil
 	}
 	err = r.c.runRaw(ctx, consume)
 	if err == nil && pending {
