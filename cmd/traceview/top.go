@@ -268,6 +268,9 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		rows := groupTop(stats, o.by, cgroups)
 		sortTop(rows, keys)
 		if o.once {
+			// The window in the capture's clock, so that a record of the
+			// same time can be cut to it (latency --time).
+			fmt.Fprintf(cmd.ErrOrStderr(), "traceview top: window %.6f s to %.6f s (CLOCK_MONOTONIC)\n", float64(since)/1e9, float64(now)/1e9)
 			if o.output == "json" {
 				return writeTopJSON(out, rows)
 			}
