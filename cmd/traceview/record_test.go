@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -399,5 +401,64 @@ func TestRecordStacks(t *testing.T) {
 	}
 	if rows == 0 || chains*10 < rows*9 {
 		t.Errorf("timehist: %d of %d task rows with a callchain", chains, rows)
+	}
+}
+
+// TestRecordRotate: record --rotate 300ms --duration 1500ms writes a
+// numbered series (t.001.tv, t.002.tv, ...): at least 3 files, each a
+// whole trace (no warnings) of mode 0600 spanning at most 300 ms of trace
+// time (a file ends at the first event 300 ms after its first), each
+// starting where the one before ended, and together the events the
+// summary counts; --rotate 64K cuts by size into at least 2 files.
+func TestRecordRotate(t *testing.T) {
+	requireCapture(t)
+	stop := make(chan struct{})
+	defer close(stop)
+	go pingPongUntil(stop, 0)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "t.tv")
+	_, stderr, code := runCLI(t, "record", "--rotate", "300ms", "--duration", "1500ms", "-o", out)
+	if code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	var total, n uint64
+	m := regexp.MustCompile(`\[ traceview record: (\d+) events in `).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no summary: %s", stderr)
+	}
+	fmt.Sscan(m[1], &total)
+	var prevLast int64
+	files := 0
+	for k := 1; ; k++ {
+		path := ebpf.NumberedPath(out, k)
+		st, err := os.Stat(path)
+		if err != nil {
+			break
+		}
+		files++
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v", path, st.Mode().Perm())
+		}
+		evs, m := readAllEvents(t, path)
+		n += uint64(len(evs))
+		if ws := m.Warnings.List(); len(ws) != 0 {
+			t.Errorf("%s: warnings %v", path, ws)
+		}
+		first := firstTime(evs)
+		last := evs[len(evs)-1].Time
+		if last-first > int64(300*time.Millisecond) || first < prevLast {
+			t.Errorf("%s: %d to %d ns (previous file ended at %d); want at most 300 ms, after the previous", path, first, last, prevLast)
+		}
+		prevLast = last
+	}
+	if files < 3 || n != total {
+		t.Errorf("%d files, %d events in them, the summary says %d; want >= 3 files and the same count\n%s", files, n, total, stderr)
+	}
+	out = filepath.Join(dir, "s.tv")
+	if _, stderr, code := runCLI(t, "record", "--rotate", "64K", "--duration", "1s", "-o", out); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(ebpf.NumberedPath(out, 2)); err != nil {
+		t.Errorf("--rotate 64K: %v", err)
 	}
 }
