@@ -44,6 +44,9 @@ func OpenTop(Options) (*Top, error) { return nil, ErrNotSupported }
 // Snapshot is never reached outside Linux.
 func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) { return nil, ErrNotSupported }
 
+// Stats is never reached outside Linux.
+func (t *Top) Stats() (ProgramTotals, error) { return ProgramTotals{}, ErrNotSupported }
+
 // Now returns 0 outside Linux.
 func Now() int64 { return 0 }
 

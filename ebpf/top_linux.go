@@ -125,6 +125,21 @@ func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) {
 	return out, nil
 }
 
+// Stats sums the run statistics of the aggregation's programs.
+func (t *Top) Stats() (ProgramTotals, error) {
+	var tot ProgramTotals
+	for name, p := range t.coll.Programs {
+		st, err := p.Stats()
+		if err != nil {
+			return tot, fmt.Errorf("stats of %s: %w", name, err)
+		}
+		tot.Runtime += st.Runtime
+		tot.Runs += st.RunCount
+		tot.RecursionMisses += st.RecursionMisses
+	}
+	return tot, nil
+}
+
 // Now returns the CLOCK_MONOTONIC time in ns (the programs' clock).
 func Now() int64 { return monotonicNow() }
 

@@ -334,13 +334,15 @@ var (
 	cgroupSwitch = prometheus.NewDesc("traceview_cgroup_switches_total", "Switches in of the tasks of a cgroup.", []string{"cgroup"}, nil)
 	commRun      = prometheus.NewDesc("traceview_comm_runtime_seconds_total", "On-CPU time of the tasks of a comm.", []string{"comm"}, nil)
 	cgroupRun    = prometheus.NewDesc("traceview_cgroup_runtime_seconds_total", "On-CPU time of the tasks of a cgroup.", []string{"cgroup"}, nil)
-	lostDesc     = prometheus.NewDesc("traceview_lost_events_total", "Events lost by the capture: the in-kernel aggregation sends no records, so 0; tasks evicted from its 16384-entry map are counted in traceview_top_tasks instead.", nil, nil)
+	lostDesc     = prometheus.NewDesc("traceview_lost_events_total", "Events the in-kernel aggregation missed: runs of its BPF programs the kernel skipped because another BPF program was running on the CPU (recursion misses, Linux >= 5.12). It sends no records, so none are lost in buffers; tasks evicted from its 16384-entry map show in traceview_top_tasks instead.", nil, nil)
+	bpfRunDesc   = prometheus.NewDesc("traceview_bpf_run_seconds_total", "CPU time spent in the aggregation's BPF programs, the capture's overhead in the kernel (needs sysctl kernel.bpf_stats_enabled=1; 0 without).", nil, nil)
+	bpfRunsDesc  = prometheus.NewDesc("traceview_bpf_runs_total", "Runs of the aggregation's BPF programs (needs sysctl kernel.bpf_stats_enabled=1; 0 without).", nil, nil)
 	tasksDesc    = prometheus.NewDesc("traceview_top_tasks", "Tasks held in the kernel's aggregation map (at most 16384; beyond, the least recently used are evicted and their counts restart).", nil, nil)
 	scrapeDesc   = prometheus.NewDesc("traceview_top_scrape_seconds", "User-space time of the last read of the kernel's aggregation map (capture overhead besides the BPF programs).", nil, nil)
 )
 
 func (c *topCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{commDelay, cgroupDelay, commSwitch, cgroupSwitch, commRun, cgroupRun, lostDesc, tasksDesc, scrapeDesc} {
+	for _, d := range []*prometheus.Desc{commDelay, cgroupDelay, commSwitch, cgroupSwitch, commRun, cgroupRun, lostDesc, bpfRunDesc, bpfRunsDesc, tasksDesc, scrapeDesc} {
 		ch <- d
 	}
 }
@@ -369,7 +371,13 @@ func (c *topCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(g.run, prometheus.CounterValue, float64(r.runtime)/1e9, r.key)
 		}
 	}
-	ch <- prometheus.MustNewConstMetric(lostDesc, prometheus.CounterValue, 0)
+	if st, err := c.top.Stats(); err != nil {
+		ch <- prometheus.NewInvalidMetric(lostDesc, err)
+	} else {
+		ch <- prometheus.MustNewConstMetric(lostDesc, prometheus.CounterValue, float64(st.RecursionMisses))
+		ch <- prometheus.MustNewConstMetric(bpfRunDesc, prometheus.CounterValue, st.Runtime.Seconds())
+		ch <- prometheus.MustNewConstMetric(bpfRunsDesc, prometheus.CounterValue, float64(st.Runs))
+	}
 	ch <- prometheus.MustNewConstMetric(tasksDesc, prometheus.GaugeValue, float64(len(snap)))
 	ch <- prometheus.MustNewConstMetric(scrapeDesc, prometheus.GaugeValue, time.Since(t0).Seconds())
 }

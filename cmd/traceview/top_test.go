@@ -17,6 +17,7 @@ import (
 	"time"
 	"unsafe"
 
+	cilium "github.com/cilium/ebpf"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
@@ -75,9 +76,16 @@ func TestTopOnceJSON(t *testing.T) {
 // parses the exposition: the per-comm delay histogram has a "sleep"
 // series whose bucket counts rise to at most the count, whose +Inf count
 // is at least 20 (the sleeps of a loop of 40, as in TestTopOnceJSON); no
-// series anywhere has a tid or pid label.
+// series anywhere has a tid or pid label; with BPF statistics on, the
+// overhead counters count at least the 40 sleeps' runs, each under 100 µs.
 func TestTopMetrics(t *testing.T) {
 	requireCapture(t)
+	// BPF run-time statistics (BPF_ENABLE_STATS, Linux >= 5.8) while the
+	// test holds them: the overhead counters then count.
+	stats, err := cilium.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
+	if err == nil {
+		defer stats.Close()
+	}
 	top, err := ebpf.OpenTop(ebpf.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -111,8 +119,14 @@ func TestTopMetrics(t *testing.T) {
 		}
 	}
 	h := fams["traceview_comm_sched_delay_seconds"]
-	if h == nil || fams["traceview_cgroup_sched_delay_seconds"] == nil || fams["traceview_comm_switches_total"] == nil || fams["traceview_lost_events_total"] == nil {
+	if h == nil || fams["traceview_cgroup_sched_delay_seconds"] == nil || fams["traceview_comm_switches_total"] == nil || fams["traceview_lost_events_total"] == nil || fams["traceview_bpf_run_seconds_total"] == nil {
 		t.Fatalf("families missing: %v", keys(fams))
+	}
+	if stats != nil {
+		run, runs := fams["traceview_bpf_run_seconds_total"].GetMetric()[0].GetCounter().GetValue(), fams["traceview_bpf_runs_total"].GetMetric()[0].GetCounter().GetValue()
+		if run <= 0 || runs < 40 || run/runs > 1e-4 {
+			t.Errorf("BPF overhead: %g s in %g runs; want > 0 s, >= 40 runs (the sleeps' switches), under 100 µs a run", run, runs)
+		}
 	}
 	for _, m := range h.GetMetric() {
 		if m.GetLabel()[0].GetValue() != "sleep" {
