@@ -85,15 +85,16 @@ const ReorderWindow = 5_000_000
 
 // batch is what the drain hands on after reading some records: raw
 // records (RecordSize bytes each; each CPU's in its buffer's order), the
-// losses perf reported among them, and, at the end of a drain pass, a
-// watermark.
+// losses perf reported among them, and a watermark.
 type batch struct {
 	recs   []byte
 	losses []lossReport
-	// watermark, when > 0, is the CLOCK_MONOTONIC time (ns) at which a
-	// pass that emptied every perf buffer began: every record stamped
-	// before it (the programs stamp with bpf_ktime_get_ns, the same clock)
-	// is in this batch or an earlier one.
+	// watermark, when > 0, is a CLOCK_MONOTONIC time (ns) such that
+	// every record stamped before it (the programs stamp with
+	// bpf_ktime_get_ns, the same clock) is in this batch or an earlier
+	// one: per CPU, the time its newest record read was stamped, or the
+	// start of the last pass that emptied its buffer, whichever is later;
+	// the least over the CPUs.
 	watermark int64
 }
 

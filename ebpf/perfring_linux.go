@@ -39,6 +39,7 @@ type perfRing struct {
 	meta *unix.PerfEventMmapPage
 	data []byte
 	tmp  []byte // a record that wraps, made contiguous
+	head uint64 // the kernel's head when the pass began (snapshot)
 }
 
 // Record types of struct perf_event_header (include/uapi/linux/perf_event.h).
@@ -97,23 +98,31 @@ func openPerfRings(events *cilium.Map, nCPU, size, watermark int) (*perfRings, e
 	return pr, nil
 }
 
-// read walks the records of the ring from its tail to its head as they
-// were when read began, calling sample with each sample's raw payload and
-// lost with each PERF_RECORD_LOST count, then gives the space back to the
-// kernel. It returns the bytes that were queued.
-func (r *perfRing) read(sample func(raw []byte) error, lost func(n uint64)) (int, error) {
-	head := atomic.LoadUint64(&r.meta.Data_head) // the load-acquire the kernel's smp_store_release pairs with
+// snapshot notes where the kernel's head is: the next reads stop there.
+// It returns the bytes queued.
+func (r *perfRing) snapshot() int {
+	r.head = atomic.LoadUint64(&r.meta.Data_head) // the load-acquire the kernel's smp_store_release pairs with
+	return int(r.head - r.meta.Data_tail)
+}
+
+// read walks the ring's records from its tail towards the snapshot's head,
+// for about max bytes, calling sample with each sample's raw payload and
+// lost with each PERF_RECORD_LOST count, then gives the space read back to
+// the kernel. done reports that it reached the head.
+func (r *perfRing) read(max int, sample func(raw []byte) error, lost func(n uint64)) (done bool, err error) {
 	tail := r.meta.Data_tail
-	queued := int(head - tail)
+	head := r.head
 	mask := uint64(len(r.data) - 1)
 	le := binary.LittleEndian
-	for tail < head {
+	end := tail + uint64(max)
+	for tail < head && tail < end {
 		off := tail & mask
 		var hdr [8]byte
 		r.copyOut(hdr[:], off)
 		size := uint64(le.Uint16(hdr[6:]))
 		if size < 8 || size > head-tail {
-			return queued, fmt.Errorf("perf buffer of CPU %d: record of %d bytes at %d (head %d)", r.cpu, size, tail, head)
+			atomic.StoreUint64(&r.meta.Data_tail, tail)
+			return false, fmt.Errorf("perf buffer of CPU %d: record of %d bytes at %d (head %d)", r.cpu, size, tail, head)
 		}
 		var rec []byte
 		if off+size <= uint64(len(r.data)) {
@@ -131,8 +140,8 @@ func (r *perfRing) read(sample func(raw []byte) error, lost func(n uint64)) (int
 			if len(rec) >= 12 {
 				n := min(int(le.Uint32(rec[8:])), len(rec)-12)
 				if err := sample(rec[12 : 12+n]); err != nil {
-					atomic.StoreUint64(&r.meta.Data_tail, tail)
-					return queued, err
+					atomic.StoreUint64(&r.meta.Data_tail, tail+size)
+					return false, err
 				}
 			}
 		case perfRecordLost:
@@ -144,7 +153,7 @@ func (r *perfRing) read(sample func(raw []byte) error, lost func(n uint64)) (int
 		tail += size
 	}
 	atomic.StoreUint64(&r.meta.Data_tail, tail) // the store-release the kernel's reads pair with
-	return queued, nil
+	return tail >= head, nil
 }
 
 // copyOut copies len(dst) bytes of the data area from off, wrapping.
