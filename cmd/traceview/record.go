@@ -43,7 +43,7 @@ func init() {
 	addCommand(func() *cobra.Command {
 		var o recordOptions
 		cmd := &cobra.Command{
-			Use:   "record [-o FILE] [-a] [--cpu LIST] [--duration D] [--buffer-size SIZE] [-- COMMAND ARGS...]",
+			Use:   "record [-o FILE] [-a] [--cpu LIST] [--duration D] [--buffer-size SIZE] [--rotate SIZE|D] [--ring D|SIZE [--post D] [--trigger COND] [--control SOCKET]] [-- COMMAND ARGS...]",
 			Short: "Capture scheduler events with eBPF (like 'perf sched record', cheaper)",
 			Long: `Capture the scheduler events of the whole system with eBPF into traceview's
 own compact format (docs/format.md), like 'perf sched record': sched_switch,
@@ -73,6 +73,25 @@ are named at the end through /proc/kallsyms, user frames keep their
 addresses. 'traceview timehist' prints them after each row and 'traceview
 export --format pprof' gives off-CPU time by stack (blocked, runqueue).
 
+--rotate SIZE|DURATION writes a numbered series instead of one file
+(FILE.001.tv, FILE.002.tv, ...: -o t.tv gives t.001.tv), a new file once one
+holds SIZE bytes or spans DURATION of trace time; each is a whole trace
+that every command reads. For long captures (-d 1h): the recorder's memory
+stays bounded (under 100 MiB resident, bench/capture/soak.sh).
+
+--ring DURATION|SIZE makes a flight recorder: the last DURATION of records
+(or SIZE of them, zstd-compressed) stay in memory and nothing is written
+until a trigger: SIGUSR1 or SIGHUP, a connection to the --control Unix
+socket that sends "dump" (it gets "wrote FILE" back), or --trigger
+'delay>THRESHOLD[,comm=NAME][,cgroup=PATH]', a single scheduling delay
+(wakeup or preemption to switch-in) over THRESHOLD, of a task of that name
+or cgroup v2 path, evaluated as events arrive (at most one such dump per
+max(DURATION, --post, 1 s)). --post D goes on recording D after the trigger.
+Each dump is a numbered file as with --rotate, a normal trace holding the
+DURATION before the trigger and the --post after it, with the trigger in
+its warnings and its losses counted per CPU and window. The ring is
+bounded (48 MiB when given a duration).
+
 -o - writes the trace to standard output (the format streams), for a pipe
 into another command; COMMAND's standard output then goes to standard error
 so that it does not mix with the trace. Without -o (and without -i), the
@@ -84,7 +103,10 @@ Example:
   traceview latency -i t.tv
   sudo traceview record -o - -- perf bench sched pipe -l 2000 | traceview latency -i -
   sudo traceview record --stacks -o g.tv -- perf bench sched pipe -l 2000 && traceview timehist -i g.tv | head
-  sudo traceview record --cpu 0-1 --duration 5s -o idle.tv`,
+  sudo traceview record --cpu 0-1 --duration 5s -o idle.tv
+  sudo traceview record -d 1h --rotate 1m -o long.tv                       # long.001.tv, long.002.tv, ...
+  sudo traceview record --ring 10s --post 2s --trigger 'delay>20ms' -o fr.tv  # fr.001.tv on the first delay > 20 ms
+  sudo traceview record --ring 10s --control /tmp/fr.sock -o fr.tv         # then: kill -USR1 PID, or send "dump" to the socket`,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return runRecord(cmd, o, args)
 			},
@@ -255,14 +277,6 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 			}
 		}()
 	}
-	if o.control != "" {
-		ln, err := listenControl(o.control)
-		if err != nil {
-			return fmt.Errorf("record: --control: %w", err)
-		}
-		defer ln.Close()
-		go ebpf.ServeControl(ln, reqs)
-	}
 	capture, err := ebpf.Open(opts)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
@@ -273,6 +287,15 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	// collector's default of twice it: with the perf buffers (32 MiB by
 	// default, mapped) the recorder stays under 100 MiB resident.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(recordHeapLimit))
+	if o.control != "" {
+		// Once the capture runs: the socket's existence says so.
+		ln, err := listenControl(o.control)
+		if err != nil {
+			return fmt.Errorf("record: --control: %w", err)
+		}
+		defer ln.Close()
+		go ebpf.ServeControl(ln, reqs)
+	}
 	cfg.Header = ebpf.RecordHeader(capture.Mode())
 	abort := make(chan struct{})
 	cfg.Abort = abort

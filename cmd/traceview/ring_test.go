@@ -112,7 +112,8 @@ func TestRecordRing(t *testing.T) {
 			"--trigger", "delay>3ms,comm=tv-delayed", "-o", out, "--duration", "60s")
 		done <- fmt.Sprintf("exit %d: %s", code, stderr)
 	}()
-	// The signal handlers are installed before the socket is created.
+	// The socket is created once the capture runs, after the signal
+	// handlers.
 	for i := 0; ; i++ {
 		if _, err := os.Stat(sock); err == nil {
 			break

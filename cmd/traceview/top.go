@@ -47,19 +47,22 @@ func init() {
 			Use:   "top [--by comm|task|cgroup] [-s KEYS] [--once -d D] [-o table|json] [--metrics ADDR]",
 			Short: "Live scheduling delays per comm, task or cgroup, aggregated in the kernel",
 			Long: `Show scheduling delays live, like 'traceview latency' on a capture that
-never ends, at a fraction of a capture's cost: BPF programs on sched_switch
-and sched_wakeup keep per-task totals in the kernel (run time, switches in,
-delay count, sum, max and a log2 histogram; a delay runs from a wakeup or
-a preemption to the next switch-in, as perf sched latency measures it) and
-no per-event record reaches user space. The table refreshes every
+never ends, at a fraction of a capture's cost: BPF programs on sched_switch,
+sched_waking and sched_wakeup_new keep per-task totals in the kernel (run
+time, switches in, delay count, sum, max and a log2 histogram; a delay runs
+from a wakeup (sched_waking) or a preemption to the next switch-in, as
+'traceview latency' measures it on a capture) and no per-event record
+reaches user space. The table refreshes every
 --interval with the counts of the last interval.
 
---once prints one window of -d and exits; '-o json' prints it with the
-JSON row fields of 'traceview latency -o json' (for --by cgroup, comm is
-the cgroup path and pid 0). --metrics serves Prometheus text exposition
+--once prints one window of -d and exits (its bounds on stderr, in the
+capture clock, for 'latency --time' on a record of the same time); '-o json'
+prints it with the JSON row fields of 'traceview latency -o json' (for --by
+cgroup, comm is the cgroup path and pid 0). --metrics serves Prometheus text exposition
 at http://ADDR/metrics: per-comm and per-cgroup delay histograms (seconds),
-switch and run-time counters, never per-task labels; the address must be
-given with its host (127.0.0.1:9464 serves loopback only).
+switch and run-time counters, never per-task labels, and the programs' own
+run time and missed runs; the address must be given with its host
+(127.0.0.1:9464 serves loopback only).
 
 Needs root and BTF-enabled tracepoints (Linux >= 5.5).
 
