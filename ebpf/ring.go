@@ -43,11 +43,12 @@ type RingConfig struct {
 	Requests <-chan DumpRequest
 }
 
-// DefaultRingBytes bounds the ring when --ring gives a duration: 48 MiB of
+// DefaultRingBytes bounds the ring when --ring gives a duration: 32 MiB of
 // zstd-compressed records (about 8 bytes a record measured on this
-// machine's perf bench sched messaging: some 6 million records) keeps the
-// recorder's memory under 100 MiB together with the drain's batches.
-const DefaultRingBytes = 48 << 20
+// machine's perf bench sched messaging: some 4 million records) keeps the
+// recorder's memory under 100 MiB together with the drain's batches, the
+// perf buffers and the binary.
+const DefaultRingBytes = 32 << 20
 
 // DumpRequest asks a ring for a dump.
 type DumpRequest struct {

@@ -90,7 +90,7 @@ max(DURATION, --post, 1 s)). --post D goes on recording D after the trigger.
 Each dump is a numbered file as with --rotate, a normal trace holding the
 DURATION before the trigger and the --post after it, with the trigger in
 its warnings and its losses counted per CPU and window. The ring is
-bounded (48 MiB when given a duration).
+bounded (32 MiB when given a duration).
 
 -o - writes the trace to standard output (the format streams), for a pipe
 into another command; COMMAND's standard output then goes to standard error
@@ -156,9 +156,13 @@ func parseSize(s string) (int, error) {
 // while recording: 48 MiB, the 100 MiB resident target less the perf
 // buffers (32 MiB by default) and the binary's mapped pages (about 20 MiB).
 // Under stress-ng --switch 4 (bench/capture/soak.sh) the recorder's RSS
-// peaked at 102 MiB with a 64 MiB limit, 82 MiB with this one, recording
-// as many events a second.
+// peaked at 229 MiB without a limit, 102 MiB with 64 MiB, 82 MiB with this
+// one, recording as many events a second.
 const recordHeapLimit = 48 << 20
+
+// ringHeapMargin is the Go memory limit of a ring above its bound: the
+// drain's batches (10 MiB), the zstd encoder and the decoding of a dump.
+const ringHeapMargin = 24 << 20
 
 // parseSizeOrDuration parses the value of --ring and --rotate: a duration
 // ("10s") or a size ("64M").
@@ -285,11 +289,19 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		return fmt.Errorf("record: %w", err)
 	}
 	defer capture.Close()
-	// Keep the Go heap near its live size (the drain's batches and the
-	// backlog's part in memory) rather than the collector's default of
-	// twice it: with the perf buffers (32 MiB by default, mapped) the
-	// recorder stays under 100 MiB resident.
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(recordHeapLimit))
+	// Keep the Go heap near its live size (the drain's batches, the
+	// backlog's part in memory, a ring) rather than the collector's
+	// default of twice it: with the perf buffers (32 MiB by default,
+	// mapped) the recorder stays under 100 MiB resident.
+	heapLimit := int64(recordHeapLimit)
+	if cfg.Ring != nil {
+		ring := cfg.Ring.Bytes
+		if ring <= 0 {
+			ring = ebpf.DefaultRingBytes
+		}
+		heapLimit = max(heapLimit, ring+ringHeapMargin)
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(heapLimit))
 	if o.control != "" {
 		// Once the capture runs: the socket's existence says so.
 		ln, err := listenControl(o.control)
