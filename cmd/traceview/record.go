@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -114,7 +115,7 @@ Example:
 		f := cmd.Flags()
 		f.StringVarP(&o.output, "output", "o", "trace.tv", "file to write (- for standard output)")
 		f.BoolVarP(&o.all, "all-cpus", "a", true, "record system-wide (the default)")
-		f.StringVarP(&o.cpus, "cpu", "C", "", "record only events on these CPUs, e.g. 0,2-3")
+		f.StringVarP(&o.cpus, "cpu", "C", "", "record only events on these CPUs, e.g. 0,2-3 (the recorder itself then runs on the other CPUs, if any)")
 		f.DurationVarP(&o.duration, "duration", "d", 0, "stop after this long, e.g. 10s (0: until COMMAND exits or a signal)")
 		f.StringVarP(&o.bufferSize, "buffer-size", "m", "32M", "total size of the per-CPU buffers in bytes, with K, M or G suffix (each CPU's share rounded up to a power of two, at least 256K)")
 		f.BoolVar(&o.classic, "classic", false, "use classic tracepoints even where BTF-enabled ones exist")
@@ -380,6 +381,18 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		watchDone <- res
 	}()
 
+	if len(opts.CPUs) > 0 {
+		// The recorder's own work goes to the CPUs the capture does not
+		// watch, if there are any (after COMMAND started: it keeps its
+		// mask).
+		if others := otherCPUs(opts.CPUs); len(others) > 0 {
+			if restore, err := ebpf.PinProcess(others); err == nil {
+				defer restore()
+			} else {
+				fmt.Fprintf(stderr, "traceview: record: could not move the recorder off CPUs %s: %v\n", o.cpus, err)
+			}
+		}
+	}
 	sum, err := rec.Run(ctx)
 	cancel() // the watcher returns if it still waits
 	res := <-watchDone
@@ -418,6 +431,25 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		return statusError{fmt.Errorf("record: %s exited with status %d", args[0], exitErr.ExitCode()), exitErr.ExitCode()}
 	}
 	return nil
+}
+
+// otherCPUs returns the online CPUs not in cpus.
+func otherCPUs(cpus []int) []int {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return nil
+	}
+	online, err := cpulist.Parse(strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, c := range online {
+		if !slices.Contains(cpus, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // listenControl listens on the Unix socket path (record --control), mode

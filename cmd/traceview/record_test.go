@@ -462,3 +462,44 @@ func TestRecordRotate(t *testing.T) {
 		t.Errorf("--rotate 64K: %v", err)
 	}
 }
+
+// TestRecordCPUMovesRecorder: record -C 0 keeps its own threads off CPU 0
+// while it records (every thread of the process may run on the other
+// CPUs only) and gives them their mask back at the end.
+func TestRecordCPUMovesRecorder(t *testing.T) {
+	requireCapture(t)
+	var mask unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &mask); err != nil {
+		t.Fatal(err)
+	}
+	if mask.Count() < 2 || !mask.IsSet(0) {
+		t.Skip("needs CPU 0 and another")
+	}
+	out := filepath.Join(t.TempDir(), "c.tv")
+	done := make(chan int)
+	go func() {
+		_, _, code := runCLI(t, "record", "-C", "0", "--duration", "1500ms", "-o", out)
+		done <- code
+	}()
+	waitFile(t, out)
+	time.Sleep(300 * time.Millisecond)
+	var onZero []int
+	ents, _ := os.ReadDir("/proc/self/task")
+	for _, e := range ents {
+		tid, _ := strconv.Atoi(e.Name())
+		var m unix.CPUSet
+		if unix.SchedGetaffinity(tid, &m) == nil && m.IsSet(0) {
+			onZero = append(onZero, tid)
+		}
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("record: exit %d", code)
+	}
+	if len(onZero) > 0 {
+		t.Errorf("threads %v may run on CPU 0 during record -C 0", onZero)
+	}
+	var after unix.CPUSet
+	if unix.SchedGetaffinity(0, &after); after != mask {
+		t.Errorf("mask not restored after record")
+	}
+}
