@@ -4,8 +4,10 @@ package ebpf
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -16,7 +18,6 @@ import (
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
-	"github.com/cilium/ebpf/perf"
 	"github.com/cilium/ebpf/rlimit"
 	"golang.org/x/sys/unix"
 
@@ -51,7 +52,7 @@ var hooks = []hook{
 type Capture struct {
 	coll    *cilium.Collection
 	links   []link.Link
-	rd      *perf.Reader
+	rings   *perfRings
 	classic bool
 	nCPU    int
 	mu      sync.Mutex
@@ -242,7 +243,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	// of half a buffer keeps perf from waking it (an irq_work and a
 	// wakeup) for every record, its default.
 	perCPU := perCPUBuffer(opts.BufferSize, nCPU, os.Getpagesize())
-	if c.rd, err = perf.NewReaderWithOptions(coll.Maps["events"], perCPU, perf.ReaderOptions{Watermark: perCPU / 2}); err != nil {
+	if c.rings, err = openPerfRings(coll.Maps["events"], nCPU, perCPU, perCPU/2); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("open perf buffers: %w", err)
 	}
@@ -313,13 +314,21 @@ const (
 	fastPollInterval = time.Millisecond
 )
 
-// batchBytes is the most raw records a batch the drain hands on holds, and
-// maxBatches how many may wait: the drain only copies, so the perf buffers
-// empty even while the consumer is busy. A batch ends at a full batchBytes
-// or at the end of a drain pass.
+// batchBytes is the most raw records a batch the drain hands on holds,
+// maxBatches how many may wait and maxFree how many emptied ones are kept
+// for reuse: the drain only copies, so the perf buffers empty even while
+// the consumer is busy, up to 8 MiB (about 0.07 s of the busiest workload
+// measured here, 1 million records/s) beyond what the perf buffers hold;
+// then the drain waits and the kernel counts losses. These bound the
+// recorder's memory: under stress-ng --switch 4 (bench/capture/soak.sh,
+// 30 s) its RSS peaked at 420 MiB with 64 waiting batches and 64 kept,
+// 112 MiB with 16 and 4, 80 MiB with 8 and 2 (the waiting batches, the
+// kept ones and the garbage collector's headroom over them). A batch ends
+// at a full batchBytes or at the end of a drain pass.
 const (
 	batchBytes = 1 << 20
-	maxBatches = 64
+	maxBatches = 8
+	maxFree    = 2
 )
 
 // Run drains the perf buffers, calling emit with each event in time order,
@@ -329,18 +338,6 @@ const (
 // at the next record read from that CPU). An error from emit stops Run and
 // is returned.
 func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
-	batches := make(chan *batch, maxBatches)
-	free := make(chan *batch, maxBatches)
-	drainErr := make(chan error, 1)
-	stop := make(chan struct{})
-	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
-	defer close(stop)
-
-	q, err := newBacklog(c.opts.SpillDir)
-	if err != nil {
-		return err
-	}
-	defer q.close()
 	limit := c.opts.Backlog
 	if limit == 0 {
 		limit = DefaultMemoryBacklog
@@ -348,28 +345,32 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 			limit = DefaultBacklog
 		}
 	}
+	q, err := newBacklog(c.opts.SpillDir, DefaultMemoryBacklog)
+	if err != nil {
+		return err
+	}
+	defer q.close()
 	as := assembler{dec: c.dec}
 	var work batch
-	for b := range batches {
+	err = c.runRaw(ctx, func(b *batch) (bool, error) {
 		if limit < 0 {
-			err = as.batch(b, emit)
-		} else if err = q.push(b); err == nil {
-			for q.size() > limit && err == nil {
-				if err = q.pop(&work); err == nil {
-					err = as.batch(&work, emit)
-				}
+			return false, as.batch(b, emit)
+		}
+		kept, err := q.push(b)
+		if err != nil {
+			return kept, err
+		}
+		for q.size() > limit {
+			if err := q.pop(&work); err != nil {
+				return kept, err
+			}
+			if err := as.batch(&work, emit); err != nil {
+				return kept, err
 			}
 		}
-		if err != nil {
-			return err
-		}
-		b.reset()
-		select {
-		case free <- b:
-		default:
-		}
-	}
-	if err := <-drainErr; err != nil {
+		return kept, nil
+	})
+	if err != nil {
 		return err
 	}
 	for !q.empty() {
@@ -383,6 +384,34 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	return as.finish(emit)
 }
 
+// runRaw runs the drain until ctx is done and the buffers are empty,
+// calling consume with each batch in the order read; consume says whether
+// it kept the batch, else the batch is reused. An error from consume or
+// the drain stops it.
+func (c *Capture) runRaw(ctx context.Context, consume func(*batch) (kept bool, err error)) error {
+	batches := make(chan *batch, maxBatches)
+	free := make(chan *batch, maxFree)
+	drainErr := make(chan error, 1)
+	stop := make(chan struct{})
+	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
+	defer close(stop)
+	for b := range batches {
+		kept, err := consume(b)
+		if err != nil {
+			return err
+		}
+		if kept {
+			continue
+		}
+		b.reset()
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	return <-drainErr
+}
+
 // drain copies records from the perf buffers into batches until ctx is
 // done, then detaches the programs, copies what is left and closes batches.
 // It works in passes: each pass reads every CPU's buffer up to where it was
@@ -390,7 +419,6 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 // watermark (the time the pass began) and sleeps.
 func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan *batch, stop <-chan struct{}) error {
 	defer close(batches)
-	var rec perf.Record
 	get := func() *batch {
 		select {
 		case b := <-free:
@@ -400,6 +428,23 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 		}
 	}
 	cur := get()
+	// marks[i] is a watermark of ring i: every record of it stamped
+	// before marks[i] has been read (its newest record read, or the start
+	// of the last pass that emptied it); a batch's watermark is the least
+	// of them, so that the assembler can release events within a pass
+	// too, which under a storm of events reads whole perf buffers
+	// (bench/capture/soak.sh: 300,000 events, 100 MB, were held before).
+	marks := make([]int64, len(c.rings.rings))
+	watermark := func() int64 {
+		w := int64(math.MaxInt64)
+		for _, m := range marks {
+			w = min(w, m)
+		}
+		if w == math.MaxInt64 {
+			return 0
+		}
+		return w
+	}
 	send := func() bool {
 		if len(cur.recs) == 0 && len(cur.losses) == 0 && cur.watermark == 0 {
 			return true
@@ -412,36 +457,56 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 		cur = get()
 		return true
 	}
-	// A deadline in the past makes ReadInto return os.ErrDeadlineExceeded,
-	// without blocking, once a pass has emptied every buffer.
-	c.rd.SetDeadline(time.Unix(1, 0))
-	perCPU := c.rd.BufferSize()
+	perCPU := c.rings.size
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	stopping := false
+	errStopped := errors.New("stopped")
+	ri := 0 // the ring being read
+	sample := func(raw []byte) error {
+		if len(raw) >= RecordSize {
+			marks[ri] = max(marks[ri], int64(binary.LittleEndian.Uint64(raw[offTs:])))
+			cur.recs = append(cur.recs, raw[:RecordSize]...)
+			if len(cur.recs)+RecordSize > batchBytes {
+				cur.watermark = watermark()
+				if !send() {
+					return errStopped
+				}
+			}
+		}
+		return nil
+	}
+	done := make([]bool, len(c.rings.rings))
 	for {
 		began := monotonicNow()
 		busiest := 0
-		for {
-			err := c.rd.ReadInto(&rec)
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("read perf buffer: %w", err)
-			}
-			if rec.LostSamples > 0 {
-				c.addLost(cur, rec.CPU, rec.LostSamples)
-			}
-			if len(rec.RawSample) >= RecordSize {
-				cur.recs = append(cur.recs, rec.RawSample[:RecordSize]...)
-				if len(cur.recs)+RecordSize > batchBytes && !send() {
+		for i, r := range c.rings.rings {
+			busiest = max(busiest, r.snapshot())
+			done[i] = false
+		}
+		// The rings are read in turns of a batch each, so that their
+		// marks, and with them the watermark, advance together.
+		for left := len(done); left > 0; {
+			for i, r := range c.rings.rings {
+				if done[i] {
+					continue
+				}
+				ri = i
+				fin, err := r.read(batchBytes, sample, func(n uint64) { c.addLost(cur, r.cpu, n) })
+				if err == errStopped {
 					return nil
 				}
+				if err != nil {
+					return fmt.Errorf("read perf buffer: %w", err)
+				}
+				if fin {
+					done[i] = true
+					marks[i] = max(marks[i], began)
+					left--
+				}
 			}
-			busiest = max(busiest, rec.Remaining+len(rec.RawSample))
 		}
-		cur.watermark = began
+		cur.watermark = watermark()
 		if !send() || stopping {
 			return nil
 		}
@@ -568,8 +633,8 @@ func (c *Capture) Close() error {
 		l.Close()
 	}
 	c.links = nil
-	if c.rd != nil {
-		c.rd.Close()
+	if c.rings != nil {
+		c.rings.Close()
 	}
 	if c.coll != nil {
 		c.coll.Close()

@@ -9,7 +9,10 @@ import (
 )
 
 // Capture is a running capture; on this OS it cannot be created.
-type Capture struct{}
+type Capture struct {
+	opts    Options
+	classic bool
+}
 
 // Open returns ErrNotSupported: eBPF capture needs Linux.
 func Open(Options) (*Capture, error) { return nil, ErrNotSupported }
@@ -41,8 +44,16 @@ func OpenTop(Options) (*Top, error) { return nil, ErrNotSupported }
 // Snapshot is never reached outside Linux.
 func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) { return nil, ErrNotSupported }
 
+// Stats is never reached outside Linux.
+func (t *Top) Stats() (ProgramTotals, error) { return ProgramTotals{}, ErrNotSupported }
+
 // Now returns 0 outside Linux.
 func Now() int64 { return 0 }
 
 // Close does nothing.
 func (t *Top) Close() error { return nil }
+
+// runRaw returns ErrNotSupported.
+func (c *Capture) runRaw(context.Context, func(*batch) (bool, error)) error { return ErrNotSupported }
+
+func monotonicNow() int64 { return 0 }

@@ -16,12 +16,21 @@
 // whether it ran in interrupt context.
 //
 // Capture (Linux only; elsewhere Open returns ErrNotSupported) loads and
-// attaches the programs, drains the perf buffers in passes on a timer,
-// decodes the records into trace.Events, restores time order across CPUs
-// (each CPU's buffer is in time order; after a pass that emptied them all,
-// every record stamped before the pass began has been read) and reports
-// losses as trace.KindLost events. Event times are
+// attaches the programs, drains the perf buffers in passes on a timer
+// (reading them in place: perfring_linux.go), keeps the raw records in a
+// backlog while the capture runs, decodes them into trace.Events, restores
+// time order across CPUs (each CPU's buffer is in time order; every batch
+// the drain hands on carries a watermark before which every record has
+// been read) and reports losses as trace.KindLost events. Event times are
 // bpf_ktime_get_ns (CLOCK_MONOTONIC) nanoseconds.
+//
+// Recorder writes a Capture into traceview's format: one file (or a
+// stream), a series rotated by size or trace time, or, as a flight
+// recorder (RingConfig), the dumps of a bounded ring of compressed records
+// written when a signal, a control-socket request or a scheduling delay
+// over a threshold (DelayTrigger) triggers them. Top is the in-kernel
+// aggregation of `traceview top`: per-task run time, switches and delays
+// (count, sum, max, log2 histogram) in BPF maps, no records to user space.
 //
 // `go generate ./ebpf/...` rebuilds the BPF object (clang >= 14 and
 // libbpf's headers from libbpf-dev needed).

@@ -1,17 +1,17 @@
 package ebpf
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"os"
-
-	"github.com/traceview/traceview/trace"
 )
 
 // backlog holds batches, oldest first, until the capture has time to
-// decode them: in an unnamed file (O_TMPFILE in a directory) or in memory.
-// Batches are stored encoded as
+// decode them: the first ones in memory, as they are (it takes them over:
+// no copy), up to memMax bytes; while that is full, the next ones in an
+// unnamed file (O_TMPFILE in a directory), until the file has been read
+// back to its end. The file stores batches encoded by encodeBatch:
 //
 //	0  len(recs)   u32
 //	4  losses      u32
@@ -21,12 +21,14 @@ import (
 //
 // A backlog is not safe for concurrent use.
 type backlog struct {
-	f     *os.File // nil: in memory
-	mem   [][]byte // in memory: the encoded batches
-	lens  []int    // in a file: the lengths of the batches from r on
-	w, r  int64    // in a file: write and read offsets
-	bytes int64    // encoded bytes held
-	enc   []byte
+	memMax int64
+	mem    []*batch // the batches in memory, oldest first, all older than the file's
+	memB   int64    // bytes of recs in mem
+	f      *os.File // nil: memory only
+	lens   []int    // in the file: the lengths of the batches from r on
+	w, r   int64    // in the file: write and read offsets
+	bytes  int64    // bytes held (recs in memory, encoded batches in the file)
+	enc    []byte
 }
 
 const (
@@ -34,72 +36,76 @@ const (
 	lossSize        = 24
 )
 
-// newBacklog returns a backlog in an unnamed file of dir (mode 0600,
-// removed by the kernel when closed), or in memory when dir is "".
-func newBacklog(dir string) (*backlog, error) {
+// newBacklog returns a backlog that keeps up to memMax bytes of batches in
+// memory and the rest in an unnamed file of dir (mode 0600, removed by the
+// kernel when closed); with dir "", all of it in memory.
+func newBacklog(dir string, memMax int64) (*backlog, error) {
+	q := &backlog{memMax: memMax}
 	if dir == "" {
-		return &backlog{}, nil
+		q.memMax = math.MaxInt64
+		return q, nil
 	}
 	f, err := openTmpFile(dir)
 	if err != nil {
 		return nil, fmt.Errorf("backlog file in %s: %w", dir, err)
 	}
-	return &backlog{f: f}, nil
+	q.f = f
+	return q, nil
 }
 
-// size returns the encoded bytes held.
+// size returns the bytes held.
 func (q *backlog) size() int64 { return q.bytes }
 
 // empty reports whether no batch is held.
 func (q *backlog) empty() bool { return len(q.mem) == 0 && len(q.lens) == 0 }
 
-// push stores a copy of b.
-func (q *backlog) push(b *batch) error {
-	e := q.enc[:0]
-	if q.f == nil {
-		e = make([]byte, 0, batchHeaderSize+lossSize*len(b.losses)+len(b.recs))
+// push stores b: kept reports that the backlog took b itself over (the
+// caller must not use it again), else it stored a copy.
+func (q *backlog) push(b *batch) (kept bool, err error) {
+	if len(q.lens) == 0 && q.memB+int64(len(b.recs)) <= q.memMax {
+		// Memory is counted by what the batch holds on to: a batch of a
+		// quiet drain pass is mostly empty, and is copied to its size
+		// (an idle minute of 1 MiB batches with a few records each kept
+		// 95 MB alive for 1 MB of records).
+		m := b
+		if len(b.recs) < cap(b.recs)/2 {
+			m = &batch{recs: append([]byte(nil), b.recs...), losses: append([]lossReport(nil), b.losses...), watermark: b.watermark}
+		}
+		q.mem = append(q.mem, m)
+		q.memB += int64(cap(m.recs))
+		q.bytes += int64(len(m.recs))
+		return m == b, nil
 	}
-	le := binary.LittleEndian
-	e = le.AppendUint32(e, uint32(len(b.recs)))
-	e = le.AppendUint32(e, uint32(len(b.losses)))
-	e = le.AppendUint64(e, uint64(b.watermark))
-	for _, l := range b.losses {
-		e = le.AppendUint32(e, uint32(l.CPU))
-		e = le.AppendUint32(e, uint32(l.At))
-		e = le.AppendUint64(e, l.N)
-		e = le.AppendUint64(e, uint64(l.Noticed))
-	}
-	e = append(e, b.recs...)
-	q.bytes += int64(len(e))
-	if q.f == nil {
-		q.mem = append(q.mem, e)
-		return nil
-	}
+	e := encodeBatch(q.enc[:0], b)
 	q.enc = e
 	if _, err := q.f.WriteAt(e, q.w); err != nil {
-		return fmt.Errorf("backlog: %w", err)
+		return false, fmt.Errorf("backlog: %w", err)
 	}
+	q.bytes += int64(len(e))
 	q.w += int64(len(e))
 	q.lens = append(q.lens, len(e))
-	return nil
+	return false, nil
 }
 
-// pop fills b with the oldest batch (reusing its slices) and removes it;
-// it returns io.EOF when the backlog is empty.
+// pop fills b with the oldest batch (taking over its slices, or reusing
+// b's) and removes it; it returns io.EOF when the backlog is empty.
 func (q *backlog) pop(b *batch) error {
-	var e []byte
 	switch {
-	case q.f == nil && len(q.mem) > 0:
-		e = q.mem[0]
+	case len(q.mem) > 0:
+		m := q.mem[0]
 		q.mem[0] = nil
 		q.mem = q.mem[1:]
-	case q.f != nil && len(q.lens) > 0:
+		q.memB -= int64(cap(m.recs))
+		q.bytes -= int64(len(m.recs))
+		*b, *m = *m, *b
+		return nil
+	case len(q.lens) > 0:
 		n := q.lens[0]
 		q.lens = q.lens[1:]
 		if cap(q.enc) < n {
 			q.enc = make([]byte, n)
 		}
-		e = q.enc[:n]
+		e := q.enc[:n]
 		if _, err := q.f.ReadAt(e, q.r); err != nil {
 			return fmt.Errorf("backlog: %w", err)
 		}
@@ -112,24 +118,10 @@ func (q *backlog) pop(b *batch) error {
 				return fmt.Errorf("backlog: %w", err)
 			}
 		}
-	default:
-		return io.EOF
+		q.bytes -= int64(n)
+		return decodeBatch(e, b)
 	}
-	q.bytes -= int64(len(e))
-	le := binary.LittleEndian
-	nrec, nloss := int(le.Uint32(e)), int(le.Uint32(e[4:]))
-	b.reset()
-	b.watermark = int64(le.Uint64(e[8:]))
-	p := e[batchHeaderSize:]
-	for range nloss {
-		b.losses = append(b.losses, lossReport{
-			CPU: trace.CPU(int32(le.Uint32(p))), At: int(le.Uint32(p[4:])),
-			N: le.Uint64(p[8:]), Noticed: int64(le.Uint64(p[16:])),
-		})
-		p = p[lossSize:]
-	}
-	b.recs = append(b.recs, p[:nrec]...)
-	return nil
+	return io.EOF
 }
 
 // close frees the backlog (its file disappears with it).

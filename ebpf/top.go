@@ -3,6 +3,7 @@ package ebpf
 import (
 	"cmp"
 	"slices"
+	"time"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -71,3 +72,15 @@ func Window(before, after map[trace.TID]TaskStat, since int64) []TaskStat {
 
 // aggMaps are the maps only the aggregation programs use.
 var aggMaps = []string{"agg_stats", "agg_ready", "agg_oncpu"}
+
+// ProgramTotals are the kernel's run statistics of a set of BPF programs
+// (struct bpf_prog_info run_time_ns, run_cnt, recursion_misses): run time
+// and count need kernel.bpf_stats_enabled=1 (Linux >= 5.8) and are 0
+// without it; recursion misses (Linux >= 5.12) count the times a program
+// did not run because another BPF program was running on its CPU, i.e.
+// events the aggregation missed.
+type ProgramTotals struct {
+	Runtime         time.Duration
+	Runs            uint64
+	RecursionMisses uint64
+}

@@ -17,7 +17,7 @@ import (
 )
 
 // Top is a loaded and attached in-kernel aggregation (traceview top):
-// sched_switch, sched_wakeup and sched_wakeup_new programs that keep per
+// sched_switch, sched_waking and sched_wakeup_new programs that keep per
 // task totals in a BPF hash map (16384 tasks, least recently used
 // evicted) and send no record to user space.
 type Top struct {
@@ -50,6 +50,17 @@ func OpenTop(opts Options) (*Top, error) {
 		if !strings.HasPrefix(name, "agg_") {
 			delete(spec.Programs, name)
 		}
+	}
+	// A delay starts when the task is woken: at sched_waking, which
+	// try_to_wake_up emits in the waker's context before the wakee is
+	// queued (sched_wakeup may come later, from the target CPU's wake
+	// list; kernel/sched/core.c, Linux 6.x), as traceview latency and perf
+	// sched latency start it when the trace has sched_waking. Both
+	// tracepoints belong to one event class (sched_wakeup_template,
+	// include/trace/events/sched.h: TP_PROTO(struct task_struct *p)), so
+	// the sched_wakeup program attaches to sched_waking as it is.
+	if p := spec.Programs["agg_sched_wakeup"]; p != nil {
+		p.AttachTo = "sched_waking"
 	}
 	for name := range spec.Maps {
 		// Keep the aggregation's maps and the global data (.rodata,
@@ -112,6 +123,21 @@ func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) {
 		return nil, fmt.Errorf("read top map: %w", err)
 	}
 	return out, nil
+}
+
+// Stats sums the run statistics of the aggregation's programs.
+func (t *Top) Stats() (ProgramTotals, error) {
+	var tot ProgramTotals
+	for name, p := range t.coll.Programs {
+		st, err := p.Stats()
+		if err != nil {
+			return tot, fmt.Errorf("stats of %s: %w", name, err)
+		}
+		tot.Runtime += st.Runtime
+		tot.Runs += st.RunCount
+		tot.RecursionMisses += st.RecursionMisses
+	}
+	return tot, nil
 }
 
 // Now returns the CLOCK_MONOTONIC time in ns (the programs' clock).

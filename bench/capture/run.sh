@@ -3,8 +3,9 @@
 #   fidelity  both record the same workload at the same time; per task of the workload, the
 #             counts of switches out of it must agree within 1 % (tracestat -out -max-diff 1);
 #   overhead  the workload's own figures (perf bench sched messaging total time, perf bench sched
-#             pipe usecs/op) with no tracing, under perf sched record and under traceview record,
-#             median of REPS interleaved runs; target (issue 14): our slowdown at most perf's + 1 point;
+#             pipe usecs/op) with no tracing, under perf sched record, under traceview record and
+#             under traceview top, median of REPS interleaved runs; target: record's slowdown at most
+#             perf's + 1 point, top's far below;
 #   size      bytes per event of our file vs the perf.data of the same capture; target <= 1/4.
 # Needs root and perf (/work/shared/tools/install-perf.sh installs perf 6.12).
 # Usage: sudo bench/capture/run.sh   (env: OUT=dir REPS=5 MSG="-g 4 -l 100" PIPE="-l 50000" PERF_MMAP=32M)
@@ -75,6 +76,7 @@ start_rec() { # start_rec MODE: starts the recorder, sets RECPID
 	none) RECPID= ; return ;;
 	perf) /usr/bin/time -f "%U %S" -o "$OUT/rec.cpu" perf sched record -m "$PERF_MMAP" -o "$OUT/ovh.perf.data" >/dev/null 2>&1 & ;;
 	traceview) /usr/bin/time -f "%U %S" -o "$OUT/rec.cpu" "$TV" record -o "$OUT/ovh.tv" >/dev/null 2>&1 & ;;
+	top) /usr/bin/time -f "%U %S" -o "$OUT/rec.cpu" "$TV" top --interval 1s -o json >/dev/null 2>&1 & ;;
 	esac
 	TIMEPID=$!
 	i=0; RECPID=
@@ -85,14 +87,21 @@ stop_rec() {
 	[ -n "$RECPID" ] || { echo "0 0" >"$OUT/rec.cpu"; return; }
 	kill -INT "$RECPID"; wait "$TIMEPID" || true
 }
-for mode in none perf traceview; do for f in msg pipe msgcpu pipecpu reccpu.msg reccpu.pipe; do : >"$OUT/${f%%.*}.$mode${f#reccpu}"; done; done
+# ticks: the recorder's CPU time so far (utime + stime of /proc/PID/stat, 1/100 s), 0 without one;
+# sampled around the workload, it gives what the recorder spent while the workload ran (the end of a
+# capture, when traceview decodes and encodes its backlog, comes after).
+ticks() { if [ -n "$RECPID" ]; then awk '{print $14 + $15}' /proc/$RECPID/stat 2>/dev/null || echo 0; else echo 0; fi; }
+for mode in none perf traceview top; do for f in msg pipe msgcpu pipecpu reccpu.msg reccpu.pipe recwl.msg recwl.pipe; do
+	case $f in *.*) : >"$OUT/${f%%.*}.$mode.${f#*.}" ;; *) : >"$OUT/$f.$mode" ;; esac
+done; done
 r=0
 while [ $r -lt "$REPS" ]; do
-	for mode in none perf traceview; do
+	for mode in none perf traceview top; do
 		for w in msg pipe; do
 			start_rec $mode
 			if [ $w = msg ]; then args="messaging $MSG"; else args="pipe $PIPE"; fi
-			/usr/bin/time -f "%U %S" -o "$OUT/wl.cpu" perf bench sched $args >"$OUT/wl.out" 2>/dev/null
+			t0=$(ticks); /usr/bin/time -f "%U %S" -o "$OUT/wl.cpu" perf bench sched $args >"$OUT/wl.out" 2>/dev/null; t1=$(ticks)
+			echo "$t0 $t1" | awk '{printf "%.3f\n", ($2-$1)/100}' >>"$OUT/recwl.$mode.$w"
 			stop_rec
 			$w <"$OUT/wl.out" >>"$OUT/$w.$mode"
 			cpu "$OUT/wl.cpu" >>"$OUT/${w}cpu.$mode"
@@ -111,6 +120,9 @@ for w in msg pipe; do
 	wn=$(median <"$OUT/${w}cpu.none"); wp=$(median <"$OUT/${w}cpu.perf"); wt=$(median <"$OUT/${w}cpu.traceview")
 	rp=$(median <"$OUT/reccpu.perf.$w"); rt=$(median <"$OUT/reccpu.traceview.$w")
 	echo "$wn $wp $wt $rp $rt" | awk '{pe=$2+$4-$1; te=$3+$5-$1; printf "  CPU s: workload none %.3f; perf: workload %.3f + recorder %.3f (extra %.3f s, %.1f %%); traceview: workload %.3f + recorder %.3f (extra %.3f s, %.1f %%); ours/perf %.2f\n", $1, $2, $4, pe, 100*pe/$1, $3, $5, te, 100*te/$1, (pe>0? te/pe : 0)}' | tee -a "$SUM"
+	echo "$(median <"$OUT/recwl.perf.$w") $(median <"$OUT/recwl.traceview.$w") $(median <"$OUT/recwl.top.$w")" | awk '{printf "  recorder CPU s while the workload ran: perf %.2f, traceview record %.2f, traceview top %.2f\n", $1, $2, $3}' | tee -a "$SUM"
+	o=$(median <"$OUT/$w.top"); wo=$(median <"$OUT/${w}cpu.top"); ro=$(median <"$OUT/reccpu.top.$w")
+	echo "$n $o $wn $wo $ro" | awk '{printf "  traceview top (in-kernel aggregation, 1 s refresh): %s, slowdown %.1f %%; CPU s: workload %.3f + top %.3f (extra %.3f s)\n", $2, ($2/$1-1)*100, $4, $5, $4+$5-$3}' | tee -a "$SUM"
 done
 say "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "raw runs and files in $OUT"

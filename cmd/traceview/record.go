@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
-	"sort"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -22,8 +23,6 @@ import (
 
 	"github.com/traceview/traceview/ebpf"
 	"github.com/traceview/traceview/internal/cpulist"
-	"github.com/traceview/traceview/trace"
-	"github.com/traceview/traceview/trace/tvf"
 )
 
 type recordOptions struct {
@@ -34,13 +33,18 @@ type recordOptions struct {
 	bufferSize string
 	classic    bool
 	stacks     bool
+	rotate     string
+	ring       string
+	post       time.Duration
+	trigger    string
+	control    string
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o recordOptions
 		cmd := &cobra.Command{
-			Use:   "record [-o FILE] [-a] [--cpu LIST] [--duration D] [--buffer-size SIZE] [-- COMMAND ARGS...]",
+			Use:   "record [-o FILE] [-a] [--cpu LIST] [--duration D] [--buffer-size SIZE] [--rotate SIZE|D] [--ring D|SIZE [--post D] [--trigger COND] [--control SOCKET]] [-- COMMAND ARGS...]",
 			Short: "Capture scheduler events with eBPF (like 'perf sched record', cheaper)",
 			Long: `Capture the scheduler events of the whole system with eBPF into traceview's
 own compact format (docs/format.md), like 'perf sched record': sched_switch,
@@ -70,6 +74,25 @@ are named at the end through /proc/kallsyms, user frames keep their
 addresses. 'traceview timehist' prints them after each row and 'traceview
 export --format pprof' gives off-CPU time by stack (blocked, runqueue).
 
+--rotate SIZE|DURATION writes a numbered series instead of one file
+(FILE.001.tv, FILE.002.tv, ...: -o t.tv gives t.001.tv), a new file once one
+holds SIZE bytes or spans DURATION of trace time; each is a whole trace
+that every command reads. For long captures (-d 1h): the recorder's memory
+stays bounded (under 100 MiB resident, bench/capture/soak.sh).
+
+--ring DURATION|SIZE makes a flight recorder: the last DURATION of records
+(or SIZE of them, zstd-compressed) stay in memory and nothing is written
+until a trigger: SIGUSR1 or SIGHUP, a connection to the --control Unix
+socket that sends "dump" (it gets "wrote FILE" back), or --trigger
+'delay>THRESHOLD[,comm=NAME][,cgroup=PATH]', a single scheduling delay
+(wakeup or preemption to switch-in) over THRESHOLD, of a task of that name
+or cgroup v2 path, evaluated as events arrive (at most one such dump per
+max(DURATION, --post, 1 s)). --post D goes on recording D after the trigger.
+Each dump is a numbered file as with --rotate, a normal trace holding the
+DURATION before the trigger and the --post after it, with the trigger in
+its warnings and its losses counted per CPU and window. The ring is
+bounded (32 MiB when given a duration).
+
 -o - writes the trace to standard output (the format streams), for a pipe
 into another command; COMMAND's standard output then goes to standard error
 so that it does not mix with the trace. Without -o (and without -i), the
@@ -81,7 +104,10 @@ Example:
   traceview latency -i t.tv
   sudo traceview record -o - -- perf bench sched pipe -l 2000 | traceview latency -i -
   sudo traceview record --stacks -o g.tv -- perf bench sched pipe -l 2000 && traceview timehist -i g.tv | head
-  sudo traceview record --cpu 0-1 --duration 5s -o idle.tv`,
+  sudo traceview record --cpu 0-1 --duration 5s -o idle.tv
+  sudo traceview record -d 1h --rotate 1m -o long.tv                       # long.001.tv, long.002.tv, ...
+  sudo traceview record --ring 10s --post 2s --trigger 'delay>20ms' -o fr.tv  # fr.001.tv on the first delay > 20 ms
+  sudo traceview record --ring 10s --control /tmp/fr.sock -o fr.tv         # then: kill -USR1 PID, or send "dump" to the socket`,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return runRecord(cmd, o, args)
 			},
@@ -89,10 +115,15 @@ Example:
 		f := cmd.Flags()
 		f.StringVarP(&o.output, "output", "o", "trace.tv", "file to write (- for standard output)")
 		f.BoolVarP(&o.all, "all-cpus", "a", true, "record system-wide (the default)")
-		f.StringVarP(&o.cpus, "cpu", "C", "", "record only events on these CPUs, e.g. 0,2-3")
+		f.StringVarP(&o.cpus, "cpu", "C", "", "record only events on these CPUs, e.g. 0,2-3 (the recorder itself then runs on the other CPUs, if any)")
 		f.DurationVarP(&o.duration, "duration", "d", 0, "stop after this long, e.g. 10s (0: until COMMAND exits or a signal)")
 		f.StringVarP(&o.bufferSize, "buffer-size", "m", "32M", "total size of the per-CPU buffers in bytes, with K, M or G suffix (each CPU's share rounded up to a power of two, at least 256K)")
 		f.BoolVar(&o.classic, "classic", false, "use classic tracepoints even where BTF-enabled ones exist")
+		f.StringVar(&o.rotate, "rotate", "", "write a numbered series (FILE.001.tv, ...), a new file after this much trace time or this many bytes, e.g. 1m or 256M")
+		f.StringVar(&o.ring, "ring", "", "flight recorder: keep the last DURATION (or SIZE of compressed records) in memory and write it only when triggered (SIGUSR1, SIGHUP, --control, --trigger), e.g. 10s")
+		f.DurationVar(&o.post, "post", 0, "with --ring: go on recording this long after a trigger before writing the dump, e.g. 2s")
+		f.StringVar(&o.trigger, "trigger", "", "with --ring: dump on a scheduling delay over a threshold, e.g. 'delay>20ms' or 'delay>5ms,comm=nginx' or 'delay>5ms,cgroup=/system.slice/x.service'")
+		f.StringVar(&o.control, "control", "", "with --ring: listen on this Unix socket (mode 0600); a connection sending \"dump\" gets a dump and the reply \"wrote FILE\"")
 		f.BoolVarP(&o.stacks, "stacks", "g", false, "record the kernel and user stack of each task leaving a CPU (kernel frames named at the end through /proc/kallsyms)")
 		return cmd
 	})
@@ -122,92 +153,32 @@ func parseSize(s string) (int, error) {
 	return n * mult, nil
 }
 
-func recordHeader(mode string) tvf.Header {
-	h := tvf.Header{
-		Tool:      "traceview record (" + mode + ")",
-		Cmdline:   os.Args,
-		NrCPUs:    runtime.NumCPU(),
-		Clock:     "CLOCK_MONOTONIC (bpf_ktime_get_ns)",
-		StartWall: time.Now().UnixNano(),
-	}
-	if n, err := onlineCPUs(); err == nil {
-		h.NrCPUs = n
-	}
-	h.NrCPUsAvail = h.NrCPUs
-	var u unix.Utsname
-	if unix.Uname(&u) == nil {
-		h.Hostname = unix.ByteSliceToString(u.Nodename[:])
-		h.OSRelease = unix.ByteSliceToString(u.Release[:])
-		h.Arch = unix.ByteSliceToString(u.Machine[:])
-	}
-	return h
-}
+// recordHeapLimit is the Go memory limit (runtime/debug.SetMemoryLimit)
+// while recording: 48 MiB, the 100 MiB resident target less the perf
+// buffers (32 MiB by default) and the binary's mapped pages (about 20 MiB).
+// Under stress-ng --switch 4 (bench/capture/soak.sh) the recorder's RSS
+// peaked at 229 MiB without a limit, 102 MiB with 64 MiB, 82 MiB with this
+// one, recording as many events a second.
+const recordHeapLimit = 48 << 20
 
-// onlineCPUs counts /sys/devices/system/cpu/online ("0-1,4").
-func onlineCPUs() (int, error) {
-	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+// ringHeapMargin is the Go memory limit of a ring above its bound: the
+// drain's batches (10 MiB), the zstd encoder and the decoding of a dump.
+const ringHeapMargin = 24 << 20
+
+// parseSizeOrDuration parses the value of --ring and --rotate: a duration
+// ("10s") or a size ("64M").
+func parseSizeOrDuration(s string) (time.Duration, int64, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		if d <= 0 {
+			return 0, 0, fmt.Errorf("bad duration %q (want it positive)", s)
+		}
+		return d, 0, nil
+	}
+	n, err := parseSize(s)
 	if err != nil {
-		return 0, err
+		return 0, 0, fmt.Errorf("bad value %q (want a duration such as 10s or a size such as 64M)", s)
 	}
-	l, err := cpulist.Parse(string(b))
-	return len(l), err
-}
-
-// taskCommLen is the kernel's TASK_COMM_LEN (16, include/linux/sched.h):
-// task names are at most taskCommLen-1 = 15 bytes, as the sched
-// tracepoints and perf's COMM records give them.
-const taskCommLen = 16
-
-// procComm turns the content of /proc/PID/task/TID/comm into a task name
-// of at most 15 bytes, without the newline, as perf's synthesized COMM
-// records hold it. The kernel's /proc comm of a kworker adds its workqueue
-// ("kworker/u8:0-events_unbound", fs/proc/array.c proc_task_name via
-// wq_worker_comm); cut, it becomes "kworker/u8:0-ev" like perf's, while
-// the sched tracepoints give the task's own comm, "kworker/u8:0".
-func procComm(b []byte) string {
-	s := strings.TrimSuffix(string(b), "\n")
-	if len(s) > taskCommLen-1 {
-		s = s[:taskCommLen-1]
-	}
-	return s
-}
-
-// addProcTasks names every thread of proc (the /proc mount) at the start of
-// the capture, as perf's synthesized COMM records do: a comm event (time 0,
-// CPU -1, the convention of perf.data's synthesized records) per thread,
-// and an entry in the task table. Threads that never rename during the
-// capture (task names set by prctl before it started) get their names this
-// way. Names are cut to 15 bytes (procComm).
-func addProcTasks(w *tvf.Writer, proc string) error {
-	comms, _ := filepath.Glob(filepath.Join(proc, "[0-9]*", "task", "[0-9]*", "comm"))
-	type entry struct {
-		tid  trace.TID
-		pid  trace.PID
-		comm string
-	}
-	var list []entry
-	for _, p := range comms {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue // exited meanwhile
-		}
-		taskDir := filepath.Dir(p) // proc/PID/task/TID
-		tid, err1 := strconv.Atoi(filepath.Base(taskDir))
-		pid, err2 := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(taskDir))))
-		if err1 == nil && err2 == nil {
-			list = append(list, entry{trace.TID(tid), trace.PID(pid), procComm(b)})
-		}
-	}
-	sort.Slice(list, func(i, j int) bool { return list[i].tid < list[j].tid })
-	for _, t := range list {
-		w.AddTask(t.tid, t.pid, t.comm)
-		e := trace.NewEvent(0, -1, trace.KindComm)
-		e.TID, e.PID, e.Comm = t.tid, t.pid, t.comm
-		if err := w.Write(e); err != nil {
-			return err
-		}
-	}
-	return nil
+	return 0, int64(n), nil
 }
 
 func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
@@ -221,6 +192,10 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			return usageErrorf("record: -o -: the trace is binary; pipe it into a command (traceview latency -i -) or give a file")
 		}
+	}
+	cfg := ebpf.RecordConfig{Path: o.output, Log: cmd.ErrOrStderr()}
+	if toStdout {
+		cfg.Path, cfg.Out = "", cmd.OutOrStdout()
 	}
 	var err error
 	if o.cpus != "" {
@@ -241,6 +216,38 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	if o.duration < 0 {
 		return usageErrorf("record: --duration must be positive, got %v", o.duration)
 	}
+	if o.rotate != "" {
+		d, n, err := parseSizeOrDuration(o.rotate)
+		if err != nil {
+			return usageErrorf("record: --rotate: %v", err)
+		}
+		cfg.RotateEvery, cfg.RotateBytes = d, n
+		// A series is written as it goes: events are decoded and
+		// encoded as they come instead of at the end.
+		opts.Backlog = -1
+	}
+	var reqs chan ebpf.DumpRequest
+	if o.ring != "" {
+		d, n, err := parseSizeOrDuration(o.ring)
+		if err != nil {
+			return usageErrorf("record: --ring: %v", err)
+		}
+		if o.rotate != "" {
+			return usageErrorf("record: --ring and --rotate do not go together (a ring writes a numbered file per dump)")
+		}
+		reqs = make(chan ebpf.DumpRequest, 4)
+		cfg.Ring = &ebpf.RingConfig{Span: d, Bytes: n, Post: o.post, Requests: reqs}
+		if o.trigger != "" {
+			if cfg.Ring.Trigger, err = ebpf.ParseTrigger(o.trigger, ebpf.CgroupRoot()); err != nil {
+				return usageErrorf("record: --trigger: %v", err)
+			}
+		}
+	} else if o.trigger != "" || o.control != "" || o.post != 0 {
+		return usageErrorf("record: --trigger, --post and --control need --ring")
+	}
+	if o.post < 0 {
+		return usageErrorf("record: --post must be positive, got %v", o.post)
+	}
 	if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
 		return usageErrorf("record: put the command after --, e.g. traceview record -- %s", strings.Join(args, " "))
 	}
@@ -257,30 +264,60 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	if reqs != nil {
+		// SIGUSR1 and SIGHUP ask the ring for a dump.
+		dumpSigs := make(chan os.Signal, 4)
+		signal.Notify(dumpSigs, syscall.SIGUSR1, syscall.SIGHUP)
+		defer signal.Stop(dumpSigs)
+		stopSigs := make(chan struct{})
+		defer close(stopSigs)
+		go func() {
+			for {
+				select {
+				case s := <-dumpSigs:
+					select {
+					case reqs <- ebpf.DumpRequest{Reason: "signal " + unix.SignalName(s.(syscall.Signal))}:
+					default: // a dump is already asked for
+					}
+				case <-stopSigs:
+					return
+				}
+			}
+		}()
+	}
 	capture, err := ebpf.Open(opts)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
 	defer capture.Close()
-	var out io.Writer
-	outName := o.output
-	closeOut := func() error { return nil }
-	if toStdout {
-		out, outName = cmd.OutOrStdout(), "standard output"
-	} else {
-		f, err := os.Create(o.output)
-		if err != nil {
-			return fmt.Errorf("record: %w", err)
+	// Keep the Go heap near its live size (the drain's batches, the
+	// backlog's part in memory, a ring) rather than the collector's
+	// default of twice it: with the perf buffers (32 MiB by default,
+	// mapped) the recorder stays under 100 MiB resident.
+	heapLimit := int64(recordHeapLimit)
+	if cfg.Ring != nil {
+		ring := cfg.Ring.Bytes
+		if ring <= 0 {
+			ring = ebpf.DefaultRingBytes
 		}
-		defer f.Close()
-		out, closeOut = f, f.Close
+		heapLimit = max(heapLimit, ring+ringHeapMargin)
 	}
-	w, err := tvf.NewWriter(out, recordHeader(capture.Mode()))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(heapLimit))
+	if o.control != "" {
+		// Once the capture runs: the socket's existence says so.
+		ln, err := listenControl(o.control)
+		if err != nil {
+			return fmt.Errorf("record: --control: %w", err)
+		}
+		defer ln.Close()
+		go ebpf.ServeControl(ln, reqs)
+	}
+	cfg.Header = ebpf.RecordHeader(capture.Mode())
+	abort := make(chan struct{})
+	cfg.Abort = abort
+	rec, err := ebpf.NewRecorder(capture, cfg)
 	if err != nil {
-		return fmt.Errorf("record: %s: %w", o.output, err)
-	}
-	if err := addProcTasks(w, "/proc"); err != nil {
-		return fmt.Errorf("record: %s: %w", o.output, err)
+		return usageErrorf("%v", err)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -313,6 +350,10 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	watchDone := make(chan watched, 1)
 	finished := make(chan struct{})
 	defer close(finished)
+	outName := o.output
+	if toStdout {
+		outName = "standard output"
+	}
 	go func() {
 		var res watched
 		select {
@@ -324,11 +365,11 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 			cancel()
 			watchDone <- res
 			// A second signal while the rest is drained and written: stop
-			// at once; the file holds every frame written so far.
+			// at once; the files are closed with what was written.
 			select {
 			case <-sigs:
 				fmt.Fprintf(stderr, "traceview: record: second %v: stopping without draining; %s keeps what was written so far\n", s, outName)
-				os.Exit(130)
+				close(abort)
 			case <-finished:
 			}
 			return
@@ -340,29 +381,25 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		watchDone <- res
 	}()
 
-	start := time.Now()
-	lastOnCPU := map[trace.CPU]int64{}
-	var windows []trace.LostWindow
-	cgroups := map[uint64]bool{}
-	err = capture.Run(ctx, func(e trace.Event) error {
-		if e.Cgroup != 0 {
-			cgroups[e.Cgroup] = true
-		}
-		if e.Kind == trace.KindLost {
-			from, ok := lastOnCPU[e.CPU]
-			if !ok {
-				from = e.Time
+	if len(opts.CPUs) > 0 {
+		// The recorder's own work goes to the CPUs the capture does not
+		// watch, if there are any (after COMMAND started: it keeps its
+		// mask).
+		if others := otherCPUs(opts.CPUs); len(others) > 0 {
+			if restore, err := ebpf.PinProcess(others); err == nil {
+				defer restore()
+			} else {
+				fmt.Fprintf(stderr, "traceview: record: could not move the recorder off CPUs %s: %v\n", o.cpus, err)
 			}
-			windows = append(windows, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: from, End: e.Time})
-		} else {
-			lastOnCPU[e.CPU] = e.Time
 		}
-		return w.Write(e)
-	})
-	elapsed := time.Since(start)
+	}
+	sum, err := rec.Run(ctx)
 	cancel() // the watcher returns if it still waits
 	res := <-watchDone
 	childErr, childExited, forwarded := res.childErr, res.exited, res.forwarded
+	if errors.Is(err, ebpf.ErrAborted) {
+		return statusError{fmt.Errorf("record: stopped by a second signal: %s holds what was written before it", outName), 130}
+	}
 	if err != nil && child != nil && !childExited && child.Process != nil {
 		// The capture failed (e.g. the output filled up): the command
 		// must not go on untraced as if nothing happened.
@@ -377,19 +414,10 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	w.SetLost(windows)
-	w.SetCgroups(ebpf.ResolveCgroups(ebpf.CgroupRoot(), cgroups))
-	w.SetStacks(capture.Stacks())
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if cerr := closeOut(); err == nil && cerr != nil {
-		err = cerr
-	}
 	if err != nil {
-		return fmt.Errorf("record: %s: %w", outName, err)
+		return err
 	}
-	printRecordSummary(stderr, outName, w, elapsed)
+	printRecordSummary(stderr, outName, sum, cfg.Ring != nil)
 	var exitErr *exec.ExitError
 	if errors.As(childErr, &exitErr) {
 		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -405,18 +433,61 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	return nil
 }
 
-func printRecordSummary(out io.Writer, path string, w *tvf.Writer, elapsed time.Duration) {
-	n, size := w.Events(), w.Bytes()
+// otherCPUs returns the online CPUs not in cpus.
+func otherCPUs(cpus []int) []int {
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		return nil
+	}
+	online, err := cpulist.Parse(strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, c := range online {
+		if !slices.Contains(cpus, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// listenControl listens on the Unix socket path (record --control), mode
+// 0600: only root may ask for dumps. A stale socket file left by an
+// earlier recorder is replaced; any other file is an error.
+func listenControl(path string) (net.Listener, error) {
+	if st, err := os.Lstat(path); err == nil {
+		if st.Mode()&os.ModeSocket == 0 {
+			return nil, fmt.Errorf("%s exists and is not a socket", path)
+		}
+		os.Remove(path)
+	}
+	old := unix.Umask(0o077)
+	ln, err := net.Listen("unix", path)
+	unix.Umask(old)
+	return ln, err
+}
+
+func printRecordSummary(out io.Writer, path string, sum ebpf.Summary, ring bool) {
 	var total uint64
 	var per []string
-	for cpu, l := range w.Lost() {
+	for cpu, l := range sum.Lost {
 		total += l
 		if l > 0 {
 			per = append(per, fmt.Sprintf("CPU %d: %d", cpu, l))
 		}
 	}
-	fmt.Fprintf(out, "[ traceview record: %d events in %.3f s, wrote %d bytes (%.2f MiB, %.1f bytes/event) to %s ]\n",
-		n, elapsed.Seconds(), size, float64(size)/(1<<20), perEvent(size, n), path)
+	switch {
+	case ring:
+		fmt.Fprintf(out, "[ traceview record: ring of %.3f s: %d dumps, %d events, %d bytes (%.2f MiB) written ]\n",
+			sum.Elapsed.Seconds(), sum.Dumps, sum.Events, sum.Bytes, float64(sum.Bytes)/(1<<20))
+	case len(sum.Files) > 1:
+		fmt.Fprintf(out, "[ traceview record: %d events in %.3f s, wrote %d bytes (%.2f MiB, %.1f bytes/event) to %d files %s ... %s ]\n",
+			sum.Events, sum.Elapsed.Seconds(), sum.Bytes, float64(sum.Bytes)/(1<<20), perEvent(sum.Bytes, sum.Events), len(sum.Files), sum.Files[0], sum.Files[len(sum.Files)-1])
+	default:
+		fmt.Fprintf(out, "[ traceview record: %d events in %.3f s, wrote %d bytes (%.2f MiB, %.1f bytes/event) to %s ]\n",
+			sum.Events, sum.Elapsed.Seconds(), sum.Bytes, float64(sum.Bytes)/(1<<20), perEvent(sum.Bytes, sum.Events), path)
+	}
 	if total == 0 {
 		fmt.Fprintf(out, "[ traceview record: 0 events lost ]\n")
 	} else {

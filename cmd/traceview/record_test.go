@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -212,63 +213,6 @@ func TestRecordSIGINT(t *testing.T) {
 	}
 }
 
-// TestAddProcTasksCutsNames is the regression test for long /proc names:
-// the kernel's /proc/PID/comm of a kworker adds its workqueue
-// ("kworker/u8:0-events_unbound", 27 bytes) while task names are at most
-// 15 bytes (TASK_COMM_LEN-1), as perf's synthesized COMM records cut them:
-// the first 15 bytes, "kworker/u8:0-ev". A fake /proc holds that kworker
-// (pid 12) and a thread (tid 31 of pid 30) whose name is exactly 15 bytes
-// and must stay whole.
-func TestAddProcTasksCutsNames(t *testing.T) {
-	proc := t.TempDir()
-	for _, th := range []struct{ pid, tid, comm string }{
-		{"12", "12", "kworker/u8:0-events_unbound\n"},
-		{"30", "31", "fifteen-bytes-x\n"},
-	} {
-		dir := filepath.Join(proc, th.pid, "task", th.tid)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "comm"), []byte(th.comm), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var buf strings.Builder
-	w, err := tvf.NewWriter(&buf, tvf.Header{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := addProcTasks(w, proc); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := tvf.NewReader(strings.NewReader(buf.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := trace.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range evs {
-		got = append(got, fmt.Sprintf("%d/%d %s", e.PID, e.TID, e.Comm))
-	}
-	want := []string{"12/12 kworker/u8:0-ev", "30/31 fifteen-bytes-x"}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("comm events (-want +got):\n%s", diff)
-	}
-	var tasks []string
-	for _, tk := range r.Tasks() {
-		tasks = append(tasks, tk.Comm)
-	}
-	if diff := cmp.Diff([]string{"kworker/u8:0-ev", "fifteen-bytes-x"}, tasks); diff != "" {
-		t.Errorf("task table (-want +got):\n%s", diff)
-	}
-}
-
 // TestRecordFailureStopsCommand: when the capture fails mid-run (here its
 // output is a /dev/full twin, char device 1:7, so the first block written
 // fails with ENOSPC), record exits 1 and sends SIGTERM to its command,
@@ -457,5 +401,105 @@ func TestRecordStacks(t *testing.T) {
 	}
 	if rows == 0 || chains*10 < rows*9 {
 		t.Errorf("timehist: %d of %d task rows with a callchain", chains, rows)
+	}
+}
+
+// TestRecordRotate: record --rotate 300ms --duration 1500ms writes a
+// numbered series (t.001.tv, t.002.tv, ...): at least 3 files, each a
+// whole trace (no warnings) of mode 0600 spanning at most 300 ms of trace
+// time (a file ends at the first event 300 ms after its first), each
+// starting where the one before ended, and together the events the
+// summary counts; --rotate 64K cuts by size into at least 2 files.
+func TestRecordRotate(t *testing.T) {
+	requireCapture(t)
+	stop := make(chan struct{})
+	defer close(stop)
+	go pingPongUntil(stop, 0)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "t.tv")
+	_, stderr, code := runCLI(t, "record", "--rotate", "300ms", "--duration", "1500ms", "-o", out)
+	if code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	var total, n uint64
+	m := regexp.MustCompile(`\[ traceview record: (\d+) events in `).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no summary: %s", stderr)
+	}
+	fmt.Sscan(m[1], &total)
+	var prevLast int64
+	files := 0
+	for k := 1; ; k++ {
+		path := ebpf.NumberedPath(out, k)
+		st, err := os.Stat(path)
+		if err != nil {
+			break
+		}
+		files++
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v", path, st.Mode().Perm())
+		}
+		evs, m := readAllEvents(t, path)
+		n += uint64(len(evs))
+		if ws := m.Warnings.List(); len(ws) != 0 {
+			t.Errorf("%s: warnings %v", path, ws)
+		}
+		first := firstTime(evs)
+		last := evs[len(evs)-1].Time
+		if last-first > int64(300*time.Millisecond) || first < prevLast {
+			t.Errorf("%s: %d to %d ns (previous file ended at %d); want at most 300 ms, after the previous", path, first, last, prevLast)
+		}
+		prevLast = last
+	}
+	if files < 3 || n != total {
+		t.Errorf("%d files, %d events in them, the summary says %d; want >= 3 files and the same count\n%s", files, n, total, stderr)
+	}
+	out = filepath.Join(dir, "s.tv")
+	if _, stderr, code := runCLI(t, "record", "--rotate", "64K", "--duration", "1s", "-o", out); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(ebpf.NumberedPath(out, 2)); err != nil {
+		t.Errorf("--rotate 64K: %v", err)
+	}
+}
+
+// TestRecordCPUMovesRecorder: record -C 0 keeps its own threads off CPU 0
+// while it records (every thread of the process may run on the other
+// CPUs only) and gives them their mask back at the end.
+func TestRecordCPUMovesRecorder(t *testing.T) {
+	requireCapture(t)
+	var mask unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &mask); err != nil {
+		t.Fatal(err)
+	}
+	if mask.Count() < 2 || !mask.IsSet(0) {
+		t.Skip("needs CPU 0 and another")
+	}
+	out := filepath.Join(t.TempDir(), "c.tv")
+	done := make(chan int)
+	go func() {
+		_, _, code := runCLI(t, "record", "-C", "0", "--duration", "1500ms", "-o", out)
+		done <- code
+	}()
+	waitFile(t, out)
+	time.Sleep(300 * time.Millisecond)
+	var onZero []int
+	ents, _ := os.ReadDir("/proc/self/task")
+	for _, e := range ents {
+		tid, _ := strconv.Atoi(e.Name())
+		var m unix.CPUSet
+		if unix.SchedGetaffinity(tid, &m) == nil && m.IsSet(0) {
+			onZero = append(onZero, tid)
+		}
+	}
+	if code := <-done; code != 0 {
+		t.Fatalf("record: exit %d", code)
+	}
+	if len(onZero) > 0 {
+		t.Errorf("threads %v may run on CPU 0 during record -C 0", onZero)
+	}
+	var after unix.CPUSet
+	if unix.SchedGetaffinity(0, &after); after != mask {
+		t.Errorf("mask not restored after record")
 	}
 }

@@ -47,19 +47,22 @@ func init() {
 			Use:   "top [--by comm|task|cgroup] [-s KEYS] [--once -d D] [-o table|json] [--metrics ADDR]",
 			Short: "Live scheduling delays per comm, task or cgroup, aggregated in the kernel",
 			Long: `Show scheduling delays live, like 'traceview latency' on a capture that
-never ends, at a fraction of a capture's cost: BPF programs on sched_switch
-and sched_wakeup keep per-task totals in the kernel (run time, switches in,
-delay count, sum, max and a log2 histogram; a delay runs from a wakeup or
-a preemption to the next switch-in, as perf sched latency measures it) and
-no per-event record reaches user space. The table refreshes every
+never ends, at a fraction of a capture's cost: BPF programs on sched_switch,
+sched_waking and sched_wakeup_new keep per-task totals in the kernel (run
+time, switches in, delay count, sum, max and a log2 histogram; a delay runs
+from a wakeup (sched_waking) or a preemption to the next switch-in, as
+'traceview latency' measures it on a capture) and no per-event record
+reaches user space. The table refreshes every
 --interval with the counts of the last interval.
 
---once prints one window of -d and exits; '-o json' prints it with the
-JSON row fields of 'traceview latency -o json' (for --by cgroup, comm is
-the cgroup path and pid 0). --metrics serves Prometheus text exposition
+--once prints one window of -d and exits (its bounds on stderr, in the
+capture clock, for 'latency --time' on a record of the same time); '-o json'
+prints it with the JSON row fields of 'traceview latency -o json' (for --by
+cgroup, comm is the cgroup path and pid 0). --metrics serves Prometheus text exposition
 at http://ADDR/metrics: per-comm and per-cgroup delay histograms (seconds),
-switch and run-time counters, never per-task labels; the address must be
-given with its host (127.0.0.1:9464 serves loopback only).
+switch and run-time counters, never per-task labels, and the programs' own
+run time and missed runs; the address must be given with its host
+(127.0.0.1:9464 serves loopback only).
 
 Needs root and BTF-enabled tracepoints (Linux >= 5.5).
 
@@ -268,6 +271,9 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		rows := groupTop(stats, o.by, cgroups)
 		sortTop(rows, keys)
 		if o.once {
+			// The window in the capture's clock, so that a record of the
+			// same time can be cut to it (latency --time).
+			fmt.Fprintf(cmd.ErrOrStderr(), "traceview top: window %.6f s to %.6f s (CLOCK_MONOTONIC)\n", float64(since)/1e9, float64(now)/1e9)
 			if o.output == "json" {
 				return writeTopJSON(out, rows)
 			}
@@ -331,13 +337,15 @@ var (
 	cgroupSwitch = prometheus.NewDesc("traceview_cgroup_switches_total", "Switches in of the tasks of a cgroup.", []string{"cgroup"}, nil)
 	commRun      = prometheus.NewDesc("traceview_comm_runtime_seconds_total", "On-CPU time of the tasks of a comm.", []string{"comm"}, nil)
 	cgroupRun    = prometheus.NewDesc("traceview_cgroup_runtime_seconds_total", "On-CPU time of the tasks of a cgroup.", []string{"cgroup"}, nil)
-	lostDesc     = prometheus.NewDesc("traceview_lost_events_total", "Events lost by the capture: the in-kernel aggregation sends no records, so 0; tasks evicted from its 16384-entry map are counted in traceview_top_tasks instead.", nil, nil)
+	lostDesc     = prometheus.NewDesc("traceview_lost_events_total", "Events the in-kernel aggregation missed: runs of its BPF programs the kernel skipped because another BPF program was running on the CPU (recursion misses, Linux >= 5.12). It sends no records, so none are lost in buffers; tasks evicted from its 16384-entry map show in traceview_top_tasks instead.", nil, nil)
+	bpfRunDesc   = prometheus.NewDesc("traceview_bpf_run_seconds_total", "CPU time spent in the aggregation's BPF programs, the capture's overhead in the kernel (needs sysctl kernel.bpf_stats_enabled=1; 0 without).", nil, nil)
+	bpfRunsDesc  = prometheus.NewDesc("traceview_bpf_runs_total", "Runs of the aggregation's BPF programs (needs sysctl kernel.bpf_stats_enabled=1; 0 without).", nil, nil)
 	tasksDesc    = prometheus.NewDesc("traceview_top_tasks", "Tasks held in the kernel's aggregation map (at most 16384; beyond, the least recently used are evicted and their counts restart).", nil, nil)
 	scrapeDesc   = prometheus.NewDesc("traceview_top_scrape_seconds", "User-space time of the last read of the kernel's aggregation map (capture overhead besides the BPF programs).", nil, nil)
 )
 
 func (c *topCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{commDelay, cgroupDelay, commSwitch, cgroupSwitch, commRun, cgroupRun, lostDesc, tasksDesc, scrapeDesc} {
+	for _, d := range []*prometheus.Desc{commDelay, cgroupDelay, commSwitch, cgroupSwitch, commRun, cgroupRun, lostDesc, bpfRunDesc, bpfRunsDesc, tasksDesc, scrapeDesc} {
 		ch <- d
 	}
 }
@@ -366,7 +374,13 @@ func (c *topCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(g.run, prometheus.CounterValue, float64(r.runtime)/1e9, r.key)
 		}
 	}
-	ch <- prometheus.MustNewConstMetric(lostDesc, prometheus.CounterValue, 0)
+	if st, err := c.top.Stats(); err != nil {
+		ch <- prometheus.NewInvalidMetric(lostDesc, err)
+	} else {
+		ch <- prometheus.MustNewConstMetric(lostDesc, prometheus.CounterValue, float64(st.RecursionMisses))
+		ch <- prometheus.MustNewConstMetric(bpfRunDesc, prometheus.CounterValue, st.Runtime.Seconds())
+		ch <- prometheus.MustNewConstMetric(bpfRunsDesc, prometheus.CounterValue, float64(st.Runs))
+	}
 	ch <- prometheus.MustNewConstMetric(tasksDesc, prometheus.GaugeValue, float64(len(snap)))
 	ch <- prometheus.MustNewConstMetric(scrapeDesc, prometheus.GaugeValue, time.Since(t0).Seconds())
 }

@@ -3,17 +3,26 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
+	cilium "github.com/cilium/ebpf"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"golang.org/x/sys/unix"
 
 	"github.com/traceview/traceview/ebpf"
 	"github.com/traceview/traceview/report"
@@ -67,9 +76,16 @@ func TestTopOnceJSON(t *testing.T) {
 // parses the exposition: the per-comm delay histogram has a "sleep"
 // series whose bucket counts rise to at most the count, whose +Inf count
 // is at least 20 (the sleeps of a loop of 40, as in TestTopOnceJSON); no
-// series anywhere has a tid or pid label.
+// series anywhere has a tid or pid label; with BPF statistics on, the
+// overhead counters count at least the 40 sleeps' runs, each under 100 µs.
 func TestTopMetrics(t *testing.T) {
 	requireCapture(t)
+	// BPF run-time statistics (BPF_ENABLE_STATS, Linux >= 5.8) while the
+	// test holds them: the overhead counters then count.
+	stats, err := cilium.EnableStats(uint32(unix.BPF_STATS_RUN_TIME))
+	if err == nil {
+		defer stats.Close()
+	}
 	top, err := ebpf.OpenTop(ebpf.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -103,8 +119,14 @@ func TestTopMetrics(t *testing.T) {
 		}
 	}
 	h := fams["traceview_comm_sched_delay_seconds"]
-	if h == nil || fams["traceview_cgroup_sched_delay_seconds"] == nil || fams["traceview_comm_switches_total"] == nil || fams["traceview_lost_events_total"] == nil {
+	if h == nil || fams["traceview_cgroup_sched_delay_seconds"] == nil || fams["traceview_comm_switches_total"] == nil || fams["traceview_lost_events_total"] == nil || fams["traceview_bpf_run_seconds_total"] == nil {
 		t.Fatalf("families missing: %v", keys(fams))
+	}
+	if stats != nil {
+		run, runs := fams["traceview_bpf_run_seconds_total"].GetMetric()[0].GetCounter().GetValue(), fams["traceview_bpf_runs_total"].GetMetric()[0].GetCounter().GetValue()
+		if run <= 0 || runs < 40 || run/runs > 1e-4 {
+			t.Errorf("BPF overhead: %g s in %g runs; want > 0 s, >= 40 runs (the sleeps' switches), under 100 µs a run", run, runs)
+		}
 	}
 	for _, m := range h.GetMetric() {
 		if m.GetLabel()[0].GetValue() != "sleep" {
@@ -147,4 +169,106 @@ func TestTopUsage(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, code, stderr)
 		}
 	}
+}
+
+// pingPongNamed runs two threads named comm that pass a byte back and
+// forth over two pipes (two switches and two wakeups a round trip) until
+// stop closes.
+func pingPongNamed(comm string, stop <-chan struct{}) {
+	var p1, p2 [2]int
+	unix.Pipe(p1[:])
+	unix.Pipe(p2[:])
+	name := func() {
+		b := append([]byte(comm), 0)
+		unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&b[0])), 0, 0, 0)
+	}
+	go func() {
+		runtime.LockOSThread() // never unlocked: the named thread ends with the goroutine
+		name()
+		b := []byte{0}
+		for {
+			if n, _ := unix.Read(p1[0], b); n <= 0 {
+				break
+			}
+			unix.Write(p2[1], b)
+		}
+		unix.Close(p2[1])
+	}()
+	go func() {
+		runtime.LockOSThread()
+		name()
+		b := []byte{0}
+		for {
+			select {
+			case <-stop:
+				unix.Close(p1[1])
+				return
+			default:
+			}
+			unix.Write(p1[1], b)
+			unix.Read(p2[0], b)
+		}
+	}()
+}
+
+// TestTopAgreesWithRecord: `top --once -d 2s -o json` and a `record` of the
+// same time, cut to top's window (stderr: "window A s to B s") by latency
+// --time, give the same row for two ping-pong threads named tv-pp (at
+// least 2 tasks: latency also counts a thread of that name that did not
+// run in the window, say one exiting), switches, delay count and delay
+// sum within 5 % (the two count a delay that spans an edge of the window
+// differently: top at its switch-in, latency --time only when both ends
+// are inside; both start delays at sched_waking).
+func TestTopAgreesWithRecord(t *testing.T) {
+	requireCapture(t)
+	out := filepath.Join(t.TempDir(), "w.tv")
+	stop := make(chan struct{})
+	defer close(stop)
+	pingPongNamed("tv-pp", stop)
+	done := make(chan string)
+	go func() {
+		_, stderr, code := runCLI(t, "record", "-o", out, "--duration", "60s")
+		done <- fmt.Sprintf("exit %d: %s", code, stderr)
+	}()
+	waitFile(t, out)
+	time.Sleep(time.Second) // the programs attached
+	stdout, stderr, code := runCLI(t, "top", "--once", "-d", "2s", "-o", "json")
+	if code != 0 {
+		t.Fatalf("top: exit %d: %s", code, stderr)
+	}
+	time.Sleep(100 * time.Millisecond)
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	if res := <-done; !strings.HasPrefix(res, "exit 0:") {
+		t.Fatalf("record: %s", res)
+	}
+	var from, to float64
+	if i := strings.Index(stderr, "window "); i < 0 {
+		t.Fatalf("top printed no window: %s", stderr)
+	} else if _, err := fmt.Sscanf(stderr[i:], "window %f s to %f s", &from, &to); err != nil {
+		t.Fatalf("window in %q: %v", stderr, err)
+	}
+	lat, lerr, code := runCLI(t, "latency", "-i", out, "--time", fmt.Sprintf("%.6f,%.6f", from, to), "-o", "json")
+	if code != 0 {
+		t.Fatalf("latency: exit %d: %s", code, lerr)
+	}
+	row := func(doc string) report.LatencyJSONRow {
+		t.Helper()
+		var d report.LatencyJSON
+		if err := json.Unmarshal([]byte(doc), &d); err != nil {
+			t.Fatalf("%v\n%s", err, doc)
+		}
+		for _, r := range d.Tasks {
+			if r.Comm == "tv-pp" {
+				return r
+			}
+		}
+		t.Fatalf("no tv-pp row in\n%s", doc)
+		return report.LatencyJSONRow{}
+	}
+	a, b := row(stdout), row(lat)
+	near := func(x, y int64) bool { return x > 0 && y > 0 && math.Abs(float64(x)/float64(y)-1) <= 0.05 }
+	if a.NrTasks < 2 || b.NrTasks < 2 || !near(a.Switches, b.Switches) || !near(a.Count, b.Count) || !near(a.SumDelayNs, b.SumDelayNs) {
+		t.Errorf("top %+v\nrecord+latency %+v\nwant 2 tasks or more each, switches, delays and sum delay within 5 %%", a, b)
+	}
+	t.Logf("top: %d switches, %d delays, sum %d ns; record+latency: %d, %d, %d", a.Switches, a.Count, a.SumDelayNs, b.Switches, b.Count, b.SumDelayNs)
 }

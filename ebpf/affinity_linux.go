@@ -1,0 +1,50 @@
+//go:build linux
+
+package ebpf
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// PinProcess restricts every thread of this process to cpus
+// (sched_setaffinity on each thread of /proc/self/task: the call sets one
+// thread's mask; threads created later inherit their creator's) and
+// returns a function that gives them back the mask the calling thread had.
+// record uses it to keep its own work off the CPUs a --cpu capture
+// watches (processes it starts afterwards would inherit the mask: start
+// them first).
+func PinProcess(cpus []int) (restore func() error, err error) {
+	var old, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return nil, fmt.Errorf("sched_getaffinity: %w", err)
+	}
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	if err := setAllThreads(&set); err != nil {
+		setAllThreads(&old)
+		return nil, err
+	}
+	return func() error { return setAllThreads(&old) }, nil
+}
+
+func setAllThreads(set *unix.CPUSet) error {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if err := unix.SchedSetaffinity(tid, set); err != nil && err != unix.ESRCH {
+			return fmt.Errorf("sched_setaffinity of thread %d: %w", tid, err)
+		}
+	}
+	return nil
+}

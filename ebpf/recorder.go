@@ -1,0 +1,370 @@
+package ebpf
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
+)
+
+// ErrAborted is returned by Recorder.Run when RecordConfig.Abort closes: the
+// capture stopped without draining what the backlog still held; the files
+// written so far are closed with their trailers.
+var ErrAborted = errors.New("capture aborted")
+
+// RecordConfig says where a Recorder writes a capture.
+type RecordConfig struct {
+	// Path is the output file (created with mode 0600). With RotateBytes,
+	// RotateEvery or Ring it is the base name of a numbered series:
+	// NumberedPath(Path, 1), NumberedPath(Path, 2), ...
+	Path string
+	// Out receives the single trace when Path is "" (record -o -).
+	Out io.Writer
+	// Header is the header of every file written (the Tool, host and
+	// command line); RecordHeader makes one.
+	Header tvf.Header
+	// Proc is the /proc mount whose threads name the tasks at the start of
+	// each file ("" means /proc).
+	Proc string
+	// CgroupRoot is the cgroup v2 mount the cgroup ids are resolved under
+	// at the end of each file ("" means CgroupRoot()).
+	CgroupRoot string
+	// RotateBytes, when > 0, starts the next file of the series once a
+	// file holds this many bytes (checked at each event: a file ends at
+	// most one compressed block, 8192 events, beyond it).
+	RotateBytes int64
+	// RotateEvery, when > 0, starts the next file once a file spans this
+	// much trace time.
+	RotateEvery time.Duration
+	// Ring, when set, makes the capture a flight recorder: nothing is
+	// written until a dump is triggered (see RingConfig).
+	Ring *RingConfig
+	// Abort, when closed, stops Run at once (a second Ctrl-C): the
+	// backlog is not drained; the files are closed; Run returns
+	// ErrAborted.
+	Abort <-chan struct{}
+	// Log, when set, gets one line per file written (ring dumps, rotation).
+	Log io.Writer
+}
+
+// Summary is what a Recorder wrote.
+type Summary struct {
+	Files   []string      // the files written, in order ("" for Out)
+	Events  uint64        // events written, all files together
+	Bytes   int64         // bytes written
+	Lost    []uint64      // records lost per CPU (index: CPU) while recording
+	Elapsed time.Duration // wall time of Run
+	// Dumps counts the ring dumps written and Evicted the ring's batches
+	// dropped to keep it within its bounds (not losses: the ring only
+	// ever holds the last part of the capture).
+	Dumps, Evicted int
+}
+
+// Recorder writes a Capture into traceview's format (trace/tvf): one file,
+// a rotated series, or the dumps of a flight-recorder ring.
+type Recorder struct {
+	c   *Capture
+	cfg RecordConfig
+	sum Summary
+}
+
+// NewRecorder returns a recorder of c configured by cfg. Stacks
+// (Options.Stacks) need a single file: with rotation or a ring they are an
+// error.
+func NewRecorder(c *Capture, cfg RecordConfig) (*Recorder, error) {
+	if cfg.Path == "" && cfg.Out == nil {
+		return nil, errors.New("record: no output")
+	}
+	series := cfg.RotateBytes > 0 || cfg.RotateEvery > 0 || cfg.Ring != nil
+	if series && cfg.Path == "" {
+		return nil, errors.New("record: rotation and --ring write numbered files: give a file name, not standard output")
+	}
+	if series && c.opts.Stacks {
+		return nil, errors.New("record: --stacks needs a single file (the stack table is read at the end of the capture)")
+	}
+	if cfg.Proc == "" {
+		cfg.Proc = "/proc"
+	}
+	if cfg.CgroupRoot == "" {
+		cfg.CgroupRoot = CgroupRoot()
+	}
+	return &Recorder{c: c, cfg: cfg}, nil
+}
+
+// NumberedPath returns the n-th file name of the series based on path:
+// "t.tv" gives "t.001.tv", "t" gives "t.001"; beyond 999 the number
+// widens.
+func NumberedPath(path string, n int) string {
+	ext := filepath.Ext(path)
+	return fmt.Sprintf("%s.%03d%s", strings.TrimSuffix(path, ext), n, ext)
+}
+
+// Run records until ctx is done (or Abort), then writes what is left and
+// closes every file. Errors are those of the capture, of the files, or
+// ErrAborted; the summary covers what was written in every case.
+func (r *Recorder) Run(ctx context.Context) (Summary, error) {
+	start := time.Now()
+	var err error
+	if r.cfg.Ring != nil {
+		err = r.runRing(ctx)
+	} else {
+		err = r.runFiles(ctx)
+	}
+	r.sum.Elapsed = time.Since(start)
+	r.sum.Lost = r.c.Lost()
+	return r.sum, err
+}
+
+func (r *Recorder) aborted() bool {
+	if r.cfg.Abort == nil {
+		return false
+	}
+	select {
+	case <-r.cfg.Abort:
+		return true
+	default:
+		return false
+	}
+}
+
+// runFiles writes the capture into one file or a rotated series.
+func (r *Recorder) runFiles(ctx context.Context) error {
+	series := r.cfg.RotateBytes > 0 || r.cfg.RotateEvery > 0
+	n := 0
+	next := func() (*segment, error) {
+		if !series {
+			return r.openSegment(r.cfg.Path, r.cfg.Header)
+		}
+		n++
+		return r.openSegment(NumberedPath(r.cfg.Path, n), r.cfg.Header)
+	}
+	seg, err := next()
+	if err != nil {
+		return err
+	}
+	err = r.c.Run(ctx, func(e trace.Event) error {
+		if r.aborted() {
+			return ErrAborted
+		}
+		if series && e.Time > 0 && seg.first > 0 &&
+			((r.cfg.RotateBytes > 0 && seg.w.Bytes() >= r.cfg.RotateBytes) ||
+				(r.cfg.RotateEvery > 0 && e.Time-seg.first >= int64(r.cfg.RotateEvery))) {
+			if err := r.closeSegment(seg, nil); err != nil {
+				return err
+			}
+			var err error
+			if seg, err = next(); err != nil {
+				return err
+			}
+		}
+		return seg.write(e)
+	})
+	if cerr := r.closeSegment(seg, r.c.Stacks()); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// segment is one file being written.
+type segment struct {
+	path    string // "" for Out
+	f       *os.File
+	w       *tvf.Writer
+	first   int64 // time of the first timed event (0: none yet)
+	last    map[trace.CPU]int64
+	windows []trace.LostWindow
+	cgroups map[uint64]bool
+}
+
+// CreateOutput creates (or truncates) path for a trace with mode 0600 (a
+// trace shows every command run on the machine), also when a regular file
+// existed there with a wider mode.
+func CreateOutput(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Mode().Perm() != 0o600 {
+		// Not a device such as /dev/null, which must keep its mode.
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// openSegment starts a file (or Out when path is "") with header h and the
+// names of the threads of /proc.
+func (r *Recorder) openSegment(path string, h tvf.Header) (*segment, error) {
+	s := &segment{path: path, last: map[trace.CPU]int64{}, cgroups: map[uint64]bool{}}
+	out := r.cfg.Out
+	name := path
+	if path == "" {
+		name = "standard output"
+	} else {
+		f, err := CreateOutput(path)
+		if err != nil {
+			return nil, fmt.Errorf("record: %w", err)
+		}
+		s.f, out = f, f
+	}
+	w, err := tvf.NewWriter(out, h)
+	if err == nil {
+		err = AddProcTasks(w, r.cfg.Proc)
+	}
+	if err != nil {
+		if s.f != nil {
+			s.f.Close()
+		}
+		return nil, fmt.Errorf("record: %s: %w", name, err)
+	}
+	s.w = w
+	return s, nil
+}
+
+// write adds e to the file, noting its loss windows (from the CPU's last
+// event to the loss) and cgroups.
+func (s *segment) write(e trace.Event) error {
+	if e.Cgroup != 0 {
+		s.cgroups[e.Cgroup] = true
+	}
+	if s.first == 0 && e.Time > 0 {
+		s.first = e.Time
+	}
+	if e.Kind == trace.KindLost {
+		from, ok := s.last[e.CPU]
+		if !ok {
+			from = e.Time
+		}
+		s.windows = append(s.windows, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: from, End: e.Time})
+	} else {
+		s.last[e.CPU] = e.Time
+	}
+	return s.w.Write(e)
+}
+
+// closeSegment writes the trailer (loss windows, cgroup paths, stacks) and
+// closes the file, adding it to the summary.
+func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
+	s.w.SetLost(s.windows)
+	s.w.SetCgroups(ResolveCgroups(r.cfg.CgroupRoot, s.cgroups))
+	s.w.SetStacks(stacks)
+	err := s.w.Close()
+	if s.f != nil {
+		if cerr := s.f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	r.sum.Files = append(r.sum.Files, s.path)
+	r.sum.Events += s.w.Events()
+	r.sum.Bytes += s.w.Bytes()
+	name := s.path
+	if name == "" {
+		name = "standard output"
+	}
+	if err != nil {
+		return fmt.Errorf("record: %s: %w", name, err)
+	}
+	if r.cfg.Log != nil && s.path != "" && (r.cfg.Ring != nil || r.cfg.RotateBytes > 0 || r.cfg.RotateEvery > 0) {
+		fmt.Fprintf(r.cfg.Log, "[ traceview record: wrote %s: %d events, %d bytes ]\n", s.path, s.w.Events(), s.w.Bytes())
+	}
+	return nil
+}
+
+// RecordHeader returns the header of a capture by program set mode
+// (Capture.Mode): this host's name, kernel release and architecture
+// (uname), its online CPUs, the clock, the command line and the wall-clock
+// start.
+func RecordHeader(mode string) tvf.Header {
+	h := tvf.Header{
+		Tool:      "traceview record (" + mode + ")",
+		Cmdline:   os.Args,
+		NrCPUs:    runtime.NumCPU(),
+		Clock:     "CLOCK_MONOTONIC (bpf_ktime_get_ns)",
+		StartWall: time.Now().UnixNano(),
+	}
+	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
+		if l, err := cpulist.Parse(string(b)); err == nil {
+			h.NrCPUs = len(l)
+		}
+	}
+	h.NrCPUsAvail = h.NrCPUs
+	var u unix.Utsname
+	if unix.Uname(&u) == nil {
+		h.Hostname = unix.ByteSliceToString(u.Nodename[:])
+		h.OSRelease = unix.ByteSliceToString(u.Release[:])
+		h.Arch = unix.ByteSliceToString(u.Machine[:])
+	}
+	return h
+}
+
+// taskCommLen is the kernel's TASK_COMM_LEN (16, include/linux/sched.h):
+// task names are at most taskCommLen-1 = 15 bytes, as the sched
+// tracepoints and perf's COMM records give them.
+const taskCommLen = 16
+
+// ProcComm turns the content of /proc/PID/task/TID/comm into a task name
+// of at most 15 bytes, without the newline, as perf's synthesized COMM
+// records hold it. The kernel's /proc comm of a kworker adds its workqueue
+// ("kworker/u8:0-events_unbound", fs/proc/array.c proc_task_name via
+// wq_worker_comm); cut, it becomes "kworker/u8:0-ev" like perf's, while
+// the sched tracepoints give the task's own comm, "kworker/u8:0".
+func ProcComm(b []byte) string {
+	s := strings.TrimSuffix(string(b), "\n")
+	if len(s) > taskCommLen-1 {
+		s = s[:taskCommLen-1]
+	}
+	return s
+}
+
+// AddProcTasks names every thread of proc (the /proc mount) at the start of
+// a file, as perf's synthesized COMM records do: a comm event (time 0,
+// CPU -1, the convention of perf.data's synthesized records) per thread,
+// and an entry in the task table. Threads that never rename during the
+// capture (task names set by prctl before it started) get their names this
+// way. Names are cut to 15 bytes (ProcComm).
+func AddProcTasks(w *tvf.Writer, proc string) error {
+	comms, _ := filepath.Glob(filepath.Join(proc, "[0-9]*", "task", "[0-9]*", "comm"))
+	type entry struct {
+		tid  trace.TID
+		pid  trace.PID
+		comm string
+	}
+	var list []entry
+	for _, p := range comms {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue // exited meanwhile
+		}
+		taskDir := filepath.Dir(p) // proc/PID/task/TID
+		tid, err1 := strconv.Atoi(filepath.Base(taskDir))
+		pid, err2 := strconv.Atoi(filepath.Base(filepath.Dir(filepath.Dir(taskDir))))
+		if err1 == nil && err2 == nil {
+			list = append(list, entry{trace.TID(tid), trace.PID(pid), ProcComm(b)})
+		}
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].tid < list[j].tid })
+	for _, t := range list {
+		w.AddTask(t.tid, t.pid, t.comm)
+		e := trace.NewEvent(0, -1, trace.KindComm)
+		e.TID, e.PID, e.Comm = t.tid, t.pid, t.comm
+		if err := w.Write(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package ebpf
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
+)
+
+// TestAddProcTasksCutsNames is the regression test for long /proc names:
+// the kernel's /proc/PID/comm of a kworker adds its workqueue
+// ("kworker/u8:0-events_unbound", 27 bytes) while task names are at most
+// 15 bytes (TASK_COMM_LEN-1), as perf's synthesized COMM records cut them:
+// the first 15 bytes, "kworker/u8:0-ev". A fake /proc holds that kworker
+// (pid 12) and a thread (tid 31 of pid 30) whose name is exactly 15 bytes
+// and must stay whole.
+func TestAddProcTasksCutsNames(t *testing.T) {
+	proc := t.TempDir()
+	for _, th := range []struct{ pid, tid, comm string }{
+		{"12", "12", "kworker/u8:0-events_unbound\n"},
+		{"30", "31", "fifteen-bytes-x\n"},
+	} {
+		dir := filepath.Join(proc, th.pid, "task", th.tid)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "comm"), []byte(th.comm), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf strings.Builder
+	w, err := tvf.NewWriter(&buf, tvf.Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := AddProcTasks(w, proc); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := tvf.NewReader(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs {
+		got = append(got, fmt.Sprintf("%d/%d %s", e.PID, e.TID, e.Comm))
+	}
+	want := []string{"12/12 kworker/u8:0-ev", "30/31 fifteen-bytes-x"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("comm events (-want +got):\n%s", diff)
+	}
+	var tasks []string
+	for _, tk := range r.Tasks() {
+		tasks = append(tasks, tk.Comm)
+	}
+	if diff := cmp.Diff([]string{"kworker/u8:0-ev", "fifteen-bytes-x"}, tasks); diff != "" {
+		t.Errorf("task table (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseTrigger: record --trigger's grammar, the cgroup resolved to its
+// directory's inode (the cgroup v2 id), and one-line errors.
+func TestParseTrigger(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "sys.slice", "x.service"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(root, "sys.slice", "x.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ino := st.Sys().(*syscall.Stat_t).Ino
+	for _, c := range []struct {
+		in   string
+		want *DelayTrigger
+		err  string
+	}{
+		{"delay>20ms", &DelayTrigger{Threshold: 20 * time.Millisecond}, ""},
+		{"delay>1.5ms,comm=nginx", &DelayTrigger{Threshold: 1500 * time.Microsecond, Comm: "nginx"}, ""},
+		{"delay>5ms,cgroup=/sys.slice/x.service,comm=a", &DelayTrigger{Threshold: 5 * time.Millisecond, Comm: "a", Cgroup: ino, CgroupPath: "/sys.slice/x.service"}, ""},
+		{"delay<5ms", nil, "want delay>DURATION"},
+		{"delay>5", nil, "bad delay"},
+		{"delay>-1ms", nil, "bad delay"},
+		{"delay>5ms,pid=3", nil, "unknown condition"},
+		{"delay>5ms,cgroup=/nope", nil, "cgroup /nope"},
+	} {
+		t.Run(c.in, func(t *testing.T) {
+			got, err := ParseTrigger(c.in, root)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
+					t.Fatalf("error %v, want one line with %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDelayWatch: the delays the trigger sees, by hand: task 5 wakes at
+// 100 and is switched in at 4100 (4000 ns, over the 3000 ns threshold:
+// reported); it is preempted at 5000 and back at 6000 (1000: not
+// reported); task 6 (comm other) waits 9000 ns but the trigger wants comm
+// a; task 7 sleeps (state S) at 7000 and is switched in at 20000 without a
+// wakeup in between: no delay (it was not runnable).
+func TestDelayWatch(t *testing.T) {
+	w := newDelayWatch(&DelayTrigger{Threshold: 3000, Comm: "a"})
+	wake := func(at int64, tid trace.TID) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindWakeup)
+		e.TID = tid
+		return e
+	}
+	sw := func(at int64, prev trace.TID, state trace.TaskState, next trace.TID, comm string) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindSwitch)
+		e.TID, e.PrevState, e.NextTID, e.NextComm = prev, state, next, comm
+		return e
+	}
+	var got []int64
+	for _, e := range []trace.Event{
+		wake(100, 5),
+		sw(4100, 0, trace.StateRunning, 5, "a"),
+		sw(5000, 5, trace.StatePreempted, 0, "swapper/0"),
+		sw(6000, 0, trace.StateRunning, 5, "a"),
+		wake(6000, 6),
+		sw(7000, 7, trace.StateInterruptible, 0, "swapper/0"),
+		sw(15000, 5, trace.StateInterruptible, 6, "other"),
+		sw(20000, 6, trace.StateInterruptible, 7, "a"),
+	} {
+		got = append(got, w.event(&e))
+	}
+	if diff := cmp.Diff([]int64{0, 4000, 0, 0, 0, 0, 0, 0}, got); diff != "" {
+		t.Errorf("delays reported (-want +got):\n%s", diff)
+	}
+}
+
+// TestNumberedPath: the names of a series.
+func TestNumberedPath(t *testing.T) {
+	for _, c := range [][3]string{{"t.tv", "1", "t.001.tv"}, {"/x/y/run", "12", "/x/y/run.012"}, {"a.b.tv", "1000", "a.b.1000.tv"}} {
+		var n int
+		fmt.Sscan(c[1], &n)
+		if got := NumberedPath(c[0], n); got != c[2] {
+			t.Errorf("NumberedPath(%q, %d) = %q, want %q", c[0], n, got, c[2])
+		}
+	}
+}
