@@ -132,6 +132,11 @@ var LatencyColumns = []LatencyColumn{
 		JSON: true, OmitJSON: defaultModeOnly},
 	{Key: "lossy_runtime_events", Title: "Lossy runtime events", Int: func(r *LatencyRow) int64 { return r.LossyRuntime },
 		JSON: true, OmitJSON: defaultModeOnly},
+	// recovered_delays: the row's delays whose switch-in the trace lacks,
+	// closed at the task's first sched_stat_runtime on the CPU (perf drops
+	// them); part of count. Default mode only, JSON only.
+	{Key: "recovered_delays", Title: "Recovered delays", Int: func(r *LatencyRow) int64 { return r.Recovered },
+		JSON: true, OmitJSON: defaultModeOnly},
 }
 
 // latencyColumns returns the columns of LatencyColumns that pick selects
