@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -17,17 +19,15 @@ import (
 // columns, runtime as "%11.3f ms", Count as "%9u", delays as "%8.3f ms"
 // (milliseconds with microsecond digits), max delay start/end as
 // seconds.microseconds (timestamp__scnprintf_usec, truncated) right-aligned
-// in 12 columns. traceview adds a "Sum delay ms" column after "Max delay ms"
-// and the total delay to the TOTAL line, "%12.3f ms" wide (a sum of
-// 100000 ms and more, common on a loaded machine, keeps its space).
+// in 12 columns. perf's table (--perf) is these constants; traceview's is
+// built from LatencyColumns, which add a "Sum delay ms" column after "Max
+// delay ms" and the total delay to the TOTAL line, "%12.3f ms" wide (a sum
+// of 100000 ms and more, common on a loaded machine, keeps its space).
 const (
 	perfDashes  = " -------------------------------------------------------------------------------------------------------------------------------------------\n"
 	perfHeader  = "  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    | Max delay start           | Max delay end          |\n"
 	perfDashes2 = " -----------------------------------------------------------------------------------------------------------------\n"
 	perfDashes3 = " ---------------------------------------------------\n"
-	ourDashes   = " -----------------------------------------------------------------------------------------------------------------------------------------------------------------\n"
-	ourHeader   = "  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    | Sum delay ms        | Max delay start           | Max delay end          |\n"
-	ourDashes2  = " -------------------------------------------------------------------------------------------------------------\n"
 )
 
 // usecStamp renders ns as perf's timestamp__scnprintf_usec: seconds and
@@ -53,45 +53,82 @@ func rowName(r *LatencyRow) string {
 }
 
 // WriteLatencyTable prints res as the latency table. perfStyle prints
-// exactly perf 6.12's layout and its INFO lines (no Sum column); otherwise
-// the Sum delay column is added and warnings are left to the caller (they
-// go to stderr in the CLI).
+// exactly perf 6.12's layout and its INFO lines (no Sum column; perf's own
+// fixed layout, writePerfLatencyTable); otherwise the table has the
+// LatencyColumns with a TableCell (the Sum delay column, and the
+// percentiles with LatencyOptions.Percentiles) and warnings are left to the
+// caller (they go to stderr in the CLI).
 func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
-	bw := bufio.NewWriter(w)
-	dashes, header := ourDashes, ourHeader
-	pct := res.Options.Percentiles && !perfStyle
 	if perfStyle {
-		dashes, header = perfDashes, perfHeader
-	} else if pct {
-		dashes = strings.TrimSuffix(dashes, "\n") + strings.Repeat("-", 4*18+1) + "\n"
-		header = strings.TrimSuffix(header, "|\n") + " | p50 delay ms    | p95 delay ms    | p99 delay ms    | p99.9 delay ms  |\n"
+		return writePerfLatencyTable(w, res)
 	}
-	bw.WriteString("\n" + dashes + header + dashes)
+	bw := bufio.NewWriter(w)
+	cols := latencyColumns(&res.Options, func(c *LatencyColumn) bool { return c.Table != nil })
+	var hb strings.Builder
+	hb.WriteString("  Task                  ")
+	for i, c := range cols {
+		width := c.Table.Width
+		if i == len(cols)-1 {
+			width--
+		}
+		cell := "|" + c.Table.Head
+		hb.WriteString(cell + strings.Repeat(" ", max(0, width-len(cell))))
+	}
+	hb.WriteString("|")
+	header := hb.String()
+	dashes := " " + strings.Repeat("-", len(header)-2) + "\n"
+	bw.WriteString("\n" + dashes + header + "\n" + dashes)
+	for i := range res.Rows {
+		r := &res.Rows[i]
+		bw.WriteString(rowName(r))
+		for j, c := range cols {
+			bw.WriteString("|" + c.Table.Format(c.Int(r)))
+			if j < len(cols)-1 {
+				bw.WriteString(" ")
+			}
+		}
+		bw.WriteString("\n")
+	}
+	// The TOTAL line stops after the last column with a total; the cells
+	// before it without one are blank.
+	last := -1
+	for j, c := range cols {
+		if c.Total != nil {
+			last = j
+		}
+	}
+	var tb strings.Builder
+	tb.WriteString("  TOTAL:                ")
+	for _, c := range cols[:last+1] {
+		if c.Total == nil {
+			tb.WriteString("|" + strings.Repeat(" ", c.Table.Width-1))
+		} else {
+			tb.WriteString("|" + c.Table.Format(c.Total(&res.Total)) + " ")
+		}
+	}
+	tb.WriteString("|")
+	dashes2 := " " + strings.Repeat("-", tb.Len()-1) + "\n"
+	bw.WriteString(dashes2 + tb.String() + "\n" + dashes2)
+	return bw.Flush()
+}
+
+// writePerfLatencyTable prints perf 6.12's own latency table, byte for
+// byte: its columns, its TOTAL line and dashes, its INFO lines. perf's
+// layout is fixed, so it is not built from LatencyColumns.
+func writePerfLatencyTable(w io.Writer, res *LatencyResult) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("\n" + perfDashes + perfHeader + perfDashes)
 	for i := range res.Rows {
 		r := &res.Rows[i]
 		bw.WriteString(rowName(r))
 		fmt.Fprintf(bw, "|%11.3f ms |%9d | avg:%8.3f ms | max:%8.3f ms ", ms(r.Runtime), r.Count, ms(r.AvgDelay), ms(r.MaxDelay))
-		if !perfStyle {
-			fmt.Fprintf(bw, "| sum:%12.3f ms ", ms(r.SumDelay))
-		}
-		fmt.Fprintf(bw, "| max start: %12s s | max end: %12s s", usecStamp(r.MaxDelayStart), usecStamp(r.MaxDelayEnd))
-		if pct {
-			fmt.Fprintf(bw, " | p50:%8.3f ms | p95:%8.3f ms | p99:%8.3f ms | p99.9:%7.3f ms", ms(r.P50), ms(r.P95), ms(r.P99), ms(r.P999))
-		}
-		bw.WriteString("\n")
+		fmt.Fprintf(bw, "| max start: %12s s | max end: %12s s\n", usecStamp(r.MaxDelayStart), usecStamp(r.MaxDelayEnd))
 	}
-	if perfStyle {
-		bw.WriteString(perfDashes2)
-		fmt.Fprintf(bw, "  TOTAL:                |%11.3f ms |%9d |\n", ms(res.Total.Runtime), res.Total.Count)
-		bw.WriteString(perfDashes3)
-		writePerfInfo(bw, &res.Diag)
-		bw.WriteString("\n")
-	} else {
-		bw.WriteString(ourDashes2)
-		fmt.Fprintf(bw, "  TOTAL:                |%11.3f ms |%9d |                 |                 | sum:%12.3f ms |\n",
-			ms(res.Total.Runtime), res.Total.Count, ms(res.Total.SumDelay))
-		bw.WriteString(ourDashes2)
-	}
+	bw.WriteString(perfDashes2)
+	fmt.Fprintf(bw, "  TOTAL:                |%11.3f ms |%9d |\n", ms(res.Total.Runtime), res.Total.Count)
+	bw.WriteString(perfDashes3)
+	writePerfInfo(bw, &res.Diag)
+	bw.WriteString("\n")
 	return bw.Flush()
 }
 
@@ -176,6 +213,11 @@ type LatencyJSONRow struct {
 	// runtime_ns. Omitted with --perf.
 	LossyDelays        *int64 `json:"lossy_delays,omitempty"`
 	LossyRuntimeEvents *int64 `json:"lossy_runtime_events,omitempty"`
+	// Extra holds the integer fields of the LatencyColumns that have no
+	// field above, by key (JSON: after the fields above, in column order).
+	// A column added to LatencyColumns appears here without a change to
+	// this type.
+	Extra map[string]int64 `json:"-"`
 }
 
 // LatencyJSONTotal is the total of LatencyJSON.
@@ -193,25 +235,31 @@ func rowTID(r *LatencyRow) int64 {
 	return int64(r.TID)
 }
 
-// JSON returns the -o json document of res.
+// JSON returns the -o json document of res: per row, the LatencyColumns
+// with JSON set, in their order.
 func (res *LatencyResult) JSON() LatencyJSON {
 	doc := LatencyJSON{Tasks: []LatencyJSONRow{}, Warnings: res.Warnings}
 	if doc.Warnings == nil {
 		doc.Warnings = []trace.Warning{}
 	}
+	cols := latencyColumns(&res.Options, func(c *LatencyColumn) bool { return c.JSON })
 	for i := range res.Rows {
 		r := &res.Rows[i]
-		jr := LatencyJSONRow{Comm: r.Comm, PID: rowTID(r), NrTasks: r.NrTasks, RuntimeNs: r.Runtime,
-			Count: r.Count, Switches: r.Switches, AvgDelayNs: r.AvgDelay, MaxDelayNs: r.MaxDelay,
-			SumDelayNs: r.SumDelay, MaxDelayStartNs: r.MaxDelayStart, MaxDelayEndNs: r.MaxDelayEnd}
-		if r.RuntimeSource != "" {
-			jr.RuntimeSource = r.RuntimeSource
-			lossy, lrt := r.Lossy, r.LossyRuntime
-			jr.LossyDelays, jr.LossyRuntimeEvents = &lossy, &lrt
-		}
-		if res.Options.Percentiles {
-			p50, p95, p99, p999 := r.P50, r.P95, r.P99, r.P999
-			jr.P50DelayNs, jr.P95DelayNs, jr.P99DelayNs, jr.P999DelayNs = &p50, &p95, &p99, &p999
+		var jr LatencyJSONRow
+		v := reflect.ValueOf(&jr).Elem()
+		for _, c := range cols {
+			if c.OmitJSON != nil && c.OmitJSON(r) {
+				continue
+			}
+			f, ok := latencyJSONFields[c.Key]
+			if !ok {
+				if jr.Extra == nil {
+					jr.Extra = map[string]int64{}
+				}
+				jr.Extra[c.Key] = c.Int(r)
+				continue
+			}
+			setJSONField(v.Field(f), c, r)
 		}
 		doc.Tasks = append(doc.Tasks, jr)
 	}
@@ -228,6 +276,97 @@ func (res *LatencyResult) JSON() LatencyJSON {
 	return doc
 }
 
+// latencyJSONFields maps a JSON key to the index of its LatencyJSONRow
+// field.
+var latencyJSONFields = func() map[string]int {
+	m := map[string]int{}
+	t := reflect.TypeOf(LatencyJSONRow{})
+	for i := 0; i < t.NumField(); i++ {
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); k != "" && k != "-" {
+			m[k] = i
+		}
+	}
+	return m
+}()
+
+// setJSONField sets f, a LatencyJSONRow field (string, int, int64 or
+// *int64), to c's value for r.
+func setJSONField(f reflect.Value, c *LatencyColumn, r *LatencyRow) {
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(c.Str(r))
+	case reflect.Int, reflect.Int64:
+		f.SetInt(c.Int(r))
+	case reflect.Pointer:
+		x := c.Int(r)
+		f.Set(reflect.ValueOf(&x))
+	default:
+		panic("report: LatencyJSONRow field of kind " + f.Kind().String())
+	}
+}
+
+// MarshalJSON writes the fields, then Extra in the order of
+// LatencyColumns (keys no column has last, sorted).
+func (jr LatencyJSONRow) MarshalJSON() ([]byte, error) {
+	type plain LatencyJSONRow
+	b, err := json.Marshal(plain(jr))
+	if err != nil || len(jr.Extra) == 0 {
+		return b, err
+	}
+	keys := make([]string, 0, len(jr.Extra))
+	seen := map[string]bool{}
+	for i := range LatencyColumns {
+		if k := LatencyColumns[i].Key; !seen[k] {
+			if _, ok := jr.Extra[k]; ok {
+				keys, seen[k] = append(keys, k), true
+			}
+		}
+	}
+	var rest []string
+	for k := range jr.Extra {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	b = b[:len(b)-1] // the closing brace
+	for _, k := range append(keys, rest...) {
+		kb, _ := json.Marshal(k)
+		b = append(append(append(b, ','), kb...), ':')
+		b = strconv.AppendInt(b, jr.Extra[k], 10)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads the fields, and every other integer field into
+// Extra.
+func (jr *LatencyJSONRow) UnmarshalJSON(b []byte) error {
+	type plain LatencyJSONRow
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for k, raw := range all {
+		if _, ok := latencyJSONFields[k]; ok {
+			continue
+		}
+		var v int64
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("latency row: field %q: %w", k, err)
+		}
+		if p.Extra == nil {
+			p.Extra = map[string]int64{}
+		}
+		p.Extra[k] = v
+	}
+	*jr = LatencyJSONRow(p)
+	return nil
+}
+
 // WriteLatencyJSON writes res as indented JSON.
 func WriteLatencyJSON(w io.Writer, res *LatencyResult) error {
 	enc := json.NewEncoder(w)
@@ -235,30 +374,33 @@ func WriteLatencyJSON(w io.Writer, res *LatencyResult) error {
 	return enc.Encode(res.JSON())
 }
 
-// WriteLatencyCSV writes res as CSV with the JSON field names as header, one
-// line per row and a last line whose comm is "TOTAL" (pid, nr_tasks and the
-// per-row delay columns empty). Warnings are not part of the CSV.
+// WriteLatencyCSV writes res as CSV: a header of the JSON keys of the
+// LatencyColumns with CSV set, one line per row and a last line whose
+// first cell is "TOTAL", with the columns that have a total (the others
+// empty). Warnings are not part of the CSV.
 func WriteLatencyCSV(w io.Writer, res *LatencyResult) error {
 	cw := csv.NewWriter(w)
-	head := []string{"comm", "pid", "nr_tasks", "runtime_ns", "count", "switches", "avg_delay_ns",
-		"max_delay_ns", "sum_delay_ns", "max_delay_start_ns", "max_delay_end_ns"}
-	if res.Options.Percentiles {
-		head = append(head, "p50_delay_ns", "p95_delay_ns", "p99_delay_ns", "p999_delay_ns")
+	cols := latencyColumns(&res.Options, func(c *LatencyColumn) bool { return c.CSV })
+	rec := make([]string, len(cols))
+	for j, c := range cols {
+		rec[j] = c.Key
 	}
-	cw.Write(head)
-	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	cw.Write(rec)
 	for i := range res.Rows {
 		r := &res.Rows[i]
-		rec := []string{r.Comm, i64(rowTID(r)), strconv.Itoa(r.NrTasks), i64(r.Runtime), i64(r.Count),
-			i64(r.Switches), i64(r.AvgDelay), i64(r.MaxDelay), i64(r.SumDelay), i64(r.MaxDelayStart), i64(r.MaxDelayEnd)}
-		if res.Options.Percentiles {
-			rec = append(rec, i64(r.P50), i64(r.P95), i64(r.P99), i64(r.P999))
+		for j, c := range cols {
+			rec[j] = c.text(r)
 		}
 		cw.Write(rec)
 	}
-	tot := make([]string, len(head))
-	tot[0], tot[3], tot[4], tot[5], tot[8] = "TOTAL", i64(res.Total.Runtime), i64(res.Total.Count), i64(res.Total.Switches), i64(res.Total.SumDelay)
-	cw.Write(tot)
+	for j, c := range cols {
+		rec[j] = ""
+		if c.Total != nil {
+			rec[j] = strconv.FormatInt(c.Total(&res.Total), 10)
+		}
+	}
+	rec[0] = "TOTAL"
+	cw.Write(rec)
 	cw.Flush()
 	return cw.Error()
 }

@@ -50,6 +50,8 @@ func TestLatencyJSON(t *testing.T) {
 			"p50_delay_ns": 250000.0, "p95_delay_ns": 1.5e6, "p99_delay_ns": 1.5e6, "p999_delay_ns": 1.5e6,
 			// the trace has sched_stat_runtime and no lost events
 			"runtime_source": "sched_stat_runtime", "lossy_delays": 0.0, "lossy_runtime_events": 0.0,
+			// every switch-in is in the trace
+			"recovered_delays": 0.0,
 		}},
 		"total": map[string]any{"runtime_ns": 2e6, "count": 2.0, "switches": 3.0, "sum_delay_ns": 1.75e6},
 	}

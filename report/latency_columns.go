@@ -1,0 +1,162 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// ColumnKind says what a latency column's value is, and so how a renderer
+// without a format of its own (HTML) prints it.
+type ColumnKind uint8
+
+const (
+	ColumnCount     ColumnKind = iota // a count, printed as an integer
+	ColumnDuration                    // ns, printed in ms with µs digits
+	ColumnTimestamp                   // ns of the trace clock, printed as seconds.microseconds (truncated)
+	ColumnText                        // a string (Str)
+)
+
+// LatencyColumn describes one column of the latency report. The renderers
+// (WriteLatencyTable's default layout, LatencyResult.JSON, WriteLatencyCSV
+// and the HTML report's latency table) iterate LatencyColumns, so a column
+// is added in one place: its descriptor. perf's own layout (--perf) is
+// perf's and is not built from this table.
+type LatencyColumn struct {
+	// Key names the column in JSON and CSV ("sum_delay_ns": times end in
+	// _ns, integers in ns).
+	Key string
+	// Title is the column's name for people ("Sum delay"): the HTML
+	// header.
+	Title string
+	Kind  ColumnKind
+	// Int returns the row's value (every kind but ColumnText), Str a text
+	// column's.
+	Int func(r *LatencyRow) int64
+	Str func(r *LatencyRow) string
+	// Total returns the column's figure on the TOTAL line (table, CSV,
+	// HTML); nil leaves the cell empty.
+	Total func(t *LatencyTotal) int64
+	// Need, when set, says whether a report carries the column at all
+	// (e.g. only with LatencyOptions.Percentiles).
+	Need func(o *LatencyOptions) bool
+	// Table is the column's cell in the text table; nil: not in the table.
+	Table *TableCell
+	// JSON and CSV say whether the column is in those outputs.
+	JSON, CSV bool
+	// OmitJSON, when set, leaves the field out of a row's JSON object for
+	// which it returns true.
+	OmitJSON func(r *LatencyRow) bool
+	// HTML says whether the HTML report's latency table shows the column
+	// (there the figures come first, then the timestamps).
+	HTML bool
+}
+
+// TableCell is a column of the text table, laid out like perf's: a cell is
+// "|", the formatted value and a space (the last cell of a line has no
+// space), Width characters when the value fits; the header pads "|" and
+// Head to Width (the last header to Width-1, then "|").
+type TableCell struct {
+	Head  string
+	Width int
+	// Format renders a value (a row's, or the total's) without the
+	// leading "|" and the trailing space.
+	Format func(v int64) string
+}
+
+// msCell formats ns in ms with layout, a format with one %f verb.
+func msCell(layout string) func(int64) string {
+	return func(v int64) string { return fmt.Sprintf(layout, ms(v)) }
+}
+
+// stampCell formats a trace time with layout, a format with one %s verb
+// (usecStamp).
+func stampCell(layout string) func(int64) string {
+	return func(v int64) string { return fmt.Sprintf(layout, usecStamp(v)) }
+}
+
+func needPercentiles(o *LatencyOptions) bool { return o.Percentiles }
+
+// defaultModeOnly leaves a field out of perf-compatible rows (--perf),
+// which have no runtime source.
+func defaultModeOnly(r *LatencyRow) bool { return r.RuntimeSource == "" }
+
+// LatencyColumns are the columns of the latency report in output order
+// (every renderer keeps this order and picks the columns it shows). The
+// table's widths and formats are perf 6.12's (output_lat_thread in
+// tools/perf/builtin-sched.c); Sum delay and the percentiles are
+// traceview's.
+var LatencyColumns = []LatencyColumn{
+	{Key: "comm", Title: "Task", Kind: ColumnText, Str: func(r *LatencyRow) string { return r.Comm }, JSON: true, CSV: true},
+	{Key: "pid", Title: "PID", Int: rowTID, JSON: true, CSV: true},
+	{Key: "nr_tasks", Title: "Tasks", Int: func(r *LatencyRow) int64 { return int64(r.NrTasks) }, JSON: true, CSV: true},
+	{Key: "runtime_ns", Title: "Runtime", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.Runtime },
+		Total: func(t *LatencyTotal) int64 { return t.Runtime }, JSON: true, CSV: true, HTML: true,
+		Table: &TableCell{Head: "   Runtime ms", Width: 16, Format: msCell("%11.3f ms")}},
+	{Key: "count", Title: "Count", Int: func(r *LatencyRow) int64 { return r.Count },
+		Total: func(t *LatencyTotal) int64 { return t.Count }, JSON: true, CSV: true, HTML: true,
+		Table: &TableCell{Head: "  Count", Width: 11, Format: func(v int64) string { return fmt.Sprintf("%9d", v) }}},
+	{Key: "switches", Title: "Switches", Int: func(r *LatencyRow) int64 { return r.Switches },
+		Total: func(t *LatencyTotal) int64 { return t.Switches }, JSON: true, CSV: true, HTML: true},
+	{Key: "avg_delay_ns", Title: "Avg delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.AvgDelay },
+		JSON: true, CSV: true, HTML: true,
+		Table: &TableCell{Head: " Avg delay ms", Width: 18, Format: msCell(" avg:%8.3f ms")}},
+	{Key: "max_delay_ns", Title: "Max delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.MaxDelay },
+		JSON: true, CSV: true, HTML: true,
+		Table: &TableCell{Head: " Max delay ms", Width: 18, Format: msCell(" max:%8.3f ms")}},
+	{Key: "sum_delay_ns", Title: "Sum delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.SumDelay },
+		Total: func(t *LatencyTotal) int64 { return t.SumDelay }, JSON: true, CSV: true, HTML: true,
+		Table: &TableCell{Head: " Sum delay ms", Width: 22, Format: msCell(" sum:%12.3f ms")}},
+	{Key: "max_delay_start_ns", Title: "Max delay start", Kind: ColumnTimestamp, Int: func(r *LatencyRow) int64 { return r.MaxDelayStart },
+		JSON: true, CSV: true, HTML: true,
+		Table: &TableCell{Head: " Max delay start", Width: 28, Format: stampCell(" max start: %12s s")}},
+	{Key: "max_delay_end_ns", Title: "Max delay end", Kind: ColumnTimestamp, Int: func(r *LatencyRow) int64 { return r.MaxDelayEnd },
+		JSON: true, CSV: true, HTML: true,
+		Table: &TableCell{Head: " Max delay end", Width: 26, Format: stampCell(" max end: %12s s")}},
+	{Key: "p50_delay_ns", Title: "p50 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P50 },
+		Need: needPercentiles, JSON: true, CSV: true,
+		Table: &TableCell{Head: " p50 delay ms", Width: 18, Format: msCell(" p50:%8.3f ms")}},
+	{Key: "p95_delay_ns", Title: "p95 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P95 },
+		Need: needPercentiles, JSON: true, CSV: true,
+		Table: &TableCell{Head: " p95 delay ms", Width: 18, Format: msCell(" p95:%8.3f ms")}},
+	{Key: "p99_delay_ns", Title: "p99 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P99 },
+		Need: needPercentiles, JSON: true, CSV: true, HTML: true,
+		Table: &TableCell{Head: " p99 delay ms", Width: 18, Format: msCell(" p99:%8.3f ms")}},
+	{Key: "p999_delay_ns", Title: "p99.9 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P999 },
+		Need: needPercentiles, JSON: true, CSV: true,
+		Table: &TableCell{Head: " p99.9 delay ms", Width: 19, Format: msCell(" p99.9:%7.3f ms")}},
+	// runtime_source and the lossy counts: default mode only (omitted
+	// with --perf), JSON only.
+	{Key: "runtime_source", Title: "Runtime source", Kind: ColumnText, Str: func(r *LatencyRow) string { return r.RuntimeSource },
+		JSON: true, OmitJSON: defaultModeOnly},
+	{Key: "lossy_delays", Title: "Lossy delays", Int: func(r *LatencyRow) int64 { return r.Lossy },
+		JSON: true, OmitJSON: defaultModeOnly},
+	{Key: "lossy_runtime_events", Title: "Lossy runtime events", Int: func(r *LatencyRow) int64 { return r.LossyRuntime },
+		JSON: true, OmitJSON: defaultModeOnly},
+	// recovered_delays: the row's delays whose switch-in the trace lacks,
+	// closed at the task's first sched_stat_runtime on the CPU (perf drops
+	// them); part of count. Default mode only, JSON only.
+	{Key: "recovered_delays", Title: "Recovered delays", Int: func(r *LatencyRow) int64 { return r.Recovered },
+		JSON: true, OmitJSON: defaultModeOnly},
+}
+
+// latencyColumns returns the columns of LatencyColumns that pick selects
+// and o needs, in order.
+func latencyColumns(o *LatencyOptions, pick func(c *LatencyColumn) bool) []*LatencyColumn {
+	var out []*LatencyColumn
+	for i := range LatencyColumns {
+		c := &LatencyColumns[i]
+		if pick(c) && (c.Need == nil || c.Need(o)) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// text returns c's value for r as CSV writes it: the string, or the
+// integer in decimal.
+func (c *LatencyColumn) text(r *LatencyRow) string {
+	if c.Str != nil {
+		return c.Str(r)
+	}
+	return strconv.FormatInt(c.Int(r), 10)
+}
