@@ -1279,12 +1279,59 @@ const (
 // start + duration), so the group's deadline is the midpoint of the
 // intersection of those intervals, or of their union when they do not
 // intersect. Each task's Deadline is relative to its own start.
+// untilCand is a task inferUntil may make deadline-bound.
+type untilCand struct {
+	i      int
+	lo, hi int64 // absolute: the deadline lies in (lo, hi]
+}
+
+// loneSpinners makes a spinner with no sibling deadline-bound when a
+// clock-paced task of the workload ends with it: within DeadlineSpread of
+// its lifetime, the last event of a task woken at absolute times
+// (MinTimerSamples or more CauseExternal timers, an open-loop generator or
+// a periodic loop) or of a task already inferred deadline-bound. One
+// command's tasks that stop together, one of them paced by the wall clock,
+// share a wall-clock duration: `reqsrv RATE US N 2 & hog 2` ends its
+// arrivals and its spinner 2 s after they start (10 ms apart), where a
+// spinner doing a fixed amount of work ends when its work is done.
+func (x *extractor) loneSpinners(groups map[[2]string][]untilCand) {
+	m := x.m
+	var witness []int
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if !tk.Workload {
+			continue
+		}
+		n := 0
+		for _, b := range tk.Bursts {
+			if b.End == EndBlock && b.Wake.Kind == CauseExternal && !b.Wake.Inferred {
+				n++
+			}
+		}
+		if n >= MinTimerSamples || tk.Until == UntilDeadline {
+			witness = append(witness, i)
+		}
+	}
+	for _, g := range groups {
+		if len(g) != 1 || g[0].lo != g[0].hi {
+			continue // siblings decide (inferUntil); only spinners here
+		}
+		tk := &m.Tasks[g[0].i]
+		life := tk.Last - tk.Start
+		for _, w := range witness {
+			d := m.Tasks[w].Last - tk.Last
+			if w != g[0].i && float64(max(d, -d)) <= DeadlineSpread*float64(life) {
+				tk.Until, tk.UntilInferred, tk.Spinner = UntilDeadline, true, true
+				tk.Deadline = life
+				break
+			}
+		}
+	}
+}
+
 func (x *extractor) inferUntil() {
 	m := x.m
-	type cand struct {
-		i      int
-		lo, hi int64 // absolute: the deadline lies in (lo, hi]
-	}
+	type cand = untilCand
 	groups := map[[2]string][]cand{}
 	var order [][2]string
 	for i := range m.Tasks {
@@ -1397,6 +1444,7 @@ func (x *extractor) inferUntil() {
 			}
 		}
 	}
+	x.loneSpinners(groups)
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
 		if !tk.Workload {

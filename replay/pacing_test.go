@@ -200,7 +200,9 @@ func TestDeadlineSpinners(t *testing.T) {
 // 2000 and 2001 ms after starting at 0 and 10 ms (spread 1 ms of a 2 s
 // life, under 3 %) are deadline-bound spinners with Deadline = their own
 // lifetime; siblings "job" exiting at 1000 and 2000 ms are not (work); a
-// lone spinner "solo" keeps the default (work).
+// lone spinner "solo" exiting at 1500 ms, 25 % of its life from the
+// deadline-bound hogs' end, keeps the default (work; one that ends with
+// them is TestLoneSpinnerBesideClock's case).
 func TestInferUntil(t *testing.T) {
 	spin := func(comm string, start, last int64) Task {
 		return Task{Comm: comm, Parent: 0, Workload: true, Start: start, Last: last, Repeat: -1,
@@ -208,7 +210,7 @@ func TestInferUntil(t *testing.T) {
 	}
 	m := &Model{Tasks: []Task{{Comm: "sh", Parent: -1, Workload: true, Bursts: []Burst{{End: EndTrace}}},
 		spin("hog", 0, 2_000_000_000), spin("hog", 10_000_000, 2_011_000_000),
-		spin("job", 0, 1_000_000_000), spin("job", 0, 2_000_000_000), spin("solo", 0, 2_000_000_000)}}
+		spin("job", 0, 1_000_000_000), spin("job", 0, 2_000_000_000), spin("solo", 0, 1_500_000_000)}}
 	x := &extractor{m: m}
 	x.inferUntil()
 	want := []struct {
@@ -339,5 +341,32 @@ func TestRuntimeBeforeFirstSwitch(t *testing.T) {
 	}
 	if len(m.Tasks) != 1 || m.Tasks[0].Bursts[0].Len != 5000 {
 		t.Fatalf("tasks %+v: want tid 5 with a first burst of 5000 ns", m.Tasks)
+	}
+}
+
+// TestLoneSpinnerBesideClock: a workload spinner without siblings (one
+// burst from 0 to 2.000 s, then exit) and a generator woken at absolute
+// times five times, last seen at 2.010 s: they end 10 ms apart, 0.5 % of
+// the spinner's 2 s life (within DeadlineSpread, 3 %), so the spinner is
+// deadline-bound with a 2 s deadline. With the generator last seen at
+// 2.200 s (10 %) it stays as it was.
+func TestLoneSpinnerBesideClock(t *testing.T) {
+	for _, c := range []struct {
+		genLast  int64
+		deadline bool
+	}{{2_010_000_000, true}, {2_200_000_000, false}} {
+		gen := Task{Comm: "gen", Workload: true, Start: 10_000_000, Last: c.genLast}
+		for k := 0; k < 5; k++ {
+			gen.Bursts = append(gen.Bursts, Burst{Len: 1000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: int64(k+1) * 300_000_000}})
+		}
+		gen.Bursts = append(gen.Bursts, Burst{Len: 1000, End: EndExit})
+		spin := Task{Comm: "hog", Workload: true, Start: 0, Last: 2_000_000_000, Bursts: []Burst{{Len: 2_000_000_000, End: EndExit}}}
+		x := &extractor{m: &Model{Tasks: []Task{spin, gen}}}
+		x.loneSpinners(map[[2]string][]untilCand{{"hog", "-1"}: {{i: 0, lo: 2_000_000_000, hi: 2_000_000_000}}})
+		got := x.m.Tasks[0]
+		if (got.Until == UntilDeadline) != c.deadline || c.deadline && (got.Deadline != 2_000_000_000 || !got.Spinner || !got.UntilInferred) {
+			t.Errorf("generator last at %d ns: spinner until %v, deadline %d ns, spinner %v; want deadline-bound %v (2 s)",
+				c.genLast, got.Until, got.Deadline, got.Spinner, c.deadline)
+		}
 	}
 }

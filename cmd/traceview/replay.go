@@ -66,7 +66,8 @@ trace and printed on the "model:" line:
   deadline  loops until a wall-clock time after its start (hog, massive_intr,
             stress-ng -t): with more CPU it repeats its last cycle until then,
             with less it stops there; inferred for sibling tasks that are
-            self-paced and exit within 3 % of one lifetime
+            self-paced and exit within 3 % of one lifetime, and for a lone
+            spinner that ends within 3 % of a clock-paced task's end
 Timer wakeups are relative sleeps (nanosleep: a late task wakes late) or
 absolute (clock_nanosleep(TIMER_ABSTIME), periodic timers, open-loop request
 arrivals: they keep their recorded times); a task whose wake times are steadier
