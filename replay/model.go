@@ -497,6 +497,7 @@ func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, pr
 	if comm != "" && tk.Comm == "" {
 		tk.Comm = comm
 	}
+
 	if prio >= 0 {
 		tk.Prio = prio
 	}
@@ -957,6 +958,23 @@ func (x *extractor) finish() {
 					m.WorkloadRoot = m.Tasks[i].TID
 					m.Tasks[i].Workload = true
 					break
+				}
+			}
+			// CMD may exec another command before any event names it
+			// (taskset -c 0 sh -c ..., nice, chrt, env, timeout): the
+			// traced command is then the first task named after a later
+			// word of the command line.
+			for _, a := range args[k+2:] {
+				if m.WorkloadRoot >= 0 {
+					break
+				}
+				w := path.Base(a)
+				for i := range m.Tasks {
+					if c := m.Tasks[i].Comm; c != "" && (c == w || len(w) > 15 && c == w[:15]) && m.Tasks[i].Init != InitForked {
+						m.WorkloadRoot = m.Tasks[i].TID
+						m.Tasks[i].Workload = true
+						break
+					}
 				}
 			}
 			break

@@ -108,3 +108,44 @@ func TestExtractNamesLikeTheReports(t *testing.T) {
 		t.Errorf("names = %v, want 9: kworker/0:0-events (perf's COMM), 2: ls (exec)", names)
 	}
 }
+
+// TestWorkloadRootThroughWrapper: perf recorded `taskset -c 0 sh -c ...`
+// and no event names a task "taskset" (it exec'ed sh before the first
+// one); the traced command is the first task named after a later word of
+// the command line, sh (tid 50), not the child using the most CPU, and its
+// child hog (tid 51, forked in the trace) belongs to the workload too; an
+// unrelated task (tid 60, "bash") does not.
+func TestWorkloadRootThroughWrapper(t *testing.T) {
+	name := func(e trace.Event, comm string) trace.Event { e.Comm = comm; return e }
+	f := trace.NewEvent(2_000, 0, trace.KindFork)
+	f.TID, f.Comm, f.ChildTID, f.ChildPID, f.ChildComm = 50, "sh", 51, 51, "hog"
+	evs := []trace.Event{
+		name(sw(1_000, 0, 0, 50), "swapper/0"), f,
+		name(rt(3_000, 50, 2_000), "sh"), name(sw(3_000, 50, trace.StateInterruptible, 51), "sh"),
+		name(rt(9_000, 51, 6_000), "hog"), name(sw(9_000, 51, trace.StateDead, 60), "hog"),
+		name(rt(10_000, 60, 1_000), "bash"), name(sw(10_000, 60, trace.StateInterruptible, 0), "bash"),
+	}
+	for k := range evs {
+		switch evs[k].NextTID {
+		case 50:
+			evs[k].NextComm = "sh"
+		case 51:
+			evs[k].NextComm = "hog"
+		case 60:
+			evs[k].NextComm = "bash"
+		}
+	}
+	meta := &trace.Meta{Cmdline: []string{"/usr/bin/perf", "sched", "record", "--", "taskset", "-c", "0", "sh", "-c", "hog 2"}}
+	m, err := Extract(trace.NewSliceSource(evs, meta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.WorkloadRoot != 50 {
+		t.Errorf("workload root %d, want 50 (sh)", m.WorkloadRoot)
+	}
+	for _, tk := range m.Tasks {
+		if want := tk.TID == 50 || tk.TID == 51; tk.Workload != want {
+			t.Errorf("tid %d (%s): workload %v, want %v", tk.TID, tk.Comm, tk.Workload, want)
+		}
+	}
+}
