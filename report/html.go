@@ -161,8 +161,8 @@ type htmlPage struct {
 	Head       []string
 	Rows       []htmlTableRow
 	TotalCells []htmlCell
-	TopSum   []htmlLatRow
-	TopP99   []htmlLatRow
+	TopSum     []htmlLatRow
+	TopP99     []htmlLatRow
 
 	PlotSum, PlotP99, PlotHist, PlotUtil, PlotRunq template.HTML
 }

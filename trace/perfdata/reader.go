@@ -92,11 +92,11 @@ type Reader struct {
 		buf, evs []trace.Event
 		i        int
 	}
-	cleanup           func() error
-	order             binary.ByteOrder
-	end               tpformat.Endian // order, for the hot paths
-	pipe              bool
-	meta              *trace.Meta
+	cleanup func() error
+	order   binary.ByteOrder
+	end     tpformat.Endian // order, for the hot paths
+	pipe    bool
+	meta    *trace.Meta
 
 	attrs   []*attr
 	byID    map[uint64]*attr

@@ -330,7 +330,7 @@ type cpuState struct {
 	lastSwitch int64
 	evCurr     trace.TID // the task the CPU's events last showed (-1 none)
 	pending    bool      // evCurr's switch-in is missing: date it at its first sched_stat_runtime
-	queued     []*Task // the tasks waiting on this runqueue (Task.qIdx is the index)
+	queued     []*Task   // the tasks waiting on this runqueue (Task.qIdx is the index)
 	stats      CPUStats
 }
 

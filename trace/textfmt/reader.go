@@ -65,7 +65,9 @@ const pidMaxLimit = 4 << 20
 // NewReader returns a reader of ftrace, trace-cmd report or perf script text
 // from r; format names the dialect in Meta.Format and Meta.Tool. A
 // malformed sched line is an error (see NewReaderWith).
-func NewReader(r io.Reader, format string) *Reader { return NewReaderWith(r, format, trace.ReadOptions{}) }
+func NewReader(r io.Reader, format string) *Reader {
+	return NewReaderWith(r, format, trace.ReadOptions{})
+}
 
 // NewReaderWith is NewReader with options: with opts.Lenient a malformed
 // sched line is skipped and counted as a warning.

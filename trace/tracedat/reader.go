@@ -26,7 +26,9 @@ func init() {
 			v := head[len(Magic):]
 			return len(v) >= 2 && (v[0] == '6' || v[0] == '7') && v[1] == 0
 		},
-		Open: func(r io.Reader, o trace.ReadOptions) (trace.Source, error) { return Open(r, Options{Lenient: o.Lenient}) },
+		Open: func(r io.Reader, o trace.ReadOptions) (trace.Source, error) {
+			return Open(r, Options{Lenient: o.Lenient})
+		},
 	})
 }
 
