@@ -11,17 +11,15 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// TestExportPprofOffCPU: the pprof export of a perf sched record -g trace
-// (testdata/traces/sched-g.data, with the recording kernel's symbols) has
-// the blocked and runqueue sample types by stack. The runqueue total
-// equals the delay total (the same delays, by stack instead of by
-// reason), and `go tool pprof -sample_index=blocked -top` names where
-// sched-pipe slept: anon_pipe_read (Linux 6.18's pipe read) under ksys_read.
-func TestExportPprofOffCPU(t *testing.T) {
-	const dir = "../../testdata/traces/"
-	out := filepath.Join(t.TempDir(), "off.pb.gz")
-	if _, stderr, code := runCLI(t, "export", "--format", "pprof", "-i", dir+"sched-g.data", "--kallsyms", dir+"sched-g.kallsyms.gz", "-o", out); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+// exportPprof runs `traceview export --format pprof ARGS -o out` (out in
+// a temporary directory) and returns the profile it wrote, parsed, and
+// its path.
+func exportPprof(t *testing.T, args ...string) (*profile.Profile, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "p.pb.gz")
+	args = append(append([]string{"export", "--format", "pprof"}, args...), "-o", out)
+	if _, stderr, code := runCLI(t, args...); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
 	}
 	data, err := os.ReadFile(out)
 	if err != nil {
@@ -31,6 +29,18 @@ func TestExportPprofOffCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p, out
+}
+
+// TestExportPprofOffCPU: the pprof export of a perf sched record -g trace
+// (testdata/traces/sched-g.data, with the recording kernel's symbols) has
+// the blocked and runqueue sample types by stack. The runqueue total
+// equals the delay total (the same delays, by stack instead of by
+// reason), and `go tool pprof -sample_index=blocked -top` names where
+// sched-pipe slept: anon_pipe_read (Linux 6.18's pipe read) under ksys_read.
+func TestExportPprofOffCPU(t *testing.T) {
+	const dir = "../../testdata/traces/"
+	p, out := exportPprof(t, "-i", dir+"sched-g.data", "--kallsyms", dir+"sched-g.kallsyms.gz")
 	if len(p.SampleType) != 5 || p.SampleType[3].Type != "blocked" || p.SampleType[4].Type != "runqueue" {
 		t.Fatalf("sample types %v", p.SampleType)
 	}
@@ -57,12 +67,8 @@ func TestExportPprofOffCPU(t *testing.T) {
 		}
 	}
 	// Without callchains the profile keeps its three sample types.
-	if _, stderr, code := runCLI(t, "export", "--format", "pprof", "-i", dir+"pipe.perf.data", "-o", out); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	data, _ = os.ReadFile(out)
-	if p, err := profile.Parse(bytes.NewReader(data)); err != nil || len(p.SampleType) != 3 {
-		t.Errorf("pipe.perf.data: %v, %d sample types; want 3", err, len(p.SampleType))
+	if p, _ := exportPprof(t, "-i", dir+"pipe.perf.data"); len(p.SampleType) != 3 {
+		t.Errorf("pipe.perf.data: %d sample types; want 3", len(p.SampleType))
 	}
 	if _, stderr, code := runCLI(t, "export", "--format", "chrome-json", "--kallsyms", dir+"sched-g.kallsyms.gz", "-i", dir+"pipe.perf.data", "-o", out); code != 2 || stderr != "export: --kallsyms is for --format pprof" {
 		t.Errorf("--kallsyms with chrome-json: exit %d, %q", code, stderr)

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/pprof/profile"
 )
 
 // pipeMulti is a real trace of `perf bench sched pipe -l 20` on a loaded
@@ -252,18 +250,7 @@ func TestFilterOtherCommands(t *testing.T) {
 		}
 	})
 	t.Run("export pprof", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "d.pb.gz")
-		if _, stderr, code := runCLI(t, "export", "--format", "pprof", "--comm", "sched-pipe", "-i", pipeMulti, "-o", path); code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := profile.Parse(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p, _ := exportPprof(t, "--comm", "sched-pipe", "-i", pipeMulti)
 		// The delay samples are sched-pipe's only: its Sum delay in
 		// `latency --comm sched-pipe` (124633776 ns); switches 50.
 		var delay, switches int64

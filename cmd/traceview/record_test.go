@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/google/pprof/profile"
 	"golang.org/x/sys/unix"
 
 	"github.com/traceview/traceview/ebpf"
@@ -356,18 +354,7 @@ func TestRecordStacks(t *testing.T) {
 	if withStack*10 < switches*9 {
 		t.Errorf("%d of %d switch-outs of tasks carry a stack", withStack, switches)
 	}
-	out := filepath.Join(dir, "g.pb.gz")
-	if _, stderr, code := runCLI(t, "export", "--format", "pprof", "-i", tv, "-o", out); code != 0 {
-		t.Fatalf("export: exit %d: %s", code, stderr)
-	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := profile.Parse(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := exportPprof(t, "-i", tv)
 	var pipeRead, schedule int64
 	for _, s := range p.Sample {
 		if len(s.Value) < 5 || s.Value[3] == 0 || s.Location[len(s.Location)-1].Line[0].Function.Name != "comm sched-pipe" {
