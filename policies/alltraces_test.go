@@ -74,10 +74,12 @@ func TestAllPoliciesOnSharedTraces(t *testing.T) {
 			if res.Stats.Unfinished != 0 {
 				t.Errorf("%s %s: %d tasks wait for a dependency that never fired", filepath.Base(f), sp, res.Stats.Unfinished)
 			}
-			// The remote-wakeup cost moves CPU time between the model
-			// and the prediction by Stats.WakeCharge.
-			if want := modelCPU + res.Stats.WakeCharge; ran > want || ran < want*99/100 {
-				t.Errorf("%s %s: %d ns of CPU time handed out, the model has %d (%+d ns of wakeup cost)", filepath.Base(f), sp, ran, modelCPU, res.Stats.WakeCharge)
+			// The remote-wakeup, remote-wakee and idle-start costs move
+			// CPU time between the model and the prediction by their
+			// Stats charges.
+			charge := res.Stats.WakeCharge + res.Stats.WokenCharge + res.Stats.IdleCharge
+			if want := modelCPU + charge; ran > want || ran < want*99/100 {
+				t.Errorf("%s %s: %d ns of CPU time handed out, the model has %d (%+d ns of wakeup and idle-start costs)", filepath.Base(f), sp, ran, modelCPU, charge)
 			}
 		}
 	}

@@ -114,6 +114,13 @@ type Config struct {
 	// that lands on another CPU; -1 (DefaultConfig) uses
 	// Model.RemoteWakeCost, measured in the trace.
 	RemoteWake int64
+	// RemoteWoken is the extra CPU time in ns a task spends in a burst
+	// that a task on another CPU woke it for; -1 (DefaultConfig) uses
+	// Model.RemoteWokenCost, measured in the trace.
+	RemoteWoken int64
+	// IdleStart is the extra CPU time in ns a burst costs when it starts
+	// on an idle CPU; -1 (DefaultConfig) uses Model.IdleStartCost.
+	IdleStart int64
 	// ColdSwitch is the ns a switched-in task spends refilling a cache
 	// that lost its whole working set; CacheTasks how many other tasks'
 	// runs evict it (the cache size over a task's footprint). A task
@@ -127,7 +134,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults described on Config.
 func DefaultConfig() Config {
-	return Config{HZ: 250, IdleExit: -1, WakePreempt: -1, CtxSwitch: -1, RemoteWake: -1}
+	return Config{HZ: 250, IdleExit: -1, WakePreempt: -1, CtxSwitch: -1, RemoteWake: -1, RemoteWoken: -1, IdleStart: -1}
 }
 
 // MaxCost bounds every cost and latency of a Config (CtxSwitch, Migration,
@@ -149,7 +156,8 @@ func (c *Config) Check() error {
 	}{{"context-switch cost", c.CtxSwitch, true}, {"migration cost", c.Migration, false},
 		{"idle-exit latency", c.IdleExit, true}, {"wakeup-preemption latency", c.WakePreempt, true},
 		{"decision cost", c.DecisionCost, false}, {"scan cost", c.ScanCost, false},
-		{"remote-wakeup cost", c.RemoteWake, true}, {"cold-switch cost", c.ColdSwitch, false}} {
+		{"remote-wakeup cost", c.RemoteWake, true},
+		{"remote-wakee cost", c.RemoteWoken, true}, {"idle-start cost", c.IdleStart, true}, {"cold-switch cost", c.ColdSwitch, false}} {
 		if (f.v < 0 && !(f.measured && f.v == -1)) || f.v > MaxCost {
 			return fmt.Errorf("replay: %s %d ns: want 0..%d ns (1 s)", f.name, f.v, MaxCost)
 		}

@@ -28,6 +28,14 @@ type Stats struct {
 	// SkippedSleeps counts absolute-time sleeps whose time had passed when
 	// the task reached them, so it went on without blocking (see passed).
 	SkippedSleeps int `json:"skipped_sleeps"`
+	// WokenCharge is the net CPU time in ns the replay added to wakees'
+	// bursts (negative: gave back) because their wakeup came from another
+	// side than recorded (Config.RemoteWoken).
+	WokenCharge int64 `json:"woken_charge_ns"`
+	// IdleCharge is the net CPU time in ns the replay added to bursts
+	// (negative: gave back) that started from idle where the recorded one
+	// did not, or the other way round (Config.IdleStart).
+	IdleCharge int64 `json:"idle_charge_ns"`
 	// WakeCharge is the net CPU time in ns the remote-wakeup cost added to
 	// wakers (negative: saved) against their recorded bursts, so the CPU
 	// a prediction hands out is the model's plus this (see wakeCharge).
@@ -69,6 +77,9 @@ type tstate struct {
 	// length, later actions and update points): the remote-wakeup cost
 	// charged or given back so far (see wakeCharge).
 	shift int64
+	// begun: the current burst has had its first run (the idle-start
+	// charge is settled then).
+	begun bool
 	// src is the task whose recorded bursts the task runs: itself, or for
 	// a worker-pool member the task that served the request it took
 	// (Model.Pools); inPool is set while it waits on the pool's queue.
@@ -148,6 +159,12 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	}
 	if cfg.RemoteWake < 0 {
 		cfg.RemoteWake = m.RemoteWakeCost
+	}
+	if cfg.RemoteWoken < 0 {
+		cfg.RemoteWoken = m.RemoteWokenCost
+	}
+	if cfg.IdleStart < 0 {
+		cfg.IdleStart = m.IdleStartCost
 	}
 	meta := &trace.Meta{Format: "replay", Hostname: m.Meta.Hostname, OSRelease: m.Meta.OSRelease, Arch: m.Meta.Arch,
 		Tool: "traceview replay --policy " + pol.Name(), NrCPUs: cfg.CPUs, NrCPUsAvail: cfg.CPUs, Clock: m.Meta.Clock,
@@ -583,7 +600,7 @@ func (s *sim) poolTake(i int, pl *poolState) bool {
 // reqsrv's sleeps in its own self-replay (srv.2cpu: 1108 of 3627, where
 // the recording skipped none), so arrivals keep their recorded times.
 func (s *sim) passed(i int, b *Burst, more bool) bool {
-	return more && s.m.Tasks[i].Periodic && b.End == EndBlock && b.Wake.Kind == CauseExternal && b.Wake.At <= s.now
+	return more && (s.m.Tasks[i].Periodic || s.m.Tasks[i].OpenLoop) && b.End == EndBlock && b.Wake.Kind == CauseExternal && b.Wake.At <= s.now
 }
 
 // advance moves task i past the block after burst j. A deadline-bound
@@ -593,7 +610,7 @@ func (s *sim) passed(i int, b *Burst, more bool) bool {
 func (s *sim) advance(i, j int) {
 	st := &s.ts[i]
 	st.burst = j + 1
-	st.done, st.act, st.upd, st.shift = 0, 0, 0, 0
+	st.done, st.act, st.upd, st.shift, st.begun = 0, 0, 0, 0, false
 	tk := &s.m.Tasks[i]
 	e := len(tk.Bursts) - 1
 	if st.deadline < 0 || st.spin || tk.Bursts[e].End != EndExit {
@@ -763,6 +780,18 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 		s.emitMigrate(t, prev, cpu)
 		ef |= policies.EnqueueMigrated
 	}
+	if b := &s.m.Tasks[st.src].Bursts[st.burst]; waker != nil && b.WokenBy && s.cfg.RemoteWoken > 0 {
+		// The wakee's side of a wakeup from another CPU (measureWokenCost).
+		simRemote, c := wcpu >= 0 && wcpu != cpu, int64(0)
+		switch {
+		case simRemote && !b.WokenRemote:
+			c = s.cfg.RemoteWoken
+		case !simRemote && b.WokenRemote:
+			c = -min(s.cfg.RemoteWoken, b.Len)
+		}
+		st.shift = c
+		s.stats.WokenCharge += c
+	}
 	s.enqueueNew(t, cpu, ef)
 	return cpu
 }
@@ -836,7 +865,22 @@ func (s *sim) schedule(cpu int) {
 	if next != nil {
 		next.State = policies.TaskRunning
 		next.ExecStart = s.now
-		s.ts[next.ID].lastCPU = cpu
+		st := &s.ts[next.ID]
+		st.lastCPU = cpu
+		if !st.begun && st.done == 0 && s.cfg.IdleStart > 0 {
+			// The burst's first run (measureIdleCost).
+			b := &s.m.Tasks[st.src].Bursts[st.burst]
+			ch := int64(0)
+			switch {
+			case prev == nil && !b.FromIdle:
+				ch = s.cfg.IdleStart
+			case prev != nil && b.FromIdle:
+				ch = -min(s.cfg.IdleStart, b.Len+st.shift)
+			}
+			st.shift += ch
+			s.stats.IdleCharge += ch
+		}
+		st.begun = true
 		if !c.tickArmed {
 			c.tickArmed = true
 			k := (s.now-s.m.Start)/s.tick + 1

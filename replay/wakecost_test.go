@@ -112,3 +112,79 @@ func TestPeriodicOverrunSkips(t *testing.T) {
 		t.Errorf("periodic task ran %v, want %v first", r[5], want)
 	}
 }
+
+// TestMeasureWokenAndIdleCost: a worker's blocking bursts that send no
+// wakeup, woken by another task: 10 woken from its own CPU last 200 µs,
+// 10 woken from another 250 µs (every fourth 260 µs: median 250), so a
+// remote wakeup costs the wakee 50 µs, over 20 bursts. A generator's
+// bursts started after another task last 19 µs (10), from idle 26 µs
+// (10): 7 µs, over 20. Bursts not woken by a task (a timer's) say nothing
+// about the wakee side, and one kind only says nothing at all.
+func TestMeasureWokenAndIdleCost(t *testing.T) {
+	var worker, gen Task
+	for k := 0; k < 20; k++ {
+		ln := int64(200_000)
+		if k >= 10 {
+			ln = 250_000
+			if k%4 == 0 {
+				ln = 260_000
+			}
+		}
+		worker.Bursts = append(worker.Bursts, Burst{Len: ln, End: EndBlock, WokenBy: true, WokenRemote: k >= 10})
+		gl := int64(19_000)
+		if k >= 10 {
+			gl = 26_000
+		}
+		gen.Bursts = append(gen.Bursts, Burst{Len: gl, End: EndBlock, FromIdle: k >= 10})
+	}
+	if c, n := measureWokenCost([]Task{worker, gen}); c != 50_000 || n != 20 {
+		t.Errorf("woken cost %d ns over %d bursts, want 50000 over 20", c, n)
+	}
+	if c, n := measureIdleCost([]Task{gen}); c != 7_000 || n != 20 {
+		t.Errorf("idle-start cost %d ns over %d bursts, want 7000 over 20", c, n)
+	}
+	if c, n := measureWokenCost([]Task{gen}); c != 0 || n != 0 {
+		t.Errorf("timer-woken bursts only: %d ns over %d, want nothing measurable", c, n)
+	}
+	if c, n := measureIdleCost([]Task{{Bursts: gen.Bursts[:10]}}); c != 0 || n != 0 {
+		t.Errorf("no idle starts: %d ns over %d, want nothing measurable", c, n)
+	}
+}
+
+// TestWokenAndIdleCharge, on one CPU with fifo: task 0 runs 100 µs and
+// wakes task 1 at 10 µs into it. Recorded remote-woken (WokenRemote), task
+// 1's 50 µs burst is now woken locally and gives back 20 µs
+// (RemoteWoken): it runs [100, 130 µs), WokenCharge −20 µs. Recorded
+// local, nothing changes ([100, 150 µs)). Task 2 sleeps until 1 ms, when
+// the CPU is idle: its 40 µs burst, recorded as started after another
+// task (FromIdle false), pays the 10 µs idle-start cost, [1000, 1050 µs),
+// IdleCharge +10 µs; recorded from idle it runs [1000, 1040 µs).
+func TestWokenAndIdleCharge(t *testing.T) {
+	model := func(remote, idle bool) *Model {
+		return &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{
+			{TID: 10, PID: 10, Comm: "waker", Prio: 120, Parent: -1, Init: InitRunnable,
+				Bursts: []Burst{{Len: 100_000, End: EndExit, FromIdle: true, Actions: []Action{{At: 10_000, Kind: ActWake, Target: 1, Block: 0}}}}},
+			{TID: 11, PID: 11, Comm: "wakee", Prio: 120, Parent: -1, Init: InitSleeping,
+				Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}}, {Len: 50_000, End: EndExit, WokenBy: true, WokenRemote: remote}}},
+			{TID: 12, PID: 12, Comm: "late", Prio: 120, Parent: -1, Init: InitSleeping,
+				Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseExternal, At: 1_000_000}}, {Len: 40_000, End: EndExit, FromIdle: idle}}},
+		}}
+	}
+	for _, c := range []struct {
+		remote, idle  bool
+		wakee, late   [2]int64
+		woken, idleCh int64
+	}{
+		{true, false, [2]int64{100_000, 130_000}, [2]int64{1_000_000, 1_050_000}, -20_000, 10_000},
+		{false, true, [2]int64{100_000, 150_000}, [2]int64{1_000_000, 1_040_000}, 0, 0},
+	} {
+		res := simulate(t, model(c.remote, c.idle), "fifo", Config{HZ: 250, RemoteWoken: 20_000, IdleStart: 10_000})
+		r := runs(res.Events())
+		if len(r[11]) != 1 || r[11][0] != c.wakee || len(r[12]) != 1 || r[12][0] != c.late {
+			t.Errorf("remote %v idle %v: wakee ran %v, late task %v; want %v and %v", c.remote, c.idle, r[11], r[12], c.wakee, c.late)
+		}
+		if res.Stats.WokenCharge != c.woken || res.Stats.IdleCharge != c.idleCh {
+			t.Errorf("remote %v idle %v: WokenCharge %d, IdleCharge %d; want %d, %d", c.remote, c.idle, res.Stats.WokenCharge, res.Stats.IdleCharge, c.woken, c.idleCh)
+		}
+	}
+}

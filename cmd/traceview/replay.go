@@ -35,6 +35,8 @@ type replayOptions struct {
 	write    string
 	ctxSw    string
 	remote   string
+	wakee    string
+	idle     string
 	migrate  string
 	decide   string
 	scan     string
@@ -73,16 +75,26 @@ absolute (clock_nanosleep(TIMER_ABSTIME), periodic timers, open-loop request
 arrivals: they keep their recorded times); a task whose wake times are steadier
 than its sleep lengths is taken for absolute. A periodic loop that overran
 (its next wake time already passed) goes on without sleeping, as
-clock_nanosleep does. --until overrides how tasks end. Threads of one process
+clock_nanosleep does; so does an open-loop generator (absolute wake times,
+unevenly spaced) that falls behind its arrivals. The arrivals a recording's
+generator handled without sleeping are recovered from its arrival rate
+(its sleeps, taken for a Poisson process) and counted on the workload line,
+so a replay that keeps up better sleeps for them. --until overrides how
+tasks end. Threads of one process
 that are woken by one producer in the order they went to sleep serve a shared
 queue (a pipe several workers read): a request goes to whichever of them waits
 first, with the work that served it; the workload line counts such pools.
 
 Costs measured in the trace ("measured:" line): the idle-exit and
-wakeup-preemption latencies, the context switch, and the extra CPU a waker
-spends when its wakee goes to another CPU (bursts sending remote wakeups
-against local ones); a replayed wakeup that lands on the other side than the
-recorded one is charged or given that back (--remote-wakeup-cost overrides).
+wakeup-preemption latencies, the context switch, and three CPU costs, each
+from bursts of one task that do like work: the extra CPU a waker spends when
+its wakee goes to another CPU (bursts sending remote wakeups against local
+ones), the extra CPU a wakee spends in a burst woken from another CPU, and
+the extra CPU of a burst that starts on an idle CPU. A replayed wakeup that
+lands on the other side than the recorded one, or a burst that starts from
+idle where the recorded one did not (or the other way), is charged or given
+that back (--remote-wakeup-cost, --remote-wakee-cost, --idle-start-cost
+override).
 
 An "inferred cause" is a blocking point whose end the trace does not state:
 perf records no waker, so the task current on the waking CPU is taken for it;
@@ -151,6 +163,8 @@ ms; -o json gives ns and, per run, self_replay and assumptions.`,
 	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format)")
 	f.StringVar(&o.ctxSw, "ctx-switch-cost", "", "context-switch cost per switch, e.g. 2us, at most 1s (default: measured in the trace)")
 	f.StringVar(&o.remote, "remote-wakeup-cost", "", "extra CPU time a waker spends when its wakee goes to another CPU, e.g. 20us, at most 1s (default: measured in the trace)")
+	f.StringVar(&o.wakee, "remote-wakee-cost", "", "extra CPU time a task spends in a burst woken from another CPU, e.g. 50us, at most 1s (default: measured in the trace)")
+	f.StringVar(&o.idle, "idle-start-cost", "", "extra CPU time a burst costs when it starts on an idle CPU, e.g. 7us, at most 1s (default: measured in the trace)")
 	f.StringVar(&o.migrate, "migration-cost", "0", "cache-cold cost when a task changes CPU (e.g. 50us, at most 1s)")
 	f.StringVar(&o.decide, "decision-cost", "0", "CPU time each scheduling decision costs (e.g. 1us, at most 1s)")
 	f.StringVar(&o.scan, "scan-cost", "0", "extra cost per runqueue entry a policy scans (O(n) pickers such as goodness24; at most 1s)")
@@ -186,6 +200,7 @@ func (o *replayOptions) config() (replay.Config, error) {
 		name, v string
 		dst     *int64
 	}{{"ctx-switch-cost", o.ctxSw, &cfg.CtxSwitch}, {"remote-wakeup-cost", o.remote, &cfg.RemoteWake},
+		{"remote-wakee-cost", o.wakee, &cfg.RemoteWoken}, {"idle-start-cost", o.idle, &cfg.IdleStart},
 		{"migration-cost", o.migrate, &cfg.Migration},
 		{"decision-cost", o.decide, &cfg.DecisionCost}, {"scan-cost", o.scan, &cfg.ScanCost}} {
 		if d.v == "" {
@@ -298,17 +313,20 @@ type replayRunJSON struct {
 // replayAssumptions counts the model's inferred causes and semantics by
 // kind, and the tasks' termination kinds (each listed in model.tasks).
 type replayAssumptions struct {
-	InferredCauses   int `json:"inferred_causes"`
-	InferredWakers   int `json:"dependencies"`
-	PingPongs        int `json:"ping_pongs"`
-	AbsoluteTimers   int `json:"absolute_timers"`
-	External         int `json:"external"`
-	WorkBound        int `json:"work_bound"`
-	CountBound       int `json:"count_bound"`
-	DeadlineBound    int `json:"deadline_bound"`
-	DeadlineInferred int `json:"deadline_inferred"`
-	PinnedTasks      int `json:"pinned_tasks"`
-	UpdatePoints     int `json:"update_points"`
+	InferredCauses int `json:"inferred_causes"`
+	InferredWakers int `json:"dependencies"`
+	PingPongs      int `json:"ping_pongs"`
+	AbsoluteTimers int `json:"absolute_timers"`
+	// RecoveredArrivals counts open-loop arrivals the recording handled
+	// without sleeping, inferred from the generator's arrival rate.
+	RecoveredArrivals int `json:"recovered_arrivals"`
+	External          int `json:"external"`
+	WorkBound         int `json:"work_bound"`
+	CountBound        int `json:"count_bound"`
+	DeadlineBound     int `json:"deadline_bound"`
+	DeadlineInferred  int `json:"deadline_inferred"`
+	PinnedTasks       int `json:"pinned_tasks"`
+	UpdatePoints      int `json:"update_points"`
 }
 
 // replayTaskJSON is a workload task's termination kind.
@@ -334,7 +352,16 @@ type replayModelJSON struct {
 	// bursts (0: not measurable in the trace).
 	RemoteWakeNs      int64 `json:"remote_wakeup_cost_ns"`
 	RemoteWakeSamples int   `json:"remote_wakeup_cost_samples"`
-	HZ                int   `json:"hz_inferred"`
+	// RemoteWakeeNs is the measured extra cost to a task of a burst that
+	// a task on another CPU woke it for (replay.Model.RemoteWokenCost);
+	// IdleStartNs that of a burst starting on an idle CPU
+	// (replay.Model.IdleStartCost); each over its samples (0: not
+	// measurable).
+	RemoteWakeeNs      int64 `json:"remote_wakee_cost_ns"`
+	RemoteWakeeSamples int   `json:"remote_wakee_cost_samples"`
+	IdleStartNs        int64 `json:"idle_start_cost_ns"`
+	IdleStartSamples   int   `json:"idle_start_cost_samples"`
+	HZ                 int   `json:"hz_inferred"`
 	// Tasks lists the workload's tasks with how each ends.
 	Tasks []replayTaskJSON `json:"workload_tasks"`
 }
@@ -418,7 +445,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	doc := replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(),
 		Model: replayModelJSON{ModelStats: m.Stats, InferredShare: m.Stats.InferredShare(), IdleExitNs: m.IdleExit,
 			WakePreemptNs: m.WakePreempt, SwitchCostNs: m.SwitchCost,
-			RemoteWakeNs: m.RemoteWakeCost, RemoteWakeSamples: m.WakeCostSamples}}
+			RemoteWakeNs: m.RemoteWakeCost, RemoteWakeSamples: m.WakeCostSamples,
+			RemoteWakeeNs: m.RemoteWokenCost, RemoteWakeeSamples: m.WokenCostSamples,
+			IdleStartNs: m.IdleStartCost, IdleStartSamples: m.IdleCostSamples}}
 	doc.Model.HZ = m.HZ
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
@@ -441,7 +470,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	st := m.Stats
 	asm := replayAssumptions{InferredCauses: st.Inferred, InferredWakers: st.Dependencies, PingPongs: st.PingPongs,
-		AbsoluteTimers: st.AbsoluteTimers, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
+		AbsoluteTimers: st.AbsoluteTimers, RecoveredArrivals: st.RecoveredArrivals, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
 		DeadlineBound: st.DeadlineBound, DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
 	if o.output == "table" {
 		writeModelLines(out, m, cfg.HZ, len(untilSet))
@@ -540,6 +569,9 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	if len(m.Pools) > 0 {
 		pools = fmt.Sprintf("%s (%s sharing a queue)", plural(len(m.Pools), "worker pool"), plural(st.PoolMembers, "thread"))
 	}
+	if st.RecoveredArrivals > 0 {
+		pools += fmt.Sprintf("; %s recovered (open-loop arrivals handled without a sleep, inferred from the arrival rate)", plural(st.RecoveredArrivals, "arrival"))
+	}
 	fmt.Fprintf(out, "workload: %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s; %d pinned to the one CPU they ran on; %s\n",
 		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, st.PinnedTasks, pools)
 	tick := "inferred from the trace"
@@ -552,12 +584,15 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	if hz == 0 {
 		hz = 250
 	}
-	remote := "not measurable"
-	if m.WakeCostSamples > 0 {
-		remote = fmt.Sprintf("%s (over %d bursts)", usf(m.RemoteWakeCost), m.WakeCostSamples)
+	cost := func(v int64, n int) string {
+		if n == 0 {
+			return "not measurable"
+		}
+		return fmt.Sprintf("%s (over %d bursts)", usf(v), n)
 	}
-	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s, remote wakeup %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
-		usf(m.IdleExit), usf(m.WakePreempt), usf(m.SwitchCost), remote, hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
+	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s, remote wakeup %s to the waker and %s to the wakee, start from idle %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
+		usf(m.IdleExit), usf(m.WakePreempt), usf(m.SwitchCost), cost(m.RemoteWakeCost, m.WakeCostSamples),
+		cost(m.RemoteWokenCost, m.WokenCostSamples), cost(m.IdleStartCost, m.IdleCostSamples), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
 }
 
 // plural renders "1 task" or "n tasks".

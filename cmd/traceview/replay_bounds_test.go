@@ -10,7 +10,7 @@ import (
 // (replay.MaxCost); 1h, 1.5s and a negative cost are a one-line usage
 // error (exit 2) before the trace is read, and the bound is in --help.
 func TestReplayCostBounds(t *testing.T) {
-	for _, flag := range []string{"--decision-cost", "--ctx-switch-cost", "--migration-cost", "--scan-cost", "--remote-wakeup-cost"} {
+	for _, flag := range []string{"--decision-cost", "--ctx-switch-cost", "--migration-cost", "--scan-cost", "--remote-wakeup-cost", "--remote-wakee-cost", "--idle-start-cost"} {
 		for _, v := range []string{"1h", "1.5s", "-1us"} {
 			args := []string{"replay", "--policy", "eevdf", flag, v, messaging2}
 			_, errs, code := runCLI(t, args...)
@@ -21,7 +21,7 @@ func TestReplayCostBounds(t *testing.T) {
 		}
 	}
 	help, _, _ := runCLI(t, "replay", "--help")
-	if n := strings.Count(help, "at most 1s"); n != 5 {
-		t.Errorf("replay --help states the 1s bound %d times, want 5 (one per cost flag)", n)
+	if n := strings.Count(help, "at most 1s"); n != 7 {
+		t.Errorf("replay --help states the 1s bound %d times, want 7 (one per cost flag)", n)
 	}
 }
