@@ -1,7 +1,5 @@
 package replay
 
-import "math"
-
 // TimerSlack is the default timer slack of a normal task in ns: a
 // clock_nanosleep expires up to this long after the time it asked for
 // (include/linux/init_task.h INIT_TASK .timer_slack_ns = 50000, Linux
@@ -9,8 +7,9 @@ import "math"
 // wakeup is that much after the arrival time the program computed.
 const TimerSlack = 50_000
 
-// MinArrivalSleeps is how many recorded sleeps of an open-loop generator
-// splitArrivals needs before it estimates the arrival rate from them.
+// MinArrivalSleeps is how many blocking points ending at absolute
+// recorded times a task needs before splitArrivals takes it for an
+// open-loop generator.
 const MinArrivalSleeps = 20
 
 // MinArrivalShare is the share of a task's blocking points that must end
@@ -23,31 +22,30 @@ const MinArrivalShare = 0.9
 // without sleeping. A generator (absolute, not evenly spaced timer
 // wakeups, see absoluteTimers) that is still busy, or waiting for a CPU,
 // when its next arrival time passes does not sleep for it:
-// clock_nanosleep(TIMER_ABSTIME) with a time in the past returns at once.
+// clock_nanosleep(TIMER_ABSTIME) with a time in the past arms a timer that
+// fires at once, and when its interrupt comes before the task reaches
+// schedule() the task wakes itself while still running (sched_waking and
+// sched_wakeup of the current task, which Extract keeps as ext.selfWakes).
 // The recording then shows one burst where the program handled several
-// arrivals; a replay that is earlier there than the recording should
-// sleep between them, and one that is later should not (sim.passed). Left
+// arrivals; a replay that is earlier there than the recording should sleep
+// between them, and one that is later should not (sim.passed). Left
 // merged, a replay only ever loses sleeps: a self-replay of reqsrv on 2
 // CPUs skipped 1108 of 3627 sleeps that the recording had made, on top of
-// the about 1400 arrivals the recording had already merged.
+// the 1426 arrivals the recording had already merged.
 //
-// The arrival process is taken for a Poisson process, as open-loop load
-// is (Kleinrock, Queueing Systems vol. 1, 1975, ch. 2): its sleeps, less
-// the timer slack, are then exponential with mean 1/λ whatever came
-// before them (memorylessness), so λ = sleeps / Σ(sleep − TimerSlack);
-// and the number of arrivals in a busy window (the recorded arrival, at
-// the wakeup less the slack, to the block) has mean λ·window. Rounding is
-// carried from window to window, so the total is λ·Σwindow to within one.
-// Each recovered arrival splits its burst: the burst's CPU time is shared
-// evenly between the arrivals, its actions and update points go with the
-// piece they fall in, and the arrival time is spread evenly over the
-// window but never after the recorded time the generator reached that
-// sleep (it did not sleep there). Measured on ../shared/traces, whose
-// program states its arrivals (reqsrv prints "requests"): srv.2cpu has
-// 5053 arrivals and 3627 arrival sleeps, 5209 with the recovered ones
-// (+3.1 %); srv.2cpu-r2 3571 and 5204 (+3.0 %); srv.1cpu 2278 and 5148
-// (+1.9 %); a held-back recording (srvB.2cpu: reqsrv 1800/s beside one
-// hog) 3629 arrivals, 2871 sleeps, 3580 (-1.4 %).
+// Each self-wakeup in a burst is such an arrival, at the CPU offset where
+// the task reached its sleep: the burst is split there, each piece keeping
+// the actions and update points that fall in it. The arrival time itself
+// is earlier than the self-wakeup (the task was late); with the arrivals
+// of a Poisson process uniform over a window given their number (Kleinrock,
+// Queueing Systems vol. 1, 1975, ch. 2), the j-th of h is put at its
+// expected place, j/(h+1) of the way from the arrival that started the
+// burst (its wakeup less TimerSlack) to the last self-wakeup, and never
+// after its own self-wakeup. Measured on ../shared/traces, whose program
+// states its arrivals (reqsrv prints "requests"): srv.2cpu 5053 arrivals,
+// 3627 sleeps and 1426 self-wakeups; srv.1cpu 5053, 2279 and 2776 (one
+// more: the last timer before its deadline); a held-back recording
+// (srvB.2cpu: reqsrv 1800/s beside one hog) 3629, 2871 and 759.
 //
 // It returns the number of arrivals recovered. Wake actions aimed at a
 // split task (Action.Block) and Task.Repeat are renumbered.
@@ -56,18 +54,11 @@ func (x *extractor) splitArrivals() int {
 	total := 0
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
-		if tk.Periodic || tk.Pool != 0 {
+		sw := x.st[i].selfWakes
+		if tk.Periodic || tk.Pool != 0 || len(sw) == 0 {
 			continue
 		}
 		bs := tk.Bursts
-		var n int
-		var sleep float64
-		for k := 1; k < len(bs); k++ {
-			if isArrival(&bs[k-1]) && bs[k].End == EndBlock && bs[k].Slept > 0 {
-				n++
-				sleep += float64(max(bs[k].Slept-TimerSlack, 0))
-			}
-		}
 		ext, blocks := 0, 0
 		for k := range bs {
 			if bs[k].End == EndBlock {
@@ -77,36 +68,34 @@ func (x *extractor) splitArrivals() int {
 				}
 			}
 		}
-		if ext < MinArrivalSleeps || float64(ext) < MinArrivalShare*float64(blocks) || n < MinArrivalSleeps || sleep <= 0 {
+		if ext < MinArrivalSleeps || float64(ext) < MinArrivalShare*float64(blocks) {
 			continue
 		}
-		lambda := float64(n) / sleep // arrivals per ns
-		out := make([]Burst, 0, len(bs)+len(bs)/2)
+		out := make([]Burst, 0, len(bs)+len(sw))
 		newIdx := make([]int, len(bs))
-		carry := 0.0
 		for k := range bs {
-			b := bs[k]
-			h := 0
-			if k > 0 && isArrival(&bs[k-1]) && b.End == EndBlock && b.Slept > 0 {
-				arr := bs[k-1].Wake.At - TimerSlack
-				blocked := b.Wake.At - b.Slept
-				if win := blocked - arr; win > 0 {
-					carry += lambda * float64(win)
-					h = int(math.Floor(carry))
-					carry -= float64(h)
-					// Pieces shorter than a microsecond are no arrival's
-					// handling (the burst cannot hold that many).
-					h = min(h, int(b.Len/1000))
-				}
-				if h > 0 {
-					out = append(out, splitBurst(b, h, arr, blocked)...)
-					newIdx[k] = len(out) - 1
-					total += h
-					continue
-				}
+			var pts []selfWake
+			for len(sw) > 0 && sw[0].b < k {
+				sw = sw[1:] // a burst index that no longer exists (trailing empty burst)
 			}
-			out = append(out, b)
+			for len(sw) > 0 && sw[0].b == k {
+				if p := sw[0]; p.off > 0 && p.off < bs[k].Len && (len(pts) == 0 || p.off > pts[len(pts)-1].off) {
+					pts = append(pts, p)
+				}
+				sw = sw[1:]
+			}
+			if len(pts) == 0 {
+				out = append(out, bs[k])
+				newIdx[k] = len(out) - 1
+				continue
+			}
+			arr := pts[0].t
+			if k > 0 && isArrival(&bs[k-1]) {
+				arr = min(bs[k-1].Wake.At-TimerSlack, arr)
+			}
+			out = append(out, splitBurst(bs[k], pts, arr)...)
 			newIdx[k] = len(out) - 1
+			total += len(pts)
 		}
 		if len(out) == len(bs) {
 			continue
@@ -136,25 +125,24 @@ func (x *extractor) splitArrivals() int {
 // recorded time (CauseExternal), as an open-loop generator's sleeps do.
 func isArrival(b *Burst) bool { return b.End == EndBlock && b.Wake.Kind == CauseExternal }
 
-// splitBurst cuts b into h+1 pieces of equal CPU time: h recovered
-// arrivals, each a block whose absolute wake time is spread evenly over
-// (arr, blocked) and clamped to the time the recording reached that
-// point of the burst, then the last piece with b's own end.
-func splitBurst(b Burst, h int, arr, blocked int64) []Burst {
+// splitBurst cuts b at the self-wakeups pts (sorted, 0 < off < b.Len):
+// len(pts) recovered arrivals, each a block whose absolute wake time is
+// spread evenly from arr to the last self-wakeup and clamped to its own,
+// then the last piece with b's own end.
+func splitBurst(b Burst, pts []selfWake, arr int64) []Burst {
+	h := len(pts)
+	last := pts[h-1].t
 	pieces := make([]Burst, h+1)
-	step := b.Len / int64(h+1)
-	ran := blocked - b.Len // the burst's start, had it run without a break
+	lo := int64(0)
 	for j := 0; j <= h; j++ {
-		lo := int64(j) * step
-		hi := lo + step
 		p := &pieces[j]
-		if j == h {
-			hi = b.Len
-			p.End, p.Wake, p.Slept = b.End, b.Wake, b.Slept
+		hi := b.Len
+		if j < h {
+			hi = pts[j].off
+			at := arr + (last-arr)*int64(j+1)/int64(h+1)
+			p.End, p.Wake = EndBlock, Cause{Kind: CauseExternal, At: min(at, pts[j].t), Inferred: true}
 		} else {
-			at := arr + (blocked-arr)*int64(j+1)/int64(h+1)
-			at = min(at, ran+hi)
-			p.End, p.Wake = EndBlock, Cause{Kind: CauseExternal, At: at, Inferred: true}
+			p.End, p.Wake, p.Slept = b.End, b.Wake, b.Slept
 		}
 		if j == 0 {
 			p.FromIdle, p.WokenBy, p.WokenRemote = b.FromIdle, b.WokenBy, b.WokenRemote
@@ -171,6 +159,7 @@ func splitBurst(b Burst, h int, arr, blocked int64) []Burst {
 				p.Updates = append(p.Updates, u-lo)
 			}
 		}
+		lo = hi
 	}
 	return pieces
 }

@@ -397,6 +397,19 @@ type ext struct {
 	pend        int64
 	pendT       int64
 	pendEnqueue bool
+	// selfWakes are the wakeups of the task by itself while it ran (see
+	// splitArrivals): burst index, CPU offset into it and time.
+	selfWakes []selfWake
+}
+
+// selfWake is a wakeup a task received while running on its CPU, from an
+// interrupt there: a timer it armed for a time already passed fired before
+// it could sleep (hrtimer_wakeup through try_to_wake_up of current,
+// kernel/sched/core.c v6.18, emits sched_waking and sched_wakeup though
+// the task never left the CPU).
+type selfWake struct {
+	b      int
+	off, t int64
 }
 
 // updCand is a candidate update point: offset off into burst b of task i,
@@ -903,6 +916,10 @@ func (x *extractor) wake(ev trace.Event) {
 	x.ident(i, &ev, ev.PID, ev.Comm, ev.Prio)
 	s := &x.st[i]
 	if !s.sleeping {
+		if s.running && ev.CPU == s.cpu && ev.CurTID == ev.TID && ev.TID > 0 {
+			bs := x.m.Tasks[i].Bursts
+			s.selfWakes = append(s.selfWakes, selfWake{b: len(bs) - 1, off: x.consumed(i, t), t: t})
+		}
 		return // already runnable: nothing ends here
 	}
 	waker := ev.WakerTID

@@ -9,7 +9,7 @@ const (
 	gapPingPong  = "G4: request/response round trips shorter than the recording's"
 	gapNoCmdline = "G5: trace.dat without sched_stat_runtime, forks or command line"
 	gapPingInfer = "G6: the ping-pong inference also serializes pipeline's mutex hand-off"
-	gapPlacement = "G7: on one CPU the replayed generator waits out tick-long runs more often than the kernel's, and skips more arrivals"
+	gapPlacement = "G7: on one CPU the replayed generator is preempted by the workers it wakes less often than the kernel's"
 	gapPoolSelf  = "G8: the srv self-replays' shared queue serves more requests without a wakeup than the recording"
 )
 
@@ -22,8 +22,6 @@ var KnownGaps = map[string]string{
 	"self:srv.2cpu/hog/avg_delay":                    gapPoolSelf,
 	"self:srv.2cpu-r2/hog/switches":                  gapPoolSelf,
 	"self:srv.2cpu-r2/hog/avg_delay":                 gapPoolSelf,
-	"self:srv.1cpu/reqsrv/switches":                  gapPlacement,
-	"self:srv.1cpu/reqsrv/avg_delay":                 gapPlacement,
 	"whatif:srv.2cpu-r2->1cpu/hog/runtime":           gapPlacement,
 	"self:messaging-t.2cpu/sched-messaging/switches": gapContended,
 	// Checked since latency falls back to on-CPU time from the switches

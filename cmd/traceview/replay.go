@@ -77,9 +77,10 @@ than its sleep lengths is taken for absolute. A periodic loop that overran
 (its next wake time already passed) goes on without sleeping, as
 clock_nanosleep does; so does an open-loop generator (absolute wake times,
 unevenly spaced) that falls behind its arrivals. The arrivals a recording's
-generator handled without sleeping are recovered from its arrival rate
-(its sleeps, taken for a Poisson process) and counted on the workload line,
-so a replay that keeps up better sleeps for them. --until overrides how
+generator handled without sleeping are recovered (each shows as the task
+waking itself while it runs: its timer fired before it could sleep) and
+counted on the workload line, so a replay that keeps up better sleeps for
+them. --until overrides how
 tasks end. Threads of one process
 that are woken by one producer in the order they went to sleep serve a shared
 queue (a pipe several workers read): a request goes to whichever of them waits
@@ -318,7 +319,8 @@ type replayAssumptions struct {
 	PingPongs      int `json:"ping_pongs"`
 	AbsoluteTimers int `json:"absolute_timers"`
 	// RecoveredArrivals counts open-loop arrivals the recording handled
-	// without sleeping, inferred from the generator's arrival rate.
+	// without sleeping (each a wakeup of the generator by itself while
+	// it ran).
 	RecoveredArrivals int `json:"recovered_arrivals"`
 	External          int `json:"external"`
 	WorkBound         int `json:"work_bound"`
@@ -570,7 +572,7 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 		pools = fmt.Sprintf("%s (%s sharing a queue)", plural(len(m.Pools), "worker pool"), plural(st.PoolMembers, "thread"))
 	}
 	if st.RecoveredArrivals > 0 {
-		pools += fmt.Sprintf("; %s recovered (open-loop arrivals handled without a sleep, inferred from the arrival rate)", plural(st.RecoveredArrivals, "arrival"))
+		pools += fmt.Sprintf("; %s recovered (open-loop arrivals the generator handled without a sleep, where it woke itself while running)", plural(st.RecoveredArrivals, "arrival"))
 	}
 	fmt.Fprintf(out, "workload: %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s; %d pinned to the one CPU they ran on; %s\n",
 		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, st.PinnedTasks, pools)
