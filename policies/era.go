@@ -65,14 +65,17 @@ var eras = []Era{
 	},
 	{
 		Policy: "eevdf", Name: "6.3",
-		Summary: "the EEVDF series as posted against 6.3-rc (v1, March 2023): base_slice 0.75 ms × 1+ilog2(min(ncpus,8)), " +
+		Summary: "the EEVDF series as posted against 6.3-rc (March 2023): base_slice 0.75 ms × 1+ilog2(min(ncpus,8)), " +
+			"the tick preempting whenever pick_eevdf prefers another task (TICK_PICK), " +
 			"no RUN_TO_PARITY, PREEMPT_SHORT, DELAY_DEQUEUE, DELAY_ZERO or PLACE_REL_DEADLINE (all later), HZ 1000",
 		Values: Values{"unscaled_base_slice": "750us", "RUN_TO_PARITY": "off", "PREEMPT_SHORT": "off", "DELAY_DEQUEUE": "off",
-			"DELAY_ZERO": "off", "PLACE_REL_DEADLINE": "off"},
+			"DELAY_ZERO": "off", "PLACE_REL_DEADLINE": "off", "TICK_PICK": "on"},
 		HZ: 1000,
 		Source: "the EEVDF patch series (Peter Zijlstra, LKML, 2023-03-06, \"sched: EEVDF using latency-nice\"): " +
 			"sysctl_sched_base_slice 0.75 ms scaled by update_sysctl; RUN_TO_PARITY came with commit 63304558ba5d (v6.6), " +
-			"PLACE_REL_DEADLINE, PREEMPT_SHORT, DELAY_DEQUEUE and DELAY_ZERO with v6.12 (kernel/sched/features.h v6.12)",
+			"PLACE_REL_DEADLINE, PREEMPT_SHORT, DELAY_DEQUEUE and DELAY_ZERO with v6.12 (kernel/sched/features.h v6.12); " +
+			"check_preempt_tick of the series (resched when pick_eevdf(cfs_rq) != curr) as removed by the fix in " +
+			"<20230420150537.GC4253@hirez.programming.kicks-ass.net> (LKML, 2023-04-20), merged with the 2023-05-31 posting",
 	},
 	{
 		Policy: "goodness24", Name: "2.4",

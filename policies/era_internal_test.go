@@ -59,10 +59,10 @@ func TestEraPresetValues(t *testing.T) {
 	// 6.3 EEVDF on 8 CPUs: 0.75 ms × (1 + ilog2(8)) = 3 ms, without the
 	// later features; the default (6.15+) 0.70 ms × 4 = 2.8 ms.
 	e := newPolicy(t, "eevdf:era=6.3", 8).(*EEVDF)
-	if e.baseSlice != 3_000_000 || e.runParity || e.preShort || e.delayDeq || e.delayZero || e.relDL || !e.placeLag {
+	if e.baseSlice != 3_000_000 || e.runParity || e.preShort || e.delayDeq || e.delayZero || e.relDL || !e.placeLag || !e.tickPick {
 		t.Errorf("eevdf 6.3: %+v", e)
 	}
-	if e := newPolicy(t, "eevdf", 8).(*EEVDF); e.baseSlice != 2_800_000 || !e.runParity || !e.delayDeq {
+	if e := newPolicy(t, "eevdf", 8).(*EEVDF); e.baseSlice != 2_800_000 || !e.runParity || !e.delayDeq || e.tickPick {
 		t.Errorf("eevdf: base slice %d", e.baseSlice)
 	}
 	if g := newPolicy(t, "goodness24:era=2.4", 2).(*Goodness); !g.lock {

@@ -383,8 +383,9 @@ func MassiveIntr(o Options) (Table, error) {
 	}
 	m := mustModel("massive_video", args...)
 	const cfs62, eevdf63 = "cfs:era=6.2,llc_size=8", "eevdf:era=6.3,llc_size=8"
-	mech := "EEVDF as posted for 6.3-rc (era=6.3: base_slice 0.75 ms × 4 on 8 CPUs, no RUN_TO_PARITY, PREEMPT_SHORT or " +
-		"DELAY_DEQUEUE) against CFS of 6.2 (era=6.2), HZ 1000, one LLC of 8 CPUs (the i7-4790's shared L3, Intel datasheet)"
+	mech := "EEVDF as posted for 6.3-rc (era=6.3: base_slice 0.75 ms × 4 on 8 CPUs; the series' check_preempt_tick, which " +
+		"preempts at every tick when pick_eevdf prefers another task, TICK_PICK, replaced on 2023-04-20; no RUN_TO_PARITY, " +
+		"PREEMPT_SHORT or DELAY_DEQUEUE) against CFS of 6.2 (era=6.2), HZ 1000, one LLC of 8 CPUs (the i7-4790's shared L3, Intel datasheet)"
 	t := Table{
 		ID:    "004",
 		Title: "004. massive_intr beside a video player: EEVDF over CFS",
@@ -448,11 +449,12 @@ func MassiveIntr(o Options) (Table, error) {
 			return t, err
 		}
 	}
-	t.Misses = "Run time is fixed by the model (bursts are CPU time). EEVDF's 3 ms slices split bursts longer than 3 ms " +
-		"(massive_intr's 8 ms, the decoders') while two tasks share a CPU, where CFS's 24 ms period lets them run to " +
-		"the end; short wakers preempt the hogs less under this EEVDF (a wakee with little lag seldom has the earlier " +
-		"deadline) than under CFS's sleeper credit. The balance of the two depends on the player's load, an assumption: " +
-		"the table above shows the ratio at other loads."
+	t.Misses = "Run time is fixed by the model (bursts are CPU time). The switches come from the tick preemption of " +
+		"the posted series: once two tasks share a CPU, the one running stops being eligible within a tick (its vruntime " +
+		"passes the queue's average) and the next tick switches, so a shared CPU switches every 1 ms, where CFS 6.2 lets " +
+		"a task run its sched_slice (12 ms of the 24 ms period for two) and the merged EEVDF its 3 ms request. Wakers " +
+		"wait more under this EEVDF (a wakee with little lag seldom has the earlier deadline) than under CFS's sleeper " +
+		"credit. The player's load is an assumption: the table above shows the ratio at other loads."
 	return t, nil
 }
 
