@@ -141,7 +141,8 @@ func Pipeline(o Options) (Table, error) {
 		}
 		extra = append(extra, line)
 	}
-	mech := "CFS of 2.6.31 (policies era=2.6.31: sched_latency 20 ms × 3, NEXT_BUDDY, LB_BIAS with the cpu_load history " +
+	mech := "CFS of 2.6.31 (policies era=2.6.31: sched_latency 20 ms × 3, a full sched_latency of sleeper credit, the tick " +
+		"preempting only after sched_slice, NEXT_BUDDY, LB_BIAS with the cpu_load history " +
 		"(idle_idx 1, 0 within an L2), CACHE_HOT_BUDDY, no SD_BALANCE_NEWIDLE, no select_idle_sibling; kernel/sched_fair.c, " +
 		"kernel/sched.c, include/linux/topology.h v2.6.31) on the " +
 		"Q9300's two shared L2s (llc_size=2), HZ 1000; BFS v0.440 (bfs.c)"
