@@ -119,7 +119,9 @@ var EEVDFParams = []Param{
 		Doc: "not a features.h flag: the tick preemption of the 6.3-rc EEVDF series, check_preempt_tick rescheduling at every tick " +
 			"(more than one task queued) when pick_eevdf would not pick the current task, and the end of a request moving the " +
 			"deadline without a resched; off: the merged code (v6.6+), which reschedules only when the request is used up (update_deadline)",
-		Source: "queue/sched/eevdf as posted in March 2023 (PATCH 00/10 of 2023-03-06, 00/17 of 2023-03-28); replaced by the fix in " +
+		Source: "the series posted 2023-03-28: [PATCH 11/17] sched: Commit to EEVDF (check_preempt_tick: resched_curr when " +
+			"pick_eevdf(cfs_rq) != curr; before it, the same under sched_feat(EEVDF)); the 2023-03-06 posting (00/10) is " +
+			"taken to tick the same way, not checked; replaced by the fix in " +
 			"Peter Zijlstra, LKML 2023-04-20, <20230420150537.GC4253@hirez.programming.kicks-ass.net> (\"Re: schbench v1.0\"), " +
 			"merged with the 2023-05-31 posting"},
 }
