@@ -16,7 +16,7 @@ import "math"
 //     halved with GENTLE_FAIR_SLEEPERS;
 //   - check_preempt_tick: resched when the task ran longer than its
 //     slice, or (after min_granularity) leads the leftmost by more than a
-//     slice of vruntime;
+//     slice of vruntime (TICK_LEFTMOST; 2.6.31 had only the first rule);
 //   - check_preempt_wakeup / wakeup_preempt_entity: the wakee preempts
 //     when curr.vruntime − wakee.vruntime > calc_delta_fair(wakeup_granularity,
 //     wakee) (WAKEUP_PREEMPTION); NEXT_BUDDY marks the wakee, LAST_BUDDY
@@ -43,6 +43,11 @@ var CFSParams = []Param{
 	// 2.6.31-era variants: the sched_features and sched-domain
 	// flags of kernel/sched_fair.c, kernel/sched_features.h and
 	// include/linux/topology.h v2.6.31. Defaults keep the v5.10 behaviour.
+	{Name: "TICK_LEFTMOST", Kind: ParamFeature, Default: "on",
+		Doc: "not a features.h flag: check_preempt_tick's second rule (after min_granularity, resched when the task leads the " +
+			"leftmost by more than its slice); off: only the slice rule, as in v2.6.31",
+		Source: "kernel/sched_fair.c v5.10 check_preempt_tick; absent from kernel/sched_fair.c v2.6.31.14, where check_preempt_tick " +
+			"only compares the time run with sched_slice"},
 	{Name: "NEW_FAIR_SLEEPERS", Kind: ParamFeature, Default: "on", Doc: "waking tasks get sleeper credit (off: vruntime = max(own, min_vruntime))", Source: "kernel/sched_features.h v2.6.31"},
 	{Name: "LB_BIAS", Kind: ParamFeature, Default: "off", Doc: "balance on biased loads: source min(cpu_load[idx], now), target max(cpu_load[idx], now); on in v2.6.31", Source: "kernel/sched_features.h v2.6.31, source_load/target_load in kernel/sched.c"},
 	{Name: "newidle_idx", Kind: ParamInt, Default: "0", Doc: "cpu_load[] history index (0-4, decay 2^idx ticks) of newly idle and idle balancing; 0 is the current load", Source: "include/linux/topology.h v2.6.31 SD_*_INIT newidle_idx/idle_idx", Min: 0, Max: 4},
@@ -96,6 +101,7 @@ type CFS struct {
 	nextBuddy, lastBuddy       bool
 	wakePreempt                bool
 	noSleepers                 bool // NO_NEW_FAIR_SLEEPERS
+	tickLeftmost               bool
 	llc                        int
 	era                        smpKnobs
 }
@@ -104,18 +110,19 @@ type CFS struct {
 func NewCFS(v Values, cpus int) *CFS {
 	f := ScaleFactor(cpus)
 	return &CFS{
-		latency:     v.Duration("latency", v.Duration("unscaled_latency", 6_000_000)*f),
-		minGran:     v.Duration("min_granularity", v.Duration("unscaled_min_granularity", 750_000)*f),
-		wakeGran:    v.Duration("wakeup_granularity", v.Duration("unscaled_wakeup_granularity", 1_000_000)*f),
-		nrLatency:   max(v.Int("nr_latency", 8), 1),
-		startDebit:  v.Feature("START_DEBIT", true),
-		gentle:      v.Feature("GENTLE_FAIR_SLEEPERS", true),
-		nextBuddy:   v.Feature("NEXT_BUDDY", false),
-		lastBuddy:   v.Feature("LAST_BUDDY", true),
-		wakePreempt: v.Feature("WAKEUP_PREEMPTION", true),
-		noSleepers:  !v.Feature("NEW_FAIR_SLEEPERS", true),
-		era:         eraKnobs(v),
-		llc:         llcSize(v),
+		latency:      v.Duration("latency", v.Duration("unscaled_latency", 6_000_000)*f),
+		minGran:      v.Duration("min_granularity", v.Duration("unscaled_min_granularity", 750_000)*f),
+		wakeGran:     v.Duration("wakeup_granularity", v.Duration("unscaled_wakeup_granularity", 1_000_000)*f),
+		nrLatency:    max(v.Int("nr_latency", 8), 1),
+		startDebit:   v.Feature("START_DEBIT", true),
+		gentle:       v.Feature("GENTLE_FAIR_SLEEPERS", true),
+		nextBuddy:    v.Feature("NEXT_BUDDY", false),
+		lastBuddy:    v.Feature("LAST_BUDDY", true),
+		wakePreempt:  v.Feature("WAKEUP_PREEMPTION", true),
+		noSleepers:   !v.Feature("NEW_FAIR_SLEEPERS", true),
+		tickLeftmost: v.Feature("TICK_LEFTMOST", true),
+		era:          eraKnobs(v),
+		llc:          llcSize(v),
 	}
 }
 
@@ -405,7 +412,7 @@ func (p *CFS) Tick(cpu int, curr *Task) bool {
 	if ran > ideal {
 		return true
 	}
-	if ran < p.minGran {
+	if !p.tickLeftmost || ran < p.minGran {
 		return false
 	}
 	l := p.leftmost(rq, curr.ID)

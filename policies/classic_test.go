@@ -511,3 +511,30 @@ func TestCostModelHook(t *testing.T) {
 		t.Errorf("switches (-want +got):\n%s", diff)
 	}
 }
+
+func TestEEVDFTickPick(t *testing.T) {
+	// Two nice-0 hogs of 6 ms on one CPU, HZ 1000, eevdf:era=6.3 with a
+	// 3 ms base slice. Both are queued at 0 (not forked, so no half slice):
+	// v = 0, deadline 3 ms; the tie goes to the lower ID, A.
+	//
+	// TICK_PICK (the 6.3-rc check_preempt_tick): at every tick the running
+	// task yields when pick_eevdf prefers another. At 1 ms vA = 1, V = 0.5:
+	// A is not eligible, B runs. At 2 ms vA = vB = 1, equal deadlines: A
+	// (lower ID). At 3 ms vA = 2, V = 1.5: B. And so on, a switch at every
+	// tick (a deadline passed at 5 ms moves to 8 ms without a resched); A
+	// ends its 6 ms at 11, B at 12.
+	m := testModel(1,
+		ttask{comm: "A", bursts: []int64{6000}},
+		ttask{comm: "B", bursts: []int64{6000}})
+	cfg := replay.DefaultConfig()
+	cfg.HZ = 1000
+	wantSchedule(t, "eevdf:era=6.3,base_slice=3ms", m, cfg, []string{
+		"0 cpu0 A", "1000 cpu0 B", "2000 cpu0 A", "3000 cpu0 B", "4000 cpu0 A", "5000 cpu0 B", "6000 cpu0 A",
+		"7000 cpu0 B", "8000 cpu0 A", "9000 cpu0 B", "10000 cpu0 A", "11000 cpu0 B", "12000 cpu0 -"})
+	// NO_TICK_PICK (v6.6+ update_deadline): a resched only when the
+	// request is used up. At 3 ms vA = 3: deadline 6, resched, V = 1.5 <
+	// vA: B. At 6 ms vB = 3: deadline 6, V = 3, tie: A, which ends at 9;
+	// B runs 9-12.
+	wantSchedule(t, "eevdf:era=6.3,base_slice=3ms,NO_TICK_PICK", m, cfg, []string{
+		"0 cpu0 A", "3000 cpu0 B", "6000 cpu0 A", "9000 cpu0 B", "12000 cpu0 -"})
+}

@@ -93,6 +93,7 @@ type EEVDF struct {
 	delayDeq    bool
 	delayZero   bool
 	wakePreempt bool
+	tickPick    bool
 	llc         int
 }
 
@@ -114,6 +115,15 @@ var EEVDFParams = []Param{
 	{Name: "DELAY_DEQUEUE", Kind: ParamFeature, Default: "on", Doc: "non-eligible sleepers stay queued to burn off negative lag", Source: "kernel/sched/features.h v6.12"},
 	{Name: "DELAY_ZERO", Kind: ParamFeature, Default: "on", Doc: "clip positive lag to 0 when a delayed task leaves or wakes", Source: "kernel/sched/features.h v6.12"},
 	{Name: "WAKEUP_PREEMPTION", Kind: ParamFeature, Default: "on", Doc: "wakeups may preempt the current task", Source: "kernel/sched/features.h v6.6"},
+	{Name: "TICK_PICK", Kind: ParamFeature, Default: "off",
+		Doc: "not a features.h flag: the tick preemption of the 6.3-rc EEVDF series, check_preempt_tick rescheduling at every tick " +
+			"(more than one task queued) when pick_eevdf would not pick the current task, and the end of a request moving the " +
+			"deadline without a resched; off: the merged code (v6.6+), which reschedules only when the request is used up (update_deadline)",
+		Source: "the series posted 2023-03-28: [PATCH 11/17] sched: Commit to EEVDF (check_preempt_tick: resched_curr when " +
+			"pick_eevdf(cfs_rq) != curr; before it, the same under sched_feat(EEVDF)); the 2023-03-06 posting (00/10) is " +
+			"taken to tick the same way, not checked; replaced by the fix in " +
+			"Peter Zijlstra, LKML 2023-04-20, <20230420150537.GC4253@hirez.programming.kicks-ass.net> (\"Re: schbench v1.0\"), " +
+			"merged with the 2023-05-31 posting"},
 }
 
 // DefaultBaseSlice returns the default base slice in ns for ncpus CPUs on
@@ -132,6 +142,7 @@ func NewEEVDF(v Values, cpus int) *EEVDF {
 		delayDeq:    v.Feature("DELAY_DEQUEUE", true),
 		delayZero:   v.Feature("DELAY_ZERO", true),
 		wakePreempt: v.Feature("WAKEUP_PREEMPTION", true),
+		tickPick:    v.Feature("TICK_PICK", false),
 		llc:         llcSize(v),
 	}
 }
@@ -429,13 +440,26 @@ func (p *EEVDF) UpdateCurr(cpu int, curr *Task, delta int64) {
 	e.slice = p.slice(curr)
 	e.deadline = e.v + CalcDelta(e.slice, e.w)
 	e.protect = false
-	if len(rq.q) > 1 {
+	if len(rq.q) > 1 && !p.tickPick {
 		p.sim.Resched(cpu)
 	}
 }
 
-// Tick implements Policy: update_curr (already charged) did the work.
-func (p *EEVDF) Tick(cpu int, curr *Task) bool { return false }
+// Tick implements Policy: update_curr (already charged) did the work,
+// except under TICK_PICK (the 6.3-rc series' check_preempt_tick): with
+// more than one task queued, the tick preempts the current task whenever
+// pick_eevdf would choose another.
+func (p *EEVDF) Tick(cpu int, curr *Task) bool {
+	if !p.tickPick {
+		return false
+	}
+	e := &p.e[curr.ID]
+	if !e.queued || e.delayed {
+		return false
+	}
+	rq := &p.rqs[e.cpu]
+	return len(rq.q) > 1 && p.pick(rq, curr.ID) != curr.ID
+}
 
 // Balance implements Policy.
 func (p *EEVDF) Balance(cpu int, kind BalanceKind) { p.smp.balance(cpu, kind) }

@@ -30,15 +30,17 @@ var eras = []Era{
 	{
 		Policy: "cfs", Name: "2.6.31",
 		Summary: "CFS of Linux 2.6.31 on a multi-core machine: sched_latency 20 ms, min_granularity 4 ms, " +
-			"wakeup_granularity 5 ms, nr_latency 5 (each × 1+ilog2(ncpus)); NEXT_BUDDY and LB_BIAS on; balancing " +
+			"wakeup_granularity 5 ms, nr_latency 5 (each × 1+ilog2(ncpus)); a full sched_latency of sleeper credit (no " +
+			"GENTLE_FAIR_SLEEPERS); the tick preempts only after sched_slice (no TICK_LEFTMOST); NEXT_BUDDY and LB_BIAS on; balancing " +
 			"on the cpu_load[] history (busy_idx 2; idle_idx 1 across the package, 0 within a shared cache); no newly idle " +
 			"balancing; wake_affine without an idle-sibling search; HZ 1000",
 		Values: Values{"unscaled_latency": "20ms", "unscaled_min_granularity": "4ms", "unscaled_wakeup_granularity": "5ms", "nr_latency": "5",
-			"NEXT_BUDDY": "on", "LB_BIAS": "on", "CACHE_HOT_BUDDY": "on", "busy_idx": "2", "newidle_idx": "2", "idle_idx": "1", "llc_idle_idx": "0",
+			"GENTLE_FAIR_SLEEPERS": "off", "TICK_LEFTMOST": "off", "NEXT_BUDDY": "on", "LB_BIAS": "on", "CACHE_HOT_BUDDY": "on", "busy_idx": "2", "newidle_idx": "2", "idle_idx": "1", "llc_idle_idx": "0",
 			"SD_BALANCE_NEWIDLE": "off", "SD_WAKE_IDLE": "off"},
 		HZ: 1000,
-		Source: "kernel/sched_fair.c v2.6.31 (sysctl_sched_latency 20 ms, sysctl_sched_min_granularity 4 ms, " +
-			"sysctl_sched_wakeup_granularity 5 ms, sched_nr_latency 5; sched_init_granularity in kernel/sched.c scales them by " +
+		Source: "kernel/sched_fair.c v2.6.31(.14) (sysctl_sched_latency 20 ms, sysctl_sched_min_granularity 4 ms, " +
+			"sysctl_sched_wakeup_granularity 5 ms, sched_nr_latency 5; place_entity subtracts the whole sysctl_sched_latency " +
+			"with NEW_FAIR_SLEEPERS; check_preempt_tick compares the time run with sched_slice only; sched_init_granularity in kernel/sched.c scales them by " +
 			"1 + ilog2(num_online_cpus())); kernel/sched_features.h v2.6.32-tip of the x264 postings (NEXT_BUDDY, LB_BIAS, CACHE_HOT_BUDDY on; task_hot and " +
 			"can_migrate_task in kernel/sched.c v2.6.31); " +
 			"include/linux/topology.h v2.6.31 SD_CPU_INIT (busy_idx 2, idle_idx 1, newidle_idx 2) and SD_MC_INIT (busy_idx 2, no idle_idx), " +
@@ -47,13 +49,17 @@ var eras = []Era{
 	},
 	{
 		Policy: "cfs", Name: "2.6.23",
-		Summary: "CFS as first merged (Linux 2.6.23): sched_latency 20 ms, min_granularity 4 ms, wakeup_granularity 10 ms, " +
-			"nr_latency 5 (each × 1+ilog2(ncpus)), no GENTLE_FAIR_SLEEPERS (a full sched_latency of sleeper credit); " +
-			"HZ 250",
-		Values: Values{"unscaled_latency": "20ms", "unscaled_min_granularity": "4ms", "unscaled_wakeup_granularity": "10ms", "nr_latency": "5",
+		Summary: "CFS as first merged (Linux 2.6.23), in the vruntime model: sched_latency 20 ms, min_granularity 2 ms, " +
+			"wakeup_granularity 1 ms (each × 1+ilog2(ncpus)), a slice of max(sched_latency/nr, min_granularity) " +
+			"(nr_latency 10), a full sched_latency of sleeper credit (2.6.23 credited sleep as wait_runtime, bounded, " +
+			"which this approximates); HZ 250",
+		Values: Values{"unscaled_latency": "20ms", "unscaled_min_granularity": "2ms", "unscaled_wakeup_granularity": "1ms", "nr_latency": "10",
 			"GENTLE_FAIR_SLEEPERS": "off"},
-		HZ:     250,
-		Source: "kernel/sched_fair.c v2.6.23 (sysctl_sched_latency, sysctl_sched_min_granularity, sysctl_sched_wakeup_granularity, sched_nr_latency; place_entity subtracts sysctl_sched_latency with NEW_FAIR_SLEEPERS); CONFIG_HZ_250 the Kconfig default (kernel/Kconfig.hz)",
+		HZ: 250,
+		Source: "kernel/sched_fair.c v2.6.23(.17) (sysctl_sched_latency 20 ms, sysctl_sched_min_granularity 2 ms, " +
+			"sysctl_sched_wakeup_granularity 1 ms; __check_preempt_curr_fair: ideal_runtime = max(latency/nr_running, " +
+			"min_granularity); sleepers credited through wait_runtime and sleeper_bonus, not vruntime); kernel/sched.c v2.6.23 " +
+			"sched_init_granularity (factor 1 + ilog2(num_online_cpus())); CONFIG_HZ_250 the Kconfig default (kernel/Kconfig.hz)",
 	},
 	{
 		Policy: "cfs", Name: "6.2",
@@ -65,14 +71,17 @@ var eras = []Era{
 	},
 	{
 		Policy: "eevdf", Name: "6.3",
-		Summary: "the EEVDF series as posted against 6.3-rc (v1, March 2023): base_slice 0.75 ms × 1+ilog2(min(ncpus,8)), " +
+		Summary: "the EEVDF series as posted against 6.3-rc (March 2023): base_slice 0.75 ms × 1+ilog2(min(ncpus,8)), " +
+			"the tick preempting whenever pick_eevdf prefers another task (TICK_PICK), " +
 			"no RUN_TO_PARITY, PREEMPT_SHORT, DELAY_DEQUEUE, DELAY_ZERO or PLACE_REL_DEADLINE (all later), HZ 1000",
 		Values: Values{"unscaled_base_slice": "750us", "RUN_TO_PARITY": "off", "PREEMPT_SHORT": "off", "DELAY_DEQUEUE": "off",
-			"DELAY_ZERO": "off", "PLACE_REL_DEADLINE": "off"},
+			"DELAY_ZERO": "off", "PLACE_REL_DEADLINE": "off", "TICK_PICK": "on"},
 		HZ: 1000,
 		Source: "the EEVDF patch series (Peter Zijlstra, LKML, 2023-03-06, \"sched: EEVDF using latency-nice\"): " +
 			"sysctl_sched_base_slice 0.75 ms scaled by update_sysctl; RUN_TO_PARITY came with commit 63304558ba5d (v6.6), " +
-			"PLACE_REL_DEADLINE, PREEMPT_SHORT, DELAY_DEQUEUE and DELAY_ZERO with v6.12 (kernel/sched/features.h v6.12)",
+			"PLACE_REL_DEADLINE, PREEMPT_SHORT, DELAY_DEQUEUE and DELAY_ZERO with v6.12 (kernel/sched/features.h v6.12); " +
+			"check_preempt_tick of the series (resched when pick_eevdf(cfs_rq) != curr) as removed by the fix in " +
+			"<20230420150537.GC4253@hirez.programming.kicks-ass.net> (LKML, 2023-04-20), merged with the 2023-05-31 posting",
 	},
 	{
 		Policy: "goodness24", Name: "2.4",

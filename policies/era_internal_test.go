@@ -34,6 +34,11 @@ func TestEraPresetValues(t *testing.T) {
 		t.Errorf("2.6.31: latency %d min_gran %d wakeup_gran %d nr_latency %d, want 60 ms 12 ms 15 ms 5",
 			c.latency, c.minGran, c.wakeGran, c.nrLatency)
 	}
+	// v2.6.31.14 place_entity: the whole sched_latency of credit; its
+	// check_preempt_tick: the slice rule only.
+	if c.gentle || c.tickLeftmost {
+		t.Errorf("2.6.31: GENTLE_FAIR_SLEEPERS %v TICK_LEFTMOST %v, want both off", c.gentle, c.tickLeftmost)
+	}
 	k := c.era
 	if !c.nextBuddy || !k.lbBias || !k.hotBuddy || !k.noNewIdle || !k.noIdleSibling || k.busyIdx != 2 || k.newidleIdx != 2 || k.idleIdx != 1 || k.llcIdleIdx != 0 {
 		t.Errorf("2.6.31 knobs: NEXT_BUDDY %v %+v", c.nextBuddy, k)
@@ -45,11 +50,19 @@ func TestEraPresetValues(t *testing.T) {
 			t.Errorf("%s: LB_BIAS %v wakeup_gran %d latency %d, want off 0 60 ms", s, c.era.lbBias, c.wakeGran, c.latency)
 		}
 	}
-	// 2.6.23 on 2 CPUs: factor 2: 40 ms, 8 ms, 20 ms; a full latency of
-	// sleeper credit (no GENTLE_FAIR_SLEEPERS).
+	// 2.6.23(.17) on 2 CPUs: factor 2: 20 ms × 2 = 40 ms, 2 ms × 2 = 4 ms,
+	// 1 ms × 2 = 2 ms; nr_latency 20/2 = 10, so the slice of nr tasks is
+	// 40/nr ms down to 4 ms (2.6.23's max(latency/nr, min_granularity));
+	// a full latency of sleeper credit (no GENTLE_FAIR_SLEEPERS).
 	c = newPolicy(t, "cfs:era=2.6.23", 2).(*CFS)
-	if c.latency != 40_000_000 || c.minGran != 8_000_000 || c.wakeGran != 20_000_000 || c.gentle {
-		t.Errorf("2.6.23: latency %d min_gran %d wakeup_gran %d gentle %v", c.latency, c.minGran, c.wakeGran, c.gentle)
+	if c.latency != 40_000_000 || c.minGran != 4_000_000 || c.wakeGran != 2_000_000 || c.nrLatency != 10 || c.gentle {
+		t.Errorf("2.6.23: latency %d min_gran %d wakeup_gran %d nr_latency %d gentle %v", c.latency, c.minGran, c.wakeGran, c.nrLatency, c.gentle)
+	}
+	if got := c.period(3); got != 40_000_000 {
+		t.Errorf("2.6.23 period(3) = %d, want 40 ms (slice 13.3 ms)", got)
+	}
+	if got := c.period(20); got != 80_000_000 {
+		t.Errorf("2.6.23 period(20) = %d, want 20 × 4 ms = 80 ms (slice 4 ms)", got)
 	}
 	// No era: the v5.10 defaults, 6 ms × 2, 0.75 ms × 2, 1 ms × 2 on 2 CPUs.
 	c = newPolicy(t, "cfs", 2).(*CFS)
@@ -59,10 +72,10 @@ func TestEraPresetValues(t *testing.T) {
 	// 6.3 EEVDF on 8 CPUs: 0.75 ms × (1 + ilog2(8)) = 3 ms, without the
 	// later features; the default (6.15+) 0.70 ms × 4 = 2.8 ms.
 	e := newPolicy(t, "eevdf:era=6.3", 8).(*EEVDF)
-	if e.baseSlice != 3_000_000 || e.runParity || e.preShort || e.delayDeq || e.delayZero || e.relDL || !e.placeLag {
+	if e.baseSlice != 3_000_000 || e.runParity || e.preShort || e.delayDeq || e.delayZero || e.relDL || !e.placeLag || !e.tickPick {
 		t.Errorf("eevdf 6.3: %+v", e)
 	}
-	if e := newPolicy(t, "eevdf", 8).(*EEVDF); e.baseSlice != 2_800_000 || !e.runParity || !e.delayDeq {
+	if e := newPolicy(t, "eevdf", 8).(*EEVDF); e.baseSlice != 2_800_000 || !e.runParity || !e.delayDeq || e.tickPick {
 		t.Errorf("eevdf: base slice %d", e.baseSlice)
 	}
 	if g := newPolicy(t, "goodness24:era=2.4", 2).(*Goodness); !g.lock {

@@ -183,3 +183,40 @@ func TestCFSWakeMigrationBaseline(t *testing.T) {
 		t.Errorf("vruntime after the wakeup migration = %d ns, want %d", got, want)
 	}
 }
+
+func TestCFSTickLeftmost(t *testing.T) {
+	// check_preempt_tick on 1 CPU with two nice-0 tasks (factor 1: latency
+	// 6 ms, so sched_slice = 6 × 1024/2048 = 3 ms; min_granularity
+	// 0.75 ms). curr has run 1 ms of this slice and leads the waiting
+	// task by 4 ms of vruntime (> the 3 ms slice): v5.10 (TICK_LEFTMOST)
+	// reschedules; 2.6.31's check_preempt_tick (NO_TICK_LEFTMOST) waits
+	// for the slice to run out. At 3.5 ms run both reschedule.
+	for _, tc := range []struct {
+		spec string
+		ran  int64
+		want bool
+	}{
+		{"", 1_000_000, true},
+		{"NO_TICK_LEFTMOST", 1_000_000, false},
+		{"NO_TICK_LEFTMOST", 3_500_000, true},
+		{"", 500_000, false}, // below min_granularity
+	} {
+		sim := newFakeSim(1)
+		v := Values{}
+		if tc.spec != "" {
+			v = mustSpec(t, "cfs:"+tc.spec).Values
+		}
+		p := NewCFS(v, 1)
+		p.Init(sim)
+		curr, other := sim.task(0), sim.task(0)
+		p.TaskNew(curr)
+		p.TaskNew(other)
+		p.Enqueue(0, curr, 0)
+		p.Enqueue(0, other, 0)
+		p.e[curr.ID].v, p.e[other.ID].v = 54_000_000, 50_000_000
+		p.e[curr.ID].prevSum, curr.SumExec = 10_000_000, 10_000_000+tc.ran
+		if got := p.Tick(0, curr); got != tc.want {
+			t.Errorf("%q ran %d: resched %v, want %v", tc.spec, tc.ran, got, tc.want)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func MassiveVideo(cpus, procs int, run, sleep int64, frames, fps, decoders int, 
 func init() {
 	register(Generator{
 		Name: "latt_make",
-		Summary: "latt -cN: a server waking N clients at once each period, beside a make -jJ-like build " +
+		Summary: "latt -cN: a server writing to each of N clients' pipes in turn each period, beside a make -jJ-like build " +
 			"(J job slots, each forking compile processes of CPU bursts and I/O sleeps and waiting for them)",
 		Source: "latt (Jens Axboe, LKML 2009: latt -c8 'sleep 30' under make -j4 on a dual core); the build's " +
 			"burst, I/O and job sizes are assumptions (the posting gives none)",
@@ -96,6 +96,7 @@ func init() {
 			{"period", "10ms", "server period (latt's wakeup interval)"},
 			{"clients", "8", "clients woken together (latt -c)"},
 			{"client_work", "20us", "client CPU per wakeup"},
+			{"write", "1us", "server CPU per pipe write; client c is woken (c+1) writes into the server's burst"},
 			{"loops", "300", "server wakeups"},
 			{"jobs", "4", "job slots (make -j)"},
 			{"job_burst", "20ms", "mean CPU burst of a compile process (cycles 50%, 100%, 150%)"},
@@ -104,7 +105,7 @@ func init() {
 			{"make_work", "500us", "CPU the job slot (make) spends between two compile processes"},
 		},
 		Build: func(v Values) *replay.Model {
-			return LattMake(2, v.Dur("period"), v.Int("clients"), v.Dur("client_work"), v.Int("loops"), v.Int("jobs"),
+			return LattMake(2, v.Dur("period"), v.Int("clients"), v.Dur("client_work"), v.Dur("write"), v.Int("loops"), v.Int("jobs"),
 				v.Dur("job_burst"), v.Dur("job_io"), v.Int("job_bursts"), v.Dur("make_work"))
 		},
 	})
@@ -127,15 +128,18 @@ func (b *builder) forked(comm string, pid, parent, j int, at int64) int {
 }
 
 // LattMake builds the latt experiment on cpus CPUs: a server "latt" that
-// every period runs 10 µs and wakes clients clients "latt-client" at once
-// (each runs work and waits again), loops times; beside it jobs job slots
+// every period writes a timestamp to each of clients clients "latt-client"
+// in turn (write ns of CPU per write; client c is woken after (c+1) writes,
+// so a client that preempts the server delays the later writes, as latt's
+// loop over the clients' pipes does), loops times; each client runs work
+// and waits again; beside it jobs job slots
 // "make", each running makeWork, forking a compile process "cc1" and
 // waiting for its exit, again and again while the probe runs (a slot's
 // CPU time at cpus/jobs of the machine fits in loops × period). A compile
 // process runs bursts bursts (50 %, 100 % and 150 % of jobBurst in turn)
 // with jobIO sleeps between and exits, waking its slot.
-func LattMake(cpus int, period int64, clients int, work int64, loops, jobs int, jobBurst, jobIO int64, bursts int, makeWork int64) *replay.Model {
-	clients, loops, bursts = max(clients, 1), max(loops, 1), max(bursts, 1)
+func LattMake(cpus int, period int64, clients int, work, write int64, loops, jobs int, jobBurst, jobIO int64, bursts int, makeWork int64) *replay.Model {
+	clients, loops, bursts, write = max(clients, 1), max(loops, 1), max(bursts, 1), max(write, 1)
 	b := newBuilder(cpus)
 	srv := b.task("latt", 0, 0, 0, 0, false)
 	cl := make([]int, clients)
@@ -143,9 +147,9 @@ func LattMake(cpus int, period int64, clients int, work int64, loops, jobs int, 
 		cl[c] = b.task("latt-client", int(b.m.Tasks[srv].TID), 0, c%cpus, 0, true)
 	}
 	for n := 0; n < loops; n++ {
-		j := b.burst(srv, 10_000, timer(period), n == loops-1)
-		for _, c := range cl {
-			b.wakeAt(srv, j, 10_000, c, n)
+		j := b.burst(srv, int64(clients)*write, timer(period), n == loops-1)
+		for k, c := range cl {
+			b.wakeAt(srv, j, int64(k+1)*write, c, n)
 		}
 	}
 	for _, c := range cl {

@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -152,5 +153,37 @@ func TestParseBounds(t *testing.T) {
 	}
 	if _, err := g.Parse([]string{"tasks=-1"}); err == nil {
 		t.Error("tasks=-1 accepted")
+	}
+}
+
+func TestMessagingReadOrder(t *testing.T) {
+	// One group of 2 senders and 2 receivers, 2 loops, 1 µs per write: a
+	// sender's writes go to receiver 0, 1, 0, 1 (loop 0, then loop 1), so
+	// receiver 0's messages are that sender's writes 1 and 3 (at 1 and
+	// 3 µs into its burst). In sender order receiver 0 reads sender 0's
+	// two (1, 3 µs) and then sender 1's (1, 3 µs); by loop, sender 0's
+	// first, sender 1's first, then both seconds (1, 1, 3, 3 µs).
+	for _, tc := range []struct {
+		byLoop bool
+		want   [][2]int64 // (sender index, offset) per read of receiver 0
+	}{
+		{false, [][2]int64{{0, 1000}, {0, 3000}, {1, 1000}, {1, 3000}}},
+		{true, [][2]int64{{0, 1000}, {1, 1000}, {0, 3000}, {1, 3000}}},
+	} {
+		m := Messaging(1, 1, 2, 2, 1000, 1000, tc.byLoop)
+		// Tasks: receivers 0 and 1, then senders 2 and 3.
+		var got [][2]int64
+		for j := 0; j < 4; j++ {
+			for s := 2; s <= 3; s++ {
+				for _, a := range m.Tasks[s].Bursts[0].Actions {
+					if a.Kind == replay.ActWake && a.Target == 0 && a.Block == j {
+						got = append(got, [2]int64{int64(s - 2), a.At})
+					}
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("by loop %v: receiver 0 reads %v, want %v", tc.byLoop, got, tc.want)
+		}
 	}
 }

@@ -48,9 +48,11 @@ func init() {
 			{"fds", "20", "senders (and receivers) per group"},
 			{"send", "10us", "CPU per message written"},
 			{"recv", "10us", "CPU per message read"},
+			{"by_loop", "0", "1: a receiver reads loop 0 of every sender, then loop 1, ...; 0: all of sender 0's loops, then " +
+				"sender 1's (the arrival order when senders run one after another)"},
 		},
 		Build: func(v Values) *replay.Model {
-			return Messaging(1, v.Int("groups"), v.Int("loops"), v.Int("fds"), v.Dur("send"), v.Dur("recv"))
+			return Messaging(1, v.Int("groups"), v.Int("loops"), v.Int("fds"), v.Dur("send"), v.Dur("recv"), v.Int("by_loop") != 0)
 		},
 	})
 	register(Generator{
@@ -159,10 +161,14 @@ func MassiveIntr(cpus, procs int, run, sleep int64, loops int, period, work int6
 
 // Messaging builds groups of fds senders and fds receivers; each sender
 // writes loops messages to every receiver of its group (send ns each), each
-// receiver reads them (recv ns each). A receiver waits for the messages in
-// the order (loop, sender); a sender never blocks: at hackbench's sizes a
-// socket holds all loops × 100 bytes a sender writes to one receiver.
-func Messaging(cpus, groups, loops, fds int, send, recv int64) *replay.Model {
+// receiver reads them (recv ns each). A receiver of hackbench reads its one
+// socket, so it takes the messages in the order they arrived; the model
+// fixes that order in advance: (sender, loop), the arrival order when the
+// senders run one after another (each sender's loop writes one message to
+// every receiver in turn: sched-messaging.c), or with byLoop (loop,
+// sender). A sender never blocks: at hackbench's sizes a socket holds all
+// loops × 100 bytes a sender writes to one receiver.
+func Messaging(cpus, groups, loops, fds int, send, recv int64, byLoop bool) *replay.Model {
 	b := newBuilder(cpus)
 	msgs := loops * fds
 	for g := 0; g < groups; g++ {
@@ -180,10 +186,14 @@ func Messaging(cpus, groups, loops, fds int, send, recv int64) *replay.Model {
 			b.burst(senders[s], int64(msgs)*send, replay.Cause{}, true)
 		}
 		// Receiver r's block j (before reading message j) waits for message
-		// (l, s) = (j / fds, j % fds), the sender's (l×fds + r)-th write.
+		// (s, l) = (j / loops, j % loops), or (l, s) = (j / fds, j % fds)
+		// by loop: sender s's (l×fds + r)-th write.
 		for r, rt := range receivers {
 			for j := 0; j < msgs; j++ {
-				l, s := j/fds, j%fds
+				s, l := j/loops, j%loops
+				if byLoop {
+					l, s = j/fds, j%fds
+				}
 				b.setWake(rt, j, senders[s])
 				b.wakeAt(senders[s], 0, int64(l*fds+r+1)*send, rt, j)
 			}
