@@ -75,9 +75,9 @@ type Burst struct {
 	Len     int64    // ns of CPU time
 	Actions []Action // sorted by At (0 <= At <= Len)
 	End     EndKind
-	// FromIdle is true when the burst's first run began on a CPU that was
-	// idle until then (the sched_switch that switched it in came from the
-	// idle task): see Model.IdleStartCost.
+	// FromIdle is true when the burst's first run began on a CPU that
+	// left idle less than IdleWarmup before (the first task after idle, or
+	// one right after it): see Model.IdleStartCost.
 	FromIdle bool
 	// WokenBy is true when another task of the trace woke the task for
 	// this burst (a CauseDependency wakeup that is not inferred from a
@@ -428,6 +428,7 @@ type extractor struct {
 	cpuCurr    []trace.TID
 	cpuLast    []int64 // ns, last sched_switch per CPU
 	cpuN       []int   // sched_switch events per CPU
+	idleExit   []int64 // ns, when each CPU last switched from idle to a task (-1 never)
 	idle       []int64
 	preempt    []int64
 	seenWaking bool
@@ -486,6 +487,7 @@ func (x *extractor) cpu(c trace.CPU) {
 		x.cpuCurr = append(x.cpuCurr, -1)
 		x.cpuLast = append(x.cpuLast, 0)
 		x.cpuN = append(x.cpuN, 0)
+		x.idleExit = append(x.idleExit, -1)
 		x.lastWake = append(x.lastWake, wakeRec{waker: -1})
 		x.enqAt = append(x.enqAt, -1)
 	}
@@ -799,8 +801,11 @@ func (x *extractor) switchEv(ev trace.Event) {
 		if s.running && s.cpu != ev.CPU {
 			s.accum += x.tail(s, t) // switched in elsewhere without a switch-out here
 		}
+		if ev.TID == 0 && ev.CPU >= 0 && int(ev.CPU) < len(x.idleExit) {
+			x.idleExit[ev.CPU] = t
+		}
 		if bs := x.m.Tasks[i].Bursts; s.accum == 0 && !s.running && len(bs) > 0 && bs[len(bs)-1].Len == 0 {
-			bs[len(bs)-1].FromIdle = ev.TID == 0
+			bs[len(bs)-1].FromIdle = ev.CPU >= 0 && int(ev.CPU) < len(x.idleExit) && x.idleExit[ev.CPU] >= 0 && t-x.idleExit[ev.CPU] < IdleWarmup
 		}
 		s.running, s.segStart, s.cpu = true, t, ev.CPU
 		s.inAt, s.rtIn = t, 0
@@ -1623,11 +1628,24 @@ func measureWokenCost(tasks []Task) (cost int64, samples int) {
 	})
 }
 
+// IdleWarmup is how long after a CPU leaves idle a burst that starts
+// there still pays for it: 100 µs, measured on this project's VM (a KVM
+// guest). In a held-back recording (reqsrv 1800/s beside one hog on 2
+// CPUs, the reqsrv CPU idle between requests) the workers' one-request
+// bursts that start under 100 µs after their CPU left idle (after the
+// generator, which ran first) last 131.7 µs (median of 1946), those that
+// start later 113.0 µs (1497), as all of them do in the same workload
+// pinned to a CPU that never idles (113.6 µs, 3011); a bare loop of
+// 100,000 iterations after a 0.5 ms sleep took 8-25 µs longer from an idle
+// CPU than with a SCHED_IDLE spinner keeping the CPU busy, one of 1,000,000
+// no longer (the lead's measurements of 2026-12-02).
+const IdleWarmup = 100_000
+
 // measureIdleCost estimates the extra CPU time a burst costs when it
-// starts on a CPU that was idle until then rather than coming after
-// another task: the idle CPU's caches and TLB have gone cold meanwhile (in
-// a VM the halted vCPU's physical CPU ran other work), and the burst pays
-// to refill them. As in measureWakeCost, bursts of one task that end by
+// starts on a CPU that left idle less than IdleWarmup before, rather than
+// on one busy for longer: the idle CPU's caches and TLB have gone cold
+// meanwhile (in a VM the halted vCPU's physical CPU ran other work), and
+// the first work after it pays to refill them. As in measureWakeCost, bursts of one task that end by
 // blocking, send the same wakeups (k, r) and were woken from the same side
 // do about the same work; the medians of those that started from idle
 // (Burst.FromIdle) and those that did not give a slope. Measured on this

@@ -96,6 +96,7 @@ type cpuState struct {
 	reschedAt  int64
 	tickArmed  bool
 	seq        int64 // switches to a task on this CPU so far (Config.ColdSwitch)
+	idleExit   int64 // ns, when the CPU last went from idle to a task (-1 never)
 }
 
 type sim struct {
@@ -202,6 +203,7 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	s.out = make([]rec, 0, max(m.Recorded.Len(), 4*nb)+64)
 	for i := range s.cpus {
 		s.cpus[i].reschedAt = -1
+		s.cpus[i].idleExit = -1
 	}
 	s.now = m.Start
 	pol.Init(s)
@@ -862,19 +864,24 @@ func (s *sim) schedule(cpu int) {
 	c.curr = next
 	c.lastUpdate = s.now
 	c.busyUntil = s.now + cost
+	if next != nil && prev == nil {
+		c.idleExit = s.now
+	}
 	if next != nil {
 		next.State = policies.TaskRunning
 		next.ExecStart = s.now
 		st := &s.ts[next.ID]
 		st.lastCPU = cpu
 		if !st.begun && st.done == 0 && s.cfg.IdleStart > 0 {
-			// The burst's first run (measureIdleCost).
+			// The burst's first run (measureIdleCost): within IdleWarmup
+			// of the CPU's leaving idle, or not.
 			b := &s.m.Tasks[st.src].Bursts[st.burst]
+			cold := c.idleExit >= 0 && s.now-c.idleExit < IdleWarmup
 			ch := int64(0)
 			switch {
-			case prev == nil && !b.FromIdle:
+			case cold && !b.FromIdle:
 				ch = s.cfg.IdleStart
-			case prev != nil && b.FromIdle:
+			case !cold && b.FromIdle:
 				ch = -min(s.cfg.IdleStart, b.Len+st.shift)
 			}
 			st.shift += ch

@@ -188,3 +188,35 @@ func TestWokenAndIdleCharge(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleWarmupExtract: on CPU 0, idle until 1 ms, task 5 runs 30 µs
+// from idle (age 0 µs: FromIdle), task 6 starts right after it (age 30 µs,
+// under IdleWarmup: FromIdle) and runs 200 µs, task 7 starts at 1.23 ms
+// (age 230 µs: not FromIdle). Each then sleeps.
+func TestIdleWarmupExtract(t *testing.T) {
+	evs := []trace.Event{
+		sw(1_000_000, 0, 0, 5), rt(1_030_000, 5, 30_000),
+		sw(1_030_000, 5, trace.StateInterruptible, 6), rt(1_230_000, 6, 200_000),
+		sw(1_230_000, 6, trace.StateInterruptible, 7), rt(1_300_000, 7, 70_000),
+		sw(1_300_000, 7, trace.StateInterruptible, 0),
+	}
+	m, err := Extract(trace.NewSliceSource(evs, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[trace.TID]bool{5: true, 6: true, 7: false}
+	seen := 0
+	for _, tk := range m.Tasks {
+		w, ok := want[tk.TID]
+		if !ok {
+			continue
+		}
+		seen++
+		if len(tk.Bursts) == 0 || tk.Bursts[0].FromIdle != w {
+			t.Errorf("task %d: first burst %+v, want FromIdle %v", tk.TID, tk.Bursts, w)
+		}
+	}
+	if seen != 3 {
+		t.Errorf("%d of tasks 5, 6, 7 in the model", seen)
+	}
+}

@@ -91,7 +91,8 @@ wakeup-preemption latencies, the context switch, and three CPU costs, each
 from bursts of one task that do like work: the extra CPU a waker spends when
 its wakee goes to another CPU (bursts sending remote wakeups against local
 ones), the extra CPU a wakee spends in a burst woken from another CPU, and
-the extra CPU of a burst that starts on an idle CPU. A replayed wakeup that
+the extra CPU of a burst that starts within 100 µs of its CPU leaving idle
+(cold caches). A replayed wakeup that
 lands on the other side than the recorded one, or a burst that starts from
 idle where the recorded one did not (or the other way), is charged or given
 that back (--remote-wakeup-cost, --remote-wakee-cost, --idle-start-cost
@@ -165,7 +166,7 @@ ms; -o json gives ns and, per run, self_replay and assumptions.`,
 	f.StringVar(&o.ctxSw, "ctx-switch-cost", "", "context-switch cost per switch, e.g. 2us, at most 1s (default: measured in the trace)")
 	f.StringVar(&o.remote, "remote-wakeup-cost", "", "extra CPU time a waker spends when its wakee goes to another CPU, e.g. 20us, at most 1s (default: measured in the trace)")
 	f.StringVar(&o.wakee, "remote-wakee-cost", "", "extra CPU time a task spends in a burst woken from another CPU, e.g. 50us, at most 1s (default: measured in the trace)")
-	f.StringVar(&o.idle, "idle-start-cost", "", "extra CPU time a burst costs when it starts on an idle CPU, e.g. 7us, at most 1s (default: measured in the trace)")
+	f.StringVar(&o.idle, "idle-start-cost", "", "extra CPU time a burst costs when it starts within 100us of its CPU leaving idle, e.g. 7us, at most 1s (default: measured in the trace)")
 	f.StringVar(&o.migrate, "migration-cost", "0", "cache-cold cost when a task changes CPU (e.g. 50us, at most 1s)")
 	f.StringVar(&o.decide, "decision-cost", "0", "CPU time each scheduling decision costs (e.g. 1us, at most 1s)")
 	f.StringVar(&o.scan, "scan-cost", "0", "extra cost per runqueue entry a policy scans (O(n) pickers such as goodness24; at most 1s)")
