@@ -31,21 +31,23 @@ type hook struct {
 	// optional hooks are skipped on kernels that lack them instead of
 	// making the capture fall back to classic tracepoints.
 	optional bool
+	// wakeup marks sched_wakeup, attached only with Options.Wakeups.
+	wakeup bool
 }
 
 // The hooks in attach order: sched_waking before sched_wakeup, so that a
 // wakeup finds its waker from the start.
 var hooks = []hook{
-	{"sched", "sched_waking", false},
-	{"sched", "sched_wakeup", false},
-	{"sched", "sched_wakeup_new", false},
-	{"sched", "sched_switch", false},
-	{"sched", "sched_migrate_task", false},
-	{"sched", "sched_process_fork", false},
-	{"sched", "sched_process_exec", false},
-	{"sched", "sched_process_exit", false},
-	{"sched", "sched_stat_runtime", true},
-	{"task", "task_rename", true},
+	{group: "sched", name: "sched_waking"},
+	{group: "sched", name: "sched_wakeup", wakeup: true},
+	{group: "sched", name: "sched_wakeup_new"},
+	{group: "sched", name: "sched_switch"},
+	{group: "sched", name: "sched_migrate_task"},
+	{group: "sched", name: "sched_process_fork"},
+	{group: "sched", name: "sched_process_exec"},
+	{group: "sched", name: "sched_process_exit"},
+	{group: "sched", name: "sched_stat_runtime", optional: true},
+	{group: "task", name: "task_rename", optional: true},
 }
 
 // Capture is a loaded and attached set of capture programs.
@@ -189,7 +191,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	keep := map[string]bool{}
 	var use []hook
 	for _, h := range hooks {
-		if h.optional && !hookAvailable(h, classic, kernelBTF) {
+		if h.optional && !hookAvailable(h, classic, kernelBTF) || h.wakeup && !opts.Wakeups {
 			continue
 		}
 		use = append(use, h)
@@ -274,6 +276,11 @@ func setVars(spec *cilium.CollectionSpec, opts Options) error {
 	}
 	if opts.Stacks {
 		if err := set("want_stacks", uint32(1)); err != nil {
+			return err
+		}
+	}
+	if opts.Wakeups {
+		if err := set("want_wakeups", uint32(1)); err != nil {
 			return err
 		}
 	}

@@ -119,6 +119,10 @@ type delayWatch struct {
 	t      *DelayTrigger
 	since  map[trace.TID]int64  // runnable since (a wakeup, or a switch-out while runnable)
 	cgroup map[trace.TID]uint64 // each task's cgroup, from its last switch-out
+	// waking: the capture has sched_waking, which then starts delays and
+	// its sched_wakeup (with Options.Wakeups) does not, as in the latency
+	// report (report.WakeupsAuto).
+	waking bool
 }
 
 func newDelayWatch(t *DelayTrigger) *delayWatch {
@@ -129,7 +133,12 @@ func newDelayWatch(t *DelayTrigger) *delayWatch {
 // passes the trigger (0 otherwise).
 func (d *delayWatch) event(e *trace.Event) int64 {
 	switch e.Kind {
-	case trace.KindWakeup, trace.KindWakeupNew:
+	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
+		if e.Kind == trace.KindWaking {
+			d.waking = true
+		} else if e.Kind == trace.KindWakeup && d.waking {
+			break
+		}
 		if _, ok := d.since[e.TID]; !ok {
 			d.since[e.TID] = e.Time
 		}

@@ -117,6 +117,7 @@ const volatile u32 filter_cpus = 0;    /* record only CPUs in cpu_mask */
 const volatile u64 cpu_mask[16] = {};  /* bit c%64 of word c/64: CPU c */
 const volatile u64 thread_size = 16384; /* THREAD_SIZE of the kernel's task stacks */
 const volatile u32 want_stacks = 0;     /* record stacks at switch-out */
+const volatile u32 want_wakeups = 0;    /* sched_wakeup is attached too (classic: keep wakers) */
 
 /* Stacks of tasks leaving a CPU (record --stacks): kernel and user, up to
  * 127 frames (PERF_MAX_STACK_DEPTH), symbolized by user space at the end.
@@ -537,7 +538,7 @@ static __always_inline int classic_wake(struct trace_event_raw_sched_wakeup_temp
 	struct scratch *s;
 	struct record *r;
 
-	if (kind == TV_WAKING)
+	if (kind == TV_WAKING && want_wakeups)
 		bpf_map_update_elem(&wakers, &tid, &w, BPF_ANY);
 	else if (kind == TV_WAKEUP && (saved = bpf_map_lookup_elem(&wakers, &tid)))
 		w = *saved;

@@ -117,6 +117,7 @@ const (
 	schedVarUnusedRecord           = "unused_record"
 	schedVarUnusedTaskStat         = "unused_task_stat"
 	schedVarWantStacks             = "want_stacks"
+	schedVarWantWakeups            = "want_wakeups"
 )
 
 // loadSched returns the embedded CollectionSpec for sched.
@@ -210,6 +211,7 @@ type schedVariableSpecs struct {
 	UnusedRecord   *ebpf.VariableSpec `ebpf:"unused_record"`
 	UnusedTaskStat *ebpf.VariableSpec `ebpf:"unused_task_stat"`
 	WantStacks     *ebpf.VariableSpec `ebpf:"want_stacks"`
+	WantWakeups    *ebpf.VariableSpec `ebpf:"want_wakeups"`
 }
 
 // schedObjects contains all objects after they have been loaded into the kernel.
@@ -264,6 +266,7 @@ type schedVariables struct {
 	UnusedRecord   *ebpf.Variable `ebpf:"unused_record"`
 	UnusedTaskStat *ebpf.Variable `ebpf:"unused_task_stat"`
 	WantStacks     *ebpf.Variable `ebpf:"want_stacks"`
+	WantWakeups    *ebpf.Variable `ebpf:"want_wakeups"`
 }
 
 // schedPrograms contains all programs after they have been loaded into the kernel.
