@@ -4,7 +4,6 @@ package ebpf
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -227,7 +226,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	// The kernel's BTF (parsed types) is no longer needed: free it now rather
 	// than let the garbage collector find it while the workload runs.
 	runtime.GC()
-	c := &Capture{coll: coll, classic: classic, nCPU: nCPU, dec: newDecoder(classic), opts: opts}
+	c := &Capture{coll: coll, classic: classic, nCPU: nCPU, dec: newDecoder(classic, opts.Stacks), opts: opts}
 	for _, h := range use {
 		var l link.Link
 		if classic {
@@ -471,10 +470,12 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 	errStopped := errors.New("stopped")
 	ri := 0 // the ring being read
 	sample := func(raw []byte) error {
-		if len(raw) >= RecordSize {
-			marks[ri] = max(marks[ri], int64(binary.LittleEndian.Uint64(raw[offTs:])))
-			cur.recs = append(cur.recs, raw[:RecordSize]...)
-			if len(cur.recs)+RecordSize > batchBytes {
+		// perf pads a payload to 4 bytes short of a multiple of 8: the
+		// record is its first size bytes.
+		if n, ts := c.dec.next(raw); n > 0 {
+			marks[ri] = max(marks[ri], ts)
+			cur.recs = append(cur.recs, raw[:n]...)
+			if len(cur.recs)+TaskRecordSize > batchBytes {
 				cur.watermark = watermark()
 				if !send() {
 					return errStopped
@@ -556,7 +557,7 @@ func (c *Capture) addLost(b *batch, cpu int, n uint64) {
 	}
 	c.lost[cpu] += n
 	c.mu.Unlock()
-	b.losses = append(b.losses, lossReport{CPU: trace.CPU(cpu), At: len(b.recs) / RecordSize, N: n, Noticed: monotonicNow()})
+	b.losses = append(b.losses, lossReport{CPU: trace.CPU(cpu), At: len(b.recs), N: n, Noticed: monotonicNow()})
 }
 
 func monotonicNow() int64 {
