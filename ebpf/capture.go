@@ -38,6 +38,13 @@ type Options struct {
 	// guest, Linux 6.18: kernel.bpf_stats_enabled under perf bench sched
 	// pipe).
 	Wakeups bool
+	// Runtime records sched_stat_runtime (perf's source of the Runtime
+	// column). Without it (the default) the analyses take a task's run
+	// time from the switches (report.LatencyRow.RuntimeSource says so),
+	// which the capture records whole; sched_stat_runtime costs one more
+	// BPF run and record about every switch out of a task (under perf bench
+	// sched pipe, one event in four).
+	Runtime bool
 	// Backlog is how many bytes of raw records Run keeps back before
 	// decoding and emitting them: while a capture's records fit, the only
 	// work done during the capture is copying them out of the perf

@@ -30,8 +30,9 @@ type hook struct {
 	// optional hooks are skipped on kernels that lack them instead of
 	// making the capture fall back to classic tracepoints.
 	optional bool
-	// wakeup marks sched_wakeup, attached only with Options.Wakeups.
-	wakeup bool
+	// wakeup marks sched_wakeup, attached only with Options.Wakeups, and
+	// runtime sched_stat_runtime, only with Options.Runtime.
+	wakeup, runtime bool
 }
 
 // The hooks in attach order: sched_waking before sched_wakeup, so that a
@@ -45,7 +46,7 @@ var hooks = []hook{
 	{group: "sched", name: "sched_process_fork"},
 	{group: "sched", name: "sched_process_exec"},
 	{group: "sched", name: "sched_process_exit"},
-	{group: "sched", name: "sched_stat_runtime", optional: true},
+	{group: "sched", name: "sched_stat_runtime", optional: true, runtime: true},
 	{group: "task", name: "task_rename", optional: true},
 }
 
@@ -190,7 +191,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	keep := map[string]bool{}
 	var use []hook
 	for _, h := range hooks {
-		if h.optional && !hookAvailable(h, classic, kernelBTF) || h.wakeup && !opts.Wakeups {
+		if h.optional && !hookAvailable(h, classic, kernelBTF) || h.wakeup && !opts.Wakeups || h.runtime && !opts.Runtime {
 			continue
 		}
 		use = append(use, h)

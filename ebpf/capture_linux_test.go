@@ -231,7 +231,8 @@ func tally(evs []trace.Event, tid, partner trace.TID, from, to int64) taskCounts
 // of them by the partner thread (the only writer of its pipe), in task
 // context and with the waker CPU of the sched_waking. No record may be lost
 // and records come in time order. Without Options.Wakeups there is no
-// sched_wakeup and the sched_waking records stand for the wakeups.
+// sched_wakeup and the sched_waking records stand for the wakeups; there
+// are sched_stat_runtime records only with Options.Runtime.
 func TestCapturePingPong(t *testing.T) {
 	const n = 2000
 	for _, tc := range []struct {
@@ -239,23 +240,29 @@ func TestCapturePingPong(t *testing.T) {
 		opts Options
 	}{
 		{"tp_btf", Options{}},
-		{"tp_btf+wakeups", Options{Wakeups: true}},
+		{"tp_btf+wakeups+runtime", Options{Wakeups: true, Runtime: true}},
 		{"tracepoint", Options{Classic: true}},
-		{"tracepoint+wakeups", Options{Classic: true, Wakeups: true}},
+		{"tracepoint+wakeups+runtime", Options{Classic: true, Wakeups: true, Runtime: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			requireBPF(t, tc.opts.Classic)
 			var a, b *thread
 			var werr error
 			evs, lost := capture(t, tc.opts, func() { a, b, werr = pingPong(n) })
-			nWakeup := 0
+			nWakeup, nRuntime := 0, 0
 			for _, e := range evs {
-				if e.Kind == trace.KindWakeup {
+				switch e.Kind {
+				case trace.KindWakeup:
 					nWakeup++
+				case trace.KindRuntime:
+					nRuntime++
 				}
 			}
 			if tc.opts.Wakeups != (nWakeup > 0) {
 				t.Errorf("Options.Wakeups %v, %d sched_wakeup records", tc.opts.Wakeups, nWakeup)
+			}
+			if tc.opts.Runtime != (nRuntime > 0) {
+				t.Errorf("Options.Runtime %v, %d sched_stat_runtime records", tc.opts.Runtime, nRuntime)
 			}
 			if werr != nil {
 				t.Fatal(werr)

@@ -35,6 +35,7 @@ type recordOptions struct {
 	classic    bool
 	stacks     bool
 	wakeups    bool
+	runtime    bool
 	rotate     string
 	ring       string
 	post       time.Duration
@@ -128,6 +129,7 @@ Example:
 		f.StringVar(&o.trigger, "trigger", "", "with --ring: dump on a scheduling delay over a threshold, e.g. 'delay>20ms' or 'delay>5ms,comm=nginx' or 'delay>5ms,cgroup=/system.slice/x.service'")
 		f.StringVar(&o.control, "control", "", "with --ring: listen on this Unix socket (mode 0600); a connection sending \"dump\" gets a dump and the reply \"wrote FILE\"")
 		f.BoolVar(&o.wakeups, "wakeups", false, "record sched_wakeup as well as sched_waking (by default, as perf sched record, a wakeup is its sched_waking alone: one record instead of two)")
+		f.BoolVar(&o.runtime, "runtime", false, "record sched_stat_runtime, perf's source of latency's Runtime column (by default the run time comes from the switches: one record fewer about every switch)")
 		f.BoolVarP(&o.stacks, "stacks", "g", false, "record the kernel and user stack of each task leaving a CPU (kernel frames named at the end through /proc/kallsyms)")
 		return cmd
 	})
@@ -190,7 +192,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	// decoding and encoding do not compete with the traced workload) goes
 	// in an unnamed file beside the output.
 	toStdout := o.output == "-"
-	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks, Wakeups: o.wakeups}
+	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks, Wakeups: o.wakeups, Runtime: o.runtime}
 	if toStdout {
 		opts.SpillDir = os.TempDir()
 		if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
