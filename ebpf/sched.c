@@ -210,16 +210,18 @@ static __always_inline bool cpu_wanted(u32 cpu)
  * Known miss: a wakeup from task work run on the way back to user mode after
  * such an interrupt is reported as from interrupt.
  *
+ * stack is the current task's stack (tp_btf programs read it directly), 0
+ * to read it here.
+ *
  * Not inlined: the verifier gives a BPF function whose frame is 64 bytes or
  * more a per-CPU private stack (kernel/bpf/verifier.c,
  * BPF_PRIV_STACK_MIN_SIZE, Linux 6.13+), decided per function; the capture
  * programs' frames are larger than that, this function's is not, so its
  * r10 stays on the kernel's stack. */
-static __noinline u8 irq_flags(void)
+static __noinline u8 irq_flags(u64 stack)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	struct pt_regs *regs;
-	u64 stack, sp;
+	u64 sp, regs, r[3];
 
 	if (bpf_core_field_exists(((struct task_struct___pc *)cur)->thread_info.preempt_count)) {
 		u64 pc = BPF_CORE_READ((struct task_struct___pc *)cur, thread_info.preempt_count);
@@ -227,14 +229,23 @@ static __noinline u8 irq_flags(void)
 			return TV_F_IRQ_KNOWN | TV_F_IRQ;
 		return TV_F_IRQ_KNOWN;
 	}
-	stack = (u64)BPF_CORE_READ(cur, stack);
+	if (!stack)
+		stack = (u64)BPF_CORE_READ(cur, stack);
 	if (!stack)
 		return 0;
 	asm volatile("%0 = r10" : "=r"(sp));
 	if (sp < stack || sp >= stack + thread_size)
 		return TV_F_IRQ_KNOWN | TV_F_IRQ;
-	regs = (struct pt_regs *)(stack + thread_size - bpf_core_type_size(struct pt_regs));
-	if ((BPF_CORE_READ(regs, cs) & 3) == 3 && (long)BPF_CORE_READ(regs, orig_ax) < 0)
+	regs = stack + thread_size - bpf_core_type_size(struct pt_regs);
+	if (bpf_core_field_offset(struct pt_regs, cs) == bpf_core_field_offset(struct pt_regs, orig_ax) + 16) {
+		/* x86-64: orig_ax, ip, cs in one read. */
+		if (bpf_probe_read_kernel(r, sizeof(r), (void *)(regs + bpf_core_field_offset(struct pt_regs, orig_ax))))
+			return 0;
+	} else {
+		r[0] = BPF_CORE_READ((struct pt_regs *)regs, orig_ax);
+		r[2] = BPF_CORE_READ((struct pt_regs *)regs, cs);
+	}
+	if ((r[2] & 3) == 3 && (long)r[0] < 0)
 		return TV_F_IRQ_KNOWN | TV_F_IRQ;
 	return TV_F_IRQ_KNOWN;
 }
@@ -485,7 +496,7 @@ static __always_inline int on_wake(void *ctx, struct task_struct *p, u8 kind)
 	note_current(ctx, x, p);
 	note_btf(ctx, x, p, 0);
 	if (kind != TV_WAKEUP)
-		flags = irq_flags() | TV_F_WAKER;
+		flags = irq_flags((u64)bpf_get_current_task_btf()->stack) | TV_F_WAKER;
 	ev(x, kind, flags, p->pid, task_cpu_btf(p), x->cpu);
 	event(ctx, s, x, sizeof(struct record));
 	return 0;
@@ -677,7 +688,7 @@ static __always_inline int classic_wake(struct trace_event_raw_sched_wakeup_temp
 	u32 cpu = bpf_get_smp_processor_id();
 	u64 id = bpf_get_current_pid_tgid();
 	s32 tid = BPF_CORE_READ(ctx, pid);
-	struct waker w = {.tid = (s32)id, .cpu = cpu, .flags = irq_flags() | TV_F_WAKER};
+	struct waker w = {.tid = (s32)id, .cpu = cpu, .flags = irq_flags(0) | TV_F_WAKER};
 	struct waker *saved = 0;
 	struct record_ext *r;
 	struct scratch *s;
