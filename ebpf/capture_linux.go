@@ -324,16 +324,20 @@ const (
 // batchBytes is the most raw records a batch the drain hands on holds,
 // maxBatches how many may wait and maxFree how many emptied ones are kept
 // for reuse: the drain only copies, so the perf buffers empty even while
-// the consumer is busy, up to 8 MiB (about 0.07 s of the busiest workload
+// the consumer is busy, up to 2 MiB (about 0.07 s of the busiest workload
 // measured here, 1 million records/s) beyond what the perf buffers hold;
 // then the drain waits and the kernel counts losses. These bound the
 // recorder's memory: under stress-ng --switch 4 (bench/capture/soak.sh,
 // 30 s) its RSS peaked at 420 MiB with 64 waiting batches and 64 kept,
 // 112 MiB with 16 and 4, 80 MiB with 8 and 2 (the waiting batches, the
-// kept ones and the garbage collector's headroom over them). A batch ends
-// at a full batchBytes or at the end of a drain pass.
+// kept ones and the garbage collector's headroom over them), with 1 MiB
+// batches of 112-byte records. The 28-byte records made a 1 MiB batch 4
+// times as many events, and the decoded events a batch releases at once
+// took the RSS to 111 MiB (60 s soak); 256 KiB keeps about the 9,000 events
+// a batch held before. A batch ends at a full batchBytes or at the end of a
+// drain pass.
 const (
-	batchBytes = 1 << 20
+	batchBytes = 256 << 10
 	maxBatches = 8
 	maxFree    = 2
 )
