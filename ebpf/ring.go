@@ -306,7 +306,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 			raw = encodeBatch(raw[:0], b)
 			e := ringEntry{data: enc.EncodeAll(raw, nil), last: b.watermark, wm: b.watermark}
 			for i := 0; ; {
-				n, ts := r.c.dec.next(b.recs[i:])
+				n, ts := base.next(b.recs[i:])
 				if n == 0 {
 					break
 				}
