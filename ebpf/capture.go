@@ -29,6 +29,22 @@ type Options struct {
 	// Stacks records the kernel and user stack of each task leaving a CPU
 	// (record --stacks).
 	Stacks bool
+	// Wakeups records sched_wakeup as well as sched_waking. Without it
+	// (the default, as perf sched record does) a wakeup is its
+	// sched_waking, which carries the waker, its CPU and the interrupt
+	// flag; where the task is put shows as a sched_migrate_task when it
+	// moves. Each wakeup then costs one BPF program run and one record
+	// instead of two (about 0.7 µs and 128 bytes on this project's 2-vCPU
+	// guest, Linux 6.18: kernel.bpf_stats_enabled under perf bench sched
+	// pipe).
+	Wakeups bool
+	// Runtime records sched_stat_runtime (perf's source of the Runtime
+	// column). Without it (the default) the analyses take a task's run
+	// time from the switches (report.LatencyRow.RuntimeSource says so),
+	// which the capture records whole; sched_stat_runtime costs one more
+	// BPF run and record about every switch out of a task (under perf bench
+	// sched pipe, one event in four).
+	Runtime bool
 	// Backlog is how many bytes of raw records Run keeps back before
 	// decoding and emitting them: while a capture's records fit, the only
 	// work done during the capture is copying them out of the perf
@@ -45,28 +61,28 @@ type Options struct {
 	SpillDir string
 }
 
-// DefaultBacklog is the default backlog on disk: 512 MiB hold about 5.6
-// million records (96 bytes), 5-10 s of the busiest workloads measured
-// here (perf bench sched messaging: about 1 million records/s on 2 CPUs)
-// and about 80 s of perf bench sched pipe (70,000 records/s).
+// DefaultBacklog is the default backlog on disk: 512 MiB hold about 19
+// million events (28-byte records, and a task record now and then), 15-20
+// s of the busiest workloads measured here (perf bench sched messaging:
+// about 1 million records/s on 2 CPUs).
 const DefaultBacklog = 512 << 20
 
 // DefaultMemoryBacklog is the part of the backlog kept in memory (all of
 // it without SpillDir), kept small so the recorder's memory stays bounded
 // (RSS under 100 MiB, the target of this project's capture): 16 MiB hold
-// 150,000 records; beyond, batches go to the file. (32 MiB made no
+// about 600,000 records; beyond, batches go to the file. (32 MiB made no
 // difference to the recorder's CPU time during perf bench sched pipe -l
 // 50000, 38 MB of records, measured here.)
 const DefaultMemoryBacklog = 16 << 20
 
 // DefaultBufferSize is the default total buffer size: 32 MiB holds about
-// 290,000 records of 112 bytes (96 plus perf's 8-byte header, 4-byte size
-// and padding), about 0.3 s of the busiest workloads measured here (perf
+// 840,000 events of 40 bytes (a 28-byte record plus perf's 8-byte header
+// and 4-byte size), about 0.8 s of the busiest workloads measured here (perf
 // bench sched messaging: about 1 million events/s on 2 CPUs); the drain
 // empties the buffers every 25 ms, or every 1 ms while they fill fast.
 const DefaultBufferSize = 32 << 20
 
-// minPerCPUBuffer is the smallest per-CPU buffer: 256 KiB, about 2,300
+// minPerCPUBuffer is the smallest per-CPU buffer: 256 KiB, about 6,500
 // records.
 const minPerCPUBuffer = 256 << 10
 
@@ -87,7 +103,7 @@ func perCPUBuffer(total, nCPU, page int) int {
 const ReorderWindow = 5_000_000
 
 // batch is what the drain hands on after reading some records: raw
-// records (RecordSize bytes each; each CPU's in its buffer's order), the
+// records (of decoder.size bytes each; each CPU's in its buffer's order), the
 // losses perf reported among them, and a watermark.
 type batch struct {
 	recs   []byte
@@ -102,8 +118,8 @@ type batch struct {
 }
 
 // lossReport is one PERF_RECORD_LOST: N records lost on CPU, read from its
-// buffer after the batch's first At records, at CLOCK_MONOTONIC time
-// Noticed (ns).
+// buffer after the batch's first At bytes of records, at CLOCK_MONOTONIC
+// time Noticed (ns).
 type lossReport struct {
 	CPU     trace.CPU
 	At      int
@@ -170,7 +186,7 @@ type lostNote struct {
 // makes the loss window (trace.LostWindow) cover the gap.
 func (a *assembler) batch(b *batch, emit func(trace.Event) error) error {
 	losses := b.losses
-	for i := 0; ; i++ {
+	for i := 0; ; {
 		for len(losses) > 0 && losses[0].At <= i {
 			l := losses[0]
 			losses = losses[1:]
@@ -182,10 +198,12 @@ func (a *assembler) batch(b *batch, emit func(trace.Event) error) error {
 			n.noticed = l.Noticed
 			a.lost[l.CPU] = n
 		}
-		if (i+1)*RecordSize > len(b.recs) {
+		n, _ := a.dec.next(b.recs[i:])
+		if n == 0 {
 			break
 		}
-		e, ok := a.dec.decode(b.recs[i*RecordSize : (i+1)*RecordSize])
+		e, ok := a.dec.decode(b.recs[i : i+n])
+		i += n
 		if !ok {
 			continue
 		}

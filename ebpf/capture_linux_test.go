@@ -127,9 +127,9 @@ func pingPong(n int) (a, b *thread, err error) {
 }
 
 // capture records while work runs, and a little after.
-func capture(t *testing.T, classic bool, work func()) ([]trace.Event, []uint64) {
+func capture(t *testing.T, opts Options, work func()) ([]trace.Event, []uint64) {
 	t.Helper()
-	c, err := Open(Options{Classic: classic})
+	c, err := Open(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,8 +171,17 @@ type taskCounts struct {
 
 func (c taskCounts) switchOuts() int { return c.sleeps + c.preempts }
 
-// tally counts the events of tid between from and to (ns).
+// tally counts the events of tid between from and to (ns). The wakeups
+// counted are the sched_wakeup records when the capture has them
+// (Options.Wakeups), else the sched_waking ones.
 func tally(evs []trace.Event, tid, partner trace.TID, from, to int64) taskCounts {
+	wake := trace.KindWaking
+	for _, e := range evs {
+		if e.Kind == trace.KindWakeup {
+			wake = trace.KindWakeup
+			break
+		}
+	}
 	var c taskCounts
 	wakingCPU := trace.CPU(-1)
 	for _, e := range evs {
@@ -194,7 +203,8 @@ func tally(evs []trace.Event, tid, partner trace.TID, from, to int64) taskCounts
 			if e.CurPID != trace.PID(os.Getpid()) && e.FromIRQ != trace.Yes {
 				c.taskStrangers++
 			}
-		case e.Kind == trace.KindWakeup && e.TID == tid:
+		}
+		if e.Kind == wake && e.TID == tid {
 			c.wakeups++
 			if e.FromIRQ == trace.Yes {
 				c.wakeupsFromIRQ++
@@ -220,16 +230,40 @@ func tally(evs []trace.Event, tid, partner trace.TID, from, to int64) taskCounts
 // voluntary ones, each sleep ends in one sched_waking + sched_wakeup, most
 // of them by the partner thread (the only writer of its pipe), in task
 // context and with the waker CPU of the sched_waking. No record may be lost
-// and records come in time order.
+// and records come in time order. Without Options.Wakeups there is no
+// sched_wakeup and the sched_waking records stand for the wakeups; there
+// are sched_stat_runtime records only with Options.Runtime.
 func TestCapturePingPong(t *testing.T) {
 	const n = 2000
-	for _, classic := range []bool{false, true} {
-		name := map[bool]string{false: "tp_btf", true: "tracepoint"}[classic]
-		t.Run(name, func(t *testing.T) {
-			requireBPF(t, classic)
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"tp_btf", Options{}},
+		{"tp_btf+wakeups+runtime", Options{Wakeups: true, Runtime: true}},
+		{"tracepoint", Options{Classic: true}},
+		{"tracepoint+wakeups+runtime", Options{Classic: true, Wakeups: true, Runtime: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			requireBPF(t, tc.opts.Classic)
 			var a, b *thread
 			var werr error
-			evs, lost := capture(t, classic, func() { a, b, werr = pingPong(n) })
+			evs, lost := capture(t, tc.opts, func() { a, b, werr = pingPong(n) })
+			nWakeup, nRuntime := 0, 0
+			for _, e := range evs {
+				switch e.Kind {
+				case trace.KindWakeup:
+					nWakeup++
+				case trace.KindRuntime:
+					nRuntime++
+				}
+			}
+			if tc.opts.Wakeups != (nWakeup > 0) {
+				t.Errorf("Options.Wakeups %v, %d sched_wakeup records", tc.opts.Wakeups, nWakeup)
+			}
+			if tc.opts.Runtime != (nRuntime > 0) {
+				t.Errorf("Options.Runtime %v, %d sched_stat_runtime records", tc.opts.Runtime, nRuntime)
+			}
 			if werr != nil {
 				t.Fatal(werr)
 			}
@@ -318,7 +352,7 @@ func TestCaptureTimerWakeupsFromIRQ(t *testing.T) {
 	requireBPF(t, false)
 	const n = 100
 	var tid int
-	evs, _ := capture(t, false, func() {
+	evs, _ := capture(t, Options{}, func() {
 		done := make(chan struct{})
 		go func() {
 			runtime.LockOSThread()

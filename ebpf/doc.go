@@ -7,8 +7,12 @@
 // sched_migrate_task, sched_process_fork, sched_process_exec and
 // sched_process_exit: as BTF-enabled tracepoints (tp_btf, which hand the
 // programs the kernel's task_struct pointers) where the kernel has them,
-// classic tracepoints otherwise. Each hit becomes a fixed-size 112-byte
-// record written with bpf_perf_event_output into its CPU's perf buffer; a
+// classic tracepoints otherwise (sched_wakeup only with
+// Options.Wakeups). Each hit becomes a 28-byte record (36 for a switch
+// with stacks) written with bpf_perf_event_output into its CPU's perf
+// buffer; the names, PIDs, priorities and cgroups of the tasks it names
+// are in task records, which a CPU writes only when its earlier records
+// have not said them (sched.c's note; the decoder keeps them per CPU). A
 // record that does not fit is counted by perf (PERF_RECORD_LOST, per CPU)
 // and reported, never dropped silently. Beyond what
 // perf records, every wakeup carries its waker (the task current at

@@ -12,23 +12,25 @@ import (
 
 // BenchmarkPipeline measures the user-space cost per record of a capture:
 // decoding, the reorder window and writing the traceview format, on a
-// ping-pong-like mix of records (switch, waking, wakeup, runtime) of a few
-// tasks on two CPUs.
+// ping-pong-like mix of records (switch, waking, runtime) of a few tasks on
+// two CPUs, each named once per CPU by a task record.
 func BenchmarkPipeline(b *testing.B) {
 	const n = 1 << 16
 	recs := make([][]byte, 0, n)
 	ts := uint64(1_000_000_000)
 	for i := 0; len(recs) < n; i++ {
 		a, c := int32(1000+i%7), int32(2000+i%5)
-		cpu := uint32(i % 2)
+		cpu := uint16(i % 2)
 		ts += 1500
+		if i < 14 {
+			recs = append(recs, task(cpu, a, a, 120, "sched-messaging", 0), task(cpu, c, c, 120, "sched-messaging", 0))
+		}
 		recs = append(recs,
-			rec(ts, cpu, trace.KindRuntime, 0, a, a, a, a, 120, -1, -1, -1, 2500, 0, -1, "sched-messaging", ""),
-			rec(ts+100, cpu, trace.KindSwitch, 0, a, a, a, a, 120, c, c, 120, 1, 0, -1, "sched-messaging", "sched-messaging"),
-			rec(ts+300, cpu, trace.KindWaking, flagWaker|flagIRQKnown, c, c, a, a, 120, -1, -1, -1, cpu, cpu, c, "sched-messaging", ""),
-			rec(ts+400, cpu, trace.KindWakeup, flagWaker|flagIRQKnown, c, c, a, a, 120, -1, -1, -1, cpu, cpu, c, "sched-messaging", ""))
+			ev(ts, cpu, trace.KindRuntime, 0, a, a, 2500, 0),
+			ev(ts+100, cpu, trace.KindSwitch, 0, a, a, uint32(c), 1),
+			ev(ts+300, cpu, trace.KindWaking, flagWaker|flagIRQKnown, c, a, uint32(cpu), uint32(cpu)))
 	}
-	d := newDecoder(false)
+	d := newDecoder(false, false)
 	b.ReportAllocs()
 	b.SetBytes(RecordSize)
 	w, _ := tvf.NewWriter(io.Discard, tvf.Header{})

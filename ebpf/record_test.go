@@ -49,82 +49,142 @@ func TestReportedState(t *testing.T) {
 	}
 }
 
-// rec builds a record as sched.c lays it out.
-func rec(ts uint64, cpu uint32, kind trace.Kind, flags byte, cur, curPID, tid, pid, prio, tid2, pid2, prio2 int32, arg1, arg2 uint32, waker int32, comm, comm2 string) []byte {
+// ev builds an event record (struct record) as sched.c lays it out.
+func ev(ts uint64, cpu uint16, kind trace.Kind, flags byte, cur, tid int32, arg1, arg2 uint32) []byte {
 	b := make([]byte, RecordSize)
 	le := binary.LittleEndian
 	le.PutUint64(b[offTs:], ts)
-	le.PutUint32(b[offCPU:], cpu)
 	b[offKind], b[offFlags] = byte(kind), flags
-	for off, v := range map[int]int32{offCurTID: cur, offCurPID: curPID, offTID: tid, offPID: pid, offPrio: prio, offTID2: tid2, offPID2: pid2, offPrio2: prio2, offWakerTID: waker, offKStack: -1, offUStack: -1} {
-		le.PutUint32(b[off:], uint32(v))
-	}
+	le.PutUint16(b[offCPU:], cpu)
+	le.PutUint32(b[offCurTID:], uint32(cur))
+	le.PutUint32(b[offTID:], uint32(tid))
 	le.PutUint32(b[offArg1:], arg1)
 	le.PutUint32(b[offArg2:], arg2)
-	copy(b[offComm:offComm+commLen], comm)
-	copy(b[offComm2:offComm2+commLen], comm2)
 	return b
 }
 
+// evExt builds a struct record_ext.
+func evExt(ts uint64, cpu uint16, kind trace.Kind, flags byte, cur, tid int32, arg1, arg2 uint32, ext1, ext2 int32) []byte {
+	b := append(ev(ts, cpu, kind, flags, cur, tid, arg1, arg2), make([]byte, RecordExtSize-RecordSize)...)
+	binary.LittleEndian.PutUint32(b[offExt1:], uint32(ext1))
+	binary.LittleEndian.PutUint32(b[offExt2:], uint32(ext2))
+	return b
+}
+
+// task builds a task record (struct task_record); pid < 0 and cgroup 0
+// leave them unknown (flagPID, flagCgroup unset).
+func task(cpu uint16, tid, pid, prio int32, comm string, cgroup uint64) []byte {
+	b := make([]byte, TaskRecordSize)
+	le := binary.LittleEndian
+	b[offKind] = kindTask
+	le.PutUint16(b[offCPU:], cpu)
+	le.PutUint32(b[offTaskTID:], uint32(tid))
+	le.PutUint32(b[offTaskPID:], uint32(pid))
+	if pid >= 0 {
+		b[offFlags] |= flagPID
+	}
+	le.PutUint32(b[offTaskPrio:], uint32(prio))
+	copy(b[offTaskComm:offTaskComm+commLen], comm)
+	if cgroup != 0 {
+		le.PutUint64(b[offTaskCgroup:], cgroup)
+		b[offFlags] |= flagCgroup
+	}
+	return b
+}
+
+// tasks feeds task records to d.
+func tasks(t *testing.T, d *decoder, recs ...[]byte) {
+	t.Helper()
+	for _, r := range recs {
+		if _, ok := d.decode(r); ok {
+			t.Fatal("task record decoded as an event")
+		}
+	}
+}
+
 func TestDecode(t *testing.T) {
-	d := newDecoder(false)
+	d := newDecoder(false, false)
+	tasks(t, d,
+		task(1, 42, 40, 120, "worker", 77), task(1, 0, 0, 120, "swapper/1", 0), task(1, 43, 40, 120, "worker", 0),
+		task(0, 42, 40, 120, "worker", 77), task(0, 7, 7, 100, "ksoftirqd/0", 0), task(0, 43, 40, 120, "worker", 0),
+		task(0, 9, 9, 120, "kworker/0:1", 0), task(0, 44, 40, 120, "main", 0), task(0, 40, 40, 120, "main", 0),
+		task(0, 45, 45, 120, "0123456789abcdef", 0))
 	cases := []struct {
 		name string
 		in   []byte
 		want func() trace.Event
 	}{
-		{"switch, preempted", rec(1000, 1, trace.KindSwitch, flagPreempt, 42, 40, 42, 40, 120, 0, 0, 120, 0, 0, -1, "worker", "swapper/1"), func() trace.Event {
+		{"switch, preempted", ev(1000, 1, trace.KindSwitch, flagPreempt, 42, 42, 0, 0), func() trace.Event {
 			e := trace.NewEvent(1000, 1, trace.KindSwitch)
-			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 42, 40, 42, 40, "worker", 120
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio, e.Cgroup = 42, 40, 42, 40, "worker", 120, 77
 			e.PrevState = trace.StatePreempted
 			e.NextTID, e.NextPID, e.NextComm, e.NextPrio = 0, 0, "swapper/1", 120
 			return e
 		}},
-		{"switch, sleeping", rec(1001, 0, trace.KindSwitch, 0, 42, 40, 42, 40, 120, 7, 7, 100, 0x1, 0, -1, "worker", "ksoftirqd/0"), func() trace.Event {
+		{"switch, sleeping", ev(1001, 0, trace.KindSwitch, 0, 42, 42, 7, 0x1), func() trace.Event {
 			e := trace.NewEvent(1001, 0, trace.KindSwitch)
-			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 42, 40, 42, 40, "worker", 120
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio, e.Cgroup = 42, 40, 42, 40, "worker", 120, 77
 			e.PrevState = trace.StateInterruptible
 			e.NextTID, e.NextPID, e.NextComm, e.NextPrio = 7, 7, "ksoftirqd/0", 100
 			return e
 		}},
-		{"wakeup from irq", rec(2000, 1, trace.KindWakeup, flagWaker|flagIRQKnown|flagIRQ, 0, 0, 42, 40, 120, -1, -1, -1, 1, 0, 0, "worker", ""), func() trace.Event {
-			e := trace.NewEvent(2000, 1, trace.KindWakeup)
-			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 0, 0, 42, 40, "worker", 120
-			e.TargetCPU, e.WakerTID, e.WakerCPU, e.FromIRQ = 1, 0, 0, trace.Yes
+		{"switch, zombie", ev(1002, 0, trace.KindSwitch, 0, 42, 42, 7, 0x20), func() trace.Event {
+			e := trace.NewEvent(1002, 0, trace.KindSwitch)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio, e.Cgroup = 42, 40, 42, 40, "worker", 120, 77
+			e.PrevState = ReportedState(false, 0, 0x20)
+			e.NextTID, e.NextPID, e.NextComm, e.NextPrio = 7, 7, "ksoftirqd/0", 100
 			return e
 		}},
-		{"waking by a task", rec(2001, 0, trace.KindWaking, flagWaker|flagIRQKnown, 43, 40, 42, 40, 120, -1, -1, -1, 1, 0, 43, "worker", ""), func() trace.Event {
+		{"wakeup from irq", ev(2000, 1, trace.KindWaking, flagWaker|flagIRQKnown|flagIRQ, 0, 42, 1, 1), func() trace.Event {
+			e := trace.NewEvent(2000, 1, trace.KindWaking)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 0, 0, 42, 40, "worker", 120
+			e.TargetCPU, e.WakerTID, e.WakerCPU, e.FromIRQ = 1, 0, 1, trace.Yes
+			return e
+		}},
+		{"waking by a task", ev(2001, 0, trace.KindWaking, flagWaker|flagIRQKnown, 43, 42, 1, 0), func() trace.Event {
 			e := trace.NewEvent(2001, 0, trace.KindWaking)
 			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 43, 40, 42, 40, "worker", 120
 			e.TargetCPU, e.WakerTID, e.WakerCPU, e.FromIRQ = 1, 43, 0, trace.No
 			return e
 		}},
-		{"migrate", rec(3000, 0, trace.KindMigrate, 0, 9, 9, 42, 40, 120, -1, -1, -1, 1, 0, -1, "worker", ""), func() trace.Event {
+		{"wakeup, waker left to user space", ev(2002, 1, trace.KindWakeup, 0, 43, 42, 1, 1), func() trace.Event {
+			e := trace.NewEvent(2002, 1, trace.KindWakeup)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 43, 40, 42, 40, "worker", 120
+			e.TargetCPU = 1
+			return e
+		}},
+		{"migrate", ev(3000, 0, trace.KindMigrate, 0, 9, 42, 1, 0), func() trace.Event {
 			e := trace.NewEvent(3000, 0, trace.KindMigrate)
 			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Prio = 9, 9, 42, 40, "worker", 120
 			e.OrigCPU, e.DestCPU = 1, 0
 			return e
 		}},
-		{"fork", rec(4000, 0, trace.KindFork, 0, 40, 40, 40, 40, 120, 44, 40, 120, 0, 0, -1, "main", "main"), func() trace.Event {
+		{"fork", ev(4000, 0, trace.KindFork, 0, 40, 40, 44, 40), func() trace.Event {
 			e := trace.NewEvent(4000, 0, trace.KindFork)
 			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 40, 40, 40, 40, "main"
 			e.ChildTID, e.ChildPID, e.ChildComm = 44, 40, "main"
 			return e
 		}},
-		{"sched_stat_runtime, runtime over 32 bits", rec(4500, 1, trace.KindRuntime, 0, 42, 40, 42, 40, 120, -1, -1, -1, 0x2a05f200, 0x1, -1, "worker", ""), func() trace.Event {
+		{"fork, child's PID from its task record", ev(4001, 0, trace.KindFork, 0, 40, 40, 44, math.MaxUint32), func() trace.Event {
+			e := trace.NewEvent(4001, 0, trace.KindFork)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 40, 40, 40, 40, "main"
+			e.ChildTID, e.ChildPID, e.ChildComm = 44, 40, "main"
+			return e
+		}},
+		{"sched_stat_runtime, runtime over 32 bits", ev(4500, 1, trace.KindRuntime, 0, 42, 42, 0x2a05f200, 0x1), func() trace.Event {
 			e := trace.NewEvent(4500, 1, trace.KindRuntime)
 			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 42, 40, 42, 40, "worker"
 			e.Runtime = 0x1_2a05f200 // 5000000000 ns
 			return e
 		}},
-		{"task_rename", rec(4600, 0, trace.KindComm, 0, 42, 40, 42, 40, 120, -1, -1, -1, 0, 0, -1, "sched-messaging", ""), func() trace.Event {
-			e := trace.NewEvent(4600, 0, trace.KindComm)
-			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 42, 40, 42, 40, "sched-messaging"
+		{"comm of 16 bytes, no NUL", ev(5000, 0, trace.KindExec, 0, 45, 45, 0, 0), func() trace.Event {
+			e := trace.NewEvent(5000, 0, trace.KindExec)
+			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 45, 45, 45, 45, "0123456789abcdef"
 			return e
 		}},
-		{"comm of 16 bytes, no NUL", rec(5000, 0, trace.KindExec, 0, 40, 40, 40, 40, 120, -1, -1, -1, 0, 0, -1, "0123456789abcdef", ""), func() trace.Event {
-			e := trace.NewEvent(5000, 0, trace.KindExec)
-			e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 40, 40, 40, 40, "0123456789abcdef"
+		{"a task no record named", ev(5001, 1, trace.KindExit, 0, 99, 99, 0, 0), func() trace.Event {
+			e := trace.NewEvent(5001, 1, trace.KindExit)
+			e.CurTID, e.TID = 99, 99
 			return e
 		}},
 	}
@@ -139,11 +199,61 @@ func TestDecode(t *testing.T) {
 			}
 		})
 	}
-	if _, ok := d.decode(rec(1, 0, 99, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "", "")); ok {
+	if _, ok := d.decode(ev(1, 0, 99, 0, 0, 0, 0, 0)); ok {
 		t.Error("unknown kind 99 decoded")
 	}
 	if _, ok := d.decode(make([]byte, RecordSize-1)); ok {
 		t.Error("short record decoded")
+	}
+}
+
+// TestDecodeTasks: each CPU's task records name the tasks of that CPU's
+// later events only; a task record that does not know the PID or the
+// cgroup (classic programs) keeps what the CPU's records said before, and
+// the rest (name, priority) it replaces; the classic wakeup's waker is
+// its own word; sizes follow the kind and the options.
+func TestDecodeTasks(t *testing.T) {
+	d := newDecoder(true, false)
+	tasks(t, d, task(0, 42, 40, 120, "old", 5), task(1, 42, 40, 120, "old", 5), task(0, 42, -1, 100, "new", 0))
+	name := func(cpu uint16) string {
+		e, ok := d.decode(ev(1, cpu, trace.KindSwitch, 0, 42, 42, 0, 0))
+		if !ok {
+			t.Fatal("not decoded")
+		}
+		return fmt.Sprintf("%s %d %d %d", e.Comm, e.PID, e.Prio, e.Cgroup)
+	}
+	if got := name(0); got != "new 40 100 5" {
+		t.Errorf("CPU 0: %s, want new 40 100 5", got)
+	}
+	if got := name(1); got != "old 40 120 5" {
+		t.Errorf("CPU 1: %s, want old 40 120 5", got)
+	}
+	c := d.cloneTasks()
+	tasks(t, d, task(1, 42, 41, 120, "later", 0))
+	if e, _ := c.decode(ev(2, 1, trace.KindExit, 0, 42, 42, 0, 0)); e.Comm != "old" || e.PID != 40 {
+		t.Errorf("the clone took a later task record: %s %d", e.Comm, e.PID)
+	}
+	e, ok := d.decode(evExt(3, 0, trace.KindWakeup, flagWaker, 7, 42, 0, 1, 43, 0))
+	if !ok || e.WakerTID != 43 || e.WakerCPU != 1 || e.CurTID != 7 {
+		t.Errorf("classic wakeup: %v %v", e, ok)
+	}
+	for _, c := range []struct {
+		classic, stacks bool
+		kind            byte
+		want            int
+	}{
+		{false, false, byte(trace.KindSwitch), RecordSize},
+		{false, true, byte(trace.KindSwitch), RecordExtSize},
+		{false, false, byte(trace.KindWakeup), RecordSize},
+		{true, false, byte(trace.KindWakeup), RecordExtSize},
+		{true, true, byte(trace.KindWaking), RecordSize},
+		{false, false, kindTask, TaskRecordSize},
+	} {
+		b := make([]byte, 64)
+		b[offKind] = c.kind
+		if got := newDecoder(c.classic, c.stacks).size(b); got != c.want {
+			t.Errorf("size of kind %d (classic %v, stacks %v) = %d, want %d", c.kind, c.classic, c.stacks, got, c.want)
+		}
 	}
 }
 
@@ -213,16 +323,18 @@ func TestRoundBuffer(t *testing.T) {
 // event's time and the time it was noticed. Watermark 100 ns + the margin
 // releases everything at or below 100.
 func TestAssemblerLossWindow(t *testing.T) {
-	sw := func(ts uint64, cpu uint32) []byte {
-		return rec(ts, cpu, trace.KindSwitch, 0, 1, 1, 1, 1, 120, 2, 2, 120, 1, 0, -1, "a", "b")
+	sw := func(ts uint64, cpu uint16) []byte {
+		return ev(ts, cpu, trace.KindSwitch, 0, 1, 1, 2, 1)
 	}
 	var b batch
-	for _, r := range [][]byte{sw(10, 1), sw(20, 1), sw(30, 1), sw(25, 0)} { // CPU 1's buffer, then CPU 0's
+	// CPU 1's buffer (a task record first), then CPU 0's.
+	t1 := task(1, 1, 1, 120, "a", 0)
+	for _, r := range [][]byte{t1, sw(10, 1), sw(20, 1), sw(30, 1), sw(25, 0)} {
 		b.recs = append(b.recs, r...)
 	}
 	b.losses = []lossReport{
-		{CPU: 1, At: 2, N: 5, Noticed: 1000}, // between CPU 1's records at 20 and 30
-		{CPU: 0, At: 4, N: 7, Noticed: 1000}, // at the end of CPU 0's
+		{CPU: 1, At: len(t1) + 2*RecordSize, N: 5, Noticed: 1000}, // between CPU 1's records at 20 and 30
+		{CPU: 0, At: len(t1) + 4*RecordSize, N: 7, Noticed: 1000}, // at the end of CPU 0's
 	}
 	b.watermark = 100 + ReorderWindow
 
@@ -234,7 +346,7 @@ func TestAssemblerLossWindow(t *testing.T) {
 	}
 	var got []out
 	emit := func(e trace.Event) error { got = append(got, out{e.Time, e.CPU, e.Kind, e.Count}); return nil }
-	a := assembler{dec: newDecoder(false)}
+	a := assembler{dec: newDecoder(false, false)}
 	if err := a.batch(&b, emit); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +381,7 @@ func TestPairWakeups(t *testing.T) {
 	}
 	want := []trace.Event{in[0], ev(2, trace.KindWakeup, 7, 5, 1, trace.Yes), in[2], in[3]}
 	var got []trace.Event
-	a := assembler{dec: newDecoder(false), emit: func(e trace.Event) error { got = append(got, e); return nil }}
+	a := assembler{dec: newDecoder(false, false), emit: func(e trace.Event) error { got = append(got, e); return nil }}
 	for _, e := range in {
 		if err := a.pairEmit(e); err != nil {
 			t.Fatal(err)
@@ -284,12 +396,9 @@ func TestPairWakeups(t *testing.T) {
 // one trace.StackID per distinct pair, from 1; a record with neither
 // (both -1, as without --stacks) has none.
 func TestDecodeStacks(t *testing.T) {
-	d := newDecoder(false)
+	d := newDecoder(false, true)
 	sw := func(k, u int32) trace.StackID {
-		b := rec(1000, 0, trace.KindSwitch, 0, 42, 40, 42, 40, 120, 0, 0, 120, 0, 0, -1, "worker", "swapper/0")
-		binary.LittleEndian.PutUint32(b[offKStack:], uint32(k))
-		binary.LittleEndian.PutUint32(b[offUStack:], uint32(u))
-		e, ok := d.decode(b)
+		e, ok := d.decode(evExt(1000, 0, trace.KindSwitch, 0, 42, 42, 0, 0, k, u))
 		if !ok {
 			t.Fatal("switch record not decoded")
 		}

@@ -123,9 +123,15 @@ func TestParseTrigger(t *testing.T) {
 // a; task 7 sleeps (state S) at 7000 and is switched in at 20000 without a
 // wakeup in between: no delay (it was not runnable).
 func TestDelayWatch(t *testing.T) {
+	for _, kind := range []trace.Kind{trace.KindWaking, trace.KindWakeup} {
+		t.Run(kind.String(), func(t *testing.T) { testDelayWatch(t, kind) })
+	}
+}
+
+func testDelayWatch(t *testing.T, kind trace.Kind) {
 	w := newDelayWatch(&DelayTrigger{Threshold: 3000, Comm: "a"})
 	wake := func(at int64, tid trace.TID) trace.Event {
-		e := trace.NewEvent(at, 0, trace.KindWakeup)
+		e := trace.NewEvent(at, 0, kind)
 		e.TID = tid
 		return e
 	}

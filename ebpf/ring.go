@@ -119,6 +119,10 @@ type delayWatch struct {
 	t      *DelayTrigger
 	since  map[trace.TID]int64  // runnable since (a wakeup, or a switch-out while runnable)
 	cgroup map[trace.TID]uint64 // each task's cgroup, from its last switch-out
+	// waking: the capture has sched_waking, which then starts delays and
+	// its sched_wakeup (with Options.Wakeups) does not, as in the latency
+	// report (report.WakeupsAuto).
+	waking bool
 }
 
 func newDelayWatch(t *DelayTrigger) *delayWatch {
@@ -129,7 +133,12 @@ func newDelayWatch(t *DelayTrigger) *delayWatch {
 // passes the trigger (0 otherwise).
 func (d *delayWatch) event(e *trace.Event) int64 {
 	switch e.Kind {
-	case trace.KindWakeup, trace.KindWakeupNew:
+	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
+		if e.Kind == trace.KindWaking {
+			d.waking = true
+		} else if e.Kind == trace.KindWakeup && d.waking {
+			break
+		}
 		if _, ok := d.since[e.TID]; !ok {
 			d.since[e.TID] = e.Time
 		}
@@ -170,6 +179,11 @@ type ringEntry struct {
 	data []byte
 	last int64
 	wm   int64 // the batch's watermark, moved on by the empty passes after it
+	// tasks are the batch's task records, uncompressed: when the entry is
+	// dropped they go into the ring's base decoder, so that a dump knows
+	// the tasks its first records name (sched.c writes a task record only
+	// when a CPU's records have not said what it holds).
+	tasks []byte
 }
 
 // runRing runs the flight recorder: every batch goes into the ring
@@ -193,6 +207,8 @@ func (r *Recorder) runRing(ctx context.Context) error {
 		raw     []byte
 		watch   *delayWatch
 		live    *assembler
+		// base knows the tasks as the oldest entry's records begin.
+		base = newDecoder(r.c.classic, r.c.opts.Stacks)
 		// The pending dump: due is the time (CLOCK_MONOTONIC ns) it is
 		// written at, at its trigger time plus Post.
 		pending bool
@@ -210,7 +226,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 	)
 	if rc.Trigger != nil {
 		watch = newDelayWatch(rc.Trigger)
-		live = &assembler{dec: newDecoder(r.c.classic)}
+		live = &assembler{dec: newDecoder(r.c.classic, r.c.opts.Stacks)}
 	}
 	trigger := func(at int64, reason string, done chan<- DumpResult) {
 		if done != nil {
@@ -224,6 +240,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 	}
 	startDump := func() {
 		held := append([]ringEntry(nil), entries...)
+		dec := base.cloneTasks()
 		why := append([]string(nil), reasons...)
 		if short {
 			why = append(why, fmt.Sprintf("the ring's %d MiB bound dropped part of the %v before the trigger", limit>>20, rc.Span))
@@ -237,7 +254,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 			defer dumps.Done()
 			dumpMu.Lock()
 			defer dumpMu.Unlock()
-			err := r.writeDump(path, held, why)
+			err := r.writeDump(path, dec, held, why)
 			if err != nil && dumpErr == nil {
 				dumpErr = err
 			}
@@ -288,8 +305,16 @@ func (r *Recorder) runRing(ctx context.Context) error {
 		} else {
 			raw = encodeBatch(raw[:0], b)
 			e := ringEntry{data: enc.EncodeAll(raw, nil), last: b.watermark, wm: b.watermark}
-			for i := 0; i+RecordSize <= len(b.recs); i += RecordSize {
-				e.last = max(e.last, int64(binary.LittleEndian.Uint64(b.recs[i+offTs:])))
+			for i := 0; ; {
+				n, ts := base.next(b.recs[i:])
+				if n == 0 {
+					break
+				}
+				if b.recs[i+offKind] == kindTask {
+					e.tasks = append(e.tasks, b.recs[i:i+n]...)
+				}
+				e.last = max(e.last, ts)
+				i += n
 			}
 			entries = append(entries, e)
 			held += int64(len(e.data))
@@ -312,6 +337,9 @@ func (r *Recorder) runRing(ctx context.Context) error {
 				short = true
 			}
 			held -= int64(len(old.data))
+			for i := 0; i+TaskRecordSize <= len(old.tasks); i += TaskRecordSize {
+				base.apply(old.tasks[i : i+TaskRecordSize])
+			}
 			entries[0] = ringEntry{}
 			entries = entries[1:]
 			r.sum.Evicted++
@@ -372,9 +400,10 @@ func decodeBatch(e []byte, b *batch) error {
 	return nil
 }
 
-// writeDump decodes the ring's entries into a trace file at path; the
+// writeDump decodes the ring's entries into a trace file at path, with
+// base, a decoder that knows the tasks as the first entry begins; the
 // reasons it was written go into its warnings (key "ring-dump").
-func (r *Recorder) writeDump(path string, entries []ringEntry, reasons []string) error {
+func (r *Recorder) writeDump(path string, base *decoder, entries []ringEntry, reasons []string) error {
 	h := r.cfg.Header
 	h.Tool += " --ring"
 	seg, err := r.openSegment(path, h)
@@ -386,7 +415,7 @@ func (r *Recorder) writeDump(path string, entries []ringEntry, reasons []string)
 		return err
 	}
 	defer dec.Close()
-	as := assembler{dec: newDecoder(r.c.classic)}
+	as := assembler{dec: base}
 	var b batch
 	var raw []byte
 	for _, e := range entries {

@@ -28,7 +28,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Record kinds; the numbers are trace.Kind's (trace/event.go). */
+/* Record kinds; the numbers are trace.Kind's (trace/event.go). TV_TASK is
+ * not an event: it tells the reader what a task is (see note below). */
 enum {
 	TV_SWITCH = 1,
 	TV_WAKING = 2,
@@ -40,46 +41,65 @@ enum {
 	TV_EXIT = 8,
 	TV_COMM = 9,
 	TV_RUNTIME = 10,
+	TV_TASK = 64,
 };
 
 /* Record flags. */
 enum {
-	TV_F_PREEMPT = 1,  /* sched_switch: prev was preempted */
+	TV_F_PREEMPT = 1,   /* sched_switch: prev was preempted */
 	TV_F_IRQ_KNOWN = 2, /* the in-interrupt bit below is meaningful */
-	TV_F_IRQ = 4,      /* emitted in interrupt context (hardirq, softirq, NMI) */
-	TV_F_WAKER = 8,    /* waker_tid/waker_cpu are set */
+	TV_F_IRQ = 4,       /* emitted in interrupt context (hardirq, softirq, NMI) */
+	TV_F_WAKER = 8,     /* wakeups: the waker is known (cur_tid, or ext1 in a record_ext; its CPU arg2) */
+	TV_F_PID = 16,      /* task records: pid is known */
+	TV_F_CGROUP = 32,   /* task records: cgroup is known */
 };
 
-/* One record: 112 bytes, little-endian. bpf2go -type record generates its
- * Go twin (schedRecord in sched_bpfel.go); record_test.go checks every
- * offset record.go decodes at against it. */
-struct record {
-	u64 ts;        /* bpf_ktime_get_ns: CLOCK_MONOTONIC, ns */
-	u32 cpu;       /* emitting CPU */
+/* What every record starts with: 16 bytes, little-endian. */
+struct hdr {
+	u64 ts;      /* bpf_ktime_get_ns: CLOCK_MONOTONIC, ns */
 	u8 kind;
 	u8 flags;
-	u16 pad;
-	s32 cur_tid;   /* task current on cpu */
-	s32 cur_pid;
-	s32 tid;       /* subject: prev, wakee, migrating task, parent, exec'ing or exiting task */
-	s32 pid;
-	s32 prio;
-	s32 tid2;      /* switch: next; fork: child */
-	s32 pid2;
-	s32 prio2;
-	u32 arg1;      /* switch: prev_state; wakeups: target CPU; migrate: orig CPU; runtime: low half */
-	u32 arg2;      /* switch: prev exit_state; wakeups: waker CPU; migrate: dest CPU; runtime: high half */
-	s32 waker_tid; /* classic wakeups; tp_btf: -1, user space pairs each wakeup with its waking */
-	s32 kstack;    /* switch with want_stacks: kernel stack id in stacks, < 0 none */
-	char comm[16];
-	char comm2[16];
-	u64 cgroup;    /* switch: cgroup v2 id of prev (bpf_get_current_cgroup_id) */
-	s32 ustack;    /* switch with want_stacks: user stack id in stacks, < 0 none */
-	u32 pad2;
+	u16 cpu;     /* emitting CPU */
+	s32 cur_tid; /* task current on cpu */
 };
 
-/* Make the type reach BTF for bpf2go -type record. */
+/* An event: 28 bytes, which perf stores in 40 (its 8-byte header and the
+ * 4-byte raw size, padded to 8). Names, PIDs, priorities and cgroups are
+ * not repeated in each record: they are in task records (TV_TASK), written
+ * only when they change (note). bpf2go -type record generates the Go twins
+ * of these structs (sched_bpfel.go); layout_linux_test.go checks every
+ * offset record.go decodes at against them. */
+struct record {
+	struct hdr h;
+	s32 tid;  /* subject: prev, wakee, migrating task, parent, exec'ing, exiting or renamed task */
+	u32 arg1; /* switch: next's TID; wakeups: target CPU; migrate: orig CPU; fork: child's TID; runtime: low half */
+	u32 arg2; /* switch: prev_state (tp_btf: prev->__state | exit_state); wakeups: waker CPU;
+		   * migrate: dest CPU; fork: child's PID (-1 unknown); runtime: high half */
+} __attribute__((packed, aligned(4)));
+
+/* An event with two more words: 36 bytes (48 in perf's buffer). */
+struct record_ext {
+	struct record r;
+	s32 ext1; /* switch (want_stacks): kernel stack id in stacks, < 0 none; classic sched_wakeup: waker TID */
+	s32 ext2; /* switch (want_stacks): user stack id in stacks, < 0 none */
+} __attribute__((packed, aligned(4)));
+
+/* A task as this CPU's records name it from now on: 56 bytes (64 in
+ * perf's buffer). */
+struct task_record {
+	struct hdr h; /* kind TV_TASK */
+	s32 tid;
+	s32 pid;      /* -1 unknown (classic programs: tasks other than current) */
+	s32 prio;
+	u32 pad;
+	char comm[16];
+	u64 cgroup;   /* cgroup v2 id (bpf_get_current_cgroup_id) when TV_F_CGROUP: the task was current */
+};
+
+/* Make the types reach BTF for bpf2go -type. */
 struct record *unused_record __attribute__((unused));
+struct record_ext *unused_record_ext __attribute__((unused));
+struct task_record *unused_task_record __attribute__((unused));
 struct task_stat *unused_task_stat __attribute__((unused));
 
 /* Who woke a task: written at sched_waking, read at its sched_wakeup, which
@@ -99,12 +119,13 @@ struct {
 } events SEC(".maps");
 
 /* Classic programs (older kernels) carry the waker from sched_waking to
- * sched_wakeup in an LRU hash keyed by TID. tp_btf programs do not: a
- * task-storage lookup in both programs made them cost 550-580 ns a run
- * (bpf_stats, perf bench sched pipe, Linux 6.18 PVM guest), and user space
- * pairs each sched_wakeup with the task's previous sched_waking instead,
- * after the capture (the sched_waking record carries the waker as its
- * current task, its CPU and the interrupt flags). */
+ * sched_wakeup in an LRU hash keyed by TID when sched_wakeup is recorded
+ * (want_wakeups). tp_btf programs do not: a task-storage lookup in both
+ * programs made them cost 550-580 ns a run (bpf_stats, perf bench sched
+ * pipe, Linux 6.18 PVM guest), and user space pairs each sched_wakeup with
+ * the task's previous sched_waking instead, after the capture (the
+ * sched_waking record carries the waker as its current task, its CPU and
+ * the interrupt flags). */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
@@ -112,11 +133,32 @@ struct {
 	__type(value, struct waker);
 } wakers SEC(".maps");
 
+/* What this CPU's records last said of a task: slot TID % TV_TASK_SLOTS
+ * (see note). */
+#define TV_TASK_SLOTS 4096
+
+struct tslot {
+	s32 tid;
+	s32 pid;
+	s32 prio;
+	u32 pad;
+	u64 comm[2];
+	u64 cgroup;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TV_TASK_SLOTS);
+	__type(key, u32);
+	__type(value, struct tslot);
+} tasks SEC(".maps");
+
 /* Set by the loader before loading. */
 const volatile u32 filter_cpus = 0;    /* record only CPUs in cpu_mask */
 const volatile u64 cpu_mask[16] = {};  /* bit c%64 of word c/64: CPU c */
 const volatile u64 thread_size = 16384; /* THREAD_SIZE of the kernel's task stacks */
 const volatile u32 want_stacks = 0;     /* record stacks at switch-out */
+const volatile u32 want_wakeups = 0;    /* sched_wakeup is attached too (classic: keep wakers) */
 
 /* Stacks of tasks leaving a CPU (record --stacks): kernel and user, up to
  * 127 frames (PERF_MAX_STACK_DEPTH), symbolized by user space at the end.
@@ -166,12 +208,20 @@ static __always_inline bool cpu_wanted(u32 cpu)
  * mode runs on the task stack, whose saved user registers at the top then
  * carry the negated vector in orig_ax (a syscall stores its number, >= 0).
  * Known miss: a wakeup from task work run on the way back to user mode after
- * such an interrupt is reported as from interrupt. */
-static __always_inline u8 irq_flags(void)
+ * such an interrupt is reported as from interrupt.
+ *
+ * stack is the current task's stack (tp_btf programs read it directly), 0
+ * to read it here.
+ *
+ * Not inlined: the verifier gives a BPF function whose frame is 64 bytes or
+ * more a per-CPU private stack (kernel/bpf/verifier.c,
+ * BPF_PRIV_STACK_MIN_SIZE, Linux 6.13+), decided per function; the capture
+ * programs' frames are larger than that, this function's is not, so its
+ * r10 stays on the kernel's stack. */
+static __noinline u8 irq_flags(u64 stack)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	struct pt_regs *regs;
-	u64 stack, sp;
+	u64 sp, regs, r[3];
 
 	if (bpf_core_field_exists(((struct task_struct___pc *)cur)->thread_info.preempt_count)) {
 		u64 pc = BPF_CORE_READ((struct task_struct___pc *)cur, thread_info.preempt_count);
@@ -179,14 +229,23 @@ static __always_inline u8 irq_flags(void)
 			return TV_F_IRQ_KNOWN | TV_F_IRQ;
 		return TV_F_IRQ_KNOWN;
 	}
-	stack = (u64)BPF_CORE_READ(cur, stack);
+	if (!stack)
+		stack = (u64)BPF_CORE_READ(cur, stack);
 	if (!stack)
 		return 0;
 	asm volatile("%0 = r10" : "=r"(sp));
 	if (sp < stack || sp >= stack + thread_size)
 		return TV_F_IRQ_KNOWN | TV_F_IRQ;
-	regs = (struct pt_regs *)(stack + thread_size - bpf_core_type_size(struct pt_regs));
-	if ((BPF_CORE_READ(regs, cs) & 3) == 3 && (long)BPF_CORE_READ(regs, orig_ax) < 0)
+	regs = stack + thread_size - bpf_core_type_size(struct pt_regs);
+	if (bpf_core_field_offset(struct pt_regs, cs) == bpf_core_field_offset(struct pt_regs, orig_ax) + 16) {
+		/* x86-64: orig_ax, ip, cs in one read. */
+		if (bpf_probe_read_kernel(r, sizeof(r), (void *)(regs + bpf_core_field_offset(struct pt_regs, orig_ax))))
+			return 0;
+	} else {
+		r[0] = BPF_CORE_READ((struct pt_regs *)regs, orig_ax);
+		r[2] = BPF_CORE_READ((struct pt_regs *)regs, cs);
+	}
+	if ((r[2] & 3) == 3 && (long)r[0] < 0)
 		return TV_F_IRQ_KNOWN | TV_F_IRQ;
 	return TV_F_IRQ_KNOWN;
 }
@@ -194,17 +253,35 @@ static __always_inline u8 irq_flags(void)
 /* Records are built in a per-CPU scratch area, not on the BPF stack: a
  * program using 64 bytes of stack or more gets a per-CPU private stack from
  * the x86 JIT on recent kernels (kernel/bpf/verifier.c,
- * BPF_PRIV_STACK_MIN_SIZE; seen on Linux 6.18), and irq_flags below needs
- * r10 on the kernel's own stack. A program interrupted on its CPU (by a
+ * BPF_PRIV_STACK_MIN_SIZE; seen on Linux 6.18), and the records would
+ * make every program's frame that large. A program interrupted on its CPU (by a
  * softirq, hardirq or NMI running another of ours) takes the next slot:
  * nesting is strictly last-in first-out, so the unlocked depth counter is
- * exact. Deeper nesting than TV_NEST_MAX drops the record. */
+ * exact. Deeper nesting than TV_NEST_MAX drops the record. A program fills
+ * its slot with task records first (note), then with its event. */
 #define TV_NEST_MAX 4
+
+union slotbuf {
+	struct record_ext r;
+	struct task_record t;
+};
+
+/* What a program knows of its run, the common part of its records, and
+ * the slot it builds them in: in the scratch map, with the program's
+ * stack kept under 64 bytes. */
+struct run {
+	u64 ts;
+	u32 cpu;
+	s32 cur;
+	s32 cur_pid;
+	u32 pad;
+	union slotbuf b;
+};
 
 struct scratch {
 	u32 depth;
 	u32 pad;
-	struct record recs[TV_NEST_MAX];
+	struct run runs[TV_NEST_MAX];
 };
 
 struct {
@@ -214,13 +291,21 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-/* get takes this CPU's next scratch record; submit gives it back. */
-static __always_inline struct record *get(struct scratch **sp)
+/* begin takes this CPU's next scratch slot for an event emitted on this
+ * CPU, or returns 0 when the CPU is not recorded or no slot is free; end
+ * gives the slot back. */
+static __always_inline struct run *begin(struct scratch **sp)
 {
 	u32 zero = 0;
-	struct scratch *s = bpf_map_lookup_elem(&scratch, &zero);
+	struct scratch *s;
+	struct run *x;
+	u32 cpu = bpf_get_smp_processor_id();
+	u64 id;
 	u32 d;
 
+	if (!cpu_wanted(cpu))
+		return 0;
+	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
 		return 0;
 	d = s->depth;
@@ -228,71 +313,134 @@ static __always_inline struct record *get(struct scratch **sp)
 		return 0;
 	s->depth = d + 1;
 	*sp = s;
-	return &s->recs[d & (TV_NEST_MAX - 1)];
+	x = &s->runs[d & (TV_NEST_MAX - 1)];
+	x->cpu = cpu;
+	x->ts = bpf_ktime_get_ns();
+	id = bpf_get_current_pid_tgid();
+	x->cur = (s32)id;
+	x->cur_pid = (s32)(id >> 32);
+	return x;
 }
 
-/* start fills the common part of a record. */
-static __always_inline void start(struct record *r, u32 cpu, u8 kind)
+static __always_inline void end(struct scratch *s)
 {
-	u64 id = bpf_get_current_pid_tgid();
-
-	r->ts = bpf_ktime_get_ns();
-	r->cpu = cpu;
-	r->kind = kind;
-	r->flags = 0;
-	r->pad = 0;
-	r->cur_tid = (s32)id;
-	r->cur_pid = (s32)(id >> 32);
-	r->tid = r->pid = r->tid2 = r->pid2 = -1;
-	r->prio = r->prio2 = -1;
-	r->arg1 = r->arg2 = 0;
-	r->waker_tid = -1;
-	r->kstack = r->ustack = -1;
-	r->cgroup = 0;
-	r->pad2 = 0;
-	__builtin_memset(r->comm, 0, sizeof(r->comm));
-	__builtin_memset(r->comm2, 0, sizeof(r->comm2));
-}
-
-/* begin starts a record of kind for an event emitted on cpu, or returns 0
- * when the CPU is not recorded or no scratch slot is free. */
-static __always_inline struct record *begin(struct scratch **sp, u32 cpu, u8 kind)
-{
-	struct record *r;
-
-	if (!cpu_wanted(cpu) || !(r = get(sp)))
-		return 0;
-	start(r, cpu, kind);
-	return r;
-}
-
-/* submit writes a record to this CPU's perf buffer and frees its scratch
- * slot. perf wakes the reader only when half a buffer is queued (the
- * loader's watermark): the reader polls on a timer, because waking it for
- * records would make the capture perturb the schedule it records. */
-static __always_inline void submit(void *ctx, struct scratch *s, struct record *r)
-{
-	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, r, sizeof(*r));
 	s->depth--;
 }
 
-/* subject and object fill the record's first and second task from a
- * BTF-typed (trusted) task pointer with direct, CO-RE relocated loads, which
- * cost far less than bpf_probe_read_kernel calls. */
-static __always_inline void subject(struct record *r, struct task_struct *p)
+/* HEAD fills the common part h (a struct hdr lvalue) of a record. A macro:
+ * the address of a packed struct's member may be unaligned. */
+#define HEAD(h, x, k, f)                 \
+	do {                             \
+		(h).ts = (x)->ts;        \
+		(h).kind = (k);          \
+		(h).flags = (f);         \
+		(h).cpu = (u16)(x)->cpu; \
+		(h).cur_tid = (x)->cur;  \
+	} while (0)
+
+/* A task record to fill in for note: its common part, pid and cgroup
+ * unknown, comm zeroed. */
+static __always_inline struct task_record *task_rec(struct run *x)
 {
-	r->tid = p->pid;
-	r->pid = p->tgid;
-	r->prio = p->prio;
-	__builtin_memcpy(r->comm, p->comm, sizeof(r->comm));
+	struct task_record *t = &x->b.t;
+
+	HEAD(t->h, x, TV_TASK, 0);
+	t->pid = -1;
+	t->pad = 0;
+	t->cgroup = 0;
+	return t;
 }
 
-static __always_inline void object(struct record *r, struct task_struct *p)
+/* note makes sure that the reader knows the task of t (tid, pid, prio,
+ * comm and, with TV_F_CGROUP, cgroup) as t says before it reads this CPU's
+ * next event: this CPU's slot of the TID holds what its records last said
+ * of it, and a task record is written only when that differs (or the slot
+ * holds another task). Unknown fields (classic programs) are taken from
+ * the slot. A task record perf could not store leaves the slot as it was,
+ * so it is written again next time. The reader keeps, per CPU, the last
+ * task record of each TID (record.go). */
+static __always_inline void note(void *ctx, struct task_record *t)
 {
-	r->tid2 = p->pid;
-	r->pid2 = p->tgid;
-	r->prio2 = p->prio;
-	__builtin_memcpy(r->comm2, p->comm, sizeof(r->comm2));
+	u32 key = (u32)t->tid & (TV_TASK_SLOTS - 1);
+	struct tslot *sl = bpf_map_lookup_elem(&tasks, &key);
+	u64 *c = (u64 *)t->comm;
+
+	if (!sl)
+		return;
+	if (sl->tid == t->tid) {
+		if (!(t->h.flags & TV_F_PID) && sl->pid >= 0) {
+			t->pid = sl->pid;
+			t->h.flags |= TV_F_PID;
+		}
+		if (!(t->h.flags & TV_F_CGROUP) && sl->cgroup) {
+			t->cgroup = sl->cgroup;
+			t->h.flags |= TV_F_CGROUP;
+		}
+		if (sl->pid == t->pid && sl->prio == t->prio && sl->cgroup == t->cgroup &&
+		    sl->comm[0] == c[0] && sl->comm[1] == c[1])
+			return;
+	}
+	if (bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, t, sizeof(*t)) != 0)
+		return;
+	sl->tid = t->tid;
+	sl->pid = t->pid;
+	sl->prio = t->prio;
+	sl->cgroup = t->cgroup;
+	sl->comm[0] = c[0];
+	sl->comm[1] = c[1];
+}
+
+/* note_btf notes task p (a BTF-typed, trusted pointer: direct, CO-RE
+ * relocated loads, which cost far less than bpf_probe_read_kernel calls);
+ * cgroup, when not 0, is its cgroup (p is current). */
+static __always_inline void note_btf(void *ctx, struct run *x, struct task_struct *p, u64 cgroup)
+{
+	struct task_record *t = task_rec(x);
+
+	t->tid = p->pid;
+	t->pid = p->tgid;
+	t->prio = p->prio;
+	t->h.flags = TV_F_PID;
+	__builtin_memcpy(t->comm, p->comm, sizeof(t->comm));
+	if (cgroup) {
+		t->cgroup = cgroup;
+		t->h.flags |= TV_F_CGROUP;
+	}
+	note(ctx, t);
+}
+
+/* event writes the event in the slot, sized n (sizeof a record or a
+ * record_ext), and gives the slot back. */
+static __always_inline void event(void *ctx, struct scratch *s, struct run *x, u32 n)
+{
+	bpf_perf_event_output(ctx, &events, BPF_F_CURRENT_CPU, &x->b.r, n);
+	end(s);
+}
+
+static __always_inline struct record *ev(struct run *x, u8 kind, u8 flags, s32 tid, u32 arg1, u32 arg2)
+{
+	struct record *r = &x->b.r.r;
+
+	HEAD(r->h, x, kind, flags);
+	r->tid = tid;
+	r->arg1 = arg1;
+	r->arg2 = arg2;
+	return r;
+}
+
+/* switch_event writes the switch in the slot, with the stacks of the task
+ * leaving (want_stacks: a record_ext). */
+static __always_inline void switch_event(void *ctx, struct scratch *s, struct run *x)
+{
+	struct record_ext *r = &x->b.r;
+
+	if (want_stacks) {
+		r->ext1 = bpf_get_stackid(ctx, &stacks, 0);
+		r->ext2 = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		event(ctx, s, x, sizeof(struct record_ext));
+		return;
+	}
+	event(ctx, s, x, sizeof(struct record));
 }
 
 static __always_inline u32 task_cpu_btf(struct task_struct *p)
@@ -302,16 +450,6 @@ static __always_inline u32 task_cpu_btf(struct task_struct *p)
 	return ((struct task_struct___cpu *)p)->cpu;
 }
 
-/* The same through bpf_probe_read_kernel, for untrusted pointers (classic
- * programs on kernels without bpf_get_current_task_btf). */
-static __always_inline void subject_probe(struct record *r, struct task_struct *p)
-{
-	r->tid = BPF_CORE_READ(p, pid);
-	r->pid = BPF_CORE_READ(p, tgid);
-	r->prio = BPF_CORE_READ(p, prio);
-	BPF_CORE_READ_STR_INTO(&r->comm, p, comm);
-}
-
 /* ---- BTF-enabled tracepoints ---- */
 
 /* ctx[i] is the i-th argument of the tracepoint's TP_PROTO. */
@@ -319,128 +457,114 @@ static __always_inline void subject_probe(struct record *r, struct task_struct *
 SEC("tp_btf/sched_switch")
 int tp_btf_sched_switch(u64 *ctx)
 {
-	u32 cpu = bpf_get_smp_processor_id();
 	struct task_struct *prev = (struct task_struct *)ctx[1];
 	struct task_struct *next = (struct task_struct *)ctx[2];
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, TV_SWITCH)))
+	if (!(x = begin(&s)))
 		return 0;
-	subject(r, prev);
-	object(r, next);
-	if ((bool)ctx[0])
-		r->flags |= TV_F_PREEMPT;
-	r->arg1 = (u32)ctx[3];
-	r->arg2 = prev->exit_state;
-	r->cgroup = bpf_get_current_cgroup_id();
-	if (want_stacks) {
-		r->kstack = bpf_get_stackid(ctx, &stacks, 0);
-		r->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-	}
-	submit(ctx, s, r);
+	note_btf(ctx, x, prev, bpf_get_current_cgroup_id());
+	note_btf(ctx, x, next, 0);
+	ev(x, TV_SWITCH, (bool)ctx[0] ? TV_F_PREEMPT : 0, prev->pid, next->pid,
+	   (u32)ctx[3] | (u32)prev->exit_state);
+	switch_event(ctx, s, x);
 	return 0;
 }
 
-static __always_inline int on_waking(void *ctx, struct task_struct *p)
+/* note_current notes the current task, unless it is p (noted already). */
+static __always_inline void note_current(void *ctx, struct run *x, struct task_struct *p)
 {
-	u32 cpu = bpf_get_smp_processor_id();
-	struct scratch *s;
-	struct record *r;
+	struct task_struct *cur = bpf_get_current_task_btf();
 
-	if (!(r = begin(&s, cpu, TV_WAKING)))
-		return 0;
-	subject(r, p);
-	r->arg1 = task_cpu_btf(p);
-	r->arg2 = cpu;
-	r->waker_tid = r->cur_tid;
-	r->flags |= irq_flags() | TV_F_WAKER;
-	submit(ctx, s, r);
-	return 0;
+	if (cur != p)
+		note_btf(ctx, x, cur, 0);
 }
 
-/* A wakeup's waker is its waking's (paired in user space); a new task's is
- * the parent, current here (wake_up_new_task runs in the parent's
- * context). */
-static __always_inline int on_wakeup(void *ctx, struct task_struct *p, u8 kind)
+/* A waking's waker is the current task (try_to_wake_up runs in the
+ * waker's context); a wakeup's is its waking's (paired in user space); a
+ * new task's is the parent, current here (wake_up_new_task runs in the
+ * parent's context). */
+static __always_inline int on_wake(void *ctx, struct task_struct *p, u8 kind)
 {
-	u32 cpu = bpf_get_smp_processor_id();
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
+	u8 flags = 0;
 
-	if (!(r = begin(&s, cpu, kind)))
+	if (!(x = begin(&s)))
 		return 0;
-	subject(r, p);
-	r->arg1 = task_cpu_btf(p);
-	if (kind == TV_WAKEUP_NEW) {
-		r->waker_tid = r->cur_tid;
-		r->arg2 = cpu;
-		r->flags |= irq_flags() | TV_F_WAKER;
-	}
-	submit(ctx, s, r);
+	note_current(ctx, x, p);
+	note_btf(ctx, x, p, 0);
+	if (kind != TV_WAKEUP)
+		flags = irq_flags((u64)bpf_get_current_task_btf()->stack) | TV_F_WAKER;
+	ev(x, kind, flags, p->pid, task_cpu_btf(p), x->cpu);
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
 SEC("tp_btf/sched_waking")
 int tp_btf_sched_waking(u64 *ctx)
 {
-	return on_waking(ctx, (struct task_struct *)ctx[0]);
+	return on_wake(ctx, (struct task_struct *)ctx[0], TV_WAKING);
 }
 
 SEC("tp_btf/sched_wakeup")
 int tp_btf_sched_wakeup(u64 *ctx)
 {
-	return on_wakeup(ctx, (struct task_struct *)ctx[0], TV_WAKEUP);
+	return on_wake(ctx, (struct task_struct *)ctx[0], TV_WAKEUP);
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int tp_btf_sched_wakeup_new(u64 *ctx)
 {
-	return on_wakeup(ctx, (struct task_struct *)ctx[0], TV_WAKEUP_NEW);
+	return on_wake(ctx, (struct task_struct *)ctx[0], TV_WAKEUP_NEW);
 }
 
 SEC("tp_btf/sched_migrate_task")
 int tp_btf_sched_migrate_task(u64 *ctx)
 {
-	u32 cpu = bpf_get_smp_processor_id();
 	struct task_struct *p = (struct task_struct *)ctx[0];
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, TV_MIGRATE)))
+	if (!(x = begin(&s)))
 		return 0;
-	subject(r, p);
-	r->arg1 = task_cpu_btf(p);
-	r->arg2 = (u32)ctx[1];
-	submit(ctx, s, r);
+	note_current(ctx, x, p);
+	note_btf(ctx, x, p, 0);
+	ev(x, TV_MIGRATE, 0, p->pid, task_cpu_btf(p), (u32)ctx[1]);
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
 SEC("tp_btf/sched_process_fork")
 int tp_btf_sched_process_fork(u64 *ctx)
 {
-	u32 cpu = bpf_get_smp_processor_id();
+	struct task_struct *parent = (struct task_struct *)ctx[0];
+	struct task_struct *child = (struct task_struct *)ctx[1];
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, TV_FORK)))
+	if (!(x = begin(&s)))
 		return 0;
-	subject(r, (struct task_struct *)ctx[0]);
-	object(r, (struct task_struct *)ctx[1]);
-	submit(ctx, s, r);
+	note_current(ctx, x, parent);
+	note_btf(ctx, x, parent, 0);
+	note_btf(ctx, x, child, 0);
+	ev(x, TV_FORK, 0, parent->pid, child->pid, child->tgid);
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
 static __always_inline int on_task(void *ctx, struct task_struct *p, u8 kind)
 {
-	u32 cpu = bpf_get_smp_processor_id();
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, kind)))
+	if (!(x = begin(&s)))
 		return 0;
-	subject(r, p);
-	submit(ctx, s, r);
+	note_current(ctx, x, p);
+	note_btf(ctx, x, p, 0);
+	ev(x, kind, 0, p->pid, 0, 0);
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
@@ -461,34 +585,43 @@ int tp_btf_sched_process_exit(u64 *ctx)
 SEC("tp_btf/sched_stat_runtime")
 int tp_btf_sched_stat_runtime(u64 *ctx)
 {
-	u32 cpu = bpf_get_smp_processor_id();
+	struct task_struct *p = (struct task_struct *)ctx[0];
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, TV_RUNTIME)))
+	if (!(x = begin(&s)))
 		return 0;
-	subject(r, (struct task_struct *)ctx[0]);
-	r->arg1 = (u32)ctx[1];
-	r->arg2 = (u32)(ctx[1] >> 32);
-	submit(ctx, s, r);
+	note_current(ctx, x, p);
+	note_btf(ctx, x, p, 0);
+	ev(x, TV_RUNTIME, 0, p->pid, (u32)ctx[1], (u32)(ctx[1] >> 32));
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
 /* task_rename(task, comm): exec and prctl(PR_SET_NAME) renames, the events
- * perf records as PERF_RECORD_COMM. */
+ * perf records as PERF_RECORD_COMM. The tracepoint fires before the new
+ * name is copied into task->comm: the task record takes it from comm. */
 SEC("tp_btf/task_rename")
 int tp_btf_task_rename(u64 *ctx)
 {
-	u32 cpu = bpf_get_smp_processor_id();
 	struct task_struct *p = (struct task_struct *)ctx[0];
+	struct task_record *t;
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, TV_COMM)))
+	if (!(x = begin(&s)))
 		return 0;
-	subject(r, p);
-	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), (const void *)ctx[1]);
-	submit(ctx, s, r);
+	note_current(ctx, x, p);
+	t = task_rec(x);
+	t->tid = p->pid;
+	t->pid = p->tgid;
+	t->prio = p->prio;
+	t->h.flags = TV_F_PID;
+	__builtin_memset(t->comm, 0, sizeof(t->comm));
+	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), (const void *)ctx[1]);
+	note(ctx, t);
+	ev(x, TV_COMM, 0, p->pid, 0, 0);
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
@@ -496,34 +629,57 @@ int tp_btf_task_rename(u64 *ctx)
  * The payload carries pids and comms but not tgids: PIDs are known only for
  * the current task. */
 
+/* note_cur_classic notes the current task through helpers. */
+static __always_inline void note_cur_classic(void *ctx, struct run *x)
+{
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct task_record *t = task_rec(x);
+
+	t->tid = x->cur;
+	t->pid = x->cur_pid;
+	t->prio = BPF_CORE_READ(cur, prio);
+	t->h.flags = TV_F_PID;
+	__builtin_memset(t->comm, 0, sizeof(t->comm));
+	bpf_get_current_comm(t->comm, sizeof(t->comm));
+	note(ctx, t);
+}
+
+/* note_classic notes a task of the payload: TID, prio and the name at
+ * comm (a char array of the payload). */
+static __always_inline void note_classic(void *ctx, struct run *x, s32 tid, s32 prio, const void *comm)
+{
+	struct task_record *t = task_rec(x);
+
+	t->tid = tid;
+	t->prio = prio;
+	__builtin_memset(t->comm, 0, sizeof(t->comm));
+	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), comm);
+	note(ctx, t);
+}
+
 SEC("tracepoint/sched/sched_switch")
 int tp_sched_switch(struct trace_event_raw_sched_switch *ctx)
 {
-	u32 cpu = bpf_get_smp_processor_id();
-	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	struct task_record *t;
 	struct scratch *s;
-	struct record *r;
-	long state;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, TV_SWITCH)))
+	if (!(x = begin(&s)))
 		return 0;
-	r->tid = BPF_CORE_READ(ctx, prev_pid);
-	r->pid = r->cur_pid;
-	r->prio = BPF_CORE_READ(ctx, prev_prio);
-	BPF_CORE_READ_STR_INTO(&r->comm, ctx, prev_comm);
-	r->tid2 = BPF_CORE_READ(ctx, next_pid);
-	r->prio2 = BPF_CORE_READ(ctx, next_prio);
-	BPF_CORE_READ_STR_INTO(&r->comm2, ctx, next_comm);
-	/* Already in the reported encoding; the loader knows (classic mode). */
-	state = BPF_CORE_READ(ctx, prev_state);
-	r->arg1 = (u32)state;
-	r->arg2 = BPF_CORE_READ(cur, exit_state);
-	r->cgroup = bpf_get_current_cgroup_id();
-	if (want_stacks) {
-		r->kstack = bpf_get_stackid(ctx, &stacks, 0);
-		r->ustack = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
-	}
-	submit(ctx, s, r);
+	t = task_rec(x);
+	t->tid = x->cur;
+	t->pid = x->cur_pid;
+	t->prio = BPF_CORE_READ(ctx, prev_prio);
+	t->cgroup = bpf_get_current_cgroup_id();
+	t->h.flags = TV_F_PID | TV_F_CGROUP;
+	__builtin_memset(t->comm, 0, sizeof(t->comm));
+	BPF_CORE_READ_STR_INTO(&t->comm, ctx, prev_comm);
+	note(ctx, t);
+	note_classic(ctx, x, BPF_CORE_READ(ctx, next_pid), BPF_CORE_READ(ctx, next_prio), ctx->next_comm);
+	/* prev_state is already in the reported encoding; the loader knows (classic mode). */
+	ev(x, TV_SWITCH, 0, BPF_CORE_READ(ctx, prev_pid), BPF_CORE_READ(ctx, next_pid),
+	   (u32)BPF_CORE_READ(ctx, prev_state));
+	switch_event(ctx, s, x);
 	return 0;
 }
 
@@ -532,27 +688,34 @@ static __always_inline int classic_wake(struct trace_event_raw_sched_wakeup_temp
 	u32 cpu = bpf_get_smp_processor_id();
 	u64 id = bpf_get_current_pid_tgid();
 	s32 tid = BPF_CORE_READ(ctx, pid);
-	struct waker w = {.tid = (s32)id, .cpu = cpu, .flags = irq_flags() | TV_F_WAKER};
+	struct waker w = {.tid = (s32)id, .cpu = cpu, .flags = irq_flags(0) | TV_F_WAKER};
 	struct waker *saved = 0;
+	struct record_ext *r;
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (kind == TV_WAKING)
+	if (kind == TV_WAKING && want_wakeups)
 		bpf_map_update_elem(&wakers, &tid, &w, BPF_ANY);
-	else if (kind == TV_WAKEUP && (saved = bpf_map_lookup_elem(&wakers, &tid)))
-		w = *saved;
+	else if (kind == TV_WAKEUP) {
+		w.flags = 0;
+		if ((saved = bpf_map_lookup_elem(&wakers, &tid)))
+			w = *saved;
+	}
 	if (saved)
 		bpf_map_delete_elem(&wakers, &tid);
-	if (!(r = begin(&s, cpu, kind)))
+	if (!(x = begin(&s)))
 		return 0;
-	r->tid = tid;
-	r->prio = BPF_CORE_READ(ctx, prio);
-	BPF_CORE_READ_STR_INTO(&r->comm, ctx, comm);
-	r->arg1 = BPF_CORE_READ(ctx, target_cpu);
-	r->arg2 = w.cpu;
-	r->waker_tid = w.tid;
-	r->flags |= w.flags;
-	submit(ctx, s, r);
+	note_cur_classic(ctx, x);
+	note_classic(ctx, x, tid, BPF_CORE_READ(ctx, prio), ctx->comm);
+	r = &x->b.r;
+	ev(x, kind, w.flags, tid, BPF_CORE_READ(ctx, target_cpu), w.cpu);
+	if (kind == TV_WAKEUP) {
+		r->ext1 = w.flags ? w.tid : -1;
+		r->ext2 = 0;
+		event(ctx, s, x, sizeof(struct record_ext));
+		return 0;
+	}
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
@@ -577,52 +740,55 @@ int tp_sched_wakeup_new(struct trace_event_raw_sched_wakeup_template *ctx)
 SEC("tracepoint/sched/sched_migrate_task")
 int tp_sched_migrate_task(struct trace_event_raw_sched_migrate_task *ctx)
 {
-	u32 cpu = bpf_get_smp_processor_id();
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, TV_MIGRATE)))
+	if (!(x = begin(&s)))
 		return 0;
-	r->tid = BPF_CORE_READ(ctx, pid);
-	r->prio = BPF_CORE_READ(ctx, prio);
-	/* comm is a __data_loc string since 6.10; not worth decoding here. */
+	note_cur_classic(ctx, x);
+	/* comm is a __data_loc string since 6.10; not worth decoding here:
+	 * the task is not noted then, the reader knows it from elsewhere. */
 	if (bpf_core_field_exists(ctx->comm))
-		BPF_CORE_READ_STR_INTO(&r->comm, ctx, comm);
-	r->arg1 = BPF_CORE_READ(ctx, orig_cpu);
-	r->arg2 = BPF_CORE_READ(ctx, dest_cpu);
-	submit(ctx, s, r);
+		note_classic(ctx, x, BPF_CORE_READ(ctx, pid), BPF_CORE_READ(ctx, prio), ctx->comm);
+	ev(x, TV_MIGRATE, 0, BPF_CORE_READ(ctx, pid), BPF_CORE_READ(ctx, orig_cpu), BPF_CORE_READ(ctx, dest_cpu));
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
 SEC("tracepoint/sched/sched_process_fork")
 int tp_sched_process_fork(struct trace_event_raw_sched_process_fork *ctx)
 {
-	u32 cpu = bpf_get_smp_processor_id();
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	s32 child = BPF_CORE_READ(ctx, child_pid);
+	struct task_record *t;
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, TV_FORK)))
+	if (!(x = begin(&s)))
 		return 0;
-	/* fork runs in the parent: its name is current's. */
-	subject_probe(r, cur);
-	r->tid = BPF_CORE_READ(ctx, parent_pid);
-	r->tid2 = BPF_CORE_READ(ctx, child_pid);
-	BPF_CORE_READ_STR_INTO(&r->comm2, cur, comm);
-	submit(ctx, s, r);
+	/* fork runs in the parent: the child's name and prio are its. */
+	note_cur_classic(ctx, x);
+	t = task_rec(x);
+	t->tid = child;
+	t->prio = BPF_CORE_READ(cur, prio);
+	__builtin_memset(t->comm, 0, sizeof(t->comm));
+	bpf_get_current_comm(t->comm, sizeof(t->comm));
+	note(ctx, t);
+	ev(x, TV_FORK, 0, BPF_CORE_READ(ctx, parent_pid), child, (u32)-1);
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
 static __always_inline int on_current(void *ctx, u8 kind)
 {
-	u32 cpu = bpf_get_smp_processor_id();
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, kind)))
+	if (!(x = begin(&s)))
 		return 0;
-	subject_probe(r, (struct task_struct *)bpf_get_current_task());
-	submit(ctx, s, r);
+	note_cur_classic(ctx, x);
+	ev(x, kind, 0, x->cur, 0, 0);
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
@@ -641,38 +807,34 @@ int tp_sched_process_exit(struct trace_event_raw_sched_process_template *ctx)
 SEC("tracepoint/sched/sched_stat_runtime")
 int tp_sched_stat_runtime(struct trace_event_raw_sched_stat_runtime *ctx)
 {
-	u32 cpu = bpf_get_smp_processor_id();
-	struct scratch *s;
-	struct record *r;
 	u64 runtime;
+	struct scratch *s;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, TV_RUNTIME)))
+	if (!(x = begin(&s)))
 		return 0;
-	r->tid = BPF_CORE_READ(ctx, pid);
-	r->pid = r->cur_pid;
-	/* comm is a __data_loc string since 6.10; the task is current. */
-	if (bpf_core_field_exists(ctx->comm))
-		BPF_CORE_READ_STR_INTO(&r->comm, ctx, comm);
+	/* The task is current (comm is a __data_loc string since 6.10). */
+	note_cur_classic(ctx, x);
 	runtime = BPF_CORE_READ(ctx, runtime);
-	r->arg1 = (u32)runtime;
-	r->arg2 = (u32)(runtime >> 32);
-	submit(ctx, s, r);
+	ev(x, TV_RUNTIME, 0, BPF_CORE_READ(ctx, pid), (u32)runtime, (u32)(runtime >> 32));
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 
 SEC("tracepoint/task/task_rename")
 int tp_task_rename(struct trace_event_raw_task_rename *ctx)
 {
-	u32 cpu = bpf_get_smp_processor_id();
+	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
+	s32 tid = BPF_CORE_READ(ctx, pid);
 	struct scratch *s;
-	struct record *r;
+	struct run *x;
 
-	if (!(r = begin(&s, cpu, TV_COMM)))
+	if (!(x = begin(&s)))
 		return 0;
-	r->tid = BPF_CORE_READ(ctx, pid);
-	r->pid = r->cur_pid;
-	BPF_CORE_READ_STR_INTO(&r->comm, ctx, newcomm);
-	submit(ctx, s, r);
+	note_cur_classic(ctx, x);
+	note_classic(ctx, x, tid, tid == x->cur ? BPF_CORE_READ(cur, prio) : -1, ctx->newcomm);
+	ev(x, TV_COMM, 0, tid, 0, 0);
+	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
 

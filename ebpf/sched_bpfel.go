@@ -21,36 +21,62 @@ type schedOncpu struct {
 }
 
 type schedRecord struct {
-	_        structs.HostLayout
-	Ts       uint64
-	Cpu      uint32
-	Kind     uint8
-	Flags    uint8
-	Pad      uint16
-	CurTid   int32
-	CurPid   int32
-	Tid      int32
-	Pid      int32
-	Prio     int32
-	Tid2     int32
-	Pid2     int32
-	Prio2    int32
-	Arg1     uint32
-	Arg2     uint32
-	WakerTid int32
-	Kstack   int32
-	Comm     [16]int8
-	Comm2    [16]int8
-	Cgroup   uint64
-	Ustack   int32
-	Pad2     uint32
+	_ structs.HostLayout
+	H struct {
+		_      structs.HostLayout
+		Ts     uint64
+		Kind   uint8
+		Flags  uint8
+		Cpu    uint16
+		CurTid int32
+	}
+	Tid  int32
+	Arg1 uint32
+	Arg2 uint32
+}
+
+type schedRecordExt struct {
+	_    structs.HostLayout
+	R    schedRecord
+	Ext1 int32
+	Ext2 int32
 }
 
 type schedScratch struct {
 	_     structs.HostLayout
 	Depth uint32
 	Pad   uint32
-	Recs  [4]schedRecord
+	Runs  [4]struct {
+		_      structs.HostLayout
+		Ts     uint64
+		Cpu    uint32
+		Cur    int32
+		CurPid int32
+		Pad    uint32
+		B      struct {
+			_ structs.HostLayout
+			R schedRecordExt
+			_ [20]byte
+		}
+	}
+}
+
+type schedTaskRecord struct {
+	_ structs.HostLayout
+	H struct {
+		_      structs.HostLayout
+		Ts     uint64
+		Kind   uint8
+		Flags  uint8
+		Cpu    uint16
+		CurTid int32
+	}
+	Tid    int32
+	Pid    int32
+	Prio   int32
+	Pad    uint32
+	Comm   [16]int8
+	Cgroup uint64
 }
 
 type schedTaskStat struct {
@@ -66,6 +92,16 @@ type schedTaskStat struct {
 	Pad      uint32
 	Comm     [16]int8
 	Hist     [32]uint64
+}
+
+type schedTslot struct {
+	_      structs.HostLayout
+	Tid    int32
+	Pid    int32
+	Prio   int32
+	Pad    uint32
+	Comm   [2]uint64
+	Cgroup uint64
 }
 
 type schedWaker struct {
@@ -86,6 +122,7 @@ const (
 	schedMapEvents                 = "events"
 	schedMapScratch                = "scratch"
 	schedMapStacks                 = "stacks"
+	schedMapTasks                  = "tasks"
 	schedMapWakers                 = "wakers"
 	schedProgAggSchedSwitch        = "agg_sched_switch"
 	schedProgAggSchedWakeup        = "agg_sched_wakeup"
@@ -115,8 +152,11 @@ const (
 	schedVarFilterCpus             = "filter_cpus"
 	schedVarThreadSize             = "thread_size"
 	schedVarUnusedRecord           = "unused_record"
+	schedVarUnusedRecordExt        = "unused_record_ext"
+	schedVarUnusedTaskRecord       = "unused_task_record"
 	schedVarUnusedTaskStat         = "unused_task_stat"
 	schedVarWantStacks             = "want_stacks"
+	schedVarWantWakeups            = "want_wakeups"
 )
 
 // loadSched returns the embedded CollectionSpec for sched.
@@ -196,6 +236,7 @@ type schedMapSpecs struct {
 	Events   *ebpf.MapSpec `ebpf:"events"`
 	Scratch  *ebpf.MapSpec `ebpf:"scratch"`
 	Stacks   *ebpf.MapSpec `ebpf:"stacks"`
+	Tasks    *ebpf.MapSpec `ebpf:"tasks"`
 	Wakers   *ebpf.MapSpec `ebpf:"wakers"`
 }
 
@@ -203,13 +244,16 @@ type schedMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedVariableSpecs struct {
-	CpuMask        *ebpf.VariableSpec `ebpf:"cpu_mask"`
-	Enabled        *ebpf.VariableSpec `ebpf:"enabled"`
-	FilterCpus     *ebpf.VariableSpec `ebpf:"filter_cpus"`
-	ThreadSize     *ebpf.VariableSpec `ebpf:"thread_size"`
-	UnusedRecord   *ebpf.VariableSpec `ebpf:"unused_record"`
-	UnusedTaskStat *ebpf.VariableSpec `ebpf:"unused_task_stat"`
-	WantStacks     *ebpf.VariableSpec `ebpf:"want_stacks"`
+	CpuMask          *ebpf.VariableSpec `ebpf:"cpu_mask"`
+	Enabled          *ebpf.VariableSpec `ebpf:"enabled"`
+	FilterCpus       *ebpf.VariableSpec `ebpf:"filter_cpus"`
+	ThreadSize       *ebpf.VariableSpec `ebpf:"thread_size"`
+	UnusedRecord     *ebpf.VariableSpec `ebpf:"unused_record"`
+	UnusedRecordExt  *ebpf.VariableSpec `ebpf:"unused_record_ext"`
+	UnusedTaskRecord *ebpf.VariableSpec `ebpf:"unused_task_record"`
+	UnusedTaskStat   *ebpf.VariableSpec `ebpf:"unused_task_stat"`
+	WantStacks       *ebpf.VariableSpec `ebpf:"want_stacks"`
+	WantWakeups      *ebpf.VariableSpec `ebpf:"want_wakeups"`
 }
 
 // schedObjects contains all objects after they have been loaded into the kernel.
@@ -238,6 +282,7 @@ type schedMaps struct {
 	Events   *ebpf.Map `ebpf:"events"`
 	Scratch  *ebpf.Map `ebpf:"scratch"`
 	Stacks   *ebpf.Map `ebpf:"stacks"`
+	Tasks    *ebpf.Map `ebpf:"tasks"`
 	Wakers   *ebpf.Map `ebpf:"wakers"`
 }
 
@@ -249,6 +294,7 @@ func (m *schedMaps) Close() error {
 		m.Events,
 		m.Scratch,
 		m.Stacks,
+		m.Tasks,
 		m.Wakers,
 	)
 }
@@ -257,13 +303,16 @@ func (m *schedMaps) Close() error {
 //
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedVariables struct {
-	CpuMask        *ebpf.Variable `ebpf:"cpu_mask"`
-	Enabled        *ebpf.Variable `ebpf:"enabled"`
-	FilterCpus     *ebpf.Variable `ebpf:"filter_cpus"`
-	ThreadSize     *ebpf.Variable `ebpf:"thread_size"`
-	UnusedRecord   *ebpf.Variable `ebpf:"unused_record"`
-	UnusedTaskStat *ebpf.Variable `ebpf:"unused_task_stat"`
-	WantStacks     *ebpf.Variable `ebpf:"want_stacks"`
+	CpuMask          *ebpf.Variable `ebpf:"cpu_mask"`
+	Enabled          *ebpf.Variable `ebpf:"enabled"`
+	FilterCpus       *ebpf.Variable `ebpf:"filter_cpus"`
+	ThreadSize       *ebpf.Variable `ebpf:"thread_size"`
+	UnusedRecord     *ebpf.Variable `ebpf:"unused_record"`
+	UnusedRecordExt  *ebpf.Variable `ebpf:"unused_record_ext"`
+	UnusedTaskRecord *ebpf.Variable `ebpf:"unused_task_record"`
+	UnusedTaskStat   *ebpf.Variable `ebpf:"unused_task_stat"`
+	WantStacks       *ebpf.Variable `ebpf:"want_stacks"`
+	WantWakeups      *ebpf.Variable `ebpf:"want_wakeups"`
 }
 
 // schedPrograms contains all programs after they have been loaded into the kernel.

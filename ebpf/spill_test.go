@@ -20,14 +20,14 @@ func TestBacklog(t *testing.T) {
 	mk := func(n int, wm int64, losses ...lossReport) batch {
 		b := batch{watermark: wm, losses: losses}
 		for i := range n {
-			b.recs = append(b.recs, rec(uint64(100+i), uint32(i%2), 1, 0, 1, 1, 1, 1, 120, 2, 2, 120, 1, 0, -1, "a", "b")...)
+			b.recs = append(b.recs, ev(uint64(100+i), uint16(i%2), 1, 0, 1, 1, 2, 1)...)
 		}
 		return b
 	}
 	in := []batch{
 		mk(3, 0),
 		mk(0, 5000, lossReport{CPU: 1, At: 0, N: 9, Noticed: 77}),
-		mk(2, 6000, lossReport{CPU: 0, At: 1, N: 1, Noticed: 80}, lossReport{CPU: 1, At: 2, N: 2, Noticed: 81}),
+		mk(2, 6000, lossReport{CPU: 0, At: RecordSize, N: 1, Noticed: 80}, lossReport{CPU: 1, At: 2 * RecordSize, N: 2, Noticed: 81}),
 	}
 	dir := t.TempDir()
 	// In memory only; in the file only; the first batch in memory and the

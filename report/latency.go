@@ -735,7 +735,7 @@ func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings
 		return
 	}
 	in, created := l.task(l.thread(e.NextTID, e.NextPID))
-	if f := l.sched.Filter(); f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm)) {
+	if f := l.sched.Filter(); f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm, in.th.cgroup)) {
 		created = false // neither a switch nor a first sight the filter keeps
 	} else {
 		in.switches++

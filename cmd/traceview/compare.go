@@ -63,6 +63,7 @@ trace's own span.`,
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv")
 		f.BoolVar(&o.perf, "perf", false, "measure delays exactly as perf 6.12 does (see 'traceview latency --help')")
 		addFilterFlags(f, &o.filter, nil)
+		addCgroupFlag(f, &o.filter)
 		return cmd
 	})
 }

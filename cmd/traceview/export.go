@@ -105,6 +105,7 @@ clipped to the window); the native Perfetto trace and the Parquet tables hold ev
 		f.StringVarP(&o.out, "output", "o", "-", "file to write (- for stdout); for parquet the directory to create")
 		f.StringVar(&o.traceID, "trace-id", "", "parquet: the trace_id of every row (default: SHA-256 of the input, 16 hex digits)")
 		addFilterFlags(f, &o.filter, nil)
+		addCgroupFlag(f, &o.filter)
 		f.StringVar(&o.kallsyms, "kallsyms", "", "pprof: kallsyms file naming the kernel frames of callchains (gzip allowed; default: /proc/kallsyms when the trace is from the running kernel)")
 		return cmd
 	})

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -13,11 +15,12 @@ import (
 )
 
 // filterFlags are the --time, --cpu, --pid, --tid and --comm options shared
-// by every command that reads a trace. They parse into one
+// by every command that reads a trace, and --cgroup, of the commands whose
+// analyses run on schedule.Filter (addCgroupFlag). They parse into one
 // schedule.Filter (timehist and map, which run perf's own state machines,
 // take the same values in their options).
 type filterFlags struct {
-	time, cpu, pid, tid, comm string
+	time, cpu, pid, tid, comm, cgroup string
 }
 
 // pidMax is the largest pid or tid the kernel hands out (PID_MAX_LIMIT,
@@ -36,6 +39,12 @@ const filterHelp = `Filters (each may be combined; a task must match every task 
                      command names (comma-separated, exact; the name the
                      task had at the event, so a task that exec'd is
                      matched by each of its names in turn)
+  --cgroup PATHS     cgroup v2 paths (comma-separated) as the trace's
+                     cgroup table names them (/system.slice/x.service):
+                     tasks whose last switch-out was in one of them or
+                     below (a task's events before its first switch-out
+                     match none; traceview record's captures; not in
+                     timehist, map)
 A delay is kept when its switch-in is in the window and on the CPUs; every
 event is still read, so a delay whose wakeup is before the window or on
 another CPU is measured whole.`
@@ -50,15 +59,20 @@ func addFilterFlags(fs *pflag.FlagSet, o *filterFlags, shorts map[string]string)
 	fs.StringVar(&o.comm, "comm", "", "only tasks with these command names (comma-separated)")
 }
 
+// addCgroupFlag registers --cgroup on fs.
+func addCgroupFlag(fs *pflag.FlagSet, o *filterFlags) {
+	fs.StringVar(&o.cgroup, "cgroup", "", "only tasks in these cgroup v2 paths or below them (comma-separated, e.g. /system.slice/nginx.service), as of their last switch-out")
+}
+
 // given reports whether any filter flag was set.
 func (o *filterFlags) given() bool {
-	return o.time != "" || o.cpu != "" || o.pid != "" || o.tid != "" || o.comm != ""
+	return o.time != "" || o.cpu != "" || o.pid != "" || o.tid != "" || o.comm != "" || o.cgroup != ""
 }
 
 // names lists the filter flags set, for messages ("--time, --cpu").
 func (o *filterFlags) names() string {
 	var n []string
-	for _, f := range []struct{ name, v string }{{"--time", o.time}, {"--cpu", o.cpu}, {"--pid", o.pid}, {"--tid", o.tid}, {"--comm", o.comm}} {
+	for _, f := range []struct{ name, v string }{{"--time", o.time}, {"--cpu", o.cpu}, {"--pid", o.pid}, {"--tid", o.tid}, {"--comm", o.comm}, {"--cgroup", o.cgroup}} {
 		if f.v != "" {
 			n = append(n, f.name)
 		}
@@ -151,7 +165,55 @@ func (o *filterFlags) parse(cmd string, meta *trace.Meta) (*schedule.Filter, err
 			f.Comms = append(f.Comms, n)
 		}
 	}
+	if o.cgroup != "" {
+		if err := parseCgroups(cmd, o.cgroup, meta, f); err != nil {
+			return nil, err
+		}
+	}
 	return f, nil
+}
+
+// parseCgroups sets f's Cgroups to the ids of meta's cgroup table whose
+// path is one of the comma-separated paths of list or below one; meta nil
+// checks the syntax only. A path that names no cgroup of the trace, or a
+// trace without a cgroup table, is a usage error.
+func parseCgroups(cmd, list string, meta *trace.Meta, f *schedule.Filter) error {
+	var paths []string
+	for _, p := range strings.Split(list, ",") {
+		p = strings.TrimSpace(p)
+		if !strings.HasPrefix(p, "/") {
+			return usageErrorf("%s: --cgroup %q: want cgroup v2 paths from the hierarchy's root, e.g. /system.slice/nginx.service", cmd, list)
+		}
+		if p != "/" {
+			p = strings.TrimSuffix(p, "/")
+		}
+		paths = append(paths, p)
+	}
+	f.CgroupNames = paths
+	if meta == nil {
+		return nil
+	}
+	if len(meta.Cgroups) == 0 {
+		return usageErrorf("%s: --cgroup: the trace has no cgroup table (traceview record writes one; perf.data and other formats do not)", cmd)
+	}
+	f.Cgroups = []uint64{}
+	for _, p := range paths {
+		n := 0
+		for _, id := range slices.Sorted(maps.Keys(meta.Cgroups)) {
+			if q := meta.Cgroups[id]; q == p || p == "/" || strings.HasPrefix(q, p+"/") {
+				f.Cgroups = append(f.Cgroups, id)
+				n++
+			}
+		}
+		if n == 0 {
+			known := slices.Sorted(maps.Values(meta.Cgroups))
+			if len(known) > 5 {
+				known = append(known[:5], "...")
+			}
+			return usageErrorf("%s: --cgroup %s: no cgroup of the trace is there or below (it has %s)", cmd, p, strings.Join(known, ", "))
+		}
+	}
+	return nil
 }
 
 // parseIDList parses a pid or tid list ("1234,1300-1310"); "" is an error.

@@ -274,6 +274,51 @@ func TestLatencyByCgroup(t *testing.T) {
 	}
 }
 
+// TestLatencyCgroupFilter: --cgroup keeps the tasks of the cgroups named
+// (a path, or a parent of it), with the delays --by cgroup gives them but
+// for b's first (1500-2000 ns): it ends before b's first switch-out, the
+// event that says b's cgroup. A path the trace has no cgroup under, a
+// relative path and a trace without a cgroup table are usage errors;
+// timehist has no --cgroup.
+func TestLatencyCgroupFilter(t *testing.T) {
+	in := cgroupTrace(t)
+	rows := func(args ...string) []string {
+		t.Helper()
+		var got []string
+		for _, r := range latencyJSON(t, append(args, in)...).Tasks {
+			got = append(got, fmt.Sprintf("%s count=%d sum=%d max=%d", r.Comm, r.Count, r.SumDelayNs, r.MaxDelayNs))
+		}
+		return got
+	}
+	for _, c := range []struct {
+		cgroup string
+		want   []string
+	}{
+		{"/a.slice", []string{"a count=1 sum=800 max=800"}},
+		{"/b.slice/", []string{"b count=1 sum=900 max=900"}},
+		{"/", []string{"b count=1 sum=900 max=900", "a count=1 sum=800 max=800"}},
+		{"/a.slice,/b.slice", []string{"b count=1 sum=900 max=900", "a count=1 sum=800 max=800"}},
+	} {
+		if got := rows("--cgroup", c.cgroup); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("--cgroup %s: %q, want %q", c.cgroup, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"latency", "--cgroup", "/c.slice", in}, "no cgroup of the trace is there or below (it has /a.slice, /b.slice)"},
+		{[]string{"latency", "--cgroup", "a.slice", in}, "want cgroup v2 paths"},
+		{[]string{"latency", "--cgroup", "/a.slice", tdPipe}, "the trace has no cgroup table"},
+		{[]string{"timehist", "--cgroup", "/a.slice", in}, "unknown flag: --cgroup"},
+	} {
+		_, errs, code := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+}
+
 // TestCompareGroups: a group of two copies of pipe.perf.data against the
 // trace itself: every total of A is twice B's, so B/A is exactly 0.5 for
 // runtime, switches and sum delay and 1 for the average, max and p99

@@ -121,6 +121,7 @@ Examples:
 		f.StringVarP(&o.sort, "sort", "s", report.DefaultLatencySort, "sort keys, most significant first: runtime, switch, avg, max, sum")
 		f.IntVarP(&o.cpu, "CPU", "C", -1, "--cpu CPU; with --perf, perf's -C: profile this CPU (-1: all)")
 		addFilterFlags(f, &o.filter, nil)
+		addCgroupFlag(f, &o.filter)
 		f.BoolVarP(&o.pids, "pids", "p", false, "one row per task instead of per command name")
 		f.BoolVar(&o.percentiles, "percentiles", false, "add p50, p95, p99 and p99.9 delay per row (json/csv; table adds columns)")
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv")

@@ -31,8 +31,11 @@ type recordOptions struct {
 	cpus       string
 	duration   time.Duration
 	bufferSize string
+	backlog    string
 	classic    bool
 	stacks     bool
+	wakeups    bool
+	runtime    bool
 	rotate     string
 	ring       string
 	post       time.Duration
@@ -118,12 +121,15 @@ Example:
 		f.StringVarP(&o.cpus, "cpu", "C", "", "record only events on these CPUs, e.g. 0,2-3 (the recorder itself then runs on the other CPUs, if any)")
 		f.DurationVarP(&o.duration, "duration", "d", 0, "stop after this long, e.g. 10s (0: until COMMAND exits or a signal)")
 		f.StringVarP(&o.bufferSize, "buffer-size", "m", "32M", "total size of the per-CPU buffers in bytes, with K, M or G suffix (each CPU's share rounded up to a power of two, at least 256K)")
+		f.StringVar(&o.backlog, "backlog", "", "raw records held back while recording, decoded and encoded only when the capture stops or beyond this size (16M in memory, the rest in an unnamed file beside the output), e.g. 64M (default 512M)")
 		f.BoolVar(&o.classic, "classic", false, "use classic tracepoints even where BTF-enabled ones exist")
 		f.StringVar(&o.rotate, "rotate", "", "write a numbered series (FILE.001.tv, ...), a new file after this much trace time or this many bytes, e.g. 1m or 256M")
 		f.StringVar(&o.ring, "ring", "", "flight recorder: keep the last DURATION (or SIZE of compressed records) in memory and write it only when triggered (SIGUSR1, SIGHUP, --control, --trigger), e.g. 10s")
 		f.DurationVar(&o.post, "post", 0, "with --ring: go on recording this long after a trigger before writing the dump, e.g. 2s")
 		f.StringVar(&o.trigger, "trigger", "", "with --ring: dump on a scheduling delay over a threshold, e.g. 'delay>20ms' or 'delay>5ms,comm=nginx' or 'delay>5ms,cgroup=/system.slice/x.service'")
 		f.StringVar(&o.control, "control", "", "with --ring: listen on this Unix socket (mode 0600); a connection sending \"dump\" gets a dump and the reply \"wrote FILE\"")
+		f.BoolVar(&o.wakeups, "wakeups", false, "record sched_wakeup as well as sched_waking (by default, as perf sched record, a wakeup is its sched_waking alone: one record instead of two)")
+		f.BoolVar(&o.runtime, "runtime", false, "record sched_stat_runtime, perf's source of latency's Runtime column (by default the run time comes from the switches: one record fewer about every switch)")
 		f.BoolVarP(&o.stacks, "stacks", "g", false, "record the kernel and user stack of each task leaving a CPU (kernel frames named at the end through /proc/kallsyms)")
 		return cmd
 	})
@@ -186,7 +192,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	// decoding and encoding do not compete with the traced workload) goes
 	// in an unnamed file beside the output.
 	toStdout := o.output == "-"
-	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks}
+	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks, Wakeups: o.wakeups, Runtime: o.runtime}
 	if toStdout {
 		opts.SpillDir = os.TempDir()
 		if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -212,6 +218,13 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	}
 	if opts.BufferSize, err = parseSize(o.bufferSize); err != nil {
 		return usageErrorf("record: --buffer-size: %v", err)
+	}
+	if o.backlog != "" {
+		n, err := parseSize(o.backlog)
+		if err != nil || n == 0 {
+			return usageErrorf("record: --backlog: want a size > 0, e.g. 64M, got %q", o.backlog)
+		}
+		opts.Backlog = int64(n)
 	}
 	if o.duration < 0 {
 		return usageErrorf("record: --duration must be positive, got %v", o.duration)

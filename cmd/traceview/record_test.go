@@ -216,9 +216,9 @@ func TestRecordSIGINT(t *testing.T) {
 // fails with ENOSPC), record exits 1 and sends SIGTERM to its command,
 // which would otherwise go on untraced. The command writes its pid and
 // execs sleep 30; meanwhile two threads of this test pass a byte back and
-// forth over pipes, so the system-wide capture fills its first 256 KiB of
-// output within a second. The command must be gone soon after record
-// returns.
+// forth over pipes, so the system-wide capture fills its 1 MiB backlog
+// (--backlog) and then its first 256 KiB of output within a second. The
+// command must be gone soon after record returns.
 func TestRecordFailureStopsCommand(t *testing.T) {
 	requireCapture(t)
 	dir := t.TempDir()
@@ -227,7 +227,7 @@ func TestRecordFailureStopsCommand(t *testing.T) {
 	defer close(stop)
 	go pingPongUntil(stop, 200*time.Millisecond)
 	pidFile := filepath.Join(dir, "pid")
-	_, stderr, code := runCLI(t, "record", "-o", full, "--", "sh", "-c", "echo $$ > "+pidFile+"; exec sleep 30")
+	_, stderr, code := runCLI(t, "record", "--backlog", "1M", "-o", full, "--", "sh", "-c", "echo $$ > "+pidFile+"; exec sleep 30")
 	if code != 1 || !strings.Contains(stderr, "no space left on device") || !strings.Contains(stderr, "sent SIGTERM to sh") {
 		t.Errorf("exit %d, stderr %q; want exit 1, the write error and the SIGTERM note", code, stderr)
 	}

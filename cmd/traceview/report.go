@@ -51,6 +51,7 @@ The statistics, plots and table then cover only what the filters select.`,
 		f.IntVar(&o.buckets, "buckets", 200, "time buckets of the utilization and runqueue plots")
 		f.BoolVar(&o.perf, "perf", false, "measure delays exactly as perf 6.12 does (see 'traceview latency --help')")
 		addFilterFlags(f, &o.filter, nil)
+		addCgroupFlag(f, &o.filter)
 		return cmd
 	})
 }

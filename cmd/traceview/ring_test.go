@@ -192,7 +192,7 @@ func TestRecordRing(t *testing.T) {
 			break
 		}
 		switch {
-		case (e.Kind == trace.KindWakeup || e.Kind == trace.KindWakeupNew) && e.TID == tid && runnable < 0:
+		case (e.Kind == trace.KindWaking || e.Kind == trace.KindWakeupNew) && e.TID == tid && runnable < 0:
 			runnable = e.Time
 		case e.Kind == trace.KindSwitch && e.TID == tid:
 			runnable = -1

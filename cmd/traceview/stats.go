@@ -64,6 +64,7 @@ delays and migrations counted, not the CPU time.`,
 		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runs that overlap lost events (default: left out and counted)")
 		f.IntVar(&o.buckets, "series", 0, "also compute time series over N buckets (json output)")
 		addFilterFlags(f, &o.filter, nil)
+		addCgroupFlag(f, &o.filter)
 		return cmd
 	})
 }

@@ -36,7 +36,8 @@ import (
 //
 // A task matches when each list given names it (perf's thread filter,
 // tools/perf/util/thread.c thread__is_filtered): its tgid in PIDs, its tid
-// in TIDs, its name at the time of the event in Comms.
+// in TIDs, its name at the time of the event in Comms, its cgroup (as of
+// its last switch-out) in Cgroups.
 type Filter struct {
 	// Start and End bound the window in trace ns, both inclusive (perf's
 	// perf_time__skip_sample); 0 leaves a side open.
@@ -45,18 +46,24 @@ type Filter struct {
 	PIDs       []trace.PID // nil: every process
 	TIDs       []trace.TID // nil: every thread
 	Comms      []string    // nil: every name
+	// Cgroups are cgroup v2 ids (Task.Cgroup); nil: every task, and a
+	// task whose cgroup is not known yet matches none. CgroupNames, when
+	// set, is what String shows for them (the paths asked for).
+	Cgroups     []uint64
+	CgroupNames []string
 
 	compiled bool
 	cpuSet   []bool
 	pidSet   map[trace.PID]bool
 	tidSet   map[trace.TID]bool
 	commSet  map[string]bool
+	cgSet    map[uint64]bool
 }
 
 // Active reports whether f selects anything less than the whole trace; a
 // nil Filter selects everything.
 func (f *Filter) Active() bool {
-	return f != nil && (f.Start != 0 || f.End != 0 || f.CPUs != nil || f.PIDs != nil || f.TIDs != nil || f.Comms != nil)
+	return f != nil && (f.Start != 0 || f.End != 0 || f.CPUs != nil || f.PIDs != nil || f.TIDs != nil || f.Comms != nil || f.Cgroups != nil)
 }
 
 // String describes f for people, e.g. "--time 1.000000000,2.000000000 --cpu
@@ -93,6 +100,11 @@ func (f *Filter) String() string {
 	if f.Comms != nil {
 		add("--comm %v", join(f.Comms))
 	}
+	if f.CgroupNames != nil {
+		add("--cgroup %v", join(f.CgroupNames))
+	} else if f.Cgroups != nil {
+		add("--cgroup %v", join(f.Cgroups))
+	}
 	return s
 }
 
@@ -114,7 +126,8 @@ func (f *Filter) compile() *Filter {
 	if f == nil || f.compiled {
 		return f
 	}
-	f = &Filter{Start: f.Start, End: f.End, CPUs: f.CPUs, PIDs: f.PIDs, TIDs: f.TIDs, Comms: f.Comms, compiled: true}
+	f = &Filter{Start: f.Start, End: f.End, CPUs: f.CPUs, PIDs: f.PIDs, TIDs: f.TIDs, Comms: f.Comms,
+		Cgroups: f.Cgroups, CgroupNames: f.CgroupNames, compiled: true}
 	if f.CPUs != nil {
 		f.cpuSet = []bool{}
 		for _, c := range f.CPUs {
@@ -145,6 +158,12 @@ func (f *Filter) compile() *Filter {
 			f.commSet[c] = true
 		}
 	}
+	if f.Cgroups != nil {
+		f.cgSet = map[uint64]bool{}
+		for _, c := range f.Cgroups {
+			f.cgSet[c] = true
+		}
+	}
 	return f
 }
 
@@ -168,24 +187,24 @@ func (f *Filter) Time(t int64) bool {
 // Task reports whether t matches the task lists (see Filter). A nil task
 // matches only when no task list is given.
 func (f *Filter) Task(t *Task) bool {
-	if f == nil || (f.PIDs == nil && f.TIDs == nil && f.Comms == nil) {
+	if f == nil || (f.PIDs == nil && f.TIDs == nil && f.Comms == nil && f.Cgroups == nil) {
 		return true
 	}
 	if t == nil {
 		return false
 	}
-	return f.TaskIDs(t.TID, t.PID, t.Comm)
+	return f.TaskIDs(t.TID, t.PID, t.Comm, t.Cgroup)
 }
 
 // TaskIDs is Task for a task given by its tid, tgid (-1 unknown: no PIDs
-// match it) and name.
-func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string) bool {
+// match it), name and cgroup id (0 unknown: no Cgroups match it).
+func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string, cgroup uint64) bool {
 	if f == nil {
 		return true
 	}
 	if !f.compiled {
 		return (f.PIDs == nil || slices.Contains(f.PIDs, pid)) && (f.TIDs == nil || slices.Contains(f.TIDs, tid)) &&
-			(f.Comms == nil || slices.Contains(f.Comms, comm))
+			(f.Comms == nil || slices.Contains(f.Comms, comm)) && (f.Cgroups == nil || cgroup != 0 && slices.Contains(f.Cgroups, cgroup))
 	}
 	if f.pidSet != nil && !f.pidSet[pid] {
 		return false
@@ -194,6 +213,9 @@ func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string) bool {
 		return false
 	}
 	if f.commSet != nil && !f.commSet[comm] {
+		return false
+	}
+	if f.cgSet != nil && (cgroup == 0 || !f.cgSet[cgroup]) {
 		return false
 	}
 	return true

@@ -142,13 +142,16 @@ func TestFilterString(t *testing.T) {
 func TestFilterMatchUncompiled(t *testing.T) {
 	f := &schedule.Filter{Start: 10, End: 20, CPUs: []trace.CPU{1, 3}, PIDs: []trace.PID{7}, Comms: []string{"a"}}
 	_ = schedule.New(schedule.Options{Filter: f}, schedule.Hooks{})
+	g := &schedule.Filter{Cgroups: []uint64{5}}
 	for _, c := range []struct {
 		got, want bool
 		what      string
 	}{
 		{f.CPU(1), true, "CPU 1"}, {f.CPU(2), false, "CPU 2"}, {f.CPU(-1), false, "CPU -1"},
 		{f.Time(10), true, "10 ns"}, {f.Time(21), false, "21 ns"},
-		{f.TaskIDs(9, 7, "a"), true, "pid 7 a"}, {f.TaskIDs(9, 7, "b"), false, "pid 7 b"}, {f.TaskIDs(9, 8, "a"), false, "pid 8 a"},
+		{f.TaskIDs(9, 7, "a", 0), true, "pid 7 a"}, {f.TaskIDs(9, 7, "b", 0), false, "pid 7 b"}, {f.TaskIDs(9, 8, "a", 0), false, "pid 8 a"},
+		{g.TaskIDs(9, 7, "a", 5), true, "cgroup 5"}, {g.TaskIDs(9, 7, "a", 6), false, "cgroup 6"}, {g.TaskIDs(9, 7, "a", 0), false, "cgroup unknown"},
+		{g.Task(&schedule.Task{TID: 9, Cgroup: 5}), true, "task in cgroup 5"}, {g.Task(nil), false, "no task, cgroups given"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)

@@ -106,6 +106,9 @@ type Task struct {
 	TID  trace.TID
 	PID  trace.PID // tgid; -1 when the trace never said
 	Comm string    // latest name (perf names a thread by its latest comm)
+	// Cgroup is the cgroup v2 id of the task's last switch-out that
+	// carried one (trace.Event.Cgroup; traceview's captures), 0 unknown.
+	Cgroup uint64
 
 	// StatRuntime is the sum of the task's sched_stat_runtime (ns) and
 	// StatRuntimeEvents their number, lossy ones excluded unless
@@ -1047,6 +1050,9 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 		}
 		ps := e.PrevState
 		prev.since, prev.cpu, prev.outStack = e.Time, e.CPU, e.Stack
+		if e.Cgroup != 0 {
+			prev.Cgroup = e.Cgroup
+		}
 		woken := prev.woken
 		prev.woken = false
 		switch {
