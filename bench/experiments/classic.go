@@ -11,6 +11,7 @@ import (
 
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/synth"
+	"github.com/traceview/traceview/trace"
 )
 
 // Options size the experiments.
@@ -450,8 +451,10 @@ func ManyTasks(o Options) (Table, error) {
 		if err != nil {
 			return Table{}, err
 		}
-		// Mean runnable tasks (waiting or running) over the run.
-		runnable[p] = float64(lr.SumDelay+lr.Runtime) / float64(max(res.Makespan, 1))
+		// Mean runnable tasks (waiting or running) over the run: perf
+		// sched latency's delays count from a wakeup, so the wait of a
+		// task runnable from its start until it first runs is added.
+		runnable[p] = float64(lr.SumDelay+lr.Runtime+initialWaits(m, res)) / float64(max(res.Makespan, 1))
 	}
 	mech := fmt.Sprintf("the 2.4 schedule() (goodness24 era=2.4): goodness() walks the global runqueue under the global "+
 		"runqueue_lock, one cache miss per entry (%d ns, a Pentium III server's memory latency, qdpma.com Historical Systems), the other CPU's decision "+
@@ -489,6 +492,28 @@ func ManyTasks(o Options) (Table, error) {
 		"latency the entry cost is, and it gives neither the runnable count nor the CPU per request.",
 		share[g24], share[hp], runnable[g24], runnable[hp], share[lse])
 	return t, nil
+}
+
+// initialWaits returns the ns the tasks of m that start runnable wait from
+// their start until they first run in res.
+func initialWaits(m *replay.Model, res *replay.Result) int64 {
+	start := map[trace.TID]int64{}
+	for _, t := range m.Tasks {
+		if t.Init == replay.InitRunnable {
+			start[t.TID] = t.Start
+		}
+	}
+	var sum int64
+	for _, e := range res.Events() {
+		if e.Kind != trace.KindSwitch {
+			continue
+		}
+		if s, ok := start[e.NextTID]; ok {
+			sum += max(e.Time-s, 0)
+			delete(start, e.NextTID)
+		}
+	}
+	return sum
 }
 
 // MassiveIntr is experiment 004: massive_intr beside a video player on 8

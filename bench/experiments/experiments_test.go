@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/trace"
 	_ "github.com/traceview/traceview/trace/formats"
 )
 
@@ -229,5 +230,23 @@ func TestWakeupLatency(t *testing.T) {
 	}
 	if avg, worst := WakeupLatency(res, "nobody"); avg != 0 || worst != 0 {
 		t.Errorf("no such task: %d %d", avg, worst)
+	}
+}
+
+// TestInitialWaits: two tasks runnable from 0 on one CPU, A (ID 0) 1 ms
+// and B 2 ms, and C runnable from 0.5 ms: under fifo A runs 0-1 ms, B 1-3,
+// C 3-3.5; the waits before the first run are 0, 1 and 2.5 ms: 3.5 ms.
+func TestInitialWaits(t *testing.T) {
+	m := &replay.Model{NrCPUs: 1, WorkloadRoot: -1}
+	for i, l := range []int64{1_000_000, 2_000_000, 500_000} {
+		m.Tasks = append(m.Tasks, replay.Task{TID: trace.TID(10 + i), PID: trace.PID(10 + i), Comm: "w", Prio: 120, Parent: -1,
+			Init: replay.InitRunnable, Start: []int64{0, 0, 500_000}[i], Bursts: []replay.Burst{{Len: l, End: replay.EndExit}}})
+	}
+	res, err := Replay(m, "fifo", 1, replay.Config{HZ: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := initialWaits(m, res); got != 3_500_000 {
+		t.Errorf("initial waits %d ns, want 3500000", got)
 	}
 }
