@@ -84,6 +84,16 @@ var eras = []Era{
 			"<20230420150537.GC4253@hirez.programming.kicks-ass.net> (LKML, 2023-04-20), merged with the 2023-05-31 posting",
 	},
 	{
+		Policy: "bfs", Name: "2.6.31",
+		Summary: "BFS as posted for Linux 2.6.31 (2009): deadlines in jiffies, expired deadlines taken first in queue order, " +
+			"sync wakeups preempting nothing while no CPU is idle, rr_interval 6 ms × (1 + ilog2(ncpus)), HZ 1000",
+		Values: Values{"JIFFY_DEADLINE": "on", "EXPIRED_FIFO": "on", "SYNC_NO_PREEMPT": "on", "RR_SCALE": "on"},
+		HZ:     1000,
+		Source: "kernel/sched_bfs.c of the jiffies-deadline BFS of 2009 (prio_deadline_diff, earliest_deadline_task, " +
+			"try_to_wake_up, sched_init_smp, sched_fork; as carried by erasmux/hero-2.6.29-flykernel commit 146e67f6, a " +
+			"backport of the 2.6.31 patch); HZ 1000 as the CFS 2.6.31 preset it is compared with",
+	},
+	{
 		Policy: "goodness24", Name: "2.4",
 		Summary: "the 2.4 SMP scheduler as the 2001 multi-queue postings measured it: schedule() and the epoch " +
 			"recalculation run under the global runqueue_lock (another CPU's decision waits for it), HZ 100",

@@ -91,7 +91,7 @@ func TestEraPresetValues(t *testing.T) {
 func TestEraErrors(t *testing.T) {
 	for s, want := range map[string]string{
 		"cfs:era=2.6.99": "policy cfs: era=2.6.99: unknown era (eras: 2.6.23, 2.6.31, 6.2)",
-		"bfs:era=2.6.31": "policy bfs: unknown parameter \"era\"",
+		"sd:era=2.6.31":  "policy sd: unknown parameter \"era\"",
 	} {
 		if _, err := ParseSpecs(s); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", s, err, want)

@@ -342,11 +342,17 @@ explained under each table; the summary at the end lists the headline sizes.
 // res: the latency latt measures (a preempted task's wait, which perf
 // sched latency also counts, is not a wakeup latency).
 func WakeupLatency(res *replay.Result, comm string) (avg, worst int64) {
+	return WakeupLatencyFrom(res, comm, 0)
+}
+
+// WakeupLatencyFrom is WakeupLatency over the wakeups at from ns or later
+// (a warm-up left out).
+func WakeupLatencyFrom(res *replay.Result, comm string, from int64) (avg, worst int64) {
 	woke := map[trace.TID]int64{}
 	var sum, n int64
 	for _, e := range res.Events() {
 		switch {
-		case e.Kind == trace.KindWaking && e.Comm == comm:
+		case e.Kind == trace.KindWaking && e.Comm == comm && e.Time >= from:
 			if _, ok := woke[e.TID]; !ok {
 				woke[e.TID] = e.Time
 			}
