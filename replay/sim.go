@@ -390,16 +390,19 @@ func (s *sim) start(i int) {
 		s.block(i, 0)
 		return
 	}
-	s.enqueueNew(t, t.CPU, 0)
+	s.enqueueNew(t, t.CPU, 0, policies.WakeTTWU)
 }
 
-func (s *sim) enqueueNew(t *policies.Task, cpu int, flags policies.EnqueueFlags) {
+// enqueueNew puts the woken task t on cpu and asks whether it preempts
+// there; wf are the wakeup's flags (WakeSync when the waker is about to
+// sleep), as SelectCPU saw them.
+func (s *sim) enqueueNew(t *policies.Task, cpu int, flags policies.EnqueueFlags, wf policies.WakeFlags) {
 	t.CPU = cpu
 	t.State = policies.TaskRunnable
 	s.progress(cpu)
 	s.pol.Enqueue(cpu, t, flags)
 	s.cpus[cpu].nr++
-	s.kick(cpu, t, policies.WakeTTWU)
+	s.kick(cpu, t, wf)
 }
 
 // kick asks cpu to reschedule after t arrived there: at once if it is idle
@@ -794,7 +797,7 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 		st.shift = c
 		s.stats.WokenCharge += c
 	}
-	s.enqueueNew(t, cpu, ef)
+	s.enqueueNew(t, cpu, ef, flags)
 	return cpu
 }
 
