@@ -159,12 +159,17 @@ func (w *Warnings) List() []Warning {
 	return append([]Warning(nil), w.items...)
 }
 
-// ReadOptions tune how readers treat input that breaks its format's rules.
+// ReadOptions tune how readers treat input that breaks its format's rules,
+// and how they use the machine.
 type ReadOptions struct {
 	// Lenient turns a malformed record that a reader can step over (for
 	// example an unparsable line of a text trace) into a counted warning in
 	// Meta.Warnings instead of an error.
 	Lenient bool
+	// Decoders is how many goroutines decode ahead of the reader, for
+	// readers that can (perf.data mapped from a file): 0 chooses from
+	// GOMAXPROCS, -1 none. The events are the same either way.
+	Decoders int
 }
 
 // Format describes a registered trace reader.
