@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceview/traceview/internal/duration"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/report"
@@ -191,7 +192,7 @@ func (o *replayOptions) config() (replay.Config, error) {
 		if d.v == "" {
 			continue // keep the default (measured)
 		}
-		v, err := policies.Values{"x": d.v}.Parse("x")
+		v, err := duration.ParseNS(d.v)
 		if err != nil || v < 0 || v > replay.MaxCost {
 			return cfg, usageErrorf("replay: --%s %q: want a duration 0..1s such as 2us", d.name, d.v)
 		}
@@ -224,7 +225,7 @@ func (o *replayOptions) config() (replay.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		d, err := policies.Values{"x": val}.Parse("x")
+		d, err := duration.ParseNS(val)
 		if err != nil || d < 100_000 || d > 100_000_000 {
 			// kernel/sched/syscalls.c v6.12 clamps sched_attr.sched_runtime
 			// to 0.1-100 ms; a value outside is refused, not clamped.
