@@ -603,7 +603,12 @@ func (r *Reader) step() error {
 			r.mpos += size
 			if r.mpos >= r.mpop {
 				r.mdrop = dropMapped(r.mm, r.mdrop, r.mpos-size)
-				r.mpop = populateMapped(r.mm, r.mpos, r.mpos+dropEvery)
+				r.mpop = r.mpos + dropEvery
+				if r.pd == nil {
+					// (The decoding goroutines run ahead and map the
+					// pages as they read them.)
+					populateMapped(r.mm, r.mpos, r.mpop)
+				}
 			}
 			return r.handle(rec, off)
 		}
