@@ -59,6 +59,10 @@ type Meta struct {
 	Clock       string   // clock of the event times, e.g. "perf local_clock"
 	FirstTime   int64    // ns, first sample time from the header (0: unknown)
 	LastTime    int64    // ns, last sample time from the header (0: unknown)
+	// LLCs lists the sets of CPUs that share a last-level cache on the
+	// recording machine, as CPU lists ("0-1"); nil when the trace does not
+	// say (perf.data's HEADER_CACHE does). See LLCSize.
+	LLCs []string
 
 	// Lost lists windows where the recorder lost events, per CPU. A window
 	// with Count 0 is time the trace did not observe on that CPU, with an

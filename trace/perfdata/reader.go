@@ -340,7 +340,7 @@ func (r *Reader) readFileHeader(ra interface {
 		if err := section("feature "+featureName(bit), off, n); err != nil {
 			return err
 		}
-		if _, known := featureNames[bit]; !known || bit == 2 || bit == 13 || bit == 14 || bit == 20 || bit == 22 {
+		if _, known := featureNames[bit]; !known || bit == 2 || bit == 13 || bit == 14 || bit == 22 {
 			continue // not needed
 		}
 		b := make([]byte, n)
