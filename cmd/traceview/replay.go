@@ -40,6 +40,7 @@ type replayOptions struct {
 	decide   string
 	scan     string
 	rows     int
+	topology string
 }
 
 func init() {
@@ -156,6 +157,7 @@ ms; -o json gives ns and, per run, self_replay and assumptions.`,
 	f.StringVar(&o.decide, "decision-cost", "0", "CPU time each scheduling decision costs (e.g. 1us, at most 1s)")
 	f.StringVar(&o.scan, "scan-cost", "0", "extra cost per runqueue entry a policy scans (O(n) pickers such as goodness24; at most 1s)")
 	f.IntVar(&o.rows, "rows", 20, "table rows per policy (0: all)")
+	f.StringVar(&o.topology, "topology", "policy", topologyUsage)
 	return cmd
 }
 
@@ -382,6 +384,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", o.input)
 	}
 	printWarnings(errw, src.Meta())
+	if specs, err = withTopology(specs, o.topology, src.Meta(), errw); err != nil {
+		return err
+	}
 	if err := replay.CheckConfig(m, cfg); err != nil {
 		return usageErrorf("%w", err)
 	}
