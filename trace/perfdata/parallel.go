@@ -19,17 +19,17 @@ import (
 // records, the reordering window, the per-CPU time and duplicate checks,
 // counters, warnings) depends on the records before it. So the data section
 // is cut into chunks of whole records; worker goroutines decode the samples
-// of a recChunk each, ahead of the reader; and the reader, which still walks
+// of a chunk each, ahead of the reader; and the reader, which still walks
 // every record in file order, copies a sample's decoded event instead of
 // decoding it, then does the rest as before. The events, their order and the
 // warnings are those of the serial reader by construction; only a sample the
 // workers could not decode (no fixed layout, no time, a short payload, a
 // kind the consumer skips) is decoded by the reader itself.
 //
-// Memory: predecodeAhead chunks of predecodeChunk bytes of records each are
-// decoded or waiting, about 2.3 bytes of events per byte of records.
+// Memory: 2W+2 chunks (W workers) of predecodeChunk bytes of records each
+// are decoded or waiting, about 2.3 bytes of events per byte of records.
 
-// predecodeChunk is the size of a recChunk's records (cut at a record
+// predecodeChunk is the size of a chunk's records (cut at a record
 // boundary past it); predecodeMin the smallest data section worth the
 // goroutines; both variables for the tests.
 var (
