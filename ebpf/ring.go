@@ -18,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/traceview/traceview/internal/duration"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -85,7 +86,7 @@ func ParseTrigger(s, root string) (*DelayTrigger, error) {
 	if !ok {
 		return nil, fmt.Errorf("trigger %q: want delay>DURATION[,comm=NAME][,cgroup=PATH], e.g. delay>20ms,comm=nginx", s)
 	}
-	th, err := time.ParseDuration(d)
+	th, err := duration.Parse(d)
 	if err != nil || th <= 0 {
 		return nil, fmt.Errorf("trigger %q: bad delay %q (want e.g. 20ms)", s, d)
 	}

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/traceview/traceview/internal/duration"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/trace"
 )
@@ -70,7 +70,7 @@ func (g Generator) Parse(args []string) (Values, error) {
 			return nil, fmt.Errorf("synth %s: unknown parameter %q (parameters: %s)", g.Name, k, strings.Join(names, ", "))
 		}
 		if isDuration(p.Default) {
-			if d, err := time.ParseDuration(val); (err != nil || d < 0) && val != "0" {
+			if _, err := duration.Parse(val); err != nil {
 				return nil, fmt.Errorf("synth %s: %s=%s: want a duration such as 8ms", g.Name, k, val)
 			}
 		} else if n, err := strconv.Atoi(val); err != nil || n < 0 {
@@ -118,11 +118,8 @@ func (v Values) Int(name string) int { n, _ := strconv.Atoi(v[name]); return n }
 
 // Dur returns a duration parameter in ns.
 func (v Values) Dur(name string) int64 {
-	if v[name] == "0" {
-		return 0
-	}
-	d, _ := time.ParseDuration(v[name])
-	return int64(d)
+	d, _ := duration.ParseNS(v[name]) // validated by the generator's parse
+	return d
 }
 
 // builder assembles a model.

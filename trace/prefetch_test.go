@@ -49,10 +49,10 @@ func (b *batching) NextBatch(dst []Event) (int, error) {
 }
 
 // Each delivers every event in order, for sources with and without
-// NextBatch, across batch boundaries (2500 events: two full batches of 1024
-// and a part), and a source error after the events before it.
+// NextBatch, across batch boundaries (two full batches and a part), and a
+// source error after the events before it.
 func TestEach(t *testing.T) {
-	want := prefetchEvents(2500)
+	want := prefetchEvents(2*prefetchBatch + 452)
 	collect := func(src Source) ([]Event, error) {
 		var got []Event
 		err := Each(src, func(e *Event) error { got = append(got, *e); return nil }, nil)
@@ -67,7 +67,7 @@ func TestEach(t *testing.T) {
 	if err != nil || !cmp.Equal(got, want) {
 		t.Errorf("BatchSource: %d events, err %v; want %d, nil", len(got), err, len(want))
 	}
-	if bs.calls != 4 { // 1024 + 1024 + 452, then io.EOF
+	if bs.calls != 4 { // two full batches + 452, then io.EOF
 		t.Errorf("BatchSource: %d NextBatch calls, want 4", bs.calls)
 	}
 	cut := errors.New("truncated")

@@ -59,6 +59,10 @@ type Meta struct {
 	Clock       string   // clock of the event times, e.g. "perf local_clock"
 	FirstTime   int64    // ns, first sample time from the header (0: unknown)
 	LastTime    int64    // ns, last sample time from the header (0: unknown)
+	// LLCs lists the sets of CPUs that share a last-level cache on the
+	// recording machine, as CPU lists ("0-1"); nil when the trace does not
+	// say (perf.data's HEADER_CACHE does). See LLCSize.
+	LLCs []string
 
 	// Lost lists windows where the recorder lost events, per CPU. A window
 	// with Count 0 is time the trace did not observe on that CPU, with an
@@ -159,12 +163,17 @@ func (w *Warnings) List() []Warning {
 	return append([]Warning(nil), w.items...)
 }
 
-// ReadOptions tune how readers treat input that breaks its format's rules.
+// ReadOptions tune how readers treat input that breaks its format's rules,
+// and how they use the machine.
 type ReadOptions struct {
 	// Lenient turns a malformed record that a reader can step over (for
 	// example an unparsable line of a text trace) into a counted warning in
 	// Meta.Warnings instead of an error.
 	Lenient bool
+	// Decoders is how many goroutines decode ahead of the reader, for
+	// readers that can (perf.data mapped from a file): 0 chooses from
+	// GOMAXPROCS, -1 none. The events are the same either way.
+	Decoders int
 }
 
 // Format describes a registered trace reader.

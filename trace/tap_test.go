@@ -17,7 +17,7 @@ func (s *skipping) SkipKinds(kinds ...Kind) { s.skipped = append(s.skipped, kind
 // A Tap keeps its source's batch path and kind skipping, sees every event,
 // and ends once.
 func TestTap(t *testing.T) {
-	src := &skipping{batching: batching{SliceSource: *NewSliceSource(prefetchEvents(2500), nil)}}
+	src := &skipping{batching: batching{SliceSource: *NewSliceSource(prefetchEvents(2*prefetchBatch+452), nil)}}
 	seen, ends := 0, 0
 	var endErr error
 	tap := &Tap{Source: src, Observe: func(*Event) { seen++ }, End: func(err error) { ends++; endErr = err }}
@@ -28,8 +28,8 @@ func TestTap(t *testing.T) {
 	if err := Each(tap, func(*Event) error { n++; return nil }, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n != 2500 || seen != 2500 {
-		t.Errorf("%d events delivered, %d observed; want 2500, 2500", n, seen)
+	if want := 2*prefetchBatch + 452; n != want || seen != want {
+		t.Errorf("%d events delivered, %d observed; want %d, %d", n, seen, want, want)
 	}
 	if src.calls != 4 {
 		t.Errorf("%d NextBatch calls of the source, want 4 (the batch path through the Tap)", src.calls)

@@ -33,6 +33,7 @@ type infoReport struct {
 	Cmdline     []string           `json:"cmdline,omitempty"`
 	NrCPUs      int                `json:"nr_cpus,omitempty"`
 	NrCPUsAvail int                `json:"nr_cpus_avail,omitempty"`
+	LLCs        []string           `json:"llcs,omitempty"` // CPU lists sharing a last-level cache
 	Clock       string             `json:"clock,omitempty"`
 	FirstSample int64              `json:"first_sample_ns,omitempty"` // from the header
 	LastSample  int64              `json:"last_sample_ns,omitempty"`
@@ -171,6 +172,7 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	rep.Format, rep.Hostname, rep.OSRelease, rep.Arch, rep.Tool = m.Format, m.Hostname, m.OSRelease, m.Arch, m.Tool
 	rep.Cmdline, rep.NrCPUs, rep.NrCPUsAvail, rep.Clock = m.Cmdline, m.NrCPUs, m.NrCPUsAvail, m.Clock
 	rep.FirstSample, rep.LastSample = m.FirstTime, m.LastTime
+	rep.LLCs = m.LLCs
 	rep.Lost = append([]trace.LostWindow{}, m.Lost...)
 	for _, l := range m.Lost {
 		rep.LostTotal += l.Count
@@ -211,6 +213,9 @@ func printInfo(w io.Writer, r *infoReport) {
 	}
 	if r.NrCPUs > 0 {
 		line("CPUs", "%d online, %d available", r.NrCPUs, r.NrCPUsAvail)
+	}
+	if len(r.LLCs) > 0 {
+		line("last-level caches", "CPUs %s (replay --topology trace)", strings.Join(r.LLCs, "; CPUs "))
 	}
 	if r.Clock != "" {
 		line("clock", "%s", r.Clock)

@@ -39,6 +39,17 @@ func TestInfoText(t *testing.T) {
 	}
 }
 
+// A recording with perf's cache description shows its last-level caches.
+func TestInfoLLCs(t *testing.T) {
+	out, errs, code := runCLI(t, "info", "-i", "../../testdata/traces/nice.2cpu.perf.data")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if want := regexp.MustCompile(`(?m)^last-level caches: +CPUs 0-1 \(replay --topology trace\)$`); !want.MatchString(out) {
+		t.Errorf("output lacks the last-level caches line:\n%s", out)
+	}
+}
+
 // The pipe-mode stream's samples per event equal the lines perf script
 // printed for each event.
 func TestInfoJSONPipe(t *testing.T) {

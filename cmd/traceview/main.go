@@ -15,11 +15,17 @@ func main() {
 // run executes the command line args, printing to stdout and stderr, and
 // returns the exit code: 0, 1 for an error, 2 for a bad command line.
 func run(args []string, stdout, stderr io.Writer) int {
+	stopProfile, err := startProfile()
+	if err != nil {
+		fmt.Fprintf(stderr, "traceview: %v\n", err)
+		return 1
+	}
+	defer stopProfile()
 	root := newRootCmd()
 	out := &stickyErrWriter{w: stdout}
 	root.SetOut(out)
 	root.SetErr(stderr)
-	err := execute(root, args)
+	err = execute(root, args)
 	if err == nil && out.err != nil {
 		// Commands that print with fmt.Fprint* ignore write errors; a full
 		// disk or a closed pipe must still fail the command.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/traceview/traceview/ebpf"
 	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/internal/duration"
 )
 
 type recordOptions struct {
@@ -174,8 +175,8 @@ const ringHeapMargin = 24 << 20
 // parseSizeOrDuration parses the value of --ring and --rotate: a duration
 // ("10s") or a size ("64M").
 func parseSizeOrDuration(s string) (time.Duration, int64, error) {
-	if d, err := time.ParseDuration(s); err == nil {
-		if d <= 0 {
+	if d, err := duration.Parse(s); err == nil || errors.Is(err, duration.ErrNegative) {
+		if err != nil || d == 0 {
 			return 0, 0, fmt.Errorf("bad duration %q (want it positive)", s)
 		}
 		return d, 0, nil

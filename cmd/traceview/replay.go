@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceview/traceview/internal/duration"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/report"
@@ -41,6 +42,7 @@ type replayOptions struct {
 	decide   string
 	scan     string
 	rows     int
+	topology string
 }
 
 func init() {
@@ -171,6 +173,7 @@ ms; -o json gives ns and, per run, self_replay and assumptions.`,
 	f.StringVar(&o.decide, "decision-cost", "0", "CPU time each scheduling decision costs (e.g. 1us, at most 1s)")
 	f.StringVar(&o.scan, "scan-cost", "0", "extra cost per runqueue entry a policy scans (O(n) pickers such as goodness24; at most 1s)")
 	f.IntVar(&o.rows, "rows", 20, "table rows per policy (0: all)")
+	f.StringVar(&o.topology, "topology", "policy", topologyUsage)
 	return cmd
 }
 
@@ -208,7 +211,7 @@ func (o *replayOptions) config() (replay.Config, error) {
 		if d.v == "" {
 			continue // keep the default (measured)
 		}
-		v, err := policies.Values{"x": d.v}.Parse("x")
+		v, err := duration.ParseNS(d.v)
 		if err != nil || v < 0 || v > replay.MaxCost {
 			return cfg, usageErrorf("replay: --%s %q: want a duration 0..1s such as 2us", d.name, d.v)
 		}
@@ -241,7 +244,7 @@ func (o *replayOptions) config() (replay.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		d, err := policies.Values{"x": val}.Parse("x")
+		d, err := duration.ParseNS(val)
 		if err != nil || d < 100_000 || d > 100_000_000 {
 			// kernel/sched/syscalls.c v6.12 clamps sched_attr.sched_runtime
 			// to 0.1-100 ms; a value outside is refused, not clamped.
@@ -411,6 +414,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", o.input)
 	}
 	printWarnings(errw, src.Meta())
+	if specs, err = withTopology(specs, o.topology, src.Meta(), errw); err != nil {
+		return err
+	}
 	if err := replay.CheckConfig(m, cfg); err != nil {
 		return usageErrorf("%w", err)
 	}

@@ -78,6 +78,8 @@ All times inside are nanoseconds; every printed number carries its unit.`,
 	readOptions = trace.ReadOptions{}
 	root.PersistentFlags().BoolVar(&readOptions.Lenient, "lenient", false,
 		"count malformed lines of text traces and broken trace.dat pages as warnings instead of failing")
+	root.PersistentFlags().IntVar(&readOptions.Decoders, "decoders", 0,
+		"goroutines decoding a perf.data file ahead of the reader (0: from the CPU count, none below 4; -1: none)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if c == c.Root() {
 			return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}

@@ -281,10 +281,10 @@ func (f *timehistFailing) Next() (trace.Event, error) {
 
 // A read error ends the view with that error after every event before it
 // has been accounted and printed (the events travel through the
-// prefetching goroutine in batches of 1024, see trace.Prefetch).
+// prefetching goroutine in batches of 4096, see trace.Prefetch).
 func TestTimehistReadError(t *testing.T) {
 	var evs []trace.Event
-	for i := 0; i < 3*1024+7; i++ { // three of trace.Prefetch's batches and a part
+	for i := 0; i < 3*4096+7; i++ { // three of trace.Prefetch's batches and a part
 		evs = append(evs, timehistSw(int64(i+1)*1000, 0, trace.TID(10+i%2*10), trace.StateRunning, trace.TID(20-i%2*10)))
 	}
 	cut := errors.New("perf.data: truncated record at offset 99")

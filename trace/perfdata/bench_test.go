@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"testing"
@@ -18,7 +19,7 @@ func BenchmarkReader(b *testing.B) {
 		if err != nil {
 			b.Skip(err)
 		}
-		benchRead(b, func() io.Reader { return bytes.NewReader(data) })
+		benchRead(b, 0, func() io.Reader { return bytes.NewReader(data) })
 	})
 	b.Run("big", func(b *testing.B) {
 		path := os.Getenv("TRACEVIEW_BIG_PERFDATA")
@@ -30,16 +31,22 @@ func BenchmarkReader(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer f.Close()
-		benchRead(b, func() io.Reader {
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				b.Fatal(err)
-			}
-			return f
-		})
+		// Serial, and with decoding goroutines (parallel.go).
+		for _, n := range []int{-1, 1, 2} {
+			b.Run(fmt.Sprintf("decoders=%d", n), func(b *testing.B) {
+				benchRead(b, n, func() io.Reader {
+					if _, err := f.Seek(0, io.SeekStart); err != nil {
+						b.Fatal(err)
+					}
+					return f
+				})
+			})
+		}
 	})
 }
 
-func benchRead(b *testing.B, open func() io.Reader) {
+// benchRead reads whole files with Reader.Decoders = decoders.
+func benchRead(b *testing.B, decoders int, open func() io.Reader) {
 	b.ReportAllocs()
 	var events int
 	for b.Loop() {
@@ -47,6 +54,7 @@ func benchRead(b *testing.B, open func() io.Reader) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		r.Decoders = decoders
 		for {
 			_, err := r.Next()
 			if err == io.EOF {
@@ -57,6 +65,7 @@ func benchRead(b *testing.B, open func() io.Reader) {
 			}
 			events++
 		}
+		r.Close()
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")

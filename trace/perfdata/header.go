@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/tpformat"
@@ -34,6 +35,7 @@ const (
 	featNrCPUs      = 7
 	featCmdline     = 11
 	featEventDesc   = 12
+	featCache       = 20
 	featSampleTime  = 21
 	featClockID     = 23
 	featCompressed  = 27
@@ -283,6 +285,8 @@ func (r *Reader) applyFeature(bit int, b []byte) error {
 	case featClockID:
 		// u64 clockid resolution... the clock itself is in attr.clockid;
 		// perf's default is its local_clock.
+	case featCache:
+		m.LLCs = parseCaches(c)
 	case featCompressed:
 		// u32 version, type, level, ratio, mmap_len: the records say it all.
 	}
@@ -312,7 +316,7 @@ var featureNames = map[int]string{
 	featNrCPUs: "nrcpus", 8: "cpudesc", 9: "cpuid", 10: "total_mem",
 	featCmdline: "cmdline", featEventDesc: "event_desc", 13: "cpu_topology",
 	14: "numa_topology", 15: "branch_stack", 16: "pmu_mappings", 17: "group_desc",
-	18: "auxtrace", 19: "stat", 20: "cache", featSampleTime: "sample_time",
+	18: "auxtrace", 19: "stat", featCache: "cache", featSampleTime: "sample_time",
 	22: "mem_topology", featClockID: "clockid", 24: "dir_format", 25: "bpf_prog_info",
 	26: "bpf_btf", featCompressed: "compressed", 28: "cpu_pmu_caps", 29: "clock_data",
 	30: "hybrid_topology", 31: "pmu_caps",
@@ -433,4 +437,44 @@ func (a *attr) displayName() string {
 		return a.name
 	}
 	return fmt.Sprintf("attr%d(type %d, config %#x)", a.index, a.typ, a.config)
+}
+
+// parseCaches reads HEADER_CACHE (tools/perf/util/header.c write_cache,
+// process_cache): u32 version 1, u32 count, then per cache u32 level,
+// line size, sets and ways, and the strings type ("Data", "Instruction",
+// "Unified"), size ("32768K") and map (the CPUs sharing it, "0-1", from
+// sysfs shared_cpu_list). It returns the maps of the highest level's data
+// or unified caches, in file order without repeats: the CPU sets that share
+// a last-level cache. Another version gives nil (unknown).
+func parseCaches(c *cursor) []string {
+	if c.u32() != 1 {
+		return nil
+	}
+	n := c.u32()
+	if uint64(n)*28 > uint64(len(c.b)) {
+		c.fail()
+		return nil
+	}
+	var maps []string
+	top := uint32(0)
+	for i := uint32(0); i < n && c.err == nil; i++ {
+		level := c.u32()
+		c.u32() // line_size
+		c.u32() // sets
+		c.u32() // ways
+		typ, _, m := c.str(), c.str(), c.str()
+		if typ == "Instruction" || c.err != nil {
+			continue
+		}
+		if level > top {
+			top, maps = level, nil
+		}
+		if level == top && !slices.Contains(maps, m) {
+			maps = append(maps, m)
+		}
+	}
+	if c.err != nil {
+		return nil
+	}
+	return maps
 }

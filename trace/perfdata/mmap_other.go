@@ -10,3 +10,5 @@ func mapSection(*os.File, int64, int64) ([]byte, int, bool) { return nil, 0, fal
 func unmapSection([]byte) {}
 
 func dropMapped(_ []byte, from, _ int) int { return from }
+
+func populateMapped(_ []byte, from, _ int) int { return from }

@@ -77,6 +77,10 @@ type Stats struct {
 // trace.Source.
 type Reader struct {
 	MaxPending int // reordering window bound; DefaultMaxPending unless set before the first Next
+	// Decoders is how many goroutines decode samples of a mapped file
+	// ahead of the reader (parallel.go): 0 chooses from GOMAXPROCS
+	// (none below 4 CPUs), -1 none. Set it before the first Next.
+	Decoders int
 
 	br  *bufio.Reader
 	pre *prefetch
@@ -84,8 +88,8 @@ type Reader struct {
 	// see mapSection), read at mpos up to mend, its pages released
 	// behind the reader up to mdrop; nil when the data is read through
 	// br.
-	mm                []byte
-	mpos, mend, mdrop int
+	mm                      []byte
+	mpos, mend, mdrop, mpop int
 	// ahead holds the events Next read ahead from a mapped file: evs[i:]
 	// are still to be returned (by Next or NextBatch).
 	ahead struct {
@@ -98,12 +102,9 @@ type Reader struct {
 	pipe    bool
 	meta    *trace.Meta
 
-	attrs   []*attr
-	byID    map[uint64]*attr
-	idCache [64]struct {
-		id uint64
-		a  *attr
-	}
+	attrs          []*attr
+	byID           map[uint64]*attr
+	idCache        idCache
 	descs          []eventDesc
 	formats        map[int]*tpformat.Format
 	decoders       map[int]*tpformat.SchedDecoder // by format ID
@@ -136,6 +137,13 @@ type Reader struct {
 	cpuPrint []eventPrint // the last record of each CPU (duplicate check)
 	stats    Stats
 	decomp   *decompressor
+	// pd decodes samples of the mapped data section ahead on other
+	// goroutines (parallel.go); recPos is the mapping position of the
+	// record being handled, -1 when it is not in the mapping.
+	pd         *predecoder
+	pdStarted  bool
+	recPos     int
+	predecoded uint64 // samples the goroutines decoded (for the tests)
 }
 
 // NewReader reads the header of a perf.data stream and, in file mode, its
@@ -332,7 +340,7 @@ func (r *Reader) readFileHeader(ra interface {
 		if err := section("feature "+featureName(bit), off, n); err != nil {
 			return err
 		}
-		if _, known := featureNames[bit]; !known || bit == 2 || bit == 13 || bit == 14 || bit == 20 || bit == 22 {
+		if _, known := featureNames[bit]; !known || bit == 2 || bit == 13 || bit == 14 || bit == 22 {
 			continue // not needed
 		}
 		b := make([]byte, n)
@@ -369,10 +377,7 @@ func (r *Reader) addAttr(a *attr) {
 	for _, id := range a.ids {
 		r.byID[id] = a
 	}
-	r.idCache = [64]struct {
-		id uint64
-		a  *attr
-	}{}
+	r.idCache = idCache{}
 	r.resolveAttrs()
 }
 
@@ -385,6 +390,7 @@ func (r *Reader) Stats() *Stats { return &r.stats }
 // Close releases the reader (and the temporary copy of a piped file-mode
 // input). It does not close the input.
 func (r *Reader) Close() error {
+	r.stopPredecode() // before the mapping goes
 	r.decomp.close()
 	r.decomp = nil
 	r.pre.stop()
@@ -520,6 +526,10 @@ func (r *Reader) next(dst *trace.Event) error {
 	if r.MaxPending <= 0 {
 		r.MaxPending = DefaultMaxPending
 	}
+	if !r.pdStarted {
+		r.pdStarted = true
+		r.startPredecode()
+	}
 	for {
 		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.q.minTime() <= r.flushLimit) {
 			if r.forced > 0 {
@@ -571,6 +581,7 @@ func (r *Reader) truncated(what string) {
 
 // step reads and handles one record; io.EOF at the end sets r.eof.
 func (r *Reader) step() error {
+	r.recPos = -1
 	if r.decomp != nil {
 		rec, ok, err := r.decomp.next(r)
 		if err != nil {
@@ -586,11 +597,18 @@ func (r *Reader) step() error {
 		size := int(r.end.Uint16(r.mm[r.mpos+6:]))
 		if size >= 8 && r.mend-r.mpos >= size {
 			rec, off := r.mm[r.mpos:r.mpos+size], r.off
+			r.recPos = r.mpos
 			r.off += int64(size)
 			r.stats.Bytes += int64(size)
 			r.mpos += size
-			if r.mpos-r.mdrop >= dropEvery {
+			if r.mpos >= r.mpop {
 				r.mdrop = dropMapped(r.mm, r.mdrop, r.mpos-size)
+				r.mpop = r.mpos + dropEvery
+				if r.pd == nil {
+					// (The decoding goroutines run ahead and map the
+					// pages as they read them.)
+					populateMapped(r.mm, r.mpos, r.mpop)
+				}
 			}
 			return r.handle(rec, off)
 		}
@@ -657,6 +675,10 @@ func (r *Reader) peek(n int) ([]byte, error) {
 func (r *Reader) handle(rec []byte, off int64) error {
 	o := r.end
 	typ := o.Uint32(rec)
+	if r.pd != nil && !parallelSafe(typ) {
+		// The record may change what the decoding goroutines read.
+		r.stopPredecode()
+	}
 	if typ <= maxUserRecord {
 		r.stats.Records[typ]++
 	} else {

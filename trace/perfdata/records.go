@@ -6,6 +6,20 @@ import "github.com/traceview/traceview/trace"
 // IDENTIFIER (first u64) or ID (at the position the first attribute's
 // sample_type gives), or the only attribute.
 func (r *Reader) attrOfSample(rec []byte) *attr {
+	return r.attrOfSampleCached(rec, &r.idCache)
+}
+
+// idCache is a small direct-mapped cache of sample ids to attributes
+// (ids are handed out sequentially, one per attr and CPU), in front of the
+// map byID.
+type idCache [64]struct {
+	id uint64
+	a  *attr
+}
+
+// attrOfSampleCached is attrOfSample through the cache c: the reader's own,
+// or a decoding goroutine's (parallel.go).
+func (r *Reader) attrOfSampleCached(rec []byte, c *idCache) *attr {
 	if len(r.attrs) == 1 {
 		return r.attrs[0]
 	}
@@ -25,13 +39,15 @@ func (r *Reader) attrOfSample(rec []byte) *attr {
 	if pos+8 > len(rec) {
 		return nil
 	}
-	return r.attrByID(r.end.Uint64(rec[pos:]))
+	return r.attrByIDCached(r.end.Uint64(rec[pos:]), c)
 }
 
-// attrByID looks a sample id up through a small direct-mapped cache (ids
-// are handed out sequentially, one per attr and CPU) in front of the map.
-func (r *Reader) attrByID(id uint64) *attr {
-	e := &r.idCache[id%uint64(len(r.idCache))]
+// attrByID looks a sample id up through the reader's idCache in front of
+// the map.
+func (r *Reader) attrByID(id uint64) *attr { return r.attrByIDCached(id, &r.idCache) }
+
+func (r *Reader) attrByIDCached(id uint64, c *idCache) *attr {
+	e := &c[id%uint64(len(c))]
 	if e.a != nil && e.id == id {
 		return e.a
 	}
@@ -53,6 +69,21 @@ func popcount(x uint64) int {
 // sample decodes a PERF_RECORD_SAMPLE up to its RAW field (the fields after
 // RAW are not needed); the layout is include/uapi/linux/perf_event.h's.
 func (r *Reader) sample(rec []byte, off int64) error {
+	if r.pd != nil && r.recPos >= 0 {
+		if s := r.pd.take(r.recPos); s != nil {
+			// Decoded by a worker (parallel.go): the rest as below.
+			r.predecoded++
+			s.a.samples++
+			if r.skip[s.ev.Kind] {
+				r.skipped(s.pid, s.tid, s.ev.Time, true)
+				return nil
+			}
+			ev := r.q.slot()
+			*ev = s.ev
+			r.sampled(s.a, ev, s.pid, s.tid, true, nil)
+			return nil
+		}
+	}
 	a := r.attrOfSample(rec)
 	if a == nil {
 		r.meta.Warnings.Add("unknown-sample-id", "perf.data: sample at offset %d with an unknown sample id skipped", off)
@@ -85,14 +116,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		}
 	}
 	if r.skip[a.dec.Kind] {
-		// Left out at the consumer's request (SkipKinds): keep only what
-		// the reader itself learns from the sample.
-		if tid >= 0 {
-			r.learnPID(trace.TID(tid), trace.PID(pid))
-		}
-		if hasTime && t > r.maxTime {
-			r.maxTime = t
-		}
+		r.skipped(pid, tid, t, hasTime)
 		return nil
 	}
 	ev := r.q.slot()
@@ -104,6 +128,28 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	}
 	if tid >= 0 {
 		ev.CurTID, ev.CurPID = trace.TID(tid), trace.PID(pid)
+	}
+	r.sampled(a, ev, pid, tid, hasTime, chain)
+	return nil
+}
+
+// skipped is what the reader learns from a sample of a kind the consumer
+// asked to leave out (SkipKinds): its task's pid and its time.
+func (r *Reader) skipped(pid, tid int32, t int64, hasTime bool) {
+	if tid >= 0 {
+		r.learnPID(trace.TID(tid), trace.PID(pid))
+	}
+	if hasTime && t > r.maxTime {
+		r.maxTime = t
+	}
+}
+
+// sampled finishes the event ev of a sample, decoded into its queue slot
+// (with CurTID and CurPID set from the sample's tid and pid when tid >= 0),
+// and queues it: the pids learned from and filled in by earlier records,
+// the callchain.
+func (r *Reader) sampled(a *attr, ev *trace.Event, pid, tid int32, hasTime bool, chain []byte) {
+	if tid >= 0 {
 		r.learnPID(ev.CurTID, ev.CurPID)
 	} else {
 		// The kernel reports tid -1 (and pid -1 once its whole process is
@@ -124,7 +170,6 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	}
 	r.fillPIDs(ev)
 	r.queue(ev, hasTime)
-	return nil
 }
 
 // The callchain context markers of include/uapi/linux/perf_event.h

@@ -11,11 +11,12 @@ func init() {
 		Name:        "perf.data",
 		Description: "perf record / perf sched record output (file or pipe mode, either byte order)",
 		Detect:      Detect,
-		Open: func(r io.Reader, _ trace.ReadOptions) (trace.Source, error) {
+		Open: func(r io.Reader, opts trace.ReadOptions) (trace.Source, error) {
 			rd, err := NewReader(r)
 			if err != nil {
 				return nil, err
 			}
+			rd.Decoders = opts.Decoders
 			return rd, nil
 		},
 	})
