@@ -398,17 +398,23 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 // runRaw runs the drain until ctx is done and the buffers are empty,
 // calling consume with each batch in the order read; consume says whether
 // it kept the batch, else the batch is reused. An error from consume or
-// the drain stops it.
+// the drain stops it. It returns only after the drain goroutine has
+// stopped reading the perf buffers, so that Close may unmap them (an early
+// return on a consume error let a CI run fault in perfRing.read).
 func (c *Capture) runRaw(ctx context.Context, consume func(*batch) (kept bool, err error)) error {
 	batches := make(chan *batch, maxBatches)
 	free := make(chan *batch, maxFree)
 	drainErr := make(chan error, 1)
 	stop := make(chan struct{})
 	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
-	defer close(stop)
 	for b := range batches {
 		kept, err := consume(b)
 		if err != nil {
+			close(stop)
+			for range batches {
+				// the drain's last batches: dropped, it is stopping
+			}
+			<-drainErr
 			return err
 		}
 		if kept {
@@ -420,6 +426,7 @@ func (c *Capture) runRaw(ctx context.Context, consume func(*batch) (kept bool, e
 		default:
 		}
 	}
+	close(stop)
 	return <-drainErr
 }
 
@@ -459,6 +466,11 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 	send := func() bool {
 		if len(cur.recs) == 0 && len(cur.losses) == 0 && cur.watermark == 0 {
 			return true
+		}
+		select {
+		case <-stop: // the consumer has stopped: it takes no more batches
+			return false
+		default:
 		}
 		select {
 		case batches <- cur:
