@@ -14,6 +14,7 @@ import (
 	"time"
 
 	cilium "github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
@@ -273,6 +274,12 @@ func setVars(spec *cilium.CollectionSpec, opts Options) error {
 	}
 	if err := set("thread_size", threadSize()); err != nil {
 		return err
+	}
+	if features.HaveProgramHelper(cilium.Kprobe, asm.FnTaskPtRegs) == nil {
+		// Offered to every tracing program type alike (tp_btf included).
+		if err := set("have_task_pt_regs", uint32(1)); err != nil {
+			return err
+		}
 	}
 	if opts.Stacks {
 		if err := set("want_stacks", uint32(1)); err != nil {
