@@ -14,6 +14,7 @@ import (
 	"time"
 
 	cilium "github.com/cilium/ebpf"
+	"github.com/cilium/ebpf/asm"
 	"github.com/cilium/ebpf/btf"
 	"github.com/cilium/ebpf/features"
 	"github.com/cilium/ebpf/link"
@@ -274,6 +275,12 @@ func setVars(spec *cilium.CollectionSpec, opts Options) error {
 	if err := set("thread_size", threadSize()); err != nil {
 		return err
 	}
+	if features.HaveProgramHelper(cilium.Kprobe, asm.FnTaskPtRegs) == nil {
+		// Offered to every tracing program type alike (tp_btf included).
+		if err := set("have_task_pt_regs", uint32(1)); err != nil {
+			return err
+		}
+	}
 	if opts.Stacks {
 		if err := set("want_stacks", uint32(1)); err != nil {
 			return err
@@ -509,26 +516,30 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 			busiest = max(busiest, r.snapshot())
 			done[i] = false
 		}
-		// The rings are read in turns of a batch each, so that their
-		// marks, and with them the watermark, advance together.
-		for left := len(done); left > 0; {
-			for i, r := range c.rings.rings {
-				if done[i] {
-					continue
-				}
-				ri = i
-				fin, err := r.read(batchBytes, sample, func(n uint64) { c.addLost(cur, r.cpu, n) })
-				if err == errStopped {
-					return nil
-				}
-				if err != nil {
-					return fmt.Errorf("read perf buffer: %w", err)
-				}
-				if fin {
-					done[i] = true
-					marks[i] = max(marks[i], began)
-					left--
-				}
+		// A batch at a time from the ring whose mark is the least, so
+		// that the marks, and with them the watermark, advance together
+		// in time. Turns of a batch each did not: a CPU writing half as
+		// many records a second covers twice the time in a batch, and
+		// under stress-ng --switch 4 its events waited in the assembler
+		// for the other CPU's (bench/capture/soak.sh: 28 MB of decoded
+		// events in the reorder buffer, the recorder's heap 64 MB).
+		for {
+			i := laggingRing(marks, done)
+			if i < 0 {
+				break
+			}
+			ri = i
+			r := c.rings.rings[i]
+			fin, err := r.read(batchBytes, sample, func(n uint64) { c.addLost(cur, r.cpu, n) })
+			if err == errStopped {
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("read perf buffer: %w", err)
+			}
+			if fin {
+				done[i] = true
+				marks[i] = max(marks[i], began)
 			}
 		}
 		cur.watermark = watermark()
@@ -564,6 +575,18 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 			return nil
 		}
 	}
+}
+
+// laggingRing returns the ring not done whose mark is the least (the
+// lowest-numbered of equal ones), -1 when every ring is done.
+func laggingRing(marks []int64, done []bool) int {
+	i := -1
+	for j := range marks {
+		if !done[j] && (i < 0 || marks[j] < marks[i]) {
+			i = j
+		}
+	}
+	return i
 }
 
 // addLost counts n records lost on cpu and notes the loss in b.

@@ -150,6 +150,7 @@ const (
 	schedVarCpuMask                = "cpu_mask"
 	schedVarEnabled                = "enabled"
 	schedVarFilterCpus             = "filter_cpus"
+	schedVarHaveTaskPtRegs         = "have_task_pt_regs"
 	schedVarThreadSize             = "thread_size"
 	schedVarUnusedRecord           = "unused_record"
 	schedVarUnusedRecordExt        = "unused_record_ext"
@@ -247,6 +248,7 @@ type schedVariableSpecs struct {
 	CpuMask          *ebpf.VariableSpec `ebpf:"cpu_mask"`
 	Enabled          *ebpf.VariableSpec `ebpf:"enabled"`
 	FilterCpus       *ebpf.VariableSpec `ebpf:"filter_cpus"`
+	HaveTaskPtRegs   *ebpf.VariableSpec `ebpf:"have_task_pt_regs"`
 	ThreadSize       *ebpf.VariableSpec `ebpf:"thread_size"`
 	UnusedRecord     *ebpf.VariableSpec `ebpf:"unused_record"`
 	UnusedRecordExt  *ebpf.VariableSpec `ebpf:"unused_record_ext"`
@@ -306,6 +308,7 @@ type schedVariables struct {
 	CpuMask          *ebpf.Variable `ebpf:"cpu_mask"`
 	Enabled          *ebpf.Variable `ebpf:"enabled"`
 	FilterCpus       *ebpf.Variable `ebpf:"filter_cpus"`
+	HaveTaskPtRegs   *ebpf.Variable `ebpf:"have_task_pt_regs"`
 	ThreadSize       *ebpf.Variable `ebpf:"thread_size"`
 	UnusedRecord     *ebpf.Variable `ebpf:"unused_record"`
 	UnusedRecordExt  *ebpf.Variable `ebpf:"unused_record_ext"`

@@ -35,7 +35,8 @@ const (
 //     PerfettoCPUPid) with a complete ("X") slice per task run, named by the
 //     task's comm, args tid/pid;
 //   - one track per task (its real pid/tid, named by its comm) with its
-//     states as slices: Running (args cpu), Runnable (preempted) or
+//     states as slices: Running (args cpu, and cgroup, the path of the
+//     task's cgroup when the trace says it: Meta.Cgroups, else "id N"), Runnable (preempted) or
 //     Runnable (woken) (args waker: "comm:tid", or "<irq>" for a wakeup in
 //     interrupt context), Sleeping, Uninterruptible, or the
 //     kernel's other state letter (e.g. "Idle (I)");
@@ -75,6 +76,9 @@ func WritePerfetto(w io.Writer, src trace.Source, opts ExportOptions) error {
 			switch {
 			case iv.State == schedule.StateRunning:
 				name, args = PerfettoRunning, `"cpu":`+strconv.Itoa(int(iv.CPU))
+				if t.Cgroup != 0 {
+					args += `,"cgroup":` + pw.quoteCached(cgroupName(src.Meta(), t.Cgroup))
+				}
 			case iv.State == schedule.StateRunnable && iv.Cause == schedule.CausePreempted:
 				name = PerfettoRunnablePreempted
 			case iv.State == schedule.StateRunnable:
@@ -137,6 +141,16 @@ func WritePerfetto(w io.Writer, src trace.Source, opts ExportOptions) error {
 		return pw.err
 	}
 	return bw.Flush()
+}
+
+// cgroupName is cgroup id's path in m's table, "id N" when it is absent.
+func cgroupName(m *trace.Meta, id uint64) string {
+	if m != nil {
+		if p, ok := m.Cgroups[id]; ok {
+			return p
+		}
+	}
+	return "id " + strconv.FormatUint(id, 10)
 }
 
 func perfettoPid(t *schedule.Task) int64 {

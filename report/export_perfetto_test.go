@@ -136,3 +136,42 @@ func TestWritePerfettoEscapes(t *testing.T) {
 		t.Errorf("slices (-want +got):\n%s", d)
 	}
 }
+
+// TestWritePerfettoCgroup (issue 14 item 2): a Running slice carries the
+// task's cgroup (the last switch-out that said one) as its cgroup arg,
+// the path of Meta.Cgroups or "id N" for an id the table lacks; a task
+// whose cgroup is not known has none.
+func TestWritePerfettoCgroup(t *testing.T) {
+	evs := gScenario()
+	for i := range evs {
+		if evs[i].Kind == trace.KindSwitch {
+			switch evs[i].TID {
+			case 10:
+				evs[i].Cgroup = 7
+			case 20:
+				evs[i].Cgroup = 99
+			}
+		}
+	}
+	meta := &trace.Meta{Cgroups: map[uint64]string{7: "/system.slice/a.service"}}
+	var buf bytes.Buffer
+	if err := WritePerfetto(&buf, trace.NewSliceSource(evs, meta), ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]any{} // "pid/tid start" of each Running slice -> its cgroup arg
+	for _, e := range gDecodePerfetto(t, buf.Bytes()) {
+		if e.Ph == "X" && e.Name == PerfettoRunning {
+			got[fmt.Sprintf("%d/%d %g", e.Pid, e.Tid, e.Ts)] = []any{e.Args["cgroup"]}
+		}
+	}
+	// The hand scenario's Running slices (see TestWritePerfettoHand); a
+	// slice's cgroup is the task's as of its end, its switch-out.
+	want := map[string][]any{
+		"10/10 0": {"/system.slice/a.service"}, "10/10 500": {"/system.slice/a.service"},
+		"20/20 0": {"id 99"}, "20/20 1000": {"id 99"},
+		"30/30 300": {nil},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("cgroup args of the Running slices (-want +got):\n%s", d)
+	}
+}

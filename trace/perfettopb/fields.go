@@ -22,6 +22,21 @@ const (
 	fPacketSequenceFlags   = 13 // optional uint32 sequence_flags = 13
 	seqIncrementalCleared  = 1  // SEQ_INCREMENTAL_STATE_CLEARED
 	fPacketFirstOnSequence = 87 // optional bool first_packet_on_sequence = 87
+	fPacketTrackDescriptor = 60 // TrackDescriptor track_descriptor = 60
+)
+
+// protos/perfetto/trace/track_event/track_descriptor.proto (TrackDescriptor),
+// process_descriptor.proto (ProcessDescriptor) and thread_descriptor.proto
+// (ThreadDescriptor): the tracks that carry each task's cgroup.
+const (
+	fTrackUUID         = 1  // optional uint64 uuid = 1
+	fTrackProcess      = 3  // optional ProcessDescriptor process = 3
+	fTrackThread       = 4  // optional ThreadDescriptor thread = 4
+	fTrackDescription  = 14 // optional string description = 14 (the UI's help popup of the track)
+	fProcessDescPid    = 1  // ProcessDescriptor.pid = 1
+	fProcessDescLabels = 8  // ProcessDescriptor.process_labels = 8 (repeated string; trace processor: process args)
+	fThreadDescPid     = 1  // ThreadDescriptor.pid = 1
+	fThreadDescTid     = 2  // ThreadDescriptor.tid = 2
 )
 
 // protos/perfetto/trace/clock_snapshot.proto: message ClockSnapshot and

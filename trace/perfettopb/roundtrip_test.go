@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/traceview/traceview/internal/testtraces"
@@ -321,4 +322,163 @@ func TestWakeupFromIRQ(t *testing.T) {
 			t.Errorf("compact %v: FromIRQ read back %v, want 10: yes, 11: unknown", compact, got)
 		}
 	}
+}
+
+// TestCgroupTracks (issue 14 item 2): each task's cgroup, from the
+// Cgroup of its sched_switches resolved through Meta.Cgroups, is written
+// as the description of its thread's TrackDescriptor and, for each
+// process, in the process_labels of its ProcessDescriptor (its main
+// thread's cgroup). The test decodes the written protobuf itself.
+func TestCgroupTracks(t *testing.T) {
+	procOf := map[trace.TID]trace.PID{0: 0, 10: 10, 11: 10, 12: 12, 13: 13}
+	sw := func(ns int64, tid, pid trace.TID, next trace.TID, cg uint64) trace.Event {
+		e := trace.NewEvent(ns, 0, trace.KindSwitch)
+		e.TID, e.PID, e.Comm, e.Prio, e.CurTID = tid, trace.PID(pid), "t", 120, tid
+		e.NextTID, e.NextPID, e.NextComm, e.NextPrio = next, procOf[next], "n", 120
+		e.Cgroup = cg
+		return e
+	}
+	evs := []trace.Event{
+		sw(1000, 10, 10, 11, 7), // process 10, main thread, cgroup 7
+		sw(2000, 11, 10, 12, 7), // its second thread
+		sw(3000, 12, 12, 0, 99), // process 12 in a cgroup the capture could not resolve
+		sw(4000, 0, 0, 10, 1),   // the idle task: no track
+		sw(5000, 10, 10, 13, 8), // process 10 moved: the latest cgroup counts
+		sw(6000, 13, 13, 0, 0),  // no cgroup said: no track
+	}
+	meta := &trace.Meta{NrCPUs: 1, Cgroups: map[uint64]string{1: "/", 7: "/system.slice/a.service", 8: "/b"}}
+	var buf bytes.Buffer
+	if _, err := perfettopb.Write(&buf, trace.NewSliceSource(evs, meta), perfettopb.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	threads := map[int64]string{}  // tid -> description
+	threadPid := map[int64]int64{} // tid -> pid
+	procs := map[int64][]string{}  // pid -> process_labels
+	uuids := map[uint64]bool{}
+	for _, pkt := range fields(t, buf.Bytes(), 1) {
+		for _, td := range fields(t, pkt, 60) { // TracePacket.track_descriptor
+			var uuid uint64
+			var desc string
+			var th, pd []byte
+			eachField(t, td, func(num protowire.Number, v uint64, b []byte) {
+				switch num {
+				case 1:
+					uuid = v
+				case 14:
+					desc = string(b)
+				case 4:
+					th = b
+				case 3:
+					pd = b
+				}
+			})
+			if uuid == 0 || uuids[uuid] {
+				t.Errorf("track uuid %d: zero or repeated", uuid)
+			}
+			uuids[uuid] = true
+			switch {
+			case th != nil:
+				var pid, tid int64 = -1, -1
+				eachField(t, th, func(num protowire.Number, v uint64, _ []byte) {
+					switch num {
+					case 1:
+						pid = int64(v)
+					case 2:
+						tid = int64(v)
+					}
+				})
+				threads[tid], threadPid[tid] = desc, pid
+			case pd != nil:
+				var pid int64 = -1
+				var labels []string
+				eachField(t, pd, func(num protowire.Number, v uint64, b []byte) {
+					switch num {
+					case 1:
+						pid = int64(v)
+					case 8:
+						labels = append(labels, string(b))
+					}
+				})
+				procs[pid] = labels
+			default:
+				t.Errorf("track %d: neither thread nor process", uuid)
+			}
+		}
+	}
+	wantThreads := map[int64]string{10: "cgroup=/b", 11: "cgroup=/system.slice/a.service", 12: "cgroup=id 99"}
+	if diff := cmp.Diff(wantThreads, threads); diff != "" {
+		t.Errorf("thread track descriptions (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[int64]int64{10: 10, 11: 10, 12: 12}, threadPid); diff != "" {
+		t.Errorf("thread track pids (-want +got):\n%s", diff)
+	}
+	wantProcs := map[int64][]string{10: {"cgroup=/b"}, 12: {"cgroup=id 99"}}
+	if diff := cmp.Diff(wantProcs, procs); diff != "" {
+		t.Errorf("process labels (-want +got):\n%s", diff)
+	}
+	// The reader still reads the events (it skips the track descriptors).
+	back, err := trace.ReadAll(open(t, "cgroup.pftrace", buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countKind(back, trace.KindSwitch); n != len(evs) {
+		t.Errorf("read back %d switches, want %d", n, len(evs))
+	}
+}
+
+// fields returns the length-delimited values of field num of msg.
+func fields(t *testing.T, msg []byte, num protowire.Number) [][]byte {
+	t.Helper()
+	var out [][]byte
+	eachField(t, msg, func(n protowire.Number, _ uint64, b []byte) {
+		if n == num && b != nil {
+			out = append(out, b)
+		}
+	})
+	return out
+}
+
+// eachField calls fn with each field of msg: its varint value, or its
+// bytes when length-delimited.
+func eachField(t *testing.T, msg []byte, fn func(num protowire.Number, v uint64, b []byte)) {
+	t.Helper()
+	for len(msg) > 0 {
+		num, typ, n := protowire.ConsumeTag(msg)
+		if n < 0 {
+			t.Fatalf("bad tag: %v", protowire.ParseError(n))
+		}
+		msg = msg[n:]
+		switch typ {
+		case protowire.VarintType:
+			v, n := protowire.ConsumeVarint(msg)
+			if n < 0 {
+				t.Fatalf("field %d: %v", num, protowire.ParseError(n))
+			}
+			fn(num, v, nil)
+			msg = msg[n:]
+		case protowire.BytesType:
+			b, n := protowire.ConsumeBytes(msg)
+			if n < 0 {
+				t.Fatalf("field %d: %v", num, protowire.ParseError(n))
+			}
+			fn(num, 0, b)
+			msg = msg[n:]
+		default:
+			n := protowire.ConsumeFieldValue(num, typ, msg)
+			if n < 0 {
+				t.Fatalf("field %d: %v", num, protowire.ParseError(n))
+			}
+			msg = msg[n:]
+		}
+	}
+}
+
+func countKind(evs []trace.Event, k trace.Kind) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == k {
+			n++
+		}
+	}
+	return n
 }

@@ -58,7 +58,7 @@ func Write(w io.Writer, src trace.Source, o Options) (Stats, error) {
 	defer os.Remove(spool.Name())
 	defer spool.Close()
 	pw := &writer{o: o, out: bufio.NewWriterSize(spool, 1<<16), tasks: trace.NewTasks(),
-		cpus: map[trace.CPU]*cpuBuf{}, ppid: map[trace.PID]trace.PID{}}
+		cpus: map[trace.CPU]*cpuBuf{}, ppid: map[trace.PID]trace.PID{}, cgroup: map[trace.TID]uint64{}}
 	first, last, n := int64(0), int64(0), 0
 	for {
 		e, err := src.Next()
@@ -86,7 +86,12 @@ func Write(w io.Writer, src trace.Source, o Options) (Stats, error) {
 		return pw.st, fmt.Errorf("perfetto: spool: %w", pw.err)
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	for _, p := range [][]byte{clockSnapshot(first), systemInfo(src.Meta()), pw.processTree(first)} {
+	meta := src.Meta()
+	for _, p := range [][]byte{clockSnapshot(first), systemInfo(meta), pw.processTree(first)} {
+		writePacket(bw, p)
+		pw.st.Packets++
+	}
+	for _, p := range pw.cgroupTracks(first, meta) {
 		writePacket(bw, p)
 		pw.st.Packets++
 	}
@@ -227,6 +232,9 @@ type writer struct {
 	cpus  map[trace.CPU]*cpuBuf
 	order []trace.CPU
 	ppid  map[trace.PID]trace.PID // process -> parent process, from forks
+	// cgroup is each task's cgroup id, from the latest sched_switch that
+	// switched it out with one (trace.Event.Cgroup).
+	cgroup map[trace.TID]uint64
 }
 
 func (w *writer) cpu(c trace.CPU) *cpuBuf {
@@ -250,6 +258,9 @@ func (w *writer) event(e *trace.Event) {
 		w.ppid[e.ChildPID] = e.PID
 	}
 	w.tasks.Observe(e)
+	if e.Kind == trace.KindSwitch && e.Cgroup != 0 && e.TID > 0 {
+		w.cgroup[e.TID] = e.Cgroup
+	}
 	if e.Kind == trace.KindLost {
 		w.lost(e)
 		return
@@ -576,6 +587,84 @@ func (w *writer) processTree(ts int64) []byte {
 		tree = appendMsg(tree, fTreeThreads, th)
 	}
 	return appendMsg(packet(ts), fPacketProcessTree, tree)
+}
+
+// Track uuids of the cgroup tracks: a thread's is threadTrack|tid, a
+// process's processTrack|pid (uuids are global to the trace; 0 is the
+// trace-global track).
+const (
+	threadTrack  = 1 << 40
+	processTrack = 2 << 40
+)
+
+// cgroupLabel is how a task's cgroup is written: "cgroup=" and its path
+// relative to the cgroup v2 mount (trace.Meta.Cgroups), or "cgroup=id N"
+// when the capture could not resolve the id.
+func cgroupLabel(id uint64, paths map[uint64]string) string {
+	if p, ok := paths[id]; ok {
+		return "cgroup=" + p
+	}
+	return fmt.Sprintf("cgroup=id %d", id)
+}
+
+// cgroupTracks returns one TrackDescriptor packet per task whose cgroup
+// the trace says (trace.Event.Cgroup of its sched_switches, the latest
+// one): a thread track (ThreadDescriptor pid, tid) whose description is
+// cgroupLabel, and for each process one process track (ProcessDescriptor
+// pid) with cgroupLabel of its main thread (else of its lowest-numbered
+// thread) in process_labels, which trace processor stores as an arg of
+// the process. A reused TID keeps its latest identity, as in the process
+// tree. Nil when no event carries a cgroup.
+func (w *writer) cgroupTracks(ts int64, m *trace.Meta) [][]byte {
+	if len(w.cgroup) == 0 {
+		return nil
+	}
+	var paths map[uint64]string
+	if m != nil {
+		paths = m.Cgroups
+	}
+	tids := make([]int, 0, len(w.cgroup))
+	for tid := range w.cgroup {
+		tids = append(tids, int(tid))
+	}
+	sort.Ints(tids)
+	pids := map[trace.PID]trace.TID{} // process -> the thread whose cgroup it gets
+	var out [][]byte
+	for _, tid := range tids {
+		id := w.cgroup[trace.TID(tid)]
+		pid := trace.PID(-1)
+		if t := w.tasks.Lookup(trace.TID(tid)); t != nil {
+			pid = t.PID
+		}
+		var th []byte
+		if pid > 0 {
+			th = appendInt(th, fThreadDescPid, int64(pid))
+			if cur, ok := pids[pid]; !ok || (trace.TID(pid) == trace.TID(tid) && cur != trace.TID(tid)) {
+				pids[pid] = trace.TID(tid)
+			}
+		}
+		th = appendInt(th, fThreadDescTid, int64(tid))
+		var td []byte
+		td = appendInt(td, fTrackUUID, threadTrack|int64(tid))
+		td = appendStr(td, fTrackDescription, cgroupLabel(id, paths))
+		td = appendMsg(td, fTrackThread, th)
+		out = append(out, appendMsg(packet(ts), fPacketTrackDescriptor, td))
+	}
+	ps := make([]int, 0, len(pids))
+	for pid := range pids {
+		ps = append(ps, int(pid))
+	}
+	sort.Ints(ps)
+	for _, pid := range ps {
+		var pd []byte
+		pd = appendInt(pd, fProcessDescPid, int64(pid))
+		pd = appendStr(pd, fProcessDescLabels, cgroupLabel(w.cgroup[pids[trace.PID(pid)]], paths))
+		var td []byte
+		td = appendInt(td, fTrackUUID, processTrack|int64(pid))
+		td = appendMsg(td, fTrackProcess, pd)
+		out = append(out, appendMsg(packet(ts), fPacketTrackDescriptor, td))
+	}
+	return out
 }
 
 // ftraceStats returns the END_OF_TRACE FtraceStats packet with each CPU's

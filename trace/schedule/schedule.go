@@ -1017,6 +1017,13 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 }
 
 func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
+	if e.Cgroup != 0 && e.TID > 0 {
+		// Before the run closes: a run is in the cgroup its switch-out
+		// says (the first run of a task too).
+		if t := b.tasks.Get(e.TID); t != nil && t.state != StateDead {
+			t.Cgroup = e.Cgroup
+		}
+	}
 	prevLast := int64(0)
 	if c != nil {
 		prevLast = c.lastSwitch

@@ -106,8 +106,12 @@ type Writer struct {
 func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	// SpeedFastest: on the shared traces files are 3-5 % larger than at
 	// SpeedDefault but writing costs half the CPU, which a live capture
-	// takes from the workload it measures.
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	// takes from the workload it measures. Each block is one frame of its
+	// own (EncodeAll), under 1 MiB raw, so a larger window finds no more
+	// matches; the default one (4 MiB at this level) made the encoder
+	// keep an 8 MiB history buffer, a sixth of a capture's memory limit.
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(1<<20))
 	if err != nil {
 		return nil, fmt.Errorf("traceview format: zstd: %w", err)
 	}
