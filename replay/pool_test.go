@@ -150,3 +150,30 @@ func TestPoolSpreadsRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolProducerMajority: a generator (task 0) that is itself woken 25
+// times, every time by worker 1 (pthread_join at the workers' exit, say),
+// ahead of its workers in task order, does not name the producer: workers
+// 1 and 2, each woken 25 times by task 0 and in sleep order 20 of 20 times,
+// vote for task 0, so they are a pool fed by task 0. (Before, the first
+// thread that passed MinPoolShare named the producer: task 1, and no pool
+// was found.)
+func TestPoolProducerMajority(t *testing.T) {
+	task := func(tid trace.TID, waker int) Task {
+		tk := Task{TID: tid, PID: 10, Comm: "srv", Parent: -1, Repeat: -1}
+		for k := 0; k < 25; k++ {
+			tk.Bursts = append(tk.Bursts, Burst{Len: 1000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: waker}})
+		}
+		tk.Bursts = append(tk.Bursts, Burst{Len: 1000, End: EndExit})
+		return tk
+	}
+	m := &Model{WorkloadRoot: -1, Tasks: []Task{task(10, 1), task(11, 0), task(12, 0)}}
+	x := &extractor{m: m, st: make([]ext, 3)}
+	for i := 1; i <= 2; i++ {
+		x.st[i].fifoN, x.st[i].fifoHit = 20, 20
+	}
+	x.inferPools()
+	if len(m.Pools) != 1 || m.Pools[0].Producer != 0 || len(m.Pools[0].Members) != 2 || m.Pools[0].Members[0] != 1 || m.Pools[0].Members[1] != 2 {
+		t.Fatalf("pools %+v, want one fed by task 0 with members 1 and 2", m.Pools)
+	}
+}
