@@ -149,23 +149,17 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	if cfg.HZ <= 0 {
 		cfg.HZ = 250
 	}
-	if cfg.IdleExit < 0 {
-		cfg.IdleExit = m.IdleExit
-	}
-	if cfg.WakePreempt < 0 {
-		cfg.WakePreempt = m.WakePreempt
-	}
-	if cfg.CtxSwitch < 0 {
-		cfg.CtxSwitch = m.SwitchCost
-	}
-	if cfg.RemoteWake < 0 {
-		cfg.RemoteWake = m.RemoteWakeCost
-	}
-	if cfg.RemoteWoken < 0 {
-		cfg.RemoteWoken = m.RemoteWokenCost
-	}
-	if cfg.IdleStart < 0 {
-		cfg.IdleStart = m.IdleStartCost
+	// -1: measured in the trace (Config).
+	for _, f := range []struct {
+		cfg      *int64
+		measured int64
+	}{
+		{&cfg.IdleExit, m.IdleExit}, {&cfg.WakePreempt, m.WakePreempt}, {&cfg.CtxSwitch, m.SwitchCost},
+		{&cfg.RemoteWake, m.RemoteWakeCost}, {&cfg.RemoteWoken, m.RemoteWokenCost}, {&cfg.IdleStart, m.IdleStartCost},
+	} {
+		if *f.cfg < 0 {
+			*f.cfg = f.measured
+		}
 	}
 	meta := &trace.Meta{Format: "replay", Hostname: m.Meta.Hostname, OSRelease: m.Meta.OSRelease, Arch: m.Meta.Arch,
 		Tool: "traceview replay --policy " + pol.Name(), NrCPUs: cfg.CPUs, NrCPUsAvail: cfg.CPUs, Clock: m.Meta.Clock,
