@@ -1,6 +1,10 @@
 package policies
 
-import "math"
+import (
+	"cmp"
+	"math"
+	"slices"
+)
 
 // SMP placement and load balancing shared by the fair-class policies (cfs,
 // eevdf), after kernel/sched/fair.c (Linux 5.10 to 6.18; the logic is the
@@ -24,8 +28,13 @@ import "math"
 //     pull (busiest - local)/2 tasks when the nr_running difference is at
 //     least 2 (calculate_imbalance, group_has_spare / migrate_task).
 //
-// Not modelled: PELT load and utilization (loads are weights of queued
-// tasks), SIS_UTIL, wake_wide, NUMA and SMT levels, misfit and asym packing.
+// eevdf (WA_PELT, on by default) adds what the kernel reads there since
+// PELT: wake_affine_weight on PELT loads with WA_BIAS (wakeAffineWeight),
+// wake_wide (wakeWide), and a busy CPU's periodic balance by load
+// (migratePELT); cfs keeps the queued weights of its eras.
+//
+// Not modelled: PELT utilization, SIS_UTIL, NUMA and SMT levels, misfit and
+// asym packing, task groups.
 
 // MigrationCost is sysctl_sched_migration_cost, 0.5 ms (kernel/sched/fair.c).
 const MigrationCost = 500_000
@@ -91,6 +100,83 @@ type fairSMP struct {
 	interval int64   // ns, the MC domain's min balance interval
 	llc      int     // CPUs per last-level cache (sd_llc span)
 	busyFact int64
+	// pelt, when set, gives WA_WEIGHT the PELT loads (wakeAffineWeight)
+	// instead of the queued weights.
+	pelt *pelt
+	// flips are the tasks' wakee flips (wakeWide), by task ID.
+	flips []wakeFlips
+}
+
+// wakeFlips is a task's wakee_flips and what record_wakee keeps with it.
+type wakeFlips struct {
+	flips   int
+	last    int   // task ID of the last wakee, -1
+	decayAt int64 // ns, wakee_flip_decay_ts
+}
+
+func (f *fairSMP) flipsOf(id int) *wakeFlips {
+	for len(f.flips) <= id {
+		f.flips = append(f.flips, wakeFlips{last: -1, decayAt: f.sim.Now()})
+	}
+	return &f.flips[id]
+}
+
+// wakeWide is record_wakee then wake_wide (kernel/sched/fair.c v6.18): the
+// waker's wakee_flips count the wakeups of another wakee than its last,
+// halved once a second has passed since the last halving; a wakeup is
+// "wide" (no wake_affine: the wakee stays on prev unless it is busy and
+// another is idle) when the smaller of the two tasks' flips is at least
+// the LLC size and the larger at least that many times the smaller: one
+// producer feeding many consumers. sd_llc_size is taken as the number of
+// simulated CPUs (the recording VM's two vCPUs share one L3, lscpu); on a
+// machine of several LLCs that overstates it.
+func (f *fairSMP) wakeWide(t, waker *Task) bool {
+	now := f.sim.Now()
+	w := f.flipsOf(waker.ID)
+	if now-w.decayAt > 1_000_000_000 {
+		w.flips >>= 1
+		w.decayAt = now
+	}
+	if w.last != t.ID {
+		w.last = t.ID
+		w.flips++
+	}
+	master, slave := w.flips, f.flipsOf(t.ID).flips
+	if master < slave {
+		master, slave = slave, master
+	}
+	factor := f.sim.NumCPUs()
+	return slave >= factor && master >= slave*factor
+}
+
+// WABiasPct is the WA_BIAS weight of prev's load in wake_affine_weight:
+// 100 + (imbalance_pct − 100)/2 with the MC domain's imbalance_pct 117
+// (sd_init, kernel/sched/topology.c v6.18), i.e. 108: the wakee moves to
+// the waker's CPU only when that is clearly the lighter one.
+const WABiasPct = 100 + (117-100)/2
+
+// wakeAffineWeight is wake_affine_weight (kernel/sched/fair.c v6.18) on
+// PELT loads: with a sync wakeup the waker's own load does not count on
+// its CPU (it is about to sleep), and this CPU wins if its load plus the
+// wakee's, ×100, is below prev's load without the wakee, ×WABiasPct (+1
+// for sync, so a tie stacks the wakee on the waker).
+func (f *fairSMP) wakeAffineWeight(t, waker *Task, this, prev int, sync bool) bool {
+	now := f.sim.Now()
+	thisLoad := f.pelt.load(this, now)
+	if sync {
+		cur := f.pelt.taskLoad(waker.ID, waker.Weight, now)
+		if cur > thisLoad {
+			return true
+		}
+		thisLoad -= cur
+	}
+	tl := f.pelt.taskLoad(t.ID, t.Weight, now)
+	thisEff := (thisLoad + tl) * 100
+	prevEff := (f.pelt.load(prev, now) - tl) * WABiasPct
+	if sync {
+		prevEff++
+	}
+	return thisEff < prevEff
 }
 
 func (f *fairSMP) init(s Sim, queued func(int) []*Task, load func(int) int64, llc int) {
@@ -133,7 +219,11 @@ func (f *fairSMP) selectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int
 	}
 	target := prev
 	shares := func(a, b int) bool { return a/f.llc == b/f.llc }
-	if waker != nil && !f.knobs.noAffine && waker.State == TaskRunning && t.Affinity.Has(waker.CPU) && waker.CPU != prev {
+	wide := false
+	if f.pelt != nil && waker != nil {
+		wide = f.wakeWide(t, waker)
+	}
+	if waker != nil && !wide && !f.knobs.noAffine && waker.State == TaskRunning && t.Affinity.Has(waker.CPU) && waker.CPU != prev {
 		this := waker.CPU
 		switch {
 		case f.idle(this) && shares(this, prev):
@@ -144,6 +234,10 @@ func (f *fairSMP) selectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int
 			target = this
 		case f.idle(prev):
 			target = prev
+		case f.pelt != nil:
+			if f.wakeAffineWeight(t, waker, this, prev, flags&WakeSync != 0) {
+				target = this
+			}
 		default:
 			// WA_WEIGHT: the lighter runqueue, counting the wakee.
 			if f.load(this)+t.Weight < f.load(prev) {
@@ -198,6 +292,14 @@ func (f *fairSMP) balance(cpu int, kind BalanceKind) {
 	}
 	local := f.sim.NrRunning(cpu)
 	if busiest < 0 || most < 2 {
+		return
+	}
+	if f.pelt != nil && local > 0 {
+		// A busy CPU pulls by load (calculate_imbalance: local fully busy
+		// or overloaded, migrate_load), whatever the task counts.
+		if kind != BalanceNewIdle {
+			f.migratePELT(cpu, busiest)
+		}
 		return
 	}
 	if most-local < 2 && !(kind == BalanceNewIdle && local == 0) {
@@ -360,6 +462,10 @@ func (f *fairSMP) pullBiased(cpu int, kind BalanceKind, lo, hi, idx int, need in
 // fits in it, so equal-weight tasks ping-pong every other balance, as the
 // kernel's three nice-0 hogs on two CPUs do.
 func (f *fairSMP) migrateLoad(cpu, busiest int) {
+	if f.pelt != nil {
+		f.migratePELT(cpu, busiest)
+		return
+	}
 	imb := (f.load(busiest) - f.load(cpu)) / 2
 	if imb <= 0 {
 		return
@@ -379,6 +485,40 @@ func (f *fairSMP) migrateLoad(cpu, busiest int) {
 	}
 	if f.sim.Migrate(pick, cpu) == nil {
 		f.failed[cpu] = 0
+	}
+}
+
+// migratePELT is migrateLoad on PELT loads (detach_tasks, kernel/sched/
+// fair.c v6.18, migrate_load): the imbalance is half the difference of the
+// two CPUs' load_avg; the waiting tasks of busiest are tried from the one
+// that ran longest ago, and the first whose load_avg, halved once per
+// failed balance (shr_bound by nr_balance_failed), fits the imbalance
+// moves. A task far heavier than the imbalance (a spinner beside light
+// sleepers) stays where it is.
+func (f *fairSMP) migratePELT(cpu, busiest int) {
+	now := f.sim.Now()
+	imb := (f.pelt.load(busiest, now) - f.pelt.load(cpu, now)) / 2
+	if imb <= 0 {
+		return
+	}
+	var cands []*Task
+	for _, t := range f.queued(busiest) {
+		if t.Affinity.Has(cpu) && t.State == TaskRunnable {
+			cands = append(cands, t)
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b *Task) int { return cmp.Compare(a.LastRan, b.LastRan) })
+	for _, t := range cands {
+		if l := f.pelt.taskLoad(t.ID, t.Weight, now) / float64(uint64(1)<<min(f.failed[cpu], 62)); l > imb {
+			continue
+		}
+		if f.sim.Migrate(t, cpu) == nil {
+			f.failed[cpu] = 0
+		}
+		return
+	}
+	if len(cands) > 0 {
+		f.failed[cpu]++
 	}
 }
 

@@ -483,6 +483,13 @@ func (s *sim) runDone(cpu int) {
 			// WF_SYNC: the waker blocks right after (pipe and socket
 			// writers); SyncWindow of its burst or less remains.
 			sync := b.End == EndBlock && b.Len-a.At <= SyncWindow
+			if pl := s.m.Tasks[t.ID].Pool; pl > 0 && s.m.Tasks[a.Target].Pool == pl {
+				// One member waking another: the queue's own wakeup of
+				// the next reader, which pipe_read makes synchronous
+				// (wake_up_interruptible_sync_poll, fs/pipe.c v6.18)
+				// although the waker goes on serving its request.
+				sync = true
+			}
 			on := s.wakeFlags(a.Target, a.Block, t, cpu, sync, true)
 			if c := s.wakeCharge(a.Remote, on >= 0 && on != cpu); c != 0 && st.done < bl {
 				was := st.shift

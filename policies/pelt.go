@@ -1,0 +1,136 @@
+package policies
+
+import "math"
+
+// PELT load tracking (per-entity load tracking, kernel/sched/pelt.c and
+// fair.c, Linux 3.8 through 6.18) reduced to what wake_affine_weight reads:
+// each task's load_avg is its weight times its runnable average r, a
+// geometric series over 1024 µs periods with y^32 = 1/2 (a runnable period
+// 32 periods ago counts half), and a CPU's load (cpu_load(), the root
+// cfs_rq's load_avg) is the sum of the load_avg of the tasks attached to
+// it, runnable or blocked: a task that sleeps leaves its load on the CPU it
+// last ran on, decaying, until it runs again (the "blocked load"); a task
+// that migrates takes it along (migrate_task_rq_fair ->
+// remove_entity_load_avg, attach_entity_load_avg on the new CPU).
+//
+// The series is followed in continuous time: r decays towards 1 while the
+// task is runnable and towards 0 while it sleeps with time constant
+// PELTTau, r(t+Δ) = target + (r(t) − target)·e^(−Δ/τ), so a runqueue's
+// sums evolve in closed form and every update is O(1). A new task starts
+// at r = 1 (init_entity_runnable_average: "seen as heavy tasks until they
+// stabilize"). Task groups are not modelled: with every workload task in
+// one group (an autogroup), task_h_load and cpu_load scale by the same
+// group factor and the comparison is the flat one.
+
+// PELTTau is the time constant in ns of the continuous PELT series:
+// 32 periods of 1024 µs halve a contribution (kernel/sched/pelt.c,
+// LOAD_AVG_PERIOD 32), so τ = 32 × 1.024 ms / ln 2 ≈ 47.3 ms.
+const PELTTau = 32 * 1_024_000 / math.Ln2
+
+type peltTask struct {
+	r        float64 // runnable average, 0..1, at last
+	last     int64   // ns
+	cpu      int     // attached CPU, -1 none
+	runnable bool
+	w        float64
+}
+
+type peltCPU struct {
+	wr   float64 // Σ weight of the runnable attached tasks
+	lr   float64 // Σ weight·r of the runnable attached tasks, at last
+	lb   float64 // Σ weight·r of the blocked attached tasks, at last
+	last int64
+}
+
+type pelt struct {
+	t   []peltTask
+	cpu []peltCPU
+}
+
+func (p *pelt) init(ncpus int) { p.cpu = make([]peltCPU, ncpus) }
+
+func decay(d int64) float64 {
+	if d <= 0 {
+		return 1
+	}
+	return math.Exp(-float64(d) / PELTTau)
+}
+
+func (p *pelt) syncCPU(c int, now int64) *peltCPU {
+	pc := &p.cpu[c]
+	f := decay(now - pc.last)
+	pc.lr = pc.wr + (pc.lr-pc.wr)*f
+	pc.lb *= f
+	pc.last = now
+	return pc
+}
+
+func (p *pelt) task(id int, w int64, now int64) *peltTask {
+	for len(p.t) <= id {
+		p.t = append(p.t, peltTask{r: 1, cpu: -1, last: -1})
+	}
+	pt := &p.t[id]
+	if pt.last < 0 {
+		pt.last, pt.w = now, float64(w)
+	}
+	f := decay(now - pt.last)
+	if pt.runnable {
+		pt.r = 1 + (pt.r-1)*f
+	} else {
+		pt.r *= f
+	}
+	pt.last = now
+	return pt
+}
+
+// enqueue makes task id (weight w) runnable on cpu at now.
+func (p *pelt) enqueue(id int, w int64, cpu int, now int64) {
+	pt := p.task(id, w, now)
+	if pt.runnable {
+		return
+	}
+	if pt.cpu >= 0 {
+		old := p.syncCPU(pt.cpu, now)
+		old.lb = max(0, old.lb-pt.w*pt.r)
+	}
+	pt.w = float64(w)
+	pc := p.syncCPU(cpu, now)
+	pc.wr += pt.w
+	pc.lr += pt.w * pt.r
+	pt.cpu, pt.runnable = cpu, true
+}
+
+// dequeue takes task id off its runqueue at now: it stays attached as
+// blocked load when it sleeps (keep), leaves its CPU otherwise (a
+// migration, which the next enqueue attaches elsewhere, or an exit).
+func (p *pelt) dequeue(id int, keep bool, now int64) {
+	if id >= len(p.t) {
+		return
+	}
+	pt := p.task(id, int64(p.t[id].w), now)
+	if !pt.runnable || pt.cpu < 0 {
+		return
+	}
+	pc := p.syncCPU(pt.cpu, now)
+	pc.wr = max(0, pc.wr-pt.w)
+	pc.lr = max(0, pc.lr-pt.w*pt.r)
+	pt.runnable = false
+	if keep {
+		pc.lb += pt.w * pt.r
+		return
+	}
+	pt.cpu = -1
+}
+
+// load is cpu_load(): the CPU's runnable and blocked load at now, in
+// weight units.
+func (p *pelt) load(cpu int, now int64) float64 {
+	pc := p.syncCPU(cpu, now)
+	return pc.lr + pc.lb
+}
+
+// taskLoad is task id's load_avg at now (its weight for a task not seen).
+func (p *pelt) taskLoad(id int, w int64, now int64) float64 {
+	pt := p.task(id, w, now)
+	return pt.w * pt.r
+}

@@ -1,0 +1,156 @@
+package policies
+
+import (
+	"math"
+	"testing"
+)
+
+// half is 32 PELT periods of 1024 µs: a contribution halves (y^32 = 1/2).
+const half = 32 * 1_024_000
+
+func near(got, want float64) bool { return math.Abs(got-want) < 0.01 }
+
+// TestPELTBlockedLoad: a new nice-0 task (r = 1, load_avg 1024) runs on
+// CPU 0 and sleeps at t = 0. Its 1024 stays on CPU 0 as blocked load and
+// halves every 32.768 ms: 512 at one half-life. Woken on CPU 1 then, it
+// takes its 512 along (CPU 0: 0, CPU 1: 512); runnable for another
+// half-life its r goes 0.5 -> 1 − 0.5 × 0.5 = 0.75: 768 on CPU 1.
+func TestPELTBlockedLoad(t *testing.T) {
+	var p pelt
+	p.init(2)
+	p.enqueue(0, 1024, 0, 0)
+	p.dequeue(0, true, 0)
+	if got := p.load(0, 0); !near(got, 1024) {
+		t.Fatalf("blocked load at sleep %.2f, want 1024", got)
+	}
+	if got := p.load(0, half); !near(got, 512) {
+		t.Fatalf("blocked load after a half-life %.2f, want 512", got)
+	}
+	p.enqueue(0, 1024, 1, half)
+	if got0, got1 := p.load(0, half), p.load(1, half); !near(got0, 0) || !near(got1, 512) {
+		t.Fatalf("after the wakeup migration CPU 0 %.2f, CPU 1 %.2f, want 0 and 512", got0, got1)
+	}
+	if got := p.load(1, 2*half); !near(got, 768) {
+		t.Fatalf("runnable for a half-life %.2f, want 768", got)
+	}
+	if got := p.taskLoad(0, 1024, 2*half); !near(got, 768) {
+		t.Fatalf("task load_avg %.2f, want 768", got)
+	}
+	p.dequeue(0, false, 2*half) // exit: its load leaves the CPU
+	if got := p.load(1, 2*half); !near(got, 0) {
+		t.Fatalf("after exit %.2f, want 0", got)
+	}
+}
+
+// TestWakeAffineWeightPELT: 2 CPUs. CPU 0 holds a spinner H0 (load 1024)
+// and a generator G that slept one half-life after a run (512 blocked);
+// CPU 1 holds a spinner H1 (1024) and the waker W, running, whose load is
+// 512 (it slept a half-life, then woke at the half-life). The wakee X last
+// ran on CPU 0 and slept 2 half-lives (256 blocked there).
+//
+// At t = 2 half-lives: CPU 0 = 1024 + 256 (G) + 256 (X) = 1536; W's r went
+// 0.5 -> 0.75, so CPU 1 = 1024 + 768 = 1792 and W's load 768.
+//   - sync: this = (1792 − 768 + 256) × 100 = 128000, prev = (1536 − 256)
+//     × 108 + 1 = 138241: X moves to the waker's CPU 1;
+//   - not sync: this = (1792 + 256) × 100 = 204800 > 138240: X stays.
+func TestWakeAffineWeightPELT(t *testing.T) {
+	s := newFakeSim(2)
+	f := &fairSMP{}
+	var p pelt
+	p.init(2)
+	f.init(s, func(int) []*Task { return nil }, func(int) int64 { return 0 }, 2)
+	f.pelt = &p
+	h0, h1, g, w, x := s.task(0), s.task(0), s.task(0), s.task(0), s.task(0)
+	p.enqueue(h0.ID, 1024, 0, 0)
+	p.enqueue(h1.ID, 1024, 1, 0)
+	for _, k := range []*Task{g, w, x} {
+		c := 0
+		if k == w {
+			c = 1
+		}
+		p.enqueue(k.ID, 1024, c, 0)
+		p.dequeue(k.ID, true, 0)
+	}
+	p.enqueue(w.ID, 1024, 1, half)
+	s.now = 2 * half
+	if got := p.load(0, s.now); !near(got, 1536) {
+		t.Fatalf("CPU 0 load %.2f, want 1536", got)
+	}
+	if got := p.load(1, s.now); !near(got, 1792) {
+		t.Fatalf("CPU 1 load %.2f, want 1792", got)
+	}
+	if !f.wakeAffineWeight(x, w, 1, 0, true) {
+		t.Errorf("sync wakeup: X stayed on CPU 0, want CPU 1")
+	}
+	if f.wakeAffineWeight(x, w, 1, 0, false) {
+		t.Errorf("plain wakeup: X moved to CPU 1, want it on CPU 0")
+	}
+}
+
+// TestWakeWide: on 2 CPUs (factor 2). A producer P wakes A, B, A, B, A, B:
+// a flip at each, 6; a consumer C wakes D twice: 1 flip.
+//   - P -> C: P flips to 7 (its last wakee was B); slave = C's 1 < 2: not
+//     wide (affine);
+//   - C wakes E then D: 3 flips;
+//   - P -> C again: no flip (C was its last wakee), master 7, slave 3:
+//     3 >= 2 and 7 >= 2 × 3: wide;
+//   - C -> P: C flips to 4; master 7, slave 4: 7 < 2 × 4: not wide.
+func TestWakeWide(t *testing.T) {
+	s := newFakeSim(2)
+	f := &fairSMP{}
+	f.init(s, func(int) []*Task { return nil }, func(int) int64 { return 0 }, 2)
+	pr, a, b, c, d, e := s.task(0), s.task(0), s.task(0), s.task(0), s.task(0), s.task(0)
+	for i := 0; i < 3; i++ {
+		f.wakeWide(a, pr)
+		f.wakeWide(b, pr)
+	}
+	f.wakeWide(d, c)
+	f.wakeWide(d, c)
+	if f.wakeWide(c, pr) {
+		t.Fatalf("P -> C with C's 1 flip: wide, want affine")
+	}
+	f.wakeWide(e, c)
+	f.wakeWide(d, c)
+	if got, gotC := f.flipsOf(pr.ID).flips, f.flipsOf(c.ID).flips; got != 7 || gotC != 3 {
+		t.Fatalf("flips P %d, C %d, want 7 and 3", got, gotC)
+	}
+	if !f.wakeWide(c, pr) {
+		t.Errorf("P -> C (7 and 3 flips): affine, want wide")
+	}
+	if f.wakeWide(pr, c) {
+		t.Errorf("C -> P (4 and 7 flips): wide, want affine")
+	}
+}
+
+// TestMigratePELT: CPU 0 runs H0 (load 1024); CPU 1 runs X (1024) with H2
+// (1024, ran longest ago) and W queued; W slept two half-lives before it
+// woke (r = 0.25, load 256). CPU 0 balances at that instant: imbalance =
+// (1024 + 1024 + 256 − 1024) / 2 = 640; H2's 1024 > 640 is skipped, W's 256
+// fits: W moves, the spinner stays.
+func TestMigratePELT(t *testing.T) {
+	s := &migrateSim{fakeSim: newFakeSim(2)}
+	h0, x, h2, w := s.task(0), s.task(0), s.task(0), s.task(0)
+	h0.Comm, x.Comm, h2.Comm, w.Comm = "H0", "X", "H2", "W"
+	h2.LastRan, w.LastRan = 1, 2
+	var p pelt
+	p.init(2)
+	f := &fairSMP{}
+	f.init(s, func(cpu int) []*Task {
+		if cpu == 1 {
+			return []*Task{w, h2}
+		}
+		return nil
+	}, func(int) int64 { return 0 }, 2)
+	f.pelt = &p
+	p.enqueue(h0.ID, 1024, 0, 0)
+	p.enqueue(x.ID, 1024, 1, 0)
+	p.enqueue(h2.ID, 1024, 1, 0)
+	p.enqueue(w.ID, 1024, 1, 0)
+	p.dequeue(w.ID, true, 0)
+	s.now = 2 * half
+	p.enqueue(w.ID, 1024, 1, s.now)
+	f.migratePELT(0, 1)
+	if len(s.moved) != 1 || s.moved[0] != "W" {
+		t.Fatalf("moved %v, want [W]", s.moved)
+	}
+}
