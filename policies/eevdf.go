@@ -420,9 +420,15 @@ func (p *EEVDF) PickNext(cpu int, prev *Task) *Task {
 			e.protect = true
 		}
 		rq.curr = id
+		if p.peltWake {
+			p.pelt.run(cpu, id, p.sim.Now())
+		}
 		return p.tasks[id]
 	}
 	rq.curr = -1
+	if p.peltWake {
+		p.pelt.run(cpu, -1, p.sim.Now())
+	}
 	return nil
 }
 

@@ -294,12 +294,8 @@ func (f *fairSMP) balance(cpu int, kind BalanceKind) {
 	if busiest < 0 || most < 2 {
 		return
 	}
-	if f.pelt != nil && local > 0 {
-		// A busy CPU pulls by load (calculate_imbalance: local fully busy
-		// or overloaded, migrate_load), whatever the task counts.
-		if kind != BalanceNewIdle {
-			f.migratePELT(cpu, busiest)
-		}
+	if f.pelt != nil {
+		f.balancePELT(cpu, busiest, local, most, kind)
 		return
 	}
 	if most-local < 2 && !(kind == BalanceNewIdle && local == 0) {
@@ -488,6 +484,62 @@ func (f *fairSMP) migrateLoad(cpu, busiest int) {
 	}
 }
 
+// CacheNiceTries is the MC domain's cache_nice_tries (sd_init,
+// kernel/sched/topology.c v6.18, SD_SHARE_LLC): a cache-hot task (ran
+// within MigrationCost) moves only after more failed balances than this.
+const CacheNiceTries = 1
+
+// balancePELT is sched_balance_rq's choice for two one-CPU groups
+// (kernel/sched/fair.c v6.18, update_sd_lb_stats, calculate_imbalance,
+// detach_tasks) on PELT figures, most tasks on busiest and local on cpu:
+//   - cpu busy (fully busy or overloaded): only from an overloaded
+//     busiest (pelt.overloaded), by load (migratePELT);
+//   - cpu idle (has spare): from an overloaded busiest the tasks whose
+//     running average fits cpu's spare capacity (migrate_util), else any
+//     one waiting task (migrate_task, sibling_imbalance of one-CPU
+//     groups);
+//
+// in both, a cache-hot task only after CacheNiceTries failed balances
+// (can_migrate_task, task_hot). A failed periodic or idle balance counts
+// in nr_balance_failed, a newly idle one does not.
+func (f *fairSMP) balancePELT(cpu, busiest, local, most int, kind BalanceKind) {
+	now := f.sim.Now()
+	over := f.pelt.overloaded(busiest, most, now)
+	if local > 0 {
+		if kind != BalanceNewIdle && over {
+			f.migratePELT(cpu, busiest)
+		}
+		return
+	}
+	spare := max(0, 1-f.pelt.util(cpu, now))
+	var pick *Task
+	for _, t := range f.queued(busiest) {
+		if !t.Affinity.Has(cpu) || t.State != TaskRunnable || f.hotPELT(t, cpu, now) {
+			continue
+		}
+		if over && f.pelt.taskUtil(t.ID, t.Weight, now)/float64(uint64(1)<<min(f.failed[cpu], 62)) > spare {
+			continue
+		}
+		if pick == nil || t.LastRan < pick.LastRan {
+			pick = t
+		}
+	}
+	if pick != nil && f.sim.Migrate(pick, cpu) == nil {
+		f.failed[cpu] = 0
+		return
+	}
+	if kind != BalanceNewIdle {
+		f.failed[cpu]++
+	}
+}
+
+// hotPELT is task_hot under can_migrate_task: t ran on its CPU within
+// MigrationCost and cpu has not failed to balance more than
+// CacheNiceTries times.
+func (f *fairSMP) hotPELT(t *Task, cpu int, now int64) bool {
+	return now-t.LastRan < MigrationCost && f.failed[cpu] <= CacheNiceTries
+}
+
 // migratePELT is migrateLoad on PELT loads (detach_tasks, kernel/sched/
 // fair.c v6.18, migrate_load): the imbalance is half the difference of the
 // two CPUs' load_avg; the waiting tasks of busiest are tried from the one
@@ -503,7 +555,7 @@ func (f *fairSMP) migratePELT(cpu, busiest int) {
 	}
 	var cands []*Task
 	for _, t := range f.queued(busiest) {
-		if t.Affinity.Has(cpu) && t.State == TaskRunnable {
+		if t.Affinity.Has(cpu) && t.State == TaskRunnable && !f.hotPELT(t, cpu, now) {
 			cands = append(cands, t)
 		}
 	}
@@ -517,9 +569,7 @@ func (f *fairSMP) migratePELT(cpu, busiest int) {
 		}
 		return
 	}
-	if len(cands) > 0 {
-		f.failed[cpu]++
-	}
+	f.failed[cpu]++
 }
 
 // SMPParams are the topology parameters shared by the fair policies.

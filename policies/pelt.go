@@ -29,9 +29,11 @@ const PELTTau = 32 * 1_024_000 / math.Ln2
 
 type peltTask struct {
 	r        float64 // runnable average, 0..1, at last
+	u        float64 // running average (util_avg / 1024), 0..1, at last
 	last     int64   // ns
 	cpu      int     // attached CPU, -1 none
 	runnable bool
+	running  bool
 	w        float64
 }
 
@@ -39,6 +41,12 @@ type peltCPU struct {
 	wr   float64 // Σ weight of the runnable attached tasks
 	lr   float64 // Σ weight·r of the runnable attached tasks, at last
 	lb   float64 // Σ weight·r of the blocked attached tasks, at last
+	nr   float64 // number of runnable attached tasks
+	rr   float64 // Σ r of the runnable attached tasks (runnable_avg / 1024)
+	rb   float64 // Σ r of the blocked attached tasks
+	u    float64 // the CPU's running average: a fair task on it (util_avg / 1024)
+	busy bool
+	curr int // the task running there, -1
 	last int64
 }
 
@@ -47,7 +55,12 @@ type pelt struct {
 	cpu []peltCPU
 }
 
-func (p *pelt) init(ncpus int) { p.cpu = make([]peltCPU, ncpus) }
+func (p *pelt) init(ncpus int) {
+	p.cpu = make([]peltCPU, ncpus)
+	for i := range p.cpu {
+		p.cpu[i].curr = -1
+	}
+}
 
 func decay(d int64) float64 {
 	if d <= 0 {
@@ -61,6 +74,13 @@ func (p *pelt) syncCPU(c int, now int64) *peltCPU {
 	f := decay(now - pc.last)
 	pc.lr = pc.wr + (pc.lr-pc.wr)*f
 	pc.lb *= f
+	pc.rr = pc.nr + (pc.rr-pc.nr)*f
+	pc.rb *= f
+	if pc.busy {
+		pc.u = 1 + (pc.u-1)*f
+	} else {
+		pc.u *= f
+	}
 	pc.last = now
 	return pc
 }
@@ -79,8 +99,49 @@ func (p *pelt) task(id int, w int64, now int64) *peltTask {
 	} else {
 		pt.r *= f
 	}
+	if pt.running {
+		pt.u = 1 + (pt.u-1)*f
+	} else {
+		pt.u *= f
+	}
 	pt.last = now
 	return pt
+}
+
+// run records that task id (-1: none, the CPU idles or runs another
+// class) runs on cpu from now.
+func (p *pelt) run(cpu, id int, now int64) {
+	pc := p.syncCPU(cpu, now)
+	if pc.curr == id {
+		return
+	}
+	if pc.curr >= 0 && pc.curr < len(p.t) {
+		p.task(pc.curr, int64(p.t[pc.curr].w), now).running = false
+	}
+	pc.curr, pc.busy = id, id >= 0
+	if id >= 0 && id < len(p.t) {
+		p.task(id, int64(p.t[id].w), now).running = true
+	}
+}
+
+// util is the CPU's running average at now, 0..1 (cpu_util_cfs / capacity).
+func (p *pelt) util(cpu int, now int64) float64 { return p.syncCPU(cpu, now).u }
+
+// runnable is the CPU's runnable sum at now, in tasks (runnable_avg / 1024).
+func (p *pelt) runnable(cpu int, now int64) float64 {
+	pc := p.syncCPU(cpu, now)
+	return pc.rr + pc.rb
+}
+
+// taskUtil is task id's running average at now, 0..1 (task_util_est / 1024).
+func (p *pelt) taskUtil(id int, w int64, now int64) float64 { return p.task(id, w, now).u }
+
+// overloaded is group_is_overloaded (kernel/sched/fair.c v6.18) for a
+// one-CPU group with nr tasks: more tasks than CPUs, and its util above
+// 100/117 of its capacity or its runnable sum above 117 % of it
+// (imbalance_pct 117).
+func (p *pelt) overloaded(cpu, nr int, now int64) bool {
+	return nr > 1 && (p.util(cpu, now)*117 > 100 || p.runnable(cpu, now)*100 > 117)
 }
 
 // enqueue makes task id (weight w) runnable on cpu at now.
@@ -92,11 +153,14 @@ func (p *pelt) enqueue(id int, w int64, cpu int, now int64) {
 	if pt.cpu >= 0 {
 		old := p.syncCPU(pt.cpu, now)
 		old.lb = max(0, old.lb-pt.w*pt.r)
+		old.rb = max(0, old.rb-pt.r)
 	}
 	pt.w = float64(w)
 	pc := p.syncCPU(cpu, now)
 	pc.wr += pt.w
 	pc.lr += pt.w * pt.r
+	pc.nr++
+	pc.rr += pt.r
 	pt.cpu, pt.runnable = cpu, true
 }
 
@@ -114,9 +178,12 @@ func (p *pelt) dequeue(id int, keep bool, now int64) {
 	pc := p.syncCPU(pt.cpu, now)
 	pc.wr = max(0, pc.wr-pt.w)
 	pc.lr = max(0, pc.lr-pt.w*pt.r)
+	pc.nr = max(0, pc.nr-1)
+	pc.rr = max(0, pc.rr-pt.r)
 	pt.runnable = false
 	if keep {
 		pc.lb += pt.w * pt.r
+		pc.rb += pt.r
 		return
 	}
 	pt.cpu = -1

@@ -154,3 +154,63 @@ func TestMigratePELT(t *testing.T) {
 		t.Fatalf("moved %v, want [W]", s.moved)
 	}
 }
+
+// TestBalancePELTIdle: CPU 0 ran a task T for two half-lives (its
+// running average 1 − 0.25 = 0.75, spare capacity 0.25) and has just gone
+// idle; CPU 1 ran H for those two half-lives (H's running average 0.75)
+// and now runs X, with H and G waiting (runnable sum 3 > 1.17:
+// overloaded). G never ran (running average 0) and last ran 5 ms ago, H
+// has just been preempted (hot).
+//   - newly idle balance: H is hot and 0.75 > 0.25 does not fit anyway; G
+//     fits and is cold: G moves;
+//   - without G, H stays both while hot and once cold (0.75 > 0.25), and
+//     a newly idle failure is not counted in nr_balance_failed.
+func TestBalancePELTIdle(t *testing.T) {
+	for _, withG := range []bool{true, false} {
+		s := &migrateSim{fakeSim: newFakeSim(2)}
+		tt, x, h, g := s.task(0), s.task(0), s.task(0), s.task(0)
+		tt.Comm, x.Comm, h.Comm, g.Comm = "T", "X", "H", "G"
+		var p pelt
+		p.init(2)
+		f := &fairSMP{}
+		q := []*Task{h}
+		if withG {
+			q = append(q, g)
+		}
+		f.init(s, func(cpu int) []*Task {
+			if cpu == 1 {
+				return q
+			}
+			return nil
+		}, func(int) int64 { return 0 }, 2)
+		f.pelt = &p
+		for _, k := range []*Task{x, h, g} {
+			p.enqueue(k.ID, 1024, 1, 0)
+		}
+		p.enqueue(tt.ID, 1024, 0, 0)
+		p.run(0, tt.ID, 0)
+		p.run(1, h.ID, 0)
+		s.now = 2 * half
+		p.dequeue(tt.ID, true, s.now)
+		p.run(0, -1, s.now)
+		p.run(1, x.ID, s.now)
+		h.LastRan, g.LastRan = s.now, s.now-5_000_000
+		if got := p.taskUtil(h.ID, 1024, s.now); !near(got, 0.75) {
+			t.Fatalf("H's running average %.3f, want 0.75", got)
+		}
+		if !p.overloaded(1, 3, s.now) {
+			t.Fatalf("CPU 1 not overloaded")
+		}
+		f.balancePELT(0, 1, 0, 3, BalanceNewIdle)
+		if withG && (len(s.moved) != 1 || s.moved[0] != "G") {
+			t.Errorf("with G: moved %v, want [G]", s.moved)
+		}
+		if !withG {
+			h.LastRan = s.now - 5_000_000
+			f.balancePELT(0, 1, 0, 2, BalanceNewIdle)
+			if len(s.moved) != 0 || f.failed[0] != 0 {
+				t.Errorf("without G: moved %v (failed %d), want nothing and 0", s.moved, f.failed[0])
+			}
+		}
+	}
+}
