@@ -124,7 +124,7 @@ type sim struct {
 // pipe's readers wait exclusively, woken in the order they came:
 // prepare_to_wait_exclusive, kernel/sched/wait.c v6.18).
 type poolState struct {
-	queued  [][2]int
+	queued  [][3]int // task, block, the CPU its waker ran on (-1 none)
 	waiters []int
 }
 
@@ -582,6 +582,7 @@ func (s *sim) poolTake(i int, pl *poolState) bool {
 		pl.queued = pl.queued[1:]
 		st.src = r[0]
 		s.advance(i, r[1])
+		s.wokenCharge(i, r[2], s.tasks[i].CPU)
 		return true
 	}
 	if last := len(s.m.Tasks[i].Bursts) - 2; st.readyAt(last) {
@@ -724,7 +725,7 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 		// A request into the pool's queue: the first waiting member takes
 		// it (and the burst that served it), or it waits for one.
 		if len(pl.waiters) == 0 {
-			pl.queued = append(pl.queued, [2]int{i, j})
+			pl.queued = append(pl.queued, [3]int{i, j, wcpu})
 			return -1
 		}
 		w := pl.waiters[0]
@@ -786,20 +787,36 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 		s.emitMigrate(t, prev, cpu)
 		ef |= policies.EnqueueMigrated
 	}
-	if b := &s.m.Tasks[st.src].Bursts[st.burst]; waker != nil && b.WokenBy && s.cfg.RemoteWoken > 0 {
-		// The wakee's side of a wakeup from another CPU (measureWokenCost).
-		simRemote, c := wcpu >= 0 && wcpu != cpu, int64(0)
-		switch {
-		case simRemote && !b.WokenRemote:
-			c = s.cfg.RemoteWoken
-		case !simRemote && b.WokenRemote:
-			c = -min(s.cfg.RemoteWoken, b.Len)
-		}
-		st.shift = c
-		s.stats.WokenCharge += c
+	if waker != nil {
+		s.wokenCharge(i, wcpu, cpu)
 	}
 	s.enqueueNew(t, cpu, ef, flags)
 	return cpu
+}
+
+// wokenCharge settles the wakee's side of a wakeup (measureWokenCost) for
+// task i, about to run its current burst on cpu for a wakeup sent from
+// wcpu (-1: none, a timer): Config.RemoteWoken charged when the recorded
+// wakeup came from the same CPU and this one from another, given back in
+// the other case. A worker-pool member that takes a queued request
+// without sleeping settles it the same way against the CPU the request
+// was written from: the request's data is as remote (or not) as it would
+// be for a woken member.
+func (s *sim) wokenCharge(i, wcpu, cpu int) {
+	st := &s.ts[i]
+	b := &s.m.Tasks[st.src].Bursts[st.burst]
+	if !b.WokenBy || s.cfg.RemoteWoken <= 0 {
+		return
+	}
+	simRemote, c := wcpu >= 0 && wcpu != cpu, int64(0)
+	switch {
+	case simRemote && !b.WokenRemote:
+		c = s.cfg.RemoteWoken
+	case !simRemote && b.WokenRemote:
+		c = -min(s.cfg.RemoteWoken, b.Len)
+	}
+	st.shift = c
+	s.stats.WokenCharge += c
 }
 
 func (s *sim) fork(i int, parent *policies.Task, pcpu int) {

@@ -220,3 +220,36 @@ func TestIdleWarmupExtract(t *testing.T) {
 		t.Errorf("%d of tasks 5, 6, 7 in the model", seen)
 	}
 }
+
+// TestPoolQueuedWokenCharge: one CPU, fifo. The producer (task 0) runs
+// 30 µs and exits; at 10 µs it sends a request into the pool of worker
+// task 1 (asleep on it), at 20 µs a second one (queued: the worker is
+// runnable, not waiting), at 25 µs the wakeup of the worker's own last
+// block. Both requests' 50 µs bursts were woken from the other CPU in the
+// recording (WokenRemote); here every wakeup is local, so each gives back
+// RemoteWoken = 20 µs: the woken one at its wakeup, the queued one when
+// the worker takes it without sleeping at 60 µs (written from CPU 0, taken
+// on CPU 0). The worker runs [30, 60), [60, 90) and its 1 µs exit burst:
+// last event at 91 µs, WokenCharge −40 µs (before the queued request was
+// settled too: 111 µs and −20 µs).
+func TestPoolQueuedWokenCharge(t *testing.T) {
+	dep := Cause{Kind: CauseDependency, Waker: 0}
+	m := &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{
+		{TID: 10, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1,
+			Bursts: []Burst{{Len: 30_000, End: EndExit, Actions: []Action{
+				{At: 10_000, Kind: ActWake, Target: 1, Block: 0},
+				{At: 20_000, Kind: ActWake, Target: 1, Block: 1},
+				{At: 25_000, Kind: ActWake, Target: 1, Block: 2}}}}},
+		{TID: 11, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitSleeping, Repeat: -1, Pool: 1,
+			PoolBlock: []bool{true, true, false, false},
+			Bursts: []Burst{{End: EndBlock, Wake: dep},
+				{Len: 50_000, End: EndBlock, Wake: dep, WokenBy: true, WokenRemote: true},
+				{Len: 50_000, End: EndBlock, Wake: dep, WokenBy: true, WokenRemote: true},
+				{Len: 1_000, End: EndExit}}},
+	}, Pools: []WorkerPool{{Producer: 0, Members: []int{1}}}}
+	res := simulate(t, m, "fifo", Config{HZ: 250, RemoteWoken: 20_000})
+	if res.End != 91_000 || res.Stats.WokenCharge != -40_000 || res.Stats.Unfinished != 0 {
+		t.Errorf("last event %d ns, WokenCharge %d ns, %d unfinished; want 91000, -40000, 0 (runs %v)",
+			res.End, res.Stats.WokenCharge, res.Stats.Unfinished, runs(res.Events())[11])
+	}
+}

@@ -8,7 +8,6 @@ const (
 	gapPingPong  = "G4: request/response round trips shorter than the recording's"
 	gapNoCmdline = "G5: trace.dat without sched_stat_runtime, forks or command line"
 	gapPingInfer = "G6: the ping-pong inference also serializes pipeline's mutex hand-off"
-	gapPlacement = "G7: on one CPU the replayed generator is preempted by the workers it wakes less often than the kernel's"
 	gapPoolSelf  = "G8: the srv self-replays' shared queue serves more requests without a wakeup than the recording"
 )
 
@@ -19,7 +18,6 @@ const (
 var KnownGaps = map[string]string{
 	"self:srv.2cpu/hog/switches":                     gapPoolSelf,
 	"self:srv.2cpu/hog/avg_delay":                    gapPoolSelf,
-	"whatif:srv.2cpu-r2->1cpu/hog/runtime":           gapPlacement,
 	"self:messaging-t.2cpu/sched-messaging/switches": gapContended,
 	// Checked since latency falls back to on-CPU time from the switches
 	// when a trace has no sched_stat_runtime (issue 16 item 4).
