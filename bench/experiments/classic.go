@@ -471,7 +471,8 @@ func ManyTasks(o Options) (Table, error) {
 	}
 	mech := fmt.Sprintf("the 2.4 schedule() (goodness24 era=2.4): goodness() walks the global runqueue under the global "+
 		"runqueue_lock, one cache miss per entry (%d ns, a Pentium III server's memory latency, qdpma.com Historical Systems), the other CPU's decision "+
-		"waits for the lock, the epoch recalculation walks all tasks under tasklist_lock (kernel/sched.c v2.4.x), HZ 100 "+
+		"waits for the lock, a wakeup takes the same lock (try_to_wake_up: add_to_runqueue and reschedule_idle under it) and spins while "+
+		"the other CPU scans, the epoch recalculation walks all tasks under tasklist_lock (kernel/sched.c v2.4.x), HZ 100 "+
 		"(include/asm-i386/param.h v2.4); the HP multiqueue with one lock per CPU queue; %.2f µs per switch", piiiMiss, us(switchCost))
 	t := Table{
 		ID:    "003",
@@ -494,11 +495,11 @@ func ManyTasks(o Options) (Table, error) {
 	}
 	t.Misses = fmt.Sprintf("The share lost (here %.1f %% for 2.4, %.1f %% for mq-hp) scales with the per-entry cost, "+
 		"one memory latency of the era's servers, over the CPU a task runs between two decisions (the 200 µs burst, an "+
-		"assumption: the postings give none); the switch cost is this machine's (an assumption for 2001 hardware). The "+
-		"offered load is about the two CPUs' capacity, so the run queue is what the scheduler's own cost makes it: on "+
-		"average %.0f tasks runnable under 2.4 (the postings saw 70-80) and %.0f under mq-hp. Within the posted 20-30 %% "+
-		"at 70-80 runnable, a decision would cost a quarter of the CPU between decisions: 12 µs of scan (75 × 160 ns) "+
-		"against bursts nearer 40-50 µs, or entries several times dearer than one optimistic memory latency. "+
+		"assumption: the postings give none); the switch cost is this machine's (an assumption for 2001 hardware). "+
+		"Under 2.4 every wakeup takes the global runqueue_lock as well, so a wakeup on one CPU spins while the other "+
+		"scans (without these spins and holds the model's 2.4 lost 17.6 %%). The offered load is about the two CPUs' capacity, so the run queue is what the scheduler's own cost makes it: "+
+		"on average %.0f tasks runnable under 2.4 (the postings saw 70-80) and %.0f under mq-hp; at 75 runnable the "+
+		"model's 2.4 would lose less (12 µs of scan, 75 × 160 ns, per 200 µs burst). "+
 		"The one primary posting found for these figures (Riccardi, LKML 2001-03-29) gives throughput, not the share "+
 		"lost: SPECweb 1300 under 2.4 and 1600 with the LSE multiqueue patch (0.81), against the model's task-work "+
 		"share of 2.4 over mq-lse (%.1f %% lost under mq-lse); its two 1 GHz Pentium IIIs are not the 450NX server whose memory "+
