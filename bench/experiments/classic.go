@@ -431,8 +431,11 @@ func Hackbench(o Options) (Table, error) {
 		"cost and how often each policy switches: O(1) switches about twice per message (the receiver preempts, reads, " +
 		"sleeps), SD and CFS about once per task (a sender runs out its burst). CFS 2.6.23 therefore lands next to SD, " +
 		"where the posting saw it 8 % behind: the model prices neither the precise sched_clock() nor the start-up " +
-		"penalty of new tasks that Ingo Molnar named for that gap. The recording's bursts already contain this " +
-		"machine's cache refills and its 1325 switches leave little to reorder, so it shows no difference. " +
+		"penalty of new tasks that Ingo Molnar named for that gap. The recording cannot show O(1)'s ping-pong: recorded " +
+		"under a modern kernel, each receiver read many messages per burst, and the replay model knows when a sender " +
+		"woke it but not which message each part of its burst read, so a receiver that preempts its sender still runs " +
+		"its whole recorded burst (O(1) switches 1325 times, not twice per message); the few hundred extra switches " +
+		"cost well under 1 % of the run. " +
 		"Pipe-test switches on every pass under all three, so the model gives " +
 		"them the same time: the published 9 % between O(1) and SD or CFS is the cost of their schedule() paths " +
 		"(Ingo Molnar named CFS's precise sched_clock() and the start-up penalty of new tasks), which the model does " +
