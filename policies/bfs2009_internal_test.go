@@ -106,6 +106,17 @@ func TestBFS2009Slices(t *testing.T) {
 	if pt, ct := b.ts[p.ID], b.ts[c.ID]; pt.slice != 6_000_000 || ct.slice != 6_000_000 || ct.deadline != 21 {
 		t.Errorf("fork: parent slice %d, child slice %d deadline %d; want 6000000, 6000000, 21", pt.slice, ct.slice, ct.deadline)
 	}
+	// The child (gcc, forked by make) uses 785 µs of its 6 ms and forks
+	// cc1: 5215 µs halved, 2607.5 µs (integer: 2607500 ns) each, and cc1
+	// keeps make's deadline, 21: a grandchild runs a quarter of the
+	// grandparent's slice, less what the child ran, on that deadline.
+	b.ts[c.ID].slice -= 785_000
+	g := sim.task(0)
+	g.Parent = c
+	b.TaskNew(g)
+	if ct, gt := b.ts[c.ID], b.ts[g.ID]; ct.slice != 2_607_500 || gt.slice != 2_607_500 || gt.deadline != 21 {
+		t.Errorf("fork of the child: child slice %d, grandchild slice %d deadline %d; want 2607500, 2607500, 21", ct.slice, gt.slice, gt.deadline)
+	}
 	b.ts[c.ID].slice = 50_000
 	b.Enqueue(0, c, EnqueueWakeup)
 	if ct := b.ts[c.ID]; ct.slice != 50_000 || ct.deadline != 21 {

@@ -151,6 +151,61 @@ func TestGoodness24RunqueueLock(t *testing.T) {
 	}
 }
 
+// TestGoodness24WakeupLock pins the wakeup's share of runqueue_lock
+// (era=2.4, entry_cost 250 ns, 2 CPUs). At 0 ns CPU 0 scans A and B: 2 ×
+// 250 = 500 ns, the lock held until 500. At 100 ns a timer wakes C, which
+// last ran on CPU 1: CPU 1 spins 500 − 100 = 400 ns and holds the lock
+// (1 + 2 CPUs) × 250 = 750 ns, to 1250; it owes 1150 ns. At 200 ns CPU 1
+// decides: the lock is its own (no spin), its scan walks A, B and C, 750
+// ns, so its decision costs 750 + 1150 = 1900 ns. Had C last run on CPU 0,
+// which holds the lock for its scan (interrupts off: the wakeup waits
+// without spinning), CPU 0 would owe only the 750 ns hold, and CPU 1 would
+// spin from 200 ns to the end of that hold, 500 + 750 = 1250 ns: 1050 ns,
+// plus its 750 ns scan, 1800 ns.
+func TestGoodness24WakeupLock(t *testing.T) {
+	for _, c := range []struct {
+		last     int
+		cpu1Cost int64
+		owed0    int64
+	}{{1, 1900, 0}, {0, 1800, 750}} {
+		g := newPolicy(t, "goodness24:era=2.4,entry_cost=250ns", 2).(*Goodness)
+		s := newFakeSim(2)
+		g.Init(s)
+		a := &Task{ID: 0, Comm: "A", Weight: 1024, Affinity: AllCPUs(2), State: TaskRunnable}
+		b := &Task{ID: 1, Comm: "B", Weight: 1024, Affinity: AllCPUs(2), State: TaskRunnable}
+		cc := &Task{ID: 2, Comm: "C", Weight: 1024, Affinity: AllCPUs(2), State: TaskSleeping, CPU: c.last}
+		s.tasks = []*Task{a, b, cc}
+		for _, x := range s.tasks {
+			g.TaskNew(x)
+		}
+		g.Enqueue(0, a, EnqueueWakeup)
+		g.Enqueue(0, b, EnqueueWakeup)
+		next := g.PickNext(0, nil)
+		next.State = TaskRunning
+		if got := g.DecisionNS(0, nil, next); got != 500 {
+			t.Fatalf("C last on %d: CPU 0 decision %d ns, want 500", c.last, got)
+		}
+		g.ts[cc.ID].last = c.last
+		s.now = 100
+		s.curr[0] = next
+		cpu := g.SelectCPU(cc, c.last, nil, WakeTTWU)
+		cc.State, cc.CPU = TaskRunnable, cpu
+		g.Enqueue(cpu, cc, EnqueueWakeup)
+		if g.owed[0] != c.owed0 {
+			t.Errorf("C last on %d: CPU 0 owes %d ns, want %d", c.last, g.owed[0], c.owed0)
+		}
+		s.now = 200
+		n1 := g.PickNext(1, nil)
+		if n1 == nil {
+			t.Fatalf("C last on %d: CPU 1 picked nothing", c.last)
+		}
+		n1.State = TaskRunning
+		if got := g.DecisionNS(1, nil, n1); got != c.cpu1Cost {
+			t.Errorf("C last on %d: CPU 1 decision %d ns, want %d", c.last, got, c.cpu1Cost)
+		}
+	}
+}
+
 type migrateSim struct {
 	*fakeSim
 	moved []string

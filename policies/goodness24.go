@@ -65,6 +65,8 @@ type Goodness struct {
 	lock      bool
 	entryCost int64
 	lockFree  []int64 // per queue: when its runqueue_lock is free, ns
+	owed      []int64 // per CPU: lock time of its wakeups not charged yet, ns
+	lockOwner []int   // per queue: the CPU that took its lock last
 }
 
 // NewGoodness24 returns the 2.4 global-runqueue scheduler with the given
@@ -120,6 +122,11 @@ func (g *Goodness) Init(s Sim) {
 	g.scan = make([]int, n)
 	g.rec = make([]int, n)
 	g.lockFree = make([]int64, len(g.q))
+	g.owed = make([]int64, n)
+	g.lockOwner = make([]int, len(g.q))
+	for i := range g.lockOwner {
+		g.lockOwner[i] = -1
+	}
 }
 
 // TaskNew implements Policy: a forked child takes half of the parent's
@@ -163,8 +170,15 @@ func (g *Goodness) queueOf(cpu int) int {
 func (g *Goodness) idle(cpu int) bool { return g.sim.Curr(cpu) == nil && g.sim.NrRunning(cpu) == 0 }
 
 // SelectCPU implements Policy (reschedule_idle; mq-hp and mq-lse: the
-// task's own queue unless an idle CPU can take it at once).
+// task's own queue unless an idle CPU can take it at once); with
+// RUNQUEUE_LOCK the wakeup takes the queue's lock (wakeLock).
 func (g *Goodness) SelectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int {
+	cpu := g.selectCPU(t, prev, waker)
+	g.wakeLock(t, waker, g.queueOf(cpu))
+	return cpu
+}
+
+func (g *Goodness) selectCPU(t *Task, prev int, waker *Task) int {
 	n := g.sim.NumCPUs()
 	last := g.ts[t.ID].last
 	if last < 0 {

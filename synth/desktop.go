@@ -103,10 +103,11 @@ func init() {
 			{"job_io", "1ms", "I/O sleep between compile bursts"},
 			{"job_bursts", "6", "bursts per compile process before it exits"},
 			{"make_work", "500us", "CPU the job slot (make) spends between two compile processes"},
+			{"driver", "0s", "CPU of a compiler driver \"gcc\" between make and each compile process (half before it forks cc1, half after cc1 exits); 0: make forks cc1 itself"},
 		},
 		Build: func(v Values) *replay.Model {
 			return LattMake(2, v.Dur("period"), v.Int("clients"), v.Dur("client_work"), v.Dur("write"), v.Int("loops"), v.Int("jobs"),
-				v.Dur("job_burst"), v.Dur("job_io"), v.Int("job_bursts"), v.Dur("make_work"))
+				v.Dur("job_burst"), v.Dur("job_io"), v.Int("job_bursts"), v.Dur("make_work"), v.Dur("driver"))
 		},
 	})
 }
@@ -137,8 +138,12 @@ func (b *builder) forked(comm string, pid, parent, j int, at int64) int {
 // waiting for its exit, again and again while the probe runs (a slot's
 // CPU time at cpus/jobs of the machine fits in loops × period). A compile
 // process runs bursts bursts (50 %, 100 % and 150 % of jobBurst in turn)
-// with jobIO sleeps between and exits, waking its slot.
-func LattMake(cpus int, period int64, clients int, work, write int64, loops, jobs int, jobBurst, jobIO int64, bursts int, makeWork int64) *replay.Model {
+// with jobIO sleeps between and exits, waking its slot. With driver > 0
+// the slot forks a compiler driver "gcc" instead, as make runs gcc and gcc
+// runs cc1 as its child: gcc runs driver/2 ns, forks cc1, waits for its
+// exit, runs driver/2 ns more and exits, waking the slot (the assembler gcc
+// runs after cc1 is left out).
+func LattMake(cpus int, period int64, clients int, work, write int64, loops, jobs int, jobBurst, jobIO int64, bursts int, makeWork, driver int64) *replay.Model {
 	clients, loops, bursts, write = max(clients, 1), max(loops, 1), max(bursts, 1), max(write, 1)
 	b := newBuilder(cpus)
 	srv := b.task("latt", 0, 0, 0, 0, false)
@@ -166,7 +171,14 @@ func LattMake(cpus int, period int64, clients int, work, write int64, loops, job
 		// CPU time at that share fits in the probe's run.
 		for n := 0; used*int64(jobs) < total*int64(cpus); n++ {
 			j := b.burst(slot, makeWork, replay.Cause{}, false)
-			cc := b.forked("cc1", 0, slot, j, makeWork)
+			parent, pj, at := slot, j, makeWork
+			var gcc int
+			if driver > 0 {
+				gcc = b.forked("gcc", 0, slot, j, makeWork)
+				parent, pj, at = gcc, b.burst(gcc, driver/2, replay.Cause{}, false), driver/2
+				used += driver
+			}
+			cc := b.forked("cc1", 0, parent, pj, at)
 			var jl int
 			for x := 0; x < bursts; x++ {
 				l := jobBurst * int64(1+(n+k+x)%3) / 2
@@ -178,8 +190,13 @@ func LattMake(cpus int, period int64, clients int, work, write int64, loops, job
 				}
 				jl = b.burst(cc, l, w, last)
 			}
-			b.wakeAt(cc, jl, b.m.Tasks[cc].Bursts[jl].Len, slot, j)
-			b.setWake(slot, j, cc)
+			b.wakeAt(cc, jl, b.m.Tasks[cc].Bursts[jl].Len, parent, pj)
+			b.setWake(parent, pj, cc)
+			if driver > 0 {
+				gl := b.burst(gcc, driver-driver/2, replay.Cause{}, true)
+				b.wakeAt(gcc, gl, driver-driver/2, slot, j)
+				b.setWake(slot, j, gcc)
+			}
 		}
 		b.burst(slot, makeWork, replay.Cause{}, true)
 	}

@@ -187,3 +187,33 @@ func TestMessagingReadOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestLattMakeDriver pins the compiler-driver layer of latt_make: with
+// driver=2ms each job slot forks "gcc", which runs 1 ms, forks "cc1",
+// waits for it, runs 1 ms more and exits. One slot (jobs=1) of one server
+// period: 10 ms × 2 CPUs of probe time; the slot forks jobs while its CPU
+// time × jobs is below 20 ms: the first job counts 2 ms of driver plus its
+// cc1's bursts and I/O (job_burst 4 ms cycling 50 %, 100 %, 150 %: 2 ms + 1
+// ms, 4 ms + 1 ms) = 10 ms, the second 2 + (4 + 1) + (2 + 1) = 10 ms more,
+// reaching 20 ms: two gcc and two cc1, each cc1 forked by a gcc.
+func TestLattMakeDriver(t *testing.T) {
+	m := LattMake(2, 10_000_000, 1, 1000, 1000, 1, 1, 4_000_000, 1_000_000, 2, 500_000, 2_000_000)
+	var gccs, cc1s int
+	for _, tk := range m.Tasks {
+		switch tk.Comm {
+		case "gcc":
+			gccs++
+			if len(tk.Bursts) != 2 || tk.Bursts[0].Len != 1_000_000 || tk.Bursts[1].Len != 1_000_000 {
+				t.Errorf("gcc bursts %+v, want two of 1 ms", tk.Bursts)
+			}
+		case "cc1":
+			cc1s++
+			if p := m.Tasks[tk.Parent].Comm; p != "gcc" {
+				t.Errorf("cc1 forked by %q, want gcc", p)
+			}
+		}
+	}
+	if gccs != 2 || cc1s != 2 {
+		t.Errorf("%d gcc and %d cc1, want 2 and 2", gccs, cc1s)
+	}
+}

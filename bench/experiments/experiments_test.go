@@ -25,6 +25,7 @@ var knownGaps = map[string]string{
 	"pipe-test: cfs:era=2.6.23 vs o1|run time":                                             "same",
 	"goodness24|share of CPU lost to scheduling":                                           "at the reduced size (2 loops) the start, with every task runnable at once, weighs more",
 	"bfs:era=2.6.31 vs cfs:era=2.6.31,wakeup_granularity=0|latt-client max wakeup latency": "at the reduced size (3 s) the rare wait behind a compile job that makes the BFS maximum (a few per 30 s) does not occur",
+	"bfs:era=2.6.31 vs cfs:era=2.6.31,wakeup_granularity=0|latt-client avg wakeup latency": "a near tie (published 11 vs 12 µs, full size 0.985): at the reduced size (3 s) the start weighs more and BFS's average lands 1 % above CFS's",
 }
 
 func checkRows(t *testing.T, tb Table) {

@@ -2,7 +2,7 @@
 // docs/experiments.md (markdown) on stdout, or with -json one JSON array
 // of rows (experiments.JSONRow).
 //
-// Usage: go run ./bench/experiments/run [-dir ../shared/traces] [-small] [-json]
+// Usage: go run ./bench/experiments/run [-dir ../shared/traces] [-small] [-json] [-only ID]
 package main
 
 import (
@@ -18,8 +18,9 @@ func main() {
 	dir := flag.String("dir", "../shared/traces", "directory of the shared recordings (replayed beside the synthetic workloads when present)")
 	small := flag.Bool("small", false, "reduced workloads (seconds instead of minutes; CI)")
 	asJSON := flag.Bool("json", false, "print the rows as one JSON array instead of markdown")
+	only := flag.String("only", "", "run only the experiment of this ID (000..004), for working on one")
 	flag.Parse()
-	tables, err := experiments.All(experiments.Options{Small: *small, TraceDir: *dir})
+	tables, err := experiments.All(experiments.Options{Small: *small, TraceDir: *dir, Only: *only})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "experiments: %v\n", err)
 		os.Exit(1)
