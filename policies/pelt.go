@@ -69,6 +69,14 @@ func decay(d int64) float64 {
 	return math.Exp(-float64(d) / PELTTau)
 }
 
+// toward is a PELT average a·f moved toward 1 (on) or 0 by the decay f.
+func toward(a float64, on bool, f float64) float64 {
+	if on {
+		return 1 + (a-1)*f
+	}
+	return a * f
+}
+
 func (p *pelt) syncCPU(c int, now int64) *peltCPU {
 	pc := &p.cpu[c]
 	f := decay(now - pc.last)
@@ -76,11 +84,7 @@ func (p *pelt) syncCPU(c int, now int64) *peltCPU {
 	pc.lb *= f
 	pc.rr = pc.nr + (pc.rr-pc.nr)*f
 	pc.rb *= f
-	if pc.busy {
-		pc.u = 1 + (pc.u-1)*f
-	} else {
-		pc.u *= f
-	}
+	pc.u = toward(pc.u, pc.busy, f)
 	pc.last = now
 	return pc
 }
@@ -94,16 +98,8 @@ func (p *pelt) task(id int, w int64, now int64) *peltTask {
 		pt.last, pt.w = now, float64(w)
 	}
 	f := decay(now - pt.last)
-	if pt.runnable {
-		pt.r = 1 + (pt.r-1)*f
-	} else {
-		pt.r *= f
-	}
-	if pt.running {
-		pt.u = 1 + (pt.u-1)*f
-	} else {
-		pt.u *= f
-	}
+	pt.r = toward(pt.r, pt.runnable, f)
+	pt.u = toward(pt.u, pt.running, f)
 	pt.last = now
 	return pt
 }
