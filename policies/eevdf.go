@@ -95,7 +95,6 @@ type EEVDF struct {
 	wakePreempt bool
 	tickPick    bool
 	peltWake    bool
-	pelt        pelt
 	llc         int
 }
 
@@ -187,8 +186,7 @@ func (p *EEVDF) Init(s Sim) {
 	p.tick = 1_000_000_000 / int64(s.HZ())
 	p.smp.init(s, p.migratable, p.load, p.llc)
 	if p.peltWake {
-		p.pelt.init(s.NumCPUs())
-		p.smp.pelt = &p.pelt
+		p.smp.usePELT()
 	}
 }
 
@@ -332,17 +330,13 @@ func (p *EEVDF) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 	p.place(rq, e, t, flags)
 	rq.add(t.ID, e)
 	e.cpu = cpu
-	if p.peltWake {
-		p.pelt.enqueue(t.ID, t.Weight, cpu, p.sim.Now())
-	}
+	p.smp.peltEnqueue(t, cpu)
 }
 
 func (p *EEVDF) finishDelayed(rq *erq, id int, e *eent) {
 	p.updateLag(rq, e)
 	rq.remove(id, e)
-	if p.peltWake {
-		p.pelt.dequeue(id, true, p.sim.Now())
-	}
+	p.smp.peltDequeue(id, true)
 	e.delayed = false
 	if p.delayZero && e.vlag > 0 {
 		e.vlag = 0
@@ -368,9 +362,7 @@ func (p *EEVDF) Dequeue(cpu int, t *Task, flags DequeueFlags) {
 		e.relDeadline, e.rel = e.deadline-e.v, true
 	}
 	rq.remove(t.ID, e)
-	if p.peltWake {
-		p.pelt.dequeue(t.ID, flags&DequeueSleep != 0, p.sim.Now())
-	}
+	p.smp.peltDequeue(t.ID, flags&DequeueSleep != 0)
 }
 
 // pick is pick_eevdf; curr is the running entity or -1.
@@ -420,15 +412,11 @@ func (p *EEVDF) PickNext(cpu int, prev *Task) *Task {
 			e.protect = true
 		}
 		rq.curr = id
-		if p.peltWake {
-			p.pelt.run(cpu, id, p.sim.Now())
-		}
+		p.smp.peltRun(cpu, id)
 		return p.tasks[id]
 	}
 	rq.curr = -1
-	if p.peltWake {
-		p.pelt.run(cpu, -1, p.sim.Now())
-	}
+	p.smp.peltRun(cpu, -1)
 	return nil
 }
 

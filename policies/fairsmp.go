@@ -100,8 +100,9 @@ type fairSMP struct {
 	interval int64   // ns, the MC domain's min balance interval
 	llc      int     // CPUs per last-level cache (sd_llc span)
 	busyFact int64
-	// pelt, when set, gives WA_WEIGHT the PELT loads (wakeAffineWeight)
-	// instead of the queued weights.
+	// pelt, when set (WA_PELT, usePELT), gives WA_WEIGHT the PELT loads
+	// (wakeAffineWeight) instead of the queued weights, and the balancer
+	// its PELT figures (balancePELT).
 	pelt *pelt
 	// flips are the tasks' wakee flips (wakeWide), by task ID.
 	flips []wakeFlips
@@ -191,6 +192,39 @@ func (f *fairSMP) init(s Sim, queued func(int) []*Task, load func(int) int64, ll
 	// (kernel/sched/topology.c).
 	f.interval = int64(s.NumCPUs()) * 1_000_000
 	f.busyFact = 16
+}
+
+// usePELT turns on the PELT tracking of WA_PELT; call it after init. The
+// policy then reports its fair runqueue changes through peltEnqueue,
+// peltDequeue and peltRun, which do nothing without it.
+func (f *fairSMP) usePELT() {
+	f.pelt = &pelt{}
+	f.pelt.init(f.sim.NumCPUs())
+}
+
+// peltEnqueue is enqueue_entity's update_load_avg and attach: t becomes
+// runnable on cpu now.
+func (f *fairSMP) peltEnqueue(t *Task, cpu int) {
+	if f.pelt != nil {
+		f.pelt.enqueue(t.ID, t.Weight, cpu, f.sim.Now())
+	}
+}
+
+// peltDequeue is dequeue_entity's: task id stops being runnable now; a
+// sleeping task (sleep) leaves its load on its CPU as blocked load, a
+// migrating or exiting one takes it along (migrate_task_rq_fair,
+// remove_entity_load_avg).
+func (f *fairSMP) peltDequeue(id int, sleep bool) {
+	if f.pelt != nil {
+		f.pelt.dequeue(id, sleep, f.sim.Now())
+	}
+}
+
+// peltRun is set_next_entity's: task id (-1: none) runs on cpu from now.
+func (f *fairSMP) peltRun(cpu, id int) {
+	if f.pelt != nil {
+		f.pelt.run(cpu, id, f.sim.Now())
+	}
 }
 
 func (f *fairSMP) idle(cpu int) bool { return f.sim.Curr(cpu) == nil && f.sim.NrRunning(cpu) == 0 }
