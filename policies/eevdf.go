@@ -116,11 +116,6 @@ var EEVDFParams = []Param{
 	{Name: "DELAY_DEQUEUE", Kind: ParamFeature, Default: "on", Doc: "non-eligible sleepers stay queued to burn off negative lag", Source: "kernel/sched/features.h v6.12"},
 	{Name: "DELAY_ZERO", Kind: ParamFeature, Default: "on", Doc: "clip positive lag to 0 when a delayed task leaves or wakes", Source: "kernel/sched/features.h v6.12"},
 	{Name: "WAKEUP_PREEMPTION", Kind: ParamFeature, Default: "on", Doc: "wakeups may preempt the current task", Source: "kernel/sched/features.h v6.6"},
-	{Name: "WA_PELT", Kind: ParamFeature, Default: "on",
-		Doc: "not a features.h flag: wake_affine_weight compares PELT loads (runnable and blocked load_avg of each CPU, the waker's " +
-			"own load left out of a sync wakeup, WA_BIAS 108 %) as the kernel does; off: the queued weights now",
-		Source: "kernel/sched/fair.c v6.18 wake_affine_weight, cpu_load, task_h_load; kernel/sched/pelt.c (y^32 = 1/2); " +
-			"kernel/sched/topology.c sd_init (imbalance_pct 117)"},
 	{Name: "TICK_PICK", Kind: ParamFeature, Default: "off",
 		Doc: "not a features.h flag: the tick preemption of the 6.3-rc EEVDF series, check_preempt_tick rescheduling at every tick " +
 			"(more than one task queued) when pick_eevdf would not pick the current task, and the end of a request moving the " +
