@@ -24,7 +24,13 @@ import "math"
 //   - pick_next_entity: the leftmost, or the next buddy, then the last
 //     buddy, when it is within wakeup_granularity of the leftmost;
 //   - migration: vruntime is made relative to min_vruntime on dequeue and
-//     absolute again on the new CPU (migrate_task_rq_fair).
+//     absolute again on the new CPU (migrate_task_rq_fair);
+//   - placement and balancing (fairsmp.go): with WA_PELT (the default and
+//     era=6.2) on PELT loads, as CFS has had them since per-entity load
+//     tracking (Linux 3.8; wake_affine_weight, wake_wide and the v5.5 load
+//     balance in kernel/sched/fair.c v6.2 read the same figures as v6.18's,
+//     which eevdf models); the 2.6.23 and 2.6.31 eras turn it off and use
+//     the queued weights, 2.6.31 with its cpu_load history and LB_BIAS.
 //
 // sysctl defaults, scaled by 1 + ilog2(min(ncpus, 8)) (sched_init_granularity):
 // sched_latency 6 ms, min_granularity 0.75 ms, wakeup_granularity 1 ms.
@@ -102,6 +108,7 @@ type CFS struct {
 	wakePreempt                bool
 	noSleepers                 bool // NO_NEW_FAIR_SLEEPERS
 	tickLeftmost               bool
+	peltWake                   bool // WA_PELT
 	llc                        int
 	era                        smpKnobs
 }
@@ -121,6 +128,7 @@ func NewCFS(v Values, cpus int) *CFS {
 		wakePreempt:  v.Feature("WAKEUP_PREEMPTION", true),
 		noSleepers:   !v.Feature("NEW_FAIR_SLEEPERS", true),
 		tickLeftmost: v.Feature("TICK_LEFTMOST", true),
+		peltWake:     v.Feature("WA_PELT", true),
 		era:          eraKnobs(v),
 		llc:          llcSize(v),
 	}
@@ -148,6 +156,9 @@ func (p *CFS) Init(s Sim) {
 	}
 	p.smp.init(s, p.migratable, func(c int) int64 { return p.rqs[c].sumW }, p.llc)
 	p.smp.knobs = p.era
+	if p.peltWake {
+		p.smp.usePELT()
+	}
 	p.smp.buddy = func(t *Task) bool {
 		rq := &p.rqs[p.e[t.ID].cpu]
 		return rq.next == t.ID || rq.last == t.ID
@@ -299,6 +310,7 @@ func (p *CFS) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 	rq.sumW += e.w
 	e.queued, e.cpu = true, cpu
 	p.updateMin(rq)
+	p.smp.peltEnqueue(t, cpu)
 }
 
 // Dequeue implements Policy.
@@ -326,6 +338,7 @@ func (p *CFS) Dequeue(cpu int, t *Task, flags DequeueFlags) {
 		rq.curr = -1
 	}
 	p.updateMin(rq)
+	p.smp.peltDequeue(t.ID, flags&DequeueSleep != 0)
 	if flags&DequeueSleep == 0 {
 		e.v -= rq.minV // absolute to relative for the move
 		e.rel = true
@@ -349,6 +362,7 @@ func (p *CFS) PickNext(cpu int, prev *Task) *Task {
 	rq := &p.rqs[cpu]
 	if len(rq.q) == 0 {
 		rq.curr = -1
+		p.smp.peltRun(cpu, -1)
 		return nil
 	}
 	left := p.leftmost(rq, -1)
@@ -365,6 +379,7 @@ func (p *CFS) PickNext(cpu int, prev *Task) *Task {
 	}
 	rq.curr = se
 	p.updateMin(rq)
+	p.smp.peltRun(cpu, se)
 	return p.tasks[se]
 }
 

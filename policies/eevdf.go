@@ -95,7 +95,6 @@ type EEVDF struct {
 	wakePreempt bool
 	tickPick    bool
 	peltWake    bool
-	pelt        pelt
 	llc         int
 }
 
@@ -117,11 +116,6 @@ var EEVDFParams = []Param{
 	{Name: "DELAY_DEQUEUE", Kind: ParamFeature, Default: "on", Doc: "non-eligible sleepers stay queued to burn off negative lag", Source: "kernel/sched/features.h v6.12"},
 	{Name: "DELAY_ZERO", Kind: ParamFeature, Default: "on", Doc: "clip positive lag to 0 when a delayed task leaves or wakes", Source: "kernel/sched/features.h v6.12"},
 	{Name: "WAKEUP_PREEMPTION", Kind: ParamFeature, Default: "on", Doc: "wakeups may preempt the current task", Source: "kernel/sched/features.h v6.6"},
-	{Name: "WA_PELT", Kind: ParamFeature, Default: "on",
-		Doc: "not a features.h flag: wake_affine_weight compares PELT loads (runnable and blocked load_avg of each CPU, the waker's " +
-			"own load left out of a sync wakeup, WA_BIAS 108 %) as the kernel does; off: the queued weights now",
-		Source: "kernel/sched/fair.c v6.18 wake_affine_weight, cpu_load, task_h_load; kernel/sched/pelt.c (y^32 = 1/2); " +
-			"kernel/sched/topology.c sd_init (imbalance_pct 117)"},
 	{Name: "TICK_PICK", Kind: ParamFeature, Default: "off",
 		Doc: "not a features.h flag: the tick preemption of the 6.3-rc EEVDF series, check_preempt_tick rescheduling at every tick " +
 			"(more than one task queued) when pick_eevdf would not pick the current task, and the end of a request moving the " +
@@ -187,8 +181,7 @@ func (p *EEVDF) Init(s Sim) {
 	p.tick = 1_000_000_000 / int64(s.HZ())
 	p.smp.init(s, p.migratable, p.load, p.llc)
 	if p.peltWake {
-		p.pelt.init(s.NumCPUs())
-		p.smp.pelt = &p.pelt
+		p.smp.usePELT()
 	}
 }
 
@@ -332,17 +325,13 @@ func (p *EEVDF) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 	p.place(rq, e, t, flags)
 	rq.add(t.ID, e)
 	e.cpu = cpu
-	if p.peltWake {
-		p.pelt.enqueue(t.ID, t.Weight, cpu, p.sim.Now())
-	}
+	p.smp.peltEnqueue(t, cpu)
 }
 
 func (p *EEVDF) finishDelayed(rq *erq, id int, e *eent) {
 	p.updateLag(rq, e)
 	rq.remove(id, e)
-	if p.peltWake {
-		p.pelt.dequeue(id, true, p.sim.Now())
-	}
+	p.smp.peltDequeue(id, true)
 	e.delayed = false
 	if p.delayZero && e.vlag > 0 {
 		e.vlag = 0
@@ -368,9 +357,7 @@ func (p *EEVDF) Dequeue(cpu int, t *Task, flags DequeueFlags) {
 		e.relDeadline, e.rel = e.deadline-e.v, true
 	}
 	rq.remove(t.ID, e)
-	if p.peltWake {
-		p.pelt.dequeue(t.ID, flags&DequeueSleep != 0, p.sim.Now())
-	}
+	p.smp.peltDequeue(t.ID, flags&DequeueSleep != 0)
 }
 
 // pick is pick_eevdf; curr is the running entity or -1.
@@ -420,15 +407,11 @@ func (p *EEVDF) PickNext(cpu int, prev *Task) *Task {
 			e.protect = true
 		}
 		rq.curr = id
-		if p.peltWake {
-			p.pelt.run(cpu, id, p.sim.Now())
-		}
+		p.smp.peltRun(cpu, id)
 		return p.tasks[id]
 	}
 	rq.curr = -1
-	if p.peltWake {
-		p.pelt.run(cpu, -1, p.sim.Now())
-	}
+	p.smp.peltRun(cpu, -1)
 	return nil
 }
 

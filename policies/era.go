@@ -33,10 +33,11 @@ var eras = []Era{
 			"wakeup_granularity 5 ms, nr_latency 5 (each × 1+ilog2(ncpus)); a full sched_latency of sleeper credit (no " +
 			"GENTLE_FAIR_SLEEPERS); the tick preempts only after sched_slice (no TICK_LEFTMOST); NEXT_BUDDY and LB_BIAS on; balancing " +
 			"on the cpu_load[] history (busy_idx 2; idle_idx 1 across the package, 0 within a shared cache); no newly idle " +
-			"balancing; wake_affine without an idle-sibling search; HZ 1000",
+			"balancing; wake_affine without an idle-sibling search; wakeups and balancing on the queued weights and that history, " +
+			"not PELT (NO_WA_PELT: per-entity load tracking came with 3.8); HZ 1000",
 		Values: Values{"unscaled_latency": "20ms", "unscaled_min_granularity": "4ms", "unscaled_wakeup_granularity": "5ms", "nr_latency": "5",
 			"GENTLE_FAIR_SLEEPERS": "off", "TICK_LEFTMOST": "off", "NEXT_BUDDY": "on", "LB_BIAS": "on", "CACHE_HOT_BUDDY": "on", "busy_idx": "2", "newidle_idx": "2", "idle_idx": "1", "llc_idle_idx": "0",
-			"SD_BALANCE_NEWIDLE": "off", "SD_WAKE_IDLE": "off"},
+			"SD_BALANCE_NEWIDLE": "off", "SD_WAKE_IDLE": "off", "WA_PELT": "off"},
 		HZ: 1000,
 		Source: "kernel/sched_fair.c v2.6.31(.14) (sysctl_sched_latency 20 ms, sysctl_sched_min_granularity 4 ms, " +
 			"sysctl_sched_wakeup_granularity 5 ms, sched_nr_latency 5; place_entity subtracts the whole sysctl_sched_latency " +
@@ -52,9 +53,10 @@ var eras = []Era{
 		Summary: "CFS as first merged (Linux 2.6.23), in the vruntime model: sched_latency 20 ms, min_granularity 2 ms, " +
 			"wakeup_granularity 1 ms (each × 1+ilog2(ncpus)), a slice of max(sched_latency/nr, min_granularity) " +
 			"(nr_latency 10), a full sched_latency of sleeper credit (2.6.23 credited sleep as wait_runtime, bounded, " +
-			"which this approximates); HZ 250",
+			"which this approximates); wakeups and balancing on the queued weights, not PELT (NO_WA_PELT: per-entity load " +
+			"tracking came with 3.8); HZ 250",
 		Values: Values{"unscaled_latency": "20ms", "unscaled_min_granularity": "2ms", "unscaled_wakeup_granularity": "1ms", "nr_latency": "10",
-			"GENTLE_FAIR_SLEEPERS": "off"},
+			"GENTLE_FAIR_SLEEPERS": "off", "WA_PELT": "off"},
 		HZ: 250,
 		Source: "kernel/sched_fair.c v2.6.23(.17) (sysctl_sched_latency 20 ms, sysctl_sched_min_granularity 2 ms, " +
 			"sysctl_sched_wakeup_granularity 1 ms; __check_preempt_curr_fair: ideal_runtime = max(latency/nr_running, " +
@@ -64,19 +66,19 @@ var eras = []Era{
 	{
 		Policy: "cfs", Name: "6.2",
 		Summary: "CFS of Linux 6.2, the last release before the EEVDF series: the cfs defaults (v5.10 semantics: " +
-			"6 ms, 0.75 ms, 1 ms × 1+ilog2(min(ncpus,8))), HZ 1000",
+			"6 ms, 0.75 ms, 1 ms × 1+ilog2(min(ncpus,8))), wakeups and balancing on PELT loads (WA_PELT, the default), HZ 1000",
 		Values: Values{},
 		HZ:     1000,
-		Source: "kernel/sched/fair.c and features.h v6.2 (same defaults as v5.10); CONFIG_HZ_1000 of the distribution configs of the EEVDF postings' era (Fedora, openSUSE Tumbleweed)",
+		Source: "kernel/sched/fair.c and features.h v6.2 (same defaults as v5.10; wake_affine_weight on cpu_load and task_h_load " +
+			"with WA_BIAS, wake_wide, the load balance of commit 0b0695f2b34a, v5.5); CONFIG_HZ_1000 of the distribution configs of the EEVDF postings' era (Fedora, openSUSE Tumbleweed)",
 	},
 	{
 		Policy: "eevdf", Name: "6.3",
 		Summary: "the EEVDF series as posted against 6.3-rc (March 2023): base_slice 0.75 ms × 1+ilog2(min(ncpus,8)), " +
 			"the tick preempting whenever pick_eevdf prefers another task (TICK_PICK), " +
-			"no RUN_TO_PARITY, PREEMPT_SHORT, DELAY_DEQUEUE, DELAY_ZERO or PLACE_REL_DEADLINE (all later), HZ 1000; " +
-			"wakeup placement on the queued weights (NO_WA_PELT), as the cfs eras it is compared with have no PELT model",
+			"no RUN_TO_PARITY, PREEMPT_SHORT, DELAY_DEQUEUE, DELAY_ZERO or PLACE_REL_DEADLINE (all later), HZ 1000",
 		Values: Values{"unscaled_base_slice": "750us", "RUN_TO_PARITY": "off", "PREEMPT_SHORT": "off", "DELAY_DEQUEUE": "off",
-			"DELAY_ZERO": "off", "PLACE_REL_DEADLINE": "off", "TICK_PICK": "on", "WA_PELT": "off"},
+			"DELAY_ZERO": "off", "PLACE_REL_DEADLINE": "off", "TICK_PICK": "on"},
 		HZ: 1000,
 		Source: "the EEVDF patch series (Peter Zijlstra, LKML, 2023-03-06, \"sched: EEVDF using latency-nice\"): " +
 			"sysctl_sched_base_slice 0.75 ms scaled by update_sysctl; RUN_TO_PARITY came with commit 63304558ba5d (v6.6), " +

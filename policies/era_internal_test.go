@@ -285,3 +285,27 @@ func TestCacheHotBuddy(t *testing.T) {
 		t.Errorf("second balance moved %v, failures %d; want [B1], 0", s.moved, f.failed[0])
 	}
 }
+
+// TestHistoryErasNoPELT: an era that balances on the 2.6.31 cpu_load
+// history (smpKnobs.history) predates PELT (Linux 3.8) and must not take
+// the PELT placement: its preset sets NO_WA_PELT. Today that is
+// cfs:era=2.6.31 alone.
+func TestHistoryErasNoPELT(t *testing.T) {
+	n := 0
+	for _, e := range eras {
+		v, err := Values{"era": e.Name}.expand(e.Policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !eraKnobs(v).history() {
+			continue
+		}
+		n++
+		if v.Feature("WA_PELT", true) {
+			t.Errorf("%s:era=%s balances on the cpu_load history but leaves WA_PELT on", e.Policy, e.Name)
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d eras with the cpu_load history, want 1 (cfs 2.6.31)", n)
+	}
+}

@@ -28,10 +28,12 @@ import (
 //     pull (busiest - local)/2 tasks when the nr_running difference is at
 //     least 2 (calculate_imbalance, group_has_spare / migrate_task).
 //
-// eevdf (WA_PELT, on by default) adds what the kernel reads there since
-// PELT: wake_affine_weight on PELT loads with WA_BIAS (wakeAffineWeight),
-// wake_wide (wakeWide), and a busy CPU's periodic balance by load
-// (migratePELT); cfs keeps the queued weights of its eras.
+// WA_PELT (on by default in eevdf and cfs, off in cfs's 2.6.x eras) adds
+// what the kernel reads there since PELT: wake_affine_weight on PELT loads
+// with WA_BIAS (wakeAffineWeight), wake_wide (wakeWide), and balancing on
+// PELT figures (balancePELT, migratePELT). The eras with the 2.6.31
+// cpu_load history (smpKnobs.history) balance on it whatever WA_PELT says,
+// as balance checks the history first.
 //
 // Not modelled: PELT utilization, SIS_UTIL, NUMA and SMT levels, misfit and
 // asym packing, task groups.
@@ -100,8 +102,9 @@ type fairSMP struct {
 	interval int64   // ns, the MC domain's min balance interval
 	llc      int     // CPUs per last-level cache (sd_llc span)
 	busyFact int64
-	// pelt, when set, gives WA_WEIGHT the PELT loads (wakeAffineWeight)
-	// instead of the queued weights.
+	// pelt, when set (WA_PELT, usePELT), gives WA_WEIGHT the PELT loads
+	// (wakeAffineWeight) instead of the queued weights, and the balancer
+	// its PELT figures (balancePELT).
 	pelt *pelt
 	// flips are the tasks' wakee flips (wakeWide), by task ID.
 	flips []wakeFlips
@@ -191,6 +194,39 @@ func (f *fairSMP) init(s Sim, queued func(int) []*Task, load func(int) int64, ll
 	// (kernel/sched/topology.c).
 	f.interval = int64(s.NumCPUs()) * 1_000_000
 	f.busyFact = 16
+}
+
+// usePELT turns on the PELT tracking of WA_PELT; call it after init. The
+// policy then reports its fair runqueue changes through peltEnqueue,
+// peltDequeue and peltRun, which do nothing without it.
+func (f *fairSMP) usePELT() {
+	f.pelt = &pelt{}
+	f.pelt.init(f.sim.NumCPUs())
+}
+
+// peltEnqueue is enqueue_entity's update_load_avg and attach: t becomes
+// runnable on cpu now.
+func (f *fairSMP) peltEnqueue(t *Task, cpu int) {
+	if f.pelt != nil {
+		f.pelt.enqueue(t.ID, t.Weight, cpu, f.sim.Now())
+	}
+}
+
+// peltDequeue is dequeue_entity's: task id stops being runnable now; a
+// sleeping task (sleep) leaves its load on its CPU as blocked load, a
+// migrating or exiting one takes it along (migrate_task_rq_fair,
+// remove_entity_load_avg).
+func (f *fairSMP) peltDequeue(id int, sleep bool) {
+	if f.pelt != nil {
+		f.pelt.dequeue(id, sleep, f.sim.Now())
+	}
+}
+
+// peltRun is set_next_entity's: task id (-1: none) runs on cpu from now.
+func (f *fairSMP) peltRun(cpu, id int) {
+	if f.pelt != nil {
+		f.pelt.run(cpu, id, f.sim.Now())
+	}
 }
 
 func (f *fairSMP) idle(cpu int) bool { return f.sim.Curr(cpu) == nil && f.sim.NrRunning(cpu) == 0 }
@@ -572,10 +608,19 @@ func (f *fairSMP) migratePELT(cpu, busiest int) {
 	f.failed[cpu]++
 }
 
-// SMPParams are the topology parameters shared by the fair policies.
+// SMPParams are the topology and placement parameters shared by the fair
+// policies.
 var SMPParams = []Param{
 	{Name: "llc_size", Kind: ParamInt, Default: "1",
 		Doc:    "CPUs per last-level cache (sd_llc): select_idle_sibling searches only there; 0 = all CPUs",
 		Source: "kernel/sched/fair.c select_idle_sibling (v5.10-v6.18); 1 matches the shared traces' VM",
 		Min:    0, Max: math.MaxInt64},
+	{Name: "WA_PELT", Kind: ParamFeature, Default: "on",
+		Doc: "not a features.h flag: wakeups and balancing on PELT loads as the kernel has them since per-entity load tracking " +
+			"(wake_affine_weight on the runnable and blocked load_avg of each CPU, the waker's own load left out of a sync wakeup, " +
+			"WA_BIAS 108 %; wake_wide; balancing only from an overloaded CPU, idle pulls by util fit, cache-hot tasks stay); " +
+			"off: the queued weights now; cfs's 2.6.x eras set it off (an era with the cpu_load history balances on that first)",
+		Source: "kernel/sched/fair.c v6.2 and v6.18 wake_affine_weight, wake_wide, cpu_load, task_h_load, update_sd_lb_stats, " +
+			"calculate_imbalance, detach_tasks (the load balance of v5.5+, commit 0b0695f2b34a); kernel/sched/pelt.c (y^32 = 1/2); " +
+			"kernel/sched/topology.c sd_init (imbalance_pct 117)"},
 }

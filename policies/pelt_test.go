@@ -214,3 +214,72 @@ func TestBalancePELTIdle(t *testing.T) {
 		}
 	}
 }
+
+// TestCFSWakeAffinePELT: cfs on 2 CPUs, every task nice 0, driven through
+// its Enqueue, Dequeue and PickNext. At t = 0 a spinner H runs on CPU 0;
+// the wakee X (new, r = 1) runs there and sleeps, and the waker W and a
+// task S do the same on CPU 1. At two half-lives W and S wake on CPU 1
+// (r = 0.25 each) and W, running there with S queued, wakes X (prev
+// CPU 0) synchronously. Both CPUs are busy, CPU 1 has two tasks: the
+// choice is WA_WEIGHT's.
+//   - PELT (cfs, cfs:era=6.2): CPU 0 = 1024 (H) + 1024 × 0.25 (X blocked)
+//     = 1280, CPU 1 = 256 + 256 = 512, W and X 256 each; this = (512 −
+//     256 + 256) × 100 = 51200 < prev = (1280 − 256) × 108 + 1 = 110593:
+//     X moves to the waker's CPU 1, the lighter by PELT;
+//   - queued weights (NO_WA_PELT, cfs:era=2.6.31 and 2.6.23): this =
+//     2048 + 1024 = 3072 is not below prev's 1024: X stays on CPU 0, and
+//     the 2.6.x eras keep no PELT state at all.
+func TestCFSWakeAffinePELT(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		v    Values
+		want int
+		pelt bool
+	}{
+		{"cfs", nil, 1, true},
+		{"era=6.2", Values{"era": "6.2"}, 1, true},
+		{"NO_WA_PELT", Values{"WA_PELT": "off"}, 0, false},
+		{"era=2.6.31", Values{"era": "2.6.31"}, 0, false},
+		{"era=2.6.23", Values{"era": "2.6.23"}, 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v, err := c.v.expand("cfs")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := newFakeSim(2)
+			p := NewCFS(v, 2)
+			p.Init(s)
+			h, x, w, k := s.task(0), s.task(0), s.task(0), s.task(0)
+			for _, tk := range []*Task{h, x, w, k} {
+				p.TaskNew(tk)
+			}
+			p.Enqueue(0, h, EnqueueInitial)
+			p.PickNext(0, nil)
+			for _, sl := range []struct {
+				tk  *Task
+				cpu int
+			}{{x, 0}, {w, 1}, {k, 1}} {
+				p.Enqueue(sl.cpu, sl.tk, EnqueueInitial)
+				p.Dequeue(sl.cpu, sl.tk, DequeueSleep)
+			}
+			s.now = 2 * half
+			p.Enqueue(1, w, EnqueueWakeup)
+			p.Enqueue(1, k, EnqueueWakeup)
+			p.PickNext(1, nil)
+			s.curr[0], s.curr[1], s.nr[0], s.nr[1] = h, w, 1, 2
+			x.CPU, w.CPU, w.State = 0, 1, TaskRunning
+			if (p.smp.pelt != nil) != c.pelt {
+				t.Fatalf("PELT tracking %v, want %v", p.smp.pelt != nil, c.pelt)
+			}
+			if c.pelt {
+				if got0, got1 := p.smp.pelt.load(0, s.now), p.smp.pelt.load(1, s.now); !near(got0, 1280) || !near(got1, 512) {
+					t.Fatalf("PELT loads CPU 0 %.2f, CPU 1 %.2f, want 1280 and 512", got0, got1)
+				}
+			}
+			if got := p.SelectCPU(x, 0, w, WakeTTWU|WakeSync); got != c.want {
+				t.Errorf("sync wakee on CPU %d, want %d", got, c.want)
+			}
+		})
+	}
+}
