@@ -10,11 +10,13 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/trace"
 )
 
-// TestLatencyJSONRowFieldsAreColumns: every field of LatencyJSONRow (but
-// Extra) is filled from the column of its JSON key, so a field without a
-// column (left zero by JSON) fails here.
+// TestLatencyJSONRowFieldsAreColumns: every field of LatencyJSONRow,
+// CompareSide and CompareRatios (but Extra) is filled from the column of
+// its JSON key, so a field without a column (left zero by JSON) fails here.
 func TestLatencyJSONRowFieldsAreColumns(t *testing.T) {
 	byKey := map[string]*LatencyColumn{}
 	for i := range LatencyColumns {
@@ -30,15 +32,35 @@ func TestLatencyJSONRowFieldsAreColumns(t *testing.T) {
 			t.Errorf("column %q: a table cell needs Int", c.Key)
 		}
 	}
-	rt := reflect.TypeOf(LatencyJSONRow{})
-	for i := 0; i < rt.NumField(); i++ {
-		f := rt.Field(i)
-		if f.Name == "Extra" {
-			continue
+	// The keys of the compared figures: CompareSide's, CompareRatios'.
+	side, ratio := map[string]bool{}, map[string]bool{}
+	for _, c := range compareColumns {
+		side[c.sideKey()] = true
+		if c.Compare.Name != "" {
+			if c.Int == nil {
+				t.Errorf("column %q: a compared figure with a ratio needs Int", c.Key)
+			}
+			ratio[c.ratioKey()] = true
 		}
-		key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if c := byKey[key]; c == nil || !c.JSON {
-			t.Errorf("LatencyJSONRow.%s (json %q) has no JSON column", f.Name, key)
+	}
+	json := map[string]bool{}
+	for k, c := range byKey {
+		json[k] = c.JSON
+	}
+	for _, st := range []struct {
+		v    any
+		keys map[string]bool
+	}{{LatencyJSONRow{}, json}, {CompareSide{}, side}, {CompareRatios{}, ratio}} {
+		rt := reflect.TypeOf(st.v)
+		for i := 0; i < rt.NumField(); i++ {
+			f := rt.Field(i)
+			if f.Name == "Extra" {
+				continue
+			}
+			key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !st.keys[key] {
+				t.Errorf("%s.%s (json %q) has no column", rt.Name(), f.Name, key)
+			}
 		}
 	}
 }
@@ -127,5 +149,65 @@ func TestRecoveredDelaysColumn(t *testing.T) {
 		if _, ok := r.Extra["recovered_delays"]; ok {
 			t.Errorf("PerfCompat row %s: recovered_delays present", r.Comm)
 		}
+	}
+}
+
+// TestCompareExtra: a compared figure without a field of its own (here a
+// stand-in column "x_ns" with a ratio, appended to LatencyColumns for the
+// test) is filled from the column in CompareSide.Extra and
+// CompareRatios.Extra, shown in the table, CSV and JSON after the typed
+// figures, and read back from JSON. x is twice the row's sum delay.
+func TestCompareExtra(t *testing.T) {
+	saved := LatencyColumns
+	savedAll, savedFig := compareColumns, compareFigures
+	defer func() { LatencyColumns, compareColumns, compareFigures = saved, savedAll, savedFig }()
+	x := LatencyColumn{Key: "x_ns", Title: "X", Kind: ColumnDuration,
+		Int: func(r *LatencyRow) int64 { return 2 * r.SumDelay }, Compare: &CompareFigure{Name: "x"}}
+	LatencyColumns = append(append([]LatencyColumn(nil), saved...), x)
+	compareColumns = append(append([]*LatencyColumn(nil), savedAll...), &LatencyColumns[len(LatencyColumns)-1])
+	compareFigures = append(append([]*LatencyColumn(nil), savedFig...), &LatencyColumns[len(LatencyColumns)-1])
+
+	res, err := Compare(trace.NewSliceSource(gNamed(gScenario()), nil), trace.NewSliceSource(gNamed(gScenarioB()), nil), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Row A: sum delay 200 us in A, 500 us in B (TestCompareHand): x 400
+	// and 1000 us, ratio 2.5. TOTAL: 800 and 800 us: x 1600 us, ratio 1.
+	a := res.Rows[0]
+	if a.Comm != "A" || a.A.Extra["x_ns"] != 400*gUs || a.B.Extra["x_ns"] != 1000*gUs ||
+		a.Ratio.Extra["x"] == nil || *a.Ratio.Extra["x"] != 2.5 {
+		t.Errorf("row A: %+v %+v %+v", a.A, a.B, a.Ratio)
+	}
+	if tot := res.Total; tot.A.Extra["x_ns"] != 1600*gUs || *tot.Ratio.Extra["x"] != 1 {
+		t.Errorf("total: %+v %+v", tot.A, tot.Ratio)
+	}
+	var tab bytes.Buffer
+	if err := WriteCompareTable(&tab, res, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if s := tab.String(); !strings.Contains(s, "x A ms") || !strings.HasSuffix(s, "p99 delay 1.250, x 1.000\n") ||
+		!strings.Contains(strings.Join(strings.Fields(strings.Split(s, "\n")[4]), " "), "2.500 0.400 1.000 2.500") {
+		t.Errorf("table:\n%s", s)
+	}
+	var csvb bytes.Buffer
+	if err := WriteCompareCSV(&csvb, res); err != nil {
+		t.Fatal(err)
+	}
+	if l := strings.Split(csvb.String(), "\n"); !strings.HasSuffix(l[0], ",x_a_ns,x_b_ns,x_ratio") || !strings.HasSuffix(l[1], ",400000,1000000,2.500000") {
+		t.Errorf("csv:\n%s", csvb.String())
+	}
+	js, err := json.Marshal(res.Rows[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(js); !strings.Contains(s, `"p99_delay_ns":500000,"x_ns":1000000}`) || !strings.Contains(s, `"p99_delay":2.5,"x":2.5}`) {
+		t.Errorf("json: %s", s)
+	}
+	var back CompareRow
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(res.Rows[0], back); d != "" {
+		t.Errorf("json round trip (-want +got):\n%s", d)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -278,64 +277,13 @@ func (res *LatencyResult) JSON() LatencyJSON {
 
 // latencyJSONFields maps a JSON key to the index of its LatencyJSONRow
 // field.
-var latencyJSONFields = func() map[string]int {
-	m := map[string]int{}
-	t := reflect.TypeOf(LatencyJSONRow{})
-	for i := 0; i < t.NumField(); i++ {
-		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); k != "" && k != "-" {
-			m[k] = i
-		}
-	}
-	return m
-}()
-
-// setJSONField sets f, a LatencyJSONRow field (string, int, int64 or
-// *int64), to c's value for r.
-func setJSONField(f reflect.Value, c *LatencyColumn, r *LatencyRow) {
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(c.Str(r))
-	case reflect.Int, reflect.Int64:
-		f.SetInt(c.Int(r))
-	case reflect.Pointer:
-		x := c.Int(r)
-		f.Set(reflect.ValueOf(&x))
-	default:
-		panic("report: LatencyJSONRow field of kind " + f.Kind().String())
-	}
-}
+var latencyJSONFields = jsonFields(reflect.TypeOf(LatencyJSONRow{}))
 
 // MarshalJSON writes the fields, then Extra in the order of
 // LatencyColumns (keys no column has last, sorted).
 func (jr LatencyJSONRow) MarshalJSON() ([]byte, error) {
 	type plain LatencyJSONRow
-	b, err := json.Marshal(plain(jr))
-	if err != nil || len(jr.Extra) == 0 {
-		return b, err
-	}
-	keys := make([]string, 0, len(jr.Extra))
-	seen := map[string]bool{}
-	for i := range LatencyColumns {
-		if k := LatencyColumns[i].Key; !seen[k] {
-			if _, ok := jr.Extra[k]; ok {
-				keys, seen[k] = append(keys, k), true
-			}
-		}
-	}
-	var rest []string
-	for k := range jr.Extra {
-		if !seen[k] {
-			rest = append(rest, k)
-		}
-	}
-	sort.Strings(rest)
-	b = b[:len(b)-1] // the closing brace
-	for _, k := range append(keys, rest...) {
-		kb, _ := json.Marshal(k)
-		b = append(append(append(b, ','), kb...), ':')
-		b = strconv.AppendInt(b, jr.Extra[k], 10)
-	}
-	return append(b, '}'), nil
+	return marshalExtra(plain(jr), jr.Extra, func(c *LatencyColumn) string { return c.Key })
 }
 
 // UnmarshalJSON reads the fields, and every other integer field into
@@ -343,26 +291,11 @@ func (jr LatencyJSONRow) MarshalJSON() ([]byte, error) {
 func (jr *LatencyJSONRow) UnmarshalJSON(b []byte) error {
 	type plain LatencyJSONRow
 	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
+	extra, err := unmarshalExtra[int64](b, &p, latencyJSONFields)
+	if err != nil {
+		return fmt.Errorf("latency row: %w", err)
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return err
-	}
-	for k, raw := range all {
-		if _, ok := latencyJSONFields[k]; ok {
-			continue
-		}
-		var v int64
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return fmt.Errorf("latency row: field %q: %w", k, err)
-		}
-		if p.Extra == nil {
-			p.Extra = map[string]int64{}
-		}
-		p.Extra[k] = v
-	}
+	p.Extra = extra
 	*jr = LatencyJSONRow(p)
 	return nil
 }
