@@ -184,7 +184,7 @@ func compareTotal(r *LatencyResult) *CompareSide {
 		}
 		addRow(&t, &r.Rows[i])
 	}
-	t.P50, t.P95, t.P99, t.P999 = percentiles(t.Samples)
+	t.setPercentiles()
 	return compareSide(&t)
 }
 
