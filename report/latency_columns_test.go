@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -238,5 +239,87 @@ func TestDelayQuantileIsEmpirical(t *testing.T) {
 	}
 	if q := (&LatencyRow{}).DelayQuantile(0.5); q != 0 {
 		t.Errorf("no delays: %d", q)
+	}
+}
+
+// TestP90DelayColumn: the p90 delay, added through LatencyColumns only.
+// renderTrace's task a has the delays 1.5 and 0.25 ms: the empirical p90 is
+// the first sorted delay where the count reaches 0.9 x 2 = 1.8, the second,
+// 1.5 ms; in the table ("p90:   1.500 ms", between p50 and p95, with
+// --percentiles only), JSON (p90_delay_ns after the typed fields), CSV
+// (after p50_delay_ns). In compare (gScenario against gScenarioB, one
+// delay a row): row A 200 and 500 us, B/A 2.5; the totals' delays {200,
+// 400, 200} and {500, 100, 200} us have p90 400 and 500 us, B/A 1.25. On
+// pipe.perf.data every row's p90 lies between its p50 and p95, and the
+// sched-pipe row's (1999 delays) is stat.Quantile's of its samples.
+func TestP90DelayColumn(t *testing.T) {
+	res := run(t, renderTrace(), LatencyOptions{Percentiles: true})
+	var tab, js, cs bytes.Buffer
+	if err := WriteLatencyTable(&tab, res, false); err != nil {
+		t.Fatal(err)
+	}
+	if s := tab.String(); !strings.Contains(s, "| p50:   0.250 ms | p90:   1.500 ms | p95:   1.500 ms |") || !strings.Contains(s, "| p90 delay ms    |") {
+		t.Errorf("table:\n%s", s)
+	}
+	if err := WriteLatencyJSON(&js, res); err != nil {
+		t.Fatal(err)
+	}
+	var doc LatencyJSON
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := doc.Tasks[0].Extra["p90_delay_ns"]; !ok || v != 1_500_000 {
+		t.Errorf("json p90_delay_ns %d (%v):\n%s", v, ok, js.String())
+	}
+	if err := WriteLatencyCSV(&cs, res); err != nil {
+		t.Fatal(err)
+	}
+	if l := strings.Split(cs.String(), "\n"); !strings.Contains(l[0], ",p50_delay_ns,p90_delay_ns,p95_delay_ns,") || !strings.Contains(l[1], ",250000,1500000,1500000,") {
+		t.Errorf("csv:\n%s", cs.String())
+	}
+	plain := run(t, renderTrace(), LatencyOptions{})
+	tab.Reset()
+	WriteLatencyTable(&tab, plain, false)
+	if _, ok := plain.JSON().Tasks[0].Extra["p90_delay_ns"]; ok || strings.Contains(tab.String(), "p90") {
+		t.Errorf("p90 without --percentiles:\n%s", tab.String())
+	}
+
+	cr, err := Compare(trace.NewSliceSource(gNamed(gScenario()), nil), trace.NewSliceSource(gNamed(gScenarioB()), nil), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := cr.Rows[0]
+	if a.Comm != "A" || a.A.Extra["p90_delay_ns"] != 200*gUs || a.B.Extra["p90_delay_ns"] != 500*gUs || *a.Ratio.Extra["p90_delay"] != 2.5 {
+		t.Errorf("compare row A: %+v %+v %+v", a.A, a.B, a.Ratio)
+	}
+	if tot := cr.Total; tot.A.Extra["p90_delay_ns"] != 400*gUs || tot.B.Extra["p90_delay_ns"] != 500*gUs || *tot.Ratio.Extra["p90_delay"] != 1.25 {
+		t.Errorf("compare total: %+v %+v %+v", tot.A, tot.B, tot.Ratio)
+	}
+	tab.Reset()
+	if err := WriteCompareTable(&tab, cr, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if s := tab.String(); !strings.Contains(s, "p90 delay A ms") || !strings.Contains(s, ", sum delay 1.000, p90 delay 1.250, p99 delay 1.250\n") {
+		t.Errorf("compare table:\n%s", s)
+	}
+
+	real := latencyOf(t, "../testdata/traces/pipe.perf.data", LatencyOptions{Percentiles: true, KeepSamples: true})
+	for _, r := range real.JSON().Tasks {
+		if p90 := r.Extra["p90_delay_ns"]; p90 < *r.P50DelayNs || p90 > *r.P95DelayNs {
+			t.Errorf("%s: p90 %d outside p50 %d .. p95 %d", r.Comm, p90, *r.P50DelayNs, *r.P95DelayNs)
+		}
+	}
+	for _, r := range real.Rows {
+		if r.Comm != "sched-pipe" {
+			continue
+		}
+		xs := make([]float64, len(r.Samples))
+		for i, v := range r.Samples {
+			xs[i] = float64(v)
+		}
+		slices.Sort(xs)
+		if got, want := r.DelayQuantile(0.9), int64(stat.Quantile(0.9, stat.Empirical, xs, nil)); got != want || len(xs) < 1000 {
+			t.Errorf("sched-pipe p90 %d, stat.Quantile %d of %d delays", got, want, len(xs))
+		}
 	}
 }
