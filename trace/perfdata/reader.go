@@ -125,7 +125,14 @@ type Reader struct {
 	nextFlush  int64 // the max time seen at the last FINISHED_ROUND
 	maxTime    int64
 	lastOut    int64
-	forced     int
+	// mark is the earliest of every CPU's latest record time (cpuLast)
+	// when markOK: each of the recording's CPUs has a record; markCPU is
+	// the CPU holding it. markOff turns the mark off for good (advanceMark).
+	mark    int64
+	markCPU int
+	markOK  bool
+	markOff bool
+	forced  int
 	eof        bool
 	err        error
 
@@ -531,7 +538,7 @@ func (r *Reader) next(dst *trace.Event) error {
 		r.startPredecode()
 	}
 	for {
-		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.q.minTime() <= r.flushLimit) {
+		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.q.minTime() <= r.flushLimit || r.markOK && r.q.minTime() <= r.mark) {
 			if r.forced > 0 {
 				r.forced--
 			}

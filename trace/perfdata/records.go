@@ -425,6 +425,11 @@ func (r *Reader) queue(ev *trace.Event, hasTime bool) {
 				return
 			}
 			r.cpuLast[c], r.cpuPrint[c] = ev.Time, p
+			r.advanceMark(c)
+		} else if ev.Time != 0 {
+			// (perf's synthesized records, at time 0, come before the
+			// samples.)
+			r.markOff, r.markOK = true, false
 		}
 		if ev.Time > r.maxTime {
 			r.maxTime = ev.Time
@@ -436,6 +441,40 @@ func (r *Reader) queue(ev *trace.Event, hasTime bool) {
 	}
 	r.stats.Events[ev.Kind]++
 	r.q.push()
+}
+
+// advanceMark updates the reader's mark after CPU c's latest record time
+// went up. The mark lets events leave the reordering window before perf's
+// round rule (FINISHED_ROUND: up to the latest time of the round before)
+// allows: every CPU's records come in time order (Reader.queue drops one
+// earlier than its CPU's previous record), so once each CPU of the
+// recording (0 .. Meta.NrCPUs-1) has a record, no record still to come is
+// earlier than the earliest of their latest times, and an event at or
+// before it leaves in the same order as under the round rule (a later
+// record at the same time arrives after it). The window then holds about
+// one CPU's share of a round instead of two rounds, so it stays in the
+// cache. A timed record without a CPU (but perf's synthesized ones, at
+// time 0, which precede the samples), or with a CPU outside the count,
+// turns the mark off for good: the round rule alone applies from there.
+func (r *Reader) advanceMark(c int) {
+	if r.markOff {
+		return
+	}
+	n := r.meta.NrCPUs
+	if n <= 0 || c >= n {
+		r.markOff, r.markOK = true, false
+		return
+	}
+	if r.markOK && c != r.markCPU || len(r.cpuLast) < n {
+		return // the earliest CPU did not move, or a CPU has no record yet
+	}
+	m, at := r.cpuLast[0], 0
+	for i := 1; i < n; i++ {
+		if r.cpuLast[i] < m {
+			m, at = r.cpuLast[i], i
+		}
+	}
+	r.mark, r.markCPU, r.markOK = m, at, m >= 0
 }
 
 // eventPrint is what tells two events of one CPU at the same time apart
