@@ -11,8 +11,9 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
-// readMarked reads path to the end, with the CPU mark (advanceMark) or
-// with the round rule alone, and returns the events, the warnings, the
+// readMarked reads path to the end, with the CPU mark (advanceMark) and
+// events decoded straight into the caller's (slotFor), or with the round
+// rule alone and every event through the window, and returns the events, the warnings, the
 // terminal error and the largest reordering window seen between batches
 // of 64 events.
 func readMarked(t *testing.T, path string, mark bool) ([]trace.Event, []trace.Warning, error, int) {
@@ -26,7 +27,7 @@ func readMarked(t *testing.T, path string, mark bool) ([]trace.Event, []trace.Wa
 	if err != nil {
 		return nil, nil, err, 0
 	}
-	r.markOff = !mark
+	r.markOff, r.noDirect = !mark, !mark
 	var evs []trace.Event
 	buf := make([]trace.Event, 64)
 	window := 0
@@ -44,7 +45,7 @@ func readMarked(t *testing.T, path string, mark bool) ([]trace.Event, []trace.Wa
 }
 
 // TestCPUMarkSameEvents: letting events leave the reordering window at the
-// CPU mark gives exactly the events (same order), warnings and errors of
+// CPU mark, and those that would leave at once skip it, gives exactly the events (same order), warnings and errors of
 // the round rule alone, on every perf.data of testdata and of the shared
 // traces (damaged, killed, pipe-mode and per-process recordings included).
 // On messaging.2cpu (6046 events, two busy CPUs) the largest window is 40 %

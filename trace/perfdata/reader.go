@@ -133,6 +133,12 @@ type Reader struct {
 	markOK  bool
 	markOff bool
 	forced  int
+	// direct is next's destination while it handles a record, for a
+	// sample that can leave at once (slotFor); delivered says one did.
+	// noDirect turns that off (tests).
+	direct    *trace.Event
+	delivered bool
+	noDirect  bool
 	eof        bool
 	err        error
 
@@ -567,7 +573,22 @@ func (r *Reader) next(dst *trace.Event) error {
 			}
 			return io.EOF
 		}
-		if err := r.step(); err != nil {
+		if !r.noDirect {
+			r.direct = dst
+		}
+		err := r.step()
+		r.direct = nil
+		if r.delivered {
+			r.delivered = false
+			if dst.Time > r.lastOut {
+				r.lastOut = dst.Time
+			}
+			if err != nil {
+				r.eof, r.err = true, fmt.Errorf("perf.data: %w", err)
+			}
+			return nil
+		}
+		if err != nil {
 			r.eof, r.err = true, fmt.Errorf("perf.data: %w", err)
 		}
 		if r.q.len() > r.MaxPending && r.forced == 0 {
