@@ -281,16 +281,21 @@ func compareRatios(a, b *CompareSide) CompareRatios {
 	return out
 }
 
+// compared returns key for the compared columns, "" for the others.
+func compared(key func(*LatencyColumn) string) func(*LatencyColumn) string {
+	return func(c *LatencyColumn) string {
+		if c.Compare == nil {
+			return ""
+		}
+		return key(c)
+	}
+}
+
 // MarshalJSON writes the fields, then Extra in the order of
 // LatencyColumns.
 func (s CompareSide) MarshalJSON() ([]byte, error) {
 	type plain CompareSide
-	return marshalExtra(plain(s), s.Extra, func(c *LatencyColumn) string {
-		if c.Compare == nil {
-			return ""
-		}
-		return c.sideKey()
-	})
+	return marshalExtra(plain(s), s.Extra, compared((*LatencyColumn).sideKey))
 }
 
 // UnmarshalJSON reads the fields, and every other integer field into
@@ -311,12 +316,7 @@ func (s *CompareSide) UnmarshalJSON(b []byte) error {
 // LatencyColumns.
 func (r CompareRatios) MarshalJSON() ([]byte, error) {
 	type plain CompareRatios
-	return marshalExtra(plain(r), r.Extra, func(c *LatencyColumn) string {
-		if c.Compare == nil {
-			return ""
-		}
-		return c.ratioKey()
-	})
+	return marshalExtra(plain(r), r.Extra, compared((*LatencyColumn).ratioKey))
 }
 
 // UnmarshalJSON reads the fields, and every other field into Extra.

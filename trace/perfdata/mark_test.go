@@ -2,7 +2,6 @@ package perfdata
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,20 +12,12 @@ import (
 
 // readMarked reads path to the end, with the CPU mark (advanceMark) and
 // events decoded straight into the caller's (slotFor), or with the round
-// rule alone and every event through the window, and returns the events, the warnings, the
-// terminal error and the largest reordering window seen between batches
-// of 64 events.
+// rule alone and every event through the window, and returns the events,
+// the warnings, the terminal error and the largest reordering window seen
+// between batches of 64 events.
 func readMarked(t *testing.T, path string, mark bool) ([]trace.Event, []trace.Warning, error, int) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := NewReader(f)
-	if err != nil {
-		return nil, nil, err, 0
-	}
+	r := openReader(t, path)
 	r.markOff, r.noDirect = !mark, !mark
 	var evs []trace.Event
 	buf := make([]trace.Event, 64)
