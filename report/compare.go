@@ -302,13 +302,10 @@ func (s CompareSide) MarshalJSON() ([]byte, error) {
 // Extra.
 func (s *CompareSide) UnmarshalJSON(b []byte) error {
 	type plain CompareSide
-	var p plain
-	extra, err := unmarshalExtra[int64](b, &p, compareSideFields)
-	if err != nil {
+	var err error
+	if s.Extra, err = unmarshalExtra[int64](b, (*plain)(s), compareSideFields); err != nil {
 		return fmt.Errorf("compare side: %w", err)
 	}
-	p.Extra = extra
-	*s = CompareSide(p)
 	return nil
 }
 
@@ -322,12 +319,9 @@ func (r CompareRatios) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads the fields, and every other field into Extra.
 func (r *CompareRatios) UnmarshalJSON(b []byte) error {
 	type plain CompareRatios
-	var p plain
-	extra, err := unmarshalExtra[*float64](b, &p, compareRatioFields)
-	if err != nil {
+	var err error
+	if r.Extra, err = unmarshalExtra[*float64](b, (*plain)(r), compareRatioFields); err != nil {
 		return fmt.Errorf("compare ratios: %w", err)
 	}
-	p.Extra = extra
-	*r = CompareRatios(p)
 	return nil
 }

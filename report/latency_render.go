@@ -255,13 +255,10 @@ func (jr LatencyJSONRow) MarshalJSON() ([]byte, error) {
 // Extra.
 func (jr *LatencyJSONRow) UnmarshalJSON(b []byte) error {
 	type plain LatencyJSONRow
-	var p plain
-	extra, err := unmarshalExtra[int64](b, &p, latencyJSONFields)
-	if err != nil {
+	var err error
+	if jr.Extra, err = unmarshalExtra[int64](b, (*plain)(jr), latencyJSONFields); err != nil {
 		return fmt.Errorf("latency row: %w", err)
 	}
-	p.Extra = extra
-	*jr = LatencyJSONRow(p)
 	return nil
 }
 
