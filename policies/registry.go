@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/traceview/traceview/internal/duration"
 )
 
 // ParamKind is the type of a policy parameter.
@@ -161,22 +163,9 @@ func (v Values) Feature(name string, def bool) bool {
 	return s == "on"
 }
 
-// Parse parses the duration parameter name in ns and reports a bad value.
-func (v Values) Parse(name string) (int64, error) { return parseDuration(v[name]) }
-
-func parseDuration(s string) (int64, error) {
-	if s == "0" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, err
-	}
-	if d < 0 {
-		return 0, fmt.Errorf("negative duration %s", s)
-	}
-	return int64(d), nil
-}
+// parseDuration parses a duration parameter in ns (internal/duration,
+// the one parser of durations).
+func parseDuration(s string) (int64, error) { return duration.ParseNS(s) }
 
 // Spec is one parsed policy request: a registered policy and the
 // parameters given for it.

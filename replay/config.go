@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/traceview/traceview/internal/duration"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/trace"
 )
@@ -237,7 +238,7 @@ func CheckConfig(m *Model, cfg Config) error {
 const MaxDeadline = int64(3600 * 1e9)
 
 // ParseUntil parses an --until value: "work", "count", or a duration
-// ("2s", "1500ms", see policies.ParseDuration) for UntilDeadline.
+// ("2s", "1500ms", see internal/duration) for UntilDeadline.
 func ParseUntil(v string) (UntilOverride, error) {
 	switch v {
 	case "work":
@@ -245,7 +246,7 @@ func ParseUntil(v string) (UntilOverride, error) {
 	case "count":
 		return UntilOverride{Kind: UntilCount}, nil
 	}
-	d, err := policies.Values{"until": v}.Parse("until")
+	d, err := duration.ParseNS(v)
 	if err != nil {
 		return UntilOverride{}, fmt.Errorf("until %q: want work, count or a duration such as 2s", v)
 	}

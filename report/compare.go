@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
@@ -20,7 +22,9 @@ type CompareOptions struct {
 	FilterB *schedule.Filter
 }
 
-// CompareSide holds one trace's figures for a command name. Times are ns.
+// CompareSide holds one trace's figures for a command name: the
+// LatencyColumns with a Compare figure, filled from the row by the columns
+// (a figure without a field here is in Extra). Times are ns.
 type CompareSide struct {
 	NrTasks int   `json:"tasks"`
 	Runtime int64 `json:"runtime_ns"` // LatencyRow.Runtime
@@ -33,6 +37,11 @@ type CompareSide struct {
 	MaxDelay      int64  `json:"max_delay_ns"`
 	SumDelay      int64  `json:"sum_delay_ns"`
 	P99Delay      int64  `json:"p99_delay_ns"` // stat.Empirical quantile of the delays
+	// Extra holds the integer figures of the compared LatencyColumns that
+	// have no field above, by CompareFigure key (JSON: after the fields
+	// above, in column order). A column compared through LatencyColumns
+	// appears here without a change to this type.
+	Extra map[string]int64 `json:"-"`
 }
 
 // CompareRatios are B/A for each figure; nil when A's figure is 0 (no
@@ -47,6 +56,10 @@ type CompareRatios struct {
 	MaxDelay *float64 `json:"max_delay"`
 	SumDelay *float64 `json:"sum_delay"`
 	P99Delay *float64 `json:"p99_delay"`
+	// Extra holds the ratios of the compared figures that have no field
+	// above, by ratio key (CompareFigure.Name with "_" for spaces; JSON:
+	// after the fields above, in column order, null for no ratio).
+	Extra map[string]*float64 `json:"-"`
 }
 
 // CompareRow is one command name (or the total) in both traces. A or B is
@@ -121,8 +134,7 @@ func CompareLatency(ra, rb *LatencyResult, perfCompat bool) *CompareResult {
 				byComm[r.Comm] = cr
 				names = append(names, r.Comm)
 			}
-			s := &CompareSide{NrTasks: r.NrTasks, Runtime: r.Runtime, RuntimeSource: r.RuntimeSource, Switches: r.Switches, Count: r.Count,
-				AvgDelay: r.AvgDelay, MaxDelay: r.MaxDelay, SumDelay: r.SumDelay, P99Delay: r.P99}
+			s := compareSide(r)
 			if isB {
 				cr.B = s
 			} else {
@@ -160,46 +172,156 @@ func compareKey(r *CompareRow) int64 {
 	return k
 }
 
-// compareTotal sums a latency result's rows; P99 is over all their delays.
+// compareTotal is the figures of all of r's rows merged as one (addRow:
+// sums, the largest delay; percentiles over all their delays).
 func compareTotal(r *LatencyResult) *CompareSide {
-	s := &CompareSide{Runtime: r.Total.Runtime, Switches: r.Total.Switches, Count: r.Total.Count, SumDelay: r.Total.SumDelay}
-	var all []int64
+	var t LatencyRow
 	for i := range r.Rows {
-		s.NrTasks += r.Rows[i].NrTasks
-		s.MaxDelay = max(s.MaxDelay, r.Rows[i].MaxDelay)
-		all = append(all, r.Rows[i].Samples...)
+		if i == 0 {
+			t = r.Rows[0]
+			t.Samples = append([]int64(nil), t.Samples...)
+			continue
+		}
+		addRow(&t, &r.Rows[i])
 	}
-	if s.Count > 0 {
-		s.AvgDelay = s.SumDelay / s.Count
+	t.setPercentiles()
+	return compareSide(&t)
+}
+
+// compareColumns are the LatencyColumns compare shows (in CompareSide),
+// compareFigures those with a ratio (in the table and CSV), in order.
+var compareColumns, compareFigures = func() (all, figures []*LatencyColumn) {
+	for i := range LatencyColumns {
+		c := &LatencyColumns[i]
+		if c.Compare == nil {
+			continue
+		}
+		all = append(all, c)
+		if c.Compare.Name != "" {
+			figures = append(figures, c)
+		}
 	}
-	_, _, s.P99Delay, _ = percentiles(all)
+	return all, figures
+}()
+
+// sideKey is c's key in CompareSide's JSON, ratioKey in CompareRatios'.
+func (c *LatencyColumn) sideKey() string {
+	if c.Compare.Key != "" {
+		return c.Compare.Key
+	}
+	return c.Key
+}
+
+func (c *LatencyColumn) ratioKey() string { return strings.ReplaceAll(c.Compare.Name, " ", "_") }
+
+var (
+	compareSideFields  = jsonFields(reflect.TypeOf(CompareSide{}))
+	compareRatioFields = jsonFields(reflect.TypeOf(CompareRatios{}))
+)
+
+// compareSide returns the compared figures of row r.
+func compareSide(r *LatencyRow) *CompareSide {
+	s := &CompareSide{}
+	v := reflect.ValueOf(s).Elem()
+	for _, c := range compareColumns {
+		k := c.sideKey()
+		if f, ok := compareSideFields[k]; ok {
+			setJSONField(v.Field(f), c, r)
+			continue
+		}
+		if s.Extra == nil {
+			s.Extra = map[string]int64{}
+		}
+		s.Extra[k] = c.Int(r)
+	}
 	return s
 }
 
+// value returns the figure of s of column c (an integer column).
+func (s *CompareSide) value(c *LatencyColumn) int64 {
+	k := c.sideKey()
+	if f, ok := compareSideFields[k]; ok {
+		return reflect.ValueOf(s).Elem().Field(f).Int()
+	}
+	return s.Extra[k]
+}
+
+// ratio returns the ratio of column c in r.
+func (r *CompareRatios) ratio(c *LatencyColumn) *float64 {
+	k := c.ratioKey()
+	if f, ok := compareRatioFields[k]; ok {
+		p, _ := reflect.ValueOf(r).Elem().Field(f).Interface().(*float64)
+		return p
+	}
+	return r.Extra[k]
+}
+
 func compareRatios(a, b *CompareSide) CompareRatios {
+	var out CompareRatios
 	if a == nil || b == nil {
-		return CompareRatios{}
+		return out
 	}
-	f := func(x, y int64) *float64 {
-		if x == 0 {
-			return nil
+	v := reflect.ValueOf(&out).Elem()
+	for _, c := range compareFigures {
+		x, y := a.value(c), b.value(c)
+		var p *float64
+		if r := float64(y) / float64(x); x != 0 && (y != 0 || !c.Compare.RatioNeedsB) && !math.IsInf(r, 0) && !math.IsNaN(r) {
+			p = &r
 		}
-		r := float64(y) / float64(x)
-		if math.IsInf(r, 0) || math.IsNaN(r) {
-			return nil
+		k := c.ratioKey()
+		if f, ok := compareRatioFields[k]; ok {
+			v.Field(f).Set(reflect.ValueOf(p))
+			continue
 		}
-		return &r
+		if out.Extra == nil {
+			out.Extra = map[string]*float64{}
+		}
+		out.Extra[k] = p
 	}
-	var rt *float64
-	if b.Runtime != 0 {
-		rt = f(a.Runtime, b.Runtime)
+	return out
+}
+
+// compared returns key for the compared columns, "" for the others.
+func compared(key func(*LatencyColumn) string) func(*LatencyColumn) string {
+	return func(c *LatencyColumn) string {
+		if c.Compare == nil {
+			return ""
+		}
+		return key(c)
 	}
-	return CompareRatios{
-		Runtime:  rt,
-		Switches: f(a.Switches, b.Switches),
-		AvgDelay: f(a.AvgDelay, b.AvgDelay),
-		MaxDelay: f(a.MaxDelay, b.MaxDelay),
-		SumDelay: f(a.SumDelay, b.SumDelay),
-		P99Delay: f(a.P99Delay, b.P99Delay),
+}
+
+// MarshalJSON writes the fields, then Extra in the order of
+// LatencyColumns.
+func (s CompareSide) MarshalJSON() ([]byte, error) {
+	type plain CompareSide
+	return marshalExtra(plain(s), s.Extra, compared((*LatencyColumn).sideKey))
+}
+
+// UnmarshalJSON reads the fields, and every other integer field into
+// Extra.
+func (s *CompareSide) UnmarshalJSON(b []byte) error {
+	type plain CompareSide
+	var err error
+	if s.Extra, err = unmarshalExtra[int64](b, (*plain)(s), compareSideFields); err != nil {
+		return fmt.Errorf("compare side: %w", err)
 	}
+	return nil
+}
+
+// MarshalJSON writes the fields, then Extra in the order of
+// LatencyColumns.
+func (r CompareRatios) MarshalJSON() ([]byte, error) {
+	type plain CompareRatios
+	return marshalExtra(plain(r), r.Extra, compared((*LatencyColumn).ratioKey))
+}
+
+// UnmarshalJSON reads the fields, and every other field into Extra.
+func (r *CompareRatios) UnmarshalJSON(b []byte) error {
+	type plain CompareRatios
+	var err error
+	if r.Extra, err = unmarshalExtra[*float64](b, (*plain)(r), compareRatioFields); err != nil {
+		return fmt.Errorf("compare ratios: %w", err)
+	}
+	return nil
 }

@@ -9,22 +9,6 @@ import (
 	"text/tabwriter"
 )
 
-// compareMetrics lists the compared figures in column order: name, unit,
-// and accessors.
-var compareMetrics = []struct {
-	name  string
-	ms    bool // a time, printed in ms (else a count)
-	side  func(*CompareSide) int64
-	ratio func(*CompareRatios) *float64
-}{
-	{"runtime", true, func(s *CompareSide) int64 { return s.Runtime }, func(r *CompareRatios) *float64 { return r.Runtime }},
-	{"switches", false, func(s *CompareSide) int64 { return s.Switches }, func(r *CompareRatios) *float64 { return r.Switches }},
-	{"avg delay", true, func(s *CompareSide) int64 { return s.AvgDelay }, func(r *CompareRatios) *float64 { return r.AvgDelay }},
-	{"max delay", true, func(s *CompareSide) int64 { return s.MaxDelay }, func(r *CompareRatios) *float64 { return r.MaxDelay }},
-	{"sum delay", true, func(s *CompareSide) int64 { return s.SumDelay }, func(r *CompareRatios) *float64 { return r.SumDelay }},
-	{"p99 delay", true, func(s *CompareSide) int64 { return s.P99Delay }, func(r *CompareRatios) *float64 { return r.P99Delay }},
-}
-
 func compareNote(r *CompareRow) string {
 	switch {
 	case r.A == nil:
@@ -35,14 +19,14 @@ func compareNote(r *CompareRow) string {
 	return ""
 }
 
-// compareValue renders figure i of s; times in ms (the unit is in the
-// column header).
-func compareValue(s *CompareSide, i int) string {
+// compareValue renders the figure of column c of s; times in ms (the unit
+// is in the column header).
+func compareValue(s *CompareSide, c *LatencyColumn) string {
 	if s == nil {
 		return "-"
 	}
-	v := compareMetrics[i].side(s)
-	if !compareMetrics[i].ms {
+	v := s.value(c)
+	if c.Kind != ColumnDuration {
 		return strconv.FormatInt(v, 10)
 	}
 	return fmt.Sprintf("%.3f", float64(v)/1e6)
@@ -63,19 +47,19 @@ func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) err
 	fmt.Fprintf(w, "A: %s\nB: %s\n\n", nameA, nameB)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	hdr := []string{"Task"}
-	for _, m := range compareMetrics {
+	for _, c := range compareFigures {
 		u := ""
-		if m.ms {
+		if c.Kind == ColumnDuration {
 			u = " ms"
 		}
-		hdr = append(hdr, m.name+" A"+u, "B"+u, "B/A")
+		hdr = append(hdr, c.Compare.Name+" A"+u, "B"+u, "B/A")
 	}
 	hdr = append(hdr, "")
 	fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
 	row := func(r *CompareRow) {
 		cells := []string{r.Comm}
-		for i, m := range compareMetrics {
-			cells = append(cells, compareValue(r.A, i), compareValue(r.B, i), compareRatioText(m.ratio(&r.Ratio)))
+		for _, c := range compareFigures {
+			cells = append(cells, compareValue(r.A, c), compareValue(r.B, c), compareRatioText(r.Ratio.ratio(c)))
 		}
 		cells = append(cells, compareNote(r))
 		fmt.Fprintln(tw, strings.Join(cells, "\t")+"\t")
@@ -88,8 +72,8 @@ func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) err
 		return err
 	}
 	var parts []string
-	for _, m := range compareMetrics {
-		parts = append(parts, m.name+" "+compareRatioText(m.ratio(&res.Total.Ratio)))
+	for _, c := range compareFigures {
+		parts = append(parts, c.Compare.Name+" "+compareRatioText(res.Total.Ratio.ratio(c)))
 	}
 	_, err := fmt.Fprintf(w, "\nB/A: %s\n", strings.Join(parts, ", "))
 	return err
@@ -101,9 +85,9 @@ func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) err
 func WriteCompareCSV(w io.Writer, res *CompareResult) error {
 	cw := csv.NewWriter(w)
 	hdr := []string{"comm", "presence"}
-	for _, m := range compareMetrics {
-		n := strings.ReplaceAll(m.name, " ", "_")
-		if m.ms {
+	for _, c := range compareFigures {
+		n := c.ratioKey()
+		if c.Kind == ColumnDuration {
 			hdr = append(hdr, n+"_a_ns", n+"_b_ns", n+"_ratio")
 		} else {
 			hdr = append(hdr, n+"_a", n+"_b", n+"_ratio")
@@ -121,15 +105,15 @@ func WriteCompareCSV(w io.Writer, res *CompareResult) error {
 			pres = "only_a"
 		}
 		rec := []string{r.Comm, pres}
-		for _, m := range compareMetrics {
+		for _, c := range compareFigures {
 			for _, s := range []*CompareSide{r.A, r.B} {
 				if s == nil {
 					rec = append(rec, "")
 				} else {
-					rec = append(rec, strconv.FormatInt(m.side(s), 10))
+					rec = append(rec, strconv.FormatInt(s.value(c), 10))
 				}
 			}
-			if x := m.ratio(&r.Ratio); x != nil {
+			if x := r.Ratio.ratio(c); x != nil {
 				rec = append(rec, strconv.FormatFloat(*x, 'f', 6, 64))
 			} else {
 				rec = append(rec, "")

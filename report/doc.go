@@ -24,8 +24,9 @@
 // (package trace/schedule), so their delays, runs and runtimes agree; only
 // PerfCompat (and -C, which is perf's own option) runs perf's state machine.
 //
-// perf sched timehist and perf sched map, perf's own per-switch views, are
-// in report/perfcompat.
+// perf sched timehist and perf sched map, perf's own per-switch views, and
+// the byte-exact renderer of perf sched latency's table (--perf) are in
+// report/perfcompat.
 //
 // All times are int64 nanoseconds on the trace clock; renderers convert to
 // milliseconds and seconds only when printing. Percentiles use gonum's

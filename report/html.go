@@ -78,22 +78,12 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 		}
 		page.TotalCells = append(page.TotalCells, cell)
 	}
-	for i := range lat.Rows {
-		r := &lat.Rows[i]
-		cells := make([]string, len(page.Cols))
-		for j, c := range page.Cols {
-			cells[j] = htmlValue(c, c.Int(r))
-		}
-		page.Rows = append(page.Rows, htmlTableRow{Task: htmlRow(*r).Task, Cells: cells})
-	}
+	page.Rows = htmlTableRows(lat.Rows, page.Cols)
 	bySum := htmlTop(lat.Rows, opts.Top, func(r *LatencyRow) int64 { return r.SumDelay })
 	byP99 := htmlTop(lat.Rows, opts.Top, func(r *LatencyRow) int64 { return r.P99 })
-	for _, r := range bySum {
-		page.TopSum = append(page.TopSum, htmlRow(r))
-	}
-	for _, r := range byP99 {
-		page.TopP99 = append(page.TopP99, htmlRow(r))
-	}
+	sumCols, p99Cols := htmlColumnsByKey(htmlTopSumKeys), htmlColumnsByKey(htmlTopP99Keys)
+	page.TopSumHead, page.TopSum = htmlTitles(sumCols), htmlTableRows(bySum, sumCols)
+	page.TopP99Head, page.TopP99 = htmlTitles(p99Cols), htmlTableRows(byP99, p99Cols)
 
 	plots := []struct {
 		dst  *template.HTML
@@ -130,12 +120,6 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 
 type htmlKV struct{ Key, Value string }
 
-type htmlLatRow struct {
-	Task                                         string
-	Runtime, Count, Switches, Avg, Max, Sum, P99 string
-	MaxStart, MaxEnd                             string
-}
-
 // htmlTableRow is a row of the latency table: the task and one cell per
 // column of htmlPage.Cols.
 type htmlTableRow struct {
@@ -161,27 +145,68 @@ type htmlPage struct {
 	Head       []string
 	Rows       []htmlTableRow
 	TotalCells []htmlCell
-	TopSum     []htmlLatRow
-	TopP99     []htmlLatRow
+	// TopSum and TopP99 are the tables of the tasks with the largest sum
+	// and p99 delays, with the columns of htmlTopSumKeys and
+	// htmlTopP99Keys titled by TopSumHead and TopP99Head.
+	TopSumHead, TopP99Head []string
+	TopSum, TopP99         []htmlTableRow
 
 	PlotSum, PlotP99, PlotHist, PlotUtil, PlotRunq template.HTML
 }
 
 func htmlMs(ns int64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
 
-func htmlRow(r LatencyRow) htmlLatRow {
-	name := r.Comm
-	if r.NrTasks > 1 {
-		name = fmt.Sprintf("%s (%d tasks)", r.Comm, r.NrTasks)
-	} else if r.TID > 0 {
-		name = fmt.Sprintf("%s:%d", r.Comm, r.TID)
+// htmlTask names a row for people: "comm:tid", or "comm (N tasks)" for a
+// merged row.
+func htmlTask(r *LatencyRow) string {
+	switch {
+	case r.NrTasks > 1:
+		return fmt.Sprintf("%s (%d tasks)", r.Comm, r.NrTasks)
+	case r.TID > 0:
+		return fmt.Sprintf("%s:%d", r.Comm, r.TID)
 	}
-	return htmlLatRow{
-		Task: name, Runtime: htmlMs(r.Runtime), Count: fmt.Sprint(r.Count), Switches: fmt.Sprint(r.Switches),
-		Avg: htmlMs(r.AvgDelay), Max: htmlMs(r.MaxDelay), Sum: htmlMs(r.SumDelay), P99: htmlMs(r.P99),
-		// Truncated to µs like the CLI's table (perf's timestamps), not rounded.
-		MaxStart: usecStamp(r.MaxDelayStart) + " s", MaxEnd: usecStamp(r.MaxDelayEnd) + " s",
+	return r.Comm
+}
+
+// The columns of the top-task tables, by LatencyColumns key.
+var (
+	htmlTopSumKeys = []string{"sum_delay_ns", "count", "avg_delay_ns", "max_delay_ns"}
+	htmlTopP99Keys = []string{"p99_delay_ns", "count", "max_delay_ns"}
+)
+
+// htmlColumnsByKey returns the LatencyColumns of keys, in their order.
+func htmlColumnsByKey(keys []string) []*LatencyColumn {
+	var cols []*LatencyColumn
+	for _, k := range keys {
+		for i := range LatencyColumns {
+			if LatencyColumns[i].Key == k {
+				cols = append(cols, &LatencyColumns[i])
+			}
+		}
 	}
+	return cols
+}
+
+func htmlTitles(cols []*LatencyColumn) []string {
+	var t []string
+	for _, c := range cols {
+		t = append(t, c.Title)
+	}
+	return t
+}
+
+// htmlTableRows renders rows with the cells of cols.
+func htmlTableRows(rows []LatencyRow, cols []*LatencyColumn) []htmlTableRow {
+	out := make([]htmlTableRow, 0, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		cells := make([]string, len(cols))
+		for j, c := range cols {
+			cells[j] = htmlValue(c, c.Int(r))
+		}
+		out = append(out, htmlTableRow{Task: htmlTask(r), Cells: cells})
+	}
+	return out
 }
 
 // htmlColumns returns the LatencyColumns with HTML set: the figures in
@@ -297,7 +322,7 @@ func htmlBars(title, xlabel string, rows []LatencyRow, key func(*LatencyRow) int
 	for i, r := range rows {
 		j := len(rows) - 1 - i
 		vals[j] = float64(key(&r)) / 1e6
-		names[j] = htmlRow(r).Task
+		names[j] = htmlTask(&r)
 	}
 	if len(rows) == 0 {
 		p.Title.Text += " (no delays)"
@@ -520,14 +545,14 @@ figure.plot svg { max-width: 100%; height: auto; }
 <figure class="plot">{{.PlotSum}}</figure>
 <div class="cols">
 <table>
-<tr><th>Task</th><th>Sum delay</th><th>Count</th><th>Avg delay</th><th>Max delay</th></tr>
-{{range .TopSum}}<tr><td>{{.Task}}</td><td class="n">{{.Sum}}</td><td class="n">{{.Count}}</td><td class="n">{{.Avg}}</td><td class="n">{{.Max}}</td></tr>
+<tr><th>Task</th>{{range .TopSumHead}}<th>{{.}}</th>{{end}}</tr>
+{{range .TopSum}}<tr><td>{{.Task}}</td>{{range .Cells}}<td class="n">{{.}}</td>{{end}}</tr>
 {{end}}</table>
 </div>
 <figure class="plot">{{.PlotP99}}</figure>
 <table>
-<tr><th>Task</th><th>p99 delay</th><th>Count</th><th>Max delay</th></tr>
-{{range .TopP99}}<tr><td>{{.Task}}</td><td class="n">{{.P99}}</td><td class="n">{{.Count}}</td><td class="n">{{.Max}}</td></tr>
+<tr><th>Task</th>{{range .TopP99Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .TopP99}}<tr><td>{{.Task}}</td>{{range .Cells}}<td class="n">{{.}}</td>{{end}}</tr>
 {{end}}</table>
 
 <h2 id="histogram">Scheduling-delay histogram</h2>

@@ -220,7 +220,7 @@ func TestHTMLPlotAxes(t *testing.T) {
 			t.Errorf("intTicks: tick %v labelled %q", tk.Value, tk.Label)
 		}
 	}
-	if r := htmlRow(LatencyRow{Comm: "x", MaxDelayStart: 1_234_567_999}); r.MaxStart != "1.234567 s" {
-		t.Errorf("max start %q, want 1.234567 s", r.MaxStart)
+	if v := htmlValue(htmlColumnsByKey([]string{"max_delay_start_ns"})[0], 1_234_567_999); v != "1.234567 s" {
+		t.Errorf("max start %q, want 1.234567 s", v)
 	}
 }

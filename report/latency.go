@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
-
-	"gonum.org/v1/gonum/stat"
 
 	"github.com/traceview/traceview/internal/tidmap"
 	"github.com/traceview/traceview/trace"
@@ -136,6 +135,10 @@ type LatencyRow struct {
 	// P50..P999: delay percentiles (stat.Empirical) when
 	// LatencyOptions.Percentiles is set, else 0.
 	P50, P95, P99, P999 int64
+	// SortedDelays: the row's measured delays (ns) in ascending order when
+	// LatencyOptions.Percentiles is set, else nil: what the percentile
+	// columns read (DelayQuantile).
+	SortedDelays []int64
 
 	// Recovered counts the row's delays whose switch-in the trace lacks and
 	// that were inferred (included in Count), RecoveredSum their total (ns).
@@ -1006,7 +1009,7 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 			continue
 		}
 		if opts.Percentiles {
-			r.P50, r.P95, r.P99, r.P999 = percentiles(r.Samples)
+			r.setPercentiles()
 		}
 		if !opts.KeepSamples {
 			r.Samples = nil
@@ -1067,19 +1070,27 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 	return res, nil
 }
 
-// percentiles returns the p50, p95, p99 and p99.9 of samples (ns;
-// stat.Empirical), zeros when there are none.
-func percentiles(samples []int64) (p50, p95, p99, p999 int64) {
-	if len(samples) == 0 {
-		return 0, 0, 0, 0
+// setPercentiles sorts r's samples into SortedDelays and sets P50..P999.
+func (r *LatencyRow) setPercentiles() {
+	r.SortedDelays = append(r.SortedDelays[:0], r.Samples...)
+	slices.Sort(r.SortedDelays)
+	r.P50, r.P95, r.P99, r.P999 = r.DelayQuantile(0.50), r.DelayQuantile(0.95), r.DelayQuantile(0.99), r.DelayQuantile(0.999)
+}
+
+// DelayQuantile returns the p-quantile (p in [0, 1]) of the row's delays
+// (ns), 0 when SortedDelays is empty. The estimator is gonum's
+// stat.Empirical (stat.Quantile: the first delay in ascending order at
+// which the count of delays reaches p times their number; no
+// interpolation), so the quantile is one of the measured delays.
+func (r *LatencyRow) DelayQuantile(p float64) int64 {
+	xs := r.SortedDelays
+	at := p * float64(len(xs))
+	for i, x := range xs {
+		if float64(i+1) >= at {
+			return x
+		}
 	}
-	xs := make([]float64, len(samples))
-	for i, v := range samples {
-		xs[i] = float64(v)
-	}
-	sort.Float64s(xs)
-	q := func(p float64) int64 { return int64(stat.Quantile(p, stat.Empirical, xs, nil)) }
-	return q(0.50), q(0.95), q(0.99), q(0.999)
+	return 0
 }
 
 // chainHooks returns b's hooks with a's Delay, State and Runtime hooks

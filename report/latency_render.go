@@ -7,50 +7,28 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 )
 
-// The table layout of perf sched latency, perf 6.12 (perf_sched__lat and
-// output_lat_thread in tools/perf/builtin-sched.c): the name padded to 24
-// columns, runtime as "%11.3f ms", Count as "%9u", delays as "%8.3f ms"
-// (milliseconds with microsecond digits), max delay start/end as
-// seconds.microseconds (timestamp__scnprintf_usec, truncated) right-aligned
-// in 12 columns. perf's table (--perf) is these constants; traceview's is
-// built from LatencyColumns, which add a "Sum delay ms" column after "Max
-// delay ms" and the total delay to the TOTAL line, "%12.3f ms" wide (a sum
-// of 100000 ms and more, common on a loaded machine, keeps its space).
-const (
-	perfDashes  = " -------------------------------------------------------------------------------------------------------------------------------------------\n"
-	perfHeader  = "  Task                  |   Runtime ms  |  Count   | Avg delay ms    | Max delay ms    | Max delay start           | Max delay end          |\n"
-	perfDashes2 = " -----------------------------------------------------------------------------------------------------------------\n"
-	perfDashes3 = " ---------------------------------------------------\n"
-)
+// The default table's layout follows perf 6.12's (perf_sched__lat and
+// output_lat_thread in tools/perf/builtin-sched.c; perf's own table is
+// perfcompat.WriteLatency), built from LatencyColumns, which add a "Sum
+// delay ms" column after "Max delay ms" and the total delay to the TOTAL
+// line, "%12.3f ms" wide (a sum of 100000 ms and more, common on a loaded
+// machine, keeps its space).
 
 // usecStamp renders ns as perf's timestamp__scnprintf_usec: seconds and
 // microseconds, truncated.
-func usecStamp(ns int64) string {
-	return fmt.Sprintf("%d.%06d", ns/1e9, ns%1e9/1e3)
-}
+func usecStamp(ns int64) string { return perfcompat.UsecStamp(ns) }
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
 
 // rowName is perf's "comm:tid" or "comm:(nr_tasks)", padded to 24 columns.
-func rowName(r *LatencyRow) string {
-	var s string
-	if r.NrTasks > 1 {
-		s = fmt.Sprintf("  %s:(%d) ", r.Comm, r.NrTasks)
-	} else {
-		s = fmt.Sprintf("  %s:%d ", r.Comm, r.TID)
-	}
-	if n := 24 - len(s); n > 0 {
-		s += strings.Repeat(" ", n)
-	}
-	return s
-}
+func rowName(r *LatencyRow) string { return perfcompat.LatencyName(r.Comm, int64(r.TID), r.NrTasks) }
 
 // WriteLatencyTable prints res as the latency table. perfStyle prints
 // exactly perf 6.12's layout and its INFO lines (no Sum column; perf's own
@@ -112,44 +90,30 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 	return bw.Flush()
 }
 
-// writePerfLatencyTable prints perf 6.12's own latency table, byte for
-// byte: its columns, its TOTAL line and dashes, its INFO lines. perf's
-// layout is fixed, so it is not built from LatencyColumns.
+// writePerfLatencyTable prints perf 6.12's own latency table of res, byte
+// for byte (perfcompat.WriteLatency).
 func writePerfLatencyTable(w io.Writer, res *LatencyResult) error {
-	bw := bufio.NewWriter(w)
-	bw.WriteString("\n" + perfDashes + perfHeader + perfDashes)
+	t := &perfcompat.LatencyTable{Rows: make([]perfcompat.LatencyLine, len(res.Rows)),
+		TotalRuntime: res.Total.Runtime, TotalCount: res.Total.Count, Info: perfInfo(&res.Diag)}
 	for i := range res.Rows {
 		r := &res.Rows[i]
-		bw.WriteString(rowName(r))
-		fmt.Fprintf(bw, "|%11.3f ms |%9d | avg:%8.3f ms | max:%8.3f ms ", ms(r.Runtime), r.Count, ms(r.AvgDelay), ms(r.MaxDelay))
-		fmt.Fprintf(bw, "| max start: %12s s | max end: %12s s\n", usecStamp(r.MaxDelayStart), usecStamp(r.MaxDelayEnd))
+		t.Rows[i] = perfcompat.LatencyLine{Comm: r.Comm, TID: int64(r.TID), NrTasks: r.NrTasks,
+			Runtime: r.Runtime, Count: r.Count, AvgDelay: r.AvgDelay, MaxDelay: r.MaxDelay,
+			MaxDelayStart: r.MaxDelayStart, MaxDelayEnd: r.MaxDelayEnd}
 	}
-	bw.WriteString(perfDashes2)
-	fmt.Fprintf(bw, "  TOTAL:                |%11.3f ms |%9d |\n", ms(res.Total.Runtime), res.Total.Count)
-	bw.WriteString(perfDashes3)
-	writePerfInfo(bw, &res.Diag)
-	bw.WriteString("\n")
-	return bw.Flush()
+	return perfcompat.WriteLatency(w, t)
 }
 
-// writePerfInfo prints perf's print_bad_events lines.
+// perfInfo returns the counters of perf's INFO lines in d.
+func perfInfo(d *LatencyDiagnostics) perfcompat.LatencyInfo {
+	return perfcompat.LatencyInfo{Timestamps: d.PerfTimestamps, Unordered: d.PerfUnordered, SwitchBugs: d.PerfSwitchBugs,
+		LostEvents: d.LostEvents, Events: d.Events, LostChunks: d.LostChunks}
+}
+
+// writePerfInfo prints perf's print_bad_events lines for d.
 func writePerfInfo(w io.Writer, d *LatencyDiagnostics) {
-	if d.PerfUnordered > 0 && d.PerfTimestamps > 0 {
-		fmt.Fprintf(w, "  INFO: %.3f%% unordered timestamps (%d out of %d)\n",
-			float64(d.PerfUnordered)/float64(d.PerfTimestamps)*100, d.PerfUnordered, d.PerfTimestamps)
-	}
-	if d.LostEvents > 0 && d.Events > 0 {
-		fmt.Fprintf(w, "  INFO: %.3f%% lost events (%d out of %d, in %d chunks)\n",
-			float64(d.LostEvents)/float64(d.Events)*100, d.LostEvents, d.Events, d.LostChunks)
-	}
-	if d.PerfSwitchBugs > 0 && d.PerfTimestamps > 0 {
-		fmt.Fprintf(w, "  INFO: %.3f%% context switch bugs (%d out of %d)",
-			float64(d.PerfSwitchBugs)/float64(d.PerfTimestamps)*100, d.PerfSwitchBugs, d.PerfTimestamps)
-		if d.LostEvents > 0 {
-			fmt.Fprint(w, " (due to lost events?)")
-		}
-		fmt.Fprint(w, "\n")
-	}
+	in := perfInfo(d)
+	perfcompat.WriteLatencyInfo(w, &in)
 }
 
 // LatencyJSON is the -o json document: integers in ns.
@@ -278,92 +242,23 @@ func (res *LatencyResult) JSON() LatencyJSON {
 
 // latencyJSONFields maps a JSON key to the index of its LatencyJSONRow
 // field.
-var latencyJSONFields = func() map[string]int {
-	m := map[string]int{}
-	t := reflect.TypeOf(LatencyJSONRow{})
-	for i := 0; i < t.NumField(); i++ {
-		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); k != "" && k != "-" {
-			m[k] = i
-		}
-	}
-	return m
-}()
-
-// setJSONField sets f, a LatencyJSONRow field (string, int, int64 or
-// *int64), to c's value for r.
-func setJSONField(f reflect.Value, c *LatencyColumn, r *LatencyRow) {
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(c.Str(r))
-	case reflect.Int, reflect.Int64:
-		f.SetInt(c.Int(r))
-	case reflect.Pointer:
-		x := c.Int(r)
-		f.Set(reflect.ValueOf(&x))
-	default:
-		panic("report: LatencyJSONRow field of kind " + f.Kind().String())
-	}
-}
+var latencyJSONFields = jsonFields(reflect.TypeOf(LatencyJSONRow{}))
 
 // MarshalJSON writes the fields, then Extra in the order of
 // LatencyColumns (keys no column has last, sorted).
 func (jr LatencyJSONRow) MarshalJSON() ([]byte, error) {
 	type plain LatencyJSONRow
-	b, err := json.Marshal(plain(jr))
-	if err != nil || len(jr.Extra) == 0 {
-		return b, err
-	}
-	keys := make([]string, 0, len(jr.Extra))
-	seen := map[string]bool{}
-	for i := range LatencyColumns {
-		if k := LatencyColumns[i].Key; !seen[k] {
-			if _, ok := jr.Extra[k]; ok {
-				keys, seen[k] = append(keys, k), true
-			}
-		}
-	}
-	var rest []string
-	for k := range jr.Extra {
-		if !seen[k] {
-			rest = append(rest, k)
-		}
-	}
-	sort.Strings(rest)
-	b = b[:len(b)-1] // the closing brace
-	for _, k := range append(keys, rest...) {
-		kb, _ := json.Marshal(k)
-		b = append(append(append(b, ','), kb...), ':')
-		b = strconv.AppendInt(b, jr.Extra[k], 10)
-	}
-	return append(b, '}'), nil
+	return marshalExtra(plain(jr), jr.Extra, func(c *LatencyColumn) string { return c.Key })
 }
 
 // UnmarshalJSON reads the fields, and every other integer field into
 // Extra.
 func (jr *LatencyJSONRow) UnmarshalJSON(b []byte) error {
 	type plain LatencyJSONRow
-	var p plain
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
+	var err error
+	if jr.Extra, err = unmarshalExtra[int64](b, (*plain)(jr), latencyJSONFields); err != nil {
+		return fmt.Errorf("latency row: %w", err)
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
-		return err
-	}
-	for k, raw := range all {
-		if _, ok := latencyJSONFields[k]; ok {
-			continue
-		}
-		var v int64
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return fmt.Errorf("latency row: field %q: %w", k, err)
-		}
-		if p.Extra == nil {
-			p.Extra = map[string]int64{}
-		}
-		p.Extra[k] = v
-	}
-	*jr = LatencyJSONRow(p)
 	return nil
 }
 

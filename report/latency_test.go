@@ -60,7 +60,7 @@ func run(t *testing.T, evs []trace.Event, opts LatencyOptions) *LatencyResult {
 
 func rowsOf(res *LatencyResult) []LatencyRow { return res.Rows }
 
-var ignoreSamples = cmpopts.IgnoreFields(LatencyRow{}, "Samples")
+var ignoreSamples = cmpopts.IgnoreFields(LatencyRow{}, "Samples", "SortedDelays")
 
 // basicTrace: task a (10) and b (20) share CPU 0.
 //

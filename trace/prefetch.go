@@ -3,6 +3,7 @@ package trace
 import (
 	"errors"
 	"io"
+	"sync"
 )
 
 // ReadBatch fills dst from the start with src's next events and returns how
@@ -52,8 +53,15 @@ type prefetchedBatch struct {
 // consumer, so that decoding a trace and computing a report run on two CPUs
 // at once. Batches are recycled: the steady state allocates nothing.
 type Prefetcher struct {
-	full   chan prefetchedBatch
-	free   chan []Event
+	full chan prefetchedBatch
+	// free holds the batches the consumer is done with, last freed on top:
+	// a batch the reader takes again is the one the consumer read last,
+	// still in a cache, rather than the one it read longest ago (a FIFO's,
+	// about 5 MiB of batches back when the reader is the slower one).
+	// freeN holds a token per batch in free.
+	freeMu sync.Mutex
+	free   [][]Event
+	freeN  chan struct{}
 	stop   chan struct{}
 	done   chan struct{}
 	cur    prefetchedBatch
@@ -71,13 +79,13 @@ type Prefetcher struct {
 func Prefetch(src Source, stacks func([]Stack)) *Prefetcher {
 	p := &Prefetcher{
 		full:   make(chan prefetchedBatch, prefetchDepth),
-		free:   make(chan []Event, prefetchDepth+2),
+		freeN:  make(chan struct{}, prefetchDepth+2),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		stacks: stacks,
 	}
 	for i := 0; i < prefetchDepth+2; i++ {
-		p.free <- make([]Event, prefetchBatch)
+		p.putFree(make([]Event, prefetchBatch))
 	}
 	go p.read(src)
 	return p
@@ -87,12 +95,15 @@ func (p *Prefetcher) read(src Source) {
 	defer close(p.done)
 	sent := 0
 	for {
-		var buf []Event
 		select {
-		case buf = <-p.free:
+		case <-p.freeN:
 		case <-p.stop:
 			return
 		}
+		p.freeMu.Lock()
+		buf := p.free[len(p.free)-1]
+		p.free = p.free[:len(p.free)-1]
+		p.freeMu.Unlock()
 		n, err := ReadBatch(src, buf[:prefetchBatch])
 		b := prefetchedBatch{evs: buf[:n], err: err}
 		if m := src.Meta(); p.stacks != nil && m != nil && len(m.Stacks) > sent {
@@ -119,7 +130,7 @@ func (p *Prefetcher) Next() (*Event, error) {
 			return nil, p.cur.err
 		}
 		if p.cur.evs != nil {
-			p.free <- p.cur.evs[:cap(p.cur.evs)]
+			p.putFree(p.cur.evs[:cap(p.cur.evs)])
 		}
 		p.cur = <-p.full
 		p.i = 0
@@ -130,6 +141,14 @@ func (p *Prefetcher) Next() (*Event, error) {
 	e := &p.cur.evs[p.i]
 	p.i++
 	return e, nil
+}
+
+// putFree hands batch back to the reader.
+func (p *Prefetcher) putFree(batch []Event) {
+	p.freeMu.Lock()
+	p.free = append(p.free, batch)
+	p.freeMu.Unlock()
+	p.freeN <- struct{}{}
 }
 
 // Stop ends the reading goroutine early and waits for it, so that the

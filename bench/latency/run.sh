@@ -8,6 +8,7 @@
 # (never committed) and is reused by later runs; DATA=FILE uses another file.
 #
 #   bench/latency/run.sh            # record if needed, then 5 runs each
+#   flock /tmp/me/bench.lock bench/latency/run.sh   # on a shared machine: one timed run at a time
 #   RUNS=3 DATA=big.perf.data bench/latency/run.sh
 set -eu
 cd "$(dirname "$0")/../.."

@@ -12,6 +12,7 @@
 # ./cmd/traceview.
 #
 #   bench/views/run.sh
+#   flock /tmp/me/bench.lock bench/views/run.sh   # on a shared machine: one timed run at a time
 #   RUNS=3 DATA=/tmp/big.perf.data bench/views/run.sh
 set -eu
 cd "$(dirname "$0")/../.."

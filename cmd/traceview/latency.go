@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -123,7 +124,7 @@ Examples:
 		addFilterFlags(f, &o.filter, nil)
 		addCgroupFlag(f, &o.filter)
 		f.BoolVarP(&o.pids, "pids", "p", false, "one row per task instead of per command name")
-		f.BoolVar(&o.percentiles, "percentiles", false, "add p50, p95, p99 and p99.9 delay per row (json/csv; table adds columns)")
+		f.BoolVar(&o.percentiles, "percentiles", false, "add "+percentileTitles()+" delay per row (json/csv; table adds columns)")
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv")
 		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runtime that overlap lost events (default: left out and counted)")
 		f.BoolVar(&o.perf, "perf", false, "reproduce perf 6.12's numbers and output exactly (its INFO lines included)")
@@ -216,4 +217,19 @@ func printLatencyWarnings(w io.Writer, res *report.LatencyResult) {
 	for _, wn := range res.ReportWarnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
+}
+
+// percentileTitles names the columns of report.LatencyColumns that
+// --percentiles adds ("p50, p95, p99 and p99.9"), for the flag's help.
+func percentileTitles() string {
+	var names []string
+	for _, c := range report.LatencyColumns {
+		if c.Need != nil && c.Need(&report.LatencyOptions{Percentiles: true}) && !c.Need(&report.LatencyOptions{}) {
+			names = append(names, strings.TrimSuffix(c.Title, " delay"))
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

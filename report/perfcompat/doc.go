@@ -1,7 +1,10 @@
 // Package perfcompat holds perf's own per-switch views: Timehist streams
 // perf sched timehist's rows (wait time, scheduling delay and run time per
 // switch, the run-time summary, -w wakeups, -M migrations, --state, -g
-// callchains) and Map perf sched map's CPU columns. They follow perf 6.12's
+// callchains) and Map perf sched map's CPU columns; WriteLatency prints perf
+// sched latency's own table (`traceview latency --perf`) from the rows
+// package report computes with its PerfCompat option (perf's latency state
+// machine itself is still in report/latency.go). Timehist and Map follow perf 6.12's
 // state machines (tools/perf/builtin-sched.c: timehist_sched_change_event,
 // map_switch_event) rather than the shared schedule reconstruction of
 // trace/schedule, because byte-identity with perf is their point: with

@@ -125,7 +125,20 @@ type Reader struct {
 	nextFlush  int64 // the max time seen at the last FINISHED_ROUND
 	maxTime    int64
 	lastOut    int64
-	forced     int
+	// mark is the earliest of every CPU's latest record time (cpuLast)
+	// when markOK: each of the recording's CPUs has a record; markCPU is
+	// the CPU holding it. markOff turns the mark off for good (advanceMark).
+	mark    int64
+	markCPU int
+	markOK  bool
+	markOff bool
+	forced  int
+	// direct is next's destination while it handles a record, for a
+	// sample that can leave at once (slotFor); delivered says one did.
+	// noDirect turns that off (tests).
+	direct    *trace.Event
+	delivered bool
+	noDirect  bool
 	eof        bool
 	err        error
 
@@ -531,7 +544,7 @@ func (r *Reader) next(dst *trace.Event) error {
 		r.startPredecode()
 	}
 	for {
-		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.q.minTime() <= r.flushLimit) {
+		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.q.minTime() <= r.flushLimit || r.markOK && r.q.minTime() <= r.mark) {
 			if r.forced > 0 {
 				r.forced--
 			}
@@ -560,7 +573,22 @@ func (r *Reader) next(dst *trace.Event) error {
 			}
 			return io.EOF
 		}
-		if err := r.step(); err != nil {
+		if !r.noDirect {
+			r.direct = dst
+		}
+		err := r.step()
+		r.direct = nil
+		if r.delivered {
+			r.delivered = false
+			if dst.Time > r.lastOut {
+				r.lastOut = dst.Time
+			}
+			if err != nil {
+				r.eof, r.err = true, fmt.Errorf("perf.data: %w", err)
+			}
+			return nil
+		}
+		if err != nil {
 			r.eof, r.err = true, fmt.Errorf("perf.data: %w", err)
 		}
 		if r.q.len() > r.MaxPending && r.forced == 0 {

@@ -78,7 +78,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 				r.skipped(s.pid, s.tid, s.ev.Time, true)
 				return nil
 			}
-			ev := r.q.slot()
+			ev := r.slotFor(s.ev.Time, s.ev.CPU)
 			*ev = s.ev
 			r.sampled(s.a, ev, s.pid, s.tid, true, nil)
 			return nil
@@ -120,6 +120,9 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		return nil
 	}
 	ev := r.q.slot()
+	if hasTime {
+		ev = r.slotFor(t, trace.CPU(cpu))
+	}
 	*ev = trace.NewEvent(t, trace.CPU(cpu), a.dec.Kind)
 	if err := a.dec.Decode(raw, ev); err != nil {
 		r.q.release()
@@ -425,6 +428,11 @@ func (r *Reader) queue(ev *trace.Event, hasTime bool) {
 				return
 			}
 			r.cpuLast[c], r.cpuPrint[c] = ev.Time, p
+			r.advanceMark(c)
+		} else if ev.Time != 0 {
+			// (perf's synthesized records, at time 0, come before the
+			// samples.)
+			r.markOff, r.markOK = true, false
 		}
 		if ev.Time > r.maxTime {
 			r.maxTime = ev.Time
@@ -435,7 +443,75 @@ func (r *Reader) queue(ev *trace.Event, hasTime bool) {
 		}
 	}
 	r.stats.Events[ev.Kind]++
+	if ev == r.direct {
+		r.delivered = true
+		return
+	}
 	r.q.push()
+}
+
+// slotFor returns where to decode a sample at time t recorded on cpu: the
+// caller's event (next's dst, Reader.direct) when the event would leave the
+// reordering window as soon as it was queued, else a queue slot. It leaves
+// at once when every queued event is later (so it would be the earliest:
+// an event queued at the same time arrived before it and goes first) and
+// no record still to come can be earlier: t is at or before the round
+// rule's limit, or the CPU mark once t is cpu's latest time (every other
+// CPU of the recording has a record at or after t; see advanceMark). The
+// event then skips the copy into the window and out of it. In a round, the
+// records of the CPU that lags go this way; Reader.queue still checks and
+// counts them.
+func (r *Reader) slotFor(t int64, cpu trace.CPU) *trace.Event {
+	if r.direct == nil || r.q.len() > 0 && r.q.minTime() <= t {
+		return r.q.slot()
+	}
+	if t <= r.flushLimit {
+		return r.direct
+	}
+	n, c := r.meta.NrCPUs, int(cpu)
+	if r.markOff || c < 0 || c >= n || len(r.cpuLast) < n {
+		return r.q.slot()
+	}
+	for i, last := range r.cpuLast[:n] {
+		if i != c && last < t {
+			return r.q.slot()
+		}
+	}
+	return r.direct
+}
+
+// advanceMark updates the reader's mark after CPU c's latest record time
+// went up. The mark lets events leave the reordering window before perf's
+// round rule (FINISHED_ROUND: up to the latest time of the round before)
+// allows: every CPU's records come in time order (Reader.queue drops one
+// earlier than its CPU's previous record), so once each CPU of the
+// recording (0 .. Meta.NrCPUs-1) has a record, no record still to come is
+// earlier than the earliest of their latest times, and an event at or
+// before it leaves in the same order as under the round rule (a later
+// record at the same time arrives after it). The window then holds about
+// one CPU's share of a round instead of two rounds, so it stays in the
+// cache. A timed record without a CPU (but perf's synthesized ones, at
+// time 0, which precede the samples), or with a CPU outside the count,
+// turns the mark off for good: the round rule alone applies from there.
+func (r *Reader) advanceMark(c int) {
+	if r.markOff {
+		return
+	}
+	n := r.meta.NrCPUs
+	if n <= 0 || c >= n {
+		r.markOff, r.markOK = true, false
+		return
+	}
+	if r.markOK && c != r.markCPU || len(r.cpuLast) < n {
+		return // the earliest CPU did not move, or a CPU has no record yet
+	}
+	m, at := r.cpuLast[0], 0
+	for i := 1; i < n; i++ {
+		if r.cpuLast[i] < m {
+			m, at = r.cpuLast[i], i
+		}
+	}
+	r.mark, r.markCPU, r.markOK = m, at, m >= 0
 }
 
 // eventPrint is what tells two events of one CPU at the same time apart
