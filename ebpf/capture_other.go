@@ -54,6 +54,8 @@ func Now() int64 { return 0 }
 func (t *Top) Close() error { return nil }
 
 // runRaw returns ErrNotSupported.
-func (c *Capture) runRaw(context.Context, func(*batch) (bool, error)) error { return ErrNotSupported }
+func (c *Capture) runRaw(context.Context, bool, *slab, func(*batch) (bool, error)) error {
+	return ErrNotSupported
+}
 
 func monotonicNow() int64 { return 0 }

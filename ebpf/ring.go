@@ -350,7 +350,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 		}
 		return false, nil
 	}
-	err = r.c.runRaw(ctx, consume)
+	err = r.c.runRaw(ctx, false, newSlab(0, batchBytes), consume)
 	if err == nil && pending {
 		startDump() // stopped before Post was over: dump what there is
 	}
