@@ -27,6 +27,9 @@ type Options struct {
 	BufferSize int
 	// Classic forces classic tracepoints even where tp_btf exists (tests).
 	Classic bool
+	// noTaskPtRegs loads the tp_btf programs as for a kernel without
+	// bpf_task_pt_regs (tests of the fallback).
+	noTaskPtRegs bool
 	// Stacks records the kernel and user stack of each task leaving a CPU
 	// (record --stacks).
 	Stacks bool

@@ -62,6 +62,8 @@ type Capture struct {
 	lost    []uint64 // per CPU, as reported by perf so far
 	dec     *decoder
 	opts    Options
+	// warnings: what the capture could not do as it should (load time).
+	warnings []trace.Warning
 }
 
 // Probe checks what a capture needs, without loading anything, and returns
@@ -181,21 +183,76 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("count CPUs: %w", err)
 	}
-	spec, err := loadSched()
-	if err != nil {
-		return nil, err
-	}
-	if err := setVars(spec, opts); err != nil {
-		return nil, err
-	}
 	// Load only the maps and the chosen program set.
-	keep := map[string]bool{}
 	var use []hook
 	for _, h := range hooks {
 		if h.optional && !hookAvailable(h, classic, kernelBTF) || h.wakeup && !opts.Wakeups || h.runtime && !opts.Runtime {
 			continue
 		}
 		use = append(use, h)
+	}
+	// bpf_task_pt_regs (Linux >= 5.15) is offered to every tracing program
+	// type alike (tp_btf included); the tp_btf programs fall back to a
+	// bpf_probe_read_kernel copy of the saved registers where it is
+	// missing, or where the programs that call it do not load.
+	// Only x86-64's test reads them (arm64's reads preempt_count).
+	ptRegs := !opts.noTaskPtRegs && features.HaveProgramHelper(cilium.Kprobe, asm.FnTaskPtRegs) == nil
+	usesPtRegs := !classic && runtime.GOARCH == "amd64"
+	coll, err := loadColl(opts, classic, use, ptRegs, kernelBTF)
+	var warnings []trace.Warning
+	if err != nil && ptRegs && usesPtRegs {
+		if fb, fbErr := loadColl(opts, classic, use, false, kernelBTF); fbErr == nil {
+			warnings = append(warnings, trace.Warning{Key: "no-task-pt-regs", Count: 1,
+				Message: fmt.Sprintf("capture: the programs calling bpf_task_pt_regs did not load (%v); the interrupt-context test of each wakeup copies the saved registers with bpf_probe_read_kernel instead", err)})
+			coll, err = fb, nil
+		}
+	} else if err == nil && !ptRegs && usesPtRegs {
+		warnings = append(warnings, trace.Warning{Key: "no-task-pt-regs", Count: 1,
+			Message: "capture: the kernel lacks bpf_task_pt_regs (Linux < 5.15): the interrupt-context test of each wakeup copies the saved registers with bpf_probe_read_kernel instead (slower)"})
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The kernel's BTF (parsed types) is no longer needed: free it now rather
+	// than let the garbage collector find it while the workload runs.
+	runtime.GC()
+	c := &Capture{coll: coll, classic: classic, nCPU: nCPU, dec: newDecoder(classic, opts.Stacks), opts: opts, warnings: warnings}
+	for _, h := range use {
+		var l link.Link
+		if classic {
+			l, err = link.Tracepoint(h.group, h.name, coll.Programs[progName(h, true)], nil)
+		} else {
+			l, err = link.AttachTracing(link.TracingOptions{Program: coll.Programs[progName(h, false)]})
+		}
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("attach to %s: %w", h.name, err)
+		}
+		c.links = append(c.links, l)
+	}
+	// The drain polls on a timer and never waits for a wakeup; a watermark
+	// of half a buffer keeps perf from waking it (an irq_work and a
+	// wakeup) for every record, its default.
+	perCPU := perCPUBuffer(opts.BufferSize, nCPU, os.Getpagesize())
+	if c.rings, err = openPerfRings(coll.Maps["events"], nCPU, perCPU, perCPU/2); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("open perf buffers: %w", err)
+	}
+	return c, nil
+}
+
+// loadColl loads the maps and the programs of hooks use, with
+// have_task_pt_regs set to ptRegs.
+func loadColl(opts Options, classic bool, use []hook, ptRegs bool, kernelBTF *btf.Cache) (*cilium.Collection, error) {
+	spec, err := loadSched()
+	if err != nil {
+		return nil, err
+	}
+	if err := setVars(spec, opts, ptRegs); err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, h := range use {
 		keep[progName(h, classic)] = true
 	}
 	for name := range spec.Programs {
@@ -225,32 +282,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 		}
 		return nil, fmt.Errorf("load capture programs: %w", err)
 	}
-	// The kernel's BTF (parsed types) is no longer needed: free it now rather
-	// than let the garbage collector find it while the workload runs.
-	runtime.GC()
-	c := &Capture{coll: coll, classic: classic, nCPU: nCPU, dec: newDecoder(classic, opts.Stacks), opts: opts}
-	for _, h := range use {
-		var l link.Link
-		if classic {
-			l, err = link.Tracepoint(h.group, h.name, coll.Programs[progName(h, true)], nil)
-		} else {
-			l, err = link.AttachTracing(link.TracingOptions{Program: coll.Programs[progName(h, false)]})
-		}
-		if err != nil {
-			c.Close()
-			return nil, fmt.Errorf("attach to %s: %w", h.name, err)
-		}
-		c.links = append(c.links, l)
-	}
-	// The drain polls on a timer and never waits for a wakeup; a watermark
-	// of half a buffer keeps perf from waking it (an irq_work and a
-	// wakeup) for every record, its default.
-	perCPU := perCPUBuffer(opts.BufferSize, nCPU, os.Getpagesize())
-	if c.rings, err = openPerfRings(coll.Maps["events"], nCPU, perCPU, perCPU/2); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("open perf buffers: %w", err)
-	}
-	return c, nil
+	return coll, nil
 }
 
 // progName is the BPF program (sched.c) for a hook.
@@ -261,7 +293,7 @@ func progName(h hook, classic bool) string {
 	return "tp_btf_" + h.name
 }
 
-func setVars(spec *cilium.CollectionSpec, opts Options) error {
+func setVars(spec *cilium.CollectionSpec, opts Options, ptRegs bool) error {
 	set := func(name string, v any) error {
 		vs, ok := spec.Variables[name]
 		if !ok {
@@ -275,8 +307,7 @@ func setVars(spec *cilium.CollectionSpec, opts Options) error {
 	if err := set("thread_size", threadSize()); err != nil {
 		return err
 	}
-	if features.HaveProgramHelper(cilium.Kprobe, asm.FnTaskPtRegs) == nil {
-		// Offered to every tracing program type alike (tp_btf included).
+	if ptRegs {
 		if err := set("have_task_pt_regs", uint32(1)); err != nil {
 			return err
 		}
@@ -643,6 +674,10 @@ func monotonicNow() int64 {
 	}
 	return ts.Nano()
 }
+
+// Warnings returns the fallbacks the capture took when it loaded (a
+// program set that does less, or the same more slowly).
+func (c *Capture) Warnings() []trace.Warning { return append([]trace.Warning(nil), c.warnings...) }
 
 // Lost returns the records lost per CPU (index: CPU) so far.
 func (c *Capture) Lost() []uint64 {

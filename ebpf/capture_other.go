@@ -26,6 +26,9 @@ func (c *Capture) Run(context.Context, func(trace.Event) error) error { return E
 // Lost returns nil.
 func (c *Capture) Lost() []uint64 { return nil }
 
+// Warnings returns nil.
+func (c *Capture) Warnings() []trace.Warning { return nil }
+
 // Mode returns "".
 func (c *Capture) Mode() string { return "" }
 

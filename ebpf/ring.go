@@ -438,7 +438,7 @@ func (r *Recorder) writeDump(path string, base *decoder, entries []ringEntry, re
 	for _, why := range reasons {
 		ws = append(ws, trace.Warning{Key: "ring-dump", Count: 1, Message: "flight-recorder dump: " + why})
 	}
-	seg.w.SetWarnings(ws)
+	seg.warnings = ws
 	if cerr := r.closeSegment(seg, nil); err == nil {
 		err = cerr
 	}

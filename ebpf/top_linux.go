@@ -43,7 +43,7 @@ func OpenTop(opts Options) (*Top, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := setVars(spec, opts); err != nil {
+	if err := setVars(spec, opts, false); err != nil {
 		return nil, err
 	}
 	for name := range spec.Programs {
