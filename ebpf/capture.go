@@ -195,7 +195,10 @@ type assembler struct {
 	// wakings holds, per task, the waker of its last sched_waking not yet
 	// followed by a sched_wakeup (see pair).
 	wakings map[trace.TID]wakerNote
-	emit    func(trace.Event) error // the caller's, for pairEmit
+	// named holds, per task, what the newest event naming it said
+	// (classic programs only: see pairEmit).
+	named map[trace.TID]taskInfo
+	emit  func(trace.Event) error // the caller's, for pairEmit
 }
 
 type wakerNote struct {
@@ -226,7 +229,44 @@ func (a *assembler) pairEmit(e trace.Event) error {
 	case e.Kind == trace.KindExit:
 		delete(a.wakings, e.TID)
 	}
+	if a.dec.classic {
+		a.name(&e)
+	}
 	return a.emit(e)
+}
+
+// name gives a classic sched_migrate_task the name, PID and priority of
+// the newest event before it that named its task. That program cannot
+// note the task it moves (its comm is a __data_loc string since Linux
+// 6.10, and the task is not current), and the decoder's tables are per
+// CPU: a child that exec'd on CPU 0 and was then moved by CPU 1 kept its
+// parent's name on CPU 1, or had none (TestCaptureForkStorm). Events come
+// in time order, so what named holds is the task as it was.
+func (a *assembler) name(e *trace.Event) {
+	if a.named == nil {
+		a.named = map[trace.TID]taskInfo{}
+	}
+	note := func(tid trace.TID, pid trace.PID, comm string, prio int32) {
+		if tid > 0 && comm != "" {
+			a.named[tid] = taskInfo{pid: pid, comm: comm, prio: prio}
+		}
+	}
+	switch e.Kind {
+	case trace.KindMigrate:
+		if t, ok := a.named[e.TID]; ok {
+			if e.Comm != t.comm || e.PID < 0 {
+				e.PID, e.Comm, e.Prio = t.pid, t.comm, t.prio
+			}
+		}
+		return
+	case trace.KindExit:
+		defer delete(a.named, e.TID)
+	case trace.KindSwitch:
+		note(e.NextTID, e.NextPID, e.NextComm, e.NextPrio)
+	case trace.KindFork:
+		note(e.ChildTID, e.ChildPID, e.ChildComm, e.Prio)
+	}
+	note(e.TID, e.PID, e.Comm, e.Prio)
 }
 
 type lostNote struct {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -440,6 +441,112 @@ func TestCaptureTaskPtRegsFallback(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("no-task-pt-regs warning: %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCaptureForkStorm (issue 14): the task table under fork-heavy load.
+// Eight goroutines start 400 short processes (true) at once, as perf bench
+// sched messaging -g 20 starts 800: each child must appear in a
+// sched_process_fork with its PID and name, with its exec (as "true") and
+// its exit, every event that names it must carry a name ("true" from its
+// exec on), and no record may be lost.
+func TestCaptureForkStorm(t *testing.T) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		t.Skipf("no true(1) to start: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"tp_btf", Options{}},
+		{"tracepoint", Options{Classic: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			requireBPF(t, tc.opts.Classic)
+			const workers, each = 8, 50
+			pids := make(chan int, workers*each)
+			errs := make(chan error, workers*each)
+			evs, lost := capture(t, tc.opts, func() {
+				var wg sync.WaitGroup
+				for range workers {
+					wg.Go(func() {
+						for range each {
+							cmd := exec.Command(truePath)
+							if err := cmd.Run(); err != nil {
+								errs <- err
+								continue
+							}
+							pids <- cmd.Process.Pid
+						}
+					})
+				}
+				wg.Wait()
+			})
+			close(pids)
+			close(errs)
+			for err := range errs {
+				t.Fatalf("start true: %v", err)
+			}
+			for cpu, l := range lost {
+				if l != 0 {
+					t.Errorf("CPU %d lost %d records", cpu, l)
+				}
+			}
+			type child struct {
+				forked, execd, exited bool
+				unnamed, misnamed     int
+			}
+			children := map[trace.TID]*child{}
+			for pid := range pids {
+				children[trace.TID(pid)] = &child{}
+			}
+			check := func(tid trace.TID, comm string) {
+				c := children[tid]
+				switch {
+				case c == nil:
+				case comm == "":
+					c.unnamed++
+				case c.execd && comm != "true":
+					c.misnamed++
+				}
+			}
+			for _, e := range evs {
+				switch e.Kind {
+				case trace.KindFork:
+					if c := children[e.ChildTID]; c != nil {
+						c.forked = e.ChildComm != "" && (e.ChildPID == trace.PID(e.ChildTID) || e.ChildPID < 0)
+					}
+				case trace.KindExec:
+					if c := children[e.TID]; c != nil {
+						c.execd = true
+					}
+					check(e.TID, e.Comm)
+				case trace.KindExit:
+					check(e.TID, e.Comm)
+					if c := children[e.TID]; c != nil {
+						c.exited = true
+					}
+				case trace.KindSwitch:
+					check(e.TID, e.Comm)
+					check(e.NextTID, e.NextComm)
+				case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate:
+					check(e.TID, e.Comm)
+				}
+			}
+			bad := 0
+			for tid, c := range children {
+				if !c.forked || !c.execd || !c.exited || c.unnamed > 0 || c.misnamed > 0 {
+					if bad++; bad <= 10 {
+						t.Errorf("child %d: %+v", tid, *c)
+					}
+				}
+			}
+			t.Logf("%d children, %d events, %d of them incomplete", len(children), len(evs), bad)
+			if len(children) != workers*each {
+				t.Errorf("%d children started, want %d", len(children), workers*each)
 			}
 		})
 	}
