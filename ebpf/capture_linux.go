@@ -271,6 +271,13 @@ func loadColl(opts Options, classic bool, use []hook, ptRegs bool, kernelBTF *bt
 		// written, so it is made as small as the kernel allows.
 		spec.Maps["stacks"].MaxEntries = 1
 	}
+	return newCollection(spec, kernelBTF, "capture")
+}
+
+// newCollection loads spec, the what programs ("capture", "top"): a
+// verifier rejection is one line (TRACEVIEW_BPF_DEBUG=1 prints the whole
+// log on stderr).
+func newCollection(spec *cilium.CollectionSpec, kernelBTF *btf.Cache, what string) (*cilium.Collection, error) {
 	coll, err := cilium.NewCollectionWithOptions(spec, cilium.CollectionOptions{Cache: kernelBTF})
 	if err != nil {
 		var ve *cilium.VerifierError
@@ -278,9 +285,9 @@ func loadColl(opts Options, classic bool, use []hook, ptRegs bool, kernelBTF *bt
 			if os.Getenv("TRACEVIEW_BPF_DEBUG") != "" {
 				fmt.Fprintf(os.Stderr, "%+v\n", ve)
 			}
-			return nil, fmt.Errorf("the kernel's BPF verifier rejected the capture programs: %v", ve)
+			return nil, fmt.Errorf("the kernel's BPF verifier rejected the %s programs: %v", what, ve)
 		}
-		return nil, fmt.Errorf("load capture programs: %w", err)
+		return nil, fmt.Errorf("load %s programs: %w", what, err)
 	}
 	return coll, nil
 }
