@@ -84,7 +84,8 @@ const DefaultMemoryBacklog = 16 << 20
 // and 4-byte size), about 0.8 s of the busiest workloads measured here (perf
 // bench sched messaging: about 1 million events/s on 2 CPUs); the drain
 // empties the buffers often enough that none fills past a quarter at the
-// rate it last saw (every 100 ms at most, 1 ms at least: pollWait).
+// rate it last saw (every 100 ms at most, 25 ms while it decodes as it
+// goes, 1 ms at least: pollWait).
 const DefaultBufferSize = 32 << 20
 
 // minPerCPUBuffer is the smallest per-CPU buffer: 256 KiB, about 6,500

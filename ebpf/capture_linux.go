@@ -363,23 +363,30 @@ func (c *Capture) Mode() string {
 // the recorder wakes seldom, short enough that the busiest buffer fills to
 // a quarter at most before the next pass. Each pass wakes Go's threads on
 // the CPUs the workload uses; at a fixed 25 ms the recorder switched in and
-// out 300-500 times a second during perf bench sched pipe.
+// out 300-500 times a second during perf bench sched pipe. A drain whose
+// consumer decodes as the records come (--rotate, --ring) sleeps
+// decodingPollInterval at most, as before: under stress-ng --switch 4
+// (30 s, --rotate 20s, two runs each) 100 ms passes lost 45-50 % of the
+// records, 25 ms ones 40-42 % and the drain before this one 30-49 % (the
+// storm makes more than a recorder sharing the 2 CPUs can keep), and the
+// recorder's peak RSS was 2 MiB higher with 100 ms.
 const (
-	maxPollInterval = 100 * time.Millisecond
-	minPollInterval = time.Millisecond
+	maxPollInterval      = 100 * time.Millisecond
+	decodingPollInterval = 25 * time.Millisecond
+	minPollInterval      = time.Millisecond
 )
 
 // pollWait returns how long the drain sleeps after a pass that found
 // busiest bytes in the fullest of the per-CPU buffers of perCPU bytes,
 // written in the time since (since the pass before began): the time that
 // buffer takes at that rate to fill a quarter, within [minPollInterval,
-// maxPollInterval].
-func pollWait(busiest, perCPU int, since time.Duration) time.Duration {
+// most].
+func pollWait(busiest, perCPU int, since, most time.Duration) time.Duration {
 	if busiest <= 0 || since <= 0 {
-		return maxPollInterval
+		return most
 	}
 	d := time.Duration(float64(since) * float64(perCPU/4) / float64(busiest))
-	return min(max(d, minPollInterval), maxPollInterval)
+	return min(max(d, minPollInterval), most)
 }
 
 // Run drains the perf buffers, calling emit with each event in time order,
@@ -456,7 +463,7 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 func (c *Capture) runRaw(ctx context.Context, inline bool, fresh *slab, consume func(*batch) (kept bool, err error)) error {
 	if inline {
 		var spare *batch
-		return c.drain(ctx, func(b *batch) (bool, error) {
+		return c.drain(ctx, maxPollInterval, func(b *batch) (bool, error) {
 			kept, err := consume(b)
 			if err == nil && !kept {
 				b.reset()
@@ -477,7 +484,7 @@ func (c *Capture) runRaw(ctx context.Context, inline bool, fresh *slab, consume 
 	stop := make(chan struct{})
 	go func() {
 		defer close(batches)
-		drainErr <- c.drain(ctx, func(b *batch) (bool, error) {
+		drainErr <- c.drain(ctx, decodingPollInterval, func(b *batch) (bool, error) {
 			select {
 			case <-stop: // the consumer has stopped: it takes no more batches
 				return false, nil
@@ -522,13 +529,14 @@ func (c *Capture) runRaw(ctx context.Context, inline bool, fresh *slab, consume 
 }
 
 // drain copies records from the perf buffers into batches (new ones from
-// get) and hands them to put until ctx is done, then detaches the
+// get), sleeping up to maxWait between passes (pollWait), and hands them
+// to put until ctx is done, then detaches the
 // programs and copies what is left. put reports false when the consumer
 // takes no more (the drain then stops) or an error, which the drain
 // returns. It works in passes: each pass reads every CPU's buffer up to
 // where it was when the pass began (the reader's snapshot), ends its batch
 // with a watermark (the time the pass began) and sleeps.
-func (c *Capture) drain(ctx context.Context, put func(*batch) (bool, error), get func() *batch, stop <-chan struct{}) error {
+func (c *Capture) drain(ctx context.Context, maxWait time.Duration, put func(*batch) (bool, error), get func() *batch, stop <-chan struct{}) error {
 	cur := get()
 	// marks[i] is a watermark of ring i: every record of it stamped
 	// before marks[i] has been read (its newest record read, or the start
@@ -638,7 +646,7 @@ func (c *Capture) drain(ctx context.Context, put func(*batch) (bool, error), get
 			stopping = true
 			continue
 		}
-		timer.Reset(pollWait(busiest, perCPU, time.Duration(began-prevBegan)))
+		timer.Reset(pollWait(busiest, perCPU, time.Duration(began-prevBegan), maxWait))
 		prevBegan = began
 		select {
 		case <-timer.C:

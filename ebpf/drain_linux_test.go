@@ -76,8 +76,8 @@ func TestPollWait(t *testing.T) {
 		{"storm", 8 << 20, 2 * time.Millisecond, minPollInterval}, // a quarter in 1 ms at most
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := pollWait(tc.busiest, perCPU, tc.since); got != tc.want {
-				t.Errorf("pollWait(%d, %d, %v) = %v, want %v", tc.busiest, perCPU, tc.since, got, tc.want)
+			if got := pollWait(tc.busiest, perCPU, tc.since, maxPollInterval); got != tc.want {
+				t.Errorf("pollWait(%d, %d, %v, %v) = %v, want %v", tc.busiest, perCPU, tc.since, maxPollInterval, got, tc.want)
 			}
 		})
 	}
