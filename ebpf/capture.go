@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"math"
+	"os"
 	"slices"
 
 	"github.com/traceview/traceview/trace"
@@ -26,6 +27,9 @@ type Options struct {
 	BufferSize int
 	// Classic forces classic tracepoints even where tp_btf exists (tests).
 	Classic bool
+	// noTaskPtRegs loads the tp_btf programs as for a kernel without
+	// bpf_task_pt_regs (tests of the fallback).
+	noTaskPtRegs bool
 	// Stacks records the kernel and user stack of each task leaving a CPU
 	// (record --stacks).
 	Stacks bool
@@ -79,7 +83,9 @@ const DefaultMemoryBacklog = 16 << 20
 // 840,000 events of 40 bytes (a 28-byte record plus perf's 8-byte header
 // and 4-byte size), about 0.8 s of the busiest workloads measured here (perf
 // bench sched messaging: about 1 million events/s on 2 CPUs); the drain
-// empties the buffers every 25 ms, or every 1 ms while they fill fast.
+// empties the buffers often enough that none fills past a quarter at the
+// rate it last saw (every 100 ms at most, 25 ms while it decodes as it
+// goes, 1 ms at least: pollWait).
 const DefaultBufferSize = 32 << 20
 
 // minPerCPUBuffer is the smallest per-CPU buffer: 256 KiB, about 6,500
@@ -117,6 +123,56 @@ type batch struct {
 	watermark int64
 }
 
+// batchBytes is the most raw records a batch the drain hands on holds,
+// maxBatches how many may wait and maxFree how many emptied ones are kept
+// for reuse: the drain only copies, so the perf buffers empty even while
+// the consumer is busy, up to 2 MiB (about 0.07 s of the busiest workload
+// measured here, 1 million records/s) beyond what the perf buffers hold;
+// then the drain waits and the kernel counts losses. These bound the
+// recorder's memory: under stress-ng --switch 4 (bench/capture/soak.sh,
+// 30 s) its RSS peaked at 420 MiB with 64 waiting batches and 64 kept,
+// 112 MiB with 16 and 4, 80 MiB with 8 and 2 (the waiting batches, the
+// kept ones and the garbage collector's headroom over them), with 1 MiB
+// batches of 112-byte records. The 28-byte records made a 1 MiB batch 4
+// times as many events, and the decoded events a batch releases at once
+// took the RSS to 111 MiB (60 s soak); 256 KiB keeps about the 9,000 events
+// a batch held before. A batch ends at a full batchBytes or at the end of a
+// drain pass.
+const (
+	batchBytes = 256 << 10
+	maxBatches = 8
+	maxFree    = 2
+)
+
+// slab hands out empty batches of size bytes, carved from one allocation
+// while it lasts, then allocated one by one.
+type slab struct {
+	mem  []byte
+	size int
+}
+
+// newSlab returns a slab of n bytes of batches of size bytes, its pages
+// touched now: a first write to each while the capture runs was a page
+// fault (3,500-4,000 of them, 16 MiB, in 0.6 s of perf bench sched pipe
+// pinned to one CPU, /proc/PID/stat minflt), each a trap to the hypervisor
+// on a VM.
+func newSlab(n int64, size int) *slab {
+	mem := make([]byte, n)
+	for i, page := 0, os.Getpagesize(); i < len(mem); i += page {
+		mem[i] = 0
+	}
+	return &slab{mem: mem, size: size}
+}
+
+func (s *slab) get() *batch {
+	if len(s.mem) < s.size {
+		return &batch{recs: make([]byte, 0, s.size)}
+	}
+	b := &batch{recs: s.mem[:0:s.size]}
+	s.mem = s.mem[s.size:]
+	return b
+}
+
 // lossReport is one PERF_RECORD_LOST: N records lost on CPU, read from its
 // buffer after the batch's first At bytes of records, at CLOCK_MONOTONIC
 // time Noticed (ns).
@@ -140,7 +196,10 @@ type assembler struct {
 	// wakings holds, per task, the waker of its last sched_waking not yet
 	// followed by a sched_wakeup (see pair).
 	wakings map[trace.TID]wakerNote
-	emit    func(trace.Event) error // the caller's, for pairEmit
+	// named holds, per task, what the newest event naming it said
+	// (classic programs only: see pairEmit).
+	named map[trace.TID]taskInfo
+	emit  func(trace.Event) error // the caller's, for pairEmit
 }
 
 type wakerNote struct {
@@ -171,7 +230,44 @@ func (a *assembler) pairEmit(e trace.Event) error {
 	case e.Kind == trace.KindExit:
 		delete(a.wakings, e.TID)
 	}
+	if a.dec.classic {
+		a.name(&e)
+	}
 	return a.emit(e)
+}
+
+// name gives a classic sched_migrate_task the name, PID and priority of
+// the newest event before it that named its task. That program cannot
+// note the task it moves (its comm is a __data_loc string since Linux
+// 6.10, and the task is not current), and the decoder's tables are per
+// CPU: a child that exec'd on CPU 0 and was then moved by CPU 1 kept its
+// parent's name on CPU 1, or had none (TestCaptureForkStorm). Events come
+// in time order, so what named holds is the task as it was.
+func (a *assembler) name(e *trace.Event) {
+	if a.named == nil {
+		a.named = map[trace.TID]taskInfo{}
+	}
+	note := func(tid trace.TID, pid trace.PID, comm string, prio int32) {
+		if tid > 0 && comm != "" {
+			a.named[tid] = taskInfo{pid: pid, comm: comm, prio: prio}
+		}
+	}
+	switch e.Kind {
+	case trace.KindMigrate:
+		if t, ok := a.named[e.TID]; ok {
+			if e.Comm != t.comm || e.PID < 0 {
+				e.PID, e.Comm, e.Prio = t.pid, t.comm, t.prio
+			}
+		}
+		return
+	case trace.KindExit:
+		defer delete(a.named, e.TID)
+	case trace.KindSwitch:
+		note(e.NextTID, e.NextPID, e.NextComm, e.NextPrio)
+	case trace.KindFork:
+		note(e.ChildTID, e.ChildPID, e.ChildComm, e.Prio)
+	}
+	note(e.TID, e.PID, e.Comm, e.Prio)
 }
 
 type lostNote struct {

@@ -62,6 +62,8 @@ type Capture struct {
 	lost    []uint64 // per CPU, as reported by perf so far
 	dec     *decoder
 	opts    Options
+	// warnings: what the capture could not do as it should (load time).
+	warnings []trace.Warning
 }
 
 // Probe checks what a capture needs, without loading anything, and returns
@@ -181,54 +183,40 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("count CPUs: %w", err)
 	}
-	spec, err := loadSched()
-	if err != nil {
-		return nil, err
-	}
-	if err := setVars(spec, opts); err != nil {
-		return nil, err
-	}
 	// Load only the maps and the chosen program set.
-	keep := map[string]bool{}
 	var use []hook
 	for _, h := range hooks {
 		if h.optional && !hookAvailable(h, classic, kernelBTF) || h.wakeup && !opts.Wakeups || h.runtime && !opts.Runtime {
 			continue
 		}
 		use = append(use, h)
-		keep[progName(h, classic)] = true
 	}
-	for name := range spec.Programs {
-		if !keep[name] {
-			delete(spec.Programs, name)
+	// bpf_task_pt_regs (Linux >= 5.15) is offered to every tracing program
+	// type alike (tp_btf included); the tp_btf programs fall back to a
+	// bpf_probe_read_kernel copy of the saved registers where it is
+	// missing, or where the programs that call it do not load.
+	// Only x86-64's test reads them (arm64's reads preempt_count).
+	ptRegs := !opts.noTaskPtRegs && features.HaveProgramHelper(cilium.Kprobe, asm.FnTaskPtRegs) == nil
+	usesPtRegs := !classic && runtime.GOARCH == "amd64"
+	coll, err := loadColl(opts, classic, use, ptRegs, kernelBTF)
+	var warnings []trace.Warning
+	if err != nil && ptRegs && usesPtRegs {
+		if fb, fbErr := loadColl(opts, classic, use, false, kernelBTF); fbErr == nil {
+			warnings = append(warnings, trace.Warning{Key: "no-task-pt-regs", Count: 1,
+				Message: fmt.Sprintf("capture: the programs calling bpf_task_pt_regs did not load (%v); the interrupt-context test of each wakeup copies the saved registers with bpf_probe_read_kernel instead", err)})
+			coll, err = fb, nil
 		}
+	} else if err == nil && !ptRegs && usesPtRegs {
+		warnings = append(warnings, trace.Warning{Key: "no-task-pt-regs", Count: 1,
+			Message: "capture: the kernel lacks bpf_task_pt_regs (Linux < 5.15): the interrupt-context test of each wakeup copies the saved registers with bpf_probe_read_kernel instead (slower)"})
 	}
-	if !classic {
-		delete(spec.Maps, "wakers")
-	}
-	for _, m := range aggMaps {
-		delete(spec.Maps, m)
-	}
-	if !opts.Stacks {
-		// The programs reference the map; without --stacks it is never
-		// written, so it is made as small as the kernel allows.
-		spec.Maps["stacks"].MaxEntries = 1
-	}
-	coll, err := cilium.NewCollectionWithOptions(spec, cilium.CollectionOptions{Cache: kernelBTF})
 	if err != nil {
-		var ve *cilium.VerifierError
-		if errors.As(err, &ve) {
-			if os.Getenv("TRACEVIEW_BPF_DEBUG") != "" {
-				fmt.Fprintf(os.Stderr, "%+v\n", ve)
-			}
-			return nil, fmt.Errorf("the kernel's BPF verifier rejected the capture programs: %v", ve)
-		}
-		return nil, fmt.Errorf("load capture programs: %w", err)
+		return nil, err
 	}
 	// The kernel's BTF (parsed types) is no longer needed: free it now rather
 	// than let the garbage collector find it while the workload runs.
 	runtime.GC()
-	c := &Capture{coll: coll, classic: classic, nCPU: nCPU, dec: newDecoder(classic, opts.Stacks), opts: opts}
+	c := &Capture{coll: coll, classic: classic, nCPU: nCPU, dec: newDecoder(classic, opts.Stacks), opts: opts, warnings: warnings}
 	for _, h := range use {
 		var l link.Link
 		if classic {
@@ -253,6 +241,57 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	return c, nil
 }
 
+// loadColl loads the maps and the programs of hooks use, with
+// have_task_pt_regs set to ptRegs.
+func loadColl(opts Options, classic bool, use []hook, ptRegs bool, kernelBTF *btf.Cache) (*cilium.Collection, error) {
+	spec, err := loadSched()
+	if err != nil {
+		return nil, err
+	}
+	if err := setVars(spec, opts, ptRegs); err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, h := range use {
+		keep[progName(h, classic)] = true
+	}
+	for name := range spec.Programs {
+		if !keep[name] {
+			delete(spec.Programs, name)
+		}
+	}
+	if !classic {
+		delete(spec.Maps, "wakers")
+	}
+	for _, m := range aggMaps {
+		delete(spec.Maps, m)
+	}
+	if !opts.Stacks {
+		// The programs reference the map; without --stacks it is never
+		// written, so it is made as small as the kernel allows.
+		spec.Maps["stacks"].MaxEntries = 1
+	}
+	return newCollection(spec, kernelBTF, "capture")
+}
+
+// newCollection loads spec, the what programs ("capture", "top"): a
+// verifier rejection is one line (TRACEVIEW_BPF_DEBUG=1 prints the whole
+// log on stderr).
+func newCollection(spec *cilium.CollectionSpec, kernelBTF *btf.Cache, what string) (*cilium.Collection, error) {
+	coll, err := cilium.NewCollectionWithOptions(spec, cilium.CollectionOptions{Cache: kernelBTF})
+	if err != nil {
+		var ve *cilium.VerifierError
+		if errors.As(err, &ve) {
+			if os.Getenv("TRACEVIEW_BPF_DEBUG") != "" {
+				fmt.Fprintf(os.Stderr, "%+v\n", ve)
+			}
+			return nil, fmt.Errorf("the kernel's BPF verifier rejected the %s programs: %v", what, ve)
+		}
+		return nil, fmt.Errorf("load %s programs: %w", what, err)
+	}
+	return coll, nil
+}
+
 // progName is the BPF program (sched.c) for a hook.
 func progName(h hook, classic bool) string {
 	if classic {
@@ -261,7 +300,7 @@ func progName(h hook, classic bool) string {
 	return "tp_btf_" + h.name
 }
 
-func setVars(spec *cilium.CollectionSpec, opts Options) error {
+func setVars(spec *cilium.CollectionSpec, opts Options, ptRegs bool) error {
 	set := func(name string, v any) error {
 		vs, ok := spec.Variables[name]
 		if !ok {
@@ -275,8 +314,7 @@ func setVars(spec *cilium.CollectionSpec, opts Options) error {
 	if err := set("thread_size", threadSize()); err != nil {
 		return err
 	}
-	if features.HaveProgramHelper(cilium.Kprobe, asm.FnTaskPtRegs) == nil {
-		// Offered to every tracing program type alike (tp_btf included).
+	if ptRegs {
 		if err := set("have_task_pt_regs", uint32(1)); err != nil {
 			return err
 		}
@@ -317,37 +355,39 @@ func (c *Capture) Mode() string {
 	return "tp_btf"
 }
 
-// pollInterval is how long the drain sleeps after emptying the perf
-// buffers, and fastPollInterval how long after a pass that found one of
-// them more than a quarter full. It sleeps on a Go timer, not in a
-// blocking epoll_wait: a goroutine blocked in a system call keeps Go's
-// sysmon thread retaking its P and polling every 20 µs (runtime/proc.go,
-// sysmon), a context switch each time on CPUs the workload is using.
+// The drain sleeps between passes on a Go timer, not in a blocking
+// epoll_wait: a goroutine blocked in a system call keeps Go's sysmon thread
+// retaking its P and polling every 20 µs (runtime/proc.go, sysmon), a
+// context switch each time on CPUs the workload is using. How long it
+// sleeps follows the rate the last pass found (pollWait): long enough that
+// the recorder wakes seldom, short enough that the busiest buffer fills to
+// a quarter at most before the next pass. Each pass wakes Go's threads on
+// the CPUs the workload uses; at a fixed 25 ms the recorder switched in and
+// out 300-500 times a second during perf bench sched pipe. A drain whose
+// consumer decodes as the records come (--rotate, --ring) sleeps
+// decodingPollInterval at most, as before: under stress-ng --switch 4
+// (30 s, --rotate 20s, two runs each) 100 ms passes lost 45-50 % of the
+// records, 25 ms ones 40-42 % and the drain before this one 30-49 % (the
+// storm makes more than a recorder sharing the 2 CPUs can keep), and the
+// recorder's peak RSS was 2 MiB higher with 100 ms.
 const (
-	pollInterval     = 25 * time.Millisecond
-	fastPollInterval = time.Millisecond
+	maxPollInterval      = 100 * time.Millisecond
+	decodingPollInterval = 25 * time.Millisecond
+	minPollInterval      = time.Millisecond
 )
 
-// batchBytes is the most raw records a batch the drain hands on holds,
-// maxBatches how many may wait and maxFree how many emptied ones are kept
-// for reuse: the drain only copies, so the perf buffers empty even while
-// the consumer is busy, up to 2 MiB (about 0.07 s of the busiest workload
-// measured here, 1 million records/s) beyond what the perf buffers hold;
-// then the drain waits and the kernel counts losses. These bound the
-// recorder's memory: under stress-ng --switch 4 (bench/capture/soak.sh,
-// 30 s) its RSS peaked at 420 MiB with 64 waiting batches and 64 kept,
-// 112 MiB with 16 and 4, 80 MiB with 8 and 2 (the waiting batches, the
-// kept ones and the garbage collector's headroom over them), with 1 MiB
-// batches of 112-byte records. The 28-byte records made a 1 MiB batch 4
-// times as many events, and the decoded events a batch releases at once
-// took the RSS to 111 MiB (60 s soak); 256 KiB keeps about the 9,000 events
-// a batch held before. A batch ends at a full batchBytes or at the end of a
-// drain pass.
-const (
-	batchBytes = 256 << 10
-	maxBatches = 8
-	maxFree    = 2
-)
+// pollWait returns how long the drain sleeps after a pass that found
+// busiest bytes in the fullest of the per-CPU buffers of perCPU bytes,
+// written in the time since (since the pass before began): the time that
+// buffer takes at that rate to fill a quarter, within [minPollInterval,
+// most].
+func pollWait(busiest, perCPU int, since, most time.Duration) time.Duration {
+	if busiest <= 0 || since <= 0 {
+		return most
+	}
+	d := time.Duration(float64(since) * float64(perCPU/4) / float64(busiest))
+	return min(max(d, minPollInterval), most)
+}
 
 // Run drains the perf buffers, calling emit with each event in time order,
 // until ctx is done; then it detaches the programs, drains every record
@@ -370,24 +410,31 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 	defer q.close()
 	as := assembler{dec: c.dec}
 	var work batch
-	err = c.runRaw(ctx, func(b *batch) (bool, error) {
-		if limit < 0 {
-			return false, as.batch(b, emit)
-		}
-		kept, err := q.push(b)
-		if err != nil {
-			return kept, err
-		}
-		for q.size() > limit {
-			if err := q.pop(&work); err != nil {
+	if limit < 0 {
+		err = c.runRaw(ctx, false, newSlab(0, batchBytes), func(b *batch) (bool, error) { return false, as.batch(b, emit) })
+	} else {
+		// The hot path is a copy: the drain itself hands each batch to
+		// the backlog, and the batches the backlog keeps in memory come
+		// from one slab allocated now, before the workload runs, so that
+		// the capture neither wakes a second goroutine (another of Go's
+		// threads) per batch nor allocates enough to start the garbage
+		// collector (whose workers run on every CPU).
+		err = c.runRaw(ctx, true, newSlab(min(q.memMax, DefaultMemoryBacklog), batchBytes), func(b *batch) (bool, error) {
+			kept, err := q.push(b)
+			if err != nil {
 				return kept, err
 			}
-			if err := as.batch(&work, emit); err != nil {
-				return kept, err
+			for q.size() > limit {
+				if err := q.pop(&work); err != nil {
+					return kept, err
+				}
+				if err := as.batch(&work, emit); err != nil {
+					return kept, err
+				}
 			}
-		}
-		return kept, nil
-	})
+			return kept, nil
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -404,16 +451,60 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 
 // runRaw runs the drain until ctx is done and the buffers are empty,
 // calling consume with each batch in the order read; consume says whether
-// it kept the batch, else the batch is reused. An error from consume or
-// the drain stops it. It returns only after the drain goroutine has
+// it kept the batch, else the batch is reused; new batches come from
+// fresh. inline calls consume in the drain's own goroutine, for a consume
+// that mostly stores the batch (while consume decodes, the perf buffers
+// fill; what they cannot hold the kernel counts as lost); else a goroutine
+// of its own takes the batches, up to maxBatches behind the drain, so that
+// the drain goes on copying while consume decodes. An error
+// from consume or the drain stops it. It returns only after the drain has
 // stopped reading the perf buffers, so that Close may unmap them (an early
 // return on a consume error let a CI run fault in perfRing.read).
-func (c *Capture) runRaw(ctx context.Context, consume func(*batch) (kept bool, err error)) error {
+func (c *Capture) runRaw(ctx context.Context, inline bool, fresh *slab, consume func(*batch) (kept bool, err error)) error {
+	if inline {
+		var spare *batch
+		return c.drain(ctx, maxPollInterval, func(b *batch) (bool, error) {
+			kept, err := consume(b)
+			if err == nil && !kept {
+				b.reset()
+				spare = b
+			}
+			return err == nil, err
+		}, func() *batch {
+			if b := spare; b != nil {
+				spare = nil
+				return b
+			}
+			return fresh.get()
+		}, nil)
+	}
 	batches := make(chan *batch, maxBatches)
 	free := make(chan *batch, maxFree)
 	drainErr := make(chan error, 1)
 	stop := make(chan struct{})
-	go func() { drainErr <- c.drain(ctx, batches, free, stop) }()
+	go func() {
+		defer close(batches)
+		drainErr <- c.drain(ctx, decodingPollInterval, func(b *batch) (bool, error) {
+			select {
+			case <-stop: // the consumer has stopped: it takes no more batches
+				return false, nil
+			default:
+			}
+			select {
+			case batches <- b:
+				return true, nil
+			case <-stop:
+				return false, nil
+			}
+		}, func() *batch {
+			select {
+			case b := <-free:
+				return b
+			default:
+				return fresh.get()
+			}
+		}, stop)
+	}()
 	for b := range batches {
 		kept, err := consume(b)
 		if err != nil {
@@ -437,21 +528,15 @@ func (c *Capture) runRaw(ctx context.Context, consume func(*batch) (kept bool, e
 	return <-drainErr
 }
 
-// drain copies records from the perf buffers into batches until ctx is
-// done, then detaches the programs, copies what is left and closes batches.
-// It works in passes: each pass reads every CPU's buffer up to where it was
-// when the pass began (the reader's snapshot), ends its batch with a
-// watermark (the time the pass began) and sleeps.
-func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan *batch, stop <-chan struct{}) error {
-	defer close(batches)
-	get := func() *batch {
-		select {
-		case b := <-free:
-			return b
-		default:
-			return &batch{recs: make([]byte, 0, batchBytes)}
-		}
-	}
+// drain copies records from the perf buffers into batches (new ones from
+// get), sleeping up to maxWait between passes (pollWait), and hands them
+// to put until ctx is done, then detaches the
+// programs and copies what is left. put reports false when the consumer
+// takes no more (the drain then stops) or an error, which the drain
+// returns. It works in passes: each pass reads every CPU's buffer up to
+// where it was when the pass began (the reader's snapshot), ends its batch
+// with a watermark (the time the pass began) and sleeps.
+func (c *Capture) drain(ctx context.Context, maxWait time.Duration, put func(*batch) (bool, error), get func() *batch, stop <-chan struct{}) error {
 	cur := get()
 	// marks[i] is a watermark of ring i: every record of it stamped
 	// before marks[i] has been read (its newest record read, or the start
@@ -470,18 +555,14 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 		}
 		return w
 	}
+	var putErr error
 	send := func() bool {
 		if len(cur.recs) == 0 && len(cur.losses) == 0 && cur.watermark == 0 {
 			return true
 		}
-		select {
-		case <-stop: // the consumer has stopped: it takes no more batches
-			return false
-		default:
-		}
-		select {
-		case batches <- cur:
-		case <-stop:
+		ok, err := put(cur)
+		if !ok {
+			putErr = err
 			return false
 		}
 		cur = get()
@@ -509,6 +590,7 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 		return nil
 	}
 	done := make([]bool, len(c.rings.rings))
+	prevBegan := monotonicNow()
 	for {
 		began := monotonicNow()
 		busiest := 0
@@ -532,7 +614,7 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 			r := c.rings.rings[i]
 			fin, err := r.read(batchBytes, sample, func(n uint64) { c.addLost(cur, r.cpu, n) })
 			if err == errStopped {
-				return nil
+				return putErr
 			}
 			if err != nil {
 				return fmt.Errorf("read perf buffer: %w", err)
@@ -543,7 +625,10 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 			}
 		}
 		cur.watermark = watermark()
-		if !send() || stopping {
+		if !send() {
+			return putErr
+		}
+		if stopping {
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -561,11 +646,8 @@ func (c *Capture) drain(ctx context.Context, batches chan<- *batch, free <-chan 
 			stopping = true
 			continue
 		}
-		wait := pollInterval
-		if busiest*4 > perCPU {
-			wait = fastPollInterval
-		}
-		timer.Reset(wait)
+		timer.Reset(pollWait(busiest, perCPU, time.Duration(began-prevBegan), maxWait))
+		prevBegan = began
 		select {
 		case <-timer.C:
 		case <-ctx.Done():
@@ -607,6 +689,10 @@ func monotonicNow() int64 {
 	}
 	return ts.Nano()
 }
+
+// Warnings returns the fallbacks the capture took when it loaded (a
+// program set that does less, or the same more slowly).
+func (c *Capture) Warnings() []trace.Warning { return append([]trace.Warning(nil), c.warnings...) }
 
 // Lost returns the records lost per CPU (index: CPU) so far.
 func (c *Capture) Lost() []uint64 {

@@ -26,6 +26,9 @@ func (c *Capture) Run(context.Context, func(trace.Event) error) error { return E
 // Lost returns nil.
 func (c *Capture) Lost() []uint64 { return nil }
 
+// Warnings returns nil.
+func (c *Capture) Warnings() []trace.Warning { return nil }
+
 // Mode returns "".
 func (c *Capture) Mode() string { return "" }
 
@@ -54,6 +57,8 @@ func Now() int64 { return 0 }
 func (t *Top) Close() error { return nil }
 
 // runRaw returns ErrNotSupported.
-func (c *Capture) runRaw(context.Context, func(*batch) (bool, error)) error { return ErrNotSupported }
+func (c *Capture) runRaw(context.Context, bool, *slab, func(*batch) (bool, error)) error {
+	return ErrNotSupported
+}
 
 func monotonicNow() int64 { return 0 }

@@ -2,7 +2,10 @@
 
 package ebpf
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestLaggingRingBoundsHeld (issue 14 item 1): the drain reads a batch at
 // a time from the ring whose mark is the least, so that the events the
@@ -54,4 +57,28 @@ func TestLaggingRingBoundsHeld(t *testing.T) {
 		return -1
 	})
 	t.Logf("events held: lagging ring first %d, in turns %d", got, turns)
+}
+
+// TestPollWait: the drain sleeps as long as the busiest buffer takes to
+// fill a quarter at the rate of the last pass, within its bounds.
+func TestPollWait(t *testing.T) {
+	const perCPU = 16 << 20
+	for _, tc := range []struct {
+		name    string
+		busiest int
+		since   time.Duration
+		want    time.Duration
+	}{
+		{"nothing written", 0, 50 * time.Millisecond, maxPollInterval},
+		{"first pass", 1000, 0, maxPollInterval},
+		{"slow", 1 << 20, 100 * time.Millisecond, maxPollInterval}, // a quarter in 400 ms
+		{"a quarter in 40 ms", 1 << 20, 10 * time.Millisecond, 40 * time.Millisecond},
+		{"storm", 8 << 20, 2 * time.Millisecond, minPollInterval}, // a quarter in 1 ms at most
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := pollWait(tc.busiest, perCPU, tc.since, maxPollInterval); got != tc.want {
+				t.Errorf("pollWait(%d, %d, %v, %v) = %v, want %v", tc.busiest, perCPU, tc.since, maxPollInterval, got, tc.want)
+			}
+		})
+	}
 }

@@ -392,6 +392,44 @@ func TestPairWakeups(t *testing.T) {
 	}
 }
 
+// TestNameClassicMigrate: a classic sched_migrate_task, which cannot note
+// its task, takes the name, PID and priority of the newest event before it
+// that named the task (here an exec on another CPU), not the stale or
+// missing ones of its own CPU's table; the events of the tp_btf programs
+// keep theirs.
+func TestNameClassicMigrate(t *testing.T) {
+	exec := trace.NewEvent(1, 0, trace.KindExec)
+	exec.TID, exec.PID, exec.Comm, exec.Prio = 42, 42, "true", 120
+	stale := trace.NewEvent(2, 1, trace.KindMigrate)
+	stale.TID, stale.PID, stale.Comm, stale.Prio = 42, 42, "parent", 120
+	unknown := trace.NewEvent(3, 1, trace.KindMigrate)
+	unknown.TID = 42
+	other := trace.NewEvent(4, 1, trace.KindMigrate)
+	other.TID = 43
+	named := func(e trace.Event) trace.Event {
+		e.PID, e.Comm, e.Prio = 42, "true", 120
+		return e
+	}
+	for _, tc := range []struct {
+		classic bool
+		want    []trace.Event
+	}{
+		{true, []trace.Event{exec, named(stale), named(unknown), other}},
+		{false, []trace.Event{exec, stale, unknown, other}},
+	} {
+		var got []trace.Event
+		a := assembler{dec: newDecoder(tc.classic, false), emit: func(e trace.Event) error { got = append(got, e); return nil }}
+		for _, e := range []trace.Event{exec, stale, unknown, other} {
+			if err := a.pairEmit(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("classic %v: (-want +got):\n%s", tc.classic, diff)
+		}
+	}
+}
+
 // TestDecodeStacks: a switch record's (kernel, user) BPF stack ids become
 // one trace.StackID per distinct pair, from 1; a record with neither
 // (both -1, as without --stacks) has none.

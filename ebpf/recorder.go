@@ -187,6 +187,11 @@ type segment struct {
 	last    map[trace.CPU]int64
 	windows []trace.LostWindow
 	cgroups map[uint64]bool
+	// warnings of this file beyond the capture's (Capture.Warnings).
+	warnings []trace.Warning
+	// irqUnknown counts the wakings written without a known interrupt
+	// context.
+	irqUnknown int
 }
 
 // CreateOutput creates (or truncates) path for a trace with mode 0600 (a
@@ -245,6 +250,9 @@ func (s *segment) write(e trace.Event) error {
 	if s.first == 0 && e.Time > 0 {
 		s.first = e.Time
 	}
+	if e.Kind == trace.KindWaking && e.FromIRQ == trace.Unknown {
+		s.irqUnknown++
+	}
 	if e.Kind == trace.KindLost {
 		from, ok := s.last[e.CPU]
 		if !ok {
@@ -263,6 +271,12 @@ func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 	s.w.SetLost(s.windows)
 	s.w.SetCgroups(ResolveCgroups(r.cfg.CgroupRoot, s.cgroups))
 	s.w.SetStacks(stacks)
+	ws := append(s.warnings, r.c.Warnings()...)
+	if s.irqUnknown > 0 {
+		ws = append(ws, trace.Warning{Key: "irq-context-unknown", Count: s.irqUnknown, CountInMessage: true,
+			Message: fmt.Sprintf("capture: %d wakings without a known interrupt context (the waker's stack or saved registers could not be read)", s.irqUnknown)})
+	}
+	s.w.SetWarnings(ws)
 	err := s.w.Close()
 	if s.f != nil {
 		if cerr := s.f.Close(); err == nil {

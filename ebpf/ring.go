@@ -350,7 +350,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 		}
 		return false, nil
 	}
-	err = r.c.runRaw(ctx, consume)
+	err = r.c.runRaw(ctx, false, newSlab(0, batchBytes), consume)
 	if err == nil && pending {
 		startDump() // stopped before Post was over: dump what there is
 	}
@@ -438,7 +438,7 @@ func (r *Recorder) writeDump(path string, base *decoder, entries []ringEntry, re
 	for _, why := range reasons {
 		ws = append(ws, trace.Warning{Key: "ring-dump", Count: 1, Message: "flight-recorder dump: " + why})
 	}
-	seg.w.SetWarnings(ws)
+	seg.warnings = ws
 	if cerr := r.closeSegment(seg, nil); err == nil {
 		err = cerr
 	}

@@ -1,6 +1,7 @@
 package ebpf
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -68,5 +69,26 @@ func TestBacklog(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("backlog left %d files in its directory", len(ents))
+	}
+}
+
+// TestSlab: batches carved from the slab do not overlap (appending past
+// one's capacity reallocates instead of writing into the next), and once
+// the slab is used up batches are allocated one by one.
+func TestSlab(t *testing.T) {
+	s := newSlab(3*1024, 1024)
+	var got []*batch
+	for range 4 {
+		got = append(got, s.get())
+	}
+	for i, b := range got {
+		if len(b.recs) != 0 || cap(b.recs) != 1024 {
+			t.Fatalf("batch %d: len %d cap %d, want 0 and 1024", i, len(b.recs), cap(b.recs))
+		}
+	}
+	got[1].recs = append(got[1].recs, make([]byte, 1024)...)
+	got[0].recs = append(got[0].recs, bytes.Repeat([]byte{1}, 1025)...) // past its capacity
+	if got[1].recs[0] != 0 {
+		t.Errorf("batch 0 overflowed into batch 1")
 	}
 }

@@ -3,9 +3,7 @@
 package ebpf
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	cilium "github.com/cilium/ebpf"
@@ -43,7 +41,7 @@ func OpenTop(opts Options) (*Top, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := setVars(spec, opts); err != nil {
+	if err := setVars(spec, opts, false); err != nil {
 		return nil, err
 	}
 	for name := range spec.Programs {
@@ -69,16 +67,9 @@ func OpenTop(opts Options) (*Top, error) {
 			delete(spec.Maps, name)
 		}
 	}
-	coll, err := cilium.NewCollectionWithOptions(spec, cilium.CollectionOptions{Cache: cache})
+	coll, err := newCollection(spec, cache, "top")
 	if err != nil {
-		var ve *cilium.VerifierError
-		if errors.As(err, &ve) {
-			if os.Getenv("TRACEVIEW_BPF_DEBUG") != "" {
-				fmt.Fprintf(os.Stderr, "%+v\n", ve)
-			}
-			return nil, fmt.Errorf("the kernel's BPF verifier rejected the top programs: %v", ve)
-		}
-		return nil, fmt.Errorf("load top programs: %w", err)
+		return nil, err
 	}
 	t := &Top{coll: coll}
 	for _, name := range []string{"agg_sched_wakeup", "agg_sched_wakeup_new", "agg_sched_switch"} {

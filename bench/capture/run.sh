@@ -6,7 +6,9 @@
 #             pipe usecs/op) with no tracing, under perf sched record, under traceview record and
 #             under traceview top, median of REPS interleaved runs; target: record's slowdown at most
 #             perf's + 1 point, top's far below;
-#   size      bytes per event of our file vs the perf.data of the same capture; target <= 1/4.
+#   size      bytes per event of our file vs the perf.data of the same capture; target <= 1/4;
+#   pinned    pipe with both its tasks on one CPU (PINCPU=1): the tracing's own cost per round trip,
+#             without pipe's bimodal placement across the 2 CPUs.
 # Needs root and perf (/work/shared/tools/install-perf.sh installs perf 6.12).
 # Usage: sudo bench/capture/run.sh   (env: OUT=dir REPS=5 MSG="-g 4 -l 100" PIPE="-l 50000" PERF_MMAP=32M)
 set -eu
@@ -124,5 +126,28 @@ for w in msg pipe; do
 	o=$(median <"$OUT/$w.top"); wo=$(median <"$OUT/${w}cpu.top"); ro=$(median <"$OUT/reccpu.top.$w")
 	echo "$n $o $wn $wo $ro" | awk '{printf "  traceview top (in-kernel aggregation, 1 s refresh): %s, slowdown %.1f %%; CPU s: workload %.3f + top %.3f (extra %.3f s)\n", $2, ($2/$1-1)*100, $4, $5, $4+$5-$3}' | tee -a "$SUM"
 done
+
+# --- pinned pipe -----------------------------------------------------------------------------------
+# Unpinned, pipe is bimodal on 2 CPUs: 3-5 usecs/op when its two tasks share a CPU, 17-38 when each
+# wakeup crosses to the other (an IPI and an idle exit on a VM), and which mode a run lands in weighs
+# more than any tracer. With both tasks on CPU $PINCPU there are no cross-CPU wakeups, and the
+# difference from the untraced run is the cost of the tracing itself per round trip (two switches,
+# two wakings); the recorders run unpinned, as above.
+PINCPU=${PINCPU:-1}
+for mode in none perf traceview; do : >"$OUT/pinned.$mode"; done
+r=0
+while [ $r -lt "$REPS" ]; do
+	for mode in none perf traceview; do
+		start_rec $mode
+		taskset -c "$PINCPU" perf bench sched pipe $PIPE 2>/dev/null | pipe >>"$OUT/pinned.$mode"
+		stop_rec
+	done
+	r=$((r+1))
+done
+n=$(median <"$OUT/pinned.none"); p=$(median <"$OUT/pinned.perf"); t=$(median <"$OUT/pinned.traceview")
+say ""
+say "## pipe pinned to CPU $PINCPU (taskset; median of $REPS interleaved runs)"
+say "pipe $PIPE, usecs/op: none $n, perf sched record $p, traceview record $t"
+echo "$n $p $t" | awk '{printf "  per round trip: perf +%.2f usecs (%.1f %%), traceview +%.2f usecs (%.1f %%)\n", $2-$1, ($2/$1-1)*100, $3-$1, ($3/$1-1)*100}' | tee -a "$SUM"
 say "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "raw runs and files in $OUT"

@@ -304,6 +304,9 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		return fmt.Errorf("record: %w", err)
 	}
 	defer capture.Close()
+	for _, w := range capture.Warnings() {
+		fmt.Fprintf(stderr, "traceview: record: warning: %s\n", w.Message)
+	}
 	// Keep the Go heap near its live size (the drain's batches, the
 	// backlog's part in memory, a ring) rather than the collector's
 	// default of twice it: with the perf buffers (32 MiB by default,

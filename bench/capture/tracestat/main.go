@@ -42,6 +42,8 @@ type stats struct {
 	gaps int
 }
 
+var showGaps = new(int)
+
 func load(path string, comm *regexp.Regexp) (*stats, error) {
 	src, err := trace.Open(path)
 	if err != nil {
@@ -61,6 +63,7 @@ func load(path string, comm *regexp.Regexp) (*stats, error) {
 		return t
 	}
 	cur := map[trace.CPU]trace.TID{}
+	lastAt := map[trace.CPU]int64{}
 	for {
 		e, err := src.Next()
 		if err == io.EOF {
@@ -78,8 +81,13 @@ func load(path string, comm *regexp.Regexp) (*stats, error) {
 		}
 		if prev, ok := cur[e.CPU]; ok && prev != e.TID {
 			st.gaps++
+			if st.gaps <= *showGaps {
+				fmt.Fprintf(os.Stderr, "%s: break %d: CPU %d at %d ns: previous switch there (%d ns) switched in %d, this one switches out %d (%s) for %d (%s)\n",
+					path, st.gaps, e.CPU, e.Time, lastAt[e.CPU], prev, e.TID, e.Comm, e.NextTID, e.NextComm)
+			}
 		}
 		cur[e.CPU] = e.NextTID
+		lastAt[e.CPU] = e.Time
 		// Only switches made while the task bears a matching name count:
 		// perf sched record enables its events when its workload execs, so
 		// the launcher's switches before the exec (as "perf") are in one
@@ -115,6 +123,7 @@ func load(path string, comm *regexp.Regexp) (*stats, error) {
 func main() {
 	comm := flag.String("comm", ".", "compare only tasks whose comm matches this regexp")
 	maxDiff := flag.Float64("max-diff", 1, "exit 1 if a task's switch counts differ by more than this many percent")
+	showGaps = flag.Int("gaps", 0, "print the first N breaks in the per-CPU switch chains on stderr")
 	outOnly := flag.Bool("out", false, "count only the switches out of each task (the kernel's nvcsw+nivcsw), not in and out")
 	flag.Parse()
 	re, err := regexp.Compile(*comm)
