@@ -155,12 +155,16 @@ type Task struct {
 	Until         UntilKind
 	Deadline      int64
 	UntilInferred bool
-	// Spinner: the task's last burst (it exits after it) holds most of its
-	// CPU time and no blocking point cuts it: a loop that checks the
-	// clock as it spins. A deadline-bound spinner spins until its deadline
-	// whatever CPU it gets; a cycle task (not Spinner) repeats its last
-	// burst and timer sleep until then.
-	Spinner bool
+	// Spinner: one burst, SpinBurst, holds most of the task's CPU time and
+	// no blocking point cuts it: a loop that checks the clock as it spins.
+	// It is the last burst, or one followed only by the exit's own short
+	// work (printing the result, which may block on I/O, and exiting),
+	// which wakes no one. A deadline-bound spinner spins until its
+	// deadline whatever CPU it gets, then runs that tail as recorded; a
+	// cycle task (not Spinner) repeats its last burst and timer sleep
+	// until then.
+	Spinner   bool
+	SpinBurst int
 	// Repeat is, for a deadline-bound cycle task, the burst whose CPU
 	// time and relative timer sleep a replay repeats once the recorded
 	// cycles are used up before the deadline (the last one that ends in a
@@ -1400,11 +1404,41 @@ func (x *extractor) loneSpinners(groups map[[2]string][]untilCand) {
 			d := m.Tasks[w].Last - tk.Last
 			if w != g[0].i && float64(max(d, -d)) <= DeadlineSpread*float64(life) {
 				tk.Until, tk.UntilInferred, tk.Spinner = UntilDeadline, true, true
-				tk.Deadline = life
+				tk.Deadline = g[0].lo - tk.Start
 				break
 			}
 		}
 	}
+}
+
+// spinBurst finds the spin of task tk (Task.Spinner): the index of a
+// burst with at least SpinnerShare of its CPU time after which the task
+// only exits (every later burst short, waking no one: their CPU time
+// together under 1 − SpinnerShare of the total), and the time in ns the
+// spin ended in the recording: the task's last event less the tail's CPU
+// time and sleeps (the tail's waits for the CPU are not known, so the end
+// is an upper bound by at most those). -1 when there is none.
+func spinBurst(tk *Task) (int, int64) {
+	bs := tk.Bursts
+	var total int64
+	for _, b := range bs {
+		total += b.Len
+	}
+	if total <= 0 {
+		return -1, 0
+	}
+	end, tail := tk.Last, int64(0)
+	for k := len(bs) - 1; k >= 0; k-- {
+		if float64(bs[k].Len) >= SpinnerShare*float64(total) {
+			return k, end
+		}
+		tail += bs[k].Len
+		if len(bs[k].Actions) > 0 || k == 0 || float64(tail) > (1-SpinnerShare)*float64(total) {
+			return -1, 0
+		}
+		end -= bs[k].Len + bs[k-1].Slept
+	}
+	return -1, 0
 }
 
 func (x *extractor) inferUntil() {
@@ -1435,7 +1469,8 @@ func (x *extractor) inferUntil() {
 		for _, b := range bs {
 			total += b.Len
 		}
-		spinner := total > 0 && float64(bs[e].Len) >= SpinnerShare*float64(total)
+		k, spinEnd := spinBurst(tk)
+		spinner := k >= 0
 		// A cycle: relative timer sleeps (or wakeups the trace lost),
 		// at most a tenth of the blocks of another kind, none a dependency, no effect on other tasks
 		// after the first burst (which may fork), and a timer sleep
@@ -1465,8 +1500,8 @@ func (x *extractor) inferUntil() {
 		var c cand
 		switch {
 		case spinner:
-			c = cand{i: i, lo: tk.Last, hi: tk.Last}
-			tk.Spinner = true
+			c = cand{i: i, lo: spinEnd, hi: spinEnd}
+			tk.Spinner, tk.SpinBurst = true, k
 		case cycle:
 			// The wakeup that began the final burst found the deadline
 			// past; the one before it did not.
@@ -1515,10 +1550,9 @@ func (x *extractor) inferUntil() {
 		for _, c := range g {
 			tk := &m.Tasks[c.i]
 			tk.Until, tk.UntilInferred = UntilDeadline, true
-			tk.Spinner = tk.Spinner || c.lo == c.hi
 			tk.Deadline = d - tk.Start
 			if tk.Spinner {
-				tk.Deadline = tk.Last - tk.Start
+				tk.Deadline = c.lo - tk.Start
 			}
 		}
 	}

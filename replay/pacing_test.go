@@ -370,3 +370,28 @@ func TestLoneSpinnerBesideClock(t *testing.T) {
 		}
 	}
 }
+
+// TestSpinBurstTail: a hog that spins 1.4 s, then blocks 50 µs printing
+// its result and runs 0.1 ms to exit (last event at 2.0 s) is a spinner:
+// its spin is burst 1 (1.4 s of 1.4003 s total, over SpinnerShare), the
+// tail after it 0.1 ms of CPU, and the spin ended at 2.0 s − 0.1 ms − 50 µs
+// = 1.99985 s. With the tail waking another task it is not one (the exit
+// does more than exit); nor is a task whose biggest burst holds under 80 %.
+func TestSpinBurstTail(t *testing.T) {
+	hog := func(tailActs []Action, spin int64) *Task {
+		return &Task{Last: 2_000_000_000, Bursts: []Burst{
+			{Len: 200_000, End: EndBlock, Slept: 10_000},
+			{Len: spin, End: EndBlock, Slept: 50_000},
+			{Len: 100_000, End: EndExit, Actions: tailActs},
+		}}
+	}
+	if k, end := spinBurst(hog(nil, 1_400_000_000)); k != 1 || end != 1_999_850_000 {
+		t.Errorf("hog: spin burst %d ending at %d ns, want 1 and 1999850000", k, end)
+	}
+	if k, _ := spinBurst(hog([]Action{{Kind: ActWake, Target: 0}}, 1_400_000_000)); k != -1 {
+		t.Errorf("tail with a wakeup: spin burst %d, want -1", k)
+	}
+	if k, _ := spinBurst(hog(nil, 1_000_000)); k != -1 {
+		t.Errorf("no burst over 80 %%: spin burst %d, want -1", k)
+	}
+}

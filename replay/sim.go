@@ -635,12 +635,13 @@ func (s *sim) advance(i, j int) {
 }
 
 // blen is the CPU time in ns of task i's current burst: the recorded one,
-// except for a deadline-bound spinner's last burst, which lasts until the
-// deadline (whatever CPU that gives it) and ends at once past it.
+// except for a deadline-bound spinner's spin (Task.SpinBurst), which lasts
+// until the deadline (whatever CPU that gives it) and ends at once past
+// it; the exit's tail after it runs as recorded.
 func (s *sim) blen(i int) int64 {
 	st := &s.ts[i]
 	bs := s.m.Tasks[st.src].Bursts
-	if !st.spin || st.burst != len(bs)-1 || bs[st.burst].End != EndExit {
+	if !st.spin || st.src != i || st.burst != s.m.Tasks[i].SpinBurst {
 		return bs[st.burst].Len + st.shift
 	}
 	if st.expired {
@@ -658,7 +659,7 @@ func (s *sim) onDeadline(i int) {
 		return
 	}
 	st.expired = true
-	if st.done < s.m.Tasks[i].Bursts[st.burst].Len || st.burst < len(s.m.Tasks[i].Bursts)-1 {
+	if st.done < s.m.Tasks[i].Bursts[st.burst].Len || st.burst < s.m.Tasks[i].SpinBurst {
 		s.stats.DeadlineStops++
 	}
 	if t.State == policies.TaskRunning && s.cpus[t.CPU].curr == t {
