@@ -94,6 +94,7 @@ type EEVDF struct {
 	delayZero   bool
 	wakePreempt bool
 	tickPick    bool
+	protResched bool
 	peltWake    bool
 	llc         int
 }
@@ -116,6 +117,12 @@ var EEVDFParams = []Param{
 	{Name: "DELAY_DEQUEUE", Kind: ParamFeature, Default: "on", Doc: "non-eligible sleepers stay queued to burn off negative lag", Source: "kernel/sched/features.h v6.12"},
 	{Name: "DELAY_ZERO", Kind: ParamFeature, Default: "on", Doc: "clip positive lag to 0 when a delayed task leaves or wakes", Source: "kernel/sched/features.h v6.12"},
 	{Name: "WAKEUP_PREEMPTION", Kind: ParamFeature, Default: "on", Doc: "wakeups may preempt the current task", Source: "kernel/sched/features.h v6.6"},
+	{Name: "PROTECT_RESCHED", Kind: ParamFeature, Default: "on",
+		Doc: "not a features.h flag: update_curr reschedules whenever the current task's slice protection is over and " +
+			"another task is queued (at a wakeup onto its CPU, the tick, its own accounting), so the next pick may take " +
+			"another task although the current one's deadline has not moved; off: only when its deadline moves (before 6.17)",
+		Source: "kernel/sched/fair.c v6.17+ update_curr (resched || !protect_slice(curr)), from \"sched/fair: Limit run to " +
+			"parity to the min slice of enqueued entities\" (Vincent Guittot, 2025)"},
 	{Name: "TICK_PICK", Kind: ParamFeature, Default: "off",
 		Doc: "not a features.h flag: the tick preemption of the 6.3-rc EEVDF series, check_preempt_tick rescheduling at every tick " +
 			"(more than one task queued) when pick_eevdf would not pick the current task, and the end of a request moving the " +
@@ -144,6 +151,7 @@ func NewEEVDF(v Values, cpus int) *EEVDF {
 		delayZero:   v.Feature("DELAY_ZERO", true),
 		wakePreempt: v.Feature("WAKEUP_PREEMPTION", true),
 		tickPick:    v.Feature("TICK_PICK", false),
+		protResched: v.Feature("PROTECT_RESCHED", true),
 		peltWake:    v.Feature("WA_PELT", true),
 		llc:         llcSize(v),
 	}
@@ -445,6 +453,11 @@ func (p *EEVDF) UpdateCurr(cpu int, curr *Task, delta int64) {
 	e.v += dv
 	rq.sumWK += dv * e.w
 	if e.v < e.deadline {
+		// 6.17+: once its slice protection is over, any update_curr with
+		// another task queued reschedules (PROTECT_RESCHED).
+		if p.protResched && !(p.runParity && e.protect) && len(rq.q) > 1 && !p.tickPick {
+			p.sim.Resched(cpu)
+		}
 		return
 	}
 	e.slice = p.slice(curr)

@@ -78,7 +78,7 @@ var eras = []Era{
 			"the tick preempting whenever pick_eevdf prefers another task (TICK_PICK), " +
 			"no RUN_TO_PARITY, PREEMPT_SHORT, DELAY_DEQUEUE, DELAY_ZERO or PLACE_REL_DEADLINE (all later), HZ 1000",
 		Values: Values{"unscaled_base_slice": "750us", "RUN_TO_PARITY": "off", "PREEMPT_SHORT": "off", "DELAY_DEQUEUE": "off",
-			"DELAY_ZERO": "off", "PLACE_REL_DEADLINE": "off", "TICK_PICK": "on"},
+			"DELAY_ZERO": "off", "PLACE_REL_DEADLINE": "off", "TICK_PICK": "on", "PROTECT_RESCHED": "off"},
 		HZ: 1000,
 		Source: "the EEVDF patch series (Peter Zijlstra, LKML, 2023-03-06, \"sched: EEVDF using latency-nice\"): " +
 			"sysctl_sched_base_slice 0.75 ms scaled by update_sysctl; RUN_TO_PARITY came with commit 63304558ba5d (v6.6), " +

@@ -283,3 +283,38 @@ func TestCFSWakeAffinePELT(t *testing.T) {
 		})
 	}
 }
+
+// TestEEVDFProtectResched: one CPU, A running (v 0, deadline 1.4 ms
+// virtual, nice 0) and B queued. 0.1 ms of A's run is charged:
+//   - A just picked (protected, RUN_TO_PARITY): its deadline has not moved,
+//     no resched;
+//   - A past its protection (protect off: its deadline moved once and it
+//     was picked again without a new pick): 6.17+ update_curr reschedules
+//     (resched || !protect_slice(curr));
+//   - the same with NO_PROTECT_RESCHED (before 6.17): no resched until the
+//     deadline moves.
+func TestEEVDFProtectResched(t *testing.T) {
+	for _, c := range []struct {
+		vals    Values
+		protect bool
+		want    int
+	}{{nil, true, 0}, {nil, false, 1}, {Values{"PROTECT_RESCHED": "off"}, false, 0}} {
+		sim := newFakeSim(1)
+		p := NewEEVDF(c.vals, 1)
+		p.Init(sim)
+		a, b := sim.task(0), sim.task(0)
+		p.TaskNew(a)
+		p.TaskNew(b)
+		rq := &p.rqs[0]
+		p.e[0] = eent{v: 0, w: 1024, deadline: 1_400_000, slice: 1_400_000, protect: c.protect}
+		p.e[1] = eent{v: 0, w: 1024, deadline: 1_400_000, slice: 1_400_000}
+		for i := range 2 {
+			rq.add(i, &p.e[i])
+		}
+		rq.curr = 0
+		p.UpdateCurr(0, a, 100_000)
+		if got := len(sim.resced); got != c.want {
+			t.Errorf("%v protect=%v: %d reschedules, want %d", c.vals, c.protect, got, c.want)
+		}
+	}
+}

@@ -26,6 +26,8 @@ var KnownGaps = map[string]string{
 	"self:messaging-tracecmd/sched-messaging/avg_delay":    gapNoCmdline,
 	"self:messaging.1cpu/sched-messaging/switches":         gapContended,
 	"self:messaging.wk/sched-messaging/switches":           gapVariance,
+	"self:messaging.wk/sched-messaging/avg_delay":          gapVariance,
+	"self:messaging.2cpu/sched-messaging/avg_delay":        gapContended,
 	"self:pipe//makespan":                                  gapPingPong,
 	"self:pipeline.1cpu/pipeline/switches":                 gapContended,
 	"self:pipeline.2cpu//makespan":                         gapPingInfer,
