@@ -1414,7 +1414,9 @@ func (x *extractor) loneSpinners(groups map[[2]string][]untilCand) {
 // spinBurst finds the spin of task tk (Task.Spinner): the index of a
 // burst with at least SpinnerShare of its CPU time after which the task
 // only exits (every later burst short, waking no one: their CPU time
-// together under 1 − SpinnerShare of the total), and the time in ns the
+// together under 1 − SpinnerShare of the total, and the tail's wall time
+// under 1 − SpinnerShare of the task's life: a shell that forks its jobs
+// in one burst and then waits for them does not spin), and the time in ns the
 // spin ended in the recording: the task's last event less the tail's CPU
 // time and sleeps (the tail's waits for the CPU are not known, so the end
 // is an upper bound by at most those). -1 when there is none.
@@ -1430,6 +1432,9 @@ func spinBurst(tk *Task) (int, int64) {
 	end, tail := tk.Last, int64(0)
 	for k := len(bs) - 1; k >= 0; k-- {
 		if float64(bs[k].Len) >= SpinnerShare*float64(total) {
+			if float64(tk.Last-end) > (1-SpinnerShare)*float64(tk.Last-tk.Start) {
+				return -1, 0 // its work came early and it waited long after: no spin to the end
+			}
 			return k, end
 		}
 		tail += bs[k].Len

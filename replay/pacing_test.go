@@ -394,4 +394,15 @@ func TestSpinBurstTail(t *testing.T) {
 	if k, _ := spinBurst(hog(nil, 1_000_000)); k != -1 {
 		t.Errorf("no burst over 80 %%: spin burst %d, want -1", k)
 	}
+	// A shell (start 0, last event 2.0 s) that forks its jobs in a 2 ms
+	// burst, waits 1.99 s for them and exits in 0.1 ms: its spin would end
+	// at 2.0 s − 0.1 ms − 1.99 s = 9.9 ms, a tail of 1.9901 s, over a fifth
+	// of its 2 s life: not a spinner.
+	sh := &Task{Last: 2_000_000_000, Bursts: []Burst{
+		{Len: 2_000_000, End: EndBlock, Slept: 1_990_000_000},
+		{Len: 100_000, End: EndExit},
+	}}
+	if k, _ := spinBurst(sh); k != -1 {
+		t.Errorf("shell waiting for its jobs: spin burst %d, want -1", k)
+	}
 }
