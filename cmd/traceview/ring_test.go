@@ -78,7 +78,9 @@ func delayedThread(t *testing.T, comm string) (trace.TID, func()) {
 		once.Do(func() {
 			close(stopc)
 			began := time.Now()
-			defer func() { t.Logf("the delayed pair was gone %v after its stop", time.Since(began).Round(time.Millisecond)) }()
+			defer func() {
+				t.Logf("the delayed pair was gone %v after its stop", time.Since(began).Round(time.Millisecond))
+			}()
 			for _, id := range []int{<-tids, <-tids} {
 				task := fmt.Sprintf("/proc/self/task/%d", id)
 				for i := 0; ; i++ {
