@@ -446,12 +446,37 @@ func TestRecordRotate(t *testing.T) {
 	if files < 3 || n != total {
 		t.Errorf("%d files, %d events in them, the summary says %d; want >= 3 files and the same count\n%s", files, n, total, stderr)
 	}
+	// A size: a second file once the first holds 64 KiB. The capture runs
+	// until that file appears (then SIGINT), not for a fixed second: under
+	// load (SCHED_FIFO hogs and a build loop) a second of ping-pong did not
+	// always fill 64 KiB.
 	out = filepath.Join(dir, "s.tv")
-	if _, stderr, code := runCLI(t, "record", "--rotate", "64K", "--duration", "1s", "-o", out); code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
+	done := make(chan string, 1)
+	go func() {
+		_, stderr, code := runCLI(t, "record", "--rotate", "64K", "--duration", "30s", "-o", out)
+		done <- fmt.Sprintf("exit %d: %s", code, stderr)
+	}()
+	second := ebpf.NumberedPath(out, 2)
+	for i := 0; ; i++ {
+		if _, err := os.Stat(second); err == nil {
+			break
+		}
+		select {
+		case res := <-done:
+			t.Fatalf("--rotate 64K: record ended without %s: %s", second, res)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if i > 400 {
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+			t.Fatalf("--rotate 64K: no %s within 20 s: %s", second, <-done)
+		}
 	}
-	if _, err := os.Stat(ebpf.NumberedPath(out, 2)); err != nil {
-		t.Errorf("--rotate 64K: %v", err)
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	if res := <-done; !strings.HasPrefix(res, "exit 0:") {
+		t.Fatalf("--rotate 64K: record: %s", res)
+	}
+	if st, err := os.Stat(ebpf.NumberedPath(out, 1)); err != nil || st.Size() < 64<<10 {
+		t.Errorf("--rotate 64K: first file %v, %v; want at least 64 KiB", st, err)
 	}
 }
 

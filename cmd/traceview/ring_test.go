@@ -31,8 +31,8 @@ import (
 // the thread (a delay does not join a pending dump): seen as dump 2 of a
 // TestRecordRing run holding a delay of tv-delayed, under -count on a
 // loaded machine, where a closed stop left the nice-19 thread (pinned to
-// a busy CPU) to exit whenever it next ran. Here, under stress-ng --cpu 4
-// and a build loop, the pair was gone 50-100 ms after its stop.
+// a busy CPU) to exit whenever it next ran: under stress-ng --cpu 4, a
+// build loop and SCHED_FIFO hogs, 54 s later.
 func delayedThread(t *testing.T, comm string) (trace.TID, func()) {
 	t.Helper()
 	var set unix.CPUSet
@@ -77,6 +77,15 @@ func delayedThread(t *testing.T, comm string) (trace.TID, func()) {
 	stop := func() {
 		once.Do(func() {
 			close(stopc)
+			// Back to nice 0 on any CPU, so that it runs to its end soon:
+			// at nice 19 on a CPU busy with others it took 54 s to exit
+			// (under stress-ng --cpu 4, a build loop and SCHED_FIFO hogs).
+			var all unix.CPUSet
+			for c := 0; c < runtime.NumCPU(); c++ {
+				all.Set(c)
+			}
+			unix.Setpriority(unix.PRIO_PROCESS, tid, 0)
+			unix.SchedSetaffinity(tid, &all)
 			began := time.Now()
 			defer func() {
 				t.Logf("the delayed pair was gone %v after its stop", time.Since(began).Round(time.Millisecond))
