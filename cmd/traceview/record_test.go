@@ -124,19 +124,28 @@ func TestRecordCommand(t *testing.T) {
 	if !strings.HasPrefix(h.Tool, "traceview record") || !cmp.Equal(h.Cmdline, os.Args) || h.NrCPUs < 1 || h.OSRelease == "" {
 		t.Errorf("header %+v", h)
 	}
+	// The capture is system-wide: other processes run sh and sleep too
+	// (under load a script's sleep made it 4 execs). The shell is the
+	// process this one forked that execs sh; the sleeps are those it, or
+	// a child it forked, execs.
 	var shPID trace.PID = -1
-	execs, forks := 0, 0
+	ours, children := map[trace.PID]bool{}, map[trace.PID]bool{}
 	for _, e := range evs {
-		if e.Kind == trace.KindExec && e.Comm == "sh" && shPID < 0 {
+		switch {
+		case e.Kind == trace.KindFork && e.PID == trace.PID(os.Getpid()):
+			ours[e.ChildPID] = true
+		case e.Kind == trace.KindExec && e.Comm == "sh" && shPID < 0 && ours[e.PID]:
 			shPID = e.PID
 		}
 	}
+	execs, forks := 0, 0
 	for _, e := range evs {
 		switch {
-		case e.Kind == trace.KindExec && e.Comm == "sleep":
-			execs++
 		case e.Kind == trace.KindFork && e.PID == shPID:
 			forks++
+			children[e.ChildPID] = true
+		case e.Kind == trace.KindExec && e.Comm == "sleep" && (e.PID == shPID || children[e.PID]):
+			execs++
 		}
 	}
 	if shPID < 0 || execs != 3 || forks < 2 {
