@@ -168,3 +168,31 @@ func TestNumberedPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanRef: the ring counts its Span back from what the delay watch has
+// seen, not from the newest record. After a drain pass starved under load,
+// one CPU's records reach 10.73 s while the watch has released the events
+// up to 10 s only; a delay ending at 10.001 s, still to be seen, wants the
+// second before it, so an entry ending at 9.5 s stays (counted from the
+// newest record, 9.73 s back, it went: the dump held 0.27 s before its
+// trigger). A pending dump counts from its trigger; without a delay
+// trigger, from the newest record.
+func TestSpanRef(t *testing.T) {
+	const s = int64(time.Second)
+	newest, released, span := 10*s+730_000_000, 10*s, s
+	ref := spanRef(newest, released, true, false, 0)
+	if kept := 9*s + s/2; kept < ref-span {
+		t.Errorf("watching: ref %d evicts an entry ending at %d, wanted by a delay ending after %d", ref, kept, released)
+	}
+	for _, c := range []struct {
+		watching, pending bool
+		want              int64
+	}{{true, false, released}, {false, false, newest}, {true, true, 42}, {false, true, 42}} {
+		if got := spanRef(newest, released, c.watching, c.pending, 42); got != c.want {
+			t.Errorf("spanRef(watching %v, pending %v) = %d, want %d", c.watching, c.pending, got, c.want)
+		}
+	}
+	if got := spanRef(newest, 0, true, false, 0); got != 0 {
+		t.Errorf("watching, nothing released yet: ref %d, want 0 (nothing evicted by time)", got)
+	}
+}

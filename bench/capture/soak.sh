@@ -7,7 +7,8 @@
 # under 100 MiB whatever the duration; losses counted, never silent (the storm produces more
 # events than any recorder on 2 CPUs can keep, so some are expected: the point is that they are
 # counted, per CPU and window).
-# Needs root and stress-ng (Debian: apt-get install stress-ng).
+# Needs root and stress-ng, which nothing in the project installs (no test uses it, so .ci/run does not):
+# on Debian, apt-get update && apt-get install -y stress-ng.
 # Usage: sudo bench/capture/soak.sh   (env: OUT=dir DURATION=600 STEP=10 ROTATE=1m WORKERS=4)
 set -eu
 cd "$(dirname "$0")/../.."

@@ -421,7 +421,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		// The capture failed (e.g. the output filled up): the command
 		// must not go on untraced as if nothing happened.
 		child.Process.Signal(syscall.SIGTERM)
-		fmt.Fprintf(stderr, "traceview: record: sent SIGTERM to %s: the capture failed\n", args[0])
+		fmt.Fprintf(stderr, "traceview: record: sent SIGTERM to %s (pid %d): the capture failed\n", args[0], child.Process.Pid)
 	}
 	if child != nil && !childExited {
 		// Stopped by a signal or --duration: the command was signalled (or

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,22 +20,32 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
-// delayedThread runs, until stop closes, a thread named comm at nice 19
-// that sleeps 1 ms at a time, pinned with a nice-0 spinning thread to one
-// CPU: each time it wakes, the spinner holds the CPU, and a nice-19 task
-// weighs 15 against the spinner's 1024 (kernel/sched/core.c
-// sched_prio_to_weight), so it waits for its turn far longer than it
-// would on an idle CPU. It sends its TID on tid first.
-func delayedThread(t *testing.T, comm string, stop <-chan struct{}, tid chan<- int) {
+// delayedThread starts a thread named comm at nice 19 that sleeps 1 ms at
+// a time, pinned with a nice-0 spinning thread to one CPU: each time it
+// wakes, the spinner holds the CPU, and a nice-19 task weighs 15 against
+// the spinner's 1024 (kernel/sched/core.c sched_prio_to_weight), so it
+// waits for its turn far longer than it would on an idle CPU. It returns
+// the thread's TID and stop, which ends both threads and waits until they
+// are gone (also run at the test's end). Only a thread of that name left
+// over from before can put its delay into a dump before the test starts
+// the thread (a delay does not join a pending dump): seen as dump 2 of a
+// TestRecordRing run holding a delay of tv-delayed, under -count on a
+// loaded machine, where a closed stop left the nice-19 thread (pinned to
+// a busy CPU) to exit whenever it next ran: under stress-ng --cpu 4, a
+// build loop and SCHED_FIFO hogs, 54 s later.
+func delayedThread(t *testing.T, comm string) (trace.TID, func()) {
 	t.Helper()
 	var set unix.CPUSet
 	set.Set(0)
+	stopc := make(chan struct{})
+	tids := make(chan int, 2)
 	go func() { // the spinner
 		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
 		unix.SchedSetaffinity(0, &set)
+		tids <- unix.Gettid()
 		for {
 			select {
-			case <-stop:
+			case <-stopc:
 				return
 			default:
 			}
@@ -42,22 +53,60 @@ func delayedThread(t *testing.T, comm string, stop <-chan struct{}, tid chan<- i
 			}
 		}
 	}()
+	tidc := make(chan int, 1)
 	go func() {
 		runtime.LockOSThread() // and never unlocked: the thread dies with its name and nice
 		unix.SchedSetaffinity(0, &set)
 		name := append([]byte(comm), 0)
 		unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&name[0])), 0, 0, 0)
 		unix.Setpriority(unix.PRIO_PROCESS, 0, 19)
-		tid <- unix.Gettid()
+		tid := unix.Gettid()
+		tids <- tid
+		tidc <- tid
 		for {
 			select {
-			case <-stop:
+			case <-stopc:
 				return
 			default:
 			}
 			time.Sleep(time.Millisecond)
 		}
 	}()
+	tid := <-tidc
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			close(stopc)
+			// Back to nice 0 on any CPU, so that it runs to its end soon:
+			// at nice 19 on a CPU busy with others it took 54 s to exit
+			// (under stress-ng --cpu 4, a build loop and SCHED_FIFO hogs).
+			var all unix.CPUSet
+			for c := 0; c < runtime.NumCPU(); c++ {
+				all.Set(c)
+			}
+			unix.Setpriority(unix.PRIO_PROCESS, tid, 0)
+			unix.SchedSetaffinity(tid, &all)
+			began := time.Now()
+			defer func() {
+				t.Logf("the delayed pair was gone %v after its stop", time.Since(began).Round(time.Millisecond))
+			}()
+			for _, id := range []int{<-tids, <-tids} {
+				task := fmt.Sprintf("/proc/self/task/%d", id)
+				for i := 0; ; i++ {
+					if _, err := os.Stat(task); os.IsNotExist(err) {
+						break
+					}
+					if i > 600 {
+						t.Errorf("thread %d of the delayed pair still runs 30 s after its stop", id)
+						break
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return trace.TID(tid), stop
 }
 
 // readDump reads a ring dump: its events and the messages of its
@@ -150,12 +199,9 @@ func TestRecordRing(t *testing.T) {
 	waitFile(t, ebpf.NumberedPath(out, 2))
 
 	// 3. The delay trigger.
-	stopD := make(chan struct{})
-	tidc := make(chan int, 1)
-	delayedThread(t, "tv-delayed", stopD, tidc)
-	tid := trace.TID(<-tidc)
+	tid, stopD := delayedThread(t, "tv-delayed")
 	waitFile(t, ebpf.NumberedPath(out, 3))
-	close(stopD)
+	stopD()
 
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
 	select {
