@@ -26,6 +26,21 @@ func ReadBatch(src Source, dst []Event) (int, error) {
 	return len(dst), nil
 }
 
+// ReadPointers sets b.Events to src's next events, at least one, or
+// returns src's terminal error (io.EOF at the end) with none: through
+// NextPointers when src is a PointerSource, else by ReadBatch into b.Store.
+func ReadPointers(src Source, b *EventBatch) error {
+	if ps, ok := src.(PointerSource); ok {
+		return ps.NextPointers(b)
+	}
+	n, err := ReadBatch(src, b.Store[:cap(b.Events)])
+	b.Events = b.Events[:0]
+	for i := range b.Store[:n] {
+		b.Events = append(b.Events, &b.Store[i])
+	}
+	return err
+}
+
 // prefetchBatch is how many events the reading goroutine hands over at a
 // time, and prefetchDepth how many batches may wait (about 7 MiB in all,
 // with the two in use).
@@ -44,8 +59,8 @@ const (
 )
 
 type prefetchedBatch struct {
-	evs    []Event
-	err    error   // set on the last batch: io.EOF or the source's error
+	b      *EventBatch
+	err    error   // set on the last batch (then b is nil): io.EOF or the source's error
 	stacks []Stack // entries the source added to Meta.Stacks while reading it
 }
 
@@ -60,17 +75,19 @@ type Prefetcher struct {
 	// about 5 MiB of batches back when the reader is the slower one).
 	// freeN holds a token per batch in free.
 	freeMu sync.Mutex
-	free   [][]Event
+	free   []*EventBatch
 	freeN  chan struct{}
 	stop   chan struct{}
 	done   chan struct{}
 	cur    prefetchedBatch
+	evs    []*Event // cur's events; Next has returned evs[:i]
 	i      int
 	stacks func([]Stack)
 }
 
-// Prefetch starts reading src (through ReadBatch, so a BatchSource fills the
-// batches in place). stacks, when not nil, receives on the consumer's
+// Prefetch starts reading src (through ReadPointers, so a BatchSource fills
+// the batches in place and a PointerSource hands its events over without a
+// copy). stacks, when not nil, receives on the consumer's
 // goroutine, before the events of each batch, the entries that src added to
 // its stack table (Meta.Stacks) while reading them: a streaming reader fills
 // the table as it goes, on the reading goroutine, so the consumer must not
@@ -85,7 +102,7 @@ func Prefetch(src Source, stacks func([]Stack)) *Prefetcher {
 		stacks: stacks,
 	}
 	for i := 0; i < prefetchDepth+2; i++ {
-		p.putFree(make([]Event, prefetchBatch))
+		p.putFree(NewEventBatch(prefetchBatch))
 	}
 	go p.read(src)
 	return p
@@ -104,8 +121,10 @@ func (p *Prefetcher) read(src Source) {
 		buf := p.free[len(p.free)-1]
 		p.free = p.free[:len(p.free)-1]
 		p.freeMu.Unlock()
-		n, err := ReadBatch(src, buf[:prefetchBatch])
-		b := prefetchedBatch{evs: buf[:n], err: err}
+		b := prefetchedBatch{b: buf}
+		if b.err = ReadPointers(src, buf); b.err != nil {
+			b.b = nil
+		}
 		if m := src.Meta(); p.stacks != nil && m != nil && len(m.Stacks) > sent {
 			b.stacks = append([]Stack(nil), m.Stacks[sent:]...)
 			sent = len(m.Stacks)
@@ -115,7 +134,7 @@ func (p *Prefetcher) read(src Source) {
 		case <-p.stop:
 			return
 		}
-		if err != nil {
+		if b.err != nil {
 			return
 		}
 	}
@@ -125,26 +144,30 @@ func (p *Prefetcher) read(src Source) {
 // call, or the source's terminal error (io.EOF at the end) once every event
 // before it was returned; the reading goroutine has then ended.
 func (p *Prefetcher) Next() (*Event, error) {
-	for p.i >= len(p.cur.evs) {
+	for p.i >= len(p.evs) {
 		if p.cur.err != nil {
 			return nil, p.cur.err
 		}
-		if p.cur.evs != nil {
-			p.putFree(p.cur.evs[:cap(p.cur.evs)])
+		if p.cur.b != nil {
+			p.putFree(p.cur.b)
 		}
 		p.cur = <-p.full
 		p.i = 0
+		p.evs = nil
+		if p.cur.b != nil {
+			p.evs = p.cur.b.Events
+		}
 		if len(p.cur.stacks) > 0 {
 			p.stacks(p.cur.stacks)
 		}
 	}
-	e := &p.cur.evs[p.i]
+	e := p.evs[p.i]
 	p.i++
 	return e, nil
 }
 
 // putFree hands batch back to the reader.
-func (p *Prefetcher) putFree(batch []Event) {
+func (p *Prefetcher) putFree(batch *EventBatch) {
 	p.freeMu.Lock()
 	p.free = append(p.free, batch)
 	p.freeMu.Unlock()

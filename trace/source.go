@@ -37,6 +37,38 @@ type BatchSource interface {
 	NextBatch(dst []Event) (int, error)
 }
 
+// EventBatch is a batch of events handed over by pointer (PointerSource,
+// ReadPointers). Events are the batch's events in order; each points into
+// Store or into the source's own memory, and stays valid until the batch is
+// read into again.
+type EventBatch struct {
+	// Events has the batch's capacity as its cap; a read sets its length.
+	Events []*Event
+	// Store is room for cap(Events) events, where a source writes the
+	// events it keeps nowhere else.
+	Store []Event
+	// Held belongs to the source that reads into the batch: what the
+	// batch's events live in, given back when the batch is read into again.
+	Held any
+}
+
+// NewEventBatch returns an empty batch of capacity n.
+func NewEventBatch(n int) *EventBatch {
+	return &EventBatch{Events: make([]*Event, 0, n), Store: make([]Event, n)}
+}
+
+// PointerSource is a BatchSource that can also hand its events over by
+// pointer, without copying them into the consumer's memory: NextPointers
+// sets b.Events (from the start, at most cap(b.Events)) to the next events,
+// at least one, or returns the terminal error Next would have returned
+// (io.EOF at the end) with no events. The events stay valid until b is
+// passed to NextPointers again; b must only ever be read into from this
+// source. Mixing it with Next and NextBatch is allowed.
+type PointerSource interface {
+	BatchSource
+	NextPointers(b *EventBatch) error
+}
+
 // ErrCorrupt is wrapped by readers' errors for input that breaks its
 // format's rules (as opposed to I/O errors and unsupported features).
 var ErrCorrupt = errors.New("corrupt trace")
@@ -397,6 +429,10 @@ type decompressedBatchSource struct {
 }
 
 func (d *decompressedBatchSource) NextBatch(dst []Event) (int, error) { return d.b.NextBatch(dst) }
+
+// NextPointers keeps the pointer path of a source that has it (see
+// ReadPointers).
+func (d *decompressedBatchSource) NextPointers(b *EventBatch) error { return ReadPointers(d.b, b) }
 
 func isRegular(f *os.File) bool {
 	st, err := f.Stat()

@@ -1,8 +1,9 @@
 package trace
 
 // Tap wraps a Source and lets a caller watch the stream go by without
-// losing what the source can do: it is a BatchSource (batches go through
-// ReadBatch, so a reader that fills batches in place still does) and a
+// losing what the source can do: it is a PointerSource (batches go through
+// ReadBatch and ReadPointers, so a reader that fills batches in place or
+// hands its events over by pointer still does) and a
 // KindSkipper that passes SkipKinds on, unless KeepKinds is set.
 type Tap struct {
 	Source
@@ -49,6 +50,20 @@ func (t *Tap) NextBatch(dst []Event) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// NextPointers reads b through ReadPointers (see PointerSource).
+func (t *Tap) NextPointers(b *EventBatch) error {
+	if err := ReadPointers(t.Source, b); err != nil {
+		t.end(err)
+		return err
+	}
+	if t.Observe != nil {
+		for _, e := range b.Events {
+			t.Observe(e)
+		}
+	}
+	return nil
 }
 
 // SkipKinds passes a consumer's request on to the wrapped source (see

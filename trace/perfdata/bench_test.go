@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/traceview/traceview/trace"
 )
 
 // BenchmarkReader decodes whole perf.data files from memory and reports
@@ -68,5 +70,44 @@ func benchRead(b *testing.B, decoders int, open func() io.Reader) {
 		r.Close()
 	}
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}
+
+// BenchmarkPrefetch reads the big file (TRACEVIEW_BIG_PERFDATA) the way the
+// reports do: through trace.Prefetch, the reader on its own goroutine, a
+// consumer reading each event's time and kind. With a consumer this light
+// the time per event is the reader's: the pipeline's critical path.
+func BenchmarkPrefetch(b *testing.B) {
+	path := os.Getenv("TRACEVIEW_BIG_PERFDATA")
+	if path == "" {
+		b.Skip("TRACEVIEW_BIG_PERFDATA not set")
+	}
+	b.ReportAllocs()
+	var events int
+	var sum int64
+	for b.Loop() {
+		f, err := os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := NewReader(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.SkipKinds(trace.KindExit)
+		if err := trace.Each(r, func(e *trace.Event) error {
+			events++
+			sum += e.Time + int64(e.Kind)
+			return nil
+		}, nil); err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+		f.Close()
+	}
+	if sum == 0 {
+		b.Fatal("no events")
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(events), "ns/event")
 	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }

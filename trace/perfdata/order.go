@@ -21,6 +21,11 @@ type queue struct {
 	loose  loose
 	seq    uint64
 	n      int // events held
+	// hold, when not nil, receives the blocks the queue is done with
+	// instead of blocks: events popped by pointer (popPtr) still live in
+	// them until the consumer is done with the batch that holds those
+	// pointers (Reader.NextPointers).
+	hold *[]*block
 }
 
 // maxRuns bounds the runs held: perf's rounds give about two per CPU.
@@ -28,9 +33,18 @@ const maxRuns = 64
 
 const blockLen = 256
 
+// block holds events and, apart from them, their keys: the heap reads the
+// next head's key from a dense array (16 bytes an event) instead of the
+// event's own cache line, which the consumer reads next, on another CPU.
 type block struct {
 	evs  [blockLen]trace.Event
-	seqs [blockLen]uint64
+	keys [blockLen]bkey
+}
+
+// bkey is an event's key in the window: its time and arrival number.
+type bkey struct {
+	t   int64
+	seq uint64
 }
 
 type run struct {
@@ -137,14 +151,14 @@ func (q *queue) push() {
 			q.drop(old)
 		}
 	}
-	b.seqs[c.tail] = q.seq
+	b.keys[c.tail] = bkey{t, q.seq}
 	q.seq++
 	c.tail++
 	c.lastT = t
 	q.n++
 	if c.pos < 0 {
 		// Out of the heap, the run was empty: this is its head.
-		c.ht, c.hs = t, b.seqs[c.tail-1]
+		c.ht, c.hs = t, b.keys[c.tail-1].seq
 		c.pos = len(q.heap)
 		q.heap = append(q.heap, c)
 		q.up(c.pos)
@@ -158,23 +172,34 @@ func (q *queue) pop() trace.Event {
 	return e
 }
 
-// popInto removes the earliest event into *dst (the reader's batch, so the
-// event is copied once); the queue must not be empty.
+// popInto removes the earliest event into *dst; the queue must not be
+// empty.
 func (q *queue) popInto(dst *trace.Event) {
+	if e, _ := q.popPtr(dst); e != dst {
+		*dst = *e
+	}
+}
+
+// popPtr removes the earliest event and returns where it is, and its time
+// (read from its key, not from the event, which the consumer reads first):
+// in its block (valid until the next slot, or with q.hold set until the
+// blocks in hold are given back), or copied into *scratch (an event of the
+// loose heap). The queue must not be empty.
+func (q *queue) popPtr(scratch *trace.Event) (*trace.Event, int64) {
 	q.n--
 	if q.fromLoose() {
-		*dst = q.loose.pop()
-		return
+		*scratch = q.loose.pop()
+		return scratch, scratch.Time
 	}
 	r := q.heap[0]
 	b := r.blocks[0]
-	*dst = b.evs[r.head]
+	e, t := &b.evs[r.head], r.ht
 	r.head++
 	if r.head == blockLen {
 		copy(r.blocks, r.blocks[1:])
 		r.blocks[len(r.blocks)-1] = nil
 		r.blocks = r.blocks[:len(r.blocks)-1]
-		q.blocks = append(q.blocks, b)
+		q.recycle(b)
 		r.head = 0
 		if len(r.blocks) == 0 {
 			r.tail = 0
@@ -184,16 +209,38 @@ func (q *queue) popInto(dst *trace.Event) {
 		q.remove(0)
 		q.drop(r)
 	} else {
-		r.ht, r.hs = r.blocks[0].evs[r.head].Time, r.blocks[0].seqs[r.head]
+		k := &r.blocks[0].keys[r.head]
+		r.ht, r.hs = k.t, k.seq
 		q.down(0)
 	}
+	return e, t
+}
+
+// recycle takes back a block the queue is done with: for newBlock, or into
+// hold while popped events may still be read from it.
+func (q *queue) recycle(b *block) {
+	if q.hold != nil {
+		*q.hold = append(*q.hold, b)
+		return
+	}
+	q.blocks = append(q.blocks, b)
 }
 
 // drop empties a run that is out of the heap, recycling its blocks, and the
-// run itself unless it is current.
+// run itself unless it is current. With q.hold set, the run keeps its last
+// block (an empty run has at most one): the slots it popped stay as they
+// are, the pushes to come go after them, and the block goes to hold only
+// once every slot was popped, so the blocks held follow the events handed
+// over, not the number of runs emptied.
 func (q *queue) drop(r *run) {
+	if q.hold != nil && len(r.blocks) == 1 {
+		if r != q.cur {
+			q.runs = append(q.runs, r)
+		}
+		return
+	}
 	for i, b := range r.blocks {
-		q.blocks = append(q.blocks, b)
+		q.recycle(b)
 		r.blocks[i] = nil
 	}
 	r.blocks, r.head, r.tail = r.blocks[:0], 0, 0

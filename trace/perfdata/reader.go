@@ -90,6 +90,7 @@ type Reader struct {
 	// br.
 	mm                      []byte
 	mpos, mend, mdrop, mpop int
+	adv                     *advisor // the madvise calls on mm, from the first stride on
 	// ahead holds the events Next read ahead from a mapped file: evs[i:]
 	// are still to be returned (by Next or NextBatch).
 	ahead struct {
@@ -139,8 +140,8 @@ type Reader struct {
 	direct    *trace.Event
 	delivered bool
 	noDirect  bool
-	eof        bool
-	err        error
+	eof       bool
+	err       error
 
 	tidPID pidTable
 	skip   [len(trace.Kinds)]bool // kinds the consumer asked to leave out (SkipKinds)
@@ -408,6 +409,8 @@ func (r *Reader) Close() error {
 	r.decomp = nil
 	r.pre.stop()
 	r.pre = nil
+	r.adv.stop()
+	r.adv = nil
 	if r.mm != nil {
 		unmapSection(r.mm)
 		r.mm = nil
@@ -500,6 +503,61 @@ func (r *Reader) NextBatch(dst []trace.Event) (int, error) {
 	return r.nextBatch(dst)
 }
 
+// NextPointers is NextBatch by pointer (trace.PointerSource): events that
+// wait in the reordering window are handed over in place, saving the copy of
+// each into the batch (b.Store holds the others: those decoded straight
+// into the batch, and those read ahead by Next). The window's blocks that b
+// points into are kept in b.Held until b comes back.
+func (r *Reader) NextPointers(b *trace.EventBatch) error {
+	held, _ := b.Held.(*[]*block)
+	if held == nil {
+		held = new([]*block)
+		b.Held = held
+	}
+	r.q.blocks = append(r.q.blocks, *held...)
+	clear(*held)
+	*held = (*held)[:0]
+	b.Events = b.Events[:0]
+	if r.ahead.i < len(r.ahead.evs) {
+		// Events Next read ahead come first.
+		n := copy(b.Store[:cap(b.Events)], r.ahead.evs[r.ahead.i:])
+		r.ahead.i += n
+		for i := range b.Store[:n] {
+			b.Events = append(b.Events, &b.Store[i])
+		}
+		return nil
+	}
+	// The queue holds the blocks it is done with for b from here on, also
+	// through Next and NextBatch calls after this one (the events of the
+	// batches handed over may still be in the blocks those calls empty).
+	r.q.hold = held
+	return r.nextPointers(b)
+}
+
+// nextPointers is NextPointers without the events read ahead (the fault
+// guard of nextBatch).
+func (r *Reader) nextPointers(b *trace.EventBatch) (err error) {
+	if r.mm != nil {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer r.mappedFault(&err)
+	}
+	store, n := b.Store[:cap(b.Events)], 0
+	for range store {
+		e, err := r.nextPtr(&store[n])
+		if err != nil {
+			if len(b.Events) > 0 {
+				return nil
+			}
+			return err
+		}
+		if e == &store[n] {
+			n++
+		}
+		b.Events = append(b.Events, e)
+	}
+	return nil
+}
+
 // nextBatch is NextBatch without the events read ahead; on a mapped file it
 // turns a fault on the mapping into the terminal error (mappedFault).
 func (r *Reader) nextBatch(dst []trace.Event) (n int, err error) {
@@ -536,6 +594,18 @@ func (r *Reader) mappedFault(err *error) {
 
 // next writes the next event into *dst, or returns the terminal error.
 func (r *Reader) next(dst *trace.Event) error {
+	e, err := r.nextPtr(dst)
+	if err == nil && e != dst {
+		*dst = *e
+	}
+	return err
+}
+
+// nextPtr returns where the next event is, or the terminal error: *dst
+// when the event was decoded or copied there, else its slot in the
+// reordering window, valid until the window's next slot (or, with r.q.hold
+// set, until the blocks held are given back).
+func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 	if r.MaxPending <= 0 {
 		r.MaxPending = DefaultMaxPending
 	}
@@ -548,30 +618,30 @@ func (r *Reader) next(dst *trace.Event) error {
 			if r.forced > 0 {
 				r.forced--
 			}
-			r.q.popInto(dst)
-			if dst.Time > r.lastOut {
-				r.lastOut = dst.Time
+			e, t := r.q.popPtr(dst)
+			if t > r.lastOut {
+				r.lastOut = t
 			}
-			return nil
+			return e, nil
 		}
 		if r.eof {
 			r.checkScope()
 			if r.err != nil {
-				return r.err
+				return nil, r.err
 			}
 			if !r.HasSched() {
 				for _, a := range r.attrs {
 					if a.typ == typeTracepoint && len(r.formats) == 0 {
-						return fmt.Errorf("perf.data: tracepoints recorded but no tracing data (their format descriptions) in the file: %w", trace.ErrCorrupt)
+						return nil, fmt.Errorf("perf.data: tracepoints recorded but no tracing data (their format descriptions) in the file: %w", trace.ErrCorrupt)
 					}
 				}
 				names := strings.Join(r.EventNames(), ", ")
 				if names == "" {
 					names = "none"
 				}
-				return fmt.Errorf("perf.data: %w; events in the file: %s", ErrNoSchedEvents, names)
+				return nil, fmt.Errorf("perf.data: %w; events in the file: %s", ErrNoSchedEvents, names)
 			}
-			return io.EOF
+			return nil, io.EOF
 		}
 		if !r.noDirect {
 			r.direct = dst
@@ -586,7 +656,7 @@ func (r *Reader) next(dst *trace.Event) error {
 			if err != nil {
 				r.eof, r.err = true, fmt.Errorf("perf.data: %w", err)
 			}
-			return nil
+			return dst, nil
 		}
 		if err != nil {
 			r.eof, r.err = true, fmt.Errorf("perf.data: %w", err)
@@ -630,13 +700,7 @@ func (r *Reader) step() error {
 			r.stats.Bytes += int64(size)
 			r.mpos += size
 			if r.mpos >= r.mpop {
-				r.mdrop = dropMapped(r.mm, r.mdrop, r.mpos-size)
-				r.mpop = r.mpos + dropEvery
-				if r.pd == nil {
-					// (The decoding goroutines run ahead and map the
-					// pages as they read them.)
-					populateMapped(r.mm, r.mpos, r.mpop)
-				}
+				r.advise(size)
 			}
 			return r.handle(rec, off)
 		}
@@ -681,6 +745,29 @@ func (r *Reader) step() error {
 		return err
 	}
 	return r.handle(rec, off)
+}
+
+// advise asks the advisor, once per dropEvery bytes of a mapped data
+// section, to release the pages behind the record just read (of size bytes)
+// and to map the stride after the one the reader enters; the first stride
+// is mapped here, before the reader reads it.
+func (r *Reader) advise(size int) {
+	first := r.adv == nil
+	if first {
+		r.adv = newAdvisor(r.mm)
+	}
+	q := advice{drop: r.mdrop, dropTo: (r.mpos - size) &^ (os.Getpagesize() - 1)}
+	r.mdrop = max(r.mdrop, q.dropTo)
+	r.mpop = r.mpos + dropEvery
+	if r.pd == nil {
+		// (The decoding goroutines run ahead and map the pages as they
+		// read them.)
+		if first {
+			populateMapped(r.mm, r.mpos, r.mpop)
+		}
+		q.pop, q.popTo = r.mpop, r.mpop+dropEvery
+	}
+	r.adv.reqs <- q
 }
 
 // dropEvery is how many bytes of a mapped data section the reader passes

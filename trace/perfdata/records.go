@@ -119,9 +119,11 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		r.skipped(pid, tid, t, hasTime)
 		return nil
 	}
-	ev := r.q.slot()
+	var ev *trace.Event
 	if hasTime {
 		ev = r.slotFor(t, trace.CPU(cpu))
+	} else {
+		ev = r.q.slot()
 	}
 	*ev = trace.NewEvent(t, trace.CPU(cpu), a.dec.Kind)
 	if err := a.dec.Decode(raw, ev); err != nil {
