@@ -257,7 +257,19 @@ func TestCapturePingPong(t *testing.T) {
 			requireBPF(t, tc.opts.Classic)
 			var a, b *thread
 			var werr error
-			evs, lost := capture(t, tc.opts, func() { a, b, werr = pingPong(n) })
+			var evs []trace.Event
+			var lost []uint64
+			for attempt := 1; ; attempt++ {
+				evs, lost = capture(t, tc.opts, func() { a, b, werr = pingPong(n) })
+				// The workload must block to test anything: a partner that
+				// is preempted by the wakee instead (both runnable on one
+				// busy CPU, as when other tests run beside this one) is
+				// run again, twice at most, before the check below fails.
+				if werr != nil || attempt == 3 || a.vol1-a.vol0 >= n/10 && b.vol1-b.vol0 >= n/10 {
+					break
+				}
+				t.Logf("attempt %d: voluntary switches %d and %d in %d round trips: the workload did not block, again", attempt, a.vol1-a.vol0, b.vol1-b.vol0, n)
+			}
 			nWakeup, nRuntime := 0, 0
 			for _, e := range evs {
 				switch e.Kind {

@@ -91,6 +91,14 @@ func delayedThread(t *testing.T, comm string) (trace.TID, func()) {
 				t.Logf("the delayed pair was gone %v after its stop", time.Since(began).Round(time.Millisecond))
 			}()
 			for _, id := range []int{<-tids, <-tids} {
+				if id == os.Getpid() {
+					// The goroutine ran on the main thread, which the Go
+					// runtime parks for good instead of ending when a
+					// locked goroutine exits (runtime.LockOSThread: the
+					// main thread cannot exit): it no longer runs the
+					// loop, and its task entry stays.
+					continue
+				}
 				task := fmt.Sprintf("/proc/self/task/%d", id)
 				for i := 0; ; i++ {
 					if _, err := os.Stat(task); os.IsNotExist(err) {
