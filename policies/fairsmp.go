@@ -494,10 +494,6 @@ func (f *fairSMP) pullBiased(cpu int, kind BalanceKind, lo, hi, idx int, need in
 // fits in it, so equal-weight tasks ping-pong every other balance, as the
 // kernel's three nice-0 hogs on two CPUs do.
 func (f *fairSMP) migrateLoad(cpu, busiest int) {
-	if f.pelt != nil {
-		f.migratePELT(cpu, busiest)
-		return
-	}
 	imb := (f.load(busiest) - f.load(cpu)) / 2
 	if imb <= 0 {
 		return
@@ -553,7 +549,7 @@ func (f *fairSMP) balancePELT(cpu, busiest, local, most int, kind BalanceKind) {
 		if !t.Affinity.Has(cpu) || t.State != TaskRunnable || f.hotPELT(t, cpu, now) {
 			continue
 		}
-		if over && f.pelt.taskUtil(t.ID, t.Weight, now)/float64(uint64(1)<<min(f.failed[cpu], 62)) > spare {
+		if over && f.shrFailed(cpu, f.pelt.taskUtil(t.ID, t.Weight, now)) > spare {
 			continue
 		}
 		if pick == nil || t.LastRan < pick.LastRan {
@@ -567,6 +563,13 @@ func (f *fairSMP) balancePELT(cpu, busiest, local, most int, kind BalanceKind) {
 	if kind != BalanceNewIdle {
 		f.failed[cpu]++
 	}
+}
+
+// shrFailed is shr_bound(x, nr_balance_failed) of detach_tasks: x halved
+// once per failed balance of cpu, so a task too big for the imbalance
+// fits after enough failures.
+func (f *fairSMP) shrFailed(cpu int, x float64) float64 {
+	return x / float64(uint64(1)<<min(f.failed[cpu], 62))
 }
 
 // hotPELT is task_hot under can_migrate_task: t ran on its CPU within
@@ -597,7 +600,7 @@ func (f *fairSMP) migratePELT(cpu, busiest int) {
 	}
 	slices.SortStableFunc(cands, func(a, b *Task) int { return cmp.Compare(a.LastRan, b.LastRan) })
 	for _, t := range cands {
-		if l := f.pelt.taskLoad(t.ID, t.Weight, now) / float64(uint64(1)<<min(f.failed[cpu], 62)); l > imb {
+		if f.shrFailed(cpu, f.pelt.taskLoad(t.ID, t.Weight, now)) > imb {
 			continue
 		}
 		if f.sim.Migrate(t, cpu) == nil {
