@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/trace"
@@ -647,6 +648,7 @@ func (x *extractor) event(ev trace.Event) {
 		m.Recorded.Append(ev)
 		x.markEnqueue(ev.DestCPU, ev.Time) // enqueued there
 		x.markEnqueue(ev.OrigCPU, ev.Time) // and dequeued here: both account their current task
+		x.stopperMove(ev)
 	case trace.KindRuntime:
 		m.Recorded.Append(ev)
 		x.sawRT = true
@@ -1118,6 +1120,31 @@ func (x *extractor) guessRoot() {
 	if best >= 0 {
 		m.WorkloadRoot = m.Tasks[best].TID
 		m.Tasks[best].Workload = true
+	}
+}
+
+// stopperMove forgets where a task ran before a CPU's stopper thread
+// (migration/N) moved it off that CPU: sched_setaffinity on a task that
+// runs where its new mask forbids hands it to the stopper
+// (__set_cpus_allowed_ptr -> affine_move_task -> stop_one_cpu_nowait
+// (migration_cpu_stop) -> move_queued_task, kernel/sched/core.c, Linux
+// 6.x), which preempts it and emits its sched_migrate_task. `taskset -c 0
+// CMD` forked on the other CPU runs there for a few µs before it pins
+// itself: without this, those µs hid the pinning from inferPinning. Its
+// children inherit the mask, so only the moved task's history is reset.
+// The stopper also serves active balancing (active_load_balance_cpu_stop),
+// which moves a running task the same way; a workload that was not pinned
+// still runs on several CPUs afterwards, so inferPinning stays off for it.
+func (x *extractor) stopperMove(ev trace.Event) {
+	if ev.TID <= 0 || ev.CurTID <= 0 || ev.CPU != ev.OrigCPU {
+		return
+	}
+	cur, ok := x.byTID[ev.CurTID]
+	if !ok || !strings.HasPrefix(x.m.Tasks[cur].Comm, "migration/") {
+		return
+	}
+	if i, ok := x.byTID[ev.TID]; ok {
+		x.m.Tasks[i].ranOn, x.m.Tasks[i].switchIn = 0, 0
 	}
 }
 

@@ -149,3 +149,64 @@ func TestWorkloadRootThroughWrapper(t *testing.T) {
 		}
 	}
 }
+
+// TestPinningAfterStopperMove: `taskset -c 0 sh -c 'hog'` recorded on 2
+// CPUs, where the forked sh (tid 50) first ran 5 µs on CPU 1 before
+// sched_setaffinity handed it to CPU 1's stopper (migration/1, tid 23),
+// which preempted it and moved it to CPU 0 (sched_migrate_task emitted on
+// CPU 1, orig 1, dest 0). From then on sh and its child hog (tid 51) run
+// only on CPU 0: 1 switch-in of sh + 60 of hog = 61 >= PinMinSwitches.
+// The workload is inferred pinned to CPU 0 ({0} = mask 1): both tasks get
+// the affinity, 2 pinned tasks. The same move emitted by a task that is
+// no stopper (a kworker) resets nothing: sh ran on CPU 1 too, so no
+// pinning is inferred (0 pinned tasks).
+func TestPinningAfterStopperMove(t *testing.T) {
+	for _, tc := range []struct {
+		mover string
+		want  int
+	}{{"migration/1", 2}, {"kworker/1:1", 0}} {
+		m, err := Extract(trace.NewSliceSource(pinTrace(tc.mover), &trace.Meta{Cmdline: []string{"/usr/bin/perf", "sched", "record", "--", "sh", "-c", "hog"}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Stats.PinnedTasks != tc.want {
+			t.Errorf("mover %s: %d pinned tasks, want %d", tc.mover, m.Stats.PinnedTasks, tc.want)
+		}
+		for _, tk := range m.Tasks {
+			if tc.want > 0 && tk.Workload && tk.Affinity != 1 {
+				t.Errorf("mover %s: tid %d affinity %b, want 1 (CPU 0)", tc.mover, tk.TID, tk.Affinity)
+			}
+		}
+	}
+}
+
+// pinTrace is TestPinningAfterStopperMove's trace (times in µs): sh runs on
+// CPU 1 from 0 to 5, mover (tid 23) preempts it at 5 and moves it to CPU 0
+// at 6; sh runs on CPU 0 from 7, forks hog at 8 and sleeps at 10; hog then
+// runs 10 µs out of every 20 on CPU 0, 60 times.
+func pinTrace(mover string) []trace.Event {
+	us := int64(1000)
+	on := func(e trace.Event, cpu trace.CPU) trace.Event { e.CPU = cpu; return e }
+	named := func(e trace.Event, prev, next string) trace.Event { e.Comm, e.NextComm = prev, next; return e }
+	mg := trace.NewEvent(6*us, 1, trace.KindMigrate)
+	mg.TID, mg.CurTID, mg.OrigCPU, mg.DestCPU, mg.Comm = 50, 23, 1, 0, "sh"
+	f := trace.NewEvent(8*us, 0, trace.KindFork)
+	f.TID, f.CurTID, f.Comm, f.ChildTID, f.ChildPID, f.ChildComm = 50, 50, "sh", 51, 51, "hog"
+	evs := []trace.Event{
+		on(named(sw(0, 0, 0, 50), "swapper/1", "sh"), 1),
+		on(named(sw(5*us, 50, trace.StatePreempted, 23), "sh", mover), 1),
+		mg,
+		on(named(sw(6*us+500, 23, trace.StateInterruptible, 0), mover, "swapper/1"), 1),
+		named(sw(7*us, 0, 0, 50), "swapper/0", "sh"),
+		f,
+		named(sw(10*us, 50, trace.StateInterruptible, 51), "sh", "hog"),
+	}
+	for k := int64(0); k < 60; k++ {
+		t0 := 10*us + 20*us*k
+		if k > 0 {
+			evs = append(evs, named(sw(t0, 0, 0, 51), "swapper/0", "hog"))
+		}
+		evs = append(evs, named(sw(t0+10*us, 51, trace.StateInterruptible, 0), "hog", "swapper/0"))
+	}
+	return evs
+}
