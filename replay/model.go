@@ -478,7 +478,7 @@ func Extract(src trace.Source) (*Model, error) {
 	if m := src.Meta(); m != nil {
 		x.m.Meta.Format, x.m.Meta.Hostname, x.m.Meta.OSRelease = m.Format, m.Hostname, m.OSRelease
 		x.m.Meta.Arch, x.m.Meta.Tool, x.m.Meta.Cmdline = m.Arch, m.Tool, m.Cmdline
-		x.m.Meta.NrCPUs, x.m.Meta.Clock = m.NrCPUs, m.Clock
+		x.m.Meta.NrCPUs, x.m.Meta.Clock, x.m.Meta.LLCs = m.NrCPUs, m.Clock, m.LLCs
 		if m.NrCPUs > x.m.NrCPUs {
 			x.m.NrCPUs = m.NrCPUs
 		}

@@ -21,6 +21,9 @@ type FidelityCase struct {
 	Policy    string // policy spec, e.g. "eevdf"
 	Overrides []replay.Override
 	CPUs      int
+	// Topology is replay.Topology's topo ("" = policy: the policies'
+	// default llc_size).
+	Topology string
 }
 
 func extractFile(path string) (*replay.Model, error) {
@@ -51,6 +54,9 @@ func RunFidelity(c FidelityCase) ([]report.ReplayCheck, error) {
 	}
 	specs, err := policies.ParseSpecs(c.Policy)
 	if err != nil {
+		return nil, err
+	}
+	if specs, _, err = replay.Topology(specs, c.Topology, &m.Meta); err != nil {
 		return nil, err
 	}
 	cfg := replay.DefaultConfig()

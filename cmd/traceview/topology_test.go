@@ -21,10 +21,11 @@ func TestWithTopology(t *testing.T) {
 		topo, want, warn, bad string
 	}{
 		{"policy", "eevdf eevdf:llc_size=0 fifo", "", ""},
+		{"auto", "eevdf:llc_size=4 eevdf:llc_size=0 fifo", "", ""},
 		{"trace", "eevdf:llc_size=4 eevdf:llc_size=0 fifo", "", ""},
 		{"llc=2", "eevdf:llc_size=2 eevdf:llc_size=0 fifo", "", ""},
 		{"llc=-1", "", "", "want llc=N"},
-		{"numa", "", "", "want policy, trace or llc=N"},
+		{"numa", "", "", "want policy, auto, trace or llc=N"},
 	} {
 		t.Run(c.topo, func(t *testing.T) {
 			var errw bytes.Buffer
@@ -51,5 +52,12 @@ func TestWithTopology(t *testing.T) {
 	got, err := withTopology(specs, "trace", &trace.Meta{}, &errw)
 	if err != nil || got[0].String() != "eevdf" || !strings.Contains(errw.String(), "does not describe") {
 		t.Errorf("a trace without caches: %v, %v, %q; want the defaults and a warning", got[0], err, errw.String())
+	}
+	// auto on a trace without caches (the shared traces' VM reports none):
+	// the defaults, silently.
+	errw.Reset()
+	got, err = withTopology(specs, "auto", &trace.Meta{}, &errw)
+	if err != nil || got[0].String() != "eevdf" || errw.Len() != 0 {
+		t.Errorf("auto without caches: %v, %v, %q; want the defaults and no warning", got[0], err, errw.String())
 	}
 }

@@ -34,6 +34,7 @@ func main() {
 	dir := flag.String("dir", "../shared/traces", "directory of the shared traces")
 	policy := flag.String("policy", "eevdf", "policy spec to replay under (the bounds and known gaps are for eevdf)")
 	run := flag.String("run", "", "only the cases whose name matches this regular expression")
+	topo := flag.String("topology", "policy", "cache domains: "+replay.TopologyModes+" (replay --topology)")
 	flag.Parse()
 	re, err := regexp.Compile(*run)
 	if err != nil {
@@ -45,7 +46,7 @@ func main() {
 		if !re.MatchString(c.Name) {
 			continue
 		}
-		c.Policy = *policy
+		c.Policy, c.Topology = *policy, *topo
 		checks, err := fidelity.RunFidelity(c)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "fidelity: %s: %v\n", c.Name, err)
