@@ -65,7 +65,8 @@ const (
 	// and one switch, ns.
 	measuredPipePass = 3_950
 	// measuredDiv is one 64-bit division by a divisor known only at run
-	// time (BenchmarkDependentDiv: 5.1 ns, dependent DIVQs), ns.
+	// time (BenchmarkDependentDiv: 5.1-5.3 ns over five runs, dependent
+	// DIVQs; the lowest taken), ns.
 	measuredDiv = 5.1
 	// measuredDriver is the CPU of the gcc driver itself per compile, ns:
 	// task-clock of `perf stat -r 20 gcc -### -c x.c` (1.57 ms; -### makes
