@@ -309,3 +309,49 @@ func TestHistoryErasNoPELT(t *testing.T) {
 		t.Errorf("%d eras with the cpu_load history, want 1 (cfs 2.6.31)", n)
 	}
 }
+
+// TestNohzLoad pins NOHZ_LOAD (2.6.31 under CONFIG_NO_HZ) in the setting
+// of TestIdleBalanceDomains with idle_idx 1 in both domains and LB_BIAS:
+// CPUs 0 and 3 idle, each with cpu_load[1] 1024 from its last busy tick;
+// CPUs 1 and 2 at 2048 now, cpu_load[1] 1024. The tick is 4 ms (HZ 250).
+//   - At 10 ms CPU 0 balances first: there is no idle load balancer, so it
+//     becomes one and keeps its tick from now; no tick has passed, so its
+//     cpu_load[1] is still 1024: target max(1024, 0) = 1024, sources
+//     min(1024, 2048) = 1024, 1024 − 1024 < 1024: nothing moves. CPU 3
+//     balances: not the balancer, its tick is stopped, its history stays.
+//   - At 54 ms (11 ticks later) CPU 3 balances: still 1024, nothing moves.
+//     CPU 0 updates its history once per tick it has been idle: 1024
+//     halves 11 times to 0 ((x × 1 + 0) / 2 in integers: 512, 256, ..., 1,
+//     0), so the target is 0 and CPU 1 (the first at 1024 in its LLC)
+//     gives B1. CPU 3's cpu_load is untouched: {1024, 1024, 1024, 1024,
+//     1024}.
+//   - Without NOHZ_LOAD each balance call updates once: CPU 0 is at 512
+//     after the first and 256 after the second call, CPU 3 likewise, and
+//     1024 − 256 < 1024: nothing moves in the two rounds. CPU 3's history
+//     after two updates with load 0: cpu_load[i] × ((2^i − 1) / 2^i)^2 in
+//     integers: 0; 1024 → 512 → 256; 768 → 576; 896 → 784; 960 → 900.
+func TestNohzLoad(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		nohz  bool
+		want  []string
+		load3 [5]int64
+	}{
+		{"NOHZ_LOAD", true, []string{"B1"}, [5]int64{1024, 1024, 1024, 1024, 1024}},
+		{"ticking idle", false, nil, [5]int64{0, 256, 576, 784, 900}},
+	} {
+		s, f := twoLLCs(smpKnobs{lbBias: true, idleIdx: 1, llcIdleIdx: 1, nohzLoad: c.nohz})
+		f.cpuLoad = [][5]int64{{1024, 1024, 1024, 1024, 1024}, {2048, 1024, 1024, 1024, 1024}, {2048, 1024, 1024, 1024, 1024}, {1024, 1024, 1024, 1024, 1024}}
+		f.balance(0, BalanceIdle)
+		f.balance(3, BalanceIdle)
+		if len(s.moved) != 0 {
+			t.Fatalf("%s: first round moved %v, want nothing", c.name, s.moved)
+		}
+		s.now += 11 * 4_000_000
+		f.balance(3, BalanceIdle)
+		f.balance(0, BalanceIdle)
+		if !slices.Equal(s.moved, c.want) || f.cpuLoad[3] != c.load3 {
+			t.Errorf("%s: moved %v, CPU 3 cpu_load %v; want %v, %v", c.name, s.moved, f.cpuLoad[3], c.want, c.load3)
+		}
+	}
+}

@@ -63,6 +63,10 @@ type smpKnobs struct {
 	// an idle CPU, over all CPUs and within its LLC (2.6.31: SD_CPU_INIT
 	// idle_idx 1, SD_MC_INIT none, i.e. 0).
 	idleIdx, llcIdleIdx int
+	// nohzLoad is NOHZ_LOAD: cpu_load[] moves only with a CPU's own tick,
+	// which a tickless idle CPU does not have, except the idle load
+	// balancer's (see tickLoad).
+	nohzLoad bool
 }
 
 func eraKnobs(v Values) smpKnobs {
@@ -76,6 +80,7 @@ func eraKnobs(v Values) smpKnobs {
 		busyIdx:       min(max(v.Int("busy_idx", 0), 0), 4),
 	}
 	k.hotBuddy = v.Feature("CACHE_HOT_BUDDY", false)
+	k.nohzLoad = v.Feature("NOHZ_LOAD", false)
 	// Unset, the idle indices are newidle_idx, as before they existed.
 	k.idleIdx = min(max(v.Int("idle_idx", k.newidleIdx), 0), 4)
 	k.llcIdleIdx = min(max(v.Int("llc_idle_idx", k.idleIdx), 0), 4)
@@ -108,6 +113,11 @@ type fairSMP struct {
 	pelt *pelt
 	// flips are the tasks' wakee flips (wakeWide), by task ID.
 	flips []wakeFlips
+	// With NOHZ_LOAD: ilb is nohz.load_balancer, the idle CPU that kept
+	// its tick (-1: none), and loadAt the time of each CPU's last
+	// update_cpu_load, ns.
+	ilb    int
+	loadAt []int64
 }
 
 // wakeFlips is a task's wakee_flips and what record_wakee keeps with it.
@@ -190,6 +200,8 @@ func (f *fairSMP) init(s Sim, queued func(int) []*Task, load func(int) int64, ll
 	}
 	f.nextBal = make([]int64, s.NumCPUs())
 	f.failed = make([]uint, s.NumCPUs())
+	f.ilb = -1
+	f.loadAt = make([]int64, s.NumCPUs())
 	// sd_init: min_interval = sd_weight ms, busy_factor = 16
 	// (kernel/sched/topology.c).
 	f.interval = int64(s.NumCPUs()) * 1_000_000
@@ -377,6 +389,65 @@ func (f *fairSMP) updateLoad(cpu int) {
 	}
 }
 
+// tickLoad brings cpu's cpu_load[] up to date before a balance of kind.
+// Without NOHZ_LOAD every balance call updates it once (updateLoad), as
+// a CPU that ticks while idle would. With NOHZ_LOAD it follows 2.6.31
+// under CONFIG_NO_HZ: update_cpu_load runs only from scheduler_tick
+// (kernel/sched.c v2.6.31), once per tick and without catching up missed
+// ones, and an idle CPU stops its tick (tick_nohz_stop_sched_tick,
+// kernel/time/tick-sched.c v2.6.31) unless select_nohz_load_balancer(1)
+// makes it the idle load balancer, nohz.load_balancer ("sched tick not
+// stopped!"), which keeps ticking until it is busy again. So a busy CPU's
+// history moves at its periodic balance (one per tick), a newly idle
+// balance moves nothing, the idle load balancer's history decays by one
+// update per tick it has been idle, and any other idle CPU keeps the
+// history of its last busy tick: with LB_BIAS it looks loaded. The idle
+// load balancer is the first idle CPU balanced while there is none (the
+// busy CPU's tick kicks cpumask_first(nohz.cpu_mask), trigger_load_balance
+// v2.6.31); it stays one while idle.
+func (f *fairSMP) tickLoad(cpu int, kind BalanceKind) {
+	if !f.knobs.nohzLoad {
+		f.updateLoad(cpu)
+		return
+	}
+	now := f.sim.Now()
+	if f.sim.Curr(cpu) != nil {
+		if kind == BalancePeriodic {
+			f.updateLoad(cpu)
+			f.loadAt[cpu] = now
+		}
+		return
+	}
+	if kind != BalanceIdle {
+		return
+	}
+	if f.ilb < 0 || f.sim.Curr(f.ilb) != nil {
+		f.ilb = cpu
+		f.loadAt[cpu] = now // its tick runs from here; the next one updates
+	}
+	if f.ilb != cpu {
+		return
+	}
+	tick := f.tickNS()
+	for n := (now - f.loadAt[cpu]) / tick; n > 0; n-- {
+		f.updateLoad(cpu)
+		f.loadAt[cpu] += tick
+		if f.cpuLoad[cpu] == [5]int64{} && f.load(cpu) == 0 {
+			f.loadAt[cpu] += (n - 1) * tick
+			break
+		}
+	}
+}
+
+// tickNS is the tick period, ns.
+func (f *fairSMP) tickNS() int64 {
+	hz := f.sim.HZ()
+	if hz <= 0 {
+		hz = 250
+	}
+	return 1_000_000_000 / int64(hz)
+}
+
 // biasedBalance is balance with the 2.6.31 load history (the balancing
 // CPU's cpu_load[] is updated first; a CPU's history moves only when it
 // balances, so an idle CPU keeps the history of its last busy moments):
@@ -385,7 +456,7 @@ func (f *fairSMP) updateLoad(cpu int) {
 // exceeds the target by a nice-0 weight (newly idle or idle) or two
 // (periodic, busy).
 func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
-	f.updateLoad(cpu)
+	f.tickLoad(cpu, kind)
 	now := f.sim.Now()
 	idx, llcIdx := f.knobs.newidleIdx, f.knobs.newidleIdx
 	need := int64(NiceZeroWeight)

@@ -172,6 +172,28 @@ func BenchmarkDependentMiss(b *testing.B) {
 
 var sink int32
 
+// BenchmarkDependentDiv measures one 64-bit division by a divisor known
+// only at run time (DIVQ), each depending on the last: the division O(1)'s
+// schedule() does per switch (run_time /= CURRENT_BONUS(prev), kernel/
+// sched.c v2.6.21). The divisor is 10, the bonus of a task that sleeps
+// most of the time; the dividend a pass's run time, ns.
+func BenchmarkDependentDiv(b *testing.B) {
+	const divs = 1 << 20
+	d := bonusDivisor
+	x := uint64(1975)
+	for i := 0; i < b.N; i++ {
+		for j := 0; j < divs; j++ {
+			x = x/d + 1975
+		}
+	}
+	sink = int32(x)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/divs, "ns/div")
+}
+
+// bonusDivisor is a variable so that the compiler cannot turn the
+// division into a multiplication.
+var bonusDivisor = uint64(10)
+
 func TestRowArithmetic(t *testing.T) {
 	// Published 242.54 → 447.69 fps: effect 447.69 / 242.54 = 1.8458;
 	// predicted 100 → 142.29: effect 1.4229; size (1.4229 − 1) / (1.8458 −
