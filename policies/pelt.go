@@ -16,9 +16,16 @@ import "math"
 // The series is followed in continuous time: r decays towards 1 while the
 // task is runnable and towards 0 while it sleeps with time constant
 // PELTTau, r(t+Δ) = target + (r(t) − target)·e^(−Δ/τ), so a runqueue's
-// sums evolve in closed form and every update is O(1). A new task starts
-// at r = 1 (init_entity_runnable_average: "seen as heavy tasks until they
-// stabilize"). Task groups are not modelled: with every workload task in
+// sums evolve in closed form and every update is O(1). A new task's load
+// starts full, r = 1 (init_entity_runnable_average: "seen as heavy tasks
+// until they stabilize"), but its runnable and running averages start at
+// the util post_init_entity_util_avg gives it (kernel/sched/fair.c v6.18:
+// the cfs_rq's util_avg × the task's weight / (the cfs_rq's load_avg + 1),
+// at most half the CPU's spare capacity, or that half when the CPU's
+// util_avg is 0; runnable_avg = util_avg): the runnable and load series
+// have the same dynamics from different starts, so a freshly forked task
+// counts fully in cpu_load() but only by its initial util in the runnable
+// sum that group_is_overloaded reads. Task groups are not modelled: with every workload task in
 // one group (an autogroup), task_h_load and cpu_load scale by the same
 // group factor and the comparison is the flat one.
 
@@ -28,7 +35,9 @@ import "math"
 const PELTTau = 32 * 1_024_000 / math.Ln2
 
 type peltTask struct {
-	r        float64 // runnable average, 0..1, at last
+	r        float64 // runnable average of the load series (load_avg / weight), 0..1, at last
+	q        float64 // runnable average of the runnable series (runnable_avg / 1024), 0..1, at last
+	fresh    bool    // never enqueued yet: its q and u are set at the first enqueue
 	u        float64 // running average (util_avg / 1024), 0..1, at last
 	last     int64   // ns
 	cpu      int     // attached CPU, -1 none
@@ -42,8 +51,8 @@ type peltCPU struct {
 	lr   float64 // Σ weight·r of the runnable attached tasks, at last
 	lb   float64 // Σ weight·r of the blocked attached tasks, at last
 	nr   float64 // number of runnable attached tasks
-	rr   float64 // Σ r of the runnable attached tasks (runnable_avg / 1024)
-	rb   float64 // Σ r of the blocked attached tasks
+	rr   float64 // Σ q of the runnable attached tasks (runnable_avg / 1024)
+	rb   float64 // Σ q of the blocked attached tasks
 	u    float64 // the CPU's running average: a fair task on it (util_avg / 1024)
 	busy bool
 	curr int // the task running there, -1
@@ -91,7 +100,7 @@ func (p *pelt) syncCPU(c int, now int64) *peltCPU {
 
 func (p *pelt) task(id int, w int64, now int64) *peltTask {
 	for len(p.t) <= id {
-		p.t = append(p.t, peltTask{r: 1, cpu: -1, last: -1})
+		p.t = append(p.t, peltTask{r: 1, q: 1, fresh: true, cpu: -1, last: -1})
 	}
 	pt := &p.t[id]
 	if pt.last < 0 {
@@ -99,6 +108,7 @@ func (p *pelt) task(id int, w int64, now int64) *peltTask {
 	}
 	f := decay(now - pt.last)
 	pt.r = toward(pt.r, pt.runnable, f)
+	pt.q = toward(pt.q, pt.runnable, f)
 	pt.u = toward(pt.u, pt.running, f)
 	pt.last = now
 	return pt
@@ -140,6 +150,18 @@ func (p *pelt) overloaded(cpu, nr int, now int64) bool {
 	return nr > 1 && (p.util(cpu, now)*117 > 100 || p.runnable(cpu, now)*100 > 117)
 }
 
+// initUtil is post_init_entity_util_avg (kernel/sched/fair.c v6.18) for a
+// fair task of weight w first enqueued on pc, in 0..1 units: the CPU's
+// util × w / (its load + 1 weight unit), at most half its spare capacity;
+// that half when its util is 0.
+func initUtil(pc *peltCPU, w float64) float64 {
+	spare := (1 - pc.u) / 2
+	if pc.u <= 0 {
+		return max(spare, 0)
+	}
+	return max(0, min(pc.u*w/(pc.lr+pc.lb+1), spare))
+}
+
 // enqueue makes task id (weight w) runnable on cpu at now.
 func (p *pelt) enqueue(id int, w int64, cpu int, now int64) {
 	pt := p.task(id, w, now)
@@ -149,14 +171,19 @@ func (p *pelt) enqueue(id int, w int64, cpu int, now int64) {
 	if pt.cpu >= 0 {
 		old := p.syncCPU(pt.cpu, now)
 		old.lb = max(0, old.lb-pt.w*pt.r)
-		old.rb = max(0, old.rb-pt.r)
+		old.rb = max(0, old.rb-pt.q)
 	}
 	pt.w = float64(w)
 	pc := p.syncCPU(cpu, now)
+	if pt.fresh {
+		pt.fresh = false
+		pt.q = initUtil(pc, pt.w)
+		pt.u = pt.q
+	}
 	pc.wr += pt.w
 	pc.lr += pt.w * pt.r
 	pc.nr++
-	pc.rr += pt.r
+	pc.rr += pt.q
 	pt.cpu, pt.runnable = cpu, true
 }
 
@@ -175,11 +202,11 @@ func (p *pelt) dequeue(id int, keep bool, now int64) {
 	pc.wr = max(0, pc.wr-pt.w)
 	pc.lr = max(0, pc.lr-pt.w*pt.r)
 	pc.nr = max(0, pc.nr-1)
-	pc.rr = max(0, pc.rr-pt.r)
+	pc.rr = max(0, pc.rr-pt.q)
 	pt.runnable = false
 	if keep {
 		pc.lb += pt.w * pt.r
-		pc.rb += pt.r
+		pc.rb += pt.q
 		return
 	}
 	pt.cpu = -1

@@ -155,15 +155,18 @@ func TestMigratePELT(t *testing.T) {
 	}
 }
 
-// TestBalancePELTIdle: CPU 0 ran a task T for two half-lives (its
+// TestBalancePELTIdle: CPU 0 ran a task T for two half-lives (the CPU's
 // running average 1 − 0.25 = 0.75, spare capacity 0.25) and has just gone
-// idle; CPU 1 ran H for those two half-lives (H's running average 0.75)
-// and now runs X, with H and G waiting (runnable sum 3 > 1.17:
-// overloaded). G never ran (running average 0) and last ran 5 ms ago, H
-// has just been preempted (hot).
-//   - newly idle balance: H is hot and 0.75 > 0.25 does not fit anyway; G
-//     fits and is cold: G moves;
-//   - without G, H stays both while hot and once cold (0.75 > 0.25), and
+// idle; CPU 1 ran H for those two half-lives and now runs X, with H and G
+// waiting. X, H and G were forked onto CPU 1 at 0, when its util was 0:
+// each starts with util and runnable averages of half the spare capacity,
+// 0.5 (post_init_entity_util_avg). H's running average is then
+// 1 − (1 − 0.5)·0.25 = 0.875; G never ran: 0.5·0.25 = 0.125; the runnable
+// sum is 3 × (1 − 0.5·0.25) = 2.625 > 1.17: overloaded. G last ran 5 ms
+// ago, H has just been preempted (hot).
+//   - newly idle balance: H is hot and 0.875 > 0.25 does not fit anyway; G
+//     (0.125) fits and is cold: G moves;
+//   - without G, H stays both while hot and once cold (0.875 > 0.25), and
 //     a newly idle failure is not counted in nr_balance_failed.
 func TestBalancePELTIdle(t *testing.T) {
 	for _, withG := range []bool{true, false} {
@@ -195,8 +198,11 @@ func TestBalancePELTIdle(t *testing.T) {
 		p.run(0, -1, s.now)
 		p.run(1, x.ID, s.now)
 		h.LastRan, g.LastRan = s.now, s.now-5_000_000
-		if got := p.taskUtil(h.ID, 1024, s.now); !near(got, 0.75) {
-			t.Fatalf("H's running average %.3f, want 0.75", got)
+		if got := p.taskUtil(h.ID, 1024, s.now); !near(got, 0.875) {
+			t.Fatalf("H's running average %.3f, want 0.875", got)
+		}
+		if got := p.runnable(1, s.now); !near(got, 2.625) {
+			t.Fatalf("CPU 1's runnable sum %.3f, want 2.625", got)
 		}
 		if !p.overloaded(1, 3, s.now) {
 			t.Fatalf("CPU 1 not overloaded")

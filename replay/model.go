@@ -415,6 +415,10 @@ type ext struct {
 	// lostIn is true from a lost switch-in (lostSwitchIn) to the run's
 	// first sched_stat_runtime of its own, which dates the switch-in.
 	lostIn bool
+	lostLo int64 // ns: a lost switch-in is dated after this (the block, or the wakeup)
+	// early is a wakeup sent from another CPU while the task still ran
+	// (Kind 0: none): see EarlyWakeWindow.
+	early trace.Event
 	// runFrom is when the current run began on its CPU (recorded, or
 	// estimated for a lost switch-in), for Task.timeOn.
 	runFrom int64
@@ -802,7 +806,12 @@ func (x *extractor) switchEv(ev trace.Event) {
 		default:
 			x.endBurst(i, EndBlock)
 			s.sleeping, s.blocked = true, t
+			if e := s.early; e.Kind != 0 && t-e.Time <= EarlyWakeWindow {
+				e.Time = t
+				x.wake(e)
+			}
 		}
+		s.early = trace.Event{}
 	}
 	if ev.NextTID > 0 {
 		i := x.task(ev.NextTID, t, ev.CPU, InitRunnable)
@@ -931,10 +940,25 @@ func (x *extractor) endBurst(i int, end EndKind) {
 	}
 }
 
+// EarlyWakeWindow is how long before a task's switch-out into sleep a
+// wakeup sent to it from another CPU still ends that sleep: a task that
+// set its state and entered __schedule is still current when another CPU
+// wakes it (try_to_wake_up finds p->on_cpu and queues it once the switch
+// is done, kernel/sched/core.c v6.18), so its sched_switch shows it
+// sleeping after the sched_waking that ends the sleep. Without this the
+// wakeup was taken for one of a running task, and the run after it,
+// often with no switch-in recorded either, had no cause. Measured on
+// ../shared/traces: sched_waking 2 µs before the wakee's switch-out to S
+// (pipe-ftrace, 817.799325 and .799327) and 11 µs before one to D
+// (stress-futex, 683.898353 and .898364); 20 µs leaves room for a slower
+// __schedule.
+const EarlyWakeWindow = 20_000
+
 // lostSwitchIn starts a run of the task current at ev (CurTID, perf's
 // sample tid: the task on ev.CPU when the event was recorded) when the
-// records have that task asleep and ev.CPU idle since its last switch:
-// both its wakeup and its switch-in were lost. Seen on this project's VM
+// records have that task asleep or waiting for a CPU, and ev.CPU idle
+// since its last switch: its switch-in was lost, and for a sleeping task
+// its wakeup too. Seen on this project's VM
 // (kernel 6.18, 2026-12-03): a timer wakeup on an idle vCPU and the switch
 // out of idle that followed were not recorded, though perf counted no
 // lost events (traceview latency warns "the trace lacks the switches out
@@ -959,11 +983,14 @@ func (x *extractor) lostSwitchIn(ev trace.Event) {
 		return
 	}
 	s := &x.st[i]
-	if s.running || !s.sleeping || s.dead || ev.Time <= s.blocked {
+	if s.running || s.dead || ev.Time <= s.blocked || s.wakeAt >= 0 && ev.Time <= s.wakeAt {
 		return
 	}
 	t := ev.Time
-	x.setCause(i, Cause{Kind: CauseTimer, Delay: t - s.blocked, At: t, Inferred: true}, t)
+	s.lostLo = max(s.blocked, s.wakeAt)
+	if s.sleeping {
+		x.setCause(i, Cause{Kind: CauseTimer, Delay: t - s.blocked, At: t, Inferred: true}, t)
+	}
 	s.running, s.segStart, s.cpu = true, t, ev.CPU
 	s.inAt, s.rtIn, s.wakeAt, s.lostIn, s.runFrom = -1, 0, -1, true, t
 	if ev.CPU < policies.MaxCPUs {
@@ -983,14 +1010,12 @@ func (x *extractor) dateLostSwitchIn(i int, in int64) {
 	s := &x.st[i]
 	s.lostIn = false
 	bs := x.m.Tasks[i].Bursts
-	if len(bs) < 2 || in >= s.segStart || in <= s.blocked || in <= x.cpuLast[s.cpu] || s.accum != 0 {
+	if len(bs) < 2 || in >= s.segStart || in <= s.lostLo || in <= x.cpuLast[s.cpu] || s.accum != 0 {
 		return
 	}
-	b := &bs[len(bs)-2]
-	if b.Wake.Kind != CauseTimer || !b.Wake.Inferred || b.Wake.At != s.segStart {
-		return
+	if b := &bs[len(bs)-2]; b.Wake.Kind == CauseTimer && b.Wake.Inferred && b.Wake.At == s.segStart {
+		b.Wake.At, b.Wake.Delay, b.Slept = in, in-s.blocked, in-s.blocked
 	}
-	b.Wake.At, b.Wake.Delay, b.Slept = in, in-s.blocked, in-s.blocked
 	// The actions of the run so far were placed at their time since the
 	// first evidence: they lie that much further into the burst.
 	cur := &bs[len(bs)-1]
@@ -1020,6 +1045,9 @@ func (x *extractor) wake(ev trace.Event) {
 		if s.running && ev.CPU == s.cpu && ev.CurTID == ev.TID && ev.TID > 0 {
 			bs := x.m.Tasks[i].Bursts
 			s.selfWakes = append(s.selfWakes, selfWake{b: len(bs) - 1, off: x.consumed(i, t), t: t})
+		}
+		if s.running && ev.CPU != s.cpu {
+			s.early = ev // see EarlyWakeWindow
 		}
 		return // already runnable: nothing ends here
 	}

@@ -268,3 +268,42 @@ func TestLostSwitchIn(t *testing.T) {
 		t.Errorf("lost switch-ins = %d, want 1", m.Stats.LostSwitchIns)
 	}
 }
+
+// TestEarlyWake (times in µs): A (tid 20) runs on CPU 0 from 0, B (tid 21)
+// on CPU 1 from 0. At 10 A wakes B from CPU 0 while B is still current on
+// CPU 1 (it set its state and entered __schedule); B's switch-out to S
+// comes at 12, 2 µs later (EarlyWakeWindow: try_to_wake_up waits for it).
+// B runs again on CPU 1 with no recorded switch-in (its first event a
+// sched_stat_runtime at 20 charging 5 µs) and sleeps at 20. B's sleep
+// after its first burst is then a dependency on A (the wakeup counted at
+// B's switch-out, 12 µs into A's burst), not a timer; A's first burst
+// holds that wakeup.
+func TestEarlyWake(t *testing.T) {
+	us := int64(1000)
+	on := func(e trace.Event, cpu trace.CPU) trace.Event { e.CPU = cpu; return e }
+	w := trace.NewEvent(10*us, 0, trace.KindWaking)
+	w.TID, w.CurTID, w.TargetCPU, w.FromIRQ = 21, 20, 1, trace.No
+	evs := []trace.Event{
+		on(sw(0, 0, 0, 20), 0),
+		on(sw(0, 0, 0, 21), 1),
+		w,
+		on(rt(12*us, 21, 12*us), 1), on(sw(12*us, 21, trace.StateInterruptible, 0), 1),
+		on(rt(20*us, 21, 5*us), 1), on(sw(20*us, 21, trace.StateInterruptible, 0), 1),
+		on(rt(30*us, 20, 30*us), 0), on(sw(30*us, 20, trace.StateInterruptible, 0), 0),
+	}
+	m, err := Extract(trace.NewSliceSource(evs, &trace.Meta{NrCPUs: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := map[trace.TID]int{}
+	for i, tk := range m.Tasks {
+		idx[tk.TID] = i
+	}
+	a, b := &m.Tasks[idx[20]], &m.Tasks[idx[21]]
+	if len(b.Bursts) < 2 || b.Bursts[0].Wake.Kind != CauseDependency || b.Bursts[0].Wake.Waker != idx[20] {
+		t.Fatalf("B's bursts: %+v, want its first sleep ended by A", b.Bursts)
+	}
+	if got := a.Bursts[0].Actions; len(got) != 1 || got[0].Target != idx[21] || got[0].At != 12*us || !got[0].Remote {
+		t.Errorf("A's actions: %+v, want a remote wakeup of B 12 µs in", got)
+	}
+}
