@@ -236,14 +236,7 @@ func TestLostSwitchIn(t *testing.T) {
 		on1(rt(203*us, 10, 5*us)), on1(sw(205*us, 10, trace.StateInterruptible, 11)),
 		on1(rt(215*us, 11, 10*us)), on1(sw(215*us, 11, trace.StateInterruptible, 0)),
 	}
-	m, err := Extract(trace.NewSliceSource(evs, &trace.Meta{NrCPUs: 2}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx := map[trace.TID]int{}
-	for i, tk := range m.Tasks {
-		idx[tk.TID] = i
-	}
+	m, idx := extract2(t, evs)
 	g, wk := &m.Tasks[idx[10]], &m.Tasks[idx[11]]
 	if len(g.Bursts) < 2 {
 		t.Fatalf("G bursts: %+v", g.Bursts)
@@ -291,6 +284,19 @@ func TestEarlyWake(t *testing.T) {
 		on(rt(20*us, 21, 5*us), 1), on(sw(20*us, 21, trace.StateInterruptible, 0), 1),
 		on(rt(30*us, 20, 30*us), 0), on(sw(30*us, 20, trace.StateInterruptible, 0), 0),
 	}
+	m, idx := extract2(t, evs)
+	a, b := &m.Tasks[idx[20]], &m.Tasks[idx[21]]
+	if len(b.Bursts) < 2 || b.Bursts[0].Wake.Kind != CauseDependency || b.Bursts[0].Wake.Waker != idx[20] {
+		t.Fatalf("B's bursts: %+v, want its first sleep ended by A", b.Bursts)
+	}
+	if got := a.Bursts[0].Actions; len(got) != 1 || got[0].Target != idx[21] || got[0].At != 12*us || !got[0].Remote {
+		t.Errorf("A's actions: %+v, want a remote wakeup of B 12 µs in", got)
+	}
+}
+
+// extract2 extracts a 2-CPU trace of evs and indexes its tasks by TID.
+func extract2(t *testing.T, evs []trace.Event) (*Model, map[trace.TID]int) {
+	t.Helper()
 	m, err := Extract(trace.NewSliceSource(evs, &trace.Meta{NrCPUs: 2}))
 	if err != nil {
 		t.Fatal(err)
@@ -299,11 +305,5 @@ func TestEarlyWake(t *testing.T) {
 	for i, tk := range m.Tasks {
 		idx[tk.TID] = i
 	}
-	a, b := &m.Tasks[idx[20]], &m.Tasks[idx[21]]
-	if len(b.Bursts) < 2 || b.Bursts[0].Wake.Kind != CauseDependency || b.Bursts[0].Wake.Waker != idx[20] {
-		t.Fatalf("B's bursts: %+v, want its first sleep ended by A", b.Bursts)
-	}
-	if got := a.Bursts[0].Actions; len(got) != 1 || got[0].Target != idx[21] || got[0].At != 12*us || !got[0].Remote {
-		t.Errorf("A's actions: %+v, want a remote wakeup of B 12 µs in", got)
-	}
+	return m, idx
 }
