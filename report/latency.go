@@ -150,6 +150,13 @@ type LatencyRow struct {
 	// them), RacedSum their total (ns). RestartShift is how much later (ns,
 	// summed) delays start because a second waking restarted them.
 	Raced, RacedSum, RestartShift int64
+	// Unrecorded counts switch-ins of the row's tasks that the trace lacks:
+	// a task emitted an event as the current task of a CPU whose last
+	// recorded sched_switch had switched in another (seen when a vCPU
+	// leaves idle: the switch out of idle goes unrecorded). The kernel
+	// counted each (nr_switches, the task's nvcsw/nivcsw); Switches does
+	// not.
+	Unrecorded int64
 	// Lossy counts the row's delays that overlapped lost events, left out
 	// of every other column unless KeepLossy; LossyRuntime its
 	// sched_stat_runtime events that did, left out of Runtime unless
@@ -276,6 +283,7 @@ type latTask struct {
 	runtime  int64
 	count    int64
 	switches int64
+	unrec    int64 // switch-ins the trace lacks (LatencyRow.Unrecorded)
 	sumLat   int64
 	maxLat   int64
 	maxStart int64
@@ -616,6 +624,9 @@ func (l *latency) evidence(e *trace.Event, c *cpuState) {
 		// recorded event.
 		if c.curr >= 0 {
 			c.breaks++
+			if th := l.lookup(who); who > 0 && th != nil && th.task != nil {
+				th.task.unrec++
+			}
 			if c.missing == nil {
 				c.missing = map[trace.TID]int64{}
 			}
@@ -899,7 +910,7 @@ func (l *latency) taskRow(t *latTask) LatencyRow {
 		Runtime: t.runtime, Count: t.count, Switches: t.switches, SumDelay: t.sumLat,
 		MaxDelay: t.maxLat, MaxDelayStart: t.maxStart, MaxDelayEnd: t.maxEnd,
 		Recovered: t.recN, RecoveredSum: t.recSum, FirstSeen: t.firstSeen,
-		Raced: t.raceN, RacedSum: t.raceSum, RestartShift: t.restart,
+		Raced: t.raceN, RacedSum: t.raceSum, RestartShift: t.restart, Unrecorded: t.unrec,
 		Lossy: t.lossy, LossyRuntime: t.lossyRT}
 	if l.keep {
 		r.Samples = t.samples
@@ -938,6 +949,7 @@ func addRow(dst, src *LatencyRow) {
 	dst.RacedSum += src.RacedSum
 	dst.RestartShift += src.RestartShift
 	dst.Lossy += src.Lossy
+	dst.Unrecorded += src.Unrecorded
 	dst.LossyRuntime += src.LossyRuntime
 	if src.MaxDelay > dst.MaxDelay {
 		dst.MaxDelay, dst.MaxDelayStart, dst.MaxDelayEnd = src.MaxDelay, src.MaxDelayStart, src.MaxDelayEnd

@@ -175,6 +175,11 @@ var LatencyColumns = []LatencyColumn{
 	// them); part of count. Default mode only, JSON only.
 	{Key: "recovered_delays", Title: "Recovered delays", Int: func(r *LatencyRow) int64 { return r.Recovered },
 		JSON: true, OmitJSON: defaultModeOnly},
+	// unrecorded_switches: switch-ins of the row's tasks the trace lacks
+	// (LatencyRow.Unrecorded; not in switches). Default mode only, JSON
+	// only.
+	{Key: "unrecorded_switches", Title: "Unrecorded switches", Int: func(r *LatencyRow) int64 { return r.Unrecorded },
+		JSON: true, OmitJSON: defaultModeOnly},
 }
 
 // latencyColumns returns the columns of LatencyColumns that pick selects

@@ -200,9 +200,11 @@ func missingSwitchIn() []trace.Event {
 func TestLatencyMissingSwitchIn(t *testing.T) {
 	res := run(t, missingSwitchIn(), LatencyOptions{})
 	// Recovered switch-in: max(500-250, wakeup 200, last switch 100) = 250,
-	// delay 250-200 = 50.
+	// delay 250-200 = 50. No recorded switch-in (Switches 0), one the trace
+	// lacks (Unrecorded 1: t50's own event on CPU 1, whose last switch
+	// switched in idle).
 	want := []LatencyRow{{Comm: "m", TID: 50, PID: 50, NrTasks: 1, Runtime: 250, RuntimeSource: RuntimeFromStat, Count: 1, Switches: 0,
-		AvgDelay: 50, MaxDelay: 50, SumDelay: 50, MaxDelayStart: 200, MaxDelayEnd: 250, Recovered: 1, RecoveredSum: 50}}
+		AvgDelay: 50, MaxDelay: 50, SumDelay: 50, MaxDelayStart: 200, MaxDelayEnd: 250, Recovered: 1, RecoveredSum: 50, Unrecorded: 1}}
 	if d := cmp.Diff(want, rowsOf(res), ignoreSamples); d != "" {
 		t.Errorf("rows (-want +got):\n%s", d)
 	}

@@ -60,7 +60,7 @@ func ScoreReplay(name string, obs, pred *LatencyResult, obsMakespan, predMakespa
 		}
 		checks = append(checks,
 			ReplayCheck{name, p.Key, "runtime", p.Observed.Runtime, p.Pred.Runtime, ReplayBoundRuntime},
-			ReplayCheck{name, p.Key, "switches", p.Observed.Switches, p.Pred.Switches, ReplayBoundSwitches},
+			ReplayCheck{name, p.Key, "switches", p.Observed.Switches + p.Observed.Unrecorded, p.Pred.Switches + p.Pred.Unrecorded, ReplayBoundSwitches},
 			ReplayCheck{name, p.Key, "avg_delay", p.Observed.AvgDelay, p.Pred.AvgDelay, ReplayBoundAvgDelay})
 	}
 	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Comm < checks[j].Comm })

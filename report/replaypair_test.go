@@ -96,3 +96,23 @@ func TestPairByTIDMessaging(t *testing.T) {
 		t.Errorf("%d rows \":70\", want 1", found)
 	}
 }
+
+// TestScoreReplayCountsUnrecorded: switches are scored as the kernel counts
+// them, recorded switch-ins plus those the trace lacks. A row with 80
+// recorded and 20 unrecorded switch-ins (100 in all) against a prediction
+// of 100 scores a ratio of exactly 1 (80 against 100 would be 1.25, outside
+// the ±20 % bound).
+func TestScoreReplayCountsUnrecorded(t *testing.T) {
+	obs := &LatencyResult{Rows: []LatencyRow{{Comm: "srv", TID: 5, NrTasks: 2, Runtime: ReplayMinRuntime, Switches: 80, Unrecorded: 20, Count: 1, AvgDelay: 10}}}
+	pred := &LatencyResult{Rows: []LatencyRow{{Comm: "srv", TID: 5, NrTasks: 2, Runtime: ReplayMinRuntime, Switches: 100, Count: 1, AvgDelay: 10}}}
+	for _, c := range ScoreReplay("self:x", obs, pred, 1e9, 1e9) {
+		if c.Metric != "switches" {
+			continue
+		}
+		if c.Observed != 100 || c.Predicted != 100 || !c.Pass() {
+			t.Errorf("switches check %+v, want 100 observed, 100 predicted, pass", c)
+		}
+		return
+	}
+	t.Fatal("no switches check")
+}
