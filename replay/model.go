@@ -532,8 +532,11 @@ func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitStat
 		Bursts: []Burst{{}}, Repeat: -1})
 	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1, pend: -1})
 	if p, ok := x.pre[tid]; ok && parent < 0 {
-		x.m.Tasks[i].Comm, x.m.Tasks[i].PID = p.comm, p.pid
-		x.byPID[p.pid] = append(x.byPID[p.pid], i)
+		x.m.Tasks[i].Comm = p.comm
+		if p.pid >= 0 {
+			x.m.Tasks[i].PID = p.pid
+			x.byPID[p.pid] = append(x.byPID[p.pid], i)
+		}
 	}
 	// Named by perf's record-start COMM, or by the fork that creates it.
 	x.m.Tasks[i].Unnamed = x.m.Tasks[i].Comm == "" && parent < 0
@@ -601,14 +604,7 @@ func (x *extractor) event(ev trace.Event) {
 		if ev.Kind == trace.KindFork {
 			tid, comm, pid = ev.ChildTID, ev.ChildComm, ev.ChildPID
 		}
-		p := x.pre[tid]
-		if comm != "" {
-			p.comm = comm
-		}
-		if pid >= 0 {
-			p.pid = pid
-		}
-		x.pre[tid] = p
+		x.preName(tid, comm, pid)
 		return
 	}
 	if m.Start < 0 {
@@ -706,10 +702,34 @@ func (x *extractor) event(ev trace.Event) {
 		}
 	case trace.KindExec, trace.KindComm:
 		m.Recorded.Append(ev)
-		if i, ok := x.byTID[ev.TID]; ok && ev.Comm != "" {
+		if ev.Comm == "" || ev.TID <= 0 {
+			break
+		}
+		if i, ok := x.byTID[ev.TID]; ok {
 			m.Tasks[i].Comm, m.Tasks[i].Unnamed = ev.Comm, false
+		} else {
+			// Named before its first scheduler event (the text readers
+			// name each task as they first meet it): keep the name for
+			// newTask, as the reports name the row.
+			x.preName(ev.TID, ev.Comm, ev.PID)
 		}
 	}
+}
+
+// preName remembers the name (and pid, when known) of a task a record
+// named before the task had an event of its own.
+func (x *extractor) preName(tid trace.TID, comm string, pid trace.PID) {
+	p, ok := x.pre[tid]
+	if !ok {
+		p.pid = -1
+	}
+	if comm != "" {
+		p.comm = comm
+	}
+	if pid >= 0 {
+		p.pid = pid
+	}
+	x.pre[tid] = p
 }
 
 func (x *extractor) fork(ev trace.Event) {

@@ -307,3 +307,17 @@ func extract2(t *testing.T, evs []trace.Event) (*Model, map[trace.TID]int) {
 	}
 	return m, idx
 }
+
+// TestNameBeforeFirstEvent: the text readers name a task (a comm record)
+// when they first meet it, before its first scheduler event; as the
+// reports name its row "worker" from that record, the model must not mark
+// it unnamed (a prediction would name it ":7" and no row would pair).
+func TestNameBeforeFirstEvent(t *testing.T) {
+	c := trace.NewEvent(0, 0, trace.KindComm)
+	c.TID, c.PID, c.Comm = 7, 7, "worker"
+	evs := []trace.Event{c, sw(0, 0, 0, 7), rt(10_000, 7, 10_000), sw(10_000, 7, trace.StateInterruptible, 0)}
+	m, idx := extract2(t, evs)
+	if tk := m.Tasks[idx[7]]; tk.Comm != "worker" || tk.Unnamed || tk.PID != 7 {
+		t.Errorf("task 7: comm %q unnamed %v pid %d, want worker, false, 7", tk.Comm, tk.Unnamed, tk.PID)
+	}
+}
