@@ -104,7 +104,8 @@ func (t *ReplayTrust) Verdict() string {
 	}
 	head := fmt.Sprintf("self-replay under %s on %d %s", t.Policy, t.CPUs, cpus)
 	if t.Within {
-		return fmt.Sprintf("%s within %.0f %% on the makespan and every command with %d ms of run time or more: trust the prediction to about that", head, 100*t.MaxErr, ReplayMinRuntime/1_000_000)
+		// Rounded up: an error of 2.48 % is "within 3 %", never 2.
+		return fmt.Sprintf("%s within %.0f %% on the makespan and every command with %d ms of run time or more: trust the prediction to about that", head, math.Ceil(100*t.MaxErr), ReplayMinRuntime/1_000_000)
 	}
 	var miss []ReplayCheck
 	for _, c := range t.Rows {

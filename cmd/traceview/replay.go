@@ -624,19 +624,24 @@ func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *r
 	}
 	fmt.Fprintln(tw, head)
 	pairs := report.PairRows(obs, pred)
+	var unrec int64
 	for i, p := range pairs {
 		if rows > 0 && i >= rows {
 			fmt.Fprintf(tw, "(%d more rows; --rows 0 shows all)\t\n", len(pairs)-rows)
 			break
 		}
 		a, b := p.Observed, p.Pred
+		// Switches as the kernel counts them, as the self-replay check
+		// scores them (report.ScoreReplay): with the unrecorded ones.
+		unrec += a.Unrecorded
+		aSw, bSw := a.Switches+a.Unrecorded, b.Switches+b.Unrecorded
 		key := p.Key
 		if len(key) > 24 && !wide {
 			key = key[:23] + "…"
 		}
 		fmt.Fprintf(tw, "%s\t %s\t %s\t %s\t %d\t %d\t %s\t %s\t %s\t %s\t %s\t %s\t %s\t", key,
 			msf(a.Runtime), msf(b.Runtime), ratio(b.Runtime, a.Runtime),
-			a.Switches, b.Switches, ratio(b.Switches, a.Switches),
+			aSw, bSw, ratio(bSw, aSw),
 			msf(a.AvgDelay), msf(b.AvgDelay), ratio(b.AvgDelay, a.AvgDelay),
 			msf(a.MaxDelay), msf(b.MaxDelay), ratio(b.MaxDelay, a.MaxDelay))
 		if wide {
@@ -645,6 +650,9 @@ func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *r
 		fmt.Fprintln(tw)
 	}
 	tw.Flush()
+	if unrec > 0 {
+		fmt.Fprintf(w, "(observed switches include %s the trace lacks, as the kernel counted them: a task's own event on a CPU whose last recorded sched_switch switched in another)\n", plural(int(unrec), "switch-in"))
+	}
 }
 
 func newPoliciesCmd() *cobra.Command {
