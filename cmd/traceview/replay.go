@@ -398,6 +398,15 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 				return usageErrorf("replay: -w %s: no directory %s to write it in", o.write, dir)
 			}
 		}
+		in := o.input
+		if in == "" {
+			in = "perf.data"
+		}
+		if a, err := os.Stat(in); err == nil && in != "-" {
+			if b, err := os.Stat(o.write); err == nil && os.SameFile(a, b) {
+				return usageErrorf("replay: -w %s is the trace being read: write the prediction to another file", o.write)
+			}
+		}
 	}
 	src, err := openInput(o.input)
 	if err != nil {
