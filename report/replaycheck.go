@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -28,6 +29,25 @@ type ReplayCheck struct {
 	Observed  int64   `json:"observed"`  // ns, or a count for switches
 	Predicted int64   `json:"predicted"` // same unit
 	Bound     float64 `json:"bound"`     // allowed |pred/obs - 1|
+}
+
+// Unit is the unit of Observed and Predicted: "switches" for the
+// switches metric, else "ns".
+func (c ReplayCheck) Unit() string {
+	if c.Metric == "switches" {
+		return "switches"
+	}
+	return "ns"
+}
+
+// MarshalJSON writes the check with its unit ("unit": "ns" or
+// "switches"; "bound" is a fraction, |pred/obs - 1| allowed).
+func (c ReplayCheck) MarshalJSON() ([]byte, error) {
+	type plain ReplayCheck
+	return json.Marshal(struct {
+		plain
+		Unit string `json:"unit"`
+	}{plain(c), c.Unit()})
 }
 
 // Err returns |pred/obs - 1| (Inf when obs is 0 and pred is not).

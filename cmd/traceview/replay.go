@@ -581,7 +581,7 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	}
 	set := ""
 	if untilSet > 0 {
-		set = fmt.Sprintf("; --until sets how %s end", plural(untilSet, "task"))
+		set = fmt.Sprintf("; --until then sets how %s end, over what the trace showed", plural(untilSet, "task"))
 	}
 	pools := "no worker pools"
 	if len(m.Pools) > 0 {

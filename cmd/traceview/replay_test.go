@@ -57,6 +57,11 @@ func TestReplayCLIJSONAndWrite(t *testing.T) {
 			Predicted struct {
 				Total map[string]float64 `json:"total"`
 			} `json:"predicted"`
+			SelfReplay struct {
+				Rows []struct {
+					Metric, Unit string
+				} `json:"rows"`
+			} `json:"self_replay"`
 		} `json:"runs"`
 		Model map[string]any `json:"model"`
 	}
@@ -68,6 +73,16 @@ func TestReplayCLIJSONAndWrite(t *testing.T) {
 	}
 	if doc.Runs[0].Predicted.Total["runtime_ns"] != doc.Observed.Total["runtime_ns"] {
 		t.Errorf("as-traced total runtime %v, observed %v", doc.Runs[0].Predicted.Total["runtime_ns"], doc.Observed.Total["runtime_ns"])
+	}
+	// Every self-replay row names its unit: a count for switches, ns for
+	// the others.
+	for _, r := range doc.Runs[1].SelfReplay.Rows {
+		if want := map[bool]string{true: "switches", false: "ns"}[r.Metric == "switches"]; r.Unit != want {
+			t.Errorf("self-replay row %s: unit %q, want %q", r.Metric, r.Unit, want)
+		}
+	}
+	if len(doc.Runs[1].SelfReplay.Rows) == 0 {
+		t.Errorf("no self-replay rows in the eevdf run")
 	}
 	if share, _ := doc.Model["inferred_share"].(float64); doc.Model["tasks"] != 173.0 || share <= 0 || share > 1 {
 		t.Errorf("model: %v", doc.Model)
