@@ -158,7 +158,7 @@ ms; -o json gives ns and, per run, self_replay and assumptions.`,
 	f.StringArrayVar(&o.affinity, "affinity", nil, "SEL=CPULIST: pin tasks, e.g. sched-messaging=0 (repeatable)")
 	f.StringArrayVar(&o.nice, "nice", nil, "SEL=N: set the nice level (repeatable)")
 	f.StringArrayVar(&o.class, "class", nil, "SEL=fifo:PRIO, SEL=rr:PRIO or SEL=normal (repeatable)")
-	f.StringArrayVar(&o.slice, "slice", nil, "SEL=DURATION: custom slice request (sched_attr.sched_runtime, eevdf; clamped to 0.1-100 ms)")
+	f.StringArrayVar(&o.slice, "slice", nil, "SEL=DURATION: custom slice request (sched_attr.sched_runtime, eevdf; 100us..100ms, the range the kernel accepts)")
 	f.StringArrayVar(&o.until, "until", nil, "SEL=DURATION|work|count: how tasks end (deadline DURATION after their start, e.g. hog=1s; repeatable)")
 	f.IntVar(&o.hz, "hz", 0, "scheduler tick rate in Hz (CONFIG_HZ; default: inferred from the trace's tick, else 250)")
 	f.BoolVar(&o.wide, "wide", false, "all columns (Sum delay, p99 delay)")
@@ -456,6 +456,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if cfg.HZ == 0 && m.HZ > 0 {
 		cfg.HZ = m.HZ
 	}
+	eraHZNotes(errw, specs, cfg.HZ, o.hz != 0)
 	obs, err := replayLatency(m.RecordedSource(), o.perTask)
 	if err != nil {
 		return fmt.Errorf("replay: observed latency: %w", err)
@@ -611,6 +612,31 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s, remote wakeup %s to the waker and %s to the wakee, start from idle %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
 		usf(m.IdleExit), usf(m.WakePreempt), usf(m.SwitchCost), cost(m.RemoteWakeCost, m.WakeCostSamples),
 		cost(m.RemoteWokenCost, m.WokenCostSamples), cost(m.IdleStartCost, m.IdleCostSamples), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
+}
+
+// eraHZNotes says, for each policy given an era preset whose kernels ticked
+// at another rate than the replay's (hz, 250 when 0: the trace's tick or
+// the default), that the tick is the replay's and how to change it, unless
+// --hz was given (hzSet).
+func eraHZNotes(errw io.Writer, specs []policies.Spec, hz int, hzSet bool) {
+	if hzSet {
+		return
+	}
+	if hz == 0 {
+		hz = 250
+	}
+	for _, sp := range specs {
+		era := sp.Values["era"]
+		if era == "" {
+			continue
+		}
+		for _, e := range policies.Eras(sp.Info.Name) {
+			if e.Name == era && e.HZ > 0 && e.HZ != hz {
+				fmt.Fprintf(errw, "note: %s:era=%s: that era's kernels ticked at %d Hz; this replay ticks at %d Hz for every policy (give --hz %d to match the era)\n",
+					sp.Info.Name, era, e.HZ, hz, e.HZ)
+			}
+		}
+	}
 }
 
 // plural renders "1 task" or "n tasks".

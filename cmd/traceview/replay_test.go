@@ -255,3 +255,17 @@ func TestReplayWriteOverInput(t *testing.T) {
 		t.Errorf("the input changed: %d bytes, err %v; want %d", len(after), err, len(data))
 	}
 }
+
+// An era preset whose kernels ticked at another rate than the replay says
+// so on stderr (goodness24:era=2.4: HZ 100, the trace's tick 250 Hz), and
+// not once --hz is given.
+func TestReplayEraHZNote(t *testing.T) {
+	_, errs, code := runCLI(t, "replay", "--policy", "goodness24:era=2.4", "--no-self-replay", messaging2)
+	if code != 0 || !strings.Contains(errs, "era=2.4: that era's kernels ticked at 100 Hz; this replay ticks at 250 Hz") {
+		t.Errorf("exit %d, stderr %q; want the era's 100 Hz noted", code, errs)
+	}
+	_, errs, code = runCLI(t, "replay", "--policy", "goodness24:era=2.4", "--hz", "100", "--no-self-replay", messaging2)
+	if code != 0 || strings.Contains(errs, "ticked at") {
+		t.Errorf("with --hz 100: exit %d, stderr %q; want no note", code, errs)
+	}
+}
