@@ -48,7 +48,7 @@ func ParseSelector(s string) (Selector, error) {
 		return sel, nil
 	}
 	if s == "" {
-		return sel, errors.New("empty selector (want a command name, pid:N or tid:N)")
+		return sel, errors.New("empty selector (want workload, a command name, pid:N or tid:N)")
 	}
 	sel.Comm = s
 	return sel, nil

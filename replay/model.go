@@ -488,7 +488,7 @@ func Extract(src trace.Source) (*Model, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("replay: extract: %w", err)
+			return nil, err // the source's own error: it names the file and the problem
 		}
 		x.event(ev)
 	}

@@ -136,7 +136,12 @@ Columns: Runtime (ms of CPU), Switches (times the task was switched in),
 Avg and Max delay (ms from wakeup to switch-in); obs is the trace, pred the
 replay, ratio pred/obs. --wide adds Sum delay and p99 delay. Times print in
 ms; -o json gives ns and, per run, self_replay and assumptions.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usageErrorf("replay: one trace at a time (got %d arguments: %s)", len(args), strings.Join(args, " "))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				if o.input != "" {
