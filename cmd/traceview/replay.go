@@ -138,7 +138,7 @@ replay, ratio pred/obs. --wide adds Sum delay and p99 delay. Times print in
 ms; -o json gives ns and, per run, self_replay and assumptions.`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
-				return usageErrorf("replay: one trace at a time (got %d arguments: %s)", len(args), strings.Join(args, " "))
+				return fmt.Errorf("one trace at a time (got %d arguments: %s)", len(args), strings.Join(args, " "))
 			}
 			return nil
 		},

@@ -26,7 +26,7 @@ func TestStrayArguments(t *testing.T) {
 			`timehist: unexpected argument "a": give the trace with -i FILE (see 'traceview timehist --help')`},
 		// replay takes the trace as -i or as its one argument.
 		{[]string{"replay", "--policy", "eevdf", "a", "b"},
-			`replay: accepts at most 1 arg(s), received 2 (see 'traceview replay --help')`},
+			`replay: one trace at a time (got 2 arguments: a b) (see 'traceview replay --help')`},
 		{[]string{"convert"}, `convert: accepts 1 arg(s), received 0 (see 'traceview convert --help')`},
 		// compare's own check already gives a usage error: kept as is.
 		{[]string{"compare", "a"}, `compare: want two traces A and B, got 1 argument(s) (see 'traceview compare --help')`},
