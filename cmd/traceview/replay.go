@@ -512,6 +512,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		}
 	}
 	var last *replay.Result
+	var lastSpec string
 	for _, sp := range specs {
 		if sp.Info.Name == "as-traced" && (len(cfg.Overrides) > 0 || cfg.CPUs > 0) {
 			fmt.Fprintf(errw, "warning: as-traced replays the recorded schedule: --cpus and the task overrides do not apply to it\n")
@@ -537,9 +538,12 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		if o.output == "table" {
 			writeReplayTable(out, sp.String(), res, obs, pred, doc.Makespan, o.rows, o.wide)
 		}
-		last = res
+		last, lastSpec = res, sp.String()
 	}
 	if o.write != "" && last != nil {
+		// The prediction says what it predicts: the source trace and every
+		// what-if (info shows it as the command line).
+		last.Meta.Cmdline = o.whatIfs(lastSpec, cfg.CPUs)
 		f, err := createOutput(o.write)
 		if err != nil {
 			return fmt.Errorf("replay: -w: %w", err)
@@ -642,6 +646,41 @@ func eraHZNotes(errw io.Writer, specs []policies.Spec, hz int, hzSet bool) {
 			}
 		}
 	}
+}
+
+// whatIfs renders the replay that made a prediction as a command line:
+// the source trace, the policy, the CPU count (0: the trace's) and every
+// override and cost given.
+func (o *replayOptions) whatIfs(policy string, cpus int) []string {
+	in := o.input
+	if in == "" {
+		in = "perf.data"
+	}
+	args := []string{"traceview", "replay", "-i", in, "--policy", policy}
+	if cpus > 0 {
+		args = append(args, "--cpus", strconv.Itoa(cpus))
+	}
+	if o.hz > 0 {
+		args = append(args, "--hz", strconv.Itoa(o.hz))
+	}
+	for _, f := range []struct {
+		name string
+		vals []string
+	}{{"--affinity", o.affinity}, {"--nice", o.nice}, {"--class", o.class}, {"--slice", o.slice}, {"--until", o.until}} {
+		for _, v := range f.vals {
+			args = append(args, f.name, v)
+		}
+	}
+	for _, f := range []struct{ name, val string }{
+		{"--ctx-switch-cost", o.ctxSw}, {"--remote-wakeup-cost", o.remote}, {"--remote-wakee-cost", o.wakee},
+		{"--idle-start-cost", o.idle}, {"--migration-cost", o.migrate}, {"--decision-cost", o.decide},
+		{"--scan-cost", o.scan}, {"--topology", o.topology},
+	} {
+		if f.val != "" && f.val != "0" && !(f.name == "--topology" && f.val == "policy") {
+			args = append(args, f.name, f.val)
+		}
+	}
+	return args
 }
 
 // plural renders "1 task" or "n tasks".

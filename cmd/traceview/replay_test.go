@@ -87,6 +87,12 @@ func TestReplayCLIJSONAndWrite(t *testing.T) {
 	if share, _ := doc.Model["inferred_share"].(float64); doc.Model["tasks"] != 173.0 || share <= 0 || share > 1 {
 		t.Errorf("model: %v", doc.Model)
 	}
+	// The prediction names what it predicts: info shows the replay's
+	// command line with the source trace and the policy.
+	iout, _, icode := runCLI(t, "info", "-i", pred)
+	if icode != 0 || !strings.Contains(iout, "command line:") || !strings.Contains(iout, "replay -i "+messaging2+" --policy eevdf:base_slice=3ms") {
+		t.Errorf("info on the prediction (exit %d) lacks its replay command line:\n%s", icode, iout)
+	}
 	// The written prediction is a trace like any other: its latency total
 	// is the eevdf run's.
 	lout, lerrs, lcode := runCLI(t, "latency", "-o", "json", "-i", pred)
