@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -131,11 +132,16 @@ Examples (from the repository root):
   # what if the three hogs all ran at nice 0, and for 1 s?
   traceview replay -i testdata/traces/nice.2cpu.perf.data --policy eevdf \
       --nice hog=0 --until hog=1s
+  # ... on one CPU, under eevdf and cfs, as CSV for a spreadsheet
+  traceview replay -i testdata/traces/nice.2cpu.perf.data --policy eevdf,cfs \
+      --cpus 1 -o csv
 
-Columns: Runtime (ms of CPU), Switches (times the task was switched in),
+Columns: Runtime (ms of CPU), Switches (times the task was switched in, with
+those the trace lacks: the kernel's count),
 Avg and Max delay (ms from wakeup to switch-in); obs is the trace, pred the
 replay, ratio pred/obs. --wide adds Sum delay and p99 delay. Times print in
-ms; -o json gives ns and, per run, self_replay and assumptions.`,
+ms; -o json gives ns and, per run, self_replay and assumptions; -o csv one
+line per policy and task (ns, switches as the kernel counts them).`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return fmt.Errorf("one trace at a time (got %d arguments: %s)", len(args), strings.Join(args, " "))
@@ -168,7 +174,7 @@ ms; -o json gives ns and, per run, self_replay and assumptions.`,
 	f.IntVar(&o.hz, "hz", 0, "scheduler tick rate in Hz (CONFIG_HZ; default: inferred from the trace's tick, else 250)")
 	f.BoolVar(&o.wide, "wide", false, "all columns (Sum delay, p99 delay)")
 	f.BoolVar(&o.noTrust, "no-self-replay", false, "skip the self-replay that says how far to trust the prediction")
-	f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv (one line per policy and task: observed and predicted run time, switches, delays in ns)")
 	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format)")
 	f.StringVar(&o.ctxSw, "ctx-switch-cost", "", "context-switch cost per switch, e.g. 2us, at most 1s (default: measured in the trace)")
 	f.StringVar(&o.remote, "remote-wakeup-cost", "", "extra CPU time a waker spends when its wakee goes to another CPU, e.g. 20us, at most 1s (default: measured in the trace)")
@@ -381,8 +387,8 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if len(o.policies) == 0 {
 		return usageErrorf("replay: no --policy given (see 'traceview policies')")
 	}
-	if o.output != "table" && o.output != "json" {
-		return usageErrorf("replay: -o %q: want table or json", o.output)
+	if o.output != "table" && o.output != "json" && o.output != "csv" {
+		return usageErrorf("replay: -o %q: want table, json or csv", o.output)
 	}
 	var specs []policies.Spec
 	for _, p := range o.policies {
@@ -513,6 +519,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	var last *replay.Result
 	var lastSpec string
+	var csvRows [][]string
 	for _, sp := range specs {
 		if sp.Info.Name == "as-traced" && (len(cfg.Overrides) > 0 || cfg.CPUs > 0) {
 			fmt.Fprintf(errw, "warning: as-traced replays the recorded schedule: --cpus and the task overrides do not apply to it\n")
@@ -538,6 +545,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		if o.output == "table" {
 			writeReplayTable(out, sp.String(), res, obs, pred, doc.Makespan, o.rows, o.wide)
 		}
+		if o.output == "csv" {
+			csvRows = append(csvRows, replayCSVRows(sp.String(), res, obs, pred, doc.Makespan)...)
+		}
 		last, lastSpec = res, sp.String()
 	}
 	if o.write != "" && last != nil {
@@ -557,12 +567,38 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 			return fmt.Errorf("replay: -w %s: %w", o.write, err)
 		}
 	}
-	if o.output == "json" {
+	switch o.output {
+	case "json":
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(doc)
+	case "csv":
+		w := csv.NewWriter(out)
+		w.Write(replayCSVHeader)
+		w.WriteAll(csvRows)
+		return w.Error()
 	}
 	return nil
+}
+
+// replayCSVHeader names the columns of replay -o csv: times in ns,
+// switches as the kernel counts them (recorded + unrecorded).
+var replayCSVHeader = []string{"policy", "cpus", "task", "makespan_obs_ns", "makespan_pred_ns",
+	"runtime_obs_ns", "runtime_pred_ns", "switches_obs", "switches_pred",
+	"avg_delay_obs_ns", "avg_delay_pred_ns", "max_delay_obs_ns", "max_delay_pred_ns"}
+
+// replayCSVRows is one run's lines of replay -o csv, one per task row
+// (PairRows, as the table).
+func replayCSVRows(policy string, res *replay.Result, obs, pred *report.LatencyResult, obsMakespan int64) [][]string {
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	var rows [][]string
+	for _, p := range report.PairRows(obs, pred) {
+		a, b := p.Observed, p.Pred
+		rows = append(rows, []string{policy, strconv.Itoa(res.CPUs), p.Key, i(obsMakespan), i(res.Makespan),
+			i(a.Runtime), i(b.Runtime), i(a.Switches + a.Unrecorded), i(b.Switches + b.Unrecorded),
+			i(a.AvgDelay), i(b.AvgDelay), i(a.MaxDelay), i(b.MaxDelay)})
+	}
+	return rows
 }
 
 func msf(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'f', 3, 64) }
@@ -600,7 +636,7 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	if st.RecoveredArrivals > 0 {
 		pools += fmt.Sprintf("; %s recovered (open-loop arrivals the generator handled without a sleep, where it woke itself while running)", plural(st.RecoveredArrivals, "arrival"))
 	}
-	fmt.Fprintf(out, "workload: %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s; %d pinned to the one CPU they ran on; %s\n",
+	fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s; %d pinned to the one CPU they ran on; %s\n",
 		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, st.PinnedTasks, pools)
 	tick := "inferred from the trace"
 	if m.HZ == 0 || hz != m.HZ {
@@ -618,9 +654,13 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 		}
 		return fmt.Sprintf("%s (over %d bursts)", usf(v), n)
 	}
-	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s, remote wakeup %s to the waker and %s to the wakee, start from idle %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
-		usf(m.IdleExit), usf(m.WakePreempt), usf(m.SwitchCost), cost(m.RemoteWakeCost, m.WakeCostSamples),
-		cost(m.RemoteWokenCost, m.WokenCostSamples), cost(m.IdleStartCost, m.IdleCostSamples), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
+	remote := fmt.Sprintf("%s to the waker and %s to the wakee", cost(m.RemoteWakeCost, m.WakeCostSamples), cost(m.RemoteWokenCost, m.WokenCostSamples))
+	if m.WakeCostSamples == 0 && m.WokenCostSamples == 0 {
+		remote = "not measurable (to the waker or the wakee)"
+	}
+	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s, remote wakeup %s, start from idle %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
+		usf(m.IdleExit), usf(m.WakePreempt), usf(m.SwitchCost), remote,
+		cost(m.IdleStartCost, m.IdleCostSamples), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
 }
 
 // eraHZNotes says, for each policy given an era preset whose kernels ticked

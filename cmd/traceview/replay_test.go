@@ -122,7 +122,7 @@ func TestReplayCLIErrors(t *testing.T) {
 		{[]string{"replay", "--policy", "eevdf", "--affinity", "sched-messaging=9", messaging2}, 2, "no such CPU among 2"},
 		{[]string{"replay", "--policy", "eevdf", "--nice", "hog=40", messaging2}, 2, "want a nice level -20..19"},
 		{[]string{"replay", "--policy", "eevdf", "--class", "hog=fifo:0", messaging2}, 2, "want an RT priority 1..99"},
-		{[]string{"replay", "--policy", "eevdf", "-o", "csv", messaging2}, 2, `-o "csv": want table or json`},
+		{[]string{"replay", "--policy", "eevdf", "-o", "xml", messaging2}, 2, `-o "xml": want table, json or csv`},
 		{[]string{"replay", "--policy", "eevdf", "../../testdata/traces/nosuch.perf.data"}, 1, "no such file"},
 		{[]string{"replay", "--policy", "eevdf", "--cpus", "0", messaging2}, 2, "--cpus 0: want 1..64"},
 		{[]string{"replay", "--policy", "eevdf", "--nice", "nosuch=0", messaging2}, 2, `selector "nosuch" matches no task`},
@@ -273,5 +273,37 @@ func TestReplayEraHZNote(t *testing.T) {
 	_, errs, code = runCLI(t, "replay", "--policy", "goodness24:era=2.4", "--hz", "100", "--no-self-replay", messaging2)
 	if code != 0 || strings.Contains(errs, "ticked at") {
 		t.Errorf("with --hz 100: exit %d, stderr %q; want no note", code, errs)
+	}
+}
+
+// -o csv: a header, then one line per policy and task; as-traced predicts
+// exactly what it observed (runtime, switches, delays equal column by
+// column), and the sched-messaging line of as-traced is perf's 730.484 ms
+// (730483611 ns, which perf prints rounded) with 1227 switches (recorded
+// + unrecorded).
+func TestReplayCSV(t *testing.T) {
+	out, errs, code := runCLI(t, "replay", "-o", "csv", "--policy", "as-traced", "--no-self-replay", messaging2)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "policy,cpus,task,makespan_obs_ns,makespan_pred_ns,runtime_obs_ns,runtime_pred_ns,switches_obs,switches_pred,") {
+		t.Fatalf("csv: %q", lines[:min(2, len(lines))])
+	}
+	found := false
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		if len(f) != 13 || f[3] != f[4] || f[5] != f[6] || f[7] != f[8] || f[9] != f[10] || f[11] != f[12] {
+			t.Errorf("as-traced line differs between observed and predicted: %q", l)
+		}
+		if f[2] == "sched-messaging" {
+			found = true
+			if f[5] != "730483611" || f[7] != "1227" {
+				t.Errorf("sched-messaging line %q: want runtime 730483611 ns, 1227 switches", l)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no sched-messaging line in %q", out)
 	}
 }
