@@ -307,3 +307,16 @@ func TestReplayCSV(t *testing.T) {
 		t.Errorf("no sched-messaging line in %q", out)
 	}
 }
+
+// 'traceview policies NAME' shows that policy alone; an unknown name is a
+// one-line usage error (exit 2) that lists the names.
+func TestPoliciesOne(t *testing.T) {
+	out, _, code := runCLI(t, "policies", "eevdf")
+	if code != 0 || !strings.HasPrefix(out, "eevdf: ") || strings.Contains(out, "\ncfs: ") || !strings.Contains(out, "base_slice") {
+		t.Errorf("policies eevdf: exit %d, output starting %q", code, out[:min(80, len(out))])
+	}
+	_, errs, code := runCLI(t, "policies", "nosuch")
+	if code != 2 || !strings.Contains(errs, `no policy "nosuch" (want one of as-traced, bfs, cfs, eevdf`) {
+		t.Errorf("policies nosuch: exit %d, stderr %q", code, errs)
+	}
+}
