@@ -111,7 +111,11 @@ How far to trust a prediction: every run first replays the trace under its
 recording kernel's policy (eevdf from Linux 6.6, cfs before) on its own CPUs
 and prints that self-replay's error ("self-replay ... within N %"), or a
 warning on stderr when it misses the bounds (runtime ±5 %, switches ±20 %,
-average delay ±25 %, makespan ±10 %). --no-self-replay skips it.
+average delay ±25 %, makespan ±10 %). --no-self-replay skips it. When tasks
+were inferred deadline-bound (they loop until a wall-clock time), each run is
+also replayed with them work-bound, and a note on stderr says when that
+changes the prediction beyond those bounds (-o json: kind_sensitivity);
+--until settles it.
 
 Policies (see 'traceview policies'): as-traced (the recorded schedule, an
 identity check), eevdf (Linux 6.6+), cfs (2.6.23-6.5), bfs, sd, o1,
@@ -324,6 +328,21 @@ type replayRunJSON struct {
 	// --no-self-replay); Assumptions counts what the model inferred.
 	SelfReplay  *report.ReplayTrust `json:"self_replay"`
 	Assumptions replayAssumptions   `json:"assumptions"`
+	// KindSensitivity is the same run with the tasks inferred
+	// deadline-bound taken as work-bound instead (null when no task was
+	// inferred deadline-bound or --until set them all).
+	KindSensitivity *kindSensitivity `json:"kind_sensitivity"`
+}
+
+// kindSensitivity says how far a run's prediction rests on the inferred
+// deadline-bound termination: the makespan and the rows that move beyond
+// their fidelity bound when those tasks are replayed work-bound (ending
+// after the CPU work they did in the trace).
+type kindSensitivity struct {
+	Tasks       []string             `json:"tasks"` // command names of the tasks inferred deadline-bound
+	MakespanNs  int64                `json:"makespan_ns"`
+	Changes     []report.ReplayCheck `json:"changes"` // observed = this run's prediction, predicted = the work-bound one
+	Conclusions bool                 `json:"changes_conclusion"`
 }
 
 // replayAssumptions counts the model's inferred causes and semantics by
@@ -542,8 +561,18 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		}
 		doc.Runs = append(doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
 			MakespanNs: res.Makespan, Stats: res.Stats, SelfReplay: trust, Assumptions: asm})
+		var ks *kindSensitivity
+		if sp.Info.Name != "as-traced" {
+			if ks, err = kindCheck(m, sp, ncpu, cfg, untilSet, res, pred, o.perTask); err != nil {
+				return err
+			}
+			doc.Runs[len(doc.Runs)-1].KindSensitivity = ks
+		}
 		if o.output == "table" {
 			writeReplayTable(out, sp.String(), res, obs, pred, doc.Makespan, o.rows, o.wide)
+		}
+		if ks != nil && ks.Conclusions {
+			fmt.Fprintln(errw, ks.note(sp.String(), res.Makespan))
 		}
 		if o.output == "csv" {
 			csvRows = append(csvRows, replayCSVRows(sp.String(), res, obs, pred, doc.Makespan)...)
@@ -870,6 +899,79 @@ func replayLatency(src trace.Source, perTask bool) (*report.LatencyResult, error
 // (replay.RecordingPolicy of the trace's release) on its own CPU count,
 // with the measured costs and no override, and scores it against the
 // recorded schedule as the fidelity suite does (report.ScoreReplay).
+// kindCheck replays run sp again with the tasks Extract inferred
+// deadline-bound (and --until did not set) taken as work-bound, and
+// returns how far that moves the prediction: the makespan and every row
+// that moves beyond its fidelity bound (report.ScoreReplay with this run's
+// prediction as the reference). nil when there is no such task.
+func kindCheck(m *replay.Model, sp policies.Spec, ncpu int, cfg replay.Config, untilSet map[int]bool,
+	res *replay.Result, pred *report.LatencyResult, perTask bool) (*kindSensitivity, error) {
+	alt := cfg
+	alt.Overrides = append([]replay.Override(nil), cfg.Overrides...)
+	names := map[string]bool{}
+	var tasks []string
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.Until != replay.UntilDeadline || !tk.UntilInferred || untilSet[i] {
+			continue
+		}
+		alt.Overrides = append(alt.Overrides, replay.Override{Sel: replay.Selector{PID: -1, TID: tk.TID},
+			Until: &replay.UntilOverride{Kind: replay.UntilWork}})
+		if !names[tk.Comm] {
+			names[tk.Comm] = true
+			tasks = append(tasks, tk.Comm)
+		}
+	}
+	if len(tasks) == 0 {
+		return nil, nil
+	}
+	pol, err := sp.New(ncpu)
+	if err != nil {
+		return nil, err
+	}
+	r2, err := replay.Simulate(m, pol, alt)
+	if err != nil {
+		return nil, err
+	}
+	p2, err := replayLatency(r2.Source(), perTask)
+	if err != nil {
+		return nil, err
+	}
+	ks := &kindSensitivity{Tasks: tasks, MakespanNs: r2.Makespan}
+	for _, c := range report.ScoreReplay("kind", pred, p2, res.Makespan, r2.Makespan) {
+		if !c.Pass() {
+			ks.Changes = append(ks.Changes, c)
+		}
+	}
+	ks.Conclusions = len(ks.Changes) > 0
+	return ks, nil
+}
+
+// note is the line a run whose conclusion depends on the inferred
+// deadline-bound termination prints on stderr.
+func (k *kindSensitivity) note(policy string, makespan int64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "note: %s: the prediction rests on %s being deadline-bound (inferred: looping until a wall-clock time); taken as work-bound (ending after the CPU work they did in the trace) it changes:",
+		policy, strings.Join(k.Tasks, ", "))
+	for n, c := range k.Changes {
+		if n == 3 {
+			fmt.Fprintf(&b, " and %d more", len(k.Changes)-3)
+			break
+		}
+		what := c.Metric
+		if c.Comm != "" {
+			what = c.Comm + " " + c.Metric
+		}
+		if c.Unit() == "ns" {
+			fmt.Fprintf(&b, " %s %s ms -> %s ms;", what, msf(c.Observed), msf(c.Predicted))
+		} else {
+			fmt.Fprintf(&b, " %s %d -> %d;", what, c.Observed, c.Predicted)
+		}
+	}
+	fmt.Fprintf(&b, " --until %s=work or %s=DURATION says which", k.Tasks[0], k.Tasks[0])
+	return b.String()
+}
+
 func selfReplay(m *replay.Model) (*report.ReplayTrust, error) {
 	spec := replay.RecordingPolicy(m.Meta.OSRelease)
 	specs, err := policies.ParseSpecs(spec)

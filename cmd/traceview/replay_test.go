@@ -320,3 +320,39 @@ func TestPoliciesOne(t *testing.T) {
 		t.Errorf("policies nosuch: exit %d, stderr %q", code, errs)
 	}
 }
+
+// A what-if whose conclusion rests on the inferred deadline-bound hogs
+// says so: nice.2cpu's three hogs on one CPU. Deadline-bound they stop at
+// 2 s; work-bound they must do the 3985.772 ms of CPU work the trace shows
+// (perf's Runtime of hog), which one CPU cannot do in less than that, so
+// the alternative makespan is at least 3985772087 ns and the note names
+// hog. The self-replay's conditions (2 CPUs) give no note.
+func TestReplayKindSensitivity(t *testing.T) {
+	out, errs, code := runCLI(t, "replay", "-o", "json", "--policy", "eevdf", "--cpus", "1", "--no-self-replay", nice2)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Runs []struct {
+			KindSensitivity *struct {
+				Tasks      []string `json:"tasks"`
+				MakespanNs int64    `json:"makespan_ns"`
+				Conclusion bool     `json:"changes_conclusion"`
+			} `json:"kind_sensitivity"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ks := doc.Runs[0].KindSensitivity
+	if ks == nil || !ks.Conclusion || len(ks.Tasks) != 1 || ks.Tasks[0] != "hog" || ks.MakespanNs < 3985772087 {
+		t.Errorf("kind sensitivity %+v; want hog, a conclusion changed, makespan >= 3985772087 ns", ks)
+	}
+	if !strings.Contains(errs, "note: eevdf: the prediction rests on hog being deadline-bound") {
+		t.Errorf("stderr lacks the note: %q", errs)
+	}
+	_, errs, code = runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", nice2)
+	if code != 0 || strings.Contains(errs, "rests on") {
+		t.Errorf("2 CPUs: exit %d, stderr %q; want no note", code, errs)
+	}
+}
