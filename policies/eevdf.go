@@ -380,19 +380,28 @@ func (p *EEVDF) pick(rq *erq, curr int) int {
 			return curr
 		}
 	}
+	// The queued entities (curr is not in the kernel's tree) by deadline;
+	// curr replaces the best of them only with a strictly earlier
+	// deadline (__pick_eevdf's found: "if (!best || (curr &&
+	// entity_before(curr, best))) best = curr", entity_before comparing
+	// deadlines, kernel/sched/fair.c v6.18), so a woken task whose
+	// deadline ties curr's runs first.
 	best, left := -1, -1
 	for _, id := range rq.q {
 		e := &p.e[id]
 		if left < 0 || e.v < p.e[left].v || e.v == p.e[left].v && id < left {
 			left = id
 		}
-		if !rq.eligible(e) {
+		if id == curr || !rq.eligible(e) {
 			continue
 		}
 		if best < 0 || e.deadline < p.e[best].deadline ||
 			e.deadline == p.e[best].deadline && (e.v < p.e[best].v || e.v == p.e[best].v && id < best) {
 			best = id
 		}
+	}
+	if curr >= 0 && (best < 0 || p.e[curr].deadline < p.e[best].deadline) {
+		return curr
 	}
 	if best < 0 {
 		return left

@@ -104,6 +104,31 @@ func TestEEVDFPick(t *testing.T) {
 	if got := p.pick(rq, -1); got != 1 {
 		t.Errorf("pick_eevdf = entity %d, want 1 (B)", got)
 	}
+	// B running (curr), A queued at v = 2 ms with B's deadline (5 ms):
+	// V = (2·1024 + 1·1024 + 4·2048)/4096 = 2.75 ms, both eligible. The
+	// queued entity wins the tie although curr's vruntime is lower: curr
+	// keeps the CPU only with a strictly earlier deadline (__pick_eevdf,
+	// kernel/sched/fair.c v6.18); with A's deadline at 5.1 ms, B stays.
+	p.e[0].v, p.e[0].deadline = 2*ms, 5*ms
+	rq.sumWK = 0
+	for _, id := range rq.q {
+		rq.sumWK += p.e[id].v * p.e[id].w
+	}
+	if V := rq.avg(); V != 2_750_000 {
+		t.Fatalf("avg_vruntime = %d ns, want 2750000", V)
+	}
+	if got := p.pick(rq, 1); got != 0 {
+		t.Errorf("pick_eevdf, curr B and A tied at 5 ms = entity %d, want 0 (A)", got)
+	}
+	p.e[0].deadline = 5100_000
+	if got := p.pick(rq, 1); got != 1 {
+		t.Errorf("pick_eevdf, curr B at 5 ms and A at 5.1 ms = entity %d, want 1 (B)", got)
+	}
+	p.e[0].v, p.e[0].deadline = 0, 6*ms
+	rq.sumWK = 0
+	for _, id := range rq.q {
+		rq.sumWK += p.e[id].v * p.e[id].w
+	}
 	// With B gone, A (deadline 6) is the only eligible one: V = (0·1024 +
 	// 4·2048)/3072 = 2.667 ms, C still not eligible.
 	rq.remove(1, &p.e[1])

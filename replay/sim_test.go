@@ -136,14 +136,16 @@ func TestDependencyWake(t *testing.T) {
 	// idle CPU 1 and b runs at once. With one LLC per CPU (llc_size=1, the
 	// default) b is queued behind a on CPU 0: at 3 ms a's first deadline
 	// (1.4 ms) has passed and its new one is 3 + 1.4 ms, b is placed at
-	// V = 3 ms with the same deadline, the tie goes to a; at the 4 ms tick
-	// the busy CPU kicks idle CPU 1 (nohz balance), which pulls b.
+	// V = 3 ms with the same deadline, and the tie goes to b: the running
+	// task keeps the CPU only with a strictly earlier deadline
+	// (__pick_eevdf, kernel/sched/fair.c v6.18), so b preempts a at 3 ms
+	// there too.
 	for _, tc := range []struct {
 		policy string
 		want   [2]int64
 	}{
 		{"eevdf:llc_size=0", [2]int64{3_000_000, 4_000_000}},
-		{"eevdf", [2]int64{4_000_000, 5_000_000}},
+		{"eevdf", [2]int64{3_000_000, 4_000_000}},
 	} {
 		res := simulate(t, m, tc.policy, Config{HZ: 250})
 		if iv := runs(res.Events())[2]; len(iv) != 1 || iv[0] != tc.want {
