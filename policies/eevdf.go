@@ -13,8 +13,10 @@ import "math/bits"
 //     v ≥ deadline, deadline = v + calc_delta_fair(slice) and resched if
 //     more than one entity is queued — only at a tick or another
 //     scheduling event (no HRTICK), so a slice rounds up to ticks;
-//   - pick_eevdf: the eligible entity with the earliest deadline (ties by
-//     vruntime), the leftmost if none is eligible; with RUN_TO_PARITY the
+//   - pick_eevdf: the eligible entity with the earliest deadline (ties
+//     among the queued ones by vruntime; the running one only with a
+//     strictly earlier deadline), the leftmost if none is eligible; with
+//     RUN_TO_PARITY the
 //     current entity is kept while eligible until its deadline moves
 //     (the 6.6 "vlag == deadline" protection; 6.17 narrowed it to the
 //     smallest queued slice, identical when all slices are equal);
