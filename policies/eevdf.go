@@ -338,6 +338,15 @@ func (p *EEVDF) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 	p.smp.peltEnqueue(t, cpu)
 }
 
+// DelayedOn implements DelayedQueue: the CPU whose runqueue holds t while
+// its dequeue is delayed.
+func (p *EEVDF) DelayedOn(t *Task) (int, bool) {
+	if t.ID < 0 || t.ID >= len(p.e) || !p.e[t.ID].delayed {
+		return -1, false
+	}
+	return p.e[t.ID].cpu, true
+}
+
 func (p *EEVDF) finishDelayed(rq *erq, id int, e *eent) {
 	p.updateLag(rq, e)
 	rq.remove(id, e)

@@ -245,3 +245,42 @@ func TestCFSTickLeftmost(t *testing.T) {
 		}
 	}
 }
+
+// TestEEVDFDelayedOn: A and B nice 0 on CPU 1; A has run 2 ms more than B
+// (vA = vB + 2 ms, so V = vB + 1 ms and A is not eligible: V < vA). A
+// sleeps: DELAY_DEQUEUE keeps it queued (delayed) on CPU 1, and DelayedOn
+// says so, for the Stack the simulator holds as well; woken there it is
+// requeued in place and no longer delayed. B, eligible, leaves at once.
+func TestEEVDFDelayedOn(t *testing.T) {
+	sim := newFakeSim(2)
+	p := NewEEVDF(nil, 2)
+	p.Init(sim)
+	a, b := sim.task(1), sim.task(1)
+	p.TaskNew(a)
+	p.TaskNew(b)
+	p.Enqueue(1, a, 0)
+	p.Enqueue(1, b, 0)
+	rq := &p.rqs[1]
+	rq.remove(a.ID, &p.e[a.ID])
+	p.e[a.ID].v = p.e[b.ID].v + 2_000_000
+	rq.add(a.ID, &p.e[a.ID])
+	if rq.eligible(&p.e[a.ID]) || !rq.eligible(&p.e[b.ID]) {
+		t.Fatalf("eligible: A %v, B %v; want false, true", rq.eligible(&p.e[a.ID]), rq.eligible(&p.e[b.ID]))
+	}
+	p.Dequeue(1, a, DequeueSleep)
+	var dq DelayedQueue = p
+	if cpu, ok := dq.DelayedOn(a); !ok || cpu != 1 {
+		t.Errorf("DelayedOn(A) = %d, %v; want 1, true", cpu, ok)
+	}
+	if cpu, ok := (&Stack{Fair: p}).DelayedOn(a); !ok || cpu != 1 {
+		t.Errorf("Stack.DelayedOn(A) = %d, %v; want 1, true", cpu, ok)
+	}
+	p.Enqueue(1, a, EnqueueWakeup)
+	if _, ok := dq.DelayedOn(a); ok {
+		t.Errorf("A still delayed after its wakeup")
+	}
+	p.Dequeue(1, b, DequeueSleep)
+	if _, ok := dq.DelayedOn(b); ok {
+		t.Errorf("B (eligible) delayed at its sleep")
+	}
+}

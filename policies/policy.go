@@ -277,6 +277,16 @@ type CostModel interface {
 	DecisionNS(cpu int, prev, next *Task) int64
 }
 
+// DelayedQueue is implemented by policies that keep a sleeping task
+// queued for a while (EEVDF's DELAY_DEQUEUE): DelayedOn returns the CPU
+// whose runqueue still holds t, if any. A wakeup of such a task does not
+// choose a CPU: try_to_wake_up finds it on_rq and requeues it where it is
+// (ttwu_runnable -> enqueue_task(ENQUEUE_DELAYED), kernel/sched/core.c
+// v6.12-v6.18), then checks wakeup preemption there.
+type DelayedQueue interface {
+	DelayedOn(t *Task) (cpu int, ok bool)
+}
+
 // Recorded is implemented by the as-traced policy: instead of making
 // decisions, the simulator re-emits the schedule recorded in the model.
 type Recorded interface {

@@ -153,6 +153,15 @@ func (s *Stack) Balance(cpu int, kind BalanceKind) {
 // TaskDead implements Policy.
 func (s *Stack) TaskDead(t *Task) { s.RT.TaskDead(t); s.Fair.TaskDead(t) }
 
+// DelayedOn implements DelayedQueue through the fair class, when it delays
+// dequeues.
+func (s *Stack) DelayedOn(t *Task) (int, bool) {
+	if d, ok := s.Fair.(DelayedQueue); ok {
+		return d.DelayedOn(t)
+	}
+	return -1, false
+}
+
 // ScanLength implements DecisionCoster when the fair policy does.
 func (s *Stack) ScanLength(cpu int) int {
 	if dc, ok := s.Fair.(DecisionCoster); ok {

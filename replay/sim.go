@@ -770,7 +770,15 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 	if sync {
 		flags |= policies.WakeSync
 	}
-	cpu := s.pol.SelectCPU(t, prev, waker, flags)
+	cpu := -1
+	if dq, ok := s.pol.(policies.DelayedQueue); ok {
+		if c, ok := dq.DelayedOn(t); ok {
+			cpu = c // still queued there: requeued in place, no CPU chosen
+		}
+	}
+	if cpu < 0 {
+		cpu = s.pol.SelectCPU(t, prev, waker, flags)
+	}
 	if cpu < 0 || cpu >= len(s.cpus) || !t.Affinity.Has(cpu) {
 		cpu = prev
 	}
