@@ -1,6 +1,11 @@
 package perfdata
 
-import "github.com/traceview/traceview/trace"
+import (
+	"unsafe"
+
+	"github.com/traceview/traceview/internal/pagetouch"
+	"github.com/traceview/traceview/trace"
+)
 
 // queue is the reordering window. perf writes each CPU's ring buffer in
 // turn, so the records of a data section are a concatenation of runs that
@@ -105,7 +110,9 @@ func (q *queue) newBlock() *block {
 		q.blocks = q.blocks[:n-1]
 		return b
 	}
-	return new(block)
+	b := new(block)
+	pagetouch.Bytes(unsafe.Pointer(b), unsafe.Sizeof(*b))
+	return b
 }
 
 // slot returns space for the next event (its old contents are garbage);

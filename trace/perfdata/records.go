@@ -125,7 +125,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	} else {
 		ev = r.q.slot()
 	}
-	*ev = trace.NewEvent(t, trace.CPU(cpu), a.dec.Kind)
+	ev.Reset(t, trace.CPU(cpu), a.dec.Kind)
 	if err := a.dec.Decode(raw, ev); err != nil {
 		r.q.release()
 		r.meta.Warnings.Add("bad-tracepoint", "perf.data: sample at offset %d: %v; skipped", off, err)
@@ -615,7 +615,7 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 			k = trace.KindExec
 		}
 		ev := r.q.slot()
-		*ev = trace.NewEvent(t, cpu, k)
+		ev.Reset(t, cpu, k)
 		ev.TID, ev.PID = tid, pid
 		ev.Comm = r.intern.Intern(cbytes(body[8:]))
 		if !synthesized {
