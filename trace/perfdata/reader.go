@@ -405,6 +405,7 @@ func (r *Reader) Stats() *Stats { return &r.stats }
 // input). It does not close the input.
 func (r *Reader) Close() error {
 	r.stopPredecode() // before the mapping goes
+	r.q.stopPrepare()
 	r.decomp.close()
 	r.decomp = nil
 	r.pre.stop()
@@ -612,6 +613,9 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 	if !r.pdStarted {
 		r.pdStarted = true
 		r.startPredecode()
+		if r.mm != nil && r.mend-r.mpos >= prepareMin {
+			r.q.prepare(prepareBlocks)
+		}
 	}
 	for {
 		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.q.minTime() <= r.flushLimit || r.markOK && r.q.minTime() <= r.mark) {
@@ -769,6 +773,13 @@ func (r *Reader) advise(size int) {
 	}
 	r.adv.reqs <- q
 }
+
+// A mapped data section of prepareMin bytes or more has prepareBlocks
+// blocks of the reordering window made ahead (queue.prepare).
+const (
+	prepareMin    = 32 << 20
+	prepareBlocks = 128
+)
 
 // dropEvery is how many bytes of a mapped data section the reader passes
 // before it releases them (dropMapped): one madvise call per 4 MiB.
