@@ -539,9 +539,6 @@ func (l *latency) hooks() schedule.Hooks {
 }
 
 func (l *latency) event(e *trace.Event, warns *trace.Warnings) {
-	if l.sched != nil {
-		defer l.sched.Observe(e)
-	}
 	c := l.cpu(e.CPU)
 	if c != nil && e.CurTID >= 0 {
 		switch e.Kind {
@@ -593,6 +590,12 @@ func (l *latency) event(e *trace.Event, warns *trace.Warnings) {
 				l.cpus[i].lost = true
 			}
 		}
+	}
+	if l.sched != nil {
+		// After the rows' own bookkeeping (perf's thread objects first
+		// met here), as a deferred call would, without a defer's cost per
+		// event.
+		l.sched.Observe(e)
 	}
 }
 

@@ -106,6 +106,7 @@ type Reader struct {
 	attrs          []*attr
 	byID           map[uint64]*attr
 	idCache        idCache
+	idPos          int // sampleIDPos of the first attribute
 	descs          []eventDesc
 	formats        map[int]*tpformat.Format
 	decoders       map[int]*tpformat.SchedDecoder // by format ID
@@ -388,6 +389,7 @@ func (r *Reader) readFileHeader(ra interface {
 func (r *Reader) addAttr(a *attr) {
 	a.index = len(r.attrs)
 	r.attrs = append(r.attrs, a)
+	r.idPos = sampleIDPos(r.attrs[0].sampleType)
 	for _, id := range a.ids {
 		r.byID[id] = a
 	}

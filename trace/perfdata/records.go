@@ -26,20 +26,28 @@ func (r *Reader) attrOfSampleCached(rec []byte, c *idCache) *attr {
 	if len(r.attrs) == 0 {
 		return nil
 	}
-	st := r.attrs[0].sampleType
-	var pos int
-	switch {
-	case st&sampleIdentifier != 0:
-		pos = 8
-	case st&sampleID != 0:
-		pos = 8 + 8*popcount(st&(sampleIP|sampleTID|sampleTime|sampleAddr))
-	default:
+	pos := r.idPos
+	if pos == 0 {
 		return r.attrs[0]
 	}
 	if pos+8 > len(rec) {
 		return nil
 	}
 	return r.attrByIDCached(r.end.Uint64(rec[pos:]), c)
+}
+
+// sampleIDPos is where a sample's id is, by the first attribute's
+// sample_type (they all share it): the IDENTIFIER (the first u64 after
+// the header) or the ID after the fields before it; 0 when samples carry
+// no id.
+func sampleIDPos(st uint64) int {
+	switch {
+	case st&sampleIdentifier != 0:
+		return 8
+	case st&sampleID != 0:
+		return 8 + 8*popcount(st&(sampleIP|sampleTID|sampleTime|sampleAddr))
+	}
+	return 0
 }
 
 // attrByID looks a sample id up through the reader's idCache in front of

@@ -538,6 +538,14 @@ func (b *Builder) task(tid trace.TID, pid trace.PID, comm string) *Task {
 // Observe feeds one event. Events must come in time order per CPU (a
 // trace.Source's order).
 func (b *Builder) Observe(e *trace.Event) {
+	b.observe(e)
+	if len(b.rqDirty) > 0 {
+		b.flushRunqueue(e.Time)
+	}
+}
+
+// observe is Observe but for the runqueue lengths the event changed.
+func (b *Builder) observe(e *trace.Event) {
 	// Records synthesized at record start (perf's COMM and FORK of the
 	// tasks already running) may carry time 0: the trace starts at the
 	// first real timestamp.
@@ -554,7 +562,6 @@ func (b *Builder) Observe(e *trace.Event) {
 		b.schedLast, b.haveSched = max(b.schedLast, e.Time), true
 	}
 	c := b.cpu(e.CPU)
-	defer b.flushRunqueue(e.Time)
 	if e.Kind == trace.KindLost {
 		b.lostEvent(e, c)
 		if c != nil {
