@@ -388,6 +388,7 @@ func (r *Reader) readFileHeader(ra interface {
 // addAttr registers an attribute and its sample ids.
 func (r *Reader) addAttr(a *attr) {
 	a.index = len(r.attrs)
+	a.layout.sched = a.layout == schedLayout && !r.end.Big
 	r.attrs = append(r.attrs, a)
 	r.idPos = sampleIDPos(r.attrs[0].sampleType)
 	for _, id := range a.ids {

@@ -1,6 +1,10 @@
 package perfdata
 
-import "github.com/traceview/traceview/trace"
+import (
+	"encoding/binary"
+
+	"github.com/traceview/traceview/trace"
+)
 
 // attrOfSample finds the attribute of a PERF_RECORD_SAMPLE: by its
 // IDENTIFIER (first u64) or ID (at the position the first attribute's
@@ -105,7 +109,16 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	t, hasTime := r.maxTime, false
 	cpu := int32(-1)
 	var chain, raw []byte // the callchain's ips (nr * 8 bytes), the RAW payload
-	if l := &a.layout; l.fixed && l.raw+4 <= len(rec) && int(r.end.Uint32(rec[l.raw:])) <= len(rec)-l.raw-4 {
+	if l := &a.layout; l.sched && len(rec) >= 60 && int(binary.LittleEndian.Uint32(rec[56:60])) <= len(rec)-60 {
+		// The same as below for perf sched record's layout, at constant
+		// offsets: no test per field (the fields were half the
+		// instructions of a skipped sample).
+		le := binary.LittleEndian
+		pid, tid = int32(le.Uint32(rec[24:28])), int32(le.Uint32(rec[28:32]))
+		t, hasTime = int64(le.Uint64(rec[32:40])), true
+		cpu = int32(le.Uint32(rec[40:44]))
+		raw = rec[60 : 60+int(le.Uint32(rec[56:60]))]
+	} else if l.fixed && l.raw+4 <= len(rec) && int(r.end.Uint32(rec[l.raw:])) <= len(rec)-l.raw-4 {
 		o := r.end
 		if l.tid >= 0 {
 			pid, tid = int32(o.Uint32(rec[l.tid:])), int32(o.Uint32(rec[l.tid+4:]))
