@@ -159,6 +159,7 @@ type Reader struct {
 	pdStarted  bool
 	recPos     int
 	predecoded uint64 // samples the goroutines decoded (for the tests)
+	wasSkipped bool   // the last record was a sample of a kind skipped (skipped)
 }
 
 // NewReader reads the header of a perf.data stream and, in file mode, its
@@ -621,7 +622,7 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 		}
 	}
 	for {
-		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.q.minTime() <= r.flushLimit || r.markOK && r.q.minTime() <= r.mark) {
+		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.releasable(r.q.minTime())) {
 			if r.forced > 0 {
 				r.forced--
 			}
@@ -654,6 +655,14 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 			r.direct = dst
 		}
 		err := r.step()
+		// A sample of a kind the consumer skips changes neither the
+		// window nor what may leave it: read on (three records in four
+		// for map).
+		for err == nil && r.wasSkipped && !r.eof {
+			r.wasSkipped = false
+			err = r.step()
+		}
+		r.wasSkipped = false
 		r.direct = nil
 		if r.delivered {
 			r.delivered = false
@@ -673,6 +682,12 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 			r.meta.Warnings.Add("reorder-window-full", "perf.data: more than %d events pending between round marks; released early (bounded memory)", r.MaxPending)
 		}
 	}
+}
+
+// releasable reports whether an event at time t may leave the window: at
+// or before the last round's flush limit or the CPU mark.
+func (r *Reader) releasable(t int64) bool {
+	return t <= r.flushLimit || r.markOK && t <= r.mark
 }
 
 // truncated ends the stream at a record cut short by the end of the input

@@ -162,6 +162,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 // skipped is what the reader learns from a sample of a kind the consumer
 // asked to leave out (SkipKinds): its task's pid and its time.
 func (r *Reader) skipped(pid, tid int32, t int64, hasTime bool) {
+	r.wasSkipped = true
 	if tid >= 0 {
 		r.learnPID(trace.TID(tid), trace.PID(pid))
 	}
