@@ -57,6 +57,7 @@ type SchedDecoder struct {
 	// loads and two compares instead of a NUL scan and a hash (task names
 	// repeat in nearly every event).
 	commCache [256]commEntry
+	lastName  commEntry // the entry cached returned last
 }
 
 type commEntry struct {
@@ -155,6 +156,27 @@ type fastLayout struct {
 	ok                                      bool
 	commonPID, pid, prio, nextPID, nextPrio int // -1: no such field
 	prevState, targetCPU, flags, runtime    int
+	comm, nextComm                          nameField
+}
+
+// nameField is where a task name is: a char[16] at fixed (else -1), or a
+// __data_loc descriptor at loc (else -1); neither: read through str.
+type nameField struct {
+	fd         *Field
+	fixed, loc int
+}
+
+// nameFieldOf returns fd's nameField in a payload of at least minLen bytes.
+func nameFieldOf(fd *Field, minLen int) nameField {
+	n := nameField{fd: fd, fixed: -1, loc: -1}
+	switch {
+	case fd == nil || fd.RelLoc:
+	case !fd.DataLoc && fd.Size == 16 && fd.End() <= minLen:
+		n.fixed = fd.Offset
+	case fd.DataLoc && fd.Size == 4 && fd.End() <= minLen:
+		n.loc = fd.Offset
+	}
+	return n
 }
 
 // fastLayout returns d's fastLayout; ok is false when a field is not
@@ -199,6 +221,7 @@ func (d *SchedDecoder) fastLayout() fastLayout {
 	if d.comm == nil {
 		l.ok = false
 	}
+	l.comm, l.nextComm = nameFieldOf(d.comm, d.minLen), nameFieldOf(d.nextComm, d.minLen)
 	return l
 }
 
@@ -214,7 +237,7 @@ func (d *SchedDecoder) decodeFast(raw []byte, ev *trace.Event) {
 		ev.CurTID = trace.TID(le32(raw, l.commonPID))
 	}
 	ev.TID = trace.TID(le32(raw, l.pid))
-	ev.Comm = d.str(d.comm, raw)
+	ev.Comm = d.name(&l.comm, raw)
 	if l.prio >= 0 {
 		ev.Prio = le32(raw, l.prio)
 	}
@@ -222,7 +245,7 @@ func (d *SchedDecoder) decodeFast(raw []byte, ev *trace.Event) {
 	case trace.KindSwitch:
 		ev.PrevState = d.State.Decode(binary.LittleEndian.Uint64(raw[l.prevState:]))
 		ev.NextTID = trace.TID(le32(raw, l.nextPID))
-		ev.NextComm = d.str(d.nextComm, raw)
+		ev.NextComm = d.name(&l.nextComm, raw)
 		if l.nextPrio >= 0 {
 			ev.NextPrio = le32(raw, l.nextPrio)
 		}
@@ -271,14 +294,43 @@ func (d *SchedDecoder) str(fd *Field, raw []byte) string {
 	default:
 		return d.intern.Intern(fd.BytesE(raw, d.order))
 	}
+	return d.cached(&key, fd, raw)
+}
+
+// name is str for a field of the fast layout (little-endian), its kind
+// and place worked out once (nameField).
+func (d *SchedDecoder) name(n *nameField, raw []byte) string {
+	var key [16]byte
+	switch {
+	case n.fixed >= 0:
+		key = [16]byte(raw[n.fixed : n.fixed+16])
+	case n.loc >= 0:
+		loc := binary.LittleEndian.Uint32(raw[n.loc:])
+		off, size := int(loc&0xffff), int(loc>>16)
+		if size > 16 || off+size > len(raw) {
+			return d.intern.Intern(n.fd.BytesE(raw, d.order))
+		}
+		copy(key[:], raw[off:off+size])
+	default:
+		return d.str(n.fd, raw)
+	}
+	return d.cached(&key, n.fd, raw)
+}
+
+// cached returns the name of key (see str) from the name cache, decoding
+// fd when it is not there. The name met last is checked first: most
+// events in a row name the same tasks.
+func (d *SchedDecoder) cached(key *[16]byte, fd *Field, raw []byte) string {
 	w0, w1 := binary.LittleEndian.Uint64(key[:8]), binary.LittleEndian.Uint64(key[8:])
-	e := &d.commCache[((w0^w1<<1)*0x9e3779b97f4a7c15)>>56]
-	if e.ok && e.w0 == w0 && e.w1 == w1 {
+	if e := &d.lastName; e.ok && e.w0 == w0 && e.w1 == w1 {
 		return e.s
 	}
-	s := d.intern.Intern(fd.BytesE(raw, d.order))
-	*e = commEntry{w0: w0, w1: w1, s: s, ok: true}
-	return s
+	e := &d.commCache[((w0^w1<<1)*0x9e3779b97f4a7c15)>>56]
+	if !e.ok || e.w0 != w0 || e.w1 != w1 {
+		*e = commEntry{w0: w0, w1: w1, s: d.intern.Intern(fd.BytesE(raw, d.order)), ok: true}
+	}
+	d.lastName = *e
+	return e.s
 }
 
 // Decode fills ev (which the caller has prepared with trace.NewEvent: time,
