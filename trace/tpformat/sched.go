@@ -157,6 +157,51 @@ type fastLayout struct {
 	commonPID, pid, prio, nextPID, nextPrio int // -1: no such field
 	prevState, targetCPU, flags, runtime    int
 	comm, nextComm                          nameField
+	// std is the kernel's own layout that decodeFast reads at constant
+	// offsets, when the format has it (stdLayout).
+	std int
+}
+
+// The layouts of the kinds most events have, as the kernels of the shared
+// traces and the bench file of docs/latency.md write them (common fields in
+// the first 8 bytes, common_pid at 4, common_flags at 2): decodeFast reads
+// them at constant offsets, one bounds check for all.
+const (
+	stdNone = iota
+	// sched_switch since Linux 4.x: prev_comm[16] 8, prev_pid 24,
+	// prev_prio 28, prev_state (long) 32, next_comm[16] 40, next_pid 56,
+	// next_prio 60.
+	stdSwitch
+	// sched_waking, sched_wakeup, sched_wakeup_new since Linux 4.x:
+	// comm[16] 8, pid 24, prio 28, target_cpu 32.
+	stdWakeup
+	// sched_stat_runtime since Linux 6.x: __data_loc comm 8, pid 12,
+	// runtime (u64) 16.
+	stdRuntime
+)
+
+// stdLayout returns the std of a fastLayout.
+func (l *fastLayout) stdLayout(k trace.Kind) int {
+	if !l.ok || l.commonPID != 4 {
+		return stdNone
+	}
+	switch k {
+	case trace.KindSwitch:
+		if l.comm.fixed == 8 && l.pid == 24 && l.prio == 28 && l.prevState == 32 &&
+			l.nextComm.fixed == 40 && l.nextPID == 56 && l.nextPrio == 60 {
+			return stdSwitch
+		}
+	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
+		if l.comm.fixed == 8 && l.pid == 24 && l.prio == 28 && l.targetCPU == 32 &&
+			(l.flags == 2 || l.flags < 0 && k == trace.KindWakeupNew) {
+			return stdWakeup
+		}
+	case trace.KindRuntime:
+		if l.comm.loc == 8 && l.pid == 12 && l.prio < 0 && l.runtime == 16 {
+			return stdRuntime
+		}
+	}
+	return stdNone
 }
 
 // nameField is where a task name is: a char[16] at fixed (else -1), or a
@@ -222,6 +267,7 @@ func (d *SchedDecoder) fastLayout() fastLayout {
 		l.ok = false
 	}
 	l.comm, l.nextComm = nameFieldOf(d.comm, d.minLen), nameFieldOf(d.nextComm, d.minLen)
+	l.std = l.stdLayout(d.Kind)
 	return l
 }
 
@@ -232,6 +278,50 @@ func le32(raw []byte, off int) int32 { return int32(binary.LittleEndian.Uint32(r
 // decoder has a fastLayout.
 func (d *SchedDecoder) decodeFast(raw []byte, ev *trace.Event) {
 	l := &d.fast
+	le := binary.LittleEndian
+	switch l.std {
+	case stdSwitch:
+		_ = raw[63] // minLen: every field is in the format's fixed part
+		ev.Kind = d.Kind
+		ev.CurTID, ev.TID = trace.TID(int32(le.Uint32(raw[4:8]))), trace.TID(int32(le.Uint32(raw[24:28])))
+		key := [16]byte(raw[8:24])
+		ev.Comm = d.cached(&key, d.comm, raw)
+		ev.Prio = int32(le.Uint32(raw[28:32]))
+		ev.PrevState = d.State.Decode(le.Uint64(raw[32:40]))
+		ev.NextTID = trace.TID(int32(le.Uint32(raw[56:60])))
+		key = [16]byte(raw[40:56])
+		ev.NextComm = d.cached(&key, d.nextComm, raw)
+		ev.NextPrio = int32(le.Uint32(raw[60:64]))
+		if ev.TID == 0 {
+			ev.PID = 0
+		}
+		if ev.NextTID == 0 {
+			ev.NextPID = 0
+		}
+		return
+	case stdWakeup:
+		_ = raw[35]
+		ev.Kind = d.Kind
+		ev.CurTID, ev.TID = trace.TID(int32(le.Uint32(raw[4:8]))), trace.TID(int32(le.Uint32(raw[24:28])))
+		key := [16]byte(raw[8:24])
+		ev.Comm = d.cached(&key, d.comm, raw)
+		ev.Prio = int32(le.Uint32(raw[28:32]))
+		ev.TargetCPU = trace.CPU(int32(le.Uint32(raw[32:36])))
+		if d.Kind != trace.KindWakeupNew {
+			ev.FromIRQ = trace.No
+			if raw[2]&(traceFlagHardIRQ|traceFlagSoftIRQ|traceFlagNMI) != 0 {
+				ev.FromIRQ = trace.Yes
+			}
+		}
+		return
+	case stdRuntime:
+		_ = raw[23]
+		ev.Kind = d.Kind
+		ev.CurTID, ev.TID = trace.TID(int32(le.Uint32(raw[4:8]))), trace.TID(int32(le.Uint32(raw[12:16])))
+		ev.Comm = d.name(&l.comm, raw)
+		ev.Runtime = int64(le.Uint64(raw[16:24]))
+		return
+	}
 	ev.Kind = d.Kind
 	if l.commonPID >= 0 {
 		ev.CurTID = trace.TID(le32(raw, l.commonPID))

@@ -314,6 +314,11 @@ func TestSchedDecoder(t *testing.T) {
 					if d.fast.ok != (order == binary.LittleEndian) {
 						t.Errorf("fast layout %v for %s", d.fast.ok, order)
 					}
+					// These formats are the kernels' own layouts
+					// (constant offsets).
+					if d.fast.ok && d.fast.std == stdNone {
+						t.Errorf("%s: not read at constant offsets: %+v", c.format, d.fast)
+					}
 				}
 				if d.fast.ok {
 					d.fast.ok = false
