@@ -117,7 +117,8 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		pid, tid = int32(le.Uint32(rec[24:28])), int32(le.Uint32(rec[28:32]))
 		t, hasTime = int64(le.Uint64(rec[32:40])), true
 		cpu = int32(le.Uint32(rec[40:44]))
-		raw = rec[60 : 60+int(le.Uint32(rec[56:60]))]
+		raw = rec[60:]
+		raw = raw[:le.Uint32(rec[56:60])]
 	} else if l.fixed && l.raw+4 <= len(rec) && int(r.end.Uint32(rec[l.raw:])) <= len(rec)-l.raw-4 {
 		o := r.end
 		if l.tid >= 0 {
