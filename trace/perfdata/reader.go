@@ -800,8 +800,11 @@ const (
 )
 
 // dropEvery is how many bytes of a mapped data section the reader passes
-// before it releases them (dropMapped): one madvise call per 4 MiB.
-var dropEvery = 4 << 20 // a variable for the tests
+// before it releases them (dropMapped): one madvise call per 2 MiB. (With
+// 4 MiB, the faster reader of 2026-12-03 left up to three strides of the
+// file resident, populated ahead and not yet dropped: a median peak RSS of
+// 60 MB against 52 MB on the bench file of docs/latency.md.)
+var dropEvery = 2 << 20 // a variable for the tests
 
 // peek returns the next n bytes of the data section without consuming
 // them (fewer and io.EOF at its end), valid until the next read.
