@@ -535,6 +535,7 @@ func (l *latency) hooks() schedule.Hooks {
 				task(iv.Task).onCPU += iv.End - iv.Start
 			}
 		},
+		RunningOnly: true,
 	}
 }
 
@@ -1102,6 +1103,7 @@ func chainHooks(a, b schedule.Hooks) schedule.Hooks {
 	h := b
 	h.Delay = chain1(a.Delay, b.Delay)
 	h.State = chain1(a.State, b.State)
+	h.RunningOnly = (a.State == nil || a.RunningOnly) && (b.State == nil || b.RunningOnly)
 	switch {
 	case b.Runtime == nil:
 		h.Runtime = a.Runtime

@@ -249,6 +249,10 @@ type Hooks struct {
 	Run func(r *Run)
 	// State is called when a task leaves a state.
 	State func(iv *Interval)
+	// RunningOnly says that State wants the intervals of StateRunning
+	// only: the others are not built (a report that sums CPU time saves
+	// two intervals a switch).
+	RunningOnly bool
 	// Delay is called at each switch-in (or recovered switch-in) that ends
 	// a delay, zero-length ones included, and lossy ones too (Delay.Lossy)
 	// so that a caller can count them per row.
@@ -805,7 +809,7 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 		return
 	}
 	t.lastOff = end
-	if b.hooks.State == nil {
+	if b.hooks.State == nil || b.hooks.RunningOnly && st != StateRunning {
 		return
 	}
 	if f := b.opts.Filter; f != nil {
