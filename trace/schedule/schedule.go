@@ -741,6 +741,9 @@ func (b *Builder) dequeue(t *Task) {
 }
 
 func (b *Builder) dirty(cpu trace.CPU) {
+	if b.hooks.Runqueue == nil {
+		return // nobody to tell
+	}
 	for _, c := range b.rqDirty {
 		if c == cpu {
 			return
