@@ -618,7 +618,15 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 		r.pdStarted = true
 		r.startPredecode()
 		if r.mm != nil && r.mend-r.mpos >= prepareMin {
-			r.q.prepare(prepareBlocks)
+			n := prepareBlocks
+			if r.skip[trace.KindRuntime] {
+				// sched_stat_runtime is about half of what perf sched
+				// record writes: the window holds half the blocks
+				// (timehist, map), and made ahead they would count in
+				// the peak RSS unused.
+				n /= 2
+			}
+			r.q.prepare(n)
 		}
 	}
 	for {
