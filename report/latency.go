@@ -325,8 +325,15 @@ type cpuState struct {
 }
 
 type latency struct {
-	opts       LatencyOptions
-	threads    tidmap.Map[trace.TID, *latThread]
+	opts    LatencyOptions
+	threads tidmap.Map[trace.TID, *latThread]
+	// byTask caches, by schedule.Task.ID, the row the schedule's hooks
+	// charge: their two or three lookups an event (a tidmap slot and a
+	// thread object each, far apart in memory) become one slice read.
+	// gen counts setThread calls: an entry from an older generation may
+	// name a TID's previous thread object.
+	byTask     []taskCache
+	gen        uint64
 	tasks      []*latTask
 	cpus       []cpuState
 	diag       LatencyDiagnostics
@@ -461,7 +468,17 @@ func (l *latency) cpu(c trace.CPU) *cpuState {
 func (l *latency) lookup(tid trace.TID) *latThread { return l.threads.Get(tid) }
 
 // setThread makes th the current thread object of its TID.
-func (l *latency) setThread(th *latThread) { l.threads.Set(th.tid, th) }
+func (l *latency) setThread(th *latThread) {
+	l.threads.Set(th.tid, th)
+	l.gen++ // byTask's entries may name the TID's previous object
+}
+
+// taskCache is what the hooks found for a schedule task (latency.byTask):
+// its row, valid while no thread object was made since (gen).
+type taskCache struct {
+	t   *latTask
+	gen uint64
+}
 
 // thread is perf's machine__findnew_thread(machine, pid, tid).
 func (l *latency) thread(tid trace.TID, pid trace.PID) *latThread {
@@ -496,7 +513,19 @@ func (l *latency) task(th *latThread) (t *latTask, created bool) {
 // the task's current thread object (the one perf would charge).
 func (l *latency) hooks() schedule.Hooks {
 	task := func(st *schedule.Task) *latTask {
+		if st.ID < len(l.byTask) {
+			if c := &l.byTask[st.ID]; c.t != nil && c.gen == l.gen {
+				if th := c.t.th; st.PID >= 0 && th.pid < 0 {
+					th.pid = st.PID // as thread would
+				}
+				return c.t
+			}
+		}
 		t, _ := l.task(l.thread(st.TID, st.PID))
+		if st.ID >= len(l.byTask) {
+			l.byTask = append(l.byTask, make([]taskCache, st.ID+1-len(l.byTask)+len(l.byTask)/2)...)
+		}
+		l.byTask[st.ID] = taskCache{t: t, gen: l.gen}
 		return t
 	}
 	return schedule.Hooks{
