@@ -333,8 +333,15 @@ type cpuState struct {
 }
 
 type latency struct {
-	opts       LatencyOptions
-	threads    tidmap.Map[trace.TID, *latThread]
+	opts    LatencyOptions
+	threads tidmap.Map[trace.TID, *latThread]
+	// byTask caches, by schedule.Task.ID, the row the schedule's hooks
+	// charge: their two or three lookups an event (a tidmap slot and a
+	// thread object each, far apart in memory) become one slice read.
+	// gen counts setThread calls: an entry from an older generation may
+	// name a TID's previous thread object.
+	byTask     []taskCache
+	gen        uint64
 	tasks      []*latTask
 	cpus       []cpuState
 	diag       LatencyDiagnostics
@@ -469,7 +476,17 @@ func (l *latency) cpu(c trace.CPU) *cpuState {
 func (l *latency) lookup(tid trace.TID) *latThread { return l.threads.Get(tid) }
 
 // setThread makes th the current thread object of its TID.
-func (l *latency) setThread(th *latThread) { l.threads.Set(th.tid, th) }
+func (l *latency) setThread(th *latThread) {
+	l.threads.Set(th.tid, th)
+	l.gen++ // byTask's entries may name the TID's previous object
+}
+
+// taskCache is what the hooks found for a schedule task (latency.byTask):
+// its row, valid while no thread object was made since (gen).
+type taskCache struct {
+	t   *latTask
+	gen uint64
+}
 
 // thread is perf's machine__findnew_thread(machine, pid, tid).
 func (l *latency) thread(tid trace.TID, pid trace.PID) *latThread {
@@ -504,7 +521,19 @@ func (l *latency) task(th *latThread) (t *latTask, created bool) {
 // the task's current thread object (the one perf would charge).
 func (l *latency) hooks() schedule.Hooks {
 	task := func(st *schedule.Task) *latTask {
+		if st.ID < len(l.byTask) {
+			if c := &l.byTask[st.ID]; c.t != nil && c.gen == l.gen {
+				if th := c.t.th; st.PID >= 0 && th.pid < 0 {
+					th.pid = st.PID // as thread would
+				}
+				return c.t
+			}
+		}
 		t, _ := l.task(l.thread(st.TID, st.PID))
+		if st.ID >= len(l.byTask) {
+			l.byTask = append(l.byTask, make([]taskCache, st.ID+1-len(l.byTask)+len(l.byTask)/2)...)
+		}
+		l.byTask[st.ID] = taskCache{t: t, gen: l.gen}
 		return t
 	}
 	return schedule.Hooks{
@@ -543,13 +572,11 @@ func (l *latency) hooks() schedule.Hooks {
 				task(iv.Task).onCPU += iv.End - iv.Start
 			}
 		},
+		RunningOnly: true,
 	}
 }
 
 func (l *latency) event(e *trace.Event, warns *trace.Warnings) {
-	if l.sched != nil {
-		defer l.sched.Observe(e)
-	}
 	c := l.cpu(e.CPU)
 	if c != nil && e.CurTID >= 0 {
 		switch e.Kind {
@@ -601,6 +628,12 @@ func (l *latency) event(e *trace.Event, warns *trace.Warnings) {
 				l.cpus[i].lost = true
 			}
 		}
+	}
+	if l.sched != nil {
+		// After the rows' own bookkeeping (perf's thread objects first
+		// met here), as a deferred call would, without a defer's cost per
+		// event.
+		l.sched.Observe(e)
 	}
 }
 
@@ -1111,6 +1144,7 @@ func chainHooks(a, b schedule.Hooks) schedule.Hooks {
 	h := b
 	h.Delay = chain1(a.Delay, b.Delay)
 	h.State = chain1(a.State, b.State)
+	h.RunningOnly = (a.State == nil || a.RunningOnly) && (b.State == nil || b.RunningOnly)
 	switch {
 	case b.Runtime == nil:
 		h.Runtime = a.Runtime

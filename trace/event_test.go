@@ -20,3 +20,12 @@ func TestKindFields(t *testing.T) {
 		}
 	}
 }
+
+// Reset gives NewEvent's event, whatever the event held before.
+func TestEventReset(t *testing.T) {
+	e := Event{Time: 9, CPU: 3, Kind: KindFork, TID: 5, Comm: "x", ChildComm: "y", Runtime: 7, Count: 2, Cgroup: 4, Stack: 1, FromIRQ: Yes}
+	e.Reset(12, 1, KindSwitch)
+	if want := NewEvent(12, 1, KindSwitch); e != want {
+		t.Errorf("Reset: %+v, want %+v", e, want)
+	}
+}

@@ -42,7 +42,7 @@ func ReadPointers(src Source, b *EventBatch) error {
 }
 
 // prefetchBatch is how many events the reading goroutine hands over at a
-// time, and prefetchDepth how many batches may wait (about 7 MiB in all,
+// time, and prefetchDepth how many batches may wait (about 5.4 MiB in all,
 // with the two in use).
 // Each handover that finds the other goroutine parked costs a wakeup
 // (futex, then the Go scheduler), 50-100 us on this 2-vCPU VM: with 1024
@@ -53,9 +53,13 @@ func ReadPointers(src Source, b *EventBatch) error {
 // take turns being the slower one (the reader still waited 85-92 ms of a
 // run for a free batch with 4 of them): 8 waiting batches gave medians of
 // 0.68 s against 0.76 s in 5 alternating runs (load 2-4), for 2.7 MiB more.
+// Since the reader became the slower side for good (2026-12-03: it waits
+// 0.1-0.2 ms a run for a free batch), 3, 6, 8 and 16 time the same within
+// the noise; 6, because the batches' pages are now all written when made
+// (NewEventBatch) and count in the peak RSS.
 const (
 	prefetchBatch = 4096
-	prefetchDepth = 8
+	prefetchDepth = 6
 )
 
 type prefetchedBatch struct {
@@ -101,9 +105,21 @@ func Prefetch(src Source, stacks func([]Stack)) *Prefetcher {
 		done:   make(chan struct{}),
 		stacks: stacks,
 	}
-	for i := 0; i < prefetchDepth+2; i++ {
-		p.putFree(NewEventBatch(prefetchBatch))
-	}
+	// The reader starts with one batch; the others (6 MiB, a page fault
+	// per 4 KiB: 6.5 ms on the bench file of docs/latency.md, before the
+	// reader could start) are made on a goroutine of their own, on the
+	// CPU the consumer leaves idle while the reader fills its first batch.
+	p.putFree(NewEventBatch(prefetchBatch))
+	go func() {
+		for i := 1; i < prefetchDepth+2; i++ {
+			select {
+			case <-p.stop:
+				return
+			default:
+			}
+			p.putFree(NewEventBatch(prefetchBatch))
+		}
+	}()
 	go p.read(src)
 	return p
 }

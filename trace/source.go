@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/traceview/traceview/internal/pagetouch"
 )
 
 // Source is a time-ordered stream of scheduler events: a trace file being
@@ -52,9 +54,13 @@ type EventBatch struct {
 	Held any
 }
 
-// NewEventBatch returns an empty batch of capacity n.
+// NewEventBatch returns an empty batch of capacity n. Every page of its
+// Store is written once (pagetouch): a batch waits for its first use while
+// the garbage collector may scan it.
 func NewEventBatch(n int) *EventBatch {
-	return &EventBatch{Events: make([]*Event, 0, n), Store: make([]Event, n)}
+	b := &EventBatch{Events: make([]*Event, 0, n), Store: make([]Event, n)}
+	pagetouch.Slice(b.Store)
+	return b
 }
 
 // PointerSource is a BatchSource that can also hand its events over by

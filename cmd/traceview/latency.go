@@ -134,6 +134,7 @@ Examples:
 }
 
 func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
+	raiseGCFloor()
 	switch o.output {
 	case "table", "json", "csv":
 	default:

@@ -67,6 +67,7 @@ Example:
 }
 
 func runMap(cmd *cobra.Command, o mapFlags) error {
+	raiseGCFloor()
 	var err error
 	switch {
 	case o.cpus != "" && o.filter.cpu != "":

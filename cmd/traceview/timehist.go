@@ -106,6 +106,7 @@ Example:
 }
 
 func runTimehist(cmd *cobra.Command, o timehistFlags) error {
+	raiseGCFloor()
 	opt := o.opt
 	if opt.SummaryOnly && (opt.Wakeups || opt.Next) {
 		return usageErrorf("timehist: -s/--summary cannot be combined with -w or -n")

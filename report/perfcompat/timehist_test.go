@@ -3,8 +3,10 @@ package perfcompat
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -460,5 +462,31 @@ func TestTimehistExactExitedThreads(t *testing.T) {
 		"                    srv[22/20]      -1          1        3.000      3.000       3.000       3.000    0.00       0\n"
 	if !strings.Contains(got, "---\n"+rows+"\n") {
 		t.Errorf("default -s: want rows\n%s\nin\n%s", rows, got)
+	}
+}
+
+// The hand-written number formatting gives what printf would.
+func TestTimehistNumbers(t *testing.T) {
+	for _, v := range []int64{0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 12345, 123456, 1234567, 99999999, 1 << 40, 1<<63 - 1, -1, -12345} {
+		var tmp [24]byte
+		if got, want := string(timehistDigits(&tmp, v)), strconv.FormatInt(v, 10); got != want {
+			t.Errorf("timehistDigits(%d) = %q", v, got)
+		}
+	}
+	for _, ns := range []int64{0, 999, 1000, 1_000_000, 123_456_789, 1_000_000_000, 687_621_975_126, 12_000_001_000, 1<<63 - 1, -5_000_123_000} {
+		sign, a := "", ns
+		if a < 0 {
+			sign, a = "-", -a
+		}
+		want := fmt.Sprintf("%s%d.%06d", sign, a/1e9, a%1e9/1e3)
+		if got := string(timehistUsec(nil, ns)); got != want {
+			t.Errorf("timehistUsec(%d) = %q, want %q", ns, got, want)
+		}
+		if ns >= 0 {
+			want := fmt.Sprintf("%12d.%03d ", ns/1e6, ns%1e6/1e3)
+			if got := string(timehistSchedTime(nil, ns, 12)); got != want {
+				t.Errorf("timehistSchedTime(%d) = %q, want %q", ns, got, want)
+			}
+		}
 	}
 }

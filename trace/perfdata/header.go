@@ -96,7 +96,18 @@ type attr struct {
 type sampleLayout struct {
 	fixed               bool
 	tid, time, cpu, raw int
+	// sched: the layout of perf sched record's samples (IDENTIFIER, IP,
+	// TID, TIME, CPU, PERIOD, RAW: schedLayout) in a little-endian file
+	// (x86, arm64): sample reads them at constant offsets (set by
+	// Reader.addAttr, which knows the byte order).
+	sched bool
 }
+
+// schedLayout is the layout of the samples of `perf sched record`
+// (sample_type IP|TID|TIME|CPU|PERIOD|RAW|IDENTIFIER, every perf.data of
+// ../shared/traces and the bench file of docs/latency.md); sample reads
+// its fields at these offsets as constants.
+var schedLayout = sampleLayout{fixed: true, tid: 24, time: 32, cpu: 40, raw: 56}
 
 // layoutOf returns the layout of sample type st.
 func layoutOf(st uint64) sampleLayout {

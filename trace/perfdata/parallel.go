@@ -269,7 +269,7 @@ func (w *preWorker) sample(c *recChunk, pos int, rec []byte) {
 	c.samples = c.samples[:n+1]
 	s := &c.samples[n]
 	s.pos, s.a, s.pid, s.tid = pos, a, pid, tid
-	s.ev = trace.NewEvent(int64(o.Uint64(rec[l.time:])), trace.CPU(cpu), a.dec.Kind)
+	s.ev.Reset(int64(o.Uint64(rec[l.time:])), trace.CPU(cpu), a.dec.Kind)
 	if d.Decode(raw, &s.ev) != nil {
 		c.samples = c.samples[:len(c.samples)-1] // the reader decodes it again and warns
 		return

@@ -106,6 +106,7 @@ type Reader struct {
 	attrs          []*attr
 	byID           map[uint64]*attr
 	idCache        idCache
+	idPos          int // sampleIDPos of the first attribute
 	descs          []eventDesc
 	formats        map[int]*tpformat.Format
 	decoders       map[int]*tpformat.SchedDecoder // by format ID
@@ -158,6 +159,7 @@ type Reader struct {
 	pdStarted  bool
 	recPos     int
 	predecoded uint64 // samples the goroutines decoded (for the tests)
+	wasSkipped bool   // the last record was a sample of a kind skipped (skipped)
 }
 
 // NewReader reads the header of a perf.data stream and, in file mode, its
@@ -387,7 +389,9 @@ func (r *Reader) readFileHeader(ra interface {
 // addAttr registers an attribute and its sample ids.
 func (r *Reader) addAttr(a *attr) {
 	a.index = len(r.attrs)
+	a.layout.sched = a.layout == schedLayout && !r.end.Big
 	r.attrs = append(r.attrs, a)
+	r.idPos = sampleIDPos(r.attrs[0].sampleType)
 	for _, id := range a.ids {
 		r.byID[id] = a
 	}
@@ -405,6 +409,7 @@ func (r *Reader) Stats() *Stats { return &r.stats }
 // input). It does not close the input.
 func (r *Reader) Close() error {
 	r.stopPredecode() // before the mapping goes
+	r.q.stopPrepare()
 	r.decomp.close()
 	r.decomp = nil
 	r.pre.stop()
@@ -612,9 +617,20 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 	if !r.pdStarted {
 		r.pdStarted = true
 		r.startPredecode()
+		if r.mm != nil && r.mend-r.mpos >= prepareMin {
+			n := prepareBlocks
+			if r.skip[trace.KindRuntime] {
+				// sched_stat_runtime is about half of what perf sched
+				// record writes: the window holds half the blocks
+				// (timehist, map), and made ahead they would count in
+				// the peak RSS unused.
+				n /= 2
+			}
+			r.q.prepare(n)
+		}
 	}
 	for {
-		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.q.minTime() <= r.flushLimit || r.markOK && r.q.minTime() <= r.mark) {
+		if r.q.len() > 0 && (r.eof || r.forced > 0 || r.releasable(r.q.minTime())) {
 			if r.forced > 0 {
 				r.forced--
 			}
@@ -647,6 +663,14 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 			r.direct = dst
 		}
 		err := r.step()
+		// A sample of a kind the consumer skips changes neither the
+		// window nor what may leave it: read on (three records in four
+		// for map).
+		for err == nil && r.wasSkipped && !r.eof {
+			r.wasSkipped = false
+			err = r.step()
+		}
+		r.wasSkipped = false
 		r.direct = nil
 		if r.delivered {
 			r.delivered = false
@@ -666,6 +690,12 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 			r.meta.Warnings.Add("reorder-window-full", "perf.data: more than %d events pending between round marks; released early (bounded memory)", r.MaxPending)
 		}
 	}
+}
+
+// releasable reports whether an event at time t may leave the window: at
+// or before the last round's flush limit or the CPU mark.
+func (r *Reader) releasable(t int64) bool {
+	return t <= r.flushLimit || r.markOK && t <= r.mark
 }
 
 // truncated ends the stream at a record cut short by the end of the input
@@ -770,9 +800,19 @@ func (r *Reader) advise(size int) {
 	r.adv.reqs <- q
 }
 
+// A mapped data section of prepareMin bytes or more has prepareBlocks
+// blocks of the reordering window made ahead (queue.prepare).
+const (
+	prepareMin    = 32 << 20
+	prepareBlocks = 128
+)
+
 // dropEvery is how many bytes of a mapped data section the reader passes
-// before it releases them (dropMapped): one madvise call per 4 MiB.
-var dropEvery = 4 << 20 // a variable for the tests
+// before it releases them (dropMapped): one madvise call per 2 MiB. (With
+// 4 MiB, the faster reader of 2026-12-03 left up to three strides of the
+// file resident, populated ahead and not yet dropped: a median peak RSS of
+// 60 MB against 52 MB on the bench file of docs/latency.md.)
+var dropEvery = 2 << 20 // a variable for the tests
 
 // peek returns the next n bytes of the data section without consuming
 // them (fewer and io.EOF at its end), valid until the next read.

@@ -1,6 +1,10 @@
 package perfdata
 
-import "github.com/traceview/traceview/trace"
+import (
+	"encoding/binary"
+
+	"github.com/traceview/traceview/trace"
+)
 
 // attrOfSample finds the attribute of a PERF_RECORD_SAMPLE: by its
 // IDENTIFIER (first u64) or ID (at the position the first attribute's
@@ -26,20 +30,28 @@ func (r *Reader) attrOfSampleCached(rec []byte, c *idCache) *attr {
 	if len(r.attrs) == 0 {
 		return nil
 	}
-	st := r.attrs[0].sampleType
-	var pos int
-	switch {
-	case st&sampleIdentifier != 0:
-		pos = 8
-	case st&sampleID != 0:
-		pos = 8 + 8*popcount(st&(sampleIP|sampleTID|sampleTime|sampleAddr))
-	default:
+	pos := r.idPos
+	if pos == 0 {
 		return r.attrs[0]
 	}
 	if pos+8 > len(rec) {
 		return nil
 	}
 	return r.attrByIDCached(r.end.Uint64(rec[pos:]), c)
+}
+
+// sampleIDPos is where a sample's id is, by the first attribute's
+// sample_type (they all share it): the IDENTIFIER (the first u64 after
+// the header) or the ID after the fields before it; 0 when samples carry
+// no id.
+func sampleIDPos(st uint64) int {
+	switch {
+	case st&sampleIdentifier != 0:
+		return 8
+	case st&sampleID != 0:
+		return 8 + 8*popcount(st&(sampleIP|sampleTID|sampleTime|sampleAddr))
+	}
+	return 0
 }
 
 // attrByID looks a sample id up through the reader's idCache in front of
@@ -97,7 +109,17 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	t, hasTime := r.maxTime, false
 	cpu := int32(-1)
 	var chain, raw []byte // the callchain's ips (nr * 8 bytes), the RAW payload
-	if l := &a.layout; l.fixed && l.raw+4 <= len(rec) && int(r.end.Uint32(rec[l.raw:])) <= len(rec)-l.raw-4 {
+	if l := &a.layout; l.sched && len(rec) >= 60 && int(binary.LittleEndian.Uint32(rec[56:60])) <= len(rec)-60 {
+		// The same as below for perf sched record's layout, at constant
+		// offsets: no test per field (the fields were half the
+		// instructions of a skipped sample).
+		le := binary.LittleEndian
+		pid, tid = int32(le.Uint32(rec[24:28])), int32(le.Uint32(rec[28:32]))
+		t, hasTime = int64(le.Uint64(rec[32:40])), true
+		cpu = int32(le.Uint32(rec[40:44]))
+		raw = rec[60:]
+		raw = raw[:le.Uint32(rec[56:60])]
+	} else if l.fixed && l.raw+4 <= len(rec) && int(r.end.Uint32(rec[l.raw:])) <= len(rec)-l.raw-4 {
 		o := r.end
 		if l.tid >= 0 {
 			pid, tid = int32(o.Uint32(rec[l.tid:])), int32(o.Uint32(rec[l.tid+4:]))
@@ -125,7 +147,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	} else {
 		ev = r.q.slot()
 	}
-	*ev = trace.NewEvent(t, trace.CPU(cpu), a.dec.Kind)
+	ev.Reset(t, trace.CPU(cpu), a.dec.Kind)
 	if err := a.dec.Decode(raw, ev); err != nil {
 		r.q.release()
 		r.meta.Warnings.Add("bad-tracepoint", "perf.data: sample at offset %d: %v; skipped", off, err)
@@ -141,6 +163,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 // skipped is what the reader learns from a sample of a kind the consumer
 // asked to leave out (SkipKinds): its task's pid and its time.
 func (r *Reader) skipped(pid, tid int32, t int64, hasTime bool) {
+	r.wasSkipped = true
 	if tid >= 0 {
 		r.learnPID(trace.TID(tid), trace.PID(pid))
 	}
@@ -615,7 +638,7 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 			k = trace.KindExec
 		}
 		ev := r.q.slot()
-		*ev = trace.NewEvent(t, cpu, k)
+		ev.Reset(t, cpu, k)
 		ev.TID, ev.PID = tid, pid
 		ev.Comm = r.intern.Intern(cbytes(body[8:]))
 		if !synthesized {

@@ -59,7 +59,7 @@ func (r *Reader) switchRecord(typ uint32, rec []byte, off int64) error {
 		return nil
 	}
 	ev := r.q.slot()
-	*ev = trace.NewEvent(sid.time, trace.CPU(sid.cpu), trace.KindSwitch)
+	ev.Reset(sid.time, trace.CPU(sid.cpu), trace.KindSwitch)
 	ev.TID, ev.PID = trace.TID(sid.tid), trace.PID(sid.pid)
 	ev.CurTID, ev.CurPID = ev.TID, ev.PID
 	ev.NextPID, ev.NextTID = trace.PID(int32(o.Uint32(body))), trace.TID(int32(o.Uint32(body[4:])))

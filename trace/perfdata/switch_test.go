@@ -306,6 +306,9 @@ func TestSampleLayout(t *testing.T) {
 		// IDENTIFIER first: identifier 8, tid 16, time 24, cpu 32, raw 40.
 		{"identifier", sampleIdentifier | sampleTID | sampleTime | sampleCPU | sampleRaw,
 			sampleLayout{fixed: true, tid: 16, time: 24, cpu: 32, raw: 40}},
+		// perf sched record today (6.x, every shared trace): the layout
+		// sample reads at constant offsets (schedLayout).
+		{"sched record 6.x", sampleIdentifier | sampleIP | sampleTID | sampleTime | sampleCPU | samplePeriod | sampleRaw, schedLayout},
 		{"no tid, no cpu", sampleTime | sampleRaw, sampleLayout{fixed: true, tid: -1, time: 8, cpu: -1, raw: 16}},
 		{"callchain is variable", sampleTID | sampleTime | sampleCallchain | sampleRaw, sampleLayout{tid: -1, time: -1, cpu: -1, raw: -1}},
 		{"read is variable", sampleTID | sampleRead | sampleRaw, sampleLayout{tid: -1, time: -1, cpu: -1, raw: -1}},

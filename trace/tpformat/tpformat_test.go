@@ -306,6 +306,30 @@ func TestSchedDecoder(t *testing.T) {
 				if d := cmp.Diff(want, got); d != "" {
 					t.Errorf("(-want +got):\n%s", d)
 				}
+				// The kinds of most events have a fixed layout on
+				// little-endian machines (decodeFast): the general path
+				// gives the same event.
+				switch d.Kind {
+				case trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindRuntime:
+					if d.fast.ok != (order == binary.LittleEndian) {
+						t.Errorf("fast layout %v for %s", d.fast.ok, order)
+					}
+					// These formats are the kernels' own layouts
+					// (constant offsets).
+					if d.fast.ok && d.fast.std == stdNone {
+						t.Errorf("%s: not read at constant offsets: %+v", c.format, d.fast)
+					}
+				}
+				if d.fast.ok {
+					d.fast.ok = false
+					slow := trace.NewEvent(100, 1, trace.KindInvalid)
+					if err := d.Decode(raw, &slow); err != nil {
+						t.Fatal(err)
+					}
+					if d := cmp.Diff(slow, got); d != "" {
+						t.Errorf("fast layout (-general +fast):\n%s", d)
+					}
+				}
 				if err := d.Decode(raw[:len(raw)/3], &got); err == nil {
 					t.Error("short payload: no error")
 				}
@@ -386,5 +410,40 @@ func TestSchedDecoderCommCache(t *testing.T) {
 	copy(full[:], "0123456789abcdef") // no NUL: all 16 bytes
 	if got := decode(full); got != "0123456789abcdef" {
 		t.Errorf("16-byte name without NUL: %q", got)
+	}
+}
+
+// A __data_loc name (sched_stat_runtime's comm since Linux 6.x) goes
+// through the name cache too: its length ends it, and the bytes that
+// follow it in the payload are not part of it.
+func TestSchedDecoderDataLocCache(t *testing.T) {
+	f := loadFormat(t, "sched_stat_runtime")
+	d, err := NewSchedDecoder(f, binary.LittleEndian, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode := func(loc []byte, tail string) string {
+		raw := put(t, f, binary.LittleEndian, map[string]any{"pid": 1, "runtime": 5})
+		binary.LittleEndian.PutUint32(raw[8:], uint32(len(loc))<<16|uint32(len(raw)))
+		raw = append(append(raw, loc...), tail...)
+		ev := trace.NewEvent(0, 0, 0)
+		if err := d.Decode(raw, &ev); err != nil {
+			t.Fatal(err)
+		}
+		return ev.Comm
+	}
+	for i := 0; i < 2; i++ {
+		for _, c := range []struct{ loc, tail, want string }{
+			{"hog\x00", "xyz", "hog"},
+			{"hog", "xyz", "hog"},                              // no NUL: the length ends it
+			{"hogs\x00", "", "hogs"},                           // same first bytes, another name
+			{"0123456789abcdef", "", "0123456789abcdef"},       // 16 bytes
+			{"0123456789abcdefg\x00", "", "0123456789abcdefg"}, // longer: not cached
+			{"", "xyz", ""},
+		} {
+			if got := decode([]byte(c.loc), c.tail); got != c.want {
+				t.Errorf("round %d: %q then %q: %q, want %q", i, c.loc, c.tail, got, c.want)
+			}
+		}
 	}
 }
