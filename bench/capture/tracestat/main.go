@@ -14,6 +14,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"math"
 	"os"
 	"regexp"
@@ -126,17 +127,17 @@ func main() {
 	showGaps = flag.Int("gaps", 0, "print the first N breaks in the per-CPU switch chains on stderr")
 	outOnly := flag.Bool("out", false, "count only the switches out of each task (the kernel's nvcsw+nivcsw), not in and out")
 	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("tracestat: ")
 	re, err := regexp.Compile(*comm)
 	if err != nil || flag.NArg() < 1 || flag.NArg() > 2 {
-		fmt.Fprintln(os.Stderr, "usage: tracestat [-comm REGEXP] [-max-diff PCT] [-out] A [B]")
-		os.Exit(2)
+		log.Fatal("usage: tracestat [-comm REGEXP] [-max-diff PCT] [-out] A [B]") // exit status 1, as every failure
 	}
 	var all []*stats
 	for _, p := range flag.Args() {
 		st, err := load(p, re)
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "tracestat: %v\n", err)
-			os.Exit(1)
+			log.Fatal(err)
 		}
 		all = append(all, st)
 		fmt.Printf("%s: %d events, %d bytes, %.1f bytes/event, %d lost, %d matching tasks, %d breaks in the per-CPU switch chains\n",
@@ -214,6 +215,6 @@ func main() {
 	fmt.Printf("tasks: %d; %s: %d vs %d; largest per-task difference %.2f %% (%d tasks beyond %.0f %%; largest difference %d events)\n",
 		len(keys), what, sumA, sumB, worst, beyond, *maxDiff, maxAbs)
 	if worst > *maxDiff {
-		os.Exit(1)
+		log.Fatalf("largest per-task difference %.2f %% is above -max-diff %.0f %%", worst, *maxDiff)
 	}
 }

@@ -8,6 +8,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log"
 	"os"
 
 	"github.com/traceview/traceview/bench/experiments"
@@ -20,15 +21,15 @@ func main() {
 	asJSON := flag.Bool("json", false, "print the rows as one JSON array instead of markdown")
 	only := flag.String("only", "", "run only the experiment of this ID (000..004), for working on one")
 	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("experiments: ")
 	tables, err := experiments.All(experiments.Options{Small: *small, TraceDir: *dir, Only: *only})
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "experiments: %v\n", err)
-		os.Exit(1)
+		log.Fatal(err)
 	}
 	if *asJSON {
 		if err := experiments.WriteJSON(os.Stdout, tables); err != nil {
-			fmt.Fprintf(os.Stderr, "experiments: %v\n", err)
-			os.Exit(1)
+			log.Fatal(err)
 		}
 		return
 	}

@@ -14,6 +14,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"log"
 	"math"
 	"os"
 	"path/filepath"
@@ -36,10 +37,11 @@ func main() {
 	run := flag.String("run", "", "only the cases whose name matches this regular expression")
 	topo := flag.String("topology", "policy", "cache domains: "+replay.TopologyModes+" (replay --topology)")
 	flag.Parse()
+	log.SetFlags(0)
+	log.SetPrefix("fidelity: ")
 	re, err := regexp.Compile(*run)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "fidelity: -run: %v\n", err)
-		os.Exit(2)
+		log.Fatalf("-run: %v", err) // exit status 1, as every failure of this program
 	}
 	var all []report.ReplayCheck
 	for _, c := range fidelity.FidelityCases(*dir) {
