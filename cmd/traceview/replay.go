@@ -491,6 +491,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err != nil {
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
+	warnUnrecorded(errw, obs)
 	doc := replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(),
 		Model: replayModelJSON{ModelStats: m.Stats, InferredShare: m.Stats.InferredShare(), IdleExitNs: m.IdleExit,
 			WakePreemptNs: m.WakePreempt, SwitchCostNs: m.SwitchCost,
@@ -690,6 +691,27 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s, remote wakeup %s, start from idle %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
 		usf(m.IdleExit), usf(m.WakePreempt), usf(m.SwitchCost), remote,
 		cost(m.IdleStartCost, m.IdleCostSamples), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
+}
+
+// warnUnrecorded says, when the observed table's tasks have switch-ins
+// the trace lacks (LatencyRow.Unrecorded: a task's own event on a CPU
+// whose last recorded sched_switch switched in another; on some VMs perf
+// records no switch out of an idle vCPU), how many, and what that means
+// for the comparison: they count in the observed switches, as the kernel
+// counted them, but the delays of the wakeups the trace lacks are not
+// measured, so the observed delays are those of the recorded wakeups.
+// Silent below 1 % of the switch-ins.
+func warnUnrecorded(errw io.Writer, obs *report.LatencyResult) {
+	var unrec, sw int64
+	for i := range obs.Rows {
+		unrec += obs.Rows[i].Unrecorded
+		sw += obs.Rows[i].Switches
+	}
+	if unrec == 0 || 100*unrec < sw+unrec {
+		return
+	}
+	fmt.Fprintf(errw, "warning: the trace lacks %d of its %d switch-ins (%.0f %%: a task ran with no recorded switch-in, as when perf records no switch out of an idle vCPU); the observed switches count them, as the kernel did, but the delays of the wakeups it lacks are not measured: the observed delays are those of the recorded wakeups only\n",
+		unrec, sw+unrec, 100*float64(unrec)/float64(sw+unrec))
 }
 
 // eraHZNotes says, for each policy given an era preset whose kernels ticked
@@ -895,10 +917,6 @@ func replayLatency(src trace.Source, perTask bool) (*report.LatencyResult, error
 	return report.ComputeLatency(src, report.LatencyOptions{PerTask: perTask, Percentiles: true})
 }
 
-// selfReplay replays m under its recording kernel's policy
-// (replay.RecordingPolicy of the trace's release) on its own CPU count,
-// with the measured costs and no override, and scores it against the
-// recorded schedule as the fidelity suite does (report.ScoreReplay).
 // kindCheck replays run sp again with the tasks Extract inferred
 // deadline-bound (and --until did not set) taken as work-bound, and
 // returns how far that moves the prediction: the makespan and every row
@@ -972,6 +990,10 @@ func (k *kindSensitivity) note(policy string, makespan int64) string {
 	return b.String()
 }
 
+// selfReplay replays m under its recording kernel's policy
+// (replay.RecordingPolicy of the trace's release) on its own CPU count,
+// with the measured costs and no override, and scores it against the
+// recorded schedule as the fidelity suite does (report.ScoreReplay).
 func selfReplay(m *replay.Model) (*report.ReplayTrust, error) {
 	spec := replay.RecordingPolicy(m.Meta.OSRelease)
 	specs, err := policies.ParseSpecs(spec)

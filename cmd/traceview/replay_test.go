@@ -356,3 +356,13 @@ func TestReplayKindSensitivity(t *testing.T) {
 		t.Errorf("2 CPUs: exit %d, stderr %q; want no note", code, errs)
 	}
 }
+
+// A trace that lacks switch-ins says so once on stderr: messaging.2cpu has
+// 1292 recorded switch-ins in its observed table and 167 it lacks
+// (latency -o json: unrecorded_switches), 167 of 1459, 11 %.
+func TestReplayWarnsUnrecorded(t *testing.T) {
+	_, errs, code := runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", messaging2)
+	if code != 0 || strings.Count(errs, "switch-ins (") != 1 || !strings.Contains(errs, "the trace lacks 167 of its 1459 switch-ins (11 %") {
+		t.Errorf("exit %d, stderr %q; want one warning on 167 of 1459 switch-ins", code, errs)
+	}
+}
