@@ -390,11 +390,24 @@ func (s *sim) start(i int) {
 // enqueueNew puts the woken task t on cpu and asks whether it preempts
 // there; wf are the wakeup's flags (WakeSync when the waker is about to
 // sleep), as SelectCPU saw them.
+//
+// A task whose dequeue was delayed and that is still queued on cpu is
+// requeued before the running task is charged: enqueue_task_fair with
+// ENQUEUE_DELAYED goes straight to requeue_delayed_entity, whose DELAY_ZERO
+// lag check reads avg_vruntime as the last update_curr left it, and the
+// running task is brought up to date only afterwards, by
+// check_preempt_wakeup_fair's update_curr (kernel/sched/fair.c v6.12-v6.18).
+// Any other enqueue charges it first (enqueue_entity's update_curr).
 func (s *sim) enqueueNew(t *policies.Task, cpu int, flags policies.EnqueueFlags, wf policies.WakeFlags) {
 	t.CPU = cpu
 	t.State = policies.TaskRunnable
-	s.progress(cpu)
-	s.pol.Enqueue(cpu, t, flags)
+	if s.delayedOn(t) == cpu {
+		s.pol.Enqueue(cpu, t, flags)
+		s.progress(cpu)
+	} else {
+		s.progress(cpu)
+		s.pol.Enqueue(cpu, t, flags)
+	}
 	s.cpus[cpu].nr++
 	s.kick(cpu, t, wf)
 }
@@ -770,12 +783,7 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 	if sync {
 		flags |= policies.WakeSync
 	}
-	cpu := -1
-	if dq, ok := s.pol.(policies.DelayedQueue); ok {
-		if c, ok := dq.DelayedOn(t); ok {
-			cpu = c // still queued there: requeued in place, no CPU chosen
-		}
-	}
+	cpu := s.delayedOn(t) // still queued there: requeued in place, no CPU chosen
 	if cpu < 0 {
 		cpu = s.pol.SelectCPU(t, prev, waker, flags)
 	}
@@ -801,6 +809,17 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 	}
 	s.enqueueNew(t, cpu, ef, flags)
 	return cpu
+}
+
+// delayedOn returns the CPU whose runqueue still holds the sleeping task t
+// (policies.DelayedQueue), or -1.
+func (s *sim) delayedOn(t *policies.Task) int {
+	if dq, ok := s.pol.(policies.DelayedQueue); ok {
+		if c, ok := dq.DelayedOn(t); ok {
+			return c
+		}
+	}
+	return -1
 }
 
 // wokenCharge settles the wakee's side of a wakeup (measureWokenCost) for

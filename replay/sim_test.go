@@ -235,3 +235,34 @@ func TestOverrideMatchingNoTask(t *testing.T) {
 		}
 	}
 }
+
+func TestDelayedRequeueReadsStaleAverage(t *testing.T) {
+	// One CPU, HZ 250, eevdf (slice 0.7 ms on 1 CPU), no costs. Hog H runs
+	// from 0. G, asleep, is woken at 1 ms: H has run 1 ms (v_H = 1 ms, past
+	// its 0.7 ms deadline, so its deadline moves to 1.7 ms and its
+	// protection ends); G is placed at V = 1 ms with deadline 1.7 ms, ties
+	// H's and preempts it. G runs 0.4 ms (v_G = 1.4 ms) and sleeps while
+	// V = (1 + 1.4)/2 = 1.2 ms < v_G: not eligible, so its dequeue is
+	// delayed; H is picked and protected until v_H = 1.7 ms.
+	//
+	// G's timer fires at 1.9 ms. requeue_delayed_entity runs before any
+	// update_curr: V is still 1.2 ms, G's lag 1.2 − 1.4 < 0 is kept (no
+	// DELAY_ZERO clip). check_preempt_wakeup_fair's update_curr then brings
+	// H to v_H = 1.5 ms: V = 1.45 ms, H is no longer eligible and G
+	// (1.4 ms) is the only eligible entity: it preempts H at 1.9 ms.
+	// Charging H first instead (V = 1.45 ms, G's lag +0.05 ms clipped to 0,
+	// G re-placed at V = v_H = 1.5 ms) would leave H eligible and protected
+	// until the 4 ms tick.
+	m := hogModel(20_000_000, 120)
+	m.Tasks = append(m.Tasks, Task{TID: 300, PID: 300, Comm: "g", Prio: 120, Parent: -1, Init: InitSleeping, CPU: 0,
+		Bursts: []Burst{
+			{End: EndBlock, Wake: Cause{Kind: CauseExternal, At: 1_000_000}},
+			{Len: 400_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: 1_900_000}},
+			{Len: 100_000, End: EndExit},
+		}})
+	iv := runs(simulate(t, m, "eevdf", Config{HZ: 250}).Events())[300]
+	want := [][2]int64{{1_000_000, 1_400_000}, {1_900_000, 2_000_000}}
+	if len(iv) != 2 || iv[0] != want[0] || iv[1] != want[1] {
+		t.Errorf("g ran %v, want %v", iv, want)
+	}
+}
