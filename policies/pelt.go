@@ -53,9 +53,8 @@ type peltCPU struct {
 	nr   float64 // number of runnable attached tasks
 	rr   float64 // Σ q of the runnable attached tasks (runnable_avg / 1024)
 	rb   float64 // Σ q of the blocked attached tasks
-	u    float64 // the CPU's running average: a fair task on it (util_avg / 1024)
-	busy bool
-	curr int // the task running there, -1
+	ua   float64 // Σ running average (util_avg / 1024) of the attached tasks but the running one, at last
+	curr int     // the task running there, -1
 	last int64
 }
 
@@ -93,7 +92,7 @@ func (p *pelt) syncCPU(c int, now int64) *peltCPU {
 	pc.lb *= f
 	pc.rr = pc.nr + (pc.rr-pc.nr)*f
 	pc.rb *= f
-	pc.u = toward(pc.u, pc.busy, f)
+	pc.ua *= f
 	pc.last = now
 	return pc
 }
@@ -122,16 +121,35 @@ func (p *pelt) run(cpu, id int, now int64) {
 		return
 	}
 	if pc.curr >= 0 && pc.curr < len(p.t) {
-		p.task(pc.curr, int64(p.t[pc.curr].w), now).running = false
+		pt := p.task(pc.curr, int64(p.t[pc.curr].w), now)
+		pt.running = false
+		if pt.cpu == cpu {
+			pc.ua += pt.u
+		}
 	}
-	pc.curr, pc.busy = id, id >= 0
+	pc.curr = id
 	if id >= 0 && id < len(p.t) {
-		p.task(id, int64(p.t[id].w), now).running = true
+		pt := p.task(id, int64(p.t[id].w), now)
+		pt.running = true
+		if pt.cpu == cpu {
+			pc.ua = max(0, pc.ua-pt.u)
+		}
 	}
 }
 
-// util is the CPU's running average at now, 0..1 (cpu_util_cfs / capacity).
-func (p *pelt) util(cpu int, now int64) float64 { return p.syncCPU(cpu, now).u }
+// util is the CPU's running average at now, 0..1 (cpu_util_cfs /
+// capacity): the cfs_rq's util_avg, the sum of the util_avg of the tasks
+// attached to it, running, waiting or blocked, which a task takes along
+// when it migrates (attach_entity_load_avg, detach_entity_load_avg,
+// remove_entity_load_avg, kernel/sched/fair.c v6.18).
+func (p *pelt) util(cpu int, now int64) float64 {
+	pc := p.syncCPU(cpu, now)
+	u := pc.ua
+	if c := pc.curr; c >= 0 && c < len(p.t) && p.t[c].cpu == cpu {
+		u += p.task(c, int64(p.t[c].w), now).u
+	}
+	return u
+}
 
 // runnable is the CPU's runnable sum at now, in tasks (runnable_avg / 1024).
 func (p *pelt) runnable(cpu int, now int64) float64 {
@@ -154,12 +172,12 @@ func (p *pelt) overloaded(cpu, nr int, now int64) bool {
 // fair task of weight w first enqueued on pc, in 0..1 units: the CPU's
 // util × w / (its load + 1 weight unit), at most half its spare capacity;
 // that half when its util is 0.
-func initUtil(pc *peltCPU, w float64) float64 {
-	spare := (1 - pc.u) / 2
-	if pc.u <= 0 {
+func initUtil(pc *peltCPU, util, w float64) float64 {
+	spare := (1 - util) / 2
+	if util <= 0 {
 		return max(spare, 0)
 	}
-	return max(0, min(pc.u*w/(pc.lr+pc.lb+1), spare))
+	return max(0, min(util*w/(pc.lr+pc.lb+1), spare))
 }
 
 // enqueue makes task id (weight w) runnable on cpu at now.
@@ -172,13 +190,19 @@ func (p *pelt) enqueue(id int, w int64, cpu int, now int64) {
 		old := p.syncCPU(pt.cpu, now)
 		old.lb = max(0, old.lb-pt.w*pt.r)
 		old.rb = max(0, old.rb-pt.q)
+		if pt.cpu != cpu {
+			old.ua = max(0, old.ua-pt.u)
+		}
 	}
 	pt.w = float64(w)
-	pc := p.syncCPU(cpu, now)
 	if pt.fresh {
 		pt.fresh = false
-		pt.q = initUtil(pc, pt.w)
+		pt.q = initUtil(p.syncCPU(cpu, now), p.util(cpu, now), pt.w)
 		pt.u = pt.q
+	}
+	pc := p.syncCPU(cpu, now)
+	if pt.cpu != cpu {
+		pc.ua += pt.u
 	}
 	pc.wr += pt.w
 	pc.lr += pt.w * pt.r
@@ -208,6 +232,9 @@ func (p *pelt) dequeue(id int, keep bool, now int64) {
 		pc.lb += pt.w * pt.r
 		pc.rb += pt.q
 		return
+	}
+	if pc.curr != id {
+		pc.ua = max(0, pc.ua-pt.u)
 	}
 	pt.cpu = -1
 }

@@ -155,18 +155,22 @@ func TestMigratePELT(t *testing.T) {
 	}
 }
 
-// TestBalancePELTIdle: CPU 0 ran a task T for two half-lives (the CPU's
-// running average 1 − 0.25 = 0.75, spare capacity 0.25) and has just gone
-// idle; CPU 1 ran H for those two half-lives and now runs X, with H and G
-// waiting. X, H and G were forked onto CPU 1 at 0, when its util was 0:
-// each starts with util and runnable averages of half the spare capacity,
-// 0.5 (post_init_entity_util_avg). H's running average is then
-// 1 − (1 − 0.5)·0.25 = 0.875; G never ran: 0.5·0.25 = 0.125; the runnable
-// sum is 3 × (1 − 0.5·0.25) = 2.625 > 1.17: overloaded. G last ran 5 ms
-// ago, H has just been preempted (hot).
-//   - newly idle balance: H is hot and 0.875 > 0.25 does not fit anyway; G
-//     (0.125) fits and is cold: G moves;
-//   - without G, H stays both while hot and once cold (0.875 > 0.25), and
+// TestBalancePELTIdle: CPU 0 ran a task T for two half-lives and has just
+// gone idle; CPU 1 ran H for those two half-lives and now runs X, with H
+// and G waiting. A CPU's util is the sum of the util of the tasks attached
+// to it, and each fork starts with post_init_entity_util_avg's util: the
+// CPU's util × 1024 / (its load + 1), at most half its spare capacity.
+// Forked onto CPU 1 at 0: X (util 0) 0.5; H: 0.5 × 1024/1025 = 0.4995,
+// capped at (1 − 0.5)/2 = 0.25; G: (1 − 0.75)/2 = 0.125 (0.75 × 1024/2049
+// = 0.375 is more); T onto the empty CPU 0: 0.5. After two half-lives
+// (decay 0.25): T 1 − 0.5·0.25 = 0.875, still attached to CPU 0 while it
+// sleeps, spare capacity 0.125; H 1 − 0.75·0.25 = 0.8125; G, which never
+// ran, 0.125·0.25 = 0.03125; the runnable sum 3 − (0.5 + 0.75 + 0.875)·0.25
+// = 2.46875 > 1.17: overloaded. G last ran 5 ms ago, H has just been
+// preempted (hot).
+//   - newly idle balance: H is hot and 0.8125 > 0.125 does not fit anyway;
+//     G (0.03125) fits and is cold: G moves;
+//   - without G, H stays both while hot and once cold (0.8125 > 0.125), and
 //     a newly idle failure is not counted in nr_balance_failed.
 func TestBalancePELTIdle(t *testing.T) {
 	for _, withG := range []bool{true, false} {
@@ -198,11 +202,14 @@ func TestBalancePELTIdle(t *testing.T) {
 		p.run(0, -1, s.now)
 		p.run(1, x.ID, s.now)
 		h.LastRan, g.LastRan = s.now, s.now-5_000_000
-		if got := p.taskUtil(h.ID, 1024, s.now); !near(got, 0.875) {
-			t.Fatalf("H's running average %.3f, want 0.875", got)
+		if got := p.taskUtil(h.ID, 1024, s.now); !near(got, 0.8125) {
+			t.Fatalf("H's running average %.4f, want 0.8125", got)
 		}
-		if got := p.runnable(1, s.now); !near(got, 2.625) {
-			t.Fatalf("CPU 1's runnable sum %.3f, want 2.625", got)
+		if got := p.util(0, s.now); !near(got, 0.875) {
+			t.Fatalf("CPU 0's util %.4f, want 0.875 (T's, attached while it sleeps)", got)
+		}
+		if got := p.runnable(1, s.now); !near(got, 2.46875) {
+			t.Fatalf("CPU 1's runnable sum %.5f, want 2.46875", got)
 		}
 		if !p.overloaded(1, 3, s.now) {
 			t.Fatalf("CPU 1 not overloaded")
@@ -322,5 +329,37 @@ func TestEEVDFProtectResched(t *testing.T) {
 		if got := len(sim.resced); got != c.want {
 			t.Errorf("%v protect=%v: %d reschedules, want %d", c.vals, c.protect, got, c.want)
 		}
+	}
+}
+
+// TestPELTUtilFollowsMigration: a CPU's util is the sum of its attached
+// tasks' util, so a task that migrates takes its util along at once
+// (detach_entity_load_avg / attach_entity_load_avg, kernel/sched/fair.c
+// v6.18). A is forked onto the empty CPU 1 (util 0.5, half the spare
+// capacity) and runs there for two half-lives: 1 − 0.5·0.25 = 0.875, all
+// of CPU 1's util. B, forked onto CPU 1 while A ran, waits there: its start
+// is min(0.5 × 1024/1025, (1 − 0.5)/2) = 0.25, 0.0625 two half-lives
+// later. A is then dequeued as a migration and enqueued on CPU 0: CPU 1
+// keeps only B's 0.0625 and CPU 0 has A's 0.875 (a CPU's own running
+// average, the model before, left CPU 1 at 0.75 and CPU 0 at 0).
+func TestPELTUtilFollowsMigration(t *testing.T) {
+	var p pelt
+	p.init(2)
+	p.enqueue(0, 1024, 1, 0)
+	p.run(1, 0, 0)
+	p.enqueue(1, 1024, 1, 0)
+	now := int64(2 * half)
+	if got := p.util(1, now); !near(got, 0.875+0.0625) {
+		t.Fatalf("CPU 1's util %.4f before the move, want 0.9375", got)
+	}
+	p.dequeue(0, false, now)
+	p.run(1, 1, now)
+	p.enqueue(0, 1024, 0, now)
+	p.run(0, 0, now)
+	if got := p.util(1, now); !near(got, 0.0625) {
+		t.Errorf("CPU 1's util %.4f after A left, want 0.0625 (B's)", got)
+	}
+	if got := p.util(0, now); !near(got, 0.875) {
+		t.Errorf("CPU 0's util %.4f after A came, want 0.875 (A's)", got)
 	}
 }

@@ -16,7 +16,6 @@ const (
 // failing; any other miss fails, and a listed gap that starts passing is
 // reported so the list shrinks. The bounds themselves are never loosened.
 var KnownGaps = map[string]string{
-	"self:srv.2cpu/hog/switches":                     gapPoolSelf,
 	"self:srv.2cpu/hog/avg_delay":                    gapPoolSelf,
 	"self:pipe-ftrace//makespan":                     gapPingPong,
 	"self:messaging-t.2cpu/sched-messaging/switches": gapContended,
