@@ -340,6 +340,9 @@ func (f *fairSMP) balance(cpu int, kind BalanceKind) {
 	}
 	local := f.sim.NrRunning(cpu)
 	if busiest < 0 || most < 2 {
+		if f.pelt != nil {
+			f.failed[cpu] = 0 // out_balanced
+		}
 		return
 	}
 	if f.pelt != nil {
@@ -609,7 +612,10 @@ func (f *fairSMP) balancePELT(cpu, busiest, local, most int, kind BalanceKind) {
 	now := f.sim.Now()
 	over := f.pelt.overloaded(busiest, most, now)
 	if local > 0 {
-		if kind != BalanceNewIdle && over {
+		switch {
+		case !over:
+			f.failed[cpu] = 0 // out_balanced
+		case kind != BalanceNewIdle:
 			f.migratePELT(cpu, busiest)
 		}
 		return
@@ -661,6 +667,7 @@ func (f *fairSMP) migratePELT(cpu, busiest int) {
 	now := f.sim.Now()
 	imb := (f.pelt.load(busiest, now) - f.pelt.load(cpu, now)) / 2
 	if imb <= 0 {
+		f.failed[cpu] = 0 // out_balanced
 		return
 	}
 	var cands []*Task

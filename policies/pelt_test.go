@@ -363,3 +363,60 @@ func TestPELTUtilFollowsMigration(t *testing.T) {
 		t.Errorf("CPU 0's util %.4f after A came, want 0.875 (A's)", got)
 	}
 }
+
+// TestBalancedClearsFailures: sched_balance_rq clears the domain's
+// nr_balance_failed whenever it finds the CPUs balanced (out_balanced,
+// kernel/sched/fair.c v6.18), so failures count only while one imbalance
+// lasts, and cache-hot or heavy tasks (shr_bound by the count) move only
+// then. CPU 0 has failed twice before each case:
+//   - CPU 1 runs one task: nothing to pull, balanced;
+//   - CPU 1 runs H1 with W queued, both forked onto it at 0: H1's util and
+//     runnable averages start at 0.5 (half the spare capacity of an idle
+//     CPU), W's at min(0.5 × 1024/1025, (1 − 0.5)/2) = 0.25: util 0.75 <
+//     100/117 and runnable sum 0.75 < 1.17, not overloaded: balanced;
+//   - CPU 1 overloaded but with less load than CPU 0 (migrate_load's
+//     imbalance ≤ 0): balanced.
+func TestBalancedClearsFailures(t *testing.T) {
+	s := &migrateSim{fakeSim: newFakeSim(2)}
+	h0, h1, w := s.task(0), s.task(0), s.task(0)
+	var p pelt
+	p.init(2)
+	f := &fairSMP{}
+	f.init(s, func(cpu int) []*Task {
+		if cpu == 1 {
+			return []*Task{w}
+		}
+		return nil
+	}, func(int) int64 { return 0 }, 2)
+	f.pelt = &p
+	p.enqueue(h0.ID, 1024, 0, 0)
+	p.run(0, h0.ID, 0)
+
+	f.failed[0], s.nr[0], s.nr[1] = 2, 1, 1
+	f.balance(0, BalancePeriodic)
+	if f.failed[0] != 0 {
+		t.Errorf("one task on CPU 1: %d failures left, want 0", f.failed[0])
+	}
+
+	p.enqueue(h1.ID, 1024, 1, 0)
+	p.enqueue(w.ID, 1024, 1, 0)
+	p.run(1, h1.ID, 0)
+	if u := p.util(1, 0); !near(u, 0.75) || p.overloaded(1, 2, 0) {
+		t.Fatalf("CPU 1: util %.3f (want 0.75), overloaded %v (want false)", u, p.overloaded(1, 2, 0))
+	}
+	f.failed[0], f.nextBal[0], s.nr[1] = 2, 0, 2
+	f.balance(0, BalancePeriodic)
+	if f.failed[0] != 0 || len(s.moved) != 0 {
+		t.Errorf("CPU 1 not overloaded: %d failures left, moved %v; want 0 and nothing", f.failed[0], s.moved)
+	}
+
+	// CPU 0's load (1024 + 2 × 1024 queued) above CPU 1's (2 × 1024).
+	x, y := s.task(0), s.task(0)
+	p.enqueue(x.ID, 1024, 0, 0)
+	p.enqueue(y.ID, 1024, 0, 0)
+	f.failed[0] = 2
+	f.migratePELT(0, 1)
+	if f.failed[0] != 0 || len(s.moved) != 0 {
+		t.Errorf("CPU 1 lighter: %d failures left, moved %v; want 0 and nothing", f.failed[0], s.moved)
+	}
+}
