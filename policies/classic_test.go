@@ -343,11 +343,12 @@ func TestCFSNewIdleBalanceFlag(t *testing.T) {
 	// and C (20 ms) queued on CPU 0. CPU 1 runs A, CPU 0 runs B. At 5 CPU 1
 	// goes newly idle while C waits on CPU 0: SD_BALANCE_NEWIDLE pulls C,
 	// which runs 5-25 on CPU 1; B ends at 10.
-	// Without the flag CPU 1 stays idle: its periodic balance deadline was
-	// pushed to 4 + 2 ms × 16 = 36 ms by its busy tick at 4, so the idle
-	// balance kicked by CPU 0's ticks waits. CPU 0 shares itself: B's ideal
-	// slice is 12 × 1/2 = 6 ms, so at the 8 ms tick C runs (8-16), then B
-	// (16-18, done), then C to 30 (8 + 12 ms).
+	// Without the flag CPU 1 stays idle until CPU 0's next tick, at 8 ms,
+	// kicks an idle balance on it: CPU 1 last balanced (busy) at its 4 ms
+	// tick, and an idle CPU's interval is the domain's 2 ms, not the busy
+	// 2 ms × 16, counted from that last balance (sched_balance_domains
+	// takes the interval for the CPU's state now). C never ran (cold) and
+	// moves: C runs 8-28 on CPU 1, B ends at 10 on CPU 0.
 	m := testModel(2,
 		ttask{comm: "A", cpu: 1, bursts: []int64{5000}},
 		ttask{comm: "B", cpu: 0, bursts: []int64{10000}},
@@ -355,7 +356,7 @@ func TestCFSNewIdleBalanceFlag(t *testing.T) {
 	wantSchedule(t, "cfs", m, replay.DefaultConfig(), []string{
 		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 C", "10000 cpu0 -", "25000 cpu1 -"})
 	wantSchedule(t, "cfs:NO_SD_BALANCE_NEWIDLE", m, replay.DefaultConfig(), []string{
-		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 -", "8000 cpu0 C", "16000 cpu0 B", "18000 cpu0 C", "30000 cpu0 -"})
+		"0 cpu1 A", "0 cpu0 B", "5000 cpu1 -", "8000 cpu1 C", "10000 cpu0 -", "28000 cpu1 -"})
 }
 
 func TestCFSLBBias(t *testing.T) {

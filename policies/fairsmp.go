@@ -102,7 +102,8 @@ type fairSMP struct {
 	// buddy reports whether t is a buddy of its runqueue (cfs: the next
 	// or last buddy); nil when the policy has none.
 	buddy    func(t *Task) bool
-	nextBal  []int64 // per CPU: next periodic balance time, ns
+	nextBal  []int64 // per CPU: next periodic balance time, ns (the 2.6.x history paths)
+	lastBal  []int64 // per CPU: last periodic or idle balance, ns (sd->last_balance)
 	failed   []uint  // per CPU: sd->nr_balance_failed
 	interval int64   // ns, the MC domain's min balance interval
 	llc      int     // CPUs per last-level cache (sd_llc span)
@@ -199,6 +200,10 @@ func (f *fairSMP) init(s Sim, queued func(int) []*Task, load func(int) int64, ll
 		f.llc = s.NumCPUs()
 	}
 	f.nextBal = make([]int64, s.NumCPUs())
+	f.lastBal = make([]int64, s.NumCPUs())
+	for i := range f.lastBal {
+		f.lastBal[i] = math.MinInt64 / 2
+	}
 	f.failed = make([]uint, s.NumCPUs())
 	f.ilb = -1
 	f.loadAt = make([]int64, s.NumCPUs())
@@ -320,14 +325,18 @@ func (f *fairSMP) balance(cpu int, kind BalanceKind) {
 	}
 	switch kind {
 	case BalancePeriodic, BalanceIdle:
-		if now < f.nextBal[cpu] {
-			return
-		}
+		// sched_balance_domains (kernel/sched/fair.c v6.18): due when
+		// the interval for the CPU's state now (busy: × busy_factor)
+		// has passed since the last balance, so a CPU that goes idle
+		// balances at the idle interval even if it last balanced busy.
 		iv := f.interval
 		if kind == BalancePeriodic && f.sim.Curr(cpu) != nil {
 			iv *= f.busyFact
 		}
-		f.nextBal[cpu] = now + iv
+		if now < f.lastBal[cpu]+iv {
+			return
+		}
+		f.lastBal[cpu] = now
 	}
 	busiest, most := -1, 0
 	for c := 0; c < f.sim.NumCPUs(); c++ {

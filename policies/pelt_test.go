@@ -404,7 +404,7 @@ func TestBalancedClearsFailures(t *testing.T) {
 	if u := p.util(1, 0); !near(u, 0.75) || p.overloaded(1, 2, 0) {
 		t.Fatalf("CPU 1: util %.3f (want 0.75), overloaded %v (want false)", u, p.overloaded(1, 2, 0))
 	}
-	f.failed[0], f.nextBal[0], s.nr[1] = 2, 0, 2
+	f.failed[0], f.lastBal[0], s.nr[1] = 2, -1e9, 2
 	f.balance(0, BalancePeriodic)
 	if f.failed[0] != 0 || len(s.moved) != 0 {
 		t.Errorf("CPU 1 not overloaded: %d failures left, moved %v; want 0 and nothing", f.failed[0], s.moved)
