@@ -397,14 +397,23 @@ func (s *sim) start(i int) {
 // lag check reads avg_vruntime as the last update_curr left it, and the
 // running task is brought up to date only afterwards, by
 // check_preempt_wakeup_fair's update_curr (kernel/sched/fair.c v6.12-v6.18).
-// Any other enqueue charges it first (enqueue_entity's update_curr).
+// Any other enqueue of the running task's class charges it first
+// (enqueue_entity's update_curr).
 func (s *sim) enqueueNew(t *policies.Task, cpu int, flags policies.EnqueueFlags, wf policies.WakeFlags) {
 	t.CPU = cpu
 	t.State = policies.TaskRunnable
-	if s.delayedOn(t) == cpu {
+	switch c := s.cpus[cpu].curr; {
+	case c != nil && c.Class.RealTime() != t.Class.RealTime():
+		// Another class's enqueue does not account the running task:
+		// enqueue_task_rt never calls the fair update_curr, nor the fair
+		// enqueue update_curr_rt (kernel/sched/rt.c, fair.c v6.18). Its
+		// time is charged at the next accounting point, the switch-out
+		// at the latest.
+		s.pol.Enqueue(cpu, t, flags)
+	case s.delayedOn(t) == cpu:
 		s.pol.Enqueue(cpu, t, flags)
 		s.progress(cpu)
-	} else {
+	default:
 		s.progress(cpu)
 		s.pol.Enqueue(cpu, t, flags)
 	}

@@ -266,3 +266,23 @@ func TestDelayedRequeueReadsStaleAverage(t *testing.T) {
 		t.Errorf("g ran %v, want %v", iv, want)
 	}
 }
+
+func TestRTWakeupDoesNotAccountFairCurr(t *testing.T) {
+	// One CPU, HZ 250, eevdf (slice 0.7 ms), wakeup preemption latency
+	// 10 µs. Hogs A and B (nice 0) start at 0; A runs, protected until its
+	// deadline, which it passes at 0.7 ms of run time, but nothing accounts
+	// it before the 4 ms tick. At 2.5 ms
+	// an external event wakes rt (SCHED_FIFO, prio 89 = rtprio 10).
+	// enqueue_task_rt does not call the fair update_curr, so A's expired
+	// protection does not reschedule at once: rt preempts A after the
+	// wakeup latency and runs 100 µs, [2.51, 2.61) ms. (Charging A at the
+	// enqueue would have ended its protection there and run rt at 2.5 ms
+	// with no latency at all.)
+	m := hogModel(20_000_000, 120, 120)
+	m.Tasks = append(m.Tasks, Task{TID: 200, PID: 200, Comm: "rt", Prio: 89, Parent: -1, Init: InitSleeping, CPU: 0,
+		Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseExternal, At: 2_500_000}}, {Len: 100_000, End: EndExit}}})
+	iv := runs(simulate(t, m, "eevdf", Config{HZ: 250, WakePreempt: 10_000}).Events())[200]
+	if len(iv) != 1 || iv[0] != [2]int64{2_510_000, 2_610_000} {
+		t.Errorf("rt ran %v, want [2.51 ms, 2.61 ms)", iv)
+	}
+}
