@@ -31,7 +31,7 @@ import re
 ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 ap.add_argument("script")
 ap.add_argument("--tasks", required=True, help="comma-separated TIDs to track (the workload)")
-ap.add_argument("--wakee", type=int, required=True, help="TID whose wakeups are checked (the generator)")
+ap.add_argument("--wakee", type=int, default=0, help="TID whose wakeups are checked (the generator); 0: every tracked task's")
 ap.add_argument("--hogs", default="", help="comma-separated TIDs counted as 'currhog' when running at the wakeup")
 ap.add_argument("--kernel-order", action="store_true")
 ap.add_argument("--show", type=int, default=0, help="print the first N mismatches per class")
@@ -179,7 +179,7 @@ for i,(ts,cpu,tid,name,rest) in enumerate(ev):
         else:
             place(rq,e); rq['q'].add(p); e.cpu=tgt; case='place'
         c=rq['curr']
-        if p!=GEN or c is None or c==p: continue
+        if (GEN and p!=GEN) or c is None or c==p or c not in TRACK: continue
         pred = pick(rq)==p
         # actual: next switch on tgt within 40us is to p?
         act=False
