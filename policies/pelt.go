@@ -195,12 +195,12 @@ func (p *pelt) enqueue(id int, w int64, cpu int, now int64) {
 		}
 	}
 	pt.w = float64(w)
+	pc := p.syncCPU(cpu, now)
 	if pt.fresh {
 		pt.fresh = false
-		pt.q = initUtil(p.syncCPU(cpu, now), p.util(cpu, now), pt.w)
+		pt.q = initUtil(pc, p.util(cpu, now), pt.w)
 		pt.u = pt.q
 	}
-	pc := p.syncCPU(cpu, now)
 	if pt.cpu != cpu {
 		pc.ua += pt.u
 	}
