@@ -361,16 +361,24 @@ func TestCFSNewIdleBalanceFlag(t *testing.T) {
 
 func TestCFSLBBias(t *testing.T) {
 	// The workload of TestCFSNewIdleBalanceFlag under the 2.6.31 biased
-	// balancing with history, cfs:LB_BIAS,newidle_idx=2. At the 4 ms ticks
-	// CPU 0 (load 2 × 1024) and CPU 1 (1024) update cpu_load[2] =
-	// (0 × 3 + load) / 4: 512 and 256. At 5 CPU 1 goes newly idle: its
-	// cpu_load[2] = (256 × 3 + 0) / 4 = 192, target load max(192, 0) = 192;
-	// CPU 0's source load min(512, 2048) = 512; 512 − 192 = 320 < 1024 (one
-	// nice-0 task): no pull. CPU 1 idles as without newly idle balancing.
-	// With LB_BIAS and newidle_idx=0 (the current load) it pulls as usual,
-	// and so it does with NO_LB_BIAS,newidle_idx=2: in 2.6.31 the history
-	// counts only with LB_BIAS (source_load = the load now, 2048; target
-	// 0; 2048 ≥ 1024: C moves at 5 ms).
+	// balancing with history, cfs:LB_BIAS,newidle_idx=2 (idle_idx unset:
+	// 2 too; busy_idx 0; HZ 250). cpu_load[] moves at each balance call:
+	// cpu_load[i] = (cpu_load[i] × (2^i − 1) + load) / 2^i.
+	//   - 4 ms, both ticks: CPU 0 (load 2048) cpu_load[2] = 512, CPU 1
+	//     (1024) 256; neither finds a source 2048 above itself (busy need):
+	//     balanced, balance_interval 1 → 2 ms; each CPU's next_balance is
+	//     4 + 1 ms × busy_factor 64 = 68 ms.
+	//   - 5: CPU 1 goes newly idle: cpu_load[2] = (256 × 3 + 0) / 4 = 192,
+	//     target max(192, 0) = 192; CPU 0's source min(512, 2048) = 512;
+	//     512 − 192 = 320 < 1024 (one nice-0 task): no pull. idle_balance
+	//     leaves next_balance at 68 ms (it pulled nothing and 68 has not
+	//     passed), so the idle balances CPU 0's ticks kick at 8, 12, ...
+	//     are not due: CPU 1 idles, B and C share CPU 0 (tick preemption
+	//     at 8 and 16 ms).
+	// With LB_BIAS and newidle_idx=0 (the current load) CPU 1 pulls C at 5
+	// as usual, and so it does with NO_LB_BIAS,newidle_idx=2: in 2.6.31 the
+	// history counts only with LB_BIAS (source_load = the load now, 2048;
+	// target 0; 2048 ≥ 1024: C moves at 5 ms).
 	m := testModel(2,
 		ttask{comm: "A", cpu: 1, bursts: []int64{5000}},
 		ttask{comm: "B", cpu: 0, bursts: []int64{10000}},

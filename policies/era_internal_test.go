@@ -211,8 +211,13 @@ type migrateSim struct {
 	moved []string
 }
 
+// Migrate records the move and carries t's share of the runqueue
+// counts, so a balance of the next domain level sees it moved.
 func (m *migrateSim) Migrate(t *Task, dst int) error {
 	m.moved = append(m.moved, t.Comm)
+	m.nr[t.CPU]--
+	m.nr[dst]++
+	t.CPU = dst
 	return nil
 }
 
@@ -246,6 +251,11 @@ func twoLLCs(knobs smpKnobs) (*migrateSim, *fairSMP) {
 //     2048) = 1024; 1024 − 512 < 1024 in both domains: nothing moves.
 //   - idle_idx 1 without LB_BIAS: the loads now again (source_load and
 //     target_load ignore the history without LB_BIAS): B1 moves.
+//
+// Where B1 moved, CPU 0 is no longer idle for the all-CPU level that
+// follows (rebalance_domains, kernel/sched.c v2.6.31): that level needs
+// a source two nice-0 weights above CPU 0's 1024, and CPU 2's 2048 is
+// one: nothing more moves.
 func TestIdleBalanceDomains(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -352,6 +362,83 @@ func TestNohzLoad(t *testing.T) {
 		f.balance(0, BalanceIdle)
 		if !slices.Equal(s.moved, c.want) || f.cpuLoad[3] != c.load3 {
 			t.Errorf("%s: moved %v, CPU 3 cpu_load %v; want %v, %v", c.name, s.moved, f.cpuLoad[3], c.want, c.load3)
+		}
+	}
+}
+
+// TestBalanceInterval31 pins the 2.6.31 balance intervals of the history
+// path (rebalance_domains, load_balance, idle_balance, kernel/sched.c
+// v2.6.31; min_interval 1 ms, max_interval 4 ms, busy_factor 64 in
+// include/linux/topology.h v2.6.31) on 2 CPUs, one domain level, HZ 250
+// (a 4 ms tick: msecs_to_jiffies makes 1, 2 and 4 ms one tick each).
+//
+// Adapting: CPU 0 idle, CPU 1 running one task. Idle balances at 4, 8 and
+// 12 ms find nothing to pull (balanced): balance_interval 1 → 2 → 4 → 4
+// (max_interval). At 16 ms a second task B waits on CPU 1: B moves and
+// the interval falls back to 1.
+//
+// Busy next_balance: CPU 0 balances busy at 8 ms (balanced): its interval
+// was 1 ms × 64 = 64 ms, so next_balance = 72 ms, and balance_interval
+// becomes 2. At 12 ms CPU 0 goes idle while B waits on CPU 1: idle_balance
+// (no SD_BALANCE_NEWIDLE) pulls nothing and leaves next_balance at 72 (it
+// pulled nothing and 72 has not passed), so the idle balance at 12 ms is
+// not due: B stays. With NOHZ_LOAD the idle load balancer balances CPU 0's
+// domain at its idle interval (2 ms, one tick: 8 + 4 = 12 ≤ 12): B moves.
+func TestBalanceInterval31(t *testing.T) {
+	newSMP := func(knobs smpKnobs) (*migrateSim, *fairSMP, map[int][]*Task) {
+		s := &migrateSim{fakeSim: newFakeSim(2)}
+		q := map[int][]*Task{}
+		f := &fairSMP{knobs: knobs}
+		f.init(s, func(cpu int) []*Task { return q[cpu] }, func(cpu int) int64 { return int64(s.nr[cpu]) * NiceZeroWeight }, 2)
+		s.curr[1] = &Task{Comm: "A", State: TaskRunning, CPU: 1}
+		s.nr[1] = 1
+		return s, f, q
+	}
+	queueB := func(s *migrateSim, q map[int][]*Task) {
+		q[1] = []*Task{{Comm: "B", State: TaskRunnable, Affinity: AllCPUs(2), CPU: 1}}
+		s.nr[1] = 2
+	}
+
+	s, f, q := newSMP(smpKnobs{busyIdx: 2, noNewIdle: true})
+	var ivs []int64
+	for _, ms := range []int64{4, 8, 12} {
+		s.now = ms * 1_000_000
+		f.balance(0, BalanceIdle)
+		ivs = append(ivs, f.levels[0][1].ivMS)
+	}
+	if want := []int64{2, 4, 4}; !slices.Equal(ivs, want) || len(s.moved) != 0 {
+		t.Errorf("balanced idle balances: intervals %v ms, moved %v; want %v ms, none", ivs, s.moved, want)
+	}
+	s.now = 16_000_000
+	queueB(s, q)
+	f.balance(0, BalanceIdle)
+	if !slices.Equal(s.moved, []string{"B"}) || f.levels[0][1].ivMS != 1 {
+		t.Errorf("unbalanced at 16 ms: moved %v, interval %d ms; want [B], 1 ms", s.moved, f.levels[0][1].ivMS)
+	}
+
+	for _, c := range []struct {
+		name string
+		nohz bool
+		want []string
+	}{{"ticking", false, nil}, {"NOHZ_LOAD", true, []string{"B"}}} {
+		s, f, q := newSMP(smpKnobs{busyIdx: 2, noNewIdle: true, nohzLoad: c.nohz})
+		s.now = 8_000_000
+		s.curr[0] = &Task{Comm: "C", State: TaskRunning}
+		s.nr[0] = 1
+		f.balance(0, BalancePeriodic)
+		if f.nextBal[0] != 72_000_000 || f.levels[0][1].ivMS != 2 {
+			t.Errorf("%s: busy balance at 8 ms: next_balance %d ns, interval %d ms; want 72000000, 2", c.name, f.nextBal[0], f.levels[0][1].ivMS)
+		}
+		s.now = 12_000_000
+		s.curr[0], s.nr[0] = nil, 0
+		queueB(s, q)
+		f.balance(0, BalanceNewIdle)
+		if f.nextBal[0] != 72_000_000 {
+			t.Errorf("%s: idle_balance at 12 ms moved next_balance to %d ns, want 72000000", c.name, f.nextBal[0])
+		}
+		f.balance(0, BalanceIdle)
+		if !slices.Equal(s.moved, c.want) {
+			t.Errorf("%s: idle balance at 12 ms moved %v, want %v", c.name, s.moved, c.want)
 		}
 	}
 }

@@ -101,8 +101,12 @@ type fairSMP struct {
 	load   func(cpu int) int64 // sum of queued weights
 	// buddy reports whether t is a buddy of its runqueue (cfs: the next
 	// or last buddy); nil when the policy has none.
-	buddy    func(t *Task) bool
-	nextBal  []int64 // per CPU: next periodic balance time, ns (the 2.6.x history paths)
+	buddy func(t *Task) bool
+	// levels are, per CPU, the 2.6.31 history path's balancing state of
+	// its sched-domain levels: [0] the LLC (MC) domain, [1] all CPUs;
+	// nextBal is its rq->next_balance, ns.
+	levels   [][2]levelBal
+	nextBal  []int64
 	lastBal  []int64 // per CPU: last periodic or idle balance, ns (sd->last_balance)
 	failed   []uint  // per CPU: sd->nr_balance_failed
 	interval int64   // ns, the MC domain's min balance interval
@@ -199,7 +203,13 @@ func (f *fairSMP) init(s Sim, queued func(int) []*Task, load func(int) int64, ll
 	if f.llc <= 0 || f.llc > s.NumCPUs() {
 		f.llc = s.NumCPUs()
 	}
+	f.levels = make([][2]levelBal, s.NumCPUs())
 	f.nextBal = make([]int64, s.NumCPUs())
+	for i := range f.levels {
+		for l := range f.levels[i] {
+			f.levels[i][l] = levelBal{last: math.MinInt64 / 2, ivMS: minIntervalMS31}
+		}
+	}
 	f.lastBal = make([]int64, s.NumCPUs())
 	for i := range f.lastBal {
 		f.lastBal[i] = math.MinInt64 / 2
@@ -316,11 +326,11 @@ func (f *fairSMP) selectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int
 // balance pulls tasks to cpu; see the file comment.
 func (f *fairSMP) balance(cpu int, kind BalanceKind) {
 	now := f.sim.Now()
-	if kind == BalanceNewIdle && f.knobs.noNewIdle {
-		return
-	}
 	if f.knobs.history() {
 		f.biasedBalance(cpu, kind)
+		return
+	}
+	if kind == BalanceNewIdle && f.knobs.noNewIdle {
 		return
 	}
 	switch kind {
@@ -460,39 +470,122 @@ func (f *fairSMP) tickNS() int64 {
 	return 1_000_000_000 / int64(hz)
 }
 
+// The balance intervals of the 2.6.31 MC and CPU domains
+// (include/linux/topology.h v2.6.31, SD_MC_INIT and SD_CPU_INIT:
+// min_interval 1, max_interval 4, busy_factor 64, balance_interval 1),
+// in ms.
+const (
+	minIntervalMS31 = 1
+	maxIntervalMS31 = 4
+	busyFactor31    = 64
+)
+
+// levelBal is one sched-domain level's sd->last_balance (ns) and
+// sd->balance_interval (ms) on one CPU.
+type levelBal struct {
+	last int64
+	ivMS int64
+}
+
+// balOutcome is what one load_balance of a domain found.
+type balOutcome int
+
+const (
+	balBalanced balOutcome = iota // out_balanced: no source exceeds this CPU by the need
+	balFailed                     // unbalanced, but no task could move (all cache-hot)
+	balMoved                      // a task moved
+)
+
 // biasedBalance is balance with the 2.6.31 load history (the balancing
 // CPU's cpu_load[] is updated first; a CPU's history moves only when it
 // balances, so an idle CPU keeps the history of its last busy moments):
-// loads are
-// cpu_load[idx] (biased with LB_BIAS), and one task moves when the source
-// exceeds the target by a nice-0 weight (newly idle or idle) or two
-// (periodic, busy).
+// loads are cpu_load[idx] (biased with LB_BIAS), and one task moves when
+// the source exceeds the target by a nice-0 weight (newly idle or idle)
+// or two (periodic, busy).
+//
+// The levels are walked bottom up, the LLC (MC) domain and then all CPUs,
+// as rebalance_domains (kernel/sched.c v2.6.31) does, once the CPU's
+// rq->next_balance has come (trigger_load_balance raises the balancing
+// softirq only then): each level balances when its own interval has
+// passed since its last balance, the interval being its balance_interval
+// in ms, × busy_factor on a busy CPU, in whole ticks (msecs_to_jiffies, at
+// least one). load_balance adapts it: an unbalanced domain (a task moved,
+// or none could) resets it to min_interval, a balanced one doubles it up
+// to max_interval (out_balanced); a CPU that pulled is no longer idle for
+// the levels above. next_balance becomes the earliest level's last
+// balance + the interval it was checked with, so a CPU that balanced busy
+// waits up to busy_factor × its interval even if it goes idle meanwhile:
+// idle_balance, run whenever a CPU is about to go idle, pulls only in
+// domains with SD_BALANCE_NEWIDLE (at newidle_idx) and brings next_balance
+// forward to the idle intervals only if it pulled or next_balance has
+// already passed. With NOHZ_LOAD (CONFIG_NO_HZ) an idle CPU's domains are
+// balanced by the idle load balancer whatever its own next_balance
+// (run_rebalance_domains, kernel/sched.c v2.6.31).
 func (f *fairSMP) biasedBalance(cpu int, kind BalanceKind) {
 	f.tickLoad(cpu, kind)
 	now := f.sim.Now()
-	idx, llcIdx := f.knobs.newidleIdx, f.knobs.newidleIdx
-	need := int64(NiceZeroWeight)
-	if kind != BalanceNewIdle {
-		if now < f.nextBal[cpu] {
-			return
-		}
-		iv := f.interval
-		idx, llcIdx = f.knobs.idleIdx, f.knobs.llcIdleIdx
-		if kind == BalancePeriodic && f.sim.Curr(cpu) != nil {
-			iv *= f.busyFact
-			idx, llcIdx, need = f.knobs.busyIdx, f.knobs.busyIdx, 2*NiceZeroWeight
-		}
-		f.nextBal[cpu] = now + iv
-	}
-	// The LLC domain first (2.6.31's MC level, the CPUs sharing a cache),
-	// then the whole machine (the CPU level), each with its own index, as
-	// rebalance_domains walks the domains bottom up.
 	n := f.sim.NumCPUs()
 	lo, hi := cpu/f.llc*f.llc, min(n, (cpu/f.llc+1)*f.llc)
-	if hi-lo < n && f.pullBiased(cpu, kind, lo, hi, llcIdx, need) {
+	spans := [2][2]int{{lo, hi}, {0, n}}
+	first := 0
+	if hi-lo >= n {
+		first = 1 // one level: the LLC spans every CPU
+	}
+	if kind == BalanceNewIdle {
+		pulled := false
+		next := int64(math.MaxInt64)
+		for l := first; l < 2 && !pulled; l++ {
+			if !f.knobs.noNewIdle {
+				pulled = f.pullBiased(cpu, kind, spans[l][0], spans[l][1], f.knobs.newidleIdx, NiceZeroWeight) == balMoved
+			}
+			st := &f.levels[cpu][l]
+			next = min(next, st.last+f.intervalNS(st.ivMS))
+		}
+		if pulled || now > f.nextBal[cpu] {
+			f.nextBal[cpu] = next
+		}
 		return
 	}
-	f.pullBiased(cpu, kind, 0, n, idx, need)
+	if now < f.nextBal[cpu] && !(kind == BalanceIdle && f.knobs.nohzLoad) {
+		return
+	}
+	busy := kind == BalancePeriodic && f.sim.Curr(cpu) != nil
+	next := int64(math.MaxInt64)
+	for l := first; l < 2; l++ {
+		st := &f.levels[cpu][l]
+		ms := st.ivMS
+		if busy {
+			ms *= busyFactor31
+		}
+		iv := f.intervalNS(ms)
+		if now >= st.last+iv {
+			idx, need := f.knobs.idleIdx, int64(NiceZeroWeight)
+			if l == 0 {
+				idx = f.knobs.llcIdleIdx
+			}
+			if busy {
+				idx, need = f.knobs.busyIdx, 2*NiceZeroWeight
+			}
+			out := f.pullBiased(cpu, kind, spans[l][0], spans[l][1], idx, need)
+			st.last = now
+			if out == balBalanced {
+				st.ivMS = min(st.ivMS*2, maxIntervalMS31)
+			} else {
+				st.ivMS = minIntervalMS31
+			}
+			if out == balMoved {
+				busy = true
+			}
+		}
+		next = min(next, st.last+iv)
+	}
+	f.nextBal[cpu] = next
+}
+
+// intervalNS is msecs_to_jiffies(ms) ticks, at least one, in ns.
+func (f *fairSMP) intervalNS(ms int64) int64 {
+	tick := f.tickNS()
+	return max((ms*1_000_000+tick-1)/tick, 1) * tick
 }
 
 // cacheNiceTries is sd->cache_nice_tries of the 2.6.31 MC and CPU
@@ -509,13 +602,13 @@ func (f *fairSMP) hot(t *Task, now int64) bool {
 
 // pullBiased moves one task to cpu from the busiest CPU of lo..hi-1 when
 // its load exceeds cpu's by need, loads taken at cpu_load[idx] (biased
-// with LB_BIAS); it reports whether a task moved. With CACHE_HOT_BUDDY a
+// with LB_BIAS); it reports what it found (balOutcome). With CACHE_HOT_BUDDY a
 // hot task (hot) moves only after cacheNiceTries failed idle or periodic
 // balances of cpu (can_migrate_task, kernel/sched.c v2.6.31; a newly
 // idle balance does not count as a failure). The failures are counted
 // once per CPU for both domains, where the kernel keeps nr_balance_failed
 // per domain: a balance that fails in both counts twice.
-func (f *fairSMP) pullBiased(cpu int, kind BalanceKind, lo, hi, idx int, need int64) bool {
+func (f *fairSMP) pullBiased(cpu int, kind BalanceKind, lo, hi, idx int, need int64) balOutcome {
 	now := f.sim.Now()
 	hist := func(c int) int64 {
 		// source_load/target_load in kernel/sched.c v2.6.31: the load now
@@ -544,7 +637,7 @@ func (f *fairSMP) pullBiased(cpu int, kind BalanceKind, lo, hi, idx int, need in
 		}
 	}
 	if busiest < 0 || most-local < need {
-		return false
+		return balBalanced
 	}
 	var pick *Task
 	for _, t := range f.queued(busiest) {
@@ -562,12 +655,12 @@ func (f *fairSMP) pullBiased(cpu int, kind BalanceKind, lo, hi, idx int, need in
 		if f.knobs.hotBuddy && kind != BalanceNewIdle {
 			f.failed[cpu]++
 		}
-		return false
+		return balFailed
 	}
 	if f.knobs.hotBuddy {
 		f.failed[cpu] = 0
 	}
-	return true
+	return balMoved
 }
 
 // migrateLoad is the overloaded case of sched_balance_find_src_group /
