@@ -32,12 +32,14 @@ var eras = []Era{
 		Summary: "CFS of Linux 2.6.31 on a multi-core machine: sched_latency 20 ms, min_granularity 4 ms, " +
 			"wakeup_granularity 5 ms, nr_latency 5 (each × 1+ilog2(ncpus)); a full sched_latency of sleeper credit (no " +
 			"GENTLE_FAIR_SLEEPERS); the tick preempts only after sched_slice (no TICK_LEFTMOST); NEXT_BUDDY and LB_BIAS on; balancing " +
-			"on the cpu_load[] history (busy_idx 2; idle_idx 1 across the package, 0 within a shared cache); no newly idle " +
+			"on the cpu_load[] history (busy_idx 2; idle_idx 1 across the package, 0 within a shared cache) every 1 to 4 ms (× 64 " +
+			"when busy); no newly idle " +
 			"balancing; wake_affine without an idle-sibling search; wakeups and balancing on the queued weights and that history, " +
-			"not PELT (NO_WA_PELT: per-entity load tracking came with 3.8); HZ 1000",
+			"not PELT (NO_WA_PELT: per-entity load tracking came with 3.8); tickless idle (NOHZ_LOAD: an idle CPU's cpu_load[] " +
+			"keeps its last busy tick, the idle load balancer balances for it); HZ 1000",
 		Values: Values{"unscaled_latency": "20ms", "unscaled_min_granularity": "4ms", "unscaled_wakeup_granularity": "5ms", "nr_latency": "5",
 			"GENTLE_FAIR_SLEEPERS": "off", "TICK_LEFTMOST": "off", "NEXT_BUDDY": "on", "LB_BIAS": "on", "CACHE_HOT_BUDDY": "on", "busy_idx": "2", "newidle_idx": "2", "idle_idx": "1", "llc_idle_idx": "0",
-			"SD_BALANCE_NEWIDLE": "off", "SD_WAKE_IDLE": "off", "WA_PELT": "off"},
+			"SD_BALANCE_NEWIDLE": "off", "SD_WAKE_IDLE": "off", "WA_PELT": "off", "NOHZ_LOAD": "on"},
 		HZ: 1000,
 		Source: "kernel/sched_fair.c v2.6.31(.14) (sysctl_sched_latency 20 ms, sysctl_sched_min_granularity 4 ms, " +
 			"sysctl_sched_wakeup_granularity 5 ms, sched_nr_latency 5; place_entity subtracts the whole sysctl_sched_latency " +
@@ -46,7 +48,8 @@ var eras = []Era{
 			"can_migrate_task in kernel/sched.c v2.6.31); " +
 			"include/linux/topology.h v2.6.31 SD_CPU_INIT (busy_idx 2, idle_idx 1, newidle_idx 2) and SD_MC_INIT (busy_idx 2, no idle_idx), " +
 			"neither with SD_BALANCE_NEWIDLE nor SD_WAKE_IDLE (2.6.32's topology.h has SD_BALANCE_NEWIDLE and newidle_idx 0, " +
-			"and select_idle_sibling, commit a1f84a3ab8e0); CONFIG_HZ_1000 in the era's desktop configs",
+			"and select_idle_sibling, commit a1f84a3ab8e0), min_interval 1, max_interval 4, busy_factor 64; CONFIG_HZ_1000 and CONFIG_NO_HZ " +
+			"in the era's configs (arch/x86/configs/x86_64_defconfig, \"Linux kernel version: 2.6.30-rc2\")",
 	},
 	{
 		Policy: "cfs", Name: "2.6.23",
