@@ -20,7 +20,6 @@ import (
 // run the reduced workloads (Options.Small); the full-size tables in
 // docs/experiments.md can differ.
 var knownGaps = map[string]string{
-	"4 threads: cfs:era=2.6.31,NO_LB_BIAS,llc_size=2 vs cfs:era=2.6.31,llc_size=2|frames per second": "with NEXT_BUDDY the stuck encoder is a buddy, which CACHE_HOT_BUDDY keeps from the idle balance: LB_BIAS off alone frees nothing",
 	"pipe-test: sd vs o1|run time":                                                         "the model prices no per-policy schedule() path: every policy switches on every pass",
 	"pipe-test: cfs:era=2.6.23 vs o1|run time":                                             "same",
 	"goodness24|share of CPU lost to scheduling":                                           "at the reduced size (2 loops) the start, with every task runnable at once, weighs more",
