@@ -442,3 +442,30 @@ func TestBalanceInterval31(t *testing.T) {
 		}
 	}
 }
+
+// TestO1ForkBonus pins the O(1) fork penalty of wake_up_new_task (kernel/
+// sched.c v2.6.21) at HZ 250 (jiffy 4 ms): a parent with sleep_avg 950 ms
+// has CURRENT_BONUS = (950 / 4 = 237 jiffies) × 10 / 250 = 9. The child
+// gets 9 × 95 / 100 = 8 (integer) bonus points × 100 ms = 800 ms, the
+// parent 9 × 100 / 100 = 9 points = 900 ms. (Scaling the sleep_avg itself,
+// 950 × 0.95 = 902.5 ms, would leave the child at bonus 9.)
+func TestO1ForkBonus(t *testing.T) {
+	s := newFakeSim(1)
+	p := NewO1(0)
+	p.Init(s)
+	par := s.task(0)
+	p.TaskNew(par)
+	p.ts[par.ID].sleepAvg = 950_000_000
+	child := s.task(0)
+	child.Parent = par
+	p.TaskNew(child)
+	if got, want := p.ts[child.ID].sleepAvg, int64(800_000_000); got != want {
+		t.Errorf("child sleep_avg %d ns, want %d", got, want)
+	}
+	if got, want := p.ts[par.ID].sleepAvg, int64(900_000_000); got != want {
+		t.Errorf("parent sleep_avg %d ns, want %d", got, want)
+	}
+	if got, want := p.ts[child.ID].prio, 120-(8-5); got != want {
+		t.Errorf("child prio %d, want %d", got, want)
+	}
+}

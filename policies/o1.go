@@ -243,6 +243,9 @@ type O1 struct {
 	starveJ int64 // STARVATION_LIMIT in ns (MAX_SLEEP_AVG)
 	bal     pcBalancer
 	hotTime int64
+	// startSleep is the sleep_avg in ns of a task with no parent in the
+	// workload (start_sleep_avg).
+	startSleep int64
 }
 
 // NewO1 returns an o1 policy; hot is cache_hot_time in ns.
@@ -256,10 +259,12 @@ func init() {
 		Params: []Param{
 			{Name: "starvation_limit", Kind: ParamDuration, Default: "1s", Doc: "STARVATION_LIMIT per runnable task before interactive tasks stop re-entering the active array", Source: "kernel/sched.c v2.6.22 (MAX_SLEEP_AVG)"},
 			{Name: "cache_hot_time", Kind: ParamDuration, Default: "2.5ms", Doc: "a task that ran more recently is cache-hot and migrated last", Source: "include/linux/topology.h v2.6.9-2.6.17 SD_CPU_INIT cache_hot_time"},
+			{Name: "start_sleep_avg", Kind: ParamDuration, Default: "0", Doc: "sleep_avg of the tasks present when the workload starts (no parent in it), which a trace cannot show: 0 gives them no sleep credit; 900ms (MAX_SLEEP_AVG − DEF_TIMESLICE) is what a task that slept longer than INTERACTIVE_SLEEP gets, as a shell waiting for its user; their children inherit it through the fork penalty", Source: "kernel/sched.c v2.6.21 recalc_task_prio, wake_up_new_task", Min: 0, Max: o1MaxSleepAvg},
 		},
 		New: func(v Values, _ int) (Policy, error) {
 			p := NewO1(v.Duration("cache_hot_time", 2_500_000))
 			p.starveJ = v.Duration("starvation_limit", o1MaxSleepAvg)
+			p.startSleep = v.Duration("start_sleep_avg", 0)
 			return NewStack(p), nil
 		},
 	})
@@ -309,7 +314,12 @@ func o1Delta(static int) int { return (static-100)*o1MaxBonus/40 - o1MaxBonus/2 
 
 func (p *O1) interactive(ts *o1Task) bool { return ts.prio <= ts.static-o1Delta(ts.static) }
 
-// TaskNew implements Policy (sched_fork).
+// TaskNew implements Policy (sched_fork and wake_up_new_task, kernel/sched.c
+// v2.6.21): parent and child share the parent's time slice; the child's
+// sleep_avg is the parent's CURRENT_BONUS × CHILD_PENALTY / 100, in whole
+// bonus points of MAX_SLEEP_AVG / MAX_BONUS (integer arithmetic: bonus 9
+// gives the child 8), and the parent's is rounded down to its whole bonus
+// points (× PARENT_PENALTY 100 / 100).
 func (p *O1) TaskNew(t *Task) {
 	for len(p.ts) <= t.ID {
 		p.ts = append(p.ts, o1Task{})
@@ -320,10 +330,13 @@ func (p *O1) TaskNew(t *Task) {
 		pt := &p.ts[par.ID]
 		ts.slice = (pt.slice + 1) / 2
 		pt.slice /= 2
-		ts.sleepAvg = pt.sleepAvg * o1ChildPenalty / 100
+		ts.sleepAvg = int64(p.bonus(pt)*o1ChildPenalty/100) * (o1MaxSleepAvg / o1MaxBonus)
+		pt.sleepAvg = int64(p.bonus(pt)) * (o1MaxSleepAvg / o1MaxBonus)
 		if pt.slice == 0 {
 			pt.slice = 1
 		}
+	} else {
+		ts.sleepAvg = p.startSleep
 	}
 	ts.prio = p.effective(&ts)
 	p.ts[t.ID] = ts
