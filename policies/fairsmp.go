@@ -109,7 +109,7 @@ type fairSMP struct {
 	nextBal  []int64
 	lastBal  []int64 // per CPU: last periodic or idle balance, ns (sd->last_balance)
 	failed   []uint  // per CPU: sd->nr_balance_failed
-	interval int64   // ns, the MC domain's min balance interval
+	interval int64   // ns, the MC domain's min balance interval (the v6.x path; the 2.6.31 history path keeps levels)
 	llc      int     // CPUs per last-level cache (sd_llc span)
 	busyFact int64
 	// pelt, when set (WA_PELT, usePELT), gives WA_WEIGHT the PELT loads
