@@ -119,6 +119,15 @@ type Meta struct {
 	// "/system.slice/ssh.service"); nil when the source has none. A
 	// cgroup removed before it was resolved is absent.
 	Cgroups map[uint64]string
+	// CgroupSettings are the CPU-controller settings of the task groups
+	// the trace saw, in the order read (a group read again after a change
+	// appears again with a later Time); nil when the source carries none
+	// (perf.data, ftrace).
+	CgroupSettings []CgroupSettings
+	// Autogroup says whether kernel.sched_autogroup_enabled was set when
+	// recorded: 1 on, 0 off, -1 unknown (the zero value of a Meta is
+	// "off"; readers that cannot tell set -1).
+	Autogroup int8
 	// Stacks is the stack table that Event.Stack indexes: Stacks[i].ID ==
 	// i+1. Complete once the source has returned io.EOF (a stream may
 	// carry it at its end).
