@@ -67,15 +67,32 @@ type eent struct {
 	cpu                         int
 	queued, delayed, protect    bool
 	rel                         bool
+	limbo                       bool // 6.18 task-based throttling: dequeued onto its cfs_rq's limbo list
 }
 
+// erq is one cfs_rq: the root runqueue of a CPU (g 0) or a group's
+// runqueue on that CPU. Entity ids are task IDs (>= 0) or group entities
+// (< 0, see EEVDF.gid).
 type erq struct {
-	q     []int // queued task IDs (running and delayed included)
-	curr  int   // the picked task ID, -1
+	q     []int // queued entity ids (running and delayed included)
+	curr  int   // the picked entity id, noEnt when none
 	v0    int64
 	sumW  int64
 	sumWK int64 // Σ (v - v0)·w
+	g     int   // group (0: root)
+	cpu   int
+	// CFS bandwidth (groups with a quota, see eevdf_group.go): rr is
+	// runtime_remaining in ns; throttled since throttledAt; limbo holds
+	// the tasks 6.18's task-based throttling took off the queue.
+	rr          int64
+	throttled   bool
+	throttledAt int64
+	limbo       []int
 }
+
+// noEnt marks "no entity" in erq.curr (entity ids are task IDs >= 0 and
+// group entities <= -2, see EEVDF.gid).
+const noEnt = -1
 
 // EEVDF is the eevdf policy; build it with NewEEVDF.
 type EEVDF struct {
@@ -85,20 +102,35 @@ type EEVDF struct {
 	tasks []*Task
 	smp   fairSMP
 
-	baseSlice   int64
-	tick        int64
-	placeLag    bool
-	placeInit   bool
-	relDL       bool
-	runParity   bool
-	preShort    bool
-	delayDeq    bool
-	delayZero   bool
-	wakePreempt bool
-	tickPick    bool
-	protResched bool
-	peltWake    bool
-	llc         int
+	// Task groups (eevdf_group.go): groups[0] the root; grqs and ge hold
+	// each non-root group's runqueue and entity per CPU, at
+	// (g-1)·ncpu + cpu; bw the bandwidth state per group; cpath the
+	// runqueues whose curr is set on each CPU.
+	groups  []Group
+	ncpu    int
+	grqs    []erq
+	ge      []eent
+	bw      []bandwidth
+	cpath   [][]*erq
+	scratch []*erq
+	timers  Timers
+
+	baseSlice    int64
+	tick         int64
+	placeLag     bool
+	placeInit    bool
+	relDL        bool
+	runParity    bool
+	preShort     bool
+	delayDeq     bool
+	delayZero    bool
+	wakePreempt  bool
+	tickPick     bool
+	protResched  bool
+	peltWake     bool
+	taskThrottle bool
+	bwSlice      int64
+	llc          int
 }
 
 // EEVDFParams lists the eevdf parameters and features with their defaults.
@@ -134,6 +166,16 @@ var EEVDFParams = []Param{
 			"taken to tick the same way, not checked; replaced by the fix in " +
 			"Peter Zijlstra, LKML 2023-04-20, <20230420150537.GC4253@hirez.programming.kicks-ass.net> (\"Re: schbench v1.0\"), " +
 			"merged with the 2023-05-31 posting"},
+	{Name: "TASK_THROTTLE", Kind: ParamFeature, Default: "on",
+		Doc: "not a features.h flag: CFS bandwidth throttles tasks one by one as they next leave the CPU (6.18 task-based " +
+			"throttling: the throttled group stays queued, each task picked from it goes to a limbo list); off: throttling " +
+			"dequeues the group's entity on that CPU at once (v6.17 and earlier)",
+		Source: "kernel/sched/fair.c v6.18, \"sched/fair: Task based throttle time accounting\" and \"Defer throttling when tasks " +
+			"exit to user-space\" (Valentin Schneider, Aaron Lu, 2025); throttle_cfs_rq/dequeue of the group se in v6.6-v6.17"},
+	{Name: "cfs_bandwidth_slice", Kind: ParamDuration, Default: "5ms",
+		Doc:    "runtime a CPU's group runqueue takes from its group's quota pool at a time (sched_cfs_bandwidth_slice_us)",
+		Source: "kernel/sched/fair.c sysctl_sched_cfs_bandwidth_slice 5000 us (v3.2+)",
+		Min:    1_000, Max: 1_000_000_000},
 }
 
 // DefaultBaseSlice returns the default base slice in ns for ncpus CPUs on
@@ -143,19 +185,21 @@ func DefaultBaseSlice(ncpus int) int64 { return 700_000 * ScaleFactor(ncpus) }
 // NewEEVDF returns an eevdf policy for cpus CPUs with parameters v.
 func NewEEVDF(v Values, cpus int) *EEVDF {
 	return &EEVDF{
-		baseSlice:   v.Duration("base_slice", v.Duration("unscaled_base_slice", 700_000)*ScaleFactor(cpus)),
-		placeLag:    v.Feature("PLACE_LAG", true),
-		placeInit:   v.Feature("PLACE_DEADLINE_INITIAL", true),
-		relDL:       v.Feature("PLACE_REL_DEADLINE", true),
-		runParity:   v.Feature("RUN_TO_PARITY", true),
-		preShort:    v.Feature("PREEMPT_SHORT", true),
-		delayDeq:    v.Feature("DELAY_DEQUEUE", true),
-		delayZero:   v.Feature("DELAY_ZERO", true),
-		wakePreempt: v.Feature("WAKEUP_PREEMPTION", true),
-		tickPick:    v.Feature("TICK_PICK", false),
-		protResched: v.Feature("PROTECT_RESCHED", true),
-		peltWake:    v.Feature("WA_PELT", true),
-		llc:         llcSize(v),
+		baseSlice:    v.Duration("base_slice", v.Duration("unscaled_base_slice", 700_000)*ScaleFactor(cpus)),
+		placeLag:     v.Feature("PLACE_LAG", true),
+		placeInit:    v.Feature("PLACE_DEADLINE_INITIAL", true),
+		relDL:        v.Feature("PLACE_REL_DEADLINE", true),
+		runParity:    v.Feature("RUN_TO_PARITY", true),
+		preShort:     v.Feature("PREEMPT_SHORT", true),
+		delayDeq:     v.Feature("DELAY_DEQUEUE", true),
+		delayZero:    v.Feature("DELAY_ZERO", true),
+		wakePreempt:  v.Feature("WAKEUP_PREEMPTION", true),
+		tickPick:     v.Feature("TICK_PICK", false),
+		protResched:  v.Feature("PROTECT_RESCHED", true),
+		peltWake:     v.Feature("WA_PELT", true),
+		taskThrottle: v.Feature("TASK_THROTTLE", true),
+		bwSlice:      v.Duration("cfs_bandwidth_slice", 5_000_000),
+		llc:          llcSize(v),
 	}
 }
 
@@ -184,10 +228,13 @@ func (p *EEVDF) Name() string { return "eevdf" }
 // Init implements Policy.
 func (p *EEVDF) Init(s Sim) {
 	p.sim = s
-	p.rqs = make([]erq, s.NumCPUs())
+	p.ncpu = s.NumCPUs()
+	p.rqs = make([]erq, p.ncpu)
 	for i := range p.rqs {
-		p.rqs[i].curr = -1
+		p.rqs[i].curr, p.rqs[i].cpu = noEnt, i
 	}
+	p.cpath = make([][]*erq, p.ncpu)
+	p.initGroups(s)
 	p.tick = 1_000_000_000 / int64(s.HZ())
 	p.smp.init(s, p.migratable, p.load, p.llc)
 	if p.peltWake {
@@ -197,10 +244,14 @@ func (p *EEVDF) Init(s Sim) {
 
 func (p *EEVDF) migratable(cpu int) []*Task {
 	var out []*Task
-	rq := &p.rqs[cpu]
-	for _, id := range rq.q {
-		if id != rq.curr && !p.e[id].delayed {
-			out = append(out, p.tasks[id])
+	for _, rq := range p.cpuRqs(cpu) {
+		if p.throttledUp(rq) {
+			continue // throttled_lb_pair (v6.17-) / not on the queue (v6.18)
+		}
+		for _, id := range rq.q {
+			if id >= 0 && id != rq.curr && !p.e[id].delayed {
+				out = append(out, p.tasks[id])
+			}
 		}
 	}
 	return out
@@ -261,7 +312,7 @@ func (rq *erq) remove(id int, e *eent) {
 	rq.sumWK -= (e.v - rq.v0) * e.w
 	e.queued = false
 	if rq.curr == id {
-		rq.curr = -1
+		rq.curr = noEnt
 	}
 	if len(rq.q) == 0 {
 		rq.sumW, rq.sumWK = 0, 0
@@ -275,10 +326,10 @@ func (p *EEVDF) updateLag(rq *erq, e *eent) {
 	e.vlag = min(max(lag, -limit), limit)
 }
 
-// place is place_entity.
-func (p *EEVDF) place(rq *erq, e *eent, t *Task, flags EnqueueFlags) {
+// place is place_entity; slice is the entity's slice request in ns.
+func (p *EEVDF) place(rq *erq, e *eent, slice int64, flags EnqueueFlags) {
 	V := rq.avg()
-	e.slice = p.slice(t)
+	e.slice = slice
 	vslice := CalcDelta(e.slice, e.w)
 	var lag int64
 	if p.placeLag && len(rq.q) > 0 && e.vlag != 0 {
@@ -310,11 +361,14 @@ func (p *EEVDF) SelectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int {
 	return p.smp.selectCPU(t, prev, waker, flags)
 }
 
-// Enqueue implements Policy.
+// Enqueue implements Policy: enqueue_task_fair, the task on its group's
+// runqueue of cpu, then each group entity above it that is not queued yet
+// (with ENQUEUE_WAKEUP, as enqueue_task_fair sets for the levels above the
+// task's, kernel/sched/fair.c v6.18), stopping below a throttled runqueue.
 func (p *EEVDF) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 	e := &p.e[t.ID]
 	if e.delayed {
-		old := &p.rqs[e.cpu]
+		old := p.rqOf(t.Group, e.cpu)
 		if e.cpu == cpu {
 			// requeue_delayed_entity
 			e.delayed = false
@@ -323,7 +377,7 @@ func (p *EEVDF) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 				if e.vlag > 0 {
 					old.remove(t.ID, e)
 					e.vlag = 0
-					p.place(old, e, t, 0)
+					p.place(old, e, p.slice(t), 0)
 					old.add(t.ID, e)
 				}
 			}
@@ -331,11 +385,15 @@ func (p *EEVDF) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 		}
 		p.finishDelayed(old, t.ID, e)
 	}
-	rq := &p.rqs[cpu]
-	p.place(rq, e, t, flags)
+	if e.limbo {
+		p.leaveLimbo(t.ID, e)
+	}
+	rq := p.rqOf(t.Group, cpu)
+	p.place(rq, e, p.slice(t), flags)
 	rq.add(t.ID, e)
 	e.cpu = cpu
 	p.smp.peltEnqueue(t, cpu)
+	p.enqueueUp(rq)
 }
 
 // DelayedOn implements DelayedQueue: the CPU whose runqueue holds t while
@@ -355,19 +413,25 @@ func (p *EEVDF) finishDelayed(rq *erq, id int, e *eent) {
 	if p.delayZero && e.vlag > 0 {
 		e.vlag = 0
 	}
+	p.dequeueUp(rq)
 }
 
-// Dequeue implements Policy.
+// Dequeue implements Policy: dequeue_task_fair, then each group entity
+// whose runqueue it left empty.
 func (p *EEVDF) Dequeue(cpu int, t *Task, flags DequeueFlags) {
 	e := &p.e[t.ID]
-	rq := &p.rqs[e.cpu]
+	if e.limbo && flags&DequeueMigrate == 0 {
+		p.leaveLimbo(t.ID, e)
+		return
+	}
 	if !e.queued {
 		return
 	}
+	rq := p.rqOf(t.Group, e.cpu)
 	if flags&DequeueSleep != 0 && p.delayDeq && !rq.eligible(e) {
 		e.delayed = true
 		if rq.curr == t.ID {
-			rq.curr = -1
+			rq.curr = noEnt
 		}
 		return
 	}
@@ -377,73 +441,88 @@ func (p *EEVDF) Dequeue(cpu int, t *Task, flags DequeueFlags) {
 	}
 	rq.remove(t.ID, e)
 	p.smp.peltDequeue(t.ID, flags&DequeueSleep != 0)
+	p.dequeueUp(rq)
 }
 
-// pick is pick_eevdf; curr is the running entity or -1.
-func (p *EEVDF) pick(rq *erq, curr int) int {
-	if len(rq.q) == 1 {
-		return rq.q[0]
-	}
-	if curr >= 0 {
-		if c := &p.e[curr]; !c.queued || c.delayed || !rq.eligible(c) {
-			curr = -1
-		} else if p.runParity && c.protect {
-			return curr
-		}
-	}
-	// The queued entities (curr is not in the kernel's tree) by deadline;
-	// curr replaces the best of them only with a strictly earlier
-	// deadline (__pick_eevdf's found: "if (!best || (curr &&
-	// entity_before(curr, best))) best = curr", entity_before comparing
-	// deadlines, kernel/sched/fair.c v6.18), so a woken task whose
-	// deadline ties curr's runs first.
-	best, left := -1, -1
-	for _, id := range rq.q {
-		e := &p.e[id]
-		if left < 0 || e.v < p.e[left].v || e.v == p.e[left].v && id < left {
-			left = id
-		}
-		if id == curr || !rq.eligible(e) {
-			continue
-		}
-		if best < 0 || e.deadline < p.e[best].deadline ||
-			e.deadline == p.e[best].deadline && (e.v < p.e[best].v || e.v == p.e[best].v && id < best) {
-			best = id
-		}
-	}
-	if curr >= 0 && (best < 0 || p.e[curr].deadline < p.e[best].deadline) {
-		return curr
-	}
-	if best < 0 {
-		return left
-	}
-	return best
-}
-
-// PickNext implements Policy.
+// PickNext implements Policy: pick_task_fair, pick_eevdf on each level
+// from the CPU's root runqueue down to a task; a runqueue found out of
+// quota is throttled on the way (check_cfs_rq_runtime), and under 6.18's
+// task-based throttling a task picked below a throttled runqueue goes to
+// its limbo list instead of running.
 func (p *EEVDF) PickNext(cpu int, prev *Task) *Task {
+	if len(p.groups) > 1 && prev != nil {
+		p.putPrevBandwidth(cpu, prev)
+	}
+again:
 	rq := &p.rqs[cpu]
+	path := p.scratch[:0]
+	throttled := false
 	for len(rq.q) > 0 {
 		id := p.pick(rq, rq.curr)
+		path = append(path, rq)
+		if id < 0 {
+			grq := p.groupRq(id)
+			if p.checkRuntime(grq) {
+				goto again // throttled: the group entity left rq (v6.17-)
+			}
+			throttled = throttled || grq.throttled
+			p.setCurr(rq, id)
+			rq = grq
+			continue
+		}
 		e := &p.e[id]
 		if e.delayed {
 			p.finishDelayed(rq, id, e)
-			continue
+			goto again
 		}
-		if id != rq.curr {
-			// set_next_entity: RUN_TO_PARITY protects the new slice.
-			e.protect = true
+		if throttled && p.taskThrottle {
+			p.enterLimbo(rq, id, e)
+			goto again
 		}
-		rq.curr = id
+		p.setCurr(rq, id)
+		p.setPath(cpu, path)
+		p.scratch = path
 		p.smp.peltRun(cpu, id)
 		return p.tasks[id]
 	}
-	rq.curr = -1
+	p.setPath(cpu, nil)
 	p.smp.peltRun(cpu, -1)
 	return nil
 }
 
-// CheckPreemptWakeup implements Policy (wakeup_preempt_fair).
+// setCurr is set_next_entity on one level: RUN_TO_PARITY protects a newly
+// picked entity's slice.
+func (p *EEVDF) setCurr(rq *erq, id int) {
+	if id != rq.curr {
+		p.ent(id).protect = true
+	}
+	rq.curr = id
+}
+
+// setPath records the runqueues whose curr the pick set on cpu, and clears
+// curr on those of the previous pick that it left (put_prev_entity).
+func (p *EEVDF) setPath(cpu int, path []*erq) {
+	for _, old := range p.cpath[cpu] {
+		keep := false
+		for _, rq := range path {
+			if rq == old {
+				keep = true
+				break
+			}
+		}
+		if !keep {
+			old.curr = noEnt
+		}
+	}
+	if len(path) == 0 {
+		p.rqs[cpu].curr = noEnt
+	}
+	p.cpath[cpu] = append(p.cpath[cpu][:0], path...)
+}
+
+// CheckPreemptWakeup implements Policy (wakeup_preempt_fair): curr's and
+// t's entities are compared on the runqueue they share
+// (find_matching_se, kernel/sched/fair.c v6.18).
 func (p *EEVDF) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool {
 	if !p.wakePreempt {
 		return false
@@ -454,21 +533,50 @@ func (p *EEVDF) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool
 	if t.Class == ClassIdle && curr.Class != ClassIdle {
 		return false
 	}
-	rq := &p.rqs[cpu]
-	pe, ce := &p.e[t.ID], &p.e[curr.ID]
+	cid, tid := curr.ID, t.ID
+	rq := p.rqOf(curr.Group, cpu)
+	if curr.Group != t.Group {
+		var ok bool
+		if rq, cid, tid, ok = p.matching(cpu, curr, t); !ok {
+			return false
+		}
+	}
+	pe, ce := p.ent(tid), p.ent(cid)
 	if p.preShort && pe.slice < ce.slice && rq.eligible(pe) && (pe.deadline < ce.deadline || !rq.eligible(ce)) {
 		ce.protect = false
 	}
-	return p.pick(rq, curr.ID) == t.ID
+	return p.pick(rq, cid) == tid
 }
 
-// UpdateCurr implements Policy (update_curr + update_deadline).
+// UpdateCurr implements Policy (update_curr + update_deadline on each
+// level from the task up, and the group runqueues' bandwidth accounting).
 func (p *EEVDF) UpdateCurr(cpu int, curr *Task, delta int64) {
 	e := &p.e[curr.ID]
 	if !e.queued {
 		return
 	}
-	rq := &p.rqs[e.cpu]
+	rq := p.rqOf(curr.Group, e.cpu)
+	for {
+		p.charge(rq, e, curr, delta)
+		if rq.g == 0 {
+			return
+		}
+		if p.bw[rq.g].quota > 0 {
+			p.accountRuntime(rq, delta)
+		}
+		gid := p.gid(rq.g, rq.cpu)
+		e = p.ent(gid)
+		rq = p.parentRq(rq)
+		if !e.queued {
+			return
+		}
+		curr = nil
+	}
+}
+
+// charge is update_curr and update_deadline of one entity on rq; t is the
+// task for a task entity, nil for a group entity.
+func (p *EEVDF) charge(rq *erq, e *eent, t *Task, delta int64) {
 	dv := CalcDelta(delta, e.w)
 	e.v += dv
 	rq.sumWK += dv * e.w
@@ -476,31 +584,39 @@ func (p *EEVDF) UpdateCurr(cpu int, curr *Task, delta int64) {
 		// 6.17+: once its slice protection is over, any update_curr with
 		// another task queued reschedules (PROTECT_RESCHED).
 		if p.protResched && !(p.runParity && e.protect) && len(rq.q) > 1 && !p.tickPick {
-			p.sim.Resched(cpu)
+			p.sim.Resched(rq.cpu)
 		}
 		return
 	}
-	e.slice = p.slice(curr)
+	if t != nil {
+		e.slice = p.slice(t)
+	}
 	e.deadline = e.v + CalcDelta(e.slice, e.w)
 	e.protect = false
 	if len(rq.q) > 1 && !p.tickPick {
-		p.sim.Resched(cpu)
+		p.sim.Resched(rq.cpu)
 	}
 }
 
 // Tick implements Policy: update_curr (already charged) did the work,
 // except under TICK_PICK (the 6.3-rc series' check_preempt_tick): with
 // more than one task queued, the tick preempts the current task whenever
-// pick_eevdf would choose another.
+// pick_eevdf would choose another. With groups, entity_tick also
+// refreshes each level's group entity weight (update_cfs_group).
 func (p *EEVDF) Tick(cpu int, curr *Task) bool {
-	if !p.tickPick {
-		return false
-	}
 	e := &p.e[curr.ID]
 	if !e.queued || e.delayed {
 		return false
 	}
-	rq := &p.rqs[e.cpu]
+	rq := p.rqOf(curr.Group, e.cpu)
+	if len(p.groups) > 1 {
+		for r := rq; r.g != 0; r = p.parentRq(r) {
+			p.updateShares(r)
+		}
+	}
+	if !p.tickPick {
+		return false
+	}
 	return len(rq.q) > 1 && p.pick(rq, curr.ID) != curr.ID
 }
 
@@ -509,3 +625,45 @@ func (p *EEVDF) Balance(cpu int, kind BalanceKind) { p.smp.balance(cpu, kind) }
 
 // TaskDead implements Policy.
 func (p *EEVDF) TaskDead(t *Task) {}
+
+// pick is pick_eevdf on one runqueue; curr is its running entity or noEnt.
+func (p *EEVDF) pick(rq *erq, curr int) int {
+	if len(rq.q) == 1 {
+		return rq.q[0]
+	}
+	if curr != noEnt {
+		if c := p.ent(curr); !c.queued || c.delayed || !rq.eligible(c) {
+			curr = noEnt
+		} else if p.runParity && c.protect {
+			return curr
+		}
+	}
+	// The queued entities (curr is not in the kernel's tree) by deadline;
+	// curr replaces the best of them only with a strictly earlier
+	// deadline (__pick_eevdf's found: "if (!best || (curr &&
+	// entity_before(curr, best))) best = curr", entity_before comparing
+	// deadlines, kernel/sched/fair.c v6.18), so a woken task whose
+	// deadline ties curr's runs first.
+	best, left := noEnt, noEnt
+	var be, le *eent
+	for _, id := range rq.q {
+		e := p.ent(id)
+		if le == nil || e.v < le.v || e.v == le.v && id < left {
+			left, le = id, e
+		}
+		if id == curr || !rq.eligible(e) {
+			continue
+		}
+		if be == nil || e.deadline < be.deadline ||
+			e.deadline == be.deadline && (e.v < be.v || e.v == be.v && id < best) {
+			best, be = id, e
+		}
+	}
+	if curr != noEnt && (be == nil || p.ent(curr).deadline < be.deadline) {
+		return curr
+	}
+	if be == nil {
+		return left
+	}
+	return best
+}

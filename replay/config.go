@@ -76,6 +76,9 @@ type Override struct {
 	Class    *policies.Class
 	RTPrio   int    // with Class FIFO or RR
 	Slice    *int64 // custom slice request in ns (sched_attr.sched_runtime; EEVDF 6.12+)
+	// Cgroup moves the tasks to another task group (--cgroup SEL=PATH), a
+	// path as latency --by cgroup shows it; "/" is the root group.
+	Cgroup *string
 	// Until replaces the inferred termination kind (--until): Kind
 	// UntilDeadline with Deadline ns after the task's start, or
 	// UntilWork/UntilCount to replay the recorded bursts as they are.
@@ -131,6 +134,17 @@ type Config struct {
 	// nothing.
 	ColdSwitch, CacheTasks int64
 	Overrides              []Override
+	// Cgroups states task-group settings the trace does not carry
+	// (--recorded-cgroup); they win over the recorded ones. CgroupChanges
+	// are what-ifs on groups (--cpu-weight, --cpu-max, --cpu-burst). See
+	// Groups.
+	Cgroups       []trace.CgroupSettings
+	CgroupChanges []CgroupChange
+	// NoGroups schedules every task as a peer in one runqueue, as if no
+	// task groups existed; NoAutogroup moves the tasks of autogroups
+	// ("/autogroup-N") to the root group (--autogroup off:
+	// kernel.sched_autogroup_enabled=0).
+	NoGroups, NoAutogroup bool
 }
 
 // DefaultConfig returns the defaults described on Config.
@@ -208,6 +222,12 @@ func CheckConfig(m *Model, cfg Config) error {
 	}
 	if n > policies.MaxCPUs {
 		return fmt.Errorf("%w: %d CPUs: at most %d can be simulated", ErrConfig, n, policies.MaxCPUs)
+	}
+	if err := checkGroupChanges(&cfg, max(n, 1)); err != nil {
+		return err
+	}
+	if _, _, err := Groups(m, cfg); err != nil {
+		return err
 	}
 	all := policies.AllCPUs(max(n, 1))
 	for _, o := range cfg.Overrides {

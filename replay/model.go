@@ -149,6 +149,12 @@ type Task struct {
 	PoolBlock []bool
 	// Workload marks the traced command's process tree.
 	Workload bool
+	// CgroupID is the cgroup id the trace last saw the task in (the cgroup
+	// of sched_switch's prev task, trace.Event.Cgroup), 0 unknown; Cgroup
+	// is its path (Meta.Cgroups: "/tv-a"; "/" the root), "" unknown. A
+	// replay schedules the task inside that task group (see Groups).
+	CgroupID uint64
+	Cgroup   string
 	// Until says how the task ends and paces itself (see UntilKind);
 	// Deadline is, for UntilDeadline, the wall-clock time in ns after the
 	// task's start at which its loop stops. UntilInferred is true when
@@ -496,6 +502,16 @@ func Extract(src trace.Source) (*Model, error) {
 		x.m.Meta.Format, x.m.Meta.Hostname, x.m.Meta.OSRelease = m.Format, m.Hostname, m.OSRelease
 		x.m.Meta.Arch, x.m.Meta.Tool, x.m.Meta.Cmdline = m.Arch, m.Tool, m.Cmdline
 		x.m.Meta.NrCPUs, x.m.Meta.Clock, x.m.Meta.LLCs = m.NrCPUs, m.Clock, m.LLCs
+		x.m.Meta.Cgroups, x.m.Meta.CgroupSettings, x.m.Meta.Autogroup = m.Cgroups, m.CgroupSettings, m.Autogroup
+		for i := range x.m.Tasks {
+			if id := x.m.Tasks[i].CgroupID; id != 0 {
+				if path, ok := m.Cgroups[id]; ok {
+					x.m.Tasks[i].Cgroup = path
+				} else {
+					x.m.Tasks[i].Cgroup = fmt.Sprintf("cgroup id %d (no path recorded)", id)
+				}
+			}
+		}
 		if m.NrCPUs > x.m.NrCPUs {
 			x.m.NrCPUs = m.NrCPUs
 		}
@@ -780,6 +796,9 @@ func (x *extractor) switchEv(ev trace.Event) {
 	if ev.TID > 0 {
 		i := x.task(ev.TID, t, ev.CPU, InitRunnable)
 		x.ident(i, &ev, ev.PID, ev.Comm, ev.Prio)
+		if ev.Cgroup != 0 {
+			x.m.Tasks[i].CgroupID = ev.Cgroup
+		}
 		s := &x.st[i]
 		if !s.running {
 			// It ran without a recorded switch-in: since before the trace,

@@ -11,6 +11,7 @@ const (
 	qResched
 	qTick
 	qDeadline
+	qPolicyTimer // a policy's timer (policies.Timers), a indexes sim.ptimers
 )
 
 type qev struct {

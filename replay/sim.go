@@ -51,6 +51,15 @@ type Result struct {
 	End      int64 // ns, time of the last event
 	Stats    Stats
 
+	// Groups are the task groups of the run (Groups), the root first;
+	// GroupsModelled is false when the policy schedules every task as a
+	// peer although the trace has groups. GroupStats are the policy's
+	// bandwidth counts per group with a quota (cpu.stat's nr_periods,
+	// nr_throttled, throttled time).
+	Groups         []GroupInfo
+	GroupsModelled bool
+	GroupStats     []policies.GroupStats
+
 	recorded *EventLog        // as-traced: the observed schedule
 	recs     []rec            // predicted events
 	tasks    []*policies.Task // by ID, for recs
@@ -116,6 +125,10 @@ type sim struct {
 	wlLast  int64
 	wlAll   bool
 	pools   []poolState
+	// taskGroup is each model task's index in the policy's group tree
+	// (nil: no groups); ptimers the policy's pending timers by id.
+	taskGroup []int
+	ptimers   []func()
 }
 
 // poolState is a worker pool's shared queue in a replay (Model.Pools):
@@ -200,6 +213,16 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		s.cpus[i].idleExit = -1
 	}
 	s.now = m.Start
+	if !cfg.NoGroups {
+		groups, tg, err := Groups(m, cfg)
+		if err != nil {
+			return nil, err
+		}
+		res.Groups = groups
+		if gs, ok := pol.(policies.GroupScheduler); ok && len(groups) > 1 && gs.SetGroups(policyGroups(groups)) {
+			s.taskGroup, res.GroupsModelled = tg, true
+		}
+	}
 	pol.Init(s)
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
@@ -211,6 +234,9 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	s.run()
 	res.recs, res.tasks = s.out, s.tasks
 	res.Stats = s.stats
+	if gr, ok := pol.(policies.GroupReporter); ok && res.GroupsModelled {
+		res.GroupStats = gr.GroupStats()
+	}
 	res.Stats.Events = int64(len(s.out))
 	for i := range m.Tasks {
 		st := &s.ts[i]
@@ -238,6 +264,15 @@ func (s *sim) NrRunning(cpu int) int       { return s.cpus[cpu].nr }
 func (s *sim) Tasks() []*policies.Task     { return s.tasks }
 func (s *sim) HZ() int                     { return s.cfg.HZ }
 func (s *sim) Resched(cpu int)             { s.resched(cpu, s.now) }
+
+// AddTimer implements policies.Timers.
+func (s *sim) AddTimer(at int64, fn func()) {
+	s.ptimers = append(s.ptimers, fn)
+	s.push(qev{t: max(at, s.now), kind: qPolicyTimer, a: int32(len(s.ptimers) - 1)})
+}
+
+// Sync implements policies.Timers: charge cpu's running task up to now.
+func (s *sim) Sync(cpu int) { s.progress(cpu) }
 
 func (s *sim) Migrate(t *policies.Task, dst int) error {
 	if t.State != policies.TaskRunnable {
@@ -295,6 +330,10 @@ func (s *sim) run() {
 			s.onTick(int(e.a))
 		case qDeadline:
 			s.onDeadline(int(e.a))
+		case qPolicyTimer:
+			fn := s.ptimers[e.a]
+			s.ptimers[e.a] = nil
+			fn()
 		}
 	}
 }
@@ -305,6 +344,9 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 	class, nice, rtprio := tk.Class()
 	t := &policies.Task{ID: i, TID: tk.TID, PID: tk.PID, Comm: tk.Comm, Class: class, Nice: nice, RTPrio: rtprio,
 		Affinity: policies.AllCPUs(len(s.cpus)), CPU: tk.CPU, Parent: parent, State: policies.TaskNew}
+	if s.taskGroup != nil {
+		t.Group = s.taskGroup[i]
+	}
 	if parent != nil {
 		t.Affinity = parent.Affinity
 	}

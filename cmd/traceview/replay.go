@@ -44,6 +44,7 @@ type replayOptions struct {
 	scan     string
 	rows     int
 	topology string
+	groups   groupFlags
 }
 
 func init() {
@@ -189,6 +190,7 @@ line per policy and task (ns, switches as the kernel counts them).`,
 	f.StringVar(&o.scan, "scan-cost", "0", "extra cost per runqueue entry a policy scans (O(n) pickers such as goodness24; at most 1s)")
 	f.IntVar(&o.rows, "rows", 20, "table rows per policy (0: all)")
 	f.StringVar(&o.topology, "topology", "policy", topologyUsage)
+	o.groups.register(f)
 	return cmd
 }
 
@@ -332,6 +334,13 @@ type replayRunJSON struct {
 	// deadline-bound taken as work-bound instead (null when no task was
 	// inferred deadline-bound or --until set them all).
 	KindSensitivity *kindSensitivity `json:"kind_sensitivity"`
+	// Groups are the task groups of the run with their settings and
+	// where those come from; GroupsModelled is false when the policy
+	// schedules every task as a peer; GroupStats are the predicted
+	// cpu.stat counts of the groups with a quota.
+	Groups         []replay.GroupInfo    `json:"groups,omitempty"`
+	GroupsModelled bool                  `json:"groups_modelled"`
+	GroupStats     []policies.GroupStats `json:"group_stats,omitempty"`
 }
 
 // kindSensitivity says how far a run's prediction rests on the inferred
@@ -419,6 +428,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	cfg, err := o.config()
 	if err != nil {
+		return err
+	}
+	if err := o.groups.apply(&cfg); err != nil {
 		return err
 	}
 	if o.write != "" {
@@ -524,6 +536,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		DeadlineBound: st.DeadlineBound, DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
 	if o.output == "table" {
 		writeModelLines(out, m, cfg.HZ, len(untilSet))
+		writeGroupLine(out, m, cfg)
 	}
 	var trust *report.ReplayTrust
 	if !o.noTrust {
@@ -561,7 +574,8 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 			return fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
 		}
 		doc.Runs = append(doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
-			MakespanNs: res.Makespan, Stats: res.Stats, SelfReplay: trust, Assumptions: asm})
+			MakespanNs: res.Makespan, Stats: res.Stats, SelfReplay: trust, Assumptions: asm,
+			Groups: res.Groups, GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats})
 		var ks *kindSensitivity
 		if sp.Info.Name != "as-traced" {
 			if ks, err = kindCheck(m, sp, ncpu, cfg, untilSet, res, pred, o.perTask); err != nil {

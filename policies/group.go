@@ -1,0 +1,76 @@
+package policies
+
+// Task groups (cgroups with the cpu controller, autogroups) as the fair
+// class schedules them: a tree of groups, each with a weight (tg->shares)
+// and optionally a CFS bandwidth limit (quota per period, burst). The
+// simulator builds the tree from the model and hands it to a policy that
+// implements GroupScheduler before Init; Task.Group indexes it.
+
+// Group is one task group. Groups[0] is the root group, which has no
+// weight and no limit of its own.
+type Group struct {
+	Path   string // "/" for the root, "/tv-a", "/kubepods/pod-x/ctr"
+	Parent int    // index of the parent group, -1 for the root
+	// Shares is the group's weight as a load weight, NICE_0_LOAD = 1024
+	// (tg->shares scaled down: cpu.weight 100 = 1024, v1 cpu.shares S = S;
+	// trace.LoadFromWeight).
+	Shares int64
+	// Quota and Period are the CFS bandwidth limit in ns (cpu.max); Quota
+	// <= 0 means no limit. Burst is cpu.max.burst in ns.
+	Quota, Period, Burst int64
+}
+
+// GroupScheduler is implemented by policies that schedule task groups
+// hierarchically. SetGroups is called once, before Init, with the group
+// tree (parents before children); tasks then name their group in
+// Task.Group. SetGroups returns false when the policy will schedule every
+// task as a peer anyway (a Stack whose fair class has no groups); the
+// simulator says so on the model line.
+type GroupScheduler interface {
+	SetGroups(groups []Group) bool
+}
+
+// Timers is implemented by simulators that run a policy's timers (the
+// kernel's hrtimers, such as CFS bandwidth's period and slack timers).
+// AddTimer calls fn at simulated time at (not before the current time);
+// Sync charges cpu's running task the time it ran up to now (update_curr),
+// so that fn sees current vruntimes.
+type Timers interface {
+	AddTimer(at int64, fn func())
+	Sync(cpu int)
+}
+
+// GroupStats is what a policy's bandwidth control did to one group, in the
+// terms of the group's cpu.stat (kernel/sched/core.c cpu_cfs_stat_show,
+// v6.18): NrPeriods periods elapsed with the period timer running,
+// NrThrottled of them with some runqueue of the group throttled,
+// ThrottledNS the time the group's per-CPU runqueues spent throttled,
+// summed over CPUs (so it can exceed wall time).
+type GroupStats struct {
+	Path        string `json:"path"`
+	NrPeriods   int64  `json:"nr_periods"`
+	NrThrottled int64  `json:"nr_throttled"`
+	ThrottledNS int64  `json:"throttled_ns"`
+}
+
+// GroupReporter is implemented by policies with bandwidth control: the
+// per-group throttling statistics of the run, for groups with a quota.
+type GroupReporter interface {
+	GroupStats() []GroupStats
+}
+
+// SetGroups implements GroupScheduler through the fair class.
+func (s *Stack) SetGroups(groups []Group) bool {
+	if g, ok := s.Fair.(GroupScheduler); ok {
+		return g.SetGroups(groups)
+	}
+	return false
+}
+
+// GroupStats implements GroupReporter through the fair class.
+func (s *Stack) GroupStats() []GroupStats {
+	if g, ok := s.Fair.(GroupReporter); ok {
+		return g.GroupStats()
+	}
+	return nil
+}

@@ -1,0 +1,273 @@
+// Task groups in a replay: which cgroup (or autogroup) each task runs in,
+// the groups' weights and CPU quotas as recorded or stated, and the
+// what-ifs that change them (--cpu-weight, --cpu-max, --cpu-burst,
+// --cgroup). The simulator builds a policies.Group tree from them for a
+// policy that schedules groups (policies.GroupScheduler).
+
+package replay
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/trace"
+)
+
+// CgroupChange is a what-if on one task group; zero fields keep the
+// recorded value. Weight is cpu.weight (1..10000); Quota and Period are
+// cpu.max in ns, Quota -1 for "max" (no limit); Burst is cpu.max.burst in
+// ns (-1: set it to 0).
+type CgroupChange struct {
+	Path          string
+	Weight        int
+	Quota, Period int64
+	Burst         int64
+}
+
+// GroupInfo is one task group of a replay as the simulator sets it up.
+type GroupInfo struct {
+	trace.CgroupSettings
+	// Source says where the settings come from: "recorded" (the trace),
+	// "stated" (--recorded-cgroup), "what-if" (a change), "default"
+	// (weight 100, no quota: nothing said).
+	Source string `json:"source"`
+	Tasks  int    `json:"tasks"` // model tasks in the group itself
+}
+
+// normPath cleans a cgroup path: a leading "/", no trailing one; "" and
+// "/" are the root.
+func normPath(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" || p == "/" {
+		return "/"
+	}
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return strings.TrimRight(p, "/")
+}
+
+// taskCgroup is the cgroup path model task tk runs in under cfg: the last
+// override with a Cgroup that selects it, else the recorded one.
+func taskCgroup(tk *Task, cfg *Config) string {
+	path := tk.Cgroup
+	for _, o := range cfg.Overrides {
+		if o.Cgroup != nil && o.Sel.Match(tk) {
+			path = *o.Cgroup
+		}
+	}
+	path = normPath(path)
+	if cfg.NoAutogroup && strings.HasPrefix(path, "/autogroup-") {
+		return "/"
+	}
+	return path
+}
+
+// Groups returns the task groups a replay of m under cfg schedules, the
+// root first and parents before children, with their settings: the
+// recorded ones (the first snapshot of each path in Meta.CgroupSettings),
+// then those cfg states (Config.Cgroups), then cfg's what-ifs; a group
+// nothing is said of gets cpu.weight 100 and no quota. taskGroup[i] is
+// the index of model task i's group. Errors wrap ErrConfig: a what-if or
+// stated path that names no group of the replay.
+func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err error) {
+	index := map[string]int{"/": 0}
+	groups = []GroupInfo{{CgroupSettings: trace.CgroupSettings{Path: "/"}, Source: "root"}}
+	var add func(path string) int
+	add = func(path string) int {
+		if i, ok := index[path]; ok {
+			return i
+		}
+		parent := path[:strings.LastIndex(path, "/")]
+		if parent != "" {
+			add(parent)
+		}
+		index[path] = len(groups)
+		groups = append(groups, GroupInfo{CgroupSettings: trace.CgroupSettings{Path: path, Weight: 100, QuotaNS: -1}, Source: "default"})
+		return len(groups) - 1
+	}
+	taskGroup = make([]int, len(m.Tasks))
+	paths := make([]string, len(m.Tasks))
+	for i := range m.Tasks {
+		paths[i] = taskCgroup(&m.Tasks[i], &cfg)
+	}
+	// Parents before children, in path order, so group indexes do not
+	// depend on task order.
+	sorted := append([]string(nil), paths...)
+	sort.Strings(sorted)
+	for _, p := range sorted {
+		add(p)
+	}
+	for i, p := range paths {
+		taskGroup[i] = index[p]
+		groups[index[p]].Tasks++
+	}
+	apply := func(s trace.CgroupSettings, source string) {
+		g, ok := index[normPath(s.Path)]
+		if !ok || g == 0 {
+			return
+		}
+		gi := &groups[g]
+		if s.Weight > 0 {
+			gi.Weight, gi.Shares = s.Weight, s.Shares
+		}
+		if s.QuotaNS != 0 {
+			gi.QuotaNS = s.QuotaNS
+		}
+		if s.PeriodNS > 0 {
+			gi.PeriodNS = s.PeriodNS
+		}
+		if s.BurstNS > 0 {
+			gi.BurstNS = s.BurstNS
+		}
+		gi.Source = source
+	}
+	seen := map[string]bool{}
+	for _, s := range m.Meta.CgroupSettings {
+		if p := normPath(s.Path); !seen[p] {
+			seen[p] = true
+			apply(s, "recorded")
+		}
+	}
+	for _, s := range cfg.Cgroups {
+		if _, ok := index[normPath(s.Path)]; !ok {
+			return nil, nil, fmt.Errorf("%w: --recorded-cgroup %s: no task of the trace runs in that cgroup (%s)", ErrConfig, s.Path, groupList(groups))
+		}
+		apply(s, "stated")
+	}
+	for _, c := range cfg.CgroupChanges {
+		g, ok := index[normPath(c.Path)]
+		if !ok || g == 0 {
+			return nil, nil, fmt.Errorf("%w: cgroup %s: no task of the replay runs in it (%s)", ErrConfig, c.Path, groupList(groups))
+		}
+		gi := &groups[g]
+		if c.Weight > 0 {
+			gi.Weight, gi.Shares = c.Weight, 0
+		}
+		if c.Quota != 0 {
+			gi.QuotaNS = c.Quota
+		}
+		if c.Period > 0 {
+			gi.PeriodNS = c.Period
+		}
+		switch {
+		case c.Burst > 0:
+			gi.BurstNS = c.Burst
+		case c.Burst < 0:
+			gi.BurstNS = 0
+		}
+		gi.Source = "what-if"
+	}
+	for i := range groups {
+		if gi := &groups[i]; gi.QuotaNS > 0 && gi.PeriodNS <= 0 {
+			gi.PeriodNS = trace.DefaultCfsPeriod
+		}
+	}
+	return groups, taskGroup, nil
+}
+
+// groupList names the groups of a replay for an error message.
+func groupList(groups []GroupInfo) string {
+	if len(groups) <= 1 {
+		return "the trace shows no cgroups: every task is in the root group"
+	}
+	var names []string
+	for _, g := range groups[1:] {
+		names = append(names, g.Path)
+	}
+	return "its cgroups: " + strings.Join(names, ", ")
+}
+
+// policyGroups converts groups to the policy's tree.
+func policyGroups(groups []GroupInfo) []policies.Group {
+	index := map[string]int{}
+	out := make([]policies.Group, len(groups))
+	for i, g := range groups {
+		index[g.Path] = i
+		pg := policies.Group{Path: g.Path, Parent: -1}
+		if i > 0 {
+			parent := g.Path[:strings.LastIndex(g.Path, "/")]
+			if parent == "" {
+				parent = "/"
+			}
+			pg.Parent = index[parent]
+			pg.Shares = trace.LoadFromWeight(g.Weight)
+			if g.Shares > 0 {
+				pg.Shares = int64(g.Shares) // v1 cpu.shares is the load weight itself
+			}
+			if g.QuotaNS > 0 {
+				pg.Quota, pg.Period, pg.Burst = g.QuotaNS, g.PeriodNS, g.BurstNS
+			}
+		}
+		out[i] = pg
+	}
+	return out
+}
+
+// checkGroupChanges validates what-ifs before any simulation: weight
+// 1..10000 (cpu.weight's range, kernel/sched/core.c cpu_weight_write_u64),
+// period 1 ms..1 s, quota at least 1 ms and at most period × CPUs, burst
+// at most the quota (tg_set_cfs_bandwidth, kernel/sched/core.c v6.18).
+func checkGroupChanges(cfg *Config, cpus int) error {
+	check := func(what, path string, weight int, quota, period, burst int64) error {
+		if weight != 0 && (weight < 1 || weight > 10000) {
+			return fmt.Errorf("%w: %s %s: weight %d: want 1..10000 (cpu.weight)", ErrConfig, what, path, weight)
+		}
+		if period != 0 && (period < trace.MinCfsPeriod || period > trace.MaxCfsPeriod) {
+			return fmt.Errorf("%w: %s %s: period %s: want 1ms..1s", ErrConfig, what, path, fmtNS(period))
+		}
+		p := period
+		if p <= 0 {
+			p = trace.DefaultCfsPeriod
+		}
+		if quota > 0 && quota < trace.MinCfsQuota {
+			return fmt.Errorf("%w: %s %s: quota %s: want at least 1ms", ErrConfig, what, path, fmtNS(quota))
+		}
+		if quota > 0 && quota > p*int64(cpus) {
+			return fmt.Errorf("%w: %s %s: quota %s per %s period is more than %d CPUs can use (at most %s)", ErrConfig, what, path, fmtNS(quota), fmtNS(p), cpus, fmtNS(p*int64(cpus)))
+		}
+		if burst > 0 && quota > 0 && burst > quota {
+			return fmt.Errorf("%w: %s %s: burst %s above the quota %s", ErrConfig, what, path, fmtNS(burst), fmtNS(quota))
+		}
+		return nil
+	}
+	for _, c := range cfg.CgroupChanges {
+		if err := check("cgroup", c.Path, c.Weight, c.Quota, c.Period, c.Burst); err != nil {
+			return err
+		}
+	}
+	for _, s := range cfg.Cgroups {
+		if err := check("--recorded-cgroup", s.Path, s.Weight, s.QuotaNS, s.PeriodNS, s.BurstNS); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func fmtNS(ns int64) string {
+	return fmt.Sprintf("%gms", float64(ns)/1e6)
+}
+
+// GroupsLine summarizes the task groups of a replay for the model line:
+// "task groups: /tv-a weight 100 (recorded), /tv-b weight 100 max 25ms/100ms (stated)";
+// "" when every task is in the root group.
+func GroupsLine(groups []GroupInfo) string {
+	if len(groups) <= 1 {
+		return ""
+	}
+	var parts []string
+	defaults := 0
+	for _, g := range groups[1:] {
+		if g.Source == "default" {
+			defaults++
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s, %d tasks)", g.CgroupSettings.String(), g.Source, g.Tasks))
+	}
+	s := "task groups: " + strings.Join(parts, ", ")
+	if defaults > 0 {
+		s += fmt.Sprintf("; %d without recorded settings: cpu.weight 100 and no quota assumed (state them with --recorded-cgroup PATH:weight=W,max=QUOTA/PERIOD)", defaults)
+	}
+	return s
+}
