@@ -1,0 +1,145 @@
+package replay
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// groupHogs returns hogModel(burst, 120 ×len(paths)) with task i in
+// cgroup paths[i].
+func groupHogs(burst int64, paths ...string) *Model {
+	prios := make([]int32, len(paths))
+	for i := range prios {
+		prios[i] = 120
+	}
+	m := hogModel(burst, prios...)
+	for i, p := range paths {
+		m.Tasks[i].Cgroup = p
+	}
+	return m
+}
+
+// runBefore sums each task's run time before cut, by TID.
+func runBefore(res *Result, cut int64) map[trace.TID]int64 {
+	out := map[trace.TID]int64{}
+	for tid, iv := range runs(res.Events()) {
+		out[tid] = ranBefore(iv, cut)
+	}
+	return out
+}
+
+func TestGroupWeightsShareOneCPU(t *testing.T) {
+	// Three nice-0 hogs on one CPU, two in /a and one in /b, both groups
+	// cpu.weight 100 (load 1024). Hierarchically the CPU is split 1:1
+	// between the group entities, then /a's half 1:1 between its tasks:
+	// over the first 600 ms b gets 300 ms and each a task 150 ms; flat it
+	// would be 200 ms each. Slices end at ticks (HZ 250), so a share is
+	// exact to within a few 4 ms ticks: 12 ms tolerance.
+	m := groupHogs(2_000_000_000, "/a", "/a", "/b")
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	if !res.GroupsModelled || len(res.Groups) != 3 {
+		t.Fatalf("groups modelled %v, %d groups, want true and 3 (root, /a, /b)", res.GroupsModelled, len(res.Groups))
+	}
+	got := runBefore(res, 600_000_000)
+	for tid, want := range map[trace.TID]int64{100: 150_000_000, 101: 150_000_000, 102: 300_000_000} {
+		if d := got[tid] - want; d < -12_000_000 || d > 12_000_000 {
+			t.Errorf("tid %d ran %d ns of the first 600 ms, want %d ± 12 ms", tid, got[tid], want)
+		}
+	}
+	// /a at cpu.weight 200 (load 2048): /a gets 2/3, 200 ms per task, b 200.
+	res = simulate(t, m, "eevdf", Config{HZ: 250, CgroupChanges: []CgroupChange{{Path: "/a", Weight: 200}}})
+	got = runBefore(res, 600_000_000)
+	for tid, want := range map[trace.TID]int64{100: 200_000_000, 101: 200_000_000, 102: 200_000_000} {
+		if d := got[tid] - want; d < -12_000_000 || d > 12_000_000 {
+			t.Errorf("/a weight 200: tid %d ran %d ns of the first 600 ms, want %d ± 12 ms", tid, got[tid], want)
+		}
+	}
+	// Nested: /a/x and /a/y under /a, /b beside it: /a and /b split 1:1,
+	// /a's half goes 1:1 to /a/x and /a/y: 150, 150, 300 ms again.
+	m = groupHogs(2_000_000_000, "/a/x", "/a/y", "/b")
+	res = simulate(t, m, "eevdf", Config{HZ: 250})
+	if len(res.Groups) != 5 {
+		t.Fatalf("nested: %d groups, want 5 (/, /a, /a/x, /a/y, /b)", len(res.Groups))
+	}
+	got = runBefore(res, 600_000_000)
+	for tid, want := range map[trace.TID]int64{100: 150_000_000, 101: 150_000_000, 102: 300_000_000} {
+		if d := got[tid] - want; d < -12_000_000 || d > 12_000_000 {
+			t.Errorf("nested: tid %d ran %d ns of the first 600 ms, want %d ± 12 ms", tid, got[tid], want)
+		}
+	}
+	// NoGroups: the flat runqueue, 200 ms each.
+	res = simulate(t, m, "eevdf", Config{HZ: 250, NoGroups: true})
+	got = runBefore(res, 600_000_000)
+	for tid := trace.TID(100); tid <= 102; tid++ {
+		if d := got[tid] - 200_000_000; d < -12_000_000 || d > 12_000_000 {
+			t.Errorf("no groups: tid %d ran %d ns of the first 600 ms, want 200 ms ± 12 ms", tid, got[tid])
+		}
+	}
+}
+
+func TestGroupQuotaThrottles(t *testing.T) {
+	// One hog of 1 s of CPU in /svc with cpu.max 25ms/100ms on one CPU,
+	// and nothing else: it runs 25 ms of each 100 ms period. Its runqueue
+	// takes 5 ms slices from the pool (sched_cfs_bandwidth_slice), runtime
+	// is charged at ticks (4 ms at HZ 250), so it overruns the quota by
+	// less than a tick per period and the next refill
+	// (min(pool + quota, quota + burst)) pays the debt: about 25 ms per
+	// period. 1 s of work then takes 40 periods: the task ends after about
+	// 39 × 100 ms + 25 ms = 3.9 s, ± one period.
+	for _, feat := range []string{"eevdf", "eevdf:NO_TASK_THROTTLE"} {
+		t.Run(feat, func(t *testing.T) {
+			m := groupHogs(1_000_000_000, "/svc")
+			cfg := Config{HZ: 250, Cgroups: []trace.CgroupSettings{{Path: "/svc", QuotaNS: 25_000_000, PeriodNS: 100_000_000}}}
+			res := simulate(t, m, feat, cfg)
+			if res.End < 3_800_000_000 || res.End > 4_000_000_000 {
+				t.Errorf("the hog ended at %d ns, want about 3.9 s (1 s of work at 25 ms per 100 ms)", res.End)
+			}
+			if len(res.GroupStats) != 1 {
+				t.Fatalf("group stats %v, want one entry for /svc", res.GroupStats)
+			}
+			gs := res.GroupStats[0]
+			// Throttled in each of the ~39 periods before the last one;
+			// throttled ~75 ms of each.
+			if gs.NrThrottled < 37 || gs.NrThrottled > 40 {
+				t.Errorf("nr_throttled %d, want 37..40 (one per period but the last)", gs.NrThrottled)
+			}
+			if gs.ThrottledNS < 37*70_000_000 || gs.ThrottledNS > 40*80_000_000 {
+				t.Errorf("throttled %d ns, want about 39 × 75 ms", gs.ThrottledNS)
+			}
+			got := runBefore(res, 1_000_000_000)[100]
+			if got < 230_000_000 || got > 270_000_000 {
+				t.Errorf("ran %d ns of the first second, want 250 ms ± 20 ms (10 periods × 25 ms)", got)
+			}
+		})
+	}
+}
+
+func TestGroupConfigErrors(t *testing.T) {
+	m := groupHogs(10_000_000, "/a", "/b")
+	for _, c := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"unknown path", Config{CgroupChanges: []CgroupChange{{Path: "/nope", Weight: 10}}}},
+		{"weight above 10000", Config{CgroupChanges: []CgroupChange{{Path: "/a", Weight: 10001}}}},
+		{"quota above the CPUs", Config{CgroupChanges: []CgroupChange{{Path: "/a", Quota: 300_000_000, Period: 100_000_000}}}},
+		{"period too long", Config{CgroupChanges: []CgroupChange{{Path: "/a", Quota: 30_000_000, Period: 2_000_000_000}}}},
+		{"quota below 1 ms", Config{CgroupChanges: []CgroupChange{{Path: "/a", Quota: 500_000}}}},
+		{"stated path", Config{Cgroups: []trace.CgroupSettings{{Path: "/c", Weight: 50}}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := CheckConfig(m, c.cfg); !errors.Is(err, ErrConfig) {
+				t.Errorf("CheckConfig = %v, want an ErrConfig", err)
+			}
+		})
+	}
+	// Moving a task to a new group is fine: the group exists once a task
+	// is in it.
+	p := "/c"
+	cfg := Config{Overrides: []Override{{Sel: Selector{PID: 100, TID: -1}, Cgroup: &p}}, CgroupChanges: []CgroupChange{{Path: "/c", Weight: 50}}}
+	if err := CheckConfig(m, cfg); err != nil {
+		t.Errorf("moving pid 100 to /c and weighting /c: %v", err)
+	}
+}
