@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/traceview/traceview/policies"
@@ -58,6 +59,30 @@ func BenchmarkSimulateEEVDF(b *testing.B) {
 	var events int64
 	for i := 0; i < b.N; i++ {
 		res, err := Simulate(m, policies.NewStack(policies.NewEEVDF(nil, 2)), DefaultConfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += res.Stats.Events
+	}
+	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
+}
+
+// BenchmarkSimulateEEVDFGroups is BenchmarkSimulateEEVDF with the ring's
+// tasks in four cgroups under /pod (nested groups, hierarchical picks and
+// reweighting on every enqueue and dequeue) and a quota on one of them
+// (target: above 2 M simulated events/s, as without groups).
+func BenchmarkSimulateEEVDFGroups(b *testing.B) {
+	m := ringModel(8, 100_000, 20_000)
+	for i := range m.Tasks {
+		m.Tasks[i].Cgroup = fmt.Sprintf("/pod/c%d", i%4)
+	}
+	cfg := DefaultConfig()
+	cfg.CgroupChanges = []CgroupChange{{Path: "/pod/c0", Quota: 50_000_000, Period: 100_000_000}}
+	b.ReportAllocs()
+	var events int64
+	for i := 0; i < b.N; i++ {
+		res, err := Simulate(m, policies.NewStack(policies.NewEEVDF(nil, 2)), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
