@@ -53,6 +53,9 @@ func normPath(p string) string {
 // override with a Cgroup that selects it, else the recorded one.
 func taskCgroup(tk *Task, cfg *Config) string {
 	path := tk.Cgroup
+	if tk.Session != 0 && normPath(path) == "/" {
+		path = sessionPath(tk.Session) // autogroup only outside cpu cgroups
+	}
 	for _, o := range cfg.Overrides {
 		if o.Cgroup != nil && o.Sel.Match(tk) {
 			path = *o.Cgroup
@@ -161,6 +164,9 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 		gi.Source = "what-if"
 	}
 	for i := range groups {
+		if gi := &groups[i]; gi.Source == "default" && strings.HasPrefix(gi.Path, "/autogroup-") {
+			gi.Source = "session inferred from setsid in the process tree"
+		}
 		if gi := &groups[i]; gi.QuotaNS > 0 && gi.PeriodNS <= 0 {
 			gi.PeriodNS = trace.DefaultCfsPeriod
 		}

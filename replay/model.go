@@ -155,6 +155,11 @@ type Task struct {
 	// replay schedules the task inside that task group (see Groups).
 	CgroupID uint64
 	Cgroup   string
+	// Session is the TID of the session leader whose autogroup the task
+	// runs in, inferred from the process tree (see inferSessions); 0 when
+	// none was seen (the task stays in its cgroup, or the root group).
+	Session trace.TID
+	setsid  bool // the trace named the task "setsid" (setsid(1) before its exec)
 	// Until says how the task ends and paces itself (see UntilKind);
 	// Deadline is, for UntilDeadline, the wall-clock time in ns after the
 	// task's start at which its loop stops. UntilInferred is true when
@@ -325,6 +330,9 @@ type ModelStats struct {
 	PingPongs int `json:"ping_pongs"`
 	// PoolMembers counts tasks serving worker pools (Model.Pools).
 	PoolMembers int `json:"pool_members"`
+	// SessionTasks counts tasks inferSessions put in an autogroup session
+	// it inferred from the process tree.
+	SessionTasks int `json:"session_tasks"`
 	// AbsoluteTimers counts timer wakeups kept at their recorded absolute
 	// time (CauseExternal) because their task's wake times are steadier
 	// than its sleep lengths: clock_nanosleep(TIMER_ABSTIME) loops,
@@ -582,6 +590,9 @@ func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, pr
 	// "kworker/0:0" while perf names the thread "kworker/0:0-events".)
 	if comm != "" && tk.Comm == "" {
 		tk.Comm = comm
+	}
+	if comm == sessionLeaderComm {
+		tk.setsid = true
 	}
 
 	if prio >= 0 {
@@ -1214,6 +1225,7 @@ func (x *extractor) finish() {
 	x.absoluteTimers()
 	x.inferUntil()
 	x.inferPools()
+	inferSessions(x.m)
 	m.RemoteWakeCost, m.WakeCostSamples = measureWakeCost(m.Tasks)
 	m.RemoteWokenCost, m.WokenCostSamples = measureWokenCost(m.Tasks)
 	m.IdleStartCost, m.IdleCostSamples = measureIdleCost(m.Tasks)
