@@ -24,6 +24,11 @@ type FidelityCase struct {
 	// Topology is replay.Topology's topo ("" = policy: the policies'
 	// default llc_size).
 	Topology string
+	// Cgroups are the source's task-group settings, which a perf.data
+	// does not carry (--recorded-cgroup); CgroupChanges the what-ifs
+	// (--cpu-weight, --cpu-max).
+	Cgroups       []trace.CgroupSettings
+	CgroupChanges []replay.CgroupChange
 }
 
 func extractFile(path string) (*replay.Model, error) {
@@ -61,6 +66,7 @@ func RunFidelity(c FidelityCase) ([]report.ReplayCheck, error) {
 	}
 	cfg := replay.DefaultConfig()
 	cfg.CPUs, cfg.Overrides = c.CPUs, c.Overrides
+	cfg.Cgroups, cfg.CgroupChanges = c.Cgroups, c.CgroupChanges
 	n := c.CPUs
 	if n == 0 {
 		n = m.NrCPUs
@@ -140,5 +146,72 @@ func FidelityCases(dir string) []FidelityCase {
 				Overrides: []replay.Override{{Sel: wl, Nice: &zero}}})
 		}
 	}
+	return append(cs, groupCases(have)...)
+}
+
+// groupSettings are the task-group settings the task-group traces of
+// ../shared/traces were recorded with (their meta files and
+// ../shared/workloads/README.md: v1 cpu.shares and cpu.cfs_quota_us per
+// 100 ms period), which their perf.data files do not carry.
+var groupSettings = map[string][]trace.CgroupSettings{
+	"grpw.eq.1cpu":    {shares("/tv-a", 1024), shares("/tv-b", 1024)},
+	"grpw.a2x.1cpu":   {shares("/tv-a", 2048), shares("/tv-b", 1024)},
+	"grpw.eq.2cpu":    {shares("/tv-a", 1024), shares("/tv-b", 1024)},
+	"grpl.a128.1cpu":  {shares("/tv-a", 128), shares("/tv-b", 1024)},
+	"grpl.a2048.1cpu": {shares("/tv-a", 2048), shares("/tv-b", 1024)},
+	"grpq.q25":        {quota("/tv-svc", 25_000_000)},
+	"grpq.q50":        {quota("/tv-svc", 50_000_000)},
+	"grpq.q50-r2":     {quota("/tv-svc", 50_000_000)},
+	"grpq.none":       {quota("/tv-svc", -1)},
+}
+
+func shares(path string, s int) trace.CgroupSettings {
+	return trace.CgroupSettings{Path: path, Weight: trace.WeightFromShares(s), Shares: s}
+}
+
+func quota(path string, q int64) trace.CgroupSettings {
+	return trace.CgroupSettings{Path: path, QuotaNS: q, PeriodNS: 100_000_000}
+}
+
+// groupCases are the task-group what-ifs among each family of the
+// developer set, both ways: the weight of /tv-a (grpw, grpl), the quota of
+// /tv-svc (grpq), and 2 CPUs -> 1 for grpw.eq; plus each trace's
+// self-replay with its recorded settings stated.
+func groupCases(have map[string]string) []FidelityCase {
+	var cs []FidelityCase
+	for name, set := range groupSettings {
+		if p, ok := have[name]; ok {
+			cs = append(cs, FidelityCase{Name: "self+groups:" + name, Source: p, Target: p, Policy: "eevdf", Cgroups: set})
+		}
+	}
+	pair := func(from, to string, ch replay.CgroupChange, ov []replay.Override) {
+		src, ok1 := have[from]
+		dst, ok2 := have[to]
+		if ok1 && ok2 {
+			cs = append(cs, FidelityCase{Name: "whatif:" + from + "->" + to, Source: src, Target: dst, Policy: "eevdf",
+				Cgroups: groupSettings[from], CgroupChanges: []replay.CgroupChange{ch}, Overrides: ov})
+		}
+	}
+	weight := func(s int) replay.CgroupChange {
+		return replay.CgroupChange{Path: "/tv-a", Weight: trace.WeightFromShares(s)}
+	}
+	pair("grpw.eq.1cpu", "grpw.a2x.1cpu", weight(2048), nil)
+	pair("grpw.a2x.1cpu", "grpw.eq.1cpu", weight(1024), nil)
+	pair("grpl.a128.1cpu", "grpl.a2048.1cpu", weight(2048), nil)
+	pair("grpl.a2048.1cpu", "grpl.a128.1cpu", weight(128), nil)
+	cpu0 := policies.CPUSet(1)
+	pair("grpw.eq.2cpu", "grpw.eq.1cpu", replay.CgroupChange{Path: "/tv-a", Weight: 100},
+		[]replay.Override{{Sel: replay.Selector{Workload: true, PID: -1, TID: -1}, Affinity: &cpu0}})
+	q := func(ns int64) replay.CgroupChange {
+		return replay.CgroupChange{Path: "/tv-svc", Quota: ns, Period: 100_000_000}
+	}
+	for _, from := range []string{"grpq.q25", "grpq.q50", "grpq.q50-r2", "grpq.none"} {
+		for to, ch := range map[string]replay.CgroupChange{"grpq.q25": q(25_000_000), "grpq.q50": q(50_000_000), "grpq.none": q(-1)} {
+			if strings.TrimSuffix(from, "-r2") != to {
+				pair(from, to, ch, nil)
+			}
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
 	return cs
 }

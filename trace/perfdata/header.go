@@ -55,7 +55,34 @@ const (
 	sampleStreamID   = 1 << 9
 	sampleRaw        = 1 << 10
 	sampleIdentifier = 1 << 16
+	// After RAW, in this order: BRANCH_STACK, REGS_USER, STACK_USER
+	// (variable sizes), WEIGHT or WEIGHT_STRUCT, DATA_SRC, TRANSACTION
+	// (u64 each), REGS_INTR (variable), PHYS_ADDR (u64), AUX (variable,
+	// after CGROUP), CGROUP (u64: the cgroup id of the current task,
+	// perf record --all-cgroups, Linux 5.7+).
+	sampleBranchStack  = 1 << 11
+	sampleRegsUser     = 1 << 12
+	sampleStackUser    = 1 << 13
+	sampleWeight       = 1 << 14
+	sampleDataSrc      = 1 << 15
+	sampleTransaction  = 1 << 17
+	sampleRegsIntr     = 1 << 18
+	samplePhysAddr     = 1 << 19
+	sampleCgroup       = 1 << 21
+	sampleWeightStruct = 1 << 24
 )
+
+// cgroupSkip returns how many bytes lie between the end of a sample's RAW
+// field and its CGROUP id for sample type st (the u64 fields between
+// them, include/uapi/linux/perf_event.h's PERF_RECORD_SAMPLE order), or -1
+// when st has no CGROUP or a variable-size field comes before it
+// (BRANCH_STACK, REGS_USER, STACK_USER, REGS_INTR: not decoded here).
+func cgroupSkip(st uint64) int {
+	if st&sampleCgroup == 0 || st&(sampleBranchStack|sampleRegsUser|sampleStackUser|sampleRegsIntr) != 0 {
+		return -1
+	}
+	return 8 * bits.OnesCount64(st&(sampleWeight|sampleWeightStruct|sampleDataSrc|sampleTransaction|samplePhysAddr))
+}
 
 // read_format bits.
 const (
@@ -85,6 +112,21 @@ type attr struct {
 	samples     uint64
 	idHdrSize   int // bytes of the sample_id trailer on non-sample records
 	layout      sampleLayout
+	// cgSkip is cgroupSkip(sampleType): where the CGROUP id lies after
+	// RAW's end, -1 when the samples carry none that can be read.
+	cgSkip int
+}
+
+// cgroupOf returns the cgroup id of a sample rec whose RAW field ends at
+// byte rawEnd, 0 when it has none or the record is too short.
+func (a *attr) cgroupOf(o interface{ Uint64([]byte) uint64 }, rec []byte, rawEnd int) uint64 {
+	if a.cgSkip < 0 {
+		return 0
+	}
+	if p := rawEnd + a.cgSkip; p >= 0 && p+8 <= len(rec) {
+		return o.Uint64(rec[p:])
+	}
+	return 0
 }
 
 // sampleLayout gives the byte offsets in a PERF_RECORD_SAMPLE (its 8-byte
@@ -160,6 +202,7 @@ func parseAttr(b []byte, order binary.ByteOrder) (*attr, error) {
 	}
 	a.idHdrSize = 8 * bits.OnesCount64(a.sampleType&(sampleTID|sampleTime|sampleID|sampleStreamID|sampleCPU|sampleIdentifier))
 	a.layout = layoutOf(a.sampleType)
+	a.cgSkip = cgroupSkip(a.sampleType)
 	return a, nil
 }
 

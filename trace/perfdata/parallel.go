@@ -277,6 +277,9 @@ func (w *preWorker) sample(c *recChunk, pos int, rec []byte) {
 	if tid >= 0 {
 		s.ev.CurTID, s.ev.CurPID = trace.TID(tid), trace.PID(pid)
 	}
+	if s.ev.Kind == trace.KindSwitch && a.cgSkip >= 0 {
+		s.ev.Cgroup = a.cgroupOf(o, rec, l.raw+4+len(raw))
+	}
 }
 
 // take returns the decoded sample of the record at mapping position pos,

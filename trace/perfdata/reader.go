@@ -43,6 +43,7 @@ const (
 	recExit            = 4
 	recFork            = 7
 	recSample          = 9
+	recCgroup          = 19 // PERF_RECORD_CGROUP: u64 id, NUL-terminated path (Linux 5.7+)
 	recLostSamples     = 13
 	maxKernelRecord    = 22 // PERF_RECORD_CALLCHAIN_DEFERRED
 	recHeaderAttr      = 64
@@ -846,6 +847,9 @@ func (r *Reader) handle(rec []byte, off int64) error {
 		return r.kernelRecord(typ, rec, off)
 	case recSwitch, recSwitchCPUWide:
 		return r.switchRecord(typ, rec, off)
+	case recCgroup:
+		r.cgroupRecord(rec, off)
+		return nil
 	case recFinishedRound:
 		r.flushLimit = r.nextFlush
 		r.nextFlush = r.maxTime
@@ -947,4 +951,29 @@ func (r *Reader) SampleCounts() map[string]uint64 {
 		out[a.displayName()] += a.samples
 	}
 	return out
+}
+
+// cgroupRecord reads a PERF_RECORD_CGROUP (perf record --all-cgroups): the
+// id of a cgroup (its kernfs node id, as PERF_SAMPLE_CGROUP gives it) and
+// its path relative to the cgroup2 mount, into Meta.Cgroups. A record too
+// short for its id, or whose path has no NUL, is a counted warning.
+func (r *Reader) cgroupRecord(rec []byte, off int64) {
+	if len(rec) < 17 {
+		r.meta.Warnings.Add("bad-cgroup-record", "perf.data: cgroup record at offset %d too short for an id and a path; skipped", off)
+		return
+	}
+	id := r.order.Uint64(rec[8:])
+	path, _, ok := bytes.Cut(rec[16:], []byte{0})
+	if !ok {
+		r.meta.Warnings.Add("bad-cgroup-record", "perf.data: cgroup record at offset %d: path without its NUL; skipped", off)
+		return
+	}
+	if r.meta.Cgroups == nil {
+		r.meta.Cgroups = map[uint64]string{}
+	}
+	p := string(path)
+	if p == "" {
+		p = "/"
+	}
+	r.meta.Cgroups[id] = p
 }

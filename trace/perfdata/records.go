@@ -109,6 +109,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	t, hasTime := r.maxTime, false
 	cpu := int32(-1)
 	var chain, raw []byte // the callchain's ips (nr * 8 bytes), the RAW payload
+	rawEnd := -1          // offset in rec of the byte after RAW
 	if l := &a.layout; l.sched && len(rec) >= 60 && int(binary.LittleEndian.Uint32(rec[56:60])) <= len(rec)-60 {
 		// The same as below for perf sched record's layout, at constant
 		// offsets: no test per field (the fields were half the
@@ -119,6 +120,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		cpu = int32(le.Uint32(rec[40:44]))
 		raw = rec[60:]
 		raw = raw[:le.Uint32(rec[56:60])]
+		rawEnd = 60 + len(raw)
 	} else if l.fixed && l.raw+4 <= len(rec) && int(r.end.Uint32(rec[l.raw:])) <= len(rec)-l.raw-4 {
 		o := r.end
 		if l.tid >= 0 {
@@ -131,11 +133,13 @@ func (r *Reader) sample(rec []byte, off int64) error {
 			cpu = int32(o.Uint32(rec[l.cpu:]))
 		}
 		raw = rec[l.raw+4 : l.raw+4+int(o.Uint32(rec[l.raw:]))]
+		rawEnd = l.raw + 4 + len(raw)
 	} else {
 		var ok bool
 		if pid, tid, t, hasTime, cpu, chain, raw, ok = r.sampleFields(a, rec, off); !ok {
 			return nil
 		}
+		rawEnd = cap(rec) - cap(raw) + len(raw) // raw is rec[p : p+size]
 	}
 	if r.skip[a.dec.Kind] {
 		r.skipped(pid, tid, t, hasTime)
@@ -155,6 +159,10 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	}
 	if tid >= 0 {
 		ev.CurTID, ev.CurPID = trace.TID(tid), trace.PID(pid)
+	}
+	if ev.Kind == trace.KindSwitch && a.cgSkip >= 0 {
+		// CGROUP is the current task's: in a sched_switch sample, prev.
+		ev.Cgroup = a.cgroupOf(r.end, rec, rawEnd)
 	}
 	r.sampled(a, ev, pid, tid, hasTime, chain)
 	return nil

@@ -1,0 +1,101 @@
+package perfdata
+
+import (
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+func TestCgroupSkip(t *testing.T) {
+	// perf sched record --all-cgroups: IP|TID|TIME|CPU|PERIOD|RAW|
+	// IDENTIFIER|CGROUP: the id right after RAW. WEIGHT and PHYS_ADDR
+	// (u64 each) come between; REGS_INTR (variable) makes it unreadable.
+	base := uint64(sampleIP | sampleTID | sampleTime | sampleCPU | samplePeriod | sampleRaw | sampleIdentifier)
+	for _, c := range []struct {
+		st   uint64
+		want int
+	}{
+		{base, -1},
+		{base | sampleCgroup, 0},
+		{base | sampleCgroup | sampleWeight | samplePhysAddr, 16},
+		{base | sampleCgroup | sampleRegsIntr, -1},
+	} {
+		if got := cgroupSkip(c.st); got != c.want {
+			t.Errorf("cgroupSkip(%#x) = %d, want %d", c.st, got, c.want)
+		}
+	}
+}
+
+func TestCgroupRecord(t *testing.T) {
+	// PERF_RECORD_CGROUP: header, id 1234, "/tv-a\0" padded to 8 bytes.
+	rec := make([]byte, 8+8+8)
+	binary.LittleEndian.PutUint32(rec, recCgroup)
+	binary.LittleEndian.PutUint64(rec[8:], 1234)
+	copy(rec[16:], "/tv-a\x00")
+	r := &Reader{order: binary.LittleEndian, meta: &trace.Meta{}}
+	r.cgroupRecord(rec, 0)
+	if got := r.meta.Cgroups[1234]; got != "/tv-a" {
+		t.Errorf("Cgroups[1234] = %q, want /tv-a", got)
+	}
+	r.cgroupRecord(rec[:12], 100) // cut inside the id
+	bad := make([]byte, 24)
+	copy(bad[16:], "/no-nul!")
+	r.cgroupRecord(bad, 200)
+	if w := r.meta.Warnings.List(); len(w) != 1 || w[0].Key != "bad-cgroup-record" || w[0].Count != 2 {
+		t.Errorf("warnings %+v, want bad-cgroup-record counted twice", w)
+	}
+}
+
+// TestAllCgroupsTrace reads grpw.eq.1cpu (perf sched record --all-cgroups;
+// hogs a1, a2 = pids 30061, 30062 in /tv-a and b1 = 30063 in /tv-b, its
+// meta file): every sched_switch of a hog carries its cgroup's id, which
+// resolves to that path, except its first one or two, while cgrun (a
+// shell script, ../shared/workloads/cgrun) still ran it in the root "/"
+// before moving it: 2 of 130 switch-outs of 30061 (perf script shows them
+// before the exec of hog).
+func TestAllCgroupsTrace(t *testing.T) {
+	p := filepath.Join(sharedTraces, "grpw.eq.1cpu.perf.data")
+	f, err := os.Open(p)
+	if err != nil {
+		t.Skip("shared trace grpw.eq.1cpu not found")
+	}
+	defer f.Close()
+	r, err := NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[trace.TID]string{30061: "/tv-a", 30062: "/tv-a", 30063: "/tv-b"}
+	ids := map[trace.TID]map[uint64]int{}
+	last := map[trace.TID]uint64{}
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := want[ev.TID]; ok && ev.Kind == trace.KindSwitch {
+			if ids[ev.TID] == nil {
+				ids[ev.TID] = map[uint64]int{}
+			}
+			ids[ev.TID][ev.Cgroup]++
+			last[ev.TID] = ev.Cgroup
+		}
+	}
+	cg := r.Meta().Cgroups
+	for tid, path := range want {
+		if id := last[tid]; cg[id] != path {
+			t.Errorf("tid %d: last cgroup id %d is %q, want %s", tid, id, cg[id], path)
+		}
+		for id, n := range ids[tid] {
+			if cg[id] != path && (cg[id] != "/" || n > 2) {
+				t.Errorf("tid %d: %d switch-outs in cgroup id %d (%q), want all but at most 2 (in /) in %s", tid, n, id, cg[id], path)
+			}
+		}
+	}
+}
