@@ -1,5 +1,7 @@
 package replay
 
+import "github.com/traceview/traceview/trace"
+
 // TimerSlack is the default timer slack of a normal task in ns: a
 // clock_nanosleep expires up to this long after the time it asked for
 // (include/linux/init_task.h INIT_TASK .timer_slack_ns = 50000, Linux
@@ -162,4 +164,49 @@ func splitBurst(b Burst, pts []selfWake, arr int64) []Burst {
 		lo = hi
 	}
 	return pieces
+}
+
+// servesArrivals is the pass after splitArrivals that undoes a deadline
+// inferred for a thread of an open-loop service: a task of the same
+// process as an open-loop generator (Task.OpenLoop) works on the requests
+// that generator issues, so what it does is set by the arrivals, not by a
+// wall-clock deadline, even when a backlog (a CPU quota that throttles the
+// service, too few CPUs) kept it running without a sleep long enough to
+// look like a spinner. It is replayed after its recorded work (count-bound
+// when it blocked three times or more, as inferUntil counts).
+func servesArrivals(m *Model) {
+	gen := map[trace.PID]bool{}
+	for i := range m.Tasks {
+		if m.Tasks[i].OpenLoop {
+			gen[m.Tasks[i].PID] = true
+		}
+	}
+	if len(gen) == 0 {
+		return
+	}
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.OpenLoop || !gen[tk.PID] || tk.Until != UntilDeadline || !tk.UntilInferred {
+			continue
+		}
+		blocks := 0
+		for _, b := range tk.Bursts {
+			if b.End == EndBlock {
+				blocks++
+			}
+		}
+		tk.Until, tk.Deadline, tk.Spinner, tk.SpinBurst, tk.Repeat = UntilWork, 0, false, 0, -1
+		if tk.Workload {
+			m.Stats.DeadlineBound--
+			m.Stats.DeadlineInferred--
+			m.Stats.WorkBound++
+		}
+		if blocks >= 3 {
+			tk.Until = UntilCount
+			if tk.Workload {
+				m.Stats.WorkBound--
+				m.Stats.CountBound++
+			}
+		}
+	}
 }

@@ -1230,6 +1230,7 @@ func (x *extractor) finish() {
 	m.RemoteWokenCost, m.WokenCostSamples = measureWokenCost(m.Tasks)
 	m.IdleStartCost, m.IdleCostSamples = measureIdleCost(m.Tasks)
 	m.Stats.RecoveredArrivals = x.splitArrivals()
+	servesArrivals(m)
 	st := &m.Stats
 	st.Tasks = len(m.Tasks)
 	for _, tk := range m.Tasks {

@@ -122,7 +122,9 @@ func FidelityCases(dir string) []FidelityCase {
 	traces := SharedTraces(dir)
 	have := map[string]string{}
 	for _, p := range traces {
-		cs = append(cs, FidelityCase{Name: "self:" + TraceName(p), Source: p, Target: p, Policy: "eevdf"})
+		// A task-group trace replays with the settings it was recorded
+		// with, which its perf.data does not carry (groupSettings).
+		cs = append(cs, FidelityCase{Name: "self:" + TraceName(p), Source: p, Target: p, Policy: "eevdf", Cgroups: groupSettings[TraceName(p)]})
 		have[TraceName(p)] = p
 	}
 	cpu0 := policies.CPUSet(1)
@@ -175,15 +177,9 @@ func quota(path string, q int64) trace.CgroupSettings {
 
 // groupCases are the task-group what-ifs among each family of the
 // developer set, both ways: the weight of /tv-a (grpw, grpl), the quota of
-// /tv-svc (grpq), and 2 CPUs -> 1 for grpw.eq; plus each trace's
-// self-replay with its recorded settings stated.
+// /tv-svc (grpq), and 2 CPUs -> 1 for grpw.eq.
 func groupCases(have map[string]string) []FidelityCase {
 	var cs []FidelityCase
-	for name, set := range groupSettings {
-		if p, ok := have[name]; ok {
-			cs = append(cs, FidelityCase{Name: "self+groups:" + name, Source: p, Target: p, Policy: "eevdf", Cgroups: set})
-		}
-	}
 	pair := func(from, to string, ch replay.CgroupChange, ov []replay.Override) {
 		src, ok1 := have[from]
 		dst, ok2 := have[to]
