@@ -177,7 +177,8 @@ func quota(path string, q int64) trace.CgroupSettings {
 
 // groupCases are the task-group what-ifs among each family of the
 // developer set, both ways: the weight of /tv-a (grpw, grpl), the quota of
-// /tv-svc (grpq), and 2 CPUs -> 1 for grpw.eq.
+// /tv-svc (grpq); grpw.eq.2cpu -> .1cpu is among FidelityCases' 2 -> 1 CPU
+// pairs.
 func groupCases(have map[string]string) []FidelityCase {
 	var cs []FidelityCase
 	pair := func(from, to string, ch replay.CgroupChange, ov []replay.Override) {
@@ -195,9 +196,6 @@ func groupCases(have map[string]string) []FidelityCase {
 	pair("grpw.a2x.1cpu", "grpw.eq.1cpu", weight(1024), nil)
 	pair("grpl.a128.1cpu", "grpl.a2048.1cpu", weight(2048), nil)
 	pair("grpl.a2048.1cpu", "grpl.a128.1cpu", weight(128), nil)
-	cpu0 := policies.CPUSet(1)
-	pair("grpw.eq.2cpu", "grpw.eq.1cpu", replay.CgroupChange{Path: "/tv-a", Weight: 100},
-		[]replay.Override{{Sel: replay.Selector{Workload: true, PID: -1, TID: -1}, Affinity: &cpu0}})
 	q := func(ns int64) replay.CgroupChange {
 		return replay.CgroupChange{Path: "/tv-svc", Quota: ns, Period: 100_000_000}
 	}

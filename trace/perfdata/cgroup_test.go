@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/traceview/traceview/trace"
@@ -58,10 +57,10 @@ func TestCgroupRecord(t *testing.T) {
 // before moving it: 2 of 130 switch-outs of 30061 (perf script shows them
 // before the exec of hog).
 func TestAllCgroupsTrace(t *testing.T) {
-	p := filepath.Join(sharedTraces, "grpw.eq.1cpu.perf.data")
+	p := "../../testdata/traces/grpw.eq.1cpu.perf.data" // a copy of ../shared/traces' file
 	f, err := os.Open(p)
 	if err != nil {
-		t.Skip("shared trace grpw.eq.1cpu not found")
+		t.Fatal(err)
 	}
 	defer f.Close()
 	r, err := NewReader(f)
