@@ -55,7 +55,7 @@ func init() {
 func newReplayCmd() *cobra.Command {
 	var o replayOptions
 	cmd := &cobra.Command{
-		Use:   "replay [-i FILE] [-p] --policy P[,P...] [--cpus N] [--affinity SEL=CPULIST] [--nice SEL=N] [--class SEL=fifo:PRIO] [--slice SEL=DURATION] [--until SEL=DURATION|work|count] [--hz N] [-o table|json] [-w FILE]",
+		Use:   "replay [-i FILE] [-p] --policy P[,P...] [--cpus N] [--affinity SEL=CPULIST] [--nice SEL=N] [--class SEL=fifo:PRIO] [--slice SEL=DURATION] [--until SEL=DURATION|work|count] [--cpu-weight PATH=W] [--cpu-max PATH=Q/P] [--cgroup SEL=PATH] [--hz N] [-o table|json|csv] [-w FILE]",
 		Short: "Re-schedule a captured workload under a modelled policy and compare",
 		Long: `Replay separates the workload of a trace from the schedule it got: per task,
 CPU bursts and the blocking points between them with what ended each (a wakeup
@@ -129,6 +129,13 @@ in /sys/kernel/debug/sched/features:
 SEL is a command name, pid:N, tid:N or "workload" (the traced command's process
 tree); --affinity, --nice, --class, --slice and --until repeat.
 
+Task groups: eevdf schedules cgroups (from perf record --all-cgroups or
+traceview record) and autogroup sessions (setsid in the process tree) as the
+kernel does: group weights, nested groups and CPU quotas (CFS bandwidth). A
+perf.data carries no group settings: --recorded-cgroup PATH:weight=W or
+PATH:max=QUOTA/PERIOD states them, else weight 100 and no quota are assumed
+(the model line says which). PATH is as 'latency --by cgroup' shows it.
+
 Examples (from the repository root):
 
   # what if the 2-CPU messaging run were pinned to one CPU?
@@ -140,6 +147,9 @@ Examples (from the repository root):
   # ... on one CPU, under eevdf and cfs, as CSV for a spreadsheet
   traceview replay -i testdata/traces/nice.2cpu.perf.data --policy eevdf,cfs \
       --cpus 1 -o csv
+  # a service under a 25 % CPU quota: what if its container had 50 %?
+  traceview replay -i testdata/traces/grpq.q25.perf.data --policy eevdf \
+      --recorded-cgroup /tv-svc:max=25ms/100ms --cpu-max /tv-svc=50ms/100ms
 
 Columns: Runtime (ms of CPU), Switches (times the task was switched in, with
 those the trace lacks: the kernel's count),
@@ -540,7 +550,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	var trust *report.ReplayTrust
 	if !o.noTrust {
-		if trust, err = selfReplay(m); err != nil {
+		if trust, err = selfReplay(m, cfg.Cgroups); err != nil {
 			return fmt.Errorf("replay: self-replay: %w", err)
 		}
 		if o.output == "table" {
@@ -1008,7 +1018,10 @@ func (k *kindSensitivity) note(policy string, makespan int64) string {
 // (replay.RecordingPolicy of the trace's release) on its own CPU count,
 // with the measured costs and no override, and scores it against the
 // recorded schedule as the fidelity suite does (report.ScoreReplay).
-func selfReplay(m *replay.Model) (*report.ReplayTrust, error) {
+// selfReplay replays m under its recording kernel's policy with the
+// task-group settings the user stated (--recorded-cgroup: the recording's,
+// not a what-if) and scores it against the trace.
+func selfReplay(m *replay.Model, stated []trace.CgroupSettings) (*report.ReplayTrust, error) {
 	spec := replay.RecordingPolicy(m.Meta.OSRelease)
 	specs, err := policies.ParseSpecs(spec)
 	if err != nil {
@@ -1018,7 +1031,9 @@ func selfReplay(m *replay.Model) (*report.ReplayTrust, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := replay.Simulate(m, pol, replay.DefaultConfig())
+	cfg := replay.DefaultConfig()
+	cfg.Cgroups = stated
+	res, err := replay.Simulate(m, pol, cfg)
 	if err != nil {
 		return nil, err
 	}
