@@ -125,8 +125,8 @@ type Meta struct {
 	// (perf.data, ftrace).
 	CgroupSettings []CgroupSettings
 	// Autogroup says whether kernel.sched_autogroup_enabled was set when
-	// recorded: 1 on, 0 off, -1 unknown (the zero value of a Meta is
-	// "off"; readers that cannot tell set -1).
+	// recorded: 1 on, -1 off, 0 unknown (no reader records it yet; the
+	// replay infers sessions from the process tree either way).
 	Autogroup int8
 	// Stacks is the stack table that Event.Stack indexes: Stacks[i].ID ==
 	// i+1. Complete once the source has returned io.EOF (a stream may
