@@ -74,6 +74,17 @@ type LatencyOptions struct {
 	// ComputeLatency rejects it with PerfCompat or CPUGiven (perf's
 	// latency has no filter): ErrFilterPerf.
 	Filter *schedule.Filter
+	// Cgroups states task groups' settings the trace does not carry
+	// (--recorded-cgroup): a quota here lets the throttling inference use
+	// its quota rule (see throttle.go). Settings stated for a path
+	// override the trace's recorded ones.
+	Cgroups []trace.CgroupSettings
+	// Throttle says the rows carry the split of their delays into waited
+	// for a CPU and throttled (LatencyRow.Throttled), and the table shows
+	// it. ComputeLatency sets it in LatencyResult.Options when the trace
+	// records the cgroup of tasks outside the root group (default mode
+	// only); a caller merging results sets it when any part has it.
+	Throttle bool
 }
 
 // ErrFilterPerf is ComputeLatency's error for a filter combined with perf's
@@ -162,6 +173,12 @@ type LatencyRow struct {
 	// sched_stat_runtime events that did, left out of Runtime unless
 	// KeepLossy (the same holds for on-CPU runtime from the switches).
 	Lossy, LossyRuntime int64
+	// Throttled is the part of SumDelay (ns) the row's tasks waited while
+	// their task group was throttled (out of CPU quota; inferred, see
+	// throttle.go), ThrottledDelays the delays with such a part. The rest,
+	// SumDelay − Throttled, they waited for a CPU. 0 unless
+	// LatencyOptions.Throttle.
+	Throttled, ThrottledDelays int64
 
 	// Samples: every measured delay of the row (ns, trace order; merged rows
 	// concatenate their tasks) when KeepSamples is set.
@@ -171,10 +188,11 @@ type LatencyRow struct {
 // LatencyTotal sums the printed rows (perf's TOTAL line plus switches and
 // the total delay).
 type LatencyTotal struct {
-	Runtime  int64
-	Count    int64
-	Switches int64
-	SumDelay int64
+	Runtime   int64
+	Count     int64
+	Switches  int64
+	SumDelay  int64
+	Throttled int64 // ns of SumDelay spent throttled (LatencyRow.Throttled)
 }
 
 // ChainBreak counts, for one CPU, sched_switch events whose previous task was
@@ -259,6 +277,9 @@ type LatencyResult struct {
 	// Schedule is the finished reconstruction that measured the delays;
 	// nil with PerfCompat or CPUGiven.
 	Schedule *schedule.Builder
+	// Cgroups: per task group (not the root), its CPU share and inferred
+	// throttling, by path; nil unless Options.Throttle.
+	Cgroups []CgroupThrottle
 }
 
 // atom states, after perf's enum thread_state (builtin-sched.c), plus
@@ -295,6 +316,8 @@ type latTask struct {
 	// schedule mode: raced delays, restart shift, lossy delays and
 	// runtime events, on-CPU time
 	raceN, raceSum, restart, lossy, lossyRT, onCPU int64
+	// throttled delays (count) and their throttled part (ns)
+	thrN, thrNs int64
 }
 
 // latThread mirrors perf's struct thread as perf sched latency sees it: one
@@ -351,6 +374,8 @@ type latency struct {
 	// default mode; nil with PerfCompat or CPUGiven, which run perf's own
 	// state machine below.
 	sched *schedule.Builder
+	// thr collects what the throttling inference reads (default mode).
+	thr *throttleCollector
 }
 
 // ComputeLatency reads src to its end and returns the scheduling-latency
@@ -374,6 +399,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	}
 	var warns trace.Warnings
 	if !opts.PerfCompat && !opts.CPUGiven {
+		l.thr = newThrottleCollector()
 		l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy, Filter: opts.Filter}, chainHooks(l.hooks(), opts.Hooks))
 	}
 	// Kinds the report never reads: sched_process_exit (perf sched ignores
@@ -406,7 +432,15 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		l.diag.LossyDelays, l.diag.LossyRuntime, l.diag.LossyRuntimeNs = c.LossyDelays, c.LossyRuntime, c.LossyRuntimeNs
 		l.diag.RuntimeFromSwitches = !l.sched.HaveRuntime()
 	}
+	var groups []CgroupThrottle
+	if l.thr != nil {
+		from, to := l.sched.Span()
+		cpus, _ := l.sched.CPUs()
+		groups = l.thr.analyze(src.Meta(), opts.Cgroups, to-from, int64(len(cpus)))
+		l.opts.Throttle = l.opts.Throttle || len(groups) > 0
+	}
 	res := l.result()
+	res.Cgroups = groups
 	res.Schedule = l.sched
 	res.Meta = src.Meta()
 	if res.Meta != nil {
@@ -546,6 +580,7 @@ func (l *latency) hooks() schedule.Hooks {
 				return
 			}
 			l.measureDelay(t, d.Start, d.End)
+			l.thr.delay(d, t)
 			switch {
 			case d.Recovered:
 				t.recN++
@@ -566,6 +601,13 @@ func (l *latency) hooks() schedule.Hooks {
 				return
 			}
 			t.runtime += e.Runtime
+		},
+		Run: func(r *schedule.Run) {
+			var t *latTask
+			if r.Task != nil && r.Task.TID != 0 && r.Task.Cgroup != 0 {
+				t = task(r.Task)
+			}
+			l.thr.run(r, t)
 		},
 		State: func(iv *schedule.Interval) {
 			if iv.State == schedule.StateRunning {
@@ -944,7 +986,7 @@ func (l *latency) taskRow(t *latTask) LatencyRow {
 		MaxDelay: t.maxLat, MaxDelayStart: t.maxStart, MaxDelayEnd: t.maxEnd,
 		Recovered: t.recN, RecoveredSum: t.recSum, FirstSeen: t.firstSeen,
 		Raced: t.raceN, RacedSum: t.raceSum, RestartShift: t.restart, Unrecorded: t.unrec,
-		Lossy: t.lossy, LossyRuntime: t.lossyRT}
+		Lossy: t.lossy, LossyRuntime: t.lossyRT, Throttled: t.thrNs, ThrottledDelays: t.thrN}
 	if l.keep {
 		r.Samples = t.samples
 	}
@@ -984,6 +1026,8 @@ func addRow(dst, src *LatencyRow) {
 	dst.Lossy += src.Lossy
 	dst.Unrecorded += src.Unrecorded
 	dst.LossyRuntime += src.LossyRuntime
+	dst.Throttled += src.Throttled
+	dst.ThrottledDelays += src.ThrottledDelays
 	if src.MaxDelay > dst.MaxDelay {
 		dst.MaxDelay, dst.MaxDelayStart, dst.MaxDelayEnd = src.MaxDelay, src.MaxDelayStart, src.MaxDelayEnd
 	}
@@ -1063,6 +1107,7 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		total.Count += r.Count
 		total.Switches += r.Switches
 		total.SumDelay += r.SumDelay
+		total.Throttled += r.Throttled
 		out = append(out, *r)
 	}
 	return out, total
@@ -1109,6 +1154,10 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 		d.LossyRuntime += s.LossyRuntime
 		d.LossyRuntimeNs += s.LossyRuntimeNs
 		d.RuntimeFromSwitches = d.RuntimeFromSwitches || s.RuntimeFromSwitches
+		if p.Options.Throttle {
+			res.Options.Throttle = true
+		}
+		res.Cgroups = MergeCgroupThrottles(res.Cgroups, p.Cgroups)
 	}
 	res.TaskRows = rows
 	res.Rows, res.Total = groupRows(rows, opts)
@@ -1144,6 +1193,7 @@ func chainHooks(a, b schedule.Hooks) schedule.Hooks {
 	h := b
 	h.Delay = chain1(a.Delay, b.Delay)
 	h.State = chain1(a.State, b.State)
+	h.Run = chain1(a.Run, b.Run)
 	h.RunningOnly = (a.State == nil || a.RunningOnly) && (b.State == nil || b.RunningOnly)
 	switch {
 	case b.Runtime == nil:

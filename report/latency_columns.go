@@ -104,6 +104,8 @@ func stampCell(layout string) func(int64) string {
 
 func needPercentiles(o *LatencyOptions) bool { return o.Percentiles }
 
+func needThrottle(o *LatencyOptions) bool { return o.Throttle }
+
 // defaultModeOnly leaves a field out of perf-compatible rows (--perf),
 // which have no runtime source.
 func defaultModeOnly(r *LatencyRow) bool { return r.RuntimeSource == "" }
@@ -139,6 +141,16 @@ var LatencyColumns = []LatencyColumn{
 		Total: func(t *LatencyTotal) int64 { return t.SumDelay }, JSON: true, CSV: true, HTML: true,
 		Table:   &TableCell{Head: " Sum delay ms", Width: 22, Format: msCell(" sum:%12.3f ms")},
 		Compare: &CompareFigure{Name: "sum delay"}},
+	// throttled_ns: the part of sum_delay spent while the task's group was
+	// throttled (inferred, throttle.go); waited_ns the rest, waiting for a
+	// CPU. Only for traces that record task groups (LatencyOptions.Throttle).
+	{Key: "throttled_ns", Title: "Throttled", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.Throttled },
+		Total: func(t *LatencyTotal) int64 { return t.Throttled }, Need: needThrottle, JSON: true, CSV: true, HTML: true,
+		Table: &TableCell{Head: " Throttled ms", Width: 20, Format: msCell(" thr:%10.3f ms")}},
+	{Key: "waited_ns", Title: "Waited for CPU", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.SumDelay - r.Throttled },
+		Need: needThrottle, JSON: true, CSV: true},
+	{Key: "throttled_delays", Title: "Throttled delays", Int: func(r *LatencyRow) int64 { return r.ThrottledDelays },
+		Need: needThrottle, JSON: true, CSV: true},
 	{Key: "max_delay_start_ns", Title: "Max delay start", Kind: ColumnTimestamp, Int: func(r *LatencyRow) int64 { return r.MaxDelayStart },
 		JSON: true, CSV: true, HTML: true,
 		Table: &TableCell{Head: " Max delay start", Width: 28, Format: stampCell(" max start: %12s s")}},

@@ -87,7 +87,59 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 	tb.WriteString("|")
 	dashes2 := " " + strings.Repeat("-", tb.Len()-1) + "\n"
 	bw.WriteString(dashes2 + tb.String() + "\n" + dashes2)
+	if len(res.Cgroups) > 0 {
+		bw.WriteString("\n")
+		WriteCgroupTable(bw, res.Cgroups)
+	}
 	return bw.Flush()
+}
+
+// WriteCgroupTable prints one line per task group: its CPU use, its tasks'
+// delays and its inferred throttling (see throttle.go), with the quota as
+// known and where it came from.
+func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
+	width := len("Task group")
+	for _, g := range groups {
+		width = max(width, len(g.Path))
+	}
+	fmt.Fprintf(w, "  %-*s | %12s | %9s | %12s | %12s | %11s | %13s | %s\n", width, "Task group",
+		"Runtime ms", "CPUs used", "Avg delay ms", "Max delay ms", "Throttled", "Throttled ms", "Quota")
+	unknown := false
+	for i := range groups {
+		g := &groups[i]
+		avg := int64(0)
+		if g.Delays > 0 {
+			avg = g.SumDelay / g.Delays
+		}
+		fmt.Fprintf(w, "  %-*s | %12.3f | %9.3f | %12.3f | %12.3f | %3d periods | %13.3f | %s\n", width, g.Path,
+			ms(g.Runtime), g.CPUs, ms(avg), ms(g.MaxDelay), g.ThrottledPeriods, ms(g.Throttled), quotaText(g))
+		unknown = unknown || g.Settings == "unknown"
+	}
+	fmt.Fprintln(w, "  Throttled: periods the group spent throttled (cpu.stat nr_throttled) and throttled time summed over")
+	fmt.Fprintln(w, "  CPUs (cpu.stat throttled_time), inferred from the schedule; each task's share is its Throttled ms.")
+	if unknown {
+		fmt.Fprintln(w, "  Quota unknown: throttles inferred only where runnable tasks were left for an idle CPU;")
+		fmt.Fprintln(w, "  --recorded-cgroup PATH:max=QUOTA/PERIOD states it and also finds throttles where the CPU ran other groups.")
+	}
+}
+
+// quotaText says a group's quota and where it came from.
+func quotaText(g *CgroupThrottle) string {
+	switch {
+	case g.Settings == "unknown":
+		return "unknown"
+	case g.QuotaNS < 0:
+		return "max (no limit), " + g.Settings
+	}
+	return fmt.Sprintf("%s/%s, %s", durText(g.QuotaNS), durText(g.PeriodNS), g.Settings)
+}
+
+// durText prints ns as the shortest of ms or µs that is exact.
+func durText(ns int64) string {
+	if ns%1_000_000 == 0 {
+		return fmt.Sprintf("%dms", ns/1_000_000)
+	}
+	return fmt.Sprintf("%dus", ns/1000)
 }
 
 // writePerfLatencyTable prints perf 6.12's own latency table of res, byte
@@ -126,6 +178,9 @@ type LatencyJSON struct {
 	// Filter is what LatencyOptions.Filter selected, a percentage window
 	// resolved to ns (omitted without a filter).
 	Filter *LatencyJSONFilter `json:"filter,omitempty"`
+	// Cgroups: per task group (not the root), its CPU use and inferred
+	// throttling (omitted when the trace records no groups).
+	Cgroups []CgroupThrottle `json:"cgroups,omitempty"`
 }
 
 // LatencyJSONFilter is the filter of a latency report (schedule.Filter):
@@ -234,6 +289,7 @@ func (res *LatencyResult) JSON() LatencyJSON {
 	}
 	doc.Total = LatencyJSONTotal{RuntimeNs: res.Total.Runtime, Count: res.Total.Count,
 		Switches: res.Total.Switches, SumDelayNs: res.Total.SumDelay}
+	doc.Cgroups = res.Cgroups
 	if f := res.Options.Filter; f.Active() {
 		doc.Filter = &LatencyJSONFilter{StartNs: f.Start, EndNs: f.End, CPUs: f.CPUs, PIDs: f.PIDs, TIDs: f.TIDs, Comms: f.Comms}
 	}

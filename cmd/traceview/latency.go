@@ -24,6 +24,7 @@ type latencyOptions struct {
 	keepLossy   bool
 	by          string
 	filter      filterFlags
+	recorded    []string // --recorded-cgroup
 }
 
 func init() {
@@ -63,6 +64,21 @@ For each command name (or each task with -p) the table shows:
                    EEVDF reports on LKML)
   Max delay start/end  wakeup and switch-in time of the largest delay
                    (trace clock, seconds.microseconds)
+  Throttled ms     only for traces that record task groups (perf record
+                   --all-cgroups, traceview's captures): the part of Sum
+                   delay spent while the task's cgroup was out of CPU quota
+                   (CFS bandwidth control) rather than waiting for a CPU
+                   other tasks held; JSON throttled_ns and waited_ns
+
+Throttling has no tracepoint; it is inferred from the schedule: a task
+switched out runnable while its CPU goes idle, with no task of its group
+running anywhere until the next period, can only be throttled. Where the CPU
+runs other groups instead (one CPU, or all busy), only the group's quota
+tells throttling from contention: give it with --recorded-cgroup
+PATH:max=QUOTA/PERIOD when the trace does not carry it. A table of the task
+groups follows the task table: runtime, CPUs used, delays, and throttled
+periods and time as cgroup cpu.stat counts them (nr_throttled,
+throttled_time summed over CPUs); JSON "cgroups".
 
 Rows with the same command name are merged ("comm:(N)" = N tasks) unless -p
 is given. Sort keys: runtime, switch (the Count column), avg, max, sum;
@@ -111,7 +127,9 @@ Examples:
   traceview latency -i testdata/traces/pipe.perf.data --comm sched-pipe -o json
   traceview latency -i testdata/traces/messaging.2cpu.perf.data -p -s max --percentiles
   perf sched record -o - -- sleep 1 | traceview latency -i - -o json
-  traceview latency 'testdata/traces/*.perf.data' --by trace --percentiles`,
+  traceview latency 'testdata/traces/*.perf.data' --by trace --percentiles
+  traceview latency -i testdata/traces/grpq.q25.perf.data --by cgroup
+  traceview latency -i testdata/traces/grpq.q25.perf.data --recorded-cgroup /tv-svc:max=25ms/100ms -o json`,
 			Args: cobra.ArbitraryArgs,
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return runLatency(cmd, o, args)
@@ -129,6 +147,7 @@ Examples:
 		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runtime that overlap lost events (default: left out and counted)")
 		f.BoolVar(&o.perf, "perf", false, "reproduce perf 6.12's numbers and output exactly (its INFO lines included)")
 		f.StringVar(&o.by, "by", "", "one table per group: trace, host, comm or cgroup (default: all merged)")
+		f.StringArrayVar(&o.recorded, "recorded-cgroup", nil, "PATH:max=QUOTA/PERIOD[,weight=W]: a group's settings when recorded, where the trace does not carry them (perf.data): its quota lets the throttling inference find throttles where the CPU ran other groups (repeatable)")
 		return cmd
 	})
 }
@@ -162,6 +181,16 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	opts := report.LatencyOptions{
 		PerTask: o.pids, Sort: []string{o.sort}, Percentiles: o.percentiles, PerfCompat: o.perf,
 		CPUGiven: perfCPU, CPU: trace.CPU(o.cpu), KeepLossy: o.keepLossy,
+	}
+	for _, a := range o.recorded {
+		cs, err := trace.ParseCgroupSettings(a)
+		if err != nil {
+			return usageErrorf("latency: %w", err)
+		}
+		if o.perf {
+			return usageErrorf("latency: --recorded-cgroup: perf's latency table (--perf) has no task groups; drop --perf")
+		}
+		opts.Cgroups = append(opts.Cgroups, cs)
 	}
 	if err := report.CheckLatencySort(opts.Sort); err != nil {
 		return usageError{err} // before reading: a typo should not cost a pass over a big trace
@@ -199,6 +228,9 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	if res.Diag.Switches == 0 {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("latency: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, res.Diag.Events))
 	}
+	if err := checkStatedCgroups("latency", opts.Cgroups, res.Cgroups); err != nil {
+		return err
+	}
 	out := cmd.OutOrStdout()
 	switch o.output {
 	case "json":
@@ -209,6 +241,27 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	}
 	printLatencyWarnings(cmd.ErrOrStderr(), res)
 	return report.WriteLatencyTable(out, res, o.perf)
+}
+
+// checkStatedCgroups rejects (exit 2) a --recorded-cgroup PATH that no task
+// group of the trace has: a typo would otherwise silently change nothing.
+func checkStatedCgroups(cmdName string, stated []trace.CgroupSettings, groups []report.CgroupThrottle) error {
+	for _, s := range stated {
+		found := false
+		var paths []string
+		for _, g := range groups {
+			found = found || g.Path == s.Path
+			paths = append(paths, g.Path)
+		}
+		if !found {
+			have := "the trace records no task groups outside the root (perf record --all-cgroups records them)"
+			if len(paths) > 0 {
+				have = "its groups: " + strings.Join(paths, ", ")
+			}
+			return usageErrorf("%s: --recorded-cgroup %s: no task of the trace ran in that cgroup; %s", cmdName, s.Path, have)
+		}
+	}
+	return nil
 }
 
 // printLatencyWarnings writes the reader's lost windows and warnings and the

@@ -136,6 +136,20 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	if o.by == "comm" || o.by == "cgroup" {
 		sort.SliceStable(groups, func(i, j int) bool { return groups[i].key < groups[j].key })
 	}
+	// The task groups of every trace, merged by path (--by cgroup shows
+	// each beside its table).
+	var cgParts [][]report.CgroupThrottle
+	for i := range parts {
+		cgParts = append(cgParts, parts[i].res.Cgroups)
+	}
+	cgroups := map[string]*report.CgroupThrottle{}
+	allGroups := report.MergeCgroupThrottles(cgParts...)
+	if err := checkStatedCgroups("latency", opts.Cgroups, allGroups); err != nil {
+		return err
+	}
+	for i := range allGroups {
+		cgroups[allGroups[i].Path] = &allGroups[i]
+	}
 	var merged []*report.LatencyResult
 	var keys []string
 	for _, g := range groups {
@@ -175,7 +189,11 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 		}
 		for i, m := range merged {
 			j := m.JSON()
-			doc.Groups = append(doc.Groups, latencyGroupJSON{Key: keys[i], Tasks: j.Tasks, Total: j.Total})
+			gj := latencyGroupJSON{Key: keys[i], Tasks: j.Tasks, Total: j.Total}
+			if o.by == "cgroup" {
+				gj.Cgroup = cgroups[keys[i]]
+			}
+			doc.Groups = append(doc.Groups, gj)
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -207,11 +225,29 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	}
 	for i, m := range merged {
 		fmt.Fprintf(out, "\n%s: %s\n", o.by, keys[i])
+		if g := cgroups[keys[i]]; o.by == "cgroup" && g != nil {
+			fmt.Fprintf(out, "  %s\n", cgroupSummary(g))
+		}
 		if err := report.WriteLatencyTable(out, m, false); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// cgroupSummary is the line --by cgroup prints under a group's name: its
+// CPU use, its inferred throttling (as cpu.stat counts it) and its quota.
+func cgroupSummary(g *report.CgroupThrottle) string {
+	q := "quota unknown (throttles inferred where its runnable tasks were left for an idle CPU)"
+	switch {
+	case g.Settings == "unknown":
+	case g.QuotaNS < 0:
+		q = "no quota (" + g.Settings + ")"
+	default:
+		q = fmt.Sprintf("quota %.3f ms per %.3f ms (%s)", float64(g.QuotaNS)/1e6, float64(g.PeriodNS)/1e6, g.Settings)
+	}
+	return fmt.Sprintf("runtime %.3f ms, %.3f CPUs used; throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays); %s",
+		float64(g.Runtime)/1e6, g.CPUs, g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6, q)
 }
 
 // cgroupName returns the path of cgroup id in m ("(no cgroup recorded)"
@@ -315,6 +351,10 @@ type latencyGroupJSON struct {
 	Key   string                  `json:"key"`
 	Tasks []report.LatencyJSONRow `json:"tasks"`
 	Total report.LatencyJSONTotal `json:"total"`
+	// Cgroup: with --by cgroup, the group's CPU use and inferred
+	// throttling (throttled_periods, throttled_ns as cpu.stat counts
+	// them), when the trace records groups.
+	Cgroup *report.CgroupThrottle `json:"cgroup,omitempty"`
 }
 
 // prefixLines puts prefix before every line of b.

@@ -1,0 +1,628 @@
+package report
+
+// Throttling: the part of a scheduling delay a task spent while its task
+// group was out of CPU quota (CFS bandwidth control), told apart from time
+// it waited for a CPU that other tasks held.
+//
+// No upstream tracepoint marks a throttle or an unthrottle (include/trace/
+// events/sched.h, v6.18), so the split is inferred from the schedule, by
+// what only throttling explains:
+//
+//   - A group is starved while none of its tasks runs on any CPU. Only a
+//     starved stretch during which a task of the group waits can be
+//     throttling.
+//   - Idle evidence: a task of the group was switched out runnable (prev_state
+//     R or R+) and its CPU went idle at that very switch. A work-conserving
+//     scheduler never leaves a runnable task for the idle task on its own
+//     runqueue; CFS bandwidth control does: v6.18 moves the task to its
+//     cfs_rq's throttled_limbo_list at its return to user space
+//     (throttle_cfs_rq_work), v6.17 and earlier dequeue the whole group
+//     entity (throttle_cfs_rq), both in kernel/sched/fair.c. The starved
+//     stretch that begins within one bandwidth slice of that switch (another
+//     CPU may still run the group on the runtime it holds locally, at most
+//     sysctl_sched_cfs_bandwidth_slice, 5 ms by default, fair.c) is a
+//     throttle.
+//   - Quota evidence, when the group's quota is known (recorded in the trace,
+//     or stated with LatencyOptions.Cgroups): a starved stretch that begins
+//     when the group has used its quota over the trailing period: at
+//     least quota − (CPUs−1) × slice, since each other CPU may still hold up
+//     to a slice of the period's runtime unused in its local pool
+//     (assign_cfs_rq_runtime, fair.c v6.18). This finds throttles where the
+//     CPU went on to run other groups (one CPU, or every CPU busy).
+//
+// A throttle ends when a task of the group runs again (the period timer's
+// distribute_cfs_runtime unthrottles the group's cfs_rqs). Its cpu.stat
+// counterparts (Documentation/scheduler/sched-bwc.rst): nr_throttled counts
+// periods in which the group was throttled, so a throttle longer than the
+// period counts once per period it spans; throttled_time sums the throttled
+// time of each CPU's cfs_rq, and from v6.18 ("task based throttle time
+// accounting") a cfs_rq's throttled time starts when its first task is
+// actually throttled, so ThrottledNs sums, per CPU, from the first waiting
+// task of the group on that CPU to the end of the throttle.
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
+)
+
+// BandwidthSlice is the default sysctl_sched_cfs_bandwidth_slice, 5 ms
+// (kernel/sched/fair.c v6.18, /proc/sys/kernel/sched_cfs_bandwidth_slice_us
+// 5000): the most quota a CPU takes from the group's pool at once.
+const BandwidthSlice = 5_000_000
+
+// minCfsRqRuntime is min_cfs_rq_runtime, 1 ms (kernel/sched/fair.c v6.18):
+// the runtime a cfs_rq keeps when it returns the rest of its slice to the
+// pool on emptying.
+const minCfsRqRuntime = 1_000_000
+
+// CgroupThrottle is one task group's share of the CPUs and its inferred
+// throttling over a trace (LatencyResult.Cgroups). Times are ns.
+type CgroupThrottle struct {
+	Cgroup uint64 `json:"cgroup_id"`
+	// Path is the group's path (Meta.Cgroups), "cgroup id N" when the
+	// trace names no path for the id.
+	Path string `json:"path"`
+	// Runtime is the on-CPU time of the group's tasks, from the switches;
+	// CPUTime the CPU time the trace covers (span × CPUs), so that
+	// Runtime/CPUTime is the group's share of the machine.
+	Runtime int64 `json:"runtime_ns"`
+	CPUTime int64 `json:"cpu_time_ns"`
+	// CPUs is Runtime / the trace's span: how many CPUs the group used on
+	// average (0.25 = a quarter of one CPU).
+	CPUs float64 `json:"cpus_used"`
+	// Tasks: task identities of the group with at least one run or delay.
+	Tasks int `json:"tasks"`
+	// Delays, SumDelay and MaxDelay are the group's tasks' scheduling
+	// delays (the latency rows' Count, Sum delay and Max delay).
+	Delays   int64 `json:"delays"`
+	SumDelay int64 `json:"sum_delay_ns"`
+	MaxDelay int64 `json:"max_delay_ns"`
+	// ThrottledPeriods estimates cpu.stat nr_throttled: one per throttle,
+	// plus one for each further period a throttle spans when the period
+	// is known. Throttled estimates cpu.stat throttled_time (summed over
+	// CPUs, see the file comment); ThrottledWall is the wall time the
+	// group spent throttled; ThrottledDelay the part of its tasks'
+	// delays spent throttled (the rows' Throttled, summed).
+	ThrottledPeriods int64 `json:"throttled_periods"`
+	Throttled        int64 `json:"throttled_ns"`
+	ThrottledWall    int64 `json:"throttled_wall_ns"`
+	ThrottledDelay   int64 `json:"throttled_delay_ns"`
+	// QuotaNS and PeriodNS are the group's CFS bandwidth settings as used
+	// (-1 quota: no limit; 0: unknown) and Settings where they came from:
+	// "recorded" (the trace), "stated" (LatencyOptions.Cgroups) or
+	// "unknown".
+	QuotaNS  int64  `json:"quota_ns"`
+	PeriodNS int64  `json:"period_ns,omitempty"`
+	Settings string `json:"settings"`
+	// Evidence counts the throttles found by each rule: runnable tasks
+	// left for an idle CPU (Idle) and the quota used up over the trailing
+	// period (Quota; a throttle with both counts in Idle).
+	IdleEvidence  int64 `json:"throttles_idle_evidence"`
+	QuotaEvidence int64 `json:"throttles_quota_evidence"`
+	// Throttles are the throttled stretches, ascending: from the first
+	// evidence to the first run of a task of the group after it.
+	Throttles []ThrottleSpan `json:"-"`
+}
+
+// ThrottleSpan is one inferred throttle of a group, Start to End (ns of the
+// trace clock).
+type ThrottleSpan struct{ Start, End int64 }
+
+// CPUShare is Runtime / CPUTime, the group's share of the machine (0 when
+// the trace covers no CPU time).
+func (g *CgroupThrottle) CPUShare() float64 {
+	if g.CPUTime <= 0 {
+		return 0
+	}
+	return float64(g.Runtime) / float64(g.CPUTime)
+}
+
+type thrRun struct {
+	start, end int64
+	toIdle     bool // ended runnable with its CPU switching to idle
+}
+
+type thrDelay struct {
+	t          *latTask
+	start, end int64
+	cpu        trace.CPU // the runqueue it waited on (-1 unknown)
+}
+
+type thrGroup struct {
+	runs   map[trace.CPU][]thrRun // per CPU, in time order
+	delays []thrDelay
+	tasks  map[*latTask]bool
+}
+
+// throttleCollector keeps, during the latency pass, the runs and delays of
+// tasks in a cgroup: what analyze needs. Runs of tasks without a cgroup
+// cost one slice lookup.
+type throttleCollector struct {
+	groups map[uint64]*thrGroup
+	// pending: per CPU, the group and index of a run that ended runnable
+	// at its switch-out, until the CPU's next run says whether idle
+	// followed (cg 0: none).
+	pending []pendingRun
+}
+
+type pendingRun struct {
+	cg  uint64
+	idx int
+	end int64
+}
+
+func newThrottleCollector() *throttleCollector {
+	return &throttleCollector{groups: map[uint64]*thrGroup{}}
+}
+
+func (c *throttleCollector) group(cg uint64) *thrGroup {
+	g := c.groups[cg]
+	if g == nil {
+		g = &thrGroup{runs: map[trace.CPU][]thrRun{}, tasks: map[*latTask]bool{}}
+		c.groups[cg] = g
+	}
+	return g
+}
+
+// run records a CPU interval (schedule.Hooks.Run); t is the row of
+// r.Task when it has a cgroup.
+func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
+	if int(r.CPU) < len(c.pending) && r.CPU >= 0 {
+		if p := &c.pending[r.CPU]; p.cg != 0 {
+			if r.Task != nil && r.Task.TID == 0 && r.Start == p.end {
+				c.groups[p.cg].runs[r.CPU][p.idx].toIdle = true
+			}
+			p.cg = 0
+		}
+	}
+	if r.Task == nil || r.Task.TID == 0 || r.Task.Cgroup == 0 || r.Quality == schedule.Unknown || r.CPU < 0 {
+		return
+	}
+	g := c.group(r.Task.Cgroup)
+	g.tasks[t] = true
+	g.runs[r.CPU] = append(g.runs[r.CPU], thrRun{start: r.Start, end: r.End})
+	if r.EndSwitch && r.EndState.Runnable() {
+		for int(r.CPU) >= len(c.pending) {
+			c.pending = append(c.pending, pendingRun{})
+		}
+		c.pending[r.CPU] = pendingRun{cg: r.Task.Cgroup, idx: len(g.runs[r.CPU]) - 1, end: r.End}
+	}
+}
+
+// delay records a measured delay (schedule.Hooks.Delay, not excluded).
+func (c *throttleCollector) delay(d *schedule.Delay, t *latTask) {
+	if d.Task.Cgroup == 0 || d.End <= d.Start {
+		return
+	}
+	g := c.group(d.Task.Cgroup)
+	g.tasks[t] = true
+	g.delays = append(g.delays, thrDelay{t: t, start: d.Start, end: d.End, cpu: d.QueueCPU})
+}
+
+// groupSettings returns the CFS bandwidth settings of path: the stated ones
+// first, else the last recorded snapshot; quota 0 when neither says.
+func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings) (quota, period int64, src string) {
+	pick := func(list []trace.CgroupSettings) (int64, int64, bool) {
+		found := false
+		for _, s := range list {
+			if s.Path == path && s.QuotaNS != 0 {
+				quota, period, found = s.QuotaNS, s.PeriodNS, true
+			}
+		}
+		if found && period <= 0 {
+			period = trace.DefaultCfsPeriod
+		}
+		return quota, period, found
+	}
+	if q, p, ok := pick(stated); ok {
+		return q, p, "stated"
+	}
+	if meta != nil {
+		if q, p, ok := pick(meta.CgroupSettings); ok {
+			return q, p, "recorded"
+		}
+	}
+	return 0, 0, "unknown"
+}
+
+// analyze finds each group's throttles, charges the throttled part of
+// every delay to its task (latTask.thrN, thrNs) and returns the groups, by
+// path. span is the trace's time span (ns) and ncpu its CPUs; root groups
+// ("/") are left out.
+func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSettings, span, ncpu int64) []CgroupThrottle {
+	var out []CgroupThrottle
+	for cg, g := range c.groups {
+		path, ok := "", false
+		if meta != nil {
+			path, ok = meta.Cgroups[cg]
+		}
+		if !ok {
+			path = "cgroup id " + formatUint(cg)
+		}
+		if path == "/" {
+			continue
+		}
+		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks)}
+		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
+		for _, d := range g.delays {
+			ct.Delays++
+			ct.SumDelay += d.end - d.start
+			ct.MaxDelay = max(ct.MaxDelay, d.end-d.start)
+		}
+		g.analyze(&ct, ncpu)
+		if span > 0 {
+			ct.CPUs = float64(ct.Runtime) / float64(span)
+		}
+		out = append(out, ct)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func formatUint(v uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// runtimeBefore returns the on-CPU time of runs (one CPU's, in time
+// order, disjoint) before t, given cum[i], the total length of runs[:i].
+func runtimeBefore(runs []thrRun, cum []int64, t int64) int64 {
+	i := sort.Search(len(runs), func(i int) bool { return runs[i].end > t })
+	v := cum[i]
+	if i < len(runs) && runs[i].start < t {
+		v += t - runs[i].start
+	}
+	return v
+}
+
+// candidate is a starved stretch of a group that may be a throttle; idle:
+// found by the idle rule (else by the quota rule).
+type candidate struct {
+	span ThrottleSpan
+	idle bool
+}
+
+// filterQuotaCandidates keeps the quota-rule candidates that look like a
+// throttle in their own period, and every idle-rule one:
+//   - it starts when the task switched in at its end began to wait (or at
+//     the gap's start when it waited before): a throttled group waits for
+//     the period timer, not for another group's slice;
+//   - it ends within timerSlack after a boundary of the period timer, and
+//     began more than timerSlack before that boundary (a shorter wait is
+//     too short to tell from chance; the kernel's own count of it, if it
+//     was one, is a few ms at most): the phase is taken from the idle-rule throttles when there
+//     are any, else from the quota-rule ones if at least two of them agree
+//     on it (one wait alone cannot tell a period timer from chance, so then
+//     none is kept);
+//   - the group used its quota (threshold) from the boundary before that
+//     one to the start, counting what it overran the period before.
+func (g *thrGroup) filterQuotaCandidates(cands []candidate, ct *CgroupThrottle, usedBefore func(int64) int64, threshold func(from, to int64) int64) []candidate {
+	waitFrom := map[int64]int64{} // switch-in time -> earliest start of a delay ending there
+	for _, d := range g.delays {
+		if f, ok := waitFrom[d.end]; !ok || d.start < f {
+			waitFrom[d.end] = d.start
+		}
+	}
+	var idleSpans, quotaSpans []ThrottleSpan
+	for _, c := range cands {
+		if c.idle {
+			idleSpans = append(idleSpans, c.span)
+		} else {
+			quotaSpans = append(quotaSpans, c.span)
+		}
+	}
+	ends := idleSpans
+	if len(ends) == 0 {
+		ends = quotaSpans
+		if _, n := periodPhase(ends, ct.PeriodNS); n < 2 {
+			ends = nil
+		}
+	}
+	phase, _ := periodPhase(ends, ct.PeriodNS)
+	kept := cands[:0]
+	for _, c := range cands {
+		if !c.idle {
+			if len(ends) == 0 {
+				continue
+			}
+			a, b := c.span.Start, c.span.End
+			if w, ok := waitFrom[b]; ok && w > a {
+				a = w
+			}
+			bnd := b - posMod(b-phase, ct.PeriodNS)
+			// Runtime used past the quota in the period before is paid
+			// back from this one's (assign_cfs_rq_runtime tops a negative
+			// runtime_remaining up first), so it counts as used.
+			p0 := bnd - ct.PeriodNS
+			debt := max(0, usedBefore(p0)-usedBefore(p0-ct.PeriodNS)-ct.QuotaNS)
+			if b-bnd > timerSlack || bnd-a <= timerSlack || usedBefore(a)-usedBefore(p0)+debt < threshold(p0, a) {
+				continue
+			}
+			c.span.Start = a
+		}
+		kept = append(kept, c)
+	}
+	return kept
+}
+
+func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
+	// The group's busy time (the union of its runs on every CPU), its
+	// idle-evidence switch-outs, and per CPU cumulative run time.
+	type cpuRuns struct {
+		runs []thrRun
+		cum  []int64
+	}
+	var all []thrRun
+	var per []cpuRuns
+	var evidence []int64
+	for _, runs := range g.runs {
+		cum := make([]int64, len(runs)+1)
+		for i, r := range runs {
+			cum[i+1] = cum[i] + r.end - r.start
+			all = append(all, r)
+			if r.toIdle {
+				evidence = append(evidence, r.end)
+			}
+		}
+		ct.Runtime += cum[len(runs)]
+		per = append(per, cpuRuns{runs, cum})
+	}
+	slices.SortFunc(all, func(a, b thrRun) int { return cmpInt64(a.start, b.start) })
+	slices.Sort(evidence)
+	var busy []ThrottleSpan
+	for _, r := range all {
+		if n := len(busy); n > 0 && r.start <= busy[n-1].End {
+			busy[n-1].End = max(busy[n-1].End, r.end)
+			continue
+		}
+		busy = append(busy, ThrottleSpan{r.start, r.end})
+	}
+	usedBefore := func(t int64) int64 {
+		var v int64
+		for _, c := range per {
+			v += runtimeBefore(c.runs, c.cum, t)
+		}
+		return v
+	}
+	// The quota rule's threshold over [from, to]: the quota less what the
+	// other CPUs' cfs_rqs of the group may hold of the period's runtime
+	// unused: up to a slice on each other CPU the group ran on then, and
+	// min_cfs_rq_runtime on each CPU it did not run on (a cfs_rq that
+	// empties keeps that much, __return_cfs_rq_runtime); at least half the
+	// quota. Measured on the developer recordings (grpq.q25, and two of
+	// our own at 30 and 50 ms quota): the runtime the switches show in a
+	// throttled period is 0.89-1.09 × the quota on two CPUs and 0.97-1.0 ×
+	// on one, within these bounds.
+	threshold := func(from, to int64) int64 {
+		n := int64(0)
+		for _, c := range per {
+			i := sort.Search(len(c.runs), func(i int) bool { return c.runs[i].end > from })
+			if i < len(c.runs) && c.runs[i].start < to {
+				n++
+			}
+		}
+		held := max(n-1, 0)*BandwidthSlice + max(ncpu-max(n, 1), 0)*minCfsRqRuntime
+		return max(ct.QuotaNS-held, ct.QuotaNS/2)
+	}
+	quotaKnown := ct.QuotaNS > 0 && ct.PeriodNS > 0
+	var cands []candidate
+	for i := 0; i+1 < len(busy); i++ {
+		a, b := busy[i].End, busy[i+1].Start
+		if b <= a {
+			continue
+		}
+		// The earliest idle evidence within one slice before the gap.
+		j := sort.Search(len(evidence), func(j int) bool { return evidence[j] >= a-BandwidthSlice })
+		var c candidate
+		switch {
+		case j < len(evidence) && evidence[j] <= a:
+			c = candidate{ThrottleSpan{evidence[j], b}, true}
+		case quotaKnown && usedBefore(a)-usedBefore(a-ct.PeriodNS) >= threshold(a-ct.PeriodNS, a):
+			c = candidate{ThrottleSpan{a, b}, false}
+		default:
+			continue
+		}
+		// One throttle: a task run in between on its way to the
+		// throttle (v6.18 lets a task picked from a throttled hierarchy
+		// run until it returns to user space) does not end it.
+		if n := len(cands); n > 0 && c.span.Start < cands[n-1].span.End {
+			cands[n-1].span.End = b
+			cands[n-1].idle = cands[n-1].idle || c.idle
+			continue
+		}
+		cands = append(cands, c)
+	}
+	if quotaKnown && len(cands) > 0 {
+		cands = g.filterQuotaCandidates(cands, ct, usedBefore, threshold)
+	}
+	if len(cands) == 0 {
+		return
+	}
+	// Charge the delays: the part of each inside a throttle; per CPU, the
+	// first throttled wait of each throttle starts that cfs_rq's throttled
+	// time. A candidate no task of the group waited through is no
+	// throttle (the group had nothing to run).
+	slices.SortFunc(g.delays, func(a, b thrDelay) int { return cmpInt64(a.start, b.start) })
+	type key struct {
+		thr int
+		cpu trace.CPU
+	}
+	first := map[key]int64{}
+	for _, d := range g.delays {
+		k := sort.Search(len(cands), func(k int) bool { return cands[k].span.End > d.start })
+		for ; k < len(cands) && cands[k].span.Start < d.end; k++ {
+			s := max(d.start, cands[k].span.Start)
+			e := min(d.end, cands[k].span.End)
+			if e <= s {
+				continue
+			}
+			d.t.thrNs += e - s
+			d.t.thrN++
+			ct.ThrottledDelay += e - s
+			kk := key{k, d.cpu}
+			if f, ok := first[kk]; !ok || s < f {
+				first[kk] = s
+			}
+		}
+	}
+	used := make([]bool, len(cands))
+	for k, s := range first {
+		ct.Throttled += cands[k.thr].span.End - s
+		used[k.thr] = true
+	}
+	for k, c := range cands {
+		if !used[k] {
+			continue
+		}
+		if c.idle {
+			ct.IdleEvidence++
+		} else {
+			ct.QuotaEvidence++
+		}
+		ct.Throttles = append(ct.Throttles, c.span)
+		ct.ThrottledWall += c.span.End - c.span.Start
+	}
+	ct.ThrottledPeriods = throttledPeriods(ct.Throttles, ct.PeriodNS)
+}
+
+// timerSlack is how long after a period boundary the first task of an
+// unthrottled group may run and still be taken as unthrottled by that
+// boundary's timer: 2 ms, the kernel's min_bandwidth_expiration (the
+// slack timer yields to a period timer due within it; fair.c v6.18).
+const timerSlack = 2_000_000
+
+// throttledPeriods estimates cpu.stat nr_throttled: the period timer
+// counts a period when it finds the group throttled
+// (do_sched_cfs_period_timer, fair.c v6.18), so the count is the number of
+// distinct period boundaries that fall inside a throttle (after its start,
+// at or before its end). A throttle that the slack timer ended before a
+// boundary counts for none. The timer's phase is arbitrary (it starts when
+// the group first uses quota), so it is estimated: the phase with the most
+// throttle ends in the timerSlack after a boundary. period 0 (unknown)
+// assumes the default 100 ms.
+func throttledPeriods(spans []ThrottleSpan, period int64) int64 {
+	if len(spans) == 0 {
+		return 0
+	}
+	if period <= 0 {
+		period = trace.DefaultCfsPeriod
+	}
+	best, _ := periodPhase(spans, period)
+	mod := func(t int64) int64 { return posMod(t, period) }
+	var count int64
+	last := int64(-1 << 62)
+	for _, sp := range spans {
+		// The last boundary at or before End, then back while after Start.
+		b := sp.End - mod(sp.End-best)
+		var n int64
+		for ; b > sp.Start; b -= period {
+			if b > last {
+				n++
+			}
+		}
+		count += n
+		last = max(last, sp.End-mod(sp.End-best))
+	}
+	return count
+}
+
+// posMod is t mod m in [0, m).
+func posMod(t, m int64) int64 { return ((t % m) + m) % m }
+
+// periodPhase estimates the period timer's phase (a time mod period) from
+// candidate throttles: the end (mod period) that the most waiting time
+// agrees with, each span weighing its length (a throttle waits for the
+// timer, often tens of ms; a wait behind another group's slice is short
+// and ends at no particular phase). support is how many spans agree with
+// it. The phases tried are those of the maxPhaseProbes longest spans, each
+// checked against every span.
+func periodPhase(spans []ThrottleSpan, period int64) (phase int64, support int) {
+	if len(spans) == 0 {
+		return 0, 0
+	}
+	probes := slices.Clone(spans)
+	slices.SortFunc(probes, func(a, b ThrottleSpan) int { return cmpInt64(b.End-b.Start, a.End-a.Start) })
+	probes = probes[:min(len(probes), maxPhaseProbes)]
+	bestW := int64(-1)
+	for _, p := range probes {
+		rp := posMod(p.End, period)
+		var w int64
+		n := 0
+		for _, q := range spans {
+			if posMod(q.End-rp, period) <= timerSlack {
+				w += q.End - q.Start
+				n++
+			}
+		}
+		if w > bestW {
+			phase, support, bestW = rp, n, w
+		}
+	}
+	return phase, support
+}
+
+// maxPhaseProbes bounds periodPhase's work (measured: 1024 probes over 10⁴
+// spans is 10⁷ steps, a few ms).
+const maxPhaseProbes = 1024
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// MergeCgroupThrottles merges the groups of several traces by path: sums,
+// the largest delay, the throttles concatenated; the settings of the first
+// trace that knows them.
+func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
+	idx := map[string]int{}
+	var out []CgroupThrottle
+	for _, p := range parts {
+		for _, g := range p {
+			i, ok := idx[g.Path]
+			if !ok {
+				idx[g.Path] = len(out)
+				g.Throttles = slices.Clone(g.Throttles)
+				out = append(out, g)
+				continue
+			}
+			m := &out[i]
+			m.Runtime += g.Runtime
+			m.CPUTime += g.CPUTime
+			m.Tasks += g.Tasks
+			m.Delays += g.Delays
+			m.SumDelay += g.SumDelay
+			m.MaxDelay = max(m.MaxDelay, g.MaxDelay)
+			m.ThrottledPeriods += g.ThrottledPeriods
+			m.Throttled += g.Throttled
+			m.ThrottledWall += g.ThrottledWall
+			m.ThrottledDelay += g.ThrottledDelay
+			m.IdleEvidence += g.IdleEvidence
+			m.QuotaEvidence += g.QuotaEvidence
+			m.Throttles = append(m.Throttles, g.Throttles...)
+			// Traces side by side: CPUs used add up (the spans are
+			// taken as the same length).
+			m.CPUs += g.CPUs
+			if m.Settings == "unknown" && g.Settings != "unknown" {
+				m.QuotaNS, m.PeriodNS, m.Settings = g.QuotaNS, g.PeriodNS, g.Settings
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}

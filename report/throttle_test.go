@@ -1,0 +1,210 @@
+package report
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+const msNS = int64(1_000_000)
+
+// thrBase puts the test traces 1 s into the trace clock (a time of 0 reads
+// as unset to the reconstruction).
+const thrBase = 1000 * msNS
+
+func thrNS(ms float64) int64 { return thrBase + int64(ms*float64(msNS)) }
+
+// thrSwitch is a sched_switch at thrBase + ms on cpu; prev's cgroup is cg
+// (0: none).
+func thrSwitch(ms float64, cpu trace.CPU, prev trace.TID, st trace.TaskState, cg uint64, next trace.TID) trace.Event {
+	e := trace.NewEvent(thrNS(ms), cpu, trace.KindSwitch)
+	e.CurTID, e.TID, e.PID, e.Comm, e.Prio, e.PrevState, e.Cgroup = prev, prev, trace.PID(prev), fmt.Sprint("t", prev), 120, st, cg
+	e.NextTID, e.NextPID, e.NextComm, e.NextPrio = next, trace.PID(next), fmt.Sprint("t", next), 120
+	if prev == 0 {
+		e.Comm = "swapper"
+	}
+	if next == 0 {
+		e.NextComm = "swapper"
+	}
+	return e
+}
+
+// thrWaking is a sched_waking of tid at thrBase + ms, recorded on cpu while
+// cur ran there.
+func thrWaking(ms float64, cpu trace.CPU, cur, tid trace.TID) trace.Event {
+	e := trace.NewEvent(thrNS(ms), cpu, trace.KindWaking)
+	e.CurTID, e.TID, e.PID, e.Comm, e.Prio, e.TargetCPU = 0, tid, trace.PID(tid), fmt.Sprint("t", tid), 120, cpu
+	e.CurTID = cur
+	return e
+}
+
+func thrMeta() *trace.Meta {
+	return &trace.Meta{Cgroups: map[uint64]string{1: "/", 7: "/svc", 8: "/batch"}}
+}
+
+func thrRow(t *testing.T, res *LatencyResult, tid trace.TID) LatencyRow {
+	t.Helper()
+	for _, r := range res.TaskRows {
+		if r.TID == tid {
+			return r
+		}
+	}
+	t.Fatalf("no row for task %d", tid)
+	return LatencyRow{}
+}
+
+func thrGroupOf(t *testing.T, res *LatencyResult, path string) CgroupThrottle {
+	t.Helper()
+	for _, g := range res.Cgroups {
+		if g.Path == path {
+			return g
+		}
+	}
+	t.Fatalf("no group %s in %+v", path, res.Cgroups)
+	return CgroupThrottle{}
+}
+
+// TestThrottleIdleEvidence: two CPUs; /batch's task 3 holds CPU 1 from 0 to
+// 110 ms; /svc's tasks 1 and 2 share CPU 0. At 8 ms task 2 is switched out
+// runnable and CPU 0 goes idle (the throttle's mark) until 100 ms, when
+// task 1 runs again (the unthrottle).
+//
+//	task 1: runs 0-5, preempted 5-100 (delay 95 ms), runs 100-102,
+//	        preempted 102-104 (2 ms), runs 104-106, sleeps.
+//	task 2: woken at 1, runs 5-8 (delay 4 ms), runnable 8-102 (94 ms),
+//	        runs 102-104, sleeps.
+//
+// /svc is starved from 8 to 100 ms with the idle mark at 8: one throttle,
+// [8, 100] ms. Throttled part: task 1 100−8 = 92 ms of 97, task 2 92 ms of
+// 98. cpu.stat-like throttled time: both waited on CPU 0, from 8 ms: 92 ms.
+// One period boundary (phase from the end) inside: 1 period.
+func TestThrottleIdleEvidence(t *testing.T) {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	evs := []trace.Event{
+		thrSwitch(0, 0, 0, R, 0, 1),
+		thrSwitch(0, 1, 0, R, 0, 3),
+		thrWaking(1, 0, 1, 2),
+		thrSwitch(5, 0, 1, R, 7, 2),
+		thrSwitch(8, 0, 2, R, 7, 0),
+		thrSwitch(100, 0, 0, R, 0, 1),
+		thrSwitch(102, 0, 1, R, 7, 2),
+		thrSwitch(104, 0, 2, S, 7, 1),
+		thrSwitch(106, 0, 1, S, 7, 0),
+		thrSwitch(110, 1, 3, S, 8, 0),
+	}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, thrMeta()), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Options.Throttle {
+		t.Fatal("Options.Throttle not set for a trace with cgroups")
+	}
+	for _, c := range []struct {
+		tid            trace.TID
+		sum, throttled int64
+	}{{1, 97 * msNS, 92 * msNS}, {2, 98 * msNS, 92 * msNS}} {
+		r := thrRow(t, res, c.tid)
+		if r.SumDelay != c.sum || r.Throttled != c.throttled || r.ThrottledDelays != 1 {
+			t.Errorf("task %d: sum %d throttled %d (%d delays), want %d, %d (1)", c.tid, r.SumDelay, r.Throttled, r.ThrottledDelays, c.sum, c.throttled)
+		}
+	}
+	g := thrGroupOf(t, res, "/svc")
+	if len(g.Throttles) != 1 || g.Throttles[0] != (ThrottleSpan{thrNS(8), thrNS(100)}) {
+		t.Errorf("/svc throttles %v, want [{8ms 100ms}]", g.Throttles)
+	}
+	if g.Throttled != 92*msNS || g.ThrottledWall != 92*msNS || g.ThrottledPeriods != 1 || g.IdleEvidence != 1 || g.Settings != "unknown" {
+		t.Errorf("/svc: %+v", g)
+	}
+	// /svc ran 0-8 and 100-106: 14 ms of 2 CPUs × 110 ms.
+	if g.Runtime != 14*msNS || g.CPUTime != 220*msNS {
+		t.Errorf("/svc runtime %d of %d", g.Runtime, g.CPUTime)
+	}
+	if b := thrGroupOf(t, res, "/batch"); b.Throttled != 0 || b.Runtime != 110*msNS {
+		t.Errorf("/batch: %+v", b)
+	}
+}
+
+// TestThrottleQuotaEvidence: one CPU. /svc's task 1 runs 0-20 ms and
+// 100-120 ms, each time switched out runnable to /batch's task 3 (no idle:
+// contention would explain the waits as well), and runs again at 100 and
+// 200 ms, then sleeps at 210. Without a known quota nothing is throttled.
+// With /svc's quota stated as 20 ms per 100 ms: at 20 and 120 ms the group
+// used 20 ms over the trailing period (threshold: the quota, as it ran on
+// one CPU); both waits end on the same phase (1000 ms mod 100 = 0, so the
+// timer's boundaries are at 100 and 200), began 80 ms before them, after
+// 20 ms used since the boundary before: two throttles, [20, 100] and
+// [120, 200], 160 ms of task 1's delays, 2 periods.
+func TestThrottleQuotaEvidence(t *testing.T) {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	evs := []trace.Event{
+		thrSwitch(0, 0, 0, R, 0, 1),
+		thrSwitch(20, 0, 1, R, 7, 3),
+		thrSwitch(100, 0, 3, R, 8, 1),
+		thrSwitch(120, 0, 1, R, 7, 3),
+		thrSwitch(200, 0, 3, R, 8, 1),
+		thrSwitch(210, 0, 1, S, 7, 3),
+		thrSwitch(250, 0, 3, S, 8, 0),
+	}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, thrMeta()), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := thrRow(t, res, 1); r.SumDelay != 160*msNS || r.Throttled != 0 {
+		t.Errorf("quota unknown: task 1 sum %d throttled %d, want 160 ms, 0", r.SumDelay, r.Throttled)
+	}
+	stated := []trace.CgroupSettings{{Path: "/svc", QuotaNS: 20 * msNS, PeriodNS: 100 * msNS}}
+	res, err = ComputeLatency(trace.NewSliceSource(evs, thrMeta()), LatencyOptions{Cgroups: stated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := thrRow(t, res, 1); r.Throttled != 160*msNS || r.ThrottledDelays != 2 {
+		t.Errorf("quota stated: task 1 throttled %d in %d delays, want 160 ms in 2", r.Throttled, r.ThrottledDelays)
+	}
+	g := thrGroupOf(t, res, "/svc")
+	if g.QuotaEvidence != 2 || g.Settings != "stated" || g.Throttled != 160*msNS || g.ThrottledPeriods != 2 {
+		t.Errorf("/svc: %+v", g)
+	}
+	// Task 3 waited 100-120 and 200-210 behind /svc: contention (/batch
+	// has no quota).
+	if r := thrRow(t, res, 3); r.SumDelay != 30*msNS || r.Throttled != 0 {
+		t.Errorf("task 3 sum %d throttled %d, want 30 ms, 0", r.SumDelay, r.Throttled)
+	}
+	// A quota of 30 ms: 20 ms used is below it; nothing is throttled.
+	stated[0].QuotaNS = 30 * msNS
+	res, err = ComputeLatency(trace.NewSliceSource(evs, thrMeta()), LatencyOptions{Cgroups: stated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := thrRow(t, res, 1); r.Throttled != 0 {
+		t.Errorf("quota 30 ms: task 1 throttled %d, want 0", r.Throttled)
+	}
+}
+
+// TestThrottledPeriods: the period timer's phase comes from the throttle
+// ends (four end 0.5 ms after a multiple of 100 ms); each boundary inside a
+// throttle counts once: 100.5, 200.5, none for [225, 235] (ended by the
+// slack timer), 300.5, then 400.5 and 500.5 for the long one: 5.
+func TestThrottledPeriods(t *testing.T) {
+	f := func(a, b float64) ThrottleSpan {
+		return ThrottleSpan{int64(a * float64(msNS)), int64(b * float64(msNS))}
+	}
+	spans := []ThrottleSpan{f(30, 100.5), f(130, 200.5), f(225, 235), f(240, 300.5), f(330, 500.5)}
+	if n := throttledPeriods(spans, 100*msNS); n != 5 {
+		t.Errorf("throttledPeriods = %d, want 5", n)
+	}
+	if n := throttledPeriods(nil, 0); n != 0 {
+		t.Errorf("no spans: %d", n)
+	}
+}
+
+// TestMergeCgroupThrottles: groups of two traces merge by path (sums, the
+// larger max delay, the first known settings).
+func TestMergeCgroupThrottles(t *testing.T) {
+	a := []CgroupThrottle{{Path: "/svc", Runtime: 10, ThrottledPeriods: 2, Throttled: 5, MaxDelay: 7, Settings: "unknown"}}
+	b := []CgroupThrottle{{Path: "/svc", Runtime: 30, ThrottledPeriods: 1, Throttled: 4, MaxDelay: 3, QuotaNS: 9, PeriodNS: 100, Settings: "recorded"}, {Path: "/b", Runtime: 1, Settings: "unknown"}}
+	m := MergeCgroupThrottles(a, b)
+	if len(m) != 2 || m[0].Path != "/b" || m[1].Runtime != 40 || m[1].ThrottledPeriods != 3 || m[1].Throttled != 9 || m[1].MaxDelay != 7 || m[1].QuotaNS != 9 || m[1].Settings != "recorded" {
+		t.Errorf("merged: %+v", m)
+	}
+}
