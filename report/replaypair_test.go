@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -115,4 +116,50 @@ func TestScoreReplayCountsUnrecorded(t *testing.T) {
 		return
 	}
 	t.Fatal("no switches check")
+}
+
+// TestScoreSelfReplayPerTask: three hogs of one command ran 1004, 506 and
+// 501 ms (TIDs 1, 2, 3) and a self-replay predicts 668, 673, 669 ms: the
+// command row is within 0.1 % (2011 vs 2010 ms), so the command checks
+// pass; scored per task the verdict must say the bounds are missed,
+// worst first: TID 3 (669/501 = 1.3353, 6.71 bounds of 5 %), TID 1
+// (668/1004 = 0.6653, 6.69), TID 2 (673/506 = 1.3300, 6.60).
+func TestScoreSelfReplayPerTask(t *testing.T) {
+	const ms = int64(1_000_000)
+	task := func(tid int, rt int64) LatencyRow {
+		return LatencyRow{Comm: "hog", TID: trace.TID(tid), NrTasks: 1, Runtime: rt * ms, Switches: 100, Count: 100, AvgDelay: ms}
+	}
+	table := func(perTask bool, rows ...LatencyRow) *LatencyResult {
+		return &LatencyResult{Rows: rows, Options: LatencyOptions{PerTask: perTask}}
+	}
+	cmdRow := func(rt int64) LatencyRow {
+		return LatencyRow{Comm: "hog", NrTasks: 3, Runtime: rt * ms, Switches: 300, Count: 300, AvgDelay: ms}
+	}
+	obs, pred := table(false, cmdRow(2011)), table(false, cmdRow(2010))
+	obsT := table(true, task(1, 1004), task(2, 506), task(3, 501))
+	predT := table(true, task(1, 668), task(2, 673), task(3, 669))
+
+	only := NewReplayTrust("eevdf", 1, ScoreReplay("self", obs, pred, 2100*ms, 2100*ms))
+	if !only.Within {
+		t.Fatalf("command rows alone: %s", only.Verdict())
+	}
+	tr := NewReplayTrust("eevdf", 1, ScoreSelfReplay("self", obs, pred, obsT, predT, 2100*ms, 2100*ms))
+	if tr.Within {
+		t.Fatalf("per task: within, want a miss: %s", tr.Verdict())
+	}
+	if tr.Worst != "hog:3 runtime 1.34x" {
+		t.Errorf("worst %q, want hog:3 runtime 1.34x", tr.Worst)
+	}
+	v := tr.Verdict()
+	if !strings.Contains(v, "misses its bounds: hog:3 runtime 1.34x (bound ±5 %), hog:1 runtime 0.67x (bound ±5 %), hog:2 runtime 1.33x") {
+		t.Errorf("verdict %q", v)
+	}
+	// 1 makespan + 3 command checks + 3 × 3 task checks.
+	if len(tr.Rows) != 13 {
+		t.Errorf("%d checks, want 13", len(tr.Rows))
+	}
+	// Per task already (-p): no extra rows.
+	if n := len(ScoreSelfReplay("self", obsT, predT, obsT, predT, 2100*ms, 2100*ms)); n != 10 {
+		t.Errorf("-p: %d checks, want 10", n)
+	}
 }

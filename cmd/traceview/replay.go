@@ -550,7 +550,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	var trust *report.ReplayTrust
 	if !o.noTrust {
-		if trust, err = selfReplay(m, cfg.Cgroups); err != nil {
+		if trust, err = selfReplay(m, cfg.Cgroups, o.perTask); err != nil {
 			return fmt.Errorf("replay: self-replay: %w", err)
 		}
 		if o.output == "table" {
@@ -1014,14 +1014,11 @@ func (k *kindSensitivity) note(policy string, makespan int64) string {
 	return b.String()
 }
 
-// selfReplay replays m under its recording kernel's policy
-// (replay.RecordingPolicy of the trace's release) on its own CPU count,
-// with the measured costs and no override, and scores it against the
-// recorded schedule as the fidelity suite does (report.ScoreReplay).
 // selfReplay replays m under its recording kernel's policy with the
 // task-group settings the user stated (--recorded-cgroup: the recording's,
 // not a what-if) and scores it against the trace.
-func selfReplay(m *replay.Model, stated []trace.CgroupSettings) (*report.ReplayTrust, error) {
+// perTask scores per task, as replay -p shows the rows.
+func selfReplay(m *replay.Model, stated []trace.CgroupSettings, perTask bool) (*report.ReplayTrust, error) {
 	spec := replay.RecordingPolicy(m.Meta.OSRelease)
 	specs, err := policies.ParseSpecs(spec)
 	if err != nil {
@@ -1037,15 +1034,19 @@ func selfReplay(m *replay.Model, stated []trace.CgroupSettings) (*report.ReplayT
 	if err != nil {
 		return nil, err
 	}
-	obs, err := replayLatency(m.RecordedSource(), false)
-	if err != nil {
-		return nil, err
+	// The rows as the output shows them, and (per command) each task of a
+	// merged command on its own: report.ScoreSelfReplay.
+	tables := make([]*report.LatencyResult, 4)
+	for i, src := range []trace.Source{m.RecordedSource(), res.Source(), m.RecordedSource(), res.Source()} {
+		if perTask && i >= 2 {
+			break
+		}
+		if tables[i], err = replayLatency(src, perTask || i >= 2); err != nil {
+			return nil, err
+		}
 	}
-	pred, err := replayLatency(res.Source(), false)
-	if err != nil {
-		return nil, err
-	}
-	return report.NewReplayTrust(spec, res.CPUs, report.ScoreReplay("self", obs, pred, m.ObservedMakespan(), res.Makespan)), nil
+	checks := report.ScoreSelfReplay("self", tables[0], tables[1], tables[2], tables[3], m.ObservedMakespan(), res.Makespan)
+	return report.NewReplayTrust(spec, res.CPUs, checks), nil
 }
 
 // usf renders a measured latency in ns as µs with one decimal ("12.5
