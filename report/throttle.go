@@ -626,3 +626,33 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
+
+// ThrottledWithin returns a function that says how much of task tid's
+// time from start to end (ns) its task group spent throttled, by res's
+// inferred throttles (Cgroups) and the tasks' cgroups (TaskRows; a reused
+// TID takes its last identity's). timehist --throttled marks rows with it.
+func (res *LatencyResult) ThrottledWithin() func(tid trace.TID, start, end int64) int64 {
+	spans := map[uint64][]ThrottleSpan{}
+	for _, g := range res.Cgroups {
+		if len(g.Throttles) > 0 {
+			sp := slices.Clone(g.Throttles)
+			slices.SortFunc(sp, func(a, b ThrottleSpan) int { return cmpInt64(a.Start, b.Start) })
+			spans[g.Cgroup] = sp
+		}
+	}
+	byTID := map[trace.TID][]ThrottleSpan{}
+	for _, r := range res.TaskRows {
+		if sp, ok := spans[r.Cgroup]; ok && r.TID > 0 {
+			byTID[r.TID] = sp
+		}
+	}
+	return func(tid trace.TID, start, end int64) int64 {
+		sp := byTID[tid]
+		var ns int64
+		k := sort.Search(len(sp), func(k int) bool { return sp[k].End > start })
+		for ; k < len(sp) && sp[k].Start < end; k++ {
+			ns += max(0, min(end, sp[k].End)-max(start, sp[k].Start))
+		}
+		return ns
+	}
+}

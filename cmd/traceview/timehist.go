@@ -12,6 +12,7 @@ import (
 
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/internal/kallsyms"
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 )
@@ -23,13 +24,15 @@ type timehistFlags struct {
 	prios       string
 	withSummary bool
 	kallsyms    string
+	throttled   bool
+	recorded    []string
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o timehistFlags
 		cmd := &cobra.Command{
-			Use:   "timehist [-i FILE] [-w] [-M] [-n] [--state] [-s|-S] [-C CPUS] [-p PIDS] [-t TIDS] [--comm NAMES] [--time START,STOP]",
+			Use:   "timehist [-i FILE] [-w] [-M] [-n] [--state] [-s|-S] [-C CPUS] [-p PIDS] [-t TIDS] [--comm NAMES] [--time START,STOP] [--throttled]",
 			Short: "One row per context switch: wait time, scheduling delay and run time (perf sched timehist)",
 			Long: `Print perf sched timehist's view of a trace: one row per sched_switch for
 the task switched out, with three times in milliseconds (msec.usec):
@@ -73,12 +76,19 @@ the kernel already released shows as ":-1[-1/PID]"), and -s summarises
 every incarnation of a reused tid; --exact prints perf's output byte for
 byte instead, rows of the summary in perf's thread-table order.
 
+--throttled (traceview's) ends each row whose sch delay was partly spent
+while the task's cgroup was out of CPU quota with "throttled: N.NNN ms",
+as 'latency' infers it (a first pass over the trace; see 'latency --help');
+--recorded-cgroup PATH:max=QUOTA/PERIOD states a quota the trace does not
+carry (and implies --throttled).
+
 Example:
   traceview timehist -i testdata/traces/pipe.perf.data -w --state
   traceview timehist -i testdata/traces/nice.2cpu.perf.data -s
   traceview timehist -i testdata/traces/pipe.perf.data --time 0%-10% -C 0 -n
   traceview timehist -i testdata/traces/pipe.perf.data --comm sched-pipe --time 10%/5
-  traceview timehist -i testdata/traces/sched-g.data --kallsyms testdata/traces/sched-g.kallsyms.gz`,
+  traceview timehist -i testdata/traces/sched-g.data --kallsyms testdata/traces/sched-g.kallsyms.gz
+  traceview timehist -i testdata/traces/grpq.q25.perf.data --throttled --comm reqsrv`,
 			Args: cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runTimehist(cmd, o)
@@ -100,6 +110,8 @@ Example:
 		f.BoolVar(&o.opt.Exact, "exact", false, "reproduce perf 6.12's output exactly, including its thread-identity errors")
 		f.BoolVarP(&o.opt.CallGraph, "call-graph", "g", true, "show the callchain of each switch-out when the trace has them (--call-graph=false: never)")
 		f.IntVar(&o.opt.MaxStack, "max-stack", 5, "callchain frames shown per row")
+		f.BoolVar(&o.throttled, "throttled", false, "end rows whose sch delay was partly throttled (the cgroup out of CPU quota) with its throttled time")
+		f.StringArrayVar(&o.recorded, "recorded-cgroup", nil, "PATH:max=QUOTA/PERIOD: a group's quota when recorded, where the trace does not carry it (implies --throttled; repeatable)")
 		f.StringVar(&o.kallsyms, "kallsyms", "", "kallsyms file naming the kernel frames (gzip allowed; default: /proc/kallsyms when the trace is from the running kernel)")
 		return cmd
 	})
@@ -129,6 +141,35 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		if ksyms, err = loadKallsyms(o.kallsyms); err != nil {
 			return usageErrorf("timehist: --kallsyms: %v", err)
 		}
+	}
+	if o.throttled || len(o.recorded) > 0 {
+		if opt.Exact {
+			return usageErrorf("timehist: --throttled: perf's exact output (--exact) has no throttling; drop one of them")
+		}
+		if o.input == "-" {
+			return usageErrorf("timehist: --throttled reads the trace twice (its throttles need the whole trace first): give a file, not -")
+		}
+		var stated []trace.CgroupSettings
+		for _, a := range o.recorded {
+			cs, err := trace.ParseCgroupSettings(a)
+			if err != nil {
+				return usageErrorf("timehist: %w", err)
+			}
+			stated = append(stated, cs)
+		}
+		first, err := trace.Open(o.input)
+		if err != nil {
+			return err
+		}
+		res, err := report.ComputeLatency(first, report.LatencyOptions{Cgroups: stated})
+		first.Close()
+		if err != nil {
+			return readFailed(cmd, nil, fmt.Errorf("timehist: %s: %w", o.input, err))
+		}
+		if err := checkStatedCgroups("timehist", stated, res.Cgroups); err != nil {
+			return err
+		}
+		opt.Throttled = res.ThrottledWithin()
 	}
 	src, err := openInputProgress(o.input)
 	if err != nil {

@@ -3,6 +3,7 @@ package perfcompat
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -60,6 +61,11 @@ type TimehistOptions struct {
 	// NrCPUs is the number of CPUs online when the trace was recorded (0:
 	// take it from the trace's Meta; perf falls back to 4).
 	NrCPUs int
+	// Throttled, when set (traceview's; not with Exact), returns how much
+	// of task tid's wait from start to end (ns) its task group spent
+	// throttled (report.CgroupThrottle, a first pass over the trace); a
+	// row whose sch delay has some ends with "  throttled: N.NNN ms".
+	Throttled func(tid trace.TID, start, end int64) int64
 }
 
 // TimehistMaxPrio is the number of kernel priorities (MAX_PRIO in
@@ -481,7 +487,7 @@ func timehistUpdate(r *timehistThread, t, tprev int64) {
 	if tprev != 0 {
 		r.dtRun = t - tprev
 		if r.readyToRun != 0 && r.readyToRun <= tprev {
-			r.dtDelay = tprev - r.readyToRun
+			r.dtDelay, r.delayEnd = tprev-r.readyToRun, tprev
 		}
 		if r.lastTime != 0 && r.lastTime <= tprev {
 			wait := tprev - r.lastTime
@@ -677,6 +683,11 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 	if th.opt.Wakeups && !th.opt.Next {
 		b = append(b, "  "...)
 		b = timehistLeft(b, th.commWidth, nil)
+	}
+	if th.opt.Throttled != nil && !th.opt.Exact && t.tid != 0 && t.dtDelay > 0 {
+		if ns := th.opt.Throttled(trace.TID(t.tid), t.delayEnd-t.dtDelay, t.delayEnd); ns > 0 {
+			b = fmt.Appendf(b, "  throttled: %.3f ms", float64(ns)/1e6)
+		}
 	}
 	if th.opt.CallGraph && t.tid != 0 && e.Kind == trace.KindSwitch && e.Stack != 0 {
 		b = append(b, th.callchain(e.Stack)...)

@@ -30,6 +30,7 @@ type timehistThread struct {
 	dtIOWait   int64
 	dtPreempt  int64
 	dtDelay    int64
+	delayEnd   int64 // ns: the switch-in that ended dtDelay
 	run        timehistStats
 	totalRun   int64
 	totalSleep int64

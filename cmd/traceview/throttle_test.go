@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// grpq.q25: an open-loop service in /tv-svc under a 25 ms / 100 ms quota
+// beside a hog in /tv-batch, two CPUs. Its script shows the throttles:
+// a reqsrv thread switched out runnable (R, R+) to swapper, CPU idle until
+// the period boundary (18086.328..., .428..., every 100 ms), 32 of them
+// over the trace's 3.2 s.
+const grpqQ25 = "../../testdata/traces/grpq.q25.perf.data"
+
+func TestLatencyThrottledByCgroup(t *testing.T) {
+	out, errOut, code := runCLI(t, "latency", "-i", grpqQ25, "--by", "cgroup", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Groups []struct {
+			Key   string `json:"key"`
+			Tasks []struct {
+				Comm      string `json:"comm"`
+				SumDelay  int64  `json:"sum_delay_ns"`
+				Throttled *int64 `json:"throttled_ns"`
+				Waited    *int64 `json:"waited_ns"`
+			} `json:"tasks"`
+			Cgroup *struct {
+				Periods   int64   `json:"throttled_periods"`
+				Throttled int64   `json:"throttled_ns"`
+				CPUs      float64 `json:"cpus_used"`
+			} `json:"cgroup"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, g := range doc.Groups {
+		switch g.Key {
+		case "/tv-svc":
+			seen++
+			// 32 throttles, one period boundary each; the group used its
+			// quota, 0.25 CPUs.
+			if g.Cgroup == nil || g.Cgroup.Periods != 32 || g.Cgroup.CPUs < 0.24 || g.Cgroup.CPUs > 0.26 {
+				t.Errorf("/tv-svc: %+v", g.Cgroup)
+			}
+			for _, r := range g.Tasks {
+				if r.Throttled == nil || r.Waited == nil || *r.Throttled+*r.Waited != r.SumDelay {
+					t.Errorf("%s: throttled %v + waited %v != sum %d", r.Comm, r.Throttled, r.Waited, r.SumDelay)
+				}
+				if r.Comm == "reqsrv" && *r.Throttled < r.SumDelay/2 {
+					t.Errorf("reqsrv throttled %d of %d: most of its delay is throttling", *r.Throttled, r.SumDelay)
+				}
+			}
+		case "/tv-batch":
+			seen++
+			if g.Cgroup == nil || g.Cgroup.Periods != 0 || g.Cgroup.Throttled != 0 {
+				t.Errorf("/tv-batch throttled: %+v", g.Cgroup)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("groups %d of /tv-svc, /tv-batch", seen)
+	}
+	// The table: a task-group block after the task table.
+	tab, _, code := runCLI(t, "latency", "-i", grpqQ25)
+	if code != 0 || !regexp.MustCompile(`(?m)^  /tv-svc +\| .*\|  32 periods \|`).MatchString(tab) {
+		t.Errorf("exit %d; no /tv-svc row with 32 periods in:\n%s", code, tab)
+	}
+}
+
+func TestThrottledBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"latency", "-i", grpqQ25, "--recorded-cgroup", "/tv-sv:max=25ms/100ms"}, "no task of the trace ran in that cgroup; its groups: /tv-batch, /tv-svc"},
+		{[]string{"latency", "-i", grpqQ25, "--recorded-cgroup", "/tv-svc:max=25ms/0"}, "bad period"},
+		{[]string{"latency", "-i", grpqQ25, "--recorded-cgroup", "/tv-svc:weight=0"}, "want 1..10000"},
+		{[]string{"timehist", "-i", grpqQ25, "--throttled", "--exact"}, "--exact"},
+		{[]string{"timehist", "-i", "-", "--throttled"}, "reads the trace twice"},
+	} {
+		_, errOut, code := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// TestTimehistThrottled: --throttled only appends marks: without them the
+// rows are timehist's own; the first throttled row of reqsrv's main
+// thread is the wait that ended at 18086.328659 (the first period
+// boundary after the first throttle at 18086.288105).
+func TestTimehistThrottled(t *testing.T) {
+	plain, _, code := runCLI(t, "timehist", "-i", grpqQ25, "--comm", "reqsrv")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	marked, _, code := runCLI(t, "timehist", "-i", grpqQ25, "--comm", "reqsrv", "--throttled")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	mark := regexp.MustCompile(`  throttled: [0-9.]+ ms`)
+	if n := len(mark.FindAllString(marked, -1)); n < 32 {
+		t.Errorf("%d throttled rows, want at least one per throttle (32)", n)
+	}
+	if stripped := mark.ReplaceAllString(marked, ""); stripped != plain {
+		t.Errorf("--throttled changed more than the marks")
+	}
+	if !regexp.MustCompile(`(?m)^ +18086\.3300\d\d \[0000\]  reqsrv\[29752\] .* throttled: 40\.55\d ms$`).MatchString(marked) {
+		t.Errorf("no throttled row of reqsrv[29752] at 18086.3300xx:\n%.2000s", marked)
+	}
+}
+
+func TestHTMLTaskGroups(t *testing.T) {
+	page := string(reportHTML(t, grpqQ25))
+	if !strings.Contains(page, `<h2 id="groups">Task groups</h2>`) || !regexp.MustCompile(`<td>/tv-svc</td>(<td class="n">[^<]*</td>){4}<td class="n">32</td>`).MatchString(page) {
+		t.Errorf("no task-group table with /tv-svc throttled 32 periods")
+	}
+}
