@@ -413,7 +413,7 @@ func (p *EEVDF) finishDelayed(rq *erq, id int, e *eent) {
 	if p.delayZero && e.vlag > 0 {
 		e.vlag = 0
 	}
-	p.dequeueUp(rq)
+	p.dequeueUp(rq, true)
 }
 
 // Dequeue implements Policy: dequeue_task_fair, then each group entity
@@ -441,7 +441,7 @@ func (p *EEVDF) Dequeue(cpu int, t *Task, flags DequeueFlags) {
 	}
 	rq.remove(t.ID, e)
 	p.smp.peltDequeue(t.ID, flags&DequeueSleep != 0)
-	p.dequeueUp(rq)
+	p.dequeueUp(rq, flags&DequeueSleep != 0)
 }
 
 // PickNext implements Policy: pick_task_fair, pick_eevdf on each level
@@ -461,6 +461,10 @@ again:
 		id := p.pick(rq, rq.curr)
 		path = append(path, rq)
 		if id < 0 {
+			if p.ent(id).delayed {
+				p.finishGroupDelayed(rq, id)
+				goto again
+			}
 			grq := p.groupRq(id)
 			if p.checkRuntime(grq) {
 				goto again // throttled: the group entity left rq (v6.17-)

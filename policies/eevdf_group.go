@@ -4,8 +4,9 @@ package policies
 // kernel/sched/fair.c v6.18 (group scheduling entities, calc_group_shares,
 // reweight_entity; the bandwidth pool, period and slack timers, throttling
 // and unthrottling) and the v6.17 group dequeue it replaced (TASK_THROTTLE
-// off). Not modelled: DELAY_DEQUEUE of group entities (only task entities
-// are delayed), a group entity's slice as the minimum slice queued below it
+// off), DELAY_DEQUEUE of group entities included (a group entity that
+// leaves while not eligible stays queued until picked or requeued). Not
+// modelled: a group entity's slice as the minimum slice queued below it
 // (cfs_rq_min_slice, 6.12+: it is the base slice here, the same when no
 // task sets a custom slice), and the PELT averaging of a group runqueue's
 // load in calc_group_shares (the instantaneous queued weight is used, see
@@ -148,6 +149,19 @@ func (p *EEVDF) enqueueUp(rq *erq) {
 		gid := p.gid(rq.g, rq.cpu)
 		ge, prq := p.ent(gid), p.parentRq(rq)
 		if ge.queued {
+			if ge.delayed {
+				// requeue_delayed_entity (fair.c v6.12-v6.18)
+				ge.delayed = false
+				if p.delayZero {
+					p.updateLag(prq, ge)
+					if ge.vlag > 0 {
+						prq.remove(gid, ge)
+						ge.vlag = 0
+						p.place(prq, ge, p.baseSlice, 0)
+						prq.add(gid, ge)
+					}
+				}
+			}
 			p.updateShares(rq)
 		} else {
 			ge.w = p.shares(rq)
@@ -163,16 +177,28 @@ func (p *EEVDF) enqueueUp(rq *erq) {
 // and so on up; the levels that keep work get their weights refreshed
 // (dequeue_entities with update_cfs_group). A group runqueue that empties
 // returns its spare runtime (return_cfs_rq_runtime).
-func (p *EEVDF) dequeueUp(rq *erq) {
+func (p *EEVDF) dequeueUp(rq *erq, sleep bool) {
 	for rq.g != 0 {
 		gid := p.gid(rq.g, rq.cpu)
 		ge, prq := p.ent(gid), p.parentRq(rq)
-		if !ge.queued {
+		if !ge.queued || ge.delayed {
 			return
 		}
 		if len(rq.q) == 0 {
 			if p.bw[rq.g].quota > 0 {
 				p.returnRuntime(rq)
+			}
+			if sleep && p.delayDeq && !prq.eligible(ge) {
+				// DELAY_DEQUEUE of a group entity: dequeue_entities
+				// passes DEQUEUE_SLEEP up, and dequeue_entity delays
+				// any entity, task or group, that is not eligible
+				// (kernel/sched/fair.c v6.12-v6.18); the levels above
+				// stay as they are.
+				ge.delayed = true
+				if prq.curr == gid {
+					prq.curr = noEnt
+				}
+				return
 			}
 			p.updateLag(prq, ge)
 			prq.remove(gid, ge)
@@ -181,6 +207,21 @@ func (p *EEVDF) dequeueUp(rq *erq) {
 		}
 		rq = prq
 	}
+}
+
+// finishGroupDelayed dequeues the delayed group entity gid that pick_eevdf
+// chose on rq (pick_next_entity's dequeue_entities with DEQUEUE_DELAYED;
+// the levels above get DEQUEUE_SLEEP and may be delayed in turn), its
+// positive lag clipped under DELAY_ZERO.
+func (p *EEVDF) finishGroupDelayed(rq *erq, gid int) {
+	ge := p.ent(gid)
+	p.updateLag(rq, ge)
+	rq.remove(gid, ge)
+	ge.delayed = false
+	if p.delayZero && ge.vlag > 0 {
+		ge.vlag = 0
+	}
+	p.dequeueUp(rq, true)
 }
 
 // shares is calc_group_shares (kernel/sched/fair.c v6.18) for rq's group
@@ -326,7 +367,7 @@ func (p *EEVDF) throttle(rq *erq) bool {
 	if ge, prq := p.ent(gid), p.parentRq(rq); ge.queued {
 		p.updateLag(prq, ge)
 		prq.remove(gid, ge)
-		p.dequeueUp(prq)
+		p.dequeueUp(prq, false) // DEQUEUE_SPECIAL: never delayed
 	}
 	return true
 }
@@ -344,7 +385,7 @@ func (p *EEVDF) enterLimbo(rq *erq, id int, e *eent) {
 	p.smp.peltDequeue(id, false)
 	e.limbo = true
 	rq.limbo = append(rq.limbo, id)
-	p.dequeueUp(rq)
+	p.dequeueUp(rq, false)
 }
 
 // leaveLimbo takes task id off its runqueue's limbo list.
