@@ -284,3 +284,65 @@ func TestEEVDFDelayedOn(t *testing.T) {
 		t.Errorf("B (eligible) delayed at its sleep")
 	}
 }
+
+// TestEEVDFDelayedGroupEntity: DELAY_DEQUEUE of a group entity (kernel/
+// sched/fair.c v6.12-v6.18: dequeue_entities passes DEQUEUE_SLEEP to the
+// levels above, and dequeue_entity delays any entity that is not eligible).
+// One CPU, task A alone in /a, task B alone in /b, both groups weight 1024.
+// /a's group entity is put 2 ms of vruntime ahead of /b's, so it is not
+// eligible on the root runqueue. A sleeps: /a's runqueue empties, and its
+// group entity stays queued, delayed, with its negative lag; A's wakeup
+// requeues it as it was (no new placement). A sleeps again, then B: the
+// root runqueue holds only the delayed /a, which the pick dequeues, and
+// the CPU has nothing to run.
+func TestEEVDFDelayedGroupEntity(t *testing.T) {
+	sim := newFakeSim(1)
+	p := NewEEVDF(nil, 1)
+	p.SetGroups([]Group{{Path: "/", Parent: -1}, {Path: "/a", Parent: 0, Shares: 1024}, {Path: "/b", Parent: 0, Shares: 1024}})
+	p.Init(sim)
+	a, b := sim.task(0), sim.task(0)
+	a.Group, b.Group = 1, 2
+	p.TaskNew(a)
+	p.TaskNew(b)
+	p.Enqueue(0, a, 0)
+	p.Enqueue(0, b, 0)
+	root := &p.rqs[0]
+	ga, gb := p.gid(1, 0), p.gid(2, 0)
+	ea, eb := p.ent(ga), p.ent(gb)
+	root.remove(ga, ea)
+	ea.v = eb.v + 2_000_000
+	root.add(ga, ea)
+	if root.eligible(ea) || !root.eligible(eb) {
+		t.Fatalf("eligible: /a %v, /b %v; want false, true", root.eligible(ea), root.eligible(eb))
+	}
+	v := ea.v
+	p.Dequeue(0, a, DequeueSleep)
+	if !ea.queued || !ea.delayed || len(root.q) != 2 {
+		t.Fatalf("after A's sleep: /a queued %v delayed %v, root holds %d entities; want true, true, 2", ea.queued, ea.delayed, len(root.q))
+	}
+	p.Enqueue(0, a, EnqueueWakeup)
+	if ea.delayed || !ea.queued || ea.v != v {
+		t.Fatalf("after A's wakeup: /a delayed %v queued %v v %d; want false, true, %d (requeued as it was)", ea.delayed, ea.queued, ea.v, v)
+	}
+	p.Dequeue(0, a, DequeueSleep)
+	p.Dequeue(0, b, DequeueSleep)
+	if eb.queued || !ea.delayed || len(root.q) != 1 {
+		t.Fatalf("after both sleep: /b queued %v, /a delayed %v, root holds %d; want false, true, 1", eb.queued, ea.delayed, len(root.q))
+	}
+	if got := p.PickNext(0, nil); got != nil {
+		t.Errorf("PickNext = task %d, want nothing to run", got.ID)
+	}
+	if ea.queued || ea.delayed || len(root.q) != 0 {
+		t.Errorf("after the pick: /a queued %v delayed %v, root holds %d; want false, false, 0", ea.queued, ea.delayed, len(root.q))
+	}
+	// A migrating task's group entity is never delayed (no DEQUEUE_SLEEP).
+	p.Enqueue(0, a, EnqueueWakeup)
+	p.Enqueue(0, b, EnqueueWakeup)
+	root.remove(ga, ea)
+	ea.v = eb.v + 2_000_000
+	root.add(ga, ea)
+	p.Dequeue(0, a, DequeueMigrate)
+	if ea.queued || ea.delayed {
+		t.Errorf("after A's migration: /a queued %v delayed %v; want false, false", ea.queued, ea.delayed)
+	}
+}
