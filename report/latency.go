@@ -447,6 +447,10 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 		res.Warnings = append(res.Warnings, res.Meta.Warnings.List()...)
 	}
 	res.ReportWarnings = append(warns.List(), l.diagWarnings()...)
+	if n, first := unnamedCgroups(groups); n > 0 {
+		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "cgroup-no-path", Count: n,
+			Message: fmt.Sprintf("%d cgroup ids of the tasks' switches have no path in the trace (perf.data: no PERF_RECORD_CGROUP for them), e.g. %s; they are shown by id", n, first)})
+	}
 	switch {
 	case len(res.Rows) == 0 && opts.Filter.Active():
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,

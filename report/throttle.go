@@ -43,6 +43,7 @@ package report
 import (
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
@@ -240,7 +241,7 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 			path, ok = meta.Cgroups[cg]
 		}
 		if !ok {
-			path = "cgroup id " + formatUint(cg)
+			path = unnamedPrefix + formatUint(cg)
 		}
 		if path == "/" {
 			continue
@@ -655,4 +656,21 @@ func (res *LatencyResult) ThrottledWithin() func(tid trace.TID, start, end int64
 		}
 		return ns
 	}
+}
+
+// unnamedPrefix is the path CgroupThrottle gives a cgroup id the trace
+// names no path for.
+const unnamedPrefix = "cgroup id "
+
+// unnamedCgroups counts the groups without a path and names the first.
+func unnamedCgroups(groups []CgroupThrottle) (n int, first string) {
+	for _, g := range groups {
+		if strings.HasPrefix(g.Path, unnamedPrefix) {
+			if n == 0 {
+				first = g.Path
+			}
+			n++
+		}
+	}
+	return n, first
 }

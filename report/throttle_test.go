@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/traceview/traceview/trace"
@@ -206,5 +207,34 @@ func TestMergeCgroupThrottles(t *testing.T) {
 	m := MergeCgroupThrottles(a, b)
 	if len(m) != 2 || m[0].Path != "/b" || m[1].Runtime != 40 || m[1].ThrottledPeriods != 3 || m[1].Throttled != 9 || m[1].MaxDelay != 7 || m[1].QuotaNS != 9 || m[1].Settings != "recorded" {
 		t.Errorf("merged: %+v", m)
+	}
+}
+
+// TestThrottleUnnamedCgroup: a cgroup id the trace names no path for is
+// shown by id, with one counted warning.
+func TestThrottleUnnamedCgroup(t *testing.T) {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	evs := []trace.Event{
+		thrSwitch(0, 0, 0, R, 0, 1),
+		thrSwitch(10, 0, 1, S, 9, 0),
+	}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, thrMeta()), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cgroups) != 1 || res.Cgroups[0].Path != "cgroup id 9" {
+		t.Fatalf("groups %+v, want one, cgroup id 9", res.Cgroups)
+	}
+	n := 0
+	for _, w := range res.ReportWarnings {
+		if w.Key == "cgroup-no-path" {
+			n++
+			if w.Count != 1 || !strings.Contains(w.Message, "cgroup id 9") {
+				t.Errorf("warning %+v", w)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d cgroup-no-path warnings, want 1", n)
 	}
 }
