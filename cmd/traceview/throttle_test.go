@@ -122,3 +122,38 @@ func TestHTMLTaskGroups(t *testing.T) {
 		t.Errorf("no task-group table with /tv-svc throttled 32 periods")
 	}
 }
+
+// TestReplayPredictsKernelThrottling: the self-replay of the two quota
+// recordings, with their quota stated, predicts the kernel's cpu.stat
+// nr_throttled (read around each recording, in its meta file) within
+// ±25 %: grpq.q30 kernel 17, grpq1.q25 kernel 15.
+func TestReplayPredictsKernelThrottling(t *testing.T) {
+	for _, c := range []struct {
+		name, quota string
+		kernel      int64
+	}{{"grpq.q30", "30ms/100ms", 17}, {"grpq1.q25", "25ms/100ms", 15}} {
+		out, errOut, code := runCLI(t, "replay", "-i", "../../testdata/traces/"+c.name+".perf.data.gz", "--policy", "eevdf",
+			"--recorded-cgroup", "/tvt-svc:max="+c.quota, "--no-self-replay", "-o", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errOut)
+		}
+		var doc struct {
+			Runs []struct {
+				GroupStats []struct {
+					Path        string `json:"path"`
+					NrThrottled int64  `json:"nr_throttled"`
+				} `json:"group_stats"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Runs) != 1 || len(doc.Runs[0].GroupStats) != 1 || doc.Runs[0].GroupStats[0].Path != "/tvt-svc" {
+			t.Fatalf("%s: group stats %+v", c.name, doc.Runs)
+		}
+		got := doc.Runs[0].GroupStats[0].NrThrottled
+		if float64(got) < 0.75*float64(c.kernel) || float64(got) > 1.25*float64(c.kernel) {
+			t.Errorf("%s: predicted %d throttled periods, kernel %d", c.name, got, c.kernel)
+		}
+	}
+}
