@@ -399,7 +399,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	}
 	var warns trace.Warnings
 	if !opts.PerfCompat && !opts.CPUGiven {
-		l.thr = newThrottleCollector()
+		l.thr = newThrottleCollector(src.Meta(), opts.Cgroups)
 		l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy, Filter: opts.Filter}, chainHooks(l.hooks(), opts.Hooks))
 	}
 	// Kinds the report never reads: sched_process_exit (perf sched ignores

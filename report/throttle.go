@@ -133,30 +133,53 @@ type thrDelay struct {
 }
 
 type thrGroup struct {
-	runs   map[trace.CPU][]thrRun // per CPU, in time order
+	runs   map[trace.CPU][]thrRun // per CPU, in time order (see retain)
 	delays []thrDelay
 	tasks  map[*latTask]bool
+	// Totals over every run and delay, kept or not.
+	runtime, nDelays, sumDelay, maxDelay int64
+	// retain: 0 until the group needs its history, runs and delays then
+	// trimmed to the last retainHorizon; 1 once it does (an idle-rule
+	// mark, or a known quota): everything kept; -1 for the root group,
+	// which is never throttled: nothing kept.
+	retain int8
+	latest int64 // the end of the latest run
 }
+
+// retainHorizon is how much of a group's history is kept before it
+// needs it: two bandwidth slices, twice what the idle rule looks back
+// from a gap (BandwidthSlice). A group that never shows a throttle mark
+// and has no known quota so costs memory for its last few runs only,
+// whatever the trace's length (an eBPF capture puts every task in some
+// cgroup).
+const retainHorizon = 2 * BandwidthSlice
+
+// trimEvery is how many runs a CPU's list of an undecided group grows by
+// between trims.
+const trimEvery = 1024
 
 // throttleCollector keeps, during the latency pass, the runs and delays of
 // tasks in a cgroup: what analyze needs. Runs of tasks without a cgroup
 // cost one slice lookup.
 type throttleCollector struct {
 	groups map[uint64]*thrGroup
-	// pending: per CPU, the group and index of a run that ended runnable
-	// at its switch-out, until the CPU's next run says whether idle
-	// followed (cg 0: none).
+	// pending: per CPU, the group of a run that ended runnable at its
+	// switch-out (the last of that group's runs on the CPU), until the
+	// CPU's next run says whether idle followed (cg 0: none).
 	pending []pendingRun
+	// meta and stated decide, as the trace goes, which groups are kept
+	// in full (decide).
+	meta   *trace.Meta
+	stated []trace.CgroupSettings
 }
 
 type pendingRun struct {
 	cg  uint64
-	idx int
 	end int64
 }
 
-func newThrottleCollector() *throttleCollector {
-	return &throttleCollector{groups: map[uint64]*thrGroup{}}
+func newThrottleCollector(meta *trace.Meta, stated []trace.CgroupSettings) *throttleCollector {
+	return &throttleCollector{groups: map[uint64]*thrGroup{}, meta: meta, stated: stated}
 }
 
 func (c *throttleCollector) group(cg uint64) *thrGroup {
@@ -168,13 +191,45 @@ func (c *throttleCollector) group(cg uint64) *thrGroup {
 	return g
 }
 
+// decide settles an undecided group from what the trace has said so far:
+// the root group keeps nothing, a group with a known quota everything;
+// otherwise its history is trimmed to retainHorizon.
+func (c *throttleCollector) decide(cg uint64, g *thrGroup) {
+	if c.meta != nil {
+		if path, ok := c.meta.Cgroups[cg]; ok {
+			if path == "/" {
+				g.retain, g.runs, g.delays = -1, nil, nil
+				return
+			}
+			if q, _, _ := groupSettings(path, c.meta, c.stated); q > 0 {
+				g.retain = 1
+				return
+			}
+		}
+	}
+	horizon := g.latest - retainHorizon
+	for cpu, runs := range g.runs {
+		k := sort.Search(len(runs), func(k int) bool { return runs[k].end >= horizon })
+		k = min(k, len(runs)-1) // the last run stays: it may be pending
+		if k > 0 {
+			g.runs[cpu] = append(runs[:0:0], runs[k:]...)
+		}
+	}
+	g.delays = slices.DeleteFunc(g.delays, func(d thrDelay) bool { return d.end < horizon })
+}
+
 // run records a CPU interval (schedule.Hooks.Run); t is the row of
 // r.Task when it has a cgroup.
 func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
 	if int(r.CPU) < len(c.pending) && r.CPU >= 0 {
 		if p := &c.pending[r.CPU]; p.cg != 0 {
 			if r.Task != nil && r.Task.TID == 0 && r.Start == p.end {
-				c.groups[p.cg].runs[r.CPU][p.idx].toIdle = true
+				if g := c.groups[p.cg]; g.retain >= 0 {
+					if runs := g.runs[r.CPU]; len(runs) > 0 {
+						runs[len(runs)-1].toIdle = true
+						g.retain = 1
+					}
+				}
 			}
 			p.cg = 0
 		}
@@ -184,12 +239,21 @@ func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
 	}
 	g := c.group(r.Task.Cgroup)
 	g.tasks[t] = true
-	g.runs[r.CPU] = append(g.runs[r.CPU], thrRun{start: r.Start, end: r.End})
+	g.runtime += r.End - r.Start
+	g.latest = max(g.latest, r.End)
+	if g.retain < 0 {
+		return
+	}
+	runs := append(g.runs[r.CPU], thrRun{start: r.Start, end: r.End})
+	g.runs[r.CPU] = runs
+	if g.retain == 0 && len(runs)%trimEvery == 0 {
+		c.decide(r.Task.Cgroup, g)
+	}
 	if r.EndSwitch && r.EndState.Runnable() {
 		for int(r.CPU) >= len(c.pending) {
 			c.pending = append(c.pending, pendingRun{})
 		}
-		c.pending[r.CPU] = pendingRun{cg: r.Task.Cgroup, idx: len(g.runs[r.CPU]) - 1, end: r.End}
+		c.pending[r.CPU] = pendingRun{cg: r.Task.Cgroup, end: r.End}
 	}
 }
 
@@ -200,7 +264,12 @@ func (c *throttleCollector) delay(d *schedule.Delay, t *latTask) {
 	}
 	g := c.group(d.Task.Cgroup)
 	g.tasks[t] = true
-	g.delays = append(g.delays, thrDelay{t: t, start: d.Start, end: d.End, cpu: d.QueueCPU})
+	g.nDelays++
+	g.sumDelay += d.End - d.Start
+	g.maxDelay = max(g.maxDelay, d.End-d.Start)
+	if g.retain >= 0 {
+		g.delays = append(g.delays, thrDelay{t: t, start: d.Start, end: d.End, cpu: d.QueueCPU})
+	}
 }
 
 // groupSettings returns the CFS bandwidth settings of path: the stated ones
@@ -248,12 +317,9 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 		}
 		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks)}
 		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
-		for _, d := range g.delays {
-			ct.Delays++
-			ct.SumDelay += d.end - d.start
-			ct.MaxDelay = max(ct.MaxDelay, d.end-d.start)
-		}
+		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
 		g.analyze(&ct, ncpu)
+		ct.Runtime = g.runtime
 		if span > 0 {
 			ct.CPUs = float64(ct.Runtime) / float64(span)
 		}
@@ -376,7 +442,6 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 				evidence = append(evidence, r.end)
 			}
 		}
-		ct.Runtime += cum[len(runs)]
 		per = append(per, cpuRuns{runs, cum})
 	}
 	slices.SortFunc(all, func(a, b thrRun) int { return cmpInt64(a.start, b.start) })

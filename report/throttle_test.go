@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 const msNS = int64(1_000_000)
@@ -236,5 +237,48 @@ func TestThrottleUnnamedCgroup(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d cgroup-no-path warnings, want 1", n)
+	}
+}
+
+// TestThrottleCollectorBounded: a group with no throttle mark and no known
+// quota keeps only its last runs (trimmed to retainHorizon every trimEvery
+// runs per CPU) while its totals count them all; the root group keeps
+// nothing; the first mark (a run left runnable for idle) makes the group
+// keep everything from then on.
+func TestThrottleCollectorBounded(t *testing.T) {
+	c := newThrottleCollector(&trace.Meta{Cgroups: map[uint64]string{1: "/", 7: "/svc"}}, nil)
+	svc := &schedule.Task{ID: 1, TID: 1, Cgroup: 7}
+	root := &schedule.Task{ID: 2, TID: 2, Cgroup: 1}
+	idle := &schedule.Task{ID: 3, TID: 0}
+	lt := &latTask{}
+	run := func(task *schedule.Task, cpu trace.CPU, start, end int64, st trace.TaskState) {
+		c.run(&schedule.Run{CPU: cpu, Task: task, Start: start, End: end, Quality: schedule.Known, EndState: st, EndSwitch: true}, lt)
+	}
+	// 5000 cycles of 1 ms: /svc runs 0.5 ms on CPU 0 and sleeps; the
+	// root task runs 0.5 ms on CPU 1.
+	for i := int64(0); i < 5000; i++ {
+		at := 1000*msNS + i*msNS
+		run(svc, 0, at, at+msNS/2, trace.StateInterruptible)
+		run(idle, 0, at+msNS/2, at+msNS, 0)
+		run(root, 1, at, at+msNS/2, trace.StateInterruptible)
+	}
+	g, r := c.groups[7], c.groups[1]
+	// The last trim was at run 4096: 1 + 10 ms of runs after the horizon,
+	// then 904 more.
+	if n := len(g.runs[0]); n > trimEvery+int(retainHorizon/msNS)+1 || g.retain != 0 {
+		t.Errorf("/svc keeps %d runs (retain %d), want at most %d", n, g.retain, trimEvery+int(retainHorizon/msNS)+1)
+	}
+	if g.runtime != 5000*msNS/2 {
+		t.Errorf("/svc runtime %d, want 2.5 s", g.runtime)
+	}
+	if r.retain != -1 || len(r.runs) != 0 || r.runtime != 5000*msNS/2 {
+		t.Errorf("root: retain %d, %d CPU lists, runtime %d; want -1, 0, 2.5 s", r.retain, len(r.runs), r.runtime)
+	}
+	// /svc left runnable at 6000.5 ms with CPU 0 going idle: the mark.
+	at := 6000 * msNS
+	run(svc, 0, at, at+msNS/2, trace.StateRunning)
+	run(idle, 0, at+msNS/2, at+msNS, 0)
+	if g.retain != 1 || !g.runs[0][len(g.runs[0])-1].toIdle {
+		t.Errorf("after the mark: retain %d, last run marked %v; want 1, true", g.retain, g.runs[0][len(g.runs[0])-1].toIdle)
 	}
 }
