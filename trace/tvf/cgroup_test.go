@@ -96,8 +96,8 @@ func TestCgroupSettingsBad(t *testing.T) {
 	good := trace.CgroupSettings{Path: "/ok", Weight: 100, QuotaNS: -1}
 	set := []trace.CgroupSettings{
 		good,
-		{Path: "/q", QuotaNS: 20_000_000},             // quota without a period
-		{Path: "/w", Weight: 20000},                   // weight out of 1..10000
+		{Path: "/q", QuotaNS: 20_000_000}, // quota without a period
+		{Path: "/w", Weight: 20000},       // weight out of 1..10000
 		{Path: "/p", QuotaNS: 5_000_000, PeriodNS: 7}, // period below 1 ms
 		{Path: "rel", Weight: 100},                    // not a path
 	}
