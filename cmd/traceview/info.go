@@ -69,7 +69,12 @@ func init() {
 (host name, kernel release, architecture, recorder and its command line, CPU
 count), the first and last sample time, the events it holds (samples per
 recorded event for perf.data, and decoded events per kind), lost events per
-CPU and every counted warning. Reading the whole trace checks it: for a
+CPU and every counted warning. For a 'traceview record' file it also
+shows the task groups' CPU-controller settings (cpu.weight or cpu.shares,
+the cpu.max quota and period, burst, an autogroup's nice; "start" when read
+as the file began, else the time of a change), what the kernel's cpu.stat
+counted over the file (periods, throttled periods, throttled time summed
+over CPUs) and whether autogroup was on. Reading the whole trace checks it: for a
 corrupt, damaged or truncated file info prints what it read and the
 reader's warnings, then a one-line error, and exits with status 1. That
 includes files the reader reads past the damage (a traceview file with a
