@@ -61,9 +61,10 @@ func kernelStat(t *testing.T, dir string) trace.CgroupStat {
 	return st
 }
 
-// TestRecordCgroupSettings: a CPU hog runs in a cgroup with cpu.shares 512
-// (v2: cpu.weight 50) and a quota of 20 ms per 100 ms while traceview
-// records for a second. The file's Meta carries the group's path, weight
+// TestRecordCgroupSettings: two CPU hogs run in a cgroup with cpu.shares
+// 2048 (v2: cpu.weight 200) and a quota of 10 ms per 100 ms while
+// traceview records for a second (a weight above the default and two hogs,
+// so that the group gets more than its quota on a busy machine too). The file's Meta carries the group's path, weight
 // and quota, read at the start, and its cpu.stat at the start and the end,
 // between the kernel's own readings before and after the capture; the
 // kernel throttled the group in that time.
@@ -80,9 +81,9 @@ func TestRecordCgroupSettings(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var hog *exec.Cmd
+	var hogs []*exec.Cmd
 	t.Cleanup(func() {
-		if hog != nil && hog.Process != nil {
+		for _, hog := range hogs {
 			hog.Process.Kill()
 			hog.Wait()
 		}
@@ -103,20 +104,23 @@ func TestRecordCgroupSettings(t *testing.T) {
 		}
 	}
 	if v1 {
-		set("cpu.shares", "512")
+		set("cpu.shares", "2048")
 		set("cpu.cfs_period_us", "100000")
-		set("cpu.cfs_quota_us", "20000")
+		set("cpu.cfs_quota_us", "10000")
 	} else {
-		set("cpu.weight", "50")
-		set("cpu.max", "20000 100000")
+		set("cpu.weight", "200")
+		set("cpu.max", "10000 100000")
 	}
-	hog = exec.Command("sh", "-c", "while :; do :; done")
-	if err := hog.Start(); err != nil {
-		t.Fatal(err)
+	hogPIDs := map[trace.PID]bool{}
+	for range 2 {
+		hog := exec.Command("sh", "-c", "while :; do :; done")
+		if err := hog.Start(); err != nil {
+			t.Fatal(err)
+		}
+		hogs = append(hogs, hog)
+		set("cgroup.procs", strconv.Itoa(hog.Process.Pid))
+		hogPIDs[trace.PID(hog.Process.Pid)] = true
 	}
-	procs := "cgroup.procs"
-	set(procs, strconv.Itoa(hog.Process.Pid))
-	hogPID := trace.PID(hog.Process.Pid)
 
 	before := kernelStat(t, dir)
 	c, err := Open(Options{})
@@ -135,7 +139,9 @@ func TestRecordCgroupSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := kernelStat(t, dir)
-	hog.Process.Signal(syscall.SIGKILL)
+	for _, hog := range hogs {
+		hog.Process.Signal(syscall.SIGKILL)
+	}
 
 	if after.NrThrottled <= before.NrThrottled || after.ThrottledNS <= before.ThrottledNS {
 		t.Fatalf("the kernel did not throttle the hog: cpu.stat before %+v, after %+v", before, after)
@@ -156,12 +162,12 @@ func TestRecordCgroupSettings(t *testing.T) {
 	m := r.Meta()
 	hogSwitches := 0
 	for _, e := range evs {
-		if e.Kind == trace.KindSwitch && e.PID == hogPID {
+		if e.Kind == trace.KindSwitch && hogPIDs[e.PID] {
 			hogSwitches++
 		}
 	}
 	if hogSwitches == 0 {
-		t.Errorf("no switch of the hog (pid %d) in %d events", hogPID, len(evs))
+		t.Errorf("no switch of the hogs (pids %v) in %d events", hogPIDs, len(evs))
 	}
 	if want := AutogroupEnabled("/proc"); m.Autogroup != want {
 		t.Errorf("Meta.Autogroup %d, want %d", m.Autogroup, want)
@@ -173,9 +179,9 @@ func TestRecordCgroupSettings(t *testing.T) {
 	}
 
 	// The settings, as read at the start (Time 0), and no change.
-	want := trace.CgroupSettings{Path: "/" + name, Weight: 50, QuotaNS: 20_000_000, PeriodNS: 100_000_000}
+	want := trace.CgroupSettings{Path: "/" + name, Weight: 200, QuotaNS: 10_000_000, PeriodNS: 100_000_000}
 	if v1 {
-		want.Shares = 512
+		want.Shares = 2048
 	}
 	var got []trace.CgroupSettings
 	for _, s := range m.CgroupSettings {
