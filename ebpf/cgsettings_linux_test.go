@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/traceview/traceview/trace"
-	"github.com/traceview/traceview/trace/tvf"
 )
 
 // requireCPUGroup returns the cgroup mounts when a cpu-controller cgroup
@@ -144,22 +143,18 @@ func TestRecordCgroupSettings(t *testing.T) {
 	}
 
 	if after.NrThrottled <= before.NrThrottled || after.ThrottledNS <= before.ThrottledNS {
-		t.Fatalf("the kernel did not throttle the hog: cpu.stat before %+v, after %+v", before, after)
+		t.Fatalf("the kernel did not throttle the hogs: cpu.stat before %+v, after %+v", before, after)
 	}
-	f, err := os.Open(path)
+	src, err := trace.Open(path) // tvf: the package imports it
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	r, err := tvf.NewReader(f)
+	defer src.Close()
+	evs, err := trace.ReadAll(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs, err := trace.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := r.Meta()
+	m := src.Meta()
 	hogSwitches := 0
 	for _, e := range evs {
 		if e.Kind == trace.KindSwitch && hogPIDs[e.PID] {
