@@ -32,7 +32,10 @@
 // stream), a series rotated by size or trace time, or, as a flight
 // recorder (RingConfig), the dumps of a bounded ring of compressed records
 // written when a signal, a control-socket request or a scheduling delay
-// over a threshold (DelayTrigger) triggers them. Top is the in-kernel
+// over a threshold (DelayTrigger) triggers them. Each file carries the
+// task groups its tasks ran in (cgsettings.go): their CPU-controller
+// settings and cpu.stat counters read as it starts and ends, the
+// autogroups of root-group tasks and kernel.sched_autogroup_enabled. Top is the in-kernel
 // aggregation of `traceview top`: per-task run time, switches and delays
 // (count, sum, max, log2 histogram) in BPF maps, no records to user space.
 //

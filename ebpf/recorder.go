@@ -42,6 +42,12 @@ type RecordConfig struct {
 	// CgroupRoot is the cgroup v2 mount the cgroup ids are resolved under
 	// at the end of each file ("" means CgroupRoot()).
 	CgroupRoot string
+	// CgroupMounts are where the task groups' CPU-controller settings are
+	// read (trace.Meta.CgroupSettings, CgroupStats) when each file starts
+	// and ends; nil means FindCgroupMounts of /proc/self/mountinfo, with
+	// CgroupRoot as V2 when it is given. A zero CgroupMounts reads none
+	// (the autogroups of Proc's tasks still).
+	CgroupMounts *CgroupMounts
 	// RotateBytes, when > 0, starts the next file of the series once a
 	// file holds this many bytes (checked at each event: a file ends at
 	// most one compressed block, 8192 events, beyond it).
@@ -76,9 +82,10 @@ type Summary struct {
 // Recorder writes a Capture into traceview's format (trace/tvf): one file,
 // a rotated series, or the dumps of a flight-recorder ring.
 type Recorder struct {
-	c   *Capture
-	cfg RecordConfig
-	sum Summary
+	c      *Capture
+	cfg    RecordConfig
+	sum    Summary
+	groups *groupReader
 }
 
 // NewRecorder returns a recorder of c configured by cfg. Stacks
@@ -98,10 +105,18 @@ func NewRecorder(c *Capture, cfg RecordConfig) (*Recorder, error) {
 	if cfg.Proc == "" {
 		cfg.Proc = "/proc"
 	}
+	if cfg.CgroupMounts == nil {
+		m := FindCgroupMounts("/proc/self/mountinfo")
+		if cfg.CgroupRoot != "" {
+			m.V2 = cfg.CgroupRoot
+		}
+		cfg.CgroupMounts = &m
+	}
 	if cfg.CgroupRoot == "" {
 		cfg.CgroupRoot = CgroupRoot()
 	}
-	return &Recorder{c: c, cfg: cfg}, nil
+	groups := &groupReader{mounts: *cfg.CgroupMounts, proc: cfg.Proc, autogroup: cfg.Header.Autogroup > 0}
+	return &Recorder{c: c, cfg: cfg, groups: groups}, nil
 }
 
 // NumberedPath returns the n-th file name of the series based on path:
@@ -187,6 +202,10 @@ type segment struct {
 	last    map[trace.CPU]int64
 	windows []trace.LostWindow
 	cgroups map[uint64]bool
+	// groups is the task groups as the file started; pids the processes
+	// its switches name, whose groups finish reads again at the end.
+	groups *groupSnapshot
+	pids   map[trace.PID]bool
 	// warnings of this file beyond the capture's (Capture.Warnings).
 	warnings []trace.Warning
 	// irqUnknown counts the wakings written without a known interrupt
@@ -215,7 +234,8 @@ func CreateOutput(path string) (*os.File, error) {
 // openSegment starts a file (or Out when path is "") with header h and the
 // names of the threads of /proc.
 func (r *Recorder) openSegment(path string, h tvf.Header) (*segment, error) {
-	s := &segment{path: path, last: map[trace.CPU]int64{}, cgroups: map[uint64]bool{}}
+	s := &segment{path: path, last: map[trace.CPU]int64{}, cgroups: map[uint64]bool{}, pids: map[trace.PID]bool{}}
+	s.groups = r.groups.snapshot(monotonicNow())
 	out := r.cfg.Out
 	name := path
 	if path == "" {
@@ -250,6 +270,14 @@ func (s *segment) write(e trace.Event) error {
 	if s.first == 0 && e.Time > 0 {
 		s.first = e.Time
 	}
+	if e.Kind == trace.KindSwitch {
+		if e.PID > 0 {
+			s.pids[e.PID] = true
+		}
+		if e.NextPID > 0 {
+			s.pids[e.NextPID] = true
+		}
+	}
 	if e.Kind == trace.KindWaking && e.FromIRQ == trace.Unknown {
 		s.irqUnknown++
 	}
@@ -265,11 +293,17 @@ func (s *segment) write(e trace.Event) error {
 	return s.w.Write(e)
 }
 
-// closeSegment writes the trailer (loss windows, cgroup paths, stacks) and
+// closeSegment writes the trailer (loss windows, cgroup paths and
+// settings, stacks) and
 // closes the file, adding it to the summary.
 func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 	s.w.SetLost(s.windows)
-	s.w.SetCgroups(ResolveCgroups(r.cfg.CgroupRoot, s.cgroups))
+	cgroups := ResolveCgroups(r.cfg.CgroupRoot, s.cgroups)
+	s.w.SetCgroups(cgroups)
+	// A ring dump's groups were read as it was written, after its events.
+	set, stats := r.groups.finish(s.groups, cgroups, s.pids, monotonicNow(), r.cfg.Ring == nil)
+	s.w.SetCgroupSettings(set)
+	s.w.SetCgroupStats(stats)
 	s.w.SetStacks(stacks)
 	ws := append(s.warnings, r.c.Warnings()...)
 	if s.irqUnknown > 0 {
@@ -301,8 +335,8 @@ func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 
 // RecordHeader returns the header of a capture by program set mode
 // (Capture.Mode): this host's name, kernel release and architecture
-// (uname), its online CPUs, the clock, the command line and the wall-clock
-// start.
+// (uname), its online CPUs, the clock, the command line, the wall-clock
+// start and kernel.sched_autogroup_enabled.
 func RecordHeader(mode string) tvf.Header {
 	h := tvf.Header{
 		Tool:      "traceview record (" + mode + ")",
@@ -310,6 +344,7 @@ func RecordHeader(mode string) tvf.Header {
 		NrCPUs:    runtime.NumCPU(),
 		Clock:     "CLOCK_MONOTONIC (bpf_ktime_get_ns)",
 		StartWall: time.Now().UnixNano(),
+		Autogroup: AutogroupEnabled("/proc"),
 	}
 	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
 		if l, err := cpulist.Parse(string(b)); err == nil {

@@ -1,20 +1,10 @@
 package policies
 
-import "math/bits"
+import (
+	"math/bits"
 
-// sched_prio_to_weight from kernel/sched/core.c (Linux 2.6.32 through 6.18,
-// unchanged): the load weight of nice -20..19; nice 0 is 1024 and each
-// level is about 1.25 times the next ("10% effect").
-var prioToWeight = [40]int64{
-	88761, 71755, 56483, 46273, 36291,
-	29154, 23254, 18705, 14949, 11916,
-	9548, 7620, 6100, 4904, 3906,
-	3121, 2501, 1991, 1586, 1277,
-	1024, 820, 655, 526, 423,
-	335, 272, 215, 172, 137,
-	110, 87, 70, 56, 45,
-	36, 29, 23, 18, 15,
-}
+	"github.com/traceview/traceview/trace"
+)
 
 // NiceZeroWeight is NICE_0_LOAD after scale_load_down (kernel/sched/sched.h).
 const NiceZeroWeight = 1024
@@ -24,16 +14,8 @@ const NiceZeroWeight = 1024
 const WeightIdle = 3
 
 // Weight returns the load weight of a nice level (clamped to -20..19),
-// from sched_prio_to_weight in kernel/sched/core.c.
-func Weight(nice int) int64 {
-	if nice < -20 {
-		nice = -20
-	}
-	if nice > 19 {
-		nice = 19
-	}
-	return prioToWeight[nice+20]
-}
+// from sched_prio_to_weight in kernel/sched/core.c (trace.NiceWeight).
+func Weight(nice int) int64 { return trace.NiceWeight(nice) }
 
 // CalcDelta returns delta × NICE_0_LOAD / weight in ns, the kernel's
 // calc_delta_fair (kernel/sched/fair.c, __calc_delta): the virtual time a

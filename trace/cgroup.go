@@ -91,3 +91,130 @@ func (s CgroupSettings) String() string {
 func fmtMS(ns int64) string {
 	return strconv.FormatFloat(float64(ns)/1e6, 'f', -1, 64) + "ms"
 }
+
+// CgroupStat is one reading of a task group's CFS bandwidth counters, its
+// cpu.stat file (kernel/sched/core.c cpu_cfs_stat_show, v1, and
+// cpu_extra_stat_show, v2). The counters count from the group's creation,
+// so what happened in a window is the difference of two readings of the
+// same Path (see CgroupStatDelta).
+type CgroupStat struct {
+	// Path names the group as CgroupSettings.Path does.
+	Path string `json:"path"`
+	// Time is when the file was read, ns on the trace clock (0 unknown).
+	Time int64 `json:"time_ns,omitempty"`
+	// NrPeriods counts the bandwidth periods in which the group had
+	// runnable tasks (nr_periods).
+	NrPeriods uint64 `json:"nr_periods"`
+	// NrThrottled counts the periods at whose end part of the group was
+	// throttled (nr_throttled): periods, not throttle events.
+	NrThrottled uint64 `json:"nr_throttled"`
+	// ThrottledNS is the time the group's per-CPU queues spent throttled,
+	// summed over CPUs, so it can exceed wall time: v1 throttled_time (ns),
+	// v2 throttled_usec × 1000.
+	ThrottledNS int64 `json:"throttled_ns"`
+	// NrBursts and BurstNS count the periods that used burst runtime and
+	// the runtime used beyond the quota (v1 burst_time ns, v2 burst_usec
+	// × 1000; Linux 5.14+, 0 before).
+	NrBursts uint64 `json:"nr_bursts,omitempty"`
+	BurstNS  int64  `json:"burst_ns,omitempty"`
+}
+
+// CgroupStatDelta returns what the counters of b add to those of a (a
+// reading of the same group taken before b): the periods, throttled
+// periods and throttled time of the window between them. ok is false when
+// the paths differ or a counter went backwards (the group was removed and
+// made again).
+func CgroupStatDelta(a, b CgroupStat) (d CgroupStat, ok bool) {
+	if a.Path != b.Path || b.NrPeriods < a.NrPeriods || b.NrThrottled < a.NrThrottled ||
+		b.ThrottledNS < a.ThrottledNS || b.NrBursts < a.NrBursts || b.BurstNS < a.BurstNS {
+		return CgroupStat{}, false
+	}
+	return CgroupStat{
+		Path: b.Path, Time: b.Time,
+		NrPeriods: b.NrPeriods - a.NrPeriods, NrThrottled: b.NrThrottled - a.NrThrottled,
+		ThrottledNS: b.ThrottledNS - a.ThrottledNS,
+		NrBursts:    b.NrBursts - a.NrBursts, BurstNS: b.BurstNS - a.BurstNS,
+	}, true
+}
+
+// Check says what makes s contradict itself or the kernel's limits (nil
+// when nothing does), for readers to turn into a warning: a path that is
+// not absolute, cpu.weight outside 1..10000 (0 is unknown), cpu.shares
+// outside 2..262144, a quota below -1 or positive without a period, a
+// period outside MinCfsPeriod..MaxCfsPeriod, a negative burst, or a nice
+// outside -20..19.
+func (s CgroupSettings) Check() error {
+	switch {
+	case !strings.HasPrefix(s.Path, "/"):
+		return fmt.Errorf("cgroup settings: path %q is not absolute", s.Path)
+	case s.Weight < 0 || s.Weight > 10000:
+		return fmt.Errorf("cgroup settings %s: cpu.weight %d outside 1..10000", s.Path, s.Weight)
+	case s.Shares != 0 && (s.Shares < 2 || s.Shares > 262144):
+		return fmt.Errorf("cgroup settings %s: cpu.shares %d outside 2..262144", s.Path, s.Shares)
+	case s.Shares != 0 && s.Weight != 0 && s.Weight != WeightFromShares(s.Shares):
+		return fmt.Errorf("cgroup settings %s: cpu.weight %d is not that of cpu.shares %d (%d)", s.Path, s.Weight, s.Shares, WeightFromShares(s.Shares))
+	case s.QuotaNS < -1:
+		return fmt.Errorf("cgroup settings %s: quota %d ns (want -1 for no limit, or > 0)", s.Path, s.QuotaNS)
+	case s.QuotaNS > 0 && s.PeriodNS <= 0:
+		return fmt.Errorf("cgroup settings %s: quota %d ns without a period", s.Path, s.QuotaNS)
+	case s.PeriodNS < 0 || (s.PeriodNS > 0 && (s.PeriodNS < MinCfsPeriod || s.PeriodNS > MaxCfsPeriod)):
+		return fmt.Errorf("cgroup settings %s: period %d ns outside %d..%d", s.Path, s.PeriodNS, MinCfsPeriod, MaxCfsPeriod)
+	case s.BurstNS < 0:
+		return fmt.Errorf("cgroup settings %s: burst %d ns is negative", s.Path, s.BurstNS)
+	case s.Nice < -20 || s.Nice > 19:
+		return fmt.Errorf("cgroup settings %s: nice %d outside -20..19", s.Path, s.Nice)
+	case s.Time < 0:
+		return fmt.Errorf("cgroup settings %s: time %d ns is negative", s.Path, s.Time)
+	}
+	return nil
+}
+
+// Check says what makes st contradict itself (nil when nothing does): a
+// path that is not absolute, more throttled periods than periods, or a
+// negative time.
+func (st CgroupStat) Check() error {
+	switch {
+	case !strings.HasPrefix(st.Path, "/"):
+		return fmt.Errorf("cgroup cpu.stat: path %q is not absolute", st.Path)
+	case st.NrThrottled > st.NrPeriods:
+		return fmt.Errorf("cgroup cpu.stat %s: %d throttled periods of %d", st.Path, st.NrThrottled, st.NrPeriods)
+	case st.ThrottledNS < 0 || st.BurstNS < 0 || st.Time < 0:
+		return fmt.Errorf("cgroup cpu.stat %s: negative time", st.Path)
+	case st.NrThrottled == 0 && st.ThrottledNS > 0:
+		return fmt.Errorf("cgroup cpu.stat %s: throttled %d ns in no throttled period", st.Path, st.ThrottledNS)
+	}
+	return nil
+}
+
+// String renders the reading: "/tv-a periods 10 throttled 7 (312.5ms)".
+func (st CgroupStat) String() string {
+	s := fmt.Sprintf("%s periods %d throttled %d (%s)", st.Path, st.NrPeriods, st.NrThrottled, fmtMS(st.ThrottledNS))
+	if st.NrBursts > 0 || st.BurstNS > 0 {
+		s += fmt.Sprintf(" bursts %d (%s)", st.NrBursts, fmtMS(st.BurstNS))
+	}
+	return s
+}
+
+// AutogroupWeight is the cpu.weight equivalent of an autogroup of nice n:
+// writing /proc/PID/autogroup sets the group's shares to
+// sched_prio_to_weight[n+20] (kernel/sched/autogroup.c
+// proc_sched_autogroup_set_nice), reported as WeightFromShares of that
+// load: nice 0 -> 100, -20 -> 8668, 19 -> 1. n is clamped to -20..19.
+func AutogroupWeight(n int) int { return WeightFromShares(int(NiceWeight(n))) }
+
+// NiceWeight returns the load weight of nice level n (clamped to -20..19)
+// from sched_prio_to_weight, kernel/sched/core.c (Linux 2.6.32 through
+// 6.18, unchanged): nice 0 is 1024 (NICE_0_LOAD after scale_load_down)
+// and each level is about 1.25 times the next ("10% effect").
+func NiceWeight(n int) int64 { return prioToWeight[min(max(n, -20), 19)+20] }
+
+var prioToWeight = [40]int64{
+	88761, 71755, 56483, 46273, 36291,
+	29154, 23254, 18705, 14949, 11916,
+	9548, 7620, 6100, 4904, 3906,
+	3121, 2501, 1991, 1586, 1277,
+	1024, 820, 655, 526, 423,
+	335, 272, 215, 172, 137,
+	110, 87, 70, 56, 45,
+	36, 29, 23, 18, 15,
+}

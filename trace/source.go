@@ -124,8 +124,14 @@ type Meta struct {
 	// appears again with a later Time); nil when the source carries none
 	// (perf.data, ftrace).
 	CgroupSettings []CgroupSettings
+	// CgroupStats are readings of the groups' cpu.stat bandwidth counters
+	// (traceview record reads each group of CgroupSettings at the start
+	// and at the end of a file), in the order read; the difference of two
+	// readings of a path (CgroupStatDelta) is what the kernel counted in
+	// between. nil when the source carries none.
+	CgroupStats []CgroupStat
 	// Autogroup says whether kernel.sched_autogroup_enabled was set when
-	// recorded: 1 on, -1 off, 0 unknown (no reader records it yet; the
+	// recorded: 1 on, -1 off, 0 unknown (traceview record reads it; the
 	// replay infers sessions from the process tree either way).
 	Autogroup int8
 	// Stacks is the stack table that Event.Stack indexes: Stacks[i].ID ==

@@ -121,6 +121,8 @@ func convertTrace(src trace.Source, w io.Writer) (uint64, int64, error) {
 		tw.SetWarnings(m.Warnings.List())
 		tw.SetCgroups(m.Cgroups)
 		tw.SetStacks(m.Stacks)
+		tw.SetCgroupSettings(m.CgroupSettings)
+		tw.SetCgroupStats(m.CgroupStats)
 	}
 	err = tw.Close()
 	return tw.Events(), tw.Bytes(), err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -46,7 +47,16 @@ type infoReport struct {
 	Lost        []trace.LostWindow `json:"lost"`
 	LostTotal   uint64             `json:"lost_total"`
 	Warnings    []trace.Warning    `json:"warnings"`
-	Error       string             `json:"error,omitempty"`
+	// Autogroup is kernel.sched_autogroup_enabled when recorded: 1 on,
+	// -1 off, absent unknown (trace.Meta.Autogroup).
+	Autogroup int8 `json:"autogroup,omitempty"`
+	// CgroupSettings and CgroupStats are the trace's task-group settings
+	// and cpu.stat readings (trace.Meta's); Throttling is, per group, the
+	// difference of its first and last reading.
+	CgroupSettings []trace.CgroupSettings `json:"cgroup_settings,omitempty"`
+	CgroupStats    []trace.CgroupStat     `json:"cgroup_stats,omitempty"`
+	Throttling     []trace.CgroupStat     `json:"cgroup_throttling,omitempty"`
+	Error          string                 `json:"error,omitempty"`
 }
 
 func init() {
@@ -59,7 +69,12 @@ func init() {
 (host name, kernel release, architecture, recorder and its command line, CPU
 count), the first and last sample time, the events it holds (samples per
 recorded event for perf.data, and decoded events per kind), lost events per
-CPU and every counted warning. Reading the whole trace checks it: for a
+CPU and every counted warning. For a 'traceview record' file it also
+shows the task groups' CPU-controller settings (cpu.weight or cpu.shares,
+the cpu.max quota and period, burst, an autogroup's nice; "start" when read
+as the file began, else the time of a change), what the kernel's cpu.stat
+counted over the file (periods, throttled periods, throttled time summed
+over CPUs) and whether autogroup was on. Reading the whole trace checks it: for a
 corrupt, damaged or truncated file info prints what it read and the
 reader's warnings, then a one-line error, and exits with status 1. That
 includes files the reader reads past the damage (a traceview file with a
@@ -179,10 +194,37 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	}
 	rep.LostTotal += m.LostUnplaced
 	rep.Warnings = append([]trace.Warning{}, m.Warnings.List()...)
+	rep.Autogroup, rep.CgroupSettings, rep.CgroupStats = m.Autogroup, m.CgroupSettings, m.CgroupStats
+	rep.Throttling = throttling(m.CgroupStats)
 	if d, ok := trace.Describe(src); ok {
 		rep.Mode, rep.ByteOrder, rep.EventNames, rep.Samples = d.Mode, d.ByteOrder, d.Recorded, d.Samples
 	}
 	return rep, readErr
+}
+
+// throttling returns, for each group with two or more cpu.stat readings,
+// the difference of its first and last (trace.CgroupStatDelta; its Time
+// is the last reading's), in the order the groups were first read.
+func throttling(stats []trace.CgroupStat) []trace.CgroupStat {
+	first, last := map[string]trace.CgroupStat{}, map[string]trace.CgroupStat{}
+	var order []string
+	for _, st := range stats {
+		if _, ok := first[st.Path]; !ok {
+			first[st.Path] = st
+			order = append(order, st.Path)
+			continue
+		}
+		last[st.Path] = st
+	}
+	var out []trace.CgroupStat
+	for _, p := range order {
+		if b, ok := last[p]; ok {
+			if d, ok := trace.CgroupStatDelta(first[p], b); ok {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 // secs renders a trace time in ns as seconds with microseconds, perf's way.
@@ -226,8 +268,15 @@ func printInfo(w io.Writer, r *infoReport) {
 	if r.FirstEvent >= 0 {
 		line("events (read)", "%s to %s (%.3f ms)", secs(r.FirstEvent), secs(r.LastEvent), float64(r.LastEvent-r.FirstEvent)/1e6)
 	}
+	switch r.Autogroup {
+	case 1:
+		line("autogroup", "on (kernel.sched_autogroup_enabled)")
+	case -1:
+		line("autogroup", "off (kernel.sched_autogroup_enabled)")
+	}
 	line("lost", "%d events", r.LostTotal)
 	tw.Flush()
+	printGroups(w, r)
 	if len(r.EventNames) > 0 {
 		fmt.Fprintln(w, "\nrecorded events (samples):")
 		for _, n := range r.EventNames {
@@ -259,3 +308,54 @@ func printInfo(w io.Writer, r *infoReport) {
 		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 }
+
+// printGroups prints the task groups' settings and their cpu.stat
+// difference over the trace, when it has them.
+func printGroups(w io.Writer, r *infoReport) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(r.CgroupSettings) > 0 {
+		fmt.Fprintln(w, "\ntask groups (cpu controller):")
+		fmt.Fprintln(tw, "  group\tread\tweight\tshares\tquota/period\tburst\tnice")
+		dash := func(ok bool, s string) string {
+			if !ok {
+				return "-"
+			}
+			return s
+		}
+		for _, s := range r.CgroupSettings {
+			at := "start"
+			if s.Time != 0 {
+				at = secs(s.Time)
+			}
+			quota := "-"
+			switch {
+			case s.QuotaNS < 0:
+				quota = "max"
+				if s.PeriodNS > 0 {
+					quota += "/" + fmtMS(s.PeriodNS)
+				}
+			case s.QuotaNS > 0:
+				quota = fmtMS(s.QuotaNS) + "/" + fmtMS(s.PeriodNS)
+			}
+			nice := "-"
+			if strings.HasPrefix(s.Path, "/autogroup-") {
+				nice = fmt.Sprint(s.Nice)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Path, at,
+				dash(s.Weight > 0, fmt.Sprint(s.Weight)), dash(s.Shares > 0, fmt.Sprint(s.Shares)),
+				quota, dash(s.BurstNS > 0, fmtMS(s.BurstNS)), nice)
+		}
+		tw.Flush()
+	}
+	if len(r.Throttling) > 0 {
+		fmt.Fprintln(w, "\ncfs bandwidth over the trace (kernel cpu.stat, last minus first reading):")
+		fmt.Fprintln(tw, "  group\tperiods\tthrottled\tthrottled time\tbursts")
+		for _, d := range r.Throttling {
+			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%d\n", d.Path, d.NrPeriods, d.NrThrottled, fmt.Sprintf("%.1fms", float64(d.ThrottledNS)/1e6), d.NrBursts)
+		}
+		tw.Flush()
+	}
+}
+
+// fmtMS renders ns as milliseconds, "20ms", "0.5ms".
+func fmtMS(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'f', -1, 64) + "ms" }

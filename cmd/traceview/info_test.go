@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
 )
 
 // The expected values come from perf 6.12.95 on the same files:
@@ -131,4 +134,115 @@ func TestInfoCompressedDescribed(t *testing.T) {
 		t.Errorf("mode %q, byte order %q, %d recorded events, %d samples; want file, little-endian, 7, 18654",
 			rep.Mode, rep.ByteOrder, len(rep.EventNames), sum)
 	}
+}
+
+// writeGroupTrace writes a small traceview file with the autogroup sysctl
+// on, settings of two groups (one changed during the trace), an autogroup,
+// a settings record that contradicts itself and two cpu.stat readings.
+func writeGroupTrace(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := tvf.NewWriter(f, tvf.Header{Tool: "test", NrCPUs: 2, Autogroup: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		e := trace.NewEvent(int64(1e9+i*1e8), 0, trace.KindSwitch)
+		e.TID, e.PID, e.Comm, e.NextTID, e.NextPID, e.NextComm = 10, 10, "hog", 0, 0, "swapper/0"
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.SetCgroupSettings([]trace.CgroupSettings{
+		{Path: "/tv-a", Weight: 50, Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000},
+		{Path: "/tv-b", Weight: 300, QuotaNS: -1, PeriodNS: 100_000_000, BurstNS: 5_000_000},
+		{Path: "/autogroup-24", Weight: 100},
+		{Path: "/bad", QuotaNS: 20_000_000}, // a quota without a period
+		{Path: "/tv-a", Time: 1_250_000_000, Weight: 50, Shares: 512, QuotaNS: 50_000_000, PeriodNS: 100_000_000},
+	})
+	w.SetCgroupStats([]trace.CgroupStat{
+		{Path: "/tv-a", Time: 990_000_000, NrPeriods: 3, NrThrottled: 1, ThrottledNS: 80_000_000},
+		{Path: "/tv-a", Time: 1_310_000_000, NrPeriods: 6, NrThrottled: 3, ThrottledNS: 230_500_000},
+	})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInfoCgroupSettings: info shows the autogroup sysctl, the task
+// groups' settings (with when a change was read), their cpu.stat
+// difference over the trace and a counted warning for the settings that
+// contradict themselves; -o json has them all; convert keeps them.
+func TestInfoCgroupSettings(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "g.tv")
+	writeGroupTrace(t, in)
+	out, errs, code := runCLI(t, "info", "-i", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	squeeze := regexp.MustCompile(` +`)
+	text := squeeze.ReplaceAllString(out, " ")
+	for _, want := range []string{
+		"autogroup: on (kernel.sched_autogroup_enabled)\n",
+		"\ntask groups (cpu controller):\n group read weight shares quota/period burst nice\n",
+		" /tv-a start 50 512 20ms/100ms - -\n",
+		" /tv-b start 300 - max/100ms 5ms -\n",
+		" /autogroup-24 start 100 - - - 0\n",
+		" /tv-a 1.250000 s 50 512 50ms/100ms - -\n",
+		" group periods throttled throttled time bursts\n /tv-a 3 2 150.5ms 0\n",
+		"warning: traceview format: cgroup settings /bad: quota 20000000 ns without a period: left out",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(text, "/bad ") {
+		t.Errorf("the contradictory settings are shown:\n%s", out)
+	}
+
+	// convert keeps the settings; -o json has them.
+	conv := filepath.Join(dir, "c.tv")
+	if _, errs, code := runCLI(t, "convert", in, "-o", conv); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, errs)
+	}
+	for _, file := range []string{in, conv} {
+		out, errs, code = runCLI(t, "info", "-i", file, "-o", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", file, code, errs)
+		}
+		var rep struct {
+			Autogroup      int8                   `json:"autogroup"`
+			CgroupSettings []trace.CgroupSettings `json:"cgroup_settings"`
+			CgroupStats    []trace.CgroupStat     `json:"cgroup_stats"`
+			Throttling     []trace.CgroupStat     `json:"cgroup_throttling"`
+			Warnings       []trace.Warning        `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s: %v\n%s", file, err, out)
+		}
+		if rep.Autogroup != 1 || len(rep.CgroupSettings) != 4 || len(rep.CgroupStats) != 2 {
+			t.Errorf("%s: autogroup %d, %d settings, %d readings; want 1, 4, 2", file, rep.Autogroup, len(rep.CgroupSettings), len(rep.CgroupStats))
+		}
+		want := trace.CgroupStat{Path: "/tv-a", Time: 1_310_000_000, NrPeriods: 3, NrThrottled: 2, ThrottledNS: 150_500_000}
+		if len(rep.Throttling) != 1 || rep.Throttling[0] != want {
+			t.Errorf("%s: throttling %+v, want [%+v]", file, rep.Throttling, want)
+		}
+		if n := countWarning(rep.Warnings, "bad-cgroup-settings"); n != 1 {
+			t.Errorf("%s: %d bad-cgroup-settings warnings, want 1: %v", file, n, rep.Warnings)
+		}
+	}
+}
+
+func countWarning(ws []trace.Warning, key string) int {
+	for _, w := range ws {
+		if w.Key == key {
+			return w.Count
+		}
+	}
+	return 0
 }

@@ -72,6 +72,16 @@ without BTF-enabled tracepoints (or BPF task storage, Linux < 5.11) it uses
 classic tracepoints, which need tracefs mounted
 (mount -t tracefs nodev /sys/kernel/tracing).
 
+Each file also carries the task groups it saw ('traceview info' shows
+them): the CPU-controller settings of the cgroups its tasks ran in and of
+their parents (cgroup v1 cpu.shares, cpu.cfs_quota_us, cpu.cfs_period_us,
+cpu.cfs_burst_us where the cpu controller is on a v1 hierarchy, else v2
+cpu.weight, cpu.max, cpu.max.burst) read when the file starts and again
+when it ends (a change is kept with the time it was read), each group's
+cpu.stat throttling counters at both ends, kernel.sched_autogroup_enabled,
+and the autogroup (/proc/PID/autogroup, its nice) of tasks in the root
+group. 'traceview replay' uses the settings for its task groups.
+
 --stacks (-g) records, at each switch-out, the kernel and user stack of the
 task leaving the CPU (a BPF stack map, up to 127 frames each); kernel frames
 are named at the end through /proc/kallsyms, user frames keep their

@@ -124,6 +124,16 @@ func TestRecordCommand(t *testing.T) {
 	if !strings.HasPrefix(h.Tool, "traceview record") || !cmp.Equal(h.Cmdline, os.Args) || h.NrCPUs < 1 || h.OSRelease == "" {
 		t.Errorf("header %+v", h)
 	}
+	// The autogroup sysctl as this machine has it; task-group settings
+	// that all read back (TestRecordCgroupSettings in ebpf checks them).
+	if want := ebpf.AutogroupEnabled("/proc"); r.Meta().Autogroup != want || want == 0 {
+		t.Errorf("Meta.Autogroup %d, want %d (not 0: /proc/sys/kernel is readable here)", r.Meta().Autogroup, want)
+	}
+	for _, w := range r.Meta().Warnings.List() {
+		if strings.HasPrefix(w.Key, "bad-cgroup") {
+			t.Errorf("warning: %s", w.Message)
+		}
+	}
 	// The capture is system-wide: other processes run sh and sleep too
 	// (under load a script's sleep made it 4 execs). The shell is the
 	// process this one forked that execs sh; the sleeps are those it, or

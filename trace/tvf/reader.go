@@ -221,7 +221,29 @@ func (r *Reader) applyTrailer(raw []byte) error {
 		r.meta.Warnings.AddN(w.Key, w.Count, "%s", w.Message)
 	}
 	r.meta.Cgroups, r.meta.Stacks = t.Cgroups, t.Stacks
+	r.applyCgroupSettings(&t)
 	return nil
+}
+
+// applyCgroupSettings keeps the trailer's task-group settings and cpu.stat
+// readings that make sense (trace.CgroupSettings.Check,
+// trace.CgroupStat.Check); each one that does not is left out with a
+// counted warning.
+func (r *Reader) applyCgroupSettings(t *trailer) {
+	for _, s := range t.CgroupSettings {
+		if err := s.Check(); err != nil {
+			r.meta.Warnings.Add("bad-cgroup-settings", "traceview format: %v: left out", err)
+			continue
+		}
+		r.meta.CgroupSettings = append(r.meta.CgroupSettings, s)
+	}
+	for _, st := range t.CgroupStats {
+		if err := st.Check(); err != nil {
+			r.meta.Warnings.Add("bad-cgroup-stat", "traceview format: %v: left out", err)
+			continue
+		}
+		r.meta.CgroupStats = append(r.meta.CgroupStats, st)
+	}
 }
 
 func (r *Reader) intern(b []byte) string {
@@ -391,6 +413,12 @@ func (r *Reader) applyHeader() {
 	m := &r.meta
 	m.Hostname, m.OSRelease, m.Arch, m.Tool = h.Hostname, h.OSRelease, h.Arch, h.Tool
 	m.Cmdline, m.NrCPUs, m.NrCPUsAvail, m.Clock = h.Cmdline, h.NrCPUs, h.NrCPUsAvail, h.Clock
+	switch {
+	case h.Autogroup > 0:
+		m.Autogroup = 1
+	case h.Autogroup < 0:
+		m.Autogroup = -1
+	}
 	if m.FirstTime == 0 {
 		m.FirstTime = h.FirstTime
 	}

@@ -366,6 +366,9 @@ func FuzzReader(f *testing.F) {
 	for _, e := range synthetic(50, 1) {
 		w.Write(e)
 	}
+	// Task-group settings, one of them contradicting itself.
+	w.SetCgroupSettings([]trace.CgroupSettings{{Path: "/a", Weight: 50, Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000}, {Path: "/b", QuotaNS: 5}})
+	w.SetCgroupStats([]trace.CgroupStat{{Path: "/a", Time: 9, NrPeriods: 3, NrThrottled: 2, ThrottledNS: 7}})
 	w.Close()
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, in []byte) {

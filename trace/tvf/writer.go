@@ -39,6 +39,10 @@ type Header struct {
 	// puts them in the trailer instead of the times of the events it saw.
 	FirstTime int64 `json:"first_time_ns,omitempty"`
 	LastTime  int64 `json:"last_time_ns,omitempty"`
+	// Autogroup is kernel.sched_autogroup_enabled at the start of the
+	// capture (trace.Meta.Autogroup): 1 on, -1 off, 0 unknown (and in files
+	// written before it was added).
+	Autogroup int8 `json:"autogroup,omitempty"`
 }
 
 // HeaderFromMeta fills a Header from a source's metadata (for convert).
@@ -50,6 +54,7 @@ func HeaderFromMeta(m *trace.Meta) Header {
 		Hostname: m.Hostname, OSRelease: m.OSRelease, Arch: m.Arch, Tool: m.Tool,
 		Cmdline: m.Cmdline, NrCPUs: m.NrCPUs, NrCPUsAvail: m.NrCPUsAvail, Clock: m.Clock,
 		Source: m.Format, FirstTime: m.FirstTime, LastTime: m.LastTime,
+		Autogroup: m.Autogroup,
 	}
 }
 
@@ -80,6 +85,11 @@ type trailer struct {
 	// these keys).
 	Cgroups map[uint64]string `json:"cgroups,omitempty"`
 	Stacks  []trace.Stack     `json:"stacks,omitempty"`
+	// CgroupSettings and CgroupStats: trace.Meta's task-group settings
+	// and cpu.stat readings (added within version 3, as optional keys:
+	// older readers ignore them, older files have none).
+	CgroupSettings []trace.CgroupSettings `json:"cgroup_settings,omitempty"`
+	CgroupStats    []trace.CgroupStat     `json:"cgroup_stats,omitempty"`
 }
 
 // Writer writes a trace in traceview's format. Events are buffered into
@@ -234,6 +244,18 @@ func (w *Writer) SetLost(lost []trace.LostWindow) {
 // SetCgroups stores the cgroup id to path table (trace.Meta.Cgroups) in
 // the trailer.
 func (w *Writer) SetCgroups(m map[uint64]string) { w.tr.Cgroups = m }
+
+// SetCgroupSettings stores the task groups' settings
+// (trace.Meta.CgroupSettings) in the trailer.
+func (w *Writer) SetCgroupSettings(s []trace.CgroupSettings) {
+	w.tr.CgroupSettings = append([]trace.CgroupSettings(nil), s...)
+}
+
+// SetCgroupStats stores the task groups' cpu.stat readings
+// (trace.Meta.CgroupStats) in the trailer.
+func (w *Writer) SetCgroupStats(s []trace.CgroupStat) {
+	w.tr.CgroupStats = append([]trace.CgroupStat(nil), s...)
+}
 
 // SetStacks stores the stack table (trace.Meta.Stacks: stacks[i].ID ==
 // i+1, which Close does not check) in the trailer.

@@ -1,0 +1,166 @@
+package ebpf
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// writeFiles creates the files of m (path relative to root: content).
+func writeFiles(t *testing.T, root string, m map[string]string) {
+	t.Helper()
+	for p, c := range m {
+		p = filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestFindCgroupMounts(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"hybrid": `31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu
+33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct
+34 31 0:31 / /sys/fs/cgroup/cpuset rw,relatime - cgroup cgroup rw,cpuset
+41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
+`, "v2": `36 25 0:31 / /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate
+`, "joint": `32 31 0:29 / /sys/fs/cgroup/cpu\040acct rw - cgroup cgroup rw,cpu,cpuacct
+`})
+	for name, want := range map[string]CgroupMounts{
+		"hybrid":  {V2: "/sys/fs/cgroup/unified", V1CPU: "/sys/fs/cgroup/cpu"},
+		"v2":      {V2: "/sys/fs/cgroup"},
+		"joint":   {V1CPU: "/sys/fs/cgroup/cpu acct"},
+		"missing": {},
+	} {
+		if got := FindCgroupMounts(filepath.Join(dir, name)); got != want {
+			t.Errorf("%s: %+v, want %+v", name, got, want)
+		}
+	}
+}
+
+func TestReadCgroupSettings(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"v1/a/cpu.shares": "512\n", "v1/a/cpu.cfs_quota_us": "20000\n", "v1/a/cpu.cfs_period_us": "100000\n", "v1/a/cpu.cfs_burst_us": "0\n",
+		"v1/a/cpu.stat":   "nr_periods 12\nnr_throttled 9\nthrottled_time 812345678\nnr_bursts 0\nburst_time 0\n",
+		"v1/b/cpu.shares": "1024\n", "v1/b/cpu.cfs_quota_us": "-1\n", "v1/b/cpu.cfs_period_us": "100000\n",
+		"v2/c/cpu.weight": "300\n", "v2/c/cpu.max": "max 100000\n", "v2/c/cpu.max.burst": "5000\n",
+		"v2/d/cpu.weight": "100\n", "v2/d/cpu.max": "25000 50000\n",
+		"v2/d/cpu.stat": "usage_usec 5\nuser_usec 3\nsystem_usec 2\nnr_periods 4\nnr_throttled 2\nthrottled_usec 1500\nnr_bursts 1\nburst_usec 7\n",
+		"v2/e/cpu.stat": "usage_usec 5\nuser_usec 3\nsystem_usec 2\n",
+	})
+	for _, c := range []struct {
+		dir  string
+		v1   bool
+		want trace.CgroupSettings
+		ok   bool
+	}{
+		{"v1/a", true, trace.CgroupSettings{Path: "/x", Weight: 50, Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000}, true},
+		{"v1/b", true, trace.CgroupSettings{Path: "/x", Weight: 100, Shares: 1024, QuotaNS: -1, PeriodNS: 100_000_000}, true},
+		{"v2/c", false, trace.CgroupSettings{Path: "/x", Weight: 300, QuotaNS: -1, PeriodNS: 100_000_000, BurstNS: 5_000_000}, true},
+		{"v2/d", false, trace.CgroupSettings{Path: "/x", Weight: 100, QuotaNS: 25_000_000, PeriodNS: 50_000_000}, true},
+		{"v2/e", false, trace.CgroupSettings{Path: "/x"}, false},
+	} {
+		got, ok := ReadCgroupSettings(filepath.Join(root, c.dir), "/x", c.v1)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s: %+v %v, want %+v %v", c.dir, got, ok, c.want, c.ok)
+		}
+		if ok && got.Check() != nil {
+			t.Errorf("%s: %v", c.dir, got.Check())
+		}
+	}
+	for _, c := range []struct {
+		dir  string
+		want trace.CgroupStat
+		ok   bool
+	}{
+		{"v1/a", trace.CgroupStat{Path: "/x", Time: 7, NrPeriods: 12, NrThrottled: 9, ThrottledNS: 812345678}, true},
+		{"v2/d", trace.CgroupStat{Path: "/x", Time: 7, NrPeriods: 4, NrThrottled: 2, ThrottledNS: 1_500_000, NrBursts: 1, BurstNS: 7000}, true},
+		{"v2/e", trace.CgroupStat{Path: "/x", Time: 7}, false},
+		{"v1/b", trace.CgroupStat{}, false},
+	} {
+		got, ok := ReadCgroupStat(filepath.Join(root, c.dir), "/x", 7)
+		if ok != c.ok || got != c.want {
+			t.Errorf("%s cpu.stat: %+v %v, want %+v %v", c.dir, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestGroupSnapshot: on a fake v1 cpu hierarchy and /proc, a file's
+// settings are those of the groups of its processes and their ancestors
+// (not of other groups), the autogroups of its processes in the root
+// group; a change at the end adds an entry with the time read, and each
+// group's cpu.stat is read at both ends.
+func TestGroupSnapshot(t *testing.T) {
+	root := t.TempDir()
+	cg, proc := filepath.Join(root, "cpu"), filepath.Join(root, "proc")
+	writeFiles(t, root, map[string]string{
+		"cpu/cpu.shares": "1024\n", "cpu/cpu.cfs_quota_us": "-1\n",
+		"cpu/p/cpu.shares": "2048\n", "cpu/p/cpu.cfs_quota_us": "-1\n", "cpu/p/cpu.cfs_period_us": "100000\n",
+		"cpu/p/c/cpu.shares": "512\n", "cpu/p/c/cpu.cfs_quota_us": "20000\n", "cpu/p/c/cpu.cfs_period_us": "100000\n",
+		"cpu/p/c/cpu.stat":     "nr_periods 1\nnr_throttled 0\nthrottled_time 0\n",
+		"cpu/other/cpu.shares": "100\n",
+		"proc/10/cgroup":       "4:memory:/m\n1:cpu:/p/c\n0::/\n",
+		"proc/11/cgroup":       "1:cpu:/\n0::/\n", "proc/11/autogroup": "/autogroup-5 nice 3\n",
+		"proc/12/cgroup": "1:cpu:/\n0::/\n", "proc/12/autogroup": "/autogroup-6 nice 0\n",
+	})
+	g := &groupReader{mounts: CgroupMounts{V1CPU: cg}, proc: proc, autogroup: true}
+	snap := g.snapshot(100)
+	writeFiles(t, root, map[string]string{
+		"cpu/p/c/cpu.cfs_quota_us": "50000\n",
+		"cpu/p/c/cpu.stat":         "nr_periods 11\nnr_throttled 8\nthrottled_time 700000000\n",
+		"proc/11/autogroup":        "/autogroup-5 nice -2\n",
+	})
+	set, stats := g.finish(snap, nil, map[trace.PID]bool{10: true, 11: true}, 900, true)
+	wantSet := []trace.CgroupSettings{
+		{Path: "/p", Weight: 200, Shares: 2048, QuotaNS: -1, PeriodNS: 100_000_000},
+		{Path: "/p/c", Weight: 50, Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000},
+		{Path: "/p/c", Time: 900, Weight: 50, Shares: 512, QuotaNS: 50_000_000, PeriodNS: 100_000_000},
+		{Path: "/autogroup-5", Weight: trace.AutogroupWeight(3), Nice: 3},
+		{Path: "/autogroup-5", Time: 900, Weight: trace.AutogroupWeight(-2), Nice: -2},
+	}
+	if diff := cmp.Diff(wantSet, set); diff != "" {
+		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+	wantStats := []trace.CgroupStat{
+		{Path: "/p/c", Time: 100, NrPeriods: 1},
+		{Path: "/p/c", Time: 900, NrPeriods: 11, NrThrottled: 8, ThrottledNS: 700_000_000},
+	}
+	if diff := cmp.Diff(wantStats, stats); diff != "" {
+		t.Errorf("cpu.stat (-want +got):\n%s", diff)
+	}
+	// The events' cgroup v2 paths name groups too (cgrun makes the same
+	// path in both hierarchies); a ring dump's start is not time 0.
+	set, _ = g.finish(g.snapshot(100), map[uint64]string{7: "/other"}, nil, 900, false)
+	if want := []trace.CgroupSettings{{Path: "/other", Time: 100, Weight: 10, Shares: 100}}; !cmp.Equal(want, set) {
+		t.Errorf("by cgroup id: %+v, want %+v", set, want)
+	}
+}
+
+func TestAutogroupEnabled(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"on/sys/kernel/sched_autogroup_enabled": "1\n", "off/sys/kernel/sched_autogroup_enabled": "0\n", "none/sys/kernel/x": ""})
+	for name, want := range map[string]int8{"on": 1, "off": -1, "none": -1, "missing": 0} {
+		if got := AutogroupEnabled(filepath.Join(root, name)); got != want {
+			t.Errorf("%s: %d, want %d", name, got, want)
+		}
+	}
+}
+
+// BenchmarkGroupSnapshot reads this machine's cgroup tree and /proc as a
+// file's start does (a file's start pays this once).
+func BenchmarkGroupSnapshot(b *testing.B) {
+	g := &groupReader{mounts: FindCgroupMounts("/proc/self/mountinfo"), proc: "/proc", autogroup: AutogroupEnabled("/proc") > 0}
+	b.ReportAllocs()
+	for b.Loop() {
+		g.snapshot(1)
+	}
+}

@@ -1,0 +1,58 @@
+package trace
+
+import "testing"
+
+func TestCgroupSettingsCheck(t *testing.T) {
+	ok := []CgroupSettings{
+		{Path: "/tv-a", Weight: 100, QuotaNS: -1, PeriodNS: DefaultCfsPeriod},
+		{Path: "/tv-a", Weight: WeightFromShares(512), Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000, BurstNS: 5_000_000},
+		{Path: "/autogroup-3", Weight: AutogroupWeight(5), Nice: 5},
+		{Path: "/x"}, // nothing known
+	}
+	for _, s := range ok {
+		if err := s.Check(); err != nil {
+			t.Errorf("%+v: %v", s, err)
+		}
+	}
+	bad := map[string]CgroupSettings{
+		"relative path":     {Path: "tv-a", Weight: 100},
+		"weight high":       {Path: "/a", Weight: 10001},
+		"weight negative":   {Path: "/a", Weight: -1},
+		"shares low":        {Path: "/a", Shares: 1},
+		"shares not weight": {Path: "/a", Shares: 2048, Weight: 100},
+		"quota no period":   {Path: "/a", QuotaNS: 20_000_000},
+		"quota -2":          {Path: "/a", QuotaNS: -2, PeriodNS: DefaultCfsPeriod},
+		"period too long":   {Path: "/a", QuotaNS: 1, PeriodNS: 2 * MaxCfsPeriod},
+		"burst negative":    {Path: "/a", BurstNS: -5},
+		"nice 20":           {Path: "/autogroup-1", Nice: 20},
+	}
+	for name, s := range bad {
+		if s.Check() == nil {
+			t.Errorf("%s: %+v passes Check", name, s)
+		}
+	}
+}
+
+func TestCgroupStat(t *testing.T) {
+	a := CgroupStat{Path: "/a", Time: 10, NrPeriods: 5, NrThrottled: 2, ThrottledNS: 1000}
+	b := CgroupStat{Path: "/a", Time: 20, NrPeriods: 15, NrThrottled: 9, ThrottledNS: 81000, NrBursts: 1, BurstNS: 7}
+	d, ok := CgroupStatDelta(a, b)
+	if want := (CgroupStat{Path: "/a", Time: 20, NrPeriods: 10, NrThrottled: 7, ThrottledNS: 80000, NrBursts: 1, BurstNS: 7}); !ok || d != want {
+		t.Errorf("delta = %+v %v, want %+v", d, ok, want)
+	}
+	if _, ok := CgroupStatDelta(b, a); ok {
+		t.Error("a delta of counters that went backwards is ok")
+	}
+	if a.Check() != nil || (CgroupStat{Path: "/a", NrPeriods: 1, NrThrottled: 2}).Check() == nil ||
+		(CgroupStat{Path: "/a", ThrottledNS: 5}).Check() == nil {
+		t.Error("CgroupStat.Check")
+	}
+}
+
+func TestAutogroupWeight(t *testing.T) {
+	for nice, want := range map[int]int{0: 100, -20: 8668, 19: 1, 5: 33, 40: 1} {
+		if got := AutogroupWeight(nice); got != want {
+			t.Errorf("AutogroupWeight(%d) = %d, want %d", nice, got, want)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package tvf
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// encodeGroups writes a small file with header h and the given task-group
+// settings and cpu.stat readings.
+func encodeGroups(t *testing.T, h Header, set []trace.CgroupSettings, stats []trace.CgroupStat) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range synthetic(20, 1) {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.SetCgroups(testCgroups)
+	w.SetCgroupSettings(set)
+	w.SetCgroupStats(stats)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestCgroupSettingsRoundTrip: the autogroup sysctl, the groups' settings
+// (a start snapshot and a later change) and cpu.stat readings read back as
+// written, from a file and from a pipe.
+func TestCgroupSettingsRoundTrip(t *testing.T) {
+	set := []trace.CgroupSettings{
+		{Path: "/tv-a", Weight: trace.WeightFromShares(512), Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000},
+		{Path: "/tv-b", Weight: 300, QuotaNS: -1, PeriodNS: 100_000_000, BurstNS: 10_000_000},
+		{Path: "/autogroup-7", Weight: trace.AutogroupWeight(-3), Nice: -3},
+		{Path: "/tv-a", Time: 123_456_789, Weight: trace.WeightFromShares(1024), Shares: 1024, QuotaNS: -1, PeriodNS: 100_000_000},
+	}
+	stats := []trace.CgroupStat{
+		{Path: "/tv-a", Time: 1_000, NrPeriods: 4, NrThrottled: 1, ThrottledNS: 70_000_000},
+		{Path: "/tv-a", Time: 1_000_000_000, NrPeriods: 14, NrThrottled: 11, ThrottledNS: 870_000_000, NrBursts: 2, BurstNS: 3_000},
+	}
+	for _, ag := range []int8{1, -1, 0} {
+		file := encodeGroups(t, Header{Tool: "test", Autogroup: ag}, set, stats)
+		for _, seek := range []bool{true, false} {
+			var r io.Reader = bytes.NewReader(file)
+			if !seek {
+				r = onlyReader{r}
+			}
+			_, tr := decodeAll(t, r)
+			m := tr.Meta()
+			if m.Autogroup != ag {
+				t.Errorf("autogroup %d seek=%v: read %d", ag, seek, m.Autogroup)
+			}
+			if diff := cmp.Diff(set, m.CgroupSettings); diff != "" {
+				t.Errorf("seek=%v: settings differ (-want +got):\n%s", seek, diff)
+			}
+			if diff := cmp.Diff(stats, m.CgroupStats); diff != "" {
+				t.Errorf("seek=%v: cpu.stat readings differ (-want +got):\n%s", seek, diff)
+			}
+			if ws := m.Warnings.List(); len(ws) != 0 {
+				t.Errorf("seek=%v: warnings: %v", seek, ws)
+			}
+		}
+	}
+}
+
+// TestCgroupSettingsOldFiles: files written before the settings existed
+// read with none and the autogroup sysctl unknown.
+func TestCgroupSettingsOldFiles(t *testing.T) {
+	for _, name := range []string{"testdata/v1-nice3.1cpu.tv", "testdata/v2-nice.2cpu.tv"} {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, tr := decodeAll(t, f)
+		f.Close()
+		m := tr.Meta()
+		if m.CgroupSettings != nil || m.CgroupStats != nil || m.Autogroup != 0 {
+			t.Errorf("%s: settings %v, stats %v, autogroup %d; want none", name, m.CgroupSettings, m.CgroupStats, m.Autogroup)
+		}
+	}
+}
+
+// TestCgroupSettingsBad: settings and readings that contradict themselves
+// are left out, each with a counted warning; the rest are kept.
+func TestCgroupSettingsBad(t *testing.T) {
+	good := trace.CgroupSettings{Path: "/ok", Weight: 100, QuotaNS: -1}
+	set := []trace.CgroupSettings{
+		good,
+		{Path: "/q", QuotaNS: 20_000_000}, // quota without a period
+		{Path: "/w", Weight: 20000},       // weight out of 1..10000
+		{Path: "/p", QuotaNS: 5_000_000, PeriodNS: 7}, // period below 1 ms
+		{Path: "rel", Weight: 100},                    // not a path
+	}
+	goodStat := trace.CgroupStat{Path: "/ok", NrPeriods: 3, NrThrottled: 1, ThrottledNS: 5}
+	stats := []trace.CgroupStat{goodStat, {Path: "/ok", NrPeriods: 1, NrThrottled: 2}}
+	_, tr := decodeAll(t, bytes.NewReader(encodeGroups(t, Header{}, set, stats)))
+	m := tr.Meta()
+	if diff := cmp.Diff([]trace.CgroupSettings{good}, m.CgroupSettings); diff != "" {
+		t.Errorf("settings kept (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]trace.CgroupStat{goodStat}, m.CgroupStats); diff != "" {
+		t.Errorf("readings kept (-want +got):\n%s", diff)
+	}
+	if n := warning(tr, "bad-cgroup-settings"); n != 4 {
+		t.Errorf("%d bad-cgroup-settings warnings, want 4: %v", n, m.Warnings.List())
+	}
+	if n := warning(tr, "bad-cgroup-stat"); n != 1 {
+		t.Errorf("%d bad-cgroup-stat warnings, want 1: %v", n, m.Warnings.List())
+	}
+}
