@@ -351,7 +351,10 @@ func (g *groupReader) snapshot(now int64) *groupSnapshot {
 // when before the file's events, startTime0), then, read again now, those
 // that changed (Time now); each group's counters at the start and now.
 // Groups made during the file have only the reading of now.
-func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids map[trace.PID]bool, now int64, startTime0 bool) ([]trace.CgroupSettings, []trace.CgroupStat) {
+//
+// stop, when set, holds counters read as the capture stopped: they replace
+// those read now (after the drain) for the groups it has.
+func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids map[trace.PID]bool, now int64, startTime0 bool, stop map[string]trace.CgroupStat) ([]trace.CgroupSettings, []trace.CgroupStat) {
 	_, v1 := g.dir("/")
 	paths := map[string]bool{}
 	addPath := func(p string) {
@@ -405,6 +408,9 @@ func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids 
 		if changed {
 			s1.Time = now
 			set = append(set, s1)
+		}
+		if st, ok := stop[p]; ok {
+			st1, stOK = st, true
 		}
 		if stOK {
 			stats = append(stats, st1)

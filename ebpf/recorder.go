@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -86,6 +87,13 @@ type Recorder struct {
 	cfg    RecordConfig
 	sum    Summary
 	groups *groupReader
+	// stopStats holds the groups' cpu.stat read when the capture was told
+	// to stop (ctx done), before the buffered events are drained and the
+	// file written (which takes most of a second on a busy machine): the
+	// last file's closing reading, so that its counters cover the time
+	// its events do.
+	stopMu    sync.Mutex
+	stopStats map[string]trace.CgroupStat
 }
 
 // NewRecorder returns a recorder of c configured by cfg. Stacks
@@ -170,6 +178,27 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The groups of the first file's start, read again as the capture
+	// stops.
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func(paths map[string]trace.CgroupSettings) {
+		select {
+		case <-ctx.Done():
+		case <-stopped:
+			return
+		}
+		now := monotonicNow()
+		st := map[string]trace.CgroupStat{}
+		for p := range paths {
+			if _, s1, ok, stOK := r.groups.read(p, now); ok && stOK {
+				st[p] = s1
+			}
+		}
+		r.stopMu.Lock()
+		r.stopStats = st
+		r.stopMu.Unlock()
+	}(seg.groups.settings)
 	err = r.c.Run(ctx, func(e trace.Event) error {
 		if r.aborted() {
 			return ErrAborted
@@ -187,6 +216,9 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 		}
 		return seg.write(e)
 	})
+	r.stopMu.Lock()
+	seg.stopStats = r.stopStats
+	r.stopMu.Unlock()
 	if cerr := r.closeSegment(seg, r.c.Stacks()); err == nil {
 		err = cerr
 	}
@@ -195,13 +227,16 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 
 // segment is one file being written.
 type segment struct {
-	path    string // "" for Out
-	f       *os.File
-	w       *tvf.Writer
-	first   int64 // time of the first timed event (0: none yet)
-	last    map[trace.CPU]int64
-	windows []trace.LostWindow
-	cgroups map[uint64]bool
+	// stopStats: the groups' cpu.stat as the capture stopped (the last
+	// file of a capture stopped by its context; nil otherwise).
+	stopStats map[string]trace.CgroupStat
+	path      string // "" for Out
+	f         *os.File
+	w         *tvf.Writer
+	first     int64 // time of the first timed event (0: none yet)
+	last      map[trace.CPU]int64
+	windows   []trace.LostWindow
+	cgroups   map[uint64]bool
 	// groups is the task groups as the file started; pids the processes
 	// its switches name, whose groups finish reads again at the end.
 	groups *groupSnapshot
@@ -301,7 +336,7 @@ func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 	cgroups := ResolveCgroups(r.cfg.CgroupRoot, s.cgroups)
 	s.w.SetCgroups(cgroups)
 	// A ring dump's groups were read as it was written, after its events.
-	set, stats := r.groups.finish(s.groups, cgroups, s.pids, monotonicNow(), r.cfg.Ring == nil)
+	set, stats := r.groups.finish(s.groups, cgroups, s.pids, monotonicNow(), r.cfg.Ring == nil, s.stopStats)
 	s.w.SetCgroupSettings(set)
 	s.w.SetCgroupStats(stats)
 	s.w.SetStacks(stacks)

@@ -129,6 +129,14 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 	}
 	seen := map[string]bool{}
 	for _, s := range m.Meta.CgroupSettings {
+		if strings.HasPrefix(s.Path, "/autogroup-") {
+			// A recorded autogroup is named by the kernel's sequence
+			// number, an inferred session by its leader's TID
+			// (inferSessions): they cannot be matched by path, and the
+			// trace does not say which task was in which recorded
+			// autogroup. Left out: an inferred session has weight 100.
+			continue
+		}
 		if p := normPath(s.Path); !seen[p] {
 			seen[p] = true
 			apply(s, "recorded")

@@ -143,3 +143,27 @@ func TestGroupConfigErrors(t *testing.T) {
 		t.Errorf("moving pid 100 to /c and weighting /c: %v", err)
 	}
 }
+
+// TestGroupsIgnoreRecordedAutogroups: a recorded autogroup's settings
+// (named by the kernel's sequence number) are not applied to an inferred
+// session that happens to share its name (named by its leader's TID):
+// weight 100 and source "session inferred", while a recorded cgroup's
+// settings apply.
+func TestGroupsIgnoreRecordedAutogroups(t *testing.T) {
+	m := groupHogs(1_000_000_000, "/autogroup-100", "/tv-a")
+	m.Meta.CgroupSettings = []trace.CgroupSettings{{Path: "/autogroup-100", Weight: 1, Nice: 19}, {Path: "/tv-a", Weight: 300}}
+	groups, _, err := Groups(m, Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]GroupInfo{}
+	for _, g := range groups {
+		got[g.Path] = g
+	}
+	if g := got["/autogroup-100"]; g.Weight != 100 || g.Source != "session inferred from setsid in the process tree" {
+		t.Errorf("/autogroup-100: weight %d source %q", g.Weight, g.Source)
+	}
+	if g := got["/tv-a"]; g.Weight != 300 || g.Source != "recorded" {
+		t.Errorf("/tv-a: weight %d source %q", g.Weight, g.Source)
+	}
+}

@@ -117,6 +117,12 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	}
 	fmt.Fprintln(w, "  Throttled: periods the group spent throttled (cpu.stat nr_throttled) and throttled time summed over")
 	fmt.Fprintln(w, "  CPUs (cpu.stat throttled_time), inferred from the schedule; each task's share is its Throttled ms.")
+	for i := range groups {
+		if k := groups[i].Kernel; k != nil {
+			fmt.Fprintf(w, "  %s: the kernel's cpu.stat counted %d throttled periods of %d, %.3f ms throttled, between the trace's first and last reading\n",
+				groups[i].Path, k.NrThrottled, k.NrPeriods, ms(k.ThrottledNS))
+		}
+	}
 	if unknown {
 		fmt.Fprintln(w, "  Quota unknown: throttles inferred only where runnable tasks were left for an idle CPU;")
 		fmt.Fprintln(w, "  --recorded-cgroup PATH:max=QUOTA/PERIOD states it and also finds throttles where the CPU ran other groups.")

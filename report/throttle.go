@@ -103,6 +103,12 @@ type CgroupThrottle struct {
 	// period (Quota; a throttle with both counts in Idle).
 	IdleEvidence  int64 `json:"throttles_idle_evidence"`
 	QuotaEvidence int64 `json:"throttles_quota_evidence"`
+	// Kernel is what the group's cpu.stat counted between the trace's
+	// first and last reading of it (traceview record reads it at the start
+	// and end of a file; trace.CgroupStatDelta), nil when the trace has
+	// no two readings: the oracle the inferred figures can be checked
+	// against.
+	Kernel *trace.CgroupStat `json:"kernel_cpu_stat,omitempty"`
 	// Throttles are the throttled stretches, ascending: from the first
 	// evidence to the first run of a task of the group after it.
 	Throttles []ThrottleSpan `json:"-"`
@@ -318,6 +324,7 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks)}
 		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
 		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
+		ct.Kernel = kernelStat(meta, path)
 		g.analyze(&ct, ncpu)
 		ct.Runtime = g.runtime
 		if span > 0 {
@@ -327,6 +334,32 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// kernelStat is the difference between the first and the last cpu.stat
+// reading of path in meta (nil: fewer than two, or counters that went
+// backwards).
+func kernelStat(meta *trace.Meta, path string) *trace.CgroupStat {
+	if meta == nil {
+		return nil
+	}
+	var first, last *trace.CgroupStat
+	for i := range meta.CgroupStats {
+		if st := &meta.CgroupStats[i]; st.Path == path {
+			if first == nil {
+				first = st
+			}
+			last = st
+		}
+	}
+	if first == nil || first == last {
+		return nil
+	}
+	d, ok := trace.CgroupStatDelta(*first, *last)
+	if !ok {
+		return nil
+	}
+	return &d
 }
 
 func formatUint(v uint64) string {
@@ -365,7 +398,7 @@ type candidate struct {
 //   - it starts when the task switched in at its end began to wait (or at
 //     the gap's start when it waited before): a throttled group waits for
 //     the period timer, not for another group's slice;
-//   - it ends within timerSlack after a boundary of the period timer, and
+//   - it ends within timerSlack of a boundary of the period timer, and
 //     began more than timerSlack before that boundary (a shorter wait is
 //     too short to tell from chance; the kernel's own count of it, if it
 //     was one, is a few ms at most): the phase is taken from the idle-rule throttles when there
@@ -407,13 +440,18 @@ func (g *thrGroup) filterQuotaCandidates(cands []candidate, ct *CgroupThrottle, 
 			if w, ok := waitFrom[b]; ok && w > a {
 				a = w
 			}
+			// The boundary nearest the end: the phase is estimated, so an
+			// end a little before it is the same timer's.
 			bnd := b - posMod(b-phase, ct.PeriodNS)
+			if b-bnd > ct.PeriodNS-timerSlack {
+				bnd += ct.PeriodNS
+			}
 			// Runtime used past the quota in the period before is paid
 			// back from this one's (assign_cfs_rq_runtime tops a negative
 			// runtime_remaining up first), so it counts as used.
 			p0 := bnd - ct.PeriodNS
 			debt := max(0, usedBefore(p0)-usedBefore(p0-ct.PeriodNS)-ct.QuotaNS)
-			if b-bnd > timerSlack || bnd-a <= timerSlack || usedBefore(a)-usedBefore(p0)+debt < threshold(p0, a) {
+			if abs64(b-bnd) > timerSlack || bnd-a <= timerSlack || usedBefore(a)-usedBefore(p0)+debt < threshold(p0, a) {
 				continue
 			}
 			c.span.Start = a
@@ -603,16 +641,25 @@ func throttledPeriods(spans []ThrottleSpan, period int64) int64 {
 	return count
 }
 
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
 // posMod is t mod m in [0, m).
 func posMod(t, m int64) int64 { return ((t % m) + m) % m }
 
 // periodPhase estimates the period timer's phase (a time mod period) from
-// candidate throttles: the end (mod period) that the most waiting time
-// agrees with, each span weighing its length (a throttle waits for the
-// timer, often tens of ms; a wait behind another group's slice is short
-// and ends at no particular phase). support is how many spans agree with
-// it. The phases tried are those of the maxPhaseProbes longest spans, each
-// checked against every span.
+// candidate throttles: among windows of ±timerSlack around each probe's
+// end (mod period), the one that the most waiting time falls in, each span
+// weighing its length (a throttle waits for the timer, often tens of ms; a
+// wait behind another group's slice is short and ends at no particular
+// phase); the phase is the earliest end in that window, so that every
+// throttle the timer ended ends at or after a boundary. support is how
+// many spans end in the window. The probes are the maxPhaseProbes longest
+// spans, each checked against every span.
 func periodPhase(spans []ThrottleSpan, period int64) (phase int64, support int) {
 	if len(spans) == 0 {
 		return 0, 0
@@ -623,16 +670,17 @@ func periodPhase(spans []ThrottleSpan, period int64) (phase int64, support int) 
 	bestW := int64(-1)
 	for _, p := range probes {
 		rp := posMod(p.End, period)
-		var w int64
+		var w, early int64
 		n := 0
 		for _, q := range spans {
-			if posMod(q.End-rp, period) <= timerSlack {
+			if off := posMod(q.End-rp+timerSlack, period) - timerSlack; off <= timerSlack {
 				w += q.End - q.Start
 				n++
+				early = min(early, off)
 			}
 		}
 		if w > bestW {
-			phase, support, bestW = rp, n, w
+			phase, support, bestW = posMod(rp+early, period), n, w
 		}
 	}
 	return phase, support
@@ -684,6 +732,18 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 			// Traces side by side: CPUs used add up (the spans are
 			// taken as the same length).
 			m.CPUs += g.CPUs
+			if g.Kernel != nil {
+				if m.Kernel == nil {
+					m.Kernel = &trace.CgroupStat{Path: g.Path}
+				}
+				k := *m.Kernel
+				k.NrPeriods += g.Kernel.NrPeriods
+				k.NrThrottled += g.Kernel.NrThrottled
+				k.ThrottledNS += g.Kernel.ThrottledNS
+				k.NrBursts += g.Kernel.NrBursts
+				k.BurstNS += g.Kernel.BurstNS
+				m.Kernel = &k
+			}
 			if m.Settings == "unknown" && g.Settings != "unknown" {
 				m.QuotaNS, m.PeriodNS, m.Settings = g.QuotaNS, g.PeriodNS, g.Settings
 			}

@@ -10,9 +10,9 @@ import (
 	_ "github.com/traceview/traceview/trace/formats"
 )
 
-// kernelStat reads the delta of a cpu.stat field from a meta file's "FIELD
+// metaKernelStat reads the delta of a cpu.stat field from a meta file's "FIELD
 // A -> B (delta N)" line.
-func kernelStat(t *testing.T, meta, field string) int64 {
+func metaKernelStat(t *testing.T, meta, field string) int64 {
 	t.Helper()
 	b, err := os.ReadFile(meta)
 	if err != nil {
@@ -52,7 +52,7 @@ func TestThrottleAgainstKernel(t *testing.T) {
 				t.Fatal(err)
 			}
 			meta := "../testdata/traces/" + c.name + ".meta.txt"
-			wantN, wantT := kernelStat(t, meta, "nr_throttled"), kernelStat(t, meta, "throttled_time")
+			wantN, wantT := metaKernelStat(t, meta, "nr_throttled"), metaKernelStat(t, meta, "throttled_time")
 			var g *CgroupThrottle
 			for i := range res.Cgroups {
 				if res.Cgroups[i].Path == "/tvt-svc" {
