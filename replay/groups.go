@@ -142,8 +142,21 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 			apply(s, "recorded")
 		}
 	}
+	// The recording's own groups: a stated setting names one of them even
+	// when a what-if (--cgroup, --autogroup off) moves every task out.
+	recorded := map[string]bool{}
+	for i := range m.Tasks {
+		for p := normPath(m.Tasks[i].Cgroup); p != "" && p != "/"; p = p[:strings.LastIndex(p, "/")] {
+			recorded[p] = true
+		}
+		if m.Tasks[i].Session != 0 {
+			recorded[sessionPath(m.Tasks[i].Session)] = true
+		}
+	}
 	for _, s := range cfg.Cgroups {
-		if _, ok := index[normPath(s.Path)]; !ok {
+		if _, ok := index[normPath(s.Path)]; !ok && recorded[normPath(s.Path)] {
+			continue // no task left in it: nothing to apply
+		} else if !ok {
 			return nil, nil, fmt.Errorf("%w: --recorded-cgroup %s: no task of the trace runs in that cgroup (%s)", ErrConfig, s.Path, groupList(groups))
 		}
 		apply(s, "stated")

@@ -167,3 +167,26 @@ func TestGroupsIgnoreRecordedAutogroups(t *testing.T) {
 		t.Errorf("/tv-a: weight %d source %q", g.Weight, g.Source)
 	}
 }
+
+// TestGroupsStatedGroupEmptiedByWhatIf: a stated group (--recorded-cgroup)
+// of the recording whose every task a what-if moves elsewhere (--cgroup
+// SEL=/) is no error, while a path the recording never had still is.
+func TestGroupsStatedGroupEmptiedByWhatIf(t *testing.T) {
+	m := groupHogs(1_000_000_000, "/tv-a", "/tv-b")
+	root := "/"
+	cfg := Config{Cgroups: []trace.CgroupSettings{{Path: "/tv-a", Weight: 13}},
+		Overrides: []Override{{Sel: Selector{PID: -1, TID: m.Tasks[0].TID}, Cgroup: &root}}}
+	groups, _, err := Groups(m, cfg)
+	if err != nil {
+		t.Fatalf("stated /tv-a emptied by a what-if: %v", err)
+	}
+	for _, g := range groups {
+		if g.Path == "/tv-a" {
+			t.Errorf("/tv-a still a group of the replay: %+v", g)
+		}
+	}
+	cfg.Cgroups[0].Path = "/tv-x"
+	if _, _, err := Groups(m, cfg); !errors.Is(err, ErrConfig) {
+		t.Errorf("stated /tv-x (not in the recording): %v, want ErrConfig", err)
+	}
+}
