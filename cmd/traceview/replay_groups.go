@@ -121,5 +121,12 @@ func writeGroupLine(out io.Writer, m *replay.Model, cfg replay.Config) {
 	}
 	if line := replay.GroupsLine(groups); line != "" {
 		fmt.Fprintln(out, line+"; eevdf schedules them hierarchically (cgroup weights and CFS bandwidth), other policies as peers")
+		return
+	}
+	if len(groups) <= 1 && (cfg.NoAutogroup || len(cfg.Overrides) > 0) {
+		// The recording had groups (the what-ifs emptied them) or not.
+		if rec, _, err := replay.Groups(m, replay.Config{}); err == nil && len(rec) > 1 {
+			fmt.Fprintln(out, "task groups: none left by the what-ifs (--autogroup off, --cgroup): every task in the root group")
+		}
 	}
 }
