@@ -10,6 +10,7 @@ import (
 
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/internal/timewin"
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
 )
@@ -38,7 +39,10 @@ const filterHelp = `Filters (each may be combined; a task must match every task 
   --pid LIST         processes (tgid); --tid LIST threads; --comm NAMES
                      command names (comma-separated, exact; the name the
                      task had at the event, so a task that exec'd is
-                     matched by each of its names in turn)
+                     matched by each of its names in turn: in
+                     testdata/traces/nice.2cpu.perf.data, nice exec'd
+                     hog, so --comm nice keeps a few events of each hog
+                     task and --comm nice,hog all of them)
   --cgroup PATHS     cgroup v2 paths (comma-separated) as the trace's
                      cgroup table names them (/system.slice/x.service):
                      tasks whose last switch-out was in one of them or
@@ -235,4 +239,34 @@ func ints[T ~int32](vs []T) []int {
 		out[i] = int(v)
 	}
 	return out
+}
+
+// commRenameHint is the stderr line for a --comm filter (comms) that kept
+// events of tasks now named otherwise (rows: one per task, named by its
+// latest name, as report.LatencyResult.TaskRows): --comm matches the name
+// at each event, so such a task's row holds only its events under the
+// name given, often a near-empty row. "" when there are none.
+func commRenameHint(comms []string, rows []report.LatencyRow) string {
+	if len(comms) == 0 {
+		return ""
+	}
+	n := 0
+	now := map[string]bool{}
+	for _, r := range rows {
+		if r.TID == 0 || (r.Switches == 0 && r.Count == 0 && r.Runtime == 0) || slices.Contains(comms, r.Comm) {
+			continue
+		}
+		n++
+		now[r.Comm] = true
+	}
+	if n == 0 {
+		return ""
+	}
+	names := slices.Sorted(maps.Keys(now))
+	tasks := "tasks"
+	if n == 1 {
+		tasks = "task"
+	}
+	return fmt.Sprintf("hint: --comm %s matched %d %s renamed since (now %s): --comm keeps only the events under the names it gives; --comm %s keeps them whole (or --pid/--tid)",
+		strings.Join(comms, ","), n, tasks, strings.Join(names, ", "), strings.Join(append(slices.Clone(comms), names...), ","))
 }

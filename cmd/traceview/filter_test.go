@@ -294,3 +294,46 @@ func TestFilterOtherCommands(t *testing.T) {
 		}
 	})
 }
+
+// TestCommRenameHint: in nice.2cpu.perf.data three tasks exec'd nice and
+// then hog; --comm matches the name at each event, so --comm nice keeps a
+// few events of each (rows named hog, their latest name, with 5 delays in
+// all against 308 under hog) and stderr says so with the fix; --comm
+// nice,hog keeps them whole and gives no hint, nor does a name no task
+// changed from (sched-pipe in pipe.perf.data).
+func TestCommRenameHint(t *testing.T) {
+	const nice = "../../testdata/traces/nice.2cpu.perf.data"
+	total := func(stdout string) int64 {
+		t.Helper()
+		var doc struct {
+			Total struct {
+				Count int64 `json:"count"`
+			} `json:"total"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("%v\n%s", err, stdout)
+		}
+		return doc.Total.Count
+	}
+	stdout, stderr, code := runCLI(t, "latency", "-i", nice, "-p", "--comm", "nice", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "hint: --comm nice matched 3 tasks renamed since (now hog): --comm keeps only the events under the names it gives; --comm nice,hog keeps them whole (or --pid/--tid)"
+	if !strings.Contains(stderr, want+"\n") {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if n := total(stdout); n != 5 {
+		t.Errorf("--comm nice: %d delays, want 5", n)
+	}
+	stdout, stderr, code = runCLI(t, "latency", "-i", nice, "-p", "--comm", "nice,hog", "-o", "json")
+	if code != 0 || strings.Contains(stderr, "hint:") {
+		t.Errorf("--comm nice,hog: exit %d, stderr %s", code, stderr)
+	}
+	if n := total(stdout); n < 308 {
+		t.Errorf("--comm nice,hog: %d delays, want the 308 under hog and more", n)
+	}
+	if _, stderr, code := runCLI(t, "latency", "-i", "../../testdata/traces/pipe.perf.data", "--comm", "sched-pipe"); code != 0 || strings.Contains(stderr, "hint:") {
+		t.Errorf("--comm sched-pipe: exit %d, stderr %s", code, stderr)
+	}
+}

@@ -109,6 +109,7 @@ Examples:
   traceview latency -i testdata/traces/nice.2cpu.perf.data --cpu 1 -p
   traceview latency -i testdata/traces/messaging.2cpu.perf.data --time 10%/2
   traceview latency -i testdata/traces/pipe.perf.data --comm sched-pipe -o json
+  traceview latency -i testdata/traces/nice.2cpu.perf.data --comm nice,hog -p   # nice exec'd hog: name both
   traceview latency -i testdata/traces/messaging.2cpu.perf.data -p -s max --percentiles
   perf sched record -o - -- sleep 1 | traceview latency -i - -o json
   traceview latency 'testdata/traces/*.perf.data' --by trace --percentiles`,
@@ -198,6 +199,11 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	}
 	if res.Diag.Switches == 0 {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("latency: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, res.Diag.Events))
+	}
+	if opts.Filter != nil {
+		if h := commRenameHint(opts.Filter.Comms, res.TaskRows); h != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), h)
+		}
 	}
 	out := cmd.OutOrStdout()
 	switch o.output {
