@@ -521,7 +521,9 @@ func TestTruncatedFile(t *testing.T) {
 	}
 	all := map[string]int{}
 	wholeEvs, _ := trace.ReadAll(whole)
-	key := func(e trace.Event) string { return fmt.Sprintf("%s %d %d %d %d", e.Kind, e.Time, e.CPU, e.TID, e.NextTID) }
+	key := func(e trace.Event) string {
+		return fmt.Sprintf("%s %d %d %d %d", e.Kind, e.Time, e.CPU, e.TID, e.NextTID)
+	}
 	for _, e := range wholeEvs {
 		all[key(e)]++
 	}
