@@ -211,6 +211,21 @@ func pingPongNamed(comm string, stop <-chan struct{}) {
 	}()
 }
 
+// recordUntilSIGINT starts `record -o out` (60 s at most) and returns once
+// its programs are attached; the channel gets "exit N: STDERR" when it
+// ends (the test sends SIGINT).
+func recordUntilSIGINT(t *testing.T, out string) <-chan string {
+	t.Helper()
+	done := make(chan string, 1)
+	go func() {
+		_, stderr, code := runCLI(t, "record", "-o", out, "--duration", "60s")
+		done <- fmt.Sprintf("exit %d: %s", code, stderr)
+	}()
+	waitFile(t, out)
+	time.Sleep(time.Second) // the programs attached
+	return done
+}
+
 // TestTopAgreesWithRecord: `top --once -d 2s -o json` and a `record` of the
 // same time, cut to top's window (stderr: "window A s to B s") by latency
 // --time, give the same row for two ping-pong threads named tv-pp (at
@@ -225,13 +240,7 @@ func TestTopAgreesWithRecord(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	pingPongNamed("tv-pp", stop)
-	done := make(chan string)
-	go func() {
-		_, stderr, code := runCLI(t, "record", "-o", out, "--duration", "60s")
-		done <- fmt.Sprintf("exit %d: %s", code, stderr)
-	}()
-	waitFile(t, out)
-	time.Sleep(time.Second) // the programs attached
+	done := recordUntilSIGINT(t, out)
 	stdout, stderr, code := runCLI(t, "top", "--once", "-d", "2s", "-o", "json")
 	if code != 0 {
 		t.Fatalf("top: exit %d: %s", code, stderr)
@@ -301,13 +310,7 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 			}
 		}()
 	}
-	recDone := make(chan string)
-	go func() {
-		_, stderr, code := runCLI(t, "record", "-o", out, "--duration", "60s")
-		recDone <- fmt.Sprintf("exit %d: %s", code, stderr)
-	}()
-	waitFile(t, out)
-	time.Sleep(time.Second) // the programs attached
+	recDone := recordUntilSIGINT(t, out)
 	type result struct {
 		stdout, stderr string
 		code           int

@@ -17,9 +17,7 @@ import (
 // are missing; the tracepoint formats (a feature section) come from the
 // recording kernel's tracefs copy (killed-record.tracefs, the same kernel).
 func TestTruncatedFile(t *testing.T) {
-	old := LocalTracefs
-	LocalTracefs = []string{"../../testdata/traces/killed-record.tracefs"}
-	defer func() { LocalTracefs = old }()
+	useRecordingTracefs(t)
 	b := readFile(t, "../../testdata/traces/nice.2cpu.perf.data")
 	key := func(e trace.Event) string {
 		return fmt.Sprintf("%s %d %d %d %d", e.Kind, e.Time, e.CPU, e.TID, e.NextTID)
