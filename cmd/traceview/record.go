@@ -19,7 +19,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
-	"golang.org/x/term"
 
 	"github.com/traceview/traceview/ebpf"
 	"github.com/traceview/traceview/internal/cpulist"
@@ -199,7 +198,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks, Wakeups: o.wakeups, Runtime: o.runtime}
 	if toStdout {
 		opts.SpillDir = os.TempDir()
-		if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if isTerminal(cmd.OutOrStdout()) {
 			return usageErrorf("record: -o -: the trace is binary; pipe it into a command (traceview latency -i -) or give a file")
 		}
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/traceview/traceview/ebpf"
 	"github.com/traceview/traceview/internal/cpulist"
@@ -263,8 +262,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		return fmt.Errorf("top: %w", err)
 	}
 	// Clear the screen between windows only on a terminal.
-	f, isFile := out.(*os.File)
-	clear := o.output == "table" && isFile && term.IsTerminal(int(f.Fd()))
+	clear := o.output == "table" && isTerminal(out)
 	windows := 0
 	for {
 		select {
