@@ -190,7 +190,12 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	if opts.Filter, err = o.filter.resolve("latency", src.Meta()); err != nil {
 		return err
 	}
-	res, err := report.ComputeLatency(src, opts)
+	var runs nameRuns
+	in := trace.Source(src)
+	if opts.Filter != nil && opts.Filter.Comms != nil {
+		in, runs = watchNames(src)
+	}
+	res, err := report.ComputeLatency(in, opts)
 	if err != nil {
 		if errors.Is(err, report.ErrSortKey) {
 			return usageError{err}
@@ -201,7 +206,7 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("latency: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, res.Diag.Events))
 	}
 	if opts.Filter != nil {
-		if h := commRenameHint(opts.Filter.Comms, res.TaskRows); h != "" {
+		if h := commRenameHint(opts.Filter.Comms, res.TaskRows, runs); h != "" {
 			fmt.Fprintln(cmd.ErrOrStderr(), h)
 		}
 	}
