@@ -246,6 +246,10 @@ type segment struct {
 	// irqUnknown counts the wakings written without a known interrupt
 	// context.
 	irqUnknown int
+	// names is the name each task has in this file so far (its /proc
+	// name, COMM, exec and fork records): a task that shows up under
+	// another name gets a comm event first (write).
+	names trace.CommTracker
 }
 
 // CreateOutput creates (or truncates) path for a trace with mode 0600 (a
@@ -284,7 +288,7 @@ func (r *Recorder) openSegment(path string, h tvf.Header) (*segment, error) {
 	}
 	w, err := tvf.NewWriter(out, h)
 	if err == nil {
-		err = AddProcTasks(w, r.cfg.Proc)
+		err = addProcTasks(w, r.cfg.Proc, &s.names)
 	}
 	if err != nil {
 		if s.f != nil {
@@ -324,6 +328,17 @@ func (s *segment) write(e trace.Event) error {
 		s.windows = append(s.windows, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: from, End: e.Time})
 	} else {
 		s.last[e.CPU] = e.Time
+	}
+	// A file of a rotated series or a ring dump starts after the exec and
+	// fork records of tasks alive then, and its /proc names are read when
+	// the file is opened, which is when the held-back records are decoded,
+	// maybe after such a task has exited: without a comm event of its own
+	// the reports would name it ":TID" while its events carry its name.
+	var named [2]trace.Event
+	for _, c := range named[:s.names.Changes(&e, &named)] {
+		if err := s.w.Write(c); err != nil {
+			return err
+		}
 	}
 	return s.w.Write(e)
 }
@@ -422,6 +437,11 @@ func ProcComm(b []byte) string {
 // capture (task names set by prctl before it started) get their names this
 // way. Names are cut to 15 bytes (ProcComm).
 func AddProcTasks(w *tvf.Writer, proc string) error {
+	return addProcTasks(w, proc, nil)
+}
+
+// addProcTasks is AddProcTasks, telling names (if not nil) each name.
+func addProcTasks(w *tvf.Writer, proc string, names *trace.CommTracker) error {
 	comms, _ := filepath.Glob(filepath.Join(proc, "[0-9]*", "task", "[0-9]*", "comm"))
 	type entry struct {
 		tid  trace.TID
@@ -448,6 +468,10 @@ func AddProcTasks(w *tvf.Writer, proc string) error {
 		e.TID, e.PID, e.Comm = t.tid, t.pid, t.comm
 		if err := w.Write(e); err != nil {
 			return err
+		}
+		if names != nil {
+			var none [2]trace.Event
+			names.Changes(&e, &none) // a comm event: remembered, nothing to add
 		}
 	}
 	return nil

@@ -72,6 +72,78 @@ func TestAddProcTasksCutsNames(t *testing.T) {
 	}
 }
 
+// TestSegmentNamesTasks is the regression test for ":672" rows: a file of
+// a rotated series (or a ring dump) holds events of a task whose exec came
+// in an earlier file and that exited before this file's /proc names were
+// read (compile, tid 672); its sched_switch fields name it, so the file
+// gets a comm event for it before its first event, and the latency report
+// (named by comm, exec and fork records, as perf) says "compile", not
+// ":672". A task named by /proc (tid 31) or by its exec (tid 673, "cc1",
+// after a fork from compile) under the name its events carry gets none,
+// and a rename an event shows (tid 31 as "renamed") gets one.
+func TestSegmentNamesTasks(t *testing.T) {
+	proc := t.TempDir()
+	dir := filepath.Join(proc, "30", "task", "31")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "comm"), []byte("fifteen-bytes-x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	r := &Recorder{cfg: RecordConfig{Proc: proc, Out: &buf}}
+	seg, err := r.openSegment("", tvf.Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sw := func(ts int64, prev trace.TID, prevComm string, next trace.TID, nextComm string) trace.Event {
+		e := trace.NewEvent(ts, 0, trace.KindSwitch)
+		e.TID, e.Comm, e.NextTID, e.NextComm = prev, prevComm, next, nextComm
+		e.PID, e.NextPID = trace.PID(prev), trace.PID(next)
+		return e
+	}
+	fork := trace.NewEvent(3000, 0, trace.KindFork)
+	fork.TID, fork.PID, fork.Comm, fork.ChildTID, fork.ChildPID, fork.ChildComm = 672, 672, "compile", 673, 673, "compile"
+	exec := trace.NewEvent(3500, 1, trace.KindExec)
+	exec.TID, exec.PID, exec.Comm = 673, 673, "cc1"
+	for _, e := range []trace.Event{
+		sw(1000, 0, "swapper/0", 672, "compile"),
+		sw(2000, 672, "compile", 31, "fifteen-bytes-x"),
+		sw(2500, 31, "fifteen-bytes-x", 672, "compile"),
+		fork, exec,
+		sw(4000, 672, "compile", 673, "cc1"),
+		sw(5000, 673, "cc1", 31, "renamed"),
+	} {
+		if err := seg.write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := seg.w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rd, err := tvf.NewReader(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs {
+		if e.Kind == trace.KindComm {
+			got = append(got, fmt.Sprintf("%d %d %s", e.Time, e.TID, e.Comm))
+		}
+	}
+	want := []string{"0 31 fifteen-bytes-x", "1000 672 compile", "5000 31 renamed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("comm events (time tid comm; -want +got):\n%s", diff)
+	}
+	if len(evs) != len(want)+7 {
+		t.Errorf("%d events, want the 7 written and %d comm events", len(evs), len(want))
+	}
+}
+
 // TestParseTrigger: record --trigger's grammar, the cgroup resolved to its
 // directory's inode (the cgroup v2 id), and one-line errors.
 func TestParseTrigger(t *testing.T) {

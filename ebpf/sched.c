@@ -874,6 +874,20 @@ int tp_task_rename(struct trace_event_raw_task_rename *ctx)
  * every refresh and takes differences. */
 #define TV_HIST 32
 
+/* The delays of one window of top's live table: the window is the time
+ * between two writes of agg_epoch by user space, so count, sum and max are
+ * of the same delays (the max of a window is never an older window's). */
+struct agg_window {
+	u64 epoch;  /* agg_epoch when these delays were measured */
+	u64 delays; /* delays measured */
+	u64 sum;    /* ns */
+	u64 max;    /* ns */
+	u64 max_at; /* switch-in time (bpf_ktime_get_ns) that ended the max delay */
+};
+
+/* Set by user space at each refresh of top's table (ebpf.Top.NewEpoch). */
+volatile u64 agg_epoch;
+
 struct task_stat {
 	u64 runtime;   /* ns */
 	u64 switches;  /* switches in */
@@ -886,6 +900,9 @@ struct task_stat {
 	u32 pad;
 	char comm[16];
 	u64 hist[TV_HIST]; /* hist[i]: delays d with 2^i <= d < 2^(i+1) ns (0 in hist[0]), the last open-ended */
+	/* The delays of the current agg_epoch and of the one before it (read
+	 * after user space moved on to the next epoch). */
+	struct agg_window win, prev_win;
 };
 
 struct {
@@ -1010,6 +1027,24 @@ int agg_sched_switch(u64 *ctx)
 		if (t && now >= t) {
 			u64 d = now - t;
 			u32 b = log2_u64(d);
+			u64 ep = agg_epoch;
+
+			/* Only this task's switch-in writes its windows, and a task
+			 * is switched in on one CPU at a time. */
+			if (st->win.epoch != ep) {
+				st->prev_win = st->win;
+				st->win.epoch = ep;
+				st->win.delays = 0;
+				st->win.sum = 0;
+				st->win.max = 0;
+				st->win.max_at = 0;
+			}
+			if (d > st->win.max) {
+				st->win.max = d;
+				st->win.max_at = now;
+			}
+			st->win.sum += d;
+			st->win.delays++;
 			__sync_fetch_and_add(&st->delays, 1);
 			__sync_fetch_and_add(&st->delay_sum, d);
 			if (d > st->delay_max) {

@@ -92,6 +92,22 @@ type schedTaskStat struct {
 	Pad      uint32
 	Comm     [16]int8
 	Hist     [32]uint64
+	Win      struct {
+		_      structs.HostLayout
+		Epoch  uint64
+		Delays uint64
+		Sum    uint64
+		Max    uint64
+		MaxAt  uint64
+	}
+	PrevWin struct {
+		_      structs.HostLayout
+		Epoch  uint64
+		Delays uint64
+		Sum    uint64
+		Max    uint64
+		MaxAt  uint64
+	}
 }
 
 type schedTslot struct {
@@ -147,6 +163,7 @@ const (
 	schedProgTpSchedWakeupNew      = "tp_sched_wakeup_new"
 	schedProgTpSchedWaking         = "tp_sched_waking"
 	schedProgTpTaskRename          = "tp_task_rename"
+	schedVarAggEpoch               = "agg_epoch"
 	schedVarCpuMask                = "cpu_mask"
 	schedVarEnabled                = "enabled"
 	schedVarFilterCpus             = "filter_cpus"
@@ -245,6 +262,7 @@ type schedMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedVariableSpecs struct {
+	AggEpoch         *ebpf.VariableSpec `ebpf:"agg_epoch"`
 	CpuMask          *ebpf.VariableSpec `ebpf:"cpu_mask"`
 	Enabled          *ebpf.VariableSpec `ebpf:"enabled"`
 	FilterCpus       *ebpf.VariableSpec `ebpf:"filter_cpus"`
@@ -305,6 +323,7 @@ func (m *schedMaps) Close() error {
 //
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedVariables struct {
+	AggEpoch         *ebpf.Variable `ebpf:"agg_epoch"`
 	CpuMask          *ebpf.Variable `ebpf:"cpu_mask"`
 	Enabled          *ebpf.Variable `ebpf:"enabled"`
 	FilterCpus       *ebpf.Variable `ebpf:"filter_cpus"`

@@ -29,6 +29,29 @@ type TaskStat struct {
 	DelayMax int64
 	MaxAt    int64 // the switch-in that ended the largest delay
 	Hist     [HistBuckets]int64
+	// Windows holds the delays of the latest two epochs (Top.NewEpoch)
+	// in which the task had any, the newest first.
+	Windows [2]EpochDelays
+}
+
+// EpochDelays are a task's delays of one epoch of the aggregation, the
+// time between two calls of Top.NewEpoch: count, sum and max (ns) of the
+// same delays, and the switch-in that ended the largest.
+type EpochDelays struct {
+	Epoch           uint64
+	Delays, Sum     int64
+	DelayMax, MaxAt int64
+}
+
+// Epoch returns the task's delays of epoch ep (none if the task had none
+// then, or if ep is 0: no epochs).
+func (s TaskStat) Epoch(ep uint64) EpochDelays {
+	for _, w := range s.Windows {
+		if ep != 0 && w.Epoch == ep {
+			return w
+		}
+	}
+	return EpochDelays{Epoch: ep}
 }
 
 // Sub returns s minus an earlier snapshot of the same task: the counts of
@@ -52,8 +75,12 @@ func (s TaskStat) Sub(old TaskStat, since int64) TaskStat {
 
 // Window returns, per task, what happened between the snapshots before
 // and after (taken at CLOCK_MONOTONIC time since, or 0), sorted by TID; a
-// task in after only counts whole.
-func Window(before, after map[trace.TID]TaskStat, since int64) []TaskStat {
+// task in after only counts whole. With epoch (not 0: the epoch that
+// Top.NewEpoch started just before the snapshot before, and ended before
+// the snapshot after) the delays (count, sum, max) are those of the epoch,
+// so the max is one of the delays the average is of; without, the kernel's
+// running max counts only if it ended after since (see Sub).
+func Window(before, after map[trace.TID]TaskStat, since int64, epoch uint64) []TaskStat {
 	var out []TaskStat
 	for tid, a := range after {
 		d := a
@@ -61,6 +88,10 @@ func Window(before, after map[trace.TID]TaskStat, since int64) []TaskStat {
 			d = a.Sub(b, since)
 		} else if a.MaxAt <= since {
 			d.DelayMax, d.MaxAt = 0, 0
+		}
+		if epoch != 0 {
+			w := a.Epoch(epoch)
+			d.Delays, d.DelaySum, d.DelayMax, d.MaxAt = w.Delays, w.Sum, w.DelayMax, w.MaxAt
 		}
 		if d.Runtime != 0 || d.Switches != 0 || d.Delays != 0 {
 			out = append(out, d)

@@ -21,6 +21,7 @@ import (
 type Top struct {
 	coll  *cilium.Collection
 	links []link.Link
+	epoch uint64 // the latest NewEpoch
 }
 
 // OpenTop loads and attaches the aggregation programs. It needs tp_btf
@@ -108,12 +109,32 @@ func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) {
 		for i, h := range v.Hist {
 			s.Hist[i] = int64(h)
 		}
+		s.Windows[0] = EpochDelays{Epoch: v.Win.Epoch, Delays: int64(v.Win.Delays), Sum: int64(v.Win.Sum), DelayMax: int64(v.Win.Max), MaxAt: int64(v.Win.MaxAt)}
+		s.Windows[1] = EpochDelays{Epoch: v.PrevWin.Epoch, Delays: int64(v.PrevWin.Delays), Sum: int64(v.PrevWin.Sum), DelayMax: int64(v.PrevWin.Max), MaxAt: int64(v.PrevWin.MaxAt)}
 		out[s.TID] = s
 	}
 	if err := it.Err(); err != nil {
 		return nil, fmt.Errorf("read top map: %w", err)
 	}
 	return out, nil
+}
+
+// NewEpoch starts a new epoch of the per-window delays (TaskStat.Windows)
+// and returns its number (from 1). The delays of an epoch are complete once
+// the next one has started: call NewEpoch, then Snapshot, at each window's
+// end, and pass Window the epoch started at the window's beginning. The
+// kernel keeps a task's latest two epochs with delays, so each window must
+// be read before the next ends.
+func (t *Top) NewEpoch() (uint64, error) {
+	v := t.coll.Variables["agg_epoch"]
+	if v == nil {
+		return 0, fmt.Errorf("top: the programs have no agg_epoch")
+	}
+	t.epoch++
+	if err := v.Set(t.epoch); err != nil {
+		return 0, fmt.Errorf("top: start window %d: %w", t.epoch, err)
+	}
+	return t.epoch, nil
 }
 
 // Stats sums the run statistics of the aggregation's programs.

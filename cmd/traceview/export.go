@@ -3,10 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/traceview/traceview/export"
 	"github.com/traceview/traceview/internal/kallsyms"
@@ -134,7 +132,7 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		return runExportDir(cmd, fm, o)
 	}
 	if fm.Binary && o.out == "-" {
-		if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if isTerminal(cmd.OutOrStdout()) {
 			return usageErrorf("export: a %s trace is binary; give a file with -o FILE", o.format)
 		}
 	}

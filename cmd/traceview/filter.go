@@ -10,6 +10,7 @@ import (
 
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/internal/timewin"
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
 )
@@ -38,7 +39,11 @@ const filterHelp = `Filters (each may be combined; a task must match every task 
   --pid LIST         processes (tgid); --tid LIST threads; --comm NAMES
                      command names (comma-separated, exact; the name the
                      task had at the event, so a task that exec'd is
-                     matched by each of its names in turn)
+                     matched by each of its names in turn: in
+                     testdata/traces/nice.2cpu.perf.data, nice exec'd
+                     hog, so --comm nice keeps a few events of each hog
+                     task, and latency says so on stderr; --comm
+                     nice,hog keeps them all)
   --cgroup PATHS     cgroup v2 paths (comma-separated) as the trace's
                      cgroup table names them (/system.slice/x.service):
                      tasks whose last switch-out was in one of them or
@@ -235,4 +240,79 @@ func ints[T ~int32](vs []T) []int {
 		out[i] = int(v)
 	}
 	return out
+}
+
+// nameRuns counts, per task and name, the switch-ins under that name (the
+// next_comm of sched_switch): what a --comm filter keeps or leaves of a
+// task (commRenameHint).
+type nameRuns map[trace.TID]map[string]int64
+
+// watchNames returns src, counting into the nameRuns it returns as the
+// stream goes by.
+func watchNames(src trace.Source) (trace.Source, nameRuns) {
+	runs := nameRuns{}
+	return &trace.Tap{Source: src, Observe: func(e *trace.Event) {
+		if e.Kind != trace.KindSwitch || e.NextTID <= 0 || e.NextComm == "" {
+			return
+		}
+		m := runs[e.NextTID]
+		if m == nil {
+			m = map[string]int64{}
+			runs[e.NextTID] = m
+		}
+		m[e.NextComm]++
+	}}, runs
+}
+
+// commRenameHint is the stderr line for a --comm filter (comms) that kept
+// the lesser part of tasks that ran mostly under other names (runs: their
+// switch-ins by name; rows: one per task, as
+// report.LatencyResult.TaskRows, the rows the filter kept something of
+// having a count, switch or runtime): --comm matches the name at each
+// event, so such a task's row holds only its events under the names given
+// (a task that exec'd: a near-empty row under its old name). A task that
+// ran briefly under another name (the shell that exec'd it) gives none.
+// "" when there are none.
+func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) string {
+	if len(comms) == 0 {
+		return ""
+	}
+	n := 0
+	others := map[string]int64{}
+	for _, r := range rows {
+		if r.TID <= 0 || (r.Switches == 0 && r.Count == 0 && r.Runtime == 0) {
+			continue
+		}
+		var kept, left int64
+		for name, k := range runs[r.TID] {
+			if slices.Contains(comms, name) {
+				kept += k
+			} else {
+				left += k
+			}
+		}
+		if left <= kept {
+			continue // most of the task is kept: a name it had briefly
+		}
+		n++
+		for name, k := range runs[r.TID] {
+			if !slices.Contains(comms, name) {
+				others[name] += k
+			}
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	names := slices.Sorted(maps.Keys(others))
+	var parts []string
+	for _, name := range names {
+		parts = append(parts, fmt.Sprintf("%s: %d switch-ins", name, others[name]))
+	}
+	tasks := "tasks"
+	if n == 1 {
+		tasks = "task"
+	}
+	return fmt.Sprintf("hint: --comm %s matched %d %s that also ran under other names (%s): --comm keeps only the events under the names it gives; --comm %s keeps them whole (or --pid/--tid)",
+		strings.Join(comms, ","), n, tasks, strings.Join(parts, ", "), strings.Join(append(slices.Clone(comms), names...), ","))
 }

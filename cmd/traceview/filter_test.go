@@ -294,3 +294,56 @@ func TestFilterOtherCommands(t *testing.T) {
 		}
 	})
 }
+
+// TestCommRenameHint: in nice.2cpu.perf.data three tasks ran as sh, exec'd
+// nice and then hog; --comm matches the name at each event, so --comm nice
+// keeps a few events of each (rows named hog, their latest name, with 5
+// delays in all against 308 under hog) and stderr says so, with the
+// switch-ins under the other names and the fix; --comm nice,hog keeps them
+// (all but 4 switch-ins as sh) and gives no hint, nor do --comm hog (the
+// most of each task) and sched-pipe in pipe.perf.data (one switch-in each
+// as perf and sh); in messaging.2cpu.perf.data --comm sh keeps the shell's
+// first switch-in and gets the hint.
+func TestCommRenameHint(t *testing.T) {
+	const nice = "../../testdata/traces/nice.2cpu.perf.data"
+	total := func(stdout string) int64 {
+		t.Helper()
+		var doc struct {
+			Total struct {
+				Count int64 `json:"count"`
+			} `json:"total"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+			t.Fatalf("%v\n%s", err, stdout)
+		}
+		return doc.Total.Count
+	}
+	stdout, stderr, code := runCLI(t, "latency", "-i", nice, "-p", "--comm", "nice", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	want := "hint: --comm nice matched 3 tasks that also ran under other names (hog: 306 switch-ins, sh: 4 switch-ins): --comm keeps only the events under the names it gives; --comm nice,hog,sh keeps them whole (or --pid/--tid)"
+	if !strings.Contains(stderr, want+"\n") {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	if n := total(stdout); n != 5 {
+		t.Errorf("--comm nice: %d delays, want 5", n)
+	}
+	stdout, stderr, code = runCLI(t, "latency", "-i", nice, "-p", "--comm", "nice,hog", "-o", "json")
+	if code != 0 || strings.Contains(stderr, "hint:") {
+		t.Errorf("--comm nice,hog: exit %d, stderr %s", code, stderr)
+	}
+	if n := total(stdout); n < 308 {
+		t.Errorf("--comm nice,hog: %d delays, want the 308 under hog and more", n)
+	}
+	for _, c := range [][]string{{nice, "hog"}, {"../../testdata/traces/pipe.perf.data", "sched-pipe"}} {
+		if _, stderr, code := runCLI(t, "latency", "-i", c[0], "--comm", c[1]); code != 0 || strings.Contains(stderr, "hint:") {
+			t.Errorf("%s --comm %s: exit %d, stderr %s", c[0], c[1], code, stderr)
+		}
+	}
+	// The shell that perf bench forked ran 49 times as sched-messaging.
+	_, stderr, _ = runCLI(t, "latency", "-i", "../../testdata/traces/messaging.2cpu.perf.data", "--comm", "sh")
+	if want := "hint: --comm sh matched 1 task that also ran under other names (sched-messaging: 49 switch-ins)"; !strings.Contains(stderr, want) {
+		t.Errorf("--comm sh: stderr lacks %q:\n%s", want, stderr)
+	}
+}

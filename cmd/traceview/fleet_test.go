@@ -140,7 +140,8 @@ func TestExportParquetErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A perf.data header with its data section cut short and garbage after.
+	// A perf.data header with its data section cut short and garbage after:
+	// read up to the garbage (a truncated file), without a sched_switch.
 	if err := os.WriteFile(bad, append(data[:4096:4096], strings.Repeat("\xff", 512)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestExportParquetErrors(t *testing.T) {
 		{[]string{"-i", tdPipe, "-o", full}, 1, "export parquet: " + full + ": exists and is not empty"},
 		{[]string{"-i", tdPipe, "-o", filepath.Join(bad, "out")}, 1, "not a directory"},
 		{[]string{"-i", tdPipe, "-o", bad}, 1, "export parquet: " + bad + ": exists and is not a directory"},
-		{[]string{"-i", bad, "-o", filepath.Join(dir, "out")}, 1, bad + ": perf.data: data section"},
+		{[]string{"-i", bad, "-o", filepath.Join(dir, "out")}, 1, bad + ": no sched_switch events in 36 events read"},
 		{[]string{"-i", tdPipe}, 2, "give it with -o DIR"},
 		{[]string{"-i", "-", "-o", filepath.Join(dir, "out")}, 2, "needs --trace-id"},
 	} {

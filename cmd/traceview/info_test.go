@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/perfdata"
 	"github.com/traceview/traceview/trace/tvf"
 )
 
@@ -245,4 +247,49 @@ func countWarning(ws []trace.Warning, key string) int {
 		}
 	}
 	return 0
+}
+
+// TestTruncatedPerfData: nice.2cpu.perf.data cut inside its data section
+// (`head -c 100000`; perf cannot read it) gives info and latency the
+// records before the cut with a warning of the 140896 bytes missing,
+// instead of stopping at "data section ... past the end of the file":
+// info prints the 885 events it read (and exits 1, as for any truncated
+// file), latency the rows of the 2 hog tasks that ran before the cut. The
+// tracepoint formats (a feature section, gone with the end) come from the
+// recording kernel's tracefs copy.
+func TestTruncatedPerfData(t *testing.T) {
+	old := perfdata.LocalTracefs
+	perfdata.LocalTracefs = []string{"../../testdata/traces/killed-record.tracefs"}
+	defer func() { perfdata.LocalTracefs = old }()
+	b, err := os.ReadFile("../../testdata/traces/nice.2cpu.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.data")
+	if err := os.WriteFile(cut, b[:100000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const warn = "warning: perf.data: the file ends 98776 bytes into its 239672-byte data section at offset 1224: 140896 bytes of records are missing"
+	out, errs, code := runCLI(t, "info", "-i", cut)
+	if code != 1 || !strings.Contains(out, warn) || !strings.Contains(out, "events by kind (885 in all)") || !regexp.MustCompile(`\n +sched_switch +153\n`).MatchString(out) {
+		t.Errorf("info: exit %d, error %q, output:\n%s", code, errs, out)
+	}
+	out, errs, code = runCLI(t, "latency", "-i", cut, "-o", "json")
+	if code != 0 {
+		t.Fatalf("latency: exit %d, stderr:\n%s", code, errs)
+	}
+	var doc report.LatencyJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range doc.Warnings {
+		found = found || (w.Key == "truncated-file" && w.Count == 1 && strings.Contains("warning: "+w.Message, warn))
+	}
+	if !found {
+		t.Errorf("latency -o json: warnings %+v lack %q", doc.Warnings, warn)
+	}
+	if len(doc.Tasks) == 0 || doc.Tasks[0].Comm != "hog" || doc.Tasks[0].NrTasks != 2 || doc.Tasks[0].Count != 137 {
+		t.Errorf("latency: rows %+v, want first hog, 2 tasks, 137 delays", doc.Tasks)
+	}
 }

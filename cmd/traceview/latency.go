@@ -125,6 +125,7 @@ Examples:
   traceview latency -i testdata/traces/nice.2cpu.perf.data --cpu 1 -p
   traceview latency -i testdata/traces/messaging.2cpu.perf.data --time 10%/2
   traceview latency -i testdata/traces/pipe.perf.data --comm sched-pipe -o json
+  traceview latency -i testdata/traces/nice.2cpu.perf.data --comm nice,hog -p   # nice exec'd hog: name both
   traceview latency -i testdata/traces/messaging.2cpu.perf.data -p -s max --percentiles
   perf sched record -o - -- sleep 1 | traceview latency -i - -o json
   traceview latency 'testdata/traces/*.perf.data' --by trace --percentiles
@@ -218,7 +219,12 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	if opts.Filter, err = o.filter.resolve("latency", src.Meta()); err != nil {
 		return err
 	}
-	res, err := report.ComputeLatency(src, opts)
+	var runs nameRuns
+	in := trace.Source(src)
+	if opts.Filter != nil && opts.Filter.Comms != nil {
+		in, runs = watchNames(src)
+	}
+	res, err := report.ComputeLatency(in, opts)
 	if err != nil {
 		if errors.Is(err, report.ErrSortKey) {
 			return usageError{err}
@@ -230,6 +236,11 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	}
 	if err := checkStatedCgroups("latency", opts.Cgroups, res.Cgroups); err != nil {
 		return err
+	}
+	if opts.Filter != nil {
+		if h := commRenameHint(opts.Filter.Comms, res.TaskRows, runs); h != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), h)
+		}
 	}
 	out := cmd.OutOrStdout()
 	switch o.output {

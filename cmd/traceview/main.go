@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"golang.org/x/term"
 )
 
 func main() {
@@ -43,6 +45,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 type stickyErrWriter struct {
 	w   io.Writer
 	err error
+}
+
+// isTerminal tells whether w, a command's output (which main wraps in a
+// stickyErrWriter), is a terminal.
+func isTerminal(w io.Writer) bool {
+	if s, ok := w.(*stickyErrWriter); ok {
+		w = s.w
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func (s *stickyErrWriter) Write(p []byte) (int, error) {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -91,4 +94,48 @@ func devFullTwin(t *testing.T, dir string) string {
 	}
 	f.Close()
 	return full
+}
+
+// TestIsTerminal: the output main gives commands is wrapped in a
+// stickyErrWriter, which hid the terminal from the checks of top (clear
+// the screen only on a terminal), export and record (no binary trace to a
+// terminal): through the wrapper a pseudo-terminal is a terminal, a file
+// and a buffer are not.
+func TestIsTerminal(t *testing.T) {
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	defer ptmx.Close()
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Skipf("unlock pty: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Skipf("pty number: %v", err)
+	}
+	pts, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("open pty: %v", err)
+	}
+	defer pts.Close()
+	file, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	for _, c := range []struct {
+		name string
+		w    io.Writer
+		want bool
+	}{
+		{"pty", &stickyErrWriter{w: pts}, true},
+		{"bare pty", pts, true},
+		{"file", &stickyErrWriter{w: file}, false},
+		{"buffer", &stickyErrWriter{w: &bytes.Buffer{}}, false},
+	} {
+		if got := isTerminal(c.w); got != c.want {
+			t.Errorf("%s: isTerminal %v, want %v", c.name, got, c.want)
+		}
+	}
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
-	"golang.org/x/term"
 
 	"github.com/traceview/traceview/ebpf"
 	"github.com/traceview/traceview/internal/cpulist"
@@ -48,14 +47,17 @@ func init() {
 	addCommand(func() *cobra.Command {
 		var o recordOptions
 		cmd := &cobra.Command{
-			Use:   "record [-o FILE] [-a] [--cpu LIST] [--duration D] [--buffer-size SIZE] [--rotate SIZE|D] [--ring D|SIZE [--post D] [--trigger COND] [--control SOCKET]] [-- COMMAND ARGS...]",
+			Use:   "record [-o FILE] [-a] [--cpu LIST] [--duration D] [--buffer-size SIZE] [--wakeups] [--runtime] [-g] [--rotate SIZE|D] [--ring D|SIZE [--post D] [--trigger COND] [--control SOCKET]] [-- COMMAND ARGS...]",
 			Short: "Capture scheduler events with eBPF (like 'perf sched record', cheaper)",
 			Long: `Capture the scheduler events of the whole system with eBPF into traceview's
 own compact format (docs/format.md), like 'perf sched record': sched_switch,
-sched_waking, sched_wakeup, sched_wakeup_new, sched_migrate_task and process
-fork, exec and exit, sched_stat_runtime (CPU time charged, the Runtime of
-'traceview latency') and task renames. Beyond perf, every wakeup records its waker (thread id
-and CPU) and whether it came from interrupt context.
+sched_waking, sched_wakeup_new, sched_migrate_task, process fork, exec and
+exit, and task renames. Two more are opt-in: --wakeups adds sched_wakeup (by
+default a wakeup is its sched_waking alone, one record instead of two) and
+--runtime adds sched_stat_runtime (CPU time charged, perf's source of the
+Runtime of 'traceview latency'; by default the run time comes from the
+switches). Beyond perf, every wakeup records its waker (thread id and CPU)
+and whether it came from interrupt context.
 
 Recording is system-wide (-a is the default and accepted for perf's sake).
 It runs COMMAND and stops when it exits, or stops after --duration, or on
@@ -206,7 +208,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks, Wakeups: o.wakeups, Runtime: o.runtime}
 	if toStdout {
 		opts.SpillDir = os.TempDir()
-		if f, ok := cmd.OutOrStdout().(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if isTerminal(cmd.OutOrStdout()) {
 			return usageErrorf("record: -o -: the trace is binary; pipe it into a command (traceview latency -i -) or give a file")
 		}
 	}

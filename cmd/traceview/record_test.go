@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
 	"github.com/traceview/traceview/ebpf"
@@ -537,5 +538,36 @@ func TestRecordCPUMovesRecorder(t *testing.T) {
 	var after unix.CPUSet
 	if unix.SchedGetaffinity(0, &after); after != mask {
 		t.Errorf("mask not restored after record")
+	}
+}
+
+// TestRecordHelpOptIn: record --help lists sched_wakeup and
+// sched_stat_runtime only as what --wakeups and --runtime add (both off by
+// default, as ebpf.Options attaches them), not among what it always
+// captures.
+func TestRecordHelpOptIn(t *testing.T) {
+	var rec *cobra.Command
+	for _, c := range newRootCmd().Commands() {
+		if c.Name() == "record" {
+			rec = c
+		}
+	}
+	if rec == nil {
+		t.Fatal("no record command")
+	}
+	always, optIn, ok := strings.Cut(rec.Long, "Two more are opt-in:")
+	if !ok {
+		t.Fatalf("record --help does not say what is opt-in:\n%s", rec.Long)
+	}
+	for flag, tp := range map[string]string{"wakeups": "sched_wakeup", "runtime": "sched_stat_runtime"} {
+		if f := rec.Flags().Lookup(flag); f == nil || f.DefValue != "false" {
+			t.Errorf("--%s: %+v, want a flag off by default", flag, f)
+		}
+		if regexp.MustCompile(`\b` + tp + `\b`).MatchString(always) {
+			t.Errorf("record --help lists %s among what it always captures", tp)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(optIn), " "), "--"+flag+" adds "+tp) {
+			t.Errorf("record --help does not say --%s adds %s", flag, tp)
+		}
 	}
 }

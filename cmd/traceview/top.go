@@ -53,7 +53,12 @@ time, switches in, delay count, sum, max and a log2 histogram; a delay runs
 from a wakeup (sched_waking) or a preemption to the next switch-in, as
 'traceview latency' measures it on a capture) and no per-event record
 reaches user space. The table refreshes every
---interval with the counts of the last interval.
+--interval with the counts of the last interval (each delay is counted in
+the window of its switch-in: its count, average and max are of the same
+delays). On a terminal the screen is cleared between windows; written to
+a file or a pipe, the windows follow one another (a blank line between
+tables, one JSON document each) and stderr gets each window's bounds, as
+with --once.
 
 --once prints one window of -d and exits (its bounds on stderr, in the
 capture clock, for 'latency --time' on a record of the same time); '-o json'
@@ -243,23 +248,38 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	if o.once {
 		window = o.duration
 	}
+	// Each window's delays are those of an epoch of the kernel's (count,
+	// sum and max of the same delays): one starts as the window does.
+	// The window's bounds are its epoch's (the snapshot after it may take
+	// a while on a loaded machine).
+	epoch, err := top.NewEpoch()
+	if err != nil {
+		return err
+	}
+	since := ebpf.Now()
 	before, err := top.Snapshot()
 	if err != nil {
 		return fmt.Errorf("top: %w", err)
 	}
-	since := ebpf.Now()
+	// Clear the screen between windows only on a terminal.
+	clear := o.output == "table" && isTerminal(out)
+	windows := 0
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-time.After(window):
 		}
+		next, err := top.NewEpoch()
+		if err != nil {
+			return err
+		}
+		now := ebpf.Now()
 		after, err := top.Snapshot()
 		if err != nil {
 			return fmt.Errorf("top: %w", err)
 		}
-		now := ebpf.Now()
-		stats := ebpf.Window(before, after, since)
+		stats := ebpf.Window(before, after, since, epoch)
 		var cgroups map[uint64]string
 		if o.by == "cgroup" {
 			ids := map[uint64]bool{}
@@ -279,17 +299,26 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			}
 			return writeTopTable(out, rows, 0, time.Duration(now-since))
 		}
+		if !clear {
+			// Written to a file or pipe: each window's bounds, as --once.
+			fmt.Fprintf(cmd.ErrOrStderr(), "traceview top: window %.6f s to %.6f s (CLOCK_MONOTONIC)\n", float64(since)/1e9, float64(now)/1e9)
+		}
 		if o.output == "json" {
 			if err := writeTopJSON(out, rows); err != nil {
 				return err
 			}
 		} else {
-			fmt.Fprint(out, "\x1b[H\x1b[2J")
+			if clear {
+				fmt.Fprint(out, "\x1b[H\x1b[2J")
+			} else if windows > 0 {
+				fmt.Fprintln(out) // a file or pipe gets the windows one after the other
+			}
 			if err := writeTopTable(out, rows, o.rows, time.Duration(now-since)); err != nil {
 				return err
 			}
 		}
-		before, since = after, now
+		windows++
+		before, since, epoch = after, now, next
 	}
 }
 

@@ -211,6 +211,21 @@ func pingPongNamed(comm string, stop <-chan struct{}) {
 	}()
 }
 
+// recordUntilSIGINT starts `record -o out` (60 s at most) and returns once
+// its programs are attached; the channel gets "exit N: STDERR" when it
+// ends (the test sends SIGINT).
+func recordUntilSIGINT(t *testing.T, out string) <-chan string {
+	t.Helper()
+	done := make(chan string, 1)
+	go func() {
+		_, stderr, code := runCLI(t, "record", "-o", out, "--duration", "60s")
+		done <- fmt.Sprintf("exit %d: %s", code, stderr)
+	}()
+	waitFile(t, out)
+	time.Sleep(time.Second) // the programs attached
+	return done
+}
+
 // TestTopAgreesWithRecord: `top --once -d 2s -o json` and a `record` of the
 // same time, cut to top's window (stderr: "window A s to B s") by latency
 // --time, give the same row for two ping-pong threads named tv-pp (at
@@ -225,13 +240,7 @@ func TestTopAgreesWithRecord(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	pingPongNamed("tv-pp", stop)
-	done := make(chan string)
-	go func() {
-		_, stderr, code := runCLI(t, "record", "-o", out, "--duration", "60s")
-		done <- fmt.Sprintf("exit %d: %s", code, stderr)
-	}()
-	waitFile(t, out)
-	time.Sleep(time.Second) // the programs attached
+	done := recordUntilSIGINT(t, out)
 	stdout, stderr, code := runCLI(t, "top", "--once", "-d", "2s", "-o", "json")
 	if code != 0 {
 		t.Fatalf("top: exit %d: %s", code, stderr)
@@ -271,4 +280,120 @@ func TestTopAgreesWithRecord(t *testing.T) {
 		t.Errorf("top %+v\nrecord+latency %+v\nwant 2 tasks or more each, switches, delays and sum delay within 5 %%", a, b)
 	}
 	t.Logf("top: %d switches, %d delays, sum %d ns; record+latency: %d, %d, %d", a.Switches, a.Count, a.SumDelayNs, b.Switches, b.Count, b.SumDelayNs)
+}
+
+// TestTopLiveAgainstRecord is the regression test for live top's "Max delay
+// below Avg delay" from the second window on: `top --interval 700ms -o
+// json` written to a pipe (no clear-screen escapes, one JSON document and
+// one "window A s to B s" line on stderr a window) beside a `record` of the
+// same time, under two ping-pong threads (tv-pp) and two CPU hogs. In every
+// row of every window Max >= Avg >= 0 (and Max > 0 where there are
+// delays); and each window's tv-pp row against record+latency cut to that
+// window: delay count and sum within 10 %, and a max that record saw (at
+// most the largest tv-pp delay of the whole record, plus 1 % for the two
+// clocks' reading of it; at least the largest inside the window, less 5 %
+// for a delay ending at an edge).
+func TestTopLiveAgainstRecord(t *testing.T) {
+	requireCapture(t)
+	out := filepath.Join(t.TempDir(), "w.tv")
+	stop := make(chan struct{})
+	defer close(stop)
+	pingPongNamed("tv-pp", stop)
+	for range 2 {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}()
+	}
+	recDone := recordUntilSIGINT(t, out)
+	type result struct {
+		stdout, stderr string
+		code           int
+	}
+	topDone := make(chan result)
+	go func() {
+		o, e, c := runCLI(t, "top", "--interval", "700ms", "-o", "json")
+		topDone <- result{o, e, c}
+	}()
+	time.Sleep(3500 * time.Millisecond)
+	syscall.Kill(os.Getpid(), syscall.SIGINT) // ends both
+	top := <-topDone
+	if res := <-recDone; !strings.HasPrefix(res, "exit 0:") {
+		t.Fatalf("record: %s", res)
+	}
+	if top.code != 0 {
+		t.Fatalf("top: exit %d: %s", top.code, top.stderr)
+	}
+	if strings.Contains(top.stdout, "\x1b") {
+		t.Errorf("top wrote escapes to a pipe: %q", top.stdout)
+	}
+	var windows []report.LatencyJSON
+	dec := json.NewDecoder(strings.NewReader(top.stdout))
+	for dec.More() {
+		var d report.LatencyJSON
+		if err := dec.Decode(&d); err != nil {
+			t.Fatalf("window %d: %v\n%s", len(windows)+1, err, top.stdout)
+		}
+		windows = append(windows, d)
+	}
+	var bounds [][2]float64
+	for _, line := range strings.Split(top.stderr, "\n") {
+		var from, to float64
+		if _, err := fmt.Sscanf(line, "traceview top: window %f s to %f s", &from, &to); err == nil {
+			bounds = append(bounds, [2]float64{from, to})
+		}
+	}
+	if len(windows) < 3 || len(bounds) != len(windows) {
+		t.Fatalf("%d windows and %d window bounds, want 3 or more of each, as many:\n%s", len(windows), len(bounds), top.stderr)
+	}
+	ppRow := func(d report.LatencyJSON) (report.LatencyJSONRow, bool) {
+		for _, r := range d.Tasks {
+			if r.Comm == "tv-pp" {
+				return r, true
+			}
+		}
+		return report.LatencyJSONRow{}, false
+	}
+	latency := func(args ...string) report.LatencyJSONRow {
+		t.Helper()
+		lat, lerr, code := runCLI(t, append([]string{"latency", "-i", out, "-o", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("latency %v: exit %d: %s", args, code, lerr)
+		}
+		var d report.LatencyJSON
+		if err := json.Unmarshal([]byte(lat), &d); err != nil {
+			t.Fatalf("%v\n%s", err, lat)
+		}
+		r, ok := ppRow(d)
+		if !ok {
+			t.Fatalf("latency %v: no tv-pp row", args)
+		}
+		return r
+	}
+	all := latency()
+	near := func(x, y int64, tol float64) bool { return x > 0 && y > 0 && math.Abs(float64(x)/float64(y)-1) <= tol }
+	for i, w := range windows {
+		for _, r := range w.Tasks {
+			if r.AvgDelayNs < 0 || r.MaxDelayNs < r.AvgDelayNs || (r.Count > 0 && r.MaxDelayNs == 0) {
+				t.Errorf("window %d: row %s: avg %d ns, max %d ns (%d delays): want max >= avg >= 0", i+1, r.Comm, r.AvgDelayNs, r.MaxDelayNs, r.Count)
+			}
+		}
+		a, ok := ppRow(w)
+		if !ok {
+			t.Errorf("window %d: no tv-pp row", i+1)
+			continue
+		}
+		b := latency("--time", fmt.Sprintf("%.6f,%.6f", bounds[i][0], bounds[i][1]))
+		if !near(a.Count, b.Count, 0.1) || !near(a.SumDelayNs, b.SumDelayNs, 0.1) ||
+			float64(a.MaxDelayNs) > 1.01*float64(all.MaxDelayNs) || float64(a.MaxDelayNs) < 0.95*float64(b.MaxDelayNs) {
+			t.Errorf("window %d (%.6f to %.6f s): top %+v\nrecord+latency %+v\nwant delays and sum within 10 %%, max between record's in the window (less 5 %%) and record's largest (plus 1 %%), %d ns",
+				i+1, bounds[i][0], bounds[i][1], a, b, all.MaxDelayNs)
+		}
+		t.Logf("window %d: top %d delays, avg %d max %d ns; record+latency %d, avg %d max %d", i+1, a.Count, a.AvgDelayNs, a.MaxDelayNs, b.Count, b.AvgDelayNs, b.MaxDelayNs)
+	}
 }

@@ -292,7 +292,12 @@ func (r *Reader) readFileHeader(ra interface {
 	if err := section("attr", attrsOff, attrsSize); err != nil {
 		return err
 	}
-	if err := section("data", dataOff, dataSize); err != nil {
+	// A file cut short inside its data section (a copy interrupted, head
+	// -c) has the records before the cut: read them, as an unfinished
+	// recording's, and say how much is missing. Its feature sections, after
+	// the data, are gone with the end.
+	truncated := dataOff <= usize && dataSize > usize-dataOff
+	if err := section("data", dataOff, dataSize); err != nil && !truncated {
 		return err
 	}
 	if attrSize < 64+16 || attrSize > 1<<16 {
@@ -330,7 +335,13 @@ func (r *Reader) readFileHeader(ra interface {
 	for i := 0; i < 4; i++ {
 		nfeat += bits.OnesCount64(o.Uint64(h[72+8*i:]))
 	}
-	if dataSize == 0 && usize > dataOff {
+	if truncated {
+		missing := dataSize - (usize - dataOff)
+		dataSize, nfeat = usize-dataOff, 0
+		r.unfinished = true
+		r.meta.Warnings.Add("truncated-file", "perf.data: the file ends %d bytes into its %d-byte data section at offset %d: %d bytes of records are missing, and the feature sections after them (host, kernel, CPU count, tracepoint formats); reading the records that are there",
+			dataSize, dataSize+missing, dataOff, missing)
+	} else if dataSize == 0 && usize > dataOff {
 		// perf record writes the header with data size 0 when it starts
 		// and the real size and the feature sections when it ends
 		// (tools/perf/builtin-record.c record__finish_output): it was
@@ -340,11 +351,17 @@ func (r *Reader) readFileHeader(ra interface {
 		r.unfinished = true
 		r.meta.Warnings.Add("unfinished", "perf.data: the header's data size is 0: the recording was not finished (perf record killed before it wrote its header); reading the %d bytes after the data offset as records; no feature sections (host, kernel, CPU count, tracepoint formats)", dataSize)
 	}
+	if truncated {
+		featOff = usize
+	}
 	if err := section("feature table", featOff, uint64(nfeat)*16); err != nil {
-		return err
+		// Cut short after its data: the records are whole.
+		r.meta.Warnings.Add("truncated-file", "perf.data: the file ends %d bytes after its data section, inside the feature table (%d bytes at offset %d): the feature sections are missing (host, kernel, CPU count, tracepoint formats); every record was read",
+			usize-featOff, nfeat*16, featOff)
+		r.unfinished, nfeat = true, 0
 	}
 	ft := make([]byte, nfeat*16)
-	if _, err := ra.ReadAt(ft, int64(featOff)); err != nil {
+	if _, err := ra.ReadAt(ft, int64(featOff)); err != nil && nfeat > 0 {
 		return fmt.Errorf("feature table at offset %d: %w", featOff, shortErr(err))
 	}
 	k := 0
@@ -355,7 +372,12 @@ func (r *Reader) readFileHeader(ra interface {
 		off, n := o.Uint64(ft[16*k:]), o.Uint64(ft[16*k+8:])
 		k++
 		if err := section("feature "+featureName(bit), off, n); err != nil {
-			return err
+			// Cut short inside the feature sections: the records are
+			// whole; this feature and the ones after it are missing.
+			r.meta.Warnings.Add("truncated-file", "perf.data: the file ends inside its feature sections (%d bytes, feature %s at offset %d is %d bytes): that feature and the ones after it are missing; every record was read",
+				usize, featureName(bit), off, n)
+			truncated = true
+			break
 		}
 		if _, known := featureNames[bit]; !known || bit == 2 || bit == 13 || bit == 14 || bit == 22 {
 			continue // not needed
@@ -368,7 +390,7 @@ func (r *Reader) readFileHeader(ra interface {
 			return fmt.Errorf("feature %s at offset %d: %w", featureName(bit), off, err)
 		}
 	}
-	if r.unfinished {
+	if r.unfinished || (truncated && len(r.formats) == 0) {
 		r.localFormats()
 	}
 	r.off = int64(dataOff)

@@ -8,6 +8,15 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
+// useRecordingTracefs points LocalTracefs, for the rest of the test, at
+// the copy of the sched formats of the kernel the repo's traces were
+// recorded on.
+func useRecordingTracefs(t *testing.T) {
+	old := LocalTracefs
+	LocalTracefs = []string{"../../testdata/traces/killed-record.tracefs"}
+	t.Cleanup(func() { LocalTracefs = old })
+}
+
 // TestUnfinishedRecording reads a perf.data whose perf record never
 // finished (header data size 0, no feature sections: testdata/traces/
 // killed-record.meta.txt). Expected, from the finished file of the same run
@@ -17,9 +26,7 @@ import (
 // 142, sched_stat_runtime 62; a warning saying the recording was not
 // finished and one saying where the tracepoint formats came from.
 func TestUnfinishedRecording(t *testing.T) {
-	old := LocalTracefs
-	LocalTracefs = []string{"../../testdata/traces/killed-record.tracefs"}
-	defer func() { LocalTracefs = old }()
+	useRecordingTracefs(t)
 	f, err := os.Open("../../testdata/traces/killed-record.data")
 	if err != nil {
 		t.Fatal(err)

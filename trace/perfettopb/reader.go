@@ -108,7 +108,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 		tgid: map[trace.TID]trace.PID{}, curr: map[trace.CPU]trace.TID{},
 		lastTS: map[trace.CPU]int64{}, lost: map[trace.CPU]uint64{},
 	}
-	off := 0
+	off, cut := 0, ""
 	for off < len(data) {
 		num, typ, n := protowire.ConsumeTag(data[off:])
 		if n < 0 {
@@ -124,12 +124,27 @@ func NewReader(r io.Reader) (*Reader, error) {
 		}
 		pkt, v := protowire.ConsumeBytes(data[off+n:])
 		if v < 0 {
+			size, m := protowire.ConsumeVarint(data[off+n:])
+			if rest := uint64(len(data) - off - n); m < 0 && rest < 10 || m > 0 && size > rest-uint64(m) {
+				// The file ends inside this packet (`head -c`): the packets
+				// before it are whole.
+				have := len(data) - off
+				cut = fmt.Sprintf("the file ends inside the packet at offset %d (%d bytes of it; %d bytes missing): the packets before it were read", off, have, int(size)+n+max(m, 0)-have)
+				if m < 0 {
+					cut = fmt.Sprintf("the file ends inside the packet at offset %d (%d bytes of its header): the packets before it were read", off, have)
+				}
+				rd.meta.Warnings.Add("truncated-file", "perfetto: %s", cut)
+				break
+			}
 			return nil, &ParseError{int64(off), "truncated packet"}
 		}
 		if err := rd.packet(pkt, int64(off+n)); err != nil {
 			return nil, err
 		}
 		off += n + v
+	}
+	if len(rd.events) == 0 && cut != "" {
+		return nil, fmt.Errorf("perfetto: no scheduler events before the end of the file: %s: %w", cut, trace.ErrCorrupt)
 	}
 	if len(rd.events) == 0 {
 		return nil, fmt.Errorf("perfetto: no scheduler events (the trace has no ftrace sched_switch/sched_waking bundles)")

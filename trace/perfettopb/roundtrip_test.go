@@ -3,6 +3,7 @@ package perfettopb_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -267,12 +268,20 @@ func TestMalformed(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := buf.Bytes()
-	// Cut inside the first ftrace bundle: the packet length overruns the file.
-	cut := good[:len(good)/2]
-	_, err := perfettopb.NewReader(bytes.NewReader(cut))
+	// Cut before any packet with a sched event is whole: an error wrapping
+	// ErrCorrupt that says where the file ends (a later cut:
+	// TestTruncatedFile).
+	_, _, n := protowire.ConsumeTag(good)
+	_, m := protowire.ConsumeBytes(good[n:])
+	_, err := perfettopb.NewReader(bytes.NewReader(good[:n+m+5]))
+	if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("no scheduler events before the end of the file: the file ends inside the packet at offset %d", n+m)) {
+		t.Fatalf("truncated: err %v, want one wrapping ErrCorrupt that says where the file ends", err)
+	}
+	// A packet whose length is not a varint is damage, not a cut.
+	bad := append(append([]byte(nil), good[:n+m]...), 0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
 	var pe *perfettopb.ParseError
-	if !errors.Is(err, trace.ErrCorrupt) || !errors.As(err, &pe) {
-		t.Fatalf("truncated: err %v, want a ParseError wrapping ErrCorrupt", err)
+	if _, err := perfettopb.NewReader(bytes.NewReader(bad)); !errors.Is(err, trace.ErrCorrupt) || !errors.As(err, &pe) {
+		t.Fatalf("bad packet length: err %v, want a ParseError wrapping ErrCorrupt", err)
 	}
 	for i := 1; i < 4000 && i < len(good); i += 7 {
 		bad := append([]byte(nil), good...)
@@ -481,4 +490,67 @@ func countKind(evs []trace.Event, k trace.Kind) int {
 		}
 	}
 	return n
+}
+
+// TestTruncatedFile: an export of nice.2cpu.perf.data (one ftrace bundle
+// packet per CPU and flush) cut short (`head -c`) 100 bytes into its last
+// packet gives the events of the packets before it, every one an event of
+// the whole file, with a counted truncated-file warning of the bytes of
+// the packet missing, instead of an error.
+func TestTruncatedFile(t *testing.T) {
+	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
+	var buf bytes.Buffer
+	if _, err := perfettopb.Write(&buf, open(t, "nice.2cpu.perf.data", data), perfettopb.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	// The offsets of the top-level packets (field 1, length-delimited).
+	var offs []int
+	for off := 0; off < len(good); {
+		_, _, n := protowire.ConsumeTag(good[off:])
+		_, m := protowire.ConsumeBytes(good[off+n:])
+		offs = append(offs, off)
+		off += n + m
+	}
+	last := offs[len(offs)-1]
+	_, _, n := protowire.ConsumeTag(good[last:])
+	size, m := protowire.ConsumeVarint(good[last+n:])
+	whole, err := perfettopb.NewReader(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]int{}
+	wholeEvs, _ := trace.ReadAll(whole)
+	key := func(e trace.Event) string {
+		return fmt.Sprintf("%s %d %d %d %d", e.Kind, e.Time, e.CPU, e.TID, e.NextTID)
+	}
+	for _, e := range wholeEvs {
+		all[key(e)]++
+	}
+	r, err := perfettopb.NewReader(bytes.NewReader(good[:last+100]))
+	if err != nil {
+		t.Fatalf("cut 100 bytes into the last packet: %v", err)
+	}
+	evs, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) == 0 || len(evs) >= len(wholeEvs) {
+		t.Errorf("%d events, want some and fewer than the whole file's %d", len(evs), len(wholeEvs))
+	}
+	for _, e := range evs {
+		if k := key(e); all[k] == 0 {
+			t.Fatalf("event %s is not one of the whole file's", k)
+		} else {
+			all[k]--
+		}
+	}
+	want := fmt.Sprintf("perfetto: the file ends inside the packet at offset %d (100 bytes of it; %d bytes missing)", last, n+m+int(size)-100)
+	found := false
+	for _, w := range r.Meta().Warnings.List() {
+		found = found || (w.Key == "truncated-file" && w.Count == 1 && strings.HasPrefix(w.Message, want))
+	}
+	if !found {
+		t.Errorf("no truncated-file warning %q in %+v", want, r.Meta().Warnings.List())
+	}
 }

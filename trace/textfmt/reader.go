@@ -3,6 +3,7 @@ package textfmt
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -138,6 +139,24 @@ func (r *Reader) fill() {
 		} else if err != nil {
 			r.err = err
 		}
+		return
+	}
+	if err == io.EOF && len(bytes.TrimSpace(line)) > 0 {
+		// A last line without a newline: whole when it parses (a file
+		// written without one), else cut short with the file (`head
+		// -c`): left out with a warning, not an error, so that every
+		// event before it counts.
+		r.lineNo++
+		var p prefix
+		t := bytes.TrimRight(line, "\r")
+		perr := errors.New("not an event line")
+		if parsePrefix(t, &p) {
+			perr = r.line(t)
+		}
+		if perr != nil {
+			r.meta.Warnings.Add("truncated-file", "line %d: the input ends inside it (%d bytes, no newline) and it does not parse (%v): a file cut short; the line is left out", r.lineNo, len(line), perr)
+		}
+		r.eof = true
 		return
 	}
 	if len(line) > 0 {

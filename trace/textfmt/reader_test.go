@@ -141,8 +141,10 @@ func TestClassify(t *testing.T) {
 // TestBadText: inputs that are not clean text traces. Expected values by
 // hand: the CRLF file's two lines (1 µs apart) decode like LF ones; a 70 KB line is
 // skipped with a warning and the next line still decodes; a last line
-// cut mid-payload is a malformed sched line at its number; a file with
-// no event line at all is not detected as text.
+// cut mid-payload or mid-prefix (no newline) is left out with a
+// truncated-file warning, the line before still read; a whole last line
+// without a newline is read; a file with no event line at all is not
+// detected as text.
 func TestBadText(t *testing.T) {
 	sw := " a-1 [000] 5.000001: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120"
 	cases := []struct {
@@ -153,7 +155,8 @@ func TestBadText(t *testing.T) {
 	}{
 		{"crlf", sw + "\r\n" + strings.Replace(sw, "5.000001", "5.000002", 1) + "\r\n", 2, "", ""},
 		{"long-line", strings.Repeat("x", 70<<10) + "\n" + sw + "\n", 1, "text-long-line", ""},
-		{"cut", sw + "\n" + sw[:60], 1, "", "line 2: sched_switch: cannot parse payload"},
+		{"cut", sw + "\n" + sw[:60], 1, "truncated-file", ""},
+		{"cut-prefix", sw + "\n" + sw[:12], 1, "truncated-file", ""},
 		{"no-newline", sw, 1, "", ""},
 	}
 	for _, c := range cases {

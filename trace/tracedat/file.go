@@ -62,6 +62,7 @@ type file struct {
 	uname, tool, clock      string
 	latencyText             bool // the file holds latency-tracer text, not ring-buffer pages
 	warnings                []string
+	cut                     string // what a file cut short lacks ("": whole)
 }
 
 // buffer is one trace instance's per-CPU data.
@@ -535,6 +536,16 @@ func (f *file) parseV7(c *cursor) error {
 			return corruptf("options sections loop at offset %d", off)
 		}
 		seen[off] = true
+		if f.cutBefore(off) {
+			// trace-cmd writes an instance's BUFFER option (where its
+			// CPU data is) in an options section after that data: a
+			// file cut short lacks the last ones.
+			if len(f.buffers) == 0 {
+				return corruptf("the file ends at %d bytes, before its options section at offset %d, which locates the CPU data (trace-cmd writes it after the data): truncated file, no event can be located", f.size, off)
+			}
+			f.cut = fmt.Sprintf("the file ends at %d bytes, before its options section at offset %d: the instances it describes (where their CPU data is) are missing; the %d instances before it are read", f.size, off, len(f.buffers))
+			break
+		}
 		id, data, err := f.section(off)
 		if err != nil {
 			return fmt.Errorf("options section at offset %d: %w", off, err)
@@ -636,6 +647,16 @@ func (f *file) parseV7(c *cursor) error {
 		f.cmdlines = c5.sized(true)
 	}
 	return nil
+}
+
+// cutBefore tells whether the file ends before the end of the v7 section
+// at off (its 16-byte header and its data).
+func (f *file) cutBefore(off int64) bool {
+	if off < 0 || off+16 > f.size {
+		return true
+	}
+	h, err := f.readAt(off, 16)
+	return err != nil || int64(f.order.Uint64(h[8:])) > f.size-off-16
 }
 
 // section reads the v7 section at off: its id and (decompressed) data.

@@ -2,6 +2,7 @@ package tracedat
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -95,6 +96,9 @@ func Open(r io.Reader, opt Options) (*Reader, error) {
 	rd.setUname(f.uname)
 	for _, w := range f.warnings {
 		rd.meta.Warnings.Add("tracedat-metadata", "trace.dat: %s", w)
+	}
+	if f.cut != "" {
+		rd.meta.Warnings.Add("truncated-file", "trace.dat: %s", f.cut)
 	}
 	if f.latencyText {
 		return nil, fmt.Errorf("trace.dat holds latency-tracer text, not ring-buffer events: read it with trace-cmd report and give traceview the text")
@@ -246,16 +250,30 @@ func (r *Reader) Close() error {
 	return nil
 }
 
+// streamError is what the error that ended a CPU's stream makes of the
+// read: a file cut short inside the CPU's data, or damaged data with
+// lenient, a counted warning (nil); other damage an error.
+func (r *Reader) streamError(err error) error {
+	switch {
+	case errors.Is(err, errFileCut):
+		r.meta.Warnings.Add("truncated-file", "trace.dat: %v", err)
+	case r.lenient:
+		r.meta.Warnings.Add("tracedat-corrupt-data", "trace.dat: %v (rest of the CPU's data skipped: lenient)", err)
+	default:
+		return fmt.Errorf("trace.dat: %w", err)
+	}
+	return nil
+}
+
 // start primes every CPU stream and the saved-cmdline comm events.
 func (r *Reader) start() error {
 	r.started = true
 	for _, s := range r.streams {
 		ok, err := s.next()
 		if err != nil {
-			if !r.lenient {
-				return fmt.Errorf("trace.dat: %w", err)
+			if err := r.streamError(err); err != nil {
+				return err
 			}
-			r.meta.Warnings.Add("tracedat-corrupt-data", "trace.dat: %v (rest of the CPU's data skipped: lenient)", err)
 			continue
 		}
 		if ok {
@@ -336,11 +354,7 @@ func (r *Reader) Next() (trace.Event, error) {
 		ev, ok := r.item(s)
 		more, err := s.next()
 		if err != nil {
-			if !r.lenient {
-				r.err = fmt.Errorf("trace.dat: %w", err)
-			} else {
-				r.meta.Warnings.Add("tracedat-corrupt-data", "trace.dat: %v (rest of the CPU's data skipped: lenient)", err)
-			}
+			r.err = r.streamError(err)
 			more = false
 		}
 		if !more {

@@ -114,6 +114,10 @@ type cpuStream struct {
 	keptAny bool
 }
 
+// errFileCut ends the stream of a CPU whose data the file's end cuts
+// short: not an error of the trace's, the reader counts it as a warning.
+var errFileCut = fmt.Errorf("truncated file")
+
 // newCPUStream prepares the stream of cd; compressed v7 data starts with a
 // chunk count.
 func newCPUStream(f *file, cd cpuData, psize int, layout pageLayout) (*cpuStream, error) {
@@ -122,7 +126,8 @@ func newCPUStream(f *file, cd cpuData, psize int, layout pageLayout) (*cpuStream
 		return nil, corruptf("CPU %d data: %d bytes at offset %d", cd.cpu, cd.size, cd.offset)
 	}
 	if s.end > f.size {
-		// A truncated file: read what is there, then fail (nextPage).
+		// A truncated file: read what is there, then say what is
+		// missing (nextPage: errFileCut).
 		s.truncated, s.end = s.end, max(f.size, s.off)
 	}
 	if f.comp != "" && cd.size > 0 {
@@ -174,9 +179,11 @@ func (s *cpuStream) nextPage() (bool, error) {
 		pg = s.chunk[s.chunkPos : s.chunkPos+n]
 		s.chunkPos += n
 	} else {
-		if s.off >= s.end {
+		if s.off >= s.end || (s.truncated > 0 && s.end-s.off < int64(s.psize)) {
 			if s.truncated > 0 {
-				return false, corruptf("CPU %d: the file ends at offset %d, inside the CPU's data (which should end at %d): truncated file", s.cpu, s.f.size, s.truncated)
+				// A page the cut leaves part of is left out whole.
+				return false, fmt.Errorf("CPU %d: the file ends at offset %d, inside the CPU's data (which should end at %d): %d bytes missing; the CPU's whole pages before the cut were read: %w",
+					s.cpu, s.f.size, s.truncated, s.truncated-s.off, errFileCut)
 			}
 			return false, nil
 		}

@@ -341,7 +341,7 @@ func (r *Reader) readFrame(first bool) error {
 		r.off += int64(n)
 		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
-				r.meta.Warnings.Add("truncated", "traceview format: file ends inside the frame at offset %d (%d of %d bytes; %d events lost)", at, n, h.length, h.count)
+				r.meta.Warnings.Add("truncated", "traceview format: file ends inside the frame at offset %d (%d of %d bytes: %d bytes missing; %d events lost)", at, n, h.length, int(h.length)-n, h.count)
 				return io.EOF
 			}
 			return fmt.Errorf("offset %d: %w", r.off, err)

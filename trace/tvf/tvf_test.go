@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -315,6 +316,16 @@ func TestTruncated(t *testing.T) {
 		if warning(tr, "truncated") != 1 {
 			t.Errorf("cut at %d: warnings %v, want one truncated", cut, tr.Meta().Warnings.List())
 		}
+	}
+	// Cut 10 bytes into the last block's payload: the message says how
+	// many bytes of it are missing and how many events (the 5 after the
+	// two full blocks).
+	cut := offs[2] + frameHeaderSize + 10
+	_, tr := decodeAll(t, bytes.NewReader(file[:cut]))
+	h, _ := parseFrameHeader(file[offs[2]:])
+	want := fmt.Sprintf("traceview format: file ends inside the frame at offset %d (10 of %d bytes: %d bytes missing; 5 events lost)", offs[2], h.length, h.length-10)
+	if ws := tr.Meta().Warnings.List(); len(ws) != 1 || ws[0].Message != want {
+		t.Errorf("cut at %d: warnings %+v, want %q", cut, ws, want)
 	}
 }
 
