@@ -284,6 +284,9 @@ func (g *groupReader) dir(path string) (string, bool) {
 
 // read reads group path's settings and counters at time now.
 func (g *groupReader) read(path string, now int64) (s trace.CgroupSettings, st trace.CgroupStat, ok, stOK bool) {
+	if g == nil {
+		return s, st, false, false
+	}
 	dir, v1 := g.dir(path)
 	if path == "/" || path == "" || dir == "" {
 		return s, st, false, false
@@ -298,9 +301,14 @@ func (g *groupReader) read(path string, now int64) (s trace.CgroupSettings, st t
 
 // snapshot reads every group of the settings hierarchy (up to
 // maxGroupsRead) and the group and autogroup of every process.
+//
+// A nil reader (a Recorder built without NewRecorder) reads nothing.
 func (g *groupReader) snapshot(now int64) *groupSnapshot {
 	snap := &groupSnapshot{time: now, settings: map[string]trace.CgroupSettings{}, stats: map[string]trace.CgroupStat{},
 		cpuGroup: map[trace.PID]string{}, autogroup: map[trace.PID]trace.CgroupSettings{}}
+	if g == nil {
+		return snap
+	}
 	root, v1 := g.dir("/")
 	if root != "" {
 		n := 0
@@ -355,6 +363,9 @@ func (g *groupReader) snapshot(now int64) *groupSnapshot {
 // stop, when set, holds counters read as the capture stopped: they replace
 // those read now (after the drain) for the groups it has.
 func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids map[trace.PID]bool, now int64, startTime0 bool, stop map[string]trace.CgroupStat) ([]trace.CgroupSettings, []trace.CgroupStat) {
+	if g == nil {
+		return nil, nil
+	}
 	_, v1 := g.dir("/")
 	paths := map[string]bool{}
 	addPath := func(p string) {
