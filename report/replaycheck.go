@@ -78,10 +78,7 @@ func ScoreReplay(name string, obs, pred *LatencyResult, obsMakespan, predMakespa
 		if p.Observed.Runtime < ReplayMinRuntime {
 			continue
 		}
-		checks = append(checks,
-			ReplayCheck{name, p.Key, "runtime", p.Observed.Runtime, p.Pred.Runtime, ReplayBoundRuntime},
-			ReplayCheck{name, p.Key, "switches", p.Observed.Switches + p.Observed.Unrecorded, p.Pred.Switches + p.Pred.Unrecorded, ReplayBoundSwitches},
-			ReplayCheck{name, p.Key, "avg_delay", p.Observed.AvgDelay, p.Pred.AvgDelay, ReplayBoundAvgDelay})
+		checks = append(checks, rowChecks(name, &p)...)
 	}
 	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Comm < checks[j].Comm })
 	return checks
@@ -110,13 +107,21 @@ func ScoreSelfReplay(name string, obs, pred, obsTasks, predTasks *LatencyResult,
 		if p.Observed.Runtime < ReplayMinRuntime || !merged[p.Observed.Comm] {
 			continue
 		}
-		checks = append(checks,
-			ReplayCheck{name, p.Key, "runtime", p.Observed.Runtime, p.Pred.Runtime, ReplayBoundRuntime},
-			ReplayCheck{name, p.Key, "switches", p.Observed.Switches + p.Observed.Unrecorded, p.Pred.Switches + p.Pred.Unrecorded, ReplayBoundSwitches},
-			ReplayCheck{name, p.Key, "avg_delay", p.Observed.AvgDelay, p.Pred.AvgDelay, ReplayBoundAvgDelay})
+		checks = append(checks, rowChecks(name, &p)...)
 	}
 	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Comm < checks[j].Comm })
 	return checks
+}
+
+// rowChecks are the runtime, switches (as the kernel counts them: the
+// recorded switch-ins and those the trace lacks) and average-delay checks
+// of one row pair.
+func rowChecks(name string, p *RowPair) []ReplayCheck {
+	return []ReplayCheck{
+		{name, p.Key, "runtime", p.Observed.Runtime, p.Pred.Runtime, ReplayBoundRuntime},
+		{name, p.Key, "switches", p.Observed.Switches + p.Observed.Unrecorded, p.Pred.Switches + p.Pred.Unrecorded, ReplayBoundSwitches},
+		{name, p.Key, "avg_delay", p.Observed.AvgDelay, p.Pred.AvgDelay, ReplayBoundAvgDelay},
+	}
 }
 
 // ReplayTrust is how far a prediction can be trusted: the checks of the
