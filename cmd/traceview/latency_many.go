@@ -246,8 +246,16 @@ func cgroupSummary(g *report.CgroupThrottle) string {
 	default:
 		q = fmt.Sprintf("quota %.3f ms per %.3f ms (%s)", float64(g.QuotaNS)/1e6, float64(g.PeriodNS)/1e6, g.Settings)
 	}
-	return fmt.Sprintf("runtime %.3f ms, %.3f CPUs used; throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays); %s",
-		float64(g.Runtime)/1e6, g.CPUs, g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6, q)
+	avg := int64(0)
+	if g.Delays > 0 {
+		avg = g.SumDelay / g.Delays
+	}
+	line := fmt.Sprintf("runtime %.3f ms, %.3f CPUs used; delays avg %.3f ms, max %.3f ms; throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays); %s",
+		float64(g.Runtime)/1e6, g.CPUs, float64(avg)/1e6, float64(g.MaxDelay)/1e6, g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6, q)
+	if k := g.Kernel; k != nil {
+		line += fmt.Sprintf("; the kernel's cpu.stat over the trace: %d throttled periods of %d, %.3f ms", k.NrThrottled, k.NrPeriods, float64(k.ThrottledNS)/1e6)
+	}
+	return line
 }
 
 // cgroupName returns the path of cgroup id in m ("(no cgroup recorded)"
