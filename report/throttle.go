@@ -398,7 +398,12 @@ type candidate struct {
 //   - it starts when the task switched in at its end began to wait (or at
 //     the gap's start when it waited before): a throttled group waits for
 //     the period timer, not for another group's slice;
-//   - it ends within timerSlack of a boundary of the period timer, and
+//   - it ends near a boundary of the period timer: from timerSlack before
+//     it (the phase is an estimate) to 2·timerSlack after (periodPhase
+//     puts the phase at the earliest end of a cluster up to 2·timerSlack
+//     wide: on a loaded machine an unthrottled task may wait a few ms for
+//     its CPU; measured with four busy tasks beside the group, its first
+//     runs came 2.2-2.3 ms after the earliest), and
 //     began more than timerSlack before that boundary (a shorter wait is
 //     too short to tell from chance; the kernel's own count of it, if it
 //     was one, is a few ms at most): the phase is taken from the idle-rule throttles when there
@@ -451,7 +456,7 @@ func (g *thrGroup) filterQuotaCandidates(cands []candidate, ct *CgroupThrottle, 
 			// runtime_remaining up first), so it counts as used.
 			p0 := bnd - ct.PeriodNS
 			debt := max(0, usedBefore(p0)-usedBefore(p0-ct.PeriodNS)-ct.QuotaNS)
-			if abs64(b-bnd) > timerSlack || bnd-a <= timerSlack || usedBefore(a)-usedBefore(p0)+debt < threshold(p0, a) {
+			if b-bnd < -timerSlack || b-bnd > 2*timerSlack || bnd-a <= timerSlack || usedBefore(a)-usedBefore(p0)+debt < threshold(p0, a) {
 				continue
 			}
 			c.span.Start = a
@@ -639,13 +644,6 @@ func throttledPeriods(spans []ThrottleSpan, period int64) int64 {
 		last = max(last, sp.End-mod(sp.End-best))
 	}
 	return count
-}
-
-func abs64(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 // posMod is t mod m in [0, m).
