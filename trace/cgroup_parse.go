@@ -77,6 +77,12 @@ func ParseCgroupSettings(a string) (CgroupSettings, error) {
 			if err != nil {
 				return s, fmt.Errorf("--recorded-cgroup %q: %w", a, err)
 			}
+			if p != 0 && (p < MinCfsPeriod || p > MaxCfsPeriod) {
+				return s, fmt.Errorf("--recorded-cgroup %q: period %s: the kernel takes 1ms..1s", a, fmtMS(p))
+			}
+			if q > 0 && q < MinCfsQuota {
+				return s, fmt.Errorf("--recorded-cgroup %q: quota %s: the kernel takes at least 1ms", a, fmtMS(q))
+			}
 			s.QuotaNS, s.PeriodNS = q, p
 		case "burst":
 			b, err := ParseCgroupTime(v)
