@@ -167,6 +167,12 @@ type Task struct {
 	Until         UntilKind
 	Deadline      int64
 	UntilInferred bool
+	// Censored: a workload task still running or runnable when the trace
+	// ended (its last burst ends EndTrace). A replay runs it at least to
+	// the end of the capture: one whose last burst holds its work spins
+	// until then (deadline-bound at the trace's end, whatever CPU it gets),
+	// instead of taking its recorded work as all it had to do.
+	Censored bool
 	// Spinner: one burst, SpinBurst, holds most of the task's CPU time and
 	// no blocking point cuts it: a loop that checks the clock as it spins.
 	// It is the last burst, or one followed only by the exit's own short
@@ -350,6 +356,10 @@ type ModelStats struct {
 	CountBound       int `json:"count_bound"`
 	DeadlineBound    int `json:"deadline_bound"`
 	DeadlineInferred int `json:"deadline_inferred"`
+	// Censored counts workload tasks still running or runnable when the
+	// trace ended (Task.Censored): how long they would have gone on is
+	// unknown, so no makespan can be predicted.
+	Censored int `json:"censored"`
 	TickUpdates      int `json:"tick_updates"`
 	// RecoveredArrivals counts the arrivals of open-loop generators that
 	// the recording handled without sleeping, recovered by splitArrivals.
@@ -1719,6 +1729,17 @@ func (x *extractor) inferUntil() {
 			tk.Until = UntilCount
 		}
 		e := len(bs) - 1
+		if e >= 0 && bs[e].End == EndTrace {
+			// Censored: the capture ended before the task did.
+			tk.Censored = true
+			m.Stats.Censored++
+			if k, _ := spinBurst(tk); k == e && m.End > tk.Start {
+				tk.Until, tk.UntilInferred = UntilDeadline, true
+				tk.Spinner, tk.SpinBurst = true, e
+				tk.Deadline = m.End - tk.Start
+			}
+			continue
+		}
 		if e < 0 || bs[e].End != EndExit || tk.Last-tk.Start < MinDeadlineLife {
 			continue
 		}

@@ -138,6 +138,10 @@ type ReplayTrust struct {
 	// Worst names the row and metric farthest from its bound (the largest
 	// error relative to the bound), e.g. "a1:4242 runtime 1.33x".
 	Worst string `json:"worst"`
+	// Censored counts workload tasks still running when the capture
+	// ended: the makespan is then not scored, and the verdict says it
+	// cannot be predicted.
+	Censored int `json:"censored_tasks,omitempty"`
 }
 
 // NewReplayTrust summarizes the self-replay checks of policy on cpus CPUs.
@@ -179,6 +183,9 @@ func (t *ReplayTrust) Verdict() string {
 	head := fmt.Sprintf("self-replay under %s on %d %s", t.Policy, t.CPUs, cpus)
 	if t.Within {
 		// Rounded up: an error of 2.48 % is "within 3 %", never 2.
+		if t.Censored > 0 {
+			return fmt.Sprintf("%s within %.0f %% on every row with %d ms of run time or more (closest to its bound: %s): trust the prediction to about that; the makespan cannot be predicted: %s still running when the capture ended", head, math.Ceil(100*t.MaxErr), ReplayMinRuntime/1_000_000, t.Worst, plural(t.Censored, "task was", "tasks were"))
+		}
 		return fmt.Sprintf("%s within %.0f %% on the makespan and every row with %d ms of run time or more (closest to its bound: %s): trust the prediction to about that", head, math.Ceil(100*t.MaxErr), ReplayMinRuntime/1_000_000, t.Worst)
 	}
 	var miss []ReplayCheck
@@ -196,5 +203,17 @@ func (t *ReplayTrust) Verdict() string {
 		}
 		parts = append(parts, fmt.Sprintf("%s (bound ±%.0f %%)", c.label(), 100*c.Bound))
 	}
-	return fmt.Sprintf("%s misses its bounds: %s; read the prediction's deltas with that error in mind", head, strings.Join(parts, ", "))
+	censored := ""
+	if t.Censored > 0 {
+		censored = fmt.Sprintf("; the makespan cannot be predicted: %s still running when the capture ended", plural(t.Censored, "task was", "tasks were"))
+	}
+	return fmt.Sprintf("%s misses its bounds: %s; read the prediction's deltas with that error in mind%s", head, strings.Join(parts, ", "), censored)
+}
+
+// plural is "1 task was" or "N tasks were".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

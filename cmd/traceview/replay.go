@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -690,8 +691,12 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	if st.RecoveredArrivals > 0 {
 		pools += fmt.Sprintf("; %s recovered (open-loop arrivals the generator handled without a sleep, where it woke itself while running)", plural(st.RecoveredArrivals, "arrival"))
 	}
-	fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s; %d pinned to the one CPU they ran on; %s\n",
-		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, st.PinnedTasks, pools)
+	censored := ""
+	if st.Censored > 0 {
+		censored = fmt.Sprintf("; %d still running when the capture ended (censored: each runs at least to the capture's end; no makespan can be predicted)", st.Censored)
+	}
+	fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the one CPU they ran on; %s\n",
+		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
 	tick := "inferred from the trace"
 	if m.HZ == 0 || hz != m.HZ {
 		tick = "not seen in the trace"
@@ -1046,7 +1051,14 @@ func selfReplay(m *replay.Model, stated []trace.CgroupSettings, perTask bool) (*
 		}
 	}
 	checks := report.ScoreSelfReplay("self", tables[0], tables[1], tables[2], tables[3], m.ObservedMakespan(), res.Makespan)
-	return report.NewReplayTrust(spec, res.CPUs, checks), nil
+	if m.Stats.Censored > 0 {
+		// The capture ended before the workload: there is no makespan to
+		// score (the verdict says so).
+		checks = slices.DeleteFunc(checks, func(c report.ReplayCheck) bool { return c.Metric == "makespan" })
+	}
+	trust := report.NewReplayTrust(spec, res.CPUs, checks)
+	trust.Censored = m.Stats.Censored
+	return trust, nil
 }
 
 // usf renders a measured latency in ns as µs with one decimal ("12.5

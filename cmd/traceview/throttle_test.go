@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -154,6 +156,57 @@ func TestReplayPredictsKernelThrottling(t *testing.T) {
 		got := doc.Runs[0].GroupStats[0].NrThrottled
 		if float64(got) < 0.75*float64(c.kernel) || float64(got) > 1.25*float64(c.kernel) {
 			t.Errorf("%s: predicted %d throttled periods, kernel %d", c.name, got, c.kernel)
+		}
+	}
+}
+
+// TestReplayCensoredCapture: nice.2cpu.perf.data cut at 150000 bytes (a
+// capture that ended before its workload: the hog it still ran is in its
+// last burst at the cut) says so on the workload line, scores no makespan
+// in the self-replay, and its verdict says the makespan cannot be
+// predicted (issue 28 item 3).
+func TestReplayCensoredCapture(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/traces/nice.2cpu.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.data")
+	if err := os.WriteFile(cut, b[:150000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI(t, "replay", "-i", cut, "--policy", "eevdf", "--cpus", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "1 still running when the capture ended (censored: each runs at least to the capture's end; no makespan can be predicted)") {
+		t.Errorf("no censored task on the workload line:\n%s", out)
+	}
+	if !strings.Contains(out, "the makespan cannot be predicted: 1 task was still running when the capture ended") {
+		t.Errorf("the verdict does not say the makespan cannot be predicted:\n%s", out)
+	}
+	js, _, code := runCLI(t, "replay", "-i", cut, "--policy", "eevdf", "--cpus", "1", "-o", "json")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	var doc struct {
+		Runs []struct {
+			SelfReplay struct {
+				Censored int `json:"censored_tasks"`
+				Rows     []struct {
+					Metric string `json:"metric"`
+				} `json:"rows"`
+			} `json:"self_replay"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Runs) != 1 || doc.Runs[0].SelfReplay.Censored != 1 {
+		t.Fatalf("self_replay: %+v", doc.Runs)
+	}
+	for _, r := range doc.Runs[0].SelfReplay.Rows {
+		if r.Metric == "makespan" {
+			t.Errorf("a makespan row in the self-replay of a censored capture")
 		}
 	}
 }
