@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/traceview/traceview/policies"
@@ -291,7 +292,10 @@ type Model struct {
 	TickPhase int64
 	// Pools lists the worker pools inferPools found.
 	Pools []WorkerPool
-	Stats ModelStats
+	// Unmeasured lists the costs the trace measured beyond what it can
+	// show (boundCost); IdleExit, WakePreempt or SwitchCost is 0 instead.
+	Unmeasured []UnmeasuredCost
+	Stats      ModelStats
 }
 
 // WorkerPool is a set of threads serving one shared queue (a pipe or
@@ -355,6 +359,10 @@ type ModelStats struct {
 	// the recording handled without sleeping, recovered by splitArrivals.
 	RecoveredArrivals int `json:"recovered_arrivals"`
 	EnqueueUpdates    int `json:"enqueue_updates"`
+	// Skipped counts events Extract left out as damage (checkEvent): a
+	// CPU beyond the trace's, a time before the previous event's, a run
+	// time longer than the trace.
+	Skipped int `json:"skipped_events"`
 }
 
 // PinMinSwitches is how many switch-ins of the traced command on a single
@@ -477,6 +485,18 @@ type extractor struct {
 	enqAt      []int64   // per CPU: ns of the last wakeup, new task or migration aimed at it
 	nEnqueue   int       // candidates left out as an enqueue's
 	byPID      map[trace.PID][]int
+	// maxCPU bounds the CPU numbers an event may carry (checkEvent): the
+	// trace's available CPUs when its header states them, else MaxCPU.
+	maxCPU trace.CPU
+}
+
+// lastWakeOn returns the last dependency wakeup emitted on cpu (waker -1
+// when none, or cpu is unknown).
+func (x *extractor) lastWakeOn(cpu trace.CPU) wakeRec {
+	if cpu < 0 || int(cpu) >= len(x.lastWake) {
+		return wakeRec{waker: -1}
+	}
+	return x.lastWake[cpu]
 }
 
 // wakeRec is a dependency wakeup: waker woke wakee at t (task indexes).
@@ -495,7 +515,11 @@ type preName struct {
 // Extract reads src to its end and builds the workload model. It keeps the
 // observed schedule for as-traced replays. Errors are the source's.
 func Extract(src trace.Source) (*Model, error) {
-	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{}}
+	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{},
+		maxCPU: MaxCPU}
+	if m := src.Meta(); m != nil && m.NrCPUsAvail > 0 && m.NrCPUsAvail < MaxCPU {
+		x.maxCPU = trace.CPU(m.NrCPUsAvail)
+	}
 	for {
 		ev, err := src.Next()
 		if err == io.EOF {
@@ -504,7 +528,9 @@ func Extract(src trace.Source) (*Model, error) {
 		if err != nil {
 			return nil, err // the source's own error: it names the file and the problem
 		}
-		x.event(ev)
+		if x.checkEvent(&ev) {
+			x.event(ev)
+		}
 	}
 	if m := src.Meta(); m != nil {
 		x.m.Meta.Format, x.m.Meta.Hostname, x.m.Meta.OSRelease = m.Format, m.Hostname, m.OSRelease
@@ -526,6 +552,51 @@ func Extract(src trace.Source) (*Model, error) {
 	}
 	x.finish()
 	return x.m, nil
+}
+
+// MaxCPU bounds the CPU numbers Extract takes from a trace whose header
+// does not state its available CPUs: 8192, the largest NR_CPUS Linux
+// builds (x86 CONFIG_MAXSMP, arch/x86/Kconfig v6.18). A larger number is
+// damage; taken as it stands it sized per-CPU tables of billions of
+// entries (a damaged CPU field of 0x36311600 ran out of memory).
+const MaxCPU = 8192
+
+// MaxPreTraceRun bounds the run time a task can have had on its CPU before
+// the trace began, as its first sched_stat_runtime reports it: 1 s, over
+// 200 ticks at 250 Hz; the kernel charges a running fair task at every
+// tick (task_tick_fair -> update_curr), so a real one is a tick or less.
+const MaxPreTraceRun = int64(1e9)
+
+// checkEvent reports whether ev can be taken into the model: its CPUs are
+// -1 (unknown) or below the trace's bound, its time is not negative nor
+// before the previous event's, and a sched_stat_runtime reports no more
+// run time than the trace has had (plus MaxPreTraceRun). An event that
+// fails is damage, counted in Model.Stats.Skipped and as a warning in
+// Model.Meta.Warnings, and skipped: a CPU number indexes per-CPU state,
+// and a run time or time stretches a burst the simulator ticks through.
+func (x *extractor) checkEvent(ev *trace.Event) bool {
+	bad := func(c trace.CPU) bool { return c < -1 || c >= x.maxCPU }
+	m := x.m
+	var why string
+	switch {
+	case bad(ev.CPU):
+		why = fmt.Sprintf("CPU %d", ev.CPU)
+	case (ev.Kind == trace.KindWaking || ev.Kind == trace.KindWakeup || ev.Kind == trace.KindWakeupNew) && bad(ev.TargetCPU):
+		why = fmt.Sprintf("target CPU %d", ev.TargetCPU)
+	case ev.Kind == trace.KindMigrate && (bad(ev.OrigCPU) || bad(ev.DestCPU)):
+		why = fmt.Sprintf("CPUs %d -> %d", ev.OrigCPU, ev.DestCPU)
+	case ev.Time < 0:
+		why = fmt.Sprintf("time %d ns", ev.Time)
+	case m.Start >= 0 && ev.Time < m.End:
+		why = fmt.Sprintf("time %d ns before the previous event's (%d ns)", ev.Time, m.End)
+	case ev.Kind == trace.KindRuntime && (ev.Runtime < 0 || m.Start >= 0 && ev.Runtime > ev.Time-m.Start+MaxPreTraceRun):
+		why = fmt.Sprintf("run time %d ns in a trace of %d ns", ev.Runtime, max(ev.Time-m.Start, 0))
+	default:
+		return true
+	}
+	m.Stats.Skipped++
+	m.Meta.Warnings.Add("replay-skipped", "replay: %s at %d ns (task %d): %s is outside what the trace can hold: damaged, skipped", ev.Kind, ev.Time, ev.TID, why)
+	return false
 }
 
 func (x *extractor) cpu(c trace.CPU) {
@@ -844,7 +915,8 @@ func (x *extractor) switchEv(ev trace.Event) {
 		case ev.PrevState.Runnable():
 			s.wakeAt, s.wakeIdle = t, false // waits for the CPU from now (perf's R semantics)
 			s.pp = 0
-			if lw := x.lastWake[ev.CPU]; ev.CPU >= 0 && lw.waker == i && t-lw.t <= PingPongWindow {
+			// (ev.CPU is checked before it indexes: -1 is "unknown".)
+			if lw := x.lastWakeOn(ev.CPU); lw.waker == i && t-lw.t <= PingPongWindow {
 				if n, ok := x.byTID[ev.NextTID]; ok && n == lw.wakee {
 					s.pp, s.ppAt = n+1, t // preempted by the task it just woke
 				}
@@ -1255,11 +1327,54 @@ func (x *extractor) finish() {
 			}
 		}
 	}
-	m.IdleExit = median(x.idle)
-	m.WakePreempt = median(x.preempt)
+	m.IdleExit = m.boundCost("idle exit", median(x.idle))
+	m.WakePreempt = m.boundCost("wakeup preemption", median(x.preempt))
 	if x.sawRT && x.ovN > 0 && x.ovSum > 0 {
-		m.SwitchCost = x.ovSum / x.ovN
+		m.SwitchCost = m.boundCost("context switch", x.ovSum/x.ovN)
 	}
+}
+
+// MaxMeasuredCost bounds a cost or latency Extract measures in a trace
+// (Model.IdleExit, WakePreempt, SwitchCost): 1 ms. A context switch costs
+// a few µs, an idle exit or a reschedule IPI tens of µs even in a VM (the
+// largest on ../shared/traces: 30 µs idle exit, 13 µs wakeup preemption
+// on messaging.2cpu); a median or mean above 1 ms measures something else
+// (a run preempted again before the wakee got the CPU, a vCPU the
+// hypervisor did not run) or damage (a context switch of 12,265,122 s was
+// measured on a damaged file). It is reported as not measurable.
+const MaxMeasuredCost = int64(1e6)
+
+// boundCost returns the measured cost v of name, or 0 (none measured, as
+// when the trace shows no case of it) when v is above MaxMeasuredCost,
+// recording why in Model.Unmeasured. (Each sample is also bounded by the
+// interval it was measured over, by construction: a run's time charged
+// to no task is at most the run, as checkEvent keeps times in order and
+// run times non-negative; a delay from a wakeup to the switch-in is the
+// interval itself. Bounding the mean by the shortest run instead rejected
+// plausible costs of undamaged traces: messaging.1cpu's 11.3 µs context
+// switch beside a run of 5.1 µs.)
+func (m *Model) boundCost(name string, v int64) int64 {
+	if v <= MaxMeasuredCost {
+		return v
+	}
+	m.Unmeasured = append(m.Unmeasured, UnmeasuredCost{Name: name, Measured: v, Bound: MaxMeasuredCost})
+	return 0
+}
+
+// UnmeasuredCost is a cost Extract measured beyond what the trace can
+// show (boundCost): Measured ns, above Bound ns (MaxMeasuredCost). The
+// model's cost is 0 instead (the simulator charges none).
+type UnmeasuredCost struct {
+	Name     string `json:"name"`
+	Measured int64  `json:"measured_ns"`
+	Bound    int64  `json:"bound_ns"`
+}
+
+// String says why the cost is not measurable, for the model line (after
+// the cost's name).
+func (u UnmeasuredCost) String() string {
+	us := func(ns int64) string { return strconv.FormatFloat(float64(ns)/1e3, 'f', 1, 64) + " µs" }
+	return fmt.Sprintf("not measurable (%s measured, above the %s bound; none charged)", us(u.Measured), us(u.Bound))
 }
 
 // guessRoot picks the traced command when the trace does not name it (no
