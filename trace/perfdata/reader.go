@@ -150,6 +150,11 @@ type Reader struct {
 	// stackIDs interns sched_switch callchains (raw ips) into Meta.Stacks.
 	stackIDs map[string]trace.StackID
 	cpuLast  []int64      // last record time per CPU, for lost windows and damage
+	// times says whether records are checked against the header's
+	// sample times (outsideSampleTimes); timesIn and timesOut count the
+	// timed records inside and outside them.
+	times             timesCheck
+	timesIn, timesOut int
 	cpuPrint []eventPrint // the last record of each CPU (duplicate check)
 	stats    Stats
 	decomp   *decompressor
