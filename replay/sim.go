@@ -321,6 +321,9 @@ func (s *sim) resched(cpu int, at int64) {
 
 func (s *sim) run() error {
 	budget := s.stepBudget()
+	if s.cfg.MaxSteps > 0 {
+		budget = s.cfg.MaxSteps
+	}
 	var steps, still int64 // queue events run; decisions since simulated time last advanced
 	decisions := s.stats.Decisions
 	for len(s.q) > 0 {
@@ -337,8 +340,8 @@ func (s *sim) run() error {
 				ErrNoProgress, still, s.at(), s.who(e))
 		}
 		if steps > budget {
-			return fmt.Errorf("replay: %w: %d simulation steps at %s (%s), the most %d recorded events and %d bursts allow (%d steps an event or burst, at least %d); the trace's times or run times are most likely damaged",
-				ErrNoProgress, steps-1, s.at(), s.who(e), s.m.Recorded.Len(), s.nbursts, StepsPerEvent, MinSteps)
+			return fmt.Errorf("replay: %w: %d simulation steps at %s (%s), its budget for %d recorded events and %d bursts; the trace's times or run times are most likely damaged",
+				ErrNoProgress, steps-1, s.at(), s.who(e), s.m.Recorded.Len(), s.nbursts)
 		}
 		switch e.kind {
 		case qStart:
