@@ -127,7 +127,7 @@ func TestDamagedFields(t *testing.T) {
 			// period (which perf sets to the runtime too).
 			i := at + 24 + bytes.Index(b[at+24:at+200], le64(ev.Runtime))
 			b[i+7] |= 0x40
-		}, 1, "replay: sched_stat_runtime at 688416695938 ns (task 13339): run time 4611686018431385239 ns in a trace of 987416486 ns is outside what the trace can hold: damaged, skipped", 1},
+		}, 1, "replay: sched_stat_runtime at 688416695938 ns (task 13339): a run time of 4611686018431385239 ns in a trace of 987416486 ns is outside what the trace can hold: damaged, skipped", 1},
 		{"time bit 53", trace.KindSwitch, func(b []byte, at int, _ trace.Event) {
 			b[at+6] |= 0x20 // dropped by the reader: after the header's last sample time
 		}, 0, "", 1},

@@ -520,6 +520,10 @@ func Extract(src trace.Source) (*Model, error) {
 	if m := src.Meta(); m != nil && m.NrCPUsAvail > 0 && m.NrCPUsAvail < MaxCPU {
 		x.maxCPU = trace.CPU(m.NrCPUsAvail)
 	}
+	// Each event waits for the next one before it is taken (settle): an
+	// event far from both neighbours is damage.
+	var pend trace.Event
+	havePend := false
 	for {
 		ev, err := src.Next()
 		if err == io.EOF {
@@ -528,9 +532,16 @@ func Extract(src trace.Source) (*Model, error) {
 		if err != nil {
 			return nil, err // the source's own error: it names the file and the problem
 		}
-		if x.checkEvent(&ev) {
-			x.event(ev)
+		if !x.checkEvent(&ev) {
+			continue
 		}
+		if havePend {
+			x.settle(pend, ev.Time)
+		}
+		pend, havePend = ev, true
+	}
+	if havePend {
+		x.settle(pend, -1)
 	}
 	if m := src.Meta(); m != nil {
 		x.m.Meta.Format, x.m.Meta.Hostname, x.m.Meta.OSRelease = m.Format, m.Hostname, m.OSRelease
@@ -568,10 +579,10 @@ const MaxCPU = 8192
 const MaxPreTraceRun = int64(1e9)
 
 // checkEvent reports whether ev can be taken into the model: its CPUs are
-// -1 (unknown) or below the trace's bound, its time is not negative nor
-// before the previous event's, and a sched_stat_runtime reports no more
-// run time than the trace has had (plus MaxPreTraceRun). An event that
-// fails is damage, counted in Model.Stats.Skipped and as a warning in
+// -1 (unknown) or below the trace's bound, its time is not negative, and
+// a sched_stat_runtime reports no more run time than the trace has had
+// (plus MaxPreTraceRun); settle checks its time against its neighbours.
+// An event that fails is damage, counted in Model.Stats.Skipped and as a warning in
 // Model.Meta.Warnings, and skipped: a CPU number indexes per-CPU state,
 // and a run time or time stretches a burst the simulator ticks through.
 func (x *extractor) checkEvent(ev *trace.Event) bool {
@@ -586,17 +597,58 @@ func (x *extractor) checkEvent(ev *trace.Event) bool {
 	case ev.Kind == trace.KindMigrate && (bad(ev.OrigCPU) || bad(ev.DestCPU)):
 		why = fmt.Sprintf("CPUs %d -> %d", ev.OrigCPU, ev.DestCPU)
 	case ev.Time < 0:
-		why = fmt.Sprintf("time %d ns", ev.Time)
-	case m.Start >= 0 && ev.Time < m.End:
-		why = fmt.Sprintf("time %d ns before the previous event's (%d ns)", ev.Time, m.End)
+		why = "a negative time"
 	case ev.Kind == trace.KindRuntime && (ev.Runtime < 0 || m.Start >= 0 && ev.Runtime > ev.Time-m.Start+MaxPreTraceRun):
-		why = fmt.Sprintf("run time %d ns in a trace of %d ns", ev.Runtime, max(ev.Time-m.Start, 0))
+		why = fmt.Sprintf("a run time of %d ns in a trace of %d ns", ev.Runtime, max(ev.Time-m.Start, 0))
 	default:
 		return true
 	}
-	m.Stats.Skipped++
-	m.Meta.Warnings.Add("replay-skipped", "replay: %s at %d ns (task %d): %s is outside what the trace can hold: damaged, skipped", ev.Kind, ev.Time, ev.TID, why)
+	x.skip(ev, why)
 	return false
+}
+
+// skip counts ev as damage, said by why.
+func (x *extractor) skip(ev *trace.Event, why string) {
+	x.m.Stats.Skipped++
+	x.m.Meta.Warnings.Add("replay-skipped", "replay: %s at %d ns (task %d): %s is outside what the trace can hold: damaged, skipped", ev.Kind, ev.Time, ev.TID, why)
+}
+
+// MaxGap is the longest time between two neighbouring events Extract
+// takes for real when the event is isolated: one hour. An event more than
+// that after the trace so far, whose next event is earlier than it (or
+// that ends the trace), or a first event more than that before the next
+// one, is a time with a high bit damaged, not an hour of nothing: taken
+// for real, the task on CPU across it ran for the gap (a sample time
+// flipped to 9,007,886 s made a replay tick through 104 days). Judging
+// by both neighbours keeps one such event from cutting off the rest
+// (those after it would all be earlier than it); a real pause of an hour
+// and more, with events after it, is kept. A 10-minute capture of a busy
+// server has events every few ms.
+const MaxGap = int64(3600e9)
+
+// settle takes ev into the model, or skips it as damage: when its time is
+// before the previous event's taken, or it is isolated (MaxGap) between
+// the events taken so far and next, the time of the event after it (-1:
+// ev ends the trace).
+func (x *extractor) settle(ev trace.Event, next int64) {
+	m := x.m
+	synth := m.Start < 0 && ev.CPU < 0 && (ev.Kind == trace.KindFork || ev.Kind == trace.KindComm || ev.Kind == trace.KindExec)
+	switch {
+	case synth: // (perf's records for tasks alive at the start: see event)
+	case m.Start >= 0 && ev.Time < m.End:
+		x.skip(&ev, fmt.Sprintf("a time before the previous event's (%d ns)", m.End))
+		return
+	case m.Start >= 0 && ev.Time-m.End > MaxGap && next < 0:
+		x.skip(&ev, fmt.Sprintf("a time %.3f s after the previous event, ending the trace,", float64(ev.Time-m.End)/1e9))
+		return
+	case m.Start >= 0 && ev.Time-m.End > MaxGap && next < ev.Time:
+		x.skip(&ev, fmt.Sprintf("a time %.3f s after the previous event, with the next one earlier,", float64(ev.Time-m.End)/1e9))
+		return
+	case m.Start < 0 && next > ev.Time+MaxGap:
+		x.skip(&ev, fmt.Sprintf("a time %.3f s before the next event, starting the trace,", float64(next-ev.Time)/1e9))
+		return
+	}
+	x.event(ev)
 }
 
 func (x *extractor) cpu(c trace.CPU) {

@@ -78,3 +78,58 @@ func TestRobustRandomTraces(t *testing.T) {
 		}
 	}
 }
+
+// switchesAt is a trace of sched_switch events on CPU 0 at times (ns),
+// alternating task 10 and idle.
+func switchesAt(times ...int64) []trace.Event {
+	var evs []trace.Event
+	for k, t := range times {
+		e := trace.NewEvent(t, 0, trace.KindSwitch)
+		e.TID, e.NextTID, e.Comm, e.NextComm, e.Prio, e.NextPrio = 10, 0, "t", "swapper", 120, 120
+		if k%2 == 0 {
+			e.TID, e.NextTID, e.Comm, e.NextComm = 0, 10, "swapper", "t"
+		} else {
+			e.PrevState = trace.StateInterruptible
+		}
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+// TestIsolatedTimes: an event more than MaxGap (1 h) from the events
+// around it is skipped as damage, in the middle (the events after it
+// kept), at the end and at the start; a real pause of 2 h with events
+// after it is kept. The trace's span (Model.End - Start) says which.
+func TestIsolatedTimes(t *testing.T) {
+	const s = int64(1e9)
+	far := int64(1) << 53 // 9,007,199 s: a time with bit 53 set
+	for _, c := range []struct {
+		name       string
+		times      []int64
+		skipped    int
+		start, end int64
+		warning    string
+	}{
+		{"middle", []int64{1 * s, 2 * s, far + 3*s, 3 * s, 4 * s}, 1, 1 * s, 4 * s,
+			"replay: sched_switch at 9007202254740992 ns (task 0): a time 9007200.255 s after the previous event, with the next one earlier, is outside what the trace can hold: damaged, skipped"},
+		{"last", []int64{1 * s, 2 * s, 3 * s, far}, 1, 1 * s, 3 * s,
+			"replay: sched_switch at 9007199254740992 ns (task 10): a time 9007196.255 s after the previous event, ending the trace, is outside what the trace can hold: damaged, skipped"},
+		{"first far before", []int64{1 * s, far, far + 1*s, far + 2*s}, 1, far, far + 2*s,
+			"replay: sched_switch at 1000000000 ns (task 0): a time 9007198.255 s before the next event, starting the trace, is outside what the trace can hold: damaged, skipped"},
+		{"pause of 2 h", []int64{1 * s, 2 * s, 7202 * s, 7203 * s}, 0, 1 * s, 7203 * s, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := Extract(trace.NewSliceSource(switchesAt(c.times...), nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Stats.Skipped != c.skipped || m.Start != c.start || m.End != c.end {
+				t.Errorf("skipped %d, span %d..%d; want %d, %d..%d", m.Stats.Skipped, m.Start, m.End, c.skipped, c.start, c.end)
+			}
+			ws := m.Meta.Warnings.List()
+			if c.warning != "" && (len(ws) != 1 || ws[0].Message != c.warning) || c.warning == "" && len(ws) != 0 {
+				t.Errorf("warnings %v, want %q", ws, c.warning)
+			}
+		})
+	}
+}
