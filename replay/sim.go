@@ -383,7 +383,7 @@ var ErrNoProgress = errors.New("simulation makes no progress")
 // without its clock advancing: 100,000. Decisions at one instant come
 // from wakeups, forks and preemptions that land together and from
 // zero-length bursts; the most measured on ../shared/traces and
-// testdata/traces under eevdf and cfs is 13 (TestStillDecisionsMeasured),
+// testdata/traces under eevdf and cfs is 3 (TestStillDecisionsMeasured),
 // so a run of this many is a loop (a model whose bursts take no time and
 // wake each other forever), stopped with an error naming the task and time.
 const MaxStillDecisions = 100_000
@@ -392,7 +392,8 @@ const MaxStillDecisions = 100_000
 // queue: starts, run ends, timers, reschedules, ticks) a simulation may
 // take: MinSteps plus StepsPerEvent for each recorded event and burst of
 // the model. The most measured on ../shared/traces and testdata/traces
-// under eevdf and cfs is 2.3 steps an event (TestStillDecisionsMeasured);
+// under eevdf and cfs is 1.16 steps an event or burst (grpq.q25 under
+// eevdf, TestStillDecisionsMeasured);
 // ticks dominate where few events cover long runs, which MinSteps (ten
 // million: a CPU-bound task on each of 64 CPUs for 10 minutes at 250 Hz
 // ticks 9.6 M times) covers. A burst stretched to hours by a damaged time
