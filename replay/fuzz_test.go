@@ -3,8 +3,12 @@ package replay
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/trace/perfdata"
@@ -34,6 +38,22 @@ func FuzzReplay(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The fuzzing worker panics, without a word, on an input that
+		// takes 10 s: one that takes 5 s leaves its goroutines' stacks
+		// and the input in $TMPDIR/FuzzReplay-slow-*.
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				buf := make([]byte, 1<<20)
+				n := runtime.Stack(buf, true)
+				stem := filepath.Join(os.TempDir(), fmt.Sprintf("FuzzReplay-slow-%d", time.Now().UnixNano()))
+				os.WriteFile(stem+".stacks", buf[:n], 0o644)
+				os.WriteFile(stem+".perf.data", b, 0o644)
+			}
+		}()
 		r, err := perfdata.NewReader(bytes.NewReader(b))
 		if err != nil {
 			return

@@ -1000,7 +1000,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 		}
 		if s.wakeAt >= 0 {
 			d := t - s.wakeAt
-			next := s.wakeCPU == ev.CPU && x.cpuN[ev.CPU] == s.wakeN // the CPU's very next switch
+			next := ev.CPU >= 0 && s.wakeCPU == ev.CPU && x.cpuN[ev.CPU] == s.wakeN // the CPU's very next switch
 			switch {
 			case next && s.wakeIdle:
 				x.idle = append(x.idle, d)
@@ -1184,7 +1184,7 @@ func (x *extractor) dateLostSwitchIn(i int, in int64) {
 	s := &x.st[i]
 	s.lostIn = false
 	bs := x.m.Tasks[i].Bursts
-	if len(bs) < 2 || in >= s.segStart || in <= s.lostLo || in <= x.cpuLast[s.cpu] || s.accum != 0 {
+	if len(bs) < 2 || in >= s.segStart || in <= s.lostLo || s.cpu < 0 || in <= x.cpuLast[s.cpu] || s.accum != 0 {
 		return
 	}
 	if b := &bs[len(bs)-2]; b.Wake.Kind == CauseTimer && b.Wake.Inferred && b.Wake.At == s.segStart {

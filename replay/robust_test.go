@@ -133,3 +133,27 @@ func TestIsolatedTimes(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownCPUSwitch is the regression test for FuzzReplay's crasher
+// dedf4c20b5bae3bd: a wakeup with no target CPU, then a sched_switch with
+// no CPU (-1, which the text readers give) into the woken task, indexed
+// per-CPU state with -1 (index out of range in extractor.switchEv). The
+// switch-in is taken; no delay is measured from it.
+func TestUnknownCPUSwitch(t *testing.T) {
+	evs := switchesAt(1e9, 2e9) // task 10 runs on CPU 0 from 1 s, sleeps at 2 s
+	w := trace.NewEvent(3e9, 0, trace.KindWaking)
+	w.TID, w.TargetCPU, w.Comm, w.Prio = 10, -1, "t", 120
+	in := trace.NewEvent(4e9, -1, trace.KindSwitch)
+	in.TID, in.NextTID, in.Comm, in.NextComm, in.Prio, in.NextPrio = 0, 10, "swapper", "t", 120, 120
+	m, err := Extract(trace.NewSliceSource(append(evs, w, in), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Tasks) != 1 || m.Stats.Skipped != 0 || m.IdleExit != 0 || m.WakePreempt != 0 {
+		t.Errorf("%d tasks, %d skipped, idle exit %d, wakeup preemption %d; want 1 task, none skipped, no delays measured",
+			len(m.Tasks), m.Stats.Skipped, m.IdleExit, m.WakePreempt)
+	}
+	if bs := m.Tasks[0].Bursts; len(bs) != 2 || bs[0].End != EndBlock || bs[0].Slept != 1e9 || bs[0].Len != 1e9 {
+		t.Errorf("bursts %+v, want a 1 s burst ending in a 1 s sleep, then the run from 4 s", bs)
+	}
+}
