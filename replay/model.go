@@ -359,9 +359,10 @@ type ModelStats struct {
 	// the recording handled without sleeping, recovered by splitArrivals.
 	RecoveredArrivals int `json:"recovered_arrivals"`
 	EnqueueUpdates    int `json:"enqueue_updates"`
-	// Skipped counts events Extract left out as damage (checkEvent): a
-	// CPU beyond the trace's, a time before the previous event's, a run
-	// time longer than the trace.
+	// Skipped counts events Extract left out as damage (checkEvent,
+	// settle): a CPU beyond the trace's, a time before the previous
+	// event's or an hour from both neighbours, a run time longer than the
+	// trace.
 	Skipped int `json:"skipped_events"`
 }
 
@@ -488,6 +489,7 @@ type extractor struct {
 	// maxCPU bounds the CPU numbers an event may carry (checkEvent): the
 	// trace's available CPUs when its header states them, else MaxCPU.
 	maxCPU trace.CPU
+	t0     int64 // ns, the first event's time (first)
 }
 
 // lastWakeOn returns the last dependency wakeup emitted on cpu (waker -1
@@ -587,7 +589,6 @@ const MaxPreTraceRun = int64(1e9)
 // and a run time or time stretches a burst the simulator ticks through.
 func (x *extractor) checkEvent(ev *trace.Event) bool {
 	bad := func(c trace.CPU) bool { return c < -1 || c >= x.maxCPU }
-	m := x.m
 	var why string
 	switch {
 	case bad(ev.CPU):
@@ -598,13 +599,23 @@ func (x *extractor) checkEvent(ev *trace.Event) bool {
 		why = fmt.Sprintf("CPUs %d -> %d", ev.OrigCPU, ev.DestCPU)
 	case ev.Time < 0:
 		why = "a negative time"
-	case ev.Kind == trace.KindRuntime && (ev.Runtime < 0 || m.Start >= 0 && ev.Runtime > ev.Time-m.Start+MaxPreTraceRun):
-		why = fmt.Sprintf("a run time of %d ns in a trace of %d ns", ev.Runtime, max(ev.Time-m.Start, 0))
+	case ev.Kind == trace.KindRuntime && (ev.Runtime < 0 || ev.Runtime > ev.Time-x.first(ev.Time)+MaxPreTraceRun):
+		why = fmt.Sprintf("a run time of %d ns in a trace of %d ns", ev.Runtime, ev.Time-x.first(ev.Time))
 	default:
+		x.first(ev.Time)
 		return true
 	}
 	x.skip(ev, why)
 	return false
+}
+
+// first returns the time of the first event checkEvent passed with a
+// time (synthesized records at time 0 aside), t when there is none yet.
+func (x *extractor) first(t int64) int64 {
+	if x.t0 <= 0 && t > 0 {
+		x.t0 = t
+	}
+	return min(x.t0, t)
 }
 
 // skip counts ev as damage, said by why.

@@ -157,3 +157,25 @@ func TestUnknownCPUSwitch(t *testing.T) {
 		t.Errorf("bursts %+v, want a 1 s burst ending in a 1 s sleep, then the run from 4 s", bs)
 	}
 }
+
+// TestHugeFirstRuntime: a sched_stat_runtime of 2^62 ns as the trace's
+// first event is skipped as damage (it may report up to MaxPreTraceRun of
+// run before the trace), and one of 0.9 s is taken.
+func TestHugeFirstRuntime(t *testing.T) {
+	for _, c := range []struct {
+		runtime int64
+		skipped int
+	}{{1 << 62, 1}, {9e8, 0}} {
+		rt := trace.NewEvent(5e9, 0, trace.KindRuntime)
+		rt.TID, rt.CurTID, rt.Runtime, rt.Comm = 10, 10, c.runtime, "t"
+		out := trace.NewEvent(5e9+1, 0, trace.KindSwitch)
+		out.TID, out.NextTID, out.Comm, out.NextComm, out.Prio, out.NextPrio, out.PrevState = 10, 0, "t", "swapper", 120, 120, trace.StateInterruptible
+		m, err := Extract(trace.NewSliceSource([]trace.Event{rt, out}, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Stats.Skipped != c.skipped {
+			t.Errorf("run time %d ns first: %d skipped, want %d", c.runtime, m.Stats.Skipped, c.skipped)
+		}
+	}
+}
