@@ -145,6 +145,11 @@ type Config struct {
 	// ("/autogroup-N") to the root group (--autogroup off:
 	// kernel.sched_autogroup_enabled=0).
 	NoGroups, NoAutogroup bool
+	// MaxSteps bounds the simulation's steps (events of its queue); 0 is
+	// the model's step budget (MinSteps plus StepsPerEvent per recorded
+	// event and burst). Past it Simulate returns ErrNoProgress. The fuzz
+	// target sets a small one.
+	MaxSteps int64
 }
 
 // DefaultConfig returns the defaults described on Config.

@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/traceview/traceview/policies"
@@ -297,7 +298,10 @@ type Model struct {
 	TickPhase int64
 	// Pools lists the worker pools inferPools found.
 	Pools []WorkerPool
-	Stats ModelStats
+	// Unmeasured lists the costs the trace measured beyond what it can
+	// show (boundCost); IdleExit, WakePreempt or SwitchCost is 0 instead.
+	Unmeasured []UnmeasuredCost
+	Stats      ModelStats
 }
 
 // WorkerPool is a set of threads serving one shared queue (a pipe or
@@ -365,6 +369,11 @@ type ModelStats struct {
 	// the recording handled without sleeping, recovered by splitArrivals.
 	RecoveredArrivals int `json:"recovered_arrivals"`
 	EnqueueUpdates    int `json:"enqueue_updates"`
+	// Skipped counts events Extract left out as damage (checkEvent,
+	// settle): a CPU beyond the trace's, a time before the previous
+	// event's or an hour from both neighbours, a run time longer than the
+	// trace.
+	Skipped int `json:"skipped_events"`
 }
 
 // PinMinSwitches is how many switch-ins of the traced command on a single
@@ -487,6 +496,19 @@ type extractor struct {
 	enqAt      []int64   // per CPU: ns of the last wakeup, new task or migration aimed at it
 	nEnqueue   int       // candidates left out as an enqueue's
 	byPID      map[trace.PID][]int
+	// maxCPU bounds the CPU numbers an event may carry (checkEvent): the
+	// trace's available CPUs when its header states them, else MaxCPU.
+	maxCPU trace.CPU
+	t0     int64 // ns, the first event's time (first)
+}
+
+// lastWakeOn returns the last dependency wakeup emitted on cpu (waker -1
+// when none, or cpu is unknown).
+func (x *extractor) lastWakeOn(cpu trace.CPU) wakeRec {
+	if cpu < 0 || int(cpu) >= len(x.lastWake) {
+		return wakeRec{waker: -1}
+	}
+	return x.lastWake[cpu]
 }
 
 // wakeRec is a dependency wakeup: waker woke wakee at t (task indexes).
@@ -505,7 +527,15 @@ type preName struct {
 // Extract reads src to its end and builds the workload model. It keeps the
 // observed schedule for as-traced replays. Errors are the source's.
 func Extract(src trace.Source) (*Model, error) {
-	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{}}
+	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{},
+		maxCPU: MaxCPU}
+	if m := src.Meta(); m != nil && m.NrCPUsAvail > 0 && m.NrCPUsAvail < MaxCPU {
+		x.maxCPU = trace.CPU(m.NrCPUsAvail)
+	}
+	// Each event waits for the next one before it is taken (settle): an
+	// event far from both neighbours is damage.
+	var pend trace.Event
+	havePend := false
 	for {
 		ev, err := src.Next()
 		if err == io.EOF {
@@ -514,7 +544,16 @@ func Extract(src trace.Source) (*Model, error) {
 		if err != nil {
 			return nil, err // the source's own error: it names the file and the problem
 		}
-		x.event(ev)
+		if !x.checkEvent(&ev) {
+			continue
+		}
+		if havePend {
+			x.settle(pend, ev.Time)
+		}
+		pend, havePend = ev, true
+	}
+	if havePend {
+		x.settle(pend, -1)
 	}
 	if m := src.Meta(); m != nil {
 		x.m.Meta.Format, x.m.Meta.Hostname, x.m.Meta.OSRelease = m.Format, m.Hostname, m.OSRelease
@@ -536,6 +575,101 @@ func Extract(src trace.Source) (*Model, error) {
 	}
 	x.finish()
 	return x.m, nil
+}
+
+// MaxCPU bounds the CPU numbers Extract takes from a trace whose header
+// does not state its available CPUs: 8192, the largest NR_CPUS Linux
+// builds (x86 CONFIG_MAXSMP, arch/x86/Kconfig v6.18). A larger number is
+// damage; taken as it stands it sized per-CPU tables of billions of
+// entries (a damaged CPU field of 0x36311600 ran out of memory).
+const MaxCPU = 8192
+
+// MaxPreTraceRun bounds the run time a task can have had on its CPU before
+// the trace began, as its first sched_stat_runtime reports it: 1 s, over
+// 200 ticks at 250 Hz; the kernel charges a running fair task at every
+// tick (task_tick_fair -> update_curr), so a real one is a tick or less.
+const MaxPreTraceRun = int64(1e9)
+
+// checkEvent reports whether ev can be taken into the model: its CPUs are
+// -1 (unknown) or below the trace's bound, its time is not negative, and
+// a sched_stat_runtime reports no more run time than the trace has had
+// (plus MaxPreTraceRun); settle checks its time against its neighbours.
+// An event that fails is damage, counted in Model.Stats.Skipped and as a warning in
+// Model.Meta.Warnings, and skipped: a CPU number indexes per-CPU state,
+// and a run time or time stretches a burst the simulator ticks through.
+func (x *extractor) checkEvent(ev *trace.Event) bool {
+	bad := func(c trace.CPU) bool { return c < -1 || c >= x.maxCPU }
+	var why string
+	switch {
+	case bad(ev.CPU):
+		why = fmt.Sprintf("CPU %d", ev.CPU)
+	case (ev.Kind == trace.KindWaking || ev.Kind == trace.KindWakeup || ev.Kind == trace.KindWakeupNew) && bad(ev.TargetCPU):
+		why = fmt.Sprintf("target CPU %d", ev.TargetCPU)
+	case ev.Kind == trace.KindMigrate && (bad(ev.OrigCPU) || bad(ev.DestCPU)):
+		why = fmt.Sprintf("CPUs %d -> %d", ev.OrigCPU, ev.DestCPU)
+	case ev.Time < 0:
+		why = "a negative time"
+	case ev.Kind == trace.KindRuntime && (ev.Runtime < 0 || ev.Runtime > ev.Time-x.first(ev.Time)+MaxPreTraceRun):
+		why = fmt.Sprintf("a run time of %d ns in a trace of %d ns", ev.Runtime, ev.Time-x.first(ev.Time))
+	default:
+		x.first(ev.Time)
+		return true
+	}
+	x.skip(ev, why)
+	return false
+}
+
+// first returns the time of the first event checkEvent passed with a
+// time (synthesized records at time 0 aside), t when there is none yet.
+func (x *extractor) first(t int64) int64 {
+	if x.t0 <= 0 && t > 0 {
+		x.t0 = t
+	}
+	return min(x.t0, t)
+}
+
+// skip counts ev as damage, said by why.
+func (x *extractor) skip(ev *trace.Event, why string) {
+	x.m.Stats.Skipped++
+	x.m.Meta.Warnings.Add("replay-skipped", "replay: %s at %d ns (task %d): %s is outside what the trace can hold: damaged, skipped", ev.Kind, ev.Time, ev.TID, why)
+}
+
+// MaxGap is the longest time between two neighbouring events Extract
+// takes for real when the event is isolated: one hour. An event more than
+// that after the trace so far, whose next event is earlier than it (or
+// that ends the trace), or a first event more than that before the next
+// one, is a time with a high bit damaged, not an hour of nothing: taken
+// for real, the task on CPU across it ran for the gap (a sample time
+// flipped to 9,007,886 s made a replay tick through 104 days). Judging
+// by both neighbours keeps one such event from cutting off the rest
+// (those after it would all be earlier than it); a real pause of an hour
+// and more, with events after it, is kept. A 10-minute capture of a busy
+// server has events every few ms.
+const MaxGap = int64(3600e9)
+
+// settle takes ev into the model, or skips it as damage: when its time is
+// before the previous event's taken, or it is isolated (MaxGap) between
+// the events taken so far and next, the time of the event after it (-1:
+// ev ends the trace).
+func (x *extractor) settle(ev trace.Event, next int64) {
+	m := x.m
+	synth := m.Start < 0 && ev.CPU < 0 && (ev.Kind == trace.KindFork || ev.Kind == trace.KindComm || ev.Kind == trace.KindExec)
+	switch {
+	case synth: // (perf's records for tasks alive at the start: see event)
+	case m.Start >= 0 && ev.Time < m.End:
+		x.skip(&ev, fmt.Sprintf("a time before the previous event's (%d ns)", m.End))
+		return
+	case m.Start >= 0 && ev.Time-m.End > MaxGap && next < 0:
+		x.skip(&ev, fmt.Sprintf("a time %.3f s after the previous event, ending the trace,", float64(ev.Time-m.End)/1e9))
+		return
+	case m.Start >= 0 && ev.Time-m.End > MaxGap && next < ev.Time:
+		x.skip(&ev, fmt.Sprintf("a time %.3f s after the previous event, with the next one earlier,", float64(ev.Time-m.End)/1e9))
+		return
+	case m.Start < 0 && next > ev.Time+MaxGap:
+		x.skip(&ev, fmt.Sprintf("a time %.3f s before the next event, starting the trace,", float64(next-ev.Time)/1e9))
+		return
+	}
+	x.event(ev)
 }
 
 func (x *extractor) cpu(c trace.CPU) {
@@ -854,7 +988,8 @@ func (x *extractor) switchEv(ev trace.Event) {
 		case ev.PrevState.Runnable():
 			s.wakeAt, s.wakeIdle = t, false // waits for the CPU from now (perf's R semantics)
 			s.pp = 0
-			if lw := x.lastWake[ev.CPU]; ev.CPU >= 0 && lw.waker == i && t-lw.t <= PingPongWindow {
+			// (ev.CPU is checked before it indexes: -1 is "unknown".)
+			if lw := x.lastWakeOn(ev.CPU); lw.waker == i && t-lw.t <= PingPongWindow {
 				if n, ok := x.byTID[ev.NextTID]; ok && n == lw.wakee {
 					s.pp, s.ppAt = n+1, t // preempted by the task it just woke
 				}
@@ -886,7 +1021,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 		}
 		if s.wakeAt >= 0 {
 			d := t - s.wakeAt
-			next := s.wakeCPU == ev.CPU && x.cpuN[ev.CPU] == s.wakeN // the CPU's very next switch
+			next := ev.CPU >= 0 && s.wakeCPU == ev.CPU && x.cpuN[ev.CPU] == s.wakeN // the CPU's very next switch
 			switch {
 			case next && s.wakeIdle:
 				x.idle = append(x.idle, d)
@@ -1070,7 +1205,7 @@ func (x *extractor) dateLostSwitchIn(i int, in int64) {
 	s := &x.st[i]
 	s.lostIn = false
 	bs := x.m.Tasks[i].Bursts
-	if len(bs) < 2 || in >= s.segStart || in <= s.lostLo || in <= x.cpuLast[s.cpu] || s.accum != 0 {
+	if len(bs) < 2 || in >= s.segStart || in <= s.lostLo || s.cpu < 0 || in <= x.cpuLast[s.cpu] || s.accum != 0 {
 		return
 	}
 	if b := &bs[len(bs)-2]; b.Wake.Kind == CauseTimer && b.Wake.Inferred && b.Wake.At == s.segStart {
@@ -1265,11 +1400,54 @@ func (x *extractor) finish() {
 			}
 		}
 	}
-	m.IdleExit = median(x.idle)
-	m.WakePreempt = median(x.preempt)
+	m.IdleExit = m.boundCost("idle exit", median(x.idle))
+	m.WakePreempt = m.boundCost("wakeup preemption", median(x.preempt))
 	if x.sawRT && x.ovN > 0 && x.ovSum > 0 {
-		m.SwitchCost = x.ovSum / x.ovN
+		m.SwitchCost = m.boundCost("context switch", x.ovSum/x.ovN)
 	}
+}
+
+// MaxMeasuredCost bounds a cost or latency Extract measures in a trace
+// (Model.IdleExit, WakePreempt, SwitchCost): 1 ms. A context switch costs
+// a few µs, an idle exit or a reschedule IPI tens of µs even in a VM (the
+// largest on ../shared/traces: 30 µs idle exit, 13 µs wakeup preemption
+// on messaging.2cpu); a median or mean above 1 ms measures something else
+// (a run preempted again before the wakee got the CPU, a vCPU the
+// hypervisor did not run) or damage (a context switch of 12,265,122 s was
+// measured on a damaged file). It is reported as not measurable.
+const MaxMeasuredCost = int64(1e6)
+
+// boundCost returns the measured cost v of name, or 0 (none measured, as
+// when the trace shows no case of it) when v is above MaxMeasuredCost,
+// recording why in Model.Unmeasured. (Each sample is also bounded by the
+// interval it was measured over, by construction: a run's time charged
+// to no task is at most the run, as checkEvent keeps times in order and
+// run times non-negative; a delay from a wakeup to the switch-in is the
+// interval itself. Bounding the mean by the shortest run instead rejected
+// plausible costs of undamaged traces: messaging.1cpu's 11.3 µs context
+// switch beside a run of 5.1 µs.)
+func (m *Model) boundCost(name string, v int64) int64 {
+	if v <= MaxMeasuredCost {
+		return v
+	}
+	m.Unmeasured = append(m.Unmeasured, UnmeasuredCost{Name: name, Measured: v, Bound: MaxMeasuredCost})
+	return 0
+}
+
+// UnmeasuredCost is a cost Extract measured beyond what the trace can
+// show (boundCost): Measured ns, above Bound ns (MaxMeasuredCost). The
+// model's cost is 0 instead (the simulator charges none).
+type UnmeasuredCost struct {
+	Name     string `json:"name"`
+	Measured int64  `json:"measured_ns"`
+	Bound    int64  `json:"bound_ns"`
+}
+
+// String says why the cost is not measurable, for the model line (after
+// the cost's name).
+func (u UnmeasuredCost) String() string {
+	us := func(ns int64) string { return strconv.FormatFloat(float64(ns)/1e3, 'f', 1, 64) + " µs" }
+	return fmt.Sprintf("not measurable (%s measured, above the %s bound; none charged)", us(u.Measured), us(u.Bound))
 }
 
 // guessRoot picks the traced command when the trace does not name it (no

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -63,6 +64,10 @@ type Result struct {
 	recorded *EventLog        // as-traced: the observed schedule
 	recs     []rec            // predicted events
 	tasks    []*policies.Task // by ID, for recs
+	// steps, maxStill and nbursts are the simulation's (sim), for the
+	// tests that measure its bounds.
+	steps, maxStill int64
+	nbursts         int
 }
 
 type tstate struct {
@@ -129,6 +134,12 @@ type sim struct {
 	// (nil: no groups); ptimers the policy's pending timers by id.
 	taskGroup []int
 	ptimers   []func()
+	// nbursts is the model's bursts (stepBudget); steps the queue events
+	// run and maxStill the most decisions at one instant (measured for
+	// MaxStillDecisions and StepsPerEvent).
+	nbursts  int
+	steps    int64
+	maxStill int64
 }
 
 // poolState is a worker pool's shared queue in a replay (Model.Pools):
@@ -207,6 +218,7 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	for i := range m.Tasks {
 		nb += len(m.Tasks[i].Bursts)
 	}
+	s.nbursts = nb
 	s.out = make([]rec, 0, max(m.Recorded.Len(), 4*nb)+64)
 	for i := range s.cpus {
 		s.cpus[i].reschedAt = -1
@@ -231,8 +243,11 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		}
 		s.push(qev{t: tk.Start, kind: qStart, a: int32(i)})
 	}
-	s.run()
+	if err := s.run(); err != nil {
+		return nil, err
+	}
 	res.recs, res.tasks = s.out, s.tasks
+	res.steps, res.maxStill, res.nbursts = s.steps, s.maxStill, s.nbursts
 	res.Stats = s.stats
 	if gr, ok := pol.(policies.GroupReporter); ok && res.GroupsModelled {
 		res.GroupStats = gr.GroupStats()
@@ -304,11 +319,29 @@ func (s *sim) resched(cpu int, at int64) {
 	s.push(qev{t: at, kind: qResched, a: int32(cpu)})
 }
 
-func (s *sim) run() {
+func (s *sim) run() error {
+	budget := s.stepBudget()
+	if s.cfg.MaxSteps > 0 {
+		budget = s.cfg.MaxSteps
+	}
+	var steps, still int64 // queue events run; decisions since simulated time last advanced
+	decisions := s.stats.Decisions
 	for len(s.q) > 0 {
 		e := s.q.pop()
+		steps++
 		if e.t > s.now {
 			s.now = e.t
+			decisions, still = s.stats.Decisions, 0
+		} else if still = s.stats.Decisions - decisions; still > s.maxStill {
+			s.maxStill = still
+		}
+		if still > MaxStillDecisions {
+			return fmt.Errorf("replay: %w: %d scheduling decisions at %s without simulated time advancing (%s); the model is inconsistent, most likely from a damaged trace",
+				ErrNoProgress, still, s.at(), s.who(e))
+		}
+		if steps > budget {
+			return fmt.Errorf("replay: %w: %d simulation steps at %s (%s), its budget for %d recorded events and %d bursts; the trace's times or run times are most likely damaged",
+				ErrNoProgress, steps-1, s.at(), s.who(e), s.m.Recorded.Len(), s.nbursts)
 		}
 		switch e.kind {
 		case qStart:
@@ -336,6 +369,74 @@ func (s *sim) run() {
 			fn()
 		}
 	}
+	s.steps = steps
+	return nil
+}
+
+// ErrNoProgress is wrapped by Simulate's error when a simulation stops
+// because it makes no progress: MaxStillDecisions decisions without
+// simulated time advancing, or more steps than the model's size allows
+// (stepBudget).
+var ErrNoProgress = errors.New("simulation makes no progress")
+
+// MaxStillDecisions bounds the scheduling decisions a simulation may take
+// without its clock advancing: 100,000. Decisions at one instant come
+// from wakeups, forks and preemptions that land together and from
+// zero-length bursts; the most measured on ../shared/traces and
+// testdata/traces under eevdf and cfs is 3 (TestStillDecisionsMeasured),
+// so a run of this many is a loop (a model whose bursts take no time and
+// wake each other forever), stopped with an error naming the task and time.
+const MaxStillDecisions = 100_000
+
+// StepsPerEvent and MinSteps bound the steps (events of the simulator's
+// queue: starts, run ends, timers, reschedules, ticks) a simulation may
+// take: MinSteps plus StepsPerEvent for each recorded event and burst of
+// the model. The most measured on ../shared/traces and testdata/traces
+// under eevdf and cfs is 1.16 steps an event or burst (grpq.q25 under
+// eevdf, TestStillDecisionsMeasured);
+// ticks dominate where few events cover long runs, which MinSteps (ten
+// million: a CPU-bound task on each of 64 CPUs for 10 minutes at 250 Hz
+// ticks 9.6 M times) covers. A burst stretched to hours by a damaged time
+// or run time ticked billions of times (a perf.data with one sample time
+// flipped to 9,007,886 s ran past 60 s); the budget stops it in about a
+// second.
+const (
+	StepsPerEvent = 64
+	MinSteps      = 10_000_000
+)
+
+// stepBudget is the most steps the simulation of s.m may take.
+func (s *sim) stepBudget() int64 {
+	return MinSteps + StepsPerEvent*(int64(s.m.Recorded.Len())+int64(s.nbursts))
+}
+
+// at renders the simulated time for an error: seconds into the trace.
+func (s *sim) at() string {
+	return fmt.Sprintf("%.6f s into the trace", float64(s.now-s.m.Start)/1e9)
+}
+
+// who names what queue event e concerns, for an error: the task, or the
+// CPU and the task it runs.
+func (s *sim) who(e qev) string {
+	task := func(i int) string {
+		if i < 0 || i >= len(s.m.Tasks) {
+			return "no task"
+		}
+		tk := &s.m.Tasks[i]
+		return fmt.Sprintf("task %s:%d", tk.Comm, tk.TID)
+	}
+	switch e.kind {
+	case qStart, qTimer, qDeadline:
+		return task(int(e.a))
+	case qRunDone, qResched, qTick:
+		if c := int(e.a); c >= 0 && c < len(s.cpus) {
+			if t := s.cpus[c].curr; t != nil {
+				return fmt.Sprintf("CPU %d running %s", c, task(t.ID))
+			}
+			return fmt.Sprintf("CPU %d idle", c)
+		}
+	}
+	return "a policy timer"
 }
 
 // newTask creates the simulator task for model task i.

@@ -418,6 +418,9 @@ type replayModelJSON struct {
 	IdleStartNs        int64 `json:"idle_start_cost_ns"`
 	IdleStartSamples   int   `json:"idle_start_cost_samples"`
 	HZ                 int   `json:"hz_inferred"`
+	// Unmeasured lists the costs measured beyond what the trace can show
+	// (replay.UnmeasuredCost), taken as none.
+	Unmeasured []replay.UnmeasuredCost `json:"unmeasured_costs,omitempty"`
 	// Tasks lists the workload's tasks with how each ends.
 	Tasks []replayTaskJSON `json:"workload_tasks"`
 }
@@ -471,11 +474,13 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		printWarnings(errw, src.Meta())
 		return fmt.Errorf("%s: %w", o.input, err)
 	}
+	printWarnings(errw, src.Meta())
+	for _, w := range m.Meta.Warnings.List() { // the events Extract skipped as damage
+		fmt.Fprintf(errw, "warning: %s\n", w)
+	}
 	if len(m.Tasks) == 0 {
-		printWarnings(errw, src.Meta())
 		return fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", o.input)
 	}
-	printWarnings(errw, src.Meta())
 	if specs, err = withTopology(specs, o.topology, src.Meta(), errw); err != nil {
 		return err
 	}
@@ -520,7 +525,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 			WakePreemptNs: m.WakePreempt, SwitchCostNs: m.SwitchCost,
 			RemoteWakeNs: m.RemoteWakeCost, RemoteWakeSamples: m.WakeCostSamples,
 			RemoteWakeeNs: m.RemoteWokenCost, RemoteWakeeSamples: m.WokenCostSamples,
-			IdleStartNs: m.IdleStartCost, IdleStartSamples: m.IdleCostSamples}}
+			IdleStartNs: m.IdleStartCost, IdleStartSamples: m.IdleCostSamples, Unmeasured: m.Unmeasured}}
 	doc.Model.HZ = m.HZ
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
@@ -713,12 +718,20 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 		}
 		return fmt.Sprintf("%s (over %d bursts)", usf(v), n)
 	}
+	measured := func(name string, v int64) string {
+		for _, u := range m.Unmeasured {
+			if u.Name == name {
+				return u.String()
+			}
+		}
+		return usf(v)
+	}
 	remote := fmt.Sprintf("%s to the waker and %s to the wakee", cost(m.RemoteWakeCost, m.WakeCostSamples), cost(m.RemoteWokenCost, m.WokenCostSamples))
 	if m.WakeCostSamples == 0 && m.WokenCostSamples == 0 {
 		remote = "not measurable (to the waker or the wakee)"
 	}
 	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s, remote wakeup %s, start from idle %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
-		usf(m.IdleExit), usf(m.WakePreempt), usf(m.SwitchCost), remote,
+		measured("idle exit", m.IdleExit), measured("wakeup preemption", m.WakePreempt), measured("context switch", m.SwitchCost), remote,
 		cost(m.IdleStartCost, m.IdleCostSamples), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
 }
 

@@ -336,6 +336,10 @@ func (r *Reader) applyFeature(bit int, b []byte) error {
 	case featSampleTime:
 		m.FirstTime = int64(c.u64())
 		m.LastTime = int64(c.u64())
+		r.times = timesUnchecked
+		if c.err == nil && m.FirstTime > 0 && m.LastTime >= m.FirstTime {
+			r.times = timesChecked
+		}
 	case featClockID:
 		// u64 clockid resolution... the clock itself is in attr.clockid;
 		// perf's default is its local_clock.

@@ -149,10 +149,15 @@ type Reader struct {
 	skip   [len(trace.Kinds)]bool // kinds the consumer asked to leave out (SkipKinds)
 	// stackIDs interns sched_switch callchains (raw ips) into Meta.Stacks.
 	stackIDs map[string]trace.StackID
-	cpuLast  []int64      // last record time per CPU, for lost windows and damage
-	cpuPrint []eventPrint // the last record of each CPU (duplicate check)
-	stats    Stats
-	decomp   *decompressor
+	cpuLast  []int64 // last record time per CPU, for lost windows and damage
+	// times says whether records are checked against the header's
+	// sample times (outsideSampleTimes); timesIn and timesOut count the
+	// timed records inside and outside them.
+	times             timesCheck
+	timesIn, timesOut int
+	cpuPrint          []eventPrint // the last record of each CPU (duplicate check)
+	stats             Stats
+	decomp            *decompressor
 	// pd decodes samples of the mapped data section ahead on other
 	// goroutines (parallel.go); recPos is the mapping position of the
 	// record being handled, -1 when it is not in the mapping.

@@ -205,7 +205,7 @@ func (r *Reader) sampled(a *attr, ev *trace.Event, pid, tid int32, hasTime bool,
 		ev.Stack = r.stackID(chain)
 	}
 	r.fillPIDs(ev)
-	r.queue(ev, hasTime)
+	r.queueWithin(ev, hasTime, 0)
 }
 
 // The callchain context markers of include/uapi/linux/perf_event.h
@@ -441,6 +441,17 @@ func (r *Reader) SkipKinds(kinds ...trace.Kind) {
 // value: a FINISHED_ROUND region written twice), is damage: dropped and
 // counted, never data.
 func (r *Reader) queue(ev *trace.Event, hasTime bool) {
+	r.queueWithin(ev, hasTime, NonSampleSlack)
+}
+
+// queueWithin is queue for a record whose time may lie at most slack ns
+// outside the header's sample times (outsideSampleTimes): 0 for a
+// sample, NonSampleSlack for the records perf does not count in them.
+func (r *Reader) queueWithin(ev *trace.Event, hasTime bool, slack int64) {
+	if hasTime && r.outsideSampleTimes(ev, slack) {
+		r.q.release()
+		return
+	}
 	if hasTime {
 		if c := int(ev.CPU); c >= 0 && c < 1<<12 {
 			for len(r.cpuLast) <= c {
@@ -481,6 +492,58 @@ func (r *Reader) queue(ev *trace.Event, hasTime bool) {
 		return
 	}
 	r.q.push()
+}
+
+// timesCheck says whether Reader checks record times against the
+// header's HEADER_SAMPLE_TIME.
+type timesCheck uint8
+
+const (
+	timesUnchecked timesCheck = iota // no such feature, or an empty or inverted range
+	timesChecked
+	timesIgnored // the samples disagreed with it (outsideSampleTimes)
+)
+
+// NonSampleSlack is how far a record that is not a sample (COMM, FORK,
+// EXIT, LOST, SWITCH) may lie outside the header's sample times: 1 s.
+// perf record sets HEADER_SAMPLE_TIME from the first and last sample it
+// processes (process_sample_event in tools/perf/builtin-record.c v6.12),
+// so every sample lies inside it, but other records are not counted.
+const NonSampleSlack = int64(1e9)
+
+// MaxOutsideSampleTimes is how many timed records outside the header's
+// sample times make the reader take the header's range, not the
+// records, for damaged, once they outnumber those inside: it then stops
+// checking. A damaged header loses at most this many records and those
+// inside it.
+const MaxOutsideSampleTimes = 64
+
+// outsideSampleTimes reports whether ev, a record with a time, lies more
+// than slack ns outside the recording's sample times (Meta.FirstTime and
+// LastTime, from HEADER_SAMPLE_TIME): damage, counted and dropped. One
+// sample time with a high bit flipped (9,007,886 s in a 12 ms recording)
+// was taken as the CPU's latest record, so all its later records were
+// dropped as earlier than it, and the replay ticked through the 104 days
+// in between.
+func (r *Reader) outsideSampleTimes(ev *trace.Event, slack int64) bool {
+	if r.times != timesChecked || ev.Time == 0 {
+		return false // (perf's synthesized records are at time 0)
+	}
+	lo, hi := r.meta.FirstTime, r.meta.LastTime
+	if ev.Time >= lo-slack && ev.Time <= hi+slack {
+		r.timesIn++
+		return false
+	}
+	r.timesOut++
+	if r.timesOut > MaxOutsideSampleTimes && r.timesOut > r.timesIn {
+		r.times = timesIgnored
+		r.meta.Warnings.Add("sample-times-ignored", "perf.data: %d of the first %d timed records lie outside the header's sample times (%.9f s to %.9f s): the header's range is taken for damaged and no longer checked",
+			r.timesOut, r.timesOut+r.timesIn, float64(lo)/1e9, float64(hi)/1e9)
+		return false
+	}
+	r.meta.Warnings.Add("outside-sample-times", "perf.data: CPU %d: %s at %.9f s lies outside the recording's sample times (%.9f s to %.9f s, from the header): damaged, dropped",
+		ev.CPU, ev.Kind, float64(ev.Time)/1e9, float64(lo)/1e9, float64(hi)/1e9)
+	return true
 }
 
 // slotFor returns where to decode a sample at time t recorded on cpu: the

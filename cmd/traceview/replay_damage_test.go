@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReplayDamagedPerfData is the CLI regression test for two files of
+// the damage sweep (bench/damage on testdata/traces/per-process.data):
+// bit 53 of a sample time set (offset 99446: replay ran past 60 s) and an
+// 8-byte overwrite giving a sched_switch CPU -150994944 (offset 234915:
+// index out of range in extractor.switchEv). Each now replays (exit 0,
+// the model and the prediction on stdout) and says on stderr what it
+// dropped.
+func TestReplayDamagedPerfData(t *testing.T) {
+	orig, err := os.ReadFile("../../testdata/traces/per-process.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		damage  func(b []byte)
+		warning string
+	}{
+		{"time bit 53", func(b []byte) { b[99446] ^= 0x20 },
+			"warning: perf.data: CPU 0: sched_switch at 9007886.809572669 s lies outside the recording's sample times (687.550136366 s to 687.562824612 s, from the header): damaged, dropped\n"},
+		{"negative CPU", func(b []byte) { copy(b[234915:], []byte{0xf7, 0xb2, 0x97, 0xc3, 0x8e, 0xd0, 0x0a, 0xb4}) },
+			"warning: replay: sched_switch at 687561619442 ns (task 19504): CPU -150994944 is outside what the trace can hold: damaged, skipped\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), orig...)
+			c.damage(b)
+			path := filepath.Join(t.TempDir(), "damaged.perf.data")
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errs, code := runCLI(t, "replay", "--policy", "eevdf", "-i", path)
+			if code != 0 || !strings.Contains(out, "policy eevdf on 2 CPUs: makespan") || !strings.Contains(errs, c.warning) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0, a prediction and %q", code, out, errs, c.warning)
+			}
+		})
+	}
+}

@@ -1,0 +1,239 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/perfdata"
+)
+
+// nice2cpu is `perf sched record` of a nice-0 and a nice-5 hog on 2 CPUs
+// (../shared/traces/nice.2cpu.perf.data, copied).
+const nice2cpu = "../testdata/traces/nice.2cpu.perf.data"
+
+// readEvents reads every event of the perf.data bytes b.
+func readEvents(t *testing.T, b []byte) []trace.Event {
+	t.Helper()
+	r, err := perfdata.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var evs []trace.Event
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			break
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+// le64 is v as 8 little-endian bytes.
+func le64(v int64) []byte { return binary.LittleEndian.AppendUint64(nil, uint64(v)) }
+
+// sampleAt returns the file offset of the time field of the middle event
+// of kind in b (a perf sched record file: the sample's CPU follows its
+// time), or the first after it whose time's bytes occur once in the file.
+func sampleAt(t *testing.T, b []byte, kind trace.Kind) (int, trace.Event) {
+	t.Helper()
+	var of []trace.Event
+	for _, ev := range readEvents(t, b) {
+		if ev.Kind == kind && ev.Time != 0 {
+			of = append(of, ev)
+		}
+	}
+	for _, ev := range of[len(of)/2:] {
+		tb := le64(ev.Time)
+		if bytes.Count(b, tb) != 1 {
+			continue
+		}
+		return bytes.Index(b, tb), ev
+	}
+	t.Fatalf("no %s with a unique time", kind)
+	return 0, trace.Event{}
+}
+
+// replayBytes reads b, extracts its model and simulates it under eevdf
+// and cfs with the default budget, failing the test on an error other
+// than ErrNoProgress.
+func replayBytes(t *testing.T, b []byte) (*Model, []error) {
+	t.Helper()
+	r, err := perfdata.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	m, err := Extract(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []error
+	for _, p := range []string{"eevdf", "cfs"} {
+		specs, _ := policies.ParseSpecs(p)
+		pol, err := specs[0].New(m.NrCPUs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Simulate(m, pol, DefaultConfig())
+		if err != nil && !errors.Is(err, ErrNoProgress) {
+			t.Fatalf("%s: %v", p, err)
+		}
+		errs = append(errs, err)
+	}
+	return m, errs
+}
+
+// TestDamagedFields are the regression tests for the damage bench/damage
+// found in single fields of a sample, each made here at a known place in
+// nice.2cpu.perf.data: replay skips the one damaged event (Model.Stats.Skipped,
+// and a warning saying what was wrong) or the reader drops it, and the
+// model keeps the rest. Before: a negative CPU panicked in
+// extractor.switchEv (index out of range [-150994944]), a CPU of
+// 0x36311600 ran out of memory sizing per-CPU state, a run time of 2^62
+// ns and a time with bit 53 set ran past 60 s.
+func TestDamagedFields(t *testing.T) {
+	orig, err := os.ReadFile(nice2cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := replayBytes(t, orig)
+	for _, c := range []struct {
+		name    string
+		kind    trace.Kind
+		damage  func(b []byte, at int, ev trace.Event)
+		skipped int    // events Extract skips
+		warning string // in Model.Meta.Warnings
+		recLoss int    // recorded events fewer than the undamaged model's
+	}{
+		{"negative CPU", trace.KindSwitch, func(b []byte, at int, _ trace.Event) {
+			binary.LittleEndian.PutUint32(b[at+8:], 0xf7000000)
+		}, 1, "replay: sched_switch at 688372710300 ns (task 13339): CPU -150994944 is outside what the trace can hold: damaged, skipped", 1},
+		{"huge CPU", trace.KindWaking, func(b []byte, at int, _ trace.Event) {
+			binary.LittleEndian.PutUint32(b[at+8:], 0x36311600)
+		}, 1, "replay: sched_waking at 688284521087 ns (task 2403): CPU 909186560 is outside what the trace can hold: damaged, skipped", 1},
+		{"run time 2^62", trace.KindRuntime, func(b []byte, at int, ev trace.Event) {
+			// The tracepoint's runtime, in the RAW payload after the
+			// period (which perf sets to the runtime too).
+			i := at + 24 + bytes.Index(b[at+24:at+200], le64(ev.Runtime))
+			b[i+7] |= 0x40
+		}, 1, "replay: sched_stat_runtime at 688416695938 ns (task 13339): a run time of 4611686018431385239 ns in a trace of 987416486 ns is outside what the trace can hold: damaged, skipped", 1},
+		{"time bit 53", trace.KindSwitch, func(b []byte, at int, _ trace.Event) {
+			b[at+6] |= 0x20 // dropped by the reader: after the header's last sample time
+		}, 0, "", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), orig...)
+			at, ev := sampleAt(t, b, c.kind)
+			c.damage(b, at, ev)
+			m, errs := replayBytes(t, b)
+			if m.Stats.Skipped != c.skipped {
+				t.Errorf("skipped %d events, want %d", m.Stats.Skipped, c.skipped)
+			}
+			ws := m.Meta.Warnings.List()
+			if c.warning != "" && (len(ws) != 1 || ws[0].Message != c.warning) || c.warning == "" && len(ws) != 0 {
+				t.Errorf("warnings %v, want one with %q", ws, c.warning)
+			}
+			if got, want := m.Recorded.Len(), base.Recorded.Len()-c.recLoss; got != want {
+				t.Errorf("%d recorded events, want %d", got, want)
+			}
+			if len(m.Tasks) != len(base.Tasks) || m.NrCPUs != 2 {
+				t.Errorf("%d tasks on %d CPUs, want %d on 2", len(m.Tasks), m.NrCPUs, len(base.Tasks))
+			}
+			for _, err := range errs {
+				if err != nil {
+					t.Errorf("simulation: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestDamageClasses replays seeded damage of each class bench/damage uses
+// (a bit flip, an 8-byte overwrite, a zeroed or a repeated 1 KiB block, a
+// cut) on nice.2cpu.perf.data: each is read, or refused by the reader
+// with an error naming the damage, and never panics nor runs past its
+// step budget. The outcomes are pinned: which seeds the reader refuses,
+// and how many events the rest lose.
+func TestDamageClasses(t *testing.T) {
+	orig, err := os.ReadFile(nice2cpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := map[string]func(b []byte, r *rand.Rand) []byte{
+		"flip": func(b []byte, r *rand.Rand) []byte { b[r.IntN(len(b))] ^= 1 << r.IntN(8); return b },
+		"over8": func(b []byte, r *rand.Rand) []byte {
+			o := r.IntN(len(b) - 8)
+			binary.LittleEndian.PutUint64(b[o:], r.Uint64())
+			return b
+		},
+		"zero1k": func(b []byte, r *rand.Rand) []byte { o := r.IntN(len(b) - 1024); clear(b[o : o+1024]); return b },
+		"dup1k": func(b []byte, r *rand.Rand) []byte {
+			o := r.IntN(len(b) - 1024)
+			return append(append(append([]byte(nil), b[:o+1024]...), b[o:o+1024]...), b[o+1024:]...)
+		},
+		"trunc": func(b []byte, r *rand.Rand) []byte { return b[:r.IntN(len(b))] },
+	}
+	got := map[string]string{}
+	for name, fn := range classes {
+		for seed := uint64(1); seed <= 3; seed++ {
+			b := fn(append([]byte(nil), orig...), rand.New(rand.NewPCG(seed, 29)))
+			r, err := perfdata.NewReader(bytes.NewReader(b))
+			var m *Model
+			if err == nil {
+				m, err = Extract(r)
+				r.Close()
+			}
+			key := fmt.Sprintf("%s %d", name, seed)
+			if err != nil {
+				got[key] = "refused: " + err.Error()
+				continue
+			}
+			for _, p := range []string{"eevdf", "cfs"} {
+				specs, _ := policies.ParseSpecs(p)
+				pol, _ := specs[0].New(max(m.NrCPUs, 1))
+				if _, err := Simulate(m, pol, DefaultConfig()); err != nil && !errors.Is(err, ErrNoProgress) {
+					t.Errorf("%s seed %d %s: %v", name, seed, p, err)
+				}
+			}
+			got[key] = fmt.Sprintf("read: %d recorded events, %d skipped", m.Recorded.Len(), m.Stats.Skipped)
+		}
+	}
+	// The reader refuses every zeroed block (a record of size 0), every
+	// repeated block (it moves the feature sections the header points
+	// to) and every cut (the data section ends past the file) of these
+	// seeds; flips and overwrites that land in records cost one event or
+	// none.
+	const dataPast = "refused: data section at offset 1224 (239672 bytes) past the end of the file "
+	const featurePast = "refused: feature tracing_data section at offset 689437725863 (1 bytes) past the end of the file (256945 bytes): truncated: corrupt trace"
+	want := map[string]string{
+		"flip 1":   "read: 2340 recorded events, 0 skipped",
+		"flip 2":   "read: 2339 recorded events, 0 skipped",
+		"flip 3":   "read: 2339 recorded events, 0 skipped",
+		"over8 1":  "read: 2340 recorded events, 0 skipped",
+		"over8 2":  "read: 2339 recorded events, 0 skipped",
+		"over8 3":  "read: 2339 recorded events, 0 skipped",
+		"zero1k 1": "refused: perf.data: record at offset 141584: size 0: corrupt trace",
+		"zero1k 2": "refused: perf.data: record at offset 31984: size 0: corrupt trace",
+		"zero1k 3": "refused: perf.data: record at offset 132624: size 0: corrupt trace",
+		"dup1k 1":  featurePast,
+		"dup1k 2":  featurePast,
+		"dup1k 3":  featurePast,
+		"trunc 1":  dataPast + "(142141 bytes): truncated: corrupt trace",
+		"trunc 2":  dataPast + "(32021 bytes): truncated: corrupt trace",
+		"trunc 3":  dataPast + "(133098 bytes): truncated: corrupt trace",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+}
