@@ -97,7 +97,7 @@ clipped to the window); the native Perfetto trace and the Parquet tables hold ev
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
+		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)
 		f.StringVar(&o.format, "format", "", "export format: "+export.List()+" (required)")
 		f.BoolVar(&o.compact, "compact", false, "perfetto: write sched_switch and sched_waking in the compact_sched encoding")
 		f.StringVarP(&o.out, "output", "o", "-", "file to write (- for stdout); for parquet the directory to create")

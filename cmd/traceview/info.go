@@ -92,7 +92,7 @@ Examples:
 			RunE: func(cmd *cobra.Command, _ []string) error { return runInfo(cmd, o) },
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
+		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)
 		f.StringVarP(&o.output, "output", "o", "text", "output format: text or json")
 		return cmd
 	})

@@ -137,7 +137,7 @@ Examples:
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
+		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)
 		f.StringVarP(&o.sort, "sort", "s", report.DefaultLatencySort, "sort keys, most significant first: runtime, switch, avg, max, sum")
 		f.IntVarP(&o.cpu, "CPU", "C", -1, "--cpu CPU; with --perf, perf's -C: profile this CPU (-1: all)")
 		addFilterFlags(f, &o.filter, nil)

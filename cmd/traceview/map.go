@@ -55,7 +55,7 @@ Example:
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
+		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)
 		f.BoolVar(&o.opt.Compact, "compact", false, "show only CPUs that switched, in order of first use")
 		f.StringVar(&o.cpus, "cpus", "", "only switches on these CPUs, e.g. 0,2-3")
 		f.StringVar(&o.taskNames, "task-name", "", "only these tasks (comma-separated comm names)")

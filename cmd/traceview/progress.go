@@ -26,7 +26,7 @@ const progressDelay = time.Second
 // when the stream ends or is closed.
 func openInputProgress(path string) (trace.Source, error) {
 	if path == "" {
-		path = "perf.data"
+		path = defaultTrace
 	}
 	if path == "-" || !term.IsTerminal(int(os.Stderr.Fd())) {
 		return openInput(path)

@@ -45,7 +45,7 @@ The statistics, plots and table then cover only what the filters select.`,
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
+		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)
 		f.StringVarP(&o.out, "output", "o", "report.html", "HTML file to write (- for stdout)")
 		f.IntVar(&o.top, "top", 10, "rows in the top-task lists")
 		f.IntVar(&o.buckets, "buckets", 200, "time buckets of the utilization and runqueue plots")

@@ -152,6 +152,10 @@ func subcommandName(c *cobra.Command) string {
 }
 
 // inputUsage is the help of the -i flag of the commands that read a trace.
+// defaultTrace is the trace a command reads without -i, as perf does
+// (then the newest *.tv in the directory, see defaultInput).
+const defaultTrace = "perf.data"
+
 const inputUsage = "trace file to read (any format, gzip or zstd compressed too; - for stdin); without -i: perf.data, else the newest *.tv here"
 
 // defaultInput picks the trace a command with an -i flag reads when -i is
@@ -164,7 +168,7 @@ func defaultInput(c *cobra.Command, args []string, dir string) error {
 	if f == nil || f.Changed || len(args) > 0 {
 		return nil
 	}
-	name := "perf.data"
+	name := defaultTrace
 	why := "no -i given"
 	if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.IsDir() {
 		tv, err := newestTV(dir)
@@ -209,7 +213,7 @@ var readOptions trace.ReadOptions
 // command line's readOptions. The error says which file and why in one line.
 func openInput(path string) (trace.Source, error) {
 	if path == "" {
-		path = "perf.data"
+		path = defaultTrace
 	}
 	src, err := readOptions.Open(path)
 	if err != nil {

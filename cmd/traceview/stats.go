@@ -59,7 +59,7 @@ delays and migrations counted, not the CPU time.`,
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
+		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runs that overlap lost events (default: left out and counted)")
 		f.IntVar(&o.buckets, "series", 0, "also compute time series over N buckets (json output)")

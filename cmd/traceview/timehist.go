@@ -95,7 +95,7 @@ Example:
 			},
 		}
 		f := cmd.Flags()
-		f.StringVarP(&o.input, "input", "i", "perf.data", inputUsage)
+		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)
 		f.BoolVarP(&o.opt.Wakeups, "wakeups", "w", false, "show a row per wakeup")
 		f.BoolVarP(&o.opt.Migrations, "migrations", "M", false, "show a row per migration")
 		f.BoolVarP(&o.opt.Next, "next", "n", false, "show the next task of each switch")
