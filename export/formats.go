@@ -33,10 +33,10 @@ func init() {
 	})
 	Register(Format{
 		Name:        "chrome-json",
-		Description: "Chrome trace-event JSON: per-CPU and per-task tracks, wakeup flows (report.WritePerfetto)",
+		Description: "Chrome trace-event JSON: per-CPU and per-task tracks, wakeup flows (report.WriteChromeJSON)",
 		Filters:     true,
 		Write: func(w io.Writer, src trace.Source, o Options) error {
-			return report.WritePerfetto(w, src, report.ExportOptions{Filter: o.Filter})
+			return report.WriteChromeJSON(w, src, report.ExportOptions{Filter: o.Filter})
 		},
 	})
 	Register(Format{

@@ -17,7 +17,7 @@
 // side by side as B/A ratios; ComputeStats gives per-CPU utilization,
 // runqueue length, migrations and runqlat-style log2 histograms of the
 // delays; ExportPprof / WritePprof build a pprof profile of delay, runtime
-// and switches by [process; thread; waker or "preempted"]; WritePerfetto
+// and switches by [process; thread; waker or "preempted"]; WriteChromeJSON
 // writes Chrome trace-event JSON (CPU tracks, task-state tracks, wakeup
 // flows); WriteHTMLReport writes one self-contained page with SVG plots.
 // These and ComputeLatency's default mode share one schedule reconstruction

@@ -149,15 +149,15 @@ func gAllShared(t *testing.T) []string {
 	return out
 }
 
-// TestWritePerfettoRealTraces exports every shared trace and checks the
+// TestWriteChromeJSONRealTraces exports every shared trace and checks the
 // document's invariants: it decodes; slices on one track never overlap;
 // each CPU track's busy time equals ComputeStats' busy time of that CPU;
 // every flow has a start and an end 1 ns later.
-func TestWritePerfettoRealTraces(t *testing.T) {
+func TestWriteChromeJSONRealTraces(t *testing.T) {
 	for _, path := range gAllShared(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WritePerfetto(&buf, gOpen(t, path), ExportOptions{}); err != nil {
+			if err := WriteChromeJSON(&buf, gOpen(t, path), ExportOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			evs := gDecodePerfetto(t, buf.Bytes())

@@ -51,8 +51,8 @@ func BenchmarkWritePprof(b *testing.B) {
 	gBench(b, func(src trace.Source) error { return WritePprof(io.Discard, src, ExportOptions{}) })
 }
 
-func BenchmarkWritePerfetto(b *testing.B) {
-	gBench(b, func(src trace.Source) error { return WritePerfetto(io.Discard, src, ExportOptions{}) })
+func BenchmarkWriteChromeJSON(b *testing.B) {
+	gBench(b, func(src trace.Source) error { return WriteChromeJSON(io.Discard, src, ExportOptions{}) })
 }
 
 // BenchmarkReadOnly is the floor: decoding the trace and nothing else.

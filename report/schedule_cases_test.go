@@ -410,7 +410,7 @@ func TestScheduleSwitchRecords(t *testing.T) {
 // us on H's track, f 1 ns later on T's).
 func TestScheduleWakeupFromIRQPerfetto(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WritePerfetto(&buf, scheduleCase(t, "irq"), ExportOptions{}); err != nil {
+	if err := WriteChromeJSON(&buf, scheduleCase(t, "irq"), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var woken, flows []string

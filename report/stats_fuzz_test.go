@@ -70,7 +70,7 @@ func FuzzStatsPass(f *testing.F) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := WritePerfetto(&buf, trace.NewSliceSource(evs, nil), ExportOptions{}); err != nil {
+		if err := WriteChromeJSON(&buf, trace.NewSliceSource(evs, nil), ExportOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if !json.Valid(buf.Bytes()) {

@@ -39,9 +39,9 @@ func gDecodePerfetto(t *testing.T, data []byte) []gChromeEvent {
 	return doc.TraceEvents
 }
 
-func TestWritePerfettoHand(t *testing.T) {
+func TestWriteChromeJSONHand(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WritePerfetto(&buf, trace.NewSliceSource(gScenario(), nil), ExportOptions{}); err != nil {
+	if err := WriteChromeJSON(&buf, trace.NewSliceSource(gScenario(), nil), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	evs := gDecodePerfetto(t, buf.Bytes())
@@ -111,16 +111,16 @@ func TestWritePerfettoHand(t *testing.T) {
 	}
 }
 
-// TestWritePerfettoEscapes: a comm with a quote and a backslash stays valid
+// TestWriteChromeJSONEscapes: a comm with a quote and a backslash stays valid
 // JSON and round-trips.
-func TestWritePerfettoEscapes(t *testing.T) {
+func TestWriteChromeJSONEscapes(t *testing.T) {
 	evs := []trace.Event{
 		gSwitch(0, 0, 0, "swapper/0", 0, 7, `we"ird\name`),
 		gSwitch(5*gUs, 0, 7, `we"ird\name`, trace.StateUninterruptible, 0, "swapper/0"),
 		gSwitch(9*gUs, 0, 0, "swapper/0", 0, 8, "x"),
 	}
 	var buf bytes.Buffer
-	if err := WritePerfetto(&buf, trace.NewSliceSource(evs, nil), ExportOptions{}); err != nil {
+	if err := WriteChromeJSON(&buf, trace.NewSliceSource(evs, nil), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -137,11 +137,11 @@ func TestWritePerfettoEscapes(t *testing.T) {
 	}
 }
 
-// TestWritePerfettoCgroup (issue 14 item 2): a Running slice carries the
+// TestWriteChromeJSONCgroup (issue 14 item 2): a Running slice carries the
 // task's cgroup (the last switch-out that said one) as its cgroup arg,
 // the path of Meta.Cgroups or "id N" for an id the table lacks; a task
 // whose cgroup is not known has none.
-func TestWritePerfettoCgroup(t *testing.T) {
+func TestWriteChromeJSONCgroup(t *testing.T) {
 	evs := gScenario()
 	for i := range evs {
 		if evs[i].Kind == trace.KindSwitch {
@@ -155,7 +155,7 @@ func TestWritePerfettoCgroup(t *testing.T) {
 	}
 	meta := &trace.Meta{Cgroups: map[uint64]string{7: "/system.slice/a.service"}}
 	var buf bytes.Buffer
-	if err := WritePerfetto(&buf, trace.NewSliceSource(evs, meta), ExportOptions{}); err != nil {
+	if err := WriteChromeJSON(&buf, trace.NewSliceSource(evs, meta), ExportOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string][]any{} // "pid/tid start" of each Running slice -> its cgroup arg
@@ -164,7 +164,7 @@ func TestWritePerfettoCgroup(t *testing.T) {
 			got[fmt.Sprintf("%d/%d %g", e.Pid, e.Tid, e.Ts)] = []any{e.Args["cgroup"]}
 		}
 	}
-	// The hand scenario's Running slices (see TestWritePerfettoHand); a
+	// The hand scenario's Running slices (see TestWriteChromeJSONHand); a
 	// slice's cgroup is the task's as of its end, its switch-out.
 	want := map[string][]any{
 		"10/10 0": {"/system.slice/a.service"}, "10/10 500": {"/system.slice/a.service"},

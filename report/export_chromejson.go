@@ -27,7 +27,7 @@ const (
 	PerfettoUninterruptible   = "Uninterruptible" // D
 )
 
-// WritePerfetto reads src to the end (it does not close it) and writes the
+// WriteChromeJSON reads src to the end (it does not close it) and writes the
 // schedule as Chrome trace-event JSON (the "JSON Object Format" of the Trace
 // Event Format document, which ui.perfetto.dev and chrome://tracing open):
 //
@@ -51,7 +51,7 @@ const (
 // started before the first sched_switch of its CPU is not drawn. Errors are
 // the source's or w's.
 // opts.Filter selects the runs, states and wakeups written.
-func WritePerfetto(w io.Writer, src trace.Source, opts ExportOptions) error {
+func WriteChromeJSON(w io.Writer, src trace.Source, opts ExportOptions) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	pw := &perfettoWriter{w: bw, names: map[*schedule.Task]string{}}
 	pw.raw(`{"displayTimeUnit":"ns","traceEvents":[`)
