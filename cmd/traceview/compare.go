@@ -23,32 +23,7 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "compare A B [-o table|json|csv] [--time START,STOP] [--cpu LIST] [--pid|--tid LIST] [--comm NAMES]   (A, B: traces or globs of traces)",
 			Short: "Compare two traces: runtime, switches and scheduling delay per command, as B/A",
-			Long: `Compare two traces of the same workload (kernel A vs kernel B, observed vs
-predicted by a replay): any two inputs traceview reads, in any format.
-
-Each trace goes through the latency report ('traceview latency', rows merged
-by command name); compare prints, per command name and for the total, the
-runtime, switches (times switched in), avg, max and sum scheduling delay and
-the p99 delay (empirical quantile), each as A, B and the ratio B/A - the
-ratio rows mailing-list reports write under their tables ("runtime .999,
-switches 1.777, sum delay 1.602"). A command found in one trace only is shown
-as "only in A" or "only in B". Rows sort by the larger sum delay. Times are
-ms in the table, ns in JSON and CSV.
-
-A or B may be a glob ('before/*.perf.data'): a group of traces, read in
-parallel and merged exactly as 'traceview latency A1 A2 ...' merges them
-(sums, maxima, the p99 of the union of the delays); each trace's warnings
-name it. A glob that matches nothing is an error (exit 2).
-
-Example:
-  traceview compare testdata/traces/nice.2cpu.perf.data testdata/traces/stress-cpu.perf.data
-  traceview replay -i testdata/traces/pipe.perf.data --policy eevdf -w predicted.tv && traceview compare testdata/traces/pipe.perf.data predicted.tv -o csv
-  traceview compare 'testdata/traces/nice*.perf.data' 'testdata/traces/stress*.perf.data'   # groups of traces
-  traceview compare testdata/traces/nice.2cpu.perf.data testdata/traces/stress-cpu.perf.data --cpu 0
-
-` + filterHelp + `
-The filters apply to both traces; a percentage window is a share of each
-trace's own span.`,
+			Long:  helpText("compare"),
 			Args: func(cmd *cobra.Command, args []string) error {
 				if len(args) != 2 {
 					return usageErrorf("compare: want two traces A and B, got %d argument(s) (see 'traceview compare --help')", len(args))

@@ -21,19 +21,8 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "convert IN -o OUT",
 			Short: "Convert any readable trace into traceview's compact format",
-			Long: `Convert a trace of any format traceview reads (perf.data, trace.dat, ftrace
-or perf script text, see 'traceview formats') into traceview's own format:
-zstd-compressed, checksummed blocks of columnar events, typically several
-times smaller than perf.data, read by every command exactly like perf.data.
-The conversion keeps every scheduler event and every field of it, the
-host, kernel, CPU count and command line of the original, its loss windows
-and its reader's warnings. The format is described in docs/format.md.
-
-IN may be - for standard input; OUT may be - for standard output.
-
-Example:
-  traceview convert testdata/traces/pipe.perf.data -o sched.tv && traceview latency -i sched.tv`,
-			Args: cobra.ExactArgs(1),
+			Long:  helpText("convert"),
+			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				return runConvert(cmd, args[0], o)
 			},

@@ -29,69 +29,8 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "export --format pprof|perfetto|chrome-json|parquet [-i FILE] [-o OUT]",
 			Short: "Export scheduling delay to pprof, the schedule to Perfetto, or tables to Parquet",
-			Long: `Export a trace into the tools people already use.
-
---format pprof writes a gzipped pprof profile (github.com/google/pprof)
-with three sample types: delay (scheduling delay, nanoseconds; the default),
-runtime (nanoseconds) and switches (count). Each delay sample's stack is
-[comm NAME; process; thread; reason], reason being "woken by <waker comm>"
-or "preempted", so pprof shows where time waited and behind whom. Thread
-frames are named comm:tid; their cumulative delay equals the Sum delay of
-'traceview latency -p'. The root "comm NAME" frame sums every task of that
-command name (latency's merged row), so a workload of many small processes
-still shows as one node above pprof's threshold.
-
-A trace with callchains (perf sched record -g) adds two sample types by the
-stack where each task left the CPU, as BCC's offcputime: blocked (asleep:
-switch-out to wakeup) and runqueue (waiting for a CPU), each stack under its
-comm, process and thread frames. Kernel frames are named through --kallsyms
-FILE, by default this machine's /proc/kallsyms for a trace of the running
-kernel; others are [unknown].
-
---format perfetto writes a native Perfetto protobuf trace (TracePackets:
-clock_snapshot, system_info with the kernel release, process_tree, per-CPU
-ftrace_events bundles with sched_switch, sched_waking, sched_wakeup_new,
-migrations, forks, renames, exits, sched_stat_runtime, and ftrace_stats
-with the lost events). ui.perfetto.dev shows it as Perfetto's own CPU
-scheduling tracks and thread states; trace processor fills its sched and
-thread_state tables; traceview reads it back. --compact writes sched_switch
-and sched_waking in Perfetto's compact_sched encoding (smaller).
-
---format parquet -o DIR writes the fleet tables into directory DIR (new,
-or empty), one zstd-compressed Parquet file per table: sched_slice,
-thread_state, thread, process (Perfetto trace processor's names), trace
-(one row: host, kernel, recorder, CPUs, clock, span, lost events, schema
-version), task_latency (the 'latency -p --percentiles' table) and
-delay_hist (log2 buckets of each task's delays, which merge by summing).
-Every row has trace_id (--trace-id; by default the first 16 hex digits of
-the SHA-256 of the input file), so the files of many traces union in
-DuckDB, ClickHouse, BigQuery or Spark. The files are written into a
-temporary directory beside DIR and renamed into place: a failure leaves
-nothing behind. Schema: docs/parquet.md; queries: docs/fleet.md.
-
---format chrome-json writes the older Chrome trace-event JSON for
-ui.perfetto.dev or chrome://tracing: one track per CPU with the tasks it
-ran, one track per task with its states (Running, Runnable (preempted),
-Runnable (woken), Sleeping, Uninterruptible) and flow arrows from each waker
-to the task it woke.
-
-Example:
-  traceview export --format pprof -i testdata/traces/messaging.2cpu.perf.data -o delay.pb.gz
-  go tool pprof -top -cum delay.pb.gz        # threads by scheduling delay
-  go tool pprof -http=: delay.pb.gz          # flame graph of delay by waker
-  traceview export --format perfetto -i testdata/traces/pipe.perf.data -o sched.pftrace && traceview latency -p -i sched.pftrace   # reads back to the same table
-  traceview export --format chrome-json -i testdata/traces/pipe.perf.data -o sched.json
-  traceview export --format parquet -i testdata/traces/pipe.perf.data -o tables/
-  duckdb -c "SELECT comm, sum(switches) FROM 'tables/task_latency.parquet' GROUP BY comm"
-  traceview export --format pprof -i testdata/traces/nice.2cpu.perf.data --cpu 0 -o cpu0.pb.gz
-  traceview export --format pprof -i testdata/traces/sched-g.data --kallsyms testdata/traces/sched-g.kallsyms.gz -o offcpu.pb.gz
-  go tool pprof -sample_index=blocked -top offcpu.pb.gz   # where tasks slept (perf sched record -g traces)
-
-` + filterHelp + `
-pprof and chrome-json export what the filters select (runs and states
-clipped to the window); the native Perfetto trace and the Parquet tables hold every event
-(select in Perfetto's UI instead), so the filters are refused there.`,
-			Args: cobra.NoArgs,
+			Long:  helpText("export"),
+			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runExport(cmd, o)
 			},

@@ -14,15 +14,8 @@ func init() {
 		return &cobra.Command{
 			Use:   "formats",
 			Short: "List the trace formats traceview reads",
-			Long: `List the trace formats traceview reads. Every command that takes -i FILE
-detects the format from the file's content, not its name; 'traceview info'
-shows which one it found.
-
-Examples:
-  traceview formats
-  traceview info -i testdata/traces/pipe-multi.v7zstd.dat   # format, host, CPUs and event counts
-  cat /sys/kernel/tracing/trace | traceview latency -i -`,
-			Args: cobra.NoArgs,
+			Long:  helpText("formats"),
+			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "FORMAT\tDESCRIPTION")

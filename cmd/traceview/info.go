@@ -65,31 +65,9 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "info [-i FILE|-] [-o text|json]",
 			Short: "Describe a trace: recording host, kernel, CPUs, event counts, losses",
-			Long: `Describe a trace file without analysing it: where and how it was recorded
-(host name, kernel release, architecture, recorder and its command line, CPU
-count), the first and last sample time, the events it holds (samples per
-recorded event for perf.data, and decoded events per kind), lost events per
-CPU and every counted warning. For a 'traceview record' file it also
-shows the task groups' CPU-controller settings (cpu.weight or cpu.shares,
-the cpu.max quota and period, burst, an autogroup's nice; "start" when read
-as the file began, else the time of a change), what the kernel's cpu.stat
-counted over the file (periods, throttled periods, throttled time summed
-over CPUs) and whether autogroup was on. Reading the whole trace checks it: for a
-corrupt, damaged or truncated file info prints what it read and the
-reader's warnings, then a one-line error, and exits with status 1. That
-includes files the reader reads past the damage (a traceview file with a
-block failing its checksum, a perf.data or traceview file cut short):
-their "damaged" and "truncated" warnings make the exit status 1. Lost
-events and other warnings alone do not (exit status 0).
-
-Times are printed in seconds on the trace clock; -o json gives nanoseconds.
-
-Examples:
-  traceview info -i testdata/traces/sched-pipe-mode.data
-  perf sched record -o - -- sleep 1 | traceview info -i -
-  traceview info -i testdata/traces/nice.2cpu.perf.data -o json`,
-			Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error { return runInfo(cmd, o) },
+			Long:  helpText("info"),
+			Args:  cobra.NoArgs,
+			RunE:  func(cmd *cobra.Command, _ []string) error { return runInfo(cmd, o) },
 		}
 		f := cmd.Flags()
 		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)

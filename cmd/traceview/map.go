@@ -25,31 +25,8 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "map [-i FILE] [--compact] [--cpus CPUS] [--task-name NAMES [--fuzzy-name]] [--time START,STOP] [--pid|--tid LIST] [--comm NAMES]",
 			Short: "Which task runs on each CPU, one line per context switch (perf sched map)",
-			Long: `Print perf sched map's view of a trace: one line per sched_switch with a
-column per CPU naming the task running there by a two-character short name
-(A0, B0, ... Z0, A1, ...; "." is the idle task). "*" marks the CPU that
-switched; the time is in seconds (microsecond resolution); "XX => comm:tid"
-says which task a short name stands for, the first time it appears and again
-after the task is renamed (exec).
-
---compact shows only the CPUs that switched, in order of first use, and
-notes "(CPU n)" at a CPU's first line. --cpus prints only switches on the
-given CPUs. --task-name keeps only the named tasks (other tasks show as "-";
-a named task being switched out adds a line where it shows as "*-");
---fuzzy-name matches names containing the given text. --comm is
---task-name, --cpu is --cpus; --pid and --tid keep tasks the same way;
---time prints only the switches inside the window (seconds as perf prints
-them, either side may be empty, or a share of the trace such as 10%/2).
-
-By default a task perf knows only by number (no COMM record) is named after
-the sched_switch tracepoint's comm; --exact prints perf 6.12's output byte for
-byte (":TID").
-
-Example:
-  traceview map -i testdata/traces/nice.2cpu.perf.data
-  traceview map -i testdata/traces/pipe.perf.data --compact --task-name sched-pipe
-  traceview map -i testdata/traces/pipe.perf.data --time 10%/5 --comm sched-pipe`,
-			Args: cobra.NoArgs,
+			Long:  helpText("map"),
+			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runMap(cmd, o)
 			},

@@ -21,20 +21,8 @@ func newPoliciesCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "policies [NAME]",
 		Short: "List the replay policies, their parameters, defaults and sources",
-		Long: `List every scheduling policy 'traceview replay --policy' accepts (or the one
-NAME), with its parameters (NAME=VALUE) and feature switches (FEATURE or
-NO_FEATURE), their defaults and where each default comes from, and the era
-presets: era=RELEASE sets the defaults of that kernel release (parameters
-given explicitly win), with the CONFIG_HZ its configurations used (give it
-with --hz).
-
-Example:
-
-  traceview policies
-  traceview policies eevdf
-  traceview replay --policy eevdf:base_slice=3ms,NO_RUN_TO_PARITY -i testdata/traces/pipe.perf.data
-  traceview replay --policy cfs:era=2.6.31,eevdf:era=6.3 --hz 1000 -i testdata/traces/pipe.perf.data`,
-		Args: cobra.MaximumNArgs(1),
+		Long:  helpText("policies"),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			w := cmd.OutOrStdout()
 			var names []string

@@ -25,21 +25,8 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "report [-i FILE] -o report.html",
 			Short: "Write a self-contained HTML report with plots",
-			Long: `Write one self-contained HTML file (no scripts, nothing loaded from the
-network) about a trace: the trace summary, the top tasks by sum and by p99
-scheduling delay, a histogram of scheduling delays in log2 microsecond
-buckets (as bcc's runqlat), per-CPU utilization and runqueue length over
-time, and the latency table of 'traceview latency' with a p99 column.
-Plots are inline SVG.
-
-Example:
-  traceview report -i testdata/traces/nice.2cpu.perf.data -o report.html
-  xdg-open report.html
-  traceview report -i testdata/traces/messaging.2cpu.perf.data --time 0%-50% -o first-half.html
-
-` + filterHelp + `
-The statistics, plots and table then cover only what the filters select.`,
-			Args: cobra.NoArgs,
+			Long:  helpText("report"),
+			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runReport(cmd, o)
 			},

@@ -59,14 +59,9 @@ func addCommand(f func() *cobra.Command) {
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "traceview",
-		Short: "Analyze, capture and replay Linux scheduler traces",
-		Long: `traceview reads Linux scheduler traces (perf.data from 'perf sched record',
-trace-cmd trace.dat, ftrace and perf script text, and its own eBPF captures),
-prints per-task latency reports like 'perf sched', and replays the captured
-workload under other scheduling policies to predict what would change.
-
-All times inside are nanoseconds; every printed number carries its unit.`,
+		Use:           "traceview",
+		Short:         "Analyze, capture and replay Linux scheduler traces",
+		Long:          helpText("root"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       "set below", // enables --version

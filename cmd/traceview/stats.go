@@ -26,34 +26,8 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "stats [-i FILE] [-o table|json] [--series N] [--time START,STOP] [--cpu LIST] [--pid|--tid LIST] [--comm NAMES]",
 			Short: "Per-CPU utilization, runqueue length, migrations and delay histograms",
-			Long: `Print the system view of a trace: per-CPU utilization (time running a
-non-idle task over the time the CPU was observed; time the trace cannot
-attribute, such as a run whose switch-in is missing or that overlaps lost
-events, is shown as Unknown and never counted as busy), runqueue length (tasks
-waiting for the CPU, not counting the one running: time-weighted average and
-maximum), migrations (sched_migrate_task) and histograms of scheduling delay
-(wakeup or preemption to switch-in) in log2 microsecond buckets like bcc's
-runqlat, for all delays and split into wakeup and preemption delays.
-
-The trace's span runs from its first to its last scheduler event (sched_switch,
-sched_waking, sched_wakeup(_new), sched_migrate_task, sched_stat_runtime):
-perf's fork/comm/exit records written before the tracepoints were enabled do
-not stretch it.
-
-With --series N the JSON output also carries per-CPU utilization and
-runqueue length over N equal time buckets (the series the HTML report
-plots).
-
-Example:
-  traceview stats -i testdata/traces/nice.2cpu.perf.data
-  traceview stats -i testdata/traces/pipe.perf.data -o json --series 100
-  traceview stats -i testdata/traces/nice.2cpu.perf.data --cpu 1 --time 50%
-
-` + filterHelp + `
-With --time the span is the window; with --cpu only those CPUs are listed.
-Utilization and runqueues are per CPU: --pid, --tid and --comm select the
-delays and migrations counted, not the CPU time.`,
-			Args: cobra.NoArgs,
+			Long:  helpText("stats"),
+			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runStats(cmd, o)
 			},

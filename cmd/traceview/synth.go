@@ -28,24 +28,7 @@ func newSynthCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "synth WORKLOAD [NAME=VALUE...] -w FILE",
 		Short: "Generate a classic benchmark workload as a trace, to replay under any policy",
-		Long: `Generate one of the workloads of the classic scheduler experiments (the x264
-pipeline, massive_intr, hackbench, pipe-test, a many-task population, a
-latt probe under a make -jN load) and write it as a traceview trace: the
-workload is scheduled once under --policy (default eevdf) on --cpus CPUs
-and the resulting events are written, with the waker of every wakeup, as
-a trace that 'traceview replay' re-schedules under any policy. A trace
-only shows the waits that happened: a dependency already satisfied under
---policy (a pipeline stage that never had to wait) leaves no blocking
-point, so the replayed workload is the one --policy exposed. The
-experiments in bench/experiments replay the generated model itself.
-Parameters are NAME=VALUE; durations take Go syntax (300us, 8ms).
-'traceview synth --list' shows every workload with its parameters.
-
-Example: the x264 pipeline with 6 threads, replayed under BFS and CFS on 4 CPUs:
-
-  traceview synth pipeline threads=6 frames=300 -w pipeline6.tv && traceview replay -i pipeline6.tv --cpus 4 --policy bfs,cfs:NEXT_BUDDY,cfs
-
-Prints the workload's size and its makespan (in ms) under --policy.`,
+		Long:  helpText("synth"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.list {
 				return listSynth(cmd.OutOrStdout())

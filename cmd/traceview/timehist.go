@@ -34,62 +34,8 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "timehist [-i FILE] [-w] [-M] [-n] [--state] [-s|-S] [-C CPUS] [-p PIDS] [-t TIDS] [--comm NAMES] [--time START,STOP] [--throttled]",
 			Short: "One row per context switch: wait time, scheduling delay and run time (perf sched timehist)",
-			Long: `Print perf sched timehist's view of a trace: one row per sched_switch for
-the task switched out, with three times in milliseconds (msec.usec):
-
-  wait time  time off the CPU before this run: from the task's previous
-             switch-out to its switch-in (sleep, I/O wait or preemption)
-  sch delay  scheduling delay: from its wakeup (or, when it was preempted,
-             from that switch-out) to its switch-in
-  run time   from its switch-in to this switch-out
-
-Times are trace seconds with microsecond resolution; the task column is
-comm[tid] or comm[tid/pid] for a thread of another process, <idle> for the
-idle task. Definitions follow perf's tools/perf/builtin-sched.c (6.12).
-
--w adds a row per wakeup, -M a row per migration, -n the next task, --state
-the state the task left in (R runnable/preempted, S sleep, D I/O wait, ...),
--V a column per CPU marking where each row happened (s switch, i idle, m
-migration).
--s prints only the per-task summary (switch count, run time min/avg/max and
-relative standard error), -S both. --time keeps a window (seconds as perf
-prints them, either side may be empty, or a share of the trace such as
-10%/2), -C some CPUs, -p/-t some processes/threads, --comm some command
-names, --prio some kernel priorities (0-99 real time, 100-139 fair; 120 is
-nice 0). As in perf, the filters select the rows and the summary; every
-event still feeds the times (a row's wait time may start before the
-window).
-
-A trace recorded with callchains (perf sched record -g) shows, as perf does,
-the callchain of each switch-out after its row (the first --max-stack
-frames, 5 by default, without the scheduler's own schedule/__schedule);
---call-graph=false leaves them out. Kernel frames are named through
---kallsyms FILE (a copy of /proc/kallsyms of the recording kernel), by
-default this machine's /proc/kallsyms when the trace was recorded on its
-running kernel; other frames print as [unknown], as perf prints frames it
-cannot resolve.
-
-By default traceview keeps each task's identity where perf 6.12 loses it
-(after PERF_RECORD_EXIT perf prints a task's last switch as ":TID" with zeroed
-statistics and drops the task from the summary; the last switch of a thread
-the kernel already released shows as ":-1[-1/PID]"), and -s summarises
-every incarnation of a reused tid; --exact prints perf's output byte for
-byte instead, rows of the summary in perf's thread-table order.
-
---throttled (traceview's) ends each row whose sch delay was partly spent
-while the task's cgroup was out of CPU quota with "throttled: N.NNN ms",
-as 'latency' infers it (a first pass over the trace; see 'latency --help');
---recorded-cgroup PATH:max=QUOTA/PERIOD states a quota the trace does not
-carry (and implies --throttled).
-
-Example:
-  traceview timehist -i testdata/traces/pipe.perf.data -w --state
-  traceview timehist -i testdata/traces/nice.2cpu.perf.data -s
-  traceview timehist -i testdata/traces/pipe.perf.data --time 0%-10% -C 0 -n
-  traceview timehist -i testdata/traces/pipe.perf.data --comm sched-pipe --time 10%/5
-  traceview timehist -i testdata/traces/sched-g.data --kallsyms testdata/traces/sched-g.kallsyms.gz
-  traceview timehist -i testdata/traces/grpq.q25.perf.data --throttled --comm reqsrv`,
-			Args: cobra.NoArgs,
+			Long:  helpText("timehist"),
+			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				return runTimehist(cmd, o)
 			},

@@ -46,37 +46,9 @@ func init() {
 		cmd := &cobra.Command{
 			Use:   "top [--by comm|task|cgroup] [-s KEYS] [--once -d D] [-o table|json] [--metrics ADDR]",
 			Short: "Live scheduling delays per comm, task or cgroup, aggregated in the kernel",
-			Long: `Show scheduling delays live, like 'traceview latency' on a capture that
-never ends, at a fraction of a capture's cost: BPF programs on sched_switch,
-sched_waking and sched_wakeup_new keep per-task totals in the kernel (run
-time, switches in, delay count, sum, max and a log2 histogram; a delay runs
-from a wakeup (sched_waking) or a preemption to the next switch-in, as
-'traceview latency' measures it on a capture) and no per-event record
-reaches user space. The table refreshes every
---interval with the counts of the last interval (each delay is counted in
-the window of its switch-in: its count, average and max are of the same
-delays). On a terminal the screen is cleared between windows; written to
-a file or a pipe, the windows follow one another (a blank line between
-tables, one JSON document each) and stderr gets each window's bounds, as
-with --once.
-
---once prints one window of -d and exits (its bounds on stderr, in the
-capture clock, for 'latency --time' on a record of the same time); '-o json'
-prints it with the JSON row fields of 'traceview latency -o json' (for --by
-cgroup, comm is the cgroup path and pid 0). --metrics serves Prometheus text exposition
-at http://ADDR/metrics: per-comm and per-cgroup delay histograms (seconds),
-switch and run-time counters, never per-task labels, and the programs' own
-run time and missed runs; the address must be given with its host
-(127.0.0.1:9464 serves loopback only).
-
-Needs root and BTF-enabled tracepoints (Linux >= 5.5).
-
-Example:
-  sudo traceview top
-  sudo traceview top --once -d 2s -o json
-  sudo traceview top --by cgroup --metrics 127.0.0.1:9464`,
-			Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, args []string) error { return runTop(cmd, o) },
+			Long:  helpText("top"),
+			Args:  cobra.NoArgs,
+			RunE:  func(cmd *cobra.Command, args []string) error { return runTop(cmd, o) },
 		}
 		f := cmd.Flags()
 		f.StringVar(&o.by, "by", "comm", "rows per comm, task or cgroup")

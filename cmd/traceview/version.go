@@ -14,19 +14,8 @@ func init() {
 		return &cobra.Command{
 			Use:   "version",
 			Short: "Print traceview's version, VCS revision and commit time",
-			Long: `Print the module version, the VCS revision and commit time the binary was
-built from, and the Go version, as the Go toolchain recorded them in the
-binary (runtime/debug.ReadBuildInfo). 'traceview --version' prints the same.
-
-'go build' and 'go install' in a git checkout record the revision (with
-"+dirty" when the tree had uncommitted changes); 'go run', 'go test',
--buildvcs=false (GOFLAGS) and a git worktree (whose .git is a file, which
-the go command does not recognize) record none. Go records no build time:
-the time shown is the commit's.
-
-Example:
-  go build -o traceview ./cmd/traceview && ./traceview version`,
-			Args: cobra.NoArgs,
+			Long:  helpText("version"),
+			Args:  cobra.NoArgs,
 			RunE: func(cmd *cobra.Command, _ []string) error {
 				_, err := fmt.Fprint(cmd.OutOrStdout(), versionText(debug.ReadBuildInfo()))
 				return err
