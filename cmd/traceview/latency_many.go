@@ -171,6 +171,13 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 			w.Write(prefixLines(buf.Bytes(), p.path+": "))
 		}
 	}
+	return writeLatencyGroups(cmd, o, merged, keys, cgroups, warnings)
+}
+
+// writeLatencyGroups prints runLatencyMany's merged tables, one per group
+// key (all merged when o.by is ""), as o.output says; --by cgroup adds each
+// group's CPU use and throttling (cgroups, by path).
+func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.LatencyResult, keys []string, cgroups map[string]*report.CgroupThrottle, warnings []trace.Warning) error {
 	out := cmd.OutOrStdout()
 	if o.by == "" {
 		switch o.output {
