@@ -326,43 +326,9 @@ type replayModelJSON struct {
 }
 
 func runReplay(out, errw io.Writer, o replayOptions) error {
-	if len(o.policies) == 0 {
-		return usageErrorf("replay: no --policy given (see 'traceview policies')")
-	}
-	if o.output != "table" && o.output != "json" && o.output != "csv" {
-		return usageErrorf("replay: -o %q: want table, json or csv", o.output)
-	}
-	var specs []policies.Spec
-	for _, p := range o.policies {
-		s, err := policies.ParseSpecs(p)
-		if err != nil {
-			return usageErrorf("replay: --policy: %w", err)
-		}
-		specs = append(specs, s...)
-	}
-	cfg, err := o.config()
+	specs, cfg, err := o.plan()
 	if err != nil {
 		return err
-	}
-	if err := o.groups.apply(&cfg); err != nil {
-		return err
-	}
-	if o.write != "" {
-		// Say so before the simulation, not after it.
-		if dir := filepath.Dir(o.write); dir != "" {
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return usageErrorf("replay: -w %s: no directory %s to write it in", o.write, dir)
-			}
-		}
-		in := o.input
-		if in == "" {
-			in = defaultTrace
-		}
-		if a, err := os.Stat(in); err == nil && in != "-" {
-			if b, err := os.Stat(o.write); err == nil && os.SameFile(a, b) {
-				return usageErrorf("replay: -w %s is the trace being read: write the prediction to another file", o.write)
-			}
-		}
 	}
 	src, err := openInput(o.input)
 	if err != nil {
@@ -387,30 +353,8 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err := replay.CheckConfig(m, cfg); err != nil {
 		return usageErrorf("%w", err)
 	}
-	if seen := m.CPUsSeen.Count(); seen > 0 && seen < m.NrCPUs {
-		fmt.Fprintf(errw, "warning: the trace holds sched_switch events of %s only (CPU %s) of the %d it names: what ran on the others is missing, and the replay simulates %d CPUs unless --cpus says otherwise\n",
-			plural(seen, "CPU"), m.CPUsSeen, m.NrCPUs, m.NrCPUs)
-	}
-	untilSet := map[int]bool{} // workload tasks whose termination --until set
-	for _, ov := range cfg.Overrides {
-		if ov.Until == nil {
-			continue
-		}
-		matched, ends := 0, 0
-		for i := range m.Tasks {
-			if tk := &m.Tasks[i]; ov.Sel.Match(tk) {
-				matched++
-				untilSet[i] = true
-				if bs := tk.Bursts; len(bs) > 0 && bs[len(bs)-1].End == replay.EndExit {
-					ends++
-				}
-			}
-		}
-		if ov.Until.Kind == replay.UntilDeadline && ends < matched {
-			fmt.Fprintf(errw, "warning: --until %s: %d of the %s it selects do not exit in the trace, and a deadline does not change them\n",
-				ov.Sel.String(), matched-ends, plural(matched, "task"))
-		}
-	}
+	warnCPUsSeen(errw, m)
+	untilSet := untilOverrides(errw, m, cfg)
 	if cfg.HZ == 0 && m.HZ > 0 {
 		cfg.HZ = m.HZ
 	}
@@ -420,51 +364,14 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
 	warnUnrecorded(errw, obs)
-	doc := replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(),
-		Model: replayModelJSON{ModelStats: m.Stats, InferredShare: m.Stats.InferredShare(), IdleExitNs: m.IdleExit,
-			WakePreemptNs: m.WakePreempt, SwitchCostNs: m.SwitchCost,
-			RemoteWakeNs: m.RemoteWakeCost, RemoteWakeSamples: m.WakeCostSamples,
-			RemoteWakeeNs: m.RemoteWokenCost, RemoteWakeeSamples: m.WokenCostSamples,
-			IdleStartNs: m.IdleStartCost, IdleStartSamples: m.IdleCostSamples, Unmeasured: m.Unmeasured}}
-	doc.Model.HZ = m.HZ
-	for i := range m.Tasks {
-		tk := &m.Tasks[i]
-		if !tk.Workload {
-			continue
-		}
-		tj := replayTaskJSON{TID: int32(tk.TID), PID: int32(tk.PID), Comm: tk.Comm, Until: tk.Until.String(), Inferred: tk.UntilInferred, Spinner: tk.Spinner}
-		if tk.Until == replay.UntilDeadline {
-			tj.DeadlineNs = tk.Deadline
-		}
-		for _, ov := range cfg.Overrides {
-			if ov.Until != nil && ov.Sel.Match(tk) { // the last one wins, as in the simulation
-				tj.Until, tj.Inferred, tj.DeadlineNs, tj.SetByUntil = ov.Until.Kind.String(), false, 0, true
-				if ov.Until.Kind == replay.UntilDeadline {
-					tj.DeadlineNs = ov.Until.Deadline
-				}
-			}
-		}
-		doc.Model.Tasks = append(doc.Model.Tasks, tj)
-	}
+	doc := replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(), Model: replayModelDoc(m, cfg)}
 	st := m.Stats
 	asm := replayAssumptions{InferredCauses: st.Inferred, InferredWakers: st.Dependencies, PingPongs: st.PingPongs,
 		AbsoluteTimers: st.AbsoluteTimers, RecoveredArrivals: st.RecoveredArrivals, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
 		DeadlineBound: st.DeadlineBound, DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
-	if o.output == "table" {
-		writeModelLines(out, m, cfg.HZ, len(untilSet))
-		writeGroupLine(out, m, cfg)
-	}
-	var trust *report.ReplayTrust
-	if !o.noTrust {
-		if trust, err = selfReplay(m, cfg.Cgroups, o.perTask); err != nil {
-			return fmt.Errorf("replay: self-replay: %w", err)
-		}
-		if o.output == "table" {
-			fmt.Fprintln(out, trust.Verdict())
-		}
-		if !trust.Within {
-			fmt.Fprintf(errw, "warning: %s\n", trust.Verdict())
-		}
+	trust, err := modelAndTrust(out, errw, o, m, cfg, len(untilSet))
+	if err != nil {
+		return err
 	}
 	var last *replay.Result
 	var lastSpec string
@@ -510,22 +417,8 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		}
 		last, lastSpec = res, sp.String()
 	}
-	if o.write != "" && last != nil {
-		// The prediction says what it predicts: the source trace and every
-		// what-if (info shows it as the command line).
-		last.Meta.Cmdline = o.whatIfs(lastSpec, cfg.CPUs)
-		f, err := createOutput(o.write)
-		if err != nil {
-			return fmt.Errorf("replay: -w: %w", err)
-		}
-		_, _, err = convertTrace(last.Source(), f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			f.discard()
-			return fmt.Errorf("replay: -w %s: %w", o.write, err)
-		}
+	if err := writePrediction(o, last, lastSpec, cfg); err != nil {
+		return err
 	}
 	switch o.output {
 	case "json":
@@ -907,4 +800,170 @@ func usf(ns int64) string {
 		return "< 0.1 µs"
 	}
 	return strconv.FormatFloat(float64(ns)/1e3, 'f', 1, 64) + " µs"
+}
+
+// checkReplayWrite rejects a -w the run could not write, before the
+// simulation rather than after it: no such directory, or the input itself.
+func checkReplayWrite(o replayOptions) error {
+	if o.write == "" {
+		return nil
+	}
+	if dir := filepath.Dir(o.write); dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return usageErrorf("replay: -w %s: no directory %s to write it in", o.write, dir)
+		}
+	}
+	in := o.input
+	if in == "" {
+		in = defaultTrace
+	}
+	if a, err := os.Stat(in); err == nil && in != "-" {
+		if b, err := os.Stat(o.write); err == nil && os.SameFile(a, b) {
+			return usageErrorf("replay: -w %s is the trace being read: write the prediction to another file", o.write)
+		}
+	}
+	return nil
+}
+
+// untilOverrides returns the workload tasks whose termination --until set,
+// and warns of a deadline given to tasks that do not exit in the trace.
+func untilOverrides(errw io.Writer, m *replay.Model, cfg replay.Config) map[int]bool {
+	untilSet := map[int]bool{} // workload tasks whose termination --until set
+	for _, ov := range cfg.Overrides {
+		if ov.Until == nil {
+			continue
+		}
+		matched, ends := 0, 0
+		for i := range m.Tasks {
+			if tk := &m.Tasks[i]; ov.Sel.Match(tk) {
+				matched++
+				untilSet[i] = true
+				if bs := tk.Bursts; len(bs) > 0 && bs[len(bs)-1].End == replay.EndExit {
+					ends++
+				}
+			}
+		}
+		if ov.Until.Kind == replay.UntilDeadline && ends < matched {
+			fmt.Fprintf(errw, "warning: --until %s: %d of the %s it selects do not exit in the trace, and a deadline does not change them\n",
+				ov.Sel.String(), matched-ends, plural(matched, "task"))
+		}
+	}
+	return untilSet
+}
+
+// replayModelDoc is the model part of replay's JSON: the extraction's
+// counts and measured costs, and each workload task's termination (as
+// inferred, or as --until set it: the last matching override wins, as in
+// the simulation).
+func replayModelDoc(m *replay.Model, cfg replay.Config) replayModelJSON {
+	model := replayModelJSON{ModelStats: m.Stats, InferredShare: m.Stats.InferredShare(), IdleExitNs: m.IdleExit,
+		WakePreemptNs: m.WakePreempt, SwitchCostNs: m.SwitchCost,
+		RemoteWakeNs: m.RemoteWakeCost, RemoteWakeSamples: m.WakeCostSamples,
+		RemoteWakeeNs: m.RemoteWokenCost, RemoteWakeeSamples: m.WokenCostSamples,
+		IdleStartNs: m.IdleStartCost, IdleStartSamples: m.IdleCostSamples, Unmeasured: m.Unmeasured}
+	model.HZ = m.HZ
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if !tk.Workload {
+			continue
+		}
+		tj := replayTaskJSON{TID: int32(tk.TID), PID: int32(tk.PID), Comm: tk.Comm, Until: tk.Until.String(), Inferred: tk.UntilInferred, Spinner: tk.Spinner}
+		if tk.Until == replay.UntilDeadline {
+			tj.DeadlineNs = tk.Deadline
+		}
+		for _, ov := range cfg.Overrides {
+			if ov.Until != nil && ov.Sel.Match(tk) { // the last one wins, as in the simulation
+				tj.Until, tj.Inferred, tj.DeadlineNs, tj.SetByUntil = ov.Until.Kind.String(), false, 0, true
+				if ov.Until.Kind == replay.UntilDeadline {
+					tj.DeadlineNs = ov.Until.Deadline
+				}
+			}
+		}
+		model.Tasks = append(model.Tasks, tj)
+	}
+	return model
+}
+
+// writePrediction writes the last policy's predicted trace to -w's file.
+func writePrediction(o replayOptions, last *replay.Result, lastSpec string, cfg replay.Config) error {
+	if o.write == "" || last == nil {
+		return nil
+	}
+	// The prediction says what it predicts: the source trace and every
+	// what-if (info shows it as the command line).
+	last.Meta.Cmdline = o.whatIfs(lastSpec, cfg.CPUs)
+	f, err := createOutput(o.write)
+	if err != nil {
+		return fmt.Errorf("replay: -w: %w", err)
+	}
+	_, _, err = convertTrace(last.Source(), f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		f.discard()
+		return fmt.Errorf("replay: -w %s: %w", o.write, err)
+	}
+	return nil
+}
+
+// modelAndTrust prints the model lines (table output) and runs the
+// self-replay (unless --no-self-replay), printing its verdict, and on
+// stderr when a row misses its bound; nil trust without a self-replay.
+func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg replay.Config, untilSet int) (*report.ReplayTrust, error) {
+	if o.output == "table" {
+		writeModelLines(out, m, cfg.HZ, untilSet)
+		writeGroupLine(out, m, cfg)
+	}
+	if o.noTrust {
+		return nil, nil
+	}
+	trust, err := selfReplay(m, cfg.Cgroups, o.perTask)
+	if err != nil {
+		return nil, fmt.Errorf("replay: self-replay: %w", err)
+	}
+	if o.output == "table" {
+		fmt.Fprintln(out, trust.Verdict())
+	}
+	if !trust.Within {
+		fmt.Fprintf(errw, "warning: %s\n", trust.Verdict())
+	}
+	return trust, nil
+}
+
+// warnCPUsSeen warns when the trace shows switches on fewer CPUs than it
+// names.
+func warnCPUsSeen(errw io.Writer, m *replay.Model) {
+	if seen := m.CPUsSeen.Count(); seen > 0 && seen < m.NrCPUs {
+		fmt.Fprintf(errw, "warning: the trace holds sched_switch events of %s only (CPU %s) of the %d it names: what ran on the others is missing, and the replay simulates %d CPUs unless --cpus says otherwise\n",
+			plural(seen, "CPU"), m.CPUsSeen, m.NrCPUs, m.NrCPUs)
+	}
+}
+
+// plan checks the command line before anything is read: the policies
+// (--policy), the output format, the simulation's configuration with its
+// task-group flags, and -w's file.
+func (o *replayOptions) plan() ([]policies.Spec, replay.Config, error) {
+	if len(o.policies) == 0 {
+		return nil, replay.Config{}, usageErrorf("replay: no --policy given (see 'traceview policies')")
+	}
+	if o.output != "table" && o.output != "json" && o.output != "csv" {
+		return nil, replay.Config{}, usageErrorf("replay: -o %q: want table, json or csv", o.output)
+	}
+	var specs []policies.Spec
+	for _, p := range o.policies {
+		s, err := policies.ParseSpecs(p)
+		if err != nil {
+			return nil, replay.Config{}, usageErrorf("replay: --policy: %w", err)
+		}
+		specs = append(specs, s...)
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return nil, cfg, err
+	}
+	if err := o.groups.apply(&cfg); err != nil {
+		return nil, cfg, err
+	}
+	return specs, cfg, checkReplayWrite(*o)
 }
