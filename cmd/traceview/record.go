@@ -127,89 +127,11 @@ func parseSizeOrDuration(s string) (time.Duration, int64, error) {
 }
 
 func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
-	// The backlog (records kept raw until the capture stops, so the
-	// decoding and encoding do not compete with the traced workload) goes
-	// in an unnamed file beside the output.
+	opts, cfg, reqs, err := recordPlan(cmd, o, args)
+	if err != nil {
+		return err
+	}
 	toStdout := o.output == "-"
-	opts := ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks, Wakeups: o.wakeups, Runtime: o.runtime}
-	if toStdout {
-		opts.SpillDir = os.TempDir()
-		if isTerminal(cmd.OutOrStdout()) {
-			return usageErrorf("record: -o -: the trace is binary; pipe it into a command (traceview latency -i -) or give a file")
-		}
-	}
-	cfg := ebpf.RecordConfig{Path: o.output, Log: cmd.ErrOrStderr()}
-	if toStdout {
-		cfg.Path, cfg.Out = "", cmd.OutOrStdout()
-	}
-	var err error
-	if o.cpus != "" {
-		if opts.CPUs, err = cpulist.Parse(o.cpus); err != nil {
-			return usageErrorf("record: --cpu: %v", err)
-		}
-		if n, err := ebpf.PossibleCPUs(); err == nil {
-			for _, c := range opts.CPUs {
-				if c >= n {
-					return usageErrorf("record: --cpu: CPU %d does not exist (this machine's CPUs are 0-%d)", c, n-1)
-				}
-			}
-		}
-	}
-	if opts.BufferSize, err = parseSize(o.bufferSize); err != nil {
-		return usageErrorf("record: --buffer-size: %v", err)
-	}
-	if o.backlog != "" {
-		n, err := parseSize(o.backlog)
-		if err != nil || n == 0 {
-			return usageErrorf("record: --backlog: want a size > 0, e.g. 64M, got %q", o.backlog)
-		}
-		opts.Backlog = int64(n)
-	}
-	if o.duration < 0 {
-		return usageErrorf("record: --duration must be positive, got %v", o.duration)
-	}
-	if o.rotate != "" {
-		d, n, err := parseSizeOrDuration(o.rotate)
-		if err != nil {
-			return usageErrorf("record: --rotate: %v", err)
-		}
-		cfg.RotateEvery, cfg.RotateBytes = d, n
-		// A series is written as it goes: events are decoded and
-		// encoded as they come instead of at the end.
-		opts.Backlog = -1
-	}
-	var reqs chan ebpf.DumpRequest
-	if o.ring != "" {
-		d, n, err := parseSizeOrDuration(o.ring)
-		if err != nil {
-			return usageErrorf("record: --ring: %v", err)
-		}
-		if o.rotate != "" {
-			return usageErrorf("record: --ring and --rotate do not go together (a ring writes a numbered file per dump)")
-		}
-		reqs = make(chan ebpf.DumpRequest, 4)
-		cfg.Ring = &ebpf.RingConfig{Span: d, Bytes: n, Post: o.post, Requests: reqs}
-		if o.trigger != "" {
-			if cfg.Ring.Trigger, err = ebpf.ParseTrigger(o.trigger, ebpf.CgroupRoot()); err != nil {
-				return usageErrorf("record: --trigger: %v", err)
-			}
-		}
-	} else if o.trigger != "" || o.control != "" || o.post != 0 {
-		return usageErrorf("record: --trigger, --post and --control need --ring")
-	}
-	if o.post < 0 {
-		return usageErrorf("record: --post must be positive, got %v", o.post)
-	}
-	if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
-		return usageErrorf("record: put the command after --, e.g. traceview record -- %s", strings.Join(args, " "))
-	}
-	if len(args) > 0 {
-		// Before anything is loaded or the output truncated: a command
-		// that cannot start must not cost the user an existing file.
-		if _, err := exec.LookPath(args[0]); err != nil {
-			return fmt.Errorf("record: start %s: %w", args[0], err)
-		}
-	}
 	stderr := cmd.ErrOrStderr()
 	// Catch SIGINT/SIGTERM from here on: one that arrives while the
 	// programs load waits in the channel and stops the capture at once.
@@ -373,19 +295,27 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		return err
 	}
 	printRecordSummary(stderr, outName, sum, cfg.Ring != nil)
+	return recordExitStatus(stderr, args, childErr, forwarded != nil)
+}
+
+// recordExitStatus maps the traced command's end to record's exit status,
+// as perf record does: the command's own status, 128 + the signal that
+// killed it, or 0 when the signal was one record passed on (forwarded:
+// the user stopped both).
+func recordExitStatus(stderr io.Writer, args []string, childErr error, forwarded bool) error {
 	var exitErr *exec.ExitError
-	if errors.As(childErr, &exitErr) {
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			if forwarded != nil {
-				fmt.Fprintf(stderr, "note: %s stopped by %v\n", args[0], ws.Signal())
-				return nil
-			}
-			return statusError{fmt.Errorf("record: %s was killed by %v", args[0], ws.Signal()), 128 + int(ws.Signal())}
-		}
-		// Like perf record: the command's own status.
-		return statusError{fmt.Errorf("record: %s exited with status %d", args[0], exitErr.ExitCode()), exitErr.ExitCode()}
+	if !errors.As(childErr, &exitErr) {
+		return nil
 	}
-	return nil
+	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		if forwarded {
+			fmt.Fprintf(stderr, "note: %s stopped by %v\n", args[0], ws.Signal())
+			return nil
+		}
+		return statusError{fmt.Errorf("record: %s was killed by %v", args[0], ws.Signal()), 128 + int(ws.Signal())}
+	}
+	// Like perf record: the command's own status.
+	return statusError{fmt.Errorf("record: %s exited with status %d", args[0], exitErr.ExitCode()), exitErr.ExitCode()}
 }
 
 // otherCPUs returns the online CPUs not in cpus.
@@ -448,4 +378,93 @@ func printRecordSummary(out io.Writer, path string, sum ebpf.Summary, ring bool)
 	} else {
 		fmt.Fprintf(out, "[ traceview record: %d events LOST (%s): raise --buffer-size ]\n", total, strings.Join(per, ", "))
 	}
+}
+
+// recordPlan turns record's command line into the capture's options and
+// the recorder's configuration (reqs: the ring's dump requests, nil
+// without --ring), before anything is loaded or the output truncated.
+// Errors are usage errors (exit 2), or a command that cannot start.
+func recordPlan(cmd *cobra.Command, o recordOptions, args []string) (opts ebpf.Options, cfg ebpf.RecordConfig, reqs chan ebpf.DumpRequest, err error) {
+	// The backlog (records kept raw until the capture stops, so the
+	// decoding and encoding do not compete with the traced workload) goes
+	// in an unnamed file beside the output.
+	toStdout := o.output == "-"
+	opts = ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks, Wakeups: o.wakeups, Runtime: o.runtime}
+	if toStdout {
+		opts.SpillDir = os.TempDir()
+		if isTerminal(cmd.OutOrStdout()) {
+			return opts, cfg, nil, usageErrorf("record: -o -: the trace is binary; pipe it into a command (traceview latency -i -) or give a file")
+		}
+	}
+	cfg = ebpf.RecordConfig{Path: o.output, Log: cmd.ErrOrStderr()}
+	if toStdout {
+		cfg.Path, cfg.Out = "", cmd.OutOrStdout()
+	}
+	if o.cpus != "" {
+		if opts.CPUs, err = cpulist.Parse(o.cpus); err != nil {
+			return opts, cfg, nil, usageErrorf("record: --cpu: %v", err)
+		}
+		if n, err := ebpf.PossibleCPUs(); err == nil {
+			for _, c := range opts.CPUs {
+				if c >= n {
+					return opts, cfg, nil, usageErrorf("record: --cpu: CPU %d does not exist (this machine's CPUs are 0-%d)", c, n-1)
+				}
+			}
+		}
+	}
+	if opts.BufferSize, err = parseSize(o.bufferSize); err != nil {
+		return opts, cfg, nil, usageErrorf("record: --buffer-size: %v", err)
+	}
+	if o.backlog != "" {
+		n, err := parseSize(o.backlog)
+		if err != nil || n == 0 {
+			return opts, cfg, nil, usageErrorf("record: --backlog: want a size > 0, e.g. 64M, got %q", o.backlog)
+		}
+		opts.Backlog = int64(n)
+	}
+	if o.duration < 0 {
+		return opts, cfg, nil, usageErrorf("record: --duration must be positive, got %v", o.duration)
+	}
+	if o.rotate != "" {
+		d, n, err := parseSizeOrDuration(o.rotate)
+		if err != nil {
+			return opts, cfg, nil, usageErrorf("record: --rotate: %v", err)
+		}
+		cfg.RotateEvery, cfg.RotateBytes = d, n
+		// A series is written as it goes: events are decoded and
+		// encoded as they come instead of at the end.
+		opts.Backlog = -1
+	}
+	if o.ring != "" {
+		d, n, err := parseSizeOrDuration(o.ring)
+		if err != nil {
+			return opts, cfg, nil, usageErrorf("record: --ring: %v", err)
+		}
+		if o.rotate != "" {
+			return opts, cfg, nil, usageErrorf("record: --ring and --rotate do not go together (a ring writes a numbered file per dump)")
+		}
+		reqs = make(chan ebpf.DumpRequest, 4)
+		cfg.Ring = &ebpf.RingConfig{Span: d, Bytes: n, Post: o.post, Requests: reqs}
+		if o.trigger != "" {
+			if cfg.Ring.Trigger, err = ebpf.ParseTrigger(o.trigger, ebpf.CgroupRoot()); err != nil {
+				return opts, cfg, nil, usageErrorf("record: --trigger: %v", err)
+			}
+		}
+	} else if o.trigger != "" || o.control != "" || o.post != 0 {
+		return opts, cfg, nil, usageErrorf("record: --trigger, --post and --control need --ring")
+	}
+	if o.post < 0 {
+		return opts, cfg, nil, usageErrorf("record: --post must be positive, got %v", o.post)
+	}
+	if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
+		return opts, cfg, nil, usageErrorf("record: put the command after --, e.g. traceview record -- %s", strings.Join(args, " "))
+	}
+	if len(args) > 0 {
+		// Before anything is loaded or the output truncated: a command
+		// that cannot start must not cost the user an existing file.
+		if _, err := exec.LookPath(args[0]); err != nil {
+			return opts, cfg, nil, fmt.Errorf("record: start %s: %w", args[0], err)
+		}
+	}
+	return opts, cfg, reqs, nil
 }
