@@ -139,25 +139,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	if reqs != nil {
-		// SIGUSR1 and SIGHUP ask the ring for a dump.
-		dumpSigs := make(chan os.Signal, 4)
-		signal.Notify(dumpSigs, syscall.SIGUSR1, syscall.SIGHUP)
-		defer signal.Stop(dumpSigs)
-		stopSigs := make(chan struct{})
-		defer close(stopSigs)
-		go func() {
-			for {
-				select {
-				case s := <-dumpSigs:
-					select {
-					case reqs <- ebpf.DumpRequest{Reason: "signal " + unix.SignalName(s.(syscall.Signal))}:
-					default: // a dump is already asked for
-					}
-				case <-stopSigs:
-					return
-				}
-			}
-		}()
+		defer dumpOnSignals(reqs)()
 	}
 	capture, err := ebpf.Open(opts)
 	if err != nil {
@@ -203,60 +185,17 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
-	var child *exec.Cmd
-	childDone := make(chan error, 1)
-	if len(args) > 0 {
-		child = exec.Command(args[0], args[1:]...)
-		child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
-		if toStdout {
-			child.Stdout = os.Stderr // the trace has standard output
-		}
-		if err := child.Start(); err != nil {
-			return fmt.Errorf("record: start %s: %w", args[0], err)
-		}
-		go func() { childDone <- child.Wait() }()
+	child, childDone, err := startRecordChild(args, toStdout)
+	if err != nil {
+		return err
 	}
-	// The watcher stops the capture when the command exits or a signal
-	// comes (passed on to the command), and reports what it saw once the
-	// capture is over.
-	type watched struct {
-		childErr  error
-		exited    bool      // the command exited (childErr is its status)
-		forwarded os.Signal // the signal passed on to the command, if any
-	}
-	watchDone := make(chan watched, 1)
 	finished := make(chan struct{})
 	defer close(finished)
 	outName := o.output
 	if toStdout {
 		outName = "standard output"
 	}
-	go func() {
-		var res watched
-		select {
-		case s := <-sigs:
-			res.forwarded = s
-			if child != nil && child.Process != nil {
-				child.Process.Signal(s)
-			}
-			cancel()
-			watchDone <- res
-			// A second signal while the rest is drained and written: stop
-			// at once; the files are closed with what was written.
-			select {
-			case <-sigs:
-				fmt.Fprintf(stderr, "traceview: record: second %v: stopping without draining; %s keeps what was written so far\n", s, outName)
-				close(abort)
-			case <-finished:
-			}
-			return
-		case res.childErr = <-childDone:
-			res.exited = true
-			cancel()
-		case <-ctx.Done():
-		}
-		watchDone <- res
-	}()
+	watchDone := watchRecord(stderr, sigs, child, childDone, ctx, cancel, abort, finished, outName)
 
 	if len(opts.CPUs) > 0 {
 		// The recorder's own work goes to the CPUs the capture does not
@@ -467,4 +406,92 @@ func recordPlan(cmd *cobra.Command, o recordOptions, args []string) (opts ebpf.O
 		}
 	}
 	return opts, cfg, reqs, nil
+}
+
+// startRecordChild starts the command record traces (none without args),
+// its output on record's (stderr when the trace goes to standard output),
+// and returns a channel that receives its end.
+func startRecordChild(args []string, toStdout bool) (*exec.Cmd, chan error, error) {
+	childDone := make(chan error, 1)
+	if len(args) == 0 {
+		return nil, childDone, nil
+	}
+	child := exec.Command(args[0], args[1:]...)
+	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if toStdout {
+		child.Stdout = os.Stderr // the trace has standard output
+	}
+	if err := child.Start(); err != nil {
+		return nil, nil, fmt.Errorf("record: start %s: %w", args[0], err)
+	}
+	go func() { childDone <- child.Wait() }()
+	return child, childDone, nil
+}
+
+// recordWatched is what watchRecord saw.
+type recordWatched struct {
+	childErr  error
+	exited    bool      // the command exited (childErr is its status)
+	forwarded os.Signal // the signal passed on to the command, if any
+}
+
+// watchRecord stops the capture (cancel) when the command exits, a signal
+// comes (passed on to the command) or ctx ends (--duration), and sends
+// what it saw on the returned channel. A second signal while the rest is
+// drained and written closes abort: the files keep what was written.
+// finished closes when record is done.
+func watchRecord(stderr io.Writer, sigs chan os.Signal, child *exec.Cmd, childDone chan error, ctx context.Context, cancel context.CancelFunc,
+	abort, finished chan struct{}, outName string) <-chan recordWatched {
+	watchDone := make(chan recordWatched, 1)
+	go func() {
+		var res recordWatched
+		select {
+		case s := <-sigs:
+			res.forwarded = s
+			if child != nil && child.Process != nil {
+				child.Process.Signal(s)
+			}
+			cancel()
+			watchDone <- res
+			select {
+			case <-sigs:
+				fmt.Fprintf(stderr, "traceview: record: second %v: stopping without draining; %s keeps what was written so far\n", s, outName)
+				close(abort)
+			case <-finished:
+			}
+			return
+		case res.childErr = <-childDone:
+			res.exited = true
+			cancel()
+		case <-ctx.Done():
+		}
+		watchDone <- res
+	}()
+	return watchDone
+}
+
+// dumpOnSignals makes SIGUSR1 and SIGHUP ask the ring for a dump (on
+// reqs; one already asked for absorbs the next) until the returned
+// function is called.
+func dumpOnSignals(reqs chan ebpf.DumpRequest) (stop func()) {
+	dumpSigs := make(chan os.Signal, 4)
+	signal.Notify(dumpSigs, syscall.SIGUSR1, syscall.SIGHUP)
+	stopSigs := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-dumpSigs:
+				select {
+				case reqs <- ebpf.DumpRequest{Reason: "signal " + unix.SignalName(s.(syscall.Signal))}:
+				default: // a dump is already asked for
+				}
+			case <-stopSigs:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(dumpSigs)
+		close(stopSigs)
+	}
 }
