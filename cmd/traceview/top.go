@@ -167,24 +167,9 @@ func parseTopSort(s string) ([]string, error) {
 }
 
 func runTop(cmd *cobra.Command, o topOptions) error {
-	if o.by != "comm" && o.by != "task" && o.by != "cgroup" {
-		return usageErrorf("top: --by must be comm, task or cgroup, got %q", o.by)
-	}
-	if o.output != "table" && o.output != "json" {
-		return usageErrorf("top: -o must be table or json, got %q", o.output)
-	}
-	keys, err := parseTopSort(o.sort)
+	keys, opts, err := o.plan()
 	if err != nil {
-		return usageErrorf("top: -s: %v", err)
-	}
-	if o.duration <= 0 || o.interval <= 0 {
-		return usageErrorf("top: -d and --interval must be positive")
-	}
-	var opts ebpf.Options
-	if o.cpus != "" {
-		if opts.CPUs, err = cpulist.Parse(o.cpus); err != nil {
-			return usageErrorf("top: --cpu: %v", err)
-		}
+		return err
 	}
 	var ln net.Listener
 	if o.metrics != "" {
@@ -398,4 +383,27 @@ func histBuckets(h [ebpf.HistBuckets]int64) map[float64]uint64 {
 		out[float64(uint64(1)<<(i+1))/1e9] = cum
 	}
 	return out
+}
+
+// plan checks top's command line before anything is loaded: --by, -o,
+// the sort keys, the durations and the CPUs.
+func (o topOptions) plan() (keys []string, opts ebpf.Options, err error) {
+	if o.by != "comm" && o.by != "task" && o.by != "cgroup" {
+		return nil, opts, usageErrorf("top: --by must be comm, task or cgroup, got %q", o.by)
+	}
+	if o.output != "table" && o.output != "json" {
+		return nil, opts, usageErrorf("top: -o must be table or json, got %q", o.output)
+	}
+	if keys, err = parseTopSort(o.sort); err != nil {
+		return nil, opts, usageErrorf("top: -s: %v", err)
+	}
+	if o.duration <= 0 || o.interval <= 0 {
+		return nil, opts, usageErrorf("top: -d and --interval must be positive")
+	}
+	if o.cpus != "" {
+		if opts.CPUs, err = cpulist.Parse(o.cpus); err != nil {
+			return nil, opts, usageErrorf("top: --cpu: %v", err)
+		}
+	}
+	return keys, opts, nil
 }
