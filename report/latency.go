@@ -454,7 +454,7 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	switch {
 	case len(res.Rows) == 0 && opts.Filter.Active():
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
-			Message: fmt.Sprintf("nothing matched the filters %s: the trace has %d events, %d of them sched_switch", opts.Filter, l.diag.Events, l.diag.Switches)})
+			Message: fmt.Sprintf("nothing matched the filters %s: the trace has %d events, %d of them sched_switch%s", opts.Filter, l.diag.Events, l.diag.Switches, l.traceExtent(opts.Filter))})
 	case len(res.Rows) == 0:
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
 			Message: fmt.Sprintf("no scheduling delay measured: the trace has %d events, %d of them sched_switch", l.diag.Events, l.diag.Switches)})
@@ -1368,4 +1368,92 @@ func chainMessage(cb ChainBreak, lookup func(trace.TID) *latThread) string {
 		msg += fmt.Sprintf(" (no event at all was recorded on CPU %d while it was idle)", cb.CPU)
 	}
 	return msg
+}
+
+// traceExtent says, for a filter that matched nothing, what the trace
+// holds: its time span (seconds, as perf prints them), its CPUs, and the
+// task names closest to each --comm name ("" without a reconstruction).
+func (l *latency) traceExtent(f *schedule.Filter) string {
+	if l.sched == nil {
+		return ""
+	}
+	var b strings.Builder
+	if from, to := l.sched.First(), l.sched.Last(); to > from {
+		fmt.Fprintf(&b, "; it spans %s s to %s s", usecStamp(from), usecStamp(to))
+	}
+	if cpus, _ := l.sched.CPUs(); len(cpus) > 0 && (f == nil || f.CPUs == nil) {
+		fmt.Fprintf(&b, ", CPUs %d-%d", cpus[0], cpus[len(cpus)-1])
+	}
+	if f != nil && len(f.Comms) > 0 {
+		names := map[string]bool{}
+		for _, t := range l.sched.Tasks() {
+			if t.Comm != "" {
+				names[t.Comm] = true
+			}
+		}
+		var near []string
+		for _, want := range f.Comms {
+			near = append(near, closestNames(want, names, 3)...)
+		}
+		if len(near) > 0 {
+			fmt.Fprintf(&b, "; closest task names: %s", strings.Join(near, ", "))
+		}
+	}
+	return b.String()
+}
+
+// closestNames returns up to n of names nearest to want: those that
+// contain it or that it contains first, then those within an edit distance
+// of a third of its length (at least 2), nearest first, ties by name.
+func closestNames(want string, names map[string]bool, n int) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	limit := max(2, len(want)/3)
+	for name := range names {
+		if name == want {
+			continue
+		}
+		d := editDistance(want, name)
+		if strings.Contains(name, want) || strings.Contains(want, name) {
+			d = 0
+		}
+		if d <= limit {
+			cs = append(cs, cand{name, d})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].d != cs[j].d {
+			return cs[i].d < cs[j].d
+		}
+		return cs[i].name < cs[j].name
+	})
+	var out []string
+	for _, c := range cs[:min(n, len(cs))] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -282,3 +282,27 @@ func TestThrottleCollectorBounded(t *testing.T) {
 		t.Errorf("after the mark: retain %d, last run marked %v; want 1, true", g.retain, g.runs[0][len(g.runs[0])-1].toIdle)
 	}
 }
+
+// TestClosestNames: by hand, editDistance("sched-pip", "sched-pipe") = 1
+// (one insertion), ("perf", "pref") = 2, ("hog", "bash") = 4; "pip" is in
+// "sched-pipe" (distance 0 by containment).
+func TestClosestNames(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"sched-pip", "sched-pipe", 1}, {"perf", "pref", 2}, {"hog", "bash", 4}, {"", "ab", 2}} {
+		if got := editDistance(c.a, c.b); got != c.d {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+	}
+	names := map[string]bool{"sched-pipe": true, "perf": true, "hog": true, "kworker/0:1": true}
+	if got := closestNames("pip", names, 3); len(got) != 1 || got[0] != "sched-pipe" {
+		t.Errorf("closest to pip: %v, want [sched-pipe]", got)
+	}
+	if got := closestNames("pref", names, 3); len(got) != 1 || got[0] != "perf" {
+		t.Errorf("closest to pref: %v, want [perf]", got)
+	}
+	if got := closestNames("zzzzzz", names, 3); len(got) != 0 {
+		t.Errorf("closest to zzzzzz: %v, want none", got)
+	}
+}

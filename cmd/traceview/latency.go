@@ -181,10 +181,20 @@ func checkStatedCgroups(cmdName string, stated []trace.CgroupSettings, groups []
 
 // printLatencyWarnings writes the reader's lost windows and warnings and the
 // report's own warnings to stderr, one line each.
+//
+// "Nothing matched the filters" comes first: it is the answer, and the
+// other warnings explain the trace rather than it.
 func printLatencyWarnings(w io.Writer, res *report.LatencyResult) {
+	for _, wn := range res.ReportWarnings {
+		if wn.Key == "latency-empty" {
+			fmt.Fprintf(w, "warning: %s\n", wn)
+		}
+	}
 	printWarnings(w, res.Meta)
 	for _, wn := range res.ReportWarnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
+		if wn.Key != "latency-empty" {
+			fmt.Fprintf(w, "warning: %s\n", wn)
+		}
 	}
 }
 

@@ -210,3 +210,20 @@ func TestReplayCensoredCapture(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyNoMatchFirst: a --comm that matches nothing (a typo of
+// sched-pipe) gets its answer on the first line of stderr, with the
+// trace's span (pipe.perf.data: its first and last event, 754.328751 s
+// and 754.364705 s), its CPUs and the nearest task name
+// (issue 28 item 4).
+func TestLatencyNoMatchFirst(t *testing.T) {
+	_, errOut, code := runCLI(t, "latency", "-i", "../../testdata/traces/pipe.perf.data", "--comm", "sched-pip")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	first, _, _ := strings.Cut(errOut, "\n")
+	want := "warning: nothing matched the filters --comm sched-pip: the trace has 5282 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, CPUs 0-1; closest task names: sched-pipe"
+	if first != want {
+		t.Errorf("first stderr line:\n%s\nwant:\n%s", first, want)
+	}
+}
