@@ -2,23 +2,23 @@ package replay
 
 import "github.com/traceview/traceview/trace"
 
-// TimerSlack is the default timer slack of a normal task in ns: a
+// timerSlack is the default timer slack of a normal task in ns: a
 // clock_nanosleep expires up to this long after the time it asked for
 // (include/linux/init_task.h INIT_TASK .timer_slack_ns = 50000, Linux
 // v6.18; PR_SET_TIMERSLACK in kernel/sys.c changes it). A recorded timer
 // wakeup is that much after the arrival time the program computed.
-const TimerSlack = 50_000
+const timerSlack = 50_000
 
-// MinArrivalSleeps is how many blocking points ending at absolute
+// minArrivalSleeps is how many blocking points ending at absolute
 // recorded times a task needs before splitArrivals takes it for an
 // open-loop generator.
-const MinArrivalSleeps = 20
+const minArrivalSleeps = 20
 
-// MinArrivalShare is the share of a task's blocking points that must end
+// minArrivalShare is the share of a task's blocking points that must end
 // at absolute recorded times for splitArrivals to take it for an
 // open-loop generator: its loop sleeps for arrivals, and a few other
 // blocks (starting its workers, joining them at the end) do not decide.
-const MinArrivalShare = 0.9
+const minArrivalShare = 0.9
 
 // splitArrivals recovers the arrivals an open-loop generator handled
 // without sleeping. A generator (absolute, not evenly spaced timer
@@ -42,7 +42,7 @@ const MinArrivalShare = 0.9
 // of a Poisson process uniform over a window given their number (Kleinrock,
 // Queueing Systems vol. 1, 1975, ch. 2), the j-th of h is put at its
 // expected place, j/(h+1) of the way from the arrival that started the
-// burst (its wakeup less TimerSlack) to the last self-wakeup, and never
+// burst (its wakeup less timerSlack) to the last self-wakeup, and never
 // after its own self-wakeup. Measured on ../shared/traces, whose program
 // states its arrivals (reqsrv prints "requests"): srv.2cpu 5053 arrivals,
 // 3627 sleeps and 1426 self-wakeups; srv.1cpu 5053, 2279 and 2776 (one
@@ -70,7 +70,7 @@ func (x *extractor) splitArrivals() int {
 				}
 			}
 		}
-		if ext < MinArrivalSleeps || float64(ext) < MinArrivalShare*float64(blocks) {
+		if ext < minArrivalSleeps || float64(ext) < minArrivalShare*float64(blocks) {
 			continue
 		}
 		out := make([]Burst, 0, len(bs)+len(sw))
@@ -93,7 +93,7 @@ func (x *extractor) splitArrivals() int {
 			}
 			arr := pts[0].t
 			if k > 0 && isArrival(&bs[k-1]) {
-				arr = min(bs[k-1].Wake.At-TimerSlack, arr)
+				arr = min(bs[k-1].Wake.At-timerSlack, arr)
 			}
 			out = append(out, splitBurst(bs[k], pts, arr)...)
 			newIdx[k] = len(out) - 1

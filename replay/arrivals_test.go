@@ -80,7 +80,7 @@ func TestSplitArrivals(t *testing.T) {
 }
 
 // TestSplitArrivalsLeavesOthers: a periodic task, a pool member, a task
-// with fewer than MinArrivalSleeps arrival sleeps, or one that never woke
+// with fewer than minArrivalSleeps arrival sleeps, or one that never woke
 // itself is not split.
 func TestSplitArrivalsLeavesOthers(t *testing.T) {
 	for name, edit := range map[string]func(*extractor){

@@ -182,16 +182,16 @@ func (c *Config) Check() error {
 			return fmt.Errorf("replay: %s %d ns: want 0..%d ns (1 s)", f.name, f.v, MaxCost)
 		}
 	}
-	if c.CacheTasks < 0 || c.CacheTasks > MaxCacheTasks {
-		return fmt.Errorf("replay: cache tasks %d: want 0..%d", c.CacheTasks, MaxCacheTasks)
+	if c.CacheTasks < 0 || c.CacheTasks > maxCacheTasks {
+		return fmt.Errorf("replay: cache tasks %d: want 0..%d", c.CacheTasks, maxCacheTasks)
 	}
 	return nil
 }
 
-// MaxCacheTasks bounds Config.CacheTasks: the task footprints a cache
+// maxCacheTasks bounds Config.CacheTasks: the task footprints a cache
 // holds; a million 64-byte lines is a 64 MiB cache, beyond any CPU cache
 // the experiments model.
-const MaxCacheTasks = 1 << 20
+const maxCacheTasks = 1 << 20
 
 // String renders the selector as typed.
 func (s Selector) String() string {

@@ -78,7 +78,7 @@ type Burst struct {
 	Actions []Action // sorted by At (0 <= At <= Len)
 	End     EndKind
 	// FromIdle is true when the burst's first run began on a CPU that
-	// left idle less than IdleWarmup before (the first task after idle, or
+	// left idle less than idleWarmup before (the first task after idle, or
 	// one right after it): see Model.IdleStartCost.
 	FromIdle bool
 	// WokenBy is true when another task of the trace woke the task for
@@ -333,7 +333,7 @@ type ModelStats struct {
 	LostSwitchIns int `json:"lost_switch_ins"`
 	// PinnedTasks counts workload tasks given an inferred affinity: the
 	// traced command ran on one CPU of several (taskset), all but
-	// PinStray of its run time, over at least PinMinSwitches switch-ins.
+	// pinStray of its run time, over at least pinMinSwitches switch-ins.
 	PinnedTasks int `json:"pinned_tasks"`
 	// PingPongs counts preemptions turned into inferred blocking points
 	// (a task preempted by the task it woke, resumed when that one blocked).
@@ -363,8 +363,8 @@ type ModelStats struct {
 	// Censored counts workload tasks still running or runnable when the
 	// trace ended (Task.Censored): how long they would have gone on is
 	// unknown, so no makespan can be predicted.
-	Censored int `json:"censored"`
-	TickUpdates      int `json:"tick_updates"`
+	Censored    int `json:"censored"`
+	TickUpdates int `json:"tick_updates"`
 	// RecoveredArrivals counts the arrivals of open-loop generators that
 	// the recording handled without sleeping, recovered by splitArrivals.
 	RecoveredArrivals int `json:"recovered_arrivals"`
@@ -376,9 +376,9 @@ type ModelStats struct {
 	Skipped int `json:"skipped_events"`
 }
 
-// PinMinSwitches is how many switch-ins of the traced command on a single
+// pinMinSwitches is how many switch-ins of the traced command on a single
 // CPU of a multi-CPU trace make Extract infer that it was pinned there.
-const PinMinSwitches = 50
+const pinMinSwitches = 50
 
 // ObservedMakespan returns the span in ns from the first to the last event
 // of the traced command's process tree in the input (of every task when no
@@ -450,7 +450,7 @@ type ext struct {
 	lostIn bool
 	lostLo int64 // ns: a lost switch-in is dated after this (the block, or the wakeup)
 	// early is a wakeup sent from another CPU while the task still ran
-	// (Kind 0: none): see EarlyWakeWindow.
+	// (Kind 0: none): see earlyWakeWindow.
 	early trace.Event
 	// runFrom is when the current run began on its CPU (recorded, or
 	// estimated for a lost switch-in), for Task.timeOn.
@@ -584,16 +584,16 @@ func Extract(src trace.Source) (*Model, error) {
 // entries (a damaged CPU field of 0x36311600 ran out of memory).
 const MaxCPU = 8192
 
-// MaxPreTraceRun bounds the run time a task can have had on its CPU before
+// maxPreTraceRun bounds the run time a task can have had on its CPU before
 // the trace began, as its first sched_stat_runtime reports it: 1 s, over
 // 200 ticks at 250 Hz; the kernel charges a running fair task at every
 // tick (task_tick_fair -> update_curr), so a real one is a tick or less.
-const MaxPreTraceRun = int64(1e9)
+const maxPreTraceRun = int64(1e9)
 
 // checkEvent reports whether ev can be taken into the model: its CPUs are
 // -1 (unknown) or below the trace's bound, its time is not negative, and
 // a sched_stat_runtime reports no more run time than the trace has had
-// (plus MaxPreTraceRun); settle checks its time against its neighbours.
+// (plus maxPreTraceRun); settle checks its time against its neighbours.
 // An event that fails is damage, counted in Model.Stats.Skipped and as a warning in
 // Model.Meta.Warnings, and skipped: a CPU number indexes per-CPU state,
 // and a run time or time stretches a burst the simulator ticks through.
@@ -609,7 +609,7 @@ func (x *extractor) checkEvent(ev *trace.Event) bool {
 		why = fmt.Sprintf("CPUs %d -> %d", ev.OrigCPU, ev.DestCPU)
 	case ev.Time < 0:
 		why = "a negative time"
-	case ev.Kind == trace.KindRuntime && (ev.Runtime < 0 || ev.Runtime > ev.Time-x.first(ev.Time)+MaxPreTraceRun):
+	case ev.Kind == trace.KindRuntime && (ev.Runtime < 0 || ev.Runtime > ev.Time-x.first(ev.Time)+maxPreTraceRun):
 		why = fmt.Sprintf("a run time of %d ns in a trace of %d ns", ev.Runtime, ev.Time-x.first(ev.Time))
 	default:
 		x.first(ev.Time)
@@ -634,7 +634,7 @@ func (x *extractor) skip(ev *trace.Event, why string) {
 	x.m.Meta.Warnings.Add("replay-skipped", "replay: %s at %d ns (task %d): %s is outside what the trace can hold: damaged, skipped", ev.Kind, ev.Time, ev.TID, why)
 }
 
-// MaxGap is the longest time between two neighbouring events Extract
+// maxGap is the longest time between two neighbouring events Extract
 // takes for real when the event is isolated: one hour. An event more than
 // that after the trace so far, whose next event is earlier than it (or
 // that ends the trace), or a first event more than that before the next
@@ -645,10 +645,10 @@ func (x *extractor) skip(ev *trace.Event, why string) {
 // (those after it would all be earlier than it); a real pause of an hour
 // and more, with events after it, is kept. A 10-minute capture of a busy
 // server has events every few ms.
-const MaxGap = int64(3600e9)
+const maxGap = int64(3600e9)
 
 // settle takes ev into the model, or skips it as damage: when its time is
-// before the previous event's taken, or it is isolated (MaxGap) between
+// before the previous event's taken, or it is isolated (maxGap) between
 // the events taken so far and next, the time of the event after it (-1:
 // ev ends the trace).
 func (x *extractor) settle(ev trace.Event, next int64) {
@@ -659,13 +659,13 @@ func (x *extractor) settle(ev trace.Event, next int64) {
 	case m.Start >= 0 && ev.Time < m.End:
 		x.skip(&ev, fmt.Sprintf("a time before the previous event's (%d ns)", m.End))
 		return
-	case m.Start >= 0 && ev.Time-m.End > MaxGap && next < 0:
+	case m.Start >= 0 && ev.Time-m.End > maxGap && next < 0:
 		x.skip(&ev, fmt.Sprintf("a time %.3f s after the previous event, ending the trace,", float64(ev.Time-m.End)/1e9))
 		return
-	case m.Start >= 0 && ev.Time-m.End > MaxGap && next < ev.Time:
+	case m.Start >= 0 && ev.Time-m.End > maxGap && next < ev.Time:
 		x.skip(&ev, fmt.Sprintf("a time %.3f s after the previous event, with the next one earlier,", float64(ev.Time-m.End)/1e9))
 		return
-	case m.Start < 0 && next > ev.Time+MaxGap:
+	case m.Start < 0 && next > ev.Time+maxGap:
 		x.skip(&ev, fmt.Sprintf("a time %.3f s before the next event, starting the trace,", float64(next-ev.Time)/1e9))
 		return
 	}
@@ -862,7 +862,7 @@ func (x *extractor) event(ev trace.Event) {
 				// remote enqueue accounted this CPU's current task) or
 				// something was just enqueued here.
 				s.pendEnqueue = ev.CPU != s.cpu || s.cpu >= 0 && int(s.cpu) < len(x.enqAt) && x.enqAt[s.cpu] >= 0 &&
-					ev.Time-x.enqAt[s.cpu] <= EnqueueWindow
+					ev.Time-x.enqAt[s.cpu] <= enqueueWindow
 			case s.sleeping && len(bs) >= 2 && bs[len(bs)-2].End == EndBlock:
 				// Charged after the switch-out (same timestamp, other
 				// order): it belongs to the burst that just ended.
@@ -989,7 +989,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 			s.wakeAt, s.wakeIdle = t, false // waits for the CPU from now (perf's R semantics)
 			s.pp = 0
 			// (ev.CPU is checked before it indexes: -1 is "unknown".)
-			if lw := x.lastWakeOn(ev.CPU); lw.waker == i && t-lw.t <= PingPongWindow {
+			if lw := x.lastWakeOn(ev.CPU); lw.waker == i && t-lw.t <= pingPongWindow {
 				if n, ok := x.byTID[ev.NextTID]; ok && n == lw.wakee {
 					s.pp, s.ppAt = n+1, t // preempted by the task it just woke
 				}
@@ -1001,7 +1001,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 		default:
 			x.endBurst(i, EndBlock)
 			s.sleeping, s.blocked = true, t
-			if e := s.early; e.Kind != 0 && t-e.Time <= EarlyWakeWindow {
+			if e := s.early; e.Kind != 0 && t-e.Time <= earlyWakeWindow {
 				e.Time = t
 				x.wake(e)
 			}
@@ -1037,7 +1037,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 			x.idleExit[ev.CPU] = t
 		}
 		if bs := x.m.Tasks[i].Bursts; s.accum == 0 && !s.running && len(bs) > 0 && bs[len(bs)-1].Len == 0 {
-			bs[len(bs)-1].FromIdle = ev.CPU >= 0 && int(ev.CPU) < len(x.idleExit) && x.idleExit[ev.CPU] >= 0 && t-x.idleExit[ev.CPU] < IdleWarmup
+			bs[len(bs)-1].FromIdle = ev.CPU >= 0 && int(ev.CPU) < len(x.idleExit) && x.idleExit[ev.CPU] >= 0 && t-x.idleExit[ev.CPU] < idleWarmup
 		}
 		s.running, s.segStart, s.cpu = true, t, ev.CPU
 		s.inAt, s.rtIn, s.runFrom = t, 0, t
@@ -1052,14 +1052,14 @@ func (x *extractor) switchEv(ev trace.Event) {
 	}
 }
 
-// EnqueueWindow: a mid-run sched_stat_runtime of a CPU's current task at
+// enqueueWindow: a mid-run sched_stat_runtime of a CPU's current task at
 // most this many ns after a wakeup, new task or migration aimed at that CPU
 // is taken as the enqueue's update_curr (enqueue_entity accounts the
 // current task first, kernel/sched/fair.c), not the task's own. 30 µs
 // covers the IPI of a remote wakeup on this project's VM (measured: the
 // enqueue's sched_stat_runtime follows the sched_waking by 2-20 µs in
 // ../shared/traces/mi6.2cpu and srv.2cpu).
-const EnqueueWindow = 30_000
+const enqueueWindow = 30_000
 
 // markEnqueue notes that something was enqueued on cpu at t.
 func (x *extractor) markEnqueue(cpu trace.CPU, t int64) {
@@ -1084,11 +1084,11 @@ func (x *extractor) commitPend(i int) {
 	s.pend = -1
 }
 
-// PingPongWindow: a task preempted by the task it woke at most this many ns
+// pingPongWindow: a task preempted by the task it woke at most this many ns
 // before, that gets its CPU back when that task blocks there within this
 // many ns (a quick reply, not independent work), is taken to have waited
 // for it (see pingPong).
-const PingPongWindow = 100_000
+const pingPongWindow = 100_000
 
 // pingPong handles the switch back to task i after the task it woke
 // preempted it: when that task just blocked on the same CPU and handed the
@@ -1103,7 +1103,7 @@ func (x *extractor) pingPong(i int, ev trace.Event) {
 	s.pp = 0
 	ws := &x.st[w]
 	if ev.TID <= 0 || x.byTID[ev.TID] != w || !ws.sleeping || ev.PrevState.Runnable() || s.running ||
-		ev.Time-s.ppAt > PingPongWindow {
+		ev.Time-s.ppAt > pingPongWindow {
 		return
 	}
 	wb := x.m.Tasks[w].Bursts
@@ -1135,7 +1135,7 @@ func (x *extractor) endBurst(i int, end EndKind) {
 	}
 }
 
-// EarlyWakeWindow is how long before a task's switch-out into sleep a
+// earlyWakeWindow is how long before a task's switch-out into sleep a
 // wakeup sent to it from another CPU still ends that sleep: a task that
 // set its state and entered __schedule is still current when another CPU
 // wakes it (try_to_wake_up finds p->on_cpu and queues it once the switch
@@ -1147,7 +1147,7 @@ func (x *extractor) endBurst(i int, end EndKind) {
 // (pipe-ftrace, 817.799325 and .799327) and 11 µs before one to D
 // (stress-futex, 683.898353 and .898364); 20 µs leaves room for a slower
 // __schedule.
-const EarlyWakeWindow = 20_000
+const earlyWakeWindow = 20_000
 
 // lostSwitchIn starts a run of the task current at ev (CurTID, perf's
 // sample tid: the task on ev.CPU when the event was recorded) when the
@@ -1242,7 +1242,7 @@ func (x *extractor) wake(ev trace.Event) {
 			s.selfWakes = append(s.selfWakes, selfWake{b: len(bs) - 1, off: x.consumed(i, t), t: t})
 		}
 		if s.running && ev.CPU != s.cpu {
-			s.early = ev // see EarlyWakeWindow
+			s.early = ev // see earlyWakeWindow
 		}
 		return // already runnable: nothing ends here
 	}
@@ -1525,7 +1525,7 @@ func (tk *Task) countTime(cpu trace.CPU, ns int64) {
 	tk.timeOn[cpu] += ns
 }
 
-// PinStray is the share of the traced command's run time that may lie on
+// pinStray is the share of the traced command's run time that may lie on
 // other CPUs than the one it is inferred pinned to: `perf sched record --
 // sh -c 'taskset -c 0 CMD'` runs the shell perf starts, which is not
 // pinned, for a run or two on the other CPU (at its start, before
@@ -1537,12 +1537,12 @@ func (tk *Task) countTime(cpu trace.CPU, ns int64) {
 // 0.034 % of the workload's run time elsewhere (mi9.1cpu: the outer
 // shell's 0.69 ms of 2017 ms); on their 36 two-CPU recordings at least
 // 22 % (a service beside one spinner), mostly about 50 %.
-const PinStray = 0.01
+const pinStray = 0.01
 
 // inferPinning gives the traced command's tasks the affinity of the single
 // CPU they ran on (a taskset-pinned workload; the trace cannot say), when
-// the trace has several CPUs, at least PinMinSwitches switch-ins of the
-// command's tasks were on that CPU and at most PinStray of their run time
+// the trace has several CPUs, at least pinMinSwitches switch-ins of the
+// command's tasks were on that CPU and at most pinStray of their run time
 // elsewhere.
 func (x *extractor) inferPinning() {
 	m := x.m
@@ -1577,7 +1577,7 @@ func (x *extractor) inferPinning() {
 			top = c
 		}
 	}
-	if total <= 0 || top >= len(ins) || ins[top] < PinMinSwitches || float64(total-ns[top]) > PinStray*float64(total) {
+	if total <= 0 || top >= len(ins) || ins[top] < pinMinSwitches || float64(total-ns[top]) > pinStray*float64(total) {
 		return
 	}
 	for i := range m.Tasks {
@@ -1600,13 +1600,13 @@ func median(v []int64) int64 {
 // tickHZs are the CONFIG_HZ values Linux offers (kernel/Kconfig.hz).
 var tickHZs = []int{100, 250, 300, 1000}
 
-// TickWindow is the span in ns around the densest 10 µs of the tick
+// tickWindow is the span in ns around the densest 10 µs of the tick
 // phase within which a sched_stat_runtime is taken as the tick's
-// (task_tick_fair -> update_curr): from TickWindow/4 before to 3/4 after.
+// (task_tick_fair -> update_curr): from tickWindow/4 before to 3/4 after.
 // Measured on this project's VM: the tick events of ../shared/traces
 // spread over about 60 µs after the period's start (srv.2cpu: 1440-1500 µs
 // into each 4 ms period on both CPUs; messaging.wk 708-721 µs).
-const TickWindow = 100_000
+const tickWindow = 100_000
 
 // inferTick finds the tick rate and phase from the times of the mid-run
 // sched_stat_runtime events: for each CONFIG_HZ value the 10 µs bins of
@@ -1685,7 +1685,7 @@ func (x *extractor) updatePoints() {
 		p = int64(1e9) / int64(m.HZ)
 	}
 	for _, c := range x.cands {
-		if p > 0 && ((c.t-m.TickPhase+TickWindow/4)%p+p)%p < TickWindow {
+		if p > 0 && ((c.t-m.TickPhase+tickWindow/4)%p+p)%p < tickWindow {
 			m.Stats.TickUpdates++
 			continue
 		}
@@ -1698,11 +1698,11 @@ func (x *extractor) updatePoints() {
 	}
 }
 
-// MinTimerSamples is how many timer wakeups a task needs before Extract
+// minTimerSamples is how many timer wakeups a task needs before Extract
 // decides from their spread whether they are relative sleeps or absolute.
-const MinTimerSamples = 4
+const minTimerSamples = 4
 
-// MaxRelativeSpread is the largest spread of a task's sleep lengths
+// maxRelativeSpread is the largest spread of a task's sleep lengths
 // (median absolute deviation over the median) that still reads as one
 // requested length: a nanosleep(d) loop sleeps d plus the timer slack
 // (50 µs by default, kernel/sys.c PR_SET_TIMERSLACK) and the wakeup
@@ -1710,7 +1710,7 @@ const MinTimerSamples = 4
 // sleeps spread 0.2-3 %; reqsrv's Poisson arrivals (an absolute
 // clock_nanosleep per request) about 50 %, as an exponential's MAD/median
 // (≈ 0.7) predicts.
-const MaxRelativeSpread = 0.25
+const maxRelativeSpread = 0.25
 
 // absoluteTimers decides, per task, whether its timer wakeups are relative
 // sleeps (nanosleep(d): the sleep length is the invariant, and a late task
@@ -1733,7 +1733,7 @@ func (x *extractor) absoluteTimers() {
 				idx = append(idx, k)
 			}
 		}
-		if len(idx) < MinTimerSamples {
+		if len(idx) < minTimerSamples {
 			continue
 		}
 		sleeps := make([]int64, len(idx))
@@ -1746,10 +1746,10 @@ func (x *extractor) absoluteTimers() {
 		}
 		ms, dev := mad(sleeps)
 		gm, gdev := mad(gaps)
-		if dev <= gdev && float64(dev) <= MaxRelativeSpread*float64(ms) {
+		if dev <= gdev && float64(dev) <= maxRelativeSpread*float64(ms) {
 			continue
 		}
-		x.m.Tasks[i].Periodic = float64(gdev) <= MaxRelativeSpread*float64(gm)
+		x.m.Tasks[i].Periodic = float64(gdev) <= maxRelativeSpread*float64(gm)
 		for _, k := range idx {
 			bs[k].Wake = Cause{Kind: CauseExternal, At: bs[k].Wake.At, Inferred: bs[k].Wake.Inferred}
 			x.m.Stats.AbsoluteTimers++
@@ -1810,7 +1810,7 @@ type untilCand struct {
 // loneSpinners makes a spinner with no sibling deadline-bound when a
 // clock-paced task of the workload ends with it: within DeadlineSpread of
 // its lifetime, the last event of a task woken at absolute times
-// (MinTimerSamples or more CauseExternal timers, an open-loop generator or
+// (minTimerSamples or more CauseExternal timers, an open-loop generator or
 // a periodic loop) or of a task already inferred deadline-bound. One
 // command's tasks that stop together, one of them paced by the wall clock,
 // share a wall-clock duration: `reqsrv RATE US N 2 & hog 2` ends its
@@ -1830,7 +1830,7 @@ func (x *extractor) loneSpinners(groups map[[2]string][]untilCand) {
 				n++
 			}
 		}
-		if n >= MinTimerSamples || tk.Until == UntilDeadline {
+		if n >= minTimerSamples || tk.Until == UntilDeadline {
 			witness = append(witness, i)
 		}
 	}
@@ -2034,28 +2034,28 @@ func (x *extractor) inferUntil() {
 // event of its input) as a stream, for the observed side of a comparison.
 func (m *Model) RecordedSource() trace.Source { return m.Recorded.Source(&m.Meta) }
 
-// MinWakeCostSamples is how many bursts of one task with the same number
+// minWakeCostSamples is how many bursts of one task with the same number
 // of wakeups and the same number of them remote measureWakeCost needs
 // before it compares their lengths: a median of fewer is noise.
-const MinWakeCostSamples = 8
+const minWakeCostSamples = 8
 
-// MaxWakeCostSpread is the largest spread (median absolute deviation over
+// maxWakeCostSpread is the largest spread (median absolute deviation over
 // the median) of a group of bursts measureWakeCost compares: bursts that
 // vary more than that do varying work, and their difference says nothing
-// about the wakeup. The 0.5 is twice MaxRelativeSpread (what still reads as
+// about the wakeup. The 0.5 is twice maxRelativeSpread (what still reads as
 // one requested sleep length); on ../shared/traces reqsrv's generator
 // bursts spread 0.17-0.29, its workers' (one to many requests each)
 // 0.45-0.69.
-const MaxWakeCostSpread = 0.5
+const maxWakeCostSpread = 0.5
 
-// MaxRemoteWakeCost bounds a plausible cross-CPU wakeup cost: 100 µs. A
+// maxRemoteWakeCost bounds a plausible cross-CPU wakeup cost: 100 µs. A
 // reschedule IPI costs about 1-5 µs on bare metal and tens of µs in a VM
 // (an exit to the hypervisor and an injected interrupt; 24 µs measured on
 // this VM, see measureWakeCost); a larger difference between two groups
 // of bursts means they do different work (pipeline.2cpu: frame bursts that
 // wake the next stage remotely against short hand-offs), not a costlier
 // wakeup.
-const MaxRemoteWakeCost = 100_000
+const maxRemoteWakeCost = 100_000
 
 // measureWakeCost estimates the extra CPU time a cross-CPU wakeup costs its
 // waker, from the trace alone. Within one task, bursts that end by
@@ -2064,15 +2064,15 @@ const MaxRemoteWakeCost = 100_000
 // among them, those where r of the k wakeups went to another CPU are
 // longer by r times the remote cost. For each task and k, the medians of
 // the burst lengths at the smallest and the largest r seen (each group
-// with MinWakeCostSamples bursts or more and a spread under
-// MaxWakeCostSpread) give a slope; slopes beyond ±MaxRemoteWakeCost are
+// with minWakeCostSamples bursts or more and a spread under
+// maxWakeCostSpread) give a slope; slopes beyond ±maxRemoteWakeCost are
 // dropped, and the estimate is their median weighted by the bursts
 // behind each (the smaller group's count times the r difference).
 // Measured on ../shared/traces: reqsrv's generator (srv.2cpu) bursts with
 // one local wakeup last 22 µs, with one remote 46 µs. Returns the cost in
 // ns (0 when not positive) and the bursts it rests on (0: not measurable).
 func measureWakeCost(tasks []Task) (cost int64, samples int) {
-	return measureSlope(tasks, MaxWakeCostSpread, func(b *Burst) (group, x int, ok bool) {
+	return measureSlope(tasks, maxWakeCostSpread, func(b *Burst) (group, x int, ok bool) {
 		k, r := wakesSent(b)
 		return k, r, k > 0
 	})
@@ -2100,11 +2100,11 @@ func wakesSent(b *Burst) (k, r int) {
 // task bursts that end by blocking and send the same wakeups (k, r) do
 // about the same work; the medians of those woken remotely and those woken
 // locally (Burst.WokenRemote) give a slope, and the estimate is the
-// weighted median of the slopes, bounded by MaxRemoteWakeCost. A wakee's
+// weighted median of the slopes, bounded by maxRemoteWakeCost. A wakee's
 // bursts vary with what it finds (a pipe reader woken for a request
 // another reader took goes back to sleep within microseconds), so each
 // group must read as one length of work: a spread within
-// MaxRelativeSpread, not MaxWakeCostSpread. On a held-back recording (two
+// maxRelativeSpread, not maxWakeCostSpread. On a held-back recording (two
 // reqsrv workers woken from the other CPU 1368 times, from their own 27,
 // mostly such empty wakeups: 13 µs median, 7 and 123 µs quartiles) the
 // looser bound took 77 µs for the cost and a self-replay gave back 90 ms
@@ -2113,7 +2113,7 @@ func wakesSent(b *Burst) (k, r int) {
 // 215-220 µs woken from their own CPU, 267-271 µs woken from the other.
 // Returns the cost in ns (0 when not positive) and the bursts it rests on.
 func measureWokenCost(tasks []Task) (cost int64, samples int) {
-	return measureSlope(tasks, MaxRelativeSpread, func(b *Burst) (group, x int, ok bool) {
+	return measureSlope(tasks, maxRelativeSpread, func(b *Burst) (group, x int, ok bool) {
 		if !b.WokenBy {
 			return 0, 0, false
 		}
@@ -2126,7 +2126,7 @@ func measureWokenCost(tasks []Task) (cost int64, samples int) {
 	})
 }
 
-// IdleWarmup is how long after a CPU leaves idle a burst that starts
+// idleWarmup is how long after a CPU leaves idle a burst that starts
 // there still pays for it: 100 µs, measured on this project's VM (a KVM
 // guest). In a held-back recording (reqsrv 1800/s beside one hog on 2
 // CPUs, the reqsrv CPU idle between requests) the workers' one-request
@@ -2137,10 +2137,10 @@ func measureWokenCost(tasks []Task) (cost int64, samples int) {
 // 100,000 iterations after a 0.5 ms sleep took 8-25 µs longer from an idle
 // CPU than with a SCHED_IDLE spinner keeping the CPU busy, one of 1,000,000
 // no longer (the lead's measurements of 2026-12-02).
-const IdleWarmup = 100_000
+const idleWarmup = 100_000
 
 // measureIdleCost estimates the extra CPU time a burst costs when it
-// starts on a CPU that left idle less than IdleWarmup before, rather than
+// starts on a CPU that left idle less than idleWarmup before, rather than
 // on one busy for longer: the idle CPU's caches and TLB have gone cold
 // meanwhile (in a VM the halted vCPU's physical CPU ran other work), and
 // the first work after it pays to refill them. As in measureWakeCost, bursts of one task that end by
@@ -2153,7 +2153,7 @@ const IdleWarmup = 100_000
 // and 25.9 µs from idle, 7.2 µs over 2926 bursts in all. Returns the cost
 // in ns (0 when not positive) and the bursts it rests on.
 func measureIdleCost(tasks []Task) (cost int64, samples int) {
-	return measureSlope(tasks, MaxRelativeSpread, func(b *Burst) (group, x int, ok bool) {
+	return measureSlope(tasks, maxRelativeSpread, func(b *Burst) (group, x int, ok bool) {
 		k, r := wakesSent(b)
 		w := 0
 		if b.WokenRemote {
@@ -2170,10 +2170,10 @@ func measureIdleCost(tasks []Task) (cost int64, samples int) {
 // measureWokenCost: class maps a burst that ends by blocking to a group
 // of bursts of like work and a count x of the costly events in it. Per
 // task and group, the medians of the burst lengths at the smallest and the
-// largest x seen (each with MinWakeCostSamples bursts or more and a spread,
+// largest x seen (each with minWakeCostSamples bursts or more and a spread,
 // median absolute deviation over median, of at most spread) give a slope
 // per event; slopes beyond
-// ±MaxRemoteWakeCost are dropped, and the estimate is their median
+// ±maxRemoteWakeCost are dropped, and the estimate is their median
 // weighted by the bursts behind each (the smaller group's count times the
 // x difference).
 func measureSlope(tasks []Task, spread float64, class func(b *Burst) (group, x int, ok bool)) (cost int64, samples int) {
@@ -2212,7 +2212,7 @@ func measureSlope(tasks []Task, spread float64, class func(b *Burst) (group, x i
 		for _, g := range gs {
 			lo, hi := -1, -1
 			for _, x := range xs[g] {
-				if v := groups[key{g, x}]; len(v) >= MinWakeCostSamples && tight(v) {
+				if v := groups[key{g, x}]; len(v) >= minWakeCostSamples && tight(v) {
 					if lo < 0 || x < lo {
 						lo = x
 					}
@@ -2226,7 +2226,7 @@ func measureSlope(tasks []Task, spread float64, class func(b *Burst) (group, x i
 			}
 			gl, gh := groups[key{g, lo}], groups[key{g, hi}]
 			v := (median(gh) - median(gl)) / int64(hi-lo)
-			if v < -MaxRemoteWakeCost || v > MaxRemoteWakeCost {
+			if v < -maxRemoteWakeCost || v > maxRemoteWakeCost {
 				continue
 			}
 			sl = append(sl, slope{v, min(len(gl), len(gh)) * (hi - lo)})
@@ -2250,7 +2250,7 @@ func measureSlope(tasks []Task, spread float64, class func(b *Burst) (group, x i
 	return 0, samples
 }
 
-// MinPoolShare is the share of each member's dependency wakeups that must
+// minPoolShare is the share of each member's dependency wakeups that must
 // come from one producer for inferPools: a work queue's readers are woken
 // by the writer for most requests and by each other for the rest (a pipe
 // reader that leaves data behind wakes the next reader, pipe_read in
@@ -2258,9 +2258,9 @@ func measureSlope(tasks []Task, spread float64, class func(b *Burst) (group, x i
 // 74-79 % of their wakeups from the generator; pipeline.c's threads, each
 // woken by its predecessor, have no common producer, nor have
 // sched-messaging's receivers, each woken by all senders of its group.
-const MinPoolShare = 0.5
+const minPoolShare = 0.5
 
-// MinPoolFIFO is the share of a pool's wakeups, among those that found
+// minPoolFIFO is the share of a pool's wakeups, among those that found
 // another member asleep too, that must go to the member asleep longest: a
 // shared queue's readers wait exclusively and are woken in the order they
 // came (prepare_to_wait_exclusive, kernel/sched/wait.c v6.18), while
@@ -2269,16 +2269,16 @@ const MinPoolShare = 0.5
 // 1199 of 1199 (srv.1cpu); sched-messaging -t's receivers 4 of 386;
 // pipeline.c's condition variables 0 of 398. The 0.8 leaves room for
 // waiters that a signal or a timeout takes out of order.
-const MinPoolFIFO = 0.8
+const minPoolFIFO = 0.8
 
-// MinPoolWakeups is how many dependency wakeups a thread needs before
+// minPoolWakeups is how many dependency wakeups a thread needs before
 // inferPools looks at who sends them: fewer say nothing about a queue.
-const MinPoolWakeups = 20
+const minPoolWakeups = 20
 
 // inferPools finds worker pools: two or more threads of one process with
-// one command name, not deadline-bound, each woken mostly (MinPoolShare)
+// one command name, not deadline-bound, each woken mostly (minPoolShare)
 // by the same producer task outside them, and woken in the order they went
-// to sleep (MinPoolFIFO). Their blocks woken by the
+// to sleep (minPoolFIFO). Their blocks woken by the
 // producer or by each other wait on the shared queue; a member's last
 // block before its final burst (the producer closing the queue wakes
 // every reader) stays its own.
@@ -2322,7 +2322,7 @@ func (x *extractor) inferPools() {
 					best, bn = w, c
 				}
 			}
-			if n < MinPoolWakeups || float64(bn) < MinPoolShare*float64(n) {
+			if n < minPoolWakeups || float64(bn) < minPoolShare*float64(n) {
 				continue
 			}
 			bestOf[i] = best
@@ -2348,7 +2348,7 @@ func (x *extractor) inferPools() {
 			n += x.st[i].fifoN
 			hit += x.st[i].fifoHit
 		}
-		if n < MinPoolWakeups || float64(hit) < MinPoolFIFO*float64(n) {
+		if n < minPoolWakeups || float64(hit) < minPoolFIFO*float64(n) {
 			continue
 		}
 		in := map[int]bool{producer: true}

@@ -155,12 +155,12 @@ func TestWorkloadRootThroughWrapper(t *testing.T) {
 // sched_setaffinity handed it to CPU 1's stopper (migration/1, tid 23),
 // which preempted it and moved it to CPU 0 (sched_migrate_task emitted on
 // CPU 1, orig 1, dest 0). From then on sh and its child hog (tid 51) run
-// only on CPU 0: 1 switch-in of sh + 60 of hog = 61 >= PinMinSwitches.
+// only on CPU 0: 1 switch-in of sh + 60 of hog = 61 >= pinMinSwitches.
 // The workload is inferred pinned to CPU 0 ({0} = mask 1): both tasks get
 // the affinity, 2 pinned tasks. The same move emitted by a task that is
 // no stopper (a kworker) resets nothing: sh's 20 µs on CPU 1 are 3.2 % of
 // the workload's 623 µs (20 there; 3 of sh and 600 of hog on CPU 0), more
-// than PinStray, so no pinning is inferred (0 pinned tasks).
+// than pinStray, so no pinning is inferred (0 pinned tasks).
 func TestPinningAfterStopperMove(t *testing.T) {
 	for _, tc := range []struct {
 		mover string
@@ -265,7 +265,7 @@ func TestLostSwitchIn(t *testing.T) {
 // TestEarlyWake (times in µs): A (tid 20) runs on CPU 0 from 0, B (tid 21)
 // on CPU 1 from 0. At 10 A wakes B from CPU 0 while B is still current on
 // CPU 1 (it set its state and entered __schedule); B's switch-out to S
-// comes at 12, 2 µs later (EarlyWakeWindow: try_to_wake_up waits for it).
+// comes at 12, 2 µs later (earlyWakeWindow: try_to_wake_up waits for it).
 // B runs again on CPU 1 with no recorded switch-in (its first event a
 // sched_stat_runtime at 20 charging 5 µs) and sleeps at 20. B's sleep
 // after its first burst is then a dependency on A (the wakeup counted at

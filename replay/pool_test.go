@@ -55,7 +55,7 @@ func poolTrace(n int, who func(k int) trace.TID) []trace.Event {
 // later): 90 of 90 wakeups in sleep order, a worker pool of 11 and 12
 // fed by 10. Woken 11, 11, 12, ... (two of three to 11), the first wakeup
 // of each triple goes to 11 while 12 slept longer: 60 of 90 (0.67, under
-// MinPoolFIFO), threads with queues of their own, no pool.
+// minPoolFIFO), threads with queues of their own, no pool.
 func TestInferPools(t *testing.T) {
 	turn, err := Extract(trace.NewSliceSource(poolTrace(90, func(k int) trace.TID { return trace.TID(11 + k%2) }), nil))
 	if err != nil {
@@ -156,7 +156,7 @@ func TestPoolSpreadsRequests(t *testing.T) {
 // ahead of its workers in task order, does not name the producer: workers
 // 1 and 2, each woken 25 times by task 0 and in sleep order 20 of 20 times,
 // vote for task 0, so they are a pool fed by task 0. (Before, the first
-// thread that passed MinPoolShare named the producer: task 1, and no pool
+// thread that passed minPoolShare named the producer: task 1, and no pool
 // was found.)
 func TestPoolProducerMajority(t *testing.T) {
 	task := func(tid trace.TID, waker int) Task {

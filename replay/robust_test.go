@@ -96,7 +96,7 @@ func switchesAt(times ...int64) []trace.Event {
 	return evs
 }
 
-// TestIsolatedTimes: an event more than MaxGap (1 h) from the events
+// TestIsolatedTimes: an event more than maxGap (1 h) from the events
 // around it is skipped as damage, in the middle (the events after it
 // kept), at the end and at the start; a real pause of 2 h with events
 // after it is kept. The trace's span (Model.End - Start) says which.
@@ -159,7 +159,7 @@ func TestUnknownCPUSwitch(t *testing.T) {
 }
 
 // TestHugeFirstRuntime: a sched_stat_runtime of 2^62 ns as the trace's
-// first event is skipped as damage (it may report up to MaxPreTraceRun of
+// first event is skipped as damage (it may report up to maxPreTraceRun of
 // run before the trace), and one of 0.9 s is taken.
 func TestHugeFirstRuntime(t *testing.T) {
 	for _, c := range []struct {

@@ -646,8 +646,8 @@ func (s *sim) runDone(cpu int) {
 		switch a.Kind {
 		case ActWake:
 			// WF_SYNC: the waker blocks right after (pipe and socket
-			// writers); SyncWindow of its burst or less remains.
-			sync := b.End == EndBlock && b.Len-a.At <= SyncWindow
+			// writers); syncWindow of its burst or less remains.
+			sync := b.End == EndBlock && b.Len-a.At <= syncWindow
 			if pl := s.m.Tasks[t.ID].Pool; pl > 0 && s.m.Tasks[a.Target].Pool == pl {
 				// One member waking another: the queue's own wakeup of
 				// the next reader, which pipe_read makes synchronous
@@ -873,10 +873,10 @@ func (s *sim) wakeCharge(recRemote, simRemote bool) int64 {
 	return -s.cfg.RemoteWake
 }
 
-// SyncWindow: a wakeup is treated as synchronous (WF_SYNC, the waker is
+// syncWindow: a wakeup is treated as synchronous (WF_SYNC, the waker is
 // about to sleep) when the waker blocks within this many ns of its burst
 // after it, as a pipe or socket writer does.
-const SyncWindow = 20_000
+const syncWindow = 20_000
 
 // wakeFlags returns the CPU the task was enqueued on, -1 when the wakeup
 // woke nothing (the task was not blocked there yet: the token waits).
@@ -1074,10 +1074,10 @@ func (s *sim) schedule(cpu int) {
 		st := &s.ts[next.ID]
 		st.lastCPU = cpu
 		if !st.begun && st.done == 0 && s.cfg.IdleStart > 0 {
-			// The burst's first run (measureIdleCost): within IdleWarmup
+			// The burst's first run (measureIdleCost): within idleWarmup
 			// of the CPU's leaving idle, or not.
 			b := &s.m.Tasks[st.src].Bursts[st.burst]
-			cold := c.idleExit >= 0 && s.now-c.idleExit < IdleWarmup
+			cold := c.idleExit >= 0 && s.now-c.idleExit < idleWarmup
 			ch := int64(0)
 			switch {
 			case cold && !b.FromIdle:

@@ -21,7 +21,7 @@ func wakeBursts(n int, ln int64, remote bool) []Burst {
 // 20 µs (10 of them) and with one remote wakeup 44 µs (12, every third
 // 46 µs: median 44) pays 44 − 20 = 24 µs per remote wakeup, over 22
 // bursts. Its workers' bursts spread too much (10 µs to 1 ms, MAD/median
-// over MaxWakeCostSpread) to say anything and are left out; with only
+// over maxWakeCostSpread) to say anything and are left out; with only
 // them, or with one kind of wakeup only, nothing is measurable.
 func TestMeasureWakeCost(t *testing.T) {
 	gen := Task{Bursts: append(wakeBursts(10, 20_000, false), wakeBursts(12, 44_000, true)...)}
@@ -191,7 +191,7 @@ func TestWokenAndIdleCharge(t *testing.T) {
 
 // TestIdleWarmupExtract: on CPU 0, idle until 1 ms, task 5 runs 30 µs
 // from idle (age 0 µs: FromIdle), task 6 starts right after it (age 30 µs,
-// under IdleWarmup: FromIdle) and runs 200 µs, task 7 starts at 1.23 ms
+// under idleWarmup: FromIdle) and runs 200 µs, task 7 starts at 1.23 ms
 // (age 230 µs: not FromIdle). Each then sleeps.
 func TestIdleWarmupExtract(t *testing.T) {
 	evs := []trace.Event{
