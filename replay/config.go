@@ -295,3 +295,17 @@ func RecordingPolicy(release string) string {
 	}
 	return "eevdf"
 }
+
+// Termination is how task tk ends in a replay under cfg: the last of
+// cfg's --until overrides that selects it wins over what Extract inferred
+// (Task.Until, Task.Deadline). set says an override decided it. deadline
+// is ns after the task's start, for UntilDeadline.
+func Termination(tk *Task, cfg Config) (until UntilKind, deadline int64, set bool) {
+	until, deadline = tk.Until, tk.Deadline
+	for _, o := range cfg.Overrides {
+		if o.Until != nil && o.Sel.Match(tk) {
+			until, deadline, set = o.Until.Kind, o.Until.Deadline, true
+		}
+	}
+	return until, deadline, set
+}

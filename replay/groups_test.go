@@ -190,3 +190,20 @@ func TestGroupsStatedGroupEmptiedByWhatIf(t *testing.T) {
 		t.Errorf("stated /tv-x (not in the recording): %v, want ErrConfig", err)
 	}
 }
+
+// TestTermination: the last --until override that selects a task wins over
+// the inferred termination; one that selects another task changes nothing.
+func TestTermination(t *testing.T) {
+	tk := &Task{TID: 7, PID: 7, Comm: "hog", Until: UntilDeadline, Deadline: 2e9, UntilInferred: true}
+	if u, d, set := Termination(tk, Config{}); u != UntilDeadline || d != 2e9 || set {
+		t.Errorf("no override: %v %d %v", u, d, set)
+	}
+	cfg := Config{Overrides: []Override{
+		{Sel: Selector{Comm: "hog", PID: -1, TID: -1}, Until: &UntilOverride{Kind: UntilWork}},
+		{Sel: Selector{Comm: "hog", PID: -1, TID: -1}, Until: &UntilOverride{Kind: UntilDeadline, Deadline: 1e9}},
+		{Sel: Selector{Comm: "other", PID: -1, TID: -1}, Until: &UntilOverride{Kind: UntilCount}},
+	}}
+	if u, d, set := Termination(tk, cfg); u != UntilDeadline || d != 1e9 || !set {
+		t.Errorf("overrides: %v %d %v, want deadline 1e9 set", u, d, set)
+	}
+}

@@ -475,12 +475,7 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 	st := &s.ts[i]
 	st.deadline = -1
 	st.src = i
-	until, dl := tk.Until, tk.Deadline
-	for _, o := range s.cfg.Overrides {
-		if o.Until != nil && o.Sel.Match(tk) {
-			until, dl = o.Until.Kind, o.Until.Deadline
-		}
-	}
+	until, dl, _ := Termination(tk, s.cfg)
 	if until == UntilDeadline {
 		st.deadline = s.now + dl
 		st.spin = tk.Spinner

@@ -867,17 +867,10 @@ func replayModelDoc(m *replay.Model, cfg replay.Config) replayModelJSON {
 		if !tk.Workload {
 			continue
 		}
-		tj := replayTaskJSON{TID: int32(tk.TID), PID: int32(tk.PID), Comm: tk.Comm, Until: tk.Until.String(), Inferred: tk.UntilInferred, Spinner: tk.Spinner}
-		if tk.Until == replay.UntilDeadline {
-			tj.DeadlineNs = tk.Deadline
-		}
-		for _, ov := range cfg.Overrides {
-			if ov.Until != nil && ov.Sel.Match(tk) { // the last one wins, as in the simulation
-				tj.Until, tj.Inferred, tj.DeadlineNs, tj.SetByUntil = ov.Until.Kind.String(), false, 0, true
-				if ov.Until.Kind == replay.UntilDeadline {
-					tj.DeadlineNs = ov.Until.Deadline
-				}
-			}
+		until, deadline, set := replay.Termination(tk, cfg)
+		tj := replayTaskJSON{TID: int32(tk.TID), PID: int32(tk.PID), Comm: tk.Comm, Until: until.String(), Inferred: tk.UntilInferred && !set, Spinner: tk.Spinner, SetByUntil: set}
+		if until == replay.UntilDeadline {
+			tj.DeadlineNs = deadline
 		}
 		model.Tasks = append(model.Tasks, tj)
 	}
