@@ -797,3 +797,33 @@ func unnamedCgroups(groups []CgroupThrottle) (n int, first string) {
 	}
 	return n, first
 }
+
+// ThrottleEnds returns a function that says whether task tid's switch-in at
+// at (ns) ended a throttle of its task group (the throttle's End is the
+// group's first run after it), and how long that throttle was. map
+// --throttled marks those switch-ins.
+func (res *LatencyResult) ThrottleEnds() func(tid trace.TID, at int64) (int64, bool) {
+	ends := map[uint64]map[int64]int64{}
+	for _, g := range res.Cgroups {
+		for _, t := range g.Throttles {
+			if ends[g.Cgroup] == nil {
+				ends[g.Cgroup] = map[int64]int64{}
+			}
+			ends[g.Cgroup][t.End] = t.End - t.Start
+		}
+	}
+	group := map[trace.TID]uint64{}
+	for _, r := range res.TaskRows {
+		if _, ok := ends[r.Cgroup]; ok && r.TID > 0 {
+			group[r.TID] = r.Cgroup
+		}
+	}
+	return func(tid trace.TID, at int64) (int64, bool) {
+		g, ok := group[tid]
+		if !ok {
+			return 0, false
+		}
+		ns, ok := ends[g][at]
+		return ns, ok
+	}
+}

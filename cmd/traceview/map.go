@@ -17,13 +17,15 @@ type mapFlags struct {
 	cpus      string
 	taskNames string
 	filter    filterFlags
+	throttled bool
+	recorded  []string
 }
 
 func init() {
 	addCommand(func() *cobra.Command {
 		var o mapFlags
 		cmd := &cobra.Command{
-			Use:   "map [-i FILE] [--compact] [--cpus CPUS] [--task-name NAMES [--fuzzy-name]] [--time START,STOP] [--pid|--tid LIST] [--comm NAMES]",
+			Use:   "map [-i FILE] [--compact] [--cpus CPUS] [--task-name NAMES [--fuzzy-name]] [--time START,STOP] [--pid|--tid LIST] [--comm NAMES] [--throttled]",
 			Short: "Which task runs on each CPU, one line per context switch (perf sched map)",
 			Long:  helpText("map"),
 			Args:  cobra.NoArgs,
@@ -38,6 +40,8 @@ func init() {
 		f.StringVar(&o.taskNames, "task-name", "", "only these tasks (comma-separated comm names)")
 		f.BoolVar(&o.opt.Fuzzy, "fuzzy-name", false, "with --task-name: match names containing the text")
 		f.BoolVar(&o.opt.Exact, "exact", false, "reproduce perf 6.12's output exactly")
+		f.BoolVar(&o.throttled, "throttled", false, "end the line of each switch-in that ended a throttle of the task's cgroup (out of CPU quota) with the throttle's length")
+		f.StringArrayVar(&o.recorded, "recorded-cgroup", nil, "PATH:max=QUOTA/PERIOD: a group's quota when recorded, where the trace does not carry it (implies --throttled; repeatable)")
 		addFilterFlags(f, &o.filter, nil)
 		return cmd
 	})
@@ -69,6 +73,16 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 		}
 	} else if o.opt.Fuzzy {
 		return usageErrorf("map: --fuzzy-name needs --task-name")
+	}
+	if o.throttled || len(o.recorded) > 0 {
+		if o.opt.Exact {
+			return usageErrorf("map: --throttled: perf's exact output (--exact) has no throttling; drop one of them")
+		}
+		res, err := throttlePass(cmd, "map", o.input, o.recorded)
+		if err != nil {
+			return err
+		}
+		o.opt.Unthrottled = res.ThrottleEnds()
 	}
 	src, err := openInputProgress(o.input)
 	if err != nil {

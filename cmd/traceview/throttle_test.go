@@ -227,3 +227,30 @@ func TestLatencyNoMatchFirst(t *testing.T) {
 		t.Errorf("first stderr line:\n%s\nwant:\n%s", first, want)
 	}
 }
+
+// TestMapThrottled: map --throttled only appends marks, one per throttle
+// the inference found that a reqsrv switch-in ended (grpq.q25: the first,
+// 40.554 ms, ends at 18086.328659 s, the first period boundary after it).
+func TestMapThrottled(t *testing.T) {
+	plain, _, code := runCLI(t, "map", "-i", grpqQ25, "--task-name", "reqsrv")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	marked, _, code := runCLI(t, "map", "-i", grpqQ25, "--task-name", "reqsrv", "--throttled")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	mark := regexp.MustCompile(`  \(unthrottled after [0-9.]+ ms\)`)
+	if n := len(mark.FindAllString(marked, -1)); n == 0 || n > 32 {
+		t.Errorf("%d marks, want 1..32 (the inferred throttles)", n)
+	}
+	if mark.ReplaceAllString(marked, "") != plain {
+		t.Errorf("--throttled changed more than the marks")
+	}
+	if !strings.Contains(marked, "18086.328659 secs   (unthrottled after 40.554 ms)") {
+		t.Errorf("no mark at the first unthrottle")
+	}
+	if _, errOut, code := runCLI(t, "map", "-i", grpqQ25, "--throttled", "--exact"); code != 2 || !strings.Contains(errOut, "--exact") {
+		t.Errorf("--throttled --exact: exit %d, %q", code, errOut)
+	}
+}

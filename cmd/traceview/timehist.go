@@ -92,27 +92,8 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		if opt.Exact {
 			return usageErrorf("timehist: --throttled: perf's exact output (--exact) has no throttling; drop one of them")
 		}
-		if o.input == "-" {
-			return usageErrorf("timehist: --throttled reads the trace twice (its throttles need the whole trace first): give a file, not -")
-		}
-		var stated []trace.CgroupSettings
-		for _, a := range o.recorded {
-			cs, err := trace.ParseCgroupSettings(a)
-			if err != nil {
-				return usageErrorf("timehist: %w", err)
-			}
-			stated = append(stated, cs)
-		}
-		first, err := trace.Open(o.input)
+		res, err := throttlePass(cmd, "timehist", o.input, o.recorded)
 		if err != nil {
-			return err
-		}
-		res, err := report.ComputeLatency(first, report.LatencyOptions{Cgroups: stated})
-		first.Close()
-		if err != nil {
-			return readFailed(cmd, nil, fmt.Errorf("timehist: %s: %w", o.input, err))
-		}
-		if err := checkStatedCgroups("timehist", stated, res.Cgroups); err != nil {
 			return err
 		}
 		opt.Throttled = res.ThrottledWithin()
@@ -282,4 +263,35 @@ func (r *runningKallsyms) Lookup(addr uint64) (string, bool) {
 		}
 	}
 	return r.t.Lookup(addr)
+}
+
+// throttlePass reads the trace a first time for the throttling inference
+// (report.ComputeLatency, with the --recorded-cgroup settings stated) that
+// timehist and map mark their rows with. Standard input cannot be read
+// twice: a usage error.
+func throttlePass(cmd *cobra.Command, name, input string, recorded []string) (*report.LatencyResult, error) {
+	if input == "-" {
+		return nil, usageErrorf("%s: --throttled reads the trace twice (its throttles need the whole trace first): give a file, not -", name)
+	}
+	var stated []trace.CgroupSettings
+	for _, a := range recorded {
+		cs, err := trace.ParseCgroupSettings(a)
+		if err != nil {
+			return nil, usageErrorf("%s: %w", name, err)
+		}
+		stated = append(stated, cs)
+	}
+	first, err := openInput(input)
+	if err != nil {
+		return nil, err
+	}
+	res, err := report.ComputeLatency(first, report.LatencyOptions{Cgroups: stated})
+	first.Close()
+	if err != nil {
+		return nil, readFailed(cmd, nil, fmt.Errorf("%s: %s: %w", name, input, err))
+	}
+	if err := checkStatedCgroups(name, stated, res.Cgroups); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

@@ -1,6 +1,7 @@
 package perfcompat
 
 import (
+	"fmt"
 	"bufio"
 	"io"
 	"slices"
@@ -36,6 +37,11 @@ type MapOptions struct {
 	Exact bool
 	// NrCPUs is the number of CPU columns (0: the trace's Meta.NrCPUs).
 	NrCPUs int
+	// Unthrottled, when set (traceview's; not with Exact), says whether a
+	// task's switch-in at a time ended a throttle of its task group, and
+	// its length (report.LatencyResult.ThrottleEnds): that switch-in's
+	// line ends "  (unthrottled after N.NNN ms)".
+	Unthrottled func(tid trace.TID, at int64) (int64, bool)
 }
 
 // Map writes perf sched map's view of src to w: one line per sched_switch
@@ -221,6 +227,11 @@ func (mp *schedMap) switchEvent(e *trace.Event) {
 			b = append(b, " (CPU "...)
 			b = timehistInt(b, int64(cpu))
 			b = append(b, ')')
+		}
+		if mp.opt.Unthrottled != nil && !mp.opt.Exact && in.tid > 0 {
+			if ns, ok := mp.opt.Unthrottled(trace.TID(in.tid), e.Time); ok {
+				b = fmt.Appendf(b, "  (unthrottled after %.3f ms)", float64(ns)/1e6)
+			}
 		}
 		if endIn {
 			b = append(b, '\n')
