@@ -1,8 +1,8 @@
 package perfcompat
 
 import (
-	"fmt"
 	"bufio"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
