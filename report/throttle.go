@@ -41,8 +41,10 @@ package report
 // task of the group on that CPU to the end of the throttle.
 
 import (
+	"cmp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/traceview/traceview/trace"
@@ -316,7 +318,7 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 			path, ok = meta.Cgroups[cg]
 		}
 		if !ok {
-			path = unnamedPrefix + formatUint(cg)
+			path = unnamedPrefix + strconv.FormatUint(cg, 10)
 		}
 		if path == "/" {
 			continue
@@ -360,19 +362,6 @@ func kernelStat(meta *trace.Meta, path string) *trace.CgroupStat {
 		return nil
 	}
 	return &d
-}
-
-func formatUint(v uint64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			return string(b[i:])
-		}
-	}
 }
 
 // runtimeBefore returns the on-CPU time of runs (one CPU's, in time
@@ -487,7 +476,7 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 		}
 		per = append(per, cpuRuns{runs, cum})
 	}
-	slices.SortFunc(all, func(a, b thrRun) int { return cmpInt64(a.start, b.start) })
+	slices.SortFunc(all, func(a, b thrRun) int { return cmp.Compare(a.start, b.start) })
 	slices.Sort(evidence)
 	var busy []ThrottleSpan
 	for _, r := range all {
@@ -562,7 +551,7 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 	// first throttled wait of each throttle starts that cfs_rq's throttled
 	// time. A candidate no task of the group waited through is no
 	// throttle (the group had nothing to run).
-	slices.SortFunc(g.delays, func(a, b thrDelay) int { return cmpInt64(a.start, b.start) })
+	slices.SortFunc(g.delays, func(a, b thrDelay) int { return cmp.Compare(a.start, b.start) })
 	type key struct {
 		thr int
 		cpu trace.CPU
@@ -663,7 +652,7 @@ func periodPhase(spans []ThrottleSpan, period int64) (phase int64, support int) 
 		return 0, 0
 	}
 	probes := slices.Clone(spans)
-	slices.SortFunc(probes, func(a, b ThrottleSpan) int { return cmpInt64(b.End-b.Start, a.End-a.Start) })
+	slices.SortFunc(probes, func(a, b ThrottleSpan) int { return cmp.Compare(b.End-b.Start, a.End-a.Start) })
 	probes = probes[:min(len(probes), maxPhaseProbes)]
 	bestW := int64(-1)
 	for _, p := range probes {
@@ -687,16 +676,6 @@ func periodPhase(spans []ThrottleSpan, period int64) (phase int64, support int) 
 // maxPhaseProbes bounds periodPhase's work (measured: 1024 probes over 10⁴
 // spans is 10⁷ steps, a few ms).
 const maxPhaseProbes = 1024
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
 
 // MergeCgroupThrottles merges the groups of several traces by path: sums,
 // the largest delay, the throttles concatenated; the settings of the first
@@ -760,7 +739,7 @@ func (res *LatencyResult) ThrottledWithin() func(tid trace.TID, start, end int64
 	for _, g := range res.Cgroups {
 		if len(g.Throttles) > 0 {
 			sp := slices.Clone(g.Throttles)
-			slices.SortFunc(sp, func(a, b ThrottleSpan) int { return cmpInt64(a.Start, b.Start) })
+			slices.SortFunc(sp, func(a, b ThrottleSpan) int { return cmp.Compare(a.Start, b.Start) })
 			spans[g.Cgroup] = sp
 		}
 	}
