@@ -313,6 +313,9 @@ type Model struct {
 type WorkerPool struct {
 	Producer int   // task index
 	Members  []int // task indexes
+	// Requests is true when requestQueues rebuilt the members' bursts as
+	// one request per arrival of the producer (an open-loop generator).
+	Requests bool
 }
 
 // ModelStats counts what a model rests on.
@@ -368,7 +371,10 @@ type ModelStats struct {
 	// RecoveredArrivals counts the arrivals of open-loop generators that
 	// the recording handled without sleeping, recovered by splitArrivals.
 	RecoveredArrivals int `json:"recovered_arrivals"`
-	EnqueueUpdates    int `json:"enqueue_updates"`
+	// QueuedRequests counts the requests requestQueues made: one per
+	// arrival of an open-loop generator whose workers serve a queue.
+	QueuedRequests int `json:"queued_requests"`
+	EnqueueUpdates int `json:"enqueue_updates"`
 	// Skipped counts events Extract left out as damage (checkEvent,
 	// settle): a CPU beyond the trace's, a time before the previous
 	// event's or an hour from both neighbours, a run time longer than the
@@ -1376,6 +1382,7 @@ func (x *extractor) finish() {
 	m.IdleStartCost, m.IdleCostSamples = measureIdleCost(m.Tasks)
 	m.Stats.RecoveredArrivals = x.splitArrivals()
 	servesArrivals(m)
+	m.Stats.QueuedRequests = x.requestQueues()
 	st := &m.Stats
 	st.Tasks = len(m.Tasks)
 	for _, tk := range m.Tasks {

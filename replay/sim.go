@@ -683,7 +683,22 @@ func (s *sim) runDone(cpu int) {
 		return
 	}
 	j := st.burst
-	if pl := s.poolOf(st.src, j); pl != nil {
+	pl := s.poolOf(st.src, j)
+	if pl == nil && st.src != t.ID && j == len(s.m.Tasks[st.src].Bursts)-2 {
+		// A pool member served the request whose burst ends at the queue's
+		// end for its recorded worker: back to its own last block.
+		st.src, st.burst = t.ID, len(s.m.Tasks[t.ID].Bursts)-2
+		j = st.burst
+		b = &s.m.Tasks[t.ID].Bursts[j]
+	}
+	if p := s.m.Tasks[t.ID].Pool; pl == nil && p > 0 && st.src == t.ID && j == len(s.m.Tasks[t.ID].Bursts)-2 && !st.readyAt(j) && st.deadline < 0 {
+		// A member at its own last block whose queue is not closed yet
+		// reads the queue again, as every reader does until EOF: a request
+		// still queued, or one sent later, is its (a member whose own
+		// share of the recorded requests is used up serves the others').
+		pl = &s.pools[p-1]
+	}
+	if pl != nil {
 		if s.poolTake(t.ID, pl) {
 			s.arm(cpu)
 			return
@@ -695,13 +710,6 @@ func (s *sim) runDone(cpu int) {
 		t.State = policies.TaskSleeping
 		s.schedule(cpu)
 		return
-	}
-	if st.src != t.ID && j == len(s.m.Tasks[st.src].Bursts)-2 {
-		// A pool member served the request whose burst ends at the queue's
-		// end for its recorded worker: back to its own last block.
-		st.src, st.burst = t.ID, len(s.m.Tasks[t.ID].Bursts)-2
-		j = st.burst
-		b = &s.m.Tasks[t.ID].Bursts[j]
 	}
 	if s.ts[st.src].readyAt(j) || s.passed(t.ID, b, j+1 < len(s.m.Tasks[st.src].Bursts)) {
 		if !s.ts[st.src].readyAt(j) {

@@ -13,7 +13,7 @@ const (
 	// threaded messaging, a service beside a nice-4 hog); docs/replay.md
 	// "Task groups" gives the figures.
 	gapGroupLag       = "G9: a periodic task in a low-weight group: group shares follow the queued weight, not PELT, and a weight what-if keeps the other trace's lateness"
-	gapBacklog        = "G10: a service that hit its quota served a backlog in long bursts: with more CPU they do not split into the requests' bursts"
+	gapBacklog        = "G10: a service that hit its quota served a backlog in long bursts; the replay splits them into one request per arrival (requestQueues), but what the recording's run time, delays and the hog's share under the quota were is not all in the request count"
 	gapThreads        = "G11: placement-dependent cost of threads (issue 29 item 4)"
 	gapServicePreempt = "G12: wakeup preemption of a batch task by a service's wakeups (issue 29 item 5)"
 )
@@ -44,13 +44,18 @@ var KnownGaps = map[string]string{
 	// Recorded 2026-12-03, first replayed here 2026-12-04 (task groups
 	// modelled since; the hogs of grpq switch 10-25 times in 2 s, and the
 	// -r2 repeat differs from grpq.q50 by 2x in them: G2).
-	"self:grpl.a128.1cpu/hog/avg_delay":                         gapGroupLag,
-	"self:grpl.a128.1cpu/hog/switches":                          gapGroupLag,
-	"self:grpl.a128.1cpu/periodic/avg_delay":                    gapGroupLag,
-	"self:grpq.none/hog/avg_delay":                              gapVariance,
-	"self:grpq.none/hog/switches":                               gapVariance,
-	"self:grpq.q25/hog/avg_delay":                               gapVariance,
-	"self:grpq.q25/hog/switches":                                gapVariance,
+	"self:grpl.a128.1cpu/hog/avg_delay": gapGroupLag,
+	"self:grpl.a128.1cpu/hog/switches":  gapGroupLag,
+	"self:grpq.none/hog/avg_delay":      gapVariance,
+	"self:grpq.none/hog/switches":       gapVariance,
+	"self:grpq.q25/hog/avg_delay":       gapVariance,
+	"self:grpq.q25/hog/switches":        gapVariance,
+	// 1307 predicted, 1063 recorded (0.89x before requestQueues): the
+	// workers go through the policy (update_curr) at every request
+	// boundary, where the kernel's read of a pipe with data does not; not
+	// doing so there brings it within bounds but costs srv.1cpu four
+	// checks (docs/replay.md "Task groups").
+	"self:grpq.q25/reqsrv/switches":                             gapBacklog,
 	"self:grpq.q50-r2/hog/avg_delay":                            gapVariance,
 	"self:grpq.q50-r2/hog/switches":                             gapVariance,
 	"self:grpq.q50-r2/reqsrv/avg_delay":                         gapVariance,
@@ -63,9 +68,7 @@ var KnownGaps = map[string]string{
 	"self:srvn.2cpu/hog/switches":                               gapServicePreempt,
 	"self:srvn.2cpu/reqsrv/avg_delay":                           gapServicePreempt,
 	"self:srvn.nice0/hog/avg_delay":                             gapServicePreempt,
-	"self:srvn.nice0/hog/switches":                              gapServicePreempt,
 	"self:srvn.nice0/reqsrv/avg_delay":                          gapServicePreempt,
-	"self:srvn.nice0/reqsrv/switches":                           gapServicePreempt,
 	"whatif:grpl.a128.1cpu->grpl.a2048.1cpu//makespan":          gapGroupLag,
 	"whatif:grpl.a128.1cpu->grpl.a2048.1cpu/periodic/avg_delay": gapGroupLag,
 	"whatif:grpl.a2048.1cpu->grpl.a128.1cpu//makespan":          gapGroupLag,
@@ -83,11 +86,9 @@ var KnownGaps = map[string]string{
 	"whatif:grpq.q25->grpq.none/hog/switches":                   gapBacklog,
 	"whatif:grpq.q25->grpq.none/reqsrv/avg_delay":               gapBacklog,
 	"whatif:grpq.q25->grpq.none/reqsrv/runtime":                 gapBacklog,
-	"whatif:grpq.q25->grpq.none/reqsrv/switches":                gapBacklog,
 	"whatif:grpq.q25->grpq.q50/hog/avg_delay":                   gapBacklog,
 	"whatif:grpq.q25->grpq.q50/hog/switches":                    gapBacklog,
 	"whatif:grpq.q25->grpq.q50/reqsrv/avg_delay":                gapBacklog,
-	"whatif:grpq.q25->grpq.q50/reqsrv/switches":                 gapBacklog,
 	"whatif:grpq.q50->grpq.none/hog/avg_delay":                  gapVariance,
 	"whatif:grpq.q50->grpq.none/hog/switches":                   gapVariance,
 	"whatif:grpq.q50->grpq.q25/hog/avg_delay":                   gapVariance,

@@ -276,13 +276,17 @@ type replayAssumptions struct {
 	// without sleeping (each a wakeup of the generator by itself while
 	// it ran).
 	RecoveredArrivals int `json:"recovered_arrivals"`
-	External          int `json:"external"`
-	WorkBound         int `json:"work_bound"`
-	CountBound        int `json:"count_bound"`
-	DeadlineBound     int `json:"deadline_bound"`
-	DeadlineInferred  int `json:"deadline_inferred"`
-	PinnedTasks       int `json:"pinned_tasks"`
-	UpdatePoints      int `json:"update_points"`
+	// QueuedRequests counts the requests of worker pools rebuilt as one
+	// request per arrival of their generator (the recording served a
+	// backlog in long bursts).
+	QueuedRequests   int `json:"queued_requests"`
+	External         int `json:"external"`
+	WorkBound        int `json:"work_bound"`
+	CountBound       int `json:"count_bound"`
+	DeadlineBound    int `json:"deadline_bound"`
+	DeadlineInferred int `json:"deadline_inferred"`
+	PinnedTasks      int `json:"pinned_tasks"`
+	UpdatePoints     int `json:"update_points"`
 }
 
 // replayTaskJSON is a workload task's termination kind.
@@ -367,7 +371,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	doc := replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(), Model: replayModelDoc(m, cfg)}
 	st := m.Stats
 	asm := replayAssumptions{InferredCauses: st.Inferred, InferredWakers: st.Dependencies, PingPongs: st.PingPongs,
-		AbsoluteTimers: st.AbsoluteTimers, RecoveredArrivals: st.RecoveredArrivals, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
+		AbsoluteTimers: st.AbsoluteTimers, RecoveredArrivals: st.RecoveredArrivals, QueuedRequests: st.QueuedRequests, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
 		DeadlineBound: st.DeadlineBound, DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
 	trust, err := modelAndTrust(out, errw, o, m, cfg, len(untilSet))
 	if err != nil {
@@ -488,6 +492,9 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	}
 	if st.RecoveredArrivals > 0 {
 		pools += fmt.Sprintf("; %s recovered (open-loop arrivals the generator handled without a sleep, where it woke itself while running)", plural(st.RecoveredArrivals, "arrival"))
+	}
+	if st.QueuedRequests > 0 {
+		pools += fmt.Sprintf("; the workers' backlog split into %s, one per arrival (they served most requests without blocking in between)", plural(st.QueuedRequests, "request"))
 	}
 	censored := ""
 	if st.Censored > 0 {
