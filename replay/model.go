@@ -136,9 +136,12 @@ type Task struct {
 	// Periodic is true when the task's absolute wake times (CauseExternal
 	// timers, see absoluteTimers) are evenly spaced: a periodic timer
 	// (cyclictest, clock_nanosleep(TIMER_ABSTIME) at t0 + k·P) rather than
-	// open-loop arrivals. A periodic loop that overruns skips the periods
-	// it missed (see sim.passed); arrivals each arrive.
+	// open-loop arrivals. Period is then the median spacing of those
+	// times in ns (the program's period P): a replay computes each wake
+	// time as the program does, the last one plus P, skipping the periods
+	// already past (sim.block); arrivals each arrive.
 	Periodic bool
+	Period   int64
 	// OpenLoop is true for an open-loop generator whose merged arrivals
 	// splitArrivals recovered: like a periodic loop, a replay that reaches
 	// one of its sleeps after the arrival time goes on without sleeping.
@@ -1757,6 +1760,9 @@ func (x *extractor) absoluteTimers() {
 			continue
 		}
 		x.m.Tasks[i].Periodic = float64(gdev) <= maxRelativeSpread*float64(gm)
+		if x.m.Tasks[i].Periodic {
+			x.m.Tasks[i].Period = gm
+		}
 		for _, k := range idx {
 			bs[k].Wake = Cause{Kind: CauseExternal, At: bs[k].Wake.At, Inferred: bs[k].Wake.Inferred}
 			x.m.Stats.AbsoluteTimers++

@@ -99,6 +99,9 @@ type tstate struct {
 	// (Model.Pools); inPool is set while it waits on the pool's queue.
 	src    int
 	inPool bool
+	// target is a periodic task's last absolute wake time in ns (0: none
+	// yet), from which block computes the next (Task.Period).
+	target int64
 }
 
 type cpuState struct {
@@ -726,6 +729,14 @@ func (s *sim) runDone(cpu int) {
 	s.schedule(cpu)
 }
 
+// skipsAhead reports whether a replay computes the periodic task's wake
+// times as its program does (block): a task of the traced workload with a
+// period. Background tasks keep their recorded wake times: a kernel
+// thread's timer (rcu_preempt's schedule_timeout on ../shared/traces, 8
+// ms apart) is relative to when it ran, and their timing is not the
+// workload's to change.
+func (t *Task) skipsAhead() bool { return t.Periodic && t.Period > 0 && t.Workload }
+
 func (st *tstate) readyAt(j int) bool { return j < len(st.ready) && st.ready[j] }
 
 // poolOf returns the shared queue the block after burst j of task i waits
@@ -761,21 +772,19 @@ func (s *sim) poolTake(i int, pl *poolState) bool {
 	return false
 }
 
-// passed reports whether the block after burst b of task i ends at a
-// periodic task's absolute wake time (CauseExternal, Task.Periodic) that
-// the simulation has already reached, with a burst left to run:
-// clock_nanosleep(TIMER_ABSTIME) with a time in the past returns at once
-// without sleeping (the hrtimer expires as it is armed, do_nanosleep in
-// kernel/time/hrtimer.c v6.18), so a periodic loop that overran goes
-// straight on with its next iteration, as the program would. Open-loop
-// arrivals (not Periodic) are not skipped: their recorded bursts already
-// hold the arrivals the recorded lateness made the generator handle
-// without sleeping, and a replay that is late here and early there by
-// chance cannot split them again; skipping there drops a third of
-// reqsrv's sleeps in its own self-replay (srv.2cpu: 1108 of 3627, where
-// the recording skipped none), so arrivals keep their recorded times.
+// passed reports whether the block after burst b of task i ends at an
+// absolute wake time (CauseExternal) that the simulation has already
+// reached, with a burst left to run, for a task that then goes on without
+// sleeping: clock_nanosleep(TIMER_ABSTIME) with a time in the past returns
+// at once (the hrtimer expires as it is armed, do_nanosleep in
+// kernel/time/hrtimer.c v6.18). That is an open-loop generator whose
+// merged arrivals splitArrivals recovered (Task.OpenLoop: its recorded
+// arrival times stand), and a periodic task that does not skip ahead
+// (Task.skipsAhead; one that does computes its next wake time past now
+// instead, in block).
 func (s *sim) passed(i int, b *Burst, more bool) bool {
-	return more && (s.m.Tasks[i].Periodic || s.m.Tasks[i].OpenLoop) && b.End == EndBlock && b.Wake.Kind == CauseExternal && b.Wake.At <= s.now
+	tk := &s.m.Tasks[i]
+	return more && (tk.Periodic && !tk.skipsAhead() || tk.OpenLoop) && b.End == EndBlock && b.Wake.Kind == CauseExternal && b.Wake.At <= s.now
 }
 
 // advance moves task i past the block after burst j. A deadline-bound
@@ -844,6 +853,22 @@ func (s *sim) block(i, j int) {
 		s.push(qev{t: s.now + w.Delay, kind: qTimer, a: int32(i), b: int32(j)})
 	case CauseExternal:
 		at := w.At
+		if tk := &s.m.Tasks[i]; tk.skipsAhead() && s.ts[i].src == i {
+			// The program's next wake time: the last one plus its period,
+			// moved on by whole periods past the ones already gone, as
+			// cyclictest (rt-tests, "while (tsgreater(&now, &next))") and
+			// ../shared/workloads/periodic.c ("missed a period: skip
+			// ahead") compute it after each cycle; the first is the
+			// recorded one.
+			st := &s.ts[i]
+			if st.target > 0 {
+				at = st.target + tk.Period
+			}
+			if at < s.now {
+				at += (s.now - at + tk.Period - 1) / tk.Period * tk.Period
+			}
+			st.target = at
+		}
 		if at < s.now {
 			at = s.now
 		}
