@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/traceview/traceview/bench/fidelity"
@@ -97,9 +98,11 @@ func main() {
 
 // spread returns, per check ID, |repeat/observed − 1| of the check's
 // observed number against a repeat recording of the same workload: the
-// target's own repeat (NAME.2cpu <-> NAME.2cpu-r2) for a self-replay, the
-// source's for a what-if (the target has no repeat; the source's spread is
-// the real system's spread of the same workload on this VM).
+// target's own repeat (NAME <-> NAME-r2: NAME.2cpu-r2, grpq.q50-r2) for a
+// self-replay, the source's for a what-if (the target has no repeat; the
+// source's spread is the real system's spread of the same workload on this
+// VM); for a trace without a repeat, its family's (the name up to its first
+// dot: grpq.none and grpq.q25 take grpq.q50's), when the family has one.
 func spread(dir string, checks []report.ReplayCheck) map[string]float64 {
 	type obs struct {
 		rows     map[string][3]int64 // comm -> runtime, switches, avg delay
@@ -131,19 +134,30 @@ func spread(dir string, checks []report.ReplayCheck) map[string]float64 {
 		cache[name] = o
 		return o
 	}
+	// The traces that have a repeat, and per family the first of them.
+	repeats, families := map[string]bool{}, map[string]string{}
+	rs, _ := filepath.Glob(filepath.Join(dir, "*-r2.perf.data"))
+	sort.Strings(rs)
+	for _, r := range rs {
+		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(r), ".perf.data"), "-r2")
+		repeats[name] = true
+		if fam, _, _ := strings.Cut(name, "."); families[fam] == "" {
+			families[fam] = name
+		}
+	}
 	out := map[string]float64{}
 	for _, c := range checks {
 		name := strings.TrimPrefix(strings.TrimPrefix(c.Case, "self:"), "whatif:")
 		name, _, _ = strings.Cut(name, "->")
-		var a, b string
-		switch {
-		case strings.HasSuffix(name, ".2cpu-r2"):
-			a, b = strings.TrimSuffix(name, "-r2"), name
-		case strings.HasSuffix(name, ".2cpu"):
-			a, b = name, name+"-r2"
-		default:
+		a := strings.TrimSuffix(name, "-r2")
+		if !repeats[a] {
+			fam, _, _ := strings.Cut(a, ".")
+			a = families[fam]
+		}
+		if a == "" {
 			continue
 		}
+		b := a + "-r2"
 		oa, ob := load(a), load(b)
 		if oa == nil || ob == nil {
 			continue
