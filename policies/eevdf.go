@@ -84,10 +84,8 @@ type erq struct {
 	// CFS bandwidth (groups with a quota, see eevdf_group.go): rr is
 	// runtime_remaining in ns; throttled since throttledAt; limbo holds
 	// the tasks 6.18's task-based throttling took off the queue.
-	rr          int64
-	throttled   bool
-	throttledAt int64
-	limbo       []int
+	rqRuntime
+	limbo []int
 }
 
 // noEnt marks "no entity" in erq.curr (entity ids are task IDs >= 0 and
@@ -104,16 +102,15 @@ type EEVDF struct {
 
 	// Task groups (eevdf_group.go): groups[0] the root; grqs and ge hold
 	// each non-root group's runqueue and entity per CPU, at
-	// (g-1)·ncpu + cpu; bw the bandwidth state per group; cpath the
+	// (g-1)·ncpu + cpu; bwc the bandwidth control (bandwidth.go); cpath the
 	// runqueues whose curr is set on each CPU.
 	groups  []Group
 	ncpu    int
 	grqs    []erq
 	ge      []eent
-	bw      []bandwidth
+	bwc     bandwidthCtl
 	cpath   [][]*erq
 	scratch []*erq
-	timers  Timers
 
 	baseSlice    int64
 	tick         int64
@@ -129,7 +126,6 @@ type EEVDF struct {
 	protResched  bool
 	peltWake     bool
 	taskThrottle bool
-	bwSlice      int64
 	llc          int
 }
 
@@ -198,7 +194,7 @@ func NewEEVDF(v Values, cpus int) *EEVDF {
 		protResched:  v.Feature("PROTECT_RESCHED", true),
 		peltWake:     v.Feature("WA_PELT", true),
 		taskThrottle: v.Feature("TASK_THROTTLE", true),
-		bwSlice:      v.Duration("cfs_bandwidth_slice", 5_000_000),
+		bwc:          bandwidthCtl{slice: v.Duration("cfs_bandwidth_slice", defaultBandwidthSlice)},
 		llc:          llcSize(v),
 	}
 }
@@ -565,8 +561,8 @@ func (p *EEVDF) UpdateCurr(cpu int, curr *Task, delta int64) {
 		if rq.g == 0 {
 			return
 		}
-		if p.bw[rq.g].quota > 0 {
-			p.accountRuntime(rq, delta)
+		if p.bwc.limited(rq.g) {
+			p.bwc.account(rq.g, &rq.rqRuntime, delta, rq.curr != noEnt, rq.cpu)
 		}
 		gid := p.gid(rq.g, rq.cpu)
 		e = p.ent(gid)
