@@ -88,15 +88,6 @@ func (p *EEVDF) throttledUp(rq *erq) bool {
 	return false
 }
 
-// depth is the number of groups between g and the root.
-func (p *EEVDF) depth(g int) int {
-	d := 0
-	for ; g > 0; g = p.groups[g].Parent {
-		d++
-	}
-	return d
-}
-
 // enqueueUp queues the group entity of rq and of each runqueue above it
 // that is not queued yet, and refreshes the weights of those that are
 // (enqueue_task_fair's two loops, with update_cfs_group). Under the v6.17
@@ -191,22 +182,14 @@ func (p *EEVDF) finishGroupDelayed(rq *erq, gid int) {
 	p.dequeueUp(rq, true)
 }
 
-// shares is calc_group_shares (kernel/sched/fair.c v6.18) for rq's group
-// entity: the group's shares × this CPU's load / the group's load over all
-// CPUs, clamped to [1, shares]. The kernel's load is max(the queued weight,
-// the PELT load average); this model uses the queued weight, so a group
-// whose tasks sleep briefly gives up its share on that CPU at once rather
-// than over PELT's 32 ms half-life.
+// shares is calc_group_shares for rq's group entity (kernel/sched/fair.c
+// v6.18; calcGroupShares).
 func (p *EEVDF) shares(rq *erq) int64 {
-	tg := p.groups[rq.g].Shares
 	var total int64
 	for c := 0; c < p.ncpu; c++ {
 		total += p.rqOf(rq.g, c).sumW
 	}
-	if total <= 0 || rq.sumW >= total {
-		return tg
-	}
-	return min(max(tg*rq.sumW/total, 1), tg)
+	return calcGroupShares(p.groups[rq.g].Shares, rq.sumW, total)
 }
 
 // updateShares is update_cfs_group: reweight rq's queued group entity.
@@ -245,20 +228,15 @@ func (p *EEVDF) reweight(rq *erq, id int, e *eent, w int64) {
 // ancestries meet on cpu, and their entities there; ok is false when
 // either is not queued there (a throttled group).
 func (p *EEVDF) matching(cpu int, curr, t *Task) (rq *erq, ci, ti int, ok bool) {
-	cr, tr := p.rqOf(curr.Group, cpu), p.rqOf(t.Group, cpu)
+	m, cg, tg := meetGroups(p.groups, curr.Group, t.Group)
 	ci, ti = curr.ID, t.ID
-	dc, dt := p.depth(curr.Group), p.depth(t.Group)
-	for ; dc > dt; dc-- {
-		ci, cr = p.gid(cr.g, cpu), p.parentRq(cr)
+	if cg != 0 {
+		ci = p.gid(cg, cpu)
 	}
-	for ; dt > dc; dt-- {
-		ti, tr = p.gid(tr.g, cpu), p.parentRq(tr)
+	if tg != 0 {
+		ti = p.gid(tg, cpu)
 	}
-	for cr != tr {
-		ci, cr = p.gid(cr.g, cpu), p.parentRq(cr)
-		ti, tr = p.gid(tr.g, cpu), p.parentRq(tr)
-	}
-	return cr, ci, ti, p.ent(ci).queued && p.ent(ti).queued
+	return p.rqOf(m, cpu), ci, ti, p.ent(ci).queued && p.ent(ti).queued
 }
 
 // checkRuntime is check_cfs_rq_runtime on the group runqueue rq as the

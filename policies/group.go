@@ -74,3 +74,47 @@ func (s *Stack) GroupStats() []GroupStats {
 	}
 	return nil
 }
+
+// calcGroupShares is calc_group_shares (kernel/sched/fair.c, the same
+// formula in v6.5 and v6.18) for a group of shares tg whose runqueue on
+// one CPU holds load out of total over all CPUs: tg·load/total, clamped
+// to [1, tg]; all of the group's load on this CPU gives it tg. The kernel
+// takes each load as max(the queued weight, the PELT load average); the
+// policies pass the queued weights, so a group whose tasks sleep briefly
+// gives up its share on that CPU at once rather than over PELT's 32 ms
+// half-life.
+func calcGroupShares(tg, load, total int64) int64 {
+	if total <= 0 || load >= total {
+		return tg
+	}
+	return min(max(tg*load/total, 1), tg)
+}
+
+// groupDepth is the number of groups between g and the root.
+func groupDepth(groups []Group, g int) int {
+	d := 0
+	for ; g > 0; g = groups[g].Parent {
+		d++
+	}
+	return d
+}
+
+// meetGroups is find_matching_se on the group tree (kernel/sched/fair.c,
+// the same in v6.5 and v6.18): the group m whose runqueue holds both the
+// entity of a task of group a and that of a task of group b, and the
+// groups whose entities represent them there, ca and cb, 0 where that
+// entity is the task itself (a or b is m).
+func meetGroups(groups []Group, a, b int) (m, ca, cb int) {
+	da, db := groupDepth(groups, a), groupDepth(groups, b)
+	for ; da > db; da-- {
+		ca, a = a, groups[a].Parent
+	}
+	for ; db > da; db-- {
+		cb, b = b, groups[b].Parent
+	}
+	for a != b {
+		ca, a = a, groups[a].Parent
+		cb, b = b, groups[b].Parent
+	}
+	return a, ca, cb
+}
