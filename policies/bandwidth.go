@@ -34,6 +34,13 @@ const defaultCfsPeriod = 100_000_000
 // (kernel/sched/fair.c v3.2+, v6.5 and v6.18 alike).
 const defaultBandwidthSlice = 5_000_000
 
+// bandwidthSliceParam is the policy parameter that sets the bandwidth
+// slice, in eevdf and cfs.
+var bandwidthSliceParam = Param{Name: "cfs_bandwidth_slice", Kind: ParamDuration, Default: "5ms",
+	Doc:    "runtime a CPU's group runqueue takes from its group's quota pool at a time (sched_cfs_bandwidth_slice_us)",
+	Source: "kernel/sched/fair.c sysctl_sched_cfs_bandwidth_slice 5000 us (v3.2+)",
+	Min:    1_000, Max: 1_000_000_000}
+
 // rqRuntime is one group runqueue's part of its group's bandwidth: rr is
 // runtime_remaining in ns; the runqueue is throttled since throttledAt
 // (-1: not yet counting, see EEVDF.throttle).

@@ -168,10 +168,7 @@ var EEVDFParams = []Param{
 			"dequeues the group's entity on that CPU at once (v6.17 and earlier)",
 		Source: "kernel/sched/fair.c v6.18, \"sched/fair: Task based throttle time accounting\" and \"Defer throttling when tasks " +
 			"exit to user-space\" (Valentin Schneider, Aaron Lu, 2025); throttle_cfs_rq/dequeue of the group se in v6.6-v6.17"},
-	{Name: "cfs_bandwidth_slice", Kind: ParamDuration, Default: "5ms",
-		Doc:    "runtime a CPU's group runqueue takes from its group's quota pool at a time (sched_cfs_bandwidth_slice_us)",
-		Source: "kernel/sched/fair.c sysctl_sched_cfs_bandwidth_slice 5000 us (v3.2+)",
-		Min:    1_000, Max: 1_000_000_000},
+	bandwidthSliceParam,
 }
 
 // DefaultBaseSlice returns the default base slice in ns for ncpus CPUs on
@@ -214,6 +211,7 @@ func init() {
 		Summary: "Linux 6.6+ fair class: earliest eligible virtual deadline first, RT class above",
 		Source:  "kernel/sched/fair.c v6.6-v6.18; Stoica & Abdel-Wahab TR-95-22 (1995)",
 		Params:  append(append(append([]Param(nil), EEVDFParams...), SMPParams...), RTThrottleParams...),
+		Groups:  true,
 		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewEEVDF(v, cpus)).throttleFrom(v), nil },
 	})
 }
