@@ -100,6 +100,12 @@ func (c *bandwidthCtl) init(s Sim, groups []Group) {
 // limited reports whether group g has a quota (cfs_rq->runtime_enabled).
 func (c *bandwidthCtl) limited(g int) bool { return g > 0 && g < len(c.bw) && c.bw[g].quota > 0 }
 
+// due is check_cfs_rq_runtime's test: group g's runqueue rq has a quota,
+// no runtime left and is not throttled yet, so it is to be throttled.
+func (c *bandwidthCtl) due(g int, rq *rqRuntime) bool {
+	return c.limited(g) && rq.rr <= 0 && !rq.throttled
+}
+
 // account is __account_cfs_rq_runtime: delta ns of run time off rq's
 // runtime_remaining; when none is left, more from the pool
 // (assign_cfs_rq_runtime), or, if rq has a running entity, a resched of

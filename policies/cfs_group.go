@@ -52,16 +52,9 @@ func (p *CFS) initGroups(s Sim) {
 		p.groups = nil
 		return
 	}
-	n := (len(p.groups) - 1) * p.ncpu
-	p.grqs = make([]crq, n)
-	p.ge = make([]cent, n)
-	for g := 1; g < len(p.groups); g++ {
-		for c := 0; c < p.ncpu; c++ {
-			k := (g-1)*p.ncpu + c
-			p.grqs[k] = crq{curr: noEnt, next: noEnt, last: noEnt, g: g, cpu: c}
-			p.ge[k] = cent{w: p.groups[g].Shares, cpu: c}
-		}
-	}
+	p.grqs, p.ge = groupSlots(p.groups, p.ncpu, func(g, c int) (crq, cent) {
+		return crq{curr: noEnt, next: noEnt, last: noEnt, g: g, cpu: c}, cent{w: p.groups[g].Shares, cpu: c}
+	})
 	p.bwc.rq = func(key int) *rqRuntime { return &p.grqs[key].rqRuntime }
 	p.bwc.unthrottle = func(key int) { p.unthrottle(&p.grqs[key]) }
 	p.bwc.init(s, p.groups)
@@ -143,11 +136,7 @@ func (p *CFS) groupSlice(rq *crq, s int64) int64 {
 
 // shares is calc_group_shares for rq's group entity (calcGroupShares).
 func (p *CFS) shares(rq *crq) int64 {
-	var total int64
-	for c := 0; c < p.ncpu; c++ {
-		total += p.rqOf(rq.g, c).sumW
-	}
-	return calcGroupShares(p.groups[rq.g].Shares, rq.sumW, total)
+	return calcGroupShares(p.groups[rq.g].Shares, rq.cpu, p.ncpu, func(c int) int64 { return p.rqOf(rq.g, c).sumW })
 }
 
 // updateShares is update_cfs_group on rq's group entity: reweight_entity
@@ -263,43 +252,27 @@ again:
 		path = append(path, rq)
 		if id >= 0 {
 			p.setCurr(rq, id)
-			p.setPath(cpu, path)
+			// put_prev_entity on the levels the pick left
+			p.cpath[cpu] = replacePath(p.cpath[cpu], path)
 			p.scratch = path
 			p.smp.peltRun(cpu, id)
 			return p.tasks[id]
 		}
 		grq := p.groupRq(id)
-		if p.checkRuntime(grq) {
-			goto again
+		if p.bwc.due(grq.g, &grq.rqRuntime) && p.throttle(grq) {
+			goto again // check_cfs_rq_runtime took grq's entity off rq
 		}
 		p.setCurr(rq, id)
 		rq = grq
 	}
-	p.setPath(cpu, nil)
+	p.cpath[cpu] = replacePath(p.cpath[cpu], nil)
+	p.rqs[cpu].curr = noEnt
 	p.smp.peltRun(cpu, -1)
 	return nil
 }
 
-// setPath records the runqueues whose curr the pick set on cpu, and clears
-// curr on those of the previous pick that it left (put_prev_entity).
-func (p *CFS) setPath(cpu int, path []*crq) {
-	for _, old := range p.cpath[cpu] {
-		keep := false
-		for _, rq := range path {
-			if rq == old {
-				keep = true
-				break
-			}
-		}
-		if !keep {
-			old.curr = noEnt
-		}
-	}
-	if len(path) == 0 {
-		p.rqs[cpu].curr = noEnt
-	}
-	p.cpath[cpu] = append(p.cpath[cpu][:0], path...)
-}
+// clearCurr implements pickedRq.
+func (rq *crq) clearCurr() { rq.curr = noEnt }
 
 // checkPreemptGroups is check_preempt_wakeup (kernel/sched/fair.c v6.5)
 // with groups: nothing for a wakee below a throttled runqueue; NEXT_BUDDY
@@ -341,26 +314,16 @@ func (p *CFS) checkPreemptGroups(cpu int, curr, t *Task, flags WakeFlags) bool {
 	return true
 }
 
-// checkRuntime is check_cfs_rq_runtime on group runqueue rq: out of
-// runtime, it is throttled; reports whether rq's group entity left its
-// parent.
-func (p *CFS) checkRuntime(rq *crq) bool {
-	if !p.bwc.limited(rq.g) || rq.rr > 0 || rq.throttled {
-		return false
-	}
-	return p.throttle(rq)
-}
-
 // putPrevBandwidth is put_prev_entity's check_cfs_rq_runtime on each
-// group runqueue above the task leaving cpu.
+// group runqueue above the task leaving cpu, up to the first it throttles
+// (whose entity leaves with every ancestor it empties).
 func (p *CFS) putPrevBandwidth(cpu int, prev *Task) {
 	if prev.ID >= len(p.e) || !p.e[prev.ID].queued {
 		return
 	}
-	for rq := p.rqOf(prev.Group, cpu); rq.g != 0; rq = p.parentRq(rq) {
-		if p.checkRuntime(rq) {
-			return
-		}
+	rq := p.rqOf(prev.Group, cpu)
+	for rq.g != 0 && !(p.bwc.due(rq.g, &rq.rqRuntime) && p.throttle(rq)) {
+		rq = p.parentRq(rq)
 	}
 }
 

@@ -500,23 +500,14 @@ func (p *EEVDF) setCurr(rq *erq, id int) {
 // setPath records the runqueues whose curr the pick set on cpu, and clears
 // curr on those of the previous pick that it left (put_prev_entity).
 func (p *EEVDF) setPath(cpu int, path []*erq) {
-	for _, old := range p.cpath[cpu] {
-		keep := false
-		for _, rq := range path {
-			if rq == old {
-				keep = true
-				break
-			}
-		}
-		if !keep {
-			old.curr = noEnt
-		}
-	}
+	p.cpath[cpu] = replacePath(p.cpath[cpu], path)
 	if len(path) == 0 {
 		p.rqs[cpu].curr = noEnt
 	}
-	p.cpath[cpu] = append(p.cpath[cpu][:0], path...)
 }
+
+// clearCurr implements pickedRq.
+func (rq *erq) clearCurr() { rq.curr = noEnt }
 
 // CheckPreemptWakeup implements Policy (wakeup_preempt_fair): curr's and
 // t's entities are compared on the runqueue they share

@@ -24,16 +24,9 @@ func (p *EEVDF) initGroups(s Sim) {
 		p.groups = nil
 		return
 	}
-	n := (len(p.groups) - 1) * p.ncpu
-	p.grqs = make([]erq, n)
-	p.ge = make([]eent, n)
-	for g := 1; g < len(p.groups); g++ {
-		for c := 0; c < p.ncpu; c++ {
-			k := (g-1)*p.ncpu + c
-			p.grqs[k] = erq{curr: noEnt, g: g, cpu: c}
-			p.ge[k] = eent{w: p.groups[g].Shares, slice: p.baseSlice, cpu: c}
-		}
-	}
+	p.grqs, p.ge = groupSlots(p.groups, p.ncpu, func(g, c int) (erq, eent) {
+		return erq{curr: noEnt, g: g, cpu: c}, eent{w: p.groups[g].Shares, slice: p.baseSlice, cpu: c}
+	})
 	p.bwc.rq = func(key int) *rqRuntime { return &p.grqs[key].rqRuntime }
 	p.bwc.unthrottle = func(key int) { p.unthrottle(&p.grqs[key]) }
 	p.bwc.init(s, p.groups)
@@ -185,11 +178,7 @@ func (p *EEVDF) finishGroupDelayed(rq *erq, gid int) {
 // shares is calc_group_shares for rq's group entity (kernel/sched/fair.c
 // v6.18; calcGroupShares).
 func (p *EEVDF) shares(rq *erq) int64 {
-	var total int64
-	for c := 0; c < p.ncpu; c++ {
-		total += p.rqOf(rq.g, c).sumW
-	}
-	return calcGroupShares(p.groups[rq.g].Shares, rq.sumW, total)
+	return calcGroupShares(p.groups[rq.g].Shares, rq.cpu, p.ncpu, func(c int) int64 { return p.rqOf(rq.g, c).sumW })
 }
 
 // updateShares is update_cfs_group: reweight rq's queued group entity.
@@ -244,10 +233,7 @@ func (p *EEVDF) matching(cpu int, curr, t *Task) (rq *erq, ci, ti int, ok bool) 
 // whether rq's group entity left its parent (v6.17's group dequeue), so
 // the pick starts over.
 func (p *EEVDF) checkRuntime(rq *erq) bool {
-	if !p.bwc.limited(rq.g) || rq.rr > 0 || rq.throttled {
-		return false
-	}
-	return p.throttle(rq)
+	return p.bwc.due(rq.g, &rq.rqRuntime) && p.throttle(rq)
 }
 
 // putPrevBandwidth is put_prev_entity's check_cfs_rq_runtime on each

@@ -1,5 +1,7 @@
 package policies
 
+import "slices"
+
 // Task groups (cgroups with the cpu controller, autogroups) as the fair
 // class schedules them: a tree of groups, each with a weight (tg->shares)
 // and optionally a CFS bandwidth limit (quota per period, burst). The
@@ -76,18 +78,23 @@ func (s *Stack) GroupStats() []GroupStats {
 }
 
 // calcGroupShares is calc_group_shares (kernel/sched/fair.c, the same
-// formula in v6.5 and v6.18) for a group of shares tg whose runqueue on
-// one CPU holds load out of total over all CPUs: tg·load/total, clamped
-// to [1, tg]; all of the group's load on this CPU gives it tg. The kernel
-// takes each load as max(the queued weight, the PELT load average); the
-// policies pass the queued weights, so a group whose tasks sleep briefly
-// gives up its share on that CPU at once rather than over PELT's 32 ms
-// half-life.
-func calcGroupShares(tg, load, total int64) int64 {
-	if total <= 0 || load >= total {
+// formula in v6.5 and v6.18) for the entity on cpu of a group of shares
+// tg whose runqueue on CPU c holds load(c), of ncpu CPUs: tg·load(cpu) /
+// Σ load, clamped to [1, tg]; all of the group's load on cpu gives it tg.
+// The kernel takes each load as max(the queued weight, the PELT load
+// average); the policies pass the queued weights, so a group whose tasks
+// sleep briefly gives up its share on that CPU at once rather than over
+// PELT's 32 ms half-life.
+func calcGroupShares(tg int64, cpu, ncpu int, load func(c int) int64) int64 {
+	var total int64
+	for c := 0; c < ncpu; c++ {
+		total += load(c)
+	}
+	l := load(cpu)
+	if total <= 0 || l >= total {
 		return tg
 	}
-	return min(max(tg*load/total, 1), tg)
+	return min(max(tg*l/total, 1), tg)
 }
 
 // groupDepth is the number of groups between g and the root.
@@ -117,4 +124,35 @@ func meetGroups(groups []Group, a, b int) (m, ca, cb int) {
 		cb, b = b, groups[b].Parent
 	}
 	return a, ca, cb
+}
+
+// pickedRq is a runqueue whose curr a hierarchical pick sets (erq, crq).
+type pickedRq interface {
+	comparable
+	clearCurr()
+}
+
+// replacePath is put_prev_entity on the levels a pick left: curr is
+// cleared on each runqueue of old, the path of the previous pick, that
+// path does not hold; path is returned, copied into old's storage.
+func replacePath[R pickedRq](old, path []R) []R {
+	for _, o := range old {
+		if !slices.Contains(path, o) {
+			o.clearCurr()
+		}
+	}
+	return append(old[:0], path...)
+}
+
+// groupSlots builds a policy's group runqueues and entities: for each
+// group g >= 1 and CPU c, at (g−1)·ncpu + c, the pair mk(g, c) returns.
+func groupSlots[R, E any](groups []Group, ncpu int, mk func(g, c int) (R, E)) ([]R, []E) {
+	n := (len(groups) - 1) * ncpu
+	rqs, ents := make([]R, n), make([]E, n)
+	for g := 1; g < len(groups); g++ {
+		for c := 0; c < ncpu; c++ {
+			rqs[(g-1)*ncpu+c], ents[(g-1)*ncpu+c] = mk(g, c)
+		}
+	}
+	return rqs, ents
 }
