@@ -30,7 +30,10 @@ import "math"
 //     tracking (Linux 3.8; wake_affine_weight, wake_wide and the v5.5 load
 //     balance in kernel/sched/fair.c v6.2 read the same figures as v6.18's,
 //     which eevdf models); the 2.6.23 and 2.6.31 eras turn it off and use
-//     the queued weights, 2.6.31 with its cpu_load history and LB_BIAS.
+//     the queued weights, 2.6.31 with its cpu_load history and LB_BIAS;
+//   - task groups and CFS bandwidth control (cfs_group.go), after
+//     kernel/sched/fair.c v6.5: a scheduling entity and runqueue per group
+//     and CPU, all of the above on every level.
 //
 // sysctl defaults, scaled by 1 + ilog2(min(ncpus, 8)) (sched_init_granularity):
 // sched_latency 6 ms, min_granularity 0.75 ms, wakeup_granularity 1 ms.
@@ -159,8 +162,8 @@ func NewCFS(v Values, cpus int) *CFS {
 func init() {
 	Register(Info{
 		Name:    "cfs",
-		Summary: "Linux 2.6.23-6.5 Completely Fair Scheduler (v5.10 semantics), RT class above",
-		Source:  "kernel/sched/fair.c and features.h v5.10",
+		Summary: "Linux 2.6.23-6.5 Completely Fair Scheduler (v5.10 semantics; task groups and CFS bandwidth as in v6.5), RT class above",
+		Source:  "kernel/sched/fair.c and features.h v5.10; group scheduling and bandwidth control: kernel/sched/fair.c v6.5",
 		Params:  append(append(append([]Param(nil), CFSParams...), SMPParams...), RTThrottleParams...),
 		Groups:  true,
 		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewCFS(v, cpus)).throttleFrom(v), nil },
