@@ -34,10 +34,15 @@ package policies
 //     group's entity on that CPU at once, and each ancestor it leaves
 //     empty; unthrottle_cfs_rq enqueues them again with ENQUEUE_WAKEUP.
 //
-// Not modelled, as in the flat policy: ALT_PERIOD and BASE_SLICE (5.13+:
-// the period from the CPU's h_nr_running and a slice of at least
-// min_granularity; the model keeps v5.10's sched_slice), idle groups
-// (cpu.idle), the skip buddy.
+// All of this reads the same in kernel/sched/fair.c v5.10, whose flat
+// semantics cfs.go follows, except three v6.5 changes the model leaves out
+// to keep one sched_slice: ALT_PERIOD (the period from the CPU's
+// h_nr_running) and BASE_SLICE (a slice of at least min_granularity), on
+// in kernel/sched/features.h v6.5 and absent from v5.10's, and
+// check_preempt_tick's cap of ideal_runtime at sched_latency (v6.5, not
+// v5.10); they differ only beyond sched_nr_latency (8) entities on a
+// runqueue or for tiny shares. Not modelled either: idle groups
+// (cpu.idle), the skip buddy, PELT in calc_group_shares.
 
 // SetGroups implements GroupScheduler: the group tree, before Init.
 func (p *CFS) SetGroups(groups []Group) bool {
