@@ -40,9 +40,10 @@ package policies
 // h_nr_running) and BASE_SLICE (a slice of at least min_granularity), on
 // in kernel/sched/features.h v6.5 and absent from v5.10's, and
 // check_preempt_tick's cap of ideal_runtime at sched_latency (v6.5, not
-// v5.10); they differ only beyond sched_nr_latency (8) entities on a
-// runqueue or for tiny shares. Not modelled either: idle groups
-// (cpu.idle), the skip buddy, PELT in calc_group_shares.
+// v5.10); they matter once a CPU runs more than sched_nr_latency (8)
+// tasks in all, or a task's slice over the hierarchy falls below
+// min_granularity. Not modelled either: idle groups (cpu.idle), the skip
+// buddy, PELT in calc_group_shares.
 
 // SetGroups implements GroupScheduler: the group tree, before Init.
 func (p *CFS) SetGroups(groups []Group) bool {
