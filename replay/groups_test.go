@@ -227,3 +227,26 @@ func TestTermination(t *testing.T) {
 		t.Errorf("overrides: %v %d %v, want deadline 1e9 set", u, d, set)
 	}
 }
+
+func TestGroupQuotaTwoCPUs(t *testing.T) {
+	// Two hogs in /svc on two CPUs with cpu.max 50ms/100ms: the group's
+	// runqueues on both CPUs draw 5 ms slices from one pool, so the pair
+	// runs 50 ms per period in all, not per CPU: about 500 ms of the first
+	// second between them (each CPU may overrun its slice by up to a 4 ms
+	// tick before the pick throttles it: ± 40 ms).
+	for _, pol := range []string{"eevdf", "eevdf:NO_TASK_THROTTLE", "cfs"} {
+		t.Run(pol, func(t *testing.T) {
+			m := groupHogs(2_000_000_000, "/svc", "/svc")
+			m.NrCPUs = 2
+			cfg := Config{HZ: 250, Cgroups: []trace.CgroupSettings{{Path: "/svc", QuotaNS: 50_000_000, PeriodNS: 100_000_000}}}
+			res := simulate(t, m, pol, cfg)
+			got := runBefore(res, 1_000_000_000)
+			if sum := got[100] + got[101]; sum < 460_000_000 || sum > 540_000_000 {
+				t.Errorf("the hogs ran %d + %d ns of the first second, want 500 ms ± 40 ms in all", got[100], got[101])
+			}
+			if len(res.GroupStats) != 1 || res.GroupStats[0].NrThrottled < 9 {
+				t.Errorf("group stats %+v, want /svc throttled in nearly every period", res.GroupStats)
+			}
+		})
+	}
+}
