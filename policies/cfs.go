@@ -30,7 +30,10 @@ import "math"
 //     tracking (Linux 3.8; wake_affine_weight, wake_wide and the v5.5 load
 //     balance in kernel/sched/fair.c v6.2 read the same figures as v6.18's,
 //     which eevdf models); the 2.6.23 and 2.6.31 eras turn it off and use
-//     the queued weights, 2.6.31 with its cpu_load history and LB_BIAS.
+//     the queued weights, 2.6.31 with its cpu_load history and LB_BIAS;
+//   - task groups and CFS bandwidth control (cfs_group.go), after
+//     kernel/sched/fair.c v6.5: a scheduling entity and runqueue per group
+//     and CPU, all of the above on every level.
 //
 // sysctl defaults, scaled by 1 + ilog2(min(ncpus, 8)) (sched_init_granularity):
 // sched_latency 6 ms, min_granularity 0.75 ms, wakeup_granularity 1 ms.
@@ -71,12 +74,14 @@ var CFSParams = []Param{
 	{Name: "unscaled_min_granularity", Kind: ParamDuration, Default: "750us", Doc: "sysctl_sched_min_granularity before scaling", Source: "kernel/sched/fair.c v5.10 (4 ms in v2.6.23-v2.6.31)", Min: 100_000, Max: 1_000_000_000},
 	{Name: "unscaled_wakeup_granularity", Kind: ParamDuration, Default: "1ms", Doc: "sysctl_sched_wakeup_granularity before scaling", Source: "kernel/sched/fair.c v5.10 (10 ms in v2.6.23, 5 ms in v2.6.31)", Min: 0, Max: 1_000_000_000},
 	{Name: "SD_BALANCE_WAKE", Kind: ParamFeature, Default: "off", Doc: "place wakeups like forks, on the least loaded CPU", Source: "include/linux/sched.h v2.6.31 sched-domain flags"},
+	bandwidthSliceParam,
 }
 
 type cent struct {
 	v       int64
 	w       int64
 	prevSum int64 // SumExec when picked (prev_sum_exec_runtime)
+	sum     int64 // a group entity's sum_exec_runtime (a task's is Task.SumExec)
 	cpu     int
 	queued  bool
 	// rel says v is relative to a runqueue's min_vruntime (after a
@@ -85,13 +90,19 @@ type cent struct {
 	rel bool
 }
 
+// crq is one cfs_rq: the root runqueue of a CPU (g 0) or a group's
+// runqueue on that CPU (cfs_group.go). Entity ids are task IDs (>= 0) or
+// group entities (<= -2, see CFS.gid); noEnt (-1) is none.
 type crq struct {
-	q    []int
+	q    []int // queued entity ids, the running one included
 	curr int
 	minV int64
 	sumW int64
 	next int
 	last int
+	g    int // group (0: root)
+	cpu  int
+	rqRuntime
 }
 
 // CFS is the cfs policy; build it with NewCFS.
@@ -101,6 +112,18 @@ type CFS struct {
 	e     []cent
 	tasks []*Task
 	smp   fairSMP
+
+	// Task groups (cfs_group.go): groups[0] the root, nil without
+	// groups; grqs and ge hold each non-root group's runqueue and entity
+	// per CPU at (g-1)·ncpu + cpu; bwc the bandwidth control; cpath the
+	// runqueues whose curr the last pick set on each CPU.
+	groups  []Group
+	ncpu    int
+	grqs    []crq
+	ge      []cent
+	bwc     bandwidthCtl
+	cpath   [][]*crq
+	scratch []*crq
 
 	latency, minGran, wakeGran int64
 	nrLatency                  int
@@ -132,15 +155,17 @@ func NewCFS(v Values, cpus int) *CFS {
 		peltWake:     v.Feature("WA_PELT", true),
 		era:          eraKnobs(v),
 		llc:          llcSize(v),
+		bwc:          bandwidthCtl{slice: v.Duration("cfs_bandwidth_slice", defaultBandwidthSlice)},
 	}
 }
 
 func init() {
 	Register(Info{
 		Name:    "cfs",
-		Summary: "Linux 2.6.23-6.5 Completely Fair Scheduler (v5.10 semantics), RT class above",
-		Source:  "kernel/sched/fair.c and features.h v5.10",
+		Summary: "Linux 2.6.23-6.5 Completely Fair Scheduler (v5.10 semantics; task groups and CFS bandwidth as in v6.5), RT class above",
+		Source:  "kernel/sched/fair.c and features.h v5.10; group scheduling and bandwidth control: kernel/sched/fair.c v6.5",
 		Params:  append(append(append([]Param(nil), CFSParams...), SMPParams...), RTThrottleParams...),
+		Groups:  true,
 		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewCFS(v, cpus)).throttleFrom(v), nil },
 	})
 }
@@ -151,22 +176,27 @@ func (p *CFS) Name() string { return "cfs" }
 // Init implements Policy.
 func (p *CFS) Init(s Sim) {
 	p.sim = s
-	p.rqs = make([]crq, s.NumCPUs())
+	p.ncpu = s.NumCPUs()
+	p.rqs = make([]crq, p.ncpu)
 	for i := range p.rqs {
-		p.rqs[i] = crq{curr: -1, next: -1, last: -1}
+		p.rqs[i] = crq{curr: noEnt, next: noEnt, last: noEnt, cpu: i}
 	}
+	p.initGroups(s)
 	p.smp.init(s, p.migratable, func(c int) int64 { return p.rqs[c].sumW }, p.llc)
 	p.smp.knobs = p.era
 	if p.peltWake {
 		p.smp.usePELT()
 	}
 	p.smp.buddy = func(t *Task) bool {
-		rq := &p.rqs[p.e[t.ID].cpu]
+		rq := p.rqOf(t.Group, p.e[t.ID].cpu)
 		return rq.next == t.ID || rq.last == t.ID
 	}
 }
 
 func (p *CFS) migratable(cpu int) []*Task {
+	if p.groups != nil {
+		return p.migratableGroups(cpu)
+	}
 	var out []*Task
 	for _, id := range p.rqs[cpu].q {
 		if id != p.rqs[cpu].curr {
@@ -200,7 +230,7 @@ func (p *CFS) TaskNew(t *Task) {
 // min_vruntimes), which gives the same value.
 func (p *CFS) forkPlace(t *Task) {
 	par := &p.e[t.Parent.ID]
-	rq := &p.rqs[par.cpu]
+	rq := p.rqOf(t.Parent.Group, par.cpu)
 	e := &p.e[t.ID]
 	v := rq.minV
 	if p.startDebit {
@@ -222,8 +252,10 @@ func (p *CFS) period(nr int) int64 {
 	return p.latency
 }
 
-// slice is sched_slice for an entity of weight w; queued says whether it is
-// already counted in the runqueue.
+// slice is sched_slice for an entity of weight w on rq; queued says
+// whether it is already counted in the runqueue. Below the root it is
+// scaled by each group entity's share of the runqueue above it
+// (for_each_sched_entity in sched_slice, kernel/sched/fair.c v6.5).
 func (p *CFS) slice(rq *crq, w int64, queued bool) int64 {
 	nr, W := len(rq.q), rq.sumW
 	if !queued {
@@ -233,17 +265,24 @@ func (p *CFS) slice(rq *crq, w int64, queued bool) int64 {
 	if W == 0 {
 		return p.period(nr)
 	}
-	return p.period(nr) * w / W
+	s := p.period(nr) * w / W
+	for ; rq.g != 0; rq = p.parentRq(rq) {
+		s = p.groupSlice(rq, s)
+	}
+	return s
 }
 
+// leftmost is the queued entity of rq with the smallest vruntime, skip
+// left out (ties by id); noEnt when there is none.
 func (p *CFS) leftmost(rq *crq, skip int) int {
-	best := -1
+	best, found := noEnt, false
+	var bv int64
 	for _, id := range rq.q {
 		if id == skip {
 			continue
 		}
-		if best < 0 || p.e[id].v < p.e[best].v || p.e[id].v == p.e[best].v && id < best {
-			best = id
+		if v := p.ent(id).v; !found || v < bv || v == bv && id < best {
+			best, bv, found = id, v, true
 		}
 	}
 	return best
@@ -252,12 +291,12 @@ func (p *CFS) leftmost(rq *crq, skip int) int {
 func (p *CFS) updateMin(rq *crq) {
 	v := rq.minV
 	have := false
-	if rq.curr >= 0 && p.e[rq.curr].queued {
-		v, have = p.e[rq.curr].v, true
+	if rq.curr != noEnt && p.ent(rq.curr).queued {
+		v, have = p.ent(rq.curr).v, true
 	}
-	if l := p.leftmost(rq, rq.curr); l >= 0 {
-		if !have || p.e[l].v < v {
-			v = p.e[l].v
+	if l := p.leftmost(rq, rq.curr); l != noEnt {
+		if lv := p.ent(l).v; !have || lv < v {
+			v = lv
 		}
 		have = true
 	}
@@ -271,9 +310,10 @@ func (p *CFS) SelectCPU(t *Task, prev int, waker *Task, flags WakeFlags) int {
 	return p.smp.selectCPU(t, prev, waker, flags)
 }
 
-// Enqueue implements Policy.
+// Enqueue implements Policy: enqueue_entity on the task's group runqueue
+// of cpu, then the group entities above it (enqueueUp).
 func (p *CFS) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
-	rq := &p.rqs[cpu]
+	rq := p.rqOf(t.Group, cpu)
 	e := &p.e[t.ID]
 	forked := e.rel && flags&EnqueueInitial != 0
 	switch {
@@ -284,7 +324,7 @@ func (p *CFS) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 		// A sleeping task woken onto another CPU: migrate_task_rq_fair
 		// (v5.10) subtracts the old runqueue's min_vruntime, enqueue_entity
 		// adds the new one's (2.6.31: set_task_cpu does both).
-		e.v += rq.minV - p.rqs[e.cpu].minV
+		e.v += rq.minV - p.rqOf(t.Group, e.cpu).minV
 	case flags&(EnqueueMigrated|EnqueueInitial) != 0:
 		e.v += rq.minV // never queued before: its vruntime is 0 relative
 	}
@@ -298,96 +338,149 @@ func (p *CFS) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 		}
 		e.v = max(e.v, v)
 	case flags&EnqueueWakeup != 0:
-		thresh := p.latency
-		if p.gentle {
-			thresh /= 2
-		}
-		if p.noSleepers {
-			thresh = 0
-		}
-		e.v = max(e.v, rq.minV-thresh)
+		p.placeWakeup(rq, e)
 	}
-	rq.q = append(rq.q, t.ID)
-	rq.sumW += e.w
-	e.queued, e.cpu = true, cpu
-	p.updateMin(rq)
+	e.cpu = cpu
+	p.addEnt(rq, t.ID, e)
 	p.smp.peltEnqueue(t, cpu)
+	if rq.g != 0 {
+		p.enqueueUp(rq)
+	}
 }
 
-// Dequeue implements Policy.
-func (p *CFS) Dequeue(cpu int, t *Task, flags DequeueFlags) {
-	rq := &p.rqs[cpu]
-	e := &p.e[t.ID]
-	if !e.queued {
-		return
+// placeWakeup is place_entity(initial = 0): a waking entity at
+// max(its vruntime, min_vruntime − sched_latency), the credit halved
+// with GENTLE_FAIR_SLEEPERS.
+func (p *CFS) placeWakeup(rq *crq, e *cent) {
+	thresh := p.latency
+	if p.gentle {
+		thresh /= 2
 	}
+	if p.noSleepers {
+		thresh = 0
+	}
+	e.v = max(e.v, rq.minV-thresh)
+}
+
+// addEnt queues entity id on rq (account_entity_enqueue).
+func (p *CFS) addEnt(rq *crq, id int, e *cent) {
+	rq.q = append(rq.q, id)
+	rq.sumW += e.w
+	e.queued = true
+	p.updateMin(rq)
+}
+
+// removeEnt takes entity id off rq, its buddies and curr mark with it.
+func (p *CFS) removeEnt(rq *crq, id int, e *cent) {
 	for i, x := range rq.q {
-		if x == t.ID {
+		if x == id {
 			rq.q = append(rq.q[:i], rq.q[i+1:]...)
 			break
 		}
 	}
 	rq.sumW -= e.w
 	e.queued = false
-	if rq.next == t.ID {
-		rq.next = -1
+	if rq.next == id {
+		rq.next = noEnt
 	}
-	if rq.last == t.ID {
-		rq.last = -1
+	if rq.last == id {
+		rq.last = noEnt
 	}
-	if rq.curr == t.ID {
-		rq.curr = -1
+	if rq.curr == id {
+		rq.curr = noEnt
 	}
 	p.updateMin(rq)
+}
+
+// Dequeue implements Policy: dequeue_entity of the task, then of each
+// group entity whose runqueue it left empty (dequeueUp).
+func (p *CFS) Dequeue(cpu int, t *Task, flags DequeueFlags) {
+	rq := p.rqOf(t.Group, cpu)
+	e := &p.e[t.ID]
+	if !e.queued {
+		return
+	}
+	p.removeEnt(rq, t.ID, e)
 	p.smp.peltDequeue(t.ID, flags&DequeueSleep != 0)
 	if flags&DequeueSleep == 0 {
 		e.v -= rq.minV // absolute to relative for the move
 		e.rel = true
 	}
+	if rq.g != 0 {
+		p.dequeueUp(rq, flags&DequeueSleep != 0)
+	}
 }
 
-// preemptEntity is wakeup_preempt_entity(curr, se): -1, 0 or 1.
+// preemptEntity is wakeup_preempt_entity(curr, se): -1, 0 or 1, the
+// granularity in se's virtual time (wakeup_gran).
 func (p *CFS) preemptEntity(curr, se int) int {
-	vdiff := p.e[curr].v - p.e[se].v
+	vdiff := p.ent(curr).v - p.ent(se).v
 	if vdiff <= 0 {
 		return -1
 	}
-	if vdiff > CalcDelta(p.wakeGran, p.e[se].w) {
+	if vdiff > CalcDelta(p.wakeGran, p.ent(se).w) {
 		return 1
 	}
 	return 0
 }
 
-// PickNext implements Policy (pick_next_entity with buddies).
+// pickEntity is pick_next_entity on one runqueue: the leftmost, or the
+// last buddy, or the next buddy, when within wakeup_granularity of the
+// leftmost; both buddies are cleared.
+func (p *CFS) pickEntity(rq *crq) int {
+	left := p.leftmost(rq, noEnt)
+	se := left
+	if rq.last != noEnt && p.ent(rq.last).queued && p.preemptEntity(rq.last, left) < 1 {
+		se = rq.last
+	}
+	if rq.next != noEnt && p.ent(rq.next).queued && p.preemptEntity(rq.next, left) < 1 {
+		se = rq.next
+	}
+	rq.next, rq.last = noEnt, noEnt
+	return se
+}
+
+// setCurr is set_next_entity: an entity newly picked on rq starts a new
+// slice (prev_sum_exec_runtime).
+func (p *CFS) setCurr(rq *crq, id int) {
+	if id != rq.curr {
+		e := p.ent(id)
+		if id >= 0 {
+			e.prevSum = p.tasks[id].SumExec
+		} else {
+			e.prevSum = e.sum
+		}
+	}
+	rq.curr = id
+	p.updateMin(rq)
+}
+
+// PickNext implements Policy (pick_next_entity with buddies; with groups,
+// on each level from the root down, pickGroups).
 func (p *CFS) PickNext(cpu int, prev *Task) *Task {
+	if p.groups != nil {
+		return p.pickGroups(cpu, prev)
+	}
 	rq := &p.rqs[cpu]
 	if len(rq.q) == 0 {
-		rq.curr = -1
+		rq.curr = noEnt
 		p.smp.peltRun(cpu, -1)
 		return nil
 	}
-	left := p.leftmost(rq, -1)
-	se := left
-	if rq.last >= 0 && p.e[rq.last].queued && p.preemptEntity(rq.last, left) < 1 {
-		se = rq.last
-	}
-	if rq.next >= 0 && p.e[rq.next].queued && p.preemptEntity(rq.next, left) < 1 {
-		se = rq.next
-	}
-	rq.next, rq.last = -1, -1
-	if se != rq.curr {
-		p.e[se].prevSum = p.tasks[se].SumExec
-	}
-	rq.curr = se
-	p.updateMin(rq)
+	se := p.pickEntity(rq)
+	p.setCurr(rq, se)
 	p.smp.peltRun(cpu, se)
 	return p.tasks[se]
 }
 
-// CheckPreemptWakeup implements Policy (check_preempt_wakeup).
+// CheckPreemptWakeup implements Policy (check_preempt_wakeup; with
+// groups, checkPreemptGroups).
 func (p *CFS) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool {
 	if curr.Class == ClassIdle && t.Class != ClassIdle {
 		return true
+	}
+	if p.groups != nil {
+		return p.checkPreemptGroups(cpu, curr, t, flags)
 	}
 	rq := &p.rqs[cpu]
 	if p.nextBuddy && flags&WakeFork == 0 {
@@ -406,33 +499,79 @@ func (p *CFS) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool {
 	return false
 }
 
-// UpdateCurr implements Policy.
+// UpdateCurr implements Policy (update_curr on each level from the task
+// up, with the group runqueues' bandwidth accounting).
 func (p *CFS) UpdateCurr(cpu int, curr *Task, delta int64) {
 	e := &p.e[curr.ID]
 	if !e.queued {
 		return
 	}
-	e.v += CalcDelta(delta, e.w)
-	p.updateMin(&p.rqs[cpu])
+	rq := p.rqOf(curr.Group, cpu)
+	for {
+		e.v += CalcDelta(delta, e.w)
+		p.updateMin(rq)
+		if rq.g == 0 {
+			return
+		}
+		if p.bwc.limited(rq.g) {
+			p.bwc.account(rq.g, &rq.rqRuntime, delta, rq.curr != noEnt, rq.cpu)
+		}
+		e = p.ent(p.gid(rq.g, rq.cpu))
+		rq = p.parentRq(rq)
+		if !e.queued {
+			return
+		}
+		e.sum += delta
+	}
 }
 
-// Tick implements Policy (check_preempt_tick).
+// Tick implements Policy: entity_tick on each level from the task up,
+// check_preempt_tick where more than one entity is queued and, for a
+// group entity, update_cfs_group first.
 func (p *CFS) Tick(cpu int, curr *Task) bool {
-	rq := &p.rqs[cpu]
 	e := &p.e[curr.ID]
-	if len(rq.q) < 2 || !e.queued {
+	if !e.queued {
 		return false
 	}
+	id, rq := curr.ID, p.rqOf(curr.Group, cpu)
+	resched := false
+	for {
+		if id < 0 {
+			p.updateShares(p.groupRq(id))
+		}
+		if len(rq.q) > 1 && p.tickPreempt(rq, id) {
+			resched = true
+		}
+		if rq.g == 0 {
+			return resched
+		}
+		id = p.gid(rq.g, rq.cpu)
+		rq = p.parentRq(rq)
+		if !p.ent(id).queued {
+			return resched
+		}
+	}
+}
+
+// tickPreempt is check_preempt_tick for entity id running on rq: resched
+// when it ran longer than its slice, or (after min_granularity, with
+// TICK_LEFTMOST) leads the leftmost by more than a slice of vruntime.
+func (p *CFS) tickPreempt(rq *crq, id int) bool {
+	e := p.ent(id)
 	ideal := p.slice(rq, e.w, true)
-	ran := curr.SumExec - e.prevSum
+	sum := e.sum
+	if id >= 0 {
+		sum = p.tasks[id].SumExec
+	}
+	ran := sum - e.prevSum
 	if ran > ideal {
 		return true
 	}
 	if !p.tickLeftmost || ran < p.minGran {
 		return false
 	}
-	l := p.leftmost(rq, curr.ID)
-	return l >= 0 && p.e[curr.ID].v-p.e[l].v > ideal
+	l := p.leftmost(rq, id)
+	return l != noEnt && e.v-p.ent(l).v > ideal
 }
 
 // Balance implements Policy.

@@ -84,10 +84,8 @@ type erq struct {
 	// CFS bandwidth (groups with a quota, see eevdf_group.go): rr is
 	// runtime_remaining in ns; throttled since throttledAt; limbo holds
 	// the tasks 6.18's task-based throttling took off the queue.
-	rr          int64
-	throttled   bool
-	throttledAt int64
-	limbo       []int
+	rqRuntime
+	limbo []int
 }
 
 // noEnt marks "no entity" in erq.curr (entity ids are task IDs >= 0 and
@@ -104,16 +102,15 @@ type EEVDF struct {
 
 	// Task groups (eevdf_group.go): groups[0] the root; grqs and ge hold
 	// each non-root group's runqueue and entity per CPU, at
-	// (g-1)·ncpu + cpu; bw the bandwidth state per group; cpath the
+	// (g-1)·ncpu + cpu; bwc the bandwidth control (bandwidth.go); cpath the
 	// runqueues whose curr is set on each CPU.
 	groups  []Group
 	ncpu    int
 	grqs    []erq
 	ge      []eent
-	bw      []bandwidth
+	bwc     bandwidthCtl
 	cpath   [][]*erq
 	scratch []*erq
-	timers  Timers
 
 	baseSlice    int64
 	tick         int64
@@ -129,7 +126,6 @@ type EEVDF struct {
 	protResched  bool
 	peltWake     bool
 	taskThrottle bool
-	bwSlice      int64
 	llc          int
 }
 
@@ -172,10 +168,7 @@ var EEVDFParams = []Param{
 			"dequeues the group's entity on that CPU at once (v6.17 and earlier)",
 		Source: "kernel/sched/fair.c v6.18, \"sched/fair: Task based throttle time accounting\" and \"Defer throttling when tasks " +
 			"exit to user-space\" (Valentin Schneider, Aaron Lu, 2025); throttle_cfs_rq/dequeue of the group se in v6.6-v6.17"},
-	{Name: "cfs_bandwidth_slice", Kind: ParamDuration, Default: "5ms",
-		Doc:    "runtime a CPU's group runqueue takes from its group's quota pool at a time (sched_cfs_bandwidth_slice_us)",
-		Source: "kernel/sched/fair.c sysctl_sched_cfs_bandwidth_slice 5000 us (v3.2+)",
-		Min:    1_000, Max: 1_000_000_000},
+	bandwidthSliceParam,
 }
 
 // DefaultBaseSlice returns the default base slice in ns for ncpus CPUs on
@@ -198,7 +191,7 @@ func NewEEVDF(v Values, cpus int) *EEVDF {
 		protResched:  v.Feature("PROTECT_RESCHED", true),
 		peltWake:     v.Feature("WA_PELT", true),
 		taskThrottle: v.Feature("TASK_THROTTLE", true),
-		bwSlice:      v.Duration("cfs_bandwidth_slice", 5_000_000),
+		bwc:          bandwidthCtl{slice: v.Duration("cfs_bandwidth_slice", defaultBandwidthSlice)},
 		llc:          llcSize(v),
 	}
 }
@@ -218,6 +211,7 @@ func init() {
 		Summary: "Linux 6.6+ fair class: earliest eligible virtual deadline first, RT class above",
 		Source:  "kernel/sched/fair.c v6.6-v6.18; Stoica & Abdel-Wahab TR-95-22 (1995)",
 		Params:  append(append(append([]Param(nil), EEVDFParams...), SMPParams...), RTThrottleParams...),
+		Groups:  true,
 		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewEEVDF(v, cpus)).throttleFrom(v), nil },
 	})
 }
@@ -506,23 +500,14 @@ func (p *EEVDF) setCurr(rq *erq, id int) {
 // setPath records the runqueues whose curr the pick set on cpu, and clears
 // curr on those of the previous pick that it left (put_prev_entity).
 func (p *EEVDF) setPath(cpu int, path []*erq) {
-	for _, old := range p.cpath[cpu] {
-		keep := false
-		for _, rq := range path {
-			if rq == old {
-				keep = true
-				break
-			}
-		}
-		if !keep {
-			old.curr = noEnt
-		}
-	}
+	p.cpath[cpu] = replacePath(p.cpath[cpu], path)
 	if len(path) == 0 {
 		p.rqs[cpu].curr = noEnt
 	}
-	p.cpath[cpu] = append(p.cpath[cpu][:0], path...)
 }
+
+// clearCurr implements pickedRq.
+func (rq *erq) clearCurr() { rq.curr = noEnt }
 
 // CheckPreemptWakeup implements Policy (wakeup_preempt_fair): curr's and
 // t's entities are compared on the runqueue they share
@@ -565,8 +550,8 @@ func (p *EEVDF) UpdateCurr(cpu int, curr *Task, delta int64) {
 		if rq.g == 0 {
 			return
 		}
-		if p.bw[rq.g].quota > 0 {
-			p.accountRuntime(rq, delta)
+		if p.bwc.limited(rq.g) {
+			p.bwc.account(rq.g, &rq.rqRuntime, delta, rq.curr != noEnt, rq.cpu)
 		}
 		gid := p.gid(rq.g, rq.cpu)
 		e = p.ent(gid)

@@ -12,32 +12,6 @@ package policies
 // load in calc_group_shares (the instantaneous queued weight is used, see
 // shares).
 
-// minCfsRqRuntime is the runtime a group runqueue keeps when it empties
-// and returns the rest of its runtime to the pool (min_cfs_rq_runtime,
-// 1 ms, kernel/sched/fair.c).
-const minCfsRqRuntime = 1_000_000
-
-// cfsSlackPeriod is how long after a slack return the slack timer hands
-// the pool to throttled runqueues (cfs_bandwidth_slack_period, 5 ms);
-// minBandwidthExpiration is the least time before a period refresh that
-// makes the slack timer worth starting or running (min_bandwidth_expiration,
-// 2 ms; kernel/sched/fair.c).
-const (
-	cfsSlackPeriod         = 5_000_000
-	minBandwidthExpiration = 2_000_000
-)
-
-// bandwidth is one group's cfs_bandwidth.
-type bandwidth struct {
-	quota, period, burst int64
-	pool                 int64 // cfs_b->runtime, ns
-	timerOn, idle        bool
-	slackOn              bool
-	next                 int64  // ns, the period timer's next expiry
-	throttled            []*erq // cfs_b->throttled_cfs_rq, in throttle order
-	stats                GroupStats
-}
-
 // SetGroups implements GroupScheduler: the group tree, before Init.
 func (p *EEVDF) SetGroups(groups []Group) bool {
 	p.groups = groups
@@ -50,30 +24,16 @@ func (p *EEVDF) initGroups(s Sim) {
 		p.groups = nil
 		return
 	}
-	if t, ok := s.(Timers); ok {
-		p.timers = t
-	}
-	n := (len(p.groups) - 1) * p.ncpu
-	p.grqs = make([]erq, n)
-	p.ge = make([]eent, n)
-	p.bw = make([]bandwidth, len(p.groups))
-	for g := 1; g < len(p.groups); g++ {
-		for c := 0; c < p.ncpu; c++ {
-			k := (g-1)*p.ncpu + c
-			p.grqs[k] = erq{curr: noEnt, g: g, cpu: c}
-			p.ge[k] = eent{w: p.groups[g].Shares, slice: p.baseSlice, cpu: c}
-		}
-		gr := p.groups[g]
-		if gr.Quota > 0 && p.timers != nil {
-			period := gr.Period
-			if period <= 0 {
-				period = 100_000_000 // default_cfs_period(), 100 ms
-			}
-			p.bw[g] = bandwidth{quota: gr.Quota, period: period, burst: gr.Burst, pool: gr.Quota,
-				stats: GroupStats{Path: gr.Path}}
-		}
-	}
+	p.grqs, p.ge = groupSlots(p.groups, p.ncpu, func(g, c int) (erq, eent) {
+		return erq{curr: noEnt, g: g, cpu: c}, eent{w: p.groups[g].Shares, slice: p.baseSlice, cpu: c}
+	})
+	p.bwc.rq = func(key int) *rqRuntime { return &p.grqs[key].rqRuntime }
+	p.bwc.unthrottle = func(key int) { p.unthrottle(&p.grqs[key]) }
+	p.bwc.init(s, p.groups)
 }
+
+// key is rq's bandwidthCtl key (a group runqueue's index in grqs).
+func (p *EEVDF) key(rq *erq) int { return (rq.g-1)*p.ncpu + rq.cpu }
 
 // gid is the entity id of group g's entity on cpu (g >= 1): -2 and below,
 // -1 being noEnt.
@@ -121,15 +81,6 @@ func (p *EEVDF) throttledUp(rq *erq) bool {
 	return false
 }
 
-// depth is the number of groups between g and the root.
-func (p *EEVDF) depth(g int) int {
-	d := 0
-	for ; g > 0; g = p.groups[g].Parent {
-		d++
-	}
-	return d
-}
-
 // enqueueUp queues the group entity of rq and of each runqueue above it
 // that is not queued yet, and refreshes the weights of those that are
 // (enqueue_task_fair's two loops, with update_cfs_group). Under the v6.17
@@ -137,8 +88,8 @@ func (p *EEVDF) depth(g int) int {
 // quota when it gets work is throttled first (check_enqueue_throttle).
 func (p *EEVDF) enqueueUp(rq *erq) {
 	for rq.g != 0 {
-		if p.bw[rq.g].quota > 0 && !rq.throttled && rq.curr == noEnt && rq.rr <= 0 {
-			p.accountRuntime(rq, 0)
+		if p.bwc.limited(rq.g) && !rq.throttled && rq.curr == noEnt && rq.rr <= 0 {
+			p.bwc.account(rq.g, &rq.rqRuntime, 0, false, rq.cpu)
 			if rq.rr <= 0 {
 				p.throttle(rq)
 			}
@@ -185,8 +136,8 @@ func (p *EEVDF) dequeueUp(rq *erq, sleep bool) {
 			return
 		}
 		if len(rq.q) == 0 {
-			if p.bw[rq.g].quota > 0 {
-				p.returnRuntime(rq)
+			if p.bwc.limited(rq.g) {
+				p.bwc.returnRuntime(rq.g, &rq.rqRuntime)
 			}
 			if sleep && p.delayDeq && !prq.eligible(ge) {
 				// DELAY_DEQUEUE of a group entity: dequeue_entities
@@ -224,22 +175,10 @@ func (p *EEVDF) finishGroupDelayed(rq *erq, gid int) {
 	p.dequeueUp(rq, true)
 }
 
-// shares is calc_group_shares (kernel/sched/fair.c v6.18) for rq's group
-// entity: the group's shares × this CPU's load / the group's load over all
-// CPUs, clamped to [1, shares]. The kernel's load is max(the queued weight,
-// the PELT load average); this model uses the queued weight, so a group
-// whose tasks sleep briefly gives up its share on that CPU at once rather
-// than over PELT's 32 ms half-life.
+// shares is calc_group_shares for rq's group entity (kernel/sched/fair.c
+// v6.18; calcGroupShares).
 func (p *EEVDF) shares(rq *erq) int64 {
-	tg := p.groups[rq.g].Shares
-	var total int64
-	for c := 0; c < p.ncpu; c++ {
-		total += p.rqOf(rq.g, c).sumW
-	}
-	if total <= 0 || rq.sumW >= total {
-		return tg
-	}
-	return min(max(tg*rq.sumW/total, 1), tg)
+	return calcGroupShares(p.groups[rq.g].Shares, rq.cpu, p.ncpu, func(c int) int64 { return p.rqOf(rq.g, c).sumW })
 }
 
 // updateShares is update_cfs_group: reweight rq's queued group entity.
@@ -278,47 +217,15 @@ func (p *EEVDF) reweight(rq *erq, id int, e *eent, w int64) {
 // ancestries meet on cpu, and their entities there; ok is false when
 // either is not queued there (a throttled group).
 func (p *EEVDF) matching(cpu int, curr, t *Task) (rq *erq, ci, ti int, ok bool) {
-	cr, tr := p.rqOf(curr.Group, cpu), p.rqOf(t.Group, cpu)
+	m, cg, tg := meetGroups(p.groups, curr.Group, t.Group)
 	ci, ti = curr.ID, t.ID
-	dc, dt := p.depth(curr.Group), p.depth(t.Group)
-	for ; dc > dt; dc-- {
-		ci, cr = p.gid(cr.g, cpu), p.parentRq(cr)
+	if cg != 0 {
+		ci = p.gid(cg, cpu)
 	}
-	for ; dt > dc; dt-- {
-		ti, tr = p.gid(tr.g, cpu), p.parentRq(tr)
+	if tg != 0 {
+		ti = p.gid(tg, cpu)
 	}
-	for cr != tr {
-		ci, cr = p.gid(cr.g, cpu), p.parentRq(cr)
-		ti, tr = p.gid(tr.g, cpu), p.parentRq(tr)
-	}
-	return cr, ci, ti, p.ent(ci).queued && p.ent(ti).queued
-}
-
-// accountRuntime is __account_cfs_rq_runtime: delta ns of run time off
-// rq's runtime_remaining; when none is left, more from the pool
-// (assign_cfs_rq_runtime), or a resched so that the pick throttles rq.
-func (p *EEVDF) accountRuntime(rq *erq, delta int64) {
-	rq.rr -= delta
-	if rq.rr > 0 || rq.throttled {
-		return
-	}
-	if !p.assignRuntime(rq, p.bwSlice) && rq.curr != noEnt {
-		p.sim.Resched(rq.cpu)
-	}
-}
-
-// assignRuntime is __assign_cfs_rq_runtime: take up to target −
-// runtime_remaining ns from the pool; reports whether rq has runtime left.
-func (p *EEVDF) assignRuntime(rq *erq, target int64) bool {
-	b := &p.bw[rq.g]
-	p.startPeriod(rq.g)
-	if want := target - rq.rr; b.pool > 0 && want > 0 {
-		amt := min(b.pool, want)
-		b.pool -= amt
-		rq.rr += amt
-		b.idle = false
-	}
-	return rq.rr > 0
+	return p.rqOf(m, cpu), ci, ti, p.ent(ci).queued && p.ent(ti).queued
 }
 
 // checkRuntime is check_cfs_rq_runtime on the group runqueue rq as the
@@ -326,10 +233,7 @@ func (p *EEVDF) assignRuntime(rq *erq, target int64) bool {
 // whether rq's group entity left its parent (v6.17's group dequeue), so
 // the pick starts over.
 func (p *EEVDF) checkRuntime(rq *erq) bool {
-	if p.bw[rq.g].quota <= 0 || rq.rr > 0 || rq.throttled {
-		return false
-	}
-	return p.throttle(rq)
+	return p.bwc.due(rq.g, &rq.rqRuntime) && p.throttle(rq)
 }
 
 // putPrevBandwidth is put_prev_entity's check_cfs_rq_runtime on each
@@ -352,12 +256,9 @@ func (p *EEVDF) putPrevBandwidth(cpu int, prev *Task) {
 // its tasks go to limbo as they are picked (PickNext); its throttled time
 // starts with the first of them.
 func (p *EEVDF) throttle(rq *erq) bool {
-	if p.assignRuntime(rq, 1) {
+	if !p.bwc.throttle(rq.g, p.key(rq), &rq.rqRuntime) {
 		return false
 	}
-	b := &p.bw[rq.g]
-	rq.throttled = true
-	b.throttled = append(b.throttled, rq)
 	if p.taskThrottle {
 		rq.throttledAt = -1
 		return false
@@ -404,20 +305,7 @@ func (p *EEVDF) leaveLimbo(id int, e *eent) {
 // group entity is queued again (v6.17) or its subtree's limbo tasks are
 // (tg_unthrottle_up, 6.18); an idle CPU is rescheduled.
 func (p *EEVDF) unthrottle(rq *erq) {
-	b := &p.bw[rq.g]
-	if p.timers != nil {
-		p.timers.Sync(rq.cpu)
-	}
-	rq.throttled = false
-	if rq.throttledAt >= 0 {
-		b.stats.ThrottledNS += p.sim.Now() - rq.throttledAt
-	}
-	for i, r := range b.throttled {
-		if r == rq {
-			b.throttled = append(b.throttled[:i], b.throttled[i+1:]...)
-			break
-		}
-	}
+	p.bwc.unthrottled(rq.g, p.key(rq), &rq.rqRuntime, rq.cpu)
 	if p.taskThrottle {
 		for g := 1; g < len(p.groups); g++ {
 			r := p.rqOf(g, rq.cpu)
@@ -453,111 +341,6 @@ func (p *EEVDF) below(r, top *erq) bool {
 	return false
 }
 
-// startPeriod is start_cfs_bandwidth: the period timer runs, its expiries
-// keeping their phase across idle stops (hrtimer_forward_now).
-func (p *EEVDF) startPeriod(g int) {
-	b := &p.bw[g]
-	if b.timerOn || p.timers == nil {
-		return
-	}
-	b.timerOn = true
-	now := p.sim.Now()
-	if b.next <= 0 {
-		b.next = now + b.period
-	} else if b.next <= now {
-		b.next += ((now-b.next)/b.period + 1) * b.period
-	}
-	at := b.next
-	p.timers.AddTimer(at, func() { p.periodTimer(g, at) })
-}
-
-// periodTimer is sched_cfs_period_timer / do_sched_cfs_period_timer
-// (kernel/sched/fair.c v6.18): count the period, refill the pool to at
-// most quota + burst, stop after an idle period, else count a throttled
-// period and hand the pool to the throttled runqueues.
-func (p *EEVDF) periodTimer(g int, at int64) {
-	b := &p.bw[g]
-	if !b.timerOn || at != b.next {
-		return
-	}
-	b.stats.NrPeriods++
-	throttled := len(b.throttled) > 0
-	b.pool = min(b.pool+b.quota, b.quota+b.burst)
-	if b.idle && !throttled {
-		b.timerOn = false
-		return
-	}
-	if !throttled {
-		b.idle = true
-	} else {
-		b.stats.NrThrottled++
-		p.distribute(g)
-		b.idle = false
-	}
-	b.next = at + b.period
-	next := b.next
-	p.timers.AddTimer(next, func() { p.periodTimer(g, next) })
-}
-
-// distribute is distribute_cfs_runtime: each throttled runqueue in turn
-// gets what it is short plus 1 ns while the pool lasts, and is unthrottled.
-func (p *EEVDF) distribute(g int) {
-	b := &p.bw[g]
-	for _, rq := range append([]*erq(nil), b.throttled...) {
-		if b.pool <= 0 {
-			return
-		}
-		amt := min(b.pool, -rq.rr+1)
-		b.pool -= amt
-		rq.rr += amt
-		if rq.rr > 0 {
-			p.unthrottle(rq)
-		}
-	}
-}
-
-// returnRuntime is __return_cfs_rq_runtime: an emptied group runqueue
-// keeps minCfsRqRuntime and gives the rest back; if that leaves more than
-// a slice in the pool while runqueues are throttled, the slack timer hands
-// it out cfsSlackPeriod later (start_cfs_slack_bandwidth,
-// do_sched_cfs_slack_timer), unless a refresh is due first.
-func (p *EEVDF) returnRuntime(rq *erq) {
-	slack := rq.rr - minCfsRqRuntime
-	if slack <= 0 {
-		return
-	}
-	b := &p.bw[rq.g]
-	b.pool += slack
-	rq.rr -= slack
-	if b.pool <= p.bwSlice || len(b.throttled) == 0 || b.slackOn || p.timers == nil {
-		return
-	}
-	now := p.sim.Now()
-	if b.timerOn && b.next-now < cfsSlackPeriod+minBandwidthExpiration {
-		return
-	}
-	b.slackOn = true
-	g := rq.g
-	p.timers.AddTimer(now+cfsSlackPeriod, func() {
-		b.slackOn = false
-		if b.timerOn && b.next-p.sim.Now() < minBandwidthExpiration {
-			return
-		}
-		if b.pool > p.bwSlice {
-			p.distribute(g)
-		}
-	})
-}
-
 // GroupStats implements GroupReporter: cpu.stat's counts for each group
-// with a quota (throttled time of runqueues still throttled at the end is
-// not counted).
-func (p *EEVDF) GroupStats() []GroupStats {
-	var out []GroupStats
-	for g := 1; g < len(p.bw); g++ {
-		if p.bw[g].quota > 0 {
-			out = append(out, p.bw[g].stats)
-		}
-	}
-	return out
-}
+// with a quota.
+func (p *EEVDF) GroupStats() []GroupStats { return p.bwc.groupStats() }

@@ -1,5 +1,7 @@
 package policies
 
+import "slices"
+
 // Task groups (cgroups with the cpu controller, autogroups) as the fair
 // class schedules them: a tree of groups, each with a weight (tg->shares)
 // and optionally a CFS bandwidth limit (quota per period, burst). The
@@ -73,4 +75,84 @@ func (s *Stack) GroupStats() []GroupStats {
 		return g.GroupStats()
 	}
 	return nil
+}
+
+// calcGroupShares is calc_group_shares (kernel/sched/fair.c, the same
+// formula in v6.5 and v6.18) for the entity on cpu of a group of shares
+// tg whose runqueue on CPU c holds load(c), of ncpu CPUs: tg·load(cpu) /
+// Σ load, clamped to [1, tg]; all of the group's load on cpu gives it tg.
+// The kernel takes each load as max(the queued weight, the PELT load
+// average); the policies pass the queued weights, so a group whose tasks
+// sleep briefly gives up its share on that CPU at once rather than over
+// PELT's 32 ms half-life.
+func calcGroupShares(tg int64, cpu, ncpu int, load func(c int) int64) int64 {
+	var total int64
+	for c := 0; c < ncpu; c++ {
+		total += load(c)
+	}
+	l := load(cpu)
+	if total <= 0 || l >= total {
+		return tg
+	}
+	return min(max(tg*l/total, 1), tg)
+}
+
+// groupDepth is the number of groups between g and the root.
+func groupDepth(groups []Group, g int) int {
+	d := 0
+	for ; g > 0; g = groups[g].Parent {
+		d++
+	}
+	return d
+}
+
+// meetGroups is find_matching_se on the group tree (kernel/sched/fair.c,
+// the same in v6.5 and v6.18): the group m whose runqueue holds both the
+// entity of a task of group a and that of a task of group b, and the
+// groups whose entities represent them there, ca and cb, 0 where that
+// entity is the task itself (a or b is m).
+func meetGroups(groups []Group, a, b int) (m, ca, cb int) {
+	da, db := groupDepth(groups, a), groupDepth(groups, b)
+	for ; da > db; da-- {
+		ca, a = a, groups[a].Parent
+	}
+	for ; db > da; db-- {
+		cb, b = b, groups[b].Parent
+	}
+	for a != b {
+		ca, a = a, groups[a].Parent
+		cb, b = b, groups[b].Parent
+	}
+	return a, ca, cb
+}
+
+// pickedRq is a runqueue whose curr a hierarchical pick sets (erq, crq).
+type pickedRq interface {
+	comparable
+	clearCurr()
+}
+
+// replacePath is put_prev_entity on the levels a pick left: curr is
+// cleared on each runqueue of old, the path of the previous pick, that
+// path does not hold; path is returned, copied into old's storage.
+func replacePath[R pickedRq](old, path []R) []R {
+	for _, o := range old {
+		if !slices.Contains(path, o) {
+			o.clearCurr()
+		}
+	}
+	return append(old[:0], path...)
+}
+
+// groupSlots builds a policy's group runqueues and entities: for each
+// group g >= 1 and CPU c, at (g−1)·ncpu + c, the pair mk(g, c) returns.
+func groupSlots[R, E any](groups []Group, ncpu int, mk func(g, c int) (R, E)) ([]R, []E) {
+	n := (len(groups) - 1) * ncpu
+	rqs, ents := make([]R, n), make([]E, n)
+	for g := 1; g < len(groups); g++ {
+		for c := 0; c < ncpu; c++ {
+			rqs[(g-1)*ncpu+c], ents[(g-1)*ncpu+c] = mk(g, c)
+		}
+	}
+	return rqs, ents
 }

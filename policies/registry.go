@@ -81,6 +81,11 @@ type Info struct {
 	Summary string // one line
 	Source  string // main source (kernel version, file, paper)
 	Params  []Param
+	// Groups says that the policy schedules task groups hierarchically,
+	// with cgroup weights and CFS bandwidth control (its SetGroups
+	// returns true, see GroupScheduler); the others schedule every task
+	// as a peer.
+	Groups bool
 	// New builds a policy instance. p holds only parameters the user set
 	// (validated against Params); cpus is the simulated CPU count, which
 	// some defaults scale with.
@@ -112,6 +117,18 @@ func List() []Info {
 		out = append(out, withEra(in))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// GroupPolicies returns the names of the registered policies that
+// schedule task groups hierarchically (Info.Groups), sorted.
+func GroupPolicies() []string {
+	var out []string
+	for _, in := range List() {
+		if in.Groups {
+			out = append(out, in.Name)
+		}
+	}
 	return out
 }
 

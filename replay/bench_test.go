@@ -73,6 +73,15 @@ func BenchmarkSimulateEEVDF(b *testing.B) {
 // reweighting on every enqueue and dequeue) and a quota on one of them
 // (target: above 2 M simulated events/s, as without groups).
 func BenchmarkSimulateEEVDFGroups(b *testing.B) {
+	benchGroups(b, func() policies.Policy { return policies.NewStack(policies.NewEEVDF(nil, 2)) })
+}
+
+// BenchmarkSimulateCFSGroups is BenchmarkSimulateEEVDFGroups under cfs.
+func BenchmarkSimulateCFSGroups(b *testing.B) {
+	benchGroups(b, func() policies.Policy { return policies.NewStack(policies.NewCFS(nil, 2)) })
+}
+
+func benchGroups(b *testing.B, pol func() policies.Policy) {
 	m := ringModel(8, 100_000, 20_000)
 	for i := range m.Tasks {
 		m.Tasks[i].Cgroup = fmt.Sprintf("/pod/c%d", i%4)
@@ -82,7 +91,7 @@ func BenchmarkSimulateEEVDFGroups(b *testing.B) {
 	b.ReportAllocs()
 	var events int64
 	for i := 0; i < b.N; i++ {
-		res, err := Simulate(m, policies.NewStack(policies.NewEEVDF(nil, 2)), cfg)
+		res, err := Simulate(m, pol(), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

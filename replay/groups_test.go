@@ -36,9 +36,18 @@ func TestGroupWeightsShareOneCPU(t *testing.T) {
 	// between the group entities, then /a's half 1:1 between its tasks:
 	// over the first 600 ms b gets 300 ms and each a task 150 ms; flat it
 	// would be 200 ms each. Slices end at ticks (HZ 250), so a share is
-	// exact to within a few 4 ms ticks: 12 ms tolerance.
+	// exact to within a few 4 ms ticks: 12 ms tolerance. The same holds
+	// for eevdf (kernel/sched/fair.c v6.18) and cfs (v6.5): cfs's slices
+	// are longer (sched_slice: 6 ms × 1/2 for /b's hog, 6 ms × 1/2 × 1/2
+	// for each of /a's) but still end at a tick.
+	for _, pol := range []string{"eevdf", "cfs"} {
+		t.Run(pol, func(t *testing.T) { testGroupWeights(t, pol) })
+	}
+}
+
+func testGroupWeights(t *testing.T, pol string) {
 	m := groupHogs(2_000_000_000, "/a", "/a", "/b")
-	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	res := simulate(t, m, pol, Config{HZ: 250})
 	if !res.GroupsModelled || len(res.Groups) != 3 {
 		t.Fatalf("groups modelled %v, %d groups, want true and 3 (root, /a, /b)", res.GroupsModelled, len(res.Groups))
 	}
@@ -49,17 +58,27 @@ func TestGroupWeightsShareOneCPU(t *testing.T) {
 		}
 	}
 	// /a at cpu.weight 200 (load 2048): /a gets 2/3, 200 ms per task, b 200.
-	res = simulate(t, m, "eevdf", Config{HZ: 250, CgroupChanges: []CgroupChange{{Path: "/a", Weight: 200}}})
+	res = simulate(t, m, pol, Config{HZ: 250, CgroupChanges: []CgroupChange{{Path: "/a", Weight: 200}}})
 	got = runBefore(res, 600_000_000)
 	for tid, want := range map[trace.TID]int64{100: 200_000_000, 101: 200_000_000, 102: 200_000_000} {
 		if d := got[tid] - want; d < -12_000_000 || d > 12_000_000 {
 			t.Errorf("/a weight 200: tid %d ran %d ns of the first 600 ms, want %d ± 12 ms", tid, got[tid], want)
 		}
 	}
+	// Weights 2:1 with one hog each: /a at cpu.weight 200 (load 2048) and
+	// /b at 100 (1024) split the CPU 2:1, 400 and 200 ms of 600.
+	m2 := groupHogs(2_000_000_000, "/a", "/b")
+	res = simulate(t, m2, pol, Config{HZ: 250, CgroupChanges: []CgroupChange{{Path: "/a", Weight: 200}}})
+	got = runBefore(res, 600_000_000)
+	for tid, want := range map[trace.TID]int64{100: 400_000_000, 101: 200_000_000} {
+		if d := got[tid] - want; d < -12_000_000 || d > 12_000_000 {
+			t.Errorf("weights 2:1: tid %d ran %d ns of the first 600 ms, want %d ± 12 ms", tid, got[tid], want)
+		}
+	}
 	// Nested: /a/x and /a/y under /a, /b beside it: /a and /b split 1:1,
 	// /a's half goes 1:1 to /a/x and /a/y: 150, 150, 300 ms again.
 	m = groupHogs(2_000_000_000, "/a/x", "/a/y", "/b")
-	res = simulate(t, m, "eevdf", Config{HZ: 250})
+	res = simulate(t, m, pol, Config{HZ: 250})
 	if len(res.Groups) != 5 {
 		t.Fatalf("nested: %d groups, want 5 (/, /a, /a/x, /a/y, /b)", len(res.Groups))
 	}
@@ -70,7 +89,7 @@ func TestGroupWeightsShareOneCPU(t *testing.T) {
 		}
 	}
 	// NoGroups: the flat runqueue, 200 ms each.
-	res = simulate(t, m, "eevdf", Config{HZ: 250, NoGroups: true})
+	res = simulate(t, m, pol, Config{HZ: 250, NoGroups: true})
 	got = runBefore(res, 600_000_000)
 	for tid := trace.TID(100); tid <= 102; tid++ {
 		if d := got[tid] - 200_000_000; d < -12_000_000 || d > 12_000_000 {
@@ -87,8 +106,9 @@ func TestGroupQuotaThrottles(t *testing.T) {
 	// less than a tick per period and the next refill
 	// (min(pool + quota, quota + burst)) pays the debt: about 25 ms per
 	// period. 1 s of work then takes 40 periods: the task ends after about
-	// 39 × 100 ms + 25 ms = 3.9 s, ± one period.
-	for _, feat := range []string{"eevdf", "eevdf:NO_TASK_THROTTLE"} {
+	// 39 × 100 ms + 25 ms = 3.9 s, ± one period. cfs throttles as v6.5
+	// does, by dequeuing the group entity (eevdf's NO_TASK_THROTTLE).
+	for _, feat := range []string{"eevdf", "eevdf:NO_TASK_THROTTLE", "cfs"} {
 		t.Run(feat, func(t *testing.T) {
 			m := groupHogs(1_000_000_000, "/svc")
 			cfg := Config{HZ: 250, Cgroups: []trace.CgroupSettings{{Path: "/svc", QuotaNS: 25_000_000, PeriodNS: 100_000_000}}}
@@ -205,5 +225,28 @@ func TestTermination(t *testing.T) {
 	}}
 	if u, d, set := Termination(tk, cfg); u != UntilDeadline || d != 1e9 || !set {
 		t.Errorf("overrides: %v %d %v, want deadline 1e9 set", u, d, set)
+	}
+}
+
+func TestGroupQuotaTwoCPUs(t *testing.T) {
+	// Two hogs in /svc on two CPUs with cpu.max 50ms/100ms: the group's
+	// runqueues on both CPUs draw 5 ms slices from one pool, so the pair
+	// runs 50 ms per period in all, not per CPU: about 500 ms of the first
+	// second between them (each CPU may overrun its slice by up to a 4 ms
+	// tick before the pick throttles it: ± 40 ms).
+	for _, pol := range []string{"eevdf", "eevdf:NO_TASK_THROTTLE", "cfs"} {
+		t.Run(pol, func(t *testing.T) {
+			m := groupHogs(2_000_000_000, "/svc", "/svc")
+			m.NrCPUs = 2
+			cfg := Config{HZ: 250, Cgroups: []trace.CgroupSettings{{Path: "/svc", QuotaNS: 50_000_000, PeriodNS: 100_000_000}}}
+			res := simulate(t, m, pol, cfg)
+			got := runBefore(res, 1_000_000_000)
+			if sum := got[100] + got[101]; sum < 460_000_000 || sum > 540_000_000 {
+				t.Errorf("the hogs ran %d + %d ns of the first second, want 500 ms ± 40 ms in all", got[100], got[101])
+			}
+			if len(res.GroupStats) != 1 || res.GroupStats[0].NrThrottled < 9 {
+				t.Errorf("group stats %+v, want /svc throttled in nearly every period", res.GroupStats)
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/trace"
 )
@@ -120,7 +121,7 @@ func writeGroupLine(out io.Writer, m *replay.Model, cfg replay.Config) {
 		return // CheckConfig said it already
 	}
 	if line := replay.GroupsLine(groups); line != "" {
-		fmt.Fprintln(out, line+"; eevdf schedules them hierarchically (cgroup weights and CFS bandwidth), other policies as peers")
+		fmt.Fprintln(out, line+"; "+strings.Join(policies.GroupPolicies(), " and ")+" schedule them hierarchically (cgroup weights and CFS bandwidth), other policies as peers")
 		return
 	}
 	if len(groups) <= 1 && (cfg.NoAutogroup || len(cfg.Overrides) > 0) {
