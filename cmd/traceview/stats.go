@@ -82,12 +82,13 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	}
 	out := cmd.OutOrStdout()
 	// Stats has no warnings field: they go to stderr in both formats.
-	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	ws := metaWarnings(src.Meta())
 	for _, w := range st.Warnings {
-		if w.Key == "lossy-excluded" { // the stats' own; the reader's are printed above
-			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
+		if w.Key == "lossy-excluded" { // the stats' own; the reader's are above
+			ws = append(ws, w)
 		}
 	}
+	writeWarnings(cmd.ErrOrStderr(), o.input, "", ws)
 	if o.output == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
