@@ -22,11 +22,12 @@
 // flows); WriteHTMLReport writes one self-contained page with SVG plots.
 // These and ComputeLatency's default mode share one schedule reconstruction
 // (package trace/schedule), so their delays, runs and runtimes agree; only
-// PerfCompat (and -C, which is perf's own option) runs perf's state machine.
+// PerfCompat (and -C, which is perf's own option) runs perf's state machine,
+// perfcompat.Latency.
 //
-// perf sched timehist and perf sched map, perf's own per-switch views, and
-// the byte-exact renderer of perf sched latency's table (--perf) are in
-// report/perfcompat.
+// perf sched timehist and perf sched map, perf's own per-switch views,
+// perf sched latency's state machine and the byte-exact renderer of its
+// table (--perf) are in report/perfcompat.
 //
 // All times are int64 nanoseconds on the trace clock; renderers convert to
 // milliseconds and seconds only when printing. Percentiles use gonum's
