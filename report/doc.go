@@ -16,11 +16,9 @@
 // The other views read the same stream: Compare sets two latency reports
 // side by side as B/A ratios; ComputeStats gives per-CPU utilization,
 // runqueue length, migrations and runqlat-style log2 histograms of the
-// delays; ExportPprof / WritePprof build a pprof profile of delay, runtime
-// and switches by [process; thread; waker or "preempted"]; WriteChromeJSON
-// writes Chrome trace-event JSON (CPU tracks, task-state tracks, wakeup
-// flows); WriteHTMLReport writes one self-contained page with SVG plots.
-// These and ComputeLatency's default mode share one schedule reconstruction
+// delays; WriteHTMLReport writes one self-contained page with SVG plots.
+// These, the exporters (export/pprof, export/chromejson) and
+// ComputeLatency's default mode share one schedule reconstruction
 // (package trace/schedule), so their delays, runs and runtimes agree; only
 // PerfCompat (and -C, which is perf's own option) runs perf's state machine,
 // perfcompat.Latency.
