@@ -12,11 +12,7 @@ import (
 // HTML report panic, or gives a negative delay or busy time. The exports
 // have their own targets (export/pprof, export/chromejson).
 func FuzzStatsPass(f *testing.F) {
-	for _, s := range testsched.FuzzSeeds() {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		evs := testsched.FuzzEvents(data)
+	testsched.Fuzz(f, func(t *testing.T, evs []trace.Event) {
 		st, err := ComputeStats(trace.NewSliceSource(evs, nil), StatsOptions{Buckets: 7})
 		if err != nil {
 			t.Fatal(err)

@@ -14,12 +14,9 @@ import (
 // Write fail or panic, or write invalid JSON or a slice of negative
 // duration.
 func FuzzWrite(f *testing.F) {
-	for _, s := range testsched.FuzzSeeds() {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	testsched.Fuzz(f, func(t *testing.T, evs []trace.Event) {
 		var buf bytes.Buffer
-		if err := Write(&buf, trace.NewSliceSource(testsched.FuzzEvents(data), nil), Options{}); err != nil {
+		if err := Write(&buf, trace.NewSliceSource(evs, nil), Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if !json.Valid(buf.Bytes()) {

@@ -2,11 +2,13 @@ package chromejson
 
 import (
 	"bytes"
+	"io"
 	"path/filepath"
 	"testing"
 
 	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 )
 
 // TestWriteChromeJSONRealTraces exports every shared trace and checks the
@@ -62,4 +64,9 @@ func TestWriteChromeJSONRealTraces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkWrite writes the export of testsched.BenchTrace.
+func BenchmarkWrite(b *testing.B) {
+	testsched.Bench(b, func(src trace.Source) error { return Write(io.Discard, src, Options{}) })
 }

@@ -12,11 +12,8 @@ import (
 // Profile fail or panic, or gives a profile that fails CheckValid or has a
 // negative value.
 func FuzzWrite(f *testing.F) {
-	for _, s := range testsched.FuzzSeeds() {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		prof, err := Profile(trace.NewSliceSource(testsched.FuzzEvents(data), nil), Options{})
+	testsched.Fuzz(f, func(t *testing.T, evs []trace.Event) {
+		prof, err := Profile(trace.NewSliceSource(evs, nil), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

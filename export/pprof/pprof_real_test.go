@@ -2,6 +2,7 @@ package pprof
 
 import (
 	"bytes"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 )
 
 // gLatencyByTID returns ComputeLatency's per-task Sum delay summed by TID
@@ -107,4 +109,9 @@ func TestExportPprofGoToolReal(t *testing.T) {
 	if topV != wantTop || len(rows) == 0 {
 		t.Errorf("most delayed thread in pprof: %s %d ns; latency table's largest Sum delay: %d ns", top, topV, wantTop)
 	}
+}
+
+// BenchmarkWrite writes the export of testsched.BenchTrace.
+func BenchmarkWrite(b *testing.B) {
+	testsched.Bench(b, func(src trace.Source) error { return Write(io.Discard, src, Options{}) })
 }

@@ -2,8 +2,9 @@
 // a schedule share (report and the exporters under export/): hand-made
 // events small enough to compute by hand (Scenario), the hand-made cases of
 // report/testdata/schedule.txtar (Case), events made from fuzz input
-// (FuzzEvents), and the real traces of testdata/traces and ../shared/traces
-// (RealTraces, AllTraces, Open). Only tests import it.
+// (FuzzEvents, Fuzz), and the real traces of testdata/traces and
+// ../shared/traces (RealTraces, AllTraces, Open; BenchTrace and Bench for
+// the benchmarks). Only tests import it.
 package testsched
 
 import (
@@ -231,11 +232,10 @@ func Bench(b *testing.B, fn func(src trace.Source) error) {
 	}
 }
 
-// FuzzSeeds are the seeds of the fuzz targets that read FuzzEvents: a
-// short stream of every kind, and a longer repeated one.
-func FuzzSeeds() [][]byte {
-	return [][]byte{
-		{0, 1, 2, 3, 2, 3, 0, 4, 1, 3, 4, 8, 0, 2, 9, 1, 10, 1, 0, 40},
-		bytes.Repeat([]byte{0, 1, 5, 4, 2, 2, 3, 8, 1, 2, 6, 1, 5, 2, 0, 4}, 8),
-	}
+// Fuzz runs check on the events (FuzzEvents) of every input of fuzz target
+// f, seeded with a short stream of every kind and a longer repeated one.
+func Fuzz(f *testing.F, check func(t *testing.T, evs []trace.Event)) {
+	f.Add([]byte{0, 1, 2, 3, 2, 3, 0, 4, 1, 3, 4, 8, 0, 2, 9, 1, 10, 1, 0, 40})
+	f.Add(bytes.Repeat([]byte{0, 1, 5, 4, 2, 2, 3, 8, 1, 2, 6, 1, 5, 2, 0, 4}, 8))
+	f.Fuzz(func(t *testing.T, data []byte) { check(t, FuzzEvents(data)) })
 }
