@@ -3,7 +3,8 @@ package export
 import (
 	"io"
 
-	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/export/chromejson"
+	"github.com/traceview/traceview/export/pprof"
 	"github.com/traceview/traceview/report/tables"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/perfettopb"
@@ -12,12 +13,12 @@ import (
 func init() {
 	Register(Format{
 		Name:        "pprof",
-		Description: "gzipped pprof profile of scheduling delay, runtime and switches by command, process, thread and waker (report.WritePprof)",
+		Description: "gzipped pprof profile of scheduling delay, runtime and switches by command, process, thread and waker (pprof.Write)",
 		Binary:      true,
 		Filters:     true,
 		Options:     []string{OptKallsyms},
 		Write: func(w io.Writer, src trace.Source, o Options) error {
-			return report.WritePprof(w, src, report.ExportOptions{Filter: o.Filter, KernelSymbols: o.KernelSymbols})
+			return pprof.Write(w, src, pprof.Options{Filter: o.Filter, KernelSymbols: o.KernelSymbols})
 		},
 	})
 	Register(Format{
@@ -33,10 +34,10 @@ func init() {
 	})
 	Register(Format{
 		Name:        "chrome-json",
-		Description: "Chrome trace-event JSON: per-CPU and per-task tracks, wakeup flows (report.WriteChromeJSON)",
+		Description: "Chrome trace-event JSON: per-CPU and per-task tracks, wakeup flows (chromejson.Write)",
 		Filters:     true,
 		Write: func(w io.Writer, src trace.Source, o Options) error {
-			return report.WriteChromeJSON(w, src, report.ExportOptions{Filter: o.Filter})
+			return chromejson.Write(w, src, chromejson.Options{Filter: o.Filter})
 		},
 	})
 	Register(Format{

@@ -16,17 +16,16 @@
 // The other views read the same stream: Compare sets two latency reports
 // side by side as B/A ratios; ComputeStats gives per-CPU utilization,
 // runqueue length, migrations and runqlat-style log2 histograms of the
-// delays; ExportPprof / WritePprof build a pprof profile of delay, runtime
-// and switches by [process; thread; waker or "preempted"]; WriteChromeJSON
-// writes Chrome trace-event JSON (CPU tracks, task-state tracks, wakeup
-// flows); WriteHTMLReport writes one self-contained page with SVG plots.
-// These and ComputeLatency's default mode share one schedule reconstruction
+// delays; WriteHTMLReport writes one self-contained page with SVG plots.
+// These, the exporters (export/pprof, export/chromejson) and
+// ComputeLatency's default mode share one schedule reconstruction
 // (package trace/schedule), so their delays, runs and runtimes agree; only
-// PerfCompat (and -C, which is perf's own option) runs perf's state machine.
+// PerfCompat (and -C, which is perf's own option) runs perf's state machine,
+// perfcompat.Latency.
 //
-// perf sched timehist and perf sched map, perf's own per-switch views, and
-// the byte-exact renderer of perf sched latency's table (--perf) are in
-// report/perfcompat.
+// perf sched timehist and perf sched map, perf's own per-switch views,
+// perf sched latency's state machine and the byte-exact renderer of its
+// table (--perf) are in report/perfcompat.
 //
 // All times are int64 nanoseconds on the trace clock; renderers convert to
 // milliseconds and seconds only when printing. Percentiles use gonum's

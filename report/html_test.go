@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -113,7 +114,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 		for _, base := range []string{"pipe.perf.data", "nice.2cpu.perf.data"} {
 			p := filepath.Join(dir, base)
 			if _, err := os.Stat(p); err == nil && name == "scenario" {
-				src, name = gOpen(t, p), p
+				src, name = testsched.Open(t, p), p
 			}
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/traceview/traceview/internal/tidmap"
+	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
 )
@@ -195,23 +195,10 @@ type LatencyTotal struct {
 	Throttled int64 // ns of SumDelay spent throttled (LatencyRow.Throttled)
 }
 
-// ChainBreak counts, for one CPU, sched_switch events whose previous task was
-// not the task the CPU's previous sched_switch had switched in: the trace
-// lacks the switches in between. Missing maps the task that should have been
-// switched out (the last one switched in, 0 = idle) to how often.
-type ChainBreak struct {
-	CPU      trace.CPU
-	Breaks   int64
-	Switches int64 // sched_switch events on this CPU
-	Missing  map[trace.TID]int64
-	// Events recorded on this CPU while its idle task was current (0 on a
-	// CPU whose idle-time events were never recorded).
-	IdleEvents int64
-	// AfterLoss: breaks that follow a lost-records report for this CPU
-	// (or for an unknown CPU) since the CPU's previous break: explained by
-	// the recorder's losses rather than by events never emitted.
-	AfterLoss int64
-}
+// ChainBreak counts, for one CPU, sched_switch events whose previous task
+// was not the task the CPU's previous sched_switch had switched in (see
+// perfcompat.ChainBreak, where perf's thread and CPU bookkeeping lives).
+type ChainBreak = perfcompat.ChainBreak
 
 // LatencyDiagnostics explains what the trace lacked and how the numbers deal
 // with it.
@@ -282,100 +269,57 @@ type LatencyResult struct {
 	Cgroups []CgroupThrottle
 }
 
-// atom states, after perf's enum thread_state (builtin-sched.c), plus
-// atomRunning for a task known to be on a CPU without a measured delay.
-type atomState uint8
+// latTask is one row of the default report: perf's thread object and its
+// sums (perfcompat.LatencyTask, so that rows merge as perf's do) with what
+// the schedule reconstruction measures besides (latExtra).
+type latTask = perfcompat.LatencyTask[latExtra]
 
-const (
-	atomNone     atomState = iota // no atom yet
-	atomSleeping                  // switched out not runnable; waiting for a wakeup
-	atomWaitCPU                   // runnable, delay running since wake
-	atomSchedIn                   // switched in (delay measured or not)
-	atomIgnore                    // perf's THREAD_IGNORE: switch-in before the wakeup
-)
-
-// latTask is perf's work_atoms for one thread object, reduced to the last
-// atom (all perf reads) and the running sums.
-type latTask struct {
-	th       *latThread
-	state    atomState
-	outTime  int64 // sched_out_time of the last atom
-	wakeTime int64 // wake_up_time of the last atom
-	runtime  int64
-	count    int64
-	switches int64
-	unrec    int64 // switch-ins the trace lacks (LatencyRow.Unrecorded)
-	sumLat   int64
-	maxLat   int64
-	maxStart int64
-	maxEnd   int64
-	samples  []int64
-	order    int // creation order
-	// recovered delays (count, sum) and first-seen switch-ins
-	recN, recSum, firstSeen int64
-	// schedule mode: raced delays, restart shift, lossy delays and
-	// runtime events, on-CPU time
+// latExtra is what the default report keeps per task besides perf's sums.
+type latExtra struct {
+	// raced delays (count, sum), restart shift, lossy delays and runtime
+	// events, on-CPU time
 	raceN, raceSum, restart, lossy, lossyRT, onCPU int64
 	// throttled delays (count) and their throttled part (ns)
 	thrN, thrNs int64
 }
 
-// latThread mirrors perf's struct thread as perf sched latency sees it: one
-// per TID until a fork of the same TID replaces it (perf's
-// machine__process_fork_event), named by COMM records and inherited on fork.
-type latThread struct {
-	tid  trace.TID
-	pid  trace.PID
-	comm string // "" = never named (perf prints ":TID")
-	task *latTask
-	// cgroup: the cgroup id of its last switch-out (0 unknown).
-	cgroup uint64
-}
-
-func (th *latThread) name() string {
-	if th.tid == 0 {
-		return "swapper"
-	}
-	if th.comm == "" {
-		return fmt.Sprintf(":%d", th.tid)
-	}
-	return th.comm
-}
-
-type cpuState struct {
-	curr       trace.TID // task running, by the last switch or later evidence; -1 unknown
-	perfCurr   trace.TID // perf's curr_pid: the last switched-in task
-	pending    bool      // curr's switch-in is missing; recover its delay at its first runtime event
-	lastSwitch int64
-	switches   int64
-	breaks     int64
-	missing    map[trace.TID]int64
-	idleEvents int64
-	lost       bool // records lost on this CPU since its last break
-	afterLoss  int64
-}
-
+// latency is the default report's pass: perf's thread objects and CPU
+// chains (perfcompat.LatencyTracker) name the rows, and the schedule
+// reconstruction measures the delays, runtime and on-CPU time through its
+// hooks. perf's own state machine (--perf, -C) is perfcompat.Latency.
 type latency struct {
-	opts    LatencyOptions
-	threads tidmap.Map[trace.TID, *latThread]
+	opts LatencyOptions
+	tr   perfcompat.LatencyTracker[latExtra]
 	// byTask caches, by schedule.Task.ID, the row the schedule's hooks
 	// charge: their two or three lookups an event (a tidmap slot and a
 	// thread object each, far apart in memory) become one slice read.
-	// gen counts setThread calls: an entry from an older generation may
-	// name a TID's previous thread object.
-	byTask     []taskCache
-	gen        uint64
-	tasks      []*latTask
-	cpus       []cpuState
-	diag       LatencyDiagnostics
-	seenWaking bool
-	keep       bool
-	// sched is the schedule reconstruction that measures delays in the
-	// default mode; nil with PerfCompat or CPUGiven, which run perf's own
-	// state machine below.
-	sched *schedule.Builder
-	// thr collects what the throttling inference reads (default mode).
+	// An entry from an older generation (tr.Gen) may name a TID's
+	// previous thread object.
+	byTask []taskCache
+	keep   bool
+	sched  *schedule.Builder
+	// thr collects what the throttling inference reads.
 	thr *throttleCollector
+}
+
+// taskCache is what the hooks found for a schedule task (latency.byTask):
+// its row, valid while no thread object was made since (gen).
+type taskCache struct {
+	t   *latTask
+	gen uint64
+}
+
+// latencyRun is what one of the two passes measured, for finishLatency.
+type latencyRun struct {
+	res *LatencyResult
+	// name returns the name of tid's current thread object ("" for a
+	// TID never met), for the chain-break warnings.
+	name func(trace.TID) string
+	// warns are the pass's own counted warnings.
+	warns []trace.Warning
+	// extent says what the trace holds when a filter matched nothing ("" if
+	// unknown).
+	extent func(*schedule.Filter) string
 }
 
 // ComputeLatency reads src to its end and returns the scheduling-latency
@@ -384,6 +328,10 @@ type latency struct {
 // sched_switch on a CPU is counted as a warning and processed anyway. The
 // error is the source's first non-EOF error, wrapped with the number of
 // events read before it; options errors (unknown sort key) come first.
+//
+// The default report measures delays on the schedule reconstruction
+// (trace/schedule); PerfCompat and CPUGiven run perf's own state machine
+// instead (perfcompat.Latency).
 func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, error) {
 	keys, err := parseSortKeys(opts.Sort)
 	if err != nil {
@@ -393,25 +341,33 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 	if opts.Filter.Active() && (opts.PerfCompat || opts.CPUGiven) {
 		return nil, ErrFilterPerf
 	}
+	var run *latencyRun
+	if opts.PerfCompat || opts.CPUGiven {
+		run, err = perfLatency(src, opts)
+	} else {
+		run, err = scheduleLatency(src, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return finishLatency(run, src.Meta()), nil
+}
+
+// scheduleLatency is the default report's pass (see latency).
+func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error) {
 	l := &latency{
 		opts: opts,
 		keep: opts.Percentiles || opts.KeepSamples,
 	}
-	var warns trace.Warnings
-	if !opts.PerfCompat && !opts.CPUGiven {
-		l.thr = newThrottleCollector(src.Meta(), opts.Cgroups)
-		l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy, Filter: opts.Filter}, chainHooks(l.hooks(), opts.Hooks))
-	}
-	// Kinds the report never reads: sched_process_exit (perf sched ignores
-	// exits) and, without -C, sched_migrate_task. Readers that can leave
-	// them out save their decoding.
-	// The schedule reconstruction reads sched_migrate_task (runqueue
-	// moves, and the CPU's current task as evidence).
-	if opts.CPUGiven || l.sched != nil {
-		trace.SkipKinds(src, trace.KindExit)
-	} else {
-		trace.SkipKinds(src, trace.KindExit, trace.KindMigrate)
-	}
+	l.tr.Wakeups = schedule.WakeupSource(opts.Wakeups)
+	l.thr = newThrottleCollector(src.Meta(), opts.Cgroups)
+	l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy, Filter: opts.Filter}, chainHooks(l.hooks(), opts.Hooks))
+	l.tr.Filter = l.sched.Filter()
+	// The report never reads sched_process_exit (perf sched ignores
+	// exits); readers that can leave it out save its decoding. The
+	// schedule reconstruction reads sched_migrate_task (runqueue moves,
+	// and the CPU's current task as evidence).
+	trace.SkipKinds(src, trace.KindExit)
 	pf := trace.Prefetch(src, nil)
 	for {
 		e, err := pf.Next()
@@ -419,48 +375,106 @@ func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, erro
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return nil, fmt.Errorf("after %d events: %w", l.diag.Events, err)
+			return nil, fmt.Errorf("after %d events: %w", l.tr.Counts.Events, err)
 		}
-		l.diag.Events++
-		l.event(e, &warns)
+		// The rows' own bookkeeping first (perf's thread objects first
+		// met here), then the schedule, whose hooks charge those rows.
+		l.tr.Event(e)
+		l.sched.Observe(e)
 	}
-	if l.sched != nil {
-		l.sched.Finish()
-		c := &l.sched.C
-		l.diag.Recovered, l.diag.Dropped, l.diag.Unwoken = c.Recovered, c.Dropped, c.Unwoken
-		l.diag.Raced, l.diag.Rewoken = c.Raced, c.Rewoken
-		l.diag.LossyDelays, l.diag.LossyRuntime, l.diag.LossyRuntimeNs = c.LossyDelays, c.LossyRuntime, c.LossyRuntimeNs
-		l.diag.RuntimeFromSwitches = !l.sched.HaveRuntime()
+	l.sched.Finish()
+	c := &l.sched.C
+	d := trackerDiag(&l.tr)
+	d.Recovered, d.Dropped, d.Unwoken = c.Recovered, c.Dropped, c.Unwoken
+	d.Raced, d.Rewoken = c.Raced, c.Rewoken
+	d.LossyDelays, d.LossyRuntime, d.LossyRuntimeNs = c.LossyDelays, c.LossyRuntime, c.LossyRuntimeNs
+	d.RuntimeFromSwitches = !l.sched.HaveRuntime()
+	from, to := l.sched.Span()
+	cpus, _ := l.sched.CPUs()
+	groups := l.thr.analyze(src.Meta(), opts.Cgroups, to-from, int64(len(cpus)))
+	l.opts.Throttle = l.opts.Throttle || len(groups) > 0
+
+	res := &LatencyResult{Options: l.opts, Diag: d, Cgroups: groups, Schedule: l.sched}
+	atoms := l.tr.AtomRoot()
+	res.TaskRows = make([]LatencyRow, 0, len(atoms))
+	for _, t := range atoms {
+		r := taskRow(t, l.keep)
+		r.Raced, r.RacedSum, r.RestartShift = t.X.raceN, t.X.raceSum, t.X.restart
+		r.Lossy, r.LossyRuntime = t.X.lossy, t.X.lossyRT
+		r.Throttled, r.ThrottledDelays = t.X.thrNs, t.X.thrN
+		r.RuntimeSource = RuntimeFromStat
+		if d.RuntimeFromSwitches {
+			r.RuntimeSource, r.Runtime = RuntimeFromSwitches, t.X.onCPU
+		}
+		res.TaskRows = append(res.TaskRows, r)
 	}
-	var groups []CgroupThrottle
-	if l.thr != nil {
-		from, to := l.sched.Span()
-		cpus, _ := l.sched.CPUs()
-		groups = l.thr.analyze(src.Meta(), opts.Cgroups, to-from, int64(len(cpus)))
-		l.opts.Throttle = l.opts.Throttle || len(groups) > 0
+	res.Rows, res.Total = groupRows(res.TaskRows, l.opts)
+	return &latencyRun{res: res, name: trackerName(&l.tr), warns: l.tr.Warnings.List(), extent: l.traceExtent}, nil
+}
+
+// trackerDiag returns the diagnostics a perfcompat.LatencyTracker counts.
+func trackerDiag[X any](tr *perfcompat.LatencyTracker[X]) LatencyDiagnostics {
+	c := &tr.Counts
+	return LatencyDiagnostics{
+		Events: c.Events, Switches: c.Switches, Chains: tr.Chains(), FirstSeen: c.FirstSeen,
+		PerfSwitchBugs: c.SwitchBugs, LostEvents: c.LostEvents, LostChunks: c.LostChunks,
 	}
-	res := l.result()
-	res.Cgroups = groups
-	res.Schedule = l.sched
-	res.Meta = src.Meta()
+}
+
+// trackerName returns latencyRun.name for tr's thread objects.
+func trackerName[X any](tr *perfcompat.LatencyTracker[X]) func(trace.TID) string {
+	return func(tid trace.TID) string {
+		if th := tr.Lookup(tid); th != nil {
+			return th.Name()
+		}
+		return ""
+	}
+}
+
+// taskRow returns the row of task t alone: perf's sums.
+func taskRow[X any](t *perfcompat.LatencyTask[X], keep bool) LatencyRow {
+	th, d := t.Thread, &t.Delays
+	r := LatencyRow{Comm: th.Name(), TID: th.TID, PID: th.PID, NrTasks: 1, Cgroup: th.Cgroup,
+		Runtime: t.Runtime, Count: d.Count, Switches: t.Switches, SumDelay: d.Sum,
+		MaxDelay: d.Max, MaxDelayStart: d.MaxStart, MaxDelayEnd: d.MaxEnd,
+		Recovered: t.Recovered, RecoveredSum: t.RecoveredSum, FirstSeen: t.FirstSeen, Unrecorded: t.Unrecorded}
+	if keep {
+		r.Samples = d.Samples
+	}
+	if r.Count > 0 {
+		r.AvgDelay = r.SumDelay / r.Count
+	}
+	return r
+}
+
+// finishLatency adds the source's metadata and the warnings to run's
+// result.
+func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
+	res, opts := run.res, run.res.Options
+	res.Meta = meta
 	if res.Meta != nil {
 		res.Warnings = append(res.Warnings, res.Meta.Warnings.List()...)
 	}
-	res.ReportWarnings = append(warns.List(), l.diagWarnings()...)
-	if n, first := unnamedCgroups(groups); n > 0 {
+	res.ReportWarnings = append(run.warns, diagWarnings(&res.Diag, opts, run.name)...)
+	if n, first := unnamedCgroups(res.Cgroups); n > 0 {
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "cgroup-no-path", Count: n,
 			Message: fmt.Sprintf("%d cgroup ids of the tasks' switches have no path in the trace (perf.data: no PERF_RECORD_CGROUP for them), e.g. %s; they are shown by id", n, first)})
 	}
+	d := &res.Diag
 	switch {
 	case len(res.Rows) == 0 && opts.Filter.Active():
+		extent := ""
+		if run.extent != nil {
+			extent = run.extent(opts.Filter)
+		}
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
-			Message: fmt.Sprintf("nothing matched the filters %s: the trace has %d events, %d of them sched_switch%s", opts.Filter, l.diag.Events, l.diag.Switches, l.traceExtent(opts.Filter))})
+			Message: fmt.Sprintf("nothing matched the filters %s: the trace has %d events, %d of them sched_switch%s", opts.Filter, d.Events, d.Switches, extent)})
 	case len(res.Rows) == 0:
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
-			Message: fmt.Sprintf("no scheduling delay measured: the trace has %d events, %d of them sched_switch", l.diag.Events, l.diag.Switches)})
+			Message: fmt.Sprintf("no scheduling delay measured: the trace has %d events, %d of them sched_switch", d.Events, d.Switches)})
 	}
 	res.Warnings = append(res.Warnings, res.ReportWarnings...)
-	return res, nil
+	return res
 }
 
 // CheckLatencySort returns the error ComputeLatency would give for the sort
@@ -496,115 +510,57 @@ func parseSortKeys(keys []string) ([]string, error) {
 	return out, nil
 }
 
-// maxCPUs bounds per-CPU state (perf's MAX_CPUS, tools/perf/builtin-sched.c);
-// events of larger CPU numbers are processed without it.
-const maxCPUs = 4096
-
-func (l *latency) cpu(c trace.CPU) *cpuState {
-	if c < 0 || c >= maxCPUs {
-		return nil
-	}
-	for int(c) >= len(l.cpus) {
-		l.cpus = append(l.cpus, cpuState{curr: -1, perfCurr: -1})
-	}
-	return &l.cpus[c]
-}
-
-// lookup returns the current thread object of tid, or nil.
-func (l *latency) lookup(tid trace.TID) *latThread { return l.threads.Get(tid) }
-
-// setThread makes th the current thread object of its TID.
-func (l *latency) setThread(th *latThread) {
-	l.threads.Set(th.tid, th)
-	l.gen++ // byTask's entries may name the TID's previous object
-}
-
-// taskCache is what the hooks found for a schedule task (latency.byTask):
-// its row, valid while no thread object was made since (gen).
-type taskCache struct {
-	t   *latTask
-	gen uint64
-}
-
-// thread is perf's machine__findnew_thread(machine, pid, tid).
-func (l *latency) thread(tid trace.TID, pid trace.PID) *latThread {
-	th := l.lookup(tid)
-	if th == nil {
-		th = &latThread{tid: tid, pid: -1}
-		if tid == 0 {
-			th.pid = 0
-		}
-		l.setThread(th)
-	}
-	if pid >= 0 && th.pid < 0 {
-		th.pid = pid
-	}
-	return th
-}
-
-// task returns the thread's latency state, creating it (perf's
-// thread_atoms_insert); created reports whether it is new.
-func (l *latency) task(th *latThread) (t *latTask, created bool) {
-	if th.task != nil {
-		return th.task, false
-	}
-	t = &latTask{th: th, order: len(l.tasks)}
-	th.task = t
-	l.tasks = append(l.tasks, t)
-	return t, true
-}
-
 // hooks connect the schedule reconstruction to the rows: its delays, the
 // sched_stat_runtime it did not find lossy and its running intervals go to
 // the task's current thread object (the one perf would charge).
 func (l *latency) hooks() schedule.Hooks {
 	task := func(st *schedule.Task) *latTask {
 		if st.ID < len(l.byTask) {
-			if c := &l.byTask[st.ID]; c.t != nil && c.gen == l.gen {
-				if th := c.t.th; st.PID >= 0 && th.pid < 0 {
-					th.pid = st.PID // as thread would
+			if c := &l.byTask[st.ID]; c.t != nil && c.gen == l.tr.Gen {
+				if th := c.t.Thread; st.PID >= 0 && th.PID < 0 {
+					th.PID = st.PID // as Thread would
 				}
 				return c.t
 			}
 		}
-		t, _ := l.task(l.thread(st.TID, st.PID))
+		t, _ := l.tr.Task(l.tr.Thread(st.TID, st.PID))
 		if st.ID >= len(l.byTask) {
 			l.byTask = append(l.byTask, make([]taskCache, st.ID+1-len(l.byTask)+len(l.byTask)/2)...)
 		}
-		l.byTask[st.ID] = taskCache{t: t, gen: l.gen}
+		l.byTask[st.ID] = taskCache{t: t, gen: l.tr.Gen}
 		return t
 	}
 	return schedule.Hooks{
 		Delay: func(d *schedule.Delay) {
 			t := task(d.Task)
 			if d.Lossy {
-				t.lossy++
+				t.X.lossy++
 			}
 			if d.Excluded {
 				return
 			}
-			l.measureDelay(t, d.Start, d.End)
+			t.Delays.Add(d.Start, d.End, l.keep)
 			l.thr.delay(d, t)
 			switch {
 			case d.Recovered:
-				t.recN++
-				t.recSum += d.End - d.Start
+				t.Recovered++
+				t.RecoveredSum += d.End - d.Start
 			case d.Cause == schedule.CauseWokenBeforeSwitchOut:
-				t.raceN++
-				t.raceSum += d.End - d.Start
+				t.X.raceN++
+				t.X.raceSum += d.End - d.Start
 			default:
-				t.restart += d.Start - d.FirstWaking
+				t.X.restart += d.Start - d.FirstWaking
 			}
 		},
 		Runtime: func(st *schedule.Task, e *trace.Event, lossy bool) {
 			t := task(st)
 			if lossy {
-				t.lossyRT++
+				t.X.lossyRT++
 			}
 			if lossy && !l.opts.KeepLossy {
 				return
 			}
-			t.runtime += e.Runtime
+			t.Runtime += e.Runtime
 		},
 		Run: func(r *schedule.Run) {
 			var t *latTask
@@ -615,395 +571,11 @@ func (l *latency) hooks() schedule.Hooks {
 		},
 		State: func(iv *schedule.Interval) {
 			if iv.State == schedule.StateRunning {
-				task(iv.Task).onCPU += iv.End - iv.Start
+				task(iv.Task).X.onCPU += iv.End - iv.Start
 			}
 		},
 		RunningOnly: true,
 	}
-}
-
-func (l *latency) event(e *trace.Event, warns *trace.Warnings) {
-	c := l.cpu(e.CPU)
-	if c != nil && e.CurTID >= 0 {
-		switch e.Kind {
-		case trace.KindLost, trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
-			// Not recorded in the context of the CPU's current task.
-		default:
-			l.evidence(e, c)
-		}
-	}
-	switch e.Kind {
-	case trace.KindSwitch:
-		l.switchEvent(e, c, warns)
-	case trace.KindWaking:
-		l.seenWaking = true
-		if l.opts.Wakeups != WakeupsWakeup {
-			l.wakeup(e)
-		}
-	case trace.KindWakeup:
-		switch l.opts.Wakeups {
-		case WakeupsWakeup:
-			l.wakeup(e)
-		case WakeupsAuto:
-			if !l.seenWaking {
-				l.wakeup(e)
-			}
-		}
-	case trace.KindWakeupNew:
-		l.wakeup(e)
-	case trace.KindRuntime:
-		l.runtime(e)
-	case trace.KindMigrate:
-		l.migrate(e)
-	case trace.KindComm, trace.KindExec:
-		if e.TID > 0 {
-			th := l.thread(e.TID, e.PID)
-			if e.Comm != "" {
-				th.comm = e.Comm
-			}
-		}
-	case trace.KindFork:
-		l.fork(e)
-	case trace.KindLost:
-		l.diag.LostEvents += int64(e.Count)
-		l.diag.LostChunks++
-		if c != nil {
-			c.lost = true
-		} else {
-			for i := range l.cpus {
-				l.cpus[i].lost = true
-			}
-		}
-	}
-	if l.sched != nil {
-		// After the rows' own bookkeeping (perf's thread objects first
-		// met here), as a deferred call would, without a defer's cost per
-		// event.
-		l.sched.Observe(e)
-	}
-}
-
-// evidence checks who event e says runs on CPU c (the task in whose context
-// it was recorded; for a sched_switch the previous task) against the task the
-// CPU's last recorded sched_switch switched in. A mismatch means the trace
-// lacks the switches in between: it is counted per CPU and, unless in
-// PerfCompat mode, the task's open delay is closed at its first
-// sched_stat_runtime on this CPU (see recoverDelay).
-func (l *latency) evidence(e *trace.Event, c *cpuState) {
-	if e.CurTID == 0 {
-		c.idleEvents++
-	}
-	who := e.CurTID
-	if e.Kind == trace.KindSwitch {
-		who = e.TID
-	}
-	if who >= 0 && who != c.curr {
-		// c.curr < 0: the first event on this CPU; its task may still
-		// have an open delay whose switch-in preceded the CPU's first
-		// recorded event.
-		if c.curr >= 0 {
-			c.breaks++
-			if th := l.lookup(who); who > 0 && th != nil && th.task != nil {
-				th.task.unrec++
-			}
-			if c.missing == nil {
-				c.missing = map[trace.TID]int64{}
-			}
-			c.missing[c.curr]++
-			if c.lost {
-				c.afterLoss++
-				c.lost = false
-			}
-		}
-		c.curr = who
-		c.pending = !l.opts.PerfCompat && l.sched == nil
-		if th := l.lookup(who); l.sched == nil && th != nil && th.task != nil && th.task.state == atomSleeping {
-			l.diag.Unwoken++ // running, but neither wakeup nor switch-in recorded
-		}
-	}
-	if c.pending && e.Kind == trace.KindRuntime && e.TID == c.curr {
-		c.pending = false
-		l.recoverDelay(e, c)
-	}
-}
-
-// recoverDelay closes the open delay of the task of sched_stat_runtime event
-// e, whose switch-in onto CPU c the trace lacks. The event reports the CPU
-// time since the task's exec_start, which set_next_entity ->
-// update_stats_curr_start set when the task was picked (kernel/sched/fair.c,
-// Linux 6.x), in rq_clock_task time that excludes IRQ and steal time: so the
-// switch-in was at or before e.Time - Runtime. The switch-in is taken there,
-// but never before the wakeup nor before the CPU's last recorded switch; the
-// delay is thus an upper bound of the true one, tight to the IRQ and steal
-// time of that first run.
-func (l *latency) recoverDelay(e *trace.Event, c *cpuState) {
-	th := l.lookup(e.TID)
-	if th == nil || th.task == nil {
-		return
-	}
-	t := th.task
-	if t.state != atomWaitCPU || t.wakeTime > e.Time {
-		return
-	}
-	lo := t.wakeTime
-	if c.lastSwitch > lo {
-		lo = c.lastSwitch
-	}
-	in := e.Time - e.Runtime
-	if in > e.Time { // a negative runtime from a corrupt trace
-		in = e.Time
-	}
-	if in < lo {
-		in = lo
-	}
-	l.measure(t, in)
-	l.diag.Recovered++
-	t.recN++
-	t.recSum += in - t.wakeTime
-}
-
-// measure closes the task's open delay at switch-in time in (perf's
-// add_sched_in_event after its checks).
-func (l *latency) measure(t *latTask, in int64) {
-	t.state = atomSchedIn
-	l.measureDelay(t, t.wakeTime, in)
-}
-
-// measureDelay counts one delay from start to in.
-func (l *latency) measureDelay(t *latTask, start, in int64) {
-	d := in - start
-	t.sumLat += d
-	if d > t.maxLat {
-		t.maxLat = d
-		t.maxStart = start
-		t.maxEnd = in
-	}
-	t.count++
-	if l.keep {
-		t.samples = append(t.samples, d)
-	}
-}
-
-// schedOut is perf's add_sched_out_event: a new atom, waiting for the CPU
-// from now if the task is still runnable, else asleep.
-func (l *latency) schedOut(t *latTask, runnable bool, ts int64) {
-	if t.state == atomWaitCPU {
-		l.diag.Dropped++
-	}
-	t.outTime = ts
-	if runnable {
-		t.state = atomWaitCPU
-		t.wakeTime = ts
-	} else {
-		t.state = atomSleeping
-		t.wakeTime = 0
-	}
-}
-
-func (l *latency) switchEvent(e *trace.Event, c *cpuState, warns *trace.Warnings) {
-	l.diag.Switches++
-	if c != nil {
-		c.switches++
-		// perf's context-switch-bug rule (process_sched_switch_event).
-		if c.perfCurr >= 0 && c.perfCurr != e.TID {
-			l.diag.PerfSwitchBugs++
-		}
-		if e.Time < c.lastSwitch {
-			warns.Add("latency-switch-order", "latency: sched_switch on CPU %d at %d ns is before the previous one at %d ns", e.CPU, e.Time, c.lastSwitch)
-		}
-		c.lastSwitch = e.Time
-		c.curr, c.perfCurr = e.NextTID, e.NextTID
-		c.pending = false
-	}
-	if e.TID >= 0 {
-		out, _ := l.task(l.thread(e.TID, e.PID))
-		if e.Cgroup != 0 {
-			out.th.cgroup = e.Cgroup
-		}
-		if l.sched == nil {
-			l.schedOut(out, e.PrevState.Runnable(), e.Time)
-		}
-	}
-	if e.NextTID < 0 {
-		return
-	}
-	in, created := l.task(l.thread(e.NextTID, e.NextPID))
-	if f := l.sched.Filter(); f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm, in.th.cgroup)) {
-		created = false // neither a switch nor a first sight the filter keeps
-	} else {
-		in.switches++
-	}
-	if created && e.NextTID != 0 {
-		l.diag.FirstSeen++
-		in.firstSeen++
-	}
-	if l.sched != nil {
-		return // the schedule measures delays
-	}
-	if created {
-		if l.opts.PerfCompat {
-			// perf inserts a runnable atom at this very time, so the
-			// switch-in below measures a 0 ns delay.
-			l.schedOut(in, true, e.Time)
-		} else {
-			in.state = atomSchedIn
-			in.outTime = e.Time
-			return
-		}
-	}
-	if in.state == atomSleeping {
-		// Switched in while asleep as far as the trace tells: its wakeup
-		// was not recorded, so its delay cannot be measured.
-		l.diag.Unwoken++
-	}
-	if in.state != atomWaitCPU {
-		return
-	}
-	if e.Time < in.wakeTime {
-		in.state = atomIgnore
-		return
-	}
-	l.measure(in, e.Time)
-}
-
-func (l *latency) wakeup(e *trace.Event) {
-	if e.TID < 0 {
-		return
-	}
-	t, created := l.task(l.thread(e.TID, e.PID))
-	if l.sched != nil {
-		return // the schedule measures delays
-	}
-	if created {
-		t.state = atomSleeping
-		t.outTime = e.Time
-	}
-	if !l.opts.CPUGiven && t.state != atomSleeping {
-		return
-	}
-	l.diag.PerfTimestamps++
-	if t.outTime > e.Time {
-		l.diag.PerfUnordered++
-		return
-	}
-	t.state = atomWaitCPU
-	t.wakeTime = e.Time
-}
-
-func (l *latency) runtime(e *trace.Event) {
-	if e.TID < 0 {
-		return
-	}
-	t, created := l.task(l.thread(e.TID, e.PID))
-	if l.sched != nil {
-		return // the Runtime hook adds what is not lossy
-	}
-	if created {
-		if l.opts.PerfCompat {
-			l.schedOut(t, true, e.Time)
-		} else {
-			// The task is running: it has no delay pending.
-			t.state = atomSchedIn
-			t.outTime = e.Time
-		}
-	}
-	t.runtime += e.Runtime
-}
-
-// migrate is perf's latency_migrate_task_event: only with -C.
-func (l *latency) migrate(e *trace.Event) {
-	if !l.opts.CPUGiven || e.TID < 0 {
-		return
-	}
-	t, created := l.task(l.thread(e.TID, e.PID))
-	if created {
-		l.schedOut(t, true, e.Time)
-	}
-	t.outTime = e.Time
-	t.wakeTime = e.Time
-	l.diag.PerfTimestamps++
-}
-
-// fork follows perf's machine__process_fork_event: a fork of a TID that
-// already has latency state starts a new thread object (pid reuse); the child
-// inherits the parent's name.
-func (l *latency) fork(e *trace.Event) {
-	if e.ChildTID <= 0 {
-		return
-	}
-	var parent *latThread
-	if e.TID >= 0 {
-		parent = l.thread(e.TID, e.PID)
-	}
-	child := l.lookup(e.ChildTID)
-	if child == nil || child.task != nil {
-		child = &latThread{tid: e.ChildTID, pid: -1}
-		l.setThread(child)
-	}
-	if e.ChildPID >= 0 {
-		child.pid = e.ChildPID
-	}
-	child.comm = ""
-	if parent != nil {
-		child.comm = parent.comm
-	}
-}
-
-// result builds the report: one row per task identity (TaskRows), then
-// the table rows grouped, sorted and filtered by groupRows.
-func (l *latency) result() *LatencyResult {
-	res := &LatencyResult{Options: l.opts}
-	// perf's atom_root order: TID descending (pid_cmp, larger left), later
-	// thread objects of a reused TID first. Merged rows are built in this
-	// order (perf merges atom_root into a tree keyed by comm).
-	byTID := append([]*latTask(nil), l.tasks...)
-	sort.SliceStable(byTID, func(i, j int) bool {
-		if byTID[i].th.tid != byTID[j].th.tid {
-			return byTID[i].th.tid > byTID[j].th.tid
-		}
-		return byTID[i].order > byTID[j].order
-	})
-	res.TaskRows = make([]LatencyRow, 0, len(byTID))
-	for _, t := range byTID {
-		res.TaskRows = append(res.TaskRows, l.taskRow(t))
-	}
-	res.Rows, res.Total = groupRows(res.TaskRows, l.opts)
-	l.diag.Chains = nil
-	for i := range l.cpus {
-		c := &l.cpus[i]
-		if c.breaks == 0 {
-			continue
-		}
-		l.diag.Chains = append(l.diag.Chains, ChainBreak{
-			CPU: trace.CPU(i), Breaks: c.breaks, Switches: c.switches,
-			Missing: c.missing, IdleEvents: c.idleEvents, AfterLoss: c.afterLoss,
-		})
-	}
-	res.Diag = l.diag
-	return res
-}
-
-// taskRow returns the row of task t alone.
-func (l *latency) taskRow(t *latTask) LatencyRow {
-	r := LatencyRow{Comm: t.th.name(), TID: t.th.tid, PID: t.th.pid, NrTasks: 1, Cgroup: t.th.cgroup,
-		Runtime: t.runtime, Count: t.count, Switches: t.switches, SumDelay: t.sumLat,
-		MaxDelay: t.maxLat, MaxDelayStart: t.maxStart, MaxDelayEnd: t.maxEnd,
-		Recovered: t.recN, RecoveredSum: t.recSum, FirstSeen: t.firstSeen,
-		Raced: t.raceN, RacedSum: t.raceSum, RestartShift: t.restart, Unrecorded: t.unrec,
-		Lossy: t.lossy, LossyRuntime: t.lossyRT, Throttled: t.thrNs, ThrottledDelays: t.thrN}
-	if l.keep {
-		r.Samples = t.samples
-	}
-	if l.sched != nil {
-		r.RuntimeSource = RuntimeFromStat
-		if l.diag.RuntimeFromSwitches {
-			r.RuntimeSource, r.Runtime = RuntimeFromSwitches, t.onCPU
-		}
-	}
-	if r.Count > 0 {
-		r.AvgDelay = r.SumDelay / r.Count
-	}
-	return r
 }
 
 // RuntimeMixed is LatencyRow.RuntimeSource for a merged row whose tasks
@@ -1256,16 +828,16 @@ func cmpRow(key string, a, b *LatencyRow) int {
 	return 0
 }
 
-// diagWarnings turns the diagnostics into counted warnings whose messages
-// state their counts.
-func (l *latency) diagWarnings() []trace.Warning {
+// diagWarnings turns the diagnostics d of a report with options opts into
+// counted warnings whose messages state their counts; name names a task by
+// its TID ("" unknown).
+func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TID) string) []trace.Warning {
 	var out []trace.Warning
-	d := &l.diag
 	for _, cb := range d.Chains {
 		out = append(out, trace.Warning{
 			Key:     fmt.Sprintf("sched-switch-chain-cpu%d", cb.CPU),
 			Count:   int(cb.Breaks),
-			Message: chainMessage(cb, l.lookup),
+			Message: chainMessage(cb, name),
 		})
 	}
 	if d.Recovered > 0 {
@@ -1300,14 +872,14 @@ func (l *latency) diagWarnings() []trace.Warning {
 	}
 	if d.LossyDelays > 0 {
 		msg := fmt.Sprintf("%d scheduling delays overlapped lost events on a CPU they involve and are not in the table (--keep-lossy keeps them; JSON lossy_delays per row)", d.LossyDelays)
-		if l.opts.KeepLossy {
+		if opts.KeepLossy {
 			msg = fmt.Sprintf("%d scheduling delays overlapped lost events on a CPU they involve; kept (--keep-lossy)", d.LossyDelays)
 		}
 		out = append(out, trace.Warning{Key: "delay-lossy", Count: int(d.LossyDelays), Message: msg})
 	}
 	if d.LossyRuntime > 0 {
 		msg := fmt.Sprintf("%d sched_stat_runtime events (%.3f ms) overlapped lost events on their CPU and are not in the Runtime column (--keep-lossy keeps them)", d.LossyRuntime, float64(d.LossyRuntimeNs)/1e6)
-		if l.opts.KeepLossy {
+		if opts.KeepLossy {
 			msg = fmt.Sprintf("%d sched_stat_runtime events (%.3f ms) overlapped lost events on their CPU; kept (--keep-lossy)", d.LossyRuntime, float64(d.LossyRuntimeNs)/1e6)
 		}
 		out = append(out, trace.Warning{Key: "runtime-lossy", Count: int(d.LossyRuntime), Message: msg})
@@ -1318,7 +890,7 @@ func (l *latency) diagWarnings() []trace.Warning {
 			Message: "the trace has no sched_stat_runtime events: Runtime is each task's on-CPU time between its recorded switch-in and switch-out (JSON runtime_source \"switches\")",
 		})
 	}
-	if !l.opts.PerfCompat && d.FirstSeen > 0 {
+	if !opts.PerfCompat && d.FirstSeen > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-first-switch-in", Count: int(d.FirstSeen),
 			Message: fmt.Sprintf("%d tasks were first seen being switched in (woken before the trace began): no delay is counted for that switch-in (perf counts 0 ns for each)", d.FirstSeen),
@@ -1330,7 +902,7 @@ func (l *latency) diagWarnings() []trace.Warning {
 	return out
 }
 
-func chainMessage(cb ChainBreak, lookup func(trace.TID) *latThread) string {
+func chainMessage(cb ChainBreak, name func(trace.TID) string) string {
 	type kv struct {
 		tid trace.TID
 		n   int64
@@ -1351,13 +923,13 @@ func chainMessage(cb ChainBreak, lookup func(trace.TID) *latThread) string {
 			parts = append(parts, "...")
 			break
 		}
-		name := fmt.Sprintf(":%d", m.tid)
+		who := fmt.Sprintf(":%d", m.tid)
 		if m.tid == 0 {
-			name = fmt.Sprintf("idle (swapper/%d)", cb.CPU)
-		} else if th := lookup(m.tid); th != nil {
-			name = fmt.Sprintf("%s:%d", th.name(), m.tid)
+			who = fmt.Sprintf("idle (swapper/%d)", cb.CPU)
+		} else if n := name(m.tid); n != "" {
+			who = fmt.Sprintf("%s:%d", n, m.tid)
 		}
-		parts = append(parts, fmt.Sprintf("%s %d", name, m.n))
+		parts = append(parts, fmt.Sprintf("%s %d", who, m.n))
 	}
 	msg := fmt.Sprintf("CPU %d: %d of %d sched_switch events switched out a task that the CPU's previous sched_switch had not switched in; the trace lacks the switches out of: %s",
 		cb.CPU, cb.Breaks, cb.Switches, strings.Join(parts, ", "))
@@ -1372,11 +944,8 @@ func chainMessage(cb ChainBreak, lookup func(trace.TID) *latThread) string {
 
 // traceExtent says, for a filter that matched nothing, what the trace
 // holds: its time span (seconds, as perf prints them), its CPUs, and the
-// task names closest to each --comm name ("" without a reconstruction).
+// task names closest to each --comm name.
 func (l *latency) traceExtent(f *schedule.Filter) string {
-	if l.sched == nil {
-		return ""
-	}
 	var b strings.Builder
 	if from, to := l.sched.First(), l.sched.Last(); to > from {
 		fmt.Fprintf(&b, "; it spans %s s to %s s", usecStamp(from), usecStamp(to))

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/traceview/traceview/internal/testsched"
 )
 
 // TestMergeLatency: merging one trace's report gives its own table row for
@@ -15,7 +17,7 @@ import (
 func TestMergeLatency(t *testing.T) {
 	for _, perTask := range []bool{false, true} {
 		opts := LatencyOptions{PerTask: perTask, Percentiles: true}
-		one, err := ComputeLatency(gOpen(t, "../testdata/traces/messaging.2cpu.perf.data"), opts)
+		one, err := ComputeLatency(testsched.Open(t, "../testdata/traces/messaging.2cpu.perf.data"), opts)
 		if err != nil {
 			t.Fatal(err)
 		}

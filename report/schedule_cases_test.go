@@ -1,40 +1,22 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 )
 
 // scheduleCase opens one -- NAME.txt -- of testdata/schedule.txtar with the
 // ftrace text reader.
-func scheduleCase(t *testing.T, name string) trace.Source {
-	t.Helper()
-	ar, err := txtar.ParseFile("testdata/schedule.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		if f.Name == name+".txt" {
-			src, err := trace.OpenReader(strings.NewReader(string(f.Data)), name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return src
-		}
-	}
-	t.Fatalf("no case %s in testdata/schedule.txtar", name)
-	return nil
-}
+func scheduleCase(t *testing.T, name string) trace.Source { return testsched.Case(t, name) }
 
 // rowsByComm renders rows as "comm count sum max lossy runtime source" for
 // comparison.
@@ -310,39 +292,6 @@ func TestScheduleCPUsFromHeader(t *testing.T) {
 	}
 }
 
-// TestScheduleWakeupFromIRQ (issue 16 item 12): irq.txt, with ftrace's
-// irq-info column. H runs on CPU 0; an interrupt taken while H runs
-// ("d.h2.") wakes S at 10.001 s, switched in on CPU 1 at 10.0015 s: 500 us,
-// not H's doing. H itself ("d..2.") wakes T at 10.002 s and is preempted by
-// it at 10.003 s: 1 ms woken by H. The pprof delay samples, leaf first:
-// [woken by <irq>, S:200, S (pid -1), comm S] 500000 ns and [woken by H,
-// T:300, T (pid -1), comm T] 1000000 ns (the text has no tgid column: pid
-// -1; the root frame names the command).
-func TestScheduleWakeupFromIRQ(t *testing.T) {
-	prof, err := ExportPprof(scheduleCase(t, "irq"), ExportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int64{}
-	for _, s := range prof.Sample {
-		if s.Value[0] == 0 {
-			continue
-		}
-		var names []string
-		for _, l := range s.Location {
-			names = append(names, l.Line[0].Function.Name)
-		}
-		got[strings.Join(names, "; ")] = s.Value[0]
-	}
-	want := map[string]int64{
-		"woken by <irq>; S:200; S (pid -1); comm S": 500_000,
-		"woken by H; T:300; T (pid -1); comm T":     1_000_000,
-	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("delay samples (-want +got):\n%s", d)
-	}
-}
-
 // switchRecordEvents is what the perf.data reader makes of `perf record
 // --switch-events -a` (trace/perfdata TestSwitchRecords): COMM records at
 // time 0, then one sched_switch per switch-out record, without priorities;
@@ -400,34 +349,6 @@ func TestScheduleSwitchRecords(t *testing.T) {
 		if !strings.Contains(b.String(), row) {
 			t.Errorf("timehist: no %q in\n%s", row, b.String())
 		}
-	}
-}
-
-// TestScheduleWakeupFromIRQPerfetto (issue 16 item 12): irq.txt in the
-// Perfetto JSON export. S's Runnable (woken) slice, 10.001-10.0015 s
-// (10001000-10001500 us), names the waker "<irq>", and no flow arrow leaves
-// H for it; T's, 10.002-10.003 s, names H:100, with one arrow (s at 10002000
-// us on H's track, f 1 ns later on T's).
-func TestScheduleWakeupFromIRQPerfetto(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteChromeJSON(&buf, scheduleCase(t, "irq"), ExportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	var woken, flows []string
-	for _, e := range gDecodePerfetto(t, buf.Bytes()) {
-		switch {
-		case e.Ph == "X" && e.Name == PerfettoRunnableWoken:
-			woken = append(woken, fmt.Sprintf("%d %g-%g %v", e.Tid, e.Ts, e.Ts+e.Dur, e.Args["waker"]))
-		case e.Ph == "s" || e.Ph == "f":
-			flows = append(flows, fmt.Sprintf("%s %d %.3f", e.Ph, e.Tid, e.Ts))
-		}
-	}
-	sort.Strings(woken)
-	if d := cmp.Diff([]string{"200 1.0001e+07-1.00015e+07 <irq>", "300 1.0002e+07-1.0003e+07 H:100"}, woken); d != "" {
-		t.Errorf("woken slices (-want +got):\n%s", d)
-	}
-	if d := cmp.Diff([]string{"s 100 10002000.000", "f 300 10002000.001"}, flows); d != "" {
-		t.Errorf("flows (-want +got):\n%s", d)
 	}
 }
 

@@ -6,74 +6,21 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/trace"
 )
 
-const gUs = int64(1000) // ns per microsecond
+// The hand-made events of the stats and report tests (the exporters'
+// tests share them: internal/testsched).
+const gUs = testsched.Us // ns per microsecond
 
-// Hand-made event builders for the stats, export and report tests.
-
-func gSwitch(t int64, cpu trace.CPU, prev trace.TID, prevComm string, st trace.TaskState, next trace.TID, nextComm string) trace.Event {
-	e := trace.NewEvent(t, cpu, trace.KindSwitch)
-	e.CurTID, e.CurPID = prev, trace.PID(prev)
-	e.TID, e.PID, e.Comm, e.Prio, e.PrevState = prev, trace.PID(prev), prevComm, 120, st
-	e.NextTID, e.NextPID, e.NextComm, e.NextPrio = next, trace.PID(next), nextComm, 120
-	return e
-}
-
-func gWaking(t int64, cpu trace.CPU, waker trace.TID, wakee trace.TID, comm string, target trace.CPU) trace.Event {
-	e := trace.NewEvent(t, cpu, trace.KindWaking)
-	e.CurTID, e.CurPID = waker, trace.PID(waker)
-	e.TID, e.PID, e.Comm, e.Prio, e.TargetCPU = wakee, trace.PID(wakee), comm, 120, target
-	return e
-}
-
-func gMigrate(t int64, cpu trace.CPU, tid trace.TID, comm string, from, to trace.CPU) trace.Event {
-	e := trace.NewEvent(t, cpu, trace.KindMigrate)
-	e.TID, e.PID, e.Comm, e.OrigCPU, e.DestCPU = tid, trace.PID(tid), comm, from, to
-	return e
-}
-
-func gRuntime(t int64, cpu trace.CPU, tid trace.TID, comm string, rt int64) trace.Event {
-	e := trace.NewEvent(t, cpu, trace.KindRuntime)
-	e.CurTID, e.CurPID = tid, trace.PID(tid)
-	e.TID, e.PID, e.Comm, e.Runtime = tid, trace.PID(tid), comm, rt
-	return e
-}
-
-// gScenario is a 2-CPU schedule small enough to compute by hand (times in
-// us; A=10, B=20, C=30, all their own processes):
-//
-//	   0  CPU0 swapper -> A          CPU1 swapper -> B
-//	 100  CPU0 A wakes C (target CPU0)                         C runnable, rq0=1
-//	 300  CPU0 A (R+) -> C           C waited 300-100 = 200 us (woken by A); A queued on rq0
-//	 400                             CPU1 B (S) -> swapper      B sleeps
-//	 450  A migrates CPU0 -> CPU1                               rq0=0 rq1=1
-//	 500                             CPU1 swapper -> A          A waited 500-300 = 200 us (preempted)
-//	 600  CPU0 C wakes B (target CPU0)                          rq0=1
-//	1000  CPU0 C (S) -> B            B waited 1000-600 = 400 us (woken by C)
-//	1500  CPU0 B (S) -> swapper
-//	2000                             CPU1 A (S) -> swapper
-func gScenario() []trace.Event {
-	return []trace.Event{
-		gSwitch(0, 0, 0, "swapper/0", 0, 10, "A"),
-		gSwitch(0, 1, 0, "swapper/1", 0, 20, "B"),
-		gWaking(100*gUs, 0, 10, 30, "C", 0),
-		gRuntime(300*gUs, 0, 10, "A", 300*gUs),
-		gSwitch(300*gUs, 0, 10, "A", trace.StatePreempted, 30, "C"),
-		gRuntime(400*gUs, 1, 20, "B", 400*gUs),
-		gSwitch(400*gUs, 1, 20, "B", trace.StateInterruptible, 0, "swapper/1"),
-		gMigrate(450*gUs, 0, 10, "A", 0, 1),
-		gSwitch(500*gUs, 1, 0, "swapper/1", 0, 10, "A"),
-		gWaking(600*gUs, 0, 30, 20, "B", 0),
-		gRuntime(1000*gUs, 0, 30, "C", 700*gUs),
-		gSwitch(1000*gUs, 0, 30, "C", trace.StateInterruptible, 20, "B"),
-		gRuntime(1500*gUs, 0, 20, "B", 500*gUs),
-		gSwitch(1500*gUs, 0, 20, "B", trace.StateInterruptible, 0, "swapper/0"),
-		gRuntime(2000*gUs, 1, 10, "A", 1500*gUs),
-		gSwitch(2000*gUs, 1, 10, "A", trace.StateInterruptible, 0, "swapper/1"),
-	}
-}
+var (
+	gSwitch   = testsched.Switch
+	gWaking   = testsched.Waking
+	gMigrate  = testsched.Migrate
+	gRuntime  = testsched.Runtime
+	gScenario = testsched.Scenario // 2 CPUs, 3 tasks: see testsched.Scenario for the hand computation
+)
 
 func TestStatsLog2Bucket(t *testing.T) {
 	// runqlat buckets: [0,2) [2,4) [4,8) ... us.

@@ -307,7 +307,7 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 }
 
 // analyze finds each group's throttles, charges the throttled part of
-// every delay to its task (latTask.thrN, thrNs) and returns the groups, by
+// every delay to its task (latExtra.thrN, thrNs) and returns the groups, by
 // path. span is the trace's time span (ns) and ncpu its CPUs; root groups
 // ("/") are left out.
 func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSettings, span, ncpu int64) []CgroupThrottle {
@@ -565,8 +565,8 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 			if e <= s {
 				continue
 			}
-			d.t.thrNs += e - s
-			d.t.thrN++
+			d.t.X.thrNs += e - s
+			d.t.X.thrN++
 			ct.ThrottledDelay += e - s
 			kk := key{k, d.cpu}
 			if f, ok := first[kk]; !ok || s < f {

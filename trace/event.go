@@ -235,7 +235,7 @@ var blankEvent = NewEvent(0, 0, KindInvalid)
 // (times in seconds with 9 decimals), for debugging and error messages.
 func (e Event) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d.%09d [%03d] %s:", e.Time/1e9, e.Time%1e9, e.CPU, e.Kind)
+	fmt.Fprintf(&b, "%s [%03d] %s:", FormatSeconds(e.Time, 9), e.CPU, e.Kind)
 	switch e.Kind {
 	case KindSwitch:
 		fmt.Fprintf(&b, " %s:%d [%d] %s ==> %s:%d [%d]", e.Comm, e.TID, e.Prio, e.PrevState, e.NextComm, e.NextTID, e.NextPrio)

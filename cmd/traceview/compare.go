@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -78,17 +77,14 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	}
 	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: fa}, FilterB: fb})
 	if err != nil {
-		// The readers' warnings first, each line naming its trace.
+		// The readers' warnings first, in full (as readFailed), each line
+		// naming its trace.
 		for _, side := range []struct {
 			name string
 			src  trace.Source
 		}{{pathA, a}, {pathB, b}} {
-			var buf strings.Builder
-			printWarnings(&buf, side.src.Meta())
-			for _, l := range strings.SplitAfter(buf.String(), "\n") {
-				if rest, ok := strings.CutPrefix(l, "warning: "); ok {
-					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s", side.name, rest)
-				}
+			for _, wn := range metaWarnings(side.src.Meta()) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", side.name, wn)
 			}
 		}
 		return fmt.Errorf("compare: %w", err)
@@ -156,13 +152,11 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 		name string
 		ws   []trace.Warning
 	}{{pathA, res.WarningsA}, {pathB, res.WarningsB}} {
-		for _, w := range side.ws {
-			if named {
-				fmt.Fprintf(stderr, "warning: %s: %s\n", side.name, w)
-			} else {
-				fmt.Fprintf(stderr, "warning: %s\n", w)
-			}
+		prefix := ""
+		if named {
+			prefix = side.name + ": "
 		}
+		writeWarnings(stderr, side.name, prefix, side.ws)
 	}
 	return report.WriteCompareTable(out, res, pathA, pathB)
 }

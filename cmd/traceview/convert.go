@@ -64,7 +64,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 	if err != nil {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("convert: %s: %w", in, err))
 	}
-	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	printWarnings(cmd.ErrOrStderr(), in, src.Meta())
 	inSize := int64(-1)
 	if st, err := os.Stat(in); err == nil && st.Mode().IsRegular() {
 		inSize = st.Size()

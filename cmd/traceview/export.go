@@ -145,7 +145,7 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 	if err := cs.check(what, input); err != nil {
 		return fail(err)
 	}
-	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	printWarnings(cmd.ErrOrStderr(), input, src.Meta())
 	return nil
 }
 
@@ -203,6 +203,6 @@ func runExportDir(cmd *cobra.Command, fm export.Format, o exportOptions) error {
 	if err := fm.WriteDir(o.out, src, export.Options{TraceID: id, Source: o.input}); err != nil {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("%s: %s: %w", what, o.input, err))
 	}
-	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	return nil
 }

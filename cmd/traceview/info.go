@@ -206,7 +206,7 @@ func throttling(stats []trace.CgroupStat) []trace.CgroupStat {
 }
 
 // secs renders a trace time in ns as seconds with microseconds, perf's way.
-func secs(ns int64) string { return fmt.Sprintf("%d.%06d s", ns/1e9, ns%1e9/1e3) }
+func secs(ns int64) string { return trace.FormatSeconds(ns, 6) + " s" }
 
 func printInfo(w io.Writer, r *infoReport) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

@@ -151,10 +151,10 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	case "json":
 		return report.WriteLatencyJSON(out, res)
 	case "csv":
-		printLatencyWarnings(cmd.ErrOrStderr(), res)
+		printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)
 		return report.WriteLatencyCSV(out, res)
 	}
-	printLatencyWarnings(cmd.ErrOrStderr(), res)
+	printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)
 	return report.WriteLatencyTable(out, res, o.perf)
 }
 
@@ -179,23 +179,22 @@ func checkStatedCgroups(cmdName string, stated []trace.CgroupSettings, groups []
 	return nil
 }
 
-// printLatencyWarnings writes the reader's lost windows and warnings and the
-// report's own warnings to stderr, one line each.
+// printLatencyWarnings writes the warnings of the report of input: the
+// reader's lost windows and warnings and the report's own, as
+// writeWarnings does (one summary line without -v).
 //
-// "Nothing matched the filters" comes first: it is the answer, and the
-// other warnings explain the trace rather than it.
-func printLatencyWarnings(w io.Writer, res *report.LatencyResult) {
+// "Nothing matched the filters" comes first and always in full: it is the
+// answer, and the other warnings explain the trace rather than it.
+func printLatencyWarnings(w io.Writer, input string, res *report.LatencyResult) {
+	ws := metaWarnings(res.Meta)
 	for _, wn := range res.ReportWarnings {
 		if wn.Key == "latency-empty" {
 			fmt.Fprintf(w, "warning: %s\n", wn)
+		} else {
+			ws = append(ws, wn)
 		}
 	}
-	printWarnings(w, res.Meta)
-	for _, wn := range res.ReportWarnings {
-		if wn.Key != "latency-empty" {
-			fmt.Fprintf(w, "warning: %s\n", wn)
-		}
-	}
+	writeWarnings(w, input, "", ws)
 }
 
 // percentileTitles names the columns of report.LatencyColumns that

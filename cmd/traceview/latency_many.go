@@ -167,7 +167,7 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	if o.output != "json" {
 		for _, p := range parts {
 			var buf bytes.Buffer
-			printLatencyWarnings(&buf, p.res)
+			printLatencyWarnings(&buf, "", p.res) // the prefix names the trace
 			w.Write(prefixLines(buf.Bytes(), p.path+": "))
 		}
 	}
@@ -301,7 +301,7 @@ func readLatencyParts(cmd *cobra.Command, inputs []string, opts report.LatencyOp
 	for _, p := range parts {
 		if p.err != nil {
 			var buf bytes.Buffer
-			printWarnings(&buf, p.meta)
+			printAllWarnings(&buf, p.meta) // in full, as readFailed
 			cmd.ErrOrStderr().Write(prefixLines(buf.Bytes(), p.path+": "))
 			return nil, p.err
 		}

@@ -20,10 +20,21 @@ func TestLatencyCLIPerf(t *testing.T) {
 	if code != 0 || out != string(golden) {
 		t.Fatalf("exit %d, stderr %s\nstdout:\n%s", code, errs, out)
 	}
+	// By default one summary line: the chain breaks on CPU 1 and the
+	// recovered delays (missing switches), the wakeups that were never
+	// recorded (--perf leaves out the first-seen switch-ins).
+	if want := "warning: ../../testdata/traces/stress-cpu.perf.data: 3 warnings: 2 about missing switches, 1 about missing wakeups; -v for detail\n"; errs != want {
+		t.Errorf("stderr:\n%s\nwant:\n%s", errs, want)
+	}
 	// stress-cpu: perf's "79 out of 157" are 79 chain breaks on CPU 1 (77
-	// out of idle, 2 out of task 68).
-	if !strings.Contains(errs, "CPU 1: 79 of 385 sched_switch events") || !strings.Contains(errs, "idle (swapper/1) 77, :68:68 2") {
-		t.Errorf("stderr:\n%s", errs)
+	// out of idle, 2 out of task 68), in the detail of -v.
+	out, errs, code = runCLI(t, "latency", "-v", "--perf", "-s", "max", "-i", "../../testdata/traces/stress-cpu.perf.data")
+	if code != 0 || out != string(golden) {
+		t.Fatalf("-v: exit %d, stderr %s\nstdout:\n%s", code, errs, out)
+	}
+	if !strings.Contains(errs, "CPU 1: 79 of 385 sched_switch events") || !strings.Contains(errs, "idle (swapper/1) 77, :68:68 2") ||
+		strings.Count(errs, "\n") != 3 {
+		t.Errorf("-v: stderr:\n%s", errs)
 	}
 }
 
@@ -79,7 +90,7 @@ func TestLatencyCLIErrors(t *testing.T) {
 func TestWarningCountsOnce(t *testing.T) {
 	in := "../../testdata/traces/messaging.2cpu.perf.data"
 	page := reportHTML(t, in)
-	_, stderr, code := runCLI(t, "compare", in, in)
+	_, stderr, code := runCLI(t, "compare", "-v", in, in)
 	if code != 0 {
 		t.Fatalf("compare: exit %d: %s", code, stderr)
 	}

@@ -115,7 +115,7 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	case out.n == 0 && flt != nil:
 		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch matches %s", o.input, flt))
 	}
-	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	return nil
 }
 

@@ -341,16 +341,18 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	defer src.Close()
 	m, err := replay.Extract(src)
 	if err != nil {
-		printWarnings(errw, src.Meta())
+		printAllWarnings(errw, src.Meta()) // in full, as readFailed
 		return fmt.Errorf("%s: %w", o.input, err)
 	}
-	printWarnings(errw, src.Meta())
-	for _, w := range m.Meta.Warnings.List() { // the events Extract skipped as damage
-		fmt.Fprintf(errw, "warning: %s\n", w)
-	}
+	// The reader's, then the events Extract skipped as damage.
+	ws := append(metaWarnings(src.Meta()), m.Meta.Warnings.List()...)
 	if len(m.Tasks) == 0 {
+		for _, w := range ws { // in full, as readFailed
+			fmt.Fprintf(errw, "warning: %s\n", w)
+		}
 		return fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", o.input)
 	}
+	writeWarnings(errw, o.input, "", ws)
 	if specs, err = withTopology(specs, o.topology, src.Meta(), errw); err != nil {
 		return err
 	}

@@ -71,6 +71,9 @@ func newRootCmd() *cobra.Command {
 		return defaultInput(c, args, ".")
 	}
 	readOptions = trace.ReadOptions{}
+	verbose = false
+	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false,
+		"print every warning on its own line (by default one summary line per input; -o json always holds them all)")
 	root.PersistentFlags().BoolVar(&readOptions.Lenient, "lenient", false,
 		"count malformed lines of text traces and broken trace.dat pages as warnings instead of failing")
 	root.PersistentFlags().IntVar(&readOptions.Decoders, "decoders", 0,
@@ -250,21 +253,18 @@ func argTrace(err error) error {
 // readFailed prints the reader's counted warnings (m) to the command's
 // stderr and returns err: a command that fails after reading shows first
 // what the reader met (a damaged block, a truncated file, lost events),
-// which is often why it failed, then its one-line error.
+// which is often why it failed, then its one-line error. They are printed
+// in full even without -v: there is no answer for them to bury, and the one
+// that explains the failure must not hide in a summary.
 func readFailed(cmd *cobra.Command, m *trace.Meta, err error) error {
-	printWarnings(cmd.ErrOrStderr(), m)
+	printAllWarnings(cmd.ErrOrStderr(), m)
 	return err
 }
 
-// printWarnings writes a source's counted warnings to w, one line each.
-func printWarnings(w io.Writer, m *trace.Meta) {
-	if m == nil {
-		return
-	}
-	for _, lw := range m.Lost {
-		fmt.Fprintf(w, "warning: %s\n", lw)
-	}
-	for _, wn := range m.Warnings.List() {
+// printAllWarnings writes a source's lost windows and counted warnings to
+// w, one line each, -v or not.
+func printAllWarnings(w io.Writer, m *trace.Meta) {
+	for _, wn := range metaWarnings(m) {
 		fmt.Fprintf(w, "warning: %s\n", wn)
 	}
 }

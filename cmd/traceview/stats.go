@@ -81,12 +81,20 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, st.Events))
 	}
 	out := cmd.OutOrStdout()
-	// Stats has no warnings field: they go to stderr in both formats.
-	printWarnings(cmd.ErrOrStderr(), src.Meta())
+	// Stats has no warnings field: they go to stderr in both formats, in
+	// full with -o json (as the other commands' JSON holds them all).
+	ws := metaWarnings(src.Meta())
 	for _, w := range st.Warnings {
-		if w.Key == "lossy-excluded" { // the stats' own; the reader's are printed above
+		if w.Key == "lossy-excluded" { // the stats' own; the reader's are above
+			ws = append(ws, w)
+		}
+	}
+	if o.output == "json" {
+		for _, w := range ws {
 			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 		}
+	} else {
+		writeWarnings(cmd.ErrOrStderr(), o.input, "", ws)
 	}
 	if o.output == "json" {
 		enc := json.NewEncoder(out)

@@ -221,10 +221,20 @@ func TestLatencyNoMatchFirst(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	first, _, _ := strings.Cut(errOut, "\n")
+	first, rest, _ := strings.Cut(errOut, "\n")
 	want := "warning: nothing matched the filters --comm sched-pip: the trace has 5282 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, CPUs 0-1; closest task names: sched-pipe"
 	if first != want {
 		t.Errorf("first stderr line:\n%s\nwant:\n%s", first, want)
+	}
+	// Then the trace's own warnings in one line (the chain breaks of CPU 1
+	// and the recovered delays).
+	if summary := "warning: ../../testdata/traces/pipe.perf.data: 2 warnings: 2 about missing switches; -v for detail\n"; rest != summary {
+		t.Errorf("after the first line:\n%s\nwant:\n%s", rest, summary)
+	}
+	// With -v the answer still comes first.
+	_, errOut, _ = runCLI(t, "latency", "-v", "-i", "../../testdata/traces/pipe.perf.data", "--comm", "sched-pip")
+	if first, rest, _ = strings.Cut(errOut, "\n"); first != want || strings.Count(rest, "\n") != 2 {
+		t.Errorf("-v: stderr:\n%s\nwant first:\n%s\nthen the 2 detail lines", errOut, want)
 	}
 }
 

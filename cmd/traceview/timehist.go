@@ -125,10 +125,7 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	if err := out.flush(); err != nil {
 		return err
 	}
-	printWarnings(cmd.ErrOrStderr(), src.Meta())
-	if m := src.Meta(); opt.CallGraph && ksyms == nil && running.table() == nil && m != nil && len(m.Stacks) > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: kernel frames of the callchains are unnamed ([unknown]): the trace is from kernel %q, not the running one; give --kallsyms FILE (its /proc/kallsyms)\n", m.OSRelease)
-	}
+	// "No row matched" first: it is the answer (as latency's).
 	filtered := flt != nil || opt.Prios != nil
 	if filtered && !opt.SummaryOnly && !out.hasRow() {
 		span := ""
@@ -136,6 +133,10 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 			span = fmt.Sprintf(" (the trace spans %.6f s to %.6f s)", float64(m.FirstTime)/1e9, float64(m.LastTime)/1e9)
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no row matched the filters (-C, -p, -t, --comm, --prio, --time)%s\n", span)
+	}
+	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
+	if m := src.Meta(); opt.CallGraph && ksyms == nil && running.table() == nil && m != nil && len(m.Stacks) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: kernel frames of the callchains are unnamed ([unknown]): the trace is from kernel %q, not the running one; give --kallsyms FILE (its /proc/kallsyms)\n", m.OSRelease)
 	}
 	return nil
 }

@@ -21,9 +21,9 @@ const (
 )
 
 // LatencyTable is what perf sched latency prints: its rows in order, its
-// TOTAL line and the counters of its INFO lines. package report computes it
-// (report.LatencyResult with LatencyOptions.PerfCompat) and WriteLatency
-// prints it.
+// TOTAL line and the counters of its INFO lines. package report builds it
+// from the rows it makes of Latency's tasks (report.LatencyResult with
+// LatencyOptions.PerfCompat) and WriteLatency prints it.
 type LatencyTable struct {
 	Rows []LatencyLine
 	// TotalRuntime (ns) and TotalCount are the TOTAL line's.

@@ -2,32 +2,16 @@ package perfcompat
 
 import (
 	"io"
-	"os"
 	"testing"
 
+	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/trace"
 )
-
-// timehistBenchTrace is the large trace the views are timed on: $TRACEVIEW_BENCH_TRACE,
-// else bench/out/latency.perf.data (recorded by bench/latency/run.sh), else a
-// shared trace.
-func timehistBenchTrace(b *testing.B) string {
-	for _, p := range []string{os.Getenv("TRACEVIEW_BENCH_TRACE"), "../../bench/out/latency.perf.data", "../../../shared/traces/messaging-t.2cpu.perf.data"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	b.Skip("no trace to benchmark on")
-	return ""
-}
 
 // timehistBenchView times run over the trace; events/s counts the events the view
 // received (kinds it asked the reader to skip are not delivered).
 func timehistBenchView(b *testing.B, run func(src trace.Source) error) {
-	path := timehistBenchTrace(b)
+	path := testsched.BenchTrace(b)
 	b.ReportAllocs()
 	events := 0
 	for i := 0; i < b.N; i++ {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/report/tables"
 	"github.com/traceview/traceview/trace"
@@ -20,15 +21,7 @@ import (
 
 const pipeTrace = "../../testdata/traces/pipe.perf.data"
 
-func open(t testing.TB, path string) trace.Source {
-	t.Helper()
-	src, err := trace.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { src.Close() })
-	return src
-}
+func open(t testing.TB, path string) trace.Source { return testsched.Open(t, path) }
 
 func read[T any](t *testing.T, dir, name string) []T {
 	t.Helper()

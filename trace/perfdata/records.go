@@ -461,13 +461,13 @@ func (r *Reader) queueWithin(ev *trace.Event, hasTime bool, slack int64) {
 			p := printOf(ev)
 			switch {
 			case ev.Time < r.cpuLast[c]:
-				r.meta.Warnings.Add("time-backwards", "perf.data: CPU %d: event at %d.%09d s is earlier than the CPU's previous record (%d.%09d s): damaged or repeated data, dropped",
-					c, ev.Time/1e9, ev.Time%1e9, r.cpuLast[c]/1e9, r.cpuLast[c]%1e9)
+				r.meta.Warnings.Add("time-backwards", "perf.data: CPU %d: event at %s s is earlier than the CPU's previous record (%s s): damaged or repeated data, dropped",
+					c, trace.FormatSeconds(ev.Time, 9), trace.FormatSeconds(r.cpuLast[c], 9))
 				r.q.release()
 				return
 			case ev.Time == r.cpuLast[c] && p == r.cpuPrint[c]:
-				r.meta.Warnings.Add("duplicate-event", "perf.data: CPU %d: %s at %d.%09d s recorded twice: repeated data, dropped",
-					c, ev.Kind, ev.Time/1e9, ev.Time%1e9)
+				r.meta.Warnings.Add("duplicate-event", "perf.data: CPU %d: %s at %s s recorded twice: repeated data, dropped",
+					c, ev.Kind, trace.FormatSeconds(ev.Time, 9))
 				r.q.release()
 				return
 			}
@@ -482,8 +482,8 @@ func (r *Reader) queueWithin(ev *trace.Event, hasTime bool, slack int64) {
 			r.maxTime = ev.Time
 		}
 		if ev.Time < r.lastOut {
-			r.meta.Warnings.Add("out-of-order", "perf.data: event at %d.%09d s arrived after later events were delivered (below the last round flush); delivered late",
-				ev.Time/1e9, ev.Time%1e9)
+			r.meta.Warnings.Add("out-of-order", "perf.data: event at %s s arrived after later events were delivered (below the last round flush); delivered late",
+				trace.FormatSeconds(ev.Time, 9))
 		}
 	}
 	r.stats.Events[ev.Kind]++

@@ -84,7 +84,7 @@ func (f *Filter) String() string {
 			if ns == 0 {
 				return ""
 			}
-			return fmt.Sprintf("%d.%09d", ns/1e9, ns%1e9)
+			return trace.FormatSeconds(ns, 9)
 		}
 		add("--time %s,%s", sec(f.Start), sec(f.End))
 	}

@@ -1,4 +1,4 @@
-package report
+package pprof
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/pprof/profile"
 
+	"github.com/traceview/traceview/internal/testsched"
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -37,7 +39,7 @@ func gPprofFlat(t *testing.T, p *profile.Profile) map[string][]int64 {
 
 func TestExportPprofHand(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WritePprof(&buf, trace.NewSliceSource(gScenario(), nil), ExportOptions{}); err != nil {
+	if err := Write(&buf, trace.NewSliceSource(testsched.Scenario(), nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	prof, err := profile.Parse(&buf)
@@ -51,7 +53,7 @@ func TestExportPprofHand(t *testing.T) {
 	if d := cmp.Diff([]string{"delay/nanoseconds", "runtime/nanoseconds", "switches/count"}, types); d != "" {
 		t.Errorf("sample types (-want +got):\n%s", d)
 	}
-	if prof.DefaultSampleType != "delay" || prof.DurationNanos != 2000*gUs {
+	if prof.DefaultSampleType != "delay" || prof.DurationNanos != 2000*testsched.Us {
 		t.Errorf("default type %q, duration %d ns; want delay, 2000000", prof.DefaultSampleType, prof.DurationNanos)
 	}
 	// From gScenario by hand:
@@ -60,12 +62,12 @@ func TestExportPprofHand(t *testing.T) {
 	//   B: runtime 400+500 us, switched in at 0 and 1000 us; waited 400 us, woken by C.
 	//   C: runtime 700 us, switched in once; waited 200 us, woken by A.
 	want := map[string][]int64{
-		"comm A;A (pid 10);A:10":            {0, 1800 * gUs, 2},
-		"comm B;B (pid 20);B:20":            {0, 900 * gUs, 2},
-		"comm C;C (pid 30);C:30":            {0, 700 * gUs, 1},
-		"comm A;A (pid 10);A:10;preempted":  {200 * gUs, 0, 0},
-		"comm B;B (pid 20);B:20;woken by C": {400 * gUs, 0, 0},
-		"comm C;C (pid 30);C:30;woken by A": {200 * gUs, 0, 0},
+		"comm A;A (pid 10);A:10":            {0, 1800 * testsched.Us, 2},
+		"comm B;B (pid 20);B:20":            {0, 900 * testsched.Us, 2},
+		"comm C;C (pid 30);C:30":            {0, 700 * testsched.Us, 1},
+		"comm A;A (pid 10);A:10;preempted":  {200 * testsched.Us, 0, 0},
+		"comm B;B (pid 20);B:20;woken by C": {400 * testsched.Us, 0, 0},
+		"comm C;C (pid 30);C:30;woken by A": {200 * testsched.Us, 0, 0},
 	}
 	if d := cmp.Diff(want, gPprofFlat(t, prof)); d != "" {
 		t.Errorf("samples (-want +got):\n%s", d)
@@ -78,17 +80,17 @@ func TestExportPprofHand(t *testing.T) {
 // = 900 us, C 300-1000 us = 700 us: the same as the runtime events say.
 func TestExportPprofNoRuntimeEvents(t *testing.T) {
 	var evs []trace.Event
-	for _, e := range gScenario() {
+	for _, e := range testsched.Scenario() {
 		if e.Kind != trace.KindRuntime {
 			evs = append(evs, e)
 		}
 	}
-	prof, err := ExportPprof(trace.NewSliceSource(evs, nil), ExportOptions{})
+	prof, err := Profile(trace.NewSliceSource(evs, nil), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := gPprofFlat(t, prof)
-	for k, rt := range map[string]int64{"comm A;A (pid 10);A:10": 1800 * gUs, "comm B;B (pid 20);B:20": 900 * gUs, "comm C;C (pid 30);C:30": 700 * gUs} {
+	for k, rt := range map[string]int64{"comm A;A (pid 10);A:10": 1800 * testsched.Us, "comm B;B (pid 20);B:20": 900 * testsched.Us, "comm C;C (pid 30);C:30": 700 * testsched.Us} {
 		if got[k] == nil || got[k][1] != rt {
 			t.Errorf("%s runtime = %v, want %d ns", k, got[k], rt)
 		}
@@ -108,12 +110,12 @@ func TestExportPprofGoTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WritePprof(f, trace.NewSliceSource(gScenario(), nil), ExportOptions{}); err != nil {
+	if err := Write(f, trace.NewSliceSource(testsched.Scenario(), nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
 	got := gPprofTopCum(t, goBin, path)
-	want := map[string]int64{"A:10": 200 * gUs, "B:20": 400 * gUs, "C:30": 200 * gUs}
+	want := map[string]int64{"A:10": 200 * testsched.Us, "B:20": 400 * testsched.Us, "C:30": 200 * testsched.Us}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("go tool pprof -top -cum thread rows (-want +got):\n%s", d)
 	}
@@ -136,7 +138,7 @@ func gPprofTopCum(t *testing.T, goBin, path string) map[string]int64 {
 			continue
 		}
 		name := strings.Join(fs[5:], " ")
-		if strings.HasPrefix(name, "woken by") || name == PprofPreempted || strings.Contains(name, "(pid ") || strings.HasPrefix(name, PprofCommFrame) {
+		if strings.HasPrefix(name, "woken by") || name == FramePreempted || strings.Contains(name, "(pid ") || strings.HasPrefix(name, FrameComm) {
 			continue
 		}
 		var v int64
@@ -172,8 +174,8 @@ func TestExportPprofCommFrame(t *testing.T) {
 	if err != nil {
 		t.Skip("go command not in PATH")
 	}
-	const path = "../testdata/traces/messaging.2cpu.perf.data"
-	res, err := ComputeLatency(gOpen(t, path), LatencyOptions{})
+	const path = "../../testdata/traces/messaging.2cpu.perf.data"
+	res, err := report.ComputeLatency(testsched.Open(t, path), report.LatencyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +248,7 @@ func TestExportPprofOffCPU(t *testing.T) {
 		{ID: 1, Frames: []trace.Frame{{Addr: 0x10, Func: "pipe_read", Kernel: true}, {Addr: 0x20, Kernel: true}}},
 		{ID: 2, Frames: []trace.Frame{{Addr: 0x30, Func: "futex_wait", Kernel: true}, {Addr: 0x7f00}}},
 	}}
-	prof, err := ExportPprof(trace.NewSliceSource(evs, meta), ExportOptions{KernelSymbols: pprofSyms{0x20: "ksys_read"}})
+	prof, err := Profile(trace.NewSliceSource(evs, meta), Options{KernelSymbols: pprofSyms{0x20: "ksys_read"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,8 +288,42 @@ func gPprofFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := WritePprof(f, gOpen(t, path), ExportOptions{}); err != nil {
+	if err := Write(f, testsched.Open(t, path), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestScheduleWakeupFromIRQ (issue 16 item 12): irq.txt of
+// report/testdata/schedule.txtar, with ftrace's
+// irq-info column. H runs on CPU 0; an interrupt taken while H runs
+// ("d.h2.") wakes S at 10.001 s, switched in on CPU 1 at 10.0015 s: 500 us,
+// not H's doing. H itself ("d..2.") wakes T at 10.002 s and is preempted by
+// it at 10.003 s: 1 ms woken by H. The pprof delay samples, leaf first:
+// [woken by <irq>, S:200, S (pid -1), comm S] 500000 ns and [woken by H,
+// T:300, T (pid -1), comm T] 1000000 ns (the text has no tgid column: pid
+// -1; the root frame names the command).
+func TestScheduleWakeupFromIRQ(t *testing.T) {
+	prof, err := Profile(testsched.Case(t, "irq"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, s := range prof.Sample {
+		if s.Value[0] == 0 {
+			continue
+		}
+		var names []string
+		for _, l := range s.Location {
+			names = append(names, l.Line[0].Function.Name)
+		}
+		got[strings.Join(names, "; ")] = s.Value[0]
+	}
+	want := map[string]int64{
+		"woken by <irq>; S:200; S (pid -1); comm S": 500_000,
+		"woken by H; T:300; T (pid -1); comm T":     1_000_000,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("delay samples (-want +got):\n%s", d)
+	}
 }

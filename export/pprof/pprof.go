@@ -1,4 +1,4 @@
-package report
+package pprof
 
 import (
 	"fmt"
@@ -11,28 +11,28 @@ import (
 	"github.com/traceview/traceview/trace/schedule"
 )
 
-// Sample types of the pprof export, in Sample.Value order. PprofBlocked
-// and PprofRunqueue are there only when the trace has callchains.
+// Sample types of the pprof export, in Sample.Value order. SampleBlocked
+// and SampleRunqueue are there only when the trace has callchains.
 const (
-	PprofDelay    = "delay"    // scheduling delay, nanoseconds
-	PprofRuntime  = "runtime"  // CPU time, nanoseconds
-	PprofSwitches = "switches" // times switched in, count
-	PprofBlocked  = "blocked"  // off-CPU asleep: switch-out to wakeup, nanoseconds, by stack
-	PprofRunqueue = "runqueue" // off-CPU runnable: wakeup (or preemption) to switch-in, nanoseconds, by stack
+	SampleDelay    = "delay"    // scheduling delay, nanoseconds
+	SampleRuntime  = "runtime"  // CPU time, nanoseconds
+	SampleSwitches = "switches" // times switched in, count
+	SampleBlocked  = "blocked"  // off-CPU asleep: switch-out to wakeup, nanoseconds, by stack
+	SampleRunqueue = "runqueue" // off-CPU runnable: wakeup (or preemption) to switch-in, nanoseconds, by stack
 )
 
-// PprofPreempted is the reason frame of delays that followed a preemption.
-const PprofPreempted = "preempted"
+// FramePreempted is the reason frame of delays that followed a preemption.
+const FramePreempted = "preempted"
 
-// PprofCommFrame prefixes the root frame of every stack: the command name
+// FrameComm prefixes the root frame of every stack: the command name
 // of the sample's thread ("comm sched-messaging").
-const PprofCommFrame = "comm "
+const FrameComm = "comm "
 
-// PprofIRQ is the reason frame of delays that followed a wakeup from
+// FrameIRQ is the reason frame of delays that followed a wakeup from
 // interrupt context (trace.Event.FromIRQ).
-const PprofIRQ = "woken by <irq>"
+const FrameIRQ = "woken by <irq>"
 
-// ExportPprof reads src to the end (it does not close it) and returns a
+// Profile reads src to the end (it does not close it) and returns a
 // pprof profile (github.com/google/pprof/profile) of where the trace's tasks
 // waited for a CPU and behind whom.
 //
@@ -73,7 +73,7 @@ const PprofIRQ = "woken by <irq>"
 //
 // opts.Filter selects the delays, runtime and switches exported (see
 // schedule.Filter); the profile's duration is then the window's.
-func ExportPprof(src trace.Source, opts ExportOptions) (*profile.Profile, error) {
+func Profile(src trace.Source, opts Options) (*profile.Profile, error) {
 	type reasonKey struct {
 		t      *schedule.Task
 		reason string
@@ -107,9 +107,9 @@ func ExportPprof(src trace.Source, opts ExportOptions) (*profile.Profile, error)
 				return
 			}
 			addOff(d.Task, d.Stack, 1, d.End-d.Start)
-			k := reasonKey{d.Task, PprofPreempted}
+			k := reasonKey{d.Task, FramePreempted}
 			if d.Cause != schedule.CausePreempted {
-				k.reason = pprofWakerFrame(d.Waker, d.FromIRQ)
+				k.reason = wakerFrame(d.Waker, d.FromIRQ)
 			}
 			if _, ok := delays[k]; !ok {
 				order = append(order, k)
@@ -129,12 +129,12 @@ func ExportPprof(src trace.Source, opts ExportOptions) (*profile.Profile, error)
 	withStacks := len(stacks) > 0
 	prof := &profile.Profile{
 		SampleType: []*profile.ValueType{
-			{Type: PprofDelay, Unit: "nanoseconds"},
-			{Type: PprofRuntime, Unit: "nanoseconds"},
-			{Type: PprofSwitches, Unit: "count"},
+			{Type: SampleDelay, Unit: "nanoseconds"},
+			{Type: SampleRuntime, Unit: "nanoseconds"},
+			{Type: SampleSwitches, Unit: "count"},
 		},
-		DefaultSampleType: PprofDelay,
-		PeriodType:        &profile.ValueType{Type: PprofDelay, Unit: "nanoseconds"},
+		DefaultSampleType: SampleDelay,
+		PeriodType:        &profile.ValueType{Type: SampleDelay, Unit: "nanoseconds"},
 		Period:            1,
 		// TimeNanos stays 0: trace times are on the recorder's clock
 		// (monotonic, not wall time), which pprof would print as a 1970
@@ -152,7 +152,7 @@ func ExportPprof(src trace.Source, opts ExportOptions) (*profile.Profile, error)
 		prof.Comments = append(prof.Comments, fmt.Sprintf("recorded on %s, Linux %s", m.Hostname, m.OSRelease))
 	}
 	if withStacks {
-		prof.SampleType = append(prof.SampleType, &profile.ValueType{Type: PprofBlocked, Unit: "nanoseconds"}, &profile.ValueType{Type: PprofRunqueue, Unit: "nanoseconds"})
+		prof.SampleType = append(prof.SampleType, &profile.ValueType{Type: SampleBlocked, Unit: "nanoseconds"}, &profile.ValueType{Type: SampleRunqueue, Unit: "nanoseconds"})
 	}
 	// values returns a sample's values: delay, runtime, switches, and the
 	// two off-CPU types when the profile has them.
@@ -182,7 +182,7 @@ func ExportPprof(src trace.Source, opts ExportOptions) (*profile.Profile, error)
 		return l
 	}
 	stack := func(t *schedule.Task) []*profile.Location {
-		return []*profile.Location{loc(fmt.Sprintf("%s:%d", t.Comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", p.ProcessName(t), t.PID)), loc(PprofCommFrame + t.Comm)}
+		return []*profile.Location{loc(fmt.Sprintf("%s:%d", t.Comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", p.ProcessName(t), t.PID)), loc(FrameComm + t.Comm)}
 	}
 	labels := func(t *schedule.Task) map[string][]int64 {
 		return map[string][]int64{"tid": {int64(t.TID)}, "pid": {int64(t.PID)}}
@@ -258,13 +258,13 @@ func ExportPprof(src trace.Source, opts ExportOptions) (*profile.Profile, error)
 	return prof, nil
 }
 
-// pprofWakerFrame names the reason frame of a delay after a wakeup: the
+// wakerFrame names the reason frame of a delay after a wakeup: the
 // waker's comm, or "<irq>" for a wakeup from interrupt context (the task
 // current on that CPU was only interrupted; it is not blamed).
-func pprofWakerFrame(w *schedule.Task, fromIRQ bool) string {
+func wakerFrame(w *schedule.Task, fromIRQ bool) string {
 	switch {
 	case fromIRQ:
-		return PprofIRQ
+		return FrameIRQ
 	case w == nil:
 		return "woken by <unknown>"
 	case w.TID == 0:
@@ -275,18 +275,18 @@ func pprofWakerFrame(w *schedule.Task, fromIRQ bool) string {
 	return "woken by " + w.Comm
 }
 
-// WritePprof exports src as a gzipped pprof profile to w (see
-// ExportPprof).
-func WritePprof(w io.Writer, src trace.Source, opts ExportOptions) error {
-	prof, err := ExportPprof(src, opts)
+// Write exports src as a gzipped pprof profile to w (see
+// Profile).
+func Write(w io.Writer, src trace.Source, opts Options) error {
+	prof, err := Profile(src, opts)
 	if err != nil {
 		return err
 	}
 	return prof.Write(w)
 }
 
-// ExportOptions tune the pprof and Perfetto JSON exports.
-type ExportOptions struct {
+// Options tune Profile and Write.
+type Options struct {
 	// Filter, when not nil, selects what is exported (see
 	// schedule.Filter): delays, runtime, runs and states of the selected
 	// tasks and CPUs, clipped to its window.

@@ -1,4 +1,4 @@
-package report
+package chromejson
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -41,18 +42,18 @@ func gDecodePerfetto(t *testing.T, data []byte) []gChromeEvent {
 
 func TestWriteChromeJSONHand(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteChromeJSON(&buf, trace.NewSliceSource(gScenario(), nil), ExportOptions{}); err != nil {
+	if err := Write(&buf, trace.NewSliceSource(testsched.Scenario(), nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	evs := gDecodePerfetto(t, buf.Bytes())
 	// Render slices as "track: name start-end" in us, flows as
 	// "flow ph id track at".
 	track := func(pid, tid int64) string {
-		if pid == PerfettoCPUPid && tid == 0 {
+		if pid == CPUPid && tid == 0 {
 			return "CPUs"
 		}
-		if pid == PerfettoCPUPid {
-			return fmt.Sprintf("CPU%d", tid-PerfettoCPUPid)
+		if pid == CPUPid {
+			return fmt.Sprintf("CPU%d", tid-CPUPid)
 		}
 		return fmt.Sprintf("%d/%d", pid, tid)
 	}
@@ -115,12 +116,12 @@ func TestWriteChromeJSONHand(t *testing.T) {
 // JSON and round-trips.
 func TestWriteChromeJSONEscapes(t *testing.T) {
 	evs := []trace.Event{
-		gSwitch(0, 0, 0, "swapper/0", 0, 7, `we"ird\name`),
-		gSwitch(5*gUs, 0, 7, `we"ird\name`, trace.StateUninterruptible, 0, "swapper/0"),
-		gSwitch(9*gUs, 0, 0, "swapper/0", 0, 8, "x"),
+		testsched.Switch(0, 0, 0, "swapper/0", 0, 7, `we"ird\name`),
+		testsched.Switch(5*testsched.Us, 0, 7, `we"ird\name`, trace.StateUninterruptible, 0, "swapper/0"),
+		testsched.Switch(9*testsched.Us, 0, 0, "swapper/0", 0, 8, "x"),
 	}
 	var buf bytes.Buffer
-	if err := WriteChromeJSON(&buf, trace.NewSliceSource(evs, nil), ExportOptions{}); err != nil {
+	if err := Write(&buf, trace.NewSliceSource(evs, nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -142,7 +143,7 @@ func TestWriteChromeJSONEscapes(t *testing.T) {
 // the path of Meta.Cgroups or "id N" for an id the table lacks; a task
 // whose cgroup is not known has none.
 func TestWriteChromeJSONCgroup(t *testing.T) {
-	evs := gScenario()
+	evs := testsched.Scenario()
 	for i := range evs {
 		if evs[i].Kind == trace.KindSwitch {
 			switch evs[i].TID {
@@ -155,12 +156,12 @@ func TestWriteChromeJSONCgroup(t *testing.T) {
 	}
 	meta := &trace.Meta{Cgroups: map[uint64]string{7: "/system.slice/a.service"}}
 	var buf bytes.Buffer
-	if err := WriteChromeJSON(&buf, trace.NewSliceSource(evs, meta), ExportOptions{}); err != nil {
+	if err := Write(&buf, trace.NewSliceSource(evs, meta), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string][]any{} // "pid/tid start" of each Running slice -> its cgroup arg
 	for _, e := range gDecodePerfetto(t, buf.Bytes()) {
-		if e.Ph == "X" && e.Name == PerfettoRunning {
+		if e.Ph == "X" && e.Name == SliceRunning {
 			got[fmt.Sprintf("%d/%d %g", e.Pid, e.Tid, e.Ts)] = []any{e.Args["cgroup"]}
 		}
 	}
@@ -173,5 +174,33 @@ func TestWriteChromeJSONCgroup(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("cgroup args of the Running slices (-want +got):\n%s", d)
+	}
+}
+
+// TestScheduleWakeupFromIRQ (issue 16 item 12): irq.txt of
+// report/testdata/schedule.txtar in the Chrome JSON export. S's Runnable (woken) slice, 10.001-10.0015 s
+// (10001000-10001500 us), names the waker "<irq>", and no flow arrow leaves
+// H for it; T's, 10.002-10.003 s, names H:100, with one arrow (s at 10002000
+// us on H's track, f 1 ns later on T's).
+func TestScheduleWakeupFromIRQ(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Write(&buf, testsched.Case(t, "irq"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var woken, flows []string
+	for _, e := range gDecodePerfetto(t, buf.Bytes()) {
+		switch {
+		case e.Ph == "X" && e.Name == SliceRunnableWoken:
+			woken = append(woken, fmt.Sprintf("%d %g-%g %v", e.Tid, e.Ts, e.Ts+e.Dur, e.Args["waker"]))
+		case e.Ph == "s" || e.Ph == "f":
+			flows = append(flows, fmt.Sprintf("%s %d %.3f", e.Ph, e.Tid, e.Ts))
+		}
+	}
+	sort.Strings(woken)
+	if d := cmp.Diff([]string{"200 1.0001e+07-1.00015e+07 <irq>", "300 1.0002e+07-1.0003e+07 H:100"}, woken); d != "" {
+		t.Errorf("woken slices (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"s 100 10002000.000", "f 300 10002000.001"}, flows); d != "" {
+		t.Errorf("flows (-want +got):\n%s", d)
 	}
 }

@@ -1,4 +1,4 @@
-package report
+package chromejson
 
 import (
 	"bufio"
@@ -12,27 +12,34 @@ import (
 	"github.com/traceview/traceview/trace/schedule"
 )
 
-// Track ids of the Perfetto export's CPU tracks: the CPUs are shown as the
-// threads of one synthetic process, PerfettoCPUPid, with thread ids
-// PerfettoCPUPid+cpu. Linux pids stay below 2^22 (PID_MAX_LIMIT,
-// include/linux/threads.h), so these never meet a real task.
-const PerfettoCPUPid = 1 << 30
+// Track ids of the CPU tracks: the CPUs are shown as the threads of one
+// synthetic process, CPUPid, with thread ids CPUPid+cpu. Linux pids stay
+// below 2^22 (PID_MAX_LIMIT, include/linux/threads.h), so these never meet
+// a real task.
+const CPUPid = 1 << 30
 
-// Names of the task-state slices of the Perfetto export.
+// Names of the task-state slices.
 const (
-	PerfettoRunning           = "Running"
-	PerfettoRunnablePreempted = "Runnable (preempted)"
-	PerfettoRunnableWoken     = "Runnable (woken)"
-	PerfettoSleeping          = "Sleeping"        // S
-	PerfettoUninterruptible   = "Uninterruptible" // D
+	SliceRunning           = "Running"
+	SliceRunnablePreempted = "Runnable (preempted)"
+	SliceRunnableWoken     = "Runnable (woken)"
+	SliceSleeping          = "Sleeping"        // S
+	SliceUninterruptible   = "Uninterruptible" // D
 )
 
-// WriteChromeJSON reads src to the end (it does not close it) and writes the
+// Options tune Write.
+type Options struct {
+	// Filter, when not nil, selects the runs, states and wakeups written
+	// (see schedule.Filter), clipped to its window.
+	Filter *schedule.Filter
+}
+
+// Write reads src to the end (it does not close it) and writes the
 // schedule as Chrome trace-event JSON (the "JSON Object Format" of the Trace
 // Event Format document, which ui.perfetto.dev and chrome://tracing open):
 //
 //   - one track per CPU (thread "CPU n" of the process "CPUs", pid
-//     PerfettoCPUPid) with a complete ("X") slice per task run, named by the
+//     CPUPid) with a complete ("X") slice per task run, named by the
 //     task's comm, args tid/pid;
 //   - one track per task (its real pid/tid, named by its comm) with its
 //     states as slices: Running (args cpu, and cgroup, the path of the
@@ -51,9 +58,9 @@ const (
 // started before the first sched_switch of its CPU is not drawn. Errors are
 // the source's or w's.
 // opts.Filter selects the runs, states and wakeups written.
-func WriteChromeJSON(w io.Writer, src trace.Source, opts ExportOptions) error {
+func Write(w io.Writer, src trace.Source, opts Options) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
-	pw := &perfettoWriter{w: bw, names: map[*schedule.Task]string{}}
+	pw := &writer{w: bw, names: map[*schedule.Task]string{}}
 	pw.raw(`{"displayTimeUnit":"ns","traceEvents":[`)
 	flowID := 0
 	p := schedule.New(schedule.Options{Filter: opts.Filter}, schedule.Hooks{
@@ -63,7 +70,7 @@ func WriteChromeJSON(w io.Writer, src trace.Source, opts ExportOptions) error {
 				return
 			}
 			t := r.Task
-			pw.slice(t.Comm, "cpu", PerfettoCPUPid, int64(PerfettoCPUPid)+int64(r.CPU), r.Start, r.End,
+			pw.slice(t.Comm, "cpu", CPUPid, int64(CPUPid)+int64(r.CPU), r.Start, r.End,
 				`"tid":`+strconv.Itoa(int(t.TID))+`,"pid":`+strconv.Itoa(int(t.PID)))
 			pw.seen(t)
 		},
@@ -75,14 +82,14 @@ func WriteChromeJSON(w io.Writer, src trace.Source, opts ExportOptions) error {
 			name, args := "", ""
 			switch {
 			case iv.State == schedule.StateRunning:
-				name, args = PerfettoRunning, `"cpu":`+strconv.Itoa(int(iv.CPU))
+				name, args = SliceRunning, `"cpu":`+strconv.Itoa(int(iv.CPU))
 				if t.Cgroup != 0 {
 					args += `,"cgroup":` + pw.quoteCached(cgroupName(src.Meta(), t.Cgroup))
 				}
 			case iv.State == schedule.StateRunnable && iv.Cause == schedule.CausePreempted:
-				name = PerfettoRunnablePreempted
+				name = SliceRunnablePreempted
 			case iv.State == schedule.StateRunnable:
-				name = PerfettoRunnableWoken
+				name = SliceRunnableWoken
 				switch {
 				case iv.FromIRQ:
 					args = `"waker":"<irq>"`
@@ -90,10 +97,10 @@ func WriteChromeJSON(w io.Writer, src trace.Source, opts ExportOptions) error {
 					args = `"waker":` + pw.quote(fmt.Sprintf("%s:%d", iv.Waker.Comm, iv.Waker.TID))
 				}
 			default:
-				name = perfettoSleepName(iv.Sleep)
+				name = sleepName(iv.Sleep)
 				args = `"state":` + pw.quote(iv.Sleep.String())
 			}
-			pw.slice(name, "state", perfettoPid(t), int64(t.TID), iv.Start, iv.End, args)
+			pw.slice(name, "state", taskPid(t), int64(t.TID), iv.Start, iv.End, args)
 			pw.seen(t)
 		},
 		Wakeup: func(at int64, waker, wakee *schedule.Task, _ trace.CPU) {
@@ -101,12 +108,12 @@ func WriteChromeJSON(w io.Writer, src trace.Source, opts ExportOptions) error {
 				return // no arrow from a task an interrupt only interrupted
 			}
 			flowID++
-			pw.flow("s", flowID, perfettoPid(waker), int64(waker.TID), at)
+			pw.flow("s", flowID, taskPid(waker), int64(waker.TID), at)
 			// The end goes 1 ns into the wakee's Runnable (woken) slice,
 			// which starts at the wakeup: binding to the enclosing slice
 			// at the slice's very first instant would depend on how the
 			// viewer orders events of equal time.
-			pw.flow("f", flowID, perfettoPid(wakee), int64(wakee.TID), at+1)
+			pw.flow("f", flowID, taskPid(wakee), int64(wakee.TID), at+1)
 			pw.seen(waker)
 			pw.seen(wakee)
 		},
@@ -117,19 +124,19 @@ func WriteChromeJSON(w io.Writer, src trace.Source, opts ExportOptions) error {
 	}
 	p.Finish()
 	// Track names.
-	pw.meta("process_name", PerfettoCPUPid, -1, "CPUs")
-	pw.meta("process_sort_index", PerfettoCPUPid, -1, "")
+	pw.meta("process_name", CPUPid, -1, "CPUs")
+	pw.meta("process_sort_index", CPUPid, -1, "")
 	cpus := make([]trace.CPU, 0, len(pw.cpus))
 	for c := range pw.cpus {
 		cpus = append(cpus, c)
 	}
 	sort.Slice(cpus, func(i, j int) bool { return cpus[i] < cpus[j] })
 	for _, c := range cpus {
-		pw.meta("thread_name", PerfettoCPUPid, int64(PerfettoCPUPid)+int64(c), fmt.Sprintf("CPU %d", c))
+		pw.meta("thread_name", CPUPid, int64(CPUPid)+int64(c), fmt.Sprintf("CPU %d", c))
 	}
 	procs := map[int64]bool{}
 	for _, t := range pw.order {
-		pid := perfettoPid(t)
+		pid := taskPid(t)
 		if !procs[pid] {
 			procs[pid] = true
 			pw.meta("process_name", pid, -1, p.ProcessName(t))
@@ -153,20 +160,20 @@ func cgroupName(m *trace.Meta, id uint64) string {
 	return "id " + strconv.FormatUint(id, 10)
 }
 
-func perfettoPid(t *schedule.Task) int64 {
+func taskPid(t *schedule.Task) int64 {
 	if t.PID >= 0 {
 		return int64(t.PID)
 	}
 	return int64(t.TID)
 }
 
-// perfettoSleepName names a sleeping state by its kernel letter.
-func perfettoSleepName(s trace.TaskState) string {
+// sleepName names a sleeping state by its kernel letter.
+func sleepName(s trace.TaskState) string {
 	switch s.Char() {
 	case 'S':
-		return PerfettoSleeping
+		return SliceSleeping
 	case 'D':
-		return PerfettoUninterruptible
+		return SliceUninterruptible
 	case 'I':
 		return "Idle (I)"
 	case 'T':
@@ -179,9 +186,9 @@ func perfettoSleepName(s trace.TaskState) string {
 	return "Sleeping (" + s.String() + ")"
 }
 
-// perfettoWriter writes trace events by hand (one append per field) so a
+// writer writes trace events by hand (one append per field) so a
 // multi-million-event trace exports without building a document in memory.
-type perfettoWriter struct {
+type writer struct {
 	w     *bufio.Writer
 	buf   []byte
 	n     int
@@ -191,18 +198,18 @@ type perfettoWriter struct {
 	order []*schedule.Task
 }
 
-func (pw *perfettoWriter) raw(s string) {
+func (pw *writer) raw(s string) {
 	if pw.err == nil {
 		_, pw.err = pw.w.WriteString(s)
 	}
 }
 
-func (pw *perfettoWriter) quote(s string) string {
+func (pw *writer) quote(s string) string {
 	b, _ := json.Marshal(s) // a string always marshals
 	return string(b)
 }
 
-func (pw *perfettoWriter) seen(t *schedule.Task) {
+func (pw *writer) seen(t *schedule.Task) {
 	if _, ok := pw.names[t]; !ok {
 		pw.names[t] = t.Comm
 		pw.order = append(pw.order, t)
@@ -210,7 +217,7 @@ func (pw *perfettoWriter) seen(t *schedule.Task) {
 }
 
 // appendMicros appends ns as microseconds with three decimals.
-func perfettoMicros(b []byte, ns int64) []byte {
+func micros(b []byte, ns int64) []byte {
 	if ns < 0 {
 		b = append(b, '-')
 		ns = -ns
@@ -220,7 +227,7 @@ func perfettoMicros(b []byte, ns int64) []byte {
 	return append(b, '.', byte('0'+f/100), byte('0'+f/10%10), byte('0'+f%10))
 }
 
-func (pw *perfettoWriter) begin() {
+func (pw *writer) begin() {
 	pw.buf = pw.buf[:0]
 	if pw.n > 0 {
 		pw.buf = append(pw.buf, ",\n"...)
@@ -230,14 +237,14 @@ func (pw *perfettoWriter) begin() {
 	pw.n++
 }
 
-func (pw *perfettoWriter) end() {
+func (pw *writer) end() {
 	pw.buf = append(pw.buf, '}')
 	if pw.err == nil {
 		_, pw.err = pw.w.Write(pw.buf)
 	}
 }
 
-func (pw *perfettoWriter) slice(name, cat string, pid, tid, start, end int64, args string) {
+func (pw *writer) slice(name, cat string, pid, tid, start, end int64, args string) {
 	pw.begin()
 	pw.buf = append(pw.buf, `{"ph":"X","name":`...)
 	pw.buf = append(pw.buf, pw.quoteCached(name)...)
@@ -248,9 +255,9 @@ func (pw *perfettoWriter) slice(name, cat string, pid, tid, start, end int64, ar
 	pw.buf = append(pw.buf, `,"tid":`...)
 	pw.buf = strconv.AppendInt(pw.buf, tid, 10)
 	pw.buf = append(pw.buf, `,"ts":`...)
-	pw.buf = perfettoMicros(pw.buf, start)
+	pw.buf = micros(pw.buf, start)
 	pw.buf = append(pw.buf, `,"dur":`...)
-	pw.buf = perfettoMicros(pw.buf, end-start)
+	pw.buf = micros(pw.buf, end-start)
 	if args != "" {
 		pw.buf = append(pw.buf, `,"args":{`...)
 		pw.buf = append(pw.buf, args...)
@@ -259,7 +266,7 @@ func (pw *perfettoWriter) slice(name, cat string, pid, tid, start, end int64, ar
 	pw.end()
 }
 
-func (pw *perfettoWriter) quoteCached(s string) string {
+func (pw *writer) quoteCached(s string) string {
 	// Comms are interned by readers and state names are constants: quoting
 	// through encoding/json only when a byte needs escaping keeps the hot
 	// path allocation-light.
@@ -271,7 +278,7 @@ func (pw *perfettoWriter) quoteCached(s string) string {
 	return `"` + s + `"`
 }
 
-func (pw *perfettoWriter) flow(ph string, id int, pid, tid, at int64) {
+func (pw *writer) flow(ph string, id int, pid, tid, at int64) {
 	pw.begin()
 	pw.buf = append(pw.buf, `{"ph":"`...)
 	pw.buf = append(pw.buf, ph...)
@@ -282,14 +289,14 @@ func (pw *perfettoWriter) flow(ph string, id int, pid, tid, at int64) {
 	pw.buf = append(pw.buf, `,"tid":`...)
 	pw.buf = strconv.AppendInt(pw.buf, tid, 10)
 	pw.buf = append(pw.buf, `,"ts":`...)
-	pw.buf = perfettoMicros(pw.buf, at)
+	pw.buf = micros(pw.buf, at)
 	if ph == "f" {
 		pw.buf = append(pw.buf, `,"bp":"e"`...)
 	}
 	pw.end()
 }
 
-func (pw *perfettoWriter) meta(name string, pid, tid int64, value string) {
+func (pw *writer) meta(name string, pid, tid int64, value string) {
 	pw.begin()
 	pw.buf = append(pw.buf, `{"ph":"M","name":"`...)
 	pw.buf = append(pw.buf, name...)

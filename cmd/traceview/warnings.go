@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// verbose is the command line's -v/--verbose: every warning on its own line
+// instead of one summary line per input. newRootCmd resets it.
+var verbose bool
+
+// warningKinds groups the warnings' keys into what a reader of the summary
+// line needs to know ("3 about missing switches"), in the order the summary
+// names kinds of equal counts. A key ending in "*" is a prefix. A key that
+// no kind names is counted as "other"; TestWarningKindsCoverKeys finds the
+// keys the code adds and fails on one missing here.
+var warningKinds = []struct {
+	about string
+	keys  []string
+}{
+	{"missing switches", []string{"sched-switch-chain-cpu*", "delay-switch-in-inferred", "delay-unmeasured",
+		"delay-first-switch-in", "switch-records", "switch-record-per-task", "not-system-wide"}},
+	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice"}},
+	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
+		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", "runtime-lossy", "lossy-excluded",
+		"damaged-block-events"}},
+	{"event order", []string{"out-of-order", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
+		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
+		"duplicate-event", "text-duplicate"}},
+	{"damaged input", []string{"truncated", "truncated-file", "damaged-frame", "damaged-block", "unknown-frame",
+		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
+		"text-pid-out-of-range", "text-cpu-out-of-range", "tracedat-corrupt-data", "tracedat-short-record",
+		"tracedat-bad-record", "unfinished", "outside-sample-times", "sample-times-ignored", "replay-skipped",
+		"perfetto-compressed", "no-sched-tracepoints"}},
+	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
+		"tracedat-clock", "tracedat-metadata"}},
+	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
+		"text-other-event", "text-other-line", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
+		"no-task-pt-regs", "ring-dump"}},
+}
+
+// lostWindowKey is the key of a trace.LostWindow turned into a warning by
+// metaWarnings (the readers keep lost windows apart from their warnings).
+const lostWindowKey = "lost-window"
+
+// warningKind returns the kind of warnings key belongs to (an index into
+// warningKinds), or -1 for a key that no kind names.
+func warningKind(key string) int {
+	for i, k := range warningKinds {
+		for _, p := range k.keys {
+			if p == key || strings.HasSuffix(p, "*") && strings.HasPrefix(key, strings.TrimSuffix(p, "*")) {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// metaWarnings returns a source's lost windows and counted warnings, in the
+// order printWarnings has always printed them (lost windows first).
+func metaWarnings(m *trace.Meta) []trace.Warning {
+	if m == nil {
+		return nil
+	}
+	var out []trace.Warning
+	for _, lw := range m.Lost {
+		out = append(out, trace.Warning{Key: lostWindowKey, Count: 1, Message: lw.String()})
+	}
+	return append(out, m.Warnings.List()...)
+}
+
+// writeWarnings writes one input's warnings to w. With -v, or when there is
+// only one, each is a line "warning: PREFIX MESSAGE" (prefix is "" or
+// "NAME: "); otherwise one summary line names the input (when name is not
+// ""), how many warnings it gave and of which kinds, most numerous first:
+//
+//	warning: t.perf.data: 5 warnings: 3 about missing switches, 1 about missing wakeups, 1 about event order; -v for detail
+//
+// The counts are of warning lines (what -v prints), not of the occurrences
+// each line counts.
+func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
+	if verbose || len(ws) == 1 {
+		for _, wn := range ws {
+			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+		}
+		return
+	}
+	if len(ws) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "warning: %s\n", warningSummary(name, ws))
+}
+
+// warningSummary is writeWarnings' summary line, without "warning: ".
+func warningSummary(name string, ws []trace.Warning) string {
+	counts := make([]int, len(warningKinds)+1) // the last: other
+	for _, wn := range ws {
+		k := warningKind(wn.Key)
+		if k < 0 {
+			k = len(warningKinds)
+		}
+		counts[k]++
+	}
+	order := make([]int, 0, len(counts))
+	for i, n := range counts {
+		if n > 0 {
+			order = append(order, i)
+		}
+	}
+	// Most numerous first; ties in warningKinds order, "other" last.
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && counts[order[j]] > counts[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	var parts []string
+	for _, i := range order {
+		if i == len(warningKinds) {
+			parts = append(parts, fmt.Sprintf("%d other", counts[i]))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%d about %s", counts[i], warningKinds[i].about))
+	}
+	s := fmt.Sprintf("%d warnings: %s; -v for detail", len(ws), strings.Join(parts, ", "))
+	if name != "" {
+		s = name + ": " + s
+	}
+	return s
+}
+
+// printWarnings writes the warnings of the source read from input (its
+// lost windows and counted warnings) as writeWarnings does.
+func printWarnings(w io.Writer, input string, m *trace.Meta) {
+	writeWarnings(w, input, "", metaWarnings(m))
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// TestWarningSummary: the summary counts warning lines per kind, most
+// numerous first (ties in warningKinds order, "other" last), and names the
+// input when it has a name.
+func TestWarningSummary(t *testing.T) {
+	w := func(key string) trace.Warning { return trace.Warning{Key: key, Count: 9, Message: key} }
+	for _, c := range []struct {
+		name, input string
+		ws          []trace.Warning
+		want        string
+	}{
+		{"kinds by count", "t.perf.data",
+			[]trace.Warning{w("delay-no-wakeup"), w("sched-switch-chain-cpu0"), w("sched-switch-chain-cpu1"),
+				w("delay-switch-in-inferred"), w("out-of-order")},
+			"t.perf.data: 5 warnings: 3 about missing switches, 1 about missing wakeups, 1 about event order; -v for detail"},
+		{"unknown key last", "",
+			[]trace.Warning{w("no-such-key"), w(lostWindowKey)},
+			"2 warnings: 1 about lost events, 1 other; -v for detail"},
+		{"prefix key", "x",
+			[]trace.Warning{w("bad-sample"), w("bad-record"), w("runtime-from-switches")},
+			"x: 3 warnings: 2 about damaged input, 1 about what the trace records; -v for detail"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := warningSummary(c.input, c.ws); got != c.want {
+				t.Errorf("got  %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestWarningKindsCoverKeys finds the warning keys the module's code adds
+// (Warnings.Add/AddN("key", ...) and trace.Warning{Key: "key", ...}) and
+// fails on one that warningKinds does not name: its warnings would be
+// summarized as "other". latency-empty is never summarized: it is the
+// answer, printed first and in full.
+func TestWarningKindsCoverKeys(t *testing.T) {
+	re := regexp.MustCompile(`\.AddN?\("([a-z][a-z0-9-]*)"|Warning\{Key: *"([a-z][a-z0-9-]*)"|^\s*Key: +"([a-z][a-z0-9-]*)", Count:`)
+	found := 0
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != "../.." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			for _, m := range re.FindAllStringSubmatch(line, -1) {
+				key := m[1] + m[2] + m[3]
+				found++
+				if key != "latency-empty" && warningKind(key) < 0 {
+					t.Errorf("%s: warning key %q has no kind in warningKinds", path, key)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 70 distinct keys when this test was written, several added twice.
+	if found < 70 {
+		t.Errorf("found %d warning keys in the code; the pattern no longer finds them", found)
+	}
+}
+
+// TestWarningsSummaryAndVerbose: on messaging.2cpu, latency prints one
+// summary line by default and, with -v, the five detail lines the summary
+// counts (the chain breaks of CPUs 0 and 1 and the recovered delays:
+// missing switches; the unwoken runs: missing wakeups; the wakings before
+// the switch-out: event order); -o json holds all five in full either way.
+func TestWarningsSummaryAndVerbose(t *testing.T) {
+	in := "../../testdata/traces/messaging.2cpu.perf.data"
+	_, errs, code := runCLI(t, "latency", "-i", in)
+	want := "warning: " + in + ": 5 warnings: 3 about missing switches, 1 about missing wakeups, 1 about event order; -v for detail\n"
+	if code != 0 || errs != want {
+		t.Errorf("default: exit %d, stderr:\n%s\nwant:\n%s", code, errs, want)
+	}
+	for _, flag := range []string{"-v", "--verbose"} {
+		_, errs, code = runCLI(t, "latency", flag, "-i", in)
+		lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+		if code != 0 || len(lines) != 5 ||
+			!strings.HasPrefix(lines[0], "warning: CPU 0: 3 of 719 sched_switch events switched out") ||
+			!strings.HasPrefix(lines[1], "warning: CPU 1: 164 of 750 sched_switch events switched out") ||
+			!strings.HasPrefix(lines[2], "warning: 164 scheduling delays had no recorded switch-in") ||
+			!strings.HasPrefix(lines[3], "warning: 4 times a task ran again after going to sleep with no recorded wakeup") ||
+			!strings.HasPrefix(lines[4], "warning: 6 scheduling delays began with a sched_waking recorded before") {
+			t.Errorf("%s: exit %d, stderr:\n%s", flag, code, errs)
+		}
+	}
+	out, errs, code := runCLI(t, "latency", "-o", "json", "-i", in)
+	if code != 0 || errs != "" || strings.Count(out, `"key": "`) != 5 ||
+		!strings.Contains(out, `"key": "delay-woken-before-switch-out"`) || !strings.Contains(out, `"key": "sched-switch-chain-cpu1"`) {
+		t.Errorf("-o json: exit %d, stderr %q, warnings in %d keys", code, errs, strings.Count(out, `"key": "`))
+	}
+}
+
+// TestStatsWarnings: stats, whose JSON has no warnings field, summarizes
+// the reader's warnings for its table and prints them in full with -o json.
+// pipe-multi.perf.data.gz has two, both about damaged input: 64 records
+// outside the header's sample times, then the header's range taken for
+// damaged after 65 of the first 112 timed records.
+func TestStatsWarnings(t *testing.T) {
+	_, errs, code := runCLI(t, "stats", "-i", pipeMulti)
+	if want := "warning: " + pipeMulti + ": 2 warnings: 2 about damaged input; -v for detail\n"; code != 0 || errs != want {
+		t.Errorf("table: exit %d, stderr:\n%s\nwant:\n%s", code, errs, want)
+	}
+	_, errs, code = runCLI(t, "stats", "-o", "json", "-i", pipeMulti)
+	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+	if code != 0 || len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "warning: perf.data: CPU 0: sched_process_exec at 1352.986180340 s lies outside the recording's sample times") ||
+		!strings.HasSuffix(lines[0], "(64 times)") ||
+		!strings.HasPrefix(lines[1], "warning: perf.data: 65 of the first 112 timed records lie outside the header's sample times") {
+		t.Errorf("-o json: exit %d, stderr:\n%s", code, errs)
+	}
+}

@@ -1,0 +1,32 @@
+package report
+
+import (
+	"github.com/traceview/traceview/report/perfcompat"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
+)
+
+// perfLatency runs perf's own state machine (perfcompat.Latency): perf
+// 6.12's numbers with PerfCompat; with CPUGiven alone, perf's -C with this
+// package's corrections (no 0 ns first-seen delays, recovered delays).
+func perfLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error) {
+	keep := opts.Percentiles || opts.KeepSamples
+	m, err := perfcompat.Latency(src, perfcompat.LatencyOptions{
+		CPUGiven: opts.CPUGiven, Corrected: !opts.PerfCompat,
+		Wakeups: schedule.WakeupSource(opts.Wakeups), KeepSamples: keep,
+	})
+	if err != nil {
+		return nil, err
+	}
+	d := trackerDiag(&m.Tracker)
+	d.Recovered, d.Dropped, d.Unwoken = m.Recovered, m.Dropped, m.Unwoken
+	d.PerfTimestamps, d.PerfUnordered = m.Timestamps, m.Unordered
+	res := &LatencyResult{Options: opts, Diag: d}
+	atoms := m.Tracker.AtomRoot()
+	res.TaskRows = make([]LatencyRow, 0, len(atoms))
+	for _, t := range atoms {
+		res.TaskRows = append(res.TaskRows, taskRow(t, keep))
+	}
+	res.Rows, res.Total = groupRows(res.TaskRows, opts)
+	return &latencyRun{res: res, name: trackerName(&m.Tracker), warns: m.Tracker.Warnings.List()}, nil
+}

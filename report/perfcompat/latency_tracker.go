@@ -1,0 +1,407 @@
+package perfcompat
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/traceview/traceview/internal/tidmap"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
+)
+
+// LatencyThread mirrors perf's struct thread as perf sched latency sees it:
+// one per TID until a fork of the same TID replaces it (perf's
+// machine__process_fork_event, tools/perf/util/machine.c), named by COMM
+// records and inherited on fork. X is what the report measuring the delays
+// keeps per task.
+type LatencyThread[X any] struct {
+	TID  trace.TID
+	PID  trace.PID // -1 until an event says
+	Comm string    // "" = never named (perf prints ":TID")
+	// Cgroup is the cgroup id of its last switch-out (0 unknown).
+	Cgroup uint64
+	Task   *LatencyTask[X] // nil until perf would create its atoms
+}
+
+// Name is perf's thread name: "swapper" for TID 0, ":TID" when the trace
+// never named the task, else its latest comm.
+func (th *LatencyThread[X]) Name() string {
+	if th.TID == 0 {
+		return "swapper"
+	}
+	if th.Comm == "" {
+		return fmt.Sprintf(":%d", th.TID)
+	}
+	return th.Comm
+}
+
+// LatencyTask is perf's work_atoms of one thread object (its row of the
+// -p table) reduced to the sums both latency reports print; X holds what
+// the report measuring the delays keeps besides. Times are ns.
+type LatencyTask[X any] struct {
+	Thread *LatencyThread[X]
+	Order  int // creation order
+	// Runtime: the sum of the task's sched_stat_runtime (perf's mode; the
+	// default report fills it from its schedule's Runtime hook).
+	Runtime int64
+	// Switches: its recorded switch-ins (that the filter keeps);
+	// Unrecorded: switch-ins the trace lacks (its own event on a CPU whose
+	// last recorded sched_switch switched in another task); FirstSeen:
+	// switch-ins when first seen.
+	Switches, Unrecorded, FirstSeen int64
+	Delays                          DelaySums
+	// Recovered delays (included in Delays): whose switch-in the trace
+	// lacks, and their total.
+	Recovered, RecoveredSum int64
+	X                       X
+}
+
+// DelaySums accumulates delays as perf's add_sched_in_event does: their
+// count and sum, and the first largest (a strictly greater one replaces
+// it) with its start and end. Samples holds every delay (ns, in order)
+// when Add is told to keep them.
+type DelaySums struct {
+	Count, Sum, Max  int64
+	MaxStart, MaxEnd int64
+	Samples          []int64
+}
+
+// Add counts one delay from start to end (ns), keeping it in Samples when
+// keep is set.
+func (d *DelaySums) Add(start, end int64, keep bool) {
+	lat := end - start
+	d.Sum += lat
+	if lat > d.Max {
+		d.Max, d.MaxStart, d.MaxEnd = lat, start, end
+	}
+	d.Count++
+	if keep {
+		d.Samples = append(d.Samples, lat)
+	}
+}
+
+// LatencyCPU is what a LatencyTracker follows of one CPU: the task its
+// events say runs there, perf's curr_pid, and the breaks of its chain of
+// sched_switch events.
+type LatencyCPU struct {
+	// Curr is the task running, by the last switch or later evidence; -1
+	// unknown. PerfCurr is perf's curr_pid: the last switched-in task.
+	Curr, PerfCurr trace.TID
+	// LastSwitch is the time of the CPU's last sched_switch (ns).
+	LastSwitch int64
+	switches   int64
+	breaks     int64
+	missing    map[trace.TID]int64
+	idleEvents int64
+	lost       bool // records lost on this CPU since its last break
+	afterLoss  int64
+}
+
+// ChainBreak counts, for one CPU, sched_switch events whose previous task was
+// not the task the CPU's previous sched_switch had switched in: the trace
+// lacks the switches in between. Missing maps the task that should have been
+// switched out (the last one switched in, 0 = idle) to how often.
+type ChainBreak struct {
+	CPU      trace.CPU
+	Breaks   int64
+	Switches int64 // sched_switch events on this CPU
+	Missing  map[trace.TID]int64
+	// Events recorded on this CPU while its idle task was current (0 on a
+	// CPU whose idle-time events were never recorded).
+	IdleEvents int64
+	// AfterLoss: breaks that follow a lost-records report for this CPU
+	// (or for an unknown CPU) since the CPU's previous break: explained by
+	// the recorder's losses rather than by events never emitted.
+	AfterLoss int64
+}
+
+// LatencyCounts are a LatencyTracker's counters.
+type LatencyCounts struct {
+	Events   int64 // events read
+	Switches int64 // sched_switch events
+	// FirstSeen: switch-ins of tasks seen for the first time (perf counts
+	// a 0 ns delay for each).
+	FirstSeen int64
+	// SwitchBugs: perf's nr_context_switch_bugs (a sched_switch whose
+	// previous task is not the CPU's curr_pid). LostEvents, LostChunks:
+	// perf's nr_lost_events and nr_lost_chunks.
+	SwitchBugs, LostEvents, LostChunks int64
+}
+
+// LatencyStep is what LatencyTracker.Event did with one event, for the
+// state machine that measures the delays.
+type LatencyStep[X any] struct {
+	// CPU is the event's CPU (nil for a CPU number past maxCPUs).
+	CPU *LatencyCPU
+	// Moved: the event says another task, Runs, runs on CPU than the one
+	// the CPU was believed to run (for a sched_switch, its previous task;
+	// CPU.Curr is then already the next).
+	Moved bool
+	Runs  trace.TID
+	// Task is the task of a switch-out, a counted wakeup or a
+	// sched_stat_runtime (nil otherwise), Created whether this event
+	// created it. In and InCreated are the switch-in's task (InCreated is
+	// false when a filter leaves the switch-in out).
+	Task, In           *LatencyTask[X]
+	Created, InCreated bool
+	// Wakeup: the event is a wakeup that starts a delay (Wakeups chooses).
+	Wakeup bool
+}
+
+// LatencyTracker keeps what both latency reports take from perf sched
+// latency: perf's thread objects, a task (row) for each created at the
+// events perf creates work atoms at (a switch, a counted wakeup, a
+// sched_stat_runtime), and per CPU its chain of sched_switch events (perf's
+// context-switch-bug rule, and the chain breaks the reports warn about).
+// The report's own state machine measures the delays from its Steps.
+type LatencyTracker[X any] struct {
+	// Wakeups chooses the wakeup events that count (as schedule.Options).
+	Wakeups schedule.WakeupSource
+	// Filter (may be nil) keeps switch-ins: one it leaves out counts
+	// neither as a switch nor as a first sight.
+	Filter *schedule.Filter
+	// Gen counts the thread objects made: a task cached under an older
+	// generation may belong to its TID's previous object.
+	Gen    uint64
+	Tasks  []*LatencyTask[X] // in creation order
+	Counts LatencyCounts
+	// Warnings: sched_switch events out of time order on a CPU.
+	Warnings trace.Warnings
+
+	threads    tidmap.Map[trace.TID, *LatencyThread[X]]
+	cpus       []LatencyCPU
+	seenWaking bool
+}
+
+// maxCPUs bounds per-CPU state (perf's MAX_CPUS, tools/perf/builtin-sched.c);
+// events of larger CPU numbers are processed without it.
+const maxCPUs = 4096
+
+// CPU returns the state of CPU c (nil past maxCPUs).
+func (tr *LatencyTracker[X]) CPU(c trace.CPU) *LatencyCPU {
+	if c < 0 || c >= maxCPUs {
+		return nil
+	}
+	for int(c) >= len(tr.cpus) {
+		tr.cpus = append(tr.cpus, LatencyCPU{Curr: -1, PerfCurr: -1})
+	}
+	return &tr.cpus[c]
+}
+
+// Lookup returns the current thread object of tid, or nil.
+func (tr *LatencyTracker[X]) Lookup(tid trace.TID) *LatencyThread[X] { return tr.threads.Get(tid) }
+
+// setThread makes th the current thread object of its TID.
+func (tr *LatencyTracker[X]) setThread(th *LatencyThread[X]) {
+	tr.threads.Set(th.TID, th)
+	tr.Gen++
+}
+
+// Thread is perf's machine__findnew_thread(machine, pid, tid).
+func (tr *LatencyTracker[X]) Thread(tid trace.TID, pid trace.PID) *LatencyThread[X] {
+	th := tr.Lookup(tid)
+	if th == nil {
+		th = &LatencyThread[X]{TID: tid, PID: -1}
+		if tid == 0 {
+			th.PID = 0
+		}
+		tr.setThread(th)
+	}
+	if pid >= 0 && th.PID < 0 {
+		th.PID = pid
+	}
+	return th
+}
+
+// Task returns the thread's task, creating it (perf's
+// thread_atoms_insert); created reports whether it is new.
+func (tr *LatencyTracker[X]) Task(th *LatencyThread[X]) (t *LatencyTask[X], created bool) {
+	if th.Task != nil {
+		return th.Task, false
+	}
+	t = &LatencyTask[X]{Thread: th, Order: len(tr.Tasks)}
+	th.Task = t
+	tr.Tasks = append(tr.Tasks, t)
+	return t, true
+}
+
+// Event does the bookkeeping of e common to both reports and says what it
+// did.
+func (tr *LatencyTracker[X]) Event(e *trace.Event) LatencyStep[X] {
+	tr.Counts.Events++
+	st := LatencyStep[X]{CPU: tr.CPU(e.CPU)}
+	if st.CPU != nil && e.CurTID >= 0 {
+		switch e.Kind {
+		case trace.KindLost, trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
+			// Not recorded in the context of the CPU's current task.
+		default:
+			st.Moved, st.Runs = tr.evidence(e, st.CPU)
+		}
+	}
+	switch e.Kind {
+	case trace.KindSwitch:
+		tr.switchEvent(e, &st)
+	case trace.KindWaking:
+		tr.seenWaking = true
+		st.Wakeup = tr.Wakeups != schedule.WakeupsWakeup
+	case trace.KindWakeup:
+		st.Wakeup = tr.Wakeups == schedule.WakeupsWakeup || tr.Wakeups == schedule.WakeupsAuto && !tr.seenWaking
+	case trace.KindWakeupNew:
+		st.Wakeup = true
+	case trace.KindRuntime:
+		if e.TID >= 0 {
+			st.Task, st.Created = tr.Task(tr.Thread(e.TID, e.PID))
+		}
+	case trace.KindComm, trace.KindExec:
+		if e.TID > 0 {
+			th := tr.Thread(e.TID, e.PID)
+			if e.Comm != "" {
+				th.Comm = e.Comm
+			}
+		}
+	case trace.KindFork:
+		tr.fork(e)
+	case trace.KindLost:
+		tr.Counts.LostEvents += int64(e.Count)
+		tr.Counts.LostChunks++
+		if st.CPU != nil {
+			st.CPU.lost = true
+		} else {
+			for i := range tr.cpus {
+				tr.cpus[i].lost = true
+			}
+		}
+	}
+	if st.Wakeup && e.TID >= 0 {
+		st.Task, st.Created = tr.Task(tr.Thread(e.TID, e.PID))
+	}
+	return st
+}
+
+// evidence checks who event e says runs on CPU c (the task in whose context
+// it was recorded; for a sched_switch the previous task) against the task
+// the CPU's last recorded sched_switch switched in. A mismatch means the
+// trace lacks the switches in between: it is counted per CPU and reported.
+func (tr *LatencyTracker[X]) evidence(e *trace.Event, c *LatencyCPU) (moved bool, who trace.TID) {
+	if e.CurTID == 0 {
+		c.idleEvents++
+	}
+	who = e.CurTID
+	if e.Kind == trace.KindSwitch {
+		who = e.TID
+	}
+	if who < 0 || who == c.Curr {
+		return false, who
+	}
+	// c.Curr < 0: the first event on this CPU; its task may still have an
+	// open delay whose switch-in preceded the CPU's first recorded event.
+	if c.Curr >= 0 {
+		c.breaks++
+		if th := tr.Lookup(who); who > 0 && th != nil && th.Task != nil {
+			th.Task.Unrecorded++
+		}
+		if c.missing == nil {
+			c.missing = map[trace.TID]int64{}
+		}
+		c.missing[c.Curr]++
+		if c.lost {
+			c.afterLoss++
+			c.lost = false
+		}
+	}
+	c.Curr = who
+	return true, who
+}
+
+func (tr *LatencyTracker[X]) switchEvent(e *trace.Event, st *LatencyStep[X]) {
+	tr.Counts.Switches++
+	if c := st.CPU; c != nil {
+		c.switches++
+		// perf's context-switch-bug rule (process_sched_switch_event).
+		if c.PerfCurr >= 0 && c.PerfCurr != e.TID {
+			tr.Counts.SwitchBugs++
+		}
+		if e.Time < c.LastSwitch {
+			tr.Warnings.Add("latency-switch-order", "latency: sched_switch on CPU %d at %d ns is before the previous one at %d ns", e.CPU, e.Time, c.LastSwitch)
+		}
+		c.LastSwitch = e.Time
+		c.Curr, c.PerfCurr = e.NextTID, e.NextTID
+	}
+	if e.TID >= 0 {
+		st.Task, st.Created = tr.Task(tr.Thread(e.TID, e.PID))
+		if e.Cgroup != 0 {
+			st.Task.Thread.Cgroup = e.Cgroup
+		}
+	}
+	if e.NextTID < 0 {
+		return
+	}
+	in, created := tr.Task(tr.Thread(e.NextTID, e.NextPID))
+	if f := tr.Filter; f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm, in.Thread.Cgroup)) {
+		created = false // neither a switch nor a first sight the filter keeps
+	} else {
+		in.Switches++
+	}
+	if created && e.NextTID != 0 {
+		tr.Counts.FirstSeen++
+		in.FirstSeen++
+	}
+	st.In, st.InCreated = in, created
+}
+
+// fork follows perf's machine__process_fork_event: a fork of a TID that
+// already has a task starts a new thread object (pid reuse); the child
+// inherits the parent's name.
+func (tr *LatencyTracker[X]) fork(e *trace.Event) {
+	if e.ChildTID <= 0 {
+		return
+	}
+	var parent *LatencyThread[X]
+	if e.TID >= 0 {
+		parent = tr.Thread(e.TID, e.PID)
+	}
+	child := tr.Lookup(e.ChildTID)
+	if child == nil || child.Task != nil {
+		child = &LatencyThread[X]{TID: e.ChildTID, PID: -1}
+		tr.setThread(child)
+	}
+	if e.ChildPID >= 0 {
+		child.PID = e.ChildPID
+	}
+	child.Comm = ""
+	if parent != nil {
+		child.Comm = parent.Comm
+	}
+}
+
+// Chains returns the CPUs whose chain of sched_switch events broke, in
+// ascending order.
+func (tr *LatencyTracker[X]) Chains() []ChainBreak {
+	var out []ChainBreak
+	for i := range tr.cpus {
+		c := &tr.cpus[i]
+		if c.breaks == 0 {
+			continue
+		}
+		out = append(out, ChainBreak{
+			CPU: trace.CPU(i), Breaks: c.breaks, Switches: c.switches,
+			Missing: c.missing, IdleEvents: c.idleEvents, AfterLoss: c.afterLoss,
+		})
+	}
+	return out
+}
+
+// AtomRoot returns the tasks in perf's atom_root order: TID descending
+// (pid_cmp, larger left), later thread objects of a reused TID first.
+// perf merges rows by command name in this order.
+func (tr *LatencyTracker[X]) AtomRoot() []*LatencyTask[X] {
+	out := append([]*LatencyTask[X](nil), tr.Tasks...)
+	slices.SortStableFunc(out, func(a, b *LatencyTask[X]) int {
+		if a.Thread.TID != b.Thread.TID {
+			return cmp.Compare(b.Thread.TID, a.Thread.TID)
+		}
+		return cmp.Compare(b.Order, a.Order)
+	})
+	return out
+}
