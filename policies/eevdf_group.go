@@ -325,6 +325,7 @@ func (p *EEVDF) unthrottle(rq *erq) {
 	} else if len(rq.q) > 0 {
 		p.enqueueUp(rq)
 	}
+	p.smp.peltGroups(rq.cpu)
 	if p.sim.Curr(rq.cpu) == nil && len(p.rqs[rq.cpu].q) > 0 {
 		p.sim.Resched(rq.cpu)
 	}

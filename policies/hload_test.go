@@ -86,3 +86,77 @@ func TestPELTHLoad(t *testing.T) {
 		t.Errorf("nested: C1's task_h_load %.4f, want 1021.0058", got)
 	}
 }
+
+// groupBalance sets up two groups of equal weight on 2 CPUs under policy
+// pol: A1 and A2 of /a queued on CPU 0 (A1 running), B1 of /b on CPU 1.
+func groupBalance(t *testing.T, pol string, v Values) (*migrateSim, Policy) {
+	t.Helper()
+	s := &migrateSim{fakeSim: newFakeSim(2)}
+	var p Policy
+	switch pol {
+	case "eevdf":
+		p = NewEEVDF(v, 2)
+	case "cfs":
+		p = NewCFS(v, 2)
+	}
+	if !p.(GroupScheduler).SetGroups(hloadGroups[:3]) {
+		t.Fatalf("%s: SetGroups refused the groups", pol)
+	}
+	p.Init(s)
+	a1, a2, b1 := s.task(0), s.task(0), s.task(0)
+	a1.Comm, a2.Comm, b1.Comm = "A1", "A2", "B1"
+	a1.Group, a2.Group, b1.Group = 1, 1, 2
+	for _, x := range []*Task{a1, a2, b1} {
+		p.TaskNew(x)
+	}
+	p.Enqueue(0, a1, EnqueueInitial)
+	p.Enqueue(0, a2, EnqueueInitial)
+	p.Enqueue(1, b1, EnqueueInitial)
+	a2.CPU, b1.CPU = 0, 1
+	s.nr[0], s.nr[1] = 2, 1
+	s.curr[0], s.curr[1] = p.PickNext(0, nil), p.PickNext(1, nil)
+	if s.curr[0] != a1 || s.curr[1] != b1 {
+		t.Fatalf("%s: running %v and %v, want A1 and B1", pol, s.curr[0], s.curr[1])
+	}
+	return s, p
+}
+
+// TestGroupBalanceHLoad: /a (A1, A2) on CPU 0 and /b (B1) on CPU 1, equal
+// group weights: balanced by group load, as the kernel keeps them (the
+// grpw.eq.2cpu recording: B1 alone on one CPU, A1 and A2 sharing the
+// other). CPU 1 balances every 40 ms (busy: 2 ms × busy_factor 16 =
+// 32 ms) for 400 ms, A2 cold, CPU 0 overloaded (2 tasks, util near 1).
+// With the hierarchical loads both CPUs weigh 1024 (/a's and /b's
+// entities): migrate_load's imbalance is 0 and nothing moves. With each
+// task counted by its own load_avg (H_LOAD off) CPU 0 weighs 2048,
+// the imbalance is 512 and A2 (1024) moves once a failed balance halved
+// it to 512 (shr_bound by nr_balance_failed): at the second balance.
+func TestGroupBalanceHLoad(t *testing.T) {
+	tests := []struct {
+		name, pol string
+		v         Values
+		moves     int // the balance at which A2 moves; 0: never
+	}{
+		{"eevdf (H_LOAD on)", "eevdf", nil, 0},
+		{"eevdf NO_H_LOAD", "eevdf", Values{"H_LOAD": "off"}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, p := groupBalance(t, tc.pol, tc.v)
+			got := 0
+			for i := 1; i <= 10 && got == 0; i++ {
+				s.now = int64(i) * 40_000_000
+				p.Balance(1, BalancePeriodic)
+				if len(s.moved) > 0 {
+					if s.moved[0] != "A2" {
+						t.Fatalf("moved %v, want A2", s.moved)
+					}
+					got = i
+				}
+			}
+			if got != tc.moves {
+				t.Errorf("A2 moved at balance %d, want %d (0: never)", got, tc.moves)
+			}
+		})
+	}
+}
