@@ -358,6 +358,7 @@ func (p *CFS) unthrottle(rq *crq) {
 	if len(rq.q) > 0 {
 		p.enqueueUp(rq)
 	}
+	p.smp.peltGroups(rq.cpu)
 	if p.sim.Curr(rq.cpu) == nil && len(p.rqs[rq.cpu].q) > 0 {
 		p.sim.Resched(rq.cpu)
 	}

@@ -139,6 +139,8 @@ func TestGroupBalanceHLoad(t *testing.T) {
 	}{
 		{"eevdf (H_LOAD on)", "eevdf", nil, 0},
 		{"eevdf NO_H_LOAD", "eevdf", Values{"H_LOAD": "off"}, 2},
+		{"cfs H_LOAD", "cfs", Values{"H_LOAD": "on"}, 0},
+		{"cfs (H_LOAD off)", "cfs", nil, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
