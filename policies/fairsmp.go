@@ -35,8 +35,18 @@ import (
 // cpu_load history (smpKnobs.history) balance on it whatever WA_PELT says,
 // as balance checks the history first.
 //
+// With task groups and H_LOAD (useGroups; on in eevdf, off by default in
+// cfs) the PELT loads are hierarchical, as the kernel's: a CPU's load is
+// the sum of its root-level entities' load_avg, a group entity counting
+// its own, and a task weighs its task_h_load in wake_affine_weight and
+// migrate_load (pelt.go). The balancer's other choices (the busiest CPU by
+// nr_running, idle pulls by util) are the flat ones, as in the kernel,
+// whose nr_running and util are per CPU whatever the groups.
+//
 // Not modelled: PELT utilization, SIS_UTIL, NUMA and SMT levels, misfit and
-// asym packing, task groups.
+// asym packing; without WA_PELT (cfs's 2.6.x eras) the queued weights
+// compared are the root runqueue's, group entities included, but a task
+// still moves by its own weight.
 
 // MigrationCost is sysctl_sched_migration_cost, 0.5 ms (kernel/sched/fair.c).
 const MigrationCost = 500_000
