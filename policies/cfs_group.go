@@ -43,7 +43,9 @@ package policies
 // v5.10); they matter once a CPU runs more than sched_nr_latency (8)
 // tasks in all, or a task's slice over the hierarchy falls below
 // min_granularity. Not modelled either: idle groups (cpu.idle), the skip
-// buddy, PELT in calc_group_shares.
+// buddy, PELT in calc_group_shares. The hierarchical balance loads of
+// eevdf (H_LOAD, fairsmp.go) are wired here too, but off by default (see
+// the H_LOAD parameter).
 
 // SetGroups implements GroupScheduler: the group tree, before Init.
 func (p *CFS) SetGroups(groups []Group) bool {
@@ -358,6 +360,7 @@ func (p *CFS) unthrottle(rq *crq) {
 	if len(rq.q) > 0 {
 		p.enqueueUp(rq)
 	}
+	p.smp.peltGroups(rq.cpu)
 	if p.sim.Curr(rq.cpu) == nil && len(p.rqs[rq.cpu].q) > 0 {
 		p.sim.Resched(rq.cpu)
 	}

@@ -125,6 +125,7 @@ type EEVDF struct {
 	tickPick     bool
 	protResched  bool
 	peltWake     bool
+	hLoad        bool
 	taskThrottle bool
 	llc          int
 }
@@ -147,6 +148,9 @@ var EEVDFParams = []Param{
 	{Name: "DELAY_DEQUEUE", Kind: ParamFeature, Default: "on", Doc: "non-eligible sleepers stay queued to burn off negative lag", Source: "kernel/sched/features.h v6.12"},
 	{Name: "DELAY_ZERO", Kind: ParamFeature, Default: "on", Doc: "clip positive lag to 0 when a delayed task leaves or wakes", Source: "kernel/sched/features.h v6.12"},
 	{Name: "WAKEUP_PREEMPTION", Kind: ParamFeature, Default: "on", Doc: "wakeups may preempt the current task", Source: "kernel/sched/features.h v6.6"},
+	{Name: "H_LOAD", Kind: ParamFeature, Default: "on",
+		Doc:    "not a features.h flag: with task groups, balancing and wake_affine_weight on hierarchical PELT loads, as the kernel has them: a CPU's load is the sum of its root-level entities' load_avg (a group entity counts its calc_group_shares weight × its runnable average), a task's migration load its task_h_load; off: each task counts its own load_avg, as without groups",
+		Source: "kernel/sched/fair.c v6.5 cpu_load, update_cfs_rq_h_load, task_h_load, update_tg_cfs_load, detach_tasks (migrate_load), wake_affine_weight; update_cfs_rq_h_load the same in the context of a Nov 2024 patch to fair.c (v6.13 era)"},
 	{Name: "PROTECT_RESCHED", Kind: ParamFeature, Default: "on",
 		Doc: "not a features.h flag: update_curr reschedules whenever the current task's slice protection is over and " +
 			"another task is queued (at a wakeup onto its CPU, the tick, its own accounting), so the next pick may take " +
@@ -190,6 +194,7 @@ func NewEEVDF(v Values, cpus int) *EEVDF {
 		tickPick:     v.Feature("TICK_PICK", false),
 		protResched:  v.Feature("PROTECT_RESCHED", true),
 		peltWake:     v.Feature("WA_PELT", true),
+		hLoad:        v.Feature("H_LOAD", true),
 		taskThrottle: v.Feature("TASK_THROTTLE", true),
 		bwc:          bandwidthCtl{slice: v.Duration("cfs_bandwidth_slice", defaultBandwidthSlice)},
 		llc:          llcSize(v),
@@ -233,6 +238,12 @@ func (p *EEVDF) Init(s Sim) {
 	p.smp.init(s, p.migratable, p.load, p.llc)
 	if p.peltWake {
 		p.smp.usePELT()
+	}
+	if len(p.groups) > 1 && p.hLoad {
+		p.smp.useGroups(p.groups, func(g, c int) (bool, int64) {
+			ge := p.ent(p.gid(g, c))
+			return ge.queued, ge.w
+		})
 	}
 }
 
@@ -378,6 +389,9 @@ func (p *EEVDF) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 			return
 		}
 		p.finishDelayed(old, t.ID, e)
+		if old.g != 0 {
+			p.smp.peltGroups(old.cpu)
+		}
 	}
 	if e.limbo {
 		p.leaveLimbo(t.ID, e)
@@ -388,6 +402,9 @@ func (p *EEVDF) Enqueue(cpu int, t *Task, flags EnqueueFlags) {
 	e.cpu = cpu
 	p.smp.peltEnqueue(t, cpu)
 	p.enqueueUp(rq)
+	if rq.g != 0 {
+		p.smp.peltGroups(cpu)
+	}
 }
 
 // DelayedOn implements DelayedQueue: the CPU whose runqueue holds t while
@@ -436,6 +453,9 @@ func (p *EEVDF) Dequeue(cpu int, t *Task, flags DequeueFlags) {
 	rq.remove(t.ID, e)
 	p.smp.peltDequeue(t.ID, flags&DequeueSleep != 0)
 	p.dequeueUp(rq, flags&DequeueSleep != 0)
+	if rq.g != 0 {
+		p.smp.peltGroups(rq.cpu)
+	}
 }
 
 // PickNext implements Policy: pick_task_fair, pick_eevdf on each level
@@ -444,8 +464,11 @@ func (p *EEVDF) Dequeue(cpu int, t *Task, flags DequeueFlags) {
 // task-based throttling a task picked below a throttled runqueue goes to
 // its limbo list instead of running.
 func (p *EEVDF) PickNext(cpu int, prev *Task) *Task {
-	if len(p.groups) > 1 && prev != nil {
-		p.putPrevBandwidth(cpu, prev)
+	if len(p.groups) > 1 {
+		defer p.smp.peltGroups(cpu)
+		if prev != nil {
+			p.putPrevBandwidth(cpu, prev)
+		}
 	}
 again:
 	rq := &p.rqs[cpu]
@@ -598,10 +621,11 @@ func (p *EEVDF) Tick(cpu int, curr *Task) bool {
 		return false
 	}
 	rq := p.rqOf(curr.Group, e.cpu)
-	if len(p.groups) > 1 {
+	if rq.g != 0 {
 		for r := rq; r.g != 0; r = p.parentRq(r) {
 			p.updateShares(r)
 		}
+		p.smp.peltGroups(rq.cpu)
 	}
 	if !p.tickPick {
 		return false

@@ -10,7 +10,9 @@ package policies
 // (cfs_rq_min_slice, 6.12+: it is the base slice here, the same when no
 // task sets a custom slice), and the PELT averaging of a group runqueue's
 // load in calc_group_shares (the instantaneous queued weight is used, see
-// shares).
+// shares). The balancer and wake placement see the groups through
+// hierarchical PELT loads (H_LOAD, fairsmp.go and pelt.go): after each
+// change of its group entities the policy reports them (peltGroups).
 
 // SetGroups implements GroupScheduler: the group tree, before Init.
 func (p *EEVDF) SetGroups(groups []Group) bool {
@@ -325,6 +327,7 @@ func (p *EEVDF) unthrottle(rq *erq) {
 	} else if len(rq.q) > 0 {
 		p.enqueueUp(rq)
 	}
+	p.smp.peltGroups(rq.cpu)
 	if p.sim.Curr(rq.cpu) == nil && len(p.rqs[rq.cpu].q) > 0 {
 		p.sim.Resched(rq.cpu)
 	}

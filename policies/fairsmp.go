@@ -35,8 +35,18 @@ import (
 // cpu_load history (smpKnobs.history) balance on it whatever WA_PELT says,
 // as balance checks the history first.
 //
+// With task groups and H_LOAD (useGroups; on in eevdf, off by default in
+// cfs) the PELT loads are hierarchical, as the kernel's: a CPU's load is
+// the sum of its root-level entities' load_avg, a group entity counting
+// its own, and a task weighs its task_h_load in wake_affine_weight and
+// migrate_load (pelt.go). The balancer's other choices (the busiest CPU by
+// nr_running, idle pulls by util) are the flat ones, as in the kernel,
+// whose nr_running and util are per CPU whatever the groups.
+//
 // Not modelled: PELT utilization, SIS_UTIL, NUMA and SMT levels, misfit and
-// asym packing, task groups.
+// asym packing; without WA_PELT (cfs's 2.6.x eras) the queued weights
+// compared are the root runqueue's, group entities included, but a task
+// still moves by its own weight.
 
 // MigrationCost is sysctl_sched_migration_cost, 0.5 ms (kernel/sched/fair.c).
 const MigrationCost = 500_000
@@ -116,6 +126,9 @@ type fairSMP struct {
 	// (wakeAffineWeight) instead of the queued weights, and the balancer
 	// its PELT figures (balancePELT).
 	pelt *pelt
+	// groupEnt, with groups (useGroups), reports a group entity's
+	// queued state and weight on a CPU.
+	groupEnt func(g, cpu int) (queued bool, w int64)
 	// flips are the tasks' wakee flips (wakeWide), by task ID.
 	flips []wakeFlips
 	// With NOHZ_LOAD: ilb is nohz.load_balancer, the idle CPU that kept
@@ -182,13 +195,13 @@ func (f *fairSMP) wakeAffineWeight(t, waker *Task, this, prev int, sync bool) bo
 	now := f.sim.Now()
 	thisLoad := f.pelt.load(this, now)
 	if sync {
-		cur := f.pelt.taskLoad(waker.ID, waker.Weight, now)
+		cur := f.pelt.hLoad(waker.ID, waker.Weight, now)
 		if cur > thisLoad {
 			return true
 		}
 		thisLoad -= cur
 	}
-	tl := f.pelt.taskLoad(t.ID, t.Weight, now)
+	tl := f.pelt.hLoad(t.ID, t.Weight, now)
 	thisEff := (thisLoad + tl) * 100
 	prevEff := (f.pelt.load(prev, now) - tl) * WABiasPct
 	if sync {
@@ -235,7 +248,11 @@ func (f *fairSMP) usePELT() {
 // runnable on cpu now.
 func (f *fairSMP) peltEnqueue(t *Task, cpu int) {
 	if f.pelt != nil {
-		f.pelt.enqueue(t.ID, t.Weight, cpu, f.sim.Now())
+		g := 0
+		if f.pelt.groups != nil {
+			g = t.Group
+		}
+		f.pelt.enqueue(t.ID, t.Weight, g, cpu, f.sim.Now())
 	}
 }
 
@@ -246,6 +263,33 @@ func (f *fairSMP) peltEnqueue(t *Task, cpu int) {
 func (f *fairSMP) peltDequeue(id int, sleep bool) {
 	if f.pelt != nil {
 		f.pelt.dequeue(id, sleep, f.sim.Now())
+	}
+}
+
+// useGroups makes the PELT loads hierarchical (see pelt.go) for a policy
+// that schedules the task groups groups (groups[0] the root, more than one
+// group); ent reports whether group g's entity on cpu is queued and its
+// weight. The policy then calls peltGroups after each change of its group
+// entities. Nothing without WA_PELT.
+func (f *fairSMP) useGroups(groups []Group, ent func(g, cpu int) (queued bool, w int64)) {
+	if f.pelt == nil || len(groups) <= 1 {
+		return
+	}
+	f.pelt.setGroups(groups)
+	f.groupEnt = ent
+}
+
+// peltGroups is update_load_avg on cpu's group entities: each one's
+// queued state and weight (calc_group_shares) now, as the policy has
+// them.
+func (f *fairSMP) peltGroups(cpu int) {
+	if f.groupEnt == nil {
+		return
+	}
+	now := f.sim.Now()
+	for g := 1; g < len(f.pelt.groups); g++ {
+		q, w := f.groupEnt(g, cpu)
+		f.pelt.groupEnt(g, cpu, q, w, now)
 	}
 }
 
@@ -780,7 +824,7 @@ func (f *fairSMP) migratePELT(cpu, busiest int) {
 	}
 	slices.SortStableFunc(cands, func(a, b *Task) int { return cmp.Compare(a.LastRan, b.LastRan) })
 	for _, t := range cands {
-		if f.shrFailed(cpu, f.pelt.taskLoad(t.ID, t.Weight, now)) > imb {
+		if f.shrFailed(cpu, f.pelt.hLoad(t.ID, t.Weight, now)) > imb {
 			continue
 		}
 		if f.sim.Migrate(t, cpu) == nil {

@@ -25,9 +25,39 @@ import "math"
 // util_avg is 0; runnable_avg = util_avg): the runnable and load series
 // have the same dynamics from different starts, so a freshly forked task
 // counts fully in cpu_load() but only by its initial util in the runnable
-// sum that group_is_overloaded reads. Task groups are not modelled: with every workload task in
-// one group (an autogroup), task_h_load and cpu_load scale by the same
-// group factor and the comparison is the flat one.
+// sum that group_is_overloaded reads.
+//
+// Task groups (setGroups): the kernel's cpu_load() is the root cfs_rq's
+// load_avg, the sum of the load_avg of the entities queued or blocked on
+// it, and a group's entity on a CPU counts se_weight × its runnable
+// average whatever the tasks below it weigh (update_tg_cfs_load,
+// kernel/sched/fair.c v6.5: load_avg = se_weight(se) × load_sum /
+// divider, load_sum the unweighted runnable series). So a task of group g
+// adds its w·r to g's runqueue on its CPU (peltGrq), not to the CPU's;
+// g's entity there is a PELT entity of its own (r toward 1 while the
+// policy has it queued, its weight the one calc_group_shares gave it)
+// whose w·r goes to its parent's runqueue, the root's being the CPU's.
+// Every change stays O(1): a task's enqueue or dequeue touches its group
+// runqueue, a group entity's queueing or reweight its parent's (groupEnt),
+// and cpu_load() reads the root sums as before; task_h_load (hLoad) walks
+// the task's ancestors. The propagation of a task's load into its group
+// entity (propagate_entity_load_avg -> update_tg_cfs_load) is reduced to
+// its two cases: a task attached to the group's runqueue (new or
+// migrated) adds its runnable average to the group entity's, capped at 1,
+// and each ancestor's by what that added; a task detached from it caps
+// the group entity's at the runqueue's load over its queued weight
+// ("assuming all tasks are equally runnable"), and at 0 when nothing is
+// left attached there (the kernel keeps the entity's util, but with the
+// runqueue's load gone calc_group_shares drops its weight to MIN_SHARES,
+// so its load_avg is about 0).
+//
+// Approximations: between those events the group entity's series follows
+// "queued or not" rather than the sums propagated at each update, so it
+// lags the kernel's when the group's tasks run intermittently; its weight
+// is the policies' calc_group_shares on queued weights (calcGroupShares);
+// a new group task's initial util (initUtil) reads the CPU's root figures,
+// not its group runqueue's; a throttled runqueue's clock does not stop.
+// Without groups nothing of this runs and the sums are the flat ones.
 
 // PELTTau is the time constant in ns of the continuous PELT series:
 // 32 periods of 1024 µs halve a contribution (kernel/sched/pelt.c,
@@ -44,23 +74,41 @@ type peltTask struct {
 	runnable bool
 	running  bool
 	w        float64
+	g        int // the group whose runqueue it is attached to (0: the root)
+}
+
+// loadSum is a runqueue's load: the load_avg of its entities (tasks and,
+// with groups, group entities), runnable and blocked.
+type loadSum struct {
+	wr float64 // Σ weight of the runnable attached entities
+	lr float64 // Σ weight·r of the runnable attached entities, at last
+	lb float64 // Σ weight·r of the blocked attached entities, at last
+}
+
+// peltGrq is a group's runqueue on one CPU: its load, at last.
+type peltGrq struct {
+	loadSum
+	last int64
 }
 
 type peltCPU struct {
-	wr   float64 // Σ weight of the runnable attached tasks
-	lr   float64 // Σ weight·r of the runnable attached tasks, at last
-	lb   float64 // Σ weight·r of the blocked attached tasks, at last
-	nr   float64 // number of runnable attached tasks
-	rr   float64 // Σ q of the runnable attached tasks (runnable_avg / 1024)
-	rb   float64 // Σ q of the blocked attached tasks
-	ua   float64 // Σ running average (util_avg / 1024) of the attached tasks but the running one, at last
-	curr int     // the task running there, -1
-	last int64
+	loadSum         // the root runqueue's: cpu_load()
+	nr      float64 // number of runnable attached tasks
+	rr      float64 // Σ q of the runnable attached tasks (runnable_avg / 1024)
+	rb      float64 // Σ q of the blocked attached tasks
+	ua      float64 // Σ running average (util_avg / 1024) of the attached tasks but the running one, at last
+	curr    int     // the task running there, -1
+	last    int64
 }
 
 type pelt struct {
 	t   []peltTask
 	cpu []peltCPU
+	// With groups (setGroups): groups[0] the root; grq and ge hold each
+	// non-root group's runqueue and entity per CPU, at (g-1)·ncpu + cpu.
+	groups []Group
+	grq    []peltGrq
+	ge     []peltTask
 }
 
 func (p *pelt) init(ncpus int) {
@@ -180,18 +228,24 @@ func initUtil(pc *peltCPU, util, w float64) float64 {
 	return max(0, min(util*w/(pc.lr+pc.lb+1), spare))
 }
 
-// enqueue makes task id (weight w) runnable on cpu at now.
-func (p *pelt) enqueue(id int, w int64, cpu int, now int64) {
+// enqueue makes task id (weight w, of group g: 0 without groups) runnable
+// on cpu at now.
+func (p *pelt) enqueue(id int, w int64, g, cpu int, now int64) {
 	pt := p.task(id, w, now)
 	if pt.runnable {
 		return
 	}
+	moved := pt.cpu != cpu || pt.g != g
 	if pt.cpu >= 0 {
 		old := p.syncCPU(pt.cpu, now)
-		old.lb = max(0, old.lb-pt.w*pt.r)
+		oa := p.acc(old, pt.g, pt.cpu, now)
+		oa.lb = max(0, oa.lb-pt.w*pt.r)
 		old.rb = max(0, old.rb-pt.q)
 		if pt.cpu != cpu {
 			old.ua = max(0, old.ua-pt.u)
+		}
+		if moved {
+			p.detached(pt.g, pt.cpu, now)
 		}
 	}
 	pt.w = float64(w)
@@ -204,11 +258,15 @@ func (p *pelt) enqueue(id int, w int64, cpu int, now int64) {
 	if pt.cpu != cpu {
 		pc.ua += pt.u
 	}
-	pc.wr += pt.w
-	pc.lr += pt.w * pt.r
+	a := p.acc(pc, g, cpu, now)
+	a.wr += pt.w
+	a.lr += pt.w * pt.r
 	pc.nr++
 	pc.rr += pt.q
-	pt.cpu, pt.runnable = cpu, true
+	if g > 0 && moved {
+		p.attached(g, cpu, pt.r, now)
+	}
+	pt.cpu, pt.g, pt.runnable = cpu, g, true
 }
 
 // dequeue takes task id off its runqueue at now: it stays attached as
@@ -223,20 +281,170 @@ func (p *pelt) dequeue(id int, keep bool, now int64) {
 		return
 	}
 	pc := p.syncCPU(pt.cpu, now)
-	pc.wr = max(0, pc.wr-pt.w)
-	pc.lr = max(0, pc.lr-pt.w*pt.r)
+	a := p.acc(pc, pt.g, pt.cpu, now)
+	a.wr = max(0, a.wr-pt.w)
+	a.lr = max(0, a.lr-pt.w*pt.r)
 	pc.nr = max(0, pc.nr-1)
 	pc.rr = max(0, pc.rr-pt.q)
 	pt.runnable = false
 	if keep {
-		pc.lb += pt.w * pt.r
+		a.lb += pt.w * pt.r
 		pc.rb += pt.q
 		return
 	}
 	if pc.curr != id {
 		pc.ua = max(0, pc.ua-pt.u)
 	}
+	p.detached(pt.g, pt.cpu, now)
 	pt.cpu = -1
+}
+
+// setGroups turns on the group hierarchy of the loads (see the file
+// comment); groups[0] is the root. Call it before any task is enqueued.
+func (p *pelt) setGroups(groups []Group) {
+	n := (len(groups) - 1) * len(p.cpu)
+	p.groups = groups
+	p.grq = make([]peltGrq, n)
+	p.ge = make([]peltTask, n)
+	for i := range p.ge {
+		p.ge[i] = peltTask{cpu: i % len(p.cpu), last: -1}
+	}
+}
+
+// acc is the load of group g's runqueue on cpu at now, pc being cpu's
+// root figures already brought to now (g 0: pc's own).
+func (p *pelt) acc(pc *peltCPU, g, cpu int, now int64) *loadSum {
+	if g <= 0 {
+		return &pc.loadSum
+	}
+	q := &p.grq[(g-1)*len(p.cpu)+cpu]
+	f := decay(now - q.last)
+	q.lr = q.wr + (q.lr-q.wr)*f
+	q.lb *= f
+	q.last = now
+	return &q.loadSum
+}
+
+// groupEntity is group g's entity on cpu, its runnable average brought to
+// now.
+func (p *pelt) groupEntity(g, cpu int, now int64) *peltTask {
+	ge := &p.ge[(g-1)*len(p.cpu)+cpu]
+	if ge.last < 0 {
+		ge.last = now
+	}
+	ge.r = toward(ge.r, ge.runnable, decay(now-ge.last))
+	ge.last = now
+	return ge
+}
+
+// parentAcc is the load, at now, of the runqueue that group g's entity on
+// cpu belongs to.
+func (p *pelt) parentAcc(g, cpu int, now int64) *loadSum {
+	return p.acc(p.syncCPU(cpu, now), p.groups[g].Parent, cpu, now)
+}
+
+// groupEnt records that group g's entity on cpu is queued (or not) with
+// weight w from now: its load moves between its parent's runnable and
+// blocked sums, scaled to the new weight (reweight_entity keeps the
+// entity's load_sum and rescales load_avg, kernel/sched/fair.c v6.5).
+func (p *pelt) groupEnt(g, cpu int, queued bool, w int64, now int64) {
+	fw := float64(w)
+	if ge := &p.ge[(g-1)*len(p.cpu)+cpu]; ge.runnable == queued && ge.w == fw {
+		return
+	}
+	ge := p.groupEntity(g, cpu, now)
+	a := p.parentAcc(g, cpu, now)
+	if ge.runnable {
+		a.wr = max(0, a.wr-ge.w)
+		a.lr = max(0, a.lr-ge.w*ge.r)
+	} else {
+		a.lb = max(0, a.lb-ge.w*ge.r)
+	}
+	ge.w, ge.runnable = fw, queued
+	if queued {
+		a.wr += ge.w
+		a.lr += ge.w * ge.r
+	} else {
+		a.lb += ge.w * ge.r
+	}
+}
+
+// setGroupR sets the runnable average of group g's entity on cpu to r
+// (within 0..1) at now, and its load in its parent's sums with it; it
+// returns the change.
+func (p *pelt) setGroupR(g, cpu int, r float64, now int64) float64 {
+	ge := p.groupEntity(g, cpu, now)
+	d := min(max(r, 0), 1) - ge.r
+	if d == 0 {
+		return 0
+	}
+	a := p.parentAcc(g, cpu, now)
+	if ge.runnable {
+		a.lr = max(0, a.lr+ge.w*d)
+	} else {
+		a.lb = max(0, a.lb+ge.w*d)
+	}
+	ge.r += d
+	return d
+}
+
+// attached is update_tg_cfs_load for a task of runnable average r newly
+// attached to group g's runqueue on cpu: the group entity's runnable
+// average grows by r, at most to 1, and each ancestor's by what that
+// added.
+func (p *pelt) attached(g, cpu int, r float64, now int64) {
+	for ; g > 0 && r > 0; g = p.groups[g].Parent {
+		r = p.setGroupR(g, cpu, p.groupEntity(g, cpu, now).r+r, now)
+	}
+}
+
+// detached is update_tg_cfs_load for a task detached from group g's
+// runqueue on cpu: on each level up, the group entity's runnable average
+// is capped at its runqueue's load over its queued weight, and set to 0
+// when nothing is attached there any more.
+func (p *pelt) detached(g, cpu int, now int64) {
+	for ; g > 0; g = p.groups[g].Parent {
+		a := p.acc(p.syncCPU(cpu, now), g, cpu, now)
+		est := p.groupEntity(g, cpu, now).r
+		switch l := a.lr + a.lb; {
+		case l <= 0:
+			est = 0
+		case a.wr > 0:
+			est = min(est, l/a.wr)
+		}
+		if p.setGroupR(g, cpu, est, now) == 0 {
+			return
+		}
+	}
+}
+
+// hLoad is task_h_load (kernel/sched/fair.c v6.5, update_cfs_rq_h_load
+// and task_h_load): task id's load_avg × its group runqueue's h_load /
+// (that runqueue's load_avg + 1), where the root's h_load is its
+// load_avg and a group runqueue's is its parent's × its group entity's
+// load_avg / (the parent's load_avg + 1). A task of the root group, or
+// any task without groups, counts its own load_avg, as taskLoad.
+func (p *pelt) hLoad(id int, w int64, now int64) float64 {
+	pt := p.task(id, w, now)
+	if p.groups == nil || pt.g <= 0 || pt.cpu < 0 {
+		return pt.w * pt.r
+	}
+	c := pt.cpu
+	pc := p.syncCPU(c, now)
+	var buf [8]int
+	chain := buf[:0]
+	for g := pt.g; g > 0; g = p.groups[g].Parent {
+		chain = append(chain, g)
+	}
+	h := pc.lr + pc.lb
+	for i := len(chain) - 1; i >= 0; i-- {
+		g := chain[i]
+		pa := p.acc(pc, p.groups[g].Parent, c, now)
+		ge := p.groupEntity(g, c, now)
+		h = h * ge.w * ge.r / (pa.lr + pa.lb + 1)
+	}
+	a := p.acc(pc, pt.g, c, now)
+	return pt.w * pt.r * h / (a.lr + a.lb + 1)
 }
 
 // load is cpu_load(): the CPU's runnable and blocked load at now, in

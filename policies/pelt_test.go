@@ -18,7 +18,7 @@ func near(got, want float64) bool { return math.Abs(got-want) < 0.01 }
 func TestPELTBlockedLoad(t *testing.T) {
 	var p pelt
 	p.init(2)
-	p.enqueue(0, 1024, 0, 0)
+	p.enqueue(0, 1024, 0, 0, 0)
 	p.dequeue(0, true, 0)
 	if got := p.load(0, 0); !near(got, 1024) {
 		t.Fatalf("blocked load at sleep %.2f, want 1024", got)
@@ -26,7 +26,7 @@ func TestPELTBlockedLoad(t *testing.T) {
 	if got := p.load(0, half); !near(got, 512) {
 		t.Fatalf("blocked load after a half-life %.2f, want 512", got)
 	}
-	p.enqueue(0, 1024, 1, half)
+	p.enqueue(0, 1024, 0, 1, half)
 	if got0, got1 := p.load(0, half), p.load(1, half); !near(got0, 0) || !near(got1, 512) {
 		t.Fatalf("after the wakeup migration CPU 0 %.2f, CPU 1 %.2f, want 0 and 512", got0, got1)
 	}
@@ -61,17 +61,17 @@ func TestWakeAffineWeightPELT(t *testing.T) {
 	f.init(s, func(int) []*Task { return nil }, func(int) int64 { return 0 }, 2)
 	f.pelt = &p
 	h0, h1, g, w, x := s.task(0), s.task(0), s.task(0), s.task(0), s.task(0)
-	p.enqueue(h0.ID, 1024, 0, 0)
-	p.enqueue(h1.ID, 1024, 1, 0)
+	p.enqueue(h0.ID, 1024, 0, 0, 0)
+	p.enqueue(h1.ID, 1024, 0, 1, 0)
 	for _, k := range []*Task{g, w, x} {
 		c := 0
 		if k == w {
 			c = 1
 		}
-		p.enqueue(k.ID, 1024, c, 0)
+		p.enqueue(k.ID, 1024, 0, c, 0)
 		p.dequeue(k.ID, true, 0)
 	}
-	p.enqueue(w.ID, 1024, 1, half)
+	p.enqueue(w.ID, 1024, 0, 1, half)
 	s.now = 2 * half
 	if got := p.load(0, s.now); !near(got, 1536) {
 		t.Fatalf("CPU 0 load %.2f, want 1536", got)
@@ -142,13 +142,13 @@ func TestMigratePELT(t *testing.T) {
 		return nil
 	}, func(int) int64 { return 0 }, 2)
 	f.pelt = &p
-	p.enqueue(h0.ID, 1024, 0, 0)
-	p.enqueue(x.ID, 1024, 1, 0)
-	p.enqueue(h2.ID, 1024, 1, 0)
-	p.enqueue(w.ID, 1024, 1, 0)
+	p.enqueue(h0.ID, 1024, 0, 0, 0)
+	p.enqueue(x.ID, 1024, 0, 1, 0)
+	p.enqueue(h2.ID, 1024, 0, 1, 0)
+	p.enqueue(w.ID, 1024, 0, 1, 0)
 	p.dequeue(w.ID, true, 0)
 	s.now = 2 * half
-	p.enqueue(w.ID, 1024, 1, s.now)
+	p.enqueue(w.ID, 1024, 0, 1, s.now)
 	f.migratePELT(0, 1)
 	if len(s.moved) != 1 || s.moved[0] != "W" {
 		t.Fatalf("moved %v, want [W]", s.moved)
@@ -192,9 +192,9 @@ func TestBalancePELTIdle(t *testing.T) {
 		}, func(int) int64 { return 0 }, 2)
 		f.pelt = &p
 		for _, k := range []*Task{x, h, g} {
-			p.enqueue(k.ID, 1024, 1, 0)
+			p.enqueue(k.ID, 1024, 0, 1, 0)
 		}
-		p.enqueue(tt.ID, 1024, 0, 0)
+		p.enqueue(tt.ID, 1024, 0, 0, 0)
 		p.run(0, tt.ID, 0)
 		p.run(1, h.ID, 0)
 		s.now = 2 * half
@@ -345,16 +345,16 @@ func TestEEVDFProtectResched(t *testing.T) {
 func TestPELTUtilFollowsMigration(t *testing.T) {
 	var p pelt
 	p.init(2)
-	p.enqueue(0, 1024, 1, 0)
+	p.enqueue(0, 1024, 0, 1, 0)
 	p.run(1, 0, 0)
-	p.enqueue(1, 1024, 1, 0)
+	p.enqueue(1, 1024, 0, 1, 0)
 	now := int64(2 * half)
 	if got := p.util(1, now); !near(got, 0.875+0.0625) {
 		t.Fatalf("CPU 1's util %.4f before the move, want 0.9375", got)
 	}
 	p.dequeue(0, false, now)
 	p.run(1, 1, now)
-	p.enqueue(0, 1024, 0, now)
+	p.enqueue(0, 1024, 0, 0, now)
 	p.run(0, 0, now)
 	if got := p.util(1, now); !near(got, 0.0625) {
 		t.Errorf("CPU 1's util %.4f after A left, want 0.0625 (B's)", got)
@@ -389,7 +389,7 @@ func TestBalancedClearsFailures(t *testing.T) {
 		return nil
 	}, func(int) int64 { return 0 }, 2)
 	f.pelt = &p
-	p.enqueue(h0.ID, 1024, 0, 0)
+	p.enqueue(h0.ID, 1024, 0, 0, 0)
 	p.run(0, h0.ID, 0)
 
 	f.failed[0], s.nr[0], s.nr[1] = 2, 1, 1
@@ -398,8 +398,8 @@ func TestBalancedClearsFailures(t *testing.T) {
 		t.Errorf("one task on CPU 1: %d failures left, want 0", f.failed[0])
 	}
 
-	p.enqueue(h1.ID, 1024, 1, 0)
-	p.enqueue(w.ID, 1024, 1, 0)
+	p.enqueue(h1.ID, 1024, 0, 1, 0)
+	p.enqueue(w.ID, 1024, 0, 1, 0)
 	p.run(1, h1.ID, 0)
 	if u := p.util(1, 0); !near(u, 0.75) || p.overloaded(1, 2, 0) {
 		t.Fatalf("CPU 1: util %.3f (want 0.75), overloaded %v (want false)", u, p.overloaded(1, 2, 0))
@@ -412,8 +412,8 @@ func TestBalancedClearsFailures(t *testing.T) {
 
 	// CPU 0's load (1024 + 2 × 1024 queued) above CPU 1's (2 × 1024).
 	x, y := s.task(0), s.task(0)
-	p.enqueue(x.ID, 1024, 0, 0)
-	p.enqueue(y.ID, 1024, 0, 0)
+	p.enqueue(x.ID, 1024, 0, 0, 0)
+	p.enqueue(y.ID, 1024, 0, 0, 0)
 	f.failed[0] = 2
 	f.migratePELT(0, 1)
 	if f.failed[0] != 0 || len(s.moved) != 0 {
