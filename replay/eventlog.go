@@ -1,38 +1,180 @@
 package replay
 
 import (
+	"encoding/binary"
 	"io"
 
 	"github.com/traceview/traceview/trace"
 )
 
-// eventChunk is how many events an EventLog chunk holds: appending never
-// copies more than one chunk (a million perf events are ~200 MB).
-const eventChunk = 1 << 14
+// logChunkBytes is the size an EventLog chunk is given: appending never
+// copies a chunk, and a chunk holds about 3000 perf events.
+const logChunkBytes = 64 << 10
 
-// EventLog is an append-only, time-ordered list of trace events stored in
-// fixed-size chunks, so that keeping a large trace's schedule costs no
-// re-copying while it grows.
+// EventLog is an append-only, time-ordered list of trace events kept as
+// a compact byte encoding in fixed-size chunks, so that keeping a large
+// trace's schedule costs about 20 bytes an event (a trace.Event is 168)
+// and no re-copying while it grows. Source decodes the events back, equal
+// field for field to those appended.
+//
+// Each event is its time as a signed varint difference from the previous
+// event's, its kind, its CPU, then a varint mask of the fields that differ
+// from their expected value (logField: NewEvent's defaults, PID the TID,
+// CurTID the TID, ...), and those fields as signed varints from a base
+// (strings as indexes into the log's table of distinct strings).
 type EventLog struct {
-	chunks [][]trace.Event
+	chunks [][]byte
 	n      int
+	last   int64 // ns, the time of the last event appended
+	strs   []string
+	strID  map[string]uint64
+	kinds  [256]int // events per trace.Kind
+	buf    []byte   // one event's encoding, reused
+}
+
+// The fields of an event after its time, kind and CPU, in the order of
+// their bits in the mask: the ones most events carry first, so the mask
+// of most events fits two bytes.
+const (
+	lfTID = iota
+	lfComm
+	lfPrio
+	lfPID
+	lfCurTID
+	lfCurPID
+	lfRuntime
+	lfPrevState
+	lfNextTID
+	lfNextComm
+	lfNextPrio
+	lfNextPID
+	lfTargetCPU
+	lfCgroup
+	lfWakerTID
+	lfWakerCPU
+	lfFromIRQ
+	lfOrigCPU
+	lfDestCPU
+	lfChildTID
+	lfChildPID
+	lfChildComm
+	lfCount
+	lfStack
+	lfCurGone
+	lfN
+)
+
+// logFields returns the integer fields of ev in mask order (strings as
+// 0: Append interns them).
+func logFields(ev *trace.Event) [lfN]int64 {
+	return [lfN]int64{
+		lfTID: int64(ev.TID), lfPrio: int64(ev.Prio), lfCurTID: int64(ev.CurTID), lfCurPID: int64(ev.CurPID),
+		lfPID: int64(ev.PID), lfRuntime: ev.Runtime, lfPrevState: int64(ev.PrevState), lfNextTID: int64(ev.NextTID),
+		lfNextPrio: int64(ev.NextPrio), lfNextPID: int64(ev.NextPID), lfTargetCPU: int64(ev.TargetCPU),
+		lfCgroup: int64(ev.Cgroup), lfWakerTID: int64(ev.WakerTID), lfWakerCPU: int64(ev.WakerCPU),
+		lfFromIRQ: int64(ev.FromIRQ), lfOrigCPU: int64(ev.OrigCPU), lfDestCPU: int64(ev.DestCPU),
+		lfChildTID: int64(ev.ChildTID), lfChildPID: int64(ev.ChildPID), lfCount: int64(ev.Count),
+		lfStack: int64(ev.Stack), lfCurGone: int64(ev.CurGone),
+	}
+}
+
+// expectOf returns the value field f is expected to have given the
+// fields before it in mask order (a decoder has only those): NewEvent's
+// default, or for PID and CurTID the TID, for CurPID the PID when the
+// current task is the subject, for the PIDs of the next task and the child
+// their TIDs.
+func expectOf(f int, v *[lfN]int64) int64 {
+	switch f {
+	case lfTID, lfPrio, lfNextTID, lfNextPrio, lfTargetCPU, lfWakerTID, lfWakerCPU, lfOrigCPU, lfDestCPU, lfChildTID:
+		return -1
+	case lfPID, lfCurTID:
+		return v[lfTID]
+	case lfCurPID:
+		if v[lfCurTID] == v[lfTID] {
+			return v[lfPID]
+		}
+		return v[lfCurTID]
+	case lfNextPID:
+		return v[lfNextTID]
+	case lfChildPID:
+		return v[lfChildTID]
+	}
+	return 0
+}
+
+// logBase is what a present field is stored relative to: prios near 120,
+// everything else as it is.
+func logBase(f int) int64 {
+	if f == lfPrio || f == lfNextPrio {
+		return 120
+	}
+	return 0
+}
+
+func (l *EventLog) intern(s string) uint64 {
+	if id, ok := l.strID[s]; ok {
+		return id
+	}
+	if l.strID == nil {
+		l.strID = map[string]uint64{}
+	}
+	id := uint64(len(l.strs))
+	l.strs = append(l.strs, s)
+	l.strID[s] = id
+	return id
 }
 
 // Append adds ev at the end.
 func (l *EventLog) Append(ev trace.Event) {
-	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1]) == eventChunk {
-		l.chunks = append(l.chunks, make([]trace.Event, 0, eventChunk))
+	v := logFields(&ev)
+	strs := [...]struct {
+		f int
+		s string
+	}{{lfComm, ev.Comm}, {lfNextComm, ev.NextComm}, {lfChildComm, ev.ChildComm}}
+	var mask uint64
+	for f := range v {
+		if v[f] != expectOf(f, &v) {
+			mask |= 1 << f
+		}
+	}
+	for _, s := range strs {
+		if s.s != "" {
+			v[s.f] = int64(l.intern(s.s))
+			mask |= 1 << s.f
+		}
+	}
+	b := l.buf[:0]
+	b = binary.AppendVarint(b, ev.Time-l.last)
+	b = append(b, byte(ev.Kind))
+	b = binary.AppendVarint(b, int64(ev.CPU))
+	b = binary.AppendUvarint(b, mask)
+	for f := 0; mask != 0; f, mask = f+1, mask>>1 {
+		if mask&1 == 0 {
+			continue
+		}
+		switch f {
+		case lfComm, lfNextComm, lfChildComm:
+			b = binary.AppendUvarint(b, uint64(v[f]))
+		default:
+			b = binary.AppendVarint(b, v[f]-logBase(f))
+		}
+	}
+	l.buf = b
+	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1])+len(b) > cap(l.chunks[len(l.chunks)-1]) {
+		l.chunks = append(l.chunks, make([]byte, 0, max(logChunkBytes, len(b))))
 	}
 	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, ev)
+	*c = append(*c, b...)
+	l.last = ev.Time
 	l.n++
+	l.kinds[ev.Kind]++
 }
 
 // Len returns the number of events.
 func (l *EventLog) Len() int { return l.n }
 
-// At returns event i (0 <= i < Len).
-func (l *EventLog) At(i int) trace.Event { return l.chunks[i/eventChunk][i%eventChunk] }
+// Count returns the number of events of kind k.
+func (l *EventLog) Count(k trace.Kind) int { return l.kinds[k] }
 
 // Source returns a stream over the events with meta m (may be nil).
 func (l *EventLog) Source(m *trace.Meta) trace.Source {
@@ -43,17 +185,64 @@ func (l *EventLog) Source(m *trace.Meta) trace.Source {
 }
 
 type logSource struct {
-	l *EventLog
-	m *trace.Meta
-	i int
+	l     *EventLog
+	m     *trace.Meta
+	i     int   // events served
+	chunk int   // current chunk
+	off   int   // byte offset in it
+	t     int64 // ns, the previous event's time
 }
 
 func (s *logSource) Next() (trace.Event, error) {
 	if s.i >= s.l.n {
 		return trace.Event{}, io.EOF
 	}
+	for s.off >= len(s.l.chunks[s.chunk]) {
+		s.chunk, s.off = s.chunk+1, 0
+	}
+	b := s.l.chunks[s.chunk][s.off:]
+	p := 0
+	varint := func() int64 {
+		x, k := binary.Varint(b[p:])
+		p += k
+		return x
+	}
+	uvarint := func() uint64 {
+		x, k := binary.Uvarint(b[p:])
+		p += k
+		return x
+	}
+	s.t += varint()
+	kind := trace.Kind(b[p])
+	p++
+	cpu := trace.CPU(varint())
+	mask := uvarint()
+	var v [lfN]int64
+	var strs [lfN]string
+	for f := 0; f < lfN; f++ {
+		if mask&(1<<f) == 0 {
+			v[f] = expectOf(f, &v)
+			continue
+		}
+		switch f {
+		case lfComm, lfNextComm, lfChildComm:
+			strs[f] = s.l.strs[uvarint()]
+		default:
+			v[f] = varint() + logBase(f)
+		}
+	}
+	s.off += p
 	s.i++
-	return s.l.At(s.i - 1), nil
+	ev := trace.Event{Time: s.t, CPU: cpu, Kind: kind,
+		CurGone: trace.GoneIDs(v[lfCurGone]), CurTID: trace.TID(v[lfCurTID]), CurPID: trace.PID(v[lfCurPID]),
+		TID: trace.TID(v[lfTID]), PID: trace.PID(v[lfPID]), Comm: strs[lfComm], Prio: int32(v[lfPrio]),
+		PrevState: trace.TaskState(v[lfPrevState]), NextTID: trace.TID(v[lfNextTID]), NextPID: trace.PID(v[lfNextPID]),
+		NextComm: strs[lfNextComm], NextPrio: int32(v[lfNextPrio]),
+		TargetCPU: trace.CPU(v[lfTargetCPU]), WakerTID: trace.TID(v[lfWakerTID]), WakerCPU: trace.CPU(v[lfWakerCPU]),
+		FromIRQ: trace.Tristate(v[lfFromIRQ]), OrigCPU: trace.CPU(v[lfOrigCPU]), DestCPU: trace.CPU(v[lfDestCPU]),
+		ChildTID: trace.TID(v[lfChildTID]), ChildPID: trace.PID(v[lfChildPID]), ChildComm: strs[lfChildComm],
+		Runtime: v[lfRuntime], Count: uint64(v[lfCount]), Cgroup: uint64(v[lfCgroup]), Stack: trace.StackID(v[lfStack])}
+	return ev, nil
 }
 
 func (s *logSource) Meta() *trace.Meta { return s.m }

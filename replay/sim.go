@@ -194,17 +194,9 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		res.Makespan = m.ObservedMakespan()
 		res.End = m.End
 		res.Stats.Events = int64(res.recorded.Len())
-		for _, c := range res.recorded.chunks {
-			for k := range c {
-				switch c[k].Kind {
-				case trace.KindSwitch:
-					res.Stats.Switches++
-					res.Stats.Decisions++
-				case trace.KindMigrate:
-					res.Stats.Migrations++
-				}
-			}
-		}
+		res.Stats.Switches = int64(res.recorded.Count(trace.KindSwitch))
+		res.Stats.Decisions = res.Stats.Switches
+		res.Stats.Migrations = int64(res.recorded.Count(trace.KindMigrate))
 		meta.NrCPUs = m.NrCPUs
 		res.CPUs = m.NrCPUs
 		meta.LastTime = m.End
