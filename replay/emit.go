@@ -17,8 +17,31 @@ func (r *Result) Source() trace.Source {
 	if r.recorded != nil {
 		return r.recorded.Source(r.Meta)
 	}
-	return &recSource{recs: r.recs, tasks: r.tasks, meta: r.Meta}
+	return &recSource{recs: &r.recs, tasks: r.tasks, meta: r.Meta}
 }
+
+// recChunk is how many records a recLog chunk holds (640 KiB).
+const recChunk = 1 << 14
+
+// recLog is the simulator's output, in fixed-size chunks: growing it
+// never copies, and its size follows what the simulation emits rather
+// than a reservation.
+type recLog struct {
+	chunks [][]rec
+	n      int
+}
+
+func (l *recLog) add(r rec) {
+	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1]) == recChunk {
+		l.chunks = append(l.chunks, make([]rec, 0, recChunk))
+	}
+	c := &l.chunks[len(l.chunks)-1]
+	*c = append(*c, r)
+	l.n++
+}
+
+// at returns record i (0 <= i < n).
+func (l *recLog) at(i int) *rec { return &l.chunks[i/recChunk][i%recChunk] }
 
 // rec is one predicted event.
 type rec struct {
@@ -36,7 +59,7 @@ type rec struct {
 
 func (s *sim) emit(r rec, t *policies.Task) {
 	r.cur = s.curOn(int(r.cpu))
-	s.out = append(s.out, r)
+	s.out.add(r)
 	if t != nil && (s.wlAll || s.m.Tasks[t.ID].Workload) {
 		if s.wlFirst < 0 {
 			s.wlFirst = r.t
@@ -67,7 +90,7 @@ func (s *sim) emitComm(t *policies.Task, cpu int) {
 	if s.m.Tasks[t.ID].Unnamed {
 		return
 	}
-	s.out = append(s.out, rec{t: s.now, kind: trace.KindComm, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1, cur: s.curOn(cpu)})
+	s.out.add(rec{t: s.now, kind: trace.KindComm, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1, cur: s.curOn(cpu)})
 }
 
 func (s *sim) emitMigrate(t *policies.Task, src, dst int) {
@@ -108,7 +131,7 @@ func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 
 // recSource serves a Result's records as trace events.
 type recSource struct {
-	recs  []rec
+	recs  *recLog
 	tasks []*policies.Task
 	meta  *trace.Meta
 	i     int
@@ -119,10 +142,10 @@ func (rs *recSource) Meta() *trace.Meta { return rs.meta }
 func (rs *recSource) Close() error { return nil }
 
 func (rs *recSource) Next() (trace.Event, error) {
-	if rs.i >= len(rs.recs) {
+	if rs.i >= rs.recs.n {
 		return trace.Event{}, io.EOF
 	}
-	r := &rs.recs[rs.i]
+	r := rs.recs.at(rs.i)
 	rs.i++
 	return rs.event(r), nil
 }

@@ -39,12 +39,13 @@ const (
 	EndTrace                // the trace ended while the task was runnable or running
 )
 
-// Cause is what ends a blocking point.
+// Cause is what ends a blocking point. (Its fields are ordered so that it
+// takes 32 bytes: there is one in every Burst.)
 type Cause struct {
-	Kind  CauseKind
 	Waker int   // task index in Model.Tasks (CauseDependency)
 	Delay int64 // ns after blocking (CauseTimer)
 	At    int64 // ns, absolute trace time (CauseExternal; for CauseTimer the recorded wake time)
+	Kind  CauseKind
 	// Inferred is true when the cause was guessed, not recorded: perf's
 	// waker is only the task current on the waking CPU, and a wakeup from
 	// idle may be a timer or a device.
@@ -60,12 +61,14 @@ const (
 	ActFork                   // create Target (a new task)
 )
 
-// Action is an effect of a task on another at At ns into its burst.
+// Action is an effect of a task on another at At ns into its burst. (Its
+// fields are ordered so that it takes 32 bytes, and a burst's usual one
+// action one 32-byte allocation.)
 type Action struct {
 	At     int64
-	Kind   ActionKind
 	Target int // task index
 	Block  int // ActWake: index of the target's burst whose following block this ends
+	Kind   ActionKind
 	// Remote is true when the recorded wakeup put Target on another CPU
 	// than the waker's (ActWake): the waker paid for a cross-CPU wakeup
 	// (see Model.RemoteWakeCost).

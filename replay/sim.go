@@ -62,7 +62,7 @@ type Result struct {
 	GroupStats     []policies.GroupStats
 
 	recorded *EventLog        // as-traced: the observed schedule
-	recs     []rec            // predicted events
+	recs     recLog           // predicted events
 	tasks    []*policies.Task // by ID, for recs
 	// steps, maxStill and nbursts are the simulation's (sim), for the
 	// tests that measure its bounds.
@@ -123,7 +123,7 @@ type sim struct {
 	cpus    []cpuState
 	q       evheap
 	seq     uint64
-	out     []rec
+	out     recLog
 	tick    int64
 	stats   Stats
 	wlFirst int64
@@ -204,14 +204,11 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	}
 	s := &sim{m: m, cfg: cfg, pol: pol, tasks: make([]*policies.Task, len(m.Tasks)), ts: make([]tstate, len(m.Tasks)), pools: make([]poolState, len(m.Pools)),
 		cpus: make([]cpuState, cfg.CPUs), tick: 1e9 / int64(cfg.HZ), wlFirst: -1, wlAll: m.WorkloadRoot < 0}
-	// Each burst gives about four events (waking, runtime, switch in and
-	// out); reserving them avoids re-copying a large slice while growing.
 	nb := 0
 	for i := range m.Tasks {
 		nb += len(m.Tasks[i].Bursts)
 	}
 	s.nbursts = nb
-	s.out = make([]rec, 0, max(m.Recorded.Len(), 4*nb)+64)
 	for i := range s.cpus {
 		s.cpus[i].reschedAt = -1
 		s.cpus[i].idleExit = -1
@@ -244,7 +241,7 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	if gr, ok := pol.(policies.GroupReporter); ok && res.GroupsModelled {
 		res.GroupStats = gr.GroupStats()
 	}
-	res.Stats.Events = int64(len(s.out))
+	res.Stats.Events = int64(s.out.n)
 	for i := range m.Tasks {
 		st := &s.ts[i]
 		if t := s.tasks[i]; t != nil && t.State == policies.TaskSleeping && st.burst < len(m.Tasks[st.src].Bursts) &&
@@ -255,8 +252,8 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	if s.wlFirst >= 0 {
 		res.Makespan = s.wlLast - s.wlFirst
 	}
-	if len(s.out) > 0 {
-		res.End = s.out[len(s.out)-1].t
+	if s.out.n > 0 {
+		res.End = s.out.at(s.out.n - 1).t
 	}
 	meta.LastTime = res.End
 	return res, nil
