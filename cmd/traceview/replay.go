@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -369,7 +370,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	asm := replayAssumptions{InferredCauses: st.Inferred, InferredWakers: st.Dependencies, PingPongs: st.PingPongs,
 		AbsoluteTimers: st.AbsoluteTimers, RecoveredArrivals: st.RecoveredArrivals, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
 		DeadlineBound: st.DeadlineBound, DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
-	trust, err := modelAndTrust(out, errw, o, m, cfg, len(untilSet))
+	trust, self, err := modelAndTrust(out, errw, o, m, cfg, len(untilSet), specs, obs)
 	if err != nil {
 		return err
 	}
@@ -384,18 +385,20 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		if ncpu == 0 {
 			ncpu = m.NrCPUs
 		}
-		pol, err := sp.New(ncpu)
-		if err != nil {
-			return fmt.Errorf("replay: policy %s: %w", sp, err)
+		res, pred := self.reuse(m, sp, cfg)
+		if res == nil {
+			pol, err := sp.New(ncpu)
+			if err != nil {
+				return fmt.Errorf("replay: policy %s: %w", sp, err)
+			}
+			if res, err = replay.Simulate(m, pol, cfg); err != nil {
+				return err
+			}
+			if pred, err = replayLatency(res.Source(), o.perTask); err != nil {
+				return fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
+			}
 		}
-		res, err := replay.Simulate(m, pol, cfg)
-		if err != nil {
-			return err
-		}
-		pred, err := replayLatency(res.Source(), o.perTask)
-		if err != nil {
-			return fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
-		}
+		self = nil // reused once at most: it holds a whole prediction
 		doc.Runs = append(doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
 			MakespanNs: res.Makespan, Stats: res.Stats, SelfReplay: trust, Assumptions: asm,
 			Groups: res.Groups, GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats})
@@ -415,7 +418,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		if o.output == "csv" {
 			csvRows = append(csvRows, replayCSVRows(sp.String(), res, obs, pred, doc.Makespan)...)
 		}
-		last, lastSpec = res, sp.String()
+		if o.write != "" { // else let the prediction go before the next run
+			last, lastSpec = res, sp.String()
+		}
 	}
 	if err := writePrediction(o, last, lastSpec, cfg); err != nil {
 		return err
@@ -747,35 +752,82 @@ func (k *kindSensitivity) note(policy string, makespan int64) string {
 	return b.String()
 }
 
+// selfRun is a self-replay's simulation and its predicted table (rows as
+// the output shows them), which a run of the same policy on the same CPUs
+// with the same configuration takes instead of simulating again (the
+// simulation is deterministic: same model, policy and Config, same
+// events).
+type selfRun struct {
+	spec string
+	cfg  replay.Config // as Simulate takes it (simConfig)
+	res  *replay.Result
+	pred *report.LatencyResult
+}
+
+// simConfig is cfg with the defaults Simulate applies filled in: the
+// model's CPUs and a 250 Hz tick.
+func simConfig(m *replay.Model, cfg replay.Config) replay.Config {
+	if cfg.CPUs <= 0 {
+		cfg.CPUs = m.NrCPUs
+	}
+	if cfg.HZ <= 0 {
+		cfg.HZ = 250
+	}
+	return cfg
+}
+
+// reuse returns the self-replay's prediction and its table when a run of
+// sp with cfg would simulate the same thing, else nils.
+func (r *selfRun) reuse(m *replay.Model, sp policies.Spec, cfg replay.Config) (*replay.Result, *report.LatencyResult) {
+	if r == nil || sp.String() != r.spec || !reflect.DeepEqual(simConfig(m, cfg), r.cfg) {
+		return nil, nil
+	}
+	return r.res, r.pred
+}
+
 // selfReplay replays m under its recording kernel's policy with the
 // task-group settings the user stated (--recorded-cgroup: the recording's,
-// not a what-if) and scores it against the trace.
-// perTask scores per task, as replay -p shows the rows.
-func selfReplay(m *replay.Model, stated []trace.CgroupSettings, perTask bool) (*report.ReplayTrust, error) {
+// not a what-if) and scores it against the trace, whose latency table
+// (rows as the output shows them) is obs.
+// perTask scores per task, as replay -p shows the rows. The selfRun is
+// the simulation, for a run of one of specs to reuse (nil when none can).
+func selfReplay(m *replay.Model, stated []trace.CgroupSettings, perTask bool, obs *report.LatencyResult,
+	specs []policies.Spec, runCfg replay.Config) (*report.ReplayTrust, *selfRun, error) {
 	spec := replay.RecordingPolicy(m.Meta.OSRelease)
-	specs, err := policies.ParseSpecs(spec)
+	selfSpecs, err := policies.ParseSpecs(spec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	pol, err := specs[0].New(m.NrCPUs)
+	pol, err := selfSpecs[0].New(m.NrCPUs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := replay.DefaultConfig()
 	cfg.Cgroups = stated
 	res, err := replay.Simulate(m, pol, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The rows as the output shows them, and (per command) each task of a
 	// merged command on its own: report.ScoreSelfReplay.
-	tables := make([]*report.LatencyResult, 4)
-	for i, src := range []trace.Source{m.RecordedSource(), res.Source(), m.RecordedSource(), res.Source()} {
+	tables := []*report.LatencyResult{obs, nil, nil, nil}
+	for i, src := range []trace.Source{nil, res.Source(), m.RecordedSource(), res.Source()} {
 		if perTask && i >= 2 {
 			break
 		}
+		if i == 0 {
+			continue // obs
+		}
 		if tables[i], err = replayLatency(src, perTask || i >= 2); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+	}
+	var run *selfRun
+	r := &selfRun{spec: selfSpecs[0].String(), cfg: simConfig(m, cfg), res: res, pred: tables[1]}
+	for _, sp := range specs {
+		if got, _ := r.reuse(m, sp, runCfg); got != nil {
+			run = r
+			break
 		}
 	}
 	checks := report.ScoreSelfReplay("self", tables[0], tables[1], tables[2], tables[3], m.ObservedMakespan(), res.Makespan)
@@ -786,7 +838,7 @@ func selfReplay(m *replay.Model, stated []trace.CgroupSettings, perTask bool) (*
 	}
 	trust := report.NewReplayTrust(spec, res.CPUs, checks)
 	trust.Censored = m.Stats.Censored
-	return trust, nil
+	return trust, run, nil
 }
 
 // usf renders a measured latency in ns as µs with one decimal ("12.5
@@ -903,17 +955,18 @@ func writePrediction(o replayOptions, last *replay.Result, lastSpec string, cfg 
 // modelAndTrust prints the model lines (table output) and runs the
 // self-replay (unless --no-self-replay), printing its verdict, and on
 // stderr when a row misses its bound; nil trust without a self-replay.
-func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg replay.Config, untilSet int) (*report.ReplayTrust, error) {
+func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg replay.Config, untilSet int,
+	specs []policies.Spec, obs *report.LatencyResult) (*report.ReplayTrust, *selfRun, error) {
 	if o.output == "table" {
 		writeModelLines(out, m, cfg.HZ, untilSet)
 		writeGroupLine(out, m, cfg)
 	}
 	if o.noTrust {
-		return nil, nil
+		return nil, nil, nil
 	}
-	trust, err := selfReplay(m, cfg.Cgroups, o.perTask)
+	trust, self, err := selfReplay(m, cfg.Cgroups, o.perTask, obs, specs, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("replay: self-replay: %w", err)
+		return nil, nil, fmt.Errorf("replay: self-replay: %w", err)
 	}
 	if o.output == "table" {
 		fmt.Fprintln(out, trust.Verdict())
@@ -921,7 +974,7 @@ func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg re
 	if !trust.Within {
 		fmt.Fprintf(errw, "warning: %s\n", trust.Verdict())
 	}
-	return trust, nil
+	return trust, self, nil
 }
 
 // warnCPUsSeen warns when the trace shows switches on fewer CPUs than it
