@@ -5,6 +5,7 @@
 package replay
 
 import (
+	"encoding/binary"
 	"io"
 
 	"github.com/traceview/traceview/policies"
@@ -17,31 +18,78 @@ func (r *Result) Source() trace.Source {
 	if r.recorded != nil {
 		return r.recorded.Source(r.Meta)
 	}
-	return &recSource{recs: &r.recs, tasks: r.tasks, meta: r.Meta}
+	return &recSource{recs: recCursor{l: &r.recs}, tasks: r.tasks, meta: r.Meta}
 }
 
-// recChunk is how many records a recLog chunk holds (640 KiB).
-const recChunk = 1 << 14
+// recChunkBytes is the size a recLog chunk is given (about 5000 records).
+const recChunkBytes = 64 << 10
 
-// recLog is the simulator's output, in fixed-size chunks: growing it
-// never copies, and its size follows what the simulation emits rather
-// than a reservation.
+// recLog is the simulator's output, each record as varints (about 12
+// bytes, where a rec is 40) in fixed-size chunks: growing it never copies,
+// and its size follows what the simulation emits rather than a
+// reservation. recSource decodes the records back in order.
 type recLog struct {
-	chunks [][]rec
+	chunks [][]byte
 	n      int
+	last   int64 // ns, the last record's time
+	buf    []byte
 }
 
 func (l *recLog) add(r rec) {
-	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1]) == recChunk {
-		l.chunks = append(l.chunks, make([]rec, 0, recChunk))
+	b := l.buf[:0]
+	b = binary.AppendVarint(b, r.t-l.last)
+	b = append(b, byte(r.kind), byte(r.irq))
+	for _, v := range [...]int64{int64(r.task), int64(r.other), int64(r.cur), int64(r.cpu), int64(r.cpu2), int64(r.state)} {
+		b = binary.AppendVarint(b, v)
+	}
+	if r.kind == trace.KindRuntime {
+		b = binary.AppendVarint(b, r.runtime)
+	}
+	l.buf = b
+	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1])+len(b) > cap(l.chunks[len(l.chunks)-1]) {
+		l.chunks = append(l.chunks, make([]byte, 0, recChunkBytes))
 	}
 	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, r)
+	*c = append(*c, b...)
+	l.last = r.t
 	l.n++
 }
 
-// at returns record i (0 <= i < n).
-func (l *recLog) at(i int) *rec { return &l.chunks[i/recChunk][i%recChunk] }
+// recCursor reads a recLog's records in order.
+type recCursor struct {
+	l          *recLog
+	i          int   // records read
+	chunk, off int   // where the next one starts
+	t          int64 // ns, the previous record's time
+}
+
+// next decodes the next record into r; false after the last.
+func (c *recCursor) next(r *rec) bool {
+	if c.i >= c.l.n {
+		return false
+	}
+	for c.off >= len(c.l.chunks[c.chunk]) {
+		c.chunk, c.off = c.chunk+1, 0
+	}
+	b := c.l.chunks[c.chunk][c.off:]
+	p := 0
+	varint := func() int64 {
+		x, k := binary.Varint(b[p:])
+		p += k
+		return x
+	}
+	c.t += varint()
+	*r = rec{t: c.t, kind: trace.Kind(b[p]), irq: trace.Tristate(int8(b[p+1]))}
+	p += 2
+	r.task, r.other, r.cur = int32(varint()), int32(varint()), int32(varint())
+	r.cpu, r.cpu2, r.state = int16(varint()), int16(varint()), trace.TaskState(varint())
+	if r.kind == trace.KindRuntime {
+		r.runtime = varint()
+	}
+	c.off += p
+	c.i++
+	return true
+}
 
 // rec is one predicted event.
 type rec struct {
@@ -131,10 +179,10 @@ func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 
 // recSource serves a Result's records as trace events.
 type recSource struct {
-	recs  *recLog
+	recs  recCursor
 	tasks []*policies.Task
 	meta  *trace.Meta
-	i     int
+	r     rec
 }
 
 func (rs *recSource) Meta() *trace.Meta { return rs.meta }
@@ -142,12 +190,10 @@ func (rs *recSource) Meta() *trace.Meta { return rs.meta }
 func (rs *recSource) Close() error { return nil }
 
 func (rs *recSource) Next() (trace.Event, error) {
-	if rs.i >= rs.recs.n {
+	if !rs.recs.next(&rs.r) {
 		return trace.Event{}, io.EOF
 	}
-	r := rs.recs.at(rs.i)
-	rs.i++
-	return rs.event(r), nil
+	return rs.event(&rs.r), nil
 }
 
 func (rs *recSource) subject(ev *trace.Event, id int32) {

@@ -1596,7 +1596,7 @@ func median(v []int64) int64 {
 		return 0
 	}
 	s := append([]int64(nil), v...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	slices.Sort(s)
 	return s[len(s)/2]
 }
 

@@ -253,7 +253,7 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		res.Makespan = s.wlLast - s.wlFirst
 	}
 	if s.out.n > 0 {
-		res.End = s.out.at(s.out.n - 1).t
+		res.End = s.out.last
 	}
 	meta.LastTime = res.End
 	return res, nil
