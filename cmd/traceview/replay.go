@@ -360,8 +360,13 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		cfg.HZ = m.HZ
 	}
 	eraHZNotes(errw, specs, cfg.HZ, o.hz != 0)
+	var sim *selfSim
+	if !o.noTrust {
+		sim = startSelfSim(m, cfg.Cgroups) // meanwhile, the observed table
+	}
 	obs, err := replayLatency(m.RecordedSource(), o.perTask)
 	if err != nil {
+		sim.wait()
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
 	warnUnrecorded(errw, obs)
@@ -370,7 +375,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	asm := replayAssumptions{InferredCauses: st.Inferred, InferredWakers: st.Dependencies, PingPongs: st.PingPongs,
 		AbsoluteTimers: st.AbsoluteTimers, RecoveredArrivals: st.RecoveredArrivals, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
 		DeadlineBound: st.DeadlineBound, DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
-	trust, self, err := modelAndTrust(out, errw, o, m, cfg, len(untilSet), specs, obs)
+	trust, self, err := modelAndTrust(out, errw, o, m, cfg, len(untilSet), sim, specs, obs)
 	if err != nil {
 		return err
 	}
@@ -785,45 +790,75 @@ func (r *selfRun) reuse(m *replay.Model, sp policies.Spec, cfg replay.Config) (*
 	return r.res, r.pred
 }
 
-// selfReplay replays m under its recording kernel's policy with the
-// task-group settings the user stated (--recorded-cgroup: the recording's,
-// not a what-if) and scores it against the trace, whose latency table
-// (rows as the output shows them) is obs.
-// perTask scores per task, as replay -p shows the rows. The selfRun is
-// the simulation, for a run of one of specs to reuse (nil when none can).
-func selfReplay(m *replay.Model, stated []trace.CgroupSettings, perTask bool, obs *report.LatencyResult,
+// selfSim is the self-replay's simulation, which runs on a goroutine of
+// its own while the observed table is computed (Simulate only reads the
+// model).
+type selfSim struct {
+	spec string // as RecordingPolicy names it
+	pol  policies.Spec
+	cfg  replay.Config
+	done chan struct{}
+	res  *replay.Result
+	err  error
+}
+
+// startSelfSim starts simulating m under its recording kernel's policy
+// with the task-group settings the user stated (--recorded-cgroup: the
+// recording's, not a what-if); wait returns the result.
+func startSelfSim(m *replay.Model, stated []trace.CgroupSettings) *selfSim {
+	s := &selfSim{spec: replay.RecordingPolicy(m.Meta.OSRelease), cfg: replay.DefaultConfig(), done: make(chan struct{})}
+	s.cfg.Cgroups = stated
+	go func() {
+		defer close(s.done)
+		specs, err := policies.ParseSpecs(s.spec)
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.pol = specs[0]
+		pol, err := s.pol.New(m.NrCPUs)
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.res, s.err = replay.Simulate(m, pol, s.cfg)
+	}()
+	return s
+}
+
+// wait waits for the simulation to end and returns it (nils for a nil s).
+func (s *selfSim) wait() (*replay.Result, error) {
+	if s == nil {
+		return nil, nil
+	}
+	<-s.done
+	return s.res, s.err
+}
+
+// selfReplay takes the self-replay's simulation from sim and scores it
+// against the trace, whose latency table (rows as the output shows them)
+// is obs. perTask scores per task, as replay -p shows the rows. The
+// selfRun is the simulation, for a run of one of specs to reuse (nil when
+// none can).
+func selfReplay(m *replay.Model, sim *selfSim, perTask bool, obs *report.LatencyResult,
 	specs []policies.Spec, runCfg replay.Config) (*report.ReplayTrust, *selfRun, error) {
-	spec := replay.RecordingPolicy(m.Meta.OSRelease)
-	selfSpecs, err := policies.ParseSpecs(spec)
-	if err != nil {
-		return nil, nil, err
-	}
-	pol, err := selfSpecs[0].New(m.NrCPUs)
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg := replay.DefaultConfig()
-	cfg.Cgroups = stated
-	res, err := replay.Simulate(m, pol, cfg)
+	res, err := sim.wait()
 	if err != nil {
 		return nil, nil, err
 	}
 	// The rows as the output shows them, and (per command) each task of a
-	// merged command on its own: report.ScoreSelfReplay.
+	// merged command on its own: report.ScoreSelfReplay. The latency of a
+	// schedule is computed once and grouped both ways.
 	tables := []*report.LatencyResult{obs, nil, nil, nil}
-	for i, src := range []trace.Source{nil, res.Source(), m.RecordedSource(), res.Source()} {
-		if perTask && i >= 2 {
-			break
-		}
-		if i == 0 {
-			continue // obs
-		}
-		if tables[i], err = replayLatency(src, perTask || i >= 2); err != nil {
-			return nil, nil, err
-		}
+	if tables[1], err = replayLatency(res.Source(), perTask); err != nil {
+		return nil, nil, err
 	}
+	if !perTask {
+		tables[2], tables[3] = obs.Regroup(true), tables[1].Regroup(true)
+	}
+	spec := sim.spec
 	var run *selfRun
-	r := &selfRun{spec: selfSpecs[0].String(), cfg: simConfig(m, cfg), res: res, pred: tables[1]}
+	r := &selfRun{spec: sim.pol.String(), cfg: simConfig(m, sim.cfg), res: res, pred: tables[1]}
 	for _, sp := range specs {
 		if got, _ := r.reuse(m, sp, runCfg); got != nil {
 			run = r
@@ -956,7 +991,7 @@ func writePrediction(o replayOptions, last *replay.Result, lastSpec string, cfg 
 // self-replay (unless --no-self-replay), printing its verdict, and on
 // stderr when a row misses its bound; nil trust without a self-replay.
 func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg replay.Config, untilSet int,
-	specs []policies.Spec, obs *report.LatencyResult) (*report.ReplayTrust, *selfRun, error) {
+	sim *selfSim, specs []policies.Spec, obs *report.LatencyResult) (*report.ReplayTrust, *selfRun, error) {
 	if o.output == "table" {
 		writeModelLines(out, m, cfg.HZ, untilSet)
 		writeGroupLine(out, m, cfg)
@@ -964,7 +999,7 @@ func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg re
 	if o.noTrust {
 		return nil, nil, nil
 	}
-	trust, self, err := selfReplay(m, cfg.Cgroups, o.perTask, obs, specs, cfg)
+	trust, self, err := selfReplay(m, sim, o.perTask, obs, specs, cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("replay: self-replay: %w", err)
 	}
