@@ -60,6 +60,9 @@ type Result struct {
 	Groups         []GroupInfo
 	GroupsModelled bool
 	GroupStats     []policies.GroupStats
+	// Interrupted is true when Config.Progress stopped the simulation:
+	// the prediction ends at End, short of the model's.
+	Interrupted bool
 
 	recorded *EventLog        // as-traced: the observed schedule
 	recs     recLog           // predicted events
@@ -130,6 +133,8 @@ type sim struct {
 	wlLast  int64
 	wlAll   bool
 	pools   []poolState
+	// interrupted: Config.Progress stopped the run.
+	interrupted bool
 	// taskGroup is each model task's index in the policy's group tree
 	// (nil: no groups); ptimers the policy's pending timers by id.
 	taskGroup []int
@@ -235,7 +240,7 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	if err := s.run(); err != nil {
 		return nil, err
 	}
-	res.recs, res.tasks = s.out, s.tasks
+	res.recs, res.tasks, res.Interrupted = s.out, s.tasks, s.interrupted
 	res.steps, res.maxStill, res.nbursts = s.steps, s.maxStill, s.nbursts
 	res.Stats = s.stats
 	if gr, ok := pol.(policies.GroupReporter); ok && res.GroupsModelled {
@@ -316,6 +321,10 @@ func (s *sim) run() error {
 	var steps, still int64 // queue events run; decisions since simulated time last advanced
 	decisions := s.stats.Decisions
 	for len(s.q) > 0 {
+		if s.cfg.Progress != nil && steps%ProgressSteps == 0 && !s.cfg.Progress(s.now-s.m.Start, s.m.End-s.m.Start) {
+			s.interrupted = true
+			break
+		}
 		e := s.q.pop()
 		steps++
 		if e.t > s.now {

@@ -254,6 +254,9 @@ type replayRunJSON struct {
 	Groups         []replay.GroupInfo    `json:"groups,omitempty"`
 	GroupsModelled bool                  `json:"groups_modelled"`
 	GroupStats     []policies.GroupStats `json:"group_stats,omitempty"`
+	// Interrupted: Ctrl-C stopped the simulation; the prediction covers
+	// the trace up to its end only.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // kindSensitivity says how far a run's prediction rests on the inferred
@@ -341,7 +344,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := openInput(o.input)
+	src, err := openInputProgress(o.input)
 	if err != nil {
 		return err
 	}
@@ -372,9 +375,11 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		cfg.HZ = m.HZ
 	}
 	eraHZNotes(errw, specs, cfg.HZ, o.hz != 0)
+	watch := newSimWatch()
+	defer watch.close()
 	var sim *selfSim
 	if !o.noTrust {
-		sim = startSelfSim(m, cfg.Cgroups) // meanwhile, the observed table
+		sim = startSelfSim(m, cfg.Cgroups, watch) // meanwhile, the observed table
 	}
 	obs, err := replayLatency(m.RecordedSource(), o.perTask)
 	if err != nil {
@@ -394,6 +399,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	var last *replay.Result
 	var lastSpec string
 	var csvRows [][]string
+	var cut string // the label of a run Ctrl-C stopped
 	for _, sp := range specs {
 		if sp.Info.Name == "as-traced" && (len(cfg.Overrides) > 0 || cfg.CPUs > 0) {
 			fmt.Fprintf(errw, "warning: as-traced replays the recorded schedule: --cpus and the task overrides do not apply to it\n")
@@ -408,7 +414,10 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 			if err != nil {
 				return fmt.Errorf("replay: policy %s: %w", sp, err)
 			}
-			if res, err = replay.Simulate(m, pol, cfg); err != nil {
+			rcfg, done := watch.watch(m, cfg, "simulating "+sp.String())
+			res, err = replay.Simulate(m, pol, rcfg)
+			done()
+			if err != nil {
 				return err
 			}
 			if pred, err = replayLatency(res.Source(), o.perTask); err != nil {
@@ -418,9 +427,16 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		self = nil // reused once at most: it holds a whole prediction
 		doc.Runs = append(doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
 			MakespanNs: res.Makespan, Stats: res.Stats, SelfReplay: trust, Assumptions: asm,
-			Groups: res.Groups, GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats})
+			Groups: res.Groups, GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats, Interrupted: res.Interrupted})
+		if res.Interrupted {
+			cut = interrupted(sp.String(), res, m)
+			fmt.Fprintf(errw, "warning: %s\n", cut)
+			if o.output == "table" {
+				fmt.Fprintf(out, "\n%s", cut)
+			}
+		}
 		var ks *kindSensitivity
-		if sp.Info.Name != "as-traced" {
+		if sp.Info.Name != "as-traced" && cut == "" {
 			if ks, err = kindCheck(m, sp, ncpu, cfg, untilSet, res, pred, o.perTask); err != nil {
 				return err
 			}
@@ -438,6 +454,12 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		if o.write != "" { // else let the prediction go before the next run
 			last, lastSpec = res, sp.String()
 		}
+		if cut != "" {
+			break // the rest of the runs too: the user asked to stop
+		}
+	}
+	if cut != "" {
+		last = nil // -w writes whole predictions only
 	}
 	if err := writePrediction(o, last, lastSpec, cfg); err != nil {
 		return err
@@ -446,14 +468,17 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	case "json":
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		err = enc.Encode(doc)
 	case "csv":
 		w := csv.NewWriter(out)
 		w.Write(replayCSVHeader)
 		w.WriteAll(csvRows)
-		return w.Error()
+		err = w.Error()
 	}
-	return nil
+	if err == nil && cut != "" {
+		err = fmt.Errorf("replay: %s", cut)
+	}
+	return err
 }
 
 // replayCSVHeader names the columns of replay -o csv: times in ns,
@@ -784,6 +809,7 @@ type selfRun struct {
 // simConfig is cfg with the defaults Simulate applies filled in: the
 // model's CPUs and a 250 Hz tick.
 func simConfig(m *replay.Model, cfg replay.Config) replay.Config {
+	cfg.Progress = nil // watching a run changes nothing in it
 	if cfg.CPUs <= 0 {
 		cfg.CPUs = m.NrCPUs
 	}
@@ -817,7 +843,7 @@ type selfSim struct {
 // startSelfSim starts simulating m under its recording kernel's policy
 // with the task-group settings the user stated (--recorded-cgroup: the
 // recording's, not a what-if); wait returns the result.
-func startSelfSim(m *replay.Model, stated []trace.CgroupSettings) *selfSim {
+func startSelfSim(m *replay.Model, stated []trace.CgroupSettings, watch *simWatch) *selfSim {
 	s := &selfSim{spec: replay.RecordingPolicy(m.Meta.OSRelease), cfg: replay.DefaultConfig(), done: make(chan struct{})}
 	s.cfg.Cgroups = stated
 	go func() {
@@ -833,7 +859,9 @@ func startSelfSim(m *replay.Model, stated []trace.CgroupSettings) *selfSim {
 			s.err = err
 			return
 		}
-		s.res, s.err = replay.Simulate(m, pol, s.cfg)
+		cfg, done := watch.watch(m, s.cfg, "self-replay under "+s.spec)
+		s.res, s.err = replay.Simulate(m, pol, cfg)
+		done()
 	}()
 	return s
 }
@@ -857,6 +885,9 @@ func selfReplay(m *replay.Model, sim *selfSim, perTask bool, obs *report.Latency
 	res, err := sim.wait()
 	if err != nil {
 		return nil, nil, err
+	}
+	if res.Interrupted {
+		return nil, nil, fmt.Errorf("interrupted (Ctrl-C) at %s, before any prediction (--no-self-replay skips it)", reached(res, m))
 	}
 	// The rows as the output shows them, and (per command) each task of a
 	// merged command on its own: report.ScoreSelfReplay. The latency of a
