@@ -6,6 +6,7 @@ package replay
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
 
 	"github.com/traceview/traceview/policies"
@@ -15,11 +16,30 @@ import (
 // Source returns the prediction as a trace.Source for the reports; each
 // call starts a new stream from the first event.
 func (r *Result) Source() trace.Source {
+	if r.dropped {
+		return droppedSource{r.Meta}
+	}
 	if r.recorded != nil {
 		return r.recorded.Source(r.Meta)
 	}
 	return &recSource{recs: recCursor{l: &r.recs}, tasks: r.tasks, meta: r.Meta}
 }
+
+// DropEvents lets the prediction's events go: a caller that has read them
+// (its latency table) keeps the rest of the Result (Stats, Makespan, End,
+// Groups) without them. Source then fails with ErrEventsDropped.
+func (r *Result) DropEvents() {
+	r.recs, r.recorded, r.dropped = recLog{}, nil, true
+}
+
+// ErrEventsDropped is what a Result's Source returns after DropEvents.
+var ErrEventsDropped = errors.New("replay: the prediction's events were dropped (Result.DropEvents)")
+
+type droppedSource struct{ meta *trace.Meta }
+
+func (s droppedSource) Next() (trace.Event, error) { return trace.Event{}, ErrEventsDropped }
+func (s droppedSource) Meta() *trace.Meta          { return s.meta }
+func (s droppedSource) Close() error               { return nil }
 
 // recChunkBytes is the size a recLog chunk is given (about 5000 records).
 const recChunkBytes = 64 << 10

@@ -30,6 +30,7 @@ type EventLog struct {
 	strID  map[string]uint64
 	kinds  [256]int // events per trace.Kind
 	buf    []byte   // one event's encoding, reused
+	on     []int64  // per CPU: the task last switched in (expectOf)
 }
 
 // The fields of an event after its time, kind and CPU, in the order of
@@ -79,15 +80,27 @@ func logFields(ev *trace.Event) [lfN]int64 {
 }
 
 // expectOf returns the value field f is expected to have given the
-// fields before it in mask order (a decoder has only those): NewEvent's
-// default, or for PID and CurTID the TID, for CurPID the PID when the
-// current task is the subject, for the PIDs of the next task and the child
-// their TIDs.
-func expectOf(f int, v *[lfN]int64) int64 {
+// fields before it in mask order (a decoder has only those) and the task
+// the log last saw switched in on the event's CPU (on, -1 unknown): for
+// the TID of a switch or a run time, and for every event's CurTID, that
+// task; for PID the TID, for CurPID the PID when the current task is the
+// subject, for the PIDs of the next task and the child their TIDs;
+// otherwise NewEvent's default.
+func expectOf(f int, v *[lfN]int64, k trace.Kind, on int64) int64 {
 	switch f {
-	case lfTID, lfPrio, lfNextTID, lfNextPrio, lfTargetCPU, lfWakerTID, lfWakerCPU, lfOrigCPU, lfDestCPU, lfChildTID:
+	case lfTID:
+		if on >= 0 && (k == trace.KindSwitch || k == trace.KindRuntime) {
+			return on
+		}
 		return -1
-	case lfPID, lfCurTID:
+	case lfCurTID:
+		if on >= 0 {
+			return on
+		}
+		return v[lfTID]
+	case lfPrio, lfNextTID, lfNextPrio, lfTargetCPU, lfWakerTID, lfWakerCPU, lfOrigCPU, lfDestCPU, lfChildTID:
+		return -1
+	case lfPID:
 		return v[lfTID]
 	case lfCurPID:
 		if v[lfCurTID] == v[lfTID] {
@@ -100,6 +113,30 @@ func expectOf(f int, v *[lfN]int64) int64 {
 		return v[lfChildTID]
 	}
 	return 0
+}
+
+// maxLogCPU bounds the CPUs whose current task EventLog follows (MaxCPU):
+// events of others are encoded without it.
+const maxLogCPU = MaxCPU
+
+// onCPU returns the task last switched in on cpu, -1 when unknown.
+func onCPU(on []int64, cpu trace.CPU) int64 {
+	if cpu < 0 || int(cpu) >= len(on) {
+		return -1
+	}
+	return on[cpu]
+}
+
+// switchedIn records the task a switch on cpu switched in (the encoder's
+// and the decoder's state, kept alike).
+func switchedIn(on *[]int64, cpu trace.CPU, k trace.Kind, next int64) {
+	if k != trace.KindSwitch || cpu < 0 || cpu >= maxLogCPU {
+		return
+	}
+	for int(cpu) >= len(*on) {
+		*on = append(*on, -1)
+	}
+	(*on)[cpu] = next
 }
 
 // logBase is what a present field is stored relative to: prios near 120,
@@ -132,8 +169,9 @@ func (l *EventLog) Append(ev trace.Event) {
 		s string
 	}{{lfComm, ev.Comm}, {lfNextComm, ev.NextComm}, {lfChildComm, ev.ChildComm}}
 	var mask uint64
+	on := onCPU(l.on, ev.CPU)
 	for f := range v {
-		if v[f] != expectOf(f, &v) {
+		if v[f] != expectOf(f, &v, ev.Kind, on) {
 			mask |= 1 << f
 		}
 	}
@@ -168,6 +206,7 @@ func (l *EventLog) Append(ev trace.Event) {
 	l.last = ev.Time
 	l.n++
 	l.kinds[ev.Kind]++
+	switchedIn(&l.on, ev.CPU, ev.Kind, int64(ev.NextTID))
 }
 
 // Len returns the number of events.
@@ -187,10 +226,11 @@ func (l *EventLog) Source(m *trace.Meta) trace.Source {
 type logSource struct {
 	l     *EventLog
 	m     *trace.Meta
-	i     int   // events served
-	chunk int   // current chunk
-	off   int   // byte offset in it
-	t     int64 // ns, the previous event's time
+	i     int     // events served
+	chunk int     // current chunk
+	off   int     // byte offset in it
+	t     int64   // ns, the previous event's time
+	on    []int64 // per CPU: the task last switched in, as EventLog.on
 }
 
 func (s *logSource) Next() (trace.Event, error) {
@@ -217,11 +257,12 @@ func (s *logSource) Next() (trace.Event, error) {
 	p++
 	cpu := trace.CPU(varint())
 	mask := uvarint()
+	on := onCPU(s.on, cpu)
 	var v [lfN]int64
 	var strs [lfN]string
 	for f := 0; f < lfN; f++ {
 		if mask&(1<<f) == 0 {
-			v[f] = expectOf(f, &v)
+			v[f] = expectOf(f, &v, kind, on)
 			continue
 		}
 		switch f {
@@ -233,6 +274,7 @@ func (s *logSource) Next() (trace.Event, error) {
 	}
 	s.off += p
 	s.i++
+	switchedIn(&s.on, cpu, kind, v[lfNextTID])
 	ev := trace.Event{Time: s.t, CPU: cpu, Kind: kind,
 		CurGone: trace.GoneIDs(v[lfCurGone]), CurTID: trace.TID(v[lfCurTID]), CurPID: trace.PID(v[lfCurPID]),
 		TID: trace.TID(v[lfTID]), PID: trace.PID(v[lfPID]), Comm: strs[lfComm], Prio: int32(v[lfPrio]),

@@ -23,11 +23,15 @@ func TestEventLogRoundTrip(t *testing.T) {
 	odd.Runtime, odd.Count, odd.Cgroup, odd.Stack = math.MinInt64, math.MaxUint64, math.MaxUint64-1, 1<<31
 	thread := trace.NewEvent(4, 0, trace.KindWaking) // earlier than odd: a negative time step
 	thread.CurTID, thread.CurPID, thread.TID, thread.PID, thread.Comm = 20, 19, 21, 19, "a b"
+	// The log follows the task each CPU switched in: a run time of another
+	// task on CPU 3 after a switch to 30, a CPU beyond the ones it follows.
+	sw, rt, far := trace.NewEvent(6, 3, trace.KindSwitch), trace.NewEvent(7, 3, trace.KindRuntime), trace.NewEvent(8, 9000, trace.KindSwitch)
+	sw.TID, sw.NextTID, rt.TID, rt.CurTID, far.NextTID = 9, 30, 31, 30, 5
 	cases := []struct {
 		name string
 		evs  []trace.Event
 	}{
-		{"hand-made", []trace.Event{trace.NewEvent(0, -1, trace.KindLost), odd, thread, {}, odd}},
+		{"hand-made", []trace.Event{trace.NewEvent(0, -1, trace.KindLost), odd, thread, {}, odd, sw, rt, rt, far, far, sw}},
 	}
 	for _, f := range []string{nice2cpu, "../testdata/traces/sched-g.data", "../testdata/traces/pipe-multi.v7zstd.dat",
 		"../testdata/traces/sched-pipe-mode.data", "../../shared/traces/messaging.2cpu.perf.data"} {

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -49,5 +50,20 @@ func TestSimulateProgress(t *testing.T) {
 	all, part := whole.Events(), cut.Events()
 	if d := cmp.Diff(all[:len(part)], part); d != "" {
 		t.Errorf("the stopped run's events are not the whole run's first ones (-whole +stopped):\n%s", d)
+	}
+}
+
+// TestDropEvents: a Result keeps its stats without its events, and its
+// Source says they are gone instead of streaming nothing.
+func TestDropEvents(t *testing.T) {
+	m := ringModel(4, 400, 20_000)
+	res := simulate(t, m, "eevdf", DefaultConfig())
+	st := res.Stats
+	res.DropEvents()
+	if res.Stats != st {
+		t.Errorf("stats changed: %+v, want %+v", res.Stats, st)
+	}
+	if _, err := res.Source().Next(); !errors.Is(err, ErrEventsDropped) {
+		t.Errorf("Source after DropEvents: %v, want ErrEventsDropped", err)
 	}
 }

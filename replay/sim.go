@@ -63,6 +63,7 @@ type Result struct {
 	// Interrupted is true when Config.Progress stopped the simulation:
 	// the prediction ends at End, short of the model's.
 	Interrupted bool
+	dropped     bool // DropEvents
 
 	recorded *EventLog        // as-traced: the observed schedule
 	recs     recLog           // predicted events

@@ -423,6 +423,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 			if pred, err = replayLatency(res.Source(), o.perTask); err != nil {
 				return fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
 			}
+			if o.write == "" {
+				res.DropEvents() // its table is all the run needs of them
+			}
 		}
 		self = nil // reused once at most: it holds a whole prediction
 		doc.Runs = append(doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
@@ -879,8 +882,8 @@ func (s *selfSim) wait() (*replay.Result, error) {
 // against the trace, whose latency table (rows as the output shows them)
 // is obs. perTask scores per task, as replay -p shows the rows. The
 // selfRun is the simulation, for a run of one of specs to reuse (nil when
-// none can).
-func selfReplay(m *replay.Model, sim *selfSim, perTask bool, obs *report.LatencyResult,
+// none can); its events are kept only with keepEvents (-w).
+func selfReplay(m *replay.Model, sim *selfSim, perTask, keepEvents bool, obs *report.LatencyResult,
 	specs []policies.Spec, runCfg replay.Config) (*report.ReplayTrust, *selfRun, error) {
 	res, err := sim.wait()
 	if err != nil {
@@ -898,6 +901,9 @@ func selfReplay(m *replay.Model, sim *selfSim, perTask bool, obs *report.Latency
 	}
 	if !perTask {
 		tables[2], tables[3] = obs.Regroup(true), tables[1].Regroup(true)
+	}
+	if !keepEvents {
+		res.DropEvents()
 	}
 	spec := sim.spec
 	var run *selfRun
@@ -1042,7 +1048,7 @@ func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg re
 	if o.noTrust {
 		return nil, nil, nil
 	}
-	trust, self, err := selfReplay(m, sim, o.perTask, obs, specs, cfg)
+	trust, self, err := selfReplay(m, sim, o.perTask, o.write != "", obs, specs, cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("replay: self-replay: %w", err)
 	}
