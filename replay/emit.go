@@ -66,21 +66,17 @@ func (l *recLog) add(r rec) {
 		b = binary.AppendVarint(b, r.runtime)
 	}
 	l.buf = b
-	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1])+len(b) > cap(l.chunks[len(l.chunks)-1]) {
-		l.chunks = append(l.chunks, make([]byte, 0, recChunkBytes))
-	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, b...)
+	appendChunked(&l.chunks, b, recChunkBytes)
 	l.last = r.t
 	l.n++
 }
 
 // recCursor reads a recLog's records in order.
 type recCursor struct {
-	l          *recLog
-	i          int   // records read
-	chunk, off int   // where the next one starts
-	t          int64 // ns, the previous record's time
+	l *recLog
+	i int // records read
+	c varintCursor
+	t int64 // ns, the previous record's time
 }
 
 // next decodes the next record into r; false after the last.
@@ -88,25 +84,16 @@ func (c *recCursor) next(r *rec) bool {
 	if c.i >= c.l.n {
 		return false
 	}
-	for c.off >= len(c.l.chunks[c.chunk]) {
-		c.chunk, c.off = c.chunk+1, 0
-	}
-	b := c.l.chunks[c.chunk][c.off:]
-	p := 0
-	varint := func() int64 {
-		x, k := binary.Varint(b[p:])
-		p += k
-		return x
-	}
-	c.t += varint()
-	*r = rec{t: c.t, kind: trace.Kind(b[p]), irq: trace.Tristate(int8(b[p+1]))}
-	p += 2
-	r.task, r.other, r.cur = int32(varint()), int32(varint()), int32(varint())
-	r.cpu, r.cpu2, r.state = int16(varint()), int16(varint()), trace.TaskState(varint())
+	v := &c.c
+	v.begin(c.l.chunks)
+	c.t += v.varint()
+	*r = rec{t: c.t, kind: trace.Kind(v.octet()), irq: trace.Tristate(int8(v.octet()))}
+	r.task, r.other, r.cur = int32(v.varint()), int32(v.varint()), int32(v.varint())
+	r.cpu, r.cpu2, r.state = int16(v.varint()), int16(v.varint()), trace.TaskState(v.varint())
 	if r.kind == trace.KindRuntime {
-		r.runtime = varint()
+		r.runtime = v.varint()
 	}
-	c.off += p
+	v.end()
 	c.i++
 	return true
 }

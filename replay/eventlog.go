@@ -198,11 +198,7 @@ func (l *EventLog) Append(ev trace.Event) {
 		}
 	}
 	l.buf = b
-	if len(l.chunks) == 0 || len(l.chunks[len(l.chunks)-1])+len(b) > cap(l.chunks[len(l.chunks)-1]) {
-		l.chunks = append(l.chunks, make([]byte, 0, max(logChunkBytes, len(b))))
-	}
-	c := &l.chunks[len(l.chunks)-1]
-	*c = append(*c, b...)
+	appendChunked(&l.chunks, b, logChunkBytes)
 	l.last = ev.Time
 	l.n++
 	l.kinds[ev.Kind]++
@@ -224,39 +220,72 @@ func (l *EventLog) Source(m *trace.Meta) trace.Source {
 }
 
 type logSource struct {
-	l     *EventLog
-	m     *trace.Meta
-	i     int     // events served
-	chunk int     // current chunk
-	off   int     // byte offset in it
-	t     int64   // ns, the previous event's time
-	on    []int64 // per CPU: the task last switched in, as EventLog.on
+	l  *EventLog
+	m  *trace.Meta
+	i  int // events served
+	c  varintCursor
+	t  int64   // ns, the previous event's time
+	on []int64 // per CPU: the task last switched in, as EventLog.on
 }
+
+// appendChunked appends record b to the last of chunks, or to a new chunk
+// of size bytes (b's, when larger) when it does not fit: a record never
+// spans two chunks, and a chunk is never copied.
+func appendChunked(chunks *[][]byte, b []byte, size int) {
+	cs := *chunks
+	if len(cs) == 0 || len(cs[len(cs)-1])+len(b) > cap(cs[len(cs)-1]) {
+		cs = append(cs, make([]byte, 0, max(size, len(b))))
+	}
+	cs[len(cs)-1] = append(cs[len(cs)-1], b...)
+	*chunks = cs
+}
+
+// varintCursor reads the records of a chunked log (appendChunked) in
+// order, a field at a time.
+type varintCursor struct {
+	chunk, off int    // where the current record starts
+	b          []byte // its chunk from there
+	p          int    // bytes of it read
+}
+
+// begin starts reading the next record of chunks (there must be one).
+func (c *varintCursor) begin(chunks [][]byte) {
+	for c.off >= len(chunks[c.chunk]) {
+		c.chunk, c.off = c.chunk+1, 0
+	}
+	c.b, c.p = chunks[c.chunk][c.off:], 0
+}
+
+func (c *varintCursor) varint() int64 {
+	x, k := binary.Varint(c.b[c.p:])
+	c.p += k
+	return x
+}
+
+func (c *varintCursor) uvarint() uint64 {
+	x, k := binary.Uvarint(c.b[c.p:])
+	c.p += k
+	return x
+}
+
+func (c *varintCursor) octet() byte {
+	c.p++
+	return c.b[c.p-1]
+}
+
+// end finishes the record begun.
+func (c *varintCursor) end() { c.off += c.p }
 
 func (s *logSource) Next() (trace.Event, error) {
 	if s.i >= s.l.n {
 		return trace.Event{}, io.EOF
 	}
-	for s.off >= len(s.l.chunks[s.chunk]) {
-		s.chunk, s.off = s.chunk+1, 0
-	}
-	b := s.l.chunks[s.chunk][s.off:]
-	p := 0
-	varint := func() int64 {
-		x, k := binary.Varint(b[p:])
-		p += k
-		return x
-	}
-	uvarint := func() uint64 {
-		x, k := binary.Uvarint(b[p:])
-		p += k
-		return x
-	}
-	s.t += varint()
-	kind := trace.Kind(b[p])
-	p++
-	cpu := trace.CPU(varint())
-	mask := uvarint()
+	c := &s.c
+	c.begin(s.l.chunks)
+	s.t += c.varint()
+	kind := trace.Kind(c.octet())
+	cpu := trace.CPU(c.varint())
+	mask := c.uvarint()
 	on := onCPU(s.on, cpu)
 	var v [lfN]int64
 	var strs [lfN]string
@@ -267,12 +296,12 @@ func (s *logSource) Next() (trace.Event, error) {
 		}
 		switch f {
 		case lfComm, lfNextComm, lfChildComm:
-			strs[f] = s.l.strs[uvarint()]
+			strs[f] = s.l.strs[c.uvarint()]
 		default:
-			v[f] = varint() + logBase(f)
+			v[f] = c.varint() + logBase(f)
 		}
 	}
-	s.off += p
+	c.end()
 	s.i++
 	switchedIn(&s.on, cpu, kind, v[lfNextTID])
 	ev := trace.Event{Time: s.t, CPU: cpu, Kind: kind,

@@ -6,21 +6,14 @@ import (
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
-	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/synth"
 )
 
 // TestSimWatch: a watched simulation runs as an unwatched one until Ctrl-C;
 // after it, the simulation stops and its label says how far it got.
 func TestSimWatch(t *testing.T) {
-	src, err := trace.Open("../../testdata/traces/nice.2cpu.perf.data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := replay.Extract(src)
-	src.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := synth.Pipeline(2, 400, 1_000_000, 1, 2) // 400 frames of 1 ms, two threads
+	m.Start, m.End = 0, 800_000_000
 	run := func(cfg replay.Config) *replay.Result {
 		res, err := replay.Simulate(m, policies.NewStack(policies.NewEEVDF(nil, m.NrCPUs)), cfg)
 		if err != nil {
