@@ -16,9 +16,9 @@ import (
 // simWatch shows the progress of replay's simulations on stderr (a bar of
 // simulated time, when stderr is a terminal, as latency shows its reading)
 // and stops the one running at Ctrl-C: replay then prints the prediction so
-// far, labelled as such, and fails. Before the first simulation (while the
-// trace is read) Ctrl-C ends the process as usual: there is nothing to show
-// yet.
+// far, labelled as such, and fails; a second Ctrl-C ends the process at
+// once. Before the first simulation (while the trace is read) Ctrl-C ends
+// the process as usual: there is nothing to show yet.
 type simWatch struct {
 	stop atomic.Bool // Ctrl-C came
 	sigs chan os.Signal
@@ -33,8 +33,9 @@ func newSimWatch() *simWatch {
 	}
 	signal.Notify(w.sigs, os.Interrupt)
 	go func() {
-		for range w.sigs {
+		if _, ok := <-w.sigs; ok {
 			w.stop.Store(true)
+			signal.Stop(w.sigs) // a second Ctrl-C ends the process at once
 		}
 	}()
 	return w
