@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/binary"
 	"io"
+	"math/bits"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -98,8 +99,6 @@ func expectOf(f int, v *[lfN]int64, k trace.Kind, on int64) int64 {
 			return on
 		}
 		return v[lfTID]
-	case lfPrio, lfNextTID, lfNextPrio, lfTargetCPU, lfWakerTID, lfWakerCPU, lfOrigCPU, lfDestCPU, lfChildTID:
-		return -1
 	case lfPID:
 		return v[lfTID]
 	case lfCurPID:
@@ -112,8 +111,16 @@ func expectOf(f int, v *[lfN]int64, k trace.Kind, on int64) int64 {
 	case lfChildPID:
 		return v[lfChildTID]
 	}
-	return 0
+	return logDefaults[f]
 }
+
+// logDefaults are the fields' expected values that depend on nothing
+// (NewEvent's); logDependent lists the others, in mask order.
+var (
+	logDefaults = [lfN]int64{lfTID: -1, lfPrio: -1, lfNextTID: -1, lfNextPrio: -1, lfTargetCPU: -1,
+		lfWakerTID: -1, lfWakerCPU: -1, lfOrigCPU: -1, lfDestCPU: -1, lfChildTID: -1}
+	logDependent = [...]int{lfTID, lfPID, lfCurTID, lfCurPID, lfNextPID, lfChildPID}
+)
 
 // maxLogCPU bounds the CPUs whose current task EventLog follows (MaxCPU):
 // events of others are encoded without it.
@@ -164,21 +171,21 @@ func (l *EventLog) intern(s string) uint64 {
 // Append adds ev at the end.
 func (l *EventLog) Append(ev trace.Event) {
 	v := logFields(&ev)
-	strs := [...]struct {
-		f int
-		s string
-	}{{lfComm, ev.Comm}, {lfNextComm, ev.NextComm}, {lfChildComm, ev.ChildComm}}
-	var mask uint64
 	on := onCPU(l.on, ev.CPU)
+	expect := logDefaults
+	for _, f := range logDependent {
+		expect[f] = expectOf(f, &v, ev.Kind, on)
+	}
+	var mask uint64
 	for f := range v {
-		if v[f] != expectOf(f, &v, ev.Kind, on) {
+		if v[f] != expect[f] {
 			mask |= 1 << f
 		}
 	}
-	for _, s := range strs {
-		if s.s != "" {
-			v[s.f] = int64(l.intern(s.s))
-			mask |= 1 << s.f
+	for f, s := range [...]string{lfComm: ev.Comm, lfNextComm: ev.NextComm, lfChildComm: ev.ChildComm} {
+		if s != "" {
+			v[f] = int64(l.intern(s))
+			mask |= 1 << f
 		}
 	}
 	b := l.buf[:0]
@@ -186,11 +193,8 @@ func (l *EventLog) Append(ev trace.Event) {
 	b = append(b, byte(ev.Kind))
 	b = binary.AppendVarint(b, int64(ev.CPU))
 	b = binary.AppendUvarint(b, mask)
-	for f := 0; mask != 0; f, mask = f+1, mask>>1 {
-		if mask&1 == 0 {
-			continue
-		}
-		switch f {
+	for m := mask; m != 0; m &= m - 1 {
+		switch f := bits.TrailingZeros64(m); f {
 		case lfComm, lfNextComm, lfChildComm:
 			b = binary.AppendUvarint(b, uint64(v[f]))
 		default:
@@ -287,18 +291,19 @@ func (s *logSource) Next() (trace.Event, error) {
 	cpu := trace.CPU(c.varint())
 	mask := c.uvarint()
 	on := onCPU(s.on, cpu)
-	var v [lfN]int64
+	v := logDefaults
 	var strs [lfN]string
-	for f := 0; f < lfN; f++ {
-		if mask&(1<<f) == 0 {
-			v[f] = expectOf(f, &v, kind, on)
-			continue
-		}
-		switch f {
+	for m := mask; m != 0; m &= m - 1 {
+		switch f := bits.TrailingZeros64(m); f {
 		case lfComm, lfNextComm, lfChildComm:
 			strs[f] = s.l.strs[c.uvarint()]
 		default:
 			v[f] = c.varint() + logBase(f)
+		}
+	}
+	for _, f := range logDependent { // in mask order: each reads only fields before it
+		if mask&(1<<f) == 0 {
+			v[f] = expectOf(f, &v, kind, on)
 		}
 	}
 	c.end()

@@ -84,3 +84,43 @@ func TestEventLogRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkEventLog appends a recorded trace's events to an EventLog and
+// reads them back (ns/op per pass over the trace; bytes an event).
+func BenchmarkEventLog(b *testing.B) {
+	src, err := trace.Open(benchTrace())
+	if err != nil {
+		b.Skip(err)
+	}
+	evs, err := trace.ReadAll(src)
+	src.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("append", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			var l EventLog
+			for _, ev := range evs {
+				l.Append(ev)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+	})
+	var l EventLog
+	for _, ev := range evs {
+		l.Append(ev)
+	}
+	b.Run("read", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			s := l.Source(nil)
+			for {
+				if _, err := s.Next(); err != nil {
+					break
+				}
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
+	})
+}
