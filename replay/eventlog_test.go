@@ -2,6 +2,7 @@ package replay
 
 import (
 	"math"
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -35,19 +36,10 @@ func TestEventLogRoundTrip(t *testing.T) {
 	}
 	for _, f := range []string{nice2cpu, "../testdata/traces/sched-g.data", "../testdata/traces/pipe-multi.v7zstd.dat",
 		"../testdata/traces/sched-pipe-mode.data", "../../shared/traces/messaging.2cpu.perf.data"} {
-		src, err := trace.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs, err := trace.ReadAll(src)
-		src.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
 		cases = append(cases, struct {
 			name string
 			evs  []trace.Event
-		}{f, evs})
+		}{f, readTrace(t, f)})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -88,15 +80,10 @@ func TestEventLogRoundTrip(t *testing.T) {
 // BenchmarkEventLog appends a recorded trace's events to an EventLog and
 // reads them back (ns/op per pass over the trace; bytes an event).
 func BenchmarkEventLog(b *testing.B) {
-	src, err := trace.Open(benchTrace())
-	if err != nil {
+	if _, err := os.Stat(benchTrace()); err != nil {
 		b.Skip(err)
 	}
-	evs, err := trace.ReadAll(src)
-	src.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
+	evs := readTrace(b, benchTrace())
 	b.Run("append", func(b *testing.B) {
 		b.ReportAllocs()
 		for range b.N {
@@ -123,4 +110,19 @@ func BenchmarkEventLog(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(evs)), "ns/event")
 	})
+}
+
+// readTrace returns every event of the trace file at path.
+func readTrace(tb testing.TB, path string) []trace.Event {
+	tb.Helper()
+	src, err := trace.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer src.Close()
+	evs, err := trace.ReadAll(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return evs
 }
