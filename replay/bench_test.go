@@ -2,6 +2,9 @@ package replay
 
 import (
 	"fmt"
+	"os"
+	"runtime"
+	"runtime/pprof"
 	"testing"
 
 	"github.com/traceview/traceview/policies"
@@ -144,4 +147,72 @@ func TestRingModelRuns(t *testing.T) {
 	if ringRun != 800*20_000 {
 		t.Errorf("ring ran %d ns, want %d", ringRun, 800*20_000)
 	}
+}
+
+// benchTrace is the trace BenchmarkExtractSimulate reads: the file named
+// by TRACEVIEW_BENCH_TRACE (issue 29's 234 MB messaging recording, say),
+// else a shared recording of perf bench sched messaging.
+func benchTrace() string {
+	if f := os.Getenv("TRACEVIEW_BENCH_TRACE"); f != "" {
+		return f
+	}
+	return "../../shared/traces/messaging.2cpu.perf.data"
+}
+
+// BenchmarkExtractSimulate is what replay --policy eevdf does with a
+// trace file, timed from reading it to the prediction's events: Extract
+// and one eevdf simulation on the trace's CPUs. It reports input events
+// per second, and the live heap in bytes per input event after Extract
+// (the model and its recorded schedule) and after the simulation (plus its
+// emitted events). Run with -benchmem; targets (issue 29) live in
+// bench/replaymem.
+func BenchmarkExtractSimulate(b *testing.B) {
+	f := benchTrace()
+	if _, err := os.Stat(f); err != nil {
+		b.Skipf("%s: %v", f, err)
+	}
+	b.ReportAllocs()
+	var n int
+	var model, total uint64
+	for i := 0; i < b.N; i++ {
+		src, err := trace.Open(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := Extract(src)
+		src.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = m.Recorded.Len()
+		model = liveHeap(b)
+		res, err := Simulate(m, policies.NewStack(policies.NewEEVDF(nil, m.NrCPUs)), DefaultConfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		total = liveHeap(b)
+		runtime.KeepAlive(res)
+		runtime.KeepAlive(m)
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(model)/float64(n), "model-B/event")
+	b.ReportMetric(float64(total)/float64(n), "live-B/event")
+}
+
+// liveHeap returns the bytes of live heap objects after a collection (the
+// benchmark's timer stopped meanwhile).
+func liveHeap(b *testing.B) uint64 {
+	b.StopTimer()
+	defer b.StartTimer()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if p := os.Getenv("TRACEVIEW_BENCH_HEAPPROFILE"); p != "" {
+		f, err := os.Create(fmt.Sprintf("%s.%d", p, ms.NumGC))
+		if err == nil {
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
+	return ms.HeapAlloc
 }

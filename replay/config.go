@@ -150,7 +150,17 @@ type Config struct {
 	// event and burst). Past it Simulate returns ErrNoProgress. The fuzz
 	// target sets a small one.
 	MaxSteps int64
+	// Progress, when set, is called every ProgressSteps simulation steps
+	// with the simulated time reached and the model's span (ns since its
+	// Start, and End - Start); when it returns false the simulation stops
+	// there (Ctrl-C) and Simulate returns the prediction so far, with
+	// Result.Interrupted set.
+	Progress func(done, span int64) bool
 }
+
+// ProgressSteps is how many simulation steps go between two calls of
+// Config.Progress (a few milliseconds of simulation).
+const ProgressSteps = 1 << 15
 
 // DefaultConfig returns the defaults described on Config.
 func DefaultConfig() Config {

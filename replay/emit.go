@@ -5,6 +5,8 @@
 package replay
 
 import (
+	"encoding/binary"
+	"errors"
 	"io"
 
 	"github.com/traceview/traceview/policies"
@@ -14,10 +16,86 @@ import (
 // Source returns the prediction as a trace.Source for the reports; each
 // call starts a new stream from the first event.
 func (r *Result) Source() trace.Source {
+	if r.dropped {
+		return droppedSource{r.Meta}
+	}
 	if r.recorded != nil {
 		return r.recorded.Source(r.Meta)
 	}
-	return &recSource{recs: r.recs, tasks: r.tasks, meta: r.Meta}
+	return &recSource{recs: recCursor{l: &r.recs}, tasks: r.tasks, meta: r.Meta}
+}
+
+// DropEvents lets the prediction's events go: a caller that has read them
+// (its latency table) keeps the rest of the Result (Stats, Makespan, End,
+// Groups) without them. Source then fails with ErrEventsDropped.
+func (r *Result) DropEvents() {
+	r.recs, r.recorded, r.dropped = recLog{}, nil, true
+}
+
+// ErrEventsDropped is what a Result's Source returns after DropEvents.
+var ErrEventsDropped = errors.New("replay: the prediction's events were dropped (Result.DropEvents)")
+
+type droppedSource struct{ meta *trace.Meta }
+
+func (s droppedSource) Next() (trace.Event, error) { return trace.Event{}, ErrEventsDropped }
+func (s droppedSource) Meta() *trace.Meta          { return s.meta }
+func (s droppedSource) Close() error               { return nil }
+
+// recChunkBytes is the size a recLog chunk is given (about 5000 records).
+const recChunkBytes = 64 << 10
+
+// recLog is the simulator's output, each record as varints (about 12
+// bytes, where a rec is 40) in fixed-size chunks: growing it never copies,
+// and its size follows what the simulation emits rather than a
+// reservation. recSource decodes the records back in order.
+type recLog struct {
+	chunks [][]byte
+	n      int
+	last   int64 // ns, the last record's time
+	buf    []byte
+}
+
+func (l *recLog) add(r rec) {
+	b := l.buf[:0]
+	b = binary.AppendVarint(b, r.t-l.last)
+	b = append(b, byte(r.kind), byte(r.irq))
+	for _, v := range [...]int64{int64(r.task), int64(r.other), int64(r.cur), int64(r.cpu), int64(r.cpu2), int64(r.state)} {
+		b = binary.AppendVarint(b, v)
+	}
+	if r.kind == trace.KindRuntime {
+		b = binary.AppendVarint(b, r.runtime)
+	}
+	l.buf = b
+	appendChunked(&l.chunks, b, recChunkBytes)
+	l.last = r.t
+	l.n++
+}
+
+// recCursor reads a recLog's records in order.
+type recCursor struct {
+	l *recLog
+	i int // records read
+	c varintCursor
+	t int64 // ns, the previous record's time
+}
+
+// next decodes the next record into r; false after the last.
+func (c *recCursor) next(r *rec) bool {
+	if c.i >= c.l.n {
+		return false
+	}
+	v := &c.c
+	v.begin(c.l.chunks)
+	c.t += v.varint()
+	*r = rec{t: c.t, kind: trace.Kind(v.octet()), irq: trace.Tristate(int8(v.octet()))}
+	r.task, r.other, r.cur = int32(v.varint()), int32(v.varint()), int32(v.varint())
+	r.cpu, r.cpu2, r.state = int16(v.varint()), int16(v.varint()), trace.TaskState(v.varint())
+	if r.kind == trace.KindRuntime {
+		r.runtime = v.varint()
+	}
+	v.end()
+	c.i++
+	return true
 }
 
 // rec is one predicted event.
@@ -36,7 +114,7 @@ type rec struct {
 
 func (s *sim) emit(r rec, t *policies.Task) {
 	r.cur = s.curOn(int(r.cpu))
-	s.out = append(s.out, r)
+	s.out.add(r)
 	if t != nil && (s.wlAll || s.m.Tasks[t.ID].Workload) {
 		if s.wlFirst < 0 {
 			s.wlFirst = r.t
@@ -67,7 +145,7 @@ func (s *sim) emitComm(t *policies.Task, cpu int) {
 	if s.m.Tasks[t.ID].Unnamed {
 		return
 	}
-	s.out = append(s.out, rec{t: s.now, kind: trace.KindComm, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1, cur: s.curOn(cpu)})
+	s.out.add(rec{t: s.now, kind: trace.KindComm, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1, cur: s.curOn(cpu)})
 }
 
 func (s *sim) emitMigrate(t *policies.Task, src, dst int) {
@@ -108,10 +186,10 @@ func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 
 // recSource serves a Result's records as trace events.
 type recSource struct {
-	recs  []rec
+	recs  recCursor
 	tasks []*policies.Task
 	meta  *trace.Meta
-	i     int
+	r     rec
 }
 
 func (rs *recSource) Meta() *trace.Meta { return rs.meta }
@@ -119,12 +197,10 @@ func (rs *recSource) Meta() *trace.Meta { return rs.meta }
 func (rs *recSource) Close() error { return nil }
 
 func (rs *recSource) Next() (trace.Event, error) {
-	if rs.i >= len(rs.recs) {
+	if !rs.recs.next(&rs.r) {
 		return trace.Event{}, io.EOF
 	}
-	r := &rs.recs[rs.i]
-	rs.i++
-	return rs.event(r), nil
+	return rs.event(&rs.r), nil
 }
 
 func (rs *recSource) subject(ev *trace.Event, id int32) {

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/traceview/traceview/trace"
@@ -319,5 +321,29 @@ func TestNameBeforeFirstEvent(t *testing.T) {
 	m, idx := extract2(t, evs)
 	if tk := m.Tasks[idx[7]]; tk.Comm != "worker" || tk.Unnamed || tk.PID != 7 {
 		t.Errorf("task 7: comm %q unnamed %v pid %d, want worker, false, 7", tk.Comm, tk.Unnamed, tk.PID)
+	}
+}
+
+// TestNth: nth gives the element a sort puts at k, for every k, on
+// random slices with and without repeated values.
+func TestNth(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := 1; n < 60; n++ {
+		for _, spread := range []int64{3, 1000} {
+			v := make([]int64, n)
+			for i := range v {
+				v[i] = r.Int64N(spread) - spread/2
+			}
+			sorted := slices.Clone(v)
+			slices.Sort(sorted)
+			for k := range v {
+				if got := nth(slices.Clone(v), k); got != sorted[k] {
+					t.Fatalf("nth(%v, %d) = %d, want %d", v, k, got, sorted[k])
+				}
+			}
+			if got, want := median(v), sorted[n/2]; got != want {
+				t.Errorf("median(%v) = %d, want %d", v, got, want)
+			}
+		}
 	}
 }

@@ -60,9 +60,13 @@ type Result struct {
 	Groups         []GroupInfo
 	GroupsModelled bool
 	GroupStats     []policies.GroupStats
+	// Interrupted is true when Config.Progress stopped the simulation:
+	// the prediction ends at End, short of the model's.
+	Interrupted bool
+	dropped     bool // DropEvents
 
 	recorded *EventLog        // as-traced: the observed schedule
-	recs     []rec            // predicted events
+	recs     recLog           // predicted events
 	tasks    []*policies.Task // by ID, for recs
 	// steps, maxStill and nbursts are the simulation's (sim), for the
 	// tests that measure its bounds.
@@ -126,13 +130,15 @@ type sim struct {
 	cpus    []cpuState
 	q       evheap
 	seq     uint64
-	out     []rec
+	out     recLog
 	tick    int64
 	stats   Stats
 	wlFirst int64
 	wlLast  int64
 	wlAll   bool
 	pools   []poolState
+	// interrupted: Config.Progress stopped the run.
+	interrupted bool
 	// taskGroup is each model task's index in the policy's group tree
 	// (nil: no groups); ptimers the policy's pending timers by id.
 	taskGroup []int
@@ -197,17 +203,9 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		res.Makespan = m.ObservedMakespan()
 		res.End = m.End
 		res.Stats.Events = int64(res.recorded.Len())
-		for _, c := range res.recorded.chunks {
-			for k := range c {
-				switch c[k].Kind {
-				case trace.KindSwitch:
-					res.Stats.Switches++
-					res.Stats.Decisions++
-				case trace.KindMigrate:
-					res.Stats.Migrations++
-				}
-			}
-		}
+		res.Stats.Switches = int64(res.recorded.Count(trace.KindSwitch))
+		res.Stats.Decisions = res.Stats.Switches
+		res.Stats.Migrations = int64(res.recorded.Count(trace.KindMigrate))
 		meta.NrCPUs = m.NrCPUs
 		res.CPUs = m.NrCPUs
 		meta.LastTime = m.End
@@ -215,14 +213,11 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	}
 	s := &sim{m: m, cfg: cfg, pol: pol, tasks: make([]*policies.Task, len(m.Tasks)), ts: make([]tstate, len(m.Tasks)), pools: make([]poolState, len(m.Pools)),
 		cpus: make([]cpuState, cfg.CPUs), tick: 1e9 / int64(cfg.HZ), wlFirst: -1, wlAll: m.WorkloadRoot < 0}
-	// Each burst gives about four events (waking, runtime, switch in and
-	// out); reserving them avoids re-copying a large slice while growing.
 	nb := 0
 	for i := range m.Tasks {
 		nb += len(m.Tasks[i].Bursts)
 	}
 	s.nbursts = nb
-	s.out = make([]rec, 0, max(m.Recorded.Len(), 4*nb)+64)
 	for i := range s.cpus {
 		s.cpus[i].reschedAt = -1
 		s.cpus[i].idleExit = -1
@@ -249,13 +244,13 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	if err := s.run(); err != nil {
 		return nil, err
 	}
-	res.recs, res.tasks = s.out, s.tasks
+	res.recs, res.tasks, res.Interrupted = s.out, s.tasks, s.interrupted
 	res.steps, res.maxStill, res.nbursts = s.steps, s.maxStill, s.nbursts
 	res.Stats = s.stats
 	if gr, ok := pol.(policies.GroupReporter); ok && res.GroupsModelled {
 		res.GroupStats = gr.GroupStats()
 	}
-	res.Stats.Events = int64(len(s.out))
+	res.Stats.Events = int64(s.out.n)
 	for i := range m.Tasks {
 		st := &s.ts[i]
 		if t := s.tasks[i]; t != nil && t.State == policies.TaskSleeping && st.burst < len(m.Tasks[st.src].Bursts) &&
@@ -266,8 +261,8 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 	if s.wlFirst >= 0 {
 		res.Makespan = s.wlLast - s.wlFirst
 	}
-	if len(s.out) > 0 {
-		res.End = s.out[len(s.out)-1].t
+	if s.out.n > 0 {
+		res.End = s.out.last
 	}
 	meta.LastTime = res.End
 	return res, nil
@@ -330,6 +325,10 @@ func (s *sim) run() error {
 	var steps, still int64 // queue events run; decisions since simulated time last advanced
 	decisions := s.stats.Decisions
 	for len(s.q) > 0 {
+		if s.cfg.Progress != nil && steps%ProgressSteps == 0 && !s.cfg.Progress(s.now-s.m.Start, s.m.End-s.m.Start) {
+			s.interrupted = true
+			break
+		}
 		e := s.q.pop()
 		steps++
 		if e.t > s.now {

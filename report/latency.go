@@ -689,6 +689,17 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 	return out, total
 }
 
+// Regroup returns res with its rows grouped as ComputeLatency groups them
+// with Options.PerTask set to perTask: the same report, per task or per
+// command name, without reading the trace again. Everything else (TaskRows,
+// Diag, Meta, warnings) is shared with res.
+func (res *LatencyResult) Regroup(perTask bool) *LatencyResult {
+	r := *res
+	r.Options.PerTask = perTask
+	r.Rows, r.Total = groupRows(r.TaskRows, r.Options)
+	return &r
+}
+
 // MergeLatency merges the reports of several traces exactly: their task
 // rows are grouped as one trace's would be (by command name, or one row per
 // task with opts.PerTask: tasks of different traces are never merged), with

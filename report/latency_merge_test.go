@@ -66,3 +66,33 @@ func TestMergeLatency(t *testing.T) {
 		}
 	}
 }
+
+// TestLatencyRegroup: a report computed per command and regrouped per task
+// is the report computed per task, and the other way round, row for row
+// and in its totals and options (grpq.q25 has a throttled cgroup: the
+// throttling analysis comes along).
+func TestLatencyRegroup(t *testing.T) {
+	for _, f := range []string{"../testdata/traces/messaging.2cpu.perf.data", "../testdata/traces/grpq.q25.perf.data"} {
+		res := map[bool]*LatencyResult{}
+		for _, perTask := range []bool{false, true} {
+			r, err := ComputeLatency(testsched.Open(t, f), LatencyOptions{PerTask: perTask, Percentiles: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res[perTask] = r
+		}
+		for _, perTask := range []bool{false, true} {
+			want, got := res[perTask], res[!perTask].Regroup(perTask)
+			if len(want.Rows) < 3 {
+				t.Fatalf("%s: %d rows: the trace should give more", f, len(want.Rows))
+			}
+			if d := cmp.Diff(want.Rows, got.Rows); d != "" {
+				t.Errorf("%s: perTask=%v: regrouped rows differ (-computed +regrouped):\n%s", f, perTask, d)
+			}
+			if want.Total != got.Total || !cmp.Equal(want.Options, got.Options) || !cmp.Equal(want.Warnings, got.Warnings) {
+				t.Errorf("%s: perTask=%v: totals, options or warnings differ: %+v %+v / %+v %+v", f, perTask,
+					want.Total, want.Options, got.Total, got.Options)
+			}
+		}
+	}
+}

@@ -92,8 +92,9 @@ func withProgress(src trace.Source, pos func() (int64, error), size int64, w io.
 
 // startBar starts a goroutine that, after delay, draws a byte progress bar
 // of size bytes on w, set from pos every 100 ms, until done is closed;
-// finished is closed once the bar is gone.
-func startBar(pos func() (int64, error), size int64, w io.Writer, delay time.Duration, desc string) (done, finished chan struct{}) {
+// finished is closed once the bar is gone. opts come after the bar's own
+// options (progressbar.OptionShowBytes(false) for a bar of other units).
+func startBar(pos func() (int64, error), size int64, w io.Writer, delay time.Duration, desc string, opts ...progressbar.Option) (done, finished chan struct{}) {
 	done, finished = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -102,13 +103,14 @@ func startBar(pos func() (int64, error), size int64, w io.Writer, delay time.Dur
 			return
 		case <-time.After(delay):
 		}
-		bar := progressbar.NewOptions64(size,
+		bar := progressbar.NewOptions64(size, append([]progressbar.Option{
 			progressbar.OptionSetWriter(w),
 			progressbar.OptionSetDescription(desc),
 			progressbar.OptionShowBytes(true),
 			progressbar.OptionSetWidth(30),
-			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionThrottle(100 * time.Millisecond),
 			progressbar.OptionClearOnFinish(),
+		}, opts...)...,
 		)
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()

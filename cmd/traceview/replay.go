@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -252,6 +254,9 @@ type replayRunJSON struct {
 	Groups         []replay.GroupInfo    `json:"groups,omitempty"`
 	GroupsModelled bool                  `json:"groups_modelled"`
 	GroupStats     []policies.GroupStats `json:"group_stats,omitempty"`
+	// Interrupted: Ctrl-C stopped the simulation; the prediction covers
+	// the trace up to its end only.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // kindSensitivity says how far a run's prediction rests on the inferred
@@ -329,23 +334,34 @@ type replayModelJSON struct {
 	Tasks []replayTaskJSON `json:"workload_tasks"`
 }
 
+// replayGCPercent is the collector's GOGC while replay runs: most of its
+// heap is the model and the recorded schedule, which live to the end, so
+// the default 100 (the heap grows to twice what is live before the next
+// collection) doubled its peak memory. At 50, on the 234 MB messaging file
+// of bench/replaymem (2.3 M events): peak RSS 308 -> 242 MiB for 0.3 s more
+// CPU time (3.25 -> 3.57 s).
+const replayGCPercent = 50
+
 func runReplay(out, errw io.Writer, o replayOptions) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(replayGCPercent))
 	specs, cfg, err := o.plan()
 	if err != nil {
 		return err
 	}
-	src, err := openInput(o.input)
+	src, err := openInputProgress(o.input)
 	if err != nil {
 		return err
 	}
-	defer src.Close()
+	// Closed at once: the reader's buffers go before the simulations start.
 	m, err := replay.Extract(src)
+	meta := src.Meta()
+	src.Close()
 	if err != nil {
-		printAllWarnings(errw, src.Meta()) // in full, as readFailed
+		printAllWarnings(errw, meta) // in full, as readFailed
 		return fmt.Errorf("%s: %w", o.input, err)
 	}
 	// The reader's, then the events Extract skipped as damage.
-	ws := append(metaWarnings(src.Meta()), m.Meta.Warnings.List()...)
+	ws := append(metaWarnings(meta), m.Meta.Warnings.List()...)
 	if len(m.Tasks) == 0 {
 		for _, w := range ws { // in full, as readFailed
 			fmt.Fprintf(errw, "warning: %s\n", w)
@@ -353,7 +369,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", o.input)
 	}
 	writeWarnings(errw, o.input, "", ws)
-	if specs, err = withTopology(specs, o.topology, src.Meta(), errw); err != nil {
+	if specs, err = withTopology(specs, o.topology, meta, errw); err != nil {
 		return err
 	}
 	if err := replay.CheckConfig(m, cfg); err != nil {
@@ -365,8 +381,15 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		cfg.HZ = m.HZ
 	}
 	eraHZNotes(errw, specs, cfg.HZ, o.hz != 0)
+	watch := newSimWatch()
+	defer watch.close()
+	var sim *selfSim
+	if !o.noTrust {
+		sim = startSelfSim(m, cfg.Cgroups, watch) // meanwhile, the observed table
+	}
 	obs, err := replayLatency(m.RecordedSource(), o.perTask)
 	if err != nil {
+		sim.wait()
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
 	warnUnrecorded(errw, obs)
@@ -375,13 +398,14 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	asm := replayAssumptions{InferredCauses: st.Inferred, InferredWakers: st.Dependencies, PingPongs: st.PingPongs,
 		AbsoluteTimers: st.AbsoluteTimers, RecoveredArrivals: st.RecoveredArrivals, QueuedRequests: st.QueuedRequests, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
 		DeadlineBound: st.DeadlineBound, DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
-	trust, err := modelAndTrust(out, errw, o, m, cfg, len(untilSet))
+	trust, self, err := modelAndTrust(out, errw, o, m, cfg, len(untilSet), sim, specs, obs)
 	if err != nil {
 		return err
 	}
 	var last *replay.Result
 	var lastSpec string
 	var csvRows [][]string
+	var cut string // the label of a run Ctrl-C stopped
 	for _, sp := range specs {
 		if sp.Info.Name == "as-traced" && (len(cfg.Overrides) > 0 || cfg.CPUs > 0) {
 			fmt.Fprintf(errw, "warning: as-traced replays the recorded schedule: --cpus and the task overrides do not apply to it\n")
@@ -390,23 +414,38 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		if ncpu == 0 {
 			ncpu = m.NrCPUs
 		}
-		pol, err := sp.New(ncpu)
-		if err != nil {
-			return fmt.Errorf("replay: policy %s: %w", sp, err)
+		res, pred := self.reuse(m, sp, cfg)
+		if res == nil {
+			pol, err := sp.New(ncpu)
+			if err != nil {
+				return fmt.Errorf("replay: policy %s: %w", sp, err)
+			}
+			rcfg, done := watch.watch(m, cfg, "simulating "+sp.String())
+			res, err = replay.Simulate(m, pol, rcfg)
+			done()
+			if err != nil {
+				return err
+			}
+			if pred, err = replayLatency(res.Source(), o.perTask); err != nil {
+				return fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
+			}
+			if o.write == "" {
+				res.DropEvents() // its table is all the run needs of them
+			}
 		}
-		res, err := replay.Simulate(m, pol, cfg)
-		if err != nil {
-			return err
-		}
-		pred, err := replayLatency(res.Source(), o.perTask)
-		if err != nil {
-			return fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
-		}
+		self = nil // reused once at most: it holds a whole prediction
 		doc.Runs = append(doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
 			MakespanNs: res.Makespan, Stats: res.Stats, SelfReplay: trust, Assumptions: asm,
-			Groups: res.Groups, GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats})
+			Groups: res.Groups, GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats, Interrupted: res.Interrupted})
+		if res.Interrupted {
+			cut = interrupted(sp.String(), res, m)
+			fmt.Fprintf(errw, "warning: %s\n", cut)
+			if o.output == "table" {
+				fmt.Fprintf(out, "\n%s", cut)
+			}
+		}
 		var ks *kindSensitivity
-		if sp.Info.Name != "as-traced" {
+		if sp.Info.Name != "as-traced" && cut == "" {
 			if ks, err = kindCheck(m, sp, ncpu, cfg, untilSet, res, pred, o.perTask); err != nil {
 				return err
 			}
@@ -421,7 +460,15 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		if o.output == "csv" {
 			csvRows = append(csvRows, replayCSVRows(sp.String(), res, obs, pred, doc.Makespan)...)
 		}
-		last, lastSpec = res, sp.String()
+		if o.write != "" { // else let the prediction go before the next run
+			last, lastSpec = res, sp.String()
+		}
+		if cut != "" {
+			break // the rest of the runs too: the user asked to stop
+		}
+	}
+	if cut != "" {
+		last = nil // -w writes whole predictions only
 	}
 	if err := writePrediction(o, last, lastSpec, cfg); err != nil {
 		return err
@@ -430,14 +477,17 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	case "json":
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
+		err = enc.Encode(doc)
 	case "csv":
 		w := csv.NewWriter(out)
 		w.Write(replayCSVHeader)
 		w.WriteAll(csvRows)
-		return w.Error()
+		err = w.Error()
 	}
-	return nil
+	if err == nil && cut != "" {
+		err = fmt.Errorf("replay: %s", cut)
+	}
+	return err
 }
 
 // replayCSVHeader names the columns of replay -o csv: times in ns,
@@ -756,35 +806,121 @@ func (k *kindSensitivity) note(policy string, makespan int64) string {
 	return b.String()
 }
 
-// selfReplay replays m under its recording kernel's policy with the
-// task-group settings the user stated (--recorded-cgroup: the recording's,
-// not a what-if) and scores it against the trace.
-// perTask scores per task, as replay -p shows the rows.
-func selfReplay(m *replay.Model, stated []trace.CgroupSettings, perTask bool) (*report.ReplayTrust, error) {
-	spec := replay.RecordingPolicy(m.Meta.OSRelease)
-	specs, err := policies.ParseSpecs(spec)
-	if err != nil {
-		return nil, err
+// selfRun is a self-replay's simulation and its predicted table (rows as
+// the output shows them), which a run of the same policy on the same CPUs
+// with the same configuration takes instead of simulating again (the
+// simulation is deterministic: same model, policy and Config, same
+// events).
+type selfRun struct {
+	spec string
+	cfg  replay.Config // as Simulate takes it (simConfig)
+	res  *replay.Result
+	pred *report.LatencyResult
+}
+
+// simConfig is cfg with the defaults Simulate applies filled in: the
+// model's CPUs and a 250 Hz tick.
+func simConfig(m *replay.Model, cfg replay.Config) replay.Config {
+	cfg.Progress = nil // watching a run changes nothing in it
+	if cfg.CPUs <= 0 {
+		cfg.CPUs = m.NrCPUs
 	}
-	pol, err := specs[0].New(m.NrCPUs)
-	if err != nil {
-		return nil, err
+	if cfg.HZ <= 0 {
+		cfg.HZ = 250
 	}
-	cfg := replay.DefaultConfig()
-	cfg.Cgroups = stated
-	res, err := replay.Simulate(m, pol, cfg)
+	return cfg
+}
+
+// reuse returns the self-replay's prediction and its table when a run of
+// sp with cfg would simulate the same thing, else nils.
+func (r *selfRun) reuse(m *replay.Model, sp policies.Spec, cfg replay.Config) (*replay.Result, *report.LatencyResult) {
+	if r == nil || sp.String() != r.spec || !reflect.DeepEqual(simConfig(m, cfg), r.cfg) {
+		return nil, nil
+	}
+	return r.res, r.pred
+}
+
+// selfSim is the self-replay's simulation, which runs on a goroutine of
+// its own while the observed table is computed (Simulate only reads the
+// model).
+type selfSim struct {
+	spec string // as RecordingPolicy names it
+	pol  policies.Spec
+	cfg  replay.Config
+	done chan struct{}
+	res  *replay.Result
+	err  error
+}
+
+// startSelfSim starts simulating m under its recording kernel's policy
+// with the task-group settings the user stated (--recorded-cgroup: the
+// recording's, not a what-if); wait returns the result.
+func startSelfSim(m *replay.Model, stated []trace.CgroupSettings, watch *simWatch) *selfSim {
+	s := &selfSim{spec: replay.RecordingPolicy(m.Meta.OSRelease), cfg: replay.DefaultConfig(), done: make(chan struct{})}
+	s.cfg.Cgroups = stated
+	go func() {
+		defer close(s.done)
+		specs, err := policies.ParseSpecs(s.spec)
+		if err != nil {
+			s.err = err
+			return
+		}
+		s.pol = specs[0]
+		pol, err := s.pol.New(m.NrCPUs)
+		if err != nil {
+			s.err = err
+			return
+		}
+		cfg, done := watch.watch(m, s.cfg, "self-replay under "+s.spec)
+		s.res, s.err = replay.Simulate(m, pol, cfg)
+		done()
+	}()
+	return s
+}
+
+// wait waits for the simulation to end and returns it (nils for a nil s).
+func (s *selfSim) wait() (*replay.Result, error) {
+	if s == nil {
+		return nil, nil
+	}
+	<-s.done
+	return s.res, s.err
+}
+
+// selfReplay takes the self-replay's simulation from sim and scores it
+// against the trace, whose latency table (rows as the output shows them)
+// is obs. perTask scores per task, as replay -p shows the rows. The
+// selfRun is the simulation, for a run of one of specs to reuse (nil when
+// none can); its events are kept only with keepEvents (-w).
+func selfReplay(m *replay.Model, sim *selfSim, perTask, keepEvents bool, obs *report.LatencyResult,
+	specs []policies.Spec, runCfg replay.Config) (*report.ReplayTrust, *selfRun, error) {
+	res, err := sim.wait()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if res.Interrupted {
+		return nil, nil, fmt.Errorf("interrupted (Ctrl-C) at %s, before any prediction (--no-self-replay skips it)", reached(res, m))
 	}
 	// The rows as the output shows them, and (per command) each task of a
-	// merged command on its own: report.ScoreSelfReplay.
-	tables := make([]*report.LatencyResult, 4)
-	for i, src := range []trace.Source{m.RecordedSource(), res.Source(), m.RecordedSource(), res.Source()} {
-		if perTask && i >= 2 {
+	// merged command on its own: report.ScoreSelfReplay. The latency of a
+	// schedule is computed once and grouped both ways.
+	tables := []*report.LatencyResult{obs, nil, nil, nil}
+	if tables[1], err = replayLatency(res.Source(), perTask); err != nil {
+		return nil, nil, err
+	}
+	if !perTask {
+		tables[2], tables[3] = obs.Regroup(true), tables[1].Regroup(true)
+	}
+	if !keepEvents {
+		res.DropEvents()
+	}
+	spec := sim.spec
+	var run *selfRun
+	r := &selfRun{spec: sim.pol.String(), cfg: simConfig(m, sim.cfg), res: res, pred: tables[1]}
+	for _, sp := range specs {
+		if got, _ := r.reuse(m, sp, runCfg); got != nil {
+			run = r
 			break
-		}
-		if tables[i], err = replayLatency(src, perTask || i >= 2); err != nil {
-			return nil, err
 		}
 	}
 	checks := report.ScoreSelfReplay("self", tables[0], tables[1], tables[2], tables[3], m.ObservedMakespan(), res.Makespan)
@@ -795,7 +931,7 @@ func selfReplay(m *replay.Model, stated []trace.CgroupSettings, perTask bool) (*
 	}
 	trust := report.NewReplayTrust(spec, res.CPUs, checks)
 	trust.Censored = m.Stats.Censored
-	return trust, nil
+	return trust, run, nil
 }
 
 // usf renders a measured latency in ns as µs with one decimal ("12.5
@@ -912,17 +1048,18 @@ func writePrediction(o replayOptions, last *replay.Result, lastSpec string, cfg 
 // modelAndTrust prints the model lines (table output) and runs the
 // self-replay (unless --no-self-replay), printing its verdict, and on
 // stderr when a row misses its bound; nil trust without a self-replay.
-func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg replay.Config, untilSet int) (*report.ReplayTrust, error) {
+func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg replay.Config, untilSet int,
+	sim *selfSim, specs []policies.Spec, obs *report.LatencyResult) (*report.ReplayTrust, *selfRun, error) {
 	if o.output == "table" {
 		writeModelLines(out, m, cfg.HZ, untilSet)
 		writeGroupLine(out, m, cfg)
 	}
 	if o.noTrust {
-		return nil, nil
+		return nil, nil, nil
 	}
-	trust, err := selfReplay(m, cfg.Cgroups, o.perTask)
+	trust, self, err := selfReplay(m, sim, o.perTask, o.write != "", obs, specs, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("replay: self-replay: %w", err)
+		return nil, nil, fmt.Errorf("replay: self-replay: %w", err)
 	}
 	if o.output == "table" {
 		fmt.Fprintln(out, trust.Verdict())
@@ -930,7 +1067,7 @@ func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg re
 	if !trust.Within {
 		fmt.Fprintf(errw, "warning: %s\n", trust.Verdict())
 	}
-	return trust, nil
+	return trust, self, nil
 }
 
 // warnCPUsSeen warns when the trace shows switches on fewer CPUs than it

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/synth"
+)
+
+// TestSimWatch: a watched simulation runs as an unwatched one until Ctrl-C;
+// after it, the simulation stops and its label says how far it got.
+func TestSimWatch(t *testing.T) {
+	m := synth.Pipeline(2, 400, 1_000_000, 1, 2) // 400 frames of 1 ms, two threads
+	m.Start, m.End = 0, 800_000_000
+	run := func(cfg replay.Config) *replay.Result {
+		res, err := replay.Simulate(m, policies.NewStack(policies.NewEEVDF(nil, m.NrCPUs)), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	whole := run(replay.DefaultConfig())
+	w := &simWatch{}
+	cfg, done := w.watch(m, replay.DefaultConfig(), "test")
+	watched := run(cfg)
+	done()
+	if watched.Interrupted || watched.Stats != whole.Stats || watched.End != whole.End {
+		t.Errorf("watched run: interrupted %v, stats %+v, end %d; want %+v, %d", watched.Interrupted, watched.Stats, watched.End, whole.Stats, whole.End)
+	}
+	if !reflectEqualConfigs(m, cfg, replay.DefaultConfig()) {
+		t.Error("a watched configuration does not compare equal to the unwatched one: the self-replay would not be reused")
+	}
+	w.stop.Store(true) // Ctrl-C
+	cfg, done = w.watch(m, replay.DefaultConfig(), "test")
+	cut := run(cfg)
+	done()
+	if !cut.Interrupted || cut.Stats.Events != 0 {
+		t.Fatalf("run after Ctrl-C: interrupted %v, %d events; want an interrupted run of none", cut.Interrupted, cut.Stats.Events)
+	}
+	want := "interrupted (Ctrl-C): the eevdf prediction stops at 0.000 ms of the trace's " + msf(m.End-m.Start) + " ms"
+	if got := interrupted("eevdf", cut, m); !strings.HasPrefix(got, want) {
+		t.Errorf("label %q, want it to start %q", got, want)
+	}
+}
+
+// reflectEqualConfigs tells whether selfRun.reuse takes a and b for the
+// same simulation.
+func reflectEqualConfigs(m *replay.Model, a, b replay.Config) bool {
+	r := &selfRun{spec: "eevdf", cfg: simConfig(m, a), res: &replay.Result{}}
+	got, _ := r.reuse(m, policies.Spec{Info: policies.Info{Name: "eevdf"}}, b)
+	return got != nil
+}
