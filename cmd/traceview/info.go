@@ -116,12 +116,10 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 }
 
 // damaged reports whether a warning says the file itself is damaged or cut
-// short (a key containing "damaged" or "truncated", e.g. tvf's
-// "damaged-block" and perfdata's "truncated"), as opposed to events the
-// recorder lost or records skipped by design.
+// short (cutOrDamaged).
 func damaged(ws []trace.Warning) bool {
 	for _, w := range ws {
-		if strings.Contains(w.Key, "damaged") || strings.Contains(w.Key, "truncated") {
+		if cutOrDamaged(w.Key) {
 			return true
 		}
 	}

@@ -292,4 +292,13 @@ func TestTruncatedPerfData(t *testing.T) {
 	if len(doc.Tasks) == 0 || doc.Tasks[0].Comm != "hog" || doc.Tasks[0].NrTasks != 2 || doc.Tasks[0].Count != 137 {
 		t.Errorf("latency: rows %+v, want first hog, 2 tasks, 137 delays", doc.Tasks)
 	}
+	// The table says the file is cut, in full and first, without -v:
+	// before, one summary line said only "2 about damaged input".
+	_, errs, code = runCLI(t, "latency", "-i", cut)
+	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], warn) ||
+		!strings.HasPrefix(lines[1], "warning: perf.data: the input ends inside a record (record of type ") ||
+		lines[2] != "warning: "+cut+": 3 more warnings: 1 about missing switches, 1 about missing wakeups, 1 about event formats; -v for detail" {
+		t.Errorf("latency: exit %d, stderr:\n%s\nwant the two truncation warnings in full, then a summary of 3 more", code, errs)
+	}
 }

@@ -74,8 +74,11 @@ func metaWarnings(m *trace.Meta) []trace.Warning {
 
 // writeWarnings writes one input's warnings to w. With -v, or when there is
 // only one, each is a line "warning: PREFIX MESSAGE" (prefix is "" or
-// "NAME: "); otherwise one summary line names the input (when name is not
-// ""), how many warnings it gave and of which kinds, most numerous first:
+// "NAME: "); otherwise the warnings that say the file is cut short or
+// damaged (cutOrDamaged: every number of the answer misses what was cut)
+// are printed in full, and one summary line for the rest names the input
+// (when name is not ""), how many warnings it gave and of which kinds, most
+// numerous first:
 //
 //	warning: t.perf.data: 5 warnings: 3 about missing switches, 1 about missing wakeups, 1 about event order; -v for detail
 //
@@ -88,14 +91,35 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 		}
 		return
 	}
-	if len(ws) == 0 {
-		return
+	var rest []trace.Warning
+	for _, wn := range ws {
+		if cutOrDamaged(wn.Key) {
+			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+		} else {
+			rest = append(rest, wn)
+		}
 	}
-	fmt.Fprintf(w, "warning: %s\n", warningSummary(name, ws))
+	switch {
+	case len(rest) == 0:
+	case len(rest) == 1:
+		fmt.Fprintf(w, "warning: %s%s\n", prefix, rest[0])
+	default:
+		fmt.Fprintf(w, "warning: %s\n", warningSummary(name, rest, len(rest) < len(ws)))
+	}
 }
 
-// warningSummary is writeWarnings' summary line, without "warning: ".
-func warningSummary(name string, ws []trace.Warning) string {
+// cutOrDamaged reports whether a warning's key says the file itself is
+// damaged or cut short (a key containing "damaged" or "truncated", e.g.
+// tvf's "damaged-block" and perfdata's "truncated-file"), as opposed to
+// events the recorder lost or records skipped by design.
+func cutOrDamaged(key string) bool {
+	return strings.Contains(key, "damaged") || strings.Contains(key, "truncated")
+}
+
+// warningSummary is writeWarnings' summary line, without "warning: ";
+// more says that other warnings of the input were printed in full
+// ("N more warnings").
+func warningSummary(name string, ws []trace.Warning, more bool) string {
 	counts := make([]int, len(warningKinds)+1) // the last: other
 	for _, wn := range ws {
 		k := warningKind(wn.Key)
@@ -124,7 +148,11 @@ func warningSummary(name string, ws []trace.Warning) string {
 		}
 		parts = append(parts, fmt.Sprintf("%d about %s", counts[i], warningKinds[i].about))
 	}
-	s := fmt.Sprintf("%d warnings: %s; -v for detail", len(ws), strings.Join(parts, ", "))
+	what := "warnings"
+	if more {
+		what = "more warnings"
+	}
+	s := fmt.Sprintf("%d %s: %s; -v for detail", len(ws), what, strings.Join(parts, ", "))
 	if name != "" {
 		s = name + ": " + s
 	}

@@ -33,7 +33,7 @@ func TestWarningSummary(t *testing.T) {
 			"x: 3 warnings: 2 about damaged input, 1 about what the trace records; -v for detail"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := warningSummary(c.input, c.ws); got != c.want {
+			if got := warningSummary(c.input, c.ws, false); got != c.want {
 				t.Errorf("got  %q\nwant %q", got, c.want)
 			}
 		})
