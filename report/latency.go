@@ -398,7 +398,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	atoms := l.tr.AtomRoot()
 	res.TaskRows = make([]LatencyRow, 0, len(atoms))
 	for _, t := range atoms {
-		r := taskRow(t, l.keep)
+		r := taskRow(t, l.keep, false)
 		r.Raced, r.RacedSum, r.RestartShift = t.X.raceN, t.X.raceSum, t.X.restart
 		r.Lossy, r.LossyRuntime = t.X.lossy, t.X.lossyRT
 		r.Throttled, r.ThrottledDelays = t.X.thrNs, t.X.thrN
@@ -409,7 +409,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 		res.TaskRows = append(res.TaskRows, r)
 	}
 	res.Rows, res.Total = groupRows(res.TaskRows, l.opts)
-	return &latencyRun{res: res, name: trackerName(&l.tr), warns: l.tr.Warnings.List(), extent: l.traceExtent}, nil
+	return &latencyRun{res: res, name: trackerName(&l.tr, false), warns: l.tr.Warnings.List(), extent: l.traceExtent}, nil
 }
 
 // trackerDiag returns the diagnostics a perfcompat.LatencyTracker counts.
@@ -421,20 +421,31 @@ func trackerDiag[X any](tr *perfcompat.LatencyTracker[X]) LatencyDiagnostics {
 	}
 }
 
-// trackerName returns latencyRun.name for tr's thread objects.
-func trackerName[X any](tr *perfcompat.LatencyTracker[X]) func(trace.TID) string {
+// trackerName returns latencyRun.name for tr's thread objects: perf's
+// names (LatencyThread.Name) when perf is true, else the names the events
+// gave tasks no COMM record named (LatencyThread.Named).
+func trackerName[X any](tr *perfcompat.LatencyTracker[X], perf bool) func(trace.TID) string {
 	return func(tid trace.TID) string {
 		if th := tr.Lookup(tid); th != nil {
-			return th.Name()
+			return threadName(th, perf)
 		}
 		return ""
 	}
 }
 
-// taskRow returns the row of task t alone: perf's sums.
-func taskRow[X any](t *perfcompat.LatencyTask[X], keep bool) LatencyRow {
+// threadName is th's name in perf's report (perf) or in ours.
+func threadName[X any](th *perfcompat.LatencyThread[X], perf bool) string {
+	if perf {
+		return th.Name()
+	}
+	return th.Named()
+}
+
+// taskRow returns the row of task t alone: perf's sums, under perf's name
+// of the task when perf is true (see trackerName).
+func taskRow[X any](t *perfcompat.LatencyTask[X], keep, perf bool) LatencyRow {
 	th, d := t.Thread, &t.Delays
-	r := LatencyRow{Comm: th.Name(), TID: th.TID, PID: th.PID, NrTasks: 1, Cgroup: th.Cgroup,
+	r := LatencyRow{Comm: threadName(th, perf), TID: th.TID, PID: th.PID, NrTasks: 1, Cgroup: th.Cgroup,
 		Runtime: t.Runtime, Count: d.Count, Switches: t.Switches, SumDelay: d.Sum,
 		MaxDelay: d.Max, MaxDelayStart: d.MaxStart, MaxDelayEnd: d.MaxEnd,
 		Recovered: t.Recovered, RecoveredSum: t.RecoveredSum, FirstSeen: t.FirstSeen, Unrecorded: t.Unrecorded}
