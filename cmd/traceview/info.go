@@ -277,8 +277,16 @@ func printInfo(w io.Writer, r *infoReport) {
 	if len(r.Lost) > 0 || len(r.Warnings) > 0 {
 		fmt.Fprintln(w)
 	}
-	for _, l := range r.Lost {
-		fmt.Fprintf(w, "warning: %s\n", l)
+	if len(r.Lost) > 1 && !verbose {
+		counts := make([]uint64, len(r.Lost))
+		for i, l := range r.Lost {
+			counts[i] = l.Count
+		}
+		fmt.Fprintf(w, "warning: %s\n", lostWindowsLine(counts))
+	} else {
+		for _, l := range r.Lost {
+			fmt.Fprintf(w, "warning: %s\n", l)
+		}
 	}
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)

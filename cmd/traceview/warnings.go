@@ -67,7 +67,8 @@ func metaWarnings(m *trace.Meta) []trace.Warning {
 	}
 	var out []trace.Warning
 	for _, lw := range m.Lost {
-		out = append(out, trace.Warning{Key: lostWindowKey, Count: 1, Message: lw.String()})
+		// Count: the events lost (the message says how many).
+		out = append(out, trace.Warning{Key: lostWindowKey, Count: int(min(lw.Count, 1<<31)), CountInMessage: true, Message: lw.String()})
 	}
 	return append(out, m.Warnings.List()...)
 }
@@ -75,8 +76,9 @@ func metaWarnings(m *trace.Meta) []trace.Warning {
 // writeWarnings writes one input's warnings to w. With -v, or when there is
 // only one, each is a line "warning: PREFIX MESSAGE" (prefix is "" or
 // "NAME: "); otherwise the warnings that say the file is cut short or
-// damaged (cutOrDamaged: every number of the answer misses what was cut)
-// are printed in full, and one summary line for the rest names the input
+// damaged (cutOrDamaged) are printed in full and the lost windows take one
+// line of the events lost in all (lostWindowsLine), as every number of the
+// answer misses what was cut or lost; one summary line for the rest names the input
 // (when name is not ""), how many warnings it gave and of which kinds, most
 // numerous first:
 //
@@ -91,13 +93,30 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 		}
 		return
 	}
-	var rest []trace.Warning
+	var rest, lost []trace.Warning
 	for _, wn := range ws {
-		if cutOrDamaged(wn.Key) {
+		switch {
+		case wn.Key == lostWindowKey:
+			lost = append(lost, wn)
+		case cutOrDamaged(wn.Key):
 			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
-		} else {
+		default:
 			rest = append(rest, wn)
 		}
+	}
+	switch {
+	case len(lost) == 1:
+		fmt.Fprintf(w, "warning: %s%s\n", prefix, lost[0])
+	case len(lost) > 1:
+		counts := make([]uint64, len(lost))
+		for i, wn := range lost {
+			counts[i] = uint64(wn.Count)
+		}
+		named := ""
+		if name != "" {
+			named = name + ": "
+		}
+		fmt.Fprintf(w, "warning: %s%s\n", named, lostWindowsLine(counts))
 	}
 	switch {
 	case len(rest) == 0:
@@ -106,6 +125,25 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 	default:
 		fmt.Fprintf(w, "warning: %s\n", warningSummary(name, rest, len(rest) < len(ws)))
 	}
+}
+
+// lostWindowsLine says in one line what a trace's lost windows add up to,
+// given the events each lost (0: a window whose losses the recorder did not
+// count).
+func lostWindowsLine(counts []uint64) string {
+	var events uint64
+	unknown := 0
+	for _, n := range counts {
+		events += n
+		if n == 0 {
+			unknown++
+		}
+	}
+	s := fmt.Sprintf("%d events lost in %d windows", events, len(counts)-unknown)
+	if unknown > 0 {
+		s += fmt.Sprintf(", and %d windows where a CPU went unobserved (events lost, number unknown)", unknown)
+	}
+	return s + " (records the kernel could not queue: the recorder's buffers were full); -v lists each window"
 }
 
 // cutOrDamaged reports whether a warning's key says the file itself is
