@@ -1,6 +1,10 @@
 package formats_test
 
 import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -107,4 +111,99 @@ func TestOpenCompressedGarbage(t *testing.T) {
 	} else if got := err.Error(); got != path+": gzip: unexpected EOF" {
 		t.Errorf("error %q", got)
 	}
+}
+
+// TestOpenCompressedCut: a gzip or zstd file cut short (head -c) is read
+// up to the cut, as the plain file cut there would be, with a warning of
+// the bytes decompressed: before, a file-mode perf.data stopped at
+// "copying file-mode perf.data from a pipe: unexpected EOF" and a trace.dat
+// at "unexpected EOF", with nothing read.
+func TestOpenCompressedCut(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())                                                          // where the file-mode perf.data is spilled
+	perf := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "pipe-multi.perf.data.gz")) // decompressed
+	dat := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "pipe-multi.v6.dat.gz"))
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, what, format string
+		compressed         []byte
+		keep               float64 // the share of the compressed bytes kept
+	}{
+		{"perf.data.gz", "gzip", "perf.data", mustGzip(t, perf), 0.5},
+		{"perf.data.zst", "zstd", "perf.data", enc.EncodeAll(perf, nil), 0.5},
+		// Its metadata (event formats, kallsyms) is over half of the
+		// compressed bytes: a cut at 50 % leaves no event to read.
+		{"trace.dat.gz", "gzip", "trace.dat", mustGzip(t, dat), 0.9},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			whole := readCount(t, c.compressed)
+			cut := c.compressed[:int(float64(len(c.compressed))*c.keep)]
+			var n int64
+			if c.what == "gzip" {
+				zr, err := gzip.NewReader(bytes.NewReader(cut))
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, _ = io.Copy(io.Discard, zr)
+			} else {
+				zr, err := zstd.NewReader(bytes.NewReader(cut))
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, _ = io.Copy(io.Discard, zr)
+				zr.Close()
+			}
+			src, err := trace.OpenReader(bytes.NewReader(cut), c.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			evs, err := trace.ReadAll(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(evs) == 0 || len(evs) >= whole {
+				t.Errorf("%d events read of the cut file, %d in the whole; want some, fewer", len(evs), whole)
+			}
+			want := fmt.Sprintf("%s: the compressed stream ends early, after %d decompressed bytes: the file is cut short; read up to the cut", c.what, n)
+			found := false
+			for _, w := range src.Meta().Warnings.List() {
+				found = found || w.Key == "truncated-compressed" && w.Message == want
+			}
+			if !found || src.Meta().Format != c.format {
+				t.Errorf("format %q, warnings %v; want %s and %q", src.Meta().Format, src.Meta().Warnings.List(), c.format, want)
+			}
+		})
+	}
+}
+
+// mustGzip returns b gzip-compressed.
+func mustGzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	zw := gzip.NewWriter(&out)
+	if _, err := zw.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// readCount returns the number of events of the trace in b.
+func readCount(t *testing.T, b []byte) int {
+	t.Helper()
+	src, err := trace.OpenReader(bytes.NewReader(b), "whole")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	evs, err := trace.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(evs)
 }
