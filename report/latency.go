@@ -953,20 +953,23 @@ func chainMessage(cb ChainBreak, name func(trace.TID) string) string {
 	return msg
 }
 
-// traceExtent says, for a filter that matched nothing, what the trace
-// holds: its time span (seconds, as perf prints them), its CPUs, and the
-// task names closest to each --comm name.
-func (l *latency) traceExtent(f *schedule.Filter) string {
+// traceExtent is filterExtent of the report's schedule.
+func (l *latency) traceExtent(f *schedule.Filter) string { return filterExtent(l.sched, f) }
+
+// filterExtent says, for a filter that matched nothing, what the trace
+// the schedule sb rebuilt holds: its time span (seconds, as perf prints
+// them), its CPUs, and the task names closest to each --comm name.
+func filterExtent(sb *schedule.Builder, f *schedule.Filter) string {
 	var b strings.Builder
-	if from, to := l.sched.First(), l.sched.Last(); to > from {
+	if from, to := sb.First(), sb.Last(); to > from {
 		fmt.Fprintf(&b, "; it spans %s s to %s s", usecStamp(from), usecStamp(to))
 	}
-	if cpus, _ := l.sched.CPUs(); len(cpus) > 0 && (f == nil || f.CPUs == nil) {
+	if cpus, _ := sb.CPUs(); len(cpus) > 0 && (f == nil || f.CPUs == nil) {
 		fmt.Fprintf(&b, ", CPUs %d-%d", cpus[0], cpus[len(cpus)-1])
 	}
 	if f != nil && len(f.Comms) > 0 {
 		names := map[string]bool{}
-		for _, t := range l.sched.Tasks() {
+		for _, t := range sb.Tasks() {
 			if t.Comm != "" {
 				names[t.Comm] = true
 			}

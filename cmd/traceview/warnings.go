@@ -73,8 +73,8 @@ func metaWarnings(m *trace.Meta) []trace.Warning {
 	return append(out, m.Warnings.List()...)
 }
 
-// writeWarnings writes one input's warnings to w. With -v, or when there is
-// only one, each is a line "warning: PREFIX MESSAGE" (prefix is "" or
+// writeWarnings writes one input's warnings to w: a report's answer
+// (answerKey) first and in full; then, with -v or when there is only one, each is a line "warning: PREFIX MESSAGE" (prefix is "" or
 // "NAME: "); otherwise the warnings that say the file is cut short or
 // damaged (cutOrDamaged) are printed in full and the lost windows take one
 // line of the events lost in all (lostWindowsLine), as every number of the
@@ -87,6 +87,17 @@ func metaWarnings(m *trace.Meta) []trace.Warning {
 // The counts are of warning lines (what -v prints), not of the occurrences
 // each line counts.
 func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
+	// The answer first and in full: the other warnings explain the trace
+	// rather than it.
+	var others []trace.Warning
+	for _, wn := range ws {
+		if answerKey(wn.Key) {
+			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+		} else {
+			others = append(others, wn)
+		}
+	}
+	ws = others
 	if verbose || len(ws) == 1 {
 		for _, wn := range ws {
 			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
@@ -145,6 +156,12 @@ func lostWindowsLine(counts []uint64) string {
 	}
 	return s + " (records the kernel could not queue: the recorder's buffers were full); -v lists each window"
 }
+
+// answerKey reports whether a warning's key is a report's answer rather
+// than a remark on the trace: "nothing matched the filters" (latency-empty,
+// stats-empty), which writeWarnings prints first and in full, never
+// summarized.
+func answerKey(key string) bool { return key == "latency-empty" || key == "stats-empty" }
 
 // cutOrDamaged reports whether a warning's key says the file itself is
 // damaged or cut short (a key containing "damaged" or "truncated", e.g.
