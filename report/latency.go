@@ -236,8 +236,10 @@ type LatencyDiagnostics struct {
 	Raced, Rewoken                            int64
 	LossyDelays, LossyRuntime, LossyRuntimeNs int64
 	// RuntimeFromSwitches: the trace has no sched_stat_runtime, so Runtime
-	// is on-CPU time from the switches.
-	RuntimeFromSwitches bool
+	// is on-CPU time from the switches. RuntimeNone: perf's state machine
+	// (PerfCompat, CPUGiven) found no runtime at all in a trace with
+	// switches: its Runtime column is all zeros, as perf prints it.
+	RuntimeFromSwitches, RuntimeNone bool
 }
 
 // LatencyResult is the latency report.
@@ -467,6 +469,12 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 		res.Warnings = append(res.Warnings, res.Meta.Warnings.List()...)
 	}
 	res.ReportWarnings = append(run.warns, diagWarnings(&res.Diag, opts, run.name)...)
+	if meta != nil && strings.HasPrefix(meta.Tool, "traceview record") {
+		// Its captures leave sched_stat_runtime out by default (record
+		// --runtime): by design, not a remark on this trace (the JSON rows
+		// still say runtime_source "switches").
+		res.ReportWarnings = slices.DeleteFunc(res.ReportWarnings, func(w trace.Warning) bool { return w.Key == "runtime-from-switches" })
+	}
 	if n, first := unnamedCgroups(res.Cgroups); n > 0 {
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "cgroup-no-path", Count: n,
 			Message: fmt.Sprintf("%d cgroup ids of the tasks' switches have no path in the trace (perf.data: no PERF_RECORD_CGROUP for them), e.g. %s; they are shown by id", n, first)})
@@ -894,6 +902,12 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 			msg = fmt.Sprintf("%d sched_stat_runtime events (%.3f ms) overlapped lost events on their CPU; kept (--keep-lossy)", d.LossyRuntime, float64(d.LossyRuntimeNs)/1e6)
 		}
 		out = append(out, trace.Warning{Key: "runtime-lossy", Count: int(d.LossyRuntime), Message: msg})
+	}
+	if d.RuntimeNone {
+		out = append(out, trace.Warning{
+			Key: "latency-runtime-none", Count: 1,
+			Message: "the trace has no sched_stat_runtime events: perf's Runtime column is 0 for every task (without --perf or -C, Runtime is the on-CPU time from the switches; traceview record --runtime records them)",
+		})
 	}
 	if d.RuntimeFromSwitches && d.Switches > 0 {
 		out = append(out, trace.Warning{

@@ -339,3 +339,59 @@ func TestLatencyNamesFromEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestLatencyRuntimeSourceWarnings: on a trace without sched_stat_runtime
+// (gScenario's events without them), --perf's Runtime column is all zeros,
+// as perf prints it, and a warning says so (before: zeros in silence, e.g.
+// stress-ng-cpu 0.000 ms after 3 s on the CPU of a traceview capture); the
+// default report takes Runtime from the switches and says so, except for a
+// traceview record capture, which leaves sched_stat_runtime out by design
+// (every default capture warned).
+func TestLatencyRuntimeSourceWarnings(t *testing.T) {
+	var noRT []trace.Event
+	for _, e := range gScenario() {
+		if e.Kind != trace.KindRuntime {
+			noRT = append(noRT, e)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		tool string
+		perf bool
+		want string // warning keys about the runtime
+	}{
+		{"perf", "perf 6.12", true, "latency-runtime-none"},
+		{"default", "perf 6.12", false, "runtime-from-switches"},
+		{"traceview record", "traceview record (tp_btf)", false, ""},
+		{"traceview record --perf", "traceview record (tp_btf)", true, "latency-runtime-none"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := ComputeLatency(trace.NewSliceSource(noRT, &trace.Meta{Tool: c.tool}), LatencyOptions{PerfCompat: c.perf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range res.Warnings {
+				if strings.Contains(w.Key, "runtime") {
+					got = append(got, w.Key)
+				}
+			}
+			if strings.Join(got, " ") != c.want {
+				t.Errorf("runtime warnings %q, want %q", got, c.want)
+			}
+			if c.perf && res.Total.Runtime != 0 || !c.perf && res.Total.Runtime != 3400000 {
+				t.Errorf("total runtime %d ns", res.Total.Runtime)
+			}
+		})
+	}
+	// With sched_stat_runtime, --perf has no such warning.
+	res, err := ComputeLatency(trace.NewSliceSource(gScenario(), nil), LatencyOptions{PerfCompat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range res.Warnings {
+		if w.Key == "latency-runtime-none" {
+			t.Errorf("warning %q on a trace with sched_stat_runtime", w)
+		}
+	}
+}

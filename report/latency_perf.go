@@ -28,5 +28,6 @@ func perfLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error) {
 		res.TaskRows = append(res.TaskRows, taskRow(t, keep, opts.PerfCompat))
 	}
 	res.Rows, res.Total = groupRows(res.TaskRows, opts)
+	res.Diag.RuntimeNone = d.Switches > 0 && res.Total.Runtime == 0
 	return &latencyRun{res: res, name: trackerName(&m.Tracker, opts.PerfCompat), warns: m.Tracker.Warnings.List()}, nil
 }

@@ -157,11 +157,15 @@ func lostWindowsLine(counts []uint64) string {
 	return s + " (records the kernel could not queue: the recorder's buffers were full); -v lists each window"
 }
 
-// answerKey reports whether a warning's key is a report's answer rather
-// than a remark on the trace: "nothing matched the filters" (latency-empty,
-// stats-empty), which writeWarnings prints first and in full, never
+// answerKey reports whether a warning's key is about a report's answer
+// rather than a remark on the trace: "nothing matched the filters"
+// (latency-empty, stats-empty) or "this column is all zeros"
+// (latency-runtime-none: perf's Runtime of a trace without
+// sched_stat_runtime). writeWarnings prints them first and in full, never
 // summarized.
-func answerKey(key string) bool { return key == "latency-empty" || key == "stats-empty" }
+func answerKey(key string) bool {
+	return key == "latency-empty" || key == "stats-empty" || key == "latency-runtime-none"
+}
 
 // cutOrDamaged reports whether a warning's key says the file itself is
 // damaged or cut short (a key containing "damaged" or "truncated", e.g.

@@ -43,7 +43,7 @@ func TestWarningSummary(t *testing.T) {
 // TestWarningKindsCoverKeys finds the warning keys the module's code adds
 // (Warnings.Add/AddN("key", ...) and trace.Warning{Key: "key", ...}) and
 // fails on one that warningKinds does not name: its warnings would be
-// summarized as "other". An answer (answerKey: latency-empty, stats-empty)
+// summarized as "other". A warning about the answer (answerKey)
 // is never summarized: it is printed first and in full.
 func TestWarningKindsCoverKeys(t *testing.T) {
 	re := regexp.MustCompile(`\.AddN?\("([a-z][a-z0-9-]*)"|Warning\{Key: *"([a-z][a-z0-9-]*)"|^\s*Key: +"([a-z][a-z0-9-]*)", Count:`)
