@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/internal/testtraces"
 	"github.com/traceview/traceview/trace"
 )
@@ -119,7 +120,8 @@ func TestOpenCompressedGarbage(t *testing.T) {
 // "copying file-mode perf.data from a pipe: unexpected EOF" and a trace.dat
 // at "unexpected EOF", with nothing read.
 func TestOpenCompressedCut(t *testing.T) {
-	t.Setenv("TMPDIR", t.TempDir())                                                          // where the file-mode perf.data is spilled
+	// Where the file-mode perf.data is spilled.
+	t.Setenv("TMPDIR", t.TempDir())
 	perf := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "pipe-multi.perf.data.gz")) // decompressed
 	dat := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "pipe-multi.v6.dat.gz"))
 	enc, err := zstd.NewWriter(nil)
@@ -138,42 +140,19 @@ func TestOpenCompressedCut(t *testing.T) {
 		{"trace.dat.gz", "gzip", "trace.dat", mustGzip(t, dat), 0.9},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			whole := readCount(t, c.compressed)
+			whole, _ := readBytes(t, c.compressed, "whole")
 			cut := c.compressed[:int(float64(len(c.compressed))*c.keep)]
-			var n int64
-			if c.what == "gzip" {
-				zr, err := gzip.NewReader(bytes.NewReader(cut))
-				if err != nil {
-					t.Fatal(err)
-				}
-				n, _ = io.Copy(io.Discard, zr)
-			} else {
-				zr, err := zstd.NewReader(bytes.NewReader(cut))
-				if err != nil {
-					t.Fatal(err)
-				}
-				n, _ = io.Copy(io.Discard, zr)
-				zr.Close()
+			evs, meta := readBytes(t, cut, c.name)
+			if len(evs) == 0 || len(evs) >= len(whole) {
+				t.Errorf("%d events read of the cut file, %d in the whole; want some, fewer", len(evs), len(whole))
 			}
-			src, err := trace.OpenReader(bytes.NewReader(cut), c.name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			evs, err := trace.ReadAll(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(evs) == 0 || len(evs) >= whole {
-				t.Errorf("%d events read of the cut file, %d in the whole; want some, fewer", len(evs), whole)
-			}
-			want := fmt.Sprintf("%s: the compressed stream ends early, after %d decompressed bytes: the file is cut short; read up to the cut", c.what, n)
+			want := fmt.Sprintf("%s: the compressed stream ends early, after %d decompressed bytes: the file is cut short; read up to the cut", c.what, decompressedLen(t, c.what, cut))
 			found := false
-			for _, w := range src.Meta().Warnings.List() {
+			for _, w := range meta.Warnings.List() {
 				found = found || w.Key == "truncated-compressed" && w.Message == want
 			}
-			if !found || src.Meta().Format != c.format {
-				t.Errorf("format %q, warnings %v; want %s and %q", src.Meta().Format, src.Meta().Warnings.List(), c.format, want)
+			if !found || meta.Format != c.format {
+				t.Errorf("format %q, warnings %v; want %s and %q", meta.Format, meta.Warnings.List(), c.format, want)
 			}
 		})
 	}
@@ -193,17 +172,36 @@ func mustGzip(t *testing.T, b []byte) []byte {
 	return out.Bytes()
 }
 
-// readCount returns the number of events of the trace in b.
-func readCount(t *testing.T, b []byte) int {
+// decompressedLen returns how many bytes the gzip or zstd stream b
+// decompresses to before it ends (or is cut).
+func decompressedLen(t *testing.T, what string, b []byte) int64 {
 	t.Helper()
-	src, err := trace.OpenReader(bytes.NewReader(b), "whole")
+	var r io.Reader
+	if what == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	} else {
+		zr, err := zstd.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	n, _ := io.Copy(io.Discard, r)
+	return n
+}
+
+// readBytes returns the events and metadata of the trace in b.
+func readBytes(t *testing.T, b []byte, name string) ([]trace.Event, *trace.Meta) {
+	t.Helper()
+	src, err := trace.OpenReader(bytes.NewReader(b), name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	evs, err := trace.ReadAll(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(evs)
+	return testsched.Events(t, src), src.Meta()
 }
