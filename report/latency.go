@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
@@ -978,8 +979,22 @@ func filterExtent(sb *schedule.Builder, f *schedule.Filter) string {
 	if from, to := sb.First(), sb.Last(); to > from {
 		fmt.Fprintf(&b, "; it spans %s s to %s s", usecStamp(from), usecStamp(to))
 	}
-	if cpus, _ := sb.CPUs(); len(cpus) > 0 && (f == nil || f.CPUs == nil) {
-		fmt.Fprintf(&b, ", CPUs %d-%d", cpus[0], cpus[len(cpus)-1])
+	if cpus := sb.SwitchCPUs(); len(cpus) > 0 {
+		// All of them, --cpu or not: a capture of some CPUs (record
+		// --cpu) has switches on those alone.
+		ints := make([]int, len(cpus))
+		for i, c := range cpus {
+			ints[i] = int(c)
+		}
+		what := "CPUs"
+		if len(ints) == 1 {
+			what = "CPU"
+		}
+		sep := ", "
+		if b.Len() == 0 {
+			sep = "; "
+		}
+		fmt.Fprintf(&b, "%ssched_switch on %s %s", sep, what, cpulist.Format(ints))
 	}
 	if f != nil && len(f.Comms) > 0 {
 		names := map[string]bool{}

@@ -303,7 +303,7 @@ func TestFilterOtherCommands(t *testing.T) {
 // silence) and by compare (before: counted as "1 other" in each trace's
 // summary line).
 func TestFilterNoMatchFirst(t *testing.T) {
-	const span = "it spans 754.328751 s to 754.364705 s, CPUs 0-1"
+	const span = "it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1"
 	pipe := "../../testdata/traces/pipe.perf.data"
 	_, stderr, code := runCLI(t, "stats", "--comm", "sched-pip", "-i", pipe)
 	want := "warning: no scheduling delay or migration matched the filters --comm sched-pip: the trace has 5282 events; " + span + "; closest task names: sched-pipe\n"
