@@ -155,8 +155,9 @@ func TestCompareHand(t *testing.T) {
 // sched_stat_runtime, B the same events without them, so B's runtime is
 // on-CPU time from the switches: A ran 0-300 and 500-2000 us (1800 us; its
 // sched_stat_runtime 300 + 1500 us), B 0-400 and 1000-1500 us (900 us; 400 +
-// 500), C 300-1000 us (700 us; 700): ratios 1. (The trace names no task, so
-// the rows are perf's ":TID".) The sources differ, which a warning says. A row whose
+// 500), C 300-1000 us (700 us; 700): ratios 1. (No COMM record names a
+// task: the rows take the names of their events, where perf prints ":TID".)
+// The sources differ, which a warning says. A row whose
 // B runtime is 0 (the trace holds none for it) gets no runtime ratio.
 func TestCompareRuntimeSources(t *testing.T) {
 	var noRT []trace.Event
@@ -178,7 +179,7 @@ func TestCompareRuntimeSources(t *testing.T) {
 			t.Errorf("row %s: B runtime source %q", r.Comm, r.B.RuntimeSource)
 		}
 	}
-	want := map[string]float64{":10": 1, ":20": 1, ":30": 1}
+	want := map[string]float64{"A": 1, "B": 1, "C": 1}
 	if d := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-9)); d != "" {
 		t.Errorf("runtime ratios (-want +got):\n%s", d)
 	}

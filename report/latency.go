@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
@@ -236,8 +237,10 @@ type LatencyDiagnostics struct {
 	Raced, Rewoken                            int64
 	LossyDelays, LossyRuntime, LossyRuntimeNs int64
 	// RuntimeFromSwitches: the trace has no sched_stat_runtime, so Runtime
-	// is on-CPU time from the switches.
-	RuntimeFromSwitches bool
+	// is on-CPU time from the switches. RuntimeNone: perf's state machine
+	// (PerfCompat, CPUGiven) found no runtime at all in a trace with
+	// switches: its Runtime column is all zeros, as perf prints it.
+	RuntimeFromSwitches, RuntimeNone bool
 }
 
 // LatencyResult is the latency report.
@@ -398,7 +401,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	atoms := l.tr.AtomRoot()
 	res.TaskRows = make([]LatencyRow, 0, len(atoms))
 	for _, t := range atoms {
-		r := taskRow(t, l.keep)
+		r := taskRow(t, l.keep, false)
 		r.Raced, r.RacedSum, r.RestartShift = t.X.raceN, t.X.raceSum, t.X.restart
 		r.Lossy, r.LossyRuntime = t.X.lossy, t.X.lossyRT
 		r.Throttled, r.ThrottledDelays = t.X.thrNs, t.X.thrN
@@ -409,7 +412,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 		res.TaskRows = append(res.TaskRows, r)
 	}
 	res.Rows, res.Total = groupRows(res.TaskRows, l.opts)
-	return &latencyRun{res: res, name: trackerName(&l.tr), warns: l.tr.Warnings.List(), extent: l.traceExtent}, nil
+	return &latencyRun{res: res, name: trackerName(&l.tr, false), warns: l.tr.Warnings.List(), extent: l.traceExtent}, nil
 }
 
 // trackerDiag returns the diagnostics a perfcompat.LatencyTracker counts.
@@ -421,20 +424,31 @@ func trackerDiag[X any](tr *perfcompat.LatencyTracker[X]) LatencyDiagnostics {
 	}
 }
 
-// trackerName returns latencyRun.name for tr's thread objects.
-func trackerName[X any](tr *perfcompat.LatencyTracker[X]) func(trace.TID) string {
+// trackerName returns latencyRun.name for tr's thread objects: perf's
+// names (LatencyThread.Name) when perf is true, else the names the events
+// gave tasks no COMM record named (LatencyThread.Named).
+func trackerName[X any](tr *perfcompat.LatencyTracker[X], perf bool) func(trace.TID) string {
 	return func(tid trace.TID) string {
 		if th := tr.Lookup(tid); th != nil {
-			return th.Name()
+			return threadName(th, perf)
 		}
 		return ""
 	}
 }
 
-// taskRow returns the row of task t alone: perf's sums.
-func taskRow[X any](t *perfcompat.LatencyTask[X], keep bool) LatencyRow {
+// threadName is th's name in perf's report (perf) or in ours.
+func threadName[X any](th *perfcompat.LatencyThread[X], perf bool) string {
+	if perf {
+		return th.Name()
+	}
+	return th.Named()
+}
+
+// taskRow returns the row of task t alone: perf's sums, under perf's name
+// of the task when perf is true (see trackerName).
+func taskRow[X any](t *perfcompat.LatencyTask[X], keep, perf bool) LatencyRow {
 	th, d := t.Thread, &t.Delays
-	r := LatencyRow{Comm: th.Name(), TID: th.TID, PID: th.PID, NrTasks: 1, Cgroup: th.Cgroup,
+	r := LatencyRow{Comm: threadName(th, perf), TID: th.TID, PID: th.PID, NrTasks: 1, Cgroup: th.Cgroup,
 		Runtime: t.Runtime, Count: d.Count, Switches: t.Switches, SumDelay: d.Sum,
 		MaxDelay: d.Max, MaxDelayStart: d.MaxStart, MaxDelayEnd: d.MaxEnd,
 		Recovered: t.Recovered, RecoveredSum: t.RecoveredSum, FirstSeen: t.FirstSeen, Unrecorded: t.Unrecorded}
@@ -456,6 +470,12 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 		res.Warnings = append(res.Warnings, res.Meta.Warnings.List()...)
 	}
 	res.ReportWarnings = append(run.warns, diagWarnings(&res.Diag, opts, run.name)...)
+	if meta != nil && strings.HasPrefix(meta.Tool, "traceview record") {
+		// Its captures leave sched_stat_runtime out by default (record
+		// --runtime): by design, not a remark on this trace (the JSON rows
+		// still say runtime_source "switches").
+		res.ReportWarnings = slices.DeleteFunc(res.ReportWarnings, func(w trace.Warning) bool { return w.Key == "runtime-from-switches" })
+	}
 	if n, first := unnamedCgroups(res.Cgroups); n > 0 {
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "cgroup-no-path", Count: n,
 			Message: fmt.Sprintf("%d cgroup ids of the tasks' switches have no path in the trace (perf.data: no PERF_RECORD_CGROUP for them), e.g. %s; they are shown by id", n, first)})
@@ -895,6 +915,12 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 		}
 		out = append(out, trace.Warning{Key: "runtime-lossy", Count: int(d.LossyRuntime), Message: msg})
 	}
+	if d.RuntimeNone {
+		out = append(out, trace.Warning{
+			Key: "latency-runtime-none", Count: 1,
+			Message: "the trace has no sched_stat_runtime events: perf's Runtime column is 0 for every task (without --perf or -C, Runtime is the on-CPU time from the switches; traceview record --runtime records them)",
+		})
+	}
 	if d.RuntimeFromSwitches && d.Switches > 0 {
 		out = append(out, trace.Warning{
 			Key: "runtime-from-switches", Count: 1,
@@ -953,20 +979,37 @@ func chainMessage(cb ChainBreak, name func(trace.TID) string) string {
 	return msg
 }
 
-// traceExtent says, for a filter that matched nothing, what the trace
-// holds: its time span (seconds, as perf prints them), its CPUs, and the
-// task names closest to each --comm name.
-func (l *latency) traceExtent(f *schedule.Filter) string {
+// traceExtent is filterExtent of the report's schedule.
+func (l *latency) traceExtent(f *schedule.Filter) string { return filterExtent(l.sched, f) }
+
+// filterExtent says, for a filter that matched nothing, what the trace
+// the schedule sb rebuilt holds: its time span (seconds, as perf prints
+// them), its CPUs, and the task names closest to each --comm name.
+func filterExtent(sb *schedule.Builder, f *schedule.Filter) string {
 	var b strings.Builder
-	if from, to := l.sched.First(), l.sched.Last(); to > from {
+	if from, to := sb.First(), sb.Last(); to > from {
 		fmt.Fprintf(&b, "; it spans %s s to %s s", usecStamp(from), usecStamp(to))
 	}
-	if cpus, _ := l.sched.CPUs(); len(cpus) > 0 && (f == nil || f.CPUs == nil) {
-		fmt.Fprintf(&b, ", CPUs %d-%d", cpus[0], cpus[len(cpus)-1])
+	if cpus := sb.SwitchCPUs(); len(cpus) > 0 {
+		// All of them, --cpu or not: a capture of some CPUs (record
+		// --cpu) has switches on those alone.
+		ints := make([]int, len(cpus))
+		for i, c := range cpus {
+			ints[i] = int(c)
+		}
+		what := "CPUs"
+		if len(ints) == 1 {
+			what = "CPU"
+		}
+		sep := ", "
+		if b.Len() == 0 {
+			sep = "; "
+		}
+		fmt.Fprintf(&b, "%ssched_switch on %s %s", sep, what, cpulist.Format(ints))
 	}
 	if f != nil && len(f.Comms) > 0 {
 		names := map[string]bool{}
-		for _, t := range l.sched.Tasks() {
+		for _, t := range sb.Tasks() {
 			if t.Comm != "" {
 				names[t.Comm] = true
 			}

@@ -6,6 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/traceview/traceview/internal/testsched"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // TestMergeLatency: merging one trace's report gives its own table row for
@@ -93,6 +95,40 @@ func TestLatencyRegroup(t *testing.T) {
 				t.Errorf("%s: perTask=%v: totals, options or warnings differ: %+v %+v / %+v %+v", f, perTask,
 					want.Total, want.Options, got.Total, got.Options)
 			}
+		}
+	}
+}
+
+// TestLatencyNoMatchNamesSwitchCPUs: a filter that matches nothing says on
+// which CPUs the trace has sched_switch events, --cpu given or not: a
+// capture of CPU 0 alone (record --cpu 0) read with --cpu 1 says "CPU 0"
+// (before: no CPUs with --cpu, and a wakeup's target CPU counted as one
+// with events).
+func TestLatencyNoMatchNamesSwitchCPUs(t *testing.T) {
+	evs := []trace.Event{
+		testsched.Switch(1000, 0, 0, "swapper/0", 0, 10, "a"),
+		testsched.Waking(1500, 0, 10, 11, "b", 1),
+		testsched.Switch(2000, 0, 10, "a", trace.StateInterruptible, 0, "swapper/0"),
+	}
+	for _, c := range []struct {
+		filter *schedule.Filter
+		want   string
+	}{
+		{&schedule.Filter{CPUs: []trace.CPU{1}}, "nothing matched the filters --cpu 1: the trace has 3 events, 2 of them sched_switch; it spans 0.000001 s to 0.000002 s, sched_switch on CPU 0"},
+		{&schedule.Filter{Comms: []string{"c"}}, "nothing matched the filters --comm c: the trace has 3 events, 2 of them sched_switch; it spans 0.000001 s to 0.000002 s, sched_switch on CPU 0; closest task names: a, b"},
+	} {
+		res, err := ComputeLatency(trace.NewSliceSource(evs, nil), LatencyOptions{Filter: c.filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, w := range res.Warnings {
+			if w.Key == "latency-empty" {
+				got = append(got, w.Message)
+			}
+		}
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("%s: %q, want %q", c.filter, got, c.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,7 +171,9 @@ func TestLatencyOracle(t *testing.T) {
 // difference in SumDelay; Runtime and Switches are unchanged; a maximum
 // changes only to a recovered delay. Every row perf prints is ours too (with
 // Count 0 when perf's were all first-seen zeros); a row we print and perf
-// does not holds only recovered delays.
+// does not holds only recovered delays. A task no COMM record named is
+// perf's ":TID" and ours under the name its events gave it: perf's rows are
+// regrouped under our names first.
 func checkCorrections(t *testing.T, compat, ours *LatencyResult) {
 	t.Helper()
 	key := func(r *LatencyRow) string { return fmt.Sprintf("%s/%d/%d", r.Comm, r.TID, r.NrTasks) }
@@ -178,8 +181,21 @@ func checkCorrections(t *testing.T, compat, ours *LatencyResult) {
 	for i := range ours.Rows {
 		idx[key(&ours.Rows[i])] = &ours.Rows[i]
 	}
-	for i := range compat.Rows {
-		p := &compat.Rows[i]
+	named := map[trace.TID]string{}
+	for _, r := range ours.TaskRows {
+		if !strings.HasPrefix(r.Comm, ":") {
+			named[r.TID] = r.Comm
+		}
+	}
+	perfTasks := slices.Clone(compat.TaskRows)
+	for i := range perfTasks {
+		if r := &perfTasks[i]; r.Comm == fmt.Sprintf(":%d", r.TID) && named[r.TID] != "" {
+			r.Comm = named[r.TID]
+		}
+	}
+	perfRows, _ := groupRows(perfTasks, compat.Options)
+	for i := range perfRows {
+		p := &perfRows[i]
 		o := idx[key(p)]
 		if o == nil {
 			t.Errorf("row %s (perf count %d, %d first-seen) missing from ours", key(p), p.Count, p.FirstSeen)
@@ -281,4 +297,101 @@ func TestLatencyPerfWrongNice(t *testing.T) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// TestLatencyNamesFromEvents: in nice.2cpu.perf.data no COMM record names
+// tid 68 (a tokio-rt-worker thread of the VM's agent; perf prints
+// ":68:68"), but its sched_switch events do ("hog:13339 R+ ==>
+// tokio-rt-worker:68"), as timehist prints it. The default report names
+// the row, and the chain-break warning, after them; --perf keeps perf's
+// ":68". Before, both printed ":68", a row a reader could not place.
+func TestLatencyNamesFromEvents(t *testing.T) {
+	path := "../testdata/traces/nice.2cpu.perf.data"
+	for _, c := range []struct {
+		name string
+		perf bool
+		want string
+	}{
+		{"default", false, "tokio-rt-worker"},
+		{"perf", true, ":68"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := latencyOf(t, path, LatencyOptions{PerTask: true, PerfCompat: c.perf})
+			var row *LatencyRow
+			for i := range res.Rows {
+				if res.Rows[i].TID == 68 {
+					row = &res.Rows[i]
+				}
+			}
+			if row == nil || row.Comm != c.want || row.Switches != 2 || row.Count != 1 || row.SumDelay != 19377 {
+				t.Fatalf("row of tid 68: %+v; want %q, 2 switches, 1 delay of 19377 ns", row, c.want)
+			}
+			if c.perf {
+				return
+			}
+			var buf bytes.Buffer
+			for _, w := range res.ReportWarnings {
+				buf.WriteString(w.Message + "\n")
+			}
+			if !strings.Contains(buf.String(), "the switches out of: idle (swapper/1) 5, tokio-rt-worker:68 2 ") {
+				t.Errorf("warnings do not name tid 68 tokio-rt-worker:\n%s", buf.String())
+			}
+		})
+	}
+}
+
+// TestLatencyRuntimeSourceWarnings: on a trace without sched_stat_runtime
+// (gScenario's events without them), --perf's Runtime column is all zeros,
+// as perf prints it, and a warning says so (before: zeros in silence, e.g.
+// stress-ng-cpu 0.000 ms after 3 s on the CPU of a traceview capture); the
+// default report takes Runtime from the switches and says so, except for a
+// traceview record capture, which leaves sched_stat_runtime out by design
+// (every default capture warned).
+func TestLatencyRuntimeSourceWarnings(t *testing.T) {
+	var noRT []trace.Event
+	for _, e := range gScenario() {
+		if e.Kind != trace.KindRuntime {
+			noRT = append(noRT, e)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		tool string
+		perf bool
+		want string // warning keys about the runtime
+	}{
+		{"perf", "perf 6.12", true, "latency-runtime-none"},
+		{"default", "perf 6.12", false, "runtime-from-switches"},
+		{"traceview record", "traceview record (tp_btf)", false, ""},
+		{"traceview record --perf", "traceview record (tp_btf)", true, "latency-runtime-none"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := ComputeLatency(trace.NewSliceSource(noRT, &trace.Meta{Tool: c.tool}), LatencyOptions{PerfCompat: c.perf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range res.Warnings {
+				if strings.Contains(w.Key, "runtime") {
+					got = append(got, w.Key)
+				}
+			}
+			if strings.Join(got, " ") != c.want {
+				t.Errorf("runtime warnings %q, want %q", got, c.want)
+			}
+			if c.perf && res.Total.Runtime != 0 || !c.perf && res.Total.Runtime != 3400000 {
+				t.Errorf("total runtime %d ns", res.Total.Runtime)
+			}
+		})
+	}
+	// With sched_stat_runtime, --perf has no such warning.
+	res, err := ComputeLatency(trace.NewSliceSource(gScenario(), nil), LatencyOptions{PerfCompat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range res.Warnings {
+		if w.Key == "latency-runtime-none" {
+			t.Errorf("warning %q on a trace with sched_stat_runtime", w)
+		}
+	}
 }

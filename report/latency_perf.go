@@ -25,8 +25,9 @@ func perfLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error) {
 	atoms := m.Tracker.AtomRoot()
 	res.TaskRows = make([]LatencyRow, 0, len(atoms))
 	for _, t := range atoms {
-		res.TaskRows = append(res.TaskRows, taskRow(t, keep))
+		res.TaskRows = append(res.TaskRows, taskRow(t, keep, opts.PerfCompat))
 	}
 	res.Rows, res.Total = groupRows(res.TaskRows, opts)
-	return &latencyRun{res: res, name: trackerName(&m.Tracker), warns: m.Tracker.Warnings.List()}, nil
+	res.Diag.RuntimeNone = d.Switches > 0 && res.Total.Runtime == 0
+	return &latencyRun{res: res, name: trackerName(&m.Tracker, opts.PerfCompat), warns: m.Tracker.Warnings.List()}, nil
 }

@@ -267,6 +267,12 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 	if c.opts.Buckets > 0 && st.Duration > 0 {
 		st.Series = statsMakeSeries(cpus, c.slices, c.unk, c.rq, st.Start, st.End, c.opts.Buckets)
 	}
+	if f := c.opts.Filter; f.Active() && st.Delays.Count == 0 && st.Migrations == 0 {
+		// The answer, which the command prints first: an empty histogram
+		// under an unfiltered-looking CPU table said nothing.
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1,
+			Message: fmt.Sprintf("no scheduling delay or migration matched the filters %s: the trace has %d events%s", f, st.Events, filterExtent(b, f))})
+	}
 	if st.LossyDelays > 0 || st.LossyRuns > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "lossy-excluded", Count: int(st.LossyDelays + st.LossyRuns), CountInMessage: true,
 			Message: fmt.Sprintf("%d delays and %d task runs (%.3f ms) overlapped lost events and are not counted (--keep-lossy keeps them)",

@@ -410,23 +410,64 @@ func (o ReadOptions) openCompressed(r io.Reader, name string, gz bool) (Source, 
 		}
 		dec, closeDec = zr, zr.Close
 	}
-	src, err := o.openReader(dec, name+" ("+what+")", 1)
+	cut := &cutReader{r: dec, what: what}
+	src, err := o.openReader(cut, name+" ("+what+")", 1)
 	if err != nil {
 		closeDec()
+		if cut.hit {
+			return nil, fmt.Errorf("%w (the %s stream ends early, after %d decompressed bytes: the file is cut short)", err, what, cut.n)
+		}
 		return nil, err
 	}
-	c := &decompressedSource{Source: src, closeDec: closeDec}
+	c := &decompressedSource{Source: src, closeDec: closeDec, cut: cut}
 	if b, ok := src.(BatchSource); ok {
 		return &decompressedBatchSource{decompressedSource: c, b: b}, nil
 	}
 	return c, nil
 }
 
+// cutReader reads a decompressor and turns the end of a compressed stream
+// cut short (io.ErrUnexpectedEOF: a gzip member or zstd frame that stops
+// before its end, as head -c leaves it) into io.EOF, so that the format's
+// reader reads what was decompressed as a file cut there, which each reader
+// handles (it reads the events before the cut and says so). n counts the
+// bytes decompressed.
+type cutReader struct {
+	r    io.Reader
+	what string // "gzip" or "zstd"
+	n    int64
+	hit  bool // the stream was cut
+}
+
+func (c *cutReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		c.hit = true
+		err = io.EOF
+	}
+	return n, err
+}
+
 // decompressedSource is a Source read through a decompressor, which Close
-// also closes. It passes SkipKinds on.
+// also closes. It passes SkipKinds on, and adds to Meta's warnings that the
+// compressed stream was cut short once the reader has met the cut.
 type decompressedSource struct {
 	Source
 	closeDec func()
+	cut      *cutReader
+	noted    bool
+}
+
+// Meta is the reader's, with a "truncated-compressed" warning once the
+// compressed stream has been found cut short.
+func (d *decompressedSource) Meta() *Meta {
+	m := d.Source.Meta()
+	if m != nil && d.cut.hit && !d.noted {
+		d.noted = true
+		m.Warnings.Add("truncated-compressed", "%s: the compressed stream ends early, after %d decompressed bytes: the file is cut short; read up to the cut", d.cut.what, d.cut.n)
+	}
+	return m
 }
 
 func (d *decompressedSource) SkipKinds(kinds ...Kind) { SkipKinds(d.Source, kinds...) }

@@ -133,7 +133,7 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 		}
 		return readFailed(cmd, src.Meta(), err)
 	}
-	var cs switchCount
+	cs := switchCount{filter: flt}
 	if err := write(w, &trace.Tap{Source: src, Observe: cs.observe}, flt); err != nil {
 		return fail(fmt.Errorf("%s: %s: %w", what, input, err))
 	}
@@ -145,6 +145,16 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 	if err := cs.check(what, input); err != nil {
 		return fail(err)
 	}
+	if flt.Active() && cs.matched == 0 {
+		// The answer first, as latency's: the output holds nothing the
+		// filters asked for.
+		span := ""
+		if m := src.Meta(); m != nil && m.FirstTime > 0 && m.LastTime >= m.FirstTime {
+			span = fmt.Sprintf("; it spans %s s to %s s", trace.FormatSeconds(m.FirstTime, 6), trace.FormatSeconds(m.LastTime, 6))
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: nothing matched the filters %s: none of the trace's %d sched_switch events (%d events in all) switches a selected task in or out%s; the output holds none\n",
+			flt, cs.switches, cs.events, span)
+	}
 	printWarnings(cmd.ErrOrStderr(), input, src.Meta())
 	return nil
 }
@@ -152,13 +162,24 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 // switchCount counts the events and sched_switch events read through a
 // trace.Tap, so that a command whose output would be empty (export,
 // report) can say the trace had none, as latency does, instead of writing
-// an empty file.
-type switchCount struct{ events, switches int64 }
+// an empty file; and, with a filter, the sched_switch events in its window
+// and CPUs that switch out or in a task it selects (matched), so that such
+// a command can say when the filter matched nothing.
+type switchCount struct {
+	filter                    *schedule.Filter
+	events, switches, matched int64
+}
 
 func (s *switchCount) observe(e *trace.Event) {
 	s.events++
-	if e.Kind == trace.KindSwitch {
-		s.switches++
+	if e.Kind != trace.KindSwitch {
+		return
+	}
+	s.switches++
+	f := s.filter
+	if f.Time(e.Time) && f.CPU(e.CPU) && (e.TID > 0 && f.TaskIDs(e.TID, e.PID, e.Comm, e.Cgroup) ||
+		e.NextTID > 0 && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm, 0)) {
+		s.matched++
 	}
 }
 

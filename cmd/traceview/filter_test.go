@@ -295,6 +295,46 @@ func TestFilterOtherCommands(t *testing.T) {
 	})
 }
 
+// TestFilterNoMatchFirst: filters that match nothing are said first, with
+// the trace's span, CPUs and closest names, by stats (before: an
+// unfiltered-looking CPU table over empty histograms, in silence; and for a
+// window without switches, "no sched_switch events in 5282 events read
+// (record with 'perf sched record')"), by export and report (before: in
+// silence) and by compare (before: counted as "1 other" in each trace's
+// summary line).
+func TestFilterNoMatchFirst(t *testing.T) {
+	const span = "it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1"
+	pipe := "../../testdata/traces/pipe.perf.data"
+	_, stderr, code := runCLI(t, "stats", "--comm", "sched-pip", "-i", pipe)
+	want := "warning: no scheduling delay or migration matched the filters --comm sched-pip: the trace has 5282 events; " + span + "; closest task names: sched-pipe\n"
+	if code != 0 || !strings.HasPrefix(stderr, want) {
+		t.Errorf("stats --comm: exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
+	}
+	_, stderr, code = runCLI(t, "stats", "--time", "1,2", "-i", pipe)
+	want = "stats: " + pipe + ": no scheduling delay or migration matched the filters --time 1.000000000,2.000000000: the trace has 5282 events; " + span
+	if code != 1 || !strings.HasSuffix(stderr, want) {
+		t.Errorf("stats --time: exit %d, stderr:\n%s\nwant it to end with %q", code, stderr, want)
+	}
+	// export and report: the file holds nothing selected (before: no word).
+	for _, args := range [][]string{{"export", "--format", "pprof"}, {"report"}} {
+		path := filepath.Join(t.TempDir(), "out")
+		_, stderr, code = runCLI(t, append(args, "--comm", "nosuch", "-i", pipe, "-o", path)...)
+		want = "warning: nothing matched the filters --comm nosuch: none of the trace's 2023 sched_switch events (5282 events in all) switches a selected task in or out; it spans 754.328751 s to 754.364705 s; the output holds none\n"
+		if code != 0 || !strings.HasPrefix(stderr, want) {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant it to start with %q", args, code, stderr, want)
+		}
+		_, stderr, _ = runCLI(t, append(args, "--comm", "sched-pipe", "-i", pipe, "-o", path)...)
+		if strings.Contains(stderr, "nothing matched") {
+			t.Errorf("%v --comm sched-pipe: stderr:\n%s", args, stderr)
+		}
+	}
+	_, stderr, code = runCLI(t, "compare", "--comm", "nosuch", pipe, pipe)
+	want = "warning: " + pipe + ": nothing matched the filters --comm nosuch: the trace has 5282 events, 2023 of them sched_switch; " + span + "\n"
+	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, "other") {
+		t.Errorf("compare: exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
+	}
+}
+
 // TestCommRenameHint: in nice.2cpu.perf.data three tasks ran as sh, exec'd
 // nice and then hog; --comm matches the name at each event, so --comm nice
 // keeps a few events of each (rows named hog, their latest name, with 5

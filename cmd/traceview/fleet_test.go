@@ -105,6 +105,20 @@ func TestLatencyByTrace(t *testing.T) {
 	}
 }
 
+// TestLatencyManyWarnings: with several traces each trace's warnings read
+// as a single trace's ("warning: PATH: ..."), the no-match line first and
+// in full (they read "PATH: warning: ...", unlike every other command's).
+func TestLatencyManyWarnings(t *testing.T) {
+	_, errs, code := runCLI(t, "latency", "--comm", "nosuch", tdNice, tdPipe)
+	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+	if code != 0 || len(lines) != 4 ||
+		!strings.HasPrefix(lines[0], "warning: "+tdNice+": nothing matched the filters --comm nosuch: the trace has ") ||
+		!strings.HasPrefix(lines[1], "warning: "+tdNice+": ") || !strings.HasSuffix(lines[1], "; -v for detail") ||
+		!strings.HasPrefix(lines[2], "warning: "+tdPipe+": nothing matched the filters --comm nosuch: the trace has ") {
+		t.Errorf("exit %d, stderr:\n%s", code, errs)
+	}
+}
+
 // TestLatencyManyErrors: one clear line and exit 2 for a glob matching
 // nothing, an unknown --by and --perf with several traces; exit 1 for a
 // missing trace among several.

@@ -116,12 +116,10 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 }
 
 // damaged reports whether a warning says the file itself is damaged or cut
-// short (a key containing "damaged" or "truncated", e.g. tvf's
-// "damaged-block" and perfdata's "truncated"), as opposed to events the
-// recorder lost or records skipped by design.
+// short (cutOrDamaged).
 func damaged(ws []trace.Warning) bool {
 	for _, w := range ws {
-		if strings.Contains(w.Key, "damaged") || strings.Contains(w.Key, "truncated") {
+		if cutOrDamaged(w.Key) {
 			return true
 		}
 	}
@@ -279,8 +277,16 @@ func printInfo(w io.Writer, r *infoReport) {
 	if len(r.Lost) > 0 || len(r.Warnings) > 0 {
 		fmt.Fprintln(w)
 	}
-	for _, l := range r.Lost {
-		fmt.Fprintf(w, "warning: %s\n", l)
+	if len(r.Lost) > 1 && !verbose {
+		counts := make([]uint64, len(r.Lost))
+		for i, l := range r.Lost {
+			counts[i] = l.Count
+		}
+		fmt.Fprintf(w, "warning: %s\n", lostWindowsLine(counts))
+	} else {
+		for _, l := range r.Lost {
+			fmt.Fprintf(w, "warning: %s\n", l)
+		}
 	}
 	for _, wn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", wn)

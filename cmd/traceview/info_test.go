@@ -292,4 +292,34 @@ func TestTruncatedPerfData(t *testing.T) {
 	if len(doc.Tasks) == 0 || doc.Tasks[0].Comm != "hog" || doc.Tasks[0].NrTasks != 2 || doc.Tasks[0].Count != 137 {
 		t.Errorf("latency: rows %+v, want first hog, 2 tasks, 137 delays", doc.Tasks)
 	}
+	// The table says the file is cut, in full and first, without -v:
+	// before, one summary line said only "2 about damaged input".
+	_, errs, code = runCLI(t, "latency", "-i", cut)
+	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], warn) ||
+		!strings.HasPrefix(lines[1], "warning: perf.data: the input ends inside a record (record of type ") ||
+		lines[2] != "warning: "+cut+": 3 more warnings: 1 about missing switches, 1 about missing wakeups, 1 about event formats; -v for detail" {
+		t.Errorf("latency: exit %d, stderr:\n%s\nwant the two truncation warnings in full, then a summary of 3 more", code, errs)
+	}
+}
+
+// TestInfoLostWindowsLine: info states a trace's lost windows in one line
+// of the events lost in all (before: one line per window, 309 lines after
+// the counts for a perf.data that lost 76 % of its records); -v lists each.
+func TestInfoLostWindowsLine(t *testing.T) {
+	rep := &infoReport{Format: "perf.data", Events: map[string]uint64{}, FirstEvent: -1, LostTotal: 130,
+		Lost: []trace.LostWindow{{CPU: 0, Count: 100, Start: 1e9, End: 2e9}, {CPU: 1, Count: 30, Start: 3e9, End: 4e9}}}
+	var b strings.Builder
+	printInfo(&b, rep)
+	const line = "warning: 130 events lost in 2 windows (records the kernel could not queue: the recorder's buffers were full); -v lists each window\n"
+	if got := b.String(); !strings.HasSuffix(got, "\n\n"+line) || strings.Contains(got, "events lost on CPU") {
+		t.Errorf("info:\n%s\nwant it to end with %q", got, line)
+	}
+	verbose = true
+	defer func() { verbose = false }()
+	b.Reset()
+	printInfo(&b, rep)
+	if got := b.String(); !strings.HasSuffix(got, "warning: 100 events lost on CPU 0 between 1.000000 s and 2.000000 s\nwarning: 30 events lost on CPU 1 between 3.000000 s and 4.000000 s\n") {
+		t.Errorf("info -v:\n%s", got)
+	}
 }

@@ -183,18 +183,10 @@ func checkStatedCgroups(cmdName string, stated []trace.CgroupSettings, groups []
 // reader's lost windows and warnings and the report's own, as
 // writeWarnings does (one summary line without -v).
 //
-// "Nothing matched the filters" comes first and always in full: it is the
-// answer, and the other warnings explain the trace rather than it.
+// "Nothing matched the filters" comes first and always in full (answerKey):
+// it is the answer, and the other warnings explain the trace rather than it.
 func printLatencyWarnings(w io.Writer, input string, res *report.LatencyResult) {
-	ws := metaWarnings(res.Meta)
-	for _, wn := range res.ReportWarnings {
-		if wn.Key == "latency-empty" {
-			fmt.Fprintf(w, "warning: %s\n", wn)
-		} else {
-			ws = append(ws, wn)
-		}
-	}
-	writeWarnings(w, input, "", ws)
+	writeWarnings(w, input, "", append(metaWarnings(res.Meta), res.ReportWarnings...))
 }
 
 // percentileTitles names the columns of report.LatencyColumns that

@@ -166,9 +166,8 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	}
 	if o.output != "json" {
 		for _, p := range parts {
-			var buf bytes.Buffer
-			printLatencyWarnings(&buf, "", p.res) // the prefix names the trace
-			w.Write(prefixLines(buf.Bytes(), p.path+": "))
+			// "warning: PATH: ...", as a single trace's.
+			writeWarnings(w, p.path, p.path+": ", append(metaWarnings(p.res.Meta), p.res.ReportWarnings...))
 		}
 	}
 	return writeLatencyGroups(cmd, o, merged, keys, cgroups, warnings)

@@ -224,10 +224,14 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	}
 	if child != nil && !childExited {
 		// Stopped by a signal or --duration: the command was signalled (or
-		// is still running after --duration, like perf we leave it).
+		// is still running after --duration, like perf we leave it, and
+		// say so: record's status is then not the command's).
 		select {
 		case childErr = <-childDone:
 		case <-time.After(100 * time.Millisecond):
+			if err == nil {
+				fmt.Fprintf(stderr, "traceview: record: %s (pid %d) is still running: the capture stopped before it ended and left it running (the exit status is record's, not its)\n", args[0], child.Process.Pid)
+			}
 		}
 	}
 	if err != nil {

@@ -83,6 +83,24 @@ func TestRecordCommandStatus(t *testing.T) {
 	}
 }
 
+// TestRecordDurationLeavesCommand: a capture that --duration stops
+// before its command ends leaves the command running, as perf does, and
+// says so; before, record exited 0 in silence while help said it exits
+// with the command's status.
+func TestRecordDurationLeavesCommand(t *testing.T) {
+	requireCapture(t)
+	out := filepath.Join(t.TempDir(), "d.tv")
+	_, stderr, code := runCLI(t, "record", "-d", "200ms", "-o", out, "--", "sleep", "2")
+	if code != 0 || !regexp.MustCompile(`traceview: record: sleep \(pid \d+\) is still running: the capture stopped before it ended and left it running`).MatchString(stderr) {
+		t.Errorf("exit %d, stderr:\n%s\nwant 0 and the note that sleep still runs", code, stderr)
+	}
+	// A command that ends first gives no note.
+	_, stderr, code = runCLI(t, "record", "-d", "5s", "-o", out, "--", "true")
+	if code != 0 || strings.Contains(stderr, "still running") {
+		t.Errorf("true: exit %d, stderr:\n%s", code, stderr)
+	}
+}
+
 // requireCapture skips unless eBPF capture works here, or fails when
 // TRACEVIEW_REQUIRE_BPF=1.
 func requireCapture(t *testing.T) {

@@ -77,7 +77,13 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 		switches += int(c.Switches)
 	}
 	if switches == 0 {
-		// As latency, timehist and map: not an all-zero table.
+		// As latency, timehist and map: not an all-zero table. Filters
+		// that leave no switch say so, with what the trace holds.
+		for _, w := range st.Warnings {
+			if w.Key == "stats-empty" {
+				return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: %s", o.input, w.Message))
+			}
+		}
 		return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, st.Events))
 	}
 	out := cmd.OutOrStdout()
@@ -85,7 +91,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	// full with -o json (as the other commands' JSON holds them all).
 	ws := metaWarnings(src.Meta())
 	for _, w := range st.Warnings {
-		if w.Key == "lossy-excluded" { // the stats' own; the reader's are above
+		if w.Key == "lossy-excluded" || w.Key == "stats-empty" { // the stats' own; the reader's are above
 			ws = append(ws, w)
 		}
 	}

@@ -122,10 +122,8 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		// Whatever is still held (the header alone) is dropped.
 		return readFailed(cmd, src.Meta(), fmt.Errorf("timehist: %s: %w", o.input, err))
 	}
-	if err := out.flush(); err != nil {
-		return err
-	}
-	// "No row matched" first: it is the answer (as latency's).
+	// "No row matched" first, before the header held back: it is the
+	// answer (as latency's).
 	filtered := flt != nil || opt.Prios != nil
 	if filtered && !opt.SummaryOnly && !out.hasRow() {
 		span := ""
@@ -133,6 +131,9 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 			span = fmt.Sprintf(" (the trace spans %.6f s to %.6f s)", float64(m.FirstTime)/1e9, float64(m.LastTime)/1e9)
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no row matched the filters (-C, -p, -t, --comm, --prio, --time)%s\n", span)
+	}
+	if err := out.flush(); err != nil {
+		return err
 	}
 	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	if m := src.Meta(); opt.CallGraph && ksyms == nil && running.table() == nil && m != nil && len(m.Stacks) > 0 {

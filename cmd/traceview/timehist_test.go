@@ -128,6 +128,15 @@ func TestTimehistNoRowWarns(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 0, warning %v", c.args, code, stderr, c.warn)
 		}
 	}
+	// On a terminal (stdout and stderr one stream) the warning comes
+	// first, not after the header (it was printed after it).
+	root := newRootCmd()
+	var both bytes.Buffer
+	root.SetOut(&both)
+	root.SetErr(&both)
+	if err := execute(root, []string{"timehist", "-p", "99999", "-i", gTrace}); err != nil || !strings.HasPrefix(both.String(), warn) {
+		t.Errorf("error %v, output:\n%s\nwant it to start with %q", err, both.String(), warn)
+	}
 }
 
 // TestTimehistCallchains: on a perf sched record -g trace, timehist prints

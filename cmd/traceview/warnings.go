@@ -30,7 +30,7 @@ var warningKinds = []struct {
 	{"event order", []string{"out-of-order", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
 		"duplicate-event", "text-duplicate"}},
-	{"damaged input", []string{"truncated", "truncated-file", "damaged-frame", "damaged-block", "unknown-frame",
+	{"damaged input", []string{"truncated", "truncated-file", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
 		"text-pid-out-of-range", "text-cpu-out-of-range", "tracedat-corrupt-data", "tracedat-short-record",
 		"tracedat-bad-record", "unfinished", "outside-sample-times", "sample-times-ignored", "replay-skipped",
@@ -67,35 +67,118 @@ func metaWarnings(m *trace.Meta) []trace.Warning {
 	}
 	var out []trace.Warning
 	for _, lw := range m.Lost {
-		out = append(out, trace.Warning{Key: lostWindowKey, Count: 1, Message: lw.String()})
+		// Count: the events lost (the message says how many).
+		out = append(out, trace.Warning{Key: lostWindowKey, Count: int(min(lw.Count, 1<<31)), CountInMessage: true, Message: lw.String()})
 	}
 	return append(out, m.Warnings.List()...)
 }
 
-// writeWarnings writes one input's warnings to w. With -v, or when there is
-// only one, each is a line "warning: PREFIX MESSAGE" (prefix is "" or
-// "NAME: "); otherwise one summary line names the input (when name is not
-// ""), how many warnings it gave and of which kinds, most numerous first:
+// writeWarnings writes one input's warnings to w: a report's answer
+// (answerKey) first and in full; then, with -v or when there is only one, each is a line "warning: PREFIX MESSAGE" (prefix is "" or
+// "NAME: "); otherwise the warnings that say the file is cut short or
+// damaged (cutOrDamaged) are printed in full and the lost windows take one
+// line of the events lost in all (lostWindowsLine), as every number of the
+// answer misses what was cut or lost; one summary line for the rest names the input
+// (when name is not ""), how many warnings it gave and of which kinds, most
+// numerous first:
 //
 //	warning: t.perf.data: 5 warnings: 3 about missing switches, 1 about missing wakeups, 1 about event order; -v for detail
 //
 // The counts are of warning lines (what -v prints), not of the occurrences
 // each line counts.
 func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
+	// The answer first and in full: the other warnings explain the trace
+	// rather than it.
+	var others []trace.Warning
+	for _, wn := range ws {
+		if answerKey(wn.Key) {
+			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+		} else {
+			others = append(others, wn)
+		}
+	}
+	ws = others
 	if verbose || len(ws) == 1 {
 		for _, wn := range ws {
 			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
 		}
 		return
 	}
-	if len(ws) == 0 {
-		return
+	var rest, lost []trace.Warning
+	for _, wn := range ws {
+		switch {
+		case wn.Key == lostWindowKey:
+			lost = append(lost, wn)
+		case cutOrDamaged(wn.Key):
+			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+		default:
+			rest = append(rest, wn)
+		}
 	}
-	fmt.Fprintf(w, "warning: %s\n", warningSummary(name, ws))
+	switch {
+	case len(lost) == 1:
+		fmt.Fprintf(w, "warning: %s%s\n", prefix, lost[0])
+	case len(lost) > 1:
+		counts := make([]uint64, len(lost))
+		for i, wn := range lost {
+			counts[i] = uint64(wn.Count)
+		}
+		named := ""
+		if name != "" {
+			named = name + ": "
+		}
+		fmt.Fprintf(w, "warning: %s%s\n", named, lostWindowsLine(counts))
+	}
+	switch {
+	case len(rest) == 0:
+	case len(rest) == 1:
+		fmt.Fprintf(w, "warning: %s%s\n", prefix, rest[0])
+	default:
+		fmt.Fprintf(w, "warning: %s\n", warningSummary(name, rest, len(rest) < len(ws)))
+	}
 }
 
-// warningSummary is writeWarnings' summary line, without "warning: ".
-func warningSummary(name string, ws []trace.Warning) string {
+// lostWindowsLine says in one line what a trace's lost windows add up to,
+// given the events each lost (0: a window whose losses the recorder did not
+// count).
+func lostWindowsLine(counts []uint64) string {
+	var events uint64
+	unknown := 0
+	for _, n := range counts {
+		events += n
+		if n == 0 {
+			unknown++
+		}
+	}
+	s := fmt.Sprintf("%d events lost in %d windows", events, len(counts)-unknown)
+	if unknown > 0 {
+		s += fmt.Sprintf(", and %d windows where a CPU went unobserved (events lost, number unknown)", unknown)
+	}
+	return s + " (records the kernel could not queue: the recorder's buffers were full); -v lists each window"
+}
+
+// answerKey reports whether a warning's key is about a report's answer
+// rather than a remark on the trace: "nothing matched the filters"
+// (latency-empty, stats-empty) or "this column is all zeros"
+// (latency-runtime-none: perf's Runtime of a trace without
+// sched_stat_runtime). writeWarnings prints them first and in full, never
+// summarized.
+func answerKey(key string) bool {
+	return key == "latency-empty" || key == "stats-empty" || key == "latency-runtime-none"
+}
+
+// cutOrDamaged reports whether a warning's key says the file itself is
+// damaged or cut short (a key containing "damaged" or "truncated", e.g.
+// tvf's "damaged-block" and perfdata's "truncated-file"), as opposed to
+// events the recorder lost or records skipped by design.
+func cutOrDamaged(key string) bool {
+	return strings.Contains(key, "damaged") || strings.Contains(key, "truncated")
+}
+
+// warningSummary is writeWarnings' summary line, without "warning: ";
+// more says that other warnings of the input were printed in full
+// ("N more warnings").
+func warningSummary(name string, ws []trace.Warning, more bool) string {
 	counts := make([]int, len(warningKinds)+1) // the last: other
 	for _, wn := range ws {
 		k := warningKind(wn.Key)
@@ -124,7 +207,11 @@ func warningSummary(name string, ws []trace.Warning) string {
 		}
 		parts = append(parts, fmt.Sprintf("%d about %s", counts[i], warningKinds[i].about))
 	}
-	s := fmt.Sprintf("%d warnings: %s; -v for detail", len(ws), strings.Join(parts, ", "))
+	what := "warnings"
+	if more {
+		what = "more warnings"
+	}
+	s := fmt.Sprintf("%d %s: %s; -v for detail", len(ws), what, strings.Join(parts, ", "))
 	if name != "" {
 		s = name + ": " + s
 	}

@@ -195,6 +195,16 @@ func Open(t testing.TB, path string) trace.Source {
 	return src
 }
 
+// Events reads src to its end, failing the test on a read error.
+func Events(t testing.TB, src trace.Source) []trace.Event {
+	t.Helper()
+	evs, err := trace.ReadAll(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs
+}
+
 // BenchTrace returns the trace the benchmarks read: $TRACEVIEW_BENCH_TRACE,
 // else the 2-million-event recording of bench/latency/run.sh, else a shared
 // trace, else the repository's pipe.perf.data; it skips the benchmark when

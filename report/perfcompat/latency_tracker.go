@@ -19,6 +19,12 @@ type LatencyThread[X any] struct {
 	TID  trace.TID
 	PID  trace.PID // -1 until an event says
 	Comm string    // "" = never named (perf prints ":TID")
+	// Seen is the latest name the events' own fields gave the task
+	// (sched_switch prev_comm/next_comm, a wakeup's or a migration's
+	// comm): what the default report calls a task that no COMM record
+	// named (perf.data of a task alive before the recording that perf did
+	// not synthesize, or whose COMM came after the cut of a truncated file).
+	Seen string
 	// Cgroup is the cgroup id of its last switch-out (0 unknown).
 	Cgroup uint64
 	Task   *LatencyTask[X] // nil until perf would create its atoms
@@ -34,6 +40,16 @@ func (th *LatencyThread[X]) Name() string {
 		return fmt.Sprintf(":%d", th.TID)
 	}
 	return th.Comm
+}
+
+// Named is Name, except that a task no COMM record named takes the name
+// its events gave it (Seen) when they gave one: the default report's name,
+// which timehist also prints.
+func (th *LatencyThread[X]) Named() string {
+	if th.TID != 0 && th.Comm == "" && th.Seen != "" {
+		return th.Seen
+	}
+	return th.Name()
 }
 
 // LatencyTask is perf's work_atoms of one thread object (its row of the
@@ -276,7 +292,29 @@ func (tr *LatencyTracker[X]) Event(e *trace.Event) LatencyStep[X] {
 	if st.Wakeup && e.TID >= 0 {
 		st.Task, st.Created = tr.Task(tr.Thread(e.TID, e.PID))
 	}
+	tr.seen(e)
 	return st
+}
+
+// seen keeps, on the thread objects that exist, the names e's fields give
+// them (LatencyThread.Seen); it creates none, so perf's bookkeeping is
+// unchanged.
+func (tr *LatencyTracker[X]) seen(e *trace.Event) {
+	see := func(tid trace.TID, comm string) {
+		if tid <= 0 || comm == "" || comm == "<...>" {
+			return
+		}
+		if th := tr.Lookup(tid); th != nil {
+			th.Seen = comm
+		}
+	}
+	switch e.Kind {
+	case trace.KindSwitch:
+		see(e.TID, e.Comm)
+		see(e.NextTID, e.NextComm)
+	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime:
+		see(e.TID, e.Comm)
+	}
 }
 
 // evidence checks who event e says runs on CPU c (the task in whose context

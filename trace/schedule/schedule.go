@@ -427,6 +427,19 @@ func (b *Builder) CPUs() (cpus []trace.CPU, stats []CPUStats) {
 	return cpus, stats
 }
 
+// SwitchCPUs returns the CPUs that had sched_switch events, in ascending
+// order, whatever Options.Filter selects (CPUs returns those it selects,
+// and every CPU an event named, such as a wakeup's target).
+func (b *Builder) SwitchCPUs() []trace.CPU {
+	var cpus []trace.CPU
+	for i := range b.cpus {
+		if b.cpus[i].switched {
+			cpus = append(cpus, trace.CPU(i))
+		}
+	}
+	return cpus
+}
+
 // Span returns the time span of the trace in ns: from the first to the last
 // scheduler tracepoint event (sched_switch, sched_waking, sched_wakeup,
 // sched_wakeup_new, sched_migrate_task, sched_stat_runtime, or a notice of
