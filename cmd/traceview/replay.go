@@ -237,7 +237,12 @@ type replayRunJSON struct {
 	CPUs       int                `json:"cpus"`
 	Predicted  report.LatencyJSON `json:"predicted"`
 	MakespanNs int64              `json:"makespan_ns"`
-	Stats      replay.Stats       `json:"stats"`
+	// MakespanCensored: workload tasks were still running when the
+	// capture ended (replay.Task.Censored), so the observed makespan is
+	// only the capture's and MakespanNs is how long the simulation ran,
+	// not a prediction of when the workload ends.
+	MakespanCensored bool         `json:"makespan_censored,omitempty"`
+	Stats            replay.Stats `json:"stats"`
 	// SelfReplay is the error of the source trace replayed under its
 	// recording kernel's policy (the same for every run; null with
 	// --no-self-replay); Assumptions counts what the model inferred.
@@ -435,7 +440,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		}
 		self = nil // reused once at most: it holds a whole prediction
 		doc.Runs = append(doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
-			MakespanNs: res.Makespan, Stats: res.Stats, SelfReplay: trust, Assumptions: asm,
+			MakespanNs: res.Makespan, MakespanCensored: m.Stats.Censored > 0, Stats: res.Stats, SelfReplay: trust, Assumptions: asm,
 			Groups: res.Groups, GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats, Interrupted: res.Interrupted})
 		if res.Interrupted {
 			cut = interrupted(sp.String(), res, m)
@@ -452,7 +457,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 			doc.Runs[len(doc.Runs)-1].KindSensitivity = ks
 		}
 		if o.output == "table" {
-			writeReplayTable(out, sp.String(), res, obs, pred, doc.Makespan, o.rows, o.wide)
+			writeReplayTable(out, sp.String(), res, obs, pred, doc.Makespan, m.Stats.Censored, o.rows, o.wide)
 		}
 		if ks != nil && ks.Conclusions {
 			fmt.Fprintln(errw, ks.note(sp.String(), res.Makespan))
@@ -676,10 +681,16 @@ func plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *report.LatencyResult, obsMakespan int64, rows int, wide bool) {
+func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *report.LatencyResult, obsMakespan int64, censored, rows int, wide bool) {
 	cpus := plural(res.CPUs, "CPU")
-	fmt.Fprintf(w, "\npolicy %s on %s: makespan %s ms observed, %s ms predicted (ratio %s); %s, %s, %s\n",
-		name, cpus, msf(obsMakespan), msf(res.Makespan), ratio(res.Makespan, obsMakespan),
+	span := fmt.Sprintf("makespan %s ms observed, %s ms predicted (ratio %s)", msf(obsMakespan), msf(res.Makespan), ratio(res.Makespan, obsMakespan))
+	if censored > 0 {
+		// The capture ended first (Task.Censored): neither number is the
+		// workload's makespan.
+		span = fmt.Sprintf("makespan not predictable (%s still running when the capture ended): %s ms captured, %s ms simulated",
+			plural(censored, "task"), msf(obsMakespan), msf(res.Makespan))
+	}
+	fmt.Fprintf(w, "\npolicy %s on %s: %s; %s, %s, %s\n", name, cpus, span,
 		pluralES(int(res.Stats.Switches), "switch"), plural(int(res.Stats.Migrations), "migration"), plural(int(res.Stats.Decisions), "decision"))
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', tabwriter.AlignRight)
 	head := "Task\t Runtime ms obs\t pred\t ratio\t Switches obs\t pred\t ratio\t Avg delay ms obs\t pred\t ratio\t Max delay ms obs\t pred\t ratio\t"

@@ -184,13 +184,20 @@ func TestReplayCensoredCapture(t *testing.T) {
 	if !strings.Contains(out, "the makespan cannot be predicted: 1 task was still running when the capture ended") {
 		t.Errorf("the verdict does not say the makespan cannot be predicted:\n%s", out)
 	}
+	// The policy line gives no makespan ratio either (it printed "makespan
+	// ... observed, ... predicted (ratio 1.013)").
+	if !strings.Contains(out, "policy eevdf on 1 CPU: makespan not predictable (1 task still running when the capture ended): ") ||
+		strings.Contains(out, "(ratio ") {
+		t.Errorf("the policy line predicts a makespan:\n%s", out)
+	}
 	js, _, code := runCLI(t, "replay", "-i", cut, "--policy", "eevdf", "--cpus", "1", "-o", "json")
 	if code != 0 {
 		t.Fatal(code)
 	}
 	var doc struct {
 		Runs []struct {
-			SelfReplay struct {
+			MakespanCensored bool `json:"makespan_censored"`
+			SelfReplay       struct {
 				Censored int `json:"censored_tasks"`
 				Rows     []struct {
 					Metric string `json:"metric"`
@@ -201,7 +208,7 @@ func TestReplayCensoredCapture(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Runs) != 1 || doc.Runs[0].SelfReplay.Censored != 1 {
+	if len(doc.Runs) != 1 || doc.Runs[0].SelfReplay.Censored != 1 || !doc.Runs[0].MakespanCensored {
 		t.Fatalf("self_replay: %+v", doc.Runs)
 	}
 	for _, r := range doc.Runs[0].SelfReplay.Rows {
