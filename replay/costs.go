@@ -1,6 +1,36 @@
 package replay
 
-import "sort"
+import (
+	"sort"
+	"sync"
+)
+
+// measureCosts measures the extra CPU time of a remote wakeup for the
+// waker (measureWakeCost) and the wakee (measureWokenCost), and of a burst
+// started on a CPU just out of idle (measureIdleCost).
+func (x *extractor) measureCosts() {
+	m := x.m
+	// The three measurements only read the tasks: they run at once.
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); m.RemoteWakeCost, m.WakeCostSamples = measureWakeCost(m.Tasks) }()
+	go func() { defer wg.Done(); m.RemoteWokenCost, m.WokenCostSamples = measureWokenCost(m.Tasks) }()
+	m.IdleStartCost, m.IdleCostSamples = measureIdleCost(m.Tasks)
+	wg.Wait()
+}
+
+// measureLatencies sets the idle exit and wakeup preemption latencies (the
+// medians of what the extractor measured) and the context switch cost
+// (run time between recorded switches that sched_stat_runtime charged to
+// no task, on average), each bounded by boundCost.
+func (x *extractor) measureLatencies() {
+	m := x.m
+	m.IdleExit = m.boundCost("idle exit", median(x.idle))
+	m.WakePreempt = m.boundCost("wakeup preemption", median(x.preempt))
+	if x.sawRT && x.ovN > 0 && x.ovSum > 0 {
+		m.SwitchCost = m.boundCost("context switch", x.ovSum/x.ovN)
+	}
+}
 
 // MaxMeasuredCost bounds a cost or latency Extract measures in a trace
 // (Model.IdleExit, WakePreempt, SwitchCost): 1 ms. A context switch costs

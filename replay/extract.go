@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"path"
-	"sync"
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/trace"
@@ -854,7 +853,30 @@ func (x *extractor) noteWake(i int, ev trace.Event) {
 	}
 }
 
+// finish closes the tasks' last bursts and runs the inference passes, in
+// this order: each pass reads what the ones before it decided.
 func (x *extractor) finish() {
+	m := x.m
+	x.closeTasks()                                // end each task's last burst at the trace's end
+	x.findWorkload()                              // the traced command and its process tree (Task.Workload)
+	x.inferPinning()                              // a taskset-pinned workload's affinity (pinning.go)
+	x.updatePoints()                              // the tick, and the update points that are not its (timers.go)
+	x.absoluteTimers()                            // timer wakeups at absolute times become CauseExternal (timers.go)
+	x.inferUntil()                                // how each workload task ends: work, count or deadline (until.go)
+	x.inferPools()                                // worker pools that serve one queue (pools.go)
+	inferSessions(m)                              // setsid session leaders, for autogroups (sessions.go)
+	x.measureCosts()                              // remote wakeup, remote wakee and idle-start costs (costs.go)
+	m.Stats.RecoveredArrivals = x.splitArrivals() // arrivals merged into one burst (arrivals.go)
+	servesArrivals(m)                             // no deadline for an open-loop service's threads (arrivals.go)
+	m.Stats.QueuedRequests = x.requestQueues()    // a pool's work as one request per arrival (requests.go)
+	x.countCauses()                               // the blocking points by cause, for ModelStats
+	x.measureLatencies()                          // idle exit, wakeup preemption, context switch (costs.go)
+}
+
+// closeTasks ends each task's last burst at the end of the trace: a
+// running task's by the trace's end, a sleeping one's with a wakeup that
+// never came.
+func (x *extractor) closeTasks() {
 	m := x.m
 	if m.Start < 0 {
 		m.Start = 0
@@ -886,67 +908,12 @@ func (x *extractor) finish() {
 			}
 		}
 	}
-	if m.WorkloadRoot < 0 {
-		// The recorder's command line: "perf sched record ... -- CMD ARGS";
-		// the traced command is the first task named after CMD.
-		args := m.Meta.Cmdline
-		for k := 0; k+1 < len(args); k++ {
-			if args[k] != "--" {
-				continue
-			}
-			cmd := path.Base(args[k+1])
-			for i := range m.Tasks {
-				if c := m.Tasks[i].Comm; c == cmd || len(cmd) > 15 && c == cmd[:15] {
-					m.WorkloadRoot = m.Tasks[i].TID
-					m.Tasks[i].Workload = true
-					break
-				}
-			}
-			// CMD may exec another command before any event names it
-			// (taskset -c 0 sh -c ..., nice, chrt, env, timeout): the
-			// traced command is then the first task named after a later
-			// word of the command line.
-			for _, a := range args[k+2:] {
-				if m.WorkloadRoot >= 0 {
-					break
-				}
-				w := path.Base(a)
-				for i := range m.Tasks {
-					if c := m.Tasks[i].Comm; c != "" && (c == w || len(w) > 15 && c == w[:15]) && m.Tasks[i].Init != InitForked {
-						m.WorkloadRoot = m.Tasks[i].TID
-						m.Tasks[i].Workload = true
-						break
-					}
-				}
-			}
-			break
-		}
-	}
-	if m.WorkloadRoot < 0 {
-		x.guessRoot()
-	}
-	// Workload membership through forks (parents precede children).
-	for i := range m.Tasks {
-		if p := m.Tasks[i].Parent; p >= 0 && m.Tasks[p].Workload {
-			m.Tasks[i].Workload = true
-		}
-	}
-	x.inferPinning()
-	x.updatePoints()
-	x.absoluteTimers()
-	x.inferUntil()
-	x.inferPools()
-	inferSessions(x.m)
-	// The three measurements only read the tasks: they run at once.
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); m.RemoteWakeCost, m.WakeCostSamples = measureWakeCost(m.Tasks) }()
-	go func() { defer wg.Done(); m.RemoteWokenCost, m.WokenCostSamples = measureWokenCost(m.Tasks) }()
-	m.IdleStartCost, m.IdleCostSamples = measureIdleCost(m.Tasks)
-	wg.Wait()
-	m.Stats.RecoveredArrivals = x.splitArrivals()
-	servesArrivals(m)
-	m.Stats.QueuedRequests = x.requestQueues()
+}
+
+// countCauses counts the tasks, bursts and blocking points by cause into
+// Model.Stats.
+func (x *extractor) countCauses() {
+	m := x.m
 	st := &m.Stats
 	st.Tasks = len(m.Tasks)
 	for _, tk := range m.Tasks {
@@ -970,10 +937,5 @@ func (x *extractor) finish() {
 				st.Inferred++
 			}
 		}
-	}
-	m.IdleExit = m.boundCost("idle exit", median(x.idle))
-	m.WakePreempt = m.boundCost("wakeup preemption", median(x.preempt))
-	if x.sawRT && x.ovN > 0 && x.ovSum > 0 {
-		m.SwitchCost = m.boundCost("context switch", x.ovSum/x.ovN)
 	}
 }
