@@ -11,7 +11,8 @@ import (
 
 // Simulate runs m under a fresh instance of the policy sp on cfg.CPUs
 // CPUs (0: the model's NrCPUs); cfg is passed to replay.Simulate as it
-// is. Errors: the policy's ("policy SPEC: ..."), then replay.Simulate's.
+// is. Errors: the policy's ("replay: policy SPEC: ..."), then
+// replay.Simulate's (which also begin "replay: ").
 func Simulate(m *replay.Model, sp policies.Spec, cfg replay.Config) (*replay.Result, error) {
 	n := cfg.CPUs
 	if n <= 0 {
@@ -19,7 +20,7 @@ func Simulate(m *replay.Model, sp policies.Spec, cfg replay.Config) (*replay.Res
 	}
 	pol, err := sp.New(n)
 	if err != nil {
-		return nil, fmt.Errorf("policy %s: %w", sp, err)
+		return nil, fmt.Errorf("replay: policy %s: %w", sp, err)
 	}
 	return replay.Simulate(m, pol, cfg)
 }
@@ -77,7 +78,7 @@ func Predict(m *replay.Model, sp policies.Spec, cfg replay.Config, o Options) (*
 	if p.Observed == nil {
 		var err error
 		if p.Observed, err = Table(target.RecordedSource(), o.PerTask); err != nil {
-			return nil, fmt.Errorf("observed latency: %w", err)
+			return nil, fmt.Errorf("replay: observed latency: %w", err)
 		}
 	}
 	res, err := Simulate(m, sp, cfg)
@@ -86,7 +87,7 @@ func Predict(m *replay.Model, sp policies.Spec, cfg replay.Config, o Options) (*
 	}
 	p.Result = res
 	if p.Predicted, err = Table(res.Source(), o.PerTask); err != nil {
-		return nil, fmt.Errorf("%s: predicted latency: %w", sp, err)
+		return nil, fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
 	}
 	if !o.KeepEvents {
 		res.DropEvents() // the table is all a prediction needs of them

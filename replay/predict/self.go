@@ -79,7 +79,7 @@ type Self struct {
 	Prediction
 	Trust *report.ReplayTrust // the verdict on Checks
 	m     *replay.Model
-	cfg   replay.Config // as simulated, with Simulate's defaults (simConfig)
+	cfg   replay.Config // as simulated
 }
 
 // Score waits for the simulation and scores it against the recording,
@@ -120,7 +120,7 @@ func (s *SelfRun) Score(obs *report.LatencyResult, perTask, keepEvents bool) (*S
 			ObservedMakespan: m.ObservedMakespan(), Checks: checks},
 		Trust: trust,
 		m:     m,
-		cfg:   simConfig(m, s.cfg),
+		cfg:   s.cfg,
 	}, nil
 }
 
@@ -142,12 +142,19 @@ func SelfReplay(m *replay.Model, cgroups []trace.CgroupSettings, perTask bool) (
 // Config, same events), so that its Result and Predicted table can stand
 // for that run. A nil s reuses nothing.
 func (s *Self) Reusable(sp policies.Spec, cfg replay.Config) bool {
-	return s != nil && sp.String() == s.Policy && reflect.DeepEqual(simConfig(s.m, cfg), s.cfg)
+	return s != nil && sp.String() == s.Policy && SameConfig(s.m, cfg, s.cfg)
+}
+
+// SameConfig reports whether a and b configure the same simulation of m:
+// equal once the defaults replay.Simulate applies are filled in (the
+// model's CPUs, a 250 Hz tick), whatever their Progress (watching a run
+// changes nothing in it).
+func SameConfig(m *replay.Model, a, b replay.Config) bool {
+	return reflect.DeepEqual(simConfig(m, a), simConfig(m, b))
 }
 
 // simConfig is cfg with the defaults replay.Simulate applies filled in
-// (the model's CPUs and a 250 Hz tick), and no Progress: watching a run
-// changes nothing in it.
+// (the model's CPUs and a 250 Hz tick), and no Progress.
 func simConfig(m *replay.Model, cfg replay.Config) replay.Config {
 	cfg.Progress = nil
 	if cfg.CPUs <= 0 {
