@@ -8,6 +8,7 @@ import (
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/replay/predict"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/synth"
 	"github.com/traceview/traceview/trace"
@@ -230,10 +231,6 @@ func Replay(m *replay.Model, spec string, cpus int, cfg replay.Config) (*replay.
 	if cpus <= 0 {
 		cpus = m.NrCPUs
 	}
-	pol, err := specs[0].New(cpus)
-	if err != nil {
-		return nil, err
-	}
 	cfg.CPUs = cpus
 	if e, ok := specs[0].EraOf(); ok && cfg.HZ == 0 && e.HZ > 0 {
 		cfg.HZ = e.HZ
@@ -241,7 +238,7 @@ func Replay(m *replay.Model, spec string, cpus int, cfg replay.Config) (*replay.
 	if cfg.HZ == 0 {
 		cfg.HZ = 250
 	}
-	return replay.Simulate(m, pol, cfg)
+	return predict.Simulate(m, specs[0], cfg)
 }
 
 // Latency returns the latency row of comm in res (zero when absent); comm

@@ -7,6 +7,7 @@ import (
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/replay/predict"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
@@ -53,10 +54,6 @@ func RunFidelity(c FidelityCase) ([]report.ReplayCheck, error) {
 			return nil, err
 		}
 	}
-	obs, err := latency(target.RecordedSource())
-	if err != nil {
-		return nil, err
-	}
 	specs, err := policies.ParseSpecs(c.Policy)
 	if err != nil {
 		return nil, err
@@ -67,28 +64,11 @@ func RunFidelity(c FidelityCase) ([]report.ReplayCheck, error) {
 	cfg := replay.DefaultConfig()
 	cfg.CPUs, cfg.Overrides = c.CPUs, c.Overrides
 	cfg.Cgroups, cfg.CgroupChanges = c.Cgroups, c.CgroupChanges
-	n := c.CPUs
-	if n == 0 {
-		n = m.NrCPUs
-	}
-	pol, err := specs[0].New(n)
+	p, err := predict.Predict(m, specs[0], cfg, predict.Options{Name: c.Name, Target: target})
 	if err != nil {
 		return nil, err
 	}
-	res, err := replay.Simulate(m, pol, cfg)
-	if err != nil {
-		return nil, err
-	}
-	pred, err := latency(res.Source())
-	if err != nil {
-		return nil, err
-	}
-	return report.ScoreReplay(c.Name, obs, pred, target.ObservedMakespan(), res.Makespan), nil
-}
-
-// latency is the per-command latency table (with percentiles) of src.
-func latency(src trace.Source) (*report.LatencyResult, error) {
-	return report.ComputeLatency(src, report.LatencyOptions{Percentiles: true})
+	return p.Checks, nil
 }
 
 // SharedTraces lists the traces of dir (../shared/traces) that a reader of

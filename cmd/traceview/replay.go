@@ -7,9 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -19,8 +17,8 @@ import (
 	"github.com/traceview/traceview/internal/duration"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/replay/predict"
 	"github.com/traceview/traceview/report"
-	"github.com/traceview/traceview/trace"
 )
 
 type replayOptions struct {
@@ -388,13 +386,13 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	eraHZNotes(errw, specs, cfg.HZ, o.hz != 0)
 	watch := newSimWatch()
 	defer watch.close()
-	var sim *selfSim
+	var sim *predict.SelfRun
 	if !o.noTrust {
-		sim = startSelfSim(m, cfg.Cgroups, watch) // meanwhile, the observed table
+		sim = predict.StartSelfReplay(m, cfg.Cgroups, watch.of(m)) // meanwhile, the observed table
 	}
-	obs, err := replayLatency(m.RecordedSource(), o.perTask)
+	obs, err := predict.Table(m.RecordedSource(), o.perTask)
 	if err != nil {
-		sim.wait()
+		sim.Wait()
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
 	warnUnrecorded(errw, obs)
@@ -415,29 +413,18 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		if sp.Info.Name == "as-traced" && (len(cfg.Overrides) > 0 || cfg.CPUs > 0) {
 			fmt.Fprintf(errw, "warning: as-traced replays the recorded schedule: --cpus and the task overrides do not apply to it\n")
 		}
-		ncpu := cfg.CPUs
-		if ncpu == 0 {
-			ncpu = m.NrCPUs
-		}
-		res, pred := self.reuse(m, sp, cfg)
-		if res == nil {
-			pol, err := sp.New(ncpu)
-			if err != nil {
-				return fmt.Errorf("replay: policy %s: %w", sp, err)
-			}
+		var p *predict.Prediction
+		if self.Reusable(sp, cfg) {
+			p = &self.Prediction
+		} else {
 			rcfg, done := watch.watch(m, cfg, "simulating "+sp.String())
-			res, err = replay.Simulate(m, pol, rcfg)
+			p, err = predict.Predict(m, sp, rcfg, predict.Options{Observed: obs, PerTask: o.perTask, KeepEvents: o.write != ""})
 			done()
 			if err != nil {
 				return err
 			}
-			if pred, err = replayLatency(res.Source(), o.perTask); err != nil {
-				return fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
-			}
-			if o.write == "" {
-				res.DropEvents() // its table is all the run needs of them
-			}
 		}
+		res, pred := p.Result, p.Predicted
 		self = nil // reused once at most: it holds a whole prediction
 		doc.Runs = append(doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
 			MakespanNs: res.Makespan, MakespanCensored: m.Stats.Censored > 0, Stats: res.Stats, SelfReplay: trust, Assumptions: asm,
@@ -451,7 +438,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		}
 		var ks *kindSensitivity
 		if sp.Info.Name != "as-traced" && cut == "" {
-			if ks, err = kindCheck(m, sp, ncpu, cfg, untilSet, res, pred, o.perTask); err != nil {
+			if ks, err = kindCheck(m, sp, cfg, untilSet, res, pred, o.perTask); err != nil {
 				return err
 			}
 			doc.Runs[len(doc.Runs)-1].KindSensitivity = ks
@@ -738,18 +725,12 @@ func pluralES(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "es"
 }
 
-// replayLatency is the latency table (per command, or per task) with
-// percentiles of an observed or predicted schedule.
-func replayLatency(src trace.Source, perTask bool) (*report.LatencyResult, error) {
-	return report.ComputeLatency(src, report.LatencyOptions{PerTask: perTask, Percentiles: true})
-}
-
 // kindCheck replays run sp again with the tasks Extract inferred
 // deadline-bound (and --until did not set) taken as work-bound, and
 // returns how far that moves the prediction: the makespan and every row
 // that moves beyond its fidelity bound (report.ScoreReplay with this run's
 // prediction as the reference). nil when there is no such task.
-func kindCheck(m *replay.Model, sp policies.Spec, ncpu int, cfg replay.Config, untilSet map[int]bool,
+func kindCheck(m *replay.Model, sp policies.Spec, cfg replay.Config, untilSet map[int]bool,
 	res *replay.Result, pred *report.LatencyResult, perTask bool) (*kindSensitivity, error) {
 	alt := cfg
 	alt.Overrides = append([]replay.Override(nil), cfg.Overrides...)
@@ -770,15 +751,11 @@ func kindCheck(m *replay.Model, sp policies.Spec, ncpu int, cfg replay.Config, u
 	if len(tasks) == 0 {
 		return nil, nil
 	}
-	pol, err := sp.New(ncpu)
+	r2, err := predict.Simulate(m, sp, alt)
 	if err != nil {
 		return nil, err
 	}
-	r2, err := replay.Simulate(m, pol, alt)
-	if err != nil {
-		return nil, err
-	}
-	p2, err := replayLatency(r2.Source(), perTask)
+	p2, err := predict.Table(r2.Source(), perTask)
 	if err != nil {
 		return nil, err
 	}
@@ -817,132 +794,30 @@ func (k *kindSensitivity) note(policy string, makespan int64) string {
 	return b.String()
 }
 
-// selfRun is a self-replay's simulation and its predicted table (rows as
-// the output shows them), which a run of the same policy on the same CPUs
-// with the same configuration takes instead of simulating again (the
-// simulation is deterministic: same model, policy and Config, same
-// events).
-type selfRun struct {
-	spec string
-	cfg  replay.Config // as Simulate takes it (simConfig)
-	res  *replay.Result
-	pred *report.LatencyResult
-}
-
-// simConfig is cfg with the defaults Simulate applies filled in: the
-// model's CPUs and a 250 Hz tick.
-func simConfig(m *replay.Model, cfg replay.Config) replay.Config {
-	cfg.Progress = nil // watching a run changes nothing in it
-	if cfg.CPUs <= 0 {
-		cfg.CPUs = m.NrCPUs
-	}
-	if cfg.HZ <= 0 {
-		cfg.HZ = 250
-	}
-	return cfg
-}
-
-// reuse returns the self-replay's prediction and its table when a run of
-// sp with cfg would simulate the same thing, else nils.
-func (r *selfRun) reuse(m *replay.Model, sp policies.Spec, cfg replay.Config) (*replay.Result, *report.LatencyResult) {
-	if r == nil || sp.String() != r.spec || !reflect.DeepEqual(simConfig(m, cfg), r.cfg) {
-		return nil, nil
-	}
-	return r.res, r.pred
-}
-
-// selfSim is the self-replay's simulation, which runs on a goroutine of
-// its own while the observed table is computed (Simulate only reads the
-// model).
-type selfSim struct {
-	spec string // as RecordingPolicy names it
-	pol  policies.Spec
-	cfg  replay.Config
-	done chan struct{}
-	res  *replay.Result
-	err  error
-}
-
-// startSelfSim starts simulating m under its recording kernel's policy
-// with the task-group settings the user stated (--recorded-cgroup: the
-// recording's, not a what-if); wait returns the result.
-func startSelfSim(m *replay.Model, stated []trace.CgroupSettings, watch *simWatch) *selfSim {
-	s := &selfSim{spec: replay.RecordingPolicy(m.Meta.OSRelease), cfg: replay.DefaultConfig(), done: make(chan struct{})}
-	s.cfg.Cgroups = stated
-	go func() {
-		defer close(s.done)
-		specs, err := policies.ParseSpecs(s.spec)
-		if err != nil {
-			s.err = err
-			return
-		}
-		s.pol = specs[0]
-		pol, err := s.pol.New(m.NrCPUs)
-		if err != nil {
-			s.err = err
-			return
-		}
-		cfg, done := watch.watch(m, s.cfg, "self-replay under "+s.spec)
-		s.res, s.err = replay.Simulate(m, pol, cfg)
-		done()
-	}()
-	return s
-}
-
-// wait waits for the simulation to end and returns it (nils for a nil s).
-func (s *selfSim) wait() (*replay.Result, error) {
-	if s == nil {
-		return nil, nil
-	}
-	<-s.done
-	return s.res, s.err
-}
-
-// selfReplay takes the self-replay's simulation from sim and scores it
-// against the trace, whose latency table (rows as the output shows them)
-// is obs. perTask scores per task, as replay -p shows the rows. The
-// selfRun is the simulation, for a run of one of specs to reuse (nil when
-// none can); its events are kept only with keepEvents (-w).
-func selfReplay(m *replay.Model, sim *selfSim, perTask, keepEvents bool, obs *report.LatencyResult,
-	specs []policies.Spec, runCfg replay.Config) (*report.ReplayTrust, *selfRun, error) {
-	res, err := sim.wait()
+// selfReplay scores the self-replay sim against the trace, whose latency
+// table (rows as the output shows them: per task with perTask) is obs. It
+// returns the verdict and the self-replay itself when a run of one of
+// specs with runCfg can take it instead of simulating again (else nil);
+// its events are kept only with keepEvents (-w).
+func selfReplay(m *replay.Model, sim *predict.SelfRun, perTask, keepEvents bool, obs *report.LatencyResult,
+	specs []policies.Spec, runCfg replay.Config) (*report.ReplayTrust, *predict.Self, error) {
+	res, err := sim.Wait()
 	if err != nil {
 		return nil, nil, err
 	}
 	if res.Interrupted {
 		return nil, nil, fmt.Errorf("interrupted (Ctrl-C) at %s, before any prediction (--no-self-replay skips it)", reached(res, m))
 	}
-	// The rows as the output shows them, and (per command) each task of a
-	// merged command on its own: report.ScoreSelfReplay. The latency of a
-	// schedule is computed once and grouped both ways.
-	tables := []*report.LatencyResult{obs, nil, nil, nil}
-	if tables[1], err = replayLatency(res.Source(), perTask); err != nil {
+	self, err := sim.Score(obs, perTask, keepEvents)
+	if err != nil {
 		return nil, nil, err
 	}
-	if !perTask {
-		tables[2], tables[3] = obs.Regroup(true), tables[1].Regroup(true)
-	}
-	if !keepEvents {
-		res.DropEvents()
-	}
-	spec := sim.spec
-	var run *selfRun
-	r := &selfRun{spec: sim.pol.String(), cfg: simConfig(m, sim.cfg), res: res, pred: tables[1]}
 	for _, sp := range specs {
-		if got, _ := r.reuse(m, sp, runCfg); got != nil {
-			run = r
-			break
+		if self.Reusable(sp, runCfg) {
+			return self.Trust, self, nil
 		}
 	}
-	checks := report.ScoreSelfReplay("self", tables[0], tables[1], tables[2], tables[3], m.ObservedMakespan(), res.Makespan)
-	if m.Stats.Censored > 0 {
-		// The capture ended before the workload: there is no makespan to
-		// score (the verdict says so).
-		checks = slices.DeleteFunc(checks, func(c report.ReplayCheck) bool { return c.Metric == "makespan" })
-	}
-	trust := report.NewReplayTrust(spec, res.CPUs, checks)
-	trust.Censored = m.Stats.Censored
-	return trust, run, nil
+	return self.Trust, nil, nil // nothing reuses it: let it go
 }
 
 // usf renders a measured latency in ns as µs with one decimal ("12.5
@@ -1060,7 +935,7 @@ func writePrediction(o replayOptions, last *replay.Result, lastSpec string, cfg 
 // self-replay (unless --no-self-replay), printing its verdict, and on
 // stderr when a row misses its bound; nil trust without a self-replay.
 func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg replay.Config, untilSet int,
-	sim *selfSim, specs []policies.Spec, obs *report.LatencyResult) (*report.ReplayTrust, *selfRun, error) {
+	sim *predict.SelfRun, specs []policies.Spec, obs *report.LatencyResult) (*report.ReplayTrust, *predict.Self, error) {
 	if o.output == "table" {
 		writeModelLines(out, m, cfg.HZ, untilSet)
 		writeGroupLine(out, m, cfg)

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/replay/predict"
 )
 
 // simWatch shows the progress of replay's simulations on stderr (a bar of
@@ -76,4 +77,9 @@ func interrupted(policy string, res *replay.Result, m *replay.Model) string {
 // reached says how far into the trace an interrupted simulation got.
 func reached(res *replay.Result, m *replay.Model) string {
 	return fmt.Sprintf("%s ms of the trace's %s ms", msf(max(res.End-m.Start, 0)), msf(m.End-m.Start))
+}
+
+// of returns watch as predict.Watch takes it, for simulations of m.
+func (w *simWatch) of(m *replay.Model) predict.Watch {
+	return func(cfg replay.Config, desc string) (replay.Config, func()) { return w.watch(m, cfg, desc) }
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/replay/predict"
 	"github.com/traceview/traceview/synth"
 )
 
@@ -29,7 +30,7 @@ func TestSimWatch(t *testing.T) {
 	if watched.Interrupted || watched.Stats != whole.Stats || watched.End != whole.End {
 		t.Errorf("watched run: interrupted %v, stats %+v, end %d; want %+v, %d", watched.Interrupted, watched.Stats, watched.End, whole.Stats, whole.End)
 	}
-	if !reflectEqualConfigs(m, cfg, replay.DefaultConfig()) {
+	if !predict.SameConfig(m, cfg, replay.DefaultConfig()) {
 		t.Error("a watched configuration does not compare equal to the unwatched one: the self-replay would not be reused")
 	}
 	w.stop.Store(true) // Ctrl-C
@@ -43,12 +44,4 @@ func TestSimWatch(t *testing.T) {
 	if got := interrupted("eevdf", cut, m); !strings.HasPrefix(got, want) {
 		t.Errorf("label %q, want it to start %q", got, want)
 	}
-}
-
-// reflectEqualConfigs tells whether selfRun.reuse takes a and b for the
-// same simulation.
-func reflectEqualConfigs(m *replay.Model, a, b replay.Config) bool {
-	r := &selfRun{spec: "eevdf", cfg: simConfig(m, a), res: &replay.Result{}}
-	got, _ := r.reuse(m, policies.Spec{Info: policies.Info{Name: "eevdf"}}, b)
-	return got != nil
 }

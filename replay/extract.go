@@ -1,0 +1,941 @@
+package replay
+
+import (
+	"fmt"
+	"io"
+	"path"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/trace"
+)
+
+// ext is the extraction state of one task.
+type ext struct {
+	idx      int
+	running  bool
+	sleeping bool
+	segStart int64 // ns, when it went on CPU, or its last sched_stat_runtime since
+	accum    int64 // ns consumed in the current burst up to segStart
+	blocked  int64 // ns, when it blocked
+	dead     bool
+	cpu      trace.CPU // where it runs, while running
+	wakeAt   int64     // ns, pending wakeup time (for latency measurements), -1
+	wakeIdle bool      // the wakeup targeted an idle CPU
+	wakeCPU  trace.CPU // the CPU the wakeup targeted
+	wakeN    int       // that CPU's switch count at the wakeup
+	// fifoN counts dependency wakeups of the task while a thread of its
+	// process with its name was asleep too; fifoHit those where this task
+	// had been asleep longest (see inferPools).
+	fifoN, fifoHit int
+	inAt           int64 // ns, recorded switch-in of the current run (-1 unknown)
+	rtIn           int64 // ns of sched_stat_runtime charged during that run
+	pp             int   // task index + 1 of the wakee that preempted this task right after its wakeup (ping-pong)
+	ppAt           int64 // ns, when
+	// pend is the last mid-run sched_stat_runtime of the current run,
+	// kept as a candidate update point until the next one shows it was
+	// not the switch-out's (-1 none): its offset into the burst, time
+	// and whether an enqueue on the CPU explains it.
+	pend        int64
+	pendT       int64
+	pendEnqueue bool
+	// selfWakes are the wakeups of the task by itself while it ran (see
+	// splitArrivals): burst index, CPU offset into it and time.
+	selfWakes []selfWake
+	// lostIn is true from a lost switch-in (lostSwitchIn) to the run's
+	// first sched_stat_runtime of its own, which dates the switch-in.
+	lostIn bool
+	lostLo int64 // ns: a lost switch-in is dated after this (the block, or the wakeup)
+	// early is a wakeup sent from another CPU while the task still ran
+	// (Kind 0: none): see earlyWakeWindow.
+	early trace.Event
+	// runFrom is when the current run began on its CPU (recorded, or
+	// estimated for a lost switch-in), for Task.timeOn.
+	runFrom int64
+}
+
+// selfWake is a wakeup a task received while running on its CPU, from an
+// interrupt there: a timer it armed for a time already passed fired before
+// it could sleep (hrtimer_wakeup through try_to_wake_up of current,
+// kernel/sched/core.c v6.18, emits sched_waking and sched_wakeup though
+// the task never left the CPU).
+type selfWake struct {
+	b      int
+	off, t int64
+}
+
+// updCand is a candidate update point: offset off into burst b of task i,
+// at time t on cpu.
+type updCand struct {
+	i, b int
+	off  int64
+	t    int64
+	cpu  trace.CPU
+}
+
+type extractor struct {
+	m          *Model
+	st         []ext
+	byTID      map[trace.TID]int
+	cpuCurr    []trace.TID
+	cpuLast    []int64 // ns, last sched_switch per CPU
+	cpuN       []int   // sched_switch events per CPU
+	idleExit   []int64 // ns, when each CPU last switched from idle to a task (-1 never)
+	idle       []int64
+	preempt    []int64
+	seenWaking bool
+	pre        map[trace.TID]preName
+	sawRT      bool      // the trace has sched_stat_runtime
+	lastWake   []wakeRec // per CPU: the last dependency wakeup emitted there
+	ovSum      int64     // ns: Σ (run between recorded switches − its sched_stat_runtime)
+	ovN        int64     // runs in ovSum
+	cands      []updCand // candidate update points, in trace order
+	enqAt      []int64   // per CPU: ns of the last wakeup, new task or migration aimed at it
+	nEnqueue   int       // candidates left out as an enqueue's
+	byPID      map[trace.PID][]int
+	// maxCPU bounds the CPU numbers an event may carry (checkEvent): the
+	// trace's available CPUs when its header states them, else MaxCPU.
+	maxCPU trace.CPU
+	t0     int64 // ns, the first event's time (first)
+}
+
+// lastWakeOn returns the last dependency wakeup emitted on cpu (waker -1
+// when none, or cpu is unknown).
+func (x *extractor) lastWakeOn(cpu trace.CPU) wakeRec {
+	if cpu < 0 || int(cpu) >= len(x.lastWake) {
+		return wakeRec{waker: -1}
+	}
+	return x.lastWake[cpu]
+}
+
+// wakeRec is a dependency wakeup: waker woke wakee at t (task indexes).
+type wakeRec struct {
+	waker, wakee int
+	t            int64
+}
+
+// preName is what synthesized records said about a task that existed
+// before the trace started.
+type preName struct {
+	comm string
+	pid  trace.PID
+}
+
+// Extract reads src to its end and builds the workload model. It keeps the
+// observed schedule for as-traced replays. Errors are the source's.
+func Extract(src trace.Source) (*Model, error) {
+	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{},
+		maxCPU: MaxCPU}
+	if m := src.Meta(); m != nil && m.NrCPUsAvail > 0 && m.NrCPUsAvail < MaxCPU {
+		x.maxCPU = trace.CPU(m.NrCPUsAvail)
+	}
+	// Each event waits for the next one before it is taken (settle): an
+	// event far from both neighbours is damage.
+	var pend trace.Event
+	havePend := false
+	// The source is decoded on a goroutine of its own, a few batches ahead
+	// (its Meta is read again only after its end).
+	pf := trace.Prefetch(src, nil)
+	for {
+		e, err := pf.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err // the source's own error: it names the file and the problem
+		}
+		ev := *e
+		if !x.checkEvent(&ev) {
+			continue
+		}
+		if havePend {
+			x.settle(pend, ev.Time)
+		}
+		pend, havePend = ev, true
+	}
+	if havePend {
+		x.settle(pend, -1)
+	}
+	if m := src.Meta(); m != nil {
+		x.m.Meta.Format, x.m.Meta.Hostname, x.m.Meta.OSRelease = m.Format, m.Hostname, m.OSRelease
+		x.m.Meta.Arch, x.m.Meta.Tool, x.m.Meta.Cmdline = m.Arch, m.Tool, m.Cmdline
+		x.m.Meta.NrCPUs, x.m.Meta.Clock, x.m.Meta.LLCs = m.NrCPUs, m.Clock, m.LLCs
+		x.m.Meta.Cgroups, x.m.Meta.CgroupSettings, x.m.Meta.Autogroup = m.Cgroups, m.CgroupSettings, m.Autogroup
+		for i := range x.m.Tasks {
+			if id := x.m.Tasks[i].CgroupID; id != 0 {
+				if path, ok := m.Cgroups[id]; ok {
+					x.m.Tasks[i].Cgroup = path
+				} else {
+					x.m.Tasks[i].Cgroup = fmt.Sprintf("cgroup id %d (no path recorded)", id)
+				}
+			}
+		}
+		if m.NrCPUs > x.m.NrCPUs {
+			x.m.NrCPUs = m.NrCPUs
+		}
+	}
+	x.finish()
+	return x.m, nil
+}
+
+// MaxCPU bounds the CPU numbers Extract takes from a trace whose header
+// does not state its available CPUs: 8192, the largest NR_CPUS Linux
+// builds (x86 CONFIG_MAXSMP, arch/x86/Kconfig v6.18). A larger number is
+// damage; taken as it stands it sized per-CPU tables of billions of
+// entries (a damaged CPU field of 0x36311600 ran out of memory).
+const MaxCPU = 8192
+
+// maxPreTraceRun bounds the run time a task can have had on its CPU before
+// the trace began, as its first sched_stat_runtime reports it: 1 s, over
+// 200 ticks at 250 Hz; the kernel charges a running fair task at every
+// tick (task_tick_fair -> update_curr), so a real one is a tick or less.
+const maxPreTraceRun = int64(1e9)
+
+// checkEvent reports whether ev can be taken into the model: its CPUs are
+// -1 (unknown) or below the trace's bound, its time is not negative, and
+// a sched_stat_runtime reports no more run time than the trace has had
+// (plus maxPreTraceRun); settle checks its time against its neighbours.
+// An event that fails is damage, counted in Model.Stats.Skipped and as a warning in
+// Model.Meta.Warnings, and skipped: a CPU number indexes per-CPU state,
+// and a run time or time stretches a burst the simulator ticks through.
+func (x *extractor) checkEvent(ev *trace.Event) bool {
+	bad := func(c trace.CPU) bool { return c < -1 || c >= x.maxCPU }
+	var why string
+	switch {
+	case bad(ev.CPU):
+		why = fmt.Sprintf("CPU %d", ev.CPU)
+	case (ev.Kind == trace.KindWaking || ev.Kind == trace.KindWakeup || ev.Kind == trace.KindWakeupNew) && bad(ev.TargetCPU):
+		why = fmt.Sprintf("target CPU %d", ev.TargetCPU)
+	case ev.Kind == trace.KindMigrate && (bad(ev.OrigCPU) || bad(ev.DestCPU)):
+		why = fmt.Sprintf("CPUs %d -> %d", ev.OrigCPU, ev.DestCPU)
+	case ev.Time < 0:
+		why = "a negative time"
+	case ev.Kind == trace.KindRuntime && (ev.Runtime < 0 || ev.Runtime > ev.Time-x.first(ev.Time)+maxPreTraceRun):
+		why = fmt.Sprintf("a run time of %d ns in a trace of %d ns", ev.Runtime, ev.Time-x.first(ev.Time))
+	default:
+		x.first(ev.Time)
+		return true
+	}
+	x.skip(ev, why)
+	return false
+}
+
+// first returns the time of the first event checkEvent passed with a
+// time (synthesized records at time 0 aside), t when there is none yet.
+func (x *extractor) first(t int64) int64 {
+	if x.t0 <= 0 && t > 0 {
+		x.t0 = t
+	}
+	return min(x.t0, t)
+}
+
+// skip counts ev as damage, said by why.
+func (x *extractor) skip(ev *trace.Event, why string) {
+	x.m.Stats.Skipped++
+	x.m.Meta.Warnings.Add("replay-skipped", "replay: %s at %d ns (task %d): %s is outside what the trace can hold: damaged, skipped", ev.Kind, ev.Time, ev.TID, why)
+}
+
+// maxGap is the longest time between two neighbouring events Extract
+// takes for real when the event is isolated: one hour. An event more than
+// that after the trace so far, whose next event is earlier than it (or
+// that ends the trace), or a first event more than that before the next
+// one, is a time with a high bit damaged, not an hour of nothing: taken
+// for real, the task on CPU across it ran for the gap (a sample time
+// flipped to 9,007,886 s made a replay tick through 104 days). Judging
+// by both neighbours keeps one such event from cutting off the rest
+// (those after it would all be earlier than it); a real pause of an hour
+// and more, with events after it, is kept. A 10-minute capture of a busy
+// server has events every few ms.
+const maxGap = int64(3600e9)
+
+// settle takes ev into the model, or skips it as damage: when its time is
+// before the previous event's taken, or it is isolated (maxGap) between
+// the events taken so far and next, the time of the event after it (-1:
+// ev ends the trace).
+func (x *extractor) settle(ev trace.Event, next int64) {
+	m := x.m
+	synth := m.Start < 0 && ev.CPU < 0 && (ev.Kind == trace.KindFork || ev.Kind == trace.KindComm || ev.Kind == trace.KindExec)
+	switch {
+	case synth: // (perf's records for tasks alive at the start: see event)
+	case m.Start >= 0 && ev.Time < m.End:
+		x.skip(&ev, fmt.Sprintf("a time before the previous event's (%d ns)", m.End))
+		return
+	case m.Start >= 0 && ev.Time-m.End > maxGap && next < 0:
+		x.skip(&ev, fmt.Sprintf("a time %.3f s after the previous event, ending the trace,", float64(ev.Time-m.End)/1e9))
+		return
+	case m.Start >= 0 && ev.Time-m.End > maxGap && next < ev.Time:
+		x.skip(&ev, fmt.Sprintf("a time %.3f s after the previous event, with the next one earlier,", float64(ev.Time-m.End)/1e9))
+		return
+	case m.Start < 0 && next > ev.Time+maxGap:
+		x.skip(&ev, fmt.Sprintf("a time %.3f s before the next event, starting the trace,", float64(next-ev.Time)/1e9))
+		return
+	}
+	x.event(ev)
+}
+
+func (x *extractor) cpu(c trace.CPU) {
+	for int(c) >= len(x.cpuCurr) {
+		x.cpuCurr = append(x.cpuCurr, -1)
+		x.cpuLast = append(x.cpuLast, 0)
+		x.cpuN = append(x.cpuN, 0)
+		x.idleExit = append(x.idleExit, -1)
+		x.lastWake = append(x.lastWake, wakeRec{waker: -1})
+		x.enqAt = append(x.enqAt, -1)
+	}
+	if int(c)+1 > x.m.NrCPUs {
+		x.m.NrCPUs = int(c) + 1
+	}
+}
+
+// task returns the live identity of tid, creating one alive at the start.
+func (x *extractor) task(tid trace.TID, t int64, cpu trace.CPU, init InitState) int {
+	if i, ok := x.byTID[tid]; ok {
+		return i
+	}
+	return x.newTask(tid, t, cpu, init, -1)
+}
+
+func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitState, parent int) int {
+	i := len(x.m.Tasks)
+	x.m.Tasks = append(x.m.Tasks, Task{TID: tid, PID: -1, Prio: -1, Parent: parent, Init: init, CPU: int(cpu), Start: t, Last: t,
+		Bursts: []Burst{{}}, Repeat: -1})
+	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1, pend: -1})
+	if p, ok := x.pre[tid]; ok && parent < 0 {
+		x.m.Tasks[i].Comm = p.comm
+		if p.pid >= 0 {
+			x.m.Tasks[i].PID = p.pid
+			x.byPID[p.pid] = append(x.byPID[p.pid], i)
+		}
+	}
+	// Named by perf's record-start COMM, or by the fork that creates it.
+	x.m.Tasks[i].Unnamed = x.m.Tasks[i].Comm == "" && parent < 0
+	x.byTID[tid] = i
+	if init == InitSleeping {
+		// The empty first burst ends in the sleep the task was in.
+		x.m.Tasks[i].Bursts = []Burst{{End: EndBlock}, {}}
+		x.st[i].sleeping = true
+		x.st[i].blocked = t
+	}
+	if parent >= 0 && x.m.Tasks[parent].Workload {
+		x.m.Tasks[i].Workload = true
+	}
+	return i
+}
+
+func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, prio int32) {
+	tk := &x.m.Tasks[i]
+	tk.Last = ev.Time
+	if pid >= 0 && tk.PID != pid {
+		tk.PID = pid
+		x.byPID[pid] = append(x.byPID[pid], i)
+	}
+	// As in trace.Tasks (which names the rows of every report): a
+	// tracepoint's comm only names a task that has no name yet; perf's
+	// COMM records and exec rename it. (A kworker's sched_switch says
+	// "kworker/0:0" while perf names the thread "kworker/0:0-events".)
+	if comm != "" && tk.Comm == "" {
+		tk.Comm = comm
+	}
+	if comm == sessionLeaderComm {
+		tk.setsid = true
+	}
+
+	if prio >= 0 {
+		tk.Prio = prio
+	}
+}
+
+// tail is the run time of a running task since its last mark that counts
+// into its burst: the time on CPU when the trace has no sched_stat_runtime,
+// else nothing (the kernel charges a task's time in sched_stat_runtime,
+// emitted right before it leaves the CPU; perf's Runtime column is their
+// sum, and bursts must add up to it).
+func (x *extractor) tail(s *ext, t int64) int64 {
+	if x.sawRT || t <= s.segStart {
+		return 0
+	}
+	return t - s.segStart
+}
+
+// consumed returns how far task i is into its current burst at time t.
+func (x *extractor) consumed(i int, t int64) int64 {
+	s := &x.st[i]
+	if s.running && t > s.segStart {
+		return s.accum + t - s.segStart
+	}
+	return s.accum
+}
+
+func (x *extractor) event(ev trace.Event) {
+	m := x.m
+	if m.Start < 0 && ev.CPU < 0 && (ev.Kind == trace.KindFork || ev.Kind == trace.KindComm || ev.Kind == trace.KindExec) {
+		// Synthesized at record start (perf's PERF_RECORD_FORK/COMM for
+		// tasks that already existed): names only, no fork in the trace.
+		m.Recorded.Append(ev)
+		tid, comm, pid := ev.TID, ev.Comm, ev.PID
+		if ev.Kind == trace.KindFork {
+			tid, comm, pid = ev.ChildTID, ev.ChildComm, ev.ChildPID
+		}
+		x.preName(tid, comm, pid)
+		return
+	}
+	if m.Start < 0 {
+		m.Start = ev.Time
+	}
+	m.End = ev.Time
+	if ev.CPU >= 0 {
+		x.cpu(ev.CPU)
+	}
+	if ev.Kind != trace.KindSwitch {
+		x.lostSwitchIn(ev)
+	}
+	switch ev.Kind {
+	case trace.KindSwitch:
+		m.Recorded.Append(ev)
+		if ev.CPU >= 0 && ev.CPU < policies.MaxCPUs {
+			m.CPUsSeen |= 1 << uint(ev.CPU)
+		}
+		x.switchEv(ev)
+	case trace.KindWaking, trace.KindWakeup:
+		if ev.Kind == trace.KindWaking {
+			x.seenWaking = true
+		} else if x.seenWaking {
+			m.Recorded.Append(ev)
+			return // sched_wakeup beside sched_waking: the waking one counts
+		}
+		m.Recorded.Append(ev)
+		x.wake(ev)
+	case trace.KindWakeupNew:
+		m.Recorded.Append(ev)
+		if _, known := x.byTID[ev.TID]; !known && ev.TID > 0 {
+			// No fork event (trace-cmd or ftrace without
+			// sched_process_fork): the task waking a new task is its parent.
+			parent := ev.WakerTID
+			if parent < 0 {
+				parent = ev.CurTID
+			}
+			if p, ok := x.byTID[parent]; ok && parent > 0 && x.st[p].running {
+				f := trace.NewEvent(ev.Time, ev.CPU, trace.KindFork)
+				f.TID, f.PID, f.ChildTID, f.ChildPID, f.ChildComm = parent, -1, ev.TID, ev.PID, ev.Comm
+				x.fork(f)
+			}
+		}
+		i := x.task(ev.TID, ev.Time, ev.TargetCPU, InitRunnable)
+		x.ident(i, &ev, ev.PID, ev.Comm, ev.Prio)
+		x.noteWake(i, ev)
+	case trace.KindFork:
+		m.Recorded.Append(ev)
+		x.markEnqueue(ev.CPU, ev.Time) // task_fork_fair accounts the parent
+		x.fork(ev)
+	case trace.KindExit:
+		m.Recorded.Append(ev)
+		if i, ok := x.byTID[ev.TID]; ok {
+			x.st[i].dead = true
+		}
+	case trace.KindMigrate:
+		m.Recorded.Append(ev)
+		x.markEnqueue(ev.DestCPU, ev.Time) // enqueued there
+		x.markEnqueue(ev.OrigCPU, ev.Time) // and dequeued here: both account their current task
+		x.stopperMove(ev)
+	case trace.KindRuntime:
+		m.Recorded.Append(ev)
+		x.sawRT = true
+		// The kernel's own accounting (update_curr) replaces the time on
+		// CPU measured from switch timestamps since the last mark, so
+		// bursts add up to perf's Runtime column.
+		if ev.TID > 0 && ev.Runtime > 0 {
+			// A task's first event may be its sched_stat_runtime (it ran
+			// since before the trace): that CPU time is its first burst's,
+			// as perf's Runtime column counts it.
+			i := x.task(ev.TID, ev.Time, ev.CPU, InitRunnable)
+			s := &x.st[i]
+			switch bs := x.m.Tasks[i].Bursts; {
+			case s.running:
+				if s.lostIn && ev.CPU == s.cpu && ev.CurTID == ev.TID {
+					x.dateLostSwitchIn(i, ev.Time-ev.Runtime)
+				}
+				x.commitPend(i)
+				s.accum += ev.Runtime
+				s.segStart = max(ev.Time, s.segStart)
+				s.rtIn += ev.Runtime
+				s.pend, s.pendT = s.accum, ev.Time
+				// Not the task's own when another CPU emitted it (a
+				// remote enqueue accounted this CPU's current task) or
+				// something was just enqueued here.
+				s.pendEnqueue = ev.CPU != s.cpu || s.cpu >= 0 && int(s.cpu) < len(x.enqAt) && x.enqAt[s.cpu] >= 0 &&
+					ev.Time-x.enqAt[s.cpu] <= enqueueWindow
+			case s.sleeping && len(bs) >= 2 && bs[len(bs)-2].End == EndBlock:
+				// Charged after the switch-out (same timestamp, other
+				// order): it belongs to the burst that just ended.
+				bs[len(bs)-2].Len += ev.Runtime
+			default:
+				s.accum += ev.Runtime
+			}
+		}
+	case trace.KindExec, trace.KindComm:
+		m.Recorded.Append(ev)
+		if ev.Comm == "" || ev.TID <= 0 {
+			break
+		}
+		if i, ok := x.byTID[ev.TID]; ok {
+			m.Tasks[i].Comm, m.Tasks[i].Unnamed = ev.Comm, false
+		} else {
+			// Named before its first scheduler event (the text readers
+			// name each task as they first meet it): keep the name for
+			// newTask, as the reports name the row.
+			x.preName(ev.TID, ev.Comm, ev.PID)
+		}
+	}
+}
+
+// preName remembers the name (and pid, when known) of a task a record
+// named before the task had an event of its own.
+func (x *extractor) preName(tid trace.TID, comm string, pid trace.PID) {
+	p, ok := x.pre[tid]
+	if !ok {
+		p.pid = -1
+	}
+	if comm != "" {
+		p.comm = comm
+	}
+	if pid >= 0 {
+		p.pid = pid
+	}
+	x.pre[tid] = p
+}
+
+func (x *extractor) fork(ev trace.Event) {
+	if ev.ChildTID <= 0 {
+		return
+	}
+	if i, ok := x.byTID[ev.ChildTID]; ok && !x.st[i].dead {
+		return // the same fork reported twice (tracepoint and PERF_RECORD_FORK)
+	}
+	p := x.task(ev.TID, ev.Time, ev.CPU, InitRunnable)
+	x.ident(p, &ev, ev.PID, ev.Comm, -1)
+	c := x.newTask(ev.ChildTID, ev.Time, ev.CPU, InitForked, p)
+	x.m.Tasks[c].PID, x.m.Tasks[c].Comm, x.m.Tasks[c].Prio = ev.ChildPID, ev.ChildComm, x.m.Tasks[p].Prio
+	x.byPID[ev.ChildPID] = append(x.byPID[ev.ChildPID], c)
+	if x.m.WorkloadRoot < 0 && isRecorder(x.m.Tasks[p].Comm) && !isRecorder(ev.ChildComm) || x.m.WorkloadRoot < 0 && x.m.Tasks[p].Comm == "perf" {
+		x.m.WorkloadRoot = ev.ChildTID
+		x.m.Tasks[c].Workload = true
+	}
+	b := &x.m.Tasks[p].Bursts[len(x.m.Tasks[p].Bursts)-1]
+	b.Actions = append(b.Actions, Action{At: x.consumed(p, ev.Time), Kind: ActFork, Target: c})
+	x.m.Stats.Forks++
+}
+
+// isRecorder reports whether comm is the recording tool, whose first child
+// is the traced command (perf forks "perf-exec", which execs the workload).
+func isRecorder(comm string) bool {
+	switch path.Base(comm) {
+	case "perf", "trace-cmd", "traceview":
+		return true
+	}
+	return false
+}
+
+func (x *extractor) switchEv(ev trace.Event) {
+	t := ev.Time
+	if ev.CPU >= 0 {
+		if c := x.cpuCurr[ev.CPU]; c > 0 && c != ev.TID {
+			// The task this CPU last switched in left it unseen (lost
+			// switch-out): assume it blocked at once.
+			if i, ok := x.byTID[c]; ok && x.st[i].running && x.st[i].cpu == ev.CPU {
+				s := &x.st[i]
+				s.running, s.pend = false, -1
+				x.endBurst(i, EndBlock)
+				s.sleeping, s.blocked = true, s.segStart
+			}
+		}
+	}
+	if ev.TID > 0 {
+		i := x.task(ev.TID, t, ev.CPU, InitRunnable)
+		x.ident(i, &ev, ev.PID, ev.Comm, ev.Prio)
+		if ev.Cgroup != 0 {
+			x.m.Tasks[i].CgroupID = ev.Cgroup
+		}
+		s := &x.st[i]
+		if !s.running {
+			// It ran without a recorded switch-in: since before the trace,
+			// or the trace lost events (perf's "context switch bugs").
+			// It ran at most since the CPU's previous switch.
+			from := x.m.Start
+			if ev.CPU >= 0 && x.cpuLast[ev.CPU] > 0 {
+				from = x.cpuLast[ev.CPU]
+			}
+			if s.sleeping {
+				x.setCause(i, Cause{Kind: CauseExternal, At: from, Inferred: true}, from)
+			}
+			if from < x.m.Tasks[i].Start {
+				x.m.Tasks[i].Start = from
+			}
+			s.running, s.segStart, s.cpu, s.runFrom = true, from, ev.CPU, from
+		}
+		s.pend = -1 // the switch-out's own update_curr
+		if s.running {
+			if s.inAt >= 0 && s.cpu == ev.CPU {
+				x.ovSum += t - s.inAt - s.rtIn // CPU time of this run charged to no task
+				x.ovN++
+			}
+			if s.cpu == ev.CPU && t > s.runFrom {
+				x.m.Tasks[i].countTime(ev.CPU, t-s.runFrom)
+			}
+			s.accum += x.tail(s, t)
+			s.running = false
+		}
+		s.inAt = -1
+		switch {
+		case ev.PrevState.Runnable():
+			s.wakeAt, s.wakeIdle = t, false // waits for the CPU from now (perf's R semantics)
+			s.pp = 0
+			// (ev.CPU is checked before it indexes: -1 is "unknown".)
+			if lw := x.lastWakeOn(ev.CPU); lw.waker == i && t-lw.t <= pingPongWindow {
+				if n, ok := x.byTID[ev.NextTID]; ok && n == lw.wakee {
+					s.pp, s.ppAt = n+1, t // preempted by the task it just woke
+				}
+			}
+		case ev.PrevState&(trace.StateDead|trace.StateZombie) != 0 || s.dead:
+			x.endBurst(i, EndExit)
+			delete(x.byTID, ev.TID)
+			x.m.Stats.Exits++
+		default:
+			x.endBurst(i, EndBlock)
+			s.sleeping, s.blocked = true, t
+			if e := s.early; e.Kind != 0 && t-e.Time <= earlyWakeWindow {
+				e.Time = t
+				x.wake(e)
+			}
+		}
+		s.early = trace.Event{}
+	}
+	if ev.NextTID > 0 {
+		i := x.task(ev.NextTID, t, ev.CPU, InitRunnable)
+		x.ident(i, &ev, ev.NextPID, ev.NextComm, ev.NextPrio)
+		s := &x.st[i]
+		if s.pp > 0 {
+			x.pingPong(i, ev)
+		}
+		if s.sleeping {
+			// Switched in without a recorded wakeup: an external event now.
+			x.setCause(i, Cause{Kind: CauseExternal, At: t, Inferred: true}, t)
+		}
+		if s.wakeAt >= 0 {
+			d := t - s.wakeAt
+			next := ev.CPU >= 0 && s.wakeCPU == ev.CPU && x.cpuN[ev.CPU] == s.wakeN // the CPU's very next switch
+			switch {
+			case next && s.wakeIdle:
+				x.idle = append(x.idle, d)
+			case next && ev.TID > 0 && ev.PrevState.Runnable():
+				x.preempt = append(x.preempt, d) // it preempted the running task
+			}
+			s.wakeAt = -1
+		}
+		if s.running && s.cpu != ev.CPU {
+			s.accum += x.tail(s, t) // switched in elsewhere without a switch-out here
+		}
+		if ev.TID == 0 && ev.CPU >= 0 && int(ev.CPU) < len(x.idleExit) {
+			x.idleExit[ev.CPU] = t
+		}
+		if bs := x.m.Tasks[i].Bursts; s.accum == 0 && !s.running && len(bs) > 0 && bs[len(bs)-1].Len == 0 {
+			bs[len(bs)-1].FromIdle = ev.CPU >= 0 && int(ev.CPU) < len(x.idleExit) && x.idleExit[ev.CPU] >= 0 && t-x.idleExit[ev.CPU] < idleWarmup
+		}
+		s.running, s.segStart, s.cpu = true, t, ev.CPU
+		s.inAt, s.rtIn, s.runFrom = t, 0, t
+		if ev.CPU >= 0 && ev.CPU < policies.MaxCPUs {
+			x.m.Tasks[i].countIn(ev.CPU)
+		}
+	}
+	if ev.CPU >= 0 {
+		x.cpuCurr[ev.CPU] = ev.NextTID
+		x.cpuLast[ev.CPU] = t
+		x.cpuN[ev.CPU]++
+	}
+}
+
+// enqueueWindow: a mid-run sched_stat_runtime of a CPU's current task at
+// most this many ns after a wakeup, new task or migration aimed at that CPU
+// is taken as the enqueue's update_curr (enqueue_entity accounts the
+// current task first, kernel/sched/fair.c), not the task's own. 30 µs
+// covers the IPI of a remote wakeup on this project's VM (measured: the
+// enqueue's sched_stat_runtime follows the sched_waking by 2-20 µs in
+// ../shared/traces/mi6.2cpu and srv.2cpu).
+const enqueueWindow = 30_000
+
+// markEnqueue notes that something was enqueued on cpu at t.
+func (x *extractor) markEnqueue(cpu trace.CPU, t int64) {
+	if cpu >= 0 && int(cpu) < len(x.enqAt) {
+		x.enqAt[cpu] = t
+	}
+}
+
+// commitPend turns task i's pending mid-run sched_stat_runtime into a
+// candidate update point: a later one of the same run shows it was not
+// the switch-out's.
+func (x *extractor) commitPend(i int) {
+	s := &x.st[i]
+	if s.pend < 0 {
+		return
+	}
+	if s.pendEnqueue {
+		x.nEnqueue++
+	} else {
+		x.cands = append(x.cands, updCand{i: i, b: len(x.m.Tasks[i].Bursts) - 1, off: s.pend, t: s.pendT, cpu: s.cpu})
+	}
+	s.pend = -1
+}
+
+func (x *extractor) endBurst(i int, end EndKind) {
+	s := &x.st[i]
+	bs := &x.m.Tasks[i].Bursts
+	b := &(*bs)[len(*bs)-1]
+	b.Len, b.End = s.accum, end
+	for k := range b.Actions {
+		if b.Actions[k].At > b.Len {
+			b.Actions[k].At = b.Len
+		}
+	}
+	s.accum, s.pend = 0, -1
+	if end == EndBlock {
+		*bs = append(*bs, Burst{})
+	}
+}
+
+// earlyWakeWindow is how long before a task's switch-out into sleep a
+// wakeup sent to it from another CPU still ends that sleep: a task that
+// set its state and entered __schedule is still current when another CPU
+// wakes it (try_to_wake_up finds p->on_cpu and queues it once the switch
+// is done, kernel/sched/core.c v6.18), so its sched_switch shows it
+// sleeping after the sched_waking that ends the sleep. Without this the
+// wakeup was taken for one of a running task, and the run after it,
+// often with no switch-in recorded either, had no cause. Measured on
+// ../shared/traces: sched_waking 2 µs before the wakee's switch-out to S
+// (pipe-ftrace, 817.799325 and .799327) and 11 µs before one to D
+// (stress-futex, 683.898353 and .898364); 20 µs leaves room for a slower
+// __schedule.
+const earlyWakeWindow = 20_000
+
+// lostSwitchIn starts a run of the task current at ev (CurTID, perf's
+// sample tid: the task on ev.CPU when the event was recorded) when the
+// records have that task asleep or waiting for a CPU, and ev.CPU idle
+// since its last switch: its switch-in was lost, and for a sleeping task
+// its wakeup too. Seen on this project's VM
+// (kernel 6.18, 2026-12-03): a timer wakeup on an idle vCPU and the switch
+// out of idle that followed were not recorded, though perf counted no
+// lost events (traceview latency warns "the trace lacks the switches out
+// of: idle"); in a recording of an open-loop request generator 3380 of its
+// 4992 requests began that way. Without this the task's own events (its
+// sched_waking of a worker, its sched_stat_runtime) were read as coming
+// from a sleeping task: the worker's wakeup became a timer, and the
+// generator's run started only at its switch-out.
+//
+// The run starts at ev.Time, the first evidence (dateLostSwitchIn moves
+// it back with the run's first own sched_stat_runtime), and its wakeup is
+// an inferred timer at that time, as a wakeup from an idle CPU with no
+// recorded waker is in wake. An event at a CPU's last switch (the same
+// timestamp, in either order) proves nothing and is left alone.
+func (x *extractor) lostSwitchIn(ev trace.Event) {
+	if ev.CurTID <= 0 || ev.CurGone != 0 || ev.CPU < 0 || int(ev.CPU) >= len(x.cpuCurr) ||
+		x.cpuCurr[ev.CPU] != 0 || ev.Time <= x.cpuLast[ev.CPU] {
+		return
+	}
+	i, ok := x.byTID[ev.CurTID]
+	if !ok {
+		return
+	}
+	s := &x.st[i]
+	if s.running || s.dead || ev.Time <= s.blocked || s.wakeAt >= 0 && ev.Time <= s.wakeAt {
+		return
+	}
+	t := ev.Time
+	s.lostLo = max(s.blocked, s.wakeAt)
+	if s.sleeping {
+		x.setCause(i, Cause{Kind: CauseTimer, Delay: t - s.blocked, At: t, Inferred: true}, t)
+	}
+	s.running, s.segStart, s.cpu = true, t, ev.CPU
+	s.inAt, s.rtIn, s.wakeAt, s.lostIn, s.runFrom = -1, 0, -1, true, t
+	if ev.CPU < policies.MaxCPUs {
+		x.m.Tasks[i].countIn(ev.CPU)
+	}
+	x.cpuCurr[ev.CPU] = ev.CurTID
+	x.m.Stats.LostSwitchIns++
+}
+
+// dateLostSwitchIn moves the start of task i's run that began with a lost
+// switch-in back to in, the time its first own sched_stat_runtime implies
+// (event time minus the run time it reports: update_curr charges the time
+// since exec_start, set at the switch-in, kernel/sched/fair.c v6.18), when
+// in lies after the task blocked and after its CPU's last recorded switch.
+// Its wakeup moves with it.
+func (x *extractor) dateLostSwitchIn(i int, in int64) {
+	s := &x.st[i]
+	s.lostIn = false
+	bs := x.m.Tasks[i].Bursts
+	if len(bs) < 2 || in >= s.segStart || in <= s.lostLo || s.cpu < 0 || in <= x.cpuLast[s.cpu] || s.accum != 0 {
+		return
+	}
+	if b := &bs[len(bs)-2]; b.Wake.Kind == CauseTimer && b.Wake.Inferred && b.Wake.At == s.segStart {
+		b.Wake.At, b.Wake.Delay, b.Slept = in, in-s.blocked, in-s.blocked
+	}
+	// The actions of the run so far were placed at their time since the
+	// first evidence: they lie that much further into the burst.
+	cur := &bs[len(bs)-1]
+	for k := range cur.Actions {
+		cur.Actions[k].At += s.segStart - in
+	}
+	s.segStart, s.runFrom = in, in
+}
+
+// setCause records what ended task i's current block and starts its next
+// burst's bookkeeping.
+func (x *extractor) setCause(i int, c Cause, t int64) {
+	s := &x.st[i]
+	bs := x.m.Tasks[i].Bursts
+	b := &bs[len(bs)-2] // the burst before the block (endBurst appended the next one)
+	b.Wake = c
+	b.Slept = t - s.blocked
+	s.sleeping = false
+}
+
+func (x *extractor) wake(ev trace.Event) {
+	t := ev.Time
+	i := x.task(ev.TID, t, ev.CPU, InitSleeping)
+	x.ident(i, &ev, ev.PID, ev.Comm, ev.Prio)
+	s := &x.st[i]
+	if !s.sleeping {
+		if s.running && ev.CPU == s.cpu && ev.CurTID == ev.TID && ev.TID > 0 {
+			bs := x.m.Tasks[i].Bursts
+			s.selfWakes = append(s.selfWakes, selfWake{b: len(bs) - 1, off: x.consumed(i, t), t: t})
+		}
+		if s.running && ev.CPU != s.cpu {
+			s.early = ev // see earlyWakeWindow
+		}
+		return // already runnable: nothing ends here
+	}
+	waker := ev.WakerTID
+	inferred := waker < 0
+	if waker < 0 {
+		waker = ev.CurTID
+	}
+	w, known := x.byTID[waker]
+	var c Cause
+	switch {
+	case x.m.Tasks[i].Init == InitSleeping && len(x.m.Tasks[i].Bursts) == 2 && x.m.Tasks[i].Bursts[0].Len == 0 && s.blocked == x.m.Tasks[i].Start:
+		// Asleep since before the trace: when it slept is unknown.
+		c = Cause{Kind: CauseExternal, At: t, Inferred: true}
+	case waker > 0 && known && waker != ev.TID && x.st[w].running && ev.FromIRQ != trace.Yes:
+		bs := x.m.Tasks[w].Bursts
+		bs[len(bs)-1].Actions = append(bs[len(bs)-1].Actions,
+			Action{At: x.consumed(w, t), Kind: ActWake, Target: i, Block: len(x.m.Tasks[i].Bursts) - 2,
+				Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
+		c = Cause{Kind: CauseDependency, Waker: w, Inferred: inferred}
+		nb := &x.m.Tasks[i].Bursts[len(x.m.Tasks[i].Bursts)-1]
+		nb.WokenBy, nb.WokenRemote = true, ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU
+		x.noteFIFO(i)
+		if ev.CPU >= 0 && int(ev.CPU) < len(x.lastWake) {
+			x.lastWake[ev.CPU] = wakeRec{waker: w, wakee: i, t: t}
+		}
+	default:
+		c = Cause{Kind: CauseTimer, Delay: t - s.blocked, At: t, Inferred: ev.FromIRQ != trace.Yes}
+	}
+	x.setCause(i, c, t)
+	x.noteWake(i, ev)
+}
+
+func (x *extractor) noteWake(i int, ev trace.Event) {
+	s := &x.st[i]
+	s.wakeAt = ev.Time
+	tc := ev.TargetCPU
+	x.markEnqueue(tc, ev.Time)
+	s.wakeIdle = tc >= 0 && int(tc) < len(x.cpuCurr) && x.cpuCurr[tc] == 0
+	s.wakeCPU = tc
+	if tc >= 0 && int(tc) < len(x.cpuN) {
+		s.wakeN = x.cpuN[tc]
+	}
+}
+
+// finish closes the tasks' last bursts and runs the inference passes, in
+// this order: each pass reads what the ones before it decided.
+func (x *extractor) finish() {
+	m := x.m
+	x.closeTasks()                                // end each task's last burst at the trace's end
+	x.findWorkload()                              // the traced command and its process tree (Task.Workload)
+	x.inferPinning()                              // a taskset-pinned workload's affinity (pinning.go)
+	x.updatePoints()                              // the tick, and the update points that are not its (timers.go)
+	x.absoluteTimers()                            // timer wakeups at absolute times become CauseExternal (timers.go)
+	x.inferUntil()                                // how each workload task ends: work, count or deadline (until.go)
+	x.inferPools()                                // worker pools that serve one queue (pools.go)
+	inferSessions(m)                              // setsid session leaders, for autogroups (sessions.go)
+	x.measureCosts()                              // remote wakeup, remote wakee and idle-start costs (costs.go)
+	m.Stats.RecoveredArrivals = x.splitArrivals() // arrivals merged into one burst (arrivals.go)
+	servesArrivals(m)                             // no deadline for an open-loop service's threads (arrivals.go)
+	m.Stats.QueuedRequests = x.requestQueues()    // a pool's work as one request per arrival (requests.go)
+	x.countCauses()                               // the blocking points by cause, for ModelStats
+	x.measureLatencies()                          // idle exit, wakeup preemption, context switch (costs.go)
+}
+
+// closeTasks ends each task's last burst at the end of the trace: a
+// running task's by the trace's end, a sleeping one's with a wakeup that
+// never came.
+func (x *extractor) closeTasks() {
+	m := x.m
+	if m.Start < 0 {
+		m.Start = 0
+	}
+	for i := range x.st {
+		s := &x.st[i]
+		tk := &m.Tasks[i]
+		bs := tk.Bursts
+		last := &bs[len(bs)-1]
+		switch {
+		case s.running:
+			s.accum += x.tail(s, m.End)
+			s.running = false
+			x.endBurst(i, EndTrace)
+		case s.sleeping:
+			// The block after the previous burst never ended: drop the
+			// empty trailing burst.
+			if len(bs) > 1 && last.Len == 0 && len(last.Actions) == 0 {
+				tk.Bursts = bs[:len(bs)-1]
+				tk.Bursts[len(tk.Bursts)-1].Wake = Cause{Kind: CauseNever}
+			} else {
+				last.End = EndBlock
+				last.Wake = Cause{Kind: CauseNever}
+			}
+		case len(bs) > 0 && (last.End != EndExit || last.Len == 0 && s.accum > 0):
+			if last.End != EndExit {
+				last.Len = s.accum
+				last.End = EndTrace
+			}
+		}
+	}
+}
+
+// countCauses counts the tasks, bursts and blocking points by cause into
+// Model.Stats.
+func (x *extractor) countCauses() {
+	m := x.m
+	st := &m.Stats
+	st.Tasks = len(m.Tasks)
+	for _, tk := range m.Tasks {
+		st.Bursts += len(tk.Bursts)
+		for _, b := range tk.Bursts {
+			if b.End != EndBlock {
+				continue
+			}
+			st.BlockingPoints++
+			switch b.Wake.Kind {
+			case CauseDependency:
+				st.Dependencies++
+			case CauseTimer:
+				st.Timers++
+			case CauseExternal:
+				st.External++
+			case CauseNever:
+				st.Never++
+			}
+			if b.Wake.Inferred {
+				st.Inferred++
+			}
+		}
+	}
+}

@@ -1,0 +1,38 @@
+package replay
+
+import "github.com/traceview/traceview/trace"
+
+// pingPongWindow: a task preempted by the task it woke at most this many ns
+// before, that gets its CPU back when that task blocks there within this
+// many ns (a quick reply, not independent work), is taken to have waited
+// for it (see pingPong).
+const pingPongWindow = 100_000
+
+// pingPong handles the switch back to task i after the task it woke
+// preempted it: when that task just blocked on the same CPU and handed the
+// CPU straight back, i evidently waited for it (sched-pipe's writer waits
+// for the reader's reply, which it finds ready and so never blocks). The
+// preemption becomes an inferred blocking point of i, ended by the wakee
+// at the end of the burst it just finished; otherwise a faster schedule
+// would let i run ahead of the data it consumes.
+func (x *extractor) pingPong(i int, ev trace.Event) {
+	s := &x.st[i]
+	w := s.pp - 1
+	s.pp = 0
+	ws := &x.st[w]
+	if ev.TID <= 0 || x.byTID[ev.TID] != w || !ws.sleeping || ev.PrevState.Runnable() || s.running ||
+		ev.Time-s.ppAt > pingPongWindow {
+		return
+	}
+	wb := x.m.Tasks[w].Bursts
+	if len(wb) < 2 || wb[len(wb)-2].End != EndBlock {
+		return
+	}
+	x.endBurst(i, EndBlock)
+	ib := x.m.Tasks[i].Bursts
+	ib[len(ib)-2].Wake = Cause{Kind: CauseDependency, Waker: w, Inferred: true}
+	ib[len(ib)-2].Slept = ev.Time - s.ppAt
+	b := &wb[len(wb)-2]
+	b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: i, Block: len(ib) - 2})
+	x.m.Stats.PingPongs++
+}

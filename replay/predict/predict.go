@@ -1,0 +1,97 @@
+package predict
+
+import (
+	"fmt"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
+)
+
+// Simulate runs m under a fresh instance of the policy sp on cfg.CPUs
+// CPUs (0: the model's NrCPUs); cfg is passed to replay.Simulate as it
+// is. Errors: the policy's ("replay: policy SPEC: ..."), then
+// replay.Simulate's (which also begin "replay: ").
+func Simulate(m *replay.Model, sp policies.Spec, cfg replay.Config) (*replay.Result, error) {
+	n := cfg.CPUs
+	if n <= 0 {
+		n = m.NrCPUs
+	}
+	pol, err := sp.New(n)
+	if err != nil {
+		return nil, fmt.Errorf("replay: policy %s: %w", sp, err)
+	}
+	return replay.Simulate(m, pol, cfg)
+}
+
+// Table is the latency table, with percentiles, of an observed or a
+// predicted schedule: a row per command, or per task with perTask.
+func Table(src trace.Source, perTask bool) (*report.LatencyResult, error) {
+	return report.ComputeLatency(src, report.LatencyOptions{PerTask: perTask, Percentiles: true})
+}
+
+// Options say what Predict scores a prediction against and how.
+type Options struct {
+	// Name is the case the checks are of (report.ReplayCheck.Case).
+	Name string
+	// Target is the model whose recorded schedule is the truth: nil for
+	// the simulated model's own recording; another recording of the
+	// what-if for the fidelity suite's pairs.
+	Target *replay.Model
+	// Observed is the latency table of Target's recording (Table, with
+	// PerTask's rows) when the caller has it already; nil: Predict
+	// computes it.
+	Observed *report.LatencyResult
+	// PerTask makes the tables and the checks per task instead of per
+	// command.
+	PerTask bool
+	// KeepEvents keeps the simulated events in Result (to write the
+	// prediction out); else they are dropped once the table is made.
+	KeepEvents bool
+}
+
+// Prediction is one simulated what-if beside the schedule it is scored
+// against.
+type Prediction struct {
+	Policy string         // the policy spec, as policies.Spec.String names it
+	Result *replay.Result // the simulation; Result.Makespan is the predicted makespan in ns
+	// Observed and Predicted are the latency tables of the truth's
+	// recording and of the simulation.
+	Observed, Predicted *report.LatencyResult
+	ObservedMakespan    int64 // ns: Options.Target's (replay.Model.ObservedMakespan)
+	// Checks score Predicted against Observed: report.ScoreReplay, the
+	// makespan first, then by row name.
+	Checks []report.ReplayCheck
+}
+
+// Predict simulates m under sp with cfg (Simulate) and scores the
+// predicted latency table and makespan against the recording of o.Target
+// (m itself when nil). An interrupted simulation (cfg.Progress stopped
+// it) is scored as far as it got; Result.Interrupted says so.
+func Predict(m *replay.Model, sp policies.Spec, cfg replay.Config, o Options) (*Prediction, error) {
+	target := o.Target
+	if target == nil {
+		target = m
+	}
+	p := &Prediction{Policy: sp.String(), Observed: o.Observed, ObservedMakespan: target.ObservedMakespan()}
+	if p.Observed == nil {
+		var err error
+		if p.Observed, err = Table(target.RecordedSource(), o.PerTask); err != nil {
+			return nil, fmt.Errorf("replay: observed latency: %w", err)
+		}
+	}
+	res, err := Simulate(m, sp, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.Result = res
+	if p.Predicted, err = Table(res.Source(), o.PerTask); err != nil {
+		return nil, fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
+	}
+	if !o.KeepEvents {
+		res.DropEvents() // the table is all a prediction needs of them
+	}
+	p.Checks = report.ScoreReplay(o.Name, p.Observed, p.Predicted, p.ObservedMakespan, res.Makespan)
+	return p, nil
+}

@@ -1,0 +1,164 @@
+package replay
+
+// tickHZs are the CONFIG_HZ values Linux offers (kernel/Kconfig.hz).
+var tickHZs = []int{100, 250, 300, 1000}
+
+// tickWindow is the span in ns around the densest 10 µs of the tick
+// phase within which a sched_stat_runtime is taken as the tick's
+// (task_tick_fair -> update_curr): from tickWindow/4 before to 3/4 after.
+// Measured on this project's VM: the tick events of ../shared/traces
+// spread over about 60 µs after the period's start (srv.2cpu: 1440-1500 µs
+// into each 4 ms period on both CPUs; messaging.wk 708-721 µs).
+const tickWindow = 100_000
+
+// inferTick finds the tick rate and phase from the times of the mid-run
+// sched_stat_runtime events: for each CONFIG_HZ value the 10 µs bins of
+// t mod period, the densest 50 µs window, and its excess over an even
+// spread (the score). The lowest HZ scoring at least 80 % of the best
+// wins, if the best window holds at least 20 events and 5 % more than an
+// even spread would; else 0 (unknown).
+func inferTick(ts []int64) (hz int, phase int64) {
+	const bin = 10_000
+	w := 5 // the densest 50 µs decides the HZ
+	// A 250 Hz tick also lies on the 1 ms grid, which then scores almost
+	// as well: take the lowest HZ within 80 % of the best score.
+	type sc struct {
+		score float64
+		phase int64
+	}
+	scores := make([]sc, len(tickHZs))
+	for n, h := range tickHZs {
+		p := int64(1e9) / int64(h)
+		nb := int(p / bin)
+		cnt := make([]int, nb)
+		for _, t := range ts {
+			cnt[int((t%p+p)%p/bin)%nb]++
+		}
+		sum := 0
+		for k := 0; k < w; k++ {
+			sum += cnt[k]
+		}
+		top, at := sum, 0
+		for k := 1; k < nb; k++ {
+			sum += cnt[(k+w-1)%nb] - cnt[k-1]
+			if sum > top {
+				top, at = sum, k
+			}
+		}
+		score := float64(top)/float64(len(ts)) - float64(w)/float64(nb)
+		if top < 20 {
+			score = 0
+		}
+		// The phase: the densest bin of the window.
+		pk := at
+		for k := at; k < at+w; k++ {
+			if cnt[k%nb] > cnt[pk%nb] {
+				pk = k
+			}
+		}
+		scores[n] = sc{score, int64(pk%nb) * bin}
+	}
+	best := 0.0
+	for _, c := range scores {
+		best = max(best, c.score)
+	}
+	if best < 0.05 {
+		return 0, 0
+	}
+	for n, c := range scores {
+		if c.score >= 0.8*best {
+			return tickHZs[n], c.phase
+		}
+	}
+	return 0, 0
+}
+
+// updatePoints infers the tick and keeps the candidate update points that
+// are not the tick's as Burst.Updates.
+func (x *extractor) updatePoints() {
+	m := x.m
+	ts := make([]int64, len(x.cands))
+	for k, c := range x.cands {
+		ts[k] = c.t
+	}
+	m.HZ, m.TickPhase = inferTick(ts)
+	m.Stats.EnqueueUpdates = x.nEnqueue
+	var p int64
+	if m.HZ > 0 {
+		p = int64(1e9) / int64(m.HZ)
+	}
+	for _, c := range x.cands {
+		if p > 0 && ((c.t-m.TickPhase+tickWindow/4)%p+p)%p < tickWindow {
+			m.Stats.TickUpdates++
+			continue
+		}
+		b := &m.Tasks[c.i].Bursts[c.b]
+		if c.off <= 0 || c.off >= b.Len || len(b.Updates) > 0 && b.Updates[len(b.Updates)-1] >= c.off {
+			continue
+		}
+		b.Updates = append(b.Updates, c.off)
+		m.Stats.UpdatePoints++
+	}
+}
+
+// minTimerSamples is how many timer wakeups a task needs before Extract
+// decides from their spread whether they are relative sleeps or absolute.
+const minTimerSamples = 4
+
+// maxRelativeSpread is the largest spread of a task's sleep lengths
+// (median absolute deviation over the median) that still reads as one
+// requested length: a nanosleep(d) loop sleeps d plus the timer slack
+// (50 µs by default, kernel/sys.c PR_SET_TIMERSLACK) and the wakeup
+// latency. Measured on ../shared/traces: massive_intr's 2 ms and 1 ms
+// sleeps spread 0.2-3 %; reqsrv's Poisson arrivals (an absolute
+// clock_nanosleep per request) about 50 %, as an exponential's MAD/median
+// (≈ 0.7) predicts.
+const maxRelativeSpread = 0.25
+
+// absoluteTimers decides, per task, whether its timer wakeups are relative
+// sleeps (nanosleep(d): the sleep length is the invariant, and a late task
+// wakes late) or absolute (clock_nanosleep(TIMER_ABSTIME), a periodic
+// timer, requests arriving at times of their own: the wake time is the
+// invariant, whatever the schedule). A relative sleep makes the sleep
+// lengths steadier than the intervals between wakeups (those also hold the
+// CPU bursts and their delays) and concentrated on the requested length;
+// an absolute one makes the intervals at least as steady as the sleeps
+// (the sleep absorbs the burst before it). Spread is the median absolute
+// deviation, so a few overruns (a periodic loop that missed a period) do
+// not decide. Tasks that fail either test get CauseExternal at the
+// recorded wake time; the others keep CauseTimer.
+func (x *extractor) absoluteTimers() {
+	for i := range x.m.Tasks {
+		bs := x.m.Tasks[i].Bursts
+		var idx []int
+		for k := range bs {
+			if bs[k].End == EndBlock && bs[k].Wake.Kind == CauseTimer {
+				idx = append(idx, k)
+			}
+		}
+		if len(idx) < minTimerSamples {
+			continue
+		}
+		sleeps := make([]int64, len(idx))
+		gaps := make([]int64, 0, len(idx)-1)
+		for n, k := range idx {
+			sleeps[n] = bs[k].Wake.Delay
+			if n > 0 {
+				gaps = append(gaps, bs[k].Wake.At-bs[idx[n-1]].Wake.At)
+			}
+		}
+		ms, dev := mad(sleeps)
+		gm, gdev := mad(gaps)
+		if dev <= gdev && float64(dev) <= maxRelativeSpread*float64(ms) {
+			continue
+		}
+		x.m.Tasks[i].Periodic = float64(gdev) <= maxRelativeSpread*float64(gm)
+		if x.m.Tasks[i].Periodic {
+			x.m.Tasks[i].Period = gm
+		}
+		for _, k := range idx {
+			bs[k].Wake = Cause{Kind: CauseExternal, At: bs[k].Wake.At, Inferred: bs[k].Wake.Inferred}
+			x.m.Stats.AbsoluteTimers++
+		}
+	}
+}

@@ -1,0 +1,263 @@
+package replay
+
+import "fmt"
+
+// Deadline inference constants. MinDeadlineLife: a task must live at
+// least this long (ns) to be taken for a loop bounded by wall-clock time;
+// DeadlineSpread: siblings whose exit times lie within this fraction of
+// their mean lifetime of each other ended at one wall-clock time (hog and
+// massive_intr siblings of ../shared/traces end within 1.1 % of each other;
+// work-bound messaging workers 5-60 %); SpinnerShare: a last burst with at
+// least this share of the task's CPU time makes it a spinner.
+const (
+	MinDeadlineLife = 200_000_000
+	DeadlineSpread  = 0.03
+	SpinnerShare    = 0.8
+)
+
+// untilCand is a task inferUntil may make deadline-bound.
+type untilCand struct {
+	i      int
+	lo, hi int64 // absolute: the deadline lies in (lo, hi]
+}
+
+// loneSpinners makes a spinner with no sibling deadline-bound when a
+// clock-paced task of the workload ends with it: within DeadlineSpread of
+// its lifetime, the last event of a task woken at absolute times
+// (minTimerSamples or more CauseExternal timers, an open-loop generator or
+// a periodic loop) or of a task already inferred deadline-bound. One
+// command's tasks that stop together, one of them paced by the wall clock,
+// share a wall-clock duration: `reqsrv RATE US N 2 & hog 2` ends its
+// arrivals and its spinner 2 s after they start (10 ms apart), where a
+// spinner doing a fixed amount of work ends when its work is done.
+func (x *extractor) loneSpinners(groups map[[2]string][]untilCand) {
+	m := x.m
+	var witness []int
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if !tk.Workload {
+			continue
+		}
+		n := 0
+		for _, b := range tk.Bursts {
+			if b.End == EndBlock && b.Wake.Kind == CauseExternal && !b.Wake.Inferred {
+				n++
+			}
+		}
+		if n >= minTimerSamples || tk.Until == UntilDeadline {
+			witness = append(witness, i)
+		}
+	}
+	for _, g := range groups {
+		if len(g) != 1 || g[0].lo != g[0].hi {
+			continue // siblings decide (inferUntil); only spinners here
+		}
+		tk := &m.Tasks[g[0].i]
+		life := tk.Last - tk.Start
+		for _, w := range witness {
+			d := m.Tasks[w].Last - tk.Last
+			if w != g[0].i && float64(max(d, -d)) <= DeadlineSpread*float64(life) {
+				tk.Until, tk.UntilInferred, tk.Spinner = UntilDeadline, true, true
+				tk.Deadline = g[0].lo - tk.Start
+				break
+			}
+		}
+	}
+}
+
+// spinBurst finds the spin of task tk (Task.Spinner): the index of a
+// burst with at least SpinnerShare of its CPU time after which the task
+// only exits (every later burst short, waking no one: their CPU time
+// together under 1 − SpinnerShare of the total, and the tail's wall time
+// under 1 − SpinnerShare of the task's life: a shell that forks its jobs
+// in one burst and then waits for them does not spin), and the time in ns the
+// spin ended in the recording: the task's last event less the tail's CPU
+// time and sleeps (the tail's waits for the CPU are not known, so the end
+// is an upper bound by at most those). -1 when there is none.
+func spinBurst(tk *Task) (int, int64) {
+	bs := tk.Bursts
+	var total int64
+	for _, b := range bs {
+		total += b.Len
+	}
+	if total <= 0 {
+		return -1, 0
+	}
+	end, tail := tk.Last, int64(0)
+	for k := len(bs) - 1; k >= 0; k-- {
+		if float64(bs[k].Len) >= SpinnerShare*float64(total) {
+			if float64(tk.Last-end) > (1-SpinnerShare)*float64(tk.Last-tk.Start) {
+				return -1, 0 // its work came early and it waited long after: no spin to the end
+			}
+			return k, end
+		}
+		tail += bs[k].Len
+		if len(bs[k].Actions) > 0 || k == 0 || float64(tail) > (1-SpinnerShare)*float64(total) {
+			return -1, 0
+		}
+		end -= bs[k].Len + bs[k-1].Slept
+	}
+	return -1, 0
+}
+
+// inferUntil labels each workload task with how it ends (UntilKind). A
+// task is deadline-bound when it is self-paced (a spinner, or a cycle of
+// CPU bursts and relative timer sleeps with no other task waking it), it
+// exits in the trace after at least MinDeadlineLife, and at least one
+// sibling of the same name and parent does too with exit times within
+// DeadlineSpread of their mean lifetime: the issue's rule "sibling tasks
+// that exit within a few % of the same lifetime with no dependencies
+// between them". A lone self-paced task cannot tell a deadline from its
+// work and keeps the default (work, or count with three or more blocking
+// points); --until overrides either way.
+//
+// The deadline: a spinner checks the clock as it spins, so its exit time
+// is its deadline. A cycle task checks at the top of each cycle: the
+// deadline passed between the start of its last full cycle and the wakeup
+// that began its final burst; siblings share one deadline (their parent's
+// start + duration), so the group's deadline is the midpoint of the
+// intersection of those intervals, or of their union when they do not
+// intersect. Each task's Deadline is relative to its own start.
+func (x *extractor) inferUntil() {
+	m := x.m
+	type cand = untilCand
+	groups := map[[2]string][]cand{}
+	var order [][2]string
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if !tk.Workload {
+			continue
+		}
+		bs := tk.Bursts
+		blocks := 0
+		for _, b := range bs {
+			if b.End == EndBlock {
+				blocks++
+			}
+		}
+		if blocks >= 3 {
+			tk.Until = UntilCount
+		}
+		e := len(bs) - 1
+		if e >= 0 && bs[e].End == EndTrace {
+			// Censored: the capture ended before the task did.
+			tk.Censored = true
+			m.Stats.Censored++
+			if k, _ := spinBurst(tk); k == e && m.End > tk.Start {
+				tk.Until, tk.UntilInferred = UntilDeadline, true
+				tk.Spinner, tk.SpinBurst = true, e
+				tk.Deadline = m.End - tk.Start
+			}
+			continue
+		}
+		if e < 0 || bs[e].End != EndExit || tk.Last-tk.Start < MinDeadlineLife {
+			continue
+		}
+		var total int64
+		for _, b := range bs {
+			total += b.Len
+		}
+		k, spinEnd := spinBurst(tk)
+		spinner := k >= 0
+		// A cycle: relative timer sleeps (or wakeups the trace lost),
+		// at most a tenth of the blocks of another kind, none a dependency, no effect on other tasks
+		// after the first burst (which may fork), and a timer sleep
+		// before the final burst (the cycle repeated past the trace).
+		cycle := e >= 3
+		timers := 0
+		for k := 0; cycle && k < e; k++ {
+			switch {
+			case bs[k].End != EndBlock || bs[k].Wake.Kind == CauseDependency || k > 0 && len(bs[k].Actions) > 0:
+				cycle = false
+			case bs[k].Wake.Kind == CauseTimer || bs[k].Wake.Kind == CauseExternal && bs[k].Wake.Inferred:
+				// An inferred external wakeup of a self-paced task is a
+				// timer whose waking the trace lacks (on this VM nothing is
+				// recorded on an idle CPU 1, its timer interrupts included).
+				timers++
+			}
+		}
+		cycle = cycle && timers*10 >= 9*e
+		tk.Repeat = -1
+		for k := e - 1; cycle && k >= 1; k-- {
+			if bs[k].Wake.Kind == CauseTimer {
+				tk.Repeat = k
+				break
+			}
+		}
+		cycle = cycle && tk.Repeat >= 0
+		var c cand
+		switch {
+		case spinner:
+			c = cand{i: i, lo: spinEnd, hi: spinEnd}
+			tk.Spinner, tk.SpinBurst = true, k
+		case cycle:
+			// The wakeup that began the final burst found the deadline
+			// past; the one before it did not.
+			c = cand{i: i, lo: bs[e-2].Wake.At, hi: bs[e-1].Wake.At}
+		default:
+			continue
+		}
+		key := [2]string{tk.Comm, fmt.Sprint(tk.Parent)}
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], c)
+	}
+	for _, key := range order {
+		g := groups[key]
+		if len(g) < 2 {
+			continue
+		}
+		first, last, life := int64(-1), int64(-1), int64(0)
+		lo, hi := int64(-1), int64(-1)
+		ulo, uhi := int64(-1), int64(-1)
+		for _, c := range g {
+			tk := &m.Tasks[c.i]
+			if first < 0 || tk.Last < first {
+				first = tk.Last
+			}
+			last = max(last, tk.Last)
+			life += tk.Last - tk.Start
+			lo = max(lo, c.lo)
+			if hi < 0 || c.hi < hi {
+				hi = c.hi
+			}
+			if ulo < 0 || c.lo < ulo {
+				ulo = c.lo
+			}
+			uhi = max(uhi, c.hi)
+		}
+		life /= int64(len(g))
+		if float64(last-first) > DeadlineSpread*float64(life) {
+			continue
+		}
+		d := (lo + hi) / 2
+		if lo > hi {
+			d = (ulo + uhi) / 2
+		}
+		for _, c := range g {
+			tk := &m.Tasks[c.i]
+			tk.Until, tk.UntilInferred = UntilDeadline, true
+			tk.Deadline = d - tk.Start
+			if tk.Spinner {
+				tk.Deadline = c.lo - tk.Start
+			}
+		}
+	}
+	x.loneSpinners(groups)
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if !tk.Workload {
+			continue
+		}
+		switch tk.Until {
+		case UntilWork:
+			m.Stats.WorkBound++
+		case UntilCount:
+			m.Stats.CountBound++
+		case UntilDeadline:
+			m.Stats.DeadlineBound++
+			m.Stats.DeadlineInferred++
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package replay
+
+import "path"
+
+// findWorkload finds the traced command (Model.WorkloadRoot): the first
+// task named after the command of the recorder's command line, else
+// guessRoot's pick; and marks its process tree as the workload.
+func (x *extractor) findWorkload() {
+	m := x.m
+	if m.WorkloadRoot < 0 {
+		// The recorder's command line: "perf sched record ... -- CMD ARGS";
+		// the traced command is the first task named after CMD.
+		args := m.Meta.Cmdline
+		for k := 0; k+1 < len(args); k++ {
+			if args[k] != "--" {
+				continue
+			}
+			cmd := path.Base(args[k+1])
+			for i := range m.Tasks {
+				if c := m.Tasks[i].Comm; c == cmd || len(cmd) > 15 && c == cmd[:15] {
+					m.WorkloadRoot = m.Tasks[i].TID
+					m.Tasks[i].Workload = true
+					break
+				}
+			}
+			// CMD may exec another command before any event names it
+			// (taskset -c 0 sh -c ..., nice, chrt, env, timeout): the
+			// traced command is then the first task named after a later
+			// word of the command line.
+			for _, a := range args[k+2:] {
+				if m.WorkloadRoot >= 0 {
+					break
+				}
+				w := path.Base(a)
+				for i := range m.Tasks {
+					if c := m.Tasks[i].Comm; c != "" && (c == w || len(w) > 15 && c == w[:15]) && m.Tasks[i].Init != InitForked {
+						m.WorkloadRoot = m.Tasks[i].TID
+						m.Tasks[i].Workload = true
+						break
+					}
+				}
+			}
+			break
+		}
+	}
+	if m.WorkloadRoot < 0 {
+		x.guessRoot()
+	}
+	// Workload membership through forks (parents precede children).
+	for i := range m.Tasks {
+		if p := m.Tasks[i].Parent; p >= 0 && m.Tasks[p].Workload {
+			m.Tasks[i].Workload = true
+		}
+	}
+}
+
+// guessRoot picks the traced command when the trace does not name it (no
+// recorder fork, no command line, e.g. trace-cmd extract or raw ftrace): the
+// task forked inside the trace, by a task that was not itself forked inside
+// it, whose process tree used the most CPU time.
+func (x *extractor) guessRoot() {
+	m := x.m
+	cpu := make([]int64, len(m.Tasks))
+	for i := len(m.Tasks) - 1; i >= 0; i-- { // children follow parents
+		for _, b := range m.Tasks[i].Bursts {
+			cpu[i] += b.Len
+		}
+		if p := m.Tasks[i].Parent; p >= 0 {
+			cpu[p] += cpu[i]
+		}
+	}
+	best := -1
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.Init != InitForked || tk.Parent < 0 || m.Tasks[tk.Parent].Init == InitForked {
+			continue
+		}
+		if best < 0 || cpu[i] > cpu[best] {
+			best = i
+		}
+	}
+	if best >= 0 {
+		m.WorkloadRoot = m.Tasks[best].TID
+		m.Tasks[best].Workload = true
+	}
+}
