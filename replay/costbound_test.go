@@ -73,7 +73,7 @@ func idleWakeTrace(n int, delay int64) []trace.Event {
 }
 
 // TestMeasuredCostBound: an idle exit measured at 0.5 ms is taken; one
-// measured at 3 ms (above MaxMeasuredCost, as srvn.nice0's 3144.5 µs) is
+// measured at 3 ms (above maxMeasuredCost, as srvn.nice0's 3144.5 µs) is
 // not: Model.IdleExit is 0, Model.Unmeasured says what was measured and
 // the bound, and the model line renders it.
 func TestMeasuredCostBound(t *testing.T) {
@@ -88,7 +88,7 @@ func TestMeasuredCostBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []UnmeasuredCost{{Name: "idle exit", Measured: 3_000_000, Bound: MaxMeasuredCost}}
+	want := []UnmeasuredCost{{Name: "idle exit", Measured: 3_000_000, Bound: maxMeasuredCost}}
 	if m.IdleExit != 0 || !slices.Equal(m.Unmeasured, want) {
 		t.Errorf("3 ms delays: idle exit %d ns, unmeasured %v; want 0 and %v", m.IdleExit, m.Unmeasured, want)
 	}

@@ -32,7 +32,7 @@ func (x *extractor) measureLatencies() {
 	}
 }
 
-// MaxMeasuredCost bounds a cost or latency Extract measures in a trace
+// maxMeasuredCost bounds a cost or latency Extract measures in a trace
 // (Model.IdleExit, WakePreempt, SwitchCost): 1 ms. A context switch costs
 // a few µs, an idle exit or a reschedule IPI tens of µs even in a VM (the
 // largest on ../shared/traces: 30 µs idle exit, 13 µs wakeup preemption
@@ -40,10 +40,10 @@ func (x *extractor) measureLatencies() {
 // (a run preempted again before the wakee got the CPU, a vCPU the
 // hypervisor did not run) or damage (a context switch of 12,265,122 s was
 // measured on a damaged file). It is reported as not measurable.
-const MaxMeasuredCost = int64(1e6)
+const maxMeasuredCost = int64(1e6)
 
 // boundCost returns the measured cost v of name, or 0 (none measured, as
-// when the trace shows no case of it) when v is above MaxMeasuredCost,
+// when the trace shows no case of it) when v is above maxMeasuredCost,
 // recording why in Model.Unmeasured. (Each sample is also bounded by the
 // interval it was measured over, by construction: a run's time charged
 // to no task is at most the run, as checkEvent keeps times in order and
@@ -52,10 +52,10 @@ const MaxMeasuredCost = int64(1e6)
 // plausible costs of undamaged traces: messaging.1cpu's 11.3 µs context
 // switch beside a run of 5.1 µs.)
 func (m *Model) boundCost(name string, v int64) int64 {
-	if v <= MaxMeasuredCost {
+	if v <= maxMeasuredCost {
 		return v
 	}
-	m.Unmeasured = append(m.Unmeasured, UnmeasuredCost{Name: name, Measured: v, Bound: MaxMeasuredCost})
+	m.Unmeasured = append(m.Unmeasured, UnmeasuredCost{Name: name, Measured: v, Bound: maxMeasuredCost})
 	return 0
 }
 

@@ -122,9 +122,9 @@ var (
 	logDependent = [...]int{lfTID, lfPID, lfCurTID, lfCurPID, lfNextPID, lfChildPID}
 )
 
-// maxLogCPU bounds the CPUs whose current task EventLog follows (MaxCPU):
+// maxLogCPU bounds the CPUs whose current task EventLog follows (maxCPU):
 // events of others are encoded without it.
-const maxLogCPU = MaxCPU
+const maxLogCPU = maxCPU
 
 // onCPU returns the task last switched in on cpu, -1 when unknown.
 func onCPU(on []int64, cpu trace.CPU) int64 {

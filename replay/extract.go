@@ -93,7 +93,7 @@ type extractor struct {
 	nEnqueue   int       // candidates left out as an enqueue's
 	byPID      map[trace.PID][]int
 	// maxCPU bounds the CPU numbers an event may carry (checkEvent): the
-	// trace's available CPUs when its header states them, else MaxCPU.
+	// trace's available CPUs when its header states them, else maxCPU.
 	maxCPU trace.CPU
 	t0     int64 // ns, the first event's time (first)
 }
@@ -124,8 +124,8 @@ type preName struct {
 // observed schedule for as-traced replays. Errors are the source's.
 func Extract(src trace.Source) (*Model, error) {
 	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{},
-		maxCPU: MaxCPU}
-	if m := src.Meta(); m != nil && m.NrCPUsAvail > 0 && m.NrCPUsAvail < MaxCPU {
+		maxCPU: maxCPU}
+	if m := src.Meta(); m != nil && m.NrCPUsAvail > 0 && m.NrCPUsAvail < maxCPU {
 		x.maxCPU = trace.CPU(m.NrCPUsAvail)
 	}
 	// Each event waits for the next one before it is taken (settle): an
@@ -177,12 +177,12 @@ func Extract(src trace.Source) (*Model, error) {
 	return x.m, nil
 }
 
-// MaxCPU bounds the CPU numbers Extract takes from a trace whose header
+// maxCPU bounds the CPU numbers Extract takes from a trace whose header
 // does not state its available CPUs: 8192, the largest NR_CPUS Linux
 // builds (x86 CONFIG_MAXSMP, arch/x86/Kconfig v6.18). A larger number is
 // damage; taken as it stands it sized per-CPU tables of billions of
 // entries (a damaged CPU field of 0x36311600 ran out of memory).
-const MaxCPU = 8192
+const maxCPU = 8192
 
 // maxPreTraceRun bounds the run time a task can have had on its CPU before
 // the trace began, as its first sched_stat_runtime reports it: 1 s, over

@@ -25,7 +25,7 @@ const fuzzSteps = 200_000
 // may panic, hang or grow without bound (issue 29 item 3). A simulation
 // may end with ErrNoProgress or a configuration error (more CPUs than
 // can be simulated); one that succeeds gives events in time order, and
-// no measured cost exceeds MaxMeasuredCost. The seeds are small testdata
+// no measured cost exceeds maxMeasuredCost. The seeds are small testdata
 // traces: sched-pipe-mode.data (pipe mode), switch-events.data (file mode,
 // PERF_RECORD_SWITCH) and killed-record.data (perf record killed: no data
 // size in the header). Crashers found are kept in testdata/fuzz/FuzzReplay.
@@ -63,8 +63,8 @@ func FuzzReplay(f *testing.F) {
 		if err != nil || len(m.Tasks) == 0 {
 			return
 		}
-		if m.IdleExit > MaxMeasuredCost || m.WakePreempt > MaxMeasuredCost || m.SwitchCost > MaxMeasuredCost {
-			t.Fatalf("measured costs above %d ns: idle exit %d, wakeup preemption %d, context switch %d", MaxMeasuredCost, m.IdleExit, m.WakePreempt, m.SwitchCost)
+		if m.IdleExit > maxMeasuredCost || m.WakePreempt > maxMeasuredCost || m.SwitchCost > maxMeasuredCost {
+			t.Fatalf("measured costs above %d ns: idle exit %d, wakeup preemption %d, context switch %d", maxMeasuredCost, m.IdleExit, m.WakePreempt, m.SwitchCost)
 		}
 		for _, p := range []string{"eevdf", "cfs"} {
 			specs, err := policies.ParseSpecs(p)

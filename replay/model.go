@@ -417,7 +417,7 @@ func (s ModelStats) InferredShare() float64 {
 }
 
 // UnmeasuredCost is a cost Extract measured beyond what the trace can
-// show (boundCost): Measured ns, above Bound ns (MaxMeasuredCost). The
+// show (boundCost): Measured ns, above Bound ns (maxMeasuredCost). The
 // model's cost is 0 instead (the simulator charges none).
 type UnmeasuredCost struct {
 	Name     string `json:"name"`

@@ -347,7 +347,7 @@ func TestRuntimeBeforeFirstSwitch(t *testing.T) {
 // TestLoneSpinnerBesideClock: a workload spinner without siblings (one
 // burst from 0 to 2.000 s, then exit) and a generator woken at absolute
 // times five times, last seen at 2.010 s: they end 10 ms apart, 0.5 % of
-// the spinner's 2 s life (within DeadlineSpread, 3 %), so the spinner is
+// the spinner's 2 s life (within deadlineSpread, 3 %), so the spinner is
 // deadline-bound with a 2 s deadline. With the generator last seen at
 // 2.200 s (10 %) it stays as it was.
 func TestLoneSpinnerBesideClock(t *testing.T) {
@@ -373,7 +373,7 @@ func TestLoneSpinnerBesideClock(t *testing.T) {
 
 // TestSpinBurstTail: a hog that spins 1.4 s, then blocks 50 µs printing
 // its result and runs 0.1 ms to exit (last event at 2.0 s) is a spinner:
-// its spin is burst 1 (1.4 s of 1.4003 s total, over SpinnerShare), the
+// its spin is burst 1 (1.4 s of 1.4003 s total, over spinnerShare), the
 // tail after it 0.1 ms of CPU, and the spin ended at 2.0 s − 0.1 ms − 50 µs
 // = 1.99985 s. With the tail waking another task it is not one (the exit
 // does more than exit); nor is a task whose biggest burst holds under 80 %.

@@ -27,12 +27,12 @@ func extractFile(t testing.TB, path string) *Model {
 	return m
 }
 
-// TestStillDecisionsMeasured measures what MaxStillDecisions and
+// TestStillDecisionsMeasured measures what maxStillDecisions and
 // StepsPerEvent rest on: the most scheduling decisions a simulation of a
 // real trace takes at one instant, and its steps per recorded event and
 // burst, under eevdf and cfs, on testdata/traces (and on the shared
 // recordings too when TRACEVIEW_SHARED_TRACES names their directory). It
-// fails when a trace comes within a factor 100 of MaxStillDecisions or
+// fails when a trace comes within a factor 100 of maxStillDecisions or
 // within a factor 4 of StepsPerEvent.
 func TestStillDecisionsMeasured(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/traces/*.perf.data")
@@ -66,9 +66,9 @@ func TestStillDecisionsMeasured(t *testing.T) {
 		}
 	}
 	t.Logf("most: %d decisions at one instant, %.2f steps an event or burst", maxStill, maxRatio)
-	if maxStill*100 > MaxStillDecisions || maxRatio*4 > StepsPerEvent {
-		t.Errorf("most %d decisions at one instant, %.2f steps an event: within a factor 100 of MaxStillDecisions (%d) or 4 of StepsPerEvent (%d)",
-			maxStill, maxRatio, MaxStillDecisions, StepsPerEvent)
+	if maxStill*100 > maxStillDecisions || maxRatio*4 > StepsPerEvent {
+		t.Errorf("most %d decisions at one instant, %.2f steps an event: within a factor 100 of maxStillDecisions (%d) or 4 of StepsPerEvent (%d)",
+			maxStill, maxRatio, maxStillDecisions, StepsPerEvent)
 	}
 }
 

@@ -145,7 +145,7 @@ type sim struct {
 	ptimers   []func()
 	// nbursts is the model's bursts (stepBudget); steps the queue events
 	// run and maxStill the most decisions at one instant (measured for
-	// MaxStillDecisions and StepsPerEvent).
+	// maxStillDecisions and StepsPerEvent).
 	nbursts  int
 	steps    int64
 	maxStill int64
@@ -337,7 +337,7 @@ func (s *sim) run() error {
 		} else if still = s.stats.Decisions - decisions; still > s.maxStill {
 			s.maxStill = still
 		}
-		if still > MaxStillDecisions {
+		if still > maxStillDecisions {
 			return fmt.Errorf("replay: %w: %d scheduling decisions at %s without simulated time advancing (%s); the model is inconsistent, most likely from a damaged trace",
 				ErrNoProgress, still, s.at(), s.who(e))
 		}
@@ -376,19 +376,19 @@ func (s *sim) run() error {
 }
 
 // ErrNoProgress is wrapped by Simulate's error when a simulation stops
-// because it makes no progress: MaxStillDecisions decisions without
+// because it makes no progress: maxStillDecisions decisions without
 // simulated time advancing, or more steps than the model's size allows
 // (stepBudget).
 var ErrNoProgress = errors.New("simulation makes no progress")
 
-// MaxStillDecisions bounds the scheduling decisions a simulation may take
+// maxStillDecisions bounds the scheduling decisions a simulation may take
 // without its clock advancing: 100,000. Decisions at one instant come
 // from wakeups, forks and preemptions that land together and from
 // zero-length bursts; the most measured on ../shared/traces and
 // testdata/traces under eevdf and cfs is 3 (TestStillDecisionsMeasured),
 // so a run of this many is a loop (a model whose bursts take no time and
 // wake each other forever), stopped with an error naming the task and time.
-const MaxStillDecisions = 100_000
+const maxStillDecisions = 100_000
 
 // StepsPerEvent and MinSteps bound the steps (events of the simulator's
 // queue: starts, run ends, timers, reschedules, ticks) a simulation may

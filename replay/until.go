@@ -2,17 +2,17 @@ package replay
 
 import "fmt"
 
-// Deadline inference constants. MinDeadlineLife: a task must live at
+// Deadline inference constants. minDeadlineLife: a task must live at
 // least this long (ns) to be taken for a loop bounded by wall-clock time;
-// DeadlineSpread: siblings whose exit times lie within this fraction of
+// deadlineSpread: siblings whose exit times lie within this fraction of
 // their mean lifetime of each other ended at one wall-clock time (hog and
 // massive_intr siblings of ../shared/traces end within 1.1 % of each other;
-// work-bound messaging workers 5-60 %); SpinnerShare: a last burst with at
+// work-bound messaging workers 5-60 %); spinnerShare: a last burst with at
 // least this share of the task's CPU time makes it a spinner.
 const (
-	MinDeadlineLife = 200_000_000
-	DeadlineSpread  = 0.03
-	SpinnerShare    = 0.8
+	minDeadlineLife = 200_000_000
+	deadlineSpread  = 0.03
+	spinnerShare    = 0.8
 )
 
 // untilCand is a task inferUntil may make deadline-bound.
@@ -22,7 +22,7 @@ type untilCand struct {
 }
 
 // loneSpinners makes a spinner with no sibling deadline-bound when a
-// clock-paced task of the workload ends with it: within DeadlineSpread of
+// clock-paced task of the workload ends with it: within deadlineSpread of
 // its lifetime, the last event of a task woken at absolute times
 // (minTimerSamples or more CauseExternal timers, an open-loop generator or
 // a periodic loop) or of a task already inferred deadline-bound. One
@@ -56,7 +56,7 @@ func (x *extractor) loneSpinners(groups map[[2]string][]untilCand) {
 		life := tk.Last - tk.Start
 		for _, w := range witness {
 			d := m.Tasks[w].Last - tk.Last
-			if w != g[0].i && float64(max(d, -d)) <= DeadlineSpread*float64(life) {
+			if w != g[0].i && float64(max(d, -d)) <= deadlineSpread*float64(life) {
 				tk.Until, tk.UntilInferred, tk.Spinner = UntilDeadline, true, true
 				tk.Deadline = g[0].lo - tk.Start
 				break
@@ -66,10 +66,10 @@ func (x *extractor) loneSpinners(groups map[[2]string][]untilCand) {
 }
 
 // spinBurst finds the spin of task tk (Task.Spinner): the index of a
-// burst with at least SpinnerShare of its CPU time after which the task
+// burst with at least spinnerShare of its CPU time after which the task
 // only exits (every later burst short, waking no one: their CPU time
-// together under 1 − SpinnerShare of the total, and the tail's wall time
-// under 1 − SpinnerShare of the task's life: a shell that forks its jobs
+// together under 1 − spinnerShare of the total, and the tail's wall time
+// under 1 − spinnerShare of the task's life: a shell that forks its jobs
 // in one burst and then waits for them does not spin), and the time in ns the
 // spin ended in the recording: the task's last event less the tail's CPU
 // time and sleeps (the tail's waits for the CPU are not known, so the end
@@ -85,14 +85,14 @@ func spinBurst(tk *Task) (int, int64) {
 	}
 	end, tail := tk.Last, int64(0)
 	for k := len(bs) - 1; k >= 0; k-- {
-		if float64(bs[k].Len) >= SpinnerShare*float64(total) {
-			if float64(tk.Last-end) > (1-SpinnerShare)*float64(tk.Last-tk.Start) {
+		if float64(bs[k].Len) >= spinnerShare*float64(total) {
+			if float64(tk.Last-end) > (1-spinnerShare)*float64(tk.Last-tk.Start) {
 				return -1, 0 // its work came early and it waited long after: no spin to the end
 			}
 			return k, end
 		}
 		tail += bs[k].Len
-		if len(bs[k].Actions) > 0 || k == 0 || float64(tail) > (1-SpinnerShare)*float64(total) {
+		if len(bs[k].Actions) > 0 || k == 0 || float64(tail) > (1-spinnerShare)*float64(total) {
 			return -1, 0
 		}
 		end -= bs[k].Len + bs[k-1].Slept
@@ -103,9 +103,9 @@ func spinBurst(tk *Task) (int, int64) {
 // inferUntil labels each workload task with how it ends (UntilKind). A
 // task is deadline-bound when it is self-paced (a spinner, or a cycle of
 // CPU bursts and relative timer sleeps with no other task waking it), it
-// exits in the trace after at least MinDeadlineLife, and at least one
+// exits in the trace after at least minDeadlineLife, and at least one
 // sibling of the same name and parent does too with exit times within
-// DeadlineSpread of their mean lifetime: the issue's rule "sibling tasks
+// deadlineSpread of their mean lifetime: the issue's rule "sibling tasks
 // that exit within a few % of the same lifetime with no dependencies
 // between them". A lone self-paced task cannot tell a deadline from its
 // work and keeps the default (work, or count with three or more blocking
@@ -150,7 +150,7 @@ func (x *extractor) inferUntil() {
 			}
 			continue
 		}
-		if e < 0 || bs[e].End != EndExit || tk.Last-tk.Start < MinDeadlineLife {
+		if e < 0 || bs[e].End != EndExit || tk.Last-tk.Start < minDeadlineLife {
 			continue
 		}
 		var total int64
@@ -228,7 +228,7 @@ func (x *extractor) inferUntil() {
 			uhi = max(uhi, c.hi)
 		}
 		life /= int64(len(g))
-		if float64(last-first) > DeadlineSpread*float64(life) {
+		if float64(last-first) > deadlineSpread*float64(life) {
 			continue
 		}
 		d := (lo + hi) / 2
