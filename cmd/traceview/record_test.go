@@ -356,19 +356,47 @@ func TestRecordStacks(t *testing.T) {
 	}
 	dir := t.TempDir()
 	tv := filepath.Join(dir, "g.tv")
-	if _, stderr, code := runCLI(t, "record", "--stacks", "-o", tv, "--", "perf", "bench", "sched", "pipe", "-l", "200"); code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
+	var stacks []trace.Stack
+	var evs []trace.Event
+	var pipeRead, schedule int64
+	// One capture, or two: on a loaded machine (the suite's own packages
+	// testing beside it on 2 CPUs) a capture now and then holds no blocked
+	// time of sched-pipe (seen once in a CI run and once in a new-user
+	// pass, 0 of 4 runs alone); the second is the verdict.
+	for attempt := 1; ; attempt++ {
+		if _, stderr, code := runCLI(t, "record", "--stacks", "-o", tv, "--", "perf", "bench", "sched", "pipe", "-l", "200"); code != 0 {
+			t.Fatalf("record: exit %d: %s", code, stderr)
+		}
+		src, err := trace.Open(tv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err = trace.ReadAll(src)
+		src.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stacks = src.Meta().Stacks
+		p, _ := exportPprof(t, "-i", tv)
+		pipeRead, schedule = 0, 0
+		for _, s := range p.Sample {
+			if len(s.Value) < 5 || s.Value[3] == 0 || s.Location[len(s.Location)-1].Line[0].Function.Name != "comm sched-pipe" {
+				continue
+			}
+			for _, l := range s.Location {
+				switch name := l.Line[0].Function.Name; {
+				case strings.HasSuffix(name, "pipe_read"):
+					pipeRead += s.Value[3]
+				case name == "__schedule":
+					schedule += s.Value[3]
+				}
+			}
+		}
+		if pipeRead > 0 && schedule >= pipeRead || attempt == 2 {
+			break
+		}
+		t.Logf("capture %d: sched-pipe blocked %d ns in *pipe_read, %d ns in __schedule; capturing again", attempt, pipeRead, schedule)
 	}
-	src, err := trace.Open(tv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := trace.ReadAll(src)
-	src.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stacks := src.Meta().Stacks
 	kernel, sched := 0, 0
 	for _, s := range stacks {
 		if len(s.Frames) > 0 && s.Frames[0].Kernel {
@@ -396,21 +424,6 @@ func TestRecordStacks(t *testing.T) {
 	}
 	if withStack*10 < switches*9 {
 		t.Errorf("%d of %d switch-outs of tasks carry a stack", withStack, switches)
-	}
-	p, _ := exportPprof(t, "-i", tv)
-	var pipeRead, schedule int64
-	for _, s := range p.Sample {
-		if len(s.Value) < 5 || s.Value[3] == 0 || s.Location[len(s.Location)-1].Line[0].Function.Name != "comm sched-pipe" {
-			continue
-		}
-		for _, l := range s.Location {
-			switch name := l.Line[0].Function.Name; {
-			case strings.HasSuffix(name, "pipe_read"):
-				pipeRead += s.Value[3]
-			case name == "__schedule":
-				schedule += s.Value[3]
-			}
-		}
 	}
 	if pipeRead == 0 || schedule < pipeRead {
 		t.Errorf("sched-pipe blocked %d ns in *pipe_read, %d ns in __schedule; want both, __schedule above", pipeRead, schedule)
