@@ -98,10 +98,10 @@ type UntilOverride struct {
 type Config struct {
 	CPUs int // simulated CPUs (0: the model's)
 	HZ   int // scheduler tick rate (0: 250, CONFIG_HZ of the recording kernel)
-	// CtxSwitch is ns a CPU spends switching tasks before the next one
-	// runs; -1 (DefaultConfig) uses Model.SwitchCost, the switch time the
+	// ContextSwitchCost is ns a CPU spends switching tasks before the next one
+	// runs; -1 (DefaultConfig) uses Model.ContextSwitchCost, the switch time the
 	// trace shows was charged to no task (bursts contain the rest).
-	CtxSwitch int64
+	ContextSwitchCost int64
 	// Migration is the cache-cold penalty in ns added when a task runs on
 	// another CPU than last time.
 	Migration int64
@@ -114,23 +114,23 @@ type Config struct {
 	// DecisionCost is ns per scheduling decision; ScanCost ns per entry a
 	// policy scans (policies.DecisionCoster).
 	DecisionCost, ScanCost int64
-	// RemoteWake is the extra CPU time in ns a waker spends on a wakeup
+	// RemoteWakeupCost is the extra CPU time in ns a waker spends on a wakeup
 	// that lands on another CPU; -1 (DefaultConfig) uses
-	// Model.RemoteWakeCost, measured in the trace.
-	RemoteWake int64
-	// RemoteWoken is the extra CPU time in ns a task spends in a burst
+	// Model.RemoteWakeupCost, measured in the trace.
+	RemoteWakeupCost int64
+	// RemoteWakeeCost is the extra CPU time in ns a task spends in a burst
 	// that a task on another CPU woke it for; -1 (DefaultConfig) uses
-	// Model.RemoteWokenCost, measured in the trace.
-	RemoteWoken int64
-	// IdleStart is the extra CPU time in ns a burst costs when it starts
+	// Model.RemoteWakeeCost, measured in the trace.
+	RemoteWakeeCost int64
+	// IdleStartCost is the extra CPU time in ns a burst costs when it starts
 	// on an idle CPU; -1 (DefaultConfig) uses Model.IdleStartCost.
-	IdleStart int64
+	IdleStartCost int64
 	// ColdSwitch is the ns a switched-in task spends refilling a cache
 	// that lost its whole working set; CacheTasks how many other tasks'
 	// runs evict it (the cache size over a task's footprint). A task
 	// switched in after k other switches on its CPU pays ColdSwitch ×
 	// min(k, CacheTasks) / CacheTasks (one that last ran on another CPU, or
-	// never, pays it all), on top of CtxSwitch. 0 (the default) charges
+	// never, pays it all), on top of ContextSwitchCost. 0 (the default) charges
 	// nothing.
 	ColdSwitch, CacheTasks int64
 	Overrides              []Override
@@ -164,10 +164,10 @@ const ProgressSteps = 1 << 15
 
 // DefaultConfig returns the defaults described on Config.
 func DefaultConfig() Config {
-	return Config{HZ: 250, IdleExit: -1, WakePreempt: -1, CtxSwitch: -1, RemoteWake: -1, RemoteWoken: -1, IdleStart: -1}
+	return Config{HZ: 250, IdleExit: -1, WakePreempt: -1, ContextSwitchCost: -1, RemoteWakeupCost: -1, RemoteWakeeCost: -1, IdleStartCost: -1}
 }
 
-// MaxCost bounds every cost and latency of a Config (CtxSwitch, Migration,
+// MaxCost bounds every cost and latency of a Config (ContextSwitchCost, Migration,
 // IdleExit, WakePreempt, DecisionCost, ScanCost): 1 s in ns. Measured
 // context-switch costs are a few µs and scheduling decisions well under
 // one; a cost of seconds per switch or decision is a typo, and a simulated
@@ -183,11 +183,11 @@ func (c *Config) Check() error {
 		name     string
 		v        int64
 		measured bool
-	}{{"context-switch cost", c.CtxSwitch, true}, {"migration cost", c.Migration, false},
+	}{{"context-switch cost", c.ContextSwitchCost, true}, {"migration cost", c.Migration, false},
 		{"idle-exit latency", c.IdleExit, true}, {"wakeup-preemption latency", c.WakePreempt, true},
 		{"decision cost", c.DecisionCost, false}, {"scan cost", c.ScanCost, false},
-		{"remote-wakeup cost", c.RemoteWake, true},
-		{"remote-wakee cost", c.RemoteWoken, true}, {"idle-start cost", c.IdleStart, true}, {"cold-switch cost", c.ColdSwitch, false}} {
+		{"remote-wakeup cost", c.RemoteWakeupCost, true},
+		{"remote-wakee cost", c.RemoteWakeeCost, true}, {"idle-start cost", c.IdleStartCost, true}, {"cold-switch cost", c.ColdSwitch, false}} {
 		if (f.v < 0 && !(f.measured && f.v == -1)) || f.v > MaxCost {
 			return fmt.Errorf("replay: %s %d ns: want 0..%d ns (1 s)", f.name, f.v, MaxCost)
 		}

@@ -20,7 +20,7 @@ func TestSimulateRejectsHugeCosts(t *testing.T) {
 		{func(c *Config) { c.DecisionCost = 3600e9 }, "decision cost 3600000000000 ns"},
 		{func(c *Config) { c.ScanCost = MaxCost + 1 }, "scan cost 1000000001 ns"},
 		{func(c *Config) { c.Migration = -1 }, "migration cost -1 ns"},
-		{func(c *Config) { c.CtxSwitch = -2 }, "context-switch cost -2 ns"},
+		{func(c *Config) { c.ContextSwitchCost = -2 }, "context-switch cost -2 ns"},
 		{func(c *Config) { c.IdleExit = 2e9 }, "idle-exit latency"},
 		{func(c *Config) { c.WakePreempt = 2e9 }, "wakeup-preemption latency"},
 	} {

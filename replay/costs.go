@@ -6,16 +6,16 @@ import (
 )
 
 // measureCosts measures the extra CPU time of a remote wakeup for the
-// waker (measureWakeCost) and the wakee (measureWokenCost), and of a burst
-// started on a CPU just out of idle (measureIdleCost).
+// waker (measureWakeupCost) and the wakee (measureWakeeCost), and of a burst
+// started on a CPU just out of idle (measureIdleStartCost).
 func (x *extractor) measureCosts() {
 	m := x.m
 	// The three measurements only read the tasks: they run at once.
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); m.RemoteWakeCost, m.WakeCostSamples = measureWakeCost(m.Tasks) }()
-	go func() { defer wg.Done(); m.RemoteWokenCost, m.WokenCostSamples = measureWokenCost(m.Tasks) }()
-	m.IdleStartCost, m.IdleCostSamples = measureIdleCost(m.Tasks)
+	go func() { defer wg.Done(); m.RemoteWakeupCost, m.WakeupCostSamples = measureWakeupCost(m.Tasks) }()
+	go func() { defer wg.Done(); m.RemoteWakeeCost, m.WakeeCostSamples = measureWakeeCost(m.Tasks) }()
+	m.IdleStartCost, m.IdleStartCostSamples = measureIdleStartCost(m.Tasks)
 	wg.Wait()
 }
 
@@ -28,12 +28,12 @@ func (x *extractor) measureLatencies() {
 	m.IdleExit = m.boundCost("idle exit", median(x.idle))
 	m.WakePreempt = m.boundCost("wakeup preemption", median(x.preempt))
 	if x.sawRT && x.ovN > 0 && x.ovSum > 0 {
-		m.SwitchCost = m.boundCost("context switch", x.ovSum/x.ovN)
+		m.ContextSwitchCost = m.boundCost("context switch", x.ovSum/x.ovN)
 	}
 }
 
 // maxMeasuredCost bounds a cost or latency Extract measures in a trace
-// (Model.IdleExit, WakePreempt, SwitchCost): 1 ms. A context switch costs
+// (Model.IdleExit, WakePreempt, ContextSwitchCost): 1 ms. A context switch costs
 // a few µs, an idle exit or a reschedule IPI tens of µs even in a VM (the
 // largest on ../shared/traces: 30 µs idle exit, 13 µs wakeup preemption
 // on messaging.2cpu); a median or mean above 1 ms measures something else
@@ -60,12 +60,12 @@ func (m *Model) boundCost(name string, v int64) int64 {
 }
 
 // minWakeCostSamples is how many bursts of one task with the same number
-// of wakeups and the same number of them remote measureWakeCost needs
+// of wakeups and the same number of them remote measureWakeupCost needs
 // before it compares their lengths: a median of fewer is noise.
 const minWakeCostSamples = 8
 
 // maxWakeCostSpread is the largest spread (median absolute deviation over
-// the median) of a group of bursts measureWakeCost compares: bursts that
+// the median) of a group of bursts measureWakeupCost compares: bursts that
 // vary more than that do varying work, and their difference says nothing
 // about the wakeup. The 0.5 is twice maxRelativeSpread (what still reads as
 // one requested sleep length); on ../shared/traces reqsrv's generator
@@ -76,13 +76,13 @@ const maxWakeCostSpread = 0.5
 // maxRemoteWakeCost bounds a plausible cross-CPU wakeup cost: 100 µs. A
 // reschedule IPI costs about 1-5 µs on bare metal and tens of µs in a VM
 // (an exit to the hypervisor and an injected interrupt; 24 µs measured on
-// this VM, see measureWakeCost); a larger difference between two groups
+// this VM, see measureWakeupCost); a larger difference between two groups
 // of bursts means they do different work (pipeline.2cpu: frame bursts that
 // wake the next stage remotely against short hand-offs), not a costlier
 // wakeup.
 const maxRemoteWakeCost = 100_000
 
-// measureWakeCost estimates the extra CPU time a cross-CPU wakeup costs its
+// measureWakeupCost estimates the extra CPU time a cross-CPU wakeup costs its
 // waker, from the trace alone. Within one task, bursts that end by
 // blocking and send the same number k of wakeups do about the same work
 // (a generator writing one request, a sender writing to its receivers);
@@ -96,7 +96,7 @@ const maxRemoteWakeCost = 100_000
 // Measured on ../shared/traces: reqsrv's generator (srv.2cpu) bursts with
 // one local wakeup last 22 µs, with one remote 46 µs. Returns the cost in
 // ns (0 when not positive) and the bursts it rests on (0: not measurable).
-func measureWakeCost(tasks []Task) (cost int64, samples int) {
+func measureWakeupCost(tasks []Task) (cost int64, samples int) {
 	return measureSlope(tasks, maxWakeCostSpread, func(b *Burst) (group, x int, ok bool) {
 		k, r := wakesSent(b)
 		return k, r, k > 0
@@ -117,11 +117,11 @@ func wakesSent(b *Burst) (k, r int) {
 	return k, r
 }
 
-// measureWokenCost estimates the extra CPU time a task spends in a burst
+// measureWakeeCost estimates the extra CPU time a task spends in a burst
 // that another task woke from another CPU rather than its own: what the
 // waker wrote (a request in a pipe, a message) and the wakee's own state
 // reach it through another CPU's cache, and in a VM through the
-// hypervisor's delivery of the wakeup. As in measureWakeCost, within one
+// hypervisor's delivery of the wakeup. As in measureWakeupCost, within one
 // task bursts that end by blocking and send the same wakeups (k, r) do
 // about the same work; the medians of those woken remotely and those woken
 // locally (Burst.WokenRemote) give a slope, and the estimate is the
@@ -137,7 +137,7 @@ func wakesSent(b *Burst) (k, r int) {
 // ../shared/traces: reqsrv's workers on srv.2cpu serve one request in
 // 215-220 µs woken from their own CPU, 267-271 µs woken from the other.
 // Returns the cost in ns (0 when not positive) and the bursts it rests on.
-func measureWokenCost(tasks []Task) (cost int64, samples int) {
+func measureWakeeCost(tasks []Task) (cost int64, samples int) {
 	return measureSlope(tasks, maxRelativeSpread, func(b *Burst) (group, x int, ok bool) {
 		if !b.WokenBy {
 			return 0, 0, false
@@ -164,11 +164,11 @@ func measureWokenCost(tasks []Task) (cost int64, samples int) {
 // no longer (the lead's measurements of 2026-12-02).
 const idleWarmup = 100_000
 
-// measureIdleCost estimates the extra CPU time a burst costs when it
+// measureIdleStartCost estimates the extra CPU time a burst costs when it
 // starts on a CPU that left idle less than idleWarmup before, rather than
 // on one busy for longer: the idle CPU's caches and TLB have gone cold
 // meanwhile (in a VM the halted vCPU's physical CPU ran other work), and
-// the first work after it pays to refill them. As in measureWakeCost, bursts of one task that end by
+// the first work after it pays to refill them. As in measureWakeupCost, bursts of one task that end by
 // blocking, send the same wakeups (k, r) and were woken from the same side
 // do about the same work; the medians of those that started from idle
 // (Burst.FromIdle) and those that did not give a slope. Measured on this
@@ -177,7 +177,7 @@ const idleWarmup = 100_000
 // generator's bursts that wake one worker last 18.7 µs after another task
 // and 25.9 µs from idle, 7.2 µs over 2926 bursts in all. Returns the cost
 // in ns (0 when not positive) and the bursts it rests on.
-func measureIdleCost(tasks []Task) (cost int64, samples int) {
+func measureIdleStartCost(tasks []Task) (cost int64, samples int) {
 	return measureSlope(tasks, maxRelativeSpread, func(b *Burst) (group, x int, ok bool) {
 		k, r := wakesSent(b)
 		w := 0
@@ -191,8 +191,8 @@ func measureIdleCost(tasks []Task) (cost int64, samples int) {
 	})
 }
 
-// measureSlope is the estimator behind measureWakeCost and
-// measureWokenCost: class maps a burst that ends by blocking to a group
+// measureSlope is the estimator behind measureWakeupCost and
+// measureWakeeCost: class maps a burst that ends by blocking to a group
 // of bursts of like work and a count x of the costly events in it. Per
 // task and group, the medians of the burst lengths at the smallest and the
 // largest x seen (each with minWakeCostSamples bursts or more and a spread,

@@ -34,7 +34,7 @@ func (m *Model) WriteText(w io.Writer) error {
 	fmt.Fprintf(b, "model: %d tasks, %d CPUs, span %d ns, tick %d Hz phase %d ns, workload root tid %d\n",
 		len(m.Tasks), m.NrCPUs, m.End-m.Start, m.HZ, m.TickPhase, m.WorkloadRoot)
 	fmt.Fprintf(b, "costs: idle exit %d, wakeup preemption %d, context switch %d, remote wakeup %d (%d samples) / wakee %d (%d samples), idle start %d (%d samples)\n",
-		m.IdleExit, m.WakePreempt, m.SwitchCost, m.RemoteWakeCost, m.WakeCostSamples, m.RemoteWokenCost, m.WokenCostSamples, m.IdleStartCost, m.IdleCostSamples)
+		m.IdleExit, m.WakePreempt, m.ContextSwitchCost, m.RemoteWakeupCost, m.WakeupCostSamples, m.RemoteWakeeCost, m.WakeeCostSamples, m.IdleStartCost, m.IdleStartCostSamples)
 	for _, u := range m.Unmeasured {
 		fmt.Fprintf(b, "unmeasured: %s measured %d bound %d\n", u.Name, u.Measured, u.Bound)
 	}

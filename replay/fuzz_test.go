@@ -63,8 +63,8 @@ func FuzzReplay(f *testing.F) {
 		if err != nil || len(m.Tasks) == 0 {
 			return
 		}
-		if m.IdleExit > maxMeasuredCost || m.WakePreempt > maxMeasuredCost || m.SwitchCost > maxMeasuredCost {
-			t.Fatalf("measured costs above %d ns: idle exit %d, wakeup preemption %d, context switch %d", maxMeasuredCost, m.IdleExit, m.WakePreempt, m.SwitchCost)
+		if m.IdleExit > maxMeasuredCost || m.WakePreempt > maxMeasuredCost || m.ContextSwitchCost > maxMeasuredCost {
+			t.Fatalf("measured costs above %d ns: idle exit %d, wakeup preemption %d, context switch %d", maxMeasuredCost, m.IdleExit, m.WakePreempt, m.ContextSwitchCost)
 		}
 		for _, p := range []string{"eevdf", "cfs"} {
 			specs, err := policies.ParseSpecs(p)

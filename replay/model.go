@@ -66,7 +66,7 @@ type Action struct {
 	Kind   ActionKind
 	// Remote is true when the recorded wakeup put Target on another CPU
 	// than the waker's (ActWake): the waker paid for a cross-CPU wakeup
-	// (see Model.RemoteWakeCost).
+	// (see Model.RemoteWakeupCost).
 	Remote bool
 }
 
@@ -82,7 +82,7 @@ type Burst struct {
 	// WokenBy is true when another task of the trace woke the task for
 	// this burst (a CauseDependency wakeup that is not inferred from a
 	// preemption); WokenRemote when that waker ran on another CPU than the
-	// one the wakeup put the task on (see Model.RemoteWokenCost).
+	// one the wakeup put the task on (see Model.RemoteWakeeCost).
 	WokenBy, WokenRemote bool
 	Wake                 Cause // EndBlock: what ends the block after this burst
 	// Observed: ns the task slept after this burst in the trace (EndBlock
@@ -254,37 +254,37 @@ type Model struct {
 	// switch-in of the woken task when it preempted the running task
 	// there (resched IPI, return to user mode), likewise measured.
 	WakePreempt int64
-	// SwitchCost is the mean CPU time in ns per run that the kernel
+	// ContextSwitchCost is the mean CPU time in ns per run that the kernel
 	// charged to no task: the time between a task's recorded switch-in and
 	// switch-out minus the sched_stat_runtime charged to it meanwhile (the
 	// context switch itself). 0 when the trace has no sched_stat_runtime
 	// (bursts then include it) or the runtime covers the switches.
-	SwitchCost int64
-	// RemoteWakeCost is the extra CPU time in ns a waker spends when the
+	ContextSwitchCost int64
+	// RemoteWakeupCost is the extra CPU time in ns a waker spends when the
 	// task it wakes is enqueued on another CPU rather than its own (the
 	// reschedule IPI and the remote runqueue's cache lines; in a VM the
 	// IPI exits to the hypervisor), measured in the trace by
-	// measureWakeCost. The simulator charges it, or gives it back, when a
+	// measureWakeupCost. The simulator charges it, or gives it back, when a
 	// replayed wakeup lands on another side than the recorded one. 0 when
 	// the trace does not show it.
-	RemoteWakeCost int64
-	// WakeCostSamples is how many bursts the RemoteWakeCost estimate
+	RemoteWakeupCost int64
+	// WakeupCostSamples is how many bursts the RemoteWakeupCost estimate
 	// rests on (0: not measurable in this trace).
-	WakeCostSamples int
-	// RemoteWokenCost is the extra CPU time in ns a task spends in a burst
+	WakeupCostSamples int
+	// RemoteWakeeCost is the extra CPU time in ns a task spends in a burst
 	// that a task on another CPU woke it for, rather than one on its own
-	// (measureWokenCost); the simulator charges it, or gives it back, when
+	// (measureWakeeCost); the simulator charges it, or gives it back, when
 	// a replayed wakeup comes from the other side than the recorded one.
-	// WokenCostSamples is how many bursts it rests on.
-	RemoteWokenCost  int64
-	WokenCostSamples int
+	// WakeeCostSamples is how many bursts it rests on.
+	RemoteWakeeCost  int64
+	WakeeCostSamples int
 	// IdleStartCost is the extra CPU time in ns a burst costs when it
 	// starts on an idle CPU rather than after another task
-	// (measureIdleCost); the simulator charges it, or gives it back, when
+	// (measureIdleStartCost); the simulator charges it, or gives it back, when
 	// a replayed burst starts from the other state than the recorded one.
-	// IdleCostSamples is how many bursts it rests on.
-	IdleStartCost   int64
-	IdleCostSamples int
+	// IdleStartCostSamples is how many bursts it rests on.
+	IdleStartCost        int64
+	IdleStartCostSamples int
 	// WorkloadRoot is the TID of the traced command (the child of the
 	// recorder), -1 when none was found; Workload tasks descend from it.
 	WorkloadRoot trace.TID
@@ -300,7 +300,7 @@ type Model struct {
 	// Pools lists the worker pools inferPools found.
 	Pools []WorkerPool
 	// Unmeasured lists the costs the trace measured beyond what it can
-	// show (boundCost); IdleExit, WakePreempt or SwitchCost is 0 instead.
+	// show (boundCost); IdleExit, WakePreempt or ContextSwitchCost is 0 instead.
 	Unmeasured []UnmeasuredCost
 	Stats      ModelStats
 }

@@ -68,8 +68,8 @@ func TestExtractPingPongAndSwitchCost(t *testing.T) {
 	// Runs bounded by recorded switches and the runtime charged in them:
 	// B [0,2) 2 us, A [2,14) 11 us, B [14,20) 5 us, A [20,30) 9 us: 0+1+1+1
 	// us charged to no task over 4 runs = 750 ns per switch.
-	if m.SwitchCost != 750 {
-		t.Errorf("switch cost = %d ns, want 750", m.SwitchCost)
+	if m.ContextSwitchCost != 750 {
+		t.Errorf("switch cost = %d ns, want 750", m.ContextSwitchCost)
 	}
 	// Replayed on one CPU with no costs, A resumes right after B's reply
 	// instead of running ahead of it.

@@ -97,7 +97,7 @@ func TestNoProgressStops(t *testing.T) {
 		specs, _ := policies.ParseSpecs(p)
 		pol, _ := specs[0].New(1)
 		cfg := DefaultConfig()
-		cfg.CtxSwitch, cfg.IdleExit, cfg.WakePreempt = 0, 0, 0
+		cfg.ContextSwitchCost, cfg.IdleExit, cfg.WakePreempt = 0, 0, 0
 		_, err := Simulate(m, pol, cfg)
 		if err == nil || !strings.Contains(err.Error(), "without simulated time advancing") || !strings.Contains(err.Error(), "0.000000 s into the trace") ||
 			!strings.Contains(err.Error(), "ping:100") && !strings.Contains(err.Error(), "pong:101") {

@@ -31,11 +31,11 @@ type Stats struct {
 	SkippedSleeps int `json:"skipped_sleeps"`
 	// WokenCharge is the net CPU time in ns the replay added to wakees'
 	// bursts (negative: gave back) because their wakeup came from another
-	// side than recorded (Config.RemoteWoken).
+	// side than recorded (Config.RemoteWakeeCost).
 	WokenCharge int64 `json:"woken_charge_ns"`
 	// IdleCharge is the net CPU time in ns the replay added to bursts
 	// (negative: gave back) that started from idle where the recorded one
-	// did not, or the other way round (Config.IdleStart).
+	// did not, or the other way round (Config.IdleStartCost).
 	IdleCharge int64 `json:"idle_charge_ns"`
 	// WakeCharge is the net CPU time in ns the remote-wakeup cost added to
 	// wakers (negative: saved) against their recorded bursts, so the CPU
@@ -187,8 +187,8 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		cfg      *int64
 		measured int64
 	}{
-		{&cfg.IdleExit, m.IdleExit}, {&cfg.WakePreempt, m.WakePreempt}, {&cfg.CtxSwitch, m.SwitchCost},
-		{&cfg.RemoteWake, m.RemoteWakeCost}, {&cfg.RemoteWoken, m.RemoteWokenCost}, {&cfg.IdleStart, m.IdleStartCost},
+		{&cfg.IdleExit, m.IdleExit}, {&cfg.WakePreempt, m.WakePreempt}, {&cfg.ContextSwitchCost, m.ContextSwitchCost},
+		{&cfg.RemoteWakeupCost, m.RemoteWakeupCost}, {&cfg.RemoteWakeeCost, m.RemoteWakeeCost}, {&cfg.IdleStartCost, m.IdleStartCost},
 	} {
 		if *f.cfg < 0 {
 			*f.cfg = f.measured
@@ -889,15 +889,15 @@ func (s *sim) wake(i, j int, waker *policies.Task, wcpu int) {
 // wakeCharge is the CPU time in ns a waker gains (positive) or saves
 // (negative) on a wakeup the recording sent to another CPU (recRemote) or
 // its own, now sent to another CPU (simRemote) or its own or to nobody
-// (the wakee was not blocked yet): Config.RemoteWake per side changed.
+// (the wakee was not blocked yet): Config.RemoteWakeupCost per side changed.
 func (s *sim) wakeCharge(recRemote, simRemote bool) int64 {
 	switch {
 	case recRemote == simRemote:
 		return 0
 	case simRemote:
-		return s.cfg.RemoteWake
+		return s.cfg.RemoteWakeupCost
 	}
-	return -s.cfg.RemoteWake
+	return -s.cfg.RemoteWakeupCost
 }
 
 // syncWindow: a wakeup is treated as synchronous (WF_SYNC, the waker is
@@ -1001,9 +1001,9 @@ func (s *sim) delayedOn(t *policies.Task) int {
 	return -1
 }
 
-// wokenCharge settles the wakee's side of a wakeup (measureWokenCost) for
+// wokenCharge settles the wakee's side of a wakeup (measureWakeeCost) for
 // task i, about to run its current burst on cpu for a wakeup sent from
-// wcpu (-1: none, a timer): Config.RemoteWoken charged when the recorded
+// wcpu (-1: none, a timer): Config.RemoteWakeeCost charged when the recorded
 // wakeup came from the same CPU and this one from another, given back in
 // the other case. A worker-pool member that takes a queued request
 // without sleeping settles it the same way against the CPU the request
@@ -1012,15 +1012,15 @@ func (s *sim) delayedOn(t *policies.Task) int {
 func (s *sim) wokenCharge(i, wcpu, cpu int) {
 	st := &s.ts[i]
 	b := &s.m.Tasks[st.src].Bursts[st.burst]
-	if !b.WokenBy || s.cfg.RemoteWoken <= 0 {
+	if !b.WokenBy || s.cfg.RemoteWakeeCost <= 0 {
 		return
 	}
 	simRemote, c := wcpu >= 0 && wcpu != cpu, int64(0)
 	switch {
 	case simRemote && !b.WokenRemote:
-		c = s.cfg.RemoteWoken
+		c = s.cfg.RemoteWakeeCost
 	case !simRemote && b.WokenRemote:
-		c = -min(s.cfg.RemoteWoken, b.Len)
+		c = -min(s.cfg.RemoteWakeeCost, b.Len)
 	}
 	st.shift = c
 	s.stats.WokenCharge += c
@@ -1079,7 +1079,7 @@ func (s *sim) schedule(cpu int) {
 		return
 	}
 	if next != nil {
-		cost += s.cfg.CtxSwitch
+		cost += s.cfg.ContextSwitchCost
 		if st := &s.ts[next.ID]; st.lastCPU >= 0 && st.lastCPU != cpu {
 			cost += s.cfg.Migration
 		}
@@ -1100,17 +1100,17 @@ func (s *sim) schedule(cpu int) {
 		next.ExecStart = s.now
 		st := &s.ts[next.ID]
 		st.lastCPU = cpu
-		if !st.begun && st.done == 0 && s.cfg.IdleStart > 0 {
-			// The burst's first run (measureIdleCost): within idleWarmup
+		if !st.begun && st.done == 0 && s.cfg.IdleStartCost > 0 {
+			// The burst's first run (measureIdleStartCost): within idleWarmup
 			// of the CPU's leaving idle, or not.
 			b := &s.m.Tasks[st.src].Bursts[st.burst]
 			cold := c.idleExit >= 0 && s.now-c.idleExit < idleWarmup
 			ch := int64(0)
 			switch {
 			case cold && !b.FromIdle:
-				ch = s.cfg.IdleStart
+				ch = s.cfg.IdleStartCost
 			case !cold && b.FromIdle:
-				ch = -min(s.cfg.IdleStart, b.Len+st.shift)
+				ch = -min(s.cfg.IdleStartCost, b.Len+st.shift)
 			}
 			st.shift += ch
 			s.stats.IdleCharge += ch

@@ -36,14 +36,14 @@ func TestMeasureWakeCost(t *testing.T) {
 		}
 		worker.Bursts = append(worker.Bursts, wakeBursts(1, ln, k < 10)...)
 	}
-	if c, n := measureWakeCost([]Task{gen, worker}); c != 24_000 || n != 22 {
+	if c, n := measureWakeupCost([]Task{gen, worker}); c != 24_000 || n != 22 {
 		t.Errorf("generator and workers: %d ns over %d bursts, want 24000 over 22", c, n)
 	}
-	if c, n := measureWakeCost([]Task{worker}); c != 0 || n != 0 {
+	if c, n := measureWakeupCost([]Task{worker}); c != 0 || n != 0 {
 		t.Errorf("workers only: %d ns over %d bursts, want nothing measurable", c, n)
 	}
 	local := Task{Bursts: wakeBursts(30, 20_000, false)}
-	if c, n := measureWakeCost([]Task{local}); c != 0 || n != 0 {
+	if c, n := measureWakeupCost([]Task{local}); c != 0 || n != 0 {
 		t.Errorf("local wakeups only: %d ns over %d bursts, want nothing measurable", c, n)
 	}
 }
@@ -71,7 +71,7 @@ func TestRemoteWakeCharge(t *testing.T) {
 		{true, [2]int64{0, 80_000}, [2]int64{80_000, 130_000}, -20_000},
 		{false, [2]int64{0, 100_000}, [2]int64{100_000, 150_000}, 0},
 	} {
-		res := simulate(t, model(c.remote), "fifo", Config{HZ: 250, RemoteWake: 20_000})
+		res := simulate(t, model(c.remote), "fifo", Config{HZ: 250, RemoteWakeupCost: 20_000})
 		r := runs(res.Events())
 		if len(r[10]) != 1 || r[10][0] != c.waker || len(r[11]) != 1 || r[11][0] != c.wakee {
 			t.Errorf("recorded remote %v: waker ran %v, wakee %v; want %v and %v", c.remote, r[10], r[11], c.waker, c.wakee)
@@ -137,16 +137,16 @@ func TestMeasureWokenAndIdleCost(t *testing.T) {
 		}
 		gen.Bursts = append(gen.Bursts, Burst{Len: gl, End: EndBlock, FromIdle: k >= 10})
 	}
-	if c, n := measureWokenCost([]Task{worker, gen}); c != 50_000 || n != 20 {
+	if c, n := measureWakeeCost([]Task{worker, gen}); c != 50_000 || n != 20 {
 		t.Errorf("woken cost %d ns over %d bursts, want 50000 over 20", c, n)
 	}
-	if c, n := measureIdleCost([]Task{gen}); c != 7_000 || n != 20 {
+	if c, n := measureIdleStartCost([]Task{gen}); c != 7_000 || n != 20 {
 		t.Errorf("idle-start cost %d ns over %d bursts, want 7000 over 20", c, n)
 	}
-	if c, n := measureWokenCost([]Task{gen}); c != 0 || n != 0 {
+	if c, n := measureWakeeCost([]Task{gen}); c != 0 || n != 0 {
 		t.Errorf("timer-woken bursts only: %d ns over %d, want nothing measurable", c, n)
 	}
-	if c, n := measureIdleCost([]Task{{Bursts: gen.Bursts[:10]}}); c != 0 || n != 0 {
+	if c, n := measureIdleStartCost([]Task{{Bursts: gen.Bursts[:10]}}); c != 0 || n != 0 {
 		t.Errorf("no idle starts: %d ns over %d, want nothing measurable", c, n)
 	}
 }
@@ -154,7 +154,7 @@ func TestMeasureWokenAndIdleCost(t *testing.T) {
 // TestWokenAndIdleCharge, on one CPU with fifo: task 0 runs 100 µs and
 // wakes task 1 at 10 µs into it. Recorded remote-woken (WokenRemote), task
 // 1's 50 µs burst is now woken locally and gives back 20 µs
-// (RemoteWoken): it runs [100, 130 µs), WokenCharge −20 µs. Recorded
+// (RemoteWakeeCost): it runs [100, 130 µs), WokenCharge −20 µs. Recorded
 // local, nothing changes ([100, 150 µs)). Task 2 sleeps until 1 ms, when
 // the CPU is idle: its 40 µs burst, recorded as started after another
 // task (FromIdle false), pays the 10 µs idle-start cost, [1000, 1050 µs),
@@ -178,7 +178,7 @@ func TestWokenAndIdleCharge(t *testing.T) {
 		{true, false, [2]int64{100_000, 130_000}, [2]int64{1_000_000, 1_050_000}, -20_000, 10_000},
 		{false, true, [2]int64{100_000, 150_000}, [2]int64{1_000_000, 1_040_000}, 0, 0},
 	} {
-		res := simulate(t, model(c.remote, c.idle), "fifo", Config{HZ: 250, RemoteWoken: 20_000, IdleStart: 10_000})
+		res := simulate(t, model(c.remote, c.idle), "fifo", Config{HZ: 250, RemoteWakeeCost: 20_000, IdleStartCost: 10_000})
 		r := runs(res.Events())
 		if len(r[11]) != 1 || r[11][0] != c.wakee || len(r[12]) != 1 || r[12][0] != c.late {
 			t.Errorf("remote %v idle %v: wakee ran %v, late task %v; want %v and %v", c.remote, c.idle, r[11], r[12], c.wakee, c.late)
@@ -227,7 +227,7 @@ func TestIdleWarmupExtract(t *testing.T) {
 // runnable, not waiting), at 25 µs the wakeup of the worker's own last
 // block. Both requests' 50 µs bursts were woken from the other CPU in the
 // recording (WokenRemote); here every wakeup is local, so each gives back
-// RemoteWoken = 20 µs: the woken one at its wakeup, the queued one when
+// RemoteWakeeCost = 20 µs: the woken one at its wakeup, the queued one when
 // the worker takes it without sleeping at 60 µs (written from CPU 0, taken
 // on CPU 0). The worker runs [30, 60), [60, 90) and its 1 µs exit burst:
 // last event at 91 µs, WokenCharge −40 µs (before the queued request was
@@ -247,7 +247,7 @@ func TestPoolQueuedWokenCharge(t *testing.T) {
 				{Len: 50_000, End: EndBlock, Wake: dep, WokenBy: true, WokenRemote: true},
 				{Len: 1_000, End: EndExit}}},
 	}, Pools: []WorkerPool{{Producer: 0, Members: []int{1}}}}
-	res := simulate(t, m, "fifo", Config{HZ: 250, RemoteWoken: 20_000})
+	res := simulate(t, m, "fifo", Config{HZ: 250, RemoteWakeeCost: 20_000})
 	if res.End != 91_000 || res.Stats.WokenCharge != -40_000 || res.Stats.Unfinished != 0 {
 		t.Errorf("last event %d ns, WokenCharge %d ns, %d unfinished; want 91000, -40000, 0 (runs %v)",
 			res.End, res.Stats.WokenCharge, res.Stats.Unfinished, runs(res.Events())[11])

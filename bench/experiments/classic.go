@@ -358,7 +358,7 @@ func Hackbench(o Options) (Table, error) {
 	send := strconv.Itoa(measuredMessage/2) + "ns"
 	m := mustModel("messaging", "groups="+strconv.Itoa(groups), "loops="+strconv.Itoa(loops), "send="+send, "recv="+send)
 	cfg := replay.DefaultConfig()
-	cfg.CtxSwitch = switchCost
+	cfg.ContextSwitchCost = switchCost
 	cfg.ColdSwitch = footprint / 64 * measuredMiss
 	cfg.CacheTasks = measuredL2 / footprint
 	pols := []string{"o1", "sd", "cfs:era=2.6.23"}
@@ -387,7 +387,7 @@ func Hackbench(o Options) (Table, error) {
 		"TASK_PREEMPTS_CURR; MAX_BONUS, MAX_SLEEP_AVG, DEF_TIMESLICE as in kernel/sched.c v2.6.21), SD of "+
 		"2.6.22-ck1, CFS of 2.6.23 (era=2.6.23); a switch costs %.2f µs (half a pipe-test pass measured on this machine) plus a cache "+
 		"refill of %.1f µs × min(k, %d)/%d after k other switches (a %d KiB footprint, assumed, refilled at %d ns per 64-byte line, "+
-		"measured here, in a %d KiB L2, this machine's)", us(cfg.CtxSwitch), us(cfg.ColdSwitch), cfg.CacheTasks, cfg.CacheTasks,
+		"measured here, in a %d KiB L2, this machine's)", us(cfg.ContextSwitchCost), us(cfg.ColdSwitch), cfg.CacheTasks, cfg.CacheTasks,
 		footprint>>10, measuredMiss, measuredL2>>10)
 	t := Table{
 		ID:    "002",
@@ -438,14 +438,14 @@ func Hackbench(o Options) (Table, error) {
 		// switches (to the wakee and back) at each wakeup the recording
 		// shows in the middle of its waker's burst.
 		mid := midBurstWakeups(rm)
-		bound := rb["sd"] / (rb["sd"] + secs(2*int64(mid)*rcfg.CtxSwitch))
+		bound := rb["sd"] / (rb["sd"] + secs(2*int64(mid)*rcfg.ContextSwitchCost))
 		recMiss = fmt.Sprintf("The recording cannot show O(1)'s ping-pong: recorded under a modern kernel, each receiver "+
 			"read many messages per burst (SD replays its 80000 messages with %d switches), and the replay model knows when a sender woke it "+
 			"but not which message each part of its burst read, so a receiver that preempts its sender still runs its whole "+
 			"recorded burst. The recording shows %d wakeups in the middle of the waker's burst; if O(1)'s wakee preempted its "+
 			"waker at every one (two switches of %.2f µs each), SD over O(1) would still be %.4f, within the 1 %% this table "+
 			"counts as no change: no mechanism that preempts only at the recorded wakeup points can bring these two rows "+
-			"(O(1) switches %d times here, SD %d). ", rsw["sd"], mid, us(rcfg.CtxSwitch), bound, rsw["o1"], rsw["sd"])
+			"(O(1) switches %d times here, SD %d). ", rsw["sd"], mid, us(rcfg.ContextSwitchCost), bound, rsw["o1"], rsw["sd"])
 	}
 	pm := mustModel("pipe", "loops="+strconv.Itoa(pipeLoops), "work="+strconv.Itoa(measuredPipePass-switchCost)+"ns")
 	pcfg := cfg
@@ -490,7 +490,7 @@ func ManyTasks(o Options) (Table, error) {
 	m := mustModel("manytasks", args...)
 	cfg := replay.DefaultConfig()
 	cfg.HZ = 0 // the era's: HZ 100
-	cfg.CtxSwitch = switchCost
+	cfg.ContextSwitchCost = switchCost
 	entry := strconv.Itoa(piiiMiss) + "ns"
 	g24 := "goodness24:era=2.4,entry_cost=" + entry
 	hp := "mq-hp:RUNQUEUE_LOCK,entry_cost=" + entry

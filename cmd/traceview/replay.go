@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/traceview/traceview/internal/duration"
 	"github.com/traceview/traceview/policies"
@@ -92,7 +93,15 @@ func newReplayCmd() *cobra.Command {
 	f.BoolVar(&o.noTrust, "no-self-replay", false, "skip the self-replay that says how far to trust the prediction")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv (one line per policy and task: observed and predicted run time, switches, delays in ns)")
 	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format)")
-	f.StringVar(&o.ctxSw, "ctx-switch-cost", "", "context-switch cost per switch, e.g. 2us, at most 1s (default: measured in the trace)")
+	f.StringVar(&o.ctxSw, "context-switch-cost", "", "context-switch cost per switch, e.g. 2us, at most 1s (default: measured in the trace)")
+	// The flag's earlier name, still read: one name per cost across Go
+	// (ContextSwitchCost), flags and JSON (context_switch_cost_ns).
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "ctx-switch-cost" {
+			name = "context-switch-cost"
+		}
+		return pflag.NormalizedName(name)
+	})
 	f.StringVar(&o.remote, "remote-wakeup-cost", "", "extra CPU time a waker spends when its wakee goes to another CPU, e.g. 20us, at most 1s (default: measured in the trace)")
 	f.StringVar(&o.wakee, "remote-wakee-cost", "", "extra CPU time a task spends in a burst woken from another CPU, e.g. 50us, at most 1s (default: measured in the trace)")
 	f.StringVar(&o.idle, "idle-start-cost", "", "extra CPU time a burst costs when it starts within 100us of its CPU leaving idle, e.g. 7us, at most 1s (default: measured in the trace)")
@@ -132,8 +141,8 @@ func (o *replayOptions) config() (replay.Config, error) {
 	for _, d := range []struct {
 		name, v string
 		dst     *int64
-	}{{"ctx-switch-cost", o.ctxSw, &cfg.CtxSwitch}, {"remote-wakeup-cost", o.remote, &cfg.RemoteWake},
-		{"remote-wakee-cost", o.wakee, &cfg.RemoteWoken}, {"idle-start-cost", o.idle, &cfg.IdleStart},
+	}{{"context-switch-cost", o.ctxSw, &cfg.ContextSwitchCost}, {"remote-wakeup-cost", o.remote, &cfg.RemoteWakeupCost},
+		{"remote-wakee-cost", o.wakee, &cfg.RemoteWakeeCost}, {"idle-start-cost", o.idle, &cfg.IdleStartCost},
 		{"migration-cost", o.migrate, &cfg.Migration},
 		{"decision-cost", o.decide, &cfg.DecisionCost}, {"scan-cost", o.scan, &cfg.ScanCost}} {
 		if d.v == "" {
@@ -311,17 +320,17 @@ type replayTaskJSON struct {
 
 type replayModelJSON struct {
 	replay.ModelStats
-	InferredShare float64 `json:"inferred_share"`
-	IdleExitNs    int64   `json:"idle_exit_ns"`
-	WakePreemptNs int64   `json:"wake_preempt_ns"`
-	SwitchCostNs  int64   `json:"switch_cost_ns"`
-	// RemoteWakeNs is the measured extra cost of a cross-CPU wakeup to
-	// its waker (replay.Model.RemoteWakeCost), over RemoteWakeSamples
+	InferredShare       float64 `json:"inferred_share"`
+	IdleExitNs          int64   `json:"idle_exit_ns"`
+	WakePreemptNs       int64   `json:"wake_preempt_ns"`
+	ContextSwitchCostNs int64   `json:"context_switch_cost_ns"`
+	// RemoteWakeupNs is the measured extra cost of a cross-CPU wakeup to
+	// its waker (replay.Model.RemoteWakeupCost), over RemoteWakeupSamples
 	// bursts (0: not measurable in the trace).
-	RemoteWakeNs      int64 `json:"remote_wakeup_cost_ns"`
-	RemoteWakeSamples int   `json:"remote_wakeup_cost_samples"`
+	RemoteWakeupNs      int64 `json:"remote_wakeup_cost_ns"`
+	RemoteWakeupSamples int   `json:"remote_wakeup_cost_samples"`
 	// RemoteWakeeNs is the measured extra cost to a task of a burst that
-	// a task on another CPU woke it for (replay.Model.RemoteWokenCost);
+	// a task on another CPU woke it for (replay.Model.RemoteWakeeCost);
 	// IdleStartNs that of a burst starting on an idle CPU
 	// (replay.Model.IdleStartCost); each over its samples (0: not
 	// measurable).
@@ -570,13 +579,13 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 		}
 		return usf(v)
 	}
-	remote := fmt.Sprintf("%s to the waker and %s to the wakee", cost(m.RemoteWakeCost, m.WakeCostSamples), cost(m.RemoteWokenCost, m.WokenCostSamples))
-	if m.WakeCostSamples == 0 && m.WokenCostSamples == 0 {
+	remote := fmt.Sprintf("%s to the waker and %s to the wakee", cost(m.RemoteWakeupCost, m.WakeupCostSamples), cost(m.RemoteWakeeCost, m.WakeeCostSamples))
+	if m.WakeupCostSamples == 0 && m.WakeeCostSamples == 0 {
 		remote = "not measurable (to the waker or the wakee)"
 	}
 	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s, remote wakeup %s, start from idle %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
-		measured("idle exit", m.IdleExit), measured("wakeup preemption", m.WakePreempt), measured("context switch", m.SwitchCost), remote,
-		cost(m.IdleStartCost, m.IdleCostSamples), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
+		measured("idle exit", m.IdleExit), measured("wakeup preemption", m.WakePreempt), measured("context switch", m.ContextSwitchCost), remote,
+		cost(m.IdleStartCost, m.IdleStartCostSamples), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
 }
 
 // warnUnrecorded says, when the observed table's tasks have switch-ins
@@ -649,7 +658,7 @@ func (o *replayOptions) whatIfs(policy string, cpus int) []string {
 		}
 	}
 	for _, f := range []struct{ name, val string }{
-		{"--ctx-switch-cost", o.ctxSw}, {"--remote-wakeup-cost", o.remote}, {"--remote-wakee-cost", o.wakee},
+		{"--context-switch-cost", o.ctxSw}, {"--remote-wakeup-cost", o.remote}, {"--remote-wakee-cost", o.wakee},
 		{"--idle-start-cost", o.idle}, {"--migration-cost", o.migrate}, {"--decision-cost", o.decide},
 		{"--scan-cost", o.scan}, {"--topology", o.topology},
 	} {
@@ -888,10 +897,10 @@ func untilOverrides(errw io.Writer, m *replay.Model, cfg replay.Config) map[int]
 // the simulation).
 func replayModelDoc(m *replay.Model, cfg replay.Config) replayModelJSON {
 	model := replayModelJSON{ModelStats: m.Stats, InferredShare: m.Stats.InferredShare(), IdleExitNs: m.IdleExit,
-		WakePreemptNs: m.WakePreempt, SwitchCostNs: m.SwitchCost,
-		RemoteWakeNs: m.RemoteWakeCost, RemoteWakeSamples: m.WakeCostSamples,
-		RemoteWakeeNs: m.RemoteWokenCost, RemoteWakeeSamples: m.WokenCostSamples,
-		IdleStartNs: m.IdleStartCost, IdleStartSamples: m.IdleCostSamples, Unmeasured: m.Unmeasured}
+		WakePreemptNs: m.WakePreempt, ContextSwitchCostNs: m.ContextSwitchCost,
+		RemoteWakeupNs: m.RemoteWakeupCost, RemoteWakeupSamples: m.WakeupCostSamples,
+		RemoteWakeeNs: m.RemoteWakeeCost, RemoteWakeeSamples: m.WakeeCostSamples,
+		IdleStartNs: m.IdleStartCost, IdleStartSamples: m.IdleStartCostSamples, Unmeasured: m.Unmeasured}
 	model.HZ = m.HZ
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
