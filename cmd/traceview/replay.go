@@ -258,7 +258,7 @@ type replayRunJSON struct {
 	// KindSensitivity is the same run with the tasks inferred
 	// deadline-bound taken as work-bound instead (null when no task was
 	// inferred deadline-bound or --until set them all).
-	KindSensitivity *kindSensitivity `json:"kind_sensitivity"`
+	KindSensitivity *predict.KindSensitivity `json:"kind_sensitivity"`
 	// Groups are the task groups of the run with their settings and
 	// where those come from; GroupsModelled is false when the policy
 	// schedules every task as a peer; GroupStats are the predicted
@@ -269,17 +269,6 @@ type replayRunJSON struct {
 	// Interrupted: Ctrl-C stopped the simulation; the prediction covers
 	// the trace up to its end only.
 	Interrupted bool `json:"interrupted,omitempty"`
-}
-
-// kindSensitivity says how far a run's prediction rests on the inferred
-// deadline-bound termination: the makespan and the rows that move beyond
-// their fidelity bound when those tasks are replayed work-bound (ending
-// after the CPU work they did in the trace).
-type kindSensitivity struct {
-	Tasks       []string             `json:"tasks"` // command names of the tasks inferred deadline-bound
-	MakespanNs  int64                `json:"makespan_ns"`
-	Changes     []report.ReplayCheck `json:"changes"` // observed = this run's prediction, predicted = the work-bound one
-	Conclusions bool                 `json:"changes_conclusion"`
 }
 
 // replayAssumptions counts the model's inferred causes and semantics by
@@ -445,9 +434,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 				fmt.Fprintf(out, "\n%s", cut)
 			}
 		}
-		var ks *kindSensitivity
+		var ks *predict.KindSensitivity
 		if sp.Info.Name != "as-traced" && cut == "" {
-			if ks, err = kindCheck(m, sp, cfg, untilSet, res, pred, o.perTask); err != nil {
+			if ks, err = predict.CheckKinds(m, sp, cfg, res, pred, o.perTask); err != nil {
 				return err
 			}
 			doc.Runs[len(doc.Runs)-1].KindSensitivity = ks
@@ -456,7 +445,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 			writeReplayTable(out, sp.String(), res, obs, pred, doc.Makespan, m.Stats.Censored, o.rows, o.wide)
 		}
 		if ks != nil && ks.Conclusions {
-			fmt.Fprintln(errw, ks.note(sp.String(), res.Makespan))
+			fmt.Fprintln(errw, kindNote(ks, sp.String()))
 		}
 		if o.output == "csv" {
 			csvRows = append(csvRows, replayCSVRows(sp.String(), res, obs, pred, doc.Makespan)...)
@@ -734,53 +723,9 @@ func pluralES(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "es"
 }
 
-// kindCheck replays run sp again with the tasks Extract inferred
-// deadline-bound (and --until did not set) taken as work-bound, and
-// returns how far that moves the prediction: the makespan and every row
-// that moves beyond its fidelity bound (report.ScoreReplay with this run's
-// prediction as the reference). nil when there is no such task.
-func kindCheck(m *replay.Model, sp policies.Spec, cfg replay.Config, untilSet map[int]bool,
-	res *replay.Result, pred *report.LatencyResult, perTask bool) (*kindSensitivity, error) {
-	alt := cfg
-	alt.Overrides = append([]replay.Override(nil), cfg.Overrides...)
-	names := map[string]bool{}
-	var tasks []string
-	for i := range m.Tasks {
-		tk := &m.Tasks[i]
-		if tk.Until != replay.UntilDeadline || !tk.UntilInferred || untilSet[i] {
-			continue
-		}
-		alt.Overrides = append(alt.Overrides, replay.Override{Sel: replay.Selector{PID: -1, TID: tk.TID},
-			Until: &replay.UntilOverride{Kind: replay.UntilWork}})
-		if !names[tk.Comm] {
-			names[tk.Comm] = true
-			tasks = append(tasks, tk.Comm)
-		}
-	}
-	if len(tasks) == 0 {
-		return nil, nil
-	}
-	r2, err := predict.Simulate(m, sp, alt)
-	if err != nil {
-		return nil, err
-	}
-	p2, err := predict.Table(r2.Source(), perTask)
-	if err != nil {
-		return nil, err
-	}
-	ks := &kindSensitivity{Tasks: tasks, MakespanNs: r2.Makespan}
-	for _, c := range report.ScoreReplay("kind", pred, p2, res.Makespan, r2.Makespan) {
-		if !c.Pass() {
-			ks.Changes = append(ks.Changes, c)
-		}
-	}
-	ks.Conclusions = len(ks.Changes) > 0
-	return ks, nil
-}
-
 // note is the line a run whose conclusion depends on the inferred
 // deadline-bound termination prints on stderr.
-func (k *kindSensitivity) note(policy string, makespan int64) string {
+func kindNote(k *predict.KindSensitivity, policy string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "note: %s: the prediction rests on %s being deadline-bound (inferred: looping until a wall-clock time); taken as work-bound (ending after the CPU work they did in the trace) it changes:",
 		policy, strings.Join(k.Tasks, ", "))
