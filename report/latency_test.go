@@ -390,3 +390,31 @@ func TestLatencyRandomStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestDiagWarningsGrammar: one of each diagnosed case reads in the
+// singular ("1 scheduling delay had ...", "1 time a task ..."), two in
+// the plural; each message states its count.
+func TestDiagWarningsGrammar(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want []string
+	}{
+		{1, []string{"1 scheduling delay had no recorded switch-in", "1 scheduling delay was started", "1 time a task ran again",
+			"1 scheduling delay began with a sched_waking", "1 time a task already waiting", "1 scheduling delay overlapped lost events"}},
+		{2, []string{"2 scheduling delays had no recorded switch-in", "2 scheduling delays were started", "2 times a task ran again",
+			"2 scheduling delays began with a sched_waking", "2 times a task already waiting", "2 scheduling delays overlapped lost events"}},
+	} {
+		d := &LatencyDiagnostics{Recovered: c.n, Dropped: c.n, Unwoken: c.n, Raced: c.n, Rewoken: c.n, LossyDelays: c.n}
+		ws := diagWarnings(d, LatencyOptions{}, func(trace.TID) string { return "" })
+		var all []string
+		for _, w := range ws {
+			all = append(all, w.Message)
+		}
+		joined := strings.Join(all, "\n")
+		for _, want := range c.want {
+			if !strings.Contains(joined, want) {
+				t.Errorf("n=%d: no %q in:\n%s", c.n, want, joined)
+			}
+		}
+	}
+}
