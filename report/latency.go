@@ -874,44 +874,45 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 	if d.Recovered > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-switch-in-inferred", Count: int(d.Recovered),
-			Message: fmt.Sprintf("%d scheduling delays had no recorded switch-in; each is counted up to the switch-in implied by the task's first sched_stat_runtime on its CPU (event time minus the runtime it reports, not before the wakeup nor the CPU's last recorded switch)", d.Recovered),
+			Message: fmt.Sprintf("%s no recorded switch-in; each is counted up to the switch-in implied by the task's first sched_stat_runtime on its CPU (event time minus the runtime it reports, not before the wakeup nor the CPU's last recorded switch)", plural(int(d.Recovered), "scheduling delay had", "scheduling delays had")),
 		})
 	}
 	if d.Dropped > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-unmeasured", Count: int(d.Dropped),
-			Message: fmt.Sprintf("%d scheduling delays were started (wakeup or preemption) but the task's switch-in was never seen; they are not counted", d.Dropped),
+			Message: fmt.Sprintf("%s started (wakeup or preemption) but the task's switch-in was never seen; they are not counted", plural(int(d.Dropped), "scheduling delay was", "scheduling delays were")),
 		})
 	}
 	if d.Unwoken > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-no-wakeup", Count: int(d.Unwoken),
-			Message: fmt.Sprintf("%d times a task ran again after going to sleep with no recorded wakeup; those delays cannot be measured and are not counted", d.Unwoken),
+			Message: fmt.Sprintf("%s a task ran again after going to sleep with no recorded wakeup; those delays cannot be measured and are not counted", plural(int(d.Unwoken), "time", "times")),
 		})
 	}
 	if d.Raced > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-woken-before-switch-out", Count: int(d.Raced),
-			Message: fmt.Sprintf("%d scheduling delays began with a sched_waking recorded before the task's own switch-out to sleep (try_to_wake_up emits it before waiting for the task to leave its CPU); each is counted from the switch-out (perf loses them)", d.Raced),
+			Message: fmt.Sprintf("%s began with a sched_waking recorded before the task's own switch-out to sleep (try_to_wake_up emits it before waiting for the task to leave its CPU); each is counted from the switch-out (perf loses them)", plural(int(d.Raced), "scheduling delay", "scheduling delays")),
 		})
 	}
 	if d.Rewoken > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-woken-twice", Count: int(d.Rewoken),
-			Message: fmt.Sprintf("%d times a task already waiting for a CPU after a wakeup was woken again, so it ran and slept unseen (switches missing or events lost); each of those delays restarts at the second wakeup", d.Rewoken),
+			Message: fmt.Sprintf("%s a task already waiting for a CPU after a wakeup was woken again, so it ran and slept unseen (switches missing or events lost); each of those delays restarts at the second wakeup", plural(int(d.Rewoken), "time", "times")),
 		})
 	}
 	if d.LossyDelays > 0 {
-		msg := fmt.Sprintf("%d scheduling delays overlapped lost events on a CPU they involve and are not in the table (--keep-lossy keeps them; JSON lossy_delays per row)", d.LossyDelays)
+		delays := plural(int(d.LossyDelays), "scheduling delay", "scheduling delays")
+		msg := fmt.Sprintf("%s overlapped lost events on a CPU they involve and are not in the table (--keep-lossy keeps them; JSON lossy_delays per row)", delays)
 		if opts.KeepLossy {
-			msg = fmt.Sprintf("%d scheduling delays overlapped lost events on a CPU they involve; kept (--keep-lossy)", d.LossyDelays)
+			msg = fmt.Sprintf("%s overlapped lost events on a CPU they involve; kept (--keep-lossy)", delays)
 		}
 		out = append(out, trace.Warning{Key: "delay-lossy", Count: int(d.LossyDelays), Message: msg})
 	}
 	if d.LossyRuntime > 0 {
-		msg := fmt.Sprintf("%d sched_stat_runtime events (%.3f ms) overlapped lost events on their CPU and are not in the Runtime column (--keep-lossy keeps them)", d.LossyRuntime, float64(d.LossyRuntimeNs)/1e6)
+		msg := fmt.Sprintf("%s (%.3f ms) overlapped lost events on their CPU and are not in the Runtime column (--keep-lossy keeps them)", plural(int(d.LossyRuntime), "sched_stat_runtime event", "sched_stat_runtime events"), float64(d.LossyRuntimeNs)/1e6)
 		if opts.KeepLossy {
-			msg = fmt.Sprintf("%d sched_stat_runtime events (%.3f ms) overlapped lost events on their CPU; kept (--keep-lossy)", d.LossyRuntime, float64(d.LossyRuntimeNs)/1e6)
+			msg = fmt.Sprintf("%s (%.3f ms) overlapped lost events on their CPU; kept (--keep-lossy)", plural(int(d.LossyRuntime), "sched_stat_runtime event", "sched_stat_runtime events"), float64(d.LossyRuntimeNs)/1e6)
 		}
 		out = append(out, trace.Warning{Key: "runtime-lossy", Count: int(d.LossyRuntime), Message: msg})
 	}
@@ -930,7 +931,7 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 	if !opts.PerfCompat && d.FirstSeen > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-first-switch-in", Count: int(d.FirstSeen),
-			Message: fmt.Sprintf("%d tasks were first seen being switched in (woken before the trace began): no delay is counted for that switch-in (perf counts 0 ns for each)", d.FirstSeen),
+			Message: fmt.Sprintf("%s first seen being switched in (woken before the trace began): no delay is counted for that switch-in (perf counts 0 ns for each)", plural(int(d.FirstSeen), "task was", "tasks were")),
 		})
 	}
 	for i := range out {

@@ -275,8 +275,8 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 	}
 	if st.LossyDelays > 0 || st.LossyRuns > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "lossy-excluded", Count: int(st.LossyDelays + st.LossyRuns), CountInMessage: true,
-			Message: fmt.Sprintf("%d delays and %d task runs (%.3f ms) overlapped lost events and are not counted (--keep-lossy keeps them)",
-				st.LossyDelays, st.LossyRuns, float64(st.LossyRunNs)/1e6)})
+			Message: fmt.Sprintf("%s and %s (%.3f ms) overlapped lost events and are not counted (--keep-lossy keeps them)",
+				plural(int(st.LossyDelays), "delay", "delays"), plural(int(st.LossyRuns), "task run", "task runs"), float64(st.LossyRunNs)/1e6)})
 	}
 	return st
 }
