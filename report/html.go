@@ -306,8 +306,12 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 	}
 	kv = append(kv, htmlKV{"Total CPU busy time", htmlMs(busy) + " (switch-in to switch-out, all CPUs)"})
 	for _, c := range st.CPUs {
-		kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), fmt.Sprintf("utilization %.2f %%, unknown %s (not counted as busy), runqueue avg %.3f tasks, max %d tasks, %d switches",
-			100*c.Utilization, htmlMs(c.Unknown), c.RunqueueAvg, c.RunqueueMax, c.Switches)})
+		util := fmt.Sprintf("utilization %.2f %%, unknown %s, %.2f %% of observed (not counted as busy)", 100*c.Utilization, htmlMs(c.Unknown), 100*c.UnknownShare)
+		if c.Unobserved {
+			util = "utilization unknown (no recorded sched_switch)"
+		}
+		kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), fmt.Sprintf("%s, runqueue avg %.3f tasks, max %d tasks, %d switches",
+			util, c.RunqueueAvg, c.RunqueueMax, c.Switches)})
 	}
 	return kv
 }

@@ -42,7 +42,7 @@ func TestHTMLReportHand(t *testing.T) {
 		`<th>TOTAL</th><th class="n">3.400 ms</th><th class="n">3</th><th class="n">5</th><th></th><th></th><th class="n">0.800 ms</th>`,
 		// Summary: CPU0 busy 1500 of 2000 us, nothing unknown (both CPUs
 		// switch at 0), rq avg 0.375.
-		`utilization 75.00 %, unknown 0.000 ms (not counted as busy), runqueue avg 0.375 tasks, max 1 tasks, 4 switches`,
+		`utilization 75.00 %, unknown 0.000 ms, 0.00 % of observed (not counted as busy), runqueue avg 0.375 tasks, max 1 tasks, 4 switches`,
 	} {
 		if !strings.Contains(page, row) {
 			t.Errorf("page lacks %s", row)

@@ -880,7 +880,7 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 	if d.Dropped > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-unmeasured", Count: int(d.Dropped),
-			Message: fmt.Sprintf("%s started (wakeup or preemption) but the task's switch-in was never seen; not counted", plural(int(d.Dropped), "scheduling delay was", "scheduling delays were")),
+			Message: fmt.Sprintf("%s started (wakeup or preemption) but the task's switch-in was never seen; they are not counted", plural(int(d.Dropped), "scheduling delay was", "scheduling delays were")),
 		})
 	}
 	if d.Unwoken > 0 {
@@ -892,7 +892,7 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 	if d.Raced > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-woken-before-switch-out", Count: int(d.Raced),
-			Message: fmt.Sprintf("%s with a sched_waking recorded before the task's own switch-out to sleep (try_to_wake_up emits it before waiting for the task to leave its CPU); each is counted from the switch-out (perf loses them)", plural(int(d.Raced), "scheduling delay began", "scheduling delays began")),
+			Message: fmt.Sprintf("%s began with a sched_waking recorded before the task's own switch-out to sleep (try_to_wake_up emits it before waiting for the task to leave its CPU); each is counted from the switch-out (perf loses them)", plural(int(d.Raced), "scheduling delay", "scheduling delays")),
 		})
 	}
 	if d.Rewoken > 0 {
@@ -902,16 +902,17 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 		})
 	}
 	if d.LossyDelays > 0 {
-		msg := fmt.Sprintf("%s lost events on a CPU involved and are not in the table (--keep-lossy keeps them; JSON lossy_delays per row)", plural(int(d.LossyDelays), "scheduling delay overlapped", "scheduling delays overlapped"))
+		delays := plural(int(d.LossyDelays), "scheduling delay", "scheduling delays")
+		msg := fmt.Sprintf("%s overlapped lost events on a CPU they involve and are not in the table (--keep-lossy keeps them; JSON lossy_delays per row)", delays)
 		if opts.KeepLossy {
-			msg = fmt.Sprintf("%s lost events on a CPU involved; kept (--keep-lossy)", plural(int(d.LossyDelays), "scheduling delay overlapped", "scheduling delays overlapped"))
+			msg = fmt.Sprintf("%s overlapped lost events on a CPU they involve; kept (--keep-lossy)", delays)
 		}
 		out = append(out, trace.Warning{Key: "delay-lossy", Count: int(d.LossyDelays), Message: msg})
 	}
 	if d.LossyRuntime > 0 {
-		msg := fmt.Sprintf("%d sched_stat_runtime events (%.3f ms) overlapped lost events on their CPU and are not in the Runtime column (--keep-lossy keeps them)", d.LossyRuntime, float64(d.LossyRuntimeNs)/1e6)
+		msg := fmt.Sprintf("%s (%.3f ms) overlapped lost events on their CPU and are not in the Runtime column (--keep-lossy keeps them)", plural(int(d.LossyRuntime), "sched_stat_runtime event", "sched_stat_runtime events"), float64(d.LossyRuntimeNs)/1e6)
 		if opts.KeepLossy {
-			msg = fmt.Sprintf("%d sched_stat_runtime events (%.3f ms) overlapped lost events on their CPU; kept (--keep-lossy)", d.LossyRuntime, float64(d.LossyRuntimeNs)/1e6)
+			msg = fmt.Sprintf("%s (%.3f ms) overlapped lost events on their CPU; kept (--keep-lossy)", plural(int(d.LossyRuntime), "sched_stat_runtime event", "sched_stat_runtime events"), float64(d.LossyRuntimeNs)/1e6)
 		}
 		out = append(out, trace.Warning{Key: "runtime-lossy", Count: int(d.LossyRuntime), Message: msg})
 	}
@@ -930,7 +931,7 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 	if !opts.PerfCompat && d.FirstSeen > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-first-switch-in", Count: int(d.FirstSeen),
-			Message: fmt.Sprintf("%d tasks were first seen being switched in (woken before the trace began): no delay is counted for that switch-in (perf counts 0 ns for each)", d.FirstSeen),
+			Message: fmt.Sprintf("%s first seen being switched in (woken before the trace began): no delay is counted for that switch-in (perf counts 0 ns for each)", plural(int(d.FirstSeen), "task was", "tasks were")),
 		})
 	}
 	for i := range out {

@@ -72,7 +72,7 @@ func TestLatencyJSON(t *testing.T) {
 		t.Errorf("json (-want +got):\n%s", d)
 	}
 	// The one warning: the first-seen switch-in.
-	if len(warns) != 1 || !strings.Contains(warns[0].(map[string]any)["message"].(string), "1 tasks were first seen") {
+	if len(warns) != 1 || !strings.Contains(warns[0].(map[string]any)["message"].(string), "1 task was first seen") {
 		t.Errorf("warnings = %v", warns)
 	}
 

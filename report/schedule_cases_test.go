@@ -151,7 +151,8 @@ func TestScheduleWakingRace(t *testing.T) {
 // sched_stat_runtime at 30.9 s (2 ms) dates its switch-in at 30.898 s, so Y
 // ran 30.898-30.901 s (3 ms, recovered); 30.0-30.898 s (idle then Y) and
 // 30.901-31.0 s (idle then Z) are unknown: 898 + 99 = 997 ms. Busy 3 ms of
-// 1000 ms observed: 0.3 %, not 100 %. CPU 0 runs P for the whole second.
+// 1000 ms observed: 0.3 %, not 100 % (the unknown share 99.7 %). CPU 0 runs P
+// for the whole second.
 // Series over 2 buckets of 500 ms: CPU 1 busy 0 and 3/500 = 0.006; unknown
 // 500/500 = 1 and (398 + 99)/500 = 0.994.
 func TestScheduleUnknownNotBusy(t *testing.T) {
@@ -161,7 +162,7 @@ func TestScheduleUnknownNotBusy(t *testing.T) {
 	}
 	want := []StatsCPU{
 		{CPU: 0, Busy: 1e9, Observed: 1e9, Utilization: 1, Switches: 2},
-		{CPU: 1, Busy: 3e6, Observed: 1e9, Unknown: 997e6, Utilization: 0.003, Switches: 3},
+		{CPU: 1, Busy: 3e6, Observed: 1e9, Unknown: 997e6, Utilization: 0.003, UnknownShare: 0.997, Switches: 3},
 	}
 	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
 	if d := cmp.Diff(want, st.CPUs, approx); d != "" {

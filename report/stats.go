@@ -77,6 +77,12 @@ type StatsCPU struct {
 	Unknown  int64 `json:"unknown_ns"`
 	// Utilization = Busy / Observed, 0..1: a lower bound when Unknown > 0.
 	Utilization float64 `json:"utilization"`
+	// UnknownShare = Unknown / Observed, 0..1: how much of Observed the
+	// Utilization cannot tell busy from idle (0 when Observed is 0).
+	UnknownShare float64 `json:"unknown_share"`
+	// Unobserved: the CPU has events but no recorded run (no sched_switch
+	// on it): its Utilization is unknown, not 0.
+	Unobserved bool `json:"unobserved,omitempty"`
 	// RunqueueAvg is the time-weighted mean number of tasks waiting on the
 	// CPU's runqueue (runnable, not running) over the whole trace;
 	// RunqueueMax its maximum.
@@ -260,7 +266,9 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		}
 		if sc.Observed > 0 {
 			sc.Utilization = float64(sc.Busy) / float64(sc.Observed)
+			sc.UnknownShare = float64(sc.Unknown) / float64(sc.Observed)
 		}
+		sc.Unobserved = !cs.HaveSeen
 		sc.RunqueueAvg, sc.RunqueueMax = statsStepMean(c.rq[cpu], st.Start, st.End)
 		st.CPUs = append(st.CPUs, sc)
 	}
@@ -275,8 +283,8 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 	}
 	if st.LossyDelays > 0 || st.LossyRuns > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "lossy-excluded", Count: int(st.LossyDelays + st.LossyRuns), CountInMessage: true,
-			Message: fmt.Sprintf("%d delays and %d task runs (%.3f ms) overlapped lost events and are not counted (--keep-lossy keeps them)",
-				st.LossyDelays, st.LossyRuns, float64(st.LossyRunNs)/1e6)})
+			Message: fmt.Sprintf("%s and %s (%.3f ms) overlapped lost events and are not counted (--keep-lossy keeps them)",
+				plural(int(st.LossyDelays), "delay", "delays"), plural(int(st.LossyRuns), "task run", "task runs"), float64(st.LossyRunNs)/1e6)})
 	}
 	return st
 }

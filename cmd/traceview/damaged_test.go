@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -82,5 +84,49 @@ func TestInfoDamagedExit(t *testing.T) {
 	// An intact file still exits 0.
 	if _, stderr, code := runCLI(t, "info", "-i", "../../testdata/traces/pipe.perf.data"); code != 0 {
 		t.Errorf("info on an intact trace: exit %d: %s", code, stderr)
+	}
+}
+
+// TestStatsSampleCPUOutOfRange: stats on a perf.data with one sample's CPU
+// field flipped to 254 (the machine has 2) shows the 2 CPUs and warns of
+// the skipped sample; before the fix it showed a phantom all-zero CPU 254
+// row ("3 CPUs with events").
+func TestStatsSampleCPUOutOfRange(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/traces/pipe.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	off := int(le.Uint64(b[40:]))
+	end := off + int(le.Uint64(b[48:]))
+	for n := 0; off+8 <= end; off += int(le.Uint16(b[off+6:])) {
+		const recSample, recTracingData = 9, 66
+		if typ := le.Uint32(b[off:]); typ == recTracingData {
+			off += int(le.Uint32(b[off+8:])+7) &^ 7
+		} else if typ == recSample {
+			if n++; n == 100 {
+				le.PutUint32(b[off+40:], 254) // sample_type IP|TID|TIME|CPU|...: CPU at byte 40
+				break
+			}
+		}
+	}
+	path := filepath.Join(t.TempDir(), "cpu254.perf.data")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "stats", "-i", path)
+	if code != 0 {
+		t.Fatalf("stats: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, ", 2 CPUs with events,") {
+		t.Errorf("stats: want 2 CPUs with events:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "254" {
+			t.Errorf("stats: a CPU 254 row: %q", line)
+		}
+	}
+	if !strings.Contains(stderr, "warning: perf.data: record of type 9 at offset "+strconv.Itoa(off)+" on CPU 254, but the recording's machine has 2 CPUs") {
+		t.Errorf("stats: no warning of the skipped sample at offset %d:\n%s", off, stderr)
 	}
 }

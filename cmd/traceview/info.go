@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -23,30 +24,37 @@ type infoOptions struct {
 // infoReport is what `traceview info` prints; its JSON form is the -o json
 // output (times in ns).
 type infoReport struct {
-	File        string             `json:"file"`
-	Format      string             `json:"format"`
-	Mode        string             `json:"mode,omitempty"`       // perf.data: "file" or "pipe"
-	ByteOrder   string             `json:"byte_order,omitempty"` // perf.data: "little-endian" or "big-endian"
-	Hostname    string             `json:"hostname,omitempty"`
-	OSRelease   string             `json:"os_release,omitempty"`
-	Arch        string             `json:"arch,omitempty"`
-	Tool        string             `json:"tool,omitempty"`
-	Cmdline     []string           `json:"cmdline,omitempty"`
-	NrCPUs      int                `json:"nr_cpus,omitempty"`
-	NrCPUsAvail int                `json:"nr_cpus_avail,omitempty"`
-	LLCs        []string           `json:"llcs,omitempty"` // CPU lists sharing a last-level cache
-	Clock       string             `json:"clock,omitempty"`
-	FirstSample int64              `json:"first_sample_ns,omitempty"` // from the header
-	LastSample  int64              `json:"last_sample_ns,omitempty"`
-	FirstEvent  int64              `json:"first_event_ns"` // from the events read
-	LastEvent   int64              `json:"last_event_ns"`
-	EventNames  []string           `json:"recorded_events,omitempty"`
-	Samples     map[string]uint64  `json:"samples,omitempty"` // perf.data samples per event name
-	Events      map[string]uint64  `json:"events"`            // events delivered per kind
-	TotalEvents uint64             `json:"total_events"`
-	Lost        []trace.LostWindow `json:"lost"`
-	LostTotal   uint64             `json:"lost_total"`
-	Warnings    []trace.Warning    `json:"warnings"`
+	File        string   `json:"file"`
+	Format      string   `json:"format"`
+	Mode        string   `json:"mode,omitempty"`       // perf.data: "file" or "pipe"
+	ByteOrder   string   `json:"byte_order,omitempty"` // perf.data: "little-endian" or "big-endian"
+	Hostname    string   `json:"hostname,omitempty"`
+	OSRelease   string   `json:"os_release,omitempty"`
+	Arch        string   `json:"arch,omitempty"`
+	Tool        string   `json:"tool,omitempty"`
+	Cmdline     []string `json:"cmdline,omitempty"`
+	NrCPUs      int      `json:"nr_cpus,omitempty"`
+	NrCPUsAvail int      `json:"nr_cpus_avail,omitempty"`
+	LLCs        []string `json:"llcs,omitempty"` // CPU lists sharing a last-level cache
+	// CPUsWithEvents lists, ascending, the CPUs with at least one
+	// scheduler event (onCPUKind);
+	// PartialCPUs says they are fewer than the machine's online CPUs
+	// (NrCPUs): the capture covered only some CPUs (record --cpu, perf
+	// record -C) or the others had no scheduler event.
+	CPUsWithEvents []int              `json:"cpus_with_events"`
+	PartialCPUs    bool               `json:"partial_cpus,omitempty"`
+	Clock          string             `json:"clock,omitempty"`
+	FirstSample    int64              `json:"first_sample_ns,omitempty"` // from the header
+	LastSample     int64              `json:"last_sample_ns,omitempty"`
+	FirstEvent     int64              `json:"first_event_ns"` // from the events read
+	LastEvent      int64              `json:"last_event_ns"`
+	EventNames     []string           `json:"recorded_events,omitempty"`
+	Samples        map[string]uint64  `json:"samples,omitempty"` // perf.data samples per event name
+	Events         map[string]uint64  `json:"events"`            // events delivered per kind
+	TotalEvents    uint64             `json:"total_events"`
+	Lost           []trace.LostWindow `json:"lost"`
+	LostTotal      uint64             `json:"lost_total"`
+	Warnings       []trace.Warning    `json:"warnings"`
 	// Autogroup is kernel.sched_autogroup_enabled when recorded: 1 on,
 	// -1 off, absent unknown (trace.Meta.Autogroup).
 	Autogroup int8 `json:"autogroup,omitempty"`
@@ -131,6 +139,7 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	var counts [len(trace.Kinds)]uint64
 	rep := &infoReport{Events: map[string]uint64{}, FirstEvent: -1, LastEvent: -1}
 	var readErr error
+	var seen []bool // by CPU: has an event
 	for {
 		ev, err := src.Next()
 		if err == io.EOF {
@@ -142,6 +151,12 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 		}
 		if int(ev.Kind) < len(counts) {
 			counts[ev.Kind]++
+		}
+		if c := int(ev.CPU); c >= 0 && c < 1<<16 && onCPUKind(ev.Kind) {
+			for len(seen) <= c {
+				seen = append(seen, false)
+			}
+			seen[c] = true
 		}
 		// perf synthesizes records for threads that existed before the
 		// recording at time 0: they do not bound the trace's time span.
@@ -164,6 +179,13 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	rep.Cmdline, rep.NrCPUs, rep.NrCPUsAvail, rep.Clock = m.Cmdline, m.NrCPUs, m.NrCPUsAvail, m.Clock
 	rep.FirstSample, rep.LastSample = m.FirstTime, m.LastTime
 	rep.LLCs = m.LLCs
+	rep.CPUsWithEvents = []int{}
+	for c, ok := range seen {
+		if ok {
+			rep.CPUsWithEvents = append(rep.CPUsWithEvents, c)
+		}
+	}
+	rep.PartialCPUs = m.NrCPUs > 0 && len(rep.CPUsWithEvents) > 0 && len(rep.CPUsWithEvents) < m.NrCPUs
 	rep.Lost = append([]trace.LostWindow{}, m.Lost...)
 	for _, l := range m.Lost {
 		rep.LostTotal += l.Count
@@ -176,6 +198,18 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 		rep.Mode, rep.ByteOrder, rep.EventNames, rep.Samples = d.Mode, d.ByteOrder, d.Recorded, d.Samples
 	}
 	return rep, readErr
+}
+
+// onCPUKind reports whether events of kind k are recorded only on the
+// CPUs the capture covers: the sched tracepoints. perf's task records
+// (COMM, FORK, EXIT) come from every CPU even under -C (sched-compressed.data,
+// recorded -C 0, has them on CPU 1).
+func onCPUKind(k trace.Kind) bool {
+	switch k {
+	case trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime:
+		return true
+	}
+	return false
 }
 
 // throttling returns, for each group with two or more cpu.stat readings,
@@ -231,6 +265,14 @@ func printInfo(w io.Writer, r *infoReport) {
 	}
 	if r.NrCPUs > 0 {
 		line("CPUs", "%d online, %d available", r.NrCPUs, r.NrCPUsAvail)
+	}
+	if r.PartialCPUs {
+		which := "CPU"
+		if len(r.CPUsWithEvents) > 1 {
+			which = "CPUs"
+		}
+		line("CPUs with events", "%d of the machine's %d (%s %s): the capture covered only some CPUs (record --cpu, perf record -C), or the others had no scheduler event",
+			len(r.CPUsWithEvents), r.NrCPUs, which, cpulist.Format(r.CPUsWithEvents))
 	}
 	if len(r.LLCs) > 0 {
 		line("last-level caches", "CPUs %s (replay --topology trace)", strings.Join(r.LLCs, "; CPUs "))

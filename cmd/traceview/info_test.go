@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -321,5 +322,50 @@ func TestInfoLostWindowsLine(t *testing.T) {
 	printInfo(&b, rep)
 	if got := b.String(); !strings.HasSuffix(got, "warning: 100 events lost on CPU 0 between 1.000000 s and 2.000000 s\nwarning: 30 events lost on CPU 1 between 3.000000 s and 4.000000 s\n") {
 		t.Errorf("info -v:\n%s", got)
+	}
+}
+
+// TestInfoPartialCPUs: info says when the events cover only some of the
+// machine's CPUs (sched-compressed.data was recorded with perf record -C 0
+// on a 2-CPU machine; its COMM/FORK/EXIT records on CPU 1 do not count),
+// in text and JSON, and says nothing of it on a system-wide capture.
+func TestInfoPartialCPUs(t *testing.T) {
+	for _, tc := range []struct {
+		file    string
+		cpus    []int
+		partial bool
+	}{
+		{"sched-compressed.data", []int{0}, true},
+		{"pipe.perf.data", []int{0, 1}, false},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			path := "../../testdata/traces/" + tc.file
+			out, errs, code := runCLI(t, "info", "-i", path)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			out = regexp.MustCompile(` +`).ReplaceAllString(out, " ")
+			const line = "CPUs with events: 1 of the machine's 2 (CPU 0): the capture covered only some CPUs"
+			if got := strings.Contains(out, line); got != tc.partial {
+				t.Errorf("text has %q: %v, want %v:\n%s", line, got, tc.partial, out)
+			}
+			if !tc.partial && strings.Contains(out, "CPUs with events") {
+				t.Errorf("a CPUs-with-events line on a system-wide capture:\n%s", out)
+			}
+			js, errs, code := runCLI(t, "info", "-i", path, "-o", "json")
+			if code != 0 {
+				t.Fatalf("json: exit %d: %s", code, errs)
+			}
+			var rep struct {
+				CPUs    []int `json:"cpus_with_events"`
+				Partial bool  `json:"partial_cpus"`
+			}
+			if err := json.Unmarshal([]byte(js), &rep); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(rep.CPUs, tc.cpus) || rep.Partial != tc.partial {
+				t.Errorf("json cpus_with_events %v partial_cpus %v, want %v %v", rep.CPUs, rep.Partial, tc.cpus, tc.partial)
+			}
+		})
 	}
 }

@@ -13,7 +13,8 @@ import (
 // 8-byte overwrite giving a sched_switch CPU -150994944 (offset 234915:
 // index out of range in extractor.switchEv). Each now replays (exit 0,
 // the model and the prediction on stdout) and says on stderr what it
-// dropped.
+// dropped (the CPU now by the perf.data reader, against the header's CPU
+// count, before replay's own check).
 func TestReplayDamagedPerfData(t *testing.T) {
 	orig, err := os.ReadFile("../../testdata/traces/per-process.data")
 	if err != nil {
@@ -27,7 +28,7 @@ func TestReplayDamagedPerfData(t *testing.T) {
 		{"time bit 53", func(b []byte) { b[99446] ^= 0x20 },
 			"warning: perf.data: CPU 0: sched_switch at 9007886.809572669 s lies outside the recording's sample times (687.550136366 s to 687.562824612 s, from the header): damaged, dropped\n"},
 		{"negative CPU", func(b []byte) { copy(b[234915:], []byte{0xf7, 0xb2, 0x97, 0xc3, 0x8e, 0xd0, 0x0a, 0xb4}) },
-			"warning: replay: sched_switch at 687561619442 ns (task 19504): CPU -150994944 is outside what the trace can hold: damaged, skipped\n"},
+			"warning: perf.data: record of type 9 at offset 234872 on CPU -150994944, but the recording's machine has 2 CPUs (header nrcpus): damaged, skipped\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := append([]byte(nil), orig...)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report"
 )
 
@@ -110,6 +111,33 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	return writeStatsTable(out, st)
 }
 
+// writeStatsUnknown prints, under the CPU table, the share of each CPU's
+// observed time the trace cannot attribute (counted in Utilization's
+// denominator, never as busy) and the CPUs with no recorded run, whose
+// 0 % means unknown; nothing when there are none.
+func writeStatsUnknown(w io.Writer, cpus []report.StatsCPU) {
+	var shares []string
+	var unobserved []int
+	for _, c := range cpus {
+		if c.Unobserved {
+			unobserved = append(unobserved, int(c.CPU))
+		} else if c.Unknown > 0 {
+			shares = append(shares, fmt.Sprintf("CPU %d %.2f %%", c.CPU, 100*c.UnknownShare))
+		}
+	}
+	if len(shares) > 0 {
+		fmt.Fprintf(w, "Unknown share of observed time (switches missing or events lost; never counted as busy, so Utilization is a lower bound): %s\n",
+			strings.Join(shares, ", "))
+	}
+	if len(unobserved) > 0 {
+		which := "CPU " + cpulist.Format(unobserved) + " has"
+		if len(unobserved) > 1 {
+			which = "CPUs " + cpulist.Format(unobserved) + " have"
+		}
+		fmt.Fprintf(w, "%s events but no recorded sched_switch: utilization unknown, not 0 %%\n", which)
+	}
+}
+
 // writeStatsTable prints Stats for people.
 func writeStatsTable(w io.Writer, st *report.Stats) error {
 	fmt.Fprintf(w, "Trace: %.3f ms (first to last scheduler event), %s, %s, %s with events, %s\n\n",
@@ -124,6 +152,7 @@ func writeStatsTable(w io.Writer, st *report.Stats) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	writeStatsUnknown(w, st.CPUs)
 	for _, h := range []struct {
 		title string
 		h     report.StatsHistogram
@@ -132,7 +161,7 @@ func writeStatsTable(w io.Writer, st *report.Stats) error {
 		{"Scheduling delay after wakeup", st.WakeupDelays},
 		{"Scheduling delay after preemption", st.PreemptDelays},
 	} {
-		fmt.Fprintf(w, "\n%s: %d delays, sum %.3f ms, max %.3f ms\n", h.title, h.h.Count, float64(h.h.Sum)/1e6, float64(h.h.Max)/1e6)
+		fmt.Fprintf(w, "\n%s: %s, sum %.3f ms, max %.3f ms\n", h.title, plural(int(h.h.Count), "delay"), float64(h.h.Sum)/1e6, float64(h.h.Max)/1e6)
 		writeLog2Hist(w, h.h)
 	}
 	return nil

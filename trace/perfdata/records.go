@@ -141,6 +141,9 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		}
 		rawEnd = cap(rec) - cap(raw) + len(raw) // raw is rec[p : p+size]
 	}
+	if r.cpuOutOfRange(cpu, recSample, off) {
+		return nil
+	}
 	if r.skip[a.dec.Kind] {
 		r.skipped(pid, tid, t, hasTime)
 		return nil
@@ -673,6 +676,23 @@ func (r *Reader) trailer(rec []byte) (idTrailer, int, bool) {
 	return s, start, true
 }
 
+// cpuOutOfRange reports whether cpu, the CPU field of a record of type typ
+// at offset off, is at or above the CPU count the header
+// states (HEADER_NRCPUS: the larger of nr_cpus_avail and nr_cpus_online;
+// CPU numbers run below nr_cpus_avail, and online CPUs are among them) or
+// negative but -1 (no CPU field): damage, counted and the record skipped.
+// A flipped byte read as CPU 254 of a 2-CPU recording made a phantom
+// all-zero CPU row in stats. Without the feature nothing is checked.
+func (r *Reader) cpuOutOfRange(cpu int32, typ uint32, off int64) bool {
+	n := max(r.meta.NrCPUsAvail, r.meta.NrCPUs)
+	if n <= 0 || cpu >= -1 && int64(cpu) < int64(n) {
+		return false
+	}
+	r.meta.Warnings.Add("cpu-out-of-range", "perf.data: record of type %d at offset %d on CPU %d, but the recording's machine has %d CPUs (header nrcpus): damaged, skipped",
+		typ, off, cpu, n)
+	return true
+}
+
 // kernelRecord turns COMM, FORK, EXIT, LOST and LOST_SAMPLES into events.
 // Records perf synthesizes for threads that existed before recording began
 // carry time 0: they are delivered first, in file order, on CPU -1.
@@ -688,6 +708,8 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 	synthesized := hasTime && t == 0
 	if synthesized {
 		cpu = -1
+	} else if r.cpuOutOfRange(sid.cpu, typ, off) {
+		return nil
 	}
 	short := func() error {
 		r.meta.Warnings.Add("bad-record", "perf.data: record of type %d at offset %d too short; skipped", typ, off)

@@ -51,6 +51,9 @@ func (r *Reader) switchRecord(typ uint32, rec []byte, off int64) error {
 		r.meta.Warnings.Add("bad-record", "perf.data: record of type %d at offset %d too short; skipped", typ, off)
 		return nil
 	}
+	if r.cpuOutOfRange(sid.cpu, typ, off) {
+		return nil
+	}
 	if !r.switchRecords {
 		r.switchRecords = true
 		r.meta.Warnings.Add("switch-records", "perf.data: no sched tracepoints: the schedule comes from PERF_RECORD_SWITCH_CPU_WIDE records (perf record --switch-events), which carry no wakeups: a scheduling delay starts only at a preemption, the wait of a woken task is not measured, and a switch-out that is not a preemption reads as a sleep (S)")

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestStatsUnknownShare: stats says how much of each CPU's observed time
+// the trace cannot attribute (Utilization counts it in the denominator,
+// never as busy), and that a CPU with events but no recorded sched_switch
+// has an unknown utilization rather than 0 %: in text, JSON and the HTML
+// report. pipe.perf.data: CPU 0 3.722180 of 35.954238 ms unknown (10.35 %),
+// CPU 1 5.427978 of 35.922718 ms (15.11 %); sched-compressed.data
+// (perf record -C 0) has wakeups aimed at CPU 1 but no switch on it.
+func TestStatsUnknownShare(t *testing.T) {
+	const dir = "../../testdata/traces/"
+	out, errs, code := runCLI(t, "stats", "-i", dir+"pipe.perf.data")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	const footnote = "Unknown share of observed time (switches missing or events lost; never counted as busy, so Utilization is a lower bound): CPU 0 10.35 %, CPU 1 15.11 %\n"
+	if !strings.Contains(out, footnote) {
+		t.Errorf("no footnote %q:\n%s", footnote, out)
+	}
+	js, errs, code := runCLI(t, "stats", "-i", dir+"pipe.perf.data", "-o", "json")
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	var st struct {
+		CPUs []struct {
+			CPU        int     `json:"cpu"`
+			Share      float64 `json:"unknown_share"`
+			Unobserved bool    `json:"unobserved"`
+		} `json:"cpus"`
+	}
+	if err := json.Unmarshal([]byte(js), &st); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{3722180.0 / 35954238, 5427978.0 / 35922718}
+	if len(st.CPUs) != 2 {
+		t.Fatalf("json: %d CPUs, want 2", len(st.CPUs))
+	}
+	for i, c := range st.CPUs {
+		if math.Abs(c.Share-want[i]) > 1e-9 || c.Unobserved {
+			t.Errorf("json CPU %d: unknown_share %v unobserved %v, want %v false", c.CPU, c.Share, c.Unobserved, want[i])
+		}
+	}
+	page, errs, code := runCLI(t, "report", "-i", dir+"pipe.perf.data", "-o", "-")
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	if s := "utilization 89.27 %, unknown 3.722 ms, 10.35 % of observed (not counted as busy)"; !strings.Contains(page, s) {
+		t.Errorf("HTML report lacks %q", s)
+	}
+
+	out, errs, code = runCLI(t, "stats", "-i", dir+"sched-compressed.data")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if s := "\nCPU 1 has events but no recorded sched_switch: utilization unknown, not 0 %\n"; !strings.Contains(out, s) {
+		t.Errorf("no %q:\n%s", s, out)
+	}
+	if strings.Contains(out, "Unknown share") {
+		t.Errorf("an unknown-share footnote with nothing unknown:\n%s", out)
+	}
+	js, _, _ = runCLI(t, "stats", "-i", dir+"sched-compressed.data", "-o", "json")
+	st.CPUs = nil
+	if err := json.Unmarshal([]byte(js), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.CPUs) != 2 || st.CPUs[0].Unobserved || !st.CPUs[1].Unobserved || st.CPUs[1].Share != 0 {
+		t.Errorf("json CPUs %+v, want CPU 1 alone unobserved", st.CPUs)
+	}
+	page, _, _ = runCLI(t, "report", "-i", dir+"sched-compressed.data", "-o", "-")
+	if s := "utilization unknown (no recorded sched_switch)"; !strings.Contains(page, s) {
+		t.Errorf("HTML report lacks %q", s)
+	}
+}

@@ -1,0 +1,72 @@
+package perfdata
+
+import (
+	"encoding/binary"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// flipSampleCPU returns a copy of the perf.data b with the CPU field of its
+// n-th sched sample (sample_type IP|TID|TIME|CPU|PERIOD|RAW|IDENTIFIER:
+// CPU at byte 40) set to cpu, and that sample's offset.
+func flipSampleCPU(t *testing.T, b []byte, n int, cpu uint32) ([]byte, int) {
+	t.Helper()
+	c := append([]byte(nil), b...)
+	dataOff, dataEnd := dataSection(c)
+	for _, r := range records(c, dataOff, dataEnd) {
+		if binary.LittleEndian.Uint32(c[r.off:]) != recSample || r.size < 48 {
+			continue
+		}
+		if n--; n < 0 {
+			binary.LittleEndian.PutUint32(c[r.off+40:], cpu)
+			return c, r.off
+		}
+	}
+	t.Fatal("not enough samples")
+	return nil, 0
+}
+
+// TestSampleCPUOutOfRange: a sample whose CPU field is at or above the
+// header's CPU count (a flipped byte: CPU 254 of a 2-CPU recording) is
+// counted and skipped, not delivered as an event on a CPU the machine does
+// not have (stats showed a phantom all-zero "CPU 254" row: "3 CPUs with
+// events"). Every other event is still read.
+func TestSampleCPUOutOfRange(t *testing.T) {
+	b := readFile(t, "../../testdata/traces/pipe.perf.data")
+	full, fr, err := drain(b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := max(fr.Meta().NrCPUs, fr.Meta().NrCPUsAvail); n != 2 {
+		t.Fatalf("pipe.perf.data: header nrcpus %d, want 2", n)
+	}
+	for _, cpu := range []uint32{254, 2, 0xfffffffe} {
+		c, off := flipSampleCPU(t, b, 100, cpu)
+		evs, r, err := drain(c, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != len(full)-1 {
+			t.Errorf("CPU %d: %d events, want %d (one sample skipped)", int32(cpu), len(evs), len(full)-1)
+		}
+		for _, ev := range evs {
+			if ev.CPU >= 2 || ev.CPU < -1 {
+				t.Errorf("CPU %d: event %v delivered on CPU %d", int32(cpu), ev.Kind, ev.CPU)
+				break
+			}
+		}
+		var found bool
+		for _, w := range r.Meta().Warnings.List() {
+			if w.Key == "cpu-out-of-range" {
+				found = true
+				if w.Count != 1 || !strings.Contains(w.Message, "offset "+strconv.Itoa(off)) {
+					t.Errorf("CPU %d: warning %+v, want count 1 at offset %d", int32(cpu), w, off)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("CPU %d: no cpu-out-of-range warning", int32(cpu))
+		}
+	}
+}
