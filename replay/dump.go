@@ -52,6 +52,10 @@ func (m *Model) WriteText(w io.Writer) error {
 		fmt.Fprintf(b, " %s=%v", name, sv.Field(i).Interface())
 	}
 	b.WriteString("\n")
+	if e := m.TracedSession; e.Leader != 0 {
+		fmt.Fprintf(b, "traced session: leader %d, %d tasks; workload wait %d ns over %d, run %d ns; background wait %d ns over %d\n",
+			e.Leader, e.Tasks, e.WorkloadWaitNS, e.WorkloadWaits, e.WorkloadRunNS, e.BackgroundWaitNS, e.BackgroundWaits)
+	}
 	for k, p := range m.Pools {
 		fmt.Fprintf(b, "pool %d: producer %d, members %v, one request per arrival %v\n", k+1, p.Producer, p.Members, p.Requests)
 	}
@@ -82,6 +86,7 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 	add(tk.Censored, "censored")
 	add(tk.Periodic, "periodic %d ns", tk.Period)
 	add(tk.OpenLoop, "open-loop")
+	add(tk.WakeAny, "wake-any")
 	add(tk.Pool > 0, "pool %d", tk.Pool)
 	add(tk.Spinner, "spinner at burst %d", tk.SpinBurst)
 	add(tk.Repeat >= 0, "repeats burst %d", tk.Repeat)

@@ -23,6 +23,12 @@ type ext struct {
 	wakeIdle bool      // the wakeup targeted an idle CPU
 	wakeCPU  trace.CPU // the CPU the wakeup targeted
 	wakeN    int       // that CPU's switch count at the wakeup
+	// waitSum (ns) and waitN are the task's recorded scheduling delays
+	// (wakeup or preemption to switch-in, perf sched latency's), and ins
+	// its recorded switch-ins, for inferTracedSession.
+	waitSum int64
+	waitN   int
+	ins     int
 	// fifoN counts dependency wakeups of the task while a thread of its
 	// process with its name was asleep too; fifoHit those where this task
 	// had been asleep longest (see inferPools).
@@ -96,6 +102,10 @@ type extractor struct {
 	// trace's available CPUs when its header states them, else maxCPU.
 	maxCPU trace.CPU
 	t0     int64 // ns, the first event's time (first)
+	// perfExec is 1 + the index of the first task seen under the name
+	// perfExecComm (0: none): perf record's forked child, which execs the
+	// traced command.
+	perfExec int
 }
 
 // lastWakeOn returns the last dependency wakeup emitted on cpu (waker -1
@@ -337,6 +347,9 @@ func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, pr
 	}
 	if comm == sessionLeaderComm {
 		tk.setsid = true
+	}
+	if comm == perfExecComm && x.perfExec == 0 {
+		x.perfExec = i + 1
 	}
 
 	if prio >= 0 {
@@ -619,8 +632,13 @@ func (x *extractor) switchEv(ev trace.Event) {
 			// Switched in without a recorded wakeup: an external event now.
 			x.setCause(i, Cause{Kind: CauseExternal, At: t, Inferred: true}, t)
 		}
+		s.ins++
 		if s.wakeAt >= 0 {
 			d := t - s.wakeAt
+			if d >= 0 {
+				s.waitSum += d
+				s.waitN++
+			}
 			next := ev.CPU >= 0 && s.wakeCPU == ev.CPU && x.cpuN[ev.CPU] == s.wakeN // the CPU's very next switch
 			switch {
 			case next && s.wakeIdle:
@@ -865,10 +883,12 @@ func (x *extractor) finish() {
 	x.inferUntil()                                // how each workload task ends: work, count or deadline (until.go)
 	x.inferPools()                                // worker pools that serve one queue (pools.go)
 	inferSessions(m)                              // setsid session leaders, for autogroups (sessions.go)
+	x.inferTracedSession()                        // the traced command's own session, from delays (sessions.go)
 	x.measureCosts()                              // remote wakeup, remote wakee and idle-start costs (costs.go)
 	m.Stats.RecoveredArrivals = x.splitArrivals() // arrivals merged into one burst (arrivals.go)
 	servesArrivals(m)                             // no deadline for an open-loop service's threads (arrivals.go)
 	m.Stats.QueuedRequests = x.requestQueues()    // a pool's work as one request per arrival (requests.go)
+	inferWakeAny(m)                               // tasks woken by any of several wakers (wakeany.go)
 	x.countCauses()                               // the blocking points by cause, for ModelStats
 	x.measureLatencies()                          // idle exit, wakeup preemption, context switch (costs.go)
 }

@@ -185,7 +185,9 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 		gi.Source = "what-if"
 	}
 	for i := range groups {
-		if gi := &groups[i]; gi.Source == "default" && strings.HasPrefix(gi.Path, "/autogroup-") {
+		if gi := &groups[i]; gi.Source == "default" && m.TracedSession.Leader != 0 && gi.Path == sessionPath(m.TracedSession.Leader) {
+			gi.Source = "the traced command's session, inferred from delays"
+		} else if gi.Source == "default" && strings.HasPrefix(gi.Path, "/autogroup-") {
 			gi.Source = "session inferred from setsid in the process tree"
 		}
 		if gi := &groups[i]; gi.QuotaNS > 0 && gi.PeriodNS <= 0 {

@@ -144,6 +144,10 @@ type Task struct {
 	// splitArrivals recovered: like a periodic loop, a replay that reaches
 	// one of its sleeps after the arrival time goes on without sleeping.
 	OpenLoop bool
+	// WakeAny is true for a task whose blocks were ended by more than one
+	// waker (inferWakeAny): a replay ends its current block with whichever
+	// wakeup reaches it first, and keeps the others as credit.
+	WakeAny bool
 	// Pool is 1 + the index in Model.Pools of the worker pool the task
 	// serves (0: none); PoolBlock[j] is true for the blocks after burst j
 	// that wait on the pool's shared queue (see inferPools).
@@ -288,6 +292,9 @@ type Model struct {
 	// WorkloadRoot is the TID of the traced command (the child of the
 	// recorder), -1 when none was found; Workload tasks descend from it.
 	WorkloadRoot trace.TID
+	// TracedSession is the autogroup session inferTracedSession put the
+	// traced command in, with its evidence (Leader 0: none).
+	TracedSession SessionEvidence
 	// CPUsSeen is the set of CPUs the trace has sched_switch events of
 	// (a perf record -C recording holds fewer than NrCPUs).
 	CPUsSeen policies.CPUSet
@@ -347,6 +354,9 @@ type ModelStats struct {
 	// SessionTasks counts tasks inferSessions put in an autogroup session
 	// it inferred from the process tree.
 	SessionTasks int `json:"session_tasks"`
+	// WakeAnyTasks counts tasks woken at their blocks by more than one
+	// waker (Task.WakeAny, inferWakeAny).
+	WakeAnyTasks int `json:"wake_any_tasks"`
 	// AbsoluteTimers counts timer wakeups kept at their recorded absolute
 	// time (CauseExternal) because their task's wake times are steadier
 	// than its sleep lengths: clock_nanosleep(TIMER_ABSTIME) loops,

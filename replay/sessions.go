@@ -24,6 +24,9 @@ const sessionLeaderComm = "setsid"
 // Config.NoAutogroup. Sessions started before the trace, and setsid calls
 // by programs that do not exec setsid(1), are not seen.
 func inferSessions(m *Model) {
+	if m.Meta.Autogroup < 0 {
+		return // recorded with kernel.sched_autogroup_enabled = 0
+	}
 	for i := range m.Tasks {
 		// At most len(m.Tasks) steps: a damaged trace may make the
 		// parent links loop.
@@ -40,3 +43,111 @@ func inferSessions(m *Model) {
 // sessionPath is the autogroup path of a task group Groups gives the tasks
 // of the session led by leader.
 func sessionPath(leader trace.TID) string { return "/autogroup-" + strconv.Itoa(int(leader)) }
+
+// tracedSessionMinWait is the least mean scheduling delay, in ns, of the
+// workload's tasks for inferTracedSession to read anything into the
+// background tasks' delays: ten times the 0.1 ms a wakeup of an idle or
+// lightly loaded CPU took on the recordings of ../shared/traces (the
+// background tasks' mean delay where the workload waited less than 1 ms:
+// 0.02-0.5 ms, measured with TV_AGDBG-style sums of these fields).
+const tracedSessionMinWait = 1_000_000
+
+// tracedSessionRatio bounds the background tasks' mean delay, as a
+// fraction of the workload's, that one runqueue can explain, and
+// tracedSessionMinQueue is the least number of the workload's runnable
+// tasks per CPU, N, for which the test means anything. Under EEVDF with N
+// runnable tasks of equal weight per CPU, a task that used its slice waits
+// about N-1 of the others' runs for the CPU, and a woken task placed at
+// the average vruntime (place_entity, kernel/sched/fair.c v6.18; lag 0)
+// has a later deadline than about half of them: it waits about N/2 runs,
+// half the workload's delay. In an autogroup the session competes as one
+// entity with each root task, so a woken root task waits about one run of
+// the session's: 1/(N-1) of the workload's delay. A quarter sits between
+// the two for N >= 5; with fewer a woken task preempts or waits one run
+// either way. N-1 is estimated as the workload's mean delay over its mean
+// run (its run time over its recorded switch-ins).
+const (
+	tracedSessionRatio    = 4
+	tracedSessionMinQueue = 5
+)
+
+// inferTracedSession is the inference pass for the session the trace was
+// recorded from: with autogroup on (kernel.sched_autogroup_enabled, on by
+// default), the recorder and the traced command run in the autogroup of
+// the shell or service that started them, the kernel's threads in the
+// root group (autogroups are children of the root task group; kthreads
+// and init keep autogroup_default, the root: kernel/sched/autogroup.c
+// v6.18). A perf.data says neither, but the delays show it: when the
+// workload's tasks waited for a CPU at least tracedSessionMinWait and
+// tracedSessionMinQueue-1 of their runs on average, and the tasks outside
+// it, in the root cgroup, waited less than 1/tracedSessionRatio of that,
+// one runqueue cannot explain the shares.
+// The pass then puts the workload's tasks and the recorder (those in the
+// root cgroup, not already in a setsid session) in the session
+// "/autogroup-ROOT" (ROOT: the workload root's TID), and records the
+// evidence in Model.TracedSession. Nothing is inferred without a workload
+// root or when the recording says autogroup was off (Meta.Autogroup < 0);
+// Config.NoAutogroup (--autogroup off) undoes it.
+func (x *extractor) inferTracedSession() {
+	m := x.m
+	if m.WorkloadRoot < 0 || m.Meta.Autogroup < 0 {
+		return
+	}
+	in := func(tk *Task) bool {
+		return tk.Session == 0 && normPath(tk.Cgroup) == "/" && (tk.Workload || isRecorder(tk.Comm))
+	}
+	var ev SessionEvidence
+	var run int64 // ns, the workload's run time
+	ins := 0      // its switch-ins
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if i >= len(x.st) || normPath(tk.Cgroup) != "/" || tk.Session != 0 {
+			continue
+		}
+		s := &x.st[i]
+		switch {
+		case tk.Workload && !isRecorder(tk.Comm):
+			ev.WorkloadWaitNS += s.waitSum
+			ev.WorkloadWaits += s.waitN
+			ins += s.ins
+			for _, b := range tk.Bursts {
+				run += b.Len
+			}
+		case !in(tk):
+			ev.BackgroundWaitNS += s.waitSum
+			ev.BackgroundWaits += s.waitN
+		}
+	}
+	if ev.WorkloadWaits == 0 || ev.BackgroundWaits == 0 || ins == 0 {
+		return
+	}
+	ev.WorkloadWaitNS /= int64(ev.WorkloadWaits)
+	ev.BackgroundWaitNS /= int64(ev.BackgroundWaits)
+	ev.WorkloadRunNS = run / int64(ins)
+	if ev.WorkloadWaitNS < tracedSessionMinWait || ev.WorkloadWaitNS < (tracedSessionMinQueue-1)*ev.WorkloadRunNS ||
+		ev.BackgroundWaitNS*tracedSessionRatio >= ev.WorkloadWaitNS {
+		return
+	}
+	ev.Leader = m.WorkloadRoot
+	for i := range m.Tasks {
+		if tk := &m.Tasks[i]; in(tk) {
+			tk.Session = ev.Leader
+			ev.Tasks++
+		}
+	}
+	m.TracedSession = ev
+}
+
+// SessionEvidence is what made inferTracedSession put the traced command
+// in an autogroup session of its own (Model.TracedSession): the mean
+// scheduling delays in ns, over how many waits, of the workload's tasks
+// and of the other tasks in the root cgroup, and the workload's mean run.
+type SessionEvidence struct {
+	Leader           trace.TID `json:"leader,omitempty"` // 0: not inferred
+	Tasks            int       `json:"tasks,omitempty"`
+	WorkloadWaitNS   int64     `json:"workload_wait_ns,omitempty"`
+	WorkloadWaits    int       `json:"workload_waits,omitempty"`
+	WorkloadRunNS    int64     `json:"workload_run_ns,omitempty"` // mean run between switch-in and switch-out
+	BackgroundWaitNS int64     `json:"background_wait_ns,omitempty"`
+	BackgroundWaits  int       `json:"background_waits,omitempty"`
+}

@@ -106,6 +106,9 @@ type tstate struct {
 	// target is a periodic task's last absolute wake time in ns (0: none
 	// yet), from which block computes the next (Task.Period).
 	target int64
+	// credit counts the wakeups a Task.WakeAny task got while awake: its
+	// next dependency blocks consume them without sleeping.
+	credit int
 }
 
 type cpuState struct {
@@ -713,6 +716,12 @@ func (s *sim) runDone(cpu int) {
 		s.schedule(cpu)
 		return
 	}
+	if s.m.Tasks[t.ID].WakeAny && st.src == t.ID && st.credit > 0 && b.Wake.Kind == CauseDependency && j+1 < len(s.m.Tasks[t.ID].Bursts) {
+		st.credit--
+		s.advance(t.ID, j)
+		s.arm(cpu)
+		return
+	}
 	if s.ts[st.src].readyAt(j) || s.passed(t.ID, b, j+1 < len(s.m.Tasks[st.src].Bursts)) {
 		if !s.ts[st.src].readyAt(j) {
 			s.stats.SkippedSleeps++
@@ -944,6 +953,14 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 	}
 	st := &s.ts[i]
 	t := s.tasks[i]
+	if recorded && s.m.Tasks[i].WakeAny && st.src == i {
+		if t != nil && t.State == policies.TaskSleeping && s.m.Tasks[i].Bursts[st.burst].Wake.Kind == CauseDependency && !st.readyAt(st.burst) {
+			j = st.burst // ends the block it sleeps in, whichever it was recorded for
+		} else {
+			st.credit++
+			return -1
+		}
+	}
 	if t == nil || t.State != policies.TaskSleeping || st.burst != j {
 		// Not (yet) blocked there: keep the token for when it gets there.
 		for len(st.ready) <= j {

@@ -2,11 +2,25 @@ package replay
 
 import "path"
 
-// findWorkload finds the traced command (Model.WorkloadRoot): the first
-// task named after the command of the recorder's command line, else
-// guessRoot's pick; and marks its process tree as the workload.
+// perfExecComm is the name perf record gives the child it forks for the
+// traced command, from the fork until its execvp (tools/perf/util/evlist.c,
+// evlist__prepare_workload: prctl(PR_SET_NAME, "perf-exec")). perf forks it
+// before it enables the events, so the fork itself is not in the trace.
+const perfExecComm = "perf-exec"
+
+// findWorkload finds the traced command (Model.WorkloadRoot): the task the
+// recorder's fork names (extractor.fork), else perf record's child seen
+// under perfExecComm, else the first task named after the command of the
+// recorder's command line, else guessRoot's pick; and marks its process
+// tree as the workload.
 func (x *extractor) findWorkload() {
 	m := x.m
+	if m.WorkloadRoot < 0 && x.perfExec > 0 {
+		// Before the name match: with "perf sched record -- perf bench
+		// ...", the first task named "perf" is the recorder itself.
+		m.WorkloadRoot = m.Tasks[x.perfExec-1].TID
+		m.Tasks[x.perfExec-1].Workload = true
+	}
 	if m.WorkloadRoot < 0 {
 		// The recorder's command line: "perf sched record ... -- CMD ARGS";
 		// the traced command is the first task named after CMD.

@@ -30,18 +30,14 @@ var KnownGaps = map[string]string{
 	// when a trace has no sched_stat_runtime (issue 16 item 4).
 	"self:messaging-tracecmd/sched-messaging/switches":  gapNoCmdline,
 	"self:messaging-tracecmd/sched-messaging/avg_delay": gapNoCmdline,
-	"self:messaging.1cpu/sched-messaging/switches":      gapContended,
 	// Scored with the switch-ins the trace lacks since 2026-12-03 (1065
 	// recorded + 162 unrecorded = 1227; predicted 902, 0.85x of the
 	// recorded count alone).
-	"self:messaging.2cpu/sched-messaging/switches":         gapContended,
-	"self:messaging.wk/sched-messaging/switches":           gapVariance,
-	"self:messaging.wk/sched-messaging/avg_delay":          gapVariance,
-	"self:pipe//makespan":                                  gapPingPong,
-	"self:pipeline.1cpu/pipeline/switches":                 gapContended,
-	"self:pipeline.2cpu/pipeline/switches":                 gapContended,
-	"self:pipeline.2cpu/pipeline/avg_delay":                gapContended,
-	"whatif:messaging.2cpu->1cpu/sched-messaging/switches": gapContended,
+	"self:messaging.wk/sched-messaging/switches":  gapVariance,
+	"self:messaging.wk/sched-messaging/avg_delay": gapVariance,
+	"self:pipe//makespan":                         gapPingPong,
+	"self:pipeline.2cpu/pipeline/switches":        gapContended,
+	"self:pipeline.2cpu/pipeline/avg_delay":       gapContended,
 	// Recorded 2026-12-03, first replayed here 2026-12-04 (task groups
 	// modelled since; the hogs of grpq switch 10-25 times in 2 s, and the
 	// -r2 repeat differs from grpq.q50 by 2x in them: G2).
@@ -61,6 +57,7 @@ var KnownGaps = map[string]string{
 	"self:grpq.q50/hog/avg_delay":                   gapVariance,
 	"self:grpq.q50/hog/switches":                    gapVariance,
 	"self:msgt.2cpu//makespan":                      gapThreads,
+	"self:msgt.2cpu/sched-messaging/avg_delay":      gapThreads,
 	"self:msgt.2cpu/sched-messaging/switches":       gapThreads,
 	"self:srvn.1cpu/reqsrv/avg_delay":               gapServicePreempt,
 	"self:srvn.2cpu/hog/avg_delay":                  gapServicePreempt,

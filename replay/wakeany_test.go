@@ -1,0 +1,54 @@
+package replay
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// TestWakeAny: reader R (10) blocks twice; the recording says writer A
+// (11) ended the first block and writer B (12) the second. In the replay
+// (fifo, 3 CPUs, each task starts at 0 on a CPU of its own) B writes first: B's wakeup comes
+// 1 ms into its 1.2 ms burst, A's 3 ms into its 3.2 ms one. R runs 0.1 ms,
+// blocks at 0.1 ms, then:
+//
+//	R a wake-any task: B's wakeup at 1 ms ends the block R sleeps in; R
+//	  runs 0.5 ms (1-1.5 ms) and blocks again; A's at 3 ms ends that one;
+//	  R runs its last 0.2 ms (3-3.2 ms): runs [0 0.1] [1 1.5] [3 3.2].
+//	R held to the recorded waker of each block: B's wakeup at 1 ms is
+//	  kept for the second block; A's at 3 ms ends the first; R runs 0.5 ms
+//	  and goes on at once with the kept one: runs [0 0.1] [3 3.7].
+func TestWakeAny(t *testing.T) {
+	model := func() *Model {
+		return &Model{NrCPUs: 3, WorkloadRoot: -1, Tasks: []Task{
+			{TID: 10, PID: 10, Comm: "reader", CPU: 0, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
+				{Len: 100_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
+				{Len: 500_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 2}},
+				{Len: 200_000, End: EndExit}}},
+			{TID: 11, PID: 11, Comm: "writer", CPU: 1, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
+				{Len: 3_200_000, End: EndExit, Actions: []Action{{At: 3_000_000, Kind: ActWake, Target: 0, Block: 0}}}}},
+			{TID: 12, PID: 12, Comm: "writer", CPU: 2, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
+				{Len: 1_200_000, End: EndExit, Actions: []Action{{At: 1_000_000, Kind: ActWake, Target: 0, Block: 1}}}}},
+		}}
+	}
+	m := model()
+	inferWakeAny(m)
+	if !m.Tasks[0].WakeAny || m.Tasks[1].WakeAny || m.Stats.WakeAnyTasks != 1 {
+		t.Fatalf("WakeAny = %v %v %v (%d tasks), want the reader only", m.Tasks[0].WakeAny, m.Tasks[1].WakeAny, m.Tasks[2].WakeAny, m.Stats.WakeAnyTasks)
+	}
+	for _, c := range []struct {
+		any  bool
+		want string
+	}{
+		{true, "[[0 100000] [1000000 1500000] [3000000 3200000]]"},
+		{false, "[[0 100000] [3000000 3700000]]"},
+	} {
+		m := model()
+		m.Tasks[0].WakeAny = c.any
+		res := simulate(t, m, "fifo", Config{HZ: 250})
+		if got := fmt.Sprint(runs(res.Events())[trace.TID(10)]); got != c.want {
+			t.Errorf("wake-any %v: runs %s, want %s", c.any, got, c.want)
+		}
+	}
+}
