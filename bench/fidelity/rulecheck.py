@@ -9,9 +9,13 @@ A diagnostic for replay fidelity (docs/replay.md, G8), not part of the tests:
 where the rule and the recording disagree, the model's rule or its order of
 operations differs from the kernel's. Every update_curr is in a perf.data as a
 sched_stat_runtime event, so vruntimes follow the recording exactly; lag,
-deadlines and delayed dequeues are the rule's. Equal weights (nice 0), one
-runqueue level, the tracked tasks only (others are taken to sit in other task
-groups), 2 CPUs, slice 1.4 ms (0.7 ms x 2, Linux 6.15+).
+deadlines and delayed dequeues are the rule's. Each task's weight is its nice
+level's (sched_prio_to_weight, kernel/sched/core.c; the nice from the prio
+its sched_switch events show, 120 + nice), as calc_delta_fair scales run time
+and slices by it; one runqueue level, the tracked tasks only (others are
+taken to sit in other task groups), 2 CPUs, slice 1.4 ms (0.7 ms x 2, Linux
+6.15+). With every task at nice 0 the counts are those of the equal-weight
+version of 2026-12-03 (srv.2cpu, checked 2026-12-04).
 
 Input: `perf script -F comm,pid,tid,cpu,time,event,trace` text (the shared
 traces' NAME.script.txt). Output: counts per (enqueue case, rule's prediction,
@@ -24,6 +28,16 @@ recording's outcome, current task kind), mismatches first (--show N).
 --kernel-order requeues a delayed wakee before the running task's pending
 update_curr (requeue_delayed_entity reads the stale avg_vruntime); without it
 the running task is charged first, the replay's order before 2026-12-03.
+srvn.1cpu (a nice-4 hog, 2026-12-04): of the generator's 1709 wakeups onto
+the running hog the rule predicts a preemption for 1484, the recording shows
+1674 switched in within 40 us; 203 are preempted where the rule keeps the
+hog, most with the generator placed at lag 0 (its last dequeue delayed,
+DELAY_ZERO) at the hog's own vruntime while the hog is still protected
+(docs/replay.md, G12):
+
+  python3 bench/fidelity/rulecheck.py ../shared/traces/srvn.1cpu.script.txt \
+      --tasks 10169,10170,10171,10172,10173 --wakee 10169 --hogs 10170 --kernel-order
+
 --picks also checks every switch whose next task is tracked against
 pick_eevdf over the tracked tasks queued there (srv.2cpu, --kernel-order:
 2423 of 2592 picks after a block agree, 4579 of 4758 after a preemption).
@@ -54,20 +68,25 @@ for line in open(args.script):
 class E: pass
 ents={}
 rqs={0:{'q':set(),'curr':None},1:{'q':set(),'curr':None}}
+NICEW={-5:3121,-4:2501,-3:1991,-2:1586,-1:1277,0:1024,1:820,2:655,3:526,4:423,5:335,6:272,7:215,8:172,9:137,10:110}
+PRIO={}
+def w(t): return NICEW.get(PRIO.get(t,120)-120,1024)
+def vs(t,x): return x*1024//w(t)
 def V(rq):
     q=rq['q']
     if not q: return 0
-    return sum(ents[t].v for t in q)//len(q)  # equal weights
+    return sum(ents[t].v*w(t) for t in q)//sum(w(t) for t in q)
 def elig(rq,e):
-    return sum(ents[t].v for t in rq['q']) >= e.v*len(rq['q'])
+    return sum(ents[t].v*w(t) for t in rq['q']) >= e.v*sum(w(t) for t in rq['q'])
 def updlag(rq,e):
-    lag=V(rq)-e.v; lim=max(2*SLICE,4000000)
+    lag=V(rq)-e.v; lim=vs(e.t,max(2*SLICE,4000000))
     e.vlag=max(-lim,min(lim,lag))
 def place(rq,e):
     Vv=V(rq); lag=0
     if rq['q'] and e.vlag:
-        lag=e.vlag*(len(rq['q'])+1)//len(rq['q'])
-    e.v=Vv-lag; e.dl=e.v+SLICE
+        W=sum(w(t) for t in rq['q'])
+        lag=e.vlag*(W+w(e.t))//W
+    e.v=Vv-lag; e.dl=e.v+vs(e.t,SLICE)
 def pick(rq,protect=True):
     c=rq['curr']
     q=rq['q']
@@ -84,7 +103,7 @@ def pick(rq,protect=True):
     return best
 def ent(t):
     if t not in ents:
-        e=E(); e.v=0; e.dl=SLICE; e.vlag=0; e.vprot=0; e.delayed=False; e.cpu=None; e.rel=None
+        e=E(); e.t=t; e.v=0; e.dl=SLICE; e.vlag=0; e.vprot=0; e.delayed=False; e.cpu=None; e.rel=None
         ents[t]=e
     return ents[t]
 started=set()
@@ -96,9 +115,11 @@ for i,(ts,cpu,tid,name,rest) in enumerate(ev):
     if name=='sched_stat_runtime':
         m=re.search(r'pid=(\d+) runtime=(\d+)',rest); p=int(m.group(1)); r=int(m.group(2))
         if p in TRACK and p in ents and ents[p].cpu is not None:
-            e=ents[p]; e.v+=r
-            if e.v>=e.dl: e.dl=e.v+SLICE; e.vprot=0
+            e=ents[p]; e.v+=vs(p,r)
+            if e.v>=e.dl: e.dl=e.v+vs(p,SLICE); e.vprot=0
     elif name=='sched_switch':
+        for mm in re.finditer(r':(\d+) \[(\d+)\]',rest): PRIO[int(mm.group(1))]=int(mm.group(2))
+        for mm in re.finditer(r'(?:prev|next)_pid=(\d+) (?:prev|next)_prio=(\d+)',rest): PRIO[int(mm.group(1))]=int(mm.group(2))
         m=re.search(r'(\S+):(\d+) \[\d+\] (\S+) ==> (.*):(\d+) \[',rest)
         if m:
             prev=int(m.group(2)); st=m.group(3); nxt=int(m.group(5))
@@ -172,8 +193,8 @@ for i,(ts,cpu,tid,name,rest) in enumerate(ev):
         if c0 is not None:
             for j in range(i+1,min(i+8,len(ev))):
                 if ev[j][3]=='sched_stat_runtime' and ('pid=%d '%c0) in ev[j][4] and j not in consumed and ev[j][0]-ts<5000:
-                    r=int(re.search(r'runtime=(\d+)',ev[j][4]).group(1)); ce=ents[c0]; ce.v+=r
-                    if ce.v>=ce.dl: ce.dl=ce.v+SLICE; ce.vprot=0
+                    r=int(re.search(r'runtime=(\d+)',ev[j][4]).group(1)); ce=ents[c0]; ce.v+=vs(c0,r)
+                    if ce.v>=ce.dl: ce.dl=ce.v+vs(c0,SLICE); ce.vprot=0
                     consumed.add(j); break
         case=None
         if e.delayed=='done':
