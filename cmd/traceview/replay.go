@@ -20,6 +20,7 @@ import (
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/replay/predict"
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 )
 
 type replayOptions struct {
@@ -388,7 +389,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if !o.noTrust {
 		sim = predict.StartSelfReplay(m, cfg.Cgroups, watch.of(m)) // meanwhile, the observed table
 	}
-	obs, err := predict.Table(m.RecordedSource(), o.perTask)
+	obs, err := predict.Table(recordedOnce(m, specs), o.perTask)
 	if err != nil {
 		sim.Wait()
 		return fmt.Errorf("replay: observed latency: %w", err)
@@ -478,6 +479,18 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		err = fmt.Errorf("replay: %s", cut)
 	}
 	return err
+}
+
+// recordedOnce returns the model's recorded schedule for the observed
+// table, which is read once: released as it is read (Model.DrainRecorded,
+// about 10 bytes an input event) unless a run of specs replays it as-traced.
+func recordedOnce(m *replay.Model, specs []policies.Spec) trace.Source {
+	for _, sp := range specs {
+		if sp.Info.Name == "as-traced" {
+			return m.RecordedSource()
+		}
+	}
+	return m.DrainRecorded()
 }
 
 // replayCSVHeader names the columns of replay -o csv: times in ns,
