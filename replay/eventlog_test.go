@@ -133,15 +133,7 @@ func readTrace(tb testing.TB, path string) []trace.Event {
 // chunk once read, and leaves the counts; the model can then not be
 // replayed as-traced (ErrRecordedReleased), and other policies still can.
 func TestEventLogDrain(t *testing.T) {
-	src0, err := trace.Open("../../shared/traces/messaging.2cpu.perf.data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := Extract(src0)
-	src0.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := extractFile(t, "../../shared/traces/messaging.2cpu.perf.data")
 	want, err := trace.ReadAll(m.RecordedSource())
 	if err != nil {
 		t.Fatal(err)
@@ -152,11 +144,7 @@ func TestEventLogDrain(t *testing.T) {
 		t.Fatal("the log still holds its chunks after Drain")
 	}
 	var got []trace.Event
-	for {
-		ev, err := src.Next()
-		if err != nil {
-			break
-		}
+	for ev, err := src.Next(); err == nil; ev, err = src.Next() {
 		got = append(got, ev)
 		if ls := src.(*logSource); ls.c.chunk > 0 && ls.chunks != nil && ls.chunks[ls.c.chunk-1] != nil {
 			t.Fatalf("event %d: chunk %d was read and is still held", len(got), ls.c.chunk-1)
