@@ -32,6 +32,9 @@ type EventLog struct {
 	kinds  [256]int // events per trace.Kind
 	buf    []byte   // one event's encoding, reused
 	on     []int64  // per CPU: the task last switched in (expectOf)
+	// released is true once Drain handed the events over: the log keeps
+	// its counts (Len, Count) only.
+	released bool
 }
 
 // The fields of an event after its time, kind and CPU, in the order of
@@ -209,27 +212,51 @@ func (l *EventLog) Append(ev trace.Event) {
 	switchedIn(&l.on, ev.CPU, ev.Kind, int64(ev.NextTID))
 }
 
-// Len returns the number of events.
+// Len returns the number of events appended (also once Drain released
+// them).
 func (l *EventLog) Len() int { return l.n }
 
-// Count returns the number of events of kind k.
+// Count returns the number of events of kind k appended.
 func (l *EventLog) Count(k trace.Kind) int { return l.kinds[k] }
 
-// Source returns a stream over the events with meta m (may be nil).
+// Released reports whether Drain handed the events over: Source then
+// has nothing to read.
+func (l *EventLog) Released() bool { return l.released }
+
+// Source returns a stream over the events with meta m (may be nil); it
+// is empty once Drain released them.
 func (l *EventLog) Source(m *trace.Meta) trace.Source {
 	if m == nil {
 		m = &trace.Meta{}
 	}
-	return &logSource{l: l, m: m}
+	if l.released {
+		return &logSource{m: m}
+	}
+	return &logSource{l: l, m: m, chunks: l.chunks, n: l.n}
+}
+
+// Drain is Source for a caller that reads the events once and last: the
+// log hands them over to the stream, which releases each chunk once it
+// has served its events, so that reading the log frees its memory as it
+// goes (about 10 bytes an event). The log keeps its counts (Len, Count);
+// Released reports it, and a later Source reads nothing.
+func (l *EventLog) Drain(m *trace.Meta) trace.Source {
+	src := l.Source(m).(*logSource)
+	src.drain = true
+	l.chunks, l.released = nil, true
+	return src
 }
 
 type logSource struct {
-	l  *EventLog
-	m  *trace.Meta
-	i  int // events served
-	c  varintCursor
-	t  int64   // ns, the previous event's time
-	on []int64 // per CPU: the task last switched in, as EventLog.on
+	l      *EventLog
+	m      *trace.Meta
+	chunks [][]byte // the log's chunks (Drain: nil from where read)
+	n      int      // events to serve
+	drain  bool     // release each chunk once read (Drain)
+	i      int      // events served
+	c      varintCursor
+	t      int64   // ns, the previous event's time
+	on     []int64 // per CPU: the task last switched in, as EventLog.on
 }
 
 // appendChunked appends record b to the last of chunks, or to a new chunk
@@ -281,11 +308,17 @@ func (c *varintCursor) octet() byte {
 func (c *varintCursor) end() { c.off += c.p }
 
 func (s *logSource) Next() (trace.Event, error) {
-	if s.i >= s.l.n {
+	if s.i >= s.n {
 		return trace.Event{}, io.EOF
 	}
 	c := &s.c
-	c.begin(s.l.chunks)
+	first := c.chunk
+	c.begin(s.chunks)
+	if s.drain {
+		for k := first; k < c.chunk; k++ {
+			s.chunks[k] = nil // served
+		}
+	}
 	s.t += c.varint()
 	kind := trace.Kind(c.octet())
 	cpu := trace.CPU(c.varint())
@@ -308,6 +341,9 @@ func (s *logSource) Next() (trace.Event, error) {
 	}
 	c.end()
 	s.i++
+	if s.drain && s.i == s.n {
+		s.chunks = nil
+	}
 	switchedIn(&s.on, cpu, kind, v[lfNextTID])
 	ev := trace.Event{Time: s.t, CPU: cpu, Kind: kind,
 		CurGone: trace.GoneIDs(v[lfCurGone]), CurTID: trace.TID(v[lfCurTID]), CurPID: trace.PID(v[lfCurPID]),

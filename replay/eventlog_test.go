@@ -1,12 +1,14 @@
 package replay
 
 import (
+	"errors"
 	"math"
 	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -125,4 +127,42 @@ func readTrace(tb testing.TB, path string) []trace.Event {
 		tb.Fatal(err)
 	}
 	return evs
+}
+
+// TestEventLogDrain: Drain serves the events Source does, releases every
+// chunk once read, and leaves the counts; the model can then not be
+// replayed as-traced (ErrRecordedReleased), and other policies still can.
+func TestEventLogDrain(t *testing.T) {
+	m := extractFile(t, "../../shared/traces/messaging.2cpu.perf.data")
+	want, err := trace.ReadAll(m.RecordedSource())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, sw := m.Recorded.Len(), m.Recorded.Count(trace.KindSwitch)
+	src := m.DrainRecorded()
+	if !m.Recorded.Released() || m.Recorded.chunks != nil {
+		t.Fatal("the log still holds its chunks after Drain")
+	}
+	var got []trace.Event
+	for ev, err := src.Next(); err == nil; ev, err = src.Next() {
+		got = append(got, ev)
+		if ls := src.(*logSource); ls.c.chunk > 0 && ls.chunks != nil && ls.chunks[ls.c.chunk-1] != nil {
+			t.Fatalf("event %d: chunk %d was read and is still held", len(got), ls.c.chunk-1)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("drained events differ (-Source +Drain):\n%s", d)
+	}
+	if m.Recorded.Len() != n || m.Recorded.Count(trace.KindSwitch) != sw {
+		t.Errorf("counts after Drain: %d events, %d switches; want %d, %d", m.Recorded.Len(), m.Recorded.Count(trace.KindSwitch), n, sw)
+	}
+	if evs, _ := trace.ReadAll(m.RecordedSource()); len(evs) != 0 {
+		t.Errorf("Source after Drain read %d events, want none", len(evs))
+	}
+	if _, err := Simulate(m, policies.AsTraced{}, DefaultConfig()); !errors.Is(err, ErrRecordedReleased) {
+		t.Errorf("as-traced after Drain: %v, want ErrRecordedReleased", err)
+	}
+	if _, err := Simulate(m, policies.NewStack(policies.NewEEVDF(nil, m.NrCPUs)), DefaultConfig()); err != nil {
+		t.Errorf("eevdf after Drain: %v", err)
+	}
 }

@@ -57,6 +57,9 @@ type ext struct {
 	// runFrom is when the current run began on its CPU (recorded, or
 	// estimated for a lost switch-in), for Task.timeOn.
 	runFrom int64
+	// bursts are the task's bursts so far (Task.Bursts once closeTasks
+	// flattens them).
+	bursts burstList
 }
 
 // selfWake is a wakeup a task received while running on its CPU, from an
@@ -307,8 +310,9 @@ func (x *extractor) task(tid trace.TID, t int64, cpu trace.CPU, init InitState) 
 func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitState, parent int) int {
 	i := len(x.m.Tasks)
 	x.m.Tasks = append(x.m.Tasks, Task{TID: tid, PID: -1, Prio: -1, Parent: parent, Init: init, CPU: int(cpu), Start: t, Last: t,
-		Bursts: []Burst{{}}, Repeat: -1})
+		Repeat: -1})
 	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1, pend: -1})
+	x.st[i].bursts.push(Burst{})
 	if p, ok := x.pre[tid]; ok && parent < 0 {
 		x.m.Tasks[i].Comm = p.comm
 		if p.pid >= 0 {
@@ -321,7 +325,9 @@ func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitStat
 	x.byTID[tid] = i
 	if init == InitSleeping {
 		// The empty first burst ends in the sleep the task was in.
-		x.m.Tasks[i].Bursts = []Burst{{End: EndBlock}, {}}
+		x.st[i].bursts = burstList{}
+		x.st[i].bursts.push(Burst{End: EndBlock})
+		x.st[i].bursts.push(Burst{})
 		x.st[i].sleeping = true
 		x.st[i].blocked = t
 	}
@@ -461,7 +467,7 @@ func (x *extractor) event(ev trace.Event) {
 			// as perf's Runtime column counts it.
 			i := x.task(ev.TID, ev.Time, ev.CPU, InitRunnable)
 			s := &x.st[i]
-			switch bs := x.m.Tasks[i].Bursts; {
+			switch bs := &s.bursts; {
 			case s.running:
 				if s.lostIn && ev.CPU == s.cpu && ev.CurTID == ev.TID {
 					x.dateLostSwitchIn(i, ev.Time-ev.Runtime)
@@ -476,10 +482,10 @@ func (x *extractor) event(ev trace.Event) {
 				// something was just enqueued here.
 				s.pendEnqueue = ev.CPU != s.cpu || s.cpu >= 0 && int(s.cpu) < len(x.enqAt) && x.enqAt[s.cpu] >= 0 &&
 					ev.Time-x.enqAt[s.cpu] <= enqueueWindow
-			case s.sleeping && len(bs) >= 2 && bs[len(bs)-2].End == EndBlock:
+			case s.sleeping && bs.len() >= 2 && bs.last(1).End == EndBlock:
 				// Charged after the switch-out (same timestamp, other
 				// order): it belongs to the burst that just ended.
-				bs[len(bs)-2].Len += ev.Runtime
+				bs.last(1).Len += ev.Runtime
 			default:
 				s.accum += ev.Runtime
 			}
@@ -532,7 +538,7 @@ func (x *extractor) fork(ev trace.Event) {
 		x.m.WorkloadRoot = ev.ChildTID
 		x.m.Tasks[c].Workload = true
 	}
-	b := &x.m.Tasks[p].Bursts[len(x.m.Tasks[p].Bursts)-1]
+	b := x.st[p].bursts.last(0)
 	b.Actions = append(b.Actions, Action{At: x.consumed(p, ev.Time), Kind: ActFork, Target: c})
 	x.m.Stats.Forks++
 }
@@ -654,8 +660,8 @@ func (x *extractor) switchEv(ev trace.Event) {
 		if ev.TID == 0 && ev.CPU >= 0 && int(ev.CPU) < len(x.idleExit) {
 			x.idleExit[ev.CPU] = t
 		}
-		if bs := x.m.Tasks[i].Bursts; s.accum == 0 && !s.running && len(bs) > 0 && bs[len(bs)-1].Len == 0 {
-			bs[len(bs)-1].FromIdle = ev.CPU >= 0 && int(ev.CPU) < len(x.idleExit) && x.idleExit[ev.CPU] >= 0 && t-x.idleExit[ev.CPU] < idleWarmup
+		if bs := &s.bursts; s.accum == 0 && !s.running && bs.len() > 0 && bs.last(0).Len == 0 {
+			bs.last(0).FromIdle = ev.CPU >= 0 && int(ev.CPU) < len(x.idleExit) && x.idleExit[ev.CPU] >= 0 && t-x.idleExit[ev.CPU] < idleWarmup
 		}
 		s.running, s.segStart, s.cpu = true, t, ev.CPU
 		s.inAt, s.rtIn, s.runFrom = t, 0, t
@@ -697,15 +703,14 @@ func (x *extractor) commitPend(i int) {
 	if s.pendEnqueue {
 		x.nEnqueue++
 	} else {
-		x.cands = append(x.cands, updCand{i: i, b: len(x.m.Tasks[i].Bursts) - 1, off: s.pend, t: s.pendT, cpu: s.cpu})
+		x.cands = append(x.cands, updCand{i: i, b: s.bursts.len() - 1, off: s.pend, t: s.pendT, cpu: s.cpu})
 	}
 	s.pend = -1
 }
 
 func (x *extractor) endBurst(i int, end EndKind) {
 	s := &x.st[i]
-	bs := &x.m.Tasks[i].Bursts
-	b := &(*bs)[len(*bs)-1]
+	b := s.bursts.last(0)
 	b.Len, b.End = s.accum, end
 	for k := range b.Actions {
 		if b.Actions[k].At > b.Len {
@@ -714,7 +719,7 @@ func (x *extractor) endBurst(i int, end EndKind) {
 	}
 	s.accum, s.pend = 0, -1
 	if end == EndBlock {
-		*bs = append(*bs, Burst{})
+		s.bursts.push(Burst{})
 	}
 }
 
@@ -787,16 +792,16 @@ func (x *extractor) lostSwitchIn(ev trace.Event) {
 func (x *extractor) dateLostSwitchIn(i int, in int64) {
 	s := &x.st[i]
 	s.lostIn = false
-	bs := x.m.Tasks[i].Bursts
-	if len(bs) < 2 || in >= s.segStart || in <= s.lostLo || s.cpu < 0 || in <= x.cpuLast[s.cpu] || s.accum != 0 {
+	bs := &s.bursts
+	if bs.len() < 2 || in >= s.segStart || in <= s.lostLo || s.cpu < 0 || in <= x.cpuLast[s.cpu] || s.accum != 0 {
 		return
 	}
-	if b := &bs[len(bs)-2]; b.Wake.Kind == CauseTimer && b.Wake.Inferred && b.Wake.At == s.segStart {
+	if b := bs.last(1); b.Wake.Kind == CauseTimer && b.Wake.Inferred && b.Wake.At == s.segStart {
 		b.Wake.At, b.Wake.Delay, b.Slept = in, in-s.blocked, in-s.blocked
 	}
 	// The actions of the run so far were placed at their time since the
 	// first evidence: they lie that much further into the burst.
-	cur := &bs[len(bs)-1]
+	cur := bs.last(0)
 	for k := range cur.Actions {
 		cur.Actions[k].At += s.segStart - in
 	}
@@ -807,8 +812,7 @@ func (x *extractor) dateLostSwitchIn(i int, in int64) {
 // burst's bookkeeping.
 func (x *extractor) setCause(i int, c Cause, t int64) {
 	s := &x.st[i]
-	bs := x.m.Tasks[i].Bursts
-	b := &bs[len(bs)-2] // the burst before the block (endBurst appended the next one)
+	b := s.bursts.last(1) // the burst before the block (endBurst appended the next one)
 	b.Wake = c
 	b.Slept = t - s.blocked
 	s.sleeping = false
@@ -821,8 +825,7 @@ func (x *extractor) wake(ev trace.Event) {
 	s := &x.st[i]
 	if !s.sleeping {
 		if s.running && ev.CPU == s.cpu && ev.CurTID == ev.TID && ev.TID > 0 {
-			bs := x.m.Tasks[i].Bursts
-			s.selfWakes = append(s.selfWakes, selfWake{b: len(bs) - 1, off: x.consumed(i, t), t: t})
+			s.selfWakes = append(s.selfWakes, selfWake{b: s.bursts.len() - 1, off: x.consumed(i, t), t: t})
 		}
 		if s.running && ev.CPU != s.cpu {
 			s.early = ev // see earlyWakeWindow
@@ -837,16 +840,16 @@ func (x *extractor) wake(ev trace.Event) {
 	w, known := x.byTID[waker]
 	var c Cause
 	switch {
-	case x.m.Tasks[i].Init == InitSleeping && len(x.m.Tasks[i].Bursts) == 2 && x.m.Tasks[i].Bursts[0].Len == 0 && s.blocked == x.m.Tasks[i].Start:
+	case x.m.Tasks[i].Init == InitSleeping && s.bursts.len() == 2 && s.bursts.at(0).Len == 0 && s.blocked == x.m.Tasks[i].Start:
 		// Asleep since before the trace: when it slept is unknown.
 		c = Cause{Kind: CauseExternal, At: t, Inferred: true}
 	case waker > 0 && known && waker != ev.TID && x.st[w].running && ev.FromIRQ != trace.Yes:
-		bs := x.m.Tasks[w].Bursts
-		bs[len(bs)-1].Actions = append(bs[len(bs)-1].Actions,
-			Action{At: x.consumed(w, t), Kind: ActWake, Target: i, Block: len(x.m.Tasks[i].Bursts) - 2,
+		wb := x.st[w].bursts.last(0)
+		wb.Actions = append(wb.Actions,
+			Action{At: x.consumed(w, t), Kind: ActWake, Target: i, Block: s.bursts.len() - 2,
 				Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
 		c = Cause{Kind: CauseDependency, Waker: w, Inferred: inferred}
-		nb := &x.m.Tasks[i].Bursts[len(x.m.Tasks[i].Bursts)-1]
+		nb := s.bursts.last(0)
 		nb.WokenBy, nb.WokenRemote = true, ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU
 		x.noteFIFO(i)
 		if ev.CPU >= 0 && int(ev.CPU) < len(x.lastWake) {
@@ -903,9 +906,8 @@ func (x *extractor) closeTasks() {
 	}
 	for i := range x.st {
 		s := &x.st[i]
-		tk := &m.Tasks[i]
-		bs := tk.Bursts
-		last := &bs[len(bs)-1]
+		bs := &s.bursts
+		last := bs.last(0)
 		switch {
 		case s.running:
 			s.accum += x.tail(s, m.End)
@@ -914,19 +916,20 @@ func (x *extractor) closeTasks() {
 		case s.sleeping:
 			// The block after the previous burst never ended: drop the
 			// empty trailing burst.
-			if len(bs) > 1 && last.Len == 0 && len(last.Actions) == 0 {
-				tk.Bursts = bs[:len(bs)-1]
-				tk.Bursts[len(tk.Bursts)-1].Wake = Cause{Kind: CauseNever}
+			if bs.len() > 1 && last.Len == 0 && len(last.Actions) == 0 {
+				bs.pop()
+				bs.last(0).Wake = Cause{Kind: CauseNever}
 			} else {
 				last.End = EndBlock
 				last.Wake = Cause{Kind: CauseNever}
 			}
-		case len(bs) > 0 && (last.End != EndExit || last.Len == 0 && s.accum > 0):
+		case bs.len() > 0 && (last.End != EndExit || last.Len == 0 && s.accum > 0):
 			if last.End != EndExit {
 				last.Len = s.accum
 				last.End = EndTrace
 			}
 		}
+		m.Tasks[i].Bursts = bs.flatten()
 	}
 }
 

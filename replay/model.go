@@ -445,3 +445,9 @@ func (u UnmeasuredCost) String() string {
 // RecordedSource returns the model's recorded schedule (every scheduler
 // event of its input) as a stream, for the observed side of a comparison.
 func (m *Model) RecordedSource() trace.Source { return m.Recorded.Source(&m.Meta) }
+
+// DrainRecorded is RecordedSource for a caller that reads the recorded
+// schedule once and needs it no more (EventLog.Drain): the stream releases
+// the log as it goes, and the model can then not be replayed as-traced
+// (Simulate fails with ErrRecordedReleased).
+func (m *Model) DrainRecorded() trace.Source { return m.Recorded.Drain(&m.Meta) }

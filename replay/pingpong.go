@@ -24,15 +24,15 @@ func (x *extractor) pingPong(i int, ev trace.Event) {
 		ev.Time-s.ppAt > pingPongWindow {
 		return
 	}
-	wb := x.m.Tasks[w].Bursts
-	if len(wb) < 2 || wb[len(wb)-2].End != EndBlock {
+	wb := &ws.bursts
+	if wb.len() < 2 || wb.last(1).End != EndBlock {
 		return
 	}
 	x.endBurst(i, EndBlock)
-	ib := x.m.Tasks[i].Bursts
-	ib[len(ib)-2].Wake = Cause{Kind: CauseDependency, Waker: w, Inferred: true}
-	ib[len(ib)-2].Slept = ev.Time - s.ppAt
-	b := &wb[len(wb)-2]
-	b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: i, Block: len(ib) - 2})
+	ib := &s.bursts
+	ib.last(1).Wake = Cause{Kind: CauseDependency, Waker: w, Inferred: true}
+	ib.last(1).Slept = ev.Time - s.ppAt
+	b := wb.last(1)
+	b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: i, Block: ib.len() - 2})
 	x.m.Stats.PingPongs++
 }

@@ -202,6 +202,9 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		FirstTime: m.Start}
 	res := &Result{Policy: pol.Name(), CPUs: cfg.CPUs, Meta: meta}
 	if r, ok := pol.(policies.Recorded); ok && r.Recorded() {
+		if m.Recorded.Released() {
+			return nil, fmt.Errorf("replay: policy %s: %w", pol.Name(), ErrRecordedReleased)
+		}
 		res.recorded = &m.Recorded // read-only: sources never modify it
 		res.Makespan = m.ObservedMakespan()
 		res.End = m.End
@@ -383,6 +386,11 @@ func (s *sim) run() error {
 // simulated time advancing, or more steps than the model's size allows
 // (stepBudget).
 var ErrNoProgress = errors.New("simulation makes no progress")
+
+// ErrRecordedReleased is Simulate's error for a policy that re-emits the
+// recorded schedule (as-traced) when the model's was released
+// (Model.DrainRecorded).
+var ErrRecordedReleased = errors.New("the model's recorded schedule was released (Model.DrainRecorded)")
 
 // maxStillDecisions bounds the scheduling decisions a simulation may take
 // without its clock advancing: 100,000. Decisions at one instant come

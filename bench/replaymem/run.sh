@@ -16,6 +16,13 @@
 #
 # Targets (issue 29 item 1): replay peak RSS <= 64 bytes per input event and
 # >= 2 M input events/s end to end on the 234 MB messaging file.
+# Last measured (docs/replay.md, "Memory and speed on big captures"; 2 vCPUs
+# shared with a fuzz run, so read CPU and RSS, not wall time), with
+#   TV=BUILD RUNS=1 bench/replaymem/run.sh big.perf.data
+# on a 218 MB, 2,018,439-event recording: replay --policy eevdf 178-179 MiB
+# peak RSS, 93 bytes/event, 3.4-4.0 s CPU (bd56072: 220-228 MiB, 114-118
+# bytes/event, 3.3 s CPU; 1.15 M events/s on a quiet machine); latency 42-44
+# MiB, 0.5-0.6 s CPU.
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 TRACE" >&2; exit 2; }
 DATA=$1
