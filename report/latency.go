@@ -985,10 +985,11 @@ func (l *latency) traceExtent(f *schedule.Filter) string { return filterExtent(l
 
 // filterExtent says, for a filter that matched nothing, what the trace
 // the schedule sb rebuilt holds: its time span (seconds, as perf prints
-// them), its CPUs, and the task names closest to each --comm name.
+// them; the scheduler events', Builder.Span), its CPUs, and the task names
+// closest to each --comm name.
 func filterExtent(sb *schedule.Builder, f *schedule.Filter) string {
 	var b strings.Builder
-	if from, to := sb.First(), sb.Last(); to > from {
+	if from, to := sb.Observed(); to > from {
 		fmt.Fprintf(&b, "; it spans %s s to %s s", usecStamp(from), usecStamp(to))
 	}
 	if cpus := sb.SwitchCPUs(); len(cpus) > 0 {
