@@ -35,3 +35,42 @@ func TestCheckKinds(t *testing.T) {
 		t.Errorf("with --until set for %s: %+v, %v; want nil", sel.String(), ks, err)
 	}
 }
+
+// TestCheckKindsCensored: a capture that ended before its workload
+// (Model.Stats.Censored) has no makespan to predict, so the work-bound
+// replay's makespan is no changed conclusion. Before, `replay --policy eevdf
+// --cpus 1` of a 3 s capture of `stress-ng --cpu 3 --timeout 6` said "the
+// makespan cannot be predicted" and then, in its note, "makespan 3000.625
+// ms -> 5720.710 ms". Here nice.2cpu on 1 CPU, whose makespan moves when
+// the hogs are work-bound (TestCheckKinds), marked censored as a cut
+// capture of it would be.
+func TestCheckKindsCensored(t *testing.T) {
+	m := load(t, "nice.2cpu.perf.data")
+	cfg := replay.DefaultConfig()
+	cfg.CPUs = 1
+	sp := spec(t, "eevdf")
+	p, err := Predict(m, sp, cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, err := CheckKinds(m, sp, cfg, p.Result, p.Predicted, false)
+	if err != nil || ks == nil {
+		t.Fatalf("%+v, %v", ks, err)
+	}
+	moved := false
+	for _, c := range ks.Changes {
+		moved = moved || c.Metric == "makespan"
+	}
+	if !moved {
+		t.Fatalf("uncensored: no makespan change in %+v", ks.Changes)
+	}
+	m.Stats.Censored = 1
+	if ks, err = CheckKinds(m, sp, cfg, p.Result, p.Predicted, false); err != nil || ks == nil {
+		t.Fatalf("%+v, %v", ks, err)
+	}
+	for _, c := range ks.Changes {
+		if c.Metric == "makespan" {
+			t.Errorf("censored: a makespan change %+v", c)
+		}
+	}
+}
