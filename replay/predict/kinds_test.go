@@ -3,14 +3,14 @@ package predict
 import (
 	"testing"
 
+	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 )
 
-// TestCheckKinds: nice.2cpu's three hogs are inferred deadline-bound; the
-// check replays them work-bound and names their command once. An --until
-// override for them settles it: no check. 1 CPU, so that the work-bound
-// replay ends later than the deadline-bound one and the makespan moves.
-func TestCheckKinds(t *testing.T) {
+// niceOneCPU is nice.2cpu's model and its eevdf prediction on 1 CPU, with
+// the spec and configuration of it.
+func niceOneCPU(t *testing.T) (*replay.Model, policies.Spec, replay.Config, *Prediction) {
+	t.Helper()
 	m := load(t, "nice.2cpu.perf.data")
 	cfg := replay.DefaultConfig()
 	cfg.CPUs = 1
@@ -19,6 +19,15 @@ func TestCheckKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, sp, cfg, p
+}
+
+// TestCheckKinds: nice.2cpu's three hogs are inferred deadline-bound; the
+// check replays them work-bound and names their command once. An --until
+// override for them settles it: no check. 1 CPU, so that the work-bound
+// replay ends later than the deadline-bound one and the makespan moves.
+func TestCheckKinds(t *testing.T) {
+	m, sp, cfg, p := niceOneCPU(t)
 	ks, err := CheckKinds(m, sp, cfg, p.Result, p.Predicted, false)
 	if err != nil {
 		t.Fatal(err)
@@ -45,14 +54,7 @@ func TestCheckKinds(t *testing.T) {
 // the hogs are work-bound (TestCheckKinds), marked censored as a cut
 // capture of it would be.
 func TestCheckKindsCensored(t *testing.T) {
-	m := load(t, "nice.2cpu.perf.data")
-	cfg := replay.DefaultConfig()
-	cfg.CPUs = 1
-	sp := spec(t, "eevdf")
-	p, err := Predict(m, sp, cfg, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, sp, cfg, p := niceOneCPU(t)
 	ks, err := CheckKinds(m, sp, cfg, p.Result, p.Predicted, false)
 	if err != nil || ks == nil {
 		t.Fatalf("%+v, %v", ks, err)
