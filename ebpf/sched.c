@@ -874,12 +874,15 @@ int tp_task_rename(struct trace_event_raw_task_rename *ctx)
  * every refresh and takes differences. */
 #define TV_HIST 32
 
-/* The delays of one window of top's live table: the window is the time
- * between two writes of agg_epoch by user space, so count, sum and max are
- * of the same delays (the max of a window is never an older window's). */
+/* The switches in and delays of one window of top's live table: the window
+ * is the time between two writes of agg_epoch by user space, so count, sum
+ * and max are of the same delays (the max of a window is never an older
+ * window's), and the switches in are those the delays ended with (never
+ * fewer than the delays). */
 struct agg_window {
-	u64 epoch;  /* agg_epoch when these delays were measured */
-	u64 delays; /* delays measured */
+	u64 epoch;    /* agg_epoch when these were counted */
+	u64 switches; /* switches in */
+	u64 delays;   /* delays measured */
 	u64 sum;    /* ns */
 	u64 max;    /* ns */
 	u64 max_at; /* switch-in time (bpf_ktime_get_ns) that ended the max delay */
@@ -1021,24 +1024,26 @@ int agg_sched_switch(u64 *ctx)
 	if (!st)
 		return 0;
 	__sync_fetch_and_add(&st->switches, 1);
+	/* Only this task's switch-in writes its windows, and a task is
+	 * switched in on one CPU at a time. */
+	u64 ep = agg_epoch;
+	if (st->win.epoch != ep) {
+		st->prev_win = st->win;
+		st->win.epoch = ep;
+		st->win.switches = 0;
+		st->win.delays = 0;
+		st->win.sum = 0;
+		st->win.max = 0;
+		st->win.max_at = 0;
+	}
+	st->win.switches++;
 	if (ready) {
 		u64 t = *ready;
 		bpf_map_delete_elem(&agg_ready, &ntid);
 		if (t && now >= t) {
 			u64 d = now - t;
 			u32 b = log2_u64(d);
-			u64 ep = agg_epoch;
 
-			/* Only this task's switch-in writes its windows, and a task
-			 * is switched in on one CPU at a time. */
-			if (st->win.epoch != ep) {
-				st->prev_win = st->win;
-				st->win.epoch = ep;
-				st->win.delays = 0;
-				st->win.sum = 0;
-				st->win.max = 0;
-				st->win.max_at = 0;
-			}
 			if (d > st->win.max) {
 				st->win.max = d;
 				st->win.max_at = now;

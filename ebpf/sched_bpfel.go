@@ -93,20 +93,22 @@ type schedTaskStat struct {
 	Comm     [16]int8
 	Hist     [32]uint64
 	Win      struct {
-		_      structs.HostLayout
-		Epoch  uint64
-		Delays uint64
-		Sum    uint64
-		Max    uint64
-		MaxAt  uint64
+		_        structs.HostLayout
+		Epoch    uint64
+		Switches uint64
+		Delays   uint64
+		Sum      uint64
+		Max      uint64
+		MaxAt    uint64
 	}
 	PrevWin struct {
-		_      structs.HostLayout
-		Epoch  uint64
-		Delays uint64
-		Sum    uint64
-		Max    uint64
-		MaxAt  uint64
+		_        structs.HostLayout
+		Epoch    uint64
+		Switches uint64
+		Delays   uint64
+		Sum      uint64
+		Max      uint64
+		MaxAt    uint64
 	}
 }
 

@@ -29,16 +29,18 @@ type TaskStat struct {
 	DelayMax int64
 	MaxAt    int64 // the switch-in that ended the largest delay
 	Hist     [HistBuckets]int64
-	// Windows holds the delays of the latest two epochs (Top.NewEpoch)
-	// in which the task had any, the newest first.
+	// Windows holds the switches in and delays of the latest two epochs
+	// (Top.NewEpoch) in which the task was switched in, the newest first.
 	Windows [2]EpochDelays
 }
 
-// EpochDelays are a task's delays of one epoch of the aggregation, the
-// time between two calls of Top.NewEpoch: count, sum and max (ns) of the
-// same delays, and the switch-in that ended the largest.
+// EpochDelays are a task's switches in and delays of one epoch of the
+// aggregation, the time between two calls of Top.NewEpoch: the switches
+// in, and count, sum and max (ns) of the delays they ended (so never more
+// delays than switches), and the switch-in that ended the largest.
 type EpochDelays struct {
 	Epoch           uint64
+	Switches        int64
 	Delays, Sum     int64
 	DelayMax, MaxAt int64
 }
@@ -77,9 +79,13 @@ func (s TaskStat) Sub(old TaskStat, since int64) TaskStat {
 // and after (taken at CLOCK_MONOTONIC time since, or 0), sorted by TID; a
 // task in after only counts whole. With epoch (not 0: the epoch that
 // Top.NewEpoch started just before the snapshot before, and ended before
-// the snapshot after) the delays (count, sum, max) are those of the epoch,
-// so the max is one of the delays the average is of; without, the kernel's
-// running max counts only if it ended after since (see Sub).
+// the snapshot after) the switches in and the delays (count, sum, max) are
+// those of the epoch, so the max is one of the delays the average is of
+// and every delay ended one of the switches (the snapshots' difference
+// counts the switches of a slightly different interval: under load, top
+// can wait for a CPU between NewEpoch and the snapshot, and a window
+// showed 86 delays in 80 switches); without, the kernel's running max
+// counts only if it ended after since (see Sub).
 func Window(before, after map[trace.TID]TaskStat, since int64, epoch uint64) []TaskStat {
 	var out []TaskStat
 	for tid, a := range after {
@@ -91,7 +97,7 @@ func Window(before, after map[trace.TID]TaskStat, since int64, epoch uint64) []T
 		}
 		if epoch != 0 {
 			w := a.Epoch(epoch)
-			d.Delays, d.DelaySum, d.DelayMax, d.MaxAt = w.Delays, w.Sum, w.DelayMax, w.MaxAt
+			d.Switches, d.Delays, d.DelaySum, d.DelayMax, d.MaxAt = w.Switches, w.Delays, w.Sum, w.DelayMax, w.MaxAt
 		}
 		if d.Runtime != 0 || d.Switches != 0 || d.Delays != 0 {
 			out = append(out, d)

@@ -109,8 +109,10 @@ func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) {
 		for i, h := range v.Hist {
 			s.Hist[i] = int64(h)
 		}
-		s.Windows[0] = EpochDelays{Epoch: v.Win.Epoch, Delays: int64(v.Win.Delays), Sum: int64(v.Win.Sum), DelayMax: int64(v.Win.Max), MaxAt: int64(v.Win.MaxAt)}
-		s.Windows[1] = EpochDelays{Epoch: v.PrevWin.Epoch, Delays: int64(v.PrevWin.Delays), Sum: int64(v.PrevWin.Sum), DelayMax: int64(v.PrevWin.Max), MaxAt: int64(v.PrevWin.MaxAt)}
+		s.Windows[0] = EpochDelays{Epoch: v.Win.Epoch, Switches: int64(v.Win.Switches), Delays: int64(v.Win.Delays), Sum: int64(v.Win.Sum),
+			DelayMax: int64(v.Win.Max), MaxAt: int64(v.Win.MaxAt)}
+		s.Windows[1] = EpochDelays{Epoch: v.PrevWin.Epoch, Switches: int64(v.PrevWin.Switches), Delays: int64(v.PrevWin.Delays), Sum: int64(v.PrevWin.Sum),
+			DelayMax: int64(v.PrevWin.Max), MaxAt: int64(v.PrevWin.MaxAt)}
 		out[s.TID] = s
 	}
 	if err := it.Err(); err != nil {

@@ -109,6 +109,21 @@ type extractor struct {
 	// perfExecComm (0: none): perf record's forked child, which execs the
 	// traced command.
 	perfExec int
+	// firstSample is the recording's first sample (Meta.FirstTime, perf's
+	// HEADER_SAMPLE_TIME; 0 unknown): the records before it set the scene.
+	firstSample int64
+}
+
+// setup reports whether ev only names a task alive at the start: a record
+// perf synthesized for a task that already existed (no CPU, before the
+// model's first event), or a FORK, COMM or exec record written before the
+// recording's first sample (perf record's tracking event starts a few ms
+// before the tracepoints; nothing was scheduled in the trace then).
+func (x *extractor) setup(ev *trace.Event) bool {
+	if ev.Kind != trace.KindFork && ev.Kind != trace.KindComm && ev.Kind != trace.KindExec {
+		return false
+	}
+	return x.m.Start < 0 && ev.CPU < 0 || ev.Time < x.firstSample
 }
 
 // lastWakeOn returns the last dependency wakeup emitted on cpu (waker -1
@@ -140,6 +155,9 @@ func Extract(src trace.Source) (*Model, error) {
 		maxCPU: maxCPU}
 	if m := src.Meta(); m != nil && m.NrCPUsAvail > 0 && m.NrCPUsAvail < maxCPU {
 		x.maxCPU = trace.CPU(m.NrCPUsAvail)
+	}
+	if m := src.Meta(); m != nil {
+		x.firstSample = m.FirstTime
 	}
 	// Each event waits for the next one before it is taken (settle): an
 	// event far from both neighbours is damage.
@@ -266,9 +284,8 @@ const maxGap = int64(3600e9)
 // ev ends the trace).
 func (x *extractor) settle(ev trace.Event, next int64) {
 	m := x.m
-	synth := m.Start < 0 && ev.CPU < 0 && (ev.Kind == trace.KindFork || ev.Kind == trace.KindComm || ev.Kind == trace.KindExec)
 	switch {
-	case synth: // (perf's records for tasks alive at the start: see event)
+	case x.setup(&ev): // (records for tasks alive at the start: see event)
 	case m.Start >= 0 && ev.Time < m.End:
 		x.skip(&ev, fmt.Sprintf("a time before the previous event's (%d ns)", m.End))
 		return
@@ -386,9 +403,10 @@ func (x *extractor) consumed(i int, t int64) int64 {
 
 func (x *extractor) event(ev trace.Event) {
 	m := x.m
-	if m.Start < 0 && ev.CPU < 0 && (ev.Kind == trace.KindFork || ev.Kind == trace.KindComm || ev.Kind == trace.KindExec) {
+	if x.setup(&ev) {
 		// Synthesized at record start (perf's PERF_RECORD_FORK/COMM for
-		// tasks that already existed): names only, no fork in the trace.
+		// tasks that already existed) or written before the first sample:
+		// names only, no fork in the trace.
 		m.Recorded.Append(ev)
 		tid, comm, pid := ev.TID, ev.Comm, ev.PID
 		if ev.Kind == trace.KindFork {

@@ -477,8 +477,13 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 		res.ReportWarnings = slices.DeleteFunc(res.ReportWarnings, func(w trace.Warning) bool { return w.Key == "runtime-from-switches" })
 	}
 	if n, first := unnamedCgroups(res.Cgroups); n > 0 {
+		why := "perf.data: no PERF_RECORD_CGROUP for them"
+		if meta != nil && meta.Format == "traceview" {
+			// Its cgroup table is in the trailer, at the end of the file.
+			why = "traceview format: the file's cgroup table does not name them; a file cut short has none"
+		}
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "cgroup-no-path", Count: n,
-			Message: fmt.Sprintf("%d cgroup ids of the tasks' switches have no path in the trace (perf.data: no PERF_RECORD_CGROUP for them), e.g. %s; they are shown by id", n, first)})
+			Message: fmt.Sprintf("%d cgroup ids of the tasks' switches have no path in the trace (%s), e.g. %s; they are shown by id", n, why, first)})
 	}
 	d := &res.Diag
 	switch {
@@ -985,10 +990,11 @@ func (l *latency) traceExtent(f *schedule.Filter) string { return filterExtent(l
 
 // filterExtent says, for a filter that matched nothing, what the trace
 // the schedule sb rebuilt holds: its time span (seconds, as perf prints
-// them), its CPUs, and the task names closest to each --comm name.
+// them; the scheduler events', Builder.Span), its CPUs, and the task names
+// closest to each --comm name.
 func filterExtent(sb *schedule.Builder, f *schedule.Filter) string {
 	var b strings.Builder
-	if from, to := sb.First(), sb.Last(); to > from {
+	if from, to := sb.Observed(); to > from {
 		fmt.Fprintf(&b, "; it spans %s s to %s s", usecStamp(from), usecStamp(to))
 	}
 	if cpus := sb.SwitchCPUs(); len(cpus) > 0 {

@@ -130,3 +130,33 @@ func TestStatsSampleCPUOutOfRange(t *testing.T) {
 		t.Errorf("stats: no warning of the skipped sample at offset %d:\n%s", off, stderr)
 	}
 }
+
+// TestCutTVCgroupWarning: a traceview file cut short loses its trailer,
+// which holds the cgroup table, so its tasks' cgroup ids have no path; the
+// warning said "perf.data: no PERF_RECORD_CGROUP for them" of a .tv file.
+// grpq.q25.perf.data converted, less its last 200 bytes: the switches name
+// 3 cgroup ids (/, /tv-svc, /tv-batch), none of them with a path.
+func TestCutTVCgroupWarning(t *testing.T) {
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "g.tv")
+	if _, errOut, code := runCLI(t, "convert", grpqQ25, "-o", whole); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.tv")
+	if err := os.WriteFile(cut, b[:len(b)-200], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "latency", "-v", "-i", cut)
+	if code != 0 || !strings.Contains(errOut, "warning: traceview format: file ends inside the frame") ||
+		!strings.Contains(errOut, "warning: 3 cgroup ids of the tasks' switches have no path in the trace (traceview format: the file's cgroup table does not name them; a file cut short has none)") ||
+		strings.Contains(errOut, "PERF_RECORD_CGROUP") {
+		t.Errorf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if _, errOut, _ := runCLI(t, "latency", "-v", "-i", whole); strings.Contains(errOut, "have no path") {
+		t.Errorf("the whole file: %s", errOut)
+	}
+}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -357,27 +355,10 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := openInputProgress(o.input)
+	m, meta, err := loadReplayModel(errw, o.input)
 	if err != nil {
 		return err
 	}
-	// Closed at once: the reader's buffers go before the simulations start.
-	m, err := replay.Extract(src)
-	meta := src.Meta()
-	src.Close()
-	if err != nil {
-		printAllWarnings(errw, meta) // in full, as readFailed
-		return fmt.Errorf("%s: %w", o.input, err)
-	}
-	// The reader's, then the events Extract skipped as damage.
-	ws := append(metaWarnings(meta), m.Meta.Warnings.List()...)
-	if len(m.Tasks) == 0 {
-		for _, w := range ws { // in full, as readFailed
-			fmt.Fprintf(errw, "warning: %s\n", w)
-		}
-		return fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", o.input)
-	}
-	writeWarnings(errw, o.input, "", ws)
 	if specs, err = withTopology(specs, o.topology, meta, errw); err != nil {
 		return err
 	}
@@ -402,90 +383,22 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
 	warnUnrecorded(errw, obs)
-	doc := replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(), Model: replayModelDoc(m, cfg)}
-	st := m.Stats
-	asm := replayAssumptions{InferredCauses: st.Inferred, InferredWakers: st.Dependencies, PingPongs: st.PingPongs,
-		AbsoluteTimers: st.AbsoluteTimers, RecoveredArrivals: st.RecoveredArrivals, QueuedRequests: st.QueuedRequests, External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound,
-		DeadlineBound: st.DeadlineBound, DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
-	trust, self, err := modelAndTrust(out, errw, o, m, cfg, len(untilSet), sim, specs, obs)
-	if err != nil {
+	r := &replayRuns{out: out, errw: errw, o: o, m: m, cfg: cfg, watch: watch, obs: obs,
+		doc: replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(), Model: replayModelDoc(m, cfg)},
+		asm: replayAssumptionsOf(m.Stats)}
+	if r.trust, r.self, err = modelAndTrust(out, errw, o, m, cfg, len(untilSet), sim, specs, obs); err != nil {
 		return err
 	}
-	var last *replay.Result
-	var lastSpec string
-	var csvRows [][]string
-	var cut string // the label of a run Ctrl-C stopped
 	for _, sp := range specs {
-		if sp.Info.Name == "as-traced" && (len(cfg.Overrides) > 0 || cfg.CPUs > 0) {
-			fmt.Fprintf(errw, "warning: as-traced replays the recorded schedule: --cpus and the task overrides do not apply to it\n")
+		stop, err := r.run(sp)
+		if err != nil {
+			return err
 		}
-		var p *predict.Prediction
-		if self.Reusable(sp, cfg) {
-			p = &self.Prediction
-		} else {
-			rcfg, done := watch.watch(m, cfg, "simulating "+sp.String())
-			p, err = predict.Predict(m, sp, rcfg, predict.Options{Observed: obs, PerTask: o.perTask, KeepEvents: o.write != ""})
-			done()
-			if err != nil {
-				return err
-			}
-		}
-		res, pred := p.Result, p.Predicted
-		self = nil // reused once at most: it holds a whole prediction
-		doc.Runs = append(doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
-			MakespanNs: res.Makespan, MakespanCensored: m.Stats.Censored > 0, Stats: res.Stats, SelfReplay: trust, Assumptions: asm,
-			Groups: res.Groups, GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats, Interrupted: res.Interrupted})
-		if res.Interrupted {
-			cut = interrupted(sp.String(), res, m)
-			fmt.Fprintf(errw, "warning: %s\n", cut)
-			if o.output == "table" {
-				fmt.Fprintf(out, "\n%s", cut)
-			}
-		}
-		var ks *predict.KindSensitivity
-		if sp.Info.Name != "as-traced" && cut == "" {
-			if ks, err = predict.CheckKinds(m, sp, cfg, res, pred, o.perTask); err != nil {
-				return err
-			}
-			doc.Runs[len(doc.Runs)-1].KindSensitivity = ks
-		}
-		if o.output == "table" {
-			writeReplayTable(out, sp.String(), res, obs, pred, doc.Makespan, m.Stats.Censored, o.rows, o.wide)
-		}
-		if ks != nil && ks.Conclusions {
-			fmt.Fprintln(errw, kindNote(ks, sp.String()))
-		}
-		if o.output == "csv" {
-			csvRows = append(csvRows, replayCSVRows(sp.String(), res, obs, pred, doc.Makespan)...)
-		}
-		if o.write != "" { // else let the prediction go before the next run
-			last, lastSpec = res, sp.String()
-		}
-		if cut != "" {
+		if stop {
 			break // the rest of the runs too: the user asked to stop
 		}
 	}
-	if cut != "" {
-		last = nil // -w writes whole predictions only
-	}
-	if err := writePrediction(o, last, lastSpec, cfg); err != nil {
-		return err
-	}
-	switch o.output {
-	case "json":
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(doc)
-	case "csv":
-		w := csv.NewWriter(out)
-		w.Write(replayCSVHeader)
-		w.WriteAll(csvRows)
-		err = w.Error()
-	}
-	if err == nil && cut != "" {
-		err = fmt.Errorf("replay: %s", cut)
-	}
-	return err
+	return r.finish()
 }
 
 // recordedOnce returns the model's recorded schedule for the observed

@@ -288,7 +288,7 @@ func TestTopAgreesWithRecord(t *testing.T) {
 // one "window A s to B s" line on stderr a window) beside a `record` of the
 // same time, under two ping-pong threads (tv-pp) and two CPU hogs. In every
 // row of every window Max >= Avg >= 0 (and Max > 0 where there are
-// delays); and each window's tv-pp row against record+latency cut to that
+// delays), and no more delays than switches in (TestWindowEpochSwitches); and each window's tv-pp row against record+latency cut to that
 // window: delay count and sum within 10 %, and a max that record saw (at
 // most the largest tv-pp delay of the whole record, plus 1 % for the two
 // clocks' reading of it; at least the largest inside the window, less 5 %
@@ -381,6 +381,9 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 		for _, r := range w.Tasks {
 			if r.AvgDelayNs < 0 || r.MaxDelayNs < r.AvgDelayNs || (r.Count > 0 && r.MaxDelayNs == 0) {
 				t.Errorf("window %d: row %s: avg %d ns, max %d ns (%d delays): want max >= avg >= 0", i+1, r.Comm, r.AvgDelayNs, r.MaxDelayNs, r.Count)
+			}
+			if r.Count > r.Switches {
+				t.Errorf("window %d: row %s: %d delays in %d switches: each delay ends a switch in", i+1, r.Comm, r.Count, r.Switches)
 			}
 		}
 		a, ok := ppRow(w)

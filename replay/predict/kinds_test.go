@@ -3,14 +3,14 @@ package predict
 import (
 	"testing"
 
+	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 )
 
-// TestCheckKinds: nice.2cpu's three hogs are inferred deadline-bound; the
-// check replays them work-bound and names their command once. An --until
-// override for them settles it: no check. 1 CPU, so that the work-bound
-// replay ends later than the deadline-bound one and the makespan moves.
-func TestCheckKinds(t *testing.T) {
+// niceOneCPU is nice.2cpu's model and its eevdf prediction on 1 CPU, with
+// the spec and configuration of it.
+func niceOneCPU(t *testing.T) (*replay.Model, policies.Spec, replay.Config, *Prediction) {
+	t.Helper()
 	m := load(t, "nice.2cpu.perf.data")
 	cfg := replay.DefaultConfig()
 	cfg.CPUs = 1
@@ -19,6 +19,15 @@ func TestCheckKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, sp, cfg, p
+}
+
+// TestCheckKinds: nice.2cpu's three hogs are inferred deadline-bound; the
+// check replays them work-bound and names their command once. An --until
+// override for them settles it: no check. 1 CPU, so that the work-bound
+// replay ends later than the deadline-bound one and the makespan moves.
+func TestCheckKinds(t *testing.T) {
+	m, sp, cfg, p := niceOneCPU(t)
 	ks, err := CheckKinds(m, sp, cfg, p.Result, p.Predicted, false)
 	if err != nil {
 		t.Fatal(err)
@@ -33,5 +42,37 @@ func TestCheckKinds(t *testing.T) {
 	cfg.Overrides = []replay.Override{{Sel: sel, Until: &replay.UntilOverride{Kind: replay.UntilDeadline, Deadline: 1_000_000_000}}}
 	if ks, err := CheckKinds(m, sp, cfg, p.Result, p.Predicted, false); err != nil || ks != nil {
 		t.Errorf("with --until set for %s: %+v, %v; want nil", sel.String(), ks, err)
+	}
+}
+
+// TestCheckKindsCensored: a capture that ended before its workload
+// (Model.Stats.Censored) has no makespan to predict, so the work-bound
+// replay's makespan is no changed conclusion. Before, `replay --policy eevdf
+// --cpus 1` of a 3 s capture of `stress-ng --cpu 3 --timeout 6` said "the
+// makespan cannot be predicted" and then, in its note, "makespan 3000.625
+// ms -> 5720.710 ms". Here nice.2cpu on 1 CPU, whose makespan moves when
+// the hogs are work-bound (TestCheckKinds), marked censored as a cut
+// capture of it would be.
+func TestCheckKindsCensored(t *testing.T) {
+	m, sp, cfg, p := niceOneCPU(t)
+	ks, err := CheckKinds(m, sp, cfg, p.Result, p.Predicted, false)
+	if err != nil || ks == nil {
+		t.Fatalf("%+v, %v", ks, err)
+	}
+	moved := false
+	for _, c := range ks.Changes {
+		moved = moved || c.Metric == "makespan"
+	}
+	if !moved {
+		t.Fatalf("uncensored: no makespan change in %+v", ks.Changes)
+	}
+	m.Stats.Censored = 1
+	if ks, err = CheckKinds(m, sp, cfg, p.Result, p.Predicted, false); err != nil || ks == nil {
+		t.Fatalf("%+v, %v", ks, err)
+	}
+	for _, c := range ks.Changes {
+		if c.Metric == "makespan" {
+			t.Errorf("censored: a makespan change %+v", c)
+		}
 	}
 }

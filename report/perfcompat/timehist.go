@@ -15,7 +15,7 @@ import (
 // timehist_options, perf 6.12).
 type TimehistOptions struct {
 	Wakeups     bool // -w: a row per wakeup ("awakened: comm[tid]")
-	Migrations  bool // -M: a row per migration ("migrated: comm[tid] cpu A => B"); counts migrations
+	Migrations  bool // -M: a row per migration ("migrated: comm[tid] cpu A => B"); with Exact, counts migrations (the summary counts them always otherwise)
 	Next        bool // -n: name the next task of each switch
 	State       bool // --state: the state letter the task left in; wait-time summary
 	ShowPrio    bool // --show-prio: the task's kernel prio ("120" or "120->110" when it changed)
@@ -82,6 +82,11 @@ type timehist struct {
 	m    *timehistMachine
 	w    *bufio.Writer
 	line []byte
+	// countMigrations: sched_migrate_task events count in the summary's
+	// migrations column. perf counts them only with -M (its handler is
+	// registered only then) and prints 0 otherwise, for tasks that did
+	// migrate; outside Exact every summary counts them.
+	countMigrations bool
 
 	idle       []*timehistThread // per CPU (perf's idle_threads)
 	lastSwitch []int64           // ns, per CPU: previous sched_switch (tprev)
@@ -123,6 +128,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	if opt.SummaryOnly {
 		th.opt.Summary = true
 	}
+	th.countMigrations = opt.Migrations || !opt.Exact && th.opt.Summary
 	ncpu := opt.NrCPUs
 	if ncpu <= 0 && src.Meta() != nil {
 		ncpu = src.Meta().NrCPUs
@@ -179,7 +185,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 		th.header()
 	}
 	// Kinds timehist does not look at need not be decoded.
-	if opt.Migrations {
+	if th.countMigrations {
 		trace.SkipKinds(src, trace.KindRuntime)
 	} else {
 		trace.SkipKinds(src, trace.KindRuntime, trace.KindMigrate)
@@ -254,7 +260,7 @@ func (th *timehist) event(e *trace.Event) {
 			th.wakeup(e)
 		}
 	case trace.KindMigrate:
-		if th.opt.Migrations {
+		if th.countMigrations {
 			th.migrate(e)
 		}
 	case trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
@@ -544,7 +550,7 @@ func (th *timehist) migrate(e *trace.Event) {
 		th.m.name(t, e.Comm)
 	}
 	t.migrations++
-	if th.opt.SummaryOnly {
+	if th.opt.SummaryOnly || !th.opt.Migrations {
 		return
 	}
 	th.printEventRow(e, t, "migrated: ", e.OrigCPU, e.DestCPU)

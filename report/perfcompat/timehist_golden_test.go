@@ -2,6 +2,7 @@ package perfcompat
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -169,11 +170,16 @@ func timehistCompareRows(t *testing.T, want, got []string, lost *regexp.Regexp) 
 
 var timehistSumRow = regexp.MustCompile(`^\s*(\S+)\s+(-?\d+)\s+(\d+)\s+(\d+)\.(\d{3})\s`)
 
+// timehistMigrations is the last column of a summary row: migrations.
+var timehistMigrations = regexp.MustCompile(`\s+\d+$`)
+
 // TestTimehistGoldenSummary compares default-mode -s with
 // NAME.timehist-summary.txt (Exact is byte for byte, TestTimehistGoldenExact):
-// every perf row for a task perf still knew is identical, and the total
-// number of context switches equals the number of sched_switch events in the
-// trace (perf 6.12 drops exited threads from its total).
+// every perf row for a task perf still knew is identical but for the
+// migrations column (perf counts migrations only with -M and prints 0;
+// TestTimehistSummaryMigrations), and the total number of context switches
+// equals the number of sched_switch events in the trace (perf 6.12 drops
+// exited threads from its total).
 func TestTimehistGoldenSummary(t *testing.T) {
 	for _, tr := range timehistGoldenTraces(t) {
 		base := tr.golden
@@ -186,13 +192,16 @@ func TestTimehistGoldenSummary(t *testing.T) {
 			have := map[string]bool{}
 			for _, g := range got {
 				have[g] = true
+				if timehistSumRow.MatchString(g) {
+					have[timehistMigrations.ReplaceAllString(g, "")] = true
+				}
 			}
 			for _, w := range want {
 				m := timehistSumRow.FindStringSubmatch(w)
 				if m == nil || strings.HasPrefix(m[1], ":") {
 					continue
 				}
-				if !have[w] {
+				if !have[timehistMigrations.ReplaceAllString(w, "")] {
 					t.Errorf("default mode lacks perf's row %q", w)
 				}
 			}
@@ -357,4 +366,42 @@ func timehistRange(a, b int) []int {
 		out = append(out, i)
 	}
 	return out
+}
+
+// TestTimehistSummaryMigrations: the summary's migrations column counts
+// every sched_migrate_task of the task, -M or not (perf 6.12 counts them
+// only with -M, its migrate handler being registered only then, and prints
+// 0 for a task that migrated); --exact keeps perf's 0. nice.2cpu.perf.data
+// has 7 (perf script): perf 13334 0->1 and 1->0, perf-exec/sh 13335 1->0
+// and 0->1, sh 13339 0->1, rcu_preempt 15 1->0, nice 13337 1->0.
+func TestTimehistSummaryMigrations(t *testing.T) {
+	const path = "../../testdata/traces/nice.2cpu.perf.data"
+	want := map[string]string{"perf[13334]": "2", "sh[13335]": "2", "hog[13339]": "1", "rcu_preempt[15]": "1", "hog[13337]": "1"}
+	count := func(opt TimehistOptions) (map[string]string, int) {
+		got, sum := map[string]string{}, 0
+		for _, l := range timehistRun(t, path, opt) {
+			f := strings.Fields(l)
+			if !timehistSumRow.MatchString(l) || len(f) < 9 {
+				continue
+			}
+			n, err := strconv.Atoi(f[len(f)-1])
+			if err != nil {
+				t.Fatalf("row %q: %v", l, err)
+			}
+			if n > 0 {
+				got[f[0]] = f[len(f)-1]
+			}
+			sum += n
+		}
+		return got, sum
+	}
+	for _, opt := range []TimehistOptions{{SummaryOnly: true}, {SummaryOnly: true, Migrations: true}} {
+		got, sum := count(opt)
+		if sum != 7 || !maps.Equal(got, want) {
+			t.Errorf("%+v: migrations %v (%d in all), want %v (7)", opt, got, sum, want)
+		}
+	}
+	if got, sum := count(TimehistOptions{SummaryOnly: true, Exact: true}); sum != 0 {
+		t.Errorf("--exact without -M: migrations %v, want none (perf's 0)", got)
+	}
 }

@@ -45,8 +45,8 @@ func TestMappedEqualsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(want) != 6046 {
-		t.Fatalf("%d events read through a buffer, want 6046", len(want))
+	if len(want) != 6047 {
+		t.Fatalf("%d events read through a buffer, want 6047", len(want))
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("mapped read differs from buffered read (-buffered +mapped):\n%s", d)

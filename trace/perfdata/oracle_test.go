@@ -216,8 +216,10 @@ func TestOracle(t *testing.T) {
 			}
 			defer sf.Close()
 			// Events from samples: the kinds of the recorded tracepoints,
-			// without the records perf synthesizes at time 0 (a FORK record
-			// with a time is dropped when sched_process_fork is recorded).
+			// without the records perf synthesizes at time 0 and those
+			// before the first sample (a FORK record with a time is dropped
+			// when sched_process_fork is recorded, unless it comes before
+			// the first sample: TestForkRecordBeforeFirstSample).
 			tpKinds := map[trace.Kind]bool{}
 			for name := range r.SampleCounts() {
 				if k, ok := trace.KindByName(name); ok {
@@ -226,7 +228,7 @@ func TestOracle(t *testing.T) {
 			}
 			var samples []trace.Event
 			for _, ev := range evs {
-				if tpKinds[ev.Kind] && ev.Time != 0 {
+				if tpKinds[ev.Kind] && ev.Time != 0 && ev.Time >= r.Meta().FirstTime {
 					samples = append(samples, ev)
 				}
 			}

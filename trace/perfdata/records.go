@@ -693,6 +693,18 @@ func (r *Reader) cpuOutOfRange(cpu int32, typ uint32, off int64) bool {
 	return true
 }
 
+// beforeSamples reports whether t lies before the recording's first sample
+// (HEADER_SAMPLE_TIME, when checked), by at most NonSampleSlack: a FORK
+// record there has no sched_process_fork sample beside it. perf record's
+// tracking event reports forks from the moment it is enabled, the
+// tracepoints a few ms later, and perf names a child forked in between
+// after its parent from the record (machine__process_fork_event), so the
+// record is the only fork there is. (Records earlier than the slack are
+// taken for damage, outsideSampleTimes: those stay dropped.)
+func (r *Reader) beforeSamples(t int64) bool {
+	return r.times == timesChecked && t > 0 && t < r.meta.FirstTime && t >= r.meta.FirstTime-NonSampleSlack
+}
+
 // kernelRecord turns COMM, FORK, EXIT, LOST and LOST_SAMPLES into events.
 // Records perf synthesizes for threads that existed before recording began
 // carry time 0: they are delivered first, in file order, on CPU -1.
@@ -749,7 +761,7 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		}
 		r.learnPID(tid, pid)
 		r.learnPID(ptid, ppid)
-		if typ == recFork && r.haveForkTP && !synthesized {
+		if typ == recFork && r.haveForkTP && !synthesized && !r.beforeSamples(t) {
 			return nil // the sched_process_fork tracepoint says the same
 		}
 		if typ == recExit && r.haveExitTP {

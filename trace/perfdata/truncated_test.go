@@ -38,7 +38,11 @@ func TestTruncatedFile(t *testing.T) {
 		warn   string // the truncated-file warning
 	}{
 		{"in data", 100000, 885, "the file ends 98776 bytes into its 239672-byte data section at offset 1224: 140896 bytes of records are missing"},
-		{"in feature table", dataEnd + 100, len(whole), "the file ends 100 bytes after its data section, inside the feature table (336 bytes at offset 240896)"},
+		// Cut before HEADER_SAMPLE_TIME, the reader cannot tell perf's FORK
+		// record from before the first sample (687.367811 s, perf forking its
+		// thread 13336) from those a sched_process_fork sample repeats, and drops it
+		// as it drops those (TestForkRecordBeforeFirstSample).
+		{"in feature table", dataEnd + 100, len(whole) - 1, "the file ends 100 bytes after its data section, inside the feature table (336 bytes at offset 240896)"},
 		{"in features", len(b) - 20, len(whole), fmt.Sprintf("the file ends inside its feature sections (%d bytes, feature", len(b)-20)},
 	} {
 		t.Run(c.name, func(t *testing.T) {

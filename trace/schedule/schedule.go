@@ -461,6 +461,10 @@ func (b *Builder) Span() (from, to int64) {
 	return from, to
 }
 
+// Observed returns Span without the filter's window (ns): what a trace
+// holds, for saying so when a filter matched nothing.
+func (b *Builder) Observed() (from, to int64) { return b.span() }
+
 // span is Span without the filter's window.
 func (b *Builder) span() (from, to int64) {
 	if b.haveSched {

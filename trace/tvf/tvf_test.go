@@ -131,6 +131,10 @@ var (
 //   - testdata/v2-nice.2cpu.tv, version 2 (24 optional fields, before
 //     CurGone), of testdata/traces/nice.2cpu.perf.data: 2340 events (no
 //     sample of a released task, so CurGone is 0 in both).
+//
+// Their converter dropped the FORK record perf writes before its first
+// sample (one in each: perf's own thread), which the reader now delivers
+// (TestForkRecordBeforeFirstSample): it is left out of the comparison.
 func TestOldVersions(t *testing.T) {
 	for _, c := range []struct {
 		file, perf string
@@ -157,9 +161,18 @@ func TestOldVersions(t *testing.T) {
 				t.Skipf("the perf.data is not here to compare with: %v", err)
 			}
 			defer src.Close()
-			want, err := trace.ReadAll(src)
+			all, err := trace.ReadAll(src)
 			if err != nil {
 				t.Fatal(err)
+			}
+			var want []trace.Event
+			for _, ev := range all {
+				if ev.Kind != trace.KindFork || ev.Time == 0 || ev.Time >= src.Meta().FirstTime {
+					want = append(want, ev)
+				}
+			}
+			if len(want) != len(all)-1 {
+				t.Errorf("%d FORK records before the perf.data's first sample, want 1 (perf's, of its thread)", len(all)-len(want))
 			}
 			if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("events differ from the perf.data's (-want +got):\n%s", diff)

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/replay/predict"
+	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
+)
+
+// loadReplayModel reads input into the workload model and prints the
+// reader's warnings and those of the events Extract skipped as damage (in
+// full when the trace cannot be replayed). It returns the trace's Meta for
+// the topology.
+func loadReplayModel(errw io.Writer, input string) (*replay.Model, *trace.Meta, error) {
+	src, err := openInputProgress(input)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Closed at once: the reader's buffers go before the simulations start.
+	m, err := replay.Extract(src)
+	meta := src.Meta()
+	src.Close()
+	if err != nil {
+		printAllWarnings(errw, meta) // in full, as readFailed
+		return nil, nil, fmt.Errorf("%s: %w", input, err)
+	}
+	// The reader's, then the events Extract skipped as damage.
+	ws := append(metaWarnings(meta), m.Meta.Warnings.List()...)
+	if len(m.Tasks) == 0 {
+		for _, w := range ws { // in full, as readFailed
+			fmt.Fprintf(errw, "warning: %s\n", w)
+		}
+		return nil, nil, fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", input)
+	}
+	writeWarnings(errw, input, "", ws)
+	return m, meta, nil
+}
+
+// replayAssumptionsOf is what every run of a model rests on (-o json's
+// assumptions), from the model's counts.
+func replayAssumptionsOf(st replay.ModelStats) replayAssumptions {
+	return replayAssumptions{InferredCauses: st.Inferred, InferredWakers: st.Dependencies, PingPongs: st.PingPongs,
+		AbsoluteTimers: st.AbsoluteTimers, RecoveredArrivals: st.RecoveredArrivals, QueuedRequests: st.QueuedRequests,
+		External: st.External, WorkBound: st.WorkBound, CountBound: st.CountBound, DeadlineBound: st.DeadlineBound,
+		DeadlineInferred: st.DeadlineInferred, PinnedTasks: st.PinnedTasks, UpdatePoints: st.UpdatePoints}
+}
+
+// replayRuns holds what the policies' runs of one replay share, and
+// gathers what they give: the -o json document, the -o csv rows, the last
+// prediction for -w, and the run Ctrl-C stopped.
+type replayRuns struct {
+	out, errw io.Writer
+	o         replayOptions
+	m         *replay.Model
+	cfg       replay.Config
+	watch     *simWatch
+	obs       *report.LatencyResult
+	trust     *report.ReplayTrust
+	self      *predict.Self // the self-replay's prediction, reused once at most
+	doc       replayJSON
+	asm       replayAssumptions
+	csvRows   [][]string
+	last      *replay.Result // the last run's prediction, kept for -w only
+	lastSpec  string
+	cut       string // why a run stopped early (Ctrl-C); the rest are skipped
+}
+
+// run replays the model under one policy (or takes the self-replay's run
+// of it) and renders it: its JSON run, its table or CSV rows, and a note
+// when its conclusion rests on tasks inferred deadline-bound. It reports
+// whether Ctrl-C stopped the run, which ends the replay.
+func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
+	o, m, cfg := r.o, r.m, r.cfg
+	if sp.Info.Name == "as-traced" && (len(cfg.Overrides) > 0 || cfg.CPUs > 0) {
+		fmt.Fprintf(r.errw, "warning: as-traced replays the recorded schedule: --cpus and the task overrides do not apply to it\n")
+	}
+	var p *predict.Prediction
+	if r.self.Reusable(sp, cfg) {
+		p = &r.self.Prediction
+	} else {
+		rcfg, done := r.watch.watch(m, cfg, "simulating "+sp.String())
+		p, err = predict.Predict(m, sp, rcfg, predict.Options{Observed: r.obs, PerTask: o.perTask, KeepEvents: o.write != ""})
+		done()
+		if err != nil {
+			return false, err
+		}
+	}
+	res, pred := p.Result, p.Predicted
+	r.self = nil // reused once at most: it holds a whole prediction
+	r.doc.Runs = append(r.doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
+		MakespanNs: res.Makespan, MakespanCensored: m.Stats.Censored > 0, Stats: res.Stats, SelfReplay: r.trust, Assumptions: r.asm,
+		Groups: res.Groups, GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats, Interrupted: res.Interrupted})
+	if res.Interrupted {
+		r.cut = interrupted(sp.String(), res, m)
+		fmt.Fprintf(r.errw, "warning: %s\n", r.cut)
+		if o.output == "table" {
+			fmt.Fprintf(r.out, "\n%s", r.cut)
+		}
+	}
+	var ks *predict.KindSensitivity
+	if sp.Info.Name != "as-traced" && r.cut == "" {
+		if ks, err = predict.CheckKinds(m, sp, cfg, res, pred, o.perTask); err != nil {
+			return false, err
+		}
+		r.doc.Runs[len(r.doc.Runs)-1].KindSensitivity = ks
+	}
+	if o.output == "table" {
+		writeReplayTable(r.out, sp.String(), res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide)
+	}
+	if ks != nil && ks.Conclusions {
+		fmt.Fprintln(r.errw, kindNote(ks, sp.String()))
+	}
+	if o.output == "csv" {
+		r.csvRows = append(r.csvRows, replayCSVRows(sp.String(), res, r.obs, pred, r.doc.Makespan)...)
+	}
+	if o.write != "" { // else let the prediction go before the next run
+		r.last, r.lastSpec = res, sp.String()
+	}
+	return r.cut != "", nil
+}
+
+// finish writes -w's prediction (a whole one: none once Ctrl-C cut a run)
+// and the -o json or csv document, and fails when a run was cut.
+func (r *replayRuns) finish() error {
+	if r.cut != "" {
+		r.last = nil
+	}
+	if err := writePrediction(r.o, r.last, r.lastSpec, r.cfg); err != nil {
+		return err
+	}
+	var err error
+	switch r.o.output {
+	case "json":
+		enc := json.NewEncoder(r.out)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(r.doc)
+	case "csv":
+		w := csv.NewWriter(r.out)
+		w.Write(replayCSVHeader)
+		w.WriteAll(r.csvRows)
+		err = w.Error()
+	}
+	if err == nil && r.cut != "" {
+		err = fmt.Errorf("replay: %s", r.cut)
+	}
+	return err
+}
