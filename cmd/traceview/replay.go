@@ -332,6 +332,10 @@ type replayModelJSON struct {
 	Unmeasured []replay.UnmeasuredCost `json:"unmeasured_costs,omitempty"`
 	// Tasks lists the workload's tasks with how each ends.
 	Tasks []replayTaskJSON `json:"workload_tasks"`
+	// TracedSession is the autogroup session the replay put the traced
+	// command in and the delays that showed it (replay.SessionEvidence,
+	// ns); absent when none was inferred.
+	TracedSession *replay.SessionEvidence `json:"traced_session,omitempty"`
 }
 
 // replayGCPercent is the collector's GOGC while replay runs: most of its
@@ -780,6 +784,10 @@ func replayModelDoc(m *replay.Model, cfg replay.Config) replayModelJSON {
 		RemoteWakeeNs: m.RemoteWakeeCost, RemoteWakeeSamples: m.WakeeCostSamples,
 		IdleStartNs: m.IdleStartCost, IdleStartSamples: m.IdleStartCostSamples, Unmeasured: m.Unmeasured}
 	model.HZ = m.HZ
+	if m.TracedSession.Leader != 0 {
+		ev := m.TracedSession
+		model.TracedSession = &ev
+	}
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
 		if !tk.Workload {
