@@ -47,3 +47,25 @@ func TestPeriodicSkipsAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestPeriodOver: a 2 ms absolute timer whose wakeups come 0-50 µs late
+// (timer slack) and skip periods: wakeups at 0, 2.05, 4.0, 10.03 (two
+// periods skipped) and 12.0 ms. Given a median gap 50 µs off (2.05 ms)
+// with a deviation of 80 µs, the span of 12.0 ms over its round(12.0 /
+// 2.05) = 6 periods gives 2.0 ms, 50 µs from the median: taken. With a
+// deviation of 20 µs the two disagree: the median is kept. A span shorter
+// than one period keeps the median.
+func TestPeriodOver(t *testing.T) {
+	if got := periodOver(0, 12_000_000, 2_050_000, 80_000); got != 2_000_000 {
+		t.Errorf("periodOver = %d ns, want 2000000", got)
+	}
+	if got := periodOver(0, 12_000_000, 2_050_000, 20_000); got != 2_050_000 {
+		t.Errorf("off the grid: periodOver = %d ns, want the median 2050000", got)
+	}
+	if got := periodOver(0, 1_000_000, 2_050_000, 80_000); got != 2_050_000 {
+		t.Errorf("short span: periodOver = %d ns, want the median 2050000", got)
+	}
+	if got := periodOver(0, 12_000_000, 0, 0); got != 0 {
+		t.Errorf("no median: periodOver = %d, want 0", got)
+	}
+}
