@@ -49,7 +49,8 @@ func sessionPath(leader trace.TID) string { return "/autogroup-" + strconv.Itoa(
 // background tasks' delays: ten times the 0.1 ms a wakeup of an idle or
 // lightly loaded CPU took on the recordings of ../shared/traces (the
 // background tasks' mean delay where the workload waited less than 1 ms:
-// 0.02-0.5 ms, measured with TV_AGDBG-style sums of these fields).
+// 0.02-0.5 ms: SessionEvidence's background mean, computed for every
+// trace there while this pass was written, 2026-12-04).
 const tracedSessionMinWait = 1_000_000
 
 // tracedSessionRatio bounds the background tasks' mean delay, as a
@@ -97,32 +98,31 @@ func (x *extractor) inferTracedSession() {
 		return tk.Session == 0 && normPath(tk.Cgroup) == "/" && (tk.Workload || isRecorder(tk.Comm))
 	}
 	var ev SessionEvidence
-	var run int64 // ns, the workload's run time
-	ins := 0      // its switch-ins
+	var wsum, bsum, run int64 // ns: the workload's and the others' delays, the workload's run time
+	ins := 0                  // the workload's switch-ins
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
-		if i >= len(x.st) || normPath(tk.Cgroup) != "/" || tk.Session != 0 {
+		if i >= len(x.st) || normPath(tk.Cgroup) != "/" || tk.Session != 0 || isRecorder(tk.Comm) {
 			continue
 		}
 		s := &x.st[i]
-		switch {
-		case tk.Workload && !isRecorder(tk.Comm):
-			ev.WorkloadWaitNS += s.waitSum
-			ev.WorkloadWaits += s.waitN
-			ins += s.ins
-			for _, b := range tk.Bursts {
-				run += b.Len
-			}
-		case !in(tk):
-			ev.BackgroundWaitNS += s.waitSum
+		if !tk.Workload {
+			bsum += s.waitSum
 			ev.BackgroundWaits += s.waitN
+			continue
+		}
+		wsum += s.waitSum
+		ev.WorkloadWaits += s.waitN
+		ins += s.ins
+		for _, b := range tk.Bursts {
+			run += b.Len
 		}
 	}
 	if ev.WorkloadWaits == 0 || ev.BackgroundWaits == 0 || ins == 0 {
 		return
 	}
-	ev.WorkloadWaitNS /= int64(ev.WorkloadWaits)
-	ev.BackgroundWaitNS /= int64(ev.BackgroundWaits)
+	ev.WorkloadWaitNS = wsum / int64(ev.WorkloadWaits)
+	ev.BackgroundWaitNS = bsum / int64(ev.BackgroundWaits)
 	ev.WorkloadRunNS = run / int64(ins)
 	if ev.WorkloadWaitNS < tracedSessionMinWait || ev.WorkloadWaitNS < (tracedSessionMinQueue-1)*ev.WorkloadRunNS ||
 		ev.BackgroundWaitNS*tracedSessionRatio >= ev.WorkloadWaitNS {
