@@ -111,6 +111,10 @@ type EEVDF struct {
 	bwc     bandwidthCtl
 	cpath   [][]*erq
 	scratch []*erq
+	// pend holds, per CPU, run time of its current task charged at the
+	// task's own level by UpdateCurrOwn and not yet to the group entities
+	// above it (ns).
+	pend []int64
 
 	baseSlice    int64
 	tick         int64
@@ -233,6 +237,7 @@ func (p *EEVDF) Init(s Sim) {
 		p.rqs[i].curr, p.rqs[i].cpu = noEnt, i
 	}
 	p.cpath = make([][]*erq, p.ncpu)
+	p.pend = make([]int64, p.ncpu)
 	p.initGroups(s)
 	p.tick = 1_000_000_000 / int64(s.HZ())
 	p.smp.init(s, p.migratable, p.load, p.llc)
@@ -416,6 +421,31 @@ func (p *EEVDF) DelayedOn(t *Task) (int, bool) {
 	return p.e[t.ID].cpu, true
 }
 
+// RequeuesDelayed implements DelayedQueue: t's entity is delayed on cpu,
+// or, t's entity not being queued, the first queued group entity above it
+// on cpu is delayed (under the v6.17 group dequeue a throttled runqueue
+// ends the walk, as enqueueUp stops there).
+func (p *EEVDF) RequeuesDelayed(cpu int, t *Task) bool {
+	if t.ID < 0 || t.ID >= len(p.e) {
+		return false
+	}
+	if e := &p.e[t.ID]; e.queued {
+		return e.delayed && e.cpu == cpu
+	}
+	if len(p.groups) == 0 {
+		return false
+	}
+	for rq := p.rqOf(t.Group, cpu); rq.g != 0; rq = p.parentRq(rq) {
+		if rq.throttled && !p.taskThrottle {
+			return false
+		}
+		if ge := p.ent(p.gid(rq.g, rq.cpu)); ge.queued {
+			return ge.delayed
+		}
+	}
+	return false
+}
+
 func (p *EEVDF) finishDelayed(rq *erq, id int, e *eent) {
 	p.updateLag(rq, e)
 	rq.remove(id, e)
@@ -562,19 +592,33 @@ func (p *EEVDF) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool
 
 // UpdateCurr implements Policy (update_curr + update_deadline on each
 // level from the task up, and the group runqueues' bandwidth accounting).
+// The group entities above the task are charged delta plus what
+// UpdateCurrOwn left for them on the task's CPU; a level whose charge is 0
+// is skipped, as update_curr returns early when delta_exec <= 0.
 func (p *EEVDF) UpdateCurr(cpu int, curr *Task, delta int64) {
 	e := &p.e[curr.ID]
 	if !e.queued {
+		if cpu >= 0 && cpu < len(p.pend) {
+			p.pend[cpu] = 0
+		}
 		return
 	}
 	rq := p.rqOf(curr.Group, e.cpu)
+	up := delta
+	if e.cpu < len(p.pend) {
+		up += p.pend[e.cpu]
+		p.pend[e.cpu] = 0
+	}
+	d := delta
 	for {
-		p.charge(rq, e, curr, delta)
+		if d > 0 {
+			p.charge(rq, e, curr, d)
+			if rq.g != 0 && p.bwc.limited(rq.g) {
+				p.bwc.account(rq.g, &rq.rqRuntime, d, rq.curr != noEnt, rq.cpu)
+			}
+		}
 		if rq.g == 0 {
 			return
-		}
-		if p.bwc.limited(rq.g) {
-			p.bwc.account(rq.g, &rq.rqRuntime, delta, rq.curr != noEnt, rq.cpu)
 		}
 		gid := p.gid(rq.g, rq.cpu)
 		e = p.ent(gid)
@@ -582,8 +626,25 @@ func (p *EEVDF) UpdateCurr(cpu int, curr *Task, delta int64) {
 		if !e.queued {
 			return
 		}
-		curr = nil
+		curr, d = nil, up
 	}
+}
+
+// UpdateCurrOwn implements OwnUpdater: the task's own level is charged
+// (its entity, and the bandwidth of the group runqueue it is on), the
+// levels above later (pend). Without task groups it is UpdateCurr.
+func (p *EEVDF) UpdateCurrOwn(cpu int, curr *Task, delta int64) {
+	e := &p.e[curr.ID]
+	if len(p.groups) == 0 || !e.queued || curr.Group <= 0 || delta <= 0 {
+		p.UpdateCurr(cpu, curr, delta)
+		return
+	}
+	rq := p.rqOf(curr.Group, e.cpu)
+	p.charge(rq, e, curr, delta)
+	if p.bwc.limited(rq.g) {
+		p.bwc.account(rq.g, &rq.rqRuntime, delta, rq.curr != noEnt, rq.cpu)
+	}
+	p.pend[e.cpu] += delta
 }
 
 // charge is update_curr and update_deadline of one entity on rq; t is the

@@ -283,8 +283,33 @@ type CostModel interface {
 // choose a CPU: try_to_wake_up finds it on_rq and requeues it where it is
 // (ttwu_runnable -> enqueue_task(ENQUEUE_DELAYED), kernel/sched/core.c
 // v6.12-v6.18), then checks wakeup preemption there.
+//
+// RequeuesDelayed reports whether enqueueing t on cpu reaches, on its way
+// up the task-group hierarchy, an entity still queued there while its
+// dequeue is delayed (t's own, or the first of its group entities on cpu
+// that is queued): enqueue_task_fair then requeues that entity in place
+// (requeue_delayed_entity) without an update_curr of the runqueue it is
+// queued on, so its DELAY_ZERO lag is read against an avg_vruntime the
+// running task's last accounting left, and the running task is charged
+// only afterwards, by wakeup_preempt_fair's update_curr (kernel/sched/fair.c
+// v6.12-v6.18: enqueue_entity's update_curr is only for the levels not yet
+// queued).
 type DelayedQueue interface {
 	DelayedOn(t *Task) (cpu int, ok bool)
+	RequeuesDelayed(cpu int, t *Task) bool
+}
+
+// OwnUpdater is implemented by policies whose update_curr works one
+// runqueue level at a time. UpdateCurrOwn charges delta ns of run time to
+// curr on cpu at its own level only, as a task's own accounting does
+// (update_curr_fair on cfs_rq_of(&curr->se) from task_sched_runtime, a
+// clock_gettime(CLOCK_THREAD_CPUTIME_ID) say, kernel/sched/core.c and
+// fair.c v6.18); the group entities above it are charged that run time at
+// the next UpdateCurr, as each level's own update_curr charges its entity
+// the time since its exec_start. The simulator uses it at a burst's
+// update points; without it, UpdateCurr.
+type OwnUpdater interface {
+	UpdateCurrOwn(cpu int, curr *Task, delta int64)
 }
 
 // Recorded is implemented by the as-traced policy: instead of making

@@ -162,6 +162,24 @@ func (s *Stack) DelayedOn(t *Task) (int, bool) {
 	return -1, false
 }
 
+// UpdateCurrOwn implements OwnUpdater for a fair task when the fair
+// class does, else it is UpdateCurr.
+func (s *Stack) UpdateCurrOwn(cpu int, curr *Task, delta int64) {
+	if o, ok := s.Fair.(OwnUpdater); ok && !curr.Class.RealTime() {
+		o.UpdateCurrOwn(cpu, curr, delta)
+		return
+	}
+	s.UpdateCurr(cpu, curr, delta)
+}
+
+// RequeuesDelayed implements DelayedQueue through the fair class.
+func (s *Stack) RequeuesDelayed(cpu int, t *Task) bool {
+	if d, ok := s.Fair.(DelayedQueue); ok {
+		return d.RequeuesDelayed(cpu, t)
+	}
+	return false
+}
+
 // ScanLength implements DecisionCoster when the fair policy does.
 func (s *Stack) ScanLength(cpu int) int {
 	if dc, ok := s.Fair.(DecisionCoster); ok {

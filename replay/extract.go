@@ -91,6 +91,7 @@ type extractor struct {
 	idleExit   []int64 // ns, when each CPU last switched from idle to a task (-1 never)
 	idle       []int64
 	preempt    []int64
+	preemptAt  []int64 // ns, the switch time of each preempt sample
 	seenWaking bool
 	pre        map[trace.TID]preName
 	sawRT      bool      // the trace has sched_stat_runtime
@@ -669,6 +670,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 				x.idle = append(x.idle, d)
 			case next && ev.TID > 0 && ev.PrevState.Runnable():
 				x.preempt = append(x.preempt, d) // it preempted the running task
+				x.preemptAt = append(x.preemptAt, t)
 			}
 			s.wakeAt = -1
 		}

@@ -42,24 +42,58 @@ func TestUpdatePointsEndSlices(t *testing.T) {
 	}
 }
 
-// TestInferTick: 30 tick events at 1.46 ms + k·4 ms (k = 0..29) and 30
-// others at 0.3 ms + k·3.7 ms. At 250 Hz the densest 50 µs window holds
-// the 30 ticks (and at most a few others): score ≈ 0.5 − 50/4000; at
+// TestInferTick: 30 tick events at 1.46 ms + k·4 ms (k = 0..29, task 1)
+// and 30 others at 0.3 ms + k·3.7 ms (task 2). Each task votes 1 (30
+// events, weight 1/30 each). At 250 Hz the densest 50 µs window holds the
+// ticks' vote (and at most a few others'): score ≈ 1/2 − 50/4000; at
 // 1000 Hz the ticks also sit in one 1 ms phase but an even spread puts 4x
 // more in a window: a lower score, and 250 is the lowest HZ within 80 % of
 // the best; 100 and 300 Hz spread the ticks over 5 and 3 phases. The
 // phase is the 10 µs bin of the ticks, 1460 µs.
 func TestInferTick(t *testing.T) {
 	var ts []int64
+	var task []int
 	for k := int64(0); k < 30; k++ {
 		ts = append(ts, 1_460_000+k*4_000_000, 300_000+k*3_700_000)
+		task = append(task, 1, 2)
 	}
-	hz, phase := inferTick(ts)
+	hz, phase := inferTick(ts, task)
 	if hz != 250 || phase != 1_460_000 {
 		t.Errorf("inferTick = %d Hz, phase %d ns; want 250 Hz, 1460000 ns", hz, phase)
 	}
-	if hz, _ := inferTick(ts[1:20:20]); hz != 0 {
+	if hz, _ := inferTick(ts[1:20:20], task[1:20:20]); hz != 0 {
 		t.Errorf("10 ticks and 9 others gave %d Hz, want 0 (too few to tell)", hz)
+	}
+}
+
+// TestInferTickSelfAccounting: a periodic task (task 3) wakes every 2 ms
+// at 0.358 ms + j·2 ms (j = 0..199) and reads its CPU clock 150, 225 and
+// 300 µs into each run: 600 events on the 2 ms grid. Two hogs (tasks 1
+// and 2) take the 250 Hz tick at 1.44 ms + k·4 ms, 50 each. Counting
+// events, the 1000 Hz grid folds the periodic task's two 2 ms phases into
+// one: 200 events in the window at 508 µs against the ticks' 100, score
+// 200/700 − 50/1000 = 0.236 against 250 Hz's 100/700 − 50/4000 = 0.130,
+// and 1000 Hz would win. With one vote per task (3 in all): 250 Hz holds
+// the two hogs' votes, 2/3 − 0.0125 = 0.654; 1000 Hz the same two,
+// 2/3 − 0.05 = 0.617 (the periodic task's third of a vote in each of
+// three bins is less), within 80 %, and the lower HZ wins: 250 Hz, phase
+// 1440 µs.
+func TestInferTickSelfAccounting(t *testing.T) {
+	var ts []int64
+	var task []int
+	for k := int64(0); k < 100; k++ {
+		ts = append(ts, 1_440_000+k*4_000_000)
+		task = append(task, 1+int(k%2))
+	}
+	for j := int64(0); j < 200; j++ {
+		for _, off := range []int64{150_000, 225_000, 300_000} {
+			ts = append(ts, 358_000+j*2_000_000+off)
+			task = append(task, 3)
+		}
+	}
+	hz, phase := inferTick(ts, task)
+	if hz != 250 || phase != 1_440_000 {
+		t.Errorf("inferTick = %d Hz, phase %d ns; want 250 Hz, 1440000 ns", hz, phase)
 	}
 }
 

@@ -120,26 +120,30 @@ type cpuState struct {
 	reschedAt  int64
 	tickArmed  bool
 	seq        int64 // switches to a task on this CPU so far (Config.ColdSwitch)
+	// ownPending is set while the running task's last charge was at its
+	// own level only (progressBy).
+	ownPending bool
 	idleExit   int64 // ns, when the CPU last went from idle to a task (-1 never)
 }
 
 type sim struct {
-	m       *Model
-	cfg     Config
-	pol     policies.Policy
-	now     int64
-	tasks   []*policies.Task
-	ts      []tstate
-	cpus    []cpuState
-	q       evheap
-	seq     uint64
-	out     recLog
-	tick    int64
-	stats   Stats
-	wlFirst int64
-	wlLast  int64
-	wlAll   bool
-	pools   []poolState
+	m              *Model
+	cfg            Config
+	pol            policies.Policy
+	now            int64
+	tasks          []*policies.Task
+	ts             []tstate
+	cpus           []cpuState
+	q              evheap
+	seq            uint64
+	out            recLog
+	tick           int64
+	stats          Stats
+	wlFirst        int64
+	wlLast         int64
+	reschedLatency int64
+	wlAll          bool
+	pools          []poolState
 	// interrupted: Config.Progress stopped the run.
 	interrupted bool
 	// taskGroup is each model task's index in the policy's group tree
@@ -282,7 +286,7 @@ func (s *sim) Curr(cpu int) *policies.Task { return s.cpus[cpu].curr }
 func (s *sim) NrRunning(cpu int) int       { return s.cpus[cpu].nr }
 func (s *sim) Tasks() []*policies.Task     { return s.tasks }
 func (s *sim) HZ() int                     { return s.cfg.HZ }
-func (s *sim) Resched(cpu int)             { s.resched(cpu, s.now) }
+func (s *sim) Resched(cpu int)             { s.resched(cpu, s.now+s.reschedLatency) }
 
 // AddTimer implements policies.Timers.
 func (s *sim) AddTimer(at int64, fn func()) {
@@ -548,11 +552,24 @@ func (s *sim) start(i int) {
 // lag check reads avg_vruntime as the last update_curr left it, and the
 // running task is brought up to date only afterwards, by
 // check_preempt_wakeup_fair's update_curr (kernel/sched/fair.c v6.12-v6.18).
-// Any other enqueue of the running task's class charges it first
-// (enqueue_entity's update_curr).
+// The same holds when the task's own entity is enqueued afresh but the
+// first group entity above it that is still queued is delayed (a group
+// whose only task slept while the group was not eligible): enqueue_entity
+// runs update_curr only on the levels it enqueues, below that entity,
+// where the running task is not (policies.DelayedQueue). Any other enqueue
+// of the running task's class charges it first (enqueue_entity's
+// update_curr).
 func (s *sim) enqueueNew(t *policies.Task, cpu int, flags policies.EnqueueFlags, wf policies.WakeFlags) {
 	t.CPU = cpu
 	t.State = policies.TaskRunnable
+	// A reschedule the policy asks for while it takes the wakeup in (the
+	// update_curr that finds the running task's slice protection over
+	// with the wakee queued) takes effect as a wakeup preemption does,
+	// Config.WakePreempt later: both are resched_curr on the wakee's CPU
+	// from try_to_wake_up (kernel/sched/fair.c v6.18 update_curr and
+	// check_preempt_wakeup_fair).
+	s.reschedLatency = s.cfg.WakePreempt
+	defer func() { s.reschedLatency = 0 }()
 	switch c := s.cpus[cpu].curr; {
 	case c != nil && c.Class.RealTime() != t.Class.RealTime():
 		// Another class's enqueue does not account the running task:
@@ -561,7 +578,7 @@ func (s *sim) enqueueNew(t *policies.Task, cpu int, flags policies.EnqueueFlags,
 		// time is charged at the next accounting point, the switch-out
 		// at the latest.
 		s.pol.Enqueue(cpu, t, flags)
-	case s.delayedOn(t) == cpu:
+	case s.requeuesDelayed(cpu, t):
 		s.pol.Enqueue(cpu, t, flags)
 		s.progress(cpu)
 	default:
@@ -586,7 +603,13 @@ func (s *sim) kick(cpu int, t *policies.Task, flags policies.WakeFlags) {
 }
 
 // progress charges the running task of cpu up to now.
-func (s *sim) progress(cpu int) {
+func (s *sim) progress(cpu int) { s.progressBy(cpu, false) }
+
+// progressBy charges the running task of cpu up to now; own charges it at
+// its own runqueue level only (policies.OwnUpdater), the task's own
+// accounting at a burst's update point. A later full charge brings the
+// levels above up to date, even with no time passed since.
+func (s *sim) progressBy(cpu int, own bool) {
 	c := &s.cpus[cpu]
 	t := c.curr
 	if t == nil {
@@ -597,6 +620,10 @@ func (s *sim) progress(cpu int) {
 		from = c.busyUntil
 	}
 	if s.now <= from {
+		if c.ownPending && !own {
+			s.pol.UpdateCurr(cpu, t, 0)
+			c.ownPending = false
+		}
 		return
 	}
 	d := s.now - from
@@ -605,7 +632,41 @@ func (s *sim) progress(cpu int) {
 	st.done += d
 	st.ran += d
 	t.SumExec += d
+	if ou, ok := s.pol.(policies.OwnUpdater); ok && own {
+		ou.UpdateCurrOwn(cpu, t, d)
+		c.ownPending = true
+		return
+	}
 	s.pol.UpdateCurr(cpu, t, d)
+	c.ownPending = false
+}
+
+// atUpdatePointOnly reports whether cpu's running task, charged up to now,
+// reaches an update point of its burst and neither an action nor the
+// burst's end (runDone).
+func (s *sim) atUpdatePointOnly(cpu int) bool {
+	c := &s.cpus[cpu]
+	t := c.curr
+	if t == nil {
+		return false
+	}
+	from := c.lastUpdate
+	if c.busyUntil > from {
+		from = c.busyUntil
+	}
+	st := &s.ts[t.ID]
+	done := st.done
+	if s.now > from {
+		done += s.now - from
+	}
+	b := &s.m.Tasks[st.src].Bursts[st.burst]
+	if st.upd >= len(b.Updates) || b.Updates[st.upd]+st.shift > done {
+		return false
+	}
+	if st.act < len(b.Actions) && b.Actions[st.act].At+st.shift <= done {
+		return false
+	}
+	return done < s.blen(t.ID)
 }
 
 // arm schedules the run-done event of cpu's current task: the next action
@@ -637,7 +698,7 @@ func (s *sim) arm(cpu int) {
 }
 
 func (s *sim) runDone(cpu int) {
-	s.progress(cpu)
+	s.progressBy(cpu, s.atUpdatePointOnly(cpu))
 	c := &s.cpus[cpu]
 	t := c.curr
 	st := &s.ts[t.ID]
@@ -1026,6 +1087,14 @@ func (s *sim) delayedOn(t *policies.Task) int {
 	return -1
 }
 
+// requeuesDelayed reports whether enqueueing t on cpu requeues an entity
+// whose dequeue is delayed, t's or a group entity's above it
+// (policies.DelayedQueue).
+func (s *sim) requeuesDelayed(cpu int, t *policies.Task) bool {
+	dq, ok := s.pol.(policies.DelayedQueue)
+	return ok && dq.RequeuesDelayed(cpu, t)
+}
+
 // wokenCharge settles the wakee's side of a wakeup (measureWakeeCost) for
 // task i, about to run its current burst on cpu for a wakeup sent from
 // wcpu (-1: none, a timer): Config.RemoteWakeeCost charged when the recorded
@@ -1143,11 +1212,28 @@ func (s *sim) schedule(cpu int) {
 		st.begun = true
 		if !c.tickArmed {
 			c.tickArmed = true
-			k := (s.now-s.m.Start)/s.tick + 1
-			s.push(qev{t: s.m.Start + k*s.tick, kind: qTick, a: int32(cpu)})
+			s.push(qev{t: s.nextTick(), kind: qTick, a: int32(cpu)})
 		}
 	}
 	s.arm(cpu)
+}
+
+// nextTick is the first tick time after now: on the recorded ticks'
+// phase (Model.TickPhase) when the replay ticks at the rate the trace
+// showed, else on the trace's start. All CPUs tick in phase, as the
+// kernel's per-CPU tick timers expire on the same jiffy boundaries unless
+// skew_tick=1 is on the kernel command line (kernel/time/tick-sched.c
+// tick_setup_sched_timer, v6.18).
+func (s *sim) nextTick() int64 {
+	origin := s.m.Start
+	if s.m.HZ > 0 && int64(1e9)/int64(s.m.HZ) == s.tick {
+		origin = s.m.TickPhase
+	}
+	k := (s.now - origin) / s.tick
+	if s.now-origin < 0 {
+		k--
+	}
+	return origin + (k+1)*s.tick
 }
 
 func (s *sim) onTick(cpu int) {

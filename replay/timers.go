@@ -11,15 +11,32 @@ var tickHZs = []int{100, 250, 300, 1000}
 // into each 4 ms period on both CPUs; messaging.wk 708-721 µs).
 const tickWindow = 100_000
 
-// inferTick finds the tick rate and phase from the times of the mid-run
-// sched_stat_runtime events: for each CONFIG_HZ value the 10 µs bins of
-// t mod period, the densest 50 µs window, and its excess over an even
-// spread (the score). The lowest HZ scoring at least 80 % of the best
-// wins, if the best window holds at least 20 events and 5 % more than an
+// inferTick finds the tick rate and phase from the times ts of the
+// mid-run sched_stat_runtime events, task[k] being the task of ts[k]: for
+// each CONFIG_HZ value the 10 µs bins of t mod period, the densest 50 µs
+// window, and its excess over an even spread (the score). Each task
+// votes with a total weight of min(n, tickVoters)/tickVoters over its n
+// events, so that a task that accounts its own run time at fixed points
+// of each of its runs (clock_gettime(CLOCK_THREAD_CPUTIME_ID) in a
+// periodic loop: hundreds of events on the period's grid, which a 1000 Hz
+// grid folds together) weighs no more than any other task that runs
+// across ticks. The lowest HZ scoring at least 80 % of the best wins, if
+// the best window holds at least 20 events and its votes 5 % more than an
 // even spread would; else 0 (unknown).
-func inferTick(ts []int64) (hz int, phase int64) {
+func inferTick(ts []int64, task []int) (hz int, phase int64) {
 	const bin = 10_000
 	w := 5 // the densest 50 µs decides the HZ
+	n := map[int]int{}
+	for _, i := range task {
+		n[i]++
+	}
+	weight := func(k int) float64 {
+		return 1 / float64(max(n[task[k]], tickVoters))
+	}
+	total := 0.0
+	for k := range ts {
+		total += weight(k)
+	}
 	// A 250 Hz tick also lies on the 1 ms grid, which then scores almost
 	// as well: take the lowest HZ within 80 % of the best score.
 	type sc struct {
@@ -27,36 +44,41 @@ func inferTick(ts []int64) (hz int, phase int64) {
 		phase int64
 	}
 	scores := make([]sc, len(tickHZs))
-	for n, h := range tickHZs {
-		p := int64(1e9) / int64(h)
+	for h, hzv := range tickHZs {
+		p := int64(1e9) / int64(hzv)
 		nb := int(p / bin)
 		cnt := make([]int, nb)
-		for _, t := range ts {
-			cnt[int((t%p+p)%p/bin)%nb]++
+		vote := make([]float64, nb)
+		for k, t := range ts {
+			b := int((t%p+p)%p/bin) % nb
+			cnt[b]++
+			vote[b] += weight(k)
 		}
-		sum := 0
+		sum, events := 0.0, 0
 		for k := 0; k < w; k++ {
-			sum += cnt[k]
+			sum += vote[k]
+			events += cnt[k]
 		}
-		top, at := sum, 0
+		top, topEvents, at := sum, events, 0
 		for k := 1; k < nb; k++ {
-			sum += cnt[(k+w-1)%nb] - cnt[k-1]
+			sum += vote[(k+w-1)%nb] - vote[k-1]
+			events += cnt[(k+w-1)%nb] - cnt[k-1]
 			if sum > top {
-				top, at = sum, k
+				top, topEvents, at = sum, events, k
 			}
 		}
-		score := float64(top)/float64(len(ts)) - float64(w)/float64(nb)
-		if top < 20 {
+		score := top/total - float64(w)/float64(nb)
+		if topEvents < 20 {
 			score = 0
 		}
-		// The phase: the densest bin of the window.
+		// The phase: the bin of the window with the most votes.
 		pk := at
 		for k := at; k < at+w; k++ {
-			if cnt[k%nb] > cnt[pk%nb] {
+			if vote[k%nb] > vote[pk%nb] {
 				pk = k
 			}
 		}
-		scores[n] = sc{score, int64(pk%nb) * bin}
+		scores[h] = sc{score, int64(pk%nb) * bin}
 	}
 	best := 0.0
 	for _, c := range scores {
@@ -65,12 +87,30 @@ func inferTick(ts []int64) (hz int, phase int64) {
 	if best < 0.05 {
 		return 0, 0
 	}
-	for n, c := range scores {
+	for h, c := range scores {
 		if c.score >= 0.8*best {
-			return tickHZs[n], c.phase
+			return tickHZs[h], c.phase
 		}
 	}
 	return 0, 0
+}
+
+// tickVoters is the number of events from which a task's vote in
+// inferTick stops growing: a task with fewer counts in proportion (a
+// short-lived task with 3 events weighs 0.3 of one that ran across ten
+// ticks or more). Ten is a judgement, not a fit: enough that a task's
+// vote rests on several of its runs.
+const tickVoters = 10
+
+// atTick reports whether time t (ns) falls in the window of a tick of the
+// inferred rate and phase (tickWindow: a quarter before, three quarters
+// after); false when the tick is not known.
+func (m *Model) atTick(t int64) bool {
+	if m.HZ <= 0 {
+		return false
+	}
+	p := int64(1e9) / int64(m.HZ)
+	return ((t-m.TickPhase+tickWindow/4)%p+p)%p < tickWindow
 }
 
 // updatePoints infers the tick and keeps the candidate update points that
@@ -78,17 +118,18 @@ func inferTick(ts []int64) (hz int, phase int64) {
 func (x *extractor) updatePoints() {
 	m := x.m
 	ts := make([]int64, len(x.cands))
+	task := make([]int, len(x.cands))
 	for k, c := range x.cands {
-		ts[k] = c.t
+		ts[k], task[k] = c.t, c.i
 	}
-	m.HZ, m.TickPhase = inferTick(ts)
+	m.HZ, m.TickPhase = inferTick(ts, task)
 	m.Stats.EnqueueUpdates = x.nEnqueue
 	var p int64
 	if m.HZ > 0 {
 		p = int64(1e9) / int64(m.HZ)
 	}
 	for _, c := range x.cands {
-		if p > 0 && ((c.t-m.TickPhase+tickWindow/4)%p+p)%p < tickWindow {
+		if p > 0 && m.atTick(c.t) {
 			m.Stats.TickUpdates++
 			continue
 		}

@@ -1,6 +1,6 @@
 package fidelity
 
-// The known fidelity gaps G1, G2, G4 and G5. G3 (wall-clock-bounded loops),
+// The known fidelity gaps G1, G2, G4, G5 and G10-G13. G3 (wall-clock-bounded loops),
 // G6 (pipeline.2cpu's makespan, 1.09x since the balancer fixes of
 // 2026-12-03), G8 (srv.2cpu's self-replay) and G9 (a periodic task in a
 // low-weight group, 2026-12-04: its replay kept the recording's wake
@@ -17,6 +17,9 @@ const (
 	gapBacklog        = "G10: a service that hit its quota served a backlog in long bursts; the replay splits them into one request per arrival (requestQueues), but what the recording's run time, delays and the hog's share under the quota were is not all in the request count"
 	gapThreads        = "G11: placement-dependent cost of threads (issue 29 item 4)"
 	gapServicePreempt = "G12: wakeup preemption of a batch task by a service's wakeups (issue 29 item 5)"
+	// Since 2026-12-04 the replay ticks on the recording's tick phase
+	// (Model.TickPhase): docs/replay.md "The tick's phase".
+	gapTickPhase = "G13: a check decided by where the ticks fall against the workload's own timing, which differs run to run"
 )
 
 // KnownGaps maps fidelity check IDs (Check.ID) that miss their bound to the
@@ -44,46 +47,74 @@ var KnownGaps = map[string]string{
 	"self:grpq.none/hog/avg_delay": gapVariance,
 	"self:grpq.none/hog/switches":  gapVariance,
 	"self:grpq.q25/hog/avg_delay":  gapVariance,
-	"self:grpq.q25/hog/switches":   gapVariance,
 	// 1307 predicted, 1063 recorded (0.89x before requestQueues): the
 	// workers go through the policy (update_curr) at every request
 	// boundary, where the kernel's read of a pipe with data does not; not
 	// doing so there brings it within bounds but costs srv.1cpu four
 	// checks (docs/replay.md "Task groups").
-	"self:grpq.q25/reqsrv/switches":                 gapBacklog,
-	"self:grpq.q50-r2/hog/avg_delay":                gapVariance,
-	"self:grpq.q50-r2/hog/switches":                 gapVariance,
-	"self:grpq.q50-r2/reqsrv/avg_delay":             gapVariance,
-	"self:grpq.q50/hog/avg_delay":                   gapVariance,
-	"self:grpq.q50/hog/switches":                    gapVariance,
-	"self:msgt.2cpu//makespan":                      gapThreads,
-	"self:msgt.2cpu/sched-messaging/avg_delay":      gapThreads,
-	"self:msgt.2cpu/sched-messaging/switches":       gapThreads,
-	"self:srvn.1cpu/reqsrv/avg_delay":               gapServicePreempt,
-	"self:srvn.2cpu/hog/avg_delay":                  gapServicePreempt,
-	"self:srvn.2cpu/hog/switches":                   gapServicePreempt,
-	"self:srvn.2cpu/reqsrv/avg_delay":               gapServicePreempt,
-	"self:srvn.nice0/hog/avg_delay":                 gapServicePreempt,
-	"self:srvn.nice0/reqsrv/avg_delay":              gapServicePreempt,
-	"whatif:grpq.none->grpq.q25/hog/avg_delay":      gapVariance,
-	"whatif:grpq.none->grpq.q25/reqsrv/avg_delay":   gapBacklog,
-	"whatif:grpq.none->grpq.q25/reqsrv/runtime":     gapBacklog,
-	"whatif:grpq.none->grpq.q25/reqsrv/switches":    gapBacklog,
-	"whatif:grpq.none->grpq.q50/hog/switches":       gapVariance,
-	"whatif:grpq.none->grpq.q50/reqsrv/avg_delay":   gapBacklog,
-	"whatif:grpq.q25->grpq.none/hog/avg_delay":      gapBacklog,
-	"whatif:grpq.q25->grpq.none/hog/switches":       gapBacklog,
-	"whatif:grpq.q25->grpq.none/reqsrv/avg_delay":   gapBacklog,
-	"whatif:grpq.q25->grpq.none/reqsrv/runtime":     gapBacklog,
-	"whatif:grpq.q25->grpq.q50/hog/avg_delay":       gapBacklog,
-	"whatif:grpq.q25->grpq.q50/hog/switches":        gapBacklog,
-	"whatif:grpq.q25->grpq.q50/reqsrv/avg_delay":    gapBacklog,
-	"whatif:grpq.q50->grpq.none/hog/avg_delay":      gapVariance,
-	"whatif:grpq.q50->grpq.none/hog/switches":       gapVariance,
-	"whatif:grpq.q50->grpq.q25/hog/avg_delay":       gapVariance,
-	"whatif:grpq.q50-r2->grpq.none/hog/avg_delay":   gapVariance,
-	"whatif:grpq.q50-r2->grpq.none/hog/switches":    gapVariance,
-	"whatif:grpq.q50-r2->grpq.q25/hog/avg_delay":    gapVariance,
+	"self:grpq.q25/reqsrv/switches":           gapBacklog,
+	"self:grpq.q50-r2/hog/avg_delay":          gapVariance,
+	"self:grpq.q50-r2/hog/switches":           gapVariance,
+	"self:grpq.q50-r2/reqsrv/avg_delay":       gapVariance,
+	"self:grpq.q50/hog/avg_delay":             gapVariance,
+	"self:grpq.q50/hog/switches":              gapVariance,
+	"self:msgt.2cpu//makespan":                gapThreads,
+	"self:msgt.2cpu/sched-messaging/switches": gapThreads,
+	"self:srvn.1cpu/reqsrv/avg_delay":         gapServicePreempt,
+	"self:srvn.2cpu/hog/avg_delay":            gapServicePreempt,
+	"self:srvn.2cpu/hog/switches":             gapServicePreempt,
+	"self:srvn.2cpu/reqsrv/avg_delay":         gapServicePreempt,
+	"self:srvn.nice0/hog/avg_delay":           gapServicePreempt,
+	// 54 recorded; 36 predicted on the recorded tick phase, 14-74 (0.26x
+	// to 1.37x) with the ticks moved by 0.5-3.5 ms: the few preemptions
+	// left to the hog follow the phase (docs/replay.md "The tick's phase").
+	"self:srvn.nice0/hog/switches": gapServicePreempt,
+	// 937 recorded; 749-783 predicted (0.799x-0.836x) over eight tick
+	// phases 0.5 ms apart, 773 (0.825x) on the trace's start before.
+	"self:pipeline.1cpu/pipeline/switches": gapContended,
+	// 1.21x before 2026-12-04; 1.16x-1.28x across the variants of that
+	// day's change (the tick's phase, the wakeup preemption latency with
+	// tick-driven switches left out, that latency also where the
+	// reschedule comes from the running task's accounting at the wakeup).
+	"self:messaging-t.2cpu/sched-messaging/avg_delay": gapContended,
+	// No sched_stat_runtime: the tick is not known and the replay ticks
+	// from the trace's start; 1.03x before the wakeup's reschedule latency
+	// above, 1.12x with it, on a 187 ms run.
+	"self:messaging-tracecmd//makespan": gapNoCmdline,
+	// The mean of 900 waits of about 9 µs is set by the 1-3 of them that
+	// last 1-4 ms (13.8 µs recorded with one of 4 ms; 18.8 µs predicted
+	// with three of 8 ms together); the held-back recording of the same
+	// recipe comes out 0.66-0.77x the other way.
+	"self:grpl.a2048.1cpu/periodic/avg_delay": gapVariance,
+	// The periodic task waits for the tick at most wakeups under weight
+	// 128 and how long depends on where its 2 ms timer grid falls against
+	// the 4 ms tick: 1 and 3 ms in grpl.a128.1cpu, 0.5 and 2.5 ms in
+	// grpl.a2048.1cpu, the source of this what-if.
+	"whatif:grpl.a2048.1cpu->grpl.a128.1cpu/periodic/avg_delay": gapTickPhase,
+	"self:srvn.nice0/reqsrv/avg_delay":                          gapServicePreempt,
+	"whatif:grpq.none->grpq.q25/hog/avg_delay":                  gapVariance,
+	"whatif:grpq.none->grpq.q25/reqsrv/avg_delay":               gapBacklog,
+	"whatif:grpq.none->grpq.q25/reqsrv/runtime":                 gapBacklog,
+	"whatif:grpq.none->grpq.q25/reqsrv/switches":                gapBacklog,
+	"whatif:grpq.none->grpq.q50/hog/switches":                   gapVariance,
+	"whatif:grpq.none->grpq.q50/reqsrv/avg_delay":               gapBacklog,
+	"whatif:grpq.q25->grpq.none/hog/avg_delay":                  gapBacklog,
+	"whatif:grpq.q25->grpq.none/hog/switches":                   gapBacklog,
+	"whatif:grpq.q25->grpq.none/reqsrv/avg_delay":               gapBacklog,
+	"whatif:grpq.q25->grpq.none/reqsrv/runtime":                 gapBacklog,
+	"whatif:grpq.q25->grpq.q50/hog/avg_delay":                   gapBacklog,
+	"whatif:grpq.q25->grpq.q50/hog/switches":                    gapBacklog,
+	"whatif:grpq.q25->grpq.q50/reqsrv/avg_delay":                gapBacklog,
+	"whatif:grpq.q50->grpq.none/hog/avg_delay":                  gapVariance,
+	"whatif:grpq.q50->grpq.none/hog/switches":                   gapVariance,
+	"whatif:grpq.q50->grpq.q25/hog/avg_delay":                   gapVariance,
+	"whatif:grpq.q50-r2->grpq.none/hog/avg_delay":               gapVariance,
+	"whatif:grpq.q50-r2->grpq.none/hog/switches":                gapVariance,
+	"whatif:grpq.q50-r2->grpq.q25/hog/avg_delay":                gapVariance,
+	// 11 recorded (9, 23 and 25 in other q25 recordings); 85 predicted,
+	// 13 with the ticks on the trace's start: the service's generator
+	// lands on the hog's CPU after an unthrottle for a burst of arrivals.
+	"whatif:grpq.q50-r2->grpq.q25/hog/switches":     gapVariance,
 	"whatif:grpq.q50-r2->grpq.q25/reqsrv/avg_delay": gapBacklog,
 	"whatif:grpq.q50-r2->grpq.q25/reqsrv/runtime":   gapBacklog,
 	"whatif:msgt.2cpu->1cpu//makespan":              gapThreads,

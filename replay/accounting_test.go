@@ -1,0 +1,130 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/traceview/traceview/policies"
+	"github.com/traceview/traceview/trace"
+)
+
+// callLog wraps the eevdf policy and records, per task ID, the order of
+// the accounting and enqueue calls the simulator makes.
+type callLog struct {
+	*policies.EEVDF
+	calls   []string
+	own     []int64 // deltas of UpdateCurrOwn, ns
+	delayed map[int]bool
+}
+
+func (c *callLog) Enqueue(cpu int, t *policies.Task, f policies.EnqueueFlags) {
+	c.calls = append(c.calls, "enqueue "+t.Comm)
+	c.EEVDF.Enqueue(cpu, t, f)
+}
+
+func (c *callLog) UpdateCurr(cpu int, t *policies.Task, d int64) {
+	c.calls = append(c.calls, "update "+t.Comm)
+	c.EEVDF.UpdateCurr(cpu, t, d)
+}
+
+func (c *callLog) UpdateCurrOwn(cpu int, t *policies.Task, d int64) {
+	c.calls = append(c.calls, "own "+t.Comm)
+	c.own = append(c.own, d)
+	c.EEVDF.UpdateCurrOwn(cpu, t, d)
+}
+
+// RequeuesDelayed answers from delayed, by task ID, so that the order the
+// simulator chooses can be checked without building the state.
+func (c *callLog) RequeuesDelayed(cpu int, t *policies.Task) bool { return c.delayed[t.ID] }
+
+// TestWakeupChargesAfterDelayedRequeue: task "w" sleeps 1 ms after a
+// 1 ms burst while "hog" runs. Its wakeup is enqueued after the running
+// hog is charged (enqueue_entity's update_curr) unless the policy says the
+// enqueue requeues a delayed entity (requeue_delayed_entity runs before
+// any update_curr of its level: kernel/sched/fair.c v6.12-v6.18), when
+// the order is the other way round.
+func TestWakeupChargesAfterDelayedRequeue(t *testing.T) {
+	for _, delayed := range []bool{false, true} {
+		m := &Model{NrCPUs: 1, WorkloadRoot: -1}
+		m.Tasks = []Task{
+			{TID: 100, PID: 100, Comm: "hog", Prio: 120, Parent: -1, Init: InitRunnable, CPU: 0,
+				Bursts: []Burst{{Len: 10_000_000, End: EndExit}}},
+			{TID: 101, PID: 101, Comm: "w", Prio: 120, Parent: -1, Init: InitRunnable, CPU: 0,
+				Bursts: []Burst{{Len: 1_000_000, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 1_000_000}},
+					{Len: 1_000_000, End: EndExit}}},
+		}
+		pol := &callLog{EEVDF: policies.NewEEVDF(nil, 1), delayed: map[int]bool{1: delayed}}
+		if _, err := Simulate(m, pol, Config{HZ: 250}); err != nil {
+			t.Fatal(err)
+		}
+		var got []string // around the last enqueue of w: its wakeup
+		for k := len(pol.calls) - 2; k > 0; k-- {
+			if pol.calls[k] == "enqueue w" {
+				got = pol.calls[k-1 : k+2]
+				break
+			}
+		}
+		want := []string{"update hog", "enqueue w", "update hog"}
+		if delayed {
+			want = want[1:]
+			got = got[1:]
+		}
+		if len(got) < 2 || got[0] != want[0] || got[1] != want[1] {
+			t.Errorf("delayed requeue %v: calls around the wakeup %q, want %q first", delayed, got, want[:2])
+		}
+	}
+}
+
+// TestUpdatePointsChargeOwnLevel: one task in /a runs a 1 ms burst with
+// update points 300 and 600 µs into it (its own clock reads): the
+// simulator charges those two with UpdateCurrOwn, 300 µs each, and the
+// rest (400 µs, at the burst's end) with UpdateCurr. No tick falls inside
+// (HZ 250, the trace's ticks at 2 ms + k·4 ms).
+func TestUpdatePointsChargeOwnLevel(t *testing.T) {
+	m := &Model{NrCPUs: 1, WorkloadRoot: -1, HZ: 250, TickPhase: 2_000_000}
+	m.Tasks = []Task{{TID: 100, PID: 100, Comm: "p", Prio: 120, Parent: -1, Init: InitRunnable, CPU: 0, Cgroup: "/a",
+		Bursts: []Burst{{Len: 1_000_000, End: EndExit, Updates: []int64{300_000, 600_000}}}}}
+	pol := &callLog{EEVDF: policies.NewEEVDF(nil, 1)}
+	if _, err := Simulate(m, pol, Config{HZ: 250}); err != nil {
+		t.Fatal(err)
+	}
+	if len(pol.own) != 2 || pol.own[0] != 300_000 || pol.own[1] != 300_000 {
+		t.Errorf("UpdateCurrOwn deltas %v, want [300000 300000]", pol.own)
+	}
+	if n := len(pol.calls); n == 0 || pol.calls[n-1] != "update p" {
+		t.Errorf("calls %q, want the last a full update", pol.calls)
+	}
+}
+
+// TestTicksOnRecordedPhase: two nice-0 hogs on one CPU under eevdf switch
+// only at ticks (no other accounting point: the slice's end is seen at the
+// next tick), so every switch after the first pick falls on a tick. With
+// the trace's ticks at 1.46 ms + k·4 ms (Model.HZ 250, TickPhase) the
+// switch times are 1.46 ms + k·4 ms; with the tick unknown (HZ 0) the
+// replay ticks from the trace's start, at k·4 ms. (The first hog's exit,
+// after 100 ms of the two runs, is not on a tick: only the switches of
+// the first 90 ms are checked.)
+func TestTicksOnRecordedPhase(t *testing.T) {
+	for _, tc := range []struct {
+		hz    int
+		phase int64
+		want  int64 // switch times ≡ want mod 4 ms
+	}{{250, 1_460_000, 1_460_000}, {0, 0, 0}, {250, 3_999_000, 3_999_000}} {
+		m := hogModel(50_000_000, 120, 120)
+		m.HZ, m.TickPhase = tc.hz, tc.phase
+		res := simulate(t, m, "eevdf", Config{HZ: 250})
+		n := 0
+		for _, e := range res.Events() {
+			if e.Kind != trace.KindSwitch || e.Time == 0 || e.Time > 90_000_000 || e.TID == 0 || e.NextTID == 0 {
+				continue
+			}
+			n++
+			if (e.Time-tc.want)%4_000_000 != 0 {
+				t.Errorf("HZ %d phase %d: a switch at %d ns, not on a tick (%d + k·4 ms)", tc.hz, tc.phase, e.Time, tc.want)
+				break
+			}
+		}
+		if n < 10 {
+			t.Errorf("HZ %d phase %d: %d switches between the hogs, want at least 10", tc.hz, tc.phase, n)
+		}
+	}
+}
