@@ -128,3 +128,69 @@ func TestTicksOnRecordedPhase(t *testing.T) {
 		}
 	}
 }
+
+// strayModel: task 0 ("gen") sleeps between n+1 runs; its blocks are n
+// absolute-timer wakeups (CauseExternal) except for deps of them, inferred
+// dependencies on task 1 ("worker") at recorded times, whose wake actions
+// sit at the end of the worker's runs.
+func strayModel(n, deps int) *Model {
+	gen := Task{TID: 100, PID: 100, Comm: "gen", Prio: 120, Parent: -1, Init: InitRunnable}
+	wk := Task{TID: 101, PID: 100, Comm: "worker", Prio: 120, Parent: -1, Init: InitRunnable}
+	for k := 0; k < n; k++ {
+		b := Burst{Len: 10_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: int64(k+1) * 1_000_000}}
+		if k < deps {
+			b.Wake = Cause{Kind: CauseDependency, Waker: 1, Inferred: true, At: b.Wake.At}
+			wk.Bursts = append(wk.Bursts, Burst{Len: 50_000, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 1},
+				Actions: []Action{{At: 50_000, Kind: ActWake, Target: 0, Block: k}}})
+		}
+		gen.Bursts = append(gen.Bursts, b)
+	}
+	gen.Bursts = append(gen.Bursts, Burst{Len: 10_000, End: EndExit})
+	wk.Bursts = append(wk.Bursts, Burst{Len: 10_000, End: EndExit})
+	return &Model{NrCPUs: 2, WorkloadRoot: -1, Tasks: []Task{gen, wk}}
+}
+
+// TestTimerLikeWakeups: an absolute-timer task with 300 timer wakeups
+// takes up to 1 % of them (3) from another task that perf shows in its
+// place without naming a waker as deadlines too (Cause.ByAt); 2 of 300
+// are, 5 of 300 are not (that task then wakes it for real).
+func TestTimerLikeWakeups(t *testing.T) {
+	for _, tc := range []struct {
+		deps int
+		want bool
+	}{{2, true}, {5, false}} {
+		m := strayModel(300+tc.deps, tc.deps)
+		x := &extractor{m: m}
+		x.timerLikeWakeups(0, 300)
+		for k := 0; k < tc.deps; k++ {
+			if w := m.Tasks[0].Bursts[k].Wake; w.Kind != CauseDependency || w.ByAt != tc.want {
+				t.Errorf("%d of 300: block %d kind %d ByAt %v, want a dependency with ByAt %v", tc.deps, k, w.Kind, w.ByAt, tc.want)
+			}
+		}
+	}
+}
+
+// TestDependencyDeadline: gen runs 10 µs from 0 and sleeps until worker
+// wakes it at the end of worker's next 50 µs run, recorded at 1 ms. The
+// worker runs first a 20 ms burst on the other CPU, so its wakeup comes at
+// 20.05 ms; with the recorded time as a deadline (ByAt) gen wakes at
+// 1 ms + pingPongWindow (0.1 ms) = 1.1 ms instead, and its second run
+// starts then on its idle CPU (no idle-exit cost configured).
+func TestDependencyDeadline(t *testing.T) {
+	for _, byAt := range []bool{false, true} {
+		m := strayModel(1, 1)
+		m.Tasks[0].Bursts[0].Wake.ByAt = byAt
+		wk := &m.Tasks[1]
+		wk.Bursts = append([]Burst{{Len: 20_000_000, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 1}}}, wk.Bursts...)
+		m.Tasks[0].CPU, wk.CPU = 0, 1
+		res := simulate(t, m, "eevdf", Config{HZ: 250})
+		iv := runs(res.Events())[100]
+		want := int64(20_050_001) // after the worker's 20 ms run, a 1 ns sleep and its 50 µs
+		if byAt {
+			want = 1_100_000
+		}
+		if len(iv) < 2 || iv[1][0] != want {
+			t.Errorf("ByAt %v: gen's runs %v, want the second to start at %d ns", byAt, iv, want)
+		}
+	}
+}

@@ -868,7 +868,7 @@ func (x *extractor) wake(ev trace.Event) {
 		wb.Actions = append(wb.Actions,
 			Action{At: x.consumed(w, t), Kind: ActWake, Target: i, Block: s.bursts.len() - 2,
 				Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
-		c = Cause{Kind: CauseDependency, Waker: w, Inferred: inferred}
+		c = Cause{Kind: CauseDependency, Waker: w, Inferred: inferred, At: t}
 		nb := s.bursts.last(0)
 		nb.WokenBy, nb.WokenRemote = true, ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU
 		x.noteFIFO(i)

@@ -39,12 +39,16 @@ const (
 type Cause struct {
 	Waker int   // task index in Model.Tasks (CauseDependency)
 	Delay int64 // ns after blocking (CauseTimer)
-	At    int64 // ns, absolute trace time (CauseExternal; for CauseTimer the recorded wake time)
+	At    int64 // ns, absolute trace time (CauseExternal; for CauseTimer and CauseDependency the recorded wake time)
 	Kind  CauseKind
 	// Inferred is true when the cause was guessed, not recorded: perf's
 	// waker is only the task current on the waking CPU, and a wakeup from
 	// idle may be a timer or a device.
 	Inferred bool
+	// ByAt marks a CauseDependency that also ends at At if Waker has not
+	// ended it by then: an absolute-timer task's wakeup the trace gives to
+	// another task without showing it (timerLikeWakeups).
+	ByAt bool
 }
 
 // ActionKind is what a task does at a point of its burst.
@@ -360,7 +364,9 @@ type ModelStats struct {
 	// AbsoluteTimers counts timer wakeups kept at their recorded absolute
 	// time (CauseExternal) because their task's wake times are steadier
 	// than its sleep lengths: clock_nanosleep(TIMER_ABSTIME) loops,
-	// periodic timers and open-loop arrivals (see absoluteTimers).
+	// periodic timers and open-loop arrivals (see absoluteTimers), and the
+	// inferred dependencies of such tasks given their recorded time as a
+	// deadline (Cause.ByAt, timerLikeWakeups).
 	AbsoluteTimers int `json:"absolute_timers"`
 	// UpdatePoints counts the mid-burst update_curr points kept
 	// (Burst.Updates); TickUpdates the mid-run sched_stat_runtime events

@@ -49,9 +49,10 @@ func TestExtractPingPongAndSwitchCost(t *testing.T) {
 	}
 	a, b := &m.Tasks[idx[1]], &m.Tasks[idx[2]]
 	// A: its run [2,14) is charged 11 us (sched_stat_runtime) and ends in
-	// the inferred block; it waits for B's 5 us reply burst.
+	// the inferred block; it waits for B's 5 us reply burst, and got its
+	// CPU back at 20 us (the recorded time of the inferred wakeup).
 	if len(a.Bursts) < 2 || a.Bursts[0].Len != 11_000 || a.Bursts[0].End != EndBlock ||
-		a.Bursts[0].Wake != (Cause{Kind: CauseDependency, Waker: idx[2], Inferred: true}) || a.Bursts[0].Slept != 6_000 {
+		a.Bursts[0].Wake != (Cause{Kind: CauseDependency, Waker: idx[2], Inferred: true, At: 20_000}) || a.Bursts[0].Slept != 6_000 {
 		t.Fatalf("A bursts: %+v", a.Bursts)
 	}
 	// B: slept after 2 us, woken by A 10 us into A's burst (A's first

@@ -30,7 +30,7 @@ func (x *extractor) pingPong(i int, ev trace.Event) {
 	}
 	x.endBurst(i, EndBlock)
 	ib := &s.bursts
-	ib.last(1).Wake = Cause{Kind: CauseDependency, Waker: w, Inferred: true}
+	ib.last(1).Wake = Cause{Kind: CauseDependency, Waker: w, Inferred: true, At: ev.Time}
 	ib.last(1).Slept = ev.Time - s.ppAt
 	b := wb.last(1)
 	b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: i, Block: ib.len() - 2})

@@ -364,7 +364,7 @@ func (s *sim) run() error {
 				s.runDone(int(e.a))
 			}
 		case qTimer:
-			s.wake(int(e.a), int(e.b), nil, -1)
+			s.timerWake(int(e.a), int(e.b))
 		case qResched:
 			c := &s.cpus[e.a]
 			if c.reschedAt == e.t {
@@ -953,8 +953,26 @@ func (s *sim) block(i, j int) {
 	case CauseDependency:
 		if s.ts[i].readyAt(j) {
 			s.wake(i, j, nil, -1)
+		} else if w.ByAt {
+			// The recorded time, plus the longest reply pingPong takes for
+			// a wait: where the schedule keeps the recorded order, the
+			// waker still ends the block, from its CPU.
+			s.push(qev{t: max(w.At+pingPongWindow, s.now), kind: qTimer, a: int32(i), b: int32(j)})
 		}
 	}
+}
+
+// timerWake delivers the timer or external wakeup that ends the block
+// after burst j of task i, or the deadline of a dependency (Cause.ByAt)
+// when i still sleeps there.
+func (s *sim) timerWake(i, j int) {
+	st := &s.ts[i]
+	if b := &s.m.Tasks[st.src].Bursts; j < len(*b) && (*b)[j].Wake.Kind == CauseDependency {
+		if t := s.tasks[i]; st.src != i || t == nil || t.State != policies.TaskSleeping || st.burst != j {
+			return // its waker came first
+		}
+	}
+	s.wake(i, j, nil, -1)
 }
 
 // wake delivers the wakeup that ends the block after burst j of task i,
