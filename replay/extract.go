@@ -901,6 +901,7 @@ func (x *extractor) finish() {
 	x.closeTasks()                                // end each task's last burst at the trace's end
 	x.findWorkload()                              // the traced command and its process tree (Task.Workload)
 	x.inferPinning()                              // a taskset-pinned workload's affinity (pinning.go)
+	x.bindPerCPUKthreads()                        // per-CPU kernel threads on their CPU (pinning.go)
 	x.updatePoints()                              // the tick, and the update points that are not its (timers.go)
 	x.absoluteTimers()                            // timer wakeups at absolute times become CauseExternal (timers.go)
 	x.inferUntil()                                // how each workload task ends: work, count or deadline (until.go)

@@ -350,6 +350,9 @@ type ModelStats struct {
 	// traced command ran on one CPU of several (taskset), all but
 	// pinStray of its run time, over at least pinMinSwitches switch-ins.
 	PinnedTasks int `json:"pinned_tasks"`
+	// BoundKthreads counts the kernel threads bound to one CPU by their
+	// name (ksoftirqd/N, kworker/N:M, ...; bindPerCPUKthreads).
+	BoundKthreads int `json:"bound_kthreads"`
 	// PingPongs counts preemptions turned into inferred blocking points
 	// (a task preempted by the task it woke, resumed when that one blocked).
 	PingPongs int `json:"ping_pongs"`

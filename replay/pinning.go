@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/traceview/traceview/policies"
@@ -115,5 +117,48 @@ func (x *extractor) inferPinning() {
 			m.Tasks[i].Affinity = policies.CPUSet(1) << uint(top)
 			m.Stats.PinnedTasks++
 		}
+	}
+}
+
+// perCPUKthread matches the names the kernel gives the kernel threads it
+// binds to one CPU, N: the smpboot threads "ksoftirqd/N"
+// (kernel/softirq.c), "migration/N" (kernel/stop_machine.c), "cpuhp/N"
+// (kernel/cpu.c), "rcuc/N" (kernel/rcu/tree.c), "idle_inject/N"
+// (drivers/powercap/idle_inject.c), "watchdog/N" (kernel/watchdog.c
+// before v5.0), and the workers of a per-CPU workqueue pool,
+// "kworker/N:M" and "kworker/N:MH" for its high-priority pool, which
+// workqueue.c binds to the pool's CPU (an unbound pool's are
+// "kworker/uN:M"); a trace may show a kworker with the name of its current
+// workqueue after a dash ("kworker/1:2-mm_percpu_wq", cut to 15 bytes).
+// Linux v6.18.
+var perCPUKthread = regexp.MustCompile(`^(?:(?:ksoftirqd|migration|cpuhp|rcuc|idle_inject|watchdog)/(\d+)|kworker/(\d+):\d+H?(?:-.*)?)$`)
+
+// bindPerCPUKthreads gives the kernel threads that perCPUKthread names
+// the affinity of their CPU, where the trace has that CPU: the kernel runs
+// them nowhere else, and a replay that let a CPU's kworker run on an idle
+// one would never show it preempting what runs on its own CPU. A replay on
+// fewer CPUs runs one whose CPU it lacks anywhere (the simulator drops an
+// affinity outside its CPUs), as the kernel, taking a CPU offline, moves
+// its work to the CPUs left.
+func (x *extractor) bindPerCPUKthreads() {
+	m := x.m
+	if m.NrCPUs < 2 {
+		return
+	}
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.Workload || tk.Affinity != 0 {
+			continue
+		}
+		g := perCPUKthread.FindStringSubmatch(tk.Comm)
+		if g == nil {
+			continue
+		}
+		n, err := strconv.Atoi(g[1] + g[2])
+		if err != nil || n < 0 || n >= m.NrCPUs || n >= policies.MaxCPUs {
+			continue
+		}
+		tk.Affinity = policies.CPUSet(1) << uint(n)
+		m.Stats.BoundKthreads++
 	}
 }

@@ -479,6 +479,9 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	if st.Censored > 0 {
 		censored = fmt.Sprintf("; %d still running when the capture ended (censored: each runs at least to the capture's end; no makespan can be predicted)", st.Censored)
 	}
+	if st.BoundKthreads > 0 {
+		pools += fmt.Sprintf("; outside it, %s kept on their CPU (ksoftirqd/N, kworker/N:M, ...)", plural(st.BoundKthreads, "per-CPU kernel thread"))
+	}
 	fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the one CPU they ran on; %s\n",
 		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
 	tick := "inferred from the trace"
