@@ -47,10 +47,10 @@ func arrivalModel() (*extractor, int64) {
 // TestSplitArrivals: burst 10's three self-wakeups make 3 recovered
 // arrivals, 26 + 3 = 29 bursts: pieces of 10 µs ending at 10, 20 and 30
 // µs, then the last 10 µs with the burst's own sleep. The arrivals are
-// spread from W(9) − 50 µs (the arrival that started the burst, its wakeup
-// less the timer slack) to the last self-wakeup, W(9) + 2.99 ms, 3.04 ms
-// in all: W(9) − 50 µs + 760 µs·j = W(9) + 710, 1470 and 2230 µs, each
-// before its own self-wakeup (W(9) + 2.97, 2.98, 2.99 ms). The burst's
+// drawn over the window from W(9) − 50 µs (the arrival that started the
+// burst, its wakeup less the timer slack) to the last self-wakeup, W(9) +
+// 2.99 ms: in order, inside it, each before its own self-wakeup (W(9) +
+// 2.97, 2.98, 2.99 ms), and the same on a second extraction. The burst's
 // wakeup of task 1 (20 µs in) lands in the third piece, 0 µs into it.
 // Task 1's wakeup of block 20 now names block 23 (three pieces before it).
 func TestSplitArrivals(t *testing.T) {
@@ -62,11 +62,19 @@ func TestSplitArrivals(t *testing.T) {
 	if !g.OpenLoop || len(g.Bursts) != 29 {
 		t.Fatalf("OpenLoop %v, %d bursts; want true, 29", g.OpenLoop, len(g.Bursts))
 	}
-	for j, want := range []int64{w9 + 710_000, w9 + 1_470_000, w9 + 2_230_000} {
+	x2, _ := arrivalModel()
+	x2.splitArrivals()
+	prev := w9 - 50_000
+	for j, self := range []int64{w9 + 2_970_000, w9 + 2_980_000, w9 + 2_990_000} {
 		p := g.Bursts[10+j]
-		if p.Len != 10_000 || p.End != EndBlock || p.Wake.Kind != CauseExternal || p.Wake.At != want || !p.Wake.Inferred {
-			t.Errorf("piece %d: len %d, end %v, wake %+v; want 10 µs ending at an inferred arrival at %d", j, p.Len, p.End, p.Wake, want)
+		if p.Len != 10_000 || p.End != EndBlock || p.Wake.Kind != CauseExternal || !p.Wake.Inferred ||
+			p.Wake.At <= prev || p.Wake.At > self {
+			t.Errorf("piece %d: len %d, end %v, wake %+v; want 10 µs ending at an inferred arrival in (%d, %d]", j, p.Len, p.End, p.Wake, prev, self)
 		}
+		if again := x2.m.Tasks[0].Bursts[10+j].Wake.At; again != p.Wake.At {
+			t.Errorf("piece %d: arrival at %d, %d on a second extraction", j, p.Wake.At, again)
+		}
+		prev = p.Wake.At
 	}
 	if last := g.Bursts[13]; last.Len != 10_000 || last.Slept != 1_050_000 || last.Wake.At != g.Bursts[14].Wake.At-1_090_000 {
 		t.Errorf("last piece of burst 10: %+v", last)
@@ -119,5 +127,41 @@ func TestSelfWakeExtract(t *testing.T) {
 	i := x.byTID[5]
 	if got := x.st[i].selfWakes; len(got) != 1 || got[0] != (selfWake{b: 0, off: 300_000, t: 1_300_000}) {
 		t.Errorf("self-wakeups %+v, want one at burst 0, 300 µs, 1.3 ms", got)
+	}
+}
+
+// TestSplitBurstPoissonGaps: 1000 arrivals recovered over a 1 s window are
+// drawn as a Poisson process's given their number: uniform order
+// statistics, whose gaps are nearly exponential with mean 1 ms. A third of
+// the mean or less: 1 − e^(−1/3) = 28.3 % of the gaps (standard error 1.4
+// points at 1000), where evenly spaced arrivals had none; 3 mean gaps or
+// more: e^(−3) = 5.0 % (0.7).
+func TestSplitBurstPoissonGaps(t *testing.T) {
+	const h = 1000
+	pts := make([]selfWake, h)
+	for j := range pts {
+		pts[j] = selfWake{b: 0, off: int64(j+1) * 10, t: 2_000_000_000}
+	}
+	pieces := splitBurst(Burst{Len: 20_000, End: EndExit}, pts, 1_000_000_000)
+	short, long := 0, 0
+	prev := int64(1_000_000_000)
+	for j := 0; j < h; j++ {
+		at := pieces[j].Wake.At
+		if at < prev || at > 2_000_000_000 {
+			t.Fatalf("arrival %d at %d: before the one before it (%d) or after the window", j, at, prev)
+		}
+		switch gap := at - prev; {
+		case gap <= 1_000_000/3:
+			short++
+		case gap >= 3_000_000:
+			long++
+		}
+		prev = at
+	}
+	if f := float64(short) / h; f < 0.24 || f > 0.33 {
+		t.Errorf("%.1f %% of the gaps at most a third of the mean, want 28.3 %% ± 4", 100*f)
+	}
+	if f := float64(long) / h; f < 0.03 || f > 0.07 {
+		t.Errorf("%.1f %% of the gaps at least 3 means, want 5.0 %% ± 2", 100*f)
 	}
 }

@@ -20,6 +20,10 @@ const (
 	// Since 2026-12-04 the replay ticks on the recording's tick phase
 	// (Model.TickPhase): docs/replay.md "The tick's phase".
 	gapTickPhase = "G13: a check decided by where the ticks fall against the workload's own timing, which differs run to run"
+	// Since 2026-12-04 the arrivals an open-loop generator handled late are
+	// drawn at random within their window (splitBurst): docs/replay.md
+	// "Arrivals drawn".
+	gapArrivalDraw = "G14: a check that moves with the draw of the arrivals an open-loop generator handled late"
 )
 
 // KnownGaps maps fidelity check IDs (Check.ID) that miss their bound to the
@@ -46,6 +50,18 @@ var KnownGaps = map[string]string{
 	// -r2 repeat differs from grpq.q50 by 2x in them: G2).
 	"self:grpq.none/hog/avg_delay": gapVariance,
 	"self:grpq.q25/hog/avg_delay":  gapVariance,
+	// Seeding the arrival draw three other ways gives 0.745x-0.753x (bound
+	// 0.75x); 0.750x with evenly spaced arrivals.
+	"self:grpq.q50/reqsrv/avg_delay": gapArrivalDraw,
+	// 4126 recorded (4086 in the -r2 repeat, which stays within bounds);
+	// 0.740x, and 0.757x-0.846x seeded three other ways; 0.862x with evenly
+	// spaced arrivals. The average delay: 1.40x; 1.23x-1.35x; 1.20x.
+	"self:srv.2cpu/hog/switches":  gapArrivalDraw,
+	"self:srv.2cpu/hog/avg_delay": gapArrivalDraw,
+	// 0.729x; 0.751x with evenly spaced arrivals.
+	"whatif:grpq.none->grpq.q25/reqsrv/avg_delay": gapArrivalDraw,
+	// 1.200x (bound 1.20x); 1.192x with evenly spaced arrivals.
+	"whatif:grpq.q50-r2->grpq.q25/reqsrv/switches": gapArrivalDraw,
 	// 11 recorded (9, 23 and 25 in three more q25 recordings); 16
 	// predicted since per-CPU kernel threads stay on their CPU
 	// (bindPerCPUKthreads), 13 before: a handful of kworker and kdamond
@@ -53,12 +69,6 @@ var KnownGaps = map[string]string{
 	"self:grpq.q25/hog/switches": gapVariance,
 	// The same hog: 11 recorded, 18 predicted (13 before the binding).
 	"whatif:grpq.none->grpq.q25/hog/switches": gapVariance,
-	// 1307 predicted, 1063 recorded (0.89x before requestQueues): the
-	// workers go through the policy (update_curr) at every request
-	// boundary, where the kernel's read of a pipe with data does not; not
-	// doing so there brings it within bounds but costs srv.1cpu four
-	// checks (docs/replay.md "Task groups").
-	"self:grpq.q25/reqsrv/switches":           gapBacklog,
 	"self:grpq.q50-r2/hog/avg_delay":          gapVariance,
 	"self:grpq.q50-r2/hog/switches":           gapVariance,
 	"self:grpq.q50-r2/reqsrv/avg_delay":       gapVariance,
@@ -69,7 +79,6 @@ var KnownGaps = map[string]string{
 	"self:srvn.1cpu/reqsrv/avg_delay":         gapServicePreempt,
 	"self:srvn.2cpu/hog/avg_delay":            gapServicePreempt,
 	"self:srvn.2cpu/hog/switches":             gapServicePreempt,
-	"self:srvn.2cpu/reqsrv/avg_delay":         gapServicePreempt,
 	"self:srvn.nice0/hog/avg_delay":           gapServicePreempt,
 	// 54 recorded; 36 predicted on the recorded tick phase, 14-74 (0.26x
 	// to 1.37x) with the ticks moved by 0.5-3.5 ms: the few preemptions
@@ -94,7 +103,6 @@ var KnownGaps = map[string]string{
 	"whatif:grpq.none->grpq.q25/reqsrv/switches":                gapBacklog,
 	"whatif:grpq.none->grpq.q50/reqsrv/avg_delay":               gapBacklog,
 	"whatif:grpq.q25->grpq.none/hog/avg_delay":                  gapBacklog,
-	"whatif:grpq.q25->grpq.none/reqsrv/avg_delay":               gapBacklog,
 	"whatif:grpq.q25->grpq.none/reqsrv/runtime":                 gapBacklog,
 	"whatif:grpq.q25->grpq.q50/hog/avg_delay":                   gapBacklog,
 	"whatif:grpq.q25->grpq.q50/reqsrv/avg_delay":                gapBacklog,
