@@ -58,8 +58,10 @@ type ext struct {
 	// estimated for a lost switch-in), for Task.timeOn.
 	runFrom int64
 	// bursts are the task's bursts so far (Task.Bursts once closeTasks
-	// flattens them).
+	// flattens them); acts is the chunk their actions are written into
+	// (addAction).
 	bursts burstList
+	acts   []Action
 }
 
 // selfWake is a wakeup a task received while running on its CPU, from an
@@ -556,8 +558,7 @@ func (x *extractor) fork(ev trace.Event) {
 		x.m.WorkloadRoot = ev.ChildTID
 		x.m.Tasks[c].Workload = true
 	}
-	b := x.st[p].bursts.last(0)
-	b.Actions = append(b.Actions, Action{At: x.consumed(p, ev.Time), Kind: ActFork, Target: c})
+	x.st[p].addAction(x.st[p].bursts.last(0), Action{At: x.consumed(p, ev.Time), Kind: ActFork, Target: c})
 	x.m.Stats.Forks++
 }
 
@@ -862,10 +863,9 @@ func (x *extractor) wake(ev trace.Event) {
 		// Asleep since before the trace: when it slept is unknown.
 		c = Cause{Kind: CauseExternal, At: t, Inferred: true}
 	case waker > 0 && known && waker != ev.TID && x.st[w].running && ev.FromIRQ != trace.Yes:
-		wb := x.st[w].bursts.last(0)
-		wb.Actions = append(wb.Actions,
-			Action{At: x.consumed(w, t), Kind: ActWake, Target: i, Block: s.bursts.len() - 2,
-				Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
+		ws := &x.st[w]
+		ws.addAction(ws.bursts.last(0), Action{At: x.consumed(w, t), Kind: ActWake, Target: i, Block: s.bursts.len() - 2,
+			Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
 		c = Cause{Kind: CauseDependency, Waker: w, Inferred: inferred}
 		nb := s.bursts.last(0)
 		nb.WokenBy, nb.WokenRemote = true, ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU
