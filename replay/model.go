@@ -310,6 +310,10 @@ type Model struct {
 	// show (boundCost); IdleExit, WakePreempt or ContextSwitchCost is 0 instead.
 	Unmeasured []UnmeasuredCost
 	Stats      ModelStats
+	// skippedAt are the numbers (in input order, from 0) of the events
+	// Extract skipped as damage (RecordedFrom); not sorted: settle skips
+	// an event after checkEvent may have skipped the next.
+	skippedAt []int
 }
 
 // WorkerPool is a set of threads serving one shared queue (a pipe or

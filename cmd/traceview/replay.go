@@ -359,7 +359,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err != nil {
 		return err
 	}
-	m, meta, err := loadReplayModel(errw, o.input)
+	m, meta, err := loadReplayModel(errw, o.input, asTraced(specs))
 	if err != nil {
 		return err
 	}
@@ -381,7 +381,13 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if !o.noTrust {
 		sim = predict.StartSelfReplay(m, cfg.Cgroups, watch.of(m)) // meanwhile, the observed table
 	}
-	obs, err := predict.Table(recordedOnce(m, specs), o.perTask)
+	rec, err := recordedOnce(m, specs, o.input)
+	if err != nil {
+		sim.Wait()
+		return err
+	}
+	obs, err := predict.Table(rec, o.perTask)
+	rec.Close()
 	if err != nil {
 		sim.Wait()
 		return fmt.Errorf("replay: observed latency: %w", err)
@@ -406,15 +412,45 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 }
 
 // recordedOnce returns the model's recorded schedule for the observed
-// table, which is read once: released as it is read (Model.DrainRecorded,
-// about 10 bytes an input event) unless a run of specs replays it as-traced.
-func recordedOnce(m *replay.Model, specs []policies.Spec) trace.Source {
+// table, which is read once: read again from input when the model left it
+// out (loadReplayModel, Model.RecordedFrom), else released as it is read
+// (Model.DrainRecorded, about 10 bytes an input event) unless a run of
+// specs replays it as-traced.
+func recordedOnce(m *replay.Model, specs []policies.Spec, input string) (trace.Source, error) {
+	switch {
+	case asTraced(specs):
+		return m.RecordedSource(), nil
+	case m.Recorded.Released():
+		src, err := openInput(input)
+		if err != nil {
+			return nil, fmt.Errorf("replay: reading %s again for the observed schedule: %w", input, err)
+		}
+		return m.RecordedFrom(src), nil
+	}
+	return m.DrainRecorded(), nil
+}
+
+// asTraced reports whether a run of specs replays the recorded schedule.
+func asTraced(specs []policies.Spec) bool {
 	for _, sp := range specs {
 		if sp.Info.Name == "as-traced" {
-			return m.RecordedSource()
+			return true
 		}
 	}
-	return m.DrainRecorded()
+	return false
+}
+
+// rereadable reports whether input names a regular file, which a second
+// reader can read as the first did (not standard input or a pipe).
+func rereadable(input string) bool {
+	if input == "" {
+		input = defaultTrace
+	}
+	if input == "-" {
+		return false
+	}
+	st, err := os.Stat(input)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // replayCSVHeader names the columns of replay -o csv: times in ns,
