@@ -113,8 +113,8 @@ func (x *extractor) splitArrivals() int {
 			for b := range m.Tasks[a].Bursts {
 				acts := m.Tasks[a].Bursts[b].Actions
 				for c := range acts {
-					if acts[c].Kind == ActWake && acts[c].Target == i && acts[c].Block >= 0 && acts[c].Block < len(newIdx) {
-						acts[c].Block = newIdx[acts[c].Block]
+					if acts[c].Kind == ActWake && int(acts[c].Target) == i && acts[c].Block >= 0 && int(acts[c].Block) < len(newIdx) {
+						acts[c].Block = int32(newIdx[acts[c].Block])
 					}
 				}
 			}

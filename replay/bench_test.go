@@ -44,7 +44,7 @@ func ringModel(k, hops int, burst int64) *Model {
 				break // task 0 has exited
 			}
 			b := &m.Tasks[i].Bursts[j+off]
-			b.Actions = append(b.Actions, Action{At: burst, Kind: ActWake, Target: next, Block: j})
+			b.Actions = append(b.Actions, Action{At: burst, Kind: ActWake, Target: int32(next), Block: int32(j)})
 		}
 	}
 	for h := 0; h < 2; h++ {

@@ -584,7 +584,7 @@ func (x *extractor) fork(ev trace.Event) {
 		x.m.WorkloadRoot = ev.ChildTID
 		x.m.Tasks[c].Workload = true
 	}
-	x.st[p].addAction(x.st[p].bursts.last(0), Action{At: x.consumed(p, ev.Time), Kind: ActFork, Target: c})
+	x.st[p].addAction(x.st[p].bursts.last(0), Action{At: x.consumed(p, ev.Time), Kind: ActFork, Target: int32(c)})
 	x.m.Stats.Forks++
 }
 
@@ -890,7 +890,7 @@ func (x *extractor) wake(ev trace.Event) {
 		c = Cause{Kind: CauseExternal, At: t, Inferred: true}
 	case waker > 0 && known && waker != ev.TID && x.st[w].running && ev.FromIRQ != trace.Yes:
 		ws := &x.st[w]
-		ws.addAction(ws.bursts.last(0), Action{At: x.consumed(w, t), Kind: ActWake, Target: i, Block: s.bursts.len() - 2,
+		ws.addAction(ws.bursts.last(0), Action{At: x.consumed(w, t), Kind: ActWake, Target: int32(i), Block: int32(s.bursts.len() - 2),
 			Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
 		c = Cause{Kind: CauseDependency, Waker: w, Inferred: inferred}
 		nb := s.bursts.last(0)

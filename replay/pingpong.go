@@ -33,6 +33,6 @@ func (x *extractor) pingPong(i int, ev trace.Event) {
 	ib.last(1).Wake = Cause{Kind: CauseDependency, Waker: w, Inferred: true}
 	ib.last(1).Slept = ev.Time - s.ppAt
 	b := wb.last(1)
-	ws.addAction(b, Action{At: b.Len, Kind: ActWake, Target: i, Block: ib.len() - 2})
+	ws.addAction(b, Action{At: b.Len, Kind: ActWake, Target: int32(i), Block: int32(ib.len() - 2)})
 	x.m.Stats.PingPongs++
 }

@@ -140,7 +140,7 @@ func (x *extractor) servesQueue(p int, cand []int) bool {
 		// wake each other (the queue's own wakeups).
 		for _, b := range bs[1 : len(bs)-1] {
 			for _, a := range b.Actions {
-				if a.Kind != ActWake || !in[a.Target] || a.Target == p {
+				if a.Kind != ActWake || !in[int(a.Target)] || int(a.Target) == p {
 					return false
 				}
 			}
@@ -207,7 +207,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 	var offs []int64
 	for _, k := range arrivals {
 		for _, a := range gen[k].Actions {
-			if a.Kind == ActWake && in[a.Target] {
+			if a.Kind == ActWake && in[int(a.Target)] {
 				offs = append(offs, a.At)
 				break
 			}
@@ -232,8 +232,8 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		found := false
 		out := acts[:0]
 		for _, a := range acts {
-			if a.Kind == ActWake && in[a.Target] {
-				if !found && a.Block != oldFinal[a.Target] {
+			if a.Kind == ActWake && in[int(a.Target)] {
+				if !found && int(a.Block) != oldFinal[int(a.Target)] {
 					at, found = a.At, true
 				}
 				continue
@@ -313,7 +313,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		if k < 0 {
 			break
 		}
-		a := Action{At: at, Kind: ActWake, Target: members[k], Block: next[k]}
+		a := Action{At: at, Kind: ActWake, Target: int32(members[k]), Block: int32(next[k])}
 		next[k]++
 		acts = append(acts, a)
 		sort.SliceStable(acts, func(x, y int) bool { return acts[x].At < acts[y].At })
@@ -325,7 +325,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 	if len(arrivals) > 0 {
 		b := &m.Tasks[p].Bursts[arrivals[len(arrivals)-1]]
 		for k, i := range members {
-			b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: i, Block: count[k]})
+			b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: int32(i), Block: int32(count[k])})
 		}
 	}
 	// The generator's other bursts (its start, the close) may also have

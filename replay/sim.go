@@ -663,7 +663,7 @@ func (s *sim) runDone(cpu int) {
 				// although the waker goes on serving its request.
 				sync = true
 			}
-			on := s.wakeFlags(a.Target, a.Block, t, cpu, sync, true)
+			on := s.wakeFlags(int(a.Target), int(a.Block), t, cpu, sync, true)
 			if c := s.wakeCharge(a.Remote, on >= 0 && on != cpu); c != 0 && st.done < bl {
 				was := st.shift
 				st.shift = max(st.shift+c, st.done-b.Len)
@@ -671,7 +671,7 @@ func (s *sim) runDone(cpu int) {
 				bl = s.blen(t.ID)
 			}
 		case ActFork:
-			s.fork(a.Target, t, cpu)
+			s.fork(int(a.Target), t, cpu)
 		}
 	}
 	if st.done < bl {

@@ -172,7 +172,7 @@ func (b *builder) setWake(i, j, waker int) {
 // block after burst block of task target.
 func (b *builder) wakeAt(w, j int, at int64, target, block int) {
 	bu := &b.m.Tasks[w].Bursts[j]
-	bu.Actions = append(bu.Actions, replay.Action{At: at, Kind: replay.ActWake, Target: target, Block: block})
+	bu.Actions = append(bu.Actions, replay.Action{At: at, Kind: replay.ActWake, Target: int32(target), Block: int32(block)})
 }
 
 func timer(d int64) replay.Cause { return replay.Cause{Kind: replay.CauseTimer, Delay: d} }
