@@ -892,7 +892,7 @@ func (x *extractor) wake(ev trace.Event) {
 		ws := &x.st[w]
 		ws.addAction(ws.bursts.last(0), Action{At: x.consumed(w, t), Kind: ActWake, Target: int32(i), Block: int32(s.bursts.len() - 2),
 			Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
-		c = Cause{Kind: CauseDependency, Waker: w, Inferred: inferred}
+		c = Cause{Kind: CauseDependency, Waker: int32(w), Inferred: inferred}
 		nb := s.bursts.last(0)
 		nb.WokenBy, nb.WokenRemote = true, ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU
 		x.noteFIFO(i)

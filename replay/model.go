@@ -35,11 +35,11 @@ const (
 )
 
 // Cause is what ends a blocking point. (Its fields are ordered so that it
-// takes 32 bytes: there is one in every Burst.)
+// takes 24 bytes: there is one in every Burst.)
 type Cause struct {
-	Waker int   // task index in Model.Tasks (CauseDependency)
 	Delay int64 // ns after blocking (CauseTimer)
 	At    int64 // ns, absolute trace time (CauseExternal; for CauseTimer the recorded wake time)
+	Waker int32 // task index in Model.Tasks (CauseDependency)
 	Kind  CauseKind
 	// Inferred is true when the cause was guessed, not recorded: perf's
 	// waker is only the task current on the waking CPU, and a wakeup from

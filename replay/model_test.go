@@ -51,7 +51,7 @@ func TestExtractPingPongAndSwitchCost(t *testing.T) {
 	// A: its run [2,14) is charged 11 us (sched_stat_runtime) and ends in
 	// the inferred block; it waits for B's 5 us reply burst.
 	if len(a.Bursts) < 2 || a.Bursts[0].Len != 11_000 || a.Bursts[0].End != EndBlock ||
-		a.Bursts[0].Wake != (Cause{Kind: CauseDependency, Waker: idx[2], Inferred: true}) || a.Bursts[0].Slept != 6_000 {
+		a.Bursts[0].Wake != (Cause{Kind: CauseDependency, Waker: int32(idx[2]), Inferred: true}) || a.Bursts[0].Slept != 6_000 {
 		t.Fatalf("A bursts: %+v", a.Bursts)
 	}
 	// B: slept after 2 us, woken by A 10 us into A's burst (A's first
@@ -256,7 +256,7 @@ func TestLostSwitchIn(t *testing.T) {
 			break
 		}
 	}
-	if woken == nil || woken.Wake.Kind != CauseDependency || woken.Wake.Waker != idx[10] {
+	if woken == nil || woken.Wake.Kind != CauseDependency || woken.Wake.Waker != int32(idx[10]) {
 		t.Errorf("W's bursts: %+v, want a block ended by G", wk.Bursts)
 	}
 	if m.Stats.LostSwitchIns != 1 {
@@ -288,7 +288,7 @@ func TestEarlyWake(t *testing.T) {
 	}
 	m, idx := extract2(t, evs)
 	a, b := &m.Tasks[idx[20]], &m.Tasks[idx[21]]
-	if len(b.Bursts) < 2 || b.Bursts[0].Wake.Kind != CauseDependency || b.Bursts[0].Wake.Waker != idx[20] {
+	if len(b.Bursts) < 2 || b.Bursts[0].Wake.Kind != CauseDependency || b.Bursts[0].Wake.Waker != int32(idx[20]) {
 		t.Fatalf("B's bursts: %+v, want its first sleep ended by A", b.Bursts)
 	}
 	if got := a.Bursts[0].Actions; len(got) != 1 || got[0].Target != int32(idx[21]) || got[0].At != 12*us || !got[0].Remote {

@@ -30,7 +30,7 @@ func (x *extractor) pingPong(i int, ev trace.Event) {
 	}
 	x.endBurst(i, EndBlock)
 	ib := &s.bursts
-	ib.last(1).Wake = Cause{Kind: CauseDependency, Waker: w, Inferred: true}
+	ib.last(1).Wake = Cause{Kind: CauseDependency, Waker: int32(w), Inferred: true}
 	ib.last(1).Slept = ev.Time - s.ppAt
 	b := wb.last(1)
 	ws.addAction(b, Action{At: b.Len, Kind: ActWake, Target: int32(i), Block: int32(ib.len() - 2)})

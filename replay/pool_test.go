@@ -162,7 +162,7 @@ func TestPoolProducerMajority(t *testing.T) {
 	task := func(tid trace.TID, waker int) Task {
 		tk := Task{TID: tid, PID: 10, Comm: "srv", Parent: -1, Repeat: -1}
 		for k := 0; k < 25; k++ {
-			tk.Bursts = append(tk.Bursts, Burst{Len: 1000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: waker}})
+			tk.Bursts = append(tk.Bursts, Burst{Len: 1000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: int32(waker)}})
 		}
 		tk.Bursts = append(tk.Bursts, Burst{Len: 1000, End: EndExit})
 		return tk

@@ -128,7 +128,7 @@ func (x *extractor) servesQueue(p int, cand []int) bool {
 			}
 			if b.Wake.Kind == CauseDependency {
 				n++
-				if in[b.Wake.Waker] {
+				if in[int(b.Wake.Waker)] {
 					from++
 				}
 			}
@@ -261,7 +261,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		old := tk.Bursts
 		first, last, final := old[0], old[len(old)-1], old[len(old)-2]
 		first.Actions, _, _ = remap(first.Actions)
-		first.End, first.Wake, first.Slept = EndBlock, Cause{Kind: CauseDependency, Waker: p, Inferred: true}, 0
+		first.End, first.Wake, first.Slept = EndBlock, Cause{Kind: CauseDependency, Waker: int32(p), Inferred: true}, 0
 		bs := []Burst{first}
 		for _, b := range old[1 : len(old)-1] {
 			bs = append(bs, splitRequests(b, 1+extra[e], p)...)
@@ -365,7 +365,7 @@ func splitRequests(b Burst, h, p int) []Burst {
 	for q := range out {
 		hi := b.Len * int64(q+1) / int64(h)
 		r := &out[q]
-		r.Len, r.End, r.Wake = hi-lo, EndBlock, Cause{Kind: CauseDependency, Waker: p, Inferred: true}
+		r.Len, r.End, r.Wake = hi-lo, EndBlock, Cause{Kind: CauseDependency, Waker: int32(p), Inferred: true}
 		if q == 0 {
 			r.FromIdle, r.WokenBy, r.WokenRemote = b.FromIdle, b.WokenBy, b.WokenRemote
 		}

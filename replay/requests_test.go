@@ -18,7 +18,7 @@ import (
 // generator's join. 4 request bursts for 10 arrivals: below
 // maxBacklogBlocks, so the workers are rebuilt.
 func queueModel() *extractor {
-	dep := func(w int) Cause { return Cause{Kind: CauseDependency, Waker: w} }
+	dep := func(w int) Cause { return Cause{Kind: CauseDependency, Waker: int32(w)} }
 	gen := []Burst{{Len: 20_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: 1_000_000}}}
 	for k := 1; k <= 10; k++ {
 		b := Burst{Len: 10_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: int64(k+1) * 1_000_000}}

@@ -165,7 +165,7 @@ func (b *builder) burst(i int, length int64, wake replay.Cause, exit bool) int {
 // setWake makes the block after burst j of task i end by a dependency on
 // waker.
 func (b *builder) setWake(i, j, waker int) {
-	b.m.Tasks[i].Bursts[j].Wake = replay.Cause{Kind: replay.CauseDependency, Waker: waker}
+	b.m.Tasks[i].Bursts[j].Wake = replay.Cause{Kind: replay.CauseDependency, Waker: int32(waker)}
 }
 
 // wakeAt adds to burst j of task w an action at ns into it that ends the
