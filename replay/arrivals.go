@@ -156,9 +156,9 @@ func splitBurst(b Burst, pts []selfWake, arr int64) []Burst {
 				p.Actions = append(p.Actions, a)
 			}
 		}
-		for _, u := range b.Updates {
+		for _, u := range b.Updates.List() {
 			if u > lo && u < hi {
-				p.Updates = append(p.Updates, u-lo)
+				p.Updates = p.Updates.Append(u - lo)
 			}
 		}
 		lo = hi

@@ -1,8 +1,8 @@
 package replay
 
 // burstChunk is how many bursts a chunk of a task's burstList holds: 64
-// bursts of 96 bytes, a 6 KiB allocation (Go's 6144-byte size class: no
-// rounding). Chunks never move, so a task's bursts are
+// bursts of 80 bytes, a 5120-byte allocation (in Go's 5376-byte size
+// class: 5 % rounding, on chunks that live only while Extract reads). Chunks never move, so a task's bursts are
 // written once while Extract builds them and copied once, into a slice
 // of their exact length (flatten); appended to a slice instead, they were
 // copied on every growth (145 MB allocated and 0.35 s of memmove and

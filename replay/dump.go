@@ -104,7 +104,7 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 			ends[bu.End]++
 		}
 		cpu += bu.Len
-		updates += len(bu.Updates)
+		updates += bu.Updates.Len()
 		for _, a := range bu.Actions {
 			if a.Kind == ActFork {
 				forks++

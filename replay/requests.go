@@ -270,9 +270,9 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		cut := last.Len - exit[k]
 		if extra[e] > 0 {
 			req := Burst{Len: cut, FromIdle: last.FromIdle, WokenBy: last.WokenBy, WokenRemote: last.WokenRemote}
-			for _, u := range last.Updates {
+			for _, u := range last.Updates.List() {
 				if u < cut {
-					req.Updates = append(req.Updates, u)
+					req.Updates = req.Updates.Append(u)
 				}
 			}
 			bs = append(bs, splitRequests(req, extra[e], p)...)
@@ -287,9 +287,9 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 			a.At = max(a.At-cut, 0)
 			tail.Actions = append(tail.Actions, a)
 		}
-		for _, u := range last.Updates {
+		for _, u := range last.Updates.List() {
 			if u > cut {
-				tail.Updates = append(tail.Updates, u-cut)
+				tail.Updates = tail.Updates.Append(u - cut)
 			}
 		}
 		bs = append(bs, tail)
@@ -369,9 +369,9 @@ func splitRequests(b Burst, h, p int) []Burst {
 		if q == 0 {
 			r.FromIdle, r.WokenBy, r.WokenRemote = b.FromIdle, b.WokenBy, b.WokenRemote
 		}
-		for _, u := range b.Updates {
+		for _, u := range b.Updates.List() {
 			if u > lo && u < hi {
-				r.Updates = append(r.Updates, u-lo)
+				r.Updates = r.Updates.Append(u - lo)
 			}
 		}
 		lo = hi

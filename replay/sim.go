@@ -623,8 +623,8 @@ func (s *sim) arm(cpu int) {
 	if st.act < len(b.Actions) && b.Actions[st.act].At+st.shift < next {
 		next = b.Actions[st.act].At + st.shift
 	}
-	if st.upd < len(b.Updates) && b.Updates[st.upd]+st.shift < next {
-		next = b.Updates[st.upd] + st.shift
+	if ups := b.Updates.List(); st.upd < len(ups) && ups[st.upd]+st.shift < next {
+		next = ups[st.upd] + st.shift
 	}
 	at := s.now
 	if c.busyUntil > at {
@@ -644,7 +644,7 @@ func (s *sim) runDone(cpu int) {
 	b := &s.m.Tasks[st.src].Bursts[st.burst]
 	// Update points reached: progress above was the task's own
 	// update_curr there, where the policy may have ended its slice.
-	for st.upd < len(b.Updates) && b.Updates[st.upd]+st.shift <= st.done {
+	for ups := b.Updates.List(); st.upd < len(ups) && ups[st.upd]+st.shift <= st.done; {
 		st.upd++
 	}
 	bl := s.blen(t.ID)

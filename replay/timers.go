@@ -93,10 +93,10 @@ func (x *extractor) updatePoints() {
 			continue
 		}
 		b := &m.Tasks[c.i].Bursts[c.b]
-		if c.off <= 0 || c.off >= b.Len || len(b.Updates) > 0 && b.Updates[len(b.Updates)-1] >= c.off {
+		if ups := b.Updates.List(); c.off <= 0 || c.off >= b.Len || len(ups) > 0 && ups[len(ups)-1] >= c.off {
 			continue
 		}
-		b.Updates = append(b.Updates, c.off)
+		b.Updates = b.Updates.Append(c.off)
 		m.Stats.UpdatePoints++
 	}
 }
