@@ -94,3 +94,27 @@ func (s *ext) addAction(b *Burst, a Action) {
 	s.acts = append(s.acts, a)
 	b.Actions = s.acts[len(s.acts)-n-1 : len(s.acts) : len(s.acts)]
 }
+
+// packActions moves the actions of a task's bursts, once Extract has built
+// them, into one array of their exact number, each burst's a run of it
+// capped at its length (as addAction's). addAction's chunks keep the
+// copies a move left behind and the unused room of each task's last
+// chunk: 14.3 MB of chunks for 11.3 MB of actions on bench/replaymem's
+// file (heap profile), which the model would keep for the whole replay.
+func packActions(bursts []Burst) {
+	n := 0
+	for k := range bursts {
+		n += len(bursts[k].Actions)
+	}
+	if n == 0 {
+		return
+	}
+	all := make([]Action, 0, n)
+	for k := range bursts {
+		b := &bursts[k]
+		if len(b.Actions) > 0 {
+			all = append(all, b.Actions...)
+			b.Actions = all[len(all)-len(b.Actions) : len(all) : len(all)]
+		}
+	}
+}

@@ -974,6 +974,8 @@ func (x *extractor) closeTasks() {
 			}
 		}
 		m.Tasks[i].Bursts = bs.flatten()
+		s.acts = nil
+		packActions(m.Tasks[i].Bursts)
 	}
 }
 
