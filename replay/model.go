@@ -276,7 +276,9 @@ type Model struct {
 	NrCPUs     int   // from the trace's Meta, or the highest CPU seen + 1
 	Meta       trace.Meta
 	// Recorded is the observed schedule (every scheduler event of the
-	// input), re-emitted by the as-traced policy.
+	// input), re-emitted by the as-traced policy. A model extracted with
+	// ExtractOptions.DropRecorded counts the events without keeping them
+	// (Recorded.Released; RecordedFrom reads them again from the input).
 	Recorded EventLog
 	// IdleExit is the median delay in ns between a wakeup targeting an
 	// idle CPU and the switch-in of the woken task there, measured in the
