@@ -118,8 +118,8 @@ func (x *extractor) splitArrivals() int {
 			for b := range m.Tasks[a].Bursts {
 				acts := m.Tasks[a].Bursts[b].Actions
 				for c := range acts {
-					if acts[c].Kind == ActWake && acts[c].Target == i && acts[c].Block >= 0 && acts[c].Block < len(newIdx) {
-						acts[c].Block = newIdx[acts[c].Block]
+					if acts[c].Kind == ActWake && int(acts[c].Target) == i && acts[c].Block >= 0 && int(acts[c].Block) < len(newIdx) {
+						acts[c].Block = int32(newIdx[acts[c].Block])
 					}
 				}
 			}
@@ -183,9 +183,9 @@ func splitBurst(b Burst, pts []selfWake, arr int64) []Burst {
 				p.Actions = append(p.Actions, a)
 			}
 		}
-		for _, u := range b.Updates {
+		for _, u := range b.Updates.List() {
 			if u > lo && u < hi {
-				p.Updates = append(p.Updates, u-lo)
+				p.Updates = p.Updates.Append(u - lo)
 			}
 		}
 		lo = hi

@@ -32,7 +32,7 @@ func arrivalModel() (*extractor, int64) {
 		}
 		bs = append(bs, Burst{Len: 40_000, End: EndBlock, Slept: 1_050_000,
 			Wake:    Cause{Kind: CauseExternal, At: w},
-			Actions: []Action{{At: 20_000, Kind: ActWake, Target: 1, Block: k}}})
+			Actions: []Action{{At: 20_000, Kind: ActWake, Target: 1, Block: int32(k)}}})
 		at = w
 	}
 	bs = append(bs, Burst{Len: 10_000, End: EndExit})

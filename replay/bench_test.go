@@ -26,10 +26,10 @@ func ringModel(k, hops int, burst int64) *Model {
 		prev := (i + k - 1) % k
 		if i > 0 {
 			tk.Init = InitSleeping
-			tk.Bursts = append(tk.Bursts, Burst{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: prev}})
+			tk.Bursts = append(tk.Bursts, Burst{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: int32(prev)}})
 		}
 		for j := 0; j < per; j++ {
-			tk.Bursts = append(tk.Bursts, Burst{Len: burst, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: prev}})
+			tk.Bursts = append(tk.Bursts, Burst{Len: burst, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: int32(prev)}})
 		}
 		tk.Bursts[len(tk.Bursts)-1].End = EndExit
 		m.Tasks = append(m.Tasks, tk)
@@ -44,7 +44,7 @@ func ringModel(k, hops int, burst int64) *Model {
 				break // task 0 has exited
 			}
 			b := &m.Tasks[i].Bursts[j+off]
-			b.Actions = append(b.Actions, Action{At: burst, Kind: ActWake, Target: next, Block: j})
+			b.Actions = append(b.Actions, Action{At: burst, Kind: ActWake, Target: int32(next), Block: int32(j)})
 		}
 	}
 	for h := 0; h < 2; h++ {

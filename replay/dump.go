@@ -104,7 +104,7 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 			ends[bu.End]++
 		}
 		cpu += bu.Len
-		updates += len(bu.Updates)
+		updates += bu.Updates.Len()
 		for _, a := range bu.Actions {
 			if a.Kind == ActFork {
 				forks++
@@ -119,7 +119,7 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 			causes[bu.Wake.Kind]++
 		}
 		if bu.Wake.Kind == CauseDependency {
-			wakers[bu.Wake.Waker]++
+			wakers[int(bu.Wake.Waker)]++
 		}
 		if bu.Wake.Inferred {
 			inferred++

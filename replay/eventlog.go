@@ -173,6 +173,12 @@ func (l *EventLog) intern(s string) uint64 {
 
 // Append adds ev at the end.
 func (l *EventLog) Append(ev trace.Event) {
+	if l.released {
+		// Drained, or never kept (ExtractOptions.DropRecorded): counted only.
+		l.n++
+		l.kinds[ev.Kind]++
+		return
+	}
 	v := logFields(&ev)
 	on := onCPU(l.on, ev.CPU)
 	expect := logDefaults

@@ -58,8 +58,10 @@ type ext struct {
 	// estimated for a lost switch-in), for Task.timeOn.
 	runFrom int64
 	// bursts are the task's bursts so far (Task.Bursts once closeTasks
-	// flattens them).
+	// flattens them); acts is the chunk their actions are written into
+	// (addAction).
 	bursts burstList
+	acts   []Action
 }
 
 // selfWake is a wakeup a task received while running on its CPU, from an
@@ -113,6 +115,9 @@ type extractor struct {
 	// firstSample is the recording's first sample (Meta.FirstTime, perf's
 	// HEADER_SAMPLE_TIME; 0 unknown): the records before it set the scene.
 	firstSample int64
+	// at is the number of the input event being taken, counted from 0
+	// (for Model.skippedAt).
+	at int
 }
 
 // setup reports whether ev only names a task alive at the start: a record
@@ -151,9 +156,26 @@ type preName struct {
 
 // Extract reads src to its end and builds the workload model. It keeps the
 // observed schedule for as-traced replays. Errors are the source's.
-func Extract(src trace.Source) (*Model, error) {
+func Extract(src trace.Source) (*Model, error) { return ExtractWith(src, ExtractOptions{}) }
+
+// ExtractOptions say what Extract keeps beside the model.
+type ExtractOptions struct {
+	// DropRecorded leaves the observed schedule out of the model: its
+	// events are counted (Model.Recorded's Len and Count) but not kept, as
+	// if Model.DrainRecorded had released them, so the model cannot be
+	// replayed as-traced. A caller that can read the input again gets the
+	// schedule from that second read (Model.RecordedFrom). On
+	// bench/replaymem's 2 M-event perf.data the kept schedule is 22 MB of
+	// live heap at the end of extraction, where the peak is, and its
+	// encoding 0.2 s of the extracting goroutine's CPU time.
+	DropRecorded bool
+}
+
+// ExtractWith is Extract with options.
+func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{},
 		maxCPU: maxCPU}
+	x.m.Recorded.released = opts.DropRecorded
 	if m := src.Meta(); m != nil && m.NrCPUsAvail > 0 && m.NrCPUsAvail < maxCPU {
 		x.maxCPU = trace.CPU(m.NrCPUsAvail)
 	}
@@ -164,6 +186,7 @@ func Extract(src trace.Source) (*Model, error) {
 	// event far from both neighbours is damage.
 	var pend trace.Event
 	havePend := false
+	at, pendAt := -1, -1 // the input's events so far, counted from 0: ev's and pend's numbers
 	// The source is decoded on a goroutine of its own, a few batches ahead
 	// (its Meta is read again only after its end).
 	pf := trace.Prefetch(src, nil)
@@ -176,15 +199,19 @@ func Extract(src trace.Source) (*Model, error) {
 			return nil, err // the source's own error: it names the file and the problem
 		}
 		ev := *e
+		at++
+		x.at = at
 		if !x.checkEvent(&ev) {
 			continue
 		}
 		if havePend {
+			x.at = pendAt
 			x.settle(pend, ev.Time)
 		}
-		pend, havePend = ev, true
+		pend, havePend, pendAt = ev, true, at
 	}
 	if havePend {
+		x.at = pendAt
 		x.settle(pend, -1)
 	}
 	if m := src.Meta(); m != nil {
@@ -263,6 +290,7 @@ func (x *extractor) first(t int64) int64 {
 // skip counts ev as damage, said by why.
 func (x *extractor) skip(ev *trace.Event, why string) {
 	x.m.Stats.Skipped++
+	x.m.skippedAt = append(x.m.skippedAt, x.at)
 	x.m.Meta.Warnings.Add("replay-skipped", "replay: %s at %d ns (task %d): %s is outside what the trace can hold: damaged, skipped", ev.Kind, ev.Time, ev.TID, why)
 }
 
@@ -557,8 +585,7 @@ func (x *extractor) fork(ev trace.Event) {
 		x.m.WorkloadRoot = ev.ChildTID
 		x.m.Tasks[c].Workload = true
 	}
-	b := x.st[p].bursts.last(0)
-	b.Actions = append(b.Actions, Action{At: x.consumed(p, ev.Time), Kind: ActFork, Target: c})
+	x.st[p].addAction(x.st[p].bursts.last(0), Action{At: x.consumed(p, ev.Time), Kind: ActFork, Target: int32(c)})
 	x.m.Stats.Forks++
 }
 
@@ -864,11 +891,10 @@ func (x *extractor) wake(ev trace.Event) {
 		// Asleep since before the trace: when it slept is unknown.
 		c = Cause{Kind: CauseExternal, At: t, Inferred: true}
 	case waker > 0 && known && waker != ev.TID && x.st[w].running && ev.FromIRQ != trace.Yes:
-		wb := x.st[w].bursts.last(0)
-		wb.Actions = append(wb.Actions,
-			Action{At: x.consumed(w, t), Kind: ActWake, Target: i, Block: s.bursts.len() - 2,
-				Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
-		c = Cause{Kind: CauseDependency, Waker: w, Inferred: inferred, At: t}
+		ws := &x.st[w]
+		ws.addAction(ws.bursts.last(0), Action{At: x.consumed(w, t), Kind: ActWake, Target: int32(i), Block: int32(s.bursts.len() - 2),
+			Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
+		c = Cause{Kind: CauseDependency, Waker: int32(w), Inferred: inferred, At: t}
 		nb := s.bursts.last(0)
 		nb.WokenBy, nb.WokenRemote = true, ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU
 		x.noteFIFO(i)
@@ -951,6 +977,8 @@ func (x *extractor) closeTasks() {
 			}
 		}
 		m.Tasks[i].Bursts = bs.flatten()
+		s.acts = nil
+		packActions(m.Tasks[i].Bursts)
 	}
 }
 

@@ -52,15 +52,15 @@ func TestExtractPingPongAndSwitchCost(t *testing.T) {
 	// the inferred block; it waits for B's 5 us reply burst, and got its
 	// CPU back at 20 us (the recorded time of the inferred wakeup).
 	if len(a.Bursts) < 2 || a.Bursts[0].Len != 11_000 || a.Bursts[0].End != EndBlock ||
-		a.Bursts[0].Wake != (Cause{Kind: CauseDependency, Waker: idx[2], Inferred: true, At: 20_000}) || a.Bursts[0].Slept != 6_000 {
+		a.Bursts[0].Wake != (Cause{Kind: CauseDependency, Waker: int32(idx[2]), Inferred: true, At: 20_000}) || a.Bursts[0].Slept != 6_000 {
 		t.Fatalf("A bursts: %+v", a.Bursts)
 	}
 	// B: slept after 2 us, woken by A 10 us into A's burst (A's first
 	// action), then its 5 us reply ends with the action that wakes A.
-	if got := a.Bursts[0].Actions; len(got) != 1 || got[0] != (Action{At: 10_000, Kind: ActWake, Target: idx[2], Block: 0}) {
+	if got := a.Bursts[0].Actions; len(got) != 1 || got[0] != (Action{At: 10_000, Kind: ActWake, Target: int32(idx[2]), Block: 0}) {
 		t.Errorf("A's actions: %+v", got)
 	}
-	if got := b.Bursts[1]; got.Len != 5_000 || len(got.Actions) != 1 || got.Actions[0] != (Action{At: 5_000, Kind: ActWake, Target: idx[1], Block: 0}) {
+	if got := b.Bursts[1]; got.Len != 5_000 || len(got.Actions) != 1 || got.Actions[0] != (Action{At: 5_000, Kind: ActWake, Target: int32(idx[1]), Block: 0}) {
 		t.Errorf("B's reply burst: %+v", got)
 	}
 	if m.Stats.PingPongs != 1 {
@@ -247,7 +247,7 @@ func TestLostSwitchIn(t *testing.T) {
 	if got := g.Bursts[0].Wake; got.Kind != CauseTimer || !got.Inferred || got.At != 198*us || got.Delay != 98*us {
 		t.Errorf("G's first wakeup: %+v, want an inferred timer at 198 µs, 98 µs after the block", got)
 	}
-	if got := g.Bursts[1].Actions; len(got) != 1 || got[0].Kind != ActWake || got[0].Target != idx[11] || got[0].At != 2*us {
+	if got := g.Bursts[1].Actions; len(got) != 1 || got[0].Kind != ActWake || got[0].Target != int32(idx[11]) || got[0].At != 2*us {
 		t.Errorf("G's second burst actions: %+v, want waking W 2 µs in", got)
 	}
 	var woken *Burst
@@ -257,7 +257,7 @@ func TestLostSwitchIn(t *testing.T) {
 			break
 		}
 	}
-	if woken == nil || woken.Wake.Kind != CauseDependency || woken.Wake.Waker != idx[10] {
+	if woken == nil || woken.Wake.Kind != CauseDependency || woken.Wake.Waker != int32(idx[10]) {
 		t.Errorf("W's bursts: %+v, want a block ended by G", wk.Bursts)
 	}
 	if m.Stats.LostSwitchIns != 1 {
@@ -289,10 +289,10 @@ func TestEarlyWake(t *testing.T) {
 	}
 	m, idx := extract2(t, evs)
 	a, b := &m.Tasks[idx[20]], &m.Tasks[idx[21]]
-	if len(b.Bursts) < 2 || b.Bursts[0].Wake.Kind != CauseDependency || b.Bursts[0].Wake.Waker != idx[20] {
+	if len(b.Bursts) < 2 || b.Bursts[0].Wake.Kind != CauseDependency || b.Bursts[0].Wake.Waker != int32(idx[20]) {
 		t.Fatalf("B's bursts: %+v, want its first sleep ended by A", b.Bursts)
 	}
-	if got := a.Bursts[0].Actions; len(got) != 1 || got[0].Target != idx[21] || got[0].At != 12*us || !got[0].Remote {
+	if got := a.Bursts[0].Actions; len(got) != 1 || got[0].Target != int32(idx[21]) || got[0].At != 12*us || !got[0].Remote {
 		t.Errorf("A's actions: %+v, want a remote wakeup of B 12 µs in", got)
 	}
 }

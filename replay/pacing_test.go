@@ -20,7 +20,7 @@ func TestUpdatePointsEndSlices(t *testing.T) {
 	m := hogModel(10_000_000, 120, 120)
 	for i := range m.Tasks {
 		for u := int64(1); u < 10; u++ {
-			m.Tasks[i].Bursts[0].Updates = append(m.Tasks[i].Bursts[0].Updates, u*1_000_000)
+			m.Tasks[i].Bursts[0].Updates = m.Tasks[i].Bursts[0].Updates.Append(u * 1_000_000)
 		}
 	}
 	res := simulate(t, m, "eevdf", Config{HZ: 250})

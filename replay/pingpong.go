@@ -30,9 +30,9 @@ func (x *extractor) pingPong(i int, ev trace.Event) {
 	}
 	x.endBurst(i, EndBlock)
 	ib := &s.bursts
-	ib.last(1).Wake = Cause{Kind: CauseDependency, Waker: w, Inferred: true, At: ev.Time}
+	ib.last(1).Wake = Cause{Kind: CauseDependency, Waker: int32(w), Inferred: true, At: ev.Time}
 	ib.last(1).Slept = ev.Time - s.ppAt
 	b := wb.last(1)
-	b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: i, Block: ib.len() - 2})
+	ws.addAction(b, Action{At: b.Len, Kind: ActWake, Target: int32(i), Block: int32(ib.len() - 2)})
 	x.m.Stats.PingPongs++
 }

@@ -109,7 +109,7 @@ func TestPoolSpreadsRequests(t *testing.T) {
 				tgt, blk = 2, 0
 			}
 			pb = append(pb, Burst{Len: 10_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: int64(k+1) * 100_000},
-				Actions: []Action{{At: 10_000, Kind: ActWake, Target: tgt, Block: blk}}})
+				Actions: []Action{{At: 10_000, Kind: ActWake, Target: int32(tgt), Block: int32(blk)}}})
 		}
 		pb = append(pb, Burst{Len: 10_000, End: EndExit, Actions: []Action{{At: 10_000, Kind: ActWake, Target: 1, Block: 3}, {At: 10_000, Kind: ActWake, Target: 2, Block: 1}}})
 		dep := Cause{Kind: CauseDependency, Waker: 0}
@@ -162,7 +162,7 @@ func TestPoolProducerMajority(t *testing.T) {
 	task := func(tid trace.TID, waker int) Task {
 		tk := Task{TID: tid, PID: 10, Comm: "srv", Parent: -1, Repeat: -1}
 		for k := 0; k < 25; k++ {
-			tk.Bursts = append(tk.Bursts, Burst{Len: 1000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: waker}})
+			tk.Bursts = append(tk.Bursts, Burst{Len: 1000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: int32(waker)}})
 		}
 		tk.Bursts = append(tk.Bursts, Burst{Len: 1000, End: EndExit})
 		return tk

@@ -68,7 +68,7 @@ func (x *extractor) inferPools() {
 			n := 0
 			for _, b := range m.Tasks[i].Bursts {
 				if b.End == EndBlock && b.Wake.Kind == CauseDependency {
-					wk[b.Wake.Waker]++
+					wk[int(b.Wake.Waker)]++
 					n++
 				}
 			}
@@ -117,7 +117,7 @@ func (x *extractor) inferPools() {
 			tk.Pool = pool
 			tk.PoolBlock = make([]bool, len(tk.Bursts))
 			for j, b := range tk.Bursts[:len(tk.Bursts)-2] {
-				tk.PoolBlock[j] = b.End == EndBlock && b.Wake.Kind == CauseDependency && in[b.Wake.Waker]
+				tk.PoolBlock[j] = b.End == EndBlock && b.Wake.Kind == CauseDependency && in[int(b.Wake.Waker)]
 			}
 		}
 		m.Pools = append(m.Pools, WorkerPool{Producer: producer, Members: members})

@@ -128,7 +128,7 @@ func (x *extractor) servesQueue(p int, cand []int) bool {
 			}
 			if b.Wake.Kind == CauseDependency {
 				n++
-				if in[b.Wake.Waker] {
+				if in[int(b.Wake.Waker)] {
 					from++
 				}
 			}
@@ -140,7 +140,7 @@ func (x *extractor) servesQueue(p int, cand []int) bool {
 		// wake each other (the queue's own wakeups).
 		for _, b := range bs[1 : len(bs)-1] {
 			for _, a := range b.Actions {
-				if a.Kind != ActWake || !in[a.Target] || a.Target == p {
+				if a.Kind != ActWake || !in[int(a.Target)] || int(a.Target) == p {
 					return false
 				}
 			}
@@ -207,7 +207,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 	var offs []int64
 	for _, k := range arrivals {
 		for _, a := range gen[k].Actions {
-			if a.Kind == ActWake && in[a.Target] {
+			if a.Kind == ActWake && in[int(a.Target)] {
 				offs = append(offs, a.At)
 				break
 			}
@@ -232,8 +232,8 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		found := false
 		out := acts[:0]
 		for _, a := range acts {
-			if a.Kind == ActWake && in[a.Target] {
-				if !found && a.Block != oldFinal[a.Target] {
+			if a.Kind == ActWake && in[int(a.Target)] {
+				if !found && int(a.Block) != oldFinal[int(a.Target)] {
 					at, found = a.At, true
 				}
 				continue
@@ -261,7 +261,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		old := tk.Bursts
 		first, last, final := old[0], old[len(old)-1], old[len(old)-2]
 		first.Actions, _, _ = remap(first.Actions)
-		first.End, first.Wake, first.Slept = EndBlock, Cause{Kind: CauseDependency, Waker: p, Inferred: true}, 0
+		first.End, first.Wake, first.Slept = EndBlock, Cause{Kind: CauseDependency, Waker: int32(p), Inferred: true}, 0
 		bs := []Burst{first}
 		for _, b := range old[1 : len(old)-1] {
 			bs = append(bs, splitRequests(b, 1+extra[e], p)...)
@@ -270,9 +270,9 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		cut := last.Len - exit[k]
 		if extra[e] > 0 {
 			req := Burst{Len: cut, FromIdle: last.FromIdle, WokenBy: last.WokenBy, WokenRemote: last.WokenRemote}
-			for _, u := range last.Updates {
+			for _, u := range last.Updates.List() {
 				if u < cut {
-					req.Updates = append(req.Updates, u)
+					req.Updates = req.Updates.Append(u)
 				}
 			}
 			bs = append(bs, splitRequests(req, extra[e], p)...)
@@ -287,9 +287,9 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 			a.At = max(a.At-cut, 0)
 			tail.Actions = append(tail.Actions, a)
 		}
-		for _, u := range last.Updates {
+		for _, u := range last.Updates.List() {
 			if u > cut {
-				tail.Updates = append(tail.Updates, u-cut)
+				tail.Updates = tail.Updates.Append(u - cut)
 			}
 		}
 		bs = append(bs, tail)
@@ -313,7 +313,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		if k < 0 {
 			break
 		}
-		a := Action{At: at, Kind: ActWake, Target: members[k], Block: next[k]}
+		a := Action{At: at, Kind: ActWake, Target: int32(members[k]), Block: int32(next[k])}
 		next[k]++
 		acts = append(acts, a)
 		sort.SliceStable(acts, func(x, y int) bool { return acts[x].At < acts[y].At })
@@ -325,7 +325,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 	if len(arrivals) > 0 {
 		b := &m.Tasks[p].Bursts[arrivals[len(arrivals)-1]]
 		for k, i := range members {
-			b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: i, Block: count[k]})
+			b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: int32(i), Block: int32(count[k])})
 		}
 	}
 	// The generator's other bursts (its start, the close) may also have
@@ -365,13 +365,13 @@ func splitRequests(b Burst, h, p int) []Burst {
 	for q := range out {
 		hi := b.Len * int64(q+1) / int64(h)
 		r := &out[q]
-		r.Len, r.End, r.Wake = hi-lo, EndBlock, Cause{Kind: CauseDependency, Waker: p, Inferred: true}
+		r.Len, r.End, r.Wake = hi-lo, EndBlock, Cause{Kind: CauseDependency, Waker: int32(p), Inferred: true}
 		if q == 0 {
 			r.FromIdle, r.WokenBy, r.WokenRemote = b.FromIdle, b.WokenBy, b.WokenRemote
 		}
-		for _, u := range b.Updates {
+		for _, u := range b.Updates.List() {
 			if u > lo && u < hi {
-				r.Updates = append(r.Updates, u-lo)
+				r.Updates = r.Updates.Append(u - lo)
 			}
 		}
 		lo = hi

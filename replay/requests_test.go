@@ -18,12 +18,12 @@ import (
 // generator's join. 4 request bursts for 10 arrivals: below
 // maxBacklogBlocks, so the workers are rebuilt.
 func queueModel() *extractor {
-	dep := func(w int) Cause { return Cause{Kind: CauseDependency, Waker: w} }
+	dep := func(w int) Cause { return Cause{Kind: CauseDependency, Waker: int32(w)} }
 	gen := []Burst{{Len: 20_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: 1_000_000}}}
 	for k := 1; k <= 10; k++ {
 		b := Burst{Len: 10_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: int64(k+1) * 1_000_000}}
 		if k <= 2 {
-			b.Actions = []Action{{At: 5_000, Kind: ActWake, Target: k, Block: 0}}
+			b.Actions = []Action{{At: 5_000, Kind: ActWake, Target: int32(k), Block: 0}}
 		}
 		if k == 10 {
 			b.Wake = dep(1)
@@ -90,7 +90,7 @@ func TestRequestQueues(t *testing.T) {
 	used := map[int]int{}
 	for k, w := range order {
 		acts := m.Tasks[0].Bursts[k+1].Actions
-		if len(acts) < 1 || acts[0] != (Action{At: 5_000, Kind: ActWake, Target: w, Block: used[w]}) {
+		if len(acts) < 1 || acts[0] != (Action{At: 5_000, Kind: ActWake, Target: int32(w), Block: int32(used[w])}) {
 			t.Errorf("arrival %d: actions %+v, want worker %d's block %d at 5 µs", k+1, acts, w, used[w])
 		}
 		used[w]++

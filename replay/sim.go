@@ -660,7 +660,7 @@ func (s *sim) atUpdatePointOnly(cpu int) bool {
 		done += s.now - from
 	}
 	b := &s.m.Tasks[st.src].Bursts[st.burst]
-	if st.upd >= len(b.Updates) || b.Updates[st.upd]+st.shift > done {
+	if ups := b.Updates.List(); st.upd >= len(ups) || ups[st.upd]+st.shift > done {
 		return false
 	}
 	if st.act < len(b.Actions) && b.Actions[st.act].At+st.shift <= done {
@@ -684,8 +684,8 @@ func (s *sim) arm(cpu int) {
 	if st.act < len(b.Actions) && b.Actions[st.act].At+st.shift < next {
 		next = b.Actions[st.act].At + st.shift
 	}
-	if st.upd < len(b.Updates) && b.Updates[st.upd]+st.shift < next {
-		next = b.Updates[st.upd] + st.shift
+	if ups := b.Updates.List(); st.upd < len(ups) && ups[st.upd]+st.shift < next {
+		next = ups[st.upd] + st.shift
 	}
 	at := s.now
 	if c.busyUntil > at {
@@ -705,7 +705,7 @@ func (s *sim) runDone(cpu int) {
 	b := &s.m.Tasks[st.src].Bursts[st.burst]
 	// Update points reached: progress above was the task's own
 	// update_curr there, where the policy may have ended its slice.
-	for st.upd < len(b.Updates) && b.Updates[st.upd]+st.shift <= st.done {
+	for ups := b.Updates.List(); st.upd < len(ups) && ups[st.upd]+st.shift <= st.done; {
 		st.upd++
 	}
 	bl := s.blen(t.ID)
@@ -724,7 +724,7 @@ func (s *sim) runDone(cpu int) {
 				// although the waker goes on serving its request.
 				sync = true
 			}
-			on := s.wakeFlags(a.Target, a.Block, t, cpu, sync, true)
+			on := s.wakeFlags(int(a.Target), int(a.Block), t, cpu, sync, true)
 			if c := s.wakeCharge(a.Remote, on >= 0 && on != cpu); c != 0 && st.done < bl {
 				was := st.shift
 				st.shift = max(st.shift+c, st.done-b.Len)
@@ -732,7 +732,7 @@ func (s *sim) runDone(cpu int) {
 				bl = s.blen(t.ID)
 			}
 		case ActFork:
-			s.fork(a.Target, t, cpu)
+			s.fork(int(a.Target), t, cpu)
 		}
 	}
 	if st.done < bl {

@@ -134,10 +134,10 @@ func (x *extractor) updatePoints() {
 			continue
 		}
 		b := &m.Tasks[c.i].Bursts[c.b]
-		if c.off <= 0 || c.off >= b.Len || len(b.Updates) > 0 && b.Updates[len(b.Updates)-1] >= c.off {
+		if ups := b.Updates.List(); c.off <= 0 || c.off >= b.Len || len(ups) > 0 && ups[len(ups)-1] >= c.off {
 			continue
 		}
-		b.Updates = append(b.Updates, c.off)
+		b.Updates = b.Updates.Append(c.off)
 		m.Stats.UpdatePoints++
 	}
 }
@@ -231,7 +231,7 @@ const maxStrayWakeShare = 0.01
 // the generator on the hog's CPU: hog switches 0.87x -> 0.56x).
 func (x *extractor) timerLikeWakeups(i, timers int) {
 	bs := x.m.Tasks[i].Bursts
-	n := map[int]int{}
+	n := map[int32]int{}
 	for k := range bs {
 		if c := bs[k].Wake; bs[k].End == EndBlock && c.Kind == CauseDependency && c.Inferred && c.At > 0 {
 			n[c.Waker]++

@@ -35,12 +35,12 @@ func inferWakeAny(m *Model) {
 			if b.Wake.Kind != CauseDependency {
 				continue
 			}
-			if w >= 0 && b.Wake.Waker != w {
+			if w >= 0 && int(b.Wake.Waker) != w {
 				tk.WakeAny = true
 				m.Stats.WakeAnyTasks++
 				break
 			}
-			w = b.Wake.Waker
+			w = int(b.Wake.Waker)
 		}
 	}
 }

@@ -12,7 +12,7 @@ func wakeBursts(n int, ln int64, remote bool) []Burst {
 	var bs []Burst
 	for k := 0; k < n; k++ {
 		bs = append(bs, Burst{Len: ln, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 1000},
-			Actions: []Action{{At: 1000, Kind: ActWake, Target: 1, Block: k, Remote: remote}}})
+			Actions: []Action{{At: 1000, Kind: ActWake, Target: 1, Block: int32(k), Remote: remote}}})
 	}
 	return bs
 }

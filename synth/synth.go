@@ -165,14 +165,14 @@ func (b *builder) burst(i int, length int64, wake replay.Cause, exit bool) int {
 // setWake makes the block after burst j of task i end by a dependency on
 // waker.
 func (b *builder) setWake(i, j, waker int) {
-	b.m.Tasks[i].Bursts[j].Wake = replay.Cause{Kind: replay.CauseDependency, Waker: waker}
+	b.m.Tasks[i].Bursts[j].Wake = replay.Cause{Kind: replay.CauseDependency, Waker: int32(waker)}
 }
 
 // wakeAt adds to burst j of task w an action at ns into it that ends the
 // block after burst block of task target.
 func (b *builder) wakeAt(w, j int, at int64, target, block int) {
 	bu := &b.m.Tasks[w].Bursts[j]
-	bu.Actions = append(bu.Actions, replay.Action{At: at, Kind: replay.ActWake, Target: target, Block: block})
+	bu.Actions = append(bu.Actions, replay.Action{At: at, Kind: replay.ActWake, Target: int32(target), Block: int32(block)})
 }
 
 func timer(d int64) replay.Cause { return replay.Cause{Kind: replay.CauseTimer, Delay: d} }

@@ -176,7 +176,7 @@ func TestMessagingReadOrder(t *testing.T) {
 		for j := 0; j < 4; j++ {
 			for s := 2; s <= 3; s++ {
 				for _, a := range m.Tasks[s].Bursts[0].Actions {
-					if a.Kind == replay.ActWake && a.Target == 0 && a.Block == j {
+					if a.Kind == replay.ActWake && a.Target == 0 && int(a.Block) == j {
 						got = append(got, [2]int64{int64(s - 2), a.At})
 					}
 				}

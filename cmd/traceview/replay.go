@@ -350,7 +350,10 @@ type replayModelJSON struct {
 // machine a fuzz run kept busy: no cost above that noise). The model's
 // bursts hold pointers (Burst.Actions, Updates), so each collection marks
 // them all: lower still (10) cost about 0.5 s more CPU for 5-8 MiB less
-// (two runs each).
+// (two runs each). With the compact model (80-byte bursts, the schedule
+// read again instead of kept), 15 measured 126-128 MiB against 131-133 at
+// 25 for 0.2-0.3 s more CPU (2.9-3.2 s against 2.6-3.0, three alternating
+// runs each, load 2): not taken, the CPU time is the scarcer target.
 const replayGCPercent = 25
 
 func runReplay(out, errw io.Writer, o replayOptions) error {
@@ -359,7 +362,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err != nil {
 		return err
 	}
-	m, meta, err := loadReplayModel(errw, o.input)
+	m, meta, err := loadReplayModel(errw, o.input, asTraced(specs))
 	if err != nil {
 		return err
 	}
@@ -381,7 +384,13 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if !o.noTrust {
 		sim = predict.StartSelfReplay(m, cfg.Cgroups, watch.of(m)) // meanwhile, the observed table
 	}
-	obs, err := predict.Table(recordedOnce(m, specs), o.perTask)
+	rec, err := recordedOnce(m, specs, o.input)
+	if err != nil {
+		sim.Wait()
+		return err
+	}
+	obs, err := predict.Table(rec, o.perTask)
+	rec.Close()
 	if err != nil {
 		sim.Wait()
 		return fmt.Errorf("replay: observed latency: %w", err)
@@ -406,15 +415,45 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 }
 
 // recordedOnce returns the model's recorded schedule for the observed
-// table, which is read once: released as it is read (Model.DrainRecorded,
-// about 10 bytes an input event) unless a run of specs replays it as-traced.
-func recordedOnce(m *replay.Model, specs []policies.Spec) trace.Source {
+// table, which is read once: read again from input when the model left it
+// out (loadReplayModel, Model.RecordedFrom), else released as it is read
+// (Model.DrainRecorded, about 10 bytes an input event) unless a run of
+// specs replays it as-traced.
+func recordedOnce(m *replay.Model, specs []policies.Spec, input string) (trace.Source, error) {
+	switch {
+	case asTraced(specs):
+		return m.RecordedSource(), nil
+	case m.Recorded.Released():
+		src, err := openInput(input)
+		if err != nil {
+			return nil, fmt.Errorf("replay: reading %s again for the observed schedule: %w", input, err)
+		}
+		return m.RecordedFrom(src), nil
+	}
+	return m.DrainRecorded(), nil
+}
+
+// asTraced reports whether a run of specs replays the recorded schedule.
+func asTraced(specs []policies.Spec) bool {
 	for _, sp := range specs {
 		if sp.Info.Name == "as-traced" {
-			return m.RecordedSource()
+			return true
 		}
 	}
-	return m.DrainRecorded()
+	return false
+}
+
+// rereadable reports whether input names a regular file, which a second
+// reader can read as the first did (not standard input or a pipe).
+func rereadable(input string) bool {
+	if input == "" {
+		input = defaultTrace
+	}
+	if input == "-" {
+		return false
+	}
+	st, err := os.Stat(input)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // replayCSVHeader names the columns of replay -o csv: times in ns,

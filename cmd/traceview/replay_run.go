@@ -16,14 +16,16 @@ import (
 // loadReplayModel reads input into the workload model and prints the
 // reader's warnings and those of the events Extract skipped as damage (in
 // full when the trace cannot be replayed). It returns the trace's Meta for
-// the topology.
-func loadReplayModel(errw io.Writer, input string) (*replay.Model, *trace.Meta, error) {
+// the topology. Unless keep is set, the model leaves out the recorded
+// schedule when input is a file that can be read again
+// (ExtractOptions.DropRecorded; recordedOnce reads it again).
+func loadReplayModel(errw io.Writer, input string, keep bool) (*replay.Model, *trace.Meta, error) {
 	src, err := openInputProgress(input)
 	if err != nil {
 		return nil, nil, err
 	}
 	// Closed at once: the reader's buffers go before the simulations start.
-	m, err := replay.Extract(src)
+	m, err := replay.ExtractWith(src, replay.ExtractOptions{DropRecorded: !keep && rereadable(input)})
 	meta := src.Meta()
 	src.Close()
 	if err != nil {

@@ -86,11 +86,12 @@ func Predict(m *replay.Model, sp policies.Spec, cfg replay.Config, o Options) (*
 		return nil, err
 	}
 	p.Result = res
-	if p.Predicted, err = Table(res.Source(), o.PerTask); err != nil {
-		return nil, fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
-	}
+	src := res.Source()
 	if !o.KeepEvents {
-		res.DropEvents() // the table is all a prediction needs of them
+		src = res.DrainEvents() // the table is all a prediction needs of them
+	}
+	if p.Predicted, err = Table(src, o.PerTask); err != nil {
+		return nil, fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
 	}
 	p.Checks = report.ScoreReplay(o.Name, p.Observed, p.Predicted, p.ObservedMakespan, res.Makespan)
 	return p, nil

@@ -96,16 +96,17 @@ func (s *SelfRun) Score(obs *report.LatencyResult, perTask, keepEvents bool) (*S
 	}
 	m := s.m
 	// The latency of a schedule is computed once and grouped both ways.
-	pred, err := Table(res.Source(), perTask)
+	src := res.Source()
+	if !keepEvents {
+		src = res.DrainEvents() // the table is all the run needs of them
+	}
+	pred, err := Table(src, perTask)
 	if err != nil {
 		return nil, err
 	}
 	var obsTasks, predTasks *report.LatencyResult
 	if !perTask {
 		obsTasks, predTasks = obs.Regroup(true), pred.Regroup(true)
-	}
-	if !keepEvents {
-		res.DropEvents()
 	}
 	checks := report.ScoreSelfReplay("self", obs, pred, obsTasks, predTasks, m.ObservedMakespan(), res.Makespan)
 	if m.Stats.Censored > 0 {

@@ -147,6 +147,22 @@ func (q *queue) prepare(n int) {
 	}()
 }
 
+// free lets go of the blocks an empty queue keeps for reuse (the
+// recycled ones, the last block an emptied run keeps, those prepare made
+// ahead), once the reader has no more events to queue: a consumer that
+// reads to the end and goes on working before it closes the reader
+// (replay's Extract runs its inference passes) no longer keeps the window
+// (5.8 MB of live heap after Extract's read of bench/replaymem's 2 M-event
+// file, measured with a heap profile). Blocks that batches handed over
+// still hold (NextPointers) go with those batches.
+func (q *queue) free() {
+	if q.n > 0 {
+		return
+	}
+	q.stopPrepare()
+	q.heap, q.cur, q.runs, q.blocks, q.spare, q.hold = nil, nil, nil, nil, nil, nil
+}
+
 // stopPrepare ends prepare's goroutine.
 func (q *queue) stopPrepare() {
 	if q.spareStop != nil {

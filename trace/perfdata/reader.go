@@ -685,6 +685,7 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 				}
 				return nil, fmt.Errorf("perf.data: %w; events in the file: %s", ErrNoSchedEvents, names)
 			}
+			r.q.free()
 			return nil, io.EOF
 		}
 		if !r.noDirect {
