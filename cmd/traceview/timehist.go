@@ -117,20 +117,35 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		opt.Start, opt.End = flt.Start, flt.End
 		opt.CPUs, opt.PIDs, opt.TIDs, opt.Comms = ints(flt.CPUs), ints(flt.PIDs), ints(flt.TIDs), flt.Comms
 	}
-	out := &firstRowWriter{w: cmd.OutOrStdout()}
+	// -s prints nothing before its summary: all of it waits, so that a
+	// no-match warning comes first there too.
+	out := &firstRowWriter{w: cmd.OutOrStdout(), holdAll: opt.SummaryOnly}
+	summaryTasks := -1
+	opt.SummaryTasks = &summaryTasks
 	if err := perfcompat.Timehist(out, src, opt); err != nil {
 		// Whatever is still held (the header alone) is dropped.
 		return readFailed(cmd, src.Meta(), fmt.Errorf("timehist: %s: %w", o.input, err))
 	}
 	// "No row matched" first, before the header held back: it is the
-	// answer (as latency's).
-	filtered := flt != nil || opt.Prios != nil
-	if filtered && !opt.SummaryOnly && !out.hasRow() {
+	// answer (as latency's). With -s, an empty summary.
+	empty := !out.hasRow()
+	if opt.SummaryOnly {
+		empty = summaryTasks == 0
+	}
+	if (flt.Active() || opt.Prios != nil) && empty {
 		span := ""
 		if m := src.Meta(); m != nil && m.FirstTime > 0 && m.LastTime >= m.FirstTime {
 			span = fmt.Sprintf(" (the trace spans %.6f s to %.6f s)", float64(m.FirstTime)/1e9, float64(m.LastTime)/1e9)
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no row matched the filters (-C, -p, -t, --comm, --prio, --time)%s\n", span)
+		given := flt.String()
+		if o.prios != "" {
+			given = strings.TrimSpace(given + " --prio " + o.prios)
+		}
+		what := "row"
+		if opt.SummaryOnly {
+			what = "task"
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no %s matched the filters %s%s\n", what, given, span)
 	}
 	if err := out.flush(); err != nil {
 		return err
@@ -154,6 +169,8 @@ type firstRowWriter struct {
 	held  []byte // output not yet passed on: the header so far
 	hdr   int    // newlines held
 	open  bool   // output passes straight through
+	// holdAll: hold everything until flush (timehist -s).
+	holdAll bool
 }
 
 func (f *firstRowWriter) Write(p []byte) (int, error) {
@@ -169,6 +186,9 @@ func (f *firstRowWriter) Write(p []byte) (int, error) {
 		return f.w.Write(p)
 	}
 	f.held = append(f.held, p...)
+	if f.holdAll {
+		return len(p), nil
+	}
 	for _, b := range p {
 		if f.hdr == 3 { // a byte after the header's three lines
 			if err := f.flush(); err != nil {

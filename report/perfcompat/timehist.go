@@ -66,6 +66,10 @@ type TimehistOptions struct {
 	// throttled (report.CgroupThrottle, a first pass over the trace); a
 	// row whose sch delay has some ends with "  throttled: N.NNN ms".
 	Throttled func(tid trace.TID, start, end int64) int64
+	// SummaryTasks, when set, receives the number of task rows the
+	// summary printed (Summary or SummaryOnly; 0: "<no still running
+	// tasks>"), so that a caller can say that its filters matched nothing.
+	SummaryTasks *int
 }
 
 // TimehistMaxPrio is the number of kernel priorities (MAX_PRIO in
@@ -918,6 +922,9 @@ func (th *timehist) summary() {
 		}
 		b = append(b, '\n')
 		w.Write(b)
+	}
+	if th.opt.SummaryTasks != nil {
+		*th.opt.SummaryTasks = int(tasks)
 	}
 	if tasks == 0 {
 		w.WriteString("<no still running tasks>\n")
