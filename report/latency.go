@@ -31,6 +31,12 @@ type LatencyOptions struct {
 	// PerTask gives one row per task (perf -p/--pids) instead of merging
 	// tasks with the same command name.
 	PerTask bool
+	// ByCgroup splits a task that changed cgroups into a row per group
+	// (TaskRows; LatencyRow.Cgroup is then the row's own group): the run
+	// ended by a switch-out in a new group, and all after it, go to that
+	// group's row, as CgroupThrottle counts them, so that a group's rows
+	// add up to its CgroupThrottle runtime and delays. Default path only.
+	ByCgroup bool
 	// Sort lists sort keys (LatencySortKeys), most significant first, e.g.
 	// []string{"max"}; empty means DefaultLatencySort. Rows sort in
 	// descending order of the keys; ties keep perf's order (command names in
@@ -363,6 +369,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 		keep: opts.Percentiles || opts.KeepSamples,
 	}
 	l.tr.Wakeups = schedule.WakeupSource(opts.Wakeups)
+	l.tr.SplitCgroups = opts.ByCgroup
 	l.thr = newThrottleCollector(src.Meta(), opts.Cgroups)
 	l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy, Filter: opts.Filter}, chainHooks(l.hooks(), opts.Hooks))
 	l.tr.Filter = l.sched.Filter()

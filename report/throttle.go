@@ -179,6 +179,14 @@ type throttleCollector struct {
 	// in full (decide).
 	meta   *trace.Meta
 	stated []trace.CgroupSettings
+	// unplaced: delays of tasks whose cgroup was not known yet; they
+	// count in the group of the task's row (its last switch-out's).
+	unplaced []unplacedDelay
+}
+
+type unplacedDelay struct {
+	t *latTask
+	d int64
 }
 
 type pendingRun struct {
@@ -267,14 +275,21 @@ func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
 
 // delay records a measured delay (schedule.Hooks.Delay, not excluded).
 func (c *throttleCollector) delay(d *schedule.Delay, t *latTask) {
-	if d.Task.Cgroup == 0 || d.End <= d.Start {
+	if d.Task.Cgroup == 0 {
+		// A task not yet switched out in a known group (a new thread's
+		// first wait): its row's group, once known, counts it (analyze).
+		c.unplaced = append(c.unplaced, unplacedDelay{t: t, d: d.End - d.Start})
 		return
 	}
 	g := c.group(d.Task.Cgroup)
 	g.tasks[t] = true
+	// Counted as the latency table counts them (a 0 ns delay too).
 	g.nDelays++
 	g.sumDelay += d.End - d.Start
 	g.maxDelay = max(g.maxDelay, d.End-d.Start)
+	if d.End <= d.Start {
+		return
+	}
 	if g.retain >= 0 {
 		g.delays = append(g.delays, thrDelay{t: t, start: d.Start, end: d.End, cpu: d.QueueCPU})
 	}
@@ -311,6 +326,16 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 // path. span is the trace's time span (ns) and ncpu its CPUs; root groups
 // ("/") are left out.
 func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSettings, span, ncpu int64) []CgroupThrottle {
+	for _, u := range c.unplaced {
+		if u.t == nil || u.t.Thread.Cgroup == 0 {
+			continue
+		}
+		g := c.group(u.t.Thread.Cgroup)
+		g.tasks[u.t] = true
+		g.nDelays++
+		g.sumDelay += u.d
+		g.maxDelay = max(g.maxDelay, u.d)
+	}
 	var out []CgroupThrottle
 	for cg, g := range c.groups {
 		path, ok := "", false

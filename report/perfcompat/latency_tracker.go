@@ -177,6 +177,12 @@ type LatencyTracker[X any] struct {
 	// Filter (may be nil) keeps switch-ins: one it leaves out counts
 	// neither as a switch nor as a first sight.
 	Filter *schedule.Filter
+	// SplitCgroups: a switch-out in another cgroup than the task's
+	// previous one starts a new thread object (a row per task and group,
+	// for latency --by cgroup); the run it ends and what follows go to the
+	// new object, as the schedule puts a run in the cgroup of its
+	// switch-out. perf has no such rule.
+	SplitCgroups bool
 	// Gen counts the thread objects made: a task cached under an older
 	// generation may belong to its TID's previous object.
 	Gen    uint64
@@ -367,7 +373,12 @@ func (tr *LatencyTracker[X]) switchEvent(e *trace.Event, st *LatencyStep[X]) {
 		c.Curr, c.PerfCurr = e.NextTID, e.NextTID
 	}
 	if e.TID >= 0 {
-		st.Task, st.Created = tr.Task(tr.Thread(e.TID, e.PID))
+		th := tr.Thread(e.TID, e.PID)
+		if tr.SplitCgroups && e.TID != 0 && e.Cgroup != 0 && th.Cgroup != 0 && th.Cgroup != e.Cgroup {
+			th = &LatencyThread[X]{TID: th.TID, PID: th.PID, Comm: th.Comm, Seen: th.Seen}
+			tr.setThread(th)
+		}
+		st.Task, st.Created = tr.Task(th)
 		if e.Cgroup != 0 {
 			st.Task.Thread.Cgroup = e.Cgroup
 		}
