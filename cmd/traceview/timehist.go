@@ -120,8 +120,8 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	// -s prints nothing before its summary: all of it waits, so that a
 	// no-match warning comes first there too.
 	out := &firstRowWriter{w: cmd.OutOrStdout(), holdAll: opt.SummaryOnly}
-	summaryTasks := -1
-	opt.SummaryTasks = &summaryTasks
+	var result perfcompat.TimehistResult
+	opt.Result = &result
 	if err := perfcompat.Timehist(out, src, opt); err != nil {
 		// Whatever is still held (the header alone) is dropped.
 		return readFailed(cmd, src.Meta(), fmt.Errorf("timehist: %s: %w", o.input, err))
@@ -130,7 +130,7 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	// answer (as latency's). With -s, an empty summary.
 	empty := !out.hasRow()
 	if opt.SummaryOnly {
-		empty = summaryTasks == 0
+		empty = result.SummaryTasks == 0
 	}
 	if (flt.Active() || opt.Prios != nil) && empty {
 		span := ""
@@ -146,6 +146,9 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 			what = "task"
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no %s matched the filters %s%s\n", what, given, span)
+	}
+	if len(result.OpenRuns) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", openRunsWarning(result.OpenRuns, flt != nil && flt.End != 0))
 	}
 	if err := out.flush(); err != nil {
 		return err
@@ -316,4 +319,26 @@ func throttlePass(cmd *cobra.Command, name, input string, recorded []string) (*r
 		return nil, err
 	}
 	return res, nil
+}
+
+// openRunsWarning says which runs the summary leaves out because they had
+// not ended: "1 task was still running when the trace ended: its last run
+// is not in the summary's run times (a run counts at its switch-out, as
+// perf counts it): hog[2927] on CPU 0 since 10868.201813 s, 313.679 ms".
+func openRunsWarning(runs []perfcompat.TimehistOpenRun, window bool) string {
+	ended := "the trace ended"
+	if window {
+		ended = "the --time window ended"
+	}
+	var sum int64
+	var each []string
+	for _, r := range runs {
+		sum += r.End - r.Start
+		each = append(each, fmt.Sprintf("%s on CPU %d since %s s, %.3f ms", r.Task, r.CPU, trace.FormatSeconds(r.Start, 6), float64(r.End-r.Start)/1e6))
+	}
+	if len(runs) == 1 {
+		return fmt.Sprintf("1 task was still running when %s: its last run is not in the summary's run times (a run counts at its switch-out, as perf counts it): %s", ended, each[0])
+	}
+	return fmt.Sprintf("%d tasks were still running when %s: their last runs, %.3f ms in all, are not in the summary's run times (a run counts at its switch-out, as perf counts it): %s",
+		len(runs), ended, float64(sum)/1e6, strings.Join(each, "; "))
 }
