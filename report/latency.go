@@ -487,7 +487,7 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 		why := "perf.data: no PERF_RECORD_CGROUP for them"
 		if meta != nil && meta.Format == "traceview" {
 			// Its cgroup table is in the trailer, at the end of the file.
-			why = "traceview format: the file's cgroup table does not name them; a file cut short has none"
+			why = "traceview format: the file's cgroup table does not name them; a file cut short has none but the root's"
 		}
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "cgroup-no-path", Count: n,
 			Message: fmt.Sprintf("%d cgroup ids of the tasks' switches have no path in the trace (%s), e.g. %s; they are shown by id", n, why, first)})
