@@ -326,7 +326,7 @@ func TestClosestNames(t *testing.T) {
 // No sched_stat_runtime: run time from the switches. /svc ran 5's 3-7 and
 // 9-12 (7 ms) and 6's 2-3 and 7-9 (3 ms): 10 ms; its delays: 5's 2 ms and
 // 6's 1 + 1 ms (the first before 6's cgroup was known, counted in the group
-// of its row): 3 delays, 4 ms. With ByCgroup task 5 has a row in / (run 2
+// its next switch-out names, where it waited): 3 delays, 4 ms. With ByCgroup task 5 has a row in / (run 2
 // ms, 1 delay of 1 ms) and one in /svc (run 7 ms, 1 delay of 2 ms), and the
 // rows of /svc add up to its CgroupThrottle. Without it 5's one row (run 9
 // ms, 2 delays, 3 ms) sits in /svc, whose rows then exceed the group's
