@@ -652,6 +652,19 @@ func addRow(dst, src *LatencyRow) {
 	}
 }
 
+// filteredOut reports whether the filters of opts leave nothing of r.
+func filteredOut(r *LatencyRow, opts LatencyOptions) bool {
+	return opts.Filter.Active() && r.Count == 0 && r.Switches == 0 && r.Runtime == 0 && r.Lossy == 0
+}
+
+// emptyRow reports whether r holds nothing at all: no run, switch, delay
+// or dropped figure (a task only named, or a part of a merge whose filters
+// selected none of it).
+func emptyRow(r *LatencyRow) bool {
+	return r.Count == 0 && r.Switches == 0 && r.Runtime == 0 && r.Lossy == 0 && r.FirstSeen == 0 &&
+		r.Unrecorded == 0 && r.LossyRuntime == 0
+}
+
 // groupRows turns task rows (in merge order) into the table: merged by
 // command name unless opts.PerTask (then in the given order), sorted by
 // opts.Sort (ties keep command names in reverse byte order), rows perf
@@ -665,6 +678,12 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		idx := map[string]int{}
 		for i := range taskRows {
 			tr := &taskRows[i]
+			if filteredOut(tr, opts) || emptyRow(tr) {
+				// Not one of the merged row's tasks: "hog:(4)" over three
+				// rotated files whose last named hog but held nothing of
+				// it in --comm's selection.
+				continue
+			}
 			j, ok := idx[tr.Comm]
 			if !ok {
 				idx[tr.Comm] = len(rows)
@@ -701,7 +720,7 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		if r.Comm == "swapper" || (r.Count == 0 && (opts.PerfCompat || (r.FirstSeen == 0 && r.Lossy == 0))) {
 			continue
 		}
-		if opts.Filter.Active() && r.Count == 0 && r.Switches == 0 && r.Runtime == 0 && r.Lossy == 0 {
+		if filteredOut(r, opts) {
 			// Nothing of the row is in the filter's selection.
 			continue
 		}

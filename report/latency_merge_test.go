@@ -132,3 +132,23 @@ func TestLatencyNoMatchNamesSwitchCPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeSkipsEmptyTaskRows: three rotated files of one capture
+// (record --rotate 1s) each hold hog:25992; the fourth names it but holds
+// nothing of it (runtime, switches and delays 0, as --comm hog selected
+// none of its events there). Merged, the row is "hog:(3)" with the sums
+// of the three (680.564 + 520.899 + 440.089 = 1641.552 ms, 191 + 435 +
+// 297 = 923 delays); it said "hog:(4)".
+func TestMergeSkipsEmptyTaskRows(t *testing.T) {
+	ms := int64(1_000_000)
+	part := func(runtime, count int64) *LatencyResult {
+		return &LatencyResult{TaskRows: []LatencyRow{{Comm: "hog", TID: 25992, PID: 25992, NrTasks: 1, Runtime: runtime, Count: count, Switches: count, SumDelay: count * ms}}}
+	}
+	m, err := MergeLatency([]*LatencyResult{part(680564*1000, 191), part(520899*1000, 435), part(440089*1000, 297), part(0, 0)}, LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Rows) != 1 || m.Rows[0].NrTasks != 3 || m.Rows[0].Runtime != 1641552*1000 || m.Rows[0].Count != 923 {
+		t.Errorf("rows %+v, want one hog row of 3 tasks, 1641.552 ms, 923 delays", m.Rows)
+	}
+}
