@@ -37,6 +37,11 @@ type LatencyOptions struct {
 	// group's row, as CgroupThrottle counts them, so that a group's rows
 	// add up to its CgroupThrottle runtime and delays. Default path only.
 	ByCgroup bool
+	// OneCapture (MergeLatency): the parts are files of one recording
+	// (trace.OneCapture, a record --rotate series), so a task found in
+	// several is one task: its rows (same TID, PID and comm) merge into
+	// one.
+	OneCapture bool
 	// Sort lists sort keys (LatencySortKeys), most significant first, e.g.
 	// []string{"max"}; empty means DefaultLatencySort. Rows sort in
 	// descending order of the keys; ties keep perf's order (command names in
@@ -797,9 +802,44 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 		}
 		res.Cgroups = MergeCgroupThrottles(res.Cgroups, p.Cgroups)
 	}
+	if opts.OneCapture {
+		rows = mergeSameTasks(rows)
+	}
 	res.TaskRows = rows
 	res.Rows, res.Total = groupRows(rows, opts)
 	return res, nil
+}
+
+// mergeSameTasks merges the rows of one task (TID, PID and comm) into its
+// first, in order: the parts of a rotated capture each have a row of a
+// task that ran across them.
+func mergeSameTasks(rows []LatencyRow) []LatencyRow {
+	type key struct {
+		tid  trace.TID
+		pid  trace.PID
+		comm string
+	}
+	idx := map[key]int{}
+	var out []LatencyRow
+	for i := range rows {
+		r := &rows[i]
+		if r.NrTasks != 1 || r.TID <= 0 {
+			out = append(out, *r)
+			continue
+		}
+		k := key{r.TID, r.PID, r.Comm}
+		j, ok := idx[k]
+		if !ok {
+			idx[k] = len(out)
+			c := *r
+			c.Samples = slices.Clone(r.Samples)
+			out = append(out, c)
+			continue
+		}
+		addRow(&out[j], r)
+		out[j].NrTasks, out[j].TID, out[j].PID = 1, r.TID, r.PID
+	}
+	return out
 }
 
 // setPercentiles sorts r's samples into SortedDelays and sets P50..P999.

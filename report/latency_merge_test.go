@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -150,5 +151,37 @@ func TestMergeSkipsEmptyTaskRows(t *testing.T) {
 	}
 	if len(m.Rows) != 1 || m.Rows[0].NrTasks != 3 || m.Rows[0].Runtime != 1641552*1000 || m.Rows[0].Count != 923 {
 		t.Errorf("rows %+v, want one hog row of 3 tasks, 1641.552 ms, 923 delays", m.Rows)
+	}
+}
+
+// TestMergeOneCapture: with OneCapture (a record --rotate series) the
+// rows of one task across the files are one row: hog:25992, 191 + 435 +
+// 297 = 923 delays, max 41 ms, NrTasks 1 (it was "hog:(3)", one task
+// counted once per file); another task of the same name stays apart.
+func TestMergeOneCapture(t *testing.T) {
+	ms := int64(1_000_000)
+	row := func(tid trace.TID, count, maxd int64) LatencyRow {
+		return LatencyRow{Comm: "hog", TID: tid, PID: trace.PID(tid), NrTasks: 1, Runtime: count * ms, Count: count, Switches: count, SumDelay: count * ms, MaxDelay: maxd * ms}
+	}
+	parts := []*LatencyResult{
+		{TaskRows: []LatencyRow{row(25992, 191, 24)}},
+		{TaskRows: []LatencyRow{row(25992, 435, 41), row(30000, 5, 1)}},
+		{TaskRows: []LatencyRow{row(25992, 297, 37)}},
+	}
+	m, err := MergeLatency(parts, LatencyOptions{PerTask: true, OneCapture: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range m.Rows {
+		got = append(got, fmt.Sprintf("%s:%d n=%d count=%d max=%d", r.Comm, r.TID, r.NrTasks, r.Count, r.MaxDelay/ms))
+	}
+	want := []string{"hog:25992 n=1 count=923 max=41", "hog:30000 n=1 count=5 max=1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	m, _ = MergeLatency(parts, LatencyOptions{})
+	if len(m.Rows) != 1 || m.Rows[0].NrTasks != 4 {
+		t.Errorf("without OneCapture: %d rows, %d tasks; want 1 row of 4 (one per file and task)", len(m.Rows), m.Rows[0].NrTasks)
 	}
 }

@@ -151,6 +151,12 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	for i := range allGroups {
 		cgroups[allGroups[i].Path] = &allGroups[i]
 	}
+	var metas []*trace.Meta
+	for i := range parts {
+		metas = append(metas, parts[i].meta)
+	}
+	// A record --rotate series: a task in several files is one task.
+	opts.OneCapture = trace.OneCapture(metas...)
 	var merged []*report.LatencyResult
 	var keys []string
 	for _, g := range groups {
