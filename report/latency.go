@@ -662,14 +662,6 @@ func filteredOut(r *LatencyRow, opts LatencyOptions) bool {
 	return opts.Filter.Active() && r.Count == 0 && r.Switches == 0 && r.Runtime == 0 && r.Lossy == 0
 }
 
-// emptyRow reports whether r holds nothing at all: no run, switch, delay
-// or dropped figure (a task only named, or a part of a merge whose filters
-// selected none of it).
-func emptyRow(r *LatencyRow) bool {
-	return r.Count == 0 && r.Switches == 0 && r.Runtime == 0 && r.Lossy == 0 && r.FirstSeen == 0 &&
-		r.Unrecorded == 0 && r.LossyRuntime == 0
-}
-
 // groupRows turns task rows (in merge order) into the table: merged by
 // command name unless opts.PerTask (then in the given order), sorted by
 // opts.Sort (ties keep command names in reverse byte order), rows perf
@@ -683,12 +675,6 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		idx := map[string]int{}
 		for i := range taskRows {
 			tr := &taskRows[i]
-			if filteredOut(tr, opts) || emptyRow(tr) {
-				// Not one of the merged row's tasks: "hog:(4)" over three
-				// rotated files whose last named hog but held nothing of
-				// it in --comm's selection.
-				continue
-			}
 			j, ok := idx[tr.Comm]
 			if !ok {
 				idx[tr.Comm] = len(rows)
@@ -777,7 +763,14 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 		if opts.Percentiles && !p.Options.Percentiles && !p.Options.KeepSamples {
 			return nil, fmt.Errorf("latency: merge: percentiles asked of a part computed without samples")
 		}
-		rows = append(rows, p.TaskRows...)
+		for i := range p.TaskRows {
+			if r := &p.TaskRows[i]; !filteredOut(r, p.Options) {
+				rows = append(rows, *r)
+			}
+			// else: none of the task is in the part's selection; merged,
+			// it was one more task of its name ("hog:(4)" over three files
+			// holding hog and a fourth naming it outside --comm hog).
+		}
 		d, s := &res.Diag, &p.Diag
 		d.Events += s.Events
 		d.Switches += s.Switches

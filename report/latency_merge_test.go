@@ -134,10 +134,12 @@ func TestLatencyNoMatchNamesSwitchCPUs(t *testing.T) {
 	}
 }
 
-// TestMergeSkipsEmptyTaskRows: three rotated files of one capture
-// (record --rotate 1s) each hold hog:25992; the fourth names it but holds
-// nothing of it (runtime, switches and delays 0, as --comm hog selected
-// none of its events there). Merged, the row is "hog:(3)" with the sums
+// TestMergeSkipsEmptyTaskRows: three files each hold hog:25992; a fourth
+// names it but holds nothing of it (runtime, switches and delays 0, as
+// --comm hog selected none of its events there: the part's filter). A
+// task row that a single trace's filter empties is not shown either
+// (groupRows); without a filter an empty row still counts, as perf
+// counts it ("true:(9)" in emptytask.perf.data). Merged, the row is "hog:(3)" with the sums
 // of the three (680.564 + 520.899 + 440.089 = 1641.552 ms, 191 + 435 +
 // 297 = 923 delays); it said "hog:(4)".
 func TestMergeSkipsEmptyTaskRows(t *testing.T) {
@@ -145,7 +147,9 @@ func TestMergeSkipsEmptyTaskRows(t *testing.T) {
 	part := func(runtime, count int64) *LatencyResult {
 		return &LatencyResult{TaskRows: []LatencyRow{{Comm: "hog", TID: 25992, PID: 25992, NrTasks: 1, Runtime: runtime, Count: count, Switches: count, SumDelay: count * ms}}}
 	}
-	m, err := MergeLatency([]*LatencyResult{part(680564*1000, 191), part(520899*1000, 435), part(440089*1000, 297), part(0, 0)}, LatencyOptions{})
+	last := part(0, 0)
+	last.Options.Filter = &schedule.Filter{Comms: []string{"hog"}}
+	m, err := MergeLatency([]*LatencyResult{part(680564*1000, 191), part(520899*1000, 435), part(440089*1000, 297), last}, LatencyOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
