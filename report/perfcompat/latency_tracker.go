@@ -66,7 +66,12 @@ type LatencyTask[X any] struct {
 	// last recorded sched_switch switched in another task); FirstSeen:
 	// switch-ins when first seen.
 	Switches, Unrecorded, FirstSeen int64
-	Delays                          DelaySums
+	// undecided: switch-ins that a cgroup filter could not judge yet (the
+	// task's cgroup unknown until its first switch-out), added to Switches
+	// when that switch-out names a selected group (schedule's rule for
+	// its delays).
+	undecided int64
+	Delays    DelaySums
 	// Recovered delays (included in Delays): whose switch-in the trace
 	// lacks, and their total.
 	Recovered, RecoveredSum int64
@@ -381,6 +386,12 @@ func (tr *LatencyTracker[X]) switchEvent(e *trace.Event, st *LatencyStep[X]) {
 		st.Task, st.Created = tr.Task(th)
 		if e.Cgroup != 0 {
 			st.Task.Thread.Cgroup = e.Cgroup
+			if t := st.Task; t.undecided > 0 {
+				if tr.Filter.TaskIDs(e.TID, e.PID, e.Comm, e.Cgroup) {
+					t.Switches += t.undecided
+				}
+				t.undecided = 0
+			}
 		}
 	}
 	if e.NextTID < 0 {
@@ -389,6 +400,9 @@ func (tr *LatencyTracker[X]) switchEvent(e *trace.Event, st *LatencyStep[X]) {
 	in, created := tr.Task(tr.Thread(e.NextTID, e.NextPID))
 	if f := tr.Filter; f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm, in.Thread.Cgroup)) {
 		created = false // neither a switch nor a first sight the filter keeps
+		if f.Cgroups != nil && in.Thread.Cgroup == 0 && e.NextTID > 0 && f.Time(e.Time) && f.CPU(e.CPU) {
+			in.undecided++
+		}
 	} else {
 		in.Switches++
 	}
