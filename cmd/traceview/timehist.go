@@ -194,6 +194,12 @@ func (f *firstRowWriter) Write(p []byte) (int, error) {
 	}
 	for _, b := range p {
 		if f.hdr == 3 { // a byte after the header's three lines
+			if b == '\n' {
+				// No row: the summary of -S follows; it waits too, so
+				// that a no-match warning comes before it.
+				f.holdAll = true
+				break
+			}
 			if err := f.flush(); err != nil {
 				return 0, err
 			}

@@ -144,6 +144,15 @@ func TestTimehistNoRowWarns(t *testing.T) {
 	if err := execute(root, []string{"timehist", "-s", "-t", "1", "-i", gTrace}); err != nil || !strings.HasPrefix(both.String(), warnS) {
 		t.Errorf("-s: error %v, output:\n%s\nwant it to start with %q", err, both.String(), warnS)
 	}
+	// -S with no row holds its summary back too (the warning came after
+	// the header and the summary).
+	root = newRootCmd()
+	both.Reset()
+	root.SetOut(&both)
+	root.SetErr(&both)
+	if err := execute(root, []string{"timehist", "-S", "-p", "99999", "-i", gTrace}); err != nil || !strings.HasPrefix(both.String(), warn) || !strings.Contains(both.String(), "Runtime summary") {
+		t.Errorf("-S: error %v, output:\n%s\nwant it to start with %q, then the summary", err, both.String(), warn)
+	}
 	// On a terminal (stdout and stderr one stream) the warning comes
 	// first, not after the header (it was printed after it).
 	root = newRootCmd()
