@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -123,31 +124,43 @@ func CompareLatency(ra, rb *LatencyResult, perfCompat bool) *CompareResult {
 		res.WarningsB = append(res.WarningsB, trace.Warning{Key: "compare-runtime-source", Count: 1,
 			Message: fmt.Sprintf("runtime of A is from %s, of B from %s: the runtime ratio sets on-CPU time between switches against sched_stat_runtime (which leaves out IRQ and steal time)", src(ra), src(rb))})
 	}
-	byComm := map[string]*CompareRow{}
+	// Rows merge by compareName: the same kworker is "kworker/u8:1" in one
+	// trace and "kworker/u8:1-kv" in another.
+	byName := map[string]*[2]*LatencyRow{}
 	var names []string
-	add := func(rows []LatencyRow, isB bool) {
+	add := func(rows []LatencyRow, side int) {
 		for i := range rows {
 			r := &rows[i]
-			cr := byComm[r.Comm]
-			if cr == nil {
-				cr = &CompareRow{Comm: r.Comm}
-				byComm[r.Comm] = cr
-				names = append(names, r.Comm)
+			n := compareName(r.Comm)
+			pair := byName[n]
+			if pair == nil {
+				pair = &[2]*LatencyRow{}
+				byName[n] = pair
+				names = append(names, n)
 			}
-			s := compareSide(r)
-			if isB {
-				cr.B = s
-			} else {
-				cr.A = s
+			if pair[side] == nil {
+				c := *r
+				c.Samples = slices.Clone(r.Samples)
+				c.SortedDelays = slices.Clone(r.SortedDelays)
+				pair[side] = &c
+				continue
 			}
+			addRow(pair[side], r)
+			pair[side].setPercentiles()
 		}
 	}
-	add(ra.Rows, false)
-	add(rb.Rows, true)
+	add(ra.Rows, 0)
+	add(rb.Rows, 1)
 	for _, n := range names {
-		cr := byComm[n]
+		cr := CompareRow{Comm: n}
+		if a := byName[n][0]; a != nil {
+			cr.A = compareSide(a)
+		}
+		if b := byName[n][1]; b != nil {
+			cr.B = compareSide(b)
+		}
 		cr.Ratio = compareRatios(cr.A, cr.B)
-		res.Rows = append(res.Rows, *cr)
+		res.Rows = append(res.Rows, cr)
 	}
 	sort.SliceStable(res.Rows, func(i, j int) bool {
 		x, y := compareKey(&res.Rows[i]), compareKey(&res.Rows[j])
@@ -159,6 +172,28 @@ func CompareLatency(ra, rb *LatencyResult, perfCompat bool) *CompareResult {
 	ta, tb := compareTotal(ra), compareTotal(rb)
 	res.Total = CompareRow{Comm: "TOTAL", A: ta, B: tb, Ratio: compareRatios(ta, tb)}
 	return res
+}
+
+// compareName is the name compare matches comm by: a kworker's name
+// without the workqueue the kernel appends after its pool and id when
+// /proc/PID/comm is read ("kworker/u8:1-kvfree_rcu_reclaim", cut to 15
+// bytes, from perf's COMM records; "+" while it runs a work item, "@"
+// for a rescuer: wq_worker_comm, kernel/workqueue.c v6.18), which the
+// sched tracepoints and eBPF never show ("kworker/u8:1"). Other names are
+// kept as they are.
+func compareName(comm string) string {
+	rest, ok := strings.CutPrefix(comm, "kworker/")
+	if !ok {
+		return comm
+	}
+	colon := strings.IndexByte(rest, ':')
+	if colon < 0 {
+		return comm
+	}
+	if end := strings.IndexAny(rest[colon:], "-+@"); end > 0 {
+		return comm[:len("kworker/")+colon+end]
+	}
+	return comm
 }
 
 func compareKey(r *CompareRow) int64 {

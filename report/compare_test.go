@@ -194,3 +194,60 @@ func TestCompareRuntimeSources(t *testing.T) {
 		t.Errorf("runtime ratio %v against a runtime of 0, want none", *r.Runtime)
 	}
 }
+
+// TestCompareKworkerNames: perf.data names a kworker from the COMM record
+// perf synthesized from /proc ("kworker/u8:1-kv", the workqueue cut to 15
+// bytes), a traceview capture from the tracepoint ("kworker/u8:1"); compare
+// set them on two rows, "only in A" and "only in B". Hand values (ms):
+// A kworker/u8:1 runtime 12, 2 delays 1 and 3; B kworker/u8:1-kv runtime
+// 2, delays 2; kworker/u8:1+events (the same worker, busy) runtime 1,
+// delay 4: B merged is runtime 3, 2 delays, sum 6, max 4, avg 3; ratios
+// runtime 3/12 = 0.25, sum delay 6/4 = 1.5, max 4/3.
+func TestCompareKworkerNames(t *testing.T) {
+	ms := int64(1_000_000)
+	row := func(comm string, runtime int64, delays ...int64) LatencyRow {
+		r := LatencyRow{Comm: comm, NrTasks: 1, Runtime: runtime * ms, Switches: int64(len(delays))}
+		for _, d := range delays {
+			r.Count++
+			r.SumDelay += d * ms
+			r.MaxDelay = max(r.MaxDelay, d*ms)
+			r.Samples = append(r.Samples, d*ms)
+		}
+		r.AvgDelay = r.SumDelay / max(r.Count, 1)
+		r.setPercentiles()
+		return r
+	}
+	ra := &LatencyResult{Rows: []LatencyRow{row("kworker/u8:1", 12, 1, 3), row("kworker/R-rcu_g", 1, 1)}}
+	rb := &LatencyResult{Rows: []LatencyRow{row("kworker/u8:1-kv", 2, 2), row("kworker/u8:1+events", 1, 4), row("kworker/R-rcu_g", 1, 1)}}
+	res := CompareLatency(ra, rb, false)
+	var got []string
+	for _, r := range res.Rows {
+		got = append(got, r.Comm)
+	}
+	if diff := cmp.Diff([]string{"kworker/u8:1", "kworker/R-rcu_g"}, got); diff != "" {
+		t.Fatalf("rows (-want +got):\n%s", diff)
+	}
+	r := res.Rows[0]
+	if r.A == nil || r.B == nil {
+		t.Fatalf("kworker/u8:1 is on one side only: A %v, B %v", r.A, r.B)
+	}
+	if r.B.Runtime != 3*ms || r.B.Count != 2 || r.B.SumDelay != 6*ms || r.B.MaxDelay != 4*ms || r.B.AvgDelay != 3*ms {
+		t.Errorf("B merged = %+v, want runtime 3 ms, 2 delays, sum 6 ms, max 4 ms, avg 3 ms", *r.B)
+	}
+	for name, c := range map[string]struct {
+		got  *float64
+		want float64
+	}{
+		"runtime":   {r.Ratio.Runtime, 0.25},
+		"sum delay": {r.Ratio.SumDelay, 1.5},
+		"max delay": {r.Ratio.MaxDelay, 4.0 / 3},
+	} {
+		if c.got == nil || math.Abs(*c.got-c.want) > 1e-9 {
+			t.Errorf("%s ratio = %v, want %v", name, c.got, c.want)
+		}
+	}
+	// The input rows are not changed by the merge.
+	if got := rb.Rows[0].Runtime; got != 2*ms {
+		t.Errorf("B's first row runtime changed to %d", got)
+	}
+}

@@ -31,6 +31,17 @@ type LatencyOptions struct {
 	// PerTask gives one row per task (perf -p/--pids) instead of merging
 	// tasks with the same command name.
 	PerTask bool
+	// ByCgroup splits a task that changed cgroups into a row per group
+	// (TaskRows; LatencyRow.Cgroup is then the row's own group): the run
+	// ended by a switch-out in a new group, and all after it, go to that
+	// group's row, as CgroupThrottle counts them, so that a group's rows
+	// add up to its CgroupThrottle runtime and delays. Default path only.
+	ByCgroup bool
+	// OneCapture (MergeLatency): the parts are files of one recording
+	// (trace.OneCapture, a record --rotate series), so a task found in
+	// several is one task: its rows (same TID, PID and comm) merge into
+	// one.
+	OneCapture bool
 	// Sort lists sort keys (LatencySortKeys), most significant first, e.g.
 	// []string{"max"}; empty means DefaultLatencySort. Rows sort in
 	// descending order of the keys; ties keep perf's order (command names in
@@ -363,6 +374,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 		keep: opts.Percentiles || opts.KeepSamples,
 	}
 	l.tr.Wakeups = schedule.WakeupSource(opts.Wakeups)
+	l.tr.SplitCgroups = opts.ByCgroup
 	l.thr = newThrottleCollector(src.Meta(), opts.Cgroups)
 	l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy, Filter: opts.Filter}, chainHooks(l.hooks(), opts.Hooks))
 	l.tr.Filter = l.sched.Filter()
@@ -480,7 +492,7 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 		why := "perf.data: no PERF_RECORD_CGROUP for them"
 		if meta != nil && meta.Format == "traceview" {
 			// Its cgroup table is in the trailer, at the end of the file.
-			why = "traceview format: the file's cgroup table does not name them; a file cut short has none"
+			why = "traceview format: the file's cgroup table does not name them; a file cut short has none but the root's"
 		}
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "cgroup-no-path", Count: n,
 			Message: fmt.Sprintf("%d cgroup ids of the tasks' switches have no path in the trace (%s), e.g. %s; they are shown by id", n, why, first)})
@@ -645,6 +657,11 @@ func addRow(dst, src *LatencyRow) {
 	}
 }
 
+// filteredOut reports whether the filters of opts leave nothing of r.
+func filteredOut(r *LatencyRow, opts LatencyOptions) bool {
+	return opts.Filter.Active() && r.Count == 0 && r.Switches == 0 && r.Runtime == 0 && r.Lossy == 0
+}
+
 // groupRows turns task rows (in merge order) into the table: merged by
 // command name unless opts.PerTask (then in the given order), sorted by
 // opts.Sort (ties keep command names in reverse byte order), rows perf
@@ -694,7 +711,7 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		if r.Comm == "swapper" || (r.Count == 0 && (opts.PerfCompat || (r.FirstSeen == 0 && r.Lossy == 0))) {
 			continue
 		}
-		if opts.Filter.Active() && r.Count == 0 && r.Switches == 0 && r.Runtime == 0 && r.Lossy == 0 {
+		if filteredOut(r, opts) {
 			// Nothing of the row is in the filter's selection.
 			continue
 		}
@@ -746,7 +763,14 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 		if opts.Percentiles && !p.Options.Percentiles && !p.Options.KeepSamples {
 			return nil, fmt.Errorf("latency: merge: percentiles asked of a part computed without samples")
 		}
-		rows = append(rows, p.TaskRows...)
+		for i := range p.TaskRows {
+			if r := &p.TaskRows[i]; !filteredOut(r, p.Options) {
+				rows = append(rows, *r)
+			}
+			// else: none of the task is in the part's selection; merged,
+			// it was one more task of its name ("hog:(4)" over three files
+			// holding hog and a fourth naming it outside --comm hog).
+		}
 		d, s := &res.Diag, &p.Diag
 		d.Events += s.Events
 		d.Switches += s.Switches
@@ -771,9 +795,44 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 		}
 		res.Cgroups = MergeCgroupThrottles(res.Cgroups, p.Cgroups)
 	}
+	if opts.OneCapture {
+		rows = mergeSameTasks(rows)
+	}
 	res.TaskRows = rows
 	res.Rows, res.Total = groupRows(rows, opts)
 	return res, nil
+}
+
+// mergeSameTasks merges the rows of one task (TID, PID and comm) into its
+// first, in order: the parts of a rotated capture each have a row of a
+// task that ran across them.
+func mergeSameTasks(rows []LatencyRow) []LatencyRow {
+	type key struct {
+		tid  trace.TID
+		pid  trace.PID
+		comm string
+	}
+	idx := map[key]int{}
+	var out []LatencyRow
+	for i := range rows {
+		r := &rows[i]
+		if r.NrTasks != 1 || r.TID <= 0 {
+			out = append(out, *r)
+			continue
+		}
+		k := key{r.TID, r.PID, r.Comm}
+		j, ok := idx[k]
+		if !ok {
+			idx[k] = len(out)
+			c := *r
+			c.Samples = slices.Clone(r.Samples)
+			out = append(out, c)
+			continue
+		}
+		addRow(&out[j], r)
+		out[j].NrTasks, out[j].TID, out[j].PID = 1, r.TID, r.PID
+	}
+	return out
 }
 
 // setPercentiles sorts r's samples into SortedDelays and sets P50..P999.

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -130,5 +131,61 @@ func TestLatencyNoMatchNamesSwitchCPUs(t *testing.T) {
 		if len(got) != 1 || got[0] != c.want {
 			t.Errorf("%s: %q, want %q", c.filter, got, c.want)
 		}
+	}
+}
+
+// TestMergeSkipsEmptyTaskRows: three files each hold hog:25992; a fourth
+// names it but holds nothing of it (runtime, switches and delays 0, as
+// --comm hog selected none of its events there: the part's filter). A
+// task row that a single trace's filter empties is not shown either
+// (groupRows); without a filter an empty row still counts, as perf
+// counts it ("true:(9)" in emptytask.perf.data). Merged, the row is "hog:(3)" with the sums
+// of the three (680.564 + 520.899 + 440.089 = 1641.552 ms, 191 + 435 +
+// 297 = 923 delays); it said "hog:(4)".
+func TestMergeSkipsEmptyTaskRows(t *testing.T) {
+	ms := int64(1_000_000)
+	part := func(runtime, count int64) *LatencyResult {
+		return &LatencyResult{TaskRows: []LatencyRow{{Comm: "hog", TID: 25992, PID: 25992, NrTasks: 1, Runtime: runtime, Count: count, Switches: count, SumDelay: count * ms}}}
+	}
+	last := part(0, 0)
+	last.Options.Filter = &schedule.Filter{Comms: []string{"hog"}}
+	m, err := MergeLatency([]*LatencyResult{part(680564*1000, 191), part(520899*1000, 435), part(440089*1000, 297), last}, LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Rows) != 1 || m.Rows[0].NrTasks != 3 || m.Rows[0].Runtime != 1641552*1000 || m.Rows[0].Count != 923 {
+		t.Errorf("rows %+v, want one hog row of 3 tasks, 1641.552 ms, 923 delays", m.Rows)
+	}
+}
+
+// TestMergeOneCapture: with OneCapture (a record --rotate series) the
+// rows of one task across the files are one row: hog:25992, 191 + 435 +
+// 297 = 923 delays, max 41 ms, NrTasks 1 (it was "hog:(3)", one task
+// counted once per file); another task of the same name stays apart.
+func TestMergeOneCapture(t *testing.T) {
+	ms := int64(1_000_000)
+	row := func(tid trace.TID, count, maxd int64) LatencyRow {
+		return LatencyRow{Comm: "hog", TID: tid, PID: trace.PID(tid), NrTasks: 1, Runtime: count * ms, Count: count, Switches: count, SumDelay: count * ms, MaxDelay: maxd * ms}
+	}
+	parts := []*LatencyResult{
+		{TaskRows: []LatencyRow{row(25992, 191, 24)}},
+		{TaskRows: []LatencyRow{row(25992, 435, 41), row(30000, 5, 1)}},
+		{TaskRows: []LatencyRow{row(25992, 297, 37)}},
+	}
+	m, err := MergeLatency(parts, LatencyOptions{PerTask: true, OneCapture: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range m.Rows {
+		got = append(got, fmt.Sprintf("%s:%d n=%d count=%d max=%d", r.Comm, r.TID, r.NrTasks, r.Count, r.MaxDelay/ms))
+	}
+	want := []string{"hog:25992 n=1 count=923 max=41", "hog:30000 n=1 count=5 max=1"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rows (-want +got):\n%s", diff)
+	}
+	m, _ = MergeLatency(parts, LatencyOptions{})
+	if len(m.Rows) != 1 || m.Rows[0].NrTasks != 4 {
+		t.Errorf("without OneCapture: %d rows, %d tasks; want 1 row of 4 (one per file and task)", len(m.Rows), m.Rows[0].NrTasks)
 	}
 }

@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math/bits"
+	"slices"
 
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
@@ -88,9 +90,15 @@ type StatsCPU struct {
 	// RunqueueMax its maximum.
 	RunqueueAvg float64 `json:"runqueue_avg"`
 	RunqueueMax int     `json:"runqueue_max"`
-	Switches    int64   `json:"switches"`       // sched_switch events recorded on the CPU
-	MigrateIn   int64   `json:"migrations_in"`  // tasks moved to this CPU
-	MigrateOut  int64   `json:"migrations_out"` // tasks moved away from it
+	// IdleWaiting is the time (ns) the CPU ran no task while its runqueue
+	// held runnable ones: a task group out of CPU quota (throttled: its
+	// tasks stay runnable while the CPU idles), or a switch-in the trace
+	// lacks. It is why a CPU can show a runqueue of 1.3 tasks at 16 %
+	// utilization.
+	IdleWaiting int64 `json:"idle_waiting_ns"`
+	Switches    int64 `json:"switches"`       // sched_switch events recorded on the CPU
+	MigrateIn   int64 `json:"migrations_in"`  // tasks moved to this CPU
+	MigrateOut  int64 `json:"migrations_out"` // tasks moved away from it
 }
 
 // StatsHistogram is a log2 histogram of delays in microseconds, with the
@@ -223,14 +231,14 @@ func newStatsCollector(opts StatsOptions) *statsCollector {
 			}
 		},
 	}
-	if opts.Buckets > 0 {
-		h.Run = func(r *schedule.Run) {
-			switch {
-			case r.Quality == schedule.Unknown:
-				c.unk[r.CPU] = append(c.unk[r.CPU], statsSpan{r.Start, r.End})
-			case r.Task.TID != 0:
-				c.slices[r.CPU] = append(c.slices[r.CPU], statsSpan{r.Start, r.End})
-			}
+	// Runs: for the series, and for IdleWaiting (an Unknown run is not
+	// idle).
+	h.Run = func(r *schedule.Run) {
+		switch {
+		case r.Quality == schedule.Unknown:
+			c.unk[r.CPU] = append(c.unk[r.CPU], statsSpan{r.Start, r.End})
+		case r.Task != nil && r.Task.TID != 0:
+			c.slices[r.CPU] = append(c.slices[r.CPU], statsSpan{r.Start, r.End})
 		}
 	}
 	c.b = schedule.New(schedule.Options{KeepLossy: opts.KeepLossy, Filter: opts.Filter}, h)
@@ -270,6 +278,7 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		}
 		sc.Unobserved = !cs.HaveSeen
 		sc.RunqueueAvg, sc.RunqueueMax = statsStepMean(c.rq[cpu], st.Start, st.End)
+		sc.IdleWaiting = statsIdleWaiting(c.rq[cpu], c.slices[cpu], c.unk[cpu], st.End)
 		st.CPUs = append(st.CPUs, sc)
 	}
 	if c.opts.Buckets > 0 && st.Duration > 0 {
@@ -287,6 +296,40 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 				plural(int(st.LossyDelays), "delay", "delays"), plural(int(st.LossyRuns), "task run", "task runs"), float64(st.LossyRunNs)/1e6)})
 	}
 	return st
+}
+
+// statsIdleWaiting returns the time (ns) up to end during which the
+// runqueue steps say a task waited and none of the runs (busy, unknown;
+// each list in time order, not overlapping) covers: the CPU idled with
+// tasks runnable.
+func statsIdleWaiting(steps []statsStep, busy, unknown []statsSpan, end int64) int64 {
+	runs := slices.Concat(busy, unknown)
+	slices.SortFunc(runs, func(a, b statsSpan) int { return cmp.Compare(a.start, b.start) })
+	var idle int64
+	j := 0
+	for i, s := range steps {
+		if s.n <= 0 {
+			continue
+		}
+		from, to := s.at, end
+		if i+1 < len(steps) {
+			to = steps[i+1].at
+		}
+		for j < len(runs) && runs[j].end <= from {
+			j++
+		}
+		t := from
+		for k := j; k < len(runs) && runs[k].start < to && t < to; k++ {
+			if runs[k].start > t {
+				idle += runs[k].start - t
+			}
+			t = max(t, runs[k].end)
+		}
+		if t < to {
+			idle += to - t
+		}
+	}
+	return idle
 }
 
 // statsStepMean returns the time-weighted mean and the maximum of a step

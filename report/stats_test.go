@@ -46,9 +46,11 @@ func TestComputeStatsHand(t *testing.T) {
 	// CPU0 busy: A 0-300 + C 300-1000 + B 1000-1500 = 1500 us of 2000 -> 0.75.
 	// CPU1 busy: B 0-400 + A 500-2000 = 1900 us -> 0.95.
 	// rq0: 1 over 100-450 and 600-1000 = 750 us -> 750/2000 = 0.375; rq1: 1 over 450-500 -> 0.025.
+	// Idle while a task waited: CPU0 none (busy 0-1500 covers 100-1000);
+	// CPU1 idle 400-500, A waiting there from 450: 50 us.
 	want := []StatsCPU{
 		{CPU: 0, Busy: 1500 * gUs, Observed: 2000 * gUs, Utilization: 0.75, RunqueueAvg: 0.375, RunqueueMax: 1, Switches: 4, MigrateOut: 1},
-		{CPU: 1, Busy: 1900 * gUs, Observed: 2000 * gUs, Utilization: 0.95, RunqueueAvg: 0.025, RunqueueMax: 1, Switches: 4, MigrateIn: 1},
+		{CPU: 1, Busy: 1900 * gUs, Observed: 2000 * gUs, Utilization: 0.95, RunqueueAvg: 0.025, RunqueueMax: 1, Switches: 4, MigrateIn: 1, IdleWaiting: 50 * gUs},
 	}
 	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })
 	if d := cmp.Diff(want, st.CPUs, approx); d != "" {
@@ -102,5 +104,24 @@ func TestComputeStatsHand(t *testing.T) {
 	}
 	if d := cmp.Diff(wantSeries, st.Series, approx); d != "" {
 		t.Errorf("series (-want +got):\n%s", d)
+	}
+}
+
+// TestStatsIdleWaiting: the runqueue steps against the runs, by hand (us):
+// waiting 10-40 and 60-100 (1 task), 40-60 none; runs 0-15, 20-30 (busy),
+// 70-80 (unknown: not idle), end 100. Idle with a task waiting: 15-20,
+// 30-40, 60-70, 80-100 = 5+10+10+20 = 45. A throttled group's tasks wait
+// like this while their CPU idles (grpq.q25: CPU 0 idle 75.8 % of the
+// trace with tasks waiting, runqueue avg 1.9 at 20.6 % utilization).
+func TestStatsIdleWaiting(t *testing.T) {
+	us := func(v int64) int64 { return v * 1000 }
+	steps := []statsStep{{us(10), 1}, {us(40), 0}, {us(60), 1}}
+	busy := []statsSpan{{us(0), us(15)}, {us(20), us(30)}}
+	unknown := []statsSpan{{us(70), us(80)}}
+	if got := statsIdleWaiting(steps, busy, unknown, us(100)); got != us(45) {
+		t.Errorf("idle waiting = %d ns, want 45000", got)
+	}
+	if got := statsIdleWaiting(nil, busy, unknown, us(100)); got != 0 {
+		t.Errorf("no steps: %d, want 0", got)
 	}
 }

@@ -179,6 +179,15 @@ type throttleCollector struct {
 	// in full (decide).
 	meta   *trace.Meta
 	stated []trace.CgroupSettings
+	// unplaced: delays of tasks whose cgroup was not known yet (a new
+	// task's first wait); they count in the group its next switch-out
+	// names (run), the group it waited in.
+	unplaced map[*schedule.Task][]unplacedDelay
+}
+
+type unplacedDelay struct {
+	t *latTask
+	d int64
 }
 
 type pendingRun struct {
@@ -242,7 +251,17 @@ func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
 			p.cg = 0
 		}
 	}
-	if r.Task == nil || r.Task.TID == 0 || r.Task.Cgroup == 0 || r.Quality == schedule.Unknown || r.CPU < 0 {
+	if r.Task == nil || r.Task.TID == 0 || r.Task.Cgroup == 0 {
+		return
+	}
+	if ds := c.unplaced[r.Task]; len(ds) > 0 {
+		g := c.group(r.Task.Cgroup)
+		for _, u := range ds {
+			g.addDelay(u.t, u.d)
+		}
+		delete(c.unplaced, r.Task)
+	}
+	if r.Quality == schedule.Unknown || r.CPU < 0 {
 		return
 	}
 	g := c.group(r.Task.Cgroup)
@@ -267,17 +286,32 @@ func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
 
 // delay records a measured delay (schedule.Hooks.Delay, not excluded).
 func (c *throttleCollector) delay(d *schedule.Delay, t *latTask) {
-	if d.Task.Cgroup == 0 || d.End <= d.Start {
+	if d.Task.Cgroup == 0 {
+		// A task not yet switched out in a known group (a new thread's
+		// first wait): its next switch-out says which (run).
+		if c.unplaced == nil {
+			c.unplaced = map[*schedule.Task][]unplacedDelay{}
+		}
+		c.unplaced[d.Task] = append(c.unplaced[d.Task], unplacedDelay{t: t, d: d.End - d.Start})
 		return
 	}
 	g := c.group(d.Task.Cgroup)
-	g.tasks[t] = true
-	g.nDelays++
-	g.sumDelay += d.End - d.Start
-	g.maxDelay = max(g.maxDelay, d.End-d.Start)
+	g.addDelay(t, d.End-d.Start)
+	if d.End <= d.Start {
+		return
+	}
 	if g.retain >= 0 {
 		g.delays = append(g.delays, thrDelay{t: t, start: d.Start, end: d.End, cpu: d.QueueCPU})
 	}
+}
+
+// addDelay counts a delay of d ns of task t in the group's totals, as the
+// latency table counts them (a 0 ns delay too).
+func (g *thrGroup) addDelay(t *latTask, d int64) {
+	g.tasks[t] = true
+	g.nDelays++
+	g.sumDelay += d
+	g.maxDelay = max(g.maxDelay, d)
 }
 
 // groupSettings returns the CFS bandwidth settings of path: the stated ones
@@ -311,6 +345,14 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 // path. span is the trace's time span (ns) and ncpu its CPUs; root groups
 // ("/") are left out.
 func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSettings, span, ncpu int64) []CgroupThrottle {
+	for _, ds := range c.unplaced {
+		// Never switched out in a group since: the group of its row.
+		for _, u := range ds {
+			if u.t != nil && u.t.Thread.Cgroup != 0 {
+				c.group(u.t.Thread.Cgroup).addDelay(u.t, u.d)
+			}
+		}
+	}
 	var out []CgroupThrottle
 	for cg, g := range c.groups {
 		path, ok := "", false

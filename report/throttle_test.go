@@ -1,7 +1,9 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -304,5 +306,118 @@ func TestClosestNames(t *testing.T) {
 	}
 	if got := closestNames("zzzzzz", names, 3); len(got) != 0 {
 		t.Errorf("closest to zzzzzz: %v, want none", got)
+	}
+}
+
+// movedTaskEvents is TestByCgroupSplitsMovedTask's trace.
+func movedTaskEvents() []trace.Event {
+	return []trace.Event{
+		thrSwitch(0, 0, 0, 0, 0, 5),
+		thrWaking(1, 0, 5, 6),
+		thrSwitch(2, 0, 5, trace.StatePreempted, 1, 6),
+		thrSwitch(3, 0, 6, trace.StateInterruptible, 7, 5),
+		thrWaking(6, 0, 5, 6),
+		thrSwitch(7, 0, 5, trace.StatePreempted, 7, 6),
+		thrSwitch(9, 0, 6, trace.StateInterruptible, 7, 5),
+		thrSwitch(12, 0, 5, trace.StateInterruptible, 7, 0),
+	}
+}
+
+// TestByCgroupSplitsMovedTask: task 5 starts in / (cgroup 1) and moves to
+// /svc (7), as cgrun does (echo $$ > cgroup.procs, then exec); task 6, in
+// /svc, is first seen woken. One CPU, times in ms:
+//
+//	 0  swapper -> 5                    (first seen: no delay)
+//	 1  5 wakes 6                       (6's cgroup not known yet)
+//	 2  5 (R+, cg 1) -> 6               5 ran 0-2 in /; 6 waited 1-2: 1 ms
+//	 3  6 (S,  cg 7) -> 5               5 waited 2-3: 1 ms, in / (its cg then)
+//	 6  5 wakes 6
+//	 7  5 (R+, cg 7) -> 6               5 ran 3-7 (moved: this switch-out says /svc);
+//	                                    6 waited 6-7: 1 ms
+//	 9  6 (S,  cg 7) -> 5               5 waited 7-9: 2 ms, in /svc
+//	12  5 (S,  cg 7) -> swapper         5 ran 9-12 in /svc
+//
+// No sched_stat_runtime: run time from the switches. /svc ran 5's 3-7 and
+// 9-12 (7 ms) and 6's 2-3 and 7-9 (3 ms): 10 ms; its delays: 5's 2 ms and
+// 6's 1 + 1 ms (the first before 6's cgroup was known, counted in the group
+// its next switch-out names, where it waited): 3 delays, 4 ms. With ByCgroup task 5 has a row in / (run 2
+// ms, 1 delay of 1 ms) and one in /svc (run 7 ms, 1 delay of 2 ms), and the
+// rows of /svc add up to its CgroupThrottle. Without it 5's one row (run 9
+// ms, 2 delays, 3 ms) sits in /svc, whose rows then exceed the group's
+// line by 2 ms of run time and a delay: the inconsistency latency --by
+// cgroup showed (418.290 ms in the table, 415.847 ms on the group's line,
+// on a cgrun capture).
+func TestByCgroupSplitsMovedTask(t *testing.T) {
+	evs := movedTaskEvents()
+	type part struct {
+		cg                  uint64
+		runtime, count, sum int64
+	}
+	rowsOf := func(res *LatencyResult, tid trace.TID) []part {
+		var out []part
+		for _, r := range res.TaskRows {
+			if r.TID == tid {
+				out = append(out, part{r.Cgroup, r.Runtime, r.Count, r.SumDelay})
+			}
+		}
+		slices.SortFunc(out, func(a, b part) int { return cmp.Compare(a.cg, b.cg) })
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		by    bool
+		want5 []part
+	}{
+		{"merged", false, []part{{7, 9 * msNS, 2, 3 * msNS}}},
+		{"by cgroup", true, []part{{1, 2 * msNS, 1, 1 * msNS}, {7, 7 * msNS, 1, 2 * msNS}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := ComputeLatency(trace.NewSliceSource(evs, thrMeta()), LatencyOptions{PerTask: true, ByCgroup: c.by})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := rowsOf(res, 5); fmt.Sprint(got) != fmt.Sprint(c.want5) {
+				t.Errorf("task 5 rows (cgroup, runtime, count, sum) = %v, want %v", got, c.want5)
+			}
+			if got, want := rowsOf(res, 6), []part{{7, 3 * msNS, 2, 2 * msNS}}; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("task 6 rows = %v, want %v", got, want)
+			}
+			g := thrGroupOf(t, res, "/svc")
+			if g.Runtime != 10*msNS || g.Delays != 3 || g.SumDelay != 4*msNS {
+				t.Errorf("/svc line: runtime %d, %d delays, sum %d; want 10 ms, 3, 4 ms", g.Runtime, g.Delays, g.SumDelay)
+			}
+			if !c.by {
+				return
+			}
+			var run, n, sum int64
+			for _, r := range res.TaskRows {
+				if r.Cgroup == 7 {
+					run, n, sum = run+r.Runtime, n+r.Count, sum+r.SumDelay
+				}
+			}
+			if run != g.Runtime || n != g.Delays || sum != g.SumDelay {
+				t.Errorf("/svc rows: runtime %d, %d delays, sum %d; the group's line: %d, %d, %d", run, n, sum, g.Runtime, g.Delays, g.SumDelay)
+			}
+		})
+	}
+}
+
+// TestCgroupFilterDecidesLater: --cgroup /svc on movedTaskEvents selects
+// what the /svc line and table of --by cgroup hold. Task 6's first wait
+// (1-2 ms) and switch-in (2 ms) come before any switch-out names its
+// cgroup; the filter dropped them ("a task whose cgroup is not known yet
+// matches none": latency --cgroup /tv-u counted 458 delays and switches,
+// --by cgroup's /tv-u 460). They are decided at its switch-out at 3 ms,
+// which says /svc: selected. Task 5's first switch-in (0 ms) waits the
+// same way and its switch-out at 2 ms says /: dropped. Selected: task 5's
+// wait 7-9 (2 ms) and switch-in at 9; task 6's waits 1-2 and 6-7 and
+// switch-ins at 2 and 7: 3 delays, 4 ms, 3 switches.
+func TestCgroupFilterDecidesLater(t *testing.T) {
+	res, err := ComputeLatency(trace.NewSliceSource(movedTaskEvents(), thrMeta()), LatencyOptions{Filter: &schedule.Filter{Cgroups: []uint64{7}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Total; got.Count != 3 || got.SumDelay != 4*msNS || got.Switches != 3 {
+		t.Errorf("total %d delays, %d ns, %d switches; want 3, 4 ms, 3", got.Count, got.SumDelay, got.Switches)
 	}
 }

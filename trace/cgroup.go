@@ -37,6 +37,12 @@ type CgroupSettings struct {
 	Nice int `json:"nice,omitempty"`
 }
 
+// RootCgroupID is the cgroup v2 id (Event.Cgroup, the kernfs node id that
+// bpf_get_current_cgroup_id and perf --all-cgroups record) of the root
+// cgroup, "/": the root kernfs node is 1 (kernfs_create_root, fs/kernfs/dir.c),
+// so a trace that lost its id-to-path table still names it.
+const RootCgroupID = 1
+
 // Limits CFS bandwidth control puts on cpu.max (kernel/sched/core.c v6.18,
 // tg_set_cfs_bandwidth: max_cfs_quota_period 1 s, min_cfs_quota_period
 // 1 ms; the quota at least min_cfs_quota_period).

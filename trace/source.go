@@ -3,11 +3,13 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -546,4 +548,30 @@ func ReadAll(src Source) ([]Event, error) {
 		}
 		out = append(out, ev)
 	}
+}
+
+// OneCapture reports whether the traces described by metas are files of
+// one recording, as record --rotate writes them (FILE.001.tv, ...): the
+// same host, recorder and command line, a traceview capture, and time
+// ranges that do not overlap. A task in several of them is one task.
+func OneCapture(metas ...*Meta) bool {
+	if len(metas) < 2 {
+		return false
+	}
+	type span struct{ from, to int64 }
+	var spans []span
+	for _, m := range metas {
+		if m == nil || m.Tool != metas[0].Tool || !strings.HasPrefix(m.Tool, "traceview record") || m.Hostname != metas[0].Hostname ||
+			m.Clock != metas[0].Clock || !slices.Equal(m.Cmdline, metas[0].Cmdline) || m.FirstTime <= 0 || m.LastTime < m.FirstTime {
+			return false
+		}
+		spans = append(spans, span{m.FirstTime, m.LastTime})
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.from, b.from) })
+	for i := 1; i < len(spans); i++ {
+		if spans[i].from < spans[i-1].to {
+			return false
+		}
+	}
+	return true
 }

@@ -71,10 +71,25 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 	}
 	fmt.Fprintf(report, "converted %d events from %s to %s: %d bytes (%.1f bytes/event)", n, src.Meta().Format, o.output, size, perEvent(size, n))
 	if inSize > 0 {
-		fmt.Fprintf(report, ", input %d bytes (%.1f bytes/event, %.1fx smaller)", inSize, perEvent(inSize, n), float64(inSize)/float64(max(size, 1)))
+		fmt.Fprintf(report, ", input %d bytes (%.1f bytes/event; %s)", inSize, perEvent(inSize, n), sizeChange(inSize, size))
 	}
 	fmt.Fprintln(report)
 	return nil
+}
+
+// sizeChange says how the output's size (bytes) compares with the
+// input's: "14.2x smaller", "1.3x larger", or within 5 % "about the same
+// size (+0.2 %)" (a .tv converted again printed "1.0x smaller" for a file
+// 46 bytes larger).
+func sizeChange(in, out int64) string {
+	in, out = max(in, 1), max(out, 1)
+	switch r := float64(in) / float64(out); {
+	case r >= 1.05:
+		return fmt.Sprintf("%.1fx smaller", r)
+	case r <= 1/1.05:
+		return fmt.Sprintf("%.1fx larger", 1/r)
+	}
+	return fmt.Sprintf("about the same size (%+.1f %%)", 100*(float64(out)/float64(in)-1))
 }
 
 func perEvent(bytes int64, n uint64) float64 {

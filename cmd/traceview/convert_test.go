@@ -135,3 +135,22 @@ func TestConvertKeepsCallchains(t *testing.T) {
 		t.Errorf("%d switches in perf.data, %d in .tv, stack ids equal %v", len(ia), len(ib), cmp.Equal(ia, ib))
 	}
 }
+
+// TestSizeChange: convert's size comparison. pool.tv (27671 bytes)
+// converted again is 27717 bytes: 46 bytes larger, +0.17 %, which read
+// "1.0x smaller"; perf.data 2306000 bytes to 160000: 14.4x smaller.
+func TestSizeChange(t *testing.T) {
+	for _, c := range []struct {
+		in, out int64
+		want    string
+	}{
+		{27671, 27717, "about the same size (+0.2 %)"},
+		{2306000, 160000, "14.4x smaller"},
+		{1000, 1300, "1.3x larger"},
+		{0, 0, "about the same size (+0.0 %)"},
+	} {
+		if got := sizeChange(c.in, c.out); got != c.want {
+			t.Errorf("sizeChange(%d, %d) = %q, want %q", c.in, c.out, got, c.want)
+		}
+	}
+}

@@ -290,9 +290,11 @@ func TestLatencyByCgroup(t *testing.T) {
 }
 
 // TestLatencyCgroupFilter: --cgroup keeps the tasks of the cgroups named
-// (a path, or a parent of it), with the delays --by cgroup gives them but
-// for b's first (1500-2000 ns): it ends before b's first switch-out, the
-// event that says b's cgroup. A path the trace has no cgroup under, a
+// (a path, or a parent of it), with the delays --by cgroup gives them,
+// b's first (1500-2000 ns) too: it ends before b's first switch-out, the
+// event that says b's cgroup, which decides it (the filter dropped it, so
+// that --cgroup /b.slice said 1 delay of 900 ns where --by cgroup's
+// /b.slice said 2, 1400 ns). A path the trace has no cgroup under, a
 // relative path and a trace without a cgroup table are usage errors;
 // timehist has no --cgroup.
 func TestLatencyCgroupFilter(t *testing.T) {
@@ -310,9 +312,9 @@ func TestLatencyCgroupFilter(t *testing.T) {
 		want   []string
 	}{
 		{"/a.slice", []string{"a count=1 sum=800 max=800"}},
-		{"/b.slice/", []string{"b count=1 sum=900 max=900"}},
-		{"/", []string{"b count=1 sum=900 max=900", "a count=1 sum=800 max=800"}},
-		{"/a.slice,/b.slice", []string{"b count=1 sum=900 max=900", "a count=1 sum=800 max=800"}},
+		{"/b.slice/", []string{"b count=2 sum=1400 max=900"}},
+		{"/", []string{"a count=1 sum=800 max=800", "b count=2 sum=1400 max=900"}},
+		{"/a.slice,/b.slice", []string{"a count=1 sum=800 max=800", "b count=2 sum=1400 max=900"}},
 	} {
 		if got := rows("--cgroup", c.cgroup); fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("--cgroup %s: %q, want %q", c.cgroup, got, c.want)

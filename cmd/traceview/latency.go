@@ -85,7 +85,7 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	}
 	opts := report.LatencyOptions{
 		PerTask: o.pids, Sort: []string{o.sort}, Percentiles: o.percentiles, PerfCompat: o.perf,
-		CPUGiven: perfCPU, CPU: trace.CPU(o.cpu), KeepLossy: o.keepLossy,
+		CPUGiven: perfCPU, CPU: trace.CPU(o.cpu), KeepLossy: o.keepLossy, ByCgroup: o.by == "cgroup",
 	}
 	for _, a := range o.recorded {
 		cs, err := trace.ParseCgroupSettings(a)

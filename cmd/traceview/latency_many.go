@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -150,6 +151,12 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	for i := range allGroups {
 		cgroups[allGroups[i].Path] = &allGroups[i]
 	}
+	var metas []*trace.Meta
+	for i := range parts {
+		metas = append(metas, parts[i].meta)
+	}
+	// A record --rotate series: a task in several files is one task.
+	opts.OneCapture = trace.OneCapture(metas...)
 	var merged []*report.LatencyResult
 	var keys []string
 	for _, g := range groups {
@@ -232,7 +239,7 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 	for i, m := range merged {
 		fmt.Fprintf(out, "\n%s: %s\n", o.by, keys[i])
 		if g := cgroups[keys[i]]; o.by == "cgroup" && g != nil {
-			fmt.Fprintf(out, "  %s\n", cgroupSummary(g))
+			fmt.Fprintf(out, "  %s\n", cgroupSummary(g, merged[i]))
 		}
 		if err := report.WriteLatencyTable(out, m, false); err != nil {
 			return err
@@ -243,7 +250,11 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 
 // cgroupSummary is the line --by cgroup prints under a group's name: its
 // CPU use, its inferred throttling (as cpu.stat counts it) and its quota.
-func cgroupSummary(g *report.CgroupThrottle) string {
+// Its runtime is on-CPU time between switches; where table (the group's
+// rows) took its Runtime from sched_stat_runtime instead, the line says
+// both (they differ by the run time of a switch that moved a task between
+// groups, and before the trace's first switch).
+func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string {
 	q := "quota unknown (throttles inferred where its runnable tasks were left for an idle CPU)"
 	switch {
 	case g.Settings == "unknown":
@@ -256,8 +267,14 @@ func cgroupSummary(g *report.CgroupThrottle) string {
 	if g.Delays > 0 {
 		avg = g.SumDelay / g.Delays
 	}
-	line := fmt.Sprintf("runtime %.3f ms, %.3f CPUs used; delays avg %.3f ms, max %.3f ms; throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays); %s",
-		float64(g.Runtime)/1e6, g.CPUs, float64(avg)/1e6, float64(g.MaxDelay)/1e6, g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6, q)
+	runtime := fmt.Sprintf("%.3f ms", float64(g.Runtime)/1e6)
+	if table != nil && table.Total.Runtime != g.Runtime && slices.ContainsFunc(table.Rows, func(r report.LatencyRow) bool {
+		return r.RuntimeSource != report.RuntimeFromSwitches
+	}) {
+		runtime += fmt.Sprintf(" on CPU between its switches (%.3f ms of sched_stat_runtime in its rows)", float64(table.Total.Runtime)/1e6)
+	}
+	line := fmt.Sprintf("runtime %s, %.3f CPUs used; delays avg %.3f ms, max %.3f ms; throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays); %s",
+		runtime, g.CPUs, float64(avg)/1e6, float64(g.MaxDelay)/1e6, g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6, q)
 	if k := g.Kernel; k != nil {
 		line += fmt.Sprintf("; the kernel's cpu.stat over the trace: %d throttled periods of %d, %.3f ms", k.NrThrottled, k.NrPeriods, float64(k.ThrottledNS)/1e6)
 	}

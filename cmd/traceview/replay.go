@@ -519,10 +519,17 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 		censored = fmt.Sprintf("; %d still running when the capture ended (censored: each runs at least to the capture's end; no makespan can be predicted)", st.Censored)
 	}
 	if st.BoundKthreads > 0 {
-		pools += fmt.Sprintf("; outside it, %s kept on their CPU (ksoftirqd/N, kworker/N:M, ...)", plural(st.BoundKthreads, "per-CPU kernel thread"))
+		pools += fmt.Sprintf("; %s kept on their CPU (ksoftirqd/N, kworker/N:M, ...)", plural(st.BoundKthreads, "per-CPU kernel thread"))
 	}
-	fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the one CPU they ran on; %s\n",
-		plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
+	if m.WorkloadRoot < 0 {
+		// No fork from perf or traceview record (a generated trace, a
+		// capture of the whole system): there is no command's tree to
+		// count, where the line said "0 tasks" of a 6-task workload.
+		fmt.Fprintf(out, "workload: no traced command in the trace (no task forked by the recorder): the makespan spans every task%s%s; %s\n", set, censored, pools)
+	} else {
+		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the one CPU they ran on; %s\n",
+			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
+	}
 	tick := "inferred from the trace"
 	if m.HZ == 0 || hz != m.HZ {
 		tick = "not seen in the trace"

@@ -111,6 +111,11 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	return writeStatsTable(out, st)
 }
 
+// statsIdleWaitingShown is the share of a CPU's observed time from which
+// its idle time with tasks waiting is printed under the table (JSON always
+// has it).
+const statsIdleWaitingShown = 0.01
+
 // writeStatsUnknown prints, under the CPU table, the share of each CPU's
 // observed time the trace cannot attribute (counted in Utilization's
 // denominator, never as busy) and the CPUs with no recorded run, whose
@@ -128,6 +133,16 @@ func writeStatsUnknown(w io.Writer, cpus []report.StatsCPU) {
 	if len(shares) > 0 {
 		fmt.Fprintf(w, "Unknown share of observed time (switches missing or events lost; never counted as busy, so Utilization is a lower bound): %s\n",
 			strings.Join(shares, ", "))
+	}
+	var waiting []string
+	for _, c := range cpus {
+		if c.Observed > 0 && float64(c.IdleWaiting) >= statsIdleWaitingShown*float64(c.Observed) {
+			waiting = append(waiting, fmt.Sprintf("CPU %d %.3f ms (%.2f %%)", c.CPU, float64(c.IdleWaiting)/1e6, 100*float64(c.IdleWaiting)/float64(c.Observed)))
+		}
+	}
+	if len(waiting) > 0 {
+		fmt.Fprintf(w, "Idle while tasks waited on its runqueue (a task group out of CPU quota, or switch-ins the trace lacks; counted in Runqueue avg): %s\n",
+			strings.Join(waiting, ", "))
 	}
 	if len(unobserved) > 0 {
 		which := "CPU " + cpulist.Format(unobserved) + " has"

@@ -33,8 +33,15 @@ func TestSynthPipe(t *testing.T) {
 		t.Errorf("meta tool %q", meta.Tool)
 	}
 	// The written trace replays under the classic policies.
-	if _, stderr, code := runCLI(t, "replay", "-i", out, "--policy", "bfs,o1,goodness24"); code != 0 {
+	rep, stderr, code := runCLI(t, "replay", "-i", out, "--policy", "bfs,o1,goodness24")
+	if code != 0 {
 		t.Errorf("replay: exit %d: %s", code, stderr)
+	}
+	// A generated trace has no traced command: the workload line says so
+	// (it read "workload (the traced command's process tree): 0 tasks: 0
+	// ending after their work, ..." for the trace's 2 tasks).
+	if !strings.Contains(rep, "workload: no traced command in the trace") || strings.Contains(rep, "0 tasks:") {
+		t.Errorf("replay's workload line:\n%s", rep)
 	}
 }
 

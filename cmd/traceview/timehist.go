@@ -117,20 +117,38 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		opt.Start, opt.End = flt.Start, flt.End
 		opt.CPUs, opt.PIDs, opt.TIDs, opt.Comms = ints(flt.CPUs), ints(flt.PIDs), ints(flt.TIDs), flt.Comms
 	}
-	out := &firstRowWriter{w: cmd.OutOrStdout()}
+	// -s prints nothing before its summary: all of it waits, so that a
+	// no-match warning comes first there too.
+	out := &firstRowWriter{w: cmd.OutOrStdout(), holdAll: opt.SummaryOnly}
+	var result perfcompat.TimehistResult
+	opt.Result = &result
 	if err := perfcompat.Timehist(out, src, opt); err != nil {
 		// Whatever is still held (the header alone) is dropped.
 		return readFailed(cmd, src.Meta(), fmt.Errorf("timehist: %s: %w", o.input, err))
 	}
 	// "No row matched" first, before the header held back: it is the
-	// answer (as latency's).
-	filtered := flt != nil || opt.Prios != nil
-	if filtered && !opt.SummaryOnly && !out.hasRow() {
+	// answer (as latency's). With -s, an empty summary.
+	empty := !out.hasRow()
+	if opt.SummaryOnly {
+		empty = result.SummaryTasks == 0
+	}
+	if (flt.Active() || opt.Prios != nil) && empty {
 		span := ""
 		if m := src.Meta(); m != nil && m.FirstTime > 0 && m.LastTime >= m.FirstTime {
 			span = fmt.Sprintf(" (the trace spans %.6f s to %.6f s)", float64(m.FirstTime)/1e9, float64(m.LastTime)/1e9)
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no row matched the filters (-C, -p, -t, --comm, --prio, --time)%s\n", span)
+		given := flt.String()
+		if o.prios != "" {
+			given = strings.TrimSpace(given + " --prio " + o.prios)
+		}
+		what := "row"
+		if opt.SummaryOnly {
+			what = "task"
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no %s matched the filters %s%s\n", what, given, span)
+	}
+	if len(result.OpenRuns) > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", openRunsWarning(result.OpenRuns, flt != nil && flt.End != 0))
 	}
 	if err := out.flush(); err != nil {
 		return err
@@ -154,6 +172,8 @@ type firstRowWriter struct {
 	held  []byte // output not yet passed on: the header so far
 	hdr   int    // newlines held
 	open  bool   // output passes straight through
+	// holdAll: hold everything until flush (timehist -s).
+	holdAll bool
 }
 
 func (f *firstRowWriter) Write(p []byte) (int, error) {
@@ -169,8 +189,17 @@ func (f *firstRowWriter) Write(p []byte) (int, error) {
 		return f.w.Write(p)
 	}
 	f.held = append(f.held, p...)
+	if f.holdAll {
+		return len(p), nil
+	}
 	for _, b := range p {
 		if f.hdr == 3 { // a byte after the header's three lines
+			if b == '\n' {
+				// No row: the summary of -S follows; it waits too, so
+				// that a no-match warning comes before it.
+				f.holdAll = true
+				break
+			}
 			if err := f.flush(); err != nil {
 				return 0, err
 			}
@@ -296,4 +325,26 @@ func throttlePass(cmd *cobra.Command, name, input string, recorded []string) (*r
 		return nil, err
 	}
 	return res, nil
+}
+
+// openRunsWarning says which runs the summary leaves out because they had
+// not ended: "1 task was still running when the trace ended: its last run
+// is not in the summary's run times (a run counts at its switch-out, as
+// perf counts it): hog[2927] on CPU 0 since 10868.201813 s, 313.679 ms".
+func openRunsWarning(runs []perfcompat.TimehistOpenRun, window bool) string {
+	ended := "the trace ended"
+	if window {
+		ended = "the --time window ended"
+	}
+	var sum int64
+	var each []string
+	for _, r := range runs {
+		sum += r.End - r.Start
+		each = append(each, fmt.Sprintf("%s on CPU %d since %s s, %.3f ms", r.Task, r.CPU, trace.FormatSeconds(r.Start, 6), float64(r.End-r.Start)/1e6))
+	}
+	if len(runs) == 1 {
+		return fmt.Sprintf("1 task was still running when %s: its last run is not in the summary's run times (a run counts at its switch-out, as perf counts it): %s", ended, each[0])
+	}
+	return fmt.Sprintf("%d tasks were still running when %s: their last runs, %.3f ms in all, are not in the summary's run times (a run counts at its switch-out, as perf counts it): %s",
+		len(runs), ended, float64(sum)/1e6, strings.Join(each, "; "))
 }

@@ -109,29 +109,54 @@ func TestFilterMatchingNothing(t *testing.T) {
 
 // TestTimehistNoRowWarns: filters that leave no row (a pid absent from the
 // trace, a --time window before it) keep perf's header-only output and exit
-// 0, but say so on stderr with the trace's span (pipe.perf.data's header:
-// first sample 754.328752 s, last 754.364706 s).
+// 0, but say so on stderr, naming the filters given, with the trace's span
+// (pipe.perf.data's header: first sample 754.328752 s, last 754.364706 s).
+// With -s the summary has no task: "no task matched" (it said nothing).
 func TestTimehistNoRowWarns(t *testing.T) {
 	gNeedTrace(t)
-	const warn = "warning: no row matched the filters (-C, -p, -t, --comm, --prio, --time) (the trace spans 754.328752 s to 754.364706 s)\n"
+	const span = " (the trace spans 754.328752 s to 754.364706 s)\n"
+	const warn = "warning: no row matched the filters --pid 99999" + span
 	for _, c := range []struct {
 		args []string
-		warn bool
+		warn string // "": none
+		out  string
 	}{
-		{[]string{"timehist", "-p", "99999", "-i", gTrace}, true},
-		{[]string{"timehist", "-S", "--time", "1,2", "-i", gTrace}, true},
-		{[]string{"timehist", "-p", "14566", "-i", gTrace}, false}, // a sched-pipe thread
-		{[]string{"timehist", "--time", "754.33,", "-i", gTrace}, false},
+		{[]string{"timehist", "-p", "99999", "-i", gTrace}, warn, "wait time"},
+		{[]string{"timehist", "-S", "--time", "1,2", "-i", gTrace}, "warning: no row matched the filters --time 1.000000000,2.000000000" + span, "wait time"},
+		{[]string{"timehist", "-s", "-t", "1", "-i", gTrace}, "warning: no task matched the filters --tid 1" + span, "<no still running tasks>"},
+		{[]string{"timehist", "-s", "--prio", "3", "-i", gTrace}, "warning: no task matched the filters --prio 3" + span, "<no still running tasks>"},
+		{[]string{"timehist", "-p", "14566", "-i", gTrace}, "", "wait time"}, // a sched-pipe thread
+		{[]string{"timehist", "-s", "-p", "14566", "-i", gTrace}, "", "sched-pipe"},
+		{[]string{"timehist", "--time", "754.33,", "-i", gTrace}, "", "wait time"},
 	} {
 		out, stderr, code := runCLI(t, c.args...)
-		if code != 0 || strings.Contains(stderr, warn) != c.warn || !strings.Contains(out, "wait time") {
-			t.Errorf("%v: exit %d, stderr %q; want exit 0, warning %v", c.args, code, stderr, c.warn)
+		warned := strings.Contains(stderr, "matched the filters")
+		if code != 0 || warned != (c.warn != "") || (c.warn != "" && !strings.Contains(stderr, c.warn)) || !strings.Contains(out, c.out) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 0, warning %q, output with %q", c.args, code, stderr, c.warn, c.out)
 		}
+	}
+	// -s holds its summary back: on a terminal the warning comes first.
+	root := newRootCmd()
+	var both bytes.Buffer
+	root.SetOut(&both)
+	root.SetErr(&both)
+	const warnS = "warning: no task matched the filters --tid 1" + span
+	if err := execute(root, []string{"timehist", "-s", "-t", "1", "-i", gTrace}); err != nil || !strings.HasPrefix(both.String(), warnS) {
+		t.Errorf("-s: error %v, output:\n%s\nwant it to start with %q", err, both.String(), warnS)
+	}
+	// -S with no row holds its summary back too (the warning came after
+	// the header and the summary).
+	root = newRootCmd()
+	both.Reset()
+	root.SetOut(&both)
+	root.SetErr(&both)
+	if err := execute(root, []string{"timehist", "-S", "-p", "99999", "-i", gTrace}); err != nil || !strings.HasPrefix(both.String(), warn) || !strings.Contains(both.String(), "Runtime summary") {
+		t.Errorf("-S: error %v, output:\n%s\nwant it to start with %q, then the summary", err, both.String(), warn)
 	}
 	// On a terminal (stdout and stderr one stream) the warning comes
 	// first, not after the header (it was printed after it).
-	root := newRootCmd()
-	var both bytes.Buffer
+	root = newRootCmd()
+	both.Reset()
 	root.SetOut(&both)
 	root.SetErr(&both)
 	if err := execute(root, []string{"timehist", "-p", "99999", "-i", gTrace}); err != nil || !strings.HasPrefix(both.String(), warn) {

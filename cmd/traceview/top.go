@@ -96,7 +96,7 @@ func (r *topRow) avg() int64 {
 }
 
 // groupTop folds per-task stats into rows by comm, task or cgroup (paths
-// from cgroups; an unresolved id shows as "cgroup:ID").
+// from cgroups, named as latency --by cgroup names them: cgroupName).
 func groupTop(stats []ebpf.TaskStat, by string, cgroups map[uint64]string) []*topRow {
 	rows := map[string]*topRow{}
 	for _, s := range stats {
@@ -105,11 +105,8 @@ func groupTop(stats []ebpf.TaskStat, by string, cgroups map[uint64]string) []*to
 		case "task":
 			key, pid = s.Comm+":"+strconv.Itoa(int(s.TID)), int64(s.TID)
 		case "cgroup":
-			if p, ok := cgroups[s.Cgroup]; ok {
-				key = p
-			} else {
-				key = "cgroup:" + strconv.FormatUint(s.Cgroup, 10)
-			}
+			// As latency --by cgroup names them.
+			key = cgroupName(&trace.Meta{Cgroups: cgroups}, s.Cgroup)
 		}
 		r := rows[key]
 		if r == nil {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -398,5 +399,21 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 				i+1, bounds[i][0], bounds[i][1], a, b, all.MaxDelayNs)
 		}
 		t.Logf("window %d: top %d delays, avg %d max %d ns; record+latency %d, avg %d max %d", i+1, a.Count, a.AvgDelayNs, a.MaxDelayNs, b.Count, b.AvgDelayNs, b.MaxDelayNs)
+	}
+}
+
+// TestGroupTopCgroupNames: top --by cgroup names groups as latency --by
+// cgroup does: a task whose cgroup the kernel did not give (id 0; the VM
+// agent's threads here) is "(no cgroup recorded)", where top printed
+// "cgroup:0", and an id without a path "cgroup id 0x9".
+func TestGroupTopCgroupNames(t *testing.T) {
+	stats := []ebpf.TaskStat{{TID: 1, Comm: "a", Cgroup: 1}, {TID: 2, Comm: "b", Cgroup: 0}, {TID: 3, Comm: "c", Cgroup: 9}}
+	var got []string
+	for _, r := range groupTop(stats, "cgroup", map[uint64]string{1: "/"}) {
+		got = append(got, r.key)
+	}
+	slices.Sort(got)
+	if want := []string{"(no cgroup recorded)", "/", "cgroup id 0x9"}; !slices.Equal(got, want) {
+		t.Errorf("keys %q, want %q", got, want)
 	}
 }

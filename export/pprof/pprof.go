@@ -29,8 +29,13 @@ const FramePreempted = "preempted"
 const FrameComm = "comm "
 
 // FrameIRQ is the reason frame of delays that followed a wakeup from
-// interrupt context (trace.Event.FromIRQ).
-const FrameIRQ = "woken by <irq>"
+// interrupt context (trace.Event.FromIRQ). The reason frames that name no
+// task are in parentheses, never angle or square brackets: pprof takes a
+// name with "<>[]" or "::" for demangled C++ and cuts its "<...>" and
+// "(...)" when it loads a profile (looksLikeDemangledCPlusPlus,
+// internal/symbolizer/symbolizer.go), so "woken by <irq>" showed as
+// "woken by " in go tool pprof -top.
+const FrameIRQ = "woken by (irq)"
 
 // Profile reads src to the end (it does not close it) and returns a
 // pprof profile (github.com/google/pprof/profile) of where the trace's tasks
@@ -42,9 +47,9 @@ const FrameIRQ = "woken by <irq>"
 // [process; thread; reason] for its delays, where reason is "woken by
 // <waker comm>" for a delay that began with a wakeup (the waker is the task
 // current on the CPU that emitted the sched_waking, or the recorded waker
-// when the source has it; "woken by <irq>" when the trace says the wakeup
-// ran in interrupt context, whoever it interrupted; "woken by <idle or
-// irq>" when it came from an idle CPU) or "preempted" for a delay that
+// when the source has it; "woken by (irq)" when the trace says the wakeup
+// ran in interrupt context, whoever it interrupted; "woken by (idle or
+// irq)" when it came from an idle CPU) or "preempted" for a delay that
 // began with a switch-out while runnable. Frames are named like perf's
 // latency rows: a thread "comm:tid", a process "comm (pid N)".
 //
@@ -259,16 +264,16 @@ func Profile(src trace.Source, opts Options) (*profile.Profile, error) {
 }
 
 // wakerFrame names the reason frame of a delay after a wakeup: the
-// waker's comm, or "<irq>" for a wakeup from interrupt context (the task
+// waker's comm, or "(irq)" for a wakeup from interrupt context (the task
 // current on that CPU was only interrupted; it is not blamed).
 func wakerFrame(w *schedule.Task, fromIRQ bool) string {
 	switch {
 	case fromIRQ:
 		return FrameIRQ
 	case w == nil:
-		return "woken by <unknown>"
+		return "woken by (unknown)"
 	case w.TID == 0:
-		return "woken by <idle or irq>"
+		return "woken by (idle or irq)"
 	case w.Comm == "":
 		return fmt.Sprintf("woken by :%d", w.TID)
 	}

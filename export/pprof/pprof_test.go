@@ -16,6 +16,7 @@ import (
 	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // gPprofFlat flattens a decoded profile into "frame;frame;..." (root first)
@@ -264,7 +265,7 @@ func TestExportPprofOffCPU(t *testing.T) {
 		"comm A;A (pid 1);A:1":                        {0, 300, 2, 0, 0},
 		"comm B;B (pid 2);B:2":                        {0, 300, 2, 0, 0},
 		"comm A;A (pid 1);A:1;woken by B":             {100, 0, 0, 0, 0},
-		"comm B;B (pid 2);B:2;woken by <idle or irq>": {100, 0, 0, 0, 0},
+		"comm B;B (pid 2);B:2;woken by (idle or irq)": {100, 0, 0, 0, 0},
 		"comm A;A (pid 1);A:1;ksys_read;pipe_read":    {0, 0, 0, 200, 100},
 		"comm B;B (pid 2);B:2;[unknown];futex_wait":   {0, 0, 0, 400, 100},
 	}
@@ -300,7 +301,7 @@ func gPprofFile(t *testing.T, path string) string {
 // ("d.h2.") wakes S at 10.001 s, switched in on CPU 1 at 10.0015 s: 500 us,
 // not H's doing. H itself ("d..2.") wakes T at 10.002 s and is preempted by
 // it at 10.003 s: 1 ms woken by H. The pprof delay samples, leaf first:
-// [woken by <irq>, S:200, S (pid -1), comm S] 500000 ns and [woken by H,
+// [woken by (irq), S:200, S (pid -1), comm S] 500000 ns and [woken by H,
 // T:300, T (pid -1), comm T] 1000000 ns (the text has no tgid column: pid
 // -1; the root frame names the command).
 func TestScheduleWakeupFromIRQ(t *testing.T) {
@@ -320,10 +321,43 @@ func TestScheduleWakeupFromIRQ(t *testing.T) {
 		got[strings.Join(names, "; ")] = s.Value[0]
 	}
 	want := map[string]int64{
-		"woken by <irq>; S:200; S (pid -1); comm S": 500_000,
+		"woken by (irq); S:200; S (pid -1); comm S": 500_000,
 		"woken by H; T:300; T (pid -1); comm T":     1_000_000,
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("delay samples (-want +got):\n%s", d)
+	}
+}
+
+// TestReasonFramesSurvivePprof: pprof, loading a profile, takes a function
+// name with any of "<>[]" or "::" for demangled C++ and cuts what is
+// between "<" and ">" and between "(" and ")" (looksLikeDemangledCPlusPlus
+// and removeMatching, google/pprof internal/symbolizer/symbolizer.go), so
+// "woken by <irq>" showed as "woken by " in go tool pprof -top (short.perf.data:
+// 55.45 ms "woken by ", the delays of rcu_preempt, kcompactd0, kworkers).
+// The reason frames that name no task must not look like C++.
+func TestReasonFramesSurvivePprof(t *testing.T) {
+	looksCPP := func(s string) bool { return strings.ContainsAny(s, "<>[]") || strings.Contains(s, "::") }
+	for _, c := range []struct {
+		name  string
+		waker *schedule.Task
+		irq   bool
+		want  string
+	}{
+		{"irq", &schedule.Task{TID: 5, Comm: "hog"}, true, "woken by (irq)"},
+		{"unknown", nil, false, "woken by (unknown)"},
+		{"idle", &schedule.Task{TID: 0, Comm: "swapper/1"}, false, "woken by (idle or irq)"},
+		{"unnamed", &schedule.Task{TID: 72}, false, "woken by :72"},
+		{"named", &schedule.Task{TID: 5, Comm: "hog"}, false, "woken by hog"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := wakerFrame(c.waker, c.irq)
+			if got != c.want || looksCPP(got) {
+				t.Errorf("wakerFrame = %q, want %q, which pprof keeps whole", got, c.want)
+			}
+		})
+	}
+	if looksCPP(FramePreempted) || looksCPP(FrameIRQ) {
+		t.Errorf("%q or %q would be cut by pprof", FramePreempted, FrameIRQ)
 	}
 }

@@ -66,7 +66,12 @@ type LatencyTask[X any] struct {
 	// last recorded sched_switch switched in another task); FirstSeen:
 	// switch-ins when first seen.
 	Switches, Unrecorded, FirstSeen int64
-	Delays                          DelaySums
+	// undecided: switch-ins that a cgroup filter could not judge yet (the
+	// task's cgroup unknown until its first switch-out), added to Switches
+	// when that switch-out names a selected group (schedule's rule for
+	// its delays).
+	undecided int64
+	Delays    DelaySums
 	// Recovered delays (included in Delays): whose switch-in the trace
 	// lacks, and their total.
 	Recovered, RecoveredSum int64
@@ -177,6 +182,12 @@ type LatencyTracker[X any] struct {
 	// Filter (may be nil) keeps switch-ins: one it leaves out counts
 	// neither as a switch nor as a first sight.
 	Filter *schedule.Filter
+	// SplitCgroups: a switch-out in another cgroup than the task's
+	// previous one starts a new thread object (a row per task and group,
+	// for latency --by cgroup); the run it ends and what follows go to the
+	// new object, as the schedule puts a run in the cgroup of its
+	// switch-out. perf has no such rule.
+	SplitCgroups bool
 	// Gen counts the thread objects made: a task cached under an older
 	// generation may belong to its TID's previous object.
 	Gen    uint64
@@ -367,9 +378,20 @@ func (tr *LatencyTracker[X]) switchEvent(e *trace.Event, st *LatencyStep[X]) {
 		c.Curr, c.PerfCurr = e.NextTID, e.NextTID
 	}
 	if e.TID >= 0 {
-		st.Task, st.Created = tr.Task(tr.Thread(e.TID, e.PID))
+		th := tr.Thread(e.TID, e.PID)
+		if tr.SplitCgroups && e.TID != 0 && e.Cgroup != 0 && th.Cgroup != 0 && th.Cgroup != e.Cgroup {
+			th = &LatencyThread[X]{TID: th.TID, PID: th.PID, Comm: th.Comm, Seen: th.Seen}
+			tr.setThread(th)
+		}
+		st.Task, st.Created = tr.Task(th)
 		if e.Cgroup != 0 {
 			st.Task.Thread.Cgroup = e.Cgroup
+			if t := st.Task; t.undecided > 0 {
+				if tr.Filter.TaskIDs(e.TID, e.PID, e.Comm, e.Cgroup) {
+					t.Switches += t.undecided
+				}
+				t.undecided = 0
+			}
 		}
 	}
 	if e.NextTID < 0 {
@@ -378,6 +400,9 @@ func (tr *LatencyTracker[X]) switchEvent(e *trace.Event, st *LatencyStep[X]) {
 	in, created := tr.Task(tr.Thread(e.NextTID, e.NextPID))
 	if f := tr.Filter; f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm, in.Thread.Cgroup)) {
 		created = false // neither a switch nor a first sight the filter keeps
+		if f.Cgroups != nil && in.Thread.Cgroup == 0 && e.NextTID > 0 && f.Time(e.Time) && f.CPU(e.CPU) {
+			in.undecided++
+		}
 	} else {
 		in.Switches++
 	}

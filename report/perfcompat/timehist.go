@@ -66,6 +66,33 @@ type TimehistOptions struct {
 	// throttled (report.CgroupThrottle, a first pass over the trace); a
 	// row whose sch delay has some ends with "  throttled: N.NNN ms".
 	Throttled func(tid trace.TID, start, end int64) int64
+	// Result, when set, receives what the output leaves unsaid (see
+	// TimehistResult), for the caller's warnings.
+	Result *TimehistResult
+}
+
+// TimehistResult is what a Timehist run tells its caller besides the
+// output.
+type TimehistResult struct {
+	// SummaryTasks is the number of task rows the summary printed
+	// (Summary or SummaryOnly; 0: "<no still running tasks>"), so that a
+	// caller can say that its filters matched nothing.
+	SummaryTasks int
+	// OpenRuns (with the summary, outside Exact) are the runs still on a
+	// CPU when the trace (or the --time window) ended, of 1 % of its span
+	// or more (openRunMinShare): perf counts a run
+	// at its switch-out, so the summary's run times leave them out; a
+	// capture cut while a hog ran shows it with a fraction of its CPU.
+	// By CPU.
+	OpenRuns []TimehistOpenRun
+}
+
+// TimehistOpenRun is a task running on CPU from its switch-in at Start to
+// the end of the trace or window, End (ns).
+type TimehistOpenRun struct {
+	Task       string // comm[tid], as the summary names it
+	CPU        int
+	Start, End int64
 }
 
 // TimehistMaxPrio is the number of kernel priorities (MAX_PRIO in
@@ -90,6 +117,8 @@ type timehist struct {
 
 	idle       []*timehistThread // per CPU (perf's idle_threads)
 	lastSwitch []int64           // ns, per CPU: previous sched_switch (tprev)
+	curIn      []trace.TID       // per CPU: the task that switch switched in
+	lastTime   int64             // ns: the latest scheduler event's time
 	commWidth  int
 	maxCPU     int // perf's sched->max_cpu (starts at the online CPU count)
 	nrCPUs     int // online CPUs
@@ -205,8 +234,49 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	if th.opt.Summary {
 		th.lateCPUs(src.Meta())
 		th.summary()
+		if r := th.opt.Result; r != nil && !th.opt.Exact {
+			r.OpenRuns = th.openRuns()
+		}
 	}
 	return th.w.Flush()
+}
+
+// openRunMinShare is the share of the trace's span (first switch to last
+// event) from which a run still open at the end is reported: the recorder
+// itself is usually on a CPU as a capture stops, for a fraction of a
+// millisecond, which is no news.
+const openRunMinShare = 0.01
+
+// openRuns returns the runs of the selected tasks still on a CPU at the
+// end of the events (or of the --time window) that are at least
+// openRunMinShare of the span.
+func (th *timehist) openRuns() []TimehistOpenRun {
+	end := th.lastTime
+	if th.opt.End != 0 && th.opt.End < end {
+		end = th.opt.End
+	}
+	minRun := int64(openRunMinShare * float64(end-th.histStart))
+	// A task switched in on two CPUs left the first one unrecorded (perf
+	// stopping, a vCPU's missing events): only its latest switch-in holds.
+	latest := map[trace.TID]int64{}
+	for cpu, tid := range th.curIn {
+		latest[tid] = max(latest[tid], th.lastSwitch[cpu])
+	}
+	var out []TimehistOpenRun
+	for cpu, tid := range th.curIn {
+		start := th.lastSwitch[cpu]
+		if tid <= 0 || start == 0 || start < latest[tid] || end-max(start, th.opt.Start) < max(minRun, 1) || !th.cpuAllowed(trace.CPU(cpu)) {
+			continue
+		}
+		t := th.m.find(-1, tid)
+		// A later switch-out elsewhere: the switch-out here was not
+		// recorded (see the chain breaks of latency).
+		if t == nil || t.lastTime > start || th.filtered(t) || (th.prioSet != nil && (t.prio < 0 || t.prio >= TimehistMaxPrio || !th.prioSet[t.prio])) {
+			continue
+		}
+		out = append(out, TimehistOpenRun{Task: string(th.commStr(t)), CPU: cpu, Start: max(start, th.opt.Start), End: end})
+	}
+	return out
 }
 
 // lateCPUs settles the CPU count of the summary ("CPU N idle", "(x N)")
@@ -243,6 +313,7 @@ func (th *timehist) event(e *trace.Event) {
 		if int(e.CPU) > th.maxSeen {
 			th.maxSeen = int(e.CPU)
 		}
+		th.lastTime = max(th.lastTime, e.Time)
 	}
 	switch e.Kind {
 	case trace.KindSwitch:
@@ -445,6 +516,10 @@ func (th *timehist) switchEvent(e *trace.Event) {
 		}
 	}
 	th.lastSwitch[cpu] = e.Time
+	for len(th.curIn) <= cpu {
+		th.curIn = append(th.curIn, -1)
+	}
+	th.curIn[cpu] = e.NextTID
 }
 
 // account runs the accounting part of timehist_sched_change_event for a
@@ -918,6 +993,9 @@ func (th *timehist) summary() {
 		}
 		b = append(b, '\n')
 		w.Write(b)
+	}
+	if th.opt.Result != nil {
+		th.opt.Result.SummaryTasks = int(tasks)
 	}
 	if tasks == 0 {
 		w.WriteString("<no still running tasks>\n")

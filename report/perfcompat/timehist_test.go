@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -488,5 +489,50 @@ func TestTimehistNumbers(t *testing.T) {
 				t.Errorf("timehistSchedTime(%d) = %q, want %q", ns, got, want)
 			}
 		}
+	}
+}
+
+// TestTimehistOpenRuns: timehistScenario ends with alpha switched in on
+// CPU 0 at 1.002000 s; an event on CPU 1 at 1.010000 s ends the trace. The
+// summary gives alpha 0.700 ms of run time (1.000300 to 1.001000: perf
+// counts a run at its switch-out) and leaves out its run of 8 ms still
+// going at the end (a capture cut while a hog ran showed it with 596 of
+// its 910 ms, in silence). Result.OpenRuns says so; a window, a filter and
+// a later switch-out of alpha elsewhere change or remove it; Exact, as
+// perf, reports none.
+func TestTimehistOpenRuns(t *testing.T) {
+	const s = int64(1e9)
+	end := timehistWaking(s+10_000_000, 1, 0, 20)
+	for _, c := range []struct {
+		name string
+		evs  []trace.Event
+		opt  TimehistOptions
+		want []TimehistOpenRun
+	}{
+		{"cut", append(timehistScenario(), end), TimehistOptions{SummaryOnly: true},
+			[]TimehistOpenRun{{Task: "alpha[10]", CPU: 0, Start: s + 2_000_000, End: s + 10_000_000}}},
+		{"window", append(timehistScenario(), end), TimehistOptions{SummaryOnly: true, End: s + 5_000_000},
+			[]TimehistOpenRun{{Task: "alpha[10]", CPU: 0, Start: s + 2_000_000, End: s + 5_000_000}}},
+		{"other task", append(timehistScenario(), end), TimehistOptions{SummaryOnly: true, Comms: []string{"beta"}}, nil},
+		{"exact", append(timehistScenario(), end), TimehistOptions{SummaryOnly: true, Exact: true}, nil},
+		{"switched out elsewhere", append(timehistScenario(), timehistSw(s+3_000_000, 1, 10, trace.StateInterruptible, 0), end),
+			TimehistOptions{SummaryOnly: true}, nil},
+		{"no summary", append(timehistScenario(), end), TimehistOptions{}, nil},
+		// pipe.perf.data's end: perf switched in on CPU 0, then on CPU 1
+		// with no switch-out from CPU 0 recorded: it runs on CPU 1 only.
+		{"switched in elsewhere", append(timehistScenario(), timehistSw(s+9_000_000, 1, 0, trace.StateRunning, 10), end),
+			TimehistOptions{SummaryOnly: true}, []TimehistOpenRun{{Task: "alpha[10]", CPU: 1, Start: s + 9_000_000, End: s + 10_000_000}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var res TimehistResult
+			c.opt.Result = &res
+			got := runTimehist(t, c.evs, c.opt)
+			if diff := cmp.Diff(c.want, res.OpenRuns); diff != "" {
+				t.Errorf("open runs (-want +got):\n%s", diff)
+			}
+			if c.name == "cut" && !regexp.MustCompile(`alpha\[10\] +-1 +2 +0\.700 `).MatchString(got) {
+				t.Errorf("summary without alpha's 0.700 ms in 2 sched-ins:\n%s", got)
+			}
+		})
 	}
 }

@@ -46,8 +46,10 @@ type Filter struct {
 	PIDs       []trace.PID // nil: every process
 	TIDs       []trace.TID // nil: every thread
 	Comms      []string    // nil: every name
-	// Cgroups are cgroup v2 ids (Task.Cgroup); nil: every task, and a
-	// task whose cgroup is not known yet matches none. CgroupNames, when
+	// Cgroups are cgroup v2 ids (Task.Cgroup); nil: every task. A task
+	// whose cgroup is not known yet matches none, but the Builder holds
+	// its delays and sched_stat_runtime back until a switch-out names its
+	// cgroup, and decides them then (a new task's first wait). CgroupNames, when
 	// set, is what String shows for them (the paths asked for).
 	Cgroups     []uint64
 	CgroupNames []string

@@ -375,6 +375,14 @@ type Builder struct {
 	delay Delay
 	// scratch holds a runqueue being emptied.
 	scratch []*Task
+	// undecided: with a cgroup filter, the delays of tasks whose cgroup
+	// no switch-out had named yet (a new task's first wait), decided at
+	// the switch-out that names it (decideCgroup), where they were
+	// dropped: latency --cgroup /g counted 458 delays, --by cgroup's /g
+	// table 460.
+	undecided map[*Task][]Delay
+	// undecidedRT: the same tasks' sched_stat_runtime events.
+	undecidedRT map[*Task][]trace.Event
 
 	// C counts what was met; read it after Finish.
 	C Counters
@@ -633,21 +641,18 @@ func (b *Builder) observe(e *trace.Event) {
 	case trace.KindRuntime:
 		if t := b.task(e.TID, e.PID, e.Comm); t != nil {
 			b.haveRuntime = true
+			if f := b.opts.Filter; f != nil && f.Cgroups != nil && t.Cgroup == 0 && f.Time(e.Time) && f.CPU(e.CPU) {
+				// Decided with the task's delays (undecided).
+				if b.undecidedRT == nil {
+					b.undecidedRT = map[*Task][]trace.Event{}
+				}
+				b.undecidedRT[t] = append(b.undecidedRT[t], *e)
+				break
+			}
 			if !b.opts.Filter.Event(t, e.CPU, e.Time) {
 				break
 			}
-			lossy := b.lossy(e.Time-max(e.Runtime, 0), e.Time, e.CPU, -1, -1)
-			if lossy {
-				b.C.LossyRuntime++
-				b.C.LossyRuntimeNs += e.Runtime
-			}
-			if !lossy || b.opts.KeepLossy {
-				t.StatRuntime += e.Runtime
-				t.StatRuntimeEvents++
-			}
-			if b.hooks.Runtime != nil {
-				b.hooks.Runtime(t, e, lossy)
-			}
+			b.emitRuntime(t, e)
 		}
 	case trace.KindFork:
 		b.task(e.TID, e.PID, e.Comm)
@@ -1033,9 +1038,57 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	if t.cause != CausePreempted {
 		d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 	}
+	if f := b.opts.Filter; f != nil && f.Cgroups != nil && t.Cgroup == 0 && f.Time(in) && f.CPU(cpu) {
+		// Its cgroup is not known yet: decided when it is.
+		if b.undecided == nil {
+			b.undecided = map[*Task][]Delay{}
+		}
+		b.undecided[t] = append(b.undecided[t], *d)
+		return
+	}
 	if !b.opts.Filter.Event(t, cpu, in) {
 		return
 	}
+	b.emitDelay(d)
+}
+
+// decideCgroup emits the delays of t held back until its cgroup was known
+// (see undecided) when the filter selects it.
+func (b *Builder) decideCgroup(t *Task) {
+	ds, rs := b.undecided[t], b.undecidedRT[t]
+	delete(b.undecided, t)
+	delete(b.undecidedRT, t)
+	if !b.opts.Filter.Task(t) {
+		return
+	}
+	for i := range ds {
+		b.delay = ds[i]
+		b.emitDelay(&b.delay)
+	}
+	for i := range rs {
+		b.emitRuntime(t, &rs[i])
+	}
+}
+
+// emitRuntime counts sched_stat_runtime e of t and passes it to the
+// Runtime hook.
+func (b *Builder) emitRuntime(t *Task, e *trace.Event) {
+	lossy := b.lossy(e.Time-max(e.Runtime, 0), e.Time, e.CPU, -1, -1)
+	if lossy {
+		b.C.LossyRuntime++
+		b.C.LossyRuntimeNs += e.Runtime
+	}
+	if !lossy || b.opts.KeepLossy {
+		t.StatRuntime += e.Runtime
+		t.StatRuntimeEvents++
+	}
+	if b.hooks.Runtime != nil {
+		b.hooks.Runtime(t, e, lossy)
+	}
+}
+
+// emitDelay marks d lossy or not and passes it to the Delay hook.
+func (b *Builder) emitDelay(d *Delay) {
 	d.Lossy = b.lossy(d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU)
 	d.Excluded = d.Lossy && !b.opts.KeepLossy
 	if d.Lossy {
@@ -1053,6 +1106,9 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 		// says (the first run of a task too).
 		if t := b.tasks.Get(e.TID); t != nil && t.state != StateDead {
 			t.Cgroup = e.Cgroup
+			if b.undecided != nil || b.undecidedRT != nil {
+				b.decideCgroup(t)
+			}
 		}
 	}
 	prevLast := int64(0)

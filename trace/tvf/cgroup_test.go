@@ -2,8 +2,10 @@ package tvf
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -116,5 +118,58 @@ func TestCgroupSettingsBad(t *testing.T) {
 	}
 	if n := warning(tr, "bad-cgroup-stat"); n != 1 {
 		t.Errorf("%d bad-cgroup-stat warnings, want 1: %v", n, m.Warnings.List())
+	}
+}
+
+// TestCutBeforeTrailerNamesRoot: the id-to-path table of the cgroups is in
+// the trailer, so a capture cut before it (killed, or copied while
+// recording) had every group as an id; "cgroup id 0x1" was the root, whose
+// id cgroup v2 fixes (trace.RootCgroupID). Cut at the tail's offset (the
+// footer's last 8 bytes): the reader names the root "/" and no other
+// path; a cut file whose events carry no cgroup gets no table.
+func TestCutBeforeTrailerNamesRoot(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cgs  []uint64
+		want map[uint64]string
+	}{
+		{"with cgroups", []uint64{1, 0x65}, map[uint64]string{1: "/"}},
+		{"without", []uint64{0}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			w, err := NewWriter(&buf, Header{Tool: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, e := range synthetic(20, 1) {
+				e.Cgroup = c.cgs[i%len(c.cgs)]
+				if err := w.Write(e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.SetCgroups(map[uint64]string{1: "/", 0x65: "/tv-u"})
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			file := buf.Bytes()
+			tail := int(binary.LittleEndian.Uint64(file[len(file)-8:]))
+			for _, seek := range []bool{true, false} {
+				var r io.Reader = bytes.NewReader(file[:tail])
+				if !seek {
+					r = onlyReader{r}
+				}
+				evs, tr := decodeAll(t, r)
+				if len(evs) != 20 {
+					t.Errorf("seek %v: %d events, want 20", seek, len(evs))
+				}
+				if diff := cmp.Diff(c.want, tr.Meta().Cgroups); diff != "" {
+					t.Errorf("seek %v: cgroups (-want +got):\n%s", seek, diff)
+				}
+				if !slices.ContainsFunc(tr.Meta().Warnings.List(), func(w trace.Warning) bool { return w.Key == "truncated" }) {
+					t.Errorf("seek %v: no truncated warning", seek)
+				}
+			}
+		})
 	}
 }

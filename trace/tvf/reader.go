@@ -47,6 +47,8 @@ type Reader struct {
 	payload []byte
 	ended   bool
 	gotTail bool // the trailer was applied
+	// sawCgroup: an event carried a cgroup id
+	sawCgroup bool
 	// seenFirst, seenLast: the first and last nonzero event times read,
 	// for Meta when neither header nor trailer had them.
 	seenFirst, seenLast int64
@@ -442,11 +444,20 @@ func (r *Reader) Next() (trace.Event, error) {
 			if r.meta.LastTime == 0 {
 				r.meta.LastTime = r.seenLast
 			}
+			if !r.gotTail && r.sawCgroup && r.meta.Cgroups == nil {
+				// The paths were in the trailer, which the file lacks;
+				// the root's id is known: cgroup v2's root is kernfs node
+				// 1 (a cut capture listed "cgroup id 0x1").
+				r.meta.Cgroups = map[uint64]string{trace.RootCgroupID: "/"}
+			}
 			return trace.Event{}, err
 		}
 	}
 	r.i++
 	e := &r.buf[r.i-1]
+	if e.Cgroup != 0 {
+		r.sawCgroup = true
+	}
 	if e.Time > 0 {
 		if r.seenFirst == 0 {
 			r.seenFirst = e.Time
