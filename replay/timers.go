@@ -133,11 +133,12 @@ func (x *extractor) updatePoints() {
 			m.Stats.TickUpdates++
 			continue
 		}
-		b := &m.Tasks[c.i].Bursts[c.b]
-		if ups := b.Updates.List(); c.off <= 0 || c.off >= b.Len || len(ups) > 0 && ups[len(ups)-1] >= c.off {
+		tk := &m.Tasks[c.i]
+		b := &tk.Bursts[c.b]
+		if ups := tk.UpdatesOf(b); c.off <= 0 || c.off >= b.Len || len(ups) > 0 && ups[len(ups)-1] >= c.off {
 			continue
 		}
-		b.Updates = b.Updates.Append(c.off)
+		tk.AddUpdates(b, c.off)
 		m.Stats.UpdatePoints++
 	}
 }
