@@ -108,6 +108,7 @@ func (x *extractor) splitArrivals() int {
 			continue
 		}
 		tk.Bursts = out
+		tk.Pack()
 		tk.OpenLoop = true
 		if tk.Repeat >= 0 {
 			tk.Repeat = newIdx[tk.Repeat]

@@ -75,27 +75,53 @@ func (s *ext) addAction(b *Burst, a Action) {
 // the model keeps for the whole replay). Model builders call it once
 // they are done; a model is the same before and after.
 func (t *Task) Pack() {
-	na, nu := 0, 0
+	na := 0
 	for k := range t.Bursts {
 		na += int(t.Bursts[k].acts.n)
-		nu += int(t.Bursts[k].upds.n)
 	}
-	acts := make([]Action, 0, na)
-	upds := make([]int64, 0, nu)
+	var acts []Action
+	if na > 0 {
+		acts = make([]Action, 0, na)
+	}
 	for k := range t.Bursts {
 		b := &t.Bursts[k]
 		off := len(acts)
 		acts = append(acts, t.ActionsOf(b)...)
 		b.acts.off = int32(off)
-		off = len(upds)
-		upds = append(upds, t.UpdatesOf(b)...)
-		b.upds.off = int32(off)
 	}
-	if na == 0 {
-		acts = nil
+	t.acts = acts
+	t.packUpdates()
+}
+
+// packUpdates is Pack for the update points: one run each for the bursts
+// that have any.
+func (t *Task) packUpdates() {
+	nu, ns := 0, 0
+	for k := range t.Bursts {
+		if n := len(t.UpdatesOf(&t.Bursts[k])); n > 0 {
+			nu += n
+			ns++
+		}
 	}
 	if nu == 0 {
-		upds = nil
+		for k := range t.Bursts {
+			t.Bursts[k].upds = 0
+		}
+		t.upds, t.updSpans = nil, nil
+		return
 	}
-	t.acts, t.upds = acts, upds
+	upds := make([]int64, 0, nu)
+	spans := make([]span, 0, ns)
+	for k := range t.Bursts {
+		b := &t.Bursts[k]
+		u := t.UpdatesOf(b)
+		if len(u) == 0 {
+			b.upds = 0
+			continue
+		}
+		spans = append(spans, span{int32(len(upds)), int32(len(u))})
+		upds = append(upds, u...)
+		b.upds = int32(len(spans))
+	}
+	t.upds, t.updSpans = upds, spans
 }

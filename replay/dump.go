@@ -104,7 +104,7 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 			ends[bu.End]++
 		}
 		cpu += bu.Len
-		updates += bu.NumUpdates()
+		updates += len(tk.UpdatesOf(&bu))
 		for _, a := range tk.ActionsOf(&bu) {
 			if a.Kind == ActFork {
 				forks++

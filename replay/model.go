@@ -78,8 +78,8 @@ type Action struct {
 // pointer: its actions and update points are runs of its task's arrays
 // (read them with Task.ActionsOf and Task.UpdatesOf, write them with
 // Task.AddAction, Task.SetActions and Task.AddUpdates), so a burst takes
-// 64 bytes (80 with a slice header and a pointer) and the collector does
-// not mark the bursts (474,769 of them, 30 MB, on bench/replaymem's 2
+// 56 bytes (80 with a slice header and a pointer) and the collector does
+// not mark the bursts (474,769 of them, 26.6 MB, on bench/replaymem's 2
 // M-event file). A burst's ranges index the arrays of the task that holds
 // it: a burst moved to another task must have its actions and updates
 // set again there.
@@ -92,8 +92,11 @@ type Burst struct {
 	// acts are the burst's actions (Task.ActionsOf), sorted by At (0 <=
 	// At <= Len).
 	acts span
-	// upds are the offsets in ns of CPU time into the burst (sorted, 0 <
-	// u < Len) where the task itself made the kernel account its run
+	// upds is 1 + the index in Task.updSpans of the run of Task.upds
+	// that holds the burst's update points (0: none; few bursts have
+	// any, 3,376 of 474,769 on bench/replaymem's file, so the run itself
+	// is not in every burst). They are the offsets in ns of CPU time into
+	// the burst (sorted, 0 < u < Len) where the task itself made the kernel account its run
 	// time (update_curr; Task.UpdatesOf): a clock_gettime(
 	// CLOCK_THREAD_CPUTIME_ID) goes through task_sched_runtime, a syscall
 	// that enqueues or dequeues another task does too. EEVDF (and CFS)
@@ -104,7 +107,7 @@ type Burst struct {
 	// are neither the tick's (on the CPU's tick phase, see Model.HZ) nor
 	// an enqueue's (right after a wakeup aimed at that CPU) nor the
 	// switch-out's own.
-	upds span
+	upds int32
 	End  EndKind
 	// FromIdle is true when the burst's first run began on a CPU that
 	// left idle less than idleWarmup before (the first task after idle, or
@@ -124,9 +127,6 @@ type span struct{ off, n int32 }
 // NumActions returns the number of the burst's actions.
 func (b *Burst) NumActions() int { return int(b.acts.n) }
 
-// NumUpdates returns the number of the burst's update points.
-func (b *Burst) NumUpdates() int { return int(b.upds.n) }
-
 // ActionsOf returns the actions of b, a burst of t, sorted by At. The
 // slice is capped at their number: appending to it copies, and
 // SetActions stores the result. Changing an element changes the model.
@@ -137,7 +137,11 @@ func (t *Task) ActionsOf(b *Burst) []Action {
 // UpdatesOf returns the update points of b, a burst of t (ns of CPU time
 // into it, sorted); the caller must not modify them.
 func (t *Task) UpdatesOf(b *Burst) []int64 {
-	return t.upds[b.upds.off : b.upds.off+b.upds.n : b.upds.off+b.upds.n]
+	if b.upds == 0 {
+		return nil
+	}
+	s := t.updSpans[b.upds-1]
+	return t.upds[s.off : s.off+s.n : s.off+s.n]
 }
 
 // AddAction appends a to the actions of b, a burst of t (or one that is
@@ -167,17 +171,17 @@ func (t *Task) SetActions(b *Burst, acts []Action) {
 
 // AddUpdates appends offs (ns of CPU time into b, after its last update
 // point) to the update points of b, a burst of t (or one that is to be).
+// As with append on a slice, a copy of b made before keeps the update
+// points it had: b's are copied to the end of t's array with offs.
 func (t *Task) AddUpdates(b *Burst, offs ...int64) {
 	if len(offs) == 0 {
 		return
 	}
-	if b.upds.n == 0 || int(b.upds.off+b.upds.n) != len(t.upds) {
-		off := len(t.upds)
-		t.upds = append(t.upds, t.UpdatesOf(b)...)
-		b.upds.off = int32(off)
-	}
+	off := len(t.upds)
+	t.upds = append(t.upds, t.UpdatesOf(b)...)
 	t.upds = append(t.upds, offs...)
-	b.upds.n += int32(len(offs))
+	t.updSpans = append(t.updSpans, span{int32(off), int32(len(t.upds) - off)})
+	b.upds = int32(len(t.updSpans))
 }
 
 // InitState is a task's state when the model starts.
@@ -203,9 +207,11 @@ type Task struct {
 	Last   int64 // ns, last event that concerns the task
 	Bursts []Burst
 	// acts and upds hold the actions and update points of the task's
-	// bursts, each burst's a run of them (Burst.acts, Burst.upds).
-	acts []Action
-	upds []int64
+	// bursts, each burst's a run of them (Burst.acts; updSpans[
+	// Burst.upds-1]).
+	acts     []Action
+	upds     []int64
+	updSpans []span
 	// Unnamed is true when the recording never named the task by a record
 	// of its own (a COMM or exec record, a fork that made it inherit its
 	// parent's name, perf's record-start COMM) but only through tracepoint

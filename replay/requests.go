@@ -297,6 +297,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		}
 		bs = append(bs, tail)
 		tk.Bursts = bs
+		tk.Pack()
 		tk.PoolBlock = make([]bool, len(bs))
 		for j := 0; j < count[k]; j++ {
 			tk.PoolBlock[j] = true

@@ -141,6 +141,11 @@ func (x *extractor) updatePoints() {
 		tk.AddUpdates(b, c.off)
 		m.Stats.UpdatePoints++
 	}
+	for i := range m.Tasks {
+		if len(m.Tasks[i].updSpans) > 0 {
+			m.Tasks[i].packUpdates() // AddUpdates copied a burst's points at each
+		}
+	}
 }
 
 // minTimerSamples is how many timer wakeups a task needs before Extract
