@@ -462,7 +462,7 @@ type ModelStats struct {
 	// deadline (Cause.ByAt, timerLikeWakeups).
 	AbsoluteTimers int `json:"absolute_timers"`
 	// UpdatePoints counts the mid-burst update_curr points kept
-	// (Burst.Updates); TickUpdates the mid-run sched_stat_runtime events
+	// (Task.UpdatesOf); TickUpdates the mid-run sched_stat_runtime events
 	// left out as the tick's, EnqueueUpdates those left out as an
 	// enqueue's.
 	UpdatePoints int `json:"update_points"`

@@ -78,7 +78,7 @@ type tstate struct {
 	burst   int
 	done    int64 // ns consumed in the current burst
 	act     int   // next action index
-	upd     int   // next update point index (Burst.Updates)
+	upd     int   // next update point index (Task.UpdatesOf)
 	ready   []bool
 	ran     int64 // ns run since switch-in (for sched_stat_runtime)
 	started bool

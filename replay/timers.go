@@ -114,7 +114,7 @@ func (m *Model) atTick(t int64) bool {
 }
 
 // updatePoints infers the tick and keeps the candidate update points that
-// are not the tick's as Burst.Updates.
+// are not the tick's as the bursts' update points (Task.AddUpdates).
 func (x *extractor) updatePoints() {
 	m := x.m
 	ts := make([]int64, len(x.cands))
