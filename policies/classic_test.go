@@ -395,7 +395,7 @@ func TestCFSLBBias(t *testing.T) {
 // its burst; C runs 3 ms and exits.
 func forkModel() *replay.Model {
 	m := testModel(1, ttask{comm: "P", bursts: []int64{10000}})
-	m.Tasks[0].Bursts[0].Actions = []replay.Action{{At: 2_000_000, Kind: replay.ActFork, Target: 1}}
+	m.Tasks[0].SetActions(&m.Tasks[0].Bursts[0], []replay.Action{{At: 2_000_000, Kind: replay.ActFork, Target: 1}})
 	m.Tasks = append(m.Tasks, replay.Task{TID: 200, PID: 200, Comm: "C", Prio: 120, Parent: 0, Init: replay.InitForked,
 		Bursts: []replay.Burst{{Len: 3_000_000, End: replay.EndExit}}})
 	return m
@@ -471,7 +471,7 @@ func TestCFSForkPlacement(t *testing.T) {
 	m := testModel(1,
 		ttask{comm: "P", bursts: []int64{30000}},
 		ttask{comm: "H", bursts: []int64{30000}})
-	m.Tasks[0].Bursts[0].Actions = []replay.Action{{At: 18_000_000, Kind: replay.ActFork, Target: 2}}
+	m.Tasks[0].SetActions(&m.Tasks[0].Bursts[0], []replay.Action{{At: 18_000_000, Kind: replay.ActFork, Target: 2}})
 	m.Tasks = append(m.Tasks, replay.Task{TID: 200, PID: 200, Comm: "C", Prio: 120, Parent: 0, Init: replay.InitForked,
 		Bursts: []replay.Burst{{Len: 1_000_000, End: replay.EndExit}}})
 	got := schedule(t, "cfs", m, replay.DefaultConfig())

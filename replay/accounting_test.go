@@ -82,7 +82,8 @@ func TestWakeupChargesAfterDelayedRequeue(t *testing.T) {
 func TestUpdatePointsChargeOwnLevel(t *testing.T) {
 	m := &Model{NrCPUs: 1, WorkloadRoot: -1, HZ: 250, TickPhase: 2_000_000}
 	m.Tasks = []Task{{TID: 100, PID: 100, Comm: "p", Prio: 120, Parent: -1, Init: InitRunnable, CPU: 0, Cgroup: "/a",
-		Bursts: []Burst{{Len: 1_000_000, End: EndExit, Updates: UpdatePoints{}.Append(300_000, 600_000)}}}}
+		Bursts: []Burst{{Len: 1_000_000, End: EndExit}}}}
+	m.Tasks[0].AddUpdates(&m.Tasks[0].Bursts[0], 300_000, 600_000)
 	pol := &callLog{EEVDF: policies.NewEEVDF(nil, 1)}
 	if _, err := Simulate(m, pol, Config{HZ: 250}); err != nil {
 		t.Fatal(err)
@@ -140,8 +141,8 @@ func strayModel(n, deps int) *Model {
 		b := Burst{Len: 10_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: int64(k+1) * 1_000_000}}
 		if k < deps {
 			b.Wake = Cause{Kind: CauseDependency, Waker: 1, Inferred: true, At: b.Wake.At}
-			wk.Bursts = append(wk.Bursts, Burst{Len: 50_000, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 1},
-				Actions: []Action{{At: 50_000, Kind: ActWake, Target: 0, Block: int32(k)}}})
+			wk.Bursts = append(wk.Bursts, Burst{Len: 50_000, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 1}})
+			wk.AddAction(&wk.Bursts[len(wk.Bursts)-1], Action{At: 50_000, Kind: ActWake, Target: 0, Block: int32(k)})
 		}
 		gen.Bursts = append(gen.Bursts, b)
 	}

@@ -100,7 +100,7 @@ func (x *extractor) splitArrivals() int {
 			if k > 0 && isArrival(&bs[k-1]) {
 				arr = min(bs[k-1].Wake.At-timerSlack, arr)
 			}
-			out = append(out, splitBurst(bs[k], pts, arr)...)
+			out = append(out, splitBurst(tk, bs[k], pts, arr)...)
 			newIdx[k] = len(out) - 1
 			total += len(pts)
 		}
@@ -108,6 +108,7 @@ func (x *extractor) splitArrivals() int {
 			continue
 		}
 		tk.Bursts = out
+		tk.Pack()
 		tk.OpenLoop = true
 		if tk.Repeat >= 0 {
 			tk.Repeat = newIdx[tk.Repeat]
@@ -116,7 +117,7 @@ func (x *extractor) splitArrivals() int {
 		// the last piece of old burst j.
 		for a := range m.Tasks {
 			for b := range m.Tasks[a].Bursts {
-				acts := m.Tasks[a].Bursts[b].Actions
+				acts := m.Tasks[a].ActionsOf(&m.Tasks[a].Bursts[b])
 				for c := range acts {
 					if acts[c].Kind == ActWake && int(acts[c].Target) == i && acts[c].Block >= 0 && int(acts[c].Block) < len(newIdx) {
 						acts[c].Block = int32(newIdx[acts[c].Block])
@@ -132,7 +133,7 @@ func (x *extractor) splitArrivals() int {
 // recorded time (CauseExternal), as an open-loop generator's sleeps do.
 func isArrival(b *Burst) bool { return b.End == EndBlock && b.Wake.Kind == CauseExternal }
 
-// splitBurst cuts b at the self-wakeups pts (sorted, 0 < off < b.Len):
+// splitBurst cuts b, a burst of tk, at the self-wakeups pts (sorted, 0 < off < b.Len):
 // len(pts) recovered arrivals, each a block whose absolute wake time is
 // drawn from arr to the last self-wakeup and clamped to its own, then the
 // last piece with b's own end. The times are the order statistics of
@@ -147,7 +148,7 @@ func isArrival(b *Burst) bool { return b.End == EndBlock && b.Wake.Kind == Cause
 // workers were busy: without the quota its workers' scheduling delay came
 // out 0.3x the kernel's (held-back grpq.q25 -> none: 130 waits of 0.3-1 ms
 // where the kernel had 582).
-func splitBurst(b Burst, pts []selfWake, arr int64) []Burst {
+func splitBurst(tk *Task, b Burst, pts []selfWake, arr int64) []Burst {
 	h := len(pts)
 	last := pts[h-1].t
 	draws := make([]int64, h)
@@ -177,15 +178,15 @@ func splitBurst(b Burst, pts []selfWake, arr int64) []Burst {
 			p.FromIdle, p.WokenBy, p.WokenRemote = b.FromIdle, b.WokenBy, b.WokenRemote
 		}
 		p.Len = hi - lo
-		for _, a := range b.Actions {
+		for _, a := range tk.ActionsOf(&b) {
 			if a.At >= lo && (a.At < hi || j == h) {
 				a.At -= lo
-				p.Actions = append(p.Actions, a)
+				tk.AddAction(p, a)
 			}
 		}
-		for _, u := range b.Updates.List() {
+		for _, u := range tk.UpdatesOf(&b) {
 			if u > lo && u < hi {
-				p.Updates = p.Updates.Append(u - lo)
+				tk.AddUpdates(p, u-lo)
 			}
 		}
 		lo = hi

@@ -31,14 +31,16 @@ func arrivalModel() (*extractor, int64) {
 			w9 = w
 		}
 		bs = append(bs, Burst{Len: 40_000, End: EndBlock, Slept: 1_050_000,
-			Wake:    Cause{Kind: CauseExternal, At: w},
-			Actions: []Action{{At: 20_000, Kind: ActWake, Target: 1, Block: int32(k)}}})
+			Wake: Cause{Kind: CauseExternal, At: w}})
 		at = w
 	}
 	bs = append(bs, Burst{Len: 10_000, End: EndExit})
 	m.Tasks = []Task{{TID: 10, PID: 10, Comm: "gen", Parent: -1, Bursts: bs, Repeat: -1},
-		{TID: 11, PID: 10, Comm: "other", Parent: -1, Repeat: -1, Bursts: []Burst{{Len: 1000, End: EndExit,
-			Actions: []Action{{At: 500, Kind: ActWake, Target: 0, Block: 20}}}}}}
+		{TID: 11, PID: 10, Comm: "other", Parent: -1, Repeat: -1, Bursts: []Burst{{Len: 1000, End: EndExit}}}}
+	for k := 0; k < len(bs)-1; k++ {
+		setActs(m, 0, k, Action{At: 20_000, Kind: ActWake, Target: 1, Block: int32(k)})
+	}
+	setActs(m, 1, 0, Action{At: 500, Kind: ActWake, Target: 0, Block: 20})
 	x := &extractor{m: m, st: make([]ext, 2)}
 	x.st[0].selfWakes = sw
 	return x, w9
@@ -79,10 +81,10 @@ func TestSplitArrivals(t *testing.T) {
 	if last := g.Bursts[13]; last.Len != 10_000 || last.Slept != 1_050_000 || last.Wake.At != g.Bursts[14].Wake.At-1_090_000 {
 		t.Errorf("last piece of burst 10: %+v", last)
 	}
-	if a := g.Bursts[12].Actions; len(a) != 1 || a[0].At != 0 || a[0].Block != 10 {
+	if a := g.ActionsOf(&g.Bursts[12]); len(a) != 1 || a[0].At != 0 || a[0].Block != 10 {
 		t.Errorf("third piece's actions %+v, want the wakeup of task 1's block 10 at 0 µs", a)
 	}
-	if b := x.m.Tasks[1].Bursts[0].Actions[0].Block; b != 23 {
+	if b := actionsOf(x.m, 1, 0)[0].Block; b != 23 {
 		t.Errorf("wakeup of the generator's block 20 names block %d, want 23", b)
 	}
 }
@@ -142,7 +144,7 @@ func TestSplitBurstPoissonGaps(t *testing.T) {
 	for j := range pts {
 		pts[j] = selfWake{b: 0, off: int64(j+1) * 10, t: 2_000_000_000}
 	}
-	pieces := splitBurst(Burst{Len: 20_000, End: EndExit}, pts, 1_000_000_000)
+	pieces := splitBurst(&Task{}, Burst{Len: 20_000, End: EndExit}, pts, 1_000_000_000)
 	short, long := 0, 0
 	prev := int64(1_000_000_000)
 	for j := 0; j < h; j++ {

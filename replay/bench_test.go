@@ -43,8 +43,8 @@ func ringModel(k, hops int, burst int64) *Model {
 			if next == 0 && j == per-1 {
 				break // task 0 has exited
 			}
-			b := &m.Tasks[i].Bursts[j+off]
-			b.Actions = append(b.Actions, Action{At: burst, Kind: ActWake, Target: int32(next), Block: int32(j)})
+			tk := &m.Tasks[i]
+			tk.AddAction(&tk.Bursts[j+off], Action{At: burst, Kind: ActWake, Target: int32(next), Block: int32(j)})
 		}
 	}
 	for h := 0; h < 2; h++ {

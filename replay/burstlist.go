@@ -1,8 +1,8 @@
 package replay
 
 // burstChunk is how many bursts a chunk of a task's burstList holds: 64
-// bursts of 80 bytes, a 5120-byte allocation (in Go's 5376-byte size
-// class: 5 % rounding, on chunks that live only while Extract reads). Chunks never move, so a task's bursts are
+// bursts of 64 bytes, a 4096-byte allocation (a size class of its own:
+// no rounding). Chunks never move, so a task's bursts are
 // written once while Extract builds them and copied once, into a slice
 // of their exact length (flatten); appended to a slice instead, they were
 // copied on every growth (145 MB allocated and 0.35 s of memmove and
@@ -57,64 +57,71 @@ func (l *burstList) flatten() []Burst {
 	return bs
 }
 
-// actChunkMin and actChunkMax bound the capacity of a chunk of a task's
-// actions (ext.acts): the first chunk holds actChunkMin, each next one
-// twice the last, up to actChunkMax (256 actions of 32 bytes, 8 KiB). A
-// task that wakes no one costs nothing, one that wakes few wastes little,
-// and a sender that wakes hundreds (perf bench sched messaging: 469,000
-// actions on bench/replaymem's 2 M-event file, 90 % of them in bursts of
-// more than one) fills chunks of 8 KiB.
-const (
-	actChunkMin = 4
-	actChunkMax = 256
-)
-
-// addAction appends a to burst b of task s (Burst.Actions). While Extract
-// builds a task's bursts, each burst's actions are a run of a chunk the
-// task's bursts share (s.acts), capped at their length: appended one by
-// one to a slice of their own, the 469,000 actions of bench/replaymem's
-// file took 27.5 MB of live heap (608,665 slots of capacity, in 100,000
-// allocations) where they hold 15 MB. Later passes may append to a
-// burst's actions as to any slice: the cap makes that a copy, never a
-// write into the chunk.
+// addAction appends a to burst b of task s while Extract builds its
+// bursts: s.acts becomes the task's Task.acts when it ends (see
+// Task.AddAction), packed (Task.Pack) to drop what a move left behind
+// (a ping-pong's wakeup added to a burst before the last) and the room
+// append left unused.
 func (s *ext) addAction(b *Burst, a Action) {
-	n := len(b.Actions)
-	tail := n == 0 || n <= len(s.acts) && &s.acts[len(s.acts)-n] == &b.Actions[0]
-	if !tail || len(s.acts) == cap(s.acts) {
-		// Move b's actions to the end of the chunk, or of a new one
-		// when they do not fit (what they leave behind is not reused).
-		if !tail && n+1 <= cap(s.acts)-len(s.acts) {
-			s.acts = append(s.acts, b.Actions...)
-		} else {
-			c := min(max(actChunkMin, 2*cap(s.acts)), actChunkMax)
-			c = max(c, 2*(n+1))
-			s.acts = append(make([]Action, 0, c), b.Actions...)
-		}
-	}
-	s.acts = append(s.acts, a)
-	b.Actions = s.acts[len(s.acts)-n-1 : len(s.acts) : len(s.acts)]
+	t := Task{acts: s.acts}
+	t.AddAction(b, a)
+	s.acts = t.acts
 }
 
-// packActions moves the actions of a task's bursts, once Extract has built
-// them, into one array of their exact number, each burst's a run of it
-// capped at its length (as addAction's). addAction's chunks keep the
-// copies a move left behind and the unused room of each task's last
-// chunk: 14.3 MB of chunks for 11.3 MB of actions on bench/replaymem's
-// file (heap profile), which the model would keep for the whole replay.
-func packActions(bursts []Burst) {
-	n := 0
-	for k := range bursts {
-		n += len(bursts[k].Actions)
+// Pack copies the actions and update points of t's bursts, each burst's
+// after the previous one's, into arrays of their exact number: Extract's
+// and the inference passes' appends leave copies behind and room unused
+// (the actions of bench/replaymem's 2 M-event file are 11.3 MB, which
+// the model keeps for the whole replay). Model builders call it once
+// they are done; a model is the same before and after.
+func (t *Task) Pack() {
+	na := 0
+	for k := range t.Bursts {
+		na += int(t.Bursts[k].acts.n)
 	}
-	if n == 0 {
-		return
+	var acts []Action
+	if na > 0 {
+		acts = make([]Action, 0, na)
 	}
-	all := make([]Action, 0, n)
-	for k := range bursts {
-		b := &bursts[k]
-		if len(b.Actions) > 0 {
-			all = append(all, b.Actions...)
-			b.Actions = all[len(all)-len(b.Actions) : len(all) : len(all)]
+	for k := range t.Bursts {
+		b := &t.Bursts[k]
+		off := len(acts)
+		acts = append(acts, t.ActionsOf(b)...)
+		b.acts.off = int32(off)
+	}
+	t.acts = acts
+	t.packUpdates()
+}
+
+// packUpdates is Pack for the update points: one run each for the bursts
+// that have any.
+func (t *Task) packUpdates() {
+	nu, ns := 0, 0
+	for k := range t.Bursts {
+		if n := len(t.UpdatesOf(&t.Bursts[k])); n > 0 {
+			nu += n
+			ns++
 		}
 	}
+	if nu == 0 {
+		for k := range t.Bursts {
+			t.Bursts[k].upds = 0
+		}
+		t.upds, t.updSpans = nil, nil
+		return
+	}
+	upds := make([]int64, 0, nu)
+	spans := make([]span, 0, ns)
+	for k := range t.Bursts {
+		b := &t.Bursts[k]
+		u := t.UpdatesOf(b)
+		if len(u) == 0 {
+			b.upds = 0
+			continue
+		}
+		spans = append(spans, span{int32(len(upds)), int32(len(u))})
+		upds = append(upds, u...)
+		b.upds = int32(len(spans))
+	}
+	t.upds, t.updSpans = upds, spans
 }

@@ -15,18 +15,18 @@ func TestColdSwitch(t *testing.T) {
 	m.Tasks = []Task{
 		{TID: 1, PID: 1, Comm: "a", Prio: 120, Parent: -1, Init: InitRunnable, CPU: 0,
 			Bursts: []Burst{
-				{Len: 1_000_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1},
-					Actions: []Action{{At: 1_000_000, Kind: ActWake, Target: 1, Block: 0}}},
+				{Len: 1_000_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
 				{Len: 1_000_000, End: EndExit}}},
 		{TID: 2, PID: 2, Comm: "b", Prio: 120, Parent: -1, Init: InitSleeping, CPU: 0,
 			Bursts: []Burst{
 				{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}},
-				{Len: 1_000_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0},
-					Actions: []Action{{At: 1_000_000, Kind: ActWake, Target: 0, Block: 0}}},
+				{Len: 1_000_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}},
 				{Len: 1_000_000, End: EndExit}}},
 	}
 	// a's last burst ends b's second block.
-	m.Tasks[0].Bursts[1].Actions = []Action{{At: 1_000_000, Kind: ActWake, Target: 1, Block: 1}}
+	setActs(m, 0, 0, Action{At: 1_000_000, Kind: ActWake, Target: 1, Block: 0})
+	setActs(m, 1, 1, Action{At: 1_000_000, Kind: ActWake, Target: 0, Block: 0})
+	setActs(m, 0, 1, Action{At: 1_000_000, Kind: ActWake, Target: 1, Block: 1})
 	for _, c := range []struct {
 		cold, tasks int64
 		end         int64

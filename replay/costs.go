@@ -114,16 +114,16 @@ const maxRemoteWakeCost = 100_000
 // one local wakeup last 22 µs, with one remote 46 µs. Returns the cost in
 // ns (0 when not positive) and the bursts it rests on (0: not measurable).
 func measureWakeupCost(tasks []Task) (cost int64, samples int) {
-	return measureSlope(tasks, maxWakeCostSpread, func(b *Burst) (group, x int, ok bool) {
-		k, r := wakesSent(b)
+	return measureSlope(tasks, maxWakeCostSpread, func(t *Task, b *Burst) (group, x int, ok bool) {
+		k, r := wakesSent(t, b)
 		return k, r, k > 0
 	})
 }
 
-// wakesSent counts the wakeups burst b sends and how many of them the
+// wakesSent counts the wakeups burst b of task t sends and how many of them the
 // recording sent to another CPU.
-func wakesSent(b *Burst) (k, r int) {
-	for _, a := range b.Actions {
+func wakesSent(t *Task, b *Burst) (k, r int) {
+	for _, a := range t.ActionsOf(b) {
 		if a.Kind == ActWake {
 			k++
 			if a.Remote {
@@ -155,11 +155,11 @@ func wakesSent(b *Burst) (k, r int) {
 // 215-220 µs woken from their own CPU, 267-271 µs woken from the other.
 // Returns the cost in ns (0 when not positive) and the bursts it rests on.
 func measureWakeeCost(tasks []Task) (cost int64, samples int) {
-	return measureSlope(tasks, maxRelativeSpread, func(b *Burst) (group, x int, ok bool) {
+	return measureSlope(tasks, maxRelativeSpread, func(t *Task, b *Burst) (group, x int, ok bool) {
 		if !b.WokenBy {
 			return 0, 0, false
 		}
-		k, r := wakesSent(b)
+		k, r := wakesSent(t, b)
 		x = 0
 		if b.WokenRemote {
 			x = 1
@@ -195,8 +195,8 @@ const idleWarmup = 100_000
 // and 25.9 µs from idle, 7.2 µs over 2926 bursts in all. Returns the cost
 // in ns (0 when not positive) and the bursts it rests on.
 func measureIdleStartCost(tasks []Task) (cost int64, samples int) {
-	return measureSlope(tasks, maxRelativeSpread, func(b *Burst) (group, x int, ok bool) {
-		k, r := wakesSent(b)
+	return measureSlope(tasks, maxRelativeSpread, func(t *Task, b *Burst) (group, x int, ok bool) {
+		k, r := wakesSent(t, b)
 		w := 0
 		if b.WokenRemote {
 			w = 1
@@ -218,7 +218,7 @@ func measureIdleStartCost(tasks []Task) (cost int64, samples int) {
 // ±maxRemoteWakeCost are dropped, and the estimate is their median
 // weighted by the bursts behind each (the smaller group's count times the
 // x difference).
-func measureSlope(tasks []Task, spread float64, class func(b *Burst) (group, x int, ok bool)) (cost int64, samples int) {
+func measureSlope(tasks []Task, spread float64, class func(t *Task, b *Burst) (group, x int, ok bool)) (cost int64, samples int) {
 	type key struct{ g, x int }
 	type slope struct {
 		v int64
@@ -237,7 +237,7 @@ func measureSlope(tasks []Task, spread float64, class func(b *Burst) (group, x i
 			if b.End != EndBlock || b.Len <= 0 {
 				continue
 			}
-			g, x, ok := class(b)
+			g, x, ok := class(&tasks[i], b)
 			if !ok {
 				continue
 			}

@@ -104,8 +104,8 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 			ends[bu.End]++
 		}
 		cpu += bu.Len
-		updates += bu.Updates.Len()
-		for _, a := range bu.Actions {
+		updates += len(tk.UpdatesOf(&bu))
+		for _, a := range tk.ActionsOf(&bu) {
 			if a.Kind == ActFork {
 				forks++
 			} else {

@@ -58,8 +58,8 @@ type ext struct {
 	// estimated for a lost switch-in), for Task.timeOn.
 	runFrom int64
 	// bursts are the task's bursts so far (Task.Bursts once closeTasks
-	// flattens them); acts is the chunk their actions are written into
-	// (addAction).
+	// flattens them); acts holds their actions (addAction), Task.acts
+	// once they are flattened.
 	bursts burstList
 	acts   []Action
 }
@@ -759,9 +759,10 @@ func (x *extractor) endBurst(i int, end EndKind) {
 	s := &x.st[i]
 	b := s.bursts.last(0)
 	b.Len, b.End = s.accum, end
-	for k := range b.Actions {
-		if b.Actions[k].At > b.Len {
-			b.Actions[k].At = b.Len
+	acts := (&Task{acts: s.acts}).ActionsOf(b)
+	for k := range acts {
+		if acts[k].At > b.Len {
+			acts[k].At = b.Len
 		}
 	}
 	s.accum, s.pend = 0, -1
@@ -849,8 +850,9 @@ func (x *extractor) dateLostSwitchIn(i int, in int64) {
 	// The actions of the run so far were placed at their time since the
 	// first evidence: they lie that much further into the burst.
 	cur := bs.last(0)
-	for k := range cur.Actions {
-		cur.Actions[k].At += s.segStart - in
+	acts := (&Task{acts: s.acts}).ActionsOf(cur)
+	for k := range acts {
+		acts[k].At += s.segStart - in
 	}
 	s.segStart, s.runFrom = in, in
 }
@@ -963,7 +965,7 @@ func (x *extractor) closeTasks() {
 		case s.sleeping:
 			// The block after the previous burst never ended: drop the
 			// empty trailing burst.
-			if bs.len() > 1 && last.Len == 0 && len(last.Actions) == 0 {
+			if bs.len() > 1 && last.Len == 0 && last.NumActions() == 0 {
 				bs.pop()
 				bs.last(0).Wake = Cause{Kind: CauseNever}
 			} else {
@@ -977,8 +979,8 @@ func (x *extractor) closeTasks() {
 			}
 		}
 		m.Tasks[i].Bursts = bs.flatten()
-		s.acts = nil
-		packActions(m.Tasks[i].Bursts)
+		m.Tasks[i].acts, s.acts = s.acts, nil
+		m.Tasks[i].Pack()
 	}
 }
 

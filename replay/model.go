@@ -74,11 +74,41 @@ type Action struct {
 	Remote bool
 }
 
-// Burst is CPU time a task consumes between blocking points.
+// Burst is CPU time a task consumes between blocking points. It holds no
+// pointer: its actions and update points are runs of its task's arrays
+// (read them with Task.ActionsOf and Task.UpdatesOf, write them with
+// Task.AddAction, Task.SetActions and Task.AddUpdates), so a burst takes
+// 56 bytes (80 with a slice header and a pointer) and the collector does
+// not mark the bursts (474,769 of them, 26.6 MB, on bench/replaymem's 2
+// M-event file). A burst's ranges index the arrays of the task that holds
+// it: a burst moved to another task must have its actions and updates
+// set again there.
 type Burst struct {
-	Len     int64    // ns of CPU time
-	Actions []Action // sorted by At (0 <= At <= Len)
-	End     EndKind
+	Len  int64 // ns of CPU time
+	Wake Cause // EndBlock: what ends the block after this burst
+	// Observed: ns the task slept after this burst in the trace (EndBlock
+	// with a known wake), for reports.
+	Slept int64
+	// acts are the burst's actions (Task.ActionsOf), sorted by At (0 <=
+	// At <= Len).
+	acts span
+	// upds is 1 + the index in Task.updSpans of the run of Task.upds
+	// that holds the burst's update points (0: none; few bursts have
+	// any, 3,376 of 474,769 on bench/replaymem's file, so the run itself
+	// is not in every burst). They are the offsets in ns of CPU time into
+	// the burst (sorted, 0 < u < Len) where the task itself made the kernel account its run
+	// time (update_curr; Task.UpdatesOf): a clock_gettime(
+	// CLOCK_THREAD_CPUTIME_ID) goes through task_sched_runtime, a syscall
+	// that enqueues or dequeues another task does too. EEVDF (and CFS)
+	// end a slice at any update_curr, not only at the tick
+	// (kernel/sched/fair.c v6.18 update_curr: resched when
+	// update_deadline moved the deadline), so a replay lets the policy
+	// act there. Extract keeps the mid-run sched_stat_runtime events that
+	// are neither the tick's (on the CPU's tick phase, see Model.HZ) nor
+	// an enqueue's (right after a wakeup aimed at that CPU) nor the
+	// switch-out's own.
+	upds int32
+	End  EndKind
 	// FromIdle is true when the burst's first run began on a CPU that
 	// left idle less than idleWarmup before (the first task after idle, or
 	// one right after it): see Model.IdleStartCost.
@@ -88,50 +118,70 @@ type Burst struct {
 	// preemption); WokenRemote when that waker ran on another CPU than the
 	// one the wakeup put the task on (see Model.RemoteWakeeCost).
 	WokenBy, WokenRemote bool
-	Wake                 Cause // EndBlock: what ends the block after this burst
-	// Observed: ns the task slept after this burst in the trace (EndBlock
-	// with a known wake), for reports.
-	Slept int64
-	// Updates are the offsets in ns of CPU time into the burst (sorted,
-	// 0 < u < Len) where the task itself made the kernel account its run
-	// time (update_curr): a clock_gettime(CLOCK_THREAD_CPUTIME_ID) goes
-	// through task_sched_runtime, a syscall that enqueues or dequeues
-	// another task does too. EEVDF (and CFS) end a slice at any
-	// update_curr, not only at the tick (kernel/sched/fair.c v6.18
-	// update_curr: resched when update_deadline moved the deadline), so a
-	// replay lets the policy act there. Extract keeps the mid-run
-	// sched_stat_runtime events that are neither the tick's (on the
-	// CPU's tick phase, see Model.HZ) nor an enqueue's (right after a
-	// wakeup aimed at that CPU) nor the switch-out's own.
-	Updates UpdatePoints
 }
 
-// UpdatePoints are a burst's update points (Burst.Updates): offsets in ns
-// of CPU time into it, sorted. They are held by one pointer, 8 bytes of
-// the burst where a slice took 24: few bursts have any (3,376 of 474,769
-// on bench/replaymem's 2 M-event file), and every burst paid for the
-// slice. The zero value has none. Like a slice, a copy of a burst shares
-// them and Append returns new ones, leaving those it was called on as
-// they were.
-type UpdatePoints struct{ p *[]int64 }
+// span is a run of one of a task's arrays (Task.acts, Task.upds): n
+// elements from index off. The zero value is empty.
+type span struct{ off, n int32 }
 
-// List returns the offsets (nil when none); the caller must not modify
-// them.
-func (u UpdatePoints) List() []int64 {
-	if u.p == nil {
+// NumActions returns the number of the burst's actions.
+func (b *Burst) NumActions() int { return int(b.acts.n) }
+
+// ActionsOf returns the actions of b, a burst of t, sorted by At. The
+// slice is capped at their number: appending to it copies, and
+// SetActions stores the result. Changing an element changes the model.
+func (t *Task) ActionsOf(b *Burst) []Action {
+	return t.acts[b.acts.off : b.acts.off+b.acts.n : b.acts.off+b.acts.n]
+}
+
+// UpdatesOf returns the update points of b, a burst of t (ns of CPU time
+// into it, sorted); the caller must not modify them.
+func (t *Task) UpdatesOf(b *Burst) []int64 {
+	if b.upds == 0 {
 		return nil
 	}
-	return *u.p
+	s := t.updSpans[b.upds-1]
+	return t.upds[s.off : s.off+s.n : s.off+s.n]
 }
 
-// Len returns the number of update points.
-func (u UpdatePoints) Len() int { return len(u.List()) }
+// AddAction appends a to the actions of b, a burst of t (or one that is
+// to be). When b's actions are not the last of t's array they are moved
+// to its end first (what they leave behind is not reused).
+func (t *Task) AddAction(b *Burst, a Action) {
+	if b.acts.n == 0 || int(b.acts.off+b.acts.n) != len(t.acts) {
+		off := len(t.acts)
+		t.acts = append(t.acts, t.ActionsOf(b)...)
+		b.acts.off = int32(off)
+	}
+	t.acts = append(t.acts, a)
+	b.acts.n++
+}
 
-// Append returns u with offs added at the end (as append does: u itself is
-// unchanged).
-func (u UpdatePoints) Append(offs ...int64) UpdatePoints {
-	s := append(u.List(), offs...)
-	return UpdatePoints{&s}
+// SetActions makes acts the actions of b, a burst of t (or one that is to
+// be); acts may be a slice of ActionsOf's, filtered or appended to.
+func (t *Task) SetActions(b *Burst, acts []Action) {
+	if len(acts) <= int(b.acts.n) {
+		copy(t.acts[b.acts.off:], acts)
+	} else {
+		b.acts.off = int32(len(t.acts))
+		t.acts = append(t.acts, acts...)
+	}
+	b.acts.n = int32(len(acts))
+}
+
+// AddUpdates appends offs (ns of CPU time into b, after its last update
+// point) to the update points of b, a burst of t (or one that is to be).
+// As with append on a slice, a copy of b made before keeps the update
+// points it had: b's are copied to the end of t's array with offs.
+func (t *Task) AddUpdates(b *Burst, offs ...int64) {
+	if len(offs) == 0 {
+		return
+	}
+	off := len(t.upds)
+	t.upds = append(t.upds, t.UpdatesOf(b)...)
+	t.upds = append(t.upds, offs...)
+	t.updSpans = append(t.updSpans, span{int32(off), int32(len(t.upds) - off)})
+	b.upds = int32(len(t.updSpans))
 }
 
 // InitState is a task's state when the model starts.
@@ -156,6 +206,12 @@ type Task struct {
 	Start  int64 // ns, first appearance (fork time for forked tasks)
 	Last   int64 // ns, last event that concerns the task
 	Bursts []Burst
+	// acts and upds hold the actions and update points of the task's
+	// bursts, each burst's a run of them (Burst.acts; updSpans[
+	// Burst.upds-1]).
+	acts     []Action
+	upds     []int64
+	updSpans []span
 	// Unnamed is true when the recording never named the task by a record
 	// of its own (a COMM or exec record, a fork that made it inherit its
 	// parent's name, perf's record-start COMM) but only through tracepoint
@@ -406,7 +462,7 @@ type ModelStats struct {
 	// deadline (Cause.ByAt, timerLikeWakeups).
 	AbsoluteTimers int `json:"absolute_timers"`
 	// UpdatePoints counts the mid-burst update_curr points kept
-	// (Burst.Updates); TickUpdates the mid-run sched_stat_runtime events
+	// (Task.UpdatesOf); TickUpdates the mid-run sched_stat_runtime events
 	// left out as the tick's, EnqueueUpdates those left out as an
 	// enqueue's.
 	UpdatePoints int `json:"update_points"`

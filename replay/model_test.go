@@ -57,11 +57,11 @@ func TestExtractPingPongAndSwitchCost(t *testing.T) {
 	}
 	// B: slept after 2 us, woken by A 10 us into A's burst (A's first
 	// action), then its 5 us reply ends with the action that wakes A.
-	if got := a.Bursts[0].Actions; len(got) != 1 || got[0] != (Action{At: 10_000, Kind: ActWake, Target: int32(idx[2]), Block: 0}) {
+	if got := a.ActionsOf(&a.Bursts[0]); len(got) != 1 || got[0] != (Action{At: 10_000, Kind: ActWake, Target: int32(idx[2]), Block: 0}) {
 		t.Errorf("A's actions: %+v", got)
 	}
-	if got := b.Bursts[1]; got.Len != 5_000 || len(got.Actions) != 1 || got.Actions[0] != (Action{At: 5_000, Kind: ActWake, Target: int32(idx[1]), Block: 0}) {
-		t.Errorf("B's reply burst: %+v", got)
+	if got, acts := b.Bursts[1], b.ActionsOf(&b.Bursts[1]); got.Len != 5_000 || len(acts) != 1 || acts[0] != (Action{At: 5_000, Kind: ActWake, Target: int32(idx[1]), Block: 0}) {
+		t.Errorf("B's reply burst: %+v, actions %+v", got, acts)
 	}
 	if m.Stats.PingPongs != 1 {
 		t.Errorf("ping-pongs = %d, want 1", m.Stats.PingPongs)
@@ -247,7 +247,7 @@ func TestLostSwitchIn(t *testing.T) {
 	if got := g.Bursts[0].Wake; got.Kind != CauseTimer || !got.Inferred || got.At != 198*us || got.Delay != 98*us {
 		t.Errorf("G's first wakeup: %+v, want an inferred timer at 198 µs, 98 µs after the block", got)
 	}
-	if got := g.Bursts[1].Actions; len(got) != 1 || got[0].Kind != ActWake || got[0].Target != int32(idx[11]) || got[0].At != 2*us {
+	if got := g.ActionsOf(&g.Bursts[1]); len(got) != 1 || got[0].Kind != ActWake || got[0].Target != int32(idx[11]) || got[0].At != 2*us {
 		t.Errorf("G's second burst actions: %+v, want waking W 2 µs in", got)
 	}
 	var woken *Burst
@@ -292,7 +292,7 @@ func TestEarlyWake(t *testing.T) {
 	if len(b.Bursts) < 2 || b.Bursts[0].Wake.Kind != CauseDependency || b.Bursts[0].Wake.Waker != int32(idx[20]) {
 		t.Fatalf("B's bursts: %+v, want its first sleep ended by A", b.Bursts)
 	}
-	if got := a.Bursts[0].Actions; len(got) != 1 || got[0].Target != int32(idx[21]) || got[0].At != 12*us || !got[0].Remote {
+	if got := a.ActionsOf(&a.Bursts[0]); len(got) != 1 || got[0].Target != int32(idx[21]) || got[0].At != 12*us || !got[0].Remote {
 		t.Errorf("A's actions: %+v, want a remote wakeup of B 12 µs in", got)
 	}
 }

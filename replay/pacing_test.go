@@ -20,7 +20,7 @@ func TestUpdatePointsEndSlices(t *testing.T) {
 	m := hogModel(10_000_000, 120, 120)
 	for i := range m.Tasks {
 		for u := int64(1); u < 10; u++ {
-			m.Tasks[i].Bursts[0].Updates = m.Tasks[i].Bursts[0].Updates.Append(u * 1_000_000)
+			m.Tasks[i].AddUpdates(&m.Tasks[i].Bursts[0], u*1_000_000)
 		}
 	}
 	res := simulate(t, m, "eevdf", Config{HZ: 250})
@@ -413,11 +413,13 @@ func TestLoneSpinnerBesideClock(t *testing.T) {
 // does more than exit); nor is a task whose biggest burst holds under 80 %.
 func TestSpinBurstTail(t *testing.T) {
 	hog := func(tailActs []Action, spin int64) *Task {
-		return &Task{Last: 2_000_000_000, Bursts: []Burst{
+		t := &Task{Last: 2_000_000_000, Bursts: []Burst{
 			{Len: 200_000, End: EndBlock, Slept: 10_000},
 			{Len: spin, End: EndBlock, Slept: 50_000},
-			{Len: 100_000, End: EndExit, Actions: tailActs},
+			{Len: 100_000, End: EndExit},
 		}}
+		t.SetActions(&t.Bursts[2], tailActs)
+		return t
 	}
 	if k, end := spinBurst(hog(nil, 1_400_000_000)); k != 1 || end != 1_999_850_000 {
 		t.Errorf("hog: spin burst %d ending at %d ns, want 1 and 1999850000", k, end)

@@ -103,15 +103,17 @@ func TestInferPools(t *testing.T) {
 func TestPoolSpreadsRequests(t *testing.T) {
 	model := func(pool bool) *Model {
 		var pb []Burst
+		var pacts [][]Action // pb[k]'s actions
 		for k := 0; k < 4; k++ {
 			tgt, blk := 1, k
 			if k == 3 {
 				tgt, blk = 2, 0
 			}
-			pb = append(pb, Burst{Len: 10_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: int64(k+1) * 100_000},
-				Actions: []Action{{At: 10_000, Kind: ActWake, Target: int32(tgt), Block: int32(blk)}}})
+			pb = append(pb, Burst{Len: 10_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: int64(k+1) * 100_000}})
+			pacts = append(pacts, []Action{{At: 10_000, Kind: ActWake, Target: int32(tgt), Block: int32(blk)}})
 		}
-		pb = append(pb, Burst{Len: 10_000, End: EndExit, Actions: []Action{{At: 10_000, Kind: ActWake, Target: 1, Block: 3}, {At: 10_000, Kind: ActWake, Target: 2, Block: 1}}})
+		pb = append(pb, Burst{Len: 10_000, End: EndExit})
+		pacts = append(pacts, []Action{{At: 10_000, Kind: ActWake, Target: 1, Block: 3}, {At: 10_000, Kind: ActWake, Target: 2, Block: 1}})
 		dep := Cause{Kind: CauseDependency, Waker: 0}
 		w0 := []Burst{{End: EndBlock, Wake: dep}}
 		for k := 0; k < 3; k++ {
@@ -124,6 +126,9 @@ func TestPoolSpreadsRequests(t *testing.T) {
 			{TID: 11, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitSleeping, Bursts: w0},
 			{TID: 12, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitSleeping, Bursts: w1},
 		}}
+		for k, acts := range pacts {
+			setActs(m, 0, k, acts...)
+		}
 		if pool {
 			m.Pools = []WorkerPool{{Producer: 0, Members: []int{1, 2}}}
 			m.Tasks[1].Pool, m.Tasks[1].PoolBlock = 1, []bool{true, true, true, false, false}

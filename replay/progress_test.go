@@ -85,10 +85,10 @@ func TestNoProgressStops(t *testing.T) {
 	pong := Task{TID: 101, PID: 100, Comm: "pong", Prio: 120, Parent: -1, CPU: 0, Init: InitSleeping,
 		Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}}}}
 	for b := 0; b < n; b++ {
-		ping.Bursts = append(ping.Bursts, Burst{End: EndBlock, Actions: []Action{{Kind: ActWake, Target: 1, Block: int32(b)}},
-			Wake: Cause{Kind: CauseDependency, Waker: 1}})
-		pong.Bursts = append(pong.Bursts, Burst{End: EndBlock, Actions: []Action{{Kind: ActWake, Target: 0, Block: int32(b)}},
-			Wake: Cause{Kind: CauseDependency, Waker: 0}})
+		ping.Bursts = append(ping.Bursts, Burst{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}})
+		ping.AddAction(&ping.Bursts[b], Action{Kind: ActWake, Target: 1, Block: int32(b)})
+		pong.Bursts = append(pong.Bursts, Burst{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}})
+		pong.AddAction(&pong.Bursts[b+1], Action{Kind: ActWake, Target: 0, Block: int32(b)})
 	}
 	ping.Bursts = append(ping.Bursts, Burst{End: EndExit})
 	pong.Bursts[n].End = EndExit

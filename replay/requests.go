@@ -139,7 +139,7 @@ func (x *extractor) servesQueue(p int, cand []int) bool {
 		// The request bursts are rebuilt without actions: they may only
 		// wake each other (the queue's own wakeups).
 		for _, b := range bs[1 : len(bs)-1] {
-			for _, a := range b.Actions {
+			for _, a := range m.Tasks[i].ActionsOf(&b) {
 				if a.Kind != ActWake || !in[int(a.Target)] || int(a.Target) == p {
 					return false
 				}
@@ -206,7 +206,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 	// wakeups of a worker, else their median.
 	var offs []int64
 	for _, k := range arrivals {
-		for _, a := range gen[k].Actions {
+		for _, a := range m.Tasks[p].ActionsOf(&gen[k]) {
 			if a.Kind == ActWake && in[int(a.Target)] {
 				offs = append(offs, a.At)
 				break
@@ -247,9 +247,11 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 			continue
 		}
 		for b := range m.Tasks[t].Bursts {
-			bb := &m.Tasks[t].Bursts[b]
-			if len(bb.Actions) > 0 {
-				bb.Actions, _, _ = remap(bb.Actions)
+			tk := &m.Tasks[t]
+			bb := &tk.Bursts[b]
+			if bb.NumActions() > 0 {
+				acts, _, _ := remap(tk.ActionsOf(bb))
+				tk.SetActions(bb, acts)
 			}
 		}
 	}
@@ -260,40 +262,42 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		tk := &m.Tasks[i]
 		old := tk.Bursts
 		first, last, final := old[0], old[len(old)-1], old[len(old)-2]
-		first.Actions, _, _ = remap(first.Actions)
+		acts, _, _ := remap(tk.ActionsOf(&first))
+		tk.SetActions(&first, acts)
 		first.End, first.Wake, first.Slept = EndBlock, Cause{Kind: CauseDependency, Waker: int32(p), Inferred: true}, 0
 		bs := []Burst{first}
 		for _, b := range old[1 : len(old)-1] {
-			bs = append(bs, splitRequests(b, 1+extra[e], p)...)
+			bs = append(bs, splitRequests(tk, b, 1+extra[e], p)...)
 			e++
 		}
 		cut := last.Len - exit[k]
 		if extra[e] > 0 {
 			req := Burst{Len: cut, FromIdle: last.FromIdle, WokenBy: last.WokenBy, WokenRemote: last.WokenRemote}
-			for _, u := range last.Updates.List() {
+			for _, u := range tk.UpdatesOf(&last) {
 				if u < cut {
-					req.Updates = req.Updates.Append(u)
+					tk.AddUpdates(&req, u)
 				}
 			}
-			bs = append(bs, splitRequests(req, extra[e], p)...)
+			bs = append(bs, splitRequests(tk, req, extra[e], p)...)
 		}
 		e++
 		count[k] = len(bs) - 1
 		// The block before the exit waits for the queue's close.
 		bs[len(bs)-1].Slept = final.Slept
 		tail := Burst{Len: exit[k], End: last.End, Wake: last.Wake, Slept: last.Slept}
-		last.Actions, _, _ = remap(last.Actions)
-		for _, a := range last.Actions {
+		acts, _, _ = remap(tk.ActionsOf(&last))
+		for _, a := range acts {
 			a.At = max(a.At-cut, 0)
-			tail.Actions = append(tail.Actions, a)
+			tk.AddAction(&tail, a)
 		}
-		for _, u := range last.Updates.List() {
+		for _, u := range tk.UpdatesOf(&last) {
 			if u > cut {
-				tail.Updates = tail.Updates.Append(u - cut)
+				tk.AddUpdates(&tail, u-cut)
 			}
 		}
 		bs = append(bs, tail)
 		tk.Bursts = bs
+		tk.Pack()
 		tk.PoolBlock = make([]bool, len(bs))
 		for j := 0; j < count[k]; j++ {
 			tk.PoolBlock[j] = true
@@ -305,7 +309,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 	next := make([]int, len(members))
 	for _, kb := range arrivals {
 		b := &m.Tasks[p].Bursts[kb]
-		acts, at, found := remap(b.Actions)
+		acts, at, found := remap(m.Tasks[p].ActionsOf(b))
 		if !found {
 			at = min(medOff, b.Len)
 		}
@@ -317,7 +321,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 		next[k]++
 		acts = append(acts, a)
 		sort.SliceStable(acts, func(x, y int) bool { return acts[x].At < acts[y].At })
-		b.Actions = acts
+		m.Tasks[p].SetActions(b, acts)
 	}
 	// The close: at the end of the generator's last arrival burst, after
 	// its last request (reqsrv closes its pipe when the next arrival time
@@ -325,7 +329,7 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 	if len(arrivals) > 0 {
 		b := &m.Tasks[p].Bursts[arrivals[len(arrivals)-1]]
 		for k, i := range members {
-			b.Actions = append(b.Actions, Action{At: b.Len, Kind: ActWake, Target: int32(i), Block: int32(count[k])})
+			m.Tasks[p].AddAction(b, Action{At: b.Len, Kind: ActWake, Target: int32(i), Block: int32(count[k])})
 		}
 	}
 	// The generator's other bursts (its start, the close) may also have
@@ -335,7 +339,8 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 			continue
 		}
 		b := &m.Tasks[p].Bursts[kb]
-		b.Actions, _, _ = remap(b.Actions)
+		acts, _, _ := remap(m.Tasks[p].ActionsOf(b))
+		m.Tasks[p].SetActions(b, acts)
 	}
 	pool := 0
 	for q := range m.Pools {
@@ -355,11 +360,11 @@ func (x *extractor) rebuildQueue(p int, members []int) int {
 	return na
 }
 
-// splitRequests cuts the request burst b into h requests of equal
+// splitRequests cuts the request burst b of tk into h requests of equal
 // length (h >= 1), each ending in a block on generator p's queue; the
 // first keeps how b began, the update points go with the piece they fall
 // in, and b's actions (wakeups of other readers of the queue) are dropped.
-func splitRequests(b Burst, h, p int) []Burst {
+func splitRequests(tk *Task, b Burst, h, p int) []Burst {
 	out := make([]Burst, h)
 	var lo int64
 	for q := range out {
@@ -369,9 +374,9 @@ func splitRequests(b Burst, h, p int) []Burst {
 		if q == 0 {
 			r.FromIdle, r.WokenBy, r.WokenRemote = b.FromIdle, b.WokenBy, b.WokenRemote
 		}
-		for _, u := range b.Updates.List() {
+		for _, u := range tk.UpdatesOf(&b) {
 			if u > lo && u < hi {
-				r.Updates = r.Updates.Append(u - lo)
+				tk.AddUpdates(r, u-lo)
 			}
 		}
 		lo = hi

@@ -22,28 +22,27 @@ func queueModel() *extractor {
 	gen := []Burst{{Len: 20_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: 1_000_000}}}
 	for k := 1; k <= 10; k++ {
 		b := Burst{Len: 10_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: int64(k+1) * 1_000_000}}
-		if k <= 2 {
-			b.Actions = []Action{{At: 5_000, Kind: ActWake, Target: int32(k), Block: 0}}
-		}
+
 		if k == 10 {
 			b.Wake = dep(1)
 		}
 		gen = append(gen, b)
 	}
 	gen = append(gen, Burst{Len: 5_000, End: EndExit})
-	worker := func(last int64, join bool) []Burst {
+	worker := func(last int64) []Burst {
 		bs := []Burst{{Len: 3_000, End: EndBlock, Wake: dep(0)}, {Len: 100_000, End: EndBlock, Wake: dep(0)},
 			{Len: 100_000, End: EndBlock, Wake: dep(0)}, {Len: last, End: EndExit}}
-		if join {
-			bs[3].Actions = []Action{{At: last, Kind: ActWake, Target: 0, Block: 10}}
-		}
 		return bs
 	}
 	m := &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{
 		{TID: 10, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitRunnable, Bursts: gen, Repeat: -1, OpenLoop: true},
-		{TID: 11, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitRunnable, Bursts: worker(405_000, true), Repeat: -1, Until: UntilCount},
-		{TID: 12, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitRunnable, Bursts: worker(205_000, false), Repeat: -1, Until: UntilCount},
+		{TID: 11, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitRunnable, Bursts: worker(405_000), Repeat: -1, Until: UntilCount},
+		{TID: 12, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitRunnable, Bursts: worker(205_000), Repeat: -1, Until: UntilCount},
 	}}
+	for k := 1; k <= 2; k++ {
+		setActs(m, 0, k, Action{At: 5_000, Kind: ActWake, Target: int32(k), Block: 0})
+	}
+	setActs(m, 1, 3, Action{At: 405_000, Kind: ActWake, Target: 0, Block: 10})
 	return &extractor{m: m, st: make([]ext, 3)}
 }
 
@@ -83,19 +82,19 @@ func TestRequestQueues(t *testing.T) {
 			}
 		}
 	}
-	if a := m.Tasks[1].Bursts[7].Actions; len(a) != 1 || a[0].Target != 0 || a[0].Block != 10 || a[0].At != 1_000 {
+	if a := actionsOf(m, 1, 7); len(a) != 1 || a[0].Target != 0 || a[0].Block != 10 || a[0].At != 1_000 {
 		t.Errorf("worker 1's exit actions %+v, want the join's wakeup at 1 µs", a)
 	}
 	order := []int{1, 2, 1, 2, 1, 1, 2, 1, 2, 1}
 	used := map[int]int{}
 	for k, w := range order {
-		acts := m.Tasks[0].Bursts[k+1].Actions
+		acts := actionsOf(m, 0, k+1)
 		if len(acts) < 1 || acts[0] != (Action{At: 5_000, Kind: ActWake, Target: int32(w), Block: int32(used[w])}) {
 			t.Errorf("arrival %d: actions %+v, want worker %d's block %d at 5 µs", k+1, acts, w, used[w])
 		}
 		used[w]++
 	}
-	if acts := m.Tasks[0].Bursts[10].Actions; len(acts) != 3 || acts[1] != (Action{At: 10_000, Kind: ActWake, Target: 1, Block: 6}) ||
+	if acts := actionsOf(m, 0, 10); len(acts) != 3 || acts[1] != (Action{At: 10_000, Kind: ActWake, Target: 1, Block: 6}) ||
 		acts[2] != (Action{At: 10_000, Kind: ActWake, Target: 2, Block: 4}) {
 		t.Errorf("last arrival's actions %+v, want the close of blocks 6 and 4 at 10 µs", acts)
 	}
@@ -115,7 +114,7 @@ func TestRequestQueuesLeavesOthers(t *testing.T) {
 			}
 		},
 		"wakes the generator": func(m *Model) {
-			m.Tasks[2].Bursts[1].Actions = []Action{{At: 50_000, Kind: ActWake, Target: 0, Block: 10}}
+			setActs(m, 2, 1, Action{At: 50_000, Kind: ActWake, Target: 0, Block: 10})
 		},
 		"did not exit": func(m *Model) { m.Tasks[2].Bursts[3].End = EndTrace },
 	} {

@@ -78,7 +78,7 @@ type tstate struct {
 	burst   int
 	done    int64 // ns consumed in the current burst
 	act     int   // next action index
-	upd     int   // next update point index (Burst.Updates)
+	upd     int   // next update point index (Task.UpdatesOf)
 	ready   []bool
 	ran     int64 // ns run since switch-in (for sched_stat_runtime)
 	started bool
@@ -659,11 +659,12 @@ func (s *sim) atUpdatePointOnly(cpu int) bool {
 	if s.now > from {
 		done += s.now - from
 	}
-	b := &s.m.Tasks[st.src].Bursts[st.burst]
-	if ups := b.Updates.List(); st.upd >= len(ups) || ups[st.upd]+st.shift > done {
+	tk := &s.m.Tasks[st.src]
+	b := &tk.Bursts[st.burst]
+	if ups := tk.UpdatesOf(b); st.upd >= len(ups) || ups[st.upd]+st.shift > done {
 		return false
 	}
-	if st.act < len(b.Actions) && b.Actions[st.act].At+st.shift <= done {
+	if acts := tk.ActionsOf(b); st.act < len(acts) && acts[st.act].At+st.shift <= done {
 		return false
 	}
 	return done < s.blen(t.ID)
@@ -679,12 +680,13 @@ func (s *sim) arm(cpu int) {
 		return
 	}
 	st := &s.ts[t.ID]
-	b := &s.m.Tasks[st.src].Bursts[st.burst]
+	tk := &s.m.Tasks[st.src]
+	b := &tk.Bursts[st.burst]
 	next := s.blen(t.ID)
-	if st.act < len(b.Actions) && b.Actions[st.act].At+st.shift < next {
-		next = b.Actions[st.act].At + st.shift
+	if acts := tk.ActionsOf(b); st.act < len(acts) && acts[st.act].At+st.shift < next {
+		next = acts[st.act].At + st.shift
 	}
-	if ups := b.Updates.List(); st.upd < len(ups) && ups[st.upd]+st.shift < next {
+	if ups := tk.UpdatesOf(b); st.upd < len(ups) && ups[st.upd]+st.shift < next {
 		next = ups[st.upd] + st.shift
 	}
 	at := s.now
@@ -702,15 +704,17 @@ func (s *sim) runDone(cpu int) {
 	c := &s.cpus[cpu]
 	t := c.curr
 	st := &s.ts[t.ID]
-	b := &s.m.Tasks[st.src].Bursts[st.burst]
+	tk := &s.m.Tasks[st.src]
+	b := &tk.Bursts[st.burst]
 	// Update points reached: progress above was the task's own
 	// update_curr there, where the policy may have ended its slice.
-	for ups := b.Updates.List(); st.upd < len(ups) && ups[st.upd]+st.shift <= st.done; {
+	for ups := tk.UpdatesOf(b); st.upd < len(ups) && ups[st.upd]+st.shift <= st.done; {
 		st.upd++
 	}
 	bl := s.blen(t.ID)
-	for st.act < len(b.Actions) && (b.Actions[st.act].At+st.shift <= st.done || st.done >= bl) {
-		a := b.Actions[st.act]
+	acts := tk.ActionsOf(b)
+	for st.act < len(acts) && (acts[st.act].At+st.shift <= st.done || st.done >= bl) {
+		a := acts[st.act]
 		st.act++
 		switch a.Kind {
 		case ActWake:
@@ -883,7 +887,7 @@ func (s *sim) advance(i, j int) {
 		s.stats.DeadlineStops++
 	case st.burst == e && s.now < st.deadline && tk.Repeat >= 0:
 		st.burst = tk.Repeat
-		st.act = len(tk.Bursts[tk.Repeat].Actions) // its effects happened once
+		st.act = tk.Bursts[tk.Repeat].NumActions() // its effects happened once
 		s.stats.Repeats++
 	}
 }

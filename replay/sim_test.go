@@ -128,10 +128,11 @@ func TestDependencyWake(t *testing.T) {
 	m := &Model{NrCPUs: 2, WorkloadRoot: -1}
 	m.Tasks = []Task{
 		{TID: 1, PID: 1, Comm: "a", Prio: 120, Parent: -1, Init: InitRunnable, CPU: 0,
-			Bursts: []Burst{{Len: 10_000_000, End: EndExit, Actions: []Action{{At: 3_000_000, Kind: ActWake, Target: 1, Block: 0}}}}},
+			Bursts: []Burst{{Len: 10_000_000, End: EndExit}}},
 		{TID: 2, PID: 2, Comm: "b", Prio: 120, Parent: -1, Init: InitSleeping, CPU: 0,
 			Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}}, {Len: 1_000_000, End: EndExit}}},
 	}
+	setActs(m, 0, 0, Action{At: 3_000_000, Kind: ActWake, Target: 1, Block: 0})
 	// With both CPUs in one LLC (llc_size=0) select_idle_sibling finds the
 	// idle CPU 1 and b runs at once. With one LLC per CPU (llc_size=1, the
 	// default) b is queued behind a on CPU 0: at 3 ms a's first deadline

@@ -114,7 +114,7 @@ func (m *Model) atTick(t int64) bool {
 }
 
 // updatePoints infers the tick and keeps the candidate update points that
-// are not the tick's as Burst.Updates.
+// are not the tick's as the bursts' update points (Task.AddUpdates).
 func (x *extractor) updatePoints() {
 	m := x.m
 	ts := make([]int64, len(x.cands))
@@ -133,12 +133,18 @@ func (x *extractor) updatePoints() {
 			m.Stats.TickUpdates++
 			continue
 		}
-		b := &m.Tasks[c.i].Bursts[c.b]
-		if ups := b.Updates.List(); c.off <= 0 || c.off >= b.Len || len(ups) > 0 && ups[len(ups)-1] >= c.off {
+		tk := &m.Tasks[c.i]
+		b := &tk.Bursts[c.b]
+		if ups := tk.UpdatesOf(b); c.off <= 0 || c.off >= b.Len || len(ups) > 0 && ups[len(ups)-1] >= c.off {
 			continue
 		}
-		b.Updates = b.Updates.Append(c.off)
+		tk.AddUpdates(b, c.off)
 		m.Stats.UpdatePoints++
+	}
+	for i := range m.Tasks {
+		if len(m.Tasks[i].updSpans) > 0 {
+			m.Tasks[i].packUpdates() // AddUpdates copied a burst's points at each
+		}
 	}
 }
 

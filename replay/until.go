@@ -92,7 +92,7 @@ func spinBurst(tk *Task) (int, int64) {
 			return k, end
 		}
 		tail += bs[k].Len
-		if len(bs[k].Actions) > 0 || k == 0 || float64(tail) > (1-spinnerShare)*float64(total) {
+		if bs[k].NumActions() > 0 || k == 0 || float64(tail) > (1-spinnerShare)*float64(total) {
 			return -1, 0
 		}
 		end -= bs[k].Len + bs[k-1].Slept
@@ -167,7 +167,7 @@ func (x *extractor) inferUntil() {
 		timers := 0
 		for k := 0; cycle && k < e; k++ {
 			switch {
-			case bs[k].End != EndBlock || bs[k].Wake.Kind == CauseDependency || k > 0 && len(bs[k].Actions) > 0:
+			case bs[k].End != EndBlock || bs[k].Wake.Kind == CauseDependency || k > 0 && bs[k].NumActions() > 0:
 				cycle = false
 			case bs[k].Wake.Kind == CauseTimer || bs[k].Wake.Kind == CauseExternal && bs[k].Wake.Inferred:
 				// An inferred external wakeup of a self-paced task is a

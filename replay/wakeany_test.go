@@ -21,16 +21,19 @@ import (
 //	  and goes on at once with the kept one: runs [0 0.1] [3 3.7].
 func TestWakeAny(t *testing.T) {
 	model := func() *Model {
-		return &Model{NrCPUs: 3, WorkloadRoot: -1, Tasks: []Task{
+		m := &Model{NrCPUs: 3, WorkloadRoot: -1, Tasks: []Task{
 			{TID: 10, PID: 10, Comm: "reader", CPU: 0, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
 				{Len: 100_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
 				{Len: 500_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 2}},
 				{Len: 200_000, End: EndExit}}},
 			{TID: 11, PID: 11, Comm: "writer", CPU: 1, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
-				{Len: 3_200_000, End: EndExit, Actions: []Action{{At: 3_000_000, Kind: ActWake, Target: 0, Block: 0}}}}},
+				{Len: 3_200_000, End: EndExit}}},
 			{TID: 12, PID: 12, Comm: "writer", CPU: 2, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
-				{Len: 1_200_000, End: EndExit, Actions: []Action{{At: 1_000_000, Kind: ActWake, Target: 0, Block: 1}}}}},
+				{Len: 1_200_000, End: EndExit}}},
 		}}
+		setActs(m, 1, 0, Action{At: 3_000_000, Kind: ActWake, Target: 0, Block: 0})
+		setActs(m, 2, 0, Action{At: 1_000_000, Kind: ActWake, Target: 0, Block: 1})
+		return m
 	}
 	m := model()
 	inferWakeAny(m)

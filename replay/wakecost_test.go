@@ -6,15 +6,13 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
-// wakeBursts returns n blocking bursts of length ln, each waking task 1
-// once at 1 µs into it, remote or not.
-func wakeBursts(n int, ln int64, remote bool) []Burst {
-	var bs []Burst
+// addWakeBursts appends to t n blocking bursts of length ln, each waking
+// task 1 once at 1 µs into it, remote or not.
+func addWakeBursts(t *Task, n int, ln int64, remote bool) {
 	for k := 0; k < n; k++ {
-		bs = append(bs, Burst{Len: ln, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 1000},
-			Actions: []Action{{At: 1000, Kind: ActWake, Target: 1, Block: int32(k), Remote: remote}}})
+		t.Bursts = append(t.Bursts, Burst{Len: ln, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 1000}})
+		t.AddAction(&t.Bursts[len(t.Bursts)-1], Action{At: 1000, Kind: ActWake, Target: 1, Block: int32(k), Remote: remote})
 	}
-	return bs
 }
 
 // TestMeasureWakeCost: a generator whose bursts with one local wakeup last
@@ -24,7 +22,9 @@ func wakeBursts(n int, ln int64, remote bool) []Burst {
 // over maxWakeCostSpread) to say anything and are left out; with only
 // them, or with one kind of wakeup only, nothing is measurable.
 func TestMeasureWakeCost(t *testing.T) {
-	gen := Task{Bursts: append(wakeBursts(10, 20_000, false), wakeBursts(12, 44_000, true)...)}
+	var gen Task
+	addWakeBursts(&gen, 10, 20_000, false)
+	addWakeBursts(&gen, 12, 44_000, true)
 	for k := 10; k < 22; k += 3 {
 		gen.Bursts[k].Len = 46_000
 	}
@@ -34,7 +34,7 @@ func TestMeasureWakeCost(t *testing.T) {
 		if k%2 == 1 {
 			ln = 1_000_000
 		}
-		worker.Bursts = append(worker.Bursts, wakeBursts(1, ln, k < 10)...)
+		addWakeBursts(&worker, 1, ln, k < 10)
 	}
 	if c, n := measureWakeupCost([]Task{gen, worker}); c != 24_000 || n != 22 {
 		t.Errorf("generator and workers: %d ns over %d bursts, want 24000 over 22", c, n)
@@ -42,7 +42,8 @@ func TestMeasureWakeCost(t *testing.T) {
 	if c, n := measureWakeupCost([]Task{worker}); c != 0 || n != 0 {
 		t.Errorf("workers only: %d ns over %d bursts, want nothing measurable", c, n)
 	}
-	local := Task{Bursts: wakeBursts(30, 20_000, false)}
+	var local Task
+	addWakeBursts(&local, 30, 20_000, false)
 	if c, n := measureWakeupCost([]Task{local}); c != 0 || n != 0 {
 		t.Errorf("local wakeups only: %d ns over %d bursts, want nothing measurable", c, n)
 	}
@@ -56,12 +57,14 @@ func TestMeasureWakeCost(t *testing.T) {
 // (waker 100 µs).
 func TestRemoteWakeCharge(t *testing.T) {
 	model := func(remote bool) *Model {
-		return &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{
+		m := &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{
 			{TID: 10, PID: 10, Comm: "waker", Prio: 120, Parent: -1, Init: InitRunnable,
-				Bursts: []Burst{{Len: 100_000, End: EndExit, Actions: []Action{{At: 10_000, Kind: ActWake, Target: 1, Block: 0, Remote: remote}}}}},
+				Bursts: []Burst{{Len: 100_000, End: EndExit}}},
 			{TID: 11, PID: 11, Comm: "wakee", Prio: 120, Parent: -1, Init: InitSleeping,
 				Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}}, {Len: 50_000, End: EndExit}}},
 		}}
+		setActs(m, 0, 0, Action{At: 10_000, Kind: ActWake, Target: 1, Block: 0, Remote: remote})
+		return m
 	}
 	for _, c := range []struct {
 		remote       bool
@@ -161,14 +164,16 @@ func TestMeasureWokenAndIdleCost(t *testing.T) {
 // IdleCharge +10 µs; recorded from idle it runs [1000, 1040 µs).
 func TestWokenAndIdleCharge(t *testing.T) {
 	model := func(remote, idle bool) *Model {
-		return &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{
+		m := &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{
 			{TID: 10, PID: 10, Comm: "waker", Prio: 120, Parent: -1, Init: InitRunnable,
-				Bursts: []Burst{{Len: 100_000, End: EndExit, FromIdle: true, Actions: []Action{{At: 10_000, Kind: ActWake, Target: 1, Block: 0}}}}},
+				Bursts: []Burst{{Len: 100_000, End: EndExit, FromIdle: true}}},
 			{TID: 11, PID: 11, Comm: "wakee", Prio: 120, Parent: -1, Init: InitSleeping,
 				Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 0}}, {Len: 50_000, End: EndExit, WokenBy: true, WokenRemote: remote}}},
 			{TID: 12, PID: 12, Comm: "late", Prio: 120, Parent: -1, Init: InitSleeping,
 				Bursts: []Burst{{End: EndBlock, Wake: Cause{Kind: CauseExternal, At: 1_000_000}}, {Len: 40_000, End: EndExit, FromIdle: idle}}},
 		}}
+		setActs(m, 0, 0, Action{At: 10_000, Kind: ActWake, Target: 1, Block: 0})
+		return m
 	}
 	for _, c := range []struct {
 		remote, idle  bool
@@ -236,10 +241,7 @@ func TestPoolQueuedWokenCharge(t *testing.T) {
 	dep := Cause{Kind: CauseDependency, Waker: 0}
 	m := &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{
 		{TID: 10, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1,
-			Bursts: []Burst{{Len: 30_000, End: EndExit, Actions: []Action{
-				{At: 10_000, Kind: ActWake, Target: 1, Block: 0},
-				{At: 20_000, Kind: ActWake, Target: 1, Block: 1},
-				{At: 25_000, Kind: ActWake, Target: 1, Block: 2}}}}},
+			Bursts: []Burst{{Len: 30_000, End: EndExit}}},
 		{TID: 11, PID: 10, Comm: "srv", Prio: 120, Parent: -1, Init: InitSleeping, Repeat: -1, Pool: 1,
 			PoolBlock: []bool{true, true, false, false},
 			Bursts: []Burst{{End: EndBlock, Wake: dep},
@@ -247,6 +249,10 @@ func TestPoolQueuedWokenCharge(t *testing.T) {
 				{Len: 50_000, End: EndBlock, Wake: dep, WokenBy: true, WokenRemote: true},
 				{Len: 1_000, End: EndExit}}},
 	}, Pools: []WorkerPool{{Producer: 0, Members: []int{1}}}}
+	setActs(m, 0, 0,
+		Action{At: 10_000, Kind: ActWake, Target: 1, Block: 0},
+		Action{At: 20_000, Kind: ActWake, Target: 1, Block: 1},
+		Action{At: 25_000, Kind: ActWake, Target: 1, Block: 2})
 	res := simulate(t, m, "fifo", Config{HZ: 250, RemoteWakeeCost: 20_000})
 	if res.End != 91_000 || res.Stats.WokenCharge != -40_000 || res.Stats.Unfinished != 0 {
 		t.Errorf("last event %d ns, WokenCharge %d ns, %d unfinished; want 91000, -40000, 0 (runs %v)",

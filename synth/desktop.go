@@ -123,8 +123,8 @@ func (b *builder) forked(comm string, pid, parent, j int, at int64) int {
 	}
 	b.m.Tasks = append(b.m.Tasks, replay.Task{TID: tid, PID: p, Comm: comm, Prio: 120, Parent: parent,
 		Init: replay.InitForked, CPU: b.m.Tasks[parent].CPU})
-	bu := &b.m.Tasks[parent].Bursts[j]
-	bu.Actions = append(bu.Actions, replay.Action{At: at, Kind: replay.ActFork, Target: int32(i)})
+	pt := &b.m.Tasks[parent]
+	pt.AddAction(&pt.Bursts[j], replay.Action{At: at, Kind: replay.ActFork, Target: int32(i)})
 	return i
 }
 

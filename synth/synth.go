@@ -171,8 +171,8 @@ func (b *builder) setWake(i, j, waker int) {
 // wakeAt adds to burst j of task w an action at ns into it that ends the
 // block after burst block of task target.
 func (b *builder) wakeAt(w, j int, at int64, target, block int) {
-	bu := &b.m.Tasks[w].Bursts[j]
-	bu.Actions = append(bu.Actions, replay.Action{At: at, Kind: replay.ActWake, Target: int32(target), Block: int32(block)})
+	t := &b.m.Tasks[w]
+	t.AddAction(&t.Bursts[j], replay.Action{At: at, Kind: replay.ActWake, Target: int32(target), Block: int32(block)})
 }
 
 func timer(d int64) replay.Cause { return replay.Cause{Kind: replay.CauseTimer, Delay: d} }
@@ -184,9 +184,11 @@ func (b *builder) finish() *replay.Model {
 	st.Tasks = len(m.Tasks)
 	for i := range m.Tasks {
 		t := &m.Tasks[i]
+		t.Pack()
 		for j := range t.Bursts {
 			bu := &t.Bursts[j]
-			sort.SliceStable(bu.Actions, func(x, y int) bool { return bu.Actions[x].At < bu.Actions[y].At })
+			acts := t.ActionsOf(bu)
+			sort.SliceStable(acts, func(x, y int) bool { return acts[x].At < acts[y].At })
 			st.Bursts++
 			if bu.End == replay.EndExit {
 				st.Exits++

@@ -175,7 +175,7 @@ func TestMessagingReadOrder(t *testing.T) {
 		var got [][2]int64
 		for j := 0; j < 4; j++ {
 			for s := 2; s <= 3; s++ {
-				for _, a := range m.Tasks[s].Bursts[0].Actions {
+				for _, a := range m.Tasks[s].ActionsOf(&m.Tasks[s].Bursts[0]) {
 					if a.Kind == replay.ActWake && a.Target == 0 && int(a.Block) == j {
 						got = append(got, [2]int64{int64(s - 2), a.At})
 					}

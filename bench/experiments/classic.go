@@ -681,9 +681,10 @@ func All(o Options) ([]Table, error) {
 // policy whose wakee preempts its waker can split the waker's run.
 func midBurstWakeups(m *replay.Model) int {
 	n := 0
-	for _, t := range m.Tasks {
+	for i := range m.Tasks {
+		t := &m.Tasks[i]
 		for _, b := range t.Bursts {
-			for _, a := range b.Actions {
+			for _, a := range t.ActionsOf(&b) {
 				if a.Kind == replay.ActWake && a.At < b.Len {
 					n++
 				}

@@ -237,12 +237,12 @@ func TestWakeupLatency(t *testing.T) {
 	m := &replay.Model{NrCPUs: 1, WorkloadRoot: -1}
 	m.Tasks = []replay.Task{
 		{TID: 1, PID: 1, Comm: "latt", Prio: 120, Parent: -1, Init: replay.InitRunnable,
-			Bursts: []replay.Burst{{Len: 1_000_000, End: replay.EndExit,
-				Actions: []replay.Action{{At: 10_000, Kind: replay.ActWake, Target: 1, Block: 0}}}}},
+			Bursts: []replay.Burst{{Len: 1_000_000, End: replay.EndExit}}},
 		{TID: 2, PID: 2, Comm: "latt-client", Prio: 120, Parent: -1, Init: replay.InitSleeping,
 			Bursts: []replay.Burst{{End: replay.EndBlock, Wake: replay.Cause{Kind: replay.CauseDependency, Waker: 0}},
 				{Len: 5_000, End: replay.EndExit}}},
 	}
+	m.Tasks[0].SetActions(&m.Tasks[0].Bursts[0], []replay.Action{{At: 10_000, Kind: replay.ActWake, Target: 1, Block: 0}})
 	res, err := Replay(m, "cfs:NO_WAKEUP_PREEMPTION", 1, replay.Config{HZ: 250})
 	if err != nil {
 		t.Fatal(err)

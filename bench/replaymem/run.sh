@@ -16,16 +16,18 @@
 #
 # Targets (issue 29 item 1): replay peak RSS <= 64 bytes per input event and
 # >= 2 M input events/s end to end on the 234 MB messaging file.
-# Last measured (docs/replay.md, "Memory and speed on big captures", third
-# round; 2 vCPUs shared with two other sessions' builds and tests, load
-# 2.5-5.8, so read CPU and RSS, not wall time), with
+# Last measured (docs/replay.md, "Memory and speed on big captures", fourth
+# round; 2 vCPUs shared with other sessions' builds and tests, load
+# 2.4-3.4, so read CPU and RSS, not wall time), with
 #   TV=BUILD RUNS=1 bench/replaymem/run.sh big.perf.data
-# on a 218 MB, 2,018,439-event recording, four runs each alternating:
-# replay --policy eevdf 129.0-134.6 MiB peak RSS, 67-70 bytes/event,
-# 2.95-3.83 s CPU (080e132: 179.4-186.8 MiB, 93-97 bytes/event, 3.62-4.58 s
-# CPU); at load 0.4-2, 1.58-1.76 s wall, 1.15-1.28 M events/s (080e132:
-# 2.05 s, 0.98 M events/s); latency 42-50 MiB, 0.5-0.7 s CPU. The held-back
-# 1.76 M-event big2: 121.1 MiB, 72 bytes/event (080e132: 162.2 MiB, 97).
+# on a 218 MB, 2,018,439-event recording, alternating with the build
+# before (8a841b7), three runs each, and five of the replay alone under
+# /usr/bin/time: replay --policy eevdf 112.3-119.5 MiB peak RSS, 58-62
+# bytes/event, 2.99-3.41 s CPU (8a841b7: 131.6-141.7 MiB, 68-74
+# bytes/event, 3.42-3.82 s CPU); at load 2.4-2.7, 2.01-2.10 s wall,
+# 0.96-1.00 M events/s (8a841b7: 2.03-2.41 s, 0.84-0.99 M events/s);
+# latency 40-44 MiB, 0.45-0.72 s CPU. The held-back 1.76 M-event big2:
+# 106.2 MiB, 63 bytes/event (8a841b7: 119.3 MiB, 71).
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 TRACE" >&2; exit 2; }
 DATA=$1

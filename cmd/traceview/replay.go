@@ -348,9 +348,9 @@ type replayModelJSON struct {
 // recorded schedule: peak RSS 205-212 -> 181-184 MiB in three alternating
 // runs each, CPU time 3.3-4.3 s against 3.9-4.7 s at 50 (user+sys, on a
 // machine a fuzz run kept busy: no cost above that noise). The model's
-// bursts hold pointers (Burst.Actions, Updates), so each collection marks
-// them all: lower still (10) cost about 0.5 s more CPU for 5-8 MiB less
-// (two runs each). With the compact model (80-byte bursts, the schedule
+// bursts held pointers then (their actions and update points), so each
+// collection marked them all: lower still (10) cost about 0.5 s more CPU
+// for 5-8 MiB less (two runs each); bursts hold none now (replay.Burst). With the compact model (80-byte bursts, the schedule
 // read again instead of kept), 15 measured 126-128 MiB against 131-133 at
 // 25 for 0.2-0.3 s more CPU (2.9-3.2 s against 2.6-3.0, three alternating
 // runs each, load 2): not taken, the CPU time is the scarcer target.
