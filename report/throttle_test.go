@@ -285,6 +285,33 @@ func TestThrottleCollectorBounded(t *testing.T) {
 	}
 }
 
+// TestThrottleCollectorNoCgroups: in a trace without cgroups (every
+// switch-out names group 0) a task's delays are held only until its first
+// switch-out shows it has none, then dropped as they come: 1000 delays of
+// one task leave nothing held; a task never switched out keeps its one
+// first wait held (its group may still come).
+func TestThrottleCollectorNoCgroups(t *testing.T) {
+	c := newThrottleCollector(&trace.Meta{}, nil)
+	a := &schedule.Task{ID: 1, TID: 1}
+	b := &schedule.Task{ID: 2, TID: 2}
+	lt := &latTask{}
+	c.delay(&schedule.Delay{Task: a, Start: 0, End: msNS}, lt)
+	c.run(&schedule.Run{CPU: 0, Task: a, Start: msNS, End: 2 * msNS, Quality: schedule.Known, EndState: trace.StateInterruptible, EndSwitch: true}, lt)
+	for i := int64(0); i < 1000; i++ {
+		c.delay(&schedule.Delay{Task: a, Start: 3*msNS + i*msNS, End: 3*msNS + i*msNS + msNS/2}, lt)
+	}
+	c.delay(&schedule.Delay{Task: b, Start: 0, End: msNS}, lt)
+	if n := len(c.unplaced[a]); n != 0 {
+		t.Errorf("task without a group after its switch-out: %d delays held, want 0", n)
+	}
+	if n := len(c.unplaced[b]); n != 1 {
+		t.Errorf("task not switched out yet: %d delays held, want 1", n)
+	}
+	if len(c.groups) != 0 {
+		t.Errorf("%d groups, want none", len(c.groups))
+	}
+}
+
 // TestClosestNames: by hand, editDistance("sched-pip", "sched-pipe") = 1
 // (one insertion), ("perf", "pref") = 2, ("hog", "bash") = 4; "pip" is in
 // "sched-pipe" (distance 0 by containment).
