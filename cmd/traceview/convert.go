@@ -28,11 +28,11 @@ func init() {
 			RunE: func(cmd *cobra.Command, args []string) error {
 				switch {
 				case len(args) == 1 && o.input != "":
-					return usageErrorf("convert: the trace twice: %s and -i %s (give one)", args[0], o.input)
+					return usageErrorf("convert: the trace twice: %s and -i %s (give one; see 'traceview convert --help')", args[0], o.input)
 				case len(args) == 1:
 					o.input = args[0]
 				case o.input == "":
-					return usageErrorf("convert: missing the trace to convert (convert IN -o OUT, or -i IN)")
+					return usageErrorf("convert: missing the trace to convert: give it as IN or with -i IN (see 'traceview convert --help')")
 				}
 				return runConvert(cmd, o.input, o)
 			},
