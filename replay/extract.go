@@ -581,7 +581,7 @@ func (x *extractor) fork(ev trace.Event) {
 	c := x.newTask(ev.ChildTID, ev.Time, ev.CPU, InitForked, p)
 	x.m.Tasks[c].PID, x.m.Tasks[c].Comm, x.m.Tasks[c].Prio = ev.ChildPID, ev.ChildComm, x.m.Tasks[p].Prio
 	x.byPID[ev.ChildPID] = append(x.byPID[ev.ChildPID], c)
-	if x.m.WorkloadRoot < 0 && isRecorder(x.m.Tasks[p].Comm) && !isRecorder(ev.ChildComm) || x.m.WorkloadRoot < 0 && x.m.Tasks[p].Comm == "perf" {
+	if x.m.WorkloadRoot < 0 && x.isRecorder(x.m.Tasks[p].Comm) && !x.isRecorder(ev.ChildComm) || x.m.WorkloadRoot < 0 && x.m.Tasks[p].Comm == "perf" {
 		x.m.WorkloadRoot = ev.ChildTID
 		x.m.Tasks[c].Workload = true
 	}
@@ -590,11 +590,20 @@ func (x *extractor) fork(ev trace.Event) {
 }
 
 // isRecorder reports whether comm is the recording tool, whose first child
-// is the traced command (perf forks "perf-exec", which execs the workload).
-func isRecorder(comm string) bool {
+// is the traced command (perf forks "perf-exec", which execs the workload):
+// perf, trace-cmd, traceview, or the name the recorder's command line
+// started it by (a traceview built as "tv": its comm is "tv").
+func (x *extractor) isRecorder(comm string) bool {
 	switch path.Base(comm) {
 	case "perf", "trace-cmd", "traceview":
 		return true
+	}
+	if args := x.m.Meta.Cmdline; len(args) > 0 && comm != "" {
+		name := path.Base(args[0])
+		if len(name) > 15 { // TASK_COMM_LEN - 1
+			name = name[:15]
+		}
+		return comm == name
 	}
 	return false
 }

@@ -189,6 +189,9 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 			gi.Source = "the traced command's session, inferred from delays"
 		} else if gi.Source == "default" && strings.HasPrefix(gi.Path, "/autogroup-") {
 			gi.Source = "session inferred from setsid in the process tree"
+		} else if gi.Source == "default" && !inTrace(m, gi.Path) {
+			// Made by a --cgroup move: it has no recorded settings to state.
+			gi.Source = newGroupSource
 		}
 		if gi := &groups[i]; gi.QuotaNS > 0 && gi.PeriodNS <= 0 {
 			gi.PeriodNS = trace.DefaultCfsPeriod
@@ -277,6 +280,22 @@ func checkGroupChanges(cfg *Config, cpus int) error {
 
 func fmtNS(ns int64) string {
 	return fmt.Sprintf("%gms", float64(ns)/1e6)
+}
+
+// newGroupSource is the GroupInfo.Source of a group only a what-if move
+// (--cgroup SEL=PATH) makes: no task of the trace ran in it or below it.
+const newGroupSource = "new, made by --cgroup"
+
+// inTrace reports whether some task of m ran in cgroup path (normalized)
+// or below it, as recorded.
+func inTrace(m *Model, path string) bool {
+	for i := range m.Tasks {
+		p := normPath(m.Tasks[i].Cgroup)
+		if p == path || path == "/" || strings.HasPrefix(p, path+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // GroupsLine summarizes the task groups of a replay for the model line:

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/traceview/traceview/trace"
@@ -208,6 +209,40 @@ func TestGroupsStatedGroupEmptiedByWhatIf(t *testing.T) {
 	cfg.Cgroups[0].Path = "/tv-x"
 	if _, _, err := Groups(m, cfg); !errors.Is(err, ErrConfig) {
 		t.Errorf("stated /tv-x (not in the recording): %v, want ErrConfig", err)
+	}
+}
+
+// TestGroupsNewGroupOfAMove: a group only a --cgroup move makes (no task of
+// the trace ran in it) is new, not a recorded group without settings: the
+// model line told 'replay -i quota.tv --cgroup massive_intr=/new' '/new
+// weight 100 max unlimited (default, 4 tasks); 1 without recorded settings:
+// ... (state them with --recorded-cgroup ...)', settings no recording could
+// have. Its parent /tv-a, where a task ran, and /tv-b, recorded without
+// settings, stay "default" and are counted as such.
+func TestGroupsNewGroupOfAMove(t *testing.T) {
+	m := groupHogs(1_000_000_000, "/tv-a/x", "/tv-b")
+	moved := "/tv-a/new"
+	cfg := Config{Overrides: []Override{{Sel: Selector{PID: -1, TID: m.Tasks[0].TID}, Cgroup: &moved}}}
+	groups, _, err := Groups(m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, g := range groups {
+		got[g.Path] = g.Source
+	}
+	want := map[string]string{"/": "root", "/tv-a": "default", "/tv-a/new": "new, made by --cgroup", "/tv-b": "default"}
+	if len(got) != len(want) {
+		t.Errorf("groups %v, want %v", got, want)
+	}
+	for p, w := range want {
+		if got[p] != w {
+			t.Errorf("%s: source %q, want %q", p, got[p], w)
+		}
+	}
+	line := GroupsLine(groups)
+	if want := "; 2 without recorded settings:"; !strings.Contains(line, want) {
+		t.Errorf("GroupsLine %q lacks %q", line, want)
 	}
 }
 

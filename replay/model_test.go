@@ -153,6 +153,58 @@ func TestWorkloadRootThroughWrapper(t *testing.T) {
 	}
 }
 
+// TestWorkloadRootRecorderChild: 'tv record -- cgrun g massive_intr 3'
+// (traceview built as "tv"), all on CPU 0, times in ns. The recorder (tid
+// 40) first forks Go's pidfd probe (41, which keeps the name "tv" and exits
+// at once), then the command (42, "tv" at the fork, exec'd cgrun then
+// massive_intr: no task is ever named "cgrun"), which forks a worker (43).
+// Meanwhile bash (60, from before the trace) forks go (61), which runs
+// 50 µs, more than the command's tree (10 + 20 µs). The traced command is
+// 42 and the workload {42, 43}; without the recorder's child, guessRoot
+// took 61's tree (the workload line of a quota.tv capture counted 38 tasks
+// of a concurrent 'go test' instead of massive_intr's 4).
+func TestWorkloadRootRecorderChild(t *testing.T) {
+	fork := func(at int64, tid, child trace.TID, comm string) trace.Event {
+		f := trace.NewEvent(at, 0, trace.KindFork)
+		f.TID, f.Comm, f.ChildTID, f.ChildPID, f.ChildComm = tid, comm, child, trace.PID(child), comm
+		return f
+	}
+	exec := func(at int64, tid trace.TID, comm string) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindExec)
+		e.TID, e.PID, e.Comm = tid, trace.PID(tid), comm
+		return e
+	}
+	comms := map[trace.TID]string{40: "tv", 41: "tv", 42: "massive_intr", 43: "massive_intr", 60: "bash", 61: "go"}
+	evs := []trace.Event{
+		sw(1_000, 0, 0, 40), fork(2_000, 40, 41, "tv"), fork(3_000, 40, 42, "tv"),
+		sw(4_000, 40, trace.StateInterruptible, 41), sw(5_000, 41, trace.StateDead, 42),
+		exec(6_000, 42, "cgrun"), exec(7_000, 42, "massive_intr"), fork(8_000, 42, 43, "massive_intr"),
+		sw(15_000, 42, trace.StateInterruptible, 43), sw(35_000, 43, trace.StateDead, 60),
+		fork(36_000, 60, 61, "bash"), sw(37_000, 60, trace.StateInterruptible, 61),
+		exec(38_000, 61, "go"), sw(90_000, 61, trace.StateDead, 0),
+	}
+	for k := range evs {
+		if evs[k].Kind != trace.KindSwitch {
+			continue
+		}
+		evs[k].Comm, evs[k].NextComm = comms[evs[k].TID], comms[evs[k].NextTID]
+	}
+	evs[0].Comm = "swapper/0"
+	meta := &trace.Meta{Cmdline: []string{"/tmp/u2/tv", "record", "-o", "q.tv", "--", "/tmp/me/wl/cgrun", "g", "/tmp/me/wl/massive_intr", "3"}}
+	m, err := Extract(trace.NewSliceSource(evs, meta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.WorkloadRoot != 42 {
+		t.Errorf("workload root %d, want 42 (the recorder's child that exec'd)", m.WorkloadRoot)
+	}
+	for _, tk := range m.Tasks {
+		if want := tk.TID == 42 || tk.TID == 43; tk.Workload != want {
+			t.Errorf("tid %d (%s): workload %v, want %v", tk.TID, tk.Comm, tk.Workload, want)
+		}
+	}
+}
+
 // TestPinningAfterStopperMove: `taskset -c 0 sh -c 'hog'` recorded on 2
 // CPUs, where the forked sh (tid 50) first ran 20 µs on CPU 1 before
 // sched_setaffinity handed it to CPU 1's stopper (migration/1, tid 23),

@@ -95,14 +95,14 @@ func (x *extractor) inferTracedSession() {
 		return
 	}
 	in := func(tk *Task) bool {
-		return tk.Session == 0 && normPath(tk.Cgroup) == "/" && (tk.Workload || isRecorder(tk.Comm))
+		return tk.Session == 0 && normPath(tk.Cgroup) == "/" && (tk.Workload || x.isRecorder(tk.Comm))
 	}
 	var ev SessionEvidence
 	var wsum, bsum, run int64 // ns: the workload's and the others' delays, the workload's run time
 	ins := 0                  // the workload's switch-ins
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
-		if i >= len(x.st) || normPath(tk.Cgroup) != "/" || tk.Session != 0 || isRecorder(tk.Comm) {
+		if i >= len(x.st) || normPath(tk.Cgroup) != "/" || tk.Session != 0 || x.isRecorder(tk.Comm) {
 			continue
 		}
 		s := &x.st[i]

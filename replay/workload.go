@@ -22,6 +22,9 @@ func (x *extractor) findWorkload() {
 		m.Tasks[x.perfExec-1].Workload = true
 	}
 	if m.WorkloadRoot < 0 {
+		x.recorderChild()
+	}
+	if m.WorkloadRoot < 0 {
 		// The recorder's command line: "perf sched record ... -- CMD ARGS";
 		// the traced command is the first task named after CMD.
 		args := m.Meta.Cmdline
@@ -65,6 +68,32 @@ func (x *extractor) findWorkload() {
 		if p := m.Tasks[i].Parent; p >= 0 && m.Tasks[p].Workload {
 			m.Tasks[i].Workload = true
 		}
+	}
+}
+
+// recorderChild takes for the traced command the first task the recorder
+// forked inside the trace that then exec'd (its name is no longer the
+// recorder's): traceview record starts its command that way, and a wrapper
+// (cgrun, sh -c, taskset) leaves no task named after the command line's
+// first word. A child that kept the recorder's name did not exec (Go's
+// runtime forks a short-lived child to probe for pidfd support).
+func (x *extractor) recorderChild() {
+	m := x.m
+	hasCmd := false
+	for _, a := range m.Meta.Cmdline {
+		hasCmd = hasCmd || a == "--"
+	}
+	if !hasCmd {
+		return
+	}
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.Init != InitForked || tk.Parent < 0 || x.isRecorder(tk.Comm) || !x.isRecorder(m.Tasks[tk.Parent].Comm) {
+			continue
+		}
+		m.WorkloadRoot = tk.TID
+		tk.Workload = true
+		return
 	}
 }
 

@@ -80,7 +80,44 @@ func (g Generator) Parse(args []string) (Values, error) {
 		}
 		v[k] = val
 	}
-	return v, nil
+	return v, g.check(v)
+}
+
+// check builds the workload with v and refuses settings that leave a task
+// without a CPU burst (a loop count of 0): the simulator schedules bursts,
+// and 'synth latt loops=0 jobs=0' panicked in it (index out of range). A
+// workload of no task (manytasks tasks=0) stays: it writes an empty trace,
+// which the tests of the commands' empty-trace errors use.
+//
+// Only a count of 0 can do that: without one the model is not built here.
+func (g Generator) check(v Values) error {
+	zero := false
+	for k, x := range v {
+		if p, _ := g.param(k); !isDuration(p.Default) {
+			n, _ := strconv.Atoi(x)
+			zero = zero || n == 0
+		}
+	}
+	if !zero {
+		return nil
+	}
+	m := g.Model(v)
+	for i := range m.Tasks {
+		if len(m.Tasks[i].Bursts) == 0 {
+			return fmt.Errorf("synth %s: %s: task %s has no CPU burst (each task needs some work)", g.Name, settings(v), m.Tasks[i].Comm)
+		}
+	}
+	return nil
+}
+
+// settings renders v as the command line gave it, sorted by name.
+func settings(v Values) string {
+	var kv []string
+	for k, x := range v {
+		kv = append(kv, k+"="+x)
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, " ")
 }
 
 func (g Generator) param(name string) (Param, bool) {

@@ -156,6 +156,37 @@ func TestParseBounds(t *testing.T) {
 	}
 }
 
+// TestParseEmptyWorkload: a count of 0 that leaves a task without a CPU
+// burst is refused with the settings that did it. 'synth latt loops=0
+// jobs=0 -w F' panicked in the simulator (index out of range in sim.arm:
+// latt and latt-client had no burst). latt jobs=0 (no build beside the
+// probe: latt and latt-client, loops=200 each), massive_intr procs=0 (the
+// probe alone) and messaging groups=0 (no task at all: an empty trace)
+// stay valid.
+func TestParseEmptyWorkload(t *testing.T) {
+	for _, c := range []struct {
+		gen  string
+		args []string
+		want string // "" for no error
+	}{
+		{"latt", []string{"loops=0", "jobs=0"}, "synth latt: jobs=0 loops=0: task latt has no CPU burst (each task needs some work)"},
+		{"messaging", []string{"groups=0"}, ""},
+		{"latt", []string{"jobs=0"}, ""},
+		{"massive_intr", []string{"procs=0"}, ""},
+	} {
+		t.Run(c.gen+" "+strings.Join(c.args, " "), func(t *testing.T) {
+			g, _ := Lookup(c.gen)
+			_, err := g.Parse(c.args)
+			switch {
+			case c.want == "" && err != nil:
+				t.Errorf("err %v, want none", err)
+			case c.want != "" && (err == nil || err.Error() != c.want):
+				t.Errorf("err %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
 func TestMessagingReadOrder(t *testing.T) {
 	// One group of 2 senders and 2 receivers, 2 loops, 1 µs per write: a
 	// sender's writes go to receiver 0, 1, 0, 1 (loop 0, then loop 1), so

@@ -12,6 +12,7 @@ import (
 )
 
 type convertOptions struct {
+	input  string // -i, as every other command takes its trace; or IN
 	output string
 }
 
@@ -19,14 +20,24 @@ func init() {
 	addCommand(func() *cobra.Command {
 		var o convertOptions
 		cmd := &cobra.Command{
-			Use:   "convert IN -o OUT",
-			Short: "Convert any readable trace into traceview's compact format",
-			Long:  helpText("convert"),
-			Args:  cobra.ExactArgs(1),
+			Use:         "convert IN|-i IN -o OUT",
+			Annotations: map[string]string{noDefaultInput: "yes"},
+			Short:       "Convert any readable trace into traceview's compact format",
+			Long:        helpText("convert"),
+			Args:        cobra.MaximumNArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				return runConvert(cmd, args[0], o)
+				switch {
+				case len(args) == 1 && o.input != "":
+					return usageErrorf("convert: the trace twice: %s and -i %s (give one; see 'traceview convert --help')", args[0], o.input)
+				case len(args) == 1:
+					o.input = args[0]
+				case o.input == "":
+					return usageErrorf("convert: missing the trace to convert: give it as IN or with -i IN (see 'traceview convert --help')")
+				}
+				return runConvert(cmd, o.input, o)
 			},
 		}
+		cmd.Flags().StringVarP(&o.input, "input", "i", "", "trace file to convert (or give it as IN; - for standard input)")
 		cmd.Flags().StringVarP(&o.output, "output", "o", "", "file to write (required; - for standard output)")
 		return cmd
 	})

@@ -94,6 +94,35 @@ func TestConvertErrors(t *testing.T) {
 	}
 }
 
+// TestConvertInputFlag: convert takes its trace with -i, as every other
+// command does, besides IN. 'convert -i allcg.perf.data -o allcg.tv' failed
+// with "unknown shorthand flag: 'i' in -i". Both give the same file (pipe:
+// 3 warnings about missing switches kept alike); both at once, or neither,
+// is a usage error (no default input: in a directory of .tv files convert
+// would read the newest one).
+func TestConvertInputFlag(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.tv"), filepath.Join(dir, "b.tv")
+	in := "../../testdata/traces/pipe.perf.data"
+	if _, stderr, code := runCLI(t, "convert", "-i", in, "-o", a); code != 0 {
+		t.Fatalf("convert -i: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "convert", in, "-o", b); code != 0 {
+		t.Fatalf("convert IN: exit %d: %s", code, stderr)
+	}
+	la, _, _ := runCLI(t, "latency", "-p", "-i", a)
+	lb, _, _ := runCLI(t, "latency", "-p", "-i", b)
+	if la != lb || !strings.Contains(la, "TOTAL:") {
+		t.Errorf("convert -i and convert IN differ:\n%s\n%s", la, lb)
+	}
+	if _, stderr, code := runCLI(t, "convert", in, "-i", in, "-o", a); code != 2 || !strings.Contains(stderr, "the trace twice") {
+		t.Errorf("IN and -i: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "convert", "-o", a); code != 2 || !strings.Contains(stderr, "missing the trace to convert") {
+		t.Errorf("no input: exit %d, %q", code, stderr)
+	}
+}
+
 // TestConvertKeepsCallchains: converting a `perf sched record -g` trace
 // keeps every switch's callchain: the .tv holds the same stack table (197
 // distinct callchains over 876 switches) and the same stack ids.

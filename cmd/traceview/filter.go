@@ -48,8 +48,9 @@ const filterHelp = `Filters (each may be combined; a task must match every task 
                      cgroup table names them (/system.slice/x.service):
                      tasks whose last switch-out was in one of them or
                      below (a task's events before its first switch-out
-                     match none; traceview record's captures; not in
-                     timehist, map)
+                     go with the group that switch-out names, as --by
+                     cgroup counts them; traceview record's captures; not
+                     in timehist, map)
 A delay is kept when its switch-in is in the window and on the CPUs; every
 event is still read, so a delay whose wakeup is before the window or on
 another CPU is measured whole.`

@@ -627,7 +627,9 @@ func (o *replayOptions) whatIfs(policy string, cpus int) []string {
 	for _, f := range []struct {
 		name string
 		vals []string
-	}{{"--affinity", o.affinity}, {"--nice", o.nice}, {"--class", o.class}, {"--slice", o.slice}, {"--until", o.until}} {
+	}{{"--affinity", o.affinity}, {"--nice", o.nice}, {"--class", o.class}, {"--slice", o.slice}, {"--until", o.until},
+		{"--recorded-cgroup", o.groups.recorded}, {"--cpu-weight", o.groups.weight}, {"--cpu-max", o.groups.max},
+		{"--cpu-burst", o.groups.burst}, {"--cgroup", o.groups.cgroup}, {"--autogroup", o.groups.autogroup}} {
 		for _, v := range f.vals {
 			args = append(args, f.name, v)
 		}

@@ -421,3 +421,27 @@ func TestReplayJSONTracedSession(t *testing.T) {
 		t.Errorf("groups %+v", doc.Runs)
 	}
 }
+
+// TestWritePredictionNamesGroupWhatIfs: the prediction -w writes names every
+// what-if in its command line ('info' shows it), the task-group ones too.
+// 'replay -i grpq.q25.perf.data --policy eevdf --recorded-cgroup
+// /tv-svc:max=25ms/100ms --cpu-max /tv-svc=50ms/100ms -w F' wrote 'command
+// line: traceview replay -i ... --policy eevdf': the quota it predicts for
+// was not said anywhere in the file.
+func TestWritePredictionNamesGroupWhatIfs(t *testing.T) {
+	pred := filepath.Join(t.TempDir(), "pred.tv")
+	_, errs, code := runCLI(t, "replay", "-i", grpqQ25, "--policy", "eevdf", "--no-self-replay",
+		"--recorded-cgroup", "/tv-svc:max=25ms/100ms", "--cpu-max", "/tv-svc=50ms/100ms", "--cpu-weight", "/tv-svc=200",
+		"--cgroup", "reqsrv=/tv-svc", "--autogroup", "off", "-w", pred)
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, errs)
+	}
+	out, errs, code := runCLI(t, "info", "-i", pred)
+	if code != 0 {
+		t.Fatalf("info: exit %d: %s", code, errs)
+	}
+	want := "command line:      traceview replay -i " + grpqQ25 + " --policy eevdf --recorded-cgroup /tv-svc:max=25ms/100ms --cpu-weight /tv-svc=200 --cpu-max /tv-svc=50ms/100ms --cgroup reqsrv=/tv-svc --autogroup off\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("info on the prediction lacks\n%swhole output:\n%s", want, out)
+	}
+}

@@ -163,7 +163,7 @@ const inputUsage = "trace file to read (any format, gzip or zstd compressed too;
 // perf.data, whose open error points to -i.
 func defaultInput(c *cobra.Command, args []string, dir string) error {
 	f := c.Flags().Lookup("input")
-	if f == nil || f.Changed || len(args) > 0 {
+	if f == nil || f.Changed || len(args) > 0 || c.Annotations[noDefaultInput] != "" {
 		return nil
 	}
 	name := defaultTrace
@@ -178,6 +178,10 @@ func defaultInput(c *cobra.Command, args []string, dir string) error {
 	fmt.Fprintf(c.ErrOrStderr(), "traceview: reading %s (%s)\n", name, why)
 	return c.Flags().Set("input", filepath.Join(dir, name))
 }
+
+// noDefaultInput is the annotation of a command whose -i has no default
+// (convert: its input is named, never guessed, as its output is).
+const noDefaultInput = "traceview/no-default-input"
 
 // newestTV returns the name of the most recently modified regular *.tv
 // file in dir ("" when none; ties go to the name last in byte order).

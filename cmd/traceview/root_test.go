@@ -27,7 +27,7 @@ func TestStrayArguments(t *testing.T) {
 		// replay takes the trace as -i or as its one argument.
 		{[]string{"replay", "--policy", "eevdf", "a", "b"},
 			`replay: one trace at a time (got 2 arguments: a b) (see 'traceview replay --help')`},
-		{[]string{"convert"}, `convert: accepts 1 arg(s), received 0 (see 'traceview convert --help')`},
+		{[]string{"convert"}, `convert: missing the trace to convert: give it as IN or with -i IN (see 'traceview convert --help')`},
 		// compare's own check already gives a usage error: kept as is.
 		{[]string{"compare", "a"}, `compare: want two traces A and B, got 1 argument(s) (see 'traceview compare --help')`},
 		// A bad flag: the same prefix.

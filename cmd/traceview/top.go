@@ -251,7 +251,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			if o.output == "json" {
 				return writeTopJSON(out, rows)
 			}
-			return writeTopTable(out, rows, 0, time.Duration(now-since))
+			return writeTopTable(out, rows, o.by, 0, time.Duration(now-since))
 		}
 		if !clear {
 			// Written to a file or pipe: each window's bounds, as --once.
@@ -267,7 +267,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			} else if windows > 0 {
 				fmt.Fprintln(out) // a file or pipe gets the windows one after the other
 			}
-			if err := writeTopTable(out, rows, o.rows, time.Duration(now-since)); err != nil {
+			if err := writeTopTable(out, rows, o.by, o.rows, time.Duration(now-since)); err != nil {
 				return err
 			}
 		}
@@ -294,11 +294,22 @@ func writeTopJSON(w io.Writer, rows []*topRow) error {
 	return enc.Encode(doc)
 }
 
-func writeTopTable(w io.Writer, rows []*topRow, max int, window time.Duration) error {
+// writeTopTable writes a window's table, at most max rows (0: all); its
+// first column is the grouping of --by (by): Task for comm and task rows,
+// as 'latency' heads them, Cgroup for cgroup rows.
+func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.Duration) error {
 	ms := func(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'f', 3, 64) + " ms" }
-	fmt.Fprintf(w, "traceview top: window %.3f s, %d rows\n", window.Seconds(), len(rows))
+	shown := fmt.Sprintf("%d rows", len(rows))
+	if max > 0 && len(rows) > max {
+		shown = fmt.Sprintf("%d rows, the first %d shown (--rows 0 shows all)", len(rows), max)
+	}
+	fmt.Fprintf(w, "traceview top: window %.3f s, %s\n", window.Seconds(), shown)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "Task\tTasks\tRuntime\tSwitches\tDelays\tAvg delay\tMax delay\tSum delay\t")
+	key := "Task"
+	if by == "cgroup" {
+		key = "Cgroup"
+	}
+	fmt.Fprintln(tw, key+"\tTasks\tRuntime\tSwitches\tDelays\tAvg delay\tMax delay\tSum delay\t")
 	for i, r := range rows {
 		if max > 0 && i == max {
 			break

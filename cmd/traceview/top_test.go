@@ -417,3 +417,48 @@ func TestGroupTopCgroupNames(t *testing.T) {
 		t.Errorf("keys %q, want %q", got, want)
 	}
 }
+
+// TestTopTableHeader: the table's first column names what --by groups by,
+// and a live table cut at --rows says so. 'top --once --by cgroup' headed
+// the paths /u2q, / and (no cgroup recorded) "Task"; a live window of 3
+// groups at --rows 2 said '3 rows' over 2. Group / (TID 1, 2) ran 3 ms
+// and waited twice, 1 and 3 ms: avg 2 ms, max 3 ms, sum 4 ms.
+func TestTopTableHeader(t *testing.T) {
+	stats := []ebpf.TaskStat{
+		{TID: 1, Comm: "a", Cgroup: 1, Runtime: 1e6, Switches: 1, Delays: 1, DelaySum: 1e6, DelayMax: 1e6},
+		{TID: 2, Comm: "a", Cgroup: 1, Runtime: 2e6, Switches: 1, Delays: 1, DelaySum: 3e6, DelayMax: 3e6},
+		{TID: 3, Comm: "b", Cgroup: 9}, {TID: 4, Comm: "c", Cgroup: 0},
+	}
+	rows := groupTop(stats, "cgroup", map[uint64]string{1: "/"})
+	var b bytes.Buffer
+	if err := writeTopTable(&b, rows, "cgroup", 2, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if first, _, _ := strings.Cut(b.String(), "\n"); first != "traceview top: window 1.000 s, 3 rows, the first 2 shown (--rows 0 shows all)" {
+		t.Errorf("first line %q", first)
+	}
+	b.Reset()
+	if err := writeTopTable(&b, rows, "cgroup", 0, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if f := strings.Fields(lines[1]); len(f) == 0 || f[0] != "Cgroup" {
+		t.Errorf("header %q, want it to start with Cgroup", lines[1])
+	}
+	var root []string
+	for _, l := range lines[2:] {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == "/" {
+			root = f
+		}
+	}
+	if !slices.Equal(root, []string{"/", "2", "3.000", "ms", "2", "2", "2.000", "ms", "3.000", "ms", "4.000", "ms"}) {
+		t.Errorf("row / %q in\n%s", root, b.String())
+	}
+	b.Reset()
+	if err := writeTopTable(&b, groupTop(stats, "comm", nil), "comm", 0, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(b.String(), "\n"); !strings.HasSuffix(lines[0], ", 3 rows") || strings.Fields(lines[1])[0] != "Task" {
+		t.Errorf("--by comm table:\n%s", b.String())
+	}
+}
