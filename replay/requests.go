@@ -137,10 +137,20 @@ func (x *extractor) servesQueue(p int, cand []int) bool {
 			return false
 		}
 		// The request bursts are rebuilt without actions: they may only
-		// wake each other (the queue's own wakeups).
+		// wake each other (the queue's own wakeups), or the generator at
+		// a wakeup of its that also ends at its recorded time (Cause.ByAt,
+		// timerLikeWakeups: perf showed its timer in a worker's context),
+		// which then ends it. A q25 recording whose workers never
+		// drained their backlog (25 blocks each in 3.5 s) had 3 such; left
+		// as recorded, a what-if lifting the quota replayed 16 ms runs of
+		// backlog (reqsrv delay 16x).
+		gen := m.Tasks[p].Bursts
 		for _, b := range bs[1 : len(bs)-1] {
 			for _, a := range m.Tasks[i].ActionsOf(&b) {
-				if a.Kind != ActWake || !in[int(a.Target)] || int(a.Target) == p {
+				if a.Kind != ActWake || !in[int(a.Target)] {
+					return false
+				}
+				if int(a.Target) == p && (a.Block < 0 || int(a.Block) >= len(gen) || !gen[a.Block].Wake.ByAt) {
 					return false
 				}
 			}

@@ -127,6 +127,30 @@ func TestRequestQueuesLeavesOthers(t *testing.T) {
 	}
 }
 
+// TestRequestQueuesStrayTimer: a request burst that wakes the generator's
+// block 5 (an arrival sleep the trace showed in the worker's context) is
+// left as recorded, unless that block also ends at its recorded time
+// (Cause.ByAt, timerLikeWakeups): then the workers are rebuilt, one
+// request for each of the 9 bursts after an arrival sleep (block 5, a
+// dependency, is none), and the generator's block 5 keeps its deadline.
+func TestRequestQueuesStrayTimer(t *testing.T) {
+	for _, byAt := range []bool{false, true} {
+		x := queueModel()
+		x.m.Tasks[0].Bursts[5].Wake = Cause{Kind: CauseDependency, Waker: 2, Inferred: true, At: 6_000_000, ByAt: byAt}
+		setActs(x.m, 2, 1, Action{At: 100_000, Kind: ActWake, Target: 0, Block: 5})
+		want := 0
+		if byAt {
+			want = 9
+		}
+		if n := x.requestQueues(); n != want {
+			t.Errorf("ByAt %v: made %d requests, want %d", byAt, n, want)
+		}
+		if w := x.m.Tasks[0].Bursts[5].Wake; w.ByAt != byAt || w.At != 6_000_000 {
+			t.Errorf("ByAt %v: generator's block 5 %+v, want its deadline kept", byAt, w)
+		}
+	}
+}
+
 // TestRequestQueuesServeEach replays queueModel on one CPU under fifo,
 // as recorded and rebuilt. As recorded, only the 2 arrivals that found a
 // worker asleep wake one: worker 1 after its first request, worker 2
