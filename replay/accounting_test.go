@@ -195,3 +195,40 @@ func TestDependencyDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestStrayShareCountsSelfWakes: a generator with 50 timer wakeups at
+// absolute times (every 1 ms; its runs cycle through 100, 300 and 500 µs,
+// so its sleeps, 900, 700 and 500 µs, spread more than the wake times
+// do) and 400
+// arrivals that expired while it ran (self-wakeups) has 450 timers; 2
+// inferred dependencies on its worker are 0.44 % of them, under
+// maxStrayWakeShare, and get their recorded time as a deadline. Counted
+// against the 50 it slept for alone they would be 4 %.
+func TestStrayShareCountsSelfWakes(t *testing.T) {
+	gen := Task{TID: 100, PID: 100, Comm: "gen", Prio: 120, Parent: -1, Init: InitRunnable}
+	at := int64(0)
+	for k := 0; k < 52; k++ {
+		run := 100_000 + int64(k%3)*200_000
+		wake := int64(k+1) * 1_000_000
+		b := Burst{Len: run, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: wake - (at + run), At: wake}}
+		if k == 10 || k == 20 {
+			b.Wake = Cause{Kind: CauseDependency, Waker: 1, Inferred: true, At: wake}
+		}
+		gen.Bursts = append(gen.Bursts, b)
+		at = wake
+	}
+	gen.Bursts = append(gen.Bursts, Burst{Len: 10_000, End: EndExit})
+	wk := Task{TID: 101, PID: 100, Comm: "worker", Prio: 120, Parent: -1, Init: InitRunnable,
+		Bursts: []Burst{{Len: 10_000, End: EndExit}}}
+	x := &extractor{m: &Model{NrCPUs: 1, WorkloadRoot: -1, Tasks: []Task{gen, wk}}, st: make([]ext, 2)}
+	x.st[0].selfWakes = make([]selfWake, 400)
+	x.absoluteTimers()
+	for _, k := range []int{10, 20} {
+		if w := x.m.Tasks[0].Bursts[k].Wake; w.Kind != CauseDependency || !w.ByAt {
+			t.Errorf("block %d: %+v, want a dependency with its recorded time as a deadline", k, w)
+		}
+	}
+	if w := x.m.Tasks[0].Bursts[0].Wake; w.Kind != CauseExternal {
+		t.Errorf("block 0: %+v, want an absolute wakeup", w)
+	}
+}

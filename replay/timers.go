@@ -207,13 +207,20 @@ func (x *extractor) absoluteTimers() {
 			bs[k].Wake = Cause{Kind: CauseExternal, At: bs[k].Wake.At, Inferred: bs[k].Wake.Inferred}
 			x.m.Stats.AbsoluteTimers++
 		}
-		x.timerLikeWakeups(i, len(idx))
+		// Its timers: those it slept for and those that expired while it
+		// ran (self-wakeups, which splitArrivals turns into arrivals).
+		timers := len(idx)
+		if i < len(x.st) {
+			timers += len(x.st[i].selfWakes)
+		}
+		x.timerLikeWakeups(i, timers)
 	}
 }
 
 // maxStrayWakeShare is the largest share of an absolute-timer task's timer
-// wakeups that another task may appear to have caused and still be taken
-// for timers (timerLikeWakeups). Measured on a held-back grpq.none
+// wakeups (those it slept for and those that expired while it ran) that
+// another task may appear to have caused and still be taken for timers
+// (timerLikeWakeups). Measured on a held-back grpq.none
 // recording: reqsrv's generator, which only ever sleeps in an absolute
 // clock_nanosleep, has 2445 timer wakeups, 8 preemptions by a worker it had
 // just woken that pingPong took for waits on that worker, and 1 wakeup perf
