@@ -22,7 +22,7 @@ func (r *Result) Source() trace.Source {
 	if r.recorded != nil {
 		return r.recorded.Source(r.Meta)
 	}
-	return &recSource{recs: recCursor{l: &r.recs}, tasks: r.tasks, meta: r.Meta}
+	return &recSource{recs: recCursor{l: &r.recs}, tasks: r.tasks, cg: r.cgroupOf, meta: r.Meta}
 }
 
 // DropEvents lets the prediction's events go: a caller that has read them
@@ -211,8 +211,37 @@ func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 type recSource struct {
 	recs  recCursor
 	tasks []*policies.Task
+	cg    []uint64 // Result.cgroupOf
 	meta  *trace.Meta
 	r     rec
+}
+
+// predictedCgroups names the task groups of a prediction as a capture
+// with cgroups does (perf record --all-cgroups, traceview record), so
+// that its reports (latency --by cgroup, info) see them: group k of
+// res.Groups (the root first) is cgroup id trace.RootCgroupID+k in
+// Meta.Cgroups, with its settings in Meta.CgroupSettings, and each
+// sched_switch carries the id of the task it switches out (perf's
+// PERF_SAMPLE_CGROUP: the group of the task running when the event
+// fired). tg is each model task's group index (Groups).
+func predictedCgroups(res *Result, tg []int) {
+	if len(res.Groups) < 2 || len(tg) == 0 {
+		return
+	}
+	res.Meta.Cgroups = make(map[uint64]string, len(res.Groups))
+	for k, g := range res.Groups {
+		id := uint64(trace.RootCgroupID + k)
+		res.Meta.Cgroups[id] = g.Path
+		if k > 0 {
+			res.Meta.CgroupSettings = append(res.Meta.CgroupSettings, g.CgroupSettings)
+		}
+	}
+	res.cgroupOf = make([]uint64, len(tg))
+	for i, g := range tg {
+		if g >= 0 && g < len(res.Groups) {
+			res.cgroupOf[i] = uint64(trace.RootCgroupID + g)
+		}
+	}
 }
 
 func (rs *recSource) Meta() *trace.Meta { return rs.meta }
@@ -246,6 +275,12 @@ func (rs *recSource) event(r *rec) trace.Event {
 	switch r.kind {
 	case trace.KindSwitch:
 		ev.PrevState = r.state
+		if rs.cg != nil {
+			ev.Cgroup = trace.RootCgroupID // the idle task's
+			if r.task >= 0 && int(r.task) < len(rs.cg) {
+				ev.Cgroup = rs.cg[r.task]
+			}
+		}
 		var nx trace.Event
 		rs.subject(&nx, r.other)
 		ev.NextTID, ev.NextPID, ev.NextComm, ev.NextPrio = nx.TID, nx.PID, nx.Comm, nx.Prio

@@ -285,3 +285,38 @@ func TestGroupQuotaTwoCPUs(t *testing.T) {
 		})
 	}
 }
+
+// TestPredictionCarriesCgroups: a prediction names its task groups as a
+// capture with cgroups does: hogs 100 and 101 in /a and 102 in /b give
+// Meta.Cgroups {1: "/", and /a and /b under the ids of their places in
+// Groups}, /a's and /b's settings (cpu.weight 100, no quota: the
+// defaults), and every sched_switch the id of the task it switches out
+// (the idle task's: the root's, 1).
+func TestPredictionCarriesCgroups(t *testing.T) {
+	m := groupHogs(50_000_000, "/a", "/a", "/b")
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	idOf := map[string]uint64{}
+	for id, p := range res.Meta.Cgroups {
+		idOf[p] = id
+	}
+	if len(idOf) != 3 || idOf["/"] != trace.RootCgroupID || idOf["/a"] == 0 || idOf["/b"] == 0 {
+		t.Fatalf("Meta.Cgroups %v, want /, /a and /b with the root at %d", res.Meta.Cgroups, trace.RootCgroupID)
+	}
+	if len(res.Meta.CgroupSettings) != 2 {
+		t.Errorf("Meta.CgroupSettings %+v, want /a's and /b's", res.Meta.CgroupSettings)
+	}
+	want := map[trace.TID]uint64{0: trace.RootCgroupID, 100: idOf["/a"], 101: idOf["/a"], 102: idOf["/b"]}
+	n := 0
+	for _, e := range res.Events() {
+		if e.Kind != trace.KindSwitch {
+			continue
+		}
+		n++
+		if e.Cgroup != want[e.TID] {
+			t.Fatalf("switch at %d out of tid %d: cgroup %d, want %d", e.Time, e.TID, e.Cgroup, want[e.TID])
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d switches, want at least 10", n)
+	}
+}

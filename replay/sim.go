@@ -68,6 +68,10 @@ type Result struct {
 	recorded *EventLog        // as-traced: the observed schedule
 	recs     recLog           // predicted events
 	tasks    []*policies.Task // by ID, for recs
+	// cgroupOf is each model task's cgroup id in the prediction (the
+	// index of its group in Groups plus trace.RootCgroupID, the names
+	// in Meta.Cgroups), nil without groups.
+	cgroupOf []uint64
 	// steps, maxStill and nbursts are the simulation's (sim), for the
 	// tests that measure its bounds.
 	steps, maxStill int64
@@ -242,6 +246,7 @@ func Simulate(m *Model, pol policies.Policy, cfg Config) (*Result, error) {
 		if gs, ok := pol.(policies.GroupScheduler); ok && len(groups) > 1 && gs.SetGroups(policyGroups(groups)) {
 			s.taskGroup, res.GroupsModelled = tg, true
 		}
+		predictedCgroups(res, tg)
 	}
 	pol.Init(s)
 	for i := range m.Tasks {
