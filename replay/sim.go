@@ -130,6 +130,10 @@ type cpuState struct {
 	idleExit   int64 // ns, when the CPU last went from idle to a task (-1 never)
 }
 
+// chargedTo is the time up to which the CPU's running task has been
+// charged: its last update, or the end of a decision's cost if later.
+func (c *cpuState) chargedTo() int64 { return max(c.lastUpdate, c.busyUntil) }
+
 type sim struct {
 	m              *Model
 	cfg            Config
@@ -620,10 +624,7 @@ func (s *sim) progressBy(cpu int, own bool) {
 	if t == nil {
 		return
 	}
-	from := c.lastUpdate
-	if c.busyUntil > from {
-		from = c.busyUntil
-	}
+	from := c.chargedTo()
 	if s.now <= from {
 		if c.ownPending && !own {
 			s.pol.UpdateCurr(cpu, t, 0)
@@ -655,10 +656,7 @@ func (s *sim) atUpdatePointOnly(cpu int) bool {
 	if t == nil {
 		return false
 	}
-	from := c.lastUpdate
-	if c.busyUntil > from {
-		from = c.busyUntil
-	}
+	from := c.chargedTo()
 	st := &s.ts[t.ID]
 	done := st.done
 	if s.now > from {
