@@ -950,6 +950,7 @@ func (x *extractor) finish() {
 	servesArrivals(m)                             // no deadline for an open-loop service's threads (arrivals.go)
 	m.Stats.QueuedRequests = x.requestQueues()    // a pool's work as one request per arrival (requests.go)
 	inferWakeAny(m)                               // tasks woken by any of several wakers (wakeany.go)
+	x.meanDelays()                                // each task's mean recorded scheduling delay (wakeany.go)
 	x.countCauses()                               // the blocking points by cause, for ModelStats
 	x.measureLatencies()                          // idle exit, wakeup preemption, context switch (costs.go)
 }

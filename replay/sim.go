@@ -110,9 +110,16 @@ type tstate struct {
 	// target is a periodic task's last absolute wake time in ns (0: none
 	// yet), from which block computes the next (Task.Period).
 	target int64
-	// credit counts the wakeups a Task.WakeAny task got while awake: its
-	// next dependency blocks consume them without sleeping.
-	credit int
+	// credit counts the wakeups a Task.WakeAny task got while awake after
+	// waiting longer than its recorded mean delay: its next dependency
+	// blocks consume them without sleeping. early counts those it got
+	// sooner (the replay's drift, see inferWakeAny): its next dependency
+	// blocks are slept, each ended at once by one; nap is set during such
+	// a sleep. wokenAt is when the wakeup that ended its last sleep came
+	// (ns).
+	credit, early int
+	nap           bool
+	wokenAt       int64
 }
 
 type cpuState struct {
@@ -792,10 +799,22 @@ func (s *sim) runDone(cpu int) {
 		s.schedule(cpu)
 		return
 	}
-	if s.m.Tasks[t.ID].WakeAny && st.src == t.ID && st.credit > 0 && b.Wake.Kind == CauseDependency && j+1 < len(s.m.Tasks[t.ID].Bursts) {
-		st.credit--
-		s.advance(t.ID, j)
-		s.arm(cpu)
+	if s.m.Tasks[t.ID].WakeAny && st.src == t.ID && st.credit+st.early > 0 && b.Wake.Kind == CauseDependency && j+1 < len(s.m.Tasks[t.ID].Bursts) {
+		if st.credit > 0 {
+			st.credit--
+			s.advance(t.ID, j)
+			s.arm(cpu)
+			return
+		}
+		// The block the recording shows, ended at once by the wakeup that
+		// came early (timerWake delivers it).
+		st.early--
+		st.nap = true
+		s.pol.Dequeue(cpu, t, policies.DequeueSleep)
+		c.nr--
+		t.State = policies.TaskSleeping
+		s.push(qev{t: s.now, kind: qTimer, a: int32(t.ID), b: int32(j)})
+		s.schedule(cpu)
 		return
 	}
 	if s.ts[st.src].readyAt(j) || s.passed(t.ID, b, j+1 < len(s.m.Tasks[st.src].Bursts)) {
@@ -974,6 +993,7 @@ func (s *sim) block(i, j int) {
 // when i still sleeps there.
 func (s *sim) timerWake(i, j int) {
 	st := &s.ts[i]
+	st.nap = false
 	if b := &s.m.Tasks[st.src].Bursts; j < len(*b) && (*b)[j].Wake.Kind == CauseDependency {
 		if t := s.tasks[i]; st.src != i || t == nil || t.State != policies.TaskSleeping || st.burst != j {
 			return // its waker came first
@@ -1048,9 +1068,13 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 	st := &s.ts[i]
 	t := s.tasks[i]
 	if recorded && s.m.Tasks[i].WakeAny && st.src == i {
-		if t != nil && t.State == policies.TaskSleeping && s.m.Tasks[i].Bursts[st.burst].Wake.Kind == CauseDependency && !st.readyAt(st.burst) {
+		switch {
+		case t != nil && t.State == policies.TaskSleeping && !st.nap && s.m.Tasks[i].Bursts[st.burst].Wake.Kind == CauseDependency && !st.readyAt(st.burst):
 			j = st.burst // ends the block it sleeps in, whichever it was recorded for
-		} else {
+		case s.now-st.wokenAt <= s.m.Tasks[i].MeanDelay:
+			st.early++
+			return -1
+		default:
 			st.credit++
 			return -1
 		}
@@ -1067,6 +1091,7 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 		return -1 // nothing left to run
 	}
 	s.advance(i, j)
+	st.wokenAt = s.now
 	s.stats.Wakeups++
 	prev := t.CPU
 	flags := policies.WakeTTWU

@@ -24,6 +24,35 @@ package replay
 // Measured on ../shared/traces (go run ./bench/fidelity/run): 3 more
 // checks within bounds and none fewer (messaging.1cpu and pipeline.1cpu
 // self-replay switches, messaging.2cpu -> 1cpu switches).
+//
+// A wakeup that finds the task runnable is credit of one of two kinds
+// (sim.wakeFlags), told apart by how long the task has waited since the
+// wakeup that ended its last sleep, against its recorded mean scheduling
+// delay (Task.MeanDelay):
+//
+//   - no longer than that: the recording had this wakeup end a later
+//     sleep, after the task's run; it comes this early only because the
+//     replay's interleaving drifted from the recording's. The task still
+//     blocks where the recording shows, and the credit ends that block at
+//     once (a sleep of no length: a switch-out and a wakeup, as a write
+//     that comes right after a reader blocks gives).
+//   - longer than that: the task waits for a CPU longer than it did in the
+//     recording (fewer CPUs, more competition), and the write is data that
+//     piles up meanwhile, which its next run reads without blocking: the
+//     credit skips the next block.
+//
+// The recording's wakeups of such a task and its blocks pair one to one
+// (msgt.2cpu: 1654 and 1654), so with only the second kind every second
+// wakeup in one runnable period cost a sleep, and the replay's drift only
+// ever adds such wakeups (one that comes late lengthens a sleep). Measured
+// 2026-12-04 (the fifth session): the self-replay of the 20-group
+// messaging file of bench/replaymem (issue 29 item 2) switches 0.47x ->
+// 0.77x the recording (a held-back one 0.50x -> 0.78x), average delay
+// 1.68x -> 1.05x; ../shared/traces 254 -> 259 checks within bounds and
+// none lost; issue 29's held-back what-if recipes 80 -> 82 of 92 and none
+// lost. Either kind alone did worse: the zero-length sleep for every
+// credit (0.98x on the big file) loses the 2 -> 1 CPU what-ifs of
+// pipelines (pipeline.2cpu -> 1cpu switches 0.95x -> 1.38x).
 func inferWakeAny(m *Model) {
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
@@ -41,6 +70,16 @@ func inferWakeAny(m *Model) {
 				break
 			}
 			w = int(b.Wake.Waker)
+		}
+	}
+}
+
+// meanDelays sets each task's Task.MeanDelay from the scheduling delays
+// the extraction measured (ext.waitSum over ext.waitN).
+func (x *extractor) meanDelays() {
+	for k := range x.st {
+		if s := &x.st[k]; s.waitN > 0 {
+			x.m.Tasks[s.idx].MeanDelay = s.waitSum / int64(s.waitN)
 		}
 	}
 }

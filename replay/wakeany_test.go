@@ -55,3 +55,56 @@ func TestWakeAny(t *testing.T) {
 		}
 	}
 }
+
+// TestWakeAnyEarlyWakeup: a wakeup that finds a wake-any task runnable
+// skips its next block only when the task has waited longer than its
+// recorded mean scheduling delay (Task.MeanDelay); sooner, the block is
+// slept and ended at once. Reader R (10) blocks three times, the recording
+// naming writer A (11), B (12), A as their wakers; fifo, 3 CPUs, each task
+// on its own. R runs 0.1 ms and blocks at 0.1 ms; B's wakeup at 1 ms
+// (recorded for R's second block) ends it and R runs its 0.5 ms burst
+// from 1 ms; A's at 1.2 ms (recorded for the first) finds R running, 0.2
+// ms after R was woken:
+//
+//	MeanDelay 0 (R never waited in the recording): R waited longer, the
+//	  wakeup is credit and R reads on past its second block at 1.5 ms
+//	  (0.2 ms more) and blocks at 1.7 ms until A's second wakeup at 3 ms:
+//	  runs [0 0.1] [1 1.7] [3 3.1], 3 switch-ins.
+//	MeanDelay 1 ms: the wakeup came early; R blocks at 1.5 ms as recorded
+//	  and the wakeup ends that block at once: runs [0 0.1] [1 1.5]
+//	  [1.5 1.7] [3 3.1], 4 switch-ins, the recording's count.
+func TestWakeAnyEarlyWakeup(t *testing.T) {
+	model := func(meanDelay int64) *Model {
+		m := &Model{NrCPUs: 3, WorkloadRoot: -1, Tasks: []Task{
+			{TID: 10, PID: 10, Comm: "reader", CPU: 0, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, MeanDelay: meanDelay, Bursts: []Burst{
+				{Len: 100_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
+				{Len: 500_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 2}},
+				{Len: 200_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
+				{Len: 100_000, End: EndExit}}},
+			{TID: 11, PID: 11, Comm: "writer", CPU: 1, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
+				{Len: 3_200_000, End: EndExit}}},
+			{TID: 12, PID: 12, Comm: "writer", CPU: 2, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
+				{Len: 1_200_000, End: EndExit}}},
+		}}
+		setActs(m, 1, 0, Action{At: 1_200_000, Kind: ActWake, Target: 0, Block: 0}, Action{At: 3_000_000, Kind: ActWake, Target: 0, Block: 2})
+		setActs(m, 2, 0, Action{At: 1_000_000, Kind: ActWake, Target: 0, Block: 1})
+		inferWakeAny(m)
+		return m
+	}
+	for _, c := range []struct {
+		meanDelay int64
+		want      string
+	}{
+		{0, "[[0 100000] [1000000 1700000] [3000000 3100000]]"},
+		{1_000_000, "[[0 100000] [1000000 1500000] [1500000 1700000] [3000000 3100000]]"},
+	} {
+		m := model(c.meanDelay)
+		if !m.Tasks[0].WakeAny {
+			t.Fatalf("the reader is not wake-any")
+		}
+		res := simulate(t, m, "fifo", Config{HZ: 250})
+		if got := fmt.Sprint(runs(res.Events())[trace.TID(10)]); got != c.want {
+			t.Errorf("MeanDelay %d ns: runs %s, want %s", c.meanDelay, got, c.want)
+		}
+	}
+}

@@ -31,16 +31,13 @@ const (
 // failing; any other miss fails, and a listed gap that starts passing is
 // reported so the list shrinks. The bounds themselves are never loosened.
 var KnownGaps = map[string]string{
-	"self:pipe-ftrace//makespan":                     gapPingPong,
-	"self:messaging-t.2cpu/sched-messaging/switches": gapContended,
+	"self:pipe-ftrace//makespan": gapPingPong,
 	// Checked since latency falls back to on-CPU time from the switches
 	// when a trace has no sched_stat_runtime (issue 16 item 4).
-	"self:messaging-tracecmd/sched-messaging/switches":  gapNoCmdline,
-	"self:messaging-tracecmd/sched-messaging/avg_delay": gapNoCmdline,
+	"self:messaging-tracecmd/sched-messaging/switches": gapNoCmdline,
 	// Scored with the switch-ins the trace lacks since 2026-12-03 (1065
 	// recorded + 162 unrecorded = 1227; predicted 902, 0.85x of the
 	// recorded count alone).
-	"self:messaging.wk/sched-messaging/switches":  gapVariance,
 	"self:messaging.wk/sched-messaging/avg_delay": gapVariance,
 	"self:pipe//makespan":                         gapPingPong,
 	"self:pipeline.2cpu/pipeline/switches":        gapContended,
@@ -87,7 +84,6 @@ var KnownGaps = map[string]string{
 	"self:grpq.q50/hog/avg_delay":             gapVariance,
 	"self:grpq.q50/hog/switches":              gapVariance,
 	"self:msgt.2cpu//makespan":                gapThreads,
-	"self:msgt.2cpu/sched-messaging/switches": gapThreads,
 	"self:srvn.1cpu/reqsrv/avg_delay":         gapServicePreempt,
 	"self:srvn.2cpu/hog/avg_delay":            gapServicePreempt,
 	"self:srvn.2cpu/hog/switches":             gapServicePreempt,
@@ -98,7 +94,6 @@ var KnownGaps = map[string]string{
 	"self:srvn.nice0/hog/switches": gapServicePreempt,
 	// 937 recorded; 749-783 predicted (0.799x-0.836x) over eight tick
 	// phases 0.5 ms apart, 773 (0.825x) on the trace's start before.
-	"self:pipeline.1cpu/pipeline/switches": gapContended,
 	// The mean of 900 waits of about 9 µs is set by the 1-3 of them that
 	// last 1-4 ms (13.8 µs recorded with one of 4 ms; 18.8 µs predicted
 	// with three of 8 ms together); the held-back recording of the same
