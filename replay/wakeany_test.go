@@ -21,16 +21,10 @@ import (
 //	  and goes on at once with the kept one: runs [0 0.1] [3 3.7].
 func TestWakeAny(t *testing.T) {
 	model := func() *Model {
-		m := &Model{NrCPUs: 3, WorkloadRoot: -1, Tasks: []Task{
-			{TID: 10, PID: 10, Comm: "reader", CPU: 0, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
-				{Len: 100_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
-				{Len: 500_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 2}},
-				{Len: 200_000, End: EndExit}}},
-			{TID: 11, PID: 11, Comm: "writer", CPU: 1, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
-				{Len: 3_200_000, End: EndExit}}},
-			{TID: 12, PID: 12, Comm: "writer", CPU: 2, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
-				{Len: 1_200_000, End: EndExit}}},
-		}}
+		m := readerWriters([]Burst{
+			{Len: 100_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
+			{Len: 500_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 2}},
+			{Len: 200_000, End: EndExit}})
 		setActs(m, 1, 0, Action{At: 3_000_000, Kind: ActWake, Target: 0, Block: 0})
 		setActs(m, 2, 0, Action{At: 1_000_000, Kind: ActWake, Target: 0, Block: 1})
 		return m
@@ -75,17 +69,12 @@ func TestWakeAny(t *testing.T) {
 //	  [1.5 1.7] [3 3.1], 4 switch-ins, the recording's count.
 func TestWakeAnyEarlyWakeup(t *testing.T) {
 	model := func(meanDelay int64) *Model {
-		m := &Model{NrCPUs: 3, WorkloadRoot: -1, Tasks: []Task{
-			{TID: 10, PID: 10, Comm: "reader", CPU: 0, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, MeanDelay: meanDelay, Bursts: []Burst{
-				{Len: 100_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
-				{Len: 500_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 2}},
-				{Len: 200_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
-				{Len: 100_000, End: EndExit}}},
-			{TID: 11, PID: 11, Comm: "writer", CPU: 1, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
-				{Len: 3_200_000, End: EndExit}}},
-			{TID: 12, PID: 12, Comm: "writer", CPU: 2, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: []Burst{
-				{Len: 1_200_000, End: EndExit}}},
-		}}
+		m := readerWriters([]Burst{
+			{Len: 100_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
+			{Len: 500_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 2}},
+			{Len: 200_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
+			{Len: 100_000, End: EndExit}})
+		m.Tasks[0].MeanDelay = meanDelay
 		setActs(m, 1, 0, Action{At: 1_200_000, Kind: ActWake, Target: 0, Block: 0}, Action{At: 3_000_000, Kind: ActWake, Target: 0, Block: 2})
 		setActs(m, 2, 0, Action{At: 1_000_000, Kind: ActWake, Target: 0, Block: 1})
 		inferWakeAny(m)
@@ -107,4 +96,18 @@ func TestWakeAnyEarlyWakeup(t *testing.T) {
 			t.Errorf("MeanDelay %d ns: runs %s, want %s", c.meanDelay, got, c.want)
 		}
 	}
+}
+
+// readerWriters is a model on 3 CPUs: reader 10 on CPU 0 with the bursts
+// given, writers 11 (CPU 1, one 3.2 ms burst) and 12 (CPU 2, one 1.2 ms
+// burst), all runnable at 0; the writers' wakeups are set by the caller.
+func readerWriters(reader []Burst) *Model {
+	task := func(tid trace.TID, comm string, cpu int, bs []Burst) Task {
+		return Task{TID: tid, PID: trace.PID(tid), Comm: comm, CPU: cpu, Prio: 120, Parent: -1, Init: InitRunnable, Repeat: -1, Bursts: bs}
+	}
+	return &Model{NrCPUs: 3, WorkloadRoot: -1, Tasks: []Task{
+		task(10, "reader", 0, reader),
+		task(11, "writer", 1, []Burst{{Len: 3_200_000, End: EndExit}}),
+		task(12, "writer", 2, []Burst{{Len: 1_200_000, End: EndExit}}),
+	}}
 }
