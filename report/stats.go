@@ -40,7 +40,7 @@ type Stats struct {
 	Duration int64 `json:"duration_ns"` // End - Start
 	Events   int64 `json:"events"`
 	// Tasks counts the task identities in a scheduler event (switched,
-	// woken, migrated or accounted: schedule.Task.Scheduled), as the replay
+	// woken, forked or accounted: schedule.Task.Scheduled), as the replay
 	// model does; TasksNamed every identity the trace names, including the
 	// tasks perf's start-up records list that never ran. Idle is excluded.
 	Tasks      int `json:"tasks"`

@@ -150,9 +150,11 @@ func (t *Task) State() State { return t.state }
 
 // Scheduled reports whether the task appears in a scheduler event of the
 // trace (filtered or not): a sched_switch (either side), a wakeup, a
-// migration or a sched_stat_runtime. A task only named, by perf's
-// start-up COMM and FORK records of the tasks alive when it started, or by
-// a fork, exec or exit it never ran after, is not.
+// sched_stat_runtime or a fork (parent or child), the events the replay
+// model takes a task from (replay.Extract). A task only named (perf's
+// start-up COMM and FORK records of the tasks alive when it started, a
+// fork before the first scheduler event, an exec or exit), or only moved
+// by a sched_migrate_task, is not.
 func (t *Task) Scheduled() bool { return t.sched }
 
 // WokenFromIRQ reports whether the task is runnable after a wakeup that ran
@@ -691,11 +693,21 @@ func (b *Builder) markScheduled(e *trace.Event) {
 		if t := b.Lookup(e.NextTID); t != nil {
 			t.sched = true
 		}
-		fallthrough
-	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime:
-		if t := b.Lookup(e.TID); t != nil {
+	case trace.KindFork:
+		if e.Time == 0 || e.CPU < 0 || !b.haveSched {
+			// perf's record of a task alive at the start, or a fork its
+			// tracking event saw before the first tracepoint sample
+			return
+		}
+		if t := b.Lookup(e.ChildTID); t != nil {
 			t.sched = true
 		}
+	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindRuntime:
+	default:
+		return
+	}
+	if t := b.Lookup(e.TID); t != nil {
+		t.sched = true
 	}
 }
 
