@@ -39,7 +39,12 @@ type Stats struct {
 	End      int64 `json:"end_ns"`
 	Duration int64 `json:"duration_ns"` // End - Start
 	Events   int64 `json:"events"`
-	Tasks    int   `json:"tasks"` // task identities seen (idle excluded)
+	// Tasks counts the task identities in a scheduler event (switched,
+	// woken, forked or accounted: schedule.Task.Scheduled), as the replay
+	// model does; TasksNamed every identity the trace names, including the
+	// tasks perf's start-up records list that never ran. Idle is excluded.
+	Tasks      int `json:"tasks"`
+	TasksNamed int `json:"tasks_named"`
 
 	CPUs       []StatsCPU `json:"cpus"`
 	Migrations int64      `json:"migrations"` // sched_migrate_task events
@@ -260,7 +265,11 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 	st.Duration = st.End - st.Start
 	st.LossyRuns, st.LossyRunNs = b.C.LossyRuns, b.C.LossyRunNs
 	for _, t := range b.Tasks() {
-		if t.TID != 0 {
+		if t.TID == 0 {
+			continue
+		}
+		st.TasksNamed++
+		if t.Scheduled() {
 			st.Tasks++
 		}
 	}

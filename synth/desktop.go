@@ -25,6 +25,7 @@ func init() {
 			{"composite", "2ms", "compositor CPU per frame"},
 			{"x", "1ms", "X server CPU per frame"},
 		},
+		Min: map[string]int64{"frames": 1, "fps": 1, "decoders": 1},
 		Build: func(v Values) *replay.Model {
 			return MassiveVideo(8, v.Int("procs"), v.Dur("run"), v.Dur("sleep"), v.Int("frames"), v.Int("fps"),
 				v.Int("decoders"), v.Dur("decode"), v.Dur("demux"), v.Dur("composite"), v.Dur("x"))
@@ -105,6 +106,7 @@ func init() {
 			{"make_work", "500us", "CPU the job slot (make) spends between two compile processes"},
 			{"driver", "0s", "CPU of a compiler driver \"gcc\" between make and each compile process (half before it forks cc1, half after cc1 exits); 0: make forks cc1 itself"},
 		},
+		Min: map[string]int64{"clients": 1, "loops": 1, "job_bursts": 1, "write": 1},
 		Build: func(v Values) *replay.Model {
 			return LattMake(2, v.Dur("period"), v.Int("clients"), v.Dur("client_work"), v.Dur("write"), v.Int("loops"), v.Int("jobs"),
 				v.Dur("job_burst"), v.Dur("job_io"), v.Int("job_bursts"), v.Dur("make_work"), v.Dur("driver"))

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/traceview/traceview/internal/duration"
 	"github.com/traceview/traceview/replay"
@@ -25,7 +26,11 @@ type Generator struct {
 	Source  string // the original benchmark or program
 	Params  []Param
 	CPUs    int // CPU count of the classic experiment (the model's NrCPUs)
-	Build   func(v Values) *replay.Model
+	// Min is the smallest value of the parameters that have one above 0
+	// (a count in units, a duration in ns); Parse refuses less, since
+	// Build has no meaning for it (0 threads, frames or rows).
+	Min   map[string]int64
+	Build func(v Values) *replay.Model
 }
 
 var gens = map[string]Generator{}
@@ -69,14 +74,19 @@ func (g Generator) Parse(args []string) (Values, error) {
 			}
 			return nil, fmt.Errorf("synth %s: unknown parameter %q (parameters: %s)", g.Name, k, strings.Join(names, ", "))
 		}
+		low, hasMin := g.Min[k]
 		if isDuration(p.Default) {
-			if _, err := duration.Parse(val); err != nil {
+			if d, err := duration.ParseNS(val); err != nil {
 				return nil, fmt.Errorf("synth %s: %s=%s: want a duration such as 8ms", g.Name, k, val)
+			} else if hasMin && d < low {
+				return nil, fmt.Errorf("synth %s: %s=%s: want a duration of at least %s", g.Name, k, val, time.Duration(low))
 			}
 		} else if n, err := strconv.Atoi(val); err != nil || n < 0 {
 			return nil, fmt.Errorf("synth %s: %s=%s: want a non-negative integer", g.Name, k, val)
 		} else if n > MaxIntParam {
 			return nil, fmt.Errorf("synth %s: %s=%s: at most %d (the model is built in memory)", g.Name, k, val, MaxIntParam)
+		} else if hasMin && int64(n) < low {
+			return nil, fmt.Errorf("synth %s: %s=%s: want %d..%d", g.Name, k, val, low, MaxIntParam)
 		}
 		v[k] = val
 	}

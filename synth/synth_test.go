@@ -248,3 +248,69 @@ func TestLattMakeDriver(t *testing.T) {
 		t.Errorf("%d gcc and %d cc1, want 2 and 2", gccs, cc1s)
 	}
 }
+
+// TestZeroIsNotOne: no parameter silently turns a 0 into 1. For every
+// integer parameter of every generator, value 0 is either refused with the
+// parameter's allowed range or builds a model that differs from the one
+// value 1 builds; the counts and the duration below are refused. Pipeline, x264, massive_video
+// and latt_make clamped their counts (threads, frames, dist, rows, fps1,
+// fps, decoders, clients, loops, job_bursts) and latt_make's write to 1:
+// 'synth x264 threads=0' wrote the 1-thread encoder.
+func TestZeroIsNotOne(t *testing.T) {
+	dump := func(g Generator, v Values) string {
+		var b strings.Builder
+		if err := g.Model(v).WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	// 0 means something here and builds the model 1 does: by_loop is a
+	// switch (the read order, which the model text does not show), lead
+	// a row count whose waits are already satisfied at 0 and 1.
+	meaningful := map[string]bool{"messaging by_loop": true, "x264 lead": true}
+	refused := map[string]string{}
+	for _, g := range List() {
+		for _, p := range g.Params {
+			zero, one := "0", "1"
+			if isDuration(p.Default) {
+				zero, one = "0s", "1ns"
+			}
+			v0, err := g.Parse([]string{p.Name + "=" + zero})
+			if err != nil {
+				refused[g.Name+" "+p.Name] = err.Error()
+				continue
+			}
+			if isDuration(p.Default) || meaningful[g.Name+" "+p.Name] {
+				continue
+			}
+			v1, err := g.Parse([]string{p.Name + "=" + one})
+			if err != nil {
+				continue // 1 is refused (a burst-less task): 0 cannot be read as 1
+			}
+			if dump(g, v0) == dump(g, v1) {
+				t.Errorf("synth %s %s=%s builds the model of %s=%s", g.Name, p.Name, zero, p.Name, one)
+			}
+		}
+	}
+	want := map[string]string{
+		"pipeline threads":       "synth pipeline: threads=0: want 1..1000000",
+		"pipeline frames":        "synth pipeline: frames=0: want 1..1000000",
+		"pipeline dist":          "synth pipeline: dist=0: want 1..1000000",
+		"x264 threads":           "synth x264: threads=0: want 1..1000000",
+		"x264 frames":            "synth x264: frames=0: want 1..1000000",
+		"x264 fps1":              "synth x264: fps1=0: want 1..1000000",
+		"x264 rows":              "synth x264: rows=0: want 1..1000000",
+		"massive_video frames":   "synth massive_video: frames=0: want 1..1000000",
+		"massive_video fps":      "synth massive_video: fps=0: want 1..1000000",
+		"massive_video decoders": "synth massive_video: decoders=0: want 1..1000000",
+		"latt_make clients":      "synth latt_make: clients=0: want 1..1000000",
+		"latt_make loops":        "synth latt_make: loops=0: want 1..1000000",
+		"latt_make job_bursts":   "synth latt_make: job_bursts=0: want 1..1000000",
+		"latt_make write":        "synth latt_make: write=0s: want a duration of at least 1ns",
+	}
+	for k, w := range want {
+		if refused[k] != w {
+			t.Errorf("%s=0: error %q, want %q", k, refused[k], w)
+		}
+	}
+}

@@ -14,6 +14,7 @@ func init() {
 			{"work", "300us", "CPU time per frame per thread"},
 			{"dist", "1", "frames thread i-1 must be ahead (at least 1)"},
 		},
+		Min: map[string]int64{"threads": 1, "frames": 1, "dist": 1},
 		Build: func(v Values) *replay.Model {
 			return Pipeline(v.Int("threads"), v.Int("frames"), v.Dur("work"), v.Int("dist"), 4)
 		},

@@ -19,6 +19,7 @@ func init() {
 			{"lead", "7", "rows the reference frame must be ahead (assumed: about 112 pixels, x264's per-thread motion-vector range at 720p and 4 threads plus its 24-pixel X264_THREAD_HEIGHT margin)"},
 			{"main", "300us", "main thread CPU per frame (input read and dispatch; assumed, part of the per-frame CPU)"},
 		},
+		Min: map[string]int64{"threads": 1, "frames": 1, "fps1": 1, "rows": 1},
 		Build: func(v Values) *replay.Model {
 			return X264(4, v.Int("threads"), v.Int("frames"), v.Int("fps1"), v.Int("rows"), v.Int("lead"), v.Dur("main"))
 		},

@@ -494,7 +494,7 @@ func ratio(p, o int64) string {
 func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	st := m.Stats
 	fmt.Fprintf(out, "model: %s, %s, %s (%d ended by another task, %d of them inferred from ping-pong preemptions; %d by a timer, %d at an absolute time (%d absolute timers); %d never woken); %.1f %% of the blocking points with an inferred cause\n",
-		plural(st.Tasks, "task"), plural(st.Bursts, "CPU burst"), plural(st.BlockingPoints, "blocking point"),
+		plural(st.Tasks, "task")+" (in a scheduler event)", plural(st.Bursts, "CPU burst"), plural(st.BlockingPoints, "blocking point"),
 		st.Dependencies, st.PingPongs, st.Timers, st.External, st.AbsoluteTimers, st.Never, 100*st.InferredShare())
 	how := "inferred"
 	if st.DeadlineInferred < st.DeadlineBound {

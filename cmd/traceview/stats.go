@@ -155,8 +155,12 @@ func writeStatsUnknown(w io.Writer, cpus []report.StatsCPU) {
 
 // writeStatsTable prints Stats for people.
 func writeStatsTable(w io.Writer, st *report.Stats) error {
+	tasks := plural(st.Tasks, "task") + " scheduled"
+	if st.TasksNamed > st.Tasks {
+		tasks += fmt.Sprintf(" (%d more only named)", st.TasksNamed-st.Tasks)
+	}
 	fmt.Fprintf(w, "Trace: %.3f ms (first to last scheduler event), %s, %s, %s with events, %s\n\n",
-		float64(st.Duration)/1e6, plural(int(st.Events), "event"), plural(st.Tasks, "task"), plural(len(st.CPUs), "CPU"), plural(int(st.Migrations), "migration"))
+		float64(st.Duration)/1e6, plural(int(st.Events), "event"), tasks, plural(len(st.CPUs), "CPU"), plural(int(st.Migrations), "migration"))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CPU\tUtilization %\tBusy ms\tObserved ms\tUnknown ms\tRunqueue avg\tRunqueue max\tSwitches\tMigrations in\tMigrations out\t")
 	for _, c := range st.CPUs {

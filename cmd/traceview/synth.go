@@ -76,7 +76,7 @@ func runSynth(out io.Writer, name string, args []string, o synthOptions) error {
 		return usageErrorf("synth: --hz %d: want 1..10000", o.hz)
 	}
 	if o.cpus < 0 || o.cpus > policies.MaxCPUs {
-		return usageErrorf("synth: --cpus %d: want 1..%d", o.cpus, policies.MaxCPUs)
+		return usageErrorf("synth: --cpus %d: want 1..%d, or 0 for the workload's own count", o.cpus, policies.MaxCPUs)
 	}
 	v, err := g.Parse(args)
 	if err != nil {

@@ -64,6 +64,9 @@ func TestSynthListAndErrors(t *testing.T) {
 		{[]string{"synth", "pipe", "depth=3", "-w", "x"}, `unknown parameter "depth"`},
 		{[]string{"synth", "pipe"}, "-w FILE is required"},
 		{[]string{"synth", "pipe", "--policy", "nosuch", "-w", "x"}, "unknown policy"},
+		{[]string{"synth", "x264", "threads=0", "-w", "x"}, "synth x264: threads=0: want 1..1000000"},
+		{[]string{"synth", "latt_make", "write=0", "-w", "x"}, "synth latt_make: write=0: want a duration of at least 1ns"},
+		{[]string{"synth", "pipe", "--cpus", "-1", "-w", "x"}, "--cpus -1: want 1..64, or 0 for the workload's own count"},
 	} {
 		_, stderr, code := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

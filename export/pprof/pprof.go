@@ -77,7 +77,12 @@ const FrameIRQ = "woken by (irq)"
 // -top` names where tasks blocked.
 //
 // opts.Filter selects the delays, runtime and switches exported (see
-// schedule.Filter); the profile's duration is then the window's.
+// schedule.Filter); the profile's duration is then the window's, and the
+// parts of delays and sched_stat_runtime periods before the window's start
+// are left out, so that no task shows more than the window (more than 100 %
+// of a CPU): a delay ending in the window counts from the window's start,
+// a sched_stat_runtime (which covers the Runtime ns before its time) for
+// its part in the window. (latency --time counts both whole, as perf does.)
 func Profile(src trace.Source, opts Options) (*profile.Profile, error) {
 	type reasonKey struct {
 		t      *schedule.Task
@@ -88,6 +93,8 @@ func Profile(src trace.Source, opts Options) (*profile.Profile, error) {
 		stack trace.StackID
 	}
 	delays := map[reasonKey]int64{}
+	// statRuntime is Task.StatRuntime clipped to the filter's window.
+	statRuntime := map[*schedule.Task]int64{}
 	var order []reasonKey
 	offcpu := map[stackKey]*[2]int64{} // blocked, runqueue ns
 	var offOrder []stackKey
@@ -111,7 +118,9 @@ func Profile(src trace.Source, opts Options) (*profile.Profile, error) {
 			if d.Excluded {
 				return
 			}
-			addOff(d.Task, d.Stack, 1, d.End-d.Start)
+			start, end, _ := opts.Filter.Clip(d.Start, d.End)
+			ns := max(end-start, 0)
+			addOff(d.Task, d.Stack, 1, ns)
 			k := reasonKey{d.Task, FramePreempted}
 			if d.Cause != schedule.CausePreempted {
 				k.reason = wakerFrame(d.Waker, d.FromIRQ)
@@ -119,7 +128,14 @@ func Profile(src trace.Source, opts Options) (*profile.Profile, error) {
 			if _, ok := delays[k]; !ok {
 				order = append(order, k)
 			}
-			delays[k] += d.End - d.Start
+			delays[k] += ns
+		},
+		Runtime: func(t *schedule.Task, e *trace.Event, lossy bool) {
+			if lossy {
+				return // left out of Task.StatRuntime too (KeepLossy is off)
+			}
+			start, end, _ := opts.Filter.Clip(e.Time-max(e.Runtime, 0), e.Time)
+			statRuntime[t] += max(end-start, 0)
 		},
 	})
 	if err := p.Run(src); err != nil {
@@ -198,7 +214,7 @@ func Profile(src trace.Source, opts Options) (*profile.Profile, error) {
 		}
 		rt := t.OnCPU
 		if p.HaveRuntime() {
-			rt = t.StatRuntime
+			rt = statRuntime[t]
 		}
 		if rt == 0 && t.Switches == 0 {
 			continue

@@ -361,3 +361,43 @@ func TestReasonFramesSurvivePprof(t *testing.T) {
 		t.Errorf("%q or %q would be cut by pprof", FramePreempted, FrameIRQ)
 	}
 }
+
+// TestExportPprofWindowWithin100: with a time window, no task's runtime or
+// delay exceeds the window (the profile's duration), and runtime plus
+// delay of a task never does: the parts of a delay or a sched_stat_runtime
+// before the window's start are left out. The delays and sched_stat_runtime
+// were counted whole when they ended in the window, so on grpq.none
+// (--time 10%/2) a hog showed 204.0 ms of runtime in a 203.4 ms profile
+// (100.3 % of a CPU) and pipe-multi's sched-messaging threads up to 167 ms
+// of delay in 94.8 ms.
+//
+// testsched.Scenario with the window 800-2000 us, by hand (1200 us):
+//   - A: its sched_stat_runtime at 2000 us covers 500-2000 us: 1200 us
+//     in the window (was 1500); its delay 300-500 us ends before it;
+//   - B: sched_stat_runtime 1000-1500 us (500 us); switched in at 1000
+//     us; its delay after C woke it, 600-1000 us, is 200 us in the window
+//     (was 400);
+//   - C: sched_stat_runtime 300-1000 us: 200 us (was 700).
+func TestExportPprofWindowWithin100(t *testing.T) {
+	var buf bytes.Buffer
+	f := &schedule.Filter{Start: 800 * testsched.Us, End: 2000 * testsched.Us}
+	if err := Write(&buf, trace.NewSliceSource(testsched.Scenario(), nil), Options{Filter: f}); err != nil {
+		t.Fatal(err)
+	}
+	prof, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prof.DurationNanos != 1200*testsched.Us {
+		t.Errorf("duration %d ns, want 1200000", prof.DurationNanos)
+	}
+	want := map[string][]int64{
+		"comm A;A (pid 10);A:10":            {0, 1200 * testsched.Us, 0},
+		"comm B;B (pid 20);B:20":            {0, 500 * testsched.Us, 1},
+		"comm C;C (pid 30);C:30":            {0, 200 * testsched.Us, 0},
+		"comm B;B (pid 20);B:20;woken by C": {200 * testsched.Us, 0, 0},
+	}
+	if d := cmp.Diff(want, gPprofFlat(t, prof)); d != "" {
+		t.Errorf("samples (-want +got):\n%s", d)
+	}
+}

@@ -132,6 +132,7 @@ type Task struct {
 	sleep    trace.TaskState
 	lastOff  int64         // end of the task's last reported interval
 	seenIn   bool          // switched in at least once (filtered or not)
+	sched    bool          // in a scheduler event (see Scheduled)
 	outStack trace.StackID // callchain of the task's last switch-out (0: none)
 	qIdx     int32         // index in cpus[qCPU].queued, -1 when not queued
 	qCPU     trace.CPU     // the runqueue holding the task, when qIdx >= 0
@@ -146,6 +147,15 @@ type Task struct {
 
 // State returns the task's current state.
 func (t *Task) State() State { return t.state }
+
+// Scheduled reports whether the task appears in a scheduler event of the
+// trace (filtered or not): a sched_switch (either side), a wakeup, a
+// sched_stat_runtime or a fork (parent or child), the events the replay
+// model takes a task from (replay.Extract). A task only named (perf's
+// start-up COMM and FORK records of the tasks alive when it started, a
+// fork before the first scheduler event, an exec or exit), or only moved
+// by a sched_migrate_task, is not.
+func (t *Task) Scheduled() bool { return t.sched }
 
 // WokenFromIRQ reports whether the task is runnable after a wakeup that ran
 // in interrupt context (see Delay.FromIRQ): the task current on the waking
@@ -602,6 +612,7 @@ func (b *Builder) observe(e *trace.Event) {
 		b.evidence(e, c)
 		c.last = e.Time
 	}
+	defer b.markScheduled(e) // after the event made or ended its identities
 	switch e.Kind {
 	case trace.KindSwitch:
 		b.doSwitch(e, c)
@@ -672,6 +683,31 @@ func (b *Builder) observe(e *trace.Event) {
 		// The task runs until its last switch-out (prev_state X or Z),
 		// which ends its identity.
 		b.task(e.TID, e.PID, e.Comm)
+	}
+}
+
+// markScheduled marks the tasks of scheduler event e (Task.Scheduled).
+func (b *Builder) markScheduled(e *trace.Event) {
+	switch e.Kind {
+	case trace.KindSwitch:
+		if t := b.Lookup(e.NextTID); t != nil {
+			t.sched = true
+		}
+	case trace.KindFork:
+		if e.Time == 0 || e.CPU < 0 || !b.haveSched {
+			// perf's record of a task alive at the start, or a fork its
+			// tracking event saw before the first tracepoint sample
+			return
+		}
+		if t := b.Lookup(e.ChildTID); t != nil {
+			t.sched = true
+		}
+	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindRuntime:
+	default:
+		return
+	}
+	if t := b.Lookup(e.TID); t != nil {
+		t.sched = true
 	}
 }
 

@@ -77,6 +77,9 @@ type buffer struct {
 type cpuData struct {
 	cpu          int
 	offset, size int64
+	// sectionEnd: offset+size is only the end of the data section, the
+	// CPU's own end being unknown (recoverBuffers: a file cut inside it).
+	sectionEnd bool
 }
 
 // corruptf returns an error wrapping trace.ErrCorrupt.
@@ -515,6 +518,8 @@ func (f *file) parseV7(c *cursor) error {
 	if c.err != nil {
 		return fmt.Errorf("v7 compression header: %w", c.err)
 	}
+	headerEnd := int64(c.pos) // the first section
+
 	switch name {
 	case "none", "":
 	case "zstd":
@@ -540,10 +545,15 @@ func (f *file) parseV7(c *cursor) error {
 			// trace-cmd writes an instance's BUFFER option (where its
 			// CPU data is) in an options section after that data: a
 			// file cut short lacks the last ones.
+			read := len(f.buffers)
+			found := f.recoverBuffers(headerEnd)
 			if len(f.buffers) == 0 {
 				return corruptf("the file ends at %d bytes, before its options section at offset %d, which locates the CPU data (trace-cmd writes it after the data): truncated file, no event can be located", f.size, off)
 			}
-			f.cut = fmt.Sprintf("the file ends at %d bytes, before its options section at offset %d: the instances it describes (where their CPU data is) are missing; the %d instances before it are read", f.size, off, len(f.buffers))
+			f.cut = fmt.Sprintf("the file ends at %d bytes, before its options section at offset %d: the instances it describes (where their CPU data is) are missing; the %d instances before it are read", f.size, off, read)
+			if found != "" {
+				f.cut = fmt.Sprintf("the file ends at %d bytes, before its options section at offset %d, which names the instances before it and locates their CPU data; %s", f.size, off, found)
+			}
 			break
 		}
 		id, data, err := f.section(off)
@@ -647,6 +657,107 @@ func (f *file) parseV7(c *cursor) error {
 		f.cmdlines = c5.sized(true)
 	}
 	return nil
+}
+
+// recoverBuffers finds, in a v7 file cut short, the compressed CPU data
+// that no BUFFER option read locates: trace-cmd writes an instance's CPU
+// data in one section (id optBuffer) before the options section whose
+// BUFFER option says where each CPU's data is, so a cut file keeps data it
+// does not locate. Walking the sections from the first one (at from, one
+// after another), each flyrecord section is split into its CPUs' data by
+// their own framing (trace-cmd's out_write_cpu_data and
+// tracecmd_compress_copy_from): CPU 0 to nrCPUs-1 in order, each at the
+// next page boundary, a 4-byte chunk count, then chunks of a 4-byte
+// compressed size, a 4-byte size and the compressed bytes. The instance's
+// name is in the (missing) option. It returns what it found, for the
+// warning ("" when nothing).
+func (f *file) recoverBuffers(from int64) string {
+	if f.comp == "" || f.nrCPUs <= 0 || f.nrCPUs > 1<<16 {
+		return "" // uncompressed data do not say where a CPU's data end
+	}
+	known := map[int64]bool{}
+	for _, b := range f.buffers {
+		for _, cd := range b.cpus {
+			known[cd.offset] = true
+		}
+	}
+	var notes []string
+	for off := from; off >= 0 && off+16 <= f.size; {
+		h, err := f.readAt(off, 16)
+		if err != nil {
+			break
+		}
+		id, flags, size := f.order.Uint16(h), f.order.Uint16(h[2:]), f.order.Uint64(h[8:])
+		if size > 1<<50 {
+			break // not a section header
+		}
+		end := off + 16 + int64(size)
+		if id == optBuffer && flags&sectionFlagCompressed != 0 && size > 0 {
+			if b, note := f.sectionCPUs(off, end, known); len(b.cpus) > 0 {
+				f.buffers = append(f.buffers, b)
+				notes = append(notes, note)
+			}
+		}
+		if end > f.size {
+			break // the section the file ends in
+		}
+		off = end
+	}
+	return strings.Join(notes, "; ")
+}
+
+// sectionCPUs splits the flyrecord section at off (ending at end, which
+// may be past the end of the file) into its CPUs' data (see
+// recoverBuffers); none when a BUFFER option already located them.
+func (f *file) sectionCPUs(off, end int64, known map[int64]bool) (buffer, string) {
+	b := buffer{name: fmt.Sprintf("(data section at offset %d)", off), pageSize: f.pageSize}
+	page := int64(f.pageSize)
+	pos := off + 16
+	avail := min(end, f.size)
+	for cpu := 0; cpu < f.nrCPUs; cpu++ {
+		at := (pos + page - 1) / page * page
+		if known[at] {
+			return buffer{}, ""
+		}
+		if at+4 > avail {
+			break
+		}
+		h, err := f.readAt(at, 4)
+		if err != nil {
+			break
+		}
+		p, cut := at+4, false
+		for i := f.order.Uint32(h); i > 0; i-- {
+			ch, err := f.readAt(p, 8)
+			if err != nil || p+8 > avail {
+				cut = true
+				break
+			}
+			p += 8 + int64(f.order.Uint32(ch))
+			if p > avail {
+				cut = true
+				break
+			}
+		}
+		if cut {
+			// Its end is the section's only when it is the last CPU.
+			b.cpus = append(b.cpus, cpuData{cpu: cpu, offset: at, size: end - at, sectionEnd: cpu < f.nrCPUs-1})
+			break
+		}
+		b.cpus = append(b.cpus, cpuData{cpu: cpu, offset: at, size: p - at - 4}) // trace-cmd's size leaves out the count
+		pos = p
+	}
+	cpus := func(from, to int) string {
+		if from == to {
+			return fmt.Sprintf("CPU %d", from)
+		}
+		return fmt.Sprintf("CPUs %d-%d", from, to)
+	}
+	note := fmt.Sprintf("read the CPU data of the flyrecord section at offset %d (instance name unknown): %s, numbered in the order trace-cmd writes them", off, cpus(0, len(b.cpus)-1))
+	if n := len(b.cpus); n < f.nrCPUs {
+		note += fmt.Sprintf("; %s of %d: no data before the cut", cpus(n, f.nrCPUs-1), f.nrCPUs)
+	}
+	return b, note
 }
 
 // cutBefore tells whether the file ends before the end of the v7 section

@@ -91,7 +91,8 @@ type cpuStream struct {
 	chunk      []byte
 	chunkPos   int
 
-	truncated int64 // where the CPU's data should have ended (0: not cut)
+	truncated  int64 // where the CPU's data should have ended (0: not cut)
+	sectionEnd bool  // truncated is only the end of the CPU's data section
 
 	pageBuf []byte
 	page    []byte // the current page's event area
@@ -121,7 +122,7 @@ var errFileCut = fmt.Errorf("truncated file")
 // newCPUStream prepares the stream of cd; compressed v7 data starts with a
 // chunk count.
 func newCPUStream(f *file, cd cpuData, psize int, layout pageLayout) (*cpuStream, error) {
-	s := &cpuStream{f: f, cpu: cd.cpu, layout: layout, psize: psize, off: cd.offset, end: cd.offset + cd.size}
+	s := &cpuStream{f: f, cpu: cd.cpu, layout: layout, psize: psize, off: cd.offset, end: cd.offset + cd.size, sectionEnd: cd.sectionEnd}
 	if cd.offset < 0 || cd.size < 0 || cd.size > 1<<50 {
 		return nil, corruptf("CPU %d data: %d bytes at offset %d", cd.cpu, cd.size, cd.offset)
 	}
@@ -147,6 +148,17 @@ func newCPUStream(f *file, cd cpuData, psize int, layout pageLayout) (*cpuStream
 	return s, nil
 }
 
+// cut is the errFileCut of a CPU whose data the file's end cuts at from
+// (the first byte not read: a partial page or chunk is left out whole).
+func (s *cpuStream) cut(from int64, what string) error {
+	if s.sectionEnd {
+		return fmt.Errorf("CPU %d: the file ends at offset %d, inside the CPU's data (in a section that should end at %d): at most %d bytes missing; the CPU's whole %s before the cut were read: %w",
+			s.cpu, s.f.size, s.truncated, s.truncated-from, what, errFileCut)
+	}
+	return fmt.Errorf("CPU %d: the file ends at offset %d, inside the CPU's data (which should end at %d): %d bytes missing; the CPU's whole %s before the cut were read: %w",
+		s.cpu, s.f.size, s.truncated, s.truncated-from, what, errFileCut)
+}
+
 // nextPage loads the next page; false at the end of the CPU's data.
 func (s *cpuStream) nextPage() (bool, error) {
 	var pg []byte
@@ -157,6 +169,9 @@ func (s *cpuStream) nextPage() (bool, error) {
 			}
 			s.chunksLeft--
 			h, err := s.f.readAt(s.chunkOff, 8)
+			if s.truncated > 0 && (err != nil || s.chunkOff+8 > s.chunkEnd || int64(s.f.order.Uint32(h)) > s.chunkEnd-s.chunkOff-8) {
+				return false, s.cut(s.chunkOff, "chunks")
+			}
 			if err != nil || s.chunkOff+8 > s.chunkEnd {
 				return false, corruptf("CPU %d: chunk header at offset %d beyond the CPU's data", s.cpu, s.chunkOff)
 			}
@@ -182,8 +197,7 @@ func (s *cpuStream) nextPage() (bool, error) {
 		if s.off >= s.end || (s.truncated > 0 && s.end-s.off < int64(s.psize)) {
 			if s.truncated > 0 {
 				// A page the cut leaves part of is left out whole.
-				return false, fmt.Errorf("CPU %d: the file ends at offset %d, inside the CPU's data (which should end at %d): %d bytes missing; the CPU's whole pages before the cut were read: %w",
-					s.cpu, s.f.size, s.truncated, s.truncated-s.off, errFileCut)
+				return false, s.cut(s.off, "pages")
 			}
 			return false, nil
 		}

@@ -19,11 +19,25 @@ import (
 //   - pipe-multi.v6.dat cut at 2412544 bytes, 126976 bytes before the end
 //     of CPU 1's data (the 2539520-byte file's last).
 //
-// trace-cmd's v7 files (pipe-multi.v7zstd.dat) keep an instance's CPU
-// table in an options section after its data: cut before the section of
-// the top instance (at 225062) the file says which instance it lacks and
-// reads the one before (tv-helperE's is at 128556); cut before that one no
-// event can be located, which the error says.
+// trace-cmd's v7 files (pipe-multi.v7zstd.dat, 225298 bytes) keep an
+// instance's CPU table (its BUFFER option) in an options section after its
+// data: tv-helperE's data section is at 129529 (its CPU 0 at 131072, 7
+// chunks to 177913; CPU 1 at 180224, 6 chunks to 225062, the section's
+// end) and the options section that locates them at 225062. Cut before
+// it, the file used to give no event at all (only the empty top
+// instance's option, at 129470, was there); now the data section is split
+// into its CPUs by its own framing and read, with a truncated-options
+// warning and one per CPU cut with the bytes missing from the first chunk
+// the cut leaves partial:
+//   - cut at 200000: CPU 0 whole (every CPU 0 event of the whole file),
+//     CPU 1 up to its chunk at 195302: 225062-195302 = 29760 bytes missing;
+//   - cut at 140000: CPU 0 up to its chunk at 138384 (at most
+//     225062-138384 = 86678 bytes missing: its own end is in the missing
+//     option), CPU 1 has no data before the cut.
+//
+// Cut at 100000, before the first options section (128556, which points at
+// the event formats and gives the CPU count), no event can be located,
+// which the error says.
 func TestTruncatedFile(t *testing.T) {
 	key := func(e trace.Event) string {
 		return fmt.Sprintf("%s %d %d %d %d", e.Kind, e.Time, e.CPU, e.TID, e.NextTID)
@@ -37,10 +51,20 @@ func TestTruncatedFile(t *testing.T) {
 		cut    int
 		events int // events read from the cut file
 		warn   string
+		// more warnings (key: message part); full: CPUs whose events
+		// are all there
+		more map[string]string
+		full []trace.CPU
 	}{
-		{"handmade", good, len(good) - testPage/4, 6, "CPU 1: the file ends at offset 3968, inside the CPU's data (which should end at 4096): 512 bytes missing"},
-		{"v6", v6, 2412544, 8353, "CPU 1: the file ends at offset 2412544, inside the CPU's data (which should end at 2539520): 126976 bytes missing"},
-		{"v7", v7, 200000, 0, "the file ends at 200000 bytes, before its options section at offset 225062"},
+		{name: "handmade", whole: good, cut: len(good) - testPage/4, events: 6, warn: "CPU 1: the file ends at offset 3968, inside the CPU's data (which should end at 4096): 512 bytes missing"},
+		{name: "v6", whole: v6, cut: 2412544, events: 8353, warn: "CPU 1: the file ends at offset 2412544, inside the CPU's data (which should end at 2539520): 126976 bytes missing"},
+		{name: "v7 in CPU 1", whole: v7, cut: 200000, events: 7827, full: []trace.CPU{0},
+			warn: "CPU 1: the file ends at offset 200000, inside the CPU's data (which should end at 225062): 29760 bytes missing; the CPU's whole chunks before the cut were read",
+			more: map[string]string{"truncated-options": "trace.dat: the file ends at 200000 bytes, before its options section at offset 225062, which names the instances before it and locates their CPU data; " +
+				"read the CPU data of the flyrecord section at offset 129529 (instance name unknown): CPUs 0-1, numbered in the order trace-cmd writes them"}},
+		{name: "v7 in CPU 0", whole: v7, cut: 140000, events: 1776,
+			warn: "CPU 0: the file ends at offset 140000, inside the CPU's data (in a section that should end at 225062): at most 86678 bytes missing",
+			more: map[string]string{"truncated-options": "(instance name unknown): CPU 0, numbered in the order trace-cmd writes them; CPU 1 of 2: no data before the cut"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			whole, _, err := readBytes(c.whole)
@@ -78,6 +102,31 @@ func TestTruncatedFile(t *testing.T) {
 			}
 			if !found {
 				t.Errorf("no truncated-file warning %q in\n%s", c.warn, strings.Join(msgs, "\n"))
+			}
+			for k, m := range c.more {
+				ok := false
+				for _, w := range meta.Warnings.List() {
+					ok = ok || w.Key == k && w.Count == 1 && strings.Contains(w.Message, m)
+				}
+				if !ok {
+					t.Errorf("no %s warning %q in\n%s", k, m, strings.Join(msgs, "\n"))
+				}
+			}
+			for _, cpu := range c.full {
+				n, m := 0, 0
+				for _, e := range whole {
+					if e.CPU == cpu && e.Kind != trace.KindComm {
+						n++
+					}
+				}
+				for _, e := range got {
+					if e.CPU == cpu && e.Kind != trace.KindComm {
+						m++
+					}
+				}
+				if n != m {
+					t.Errorf("CPU %d: %d events, want all %d of the whole file", cpu, m, n)
+				}
 			}
 		})
 	}

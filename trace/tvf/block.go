@@ -196,26 +196,66 @@ func (c *cursor) take(n uint64) []byte {
 // decodeBlock parses a raw block into dst (reused) and returns the events.
 // intern maps strings to shared copies. Errors wrap trace.ErrCorrupt.
 func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string, version uint32) ([]trace.Event, error) {
+	evs, _, err := decodeColumns(raw, dst, intern, version, false)
+	return evs, err
+}
+
+// decodePrefix decodes what it can of the first bytes of a raw block (a
+// file cut inside the block): the events whose every column value is in
+// prefix, in order. The block stores each column of all its events one
+// after another (time, CPU, kind, mask, then one column per field), so an
+// event is read only when the prefix reaches its value in every column
+// its mask uses: a prefix ending in column c gives the events that use no
+// field of c's values past the cut or of a later column. It returns the
+// events and the block's event count (0 when even the string table is
+// cut).
+func decodePrefix(prefix []byte, dst []trace.Event, intern func([]byte) string, version uint32) ([]trace.Event, uint64) {
+	evs, n, err := decodeColumns(prefix, dst, intern, version, true)
+	if err != nil {
+		return dst[:0], n
+	}
+	return evs, n
+}
+
+// decodeColumns is decodeBlock, and with partial decodePrefix: columns
+// the raw bytes cut short, or lack, give the values there are; an event
+// needing a value past the cut is left out (its other columns' values are
+// consumed, so the next events stay in step), and the time, CPU, kind and
+// mask columns end the events read.
+func decodeColumns(raw []byte, dst []trace.Event, intern func([]byte) string, version uint32, partial bool) ([]trace.Event, uint64, error) {
 	nf := fieldsOf(version)
 	top := cursor{b: raw}
 	n := top.u()
 	ns := top.u()
-	if top.err == nil && (n > maxBlockEvents || n > uint64(len(raw)) || ns > uint64(len(raw))) {
-		return dst[:0], fmt.Errorf("block claims %d events and %d strings in %d bytes: %w", n, ns, len(raw), trace.ErrCorrupt)
+	if top.err == nil && (n > maxBlockEvents || n > uint64(len(raw)) && !partial || ns > uint64(len(raw))) {
+		return dst[:0], n, fmt.Errorf("block claims %d events and %d strings in %d bytes: %w", n, ns, len(raw), trace.ErrCorrupt)
 	}
 	strs := make([]string, 1, ns+1)
 	for i := uint64(0); i < ns && top.err == nil; i++ {
 		strs = append(strs, intern(top.take(top.u())))
 	}
+	if top.err != nil {
+		return dst[:0], n, fmt.Errorf("block strings: %v: %w", top.err, trace.ErrCorrupt)
+	}
 	var cols [numCols]cursor
 	for i := range cols[:colFields+nf] {
-		cols[i].b = top.take(top.u())
+		l := top.u()
+		if partial && top.err == nil && l > uint64(len(top.b)) {
+			l = uint64(len(top.b)) // the column the prefix ends in
+		}
+		cols[i].b = top.take(l)
+		if partial && top.err != nil {
+			cols[i].err = top.err // a column past the cut
+		}
 	}
-	if top.err != nil {
-		return dst[:0], fmt.Errorf("block layout: %v: %w", top.err, trace.ErrCorrupt)
+	if top.err != nil && !partial {
+		return dst[:0], n, fmt.Errorf("block layout: %v: %w", top.err, trace.ErrCorrupt)
 	}
-	if uint64(len(cols[colKind].b)) != n {
-		return dst[:0], fmt.Errorf("block has %d kinds for %d events: %w", len(cols[colKind].b), n, trace.ErrCorrupt)
+	if uint64(len(cols[colKind].b)) != n && !partial {
+		return dst[:0], n, fmt.Errorf("block has %d kinds for %d events: %w", len(cols[colKind].b), n, trace.ErrCorrupt)
+	}
+	if partial {
+		n = min(n, uint64(len(cols[colKind].b)))
 	}
 	str := func(c *cursor) string {
 		i := c.u()
@@ -234,11 +274,14 @@ func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string, vers
 		t += cols[colTime].i()
 		e := trace.NewEvent(t, trace.CPU(cols[colCPU].i()), trace.Kind(cols[colKind].b[k]))
 		if int(e.Kind) >= len(trace.Kinds) {
-			return dst[:0], fmt.Errorf("event %d: unknown kind %d (written by a newer traceview?): %w", k, e.Kind, trace.ErrCorrupt)
+			return dst[:0], n, fmt.Errorf("event %d: unknown kind %d (written by a newer traceview?): %w", k, e.Kind, trace.ErrCorrupt)
 		}
 		m := cols[colMask].u()
+		if partial && (cols[colTime].err != nil || cols[colCPU].err != nil || cols[colMask].err != nil) {
+			break // the events' own columns end here
+		}
 		if m>>nf != 0 {
-			return dst[:0], fmt.Errorf("event %d: unknown field bits %#x: %w", k, m, trace.ErrCorrupt)
+			return dst[:0], n, fmt.Errorf("event %d: unknown field bits %#x: %w", k, m, trace.ErrCorrupt)
 		}
 		has := func(f int) bool { return m&(1<<f) != 0 }
 		if has(fCurTID) {
@@ -316,12 +359,29 @@ func decodeBlock(raw []byte, dst []trace.Event, intern func([]byte) string, vers
 		if has(fCurGone) {
 			e.CurGone = trace.GoneIDs(cols[o+fCurGone].u())
 		}
+		if partial && !fieldsRead(&cols, m, nf) {
+			continue // a value past the cut
+		}
 		dst = append(dst, e)
+	}
+	if partial {
+		return dst, n, nil
 	}
 	for i := range cols {
 		if cols[i].err != nil {
-			return dst[:0], fmt.Errorf("block column %d: %v: %w", i, cols[i].err, trace.ErrCorrupt)
+			return dst[:0], n, fmt.Errorf("block column %d: %v: %w", i, cols[i].err, trace.ErrCorrupt)
 		}
 	}
-	return dst, nil
+	return dst, n, nil
+}
+
+// fieldsRead reports whether every field column of mask m read its value
+// (a column's first error sticks, so one past the cut fails from then on).
+func fieldsRead(cols *[numCols]cursor, m uint64, nf int) bool {
+	for f := 0; f < nf; f++ {
+		if m&(1<<f) != 0 && cols[colFields+f].err != nil {
+			return false
+		}
+	}
+	return true
 }

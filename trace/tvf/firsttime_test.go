@@ -91,31 +91,9 @@ func TestFirstTimeOldFile(t *testing.T) {
 // `traceview info` on it give sample times 754.328751694 s to
 // 754.364705932 s; the .tv file must give the same, not 0.
 func TestConvertKeepsSampleTimes(t *testing.T) {
-	src, err := trace.Open("../../testdata/traces/pipe.perf.data")
-	if err != nil {
-		t.Skip(err)
-	}
-	defer src.Close()
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, HeaderFromMeta(src.Meta()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		e, err := src.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(e)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	file := gConvert(t, "../../testdata/traces/pipe.perf.data")
 	for _, seek := range []bool{true, false} {
-		if first, last := metaTimes(t, buf.Bytes(), seek); first != 754328751694 || last != 754364705932 {
+		if first, last := metaTimes(t, file, seek); first != 754328751694 || last != 754364705932 {
 			t.Errorf("seek=%v: Meta times %d..%d ns, want 754328751694..754364705932", seek, first, last)
 		}
 	}

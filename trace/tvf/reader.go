@@ -47,6 +47,7 @@ type Reader struct {
 	payload []byte
 	ended   bool
 	gotTail bool // the trailer was applied
+	cut     bool // the file ended inside a frame
 	// sawCgroup: an event carried a cgroup id
 	sawCgroup bool
 	// seenFirst, seenLast: the first and last nonzero event times read,
@@ -306,6 +307,9 @@ func (r *Reader) resync() int64 {
 // readFrame reads frames until it has events in r.buf (or, with first, has
 // handled the header frame). It returns io.EOF at the end of the input.
 func (r *Reader) readFrame(first bool) error {
+	if r.cut {
+		return io.EOF // the frame the file ends in was the last
+	}
 	for {
 		hb, err := r.br.Peek(frameHeaderSize)
 		if len(hb) == footerSize && string(hb[:8]) == footerMagic {
@@ -343,6 +347,14 @@ func (r *Reader) readFrame(first bool) error {
 		r.off += int64(n)
 		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				r.cut = true
+				if h.typ == frameEvents {
+					if evs := r.readPrefix(at, h, p[:n]); len(evs) > 0 {
+						r.buf, r.i = evs, 0
+						return nil
+					}
+					return io.EOF
+				}
 				r.meta.Warnings.Add("truncated", "traceview format: file ends inside the frame at offset %d (%d of %d bytes: %d bytes missing; %d events lost)", at, n, h.length, int(h.length)-n, h.count)
 				return io.EOF
 			}
@@ -399,6 +411,34 @@ func (r *Reader) readFrame(first bool) error {
 			r.meta.Warnings.Add("unknown-frame", "traceview format: unknown frame type %q at offset %d skipped (written by a newer traceview?)", h.typ, at)
 		}
 	}
+}
+
+// readPrefix reads what it can of the events block at offset at, whose
+// stored bytes the file ends in (p: the n of h.length there): the part of
+// its zstd stream there decompresses, whole zstd blocks at a time, to a
+// prefix of the raw block, from which decodePrefix takes the events whose
+// every value is in it. One "truncated" warning says what was read and
+// what is lost.
+func (r *Reader) readPrefix(at int64, h frameHdr, p []byte) []trace.Event {
+	raw := p
+	if h.enc == encZstd {
+		raw = nil
+		if zr, err := zstd.NewReader(bytes.NewReader(p), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxPayload)); err == nil {
+			raw, _ = io.ReadAll(io.LimitReader(zr, int64(h.raw))) // ends at the cut: io.ErrUnexpectedEOF
+			zr.Close()
+		}
+	} else if h.enc != encRaw {
+		raw = nil
+	}
+	evs, _ := decodePrefix(raw, r.buf[:0], r.intern, r.version)
+	msg := fmt.Sprintf("traceview format: file ends inside the frame at offset %d (%d of %d bytes: %d bytes missing; %d events lost)",
+		at, len(p), h.length, int(h.length)-len(p), int(h.count)-len(evs))
+	if len(raw) > 0 {
+		msg += fmt.Sprintf(": the block's first %d of %d raw bytes decompress, holding %d of its %d events whole (an event needs its value in every column, and the columns are stored one after another)",
+			len(raw), h.raw, len(evs), h.count)
+	}
+	r.meta.Warnings.Add("truncated", "%s", msg)
+	return evs
 }
 
 func (r *Reader) damaged(at int64, h frameHdr, why string) {
