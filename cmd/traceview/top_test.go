@@ -321,7 +321,11 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 		o, e, c := runCLI(t, "top", "--interval", "700ms", "-o", "json")
 		topDone <- result{o, e, c}
 	}()
-	time.Sleep(3500 * time.Millisecond)
+	// Five 700 ms windows when top starts at once; on a loaded machine its
+	// BPF load can take over a second, and a run had only 2 windows in 3.5
+	// s. Two are enough for what is checked here: the defect showed from
+	// the second window on (issue 28 item 1).
+	time.Sleep(4500 * time.Millisecond)
 	syscall.Kill(os.Getpid(), syscall.SIGINT) // ends both
 	top := <-topDone
 	if res := <-recDone; !strings.HasPrefix(res, "exit 0:") {
@@ -349,8 +353,8 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 			bounds = append(bounds, [2]float64{from, to})
 		}
 	}
-	if len(windows) < 3 || len(bounds) != len(windows) {
-		t.Fatalf("%d windows and %d window bounds, want 3 or more of each, as many:\n%s", len(windows), len(bounds), top.stderr)
+	if len(windows) < 2 || len(bounds) != len(windows) {
+		t.Fatalf("%d windows and %d window bounds, want 2 or more of each, as many:\n%s", len(windows), len(bounds), top.stderr)
 	}
 	ppRow := func(d report.LatencyJSON) (report.LatencyJSONRow, bool) {
 		for _, r := range d.Tasks {
