@@ -497,6 +497,9 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "cgroup-no-path", Count: n,
 			Message: fmt.Sprintf("%d cgroup ids of the tasks' switches have no path in the trace (%s), e.g. %s; they are shown by id", n, why, first)})
 	}
+	if w, ok := trace.UnattributedV1Warning(meta); ok {
+		res.ReportWarnings = append(res.ReportWarnings, w)
+	}
 	d := &res.Diag
 	switch {
 	case len(res.Rows) == 0 && opts.Filter.Active():
