@@ -525,7 +525,11 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 		// No fork from perf or traceview record (a generated trace, a
 		// capture of the whole system): there is no command's tree to
 		// count, where the line said "0 tasks" of a 6-task workload.
-		fmt.Fprintf(out, "workload: no traced command in the trace (no task forked by the recorder): the makespan spans every task%s%s; %s\n", set, censored, pools)
+		why := "no task forked by the recorder"
+		if m.NoCommand() {
+			why = "a capture of the whole system: the recorder's command line has no command"
+		}
+		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s; %s\n", why, set, censored, pools)
 	} else {
 		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the one CPU they ran on; %s\n",
 			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
