@@ -119,7 +119,10 @@ func TestReplayCLIErrors(t *testing.T) {
 		{[]string{"replay", messaging2}, 2, "no --policy given"},
 		{[]string{"replay", "--policy", "nosuch", messaging2}, 2, `policy "nosuch": unknown policy`},
 		{[]string{"replay", "--policy", "eevdf:NO_SUCH", messaging2}, 2, `unknown feature "SUCH"`},
-		{[]string{"replay", "--policy", "eevdf", "--affinity", "sched-messaging=9", messaging2}, 2, "no such CPU among 2"},
+		{[]string{"replay", "--policy", "eevdf", "--affinity", "sched-messaging=9", messaging2}, 2, "affinity 9 for sched-messaging: CPU 9 does not exist in the 2-CPU replay (CPUs 0-1; --cpus sets the count)"},
+		// Partly beyond the replay's CPUs: it was clamped to CPU 1 in silence.
+		{[]string{"replay", "--policy", "eevdf", "--affinity", "sched-messaging=1-7", messaging2}, 2, "affinity 1-7 for sched-messaging: CPUs 2-7 do not exist in the 2-CPU replay"},
+		{[]string{"replay", "--policy", "eevdf", "--cpus", "4", "--affinity", "sched-messaging=1,3,5", messaging2}, 2, "CPU 5 does not exist in the 4-CPU replay (CPUs 0-3;"},
 		{[]string{"replay", "--policy", "eevdf", "--nice", "hog=40", messaging2}, 2, "want a nice level -20..19"},
 		{[]string{"replay", "--policy", "eevdf", "--class", "hog=fifo:0", messaging2}, 2, "want an RT priority 1..99"},
 		{[]string{"replay", "--policy", "eevdf", "-o", "xml", messaging2}, 2, `-o "xml": want table, json or csv`},
