@@ -448,3 +448,55 @@ func TestWritePredictionNamesGroupWhatIfs(t *testing.T) {
 		t.Errorf("info on the prediction lacks\n%swhole output:\n%s", want, out)
 	}
 }
+
+// TestReplayLayout: the answer comes first. Before, every run printed the
+// model, workload, measured and task-groups lines before the table, and a
+// self-replay that missed its bounds was printed on stdout and again in
+// full on stderr. Now the verdict is the one line before the tables, the
+// assumptions follow them, each printed once; -o json keeps all of it.
+func TestReplayLayout(t *testing.T) {
+	// messaging's self-replay is within its bounds, forkstart's misses them.
+	for _, in := range []string{messaging2, "../../testdata/traces/forkstart.perf.data"} {
+		policy := "eevdf"
+		stdout, stderr, code := runCLI(t, "replay", "-i", in, "--policy", policy)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		if !strings.HasPrefix(lines[0], "self-replay under eevdf on 2 CPUs ") {
+			t.Errorf("%s: first line %q, want the self-replay verdict", in, lines[0])
+		}
+		table := strings.Index(stdout, "\npolicy "+policy+" on 2 CPUs: makespan")
+		model := strings.Index(stdout, "\nmodel: ")
+		for _, l := range []string{"\nworkload", "\nmeasured: "} {
+			if i := strings.Index(stdout, l); i < model || strings.Count(stdout, l) != 1 {
+				t.Errorf("%s: %q at %d, want once after the model line (%d)", in, l, i, model)
+			}
+		}
+		if table < 0 || model < table || strings.Count(stdout, "\nmodel: ") != 1 {
+			t.Errorf("%s: table at %d, model line at %d: want the model once, after the table:\n%s", in, table, model, stdout)
+		}
+		if in != messaging2 && !strings.Contains(lines[0], "misses its bounds") {
+			t.Errorf("%s: verdict %q, want a miss", in, lines[0])
+		}
+		if strings.Count(stdout+stderr, "self-replay under") != 1 {
+			t.Errorf("%s: the verdict printed %d times:\n%s\n%s", in, strings.Count(stdout+stderr, "self-replay under"), stdout, stderr)
+		}
+	}
+	stdout, _, code := runCLI(t, "replay", "-i", messaging2, "--policy", "eevdf", "-o", "json")
+	var doc struct {
+		Model json.RawMessage `json:"model"`
+		Runs  []struct {
+			SelfReplay *struct {
+				Policy string `json:"policy"`
+			} `json:"self_replay"`
+			Assumptions map[string]int `json:"assumptions"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 {
+		t.Fatalf("-o json: exit %d, %v", code, err)
+	}
+	if len(doc.Model) < 10 || len(doc.Runs) != 1 || doc.Runs[0].SelfReplay == nil || doc.Runs[0].SelfReplay.Policy != "eevdf" || len(doc.Runs[0].Assumptions) == 0 {
+		t.Errorf("-o json lacks the model, self-replay or assumptions: %s", stdout[:min(len(stdout), 400)])
+	}
+}
