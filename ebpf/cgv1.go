@@ -56,7 +56,8 @@ type v1Sampler struct {
 }
 
 // startV1Sampler reads the groups once and then every v1SampleEvery until
-// stop is closed; nil when the cpu controller is not on a v1 hierarchy.
+// stop is closed (the events drained after the capture stopped are within
+// the slack of the last reading); nil when the cpu controller is not on a v1 hierarchy.
 func startV1Sampler(g *groupReader, stop <-chan struct{}) *v1Sampler {
 	if g == nil || g.mounts.V1CPU == "" {
 		return nil
@@ -69,7 +70,6 @@ func startV1Sampler(g *groupReader, stop <-chan struct{}) *v1Sampler {
 			wait := max(v1SampleEvery, 20*took)
 			select {
 			case <-stop:
-				s.sample() // the last stretch
 				return
 			case <-time.After(wait):
 			}
