@@ -47,8 +47,8 @@ type v1Span struct {
 type v1Sampler struct {
 	g  *groupReader
 	mu sync.Mutex
-	// spans per task, in time order; slack is the interval between
-	// readings (ns) so far at most.
+	// spans per task, in time order; slack is the longest interval
+	// between two readings so far (ns), at least v1SampleEvery.
 	spans map[trace.TID][]v1Span
 	slack int64
 	// settings of each group as first read (Time: then).
@@ -64,27 +64,30 @@ func startV1Sampler(g *groupReader, stop <-chan struct{}) *v1Sampler {
 	}
 	s := &v1Sampler{g: g, spans: map[trace.TID][]v1Span{}, first: map[string]trace.CgroupSettings{},
 		slack: int64(v1SampleEvery)}
-	took := s.sample()
+	prev, took := s.sample()
 	go func() {
 		for {
-			wait := max(v1SampleEvery, 20*took)
 			select {
 			case <-stop:
 				return
-			case <-time.After(wait):
+			case <-time.After(max(v1SampleEvery, 20*took)):
 			}
-			took = s.sample()
+			var at int64
+			at, took = s.sample()
+			// The gap as it was, late timers and a starved
+			// goroutine on a loaded machine included.
 			s.mu.Lock()
-			s.slack = max(s.slack, int64(wait+took))
+			s.slack = max(s.slack, at-prev+int64(took))
 			s.mu.Unlock()
+			prev = at
 		}
 	}()
 	return s
 }
 
 // sample reads the tasks file of every non-root group (up to
-// maxGroupsRead) and returns how long that took.
-func (s *v1Sampler) sample() time.Duration {
+// maxGroupsRead) and returns when (trace clock) and how long that took.
+func (s *v1Sampler) sample() (int64, time.Duration) {
 	t0 := time.Now()
 	now := monotonicNow()
 	root := s.g.mounts.V1CPU
@@ -132,7 +135,7 @@ func (s *v1Sampler) sample() time.Duration {
 			}
 		}
 	}
-	return time.Since(t0)
+	return now, time.Since(t0)
 }
 
 // group returns the non-root v1 cpu group task tid was in at time t (trace

