@@ -251,6 +251,27 @@ func procCPUGroup(proc string, pid trace.PID, v1 bool) (string, bool) {
 // read at the end of the file if its tasks ran in them).
 const maxGroupsRead = 4096
 
+// walkGroups calls fn with the directory and the path ("/" for root
+// itself) of each group of the hierarchy mounted at root, up to
+// maxGroupsRead.
+func walkGroups(root string, fn func(dir, path string)) {
+	n := 0
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if n++; n > maxGroupsRead {
+			return fs.SkipAll
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return nil
+		}
+		fn(p, filepath.Clean("/"+rel))
+		return nil
+	})
+}
+
 // groupSnapshot is what a file's start saw of the task groups.
 type groupSnapshot struct {
 	time     int64 // trace clock when read
@@ -311,26 +332,13 @@ func (g *groupReader) snapshot(now int64) *groupSnapshot {
 	}
 	root, v1 := g.dir("/")
 	if root != "" {
-		n := 0
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return nil
-			}
-			if n++; n > maxGroupsRead {
-				return fs.SkipAll
-			}
-			rel, err := filepath.Rel(root, p)
-			if err != nil {
-				return nil
-			}
-			path := filepath.Clean("/" + rel)
+		walkGroups(root, func(_, path string) {
 			if s, st, ok, stOK := g.read(path, now); ok {
 				snap.settings[path] = s
 				if stOK {
 					snap.stats[path] = st
 				}
 			}
-			return nil
 		})
 	}
 	pids, _ := filepath.Glob(filepath.Join(g.proc, "[0-9]*"))
@@ -361,8 +369,12 @@ func (g *groupReader) snapshot(now int64) *groupSnapshot {
 // Groups made during the file have only the reading of now.
 //
 // stop, when set, holds counters read as the capture stopped: they replace
-// those read now (after the drain) for the groups it has.
-func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids map[trace.PID]bool, now int64, startTime0 bool, stop map[string]trace.CgroupStat) ([]trace.CgroupSettings, []trace.CgroupStat) {
+// those read now (after the drain) for the groups it has. first holds the
+// settings of groups read during the file, when a task was first seen in
+// them (v1Attrib): a group made after the start comes with that reading
+// (its Time), and the reading of now only when it differs, so a group
+// removed before the end is still described.
+func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids map[trace.PID]bool, now int64, startTime0 bool, stop map[string]trace.CgroupStat, first map[string]trace.CgroupSettings) ([]trace.CgroupSettings, []trace.CgroupStat) {
 	if g == nil {
 		return nil, nil
 	}
@@ -407,6 +419,11 @@ func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids 
 		s0, had := start.settings[p]
 		s1, st1, ok, stOK := g.read(p, now)
 		changed := ok && (!had || s1 != s0)
+		if f, late := first[p]; !had && late {
+			set = append(set, f)
+			f.Time = s1.Time
+			changed = ok && s1 != f
+		}
 		if had {
 			if !startTime0 {
 				s0.Time = start.time

@@ -119,7 +119,7 @@ func TestGroupSnapshot(t *testing.T) {
 		"cpu/p/c/cpu.stat":         "nr_periods 11\nnr_throttled 8\nthrottled_time 700000000\n",
 		"proc/11/autogroup":        "/autogroup-5 nice -2\n",
 	})
-	set, stats := g.finish(snap, nil, map[trace.PID]bool{10: true, 11: true}, 900, true, nil)
+	set, stats := g.finish(snap, nil, map[trace.PID]bool{10: true, 11: true}, 900, true, nil, nil)
 	wantSet := []trace.CgroupSettings{
 		{Path: "/p", Weight: 200, Shares: 2048, QuotaNS: -1, PeriodNS: 100_000_000},
 		{Path: "/p/c", Weight: 50, Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000},
@@ -139,7 +139,7 @@ func TestGroupSnapshot(t *testing.T) {
 	}
 	// The events' cgroup v2 paths name groups too (cgrun makes the same
 	// path in both hierarchies); a ring dump's start is not time 0.
-	set, _ = g.finish(g.snapshot(100), map[uint64]string{7: "/other"}, nil, 900, false, nil)
+	set, _ = g.finish(g.snapshot(100), map[uint64]string{7: "/other"}, nil, 900, false, nil, nil)
 	if want := []trace.CgroupSettings{{Path: "/other", Time: 100, Weight: 10, Shares: 100}}; !cmp.Equal(want, set) {
 		t.Errorf("by cgroup id: %+v, want %+v", set, want)
 	}

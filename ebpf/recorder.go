@@ -94,6 +94,9 @@ type Recorder struct {
 	// its events do.
 	stopMu    sync.Mutex
 	stopStats map[string]trace.CgroupStat
+	// v1 follows the tasks of the v1 cpu groups while Run runs (nil
+	// without a v1 cpu hierarchy).
+	v1 *v1Sampler
 }
 
 // NewRecorder returns a recorder of c configured by cfg. Stacks
@@ -140,6 +143,9 @@ func NumberedPath(path string, n int) string {
 // ErrAborted; the summary covers what was written in every case.
 func (r *Recorder) Run(ctx context.Context) (Summary, error) {
 	start := time.Now()
+	stopV1 := make(chan struct{})
+	r.v1 = startV1Sampler(r.groups, stopV1)
+	defer close(stopV1)
 	var err error
 	if r.cfg.Ring != nil {
 		err = r.runRing(ctx)
@@ -241,6 +247,9 @@ type segment struct {
 	// its switches name, whose groups finish reads again at the end.
 	groups *groupSnapshot
 	pids   map[trace.PID]bool
+	// v1 attributes tasks to their cgroup v1 cpu groups (nil without a v1
+	// cpu hierarchy).
+	v1 *v1Attrib
 	// warnings of this file beyond the capture's (Capture.Warnings).
 	warnings []trace.Warning
 	// irqUnknown counts the wakings written without a known interrupt
@@ -275,6 +284,7 @@ func CreateOutput(path string) (*os.File, error) {
 func (r *Recorder) openSegment(path string, h tvf.Header) (*segment, error) {
 	s := &segment{path: path, last: map[trace.CPU]int64{}, cgroups: map[uint64]bool{}, pids: map[trace.PID]bool{}}
 	s.groups = r.groups.snapshot(monotonicNow())
+	s.v1 = newV1Attrib(r.v1)
 	out := r.cfg.Out
 	name := path
 	if path == "" {
@@ -303,6 +313,7 @@ func (r *Recorder) openSegment(path string, h tvf.Header) (*segment, error) {
 // write adds e to the file, noting its loss windows (from the CPU's last
 // event to the loss) and cgroups.
 func (s *segment) write(e trace.Event) error {
+	s.v1.rewrite(&e)
 	if e.Cgroup != 0 {
 		s.cgroups[e.Cgroup] = true
 	}
@@ -348,10 +359,25 @@ func (s *segment) write(e trace.Event) error {
 // closes the file, adding it to the summary.
 func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 	s.w.SetLost(s.windows)
-	cgroups := ResolveCgroups(r.cfg.CgroupRoot, s.cgroups)
+	v2 := map[uint64]bool{}
+	for id := range s.cgroups {
+		if id&V1CgroupIDBit == 0 {
+			v2[id] = true
+		}
+	}
+	cgroups := ResolveCgroups(r.cfg.CgroupRoot, v2)
+	var first map[string]trace.CgroupSettings
+	if s.v1 != nil {
+		for id, p := range s.v1.paths {
+			if s.cgroups[id] {
+				cgroups[id] = p
+			}
+		}
+		first = r.v1.settings()
+	}
 	s.w.SetCgroups(cgroups)
 	// A ring dump's groups were read as it was written, after its events.
-	set, stats := r.groups.finish(s.groups, cgroups, s.pids, monotonicNow(), r.cfg.Ring == nil, s.stopStats)
+	set, stats := r.groups.finish(s.groups, cgroups, s.pids, monotonicNow(), r.cfg.Ring == nil, s.stopStats, first)
 	s.w.SetCgroupSettings(set)
 	s.w.SetCgroupStats(stats)
 	s.w.SetStacks(stacks)

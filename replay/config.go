@@ -7,6 +7,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -225,7 +226,7 @@ var ErrConfig = errors.New("replay")
 // CheckConfig reports, before any simulation, the first reason cfg cannot
 // run on m (wrapping ErrConfig): a cost out of range (Config.Check), more
 // CPUs than the simulator models, an override whose selector matches no
-// task, an affinity that leaves no simulated CPU, a deadline (--until) not
+// task, an affinity naming a CPU the simulation does not have, a deadline (--until) not
 // in 1 ns..MaxDeadline.
 func CheckConfig(m *Model, cfg Config) error {
 	if err := cfg.Check(); err != nil {
@@ -246,8 +247,15 @@ func CheckConfig(m *Model, cfg Config) error {
 	}
 	all := policies.AllCPUs(max(n, 1))
 	for _, o := range cfg.Overrides {
-		if o.Affinity != nil && *o.Affinity&all == 0 {
-			return fmt.Errorf("%w: affinity %s for %s: no such CPU among %d", ErrConfig, o.Affinity, o.Sel.String(), n)
+		if o.Affinity != nil && *o.Affinity&^all != 0 {
+			// A list partly beyond the replay's CPUs was clamped in
+			// silence while one wholly beyond failed: both fail.
+			extra := *o.Affinity &^ all
+			what := "CPU " + extra.String() + " does not exist"
+			if bits.OnesCount64(uint64(extra)) > 1 {
+				what = "CPUs " + extra.String() + " do not exist"
+			}
+			return fmt.Errorf("%w: affinity %s for %s: %s in the %d-CPU replay (CPUs %s; --cpus sets the count)", ErrConfig, o.Affinity, o.Sel.String(), what, n, all)
 		}
 		if o.Until != nil && o.Until.Kind == UntilDeadline && (o.Until.Deadline <= 0 || o.Until.Deadline > MaxDeadline) {
 			return fmt.Errorf("%w: deadline %d ns for %s: want 1 ns..%d ns (1 h)", ErrConfig, o.Until.Deadline, o.Sel.String(), MaxDeadline)

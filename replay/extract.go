@@ -219,6 +219,9 @@ func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 		x.m.Meta.Arch, x.m.Meta.Tool, x.m.Meta.Cmdline = m.Arch, m.Tool, m.Cmdline
 		x.m.Meta.NrCPUs, x.m.Meta.Clock, x.m.Meta.LLCs = m.NrCPUs, m.Clock, m.LLCs
 		x.m.Meta.Cgroups, x.m.Meta.CgroupSettings, x.m.Meta.Autogroup = m.Cgroups, m.CgroupSettings, m.Autogroup
+		if w, ok := trace.UnattributedV1Warning(m); ok {
+			x.m.Meta.Warnings.Add(w.Key, "%s", w.Message)
+		}
 		for i := range x.m.Tasks {
 			if id := x.m.Tasks[i].CgroupID; id != 0 {
 				if path, ok := m.Cgroups[id]; ok {

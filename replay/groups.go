@@ -157,14 +157,14 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 		if _, ok := index[normPath(s.Path)]; !ok && recorded[normPath(s.Path)] {
 			continue // no task left in it: nothing to apply
 		} else if !ok {
-			return nil, nil, fmt.Errorf("%w: --recorded-cgroup %s: no task of the trace runs in that cgroup (%s)", ErrConfig, s.Path, groupList(groups))
+			return nil, nil, fmt.Errorf("%w: --recorded-cgroup %s: no task of the trace runs in that cgroup (%s)", ErrConfig, s.Path, groupList(groups, m))
 		}
 		apply(s, "stated")
 	}
 	for _, c := range cfg.CgroupChanges {
 		g, ok := index[normPath(c.Path)]
 		if !ok || g == 0 {
-			return nil, nil, fmt.Errorf("%w: cgroup %s: no task of the replay runs in it (%s)", ErrConfig, c.Path, groupList(groups))
+			return nil, nil, fmt.Errorf("%w: cgroup %s: no task of the replay runs in it (%s)", ErrConfig, c.Path, groupList(groups, m))
 		}
 		gi := &groups[g]
 		if c.Weight > 0 {
@@ -201,8 +201,11 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 }
 
 // groupList names the groups of a replay for an error message.
-func groupList(groups []GroupInfo) string {
+func groupList(groups []GroupInfo, m *Model) string {
 	if len(groups) <= 1 {
+		if un := trace.UnattributedV1Groups(&m.Meta); len(un) > 0 {
+			return "the trace lists cgroups " + strings.Join(un, ", ") + " but no task is attributed to them (cgroup v1 groups were recorded but tasks could not be attributed to them)"
+		}
 		return "the trace shows no cgroups: every task is in the root group"
 	}
 	var names []string
@@ -311,7 +314,11 @@ func GroupsLine(groups []GroupInfo) string {
 		if g.Source == "default" {
 			defaults++
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s, %d tasks)", g.CgroupSettings.String(), g.Source, g.Tasks))
+		tasks := fmt.Sprintf("%d tasks", g.Tasks)
+		if g.Tasks == 1 {
+			tasks = "1 task"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", g.CgroupSettings.String(), g.Source, tasks))
 	}
 	s := "task groups: " + strings.Join(parts, ", ")
 	if defaults > 0 {

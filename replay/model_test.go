@@ -163,7 +163,8 @@ func TestWorkloadRootThroughWrapper(t *testing.T) {
 // 42 and the workload {42, 43}; without the recorder's child, guessRoot
 // took 61's tree (the workload line of a quota.tv capture counted 38 tasks
 // of a concurrent 'go test' instead of massive_intr's 4).
-func TestWorkloadRootRecorderChild(t *testing.T) {
+// recorderChildTrace is the trace of TestWorkloadRootRecorderChild.
+func recorderChildTrace() []trace.Event {
 	fork := func(at int64, tid, child trace.TID, comm string) trace.Event {
 		f := trace.NewEvent(at, 0, trace.KindFork)
 		f.TID, f.Comm, f.ChildTID, f.ChildPID, f.ChildComm = tid, comm, child, trace.PID(child), comm
@@ -190,6 +191,11 @@ func TestWorkloadRootRecorderChild(t *testing.T) {
 		evs[k].Comm, evs[k].NextComm = comms[evs[k].TID], comms[evs[k].NextTID]
 	}
 	evs[0].Comm = "swapper/0"
+	return evs
+}
+
+func TestWorkloadRootRecorderChild(t *testing.T) {
+	evs := recorderChildTrace()
 	meta := &trace.Meta{Cmdline: []string{"/tmp/u2/tv", "record", "-o", "q.tv", "--", "/tmp/me/wl/cgrun", "g", "/tmp/me/wl/massive_intr", "3"}}
 	m, err := Extract(trace.NewSliceSource(evs, meta))
 	if err != nil {
@@ -201,6 +207,27 @@ func TestWorkloadRootRecorderChild(t *testing.T) {
 	for _, tk := range m.Tasks {
 		if want := tk.TID == 42 || tk.TID == 43; tk.Workload != want {
 			t.Errorf("tid %d (%s): workload %v, want %v", tk.TID, tk.Comm, tk.Workload, want)
+		}
+	}
+}
+
+// TestWorkloadSystemWideCapture: the same tasks in a capture of the whole
+// system, "tv record -d 2s -o t.tv" (no "--", so no command): there is no
+// traced command, and no task is the workload. Before, guessRoot presented
+// the busiest forked tree (another user's go, 61) as "the traced
+// command's process tree" and the makespan and verdicts were its.
+func TestWorkloadSystemWideCapture(t *testing.T) {
+	meta := &trace.Meta{Tool: "traceview record (tp_btf)", Cmdline: []string{"/tmp/u2/tv", "record", "-d", "2s", "-o", "t.tv"}}
+	m, err := Extract(trace.NewSliceSource(recorderChildTrace(), meta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.WorkloadRoot != -1 {
+		t.Errorf("workload root %d, want -1 (no traced command)", m.WorkloadRoot)
+	}
+	for _, tk := range m.Tasks {
+		if tk.Workload {
+			t.Errorf("tid %d (%s) in the workload", tk.TID, tk.Comm)
 		}
 	}
 }

@@ -1,6 +1,10 @@
 package replay
 
-import "path"
+import (
+	"path"
+	"slices"
+	"strings"
+)
 
 // perfExecComm is the name perf record gives the child it forks for the
 // traced command, from the fork until its execvp (tools/perf/util/evlist.c,
@@ -60,7 +64,7 @@ func (x *extractor) findWorkload() {
 			break
 		}
 	}
-	if m.WorkloadRoot < 0 {
+	if m.WorkloadRoot < 0 && !m.NoCommand() {
 		x.guessRoot()
 	}
 	// Workload membership through forks (parents precede children).
@@ -69,6 +73,14 @@ func (x *extractor) findWorkload() {
 			m.Tasks[i].Workload = true
 		}
 	}
+}
+
+// NoCommand reports whether the recorder's command line says that no
+// command was traced: traceview record takes a command only after "--"
+// (a system-wide capture, "traceview record -d 2s -o t.tv", has none),
+// so guessing one would present another user's process as the workload.
+func (m *Model) NoCommand() bool {
+	return strings.HasPrefix(m.Meta.Tool, "traceview record") && len(m.Meta.Cmdline) > 0 && !slices.Contains(m.Meta.Cmdline, "--")
 }
 
 // recorderChild takes for the traced command the first task the recorder

@@ -6,7 +6,10 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report/perfcompat"
@@ -496,6 +499,9 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 		}
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "cgroup-no-path", Count: n,
 			Message: fmt.Sprintf("%d cgroup ids of the tasks' switches have no path in the trace (%s), e.g. %s; they are shown by id", n, why, first)})
+	}
+	if w, ok := trace.UnattributedV1Warning(meta); ok {
+		res.ReportWarnings = append(res.ReportWarnings, w)
 	}
 	d := &res.Diag
 	switch {
@@ -1075,20 +1081,49 @@ func filterExtent(sb *schedule.Builder, f *schedule.Filter) string {
 	}
 	if f != nil && len(f.Comms) > 0 {
 		names := map[string]bool{}
+		pids := map[string]int{} // a process of each name, for --pid
 		for _, t := range sb.Tasks() {
 			if t.Comm != "" {
 				names[t.Comm] = true
+				if _, ok := pids[t.Comm]; !ok || (t.PID > 0 && int(t.PID) < pids[t.Comm]) {
+					pids[t.Comm] = int(t.PID)
+				}
 			}
 		}
 		var near []string
+		seen := map[string]bool{}
 		for _, want := range f.Comms {
-			near = append(near, closestNames(want, names, 3)...)
+			for _, n := range closestNames(want, names, 3) {
+				// "x;y,z" typed unescaped is two names that both
+				// come closest to it: name it once.
+				if !seen[n] {
+					seen[n] = true
+					near = append(near, CommArg(n, pids[n]))
+				}
+			}
 		}
 		if len(near) > 0 {
 			fmt.Fprintf(&b, "; closest task names: %s", strings.Join(near, ", "))
 		}
 	}
 	return b.String()
+}
+
+// CommArg writes task name comm as --comm takes it: a comma as `\,`, a
+// backslash as `\\`; a name no one can type on a command line (a control
+// character, such as a newline or an escape, bytes that are not UTF-8, or
+// a leading or trailing space, which --comm trims) is followed by "(--pid N)" for a process pid
+// that had it (when known, pid > 0).
+func CommArg(comm string, pid int) string {
+	typable := strings.TrimSpace(comm) == comm && utf8.ValidString(comm) && !strings.ContainsFunc(comm, unicode.IsControl)
+	if !typable {
+		q := strconv.Quote(comm)
+		if pid > 0 {
+			return fmt.Sprintf("%s (not typable: --pid %d)", q, pid)
+		}
+		return q + " (not typable)"
+	}
+	return schedule.EscapeComm(comm)
 }
 
 // closestNames returns up to n of names nearest to want: those that

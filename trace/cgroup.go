@@ -2,6 +2,7 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -223,4 +224,45 @@ var prioToWeight = [40]int64{
 	335, 272, 215, 172, 137,
 	110, 87, 70, 56, 45,
 	36, 29, 23, 18, 15,
+}
+
+// UnattributedV1Groups returns the cgroup v1 groups (settings with
+// Shares) of m.CgroupSettings that no cgroup of the events names, nor any
+// group below them: the file describes the groups, but it does not say
+// which tasks ran in them (a traceview record file written before tasks
+// were attributed to their v1 cpu groups, or a perf.data whose cgroup ids
+// are cgroup v2 ones). Sorted, without duplicates.
+func UnattributedV1Groups(m *Meta) []string {
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range m.CgroupSettings {
+		if s.Shares == 0 || s.Path == "" || s.Path == "/" || slices.Contains(out, s.Path) {
+			continue
+		}
+		named := false
+		for _, p := range m.Cgroups {
+			if p == s.Path || strings.HasPrefix(p, strings.TrimSuffix(s.Path, "/")+"/") {
+				named = true
+				break
+			}
+		}
+		if !named {
+			out = append(out, s.Path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// UnattributedV1Warning is the warning of a file whose v1 groups
+// (UnattributedV1Groups) have no task: ok false when there are none.
+func UnattributedV1Warning(m *Meta) (Warning, bool) {
+	g := UnattributedV1Groups(m)
+	if len(g) == 0 {
+		return Warning{}, false
+	}
+	return Warning{Key: "cgroup-v1-unattributed", Count: len(g), CountInMessage: true,
+		Message: fmt.Sprintf("cgroup v1 groups were recorded but tasks could not be attributed to them: %s; the file's cgroup ids name cgroup v2 groups, so their tasks count in those (record again with this traceview, which attributes each task to its v1 cpu group)", strings.Join(g, ", "))}, true
 }

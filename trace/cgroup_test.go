@@ -1,6 +1,10 @@
 package trace
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 func TestCgroupSettingsCheck(t *testing.T) {
 	ok := []CgroupSettings{
@@ -54,5 +58,34 @@ func TestAutogroupWeight(t *testing.T) {
 		if got := AutogroupWeight(nice); got != want {
 			t.Errorf("AutogroupWeight(%d) = %d, want %d", nice, got, want)
 		}
+	}
+}
+
+// TestUnattributedV1Groups: a file that lists v1 groups (settings with
+// shares) whose tasks' events all name cgroup v2 groups warns, naming
+// them; a group named by the events, or one with a named group below it,
+// does not; v2 groups (no shares) never do.
+func TestUnattributedV1Groups(t *testing.T) {
+	m := &Meta{
+		Cgroups: map[uint64]string{1: "/", 7: "/user.slice", 1<<63 | 1: "/named/ctr"},
+		CgroupSettings: []CgroupSettings{
+			{Path: "/nu3", Shares: 512, Weight: 50, QuotaNS: 25_000_000, PeriodNS: 100_000_000},
+			{Path: "/nu3", Shares: 512, Weight: 50, Time: 5},
+			{Path: "/named", Shares: 1024, Weight: 100},
+			{Path: "/named/ctr", Shares: 1024, Weight: 100},
+			{Path: "/v2only", Weight: 100},
+			{Path: "/a", Shares: 2048, Weight: 200},
+		},
+	}
+	if got, want := UnattributedV1Groups(m), []string{"/a", "/nu3"}; !slices.Equal(got, want) {
+		t.Errorf("UnattributedV1Groups = %q, want %q", got, want)
+	}
+	w, ok := UnattributedV1Warning(m)
+	if !ok || w.Key != "cgroup-v1-unattributed" || !strings.Contains(w.Message, "cgroup v1 groups were recorded but tasks could not be attributed to them: /a, /nu3;") {
+		t.Errorf("warning %+v, %v", w, ok)
+	}
+	m.CgroupSettings = m.CgroupSettings[2:4]
+	if _, ok := UnattributedV1Warning(m); ok {
+		t.Error("a warning although every v1 group is named")
 	}
 }

@@ -162,7 +162,9 @@ type Event struct {
 	// kernfs node id of its cgroup directory, which is the inode number
 	// of that directory under /sys/fs/cgroup: kernel/cgroup/cgroup.c,
 	// cgroup_id(), Linux 6.x); 0 unknown. Meta.Cgroups resolves ids to
-	// paths.
+	// paths. With the cpu controller on a cgroup v1 hierarchy, traceview
+	// record gives a task in a non-root v1 cpu group that group's id
+	// instead, with bit 63 set (ebpf.V1CgroupIDBit).
 	Cgroup uint64
 	// KindSwitch: the callchain of the task leaving the CPU, as an index
 	// into Meta.Stacks; 0 none.

@@ -62,7 +62,7 @@ func addFilterFlags(fs *pflag.FlagSet, o *filterFlags, shorts map[string]string)
 	fs.StringVarP(&o.cpu, "cpu", shorts["cpu"], "", "only these CPUs, e.g. 0,2-3")
 	fs.StringVarP(&o.pid, "pid", shorts["pid"], "", "only these process ids (tgid), e.g. 1234,1300-1310")
 	fs.StringVarP(&o.tid, "tid", shorts["tid"], "", "only these thread ids")
-	fs.StringVar(&o.comm, "comm", "", "only tasks with these command names (comma-separated)")
+	fs.StringVar(&o.comm, "comm", "", "only tasks with these command names (comma-separated; a comma inside a name is \\, and a backslash \\\\)")
 }
 
 // addCgroupFlag registers --cgroup on fs.
@@ -163,7 +163,7 @@ func (o *filterFlags) parse(cmd string, meta *trace.Meta) (*schedule.Filter, err
 		}
 	}
 	if o.comm != "" {
-		for _, n := range strings.Split(o.comm, ",") {
+		for _, n := range splitCommList(o.comm) {
 			n = strings.TrimSpace(n)
 			if n == "" {
 				return nil, usageErrorf("%s: --comm %q: an empty name (want comma-separated command names, e.g. sched-pipe,hackbench)", cmd, o.comm)
@@ -316,4 +316,25 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 	}
 	return fmt.Sprintf("hint: --comm %s matched %d %s that also ran under other names (%s): --comm keeps only the events under the names it gives; --comm %s keeps them whole (or --pid/--tid)",
 		strings.Join(comms, ","), n, tasks, strings.Join(parts, ", "), strings.Join(append(slices.Clone(comms), names...), ","))
+}
+
+// splitCommList splits a --comm list at its commas: `\,` is a comma inside
+// a name (a thread may name itself "x;y,z"), `\\` a backslash; any other
+// backslash is itself (report.CommArg writes names this way).
+func splitCommList(s string) []string {
+	var out []string
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s) && (s[i+1] == ',' || s[i+1] == '\\'):
+			b.WriteByte(s[i+1])
+			i++
+		case c == ',':
+			out = append(out, b.String())
+			b.Reset()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return append(out, b.String())
 }

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
 )
 
 // pipeMulti is a real trace of `perf bench sched pipe -l 20` on a loaded
@@ -385,5 +389,81 @@ func TestCommRenameHint(t *testing.T) {
 	_, stderr, _ = runCLI(t, "latency", "-i", "../../testdata/traces/messaging.2cpu.perf.data", "--comm", "sh")
 	if want := "hint: --comm sh matched 1 task that also ran under other names (sched-messaging: 49 switch-ins)"; !strings.Contains(stderr, want) {
 		t.Errorf("--comm sh: stderr lacks %q:\n%s", want, stderr)
+	}
+}
+
+// TestCommEscape: a thread may name itself "x;y,z" (prctl PR_SET_NAME),
+// which --comm split at its comma into two names that match nothing, and
+// the no-match hint suggested that same untypable name twice. `\,` now
+// puts a comma inside a name, the hint names each task once as --comm
+// takes it, and a name no one can type (a newline in it) comes with the
+// --pid that selects it.
+func TestCommEscape(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"a,b", []string{"a", "b"}},
+		{`x;y\,z`, []string{"x;y,z"}},
+		{`a\\,b`, []string{`a\`, "b"}},
+		{`a\b`, []string{`a\b`}},
+		{`x\,`, []string{"x,"}},
+	} {
+		if got := splitCommList(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("splitCommList(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+
+	path := filepath.Join(t.TempDir(), "names.tv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tvf.NewWriter(f, tvf.Header{Tool: "test", NrCPUs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := int64(1e9)
+	for i := range 3 {
+		for _, task := range []struct {
+			tid  trace.TID
+			comm string
+		}{{7223, "x;y,z"}, {7221, "a,b\nc"}} {
+			in := trace.NewEvent(at, 0, trace.KindSwitch)
+			in.TID, in.PID, in.Comm, in.NextTID, in.NextPID, in.NextComm = 0, 0, "swapper/0", task.tid, trace.PID(task.tid), task.comm
+			out := trace.NewEvent(at+int64(1e6*(i+1)), 0, trace.KindSwitch)
+			out.TID, out.PID, out.Comm, out.NextTID, out.NextPID, out.NextComm = task.tid, trace.PID(task.tid), task.comm, 0, 0, "swapper/0"
+			for _, e := range []trace.Event{in, out} {
+				if err := w.Write(e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			at += int64(1e7)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	stdout, stderr, code := runCLI(t, "latency", "-i", path, "--comm", `x;y\,z`)
+	if code != 0 || !strings.Contains(stdout, "x;y,z:7223") || strings.Contains(stdout, "7221") {
+		t.Errorf(`--comm 'x;y\,z': exit %d, stdout:\n%s\nstderr:\n%s`, code, stdout, stderr)
+	}
+	_, stderr, _ = runCLI(t, "latency", "-i", path, "--comm", "x;y,z")
+	if !strings.Contains(stderr, `nothing matched the filters --comm x;y,z:`) || !strings.Contains(stderr, `closest task names: x;y\,z`) || strings.Count(stderr, `x;y\,z`) != 1 {
+		t.Errorf("--comm 'x;y,z': stderr:\n%s\nwant the hint x;y\\,z once", stderr)
+	}
+	_, stderr, _ = runCLI(t, "latency", "-i", path, "--comm", "a,b")
+	if !strings.Contains(stderr, `closest task names: "a,b\nc" (not typable: --pid 7221)`) {
+		t.Errorf("--comm a,b: stderr:\n%s\nwant the --pid of the name with a newline", stderr)
+	}
+	stdout, _, _ = runCLI(t, "latency", "-i", path, "--pid", "7221")
+	if !strings.Contains(stdout, ":7221") {
+		t.Errorf("--pid 7221: stdout:\n%s", stdout)
+	}
+	stdout, _, _ = runCLI(t, "latency", "--help")
+	if !strings.Contains(stdout, `a comma inside a name is \,`) {
+		t.Errorf("latency --help does not document the escape:\n%s", stdout)
 	}
 }

@@ -399,7 +399,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	r := &replayRuns{out: out, errw: errw, o: o, m: m, cfg: cfg, watch: watch, obs: obs,
 		doc: replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(), Model: replayModelDoc(m, cfg)},
 		asm: replayAssumptionsOf(m.Stats)}
-	if r.trust, r.self, err = modelAndTrust(out, errw, o, m, cfg, len(untilSet), sim, specs, obs); err != nil {
+	if r.trust, r.self, err = modelAndTrust(out, errw, o, m, cfg, sim, specs, obs); err != nil {
 		return err
 	}
 	for _, sp := range specs {
@@ -411,6 +411,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 			break // the rest of the runs too: the user asked to stop
 		}
 	}
+	writeAssumptions(out, o, m, cfg, len(untilSet))
 	return r.finish()
 }
 
@@ -525,7 +526,11 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 		// No fork from perf or traceview record (a generated trace, a
 		// capture of the whole system): there is no command's tree to
 		// count, where the line said "0 tasks" of a 6-task workload.
-		fmt.Fprintf(out, "workload: no traced command in the trace (no task forked by the recorder): the makespan spans every task%s%s; %s\n", set, censored, pools)
+		why := "no task forked by the recorder"
+		if m.NoCommand() {
+			why = "a capture of the whole system: the recorder's command line has no command"
+		}
+		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s; %s\n", why, set, censored, pools)
 	} else {
 		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the one CPU they ran on; %s\n",
 			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
@@ -877,15 +882,13 @@ func writePrediction(o replayOptions, last *replay.Result, lastSpec string, cfg 
 	return nil
 }
 
-// modelAndTrust prints the model lines (table output) and runs the
-// self-replay (unless --no-self-replay), printing its verdict, and on
-// stderr when a row misses its bound; nil trust without a self-replay.
-func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg replay.Config, untilSet int,
+// modelAndTrust runs the self-replay (unless --no-self-replay) and prints
+// its verdict once: with the table output as the one line before the
+// tables (writeAssumptions prints the model after them), else on stderr
+// when a row misses its bound (-o json and csv carry it in full); nil trust
+// without a self-replay.
+func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg replay.Config,
 	sim *predict.SelfRun, specs []policies.Spec, obs *report.LatencyResult) (*report.ReplayTrust, *predict.Self, error) {
-	if o.output == "table" {
-		writeModelLines(out, m, cfg.HZ, untilSet)
-		writeGroupLine(out, m, cfg)
-	}
 	if o.noTrust {
 		return nil, nil, nil
 	}
@@ -893,13 +896,25 @@ func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg re
 	if err != nil {
 		return nil, nil, fmt.Errorf("replay: self-replay: %w", err)
 	}
-	if o.output == "table" {
+	switch {
+	case o.output == "table":
 		fmt.Fprintln(out, trust.Verdict())
-	}
-	if !trust.Within {
+	case !trust.Within:
 		fmt.Fprintf(errw, "warning: %s\n", trust.Verdict())
 	}
 	return trust, self, nil
+}
+
+// writeAssumptions prints, after the tables, what the model rests on (the
+// model, workload, measured and task-groups lines): the answer comes
+// first, these explain it.
+func writeAssumptions(out io.Writer, o replayOptions, m *replay.Model, cfg replay.Config, untilSet int) {
+	if o.output != "table" {
+		return
+	}
+	fmt.Fprintln(out)
+	writeModelLines(out, m, cfg.HZ, untilSet)
+	writeGroupLine(out, m, cfg)
 }
 
 // warnCPUsSeen warns when the trace shows switches on fewer CPUs than it

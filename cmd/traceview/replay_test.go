@@ -119,7 +119,10 @@ func TestReplayCLIErrors(t *testing.T) {
 		{[]string{"replay", messaging2}, 2, "no --policy given"},
 		{[]string{"replay", "--policy", "nosuch", messaging2}, 2, `policy "nosuch": unknown policy`},
 		{[]string{"replay", "--policy", "eevdf:NO_SUCH", messaging2}, 2, `unknown feature "SUCH"`},
-		{[]string{"replay", "--policy", "eevdf", "--affinity", "sched-messaging=9", messaging2}, 2, "no such CPU among 2"},
+		{[]string{"replay", "--policy", "eevdf", "--affinity", "sched-messaging=9", messaging2}, 2, "affinity 9 for sched-messaging: CPU 9 does not exist in the 2-CPU replay (CPUs 0-1; --cpus sets the count)"},
+		// Partly beyond the replay's CPUs: it was clamped to CPU 1 in silence.
+		{[]string{"replay", "--policy", "eevdf", "--affinity", "sched-messaging=1-7", messaging2}, 2, "affinity 1-7 for sched-messaging: CPUs 2-7 do not exist in the 2-CPU replay"},
+		{[]string{"replay", "--policy", "eevdf", "--cpus", "4", "--affinity", "sched-messaging=1,3,5", messaging2}, 2, "CPU 5 does not exist in the 4-CPU replay (CPUs 0-3;"},
 		{[]string{"replay", "--policy", "eevdf", "--nice", "hog=40", messaging2}, 2, "want a nice level -20..19"},
 		{[]string{"replay", "--policy", "eevdf", "--class", "hog=fifo:0", messaging2}, 2, "want an RT priority 1..99"},
 		{[]string{"replay", "--policy", "eevdf", "-o", "xml", messaging2}, 2, `-o "xml": want table, json or csv`},
@@ -443,5 +446,57 @@ func TestWritePredictionNamesGroupWhatIfs(t *testing.T) {
 	want := "command line:      traceview replay -i " + grpqQ25 + " --policy eevdf --recorded-cgroup /tv-svc:max=25ms/100ms --cpu-weight /tv-svc=200 --cpu-max /tv-svc=50ms/100ms --cgroup reqsrv=/tv-svc --autogroup off\n"
 	if !strings.Contains(out, want) {
 		t.Errorf("info on the prediction lacks\n%swhole output:\n%s", want, out)
+	}
+}
+
+// TestReplayLayout: the answer comes first. Before, every run printed the
+// model, workload, measured and task-groups lines before the table, and a
+// self-replay that missed its bounds was printed on stdout and again in
+// full on stderr. Now the verdict is the one line before the tables, the
+// assumptions follow them, each printed once; -o json keeps all of it.
+func TestReplayLayout(t *testing.T) {
+	// messaging's self-replay is within its bounds, forkstart's misses them.
+	for _, in := range []string{messaging2, "../../testdata/traces/forkstart.perf.data"} {
+		policy := "eevdf"
+		stdout, stderr, code := runCLI(t, "replay", "-i", in, "--policy", policy)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		if !strings.HasPrefix(lines[0], "self-replay under eevdf on 2 CPUs ") {
+			t.Errorf("%s: first line %q, want the self-replay verdict", in, lines[0])
+		}
+		table := strings.Index(stdout, "\npolicy "+policy+" on 2 CPUs: makespan")
+		model := strings.Index(stdout, "\nmodel: ")
+		for _, l := range []string{"\nworkload", "\nmeasured: "} {
+			if i := strings.Index(stdout, l); i < model || strings.Count(stdout, l) != 1 {
+				t.Errorf("%s: %q at %d, want once after the model line (%d)", in, l, i, model)
+			}
+		}
+		if table < 0 || model < table || strings.Count(stdout, "\nmodel: ") != 1 {
+			t.Errorf("%s: table at %d, model line at %d: want the model once, after the table:\n%s", in, table, model, stdout)
+		}
+		if in != messaging2 && !strings.Contains(lines[0], "misses its bounds") {
+			t.Errorf("%s: verdict %q, want a miss", in, lines[0])
+		}
+		if strings.Count(stdout+stderr, "self-replay under") != 1 {
+			t.Errorf("%s: the verdict printed %d times:\n%s\n%s", in, strings.Count(stdout+stderr, "self-replay under"), stdout, stderr)
+		}
+	}
+	stdout, _, code := runCLI(t, "replay", "-i", messaging2, "--policy", "eevdf", "-o", "json")
+	var doc struct {
+		Model json.RawMessage `json:"model"`
+		Runs  []struct {
+			SelfReplay *struct {
+				Policy string `json:"policy"`
+			} `json:"self_replay"`
+			Assumptions map[string]int `json:"assumptions"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || code != 0 {
+		t.Fatalf("-o json: exit %d, %v", code, err)
+	}
+	if len(doc.Model) < 10 || len(doc.Runs) != 1 || doc.Runs[0].SelfReplay == nil || doc.Runs[0].SelfReplay.Policy != "eevdf" || len(doc.Runs[0].Assumptions) == 0 {
+		t.Errorf("-o json lacks the model, self-replay or assumptions: %s", stdout[:min(len(stdout), 400)])
 	}
 }

@@ -38,7 +38,7 @@ var warningKinds = []struct {
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
 		"tracedat-clock", "tracedat-metadata"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
-		"text-other-event", "text-other-line", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
+		"cgroup-v1-unattributed", "text-other-event", "text-other-line", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
 		"no-task-pt-regs", "ring-dump"}},
 }
 
@@ -162,9 +162,11 @@ func lostWindowsLine(counts []uint64) string {
 // (latency-empty, stats-empty) or "this column is all zeros"
 // (latency-runtime-none: perf's Runtime of a trace without
 // sched_stat_runtime). writeWarnings prints them first and in full, never
-// summarized.
+// summarized; so is cgroup-v1-unattributed (the file lists task groups
+// but puts no task in them: a report by cgroup, or a replay, is wrong
+// about them).
 func answerKey(key string) bool {
-	return key == "latency-empty" || key == "stats-empty" || key == "latency-runtime-none"
+	return key == "latency-empty" || key == "stats-empty" || key == "latency-runtime-none" || key == "cgroup-v1-unattributed"
 }
 
 // cutOrDamaged reports whether a warning's key says the file itself is

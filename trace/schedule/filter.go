@@ -3,6 +3,7 @@ package schedule
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -100,7 +101,11 @@ func (f *Filter) String() string {
 		add("--tid %v", join(f.TIDs))
 	}
 	if f.Comms != nil {
-		add("--comm %v", join(f.Comms))
+		comms := make([]string, len(f.Comms))
+		for i, c := range f.Comms {
+			comms[i] = EscapeComm(c)
+		}
+		add("--comm %v", join(comms))
 	}
 	if f.CgroupNames != nil {
 		add("--cgroup %v", join(f.CgroupNames))
@@ -109,6 +114,12 @@ func (f *Filter) String() string {
 	}
 	return s
 }
+
+// EscapeComm writes a task name as the --comm list takes it: a comma
+// inside the name as `\,`, a backslash as `\\`.
+func EscapeComm(comm string) string { return commEscaper.Replace(comm) }
+
+var commEscaper = strings.NewReplacer(`\`, `\\`, ",", `\,`)
 
 func join[T any](vs []T) string {
 	s := ""
