@@ -108,6 +108,9 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 	if err := filter.check(name); err != nil {
 		return err
 	}
+	if err := refuseOverInput(name, "-o", out, input); err != nil {
+		return err
+	}
 	src, err := openInputProgress(input)
 	if err != nil {
 		return err
@@ -203,6 +206,9 @@ func runExportDir(cmd *cobra.Command, fm export.Format, o exportOptions) error {
 		return usageErrorf("export: reading stdin, --format %s needs --trace-id (the default hashes the input file)", fm.Name)
 	}
 	what := "export " + fm.Name
+	if err := refuseOverInput("export", "-o", o.out, o.input); err != nil {
+		return err
+	}
 	if err := tables.CheckTarget(o.out); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}

@@ -790,12 +790,7 @@ func checkReplayWrite(o replayOptions) error {
 	if in == "" {
 		in = defaultTrace
 	}
-	if a, err := os.Stat(in); err == nil && in != "-" {
-		if b, err := os.Stat(o.write); err == nil && os.SameFile(a, b) {
-			return usageErrorf("replay: -w %s is the trace being read: write the prediction to another file", o.write)
-		}
-	}
-	return nil
+	return refuseOverInput("replay", "-w", o.write, in)
 }
 
 // untilOverrides returns the workload tasks whose termination --until set,

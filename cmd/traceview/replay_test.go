@@ -241,27 +241,6 @@ func TestReplayCLIUntil(t *testing.T) {
 	}
 }
 
-// -w naming the input trace is refused before anything is read or
-// written: exit 2, one line, the trace untouched.
-func TestReplayWriteOverInput(t *testing.T) {
-	dir := t.TempDir()
-	in := filepath.Join(dir, "t.data")
-	data, err := os.ReadFile(messaging2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, errs, code := runCLI(t, "replay", "--policy", "eevdf", "-i", in, "-w", filepath.Join(dir, ".", "t.data"))
-	if code != 2 || !strings.Contains(errs, "is the trace being read") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-		t.Errorf("exit %d, stderr %q; want 2 and one line", code, errs)
-	}
-	if after, err := os.ReadFile(in); err != nil || len(after) != len(data) {
-		t.Errorf("the input changed: %d bytes, err %v; want %d", len(after), err, len(data))
-	}
-}
-
 // An era preset whose kernels ticked at another rate than the replay says
 // so on stderr (goodness24:era=2.4: HZ 100, the trace's tick 250 Hz), and
 // not once --hz is given.
