@@ -67,7 +67,11 @@ func runSynth(out io.Writer, name string, args []string, o synthOptions) error {
 		for _, g := range synth.List() {
 			names = append(names, g.Name)
 		}
-		return usageErrorf("synth: unknown workload %q (workloads: %s)", name, strings.Join(names, ", "))
+		hint := ""
+		if name == "hackbench" {
+			hint = "; hackbench is the workload messaging"
+		}
+		return usageErrorf("synth: unknown workload %q (workloads: %s%s)", name, strings.Join(names, ", "), hint)
 	}
 	if o.write == "" {
 		return usageErrorf("synth: -w FILE is required")

@@ -60,6 +60,7 @@ func TestSynthListAndErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"synth", "bogus", "-w", "x"}, `unknown workload "bogus"`},
+		{[]string{"synth", "hackbench", "-w", "x"}, "hackbench is the workload messaging"},
 		{[]string{"synth", "pipe", "loops=x", "-w", "x"}, "loops=x: want a non-negative integer"},
 		{[]string{"synth", "pipe", "depth=3", "-w", "x"}, `unknown parameter "depth"`},
 		{[]string{"synth", "pipe"}, "-w FILE is required"},
