@@ -92,7 +92,7 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 	var others []trace.Warning
 	for _, wn := range ws {
 		if answerKey(wn.Key) {
-			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+			fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
 		} else {
 			others = append(others, wn)
 		}
@@ -100,7 +100,7 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 	ws = others
 	if verbose || len(ws) == 1 {
 		for _, wn := range ws {
-			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+			fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
 		}
 		return
 	}
@@ -110,14 +110,14 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 		case wn.Key == lostWindowKey:
 			lost = append(lost, wn)
 		case cutOrDamaged(wn.Key):
-			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+			fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
 		default:
 			rest = append(rest, wn)
 		}
 	}
 	switch {
 	case len(lost) == 1:
-		fmt.Fprintf(w, "warning: %s%s\n", prefix, lost[0])
+		fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, lost[0]))
 	case len(lost) > 1:
 		counts := make([]uint64, len(lost))
 		for i, wn := range lost {
@@ -132,10 +132,36 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 	switch {
 	case len(rest) == 0:
 	case len(rest) == 1:
-		fmt.Fprintf(w, "warning: %s%s\n", prefix, rest[0])
+		fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, rest[0]))
 	default:
 		fmt.Fprintf(w, "warning: %s\n", warningSummary(name, rest, len(rest) < len(ws)))
 	}
+}
+
+// readerPrefixes are the names readers start their warnings with (they
+// know the format, not the file: "perf.data: the file ends ...").
+var readerPrefixes = []string{"perf.data: ", "trace.dat: ", "perfetto: "}
+
+// namedWarning is the text of one warning line after "warning: ": prefix
+// and the message, whose reader's format name is replaced by the file's
+// name (name, when it names a file rather than stdin), so that a cut
+// x.perf.data says "x.perf.data: the file ends ..." as the summary line
+// after it does. With a prefix (which names the input), the format name
+// is dropped.
+func namedWarning(name, prefix string, wn trace.Warning) string {
+	s := wn.String()
+	if name == "" || name == "-" {
+		return prefix + s
+	}
+	for _, p := range readerPrefixes {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			if prefix == "" {
+				return name + ": " + rest
+			}
+			return prefix + rest
+		}
+	}
+	return prefix + s
 }
 
 // lostWindowsLine says in one line what a trace's lost windows add up to,
