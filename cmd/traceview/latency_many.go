@@ -361,7 +361,7 @@ func readLatencyPart(path string, opts report.LatencyOptions, filter *filterFlag
 	case err != nil:
 		p.err = fmt.Errorf("latency: %s: %w", path, err)
 	case res.Diag.Switches == 0:
-		p.err = fmt.Errorf("latency: %s: no sched_switch events in %d events read (record with 'perf sched record')", path, res.Diag.Events)
+		p.err = noSwitchesError("latency", path, int64(res.Diag.Events), res.Meta)
 	}
 	p.res = res
 	return p

@@ -105,7 +105,7 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	}
 	out := &countingWriter{w: cmd.OutOrStdout()}
 	if err := perfcompat.Map(out, src, o.opt); err != nil {
-		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: %w", o.input, err))
+		return readFailed(cmd, src.Meta(), viewError("map", o.input, err, src.Meta()))
 	}
 	switch {
 	case out.n == 0 && flt != nil && len(o.opt.TaskNames) > 0:

@@ -38,6 +38,9 @@ func loadReplayModel(errw io.Writer, input string, keep bool) (*replay.Model, *t
 		for _, w := range ws { // in full, as readFailed
 			fmt.Fprintf(errw, "warning: %s\n", w)
 		}
+		if meta != nil && meta.CutAt > 0 {
+			return nil, nil, noSwitchesError("replay", input, -1, meta)
+		}
 		return nil, nil, fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", input)
 	}
 	writeWarnings(errw, input, "", ws)

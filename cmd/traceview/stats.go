@@ -86,7 +86,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 				return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: %s", o.input, w.Message))
 			}
 		}
-		return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, st.Events))
+		return readFailed(cmd, src.Meta(), noSwitchesError("stats", o.input, st.Events, src.Meta()))
 	}
 	out := cmd.OutOrStdout()
 	// Stats has no warnings field: they go to stderr in both formats, in

@@ -124,7 +124,7 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	opt.Result = &result
 	if err := perfcompat.Timehist(out, src, opt); err != nil {
 		// Whatever is still held (the header alone) is dropped.
-		return readFailed(cmd, src.Meta(), fmt.Errorf("timehist: %s: %w", o.input, err))
+		return readFailed(cmd, src.Meta(), viewError("timehist", o.input, err, src.Meta()))
 	}
 	// "No row matched" first, before the header held back: it is the
 	// answer (as latency's). With -s, an empty summary.

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -248,4 +250,31 @@ func warningSummary(name string, ws []trace.Warning, more bool) string {
 // lost windows and counted warnings) as writeWarnings does.
 func printWarnings(w io.Writer, input string, m *trace.Meta) {
 	writeWarnings(w, input, "", metaWarnings(m))
+}
+
+// noSwitchesError is the error of a command (cmd) that found no
+// sched_switch event in input after reading events of it. When the input
+// ended inside a record (m.CutAt: `head -c N` of a pipe-mode stream), that
+// is the cause and the error says so with the byte count; otherwise the
+// trace was recorded without them. events < 0: not counted (the error
+// err of a view that found no switch is kept then, unless cut).
+func noSwitchesError(cmd, input string, events int64, m *trace.Meta) error {
+	if m != nil && m.CutAt > 0 {
+		read := ""
+		if events >= 0 {
+			read = fmt.Sprintf(": %d events read", events)
+		}
+		return fmt.Errorf("%s: %s: the input ends early, cut inside a record after %d bytes (truncated), before any sched_switch event%s", cmd, input, m.CutAt, read)
+	}
+	return fmt.Errorf("%s: %s: no sched_switch events in %d events read (record with 'perf sched record')", cmd, input, events)
+}
+
+// viewError is the error of timehist or map (cmd) when drawing failed:
+// err, unless it is the view's "no sched_switch events" on an input cut
+// short, which noSwitchesError explains.
+func viewError(cmd, input string, err error, m *trace.Meta) error {
+	if errors.Is(err, perfcompat.ErrTimehistNoSwitch) && m != nil && m.CutAt > 0 {
+		return noSwitchesError(cmd, input, -1, m)
+	}
+	return fmt.Errorf("%s: %s: %w", cmd, input, err)
 }
