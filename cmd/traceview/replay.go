@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/traceview/traceview/internal/duration"
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/replay/predict"
@@ -683,7 +684,7 @@ func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *r
 		// scores them (report.ScoreReplay): with the unrecorded ones.
 		unrec += a.Unrecorded
 		aSw, bSw := a.Switches+a.Unrecorded, b.Switches+b.Unrecorded
-		key := p.Key
+		key := termsafe.Name(p.Key)
 		if len(key) > 24 && !wide {
 			key = key[:23] + "…"
 		}
