@@ -163,7 +163,7 @@ func (r *Reader) fill() {
 		r.lineNo++
 		if perr := r.line(bytes.TrimRight(line, "\r\n")); perr != nil {
 			if !r.lenient {
-				r.err = fmt.Errorf("line %d: %w", r.lineNo, perr)
+				r.err = fmt.Errorf("line %d: %w (--lenient skips such lines, counted as warnings)", r.lineNo, perr)
 				return
 			}
 			r.meta.Warnings.Add("text-malformed-line", "line %d: %v (skipped: lenient)", r.lineNo, perr)

@@ -94,8 +94,10 @@ func TestCases(t *testing.T) {
 func TestLenient(t *testing.T) {
 	in := " a-1 [000] 5.000001: sched_switch: prev_comm=a prev_pid=1 prev_prio=x prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n" +
 		" a-1 [000] 5.000002: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n"
-	if _, err := drain(NewReader(strings.NewReader(in), "test")); err == nil {
-		t.Error("NewReader: no error for the malformed line")
+	// The error names the line and points to --lenient.
+	if _, err := drain(NewReader(strings.NewReader(in), "test")); err == nil || !strings.HasPrefix(err.Error(), "line 1: sched_switch:") ||
+		!strings.HasSuffix(err.Error(), "(--lenient skips such lines, counted as warnings)") {
+		t.Errorf("NewReader: error %v; want line 1's, ending with the --lenient hint", err)
 	}
 	if _, err := trace.ReadAll(mustOpen(t, trace.ReadOptions{}, in)); err == nil {
 		t.Error("trace.OpenReader: no error for the malformed line")
