@@ -228,7 +228,7 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 				}
 				head := keys[i]
 				if j == 0 {
-					head = o.by
+					head = "by_" + o.by // "comm" alone would name two columns
 				}
 				cw.Write(append([]string{head}, rec...))
 			}
