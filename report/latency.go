@@ -1082,7 +1082,7 @@ func filterExtent(sb *schedule.Builder, f *schedule.Filter) string {
 		}
 		var near []string
 		for _, want := range f.Comms {
-			near = append(near, closestNames(want, names, 3)...)
+			near = append(near, ClosestNames(want, names, 3)...)
 		}
 		if len(near) > 0 {
 			fmt.Fprintf(&b, "; closest task names: %s", strings.Join(near, ", "))
@@ -1091,10 +1091,10 @@ func filterExtent(sb *schedule.Builder, f *schedule.Filter) string {
 	return b.String()
 }
 
-// closestNames returns up to n of names nearest to want: those that
+// ClosestNames returns up to n of names nearest to want: those that
 // contain it or that it contains first, then those within an edit distance
 // of a third of its length (at least 2), nearest first, ties by name.
-func closestNames(want string, names map[string]bool, n int) []string {
+func ClosestNames(want string, names map[string]bool, n int) []string {
 	type cand struct {
 		name string
 		d    int
