@@ -30,6 +30,11 @@ func TestCutStreamBeforeSwitches(t *testing.T) {
 			if code != 1 || !strings.Contains(errs, want) {
 				t.Errorf("exit %d, stderr:\n%s\nwant exit 1 and %q", code, errs, want)
 			}
+			// The reader's warning before it names the file (it said
+			// "perf.data: the input ends ...").
+			if w := "warning: " + cut + ": the input ends inside a record"; !strings.HasPrefix(errs, w) {
+				t.Errorf("stderr:\n%s\nwant it to start with %q", errs, w)
+			}
 		})
 	}
 	if _, errs, _ := runCLI(t, "latency", "-i", cut); !strings.HasSuffix(errs, "before any sched_switch event: 72 events read") {

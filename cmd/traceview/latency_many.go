@@ -317,7 +317,7 @@ func readLatencyParts(cmd *cobra.Command, inputs []string, opts report.LatencyOp
 	for _, p := range parts {
 		if p.err != nil {
 			var buf bytes.Buffer
-			printAllWarnings(&buf, p.meta) // in full, as readFailed
+			printAllWarnings(&buf, "", p.meta) // in full, as readFailed; each line prefixed with the path
 			cmd.ErrOrStderr().Write(prefixLines(buf.Bytes(), p.path+": "))
 			return nil, p.err
 		}

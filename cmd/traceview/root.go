@@ -306,14 +306,19 @@ func argTrace(err error) error {
 // in full even without -v: there is no answer for them to bury, and the one
 // that explains the failure must not hide in a summary.
 func readFailed(cmd *cobra.Command, m *trace.Meta, err error) error {
-	printAllWarnings(cmd.ErrOrStderr(), m)
+	name := ""
+	if f := cmd.Flags().Lookup("input"); f != nil {
+		name = f.Value.String()
+	}
+	printAllWarnings(cmd.ErrOrStderr(), name, m)
 	return err
 }
 
 // printAllWarnings writes a source's lost windows and counted warnings to
-// w, one line each, -v or not.
-func printAllWarnings(w io.Writer, m *trace.Meta) {
+// w, one line each, -v or not; a reader's warning names the file name
+// (namedWarning; "" keeps the reader's format name).
+func printAllWarnings(w io.Writer, name string, m *trace.Meta) {
 	for _, wn := range metaWarnings(m) {
-		fmt.Fprintf(w, "warning: %s\n", wn)
+		fmt.Fprintf(w, "warning: %s\n", namedWarning(name, "", wn))
 	}
 }
