@@ -1093,7 +1093,7 @@ func filterExtent(sb *schedule.Builder, f *schedule.Filter) string {
 		var near []string
 		seen := map[string]bool{}
 		for _, want := range f.Comms {
-			for _, n := range closestNames(want, names, 3) {
+			for _, n := range ClosestNames(want, names, 3) {
 				// "x;y,z" typed unescaped is two names that both
 				// come closest to it: name it once.
 				if !seen[n] {
@@ -1126,10 +1126,10 @@ func CommArg(comm string, pid int) string {
 	return schedule.EscapeComm(comm)
 }
 
-// closestNames returns up to n of names nearest to want: those that
+// ClosestNames returns up to n of names nearest to want: those that
 // contain it or that it contains first, then those within an edit distance
 // of a third of its length (at least 2), nearest first, ties by name.
-func closestNames(want string, names map[string]bool, n int) []string {
+func ClosestNames(want string, names map[string]bool, n int) []string {
 	type cand struct {
 		name string
 		d    int

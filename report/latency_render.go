@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/traceview/traceview/report/perfcompat"
@@ -332,9 +331,10 @@ func WriteLatencyJSON(w io.Writer, res *LatencyResult) error {
 }
 
 // WriteLatencyCSV writes res as CSV: a header of the JSON keys of the
-// LatencyColumns with CSV set, one line per row and a last line whose
-// first cell is "TOTAL", with the columns that have a total (the others
-// empty). Warnings are not part of the CSV.
+// LatencyColumns with CSV set and one line per task row, one kind of row
+// only: the totals are in the table and the JSON ("total"), not here, where
+// a TOTAL line could not be told from a task named TOTAL. Warnings are not
+// part of the CSV.
 func WriteLatencyCSV(w io.Writer, res *LatencyResult) error {
 	cw := csv.NewWriter(w)
 	cols := latencyColumns(&res.Options, func(c *LatencyColumn) bool { return c.CSV })
@@ -350,14 +350,6 @@ func WriteLatencyCSV(w io.Writer, res *LatencyResult) error {
 		}
 		cw.Write(rec)
 	}
-	for j, c := range cols {
-		rec[j] = ""
-		if c.Total != nil {
-			rec[j] = strconv.FormatInt(c.Total(&res.Total), 10)
-		}
-	}
-	rec[0] = "TOTAL"
-	cw.Write(rec)
 	cw.Flush()
 	return cw.Error()
 }

@@ -38,7 +38,12 @@ type Stats struct {
 	Start    int64 `json:"start_ns"`
 	End      int64 `json:"end_ns"`
 	Duration int64 `json:"duration_ns"` // End - Start
-	Events   int64 `json:"events"`
+	// TraceStart and TraceEnd are Start and End without the filter's time
+	// window (ns): the whole trace's span, which Events, Tasks and
+	// TasksNamed count (they are not filtered).
+	TraceStart int64 `json:"trace_start_ns"`
+	TraceEnd   int64 `json:"trace_end_ns"`
+	Events     int64 `json:"events"`
 	// Tasks counts the task identities in a scheduler event (switched,
 	// woken, forked or accounted: schedule.Task.Scheduled), as the replay
 	// model does; TasksNamed every identity the trace names, including the
@@ -261,6 +266,7 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		st.Warnings = m.Warnings.List()
 	}
 	st.Start, st.End = b.Span()
+	st.TraceStart, st.TraceEnd = b.Observed()
 	st.Events = b.C.Events
 	st.Duration = st.End - st.Start
 	st.LossyRuns, st.LossyRunNs = b.C.LossyRuns, b.C.LossyRunNs

@@ -325,13 +325,13 @@ func TestClosestNames(t *testing.T) {
 		}
 	}
 	names := map[string]bool{"sched-pipe": true, "perf": true, "hog": true, "kworker/0:1": true}
-	if got := closestNames("pip", names, 3); len(got) != 1 || got[0] != "sched-pipe" {
+	if got := ClosestNames("pip", names, 3); len(got) != 1 || got[0] != "sched-pipe" {
 		t.Errorf("closest to pip: %v, want [sched-pipe]", got)
 	}
-	if got := closestNames("pref", names, 3); len(got) != 1 || got[0] != "perf" {
+	if got := ClosestNames("pref", names, 3); len(got) != 1 || got[0] != "perf" {
 		t.Errorf("closest to pref: %v, want [perf]", got)
 	}
-	if got := closestNames("zzzzzz", names, 3); len(got) != 0 {
+	if got := ClosestNames("zzzzzz", names, 3); len(got) != 0 {
 		t.Errorf("closest to zzzzzz: %v, want none", got)
 	}
 }

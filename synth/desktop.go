@@ -30,6 +30,10 @@ func init() {
 			return MassiveVideo(8, v.Int("procs"), v.Dur("run"), v.Dur("sleep"), v.Int("frames"), v.Int("fps"),
 				v.Int("decoders"), v.Dur("decode"), v.Dur("demux"), v.Dur("composite"), v.Dur("x"))
 		},
+		Bursts: func(v Values) float64 {
+			span := v.f("frames") / max(v.f("fps"), 1) * 1e9
+			return v.f("procs")*span/(v.fd("run")+v.fd("sleep")) + v.f("frames")*(v.f("decoders")+3)
+		},
 	})
 }
 
@@ -110,6 +114,15 @@ func init() {
 		Build: func(v Values) *replay.Model {
 			return LattMake(2, v.Dur("period"), v.Int("clients"), v.Dur("client_work"), v.Dur("write"), v.Int("loops"), v.Int("jobs"),
 				v.Dur("job_burst"), v.Dur("job_io"), v.Int("job_bursts"), v.Dur("make_work"), v.Dur("driver"))
+		},
+		Bursts: func(v Values) float64 {
+			span := v.f("loops") * v.fd("period")
+			perProc, driver := v.f("job_bursts")+1, 0.0
+			if v.Dur("driver") > 0 {
+				perProc, driver = perProc+2, v.fd("driver")
+			}
+			proc := v.f("job_bursts")*(v.fd("job_burst")+v.fd("job_io")) + v.fd("make_work") + driver
+			return v.f("loops")*(v.f("clients")+1) + v.f("jobs")*span/proc*perProc
 		},
 	})
 }

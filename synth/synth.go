@@ -31,6 +31,12 @@ type Generator struct {
 	// Build has no meaning for it (0 threads, frames or rows).
 	Min   map[string]int64
 	Build func(v Values) *replay.Model
+	// Bursts estimates, from the parameters alone and before Build
+	// allocates anything, the CPU bursts of the model Build returns
+	// (replay.Model.Stats.Bursts; within 25 %, see
+	// TestBurstEstimates), so that a caller can refuse a size that would
+	// not fit in memory. A float64: the parameters' products overflow int.
+	Bursts func(v Values) float64
 }
 
 var gens = map[string]Generator{}
@@ -55,11 +61,30 @@ func Lookup(name string) (Generator, bool) { g, ok := gens[name]; return g, ok }
 // tasks=100000000 must be an error, not an out-of-memory kill.
 const MaxIntParam = 1_000_000
 
+// MaxBursts is the most CPU bursts (Generator.Bursts, estimated from the
+// parameters before anything is built) a workload may have: the model, its
+// simulation and the trace written are all held in memory, and 'traceview
+// synth messaging groups=100000 loops=100000' (each count within
+// MaxIntParam) grew to 23 GB before the kernel killed it. BytesPerBurst is
+// the peak RSS per burst of 'traceview synth' measured on the hungriest
+// workload, pipe (3 events a burst): 'synth pipe loops=200000', 400002
+// bursts, peaked at 873 MB (/usr/bin/time, 2026-12-04; messaging with
+// 3.2 M bursts took 634 MB, 198 bytes a burst). At the limit a run stays
+// near 2.2 GB.
+const (
+	MaxBursts     = 1_000_000
+	BytesPerBurst = 2200
+)
+
 // Values are parameter settings by name, validated by Parse.
 type Values map[string]string
 
 // Parse checks "key=value" settings against g's parameters.
-func (g Generator) Parse(args []string) (Values, error) {
+func (g Generator) Parse(args []string) (Values, error) { return g.ParseMax(args, MaxBursts) }
+
+// ParseMax is Parse with maxBursts in place of MaxBursts (a caller that
+// knows it has the memory).
+func (g Generator) ParseMax(args []string, maxBursts int) (Values, error) {
 	v := Values{}
 	for _, a := range args {
 		k, val, ok := strings.Cut(a, "=")
@@ -90,7 +115,19 @@ func (g Generator) Parse(args []string) (Values, error) {
 		}
 		v[k] = val
 	}
+	if est := g.Bursts(g.full(v)); est > float64(maxBursts) {
+		return nil, fmt.Errorf("synth %s: %s make about %.3g CPU bursts, above the limit of %d (about %.1f GB of memory at %d bytes a burst): lower them, or raise --max-bursts",
+			g.Name, settingsOrDefaults(v), est, maxBursts, float64(maxBursts)*BytesPerBurst/1e9, BytesPerBurst)
+	}
 	return v, g.check(v)
+}
+
+// settingsOrDefaults is settings(v), or "the defaults" when v is empty.
+func settingsOrDefaults(v Values) string {
+	if len(v) == 0 {
+		return "the defaults"
+	}
+	return settings(v)
 }
 
 // check builds the workload with v and refuses settings that leave a task
@@ -146,6 +183,15 @@ func isDuration(s string) bool {
 
 // Model builds the workload with v (unset parameters take their defaults).
 func (g Generator) Model(v Values) *replay.Model {
+	m := g.Build(g.full(v))
+	if m.NrCPUs == 0 {
+		m.NrCPUs = g.CPUs
+	}
+	return m
+}
+
+// full returns v with the defaults of the parameters it does not set.
+func (g Generator) full(v Values) Values {
 	full := Values{}
 	for _, p := range g.Params {
 		full[p.Name] = p.Default
@@ -153,11 +199,7 @@ func (g Generator) Model(v Values) *replay.Model {
 	for k, x := range v {
 		full[k] = x
 	}
-	m := g.Build(full)
-	if m.NrCPUs == 0 {
-		m.NrCPUs = g.CPUs
-	}
-	return m
+	return full
 }
 
 // Int returns an integer parameter.
@@ -270,3 +312,9 @@ func Makespan(m *replay.Model, res *replay.Result) int64 {
 	}
 	return evs[len(evs)-1].Time - m.Start
 }
+
+// f is v's count name as a float64, for Bursts.
+func (v Values) f(name string) float64 { return float64(v.Int(name)) }
+
+// fd is v's duration name in ns as a float64 (at least 1), for Bursts.
+func (v Values) fd(name string) float64 { return max(float64(v.Dur(name)), 1) }

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -147,9 +148,14 @@ func TestParseBounds(t *testing.T) {
 	if _, err := g.Parse([]string{"tasks=100000000"}); err == nil || !strings.Contains(err.Error(), "at most 1000000") {
 		t.Errorf("tasks=100000000: err %v, want the bound", err)
 	}
-	v, err := g.Parse([]string{"tasks=1000000"})
+	// The bound itself, with 1 loop: 1000000 bursts, MaxBursts.
+	v, err := g.Parse([]string{"tasks=1000000", "loops=1"})
 	if err != nil || v["tasks"] != "1000000" {
-		t.Errorf("tasks=1000000: %v %v", v, err)
+		t.Errorf("tasks=1000000 loops=1: %v %v", v, err)
+	}
+	// With the default 10 loops, 1e7 bursts: above MaxBursts.
+	if _, err := g.Parse([]string{"tasks=1000000"}); err == nil || !strings.Contains(err.Error(), "synth manytasks: tasks=1000000 make about 1e+07 CPU bursts, above the limit of 1000000") {
+		t.Errorf("tasks=1000000: err %v, want the bursts bound", err)
 	}
 	if _, err := g.Parse([]string{"tasks=-1"}); err == nil {
 		t.Error("tasks=-1 accepted")
@@ -312,5 +318,31 @@ func TestZeroIsNotOne(t *testing.T) {
 		if refused[k] != w {
 			t.Errorf("%s=0: error %q, want %q", k, refused[k], w)
 		}
+	}
+}
+
+// Every workload's Bursts estimate is within 25 % of the bursts of the
+// model Build returns, at the defaults and with the counts doubled (the
+// estimate is what 'traceview synth' refuses an oversized run by).
+func TestBurstEstimates(t *testing.T) {
+	for _, g := range List() {
+		t.Run(g.Name, func(t *testing.T) {
+			if g.Bursts == nil {
+				t.Fatal("no Bursts estimate")
+			}
+			for _, scale := range []bool{false, true} {
+				v := Values{}
+				for _, p := range g.Params {
+					v[p.Name] = p.Default
+					if n, err := strconv.Atoi(p.Default); scale && err == nil && n > 1 && p.Name != "fds" && p.Name != "lead" && p.Name != "dist" {
+						v[p.Name] = strconv.Itoa(2 * n)
+					}
+				}
+				est, got := g.Bursts(v), float64(g.Build(v).Stats.Bursts)
+				if est < 0.75*got || est > 1.25*got {
+					t.Errorf("%v: estimate %.0f bursts, model %.0f", v, est, got)
+				}
+			}
+		})
 	}
 }

@@ -18,6 +18,7 @@ func init() {
 		Build: func(v Values) *replay.Model {
 			return Pipeline(v.Int("threads"), v.Int("frames"), v.Dur("work"), v.Int("dist"), 4)
 		},
+		Bursts: func(v Values) float64 { return (v.f("threads")-1)*(v.f("frames")+1) + 1 },
 	})
 	register(Generator{
 		Name:    "massive_intr",
@@ -37,6 +38,13 @@ func init() {
 			return MassiveIntr(2, v.Int("procs"), v.Dur("run"), v.Dur("sleep"), v.Int("loops"),
 				v.Dur("probe_period"), v.Dur("probe_work"), v.Int("probe_loops"))
 		},
+		Bursts: func(v Values) float64 {
+			probe := v.f("probe_loops")
+			if v.Dur("probe_period") == 0 {
+				probe = 0
+			}
+			return v.f("procs")*v.f("loops") + probe
+		},
 	})
 	register(Generator{
 		Name:    "messaging",
@@ -55,6 +63,7 @@ func init() {
 		Build: func(v Values) *replay.Model {
 			return Messaging(1, v.Int("groups"), v.Int("loops"), v.Int("fds"), v.Dur("send"), v.Dur("recv"), v.Int("by_loop") != 0)
 		},
+		Bursts: func(v Values) float64 { return v.f("groups") * v.f("fds") * (v.f("fds")*v.f("loops") + 2) },
 	})
 	register(Generator{
 		Name:    "pipe",
@@ -65,7 +74,8 @@ func init() {
 			{"loops", "1000", "round trips"},
 			{"work", "5us", "CPU per pass"},
 		},
-		Build: func(v Values) *replay.Model { return Pipe(1, v.Int("loops"), v.Dur("work")) },
+		Build:  func(v Values) *replay.Model { return Pipe(1, v.Int("loops"), v.Dur("work")) },
+		Bursts: func(v Values) float64 { return 2*v.f("loops") + 2 },
 	})
 	register(Generator{
 		Name:    "manytasks",
@@ -81,6 +91,7 @@ func init() {
 		Build: func(v Values) *replay.Model {
 			return ManyTasks(2, v.Int("tasks"), v.Int("runnable"), v.Dur("burst"), v.Int("loops"))
 		},
+		Bursts: func(v Values) float64 { return v.f("tasks") * v.f("loops") },
 	})
 	register(Generator{
 		Name:    "latt",
@@ -97,6 +108,10 @@ func init() {
 		},
 		Build: func(v Values) *replay.Model {
 			return Latt(2, v.Dur("period"), v.Dur("client_work"), v.Int("loops"), v.Int("jobs"), v.Dur("job_burst"), v.Dur("job_io"))
+		},
+		Bursts: func(v Values) float64 {
+			span := v.f("loops") * v.fd("period")
+			return 2*v.f("loops") + v.f("jobs")*span/(v.fd("job_burst")+v.fd("job_io"))
 		},
 	})
 }

@@ -23,6 +23,7 @@ func init() {
 		Build: func(v Values) *replay.Model {
 			return X264(4, v.Int("threads"), v.Int("frames"), v.Int("fps1"), v.Int("rows"), v.Int("lead"), v.Dur("main"))
 		},
+		Bursts: func(v Values) float64 { return v.f("frames")*(v.f("rows")+1) + v.f("threads") },
 	})
 }
 

@@ -99,6 +99,9 @@ type Meta struct {
 	Clock       string   // clock of the event times, e.g. "perf local_clock"
 	FirstTime   int64    // ns, first sample time from the header (0: unknown)
 	LastTime    int64    // ns, last sample time from the header (0: unknown)
+	// CutAt is the number of bytes of the input read when it ended inside
+	// a record (a stream cut short: `head -c N`); 0 when it was not.
+	CutAt int64
 	// LLCs lists the sets of CPUs that share a last-level cache on the
 	// recording machine, as CPU lists ("0-1"); nil when the trace does not
 	// say (perf.data's HEADER_CACHE does). See LLCSize.

@@ -84,7 +84,7 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 			src  trace.Source
 		}{{pathA, a}, {pathB, b}} {
 			for _, wn := range metaWarnings(side.src.Meta()) {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s: %s\n", side.name, wn)
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", namedWarning(side.name, side.name+": ", wn))
 			}
 		}
 		return fmt.Errorf("compare: %w", err)

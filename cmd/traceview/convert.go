@@ -47,6 +47,9 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 	if o.output == "" {
 		return usageErrorf("convert: missing -o OUT (the file to write)")
 	}
+	if err := refuseOverInput("convert", "-o", o.output, in); err != nil {
+		return err
+	}
 	src, err := openInput(in)
 	if err != nil {
 		return fmt.Errorf("convert: %w", argTrace(err))

@@ -126,7 +126,7 @@ func TestStatsSampleCPUOutOfRange(t *testing.T) {
 			t.Errorf("stats: a CPU 254 row: %q", line)
 		}
 	}
-	if !strings.Contains(stderr, "warning: perf.data: record of type 9 at offset "+strconv.Itoa(off)+" on CPU 254, but the recording's machine has 2 CPUs") {
+	if !strings.Contains(stderr, "warning: "+path+": record of type 9 at offset "+strconv.Itoa(off)+" on CPU 254, but the recording's machine has 2 CPUs") {
 		t.Errorf("stats: no warning of the skipped sample at offset %d:\n%s", off, stderr)
 	}
 }

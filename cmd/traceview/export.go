@@ -108,6 +108,9 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 	if err := filter.check(name); err != nil {
 		return err
 	}
+	if err := refuseOverInput(name, "-o", out, input); err != nil {
+		return err
+	}
 	src, err := openInputProgress(input)
 	if err != nil {
 		return err
@@ -142,7 +145,7 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 			return fail(fmt.Errorf("%s: %w", what, err))
 		}
 	}
-	if err := cs.check(what, input); err != nil {
+	if err := cs.check(what, input, src.Meta()); err != nil {
 		return fail(err)
 	}
 	if flt.Active() && cs.matched == 0 {
@@ -185,11 +188,11 @@ func (s *switchCount) observe(e *trace.Event) {
 
 // check returns the error for a trace without sched_switch events (the
 // caller discards the output file).
-func (s *switchCount) check(cmd, input string) error {
+func (s *switchCount) check(cmd, input string, m *trace.Meta) error {
 	if s.switches > 0 {
 		return nil
 	}
-	return fmt.Errorf("%s: %s: no sched_switch events in %d events read (record with 'perf sched record')", cmd, input, s.events)
+	return noSwitchesError(cmd, input, int64(s.events), m)
 }
 
 // runExportDir writes the files of o.input into the new directory o.out
@@ -203,6 +206,9 @@ func runExportDir(cmd *cobra.Command, fm export.Format, o exportOptions) error {
 		return usageErrorf("export: reading stdin, --format %s needs --trace-id (the default hashes the input file)", fm.Name)
 	}
 	what := "export " + fm.Name
+	if err := refuseOverInput("export", "-o", o.out, o.input); err != nil {
+		return err
+	}
 	if err := tables.CheckTarget(o.out); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}

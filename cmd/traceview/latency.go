@@ -136,7 +136,7 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 		return readFailed(cmd, src.Meta(), fmt.Errorf("latency: %s: %w", o.input, err))
 	}
 	if res.Diag.Switches == 0 {
-		return readFailed(cmd, src.Meta(), fmt.Errorf("latency: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, res.Diag.Events))
+		return readFailed(cmd, src.Meta(), noSwitchesError("latency", o.input, int64(res.Diag.Events), src.Meta()))
 	}
 	if err := checkStatedCgroups("latency", opts.Cgroups, res.Cgroups); err != nil {
 		return err

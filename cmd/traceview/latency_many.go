@@ -228,7 +228,7 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 				}
 				head := keys[i]
 				if j == 0 {
-					head = o.by
+					head = "by_" + o.by // "comm" alone would name two columns
 				}
 				cw.Write(append([]string{head}, rec...))
 			}
@@ -317,7 +317,7 @@ func readLatencyParts(cmd *cobra.Command, inputs []string, opts report.LatencyOp
 	for _, p := range parts {
 		if p.err != nil {
 			var buf bytes.Buffer
-			printAllWarnings(&buf, p.meta) // in full, as readFailed
+			printAllWarnings(&buf, "", p.meta) // in full, as readFailed; each line prefixed with the path
 			cmd.ErrOrStderr().Write(prefixLines(buf.Bytes(), p.path+": "))
 			return nil, p.err
 		}
@@ -361,7 +361,7 @@ func readLatencyPart(path string, opts report.LatencyOptions, filter *filterFlag
 	case err != nil:
 		p.err = fmt.Errorf("latency: %s: %w", path, err)
 	case res.Diag.Switches == 0:
-		p.err = fmt.Errorf("latency: %s: no sched_switch events in %d events read (record with 'perf sched record')", path, res.Diag.Events)
+		p.err = noSwitchesError("latency", path, int64(res.Diag.Events), res.Meta)
 	}
 	p.res = res
 	return p

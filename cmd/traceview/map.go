@@ -9,6 +9,7 @@ import (
 
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report/perfcompat"
+	"github.com/traceview/traceview/trace"
 )
 
 type mapFlags struct {
@@ -59,8 +60,9 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	if err := o.filter.check("map"); err != nil {
 		return err
 	}
+	nameFlag := "--task-name" // as typed, for the no-match message
 	if o.filter.comm != "" {
-		o.taskNames, o.filter.comm = o.filter.comm, ""
+		o.taskNames, o.filter.comm, nameFlag = o.filter.comm, "", "--comm"
 	}
 	if o.opt.CPUs, err = cpulist.ParseInts(o.cpus, 0, cpulist.MaxCPU); err != nil {
 		return usageErrorf("map: --cpus %q: %v", o.cpus, err)
@@ -104,16 +106,17 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 		}
 	}
 	out := &countingWriter{w: cmd.OutOrStdout()}
-	if err := perfcompat.Map(out, src, o.opt); err != nil {
-		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: %w", o.input, err))
+	filtered := flt != nil || len(o.opt.TaskNames) > 0
+	ext := newTraceExtent() // for the no-match message, as timehist's
+	if err := perfcompat.Map(out, &trace.Tap{Source: src, Observe: ext.observe, KeepKinds: filtered}, o.opt); err != nil {
+		return readFailed(cmd, src.Meta(), viewError("map", o.input, err, src.Meta()))
 	}
-	switch {
-	case out.n == 0 && flt != nil && len(o.opt.TaskNames) > 0:
-		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch matches --task-name %s %s", o.input, o.taskNames, flt))
-	case out.n == 0 && len(o.opt.TaskNames) > 0:
-		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch involves --task-name %s", o.input, o.taskNames))
-	case out.n == 0 && flt != nil:
-		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: no sched_switch matches %s", o.input, flt))
+	if out.n == 0 && filtered {
+		given := flt.String()
+		if len(o.opt.TaskNames) > 0 {
+			given = strings.TrimSpace(nameFlag + " " + o.taskNames + " " + given)
+		}
+		return readFailed(cmd, src.Meta(), fmt.Errorf("map: %s: %s", o.input, ext.noMatch(given, o.opt.TaskNames)))
 	}
 	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	return nil

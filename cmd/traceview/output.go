@@ -54,3 +54,28 @@ func (o *outputFile) discard() {
 		os.Remove(o.path)
 	}
 }
+
+// refuseOverInput is the check every command that writes a file (-o, -w)
+// makes before opening it: out must not be one of the traces it reads
+// (same device and inode, os.SameFile, so another path to the same file, a
+// hard link or a symlink, is caught too). Opening it for writing would
+// truncate the trace before it is read. "-" and a path that does not exist
+// yet never match. The error is a usage error (exit 2) naming the flag.
+func refuseOverInput(cmd, flag, out string, inputs ...string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	b, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if in == "" || in == "-" {
+			continue
+		}
+		if a, err := os.Stat(in); err == nil && os.SameFile(a, b) {
+			return usageErrorf("%s: %s %s is the trace being read (%s): write to another file", cmd, flag, out, in)
+		}
+	}
+	return nil
+}

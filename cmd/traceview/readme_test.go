@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/traceview/traceview/synth"
 )
 
 // exampleSkip says why an example line is not run here: it captures (root,
@@ -157,4 +159,40 @@ func TestExamplesRun(t *testing.T) {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// The README's commands table lists every command (top was missing), and
+// the workloads its synth row names in backquotes are synth's (it said
+// "hackbench", which synth refuses: the workload is messaging).
+func TestReadmeCommandsTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]string{} // command -> its table row
+	for _, l := range strings.Split(string(readme), "\n") {
+		if m := regexp.MustCompile("^\\| `([a-z]+)[ `]").FindStringSubmatch(l); m != nil {
+			listed[m[1]] = l
+		}
+	}
+	for _, c := range newRootCmd().Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if _, ok := listed[c.Name()]; !ok {
+			t.Errorf("README's commands table lacks %s", c.Name())
+		}
+	}
+	row := listed["synth"]
+	i := strings.Index(row, "|")
+	i += strings.Index(row[i+1:], "|") + 1 // the description column
+	named := regexp.MustCompile("`([a-z0-9_]+)`").FindAllStringSubmatch(row[i:], -1)
+	if len(named) == 0 {
+		t.Fatalf("synth row %q names no workload", row)
+	}
+	for _, m := range named {
+		if _, ok := synth.Lookup(m[1]); !ok {
+			t.Errorf("README's synth row names %q, not a synth workload", m[1])
+		}
+	}
 }

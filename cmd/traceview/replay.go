@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/traceview/traceview/internal/duration"
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/replay/predict"
@@ -688,7 +689,7 @@ func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *r
 		// scores them (report.ScoreReplay): with the unrecorded ones.
 		unrec += a.Unrecorded
 		aSw, bSw := a.Switches+a.Unrecorded, b.Switches+b.Unrecorded
-		key := p.Key
+		key := termsafe.Name(p.Key)
 		if len(key) > 24 && !wide {
 			key = key[:23] + "…"
 		}
@@ -795,12 +796,7 @@ func checkReplayWrite(o replayOptions) error {
 	if in == "" {
 		in = defaultTrace
 	}
-	if a, err := os.Stat(in); err == nil && in != "-" {
-		if b, err := os.Stat(o.write); err == nil && os.SameFile(a, b) {
-			return usageErrorf("replay: -w %s is the trace being read: write the prediction to another file", o.write)
-		}
-	}
-	return nil
+	return refuseOverInput("replay", "-w", o.write, in)
 }
 
 // untilOverrides returns the workload tasks whose termination --until set,

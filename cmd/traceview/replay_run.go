@@ -29,14 +29,17 @@ func loadReplayModel(errw io.Writer, input string, keep bool) (*replay.Model, *t
 	meta := src.Meta()
 	src.Close()
 	if err != nil {
-		printAllWarnings(errw, meta) // in full, as readFailed
+		printAllWarnings(errw, input, meta) // in full, as readFailed
 		return nil, nil, fmt.Errorf("%s: %w", input, err)
 	}
 	// The reader's, then the events Extract skipped as damage.
 	ws := append(metaWarnings(meta), m.Meta.Warnings.List()...)
 	if len(m.Tasks) == 0 {
 		for _, w := range ws { // in full, as readFailed
-			fmt.Fprintf(errw, "warning: %s\n", w)
+			fmt.Fprintf(errw, "warning: %s\n", namedWarning(input, "", w))
+		}
+		if meta != nil && meta.CutAt > 0 {
+			return nil, nil, noSwitchesError("replay", input, -1, meta)
 		}
 		return nil, nil, fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", input)
 	}

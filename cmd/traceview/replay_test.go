@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -241,27 +240,6 @@ func TestReplayCLIUntil(t *testing.T) {
 		if row.Comm == "hog" && (row.Runtime < 1_950_000_000 || row.Runtime > 2_000_000_000) {
 			t.Errorf("hogs ran %d ns in their second, want 1.95-2.00 s", row.Runtime)
 		}
-	}
-}
-
-// -w naming the input trace is refused before anything is read or
-// written: exit 2, one line, the trace untouched.
-func TestReplayWriteOverInput(t *testing.T) {
-	dir := t.TempDir()
-	in := filepath.Join(dir, "t.data")
-	data, err := os.ReadFile(messaging2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, errs, code := runCLI(t, "replay", "--policy", "eevdf", "-i", in, "-w", filepath.Join(dir, ".", "t.data"))
-	if code != 2 || !strings.Contains(errs, "is the trace being read") || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
-		t.Errorf("exit %d, stderr %q; want 2 and one line", code, errs)
-	}
-	if after, err := os.ReadFile(in); err != nil || len(after) != len(data) {
-		t.Errorf("the input changed: %d bytes, err %v; want %d", len(after), err, len(data))
 	}
 }
 

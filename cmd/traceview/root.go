@@ -68,6 +68,9 @@ func newRootCmd() *cobra.Command {
 	}
 	root.SetVersionTemplate(versionText(debug.ReadBuildInfo()))
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if err := checkInputOnce(c); err != nil {
+			return err
+		}
 		return defaultInput(c, args, ".")
 	}
 	readOptions = trace.ReadOptions{}
@@ -93,6 +96,9 @@ func newRootCmd() *cobra.Command {
 	}
 	for _, c := range cmds {
 		c.Args = usageArgs(c.Args)
+		if f := c.Flags().Lookup("input"); f != nil {
+			f.Value = &onceInput{flagValue: f.Value}
+		}
 	}
 	sort.Slice(cmds, func(i, j int) bool { return cmds[i].Name() < cmds[j].Name() })
 	root.AddCommand(cmds...)
@@ -141,6 +147,45 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return usageErrorf("%s: %v (see '%s --help')", subcommandName(c), err, c.CommandPath())
 	}
+}
+
+// flagValue is pflag.Value, the value behind a flag.
+type flagValue interface {
+	String() string
+	Set(string) error
+	Type() string
+}
+
+// onceInput is the value of a command's -i flag: it keeps every value the
+// command line gave, so that a repeated -i, which pflag would silently
+// reduce to the last, is refused (checkInputOnce) instead.
+type onceInput struct {
+	flagValue
+	given []string
+}
+
+func (v *onceInput) Set(s string) error {
+	v.given = append(v.given, s)
+	return v.flagValue.Set(s)
+}
+
+// checkInputOnce refuses a command line that gives -i more than once
+// (-i a -i b read only b): every command reads one trace from -i; latency
+// takes several as arguments.
+func checkInputOnce(c *cobra.Command) error {
+	f := c.Flags().Lookup("input")
+	if f == nil {
+		return nil
+	}
+	v, ok := f.Value.(*onceInput)
+	if !ok || len(v.given) < 2 {
+		return nil
+	}
+	hint := ""
+	if c.Name() == "latency" {
+		hint = fmt.Sprintf("; to read several, give them as arguments (traceview latency %s)", strings.Join(v.given, " "))
+	}
+	return usageErrorf("%s: -i given %d times (%s): -i names one trace%s", subcommandName(c), len(v.given), strings.Join(v.given, ", "), hint)
 }
 
 // subcommandName is c's command path without the program name ("latency"),
@@ -261,14 +306,19 @@ func argTrace(err error) error {
 // in full even without -v: there is no answer for them to bury, and the one
 // that explains the failure must not hide in a summary.
 func readFailed(cmd *cobra.Command, m *trace.Meta, err error) error {
-	printAllWarnings(cmd.ErrOrStderr(), m)
+	name := ""
+	if f := cmd.Flags().Lookup("input"); f != nil {
+		name = f.Value.String()
+	}
+	printAllWarnings(cmd.ErrOrStderr(), name, m)
 	return err
 }
 
 // printAllWarnings writes a source's lost windows and counted warnings to
-// w, one line each, -v or not.
-func printAllWarnings(w io.Writer, m *trace.Meta) {
+// w, one line each, -v or not; a reader's warning names the file name
+// (namedWarning; "" keeps the reader's format name).
+func printAllWarnings(w io.Writer, name string, m *trace.Meta) {
 	for _, wn := range metaWarnings(m) {
-		fmt.Fprintf(w, "warning: %s\n", wn)
+		fmt.Fprintf(w, "warning: %s\n", namedWarning(name, "", wn))
 	}
 }

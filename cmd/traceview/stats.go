@@ -11,6 +11,7 @@ import (
 
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 type statsOptions struct {
@@ -85,7 +86,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 				return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: %s", o.input, w.Message))
 			}
 		}
-		return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: no sched_switch events in %d events read (record with 'perf sched record')", o.input, st.Events))
+		return readFailed(cmd, src.Meta(), noSwitchesError("stats", o.input, st.Events, src.Meta()))
 	}
 	out := cmd.OutOrStdout()
 	// Stats has no warnings field: they go to stderr in both formats, in
@@ -108,7 +109,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	}
-	return writeStatsTable(out, st)
+	return writeStatsTable(out, st, flt)
 }
 
 // statsIdleWaitingShown is the share of a CPU's observed time from which
@@ -153,14 +154,11 @@ func writeStatsUnknown(w io.Writer, cpus []report.StatsCPU) {
 	}
 }
 
-// writeStatsTable prints Stats for people.
-func writeStatsTable(w io.Writer, st *report.Stats) error {
-	tasks := plural(st.Tasks, "task") + " scheduled"
-	if st.TasksNamed > st.Tasks {
-		tasks += fmt.Sprintf(" (%d more only named)", st.TasksNamed-st.Tasks)
-	}
-	fmt.Fprintf(w, "Trace: %.3f ms (first to last scheduler event), %s, %s, %s with events, %s\n\n",
-		float64(st.Duration)/1e6, plural(int(st.Events), "event"), tasks, plural(len(st.CPUs), "CPU"), plural(int(st.Migrations), "migration"))
+// writeStatsTable prints Stats for people; flt (may be nil) is the run's
+// filter.
+func writeStatsTable(w io.Writer, st *report.Stats, flt *schedule.Filter) error {
+	writeStatsHeader(w, st, flt)
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CPU\tUtilization %\tBusy ms\tObserved ms\tUnknown ms\tRunqueue avg\tRunqueue max\tSwitches\tMigrations in\tMigrations out\t")
 	for _, c := range st.CPUs {
@@ -184,6 +182,26 @@ func writeStatsTable(w io.Writer, st *report.Stats) error {
 		writeLog2Hist(w, h.h)
 	}
 	return nil
+}
+
+// writeStatsHeader prints the table's first line. Filtered, it says which
+// figures are the window's (its duration, the migrations in it; the table
+// below) and which the whole trace's (events, tasks, CPUs), which one
+// "Trace:" line mixed.
+func writeStatsHeader(w io.Writer, st *report.Stats, flt *schedule.Filter) {
+	tasks := plural(st.Tasks, "task") + " scheduled"
+	if st.TasksNamed > st.Tasks {
+		tasks += fmt.Sprintf(" (%d more only named)", st.TasksNamed-st.Tasks)
+	}
+	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
+	if !flt.Active() {
+		fmt.Fprintf(w, "Trace: %.3f ms (first to last scheduler event), %s, %s, %s with events, %s\n",
+			ms(st.Duration), plural(int(st.Events), "event"), tasks, plural(len(st.CPUs), "CPU"), plural(int(st.Migrations), "migration"))
+		return
+	}
+	fmt.Fprintf(w, "Window (%s): %.3f ms of the trace's %.3f ms (first to last scheduler event), %s in it; the whole trace: %s, %s, %s with events\n",
+		flt, ms(st.Duration), ms(st.TraceEnd-st.TraceStart), plural(int(st.Migrations), "migration"),
+		plural(int(st.Events), "event"), tasks, plural(len(st.CPUs), "CPU"))
 }
 
 // writeLog2Hist draws a histogram in the layout of bcc's print_log2_hist

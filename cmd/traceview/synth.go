@@ -21,6 +21,9 @@ type synthOptions struct {
 	hz     int
 	write  string
 	list   bool
+	// maxBursts bounds the workload's estimated CPU bursts
+	// (synth.MaxBursts unless --max-bursts).
+	maxBursts int
 }
 
 func newSynthCmd() *cobra.Command {
@@ -43,6 +46,7 @@ func newSynthCmd() *cobra.Command {
 	f.StringVar(&o.policy, "policy", "eevdf", "policy that schedules the generated workload (see 'traceview policies')")
 	f.IntVar(&o.cpus, "cpus", 0, "CPUs (default: the workload's classic experiment setting)")
 	f.IntVar(&o.hz, "hz", 250, "scheduler tick rate in Hz")
+	f.IntVar(&o.maxBursts, "max-bursts", synth.MaxBursts, fmt.Sprintf("refuse parameters estimated to make more CPU bursts than this (each takes about %d bytes of memory)", synth.BytesPerBurst))
 	f.StringVarP(&o.write, "write", "w", "", "write the trace to FILE (traceview format)")
 	f.BoolVar(&o.list, "list", false, "list the workloads and their parameters")
 	return cmd
@@ -67,7 +71,11 @@ func runSynth(out io.Writer, name string, args []string, o synthOptions) error {
 		for _, g := range synth.List() {
 			names = append(names, g.Name)
 		}
-		return usageErrorf("synth: unknown workload %q (workloads: %s)", name, strings.Join(names, ", "))
+		hint := ""
+		if name == "hackbench" {
+			hint = "; hackbench is the workload messaging"
+		}
+		return usageErrorf("synth: unknown workload %q (workloads: %s%s)", name, strings.Join(names, ", "), hint)
 	}
 	if o.write == "" {
 		return usageErrorf("synth: -w FILE is required")
@@ -78,7 +86,7 @@ func runSynth(out io.Writer, name string, args []string, o synthOptions) error {
 	if o.cpus < 0 || o.cpus > policies.MaxCPUs {
 		return usageErrorf("synth: --cpus %d: want 1..%d, or 0 for the workload's own count", o.cpus, policies.MaxCPUs)
 	}
-	v, err := g.Parse(args)
+	v, err := g.ParseMax(args, o.maxBursts)
 	if err != nil {
 		return usageErrorf("%w", err)
 	}

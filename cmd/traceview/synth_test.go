@@ -60,6 +60,10 @@ func TestSynthListAndErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"synth", "bogus", "-w", "x"}, `unknown workload "bogus"`},
+		{[]string{"synth", "hackbench", "-w", "x"}, "hackbench is the workload messaging"},
+		// 100000 groups × 20 senders × 20 receivers × 100000 loops: 4e12 messages, each a burst.
+		{[]string{"synth", "messaging", "groups=100000", "loops=100000", "-w", "x"}, "synth messaging: groups=100000 loops=100000 make about 4e+12 CPU bursts, above the limit of 1000000 (about 2.2 GB of memory at 2200 bytes a burst): lower them, or raise --max-bursts"},
+		{[]string{"synth", "pipe", "loops=500000", "-w", "x"}, "synth pipe: loops=500000 make about 1e+06 CPU bursts, above the limit"},
 		{[]string{"synth", "pipe", "loops=x", "-w", "x"}, "loops=x: want a non-negative integer"},
 		{[]string{"synth", "pipe", "depth=3", "-w", "x"}, `unknown parameter "depth"`},
 		{[]string{"synth", "pipe"}, "-w FILE is required"},

@@ -122,9 +122,13 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	out := &firstRowWriter{w: cmd.OutOrStdout(), holdAll: opt.SummaryOnly}
 	var result perfcompat.TimehistResult
 	opt.Result = &result
-	if err := perfcompat.Timehist(out, src, opt); err != nil {
+	// Filtered, the events the view skips are counted too, for a
+	// no-match message in latency's shape (traceExtent).
+	ext := newTraceExtent()
+	tap := &trace.Tap{Source: src, Observe: ext.observe, KeepKinds: flt.Active() || opt.Prios != nil}
+	if err := perfcompat.Timehist(out, tap, opt); err != nil {
 		// Whatever is still held (the header alone) is dropped.
-		return readFailed(cmd, src.Meta(), fmt.Errorf("timehist: %s: %w", o.input, err))
+		return readFailed(cmd, src.Meta(), viewError("timehist", o.input, err, src.Meta()))
 	}
 	// "No row matched" first, before the header held back: it is the
 	// answer (as latency's). With -s, an empty summary.
@@ -133,19 +137,15 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		empty = result.SummaryTasks == 0
 	}
 	if (flt.Active() || opt.Prios != nil) && empty {
-		span := ""
-		if m := src.Meta(); m != nil && m.FirstTime > 0 && m.LastTime >= m.FirstTime {
-			span = fmt.Sprintf(" (the trace spans %.6f s to %.6f s)", float64(m.FirstTime)/1e9, float64(m.LastTime)/1e9)
-		}
 		given := flt.String()
 		if o.prios != "" {
 			given = strings.TrimSpace(given + " --prio " + o.prios)
 		}
-		what := "row"
-		if opt.SummaryOnly {
-			what = "task"
+		var comms []string
+		if flt != nil {
+			comms = flt.Comms
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: no %s matched the filters %s%s\n", what, given, span)
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", ext.noMatch(given, comms))
 	}
 	if len(result.OpenRuns) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", openRunsWarning(result.OpenRuns, flt != nil && flt.End != 0))

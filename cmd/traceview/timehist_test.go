@@ -88,7 +88,11 @@ func TestFilterMatchingNothing(t *testing.T) {
 		{[]string{"timehist", "-C", "0,2", "-i", gTrace}, 2, "timehist: --cpu: CPU 2: the trace has CPUs 0-1"},
 		{[]string{"map", "--cpus", "5", "-i", gTrace}, 2, "map: --cpus: CPU 5: the trace has CPUs 0-1"},
 		{[]string{"map", "--task-name", "nosuch", "-i", gTrace}, 1,
-			"map: " + gTrace + ": no sched_switch involves --task-name nosuch"},
+			"map: " + gTrace + ": nothing matched the filters --task-name nosuch: the trace has 5283 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1"},
+		// The flag typed, and the closest names, as latency gives them
+		// (it named --task-name for --comm).
+		{[]string{"map", "--comm", "sched-pip", "-i", gTrace}, 1,
+			"map: " + gTrace + ": nothing matched the filters --comm sched-pip: the trace has 5283 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1; closest task names: sched-pipe"},
 	} {
 		out, stderr, code := runCLI(t, c.args...)
 		if code != c.code || stderr != c.wantErr || out != "" {
@@ -109,22 +113,25 @@ func TestFilterMatchingNothing(t *testing.T) {
 
 // TestTimehistNoRowWarns: filters that leave no row (a pid absent from the
 // trace, a --time window before it) keep perf's header-only output and exit
-// 0, but say so on stderr, naming the filters given, with the trace's span
-// (pipe.perf.data's header: first sample 754.328752 s, last 754.364706 s).
-// With -s the summary has no task: "no task matched" (it said nothing).
+// 0, but say so on stderr, naming the filters given, in latency's shape:
+// the trace's events, its scheduler events' span (pipe.perf.data: 754.328751
+// s to 754.364705 s, as 'latency --pid 99999' says) and CPUs. With -s the
+// summary has no task (it said nothing).
 func TestTimehistNoRowWarns(t *testing.T) {
 	gNeedTrace(t)
-	const span = " (the trace spans 754.328752 s to 754.364706 s)\n"
-	const warn = "warning: no row matched the filters --pid 99999" + span
+	const span = ": the trace has 5283 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1\n"
+	const warn = "warning: nothing matched the filters --pid 99999" + span
 	for _, c := range []struct {
 		args []string
 		warn string // "": none
 		out  string
 	}{
 		{[]string{"timehist", "-p", "99999", "-i", gTrace}, warn, "wait time"},
-		{[]string{"timehist", "-S", "--time", "1,2", "-i", gTrace}, "warning: no row matched the filters --time 1.000000000,2.000000000" + span, "wait time"},
-		{[]string{"timehist", "-s", "-t", "1", "-i", gTrace}, "warning: no task matched the filters --tid 1" + span, "<no still running tasks>"},
-		{[]string{"timehist", "-s", "--prio", "3", "-i", gTrace}, "warning: no task matched the filters --prio 3" + span, "<no still running tasks>"},
+		{[]string{"timehist", "-S", "--time", "1,2", "-i", gTrace}, "warning: nothing matched the filters --time 1.000000000,2.000000000" + span, "wait time"},
+		{[]string{"timehist", "-s", "-t", "1", "-i", gTrace}, "warning: nothing matched the filters --tid 1" + span, "<no still running tasks>"},
+		{[]string{"timehist", "-s", "--prio", "3", "-i", gTrace}, "warning: nothing matched the filters --prio 3" + span, "<no still running tasks>"},
+		// The closest names, as latency gives them (timehist gave none).
+		{[]string{"timehist", "--comm", "sched-pip", "-i", gTrace}, "warning: nothing matched the filters --comm sched-pip" + strings.TrimSuffix(span, "\n") + "; closest task names: sched-pipe\n", "wait time"},
 		{[]string{"timehist", "-p", "14566", "-i", gTrace}, "", "wait time"}, // a sched-pipe thread
 		{[]string{"timehist", "-s", "-p", "14566", "-i", gTrace}, "", "sched-pipe"},
 		{[]string{"timehist", "--time", "754.33,", "-i", gTrace}, "", "wait time"},
@@ -140,7 +147,7 @@ func TestTimehistNoRowWarns(t *testing.T) {
 	var both bytes.Buffer
 	root.SetOut(&both)
 	root.SetErr(&both)
-	const warnS = "warning: no task matched the filters --tid 1" + span
+	const warnS = "warning: nothing matched the filters --tid 1" + span
 	if err := execute(root, []string{"timehist", "-s", "-t", "1", "-i", gTrace}); err != nil || !strings.HasPrefix(both.String(), warnS) {
 		t.Errorf("-s: error %v, output:\n%s\nwant it to start with %q", err, both.String(), warnS)
 	}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -92,7 +94,7 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 	var others []trace.Warning
 	for _, wn := range ws {
 		if answerKey(wn.Key) {
-			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+			fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
 		} else {
 			others = append(others, wn)
 		}
@@ -100,7 +102,7 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 	ws = others
 	if verbose || len(ws) == 1 {
 		for _, wn := range ws {
-			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+			fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
 		}
 		return
 	}
@@ -110,14 +112,14 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 		case wn.Key == lostWindowKey:
 			lost = append(lost, wn)
 		case cutOrDamaged(wn.Key):
-			fmt.Fprintf(w, "warning: %s%s\n", prefix, wn)
+			fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
 		default:
 			rest = append(rest, wn)
 		}
 	}
 	switch {
 	case len(lost) == 1:
-		fmt.Fprintf(w, "warning: %s%s\n", prefix, lost[0])
+		fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, lost[0]))
 	case len(lost) > 1:
 		counts := make([]uint64, len(lost))
 		for i, wn := range lost {
@@ -132,10 +134,36 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 	switch {
 	case len(rest) == 0:
 	case len(rest) == 1:
-		fmt.Fprintf(w, "warning: %s%s\n", prefix, rest[0])
+		fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, rest[0]))
 	default:
 		fmt.Fprintf(w, "warning: %s\n", warningSummary(name, rest, len(rest) < len(ws)))
 	}
+}
+
+// readerPrefixes are the names readers start their warnings with (they
+// know the format, not the file: "perf.data: the file ends ...").
+var readerPrefixes = []string{"perf.data: ", "trace.dat: ", "perfetto: "}
+
+// namedWarning is the text of one warning line after "warning: ": prefix
+// and the message, whose reader's format name is replaced by the file's
+// name (name, when it names a file rather than stdin), so that a cut
+// x.perf.data says "x.perf.data: the file ends ..." as the summary line
+// after it does. With a prefix (which names the input), the format name
+// is dropped.
+func namedWarning(name, prefix string, wn trace.Warning) string {
+	s := wn.String()
+	if name == "" || name == "-" {
+		return prefix + s
+	}
+	for _, p := range readerPrefixes {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			if prefix == "" {
+				return name + ": " + rest
+			}
+			return prefix + rest
+		}
+	}
+	return prefix + s
 }
 
 // lostWindowsLine says in one line what a trace's lost windows add up to,
@@ -224,4 +252,31 @@ func warningSummary(name string, ws []trace.Warning, more bool) string {
 // lost windows and counted warnings) as writeWarnings does.
 func printWarnings(w io.Writer, input string, m *trace.Meta) {
 	writeWarnings(w, input, "", metaWarnings(m))
+}
+
+// noSwitchesError is the error of a command (cmd) that found no
+// sched_switch event in input after reading events of it. When the input
+// ended inside a record (m.CutAt: `head -c N` of a pipe-mode stream), that
+// is the cause and the error says so with the byte count; otherwise the
+// trace was recorded without them. events < 0: not counted (the error
+// err of a view that found no switch is kept then, unless cut).
+func noSwitchesError(cmd, input string, events int64, m *trace.Meta) error {
+	if m != nil && m.CutAt > 0 {
+		read := ""
+		if events >= 0 {
+			read = fmt.Sprintf(": %d events read", events)
+		}
+		return fmt.Errorf("%s: %s: the input ends early, cut inside a record after %d bytes (truncated), before any sched_switch event%s", cmd, input, m.CutAt, read)
+	}
+	return fmt.Errorf("%s: %s: no sched_switch events in %d events read (record with 'perf sched record')", cmd, input, events)
+}
+
+// viewError is the error of timehist or map (cmd) when drawing failed:
+// err, unless it is the view's "no sched_switch events" on an input cut
+// short, which noSwitchesError explains.
+func viewError(cmd, input string, err error, m *trace.Meta) error {
+	if errors.Is(err, perfcompat.ErrTimehistNoSwitch) && m != nil && m.CutAt > 0 {
+		return noSwitchesError(cmd, input, -1, m)
+	}
+	return fmt.Errorf("%s: %s: %w", cmd, input, err)
 }

@@ -152,7 +152,7 @@ func TestWriteWarningsLostAndCut(t *testing.T) {
 	m.Warnings.Add("delay-no-wakeup", "no wakeup")
 	var b strings.Builder
 	writeWarnings(&b, "t.data", "", metaWarnings(m))
-	want := "warning: perf.data: the file ends 10 bytes into its 20-byte data section\n" +
+	want := "warning: t.data: the file ends 10 bytes into its 20-byte data section\n" +
 		"warning: t.data: 123 events lost in 2 windows, and 1 windows where a CPU went unobserved (events lost, number unknown) (records the kernel could not queue: the recorder's buffers were full); -v lists each window\n" +
 		"warning: t.data: 2 more warnings: 1 about missing wakeups, 1 about event order; -v for detail\n"
 	if got := b.String(); got != want {

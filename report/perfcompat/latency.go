@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/traceview/traceview/internal/termsafe"
 )
 
 // The table layout of perf sched latency, perf 6.12 (perf_sched__lat and
@@ -57,8 +59,11 @@ type LatencyInfo struct {
 func UsecStamp(ns int64) string { return string(timehistUsec(nil, ns)) }
 
 // LatencyName is perf's row name: "comm:tid", or "comm:(nr_tasks)" for a
-// merged row, after two spaces and padded to 24 columns.
+// merged row, after two spaces and padded to 24 columns. A name with bytes
+// that are not printable has them escaped (termsafe.Name: a newline split
+// the row).
 func LatencyName(comm string, tid int64, nrTasks int) string {
+	comm = termsafe.Name(comm)
 	var s string
 	if nrTasks > 1 {
 		s = fmt.Sprintf("  %s:(%d) ", comm, nrTasks)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -236,7 +237,7 @@ func (m *timehistMachine) remove(t *timehistThread) {
 // where perf keeps ":TID").
 func (m *timehistMachine) name(t *timehistThread, comm string) {
 	if !m.exact && !t.commSet && comm != "" && t.tid != 0 {
-		t.comm = comm
+		t.comm = termsafe.Name(comm)
 	}
 }
 
@@ -250,7 +251,7 @@ func (m *timehistMachine) observe(e *trace.Event) *timehistThread {
 			return nil
 		}
 		t := m.findnew(e.PID, e.TID)
-		t.comm, t.commSet = e.Comm, true
+		t.comm, t.commSet = termsafe.Name(e.Comm), true
 		return t
 	case trace.KindFork:
 		// perf acts on PERF_RECORD_FORK; readers deliver one fork per

@@ -731,8 +731,9 @@ func (r *Reader) releasable(t int64) bool {
 // (`perf record -o - | head -c N`, a copy taken while perf was writing):
 // every record before it has been read, so the trace ends there with a
 // counted warning rather than an error that would discard them.
-func (r *Reader) truncated(what string) {
+func (r *Reader) truncated(what string, read int64) {
 	r.eof = true
+	r.meta.CutAt = read
 	r.meta.Warnings.Add("truncated", "perf.data: the input ends inside a record (%s): the trace is truncated there; every event before it was read", what)
 }
 
@@ -774,7 +775,7 @@ func (r *Reader) step() error {
 			return nil
 		}
 		if err == io.EOF {
-			r.truncated(fmt.Sprintf("record header at offset %d: %d of 8 bytes", r.off, len(h)))
+			r.truncated(fmt.Sprintf("record header at offset %d: %d of 8 bytes", r.off, len(h)), r.off+int64(len(h)))
 			return nil
 		}
 		return fmt.Errorf("record header at offset %d: %w", r.off, err)
@@ -786,7 +787,7 @@ func (r *Reader) step() error {
 	rec, err := r.peek(size)
 	if err != nil {
 		if err == io.EOF {
-			r.truncated(fmt.Sprintf("record of type %d at offset %d: %d of %d bytes", r.order.Uint32(h), r.off, len(rec), size))
+			r.truncated(fmt.Sprintf("record of type %d at offset %d: %d of %d bytes", r.order.Uint32(h), r.off, len(rec), size), r.off+int64(len(rec)))
 			return nil
 		}
 		return fmt.Errorf("record of type %d at offset %d: %w", r.order.Uint32(h), r.off, err)

@@ -163,7 +163,7 @@ func (r *Reader) fill() {
 		r.lineNo++
 		if perr := r.line(bytes.TrimRight(line, "\r\n")); perr != nil {
 			if !r.lenient {
-				r.err = fmt.Errorf("line %d: %w", r.lineNo, perr)
+				r.err = fmt.Errorf("line %d: %w (--lenient skips such lines, counted as warnings)", r.lineNo, perr)
 				return
 			}
 			r.meta.Warnings.Add("text-malformed-line", "line %d: %v (skipped: lenient)", r.lineNo, perr)
@@ -225,7 +225,7 @@ func (r *Reader) line(line []byte) error {
 		ev.CurPID = 0
 	}
 	r.badField = ""
-	if !r.parsePayload(&ev, p.payload) {
+	if !r.parsePayload(&ev, p.payload) && !r.joinedPayload(&ev, p.payload) {
 		if r.badField != "" {
 			r.meta.Warnings.Add("text-pid-out-of-range", "line %d: %s: event dropped", r.lineNo, r.badField)
 			return nil
@@ -448,4 +448,33 @@ func clip(b []byte) string {
 
 func secs(ns int64) string {
 	return strconv.FormatFloat(float64(ns)/1e9, 'f', 6, 64)
+}
+
+// joinedPayload retries a payload that did not parse with the next line
+// appended after a newline, when that line is no event line of its own: a
+// task name holding a newline (prctl(PR_SET_NAME) takes any byte) splits
+// perf script's line there ("comm=a,b" then "c pid=7272 runtime=..."). On
+// success the next line is consumed and the event keeps the task's whole
+// name and its pid.
+func (r *Reader) joinedPayload(ev *trace.Event, payload []byte) bool {
+	buf, _ := r.br.Peek(r.br.Buffered())
+	nl := bytes.IndexByte(buf, '\n')
+	if nl < 0 {
+		return false
+	}
+	next := bytes.TrimRight(buf[:nl], "\r")
+	var q prefix
+	if len(next) == 0 || parsePrefix(next, &q) {
+		return false
+	}
+	joined := make([]byte, 0, len(payload)+1+len(next))
+	joined = append(append(append(joined, payload...), '\n'), next...)
+	saved := *ev
+	if !r.parsePayload(ev, joined) {
+		*ev = saved
+		return false
+	}
+	r.br.Discard(nl + 1)
+	r.lineNo++
+	return true
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"strings"
+	"testing"
+)
+
+// hostileNames is a capture of seven tasks named with prctl(PR_SET_NAME)
+// "a,b\nc", "=cmd\"x", "x;y,z", "\xff\xfebad", "sp ace(3)", "12345" and
+// "-o" (testdata/traces/hostile-names.py).
+const hostileNames = "../../testdata/traces/hostile-names.tv"
+
+// Text tables print a task name's non-printable bytes as visible escapes
+// (termsafe.Name): a newline split latency's, replay's and compare's rows,
+// and 0xff, text/tabwriter's escape character, broke the alignment of every
+// later row of compare and replay. CSV keeps the raw name, quoted.
+func TestHostileNamesInTables(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		rows []string // the escaped names as they appear
+	}{
+		{[]string{"latency", "-i", hostileNames}, []string{`  a,b\nc:7221 `, `  \xff\xfebad:7224 `, `  =cmd"x:7222 `}},
+		{[]string{"timehist", "-i", hostileNames}, []string{`a,b\nc[7221]`, `\xff\xfebad[7224]`}},
+		{[]string{"replay", "--policy", "eevdf", "-i", hostileNames}, []string{`a,b\nc`, `\xff\xfebad`, `=cmd"x`}},
+		{[]string{"compare", hostileNames, hostileNames}, []string{`a,b\nc`, `\xff\xfebad`, `=cmd"x`}},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			out, errs, code := runCLI(t, c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			if strings.ContainsAny(out, "\xff\x1b") || strings.Contains(out, "a,b\nc") {
+				t.Errorf("raw bytes of a name in the table:\n%s", out)
+			}
+			ends := map[int]bool{} // where each name's column ends (right-aligned tables)
+			for _, name := range c.rows {
+				i := strings.Index(out, name)
+				if i < 0 {
+					t.Errorf("no %q in\n%s", name, out)
+					continue
+				}
+				line := out[strings.LastIndexByte(out[:i], '\n')+1:]
+				ends[i-(len(out)-len(line))+len(name)] = true
+			}
+			if (c.args[0] == "replay" || c.args[0] == "compare") && len(ends) != 1 {
+				t.Errorf("the name column is not aligned (ends at %v):\n%s", ends, out)
+			}
+		})
+	}
+	// CSV: the raw names, quoted where they need it.
+	out, errs, code := runCLI(t, "latency", "-i", hostileNames, "-o", "csv")
+	if code != 0 {
+		t.Fatalf("csv: exit %d: %s", code, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := map[string]bool{}
+	for _, r := range recs {
+		raw[r[0]] = true
+	}
+	for _, n := range []string{"a,b\nc", "\xff\xfebad", `=cmd"x`} {
+		if !raw[n] {
+			t.Errorf("csv lacks the raw name %q", n)
+		}
+	}
+	if !bytes.Contains([]byte(out), []byte("\"a,b\nc\"")) {
+		t.Errorf("csv: the name with a comma and a newline is not quoted")
+	}
+}

@@ -1,0 +1,63 @@
+// Package termsafe makes task names safe to print in a text table: a
+// kernel comm is up to 15 arbitrary bytes (prctl(PR_SET_NAME) takes any),
+// and a newline splits a row, an ESC sequence reaches the terminal, and a
+// byte 0xff is text/tabwriter's escape character, which breaks the
+// alignment of every later row. CSV and JSON keep the raw name (quoted by
+// their encoders); text tables print Name(comm).
+package termsafe
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Name returns s with every byte or rune that is not printable written as
+// a visible escape: \n, \t, \r, and \xHH for other control characters
+// (ESC is \x1b, DEL \x7f) and for each byte of invalid UTF-8 (0xff is
+// \xff). Printable runes, spaces and backslashes are kept, so an ordinary
+// name is returned as it is (without allocating).
+func Name(s string) string {
+	if plain(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			b.WriteString(`\x` + hex2(s[i]))
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < utf8.RuneSelf && (r < 0x20 || r == 0x7f):
+			b.WriteString(`\x` + hex2(byte(r)))
+		case !unicode.IsPrint(r) && r != ' ':
+			q := strconv.QuoteRuneToASCII(r) // '\u200b'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// plain reports whether s is printable ASCII only.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func hex2(c byte) string {
+	const digits = "0123456789abcdef"
+	return string([]byte{digits[c>>4], digits[c&15]})
+}

@@ -1,0 +1,22 @@
+package termsafe
+
+import "testing"
+
+func TestName(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"sched-pipe", "sched-pipe"},
+		{"sp ace(3)", "sp ace(3)"},
+		{"a,b\nc", `a,b\nc`},
+		{"\xff\xfebad", `\xff\xfebad`},
+		{"x\x1b[2Jy", `x\x1b[2Jy`},
+		{"tab\there\r", `tab\there\r`},
+		{"del\x7f", `del\x7f`},
+		{"naïve", "naïve"},
+		{"zw\u200bsp", `zw\u200bsp`},
+		{`back\slash`, `back\slash`},
+	} {
+		if got := Name(c.in); got != c.want {
+			t.Errorf("Name(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
