@@ -47,6 +47,9 @@ func OpenTop(Options) (*Top, error) { return nil, ErrNotSupported }
 // Snapshot is never reached outside Linux.
 func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) { return nil, ErrNotSupported }
 
+// SnapshotAt is never reached outside Linux.
+func (t *Top) SnapshotAt() (map[trace.TID]TaskStat, int64, error) { return nil, 0, ErrNotSupported }
+
 // NewEpoch is never reached outside Linux.
 func (t *Top) NewEpoch() (uint64, error) { return 0, ErrNotSupported }
 

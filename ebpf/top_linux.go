@@ -84,8 +84,66 @@ func OpenTop(opts Options) (*Top, error) {
 	return t, nil
 }
 
-// Snapshot reads every task's totals so far.
+// Snapshot reads every task's totals so far, as SnapshotAt does, without
+// the time.
 func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) {
+	out, _, err := t.SnapshotAt()
+	return out, err
+}
+
+// SnapshotAt reads every task's totals up to the CLOCK_MONOTONIC time (ns)
+// it returns, at which a window read with it ends. The kernel adds a run to
+// the task's Runtime only at its switch-out; SnapshotAt adds the part up to
+// that time of the runs still going on each CPU (agg_oncpu: who runs there
+// and since when), so that the difference of two snapshots is the run time
+// inside the window between them: a run still going at a window's end
+// counts there up to the end, the rest in the next window. A CPU whose
+// running task changed while the map was read (seen by reading agg_oncpu
+// before and after) gets the switched-out task's totals read again, which
+// hold its run up to the switch, a few microseconds at most after the
+// returned time.
+func (t *Top) SnapshotAt() (map[trace.TID]TaskStat, int64, error) {
+	oncpu := t.coll.Maps["agg_oncpu"]
+	var first, last []schedOncpu
+	if err := oncpu.Lookup(uint32(0), &first); err != nil {
+		return nil, 0, fmt.Errorf("read top's running tasks: %w", err)
+	}
+	now := monotonicNow()
+	out, err := t.readStats()
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := oncpu.Lookup(uint32(0), &last); err != nil {
+		return nil, 0, fmt.Errorf("read top's running tasks: %w", err)
+	}
+	stats := t.coll.Maps["agg_stats"]
+	for cpu := range min(len(first), len(last)) {
+		f, l := first[cpu], last[cpu]
+		if f == l {
+			// The same run from before the read to after it: not in the
+			// totals yet.
+			if s, ok := out[trace.TID(f.Tid)]; ok && f.Tid != 0 && f.Since != 0 && int64(f.Since) < now {
+				s.Runtime += now - int64(f.Since)
+				out[s.TID] = s
+			}
+			continue
+		}
+		// Switched during the read: the task switched out has its run in
+		// the map now.
+		var v schedTaskStat
+		if f.Tid != 0 && stats.Lookup(f.Tid, &v) == nil {
+			if s, ok := out[trace.TID(f.Tid)]; ok {
+				s.Runtime = int64(v.Runtime)
+				out[s.TID] = s
+			}
+		}
+	}
+	return out, now, nil
+}
+
+// readStats reads the totals of agg_stats as they are, without the runs
+// still going.
+func (t *Top) readStats() (map[trace.TID]TaskStat, error) {
 	out := map[trace.TID]TaskStat{}
 	var (
 		tid int32

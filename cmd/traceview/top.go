@@ -67,6 +67,7 @@ func init() {
 // topRow is one row of a window: a comm, task or cgroup.
 type topRow struct {
 	key                       string
+	comm                      string // the JSON's comm: the key without the pid of a task row
 	pid                       int64
 	tasks                     map[trace.TID]bool
 	runtime, switches, delays int64
@@ -100,17 +101,18 @@ func (r *topRow) avg() int64 {
 func groupTop(stats []ebpf.TaskStat, by string, cgroups map[uint64]string) []*topRow {
 	rows := map[string]*topRow{}
 	for _, s := range stats {
-		key, pid := s.Comm, int64(0)
+		key, comm, pid := s.Comm, s.Comm, int64(0)
 		switch by {
 		case "task":
 			key, pid = s.Comm+":"+strconv.Itoa(int(s.TID)), int64(s.TID)
 		case "cgroup":
 			// As latency --by cgroup names them.
 			key = cgroupName(&trace.Meta{Cgroups: cgroups}, s.Cgroup)
+			comm = key
 		}
 		r := rows[key]
 		if r == nil {
-			r = &topRow{key: key, pid: pid, tasks: map[trace.TID]bool{}}
+			r = &topRow{key: key, comm: comm, pid: pid, tasks: map[trace.TID]bool{}}
 			rows[key] = r
 		}
 		r.add(s)
@@ -210,8 +212,9 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	if err != nil {
 		return err
 	}
-	since := ebpf.Now()
-	before, err := top.Snapshot()
+	// A window ends at its snapshot's time: the runs still going then
+	// count up to it, the rest in the next window.
+	before, since, err := top.SnapshotAt()
 	if err != nil {
 		return fmt.Errorf("top: %w", err)
 	}
@@ -228,8 +231,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		if err != nil {
 			return err
 		}
-		now := ebpf.Now()
-		after, err := top.Snapshot()
+		after, now, err := top.SnapshotAt()
 		if err != nil {
 			return fmt.Errorf("top: %w", err)
 		}
@@ -280,7 +282,7 @@ func writeTopJSON(w io.Writer, rows []*topRow) error {
 	doc := report.LatencyJSON{Tasks: []report.LatencyJSONRow{}, Warnings: []trace.Warning{}}
 	for _, r := range rows {
 		doc.Tasks = append(doc.Tasks, report.LatencyJSONRow{
-			Comm: r.key, PID: r.pid, NrTasks: len(r.tasks), RuntimeNs: r.runtime, Count: r.delays,
+			Comm: r.comm, PID: r.pid, NrTasks: len(r.tasks), RuntimeNs: r.runtime, Count: r.delays,
 			Switches: r.switches, AvgDelayNs: r.avg(), MaxDelayNs: r.delayMax, SumDelayNs: r.delaySum,
 			MaxDelayStartNs: r.maxAt - r.delayMax, MaxDelayEndNs: r.maxAt,
 		})

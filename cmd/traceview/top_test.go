@@ -26,6 +26,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/traceview/traceview/ebpf"
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report"
 )
 
@@ -300,17 +301,8 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 	stop := make(chan struct{})
 	defer close(stop)
 	pingPongNamed("tv-pp", stop)
-	for range 2 {
-		go func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-			}
-		}()
-	}
+	hog(stop)
+	hog(stop)
 	recDone := recordUntilSIGINT(t, out)
 	type result struct {
 		stdout, stderr string
@@ -337,25 +329,7 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 	if strings.Contains(top.stdout, "\x1b") {
 		t.Errorf("top wrote escapes to a pipe: %q", top.stdout)
 	}
-	var windows []report.LatencyJSON
-	dec := json.NewDecoder(strings.NewReader(top.stdout))
-	for dec.More() {
-		var d report.LatencyJSON
-		if err := dec.Decode(&d); err != nil {
-			t.Fatalf("window %d: %v\n%s", len(windows)+1, err, top.stdout)
-		}
-		windows = append(windows, d)
-	}
-	var bounds [][2]float64
-	for _, line := range strings.Split(top.stderr, "\n") {
-		var from, to float64
-		if _, err := fmt.Sscanf(line, "traceview top: window %f s to %f s", &from, &to); err == nil {
-			bounds = append(bounds, [2]float64{from, to})
-		}
-	}
-	if len(windows) < 2 || len(bounds) != len(windows) {
-		t.Fatalf("%d windows and %d window bounds, want 2 or more of each, as many:\n%s", len(windows), len(bounds), top.stderr)
-	}
+	windows, bounds := topWindows(t, top.stdout, top.stderr)
 	ppRow := func(d report.LatencyJSON) (report.LatencyJSONRow, bool) {
 		for _, r := range d.Tasks {
 			if r.Comm == "tv-pp" {
@@ -480,5 +454,113 @@ func TestTopTableHeader(t *testing.T) {
 	}
 	if lines := strings.Split(b.String(), "\n"); !strings.HasSuffix(lines[0], ", 3 rows") || strings.Fields(lines[1])[0] != "Task" {
 		t.Errorf("--by comm table:\n%s", b.String())
+	}
+}
+
+// hog spins a goroutine on a CPU until stop is closed.
+func hog(stop <-chan struct{}) {
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}()
+}
+
+// topWindows parses live top's JSON windows on stdout and the window
+// bounds (s, CLOCK_MONOTONIC) it printed for each on stderr, and fails the
+// test unless there are two or more of each, as many.
+func topWindows(t *testing.T, stdout, stderr string) ([]report.LatencyJSON, [][2]float64) {
+	t.Helper()
+	var windows []report.LatencyJSON
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	for dec.More() {
+		var d report.LatencyJSON
+		if err := dec.Decode(&d); err != nil {
+			t.Fatalf("window %d: %v\n%s", len(windows)+1, err, stdout)
+		}
+		windows = append(windows, d)
+	}
+	var bounds [][2]float64
+	for _, line := range strings.Split(stderr, "\n") {
+		var from, to float64
+		if _, err := fmt.Sscanf(line, "traceview top: window %f s to %f s", &from, &to); err == nil {
+			bounds = append(bounds, [2]float64{from, to})
+		}
+	}
+	if len(windows) < 2 || len(bounds) != len(windows) {
+		t.Fatalf("%d windows and %d window bounds, want 2 or more of each, as many:\n%s", len(windows), len(bounds), stderr)
+	}
+	return windows, bounds
+}
+
+// TestTopRunWithinWindow is the regression test for live top charging a
+// task's whole run to the window of its switch-out (issue 28d item 1: a
+// spinning sh showed 611.997 ms in a 0.502 s window, nothing in others):
+// under a spinning sh and a CPU hog, `top --by task --interval 500ms -o
+// json`, and in every window each row's run time is at most the window
+// and the rows' total at most the online CPUs times the window. The
+// spinning sh's row is named as latency -o json names a task: comm "sh",
+// its pid in pid.
+func TestTopRunWithinWindow(t *testing.T) {
+	requireCapture(t)
+	online, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpus, err := cpulist.Parse(strings.TrimSpace(string(online)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spin := exec.Command("sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { spin.Process.Kill(); spin.Wait() }()
+	stop := make(chan struct{})
+	defer close(stop)
+	hog(stop)
+	type result struct {
+		stdout, stderr string
+		code           int
+	}
+	done := make(chan result)
+	go func() {
+		o, e, c := runCLI(t, "top", "--by", "task", "--interval", "500ms", "-o", "json")
+		done <- result{o, e, c}
+	}()
+	time.Sleep(3 * time.Second)
+	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	top := <-done
+	if top.code != 0 {
+		t.Fatalf("top: exit %d: %s", top.code, top.stderr)
+	}
+	windows, bounds := topWindows(t, top.stdout, top.stderr)
+	seen := false
+	for i, w := range windows {
+		// The bounds are printed in µs: allow the rounding.
+		window := int64(math.Round((bounds[i][1]-bounds[i][0])*1e6))*1000 + 1000
+		var total int64
+		for _, r := range w.Tasks {
+			total += r.RuntimeNs
+			if r.RuntimeNs > window {
+				t.Errorf("window %d (%d ns): %s pid %d ran %d ns, more than the window", i+1, window, r.Comm, r.PID, r.RuntimeNs)
+			}
+			if r.PID == int64(spin.Process.Pid) {
+				seen = true
+				if r.Comm != "sh" {
+					t.Errorf("window %d: the spinning sh's row has comm %q, want \"sh\" (the pid in pid, as latency -o json)", i+1, r.Comm)
+				}
+			}
+		}
+		if limit := int64(len(cpus)) * window; total > limit || w.Total.RuntimeNs != total {
+			t.Errorf("window %d: rows total %d ns (JSON total %d), want at most %d CPUs x %d ns", i+1, total, w.Total.RuntimeNs, len(cpus), window)
+		}
+	}
+	if !seen {
+		t.Errorf("no window has the spinning sh (pid %d):\n%s", spin.Process.Pid, top.stdout)
 	}
 }
