@@ -205,3 +205,44 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 	}
 	e.Cgroup = id
 }
+
+// V1Groups follows which non-root cgroup v1 cpu-controller group each task
+// is in, with the sampler traceview record uses, for a live view (traceview
+// top --by cgroup) whose cgroup ids name only cgroup v2 groups.
+type V1Groups struct {
+	s    *v1Sampler
+	stop chan struct{}
+}
+
+// StartV1Groups starts reading the tasks files of the v1 cpu hierarchy of
+// mounts (every 100 ms, or 20 times a reading's duration); nil when the
+// cpu controller is not on a v1 hierarchy. Stop ends it.
+func StartV1Groups(mounts CgroupMounts) *V1Groups {
+	if mounts.V1CPU == "" {
+		return nil
+	}
+	stop := make(chan struct{})
+	s := startV1Sampler(&groupReader{mounts: mounts}, stop)
+	if s == nil {
+		return nil
+	}
+	return &V1Groups{s: s, stop: stop}
+}
+
+// Group returns the non-root v1 cpu group (its path in the hierarchy) that
+// task tid was in at time t (CLOCK_MONOTONIC ns): as the reading nearest t
+// listed it, within the longest interval between two readings; "" when
+// none (the root group, or not seen).
+func (v *V1Groups) Group(tid trace.TID, t int64) string {
+	if v == nil {
+		return ""
+	}
+	return v.s.group(tid, t)
+}
+
+// Stop ends the readings.
+func (v *V1Groups) Stop() {
+	if v != nil {
+		close(v.stop)
+	}
+}

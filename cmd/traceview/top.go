@@ -199,6 +199,14 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		defer srv.Close()
 		fmt.Fprintf(cmd.ErrOrStderr(), "traceview top: metrics at http://%s/metrics\n", ln.Addr())
 	}
+	// With the cpu controller on a cgroup v1 hierarchy, the kernel's
+	// cgroup ids name v2 groups only: follow the v1 cpu groups' tasks
+	// files, as record does.
+	var v1 *ebpf.V1Groups
+	if o.by == "cgroup" {
+		v1 = ebpf.StartV1Groups(ebpf.FindCgroupMounts("/proc/self/mountinfo"))
+		defer v1.Stop()
+	}
 	out := cmd.OutOrStdout()
 	window := o.interval
 	if o.once {
@@ -238,11 +246,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		stats := ebpf.Window(before, after, since, epoch)
 		var cgroups map[uint64]string
 		if o.by == "cgroup" {
-			ids := map[uint64]bool{}
-			for _, s := range stats {
-				ids[s.Cgroup] = true
-			}
-			cgroups = ebpf.ResolveCgroups(ebpf.CgroupRoot(), ids)
+			cgroups = topCgroups(stats, v1, now)
 		}
 		rows := groupTop(stats, o.by, cgroups)
 		sortTop(rows, keys)
@@ -276,6 +280,35 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		windows++
 		before, since, epoch = after, now, next
 	}
+}
+
+// topCgroups names the cgroups of a window's stats (cgroup v2 paths, as
+// ResolveCgroups finds them) and gives each task that v1 saw in a non-root
+// cgroup v1 cpu group at the window's end (now) that group instead, under
+// an id of its own (ebpf.V1CgroupIDBit set, as record gives them), so
+// that the group is a row. The whole window of a task counts in the group
+// it was in at the end.
+func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, now int64) map[uint64]string {
+	ids := map[uint64]bool{}
+	v1ids := map[string]uint64{}
+	names := map[uint64]string{}
+	for i, s := range stats {
+		if p := v1.Group(s.TID, now); p != "" {
+			id, ok := v1ids[p]
+			if !ok {
+				id = ebpf.V1CgroupIDBit | uint64(len(v1ids)+1)
+				v1ids[p], names[id] = id, p
+			}
+			stats[i].Cgroup = id
+			continue
+		}
+		ids[s.Cgroup] = true
+	}
+	cgroups := ebpf.ResolveCgroups(ebpf.CgroupRoot(), ids)
+	for id, p := range names {
+		cgroups[id] = p
+	}
+	return cgroups
 }
 
 func writeTopJSON(w io.Writer, rows []*topRow) error {

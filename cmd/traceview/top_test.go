@@ -564,3 +564,46 @@ func TestTopRunWithinWindow(t *testing.T) {
 		t.Errorf("no window has the spinning sh (pid %d):\n%s", spin.Process.Pid, top.stdout)
 	}
 }
+
+// TestTopV1CgroupRows: with the cpu controller on a cgroup v1 hierarchy
+// (as on the issue 28d host, /sys/fs/cgroup/cpu), `top --by cgroup`
+// showed a spinning sh in a v1 cpu group under "/"; the group must be a
+// row of its own, with the sh's run time.
+func TestTopV1CgroupRows(t *testing.T) {
+	requireCapture(t)
+	m := ebpf.FindCgroupMounts("/proc/self/mountinfo")
+	if m.V1CPU == "" {
+		t.Skip("the cpu controller is not on a cgroup v1 hierarchy here")
+	}
+	dir := filepath.Join(m.V1CPU, fmt.Sprintf("tv-top-%d", os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	spin := exec.Command("sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		os.Remove(dir)
+		t.Fatal(err)
+	}
+	defer func() { spin.Process.Kill(); spin.Wait(); os.Remove(dir) }()
+	if err := os.WriteFile(filepath.Join(dir, "tasks"), []byte(strconv.Itoa(spin.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := runCLI(t, "top", "--by", "cgroup", "--once", "-d", "1s", "-o", "json")
+	if code != 0 {
+		t.Fatalf("top: exit %d: %s", code, stderr)
+	}
+	var d report.LatencyJSON
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	want := "/" + filepath.Base(dir)
+	for _, r := range d.Tasks {
+		if r.Comm == want {
+			if r.NrTasks != 1 || r.RuntimeNs <= 0 {
+				t.Errorf("row %s: %d tasks, %d ns run, want the spinning sh alone, running", want, r.NrTasks, r.RuntimeNs)
+			}
+			return
+		}
+	}
+	t.Errorf("no row %s:\n%s", want, stdout)
+}
