@@ -268,9 +268,12 @@ type Task struct {
 	UntilInferred bool
 	// Censored: a workload task still running or runnable when the trace
 	// ended (its last burst ends EndTrace). A replay runs it at least to
-	// the end of the capture: one whose last burst holds its work spins
-	// until then (deadline-bound at the trace's end, whatever CPU it gets),
-	// instead of taking its recorded work as all it had to do.
+	// the end of the capture (End), as ObservedMakespan counts it: one
+	// whose last burst holds its work spins until then (deadline-bound at
+	// the trace's end, whatever CPU it gets), instead of taking its
+	// recorded work as all it had to do; any other's last burst lasts
+	// until then, or longer if its recorded work takes longer (unless
+	// --until says how it ends).
 	Censored bool
 	// Spinner: one burst, SpinBurst, holds most of the task's CPU time and
 	// no blocking point cuts it: a loop that checks the clock as it spins.
@@ -499,7 +502,10 @@ type ModelStats struct {
 
 // ObservedMakespan returns the span in ns from the first to the last event
 // of the traced command's process tree in the input (of every task when no
-// traced command was found).
+// traced command was found). When one of those tasks is censored (still
+// running or runnable when the capture ended, Task.Censored), the span
+// reaches the capture's end (End): its last burst lasts until then, past
+// its last event.
 func (m *Model) ObservedMakespan() int64 {
 	first, last := int64(-1), int64(-1)
 	any := m.WorkloadRoot >= 0
@@ -511,9 +517,11 @@ func (m *Model) ObservedMakespan() int64 {
 		if first < 0 || tk.Start < first {
 			first = tk.Start
 		}
-		if tk.Last > last {
-			last = tk.Last
+		end := tk.Last
+		if tk.Censored {
+			end = max(end, m.End)
 		}
+		last = max(last, end)
 	}
 	if first < 0 {
 		return 0

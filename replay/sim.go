@@ -95,6 +95,11 @@ type tstate struct {
 	deadline int64
 	expired  bool
 	spin     bool
+	// hold is, for a censored task (Task.Censored) that is not a spinner
+	// and has no --until, the capture's end (Model.End): its last burst,
+	// cut there by the capture, lasts at least until then (-1 none);
+	// expired is set once it passed.
+	hold int64
 	// shift is ns added to the current burst's recorded offsets (its
 	// length, later actions and update points): the remote-wakeup cost
 	// charged or given back so far (see wakeCharge).
@@ -506,15 +511,19 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 		}
 	}
 	st := &s.ts[i]
-	st.deadline = -1
+	st.deadline, st.hold = -1, -1
 	st.src = i
-	until, dl, _ := Termination(tk, s.cfg)
+	until, dl, set := Termination(tk, s.cfg)
 	if until == UntilDeadline {
 		st.deadline = s.now + dl
 		st.spin = tk.Spinner
 		if st.spin {
 			s.push(qev{t: st.deadline, kind: qDeadline, a: int32(i)})
 		}
+	}
+	if tk.Censored && !st.spin && !set && s.m.End > s.now {
+		st.hold = s.m.End
+		s.push(qev{t: st.hold, kind: qDeadline, a: int32(i)})
 	}
 	t.Weight = policies.Weight(t.Nice)
 	if t.Class == policies.ClassIdle {
@@ -921,6 +930,12 @@ func (s *sim) advance(i, j int) {
 func (s *sim) blen(i int) int64 {
 	st := &s.ts[i]
 	bs := s.m.Tasks[st.src].Bursts
+	if st.hold >= 0 && st.src == i && st.burst == len(bs)-1 {
+		if st.expired {
+			return max(bs[st.burst].Len+st.shift, st.done)
+		}
+		return 1 << 62
+	}
 	if !st.spin || st.src != i || st.burst != s.m.Tasks[i].SpinBurst {
 		return bs[st.burst].Len + st.shift
 	}
@@ -931,7 +946,9 @@ func (s *sim) blen(i int) int64 {
 }
 
 // onDeadline ends a deadline-bound spinner: running, its burst ends now;
-// waiting or not there yet, its last burst ends as soon as it runs.
+// waiting or not there yet, its last burst ends as soon as it runs. For a
+// censored task's hold (tstate.hold), the capture's end: its last burst
+// may end once it has run as recorded.
 func (s *sim) onDeadline(i int) {
 	st := &s.ts[i]
 	t := s.tasks[i]
@@ -939,6 +956,13 @@ func (s *sim) onDeadline(i int) {
 		return
 	}
 	st.expired = true
+	if st.hold >= 0 {
+		if t.State == policies.TaskRunning && s.cpus[t.CPU].curr == t {
+			s.progress(t.CPU)
+			s.arm(t.CPU)
+		}
+		return
+	}
 	if st.done < s.m.Tasks[i].Bursts[st.burst].Len || st.burst < s.m.Tasks[i].SpinBurst {
 		s.stats.DeadlineStops++
 	}

@@ -1,0 +1,63 @@
+package replay
+
+import (
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// censoredModel: the capture spans 0-100 ms; task a (the workload) runs
+// 10 ms, sleeps 20 ms on a timer, and is switched in at 30 ms for its last
+// burst, which is still running when the capture ends: its last event is
+// that switch-in (Last 30 ms). The burst's recorded work is 40 ms, so the
+// work alone would end at 30 + 40 = 70 ms, 30 ms before the capture's end.
+func censoredModel() *Model {
+	const ms = 1_000_000
+	m := &Model{NrCPUs: 1, WorkloadRoot: 0, Start: 0, End: 100 * ms}
+	m.Tasks = []Task{{TID: 1, PID: 1, Comm: "a", Prio: 120, Parent: -1, Init: InitRunnable, CPU: 0,
+		Workload: true, Censored: true, Start: 0, Last: 30 * ms,
+		Bursts: []Burst{
+			{Len: 10 * ms, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 20 * ms}},
+			{Len: 40 * ms, End: EndTrace},
+		}}}
+	m.Stats.Censored = 1
+	return m
+}
+
+// TestCensoredMakespan: a censored task runs at least to the capture's
+// end, in the observed makespan (100 ms, not 30 ms, its last event) and in
+// the simulation: its last burst starts at 30 ms (10 ms run, 20 ms timer
+// sleep, alone on its CPU) and lasts to 100 ms, not 30 + 40 = 70 ms, so
+// the predicted makespan is 100 ms and a ran 10 + 70 = 80 ms.
+func TestCensoredMakespan(t *testing.T) {
+	const ms = 1_000_000
+	m := censoredModel()
+	if got := m.ObservedMakespan(); got != 100*ms {
+		t.Errorf("ObservedMakespan = %d ns, want %d (0 to the capture's end)", got, 100*ms)
+	}
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	if res.Makespan != 100*ms {
+		t.Errorf("predicted makespan = %d ns, want %d", res.Makespan, 100*ms)
+	}
+	var ran int64
+	for _, r := range runs(res.Events())[trace.TID(1)] {
+		ran += r[1] - r[0]
+	}
+	if ran != 80*ms {
+		t.Errorf("a ran %d ns, want %d (10 ms, then 30 ms to the capture's end at 100 ms)", ran, 80*ms)
+	}
+	t.Run("no-censoring", func(t *testing.T) {
+		// Not censored (its last burst ends in the trace, say at an exit),
+		// the work ends at 70 ms.
+		m := censoredModel()
+		m.Tasks[0].Censored = false
+		m.Tasks[0].Bursts[1].End = EndExit
+		m.Tasks[0].Last = 70 * ms
+		if got := m.ObservedMakespan(); got != 70*ms {
+			t.Errorf("ObservedMakespan = %d ns, want %d", got, 70*ms)
+		}
+		if res := simulate(t, m, "eevdf", Config{HZ: 250}); res.Makespan != 70*ms {
+			t.Errorf("predicted makespan = %d ns, want %d", res.Makespan, 70*ms)
+		}
+	})
+}
