@@ -64,8 +64,12 @@ type Stats struct {
 	// overlapped a window of lost events and are left out (unless
 	// StatsOptions.KeepLossy); LossyRunNs is those runs' time (ns).
 	LossyDelays int64 `json:"lossy_delays,omitempty"`
-	LossyRuns   int64 `json:"lossy_runs,omitempty"`
-	LossyRunNs  int64 `json:"lossy_run_ns,omitempty"`
+	// UnrecordedDelays counts the delays left out because the task may
+	// have run meanwhile on a CPU the capture left out
+	// (schedule.Delay.Unrecorded); not in LossyDelays.
+	UnrecordedDelays int64 `json:"unrecorded_delays,omitempty"`
+	LossyRuns        int64 `json:"lossy_runs,omitempty"`
+	LossyRunNs       int64 `json:"lossy_run_ns,omitempty"`
 
 	// Series is set when StatsOptions.Buckets > 0.
 	Series *StatsSeries `json:"series,omitempty"`
@@ -217,6 +221,10 @@ func newStatsCollector(opts StatsOptions) *statsCollector {
 	st := c.st
 	h := schedule.Hooks{
 		Delay: func(d *schedule.Delay) {
+			if d.Unrecorded {
+				st.UnrecordedDelays++
+				return
+			}
 			if d.Excluded {
 				st.LossyDelays++
 				return
@@ -304,6 +312,9 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		// under an unfiltered-looking CPU table said nothing.
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1,
 			Message: fmt.Sprintf("no scheduling delay or migration matched the filters %s: the trace has %d events%s", f, st.Events, filterExtent(b, f))})
+	}
+	if st.UnrecordedDelays > 0 {
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), Message: unrecordedMessage(st.UnrecordedDelays)})
 	}
 	if st.LossyDelays > 0 || st.LossyRuns > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "lossy-excluded", Count: int(st.LossyDelays + st.LossyRuns), CountInMessage: true,
