@@ -10,7 +10,7 @@ import (
 
 // TestStatsUnknownShare: stats says how much of each CPU's observed time
 // the trace cannot attribute (Utilization counts it in the denominator,
-// never as busy), and that a CPU with events but no recorded sched_switch
+// never as busy), and that a CPU with no recorded sched_switch
 // has an unknown utilization rather than 0 %: in text, JSON and the HTML
 // report. pipe.perf.data: CPU 0 3.722180 of 35.954238 ms unknown (10.35 %),
 // CPU 1 5.427978 of 35.922718 ms (15.11 %); sched-compressed.data
