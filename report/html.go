@@ -295,7 +295,7 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 		htmlKV{"Time span", fmt.Sprintf("%s s to %s s (%.3f ms, first to last scheduler event)", usecStamp(st.Start), usecStamp(st.End), float64(st.Duration)/1e6)},
 		htmlKV{"Events", fmt.Sprint(st.Events)},
 		htmlKV{"Tasks", fmt.Sprint(st.Tasks)},
-		htmlKV{"CPUs with events", fmt.Sprint(len(st.CPUs))},
+		htmlKV{"CPUs with events", fmt.Sprint(st.ObservedCPUs())},
 		htmlKV{"Migrations", fmt.Sprint(st.Migrations)},
 		htmlKV{"Scheduling delays", fmt.Sprintf("%d, sum %s, max %s", lat.Total.Count, htmlMs(lat.Total.SumDelay), htmlMs(st.Delays.Max))},
 		htmlKV{"Total runtime", htmlMs(lat.Total.Runtime) + htmlRuntimeSource(lat)},
@@ -308,7 +308,8 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 	for _, c := range st.CPUs {
 		util := fmt.Sprintf("utilization %.2f %%, unknown %s, %.2f %% of observed (not counted as busy)", 100*c.Utilization, htmlMs(c.Unknown), 100*c.UnknownShare)
 		if c.Unobserved {
-			util = "utilization unknown (no recorded sched_switch)"
+			kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), "unknown: no recorded sched_switch (utilization, runqueue and switches not measured)"})
+			continue
 		}
 		kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), fmt.Sprintf("%s, runqueue avg %.3f tasks, max %d tasks, %d switches",
 			util, c.RunqueueAvg, c.RunqueueMax, c.Switches)})

@@ -250,6 +250,9 @@ type LatencyDiagnostics struct {
 	// events (counted but kept with KeepLossy). 0 in PerfCompat mode.
 	Raced, Rewoken                            int64
 	LossyDelays, LossyRuntime, LossyRuntimeNs int64
+	// UnrecordedDelays: delays left out because the task may have run
+	// meanwhile on a CPU the capture left out (schedule.Delay.Unrecorded).
+	UnrecordedDelays int64
 	// RuntimeFromSwitches: the trace has no sched_stat_runtime, so Runtime
 	// is on-CPU time from the switches. RuntimeNone: perf's state machine
 	// (PerfCompat, CPUGiven) found no runtime at all in a trace with
@@ -406,6 +409,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	d.Recovered, d.Dropped, d.Unwoken = c.Recovered, c.Dropped, c.Unwoken
 	d.Raced, d.Rewoken = c.Raced, c.Rewoken
 	d.LossyDelays, d.LossyRuntime, d.LossyRuntimeNs = c.LossyDelays, c.LossyRuntime, c.LossyRuntimeNs
+	d.UnrecordedDelays = c.UnrecordedDelays
 	d.RuntimeFromSwitches = !l.sched.HaveRuntime()
 	from, to := l.sched.Span()
 	cpus, _ := l.sched.CPUs()
@@ -980,6 +984,9 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 			Message: fmt.Sprintf("%s a task already waiting for a CPU after a wakeup was woken again, so it ran and slept unseen (switches missing or events lost); each of those delays restarts at the second wakeup", plural(int(d.Rewoken), "time", "times")),
 		})
 	}
+	if d.UnrecordedDelays > 0 {
+		out = append(out, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(d.UnrecordedDelays), Message: unrecordedMessage(d.UnrecordedDelays)})
+	}
 	if d.LossyDelays > 0 {
 		delays := plural(int(d.LossyDelays), "scheduling delay", "scheduling delays")
 		msg := fmt.Sprintf("%s overlapped lost events on a CPU they involve and are not in the table (--keep-lossy keeps them; JSON lossy_delays per row)", delays)
@@ -1189,4 +1196,10 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// unrecordedMessage is the delay-unrecorded-cpu warning's text for n
+// delays (schedule.Delay.Unrecorded).
+func unrecordedMessage(n int64) string {
+	return fmt.Sprintf("%s not measured: the task was queued meanwhile on a CPU that recorded no event (a capture of some CPUs only), so it may have run there; they are not counted", plural(int(n), "scheduling delay", "scheduling delays"))
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -64,8 +65,12 @@ type Stats struct {
 	// overlapped a window of lost events and are left out (unless
 	// StatsOptions.KeepLossy); LossyRunNs is those runs' time (ns).
 	LossyDelays int64 `json:"lossy_delays,omitempty"`
-	LossyRuns   int64 `json:"lossy_runs,omitempty"`
-	LossyRunNs  int64 `json:"lossy_run_ns,omitempty"`
+	// UnrecordedDelays counts the delays left out because the task may
+	// have run meanwhile on a CPU the capture left out
+	// (schedule.Delay.Unrecorded); not in LossyDelays.
+	UnrecordedDelays int64 `json:"unrecorded_delays,omitempty"`
+	LossyRuns        int64 `json:"lossy_runs,omitempty"`
+	LossyRunNs       int64 `json:"lossy_run_ns,omitempty"`
 
 	// Series is set when StatsOptions.Buckets > 0.
 	Series *StatsSeries `json:"series,omitempty"`
@@ -92,8 +97,12 @@ type StatsCPU struct {
 	// UnknownShare = Unknown / Observed, 0..1: how much of Observed the
 	// Utilization cannot tell busy from idle (0 when Observed is 0).
 	UnknownShare float64 `json:"unknown_share"`
-	// Unobserved: the CPU has events but no recorded run (no sched_switch
-	// on it): its Utilization is unknown, not 0.
+	// Unobserved: the CPU has no recorded run (no sched_switch on it: a
+	// CPU the capture left out, or known only as a wakeup's target or a
+	// migration's end): nothing on it is measured. In JSON its busy_ns,
+	// observed_ns, unknown_ns, utilization, unknown_share, runqueue_avg,
+	// runqueue_max, idle_waiting_ns and switches are null (unknown, not 0);
+	// migrations_in/out count what the recorded CPUs saw.
 	Unobserved bool `json:"unobserved,omitempty"`
 	// RunqueueAvg is the time-weighted mean number of tasks waiting on the
 	// CPU's runqueue (runnable, not running) over the whole trace;
@@ -217,6 +226,10 @@ func newStatsCollector(opts StatsOptions) *statsCollector {
 	st := c.st
 	h := schedule.Hooks{
 		Delay: func(d *schedule.Delay) {
+			if d.Unrecorded {
+				st.UnrecordedDelays++
+				return
+			}
 			if d.Excluded {
 				st.LossyDelays++
 				return
@@ -304,6 +317,9 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		// under an unfiltered-looking CPU table said nothing.
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1,
 			Message: fmt.Sprintf("no scheduling delay or migration matched the filters %s: the trace has %d events%s", f, st.Events, filterExtent(b, f))})
+	}
+	if st.UnrecordedDelays > 0 {
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), Message: unrecordedMessage(st.UnrecordedDelays)})
 	}
 	if st.LossyDelays > 0 || st.LossyRuns > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "lossy-excluded", Count: int(st.LossyDelays + st.LossyRuns), CountInMessage: true,
@@ -450,4 +466,37 @@ func statsSpread(acc []float64, start, end, w int64, weight float64) {
 			acc[i] += weight * float64(hi-lo)
 		}
 	}
+}
+
+// ObservedCPUs is the number of CPUs of st with a recorded run (not
+// Unobserved): the CPUs the trace has sched_switch events of.
+func (st *Stats) ObservedCPUs() int {
+	n := 0
+	for _, c := range st.CPUs {
+		if !c.Unobserved {
+			n++
+		}
+	}
+	return n
+}
+
+// MarshalJSON writes c, with the fields nothing measured null when c is
+// Unobserved (see StatsCPU.Unobserved).
+func (c StatsCPU) MarshalJSON() ([]byte, error) {
+	type plain StatsCPU
+	if !c.Unobserved {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		plain
+		Busy         *int64   `json:"busy_ns"`
+		Observed     *int64   `json:"observed_ns"`
+		Unknown      *int64   `json:"unknown_ns"`
+		Utilization  *float64 `json:"utilization"`
+		UnknownShare *float64 `json:"unknown_share"`
+		RunqueueAvg  *float64 `json:"runqueue_avg"`
+		RunqueueMax  *int     `json:"runqueue_max"`
+		IdleWaiting  *int64   `json:"idle_waiting_ns"`
+		Switches     *int64   `json:"switches"`
+	}{plain: plain(c)})
 }

@@ -45,7 +45,7 @@ func openInputProgress(path string) (trace.Source, error) {
 		f.Close()
 		return nil, err
 	}
-	return withProgress(src, readPosition(f), st.Size(), os.Stderr, progressDelay, "reading "+path), nil
+	return watchCPUs(withProgress(src, readPosition(f), st.Size(), os.Stderr, progressDelay, "reading "+path)), nil
 }
 
 // readPosition returns how far reading f has got. Readers may read with

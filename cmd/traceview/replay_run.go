@@ -43,7 +43,7 @@ func loadReplayModel(errw io.Writer, input string, keep bool) (*replay.Model, *t
 		}
 		return nil, nil, fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", input)
 	}
-	writeWarnings(errw, input, "", ws)
+	writeWarnings(errw, input, "", withoutKey(ws, partialCPUsKey)) // warnCPUsSeen says it for the replay
 	return m, meta, nil
 }
 

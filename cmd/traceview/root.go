@@ -269,7 +269,7 @@ func openInput(path string) (trace.Source, error) {
 		}
 		return nil, err
 	}
-	return src, nil
+	return watchCPUs(src), nil
 }
 
 // noTraceError is openInput's error for a trace path that does not exist.

@@ -150,7 +150,7 @@ func writeStatsUnknown(w io.Writer, cpus []report.StatsCPU) {
 		if len(unobserved) > 1 {
 			which = "CPUs " + cpulist.Format(unobserved) + " have"
 		}
-		fmt.Fprintf(w, "%s events but no recorded sched_switch: utilization unknown, not 0 %%\n", which)
+		fmt.Fprintf(w, "%s no recorded sched_switch (a CPU the capture left out, or one with no scheduler event): its utilization and runqueue are unknown (-), not 0\n", which)
 	}
 }
 
@@ -162,6 +162,10 @@ func writeStatsTable(w io.Writer, st *report.Stats, flt *schedule.Filter) error 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "CPU\tUtilization %\tBusy ms\tObserved ms\tUnknown ms\tRunqueue avg\tRunqueue max\tSwitches\tMigrations in\tMigrations out\t")
 	for _, c := range st.CPUs {
+		if c.Unobserved { // nothing measured: every column unknown but the migrations other CPUs recorded
+			fmt.Fprintf(tw, "%d\t-\t-\t-\t-\t-\t-\t-\t%d\t%d\t\n", c.CPU, c.MigrateIn, c.MigrateOut)
+			continue
+		}
 		fmt.Fprintf(tw, "%d\t%.2f %%\t%.3f ms\t%.3f ms\t%.3f ms\t%.3f tasks\t%d tasks\t%d\t%d\t%d\t\n",
 			c.CPU, 100*c.Utilization, float64(c.Busy)/1e6, float64(c.Observed)/1e6, float64(c.Unknown)/1e6,
 			c.RunqueueAvg, c.RunqueueMax, c.Switches, c.MigrateIn, c.MigrateOut)
@@ -196,12 +200,12 @@ func writeStatsHeader(w io.Writer, st *report.Stats, flt *schedule.Filter) {
 	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
 	if !flt.Active() {
 		fmt.Fprintf(w, "Trace: %.3f ms (first to last scheduler event), %s, %s, %s with events, %s\n",
-			ms(st.Duration), plural(int(st.Events), "event"), tasks, plural(len(st.CPUs), "CPU"), plural(int(st.Migrations), "migration"))
+			ms(st.Duration), plural(int(st.Events), "event"), tasks, plural(st.ObservedCPUs(), "CPU"), plural(int(st.Migrations), "migration"))
 		return
 	}
 	fmt.Fprintf(w, "Window (%s): %.3f ms of the trace's %.3f ms (first to last scheduler event), %s in it; the whole trace: %s, %s, %s with events\n",
 		flt, ms(st.Duration), ms(st.TraceEnd-st.TraceStart), plural(int(st.Migrations), "migration"),
-		plural(int(st.Events), "event"), tasks, plural(len(st.CPUs), "CPU"))
+		plural(int(st.Events), "event"), tasks, plural(st.ObservedCPUs(), "CPU"))
 }
 
 // writeLog2Hist draws a histogram in the layout of bcc's print_log2_hist

@@ -3,13 +3,14 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // TestStatsUnknownShare: stats says how much of each CPU's observed time
 // the trace cannot attribute (Utilization counts it in the denominator,
-// never as busy), and that a CPU with events but no recorded sched_switch
+// never as busy), and that a CPU with no recorded sched_switch
 // has an unknown utilization rather than 0 %: in text, JSON and the HTML
 // report. pipe.perf.data: CPU 0 3.722180 of 35.954238 ms unknown (10.35 %),
 // CPU 1 5.427978 of 35.922718 ms (15.11 %); sched-compressed.data
@@ -59,8 +60,15 @@ func TestStatsUnknownShare(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	if s := "\nCPU 1 has events but no recorded sched_switch: utilization unknown, not 0 %\n"; !strings.Contains(out, s) {
+	if s := "\nCPU 1 has no recorded sched_switch (a CPU the capture left out, or one with no scheduler event): its utilization and runqueue are unknown (-), not 0\n"; !strings.Contains(out, s) {
 		t.Errorf("no %q:\n%s", s, out)
+	}
+	// CPU 1's row: "-" in every measured column, not 0.
+	if s := regexp.MustCompile(`(?m)^ +1 +- +- +- +- +- +- +- +\d+ +\d+ *$`); !s.MatchString(out) {
+		t.Errorf("no row of dashes for CPU 1:\n%s", out)
+	}
+	if !strings.Contains(out, ", 1 CPU with events,") {
+		t.Errorf("header does not count the one CPU with switches:\n%s", out)
 	}
 	if strings.Contains(out, "Unknown share") {
 		t.Errorf("an unknown-share footnote with nothing unknown:\n%s", out)
@@ -73,8 +81,22 @@ func TestStatsUnknownShare(t *testing.T) {
 	if len(st.CPUs) != 2 || st.CPUs[0].Unobserved || !st.CPUs[1].Unobserved || st.CPUs[1].Share != 0 {
 		t.Errorf("json CPUs %+v, want CPU 1 alone unobserved", st.CPUs)
 	}
+	var raw struct {
+		CPUs []map[string]any `json:"cpus"`
+	}
+	if err := json.Unmarshal([]byte(js), &raw); err != nil || len(raw.CPUs) != 2 {
+		t.Fatalf("json: %v, %d CPUs", err, len(raw.CPUs))
+	}
+	for _, k := range []string{"runqueue_avg", "runqueue_max", "utilization", "observed_ns", "busy_ns", "switches"} {
+		if v, ok := raw.CPUs[1][k]; !ok || v != nil {
+			t.Errorf("json CPU 1 %s = %v (present %v), want null", k, v, ok)
+		}
+		if raw.CPUs[0][k] == nil {
+			t.Errorf("json CPU 0 %s is null", k)
+		}
+	}
 	page, _, _ = runCLI(t, "report", "-i", dir+"sched-compressed.data", "-o", "-")
-	if s := "utilization unknown (no recorded sched_switch)"; !strings.Contains(page, s) {
+	if s := "unknown: no recorded sched_switch (utilization, runqueue and switches not measured)"; !strings.Contains(page, s) {
 		t.Errorf("HTML report lacks %q", s)
 	}
 }

@@ -39,7 +39,8 @@ type Options struct {
 // Event Format document, which ui.perfetto.dev and chrome://tracing open):
 //
 //   - one track per CPU (thread "CPU n" of the process "CPUs", pid
-//     CPUPid) with a complete ("X") slice per task run, named by the
+//     CPUPid) with a complete ("X") slice per run of a task the filter
+//     selects (opts.Filter's tasks; every task without one), named by the
 //     task's comm, args tid/pid;
 //   - one track per task (its real pid/tid, named by its comm) with its
 //     states as slices: Running (args cpu, and cgroup, the path of the
@@ -66,8 +67,8 @@ func Write(w io.Writer, src trace.Source, opts Options) error {
 	p := schedule.New(schedule.Options{Filter: opts.Filter}, schedule.Hooks{
 		Run: func(r *schedule.Run) {
 			pw.cpus[r.CPU] = true
-			if r.Quality == schedule.Unknown || r.Task.TID == 0 {
-				return
+			if r.Quality == schedule.Unknown || r.Task.TID == 0 || !opts.Filter.Task(r.Task) {
+				return // the filter's tasks only, as on the task tracks
 			}
 			t := r.Task
 			pw.slice(t.Comm, "cpu", CPUPid, int64(CPUPid)+int64(r.CPU), r.Start, r.End,

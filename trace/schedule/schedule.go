@@ -125,6 +125,11 @@ type Task struct {
 	since    int64     // start of the current state (ns)
 	cpu      trace.CPU // running on, or whose runqueue holds the task
 	startCPU trace.CPU // CPU of the event that started the current runnable state
+	// offCPU/hasOff: during the current runnable state the task was queued
+	// on (woken to, or migrated from or to) offCPU, a CPU that recorded no
+	// event of its own so far: it may have run there unseen (see unrecorded).
+	offCPU   trace.CPU
+	hasOff   bool
 	cause    Cause
 	waker    trace.TID      // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
 	wakeIRQ  trace.Tristate // that wakeup ran in interrupt context
@@ -223,6 +228,12 @@ type Delay struct {
 	// loss (its task was queued on the CPU that lost events) comes with CPU
 	// -1 and End at the loss.
 	Lossy, Excluded bool
+	// Unrecorded: the task was queued, during the delay, on a CPU that had
+	// recorded no event of its own up to the delay's end (a capture of some CPUs only:
+	// record --cpu, perf record -C), so it may have run there unseen and
+	// the delay is not measured. Such a delay is always Excluded (and
+	// counted in Counters.UnrecordedDelays), KeepLossy or not.
+	Unrecorded bool
 }
 
 // Interval is one state interval of a task: Running (on CPU), Runnable
@@ -296,7 +307,9 @@ type Counters struct {
 	// (ended, or abandoned at the loss), and their known length; LossyRuns
 	// and LossyRunNs the same for runs of a task (idle excluded);
 	// LossyRuntime and LossyRuntimeNs for sched_stat_runtime events.
-	LossyDelays, LossyDelayNs    int64
+	LossyDelays, LossyDelayNs int64
+	// UnrecordedDelays: delays left out as Delay.Unrecorded.
+	UnrecordedDelays             int64
 	LossyRuns, LossyRunNs        int64
 	LossyRuntime, LossyRuntimeNs int64
 	LostEvents                   uint64
@@ -332,6 +345,7 @@ type cpuState struct {
 	seen     bool
 	last     int64 // time of the CPU's last event
 	switched bool
+	recorded bool  // an event of the CPU's own was read (not only a target or a migration's)
 	cur      *Task // the task on the CPU by the last switch or later evidence; nil: unknown
 	curTID   trace.TID
 	from     int64 // start of cur's run
@@ -601,6 +615,9 @@ func (b *Builder) observe(e *trace.Event) {
 		b.schedLast, b.haveSched = max(b.schedLast, e.Time), true
 	}
 	c := b.cpu(e.CPU)
+	if c != nil {
+		c.recorded = true
+	}
 	if e.Kind == trace.KindLost {
 		b.lostEvent(e, c)
 		if c != nil {
@@ -636,6 +653,10 @@ func (b *Builder) observe(e *trace.Event) {
 		t := b.task(e.TID, e.PID, e.Comm)
 		if t == nil {
 			return
+		}
+		if t.state == StateRunnable {
+			b.noteQueue(t, e.OrigCPU)
+			b.noteQueue(t, e.DestCPU)
 		}
 		if t.state == StateRunnable && t.cpu != e.DestCPU {
 			b.dequeue(t)
@@ -755,6 +776,23 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 				b.hooks.Delay(&d)
 			}
 		}
+	}
+}
+
+// unrecorded reports whether cpu has recorded no event of its own so far:
+// a CPU the capture left out (record --cpu, perf record -C), or, rarely,
+// one whose first event is still to come (an idle CPU early in a trace).
+func (b *Builder) unrecorded(cpu trace.CPU) bool {
+	return cpu >= 0 && (int(cpu) >= len(b.cpus) || !b.cpus[cpu].recorded)
+}
+
+// noteQueue notes that runnable t is queued on cpu (woken to it, or
+// migrated from or to it): when cpu has had no switch yet, the delay may
+// end with t having run there unseen (Delay.Unrecorded, decided at the
+// delay's end: cpu must still have had no switch then).
+func (b *Builder) noteQueue(t *Task, cpu trace.CPU) {
+	if b.unrecorded(cpu) && (!t.hasOff || !b.unrecorded(t.offCPU)) {
+		t.offCPU, t.hasOff = cpu, true
 	}
 }
 
@@ -1071,6 +1109,8 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	d := &b.delay // field by field, see interval
 	d.Task, d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU = t, t.since, in, cpu, t.cpu, t.startCPU
 	d.Cause, d.Waker, d.FromIRQ, d.FirstWaking, d.Recovered, d.Stack, d.Lossy, d.Excluded = t.cause, nil, false, t.first, recovered, t.outStack, false, false
+	d.Unrecorded = t.hasOff && b.unrecorded(t.offCPU)
+	t.hasOff = false
 	if t.cause != CausePreempted {
 		d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 	}
@@ -1126,8 +1166,10 @@ func (b *Builder) emitRuntime(t *Task, e *trace.Event) {
 // emitDelay marks d lossy or not and passes it to the Delay hook.
 func (b *Builder) emitDelay(d *Delay) {
 	d.Lossy = b.lossy(d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU)
-	d.Excluded = d.Lossy && !b.opts.KeepLossy
-	if d.Lossy {
+	d.Excluded = d.Lossy && !b.opts.KeepLossy || d.Unrecorded
+	if d.Unrecorded {
+		b.C.UnrecordedDelays++
+	} else if d.Lossy {
 		b.C.LossyDelays++
 		b.C.LossyDelayNs += d.End - d.Start
 	}
@@ -1190,6 +1232,7 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 			prev.state = StateDead
 		case ps.Runnable():
 			prev.state, prev.cause, prev.waker, prev.startCPU, prev.first = StateRunnable, CausePreempted, -1, e.CPU, e.Time
+			prev.hasOff = false
 			b.enqueue(prev)
 		case woken:
 			// The waking came first (try_to_wake_up's race with the
@@ -1197,8 +1240,12 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 			b.C.Raced++
 			prev.state, prev.cause, prev.waker, prev.startCPU, prev.first = StateRunnable, CauseWokenBeforeSwitchOut, prev.wokenWaker, prev.wokenCPU, e.Time
 			prev.wakeIRQ = prev.wokenIRQ
+			prev.hasOff = false
 			if prev.wokenQueue >= 0 {
 				prev.cpu = prev.wokenQueue
+				if prev.wokenQueue != prev.wokenCPU { // a target the kernel chose
+					b.noteQueue(prev, prev.cpu)
+				}
 			}
 			b.enqueue(prev)
 		default:
@@ -1294,6 +1341,10 @@ func (b *Builder) wake(t *Task, e *trace.Event, wtid trace.TID, target trace.CPU
 		t.cause = CauseWakeupNew
 	}
 	t.waker, t.cpu, t.startCPU = wtid, target, e.CPU
+	t.hasOff = false
+	if e.TargetCPU >= 0 { // the target the kernel chose, not the waking's own CPU
+		b.noteQueue(t, target)
+	}
 	t.wakeIRQ = e.FromIRQ
 	if e.Kind == trace.KindWakeupNew && t.wakeIRQ == trace.Yes {
 		t.wakeIRQ = trace.No // a new task is woken by its parent's fork, never by an interrupt

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/trace"
+)
+
+// partialCPUsKey is the warning every command that reads a trace gives when
+// the trace holds sched_switch events of fewer CPUs than the machine had
+// online (record --cpu, perf record -C): what ran on the others is missing.
+const partialCPUsKey = "partial-cpus"
+
+// watchCPUs wraps src so that, when the stream ends, the CPUs that had a
+// sched_switch are compared with the machine's online CPUs (Meta.NrCPUs)
+// and, when fewer, the partial-cpus warning is added to src's Meta (once).
+// A source whose Meta names no CPU count is left alone.
+func watchCPUs(src trace.Source) trace.Source {
+	var seen []bool
+	return &trace.Tap{
+		Source: src,
+		Observe: func(e *trace.Event) {
+			if e.Kind != trace.KindSwitch || e.CPU < 0 {
+				return
+			}
+			c := int(e.CPU)
+			if c >= len(seen) {
+				if c > 1<<16 {
+					return
+				}
+				seen = append(seen, make([]bool, c+1-len(seen))...)
+			}
+			seen[c] = true
+		},
+		End: func(err error) {
+			if err != io.EOF {
+				return
+			}
+			m := src.Meta()
+			if m == nil {
+				return
+			}
+			if msg := partialCPUsMessage(seen, m.NrCPUs); msg != "" {
+				m.Warnings.Add(partialCPUsKey, "%s", msg)
+			}
+		},
+	}
+}
+
+// partialCPUsMessage is the partial-cpus warning's text for the CPUs with
+// sched_switch events (seen[c]) of a machine of nr online CPUs, or "" when
+// none is missing (or nr is unknown, or no CPU had a switch).
+func partialCPUsMessage(seen []bool, nr int) string {
+	var cpus []int
+	for c, ok := range seen {
+		if ok {
+			cpus = append(cpus, c)
+		}
+	}
+	if nr <= 0 || len(cpus) == 0 || len(cpus) >= nr {
+		return ""
+	}
+	return fmt.Sprintf("the trace holds sched_switch events of %s only (CPU %s) of the machine's %d: what ran on the others is missing, and a delay during which the task may have run on one of them is not measured (record all CPUs)",
+		plural(len(cpus), "CPU"), cpulist.Format(cpus), nr)
+}
+
+// withoutKey returns ws without the warnings of key (in a new slice).
+func withoutKey(ws []trace.Warning, key string) []trace.Warning {
+	var out []trace.Warning
+	for _, w := range ws {
+		if w.Key != key {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
+)
+
+// writeCPU1Only writes a capture of CPU 1 of a 2-CPU machine: task 10
+// sleeps at 200, is woken at 300 targeting CPU 0 (unrecorded), migrates
+// 0 -> 1 at 5300 and is switched in on CPU 1 at 5400.
+func writeCPU1Only(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cpu1.tv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := tvf.NewWriter(f, tvf.Header{Tool: "test", NrCPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(e trace.Event) {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sw := func(at int64, prev, next trace.TID, ps trace.TaskState) {
+		e := trace.NewEvent(at, 1, trace.KindSwitch)
+		e.CurTID, e.TID, e.PID, e.Comm, e.PrevState, e.NextTID, e.NextPID, e.NextComm = prev, prev, trace.PID(prev), "t", ps, next, trace.PID(next), "t"
+		put(e)
+	}
+	sw(1_000_000_100, 20, 10, trace.StateInterruptible)
+	sw(1_000_000_200, 10, 20, trace.StateInterruptible)
+	wk := trace.NewEvent(1_000_000_300, 1, trace.KindWaking)
+	wk.CurTID, wk.TID, wk.PID, wk.Comm, wk.TargetCPU = 20, 10, 10, "t", 0
+	put(wk)
+	m := trace.NewEvent(1_000_005_300, 1, trace.KindMigrate)
+	m.TID, m.PID, m.Comm, m.OrigCPU, m.DestCPU = 10, 10, "t", 0, 1
+	put(m)
+	sw(1_000_005_400, 20, 10, trace.StateInterruptible)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestPartialCPUsWarning: every command that reads the trace says, once,
+// that it holds switches of CPU 1 only of the machine's 2; latency does not
+// count the 5100 ns "delay" of task 10 (it may have run on CPU 0).
+func TestPartialCPUsWarning(t *testing.T) {
+	in := writeCPU1Only(t)
+	const want = "the trace holds sched_switch events of 1 CPU only (CPU 1) of the machine's 2"
+	out := filepath.Join(t.TempDir(), "o")
+	for _, args := range [][]string{
+		{"latency", "-i", in},
+		{"stats", "-i", in},
+		{"timehist", "-i", in},
+		{"map", "-i", in},
+		{"report", "-i", in, "-o", out + ".html"},
+		{"export", "--format", "chrome-json", "-i", in, "-o", out + ".json"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			_, stderr, code := runCLI(t, append([]string{"-v"}, args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if n := strings.Count(stderr, want); n != 1 {
+				t.Errorf("stderr has the warning %d times, want 1:\n%s", n, stderr)
+			}
+		})
+	}
+	// -o json carries the warnings in the output.
+	stdout, stderr, _ := runCLI(t, "latency", "-i", in, "-o", "json")
+	if !strings.Contains(stdout, `"key": "delay-unrecorded-cpu"`) || !strings.Contains(stdout, `"max_delay_ns": 0,`) {
+		t.Errorf("latency: the 5100 ns delay is counted, or no delay-unrecorded-cpu warning:\n%s\n%s", stdout, stderr)
+	}
+}
