@@ -891,6 +891,14 @@ struct agg_window {
 /* Set by user space at each refresh of top's table (ebpf.Top.NewEpoch). */
 volatile u64 agg_epoch;
 
+/* The time (bpf_ktime_get_ns) of top's next snapshot of run times, set by
+ * user space before that time comes (ebpf.Top.SnapshotAt). A run that ends
+ * after it adds its part after it to the task's post as well as the whole
+ * run to runtime, so that a snapshot read at any time after agg_snap_at
+ * can take the run time up to agg_snap_at exactly: runtime - post, plus
+ * the part before agg_snap_at of a run still going (run_since). */
+volatile u64 agg_snap_at;
+
 struct task_stat {
 	u64 runtime;   /* ns */
 	u64 switches;  /* switches in */
@@ -906,6 +914,9 @@ struct task_stat {
 	/* The delays of the current agg_epoch and of the one before it (read
 	 * after user space moved on to the next epoch). */
 	struct agg_window win, prev_win;
+	u64 run_since; /* switch-in time of the run going on, 0 when not running */
+	u64 post_at;   /* the agg_snap_at that post is counted after */
+	u64 post;      /* ns of the runs ended since then, after post_at */
 };
 
 struct {
@@ -948,14 +959,17 @@ static __always_inline u32 log2_u64(u64 v)
 	return r;
 }
 
+/* A new task's first totals: all zero. In global data, not on the stack,
+ * which has room for one task_stat at most (512 bytes). */
+struct task_stat agg_zero_stat;
+
 static __always_inline struct task_stat *stat_of(struct task_struct *p)
 {
 	s32 tid = p->pid;
 	struct task_stat *st = bpf_map_lookup_elem(&agg_stats, &tid);
 
 	if (!st) {
-		struct task_stat zero = {};
-		bpf_map_update_elem(&agg_stats, &tid, &zero, BPF_NOEXIST);
+		bpf_map_update_elem(&agg_stats, &tid, &agg_zero_stat, BPF_NOEXIST);
 		st = bpf_map_lookup_elem(&agg_stats, &tid);
 		if (!st)
 			return 0;
@@ -1008,8 +1022,20 @@ int agg_sched_switch(u64 *ctx)
 	if (!oc)
 		return 0;
 	if (ptid != 0 && (st = stat_of(prev))) {
-		if (oc->tid == ptid && oc->since && now > oc->since)
+		if (oc->tid == ptid && oc->since && now > oc->since) {
+			u64 snap = agg_snap_at;
+
+			/* post before runtime, and run_since last: a copy read
+			 * between the writes is caught by user space's re-read. */
+			if (st->post_at != snap) {
+				st->post_at = snap;
+				st->post = 0;
+			}
+			if (snap && now > snap)
+				st->post += now - (oc->since > snap ? oc->since : snap);
 			__sync_fetch_and_add(&st->runtime, now - oc->since);
+		}
+		st->run_since = 0;
 		st->cgroup = bpf_get_current_cgroup_id();
 		/* Preempted, or switched out still runnable: its delay starts. */
 		if ((bool)ctx[0] || (u32)ctx[3] == 0)
@@ -1024,6 +1050,7 @@ int agg_sched_switch(u64 *ctx)
 	if (!st)
 		return 0;
 	__sync_fetch_and_add(&st->switches, 1);
+	st->run_since = now;
 	/* Only this task's switch-in writes its windows, and a task is
 	 * switched in on one CPU at a time. */
 	u64 ep = agg_epoch;

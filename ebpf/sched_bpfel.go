@@ -110,6 +110,9 @@ type schedTaskStat struct {
 		Max      uint64
 		MaxAt    uint64
 	}
+	RunSince uint64
+	PostAt   uint64
+	Post     uint64
 }
 
 type schedTslot struct {
@@ -166,6 +169,8 @@ const (
 	schedProgTpSchedWaking         = "tp_sched_waking"
 	schedProgTpTaskRename          = "tp_task_rename"
 	schedVarAggEpoch               = "agg_epoch"
+	schedVarAggSnapAt              = "agg_snap_at"
+	schedVarAggZeroStat            = "agg_zero_stat"
 	schedVarCpuMask                = "cpu_mask"
 	schedVarEnabled                = "enabled"
 	schedVarFilterCpus             = "filter_cpus"
@@ -265,6 +270,8 @@ type schedMapSpecs struct {
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedVariableSpecs struct {
 	AggEpoch         *ebpf.VariableSpec `ebpf:"agg_epoch"`
+	AggSnapAt        *ebpf.VariableSpec `ebpf:"agg_snap_at"`
+	AggZeroStat      *ebpf.VariableSpec `ebpf:"agg_zero_stat"`
 	CpuMask          *ebpf.VariableSpec `ebpf:"cpu_mask"`
 	Enabled          *ebpf.VariableSpec `ebpf:"enabled"`
 	FilterCpus       *ebpf.VariableSpec `ebpf:"filter_cpus"`
@@ -326,6 +333,8 @@ func (m *schedMaps) Close() error {
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedVariables struct {
 	AggEpoch         *ebpf.Variable `ebpf:"agg_epoch"`
+	AggSnapAt        *ebpf.Variable `ebpf:"agg_snap_at"`
+	AggZeroStat      *ebpf.Variable `ebpf:"agg_zero_stat"`
 	CpuMask          *ebpf.Variable `ebpf:"cpu_mask"`
 	Enabled          *ebpf.Variable `ebpf:"enabled"`
 	FilterCpus       *ebpf.Variable `ebpf:"filter_cpus"`

@@ -5,6 +5,7 @@ package ebpf
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	cilium "github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/btf"
@@ -91,92 +92,162 @@ func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) {
 	return out, err
 }
 
-// SnapshotAt reads every task's totals up to the CLOCK_MONOTONIC time (ns)
-// it returns, at which a window read with it ends. The kernel adds a run to
-// the task's Runtime only at its switch-out; SnapshotAt adds the part up to
-// that time of the runs still going on each CPU (agg_oncpu: who runs there
-// and since when), so that the difference of two snapshots is the run time
-// inside the window between them: a run still going at a window's end
-// counts there up to the end, the rest in the next window. A CPU whose
-// running task changed while the map was read (seen by reading agg_oncpu
-// before and after) gets the switched-out task's totals read again, which
-// hold its run up to the switch, a few microseconds at most after the
-// returned time.
+// snapLead is how far ahead SnapshotAt sets the snapshot's time: the
+// write of agg_snap_at must be visible to the sched_switch program on
+// every CPU before that time comes. A map update is a system call of a
+// few microseconds; 1 ms leaves room for the writer being preempted on a
+// loaded machine (chosen, not measured: a later write would only make a
+// run ending just after the snapshot count in the window after it).
+const snapLead = time.Millisecond
+
+// SnapshotAt reads every task's totals up to a CLOCK_MONOTONIC time (ns)
+// it returns, at which a window read with it ends: the difference of two
+// snapshots is the run time inside the window between them, exactly. The
+// kernel adds a run to the task's Runtime only at its switch-out, so
+// SnapshotAt sets the snapshot's time P (agg_snap_at) snapLead ahead,
+// waits until P has passed, and reads the totals: the sched_switch
+// program counts, per task, the part after P of the runs that ended since
+// (post), which SnapshotAt takes off, and a run still going that began
+// before P (run_since, and the same run on a CPU in agg_oncpu) counts up
+// to P. A run going on at P thus counts there up to P, the rest in the
+// next window, however long the read takes (the earlier way, reading the
+// totals and adding the runs on each CPU at the read, counted a run
+// ending during the read past the window's end: 1006.6 ms of run time
+// in a 503.0 ms window on 2 CPUs, on a loaded CI machine).
+//
+// The program updates a task's totals with several writes, and a copy of
+// the map read between them would mix two states; each task whose copy
+// changed between two passes over the map is read again until two reads
+// agree (readStable).
 func (t *Top) SnapshotAt() (map[trace.TID]TaskStat, int64, error) {
-	oncpu := t.coll.Maps["agg_oncpu"]
-	var first, last []schedOncpu
-	if err := oncpu.Lookup(uint32(0), &first); err != nil {
+	v := t.coll.Variables["agg_snap_at"]
+	if v == nil {
+		return nil, 0, fmt.Errorf("top: the programs have no agg_snap_at")
+	}
+	// The time must still be ahead once written: on a loaded machine
+	// the writer can be preempted past it, and a run ending between
+	// the time and the write would count whole. Then set a later one.
+	var at int64
+	for {
+		at = monotonicNow() + int64(snapLead)
+		if err := v.Set(uint64(at)); err != nil {
+			return nil, 0, fmt.Errorf("top: set the snapshot time: %w", err)
+		}
+		if monotonicNow() < at {
+			break
+		}
+	}
+	for d := at - monotonicNow(); d >= 0; d = at - monotonicNow() {
+		time.Sleep(time.Duration(d) + time.Microsecond)
+	}
+	// Who ran on each CPU, and since when, after the snapshot's time.
+	var oncpu []schedOncpu
+	if err := t.coll.Maps["agg_oncpu"].Lookup(uint32(0), &oncpu); err != nil {
 		return nil, 0, fmt.Errorf("read top's running tasks: %w", err)
 	}
-	now := monotonicNow()
-	out, err := t.readStats()
+	running := make(map[int32]uint64, len(oncpu))
+	for _, c := range oncpu {
+		if c.Tid != 0 && c.Since != 0 {
+			running[c.Tid] = c.Since
+		}
+	}
+	raw, err := t.readStable()
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := oncpu.Lookup(uint32(0), &last); err != nil {
-		return nil, 0, fmt.Errorf("read top's running tasks: %w", err)
-	}
-	stats := t.coll.Maps["agg_stats"]
-	for cpu := range min(len(first), len(last)) {
-		f, l := first[cpu], last[cpu]
-		if f == l {
-			// The same run from before the read to after it: not in the
-			// totals yet.
-			if s, ok := out[trace.TID(f.Tid)]; ok && f.Tid != 0 && f.Since != 0 && int64(f.Since) < now {
-				s.Runtime += now - int64(f.Since)
-				out[s.TID] = s
-			}
-			continue
+	out := make(map[trace.TID]TaskStat, len(raw))
+	for tid, r := range raw {
+		s := statOf(tid, r)
+		if r.PostAt == uint64(at) && r.Post <= r.Runtime {
+			s.Runtime -= int64(r.Post)
 		}
-		// Switched during the read: the task switched out has its run in
-		// the map now.
-		var v schedTaskStat
-		if f.Tid != 0 && stats.Lookup(f.Tid, &v) == nil {
-			if s, ok := out[trace.TID(f.Tid)]; ok {
-				s.Runtime = int64(v.Runtime)
-				out[s.TID] = s
-			}
+		// A run that began before the snapshot's time and was still
+		// going when the map was read: it is on a CPU since then in
+		// agg_oncpu too, read before the map. A run_since without
+		// that is a switch-out the program did not see (on this
+		// machine's kernel some tasks are woken with no sched_switch
+		// of theirs ever traced): unknown time, not run time.
+		if r.RunSince != 0 && int64(r.RunSince) < at && running[tid] == r.RunSince {
+			s.Runtime += at - int64(r.RunSince)
 		}
+		out[s.TID] = s
 	}
-	return out, now, nil
+	return out, at, nil
 }
 
-// readStats reads the totals of agg_stats as they are, without the runs
-// still going.
-func (t *Top) readStats() (map[trace.TID]TaskStat, error) {
-	out := map[trace.TID]TaskStat{}
+// readStable reads agg_stats twice and, for each task whose copies
+// differ, looks it up until two reads in a row agree (at most 8 tries; a
+// task gone from the map meanwhile keeps its last copy).
+func (t *Top) readStable() (map[int32]schedTaskStat, error) {
+	first, err := t.readRaw()
+	if err != nil {
+		return nil, err
+	}
+	second, err := t.readRaw()
+	if err != nil {
+		return nil, err
+	}
+	stats := t.coll.Maps["agg_stats"]
+	for tid, b := range second {
+		if a, ok := first[tid]; ok && a == b {
+			continue
+		}
+		prev := b
+		for range 8 {
+			var cur schedTaskStat
+			if stats.Lookup(tid, &cur) != nil {
+				break
+			}
+			if cur == prev {
+				break
+			}
+			prev = cur
+		}
+		second[tid] = prev
+	}
+	return second, nil
+}
+
+// readRaw copies agg_stats as it is.
+func (t *Top) readRaw() (map[int32]schedTaskStat, error) {
+	out := map[int32]schedTaskStat{}
 	var (
 		tid int32
 		v   schedTaskStat
 	)
 	it := t.coll.Maps["agg_stats"].Iterate()
 	for it.Next(&tid, &v) {
-		s := TaskStat{
-			TID: trace.TID(tid), PID: trace.PID(v.Pid), Cgroup: v.Cgroup,
-			Runtime: int64(v.Runtime), Switches: int64(v.Switches), Delays: int64(v.Delays),
-			DelaySum: int64(v.DelaySum), DelayMax: int64(v.DelayMax), MaxAt: int64(v.MaxAt),
-		}
-		var comm [16]byte
-		for i, c := range v.Comm {
-			comm[i] = byte(c)
-		}
-		s.Comm = strings.TrimRight(string(comm[:]), "\x00")
-		if i := strings.IndexByte(s.Comm, 0); i >= 0 {
-			s.Comm = s.Comm[:i]
-		}
-		for i, h := range v.Hist {
-			s.Hist[i] = int64(h)
-		}
-		s.Windows[0] = EpochDelays{Epoch: v.Win.Epoch, Switches: int64(v.Win.Switches), Delays: int64(v.Win.Delays), Sum: int64(v.Win.Sum),
-			DelayMax: int64(v.Win.Max), MaxAt: int64(v.Win.MaxAt)}
-		s.Windows[1] = EpochDelays{Epoch: v.PrevWin.Epoch, Switches: int64(v.PrevWin.Switches), Delays: int64(v.PrevWin.Delays), Sum: int64(v.PrevWin.Sum),
-			DelayMax: int64(v.PrevWin.Max), MaxAt: int64(v.PrevWin.MaxAt)}
-		out[s.TID] = s
+		out[tid] = v
 	}
 	if err := it.Err(); err != nil {
 		return nil, fmt.Errorf("read top map: %w", err)
 	}
 	return out, nil
+}
+
+// statOf is a task's totals as the map holds them.
+func statOf(tid int32, v schedTaskStat) TaskStat {
+	s := TaskStat{
+		TID: trace.TID(tid), PID: trace.PID(v.Pid), Cgroup: v.Cgroup,
+		Runtime: int64(v.Runtime), Switches: int64(v.Switches), Delays: int64(v.Delays),
+		DelaySum: int64(v.DelaySum), DelayMax: int64(v.DelayMax), MaxAt: int64(v.MaxAt),
+	}
+	var comm [16]byte
+	for i, c := range v.Comm {
+		comm[i] = byte(c)
+	}
+	s.Comm = strings.TrimRight(string(comm[:]), "\x00")
+	if i := strings.IndexByte(s.Comm, 0); i >= 0 {
+		s.Comm = s.Comm[:i]
+	}
+	for i, h := range v.Hist {
+		s.Hist[i] = int64(h)
+	}
+	s.Windows[0] = EpochDelays{Epoch: v.Win.Epoch, Switches: int64(v.Win.Switches), Delays: int64(v.Win.Delays), Sum: int64(v.Win.Sum),
+		DelayMax: int64(v.Win.Max), MaxAt: int64(v.Win.MaxAt)}
+	s.Windows[1] = EpochDelays{Epoch: v.PrevWin.Epoch, Switches: int64(v.PrevWin.Switches), Delays: int64(v.PrevWin.Delays), Sum: int64(v.PrevWin.Sum),
+		DelayMax: int64(v.PrevWin.Max), MaxAt: int64(v.PrevWin.MaxAt)}
+	return s
 }
 
 // NewEpoch starts a new epoch of the per-window delays (TaskStat.Windows)

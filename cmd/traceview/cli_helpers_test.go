@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // runCLI runs the CLI in-process with args and returns stdout, stderr (with
@@ -36,4 +38,54 @@ func reportHTML(t *testing.T, in string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// cliRun is a CLI run in the background (startCLI).
+type cliRun struct {
+	out, err syncBuffer // progress_test.go
+	code     int
+	done     chan struct{}
+}
+
+// startCLI runs the CLI in-process with args in a goroutine; wait for its
+// stderr to say something with waitStderr, and for its end with wait.
+func startCLI(t *testing.T, args ...string) *cliRun {
+	t.Helper()
+	r := &cliRun{done: make(chan struct{})}
+	root := newRootCmd()
+	root.SetOut(&r.out)
+	root.SetErr(&r.err)
+	go func() {
+		defer close(r.done)
+		if err := execute(root, args); err != nil {
+			r.code = exitCode(err)
+			r.err.Write([]byte(err.Error()))
+		}
+	}()
+	return r
+}
+
+// waitStderr waits until stderr holds n lines containing sub, or the run
+// ended, or the deadline passed (then the test fails); it says whether n
+// were seen.
+func (r *cliRun) waitStderr(t *testing.T, sub string, n int, deadline time.Duration) {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for time.Now().Before(end) {
+		if strings.Count(r.err.String(), sub) >= n {
+			return
+		}
+		select {
+		case <-r.done:
+			t.Fatalf("ended before %d lines with %q on stderr (exit %d): %s", n, sub, r.code, r.err.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("no %d lines with %q on stderr in %v: %s", n, sub, deadline, r.err.String())
+}
+
+// wait waits for the run's end and returns stdout, stderr and exit code.
+func (r *cliRun) wait() (string, string, int) {
+	<-r.done
+	return r.out.String(), r.err.String(), r.code
 }

@@ -214,8 +214,8 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	}
 	// Each window's delays are those of an epoch of the kernel's (count,
 	// sum and max of the same delays): one starts as the window does.
-	// The window's bounds are its epoch's (the snapshot after it may take
-	// a while on a loaded machine).
+	// The window's bounds are its run-time snapshots' times; its epoch
+	// starts a moment (ebpf's snapLead, 1 ms) before them.
 	epoch, err := top.NewEpoch()
 	if err != nil {
 		return err
