@@ -51,6 +51,10 @@ type v1Sampler struct {
 	// between two readings so far (ns), at least v1SampleEvery.
 	spans map[trace.TID][]v1Span
 	slack int64
+	// latest is the time of the latest reading (trace clock); stopped
+	// is set when the sampler reads no more.
+	latest  int64
+	stopped bool
 	// settings of each group as first read (Time: then).
 	first map[string]trace.CgroupSettings
 }
@@ -69,6 +73,9 @@ func startV1Sampler(g *groupReader, stop <-chan struct{}) *v1Sampler {
 		for {
 			select {
 			case <-stop:
+				s.mu.Lock()
+				s.stopped = true
+				s.mu.Unlock()
 				return
 			case <-time.After(max(v1SampleEvery, 20*took)):
 			}
@@ -116,6 +123,7 @@ func (s *v1Sampler) sample() (int64, time.Duration) {
 	})
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.latest = max(s.latest, now)
 	for tid, path := range seen {
 		sp := s.spans[tid]
 		if k := len(sp) - 1; k >= 0 && sp[k].path == path {
@@ -173,6 +181,31 @@ func (s *v1Sampler) settings() map[string]trace.CgroupSettings {
 	return out
 }
 
+// v1WaitMax bounds how long awaitReading waits for the sampler: 20
+// readings' worth at the least interval; a sampler starved longer than
+// that leaves the events of the meantime in the root group, as before.
+const v1WaitMax = 20 * v1SampleEvery
+
+// awaitReading waits until the sampler has read the groups at or after
+// time t (trace clock), so that a task that moved into a group just before
+// t is found there: the capture can decode an event before the next
+// reading (a run at load 20 wrote a whole 1 s busy loop in a group into
+// the root group). It returns at once once the sampler has stopped, and
+// after v1WaitMax at most; the capture's backlog holds the events that
+// arrive meanwhile.
+func (s *v1Sampler) awaitReading(t int64) {
+	deadline := time.Now().Add(v1WaitMax)
+	for {
+		s.mu.Lock()
+		done := s.latest >= t || s.stopped
+		s.mu.Unlock()
+		if done || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // v1Attrib gives the groups of one file their ids.
 type v1Attrib struct {
 	s     *v1Sampler
@@ -194,6 +227,7 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 	if a == nil || e.Kind != trace.KindSwitch || e.TID <= 0 {
 		return
 	}
+	a.s.awaitReading(e.Time)
 	path := a.s.group(e.TID, e.Time)
 	if path == "" {
 		return

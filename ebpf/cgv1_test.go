@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -60,5 +61,36 @@ func TestV1Sampler(t *testing.T) {
 	e.TID, e.Cgroup = 11, 77
 	if a.rewrite(&e); e.Cgroup != 77 {
 		t.Errorf("task 11's switch: cgroup %#x, want its v2 id 77", e.Cgroup)
+	}
+}
+
+// TestV1AwaitReading: an event newer than the latest reading waits for
+// the next one (here set 30 ms later by hand), an older one does not, and
+// nothing waits once the sampler has stopped.
+func TestV1AwaitReading(t *testing.T) {
+	s := &v1Sampler{spans: map[trace.TID][]v1Span{}, latest: 1000}
+	start := time.Now()
+	s.awaitReading(900)
+	if d := time.Since(start); d > 20*time.Millisecond {
+		t.Errorf("an event before the latest reading waited %v", d)
+	}
+	go func() {
+		time.Sleep(30 * time.Millisecond)
+		s.mu.Lock()
+		s.latest = 3000
+		s.mu.Unlock()
+	}()
+	start = time.Now()
+	s.awaitReading(2000)
+	if d := time.Since(start); d < 30*time.Millisecond || d > v1WaitMax {
+		t.Errorf("an event after the latest reading waited %v, want from 30 ms (the next reading) to %v", d, v1WaitMax)
+	}
+	s.mu.Lock()
+	s.stopped = true
+	s.mu.Unlock()
+	start = time.Now()
+	s.awaitReading(1 << 62)
+	if d := time.Since(start); d > 20*time.Millisecond {
+		t.Errorf("a stopped sampler made an event wait %v", d)
 	}
 }

@@ -90,9 +90,14 @@ func TestRecordCommandStatus(t *testing.T) {
 func TestRecordDurationLeavesCommand(t *testing.T) {
 	requireCapture(t)
 	out := filepath.Join(t.TempDir(), "d.tv")
-	_, stderr, code := runCLI(t, "record", "-d", "200ms", "-o", out, "--", "sleep", "2")
-	if code != 0 || !regexp.MustCompile(`traceview: record: sleep \(pid \d+\) is still running: the capture stopped before it ended and left it running`).MatchString(stderr) {
+	// sleep 10, not 2: at load 20 the programs took about 1.8 s to load
+	// before the 200 ms began, and a sleep 2 ended with the capture.
+	_, stderr, code := runCLI(t, "record", "-d", "200ms", "-o", out, "--", "sleep", "10")
+	m := regexp.MustCompile(`traceview: record: sleep \(pid (\d+)\) is still running: the capture stopped before it ended and left it running`).FindStringSubmatch(stderr)
+	if code != 0 || m == nil {
 		t.Errorf("exit %d, stderr:\n%s\nwant 0 and the note that sleep still runs", code, stderr)
+	} else if pid, err := strconv.Atoi(m[1]); err == nil {
+		syscall.Kill(pid, syscall.SIGKILL)
 	}
 	// A command that ends first gives no note.
 	_, stderr, code = runCLI(t, "record", "-d", "5s", "-o", out, "--", "true")
