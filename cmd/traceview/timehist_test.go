@@ -225,3 +225,30 @@ func TestTimehistCallchains(t *testing.T) {
 		t.Errorf("missing --kallsyms: exit %d, %q", code, stderr)
 	}
 }
+
+// TestTimehistUnrecordedCPUDelay: grpw.eq.1cpu.perf.data's rcu_preempt
+// was woken at 18111.379879 to CPU 1, which recorded its first event at
+// 18111.379967, and migrated to CPU 0, where it ran at 18111.379884: it may
+// have run on CPU 1 meanwhile, so its row prints "-" for the 0.004 ms perf
+// prints (--exact keeps perf's number), and stderr says so with latency's
+// key, as latency leaves that one delay out.
+func TestTimehistUnrecordedCPUDelay(t *testing.T) {
+	const in = "../../testdata/traces/grpw.eq.1cpu.perf.data"
+	row := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "18111.379888 ") {
+				return strings.Join(strings.Fields(l), " ")
+			}
+		}
+		return ""
+	}
+	out, stderr, code := runCLI(t, "timehist", "-v", "-i", in)
+	if got, want := row(out), "18111.379888 [0000] rcu_preempt[15] 0.000 - 0.004"; code != 0 || got != want ||
+		!strings.Contains(stderr, "warning: scheduling delay not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event") {
+		t.Errorf("exit %d, row %q, want %q; stderr:\n%s", code, got, want, stderr)
+	}
+	out, _, _ = runCLI(t, "timehist", "--exact", "-i", in)
+	if got, want := row(out), "18111.379888 [0000] rcu_preempt[15] 0.000 0.004 0.004"; got != want {
+		t.Errorf("--exact: row %q, want perf's %q", got, want)
+	}
+}
