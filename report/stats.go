@@ -318,7 +318,7 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1, Message: statsNoMatch(b, f, st.Events, b.C.Switches)})
 	}
 	if st.UnrecordedDelays > 0 {
-		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), Message: unrecordedMessage(st.UnrecordedDelays)})
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), CountInMessage: true, Message: unrecordedMessage(st.UnrecordedDelays)})
 	}
 	if st.LossyDelays > 0 || st.LossyRuns > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "lossy-excluded", Count: int(st.LossyDelays + st.LossyRuns), CountInMessage: true,
