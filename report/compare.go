@@ -95,7 +95,7 @@ func Compare(a, b trace.Source, opts CompareOptions) (*CompareResult, error) {
 	lo.KeepSamples = true
 	ra, err := ComputeLatency(a, lo)
 	if err != nil {
-		return nil, fmt.Errorf("trace A: %w", err)
+		return nil, &CompareReadError{Side: "A", Err: err}
 	}
 	lb := lo
 	if opts.FilterB != nil {
@@ -103,10 +103,22 @@ func Compare(a, b trace.Source, opts CompareOptions) (*CompareResult, error) {
 	}
 	rb, err := ComputeLatency(b, lb)
 	if err != nil {
-		return nil, fmt.Errorf("trace B: %w", err)
+		return nil, &CompareReadError{Side: "B", Err: err}
 	}
 	return CompareLatency(ra, rb, lo.PerfCompat), nil
 }
+
+// CompareReadError is Compare's error when the latency report of one
+// trace fails: Side is "A" or "B", Err ComputeLatency's error. Its text is
+// "trace A: " and Err's; a caller that knows the traces' names puts the
+// name in place of the side.
+type CompareReadError struct {
+	Side string
+	Err  error
+}
+
+func (e *CompareReadError) Error() string { return "trace " + e.Side + ": " + e.Err.Error() }
+func (e *CompareReadError) Unwrap() error { return e.Err }
 
 // CompareLatency sets two latency reports side by side (see Compare): ra
 // and rb must have rows merged by command name with samples kept

@@ -81,8 +81,8 @@ func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) err
 	return err
 }
 
-// WriteCompareCSV writes one line per command name and the TOTAL line:
-// comm, presence (both, only_a, only_b), then per figure A, B and B/A
+// WriteCompareCSV writes one line per command name, and no total line
+// (res.Total is in the table and JSON): comm, presence (both, only_a, only_b), then per figure A, B and B/A
 // (times in ns; an empty cell when absent).
 func WriteCompareCSV(w io.Writer, res *CompareResult) error {
 	cw := csv.NewWriter(w)
@@ -123,13 +123,12 @@ func WriteCompareCSV(w io.Writer, res *CompareResult) error {
 		}
 		return cw.Write(rec)
 	}
+	// Rows of one kind only, as latency's CSV: no TOTAL line (a command
+	// may be named TOTAL; the total is in the table and in JSON).
 	for i := range res.Rows {
 		if err := line(&res.Rows[i]); err != nil {
 			return err
 		}
-	}
-	if err := line(&res.Total); err != nil {
-		return err
 	}
 	cw.Flush()
 	return cw.Error()

@@ -2,19 +2,16 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"image"
 	"image/png"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/trace"
@@ -69,45 +66,13 @@ func gCheckSelfContained(t *testing.T, page string) {
 	}
 }
 
-// gChromium finds Debian's chromium. Without it the browser test skips,
-// unless TRACEVIEW_REQUIRE_BROWSER=1 (CI), where it fails.
-func gChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("TRACEVIEW_REQUIRE_BROWSER") == "1" {
-		t.Fatal("chromium not found and TRACEVIEW_REQUIRE_BROWSER=1 (apt-get install chromium)")
-	}
-	t.Skip("chromium not installed (apt-get install chromium; TRACEVIEW_REQUIRE_BROWSER=1 makes this a failure)")
-	return ""
-}
-
-func gRunChromium(t *testing.T, bin string, args ...string) (stdout, stderr string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--enable-logging=stderr", "--v=0", "--user-data-dir=" + t.TempDir()}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("chromium %v: %v\n%s", args, err, e.String())
-	}
-	return o.String(), e.String()
-}
-
 // TestHTMLReportInBrowser renders the report of a real trace (or of the
 // hand scenario when no trace is around) in headless Chromium: the DOM must
 // hold the HTMLPlots svg elements and no script, the console no error, and
 // the screenshot must show the plots (not blank: many non-white pixels, and
 // pixels of the plots' first series color).
 func TestHTMLReportInBrowser(t *testing.T) {
-	bin := gChromium(t)
+	bin := testsched.Chromium(t)
 	var src trace.Source = trace.NewSliceSource(gNamed(gScenario()), nil)
 	name := "scenario"
 	for _, dir := range []string{"../../shared/traces", "../testdata/traces"} {
@@ -132,18 +97,18 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	}
 	url := "file://" + page
 
-	dom, stderr := gRunChromium(t, bin, "--dump-dom", url)
+	dom, stderr := testsched.RunChromium(t, bin, "--dump-dom", url)
 	if n := strings.Count(dom, "<svg"); n != HTMLPlots {
 		t.Errorf("DOM has %d <svg> elements, want %d", n, HTMLPlots)
 	}
 	if strings.Contains(dom, "<script") {
 		t.Error("DOM has a script")
 	}
-	gCheckConsole(t, stderr)
+	testsched.CheckConsole(t, stderr)
 
 	shot := filepath.Join(dir, "report.png")
-	_, stderr = gRunChromium(t, bin, "--screenshot="+shot, "--window-size=1280,4200", "--hide-scrollbars", url)
-	gCheckConsole(t, stderr)
+	_, stderr = testsched.RunChromium(t, bin, "--screenshot="+shot, "--window-size=1280,4200", "--hide-scrollbars", url)
+	testsched.CheckConsole(t, stderr)
 	fp, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)
@@ -165,17 +130,6 @@ func TestHTMLReportInBrowser(t *testing.T) {
 	if keep := os.Getenv("TRACEVIEW_KEEP_SCREENSHOT"); keep != "" {
 		data, _ := os.ReadFile(shot)
 		os.WriteFile(keep, data, 0o644)
-	}
-}
-
-// gCheckConsole fails on console errors Chromium logged (lines like
-// "CONSOLE(...)" or "Uncaught").
-func gCheckConsole(t *testing.T, stderr string) {
-	t.Helper()
-	for _, line := range strings.Split(stderr, "\n") {
-		if strings.Contains(line, "CONSOLE") || strings.Contains(line, "Uncaught") || strings.Contains(line, "Failed to load resource") {
-			t.Errorf("browser console: %s", line)
-		}
 	}
 }
 

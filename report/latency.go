@@ -11,7 +11,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
@@ -337,9 +336,10 @@ type latencyRun struct {
 	name func(trace.TID) string
 	// warns are the pass's own counted warnings.
 	warns []trace.Warning
-	// extent says what the trace holds when a filter matched nothing ("" if
-	// unknown).
-	extent func(*schedule.Filter) string
+	// extent says what the trace holds when a filter matched nothing
+	// (its events, switches, span, CPUs and names; nil: events and
+	// switches alone, from the diagnostics).
+	extent func() NoMatch
 }
 
 // ComputeLatency reads src to its end and returns the scheduling-latency
@@ -510,12 +510,13 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 	d := &res.Diag
 	switch {
 	case len(res.Rows) == 0 && opts.Filter.Active():
-		extent := ""
+		var x NoMatch
 		if run.extent != nil {
-			extent = run.extent(opts.Filter)
+			x = run.extent()
 		}
+		x.Events, x.Switches = d.Events, d.Switches
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
-			Message: fmt.Sprintf("nothing matched the filters %s: the trace has %d events, %d of them sched_switch%s", opts.Filter, d.Events, d.Switches, extent)})
+			Message: x.Message(opts.Filter.String(), opts.Filter.Comms)})
 	case len(res.Rows) == 0:
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
 			Message: fmt.Sprintf("no scheduling delay measured: the trace has %d events, %d of them sched_switch", d.Events, d.Switches)})
@@ -1066,64 +1067,9 @@ func chainMessage(cb ChainBreak, name func(trace.TID) string) string {
 	return msg
 }
 
-// traceExtent is filterExtent of the report's schedule.
-func (l *latency) traceExtent(f *schedule.Filter) string { return filterExtent(l.sched, f) }
-
-// filterExtent says, for a filter that matched nothing, what the trace
-// the schedule sb rebuilt holds: its time span (seconds, as perf prints
-// them; the scheduler events', Builder.Span), its CPUs, and the task names
-// closest to each --comm name.
-func filterExtent(sb *schedule.Builder, f *schedule.Filter) string {
-	var b strings.Builder
-	if from, to := sb.Observed(); to > from {
-		fmt.Fprintf(&b, "; it spans %s s to %s s", usecStamp(from), usecStamp(to))
-	}
-	if cpus := sb.SwitchCPUs(); len(cpus) > 0 {
-		// All of them, --cpu or not: a capture of some CPUs (record
-		// --cpu) has switches on those alone.
-		ints := make([]int, len(cpus))
-		for i, c := range cpus {
-			ints[i] = int(c)
-		}
-		what := "CPUs"
-		if len(ints) == 1 {
-			what = "CPU"
-		}
-		sep := ", "
-		if b.Len() == 0 {
-			sep = "; "
-		}
-		fmt.Fprintf(&b, "%ssched_switch on %s %s", sep, what, cpulist.Format(ints))
-	}
-	if f != nil && len(f.Comms) > 0 {
-		names := map[string]bool{}
-		pids := map[string]int{} // a process of each name, for --pid
-		for _, t := range sb.Tasks() {
-			if t.Comm != "" {
-				names[t.Comm] = true
-				if _, ok := pids[t.Comm]; !ok || (t.PID > 0 && int(t.PID) < pids[t.Comm]) {
-					pids[t.Comm] = int(t.PID)
-				}
-			}
-		}
-		var near []string
-		seen := map[string]bool{}
-		for _, want := range f.Comms {
-			for _, n := range ClosestNames(want, names, 3) {
-				// "x;y,z" typed unescaped is two names that both
-				// come closest to it: name it once.
-				if !seen[n] {
-					seen[n] = true
-					near = append(near, CommArg(n, pids[n]))
-				}
-			}
-		}
-		if len(near) > 0 {
-			fmt.Fprintf(&b, "; closest task names: %s", strings.Join(near, ", "))
-		}
-	}
-	return b.String()
-}
+// traceExtent is the NoMatch of the report's schedule (its events and
+// switches are the caller's).
+func (l *latency) traceExtent() NoMatch { return noMatchOf(l.sched, 0, 0) }
 
 // CommArg writes task name comm as --comm takes it: a comma as `\,`, a
 // backslash as `\\`; a name no one can type on a command line (a control

@@ -315,11 +315,10 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 	if f := c.opts.Filter; f.Active() && st.Delays.Count == 0 && st.Migrations == 0 {
 		// The answer, which the command prints first: an empty histogram
 		// under an unfiltered-looking CPU table said nothing.
-		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1,
-			Message: fmt.Sprintf("no scheduling delay or migration matched the filters %s: the trace has %d events%s", f, st.Events, filterExtent(b, f))})
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1, Message: statsNoMatch(b, f, st.Events, b.C.Switches)})
 	}
 	if st.UnrecordedDelays > 0 {
-		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), Message: unrecordedMessage(st.UnrecordedDelays)})
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), CountInMessage: true, Message: unrecordedMessage(st.UnrecordedDelays)})
 	}
 	if st.LossyDelays > 0 || st.LossyRuns > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "lossy-excluded", Count: int(st.LossyDelays + st.LossyRuns), CountInMessage: true,
@@ -499,4 +498,19 @@ func (c StatsCPU) MarshalJSON() ([]byte, error) {
 		IdleWaiting  *int64   `json:"idle_waiting_ns"`
 		Switches     *int64   `json:"switches"`
 	}{plain: plain(c)})
+}
+
+// statsNoMatch is the stats-empty message: every command's no-match
+// message (NoMatch), unless the filters select a task of the trace, which
+// then had no scheduling delay or migration to count.
+func statsNoMatch(b *schedule.Builder, f *schedule.Filter, events, switches int64) string {
+	x := noMatchOf(b, events, switches)
+	if f.PIDs != nil || f.TIDs != nil || f.Comms != nil || f.Cgroups != nil {
+		for _, t := range b.Tasks() {
+			if t.TID != 0 && f.Task(t) {
+				return fmt.Sprintf("no scheduling delay or migration of the tasks selected matched the filters %s: %s", f, x.Extent(f.Comms))
+			}
+		}
+	}
+	return x.Message(f.String(), f.Comms)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -59,12 +60,12 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	}
 	a, err := openInputProgress(pathA)
 	if err != nil {
-		return fmt.Errorf("compare: %w", argTrace(err))
+		return fmt.Errorf("compare: %w", namedError(pathA, argTrace(err)))
 	}
 	defer a.Close()
 	b, err := openInputProgress(pathB)
 	if err != nil {
-		return fmt.Errorf("compare: %w", argTrace(err))
+		return fmt.Errorf("compare: %w", namedError(pathB, argTrace(err)))
 	}
 	defer b.Close()
 	fa, err := o.filter.resolve("compare: "+pathA, a.Meta())
@@ -86,6 +87,16 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 			for _, wn := range metaWarnings(side.src.Meta()) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", namedWarning(side.name, side.name+": ", wn))
 			}
+		}
+		// The error names the trace it is about, not its side or its
+		// format ("trace A: after 32 events: perf.data: ...").
+		var side *report.CompareReadError
+		if errors.As(err, &side) {
+			name := pathA
+			if side.Side == "B" {
+				name = pathB
+			}
+			err = namedError(name, side.Err)
 		}
 		return fmt.Errorf("compare: %w", err)
 	}

@@ -136,7 +136,7 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 		}
 		return readFailed(cmd, src.Meta(), err)
 	}
-	cs := switchCount{filter: flt}
+	cs := switchCount{filter: flt, ext: newTraceExtent()}
 	if err := write(w, &trace.Tap{Source: src, Observe: cs.observe}, flt); err != nil {
 		return fail(fmt.Errorf("%s: %s: %w", what, input, err))
 	}
@@ -149,14 +149,9 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 		return fail(err)
 	}
 	if flt.Active() && cs.matched == 0 {
-		// The answer first, as latency's: the output holds nothing the
-		// filters asked for.
-		span := ""
-		if m := src.Meta(); m != nil && m.FirstTime > 0 && m.LastTime >= m.FirstTime {
-			span = fmt.Sprintf("; it spans %s s to %s s", trace.FormatSeconds(m.FirstTime, 6), trace.FormatSeconds(m.LastTime, 6))
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: nothing matched the filters %s: none of the trace's %d sched_switch events (%d events in all) switches a selected task in or out%s; the output holds none\n",
-			flt, cs.switches, cs.events, span)
+		// The answer first, in every command's words (it named neither
+		// the CPUs nor the closest names).
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", cs.ext.noMatch(flt.String(), flt.Comms))
 	}
 	printWarnings(cmd.ErrOrStderr(), input, src.Meta())
 	return nil
@@ -171,9 +166,11 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 type switchCount struct {
 	filter                    *schedule.Filter
 	events, switches, matched int64
+	ext                       *traceExtent // for the no-match message
 }
 
 func (s *switchCount) observe(e *trace.Event) {
+	s.ext.observe(e)
 	s.events++
 	if e.Kind != trace.KindSwitch {
 		return

@@ -72,19 +72,27 @@ func TestCompareCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := recs[len(recs)-1]
-	// A trace against itself: every ratio of the total is 1.
+	// A trace against itself: every command in both, every ratio 1 (or
+	// none, for a figure that is 0 in A); rows of one kind only, no TOTAL
+	// line (the table's B/A line below has the total).
 	ratios := 0
 	for i, h := range recs[0] {
 		if strings.HasSuffix(h, "_ratio") {
 			ratios++
-			if last[i] != "1.000000" {
-				t.Errorf("TOTAL %s = %q, want 1.000000", h, last[i])
+			for _, r := range recs[1:] {
+				if r[i] != "1.000000" && !(r[i] == "" && r[i-2] == "0") {
+					t.Errorf("%s %s = %q (A %q), want 1.000000", r[0], h, r[i], r[i-2])
+				}
 			}
 		}
 	}
-	if last[0] != "TOTAL" || last[1] != "both" || ratios < 6 {
-		t.Errorf("TOTAL line %v, %d ratios", last, ratios)
+	for _, r := range recs[1:] {
+		if r[0] == "TOTAL" || r[1] != "both" {
+			t.Errorf("row %v: want a command in both traces, no TOTAL", r[:2])
+		}
+	}
+	if ratios < 6 || len(recs) < 3 {
+		t.Errorf("%d rows, %d ratios", len(recs)-1, ratios)
 	}
 	table, _, code := runCLI(t, "compare", gTrace, gTrace)
 	_, summary, _ := strings.Cut(table, "\nB/A: ")

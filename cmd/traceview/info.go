@@ -90,7 +90,7 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 	}
 	src, err := openInput(o.input)
 	if err != nil {
-		return err
+		return fmt.Errorf("info: %w", namedError(o.input, err))
 	}
 	defer src.Close()
 	rep, readErr := collectInfo(src)
@@ -102,7 +102,7 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 		readErr = nil
 	}
 	if readErr != nil {
-		rep.Error = readErr.Error()
+		rep.Error = namedError(o.input, readErr).Error()
 	}
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
@@ -115,7 +115,7 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 		printInfo(out, rep)
 	}
 	if readErr != nil {
-		return fmt.Errorf("info: %w", readErr)
+		return fmt.Errorf("info: %w", namedError(o.input, readErr))
 	}
 	if damaged(rep.Warnings) {
 		return fmt.Errorf("info: %s: the trace is damaged or truncated (its warnings say where)", o.input)
@@ -331,7 +331,7 @@ func printInfo(w io.Writer, r *infoReport) {
 		}
 	}
 	for _, wn := range r.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
+		fmt.Fprintf(w, "warning: %s\n", namedWarning(r.File, "", wn))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
@@ -237,7 +238,9 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 		return cw.Error()
 	}
 	for i, m := range merged {
-		fmt.Fprintf(out, "\n%s: %s\n", o.by, keys[i])
+		// The group's name escaped, as the rows' (termsafe): a comm, a
+		// cgroup path or a file name is any bytes.
+		fmt.Fprintf(out, "\n%s: %s\n", o.by, termsafe.Name(keys[i]))
 		if g := cgroups[keys[i]]; o.by == "cgroup" && g != nil {
 			fmt.Fprintf(out, "  %s\n", cgroupSummary(g, merged[i]))
 		}

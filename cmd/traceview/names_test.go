@@ -25,6 +25,8 @@ func TestHostileNamesInTables(t *testing.T) {
 		{[]string{"timehist", "-i", hostileNames}, []string{`a,b\nc[7221]`, `\xff\xfebad[7224]`}},
 		{[]string{"replay", "--policy", "eevdf", "-i", hostileNames}, []string{`a,b\nc`, `\xff\xfebad`, `=cmd"x`}},
 		{[]string{"compare", hostileNames, hostileNames}, []string{`a,b\nc`, `\xff\xfebad`, `=cmd"x`}},
+		// The group titles too ("comm: a,b" and "c" on two lines).
+		{[]string{"latency", "--by", "comm", "-i", hostileNames}, []string{"\ncomm: a,b\\nc\n", "\ncomm: \\xff\\xfebad\n", `  a,b\nc:7221 `}},
 	} {
 		t.Run(c.args[0], func(t *testing.T) {
 			out, errs, code := runCLI(t, c.args...)

@@ -2,89 +2,58 @@ package main
 
 import (
 	"fmt"
-	"sort"
-	"strings"
 
-	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
 
-// traceExtent gathers, while a view (timehist, map) reads a trace, what a
-// no-match message says of it, as latency's does (report's filterExtent):
-// its events, its sched_switch events, the span of its scheduler events,
-// the CPUs with a sched_switch and the task names. observe is a
+// traceExtent gathers, while a command that does not rebuild the schedule
+// (timehist, map, export, report) reads a trace, what the no-match message
+// every command gives says of it (report.NoMatch, as latency's and
+// stats'): its events, its sched_switch events, the span of its scheduler
+// events, the CPUs with a sched_switch and the task names. observe is a
 // trace.Tap's Observe.
 type traceExtent struct {
-	events, switches int64
-	first, last      int64
-	cpus             map[int]bool
-	names            map[string]bool
+	x    report.NoMatch
+	cpus map[int]bool
 }
 
 func newTraceExtent() *traceExtent {
-	return &traceExtent{cpus: map[int]bool{}, names: map[string]bool{}}
+	return &traceExtent{cpus: map[int]bool{}}
 }
 
 func (x *traceExtent) observe(e *trace.Event) {
-	x.events++
+	x.x.Events++
+	pid := func(p trace.PID) int { return max(int(p), 0) }
 	switch e.Kind {
 	case trace.KindSwitch:
-		x.switches++
+		x.x.Switches++
 		x.cpus[int(e.CPU)] = true
-		x.names[e.Comm], x.names[e.NextComm] = true, true
+		x.x.AddName(e.Comm, pid(e.PID))
+		x.x.AddName(e.NextComm, pid(e.NextPID))
 	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime:
-		x.names[e.Comm] = true
+		x.x.AddName(e.Comm, pid(e.PID))
 	case trace.KindComm, trace.KindExec:
-		x.names[e.Comm] = true
+		x.x.AddName(e.Comm, pid(e.PID))
 		return
 	default:
 		return
 	}
-	if x.first == 0 || e.Time < x.first {
-		x.first = e.Time
+	if x.x.First == 0 || e.Time < x.x.First {
+		x.x.First = e.Time
 	}
-	x.last = max(x.last, e.Time)
+	x.x.Last = max(x.x.Last, e.Time)
 }
 
-// noMatch is the no-match message every view gives, in latency's shape:
-// "nothing matched the filters GIVEN: the trace has N events, M of them
-// sched_switch; it spans A s to B s, sched_switch on CPUs C; closest task
-// names: ...". given is the filters as the user typed them (the flag
-// names included); comms the names asked for.
+// noMatch is the no-match message (report.NoMatch.Message) for the filters
+// given (as the user typed them, flag names included) and the names asked
+// for (comms).
 func (x *traceExtent) noMatch(given string, comms []string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "nothing matched the filters %s: the trace has %d events, %d of them sched_switch", given, x.events, x.switches)
-	if x.last > x.first {
-		fmt.Fprintf(&b, "; it spans %s s to %s s", perfSeconds(x.first), perfSeconds(x.last))
+	x.x.CPUs = x.x.CPUs[:0]
+	for c := range x.cpus {
+		x.x.CPUs = append(x.x.CPUs, c)
 	}
-	if len(x.cpus) > 0 {
-		cpus := make([]int, 0, len(x.cpus))
-		for c := range x.cpus {
-			cpus = append(cpus, c)
-		}
-		sort.Ints(cpus)
-		what := "CPUs"
-		if len(cpus) == 1 {
-			what = "CPU"
-		}
-		fmt.Fprintf(&b, ", sched_switch on %s %s", what, cpulist.Format(cpus))
-	}
-	delete(x.names, "")
-	var near []string
-	seen := map[string]bool{}
-	for _, want := range comms {
-		for _, n := range report.ClosestNames(want, x.names, 3) {
-			if !seen[n] { // each name once, as --comm takes it (as latency's)
-				seen[n] = true
-				near = append(near, report.CommArg(n, 0))
-			}
-		}
-	}
-	if len(near) > 0 {
-		fmt.Fprintf(&b, "; closest task names: %s", strings.Join(near, ", "))
-	}
-	return b.String()
+	return x.x.Message(given, comms)
 }
 
 // perfSeconds renders ns as perf prints a time: seconds with six digits.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/tvf"
 )
@@ -79,5 +80,30 @@ func TestPartialCPUsWarning(t *testing.T) {
 	stdout, stderr, _ := runCLI(t, "latency", "-i", in, "-o", "json")
 	if !strings.Contains(stdout, `"key": "delay-unrecorded-cpu"`) || !strings.Contains(stdout, `"max_delay_ns": 0,`) {
 		t.Errorf("latency: the 5100 ns delay is counted, or no delay-unrecorded-cpu warning:\n%s\n%s", stdout, stderr)
+	}
+}
+
+// TestPartialCPUsHTMLInBrowser: the HTML report of a capture of CPU 1 only
+// (writeCPU1Only) says so where a reader looks first, as rendered by
+// headless Chromium: the partial-cpus warning in the warning list under the
+// trace summary, above the first plot, and CPU 0's summary row "unknown",
+// not an idle CPU.
+func TestPartialCPUsHTMLInBrowser(t *testing.T) {
+	bin := testsched.Chromium(t)
+	page := filepath.Join(t.TempDir(), "report.html")
+	if _, stderr, code := runCLI(t, "report", "-i", writeCPU1Only(t), "-o", page); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	dom, console := testsched.RunChromium(t, bin, "--dump-dom", "file://"+page)
+	testsched.CheckConsole(t, console)
+	const warn = "<li>the trace holds sched_switch events of 1 CPU only (CPU 1) of the machine's 2: what ran on the others is missing"
+	list := strings.Index(dom, `<ul class="warn">`)
+	li := strings.Index(dom, warn)
+	top := strings.Index(dom, `<h2 id="top">`)
+	if list < 0 || li < list || top < 0 || li > top || strings.Contains(dom[list:li], "</ul>") {
+		t.Errorf("rendered page: warning list at %d, partial-cpus warning at %d, first plot's heading at %d; want the warning in the list, above the plot:\n%s", list, li, top, dom)
+	}
+	if !strings.Contains(dom, "<tr><th>CPU 0</th><td>unknown: no recorded sched_switch") {
+		t.Errorf("CPU 0's summary row does not say it is unknown:\n%s", dom)
 	}
 }

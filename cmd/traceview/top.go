@@ -24,6 +24,7 @@ import (
 
 	"github.com/traceview/traceview/ebpf"
 	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
@@ -349,7 +350,10 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 		if max > 0 && i == max {
 			break
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", r.key, len(r.tasks), ms(r.runtime), r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
+		// The key escaped, as every text table's names (termsafe): a
+		// comm or a cgroup path is any bytes, a newline or an ESC
+		// sequence among them.
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", termsafe.Name(r.key), len(r.tasks), ms(r.runtime), r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
 	}
 	return tw.Flush()
 }

@@ -614,3 +614,43 @@ func TestTopV1CgroupRows(t *testing.T) {
 	}
 	t.Errorf("no row %s:\n%s", want, stdout)
 }
+
+// TestTopTableHostileNames: top's rows escape a comm or a cgroup path as
+// every text table does (termsafe.Name): an ESC sequence reached the
+// terminal (here: clear the screen), a newline split a row in two.
+func TestTopTableHostileNames(t *testing.T) {
+	stats := []ebpf.TaskStat{
+		{TID: 1, Comm: "a\x1b[2Jb", Cgroup: 1, Runtime: 1e6, Switches: 1},
+		{TID: 2, Comm: "x\ny", Cgroup: 2, Runtime: 2e6, Switches: 1},
+	}
+	cgroups := map[uint64]string{1: "/evil\x1b]0;title\x07", 2: "/two\nlines"}
+	for _, c := range []struct {
+		by   string
+		keys []string // the first column, escaped, as printed
+	}{
+		{"comm", []string{`a\x1b[2Jb`, `x\ny`}},
+		{"task", []string{`a\x1b[2Jb:1`, `x\ny:2`}},
+		{"cgroup", []string{`/evil\x1b]0;title\x07`, `/two\nlines`}},
+	} {
+		t.Run(c.by, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := writeTopTable(&b, groupTop(stats, c.by, cgroups), c.by, 0, time.Second); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			// The title, the header and one line per row: 2 rows.
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if strings.ContainsAny(out, "\x1b\x07") || len(lines) != 4 {
+				t.Fatalf("raw bytes or a split row (%d lines):\n%q", len(lines), out)
+			}
+			var got []string
+			for _, l := range lines[2:] {
+				got = append(got, strings.Fields(l)[0])
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, c.keys) {
+				t.Errorf("keys %q, want %q", got, c.keys)
+			}
+		})
+	}
+}

@@ -166,6 +166,40 @@ func namedWarning(name, prefix string, wn trace.Warning) string {
 	return prefix + s
 }
 
+// namedError is err with its message naming the file (name) where the
+// reader named its format: "after 32 events: perf.data: no sched
+// tracepoints ..." of x.data reads "x.data: after 32 events: no sched
+// tracepoints ...", and "x.data: perf.data: file header ..." reads
+// "x.data: file header ..." (as namedWarning does for warnings). The
+// file's name leads the message once. err stays in the chain (errors.Is,
+// errors.As); stdin ("-" or "") keeps the format's name.
+func namedError(name string, err error) error {
+	if err == nil || name == "" || name == "-" {
+		return err
+	}
+	msg := strings.TrimPrefix(err.Error(), name+": ")
+	for _, p := range readerPrefixes {
+		if rest, ok := strings.CutPrefix(msg, p); ok {
+			msg = rest
+			break
+		}
+		if i := strings.Index(msg, ": "+p); i >= 0 {
+			msg = msg[:i+2] + msg[i+2+len(p):]
+			break
+		}
+	}
+	return &fileError{msg: name + ": " + msg, err: err}
+}
+
+// fileError is namedError's error: msg, wrapping err.
+type fileError struct {
+	msg string
+	err error
+}
+
+func (e *fileError) Error() string { return e.msg }
+func (e *fileError) Unwrap() error { return e.err }
+
 // lostWindowsLine says in one line what a trace's lost windows add up to,
 // given the events each lost (0: a window whose losses the recorder did not
 // count).

@@ -78,6 +78,11 @@ type TimehistResult struct {
 	// (Summary or SummaryOnly; 0: "<no still running tasks>"), so that a
 	// caller can say that its filters matched nothing.
 	SummaryTasks int
+	// UnrecordedDelays (outside Exact) counts the rows whose sch delay is
+	// not measured, printed "-": the task was queued meanwhile on a CPU
+	// that had recorded no event, so it may have run there (see
+	// timehist_unrecorded.go).
+	UnrecordedDelays int64
 	// OpenRuns (with the summary, outside Exact) are the runs still on a
 	// CPU when the trace (or the --time window) ended, of 1 % of its span
 	// or more (openRunMinShare): perf counts a run
@@ -131,6 +136,10 @@ type timehist struct {
 	histEnd     int64
 	sawWaking   bool
 	sawSwitch   bool
+	// recordedAt (outside Exact), per CPU: the time of its first event,
+	// -1 none yet; unrecordedDelays counts the delays it left unmeasured.
+	recordedAt       []int64
+	unrecordedDelays int64
 
 	stacks    []trace.Stack            // the source's stack table so far (CallGraph)
 	chainText map[trace.StackID][]byte // rendered callchains
@@ -214,7 +223,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 		th.header()
 	}
 	// Kinds timehist does not look at need not be decoded.
-	if th.countMigrations {
+	if th.countMigrations || !opt.Exact { // outside Exact, migrations feed noteMigrate
 		trace.SkipKinds(src, trace.KindRuntime)
 	} else {
 		trace.SkipKinds(src, trace.KindRuntime, trace.KindMigrate)
@@ -230,6 +239,9 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	if !th.sawSwitch {
 		th.w.Flush()
 		return ErrTimehistNoSwitch
+	}
+	if r := th.opt.Result; r != nil {
+		r.UnrecordedDelays = th.unrecordedDelays
 	}
 	if th.opt.Summary {
 		th.lateCPUs(src.Meta())
@@ -315,6 +327,9 @@ func (th *timehist) event(e *trace.Event) {
 		}
 		th.lastTime = max(th.lastTime, e.Time)
 	}
+	if !th.opt.Exact {
+		th.noteCPU(e)
+	}
 	switch e.Kind {
 	case trace.KindSwitch:
 		th.sawSwitch = true
@@ -331,6 +346,9 @@ func (th *timehist) event(e *trace.Event) {
 			th.wakeup(e)
 		}
 	case trace.KindMigrate:
+		if !th.opt.Exact {
+			th.noteMigrate(e)
+		}
 		if th.countMigrations {
 			th.migrate(e)
 		}
@@ -514,6 +532,7 @@ func (th *timehist) switchEvent(e *trace.Event) {
 		} else {
 			tr.readyToRun = 0
 		}
+		tr.hasOff = false // a new wait (or none)
 	}
 	th.lastSwitch[cpu] = e.Time
 	for len(th.curIn) <= cpu {
@@ -548,6 +567,9 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 	}
 	if th.cpuAllowed(e.CPU) {
 		timehistUpdate(t, *tm, tprev)
+		if !th.opt.Exact {
+			th.settleUnrecorded(t, tprev)
+		}
 	}
 	if th.opt.IdleHist && t.lastIdle != nil {
 		// Charge the idle period to the task that ran before it.
@@ -603,6 +625,10 @@ func (th *timehist) wakeup(e *trace.Event) {
 	}
 	if t.readyToRun == 0 {
 		t.readyToRun = e.Time
+		t.hasOff = false
+	}
+	if !th.opt.Exact && e.TargetCPU >= 0 { // the target the kernel chose
+		th.noteQueue(t, e.TargetCPU, e.Time)
 	}
 	if th.opt.Wakeups && !th.outside(e.Time) {
 		th.printEventRow(e, t, "awakened: ", -1, -1)
@@ -738,7 +764,12 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 		b = append(b, ' ')
 	}
 	b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
-	b = timehistSchedTime(b, t.dtDelay, 6)
+	if t.dtUnrecorded {
+		b = timehistRight(b, 10, []byte{'-'}) // not measured (timehist_unrecorded.go)
+		b = append(b, ' ')
+	} else {
+		b = timehistSchedTime(b, t.dtDelay, 6)
+	}
 	b = timehistSchedTime(b, t.dtRun, 6)
 	if th.opt.State {
 		c := state
@@ -765,7 +796,7 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 		b = append(b, "  "...)
 		b = timehistLeft(b, th.commWidth, nil)
 	}
-	if th.opt.Throttled != nil && !th.opt.Exact && t.tid != 0 && t.dtDelay > 0 {
+	if th.opt.Throttled != nil && !th.opt.Exact && t.tid != 0 && t.dtDelay > 0 && !t.dtUnrecorded {
 		if ns := th.opt.Throttled(trace.TID(t.tid), t.delayEnd-t.dtDelay, t.delayEnd); ns > 0 {
 			b = fmt.Appendf(b, "  throttled: %.3f ms", float64(ns)/1e6)
 		}

@@ -32,14 +32,20 @@ type timehistThread struct {
 	dtPreempt  int64
 	dtDelay    int64
 	delayEnd   int64 // ns: the switch-in that ended dtDelay
-	run        timehistStats
-	totalRun   int64
-	totalSleep int64
-	totalIO    int64
-	totalPre   int64
-	totalDelay int64
-	migrations uint64
-	prio       int32 // prio at the last switch-in; -1 unknown
+	// Outside Exact (timehist_unrecorded.go): hasOff says that during its
+	// current wait the task was queued on offCPU, a CPU that had recorded
+	// no event then; dtUnrecorded that dtDelay is not measured.
+	offCPU       trace.CPU
+	hasOff       bool
+	dtUnrecorded bool
+	run          timehistStats
+	totalRun     int64
+	totalSleep   int64
+	totalIO      int64
+	totalPre     int64
+	totalDelay   int64
+	migrations   uint64
+	prio         int32 // prio at the last switch-in; -1 unknown
 
 	// map.
 	shortname   [2]byte // 0 = none yet

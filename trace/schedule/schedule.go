@@ -294,6 +294,9 @@ type Hooks struct {
 // Counters count what the Builder met.
 type Counters struct {
 	Events int64
+	// Switches: the sched_switch events read (of every CPU and time, the
+	// filter's or not).
+	Switches int64
 	// Recovered: delays whose switch-in was inferred. Dropped: delays whose
 	// switch-in was never seen nor inferred (the task was switched out
 	// while waiting). Unwoken: a task seen running after it went to sleep
@@ -607,6 +610,9 @@ func (b *Builder) observe(e *trace.Event) {
 		b.first, b.haveFirst = e.Time, true
 	}
 	b.C.Events++
+	if e.Kind == trace.KindSwitch {
+		b.C.Switches++
+	}
 	b.last = max(b.last, e.Time)
 	if isSchedEvent(e.Kind) {
 		if !b.haveSched || e.Time < b.schedFirst {

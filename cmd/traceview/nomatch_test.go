@@ -1,0 +1,59 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNoMatchOneMessage: every command that filters gives the same
+// no-match message, as its first stderr line: latency's, with the trace's
+// events and switches, span, CPUs and closest names. Before, map failed
+// with it after every warning in full, stats said "no scheduling delay or
+// migration matched" without the switch count, export and report said
+// "none of the trace's ... switches a selected task" without CPUs or
+// names, and the views named an untypable name without its --pid.
+func TestNoMatchOneMessage(t *testing.T) {
+	const pipe = "../../testdata/traces/pipe.perf.data"
+	const hostile = "../../testdata/traces/hostile-names.tv"
+	// pipe.perf.data: 5283 events, 2023 sched_switch on CPUs 0-1, its
+	// scheduler events from 754.328751 s to 754.364705 s (as perf script
+	// prints them).
+	const pipeNone = "warning: nothing matched the filters --pid 99999: the trace has 5283 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1"
+	// hostile-names.tv: "a,b\nc" was pid 7221 (hostile-names.py); "a,b"
+	// is within 2 edits of basename and bash.
+	const hostileNone = "warning: nothing matched the filters --comm a,b: the trace has 1884 events, 1014 of them sched_switch; it spans 19351.962291 s to 19352.700727 s, sched_switch on CPUs 0-1; closest task names: \"a,b\\nc\" (not typable: --pid 7221), basename, bash"
+	out := filepath.Join(t.TempDir(), "out")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"latency", []string{"latency", "-i", pipe, "--pid", "99999"}, pipeNone},
+		{"timehist", []string{"timehist", "-i", pipe, "--pid", "99999"}, pipeNone},
+		{"map", []string{"map", "-i", pipe, "--pid", "99999"}, pipeNone},
+		{"stats", []string{"stats", "-i", pipe, "--pid", "99999"}, pipeNone},
+		{"export", []string{"export", "--format", "chrome-json", "-i", pipe, "--pid", "99999", "-o", out}, pipeNone},
+		{"report", []string{"report", "-i", pipe, "--pid", "99999", "-o", out}, pipeNone},
+		{"latency hostile", []string{"latency", "-i", hostile, "--comm", "a,b"}, hostileNone},
+		{"timehist hostile", []string{"timehist", "-i", hostile, "--comm", "a,b"}, hostileNone},
+		{"map hostile", []string{"map", "-i", hostile, "--comm", "a,b"}, hostileNone},
+		{"stats hostile", []string{"stats", "-i", hostile, "--comm", "a,b"}, hostileNone},
+		{"export hostile", []string{"export", "--format", "pprof", "-i", hostile, "--comm", "a,b", "-o", out}, hostileNone},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, c.args...)
+			first, _, _ := strings.Cut(stderr, "\n")
+			if code != 0 || first != c.want {
+				t.Errorf("exit %d, first stderr line\n%q\nwant\n%q", code, first, c.want)
+			}
+		})
+	}
+	// A task the filters select that had no delay nor migration is not
+	// "nothing matched": pid 14566 (sched-pipe) ran, but not in the last
+	// 5 us of the trace.
+	_, stderr, _ := runCLI(t, "stats", "-i", pipe, "--pid", "14566", "--time", "754.3647,755")
+	if want := "warning: no scheduling delay or migration of the tasks selected matched the filters --time 754.364700000,755.000000000 --pid 14566: the trace has 5283 events, 2023 of them sched_switch;"; !strings.HasPrefix(stderr, want) {
+		t.Errorf("stats of a selected task without delays: stderr\n%s\nwant it to start with %q", stderr, want)
+	}
+}

@@ -1,0 +1,106 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/trace/schedule"
+)
+
+// NoMatch is what the no-match message of every command (latency, stats,
+// timehist, map, export, report) says of a trace whose filters matched
+// nothing: the trace's events and sched_switch events, the span of its
+// scheduler events, the CPUs with a sched_switch (all of them, --cpu or
+// not: a capture of some CPUs has switches on those alone) and the task
+// names closest to each --comm name.
+type NoMatch struct {
+	Events, Switches int64
+	// First and Last are the scheduler events' span (ns); Last <= First
+	// leaves the span out.
+	First, Last int64
+	CPUs        []int // CPUs with a sched_switch, any order
+	// Names are the trace's task names, each with a process that had it
+	// (the smallest pid > 0; 0 unknown), for a name no one can type
+	// (CommArg).
+	Names map[string]int
+}
+
+// Message is the no-match message for the filters given (as the user typed
+// them, flag names included) and the task names asked for (comms):
+//
+//	nothing matched the filters --comm sched-pip: the trace has 5283 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1; closest task names: sched-pipe
+func (x NoMatch) Message(given string, comms []string) string {
+	return fmt.Sprintf("nothing matched the filters %s: %s", given, x.Extent(comms))
+}
+
+// Extent is Message after "nothing matched the filters GIVEN: ".
+func (x NoMatch) Extent(comms []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the trace has %d events, %d of them sched_switch", x.Events, x.Switches)
+	if x.Last > x.First {
+		fmt.Fprintf(&b, "; it spans %s s to %s s", usecStamp(x.First), usecStamp(x.Last))
+	}
+	if len(x.CPUs) > 0 {
+		cpus := slices.Sorted(slices.Values(x.CPUs))
+		what := "CPUs"
+		if len(cpus) == 1 {
+			what = "CPU"
+		}
+		sep := ", "
+		if x.Last <= x.First {
+			sep = "; "
+		}
+		fmt.Fprintf(&b, "%ssched_switch on %s %s", sep, what, cpulist.Format(cpus))
+	}
+	var near []string
+	seen := map[string]bool{}
+	names := make(map[string]bool, len(x.Names))
+	for n := range x.Names {
+		if n != "" {
+			names[n] = true
+		}
+	}
+	for _, want := range comms {
+		for _, n := range ClosestNames(want, names, 3) {
+			// "x;y,z" typed unescaped is two names that both come
+			// closest to it: name it once.
+			if !seen[n] {
+				seen[n] = true
+				near = append(near, CommArg(n, x.Names[n]))
+			}
+		}
+	}
+	if len(near) > 0 {
+		fmt.Fprintf(&b, "; closest task names: %s", strings.Join(near, ", "))
+	}
+	return b.String()
+}
+
+// AddName records that a process pid (0 unknown) had task name comm, for
+// Message's closest names: of each name, the smallest pid > 0 is kept.
+func (x *NoMatch) AddName(comm string, pid int) {
+	if x.Names == nil {
+		x.Names = map[string]int{}
+	}
+	if p, ok := x.Names[comm]; !ok || (pid > 0 && (p == 0 || pid < p)) {
+		x.Names[comm] = pid
+	}
+}
+
+// noMatchOf is the NoMatch of the trace the schedule sb rebuilt, of events
+// events and switches sched_switch events.
+func noMatchOf(sb *schedule.Builder, events, switches int64) NoMatch {
+	x := NoMatch{Events: events, Switches: switches}
+	x.First, x.Last = sb.Observed()
+	for _, c := range sb.SwitchCPUs() {
+		x.CPUs = append(x.CPUs, int(c))
+	}
+	for _, t := range sb.Tasks() {
+		if t.Comm != "" {
+			x.AddName(t.Comm, int(t.PID))
+		}
+	}
+	return x
+}

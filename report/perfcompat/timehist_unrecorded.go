@@ -1,0 +1,69 @@
+package perfcompat
+
+import "github.com/traceview/traceview/trace"
+
+// A capture of some CPUs only (record --cpu, perf record -C) has no event
+// of the others: a task queued on one of them while it waited may have run
+// there unseen, so its wait until a switch-in on a recorded CPU is not a
+// scheduling delay one can measure. Outside Exact, timehist decides it as
+// the schedule does for latency and stats (schedule.Delay.Unrecorded): the
+// task was queued (woken to, or migrated from or to) a CPU that had
+// recorded no event of its own, and that CPU still had none at the
+// switch-in. Such a row's sch delay prints "-", is left out of the -S
+// summary's delay, and is counted in TimehistResult.UnrecordedDelays.
+// Exact mode prints perf's number.
+
+// noteCPU marks e's CPU as recorded from e's time on (events arrive in
+// time order).
+func (th *timehist) noteCPU(e *trace.Event) {
+	c := int(e.CPU)
+	if c < 0 || c >= TimehistMaxCPUs {
+		return
+	}
+	for len(th.recordedAt) <= c {
+		th.recordedAt = append(th.recordedAt, -1)
+	}
+	if th.recordedAt[c] < 0 {
+		th.recordedAt[c] = e.Time
+	}
+}
+
+// unrecordedAt reports whether cpu had recorded no event by time at.
+func (th *timehist) unrecordedAt(cpu trace.CPU, at int64) bool {
+	c := int(cpu)
+	return c >= 0 && (c >= len(th.recordedAt) || th.recordedAt[c] < 0 || th.recordedAt[c] > at)
+}
+
+// noteQueue notes that waiting t is queued on cpu at time at: when cpu has
+// recorded nothing yet, t's delay may end with t having run there unseen
+// (settled at the delay's end, settleUnrecorded). A CPU noted before that
+// has since recorded an event gives way to this one.
+func (th *timehist) noteQueue(t *timehistThread, cpu trace.CPU, at int64) {
+	if th.unrecordedAt(cpu, at) && (!t.hasOff || !th.unrecordedAt(t.offCPU, at)) {
+		t.offCPU, t.hasOff = cpu, true
+	}
+}
+
+// noteMigrate notes the CPUs a waiting task migrates between.
+func (th *timehist) noteMigrate(e *trace.Event) {
+	if e.TID <= 0 {
+		return
+	}
+	t := th.m.get(e.TID) // no pid update: a lookup only
+	if t == nil || t.readyToRun == 0 {
+		return // not waiting
+	}
+	th.noteQueue(t, e.OrigCPU, e.Time)
+	th.noteQueue(t, e.DestCPU, e.Time)
+}
+
+// settleUnrecorded decides, after timehistUpdate of t's switch-out, whether
+// the delay ending at its switch-in tprev is unrecorded: then it comes out
+// of t's total and the row prints "-".
+func (th *timehist) settleUnrecorded(t *timehistThread, tprev int64) {
+	t.dtUnrecorded = tprev != 0 && t.readyToRun != 0 && t.readyToRun <= tprev && t.hasOff && th.unrecordedAt(t.offCPU, tprev)
+	if t.dtUnrecorded {
+		t.totalDelay -= t.dtDelay
+		th.unrecordedDelays++
+	}
+}
