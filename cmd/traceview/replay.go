@@ -259,6 +259,11 @@ type replayRunJSON struct {
 	// deadline-bound taken as work-bound instead (null when no task was
 	// inferred deadline-bound or --until set them all).
 	KindSensitivity *predict.KindSensitivity `json:"kind_sensitivity"`
+	// KillSensitivity is the same run with the spinners that exited
+	// mid-spin (replayed work-bound) taken as killed at a wall-clock time,
+	// deadline-bound at their end in the trace (null when there are none,
+	// or --until set them all).
+	KillSensitivity *predict.KindSensitivity `json:"kill_sensitivity"`
 	// Groups are the task groups of the run with their settings and
 	// where those come from; GroupsModelled is false when the policy
 	// schedules every task as a peer; GroupStats are the predicted
@@ -762,12 +767,25 @@ func pluralES(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "es"
 }
 
-// note is the line a run whose conclusion depends on the inferred
+// kindNote is the line a run whose conclusion depends on the inferred
 // deadline-bound termination prints on stderr.
 func kindNote(k *predict.KindSensitivity, policy string) string {
+	return sensitivityNote(k, fmt.Sprintf("note: %s: the prediction rests on %s being deadline-bound (inferred: looping until a wall-clock time); taken as work-bound (ending after the CPU work they did in the trace) it changes:",
+		policy, strings.Join(k.Tasks, ", ")), fmt.Sprintf(" --until %s=work or %s=DURATION says which", k.Tasks[0], k.Tasks[0]))
+}
+
+// killNote is the line a run whose conclusion depends on whether the
+// spinners that exited mid-spin were killed prints on stderr.
+func killNote(k *predict.KindSensitivity, policy string) string {
+	return sensitivityNote(k, fmt.Sprintf("note: %s: %s exited mid-spin and the prediction takes that for the end of its work (work-bound); if a kill at a wall-clock time ended it (timeout, a signal from outside the trace) it changes:",
+		policy, strings.Join(k.Tasks, ", ")), fmt.Sprintf(" --until %s=deadline or %s=work says which", k.Tasks[0], k.Tasks[0]))
+}
+
+// sensitivityNote is head, the check's first three changes (" makespan
+// 1.000 ms -> 2.000 ms;") with how many more there are, and tail.
+func sensitivityNote(k *predict.KindSensitivity, head, tail string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "note: %s: the prediction rests on %s being deadline-bound (inferred: looping until a wall-clock time); taken as work-bound (ending after the CPU work they did in the trace) it changes:",
-		policy, strings.Join(k.Tasks, ", "))
+	b.WriteString(head)
 	for n, c := range k.Changes {
 		if n == 3 {
 			fmt.Fprintf(&b, " and %d more", len(k.Changes)-3)
@@ -783,7 +801,7 @@ func kindNote(k *predict.KindSensitivity, policy string) string {
 			fmt.Fprintf(&b, " %s %d -> %d;", what, c.Observed, c.Predicted)
 		}
 	}
-	fmt.Fprintf(&b, " --until %s=work or %s=DURATION says which", k.Tasks[0], k.Tasks[0])
+	b.WriteString(tail)
 	return b.String()
 }
 

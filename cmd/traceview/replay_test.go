@@ -509,7 +509,9 @@ func TestReplayTimeoutKill(t *testing.T) {
 // hog of grpq.q25, `hog 2` beside reqsrv under a CPU quota) stays
 // work-bound, and the workload line says its end may have been a kill and
 // names --until hog=deadline, which makes it deadline-bound at the end of
-// its spin in the trace: 2014.4 ms after its start.
+// its spin in the trace: 2014.4 ms after its start. On one CPU, where that
+// moves the makespan, a note on stderr says so too (-o json:
+// kill_sensitivity).
 func TestReplaySpinExitHint(t *testing.T) {
 	const in = "../../testdata/traces/grpq.q25.perf.data"
 	out, errs, code := runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", in)
@@ -549,8 +551,15 @@ func TestReplaySpinExitHint(t *testing.T) {
 	if !found {
 		t.Errorf("no hog among the workload tasks: %s", out)
 	}
-	out, _, _ = runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "--until", "hog=deadline", in)
-	if strings.Contains(out, "exited mid-spin") {
-		t.Errorf("--until hog=deadline settles it, yet the workload line still hints:\n%s", out)
+	out, errs, _ = runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "--cpus", "1", "--until", "hog=deadline", in)
+	if strings.Contains(out, "exited mid-spin") || strings.Contains(errs, "exited mid-spin") {
+		t.Errorf("--until hog=deadline settles it, yet the output still hints:\n%s\n%s", out, errs)
+	}
+	// On one CPU the kill changes the answer (makespan 2833.6 ms as
+	// work-bound, 2034.0 ms killed), and a note on stderr says so.
+	_, errs, code = runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "--cpus", "1", in)
+	const note = "note: eevdf: hog exited mid-spin and the prediction takes that for the end of its work (work-bound); if a kill at a wall-clock time ended it (timeout, a signal from outside the trace) it changes: makespan 2833.572 ms -> 2033.981 ms;"
+	if code != 0 || !strings.Contains(errs, note) || !strings.Contains(errs, "--until hog=deadline or hog=work says which") {
+		t.Errorf("--cpus 1: exit %d, stderr lacks %q:\n%s", code, note, errs)
 	}
 }
