@@ -49,9 +49,9 @@ type RecordConfig struct {
 	// CgroupRoot as V2 when it is given. A zero CgroupMounts reads none
 	// (the autogroups of Proc's tasks still).
 	CgroupMounts *CgroupMounts
-	// RotateBytes, when > 0, starts the next file of the series once a
-	// file holds this many bytes (checked at each event: a file ends at
-	// most one compressed block, 8192 events, beyond it).
+	// RotateBytes, when > 0, starts the next file of the series before
+	// a file would hold more than this many bytes (sizeCut: a file ends
+	// at most about one block, RotateBytes/blockShare, beyond it).
 	RotateBytes int64
 	// RotateEvery, when > 0, starts the next file once a file spans this
 	// much trace time.
@@ -205,22 +205,32 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 		r.stopStats = st
 		r.stopMu.Unlock()
 	}(seg.groups.settings)
+	var cut *sizeCut // --rotate SIZE (sizeCut says where each file ends)
+	full := false
+	if r.cfg.RotateBytes > 0 {
+		cut = newSizeCut(r.cfg.RotateBytes)
+	}
 	err = r.c.Run(ctx, func(e trace.Event) error {
 		if r.aborted() {
 			return ErrAborted
 		}
 		if series && e.Time > 0 && seg.first > 0 &&
-			((r.cfg.RotateBytes > 0 && seg.w.Bytes() >= r.cfg.RotateBytes) ||
-				(r.cfg.RotateEvery > 0 && e.Time-seg.first >= int64(r.cfg.RotateEvery))) {
-			if err := r.closeSegment(seg, nil); err != nil {
+			(full || (r.cfg.RotateEvery > 0 && e.Time-seg.first >= int64(r.cfg.RotateEvery))) {
+			if err := r.rotate(seg, cut); err != nil {
 				return err
 			}
 			var err error
 			if seg, err = next(); err != nil {
 				return err
 			}
+			full = false
 		}
-		return seg.write(e)
+		if err := seg.write(e); err != nil || cut == nil {
+			return err
+		}
+		var err error
+		full, err = cut.wrote(seg.w)
+		return err
 	})
 	r.stopMu.Lock()
 	seg.stopStats = r.stopStats
@@ -229,6 +239,25 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// rotate ends seg, a file of a rotated series, for the next to start;
+// with cut (--rotate SIZE) it measures the file's closing frames for the
+// next file's reserve.
+func (r *Recorder) rotate(seg *segment, cut *sizeCut) error {
+	if cut == nil {
+		return r.closeSegment(seg, nil)
+	}
+	if err := seg.w.Flush(); err != nil {
+		return err
+	}
+	at := seg.w.Bytes()
+	if err := r.closeSegment(seg, nil); err != nil {
+		return err
+	}
+	cut.closed(seg.w.Bytes(), at)
+	cut.start()
+	return nil
 }
 
 // segment is one file being written.

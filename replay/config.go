@@ -88,8 +88,11 @@ type Override struct {
 
 // UntilOverride is a termination kind set by the user.
 type UntilOverride struct {
-	Kind     UntilKind
-	Deadline int64 // ns after the task's start (UntilDeadline)
+	Kind UntilKind
+	// Deadline is ns after the task's start (UntilDeadline); 0 there is
+	// `--until SEL=deadline`: the time the task ended in the trace
+	// (Task.EndDeadline), for a task a kill ended at a wall-clock time.
+	Deadline int64
 }
 
 // Config parameterizes a simulation. DefaultConfig gives: the model's CPU
@@ -257,8 +260,8 @@ func CheckConfig(m *Model, cfg Config) error {
 			}
 			return fmt.Errorf("%w: affinity %s for %s: %s in the %d-CPU replay (CPUs %s; --cpus sets the count)", ErrConfig, o.Affinity, o.Sel.String(), what, n, all)
 		}
-		if o.Until != nil && o.Until.Kind == UntilDeadline && (o.Until.Deadline <= 0 || o.Until.Deadline > MaxDeadline) {
-			return fmt.Errorf("%w: deadline %d ns for %s: want 1 ns..%d ns (1 h)", ErrConfig, o.Until.Deadline, o.Sel.String(), MaxDeadline)
+		if o.Until != nil && o.Until.Kind == UntilDeadline && (o.Until.Deadline < 0 || o.Until.Deadline > MaxDeadline) {
+			return fmt.Errorf("%w: deadline %d ns for %s: want 1 ns..%d ns (1 h), or 0 for the task's end in the trace", ErrConfig, o.Until.Deadline, o.Sel.String(), MaxDeadline)
 		}
 		matched := false
 		for i := range m.Tasks {
@@ -288,10 +291,12 @@ func ParseUntil(v string) (UntilOverride, error) {
 		return UntilOverride{Kind: UntilWork}, nil
 	case "count":
 		return UntilOverride{Kind: UntilCount}, nil
+	case "deadline":
+		return UntilOverride{Kind: UntilDeadline}, nil
 	}
 	d, err := duration.ParseNS(v)
 	if err != nil {
-		return UntilOverride{}, fmt.Errorf("until %q: want work, count or a duration such as 2s", v)
+		return UntilOverride{}, fmt.Errorf("until %q: want work, count, deadline or a duration such as 2s", v)
 	}
 	if d <= 0 || d > MaxDeadline {
 		return UntilOverride{}, fmt.Errorf("until %q: a deadline must be in 1ns..1h", v)
@@ -317,13 +322,17 @@ func RecordingPolicy(release string) string {
 // Termination is how task tk ends in a replay under cfg: the last of
 // cfg's --until overrides that selects it wins over what Extract inferred
 // (Task.Until, Task.Deadline). set says an override decided it. deadline
-// is ns after the task's start, for UntilDeadline.
+// is ns after the task's start, for UntilDeadline (an override's
+// deadline 0: the task's end in the trace, Task.EndDeadline).
 func Termination(tk *Task, cfg Config) (until UntilKind, deadline int64, set bool) {
 	until, deadline = tk.Until, tk.Deadline
 	for _, o := range cfg.Overrides {
 		if o.Until != nil && o.Sel.Match(tk) {
 			until, deadline, set = o.Until.Kind, o.Until.Deadline, true
 		}
+	}
+	if set && until == UntilDeadline && deadline == 0 {
+		deadline = tk.EndDeadline()
 	}
 	return until, deadline, set
 }

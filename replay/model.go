@@ -481,6 +481,11 @@ type ModelStats struct {
 	CountBound       int `json:"count_bound"`
 	DeadlineBound    int `json:"deadline_bound"`
 	DeadlineInferred int `json:"deadline_inferred"`
+	// TimerKills counts the spinners of DeadlineInferred that exited
+	// right after another workload task's timer fired, a timer that had
+	// run for their whole life (`timeout 3 CMD`): taken for killed at a
+	// wall-clock deadline (timerKills).
+	TimerKills int `json:"timer_kills"`
 	// Censored counts workload tasks still running or runnable when the
 	// trace ended (Task.Censored): how long they would have gone on is
 	// unknown, so no makespan can be predicted.

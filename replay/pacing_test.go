@@ -442,3 +442,79 @@ func TestSpinBurstTail(t *testing.T) {
 		t.Errorf("shell waiting for its jobs: spin burst %d, want -1", k)
 	}
 }
+
+// TestTimerKills: `timeout 3 sh -c 'while :; do :; done'` as the trace
+// shows it: timeout (task 0) forks the spinner at 1 ms, sleeps on a timer
+// from 1.5 ms to 3001.5 ms, runs 0.2 ms and exits; the spinner (task 1),
+// with no sibling, spins from 1 ms and exits 2 ms after the timer fired
+// (0.07 % of its 3 s life): killed at a wall-clock deadline, so
+// deadline-bound with its exit as the deadline (3002.5 ms after its start).
+// An exit 200 ms after the timer (6.7 %, over deadlineSpread), one before
+// it, a timer sleep that began 500 ms after the spinner (it does not span
+// its life) and a wakeup only inferred to be a timer's leave it work-bound.
+func TestTimerKills(t *testing.T) {
+	const ms = 1_000_000
+	for _, c := range []struct {
+		name      string
+		exit      int64 // the spinner's last event
+		sleepFrom int64
+		inferred  bool
+		deadline  bool
+	}{
+		{"killed", 3003.5 * ms, 1.5 * ms, false, true},
+		{"late-exit", 3201.5 * ms, 1.5 * ms, false, false},
+		{"exit-before-timer", 3000 * ms, 1.5 * ms, false, false},
+		{"timer-after-start", 3003.5 * ms, 501 * ms, false, false},
+		{"inferred-timer", 3003.5 * ms, 1.5 * ms, true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const fired = 3001.5 * ms
+			killer := Task{Comm: "timeout", Parent: -1, Workload: true, Start: 0, Last: fired + 0.2*ms, Repeat: -1,
+				Bursts: []Burst{{Len: 1 * ms, End: EndBlock, Slept: fired - c.sleepFrom,
+					Wake: Cause{Kind: CauseTimer, Delay: fired - c.sleepFrom, At: fired, Inferred: c.inferred}},
+					{Len: 0.2 * ms, End: EndExit}}}
+			spin := Task{Comm: "sh", Parent: 0, Workload: true, Start: 1 * ms, Last: c.exit, Repeat: -1,
+				Bursts: []Burst{{Len: c.exit - 1*ms, End: EndExit}}}
+			m := &Model{Tasks: []Task{killer, spin}}
+			x := &extractor{m: m}
+			x.inferUntil()
+			got := m.Tasks[1]
+			if (got.Until == UntilDeadline) != c.deadline {
+				t.Fatalf("spinner until %s, want deadline-bound %v", got.Until, c.deadline)
+			}
+			if c.deadline && (got.Deadline != c.exit-1*ms || !got.UntilInferred || m.Stats.TimerKills != 1 || m.Stats.DeadlineInferred != 1) {
+				t.Errorf("deadline %d ns, inferred %v, stats %+v; want %d ns, inferred, 1 timer kill", got.Deadline, got.UntilInferred, m.Stats, c.exit-1*ms)
+			}
+			if m.Tasks[0].Until == UntilDeadline {
+				t.Errorf("the killer is deadline-bound; it sleeps once and exits")
+			}
+		})
+	}
+}
+
+// TestUntilDeadlineAtEnd: --until SEL=deadline (ParseUntil "deadline", a
+// deadline of 0) gives a task the time it ended in the trace: a spinner
+// starting at 1 s whose spin ends at 2.9998 s (last event 3.0 s less its
+// exit's 0.1 ms tail and 0.1 ms sleep) gets 1.9998 s; a task that is no
+// spinner, its last event less its start (2 s).
+func TestUntilDeadlineAtEnd(t *testing.T) {
+	u, err := ParseUntil("deadline")
+	if err != nil || u.Kind != UntilDeadline || u.Deadline != 0 {
+		t.Fatalf("ParseUntil(deadline) = %+v, %v", u, err)
+	}
+	cfg := Config{Overrides: []Override{{Sel: Selector{Comm: "hog", PID: -1, TID: -1}, Until: &u}}}
+	spin := &Task{Comm: "hog", Start: 1e9, Last: 3e9, Spinner: true, Bursts: []Burst{
+		{Len: 1_000_000_000, End: EndBlock, Slept: 100_000}, {Len: 100_000, End: EndExit}}}
+	plain := &Task{Comm: "hog", Start: 1e9, Last: 3e9, Bursts: []Burst{{Len: 1e6, End: EndExit}}}
+	for _, c := range []struct {
+		tk   *Task
+		want int64
+	}{{spin, 1_999_800_000}, {plain, 2_000_000_000}} {
+		if until, d, set := Termination(c.tk, cfg); until != UntilDeadline || d != c.want || !set {
+			t.Errorf("spinner %v: %s at %d ns (set %v); want deadline at %d ns", c.tk.Spinner, until, d, set, c.want)
+		}
+	}
+	if err := CheckConfig(&Model{NrCPUs: 1, Tasks: []Task{*plain}}, cfg); err != nil {
+		t.Errorf("CheckConfig refuses --until hog=deadline: %v", err)
+	}
+}

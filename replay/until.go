@@ -245,6 +245,7 @@ func (x *extractor) inferUntil() {
 		}
 	}
 	x.loneSpinners(groups)
+	x.timerKills(groups)
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
 		if !tk.Workload {
@@ -260,4 +261,40 @@ func (x *extractor) inferUntil() {
 			m.Stats.DeadlineInferred++
 		}
 	}
+}
+
+// EndDeadline is the deadline, in ns after the task's start, at which it
+// ended in the trace: for a spinner the end of its spin (spinBurst: its
+// last event less its exit's tail), else its last event. `--until
+// SEL=deadline` gives it to a task whose end the trace does not explain:
+// a kill at a wall-clock time (timeout, a signal from outside the
+// workload) ends a task where its work would have gone on.
+func (t *Task) EndDeadline() int64 {
+	end := t.Last
+	if t.Spinner {
+		if k, e := spinBurst(t); k >= 0 {
+			end = e
+		}
+	}
+	return max(end-t.Start, 1)
+}
+
+// SpinExits returns the indexes of the workload's spinners (Task.Spinner)
+// that exited in the trace after at least minDeadlineLife and were not
+// inferred deadline-bound: each ended mid-spin, when its work was done or
+// when a signal killed it, which the trace cannot tell apart (a running
+// task's signal wakes no one, and exit records no cause). Replayed as
+// work-bound, such a task given less CPU runs longer; killed at a
+// wall-clock time it would have stopped there (`--until SEL=deadline`).
+func (m *Model) SpinExits() []int {
+	var out []int
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		bs := tk.Bursts
+		if tk.Workload && tk.Spinner && tk.Until != UntilDeadline && !tk.Censored &&
+			len(bs) > 0 && bs[len(bs)-1].End == EndExit && tk.Last-tk.Start >= minDeadlineLife {
+			out = append(out, i)
+		}
+	}
+	return out
 }

@@ -56,7 +56,7 @@ func init() {
 func newReplayCmd() *cobra.Command {
 	var o replayOptions
 	cmd := &cobra.Command{
-		Use:   "replay [-i FILE] [-p] --policy P[,P...] [--cpus N] [--affinity SEL=CPULIST] [--nice SEL=N] [--class SEL=fifo:PRIO] [--slice SEL=DURATION] [--until SEL=DURATION|work|count] [--cpu-weight PATH=W] [--cpu-max PATH=Q/P] [--cgroup SEL=PATH] [--hz N] [-o table|json|csv] [-w FILE]",
+		Use:   "replay [-i FILE] [-p] --policy P[,P...] [--cpus N] [--affinity SEL=CPULIST] [--nice SEL=N] [--class SEL=fifo:PRIO] [--slice SEL=DURATION] [--until SEL=DURATION|work|count|deadline] [--cpu-weight PATH=W] [--cpu-max PATH=Q/P] [--cgroup SEL=PATH] [--hz N] [-o table|json|csv] [-w FILE]",
 		Short: "Re-schedule a captured workload under a modelled policy and compare",
 		Long:  helpText("replay"),
 		Args: func(_ *cobra.Command, args []string) error {
@@ -87,7 +87,7 @@ func newReplayCmd() *cobra.Command {
 	f.StringArrayVar(&o.nice, "nice", nil, "SEL=N: set the nice level (repeatable)")
 	f.StringArrayVar(&o.class, "class", nil, "SEL=fifo:PRIO, SEL=rr:PRIO or SEL=normal (repeatable)")
 	f.StringArrayVar(&o.slice, "slice", nil, "SEL=DURATION: custom slice request (sched_attr.sched_runtime, eevdf; 100us..100ms, the range the kernel accepts)")
-	f.StringArrayVar(&o.until, "until", nil, "SEL=DURATION|work|count: how tasks end (deadline DURATION after their start, e.g. hog=1s; repeatable)")
+	f.StringArrayVar(&o.until, "until", nil, "SEL=DURATION|work|count|deadline: how tasks end (deadline DURATION after their start, e.g. hog=1s, or deadline: when they ended in the trace; repeatable)")
 	f.IntVar(&o.hz, "hz", 0, "scheduler tick rate in Hz (CONFIG_HZ; default: inferred from the trace's tick, else 250)")
 	f.BoolVar(&o.wide, "wide", false, "all columns (Sum delay, p99 delay)")
 	f.BoolVar(&o.noTrust, "no-self-replay", false, "skip the self-replay that says how far to trust the prediction")
@@ -259,6 +259,11 @@ type replayRunJSON struct {
 	// deadline-bound taken as work-bound instead (null when no task was
 	// inferred deadline-bound or --until set them all).
 	KindSensitivity *predict.KindSensitivity `json:"kind_sensitivity"`
+	// KillSensitivity is the same run with the spinners that exited
+	// mid-spin (replayed work-bound) taken as killed at a wall-clock time,
+	// deadline-bound at their end in the trace (null when there are none,
+	// or --until set them all).
+	KillSensitivity *predict.KindSensitivity `json:"kill_sensitivity"`
 	// Groups are the task groups of the run with their settings and
 	// where those come from; GroupsModelled is false when the policy
 	// schedules every task as a peer; GroupStats are the predicted
@@ -490,10 +495,51 @@ func ratio(p, o int64) string {
 	return strconv.FormatFloat(report.PredRatio(p, o), 'f', 3, 64)
 }
 
+// spinExitNote is what the workload line adds to its work-bound count
+// when spinners among them ended mid-spin (Model.SpinExits) and no
+// --until settles how they end: their work done, or a kill the trace does
+// not show, which --until SEL=deadline models. "" when there is none.
+func spinExitNote(m *replay.Model, cfg replay.Config) string {
+	var sels []string
+	seen, spun := map[string]bool{}, map[int]bool{}
+	spins := m.SpinExits()
+	for _, i := range spins {
+		spun[i] = true
+	}
+	for _, i := range spins {
+		tk := &m.Tasks[i]
+		if _, _, set := replay.Termination(tk, cfg); set {
+			continue
+		}
+		sel := tk.Comm
+		for j := range m.Tasks {
+			if o := &m.Tasks[j]; o.Workload && o.Comm == tk.Comm && !spun[j] {
+				sel = fmt.Sprintf("tid:%d", tk.TID) // the name selects tasks that did not spin
+				break
+			}
+		}
+		if !seen[sel] {
+			seen[sel] = true
+			sels = append(sels, sel)
+		}
+	}
+	if len(sels) == 0 {
+		return ""
+	}
+	more := ""
+	if len(sels) > 3 {
+		more = fmt.Sprintf(" and %d more", len(sels)-3)
+		sels = sels[:3]
+	}
+	return fmt.Sprintf(" (%s%s exited mid-spin: its work done, or a kill the trace cannot show; killed at a wall-clock time, it is deadline-bound: --until %s=deadline)",
+		strings.Join(sels, ", "), more, sels[0])
+}
+
 // writeModelLines prints what the model rests on: its tasks and blocking
 // points by cause, how the workload's tasks end, the tick, and the measured
 // latencies.
-func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
+func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet int) {
+	hz := cfg.HZ
 	st := m.Stats
 	fmt.Fprintf(out, "model: %s, %s, %s (%d ended by another task, %d of them inferred from ping-pong preemptions; %d by a timer, %d at an absolute time (%d absolute timers); %d never woken); %.1f %% of the blocking points with an inferred cause\n",
 		plural(st.Tasks, "task")+" (in a scheduler event)", plural(st.Bursts, "CPU burst"), plural(st.BlockingPoints, "blocking point"),
@@ -502,6 +548,10 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 	if st.DeadlineInferred < st.DeadlineBound {
 		how = fmt.Sprintf("%d inferred, %d set", st.DeadlineInferred, st.DeadlineBound-st.DeadlineInferred)
 	}
+	if st.TimerKills > 0 {
+		how += fmt.Sprintf("; %d of them exited just after another task's timer that ran their whole life fired: killed at a wall-clock deadline, as by timeout", st.TimerKills)
+	}
+	work := spinExitNote(m, cfg)
 	set := ""
 	if untilSet > 0 {
 		set = fmt.Sprintf("; --until then sets how %s end, over what the trace showed", plural(untilSet, "task"))
@@ -533,8 +583,8 @@ func writeModelLines(out io.Writer, m *replay.Model, hz, untilSet int) {
 		}
 		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s; %s\n", why, set, censored, pools)
 	} else {
-		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the one CPU they ran on; %s\n",
-			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
+		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the one CPU they ran on; %s\n",
+			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
 	}
 	tick := "inferred from the trace"
 	if m.HZ == 0 || hz != m.HZ {
@@ -717,12 +767,25 @@ func pluralES(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "es"
 }
 
-// note is the line a run whose conclusion depends on the inferred
+// kindNote is the line a run whose conclusion depends on the inferred
 // deadline-bound termination prints on stderr.
 func kindNote(k *predict.KindSensitivity, policy string) string {
+	return sensitivityNote(k, fmt.Sprintf("note: %s: the prediction rests on %s being deadline-bound (inferred: looping until a wall-clock time); taken as work-bound (ending after the CPU work they did in the trace) it changes:",
+		policy, strings.Join(k.Tasks, ", ")), fmt.Sprintf(" --until %s=work or %s=DURATION says which", k.Tasks[0], k.Tasks[0]))
+}
+
+// killNote is the line a run whose conclusion depends on whether the
+// spinners that exited mid-spin were killed prints on stderr.
+func killNote(k *predict.KindSensitivity, policy string) string {
+	return sensitivityNote(k, fmt.Sprintf("note: %s: %s exited mid-spin and the prediction takes that for the end of its work (work-bound); if a kill at a wall-clock time ended it (timeout, a signal from outside the trace) it changes:",
+		policy, strings.Join(k.Tasks, ", ")), fmt.Sprintf(" --until %s=deadline or %s=work says which", k.Tasks[0], k.Tasks[0]))
+}
+
+// sensitivityNote is head, the check's first three changes (" makespan
+// 1.000 ms -> 2.000 ms;") with how many more there are, and tail.
+func sensitivityNote(k *predict.KindSensitivity, head, tail string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "note: %s: the prediction rests on %s being deadline-bound (inferred: looping until a wall-clock time); taken as work-bound (ending after the CPU work they did in the trace) it changes:",
-		policy, strings.Join(k.Tasks, ", "))
+	b.WriteString(head)
 	for n, c := range k.Changes {
 		if n == 3 {
 			fmt.Fprintf(&b, " and %d more", len(k.Changes)-3)
@@ -738,7 +801,7 @@ func kindNote(k *predict.KindSensitivity, policy string) string {
 			fmt.Fprintf(&b, " %s %d -> %d;", what, c.Observed, c.Predicted)
 		}
 	}
-	fmt.Fprintf(&b, " --until %s=work or %s=DURATION says which", k.Tasks[0], k.Tasks[0])
+	b.WriteString(tail)
 	return b.String()
 }
 
@@ -909,7 +972,7 @@ func writeAssumptions(out io.Writer, o replayOptions, m *replay.Model, cfg repla
 		return
 	}
 	fmt.Fprintln(out)
-	writeModelLines(out, m, cfg.HZ, untilSet)
+	writeModelLines(out, m, cfg, untilSet)
 	writeGroupLine(out, m, cfg)
 }
 

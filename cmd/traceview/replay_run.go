@@ -108,18 +108,25 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 			fmt.Fprintf(r.out, "\n%s", r.cut)
 		}
 	}
-	var ks *predict.KindSensitivity
+	var ks, kk *predict.KindSensitivity
 	if sp.Info.Name != "as-traced" && r.cut == "" {
 		if ks, err = predict.CheckKinds(m, sp, cfg, res, pred, o.perTask); err != nil {
 			return false, err
 		}
 		r.doc.Runs[len(r.doc.Runs)-1].KindSensitivity = ks
+		if kk, err = predict.CheckKills(m, sp, cfg, res, pred, o.perTask); err != nil {
+			return false, err
+		}
+		r.doc.Runs[len(r.doc.Runs)-1].KillSensitivity = kk
 	}
 	if o.output == "table" {
 		writeReplayTable(r.out, sp.String(), res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide)
 	}
 	if ks != nil && ks.Conclusions {
 		fmt.Fprintln(r.errw, kindNote(ks, sp.String()))
+	}
+	if kk != nil && kk.Conclusions {
+		fmt.Fprintln(r.errw, killNote(kk, sp.String()))
 	}
 	if o.output == "csv" {
 		r.csvRows = append(r.csvRows, replayCSVRows(sp.String(), res, r.obs, pred, r.doc.Makespan)...)

@@ -129,7 +129,7 @@ func TestReplayCLIErrors(t *testing.T) {
 		{[]string{"replay", "--policy", "eevdf", "--cpus", "0", messaging2}, 2, "--cpus 0: want 1..64"},
 		{[]string{"replay", "--policy", "eevdf", "--nice", "nosuch=0", messaging2}, 2, `selector "nosuch" matches no task`},
 		{[]string{"replay", "--policy", "eevdf", "--until", "nosuch=2s", messaging2}, 2, `selector "nosuch" matches no task`},
-		{[]string{"replay", "--policy", "eevdf", "--until", "hog=-2s", messaging2}, 2, `want work, count or a duration`},
+		{[]string{"replay", "--policy", "eevdf", "--until", "hog=-2s", messaging2}, 2, `want work, count, deadline or a duration`},
 		{[]string{"replay", "--policy", "eevdf", "--until", "hog=1000h", messaging2}, 2, `a deadline must be in 1ns..1h`},
 		{[]string{"replay", "--policy", "eevdf", "--until", "hog", messaging2}, 2, `want SEL=VALUE`},
 		{[]string{"replay", "--policy", "eevdf", "--hz", "-1", messaging2}, 2, `--hz -1: want 1..10000`},
@@ -476,5 +476,90 @@ func TestReplayLayout(t *testing.T) {
 	}
 	if len(doc.Model) < 10 || len(doc.Runs) != 1 || doc.Runs[0].SelfReplay == nil || doc.Runs[0].SelfReplay.Policy != "eevdf" || len(doc.Runs[0].Assumptions) == 0 {
 		t.Errorf("-o json lacks the model, self-replay or assumptions: %s", stdout[:min(len(stdout), 400)])
+	}
+}
+
+// A hog that timeout killed (testdata/traces/timeout-spin.tv: timeout 1 sh
+// -c 'while :; do :; done', meta file beside it) is deadline-bound: sh
+// exited 5.7 ms after timeout's 1000 ms timer fired, so on one CPU it still
+// stops there (makespan 1.095x the observed 1044.4 ms), where as work-bound
+// (--until sh=work) it ran its 307 ms of CPU after everything else (2.04x);
+// the workload line says why.
+func TestReplayTimeoutKill(t *testing.T) {
+	const in = "../../testdata/traces/timeout-spin.tv"
+	out, errs, code := runCLI(t, "replay", "--policy", "eevdf", "--cpus", "1", "--no-self-replay", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"makespan 1044.351 ms observed, 1143.856 ms predicted (ratio 1.095)",
+		"1 at a wall-clock deadline (inferred; 1 of them exited just after another task's timer that ran their whole life fired: killed at a wall-clock deadline, as by timeout)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, errs, code = runCLI(t, "replay", "--policy", "eevdf", "--cpus", "1", "--no-self-replay", "--until", "sh=work", in)
+	if code != 0 || !strings.Contains(out, "makespan 1044.351 ms observed, 2130.700 ms predicted (ratio 2.040)") {
+		t.Errorf("--until sh=work: exit %d, %s\n%s", code, errs, out)
+	}
+}
+
+// A spinner that exited mid-spin with nothing in the trace to say why (the
+// hog of grpq.q25, `hog 2` beside reqsrv under a CPU quota) stays
+// work-bound, and the workload line says its end may have been a kill and
+// names --until hog=deadline, which makes it deadline-bound at the end of
+// its spin in the trace: 2014.4 ms after its start. On one CPU, where that
+// moves the makespan, a note on stderr says so too (-o json:
+// kill_sensitivity).
+func TestReplaySpinExitHint(t *testing.T) {
+	const in = "../../testdata/traces/grpq.q25.perf.data"
+	out, errs, code := runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", in)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	const hint = "1 ending after their work (hog exited mid-spin: its work done, or a kill the trace cannot show; killed at a wall-clock time, it is deadline-bound: --until hog=deadline)"
+	if !strings.Contains(out, hint) {
+		t.Errorf("output lacks %q:\n%s", hint, out)
+	}
+	out, errs, code = runCLI(t, "replay", "-o", "json", "--policy", "eevdf", "--no-self-replay", "--until", "hog=deadline", in)
+	if code != 0 {
+		t.Fatalf("--until hog=deadline: exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Model struct {
+			Tasks []struct {
+				Comm       string `json:"comm"`
+				Until      string `json:"until"`
+				DeadlineNs int64  `json:"deadline_ns"`
+				Set        bool   `json:"set_by_until"`
+			} `json:"workload_tasks"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tk := range doc.Model.Tasks {
+		if tk.Comm == "hog" {
+			found = true
+			if tk.Until != "deadline" || !tk.Set || tk.DeadlineNs != 2014441786 {
+				t.Errorf("hog %+v; want deadline-bound by --until at 2014441786 ns", tk)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no hog among the workload tasks: %s", out)
+	}
+	out, errs, _ = runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "--cpus", "1", "--until", "hog=deadline", in)
+	if strings.Contains(out, "exited mid-spin") || strings.Contains(errs, "exited mid-spin") {
+		t.Errorf("--until hog=deadline settles it, yet the output still hints:\n%s\n%s", out, errs)
+	}
+	// On one CPU the kill changes the answer (makespan 2833.6 ms as
+	// work-bound, 2034.0 ms killed), and a note on stderr says so.
+	_, errs, code = runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "--cpus", "1", in)
+	const note = "note: eevdf: hog exited mid-spin and the prediction takes that for the end of its work (work-bound); if a kill at a wall-clock time ended it (timeout, a signal from outside the trace) it changes: makespan 2833.572 ms -> 2033.981 ms;"
+	if code != 0 || !strings.Contains(errs, note) || !strings.Contains(errs, "--until hog=deadline or hog=work says which") {
+		t.Errorf("--cpus 1: exit %d, stderr lacks %q:\n%s", code, note, errs)
 	}
 }

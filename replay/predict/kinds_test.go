@@ -11,7 +11,14 @@ import (
 // the spec and configuration of it.
 func niceOneCPU(t *testing.T) (*replay.Model, policies.Spec, replay.Config, *Prediction) {
 	t.Helper()
-	m := load(t, "nice.2cpu.perf.data")
+	return oneCPU(t, "nice.2cpu.perf.data")
+}
+
+// oneCPU is a trace's model and its eevdf prediction on 1 CPU, with the
+// spec and configuration of it.
+func oneCPU(t *testing.T, name string) (*replay.Model, policies.Spec, replay.Config, *Prediction) {
+	t.Helper()
+	m := load(t, name)
 	cfg := replay.DefaultConfig()
 	cfg.CPUs = 1
 	sp := spec(t, "eevdf")
@@ -74,5 +81,25 @@ func TestCheckKindsCensored(t *testing.T) {
 		if c.Metric == "makespan" {
 			t.Errorf("censored: a makespan change %+v", c)
 		}
+	}
+}
+
+// TestCheckKills: grpq.q25's hog (`hog 2` beside reqsrv, a spinner that
+// exited mid-spin with no timer in the trace to say why) is replayed
+// work-bound; on 1 CPU the check takes it as killed at the end of its spin
+// (2014.4 ms after its start) and the makespan moves: from 2833.6 ms
+// (work-bound) to 2034.0 ms. --until for it settles it: no check.
+func TestCheckKills(t *testing.T) {
+	m, sp, cfg, p := oneCPU(t, "grpq.q25.perf.data")
+	kk, err := CheckKills(m, sp, cfg, p.Result, p.Predicted, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kk == nil || len(kk.Tasks) != 1 || kk.Tasks[0] != "hog" || !kk.Conclusions || kk.MakespanNs < 2_030_000_000 || kk.MakespanNs > 2_040_000_000 {
+		t.Fatalf("kill sensitivity %+v (prediction's makespan %d ns); want hog, a changed conclusion, makespan 2.03-2.04 s", kk, p.Result.Makespan)
+	}
+	cfg.Overrides = []replay.Override{{Sel: replay.Selector{Comm: "hog", PID: -1, TID: -1}, Until: &replay.UntilOverride{Kind: replay.UntilWork}}}
+	if kk, err := CheckKills(m, sp, cfg, p.Result, p.Predicted, false); err != nil || kk != nil {
+		t.Errorf("with --until hog=work: %+v, %v; want nil", kk, err)
 	}
 }

@@ -298,6 +298,18 @@ func (w *Writer) flushBlock() {
 	w.blk.reset()
 }
 
+// Flush writes the events buffered so far as a block, shorter than
+// BlockEvents (nothing when there are none), so that Bytes counts every
+// event written. A series rotated by size (record --rotate SIZE) cuts its
+// blocks short this way to know each file's size before it ends one.
+func (w *Writer) Flush() error {
+	if w.closed {
+		return errors.New("traceview format: flush after close")
+	}
+	w.flushBlock()
+	return w.err
+}
+
 // Events returns the number of events written so far.
 func (w *Writer) Events() uint64 { return w.tr.Events }
 
