@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"sync"
 
 	"github.com/traceview/traceview/internal/tidmap"
 	"github.com/traceview/traceview/policies"
@@ -990,12 +991,41 @@ func (x *extractor) finish() {
 // closeTasks ends each task's last burst at the end of the trace: a
 // running task's by the trace's end, a sleeping one's with a wakeup that
 // never came.
+//
+// Closing a task reads and writes that task's state only, so the tasks
+// are closed in two runs of about as many bursts each, at once: flatten
+// and Pack copy every burst and action of the model (0.08 s a run on
+// bench/replaymem's 2 M-event file, with nothing else running).
 func (x *extractor) closeTasks() {
 	m := x.m
 	if m.Start < 0 {
 		m.Start = 0
 	}
+	total := 0
 	for i := range x.st {
+		total += x.st[i].bursts.len()
+	}
+	mid, acc := len(x.st), 0
+	for i := range x.st {
+		if acc += x.st[i].bursts.len(); 2*acc >= total {
+			mid = i + 1
+			break
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		x.closeRange(mid, len(x.st))
+	}()
+	x.closeRange(0, mid)
+	wg.Wait()
+}
+
+// closeRange closes tasks lo..hi-1 (closeTasks).
+func (x *extractor) closeRange(lo, hi int) {
+	m := x.m
+	for i := lo; i < hi; i++ {
 		s := &x.st[i]
 		bs := &s.bursts
 		last := bs.last(0)
