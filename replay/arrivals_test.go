@@ -122,11 +122,11 @@ func TestSelfWakeExtract(t *testing.T) {
 	other := trace.NewEvent(1_400_000, 1, trace.KindWaking)
 	other.TID, other.CurTID, other.TargetCPU, other.Prio = 5, 0, 0, 120
 	evs := []trace.Event{sw(1_000_000, 0, 0, 5), self, other, rt(1_500_000, 5, 500_000), sw(1_500_000, 5, trace.StateInterruptible, 0)}
-	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{}}
-	for _, e := range evs {
-		x.event(e)
+	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{}}
+	for k := range evs {
+		x.event(&evs[k])
 	}
-	i := x.byTID[5]
+	i, _ := x.byTID.get(5)
 	if got := x.st[i].selfWakes; len(got) != 1 || got[0] != (selfWake{b: 0, off: 300_000, t: 1_300_000}) {
 		t.Errorf("self-wakeups %+v, want one at burst 0, 300 µs, 1.3 ms", got)
 	}

@@ -216,3 +216,33 @@ func liveHeap(b *testing.B) uint64 {
 	}
 	return ms.HeapAlloc
 }
+
+// BenchmarkExtract is replay's load path alone: reading a trace file and
+// extracting its model as the replay command does (ExtractOptions.
+// DropRecorded: the observed schedule is read again, not kept). It reports
+// input events per second and the model's live heap per input event.
+func BenchmarkExtract(b *testing.B) {
+	f := benchTrace()
+	if _, err := os.Stat(f); err != nil {
+		b.Skipf("%s: %v", f, err)
+	}
+	b.ReportAllocs()
+	var n int
+	var model uint64
+	for i := 0; i < b.N; i++ {
+		src, err := trace.Open(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := ExtractWith(src, ExtractOptions{DropRecorded: true})
+		src.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = m.Recorded.Len()
+		model = liveHeap(b)
+		runtime.KeepAlive(m)
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(model)/float64(n), "model-B/event")
+}

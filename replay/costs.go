@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 	"sync"
 )
@@ -219,19 +221,19 @@ func measureIdleStartCost(tasks []Task) (cost int64, samples int) {
 // weighted by the bursts behind each (the smaller group's count times the
 // x difference).
 func measureSlope(tasks []Task, spread float64, class func(t *Task, b *Burst) (group, x int, ok bool)) (cost int64, samples int) {
-	type key struct{ g, x int }
-	type slope struct {
-		v int64
-		w int
-	}
 	var sl []slope
+	var (
+		recs    []slopeRec // one task's bursts, grouped by sorting (a map of slices allocated per group: 0.1 s a run on bench/replaymem's file)
+		lens    []int64    // recs' lengths in that order: each group's run
+		scratch []int64    // for the medians
+	)
 	tight := func(g []int64) bool {
-		med, dev := mad(g)
+		var med, dev int64
+		med, dev, scratch = madInto(g, scratch)
 		return med > 0 && float64(dev) <= spread*float64(med)
 	}
 	for i := range tasks {
-		groups := map[key][]int64{}
-		xs := map[int][]int{}
+		recs = recs[:0]
 		for k := range tasks[i].Bursts {
 			b := &tasks[i].Bursts[k]
 			if b.End != EndBlock || b.Len <= 0 {
@@ -241,33 +243,49 @@ func measureSlope(tasks []Task, spread float64, class func(t *Task, b *Burst) (g
 			if !ok {
 				continue
 			}
-			if _, seen := groups[key{g, x}]; !seen {
-				xs[g] = append(xs[g], x)
+			recs = append(recs, slopeRec{g: g, x: x, len: b.Len})
+		}
+		if len(recs) < 2*minWakeCostSamples {
+			continue // no two groups of minWakeCostSamples
+		}
+		// By group, then x: each (group, x) a run. Within a run the order
+		// is any: the medians do not depend on it.
+		slices.SortFunc(recs, func(a, b slopeRec) int {
+			if c := cmp.Compare(a.g, b.g); c != 0 {
+				return c
 			}
-			groups[key{g, x}] = append(groups[key{g, x}], b.Len)
+			return cmp.Compare(a.x, b.x)
+		})
+		lens = lens[:0]
+		for _, r := range recs {
+			lens = append(lens, r.len)
 		}
-		gs := make([]int, 0, len(xs))
-		for g := range xs {
-			gs = append(gs, g)
-		}
-		sort.Ints(gs)
-		for _, g := range gs {
+		// Each group (ascending, as the slopes were always taken): the
+		// runs of the smallest and the largest x that qualify.
+		for a := 0; a < len(recs); {
+			g := recs[a].g
+			var gl, gh []int64
 			lo, hi := -1, -1
-			for _, x := range xs[g] {
-				if v := groups[key{g, x}]; len(v) >= minWakeCostSamples && tight(v) {
-					if lo < 0 || x < lo {
-						lo = x
-					}
-					if x > hi {
-						hi = x
-					}
+			for a < len(recs) && recs[a].g == g {
+				x, e := recs[a].x, a
+				for e < len(recs) && recs[e].g == g && recs[e].x == x {
+					e++
 				}
+				if v := lens[a:e]; len(v) >= minWakeCostSamples && tight(v) {
+					if lo < 0 {
+						lo, gl = x, v
+					}
+					hi, gh = x, v
+				}
+				a = e
 			}
 			if lo < 0 || lo == hi {
 				continue
 			}
-			gl, gh := groups[key{g, lo}], groups[key{g, hi}]
-			v := (median(gh) - median(gl)) / int64(hi-lo)
+			var ml, mh int64
+			ml, scratch = medianInto(gl, scratch)
+			mh, scratch = medianInto(gh, scratch)
+			v := (mh - ml) / int64(hi-lo)
 			if v < -maxRemoteWakeCost || v > maxRemoteWakeCost {
 				continue
 			}
@@ -278,6 +296,19 @@ func measureSlope(tasks []Task, spread float64, class func(t *Task, b *Burst) (g
 	if len(sl) == 0 {
 		return 0, 0
 	}
+	return max(weightedMedian(sl), 0), samples
+}
+
+// slope is one group's cost per event in ns (measureSlope) and its weight.
+type slope struct {
+	v int64
+	w int
+}
+
+// weightedMedian returns the first value of sl, in ascending order, at
+// which the weights reach half their sum (sl is sorted in place); 0 for
+// none. Equal values are one value: their order in sl does not matter.
+func weightedMedian(sl []slope) int64 {
 	sort.Slice(sl, func(a, b int) bool { return sl[a].v < sl[b].v })
 	total := 0
 	for _, x := range sl {
@@ -286,8 +317,15 @@ func measureSlope(tasks []Task, spread float64, class func(t *Task, b *Burst) (g
 	acc := 0
 	for _, x := range sl {
 		if acc += x.w; 2*acc >= total {
-			return max(x.v, 0), samples
+			return x.v
 		}
 	}
-	return 0, samples
+	return 0
+}
+
+// slopeRec is a burst measureSlope compares: its group, its count x of
+// costly events and its length in ns.
+type slopeRec struct {
+	g, x int
+	len  int64
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"sync"
 
+	"github.com/traceview/traceview/internal/tidmap"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/trace"
 )
@@ -86,7 +88,7 @@ type updCand struct {
 type extractor struct {
 	m          *Model
 	st         []ext
-	byTID      map[trace.TID]int
+	byTID      tidIndex
 	cpuCurr    []trace.TID
 	cpuLast    []int64 // ns, last sched_switch per CPU
 	cpuN       []int   // sched_switch events per CPU
@@ -119,6 +121,28 @@ type extractor struct {
 	// (for Model.skippedAt).
 	at int
 }
+
+// tidIndex maps the TIDs of the live tasks to their indexes, through a
+// tidmap (a slice indexed by TID for the usual ones: a Go map's lookup,
+// once or twice per event, was 0.07 s a run on bench/replaymem's file).
+type tidIndex struct {
+	m tidmap.Map[trace.TID, int32] // index + 1; 0: none
+}
+
+// get returns the index of tid's live task, or 0 and false.
+func (t *tidIndex) get(tid trace.TID) (int, bool) {
+	v := t.m.Get(tid)
+	if v == 0 {
+		return 0, false
+	}
+	return int(v) - 1, true
+}
+
+// set makes i the index of tid's live task.
+func (t *tidIndex) set(tid trace.TID, i int) { t.m.Set(tid, int32(i)+1) }
+
+// del forgets tid's task (it exited).
+func (t *tidIndex) del(tid trace.TID) { t.m.Set(tid, 0) }
 
 // setup reports whether ev only names a task alive at the start: a record
 // perf synthesized for a task that already existed (no CPU, before the
@@ -173,7 +197,7 @@ type ExtractOptions struct {
 
 // ExtractWith is Extract with options.
 func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
-	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, byTID: map[trace.TID]int{}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{},
+	x := &extractor{m: &Model{WorkloadRoot: -1, Start: -1}, pre: map[trace.TID]preName{}, byPID: map[trace.PID][]int{},
 		maxCPU: maxCPU}
 	x.m.Recorded.released = opts.DropRecorded
 	if m := src.Meta(); m != nil && m.NrCPUsAvail > 0 && m.NrCPUsAvail < maxCPU {
@@ -184,8 +208,12 @@ func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 	}
 	// Each event waits for the next one before it is taken (settle): an
 	// event far from both neighbours is damage.
-	var pend trace.Event
-	havePend := false
+	// Two slots, the pending event's and the one read after it, take
+	// turns: each event is copied once out of the source's batch (a copy
+	// per call of the state machine's steps was 0.05 s a run on
+	// bench/replaymem's file).
+	var evs [2]trace.Event
+	cur, havePend := 0, false
 	at, pendAt := -1, -1 // the input's events so far, counted from 0: ev's and pend's numbers
 	// The source is decoded on a goroutine of its own, a few batches ahead
 	// (its Meta is read again only after its end).
@@ -198,21 +226,23 @@ func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 		if err != nil {
 			return nil, err // the source's own error: it names the file and the problem
 		}
-		ev := *e
+		ev := &evs[cur]
+		*ev = *e
 		at++
 		x.at = at
-		if !x.checkEvent(&ev) {
+		if !x.checkEvent(ev) {
 			continue
 		}
 		if havePend {
 			x.at = pendAt
-			x.settle(pend, ev.Time)
+			x.settle(&evs[1-cur], ev.Time)
 		}
-		pend, havePend, pendAt = ev, true, at
+		havePend, pendAt = true, at
+		cur = 1 - cur
 	}
 	if havePend {
 		x.at = pendAt
-		x.settle(pend, -1)
+		x.settle(&evs[1-cur], -1)
 	}
 	if m := src.Meta(); m != nil {
 		x.m.Meta.Format, x.m.Meta.Hostname, x.m.Meta.OSRelease = m.Format, m.Hostname, m.OSRelease
@@ -314,21 +344,21 @@ const maxGap = int64(3600e9)
 // before the previous event's taken, or it is isolated (maxGap) between
 // the events taken so far and next, the time of the event after it (-1:
 // ev ends the trace).
-func (x *extractor) settle(ev trace.Event, next int64) {
+func (x *extractor) settle(ev *trace.Event, next int64) {
 	m := x.m
 	switch {
-	case x.setup(&ev): // (records for tasks alive at the start: see event)
+	case x.setup(ev): // (records for tasks alive at the start: see event)
 	case m.Start >= 0 && ev.Time < m.End:
-		x.skip(&ev, fmt.Sprintf("a time before the previous event's (%d ns)", m.End))
+		x.skip(ev, fmt.Sprintf("a time before the previous event's (%d ns)", m.End))
 		return
 	case m.Start >= 0 && ev.Time-m.End > maxGap && next < 0:
-		x.skip(&ev, fmt.Sprintf("a time %.3f s after the previous event, ending the trace,", float64(ev.Time-m.End)/1e9))
+		x.skip(ev, fmt.Sprintf("a time %.3f s after the previous event, ending the trace,", float64(ev.Time-m.End)/1e9))
 		return
 	case m.Start >= 0 && ev.Time-m.End > maxGap && next < ev.Time:
-		x.skip(&ev, fmt.Sprintf("a time %.3f s after the previous event, with the next one earlier,", float64(ev.Time-m.End)/1e9))
+		x.skip(ev, fmt.Sprintf("a time %.3f s after the previous event, with the next one earlier,", float64(ev.Time-m.End)/1e9))
 		return
 	case m.Start < 0 && next > ev.Time+maxGap:
-		x.skip(&ev, fmt.Sprintf("a time %.3f s before the next event, starting the trace,", float64(next-ev.Time)/1e9))
+		x.skip(ev, fmt.Sprintf("a time %.3f s before the next event, starting the trace,", float64(next-ev.Time)/1e9))
 		return
 	}
 	x.event(ev)
@@ -350,7 +380,7 @@ func (x *extractor) cpu(c trace.CPU) {
 
 // task returns the live identity of tid, creating one alive at the start.
 func (x *extractor) task(tid trace.TID, t int64, cpu trace.CPU, init InitState) int {
-	if i, ok := x.byTID[tid]; ok {
+	if i, ok := x.byTID.get(tid); ok {
 		return i
 	}
 	return x.newTask(tid, t, cpu, init, -1)
@@ -371,7 +401,7 @@ func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitStat
 	}
 	// Named by perf's record-start COMM, or by the fork that creates it.
 	x.m.Tasks[i].Unnamed = x.m.Tasks[i].Comm == "" && parent < 0
-	x.byTID[tid] = i
+	x.byTID.set(tid, i)
 	if init == InitSleeping {
 		// The empty first burst ends in the sleep the task was in.
 		x.st[i].bursts = burstList{}
@@ -433,13 +463,13 @@ func (x *extractor) consumed(i int, t int64) int64 {
 	return s.accum
 }
 
-func (x *extractor) event(ev trace.Event) {
+func (x *extractor) event(ev *trace.Event) {
 	m := x.m
-	if x.setup(&ev) {
+	if x.setup(ev) {
 		// Synthesized at record start (perf's PERF_RECORD_FORK/COMM for
 		// tasks that already existed) or written before the first sample:
 		// names only, no fork in the trace.
-		m.Recorded.Append(ev)
+		m.Recorded.Append(*ev)
 		tid, comm, pid := ev.TID, ev.Comm, ev.PID
 		if ev.Kind == trace.KindFork {
 			tid, comm, pid = ev.ChildTID, ev.ChildComm, ev.ChildPID
@@ -459,7 +489,7 @@ func (x *extractor) event(ev trace.Event) {
 	}
 	switch ev.Kind {
 	case trace.KindSwitch:
-		m.Recorded.Append(ev)
+		m.Recorded.Append(*ev)
 		if ev.CPU >= 0 && ev.CPU < policies.MaxCPUs {
 			m.CPUsSeen |= 1 << uint(ev.CPU)
 		}
@@ -468,45 +498,45 @@ func (x *extractor) event(ev trace.Event) {
 		if ev.Kind == trace.KindWaking {
 			x.seenWaking = true
 		} else if x.seenWaking {
-			m.Recorded.Append(ev)
+			m.Recorded.Append(*ev)
 			return // sched_wakeup beside sched_waking: the waking one counts
 		}
-		m.Recorded.Append(ev)
+		m.Recorded.Append(*ev)
 		x.wake(ev)
 	case trace.KindWakeupNew:
-		m.Recorded.Append(ev)
-		if _, known := x.byTID[ev.TID]; !known && ev.TID > 0 {
+		m.Recorded.Append(*ev)
+		if _, known := x.byTID.get(ev.TID); !known && ev.TID > 0 {
 			// No fork event (trace-cmd or ftrace without
 			// sched_process_fork): the task waking a new task is its parent.
 			parent := ev.WakerTID
 			if parent < 0 {
 				parent = ev.CurTID
 			}
-			if p, ok := x.byTID[parent]; ok && parent > 0 && x.st[p].running {
+			if p, ok := x.byTID.get(parent); ok && parent > 0 && x.st[p].running {
 				f := trace.NewEvent(ev.Time, ev.CPU, trace.KindFork)
 				f.TID, f.PID, f.ChildTID, f.ChildPID, f.ChildComm = parent, -1, ev.TID, ev.PID, ev.Comm
-				x.fork(f)
+				x.fork(&f)
 			}
 		}
 		i := x.task(ev.TID, ev.Time, ev.TargetCPU, InitRunnable)
-		x.ident(i, &ev, ev.PID, ev.Comm, ev.Prio)
+		x.ident(i, ev, ev.PID, ev.Comm, ev.Prio)
 		x.noteWake(i, ev)
 	case trace.KindFork:
-		m.Recorded.Append(ev)
+		m.Recorded.Append(*ev)
 		x.markEnqueue(ev.CPU, ev.Time) // task_fork_fair accounts the parent
 		x.fork(ev)
 	case trace.KindExit:
-		m.Recorded.Append(ev)
-		if i, ok := x.byTID[ev.TID]; ok {
+		m.Recorded.Append(*ev)
+		if i, ok := x.byTID.get(ev.TID); ok {
 			x.st[i].dead = true
 		}
 	case trace.KindMigrate:
-		m.Recorded.Append(ev)
+		m.Recorded.Append(*ev)
 		x.markEnqueue(ev.DestCPU, ev.Time) // enqueued there
 		x.markEnqueue(ev.OrigCPU, ev.Time) // and dequeued here: both account their current task
 		x.stopperMove(ev)
 	case trace.KindRuntime:
-		m.Recorded.Append(ev)
+		m.Recorded.Append(*ev)
 		x.sawRT = true
 		// The kernel's own accounting (update_curr) replaces the time on
 		// CPU measured from switch timestamps since the last mark, so
@@ -541,11 +571,11 @@ func (x *extractor) event(ev trace.Event) {
 			}
 		}
 	case trace.KindExec, trace.KindComm:
-		m.Recorded.Append(ev)
+		m.Recorded.Append(*ev)
 		if ev.Comm == "" || ev.TID <= 0 {
 			break
 		}
-		if i, ok := x.byTID[ev.TID]; ok {
+		if i, ok := x.byTID.get(ev.TID); ok {
 			m.Tasks[i].Comm, m.Tasks[i].Unnamed = ev.Comm, false
 		} else {
 			// Named before its first scheduler event (the text readers
@@ -572,15 +602,15 @@ func (x *extractor) preName(tid trace.TID, comm string, pid trace.PID) {
 	x.pre[tid] = p
 }
 
-func (x *extractor) fork(ev trace.Event) {
+func (x *extractor) fork(ev *trace.Event) {
 	if ev.ChildTID <= 0 {
 		return
 	}
-	if i, ok := x.byTID[ev.ChildTID]; ok && !x.st[i].dead {
+	if i, ok := x.byTID.get(ev.ChildTID); ok && !x.st[i].dead {
 		return // the same fork reported twice (tracepoint and PERF_RECORD_FORK)
 	}
 	p := x.task(ev.TID, ev.Time, ev.CPU, InitRunnable)
-	x.ident(p, &ev, ev.PID, ev.Comm, -1)
+	x.ident(p, ev, ev.PID, ev.Comm, -1)
 	c := x.newTask(ev.ChildTID, ev.Time, ev.CPU, InitForked, p)
 	x.m.Tasks[c].PID, x.m.Tasks[c].Comm, x.m.Tasks[c].Prio = ev.ChildPID, ev.ChildComm, x.m.Tasks[p].Prio
 	x.byPID[ev.ChildPID] = append(x.byPID[ev.ChildPID], c)
@@ -611,13 +641,13 @@ func (x *extractor) isRecorder(comm string) bool {
 	return false
 }
 
-func (x *extractor) switchEv(ev trace.Event) {
+func (x *extractor) switchEv(ev *trace.Event) {
 	t := ev.Time
 	if ev.CPU >= 0 {
 		if c := x.cpuCurr[ev.CPU]; c > 0 && c != ev.TID {
 			// The task this CPU last switched in left it unseen (lost
 			// switch-out): assume it blocked at once.
-			if i, ok := x.byTID[c]; ok && x.st[i].running && x.st[i].cpu == ev.CPU {
+			if i, ok := x.byTID.get(c); ok && x.st[i].running && x.st[i].cpu == ev.CPU {
 				s := &x.st[i]
 				s.running, s.pend = false, -1
 				x.endBurst(i, EndBlock)
@@ -627,7 +657,7 @@ func (x *extractor) switchEv(ev trace.Event) {
 	}
 	if ev.TID > 0 {
 		i := x.task(ev.TID, t, ev.CPU, InitRunnable)
-		x.ident(i, &ev, ev.PID, ev.Comm, ev.Prio)
+		x.ident(i, ev, ev.PID, ev.Comm, ev.Prio)
 		if ev.Cgroup != 0 {
 			x.m.Tasks[i].CgroupID = ev.Cgroup
 		}
@@ -667,27 +697,27 @@ func (x *extractor) switchEv(ev trace.Event) {
 			s.pp = 0
 			// (ev.CPU is checked before it indexes: -1 is "unknown".)
 			if lw := x.lastWakeOn(ev.CPU); lw.waker == i && t-lw.t <= pingPongWindow {
-				if n, ok := x.byTID[ev.NextTID]; ok && n == lw.wakee {
+				if n, ok := x.byTID.get(ev.NextTID); ok && n == lw.wakee {
 					s.pp, s.ppAt = n+1, t // preempted by the task it just woke
 				}
 			}
 		case ev.PrevState&(trace.StateDead|trace.StateZombie) != 0 || s.dead:
 			x.endBurst(i, EndExit)
-			delete(x.byTID, ev.TID)
+			x.byTID.del(ev.TID)
 			x.m.Stats.Exits++
 		default:
 			x.endBurst(i, EndBlock)
 			s.sleeping, s.blocked = true, t
 			if e := s.early; e.Kind != 0 && t-e.Time <= earlyWakeWindow {
 				e.Time = t
-				x.wake(e)
+				x.wake(&e)
 			}
 		}
 		s.early = trace.Event{}
 	}
 	if ev.NextTID > 0 {
 		i := x.task(ev.NextTID, t, ev.CPU, InitRunnable)
-		x.ident(i, &ev, ev.NextPID, ev.NextComm, ev.NextPrio)
+		x.ident(i, ev, ev.NextPID, ev.NextComm, ev.NextPrio)
 		s := &x.st[i]
 		if s.pp > 0 {
 			x.pingPong(i, ev)
@@ -816,12 +846,12 @@ const earlyWakeWindow = 20_000
 // an inferred timer at that time, as a wakeup from an idle CPU with no
 // recorded waker is in wake. An event at a CPU's last switch (the same
 // timestamp, in either order) proves nothing and is left alone.
-func (x *extractor) lostSwitchIn(ev trace.Event) {
+func (x *extractor) lostSwitchIn(ev *trace.Event) {
 	if ev.CurTID <= 0 || ev.CurGone != 0 || ev.CPU < 0 || int(ev.CPU) >= len(x.cpuCurr) ||
 		x.cpuCurr[ev.CPU] != 0 || ev.Time <= x.cpuLast[ev.CPU] {
 		return
 	}
-	i, ok := x.byTID[ev.CurTID]
+	i, ok := x.byTID.get(ev.CurTID)
 	if !ok {
 		return
 	}
@@ -879,17 +909,17 @@ func (x *extractor) setCause(i int, c Cause, t int64) {
 	s.sleeping = false
 }
 
-func (x *extractor) wake(ev trace.Event) {
+func (x *extractor) wake(ev *trace.Event) {
 	t := ev.Time
 	i := x.task(ev.TID, t, ev.CPU, InitSleeping)
-	x.ident(i, &ev, ev.PID, ev.Comm, ev.Prio)
+	x.ident(i, ev, ev.PID, ev.Comm, ev.Prio)
 	s := &x.st[i]
 	if !s.sleeping {
 		if s.running && ev.CPU == s.cpu && ev.CurTID == ev.TID && ev.TID > 0 {
 			s.selfWakes = append(s.selfWakes, selfWake{b: s.bursts.len() - 1, off: x.consumed(i, t), t: t})
 		}
 		if s.running && ev.CPU != s.cpu {
-			s.early = ev // see earlyWakeWindow
+			s.early = *ev // see earlyWakeWindow
 		}
 		return // already runnable: nothing ends here
 	}
@@ -898,7 +928,7 @@ func (x *extractor) wake(ev trace.Event) {
 	if waker < 0 {
 		waker = ev.CurTID
 	}
-	w, known := x.byTID[waker]
+	w, known := x.byTID.get(waker)
 	var c Cause
 	switch {
 	case x.m.Tasks[i].Init == InitSleeping && s.bursts.len() == 2 && s.bursts.at(0).Len == 0 && s.blocked == x.m.Tasks[i].Start:
@@ -922,7 +952,7 @@ func (x *extractor) wake(ev trace.Event) {
 	x.noteWake(i, ev)
 }
 
-func (x *extractor) noteWake(i int, ev trace.Event) {
+func (x *extractor) noteWake(i int, ev *trace.Event) {
 	s := &x.st[i]
 	s.wakeAt = ev.Time
 	tc := ev.TargetCPU
@@ -961,12 +991,41 @@ func (x *extractor) finish() {
 // closeTasks ends each task's last burst at the end of the trace: a
 // running task's by the trace's end, a sleeping one's with a wakeup that
 // never came.
+//
+// Closing a task reads and writes that task's state only, so the tasks
+// are closed in two runs of about as many bursts each, at once: flatten
+// and Pack copy every burst and action of the model (0.08 s a run on
+// bench/replaymem's 2 M-event file, with nothing else running).
 func (x *extractor) closeTasks() {
 	m := x.m
 	if m.Start < 0 {
 		m.Start = 0
 	}
+	total := 0
 	for i := range x.st {
+		total += x.st[i].bursts.len()
+	}
+	mid, acc := len(x.st), 0
+	for i := range x.st {
+		if acc += x.st[i].bursts.len(); 2*acc >= total {
+			mid = i + 1
+			break
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		x.closeRange(mid, len(x.st))
+	}()
+	x.closeRange(0, mid)
+	wg.Wait()
+}
+
+// closeRange closes tasks lo..hi-1 (closeTasks).
+func (x *extractor) closeRange(lo, hi int) {
+	m := x.m
+	for i := lo; i < hi; i++ {
 		s := &x.st[i]
 		bs := &s.bursts
 		last := bs.last(0)

@@ -57,3 +57,27 @@ func mad(v []int64) (med, dev int64) {
 	}
 	return med, median(d)
 }
+
+// medianInto is median using buf (returned, grown as needed) for its
+// copy of v instead of a new slice.
+func medianInto(v, buf []int64) (int64, []int64) {
+	if len(v) == 0 {
+		return 0, buf
+	}
+	buf = append(buf[:0], v...)
+	return nth(buf, len(v)/2), buf
+}
+
+// madInto is mad using buf (returned, grown as needed) for its copies of
+// v instead of new slices.
+func madInto(v, buf []int64) (med, dev int64, _ []int64) {
+	if len(v) == 0 {
+		return 0, 0, buf
+	}
+	med, buf = medianInto(v, buf)
+	buf = buf[:0]
+	for _, x := range v {
+		buf = append(buf, max(x-med, med-x))
+	}
+	return med, nth(buf, len(buf)/2), buf
+}

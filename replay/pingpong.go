@@ -15,12 +15,13 @@ const pingPongWindow = 100_000
 // preemption becomes an inferred blocking point of i, ended by the wakee
 // at the end of the burst it just finished; otherwise a faster schedule
 // would let i run ahead of the data it consumes.
-func (x *extractor) pingPong(i int, ev trace.Event) {
+func (x *extractor) pingPong(i int, ev *trace.Event) {
 	s := &x.st[i]
 	w := s.pp - 1
 	s.pp = 0
 	ws := &x.st[w]
-	if ev.TID <= 0 || x.byTID[ev.TID] != w || !ws.sleeping || ev.PrevState.Runnable() || s.running ||
+	prev, _ := x.byTID.get(ev.TID) // 0 when none, as a map's zero value
+	if ev.TID <= 0 || prev != w || !ws.sleeping || ev.PrevState.Runnable() || s.running ||
 		ev.Time-s.ppAt > pingPongWindow {
 		return
 	}

@@ -25,15 +25,15 @@ const pinMinSwitches = 50
 // The stopper also serves active balancing (active_load_balance_cpu_stop),
 // which moves a running task the same way; a workload that was not pinned
 // still runs on several CPUs afterwards, so inferPinning stays off for it.
-func (x *extractor) stopperMove(ev trace.Event) {
+func (x *extractor) stopperMove(ev *trace.Event) {
 	if ev.TID <= 0 || ev.CurTID <= 0 || ev.CPU != ev.OrigCPU {
 		return
 	}
-	cur, ok := x.byTID[ev.CurTID]
+	cur, ok := x.byTID.get(ev.CurTID)
 	if !ok || !strings.HasPrefix(x.m.Tasks[cur].Comm, "migration/") {
 		return
 	}
-	if i, ok := x.byTID[ev.TID]; ok {
+	if i, ok := x.byTID.get(ev.TID); ok {
 		x.m.Tasks[i].insOn, x.m.Tasks[i].timeOn = x.m.Tasks[i].insOn[:0], x.m.Tasks[i].timeOn[:0]
 	}
 }

@@ -689,14 +689,31 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		rows = make([]LatencyRow, len(taskRows))
 		copy(rows, taskRows)
 	} else {
+		// Each command's samples are counted first and copied once into a
+		// slice of their number: appended task by task, the largest row's
+		// (a million delays of bench/replaymem's messaging file) was copied
+		// at each growth.
 		idx := map[string]int{}
+		var nSamples []int
 		for i := range taskRows {
 			tr := &taskRows[i]
 			j, ok := idx[tr.Comm]
 			if !ok {
-				idx[tr.Comm] = len(rows)
+				j = len(nSamples)
+				idx[tr.Comm] = j
+				nSamples = append(nSamples, 0)
+			}
+			nSamples[j] += len(tr.Samples)
+		}
+		for i := range taskRows {
+			tr := &taskRows[i]
+			j := idx[tr.Comm]
+			if j == len(rows) {
 				r := *tr
-				r.Samples = append([]int64(nil), tr.Samples...)
+				r.Samples = nil
+				if n := nSamples[j]; n > 0 {
+					r.Samples = append(make([]int64, 0, n), tr.Samples...)
+				}
 				rows = append(rows, r)
 				continue
 			}
@@ -735,7 +752,13 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 			// Nothing of the row is in the filter's selection.
 			continue
 		}
-		if opts.Percentiles {
+		switch {
+		case opts.Percentiles && !opts.PerTask && !opts.KeepSamples:
+			// A merged row's samples are its own copy, dropped here: sorted
+			// in place they are its sorted delays, without a copy.
+			r.SortedDelays = r.Samples
+			r.sortPercentiles()
+		case opts.Percentiles:
 			r.setPercentiles()
 		}
 		if !opts.KeepSamples {
@@ -858,7 +881,12 @@ func mergeSameTasks(rows []LatencyRow) []LatencyRow {
 // setPercentiles sorts r's samples into SortedDelays and sets P50..P999.
 func (r *LatencyRow) setPercentiles() {
 	r.SortedDelays = append(r.SortedDelays[:0], r.Samples...)
-	slices.Sort(r.SortedDelays)
+	r.sortPercentiles()
+}
+
+// sortPercentiles sorts SortedDelays and sets P50..P999 from them.
+func (r *LatencyRow) sortPercentiles() {
+	sortDelays(r.SortedDelays)
 	r.P50, r.P95, r.P99, r.P999 = r.DelayQuantile(0.50), r.DelayQuantile(0.95), r.DelayQuantile(0.99), r.DelayQuantile(0.999)
 }
 

@@ -16,18 +16,18 @@
 #
 # Targets (issue 29 item 1): replay peak RSS <= 64 bytes per input event and
 # >= 2 M input events/s end to end on the 234 MB messaging file.
-# Last measured (docs/replay.md, "Memory and speed on big captures", fourth
-# round; 2 vCPUs shared with other sessions' builds and tests, load
-# 2.4-3.4, so read CPU and RSS, not wall time), with
+# Last measured (docs/replay.md, "Memory and speed on big captures", sixth
+# round, 2026-12-04; 2 vCPUs shared with other sessions' tests, a fuzz
+# target and a busy loop, load 5.7-6.6, so read CPU and RSS, not wall
+# time), with
 #   TV=BUILD RUNS=1 bench/replaymem/run.sh big.perf.data
-# on a 218 MB, 2,018,439-event recording, alternating with the build
-# before (8a841b7), three runs each, and five of the replay alone under
-# /usr/bin/time: replay --policy eevdf 112.3-119.5 MiB peak RSS, 58-62
-# bytes/event, 2.99-3.41 s CPU (8a841b7: 131.6-141.7 MiB, 68-74
-# bytes/event, 3.42-3.82 s CPU); at load 2.4-2.7, 2.01-2.10 s wall,
-# 0.96-1.00 M events/s (8a841b7: 2.03-2.41 s, 0.84-0.99 M events/s);
-# latency 40-44 MiB, 0.45-0.72 s CPU. The held-back 1.76 M-event big2:
-# 106.2 MiB, 63 bytes/event (8a841b7: 119.3 MiB, 71).
+# on a 218 MB, 2,018,440-event recording, alternating with the build
+# before (a33f8ee), three runs each: replay --policy eevdf 113.4-117.6 MiB
+# peak RSS, 59-61 bytes/event, 3.92-4.36 s CPU, 4.80-6.75 s wall,
+# 0.30-0.42 M events/s (a33f8ee: 124.5-128.4 MiB, 65-67 bytes/event,
+# 4.06-5.53 s CPU, 5.24-11.26 s wall, 0.18-0.39 M events/s); latency
+# 42-47 MiB, 0.60-0.88 s CPU. (On a quiet machine the fifth round
+# measured 0.84-0.87 M events/s at 3b72346.)
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 TRACE" >&2; exit 2; }
 DATA=$1

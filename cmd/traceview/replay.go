@@ -388,7 +388,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	defer watch.close()
 	var sim *predict.SelfRun
 	if !o.noTrust {
-		sim = predict.StartSelfReplay(m, cfg.Cgroups, watch.of(m)) // meanwhile, the observed table
+		sim = predict.StartSelfReplay(m, cfg.Cgroups, watch.of(m), o.perTask, o.write != "") // meanwhile, the observed table
 	}
 	rec, err := recordedOnce(m, specs, o.input)
 	if err != nil {
@@ -806,11 +806,11 @@ func sensitivityNote(k *predict.KindSensitivity, head, tail string) string {
 }
 
 // selfReplay scores the self-replay sim against the trace, whose latency
-// table (rows as the output shows them: per task with perTask) is obs. It
-// returns the verdict and the self-replay itself when a run of one of
-// specs with runCfg can take it instead of simulating again (else nil);
-// its events are kept only with keepEvents (-w).
-func selfReplay(m *replay.Model, sim *predict.SelfRun, perTask, keepEvents bool, obs *report.LatencyResult,
+// table (rows as the output shows them, as sim's: per task with -p) is
+// obs. It returns the verdict and the self-replay itself when a run of one
+// of specs with runCfg can take it instead of simulating again (else nil);
+// its events are kept only when sim was started to keep them (-w).
+func selfReplay(m *replay.Model, sim *predict.SelfRun, obs *report.LatencyResult,
 	specs []policies.Spec, runCfg replay.Config) (*report.ReplayTrust, *predict.Self, error) {
 	res, err := sim.Wait()
 	if err != nil {
@@ -819,7 +819,7 @@ func selfReplay(m *replay.Model, sim *predict.SelfRun, perTask, keepEvents bool,
 	if res.Interrupted {
 		return nil, nil, fmt.Errorf("interrupted (Ctrl-C) at %s, before any prediction (--no-self-replay skips it)", reached(res, m))
 	}
-	self, err := sim.Score(obs, perTask, keepEvents)
+	self, err := sim.Score(obs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -951,7 +951,7 @@ func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg re
 	if o.noTrust {
 		return nil, nil, nil
 	}
-	trust, self, err := selfReplay(m, sim, o.perTask, o.write != "", obs, specs, cfg)
+	trust, self, err := selfReplay(m, sim, obs, specs, cfg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("replay: self-replay: %w", err)
 	}
