@@ -27,7 +27,7 @@ func (p *EEVDF) initGroups(s Sim) {
 		return
 	}
 	p.grqs, p.ge = groupSlots(p.groups, p.ncpu, func(g, c int) (erq, eent) {
-		return erq{curr: noEnt, g: g, cpu: c}, eent{w: p.groups[g].Shares, slice: p.baseSlice, cpu: c}
+		return erq{curr: noEnt, g: g, cpu: c, root: noEnt, aside: noEnt, p: p}, eent{w: p.groups[g].Shares, slice: p.baseSlice, cpu: c}
 	})
 	p.bwc.rq = func(key int) *rqRuntime { return &p.grqs[key].rqRuntime }
 	p.bwc.unthrottle = func(key int) { p.unthrottle(&p.grqs[key]) }
