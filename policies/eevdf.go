@@ -120,6 +120,7 @@ type EEVDF struct {
 	bwc     bandwidthCtl
 	cpath   [][]*erq
 	scratch []*erq
+	migBuf  []*Task // migratable's result, reused
 	// pend holds, per CPU, run time of its current task charged at the
 	// task's own level by UpdateCurrOwn and not yet to the group entities
 	// above it (ns).
@@ -261,9 +262,13 @@ func (p *EEVDF) Init(s Sim) {
 	}
 }
 
+// migratable lists the tasks the balancer may move off cpu: queued, not
+// running, not delayed, on cpu's root runqueue and then each group's in
+// group order. The slice is reused by the next call.
 func (p *EEVDF) migratable(cpu int) []*Task {
-	var out []*Task
-	for _, rq := range p.cpuRqs(cpu) {
+	out := p.migBuf[:0]
+	for g := 0; g == 0 || g < len(p.groups); g++ {
+		rq := p.rqOf(g, cpu)
 		if p.throttledUp(rq) {
 			continue // throttled_lb_pair (v6.17-) / not on the queue (v6.18)
 		}
@@ -273,6 +278,7 @@ func (p *EEVDF) migratable(cpu int) []*Task {
 			}
 		}
 	}
+	p.migBuf = out
 	return out
 }
 

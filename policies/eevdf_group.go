@@ -63,15 +63,6 @@ func (p *EEVDF) groupRq(id int) *erq { return &p.grqs[-2-id] }
 // parentRq is the runqueue rq's group entity is queued on.
 func (p *EEVDF) parentRq(rq *erq) *erq { return p.rqOf(p.groups[rq.g].Parent, rq.cpu) }
 
-// cpuRqs lists cpu's runqueues: the root's, then each group's.
-func (p *EEVDF) cpuRqs(cpu int) []*erq {
-	out := []*erq{&p.rqs[cpu]}
-	for g := 1; g < len(p.groups); g++ {
-		out = append(out, p.rqOf(g, cpu))
-	}
-	return out
-}
-
 // throttledUp reports whether rq or a runqueue above it is throttled
 // (throttled_hierarchy).
 func (p *EEVDF) throttledUp(rq *erq) bool {

@@ -106,8 +106,10 @@ type fairSMP struct {
 	cpuLoad [][5]int64 // per CPU: cpu_load[0..4] (weights)
 	sim     Sim
 	// queued returns the fair tasks enqueued on cpu that could be
-	// migrated (not running, not delayed).
+	// migrated (not running, not delayed); the slice may be reused by the
+	// next call, so a caller must not keep it.
 	queued func(cpu int) []*Task
+	cands  []*Task             // migratePELT's candidates, reused
 	load   func(cpu int) int64 // sum of queued weights
 	// buddy reports whether t is a buddy of its runqueue (cfs: the next
 	// or last buddy); nil when the policy has none.
@@ -816,12 +818,13 @@ func (f *fairSMP) migratePELT(cpu, busiest int) {
 		f.failed[cpu] = 0 // out_balanced
 		return
 	}
-	var cands []*Task
+	cands := f.cands[:0]
 	for _, t := range f.queued(busiest) {
 		if t.Affinity.Has(cpu) && t.State == TaskRunnable && !f.hotPELT(t, cpu, now) {
 			cands = append(cands, t)
 		}
 	}
+	f.cands = cands
 	slices.SortStableFunc(cands, func(a, b *Task) int { return cmp.Compare(a.LastRan, b.LastRan) })
 	for _, t := range cands {
 		if f.shrFailed(cpu, f.pelt.hLoad(t.ID, t.Weight, now)) > imb {
