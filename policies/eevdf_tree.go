@@ -75,7 +75,10 @@ func (p *EEVDF) tinsert(t, n int, en *eent) int {
 	} else {
 		et.tr = p.tinsert(et.tr, n, en)
 	}
-	p.tfix(t, et)
+	// The subtree gained n only: its minimum is the old one or n.
+	if en.v < et.minV || en.v == et.minV && n < et.minID {
+		et.minID, et.minV = n, en.v
+	}
 	return t
 }
 
@@ -107,7 +110,9 @@ func (p *EEVDF) tdelete(t, n int, en *eent) int {
 	} else {
 		et.tr = p.tdelete(et.tr, n, en)
 	}
-	p.tfix(t, et)
+	if et.minID == n { // the subtree lost its minimum
+		p.tfix(t, et)
+	}
 	return t
 }
 

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -89,6 +90,9 @@ func TestEEVDFTimelineMatchesScan(t *testing.T) {
 			case e.queued && op < 8:
 				e.delayed = !e.delayed
 			}
+			if err := timelineErr(p, rq); err != "" {
+				t.Fatalf("RUN_TO_PARITY %s, step %d: %s", parity, step, err)
+			}
 			for _, curr := range append([]int{noEnt}, rq.q...) {
 				picks++
 				if got, want := p.pick(rq, curr), scanPick(p, rq, curr); got != want {
@@ -133,4 +137,48 @@ func scanPick(p *EEVDF, rq *erq, curr int) int {
 		return left
 	}
 	return best
+}
+
+// timelineErr checks rq's timeline: every node after its left subtree and
+// before its right one, each node's minimum the (v, id)-smallest of its
+// subtree, and the tree plus the entity aside holding every queued entity.
+func timelineErr(p *EEVDF, rq *erq) string {
+	n := 0
+	var walk func(id int) string
+	walk = func(id int) string {
+		if id == noEnt {
+			return ""
+		}
+		n++
+		e := p.ent(id)
+		m, mv := id, e.v
+		for _, c := range []int{e.tl, e.tr} {
+			if c == noEnt {
+				continue
+			}
+			if err := walk(c); err != "" {
+				return err
+			}
+			if ce := p.ent(c); ce.minV < mv || ce.minV == mv && ce.minID < m {
+				m, mv = ce.minID, ce.minV
+			}
+		}
+		if m != e.minID || mv != e.minV {
+			return fmt.Sprintf("node %d: minimum %d (v %d), want %d (v %d)", id, e.minID, e.minV, m, mv)
+		}
+		if e.tl != noEnt && !before(e.tl, p.ent(e.tl), id, e) || e.tr != noEnt && !before(id, e, e.tr, p.ent(e.tr)) {
+			return fmt.Sprintf("node %d out of order with its children %d, %d", id, e.tl, e.tr)
+		}
+		return ""
+	}
+	if err := walk(rq.root); err != "" {
+		return err
+	}
+	if rq.aside != noEnt {
+		n++
+	}
+	if n != len(rq.q) {
+		return fmt.Sprintf("timeline holds %d entities, the queue %d", n, len(rq.q))
+	}
+	return ""
 }
