@@ -420,3 +420,24 @@ func TestBalancedClearsFailures(t *testing.T) {
 		t.Errorf("CPU 1 lighter: %d failures left, moved %v; want 0 and nothing", f.failed[0], s.moved)
 	}
 }
+
+// TestDecayCache: the cache returns decay's value for every gap, from a
+// slot or computed. PELT halves every 32 periods of 1024 µs (half, y^32 =
+// 1/2): decay(half) = 0.5 and decay(2·half) = 0.25 (to rounding). half is
+// 32,768,000 ns, its low six bits 0: half, 2·half and half + 64 share
+// slot 0, each replacing the one before.
+func TestDecayCache(t *testing.T) {
+	var c decayCache
+	for _, tc := range []struct {
+		d    int64
+		want float64
+	}{{0, 1}, {-5, 1}, {half, 0.5}, {half, 0.5}, {2 * half, 0.25}, {half + 64, decay(half + 64)}, {half, 0.5}} {
+		got := c.decay(tc.d)
+		if math.Abs(got-tc.want) > 1e-12 || got != decay(tc.d) {
+			t.Errorf("decay(%d) = %v, want %v (uncached %v)", tc.d, got, tc.want, decay(tc.d))
+		}
+	}
+	if c.d[0] != half || c.f[0] != decay(half) {
+		t.Errorf("slot 0 holds gap %d (%v), want %d", c.d[0], c.f[0], half)
+	}
+}
