@@ -16,18 +16,19 @@
 #
 # Targets (issue 29 item 1): replay peak RSS <= 64 bytes per input event and
 # >= 2 M input events/s end to end on the 234 MB messaging file.
-# Last measured (docs/replay.md, "Memory and speed on big captures", fourth
-# round; 2 vCPUs shared with other sessions' builds and tests, load
-# 2.4-3.4, so read CPU and RSS, not wall time), with
+# Last measured (docs/replay.md, "Memory and speed on big captures", sixth
+# round, the simulator; 2 vCPUs shared with other sessions, load 4.4, so
+# read CPU and RSS, not wall time), with
 #   TV=BUILD RUNS=1 bench/replaymem/run.sh big.perf.data
-# on a 218 MB, 2,018,439-event recording, alternating with the build
-# before (8a841b7), three runs each, and five of the replay alone under
-# /usr/bin/time: replay --policy eevdf 112.3-119.5 MiB peak RSS, 58-62
-# bytes/event, 2.99-3.41 s CPU (8a841b7: 131.6-141.7 MiB, 68-74
-# bytes/event, 3.42-3.82 s CPU); at load 2.4-2.7, 2.01-2.10 s wall,
-# 0.96-1.00 M events/s (8a841b7: 2.03-2.41 s, 0.84-0.99 M events/s);
-# latency 40-44 MiB, 0.45-0.72 s CPU. The held-back 1.76 M-event big2:
-# 106.2 MiB, 63 bytes/event (8a841b7: 119.3 MiB, 71).
+# on a 218 MB, 2,018,439-event recording, the build before (a33f8ee) and
+# after (branch simspeed) alternating, two runs each: replay --policy eevdf
+# 3.19-3.47 s CPU (a33f8ee: 3.70-3.73), 3.48-4.18 s wall, 0.48-0.58 M
+# events/s (a33f8ee: 3.93-4.23 s, 0.48-0.51 M), 130.4-132.6 MiB peak RSS,
+# 68-69 bytes/event (a33f8ee: 123.3-130.1 MiB, 64-68; the peak moves by
+# several MiB with how the self-replay overlaps the observed table's second
+# read); latency 0.59-0.68 s CPU, 41.9-45.4 MiB. The simulation alone
+# (BenchmarkSimulateTrace on the same file): 656-669 ms of CPU, was
+# 886-1379 ms.
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 TRACE" >&2; exit 2; }
 DATA=$1
