@@ -82,8 +82,10 @@ type erq struct {
 	q    []int // queued entity ids (running and delayed included), in queueing order
 	curr int   // the picked entity id, noEnt when none
 	// root is the timeline of the queued entities (eevdf_tree.go) but
-	// aside, the one last charged (noEnt: none); p resolves entity ids.
+	// aside, the one last charged (noEnt: none), kept while timeline is
+	// set; p resolves entity ids.
 	root, aside int
+	timeline    bool
 	p           *EEVDF
 	v0          int64
 	sumW        int64
@@ -329,7 +331,12 @@ func (rq *erq) add(id int, e *eent) {
 	rq.sumW += e.w
 	rq.sumWK += (e.v - rq.v0) * e.w
 	e.queued = true
-	rq.p.tadd(rq, id, e)
+	switch {
+	case rq.timeline:
+		rq.p.tadd(rq, id, e)
+	case len(rq.q) >= timelineOn:
+		rq.p.buildTimeline(rq)
+	}
 }
 
 func (rq *erq) remove(id int, e *eent) {
@@ -342,7 +349,12 @@ func (rq *erq) remove(id int, e *eent) {
 	rq.sumW -= e.w
 	rq.sumWK -= (e.v - rq.v0) * e.w
 	e.queued = false
-	rq.p.tremove(rq, id, e)
+	if rq.timeline {
+		rq.p.tremove(rq, id, e)
+		if len(rq.q) <= timelineOff {
+			rq.timeline, rq.root, rq.aside = false, noEnt, noEnt
+		}
+	}
 	if rq.curr == id {
 		rq.curr = noEnt
 	}
@@ -673,7 +685,9 @@ func (p *EEVDF) UpdateCurrOwn(cpu int, curr *Task, delta int64) {
 // the task for a task entity, nil for a group entity. The entity is set
 // aside from rq's timeline first, as its key changes.
 func (p *EEVDF) charge(rq *erq, id int, e *eent, t *Task, delta int64) {
-	p.holdOut(rq, id, e)
+	if rq.timeline {
+		p.holdOut(rq, id, e)
+	}
 	dv := CalcDelta(delta, e.w)
 	e.v += dv
 	rq.sumWK += dv * e.w
@@ -741,10 +755,11 @@ func (p *EEVDF) pickShort(rq *erq, curr int) (id int, done bool) {
 }
 
 // pick is pick_eevdf on one runqueue; curr is its running entity or noEnt.
-// The queued entities (curr is not in the kernel's tree) are searched in
-// timeline order (eevdf_tree.go) for the first eligible one; curr replaces
-// it only with a strictly earlier deadline (__pick_eevdf's found: "if
-// (!best || (curr && entity_before(curr, best))) best = curr",
+// The queued entities (curr is not in the kernel's tree) are searched for
+// the eligible one earliest by deadline, then vruntime, then id: on the
+// timeline (eevdf_tree.go) when the runqueue has one, else by a scan. curr
+// replaces it only with a strictly earlier deadline (__pick_eevdf's found:
+// "if (!best || (curr && entity_before(curr, best))) best = curr",
 // entity_before comparing deadlines, kernel/sched/fair.c v6.18), so a woken
 // task whose deadline ties curr's runs first. With none eligible, the
 // entity of smallest vruntime (ties: smallest id) is returned.
@@ -753,6 +768,39 @@ func (p *EEVDF) pick(rq *erq, curr int) int {
 	if done {
 		return curr
 	}
+	if rq.timeline {
+		return p.pickTimeline(rq, curr)
+	}
+	return p.pickScan(rq, curr)
+}
+
+// pickScan is pick after pickShort, by a scan of every queued entity.
+func (p *EEVDF) pickScan(rq *erq, curr int) int {
+	best, left := noEnt, noEnt
+	var be, le *eent
+	for _, id := range rq.q {
+		e := p.ent(id)
+		if le == nil || e.v < le.v || e.v == le.v && id < left {
+			left, le = id, e
+		}
+		if id == curr || !rq.eligible(e) {
+			continue
+		}
+		if be == nil || before(id, e, best, be) {
+			best, be = id, e
+		}
+	}
+	if curr != noEnt && (be == nil || p.ent(curr).deadline < be.deadline) {
+		return curr
+	}
+	if be == nil {
+		return left
+	}
+	return best
+}
+
+// pickTimeline is pick after pickShort, on rq's timeline.
+func (p *EEVDF) pickTimeline(rq *erq, curr int) int {
 	best := p.firstEligible(rq, rq.root, curr)
 	if a := rq.aside; a != noEnt && a != curr {
 		if ea := p.ent(a); rq.eligible(ea) && (best == noEnt || before(a, ea, best, p.ent(best))) {

@@ -12,6 +12,11 @@ package policies
 // (entity_eligible: V ≥ v), so a subtree holds an eligible entity exactly
 // when its smallest vruntime is eligible.
 //
+// A runqueue gets its timeline when it reaches timelineOn entities and
+// loses it when it falls back to timelineOff: below that a scan of the
+// queue is cheaper than keeping the tree (putting the charged entity back
+// and taking the next one out at every switch). Both find the same entity.
+//
 // Differences from the kernel, none of which changes a pick:
 //   - the tree is a treap (a heap on a hash of the entity id over a
 //     binary search tree) rather than a red-black tree; the shape never
@@ -25,6 +30,20 @@ package policies
 //     keeps curr out of it) and goes back in when another is charged or it
 //     leaves. The running entity and the delayed ones are candidates as
 //     before: a pick looks at the tree and the entity aside.
+
+// The queue lengths at which a runqueue gets and loses its timeline.
+const (
+	timelineOn  = 16
+	timelineOff = 8
+)
+
+// buildTimeline puts every entity queued on rq into a new timeline.
+func (p *EEVDF) buildTimeline(rq *erq) {
+	rq.root, rq.aside, rq.timeline = noEnt, noEnt, true
+	for _, id := range rq.q {
+		p.tadd(rq, id, p.ent(id))
+	}
+}
 
 // tpri is the treap priority of entity id: a fixed hash (Fibonacci
 // hashing), so runs are deterministic.
@@ -136,7 +155,7 @@ func (p *EEVDF) tmerge(a, b int) int {
 	return b
 }
 
-// tadd puts entity id, just queued on rq, into rq's timeline.
+// tadd puts entity id, queued on rq, into rq's timeline.
 func (p *EEVDF) tadd(rq *erq, id int, e *eent) {
 	e.tl, e.tr = noEnt, noEnt
 	e.minID, e.minV = id, e.v

@@ -19,7 +19,9 @@ import (
 // queued C wins (3 ms is not strictly earlier than C's 3 ms; C before B by
 // v); with C gone, B. Charging A 1 ms then moves it to v 1 without moving
 // its deadline: A and B tie on deadline and v, A (id 0) first; V =
-// (1 + 1 + 6)/3 = 2.667 ms, both eligible, pick = A.
+// (1 + 1 + 6)/3 = 2.667 ms, both eligible, pick = A. The runqueue is
+// shorter than timelineOn: its timeline is built by hand, and again after
+// C leaves (at timelineOff or fewer entities a runqueue drops it).
 func TestEEVDFTimelineTies(t *testing.T) {
 	const ms = int64(1_000_000)
 	sim := newFakeSim(1)
@@ -31,6 +33,7 @@ func TestEEVDFTimelineTies(t *testing.T) {
 		p.e[i] = eent{v: vd[0], deadline: vd[1], w: 1024, slice: 10 * ms, cpu: 0}
 		rq.add(i, &p.e[i])
 	}
+	p.buildTimeline(rq)
 	if V := rq.avg(); V != 1_750_000 {
 		t.Fatalf("avg_vruntime = %d ns, want 1750000", V)
 	}
@@ -41,6 +44,10 @@ func TestEEVDFTimelineTies(t *testing.T) {
 		t.Errorf("pick with A current = %d, want 2 (C)", got)
 	}
 	rq.remove(2, &p.e[2])
+	if rq.timeline {
+		t.Fatalf("3 entities, timeline kept, want dropped at %d", timelineOff)
+	}
+	p.buildTimeline(rq)
 	if got := p.pick(rq, 0); got != 1 {
 		t.Errorf("pick with A current, C gone = %d, want 1 (B)", got)
 	}
@@ -58,9 +65,11 @@ func TestEEVDFTimelineTies(t *testing.T) {
 
 // TestEEVDFTimelineMatchesScan drives one runqueue through random
 // enqueues, dequeues, charges and delays, with few distinct vruntimes and
-// deadlines so that ties are common, and checks every pick (with each
-// queued entity as curr, protected or not, and with none) against
-// scanPick, a scan of every queued entity (the pick before the timeline).
+// deadlines so that ties are common, filling it for 1000 steps and
+// draining it for the next 1000 so that it gets and loses its timeline
+// again and again, and checks every pick on the timeline (with each queued
+// entity as curr, protected or not, and with none) against a scan of the
+// same queue (pickScan, the pick before the timeline).
 func TestEEVDFTimelineMatchesScan(t *testing.T) {
 	for _, parity := range []string{"on", "off"} {
 		sim := newFakeSim(1)
@@ -72,17 +81,18 @@ func TestEEVDFTimelineMatchesScan(t *testing.T) {
 			p.TaskNew(sim.task(0))
 		}
 		rng := rand.New(rand.NewPCG(29, 1))
-		picks := 0
+		picks, builds, had := 0, 0, false
 		for step := 0; step < 20_000; step++ {
 			id := rng.IntN(n)
 			e := &p.e[id]
+			fill := step/1000%2 == 0
 			switch op := rng.IntN(10); {
-			case !e.queued && op < 6:
+			case !e.queued && (fill && op < 8 || !fill && op < 1):
 				*e = eent{v: int64(rng.IntN(8)) * 500_000, w: []int64{1024, 335, 3121}[rng.IntN(3)],
 					slice: 700_000, cpu: 0, protect: rng.IntN(2) == 0}
 				e.deadline = e.v + int64(rng.IntN(4))*700_000
 				rq.add(id, e)
-			case e.queued && op < 2:
+			case e.queued && (fill && op < 1 || !fill && op < 6):
 				rq.remove(id, e)
 			case e.queued && op < 7:
 				p.charge(rq, id, e, nil, int64(rng.IntN(3))*250_000)
@@ -90,53 +100,31 @@ func TestEEVDFTimelineMatchesScan(t *testing.T) {
 			case e.queued && op < 8:
 				e.delayed = !e.delayed
 			}
+			if rq.timeline && !had {
+				builds++
+			}
+			had = rq.timeline
+			if !rq.timeline {
+				continue
+			}
 			if err := timelineErr(p, rq); err != "" {
 				t.Fatalf("RUN_TO_PARITY %s, step %d: %s", parity, step, err)
 			}
 			for _, curr := range append([]int{noEnt}, rq.q...) {
 				picks++
-				if got, want := p.pick(rq, curr), scanPick(p, rq, curr); got != want {
+				want, done := p.pickShort(rq, curr)
+				if !done {
+					want = p.pickScan(rq, want)
+				}
+				if got := p.pick(rq, curr); got != want {
 					t.Fatalf("RUN_TO_PARITY %s, step %d, curr %d, queue %v: pick %d, scan %d", parity, step, curr, rq.q, got, want)
 				}
 			}
 		}
-		if picks < 100_000 {
-			t.Errorf("RUN_TO_PARITY %s: %d picks compared, want at least 100000", parity, picks)
+		if picks < 100_000 || builds < 5 {
+			t.Errorf("RUN_TO_PARITY %s: %d picks compared on %d timelines, want at least 100000 on 5", parity, picks, builds)
 		}
 	}
-}
-
-// scanPick is pick_eevdf as a scan of every queued entity (the
-// implementation before the timeline): the eligible one (curr excepted)
-// earliest by deadline, vruntime and id; curr when its deadline is strictly
-// earlier; with none eligible the entity of smallest (vruntime, id).
-func scanPick(p *EEVDF, rq *erq, curr int) int {
-	curr, done := p.pickShort(rq, curr)
-	if done {
-		return curr
-	}
-	best, left := noEnt, noEnt
-	var be, le *eent
-	for _, id := range rq.q {
-		e := p.ent(id)
-		if le == nil || e.v < le.v || e.v == le.v && id < left {
-			left, le = id, e
-		}
-		if id == curr || !rq.eligible(e) {
-			continue
-		}
-		if be == nil || e.deadline < be.deadline ||
-			e.deadline == be.deadline && (e.v < be.v || e.v == be.v && id < best) {
-			best, be = id, e
-		}
-	}
-	if curr != noEnt && (be == nil || p.ent(curr).deadline < be.deadline) {
-		return curr
-	}
-	if be == nil {
-		return left
-	}
-	return best
 }
 
 // timelineErr checks rq's timeline: every node after its left subtree and
