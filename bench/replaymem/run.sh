@@ -17,18 +17,18 @@
 # Targets (issue 29 item 1): replay peak RSS <= 64 bytes per input event and
 # >= 2 M input events/s end to end on the 234 MB messaging file.
 # Last measured (docs/replay.md, "Memory and speed on big captures", sixth
-# round, the simulator; 2 vCPUs shared with other sessions, load 4.4, so
-# read CPU and RSS, not wall time), with
+# round, the simulator; 2 vCPUs shared with other sessions, load 3.5-3.7,
+# so read CPU and RSS, not wall time), with
 #   TV=BUILD RUNS=1 bench/replaymem/run.sh big.perf.data
 # on a 218 MB, 2,018,439-event recording, the build before (a33f8ee) and
 # after (branch simspeed) alternating, two runs each: replay --policy eevdf
-# 3.19-3.47 s CPU (a33f8ee: 3.70-3.73), 3.48-4.18 s wall, 0.48-0.58 M
-# events/s (a33f8ee: 3.93-4.23 s, 0.48-0.51 M), 130.4-132.6 MiB peak RSS,
-# 68-69 bytes/event (a33f8ee: 123.3-130.1 MiB, 64-68; the peak moves by
+# 3.37-4.66 s CPU (a33f8ee: 4.22-4.25), 2.01-2.76 s wall, 0.73-1.00 M
+# events/s (a33f8ee: 2.54-2.70 s, 0.75-0.79 M), 117.8-126.7 MiB peak RSS,
+# 61-66 bytes/event (a33f8ee: 120.2-120.5 MiB, 62-63; the peak moves by
 # several MiB with how the self-replay overlaps the observed table's second
-# read); latency 0.59-0.68 s CPU, 41.9-45.4 MiB. The simulation alone
-# (BenchmarkSimulateTrace on the same file): 656-669 ms of CPU, was
-# 886-1379 ms.
+# read); latency 0.71-0.96 s CPU, 42.0-44.4 MiB. The simulation alone
+# (BenchmarkSimulateTrace on the same file): 623-652 ms of CPU, was
+# 818-994 ms.
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 TRACE" >&2; exit 2; }
 DATA=$1
