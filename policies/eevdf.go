@@ -68,19 +68,30 @@ type eent struct {
 	queued, delayed, protect    bool
 	rel                         bool
 	limbo                       bool // 6.18 task-based throttling: dequeued onto its cfs_rq's limbo list
+
+	// The timeline links (eevdf_tree.go): tl and tr the children (noEnt:
+	// none); minID the (v, id)-smallest entity of the subtree, minV its v.
+	tl, tr, minID int
+	minV          int64
 }
 
 // erq is one cfs_rq: the root runqueue of a CPU (g 0) or a group's
 // runqueue on that CPU. Entity ids are task IDs (>= 0) or group entities
 // (< 0, see EEVDF.gid).
 type erq struct {
-	q     []int // queued entity ids (running and delayed included)
-	curr  int   // the picked entity id, noEnt when none
-	v0    int64
-	sumW  int64
-	sumWK int64 // Σ (v - v0)·w
-	g     int   // group (0: root)
-	cpu   int
+	q    []int // queued entity ids (running and delayed included), in queueing order
+	curr int   // the picked entity id, noEnt when none
+	// root is the timeline of the queued entities (eevdf_tree.go) but
+	// aside, the one last charged (noEnt: none), kept while timeline is
+	// set; p resolves entity ids.
+	root, aside int
+	timeline    bool
+	p           *EEVDF
+	v0          int64
+	sumW        int64
+	sumWK       int64 // Σ (v - v0)·w
+	g           int   // group (0: root)
+	cpu         int
 	// CFS bandwidth (groups with a quota, see eevdf_group.go): rr is
 	// runtime_remaining in ns; throttled since throttledAt; limbo holds
 	// the tasks 6.18's task-based throttling took off the queue.
@@ -111,6 +122,7 @@ type EEVDF struct {
 	bwc     bandwidthCtl
 	cpath   [][]*erq
 	scratch []*erq
+	migBuf  []*Task // migratable's result, reused
 	// pend holds, per CPU, run time of its current task charged at the
 	// task's own level by UpdateCurrOwn and not yet to the group entities
 	// above it (ns).
@@ -234,7 +246,7 @@ func (p *EEVDF) Init(s Sim) {
 	p.ncpu = s.NumCPUs()
 	p.rqs = make([]erq, p.ncpu)
 	for i := range p.rqs {
-		p.rqs[i].curr, p.rqs[i].cpu = noEnt, i
+		p.rqs[i] = erq{curr: noEnt, cpu: i, root: noEnt, aside: noEnt, p: p}
 	}
 	p.cpath = make([][]*erq, p.ncpu)
 	p.pend = make([]int64, p.ncpu)
@@ -252,9 +264,13 @@ func (p *EEVDF) Init(s Sim) {
 	}
 }
 
+// migratable lists the tasks the balancer may move off cpu: queued, not
+// running, not delayed, on cpu's root runqueue and then each group's in
+// group order. The slice is reused by the next call.
 func (p *EEVDF) migratable(cpu int) []*Task {
-	var out []*Task
-	for _, rq := range p.cpuRqs(cpu) {
+	out := p.migBuf[:0]
+	for g := 0; g == 0 || g < len(p.groups); g++ {
+		rq := p.rqOf(g, cpu)
 		if p.throttledUp(rq) {
 			continue // throttled_lb_pair (v6.17-) / not on the queue (v6.18)
 		}
@@ -264,6 +280,7 @@ func (p *EEVDF) migratable(cpu int) []*Task {
 			}
 		}
 	}
+	p.migBuf = out
 	return out
 }
 
@@ -298,7 +315,12 @@ func (rq *erq) avg() int64 {
 	return rq.v0 + a/rq.sumW
 }
 
-func (rq *erq) eligible(e *eent) bool { return rq.sumWK >= (e.v-rq.v0)*rq.sumW }
+func (rq *erq) eligible(e *eent) bool { return rq.eligibleV(e.v) }
+
+// eligibleV is entity_eligible for an entity of vruntime v
+// (vruntime_eligible, kernel/sched/fair.c v6.8+): Σ(v_j − v0)·w_j ≥
+// (v − v0)·Σw_j, i.e. V ≥ v.
+func (rq *erq) eligibleV(v int64) bool { return rq.sumWK >= (v-rq.v0)*rq.sumW }
 
 func (rq *erq) add(id int, e *eent) {
 	if len(rq.q) == 0 {
@@ -309,6 +331,12 @@ func (rq *erq) add(id int, e *eent) {
 	rq.sumW += e.w
 	rq.sumWK += (e.v - rq.v0) * e.w
 	e.queued = true
+	switch {
+	case rq.timeline:
+		rq.p.tadd(rq, id, e)
+	case len(rq.q) >= timelineOn:
+		rq.p.buildTimeline(rq)
+	}
 }
 
 func (rq *erq) remove(id int, e *eent) {
@@ -321,6 +349,12 @@ func (rq *erq) remove(id int, e *eent) {
 	rq.sumW -= e.w
 	rq.sumWK -= (e.v - rq.v0) * e.w
 	e.queued = false
+	if rq.timeline {
+		rq.p.tremove(rq, id, e)
+		if len(rq.q) <= timelineOff {
+			rq.timeline, rq.root, rq.aside = false, noEnt, noEnt
+		}
+	}
 	if rq.curr == id {
 		rq.curr = noEnt
 	}
@@ -609,10 +643,10 @@ func (p *EEVDF) UpdateCurr(cpu int, curr *Task, delta int64) {
 		up += p.pend[e.cpu]
 		p.pend[e.cpu] = 0
 	}
-	d := delta
+	d, id := delta, curr.ID
 	for {
 		if d > 0 {
-			p.charge(rq, e, curr, d)
+			p.charge(rq, id, e, curr, d)
 			if rq.g != 0 && p.bwc.limited(rq.g) {
 				p.bwc.account(rq.g, &rq.rqRuntime, d, rq.curr != noEnt, rq.cpu)
 			}
@@ -620,8 +654,8 @@ func (p *EEVDF) UpdateCurr(cpu int, curr *Task, delta int64) {
 		if rq.g == 0 {
 			return
 		}
-		gid := p.gid(rq.g, rq.cpu)
-		e = p.ent(gid)
+		id = p.gid(rq.g, rq.cpu)
+		e = p.ent(id)
 		rq = p.parentRq(rq)
 		if !e.queued {
 			return
@@ -640,16 +674,20 @@ func (p *EEVDF) UpdateCurrOwn(cpu int, curr *Task, delta int64) {
 		return
 	}
 	rq := p.rqOf(curr.Group, e.cpu)
-	p.charge(rq, e, curr, delta)
+	p.charge(rq, curr.ID, e, curr, delta)
 	if p.bwc.limited(rq.g) {
 		p.bwc.account(rq.g, &rq.rqRuntime, delta, rq.curr != noEnt, rq.cpu)
 	}
 	p.pend[e.cpu] += delta
 }
 
-// charge is update_curr and update_deadline of one entity on rq; t is the
-// task for a task entity, nil for a group entity.
-func (p *EEVDF) charge(rq *erq, e *eent, t *Task, delta int64) {
+// charge is update_curr and update_deadline of entity id (e) on rq; t is
+// the task for a task entity, nil for a group entity. The entity is set
+// aside from rq's timeline first, as its key changes.
+func (p *EEVDF) charge(rq *erq, id int, e *eent, t *Task, delta int64) {
+	if rq.timeline {
+		p.holdOut(rq, id, e)
+	}
 	dv := CalcDelta(delta, e.w)
 	e.v += dv
 	rq.sumWK += dv * e.w
@@ -700,24 +738,44 @@ func (p *EEVDF) Balance(cpu int, kind BalanceKind) { p.smp.balance(cpu, kind) }
 // TaskDead implements Policy.
 func (p *EEVDF) TaskDead(t *Task) {}
 
-// pick is pick_eevdf on one runqueue; curr is its running entity or noEnt.
-func (p *EEVDF) pick(rq *erq, curr int) int {
+// pickShort is the start of pick_eevdf: the only queued entity, or curr
+// kept by RUN_TO_PARITY (done); else curr is returned as noEnt when it
+// cannot run on (not queued, delayed or not eligible).
+func (p *EEVDF) pickShort(rq *erq, curr int) (id int, done bool) {
 	if len(rq.q) == 1 {
-		return rq.q[0]
+		return rq.q[0], true
 	}
-	if curr != noEnt {
-		if c := p.ent(curr); !c.queued || c.delayed || !rq.eligible(c) {
-			curr = noEnt
-		} else if p.runParity && c.protect {
-			return curr
-		}
+	if curr == noEnt {
+		return noEnt, false
 	}
-	// The queued entities (curr is not in the kernel's tree) by deadline;
-	// curr replaces the best of them only with a strictly earlier
-	// deadline (__pick_eevdf's found: "if (!best || (curr &&
-	// entity_before(curr, best))) best = curr", entity_before comparing
-	// deadlines, kernel/sched/fair.c v6.18), so a woken task whose
-	// deadline ties curr's runs first.
+	if c := p.ent(curr); !c.queued || c.delayed || !rq.eligible(c) {
+		return noEnt, false
+	}
+	return curr, p.runParity && p.ent(curr).protect
+}
+
+// pick is pick_eevdf on one runqueue; curr is its running entity or noEnt.
+// The queued entities (curr is not in the kernel's tree) are searched for
+// the eligible one earliest by deadline, then vruntime, then id: on the
+// timeline (eevdf_tree.go) when the runqueue has one, else by a scan. curr
+// replaces it only with a strictly earlier deadline (__pick_eevdf's found:
+// "if (!best || (curr && entity_before(curr, best))) best = curr",
+// entity_before comparing deadlines, kernel/sched/fair.c v6.18), so a woken
+// task whose deadline ties curr's runs first. With none eligible, the
+// entity of smallest vruntime (ties: smallest id) is returned.
+func (p *EEVDF) pick(rq *erq, curr int) int {
+	curr, done := p.pickShort(rq, curr)
+	if done {
+		return curr
+	}
+	if rq.timeline {
+		return p.pickTimeline(rq, curr)
+	}
+	return p.pickScan(rq, curr)
+}
+
+// pickScan is pick after pickShort, by a scan of every queued entity.
+func (p *EEVDF) pickScan(rq *erq, curr int) int {
 	best, left := noEnt, noEnt
 	var be, le *eent
 	for _, id := range rq.q {
@@ -728,8 +786,7 @@ func (p *EEVDF) pick(rq *erq, curr int) int {
 		if id == curr || !rq.eligible(e) {
 			continue
 		}
-		if be == nil || e.deadline < be.deadline ||
-			e.deadline == be.deadline && (e.v < be.v || e.v == be.v && id < best) {
+		if be == nil || before(id, e, best, be) {
 			best, be = id, e
 		}
 	}
@@ -740,4 +797,30 @@ func (p *EEVDF) pick(rq *erq, curr int) int {
 		return left
 	}
 	return best
+}
+
+// pickTimeline is pick after pickShort, on rq's timeline.
+func (p *EEVDF) pickTimeline(rq *erq, curr int) int {
+	best := p.firstEligible(rq, rq.root, curr)
+	if a := rq.aside; a != noEnt && a != curr {
+		if ea := p.ent(a); rq.eligible(ea) && (best == noEnt || before(a, ea, best, p.ent(best))) {
+			best = a
+		}
+	}
+	if curr != noEnt && (best == noEnt || p.ent(curr).deadline < p.ent(best).deadline) {
+		return curr
+	}
+	if best != noEnt {
+		return best
+	}
+	left := rq.aside
+	if rq.root != noEnt {
+		r := p.ent(rq.root)
+		if left == noEnt {
+			left = r.minID
+		} else if lv := p.ent(left).v; r.minV < lv || r.minV == lv && r.minID < left {
+			left = r.minID
+		}
+	}
+	return left
 }

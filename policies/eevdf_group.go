@@ -27,7 +27,7 @@ func (p *EEVDF) initGroups(s Sim) {
 		return
 	}
 	p.grqs, p.ge = groupSlots(p.groups, p.ncpu, func(g, c int) (erq, eent) {
-		return erq{curr: noEnt, g: g, cpu: c}, eent{w: p.groups[g].Shares, slice: p.baseSlice, cpu: c}
+		return erq{curr: noEnt, g: g, cpu: c, root: noEnt, aside: noEnt, p: p}, eent{w: p.groups[g].Shares, slice: p.baseSlice, cpu: c}
 	})
 	p.bwc.rq = func(key int) *rqRuntime { return &p.grqs[key].rqRuntime }
 	p.bwc.unthrottle = func(key int) { p.unthrottle(&p.grqs[key]) }
@@ -62,15 +62,6 @@ func (p *EEVDF) groupRq(id int) *erq { return &p.grqs[-2-id] }
 
 // parentRq is the runqueue rq's group entity is queued on.
 func (p *EEVDF) parentRq(rq *erq) *erq { return p.rqOf(p.groups[rq.g].Parent, rq.cpu) }
-
-// cpuRqs lists cpu's runqueues: the root's, then each group's.
-func (p *EEVDF) cpuRqs(cpu int) []*erq {
-	out := []*erq{&p.rqs[cpu]}
-	for g := 1; g < len(p.groups); g++ {
-		out = append(out, p.rqOf(g, cpu))
-	}
-	return out
-}
 
 // throttledUp reports whether rq or a runqueue above it is throttled
 // (throttled_hierarchy).

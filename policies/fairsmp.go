@@ -106,8 +106,10 @@ type fairSMP struct {
 	cpuLoad [][5]int64 // per CPU: cpu_load[0..4] (weights)
 	sim     Sim
 	// queued returns the fair tasks enqueued on cpu that could be
-	// migrated (not running, not delayed).
+	// migrated (not running, not delayed); the slice may be reused by the
+	// next call, so a caller must not keep it.
 	queued func(cpu int) []*Task
+	cands  []migCand           // migratePELT's candidates, reused
 	load   func(cpu int) int64 // sum of queued weights
 	// buddy reports whether t is a buddy of its runqueue (cfs: the next
 	// or last buddy); nil when the policy has none.
@@ -816,14 +818,24 @@ func (f *fairSMP) migratePELT(cpu, busiest int) {
 		f.failed[cpu] = 0 // out_balanced
 		return
 	}
-	var cands []*Task
-	for _, t := range f.queued(busiest) {
+	// The candidates from the one that ran longest ago, ties in queue
+	// order: a stable sort by LastRan, done as an unstable sort on
+	// (LastRan, queue index), which is the same order.
+	cands := f.cands[:0]
+	for i, t := range f.queued(busiest) {
 		if t.Affinity.Has(cpu) && t.State == TaskRunnable && !f.hotPELT(t, cpu, now) {
-			cands = append(cands, t)
+			cands = append(cands, migCand{last: t.LastRan, idx: i, t: t})
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b *Task) int { return cmp.Compare(a.LastRan, b.LastRan) })
-	for _, t := range cands {
+	f.cands = cands
+	slices.SortFunc(cands, func(a, b migCand) int {
+		if a.last != b.last {
+			return cmp.Compare(a.last, b.last)
+		}
+		return cmp.Compare(a.idx, b.idx)
+	})
+	for _, c := range cands {
+		t := c.t
 		if f.shrFailed(cpu, f.pelt.hLoad(t.ID, t.Weight, now)) > imb {
 			continue
 		}
@@ -833,6 +845,14 @@ func (f *fairSMP) migratePELT(cpu, busiest int) {
 		return
 	}
 	f.failed[cpu]++
+}
+
+// migCand is a task migratePELT may move: its LastRan and its index in
+// the queued list, the sort key.
+type migCand struct {
+	last int64
+	idx  int
+	t    *Task
 }
 
 // SMPParams are the topology and placement parameters shared by the fair

@@ -420,3 +420,32 @@ func TestBalancedClearsFailures(t *testing.T) {
 		t.Errorf("CPU 1 lighter: %d failures left, moved %v; want 0 and nothing", f.failed[0], s.moved)
 	}
 }
+
+// TestDecayCache: the cache returns decay's value for every gap, from a
+// slot or computed. PELT halves every 32 periods of 1024 µs (half, y^32 =
+// 1/2): decay(half) = 0.5 and decay(2·half) = 0.25 (to rounding). Gaps in
+// whole ms all have their low six bits 0 (1 ms = 15625·64 ns) but land in
+// different slots; a gap that shares half's slot replaces it there.
+func TestDecayCache(t *testing.T) {
+	const ms = 1_000_000
+	if a, b, c := decaySlot(ms), decaySlot(2*ms), decaySlot(4*ms); a == b || b == c || a == c {
+		t.Errorf("slots of 1, 2, 4 ms: %d, %d, %d, want three different", a, b, c)
+	}
+	other := int64(half + 1)
+	for decaySlot(other) != decaySlot(half) {
+		other++
+	}
+	var c decayCache
+	for _, tc := range []struct {
+		d    int64
+		want float64
+	}{{0, 1}, {-5, 1}, {half, 0.5}, {half, 0.5}, {2 * half, 0.25}, {other, decay(other)}, {half, 0.5}} {
+		got := c.decay(tc.d)
+		if math.Abs(got-tc.want) > 1e-12 || got != decay(tc.d) {
+			t.Errorf("decay(%d) = %v, want %v (uncached %v)", tc.d, got, tc.want, decay(tc.d))
+		}
+	}
+	if k := decaySlot(half); c.d[k] != half || c.f[k] != decay(half) {
+		t.Errorf("slot %d holds gap %d (%v), want %d", k, c.d[k], c.f[k], half)
+	}
+}

@@ -109,7 +109,14 @@ func TestEEVDFPick(t *testing.T) {
 	// queued entity wins the tie although curr's vruntime is lower: curr
 	// keeps the CPU only with a strictly earlier deadline (__pick_eevdf,
 	// kernel/sched/fair.c v6.18); with A's deadline at 5.1 ms, B stays.
-	p.e[0].v, p.e[0].deadline = 2*ms, 5*ms
+	// set moves a queued entity: off the runqueue, then back on (the
+	// timeline is ordered by deadline and vruntime).
+	set := func(id int, v, deadline int64) {
+		rq.remove(id, &p.e[id])
+		p.e[id].v, p.e[id].deadline = v, deadline
+		rq.add(id, &p.e[id])
+	}
+	set(0, 2*ms, 5*ms)
 	rq.sumWK = 0
 	for _, id := range rq.q {
 		rq.sumWK += p.e[id].v * p.e[id].w
@@ -120,11 +127,11 @@ func TestEEVDFPick(t *testing.T) {
 	if got := p.pick(rq, 1); got != 0 {
 		t.Errorf("pick_eevdf, curr B and A tied at 5 ms = entity %d, want 0 (A)", got)
 	}
-	p.e[0].deadline = 5100_000
+	set(0, 2*ms, 5100_000)
 	if got := p.pick(rq, 1); got != 1 {
 		t.Errorf("pick_eevdf, curr B at 5 ms and A at 5.1 ms = entity %d, want 1 (B)", got)
 	}
-	p.e[0].v, p.e[0].deadline = 0, 6*ms
+	set(0, 0, 6*ms)
 	rq.sumWK = 0
 	for _, id := range rq.q {
 		rq.sumWK += p.e[id].v * p.e[id].w

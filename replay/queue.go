@@ -25,32 +25,39 @@ type qev struct {
 
 type evheap []qev
 
-func (h evheap) less(i, j int) bool {
-	if h[i].t != h[j].t {
-		return h[i].t < h[j].t
+// before orders the queue: earlier time, then earlier insertion.
+func (a *qev) before(b *qev) bool {
+	if a.t != b.t {
+		return a.t < b.t
 	}
-	return h[i].seq < h[j].seq
+	return a.seq < b.seq
 }
 
+// push adds e, moving the hole it leaves up past every later parent (the
+// swaps of a textbook sift-up, with one write per level).
 func (h *evheap) push(e qev) {
 	*h = append(*h, e)
 	s := *h
 	i := len(s) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !s.less(i, p) {
+		if !e.before(&s[p]) {
 			break
 		}
-		s[i], s[p] = s[p], s[i]
+		s[i] = s[p]
 		i = p
 	}
+	s[i] = e
 }
 
+// pop removes and returns the earliest event: the last one goes into the
+// root's hole, which moves down toward the earlier child while that child
+// is before it.
 func (h *evheap) pop() qev {
 	s := *h
 	top := s[0]
 	n := len(s) - 1
-	s[0] = s[n]
+	x := s[n]
 	s = s[:n]
 	i := 0
 	for {
@@ -59,14 +66,17 @@ func (h *evheap) pop() qev {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && s.less(r, l) {
+		if r := l + 1; r < n && s[r].before(&s[l]) {
 			m = r
 		}
-		if !s.less(m, i) {
+		if !s[m].before(&x) {
 			break
 		}
-		s[i], s[m] = s[m], s[i]
+		s[i] = s[m]
 		i = m
+	}
+	if n > 0 {
+		s[i] = x
 	}
 	*h = s
 	return top

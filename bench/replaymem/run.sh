@@ -17,17 +17,9 @@
 # Targets (issue 29 item 1): replay peak RSS <= 64 bytes per input event and
 # >= 2 M input events/s end to end on the 234 MB messaging file.
 # Last measured (docs/replay.md, "Memory and speed on big captures", sixth
-# round, 2026-12-04; 2 vCPUs shared with other sessions' tests, a fuzz
-# target and a busy loop, load 5.7-6.6, so read CPU and RSS, not wall
-# time), with
-#   TV=BUILD RUNS=1 bench/replaymem/run.sh big.perf.data
-# on a 218 MB, 2,018,440-event recording, alternating with the build
-# before (a33f8ee), three runs each: replay --policy eevdf 113.4-117.6 MiB
-# peak RSS, 59-61 bytes/event, 3.92-4.36 s CPU, 4.80-6.75 s wall,
-# 0.30-0.42 M events/s (a33f8ee: 124.5-128.4 MiB, 65-67 bytes/event,
-# 4.06-5.53 s CPU, 5.24-11.26 s wall, 0.18-0.39 M events/s); latency
-# 42-47 MiB, 0.60-0.88 s CPU. (On a quiet machine the fifth round
-# measured 0.84-0.87 M events/s at 3b72346.)
+# round and seventh, then both together; the figures and the commands are
+# there). Both branches' builds were measured alternating with a33f8ee on
+# 2 vCPUs shared with other tests, so read CPU and RSS, not wall time.
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 TRACE" >&2; exit 2; }
 DATA=$1
