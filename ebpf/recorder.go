@@ -74,6 +74,11 @@ type Summary struct {
 	Bytes   int64         // bytes written
 	Lost    []uint64      // records lost per CPU (index: CPU) while recording
 	Elapsed time.Duration // wall time of Run
+	// Stopped is the wall time from Run's start to its context's end
+	// (--duration, a signal, the command's exit; 0 when the capture ended
+	// otherwise); Elapsed - Stopped is the time spent writing out what the
+	// buffers and the backlog held then.
+	Stopped time.Duration
 	// Dumps counts the ring dumps written and Evicted the ring's batches
 	// dropped to keep it within its bounds (not losses: the ring only
 	// ever holds the last part of the capture).
@@ -143,6 +148,16 @@ func NumberedPath(path string, n int) string {
 // ErrAborted; the summary covers what was written in every case.
 func (r *Recorder) Run(ctx context.Context) (Summary, error) {
 	start := time.Now()
+	runDone := make(chan struct{})
+	stoppedAt := make(chan time.Duration, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			stoppedAt <- time.Since(start)
+		case <-runDone:
+			stoppedAt <- 0
+		}
+	}()
 	stopV1 := make(chan struct{})
 	r.v1 = startV1Sampler(r.groups, stopV1)
 	defer close(stopV1)
@@ -153,6 +168,8 @@ func (r *Recorder) Run(ctx context.Context) (Summary, error) {
 		err = r.runFiles(ctx)
 	}
 	r.sum.Elapsed = time.Since(start)
+	close(runDone)
+	r.sum.Stopped = <-stoppedAt
 	r.sum.Lost = r.c.Lost()
 	return r.sum, err
 }

@@ -225,9 +225,16 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	if child != nil && !childExited {
 		// Stopped by a signal or --duration: the command was signalled (or
 		// is still running after --duration, like perf we leave it, and
-		// say so: record's status is then not the command's).
+		// say so: record's status is then not the command's). A command
+		// running when --duration stopped the capture that ended while
+		// the backlog was written out (a busy capture can take seconds)
+		// ended after the capture: the same note, and record's status.
 		select {
 		case childErr = <-childDone:
+			if res.running && err == nil {
+				fmt.Fprintf(stderr, "traceview: record: %s (pid %d) was still running when --duration stopped the capture, and ended while the capture wrote out its buffers: the trace does not hold its end (the exit status is record's, not its)\n", args[0], child.Process.Pid)
+				childErr = nil
+			}
 		case <-time.After(100 * time.Millisecond):
 			if err == nil {
 				fmt.Fprintf(stderr, "traceview: record: %s (pid %d) is still running: the capture stopped before it ended and left it running (the exit status is record's, not its)\n", args[0], child.Process.Pid)
@@ -315,6 +322,12 @@ func printRecordSummary(out io.Writer, path string, sum ebpf.Summary, ring bool)
 	default:
 		fmt.Fprintf(out, "[ traceview record: %d events in %.3f s, wrote %d bytes (%.2f MiB, %.1f bytes/event) to %s ]\n",
 			sum.Events, sum.Elapsed.Seconds(), sum.Bytes, float64(sum.Bytes)/(1<<20), perEvent(sum.Bytes, sum.Events), path)
+	}
+	// Writing out the backlog after the capture stopped: said when it
+	// took long enough to be noticed (a quarter of a second).
+	if sum.Stopped > 0 && sum.Elapsed-sum.Stopped > 250*time.Millisecond {
+		fmt.Fprintf(out, "[ traceview record: the capture stopped after %.3f s; writing out what its buffers held took %.3f s more ]\n",
+			sum.Stopped.Seconds(), (sum.Elapsed - sum.Stopped).Seconds())
 	}
 	if total == 0 {
 		fmt.Fprintf(out, "[ traceview record: 0 events lost ]\n")
@@ -434,8 +447,11 @@ func startRecordChild(args []string, toStdout bool) (*exec.Cmd, chan error, erro
 
 // recordWatched is what watchRecord saw.
 type recordWatched struct {
-	childErr  error
-	exited    bool      // the command exited (childErr is its status)
+	childErr error
+	exited   bool // the command exited (childErr is its status)
+	// running: the command had not exited when --duration ended the
+	// capture (it may end while the capture writes out its backlog).
+	running   bool
 	forwarded os.Signal // the signal passed on to the command, if any
 }
 
@@ -468,6 +484,12 @@ func watchRecord(stderr io.Writer, sigs chan os.Signal, child *exec.Cmd, childDo
 			res.exited = true
 			cancel()
 		case <-ctx.Done():
+			select {
+			case res.childErr = <-childDone:
+				res.exited = true
+			default:
+				res.running = child != nil
+			}
 		}
 		watchDone <- res
 	}()

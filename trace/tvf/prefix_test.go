@@ -121,7 +121,7 @@ func TestReaderCutBlock(t *testing.T) {
 		t.Errorf("%d events, want 0", len(evs))
 	}
 	want := "file ends inside the frame at offset 1711 (40287 of 40387 bytes: 100 bytes missing" // after the header frame and the first tasks frame
-	wantEnd := "; 6047 events lost): the block's first 65536 of 121385 raw bytes decompress, holding 0 of its 6047 events whole (an event needs its value in every column, and the columns are stored one after another)"
+	wantEnd := "; 6047 events lost): the block's first 65536 of 121385 raw bytes decompress, holding 0 of its 6047 events whole (an event needs its value in every column, and the columns are stored one after another)" + cutRestText
 	var got []string
 	found := false
 	for _, w := range r.Meta().Warnings.List() {

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/traceview/traceview/ebpf"
+)
+
+// TestWatchRecordRunningAtDuration: when --duration ends the capture
+// (ctx) while the command runs, the watcher says so (running), even if the
+// command ends later while the backlog is written out (a new-user pass:
+// `record -d 4s -- stress-ng ... --timeout 6` wrote for 2.3 s more, the
+// command ended meanwhile and the note was missing); a command that had
+// already ended is not running.
+func TestWatchRecordRunningAtDuration(t *testing.T) {
+	child := exec.Command("sleep", "1")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	childDone := make(chan error, 1)
+	res := <-watchRecord(&bytes.Buffer{}, make(chan os.Signal), child, childDone, ctx, cancel, make(chan struct{}), make(chan struct{}), "x.tv")
+	if !res.running || res.exited {
+		t.Errorf("command running at the duration's end: running %v, exited %v; want true, false", res.running, res.exited)
+	}
+	childDone <- nil
+	res = <-watchRecord(&bytes.Buffer{}, make(chan os.Signal), child, childDone, ctx, cancel, make(chan struct{}), make(chan struct{}), "x.tv")
+	if res.running || !res.exited {
+		t.Errorf("command ended before the duration's end: running %v, exited %v; want false, true", res.running, res.exited)
+	}
+}
+
+// TestRecordSummaryDrainTime: a capture that stopped at 4.000 s and took
+// until 6.260 s to write out its buffers says both (2.260 s more); one
+// that took 0.1 s more says nothing of it.
+func TestRecordSummaryDrainTime(t *testing.T) {
+	var out bytes.Buffer
+	printRecordSummary(&out, "x.tv", ebpf.Summary{Events: 10, Elapsed: 6260 * time.Millisecond, Stopped: 4 * time.Second}, false)
+	if want := "[ traceview record: the capture stopped after 4.000 s; writing out what its buffers held took 2.260 s more ]"; !strings.Contains(out.String(), want) {
+		t.Errorf("summary:\n%s\nwant the line %q", out.String(), want)
+	}
+	out.Reset()
+	printRecordSummary(&out, "x.tv", ebpf.Summary{Events: 10, Elapsed: 4100 * time.Millisecond, Stopped: 4 * time.Second}, false)
+	if strings.Contains(out.String(), "stopped after") {
+		t.Errorf("summary of a 0.1 s write-out:\n%s\nwant no line about it", out.String())
+	}
+}
