@@ -183,12 +183,19 @@ type Warning struct {
 	Count          int    `json:"count"`
 	Message        string `json:"message"`
 	CountInMessage bool   `json:"count_in_message,omitempty"`
+	// Unit is what Count counts when it is not occurrences of the
+	// problem, as "events in all" for the events lost in damaged blocks
+	// (AddCount); "" for occurrences.
+	Unit string `json:"unit,omitempty"`
 }
 
 // String renders the warning for people: its message, followed by "(N
 // times)" when it was counted more than once and the message does not
 // state the count itself.
 func (w Warning) String() string {
+	if w.Unit != "" && !w.CountInMessage {
+		return fmt.Sprintf("%s (%d %s)", w.Message, w.Count, w.Unit)
+	}
 	if w.Count > 1 && !w.CountInMessage {
 		return fmt.Sprintf("%s (%d times)", w.Message, w.Count)
 	}
@@ -212,6 +219,16 @@ func (w *Warnings) AddN(key string, n int, format string, args ...any) {
 	}
 	w.index[key] = len(w.items)
 	w.items = append(w.items, Warning{Key: key, Count: n, Message: fmt.Sprintf(format, args...)})
+}
+
+// AddCount adds n to key's count of something other than occurrences,
+// named by unit (as "events in all"): String then says "(N unit)", not
+// "(N times)".
+func (w *Warnings) AddCount(key string, n int, unit, format string, args ...any) {
+	w.AddN(key, n, format, args...)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.items[w.index[key]].Unit = unit
 }
 
 // List returns the warnings in first-seen order.

@@ -19,3 +19,22 @@ func TestWarningString(t *testing.T) {
 		}
 	}
 }
+
+// TestWarningCountUnit: a count of events, not of occurrences, says so
+// (a new-user pass read "events lost in damaged blocks (8192 times)" for
+// one damaged block of 8192 events).
+func TestWarningCountUnit(t *testing.T) {
+	var w Warnings
+	w.AddCount("damaged-block-events", 8192, "events in all", "events lost in damaged blocks")
+	w.AddCount("damaged-block-events", 100, "events in all", "events lost in damaged blocks")
+	w.Add("other", "a problem")
+	w.Add("other", "a problem")
+	got := []string{}
+	for _, x := range w.List() {
+		got = append(got, x.String())
+	}
+	want := []string{"events lost in damaged blocks (8292 events in all)", "a problem (2 times)"}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -797,7 +797,7 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 			// count and writing it as LOST_SAMPLES at time 0
 			// (record__read_lost_samples): a per-event total of losses
 			// the LOST records already reported, so not a new window.
-			r.meta.Warnings.AddN("lost-samples-total", int(min(lost, 1<<31)),
+			r.meta.Warnings.AddCount("lost-samples-total", int(min(lost, 1<<31)), "samples in all",
 				"perf.data: the kernel dropped samples for lack of ring-buffer room (perf's end-of-recording count; the same losses as the lost-event windows)")
 			return nil
 		}

@@ -358,7 +358,7 @@ func (r *Reader) header(t []byte) bool {
 		return false
 	}
 	r.pendingLost[trace.CPU(cpu)] += uint64(n)
-	r.meta.Warnings.AddN("text-lost-events", int(n), "CPU %d: the tracer lost %d events (line %d)", cpu, n, r.lineNo)
+	r.meta.Warnings.AddCount("text-lost-events", int(n), "events lost in all", "CPU %d: the tracer lost %d events (line %d)", cpu, n, r.lineNo)
 	return true
 }
 

@@ -402,7 +402,7 @@ func (r *Reader) item(s *cpuStream) (trace.Event, bool) {
 		if s.lostUnknown {
 			r.meta.Warnings.Add("tracedat-lost-unknown", "trace.dat: CPU %d lost events before page %d (count not stored)", s.cpu, s.pageNo)
 		} else {
-			r.meta.Warnings.AddN("tracedat-lost", int(min(s.lost, 1<<31)), "trace.dat: CPU %d lost %d events before page %d", s.cpu, s.lost, s.pageNo)
+			r.meta.Warnings.AddCount("tracedat-lost", int(min(s.lost, 1<<31)), "events lost in all", "trace.dat: CPU %d lost %d events before page %d", s.cpu, s.lost, s.pageNo)
 		}
 		return ev, true
 	}

@@ -456,7 +456,7 @@ func (r *Reader) cutRest() string {
 func (r *Reader) damaged(at int64, h frameHdr, why string) {
 	if h.typ == frameEvents {
 		r.meta.Warnings.Add("damaged-block", "traceview format: event block at offset %d damaged (%s): its events are skipped", at, why)
-		r.meta.Warnings.AddN("damaged-block-events", int(h.count), "traceview format: events lost in damaged blocks")
+		r.meta.Warnings.AddCount("damaged-block-events", int(h.count), "events in all", "traceview format: events lost in damaged blocks")
 		return
 	}
 	r.meta.Warnings.Add("damaged-frame", "traceview format: %q frame at offset %d damaged (%s): skipped", h.typ, at, why)
