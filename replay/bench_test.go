@@ -175,15 +175,7 @@ func BenchmarkExtractSimulate(b *testing.B) {
 	var n int
 	var model, total uint64
 	for i := 0; i < b.N; i++ {
-		src, err := trace.Open(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		m, err := Extract(src)
-		src.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
+		m := extractFile(b, f)
 		n = m.Recorded.Len()
 		model = liveHeap(b)
 		res, err := Simulate(m, policies.NewStack(policies.NewEEVDF(nil, m.NrCPUs)), DefaultConfig())
@@ -230,15 +222,7 @@ func BenchmarkExtract(b *testing.B) {
 	var n int
 	var model uint64
 	for i := 0; i < b.N; i++ {
-		src, err := trace.Open(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		m, err := ExtractWith(src, ExtractOptions{DropRecorded: true})
-		src.Close()
-		if err != nil {
-			b.Fatal(err)
-		}
+		m := extractFile(b, f, ExtractOptions{DropRecorded: true})
 		n = m.Recorded.Len()
 		model = liveHeap(b)
 		runtime.KeepAlive(m)

@@ -12,15 +12,19 @@ import (
 	_ "github.com/traceview/traceview/trace/formats"
 )
 
-// extractFile reads a trace file into a model.
-func extractFile(t testing.TB, path string) *Model {
+// extractFile reads a trace file into a model, with opts if given.
+func extractFile(t testing.TB, path string, opts ...ExtractOptions) *Model {
 	t.Helper()
 	src, err := trace.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	m, err := Extract(src)
+	var o ExtractOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	m, err := ExtractWith(src, o)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/traceview/traceview/policies"
-	"github.com/traceview/traceview/trace"
 )
 
 // BenchmarkSimulateTrace times the simulation alone on a recorded
@@ -21,15 +20,7 @@ func BenchmarkSimulateTrace(b *testing.B) {
 	if _, err := os.Stat(f); err != nil {
 		b.Skipf("%s: %v", f, err)
 	}
-	src, err := trace.Open(f)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := Extract(src)
-	src.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
+	m := extractFile(b, f)
 	b.ReportAllocs()
 	c0 := processCPU()
 	b.ResetTimer()
