@@ -149,19 +149,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	for _, w := range capture.Warnings() {
 		fmt.Fprintf(stderr, "traceview: record: warning: %s\n", w.Message)
 	}
-	// Keep the Go heap near its live size (the drain's batches, the
-	// backlog's part in memory, a ring) rather than the collector's
-	// default of twice it: with the perf buffers (32 MiB by default,
-	// mapped) the recorder stays under 100 MiB resident.
-	heapLimit := int64(recordHeapLimit)
-	if cfg.Ring != nil {
-		ring := cfg.Ring.Bytes
-		if ring <= 0 {
-			ring = ebpf.DefaultRingBytes
-		}
-		heapLimit = max(heapLimit, ring+ringHeapMargin)
-	}
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(heapLimit))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(recordHeapLimitOf(cfg)))
 	if o.control != "" {
 		// Once the capture runs: the socket's existence says so.
 		ln, err := listenControl(o.control)
@@ -223,29 +211,55 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		fmt.Fprintf(stderr, "traceview: record: sent SIGTERM to %s (pid %d): the capture failed\n", args[0], child.Process.Pid)
 	}
 	if child != nil && !childExited {
-		// Stopped by a signal or --duration: the command was signalled (or
-		// is still running after --duration, like perf we leave it, and
-		// say so: record's status is then not the command's). A command
-		// running when --duration stopped the capture that ended while
-		// the backlog was written out (a busy capture can take seconds)
-		// ended after the capture: the same note, and record's status.
-		select {
-		case childErr = <-childDone:
-			if res.running && err == nil {
-				fmt.Fprintf(stderr, "traceview: record: %s (pid %d) was still running when --duration stopped the capture, and ended while the capture wrote out its buffers: the trace does not hold its end (the exit status is record's, not its)\n", args[0], child.Process.Pid)
-				childErr = nil
-			}
-		case <-time.After(100 * time.Millisecond):
-			if err == nil {
-				fmt.Fprintf(stderr, "traceview: record: %s (pid %d) is still running: the capture stopped before it ended and left it running (the exit status is record's, not its)\n", args[0], child.Process.Pid)
-			}
-		}
+		childErr = noteCommandAfterCapture(stderr, args[0], child, childDone, childErr, res.running, err == nil)
 	}
 	if err != nil {
 		return err
 	}
 	printRecordSummary(stderr, outName, sum, cfg.Ring != nil)
 	return recordExitStatus(stderr, args, childErr, forwarded != nil)
+}
+
+// recordHeapLimitOf is the Go heap's soft limit for a capture with cfg:
+// the heap is kept near its live size (the drain's batches, the backlog's
+// part in memory, a ring) rather than the collector's default of twice
+// it, so that with the perf buffers (32 MiB by default, mapped) the
+// recorder stays under 100 MiB resident; a --ring capture holds its ring
+// besides.
+func recordHeapLimitOf(cfg ebpf.RecordConfig) int64 {
+	heapLimit := int64(recordHeapLimit)
+	if cfg.Ring != nil {
+		ring := cfg.Ring.Bytes
+		if ring <= 0 {
+			ring = ebpf.DefaultRingBytes
+		}
+		heapLimit = max(heapLimit, ring+ringHeapMargin)
+	}
+	return heapLimit
+}
+
+// noteCommandAfterCapture handles the traced command (name, started as
+// child) when the capture stopped before it ended: by a signal (the
+// command was signalled) or by --duration (like perf, it is left running,
+// and said so: record's status is then not the command's). A command
+// running when --duration stopped the capture (running) that ended while
+// the backlog was written out (a busy capture can take seconds) ended
+// after the capture: the same note, and record's status. It returns the
+// command's end for recordExitStatus (nil when record's status stands);
+// captured says the capture itself succeeded (no note otherwise).
+func noteCommandAfterCapture(stderr io.Writer, name string, child *exec.Cmd, childDone <-chan error, childErr error, running, captured bool) error {
+	select {
+	case childErr = <-childDone:
+		if running && captured {
+			fmt.Fprintf(stderr, "traceview: record: %s (pid %d) was still running when --duration stopped the capture, and ended while the capture wrote out its buffers: the trace does not hold its end (the exit status is record's, not its)\n", name, child.Process.Pid)
+			childErr = nil
+		}
+	case <-time.After(100 * time.Millisecond):
+		if captured {
+			fmt.Fprintf(stderr, "traceview: record: %s (pid %d) is still running: the capture stopped before it ended and left it running (the exit status is record's, not its)\n", name, child.Process.Pid)
+		}
+	}
+	return childErr
 }
 
 // recordExitStatus maps the traced command's end to record's exit status,
