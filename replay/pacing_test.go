@@ -518,3 +518,59 @@ func TestUntilDeadlineAtEnd(t *testing.T) {
 		t.Errorf("CheckConfig refuses --until hog=deadline: %v", err)
 	}
 }
+
+// TestInferForkWaitLoop: loops that fork a child and wait for its exit
+// (stress-ng --fork workers). Each of the siblings below (children of task
+// 0) blocks four times, each block ended by the exit of a child of its own
+// (tasks forked by it, Parent = it), then exits.
+//   - "fork" at 0 and 10 ms, woken at 500, 1000, 1500, 1990 ms and 510,
+//     1010, 1510, 2000 ms, exiting at 2000 and 2010 ms (10 ms apart in a 2 s
+//     life, under 3 %): deadline-bound. Each found the deadline past at the
+//     wakeup before its final burst and not at the one before that, so it
+//     lies in (1500, 1990] and (1510, 2000]: both in (1510, 1990], taken at
+//     the middle, 1750 ms: Deadline 1750 ms and 1740 ms after their starts.
+//   - "work", the same loops exiting at 1000 and 2000 ms: count-bound.
+//   - "wake", exiting together but waking task 0 (not a child) in a burst
+//     before the last: not such a loop, count-bound.
+func TestInferForkWaitLoop(t *testing.T) {
+	m := &Model{Tasks: []Task{{Comm: "sh", Parent: -1, Workload: true, Bursts: []Burst{{End: EndTrace}}}}}
+	loop := func(comm string, start, last int64, wakes [4]int64, wakeSh bool) {
+		i := len(m.Tasks)
+		m.Tasks = append(m.Tasks, Task{Comm: comm, Parent: 0, Workload: true, Start: start, Last: last, Repeat: -1})
+		for k := range 4 {
+			c := len(m.Tasks)
+			m.Tasks = append(m.Tasks, Task{Comm: comm, Parent: i, Start: wakes[k] - 1_000_000, Last: wakes[k],
+				Bursts: []Burst{{Len: 1_000_000, End: EndExit}}})
+			tk := &m.Tasks[i]
+			tk.Bursts = append(tk.Bursts, Burst{Len: 1_000_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: int32(c), At: wakes[k]}})
+			tk.AddAction(&tk.Bursts[k], Action{At: 500_000, Target: int32(c), Kind: ActFork})
+			if wakeSh && k == 1 {
+				tk.AddAction(&tk.Bursts[k], Action{At: 600_000, Target: 0, Block: 0, Kind: ActWake})
+			}
+		}
+		tk := &m.Tasks[i]
+		tk.Bursts = append(tk.Bursts, Burst{Len: 100_000, End: EndExit})
+	}
+	ms := int64(1_000_000)
+	loop("fork", 0, 2000*ms, [4]int64{500 * ms, 1000 * ms, 1500 * ms, 1990 * ms}, false)     // task 1
+	loop("fork", 10*ms, 2010*ms, [4]int64{510 * ms, 1010 * ms, 1510 * ms, 2000 * ms}, false) // task 6
+	loop("work", 0, 1000*ms, [4]int64{200 * ms, 400 * ms, 600 * ms, 990 * ms}, false)        // task 11
+	loop("work", 0, 2000*ms, [4]int64{500 * ms, 1000 * ms, 1500 * ms, 1990 * ms}, false)     // task 16
+	loop("wake", 0, 2000*ms, [4]int64{500 * ms, 1000 * ms, 1500 * ms, 1990 * ms}, true)      // task 21
+	loop("wake", 10*ms, 2010*ms, [4]int64{510 * ms, 1010 * ms, 1510 * ms, 2000 * ms}, true)  // task 26
+	x := &extractor{m: m}
+	x.inferUntil()
+	want := map[int]struct {
+		until    UntilKind
+		deadline int64
+	}{1: {UntilDeadline, 1750 * ms}, 6: {UntilDeadline, 1740 * ms}, 11: {UntilCount, 0}, 16: {UntilCount, 0},
+		21: {UntilCount, 0}, 26: {UntilCount, 0}}
+	for i, w := range want {
+		if tk := m.Tasks[i]; tk.Comm == "sh" || tk.Until != w.until || tk.Deadline != w.deadline {
+			t.Errorf("task %d (%s): %s, deadline %d; want %s, %d", i, tk.Comm, tk.Until, tk.Deadline, w.until, w.deadline)
+		}
+	}
+	if m.Stats.DeadlineBound != 2 || m.Stats.CountBound != 4 {
+		t.Errorf("stats %+v: want 2 deadline-bound, 4 count-bound", m.Stats)
+	}
+}

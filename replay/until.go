@@ -190,7 +190,7 @@ func (x *extractor) inferUntil() {
 		case spinner:
 			c = cand{i: i, lo: spinEnd, hi: spinEnd}
 			tk.Spinner, tk.SpinBurst = true, k
-		case cycle:
+		case cycle, forkWaitLoop(m, i):
 			// The wakeup that began the final burst found the deadline
 			// past; the one before it did not.
 			c = cand{i: i, lo: bs[e-2].Wake.At, hi: bs[e-1].Wake.At}
@@ -261,6 +261,45 @@ func (x *extractor) inferUntil() {
 			m.Stats.DeadlineInferred++
 		}
 	}
+}
+
+// forkWaitLoop reports whether task i of m is a loop that forks a child
+// and waits for it, over and over, and hardly affects anybody else: at
+// least 3 blocks before its final burst, at least nine in ten of them
+// ended by the exit of a child of its own (a dependency whose waker's
+// parent is i), and before the final burst (which may wake its parent at
+// exit) at most one wakeup of a task that is not its child per ten blocks
+// (a stray one is a wakeup the trace gives to the task current on the
+// waking CPU; a ping-pong pair wakes the other at every block). `stress-ng --fork N --timeout T` workers
+// are such loops: each checks a flag its SIGALRM handler sets at the top
+// of its loop, so siblings of one parent that end together (deadlineSpread)
+// are taken as ending at a wall-clock deadline, the block before the final
+// burst being where each found it past (as for a timer cycle). A
+// work-bound loop of this kind ends when its count is done, siblings
+// apart by the spread of their CPU shares.
+func forkWaitLoop(m *Model, i int) bool {
+	tk := &m.Tasks[i]
+	bs := tk.Bursts
+	e := len(bs) - 1
+	if e < 3 {
+		return false
+	}
+	own, others := 0, 0
+	for k := 0; k < e; k++ {
+		b := &bs[k]
+		if b.End != EndBlock {
+			return false
+		}
+		if w := b.Wake.Waker; b.Wake.Kind == CauseDependency && w >= 0 && int(w) < len(m.Tasks) && m.Tasks[w].Parent == i {
+			own++
+		}
+		for _, a := range tk.ActionsOf(b) {
+			if a.Kind == ActWake && (a.Target < 0 || int(a.Target) >= len(m.Tasks) || m.Tasks[a.Target].Parent != i) {
+				others++
+			}
+		}
+	}
+	return own*10 >= 9*e && others*10 <= e
 }
 
 // EndDeadline is the deadline, in ns after the task's start, at which it

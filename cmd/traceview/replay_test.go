@@ -563,3 +563,73 @@ func TestReplaySpinExitHint(t *testing.T) {
 		t.Errorf("--cpus 1: exit %d, stderr lacks %q:\n%s", code, note, errs)
 	}
 }
+
+// stress-ng's fork workers (testdata/traces/stress-fork.*, meta file beside
+// them) loop forking a child and waiting for it until their --timeout.
+// Replayed on 1 CPU from the 2-CPU recording, both are deadline-bound
+// (replay's forkWaitLoop), so the prediction is checked against the real
+// 1-CPU recording of the same command: stress-ng-fork's run time and the
+// makespan within ±10 % (measured: 1854.2 against 2003.9 ms, 0.93x;
+// 2099.2 against 2072.7 ms, 1.01x). Taken as work-bound, as before the
+// inference, they were 1.93x and 1.98x: a run time within ±10 % cannot come
+// from CPU work that stays the 2-CPU recording's 3854 ms.
+func TestReplayForkLoopTimeout(t *testing.T) {
+	const two, one = "../../testdata/traces/stress-fork.2cpu.tv", "../../testdata/traces/stress-fork.1cpu.tv"
+	type row struct {
+		Comm      string `json:"comm"`
+		RuntimeNs int64  `json:"runtime_ns"`
+	}
+	type table struct {
+		Tasks []row `json:"tasks"`
+	}
+	runtimeOf := func(tb table) int64 {
+		for _, r := range tb.Tasks {
+			if r.Comm == "stress-ng-fork" {
+				return r.RuntimeNs
+			}
+		}
+		return -1
+	}
+	var pred struct {
+		Runs []struct {
+			MakespanNs  int64 `json:"makespan_ns"`
+			Predicted   table `json:"predicted"`
+			Assumptions struct {
+				DeadlineBound int `json:"deadline_bound"`
+			} `json:"assumptions"`
+		} `json:"runs"`
+	}
+	out, errs, code := runCLI(t, "replay", "--policy", "eevdf", "--cpus", "1", "--no-self-replay", "-o", "json", two)
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, errs)
+	}
+	if err := json.Unmarshal([]byte(out), &pred); err != nil || len(pred.Runs) != 1 {
+		t.Fatalf("replay -o json: %v: %s", err, out[:min(len(out), 300)])
+	}
+	var obs struct {
+		Observed           table `json:"observed"`
+		ObservedMakespanNs int64 `json:"observed_makespan_ns"`
+	}
+	out, errs, code = runCLI(t, "replay", "--policy", "as-traced", "--no-self-replay", "-o", "json", one)
+	if code != 0 {
+		t.Fatalf("replay of the 1-CPU recording: exit %d: %s", code, errs)
+	}
+	if err := json.Unmarshal([]byte(out), &obs); err != nil {
+		t.Fatal(err)
+	}
+	r := pred.Runs[0]
+	if r.Assumptions.DeadlineBound != 2 {
+		t.Errorf("%d tasks deadline-bound, want the 2 workers", r.Assumptions.DeadlineBound)
+	}
+	for _, c := range []struct {
+		what      string
+		got, want int64
+	}{
+		{"stress-ng-fork run time", runtimeOf(r.Predicted), runtimeOf(obs.Observed)},
+		{"makespan", r.MakespanNs, obs.ObservedMakespanNs},
+	} {
+		if ratio := float64(c.got) / float64(c.want); c.want <= 0 || ratio < 0.9 || ratio > 1.1 {
+			t.Errorf("%s: predicted %d ns, the 1-CPU recording %d ns (ratio %.3f); want within ±10 %%", c.what, c.got, c.want, ratio)
+		}
+	}
+}
