@@ -22,7 +22,7 @@ func (r *Result) Source() trace.Source {
 	if r.recorded != nil {
 		return r.recorded.Source(r.Meta)
 	}
-	return &recSource{recs: recCursor{l: &r.recs}, tasks: r.tasks, cg: r.cgroupOf, meta: r.Meta}
+	return &recSource{recs: &recCursor{l: &r.recs}, tasks: r.tasks, cg: r.cgroupOf, meta: r.Meta}
 }
 
 // DropEvents lets the prediction's events go: a caller that has read them
@@ -42,7 +42,7 @@ func (r *Result) DrainEvents() trace.Source {
 	src := r.Source()
 	if rs, ok := src.(*recSource); ok {
 		l := r.recs // the stream's own: it releases the chunks it has read
-		rs.recs = recCursor{l: &l, drain: true}
+		rs.recs = &recCursor{l: &l, drain: true}
 	}
 	r.DropEvents()
 	return src
@@ -69,6 +69,20 @@ type recLog struct {
 	n      int
 	last   int64 // ns, the last record's time
 	buf    []byte
+	// pub, when not nil, is handed each chunk once full and the last one
+	// at the end (flush), for a reader beside the simulation
+	// (SimulateInto); pubN records were handed over. With drop, a chunk
+	// handed over is not kept.
+	pub  chan<- recChunk
+	pubN int
+	drop bool
+}
+
+// recChunk is a chunk of a recLog handed to a reader: its records, n of
+// them, never written again.
+type recChunk struct {
+	b []byte
+	n int
 }
 
 func (l *recLog) add(r rec) {
@@ -82,9 +96,35 @@ func (l *recLog) add(r rec) {
 		b = binary.AppendVarint(b, r.runtime)
 	}
 	l.buf = b
+	if cs := l.chunks; l.pub != nil && len(cs) > 0 && len(cs[len(cs)-1])+len(b) > cap(cs[len(cs)-1]) {
+		l.handOver() // full: appendChunked starts another
+	}
 	appendChunked(&l.chunks, b, recChunkBytes)
 	l.last = r.t
 	l.n++
+}
+
+// handOver hands the last chunk's records not handed over yet to pub.
+func (l *recLog) handOver() {
+	k := len(l.chunks) - 1
+	if k < 0 || l.n == l.pubN {
+		return
+	}
+	l.pub <- recChunk{b: l.chunks[k], n: l.n - l.pubN}
+	l.pubN = l.n
+	if l.drop {
+		l.chunks[k] = nil // the reader's now (appendChunked starts another)
+	}
+}
+
+// flush hands the rest to pub and closes it: the log is complete.
+func (l *recLog) flush() {
+	if l.pub == nil {
+		return
+	}
+	l.handOver()
+	close(l.pub)
+	l.pub = nil
 }
 
 // recCursor reads a recLog's records in order.
@@ -109,17 +149,50 @@ func (c *recCursor) next(r *rec) bool {
 			c.l.chunks[k] = nil // read
 		}
 	}
-	c.t += v.varint()
-	*r = rec{t: c.t, kind: trace.Kind(v.octet()), irq: trace.Tristate(int8(v.octet()))}
+	decodeRec(v, &c.t, r)
+	v.end()
+	c.i++
+	return true
+}
+
+// decodeRec decodes the record v begins into r (recLog.add's encoding);
+// *t is the previous record's time in ns, and becomes r's.
+func decodeRec(v *varintCursor, t *int64, r *rec) {
+	*t += v.varint()
+	*r = rec{t: *t, kind: trace.Kind(v.octet()), irq: trace.Tristate(int8(v.octet()))}
 	r.task, r.other, r.cur = int32(v.varint()), int32(v.varint()), int32(v.varint())
 	r.cpu, r.cpu2, r.state = int16(v.varint()), int16(v.varint()), trace.TaskState(v.varint())
 	if r.kind == trace.KindRuntime {
 		r.runtime = v.varint()
 	}
-	v.end()
-	c.i++
+}
+
+// recStream reads the chunks a recLog hands over (recLog.pub) as they
+// come, waiting for the next one; false once the log is complete.
+type recStream struct {
+	ch   <-chan recChunk
+	cur  []byte // the chunk being read, from the next record on
+	left int    // its records not read yet
+	t    int64  // ns, the previous record's time
+}
+
+func (s *recStream) next(r *rec) bool {
+	for s.left == 0 {
+		c, ok := <-s.ch
+		if !ok {
+			return false
+		}
+		s.cur, s.left = c.b, c.n
+	}
+	v := varintCursor{b: s.cur}
+	decodeRec(&v, &s.t, r)
+	s.cur, s.left = s.cur[v.p:], s.left-1
 	return true
 }
+
+// recReader is where a recSource reads its records: a recCursor over a
+// complete log, or a recStream beside the simulation.
+type recReader interface{ next(r *rec) bool }
 
 // rec is one predicted event.
 type rec struct {
@@ -209,7 +282,7 @@ func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 
 // recSource serves a Result's records as trace events.
 type recSource struct {
-	recs  recCursor
+	recs  recReader
 	tasks []*policies.Task
 	cg    []uint64 // Result.cgroupOf
 	meta  *trace.Meta

@@ -52,15 +52,7 @@ func TestStillDecisionsMeasured(t *testing.T) {
 	for _, f := range files {
 		m := extractFile(t, f)
 		for _, p := range []string{"eevdf", "cfs"} {
-			specs, err := policies.ParseSpecs(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pol, err := specs[0].New(m.NrCPUs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := Simulate(m, pol, DefaultConfig())
+			s, err := Simulate(m, newPolicy(t, p, m.NrCPUs), DefaultConfig())
 			if err != nil {
 				t.Fatalf("%s %s: %v", f, p, err)
 			}

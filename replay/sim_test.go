@@ -20,15 +20,7 @@ func hogModel(burst int64, prios ...int32) *Model {
 
 func simulate(t *testing.T, m *Model, policy string, cfg Config) *Result {
 	t.Helper()
-	specs, err := policies.ParseSpecs(policy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pol, err := specs[0].New(max(cfg.CPUs, m.NrCPUs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Simulate(m, pol, cfg)
+	res, err := Simulate(m, newPolicy(t, policy, max(cfg.CPUs, m.NrCPUs)), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

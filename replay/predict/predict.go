@@ -25,6 +25,41 @@ func Simulate(m *replay.Model, sp policies.Spec, cfg replay.Config) (*replay.Res
 	return replay.Simulate(m, pol, cfg)
 }
 
+// SimulateTable is Simulate and the predicted latency table of the run
+// (Table, per task with perTask), computed beside the simulation from its
+// events as they are made (replay.SimulateInto). Unless keepEvents, the
+// Result keeps no events (the table is all a prediction needs of them).
+// Errors: Simulate's, then the table's ("replay: SPEC: predicted latency:
+// ...").
+func SimulateTable(m *replay.Model, sp policies.Spec, cfg replay.Config, perTask, keepEvents bool) (*replay.Result, *report.LatencyResult, error) {
+	res, pred, err, tableErr := simulateTable(m, sp, cfg, perTask, keepEvents)
+	if err == nil && tableErr != nil {
+		err = fmt.Errorf("replay: %s: predicted latency: %w", sp, tableErr)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, pred, nil
+}
+
+// simulateTable is SimulateTable with the table's error apart from the
+// simulation's (then the Result is kept).
+func simulateTable(m *replay.Model, sp policies.Spec, cfg replay.Config, perTask, keepEvents bool) (res *replay.Result, pred *report.LatencyResult, err, tableErr error) {
+	n := cfg.CPUs
+	if n <= 0 {
+		n = m.NrCPUs
+	}
+	pol, err := sp.New(n)
+	if err != nil {
+		return nil, nil, fmt.Errorf("replay: policy %s: %w", sp, err), nil
+	}
+	res, err = replay.SimulateInto(m, pol, cfg, keepEvents, func(src trace.Source) error {
+		pred, tableErr = Table(src, perTask)
+		return nil // the simulation's error first: a table of part of it is no table
+	})
+	return res, pred, err, tableErr
+}
+
 // Table is the latency table, with percentiles, of an observed or a
 // predicted schedule: a row per command, or per task with perTask.
 func Table(src trace.Source, perTask bool) (*report.LatencyResult, error) {
@@ -81,18 +116,11 @@ func Predict(m *replay.Model, sp policies.Spec, cfg replay.Config, o Options) (*
 			return nil, fmt.Errorf("replay: observed latency: %w", err)
 		}
 	}
-	res, err := Simulate(m, sp, cfg)
+	res, pred, err := SimulateTable(m, sp, cfg, o.PerTask, o.KeepEvents)
 	if err != nil {
 		return nil, err
 	}
-	p.Result = res
-	src := res.Source()
-	if !o.KeepEvents {
-		src = res.DrainEvents() // the table is all a prediction needs of them
-	}
-	if p.Predicted, err = Table(src, o.PerTask); err != nil {
-		return nil, fmt.Errorf("replay: %s: predicted latency: %w", sp, err)
-	}
+	p.Result, p.Predicted = res, pred
 	p.Checks = report.ScoreReplay(o.Name, p.Observed, p.Predicted, p.ObservedMakespan, res.Makespan)
 	return p, nil
 }

@@ -38,13 +38,13 @@ type SelfRun struct {
 
 // StartSelfReplay starts simulating m under its recording kernel's policy
 // with replay.DefaultConfig and cgroups, the recording's task-group
-// settings (a perf.data does not carry them; not a what-if), and then, on
-// the same goroutine, the predicted table Score compares (Table: per task
-// with perTask; the simulated events are dropped as it reads them unless
-// keepEvents). The table is computed as soon as the simulation ends, beside
-// whatever the caller still computes (the observed table), not after it:
-// on bench/replaymem's 2 M-event file it is about 0.3 s of CPU. watch,
-// when not nil, watches the simulation.
+// settings (a perf.data does not carry them; not a what-if), and the
+// predicted table Score compares (Table: per task with perTask; the
+// simulated events are dropped as it reads them unless keepEvents),
+// computed beside the simulation from its events as they are made
+// (SimulateTable), and beside whatever the caller computes meanwhile (the
+// observed table): on bench/replaymem's 2 M-event file it is about 0.2 s
+// of CPU. watch, when not nil, watches the simulation.
 func StartSelfReplay(m *replay.Model, cgroups []trace.CgroupSettings, watch Watch, perTask, keepEvents bool) *SelfRun {
 	s := &SelfRun{m: m, spec: replay.RecordingPolicy(m.Meta.OSRelease), cfg: replay.DefaultConfig(), done: make(chan struct{}),
 		perTask: perTask, keepEvents: keepEvents}
@@ -61,18 +61,10 @@ func StartSelfReplay(m *replay.Model, cgroups []trace.CgroupSettings, watch Watc
 		if watch != nil {
 			cfg, done = watch(cfg, "self-replay under "+s.spec)
 		}
-		s.res, s.err = Simulate(m, s.pol, cfg)
+		// The latency of a schedule is computed once, beside the
+		// simulation, and grouped both ways (Score).
+		s.res, s.pred, s.err, s.predErr = simulateTable(m, s.pol, cfg, perTask, keepEvents)
 		done()
-		if s.err != nil || s.res.Interrupted {
-			return
-		}
-		// The latency of a schedule is computed once and grouped both ways
-		// (Score).
-		src := s.res.Source()
-		if !keepEvents {
-			src = s.res.DrainEvents() // the table is all the run needs of them
-		}
-		s.pred, s.predErr = Table(src, perTask)
 	}()
 	return s
 }
