@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -64,10 +65,10 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 	}
 	st := col.result(src.Meta())
 
-	page := htmlPage{Name: opts.Name, Stats: st, Lat: lat}
+	page := htmlPage{Name: termsafe.Name(opts.Name), Stats: st, Lat: lat}
 	page.Summary = htmlSummary(opts.Name, src.Meta(), st, lat)
 	for _, wn := range lat.Warnings {
-		page.Warnings = append(page.Warnings, wn.String())
+		page.Warnings = append(page.Warnings, termsafe.Name(wn.String())) // they may quote task names
 	}
 	page.Cols = htmlColumns(&lat.Options)
 	for _, c := range page.Cols {
@@ -177,7 +178,7 @@ func htmlGroups(groups []CgroupThrottle) []htmlGroup {
 		if g.Delays > 0 {
 			avg = g.SumDelay / g.Delays
 		}
-		hg := htmlGroup{Path: g.Path, Runtime: htmlMs(g.Runtime), CPUs: fmt.Sprintf("%.3f", g.CPUs), AvgDelay: htmlMs(avg),
+		hg := htmlGroup{Path: termsafe.Name(g.Path), Runtime: htmlMs(g.Runtime), CPUs: fmt.Sprintf("%.3f", g.CPUs), AvgDelay: htmlMs(avg),
 			MaxDelay: htmlMs(g.MaxDelay), Periods: fmt.Sprint(g.ThrottledPeriods), Throttled: htmlMs(g.Throttled), Quota: quotaText(g)}
 		for k, t := range g.Throttles {
 			if k == htmlMaxThrottles {
@@ -194,15 +195,18 @@ func htmlGroups(groups []CgroupThrottle) []htmlGroup {
 func htmlMs(ns int64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
 
 // htmlTask names a row for people: "comm:tid", or "comm (N tasks)" for a
-// merged row.
+// merged row. The comm is escaped as in the text tables (termsafe.Name):
+// html/template escapes markup but passes control characters, and a name
+// set with prctl may hold ESC and BEL (invalid in the page's SVG too).
 func htmlTask(r *LatencyRow) string {
+	comm := termsafe.Name(r.Comm)
 	switch {
 	case r.NrTasks > 1:
-		return fmt.Sprintf("%s (%d tasks)", r.Comm, r.NrTasks)
+		return fmt.Sprintf("%s (%d tasks)", comm, r.NrTasks)
 	case r.TID > 0:
-		return fmt.Sprintf("%s:%d", r.Comm, r.TID)
+		return fmt.Sprintf("%s:%d", comm, r.TID)
 	}
-	return r.Comm
+	return comm
 }
 
 // The columns of the top-task tables, by LatencyColumns key.
@@ -269,11 +273,11 @@ func htmlValue(c *LatencyColumn, v int64) string {
 }
 
 func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []htmlKV {
-	kv := []htmlKV{{"Trace", name}}
+	kv := []htmlKV{{"Trace", termsafe.Name(name)}}
 	if m != nil {
 		add := func(k, v string) {
 			if v != "" {
-				kv = append(kv, htmlKV{k, v})
+				kv = append(kv, htmlKV{k, termsafe.Name(v)}) // the trace's own strings: any bytes
 			}
 		}
 		add("Format", m.Format)

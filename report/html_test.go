@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/trace"
@@ -177,5 +178,36 @@ func TestHTMLPlotAxes(t *testing.T) {
 	}
 	if v := htmlValue(htmlColumnsByKey([]string{"max_delay_start_ns"})[0], 1_234_567_999); v != "1.234567 s" {
 		t.Errorf("max start %q, want 1.234567 s", v)
+	}
+}
+
+// TestHTMLReportHostileNames: hostile-names.tv's tasks are named with
+// prctl: "a,b\nc" (pid 7221), "\xff\xfebad" (7224) and five others. The
+// page names them as the text tables do (termsafe.Name: `a,b\nc`,
+// `\xff\xfebad`, backslashes written out), so it holds valid UTF-8 and no
+// control character but the newlines and tabs of its own markup.
+func TestHTMLReportHostileNames(t *testing.T) {
+	src, err := trace.Open("../testdata/traces/hostile-names.tv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var buf bytes.Buffer
+	if err := WriteHTMLReport(&buf, src, HTMLOptions{Name: "hostile\x1b]0;x\x07.tv", Top: 20}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if !utf8.ValidString(page) {
+		t.Error("the page is not valid UTF-8")
+	}
+	for i, r := range page {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f {
+			t.Fatalf("control character %U at byte %d: %q", r, i, page[max(0, i-40):min(len(page), i+40)])
+		}
+	}
+	for _, want := range []string{`a,b\nc:7221`, `\xff\xfebad:7224`, `hostile\x1b]0;x\x07.tv`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
 	}
 }
