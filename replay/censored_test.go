@@ -61,3 +61,34 @@ func TestCensoredMakespan(t *testing.T) {
 		}
 	})
 }
+
+// TestCensoredWholeSystem: with no traced command (WorkloadRoot -1, a
+// capture of the whole system, whose makespan spans every task), a task
+// the capture cut is censored as a workload task is: "a" still runs its
+// last burst at the end (EndTrace), "b" sleeps there (its last burst ended
+// in a block the trace never saw woken: CauseNever) and is not. With a traced command
+// that is neither, the same cut task is not counted.
+func TestCensoredWholeSystem(t *testing.T) {
+	const ms = 1_000_000
+	mk := func(root trace.TID) *Model {
+		m := &Model{NrCPUs: 2, WorkloadRoot: root, Start: 0, End: 100 * ms}
+		m.Tasks = []Task{
+			{TID: 1, Comm: "a", Parent: -1, Start: 0, Last: 30 * ms, Repeat: -1,
+				Bursts: []Burst{{Len: 10 * ms, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 20 * ms}}, {Len: 40 * ms, End: EndTrace}}},
+			{TID: 2, Comm: "b", Parent: -1, Start: 0, Last: 5 * ms, Repeat: -1,
+				Bursts: []Burst{{Len: 5 * ms, End: EndBlock, Wake: Cause{Kind: CauseNever}}}},
+		}
+		return m
+	}
+	m := mk(-1)
+	(&extractor{m: m}).inferUntil()
+	if m.Stats.Censored != 1 || !m.Tasks[0].Censored || m.Tasks[1].Censored {
+		t.Errorf("whole system: %d censored (a %v, b %v), want a only",
+			m.Stats.Censored, m.Tasks[0].Censored, m.Tasks[1].Censored)
+	}
+	m = mk(99) // a traced command neither task belongs to
+	(&extractor{m: m}).inferUntil()
+	if m.Stats.Censored != 0 {
+		t.Errorf("with a traced command: %d censored, want 0", m.Stats.Censored)
+	}
+}

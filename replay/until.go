@@ -126,6 +126,12 @@ func (x *extractor) inferUntil() {
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
 		if !tk.Workload {
+			if m.WorkloadRoot < 0 {
+				// No traced command (a capture of the whole system): the
+				// makespan spans every task (sim.wlAll), so any task the
+				// capture cut is censored too.
+				x.censor(tk)
+			}
 			continue
 		}
 		bs := tk.Bursts
@@ -139,15 +145,7 @@ func (x *extractor) inferUntil() {
 			tk.Until = UntilCount
 		}
 		e := len(bs) - 1
-		if e >= 0 && bs[e].End == EndTrace {
-			// Censored: the capture ended before the task did.
-			tk.Censored = true
-			m.Stats.Censored++
-			if k, _ := spinBurst(tk); k == e && m.End > tk.Start {
-				tk.Until, tk.UntilInferred = UntilDeadline, true
-				tk.Spinner, tk.SpinBurst = true, e
-				tk.Deadline = m.End - tk.Start
-			}
+		if x.censor(tk) {
 			continue
 		}
 		if e < 0 || bs[e].End != EndExit || tk.Last-tk.Start < minDeadlineLife {
@@ -261,6 +259,25 @@ func (x *extractor) inferUntil() {
 			m.Stats.DeadlineInferred++
 		}
 	}
+}
+
+// censor marks tk censored when the capture ended before it did (its
+// last burst ends with the trace) and reports whether it did: a spinner
+// then spins at least to the capture's end (deadline-bound at it).
+func (x *extractor) censor(tk *Task) bool {
+	m, bs := x.m, tk.Bursts
+	e := len(bs) - 1
+	if e < 0 || bs[e].End != EndTrace {
+		return false
+	}
+	tk.Censored = true
+	m.Stats.Censored++
+	if k, _ := spinBurst(tk); k == e && m.End > tk.Start {
+		tk.Until, tk.UntilInferred = UntilDeadline, true
+		tk.Spinner, tk.SpinBurst = true, e
+		tk.Deadline = m.End - tk.Start
+	}
+	return true
 }
 
 // forkWaitLoop reports whether task i of m is a loop that forks a child

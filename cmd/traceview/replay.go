@@ -1,11 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -535,6 +538,33 @@ func spinExitNote(m *replay.Model, cfg replay.Config) string {
 		strings.Join(sels, ", "), more, sels[0])
 }
 
+// censoredNames names the model's censored tasks (Task.Censored) for the
+// workload line, by command, the most numerous first: "stress-ng-cpu ×3,
+// rcu_preempt", at most four commands and "N more".
+func censoredNames(m *replay.Model) string {
+	n := map[string]int{}
+	for i := range m.Tasks {
+		if m.Tasks[i].Censored {
+			n[m.Tasks[i].Comm]++
+		}
+	}
+	comms := slices.Collect(maps.Keys(n))
+	slices.SortFunc(comms, func(a, b string) int { return cmp.Or(cmp.Compare(n[b], n[a]), cmp.Compare(a, b)) })
+	var parts []string
+	for k, c := range comms {
+		if k == 4 {
+			parts = append(parts, fmt.Sprintf("%d more", len(comms)-k))
+			break
+		}
+		name := termsafe.Name(c)
+		if n[c] > 1 {
+			name += fmt.Sprintf(" ×%d", n[c])
+		}
+		parts = append(parts, name)
+	}
+	return strings.Join(parts, ", ")
+}
+
 // writeModelLines prints what the model rests on: its tasks and blocking
 // points by cause, how the workload's tasks end, the tick, and the measured
 // latencies.
@@ -568,7 +598,7 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 	}
 	censored := ""
 	if st.Censored > 0 {
-		censored = fmt.Sprintf("; %d still running when the capture ended (censored: each runs at least to the capture's end; no makespan can be predicted)", st.Censored)
+		censored = fmt.Sprintf("; %d still running when the capture ended (%s; censored: each runs at least to the capture's end; no makespan can be predicted)", st.Censored, censoredNames(m))
 	}
 	if st.BoundKthreads > 0 {
 		pools += fmt.Sprintf("; %s kept on their CPU (ksoftirqd/N, kworker/N:M, ...)", plural(st.BoundKthreads, "per-CPU kernel thread"))

@@ -176,7 +176,7 @@ func TestReplayPredictsKernelThrottling(t *testing.T) {
 // predicted (issue 28 item 3). The cut lost the header's command line;
 // the traced command is the task first seen as perf-exec (sh, 13335), so
 // all three hogs are its workload (the third still named sh: its exec is
-// past the cut).
+// past the cut), and the line names them by command: "hog ×2, sh".
 func TestReplayCensoredCapture(t *testing.T) {
 	b, err := os.ReadFile("../../testdata/traces/nice.2cpu.perf.data")
 	if err != nil {
@@ -190,7 +190,7 @@ func TestReplayCensoredCapture(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "3 still running when the capture ended (censored: each runs at least to the capture's end; no makespan can be predicted)") {
+	if !strings.Contains(out, "3 still running when the capture ended (hog ×2, sh; censored: each runs at least to the capture's end; no makespan can be predicted)") {
 		t.Errorf("no censored task on the workload line:\n%s", out)
 	}
 	if !strings.Contains(out, "the makespan cannot be predicted: 3 tasks were still running when the capture ended") {
