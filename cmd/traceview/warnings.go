@@ -226,9 +226,19 @@ func lostWindowsLine(counts []uint64) string {
 // sched_stat_runtime). writeWarnings prints them first and in full, never
 // summarized; so is cgroup-v1-unattributed (the file lists task groups
 // but puts no task in them: a report by cgroup, or a replay, is wrong
-// about them).
+// about them), and so are the warnings that say what every number of the
+// answer leaves out by how the trace was recorded: partial-cpus (record
+// --cpu, perf record -C: the other CPUs' runs and the delays spent there),
+// not-system-wide (perf record -p/-t: other tasks' runs) and
+// switch-records (perf record --switch-events: no wakeups, so the delay
+// columns hold preemptions only).
 func answerKey(key string) bool {
-	return key == "latency-empty" || key == "stats-empty" || key == "latency-runtime-none" || key == "cgroup-v1-unattributed"
+	switch key {
+	case "latency-empty", "stats-empty", "latency-runtime-none", "cgroup-v1-unattributed",
+		partialCPUsKey, "not-system-wide", "switch-records":
+		return true
+	}
+	return false
 }
 
 // cutOrDamaged reports whether a warning's key says the file itself is

@@ -167,3 +167,27 @@ func TestWriteWarningsLostAndCut(t *testing.T) {
 		t.Errorf("-v: got\n%s", got)
 	}
 }
+
+// TestWriteWarningsRecordingScope: the warnings that say what every number
+// of the report leaves out by how the trace was recorded (a capture of some
+// CPUs, perf record --switch-events) come first and in full, before the
+// summary of the rest, as the no-match line does; they were one count
+// among "N about missing switches" (latency, timehist) or "about what the
+// trace records".
+func TestWriteWarningsRecordingScope(t *testing.T) {
+	var ws []trace.Warning
+	var m trace.Meta
+	m.Warnings.Add("delay-no-wakeup", "no wakeup")
+	m.Warnings.Add(partialCPUsKey, "the trace holds sched_switch events of 1 CPU only (CPU 0) of the machine's 2")
+	m.Warnings.Add("out-of-order", "events out of order")
+	m.Warnings.Add("switch-records", "perf.data: no sched tracepoints")
+	ws = m.Warnings.List()
+	var b strings.Builder
+	writeWarnings(&b, "t.data", "", ws)
+	want := "warning: the trace holds sched_switch events of 1 CPU only (CPU 0) of the machine's 2\n" +
+		"warning: t.data: no sched tracepoints\n" +
+		"warning: t.data: 2 warnings: 1 about missing wakeups, 1 about event order; -v for detail\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%swant\n%s", got, want)
+	}
+}
