@@ -42,12 +42,13 @@ func TestReplayDamagedPerfData(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "policy eevdf on 2 CPUs: makespan") || !strings.Contains(errs, c.warning) {
 				t.Errorf("-v: exit %d, stdout %q, stderr %q; want exit 0, a prediction and %q", code, out, errs, c.warning)
 			}
-			// Without -v: one line for the trace (its not-system-wide
-			// warning and the damage), naming the damage's kind.
+			// Without -v: the trace's scope first and in full (recorded
+			// per process: what the numbers leave out), then the damage,
+			// the one warning left, in full too.
 			_, errs, code = runCLI(t, "replay", "--policy", "eevdf", "-i", path)
-			summary := "warning: " + path + ": 2 warnings: 1 about missing switches, 1 about damaged input; -v for detail\n"
-			if code != 0 || !strings.HasPrefix(errs, summary) || strings.Contains(errs, c.warning) {
-				t.Errorf("exit %d, stderr %q; want exit 0 and stderr starting with %q", code, errs, summary)
+			scope := "warning: " + path + ": recorded per process (-p) ("
+			if code != 0 || !strings.HasPrefix(errs, scope) || !strings.Contains(errs, c.warning) {
+				t.Errorf("exit %d, stderr %q; want exit 0 and stderr starting with %q and holding %q", code, errs, scope, c.warning)
 			}
 		})
 	}
