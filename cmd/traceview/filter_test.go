@@ -24,8 +24,14 @@ import (
 //   - the 50 switch-ins of sched-pipe (26 of 8526, 24 of 8535) each end a
 //     delay started by a sched_waking; one of them, 8535's at 1357.409530 s,
 //     is on CPU 1, the others on CPU 0;
-//   - the 32 sched_stat_runtime of sched-pipe in that window sum to
-//     410338 ns (awk over the runtime= fields).
+//   - the sched_stat_runtime events, each taken as the run [time −
+//     runtime, time] on its CPU and clipped to that window, sum to 300260
+//     ns of sched-pipe on CPU 0 and 300000 ns of sched-messaging 7410 on
+//     CPU 1, which ran through the window with no event inside it (awk
+//     over pipe-multi.script-ns.txt's runtime= fields); CPU 0's 260 ns
+//     over the window's length is the lag between the kernel's run-time
+//     clock and the events' timestamps. (The 32 events recorded inside
+//     the window sum to 410338 ns: what was counted before the clip.)
 const pipeMulti = "../../testdata/traces/pipe-multi.perf.data.gz"
 
 // latencyJSON runs latency -o json with args and returns its rows and total.
@@ -62,10 +68,10 @@ func TestLatencyFilters(t *testing.T) {
 	}{
 		{
 			name: "window", args: []string{"--time", "1357.4157,1357.416"}, count: 32,
-			rows: "sched-pipe:8535 16,sched-pipe:8526 16",
+			rows: "sched-pipe:8535 16,sched-pipe:8526 16,sched-messaging:7410 0",
 			extra: func(t *testing.T, total map[string]any) {
-				if total["switches"] != 32.0 || total["runtime_ns"] != 410338.0 {
-					t.Errorf("switches %v, runtime %v ns; want 32 and 410338", total["switches"], total["runtime_ns"])
+				if total["switches"] != 32.0 || total["runtime_ns"] != 600260.0 {
+					t.Errorf("switches %v, runtime %v ns; want 32 and 600260", total["switches"], total["runtime_ns"])
 				}
 			},
 		},

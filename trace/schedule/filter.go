@@ -18,7 +18,8 @@ import (
 //   - a Delay is reported when its task matches, it was switched in on one
 //     of CPUs and its switch-in (End) is in the window;
 //   - a sched_stat_runtime (Hooks.Runtime, Task.StatRuntime) when its task
-//     matches, it was recorded on one of CPUs and its time is in the window;
+//     matches and it was recorded on one of CPUs, clipped to the window
+//     as the run it accounts (clipRuntime);
 //   - a Run (and the running Interval and Task.OnCPU it gives) when its CPU
 //     is one of CPUs, clipped to the window; runs are per-CPU facts, so the
 //     task filter does not remove them from Hooks.Run and CPUStats (it does
@@ -252,6 +253,34 @@ func (f *Filter) Clip(start, end int64) (int64, int64, bool) {
 		}
 	}
 	return start, end, end > start
+}
+
+// clipRuntime returns sched_stat_runtime e clipped to the window, and
+// whether any of it is inside. e accounts the task's run of e.Runtime ns
+// that ended at e.Time (update_curr charges now − exec_start, and
+// exec_start is set when the task is switched in and at each update:
+// kernel/sched/fair.c v6.18), so it is taken as the run [e.Time −
+// e.Runtime, e.Time] on its CPU, and only the part inside the window is
+// kept, ending at the window's end when the run goes past it: a run that
+// began before the window, or is recorded after it, counts what it ran
+// inside, and the window's run time is at most its length per CPU. (Time
+// the clock of run time leaves out, interrupts under
+// IRQ_TIME_ACCOUNTING, makes the run start a little later than it did:
+// the clip may keep a little less than it ran in the window, never more.)
+func (f *Filter) clipRuntime(e *trace.Event) (trace.Event, bool) {
+	c := *e
+	if f == nil || f.Start == 0 && f.End == 0 {
+		return c, true
+	}
+	if e.Runtime <= 0 {
+		return c, f.Time(e.Time)
+	}
+	start, end, ok := f.Clip(e.Time-e.Runtime, e.Time)
+	if !ok {
+		return c, false
+	}
+	c.Time, c.Runtime = end, end-start
+	return c, true
 }
 
 // Filter returns the Builder's filter (nil: none): a copy of

@@ -218,3 +218,41 @@ func FuzzBuilderFiltered(f *testing.F) {
 		}
 	})
 }
+
+// TestFilterClipsRuntime: a sched_stat_runtime of R ns recorded at T
+// accounts the run [T−R, T] on its CPU, so a window keeps the part of it
+// inside. Window 10-20 ms, task 7 running on CPU 0 throughout:
+//
+//	at  9 ms, 2 ms: run  7-9,  outside:     0
+//	at 12 ms, 3 ms: run  9-12, kept 10-12:  2 ms
+//	at 18 ms, 6 ms: run 12-18, all inside:  6 ms
+//	at 25 ms, 7 ms: run 18-25, kept 18-20:  2 ms (recorded after the window)
+//	at 30 ms, 5 ms: run 25-30, outside:     0
+//
+// 10 ms, the window's length (the events recorded inside it held 9 ms).
+// Second case, runs 7-12 (at 12 ms) and 12-20 (at 20 ms): 2 + 8 = 10 ms,
+// where the events recorded inside held 13 ms, more than a 10 ms window of
+// one CPU can.
+func TestFilterClipsRuntime(t *testing.T) {
+	const ms = 1_000_000
+	rt := func(at, r int64) trace.Event {
+		e := trace.NewEvent(at*ms, 0, trace.KindRuntime)
+		e.TID, e.PID, e.Comm, e.Runtime = 7, 7, "w", r*ms
+		return e
+	}
+	for _, evs := range [][]trace.Event{
+		{rt(9, 2), rt(12, 3), rt(18, 6), rt(25, 7), rt(30, 5)},
+		{rt(12, 5), rt(20, 8)},
+	} {
+		var hooked int64
+		f := schedule.Filter{Start: 10 * ms, End: 20 * ms}
+		b := schedule.New(schedule.Options{Filter: &f}, schedule.Hooks{Runtime: func(_ *schedule.Task, e *trace.Event, _ bool) { hooked += e.Runtime }})
+		if err := b.Run(trace.NewSliceSource(evs, nil)); err != nil {
+			t.Fatal(err)
+		}
+		b.Finish()
+		if got := b.Lookup(7).StatRuntime; got != 10*ms || hooked != 10*ms {
+			t.Errorf("StatRuntime %d ns, hooks %d ns; want %d", got, hooked, 10*ms)
+		}
+	}
+}

@@ -679,18 +679,23 @@ func (b *Builder) observe(e *trace.Event) {
 	case trace.KindRuntime:
 		if t := b.task(e.TID, e.PID, e.Comm); t != nil {
 			b.haveRuntime = true
-			if f := b.opts.Filter; f != nil && f.Cgroups != nil && t.Cgroup == 0 && f.Time(e.Time) && f.CPU(e.CPU) {
+			f := b.opts.Filter
+			c, in := f.clipRuntime(e)
+			if !in || !f.CPU(e.CPU) {
+				break
+			}
+			if f != nil && f.Cgroups != nil && t.Cgroup == 0 {
 				// Decided with the task's delays (undecided).
 				if b.undecidedRT == nil {
 					b.undecidedRT = map[*Task][]trace.Event{}
 				}
-				b.undecidedRT[t] = append(b.undecidedRT[t], *e)
+				b.undecidedRT[t] = append(b.undecidedRT[t], c)
 				break
 			}
-			if !b.opts.Filter.Event(t, e.CPU, e.Time) {
+			if !f.Task(t) {
 				break
 			}
-			b.emitRuntime(t, e)
+			b.emitRuntime(t, &c)
 		}
 	case trace.KindFork:
 		b.task(e.TID, e.PID, e.Comm)
