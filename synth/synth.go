@@ -115,7 +115,12 @@ func (g Generator) ParseMax(args []string, maxBursts int) (Values, error) {
 		}
 		v[k] = val
 	}
-	if est := g.Bursts(g.full(v)); est > float64(maxBursts) {
+	est := g.Bursts(g.full(v))
+	if est < 1 {
+		// A count of 0 (groups=0, loops=0): an empty trace says nothing.
+		return nil, fmt.Errorf("synth %s: %s make no CPU burst: nothing to simulate (raise the counts)", g.Name, settingsOrDefaults(v))
+	}
+	if est > float64(maxBursts) {
 		return nil, fmt.Errorf("synth %s: %s make about %.3g CPU bursts, above the limit of %d (about %.1f GB of memory at %d bytes a burst): lower them, or raise --max-bursts",
 			g.Name, settingsOrDefaults(v), est, maxBursts, float64(maxBursts)*BytesPerBurst/1e9, BytesPerBurst)
 	}

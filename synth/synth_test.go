@@ -166,9 +166,9 @@ func TestParseBounds(t *testing.T) {
 // burst is refused with the settings that did it. 'synth latt loops=0
 // jobs=0 -w F' panicked in the simulator (index out of range in sim.arm:
 // latt and latt-client had no burst). latt jobs=0 (no build beside the
-// probe: latt and latt-client, loops=200 each), massive_intr procs=0 (the
-// probe alone) and messaging groups=0 (no task at all: an empty trace)
-// stay valid.
+// probe: latt and latt-client, loops=200 each) and massive_intr procs=0
+// (the probe alone) stay valid; messaging groups=0 (no task at all) would
+// write an empty trace, which says nothing, and is refused as groups=-1 is.
 func TestParseEmptyWorkload(t *testing.T) {
 	for _, c := range []struct {
 		gen  string
@@ -176,7 +176,7 @@ func TestParseEmptyWorkload(t *testing.T) {
 		want string // "" for no error
 	}{
 		{"latt", []string{"loops=0", "jobs=0"}, "synth latt: jobs=0 loops=0: task latt has no CPU burst (each task needs some work)"},
-		{"messaging", []string{"groups=0"}, ""},
+		{"messaging", []string{"groups=0"}, "synth messaging: groups=0 make no CPU burst: nothing to simulate (raise the counts)"},
 		{"latt", []string{"jobs=0"}, ""},
 		{"massive_intr", []string{"procs=0"}, ""},
 	} {
