@@ -116,15 +116,18 @@ func (g Generator) ParseMax(args []string, maxBursts int) (Values, error) {
 		v[k] = val
 	}
 	est := g.Bursts(g.full(v))
-	if est < 1 {
-		// A count of 0 (groups=0, loops=0): an empty trace says nothing.
-		return nil, fmt.Errorf("synth %s: %s make no CPU burst: nothing to simulate (raise the counts)", g.Name, settingsOrDefaults(v))
-	}
 	if est > float64(maxBursts) {
 		return nil, fmt.Errorf("synth %s: %s make about %.3g CPU bursts, above the limit of %d (about %.1f GB of memory at %d bytes a burst): lower them, or raise --max-bursts",
 			g.Name, settingsOrDefaults(v), est, maxBursts, float64(maxBursts)*BytesPerBurst/1e9, BytesPerBurst)
 	}
-	return v, g.check(v)
+	if err := g.check(v); err != nil {
+		return nil, err
+	}
+	if est < 1 {
+		// A count of 0 (groups=0): an empty trace says nothing.
+		return nil, fmt.Errorf("synth %s: %s make no CPU burst: nothing to simulate (raise the counts)", g.Name, settingsOrDefaults(v))
+	}
+	return v, nil
 }
 
 // settingsOrDefaults is settings(v), or "the defaults" when v is empty.
