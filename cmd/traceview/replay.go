@@ -732,6 +732,20 @@ func (o *replayOptions) whatIfs(policy string, cpus int) []string {
 	return args
 }
 
+// whatIfText is what the policy line says of the what-ifs given beside
+// the policy and the CPU count (which it names already): " with --nice
+// hog=0 --until hog=1s", or "" for none.
+func (o *replayOptions) whatIfText(policy string) string {
+	args := o.whatIfs(policy, 0)[6:] // after traceview replay -i IN --policy P
+	if len(args) == 0 {
+		return ""
+	}
+	for i, a := range args {
+		args[i] = termsafe.Name(a)
+	}
+	return " with " + strings.Join(args, " ")
+}
+
 // plural renders "1 task" or "n tasks".
 func plural(n int, noun string) string {
 	if n == 1 {
@@ -740,7 +754,7 @@ func plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *report.LatencyResult, obsMakespan int64, censored, rows int, wide bool) {
+func writeReplayTable(w io.Writer, name, with string, res *replay.Result, obs, pred *report.LatencyResult, obsMakespan int64, censored, rows int, wide bool) {
 	cpus := plural(res.CPUs, "CPU")
 	span := fmt.Sprintf("makespan %s ms observed, %s ms predicted (ratio %s)", msf(obsMakespan), msf(res.Makespan), ratio(res.Makespan, obsMakespan))
 	if censored > 0 {
@@ -749,7 +763,7 @@ func writeReplayTable(w io.Writer, name string, res *replay.Result, obs, pred *r
 		span = fmt.Sprintf("makespan not predictable (%s still running when the capture ended): %s ms captured, %s ms simulated",
 			plural(censored, "task"), msf(obsMakespan), msf(res.Makespan))
 	}
-	fmt.Fprintf(w, "\npolicy %s on %s: %s; %s, %s, %s\n", name, cpus, span,
+	fmt.Fprintf(w, "\npolicy %s on %s%s: %s; %s, %s, %s\n", name, cpus, with, span,
 		pluralES(int(res.Stats.Switches), "switch"), plural(int(res.Stats.Migrations), "migration"), plural(int(res.Stats.Decisions), "decision"))
 	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', tabwriter.AlignRight)
 	head := "Task\t Runtime ms obs\t pred\t ratio\t Switches obs\t pred\t ratio\t Avg delay ms obs\t pred\t ratio\t Max delay ms obs\t pred\t ratio\t"

@@ -120,7 +120,7 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 		r.doc.Runs[len(r.doc.Runs)-1].KillSensitivity = kk
 	}
 	if o.output == "table" {
-		writeReplayTable(r.out, sp.String(), res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide)
+		writeReplayTable(r.out, sp.String(), o.whatIfText(sp.String()), res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide)
 	}
 	if ks != nil && ks.Conclusions {
 		fmt.Fprintln(r.errw, kindNote(ks, sp.String()))

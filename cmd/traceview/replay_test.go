@@ -633,3 +633,18 @@ func TestReplayForkLoopTimeout(t *testing.T) {
 		}
 	}
 }
+
+// The policy line of a what-if names what was changed beside the policy
+// and the CPU count, so that a table pasted alone still says what it
+// predicts; a run with none says nothing more.
+func TestReplayPolicyLineSaysWhatIf(t *testing.T) {
+	const in = "../../testdata/traces/nice.2cpu.perf.data"
+	out, errs, code := runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "--nice", "hog=0", "--until", "hog=1s", in)
+	if code != 0 || !strings.Contains(out, "\npolicy eevdf on 2 CPUs with --nice hog=0 --until hog=1s: makespan ") {
+		t.Errorf("exit %d: %s\n%s", code, errs, out)
+	}
+	out, errs, code = runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "--cpus", "1", in)
+	if code != 0 || !strings.Contains(out, "\npolicy eevdf on 1 CPU: makespan ") {
+		t.Errorf("--cpus 1: exit %d: %s\n%s", code, errs, out)
+	}
+}
