@@ -226,28 +226,10 @@ func cgroupTrace(t *testing.T) string {
 	evs := []trace.Event{name(10), name(20), sw(1000, 0, 10), wk(1500, 10, 20), sw(2000, 10, 20), wk(2200, 20, 10),
 		sw(3000, 20, 10), wk(3100, 10, 20), sw(4000, 10, 20), sw(4500, 20, 0)}
 	path := filepath.Join(t.TempDir(), "cg.tv")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := tvf.NewWriter(f, tvf.Header{Hostname: "box", NrCPUs: 1, Tool: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.AddTask(10, 10, "a")
-	w.AddTask(20, 20, "b")
-	for _, e := range evs {
-		if err := w.Write(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.SetCgroups(map[uint64]string{cgA: "/a.slice", cgB: "/b.slice"})
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	writeTV(t, path, tvf.Header{Hostname: "box", NrCPUs: 1, Tool: "test"}, evs, func(w *tvf.Writer) {
+		w.AddTask(10, 10, "a")
+		w.AddTask(20, 20, "b")
+	}, func(w *tvf.Writer) { w.SetCgroups(map[uint64]string{cgA: "/a.slice", cgB: "/b.slice"}) })
 	return path
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -79,9 +80,18 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	if o.perf {
 		return usageErrorf("latency: --perf reproduces perf, which reads one trace; drop --perf or give one trace")
 	}
-	parts, err := readLatencyParts(cmd, inputs, opts, &o.filter)
-	if err != nil {
-		return err
+	var parts []latencyPart
+	if p, ok := seriesPart(inputs, opts, &o.filter, o.by); ok {
+		if p.err != nil {
+			printAllWarnings(cmd.ErrOrStderr(), p.path, p.meta)
+			return p.err
+		}
+		parts = []latencyPart{p}
+	} else {
+		var err error
+		if parts, err = readLatencyParts(cmd, inputs, opts, &o.filter); err != nil {
+			return err
+		}
 	}
 	w := cmd.ErrOrStderr()
 
@@ -345,14 +355,66 @@ func partWarnings(parts []latencyPart) []trace.Warning {
 // resolved against that trace (its CPUs, its span for percentages). Its
 // error says which trace failed.
 func readLatencyPart(path string, opts report.LatencyOptions, filter *filterFlags) latencyPart {
-	p := latencyPart{path: path}
 	src, err := openInput(path)
 	if err != nil {
-		p.err = argTrace(err)
-		return p
+		return latencyPart{path: path, err: argTrace(err)}
 	}
 	defer src.Close()
-	p.meta = src.Meta()
+	return computeLatencyPart(path, src, opts, filter)
+}
+
+// seriesPart reads inputs as the one recording they are parts of, when
+// they are (trace.OneRecording: a record --rotate series, or the dumps of
+// one flight-recorder ring), through trace.Concat in time order: one part,
+// named after the first and last files, where a task and a delay that
+// cross a file boundary are one, and ring dumps' overlaps are read once
+// (ok true). Otherwise, or with --by trace (each file its own table), or
+// when an input cannot be opened (the parallel path says why) or is
+// standard input, it reads nothing (ok false).
+func seriesPart(inputs []string, opts report.LatencyOptions, filter *filterFlags, by string) (p latencyPart, ok bool) {
+	if len(inputs) < 2 || by == "trace" || slices.Contains(inputs, "-") {
+		return latencyPart{}, false
+	}
+	srcs := make([]trace.Source, 0, len(inputs))
+	closeAll := func() {
+		for _, s := range srcs {
+			s.Close()
+		}
+	}
+	metas := make([]*trace.Meta, 0, len(inputs))
+	for _, in := range inputs {
+		s, err := readOptions.Open(in)
+		if err != nil {
+			closeAll()
+			return latencyPart{}, false
+		}
+		srcs, metas = append(srcs, s), append(metas, s.Meta())
+	}
+	ring := trace.RingDumps(metas...)
+	if !trace.OneRecording(metas...) || !ring && !trace.OneCapture(metas...) {
+		closeAll()
+		return latencyPart{}, false
+	}
+	order := make([]int, len(inputs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(metas[a].FirstTime, metas[b].FirstTime) })
+	sorted, names := make([]trace.Source, len(order)), make([]string, len(order))
+	for k, i := range order {
+		sorted[k], names[k] = srcs[i], inputs[i]
+	}
+	name := fmt.Sprintf("%s ... %s (%d files of one recording)", names[0], names[len(names)-1], len(names))
+	src := watchCPUs(trace.Concat(sorted, names, ring))
+	defer src.Close()
+	return computeLatencyPart(name, src, opts, filter), true
+}
+
+// computeLatencyPart is readLatencyPart's report of src, the trace named
+// path.
+func computeLatencyPart(path string, src trace.Source, opts report.LatencyOptions, filter *filterFlags) latencyPart {
+	p := latencyPart{path: path, meta: src.Meta()}
+	var err error
 	if filter != nil && filter.given() {
 		if opts.Filter, err = filter.resolve("latency: "+path, src.Meta()); err != nil {
 			p.err = err

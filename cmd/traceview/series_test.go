@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
+)
+
+// seriesEvents is a 1-CPU schedule of a (10) and b (20), times in µs:
+// a runs 1000-2000 and wakes b at 1500; b runs 2000-3000 and wakes a at
+// 2200; a runs 3000-4000 and wakes b at 3100; b runs 4000-5000, wakes a
+// at 4600; a runs 5000-6000. Delays: b 1500-2000 (500), a 2200-3000
+// (800), b 3100-4000 (900), a 4600-5000 (400): 4 delays, 2600 µs.
+func seriesEvents() []trace.Event {
+	const us = 1000
+	sw := func(t int64, prev, next trace.TID) trace.Event {
+		e := trace.NewEvent(t*us, 0, trace.KindSwitch)
+		e.TID, e.PID, e.Comm, e.Prio, e.PrevState = prev, trace.PID(prev), map[trace.TID]string{0: "swapper", 10: "a", 20: "b"}[prev], 120, trace.StateInterruptible
+		e.NextTID, e.NextPID, e.NextComm, e.NextPrio = next, trace.PID(next), map[trace.TID]string{0: "swapper", 10: "a", 20: "b"}[next], 120
+		if prev == 0 {
+			e.PrevState = trace.StateRunning
+		}
+		return e
+	}
+	wk := func(t int64, waker, wakee trace.TID) trace.Event {
+		e := trace.NewEvent(t*us, 0, trace.KindWaking)
+		e.TID, e.PID, e.Comm, e.Prio, e.TargetCPU = wakee, trace.PID(wakee), map[trace.TID]string{10: "a", 20: "b"}[wakee], 120, 0
+		e.CurTID, e.CurPID = waker, trace.PID(waker)
+		return e
+	}
+	return []trace.Event{sw(1000, 0, 10), wk(1500, 10, 20), sw(2000, 10, 20), wk(2200, 20, 10), sw(3000, 20, 10),
+		wk(3100, 10, 20), sw(4000, 10, 20), wk(4600, 20, 10), sw(5000, 20, 10), sw(6000, 10, 0)}
+}
+
+// writeSeriesPart writes evs as one file of a traceview recording with
+// tool and returns its path.
+func writeSeriesPart(t *testing.T, dir, name, tool string, evs []trace.Event) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	writeTV(t, path, tvf.Header{Hostname: "box", NrCPUs: 1, Tool: tool, Cmdline: []string{"traceview", "record"}, Clock: "CLOCK_MONOTONIC"},
+		evs, func(w *tvf.Writer) {
+			w.AddTask(10, 10, "a")
+			w.AddTask(20, 20, "b")
+		}, nil)
+	return path
+}
+
+// writeTV writes evs to a traceview-format file at path with header h;
+// before, when not nil, names tasks (AddTask), after, when not nil, sets
+// what the trailer holds (SetCgroups, ...).
+func writeTV(t *testing.T, path string, h tvf.Header, evs []trace.Event, before, after func(w *tvf.Writer)) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tvf.NewWriter(f, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before != nil {
+		before(w)
+	}
+	for _, e := range evs {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after != nil {
+		after(w)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLatencySeriesOneCapture: the files of a record --rotate series are
+// read as the one capture they are. seriesEvents cut after the wakeup at
+// 2200 µs (files x.001.tv, x.002.tv): the delay 2200-3000 µs of a crosses
+// the cut, and read apart it was lost (a seen first being switched in at
+// 3000). Read as a series, the table is the whole trace's: 4 delays, 2600
+// µs, the same as the uncut file's.
+func TestLatencySeriesOneCapture(t *testing.T) {
+	dir := t.TempDir()
+	evs := seriesEvents()
+	whole := writeSeriesPart(t, dir, "whole.tv", "traceview record (tp_btf)", evs)
+	p1 := writeSeriesPart(t, dir, "x.001.tv", "traceview record (tp_btf)", evs[:4])
+	p2 := writeSeriesPart(t, dir, "x.002.tv", "traceview record (tp_btf)", evs[4:])
+	_, w := filterLatencyJSON(t, "-i", whole)
+	_, s := filterLatencyJSON(t, p2, p1) // any order: by time
+	for _, k := range []string{"count", "sum_delay_ns", "max_delay_ns", "runtime_ns", "switches"} {
+		if fmt.Sprint(w[k]) != fmt.Sprint(s[k]) {
+			t.Errorf("%s: series %v, the uncut file %v", k, s[k], w[k])
+		}
+	}
+	if w["count"] != 4.0 || w["sum_delay_ns"] != 2_600_000.0 {
+		t.Errorf("the uncut file: %v delays, %v ns; want 4 and 2600000 (by hand)", w["count"], w["sum_delay_ns"])
+	}
+	// --by trace keeps each file its own table: the delay across the cut
+	// is in neither.
+	doc := cliJSON[latencyGroupsJSON](t, "latency", "-o", "json", "--by", "trace", p1, p2)
+	n := 0
+	for _, g := range doc.Groups {
+		n += int(g.Total.Count)
+	}
+	if n != 3 {
+		t.Errorf("--by trace: %d delays in the two tables, want 3 (b 1500-2000, b 3100-4000, a 4600-5000)", n)
+	}
+}
+
+// TestLatencyRingDumps: two dumps of one flight-recorder ring (record
+// --ring) that overlap hold the events of the overlap twice; read as one
+// recording they count once: dumps of 1000-3000 µs and 2000-6000 µs give
+// the whole trace's 4 delays and 2600 µs (added up apart: 2 + 3). Dumps
+// with a gap between them (1000-2200 and 4000-6000 µs, nothing recorded
+// from 2200 to 4000) measure no delay across it: b 1500-2000 and a
+// 4600-5000, 2 delays, 900 µs, and a warning names the gap.
+func TestLatencyRingDumps(t *testing.T) {
+	dir := t.TempDir()
+	evs := seriesEvents()
+	const tool = "traceview record (tp_btf) --ring"
+	d1 := writeSeriesPart(t, dir, "r.001.tv", tool, evs[:5]) // 1000-3000
+	d2 := writeSeriesPart(t, dir, "r.002.tv", tool, evs[2:]) // 2000-6000
+	_, s := filterLatencyJSON(t, d1, d2)
+	if s["count"] != 4.0 || s["sum_delay_ns"] != 2_600_000.0 {
+		t.Errorf("overlapping dumps: %v delays, %v ns; want 4 and 2600000", s["count"], s["sum_delay_ns"])
+	}
+	g1 := writeSeriesPart(t, dir, "g.001.tv", tool, evs[:4]) // 1000-2200
+	g2 := writeSeriesPart(t, dir, "g.002.tv", tool, evs[6:]) // 4000-6000
+	_, s = filterLatencyJSON(t, g1, g2)
+	if s["count"] != 2.0 || s["sum_delay_ns"] != 900_000.0 {
+		t.Errorf("dumps with a gap: %v delays, %v ns; want 2 and 900000", s["count"], s["sum_delay_ns"])
+	}
+	_, errs, _ := runCLI(t, "latency", "-v", g1, g2)
+	if want := "nothing was recorded for 1.800 ms before its first event"; !strings.Contains(errs, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errs)
+	}
+}
