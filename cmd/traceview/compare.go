@@ -118,10 +118,17 @@ func runCompareGroups(cmd *cobra.Command, o compareOptions, argA, argB string) e
 		return err
 	}
 	opts := report.LatencyOptions{Percentiles: true, KeepSamples: true}
-	parts, err := readLatencyParts(cmd, append(append([]string(nil), a...), b...), opts, &o.filter)
+	// Each side's files of one recording (a record --rotate series, ring
+	// dumps) are read as the one capture they are.
+	pa, err := readRecordings(cmd, a, opts, &o.filter, "")
 	if err != nil {
 		return fmt.Errorf("compare: %w", argTrace(err))
 	}
+	pb, err := readRecordings(cmd, b, opts, &o.filter, "")
+	if err != nil {
+		return fmt.Errorf("compare: %w", argTrace(err))
+	}
+	parts := append(pa, pb...)
 	side := func(ps []latencyPart) (*report.LatencyResult, error) {
 		rs := make([]*report.LatencyResult, len(ps))
 		for i := range ps {
@@ -134,11 +141,11 @@ func runCompareGroups(cmd *cobra.Command, o compareOptions, argA, argB string) e
 		m.Warnings = partWarnings(ps)
 		return m, nil
 	}
-	ma, err := side(parts[:len(a)])
+	ma, err := side(parts[:len(pa)])
 	if err != nil {
 		return err
 	}
-	mb, err := side(parts[len(a):])
+	mb, err := side(parts[len(pa):])
 	if err != nil {
 		return err
 	}

@@ -80,18 +80,9 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	if o.perf {
 		return usageErrorf("latency: --perf reproduces perf, which reads one trace; drop --perf or give one trace")
 	}
-	var parts []latencyPart
-	if p, ok := seriesPart(inputs, opts, &o.filter, o.by); ok {
-		if p.err != nil {
-			printAllWarnings(cmd.ErrOrStderr(), p.path, p.meta)
-			return p.err
-		}
-		parts = []latencyPart{p}
-	} else {
-		var err error
-		if parts, err = readLatencyParts(cmd, inputs, opts, &o.filter); err != nil {
-			return err
-		}
+	parts, err := readRecordings(cmd, inputs, opts, &o.filter, o.by)
+	if err != nil {
+		return err
 	}
 	w := cmd.ErrOrStderr()
 
@@ -361,6 +352,20 @@ func readLatencyPart(path string, opts report.LatencyOptions, filter *filterFlag
 	}
 	defer src.Close()
 	return computeLatencyPart(path, src, opts, filter)
+}
+
+// readRecordings is readLatencyParts, except that inputs that are the
+// files of one recording (seriesPart) are read as one part.
+func readRecordings(cmd *cobra.Command, inputs []string, opts report.LatencyOptions, filter *filterFlags, by string) ([]latencyPart, error) {
+	p, ok := seriesPart(inputs, opts, filter, by)
+	if !ok {
+		return readLatencyParts(cmd, inputs, opts, filter)
+	}
+	if p.err != nil {
+		printAllWarnings(cmd.ErrOrStderr(), p.path, p.meta)
+		return nil, p.err
+	}
+	return []latencyPart{p}, nil
 }
 
 // seriesPart reads inputs as the one recording they are parts of, when
