@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -159,6 +160,13 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 		return report.WriteCompareCSV(out, res)
 	}
 	stderr := cmd.ErrOrStderr()
+	// Filters that matched nothing, in one trace or both: one message
+	// first, as every command's no-match message, instead of one per
+	// trace among its warnings.
+	msg, unmatched := report.CompareNoMatch(res.UnmatchedA, res.UnmatchedB, pathA, pathB)
+	if unmatched {
+		fmt.Fprintf(stderr, "warning: %s\n", msg)
+	}
 	for _, side := range []struct {
 		name string
 		ws   []trace.Warning
@@ -166,6 +174,9 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 		prefix := ""
 		if named {
 			prefix = side.name + ": "
+		}
+		if unmatched {
+			side.ws = slices.DeleteFunc(slices.Clone(side.ws), func(w trace.Warning) bool { return w.Key == "latency-empty" })
 		}
 		writeWarnings(stderr, side.name, prefix, side.ws)
 	}

@@ -357,10 +357,22 @@ func TestFilterNoMatchFirst(t *testing.T) {
 			t.Errorf("%v --comm sched-pipe: stderr:\n%s", args, stderr)
 		}
 	}
+	// compare: one message first for both traces, saying which matched
+	// nothing (it gave one per trace, each among that trace's warnings).
 	_, stderr, code = runCLI(t, "compare", "--comm", "nosuch", pipe, pipe)
-	want = "warning: " + pipe + ": nothing matched the filters --comm nosuch: the trace has 5283 events, 2023 of them sched_switch; " + span + "\n"
-	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, "other") {
+	want = "warning: nothing matched the filters --comm nosuch in either trace: in A, " + pipe + ", the trace has 5283 events, 2023 of them sched_switch; " + span +
+		"; in B, " + pipe + ", the trace has 5283 events, 2023 of them sched_switch; " + span + "\n"
+	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "nothing matched") != 1 || strings.Contains(stderr, "other") {
 		t.Errorf("compare: exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
+	}
+	// sched-pipe is in pipe.perf.data, not in forkstart.perf.data: 2035
+	// events, 623 sched_switch (its info), spanning its header's sample
+	// times (forkstart.meta.txt: 2915.802387 to 2915.915976).
+	fork := "../../testdata/traces/forkstart.perf.data"
+	_, stderr, code = runCLI(t, "compare", "--comm", "sched-pipe", pipe, fork)
+	want = "warning: nothing matched the filters --comm sched-pipe in B, " + fork + " (they did in A): the trace has 2035 events, 623 of them sched_switch; it spans 2915.802387 s to 2915.915976 s, sched_switch on CPUs 0-1"
+	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "nothing matched") != 1 {
+		t.Errorf("compare, B unmatched: exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
 	}
 }
 
