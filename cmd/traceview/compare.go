@@ -153,6 +153,12 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 	out := cmd.OutOrStdout()
 	switch o.output {
 	case "json":
+		if named {
+			js := *res
+			js.WarningsA = namedWarnings(pathA, "", res.WarningsA)
+			js.WarningsB = namedWarnings(pathB, "", res.WarningsB)
+			res = &js
+		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)

@@ -112,9 +112,11 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 	}
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
+		js := *rep
+		js.Warnings = namedWarnings(o.input, "", rep.Warnings)
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := enc.Encode(&js); err != nil {
 			return err
 		}
 	} else {

@@ -286,12 +286,32 @@ func TestTruncatedPerfData(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
+	// The JSON's warnings name the file as the text's do (they said
+	// "perf.data: the file ends ..." of cut.data): latency's, info's and
+	// compare's.
+	named := strings.Replace(warn, "perf.data", cut, 1)
 	found := false
 	for _, w := range doc.Warnings {
-		found = found || (w.Key == "truncated-file" && w.Count == 1 && strings.Contains("warning: "+w.Message, warn))
+		found = found || (w.Key == "truncated-file" && w.Count == 1 && strings.Contains("warning: "+w.Message, named))
 	}
 	if !found {
-		t.Errorf("latency -o json: warnings %+v lack %q", doc.Warnings, warn)
+		t.Errorf("latency -o json: warnings %+v lack %q", doc.Warnings, named)
+	}
+	js, _, _ := runCLI(t, "info", "-i", cut, "-o", "json")
+	var rep infoReport
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	found = false
+	for _, w := range rep.Warnings {
+		found = found || (w.Key == "truncated-file" && strings.Contains("warning: "+w.Message, named))
+	}
+	if !found || strings.Contains(js, "perf.data: ") {
+		t.Errorf("info -o json: warnings %+v lack %q, or say \"perf.data: \"", rep.Warnings, named)
+	}
+	js, _, _ = runCLI(t, "compare", "-o", "json", cut, "../../testdata/traces/nice.2cpu.perf.data")
+	if !strings.Contains(js, strings.TrimPrefix(named, "warning: ")) || strings.Contains(js, "perf.data: ") {
+		t.Errorf("compare -o json: no %q, or \"perf.data: \":\n%s", named, js)
 	}
 	if len(doc.Tasks) == 0 || doc.Tasks[0].Comm != "hog" || doc.Tasks[0].NrTasks != 2 || doc.Tasks[0].Count != 137 {
 		t.Errorf("latency: rows %+v, want first hog, 2 tasks, 137 delays", doc.Tasks)

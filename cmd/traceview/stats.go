@@ -125,7 +125,7 @@ func writeStatsWarnings(w io.Writer, o statsOptions, m *trace.Meta, st *report.S
 		return
 	}
 	for _, wn := range ws {
-		fmt.Fprintf(w, "warning: %s\n", wn)
+		fmt.Fprintf(w, "warning: %s\n", namedWarning(o.input, "", wn))
 	}
 }
 
