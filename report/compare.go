@@ -81,6 +81,11 @@ type CompareResult struct {
 	Total     CompareRow      `json:"total"`
 	WarningsA []trace.Warning `json:"warnings_a,omitempty"`
 	WarningsB []trace.Warning `json:"warnings_b,omitempty"`
+	// UnmatchedA and UnmatchedB are set when the filters matched nothing
+	// in that trace (LatencyResult.Unmatched; its latency-empty warning
+	// is in WarningsA or WarningsB): CompareNoMatch says it once for both.
+	UnmatchedA *Unmatched `json:"-"`
+	UnmatchedB *Unmatched `json:"-"`
 }
 
 // Compare computes the latency report (ComputeLatency, rows merged by
@@ -126,7 +131,7 @@ func (e *CompareReadError) Unwrap() error { return e.Err }
 // MergeLatency merges groups of traces. perfCompat says the reports follow
 // perf's rules (no runtime-source warning). The warnings are the reports'.
 func CompareLatency(ra, rb *LatencyResult, perfCompat bool) *CompareResult {
-	res := &CompareResult{WarningsA: ra.Warnings, WarningsB: rb.Warnings}
+	res := &CompareResult{WarningsA: ra.Warnings, WarningsB: rb.Warnings, UnmatchedA: ra.Unmatched, UnmatchedB: rb.Unmatched}
 	if src := func(r *LatencyResult) string {
 		if r.Diag.RuntimeFromSwitches {
 			return RuntimeFromSwitches

@@ -286,6 +286,9 @@ type LatencyResult struct {
 	// Cgroups: per task group (not the root), its CPU share and inferred
 	// throttling, by path; nil unless Options.Throttle.
 	Cgroups []CgroupThrottle
+	// Unmatched is set when filters matched nothing: the latency-empty
+	// warning's parts (compare says one message for both traces).
+	Unmatched *Unmatched
 }
 
 // latTask is one row of the default report: perf's thread object and its
@@ -515,8 +518,9 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 			x = run.extent()
 		}
 		x.Events, x.Switches = d.Events, d.Switches
+		res.Unmatched = &Unmatched{Given: opts.Filter.String(), Comms: opts.Filter.Comms, X: x}
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
-			Message: x.Message(opts.Filter.String(), opts.Filter.Comms)})
+			Message: res.Unmatched.Message()})
 	case len(res.Rows) == 0:
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
 			Message: fmt.Sprintf("no scheduling delay measured: the trace has %d events, %d of them sched_switch", d.Events, d.Switches)})

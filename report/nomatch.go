@@ -78,6 +78,43 @@ func (x NoMatch) Extent(comms []string) string {
 	return b.String()
 }
 
+// Unmatched is a trace's no-match message in parts, for a caller that
+// says one message for several traces (CompareNoMatch): the filters given
+// (as the user typed them), the task names asked for, and what the trace
+// holds.
+type Unmatched struct {
+	Given string
+	Comms []string
+	X     NoMatch
+}
+
+// Message is the trace's no-match message (NoMatch.Message).
+func (u *Unmatched) Message() string { return u.X.Message(u.Given, u.Comms) }
+
+// CompareNoMatch is compare's one no-match message for traces A and B
+// (named nameA and nameB) whose filters matched nothing in a, b or both (nil:
+// they matched), and false when they matched in both:
+//
+//	nothing matched the filters --comm x in B, b.perf.data (they did in A): the trace has 2035 events, ...
+//	nothing matched the filters --comm x in either trace: in A, a.perf.data, the trace has 5283 events, ...; in B, b.perf.data, the trace has 2035 events, ...
+func CompareNoMatch(a, b *Unmatched, nameA, nameB string) (string, bool) {
+	switch {
+	case a == nil && b == nil:
+		return "", false
+	case b == nil:
+		return fmt.Sprintf("nothing matched the filters %s in A, %s (they did in B): %s", a.Given, nameA, a.X.Extent(a.Comms)), true
+	case a == nil:
+		return fmt.Sprintf("nothing matched the filters %s in B, %s (they did in A): %s", b.Given, nameB, b.X.Extent(b.Comms)), true
+	}
+	given := a.Given
+	if b.Given != a.Given {
+		// --time resolves against each trace: say both.
+		given = fmt.Sprintf("%s (A) and %s (B)", a.Given, b.Given)
+	}
+	return fmt.Sprintf("nothing matched the filters %s in either trace: in A, %s, %s; in B, %s, %s",
+		given, nameA, a.X.Extent(a.Comms), nameB, b.X.Extent(b.Comms)), true
+}
+
 // AddName records that a process pid (0 unknown) had task name comm, for
 // Message's closest names: of each name, the smallest pid > 0 is kept.
 func (x *NoMatch) AddName(comm string, pid int) {

@@ -99,6 +99,9 @@ type Meta struct {
 	Clock       string   // clock of the event times, e.g. "perf local_clock"
 	FirstTime   int64    // ns, first sample time from the header (0: unknown)
 	LastTime    int64    // ns, last sample time from the header (0: unknown)
+	// SpanFrom says where FirstTime and LastTime come from when the
+	// header did not give them.
+	SpanFrom SpanSource
 	// CutAt is the number of bytes of the input read when it ended inside
 	// a record (a stream cut short: `head -c N`); 0 when it was not.
 	CutAt int64
@@ -144,6 +147,22 @@ type Meta struct {
 	// carry it at its end).
 	Stacks []Stack
 }
+
+// SpanSource says where a Meta's FirstTime and LastTime come from.
+type SpanSource uint8
+
+const (
+	// SpanFromHeader: the file's header says them (perf.data's
+	// HEADER_SAMPLE_TIME, a .tv converted from one), or they are unknown.
+	SpanFromHeader SpanSource = iota
+	// SpanFromTrailer: a .tv trailer's, the first and last nonzero event
+	// times its writer wrote (traceview record's files).
+	SpanFromTrailer
+	// SpanFromEvents: the first and last nonzero times of the events the
+	// reader delivered, e.g. up to where a .tv without trailer was cut
+	// short, or a perfetto trace's events.
+	SpanFromEvents
+)
 
 // LostWindow says that Count events were lost on CPU between Start and End
 // (ns). Start is the last event time seen on that CPU before the loss (or

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -159,6 +160,12 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 	out := cmd.OutOrStdout()
 	switch o.output {
 	case "json":
+		if named {
+			js := *res
+			js.WarningsA = namedWarnings(pathA, "", res.WarningsA)
+			js.WarningsB = namedWarnings(pathB, "", res.WarningsB)
+			res = &js
+		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
@@ -166,6 +173,13 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 		return report.WriteCompareCSV(out, res)
 	}
 	stderr := cmd.ErrOrStderr()
+	// Filters that matched nothing, in one trace or both: one message
+	// first, as every command's no-match message, instead of one per
+	// trace among its warnings.
+	msg, unmatched := report.CompareNoMatch(res.UnmatchedA, res.UnmatchedB, pathA, pathB)
+	if unmatched {
+		fmt.Fprintf(stderr, "warning: %s\n", msg)
+	}
 	for _, side := range []struct {
 		name string
 		ws   []trace.Warning
@@ -173,6 +187,9 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 		prefix := ""
 		if named {
 			prefix = side.name + ": "
+		}
+		if unmatched {
+			side.ws = slices.DeleteFunc(slices.Clone(side.ws), func(w trace.Warning) bool { return w.Key == "latency-empty" })
 		}
 		writeWarnings(stderr, side.name, prefix, side.ws)
 	}

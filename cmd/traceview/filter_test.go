@@ -322,10 +322,33 @@ func TestFilterNoMatchFirst(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stderr, want) {
 		t.Errorf("stats --comm: exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
 	}
+	// A window without switches: no table and exit 1, but the no-match
+	// message first, as every command (it was the error, after the
+	// trace's warnings), and the error does not repeat it.
 	_, stderr, code = runCLI(t, "stats", "--time", "1,2", "-i", pipe)
-	want = "stats: " + pipe + ": nothing matched the filters --time 1.000000000,2.000000000: the trace has 5283 events, 2023 of them sched_switch; " + span
-	if code != 1 || !strings.HasSuffix(stderr, want) {
-		t.Errorf("stats --time: exit %d, stderr:\n%s\nwant it to end with %q", code, stderr, want)
+	want = "warning: nothing matched the filters --time 1.000000000,2.000000000: the trace has 5283 events, 2023 of them sched_switch; " + span + "\n"
+	wantErr := "stats: " + pipe + ": no sched_switch in what the filters --time 1.000000000,2.000000000 select: no table (the first warning says what the trace holds)"
+	if code != 1 || !strings.HasPrefix(stderr, want) || !strings.HasSuffix(stderr, wantErr) || strings.Count(stderr, "nothing matched") != 1 {
+		t.Errorf("stats --time: exit %d, stderr:\n%s\nwant it to start with %q and end with %q", code, stderr, want, wantErr)
+	}
+	// With the reader's warnings (a .tv cut after its first block of 8192
+	// events, 4949 of them sched_switch, as latency counts them): the
+	// no-match line before them, in both formats.
+	b, err := os.ReadFile("../../testdata/traces/timeout-spin.tv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.tv")
+	if err := os.WriteFile(cut, b[:60000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"table", "json"} {
+		_, stderr, code = runCLI(t, "stats", "-o", format, "--time", "1,2", "-i", cut)
+		lines := strings.Split(stderr, "\n")
+		want = "warning: nothing matched the filters --time 1.000000000,2.000000000: the trace has 8192 events, 4949 of them sched_switch; it spans 28464.812848 s to 28465.320485 s, sched_switch on CPUs 0-1"
+		if code != 1 || len(lines) != 3 || lines[0] != want || !strings.Contains(lines[1], "file ends inside the frame") || !strings.HasPrefix(lines[2], "stats: "+cut+": no sched_switch") {
+			t.Errorf("stats -o %s --time, cut .tv: exit %d, stderr:\n%s", format, code, stderr)
+		}
 	}
 	// export and report: the file holds nothing selected (before: no word).
 	for _, args := range [][]string{{"export", "--format", "pprof"}, {"report"}} {
@@ -340,10 +363,22 @@ func TestFilterNoMatchFirst(t *testing.T) {
 			t.Errorf("%v --comm sched-pipe: stderr:\n%s", args, stderr)
 		}
 	}
+	// compare: one message first for both traces, saying which matched
+	// nothing (it gave one per trace, each among that trace's warnings).
 	_, stderr, code = runCLI(t, "compare", "--comm", "nosuch", pipe, pipe)
-	want = "warning: " + pipe + ": nothing matched the filters --comm nosuch: the trace has 5283 events, 2023 of them sched_switch; " + span + "\n"
-	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Contains(stderr, "other") {
+	want = "warning: nothing matched the filters --comm nosuch in either trace: in A, " + pipe + ", the trace has 5283 events, 2023 of them sched_switch; " + span +
+		"; in B, " + pipe + ", the trace has 5283 events, 2023 of them sched_switch; " + span + "\n"
+	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "nothing matched") != 1 || strings.Contains(stderr, "other") {
 		t.Errorf("compare: exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
+	}
+	// sched-pipe is in pipe.perf.data, not in forkstart.perf.data: 2035
+	// events, 623 sched_switch (its info), spanning its header's sample
+	// times (forkstart.meta.txt: 2915.802387 to 2915.915976).
+	fork := "../../testdata/traces/forkstart.perf.data"
+	_, stderr, code = runCLI(t, "compare", "--comm", "sched-pipe", pipe, fork)
+	want = "warning: nothing matched the filters --comm sched-pipe in B, " + fork + " (they did in A): the trace has 2035 events, 623 of them sched_switch; it spans 2915.802387 s to 2915.915976 s, sched_switch on CPUs 0-1"
+	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "nothing matched") != 1 {
+		t.Errorf("compare, B unmatched: exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
 	}
 }
 

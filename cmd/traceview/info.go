@@ -41,12 +41,18 @@ type infoReport struct {
 	// PartialCPUs says they are fewer than the machine's online CPUs
 	// (NrCPUs): the capture covered only some CPUs (record --cpu, perf
 	// record -C) or the others had no scheduler event.
-	CPUsWithEvents []int              `json:"cpus_with_events"`
-	PartialCPUs    bool               `json:"partial_cpus,omitempty"`
-	Clock          string             `json:"clock,omitempty"`
-	FirstSample    int64              `json:"first_sample_ns,omitempty"` // from the header
+	CPUsWithEvents []int  `json:"cpus_with_events"`
+	PartialCPUs    bool   `json:"partial_cpus,omitempty"`
+	Clock          string `json:"clock,omitempty"`
+	// FirstSample and LastSample are the trace's time span as its file
+	// states it, in its header or (traceview record's files) its trailer:
+	// SampleSpanFrom says which. They are absent when the reader took them
+	// from the events it read (a .tv cut short, perfetto): FirstEvent and
+	// LastEvent say that.
+	FirstSample    int64              `json:"first_sample_ns,omitempty"`
 	LastSample     int64              `json:"last_sample_ns,omitempty"`
-	FirstEvent     int64              `json:"first_event_ns"` // from the events read
+	SampleSpanFrom string             `json:"sample_span_from,omitempty"` // "header" or "trailer"
+	FirstEvent     int64              `json:"first_event_ns"`             // from the events read
 	LastEvent      int64              `json:"last_event_ns"`
 	EventNames     []string           `json:"recorded_events,omitempty"`
 	Samples        map[string]uint64  `json:"samples,omitempty"` // perf.data samples per event name
@@ -106,9 +112,11 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 	}
 	out := cmd.OutOrStdout()
 	if o.output == "json" {
+		js := *rep
+		js.Warnings = namedWarnings(o.input, "", rep.Warnings)
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		if err := enc.Encode(&js); err != nil {
 			return err
 		}
 	} else {
@@ -177,7 +185,13 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	}
 	rep.Format, rep.Hostname, rep.OSRelease, rep.Arch, rep.Tool = m.Format, m.Hostname, m.OSRelease, m.Arch, m.Tool
 	rep.Cmdline, rep.NrCPUs, rep.NrCPUsAvail, rep.Clock = m.Cmdline, m.NrCPUs, m.NrCPUsAvail, m.Clock
-	rep.FirstSample, rep.LastSample = m.FirstTime, m.LastTime
+	switch {
+	case m.FirstTime <= 0 && m.LastTime <= 0:
+	case m.SpanFrom == trace.SpanFromHeader:
+		rep.FirstSample, rep.LastSample, rep.SampleSpanFrom = m.FirstTime, m.LastTime, "header"
+	case m.SpanFrom == trace.SpanFromTrailer:
+		rep.FirstSample, rep.LastSample, rep.SampleSpanFrom = m.FirstTime, m.LastTime, "trailer"
+	}
 	rep.LLCs = m.LLCs
 	rep.CPUsWithEvents = []int{}
 	for c, ok := range seen {
@@ -280,7 +294,11 @@ func printInfo(w io.Writer, r *infoReport) {
 	if r.Clock != "" {
 		line("clock", "%s", r.Clock)
 	}
-	if r.FirstSample > 0 || r.LastSample > 0 {
+	switch {
+	case r.FirstSample <= 0 && r.LastSample <= 0:
+	case r.SampleSpanFrom == "trailer":
+		line("events (trailer)", "%s to %s (%.3f ms)", secs(r.FirstSample), secs(r.LastSample), float64(r.LastSample-r.FirstSample)/1e6)
+	default:
 		line("samples (header)", "%s to %s (%.3f ms)", secs(r.FirstSample), secs(r.LastSample), float64(r.LastSample-r.FirstSample)/1e6)
 	}
 	if r.FirstEvent >= 0 {

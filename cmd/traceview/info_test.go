@@ -286,12 +286,32 @@ func TestTruncatedPerfData(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
+	// The JSON's warnings name the file as the text's do (they said
+	// "perf.data: the file ends ..." of cut.data): latency's, info's and
+	// compare's.
+	named := strings.Replace(warn, "perf.data", cut, 1)
 	found := false
 	for _, w := range doc.Warnings {
-		found = found || (w.Key == "truncated-file" && w.Count == 1 && strings.Contains("warning: "+w.Message, warn))
+		found = found || (w.Key == "truncated-file" && w.Count == 1 && strings.Contains("warning: "+w.Message, named))
 	}
 	if !found {
-		t.Errorf("latency -o json: warnings %+v lack %q", doc.Warnings, warn)
+		t.Errorf("latency -o json: warnings %+v lack %q", doc.Warnings, named)
+	}
+	js, _, _ := runCLI(t, "info", "-i", cut, "-o", "json")
+	var rep infoReport
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	found = false
+	for _, w := range rep.Warnings {
+		found = found || (w.Key == "truncated-file" && strings.Contains("warning: "+w.Message, named))
+	}
+	if !found || strings.Contains(js, "perf.data: ") {
+		t.Errorf("info -o json: warnings %+v lack %q, or say \"perf.data: \"", rep.Warnings, named)
+	}
+	js, _, _ = runCLI(t, "compare", "-o", "json", cut, "../../testdata/traces/nice.2cpu.perf.data")
+	if !strings.Contains(js, strings.TrimPrefix(named, "warning: ")) || strings.Contains(js, "perf.data: ") {
+		t.Errorf("compare -o json: no %q, or \"perf.data: \":\n%s", named, js)
 	}
 	if len(doc.Tasks) == 0 || doc.Tasks[0].Comm != "hog" || doc.Tasks[0].NrTasks != 2 || doc.Tasks[0].Count != 137 {
 		t.Errorf("latency: rows %+v, want first hog, 2 tasks, 137 delays", doc.Tasks)
@@ -371,5 +391,53 @@ func TestInfoPartialCPUs(t *testing.T) {
 				t.Errorf("json cpus_with_events %v partial_cpus %v, want %v %v", rep.CPUs, rep.Partial, tc.cpus, tc.partial)
 			}
 		})
+	}
+}
+
+// A .tv cut short has no trailer, so the reader takes the trace's span
+// from the events it read: info must show that span as the events read,
+// not as samples from the header (it printed "samples (header)" with the
+// events' times). timeout-spin.tv is a traceview record file: its header
+// has no times, its trailer has its events'. Its first 60000 bytes hold
+// the first event block whole (8192 events); those events' first and last
+// nonzero times, from reading the complete file with tvf.Reader, are
+// 28464812848027 and 28465320485366 ns (507.637 ms apart).
+func TestInfoCutTVSpan(t *testing.T) {
+	const full = "../../testdata/traces/timeout-spin.tv"
+	b, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.tv")
+	if err := os.WriteFile(cut, b[:60000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runCLI(t, "info", "-i", cut)
+	if code != 1 || strings.Contains(out, "samples (header)") || strings.Contains(out, "(trailer)") ||
+		!regexp.MustCompile(`\nevents \(read\): +28464\.812848 s to 28465\.320485 s \(507\.637 ms\)\n`).MatchString(out) {
+		t.Errorf("cut: exit %d, output:\n%s", code, out)
+	}
+	js, _, _ := runCLI(t, "info", "-i", cut, "-o", "json")
+	var rep infoReport
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.FirstSample != 0 || rep.LastSample != 0 || rep.SampleSpanFrom != "" || rep.FirstEvent != 28464812848027 || rep.LastEvent != 28465320485366 {
+		t.Errorf("cut, json: samples %d to %d (%q), events %d to %d", rep.FirstSample, rep.LastSample, rep.SampleSpanFrom, rep.FirstEvent, rep.LastEvent)
+	}
+	// The complete file: the span its trailer states, said to be the
+	// trailer's (the events' too: 1141.601 ms, as the events read).
+	out, _, code = runCLI(t, "info", "-i", full)
+	if code != 0 || strings.Contains(out, "samples (header)") ||
+		!regexp.MustCompile(`\nevents \(trailer\): +28464\.812848 s to 28465\.954449 s \(1141\.601 ms\)\n`).MatchString(out) {
+		t.Errorf("complete: exit %d, output:\n%s", code, out)
+	}
+	// A perf.data states its sample times in its header
+	// (HEADER_SAMPLE_TIME): forkstart.meta.txt, `perf report
+	// --header-only`, says "time of first sample : 2915.802387" and
+	// "time of last sample : 2915.915976".
+	out, _, _ = runCLI(t, "info", "-i", "../../testdata/traces/forkstart.perf.data")
+	if !regexp.MustCompile(`\nsamples \(header\): +2915\.802387 s to 2915\.915976 s \(113\.589 ms\)\n`).MatchString(out) {
+		t.Errorf("perf.data: no header span:\n%s", out)
 	}
 }

@@ -149,7 +149,9 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	out := cmd.OutOrStdout()
 	switch o.output {
 	case "json":
-		return report.WriteLatencyJSON(out, res)
+		named := *res
+		named.Warnings = namedWarnings(o.input, "", res.Warnings)
+		return report.WriteLatencyJSON(out, &named)
 	case "csv":
 		printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)
 		return report.WriteLatencyCSV(out, res)

@@ -334,10 +334,8 @@ func readLatencyParts(cmd *cobra.Command, inputs []string, opts report.LatencyOp
 func partWarnings(parts []latencyPart) []trace.Warning {
 	var out []trace.Warning
 	for i := range parts {
-		for _, wn := range parts[i].res.Warnings {
-			wn.Message = parts[i].path + ": " + wn.Message
-			out = append(out, wn)
-		}
+		// "x.data: the input ends ...", not "x.data: perf.data: ...".
+		out = append(out, namedWarnings(parts[i].path, parts[i].path+": ", parts[i].res.Warnings)...)
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
 )
 
@@ -80,36 +81,52 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	}
 	if switches == 0 {
 		// As latency, timehist and map: not an all-zero table. Filters
-		// that leave no switch say so, with what the trace holds.
+		// that leave no switch say so first, with what the trace holds,
+		// as every command's no-match message; then the trace's warnings
+		// and an error that does not repeat it.
 		for _, w := range st.Warnings {
 			if w.Key == "stats-empty" {
-				return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: %s", o.input, w.Message))
+				writeStatsWarnings(cmd.ErrOrStderr(), o, src.Meta(), st)
+				return fmt.Errorf("stats: %s: no sched_switch in what the filters %s select: no table (the first warning says what the trace holds)", o.input, flt)
 			}
 		}
 		return readFailed(cmd, src.Meta(), noSwitchesError("stats", o.input, st.Events, src.Meta()))
 	}
 	out := cmd.OutOrStdout()
-	// Stats has no warnings field: they go to stderr in both formats, in
-	// full with -o json (as the other commands' JSON holds them all).
-	ws := metaWarnings(src.Meta())
-	for _, w := range st.Warnings {
-		if w.Key == "lossy-excluded" || w.Key == "stats-empty" { // the stats' own; the reader's are above
-			ws = append(ws, w)
-		}
-	}
-	if o.output == "json" {
-		for _, w := range ws {
-			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
-		}
-	} else {
-		writeWarnings(cmd.ErrOrStderr(), o.input, "", ws)
-	}
+	writeStatsWarnings(cmd.ErrOrStderr(), o, src.Meta(), st)
 	if o.output == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
 	}
 	return writeStatsTable(out, st, flt)
+}
+
+// writeStatsWarnings writes to w the warnings of the stats st of input
+// o.input read with meta m: the no-match message first (answerKey, as
+// every command), then the reader's and the stats' own. Stats has no
+// warnings field: they go to stderr in both formats, each in full with -o
+// json (as the other commands' JSON holds them all).
+func writeStatsWarnings(w io.Writer, o statsOptions, m *trace.Meta, st *report.Stats) {
+	var ws []trace.Warning
+	for _, wn := range st.Warnings {
+		if wn.Key == "stats-empty" {
+			ws = append(ws, wn)
+		}
+	}
+	ws = append(ws, metaWarnings(m)...)
+	for _, wn := range st.Warnings {
+		if wn.Key == "lossy-excluded" { // the stats' own; the reader's are in m
+			ws = append(ws, wn)
+		}
+	}
+	if o.output != "json" {
+		writeWarnings(w, o.input, "", ws)
+		return
+	}
+	for _, wn := range ws {
+		fmt.Fprintf(w, "warning: %s\n", namedWarning(o.input, "", wn))
+	}
 }
 
 // statsIdleWaitingShown is the share of a CPU's observed time from which

@@ -155,8 +155,8 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	}
 	if m := src.Meta(); m != nil && result.UnrecordedDelays > 0 {
 		// latency's warning (delay-unrecorded-cpu), for the rows whose
-		// sch delay is "-".
-		m.Warnings.AddN("delay-unrecorded-cpu", int(result.UnrecordedDelays), "scheduling delay not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event (a capture of some CPUs only), so it may have run there")
+		// wait time and sch delay are "-".
+		m.Warnings.AddN("delay-unrecorded-cpu", int(result.UnrecordedDelays), "scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event (a capture of some CPUs only), so it may have run there")
 	}
 	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	if m := src.Meta(); opt.CallGraph && ksyms == nil && running.table() == nil && m != nil && len(m.Stacks) > 0 {

@@ -230,8 +230,9 @@ func TestTimehistCallchains(t *testing.T) {
 // was woken at 18111.379879 to CPU 1, which recorded its first event at
 // 18111.379967, and migrated to CPU 0, where it ran at 18111.379884: it may
 // have run on CPU 1 meanwhile, so its row prints "-" for the 0.004 ms perf
-// prints (--exact keeps perf's number), and stderr says so with latency's
-// key, as latency leaves that one delay out.
+// prints (--exact keeps perf's number), and for its wait time, which ends
+// with that delay (perf's 0.000: no switch-out of it seen before), and
+// stderr says so with latency's key, as latency leaves that one delay out.
 func TestTimehistUnrecordedCPUDelay(t *testing.T) {
 	const in = "../../testdata/traces/grpw.eq.1cpu.perf.data"
 	row := func(out string) string {
@@ -243,8 +244,8 @@ func TestTimehistUnrecordedCPUDelay(t *testing.T) {
 		return ""
 	}
 	out, stderr, code := runCLI(t, "timehist", "-v", "-i", in)
-	if got, want := row(out), "18111.379888 [0000] rcu_preempt[15] 0.000 - 0.004"; code != 0 || got != want ||
-		!strings.Contains(stderr, "warning: scheduling delay not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event") {
+	if got, want := row(out), "18111.379888 [0000] rcu_preempt[15] - - 0.004"; code != 0 || got != want ||
+		!strings.Contains(stderr, "warning: scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event") {
 		t.Errorf("exit %d, row %q, want %q; stderr:\n%s", code, got, want, stderr)
 	}
 	out, _, _ = runCLI(t, "timehist", "--exact", "-i", in)

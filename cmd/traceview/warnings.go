@@ -151,7 +151,11 @@ var readerPrefixes = []string{"perf.data: ", "trace.dat: ", "perfetto: "}
 // after it does. With a prefix (which names the input), the format name
 // is dropped.
 func namedWarning(name, prefix string, wn trace.Warning) string {
-	s := wn.String()
+	return namedMessage(name, prefix, wn.String())
+}
+
+// namedMessage is namedWarning of a warning's text s.
+func namedMessage(name, prefix, s string) string {
 	if name == "" || name == "-" {
 		return prefix + s
 	}
@@ -164,6 +168,22 @@ func namedWarning(name, prefix string, wn trace.Warning) string {
 		}
 	}
 	return prefix + s
+}
+
+// namedWarnings returns a copy of ws whose messages name the file as
+// namedWarning's lines do (name, prefix), for -o json, whose warnings keep
+// their counts in their own fields: a cut x.data's reads "x.data: the
+// input ends ...", not the reader's "perf.data: the input ends ...".
+func namedWarnings(name, prefix string, ws []trace.Warning) []trace.Warning {
+	if ws == nil {
+		return nil
+	}
+	out := make([]trace.Warning, len(ws))
+	for i, wn := range ws {
+		wn.Message = namedMessage(name, prefix, wn.Message)
+		out[i] = wn
+	}
+	return out
 }
 
 // namedError is err with its message naming the file (name) where the

@@ -114,7 +114,8 @@ func TestWarningsSummaryAndVerbose(t *testing.T) {
 }
 
 // TestStatsWarnings: stats, whose JSON has no warnings field, summarizes
-// the reader's warnings for its table and prints them in full with -o json.
+// the reader's warnings for its table and prints them in full with -o json,
+// naming the file as the table's do (they said "perf.data: ").
 // pipe-multi.perf.data.gz has two, both about damaged input: 64 records
 // outside the header's sample times, then the header's range taken for
 // damaged after 65 of the first 120 timed records (8 of them FORK records
@@ -128,9 +129,9 @@ func TestStatsWarnings(t *testing.T) {
 	_, errs, code = runCLI(t, "stats", "-o", "json", "-i", pipeMulti)
 	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
 	if code != 0 || len(lines) != 2 ||
-		!strings.HasPrefix(lines[0], "warning: perf.data: CPU 0: sched_process_exec at 1352.986180340 s lies outside the recording's sample times") ||
+		!strings.HasPrefix(lines[0], "warning: "+pipeMulti+": CPU 0: sched_process_exec at 1352.986180340 s lies outside the recording's sample times") ||
 		!strings.HasSuffix(lines[0], "(64 times)") ||
-		!strings.HasPrefix(lines[1], "warning: perf.data: 65 of the first 120 timed records lie outside the header's sample times") {
+		!strings.HasPrefix(lines[1], "warning: "+pipeMulti+": 65 of the first 120 timed records lie outside the header's sample times") {
 		t.Errorf("-o json: exit %d, stderr:\n%s", code, errs)
 	}
 }

@@ -763,11 +763,15 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 		b = timehistLeft(b, 8, ps)
 		b = append(b, ' ')
 	}
-	b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
 	if t.dtUnrecorded {
-		b = timehistRight(b, 10, []byte{'-'}) // not measured (timehist_unrecorded.go)
+		// Neither is measured: the task may have run unseen during
+		// the delay, which ends the wait (timehist_unrecorded.go).
+		b = timehistRight(b, 10, []byte{'-'})
+		b = append(b, ' ')
+		b = timehistRight(b, 10, []byte{'-'})
 		b = append(b, ' ')
 	} else {
+		b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
 		b = timehistSchedTime(b, t.dtDelay, 6)
 	}
 	b = timehistSchedTime(b, t.dtRun, 6)

@@ -129,8 +129,8 @@ func TestTimehistGoldenExact(t *testing.T) {
 // Every row perf prints for a known task is identical; rows where perf lost
 // the task (timehistLost) keep time, CPU and run time, and name the real
 // task instead of a number. A row whose delay was spent queued on a CPU
-// that had recorded nothing (timehist_unrecorded.go) prints "-" where perf
-// prints a number, and nothing else differs: as many rows as the run
+// that had recorded nothing (timehist_unrecorded.go) prints "-" for its
+// wait time and sch delay where perf prints numbers, and nothing else differs: as many rows as the run
 // counts (grpw.eq.1cpu: 1, rcu_preempt's 0.004 ms at 18111.379888, as
 // latency counts it), none elsewhere.
 func TestTimehistGoldenDefault(t *testing.T) {
@@ -426,13 +426,14 @@ func TestTimehistSummaryMigrations(t *testing.T) {
 	}
 }
 
-// unrecordedRow reports whether row ours is perf's row with its sch delay
-// (the fifth field) "-" instead of perf's number.
+// unrecordedRow reports whether row ours is perf's row with its wait time
+// and sch delay (the fourth and fifth fields) "-" instead of perf's
+// numbers.
 func unrecordedRow(perf, ours string) bool {
 	p, o := strings.Fields(perf), strings.Fields(ours)
-	if len(p) != len(o) || len(p) < 6 || o[4] != "-" || p[4] == "-" {
+	if len(p) != len(o) || len(p) < 6 || o[3] != "-" || o[4] != "-" || p[3] == "-" || p[4] == "-" {
 		return false
 	}
-	o[4] = p[4]
+	o[3], o[4] = p[3], p[4]
 	return slices.Equal(p, o)
 }

@@ -11,7 +11,10 @@ import "github.com/traceview/traceview/trace"
 // recorded no event of its own, and that CPU still had none at the
 // switch-in. Such a row's sch delay prints "-", is left out of the -S
 // summary's delay, and is counted in TimehistResult.UnrecordedDelays.
-// Exact mode prints perf's number.
+// Its wait time (switch-out to switch-in) holds that delay, so it is not
+// known either: it prints "-" too, and the --state summary's sleep, I/O
+// wait or preemption keeps only its part before the delay (switch-out to
+// wakeup, asleep). Exact mode prints perf's numbers.
 
 // noteCPU marks e's CPU as recorded from e's time on (events arrive in
 // time order).
@@ -59,11 +62,18 @@ func (th *timehist) noteMigrate(e *trace.Event) {
 
 // settleUnrecorded decides, after timehistUpdate of t's switch-out, whether
 // the delay ending at its switch-in tprev is unrecorded: then it comes out
-// of t's total and the row prints "-".
+// of t's total delay, its span (the end of the wait) out of t's total wait
+// of its kind, and the row prints "-" for both.
 func (th *timehist) settleUnrecorded(t *timehistThread, tprev int64) {
 	t.dtUnrecorded = tprev != 0 && t.readyToRun != 0 && t.readyToRun <= tprev && t.hasOff && th.unrecordedAt(t.offCPU, tprev)
-	if t.dtUnrecorded {
-		t.totalDelay -= t.dtDelay
-		th.unrecordedDelays++
+	if !t.dtUnrecorded {
+		return
 	}
+	t.totalDelay -= t.dtDelay
+	th.unrecordedDelays++
+	// One of the three is the wait (timehistUpdate); it ends with the
+	// delay, which is at most all of it (a preemption's is all of it).
+	t.totalSleep -= min(t.dtSleep, t.dtDelay)
+	t.totalIO -= min(t.dtIOWait, t.dtDelay)
+	t.totalPre -= min(t.dtPreempt, t.dtDelay)
 }

@@ -41,16 +41,19 @@ func timehistUnrecordedScenario(cpu1At int64) []trace.Event {
 	)
 }
 
-// TestTimehistUnrecordedDelay: alpha's first wait (1.000100 to its
+// TestTimehistUnrecordedDelay: alpha's first delay (1.000100 to its
 // switch-in at 1.000300, 0.200 ms) was spent queued on CPU 1, which
 // recorded nothing: it may have run there, so the row prints "-" (as
 // latency leaves the delay out), the --state summary's delay holds only
 // the second, 1.001500 - 1.001100 = 0.400 ms, and the result counts 1.
+// The row's wait time (1.000000 to 1.000300) ends with that delay, so it
+// prints "-" too (it printed 0.300), and the summary's sleep keeps its
+// known part, 1.000100 - 1.000000 = 0.100 ms.
 // The summary's other columns: 3 switches in, run 0 + 0.700 + 0.500 =
-// 1.200 ms, sleep 1.000300 - 1.000000 = 0.300 ms, iowait 1.001500 -
-// 1.001000 = 0.500 ms, no preemption.
-// --exact prints perf's 0.200 and 0.600. Once CPU 1 has an event (at
-// 1.000200, before the switch-in) the delay is measured.
+// 1.200 ms, iowait 1.001500 - 1.001000 = 0.500 ms, no preemption.
+// --exact prints perf's 0.300, 0.200, and 0.300 sleep and 0.600 delay in
+// the summary. Once CPU 1 has an event (at 1.000200, before the
+// switch-in) the delay and the wait are measured.
 func TestTimehistUnrecordedDelay(t *testing.T) {
 	rows := func(out string) []string {
 		var rs []string
@@ -70,9 +73,9 @@ func TestTimehistUnrecordedDelay(t *testing.T) {
 	}{
 		{"unrecorded", 0, false, []string{
 			"1.000000 [0000] alpha[10] 0.000 0.000 0.000 S",
-			"1.001000 [0000] alpha[10] 0.300 - 0.700 D",
+			"1.001000 [0000] alpha[10] - - 0.700 D",
 			"1.002000 [0000] alpha[10] 0.500 0.400 0.500 S",
-			"alpha[10] -1 3 1.200 0.300 0.500 0.000 0.400"}, 1},
+			"alpha[10] -1 3 1.200 0.100 0.500 0.000 0.400"}, 1},
 		{"exact", 0, true, []string{
 			"1.000000 [0000] alpha[10] 0.000 0.000 0.000 S",
 			"1.001000 [0000] alpha[10] 0.300 0.200 0.700 D",

@@ -715,6 +715,7 @@ func (rd *Reader) finish() {
 		rd.meta.Warnings.Add("perfetto-overrun", "%d events lost (ftrace_stats overrun) on CPUs whose bundles do not say where", unmarked)
 	}
 	rd.meta.FirstTime, rd.meta.LastTime = rd.events[0].Time, rd.events[len(rd.events)-1].Time
+	rd.meta.SpanFrom = trace.SpanFromEvents
 }
 
 // Next returns the next event in time order, io.EOF after the last.

@@ -211,6 +211,11 @@ func (r *Reader) applyTrailer(raw []byte) error {
 	if t.Events > 0 && t.LastTime > 0 {
 		r.meta.LastTime = t.LastTime
 	}
+	if t.Events > 0 && (t.FirstTime > 0 || t.LastTime > 0) && r.hdr.FirstTime == 0 && r.hdr.LastTime == 0 {
+		// The writer copies the header's times into the trailer;
+		// without them the trailer's are its events'.
+		r.meta.SpanFrom = trace.SpanFromTrailer
+	}
 	r.meta.Lost = append(r.meta.Lost, t.Lost...)
 	if len(t.Lost) == 0 {
 		// Only per-CPU totals: one window per CPU spanning the trace.
@@ -479,6 +484,9 @@ func (r *Reader) applyHeader() {
 	if m.LastTime == 0 {
 		m.LastTime = h.LastTime
 	}
+	if h.FirstTime > 0 || h.LastTime > 0 {
+		m.SpanFrom = trace.SpanFromHeader
+	}
 }
 
 // Next returns the next event, io.EOF after the last one.
@@ -490,6 +498,9 @@ func (r *Reader) Next() (trace.Event, error) {
 		r.buf, r.i = r.buf[:0], 0
 		if err := r.readFrame(false); err != nil {
 			r.ended = true
+			if (r.meta.FirstTime == 0 && r.seenFirst > 0) || (r.meta.LastTime == 0 && r.seenLast > 0) {
+				r.meta.SpanFrom = trace.SpanFromEvents
+			}
 			if r.meta.FirstTime == 0 {
 				r.meta.FirstTime = r.seenFirst
 			}
@@ -523,7 +534,8 @@ func (r *Reader) Next() (trace.Event, error) {
 // NewReader for a seekable complete file, else at the end of the stream).
 // FirstTime and LastTime come from the header (the source's sample times),
 // else the trailer, else (older files, files without a trailer) the first
-// and last nonzero event times once the stream has ended.
+// and last nonzero event times once the stream has ended; SpanFrom says
+// which.
 func (r *Reader) Meta() *trace.Meta { return &r.meta }
 
 // Header returns the file's header.
