@@ -451,6 +451,7 @@ func (r *Reader) readPrefix(at int64, h frameHdr, p []byte) []trace.Event {
 		raw = nil
 	}
 	evs, _ := decodePrefix(raw, r.buf[:0], r.intern, r.version)
+	r.meta.LostInFile += uint64(int(h.count) - len(evs))
 	msg := fmt.Sprintf("traceview format: file ends inside the frame at offset %d (%d of %d bytes: %d bytes missing; %d events lost)",
 		at, len(p), h.length, int(h.length)-len(p), int(h.count)-len(evs))
 	if len(raw) > 0 {
@@ -477,6 +478,7 @@ func (r *Reader) damaged(at int64, h frameHdr, why string) {
 	if h.typ == frameEvents {
 		r.meta.Warnings.Add("damaged-block", "traceview format: event block at offset %d damaged (%s): its events are skipped", at, why)
 		r.meta.Warnings.AddCount("damaged-block-events", int(h.count), "events in all", "traceview format: events lost in damaged blocks")
+		r.meta.LostInFile += uint64(h.count)
 		return
 	}
 	r.meta.Warnings.Add("damaged-frame", "traceview format: %q frame at offset %d damaged (%s): skipped", h.typ, at, why)
