@@ -17,14 +17,7 @@ import (
 // none of its 4401 events is whole: 8192 read, 4401 lost in the file, none
 // lost by the recorder, and the file may have gone on after the cut.
 func TestInfoLostInCutFile(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/traces/stress-fork.2cpu.tv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(t.TempDir(), "cut.tv")
-	if err := os.WriteFile(cut, b[:80000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := cutStressFork(t)
 	out, errs, code := runCLI(t, "info", "-i", cut)
 	out = regexp.MustCompile(` +`).ReplaceAllString(out, " ")
 	for _, want := range []string{
@@ -50,4 +43,19 @@ func TestInfoLostInCutFile(t *testing.T) {
 	if !regexp.MustCompile(`\nlost: +0 events\n`).MatchString(out) {
 		t.Errorf("info of the whole file:\n%s", out)
 	}
+}
+
+// cutStressFork writes stress-fork.2cpu.tv cut at 80000 bytes, inside its
+// second events block, to a temporary file and returns its path.
+func cutStressFork(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../testdata/traces/stress-fork.2cpu.tv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.tv")
+	if err := os.WriteFile(cut, b[:80000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cut
 }

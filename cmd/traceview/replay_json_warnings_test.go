@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,14 +17,7 @@ import (
 // same warning keys, the truncated one first. The text output is as
 // before: the warning on stderr.
 func TestReplayJSONReaderWarnings(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/traces/stress-fork.2cpu.tv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(t.TempDir(), "cut.tv")
-	if err := os.WriteFile(cut, b[:80000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := cutStressFork(t)
 	const msg = "traceview format: file ends inside the frame at offset 62523 (17449 of 32663 bytes: 15214 bytes missing; 4401 events lost)"
 	keys := func(ws []trace.Warning) []string {
 		var out []string
