@@ -119,6 +119,12 @@ type Meta struct {
 	// which CPU or when (ftrace's entries-written minus entries-in-buffer:
 	// events the ring buffer overwrote). They are not in Lost's counts.
 	LostUnplaced uint64
+	// LostInFile counts events the file held but the reader could not
+	// read: those of a damaged block, or of the block a cut file ends in
+	// (a .tv file's block headers say how many). They are not in Lost's
+	// counts nor LostUnplaced (the recorder's losses). A file cut before
+	// its end may have held more after the cut that nothing counts.
+	LostInFile uint64
 	// Warnings are counted problems met while reading; see Warnings.Add.
 	Warnings Warnings
 

@@ -59,8 +59,16 @@ type infoReport struct {
 	Events         map[string]uint64  `json:"events"`            // events delivered per kind
 	TotalEvents    uint64             `json:"total_events"`
 	Lost           []trace.LostWindow `json:"lost"`
-	LostTotal      uint64             `json:"lost_total"`
-	Warnings       []trace.Warning    `json:"warnings"`
+	// LostTotal is LostRecorder + LostInFile: the recorder's losses (the
+	// lost windows' counts and those of no window, Meta.LostUnplaced) and
+	// the events the file held but could not be read (a cut or damaged
+	// block, Meta.LostInFile). LostMore says the file is cut short and
+	// may have held more events after the cut, which nothing counts.
+	LostTotal    uint64          `json:"lost_total"`
+	LostRecorder uint64          `json:"lost_recorder"`
+	LostInFile   uint64          `json:"lost_in_file"`
+	LostMore     bool            `json:"lost_more_unknown,omitempty"`
+	Warnings     []trace.Warning `json:"warnings"`
 	// Autogroup is kernel.sched_autogroup_enabled when recorded: 1 on,
 	// -1 off, absent unknown (trace.Meta.Autogroup).
 	Autogroup int8 `json:"autogroup,omitempty"`
@@ -202,9 +210,11 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	rep.PartialCPUs = m.NrCPUs > 0 && len(rep.CPUsWithEvents) > 0 && len(rep.CPUsWithEvents) < m.NrCPUs
 	rep.Lost = append([]trace.LostWindow{}, m.Lost...)
 	for _, l := range m.Lost {
-		rep.LostTotal += l.Count
+		rep.LostRecorder += l.Count
 	}
-	rep.LostTotal += m.LostUnplaced
+	rep.LostRecorder += m.LostUnplaced
+	rep.LostInFile, rep.LostMore = m.LostInFile, inputCut(m)
+	rep.LostTotal = rep.LostRecorder + rep.LostInFile
 	rep.Warnings = append([]trace.Warning{}, m.Warnings.List()...)
 	rep.Autogroup, rep.CgroupSettings, rep.CgroupStats = m.Autogroup, m.CgroupSettings, m.CgroupStats
 	rep.Throttling = throttling(m.CgroupStats)
@@ -310,7 +320,14 @@ func printInfo(w io.Writer, r *infoReport) {
 	case -1:
 		line("autogroup", "off (kernel.sched_autogroup_enabled)")
 	}
-	line("lost", "%d events", r.LostTotal)
+	switch {
+	case r.LostInFile == 0 && !r.LostMore:
+		line("lost", "%d events", r.LostTotal)
+	case r.LostMore:
+		line("lost", "%d events and more: %d reported lost by the recorder, %d in the file's cut or damaged part, and an unknown number after the cut", r.LostTotal, r.LostRecorder, r.LostInFile)
+	default:
+		line("lost", "%d events: %d reported lost by the recorder, %d in the file's damaged blocks", r.LostTotal, r.LostRecorder, r.LostInFile)
+	}
 	tw.Flush()
 	printGroups(w, r)
 	if len(r.EventNames) > 0 {

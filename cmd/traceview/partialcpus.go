@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/trace"
@@ -42,7 +43,7 @@ func watchCPUs(src trace.Source) trace.Source {
 			if m == nil {
 				return
 			}
-			if msg := partialCPUsMessage(seen, m.NrCPUs); msg != "" {
+			if msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m)); msg != "" {
 				m.Warnings.Add(partialCPUsKey, "%s", msg)
 			}
 		},
@@ -51,8 +52,11 @@ func watchCPUs(src trace.Source) trace.Source {
 
 // partialCPUsMessage is the partial-cpus warning's text for the CPUs with
 // sched_switch events (seen[c]) of a machine of nr online CPUs, or "" when
-// none is missing (or nr is unknown, or no CPU had a switch).
-func partialCPUsMessage(seen []bool, nr int) string {
+// none is missing (or nr is unknown, or no CPU had a switch). cut says the
+// input was cut short: then the missing CPUs may be in the part cut off
+// (perf writes each CPU's buffer in turn), and recording all CPUs is not
+// the advice.
+func partialCPUsMessage(seen []bool, nr int, cut bool) string {
 	var cpus []int
 	for c, ok := range seen {
 		if ok {
@@ -62,8 +66,26 @@ func partialCPUsMessage(seen []bool, nr int) string {
 	if nr <= 0 || len(cpus) == 0 || len(cpus) >= nr {
 		return ""
 	}
-	return fmt.Sprintf("the trace holds sched_switch events of %s only (CPU %s) of the machine's %d: what ran on the others is missing, and a delay during which the task may have run on one of them is not measured (record all CPUs)",
-		plural(len(cpus), "CPU"), cpulist.Format(cpus), nr)
+	advice := "record all CPUs"
+	if cut {
+		advice = "the input is cut short: perf writes each CPU's buffer in turn, and the others' may be in the part cut off"
+	}
+	return fmt.Sprintf("the trace holds sched_switch events of %s only (CPU %s) of the machine's %d: what ran on the others is missing, and a delay during which the task may have run on one of them is not measured (%s)",
+		plural(len(cpus), "CPU"), cpulist.Format(cpus), nr, advice)
+}
+
+// inputCut reports whether m's reader found its input cut short (a record
+// cut by the end of the input, or a warning of a truncated file).
+func inputCut(m *trace.Meta) bool {
+	if m.CutAt > 0 {
+		return true
+	}
+	for _, w := range m.Warnings.List() {
+		if strings.Contains(w.Key, "truncated") {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutKey returns ws without the warnings of key (in a new slice).

@@ -107,3 +107,29 @@ func TestPartialCPUsHTMLInBrowser(t *testing.T) {
 		t.Errorf("CPU 0's summary row does not say it is unknown:\n%s", dom)
 	}
 }
+
+// TestPartialCPUsAdvice: a trace with the switches of CPU 0 only of a
+// 2-CPU machine is advised to record all CPUs, unless the input was cut
+// short (perf writes each CPU's buffer in turn: a cut file can lack
+// CPU 1's), where that advice would blame the recording.
+func TestPartialCPUsAdvice(t *testing.T) {
+	seen := []bool{true}
+	const head = "the trace holds sched_switch events of 1 CPU only (CPU 0) of the machine's 2: what ran on the others is missing, and a delay during which the task may have run on one of them is not measured "
+	if got, want := partialCPUsMessage(seen, 2, false), head+"(record all CPUs)"; got != want {
+		t.Errorf("whole input:\n got %q\nwant %q", got, want)
+	}
+	if got, want := partialCPUsMessage(seen, 2, true), head+"(the input is cut short: perf writes each CPU's buffer in turn, and the others' may be in the part cut off)"; got != want {
+		t.Errorf("cut input:\n got %q\nwant %q", got, want)
+	}
+	m := &trace.Meta{}
+	if inputCut(m) {
+		t.Error("inputCut of a Meta without a cut or truncation warning")
+	}
+	m.Warnings.Add("truncated", "perf.data: the input ends inside a record")
+	if !inputCut(m) {
+		t.Error("inputCut ignores a truncated warning")
+	}
+	if !inputCut(&trace.Meta{CutAt: 100}) {
+		t.Error("inputCut ignores CutAt")
+	}
+}

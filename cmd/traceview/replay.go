@@ -406,7 +406,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	warnUnrecorded(errw, obs)
 	r := &replayRuns{out: out, errw: errw, o: o, m: m, cfg: cfg, watch: watch, obs: obs,
-		doc: replayJSON{Observed: obs.JSON(), Makespan: m.ObservedMakespan(), Model: replayModelDoc(m, cfg)},
+		doc: replayJSON{Observed: withReaderWarnings(obs.JSON(), meta), Makespan: m.ObservedMakespan(), Model: replayModelDoc(m, cfg)},
 		asm: replayAssumptionsOf(m.Stats)}
 	if r.trust, r.self, err = modelAndTrust(out, errw, o, m, cfg, sim, specs, obs); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
@@ -45,6 +46,33 @@ func loadReplayModel(errw io.Writer, input string, keep bool) (*replay.Model, *t
 	}
 	writeWarnings(errw, input, "", withoutKey(ws, partialCPUsKey)) // warnCPUsSeen says it for the replay
 	return m, meta, nil
+}
+
+// withReaderWarnings adds to doc, the observed table's JSON, what the
+// input's reader said (meta: its warnings, first, and its lost windows), as
+// latency -o json has them: the observed table is computed from the model's
+// recorded schedule, whose Meta carries neither, so a cut file's
+// "truncated" warning was printed by loadReplayModel but missing from the
+// JSON. A warning of a key doc already has is not added again.
+func withReaderWarnings(doc report.LatencyJSON, meta *trace.Meta) report.LatencyJSON {
+	if meta == nil {
+		return doc
+	}
+	ws := meta.Warnings.List()
+	for _, w := range doc.Warnings {
+		if !slices.ContainsFunc(ws, func(r trace.Warning) bool { return r.Key == w.Key }) {
+			ws = append(ws, w)
+		}
+	}
+	if len(ws) > 0 {
+		doc.Warnings = ws
+	}
+	if len(doc.Lost) == 0 {
+		for _, lw := range meta.Lost {
+			doc.Lost = append(doc.Lost, report.LatencyJSONLost{CPU: int(lw.CPU), Count: lw.Count, StartNs: lw.Start, EndNs: lw.End})
+		}
+	}
+	return doc
 }
 
 // replayAssumptionsOf is what every run of a model rests on (-o json's

@@ -136,6 +136,7 @@ type Reader struct {
 	markOK  bool
 	markOff bool
 	forced  int
+	round   roundTrack // which CPUs the round being read holds (cutRound)
 	// direct is next's destination while it handles a record, for a
 	// sample that can leave at once (slotFor); delivered says one did.
 	// noDirect turns that off (tests).
@@ -730,11 +731,29 @@ func (r *Reader) releasable(t int64) bool {
 // truncated ends the stream at a record cut short by the end of the input
 // (`perf record -o - | head -c N`, a copy taken while perf was writing):
 // every record before it has been read, so the trace ends there with a
-// counted warning rather than an error that would discard them.
+// counted warning rather than an error that would discard them. When the
+// cut falls inside a round, the warning says which CPUs that round lacks
+// (cutRound).
 func (r *Reader) truncated(what string, read int64) {
 	r.eof = true
 	r.meta.CutAt = read
+	if msg := r.cutRound(); msg != "" {
+		r.meta.Warnings.Add("truncated", "perf.data: the input ends inside a record (%s): the trace is truncated there; %s", what, msg)
+		return
+	}
 	r.meta.Warnings.Add("truncated", "perf.data: the input ends inside a record (%s): the trace is truncated there; every event before it was read", what)
+}
+
+// cutEnd handles the end of the records of a file mode perf.data cut short
+// at a record boundary (its data section shorter than the header says, or
+// perf record killed): the last round may lack CPUs (cutRound).
+func (r *Reader) cutEnd() {
+	if !r.unfinished {
+		return
+	}
+	if msg := r.cutRound(); msg != "" {
+		r.meta.Warnings.Add("truncated-round", "perf.data: %s", msg)
+	}
 }
 
 // step reads and handles one record; io.EOF at the end sets r.eof.
@@ -769,6 +788,7 @@ func (r *Reader) step() error {
 	if err != nil {
 		if err == io.EOF && len(h) == 0 {
 			r.eof = true
+			r.cutEnd()
 			if r.decomp != nil && r.decomp.pending() > 0 {
 				return fmt.Errorf("compressed records end inside a record: truncated: %w", trace.ErrCorrupt)
 			}
@@ -880,6 +900,7 @@ func (r *Reader) handle(rec []byte, off int64) error {
 		r.cgroupRecord(rec, off)
 		return nil
 	case recFinishedRound:
+		r.round.finished(r.maxTime)
 		r.flushLimit = r.nextFlush
 		r.nextFlush = r.maxTime
 		return nil

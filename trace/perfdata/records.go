@@ -475,6 +475,7 @@ func (r *Reader) queueWithin(ev *trace.Event, hasTime bool, slack int64) {
 				return
 			}
 			r.cpuLast[c], r.cpuPrint[c] = ev.Time, p
+			r.round.event(c)
 			r.advanceMark(c)
 		} else if ev.Time != 0 {
 			// (perf's synthesized records, at time 0, come before the

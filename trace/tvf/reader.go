@@ -90,9 +90,9 @@ func NewReader(r io.Reader) (*Reader, error) {
 		return nil, fmt.Errorf("not a traceview file (bad magic %q): %w", head[:8], trace.ErrCorrupt)
 	}
 	tr.version = binary.LittleEndian.Uint32(head[8:])
-	if tr.version < 1 || tr.version > Version {
+	if err := checkVersion(tr.version); err != nil {
 		tr.dec.Close()
-		return nil, fmt.Errorf("format version %d, this traceview reads 1..%d (upgrade traceview)", tr.version, Version)
+		return nil, err
 	}
 	// The header frame comes first; a damaged one is a warning, not an end.
 	if err := tr.readFrame(true); err != nil && err != io.EOF {
@@ -103,6 +103,26 @@ func NewReader(r io.Reader) (*Reader, error) {
 		tr.closer = c
 	}
 	return tr, nil
+}
+
+// maxVersionAhead is how far above Version a file's format version may be
+// for the file to be taken for one written by a newer traceview: versions
+// go up by one per format change (three since the format began), so even a
+// build of this package years old meets at most a few newer ones. A version
+// beyond that (2917007363 from a flipped or overwritten header word), or 0,
+// is damage: upgrading would not help.
+const maxVersionAhead = 16
+
+// checkVersion tells a format version this package reads from a newer
+// one (upgrade traceview) and from a corrupt header.
+func checkVersion(v uint32) error {
+	switch {
+	case v >= 1 && v <= Version:
+		return nil
+	case v > Version && v <= Version+maxVersionAhead:
+		return fmt.Errorf("format version %d, this traceview reads 1..%d (upgrade traceview)", v, Version)
+	}
+	return fmt.Errorf("corrupt header (format version %d: no traceview writes it; this one reads 1..%d): %w", v, Version, trace.ErrCorrupt)
 }
 
 // readTail reads the frames from the footer's tail offset to the footer,
@@ -436,6 +456,7 @@ func (r *Reader) readPrefix(at int64, h frameHdr, p []byte) []trace.Event {
 		raw = nil
 	}
 	evs, _ := decodePrefix(raw, r.buf[:0], r.intern, r.version)
+	r.meta.LostInFile += uint64(int(h.count) - len(evs))
 	msg := fmt.Sprintf("traceview format: file ends inside the frame at offset %d (%d of %d bytes: %d bytes missing; %d events lost)",
 		at, len(p), h.length, int(h.length)-len(p), int(h.count)-len(evs))
 	if len(raw) > 0 {
@@ -462,6 +483,7 @@ func (r *Reader) damaged(at int64, h frameHdr, why string) {
 	if h.typ == frameEvents {
 		r.meta.Warnings.Add("damaged-block", "traceview format: event block at offset %d damaged (%s): its events are skipped", at, why)
 		r.meta.Warnings.AddCount("damaged-block-events", int(h.count), "events in all", "traceview format: events lost in damaged blocks")
+		r.meta.LostInFile += uint64(h.count)
 		return
 	}
 	r.meta.Warnings.Add("damaged-frame", "traceview format: %q frame at offset %d damaged (%s): skipped", h.typ, at, why)

@@ -1,0 +1,113 @@
+package perfdata
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/trace"
+)
+
+// roundTrack follows perf's rounds for a file cut short. perf record copies
+// each CPU's ring buffer in turn and then writes FINISHED_ROUND
+// (tools/perf/builtin-record.c record__mmap_read_all): a file that ends
+// inside a round holds the buffers of the CPUs perf copied before the cut,
+// part of the buffer it was copying, and nothing of the CPUs after it. A
+// file recorded in one big round (a short `perf sched record`) cut in half
+// can hold CPU 0 only.
+type roundTrack struct {
+	rounds  int    // FINISHED_ROUND records read
+	at      int64  // the largest event time when the last one was read
+	before  []bool // CPUs with a timed event before it
+	in      []bool // CPUs with a timed event after it
+	events  int    // timed events after it
+	lastCPU int    // CPU of the last timed event in file order
+}
+
+// finished notes a FINISHED_ROUND record at largest event time maxTime.
+func (rt *roundTrack) finished(maxTime int64) {
+	for len(rt.before) < len(rt.in) {
+		rt.before = append(rt.before, false)
+	}
+	for c, ok := range rt.in {
+		rt.before[c] = rt.before[c] || ok
+	}
+	clear(rt.in)
+	rt.rounds++
+	rt.at = maxTime
+	rt.events = 0
+}
+
+// event notes a timed event on CPU c (0 <= c < 1<<12) in file order.
+func (rt *roundTrack) event(c int) {
+	for len(rt.in) <= c {
+		rt.in = append(rt.in, false)
+	}
+	rt.in[c] = true
+	rt.events++
+	rt.lastCPU = c
+}
+
+// cutRound handles the end of a file cut short (a record cut, a data
+// section shorter than its header says, perf killed) when events follow the
+// last FINISHED_ROUND: the round perf was writing is incomplete. A CPU whose
+// buffer came after the cut has nothing of it, the CPU whose buffer the cut
+// went through lacks the rest of it, and even a CPU copied whole before it
+// lacks what came after its copy (in the next round, gone): every CPU is
+// unobserved from its last event to the trace's last (but the CPU that
+// holds it). Each gets a Count 0 trace.LostWindow and a KindLost event at
+// the end, so reports count that time as unknown, not idle, and leave out
+// the delays that wait there. It returns what the warnings say of it (""
+// when no event follows the last round: every CPU was copied to the end of
+// that round, and every event before the cut was read).
+func (r *Reader) cutRound() string {
+	rt := &r.round
+	if rt.events == 0 {
+		return ""
+	}
+	// (The events queued below go through roundTrack.event too.)
+	events, last := rt.events, rt.lastCPU
+	var present, missing, cut []int
+	for c, ok := range rt.in {
+		if ok {
+			present = append(present, c)
+		}
+	}
+	for c, ok := range rt.before {
+		if ok && (c >= len(rt.in) || !rt.in[c]) {
+			missing = append(missing, c)
+		}
+	}
+	end := r.maxTime
+	for c, t := range r.cpuLast {
+		if t < 0 || t >= end {
+			continue
+		}
+		cut = append(cut, c)
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: trace.CPU(c), Start: t, End: end})
+		ev := r.q.slot()
+		*ev = trace.NewEvent(end, trace.CPU(c), trace.KindLost)
+		r.queue(ev, true)
+	}
+	var b strings.Builder
+	if rt.rounds > 0 {
+		fmt.Fprintf(&b, "the %d events after the last complete round (FINISHED_ROUND at %s s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from %s s to %s s the trace holds CPU %s",
+			events, secs(rt.at), secs(rt.at), secs(end), cpulist.Format(present))
+		if len(missing) > 0 {
+			fmt.Fprintf(&b, " but not CPU %s (seen before)", cpulist.Format(missing))
+		}
+	} else {
+		fmt.Fprintf(&b, "the input holds no FINISHED_ROUND record (perf's whole recording was one round, %d events, cut short): perf writes each CPU's buffer in turn, so CPUs other than CPU %s may be missing entirely",
+			events, cpulist.Format(present))
+	}
+	fmt.Fprintf(&b, ", and the buffer of CPU %d is cut", last)
+	if len(cut) > 0 {
+		fmt.Fprintf(&b, "; the time of CPU %s from its last event to %s s is unobserved (not idle) and delays waiting there are not measured",
+			cpulist.Format(cut), secs(end))
+	}
+	return b.String()
+}
+
+// secs prints ns as seconds the way trace.LostWindow.String does, so that
+// the warning and the windows' lines agree.
+func secs(ns int64) string { return fmt.Sprintf("%.6f", float64(ns)/1e9) }

@@ -1,0 +1,127 @@
+package perfdata
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/traceview/traceview/trace"
+)
+
+// TestCutRound cuts messaging.2cpu.perf.data inside its data section
+// (offset 1224, 673760 bytes). perf wrote it in three rounds: FINISHED_ROUND
+// records at offsets 28808 and 29136 end two short passes (CPU 0 and CPU 1
+// both in each; the largest time at the second is 635.164688993 s, CPU 1's
+// last 635.164688903 s), and the third pass, up to 674976, holds CPU 0's
+// buffer (3301 samples from offset 29728, to 635.571071742 s) and then CPU
+// 1's (2416 samples from offset 405424, to 635.571066141 s). Offsets and
+// times from walking the records (sample_type 0x10587: time at byte 32 of a
+// sample, CPU at 40).
+//
+//   - cut at 200000 (inside the sample at 199936), in CPU 0's part: the
+//     third round's 1480 events (1461 samples, 3 COMM and 16 EXIT
+//     records; its 160 FORK records repeat sched_process_fork samples)
+//     hold CPU 0 only, to 635.367853888 s; CPU 1 is unobserved from
+//     635.164688903 s to there.
+//   - cut at 500000 (inside the sample at 499920), in CPU 1's part: 4244
+//     events (4137 samples, 3 COMM, 104 EXIT) of both CPUs; CPU 0's last
+//     at 635.571071742 s, CPU 1's at 635.357378665 s: CPU 1 is unobserved
+//     in between.
+//   - sched-pipe-mode.data (pipe mode; its second round, from offset 70724
+//     to 99812, holds CPU 0's buffer from 70732, then CPU 1's from 96828)
+//     cut at 90000 (inside the sample at 89980): 172 samples of CPU 0 to
+//     919.431551621 s; CPU 1, last at 919.427762572 s (the first round's
+//     largest time), is unobserved from there.
+//   - the cut at 200000 with the three FINISHED_ROUND records made
+//     FINISHED_INIT (no round marks): one round of 1493 events (the 1480
+//     and the first passes' 13 samples); CPUs other than those seen may be
+//     missing, and CPU 1 is unobserved as in the first case.
+//
+// In every case no CPU seen is silently absent from a time span: each
+// one's events or its unobserved window reach the last event read.
+func TestCutRound(t *testing.T) {
+	useRecordingTracefs(t)
+	b := readFile(t, "../../testdata/traces/messaging.2cpu.perf.data")
+	noRounds := append([]byte(nil), b...)
+	for _, off := range []int{28808, 29136, 674976} {
+		if binary.LittleEndian.Uint32(noRounds[off:]) != recFinishedRound {
+			t.Fatalf("no FINISHED_ROUND at offset %d", off)
+		}
+		binary.LittleEndian.PutUint32(noRounds[off:], recFinishedInit)
+	}
+	pipeMode := readFile(t, pipeTrace)
+	for _, c := range []struct {
+		name string
+		data []byte
+		warn string
+		lost []trace.LostWindow
+	}{
+		{"in CPU 0's part", b[:200000],
+			"the trace is truncated there; the 1480 events after the last complete round (FINISHED_ROUND at 635.164689 s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from 635.164689 s to 635.367854 s the trace holds CPU 0 but not CPU 1 (seen before), and the buffer of CPU 0 is cut; the time of CPU 1 from its last event to 635.367854 s is unobserved (not idle) and delays waiting there are not measured",
+			[]trace.LostWindow{{CPU: 1, Start: 635164688903, End: 635367853888}}},
+		{"in CPU 1's part", b[:500000],
+			"the 4244 events after the last complete round (FINISHED_ROUND at 635.164689 s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from 635.164689 s to 635.571072 s the trace holds CPU 0-1, and the buffer of CPU 1 is cut; the time of CPU 1 from its last event to 635.571072 s is unobserved (not idle)",
+			[]trace.LostWindow{{CPU: 1, Start: 635357378665, End: 635571071742}}},
+		{"pipe mode", pipeMode[:90000],
+			"the 172 events after the last complete round (FINISHED_ROUND at 919.427763 s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from 919.427763 s to 919.431552 s the trace holds CPU 0 but not CPU 1 (seen before), and the buffer of CPU 0 is cut; the time of CPU 1 from its last event to 919.431552 s is unobserved (not idle)",
+			[]trace.LostWindow{{CPU: 1, Start: 919427762572, End: 919431551621}}},
+		{"no round marks", noRounds[:200000],
+			"the input holds no FINISHED_ROUND record (perf's whole recording was one round, 1493 events, cut short): perf writes each CPU's buffer in turn, so CPUs other than CPU 0-1 may be missing entirely, and the buffer of CPU 0 is cut; the time of CPU 1 from its last event to 635.367854 s is unobserved (not idle)",
+			[]trace.LostWindow{{CPU: 1, Start: 635164688903, End: 635367853888}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, pipe := range []bool{false, true} {
+				evs, r, err := drain(c.data, pipe)
+				if err != nil {
+					t.Fatalf("pipe %v: %v", pipe, err)
+				}
+				var msgs []string
+				found := false
+				for _, w := range r.Meta().Warnings.List() {
+					msgs = append(msgs, w.Key+": "+w.Message)
+					found = found || w.Key == "truncated" && strings.Contains(w.Message, c.warn)
+				}
+				if !found {
+					t.Errorf("pipe %v: no truncated warning %q in\n%s", pipe, c.warn, strings.Join(msgs, "\n"))
+				}
+				if d := cmp.Diff(c.lost, r.Meta().Lost); d != "" {
+					t.Errorf("pipe %v: lost windows (-want +got):\n%s", pipe, d)
+				}
+				checkNoSilentCPU(t, evs, r.Meta().Lost)
+			}
+		})
+	}
+}
+
+// checkNoSilentCPU fails when a CPU with events has neither an event at
+// the last event time nor an unobserved window (Count 0) from its last
+// event to there, with a KindLost event at the end.
+func checkNoSilentCPU(t *testing.T, evs []trace.Event, lost []trace.LostWindow) {
+	t.Helper()
+	last, end := map[trace.CPU]int64{}, int64(0)
+	lostAt := map[trace.CPU]int64{}
+	for _, e := range evs {
+		if e.CPU < 0 {
+			continue
+		}
+		end = max(end, e.Time)
+		if e.Kind == trace.KindLost {
+			lostAt[e.CPU] = e.Time
+			continue
+		}
+		last[e.CPU] = e.Time
+	}
+	for cpu, t0 := range last {
+		if t0 == end {
+			continue
+		}
+		ok := false
+		for _, w := range lost {
+			ok = ok || w.CPU == cpu && w.Count == 0 && w.Start <= t0 && w.End == end
+		}
+		if !ok || lostAt[cpu] != end {
+			t.Errorf("CPU %d: last event at %d, trace ends at %d, and no unobserved window covers the gap (windows %v)", cpu, t0, end, lost)
+		}
+	}
+}
