@@ -103,6 +103,9 @@ type crq struct {
 	sumW int64
 	next int
 	last int
+	// skip is 1 + the id of the skip buddy, the entity that called
+	// sched_yield (0: none; see Yield).
+	skip int
 	g    int // group (0: root)
 	cpu  int
 	rqRuntime
@@ -398,6 +401,9 @@ func (p *CFS) removeEnt(rq *crq, id int, e *cent) {
 	if rq.last == id {
 		rq.last = noEnt
 	}
+	if rq.skip == id+1 {
+		rq.skip = 0
+	}
 	if rq.curr == id {
 		rq.curr = noEnt
 	}
@@ -440,9 +446,21 @@ func (p *CFS) preemptEntity(curr, se int) int {
 // pickEntity is pick_next_entity on one runqueue: the leftmost, or the
 // last buddy, or the next buddy, when within wakeup_granularity of the
 // leftmost; both buddies are cleared.
+//
+// The skip buddy (a task that yielded) is passed over for the entity
+// after it in vruntime order, the running one included, when that one is
+// within wakeup_granularity of it (pick_next_entity, kernel/sched/fair.c
+// v6.5: "Avoid running the skip buddy, if running something else can be
+// done without getting too unfair"); it is cleared with the others.
 func (p *CFS) pickEntity(rq *crq) int {
 	left := p.leftmost(rq, noEnt)
 	se := left
+	if rq.skip != 0 && rq.skip-1 == se {
+		if second := p.leftmost(rq, se); second != noEnt && p.preemptEntity(second, left) < 1 {
+			se = second
+		}
+	}
+	rq.skip = 0
 	if rq.last != noEnt && p.ent(rq.last).queued && p.preemptEntity(rq.last, left) < 1 {
 		se = rq.last
 	}
@@ -512,6 +530,30 @@ func (p *CFS) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool {
 		return true
 	}
 	return false
+}
+
+// Yield implements Yielder: yield_task_fair (kernel/sched/fair.c v6.5,
+// the last CFS): with the task alone on its CPU (rq->nr_running == 1)
+// nothing; else its buddies are cleared (clear_buddies), update_curr has
+// charged it (the simulator's progress before the call; SCHED_BATCH skips
+// that in the kernel, which this model does not tell apart), and it
+// becomes the skip buddy (set_skip_buddy), which pickEntity passes over.
+// set_skip_buddy marks each level up the hierarchy; here the task's own
+// runqueue is marked, which is all of it without task groups (with them
+// pickGroups does not look at skip: a yield there is a plain reschedule).
+func (p *CFS) Yield(cpu int, curr *Task) {
+	e := &p.e[curr.ID]
+	if !e.queued || p.sim.NrRunning(cpu) <= 1 {
+		return
+	}
+	rq := p.rqOf(curr.Group, e.cpu)
+	if rq.next == curr.ID {
+		rq.next = noEnt
+	}
+	if rq.last == curr.ID {
+		rq.last = noEnt
+	}
+	rq.skip = curr.ID + 1
 }
 
 // UpdateCurr implements Policy (update_curr on each level from the task

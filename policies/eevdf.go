@@ -732,6 +732,35 @@ func (p *EEVDF) Tick(cpu int, curr *Task) bool {
 	return len(rq.q) > 1 && p.pick(rq, curr.ID) != curr.ID
 }
 
+// Yield implements Yielder: yield_task_fair (kernel/sched/fair.c v6.18).
+// With the task alone on its CPU's runqueue (rq->nr_running == 1) it does
+// nothing; else buddies are cleared (this model keeps none under EEVDF),
+// update_curr has charged the run (the simulator's progress before the
+// call) and, when the entity is eligible, it forfeits the rest of its
+// slice: vruntime = deadline, deadline += calc_delta_fair(slice) (commit
+// 79104becf42b "sched/fair: Forfeit vruntime on yield", v6.17; v6.6-v6.16
+// only moved the deadline, an ineligible entity's included). The change
+// is made on the task's own level, where yield_task_fair makes it
+// (cfs_rq = task_cfs_rq(curr)).
+func (p *EEVDF) Yield(cpu int, curr *Task) {
+	e := &p.e[curr.ID]
+	if !e.queued || p.sim.NrRunning(cpu) <= 1 {
+		return
+	}
+	rq := p.rqOf(curr.Group, e.cpu)
+	if !rq.eligible(e) {
+		return
+	}
+	if rq.timeline {
+		p.holdOut(rq, curr.ID, e)
+	}
+	dv := e.deadline - e.v
+	e.v = e.deadline
+	rq.sumWK += dv * e.w
+	e.deadline += CalcDelta(e.slice, e.w)
+	e.protect = false
+}
+
 // Balance implements Policy.
 func (p *EEVDF) Balance(cpu int, kind BalanceKind) { p.smp.balance(cpu, kind) }
 

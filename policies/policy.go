@@ -312,6 +312,19 @@ type OwnUpdater interface {
 	UpdateCurrOwn(cpu int, curr *Task, delta int64)
 }
 
+// Yielder is implemented by policies with a yield_task (the class hook
+// do_sched_yield calls, kernel/sched/syscalls.c v6.18): Yield is called
+// when curr, running on cpu, calls sched_yield, with its run time charged;
+// the simulator then calls PickNext on cpu at once. A policy without it
+// treats a yield as a plain reschedule: PickNext decides as it would at
+// any other scheduling point, which for a policy whose pick keeps the
+// running task where nothing else is better (BFS, SD, O(1), goodness,
+// multiqueue and the other historical ones here) means the task often
+// goes on; none of those models a yield of its own yet.
+type Yielder interface {
+	Yield(cpu int, curr *Task)
+}
+
 // Recorded is implemented by the as-traced policy: instead of making
 // decisions, the simulator re-emits the schedule recorded in the model.
 type Recorded interface {

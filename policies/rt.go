@@ -182,6 +182,18 @@ func (r *RT) Tick(cpu int, curr *Task) bool {
 	return true
 }
 
+// Yield implements Yielder: yield_task_rt requeues the task at the tail
+// of its priority level (requeue_task_rt(rq, rq->curr, 0),
+// kernel/sched/rt.c v6.18), FIFO and RR alike; an RR task keeps the
+// slice it has used.
+func (r *RT) Yield(cpu int, curr *Task) {
+	if !r.inQ[curr.ID] {
+		return
+	}
+	r.Dequeue(cpu, curr, 0)
+	r.Enqueue(cpu, curr, 0)
+}
+
 // Balance implements Policy: a newly idle CPU pulls the highest-priority
 // queued, not running, RT task it may run (pull_rt_task).
 func (r *RT) Balance(cpu int, kind BalanceKind) {

@@ -150,6 +150,15 @@ func (s *Stack) Balance(cpu int, kind BalanceKind) {
 	}
 }
 
+// Yield implements Yielder through curr's class: yield_task_rt for an RT
+// task, the fair class's yield when it has one (do_sched_yield calls
+// current->sched_class->yield_task, kernel/sched/syscalls.c v6.18).
+func (s *Stack) Yield(cpu int, curr *Task) {
+	if y, ok := s.of(curr).(Yielder); ok {
+		y.Yield(cpu, curr)
+	}
+}
+
 // TaskDead implements Policy.
 func (s *Stack) TaskDead(t *Task) { s.RT.TaskDead(t); s.Fair.TaskDead(t) }
 

@@ -97,7 +97,7 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 	var ends [3]int
 	var cpu int64
 	var causes [4]int
-	var inferred, wakes, forks, updates, poolBlocks int
+	var inferred, wakes, forks, yields, updates, poolBlocks int
 	wakers := map[int]int{}
 	for j, bu := range tk.Bursts {
 		if int(bu.End) < len(ends) {
@@ -106,9 +106,12 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 		cpu += bu.Len
 		updates += len(tk.UpdatesOf(&bu))
 		for _, a := range tk.ActionsOf(&bu) {
-			if a.Kind == ActFork {
+			switch a.Kind {
+			case ActFork:
 				forks++
-			} else {
+			case ActYield:
+				yields++
+			default:
 				wakes++
 			}
 		}
@@ -149,5 +152,9 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 	}
 	fmt.Fprintf(b, "  blocks: dependency %d [%s], timer %d, external %d, never %d; %d inferred, %d on a pool's queue\n",
 		causes[CauseDependency], strings.Join(ws, ", "), causes[CauseTimer], causes[CauseExternal], causes[CauseNever], inferred, poolBlocks)
-	fmt.Fprintf(b, "  actions: %d wakeups, %d forks; %d update points\n", wakes, forks, updates)
+	ys := ""
+	if yields > 0 {
+		ys = fmt.Sprintf(", %d yields", yields)
+	}
+	fmt.Fprintf(b, "  actions: %d wakeups, %d forks%s; %d update points\n", wakes, forks, ys, updates)
 }

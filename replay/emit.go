@@ -262,6 +262,9 @@ func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 		switch prev.State {
 		case policies.TaskRunnable:
 			r.state = trace.StatePreempted
+			if s.yielding {
+				r.state = trace.StateRunning // a yield: "R", not "R+"
+			}
 		case policies.TaskDead:
 			r.state = trace.StateDead
 		default:

@@ -39,6 +39,11 @@ type ext struct {
 	rtIn           int64 // ns of sched_stat_runtime charged during that run
 	pp             int   // task index + 1 of the wakee that preempted this task right after its wakeup (ping-pong)
 	ppAt           int64 // ns, when
+	// rtLast and rtPrev are the times of the last two sched_stat_runtime
+	// events of the current run on its CPU (-1: none), for noteYield.
+	rtLast, rtPrev int64
+	// rOuts counts the task's runnable switch-outs (see yieldPoints).
+	rOuts int
 	// pend is the last mid-run sched_stat_runtime of the current run,
 	// kept as a candidate update point until the next one shows it was
 	// not the switch-out's (-1 none): its offset into the burst, time
@@ -104,8 +109,13 @@ type extractor struct {
 	ovN        int64     // runs in ovSum
 	cands      []updCand // candidate update points, in trace order
 	enqAt      []int64   // per CPU: ns of the last wakeup, new task or migration aimed at it
-	nEnqueue   int       // candidates left out as an enqueue's
-	byPID      map[trace.PID][]int
+	// pokeAt is, per CPU, the time of the last event that could have
+	// asked it to reschedule (see noteYield); yields the candidate yield
+	// points, in trace order (yieldPoints keeps those off the tick).
+	pokeAt   []int64
+	yields   []updCand
+	nEnqueue int // candidates left out as an enqueue's
+	byPID    map[trace.PID][]int
 	// maxCPU bounds the CPU numbers an event may carry (checkEvent): the
 	// trace's available CPUs when its header states them, else maxCPU.
 	maxCPU trace.CPU
@@ -372,6 +382,7 @@ func (x *extractor) cpu(c trace.CPU) {
 		x.idleExit = append(x.idleExit, -1)
 		x.lastWake = append(x.lastWake, wakeRec{waker: -1})
 		x.enqAt = append(x.enqAt, -1)
+		x.pokeAt = append(x.pokeAt, -1)
 	}
 	if int(c)+1 > x.m.NrCPUs {
 		x.m.NrCPUs = int(c) + 1
@@ -390,7 +401,7 @@ func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitStat
 	i := len(x.m.Tasks)
 	x.m.Tasks = append(x.m.Tasks, Task{TID: tid, PID: -1, Prio: -1, Parent: parent, Init: init, CPU: int(cpu), Start: t, Last: t,
 		Repeat: -1})
-	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1, pend: -1})
+	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1, pend: -1, rtLast: -1, rtPrev: -1})
 	x.st[i].bursts.push(Burst{})
 	if p, ok := x.pre[tid]; ok && parent < 0 {
 		x.m.Tasks[i].Comm = p.comm
@@ -495,6 +506,7 @@ func (x *extractor) event(ev *trace.Event) {
 		}
 		x.switchEv(ev)
 	case trace.KindWaking, trace.KindWakeup:
+		x.poke(ev.TargetCPU, ev.Time)
 		if ev.Kind == trace.KindWaking {
 			x.seenWaking = true
 		} else if x.seenWaking {
@@ -505,6 +517,7 @@ func (x *extractor) event(ev *trace.Event) {
 		x.wake(ev)
 	case trace.KindWakeupNew:
 		m.Recorded.Append(*ev)
+		x.poke(ev.TargetCPU, ev.Time)
 		if _, known := x.byTID.get(ev.TID); !known && ev.TID > 0 {
 			// No fork event (trace-cmd or ftrace without
 			// sched_process_fork): the task waking a new task is its parent.
@@ -524,6 +537,7 @@ func (x *extractor) event(ev *trace.Event) {
 	case trace.KindFork:
 		m.Recorded.Append(*ev)
 		x.markEnqueue(ev.CPU, ev.Time) // task_fork_fair accounts the parent
+		x.poke(ev.CPU, ev.Time)
 		x.fork(ev)
 	case trace.KindExit:
 		m.Recorded.Append(*ev)
@@ -534,7 +548,10 @@ func (x *extractor) event(ev *trace.Event) {
 		m.Recorded.Append(*ev)
 		x.markEnqueue(ev.DestCPU, ev.Time) // enqueued there
 		x.markEnqueue(ev.OrigCPU, ev.Time) // and dequeued here: both account their current task
+		x.poke(ev.DestCPU, ev.Time)
 		x.stopperMove(ev)
+	case trace.KindLost:
+		x.poke(-1, ev.Time) // anything may have happened on any CPU
 	case trace.KindRuntime:
 		m.Recorded.Append(*ev)
 		x.sawRT = true
@@ -553,6 +570,14 @@ func (x *extractor) event(ev *trace.Event) {
 					x.dateLostSwitchIn(i, ev.Time-ev.Runtime)
 				}
 				x.commitPend(i)
+				if ev.CPU == s.cpu {
+					s.rtPrev, s.rtLast = s.rtLast, ev.Time
+				} else {
+					// A remote enqueue (a queued wakeup's, done by
+					// the IPI later than its sched_waking) accounted
+					// the task on its CPU: it may preempt it.
+					x.poke(s.cpu, ev.Time)
+				}
 				s.accum += ev.Runtime
 				s.segStart = max(ev.Time, s.segStart)
 				s.rtIn += ev.Runtime
@@ -679,6 +704,10 @@ func (x *extractor) switchEv(ev *trace.Event) {
 			s.running, s.segStart, s.cpu, s.runFrom = true, from, ev.CPU, from
 		}
 		s.pend = -1 // the switch-out's own update_curr
+		in := s.inAt
+		if s.lostIn || s.cpu != ev.CPU {
+			in = -1
+		}
 		if s.running {
 			if s.inAt >= 0 && s.cpu == ev.CPU {
 				x.ovSum += t - s.inAt - s.rtIn // CPU time of this run charged to no task
@@ -693,6 +722,8 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		s.inAt = -1
 		switch {
 		case ev.PrevState.Runnable():
+			s.rOuts++
+			x.noteYield(i, ev, in)
 			s.wakeAt, s.wakeIdle = t, false // waits for the CPU from now (perf's R semantics)
 			s.pp = 0
 			// (ev.CPU is checked before it indexes: -1 is "unknown".)
@@ -754,6 +785,7 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		}
 		s.running, s.segStart, s.cpu = true, t, ev.CPU
 		s.inAt, s.rtIn, s.runFrom = t, 0, t
+		s.rtLast, s.rtPrev = -1, -1
 		if ev.CPU >= 0 && ev.CPU < policies.MaxCPUs {
 			x.m.Tasks[i].countIn(ev.CPU)
 		}
@@ -973,6 +1005,7 @@ func (x *extractor) finish() {
 	x.inferPinning()                              // a taskset-pinned workload's affinity (pinning.go)
 	x.bindPerCPUKthreads()                        // per-CPU kernel threads on their CPU (pinning.go)
 	x.updatePoints()                              // the tick, and the update points that are not its (timers.go)
+	x.yieldPoints()                               // sched_yield calls, off the tick (yields.go)
 	x.absoluteTimers()                            // timer wakeups at absolute times become CauseExternal (timers.go)
 	x.inferUntil()                                // how each workload task ends: work, count or deadline (until.go)
 	x.inferPools()                                // worker pools that serve one queue (pools.go)

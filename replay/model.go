@@ -58,6 +58,10 @@ type ActionKind uint8
 const (
 	ActWake ActionKind = iota // wake Target from the block after its burst Block
 	ActFork                   // create Target (a new task)
+	// ActYield is a sched_yield of the task itself (Target -1): the
+	// policy's yield hook (policies.Yielder), then a new pick on its CPU;
+	// the burst goes on when it is picked again (see yieldPoints).
+	ActYield
 )
 
 // Action is an effect of a task on another at At ns into its burst. (Its
@@ -126,6 +130,17 @@ type span struct{ off, n int32 }
 
 // NumActions returns the number of the burst's actions.
 func (b *Burst) NumActions() int { return int(b.acts.n) }
+
+// affects reports whether b, a burst of t, has an effect on another task
+// (a wakeup or a fork): its actions other than its own yields.
+func (t *Task) affects(b *Burst) bool {
+	for _, a := range t.ActionsOf(b) {
+		if a.Kind != ActYield {
+			return true
+		}
+	}
+	return false
+}
 
 // ActionsOf returns the actions of b, a burst of t, sorted by At. The
 // slice is capped at their number: appending to it copies, and
@@ -474,6 +489,9 @@ type ModelStats struct {
 	// left out as the tick's, EnqueueUpdates those left out as an
 	// enqueue's.
 	UpdatePoints int `json:"update_points"`
+	// Yields counts the sched_yield calls kept as ActYield actions
+	// (yieldPoints).
+	Yields int `json:"yields,omitempty"`
 	// WorkBound, CountBound and DeadlineBound count the workload's tasks
 	// by UntilKind; DeadlineInferred those of DeadlineBound that Extract
 	// inferred (the rest come from --until).

@@ -29,6 +29,8 @@ type Stats struct {
 	// SkippedSleeps counts absolute-time sleeps whose time had passed when
 	// the task reached them, so it went on without blocking (see passed).
 	SkippedSleeps int `json:"skipped_sleeps"`
+	// Yields counts the sched_yield calls replayed (ActYield reached).
+	Yields int64 `json:"yields,omitempty"`
 	// WokenCharge is the net CPU time in ns the replay added to wakees'
 	// bursts (negative: gave back) because their wakeup came from another
 	// side than recorded (Config.RemoteWakeeCost).
@@ -162,6 +164,7 @@ type sim struct {
 	wlFirst        int64
 	wlLast         int64
 	reschedLatency int64
+	yielding       bool // schedule runs for a yield (emitSwitch's "R")
 	wlAll          bool
 	pools          []poolState
 	// interrupted: Config.Progress stopped the run.
@@ -793,6 +796,7 @@ func (s *sim) runDone(cpu int) {
 	}
 	bl := s.blen(t.ID)
 	acts := tk.ActionsOf(b)
+	yield := false
 	for st.act < len(acts) && (acts[st.act].At+st.shift <= st.done || st.done >= bl) {
 		a := acts[st.act]
 		st.act++
@@ -817,7 +821,13 @@ func (s *sim) runDone(cpu int) {
 			}
 		case ActFork:
 			s.fork(int(a.Target), t, cpu)
+		case ActYield:
+			yield = true
 		}
+	}
+	if st.done < bl && yield {
+		s.yield(cpu, t)
+		return
 	}
 	if st.done < bl {
 		s.arm(cpu)
@@ -914,6 +924,23 @@ func (st *tstate) readyAt(j int) bool { return j < len(st.ready) && st.ready[j] 
 
 // poolOf returns the shared queue the block after burst j of task i waits
 // on, nil when that block waits for its own wakeup.
+// yield is sched_yield of t, running on cpu (do_sched_yield,
+// kernel/sched/syscalls.c v6.18): the class's yield_task (the policy's
+// Yield, when it implements policies.Yielder), then schedule() at once.
+// The pick may be t again (nothing else runnable, or nothing it would
+// rather run): then nothing is switched, as the kernel emits no
+// sched_switch when __schedule picks prev. Otherwise t is switched out
+// runnable with prev_state "R" (no "+": not an in-kernel preemption).
+func (s *sim) yield(cpu int, t *policies.Task) {
+	s.stats.Yields++
+	if y, ok := s.pol.(policies.Yielder); ok {
+		y.Yield(cpu, t)
+	}
+	s.yielding = true
+	s.schedule(cpu)
+	s.yielding = false
+}
+
 func (s *sim) poolOf(i, j int) *poolState {
 	tk := &s.m.Tasks[i]
 	if tk.Pool == 0 || j >= len(tk.PoolBlock) || !tk.PoolBlock[j] || s.ts[i].deadline >= 0 {

@@ -92,7 +92,7 @@ func spinBurst(tk *Task) (int, int64) {
 			return k, end
 		}
 		tail += bs[k].Len
-		if bs[k].NumActions() > 0 || k == 0 || float64(tail) > (1-spinnerShare)*float64(total) {
+		if tk.affects(&bs[k]) || k == 0 || float64(tail) > (1-spinnerShare)*float64(total) {
 			return -1, 0
 		}
 		end -= bs[k].Len + bs[k-1].Slept
@@ -165,7 +165,7 @@ func (x *extractor) inferUntil() {
 		timers := 0
 		for k := 0; cycle && k < e; k++ {
 			switch {
-			case bs[k].End != EndBlock || bs[k].Wake.Kind == CauseDependency || k > 0 && bs[k].NumActions() > 0:
+			case bs[k].End != EndBlock || bs[k].Wake.Kind == CauseDependency || k > 0 && tk.affects(&bs[k]):
 				cycle = false
 			case bs[k].Wake.Kind == CauseTimer || bs[k].Wake.Kind == CauseExternal && bs[k].Wake.Inferred:
 				// An inferred external wakeup of a self-paced task is a
