@@ -571,9 +571,13 @@ func censoredNames(m *replay.Model) string {
 func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet int) {
 	hz := cfg.HZ
 	st := m.Stats
-	fmt.Fprintf(out, "model: %s, %s, %s (%d ended by another task, %d of them inferred from ping-pong preemptions; %d by a timer, %d at an absolute time (%d absolute timers); %d never woken); %.1f %% of the blocking points with an inferred cause\n",
+	yields := ""
+	if st.Yields > 0 {
+		yields = fmt.Sprintf("; %s (a switch-out still runnable with nothing to preempt it: replayed as sched_yield)", plural(st.Yields, "yield"))
+	}
+	fmt.Fprintf(out, "model: %s, %s, %s (%d ended by another task, %d of them inferred from ping-pong preemptions; %d by a timer, %d at an absolute time (%d absolute timers); %d never woken); %.1f %% of the blocking points with an inferred cause%s\n",
 		plural(st.Tasks, "task")+" (in a scheduler event)", plural(st.Bursts, "CPU burst"), plural(st.BlockingPoints, "blocking point"),
-		st.Dependencies, st.PingPongs, st.Timers, st.External, st.AbsoluteTimers, st.Never, 100*st.InferredShare())
+		st.Dependencies, st.PingPongs, st.Timers, st.External, st.AbsoluteTimers, st.Never, 100*st.InferredShare(), yields)
 	how := "inferred"
 	if st.DeadlineInferred < st.DeadlineBound {
 		how = fmt.Sprintf("%d inferred, %d set", st.DeadlineInferred, st.DeadlineBound-st.DeadlineInferred)
