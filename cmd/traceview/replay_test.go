@@ -650,8 +650,9 @@ func TestReplayPolicyLineSaysWhatIf(t *testing.T) {
 }
 
 // The model line counts the switch-outs replayed as sched_yield
-// (replay/yields.go): timeout-spin.tv keeps 11, all of traceview.test's own
-// threads (the Go runtime's sched_yield calls, per the detection's test).
+// (replay/yields.go): timeout-spin.tv keeps 11, all of traceview.test's
+// threads (the recording test's Go runtime, which calls sched_yield in its
+// scheduler; not checked further).
 func TestReplayModelLineYields(t *testing.T) {
 	out, errs, code := runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "../../testdata/traces/timeout-spin.tv")
 	if want := "; 11 yields (a switch-out still runnable with nothing to preempt it: replayed as sched_yield)"; code != 0 || !strings.Contains(out, want) {
