@@ -34,7 +34,7 @@ var warningKinds = []struct {
 		"duplicate-event", "text-duplicate"}},
 	{"damaged input", []string{"truncated", "truncated-file", "truncated-options", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
-		"text-pid-out-of-range", "text-cpu-out-of-range", "tracedat-corrupt-data", "tracedat-short-record",
+		"text-pid-out-of-range", "text-cpu-out-of-range", "text-time-outlier", "tracedat-corrupt-data", "tracedat-short-record",
 		"tracedat-bad-record", "unfinished", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
 		"perfetto-compressed", "no-sched-tracepoints"}},
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
