@@ -34,13 +34,13 @@ var warningKinds = []struct {
 		"duplicate-event", "text-duplicate"}},
 	{"damaged input", []string{"truncated", "truncated-file", "truncated-options", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
-		"text-pid-out-of-range", "text-cpu-out-of-range", "text-time-outlier", "tracedat-corrupt-data", "tracedat-short-record",
+		"text-pid-out-of-range", "text-cpu-out-of-range", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
 		"tracedat-bad-record", "unfinished", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
 		"perfetto-compressed", "no-sched-tracepoints"}},
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
 		"tracedat-clock", "tracedat-metadata"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
-		"cgroup-v1-unattributed", "text-other-event", "text-other-line", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
+		"cgroup-v1-unattributed", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
 		"no-task-pt-regs", "ring-dump", "ring-dump-overlap"}},
 }
 

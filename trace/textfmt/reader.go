@@ -54,6 +54,14 @@ type Reader struct {
 	overwritten bool                 // the header says the ring buffer overwrote events
 	badField    string               // set by the payload parser for an out-of-range field
 	pendingLost map[trace.CPU]uint64 // lost counts waiting for the CPU's next event
+
+	// ftrace's header count of the events in the buffer (summed over
+	// headers, headerEntries says one was read) and the event lines
+	// read, compared at the end (checkEntries).
+	headerEntries bool
+	entriesIn     int64
+	entries       int64
+	endChecked    bool
 }
 
 // lastEvent is what the reader keeps of a CPU's last event to drop it
@@ -117,6 +125,10 @@ func (r *Reader) Close() error {
 func (r *Reader) Next() (trace.Event, error) {
 	for !r.eof && r.err == nil && r.n <= Window {
 		r.fill()
+	}
+	if r.eof && r.err == nil && !r.endChecked {
+		r.endChecked = true
+		r.checkEntries()
 	}
 	if r.n > 0 {
 		ev := r.ring[r.head]
@@ -206,6 +218,7 @@ func (r *Reader) line(line []byte) error {
 		r.meta.Warnings.Add("text-other-line", "line %d: not an event line, skipped: %q", r.lineNo, clip(line))
 		return nil
 	}
+	r.entries++
 	if p.system != nil && string(p.system) != "sched" {
 		r.meta.Warnings.Add("text-other-event", "line %d: %s:%s is not a sched event, skipped", r.lineNo, p.system, p.event)
 		return nil
@@ -399,6 +412,9 @@ func (r *Reader) comment(t []byte) {
 	if slash := bytes.IndexByte(f[0], '/'); slash > 0 {
 		in, ok1 := num(f[0][:slash])
 		written, ok2 := num(f[0][slash+1:])
+		if ok1 && in >= 0 {
+			r.headerEntries, r.entriesIn = true, r.entriesIn+in
+		}
 		if ok1 && ok2 && written > in && in >= 0 {
 			r.overwritten = true
 			r.meta.LostUnplaced += uint64(written - in)
@@ -412,6 +428,23 @@ func (r *Reader) comment(t []byte) {
 				r.meta.NrCPUs = int(n)
 			}
 		}
+	}
+}
+
+// checkEntries compares, at the end of the input, the event lines read
+// with the count of ftrace's header ("entries-in-buffer"): fewer means
+// the file was most likely cut short at a line boundary (`head -n`),
+// which leaves no partial line to tell; more is only noted (files
+// joined, or lines added).
+func (r *Reader) checkEntries() {
+	switch {
+	case !r.headerEntries:
+	case r.entries < r.entriesIn:
+		r.meta.Warnings.Add("text-entries-short", "the header says %d entries, the file holds %d: the file may be cut short (%d events missing at its end)",
+			r.entriesIn, r.entries, r.entriesIn-r.entries)
+	case r.entries > r.entriesIn:
+		r.meta.Warnings.Add("text-entries-extra", "the header says %d entries, the file holds %d: more lines than the tracer wrote (files joined?)",
+			r.entriesIn, r.entries)
 	}
 }
 
