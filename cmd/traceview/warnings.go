@@ -32,7 +32,7 @@ var warningKinds = []struct {
 	{"event order", []string{"out-of-order", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
 		"duplicate-event", "text-duplicate"}},
-	{"damaged input", []string{"truncated", "truncated-file", "truncated-options", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
+	{damagedInput, []string{"truncated", "truncated-file", "truncated-options", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
 		"text-pid-out-of-range", "text-cpu-out-of-range", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
 		"tracedat-bad-record", "unfinished", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
@@ -78,7 +78,7 @@ func metaWarnings(m *trace.Meta) []trace.Warning {
 // writeWarnings writes one input's warnings to w: a report's answer
 // (answerKey) first and in full; then, with -v or when there is only one, each is a line "warning: PREFIX MESSAGE" (prefix is "" or
 // "NAME: "); otherwise the warnings that say the file is cut short or
-// damaged (cutOrDamaged) are printed in full and the lost windows take one
+// damaged (inFull) are printed in full and the lost windows take one
 // line of the events lost in all (lostWindowsLine), as every number of the
 // answer misses what was cut or lost; one summary line for the rest names the input
 // (when name is not ""), how many warnings it gave and of which kinds, most
@@ -111,7 +111,7 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 		switch {
 		case wn.Key == lostWindowKey:
 			lost = append(lost, wn)
-		case cutOrDamaged(wn.Key):
+		case inFull(wn.Key):
 			fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
 		default:
 			rest = append(rest, wn)
@@ -268,6 +268,19 @@ func answerKey(key string) bool {
 func cutOrDamaged(key string) bool {
 	return strings.Contains(key, "damaged") || strings.Contains(key, "truncated")
 }
+
+// inFull reports whether writeWarnings prints a warning of key in full
+// even in its summary mode: the input is cut short or damaged
+// (cutOrDamaged) or the warning is of the "damaged input" kind (a
+// malformed line skipped, a pid out of range, a damaged timestamp): the
+// reader left out data the file held, and the user must see what.
+func inFull(key string) bool {
+	k := warningKind(key)
+	return cutOrDamaged(key) || k >= 0 && warningKinds[k].about == damagedInput
+}
+
+// damagedInput is the "about" of the warning kind printed in full.
+const damagedInput = "damaged input"
 
 // warningSummary is writeWarnings' summary line, without "warning: ";
 // more says that other warnings of the input were printed in full

@@ -113,26 +113,46 @@ func TestWarningsSummaryAndVerbose(t *testing.T) {
 	}
 }
 
-// TestStatsWarnings: stats, whose JSON has no warnings field, summarizes
-// the reader's warnings for its table and prints them in full with -o json,
-// naming the file as the table's do (they said "perf.data: ").
+// TestStatsWarnings: stats, whose JSON has no warnings field, prints the
+// reader's warnings about damaged input in full for its table as with -o
+// json, naming the file as the table's do (they said "perf.data: ").
 // pipe-multi.perf.data.gz has two, both about damaged input: 64 records
 // outside the header's sample times, then the header's range taken for
 // damaged after 65 of the first 120 timed records (8 of them FORK records
 // within 1 s before the first sample, which the reader delivers:
-// TestForkRecordBeforeFirstSample).
+// TestForkRecordBeforeFirstSample). Before, the table's stderr said only
+// "2 warnings: 2 about damaged input".
 func TestStatsWarnings(t *testing.T) {
-	_, errs, code := runCLI(t, "stats", "-i", pipeMulti)
-	if want := "warning: " + pipeMulti + ": 2 warnings: 2 about damaged input; -v for detail\n"; code != 0 || errs != want {
-		t.Errorf("table: exit %d, stderr:\n%s\nwant:\n%s", code, errs, want)
+	for _, args := range [][]string{{"stats", "-i", pipeMulti}, {"stats", "-o", "json", "-i", pipeMulti}} {
+		_, errs, code := runCLI(t, args...)
+		lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+		if code != 0 || len(lines) != 2 ||
+			!strings.HasPrefix(lines[0], "warning: "+pipeMulti+": CPU 0: sched_process_exec at 1352.986180340 s lies outside the recording's sample times") ||
+			!strings.HasSuffix(lines[0], "(64 times)") ||
+			!strings.HasPrefix(lines[1], "warning: "+pipeMulti+": 65 of the first 120 timed records lie outside the header's sample times") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errs)
+		}
 	}
-	_, errs, code = runCLI(t, "stats", "-o", "json", "-i", pipeMulti)
-	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
-	if code != 0 || len(lines) != 2 ||
-		!strings.HasPrefix(lines[0], "warning: "+pipeMulti+": CPU 0: sched_process_exec at 1352.986180340 s lies outside the recording's sample times") ||
-		!strings.HasSuffix(lines[0], "(64 times)") ||
-		!strings.HasPrefix(lines[1], "warning: "+pipeMulti+": 65 of the first 120 timed records lie outside the header's sample times") {
-		t.Errorf("-o json: exit %d, stderr:\n%s", code, errs)
+}
+
+// TestWriteWarningsDamagedInFull: without -v, every warning of the
+// "damaged input" kind is printed in full (a skipped malformed line, a
+// damaged timestamp: data the file held and the report lacks), not only
+// those whose key says damaged or truncated; the rest are summarized.
+// Before, the malformed line was "1 about damaged input" in the summary.
+func TestWriteWarningsDamagedInFull(t *testing.T) {
+	var m trace.Meta
+	m.Warnings.Add("text-malformed-line", "line 5: bad payload (skipped: lenient)")
+	m.Warnings.Add("text-time-outlier", "event with a time out of line with its neighbours dropped: line 9, CPU 0, time 9.000003 s (the CPU's next event is at 5.000004 s)")
+	m.Warnings.Add("out-of-order", "events out of order")
+	m.Warnings.Add("delay-no-wakeup", "no wakeup")
+	var b strings.Builder
+	writeWarnings(&b, "t.txt", "", m.Warnings.List())
+	want := "warning: line 5: bad payload (skipped: lenient)\n" +
+		"warning: event with a time out of line with its neighbours dropped: line 9, CPU 0, time 9.000003 s (the CPU's next event is at 5.000004 s)\n" +
+		"warning: t.txt: 2 more warnings: 1 about missing wakeups, 1 about event order; -v for detail\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%swant\n%s", got, want)
 	}
 }
 
