@@ -142,45 +142,68 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 
 // readerPrefixes are the names readers start their warnings with (they
 // know the format, not the file: "perf.data: the file ends ...").
-var readerPrefixes = []string{"perf.data: ", "trace.dat: ", "perfetto: "}
+var readerPrefixes = []string{"perf.data: ", "trace.dat: ", "perfetto: ", "traceview format: "}
 
 // namedWarning is the text of one warning line after "warning: ": prefix
-// and the message, whose reader's format name is replaced by the file's
-// name (name, when it names a file rather than stdin), so that a cut
+// and the message, or, without a prefix, the input's name (name) and the
+// message, so that every line says which input it is about: a cut
 // x.perf.data says "x.perf.data: the file ends ..." as the summary line
-// after it does. With a prefix (which names the input), the format name
-// is dropped.
+// after it does, a text trace's "line 5255: ..." reads "x.txt: line 5255:
+// ...", standard input is "-" on every line. The reader's format name
+// leading the message is dropped when a name or prefix replaces it. A
+// warning about the answer (answerKey: "nothing matched the filters
+// ...") is about the command's filters and options rather than the
+// input, and reads as every command prints it: named only where its
+// reader named its format.
 func namedWarning(name, prefix string, wn trace.Warning) string {
+	if answerKey(wn.Key) && prefix == "" && !readerNamed(wn.Message) {
+		return wn.String()
+	}
 	return namedMessage(name, prefix, wn.String())
+}
+
+// readerNamed reports whether s starts with a reader's format name.
+func readerNamed(s string) bool {
+	for _, p := range readerPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // namedMessage is namedWarning of a warning's text s.
 func namedMessage(name, prefix, s string) string {
-	if name == "" || name == "-" {
-		return prefix + s
+	if name == "" && prefix == "" {
+		return s
 	}
+	s = strings.TrimPrefix(s, name+": ")
 	for _, p := range readerPrefixes {
 		if rest, ok := strings.CutPrefix(s, p); ok {
-			if prefix == "" {
-				return name + ": " + rest
-			}
-			return prefix + rest
+			s = rest
+			break
 		}
 	}
-	return prefix + s
+	if prefix != "" {
+		return prefix + s
+	}
+	return name + ": " + s
 }
 
-// namedWarnings returns a copy of ws whose messages name the file as
-// namedWarning's lines do (name, prefix), for -o json, whose warnings keep
-// their counts in their own fields: a cut x.data's reads "x.data: the
-// input ends ...", not the reader's "perf.data: the input ends ...".
+// namedWarnings returns a copy of ws whose messages name the file where
+// the reader named its format, for -o json, whose warnings keep their
+// counts in their own fields and belong to one input's object: a cut
+// x.data's reads "x.data: the input ends ...", not the reader's
+// "perf.data: the input ends ..."; other messages get the prefix only.
 func namedWarnings(name, prefix string, ws []trace.Warning) []trace.Warning {
 	if ws == nil {
 		return nil
 	}
 	out := make([]trace.Warning, len(ws))
 	for i, wn := range ws {
-		wn.Message = namedMessage(name, prefix, wn.Message)
+		if prefix != "" || readerNamed(wn.Message) {
+			wn.Message = namedMessage(name, prefix, wn.Message)
+		}
 		out[i] = wn
 	}
 	return out
