@@ -66,7 +66,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		}
 		out = f
 	}
-	n, size, err := convertTrace(src, out)
+	n, size, err := convertTrace(src, out, in)
 	if f != nil {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = cerr
@@ -116,8 +116,11 @@ func perEvent(bytes int64, n uint64) float64 {
 // convertTrace writes every event of src to w in traceview's format and
 // returns the number of events and bytes written. The header comes from the
 // source's metadata; its loss windows, warnings, cgroup and stack tables,
-// complete only once the source is drained, go in the trailer.
-func convertTrace(src trace.Source, w io.Writer) (uint64, int64, error) {
+// complete only once the source is drained, go in the trailer. from names
+// the input converted: its warnings are stored as "converted from FROM:
+// ...", as they tell of that file (offsets, sizes), not of the one
+// written; "" stores them as they are (a trace traceview made itself).
+func convertTrace(src trace.Source, w io.Writer, from string) (uint64, int64, error) {
 	tw, err := tvf.NewWriter(w, tvf.HeaderFromMeta(src.Meta()))
 	if err != nil {
 		return 0, 0, err
@@ -136,7 +139,13 @@ func convertTrace(src trace.Source, w io.Writer) (uint64, int64, error) {
 	}
 	if m := src.Meta(); m != nil {
 		tw.SetLost(m.Lost)
-		tw.SetWarnings(m.Warnings.List())
+		ws := m.Warnings.List()
+		if from != "" {
+			for i := range ws {
+				ws[i].Message = "converted from " + namedMessage(from, "", ws[i].Message)
+			}
+		}
+		tw.SetWarnings(ws)
 		tw.SetCgroups(m.Cgroups)
 		tw.SetStacks(m.Stacks)
 		tw.SetCgroupSettings(m.CgroupSettings)

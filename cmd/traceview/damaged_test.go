@@ -46,8 +46,8 @@ func TestFailureShowsReaderWarnings(t *testing.T) {
 	for _, c := range []struct {
 		file, warning string
 	}{
-		{flipped, "warning: traceview format: event block at offset "},
-		{cut, "warning: traceview format: file ends inside the frame at offset "},
+		{flipped, "warning: " + flipped + ": event block at offset "},
+		{cut, "warning: " + cut + ": file ends inside the frame at offset "},
 	} {
 		for _, cmd := range [][]string{{"latency"}, {"timehist"}, {"map"}, {"stats"},
 			{"export", "--format", "perfetto", "-o", filepath.Join(t.TempDir(), "x.json")},
@@ -77,7 +77,7 @@ func TestInfoDamagedExit(t *testing.T) {
 		if code != 1 || stderr != want {
 			t.Errorf("info %s: exit %d, stderr %q; want 1, %q", f, code, stderr, want)
 		}
-		if !strings.Contains(out, "events by kind (0 in all)") || !strings.Contains(out, "warning: traceview format: ") {
+		if !strings.Contains(out, "events by kind (0 in all)") || !strings.Contains(out, "warning: "+f+": ") {
 			t.Errorf("info %s: output lacks the counts or the warnings:\n%s", f, out)
 		}
 	}
@@ -152,8 +152,8 @@ func TestCutTVCgroupWarning(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, errOut, code := runCLI(t, "latency", "-v", "-i", cut)
-	if code != 0 || !strings.Contains(errOut, "warning: traceview format: file ends inside the frame") ||
-		!strings.Contains(errOut, "warning: 2 cgroup ids of the tasks' switches have no path in the trace (traceview format: the file's cgroup table does not name them; a file cut short has none but the root's)") ||
+	if code != 0 || !strings.Contains(errOut, "warning: "+cut+": file ends inside the frame") ||
+		!strings.Contains(errOut, "warning: "+cut+": 2 cgroup ids of the tasks' switches have no path in the trace (traceview format: the file's cgroup table does not name them; a file cut short has none but the root's)") ||
 		strings.Contains(errOut, "PERF_RECORD_CGROUP") {
 		t.Errorf("exit %d, stderr:\n%s", code, errOut)
 	}

@@ -201,7 +201,7 @@ func TestInfoCgroupSettings(t *testing.T) {
 		// said 2930.1ms with nothing to say it can exceed the span).
 		"\ncfs bandwidth over the trace (kernel cpu.stat, last minus first reading; throttled time sums each CPU's, so it can exceed the trace's span):\n",
 		" group periods throttled throttled time bursts\n /tv-a 3 2 150.5ms 0\n",
-		"warning: traceview format: cgroup settings /bad: quota 20000000 ns without a period: left out",
+		"warning: " + in + ": cgroup settings /bad: quota 20000000 ns without a period: left out",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

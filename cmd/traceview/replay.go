@@ -978,7 +978,7 @@ func writePrediction(o replayOptions, last *replay.Result, lastSpec string, cfg 
 	if err != nil {
 		return fmt.Errorf("replay: -w: %w", err)
 	}
-	_, _, err = convertTrace(last.Source(), f)
+	_, _, err = convertTrace(last.Source(), f, "")
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

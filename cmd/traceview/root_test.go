@@ -208,7 +208,7 @@ func TestLenientFlag(t *testing.T) {
 		t.Errorf("without --lenient: exit %d, stderr %q; want exit 1 naming line 1", code, stderr)
 	}
 	out, stderr, code := runCLI(t, "--lenient", "info", "-i", path)
-	if code != 0 || !strings.Contains(out, "warning: line 1: sched_switch:") || !strings.Contains(out, "(skipped: lenient)") ||
+	if code != 0 || !strings.Contains(out, "warning: "+path+": line 1: sched_switch:") || !strings.Contains(out, "(skipped: lenient)") ||
 		!strings.Contains(out, "  sched_switch  1\n") {
 		t.Errorf("with --lenient: exit %d, stdout %q, stderr %q; want exit 0 and the line-1 warning", code, out, stderr)
 	}

@@ -114,7 +114,7 @@ func runSynth(out io.Writer, name string, args []string, o synthOptions) error {
 	if err != nil {
 		return fmt.Errorf("synth: %w", err)
 	}
-	n, _, err := convertTrace(res.Source(), fh)
+	n, _, err := convertTrace(res.Source(), fh, "")
 	if cerr := fh.Close(); err == nil {
 		err = cerr
 	}

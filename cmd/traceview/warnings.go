@@ -32,15 +32,15 @@ var warningKinds = []struct {
 	{"event order", []string{"out-of-order", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
 		"duplicate-event", "text-duplicate"}},
-	{"damaged input", []string{"truncated", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
+	{damagedInput, []string{"truncated", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
-		"text-pid-out-of-range", "text-cpu-out-of-range", "tracedat-corrupt-data", "tracedat-short-record",
+		"text-pid-out-of-range", "text-cpu-out-of-range", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
 		"tracedat-bad-record", "unfinished", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
 		"perfetto-compressed", "no-sched-tracepoints"}},
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
 		"tracedat-clock", "tracedat-metadata"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
-		"cgroup-v1-unattributed", "text-other-event", "text-other-line", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
+		"cgroup-v1-unattributed", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
 		"no-task-pt-regs", "ring-dump", "ring-dump-overlap"}},
 }
 
@@ -78,7 +78,7 @@ func metaWarnings(m *trace.Meta) []trace.Warning {
 // writeWarnings writes one input's warnings to w: a report's answer
 // (answerKey) first and in full; then, with -v or when there is only one, each is a line "warning: PREFIX MESSAGE" (prefix is "" or
 // "NAME: "); otherwise the warnings that say the file is cut short or
-// damaged (cutOrDamaged) are printed in full and the lost windows take one
+// damaged (inFull) are printed in full and the lost windows take one
 // line of the events lost in all (lostWindowsLine), as every number of the
 // answer misses what was cut or lost; one summary line for the rest names the input
 // (when name is not ""), how many warnings it gave and of which kinds, most
@@ -111,7 +111,7 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 		switch {
 		case wn.Key == lostWindowKey:
 			lost = append(lost, wn)
-		case cutOrDamaged(wn.Key):
+		case inFull(wn.Key):
 			fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
 		default:
 			rest = append(rest, wn)
@@ -142,45 +142,68 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 
 // readerPrefixes are the names readers start their warnings with (they
 // know the format, not the file: "perf.data: the file ends ...").
-var readerPrefixes = []string{"perf.data: ", "trace.dat: ", "perfetto: "}
+var readerPrefixes = []string{"perf.data: ", "trace.dat: ", "perfetto: ", "traceview format: "}
 
 // namedWarning is the text of one warning line after "warning: ": prefix
-// and the message, whose reader's format name is replaced by the file's
-// name (name, when it names a file rather than stdin), so that a cut
+// and the message, or, without a prefix, the input's name (name) and the
+// message, so that every line says which input it is about: a cut
 // x.perf.data says "x.perf.data: the file ends ..." as the summary line
-// after it does. With a prefix (which names the input), the format name
-// is dropped.
+// after it does, a text trace's "line 5255: ..." reads "x.txt: line 5255:
+// ...", standard input is "-" on every line. The reader's format name
+// leading the message is dropped when a name or prefix replaces it. A
+// warning about the answer (answerKey: "nothing matched the filters
+// ...") is about the command's filters and options rather than the
+// input, and reads as every command prints it: named only where its
+// reader named its format.
 func namedWarning(name, prefix string, wn trace.Warning) string {
+	if answerKey(wn.Key) && prefix == "" && !readerNamed(wn.Message) {
+		return wn.String()
+	}
 	return namedMessage(name, prefix, wn.String())
+}
+
+// readerNamed reports whether s starts with a reader's format name.
+func readerNamed(s string) bool {
+	for _, p := range readerPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // namedMessage is namedWarning of a warning's text s.
 func namedMessage(name, prefix, s string) string {
-	if name == "" || name == "-" {
-		return prefix + s
+	if name == "" && prefix == "" {
+		return s
 	}
+	s = strings.TrimPrefix(s, name+": ")
 	for _, p := range readerPrefixes {
 		if rest, ok := strings.CutPrefix(s, p); ok {
-			if prefix == "" {
-				return name + ": " + rest
-			}
-			return prefix + rest
+			s = rest
+			break
 		}
 	}
-	return prefix + s
+	if prefix != "" {
+		return prefix + s
+	}
+	return name + ": " + s
 }
 
-// namedWarnings returns a copy of ws whose messages name the file as
-// namedWarning's lines do (name, prefix), for -o json, whose warnings keep
-// their counts in their own fields: a cut x.data's reads "x.data: the
-// input ends ...", not the reader's "perf.data: the input ends ...".
+// namedWarnings returns a copy of ws whose messages name the file where
+// the reader named its format, for -o json, whose warnings keep their
+// counts in their own fields and belong to one input's object: a cut
+// x.data's reads "x.data: the input ends ...", not the reader's
+// "perf.data: the input ends ..."; other messages get the prefix only.
 func namedWarnings(name, prefix string, ws []trace.Warning) []trace.Warning {
 	if ws == nil {
 		return nil
 	}
 	out := make([]trace.Warning, len(ws))
 	for i, wn := range ws {
-		wn.Message = namedMessage(name, prefix, wn.Message)
+		if prefix != "" || readerNamed(wn.Message) {
+			wn.Message = namedMessage(name, prefix, wn.Message)
+		}
 		out[i] = wn
 	}
 	return out
@@ -268,6 +291,19 @@ func answerKey(key string) bool {
 func cutOrDamaged(key string) bool {
 	return strings.Contains(key, "damaged") || strings.Contains(key, "truncated")
 }
+
+// inFull reports whether writeWarnings prints a warning of key in full
+// even in its summary mode: the input is cut short or damaged
+// (cutOrDamaged) or the warning is of the "damaged input" kind (a
+// malformed line skipped, a pid out of range, a damaged timestamp): the
+// reader left out data the file held, and the user must see what.
+func inFull(key string) bool {
+	k := warningKind(key)
+	return cutOrDamaged(key) || k >= 0 && warningKinds[k].about == damagedInput
+}
+
+// damagedInput is the "about" of the warning kind printed in full.
+const damagedInput = "damaged input"
 
 // warningSummary is writeWarnings' summary line, without "warning: ";
 // more says that other warnings of the input were printed in full

@@ -98,11 +98,11 @@ func TestWarningsSummaryAndVerbose(t *testing.T) {
 		_, errs, code = runCLI(t, "latency", flag, "-i", in)
 		lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
 		if code != 0 || len(lines) != 5 ||
-			!strings.HasPrefix(lines[0], "warning: CPU 0: 3 of 719 sched_switch events switched out") ||
-			!strings.HasPrefix(lines[1], "warning: CPU 1: 164 of 750 sched_switch events switched out") ||
-			!strings.HasPrefix(lines[2], "warning: 164 scheduling delays had no recorded switch-in") ||
-			!strings.HasPrefix(lines[3], "warning: 4 times a task ran again after going to sleep with no recorded wakeup") ||
-			!strings.HasPrefix(lines[4], "warning: 6 scheduling delays began with a sched_waking recorded before") {
+			!strings.HasPrefix(lines[0], "warning: "+in+": CPU 0: 3 of 719 sched_switch events switched out") ||
+			!strings.HasPrefix(lines[1], "warning: "+in+": CPU 1: 164 of 750 sched_switch events switched out") ||
+			!strings.HasPrefix(lines[2], "warning: "+in+": 164 scheduling delays had no recorded switch-in") ||
+			!strings.HasPrefix(lines[3], "warning: "+in+": 4 times a task ran again after going to sleep with no recorded wakeup") ||
+			!strings.HasPrefix(lines[4], "warning: "+in+": 6 scheduling delays began with a sched_waking recorded before") {
 			t.Errorf("%s: exit %d, stderr:\n%s", flag, code, errs)
 		}
 	}
@@ -113,26 +113,46 @@ func TestWarningsSummaryAndVerbose(t *testing.T) {
 	}
 }
 
-// TestStatsWarnings: stats, whose JSON has no warnings field, summarizes
-// the reader's warnings for its table and prints them in full with -o json,
-// naming the file as the table's do (they said "perf.data: ").
+// TestStatsWarnings: stats, whose JSON has no warnings field, prints the
+// reader's warnings about damaged input in full for its table as with -o
+// json, naming the file as the table's do (they said "perf.data: ").
 // pipe-multi.perf.data.gz has two, both about damaged input: 64 records
 // outside the header's sample times, then the header's range taken for
 // damaged after 65 of the first 120 timed records (8 of them FORK records
 // within 1 s before the first sample, which the reader delivers:
-// TestForkRecordBeforeFirstSample).
+// TestForkRecordBeforeFirstSample). Before, the table's stderr said only
+// "2 warnings: 2 about damaged input".
 func TestStatsWarnings(t *testing.T) {
-	_, errs, code := runCLI(t, "stats", "-i", pipeMulti)
-	if want := "warning: " + pipeMulti + ": 2 warnings: 2 about damaged input; -v for detail\n"; code != 0 || errs != want {
-		t.Errorf("table: exit %d, stderr:\n%s\nwant:\n%s", code, errs, want)
+	for _, args := range [][]string{{"stats", "-i", pipeMulti}, {"stats", "-o", "json", "-i", pipeMulti}} {
+		_, errs, code := runCLI(t, args...)
+		lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
+		if code != 0 || len(lines) != 2 ||
+			!strings.HasPrefix(lines[0], "warning: "+pipeMulti+": CPU 0: sched_process_exec at 1352.986180340 s lies outside the recording's sample times") ||
+			!strings.HasSuffix(lines[0], "(64 times)") ||
+			!strings.HasPrefix(lines[1], "warning: "+pipeMulti+": 65 of the first 120 timed records lie outside the header's sample times") {
+			t.Errorf("%v: exit %d, stderr:\n%s", args, code, errs)
+		}
 	}
-	_, errs, code = runCLI(t, "stats", "-o", "json", "-i", pipeMulti)
-	lines := strings.Split(strings.TrimSuffix(errs, "\n"), "\n")
-	if code != 0 || len(lines) != 2 ||
-		!strings.HasPrefix(lines[0], "warning: "+pipeMulti+": CPU 0: sched_process_exec at 1352.986180340 s lies outside the recording's sample times") ||
-		!strings.HasSuffix(lines[0], "(64 times)") ||
-		!strings.HasPrefix(lines[1], "warning: "+pipeMulti+": 65 of the first 120 timed records lie outside the header's sample times") {
-		t.Errorf("-o json: exit %d, stderr:\n%s", code, errs)
+}
+
+// TestWriteWarningsDamagedInFull: without -v, every warning of the
+// "damaged input" kind is printed in full (a skipped malformed line, a
+// damaged timestamp: data the file held and the report lacks), not only
+// those whose key says damaged or truncated; the rest are summarized.
+// Before, the malformed line was "1 about damaged input" in the summary.
+func TestWriteWarningsDamagedInFull(t *testing.T) {
+	var m trace.Meta
+	m.Warnings.Add("text-malformed-line", "line 5: bad payload (skipped: lenient)")
+	m.Warnings.Add("text-time-outlier", "event with a time out of line with its neighbours dropped: line 9, CPU 0, time 9.000003 s (the CPU's next event is at 5.000004 s)")
+	m.Warnings.Add("out-of-order", "events out of order")
+	m.Warnings.Add("delay-no-wakeup", "no wakeup")
+	var b strings.Builder
+	writeWarnings(&b, "t.txt", "", m.Warnings.List())
+	want := "warning: t.txt: line 5: bad payload (skipped: lenient)\n" +
+		"warning: t.txt: event with a time out of line with its neighbours dropped: line 9, CPU 0, time 9.000003 s (the CPU's next event is at 5.000004 s)\n" +
+		"warning: t.txt: 2 more warnings: 1 about missing wakeups, 1 about event order; -v for detail\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%swant\n%s", got, want)
 	}
 }
 
@@ -164,7 +184,7 @@ func TestWriteWarningsLostAndCut(t *testing.T) {
 	defer func() { verbose = false }()
 	b.Reset()
 	writeWarnings(&b, "t.data", "", metaWarnings(m))
-	if got := b.String(); !strings.HasPrefix(got, "warning: 100 events lost on CPU 0 between 1.000000 s and 2.000000 s\nwarning: 23 events lost on CPU 1 ") || strings.Count(got, "\n") != 6 {
+	if got := b.String(); !strings.HasPrefix(got, "warning: t.data: 100 events lost on CPU 0 between 1.000000 s and 2.000000 s\nwarning: t.data: 23 events lost on CPU 1 ") || strings.Count(got, "\n") != 6 {
 		t.Errorf("-v: got\n%s", got)
 	}
 }
@@ -190,5 +210,49 @@ func TestWriteWarningsRecordingScope(t *testing.T) {
 		"warning: t.data: 2 warnings: 1 about missing wakeups, 1 about event order; -v for detail\n"
 	if got := b.String(); got != want {
 		t.Errorf("got\n%swant\n%s", got, want)
+	}
+}
+
+// TestNamedMessage: every warning line of one input starts with its name,
+// in place of the reader's format name, standard input's as "-" (it was
+// "perf.data: ..." then "-: 4 more warnings"), a text trace's "line N: ..."
+// and a gzip layer's "gzip: ..." behind it; without a name the message is
+// left as the reader wrote it.
+func TestNamedMessage(t *testing.T) {
+	for _, c := range []struct{ name, msg, want string }{
+		{"-", "perf.data: the input ends inside a record", "-: the input ends inside a record"},
+		{"x.txt", "line 5255: sched_switch: bad", "x.txt: line 5255: sched_switch: bad"},
+		{"x.tv", "traceview format: file ends inside the frame", "x.tv: file ends inside the frame"},
+		{"x.gz", "gzip: the compressed stream ends early", "x.gz: gzip: the compressed stream ends early"},
+		{"x.data", "x.data: already named", "x.data: already named"},
+		{"", "perf.data: the input ends", "perf.data: the input ends"},
+	} {
+		if got := namedMessage(c.name, "", c.msg); got != c.want {
+			t.Errorf("namedMessage(%q, %q) = %q, want %q", c.name, c.msg, got, c.want)
+		}
+	}
+}
+
+// TestConvertedWarningsNameTheSource: a .tv converted from a cut
+// perf.data keeps the reader's warnings about that file, whose offsets
+// and sizes are the perf.data's: they read "converted from CUT: ...",
+// behind the .tv's name (they read "t.tv: the file ends 98776 bytes
+// into its ... data section", offsets no .tv has).
+func TestConvertedWarningsNameTheSource(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/traces/pipe.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cut, tv := filepath.Join(dir, "cut.data"), filepath.Join(dir, "t.tv")
+	if err := os.WriteFile(cut, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := runCLI(t, "convert", "-i", cut, "-o", tv); code != 0 || !strings.HasPrefix(errs, "warning: "+cut+": the file ends ") {
+		t.Fatalf("convert: exit %d, stderr:\n%s", code, errs)
+	}
+	_, errs, code := runCLI(t, "latency", "-i", tv)
+	if code != 0 || !strings.HasPrefix(errs, "warning: "+tv+": converted from "+cut+": the file ends ") {
+		t.Errorf("latency of the .tv: exit %d, stderr:\n%s", code, errs)
 	}
 }

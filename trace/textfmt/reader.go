@@ -48,11 +48,28 @@ type Reader struct {
 	closer      io.Closer       // the input, when it is a file to close
 	lastTime    []int64         // last event time per CPU (lost windows), -1 none
 	sameTime    [][]trace.Event // per CPU, the events at lastTime (duplicates)
+	before      []lastEvent     // per CPU, what undoing its last event needs
 	started     bool            // an event line was read; firstTime is its time
 	firstTime   int64
 	overwritten bool                 // the header says the ring buffer overwrote events
 	badField    string               // set by the payload parser for an out-of-range field
 	pendingLost map[trace.CPU]uint64 // lost counts waiting for the CPU's next event
+
+	// ftrace's header count of the events in the buffer (summed over
+	// headers, headerEntries says one was read) and the event lines
+	// read, compared at the end (checkEntries).
+	headerEntries bool
+	entriesIn     int64
+	entries       int64
+	endChecked    bool
+}
+
+// lastEvent is what the reader keeps of a CPU's last event to drop it
+// when the next event shows its time was the damaged one (dropOutlier).
+type lastEvent struct {
+	prevTime int64 // the CPU's event time before it, -1 none
+	line     int   // its line number
+	undoable bool  // it was the only event at its time and brought no lost window
 }
 
 // maxCPU bounds the CPU column: larger numbers make the line malformed.
@@ -108,6 +125,10 @@ func (r *Reader) Close() error {
 func (r *Reader) Next() (trace.Event, error) {
 	for !r.eof && r.err == nil && r.n <= Window {
 		r.fill()
+	}
+	if r.eof && r.err == nil && !r.endChecked {
+		r.endChecked = true
+		r.checkEntries()
 	}
 	if r.n > 0 {
 		ev := r.ring[r.head]
@@ -197,6 +218,7 @@ func (r *Reader) line(line []byte) error {
 		r.meta.Warnings.Add("text-other-line", "line %d: not an event line, skipped: %q", r.lineNo, clip(line))
 		return nil
 	}
+	r.entries++
 	if p.system != nil && string(p.system) != "sched" {
 		r.meta.Warnings.Add("text-other-event", "line %d: %s:%s is not a sched event, skipped", r.lineNo, p.system, p.event)
 		return nil
@@ -238,8 +260,9 @@ func (r *Reader) line(line []byte) error {
 	for int(cpu) >= len(r.lastTime) {
 		r.lastTime = append(r.lastTime, -1)
 		r.sameTime = append(r.sameTime, nil)
+		r.before = append(r.before, lastEvent{prevTime: -1})
 	}
-	if last := r.lastTime[cpu]; p.time < last {
+	if last := r.lastTime[cpu]; p.time < last && !r.dropOutlier(cpu, p.time) {
 		r.meta.Warnings.Add("text-time-backwards", "line %d: CPU %d: time %s s is before that CPU's previous event at %s s (damaged or repeated lines): event dropped",
 			r.lineNo, cpu, secs(p.time), secs(last))
 		return nil
@@ -257,13 +280,16 @@ func (r *Reader) line(line []byte) error {
 	if !r.started {
 		r.started, r.firstTime = true, p.time
 	}
+	lostPushed := false
 	if r.lastTime[cpu] < 0 && r.overwritten && p.time > r.firstTime {
+		lostPushed = true
 		// The ring buffer overwrote this CPU's older events: from the
 		// trace's first event to this CPU's first one nothing is known.
 		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Start: r.firstTime, End: p.time})
 		r.push(trace.NewEvent(p.time, cpu, trace.KindLost))
 	}
 	if n := r.pendingLost[cpu]; n > 0 {
+		lostPushed = true
 		delete(r.pendingLost, cpu)
 		start := r.lastTime[cpu]
 		if start < 0 {
@@ -274,6 +300,7 @@ func (r *Reader) line(line []byte) error {
 		lost.Count = n
 		r.push(lost)
 	}
+	r.before[cpu] = lastEvent{prevTime: r.lastTime[cpu], line: r.lineNo, undoable: len(r.sameTime[cpu]) == 1 && !lostPushed}
 	r.lastTime[cpu] = p.time
 	var named [2]trace.Event
 	for _, c := range named[:r.names.Changes(&ev, &named)] {
@@ -281,6 +308,88 @@ func (r *Reader) line(line []byte) error {
 	}
 	r.push(ev)
 	return nil
+}
+
+// dropOutlier is called for an event at t earlier than CPU cpu's last
+// event. One damaged timestamp ("1357.2990" read as "9357.2990") is either
+// this event (t too early: it is dropped as before) or the last one (too
+// late: every good event after it would be dropped). The last one is the
+// outlier when t is not before the CPU's event before it or, for a CPU's
+// first event, when t is nearer than it to the other CPUs' clock (their
+// latest event). dropOutlier then takes that event out of the reorder
+// buffer (its task-name events move to t), counts a warning and reports
+// true; it reports false, changing nothing, when the last event is not the
+// outlier or was delivered already. The check costs O(1) per CPU event;
+// the undo, which is rare, a scan of the buffer's tail.
+func (r *Reader) dropOutlier(cpu trace.CPU, t int64) bool {
+	b, last := r.before[cpu], r.lastTime[cpu]
+	if !b.undoable {
+		return false
+	}
+	if b.prevTime >= 0 {
+		if t < b.prevTime {
+			return false
+		}
+	} else {
+		ref := int64(-1)
+		for c, lt := range r.lastTime {
+			if trace.CPU(c) != cpu && lt > ref {
+				ref = lt
+			}
+		}
+		if ref < 0 || last-ref <= abs(t-ref) {
+			return false
+		}
+	}
+	mask := len(r.ring) - 1
+	at := -1
+	for i := r.n - 1; i >= 0 && r.ring[(r.head+i)&mask].Time >= last; i-- {
+		e := r.ring[(r.head+i)&mask]
+		if e.CPU == cpu && e.Time == last && e.Kind != trace.KindComm {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return false // delivered already
+	}
+	// Remove it and the task-name events queued right before it (same
+	// CPU and time, pushed together); push those again at t.
+	start := at
+	for start > 0 {
+		e := r.ring[(r.head+start-1)&mask]
+		if e.CPU != cpu || e.Time != last || e.Kind != trace.KindComm {
+			break
+		}
+		start--
+	}
+	var names []trace.Event
+	for i := start; i < at; i++ {
+		e := r.ring[(r.head+i)&mask]
+		e.Time = t
+		names = append(names, e)
+	}
+	j := start
+	for i := at + 1; i < r.n; i++ {
+		r.ring[(r.head+j)&mask] = r.ring[(r.head+i)&mask]
+		j++
+	}
+	r.n = j
+	for _, e := range names {
+		r.push(e)
+	}
+	r.meta.Warnings.Add("text-time-outlier", "event with a time out of line with its neighbours dropped: line %d, CPU %d, time %s s (the CPU's next event is at %s s)",
+		b.line, cpu, secs(last), secs(t))
+	r.lastTime[cpu], r.sameTime[cpu] = b.prevTime, r.sameTime[cpu][:0]
+	r.before[cpu].undoable = false
+	return true
+}
+
+func abs(d int64) int64 {
+	if d < 0 {
+		return -d
+	}
+	return d
 }
 
 // comment reads the facts of ftrace's header comments:
@@ -303,6 +412,9 @@ func (r *Reader) comment(t []byte) {
 	if slash := bytes.IndexByte(f[0], '/'); slash > 0 {
 		in, ok1 := num(f[0][:slash])
 		written, ok2 := num(f[0][slash+1:])
+		if ok1 && in >= 0 {
+			r.headerEntries, r.entriesIn = true, r.entriesIn+in
+		}
 		if ok1 && ok2 && written > in && in >= 0 {
 			r.overwritten = true
 			r.meta.LostUnplaced += uint64(written - in)
@@ -316,6 +428,23 @@ func (r *Reader) comment(t []byte) {
 				r.meta.NrCPUs = int(n)
 			}
 		}
+	}
+}
+
+// checkEntries compares, at the end of the input, the event lines read
+// with the count of ftrace's header ("entries-in-buffer"): fewer means
+// the file was most likely cut short at a line boundary (`head -n`),
+// which leaves no partial line to tell; more is only noted (files
+// joined, or lines added).
+func (r *Reader) checkEntries() {
+	switch {
+	case !r.headerEntries:
+	case r.entries < r.entriesIn:
+		r.meta.Warnings.Add("text-entries-short", "the header says %d entries, the file holds %d: the file may be cut short (%d events missing at its end)",
+			r.entriesIn, r.entries, r.entriesIn-r.entries)
+	case r.entries > r.entriesIn:
+		r.meta.Warnings.Add("text-entries-extra", "the header says %d entries, the file holds %d: more lines than the tracer wrote (files joined?)",
+			r.entriesIn, r.entries)
 	}
 }
 

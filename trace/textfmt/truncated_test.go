@@ -63,3 +63,40 @@ func TestTruncatedFile(t *testing.T) {
 		})
 	}
 }
+
+// TestEntriesCount checks the warning of a file holding fewer (or more)
+// event lines than its header's entries-in-buffer: 4 counted, 2 read (the
+// non-sched line is an entry too); 1 counted, 2 read.
+func TestEntriesCount(t *testing.T) {
+	const sw = "  a-5 [000] d..2. 100.00000%d: sched_switch: prev_comm=a prev_pid=5 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+	const other = "  a-5 [000] d..2. 100.000009: irq_handler_entry: irq=1 name=i8042\n"
+	for _, tc := range []struct {
+		name, in, key, want string
+	}{
+		{"short", "# entries-in-buffer/entries-written: 4/4   #P:1\n" + fmt.Sprintf(sw, 1) + other,
+			"text-entries-short", "the header says 4 entries, the file holds 2: the file may be cut short (2 events missing at its end)"},
+		{"extra", "# entries-in-buffer/entries-written: 1/1   #P:1\n" + fmt.Sprintf(sw, 1) + fmt.Sprintf(sw, 2),
+			"text-entries-extra", "the header says 1 entries, the file holds 2: more lines than the tracer wrote (files joined?)"},
+		{"equal", "# entries-in-buffer/entries-written: 2/2   #P:1\n" + fmt.Sprintf(sw, 1) + other, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReader(strings.NewReader(tc.in), "test")
+			if _, err := drain(r); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, w := range r.Meta().Warnings.List() {
+				got[w.Key] = w.Message
+			}
+			for _, k := range []string{"text-entries-short", "text-entries-extra"} {
+				want := ""
+				if k == tc.key {
+					want = tc.want
+				}
+				if got[k] != want {
+					t.Errorf("%s: %q; want %q", k, got[k], want)
+				}
+			}
+		})
+	}
+}

@@ -548,11 +548,11 @@ func (f *file) parseV7(c *cursor) error {
 			read := len(f.buffers)
 			found := f.recoverBuffers(headerEnd)
 			if len(f.buffers) == 0 {
-				return corruptf("the file ends at %d bytes, before its options section at offset %d, which locates the CPU data (trace-cmd writes it after the data): truncated file, no event can be located", f.size, off)
+				return corruptf("%s, which locates the CPU data (trace-cmd writes it after the data): truncated file, no event can be located", f.cutAt(off))
 			}
-			f.cut = fmt.Sprintf("the file ends at %d bytes, before its options section at offset %d: the instances it describes (where their CPU data is) are missing; the %d instances before it are read", f.size, off, read)
+			f.cut = fmt.Sprintf("%s: the instances it describes (where their CPU data is) are missing; the %d instances before it are read", f.cutAt(off), read)
 			if found != "" {
-				f.cut = fmt.Sprintf("the file ends at %d bytes, before its options section at offset %d, which names the instances before it and locates their CPU data; %s", f.size, off, found)
+				f.cut = fmt.Sprintf("%s, which names the instances before it and locates their CPU data; %s", f.cutAt(off), found)
 			}
 			break
 		}
@@ -768,6 +768,25 @@ func (f *file) cutBefore(off int64) bool {
 	}
 	h, err := f.readAt(off, 16)
 	return err != nil || int64(f.order.Uint64(h[8:])) > f.size-off-16
+}
+
+// cutAt says where the file ends relative to the section at off that
+// cutBefore found cut: before it ("the file ends at 200000 bytes, before
+// its options section at offset 225062"), inside its 16-byte header, or
+// inside its data, which needs more bytes than the file has after it.
+func (f *file) cutAt(off int64) string {
+	switch {
+	case off >= f.size:
+		return fmt.Sprintf("the file ends at %d bytes, before its options section at offset %d", f.size, off)
+	case off+16 > f.size:
+		return fmt.Sprintf("the file ends at %d bytes, inside the 16-byte header of its options section at offset %d", f.size, off)
+	}
+	h, err := f.readAt(off, 16)
+	if err != nil {
+		return fmt.Sprintf("the file ends at %d bytes, inside its options section at offset %d", f.size, off)
+	}
+	n := int64(f.order.Uint64(h[8:]))
+	return fmt.Sprintf("the file ends at %d bytes, inside its options section at offset %d (16 + %d bytes, to offset %d)", f.size, off, n, off+16+n)
 }
 
 // section reads the v7 section at off: its id and (decompressed) data.

@@ -135,3 +135,36 @@ func TestTruncatedFile(t *testing.T) {
 		t.Errorf("v7 cut at 100000: error %v, want %q", err, want)
 	}
 }
+
+// TestCutInOptionsSection: a v7 file cut inside its last options section
+// (at offset 225062 of pipe-multi.v7zstd.dat: a 16-byte header, then 93
+// bytes of data, to 225171) says it ends inside that section, not
+// "before" it: the cut at 225070 was reported as "ends at 225070 bytes,
+// before its options section at offset 225062".
+func TestCutInOptionsSection(t *testing.T) {
+	v7 := load(t, "pipe-multi.v7zstd.dat")
+	for _, c := range []struct {
+		cut  int
+		want string
+	}{
+		{225062, "trace.dat: the file ends at 225062 bytes, before its options section at offset 225062, which names"},
+		{225070, "trace.dat: the file ends at 225070 bytes, inside the 16-byte header of its options section at offset 225062, which names"},
+		{225100, "trace.dat: the file ends at 225100 bytes, inside its options section at offset 225062 (16 + 93 bytes, to offset 225171), which names"},
+	} {
+		t.Run(fmt.Sprint(c.cut), func(t *testing.T) {
+			_, meta, err := readBytes(v7[:c.cut])
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := ""
+			for _, w := range meta.Warnings.List() {
+				if w.Key == "truncated-options" {
+					got = w.Message
+				}
+			}
+			if !strings.HasPrefix(got, c.want) {
+				t.Errorf("truncated-options: %q\nwant it to start %q", got, c.want)
+			}
+		})
+	}
+}
