@@ -89,3 +89,22 @@ func (r *cliRun) wait() (string, string, int) {
 	<-r.done
 	return r.out.String(), r.err.String(), r.code
 }
+
+// cutCopy writes the first n bytes of the file src to a file called name
+// in a temporary directory (a trace cut short, as `head -c n`) and
+// returns its path.
+func cutCopy(t *testing.T, src, name string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n > len(b) {
+		t.Fatalf("%s has %d bytes, fewer than the %d to keep", src, len(b), n)
+	}
+	cut := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(cut, b[:n], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cut
+}

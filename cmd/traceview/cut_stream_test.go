@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,14 +11,7 @@ import (
 // command; it said "no sched_switch events in 72 events read (record with
 // 'perf sched record')", blaming the recording.
 func TestCutStreamBeforeSwitches(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/traces/sched-pipe-mode.data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(t.TempDir(), "cut.data")
-	if err := os.WriteFile(cut, b[:20000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := cutCopy(t, "../../testdata/traces/sched-pipe-mode.data", "cut.data", 20000)
 	for _, c := range [][]string{
 		{"latency"}, {"stats"}, {"timehist"}, {"map"}, {"replay", "--policy", "eevdf"}, {"export", "--format", "pprof", "-o", "-"},
 	} {

@@ -334,14 +334,7 @@ func TestFilterNoMatchFirst(t *testing.T) {
 	// With the reader's warnings (a .tv cut after its first block of 8192
 	// events, 4949 of them sched_switch, as latency counts them): the
 	// no-match line before them, in both formats.
-	b, err := os.ReadFile("../../testdata/traces/timeout-spin.tv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(t.TempDir(), "cut.tv")
-	if err := os.WriteFile(cut, b[:60000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := cutCopy(t, "../../testdata/traces/timeout-spin.tv", "cut.tv", 60000)
 	for _, format := range []string{"table", "json"} {
 		_, stderr, code = runCLI(t, "stats", "-o", format, "--time", "1,2", "-i", cut)
 		lines := strings.Split(stderr, "\n")

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -49,13 +47,5 @@ func TestInfoLostInCutFile(t *testing.T) {
 // second events block, to a temporary file and returns its path.
 func cutStressFork(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile("../../testdata/traces/stress-fork.2cpu.tv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(t.TempDir(), "cut.tv")
-	if err := os.WriteFile(cut, b[:80000], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return cut
+	return cutCopy(t, "../../testdata/traces/stress-fork.2cpu.tv", "cut.tv", 80000)
 }

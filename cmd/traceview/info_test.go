@@ -267,14 +267,7 @@ func TestTruncatedPerfData(t *testing.T) {
 	old := perfdata.LocalTracefs
 	perfdata.LocalTracefs = []string{"../../testdata/traces/killed-record.tracefs"}
 	defer func() { perfdata.LocalTracefs = old }()
-	b, err := os.ReadFile("../../testdata/traces/nice.2cpu.perf.data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(t.TempDir(), "cut.data")
-	if err := os.WriteFile(cut, b[:100000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := cutCopy(t, "../../testdata/traces/nice.2cpu.perf.data", "cut.data", 100000)
 	const warn = "warning: perf.data: the file ends 98776 bytes into its 239672-byte data section at offset 1224: 140896 bytes of records are missing"
 	out, errs, code := runCLI(t, "info", "-i", cut)
 	if code != 1 || !strings.Contains(out, strings.Replace(warn, "perf.data", cut, 1)) || !strings.Contains(out, "events by kind (886 in all)") || !regexp.MustCompile(`\n +lost +1\n`).MatchString(out) || !regexp.MustCompile(`\n +sched_switch +153\n`).MatchString(out) {
@@ -408,14 +401,7 @@ func TestInfoPartialCPUs(t *testing.T) {
 // 28464812848027 and 28465320485366 ns (507.637 ms apart).
 func TestInfoCutTVSpan(t *testing.T) {
 	const full = "../../testdata/traces/timeout-spin.tv"
-	b, err := os.ReadFile(full)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(t.TempDir(), "cut.tv")
-	if err := os.WriteFile(cut, b[:60000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := cutCopy(t, full, "cut.tv", 60000)
 	out, _, code := runCLI(t, "info", "-i", cut)
 	if code != 1 || strings.Contains(out, "samples (header)") || strings.Contains(out, "(trailer)") ||
 		!regexp.MustCompile(`\nevents \(read\): +28464\.812848 s to 28465\.320485 s \(507\.637 ms\)\n`).MatchString(out) {

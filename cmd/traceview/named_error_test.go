@@ -2,8 +2,6 @@ package main
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -53,14 +51,7 @@ func TestInfoCompareNameTheFile(t *testing.T) {
 		})
 	}
 	// A file cut inside its header: the open error names it once.
-	b, err := os.ReadFile(pipe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(t.TempDir(), "h50.data")
-	if err := os.WriteFile(cut, b[:50], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := cutCopy(t, pipe, "h50.data", 50)
 	for _, args := range [][]string{{"info", "-i", cut}, {"compare", cut, pipe}} {
 		want := args[0] + ": " + cut + ": file header at offset 0: truncated: corrupt trace"
 		if _, errs, code := runCLI(t, args...); code != 1 || errs != want {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -178,14 +176,7 @@ func TestReplayPredictsKernelThrottling(t *testing.T) {
 // all three hogs are its workload (the third still named sh: its exec is
 // past the cut), and the line names them by command: "hog ×2, sh".
 func TestReplayCensoredCapture(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/traces/nice.2cpu.perf.data")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := filepath.Join(t.TempDir(), "cut.data")
-	if err := os.WriteFile(cut, b[:150000], 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cut := cutCopy(t, "../../testdata/traces/nice.2cpu.perf.data", "cut.data", 150000)
 	out, errOut, code := runCLI(t, "replay", "-i", cut, "--policy", "eevdf", "--cpus", "1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
