@@ -92,3 +92,27 @@ func TestCensoredWholeSystem(t *testing.T) {
 		t.Errorf("with a traced command: %d censored, want 0", m.Stats.Censored)
 	}
 }
+
+// TestCensoredLiveRoot: the traced command (WorkloadRoot, tid 5) that did
+// not exit in the trace is censored whatever it was doing at the end:
+// `record -d 1s -- sleep 5` ends while sleep sleeps (one burst, then a
+// block the trace never saw woken). The same command exiting in the trace
+// is not.
+func TestCensoredLiveRoot(t *testing.T) {
+	const ms = 1_000_000
+	for _, c := range []struct {
+		last EndKind
+		want int
+	}{{EndBlock, 1}, {EndExit, 0}} {
+		m := &Model{NrCPUs: 1, WorkloadRoot: 5, Start: 0, End: 1000 * ms}
+		b := Burst{Len: ms, End: c.last}
+		if c.last == EndBlock {
+			b.Wake = Cause{Kind: CauseNever}
+		}
+		m.Tasks = []Task{{TID: 5, Comm: "sleep", Parent: -1, Workload: true, Start: 0, Last: ms, Repeat: -1, Bursts: []Burst{b}}}
+		(&extractor{m: m}).inferUntil()
+		if m.Stats.Censored != c.want || m.Tasks[0].Censored != (c.want == 1) {
+			t.Errorf("root ending %v: %d censored, want %d", c.last, m.Stats.Censored, c.want)
+		}
+	}
+}

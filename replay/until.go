@@ -244,6 +244,7 @@ func (x *extractor) inferUntil() {
 	}
 	x.loneSpinners(groups)
 	x.timerKills(groups)
+	x.censorLiveRoot()
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
 		if !tk.Workload {
@@ -278,6 +279,31 @@ func (x *extractor) censor(tk *Task) bool {
 		tk.Deadline = m.End - tk.Start
 	}
 	return true
+}
+
+// censorLiveRoot censors the traced command itself (the workload's root
+// task) when it did not exit in the trace, whatever it was doing at the
+// end: `record -d 1s -- sleep 5` stops while sleep sleeps (its last block
+// never woken), and a file of a record --rotate series other than the
+// last holds a command that goes on in the next file. The workload had
+// not ended when the capture did, so no makespan can be predicted (before,
+// "makespan 19.8 ms observed" for the sleep). A root that exited, or a
+// trace with no traced command, is left alone.
+func (x *extractor) censorLiveRoot() {
+	m := x.m
+	if m.WorkloadRoot < 0 {
+		return
+	}
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if !tk.Workload || tk.TID != m.WorkloadRoot || tk.Censored {
+			continue
+		}
+		if bs := tk.Bursts; len(bs) > 0 && bs[len(bs)-1].End != EndExit {
+			tk.Censored = true
+			m.Stats.Censored++
+		}
+	}
 }
 
 // forkWaitLoop reports whether task i of m is a loop that forks a child
