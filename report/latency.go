@@ -697,10 +697,17 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		// slice of their number: appended task by task, the largest row's
 		// (a million delays of bench/replaymem's messaging file) was copied
 		// at each growth.
+		//
+		// A task of which the filters keep nothing (filteredOut) is not
+		// merged: it would count in the row's task number ("true:(200)"
+		// for the 5 of 200 processes that ran in a 10 ms window).
 		idx := map[string]int{}
 		var nSamples []int
 		for i := range taskRows {
 			tr := &taskRows[i]
+			if filteredOut(tr, opts) {
+				continue
+			}
 			j, ok := idx[tr.Comm]
 			if !ok {
 				j = len(nSamples)
@@ -711,6 +718,9 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		}
 		for i := range taskRows {
 			tr := &taskRows[i]
+			if filteredOut(tr, opts) {
+				continue
+			}
 			j := idx[tr.Comm]
 			if j == len(rows) {
 				r := *tr

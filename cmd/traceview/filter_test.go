@@ -503,3 +503,24 @@ func TestCommEscape(t *testing.T) {
 		t.Errorf("latency --help does not document the escape:\n%s", stdout)
 	}
 }
+
+// TestLatencyFilterTaskCount: a merged row counts the tasks of its
+// command that the filters keep something of, not every task of the trace
+// with that name. In pipe-multi's window 1357.4157-1357.416 s (see
+// pipeMulti) sched-messaging is the one task 7410, running through it on
+// CPU 1, of the trace's many sched-messaging tasks; sched-pipe the two
+// tasks 8526 and 8535.
+func TestLatencyFilterTaskCount(t *testing.T) {
+	rows, _ := filterLatencyJSON(t, "-i", pipeMulti, "--time", "1357.4157,1357.416")
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%s:%s", r["comm"], jsonInt(r["nr_tasks"])))
+	}
+	if want := "sched-pipe:2 sched-messaging:1"; strings.Join(got, " ") != want {
+		t.Errorf("rows %q, want %q", strings.Join(got, " "), want)
+	}
+	all, _ := filterLatencyJSON(t, "-i", pipeMulti, "--comm", "sched-messaging")
+	if len(all) != 1 || jsonInt(all[0]["nr_tasks"]) == "1" {
+		t.Errorf("the whole trace: rows %v; want one sched-messaging row of more than 1 task", all)
+	}
+}

@@ -174,22 +174,23 @@ func TestReplayPredictsKernelThrottling(t *testing.T) {
 // predicted (issue 28 item 3). The cut lost the header's command line;
 // the traced command is the task first seen as perf-exec (sh, 13335), so
 // all three hogs are its workload (the third still named sh: its exec is
-// past the cut), and the line names them by command: "hog ×2, sh".
+// past the cut); sh itself, waiting for them, has not exited either (4
+// censored), and the line names them by command: "hog ×2, sh ×2".
 func TestReplayCensoredCapture(t *testing.T) {
 	cut := cutCopy(t, "../../testdata/traces/nice.2cpu.perf.data", "cut.data", 150000)
 	out, errOut, code := runCLI(t, "replay", "-i", cut, "--policy", "eevdf", "--cpus", "1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "3 still running when the capture ended (hog ×2, sh; censored: each runs at least to the capture's end; no makespan can be predicted)") {
+	if !strings.Contains(out, "4 still running when the capture ended (hog ×2, sh ×2; censored: each runs at least to the capture's end; no makespan can be predicted)") {
 		t.Errorf("no censored task on the workload line:\n%s", out)
 	}
-	if !strings.Contains(out, "the makespan cannot be predicted: 3 tasks were still running when the capture ended") {
+	if !strings.Contains(out, "the makespan cannot be predicted: 4 tasks were still running when the capture ended") {
 		t.Errorf("the verdict does not say the makespan cannot be predicted:\n%s", out)
 	}
 	// The policy line gives no makespan ratio either (it printed "makespan
 	// ... observed, ... predicted (ratio 1.013)").
-	if !strings.Contains(out, "policy eevdf on 1 CPU: makespan not predictable (3 tasks still running when the capture ended): ") ||
+	if !strings.Contains(out, "policy eevdf on 1 CPU: makespan not predictable (4 tasks still running when the capture ended): ") ||
 		strings.Contains(out, "(ratio ") {
 		t.Errorf("the policy line predicts a makespan:\n%s", out)
 	}
@@ -211,7 +212,7 @@ func TestReplayCensoredCapture(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Runs) != 1 || doc.Runs[0].SelfReplay.Censored != 3 || !doc.Runs[0].MakespanCensored {
+	if len(doc.Runs) != 1 || doc.Runs[0].SelfReplay.Censored != 4 || !doc.Runs[0].MakespanCensored {
 		t.Fatalf("self_replay: %+v", doc.Runs)
 	}
 	for _, r := range doc.Runs[0].SelfReplay.Rows {
