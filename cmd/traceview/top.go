@@ -49,13 +49,18 @@ func init() {
 			Short: "Live scheduling delays per comm, task or cgroup, aggregated in the kernel",
 			Long:  helpText("top"),
 			Args:  cobra.NoArgs,
-			RunE:  func(cmd *cobra.Command, args []string) error { return runTop(cmd, o) },
+			RunE: func(cmd *cobra.Command, args []string) error {
+				if err := o.windowFlags(cmd.Flags().Changed("duration"), cmd.Flags().Changed("interval")); err != nil {
+					return err
+				}
+				return runTop(cmd, o)
+			},
 		}
 		f := cmd.Flags()
 		f.StringVar(&o.by, "by", "comm", "rows per comm, task or cgroup")
 		f.StringVarP(&o.sort, "sort", "s", report.DefaultLatencySort, "sort keys, most significant first: runtime, switch, avg, max, sum")
 		f.BoolVar(&o.once, "once", false, "print one window (-d) and exit")
-		f.DurationVarP(&o.duration, "duration", "d", 2*time.Second, "the window of --once")
+		f.DurationVarP(&o.duration, "duration", "d", 2*time.Second, "the window of --once; without --once, the refresh interval (as procps top -d)")
 		f.DurationVar(&o.interval, "interval", time.Second, "refresh interval of the live table")
 		f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
 		f.StringVar(&o.metrics, "metrics", "", "serve Prometheus metrics at HOST:PORT/metrics, e.g. 127.0.0.1:9464")
@@ -430,6 +435,21 @@ func histBuckets(h [ebpf.HistBuckets]int64) map[float64]uint64 {
 		out[float64(uint64(1)<<(i+1))/1e9] = cum
 	}
 	return out
+}
+
+// windowFlags makes -d the refresh interval of the live table when it is
+// given without --once (dSet) and --interval is not (iSet), as procps
+// top's -d is its delay between refreshes: 'top -d 2s' refreshed every 1 s
+// and said nothing. Both given without --once is a usage error.
+func (o *topOptions) windowFlags(dSet, iSet bool) error {
+	if o.once || !dSet {
+		return nil
+	}
+	if iSet {
+		return usageErrorf("top: -d is the window of --once; the live table refreshes every --interval: give one of them")
+	}
+	o.interval = o.duration
+	return nil
 }
 
 // plan checks top's command line before anything is loaded: --by, -o,

@@ -654,3 +654,25 @@ func TestTopTableHostileNames(t *testing.T) {
 		})
 	}
 }
+
+// TestTopWindowFlags: without --once, -d is the refresh interval (procps
+// top's -d); with --once it is the window and --interval is left alone;
+// -d and --interval together without --once are a usage error.
+func TestTopWindowFlags(t *testing.T) {
+	for _, c := range []struct {
+		once, dSet, iSet bool
+		interval         time.Duration
+		err              bool
+	}{
+		{false, true, false, 3 * time.Second, false},
+		{false, false, false, time.Second, false},
+		{true, true, false, time.Second, false},
+		{false, true, true, 0, true},
+	} {
+		o := topOptions{once: c.once, duration: 3 * time.Second, interval: time.Second}
+		err := o.windowFlags(c.dSet, c.iSet)
+		if (err != nil) != c.err || !c.err && o.interval != c.interval {
+			t.Errorf("%+v: interval %v, err %v", c, o.interval, err)
+		}
+	}
+}
