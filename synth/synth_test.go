@@ -177,6 +177,9 @@ func TestParseEmptyWorkload(t *testing.T) {
 	}{
 		{"latt", []string{"loops=0", "jobs=0"}, "synth latt: jobs=0 loops=0: task latt has no CPU burst (each task needs some work)"},
 		{"messaging", []string{"groups=0"}, "synth messaging: groups=0 make no CPU burst: nothing to simulate (raise the counts)"},
+		// Tasks that only start and exit (no message, no round trip).
+		{"messaging", []string{"loops=0"}, "synth messaging: loops=0: want 1..1000000"},
+		{"pipe", []string{"loops=0"}, "synth pipe: loops=0: want 1..1000000"},
 		{"latt", []string{"jobs=0"}, ""},
 		{"massive_intr", []string{"procs=0"}, ""},
 	} {

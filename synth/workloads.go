@@ -64,6 +64,9 @@ func init() {
 			return Messaging(1, v.Int("groups"), v.Int("loops"), v.Int("fds"), v.Dur("send"), v.Dur("recv"), v.Int("by_loop") != 0)
 		},
 		Bursts: func(v Values) float64 { return v.f("groups") * v.f("fds") * (v.f("fds")*v.f("loops") + 2) },
+		// loops=0 or fds=0: tasks that start and exit with no message, a
+		// trace of nothing to measure (groups=0 is refused as empty).
+		Min: map[string]int64{"loops": 1, "fds": 1},
 	})
 	register(Generator{
 		Name:    "pipe",
@@ -76,6 +79,7 @@ func init() {
 		},
 		Build:  func(v Values) *replay.Model { return Pipe(1, v.Int("loops"), v.Dur("work")) },
 		Bursts: func(v Values) float64 { return 2*v.f("loops") + 2 },
+		Min:    map[string]int64{"loops": 1}, // no round trip: nothing to measure
 	})
 	register(Generator{
 		Name:    "manytasks",
