@@ -158,6 +158,9 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		// wait time and sch delay are "-".
 		m.Warnings.AddN("delay-unrecorded-cpu", int(result.UnrecordedDelays), "scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event (a capture of some CPUs only), so it may have run there")
 	}
+	if m := src.Meta(); m != nil {
+		unchainedWarnings(m, &result)
+	}
 	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	if m := src.Meta(); opt.CallGraph && ksyms == nil && running.table() == nil && m != nil && len(m.Stacks) > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: kernel frames of the callchains are unnamed ([unknown]): the trace is from kernel %q, not the running one; give --kallsyms FILE (its /proc/kallsyms)\n", m.OSRelease)
@@ -352,4 +355,18 @@ func openRunsWarning(runs []perfcompat.TimehistOpenRun, window bool) string {
 	}
 	return fmt.Sprintf("%d tasks were still running when %s: their last runs, %.3f ms in all, are not in the summary's run times (a run counts at its switch-out, as perf counts it): %s",
 		len(runs), ended, float64(sum)/1e6, strings.Join(each, "; "))
+}
+
+// unchainedWarnings adds to m, per CPU, the switches timehist saw switch
+// out a task the CPU's previous switch had not switched in (the key and
+// the first words are latency's, sched-switch-chain-cpuN): the run time
+// perf's rule charges to the switched-out task may be another's.
+func unchainedWarnings(m *trace.Meta, r *perfcompat.TimehistResult) {
+	for cpu, n := range r.Unchained {
+		if n > 0 {
+			m.Warnings.Add(fmt.Sprintf("sched-switch-chain-cpu%d", cpu), // the message states the count
+				"CPU %d: %d of %d sched_switch events switched out a task that the CPU's previous sched_switch had not switched in (the trace lacks a switch between them); as perf, the run time is charged to the task switched out, %.3f ms in all on every CPU, which may have been another task's",
+				cpu, n, r.Switches[cpu], float64(r.UnchainedNs)/1e6)
+		}
+	}
 }

@@ -90,6 +90,14 @@ type TimehistResult struct {
 	// capture cut while a hog ran shows it with a fraction of its CPU.
 	// By CPU.
 	OpenRuns []TimehistOpenRun
+	// Switches and Unchained count, per CPU, the sched_switch events and
+	// those that switched out a task the CPU's previous sched_switch had
+	// not switched in (the trace lacks a switch between them, as PID 1's
+	// threads on this VM): perf charges the switched-out task the run
+	// time from that previous switch, UnchainedNs in all, which may have
+	// been another task's.
+	Switches, Unchained []int64
+	UnchainedNs         int64
 }
 
 // TimehistOpenRun is a task running on CPU from its switch-in at Start to
@@ -123,11 +131,14 @@ type timehist struct {
 	idle       []*timehistThread // per CPU (perf's idle_threads)
 	lastSwitch []int64           // ns, per CPU: previous sched_switch (tprev)
 	curIn      []trace.TID       // per CPU: the task that switch switched in
-	lastTime   int64             // ns: the latest scheduler event's time
-	commWidth  int
-	maxCPU     int // perf's sched->max_cpu (starts at the online CPU count)
-	nrCPUs     int // online CPUs
-	maxSeen    int // highest CPU number seen
+	// switches and unchained per CPU, unchainedNs: TimehistResult's.
+	switches, unchained []int64
+	unchainedNs         int64
+	lastTime            int64 // ns: the latest scheduler event's time
+	commWidth           int
+	maxCPU              int // perf's sched->max_cpu (starts at the online CPU count)
+	nrCPUs              int // online CPUs
+	maxSeen             int // highest CPU number seen
 	// cpusGuessed: the CPU count was unknown when the events began (perf's
 	// fallback of 4 stands in until the summary; see lateCPUs).
 	cpusGuessed bool
@@ -242,6 +253,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	}
 	if r := th.opt.Result; r != nil {
 		r.UnrecordedDelays = th.unrecordedDelays
+		r.Switches, r.Unchained, r.UnchainedNs = th.switches, th.unchained, th.unchainedNs
 	}
 	if th.opt.Summary {
 		th.lateCPUs(src.Meta())
@@ -534,10 +546,18 @@ func (th *timehist) switchEvent(e *trace.Event) {
 		}
 		tr.hasOff = false // a new wait (or none)
 	}
-	th.lastSwitch[cpu] = e.Time
 	for len(th.curIn) <= cpu {
 		th.curIn = append(th.curIn, -1)
 	}
+	for len(th.switches) <= cpu {
+		th.switches, th.unchained = append(th.switches, 0), append(th.unchained, 0)
+	}
+	th.switches[cpu]++
+	if in := th.curIn[cpu]; in >= 0 && in != e.TID {
+		th.unchained[cpu]++
+		th.unchainedNs += e.Time - th.lastSwitch[cpu]
+	}
+	th.lastSwitch[cpu] = e.Time
 	th.curIn[cpu] = e.NextTID
 }
 

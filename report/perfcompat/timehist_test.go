@@ -536,3 +536,21 @@ func TestTimehistOpenRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestTimehistUnchained: CPU 0 switches alpha in at 1000 ns, then a switch
+// at 1500 ns switches out beta, which no switch put there (the trace lacks
+// alpha's switch-out and beta's switch-in), then beta switches to alpha at
+// 2000 and alpha out at 2600. Switches on CPU 0: 4, of which 1 unchained,
+// charged 1500 − 1000 = 500 ns from the previous switch (perf charges beta).
+func TestTimehistUnchained(t *testing.T) {
+	evs := []trace.Event{timehistComm(10, "alpha"), timehistComm(20, "beta"),
+		timehistSw(1000, 0, 0, 0, 10), timehistSw(1500, 0, 20, trace.StateRunning, 0),
+		timehistSw(2000, 0, 0, 0, 10), timehistSw(2600, 0, 10, trace.StateInterruptible, 0)}
+	var r TimehistResult
+	if err := Timehist(io.Discard, trace.NewSliceSource(evs, nil), TimehistOptions{Result: &r}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(r.Switches, r.Unchained, r.UnchainedNs) != "[4] [1] 500" {
+		t.Errorf("switches %v, unchained %v, %d ns; want [4] [1] 500", r.Switches, r.Unchained, r.UnchainedNs)
+	}
+}
