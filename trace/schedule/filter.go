@@ -255,8 +255,8 @@ func (f *Filter) Clip(start, end int64) (int64, int64, bool) {
 	return start, end, end > start
 }
 
-// clipRuntime returns sched_stat_runtime e clipped to the window, and
-// whether any of it is inside. e accounts the task's run of e.Runtime ns
+// clipRuntime returns the time and run time of sched_stat_runtime e
+// clipped to the window, and whether any of it is inside. e accounts the task's run of e.Runtime ns
 // that ended at e.Time (update_curr charges now − exec_start, and
 // exec_start is set when the task is switched in and at each update:
 // kernel/sched/fair.c v6.18), so it is taken as the run [e.Time −
@@ -267,20 +267,18 @@ func (f *Filter) Clip(start, end int64) (int64, int64, bool) {
 // the clock of run time leaves out, interrupts under
 // IRQ_TIME_ACCOUNTING, makes the run start a little later than it did:
 // the clip may keep a little less than it ran in the window, never more.)
-func (f *Filter) clipRuntime(e *trace.Event) (trace.Event, bool) {
-	c := *e
+func (f *Filter) clipRuntime(e *trace.Event) (at, runtime int64, in bool) {
 	if f == nil || f.Start == 0 && f.End == 0 {
-		return c, true
+		return e.Time, e.Runtime, true
 	}
 	if e.Runtime <= 0 {
-		return c, f.Time(e.Time)
+		return e.Time, e.Runtime, f.Time(e.Time)
 	}
 	start, end, ok := f.Clip(e.Time-e.Runtime, e.Time)
 	if !ok {
-		return c, false
+		return e.Time, e.Runtime, false
 	}
-	c.Time, c.Runtime = end, end-start
-	return c, true
+	return end, end - start, true
 }
 
 // Filter returns the Builder's filter (nil: none): a copy of

@@ -410,6 +410,9 @@ type Builder struct {
 	undecided map[*Task][]Delay
 	// undecidedRT: the same tasks' sched_stat_runtime events.
 	undecidedRT map[*Task][]trace.Event
+	// clipped is a sched_stat_runtime clipped to the filter's window
+	// (Filter.clipRuntime), as the hooks see it.
+	clipped trace.Event
 
 	// C counts what was met; read it after Finish.
 	C Counters
@@ -680,22 +683,30 @@ func (b *Builder) observe(e *trace.Event) {
 		if t := b.task(e.TID, e.PID, e.Comm); t != nil {
 			b.haveRuntime = true
 			f := b.opts.Filter
-			c, in := f.clipRuntime(e)
+			at, ran, in := f.clipRuntime(e)
 			if !in || !f.CPU(e.CPU) {
 				break
+			}
+			c := e
+			if at != e.Time || ran != e.Runtime {
+				// Clipped: a copy the Builder owns (no allocation per
+				// event; the hooks do not keep it).
+				b.clipped = *e
+				b.clipped.Time, b.clipped.Runtime = at, ran
+				c = &b.clipped
 			}
 			if f != nil && f.Cgroups != nil && t.Cgroup == 0 {
 				// Decided with the task's delays (undecided).
 				if b.undecidedRT == nil {
 					b.undecidedRT = map[*Task][]trace.Event{}
 				}
-				b.undecidedRT[t] = append(b.undecidedRT[t], c)
+				b.undecidedRT[t] = append(b.undecidedRT[t], *c)
 				break
 			}
 			if !f.Task(t) {
 				break
 			}
-			b.emitRuntime(t, &c)
+			b.emitRuntime(t, c)
 		}
 	case trace.KindFork:
 		b.task(e.TID, e.PID, e.Comm)
