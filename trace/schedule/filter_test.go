@@ -266,7 +266,7 @@ func TestRuntimeEventAllocs(t *testing.T) {
 		b := schedule.New(schedule.Options{Filter: f}, schedule.Hooks{Runtime: func(*schedule.Task, *trace.Event, bool) {}})
 		e := trace.NewEvent(100, 0, trace.KindRuntime)
 		e.TID, e.PID, e.Comm, e.Runtime = 7, 7, "w", 95 // clipped at 10 by the window
-		b.Observe(&e) // the task's first event makes it
+		b.Observe(&e)                                   // the task's first event makes it
 		if n := testing.AllocsPerRun(100, func() { e.Time += 100; b.Observe(&e) }); n != 0 {
 			t.Errorf("filter %v: %.1f allocations per sched_stat_runtime, want 0", f, n)
 		}
