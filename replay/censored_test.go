@@ -116,3 +116,46 @@ func TestCensoredLiveRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandBeforeTrace: a traceview record capture of a command
+// ("traceview record -o r.tv -- stress-ng ...") whose file holds no fork
+// of it started after the command did (a later file of a --rotate
+// series): the workload is every task (WorkloadRoot -1, CommandBefore),
+// where a guess took the one child forked inside (tid 51, 6 ms) for the
+// whole command. With the recorder's fork of the command in the file,
+// that child is the traced command.
+func TestCommandBeforeTrace(t *testing.T) {
+	sw := func(at int64, prev trace.TID, st trace.TaskState, next trace.TID) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindSwitch)
+		e.TID, e.PID, e.PrevState, e.NextTID, e.NextPID, e.Prio, e.NextPrio = prev, trace.PID(prev), st, next, trace.PID(next), 120, 120
+		e.Comm, e.NextComm = map[trace.TID]string{0: "swapper", 10: "traceview", 50: "stress-ng-fork", 51: "stress-ng-fork"}[prev],
+			map[trace.TID]string{0: "swapper", 10: "traceview", 50: "stress-ng-fork", 51: "stress-ng-fork"}[next]
+		return e
+	}
+	fork := func(at int64, parent, child trace.TID, parentComm, childComm string) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindFork)
+		e.TID, e.PID, e.Comm, e.ChildTID, e.ChildPID, e.ChildComm = parent, trace.PID(parent), parentComm, child, trace.PID(child), childComm
+		return e
+	}
+	meta := func() *trace.Meta {
+		return &trace.Meta{Tool: "traceview record (tp_btf)", Cmdline: []string{"traceview", "record", "-o", "r.tv", "--", "stress-ng", "--fork", "1"}, NrCPUs: 1}
+	}
+	later := []trace.Event{sw(1000, 0, 0, 50), fork(2000, 50, 51, "stress-ng-fork", "stress-ng-fork"), sw(3000, 50, trace.StateInterruptible, 51),
+		sw(9000, 51, trace.StateDead, 50), sw(500_000, 50, trace.StateRunning, 0)}
+	m, err := Extract(trace.NewSliceSource(later, meta()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.CommandBefore || m.WorkloadRoot != -1 {
+		t.Errorf("a file without the command's fork: CommandBefore %v, root %d; want true, -1", m.CommandBefore, m.WorkloadRoot)
+	}
+	first := []trace.Event{sw(100, 0, 0, 10), fork(200, 10, 51, "traceview", "stress-ng-fork"), sw(300, 10, trace.StateInterruptible, 51),
+		sw(9000, 51, trace.StateDead, 0)}
+	m, err = Extract(trace.NewSliceSource(first, meta()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.CommandBefore || m.WorkloadRoot != 51 {
+		t.Errorf("a file with the command's fork: CommandBefore %v, root %d; want false, 51", m.CommandBefore, m.WorkloadRoot)
+	}
+}

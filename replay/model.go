@@ -405,6 +405,11 @@ type Model struct {
 	// WorkloadRoot is the TID of the traced command (the child of the
 	// recorder), -1 when none was found; Workload tasks descend from it.
 	WorkloadRoot trace.TID
+	// CommandBefore is set when the trace is a traceview record capture
+	// of a command that started before it (no fork of the command in it:
+	// a later file of a record --rotate series, or a --ring dump); the
+	// workload is then every task (WorkloadRoot -1).
+	CommandBefore bool
 	// TracedSession is the autogroup session inferTracedSession put the
 	// traced command in, with its evidence (Leader 0: none).
 	TracedSession SessionEvidence

@@ -28,6 +28,18 @@ func (x *extractor) findWorkload() {
 	if m.WorkloadRoot < 0 {
 		x.recorderChild()
 	}
+	if m.WorkloadRoot < 0 && m.commandBeforeTrace() {
+		// traceview record forks its command once the capture runs: a
+		// file without that fork starts after it (a later file of a
+		// --rotate series, a --ring dump). Its process tree cannot be
+		// told from the tasks in the file (they come without their
+		// forks), and a guess picked one short-lived child as the whole
+		// workload ("makespan 6.5 ms" for a file of 500 ms of the
+		// command's work): the workload is every task, as in a capture
+		// of the whole system.
+		m.CommandBefore = true
+		return
+	}
 	if m.WorkloadRoot < 0 {
 		// The recorder's command line: "perf sched record ... -- CMD ARGS";
 		// the traced command is the first task named after CMD.
@@ -73,6 +85,13 @@ func (x *extractor) findWorkload() {
 			m.Tasks[i].Workload = true
 		}
 	}
+}
+
+// commandBeforeTrace reports whether the trace is a traceview record
+// capture of a command (its command line has "--"), whose fork of it the
+// file must then hold unless the command started before the file did.
+func (m *Model) commandBeforeTrace() bool {
+	return strings.HasPrefix(m.Meta.Tool, "traceview record") && slices.Contains(m.Meta.Cmdline, "--")
 }
 
 // NoCommand reports whether the recorder's command line says that no

@@ -612,8 +612,11 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 		// capture of the whole system): there is no command's tree to
 		// count, where the line said "0 tasks" of a 6-task workload.
 		why := "no task forked by the recorder"
-		if m.NoCommand() {
+		switch {
+		case m.NoCommand():
 			why = "a capture of the whole system: the recorder's command line has no command"
+		case m.CommandBefore:
+			why = "the traced command started before the trace did, as in a later file of a record --rotate series or a --ring dump: its process tree cannot be told"
 		}
 		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s; %s\n", why, set, censored, pools)
 	} else {
