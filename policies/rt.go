@@ -8,9 +8,11 @@ package policies
 // priority when its previous CPU is busy with higher priority
 // (select_task_rq_rt / find_lowest_rq).
 //
-// Not modelled: RT throttling (sched_rt_runtime_us = 950 ms per 1 s) and
-// the 6.12+ fair deadline server; the push/pull IPIs are reduced to a pull
-// when a CPU goes newly idle.
+// RT throttling (sched_rt_runtime_us = 950 ms per 1 s) and the 6.12+ fair
+// deadline server are the Stack's (RT below a fair policy), not this
+// class's: the "fifo" and "rr" policies alone have no fair task to serve.
+// Not modelled: the push/pull IPIs are reduced to a pull when a CPU goes
+// newly idle.
 
 // RRTimeslice is sched_rr_timeslice: RR_TIMESLICE = 100 ms
 // (include/linux/sched/rt.h, "RR_TIMESLICE (100 * HZ / 1000)").

@@ -9,10 +9,18 @@ package policies
 // 2.6.25 (kernel/sched/rt.c, sched_rt_runtime_us / sched_rt_period_us,
 // 950 ms per 1 s by default) and, from 6.12, as the fair deadline server
 // guarantees fair tasks their share (kernel/sched/deadline.c
-// fair_server_init: 50 ms per 1 s): once a CPU's RT tasks used RTRuntime of
-// the current RTPeriod (periods aligned to the simulation's start), its
-// waiting fair tasks run until the period ends. Policies of eras before
-// that (2.4, O(1), SD, BFS) leave it 0.
+// fair_server_init: 50 ms per 1 s; deferred since "sched/deadline:
+// Deferrable dl server", v6.12: it runs the fair tasks only once they have
+// waited out period − runtime): a CPU's period starts when its fair tasks
+// start waiting behind its RT tasks (the fair server starts with the
+// first fair task queued), and once its RT tasks used RTRuntime of it,
+// the waiting fair tasks run until the period ends; a period in which
+// no fair task waits any more ends with it. Real recordings of this VM
+// (Linux 6.18, `chrt -f 10 stress-ng --cpu 2` beside the recorder):
+// each CPU's RT hog ran 915-950 ms, then a fair task 50 ms. The period
+// was aligned to the simulation's start before, which let an RT hog that
+// began inside a period run up to 1.95 s unthrottled. Policies of eras
+// before throttling (2.4, O(1), SD, BFS) leave RTRuntime 0.
 type Stack struct {
 	RT   *RT
 	Fair Policy
@@ -21,14 +29,14 @@ type Stack struct {
 
 	sim    Sim
 	rtUsed []int64 // per CPU: RT run time in period
-	period []int64 // per CPU: index of the period rtUsed counts
+	anchor []int64 // per CPU: ns, the start of the period rtUsed counts (-1: none: no fair task waits)
 }
 
 // RTThrottleParams are the RT throttling parameters of the policies whose
 // kernels throttle RT tasks (cfs, eevdf).
 var RTThrottleParams = []Param{
 	{Name: "rt_runtime", Kind: ParamDuration, Default: "950ms",
-		Doc:    "RT tasks' CPU time per rt period before waiting fair tasks run (0: never throttled); the period is 1 s",
+		Doc:    "RT tasks' CPU time per rt period before waiting fair tasks run (0: never throttled); the period is 1 s from when fair tasks start waiting behind them",
 		Source: "kernel/sched/rt.c sched_rt_runtime_us 950000 / sched_rt_period_us 1000000 (v2.6.25+); the 6.12+ fair server's 50 ms per 1 s, kernel/sched/deadline.c",
 		Min:    0, Max: 1_000_000_000},
 }
@@ -46,13 +54,18 @@ func (s *Stack) throttled(cpu int) bool {
 		return false
 	}
 	s.roll(cpu)
-	return s.rtUsed[cpu] >= s.RTRuntime && s.sim.NrRunning(cpu) > s.RT.Queued(cpu)
+	return s.anchor[cpu] >= 0 && s.rtUsed[cpu] >= s.RTRuntime && s.fairWaits(cpu)
 }
 
-// roll starts a new period's accounting on cpu when the period changed.
+// fairWaits reports whether fair tasks are queued on cpu.
+func (s *Stack) fairWaits(cpu int) bool { return s.sim.NrRunning(cpu) > s.RT.Queued(cpu) }
+
+// roll ends cpu's period once RTPeriod has passed since it began (the
+// server's replenishment): the next one starts when fair tasks wait
+// again.
 func (s *Stack) roll(cpu int) {
-	if p := s.sim.Now() / s.RTPeriod; p != s.period[cpu] {
-		s.period[cpu], s.rtUsed[cpu] = p, 0
+	if s.anchor[cpu] >= 0 && s.sim.Now()-s.anchor[cpu] >= s.RTPeriod {
+		s.anchor[cpu], s.rtUsed[cpu] = -1, 0
 	}
 }
 
@@ -65,9 +78,9 @@ func (s *Stack) Name() string { return s.Fair.Name() }
 // Init implements Policy.
 func (s *Stack) Init(sim Sim) {
 	s.sim = sim
-	s.rtUsed, s.period = make([]int64, sim.NumCPUs()), make([]int64, sim.NumCPUs())
-	for i := range s.period {
-		s.period[i] = -1
+	s.rtUsed, s.anchor = make([]int64, sim.NumCPUs()), make([]int64, sim.NumCPUs())
+	for i := range s.anchor {
+		s.anchor[i] = -1
 	}
 	s.RT.Init(sim)
 	s.Fair.Init(sim)
@@ -125,9 +138,19 @@ func (s *Stack) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool
 func (s *Stack) UpdateCurr(cpu int, curr *Task, delta int64) {
 	if curr.Class.RealTime() && s.RTRuntime > 0 {
 		s.roll(cpu)
-		s.rtUsed[cpu] += delta
-		if s.throttled(cpu) {
-			s.sim.Resched(cpu)
+		switch {
+		case s.fairWaits(cpu):
+			if s.anchor[cpu] < 0 {
+				s.anchor[cpu] = s.sim.Now() - delta // they waited through this run
+			}
+			s.rtUsed[cpu] += delta
+			if s.throttled(cpu) {
+				s.sim.Resched(cpu)
+			}
+		default:
+			// No fair task to serve: the server stops (dl_server_stop
+			// when the fair class empties), and the period with it.
+			s.anchor[cpu], s.rtUsed[cpu] = -1, 0
 		}
 	}
 	s.of(curr).UpdateCurr(cpu, curr, delta)

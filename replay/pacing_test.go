@@ -574,3 +574,23 @@ func TestInferForkWaitLoop(t *testing.T) {
 		t.Errorf("stats %+v: want 2 deadline-bound, 4 count-bound", m.Stats)
 	}
 }
+
+// TestRTThrottlingAnchor: the period of RT throttling (the 6.12+ fair
+// server) starts when the fair tasks start waiting behind the RT class,
+// not at a boundary of the simulation's clock. The fair hog runs alone
+// from 0; the FIFO hog (prio 89) arrives at 500 ms and takes the CPU. The
+// fair hog waits from 500 ms: the RT hog may use 950 ms of the period
+// [500, 1500) ms, checked at the tick (HZ 250: the tick at 1452 ms finds
+// 952 ms used), and the fair hog runs [1452, 1500) ms, 48 ms of that
+// second. With periods aligned to the simulation's start it ran none of
+// it: the RT hog used 500 ms of [0, 1000) and ran on unthrottled into the
+// next period, to 1952 ms.
+func TestRTThrottlingAnchor(t *testing.T) {
+	m := hogModel(2_000_000_000, 120, 89)
+	m.Tasks[1].Start = 500_000_000
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	fair := runs(res.Events())[100]
+	if got := ranBefore(fair, 1_500_000_000) - ranBefore(fair, 500_000_000); got != 48_000_000 {
+		t.Errorf("the fair hog ran %.3f ms in [500, 1500) ms, want 48 (%v)", float64(got)/1e6, fair)
+	}
+}
