@@ -281,6 +281,11 @@ type noTraceError struct {
 }
 
 func (e *noTraceError) Error() string {
+	if isPattern(e.path) && !e.positional {
+		// A glob the shell did not expand (quoted, or matching nothing):
+		// -i takes one trace.
+		return fmt.Sprintf("%s: no such file: -i takes one trace, not a pattern (latency and compare read several: traceview latency '%s')", e.path, e.path)
+	}
 	if e.positional {
 		return fmt.Sprintf("%s: no such file (see 'traceview formats' for the traces traceview reads)", e.path)
 	}

@@ -216,3 +216,14 @@ func TestLenientFlag(t *testing.T) {
 		t.Errorf("a run without --lenient after one with it: exit %d, want 1", code)
 	}
 }
+
+// TestInputPattern: a glob given to -i (quoted, or matching nothing) is
+// not a file: the error says -i takes one trace and which commands read
+// several, where it said only "no such file".
+func TestInputPattern(t *testing.T) {
+	_, stderr, code := runCLI(t, "replay", "--policy", "eevdf", "-i", "nosuch/r.*.tv")
+	want := "nosuch/r.*.tv: no such file: -i takes one trace, not a pattern (latency and compare read several: traceview latency 'nosuch/r.*.tv')"
+	if code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+}
