@@ -144,3 +144,20 @@ func TestLatencyRingDumps(t *testing.T) {
 		t.Errorf("stderr lacks %q:\n%s", want, errs)
 	}
 }
+
+// TestTimehistOpenRunNamed: the summary's note on a run still going when
+// the trace ended (b switched in at 2 ms, the trace's last event, a's
+// wakeup, at 500 ms: 498 ms, over 1 % of the span) is a warning of the
+// trace, named with its file and first, as the answer's scope, not an
+// unnamed line after them.
+func TestTimehistOpenRunNamed(t *testing.T) {
+	evs := seriesEvents()
+	late := evs[3] // a woken by b
+	late.Time = 500_000_000
+	path := writeSeriesPart(t, t.TempDir(), "open.tv", "test", []trace.Event{evs[0], evs[1], evs[2], late})
+	_, errs, code := runCLI(t, "timehist", "-S", "-i", path)
+	want := "warning: " + path + ": 1 task was still running when the trace ended: its last run is not in the summary's run times (a run counts at its switch-out, as perf counts it): b[20] on CPU 0 since 0.002000 s, 498.000 ms\n"
+	if code != 0 || !strings.HasPrefix(errs, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant it to start with\n%s", code, errs, want)
+	}
+}

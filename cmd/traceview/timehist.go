@@ -147,8 +147,10 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", ext.noMatch(given, comms))
 	}
-	if len(result.OpenRuns) > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", openRunsWarning(result.OpenRuns, flt != nil && flt.End != 0))
+	if m := src.Meta(); len(result.OpenRuns) > 0 && m != nil {
+		// Named with the trace's other warnings, first and in full
+		// (answerKey): it says what the summary's run times leave out.
+		m.Warnings.Add("timehist-open-runs", "%s", openRunsWarning(result.OpenRuns, flt != nil && flt.End != 0))
 	}
 	if err := out.flush(); err != nil {
 		return err

@@ -41,7 +41,7 @@ var warningKinds = []struct {
 		"tracedat-clock", "tracedat-metadata"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
 		"cgroup-v1-unattributed", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
-		"no-task-pt-regs", "ring-dump", "ring-dump-overlap"}},
+		"no-task-pt-regs", "ring-dump", "ring-dump-overlap", "timehist-open-runs"}},
 }
 
 // lostWindowKey is the key of a trace.LostWindow turned into a warning by
@@ -156,7 +156,8 @@ var readerPrefixes = []string{"perf.data: ", "trace.dat: ", "perfetto: ", "trace
 // input, and reads as every command prints it: named only where its
 // reader named its format.
 func namedWarning(name, prefix string, wn trace.Warning) string {
-	if answerKey(wn.Key) && prefix == "" && !readerNamed(wn.Message) {
+	if (wn.Key == "latency-empty" || wn.Key == "stats-empty") && prefix == "" && !readerNamed(wn.Message) {
+		// "nothing matched the filters ...": the views print it so too.
 		return wn.String()
 	}
 	return namedMessage(name, prefix, wn.String())
@@ -255,6 +256,12 @@ func lostWindowsLine(counts []uint64) string {
 			unknown++
 		}
 	}
+	if unknown == len(counts) {
+		// Only unobserved windows (a ring's start, a file cut inside a
+		// round, a gap between ring dumps): no count, and the cause is
+		// not the kernel's full buffers.
+		return fmt.Sprintf("%d windows where a CPU went unobserved (events lost, number unknown; the warnings above or -v say why); -v lists each window", unknown)
+	}
 	s := fmt.Sprintf("%d events lost in %d windows", events, len(counts)-unknown)
 	if unknown > 0 {
 		s += fmt.Sprintf(", and %d windows where a CPU went unobserved (events lost, number unknown)", unknown)
@@ -278,7 +285,7 @@ func lostWindowsLine(counts []uint64) string {
 func answerKey(key string) bool {
 	switch key {
 	case "latency-empty", "stats-empty", "latency-runtime-none", "cgroup-v1-unattributed",
-		partialCPUsKey, "not-system-wide", "switch-records":
+		partialCPUsKey, "not-system-wide", "switch-records", "timehist-open-runs":
 		return true
 	}
 	return false

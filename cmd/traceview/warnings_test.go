@@ -205,7 +205,7 @@ func TestWriteWarningsRecordingScope(t *testing.T) {
 	ws = m.Warnings.List()
 	var b strings.Builder
 	writeWarnings(&b, "t.data", "", ws)
-	want := "warning: the trace holds sched_switch events of 1 CPU only (CPU 0) of the machine's 2\n" +
+	want := "warning: t.data: the trace holds sched_switch events of 1 CPU only (CPU 0) of the machine's 2\n" +
 		"warning: t.data: no sched tracepoints\n" +
 		"warning: t.data: 2 warnings: 1 about missing wakeups, 1 about event order; -v for detail\n"
 	if got := b.String(); got != want {
@@ -254,5 +254,17 @@ func TestConvertedWarningsNameTheSource(t *testing.T) {
 	_, errs, code := runCLI(t, "latency", "-i", tv)
 	if code != 0 || !strings.HasPrefix(errs, "warning: "+tv+": converted from "+cut+": the file ends ") {
 		t.Errorf("latency of the .tv: exit %d, stderr:\n%s", code, errs)
+	}
+}
+
+// TestLostWindowsLineUnobservedOnly: windows with no count only (a file cut
+// inside a round, a gap between ring dumps) are not blamed on the kernel's
+// full buffers, and no "0 events lost in 0 windows" leads the line.
+func TestLostWindowsLineUnobservedOnly(t *testing.T) {
+	if got, want := lostWindowsLine([]uint64{0, 0}), "2 windows where a CPU went unobserved (events lost, number unknown; the warnings above or -v say why); -v lists each window"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := lostWindowsLine([]uint64{5, 0}); !strings.HasPrefix(got, "5 events lost in 1 windows, and 1 windows where a CPU went unobserved") || !strings.Contains(got, "the recorder's buffers were full") {
+		t.Errorf("with a counted window: %q", got)
 	}
 }
