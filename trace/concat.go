@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -187,13 +186,4 @@ func (c *concat) endPart() {
 	}
 	c.k++
 	c.begun, c.skipped = false, 0
-}
-
-// String names the parts for messages: "a.001.tv ... a.013.tv (13
-// parts)".
-func (c *concat) String() string {
-	if len(c.names) == 0 {
-		return "no parts"
-	}
-	return fmt.Sprintf("%s ... %s (%d parts)", c.names[0], c.names[len(c.names)-1], len(c.names))
 }

@@ -600,17 +600,13 @@ func ReadAll(src Source) ([]Event, error) {
 // same host, recorder and command line, a traceview capture, and time
 // ranges that do not overlap. A task in several of them is one task.
 func OneCapture(metas ...*Meta) bool {
-	if len(metas) < 2 {
+	if !OneRecording(metas...) {
 		return false
 	}
 	type span struct{ from, to int64 }
-	var spans []span
-	for _, m := range metas {
-		if m == nil || m.Tool != metas[0].Tool || !strings.HasPrefix(m.Tool, "traceview record") || m.Hostname != metas[0].Hostname ||
-			m.Clock != metas[0].Clock || !slices.Equal(m.Cmdline, metas[0].Cmdline) || m.FirstTime <= 0 || m.LastTime < m.FirstTime {
-			return false
-		}
-		spans = append(spans, span{m.FirstTime, m.LastTime})
+	spans := make([]span, len(metas))
+	for i, m := range metas {
+		spans[i] = span{m.FirstTime, m.LastTime}
 	}
 	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.from, b.from) })
 	for i := 1; i < len(spans); i++ {
