@@ -29,6 +29,10 @@ type Stats struct {
 	// SkippedSleeps counts absolute-time sleeps whose time had passed when
 	// the task reached them, so it went on without blocking (see passed).
 	SkippedSleeps int `json:"skipped_sleeps"`
+	// Unblocked counts dependency blocks not slept because nothing left
+	// could end them (sim.waitsForever): the waker had exited, or slept
+	// waiting, through a chain of sleepers, for this task.
+	Unblocked int `json:"unblocked,omitempty"`
 	// Yields counts the sched_yield calls replayed (ActYield reached).
 	Yields int64 `json:"yields,omitempty"`
 	// WokenCharge is the net CPU time in ns the replay added to wakees'
@@ -65,7 +69,10 @@ type Result struct {
 	// Interrupted is true when Config.Progress stopped the simulation:
 	// the prediction ends at End, short of the model's.
 	Interrupted bool
-	dropped     bool // DropEvents
+	// Stuck are the indexes in Model.Tasks of the tasks Stats.Unfinished
+	// counts: asleep at the end, waiting for a wakeup no task sent.
+	Stuck   []int
+	dropped bool // DropEvents
 
 	recorded *EventLog        // as-traced: the observed schedule
 	recs     recLog           // predicted events
@@ -149,12 +156,18 @@ type cpuState struct {
 func (c *cpuState) chargedTo() int64 { return max(c.lastUpdate, c.busyUntil) }
 
 type sim struct {
-	m              *Model
-	cfg            Config
-	pol            policies.Policy
-	now            int64
-	tasks          []*policies.Task
-	ts             []tstate
+	m     *Model
+	cfg   Config
+	pol   policies.Policy
+	now   int64
+	tasks []*policies.Task
+	ts    []tstate
+	// waitsForever's search: seen[i] == gen marks a task visited; stack
+	// is reused; wakers caches wakersOf.
+	seen           []uint32
+	gen            uint32
+	stack          []int32
+	wakers         [][]int32
 	cpus           []cpuState
 	q              evheap
 	seq            uint64
@@ -349,6 +362,7 @@ func runSim(m *Model, pol policies.Policy, cfg Config, stream func(*sim, *Result
 		if t := s.tasks[i]; t != nil && t.State == policies.TaskSleeping && st.burst < len(m.Tasks[st.src].Bursts) &&
 			m.Tasks[st.src].Bursts[st.burst].Wake.Kind == CauseDependency {
 			res.Stats.Unfinished++
+			res.Stuck = append(res.Stuck, i)
 		}
 	}
 	if s.wlFirst >= 0 {
@@ -905,11 +919,97 @@ func (s *sim) runDone(cpu int) {
 		s.arm(cpu)
 		return
 	}
+	if st.src == t.ID && s.m.Tasks[t.ID].Pool == 0 && b.Wake.Kind == CauseDependency && !b.Wake.ByAt && s.waitsForever(t.ID, j) {
+		// Nothing left could end this sleep: the lock or message it
+		// waited for was there when the program got to it.
+		s.stats.Unblocked++
+		s.advance(t.ID, j)
+		s.arm(cpu)
+		return
+	}
 	s.pol.Dequeue(cpu, t, policies.DequeueSleep)
 	c.nr--
 	t.State = policies.TaskSleeping
 	s.block(t.ID, j)
 	s.schedule(cpu)
+}
+
+// waitsForever reports whether task i, about to sleep in the dependency
+// block after its burst j, would wait for a wakeup that cannot come: every
+// task that could end the sleep has exited or sleeps itself in a
+// dependency block that only such tasks could end, i among them (a cycle
+// of sleepers). The recording shows the program did not stop there, so
+// the block did not happen in this interleaving: a Task.WakeAny task (a
+// mutex or socket several tasks signal) pairs its wakeups with its blocks
+// as they come, not as recorded, and a replay that has moved them can
+// reach a block whose wakeup went to an earlier one (sysbench threads on
+// one mutex, pinned beside a CPU hog: all four asleep 27 ms into a 3 s
+// run). The tasks that could end a sleep are those with a wake action
+// aimed at the sleeper (sim.wakersOf). A task not started yet, one
+// runnable or running, one asleep on a timer, an external event or a
+// Cause.ByAt deadline, and a worker pool's member (whose wakeups the pool
+// hands round) could: the search stops at the first. It visits each task
+// once: O(tasks + wakers) per block at worst, one step where a waker is
+// awake.
+func (s *sim) waitsForever(i, j int) bool {
+	s.gen++
+	if len(s.seen) < len(s.tasks) {
+		s.seen = make([]uint32, len(s.tasks))
+	}
+	s.seen[i] = s.gen
+	stack := append(s.stack[:0], s.wakersOf(i)...)
+	defer func() { s.stack = stack[:0] }()
+	for len(stack) > 0 {
+		y := int(stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+		if y < 0 || y >= len(s.tasks) {
+			return false
+		}
+		if s.seen[y] == s.gen {
+			continue
+		}
+		s.seen[y] = s.gen
+		t, st := s.tasks[y], &s.ts[y]
+		switch {
+		case t == nil:
+			return false
+		case t.State == policies.TaskDead:
+			continue
+		case t.State != policies.TaskSleeping || st.src != y || s.m.Tasks[y].Pool > 0 || st.nap || st.readyAt(st.burst):
+			return false
+		}
+		bs := s.m.Tasks[y].Bursts
+		if st.burst >= len(bs) || bs[st.burst].End != EndBlock {
+			return false
+		}
+		w := bs[st.burst].Wake
+		if w.Kind != CauseDependency || w.ByAt {
+			return false
+		}
+		stack = append(stack, s.wakersOf(y)...)
+	}
+	return true
+}
+
+// wakersOf returns the tasks with a wake action aimed at task i (any of
+// its blocks), each once: every task that can end one of its sleeps. The
+// lists are built for all tasks on first use, in one pass over the
+// actions.
+func (s *sim) wakersOf(i int) []int32 {
+	if s.wakers == nil {
+		s.wakers = make([][]int32, len(s.m.Tasks))
+		for w := range s.m.Tasks {
+			tk := &s.m.Tasks[w]
+			for k := range tk.Bursts {
+				for _, a := range tk.ActionsOf(&tk.Bursts[k]) {
+					if a.Kind == ActWake && int(a.Target) < len(s.wakers) && !slices.Contains(s.wakers[a.Target], int32(w)) {
+						s.wakers[a.Target] = append(s.wakers[a.Target], int32(w))
+					}
+				}
+			}
+		}
+	}
+	return s.wakers[i]
 }
 
 // skipsAhead reports whether a replay computes the periodic task's wake

@@ -380,3 +380,54 @@ func (m *Model) SpinExits() []int {
 	}
 	return out
 }
+
+// TogetherExits returns the indexes of the workload's tasks that ended
+// together but were not inferred deadline-bound: each group of two or
+// more tasks of one command and parent (as inferUntil groups them), each
+// exiting in the trace after at least minDeadlineLife, whose exits lie
+// within deadlineSpread of their mean lifetime of each other. A group
+// that loops until a wall-clock time but whose tasks wake each other
+// (sysbench threads on a mutex, Python threads taking turns on the GIL)
+// ends so, and so does a count-bound group whose last iterations wake
+// each other (a ping-pong pair): the trace cannot tell them apart, as the
+// deadline rules (a cycle of timer sleeps, a spinner) do not apply to
+// tasks that wake each other. Censored tasks, tasks settled as deadline-
+// bound and spinners (SpinExits) are left out.
+func (m *Model) TogetherExits() []int {
+	groups := map[[2]string][]int{}
+	var order [][2]string
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		bs := tk.Bursts
+		if !tk.Workload || tk.Until == UntilDeadline || tk.Censored || tk.Spinner ||
+			len(bs) == 0 || bs[len(bs)-1].End != EndExit || tk.Last-tk.Start < minDeadlineLife {
+			continue
+		}
+		key := [2]string{tk.Comm, fmt.Sprint(tk.Parent)}
+		if _, ok := groups[key]; !ok {
+			order = append(order, key)
+		}
+		groups[key] = append(groups[key], i)
+	}
+	var out []int
+	for _, key := range order {
+		g := groups[key]
+		if len(g) < 2 {
+			continue
+		}
+		first, last, life := int64(-1), int64(-1), int64(0)
+		for _, i := range g {
+			tk := &m.Tasks[i]
+			if first < 0 || tk.Last < first {
+				first = tk.Last
+			}
+			last = max(last, tk.Last)
+			life += tk.Last - tk.Start
+		}
+		life /= int64(len(g))
+		if float64(last-first) <= deadlineSpread*float64(life) {
+			out = append(out, g...)
+		}
+	}
+	return out
+}

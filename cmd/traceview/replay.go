@@ -267,6 +267,11 @@ type replayRunJSON struct {
 	// deadline-bound at their end in the trace (null when there are none,
 	// or --until set them all).
 	KillSensitivity *predict.KindSensitivity `json:"kill_sensitivity"`
+	// TogetherSensitivity is the same run with the tasks of one command
+	// that ended together (replay.Model.TogetherExits), replayed count-
+	// or work-bound, taken as looping until a wall-clock time; nil when
+	// there are none.
+	TogetherSensitivity *predict.KindSensitivity `json:"together_sensitivity"`
 	// Groups are the task groups of the run with their settings and
 	// where those come from; GroupsModelled is false when the policy
 	// schedules every task as a peer; GroupStats are the predicted
@@ -381,7 +386,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err := replay.CheckConfig(m, cfg); err != nil {
 		return usageErrorf("%w", err)
 	}
-	warnCPUsSeen(errw, m)
+	warnCPUsSeen(errw, o.input, m)
 	untilSet := untilOverrides(errw, m, cfg)
 	if cfg.HZ == 0 && m.HZ > 0 {
 		cfg.HZ = m.HZ
@@ -404,7 +409,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		sim.Wait()
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
-	warnUnrecorded(errw, obs)
+	warnUnrecorded(errw, o.input, obs)
 	r := &replayRuns{out: out, errw: errw, o: o, m: m, cfg: cfg, watch: watch, obs: obs,
 		doc: replayJSON{Observed: withReaderWarnings(obs.JSON(), meta), Makespan: m.ObservedMakespan(), Model: replayModelDoc(m, cfg)},
 		asm: replayAssumptionsOf(m.Stats)}
@@ -664,7 +669,7 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 // counted them, but the delays of the wakeups the trace lacks are not
 // measured, so the observed delays are those of the recorded wakeups.
 // Silent below 1 % of the switch-ins.
-func warnUnrecorded(errw io.Writer, obs *report.LatencyResult) {
+func warnUnrecorded(errw io.Writer, input string, obs *report.LatencyResult) {
 	var unrec, sw int64
 	for i := range obs.Rows {
 		unrec += obs.Rows[i].Unrecorded
@@ -673,8 +678,8 @@ func warnUnrecorded(errw io.Writer, obs *report.LatencyResult) {
 	if unrec == 0 || 100*unrec < sw+unrec {
 		return
 	}
-	fmt.Fprintf(errw, "warning: the trace lacks %d of its %d switch-ins (%.0f %%: a task ran with no recorded switch-in, as when perf records no switch out of an idle vCPU); the observed switches count them, as the kernel did, but the delays of the wakeups it lacks are not measured: the observed delays are those of the recorded wakeups only\n",
-		unrec, sw+unrec, 100*float64(unrec)/float64(sw+unrec))
+	fmt.Fprintf(errw, "warning: %s: the trace lacks %d of its %d switch-ins (%.0f %%: a task ran with no recorded switch-in, as when perf records no switch out of an idle vCPU); the observed switches count them, as the kernel did, but the delays of the wakeups it lacks are not measured: the observed delays are those of the recorded wakeups only\n",
+		input, unrec, sw+unrec, 100*float64(unrec)/float64(sw+unrec))
 }
 
 // eraHZNotes says, for each policy given an era preset whose kernels ticked
@@ -830,6 +835,30 @@ func kindNote(k *predict.KindSensitivity, policy string) string {
 func killNote(k *predict.KindSensitivity, policy string) string {
 	return sensitivityNote(k, fmt.Sprintf("note: %s: %s exited mid-spin and the prediction takes that for the end of its work (work-bound); if a kill at a wall-clock time ended it (timeout, a signal from outside the trace) it changes:",
 		policy, strings.Join(k.Tasks, ", ")), fmt.Sprintf(" --until %s=deadline or %s=work says which", k.Tasks[0], k.Tasks[0]))
+}
+
+// togetherNote is the line a run whose conclusion depends on whether the
+// tasks of one command that ended together looped until a wall-clock time
+// prints on stderr.
+func togetherNote(k *predict.KindSensitivity, policy string, m *replay.Model) string {
+	idx := m.TogetherExits()
+	// The widest spread of exits in one group (command and parent).
+	type span struct{ first, last int64 }
+	spans := map[[2]any]span{}
+	var spread int64
+	for _, i := range idx {
+		tk := &m.Tasks[i]
+		k := [2]any{tk.Comm, tk.Parent}
+		sp, ok := spans[k]
+		if !ok {
+			sp = span{tk.Last, tk.Last}
+		}
+		sp.first, sp.last = min(sp.first, tk.Last), max(sp.last, tk.Last)
+		spans[k] = sp
+		spread = max(spread, sp.last-sp.first)
+	}
+	return sensitivityNote(k, fmt.Sprintf("note: %s: %s (%s) ended within %s ms of each other and the prediction takes that for the end of their iterations (count- or work-bound); if they looped until a wall-clock time (a --time or --timeout option) it changes:",
+		policy, strings.Join(k.Tasks, ", "), plural(len(idx), "task"), msf(spread)), fmt.Sprintf(" --until %s=deadline or %s=count says which", k.Tasks[0], k.Tasks[0]))
 }
 
 // sensitivityNote is head, the check's first three changes (" makespan
@@ -1029,10 +1058,10 @@ func writeAssumptions(out io.Writer, o replayOptions, m *replay.Model, cfg repla
 
 // warnCPUsSeen warns when the trace shows switches on fewer CPUs than it
 // names.
-func warnCPUsSeen(errw io.Writer, m *replay.Model) {
+func warnCPUsSeen(errw io.Writer, input string, m *replay.Model) {
 	if seen := m.CPUsSeen.Count(); seen > 0 && seen < m.NrCPUs {
-		fmt.Fprintf(errw, "warning: the trace holds sched_switch events of %s only (CPU %s) of the %d it names: what ran on the others is missing, and the replay simulates %d CPUs unless --cpus says otherwise\n",
-			plural(seen, "CPU"), m.CPUsSeen, m.NrCPUs, m.NrCPUs)
+		fmt.Fprintf(errw, "warning: %s: the trace holds sched_switch events of %s only (CPU %s) of the %d it names: what ran on the others is missing, and the replay simulates %d CPUs unless --cpus says otherwise\n",
+			input, plural(seen, "CPU"), m.CPUsSeen, m.NrCPUs, m.NrCPUs)
 	}
 }
 

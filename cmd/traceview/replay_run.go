@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/replay/predict"
@@ -136,7 +138,10 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 			fmt.Fprintf(r.out, "\n%s", r.cut)
 		}
 	}
-	var ks, kk *predict.KindSensitivity
+	if len(res.Stuck) > 0 {
+		fmt.Fprintf(r.errw, "warning: %s\n", stuckWarning(sp.String(), res, m))
+	}
+	var ks, kk, kt *predict.KindSensitivity
 	if sp.Info.Name != "as-traced" && r.cut == "" {
 		if ks, err = predict.CheckKinds(m, sp, cfg, res, pred, o.perTask); err != nil {
 			return false, err
@@ -146,6 +151,10 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 			return false, err
 		}
 		r.doc.Runs[len(r.doc.Runs)-1].KillSensitivity = kk
+		if kt, err = predict.CheckTogether(m, sp, cfg, res, pred, o.perTask); err != nil {
+			return false, err
+		}
+		r.doc.Runs[len(r.doc.Runs)-1].TogetherSensitivity = kt
 	}
 	if o.output == "table" {
 		writeReplayTable(r.out, sp.String(), o.whatIfText(sp.String()), res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide)
@@ -155,6 +164,9 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 	}
 	if kk != nil && kk.Conclusions {
 		fmt.Fprintln(r.errw, killNote(kk, sp.String()))
+	}
+	if kt != nil && kt.Conclusions {
+		fmt.Fprintln(r.errw, togetherNote(kt, sp.String(), m))
 	}
 	if o.output == "csv" {
 		r.csvRows = append(r.csvRows, replayCSVRows(sp.String(), res, r.obs, pred, r.doc.Makespan)...)
@@ -190,4 +202,27 @@ func (r *replayRuns) finish() error {
 		err = fmt.Errorf("replay: %s", r.cut)
 	}
 	return err
+}
+
+// stuckWarning says which tasks a simulation left asleep, waiting for a
+// wakeup no task sent (replay.Result.Stuck): their rows lack the work
+// after that sleep.
+func stuckWarning(policy string, res *replay.Result, m *replay.Model) string {
+	n := map[string]int{}
+	var names []string
+	for _, i := range res.Stuck {
+		c := m.Tasks[i].Comm
+		if n[c] == 0 {
+			names = append(names, c)
+		}
+		n[c]++
+	}
+	for k, c := range names {
+		if n[c] > 1 {
+			names[k] = fmt.Sprintf("%s ×%d", c, n[c])
+		}
+		names[k] = termsafe.Name(names[k])
+	}
+	return fmt.Sprintf("the %s prediction left %s asleep at its end, waiting for a wakeup no task sent (%s): their run time and switches lack the work after that sleep, and the makespan is a lower bound",
+		policy, plural(len(res.Stuck), "task"), strings.Join(names, ", "))
 }

@@ -13,7 +13,9 @@ import (
 // (replay.UntilDeadline with UntilInferred) replayed work-bound instead
 // (ending after the CPU work they did in the trace); from CheckKills: the
 // spinners that exited mid-spin, replayed work-bound, taken as killed at a
-// wall-clock time instead.
+// wall-clock time instead; from CheckTogether: the tasks of one command
+// that ended together, replayed count- or work-bound, taken as looping
+// until a wall-clock time instead.
 type KindSensitivity struct {
 	Tasks       []string             `json:"tasks"` // command names of the tasks whose end the check changes
 	MakespanNs  int64                `json:"makespan_ns"`
@@ -46,6 +48,18 @@ func CheckKinds(m *replay.Model, sp policies.Spec, cfg replay.Config, res *repla
 // there is no such task. Errors are Simulate's and Table's.
 func CheckKills(m *replay.Model, sp policies.Spec, cfg replay.Config, res *replay.Result, pred *report.LatencyResult, perTask bool) (*KindSensitivity, error) {
 	return sensitivity(m, sp, cfg, res, pred, perTask, m.SpinExits(), replay.UntilOverride{Kind: replay.UntilDeadline})
+}
+
+// CheckTogether replays m under sp and cfg again with the workload's
+// tasks that ended together and were replayed count- or work-bound
+// (replay.Model.TogetherExits; no --until of cfg settles them) taken as
+// looping until a wall-clock time: deadline-bound at their end in the
+// trace (--until SEL=deadline, replay.Task.EndDeadline). It scores that
+// run as CheckKinds does (Observed = the prediction, Predicted = the run
+// with the deadline); nil when there is no such task. Errors are
+// Simulate's and Table's.
+func CheckTogether(m *replay.Model, sp policies.Spec, cfg replay.Config, res *replay.Result, pred *report.LatencyResult, perTask bool) (*KindSensitivity, error) {
+	return sensitivity(m, sp, cfg, res, pred, perTask, m.TogetherExits(), replay.UntilOverride{Kind: replay.UntilDeadline})
 }
 
 // sensitivity simulates m under sp with cfg and the tasks of indexes idx

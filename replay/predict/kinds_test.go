@@ -1,10 +1,12 @@
 package predict
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/trace"
 )
 
 // niceOneCPU is nice.2cpu's model and its eevdf prediction on 1 CPU, with
@@ -18,7 +20,13 @@ func niceOneCPU(t *testing.T) (*replay.Model, policies.Spec, replay.Config, *Pre
 // spec and configuration of it.
 func oneCPU(t *testing.T, name string) (*replay.Model, policies.Spec, replay.Config, *Prediction) {
 	t.Helper()
-	m := load(t, name)
+	return predictOneCPU(t, load(t, name))
+}
+
+// predictOneCPU is m's eevdf prediction on 1 CPU, with the spec and
+// configuration of it.
+func predictOneCPU(t *testing.T, m *replay.Model) (*replay.Model, policies.Spec, replay.Config, *Prediction) {
+	t.Helper()
 	cfg := replay.DefaultConfig()
 	cfg.CPUs = 1
 	sp := spec(t, "eevdf")
@@ -101,5 +109,61 @@ func TestCheckKills(t *testing.T) {
 	cfg.Overrides = []replay.Override{{Sel: replay.Selector{Comm: "hog", PID: -1, TID: -1}, Until: &replay.UntilOverride{Kind: replay.UntilWork}}}
 	if kk, err := CheckKills(m, sp, cfg, p.Result, p.Predicted, false); err != nil || kk != nil {
 		t.Errorf("with --until hog=work: %+v, %v; want nil", kk, err)
+	}
+}
+
+// togetherModel is two count-bound tasks of one command ("w", parent
+// 50) of the traced workload, each 30 bursts of 10 ms with a 1 µs timer
+// sleep after each, then exiting: on 2 CPUs both end 300 ms after their
+// start, together; and a third task "solo" of the same shape.
+func togetherModel() *replay.Model {
+	m := &replay.Model{NrCPUs: 2, WorkloadRoot: -1}
+	for i, comm := range []string{"w", "w", "solo"} {
+		tk := replay.Task{TID: trace.TID(100 + i), PID: trace.PID(100 + i), Comm: comm, Prio: 120, Parent: 50, Repeat: -1,
+			Init: replay.InitRunnable, CPU: i % 2, Workload: true, Until: replay.UntilCount, Last: 300_030_000}
+		for k := 0; k < 30; k++ {
+			tk.Bursts = append(tk.Bursts, replay.Burst{Len: 10_000_000, End: replay.EndBlock, Slept: 1000,
+				Wake: replay.Cause{Kind: replay.CauseTimer, Delay: 1000}})
+		}
+		tk.Bursts = append(tk.Bursts, replay.Burst{Len: 1000, End: replay.EndExit})
+		m.Tasks = append(m.Tasks, tk)
+	}
+	return m
+}
+
+// TestCheckTogether: the two "w" tasks ended together (TogetherExits; the
+// lone "solo" is no group) and were replayed count-bound. On 1 CPU the
+// three tasks' 900 ms of work take 900 ms. Taken as looping until 300 ms
+// after their start (their end in the trace), the three share the CPU
+// until then (about 100 ms each: 10 bursts), each "w" runs the 11th burst
+// it began before its deadline and stops: 2 × 110 ms, then solo's 300 ms,
+// 520.003 ms of CPU with the exit bursts, the CPU never idle but in the
+// 1 µs sleeps: a makespan of 520.003-520.1 ms. An --until for w settles
+// it: no check.
+func TestCheckTogether(t *testing.T) {
+	m := togetherModel()
+	if got := m.TogetherExits(); !slices.Equal(got, []int{0, 1}) {
+		t.Fatalf("TogetherExits %v, want [0 1]", got)
+	}
+	// 31 ms apart over 300 ms lives: more than deadlineSpread (3 %) apart.
+	far := togetherModel()
+	far.Tasks[1].Last -= 31_000_000
+	if got := far.TogetherExits(); len(got) != 0 {
+		t.Errorf("exits 31 ms apart: TogetherExits %v, want none", got)
+	}
+	m, sp, cfg, p := predictOneCPU(t, m)
+	kt, err := CheckTogether(m, sp, cfg, p.Result, p.Predicted, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Result.Makespan < 900_003_000 || p.Result.Makespan > 900_100_000 {
+		t.Errorf("count-bound makespan %d ns, want 900.003-900.1 ms", p.Result.Makespan)
+	}
+	if kt == nil || !slices.Equal(kt.Tasks, []string{"w"}) || !kt.Conclusions || kt.MakespanNs < 520_003_000 || kt.MakespanNs > 520_100_000 {
+		t.Fatalf("together sensitivity %+v; want w, a changed conclusion and a makespan of 520.003-520.1 ms", kt)
+	}
+	cfg.Overrides = []replay.Override{{Sel: replay.Selector{Comm: "w", PID: -1, TID: -1}, Until: &replay.UntilOverride{Kind: replay.UntilCount}}}
+	if kt, err := CheckTogether(m, sp, cfg, p.Result, p.Predicted, false); err != nil || kt != nil {
+		t.Errorf("with --until w=count: %+v, %v; want nil", kt, err)
 	}
 }
