@@ -80,14 +80,20 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 		switches += int(c.Switches)
 	}
 	if switches == 0 {
-		// As latency, timehist and map: not an all-zero table. Filters
-		// that leave no switch say so first, with what the trace holds,
-		// as every command's no-match message; then the trace's warnings
-		// and an error that does not repeat it.
+		// Not an all-zero table. Filters that leave no switch say so
+		// first, with what the trace holds, as every command's no-match
+		// message, then the trace's warnings, and exit 0 as latency,
+		// timehist and map do (the filters were valid; nothing fell in
+		// them): no table, and with -o json the empty stats.
 		for _, w := range st.Warnings {
 			if w.Key == "stats-empty" {
 				writeStatsWarnings(cmd.ErrOrStderr(), o, src.Meta(), st)
-				return fmt.Errorf("stats: %s: no sched_switch in what the filters %s select: no table (the first warning says what the trace holds)", o.input, flt)
+				if o.output == "json" {
+					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc.SetIndent("", "  ")
+					return enc.Encode(st)
+				}
+				return nil
 			}
 		}
 		return readFailed(cmd, src.Meta(), noSwitchesError("stats", o.input, st.Events, src.Meta()))
