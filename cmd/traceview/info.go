@@ -165,7 +165,10 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 			readErr = err
 			break
 		}
-		if int(ev.Kind) < len(counts) {
+		// A lost marker is no event of the trace: the lost line and the
+		// lost windows say what was lost (a count-0 marker is a span a
+		// cut perf.data never showed, not a record of the file).
+		if int(ev.Kind) < len(counts) && ev.Kind != trace.KindLost {
 			counts[ev.Kind]++
 		}
 		if c := int(ev.CPU); c >= 0 && c < 1<<16 && onCPUKind(ev.Kind) {
@@ -320,7 +323,16 @@ func printInfo(w io.Writer, r *infoReport) {
 	case -1:
 		line("autogroup", "off (kernel.sched_autogroup_enabled)")
 	}
+	unobserved := 0
+	for _, l := range r.Lost {
+		if l.Count == 0 {
+			unobserved++
+		}
+	}
 	switch {
+	case unobserved > 0:
+		line("lost", "%d events and more: %d reported lost by the recorder, %d in the file's cut or damaged part, and an unknown number in %s (the warnings below)",
+			r.LostTotal, r.LostRecorder, r.LostInFile, plural(unobserved, "unobserved CPU window"))
 	case r.LostInFile == 0 && !r.LostMore:
 		line("lost", "%d events", r.LostTotal)
 	case r.LostMore:
@@ -359,10 +371,10 @@ func printInfo(w io.Writer, r *infoReport) {
 		for i, l := range r.Lost {
 			counts[i] = l.Count
 		}
-		fmt.Fprintf(w, "warning: %s\n", lostWindowsLine(counts))
+		fmt.Fprintf(w, "warning: %s\n", namedMessage(r.File, "", lostWindowsLine(counts)))
 	} else {
 		for _, l := range r.Lost {
-			fmt.Fprintf(w, "warning: %s\n", l)
+			fmt.Fprintf(w, "warning: %s\n", namedMessage(r.File, "", l.String()))
 		}
 	}
 	for _, wn := range r.Warnings {
