@@ -380,7 +380,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err != nil {
 		return err
 	}
-	if specs, err = withTopology(specs, o.topology, meta, errw); err != nil {
+	if specs, err = withTopology(specs, o.topology, o.input, meta, errw); err != nil {
 		return err
 	}
 	if err := replay.CheckConfig(m, cfg); err != nil {

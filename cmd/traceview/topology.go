@@ -16,14 +16,14 @@ const topologyUsage = "cache domains of the simulated CPUs, for the policies wit
 	"an llc_size given in --policy wins"
 
 // withTopology is replay.Topology for the CLI: a bad topo is a usage
-// error (exit 2), its note a warning on errw.
-func withTopology(specs []policies.Spec, topo string, meta *trace.Meta, errw io.Writer) ([]policies.Spec, error) {
+// error (exit 2), its note a warning on errw naming the trace file input.
+func withTopology(specs []policies.Spec, topo, input string, meta *trace.Meta, errw io.Writer) ([]policies.Spec, error) {
 	out, note, err := replay.Topology(specs, topo, meta)
 	if err != nil {
 		return nil, usageErrorf("replay: %v", err)
 	}
 	if note != "" {
-		fmt.Fprintf(errw, "warning: %s\n", note)
+		fmt.Fprintf(errw, "warning: %s\n", namedMessage(input, "", note))
 	}
 	return out, nil
 }

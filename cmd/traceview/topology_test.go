@@ -29,7 +29,7 @@ func TestWithTopology(t *testing.T) {
 	} {
 		t.Run(c.topo, func(t *testing.T) {
 			var errw bytes.Buffer
-			got, err := withTopology(specs, c.topo, meta, &errw)
+			got, err := withTopology(specs, c.topo, "", meta, &errw)
 			if c.bad != "" {
 				if err == nil || !strings.Contains(err.Error(), c.bad) {
 					t.Errorf("error %v, want one saying %q", err, c.bad)
@@ -49,14 +49,14 @@ func TestWithTopology(t *testing.T) {
 		t.Errorf("the specs given were changed: %s", specs[0])
 	}
 	var errw bytes.Buffer
-	got, err := withTopology(specs, "trace", &trace.Meta{}, &errw)
-	if err != nil || got[0].String() != "eevdf" || !strings.Contains(errw.String(), "does not describe") {
+	got, err := withTopology(specs, "trace", "t.data", &trace.Meta{}, &errw)
+	if err != nil || got[0].String() != "eevdf" || !strings.HasPrefix(errw.String(), "warning: t.data: --topology trace: the trace does not describe") {
 		t.Errorf("a trace without caches: %v, %v, %q; want the defaults and a warning", got[0], err, errw.String())
 	}
 	// auto on a trace without caches (the shared traces' VM reports none):
 	// the defaults, silently.
 	errw.Reset()
-	got, err = withTopology(specs, "auto", &trace.Meta{}, &errw)
+	got, err = withTopology(specs, "auto", "t.data", &trace.Meta{}, &errw)
 	if err != nil || got[0].String() != "eevdf" || errw.Len() != 0 {
 		t.Errorf("auto without caches: %v, %v, %q; want the defaults and no warning", got[0], err, errw.String())
 	}
