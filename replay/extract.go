@@ -551,6 +551,9 @@ func (x *extractor) event(ev *trace.Event) {
 		x.poke(ev.DestCPU, ev.Time)
 		x.stopperMove(ev)
 	case trace.KindLost:
+		// Kept in the recorded schedule: the observed table leaves out
+		// the delays and runs a lost window overlaps, as latency does.
+		m.Recorded.Append(*ev)
 		x.poke(-1, ev.Time) // anything may have happened on any CPU
 	case trace.KindRuntime:
 		m.Recorded.Append(*ev)

@@ -10,9 +10,9 @@ import (
 // second read of the input the model was extracted from (same file, same
 // reader options), for a model extracted with
 // ExtractOptions.DropRecorded: the stream holds the events Extract took
-// into the schedule, which are the input's less the lost-record markers
-// (trace.KindLost, which Extract does not record) and the events it
-// skipped as damage (Model.Stats.Skipped), with the model's Meta (as
+// into the schedule, which are the input's (the lost-record markers,
+// trace.KindLost, included) less the events it skipped as damage
+// (Model.Stats.Skipped), with the model's Meta (as
 // RecordedSource). Reading the file again costs its decoding, about what
 // keeping and decoding the schedule cost (on bench/replaymem's 2 M-event
 // perf.data: 0.2 s of encoding and 0.1 s of decoding), without the 22 MB.
@@ -44,7 +44,7 @@ func (r *reread) keep(ev *trace.Event) bool {
 		r.skip = r.skip[1:]
 		return false
 	}
-	return ev.Kind != trace.KindLost && ev.Kind != trace.KindInvalid
+	return ev.Kind != trace.KindInvalid
 }
 
 func (r *reread) Next() (trace.Event, error) {
