@@ -278,7 +278,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 			select {
 			case q := <-rc.Requests:
 				now := monotonicNow()
-				trigger(now, fmt.Sprintf("%s at %d ns", q.Reason, now), q.Done)
+				trigger(now, fmt.Sprintf("%s at %s", q.Reason, trace.FormatSeconds(now, 9)+" s"), q.Done)
 				continue
 			default:
 			}
@@ -291,7 +291,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 					// of long delays would otherwise write a dump after
 					// another, each holding much of the one before.
 					quietUntil = e.Time + max(int64(rc.Span), int64(rc.Post), int64(time.Second))
-					msg := fmt.Sprintf("trigger: delay %.3f ms of %s:%d (> %v) ending at %d ns", float64(d)/1e6, e.NextComm, e.NextTID, rc.Trigger.Threshold, e.Time)
+					msg := fmt.Sprintf("trigger: delay %.3f ms of %s:%d (> %v) ending at %s", float64(d)/1e6, e.NextComm, e.NextTID, rc.Trigger.Threshold, trace.FormatSeconds(e.Time, 9)+" s")
 					trigger(e.Time, msg, nil)
 				}
 				return nil

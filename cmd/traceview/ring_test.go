@@ -270,17 +270,17 @@ func TestRecordRing(t *testing.T) {
 	}
 }
 
-// triggerTime reads the trigger time of a dump's reason ("... at T ns" or
-// "... ending at T ns").
+// triggerTime reads the trigger time of a dump's reason ("... at S.NNNNNNNNN
+// s" or "... ending at S.NNNNNNNNN s", seconds with 9 decimals) in ns.
 func triggerTime(t *testing.T, why string) int64 {
 	t.Helper()
-	var at int64
+	var sec, frac int64
 	if i := strings.LastIndex(why, " at "); i < 0 {
 		t.Fatalf("no trigger time in %q", why)
-	} else if _, err := fmt.Sscanf(why[i+4:], "%d ns", &at); err != nil {
+	} else if _, err := fmt.Sscanf(why[i+4:], "%d.%9d s", &sec, &frac); err != nil || !strings.HasSuffix(why, " s") || len(why)-i-4 < 12 {
 		t.Fatalf("trigger time of %q: %v", why, err)
 	}
-	return at
+	return sec*1_000_000_000 + frac
 }
 
 // checkSpan checks that a dump triggered at `at` (asked for at `asked`,
