@@ -5,10 +5,13 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
 	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/internal/timewin"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
@@ -265,20 +268,22 @@ func watchNames(src trace.Source) (trace.Source, nameRuns) {
 	}}, runs
 }
 
-// commRenameHint is the stderr line for a --comm filter (comms) that kept
-// the lesser part of tasks that ran mostly under other names (runs: their
-// switch-ins by name; rows: one per task, as
-// report.LatencyResult.TaskRows, the rows the filter kept something of
-// having a count, switch or runtime): --comm matches the name at each
-// event, so such a task's row holds only its events under the names given
-// (a task that exec'd: a near-empty row under its old name). A task that
-// ran briefly under another name (the shell that exec'd it) gives none.
-// "" when there are none.
+// commRenameHint is the stderr line for a --comm filter (comms) that left
+// out part of the tasks it matched (runs: their switch-ins by name; rows:
+// one per task, as report.LatencyResult.TaskRows, the rows the filter
+// kept something of having a count, switch or runtime): --comm matches the
+// name at each event, so such a task's row holds only its events under the
+// names given. A task that ran mostly under other names (one that exec'd:
+// a near-empty row under its old name) gets the long form; when every such
+// task ran only briefly under another (the shell that exec'd it, a thread
+// before it named itself) the short one says what was left out. Names are
+// escaped for the terminal (termsafe.Name) and the suggested --comm list is
+// one shell word (shellWord). "" when the filter left nothing out.
 func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) string {
 	if len(comms) == 0 {
 		return ""
 	}
-	n := 0
+	most, some := 0, 0
 	others := map[string]int64{}
 	for _, r := range rows {
 		if r.TID <= 0 || (r.Switches == 0 && r.Count == 0 && r.Runtime == 0) {
@@ -292,30 +297,71 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 				left += k
 			}
 		}
-		if left <= kept {
-			continue // most of the task is kept: a name it had briefly
+		switch {
+		case left == 0:
+			continue
+		case left > kept:
+			most++
+		default:
+			some++
 		}
-		n++
 		for name, k := range runs[r.TID] {
 			if !slices.Contains(comms, name) {
 				others[name] += k
 			}
 		}
 	}
-	if n == 0 {
+	if most+some == 0 {
 		return ""
 	}
 	names := slices.Sorted(maps.Keys(others))
-	var parts []string
+	var parts, args []string
+	var left int64
 	for _, name := range names {
-		parts = append(parts, fmt.Sprintf("%s: %d switch-ins", name, others[name]))
+		parts = append(parts, fmt.Sprintf("%s: %s", termsafe.Name(name), plural(int(others[name]), "switch-in")))
+		left += others[name]
 	}
-	tasks := "tasks"
-	if n == 1 {
-		tasks = "task"
+	for _, c := range append(slices.Clone(comms), names...) {
+		args = append(args, schedule.EscapeComm(c))
 	}
-	return fmt.Sprintf("hint: --comm %s matched %d %s that also ran under other names (%s): --comm keeps only the events under the names it gives; --comm %s keeps them whole (or --pid/--tid)",
-		strings.Join(comms, ","), n, tasks, strings.Join(parts, ", "), strings.Join(append(slices.Clone(comms), names...), ","))
+	whole := shellWord(strings.Join(args, ","))
+	given := termsafe.Name(strings.Join(comms, ","))
+	if most == 0 {
+		return fmt.Sprintf("hint: --comm %s left out %s of the %s it matched, under the other names they had (%s): --comm %s keeps them whole (or --pid/--tid)",
+			given, plural(int(left), "switch-in"), plural(some, "task"), strings.Join(parts, ", "), whole)
+	}
+	return fmt.Sprintf("hint: --comm %s matched %s that also ran under other names (%s): --comm keeps only the events under the names it gives; --comm %s keeps them whole (or --pid/--tid)",
+		given, plural(most+some, "task"), strings.Join(parts, ", "), whole)
+}
+
+// shellWord returns s as one word a POSIX shell reads back as s: itself
+// when it holds only letters, digits and _ - . , / : = + @ %; else in
+// single quotes ('\” for a quote); with control characters, bash's
+// $'...' with \xHH escapes (a raw ESC or TAB cannot be pasted).
+func shellWord(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-.,/:=+@%", r)))
+	}) {
+		return s
+	}
+	if !strings.ContainsFunc(s, unicode.IsControl) && utf8.ValidString(s) {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
 }
 
 // splitCommList splits a --comm list at its commas: `\,` is a comma inside

@@ -409,20 +409,28 @@ func TestCommRenameHint(t *testing.T) {
 		t.Errorf("--comm nice: %d delays, want 5", n)
 	}
 	stdout, stderr, code = runCLI(t, "latency", "-i", nice, "-p", "--comm", "nice,hog", "-o", "json")
-	if code != 0 || strings.Contains(stderr, "hint:") {
-		t.Errorf("--comm nice,hog: exit %d, stderr %s", code, stderr)
+	if want := "hint: --comm nice,hog left out 4 switch-ins of the 3 tasks it matched, under the other names they had (sh: 4 switch-ins): --comm nice,hog,sh keeps them whole (or --pid/--tid)"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("--comm nice,hog: exit %d, stderr %s\nwant %s", code, stderr, want)
 	}
 	if n := total(stdout); n < 308 {
 		t.Errorf("--comm nice,hog: %d delays, want the 308 under hog and more", n)
 	}
-	for _, c := range [][]string{{nice, "hog"}, {"../../testdata/traces/pipe.perf.data", "sched-pipe"}} {
-		if _, stderr, code := runCLI(t, "latency", "-i", c[0], "--comm", c[1]); code != 0 || strings.Contains(stderr, "hint:") {
-			t.Errorf("%s --comm %s: exit %d, stderr %s", c[0], c[1], code, stderr)
+	// Tasks that ran under other names only briefly (the hogs' 5 switch-ins
+	// as nice and 4 as sh before they exec'd) get the short form: what was
+	// left out (it said nothing: a thread renamed by prctl lost its first
+	// delay silently).
+	for _, c := range [][]string{
+		{nice, "hog", "hint: --comm hog left out 9 switch-ins of the 3 tasks it matched, under the other names they had (nice: 5 switch-ins, sh: 4 switch-ins): --comm hog,nice,sh keeps them whole (or --pid/--tid)"},
+		{"../../testdata/traces/pipe.perf.data", "sched-pipe", "hint: --comm sched-pipe left out 2 switch-ins of the 1 task it matched, under the other names they had (perf: 1 switch-in, sh: 1 switch-in): --comm sched-pipe,perf,sh keeps them whole (or --pid/--tid)"},
+	} {
+		if _, stderr, code := runCLI(t, "latency", "-i", c[0], "--comm", c[1]); code != 0 || !strings.Contains(stderr, c[2]+"\n") {
+			t.Errorf("%s --comm %s: exit %d, stderr %s\nwant %s", c[0], c[1], code, stderr, c[2])
 		}
 	}
-	// The shell that perf bench forked ran 49 times as sched-messaging.
+	// The shell that perf bench forked ran 49 times as sched-messaging; the
+	// one perf forked ran once as perf-exec before it exec'd sh.
 	_, stderr, _ = runCLI(t, "latency", "-i", "../../testdata/traces/messaging.2cpu.perf.data", "--comm", "sh")
-	if want := "hint: --comm sh matched 1 task that also ran under other names (sched-messaging: 49 switch-ins)"; !strings.Contains(stderr, want) {
+	if want := "hint: --comm sh matched 2 tasks that also ran under other names (perf-exec: 1 switch-in, sched-messaging: 49 switch-ins)"; !strings.Contains(stderr, want) {
 		t.Errorf("--comm sh: stderr lacks %q:\n%s", want, stderr)
 	}
 }
@@ -521,5 +529,24 @@ func TestLatencyFilterTaskCount(t *testing.T) {
 	all, _ := filterLatencyJSON(t, "-i", pipeMulti, "--comm", "sched-messaging")
 	if len(all) != 1 || jsonInt(all[0]["nr_tasks"]) == "1" {
 		t.Errorf("the whole trace: rows %v; want one sched-messaging row of more than 1 task", all)
+	}
+}
+
+// TestShellWord: the --comm list a hint suggests reads back as one shell
+// word: plain, single-quoted (a space, a quote, a non-ASCII letter), or
+// bash's $'...' for control characters, which cannot be pasted raw.
+func TestShellWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"hog,nice,sh":          "hog,nice,sh",
+		"nice10 w,pymain":      "'nice10 w,pymain'",
+		"it's":                 `'it'\''s'`,
+		"héllo":                "'héllo'",
+		"ctl\x1bname,idle\tjo": `$'ctl\x1bname,idle\x09jo'`,
+		"a'b\\\x01":            `$'a\'b\\\x01'`,
+		"":                     "''",
+	} {
+		if got := shellWord(in); got != want {
+			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
+		}
 	}
 }
