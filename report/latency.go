@@ -517,7 +517,7 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 		if run.extent != nil {
 			x = run.extent()
 		}
-		x.Events, x.Switches = d.Events, d.Switches
+		x.Events, x.Switches, x.PIDs = d.Events, d.Switches, opts.Filter.PIDs
 		res.Unmatched = &Unmatched{Given: opts.Filter.String(), Comms: opts.Filter.Comms, X: x}
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
 			Message: res.Unmatched.Message()})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
 )
 
@@ -25,6 +26,13 @@ type NoMatch struct {
 	// (the smallest pid > 0; 0 unknown), for a name no one can type
 	// (CommArg).
 	Names map[string]int
+	// Threads maps the tid of each thread that is not its process's
+	// leader (tid != pid) to its pid, and PIDs are the --pid values asked
+	// for: a pid asked for that is such a thread's tid gets "--tid N
+	// selects it" (--pid selects processes, as perf's --pid; a table with
+	// -p shows threads by tid).
+	Threads map[int]int
+	PIDs    []trace.PID
 }
 
 // Message is the no-match message for the filters given (as the user typed
@@ -75,7 +83,24 @@ func (x NoMatch) Extent(comms []string) string {
 	if len(near) > 0 {
 		fmt.Fprintf(&b, "; closest task names: %s", strings.Join(near, ", "))
 	}
+	for _, p := range x.PIDs {
+		if leader, ok := x.Threads[int(p)]; ok {
+			fmt.Fprintf(&b, "; %d is a thread of process %d, not a process: --tid %d selects it", p, leader, p)
+		}
+	}
 	return b.String()
+}
+
+// AddThread records that thread tid belongs to process pid, for Message's
+// --tid hint; a leader (tid == pid) or an unknown pid is no thread.
+func (x *NoMatch) AddThread(tid, pid int) {
+	if tid <= 0 || pid <= 0 || tid == pid {
+		return
+	}
+	if x.Threads == nil {
+		x.Threads = map[int]int{}
+	}
+	x.Threads[tid] = pid
 }
 
 // Unmatched is a trace's no-match message in parts, for a caller that
@@ -138,6 +163,7 @@ func noMatchOf(sb *schedule.Builder, events, switches int64) NoMatch {
 		if t.Comm != "" {
 			x.AddName(t.Comm, int(t.PID))
 		}
+		x.AddThread(int(t.TID), int(t.PID))
 	}
 	return x
 }

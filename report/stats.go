@@ -505,6 +505,7 @@ func (c StatsCPU) MarshalJSON() ([]byte, error) {
 // then had no scheduling delay or migration to count.
 func statsNoMatch(b *schedule.Builder, f *schedule.Filter, events, switches int64) string {
 	x := noMatchOf(b, events, switches)
+	x.PIDs = f.PIDs
 	if f.PIDs != nil || f.TIDs != nil || f.Comms != nil || f.Cgroups != nil {
 		for _, t := range b.Tasks() {
 			if t.TID != 0 && f.Task(t) {

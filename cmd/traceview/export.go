@@ -151,7 +151,7 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 	if flt.Active() && cs.matched == 0 {
 		// The answer first, in every command's words (it named neither
 		// the CPUs nor the closest names).
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", cs.ext.noMatch(flt.String(), flt.Comms))
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", cs.ext.noMatch(flt.String(), flt.Comms, flt.PIDs))
 	}
 	printWarnings(cmd.ErrOrStderr(), input, src.Meta())
 	return nil

@@ -118,7 +118,11 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 		}
 		// The answer first, as latency's and timehist's (it came last,
 		// after every warning in full, as a failure).
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", ext.noMatch(given, o.opt.TaskNames))
+		var pids []trace.PID
+		if flt != nil {
+			pids = flt.PIDs
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", ext.noMatch(given, o.opt.TaskNames, pids))
 	}
 	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	return nil

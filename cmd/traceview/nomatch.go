@@ -31,6 +31,8 @@ func (x *traceExtent) observe(e *trace.Event) {
 		x.cpus[int(e.CPU)] = true
 		x.x.AddName(e.Comm, pid(e.PID))
 		x.x.AddName(e.NextComm, pid(e.NextPID))
+		x.x.AddThread(int(e.TID), int(e.PID))
+		x.x.AddThread(int(e.NextTID), int(e.NextPID))
 	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime:
 		x.x.AddName(e.Comm, pid(e.PID))
 	case trace.KindComm, trace.KindExec:
@@ -46,10 +48,10 @@ func (x *traceExtent) observe(e *trace.Event) {
 }
 
 // noMatch is the no-match message (report.NoMatch.Message) for the filters
-// given (as the user typed them, flag names included) and the names asked
-// for (comms).
-func (x *traceExtent) noMatch(given string, comms []string) string {
-	x.x.CPUs = x.x.CPUs[:0]
+// given (as the user typed them, flag names included), the names asked
+// for (comms) and the pids (--pid).
+func (x *traceExtent) noMatch(given string, comms []string, pids []trace.PID) string {
+	x.x.CPUs, x.x.PIDs = x.x.CPUs[:0], pids
 	for c := range x.cpus {
 		x.x.CPUs = append(x.x.CPUs, c)
 	}

@@ -57,3 +57,22 @@ func TestNoMatchOneMessage(t *testing.T) {
 		t.Errorf("stats of a selected task without delays: stderr\n%s\nwant it to start with %q", stderr, want)
 	}
 }
+
+// TestNoMatchThreadPID: --pid 5663 names a thread of process 5662
+// (forkstart.perf.data: timehist shows test[5663/5662]), which --pid
+// (processes, as perf's) does not select: every command's no-match message
+// says --tid selects it. A pid that is no thread gets no such clause.
+func TestNoMatchThreadPID(t *testing.T) {
+	const trace = "../../testdata/traces/forkstart.perf.data"
+	const want = "; 5663 is a thread of process 5662, not a process: --tid 5663 selects it\n"
+	for _, args := range [][]string{{"latency"}, {"stats"}, {"timehist"}, {"map"}, {"export", "--format", "pprof", "-o", filepath.Join(t.TempDir(), "x.pb.gz")}} {
+		_, stderr, code := runCLI(t, append(args, "-i", trace, "--pid", "5663")...)
+		if code != 0 || !strings.Contains(stderr, want) {
+			t.Errorf("%s --pid 5663: exit %d, stderr:\n%s\nwant a line ending %q", args[0], code, stderr, want)
+		}
+		_, stderr, _ = runCLI(t, append(args, "-i", trace, "--pid", "99999")...)
+		if strings.Contains(stderr, "is a thread of process") {
+			t.Errorf("%s --pid 99999: %s", args[0], stderr)
+		}
+	}
+}

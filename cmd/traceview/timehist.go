@@ -142,10 +142,11 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 			given = strings.TrimSpace(given + " --prio " + o.prios)
 		}
 		var comms []string
+		var pids []trace.PID
 		if flt != nil {
-			comms = flt.Comms
+			comms, pids = flt.Comms, flt.PIDs
 		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", ext.noMatch(given, comms))
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", ext.noMatch(given, comms, pids))
 	}
 	if m := src.Meta(); len(result.OpenRuns) > 0 && m != nil {
 		// Named with the trace's other warnings, first and in full
