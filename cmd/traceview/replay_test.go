@@ -659,3 +659,43 @@ func TestReplayModelLineYields(t *testing.T) {
 		t.Errorf("exit %d: %s\nstdout lacks %q:\n%s", code, errs, want, out)
 	}
 }
+
+// TestReplayIdleClassHint: sched-idle.tv's spin_idle ran as SCHED_IDLE
+// beside a nice-0 spinner on CPU 0 and waited up to 1091.970 ms; replayed
+// as SCHED_NORMAL (sched_switch shows prio 120 for both) its longest delay
+// is 7.743 ms, so the hint names it and --class spin_idle=idle. With that
+// --class, its predicted longest delay is back over 100 ms (896.3 ms).
+func TestReplayIdleClassHint(t *testing.T) {
+	const f = "../../testdata/traces/sched-idle.tv"
+	_, errs, code := runCLI(t, "replay", "-i", f, "--policy", "eevdf")
+	const want = "waited far longer in the trace than a nice-0 task does under eevdf (longest delay 1091.970 ms observed, 7.743 ms self-replayed)"
+	if code != 0 || !strings.Contains(errs, "hint: spin_idle") || !strings.Contains(errs, want) || !strings.Contains(errs, "--class spin_idle=idle replays it so") {
+		t.Errorf("exit %d, stderr:\n%s\nwant the hint for spin_idle", code, errs)
+	}
+	out, errs, code := runCLI(t, "replay", "-i", f, "--policy", "eevdf", "--class", "spin_idle=idle", "-o", "json")
+	var doc struct {
+		Runs []struct {
+			Predicted struct {
+				Tasks []struct {
+					Comm     string `json:"comm"`
+					MaxDelay int64  `json:"max_delay_ns"`
+				} `json:"tasks"`
+			} `json:"predicted"`
+		} `json:"runs"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Runs) != 1 {
+		t.Fatalf("--class spin_idle=idle: exit %d, stderr:\n%s", code, errs)
+	}
+	found := false
+	for _, r := range doc.Runs[0].Predicted.Tasks {
+		if r.Comm == "spin_idle" {
+			found = true
+			if r.MaxDelay < 100_000_000 {
+				t.Errorf("--class spin_idle=idle: spin_idle's longest delay %d ns, want over 100 ms", r.MaxDelay)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no spin_idle row in %s", out)
+	}
+}
