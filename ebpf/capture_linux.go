@@ -64,6 +64,9 @@ type Capture struct {
 	opts    Options
 	// warnings: what the capture could not do as it should (load time).
 	warnings []trace.Warning
+	// attached is when the last program was attached: the capture's
+	// events start there; stopped when Run stopped them (zero before).
+	attached, stopped time.Time
 }
 
 // Probe checks what a capture needs, without loading anything, and returns
@@ -230,6 +233,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 		}
 		c.links = append(c.links, l)
 	}
+	c.attached = time.Now()
 	// The drain polls on a timer and never waits for a wakeup; a watermark
 	// of half a buffer keeps perf from waking it (an irq_work and a
 	// wakeup) for every record, its default.
@@ -348,6 +352,15 @@ func setVars(spec *cilium.CollectionSpec, opts Options, ptRegs bool) error {
 }
 
 // Mode names the program set in use: "tp_btf" or "tracepoint".
+// Attached returns when the capture's programs were attached (its events
+// start there, before Run drains them): a capture of a set duration ends
+// that long after it.
+func (c *Capture) Attached() time.Time { return c.attached }
+
+// Stopped returns when Run stopped the programs (the zero time before):
+// the capture's events end there.
+func (c *Capture) Stopped() time.Time { return c.stopped }
+
 func (c *Capture) Mode() string {
 	if c.classic {
 		return "tracepoint"
@@ -636,6 +649,7 @@ func (c *Capture) drain(ctx context.Context, maxWait time.Duration, put func(*ba
 			// without mmapable global data, Linux < 5.5, detaching alone
 			// does it, one program after the other), detach, then one
 			// more pass for what the programs wrote before.
+			c.stopped = time.Now()
 			if v := c.coll.Variables["enabled"]; v != nil {
 				v.Set(uint32(0))
 			}

@@ -4,6 +4,7 @@ package ebpf
 
 import (
 	"context"
+	"time"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -31,6 +32,12 @@ func (c *Capture) Warnings() []trace.Warning { return nil }
 
 // Mode returns "".
 func (c *Capture) Mode() string { return "" }
+
+// Attached returns the zero time: no capture here.
+func (c *Capture) Attached() time.Time { return time.Time{} }
+
+// Stopped returns the zero time: no capture here.
+func (c *Capture) Stopped() time.Time { return time.Time{} }
 
 // Close does nothing.
 func (c *Capture) Close() error { return nil }

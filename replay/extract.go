@@ -444,6 +444,9 @@ func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, pr
 	if comm == sessionLeaderComm {
 		tk.setsid = true
 	}
+	if comm == tasksetComm {
+		tk.taskset = true
+	}
 	if comm == perfExecComm && x.perfExec == 0 {
 		x.perfExec = i + 1
 	}
@@ -605,6 +608,7 @@ func (x *extractor) event(ev *trace.Event) {
 		}
 		if i, ok := x.byTID.get(ev.TID); ok {
 			m.Tasks[i].Comm, m.Tasks[i].Unnamed = ev.Comm, false
+			m.Tasks[i].taskset = m.Tasks[i].taskset || ev.Comm == tasksetComm
 		} else {
 			// Named before its first scheduler event (the text readers
 			// name each task as they first meet it): keep the name for
@@ -1006,6 +1010,7 @@ func (x *extractor) finish() {
 	x.closeTasks()                                // end each task's last burst at the trace's end
 	x.findWorkload()                              // the traced command and its process tree (Task.Workload)
 	x.inferPinning()                              // a taskset-pinned workload's affinity (pinning.go)
+	x.inferTasksetPinning()                       // taskset-pinned parts of it (pinning.go)
 	x.bindPerCPUKthreads()                        // per-CPU kernel threads on their CPU (pinning.go)
 	x.updatePoints()                              // the tick, and the update points that are not its (timers.go)
 	x.yieldPoints()                               // sched_yield calls, off the tick (yields.go)

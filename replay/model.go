@@ -274,6 +274,7 @@ type Task struct {
 	// none was seen (the task stays in its cgroup, or the root group).
 	Session trace.TID
 	setsid  bool // the trace named the task "setsid" (setsid(1) before its exec)
+	taskset bool // the trace named the task "taskset" (taskset(1) before its exec)
 	// Until says how the task ends and paces itself (see UntilKind);
 	// Deadline is, for UntilDeadline, the wall-clock time in ns after the
 	// task's start at which its loop stops. UntilInferred is true when

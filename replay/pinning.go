@@ -120,6 +120,76 @@ func (x *extractor) inferPinning() {
 	}
 }
 
+// tasksetComm is the command name of taskset(1), util-linux: a task the
+// trace names so set its CPU affinity (sched_setaffinity) before it
+// exec'd the command it runs, which its children inherit.
+const tasksetComm = "taskset"
+
+// inferTasksetPinning gives each part of the traced command that ran
+// under taskset(1) (a workload task the trace named "taskset", and the
+// tasks it forked, down its process tree) the CPUs that part ran on, when
+// the whole command was not pinned (inferPinning) and those are fewer than
+// the trace's: `taskset -c 0 A & taskset -c 1 B & wait` runs A's tasks on
+// CPU 0 only and B's on CPU 1 only, which inferPinning, asking for one CPU
+// for the whole command, cannot say. A CPU counts when it holds more than
+// pinStray of the part's run time (the taskset task itself may run on
+// another CPU until sched_setaffinity moves it: stopperMove). The mask is
+// the CPUs the trace shows, a subset of the one taskset set when the part
+// never ran on some of its CPUs.
+func (x *extractor) inferTasksetPinning() {
+	m := x.m
+	if m.NrCPUs < 2 || m.WorkloadRoot < 0 || m.Stats.PinnedTasks > 0 {
+		return
+	}
+	kids := map[int][]int{}
+	for i := range m.Tasks {
+		if p := m.Tasks[i].Parent; p >= 0 && m.Tasks[i].Workload {
+			kids[p] = append(kids[p], i)
+		}
+	}
+	done := make([]bool, len(m.Tasks))
+	for i := range m.Tasks {
+		if tk := &m.Tasks[i]; !tk.Workload || !tk.taskset || done[i] {
+			continue
+		}
+		part := []int{i}
+		for k := 0; k < len(part); k++ {
+			for _, c := range kids[part[k]] {
+				if !done[c] {
+					done[c] = true
+					part = append(part, c)
+				}
+			}
+		}
+		var ns []int64
+		var total int64
+		for _, j := range part {
+			for c, v := range m.Tasks[j].timeOn {
+				for c >= len(ns) {
+					ns = append(ns, 0)
+				}
+				ns[c] += v
+				total += v
+			}
+		}
+		var mask policies.CPUSet
+		for c, v := range ns {
+			if c < policies.MaxCPUs && float64(v) > pinStray*float64(total) {
+				mask |= policies.CPUSet(1) << uint(c)
+			}
+		}
+		if total <= 0 || mask == 0 || mask.Count() >= m.NrCPUs {
+			continue
+		}
+		for _, j := range part {
+			if m.Tasks[j].Affinity == 0 {
+				m.Tasks[j].Affinity = mask
+				m.Stats.PinnedTasks++
+			}
+		}
+	}
+}
+
 // perCPUKthread matches the names the kernel gives the kernel threads it
 // binds to one CPU, N: the smpboot threads "ksoftirqd/N"
 // (kernel/softirq.c), "migration/N" (kernel/stop_machine.c), "cpuhp/N"

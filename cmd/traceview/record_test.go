@@ -613,3 +613,35 @@ func TestRecordHelpOptIn(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordShortDuration: a --duration shorter than the recorder's
+// start-up (about 0.09 s here: the output's task table, the groups'
+// settings, after the probes were attached) cannot be honoured, and the
+// capture says so ("the capture holds ... more than --duration"): its
+// sched_switch events never span more than the duration and 25 ms without
+// that line. A 1 s capture holds about 1 s and says nothing.
+func TestRecordShortDuration(t *testing.T) {
+	requireCapture(t)
+	for _, d := range []time.Duration{time.Millisecond, time.Second} {
+		out := filepath.Join(t.TempDir(), "d.tv")
+		_, stderr, code := runCLI(t, "record", "-d", d.String(), "-o", out)
+		if code != 0 {
+			t.Fatalf("-d %v: exit %d: %s", d, code, stderr)
+		}
+		evs, _ := readAllEvents(t, out)
+		first, last := int64(-1), int64(-1)
+		for _, e := range evs {
+			if e.Kind == trace.KindSwitch {
+				if first < 0 {
+					first = e.Time
+				}
+				last = e.Time
+			}
+		}
+		span := time.Duration(last - first)
+		said := strings.Contains(stderr, "the capture holds")
+		if first < 0 || span > d+25*time.Millisecond && !said || d == time.Second && (said || span < 900*time.Millisecond) {
+			t.Errorf("-d %v: sched_switch events over %v, note %v; stderr:\n%s", d, span, said, stderr)
+		}
+	}
+}

@@ -625,7 +625,7 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 		}
 		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s; %s\n", why, set, censored, pools)
 	} else {
-		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the one CPU they ran on; %s\n",
+		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned (taskset) to the CPUs they ran on; %s\n",
 			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
 	}
 	tick := "inferred from the trace"
