@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,10 +29,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(out)
 	root.SetErr(stderr)
 	err = execute(root, args)
-	if err == nil && out.err != nil {
+	if out.err != nil && (err == nil || errors.Is(err, out.err)) {
 		// Commands that print with fmt.Fprint* ignore write errors; a full
-		// disk or a closed pipe must still fail the command.
-		err = fmt.Errorf("writing the output: %w", out.err)
+		// disk or a closed pipe must still fail the command, and the error
+		// says which command could not write where ("write /dev/stdout: no
+		// space left on device" said neither).
+		name := "traceview"
+		if c, _, ferr := root.Find(args); ferr == nil && c != nil && c != root {
+			name = c.Name()
+		}
+		err = fmt.Errorf("%s: writing the output (standard output): %w", name, out.err)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "traceview: %v\n", err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -136,6 +137,20 @@ func TestIsTerminal(t *testing.T) {
 	} {
 		if got := isTerminal(c.w); got != c.want {
 			t.Errorf("%s: isTerminal %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestWriteErrorNamesCommand: output that cannot be written (`latency -o
+// json > /dev/full`) fails the command with an error that names it (it
+// said "traceview: write /dev/stdout: no space left on device"), in both
+// the table and the JSON path.
+func TestWriteErrorNamesCommand(t *testing.T) {
+	for _, args := range [][]string{{"latency", "-i", "../../testdata/traces/pipe.perf.data"}, {"latency", "-o", "json", "-i", "../../testdata/traces/pipe.perf.data"}} {
+		var stderr strings.Builder
+		code := run(args, fullWriter{}, &stderr)
+		if want := "traceview: latency: writing the output (standard output): no space left on device\n"; code != 1 || !strings.HasSuffix(stderr.String(), want) {
+			t.Errorf("%v: exit %d, stderr:\n%s\nwant it to end with %q", args, code, stderr.String(), want)
 		}
 	}
 }
