@@ -182,7 +182,8 @@ type StatsSeries struct {
 	// say whether CPUs[c] was busy (never counted in Utilization).
 	Unknown [][]float64 `json:"unknown"`
 	// Runqueue[c][i] is the time-weighted mean runqueue length of CPUs[c]
-	// in bucket i, RunqueueMax[c][i] its maximum.
+	// over the observed part of bucket i, RunqueueMax[c][i] its maximum;
+	// both 0 in a bucket the trace did not observe at all (Unknown 1).
 	Runqueue    [][]float64 `json:"runqueue"`
 	RunqueueMax [][]int     `json:"runqueue_max"`
 }
@@ -388,7 +389,7 @@ func statsStepMean(steps []statsStep, from, to int64) (float64, int) {
 	return area / float64(to-from), mx
 }
 
-func statsMakeSeries(cpus []trace.CPU, slices, unk map[trace.CPU][]statsSpan, rq map[trace.CPU][]statsStep, from, to int64, n int) *StatsSeries {
+func statsMakeSeries(cpus []trace.CPU, runs, unk map[trace.CPU][]statsSpan, rq map[trace.CPU][]statsStep, from, to int64, n int) *StatsSeries {
 	width := (to - from + int64(n) - 1) / int64(n)
 	if width <= 0 {
 		width = 1
@@ -396,7 +397,7 @@ func statsMakeSeries(cpus []trace.CPU, slices, unk map[trace.CPU][]statsSpan, rq
 	s := &StatsSeries{Start: from, Width: width, CPUs: cpus}
 	for _, c := range cpus {
 		busy := make([]float64, n)
-		for _, sp := range slices[c] {
+		for _, sp := range runs[c] {
 			statsSpread(busy, sp.start-from, sp.end-from, width, 1)
 		}
 		for i := range busy {
@@ -412,17 +413,23 @@ func statsMakeSeries(cpus []trace.CPU, slices, unk map[trace.CPU][]statsSpan, rq
 		}
 		s.Unknown = append(s.Unknown, u)
 
+		// The mean over the bucket's observed time: the runqueue of a CPU
+		// the trace did not see is unknown, not the length last known (an
+		// overwritten ftrace ring showed 2 waiting tasks on a CPU
+		// unobserved for the whole bucket).
+		gaps := slices.Clone(unk[c])
+		slices.SortFunc(gaps, func(a, b statsSpan) int { return cmp.Compare(a.start, b.start) })
 		area := make([]float64, n)
 		mx := make([]int, n)
-		cur, at := 0, from
+		cur, at, k := 0, from, 0
 		for _, st := range rq[c] {
-			statsSpread(area, at-from, st.at-from, width, float64(cur))
+			statsSpreadKnown(area, at, st.at, from, width, float64(cur), gaps, &k)
 			if st.at > at {
 				at = st.at
 			}
 			cur = st.n
 		}
-		statsSpread(area, at-from, to-from, width, float64(cur))
+		statsSpreadKnown(area, at, to, from, width, float64(cur), gaps, &k)
 		// The maximum of a bucket counts the length carried into it.
 		steps := rq[c]
 		cur, idx := 0, 0
@@ -441,7 +448,11 @@ func statsMakeSeries(cpus []trace.CPU, slices, unk map[trace.CPU][]statsSpan, rq
 			mx[i] = m
 		}
 		for i := range area {
-			area[i] /= float64(width)
+			if known := float64(width) * (1 - u[i]); known > 0.5 {
+				area[i] /= known
+			} else {
+				area[i], mx[i] = 0, 0 // not observed at all: see Unknown
+			}
 		}
 		s.Runqueue = append(s.Runqueue, area)
 		s.RunqueueMax = append(s.RunqueueMax, mx)
@@ -451,6 +462,26 @@ func statsMakeSeries(cpus []trace.CPU, slices, unk map[trace.CPU][]statsSpan, rq
 
 // statsSpread adds weight*overlap of [start, end) with each bucket of
 // width w to acc.
+// statsSpreadKnown is statsSpread of [start, end) less the unknown spans
+// gaps (sorted by start), all in absolute ns, into buckets of width w from
+// from. k is the index of the first gap that may still overlap: calls with
+// increasing start share it.
+func statsSpreadKnown(acc []float64, start, end, from, w int64, weight float64, gaps []statsSpan, k *int) {
+	for *k < len(gaps) && gaps[*k].end <= start {
+		*k++
+	}
+	at := start
+	for j := *k; j < len(gaps) && gaps[j].start < end; j++ {
+		if gaps[j].start > at {
+			statsSpread(acc, at-from, gaps[j].start-from, w, weight)
+		}
+		at = max(at, gaps[j].end)
+	}
+	if end > at {
+		statsSpread(acc, at-from, end-from, w, weight)
+	}
+}
+
 func statsSpread(acc []float64, start, end, w int64, weight float64) {
 	if end <= start || weight == 0 {
 		return

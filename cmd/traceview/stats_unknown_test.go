@@ -3,7 +3,10 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -98,5 +101,45 @@ func TestStatsUnknownShare(t *testing.T) {
 	page, _, _ = runCLI(t, "report", "-i", dir+"sched-compressed.data", "-o", "-")
 	if s := "unknown: no recorded sched_switch (utilization, runqueue and switches not measured)"; !strings.Contains(page, s) {
 		t.Errorf("HTML report lacks %q", s)
+	}
+}
+
+// TestStatsSeriesUnobservedRunqueue: an ftrace capture whose ring was
+// overwritten leaves CPU 1 unobserved until its first event at 1.2 s; c,
+// woken onto CPU 1 at 1.05 s, is switched in there at 1.2 s. With 4
+// buckets of 0.1 s from 1.0 s, CPU 1's buckets 0 and 1 are unknown (1),
+// and its runqueue there is unknown too: 0 with its maximum (it was 0.5
+// and 1.0, the wait of c counted in time the trace did not see); buckets
+// 2 and 3 are observed with nothing waiting (0).
+func TestStatsSeriesUnobservedRunqueue(t *testing.T) {
+	const ring = `# tracer: nop
+#
+# entries-in-buffer/entries-written: 5/20   #P:2
+#
+          <idle>-0       [000] d..2. 1.000000: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=a next_pid=100 next_prio=120
+               a-100     [000] d..2. 1.050000: sched_waking: comm=c pid=102 prio=120 target_cpu=001
+          <idle>-0       [001] d..2. 1.200000: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=c next_pid=102 next_prio=120
+               c-102     [001] d..2. 1.300000: sched_switch: prev_comm=c prev_pid=102 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+               a-100     [000] d..2. 1.400000: sched_switch: prev_comm=a prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+`
+	path := filepath.Join(t.TempDir(), "ring.txt")
+	if err := os.WriteFile(path, []byte(ring), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, "stats", "-o", "json", "--series", "4", "-i", path)
+	var doc struct {
+		Series struct {
+			CPUs        []int       `json:"cpus"`
+			Unknown     [][]float64 `json:"unknown"`
+			Runqueue    [][]float64 `json:"runqueue"`
+			RunqueueMax [][]int     `json:"runqueue_max"`
+		} `json:"series"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Series.CPUs) != 2 || doc.Series.CPUs[1] != 1 {
+		t.Fatalf("exit %d, stderr:\n%s\nout:\n%s", code, errs, out)
+	}
+	s := doc.Series
+	if !slices.Equal(s.Unknown[1], []float64{1, 1, 0, 0}) || !slices.Equal(s.Runqueue[1], []float64{0, 0, 0, 0}) || !slices.Equal(s.RunqueueMax[1], []int{0, 0, 0, 0}) {
+		t.Errorf("CPU 1: unknown %v, runqueue %v, max %v; want [1 1 0 0], [0 0 0 0], [0 0 0 0]", s.Unknown[1], s.Runqueue[1], s.RunqueueMax[1])
 	}
 }
