@@ -320,8 +320,15 @@ func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, now int64) map[uint64]
 func writeTopJSON(w io.Writer, rows []*topRow) error {
 	doc := report.LatencyJSON{Tasks: []report.LatencyJSONRow{}, Warnings: []trace.Warning{}}
 	for _, r := range rows {
+		pid := r.pid
+		if len(r.tasks) == 1 && pid == 0 {
+			// As latency's JSON: a row of one task carries its tid.
+			for tid := range r.tasks {
+				pid = int64(tid)
+			}
+		}
 		doc.Tasks = append(doc.Tasks, report.LatencyJSONRow{
-			Comm: r.comm, PID: r.pid, NrTasks: len(r.tasks), RuntimeNs: r.runtime, Count: r.delays,
+			Comm: r.comm, PID: pid, NrTasks: len(r.tasks), RuntimeNs: r.runtime, Count: r.delays,
 			Switches: r.switches, AvgDelayNs: r.avg(), MaxDelayNs: r.delayMax, SumDelayNs: r.delaySum,
 			MaxDelayStartNs: r.maxAt - r.delayMax, MaxDelayEndNs: r.maxAt,
 		})

@@ -676,3 +676,24 @@ func TestTopWindowFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestTopJSONSingleTaskPID: a command row of one task carries its tid in
+// "pid", as latency's JSON does (it was 0); a row of two tasks has 0.
+func TestTopJSONSingleTaskPID(t *testing.T) {
+	rows := groupTop([]ebpf.TaskStat{{TID: 42, Comm: "one"}, {TID: 7, Comm: "two"}, {TID: 8, Comm: "two"}}, "comm", nil)
+	var b bytes.Buffer
+	if err := writeTopJSON(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	var doc report.LatencyJSON
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, r := range doc.Tasks {
+		got[r.Comm] = r.PID
+	}
+	if got["one"] != 42 || got["two"] != 0 || len(got) != 2 {
+		t.Errorf("pids %v, want one: 42, two: 0", got)
+	}
+}
