@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -159,5 +160,38 @@ func TestCutTVCgroupWarning(t *testing.T) {
 	}
 	if _, errOut, _ := runCLI(t, "latency", "-v", "-i", whole); strings.Contains(errOut, "have no path") {
 		t.Errorf("the whole file: %s", errOut)
+	}
+}
+
+// TestCutTraceDatRuntime: a trace.dat cut inside CPU 1's data (the v7
+// pipe-multi file at 200000 bytes: CPU 0 whole, CPU 1 up to a chunk)
+// leaves CPU 1 unobserved from its last event to the trace's last, so the
+// cut file's run time is at most the whole file's (the task CPU 1 last
+// switched in was charged to the end: a cut of 230 bytes of the shared
+// messaging trace.dat gave 397.7 ms against the whole file's 390.0 ms).
+func TestCutTraceDatRuntime(t *testing.T) {
+	const whole = "../../testdata/traces/pipe-multi.v7zstd.dat"
+	cut := cutCopy(t, whole, "cut.dat", 200000)
+	type lost struct {
+		CPU   int    `json:"cpu"`
+		Count uint64 `json:"count"`
+	}
+	total := func(path string) (int64, []lost) {
+		out, errs, code := runCLI(t, "latency", "-o", "json", "-i", path)
+		var doc struct {
+			Total struct {
+				Runtime int64 `json:"runtime_ns"`
+			} `json:"total"`
+			Lost []lost `json:"lost"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
+			t.Fatalf("%s: exit %d, stderr:\n%s", path, code, errs)
+		}
+		return doc.Total.Runtime, doc.Lost
+	}
+	w, _ := total(whole)
+	c, l := total(cut)
+	if c <= 0 || c > w || len(l) != 1 || l[0] != (lost{1, 0}) {
+		t.Errorf("run time %d ns cut, %d ns whole, lost windows %+v; want at most the whole file's, and CPU 1 unobserved (count 0)", c, w, l)
 	}
 }

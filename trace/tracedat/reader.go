@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/tpformat"
 )
@@ -59,6 +60,14 @@ type Reader struct {
 	started bool
 	err     error
 	closer  io.Closer
+
+	// cut are the CPUs whose data the file's end cut (errFileCut), and
+	// first and last the trace's first and last event times (ns; first <
+	// 0 before any): at the end each cut CPU is unobserved from its last
+	// event to the trace's last (cutWindows).
+	cut         []*cpuStream
+	first, last int64
+	cutDone     bool
 }
 
 // Open reads a trace.dat from r: an io.ReaderAt with a known size (an
@@ -88,7 +97,7 @@ func Open(r io.Reader, opt Options) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := &Reader{f: f, lenient: opt.Lenient}
+	rd := &Reader{f: f, lenient: opt.Lenient, first: -1}
 	rd.meta = trace.Meta{Format: FormatName, Tool: f.tool, NrCPUs: f.nrCPUs, Clock: f.clock}
 	if f.tool == "" {
 		rd.meta.Tool = fmt.Sprintf("trace-cmd (file version %d)", f.version)
@@ -253,10 +262,11 @@ func (r *Reader) Close() error {
 // streamError is what the error that ended a CPU's stream makes of the
 // read: a file cut short inside the CPU's data, or damaged data with
 // lenient, a counted warning (nil); other damage an error.
-func (r *Reader) streamError(err error) error {
+func (r *Reader) streamError(s *cpuStream, err error) error {
 	switch {
 	case errors.Is(err, errFileCut):
 		r.meta.Warnings.Add("truncated-file", "trace.dat: %v", err)
+		r.cut = append(r.cut, s)
 	case r.lenient:
 		r.meta.Warnings.Add("tracedat-corrupt-data", "trace.dat: %v (rest of the CPU's data skipped: lenient)", err)
 	default:
@@ -271,7 +281,7 @@ func (r *Reader) start() error {
 	for _, s := range r.streams {
 		ok, err := s.next()
 		if err != nil {
-			if err := r.streamError(err); err != nil {
+			if err := r.streamError(s, err); err != nil {
 				return err
 			}
 			continue
@@ -354,7 +364,7 @@ func (r *Reader) Next() (trace.Event, error) {
 		ev, ok := r.item(s)
 		more, err := s.next()
 		if err != nil {
-			r.err = r.streamError(err)
+			r.err = r.streamError(s, err)
 			more = false
 		}
 		if !more {
@@ -363,6 +373,10 @@ func (r *Reader) Next() (trace.Event, error) {
 		}
 		r.down(0)
 		if ok {
+			if r.first < 0 {
+				r.first = ev.Time
+			}
+			r.last = max(r.last, ev.Time)
 			var named [2]trace.Event
 			if n := r.namer.Changes(&ev, &named); n > 0 {
 				r.pending = append(r.pending[:0], named[1:n]...)
@@ -378,7 +392,47 @@ func (r *Reader) Next() (trace.Event, error) {
 	if r.err != nil {
 		return trace.Event{}, r.err
 	}
+	if !r.cutDone {
+		r.cutDone = true
+		if r.pending = r.cutWindows(r.pending[:0]); len(r.pending) > 0 {
+			ev := r.pending[0]
+			r.pending = r.pending[1:]
+			return ev, nil
+		}
+	}
 	return trace.Event{}, io.EOF
+}
+
+// cutWindows appends to evs a Count 0 KindLost event at the trace's last
+// event time for each CPU whose data the file's end cut and whose last
+// event came before it, with its trace.LostWindow from that event (from the
+// trace's first event for a CPU cut before any) and a warning naming them:
+// trace-cmd writes each CPU's buffer whole, one after the other, so a cut
+// inside one leaves it without its later events while the CPUs written
+// before it go on to the end. Reports then count that time as unknown, not
+// as the run of the task the CPU last switched in (a cut of 230 bytes gave
+// that task 90 ms it was never seen running).
+func (r *Reader) cutWindows(evs []trace.Event) []trace.Event {
+	var cpus []int
+	for _, s := range r.cut {
+		start := r.first
+		if s.keptAny {
+			start = s.kept
+		}
+		if r.first < 0 || start >= r.last {
+			continue
+		}
+		cpu := trace.CPU(s.cpu)
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Start: start, End: r.last})
+		evs = append(evs, trace.NewEvent(r.last, cpu, trace.KindLost))
+		cpus = append(cpus, s.cpu)
+	}
+	if len(cpus) > 0 {
+		sort.Ints(cpus)
+		r.meta.Warnings.Add("tracedat-cut-cpus", "trace.dat: the cut leaves CPU %s without its events after its last one, up to the trace's last at %s s: that time is unobserved (not idle), and delays waiting there are not measured",
+			cpulist.Format(cpus), trace.FormatSeconds(r.last, 6))
+	}
+	return evs
 }
 
 // item turns the stream's current item into an event; false for records

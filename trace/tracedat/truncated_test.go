@@ -56,9 +56,9 @@ func TestTruncatedFile(t *testing.T) {
 		more map[string]string
 		full []trace.CPU
 	}{
-		{name: "handmade", whole: good, cut: len(good) - testPage/4, events: 6, warn: "CPU 1: the file ends at offset 3968, inside the CPU's data (which should end at 4096): 512 bytes missing"},
-		{name: "v6", whole: v6, cut: 2412544, events: 8353, warn: "CPU 1: the file ends at offset 2412544, inside the CPU's data (which should end at 2539520): 126976 bytes missing"},
-		{name: "v7 in CPU 1", whole: v7, cut: 200000, events: 7827, full: []trace.CPU{0},
+		{name: "handmade", whole: good, cut: len(good) - testPage/4, events: 7, warn: "CPU 1: the file ends at offset 3968, inside the CPU's data (which should end at 4096): 512 bytes missing"},
+		{name: "v6", whole: v6, cut: 2412544, events: 8354, warn: "CPU 1: the file ends at offset 2412544, inside the CPU's data (which should end at 2539520): 126976 bytes missing"},
+		{name: "v7 in CPU 1", whole: v7, cut: 200000, events: 7828, full: []trace.CPU{0},
 			warn: "CPU 1: the file ends at offset 200000, inside the CPU's data (which should end at 225062): 29760 bytes missing; the CPU's whole chunks before the cut were read",
 			more: map[string]string{"truncated-options": "trace.dat: the file ends at 200000 bytes, before its options section at offset 225062, which names the instances before it and locates their CPU data; " +
 				"read the CPU data of the flyrecord section at offset 129529 (instance name unknown): CPUs 0-1, numbered in the order trace-cmd writes them"}},
@@ -83,10 +83,39 @@ func TestTruncatedFile(t *testing.T) {
 			if len(got) != c.events {
 				t.Errorf("%d events, want %d (the whole file has %d)", len(got), c.events, len(whole))
 			}
+			// The cut CPU is unobserved from its last event to the
+			// trace's last (one Count 0 window and its KindLost event,
+			// the file's last; counted in events), unless it holds the
+			// last event (v7 cut in CPU 0, CPU 1 without data).
+			var lastTime, cutLast int64
+			cutCPU := trace.CPU(-1)
+			if !strings.HasPrefix(c.name, "v7 in CPU 0") {
+				cutCPU = 1
+			}
+			for _, e := range got {
+				if e.Kind != trace.KindLost {
+					lastTime = max(lastTime, e.Time)
+					if e.CPU == cutCPU {
+						cutLast = max(cutLast, e.Time)
+					}
+				}
+			}
+			var lost []trace.LostWindow
+			for _, w := range meta.Lost {
+				if w.Count == 0 {
+					lost = append(lost, w)
+				}
+			}
+			// (The window starts at the CPU's last record, which may be
+			// one that is no sched event: not before its last event.)
+			if cutCPU < 0 && len(lost) != 0 || cutCPU >= 0 && (len(lost) != 1 || lost[0].CPU != cutCPU || lost[0].Start < cutLast || lost[0].Start >= lastTime || lost[0].End != lastTime ||
+				got[len(got)-1].Kind != trace.KindLost || got[len(got)-1].CPU != cutCPU || got[len(got)-1].Time != lastTime) {
+				t.Errorf("unobserved windows %+v, last event %v; want CPU %d from its last event (%d) to %d", lost, got[len(got)-1], cutCPU, cutLast, lastTime)
+			}
 			seen := map[string]int{}
 			for _, e := range got {
-				if e.Kind == trace.KindComm {
-					continue // the names that events show, when they first show them
+				if e.Kind == trace.KindComm || e.Kind == trace.KindLost {
+					continue // the names that events show, when they first show them; the cut's window
 				}
 				k := key(e)
 				if seen[k] >= all[k] {
