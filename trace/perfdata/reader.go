@@ -735,13 +735,35 @@ func (r *Reader) releasable(t int64) bool {
 // cut falls inside a round, the warning says which CPUs that round lacks
 // (cutRound).
 func (r *Reader) truncated(what string, read int64) {
+	r.stopAt("truncated", fmt.Sprintf("the input ends inside a record (%s): the trace is truncated there", what), read)
+}
+
+// stopAt ends the records at byte read of the input with a warning of key
+// that starts with head and says what the end of the records leaves out
+// (cutRound), or that every event before it was read.
+func (r *Reader) stopAt(key, head string, read int64) {
 	r.eof = true
 	r.meta.CutAt = read
 	if msg := r.cutRound(); msg != "" {
-		r.meta.Warnings.Add("truncated", "perf.data: the input ends inside a record (%s): the trace is truncated there; %s", what, msg)
+		r.meta.Warnings.Add(key, "perf.data: %s; %s", head, msg)
 		return
 	}
-	r.meta.Warnings.Add("truncated", "perf.data: the input ends inside a record (%s): the trace is truncated there; every event before it was read", what)
+	r.meta.Warnings.Add(key, "perf.data: %s; every event before it was read", head)
+}
+
+// badSize ends the records at a header whose size (under 8 bytes) no
+// record has: the rest of the data section cannot be framed (a record's
+// size is the only way to the next), as in a file whose end was zeroed or
+// overwritten. It reads as a file cut there (truncated: the CPUs cut are
+// unobserved after their last event), with the bytes left unread said;
+// before, the whole run failed ("size 0: corrupt trace") and no event was
+// reported, perf 6.12 likewise ("failed to process type: 0").
+func (r *Reader) badSize(size int) {
+	left := ""
+	if r.dataEnd > r.off {
+		left = fmt.Sprintf(", %d bytes of the data section after it unread", r.dataEnd-r.off)
+	}
+	r.stopAt("damaged-record-size", fmt.Sprintf("damaged record header at offset %d: it says %d bytes, and every record has at least 8, so the records after it cannot be found%s: the trace ends there", r.off, size, left), r.off)
 }
 
 // cutEnd handles the end of the records of a file mode perf.data cut short
@@ -802,7 +824,8 @@ func (r *Reader) step() error {
 	}
 	size := int(r.end.Uint16(h[6:]))
 	if size < 8 {
-		return fmt.Errorf("record at offset %d: size %d: %w", r.off, size, trace.ErrCorrupt)
+		r.badSize(size)
+		return nil
 	}
 	rec, err := r.peek(size)
 	if err != nil {
