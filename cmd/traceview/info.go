@@ -290,8 +290,13 @@ func printInfo(w io.Writer, r *infoReport) {
 	if len(r.Cmdline) > 0 {
 		line("command line", "%s", strings.Join(r.Cmdline, " "))
 	}
-	if r.NrCPUs > 0 {
+	switch {
+	case r.NrCPUs > 0 && r.NrCPUsAvail > 0:
 		line("CPUs", "%d online, %d available", r.NrCPUs, r.NrCPUsAvail)
+	case r.NrCPUs > 0:
+		// ftrace text and trace.dat say how many CPUs traced, not how
+		// many the machine had.
+		line("CPUs", "%d", r.NrCPUs)
 	}
 	if r.PartialCPUs {
 		which := "CPU"

@@ -433,3 +433,13 @@ func TestInfoCutTVSpan(t *testing.T) {
 		t.Errorf("perf.data: no header span:\n%s", out)
 	}
 }
+
+// TestInfoCPUsWithoutAvailable: a trace.dat says how many CPUs traced, not
+// how many the machine had: info prints "CPUs: 2" (it said "2 online, 0
+// available").
+func TestInfoCPUsWithoutAvailable(t *testing.T) {
+	out, errs, code := runCLI(t, "info", "-i", "../../testdata/traces/pipe-multi.v7zstd.dat")
+	if code != 0 || !regexp.MustCompile(`(?m)^CPUs: +2$`).MatchString(out) || strings.Contains(out, "available") {
+		t.Errorf("exit %d, stderr %s, output:\n%s", code, errs, out)
+	}
+}

@@ -43,7 +43,7 @@ func watchCPUs(src trace.Source) trace.Source {
 			if m == nil {
 				return
 			}
-			if msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m)); msg != "" {
+			if msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m), m.Format); msg != "" {
 				m.Warnings.Add(partialCPUsKey, "%s", msg)
 			}
 		},
@@ -56,7 +56,7 @@ func watchCPUs(src trace.Source) trace.Source {
 // input was cut short: then the missing CPUs may be in the part cut off
 // (perf writes each CPU's buffer in turn), and recording all CPUs is not
 // the advice.
-func partialCPUsMessage(seen []bool, nr int, cut bool) string {
+func partialCPUsMessage(seen []bool, nr int, cut bool, format string) string {
 	var cpus []int
 	for c, ok := range seen {
 		if ok {
@@ -68,7 +68,15 @@ func partialCPUsMessage(seen []bool, nr int, cut bool) string {
 	}
 	advice := "record all CPUs"
 	if cut {
-		advice = "the input is cut short: perf writes each CPU's buffer in turn, and the others' may be in the part cut off"
+		// How the recorder lays the CPUs out decides what a cut can take.
+		switch {
+		case strings.HasPrefix(format, "perf.data"):
+			advice = "the input is cut short: perf writes each CPU's buffer in turn, and the others' may be in the part cut off"
+		case strings.HasPrefix(format, "trace.dat"):
+			advice = "the input is cut short: trace-cmd writes each CPU's data whole, one after the other, and the others' may be in the part cut off"
+		default:
+			advice = "the input is cut short: the others' events may be in the part cut off"
+		}
 	}
 	return fmt.Sprintf("the trace holds sched_switch events of %s only (CPU %s) of the machine's %d: what ran on the others is missing, and a delay during which the task may have run on one of them is not measured (%s)",
 		plural(len(cpus), "CPU"), cpulist.Format(cpus), nr, advice)
