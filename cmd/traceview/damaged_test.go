@@ -195,3 +195,17 @@ func TestCutTraceDatRuntime(t *testing.T) {
 		t.Errorf("run time %d ns cut, %d ns whole, lost windows %+v; want at most the whole file's, and CPU 1 unobserved (count 0)", c, w, l)
 	}
 }
+
+// TestTVCutBeforeFirstSwitch: a .tv cut inside its first event block (at
+// 5000 bytes of timeout-spin.tv, whose first block ends past 50000) has
+// no event to read: the error says the file is cut or damaged before any
+// sched_switch, after the reader's warning, not "record with 'perf sched
+// record'" (the recorder was not at fault).
+func TestTVCutBeforeFirstSwitch(t *testing.T) {
+	cut := cutCopy(t, "../../testdata/traces/timeout-spin.tv", "cut.tv", 5000)
+	_, errs, code := runCLI(t, "latency", "-i", cut)
+	want := "latency: " + cut + ": the file is cut short or damaged before any sched_switch event could be read (0 events read; the warning above says where)"
+	if code != 1 || !strings.HasSuffix(errs, want) || !strings.Contains(errs, "file ends inside the frame") || strings.Contains(errs, "perf sched record") {
+		t.Errorf("exit %d, stderr:\n%s\nwant it to end with %q", code, errs, want)
+	}
+}

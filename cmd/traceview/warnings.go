@@ -375,6 +375,16 @@ func noSwitchesError(cmd, input string, events int64, m *trace.Meta) error {
 		}
 		return fmt.Errorf("%s: %s: the input ends early, cut inside a record after %d bytes (truncated), before any sched_switch event%s", cmd, input, m.CutAt, read)
 	}
+	if m != nil {
+		for _, w := range m.Warnings.List() {
+			if cutOrDamaged(w.Key) {
+				// A capture cut or damaged before its first sched_switch
+				// (a .tv cut inside its first block): the warning above
+				// says where; the recorder was not the problem.
+				return fmt.Errorf("%s: %s: the file is cut short or damaged before any sched_switch event could be read (%d events read; the warning above says where)", cmd, input, max(events, 0))
+			}
+		}
+	}
 	return fmt.Errorf("%s: %s: no sched_switch events in %d events read (record with 'perf sched record')", cmd, input, events)
 }
 

@@ -152,11 +152,18 @@ func TestTruncatedPipe(t *testing.T) {
 			t.Errorf("cut at %d: truncated stream delivered %d events, the complete records hold %d", end, len(got), len(whole))
 		}
 	}
-	// Cut inside the tracing data.
+	// Cut before or inside the tracing data: the stream is cut short
+	// (it said "tracepoints recorded but no tracing data ...: corrupt
+	// trace", as of a file without them).
 	for _, r := range recs {
 		if binary.LittleEndian.Uint32(b[r.off:]) == recTracingData {
-			_, _, err := drain(b[:r.off+100], true)
-			if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), "tracing data") {
+			_, _, err := drain(b[:r.off], true)
+			want := fmt.Sprintf("the pipe-mode stream ends after %d bytes, before its tracing data", r.off)
+			if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "cut short") {
+				t.Errorf("cut before the tracing data at %d: %v; want %q", r.off, err, want)
+			}
+			_, _, err = drain(b[:r.off+100], true)
+			if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), "tracing data") || !strings.Contains(err.Error(), "truncated") {
 				t.Errorf("cut in tracing data: %v", err)
 			}
 		}
