@@ -42,14 +42,24 @@ func latencyJSON(t *testing.T, args ...string) report.LatencyJSON {
 	return cliJSON[report.LatencyJSON](t, append([]string{"latency", "-o", "json"}, args...)...)
 }
 
-// TestLatencySameTraceTwice: `latency X X` reports exactly twice X's
-// counts: every row's count, switches, runtime and sum delay doubled, its
-// max delay and percentiles unchanged (the union of a multiset with itself
-// has the same empirical quantiles), and so the totals. With -p every task
-// row comes twice (tasks of different traces are never merged).
-func TestLatencySameTraceTwice(t *testing.T) {
+// TestLatencyMergeCopy: `latency X Y`, Y a copy of X under another name
+// (two hosts' identical traces), reports exactly twice X's counts: every
+// row's count, switches, runtime and sum delay doubled, its max delay and
+// percentiles unchanged (the union of a multiset with itself has the same
+// empirical quantiles), and so the totals. With -p every task row comes
+// twice (tasks of different traces are never merged). (The same file
+// given twice is refused: TestLatencySameTraceTwice.)
+func TestLatencyMergeCopy(t *testing.T) {
+	b, err := os.ReadFile(tdPipe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(t.TempDir(), "copy.perf.data")
+	if err := os.WriteFile(cp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	one := latencyJSON(t, "--percentiles", "-i", tdPipe)
-	two := latencyJSON(t, "--percentiles", tdPipe, tdPipe)
+	two := latencyJSON(t, "--percentiles", tdPipe, cp)
 	if len(one.Tasks) < 3 || len(two.Tasks) != len(one.Tasks) {
 		t.Fatalf("%d rows twice, %d once", len(two.Tasks), len(one.Tasks))
 	}
@@ -72,7 +82,7 @@ func TestLatencySameTraceTwice(t *testing.T) {
 		t.Errorf("the trace as an argument differs from -i (-i +argument):\n%s", d)
 	}
 	p1 := latencyJSON(t, "-p", "-i", tdPipe)
-	p2 := latencyJSON(t, "-p", tdPipe, tdPipe)
+	p2 := latencyJSON(t, "-p", tdPipe, cp)
 	if len(p2.Tasks) != 2*len(p1.Tasks) || p2.Total.Switches != 2*p1.Total.Switches {
 		t.Errorf("-p twice: %d rows, %d switches; once %d rows, %d switches", len(p2.Tasks), p2.Total.Switches, len(p1.Tasks), p1.Total.Switches)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -36,7 +37,40 @@ func latencyInputs(cmd *cobra.Command, o latencyOptions, args []string) ([]strin
 		}
 		out = append(out, m...)
 	}
-	return out, nil
+	return out, dedupInputs("latency", out)
+}
+
+// dedupInputs refuses a trace given twice among inputs (the same path
+// after filepath.Clean, or the same file by os.SameFile: a link, another
+// relative path): merged, its every figure would count twice (a.tv a.tv
+// gave twice a.tv's run time and one thread as two tasks). A usage error
+// of command cmd naming both.
+func dedupInputs(cmd string, inputs []string) error {
+	type seen struct {
+		path string
+		info os.FileInfo
+	}
+	var files []seen
+	for _, in := range inputs {
+		if in == "-" {
+			continue
+		}
+		st, err := os.Stat(in)
+		for _, f := range files {
+			same := filepath.Clean(f.path) == filepath.Clean(in) || err == nil && f.info != nil && os.SameFile(f.info, st)
+			if same {
+				if f.path == in {
+					return usageErrorf("%s: %s is given twice: its events would count twice", cmd, in)
+				}
+				return usageErrorf("%s: %s and %s are the same file: its events would count twice", cmd, f.path, in)
+			}
+		}
+		if err != nil {
+			st = nil
+		}
+		files = append(files, seen{in, st})
+	}
+	return nil
 }
 
 // isPattern reports whether a trace argument is a glob.
