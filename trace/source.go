@@ -174,10 +174,9 @@ const (
 // (ns). Start is the last event time seen on that CPU before the loss (or
 // End when none), End the time the loss was reported.
 type LostWindow struct {
-	CPU   CPU    `json:"cpu"`
-	Count uint64 `json:"count"`
-	Start int64  `json:"start_ns"`
-	End   int64  `json:"end_ns"`
+	CPU        CPU
+	Count      uint64
+	Start, End int64
 }
 
 // String says what the window means for people: "12 events lost on CPU 1

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -49,16 +50,16 @@ type infoReport struct {
 	// SampleSpanFrom says which. They are absent when the reader took them
 	// from the events it read (a .tv cut short, perfetto): FirstEvent and
 	// LastEvent say that.
-	FirstSample    int64              `json:"first_sample_ns,omitempty"`
-	LastSample     int64              `json:"last_sample_ns,omitempty"`
-	SampleSpanFrom string             `json:"sample_span_from,omitempty"` // "header" or "trailer"
-	FirstEvent     int64              `json:"first_event_ns"`             // from the events read
-	LastEvent      int64              `json:"last_event_ns"`
-	EventNames     []string           `json:"recorded_events,omitempty"`
-	Samples        map[string]uint64  `json:"samples,omitempty"` // perf.data samples per event name
-	Events         map[string]uint64  `json:"events"`            // events delivered per kind
-	TotalEvents    uint64             `json:"total_events"`
-	Lost           []trace.LostWindow `json:"lost"`
+	FirstSample    int64             `json:"first_sample_ns,omitempty"`
+	LastSample     int64             `json:"last_sample_ns,omitempty"`
+	SampleSpanFrom string            `json:"sample_span_from,omitempty"` // "header" or "trailer"
+	FirstEvent     int64             `json:"first_event_ns"`             // from the events read
+	LastEvent      int64             `json:"last_event_ns"`
+	EventNames     []string          `json:"recorded_events,omitempty"`
+	Samples        map[string]uint64 `json:"samples,omitempty"` // perf.data samples per event name
+	Events         map[string]uint64 `json:"events"`            // events delivered per kind
+	TotalEvents    uint64            `json:"total_events"`
+	Lost           lostWindows       `json:"lost"`
 	// LostTotal is LostRecorder + LostInFile: the recorder's losses (the
 	// lost windows' counts and those of no window, Meta.LostUnplaced) and
 	// the events the file held but could not be read (a cut or damaged
@@ -440,3 +441,16 @@ func printGroups(w io.Writer, r *infoReport) {
 
 // fmtMS renders ns as milliseconds, "20ms", "0.5ms".
 func fmtMS(ns int64) string { return strconv.FormatFloat(float64(ns)/1e6, 'f', -1, 64) + "ms" }
+
+// lostWindows are info's lost windows, in JSON as latency's are
+// (report.LatencyJSONLost: cpu, count, start_ns, end_ns; a .tv trailer keeps
+// trace.LostWindow's own keys, which older files have).
+type lostWindows []trace.LostWindow
+
+func (ls lostWindows) MarshalJSON() ([]byte, error) {
+	out := make([]report.LatencyJSONLost, len(ls))
+	for i, l := range ls {
+		out[i] = report.LatencyJSONLost{CPU: int(l.CPU), Count: l.Count, StartNs: l.Start, EndNs: l.End}
+	}
+	return json.Marshal(out)
+}

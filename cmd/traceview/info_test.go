@@ -443,3 +443,15 @@ func TestInfoCPUsWithoutAvailable(t *testing.T) {
 		t.Errorf("exit %d, stderr %s, output:\n%s", code, errs, out)
 	}
 }
+
+// TestInfoJSONLostKeys: info -o json gives its lost windows latency's keys
+// with units (it gave Go's field names: CPU, Count, Start, End).
+func TestInfoJSONLostKeys(t *testing.T) {
+	b, err := json.Marshal(&infoReport{Lost: []trace.LostWindow{{CPU: 1, Count: 3, Start: 10, End: 20}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"lost":[{"cpu":1,"count":3,"start_ns":10,"end_ns":20}]`; !strings.Contains(string(b), want) {
+		t.Errorf("%s\nwant %s", b, want)
+	}
+}
