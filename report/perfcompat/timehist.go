@@ -239,6 +239,16 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	} else {
 		trace.SkipKinds(src, trace.KindRuntime, trace.KindMigrate)
 	}
+	if opt.Exact {
+		// perf's thread table acts on PERF_RECORD_FORK, _COMM and _EXIT
+		// (util/machine.c: machine__process_fork_event, _comm_event,
+		// _exit_event, which removes the thread), not on the
+		// sched_process_fork/exec/exit tracepoints a `perf record -e
+		// 'sched:*'` also holds and which come a few microseconds later:
+		// a task's last switch after its exit is a fresh ":TID", its
+		// wakeups between exec and sched_process_exec carry the new name.
+		trace.UseTaskRecords(src)
+	}
 	var stacks func([]trace.Stack)
 	if opt.CallGraph {
 		stacks = func(s []trace.Stack) { th.stacks = append(th.stacks, s...) }
