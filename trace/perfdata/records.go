@@ -709,10 +709,10 @@ func (r *Reader) cpuOutOfRange(cpu int32, typ uint32, off int64) bool {
 // beforeSamples reports whether t lies before the recording's first sample
 // (HEADER_SAMPLE_TIME, when checked), by at most NonSampleSlack: a FORK
 // record there has no sched_process_fork sample beside it. perf record's
-// tracking event reports forks from the moment it is enabled, the
+// tracking event reports forks (execs, exits) from the moment it is enabled, the
 // tracepoints a few ms later, and perf names a child forked in between
 // after its parent from the record (machine__process_fork_event), so the
-// record is the only fork there is. (Records earlier than the slack are
+// record is the only fork there is (so too for an exec or an exit). (Records earlier than the slack are
 // taken for damage, outsideSampleTimes: those stay dropped.)
 func (r *Reader) beforeSamples(t int64) bool {
 	return r.times == timesChecked && t > 0 && t < r.meta.FirstTime && t >= r.meta.FirstTime-NonSampleSlack
@@ -748,7 +748,7 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		pid, tid := trace.PID(int32(o.Uint32(body))), trace.TID(int32(o.Uint32(body[4:])))
 		r.learnPID(tid, pid)
 		exec := o.Uint16(rec[4:])&miscCommExec != 0
-		if exec && r.haveExecTP && !r.taskRecords && !synthesized {
+		if exec && r.haveExecTP && !r.taskRecords && !synthesized && !r.beforeSamples(t) {
 			return nil
 		}
 		k := trace.KindComm
@@ -777,7 +777,7 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		if typ == recFork && r.haveForkTP && !r.taskRecords && !synthesized && !r.beforeSamples(t) {
 			return nil // the sched_process_fork tracepoint says the same
 		}
-		if typ == recExit && r.haveExitTP && !r.taskRecords {
+		if typ == recExit && r.haveExitTP && !r.taskRecords && !r.beforeSamples(t) {
 			return nil
 		}
 		ev := r.q.slot()
