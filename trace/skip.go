@@ -21,3 +21,29 @@ func SkipKinds(src Source, kinds ...Kind) bool {
 	}
 	return false
 }
+
+// TaskRecorder is implemented by sources whose recorder writes task
+// records of its own beside the sched tracepoints (perf.data:
+// PERF_RECORD_FORK, PERF_RECORD_COMM with the exec flag, PERF_RECORD_EXIT)
+// and that can deliver forks, execs and exits from those records, at their
+// own times, instead of from the sched_process_fork/exec/exit tracepoints.
+// perf's own reports act on the records only, so a consumer that must
+// print what perf prints asks for them. An exit from a record has no Comm.
+// By default such a source delivers each fact once, from the tracepoint
+// when the trace holds it.
+type TaskRecorder interface {
+	// UseTaskRecords makes later Next calls deliver forks, execs and
+	// exits from the recorder's task records only. Call it before the
+	// first Next.
+	UseTaskRecords()
+}
+
+// UseTaskRecords asks src to deliver forks, execs and exits from its
+// recorder's task records (see TaskRecorder) and reports whether it does.
+func UseTaskRecords(src Source) bool {
+	if s, ok := src.(TaskRecorder); ok {
+		s.UseTaskRecords()
+		return true
+	}
+	return false
+}

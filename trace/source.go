@@ -519,6 +519,9 @@ func (d *decompressedSource) Meta() *Meta {
 
 func (d *decompressedSource) SkipKinds(kinds ...Kind) { SkipKinds(d.Source, kinds...) }
 
+// UseTaskRecords passes a consumer's request on (see TaskRecorder).
+func (d *decompressedSource) UseTaskRecords() { UseTaskRecords(d.Source) }
+
 // Describe passes the decompressed reader's Description on (see Describer).
 func (d *decompressedSource) Describe() Description {
 	desc, _ := Describe(d.Source)

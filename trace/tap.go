@@ -74,6 +74,10 @@ func (t *Tap) SkipKinds(kinds ...Kind) {
 	}
 }
 
+// UseTaskRecords passes a consumer's request on to the wrapped source
+// (see TaskRecorder).
+func (t *Tap) UseTaskRecords() { UseTaskRecords(t.Source) }
+
 // Describe passes the wrapped source's Description on (see Describer).
 func (t *Tap) Describe() Description {
 	d, _ := Describe(t.Source)

@@ -191,7 +191,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	}
 	th.maxCPU, th.nrCPUs = ncpu, ncpu
 	if !th.cpusGuessed {
-		th.idleThread(ncpu - 1)
+		th.idleThreads(ncpu)
 	}
 	if opt.CPUs != nil {
 		for _, c := range opt.CPUs {
@@ -239,6 +239,15 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	} else {
 		trace.SkipKinds(src, trace.KindRuntime, trace.KindMigrate)
 	}
+	// perf's thread table acts on PERF_RECORD_FORK, _COMM and _EXIT
+	// (util/machine.c: machine__process_fork_event, _comm_event,
+	// _exit_event, which removes the thread), not on the
+	// sched_process_fork/exec/exit tracepoints a `perf record -e
+	// 'sched:*'` also holds and which come a few microseconds later: in
+	// exact mode a task's last switch after its exit is a fresh ":TID";
+	// in both modes its rows between exec and sched_process_exec carry
+	// the new name.
+	trace.UseTaskRecords(src)
 	var stacks func([]trace.Stack)
 	if opt.CallGraph {
 		stacks = func(s []trace.Stack) { th.stacks = append(th.stacks, s...) }
@@ -318,7 +327,7 @@ func (th *timehist) lateCPUs(m *trace.Meta) {
 	}
 	th.nrCPUs = n
 	th.maxCPU = max(n, th.maxSeen)
-	th.idleThread(n - 1)
+	th.idleThreads(n)
 }
 
 // TimehistMaxCPUs bounds CPU numbers (perf's MAX_CPUS in
@@ -374,6 +383,17 @@ func (th *timehist) event(e *trace.Event) {
 		th.line = timehistInt(th.line, int64(e.CPU))
 		th.line = append(th.line, '\n')
 		th.w.Write(th.line)
+	}
+}
+
+// idleThreads makes the idle threads of CPUs 0 to n-1, as perf's
+// init_idle_threads does for every online CPU before reading the events:
+// a CPU that never went idle still has one, so its summary says "idle
+// entire time window".
+func (th *timehist) idleThreads(n int) {
+	th.idleThread(n - 1)
+	for cpu := range n {
+		th.idleThread(cpu)
 	}
 }
 

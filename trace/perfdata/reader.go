@@ -115,6 +115,7 @@ type Reader struct {
 	intern         tpformat.Interner
 	haveForkTP     bool
 	haveExitTP     bool
+	taskRecords    bool // UseTaskRecords: forks, execs and exits from the records only
 	haveExecTP     bool
 	switchRecords  bool // a PERF_RECORD_SWITCH_CPU_WIDE made a sched_switch
 	scopeChecked   bool // checkScope ran

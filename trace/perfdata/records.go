@@ -435,6 +435,18 @@ func (r *Reader) SkipKinds(kinds ...trace.Kind) {
 	}
 }
 
+// UseTaskRecords implements trace.TaskRecorder: forks, execs and exits
+// come from PERF_RECORD_FORK, PERF_RECORD_COMM (exec) and PERF_RECORD_EXIT
+// at their own times, as perf's reports see them; samples of the
+// sched_process_fork/exec/exit tracepoints are left out (their pid and
+// tid still teach the reader, as for SkipKinds).
+func (r *Reader) UseTaskRecords() {
+	r.taskRecords = true
+	r.skip[trace.KindFork] = true
+	r.skip[trace.KindExec] = true
+	r.skip[trace.KindExit] = true
+}
+
 // queue puts a filled event slot into the reordering window.
 //
 // perf record copies each CPU's ring buffer in order, and the kernel fills
@@ -697,10 +709,10 @@ func (r *Reader) cpuOutOfRange(cpu int32, typ uint32, off int64) bool {
 // beforeSamples reports whether t lies before the recording's first sample
 // (HEADER_SAMPLE_TIME, when checked), by at most NonSampleSlack: a FORK
 // record there has no sched_process_fork sample beside it. perf record's
-// tracking event reports forks from the moment it is enabled, the
+// tracking event reports forks (execs, exits) from the moment it is enabled, the
 // tracepoints a few ms later, and perf names a child forked in between
 // after its parent from the record (machine__process_fork_event), so the
-// record is the only fork there is. (Records earlier than the slack are
+// record is the only fork there is (so too for an exec or an exit). (Records earlier than the slack are
 // taken for damage, outsideSampleTimes: those stay dropped.)
 func (r *Reader) beforeSamples(t int64) bool {
 	return r.times == timesChecked && t > 0 && t < r.meta.FirstTime && t >= r.meta.FirstTime-NonSampleSlack
@@ -736,7 +748,7 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		pid, tid := trace.PID(int32(o.Uint32(body))), trace.TID(int32(o.Uint32(body[4:])))
 		r.learnPID(tid, pid)
 		exec := o.Uint16(rec[4:])&miscCommExec != 0
-		if exec && r.haveExecTP && !synthesized {
+		if exec && r.haveExecTP && !r.taskRecords && !synthesized && !r.beforeSamples(t) {
 			return nil
 		}
 		k := trace.KindComm
@@ -762,10 +774,10 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		}
 		r.learnPID(tid, pid)
 		r.learnPID(ptid, ppid)
-		if typ == recFork && r.haveForkTP && !synthesized && !r.beforeSamples(t) {
+		if typ == recFork && r.haveForkTP && !r.taskRecords && !synthesized && !r.beforeSamples(t) {
 			return nil // the sched_process_fork tracepoint says the same
 		}
-		if typ == recExit && r.haveExitTP {
+		if typ == recExit && r.haveExitTP && !r.taskRecords && !r.beforeSamples(t) {
 			return nil
 		}
 		ev := r.q.slot()
