@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"fmt"
 	"io"
 	"maps"
 	"slices"
@@ -121,12 +122,18 @@ func (c *concat) Next() (Event, error) {
 				continue // the ring's events both dumps hold
 			}
 			c.begun = true
-			c.gap(e)
-			// The gap's lost window first, then e.
-			ev := e
-			c.pending = &ev
-			lost := NewEvent(e.Time, -1, KindLost)
-			return lost, nil
+			if c.gap(e) {
+				// The gap's lost window first, then e.
+				ev := e
+				c.pending = &ev
+				lost := NewEvent(e.Time, -1, KindLost)
+				return lost, nil
+			}
+			// The dumps overlap: one ring holds every CPU's events in
+			// time order, so the later dump goes on where the earlier one
+			// ended, on every CPU (a lost marker here made the delays
+			// that cross the join lossy: the merged dumps showed less
+			// than the later one alone).
 		}
 		c.begun = true
 		c.last = max(c.last, e.Time)
@@ -136,19 +143,22 @@ func (c *concat) Next() (Event, error) {
 }
 
 // gap notes the time between the previous part's last event and e, the
-// first event of part k (ring dumps): nothing recorded it, on any CPU.
-func (c *concat) gap(e Event) {
+// first event of part k (ring dumps): nothing recorded it, on any CPU. It
+// reports whether there is such a gap: none when part k began with events
+// the part before holds too (the overlap, skipped).
+func (c *concat) gap(e Event) bool {
 	name := c.names[c.k]
 	if c.skipped > 0 {
 		c.meta.Warnings.Add("ring-dump-overlap", "%s: %d events of its first %.3f ms are also in the dump before it (dumps of one ring overlap): read once",
 			name, c.skipped, float64(c.last-c.srcs[c.k].Meta().FirstTime)/1e6)
-		return
+		return false
 	}
 	for cpu := 0; cpu < max(c.meta.NrCPUs, 1); cpu++ {
 		c.meta.Lost = append(c.meta.Lost, LostWindow{CPU: CPU(cpu), Start: c.last, End: e.Time})
 	}
 	c.meta.Warnings.Add("ring-dump-gap", "%s: nothing was recorded for %.3f ms before its first event (the ring was not dumped then): no run or delay is measured across the gap",
 		name, float64(e.Time-c.last)/1e6)
+	return true
 }
 
 // endPart adds part k's lost windows, warnings, stacks and cgroup names
@@ -163,6 +173,11 @@ func (c *concat) endPart() {
 			msg := w.Message
 			if len(c.names) > c.k {
 				msg = c.names[c.k] + ": " + msg
+			}
+			if w.Key == "ring-dump" {
+				// Each dump's own trigger, not the first dump's "(2
+				// times)".
+				w.Key = fmt.Sprintf("ring-dump-of-%d", c.k)
 			}
 			if w.Unit != "" {
 				c.meta.Warnings.AddCount(w.Key, w.Count, w.Unit, "%s", msg)

@@ -133,6 +133,15 @@ func TestLatencyRingDumps(t *testing.T) {
 	if s["count"] != 4.0 || s["sum_delay_ns"] != 2_600_000.0 {
 		t.Errorf("overlapping dumps: %v delays, %v ns; want 4 and 2600000", s["count"], s["sum_delay_ns"])
 	}
+	// Overlapping by one event (the waking at 2200 µs), the later dump
+	// going on at 3000 µs: a's delay 2200-3000 crosses the join and counts
+	// (a lost marker at the join made it lossy: 3 delays, 1800 µs, less
+	// than the later dump alone).
+	o1 := writeSeriesPart(t, dir, "o.001.tv", tool, evs[:4]) // 1000-2200
+	o2 := writeSeriesPart(t, dir, "o.002.tv", tool, evs[3:]) // 2200-6000
+	if _, s = filterLatencyJSON(t, o1, o2); s["count"] != 4.0 || s["sum_delay_ns"] != 2_600_000.0 {
+		t.Errorf("dumps overlapping by one event: %v delays, %v ns; want 4 and 2600000", s["count"], s["sum_delay_ns"])
+	}
 	g1 := writeSeriesPart(t, dir, "g.001.tv", tool, evs[:4]) // 1000-2200
 	g2 := writeSeriesPart(t, dir, "g.002.tv", tool, evs[6:]) // 4000-6000
 	_, s = filterLatencyJSON(t, g1, g2)

@@ -28,7 +28,7 @@ var warningKinds = []struct {
 	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice"}},
 	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
 		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", "runtime-lossy", "lossy-excluded",
-		"damaged-block-events", "ring-dump-gap"}},
+		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus"}},
 	{"event order", []string{"out-of-order", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
 		"duplicate-event", "text-duplicate"}},
@@ -41,7 +41,7 @@ var warningKinds = []struct {
 		"tracedat-clock", "tracedat-metadata"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
 		"cgroup-v1-unattributed", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
-		"no-task-pt-regs", "ring-dump", "ring-dump-overlap", "timehist-open-runs"}},
+		"no-task-pt-regs", "ring-dump", "ring-dump-of-*", "ring-dump-overlap", "timehist-open-runs"}},
 }
 
 // lostWindowKey is the key of a trace.LostWindow turned into a warning by
