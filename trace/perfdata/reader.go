@@ -678,10 +678,11 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 			if !r.HasSched() {
 				for _, a := range r.attrs {
 					if a.typ == typeTracepoint && len(r.formats) == 0 {
-						if r.pipe {
+						if r.pipe && r.stats.Records[recSample] == 0 {
 							// A pipe-mode stream carries its tracing data
 							// right after its attrs, before any sample: one
-							// that ends without it was cut there.
+							// that ends without it and without a sample was
+							// cut there (one with samples lacks it).
 							return nil, fmt.Errorf("perf.data: the pipe-mode stream ends after %d bytes, before its tracing data (the tracepoints' format descriptions, which come before the samples): cut short, no event can be read: %w", r.off, trace.ErrCorrupt)
 						}
 						return nil, fmt.Errorf("perf.data: tracepoints recorded but no tracing data (their format descriptions) in the file: %w", trace.ErrCorrupt)
