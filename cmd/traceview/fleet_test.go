@@ -140,7 +140,8 @@ func TestLatencyManyErrors(t *testing.T) {
 	}{
 		{[]string{"latency", tdPipe, "/nonexistent/*.perf.data"}, 2, "latency: /nonexistent/*.perf.data: no trace matches the pattern"},
 		{[]string{"latency", "--by", "pid", tdPipe}, 2, `latency: unknown --by "pid"`},
-		{[]string{"latency", "--perf", tdPipe, tdPipe}, 2, "--perf reproduces perf, which reads one trace"},
+		{[]string{"latency", "--perf", tdPipe, tdNice}, 2, "--perf reproduces perf, which reads one trace"},
+		{[]string{"latency", tdPipe, tdPipe}, 2, "latency: " + tdPipe + " is given twice: its events would count twice"},
 		{[]string{"latency", tdPipe, "/nonexistent.data"}, 1, "/nonexistent.data: no such file"},
 	} {
 		out, errs, code := runCLI(t, c.args...)
