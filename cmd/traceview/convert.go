@@ -139,6 +139,11 @@ func convertTrace(src trace.Source, w io.Writer, from string) (uint64, int64, er
 	}
 	if m := src.Meta(); m != nil {
 		tw.SetLost(m.Lost)
+		// The source's losses without a place (an overwritten ftrace
+		// ring) and those its cut or damaged part held: the copy is
+		// whole, but its events are not all the recording's (info on
+		// the copy said "lost: 0 events").
+		tw.SetLostUnplaced(m.LostUnplaced + m.LostInFile)
 		ws := m.Warnings.List()
 		if from != "" {
 			for i := range ws {

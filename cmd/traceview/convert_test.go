@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,5 +182,29 @@ func TestSizeChange(t *testing.T) {
 		if got := sizeChange(c.in, c.out); got != c.want {
 			t.Errorf("sizeChange(%d, %d) = %q, want %q", c.in, c.out, got, c.want)
 		}
+	}
+}
+
+// TestConvertKeepsLostCount: a .tv with a damaged block (its events lost)
+// converted to another .tv keeps the count: info on the copy gives the
+// source's lost total (it said "lost: 0 events", the copy being whole).
+func TestConvertKeepsLostCount(t *testing.T) {
+	flipped, _ := damagedTraces(t)
+	total := func(path string) uint64 {
+		out, errs, _ := runCLI(t, "info", "-o", "json", "-i", path)
+		var doc struct {
+			LostTotal uint64 `json:"lost_total"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("info %s: %v; stderr:\n%s", path, err, errs)
+		}
+		return doc.LostTotal
+	}
+	copyPath := filepath.Join(t.TempDir(), "copy.tv")
+	if _, errs, code := runCLI(t, "convert", flipped, "-o", copyPath); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, errs)
+	}
+	if src, cp := total(flipped), total(copyPath); src == 0 || cp != src {
+		t.Errorf("lost: %d in the damaged source, %d in its copy; want the same, not 0", src, cp)
 	}
 }

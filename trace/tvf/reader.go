@@ -237,6 +237,7 @@ func (r *Reader) applyTrailer(raw []byte) error {
 		r.meta.SpanFrom = trace.SpanFromTrailer
 	}
 	r.meta.Lost = append(r.meta.Lost, t.Lost...)
+	r.meta.LostUnplaced += t.LostUnplaced
 	if len(t.Lost) == 0 {
 		// Only per-CPU totals: one window per CPU spanning the trace.
 		for cpu, n := range t.LostPerCPU {

@@ -79,6 +79,12 @@ type trailer struct {
 	LastTime   int64              `json:"last_time_ns"`
 	LostPerCPU []uint64           `json:"lost_per_cpu,omitempty"` // index: CPU
 	Lost       []trace.LostWindow `json:"lost_windows,omitempty"`
+	// LostUnplaced counts events lost with no CPU or time to place them
+	// (trace.Meta.LostUnplaced: an overwritten ftrace ring's, and a
+	// converted file's source's cut or damaged part's), an optional key
+	// added within version 3: older readers ignore it, older files have
+	// none.
+	LostUnplaced uint64 `json:"lost_unplaced,omitempty"`
 	Warnings   []trace.Warning    `json:"warnings,omitempty"`
 	// Cgroups and Stacks: trace.Meta's, known at the end of a capture
 	// (added in the same format version: readers that predate them ignore
@@ -240,6 +246,10 @@ func (w *Writer) addLost(cpu trace.CPU, n uint64) {
 func (w *Writer) SetLost(lost []trace.LostWindow) {
 	w.tr.Lost = append([]trace.LostWindow(nil), lost...)
 }
+
+// SetLostUnplaced records events lost with no CPU or time to place them
+// (trace.Meta.LostUnplaced), for the trailer.
+func (w *Writer) SetLostUnplaced(n uint64) { w.tr.LostUnplaced = n }
 
 // SetCgroups stores the cgroup id to path table (trace.Meta.Cgroups) in
 // the trailer.
