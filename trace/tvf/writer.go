@@ -84,8 +84,8 @@ type trailer struct {
 	// converted file's source's cut or damaged part's), an optional key
 	// added within version 3: older readers ignore it, older files have
 	// none.
-	LostUnplaced uint64 `json:"lost_unplaced,omitempty"`
-	Warnings   []trace.Warning    `json:"warnings,omitempty"`
+	LostUnplaced uint64          `json:"lost_unplaced,omitempty"`
+	Warnings     []trace.Warning `json:"warnings,omitempty"`
 	// Cgroups and Stacks: trace.Meta's, known at the end of a capture
 	// (added in the same format version: readers that predate them ignore
 	// these keys).
