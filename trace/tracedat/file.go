@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -535,6 +537,8 @@ func (f *file) parseV7(c *cursor) error {
 		return fmt.Errorf("v7 compression %q is not supported (zstd, zlib and none are)", name)
 	}
 	sections := map[uint16]int64{}
+	pointers := map[uint16]int64{} // other options of 8 bytes: maybe a section's offset
+	var optEnd int64               // the end of the last options section read
 	seen := map[int64]bool{}
 	for off := int64(first); off != 0; {
 		if seen[off] {
@@ -560,6 +564,9 @@ func (f *file) parseV7(c *cursor) error {
 		if err != nil {
 			return fmt.Errorf("options section at offset %d: %w", off, err)
 		}
+		if h, err := f.readAt(off, 16); err == nil {
+			optEnd = max(optEnd, off+16+int64(f.order.Uint64(h[8:])))
+		}
 		if id != optDone {
 			return corruptf("section at offset %d has id %d, want an options section (0)", off, id)
 		}
@@ -581,6 +588,9 @@ func (f *file) parseV7(c *cursor) error {
 					sections[oid] = int64(f.order.Uint64(odata))
 				}
 			default:
+				if len(odata) == 8 {
+					pointers[oid] = int64(f.order.Uint64(odata))
+				}
 				f.option(oid, odata, false)
 			}
 			if oid == optDone {
@@ -589,6 +599,43 @@ func (f *file) parseV7(c *cursor) error {
 		}
 		if oc.err != nil {
 			return fmt.Errorf("options section: %w", oc.err)
+		}
+	}
+	if f.cut == "" {
+		// A section the reader does not need (the ftrace events' formats,
+		// a compressed copy) may be the file's last: cut inside it, the
+		// events all read and nothing would say the file is short.
+		// A v7 section's id is the id of the option that points to it
+		// (trace-cmd.dat.v7(5)): an 8-byte option whose offset holds a
+		// section header of its own id is such a pointer (the strings
+		// section, id 15, is the file's last: a cut of up to 100 bytes
+		// went unnoticed).
+		for _, id := range slices.Sorted(maps.Keys(pointers)) {
+			off := pointers[id]
+			if off <= 0 || off+16 > f.size {
+				continue
+			}
+			if h, err := f.readAt(off, 16); err == nil && f.order.Uint16(h) == id {
+				sections[id] = off
+			}
+		}
+		for _, id := range slices.Sorted(maps.Keys(sections)) {
+			if off := sections[id]; f.cutBefore(off) {
+				f.cut = fmt.Sprintf("the file ends at %d bytes, inside section %d at offset %d (cut short; the events it does not describe were all read)", f.size, id, off)
+				break
+			}
+		}
+		// What follows the last options section is a section no option
+		// points to (trace-cmd 3.x writes its strings section, id 15,
+		// there): cut inside its header or its data, the file is short.
+		if rest := f.size - optEnd; f.cut == "" && optEnd > 0 && rest > 0 {
+			switch h, err := f.readAt(optEnd, min(rest, 16)); {
+			case err != nil || rest < 16:
+				f.cut = fmt.Sprintf("the file ends at %d bytes, %d bytes into the 16-byte header of the section after its last options section (at offset %d): cut short; the events were all read", f.size, rest, optEnd)
+			case int64(f.order.Uint64(h[8:])) > rest-16:
+				f.cut = fmt.Sprintf("the file ends at %d bytes, inside section %d at offset %d after its last options section (%d of its %d bytes): cut short; the events were all read",
+					f.size, f.order.Uint16(h), optEnd, rest-16, f.order.Uint64(h[8:]))
+			}
 		}
 	}
 	read := func(id uint16) (*cursor, error) {

@@ -3,6 +3,7 @@ package tracedat
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -195,5 +196,41 @@ func TestCutInOptionsSection(t *testing.T) {
 				t.Errorf("truncated-options: %q\nwant it to start %q", got, c.want)
 			}
 		})
+	}
+}
+
+// TestTruncatedTail: pipe-multi.v7zstd.dat ends with a section no option
+// points to (id 15, trace-cmd's strings, 16 + 111 bytes at 225171, after
+// the last options section). Cut 10 bytes short, or inside that section's
+// header, every event is still read, and a truncated-options warning says
+// the file is short (it said nothing: cuts of up to 100 bytes of the
+// shared messaging trace.dat went unnoticed).
+func TestTruncatedTail(t *testing.T) {
+	v7 := load(t, "pipe-multi.v7zstd.dat")
+	whole, _, err := readBytes(v7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cut  int
+		want string
+	}{
+		{len(v7) - 10, "the file ends at 225288 bytes, inside section 15 at offset 225171 after its last options section (101 of its 111 bytes): cut short"},
+		{225171 + 7, "the file ends at 225178 bytes, 7 bytes into the 16-byte header of the section after its last options section (at offset 225171): cut short"},
+	} {
+		got, meta, err := readBytes(v7[:c.cut])
+		if err != nil || len(got) != len(whole) {
+			t.Fatalf("cut at %d: %d events of %d, %v", c.cut, len(got), len(whole), err)
+		}
+		found := false
+		for _, w := range meta.Warnings.List() {
+			found = found || w.Key == "truncated-options" && strings.Contains(w.Message, c.want)
+		}
+		if !found {
+			t.Errorf("cut at %d: no truncated-options warning %q in %v", c.cut, c.want, meta.Warnings.List())
+		}
+	}
+	if _, meta, _ := readBytes(v7); slices.ContainsFunc(meta.Warnings.List(), func(w trace.Warning) bool { return w.Key == "truncated-options" }) {
+		t.Errorf("the whole file: warnings %v", meta.Warnings.List())
 	}
 }
