@@ -1,7 +1,7 @@
 package trace
 
 import (
-	"fmt"
+	"cmp"
 	"io"
 	"maps"
 	"slices"
@@ -41,21 +41,30 @@ func RingDumps(metas ...*Meta) bool {
 // task, and a wakeup in one part and the switch-in it led to in the next
 // is one scheduling delay. names name the parts in warnings.
 //
-// With ring set (RingDumps), each part's events up to the previous part's
-// last event are skipped (the ring's events of the overlap, read once, a
-// counted warning saying how long the overlap was), and a gap between two
-// parts, which nothing recorded, is a lost window on every CPU (an event
-// of KindLost with CPU -1 and Count 0 at the later part's first event,
-// and Meta.Lost windows), so that no run or delay is measured across it.
-// Without ring the parts follow one another with no gap or overlap
-// (OneCapture), and are chained as they are.
+// With ring set (RingDumps), each CPU is judged on its own, as a ring
+// dump's coverage starts at a different time on each CPU: a part's events
+// on a CPU up to the last event the parts before it hold on that CPU are
+// skipped (the ring's events of the overlap, read once, a counted warning
+// saying how many and how long), and the part's events that fall inside
+// the earlier parts' span are merged with theirs in time order. A CPU is
+// unobserved only between its own last event in the earlier parts and its
+// own first event in the later part when these do not overlap (no event
+// of the part on that CPU was skipped): that gap, which nothing recorded,
+// is a lost window on that CPU (an event of KindLost on that CPU with
+// Count 0 at the later part's first event there, and a Meta.Lost window
+// of Count 0), so that no run or delay is measured across it. Events
+// without a CPU are skipped up to the earlier parts' last event, except
+// those of time 0 (the names of the tasks alive when a part began), which
+// are read as they come. Without ring the parts follow one another with no
+// gap or overlap (OneCapture), and are chained as they are.
 //
 // Meta is the first part's description with the span of all, and the lost
-// windows and warnings of each part (prefixed with its name) added as it
-// ends; Event.Stack ids are renumbered into one table. Close closes every
-// part.
+// windows and warnings of each part (prefixed with its name, and kept
+// apart from the other parts': Warnings.AddScoped) added as it ends;
+// Event.Stack ids are renumbered into one table. Close closes every part.
 func Concat(srcs []Source, names []string, ring bool) Source {
-	c := &concat{srcs: srcs, names: names, ring: ring, meta: &Meta{}}
+	c := &concat{srcs: srcs, names: names, ring: ring, meta: &Meta{},
+		prevLast: map[CPU]int64{}, curLast: map[CPU]int64{}, begun: map[CPU]bool{}, skippedOn: map[CPU]bool{}}
 	if len(srcs) > 0 {
 		if m := srcs[0].Meta(); m != nil {
 			c.meta.Format, c.meta.Hostname, c.meta.OSRelease, c.meta.Arch = m.Format, m.Hostname, m.OSRelease, m.Arch
@@ -73,16 +82,27 @@ func Concat(srcs []Source, names []string, ring bool) Source {
 }
 
 type concat struct {
-	srcs    []Source
-	names   []string
-	ring    bool
-	meta    *Meta
-	k       int   // the part being read
-	begun   bool  // part k has delivered an event (or was checked for a gap)
-	last    int64 // ns, the last event delivered
-	skipped int   // events of part k skipped as the overlap
-	stacks  int   // stack ids of the parts before k
-	pending *Event
+	srcs  []Source
+	names []string
+	ring  bool
+	meta  *Meta
+	k     int // the part being read
+	// stacks is the number of stack ids of the parts before k.
+	stacks int
+
+	// Ring dumps only.
+	prevLast  map[CPU]int64 // ns, each CPU's last event in the parts before k
+	prevAll   int64         // ns, the last event of the parts before k
+	curLast   map[CPU]int64 // ns, each CPU's last event in part k so far
+	begun     map[CPU]bool  // part k has delivered an event on the CPU
+	skippedOn map[CPU]bool  // part k had an event on the CPU skipped as overlap
+	skipped   int           // events of part k skipped as the overlap
+	skipMax   int64         // ns, the last of them
+	// held are events of the parts before k at or after part k's first
+	// time, in time order, waiting to be merged with part k's; next are
+	// those, and part k's own, at or after part k+1's first time.
+	held, next []Event
+	ready      []Event // events to deliver, in order
 }
 
 func (c *concat) Meta() *Meta { return c.meta }
@@ -98,13 +118,15 @@ func (c *concat) Close() error {
 }
 
 func (c *concat) Next() (Event, error) {
-	if c.pending != nil {
-		e := *c.pending
-		c.pending = nil
-		c.last = max(c.last, e.Time)
-		return e, nil
-	}
-	for c.k < len(c.srcs) {
+	for {
+		if len(c.ready) > 0 {
+			e := c.ready[0]
+			c.ready = c.ready[1:]
+			return e, nil
+		}
+		if c.k >= len(c.srcs) {
+			return Event{}, io.EOF
+		}
 		e, err := c.srcs[c.k].Next()
 		if err == io.EOF {
 			c.endPart()
@@ -116,49 +138,83 @@ func (c *concat) Next() (Event, error) {
 		if e.Stack > 0 {
 			e.Stack += StackID(c.stacks)
 		}
-		if c.ring && c.k > 0 && !c.begun {
-			if e.Time <= c.last {
-				c.skipped++
-				continue // the ring's events both dumps hold
-			}
-			c.begun = true
-			if c.gap(e) {
-				// The gap's lost window first, then e.
-				ev := e
-				c.pending = &ev
-				lost := NewEvent(e.Time, -1, KindLost)
-				return lost, nil
-			}
-			// The dumps overlap: one ring holds every CPU's events in
-			// time order, so the later dump goes on where the earlier one
-			// ended, on every CPU (a lost marker here made the delays
-			// that cross the join lossy: the merged dumps showed less
-			// than the later one alone).
+		if !c.ring {
+			return e, nil
 		}
-		c.begun = true
-		c.last = max(c.last, e.Time)
-		return e, nil
+		c.ringEvent(e)
 	}
-	return Event{}, io.EOF
 }
 
-// gap notes the time between the previous part's last event and e, the
-// first event of part k (ring dumps): nothing recorded it, on any CPU. It
-// reports whether there is such a gap: none when part k began with events
-// the part before holds too (the overlap, skipped).
-func (c *concat) gap(e Event) bool {
-	name := c.names[c.k]
-	if c.skipped > 0 {
-		c.meta.Warnings.Add("ring-dump-overlap", "%s: %d events of its first %.3f ms are also in the dump before it (dumps of one ring overlap): read once",
-			name, c.skipped, float64(c.last-c.srcs[c.k].Meta().FirstTime)/1e6)
-		return false
+// ringEvent takes e, an event of ring dump k: it skips it when the parts
+// before k hold it, notes a gap on its CPU before its first event there,
+// and queues it (after the gap's lost event) in time order.
+func (c *concat) ringEvent(e Event) {
+	if e.Time == 0 {
+		c.ready = append(c.ready, e) // a task's name, of no time
+		return
 	}
-	for cpu := 0; cpu < max(c.meta.NrCPUs, 1); cpu++ {
-		c.meta.Lost = append(c.meta.Lost, LostWindow{CPU: CPU(cpu), Start: c.last, End: e.Time})
+	if e.CPU < 0 {
+		if c.k > 0 && e.Time <= c.prevAll {
+			c.skip(e)
+			return
+		}
+		c.queue(e)
+		return
 	}
-	c.meta.Warnings.Add("ring-dump-gap", "%s: nothing was recorded for %.3f ms before its first event (the ring was not dumped then): no run or delay is measured across the gap",
-		name, float64(e.Time-c.last)/1e6)
-	return true
+	last, seen := c.prevLast[e.CPU]
+	if !c.begun[e.CPU] {
+		if seen && e.Time <= last {
+			c.skippedOn[e.CPU] = true
+			c.skip(e)
+			return // the ring's events both dumps hold
+		}
+		c.begun[e.CPU] = true
+		if seen && !c.skippedOn[e.CPU] {
+			c.gap(e, last)
+		}
+	}
+	c.curLast[e.CPU] = max(c.curLast[e.CPU], e.Time)
+	c.queue(e)
+}
+
+func (c *concat) skip(e Event) {
+	c.skipped++
+	c.skipMax = max(c.skipMax, e.Time)
+}
+
+// queue delivers e, an event of part k, after the held events of the parts
+// before it that are not later; an event at or after part k+1's first time
+// waits for part k+1's events (next).
+func (c *concat) queue(e Event) {
+	n := 0
+	for n < len(c.held) && c.held[n].Time <= e.Time {
+		n++
+	}
+	for _, h := range c.held[:n] {
+		c.deliver(h)
+	}
+	c.held = c.held[n:]
+	c.deliver(e)
+}
+
+func (c *concat) deliver(e Event) {
+	if c.k+1 < len(c.srcs) {
+		if m := c.srcs[c.k+1].Meta(); m != nil && e.Time >= m.FirstTime {
+			c.next = append(c.next, e)
+			return
+		}
+	}
+	c.ready = append(c.ready, e)
+}
+
+// gap notes that CPU e.CPU was not observed between last, its last event
+// in the parts before k, and e, its first event in part k (ring dumps),
+// and queues the lost window's event.
+func (c *concat) gap(e Event, last int64) {
+	c.meta.Lost = append(c.meta.Lost, LostWindow{CPU: e.CPU, Start: last, End: e.Time})
+	c.meta.Warnings.Add("ring-dump-gap", "%s: CPU %d: nothing was recorded for %.3f ms before its first event on that CPU (the ring was not dumped then): no run or delay on that CPU is measured across the gap",
+		c.names[c.k], e.CPU, float64(e.Time-last)/1e6)
+	c.queue(NewEvent(e.Time, e.CPU, KindLost))
 }
 
 // endPart adds part k's lost windows, warnings, stacks and cgroup names
@@ -167,23 +223,22 @@ func (c *concat) endPart() {
 	if m := c.srcs[c.k].Meta(); m != nil {
 		c.meta.Lost = append(c.meta.Lost, m.Lost...)
 		c.meta.LostUnplaced += m.LostUnplaced
+		c.meta.LostInFile += m.LostInFile
 		c.meta.CutAt += m.CutAt
 		c.meta.LastTime = max(c.meta.LastTime, m.LastTime)
+		name := ""
+		if len(c.names) > c.k {
+			name = c.names[c.k]
+		}
 		for _, w := range m.Warnings.List() {
-			msg := w.Message
-			if len(c.names) > c.k {
-				msg = c.names[c.k] + ": " + msg
+			if name != "" {
+				w.Message = name + ": " + w.Message
 			}
-			if w.Key == "ring-dump" {
-				// Each dump's own trigger, not the first dump's "(2
-				// times)".
-				w.Key = fmt.Sprintf("ring-dump-of-%d", c.k)
-			}
-			if w.Unit != "" {
-				c.meta.Warnings.AddCount(w.Key, w.Count, w.Unit, "%s", msg)
-			} else {
-				c.meta.Warnings.AddN(w.Key, w.Count, "%s", msg)
-			}
+			c.meta.Warnings.AddScoped(name, w)
+		}
+		if c.ring && c.skipped > 0 {
+			c.meta.Warnings.Add("ring-dump-overlap", "%s: %d events of its first %.3f ms are also in the dump before it (dumps of one ring overlap): read once",
+				name, c.skipped, float64(c.skipMax-m.FirstTime)/1e6)
 		}
 		for _, st := range m.Stacks {
 			st.ID += StackID(c.stacks)
@@ -200,5 +255,30 @@ func (c *concat) endPart() {
 		c.meta.CgroupStats = append(c.meta.CgroupStats, m.CgroupStats...)
 	}
 	c.k++
-	c.begun, c.skipped = false, 0
+	if !c.ring {
+		return
+	}
+	for cpu, t := range c.curLast {
+		c.prevLast[cpu] = max(c.prevLast[cpu], t)
+		c.prevAll = max(c.prevAll, t)
+	}
+	clear(c.curLast)
+	clear(c.begun)
+	clear(c.skippedOn)
+	c.skipped, c.skipMax = 0, 0
+	// The earlier parts' events still held all follow part k-1's: with
+	// part k-1's tail, those before part k's first time are delivered now,
+	// the others merged with part k's.
+	rest := append(c.next, c.held...)
+	slices.SortStableFunc(rest, func(a, b Event) int { return cmp.Compare(a.Time, b.Time) })
+	c.next, c.held = nil, nil
+	for i, e := range rest {
+		if c.k < len(c.srcs) {
+			if m := c.srcs[c.k].Meta(); m != nil && e.Time >= m.FirstTime {
+				c.held = rest[i:]
+				break
+			}
+		}
+		c.ready = append(c.ready, e)
+	}
 }

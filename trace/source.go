@@ -256,6 +256,30 @@ func (w *Warnings) AddCount(key string, n int, unit, format string, args ...any)
 	w.items[w.index[key]].Unit = unit
 }
 
+// AddScoped counts wn (its Key, Count, Unit, CountInMessage and, the
+// first time, Message) apart from the warnings of the same key added
+// under another scope or without one: Concat keeps each part's warnings
+// its own (two dumps' trigger warnings are two lines, each naming its
+// file), while List still reports wn.Key, so that the warning is sorted
+// by its kind as any other.
+func (w *Warnings) AddScoped(scope string, wn Warning) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.index == nil {
+		w.index = map[string]int{}
+	}
+	id := wn.Key
+	if scope != "" {
+		id = scope + "\x00" + wn.Key
+	}
+	if i, ok := w.index[id]; ok {
+		w.items[i].Count += wn.Count
+		return
+	}
+	w.index[id] = len(w.items)
+	w.items = append(w.items, wn)
+}
+
 // List returns the warnings in first-seen order.
 func (w *Warnings) List() []Warning {
 	w.mu.Lock()

@@ -115,7 +115,7 @@ func perEvent(bytes int64, n uint64) float64 {
 
 // convertTrace writes every event of src to w in traceview's format and
 // returns the number of events and bytes written. The header comes from the
-// source's metadata; its loss windows, warnings, cgroup and stack tables,
+// source's metadata; its loss windows and counts, warnings, cgroup and stack tables,
 // complete only once the source is drained, go in the trailer. from names
 // the input converted: its warnings are stored as "converted from FROM:
 // ...", as they tell of that file (offsets, sizes), not of the one
@@ -139,11 +139,7 @@ func convertTrace(src trace.Source, w io.Writer, from string) (uint64, int64, er
 	}
 	if m := src.Meta(); m != nil {
 		tw.SetLost(m.Lost)
-		// The source's losses without a place (an overwritten ftrace
-		// ring) and those its cut or damaged part held: the copy is
-		// whole, but its events are not all the recording's (info on
-		// the copy said "lost: 0 events").
-		tw.SetLostUnplaced(m.LostUnplaced + m.LostInFile)
+		tw.SetLostCounts(m.LostUnplaced, m.LostInFile)
 		ws := m.Warnings.List()
 		if from != "" {
 			for i := range ws {

@@ -42,49 +42,15 @@ func latencyJSON(t *testing.T, args ...string) report.LatencyJSON {
 	return cliJSON[report.LatencyJSON](t, append([]string{"latency", "-o", "json"}, args...)...)
 }
 
-// TestLatencyMergeCopy: `latency X Y`, Y a copy of X under another name
-// (two hosts' identical traces), reports exactly twice X's counts: every
-// row's count, switches, runtime and sum delay doubled, its max delay and
-// percentiles unchanged (the union of a multiset with itself has the same
-// empirical quantiles), and so the totals. With -p every task row comes
-// twice (tasks of different traces are never merged). (The same file
-// given twice is refused: TestLatencySameTraceTwice.)
-func TestLatencyMergeCopy(t *testing.T) {
-	b, err := os.ReadFile(tdPipe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp := filepath.Join(t.TempDir(), "copy.perf.data")
-	if err := os.WriteFile(cp, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+// TestLatencyArgumentAsInput: a trace given as latency's argument is
+// read as with -i. (`latency X X` reported twice X's counts; it is now a
+// usage error, TestLatencySameTraceTwice; that a merge of a report with
+// itself doubles its counts and keeps its quantiles is report's
+// TestMergeLatency.)
+func TestLatencyArgumentAsInput(t *testing.T) {
 	one := latencyJSON(t, "--percentiles", "-i", tdPipe)
-	two := latencyJSON(t, "--percentiles", tdPipe, cp)
-	if len(one.Tasks) < 3 || len(two.Tasks) != len(one.Tasks) {
-		t.Fatalf("%d rows twice, %d once", len(two.Tasks), len(one.Tasks))
-	}
-	byComm := map[string]report.LatencyJSONRow{}
-	for _, r := range one.Tasks {
-		byComm[r.Comm] = r
-	}
-	for _, g := range two.Tasks {
-		w := byComm[g.Comm]
-		if g.Count != 2*w.Count || g.Switches != 2*w.Switches || g.RuntimeNs != 2*w.RuntimeNs || g.SumDelayNs != 2*w.SumDelayNs ||
-			g.NrTasks != 2*w.NrTasks || g.MaxDelayNs != w.MaxDelayNs || *g.P99DelayNs != *w.P99DelayNs || *g.P50DelayNs != *w.P50DelayNs {
-			t.Errorf("%s twice: %+v\nonce: %+v", g.Comm, g, w)
-		}
-	}
-	if two.Total.Count != 2*one.Total.Count || two.Total.Switches != 2*one.Total.Switches ||
-		two.Total.RuntimeNs != 2*one.Total.RuntimeNs || two.Total.SumDelayNs != 2*one.Total.SumDelayNs {
-		t.Errorf("totals twice %+v, once %+v", two.Total, one.Total)
-	}
 	if d := cmp.Diff(one, latencyJSON(t, "--percentiles", tdPipe)); d != "" {
 		t.Errorf("the trace as an argument differs from -i (-i +argument):\n%s", d)
-	}
-	p1 := latencyJSON(t, "-p", "-i", tdPipe)
-	p2 := latencyJSON(t, "-p", tdPipe, cp)
-	if len(p2.Tasks) != 2*len(p1.Tasks) || p2.Total.Switches != 2*p1.Total.Switches {
-		t.Errorf("-p twice: %d rows, %d switches; once %d rows, %d switches", len(p2.Tasks), p2.Total.Switches, len(p1.Tasks), p1.Total.Switches)
 	}
 }
 
@@ -140,8 +106,7 @@ func TestLatencyManyErrors(t *testing.T) {
 	}{
 		{[]string{"latency", tdPipe, "/nonexistent/*.perf.data"}, 2, "latency: /nonexistent/*.perf.data: no trace matches the pattern"},
 		{[]string{"latency", "--by", "pid", tdPipe}, 2, `latency: unknown --by "pid"`},
-		{[]string{"latency", "--perf", tdPipe, tdNice}, 2, "--perf reproduces perf, which reads one trace"},
-		{[]string{"latency", tdPipe, tdPipe}, 2, "latency: " + tdPipe + " is given twice: its events would count twice"},
+		{[]string{"latency", "--perf", tdPipe, messaging2}, 2, "--perf reproduces perf, which reads one trace"},
 		{[]string{"latency", tdPipe, "/nonexistent.data"}, 1, "/nonexistent.data: no such file"},
 	} {
 		out, errs, code := runCLI(t, c.args...)

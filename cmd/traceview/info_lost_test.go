@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -48,4 +51,64 @@ func TestInfoLostInCutFile(t *testing.T) {
 func cutStressFork(t *testing.T) string {
 	t.Helper()
 	return cutCopy(t, "../../testdata/traces/stress-fork.2cpu.tv", "cut.tv", 80000)
+}
+
+// TestConvertKeepsLostCounts: convert carries the source's losses that no
+// lost event or window holds. An ftrace text whose header says 2 of 7
+// written entries are in the buffer (both in the file: two sched_switch
+// lines) lost 7-2 = 5 events its ring buffer overwrote (no CPU or time:
+// Meta.LostUnplaced); the converted copy's info said "lost: 0 events".
+// The cut stress-fork.2cpu.tv (cutStressFork) lost 4401 events in its
+// cut block (Meta.LostInFile); converted, the copy says so too.
+func TestConvertKeepsLostCounts(t *testing.T) {
+	dir := t.TempDir()
+	const sw = "  a-5 [000] d..2. 100.00000%d: sched_switch: prev_comm=a prev_pid=5 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
+	txt := filepath.Join(dir, "ft.txt")
+	if err := os.WriteFile(txt, []byte("# entries-in-buffer/entries-written: 2/7   #P:1\n"+fmt.Sprintf(sw, 1)+fmt.Sprintf(sw, 2)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		in               string
+		recorder, inFile uint64
+	}{{txt, 5, 0}, {cutStressFork(t), 0, 4401}} {
+		src := infoJSON(t, c.in)
+		out := filepath.Join(dir, "copy.tv")
+		if _, errs, code := runCLI(t, "convert", c.in, "-o", out); code != 0 {
+			t.Fatalf("convert %s: exit %d: %s", c.in, code, errs)
+		}
+		cp := infoJSON(t, out)
+		if src.LostRecorder != c.recorder || src.LostInFile != c.inFile {
+			t.Errorf("%s: lost_recorder %d, lost_in_file %d; want %d, %d", c.in, src.LostRecorder, src.LostInFile, c.recorder, c.inFile)
+		}
+		if cp.LostTotal != src.LostTotal || cp.LostRecorder != src.LostRecorder || cp.LostInFile != src.LostInFile || len(cp.Lost) != len(src.Lost) {
+			t.Errorf("%s converted: lost %d (recorder %d, in file %d, %d windows); the source's %d (%d, %d, %d windows)", c.in,
+				cp.LostTotal, cp.LostRecorder, cp.LostInFile, len(cp.Lost), src.LostTotal, src.LostRecorder, src.LostInFile, len(src.Lost))
+		}
+	}
+	// A damaged block (damagedTraces: a byte of pipe.tv's one block
+	// flipped): the copy reports as many events lost in it as the source,
+	// in events, not "times".
+	flipped, _ := damagedTraces(t)
+	src := infoJSON(t, flipped)
+	cp := filepath.Join(dir, "flipped-copy.tv")
+	runCLI(t, "convert", flipped, "-o", cp)
+	if got := infoJSON(t, cp); src.LostInFile == 0 || got.LostInFile != src.LostInFile || got.LostTotal != src.LostTotal {
+		t.Errorf("flipped: lost_in_file %d (lost %d) in the copy, %d (%d) in the source; want equal and not 0", got.LostInFile, got.LostTotal, src.LostInFile, src.LostTotal)
+	}
+	out, errs, _ := runCLI(t, "info", "-v", "-i", cp)
+	errs = out + errs
+	if want := fmt.Sprintf("events lost in damaged blocks (%d events in all)", src.LostInFile); !strings.Contains(errs, want) {
+		t.Errorf("the copy's warnings lack %q:\n%s", want, errs)
+	}
+}
+
+// infoJSON is info -o json of path (exit 1 for a damaged file).
+func infoJSON(t *testing.T, path string) infoReport {
+	t.Helper()
+	out, errs, _ := runCLI(t, "info", "-o", "json", "-i", path)
+	var rep infoReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("info -o json -i %s: %v: %s", path, err, errs)
+	}
+	return rep
 }

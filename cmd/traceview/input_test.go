@@ -98,20 +98,3 @@ func TestRecordToStdout(t *testing.T) {
 		t.Errorf("rows %v, total %v; want sched-pipe with >= 2000 delays", rows, total)
 	}
 }
-
-// TestLatencySameTraceTwice: the same trace given twice to latency is a
-// usage error naming it (a.tv a.tv counted every figure twice: twice the
-// run time, one thread as two tasks), by the same path or another path to
-// the same file; compare, whose two sides may be one file, still takes it.
-func TestLatencySameTraceTwice(t *testing.T) {
-	const f = "../../testdata/traces/pipe.perf.data"
-	for _, args := range [][]string{{f, f}, {"-i", f, f}, {f, "../../testdata/../testdata/traces/pipe.perf.data"}} {
-		out, errs, code := runCLI(t, append([]string{"latency"}, args...)...)
-		if code != 2 || out != "" || !strings.Contains(errs, "its events would count twice") {
-			t.Errorf("latency %v: exit %d, stderr %q", args, code, errs)
-		}
-	}
-	if _, errs, code := runCLI(t, "compare", f, f); code != 0 {
-		t.Errorf("compare a file with itself: exit %d, stderr %s", code, errs)
-	}
-}

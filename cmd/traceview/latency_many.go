@@ -37,40 +37,73 @@ func latencyInputs(cmd *cobra.Command, o latencyOptions, args []string) ([]strin
 		}
 		out = append(out, m...)
 	}
-	return out, dedupInputs("latency", out)
+	if err := sameInputTwice("latency", out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// dedupInputs refuses a trace given twice among inputs (the same path
-// after filepath.Clean, or the same file by os.SameFile: a link, another
-// relative path): merged, its every figure would count twice (a.tv a.tv
-// gave twice a.tv's run time and one thread as two tasks). A usage error
-// of command cmd naming both.
-func dedupInputs(cmd string, inputs []string) error {
-	type seen struct {
-		path string
-		info os.FileInfo
-	}
-	var files []seen
-	for _, in := range inputs {
-		if in == "-" {
-			continue
+// sameInputTwice returns a usage error of command cmd naming the first
+// trace of inputs given twice: the same path (after filepath.Clean, "-"
+// standard input) or the same file under two paths (os.SameFile: a link,
+// "./a.tv" and "a.tv"). A merge would count its events twice.
+func sameInputTwice(cmd string, inputs []string) error {
+	stats := make([]os.FileInfo, len(inputs))
+	for i, in := range inputs {
+		if in != "-" {
+			stats[i], _ = os.Stat(in) // a missing file: the reader's error
 		}
-		st, err := os.Stat(in)
-		for _, f := range files {
-			same := filepath.Clean(f.path) == filepath.Clean(in) || err == nil && f.info != nil && os.SameFile(f.info, st)
-			if same {
-				if f.path == in {
-					return usageErrorf("%s: %s is given twice: its events would count twice", cmd, in)
-				}
-				return usageErrorf("%s: %s and %s are the same file: its events would count twice", cmd, f.path, in)
+		for j := range i {
+			same := filepath.Clean(inputs[j]) == filepath.Clean(in)
+			if !same && stats[i] != nil && stats[j] != nil {
+				same = os.SameFile(stats[i], stats[j])
 			}
+			if !same {
+				continue
+			}
+			if inputs[j] == in {
+				return usageErrorf("%s: %s is given twice: its events would be counted twice (give each trace once)", cmd, in)
+			}
+			return usageErrorf("%s: %s and %s are the same file: its events would be counted twice (give each trace once)", cmd, inputs[j], in)
 		}
-		if err != nil {
-			st = nil
-		}
-		files = append(files, seen{in, st})
 	}
 	return nil
+}
+
+// dropSameRecordings returns parts without those that hold the same events
+// as an earlier part (a trace and its convert copy: the same host, CPU
+// count, span and numbers of events and sched_switch events read), which
+// a merge would count twice; the earlier part gets a warning naming each
+// dropped one ("duplicate-input").
+func dropSameRecordings(parts []latencyPart) []latencyPart {
+	type identity struct {
+		host             string
+		cpus             int
+		first, last      int64
+		events, switches uint64
+	}
+	seen := map[identity]int{}
+	out := parts[:0:0]
+	for _, p := range parts {
+		if p.meta == nil || p.res == nil || p.meta.FirstTime <= 0 || p.res.Diag.Events == 0 {
+			out = append(out, p)
+			continue
+		}
+		id := identity{p.meta.Hostname, p.meta.NrCPUs, p.meta.FirstTime, p.meta.LastTime, uint64(p.res.Diag.Events), uint64(p.res.Diag.Switches)}
+		k, dup := seen[id]
+		if !dup {
+			seen[id] = len(out)
+			out = append(out, p)
+			continue
+		}
+		w := trace.Warning{Key: "duplicate-input", Count: 1, Message: fmt.Sprintf(
+			"%s holds the same events as this trace (host %s, %d CPUs, span %.6f-%.6f s, %d events): read once",
+			p.path, id.host, id.cpus, float64(id.first)/1e9, float64(id.last)/1e9, id.events)}
+		kept := out[k].res
+		kept.ReportWarnings = append(kept.ReportWarnings, w)
+		kept.Warnings = append(kept.Warnings, w)
+	}
+	return out
 }
 
 // isPattern reports whether a trace argument is a glob.
@@ -117,6 +150,9 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	parts, err := readRecordings(cmd, inputs, opts, &o.filter, o.by)
 	if err != nil {
 		return err
+	}
+	if o.by != "trace" {
+		parts = dropSameRecordings(parts) // each file its own table
 	}
 	w := cmd.ErrOrStderr()
 

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,5 +170,74 @@ func TestTimehistOpenRunNamed(t *testing.T) {
 	want := "warning: " + path + ": 1 task was still running when the trace ended: its last run is not in the summary's run times (a run counts at its switch-out, as perf counts it): b[20] on CPU 0 since 0.002000 s, 498.000 ms\n"
 	if code != 0 || !strings.HasPrefix(errs, want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant it to start with\n%s", code, errs, want)
+	}
+}
+
+// ringTwoCPUs is a schedule of a (10) on CPU 0 and b (20) on CPU 1, times
+// in µs. CPU 0: a runs 1000-2000, is woken at 2500, runs 3000-4000.
+// CPU 1: b runs 1200-3500, is woken at 3600, runs 3900-5000. Whole: a
+// runs 2000 µs and b 3400 µs (5400 µs); delays a 2500-3000 (500) and b
+// 3600-3900 (300): 2 delays, 800 µs.
+func ringTwoCPUs() (cpu0, cpu1 []trace.Event) {
+	const us = 1000
+	name := map[trace.TID]string{0: "swapper", 10: "a", 20: "b"}
+	sw := func(t int64, cpu trace.CPU, prev, next trace.TID) trace.Event {
+		e := trace.NewEvent(t*us, cpu, trace.KindSwitch)
+		e.TID, e.PID, e.Comm, e.Prio, e.PrevState = prev, trace.PID(prev), name[prev], 120, trace.StateInterruptible
+		e.NextTID, e.NextPID, e.NextComm, e.NextPrio = next, trace.PID(next), name[next], 120
+		if prev == 0 {
+			e.PrevState = trace.StateRunning
+		}
+		return e
+	}
+	wk := func(t int64, cpu trace.CPU, wakee trace.TID) trace.Event {
+		e := trace.NewEvent(t*us, cpu, trace.KindWaking)
+		e.TID, e.PID, e.Comm, e.Prio, e.TargetCPU = wakee, trace.PID(wakee), name[wakee], 120, cpu
+		return e
+	}
+	cpu0 = []trace.Event{sw(1000, 0, 0, 10), sw(2000, 0, 10, 0), wk(2500, 0, 10), sw(3000, 0, 0, 10), sw(4000, 0, 10, 0)}
+	cpu1 = []trace.Event{sw(1200, 1, 0, 20), sw(3500, 1, 20, 0), wk(3600, 1, 20), sw(3900, 1, 0, 20), sw(5000, 1, 20, 0)}
+	return cpu0, cpu1
+}
+
+// TestLatencyRingDumpsPerCPU: two ring dumps whose coverage starts at a
+// different time on each CPU (ringTwoCPUs). Dump 1 holds CPU 0 up to
+// 2500 µs and CPU 1 up to 3500 µs; dump 2 holds CPU 0 from 2000 µs and
+// CPU 1 from 3500 µs: both CPUs continuous across the join, nothing lost.
+// Read as one recording, the table is the whole schedule's: 5400 µs run,
+// 2 delays, 800 µs. (It was less than dump 2's alone: a's switch-in at
+// 3000 µs on CPU 0, after dump 1's last event there but before its last
+// event, was dropped, and a lost window invented at the join.) Dump 2
+// alone: a runs 3000-4000 and b 3900-5000 (2100 µs; the runs that end at
+// 2000 and 3500 µs began before it), the same 2 delays; the merged figures
+// are at least these.
+func TestLatencyRingDumpsPerCPU(t *testing.T) {
+	dir := t.TempDir()
+	cpu0, cpu1 := ringTwoCPUs()
+	byTime := func(evs ...trace.Event) []trace.Event {
+		slices.SortStableFunc(evs, func(a, b trace.Event) int { return cmp.Compare(a.Time, b.Time) })
+		return evs
+	}
+	h := tvf.Header{Hostname: "box", NrCPUs: 2, Tool: "traceview record (tp_btf) --ring", Cmdline: []string{"traceview", "record", "--ring", "1s"}, Clock: "CLOCK_MONOTONIC"}
+	names := func(w *tvf.Writer) { w.AddTask(10, 10, "a"); w.AddTask(20, 20, "b") }
+	d1, d2 := filepath.Join(dir, "fr.001.tv"), filepath.Join(dir, "fr.002.tv")
+	writeTV(t, d1, h, byTime(append(slices.Clone(cpu0[:3]), cpu1[:2]...)...), names, nil) // CPU 0 1000-2500, CPU 1 1200-3500
+	writeTV(t, d2, h, byTime(append(slices.Clone(cpu0[1:]), cpu1[1:]...)...), names, nil) // CPU 0 2000-4000, CPU 1 3500-5000
+	_, one := filterLatencyJSON(t, "-i", d2)
+	if one["runtime_ns"] != 2_100_000.0 || one["count"] != 2.0 || one["sum_delay_ns"] != 800_000.0 {
+		t.Errorf("dump 2 alone: %v ns run, %v delays, %v ns; want 2100000, 2 and 800000 (by hand)", one["runtime_ns"], one["count"], one["sum_delay_ns"])
+	}
+	_, m := filterLatencyJSON(t, d1, d2)
+	if m["runtime_ns"] != 5_400_000.0 || m["count"] != 2.0 || m["sum_delay_ns"] != 800_000.0 {
+		t.Errorf("merged: %v ns run, %v delays, %v ns; want 5400000, 2 and 800000 (by hand)", m["runtime_ns"], m["count"], m["sum_delay_ns"])
+	}
+	for _, k := range []string{"runtime_ns", "switches", "count"} {
+		if m[k].(float64) < one[k].(float64) {
+			t.Errorf("%s: merged %v < dump 2's alone %v", k, m[k], one[k])
+		}
+	}
+	_, errs, _ := runCLI(t, "latency", "-v", d1, d2)
+	if strings.Contains(errs, "lost") || strings.Contains(errs, "unobserved") {
+		t.Errorf("a lost window where both CPUs are continuous:\n%s", errs)
 	}
 }

@@ -31,7 +31,7 @@ var warningKinds = []struct {
 		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus"}},
 	{"event order", []string{"out-of-order", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
-		"duplicate-event", "text-duplicate"}},
+		"duplicate-event", "text-duplicate", "duplicate-input"}},
 	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
 		"text-pid-out-of-range", "text-cpu-out-of-range", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
@@ -281,11 +281,12 @@ func lostWindowsLine(counts []uint64) string {
 // --cpu, perf record -C: the other CPUs' runs and the delays spent there),
 // not-system-wide (perf record -p/-t: other tasks' runs) and
 // switch-records (perf record --switch-events: no wakeups, so the delay
-// columns hold preemptions only).
+// columns hold preemptions only), and duplicate-input (latency of several
+// traces read one of them once: another holds the same events).
 func answerKey(key string) bool {
 	switch key {
 	case "latency-empty", "stats-empty", "latency-runtime-none", "cgroup-v1-unattributed",
-		partialCPUsKey, "not-system-wide", "switch-records", "timehist-open-runs":
+		partialCPUsKey, "not-system-wide", "switch-records", "timehist-open-runs", "duplicate-input":
 		return true
 	}
 	return false

@@ -237,7 +237,6 @@ func (r *Reader) applyTrailer(raw []byte) error {
 		r.meta.SpanFrom = trace.SpanFromTrailer
 	}
 	r.meta.Lost = append(r.meta.Lost, t.Lost...)
-	r.meta.LostUnplaced += t.LostUnplaced
 	if len(t.Lost) == 0 {
 		// Only per-CPU totals: one window per CPU spanning the trace.
 		for cpu, n := range t.LostPerCPU {
@@ -246,8 +245,10 @@ func (r *Reader) applyTrailer(raw []byte) error {
 			}
 		}
 	}
+	r.meta.LostUnplaced += t.LostUnplaced
+	r.meta.LostInFile += t.LostInFile
 	for _, w := range t.Warnings {
-		r.meta.Warnings.AddN(w.Key, w.Count, "%s", w.Message)
+		r.meta.Warnings.AddScoped("", w) // with its Unit and CountInMessage
 	}
 	r.meta.Cgroups, r.meta.Stacks = t.Cgroups, t.Stacks
 	r.applyCgroupSettings(&t)

@@ -79,13 +79,14 @@ type trailer struct {
 	LastTime   int64              `json:"last_time_ns"`
 	LostPerCPU []uint64           `json:"lost_per_cpu,omitempty"` // index: CPU
 	Lost       []trace.LostWindow `json:"lost_windows,omitempty"`
-	// LostUnplaced counts events lost with no CPU or time to place them
-	// (trace.Meta.LostUnplaced: an overwritten ftrace ring's, and a
-	// converted file's source's cut or damaged part's), an optional key
-	// added within version 3: older readers ignore it, older files have
-	// none.
-	LostUnplaced uint64          `json:"lost_unplaced,omitempty"`
-	Warnings     []trace.Warning `json:"warnings,omitempty"`
+	Warnings   []trace.Warning    `json:"warnings,omitempty"`
+	// LostUnplaced and LostInFile: trace.Meta's counts of a trace
+	// converted to this one (events its recorder lost with no CPU or
+	// time, and events its file held that its reader could not read), so
+	// that the copy reports the source's losses (added within version 3,
+	// as optional keys: older readers ignore them, older files have none).
+	LostUnplaced uint64 `json:"lost_unplaced,omitempty"`
+	LostInFile   uint64 `json:"lost_in_file,omitempty"`
 	// Cgroups and Stacks: trace.Meta's, known at the end of a capture
 	// (added in the same format version: readers that predate them ignore
 	// these keys).
@@ -247,9 +248,14 @@ func (w *Writer) SetLost(lost []trace.LostWindow) {
 	w.tr.Lost = append([]trace.LostWindow(nil), lost...)
 }
 
-// SetLostUnplaced records events lost with no CPU or time to place them
-// (trace.Meta.LostUnplaced), for the trailer.
-func (w *Writer) SetLostUnplaced(n uint64) { w.tr.LostUnplaced = n }
+// SetLostCounts records, for the trailer, the events a source converted to
+// this file lost where no lost window says (trace.Meta.LostUnplaced:
+// counts of events, no CPU or time) and those its file held but its reader
+// could not read (trace.Meta.LostInFile, events of damaged or cut
+// blocks). A reader of this file adds them to its Meta's.
+func (w *Writer) SetLostCounts(unplaced, inFile uint64) {
+	w.tr.LostUnplaced, w.tr.LostInFile = unplaced, inFile
+}
 
 // SetCgroups stores the cgroup id to path table (trace.Meta.Cgroups) in
 // the trailer.
