@@ -41,7 +41,7 @@ var warningKinds = []struct {
 		"tracedat-clock", "tracedat-metadata"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
 		"cgroup-v1-unattributed", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
-		"no-task-pt-regs", "ring-dump", "ring-dump-of-*", "ring-dump-overlap", "timehist-open-runs"}},
+		"no-task-pt-regs", "ring-dump", "ring-dump-overlap", "timehist-open-runs"}},
 }
 
 // lostWindowKey is the key of a trace.LostWindow turned into a warning by
