@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -30,6 +28,7 @@ const (
 	optUname        = 5
 	optCPUCount     = 8
 	optVersion      = 9
+	optStrings      = 15 // v7 section id of the strings section headers name
 	optHeaderInfo   = 16
 	optFtraceEvents = 17
 	optEventFormats = 18
@@ -65,6 +64,7 @@ type file struct {
 	latencyText             bool // the file holds latency-tracer text, not ring-buffer pages
 	warnings                []string
 	cut                     string // what a file cut short lacks ("": whole)
+	tailCut                 string // a v7 file cut in the sections after its last options section ("": whole)
 }
 
 // buffer is one trace instance's per-CPU data.
@@ -537,8 +537,6 @@ func (f *file) parseV7(c *cursor) error {
 		return fmt.Errorf("v7 compression %q is not supported (zstd, zlib and none are)", name)
 	}
 	sections := map[uint16]int64{}
-	pointers := map[uint16]int64{} // other options of 8 bytes: maybe a section's offset
-	var optEnd int64               // the end of the last options section read
 	seen := map[int64]bool{}
 	for off := int64(first); off != 0; {
 		if seen[off] {
@@ -564,9 +562,6 @@ func (f *file) parseV7(c *cursor) error {
 		if err != nil {
 			return fmt.Errorf("options section at offset %d: %w", off, err)
 		}
-		if h, err := f.readAt(off, 16); err == nil {
-			optEnd = max(optEnd, off+16+int64(f.order.Uint64(h[8:])))
-		}
 		if id != optDone {
 			return corruptf("section at offset %d has id %d, want an options section (0)", off, id)
 		}
@@ -588,9 +583,6 @@ func (f *file) parseV7(c *cursor) error {
 					sections[oid] = int64(f.order.Uint64(odata))
 				}
 			default:
-				if len(odata) == 8 {
-					pointers[oid] = int64(f.order.Uint64(odata))
-				}
 				f.option(oid, odata, false)
 			}
 			if oid == optDone {
@@ -602,41 +594,7 @@ func (f *file) parseV7(c *cursor) error {
 		}
 	}
 	if f.cut == "" {
-		// A section the reader does not need (the ftrace events' formats,
-		// a compressed copy) may be the file's last: cut inside it, the
-		// events all read and nothing would say the file is short.
-		// A v7 section's id is the id of the option that points to it
-		// (trace-cmd.dat.v7(5)): an 8-byte option whose offset holds a
-		// section header of its own id is such a pointer (the strings
-		// section, id 15, is the file's last: a cut of up to 100 bytes
-		// went unnoticed).
-		for _, id := range slices.Sorted(maps.Keys(pointers)) {
-			off := pointers[id]
-			if off <= 0 || off+16 > f.size {
-				continue
-			}
-			if h, err := f.readAt(off, 16); err == nil && f.order.Uint16(h) == id {
-				sections[id] = off
-			}
-		}
-		for _, id := range slices.Sorted(maps.Keys(sections)) {
-			if off := sections[id]; f.cutBefore(off) {
-				f.cut = fmt.Sprintf("the file ends at %d bytes, inside section %d at offset %d (cut short; the events it does not describe were all read)", f.size, id, off)
-				break
-			}
-		}
-		// What follows the last options section is a section no option
-		// points to (trace-cmd 3.x writes its strings section, id 15,
-		// there): cut inside its header or its data, the file is short.
-		if rest := f.size - optEnd; f.cut == "" && optEnd > 0 && rest > 0 {
-			switch h, err := f.readAt(optEnd, min(rest, 16)); {
-			case err != nil || rest < 16:
-				f.cut = fmt.Sprintf("the file ends at %d bytes, %d bytes into the 16-byte header of the section after its last options section (at offset %d): cut short; the events were all read", f.size, rest, optEnd)
-			case int64(f.order.Uint64(h[8:])) > rest-16:
-				f.cut = fmt.Sprintf("the file ends at %d bytes, inside section %d at offset %d after its last options section (%d of its %d bytes): cut short; the events were all read",
-					f.size, f.order.Uint16(h), optEnd, rest-16, f.order.Uint64(h[8:]))
-			}
-		}
+		f.tailCut = f.checkTail(headerEnd)
 	}
 	read := func(id uint16) (*cursor, error) {
 		off, ok := sections[id]
@@ -805,6 +763,61 @@ func (f *file) sectionCPUs(off, end int64, known map[int64]bool) (buffer, string
 		note += fmt.Sprintf("; %s of %d: no data before the cut", cpus(n, f.nrCPUs-1), f.nrCPUs)
 	}
 	return b, note
+}
+
+// checkTail walks a v7 file's sections from the first one (at from, one
+// after another, as trace-cmd writes them: a 16-byte header, u16 id, u16
+// flags, u32 string id, u64 size, then size bytes) and says where the file
+// is cut in them ("": not cut, or the sections are not contiguous and
+// nothing can be said). trace-cmd writes the strings section (id 15, the
+// section names that each header's string id is an offset into, counted
+// over every strings section in the file) after the last options section,
+// at the file's end, and no option locates it: a file cut by up to its
+// size ends inside it or its header, which the walk finds; a file cut
+// exactly before it ends after a whole section, and only the string ids
+// say that strings are missing (a header names an offset at or past the
+// number of string bytes the file holds).
+func (f *file) checkTail(from int64) string {
+	var strs, maxID uint64
+	haveID := false
+	off := from
+	for off < f.size {
+		if off+16 > f.size {
+			return fmt.Sprintf("the file ends at %d bytes, inside the 16-byte header of the section at offset %d (after its last options section, where trace-cmd writes its strings section, the section names; no event is in it)", f.size, off)
+		}
+		h, err := f.readAt(off, 16)
+		if err != nil {
+			return ""
+		}
+		id, flags, sid, size := f.order.Uint16(h), f.order.Uint16(h[2:]), uint64(f.order.Uint32(h[4:])), f.order.Uint64(h[8:])
+		if size > 1<<50 {
+			return "" // not a section header
+		}
+		if end := off + 16 + int64(size); end > f.size {
+			what := fmt.Sprintf("the section of id %d", id)
+			if id == optStrings {
+				what = "its strings section (the section names; no event is in it)"
+			}
+			return fmt.Sprintf("the file ends at %d bytes, inside %s at offset %d (16 + %d bytes, to offset %d): %d bytes missing", f.size, what, off, size, end, end-f.size)
+		}
+		if id == optStrings {
+			n := size
+			if flags&sectionFlagCompressed != 0 {
+				b, err := f.readAt(off+16, 8)
+				if err != nil || size < 8 {
+					return ""
+				}
+				n = uint64(f.order.Uint32(b[4:]))
+			}
+			strs += n
+		}
+		maxID, haveID = max(maxID, sid), true
+		off += 16 + int64(size)
+	}
+	if haveID && maxID >= strs {
+		return fmt.Sprintf("the file ends at %d bytes, after a whole section, but its section headers name strings up to offset %d and it holds %d bytes of strings: the strings section trace-cmd writes last (the section names; no event is in it) is missing", f.size, maxID, strs)
+	}
+	return ""
 }
 
 // cutBefore tells whether the file ends before the end of the v7 section

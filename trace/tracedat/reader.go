@@ -109,6 +109,9 @@ func Open(r io.Reader, opt Options) (*Reader, error) {
 	if f.cut != "" {
 		rd.meta.Warnings.Add("truncated-options", "trace.dat: %s", f.cut)
 	}
+	if f.tailCut != "" {
+		rd.meta.Warnings.Add("truncated-file", "trace.dat: %s", f.tailCut)
+	}
 	if f.latencyText {
 		return nil, fmt.Errorf("trace.dat holds latency-tracer text, not ring-buffer events: read it with trace-cmd report and give traceview the text")
 	}

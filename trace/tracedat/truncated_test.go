@@ -3,7 +3,6 @@ package tracedat
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -199,38 +198,54 @@ func TestCutInOptionsSection(t *testing.T) {
 	}
 }
 
-// TestTruncatedTail: pipe-multi.v7zstd.dat ends with a section no option
-// points to (id 15, trace-cmd's strings, 16 + 111 bytes at 225171, after
-// the last options section). Cut 10 bytes short, or inside that section's
-// header, every event is still read, and a truncated-options warning says
-// the file is short (it said nothing: cuts of up to 100 bytes of the
-// shared messaging trace.dat went unnoticed).
-func TestTruncatedTail(t *testing.T) {
+// TestCutTail: a v7 file cut in the strings section trace-cmd writes after
+// its last options section (the section names; no option locates it) gets
+// a truncated-file warning; it was read with none. pipe-multi.v7zstd.dat
+// (225298 bytes) ends with its last options section at 225062 (16 + 93
+// bytes, to 225171) and the strings section at 225171: id 15, compressed,
+// 16 + 111 bytes to the file's end, 144 bytes of strings; the section
+// headers' string ids go up to 136 (the strings section's own; 128, the
+// last options section's, without it). Walking
+// the headers from offset 37 (after the compression header) gives these
+// offsets. Cut
+//   - at 225297 and 225198: inside the strings section, 1 and 100 bytes
+//     missing;
+//   - at 225180: inside its 16-byte header;
+//   - at 225171, after the whole options section: no strings at all, yet
+//     the headers name offsets up to 128.
+//
+// The whole file and the uncompressed pipe-multi.v7none.dat (whose strings
+// section is whole) get no such warning.
+func TestCutTail(t *testing.T) {
 	v7 := load(t, "pipe-multi.v7zstd.dat")
-	whole, _, err := readBytes(v7)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range []struct {
-		cut  int
+		data []byte
 		want string
 	}{
-		{len(v7) - 10, "the file ends at 225288 bytes, inside section 15 at offset 225171 after its last options section (101 of its 111 bytes): cut short"},
-		{225171 + 7, "the file ends at 225178 bytes, 7 bytes into the 16-byte header of the section after its last options section (at offset 225171): cut short"},
+		{v7[:225297], "trace.dat: the file ends at 225297 bytes, inside its strings section (the section names; no event is in it) at offset 225171 (16 + 111 bytes, to offset 225298): 1 bytes missing"},
+		{v7[:225198], "trace.dat: the file ends at 225198 bytes, inside its strings section (the section names; no event is in it) at offset 225171 (16 + 111 bytes, to offset 225298): 100 bytes missing"},
+		{v7[:225180], "trace.dat: the file ends at 225180 bytes, inside the 16-byte header of the section at offset 225171"},
+		{v7[:225171], "trace.dat: the file ends at 225171 bytes, after a whole section, but its section headers name strings up to offset 128 and it holds 0 bytes of strings"},
+		{v7, ""},
+		{load(t, "pipe-multi.v7none.dat.gz"), ""},
 	} {
-		got, meta, err := readBytes(v7[:c.cut])
-		if err != nil || len(got) != len(whole) {
-			t.Fatalf("cut at %d: %d events of %d, %v", c.cut, len(got), len(whole), err)
-		}
-		found := false
-		for _, w := range meta.Warnings.List() {
-			found = found || w.Key == "truncated-options" && strings.Contains(w.Message, c.want)
-		}
-		if !found {
-			t.Errorf("cut at %d: no truncated-options warning %q in %v", c.cut, c.want, meta.Warnings.List())
-		}
-	}
-	if _, meta, _ := readBytes(v7); slices.ContainsFunc(meta.Warnings.List(), func(w trace.Warning) bool { return w.Key == "truncated-options" }) {
-		t.Errorf("the whole file: warnings %v", meta.Warnings.List())
+		t.Run(fmt.Sprint(len(c.data)), func(t *testing.T) {
+			evs, meta, err := readBytes(c.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(evs) != 11015 {
+				t.Errorf("%d events, want the whole file's 11015", len(evs))
+			}
+			got := ""
+			for _, w := range meta.Warnings.List() {
+				if w.Key == "truncated-file" {
+					got = w.Message
+				}
+			}
+			if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+				t.Errorf("truncated-file warning %q, want %q", got, c.want)
+			}
+		})
 	}
 }
