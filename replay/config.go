@@ -65,8 +65,16 @@ func (s Selector) Match(t *Task) bool {
 	case s.TID >= 0:
 		return t.TID == s.TID
 	}
-	return t.Comm == s.Comm
+	// The kernel keeps a task's name in TASK_COMM_LEN (16) bytes with
+	// its NUL (include/linux/sched.h): a longer name given in full
+	// ("stress-ng-cyclic") selects the task the trace names by its first
+	// 15 bytes ("stress-ng-cycli").
+	return t.Comm == s.Comm || len(s.Comm) > maxComm && t.Comm == s.Comm[:maxComm]
 }
+
+// maxComm is the longest task name the kernel keeps, in bytes:
+// TASK_COMM_LEN (16) less the NUL (include/linux/sched.h, Linux 6.18).
+const maxComm = 15
 
 // Override changes tasks the selector matches; nil fields keep the traced
 // value. Later overrides win.

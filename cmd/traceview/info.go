@@ -289,7 +289,13 @@ func printInfo(w io.Writer, r *infoReport) {
 		line("recorder", "%s", r.Tool)
 	}
 	if len(r.Cmdline) > 0 {
-		line("command line", "%s", strings.Join(r.Cmdline, " "))
+		// Each argument one shell word, so that the line can be pasted
+		// back (bash -c 'for i in ...; done' lost its quotes).
+		words := make([]string, len(r.Cmdline))
+		for i, a := range r.Cmdline {
+			words[i] = shellWord(a)
+		}
+		line("command line", "%s", strings.Join(words, " "))
 	}
 	switch {
 	case r.NrCPUs > 0 && r.NrCPUsAvail > 0:

@@ -455,3 +455,15 @@ func TestInfoJSONLostKeys(t *testing.T) {
 		t.Errorf("%s\nwant %s", b, want)
 	}
 }
+
+// TestInfoCommandLineQuoted: info prints the recorded command line one
+// shell word per argument, so it can be pasted back (it printed `bash -c
+// for i in $(seq 3); do true; done`, its quotes lost).
+func TestInfoCommandLineQuoted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.tv")
+	writeTV(t, path, tvf.Header{Tool: "test", NrCPUs: 1, Cmdline: []string{"traceview", "record", "--", "bash", "-c", "for i in $(seq 3); do true; done"}}, nil, nil, nil)
+	out, _, _ := runCLI(t, "info", "-i", path)
+	if want := "traceview record -- bash -c 'for i in $(seq 3); do true; done'\n"; !strings.Contains(out, want) {
+		t.Errorf("output:\n%s\nwant the command line %q", out, want)
+	}
+}
