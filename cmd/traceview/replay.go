@@ -547,11 +547,22 @@ func spinExitNote(m *replay.Model, cfg replay.Config) string {
 // workload line, by command, the most numerous first: "stress-ng-cpu ×3,
 // rcu_preempt", at most four commands and "N more".
 func censoredNames(m *replay.Model) string {
-	n := map[string]int{}
+	var idx []int
 	for i := range m.Tasks {
 		if m.Tasks[i].Censored {
-			n[m.Tasks[i].Comm]++
+			idx = append(idx, i)
 		}
+	}
+	return commNames(m, idx)
+}
+
+// commNames names the tasks of m at indexes idx by command, the most
+// numerous first, each with its count ("sched-messaging ×19"), four at
+// most and "N more", escaped for the terminal.
+func commNames(m *replay.Model, idx []int) string {
+	n := map[string]int{}
+	for _, i := range idx {
+		n[m.Tasks[i].Comm]++
 	}
 	comms := slices.Collect(maps.Keys(n))
 	slices.SortFunc(comms, func(a, b string) int { return cmp.Or(cmp.Compare(n[b], n[a]), cmp.Compare(a, b)) })

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
-	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/replay/predict"
@@ -208,21 +206,6 @@ func (r *replayRuns) finish() error {
 // wakeup no task sent (replay.Result.Stuck): their rows lack the work
 // after that sleep.
 func stuckWarning(policy string, res *replay.Result, m *replay.Model) string {
-	n := map[string]int{}
-	var names []string
-	for _, i := range res.Stuck {
-		c := m.Tasks[i].Comm
-		if n[c] == 0 {
-			names = append(names, c)
-		}
-		n[c]++
-	}
-	for k, c := range names {
-		if n[c] > 1 {
-			names[k] = fmt.Sprintf("%s ×%d", c, n[c])
-		}
-		names[k] = termsafe.Name(names[k])
-	}
 	return fmt.Sprintf("the %s prediction left %s asleep at its end, waiting for a wakeup no task sent (%s): their run time and switches lack the work after that sleep, and the makespan is a lower bound",
-		policy, plural(len(res.Stuck), "task"), strings.Join(names, ", "))
+		policy, plural(len(res.Stuck), "task"), commNames(m, res.Stuck))
 }
