@@ -335,6 +335,17 @@ func printInfo(w io.Writer, r *infoReport) {
 	case -1:
 		line("autogroup", "off (kernel.sched_autogroup_enabled)")
 	}
+	line("lost", "%s", lostSummary(r))
+	tw.Flush()
+	printGroups(w, r)
+	printEventCounts(w, r)
+	printInfoWarnings(w, r)
+}
+
+// lostSummary is info's "lost" line: the events the recorder reported
+// lost, those in the file's cut or damaged part, and whether CPU windows
+// of unknown loss follow (the warnings list them).
+func lostSummary(r *infoReport) string {
 	unobserved := 0
 	for _, l := range r.Lost {
 		if l.Count == 0 {
@@ -343,17 +354,21 @@ func printInfo(w io.Writer, r *infoReport) {
 	}
 	switch {
 	case unobserved > 0:
-		line("lost", "%d events and more: %d reported lost by the recorder, %d in the file's cut or damaged part, and an unknown number in %s (the warnings below)",
+		return fmt.Sprintf("%d events and more: %d reported lost by the recorder, %d in the file's cut or damaged part, and an unknown number in %s (the warnings below)",
 			r.LostTotal, r.LostRecorder, r.LostInFile, plural(unobserved, "unobserved CPU window"))
 	case r.LostInFile == 0 && !r.LostMore:
-		line("lost", "%d events", r.LostTotal)
+		return fmt.Sprintf("%d events", r.LostTotal)
 	case r.LostMore:
-		line("lost", "%d events and more: %d reported lost by the recorder, %d in the file's cut or damaged part, and an unknown number after the cut", r.LostTotal, r.LostRecorder, r.LostInFile)
+		return fmt.Sprintf("%d events and more: %d reported lost by the recorder, %d in the file's cut or damaged part, and an unknown number after the cut", r.LostTotal, r.LostRecorder, r.LostInFile)
 	default:
-		line("lost", "%d events: %d reported lost by the recorder, %d in the file's damaged blocks", r.LostTotal, r.LostRecorder, r.LostInFile)
+		return fmt.Sprintf("%d events: %d reported lost by the recorder, %d in the file's damaged blocks", r.LostTotal, r.LostRecorder, r.LostInFile)
 	}
-	tw.Flush()
-	printGroups(w, r)
+}
+
+// printEventCounts prints the recorded events' sample counts (perf.data)
+// and the decoded events by kind, in kind order.
+func printEventCounts(w io.Writer, r *infoReport) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if len(r.EventNames) > 0 {
 		fmt.Fprintln(w, "\nrecorded events (samples):")
 		for _, n := range r.EventNames {
@@ -375,6 +390,11 @@ func printInfo(w io.Writer, r *infoReport) {
 		fmt.Fprintf(tw, "  %s\t%d\n", k, r.Events[k])
 	}
 	tw.Flush()
+}
+
+// printInfoWarnings prints the lost windows (one summary line unless -v)
+// and the reader's warnings, each naming the file.
+func printInfoWarnings(w io.Writer, r *infoReport) {
 	if len(r.Lost) > 0 || len(r.Warnings) > 0 {
 		fmt.Fprintln(w)
 	}
