@@ -154,10 +154,14 @@ func TestRequestQueuesStrayTimer(t *testing.T) {
 // TestRequestQueuesServeEach replays queueModel on one CPU under fifo,
 // as recorded and rebuilt. As recorded, only the 2 arrivals that found a
 // worker asleep wake one: worker 1's and worker 2's blocks after their
-// first request never end (2 unfinished blocks; the generator's join of
-// worker 1 is not slept, as worker 1 waits for the generator:
-// sim.waitsForever), and the 100 µs and first bursts are all that runs:
-// 2 runs of 100 µs, 206 µs. Rebuilt, each arrival (1 ms apart) finds a worker waiting and
+// first request wait for wakeups the generator never sends (the
+// generator's join of worker 1 is not slept, as worker 1 waits for the
+// generator: sim.waitsForever); when the generator exits nothing can end
+// them (sim.releaseOrphans), and each worker runs the rest of its work at
+// once, not slept at its next block either: worker 1 100 + 405 µs, worker
+// 2 100 + 205 µs. 4 runs of 100 µs or more (the two first requests and
+// these two), 1016 µs: all of the work, in 2 runs where there were 8
+// requests. Rebuilt, each arrival (1 ms apart) finds a worker waiting and
 // each request is a run of its own: 10 runs of 100-101 µs, 1010 µs with
 // the exits' 4 µs and the first bursts' 6 µs: 1016 µs, all of the
 // recorded work.
@@ -166,7 +170,7 @@ func TestRequestQueuesServeEach(t *testing.T) {
 		rebuild          bool
 		long, unfinished int
 		total            int64
-	}{{false, 2, 2, 206_000}, {true, 10, 0, 1_016_000}} {
+	}{{false, 4, 0, 1_016_000}, {true, 10, 0, 1_016_000}} {
 		x := queueModel()
 		if c.rebuild {
 			x.requestQueues()

@@ -163,11 +163,12 @@ type sim struct {
 	tasks []*policies.Task
 	ts    []tstate
 	// waitsForever's search: seen[i] == gen marks a task visited; stack
-	// is reused; wakers caches wakersOf.
+	// is reused; wakers caches wakersOf, wakees wakeesOf.
 	seen           []uint32
 	gen            uint32
 	stack          []int32
 	wakers         [][]int32
+	wakees         [][]int32
 	cpus           []cpuState
 	q              evheap
 	seq            uint64
@@ -856,6 +857,7 @@ func (s *sim) runDone(cpu int) {
 		s.emitTask(trace.KindExit, cpu, t)
 		s.schedule(cpu)
 		s.pol.TaskDead(t)
+		s.releaseOrphans(t.ID)
 		return
 	case EndTrace:
 		s.pol.Dequeue(cpu, t, policies.DequeueSleep)
@@ -945,8 +947,11 @@ func (s *sim) runDone(cpu int) {
 // reach a block whose wakeup went to an earlier one (sysbench threads on
 // one mutex, pinned beside a CPU hog: all four asleep 27 ms into a 3 s
 // run). The tasks that could end a sleep are those with a wake action
-// aimed at the sleeper (sim.wakersOf). A task not started yet, one
-// runnable or running, one asleep on a timer, an external event or a
+// aimed at the sleeper (sim.wakersOf), and for one not started yet that
+// its parent forks (InitForked), that parent: a child that only a sleeper's
+// fork can start wakes no one (a recorder's threads: one blocks for a
+// sibling it has yet to spawn while that sibling's waker blocks for it).
+// A task not started yet that starts on its own, one runnable or running, one asleep on a timer, an external event or a
 // Cause.ByAt deadline, and a worker pool's member (whose wakeups the pool
 // hands round) could: the search stops at the first. It visits each task
 // once: O(tasks + wakers) per block at worst, one step where a waker is
@@ -971,6 +976,11 @@ func (s *sim) waitsForever(i, j int) bool {
 		s.seen[y] = s.gen
 		t, st := s.tasks[y], &s.ts[y]
 		switch {
+		case t == nil && s.m.Tasks[y].Init == InitForked && s.m.Tasks[y].Parent >= 0:
+			// Not started yet: only its parent's fork starts it, so it
+			// can wake no one before its parent runs on.
+			stack = append(stack, int32(s.m.Tasks[y].Parent))
+			continue
 		case t == nil:
 			return false
 		case t.State == policies.TaskDead:
@@ -991,6 +1001,43 @@ func (s *sim) waitsForever(i, j int) bool {
 	return true
 }
 
+// releaseOrphans ends the sleep of each task that task y, which has just
+// exited, could have woken and that now waits for ever (waitsForever): its
+// dependency block cannot end, yet the recording shows the program went on,
+// so the block did not happen in this interleaving (a waker whose wakeup
+// the replay spent on an earlier block, a cycle closed by y's exit). The
+// sleeper resumes now, as if woken by a timer, and is counted in
+// Stats.Unblocked. waitsForever at a sleep catches only the cycles that
+// sleep closes; this catches those an exit closes.
+func (s *sim) releaseOrphans(y int) {
+	for _, x := range s.wakeesOf(y) {
+		i := int(x)
+		if i < 0 || i >= len(s.tasks) {
+			continue
+		}
+		t, st := s.tasks[i], &s.ts[i]
+		if t == nil || t.State != policies.TaskSleeping || st.src != i || st.nap || s.m.Tasks[i].Pool > 0 {
+			continue
+		}
+		j := st.burst
+		bs := s.m.Tasks[i].Bursts
+		if j >= len(bs) || bs[j].End != EndBlock || bs[j].Wake.Kind != CauseDependency || bs[j].Wake.ByAt || st.readyAt(j) {
+			continue
+		}
+		if s.waitsForever(i, j) {
+			s.stats.Unblocked++
+			s.wake(i, j, nil, -1)
+		}
+	}
+}
+
+// wakeesOf returns the tasks task y has a wake action aimed at, each
+// once: the reverse of wakersOf, built with it.
+func (s *sim) wakeesOf(y int) []int32 {
+	s.wakersOf(0)
+	return s.wakees[y]
+}
+
 // wakersOf returns the tasks with a wake action aimed at task i (any of
 // its blocks), each once: every task that can end one of its sleeps. The
 // lists are built for all tasks on first use, in one pass over the
@@ -998,12 +1045,14 @@ func (s *sim) waitsForever(i, j int) bool {
 func (s *sim) wakersOf(i int) []int32 {
 	if s.wakers == nil {
 		s.wakers = make([][]int32, len(s.m.Tasks))
+		s.wakees = make([][]int32, len(s.m.Tasks))
 		for w := range s.m.Tasks {
 			tk := &s.m.Tasks[w]
 			for k := range tk.Bursts {
 				for _, a := range tk.ActionsOf(&tk.Bursts[k]) {
-					if a.Kind == ActWake && int(a.Target) < len(s.wakers) && !slices.Contains(s.wakers[a.Target], int32(w)) {
+					if a.Kind == ActWake && a.Target >= 0 && int(a.Target) < len(s.wakers) && !slices.Contains(s.wakers[a.Target], int32(w)) {
 						s.wakers[a.Target] = append(s.wakers[a.Target], int32(w))
+						s.wakees[w] = append(s.wakees[w], a.Target)
 					}
 				}
 			}

@@ -50,9 +50,12 @@ func wakesOtherBlock() *Model {
 //   - An exited waker: B runs 1 ms and exits; A blocks at 2 ms waiting for
 //     it: not slept (1 unblocked), A exits at 3 ms.
 //   - A waker that exits later (wakesOtherBlock): A blocks at 1 ms while B,
-//     which has a wakeup for A's later block, runs; B exits at 2 ms. A
-//     stays asleep: Unfinished 1, Stuck [0], the makespan ends at B's exit
-//     (2 ms).
+//     which has a wakeup for A's later block, runs; B's wakeup at 1.5 ms
+//     is kept for that block. B exits at 2 ms, and nothing left can end
+//     A's sleep (sim.releaseOrphans): A resumes at 2 ms (1 unblocked), runs
+//     its second burst to 3 ms, finds its second block's wakeup already
+//     there, runs its last burst and exits at 4 ms. Before releaseOrphans A
+//     stayed asleep (Unfinished 1, the makespan ending at B's exit, 2 ms).
 func TestWaitsForever(t *testing.T) {
 	for _, c := range []struct {
 		name             string
@@ -62,7 +65,7 @@ func TestWaitsForever(t *testing.T) {
 	}{
 		{"cycle", waitModel(1_000_000, 2_000_000, true), 1, 0, 3_000_000},
 		{"exited waker", waitModel(2_000_000, 1_000_000, false), 1, 0, 3_000_000},
-		{"waker exits later", wakesOtherBlock(), 0, 1, 2_000_000},
+		{"waker exits later", wakesOtherBlock(), 1, 0, 4_000_000},
 	} {
 		specs, _ := policies.ParseSpecs("eevdf")
 		pol, _ := specs[0].New(2)
@@ -77,5 +80,49 @@ func TestWaitsForever(t *testing.T) {
 		if c.stuck > 0 && len(res.Stuck) > 0 && res.Stuck[0] != 0 {
 			t.Errorf("%s: stuck %v, want [0] (A)", c.name, res.Stuck)
 		}
+	}
+}
+
+// forkCycle is three tasks on 2 CPUs: A (index 0, CPU 0) runs 1 ms and
+// blocks until B wakes it, then forks C and runs 1 ms more; B (index 1,
+// CPU 1) runs 2 ms and blocks until C wakes it, then wakes A and runs 1
+// ms; C (index 2), forked by A, runs 1 ms, waking B as it starts. Each
+// then exits. B's sleep waits for a task only A can start while A waits
+// for B.
+func forkCycle() *Model {
+	dep := func(w int32) Cause { return Cause{Kind: CauseDependency, Waker: w} }
+	m := &Model{NrCPUs: 2, WorkloadRoot: -1}
+	m.Tasks = []Task{
+		{TID: 100, PID: 100, Comm: "A", Prio: 120, Parent: -1, Repeat: -1, Init: InitRunnable,
+			Bursts: []Burst{{Len: 1_000_000, End: EndBlock, Wake: dep(1)}, {Len: 1_000_000, End: EndExit}}},
+		{TID: 101, PID: 101, Comm: "B", Prio: 120, Parent: -1, Repeat: -1, Init: InitRunnable, CPU: 1,
+			Bursts: []Burst{{Len: 2_000_000, End: EndBlock, Wake: dep(2)}, {Len: 1_000_000, End: EndExit}}},
+		{TID: 102, PID: 100, Comm: "C", Prio: 120, Parent: 0, Repeat: -1, Init: InitForked,
+			Bursts: []Burst{{Len: 1_000_000, End: EndExit}}},
+	}
+	setActs(m, 0, 1, Action{At: 0, Kind: ActFork, Target: 2})
+	setActs(m, 1, 1, Action{At: 0, Kind: ActWake, Target: 0, Block: 0})
+	setActs(m, 2, 0, Action{At: 0, Kind: ActWake, Target: 1, Block: 0})
+	return m
+}
+
+// TestWaitsForeverForkedWaker: in forkCycle, B's only waker, C, has not
+// started, and only A's fork starts it; A sleeps in a block only B ends.
+// So B's sleep at 2 ms would wait for ever (sim.waitsForever follows a
+// task not started yet to its parent): B goes on (1 unblocked), wakes A at
+// 2 ms and exits at 3 ms; A forks C at 2 ms and exits at 3 ms; C, queued
+// behind them, runs 3-4 ms (its wakeup of B finds B gone). Makespan 4 ms,
+// nothing stuck, all 5 ms of work done. Before, B and A slept for ever and
+// C never ran (2 unfinished, 3 ms of work).
+func TestWaitsForeverForkedWaker(t *testing.T) {
+	specs, _ := policies.ParseSpecs("eevdf")
+	pol, _ := specs[0].New(2)
+	res, err := Simulate(forkCycle(), pol, Config{HZ: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.Unblocked != 1 || res.Stats.Unfinished != 0 || res.Makespan != 4_000_000 {
+		t.Errorf("unblocked %d, unfinished %d, stuck %v, makespan %d ns; want 1, 0, none, 4000000 ns",
+			res.Stats.Unblocked, res.Stats.Unfinished, res.Stuck, res.Makespan)
 	}
 }
