@@ -879,7 +879,7 @@ func sensitivityNote(k *predict.KindSensitivity, head, tail string) string {
 	b.WriteString(head)
 	for n, c := range k.Changes {
 		if n == 3 {
-			fmt.Fprintf(&b, " and %d more", len(k.Changes)-3)
+			fmt.Fprintf(&b, " and %d more;", len(k.Changes)-3)
 			break
 		}
 		what := c.Metric

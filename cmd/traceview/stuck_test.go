@@ -36,3 +36,18 @@ func TestTogetherNote(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// TestSensitivityNoteMore: past three changes the note counts the rest and
+// still ends each part with a semicolon before the --until advice.
+func TestSensitivityNoteMore(t *testing.T) {
+	k := &predict.KindSensitivity{Changes: []report.ReplayCheck{
+		{Metric: "makespan", Observed: 2_000_000, Predicted: 1_000_000},
+		{Metric: "runtime", Comm: "a", Observed: 3_000_000, Predicted: 2_000_000},
+		{Metric: "switches", Comm: "a", Observed: 10, Predicted: 5},
+		{Metric: "switches", Comm: "b", Observed: 7, Predicted: 9},
+	}}
+	const want = "head: makespan 2.000 ms -> 1.000 ms; a runtime 3.000 ms -> 2.000 ms; a switches 10 -> 5; and 1 more; --until x says which"
+	if got := sensitivityNote(k, "head:", " --until x says which"); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
