@@ -226,7 +226,7 @@ func (o *replayOptions) config() (replay.Config, error) {
 		if c.RealTime() {
 			var err error
 			if p, err = strconv.Atoi(prio); err != nil || p < 1 || p > 99 {
-				return cfg, usageErrorf("replay: --class %q: want an RT priority 1..99", a)
+				return cfg, usageErrorf("replay: --class %q: want %s:PRIO with PRIO an RT priority 1..99 (%s=%s:50)", a, name, strings.SplitN(a, "=", 2)[0], name)
 			}
 		}
 		cfg.Overrides = append(cfg.Overrides, replay.Override{Sel: sel, Class: &c, RTPrio: p})
