@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/report"
 )
 
 const messaging2 = "../../testdata/traces/messaging.2cpu.perf.data"
@@ -698,5 +701,35 @@ func TestReplayIdleClassHint(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no spin_idle row in %s", out)
+	}
+}
+
+// TestIdleClassHintStarvedOutside: a nice-0 workload command ("w") whose
+// longest delay is 500 ms in the trace and 10 ms self-replayed (over 100
+// ms and over ten times) gets the SCHED_IDLE hint, unless a nice-0 task
+// outside the workload ("kworker/0:1", 300 ms against 2 ms) waited as
+// disproportionately: then the hint says the recorded scheduler held back
+// tasks of every kind. A task outside the workload that waited ordinarily
+// (20 ms against 10 ms) changes nothing.
+func TestIdleClassHintStarvedOutside(t *testing.T) {
+	m := &replay.Model{Tasks: []replay.Task{
+		{Comm: "w", Prio: 120, Workload: true},
+		{Comm: "kworker/0:1", Prio: 120},
+	}}
+	res := func(w, k int64) *report.LatencyResult {
+		return &report.LatencyResult{Rows: []report.LatencyRow{
+			{Comm: "w", NrTasks: 1, TID: 10, MaxDelay: w},
+			{Comm: "kworker/0:1", NrTasks: 1, TID: 11, MaxDelay: k},
+		}}
+	}
+	got := idleClassHint(m, res(500_000_000, 20_000_000), res(10_000_000, 10_000_000), "eevdf")
+	if !strings.Contains(got, "hint: w waited far longer in the trace than a nice-0 task does under eevdf (longest delay 500.000 ms observed, 10.000 ms self-replayed)") ||
+		!strings.Contains(got, "--class w=idle") {
+		t.Errorf("ordinary outside task: got %q, want the SCHED_IDLE hint", got)
+	}
+	got = idleClassHint(m, res(500_000_000, 300_000_000), res(10_000_000, 2_000_000), "eevdf")
+	const want = "hint: w waited far longer in the trace than under the eevdf self-replay (longest delay 500.000 ms observed, 10.000 ms self-replayed), and so did tasks outside the workload (kworker/0:1): the recorded scheduler held back tasks of every kind"
+	if !strings.HasPrefix(got, want) || strings.Contains(got, "--class") {
+		t.Errorf("starved outside task: got  %q\nwant prefix %q and no --class advice", got, want)
 	}
 }
