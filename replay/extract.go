@@ -64,6 +64,10 @@ type ext struct {
 	// runFrom is when the current run began on its CPU (recorded, or
 	// estimated for a lost switch-in), for Task.timeOn.
 	runFrom int64
+	// waitFrom is when the wait for the CPU that preceded the current
+	// run began (its wakeup or its runnable switch-out; -1 unknown): see
+	// Task.FinalWaitFrom.
+	waitFrom int64
 	// bursts are the task's bursts so far (Task.Bursts once closeTasks
 	// flattens them); acts holds their actions (addAction), Task.acts
 	// once they are flattened.
@@ -740,6 +744,9 @@ func (x *extractor) switchEv(ev *trace.Event) {
 				}
 			}
 		case ev.PrevState&(trace.StateDead|trace.StateZombie) != 0 || s.dead:
+			if in >= 0 && s.waitFrom >= 0 {
+				x.m.Tasks[i].FinalWaitFrom = s.waitFrom
+			}
 			x.endBurst(i, EndExit)
 			x.byTID.del(ev.TID)
 			x.m.Stats.Exits++
@@ -765,6 +772,7 @@ func (x *extractor) switchEv(ev *trace.Event) {
 			x.setCause(i, Cause{Kind: CauseExternal, At: t, Inferred: true}, t)
 		}
 		s.ins++
+		s.waitFrom = s.wakeAt
 		if s.wakeAt >= 0 {
 			d := t - s.wakeAt
 			if d >= 0 {

@@ -220,7 +220,15 @@ type Task struct {
 	CPU    int   // CPU it was first seen on
 	Start  int64 // ns, first appearance (fork time for forked tasks)
 	Last   int64 // ns, last event that concerns the task
-	Bursts []Burst
+	// FinalWaitFrom is when the task's wait for the CPU before its final
+	// run began, the run its exit ended (ns; 0 when the trace does not
+	// show that run's switch-in and the wakeup or preemption before it).
+	// A task looping until a wall-clock time that was not running when
+	// that time came (preempted, or throttled by its group's quota) exits
+	// in the run after it: its deadline lies after this, not only at its
+	// exit (inferUntil).
+	FinalWaitFrom int64
+	Bursts        []Burst
 	// acts and upds hold the actions and update points of the task's
 	// bursts, each burst's a run of them (Burst.acts; updSpans[
 	// Burst.upds-1]).

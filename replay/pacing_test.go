@@ -261,6 +261,43 @@ func TestInferUntil(t *testing.T) {
 	}
 }
 
+// TestInferUntilThrottled: two "w" spinners (children of task 0) started
+// at 0 exit 2000 ms and 2090 ms after it: 90 ms apart, 4.4 % of their 2.045
+// s mean life, over the 3 % siblings of one wall-clock time keep. The
+// later one waited for the CPU from 1950 ms to its final run. In a cgroup
+// with a CPU quota (/q, cpu.max 30ms/100ms) that wait is a throttle: its
+// time came while it was held off the CPU, so both are deadline-bound at
+// the earliest exit (Deadline 2000 ms each). Without the quota, or with
+// the wait starting after the earlier exit (2010 ms), they stay work-bound.
+func TestInferUntilThrottled(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		quota int64
+		wait  int64
+		until UntilKind
+		dl    int64
+	}{
+		{"quota", 30_000_000, 1_950_000_000, UntilDeadline, 2_000_000_000},
+		{"no quota", -1, 1_950_000_000, UntilWork, 0},
+		{"wait after the earlier exit", 30_000_000, 2_010_000_000, UntilWork, 0},
+	} {
+		spin := func(last, wait int64) Task {
+			return Task{Comm: "w", Parent: 0, Workload: true, Start: 0, Last: last, FinalWaitFrom: wait, Repeat: -1, Cgroup: "/q",
+				Bursts: []Burst{{Len: 10_000_000, End: EndBlock, Wake: Cause{Kind: CauseTimer}}, {Len: 600_000_000, End: EndExit}}}
+		}
+		m := &Model{Tasks: []Task{{Comm: "sh", Parent: -1, Workload: true, Bursts: []Burst{{End: EndTrace}}},
+			spin(2_000_000_000, 1_990_000_000), spin(2_090_000_000, c.wait)}}
+		m.Meta.CgroupSettings = []trace.CgroupSettings{{Path: "/q", QuotaNS: c.quota, PeriodNS: 100_000_000}}
+		x := &extractor{m: m}
+		x.inferUntil()
+		for i := 1; i <= 2; i++ {
+			if tk := m.Tasks[i]; tk.Until != c.until || tk.Deadline != c.dl {
+				t.Errorf("%s: task %d: %s, deadline %d; want %s, %d", c.name, i, tk.Until, tk.Deadline, c.until, c.dl)
+			}
+		}
+	}
+}
+
 // TestPredictionCurrentTask: every predicted event names as its current
 // task (CurTID) the task the CPU's last sched_switch switched in (0 when
 // idle), as a recorded trace does; so the latency report finds no broken

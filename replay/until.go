@@ -1,6 +1,9 @@
 package replay
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Deadline inference constants. minDeadlineLife: a task must live at
 // least this long (ns) to be taken for a loop bounded by wall-clock time;
@@ -19,6 +22,11 @@ const (
 type untilCand struct {
 	i      int
 	lo, hi int64 // absolute: the deadline lies in (lo, hi]
+	// wlo is a spinner's lo widened by the wait before its final run
+	// (Task.FinalWaitFrom): a spinner off the CPU when its time came
+	// exits in its next run, so the time lies in (wlo, hi]; lo for a
+	// spinner that waited for no CPU there and for a cycle task.
+	wlo int64
 }
 
 // loneSpinners makes a spinner with no sibling deadline-bound when a
@@ -186,12 +194,16 @@ func (x *extractor) inferUntil() {
 		var c cand
 		switch {
 		case spinner:
-			c = cand{i: i, lo: spinEnd, hi: spinEnd}
+			c = cand{i: i, lo: spinEnd, hi: spinEnd, wlo: spinEnd}
+			if w := tk.FinalWaitFrom; w > tk.Start && w < spinEnd {
+				c.wlo = w
+			}
 			tk.Spinner, tk.SpinBurst = true, k
 		case cycle, forkWaitLoop(m, i):
 			// The wakeup that began the final burst found the deadline
 			// past; the one before it did not.
 			c = cand{i: i, lo: bs[e-2].Wake.At, hi: bs[e-1].Wake.At}
+			c.wlo = c.lo
 		default:
 			continue
 		}
@@ -227,6 +239,18 @@ func (x *extractor) inferUntil() {
 		}
 		life /= int64(len(g))
 		if float64(last-first) > deadlineSpread*float64(life) {
+			// Spinners that exited apart can still share one time: one
+			// that was off the CPU when it came (preempted, or its group
+			// throttled by a quota: up to a period, 100 ms by default)
+			// exits in its next run. They do when every one's widened
+			// interval holds the earliest exit; that exit is the time.
+			if at, ok := waitedSpinners(m, g); ok {
+				for _, c := range g {
+					tk := &m.Tasks[c.i]
+					tk.Until, tk.UntilInferred = UntilDeadline, true
+					tk.Deadline = at - tk.Start
+				}
+			}
 			continue
 		}
 		d := (lo + hi) / 2
@@ -260,6 +284,55 @@ func (x *extractor) inferUntil() {
 			m.Stats.DeadlineInferred++
 		}
 	}
+}
+
+// waitedSpinners reports whether the spinners of group g (every member a
+// spinner, each with its (wlo, hi] interval) share one wall-clock time:
+// the earliest exit, which must lie in every member's interval (after the
+// start of the wait before its final run). It returns that time. Only a
+// quota explains a wait as long as the spread it excuses (over 3 % of a
+// life of 200 ms or more: a throttled group waits up to its period, 100
+// ms by default, where a preempted task waits a few slices), so each
+// member that exited later must run in a cgroup the recording gives a CPU
+// quota, or below one (Meta.CgroupSettings; cpu.max or cfs_quota_us).
+// Without it, spinners of a fixed amount of work that were held back
+// before their last run (perf bench sched messaging -t's senders, whose
+// waits for a CPU average 6-17 ms) would pass for deadline-bound.
+func waitedSpinners(m *Model, g []untilCand) (int64, bool) {
+	at := int64(-1)
+	for _, c := range g {
+		if !m.Tasks[c.i].Spinner {
+			return 0, false
+		}
+		if at < 0 || c.hi < at {
+			at = c.hi
+		}
+	}
+	for _, c := range g {
+		if c.hi == at {
+			continue
+		}
+		if c.wlo >= at || !underQuota(m, m.Tasks[c.i].Cgroup) {
+			return 0, false
+		}
+	}
+	return at, true
+}
+
+// underQuota reports whether cgroup path, or a group above it, has a CPU
+// quota in the recording's settings.
+func underQuota(m *Model, path string) bool {
+	path = normPath(path)
+	for _, s := range m.Meta.CgroupSettings {
+		if s.QuotaNS <= 0 {
+			continue
+		}
+		p := normPath(s.Path)
+		if p != "/" && (path == p || strings.HasPrefix(path, p+"/")) {
+			return true
+		}
+	}
+	return false
 }
 
 // censor marks tk censored when the capture ended before it did (its
