@@ -607,6 +607,15 @@ func (x *extractor) event(ev *trace.Event) {
 		}
 	case trace.KindExec, trace.KindComm:
 		m.Recorded.Append(*ev)
+		if ev.Comm == "" && ev.Kind == trace.KindComm && ev.TID > 0 {
+			// A rename to the empty name (prctl(PR_SET_NAME, "")): the
+			// reports name the task "" from here (perf's ":TID" row), so
+			// the prediction does too (emitComm).
+			if i, ok := x.byTID.get(ev.TID); ok {
+				m.Tasks[i].Comm, m.Tasks[i].Unnamed = "", false
+			}
+			break
+		}
 		if ev.Comm == "" || ev.TID <= 0 {
 			break
 		}

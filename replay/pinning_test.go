@@ -107,3 +107,34 @@ func TestQuotaSiblingsDeadline(t *testing.T) {
 		t.Errorf("under 60 ms/100 ms the /p7q workers ran %.1f and %.1f ms, want 1.1-1.3 s together, within 10 %% of each other", float64(ra)/1e6, float64(rb)/1e6)
 	}
 }
+
+// TestEmptyNameKept: in emptyname.perf.data thread 21038 renamed itself
+// to the empty name (a PERF_RECORD_COMM of ""; perf's row is ":21038").
+// The model keeps that name, not the "python3" it had from its fork, and
+// the prediction names it so: its last KindComm event carries "", so the
+// predicted table has its own row, not one merged into python3's.
+func TestEmptyNameKept(t *testing.T) {
+	m := extractFile(t, "../testdata/traces/emptyname.perf.data")
+	i, ok := taskOfTID(m, 21038)
+	if !ok {
+		t.Fatal("no task 21038")
+	}
+	if tk := &m.Tasks[i]; tk.Comm != "" || tk.Unnamed {
+		t.Errorf("task 21038: comm %q, unnamed %v; want \"\", false", tk.Comm, tk.Unnamed)
+	}
+	specs, _ := policies.ParseSpecs("eevdf")
+	pol, _ := specs[0].New(2)
+	res, err := Simulate(m, pol, DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, n := "unset", 0
+	for _, e := range res.Events() {
+		if e.Kind == trace.KindComm && e.TID == 21038 {
+			last, n = e.Comm, n+1
+		}
+	}
+	if n == 0 || last != "" {
+		t.Errorf("%d KindComm events for 21038, the last naming it %q; want one or more, the last \"\"", n, last)
+	}
+}

@@ -25,18 +25,22 @@ type LatencyThread[X any] struct {
 	// named (perf.data of a task alive before the recording that perf did
 	// not synthesize, or whose COMM came after the cut of a truncated file).
 	Seen string
+	// Emptied is true when a COMM record renamed the task to the empty
+	// name (prctl(PR_SET_NAME, "")): its name is "", not ":TID".
+	Emptied bool
 	// Cgroup is the cgroup id of its last switch-out (0 unknown).
 	Cgroup uint64
 	Task   *LatencyTask[X] // nil until perf would create its atoms
 }
 
 // Name is perf's thread name: "swapper" for TID 0, ":TID" when the trace
-// never named the task, else its latest comm.
+// never named the task, else its latest comm ("" after a rename to the
+// empty name: perf's row then reads ":TID", the empty name and the pid).
 func (th *LatencyThread[X]) Name() string {
 	if th.TID == 0 {
 		return "swapper"
 	}
-	if th.Comm == "" {
+	if th.Comm == "" && !th.Emptied {
 		return fmt.Sprintf(":%d", th.TID)
 	}
 	return th.Comm
@@ -46,7 +50,7 @@ func (th *LatencyThread[X]) Name() string {
 // its events gave it (Seen) when they gave one: the default report's name,
 // which timehist also prints.
 func (th *LatencyThread[X]) Named() string {
-	if th.TID != 0 && th.Comm == "" && th.Seen != "" {
+	if th.TID != 0 && th.Comm == "" && !th.Emptied && th.Seen != "" {
 		return th.Seen
 	}
 	return th.Name()
@@ -283,8 +287,16 @@ func (tr *LatencyTracker[X]) Event(e *trace.Event) LatencyStep[X] {
 	case trace.KindComm, trace.KindExec:
 		if e.TID > 0 {
 			th := tr.Thread(e.TID, e.PID)
-			if e.Comm != "" {
-				th.Comm = e.Comm
+			switch {
+			case e.Comm != "":
+				th.Comm, th.Emptied = e.Comm, false
+			case e.Kind == trace.KindComm:
+				// A rename to the empty name (prctl(PR_SET_NAME, "")):
+				// a COMM record always carries the new name, so perf's
+				// thread is named "" from here and prints as ":TID"; the
+				// names its earlier events gave it no longer hold. (An
+				// exec's empty Comm is a reader that lacks the name.)
+				th.Comm, th.Seen, th.Emptied = "", "", true
 			}
 		}
 	case trace.KindFork:
