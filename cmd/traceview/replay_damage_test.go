@@ -53,3 +53,26 @@ func TestReplayDamagedPerfData(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayDamagedFirstBlock: quota-siblings.tv holds its 2277 events in
+// one compressed block (the frame at offset 1572); a flipped bit at offset
+// 5000 fails the block's checksum, so no sched_switch can be read. replay
+// says the file is damaged, as latency does, not that the trace was
+// recorded without sched_switch events (its old message sent the user to
+// re-record with perf sched record).
+func TestReplayDamagedFirstBlock(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/traces/quota-siblings.tv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[5000] ^= 0x10
+	path := filepath.Join(t.TempDir(), "damaged.tv")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCLI(t, "replay", "--policy", "eevdf", "-i", path)
+	want := "replay: " + path + ": the file is cut short or damaged before any sched_switch event could be read (the warning above says where)"
+	if code != 1 || !strings.Contains(errs, "damaged (checksum mismatch)") || !strings.HasSuffix(strings.TrimSpace(errs), want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 1, the block's warning and the last line %q", code, errs, want)
+	}
+}

@@ -39,8 +39,8 @@ func loadReplayModel(errw io.Writer, input string, keep bool) (*replay.Model, *t
 		for _, w := range ws { // in full, as readFailed
 			fmt.Fprintf(errw, "warning: %s\n", namedWarning(input, "", w))
 		}
-		if meta != nil && meta.CutAt > 0 {
-			return nil, nil, noSwitchesError("replay", input, -1, meta)
+		if meta != nil && (meta.CutAt > 0 || cutOrDamagedMeta(meta)) {
+			return nil, nil, noSwitchesError("replay", input, -1, meta) // the warnings above say where
 		}
 		return nil, nil, fmt.Errorf("replay: %s: no task to replay: the trace has no sched_switch events (record with 'perf sched record')", input)
 	}

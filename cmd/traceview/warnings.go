@@ -376,17 +376,30 @@ func noSwitchesError(cmd, input string, events int64, m *trace.Meta) error {
 		}
 		return fmt.Errorf("%s: %s: the input ends early, cut inside a record after %d bytes (truncated), before any sched_switch event%s", cmd, input, m.CutAt, read)
 	}
-	if m != nil {
-		for _, w := range m.Warnings.List() {
-			if cutOrDamaged(w.Key) {
-				// A capture cut or damaged before its first sched_switch
-				// (a .tv cut inside its first block): the warning above
-				// says where; the recorder was not the problem.
-				return fmt.Errorf("%s: %s: the file is cut short or damaged before any sched_switch event could be read (%d events read; the warning above says where)", cmd, input, max(events, 0))
-			}
+	if cutOrDamagedMeta(m) {
+		// A capture cut or damaged before its first sched_switch (a .tv
+		// cut inside its first block): the warning above says where; the
+		// recorder was not the problem.
+		if events < 0 {
+			return fmt.Errorf("%s: %s: the file is cut short or damaged before any sched_switch event could be read (the warning above says where)", cmd, input)
 		}
+		return fmt.Errorf("%s: %s: the file is cut short or damaged before any sched_switch event could be read (%d events read; the warning above says where)", cmd, input, events)
 	}
 	return fmt.Errorf("%s: %s: no sched_switch events in %d events read (record with 'perf sched record')", cmd, input, events)
+}
+
+// cutOrDamagedMeta reports whether the reader warned of a cut or damaged
+// part of the file (cutOrDamaged keys).
+func cutOrDamagedMeta(m *trace.Meta) bool {
+	if m == nil {
+		return false
+	}
+	for _, w := range m.Warnings.List() {
+		if cutOrDamaged(w.Key) {
+			return true
+		}
+	}
+	return false
 }
 
 // viewError is the error of timehist or map (cmd) when drawing failed:
