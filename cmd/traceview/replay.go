@@ -95,7 +95,7 @@ func newReplayCmd() *cobra.Command {
 	f.BoolVar(&o.wide, "wide", false, "all columns (Sum delay, p99 delay)")
 	f.BoolVar(&o.noTrust, "no-self-replay", false, "skip the self-replay that says how far to trust the prediction")
 	f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv (one line per policy and task: observed and predicted run time, switches, delays in ns)")
-	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format)")
+	f.StringVarP(&o.write, "write", "w", "", "write the (last) policy's predicted trace to FILE (traceview format; with several policies a note says which)")
 	f.StringVar(&o.ctxSw, "context-switch-cost", "", "context-switch cost per switch, e.g. 2us, at most 1s (default: measured in the trace)")
 	// The flag's earlier name, still read: one name per cost across Go
 	// (ContextSwitchCost), flags and JSON (context_switch_cost_ns).

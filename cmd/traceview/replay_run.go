@@ -184,6 +184,11 @@ func (r *replayRuns) finish() error {
 	if err := writePrediction(r.o, r.last, r.lastSpec, r.cfg); err != nil {
 		return err
 	}
+	if n := policyCount(r.o.policies); r.last != nil && n > 1 {
+		// -w holds one prediction: say whose, as the file alone does
+		// only through info's command line.
+		fmt.Fprintf(r.errw, "note: -w %s holds the %s prediction, the last of the %d policies (run replay with one --policy for another's)\n", r.o.write, r.lastSpec, n)
+	}
 	var err error
 	switch r.o.output {
 	case "json":
@@ -208,4 +213,16 @@ func (r *replayRuns) finish() error {
 func stuckWarning(policy string, res *replay.Result, m *replay.Model) string {
 	return fmt.Sprintf("the %s prediction left %s asleep at its end, waiting for a wakeup no task sent (%s): their run time and switches lack the work after that sleep, and the makespan is a lower bound",
 		policy, plural(len(res.Stuck), "task"), commNames(m, res.Stuck))
+}
+
+// policyCount is how many policies --policy names (each value a
+// comma-separated list, as policies.ParseSpecs reads it).
+func policyCount(vals []string) int {
+	n := 0
+	for _, v := range vals {
+		if specs, err := policies.ParseSpecs(v); err == nil {
+			n += len(specs)
+		}
+	}
+	return n
 }

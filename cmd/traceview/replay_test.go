@@ -73,6 +73,10 @@ func TestReplayCLIJSONAndWrite(t *testing.T) {
 	if len(doc.Runs) != 2 || doc.Runs[0].Policy != "as-traced" || doc.Runs[1].Policy != "eevdf:base_slice=3ms" || doc.Runs[1].CPUs != 2 {
 		t.Fatalf("runs: %+v", doc.Runs)
 	}
+	// Two policies, one file: stderr says whose prediction it holds.
+	if want := "note: -w " + pred + " holds the eevdf:base_slice=3ms prediction, the last of the 2 policies"; !strings.Contains(errs, want) {
+		t.Errorf("stderr %q lacks %q", errs, want)
+	}
 	if doc.Runs[0].Predicted.Total["runtime_ns"] != doc.Observed.Total["runtime_ns"] {
 		t.Errorf("as-traced total runtime %v, observed %v", doc.Runs[0].Predicted.Total["runtime_ns"], doc.Observed.Total["runtime_ns"])
 	}
