@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -82,6 +83,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().IntVar(&readOptions.Decoders, "decoders", 0,
 		"goroutines decoding a perf.data file ahead of the reader (0: from the CPU count, none below 4; -1: none)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		err = plainNumberError(err)
 		if c == c.Root() {
 			return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 		}
@@ -326,4 +328,28 @@ func printAllWarnings(w io.Writer, name string, m *trace.Meta) {
 	for _, wn := range metaWarnings(m) {
 		fmt.Fprintf(w, "warning: %s\n", namedWarning(name, "", wn))
 	}
+}
+
+// strconvTail matches the strconv error pflag appends to a number flag's
+// error ("invalid argument "500ms" for "--series" flag: strconv.ParseInt:
+// parsing "500ms": invalid syntax").
+var strconvTail = regexp.MustCompile(`: strconv\.Parse(Int|Uint|Float): parsing "(?:[^"\\]|\\.)*": (invalid syntax|value out of range)$`)
+
+// plainNumberError rewrites pflag's error for a number flag given
+// something else in the user's terms: "want a whole number" (or "a
+// number"), "out of range", instead of Go's strconv message.
+func plainNumberError(err error) error {
+	msg := err.Error()
+	m := strconvTail.FindStringSubmatchIndex(msg)
+	if m == nil {
+		return err
+	}
+	what := "want a whole number"
+	if msg[m[2]:m[3]] == "Float" {
+		what = "want a number"
+	}
+	if msg[m[4]:m[5]] == "value out of range" {
+		what = "the number is out of range"
+	}
+	return errors.New(msg[:m[0]] + ": " + what)
 }

@@ -68,8 +68,14 @@ func TestStatsSeriesBound(t *testing.T) {
 			t.Errorf("--series %s: exit %d, stderr %q; want exit 2, %q", n, code, stderr, want)
 		}
 	}
+	// In table output --series would be ignored: a usage error says where
+	// the series go.
+	_, stderr, code := runCLI(t, "stats", "--series", "10", "-i", "nosuch.data")
+	if want := "stats: --series 10: the time series go into the JSON output only: add -o json (the table has no series)"; code != 2 || stderr != want {
+		t.Errorf("--series 10 (table): exit %d, stderr %q; want exit 2, %q", code, stderr, want)
+	}
 	// report's --buckets has the same bound (it hung with 100000000).
-	_, stderr, code := runCLI(t, "report", "--buckets", "100000000", "-i", "nosuch.data", "-o", "x.html")
+	_, stderr, code = runCLI(t, "report", "--buckets", "100000000", "-i", "nosuch.data", "-o", "x.html")
 	if want := "report: --top must be positive and --buckets 1..100000, got 10 and 100000000"; code != 2 || stderr != want {
 		t.Errorf("report --buckets 100000000: exit %d, stderr %q; want exit 2, %q", code, stderr, want)
 	}
@@ -225,5 +231,23 @@ func TestInputPattern(t *testing.T) {
 	want := "nosuch/r.*.tv: no such file: -i takes one trace, not a pattern (latency and compare read several: traceview latency 'nosuch/r.*.tv')"
 	if code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, stderr %q; want 1 and %q", code, stderr, want)
+	}
+}
+
+// TestNumberFlagError: a number flag given something else says what it
+// wants, not Go's strconv message, with exit 2.
+func TestNumberFlagError(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"stats", "--series", "500ms", messaging2}, `stats: invalid argument "500ms" for "--series" flag: want a whole number (see 'traceview stats --help')`},
+		{[]string{"replay", "--policy", "eevdf", "--cpus", "x", messaging2}, `replay: invalid argument "x" for "--cpus" flag: want a whole number (see 'traceview replay --help')`},
+		{[]string{"stats", "--series", "99999999999999999999999", messaging2}, `for "--series" flag: the number is out of range`},
+	} {
+		_, errs, code := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "strconv") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, errs, c.want)
+		}
 	}
 }

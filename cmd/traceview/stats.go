@@ -59,6 +59,9 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	if o.buckets < 0 || o.buckets > maxSeriesBuckets {
 		return usageErrorf("stats: --series must be 0..%d, got %d", maxSeriesBuckets, o.buckets)
 	}
+	if o.buckets > 0 && o.output == "table" {
+		return usageErrorf("stats: --series %d: the time series go into the JSON output only: add -o json (the table has no series)", o.buckets)
+	}
 	if err := o.filter.check("stats"); err != nil {
 		return err
 	}
