@@ -107,6 +107,7 @@ func TestLatencyManyErrors(t *testing.T) {
 		{[]string{"latency", tdPipe, "/nonexistent/*.perf.data"}, 2, "latency: /nonexistent/*.perf.data: no trace matches the pattern"},
 		{[]string{"latency", "--by", "pid", tdPipe}, 2, `latency: unknown --by "pid"`},
 		{[]string{"latency", "--perf", tdPipe, messaging2}, 2, "--perf reproduces perf, which reads one trace"},
+		{[]string{"latency", "--perf", "--by", "comm", messaging2}, 2, "--perf reproduces perf's table, which has no --by comm grouping; drop --perf or --by"},
 		{[]string{"latency", tdPipe, "/nonexistent.data"}, 1, "/nonexistent.data: no such file"},
 	} {
 		out, errs, code := runCLI(t, c.args...)

@@ -144,8 +144,11 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	default:
 		return usageErrorf("latency: unknown --by %q (want trace, host, comm or cgroup)", o.by)
 	}
-	if o.perf {
+	if o.perf && len(inputs) > 1 {
 		return usageErrorf("latency: --perf reproduces perf, which reads one trace; drop --perf or give one trace")
+	}
+	if o.perf {
+		return usageErrorf("latency: --perf reproduces perf's table, which has no --by %s grouping; drop --perf or --by", o.by)
 	}
 	parts, err := readRecordings(cmd, inputs, opts, &o.filter, o.by)
 	if err != nil {
