@@ -71,7 +71,7 @@ func TestStatsSeriesBound(t *testing.T) {
 	// In table output --series would be ignored: a usage error says where
 	// the series go.
 	_, stderr, code := runCLI(t, "stats", "--series", "10", "-i", "nosuch.data")
-	if want := "stats: --series 10: the time series go into the JSON output only: add -o json (the table has no series)"; code != 2 || stderr != want {
+	if want := "stats: --series 10: the time series go into the JSON output only: add -o json (the table output has no series)"; code != 2 || stderr != want {
 		t.Errorf("--series 10 (table): exit %d, stderr %q; want exit 2, %q", code, stderr, want)
 	}
 	// report's --buckets has the same bound (it hung with 100000000).

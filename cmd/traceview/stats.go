@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -27,7 +29,7 @@ func init() {
 	addCommand(func() *cobra.Command {
 		var o statsOptions
 		cmd := &cobra.Command{
-			Use:   "stats [-i FILE] [-o table|json] [--series N] [--time START,STOP] [--cpu LIST] [--pid|--tid LIST] [--comm NAMES]",
+			Use:   "stats [-i FILE] [-o table|json|csv] [--series N] [--time START,STOP] [--cpu LIST] [--pid|--tid LIST] [--comm NAMES]",
 			Short: "Per-CPU utilization, runqueue length, migrations and delay histograms",
 			Long:  helpText("stats"),
 			Args:  cobra.NoArgs,
@@ -37,7 +39,7 @@ func init() {
 		}
 		f := cmd.Flags()
 		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)
-		f.StringVarP(&o.output, "output", "o", "table", "output format: table or json")
+		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv (one row per CPU)")
 		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runs that overlap lost events (default: left out and counted)")
 		f.IntVar(&o.buckets, "series", 0, "also compute time series over N buckets (json output)")
 		addFilterFlags(f, &o.filter, nil)
@@ -53,14 +55,14 @@ func init() {
 const maxSeriesBuckets = 100000
 
 func runStats(cmd *cobra.Command, o statsOptions) error {
-	if o.output != "table" && o.output != "json" {
-		return usageErrorf("stats: unknown output format %q (want table or json)", o.output)
+	if o.output != "table" && o.output != "json" && o.output != "csv" {
+		return usageErrorf("stats: unknown output format %q (want table, json or csv)", o.output)
 	}
 	if o.buckets < 0 || o.buckets > maxSeriesBuckets {
 		return usageErrorf("stats: --series must be 0..%d, got %d", maxSeriesBuckets, o.buckets)
 	}
-	if o.buckets > 0 && o.output == "table" {
-		return usageErrorf("stats: --series %d: the time series go into the JSON output only: add -o json (the table has no series)", o.buckets)
+	if o.buckets > 0 && o.output != "json" {
+		return usageErrorf("stats: --series %d: the time series go into the JSON output only: add -o json (the %s output has no series)", o.buckets, o.output)
 	}
 	if err := o.filter.check("stats"); err != nil {
 		return err
@@ -103,12 +105,42 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	}
 	out := cmd.OutOrStdout()
 	writeStatsWarnings(cmd.ErrOrStderr(), o, src.Meta(), st)
-	if o.output == "json" {
+	switch o.output {
+	case "json":
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(st)
+	case "csv":
+		return writeStatsCSV(out, st)
 	}
 	return writeStatsTable(out, st, flt)
+}
+
+// statsCSVHeader names writeStatsCSV's columns: the per-CPU table's, times
+// in ns, shares 0..1, as the JSON's fields.
+var statsCSVHeader = []string{"cpu", "utilization", "busy_ns", "observed_ns", "unknown_ns", "unknown_share",
+	"runqueue_avg", "runqueue_max", "idle_waiting_ns", "switches", "migrations_in", "migrations_out"}
+
+// writeStatsCSV writes one row per CPU of st (the JSON's "cpus"); a CPU
+// with no recorded run has its measured columns empty (unknown, the
+// JSON's null), its migrations as counted.
+func writeStatsCSV(w io.Writer, st *report.Stats) error {
+	cw := csv.NewWriter(w)
+	cw.Write(statsCSVHeader)
+	for _, c := range st.CPUs {
+		row := []string{strconv.Itoa(int(c.CPU)), "", "", "", "", "", "", "", "", "",
+			strconv.FormatInt(c.MigrateIn, 10), strconv.FormatInt(c.MigrateOut, 10)}
+		if !c.Unobserved {
+			copy(row[1:], []string{
+				strconv.FormatFloat(c.Utilization, 'f', 6, 64), strconv.FormatInt(c.Busy, 10),
+				strconv.FormatInt(c.Observed, 10), strconv.FormatInt(c.Unknown, 10),
+				strconv.FormatFloat(c.UnknownShare, 'f', 6, 64), strconv.FormatFloat(c.RunqueueAvg, 'f', 6, 64),
+				strconv.Itoa(c.RunqueueMax), strconv.FormatInt(c.IdleWaiting, 10), strconv.FormatInt(c.Switches, 10)})
+		}
+		cw.Write(row)
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
 // writeStatsWarnings writes to w the warnings of the stats st of input

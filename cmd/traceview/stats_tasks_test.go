@@ -1,8 +1,13 @@
 package main
 
 import (
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/traceview/traceview/report"
 )
 
 // TestStatsReplayTaskCounts: stats and replay count the same tasks, those
@@ -61,5 +66,34 @@ func TestStatsHeaderWindow(t *testing.T) {
 	want := "Window (--time 754.332347118,754.335942541): 3.595 ms of the trace's 35.954 ms (first to last scheduler event), 1 migration in it; the whole trace: 5283 events, 7 tasks scheduled (79 more only named), 2 CPUs with events"
 	if first, _, _ := strings.Cut(out, "\n"); code != 0 || first != want {
 		t.Errorf("--time 10%%/2: exit %d, first line\n%s\nwant\n%s\nstderr %s", code, first, want, errs)
+	}
+}
+
+// TestStatsCSV: -o csv has one row per CPU with the JSON's values (times
+// in ns, shares with 6 decimals).
+func TestStatsCSV(t *testing.T) {
+	const f = "../../testdata/traces/nice.2cpu.perf.data"
+	out, errs, code := runCLI(t, "stats", "-o", "csv", "-i", f)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	js, _, _ := runCLI(t, "stats", "-o", "json", "-i", f)
+	var doc report.Stats
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1+len(doc.CPUs) || strings.Join(rows[0], ",") != strings.Join(statsCSVHeader, ",") {
+		t.Fatalf("csv:\n%s\nwant the header and %d CPU rows", out, len(doc.CPUs))
+	}
+	for i, c := range doc.CPUs {
+		r := rows[1+i]
+		if r[0] != strconv.Itoa(int(c.CPU)) || r[2] != strconv.FormatInt(c.Busy, 10) || r[9] != strconv.FormatInt(c.Switches, 10) ||
+			r[1] != strconv.FormatFloat(c.Utilization, 'f', 6, 64) {
+			t.Errorf("row %v; want CPU %d busy %d ns, utilization %.6f, %d switches", r, c.CPU, c.Busy, c.Utilization, c.Switches)
+		}
 	}
 }
