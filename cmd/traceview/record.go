@@ -285,10 +285,10 @@ func recordExitStatus(stderr io.Writer, args []string, childErr error, forwarded
 	}
 	if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		if forwarded {
-			fmt.Fprintf(stderr, "note: %s stopped by %v\n", args[0], ws.Signal())
+			fmt.Fprintf(stderr, "note: %s stopped by %s\n", args[0], signalText(ws.Signal()))
 			return nil
 		}
-		return statusError{fmt.Errorf("record: %s was killed by %v", args[0], ws.Signal()), 128 + int(ws.Signal())}
+		return statusError{fmt.Errorf("record: %s was killed by %s", args[0], signalText(ws.Signal())), 128 + int(ws.Signal())}
 	}
 	// Like perf record: the command's own status.
 	return statusError{fmt.Errorf("record: %s exited with status %d", args[0], exitErr.ExitCode()), exitErr.ExitCode()}
@@ -546,4 +546,13 @@ func dumpOnSignals(reqs chan ebpf.DumpRequest) (stop func()) {
 		signal.Stop(dumpSigs)
 		close(stopSigs)
 	}
+}
+
+// signalText names a signal as a shell user knows it: "SIGTERM (signal
+// 15: terminated)".
+func signalText(sig syscall.Signal) string {
+	if name := unix.SignalName(sig); name != "" {
+		return fmt.Sprintf("%s (signal %d: %v)", name, int(sig), sig)
+	}
+	return fmt.Sprintf("signal %d (%v)", int(sig), sig)
 }

@@ -53,7 +53,8 @@ func TestRecordUsageErrors(t *testing.T) {
 }
 
 // TestRecordCommandStatus: record passes on its command's exit status, as
-// perf record does (false: 1; sh -c 'exit 3': 3), with one line saying so;
+// perf record does (false: 1; sh -c 'exit 3': 3; killed by SIGTERM: 143),
+// with one line saying so;
 // a command that cannot start fails before the output is touched (an
 // existing file keeps its 5 bytes).
 func TestRecordCommandStatus(t *testing.T) {
@@ -66,6 +67,9 @@ func TestRecordCommandStatus(t *testing.T) {
 	}{
 		{[]string{"false"}, 1, "record: false exited with status 1"},
 		{[]string{"sh", "-c", "exit 3"}, 3, "record: sh exited with status 3"},
+		// Killed by a signal: the shell's status 128 + 15, the signal by
+		// its name (it read "killed by terminated").
+		{[]string{"sh", "-c", "kill -TERM $$"}, 143, "record: sh was killed by SIGTERM (signal 15: terminated)"},
 	} {
 		out := filepath.Join(dir, "s.tv")
 		_, stderr, code := runCLI(t, append([]string{"record", "-o", out, "--"}, c.args...)...)
