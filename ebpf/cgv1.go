@@ -266,11 +266,16 @@ func StartV1Groups(mounts CgroupMounts) *V1Groups {
 // Group returns the non-root v1 cpu group (its path in the hierarchy) that
 // task tid was in at time t (CLOCK_MONOTONIC ns): as the reading nearest t
 // listed it, within the longest interval between two readings; "" when
-// none (the root group, or not seen).
+// none (the root group, or not seen). It first waits, as record does
+// (awaitReading, v1WaitMax at most), for a reading at or after t: a
+// sampler slowed by load had not read the groups near the end of top's
+// window, and a task spinning in a group all along was shown in the root
+// (TestTopV1CgroupRows under the full test run's load).
 func (v *V1Groups) Group(tid trace.TID, t int64) string {
 	if v == nil {
 		return ""
 	}
+	v.s.awaitReading(t)
 	return v.s.group(tid, t)
 }
 
