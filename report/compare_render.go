@@ -59,7 +59,7 @@ func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) err
 	hdr = append(hdr, "")
 	fmt.Fprintln(tw, strings.Join(hdr, "\t")+"\t")
 	row := func(r *CompareRow) {
-		cells := []string{termsafe.Name(r.Comm)}
+		cells := []string{termsafe.Label(r.Comm)}
 		for _, c := range compareFigures {
 			cells = append(cells, compareValue(r.A, c), compareValue(r.B, c), compareRatioText(r.Ratio.ratio(c)))
 		}

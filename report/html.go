@@ -195,11 +195,12 @@ func htmlGroups(groups []CgroupThrottle) []htmlGroup {
 func htmlMs(ns int64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
 
 // htmlTask names a row for people: "comm:tid", or "comm (N tasks)" for a
-// merged row. The comm is escaped as in the text tables (termsafe.Name):
+// merged row. The comm is escaped as in the text tables (termsafe.Label):
 // html/template escapes markup but passes control characters, and a name
-// set with prctl may hold ESC and BEL (invalid in the page's SVG too).
+// set with prctl may hold ESC and BEL (invalid in the page's SVG too); a
+// browser collapses the spaces of a name made of spaces.
 func htmlTask(r *LatencyRow) string {
-	comm := termsafe.Name(r.Comm)
+	comm := termsafe.Label(r.Comm)
 	switch {
 	case r.NrTasks > 1:
 		return fmt.Sprintf("%s (%d tasks)", comm, r.NrTasks)

@@ -318,7 +318,7 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 	var parts, args []string
 	var left int64
 	for _, name := range names {
-		parts = append(parts, fmt.Sprintf("%s: %s", termsafe.Name(name), plural(int(others[name]), "switch-in")))
+		parts = append(parts, fmt.Sprintf("%s: %s", termsafe.Label(name), plural(int(others[name]), "switch-in")))
 		left += others[name]
 	}
 	for _, c := range append(slices.Clone(comms), names...) {

@@ -314,7 +314,7 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 	for i, m := range merged {
 		// The group's name escaped, as the rows' (termsafe): a comm, a
 		// cgroup path or a file name is any bytes.
-		fmt.Fprintf(out, "\n%s: %s\n", o.by, termsafe.Name(keys[i]))
+		fmt.Fprintf(out, "\n%s: %s\n", o.by, termsafe.Label(keys[i]))
 		if g := cgroups[keys[i]]; o.by == "cgroup" && g != nil {
 			fmt.Fprintf(out, "  %s\n", cgroupSummary(g, merged[i]))
 		}

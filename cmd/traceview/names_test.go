@@ -73,3 +73,35 @@ func TestHostileNamesInTables(t *testing.T) {
 		t.Errorf("csv: the name with a comma and a newline is not quoted")
 	}
 }
+
+// A name of spaces only (prctl(PR_SET_NAME, " ")) printed as a blank label
+// in the tables that show a name alone: compare, replay and top write its
+// spaces \x20 (termsafe.Label); latency keeps perf's "comm:tid" row, where
+// the id follows, and CSV the raw name. testdata/traces/blank-names.py made
+// blank-names.tv: tasks 9070 " ", 9071 "  ", 9073 "a b".
+func TestBlankNamesVisible(t *testing.T) {
+	const blank = "../../testdata/traces/blank-names.tv"
+	for _, args := range [][]string{
+		{"compare", blank, blank},
+		{"replay", "--policy", "eevdf", "--no-self-replay", "-i", blank},
+	} {
+		out, errs, code := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", args[0], code, errs)
+		}
+		for _, want := range []string{` \x20 `, ` \x20\x20 `, ` a b `} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", args[0], want, out)
+			}
+		}
+	}
+	out, errs, code := runCLI(t, "latency", "-i", blank, "-o", "csv")
+	if code != 0 {
+		t.Fatalf("csv: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"\n\" \",9070,", "\n\"  \",9071,"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("csv: no %q in\n%s", want, out)
+		}
+	}
+}

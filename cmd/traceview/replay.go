@@ -572,7 +572,7 @@ func commNames(m *replay.Model, idx []int) string {
 			parts = append(parts, fmt.Sprintf("%d more", len(comms)-k))
 			break
 		}
-		name := termsafe.Name(c)
+		name := termsafe.Label(c)
 		if n[c] > 1 {
 			name += fmt.Sprintf(" ×%d", n[c])
 		}
@@ -806,7 +806,7 @@ func writeReplayTable(w io.Writer, name, with string, res *replay.Result, obs, p
 		// scores them (report.ScoreReplay): with the unrecorded ones.
 		unrec += a.Unrecorded
 		aSw, bSw := a.Switches+a.Unrecorded, b.Switches+b.Unrecorded
-		key := termsafe.Name(p.Key)
+		key := termsafe.Label(p.Key)
 		if len(key) > 24 && !wide {
 			key = key[:23] + "…"
 		}
@@ -1101,9 +1101,9 @@ func idleClassHint(m *replay.Model, obs, self *report.LatencyResult, policy stri
 			if names == nil {
 				first = p
 			}
-			names = append(names, termsafe.Name(p.Key))
+			names = append(names, termsafe.Label(p.Key))
 		case outside[a.Comm]:
-			others = append(others, termsafe.Name(p.Key))
+			others = append(others, termsafe.Label(p.Key))
 		}
 	}
 	if names == nil {

@@ -365,7 +365,7 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 		// The key escaped, as every text table's names (termsafe): a
 		// comm or a cgroup path is any bytes, a newline or an ESC
 		// sequence among them.
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", termsafe.Name(r.key), len(r.tasks), ms(r.runtime), r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", termsafe.Label(r.key), len(r.tasks), ms(r.runtime), r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
 	}
 	return tw.Flush()
 }

@@ -47,6 +47,26 @@ func Name(s string) string {
 	return b.String()
 }
 
+// Label is Name for a name that stands alone in a column or a list (the
+// default tables, compare, replay, top, HTML): a space at either end is
+// written \x20 as well, so that a name of spaces only (prctl(PR_SET_NAME,
+// " ") is legal) does not print as a blank label and " a" is told from
+// "a". Spaces inside are kept ("a b"). perf's formats, where the name is
+// followed by its id (comm:tid, comm[tid]), keep Name: perf prints the
+// spaces as they are.
+func Label(s string) string {
+	s = Name(s)
+	if s == "" || (s[0] != ' ' && s[len(s)-1] != ' ') {
+		return s
+	}
+	lead := len(s) - len(strings.TrimLeft(s, " "))
+	if lead == len(s) {
+		return strings.Repeat(`\x20`, lead)
+	}
+	trail := len(s) - len(strings.TrimRight(s, " "))
+	return strings.Repeat(`\x20`, lead) + s[lead:len(s)-trail] + strings.Repeat(`\x20`, trail)
+}
+
 // plain reports whether s is printable ASCII only.
 func plain(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -20,3 +20,19 @@ func TestName(t *testing.T) {
 		}
 	}
 }
+
+func TestLabel(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"sched-pipe", "sched-pipe"},
+		{"", ""},
+		{" ", `\x20`},
+		{"   ", `\x20\x20\x20`},
+		{" a b ", `\x20a b\x20`},
+		{"a  ", `a\x20\x20`},
+		{"\t ", `\t\x20`},
+	} {
+		if got := Label(c.in); got != c.want {
+			t.Errorf("Label(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
