@@ -135,6 +135,13 @@ func parseTask(s []byte, p *prefix) bool {
 		p.dialect = dialectFtrace
 		p.tid = tid
 		p.comm = bytes.TrimLeft(s[:i-1], " ")
+		if len(p.comm) == 0 && i == 1 {
+			// "-22786": a task named with spaces only (prctl(PR_SET_NAME,
+			// " ")), which ftrace's right-aligned %16s column shows as
+			// padding. The name is unknown here; the payloads name it.
+			p.comm = nil
+			return true
+		}
 	case '/':
 		j := i - 1
 		k := j
@@ -147,12 +154,15 @@ func parseTask(s []byte, p *prefix) bool {
 		p.dialect = dialectPerf
 		p.pid = atoi(s[k:j])
 		p.tid = tid
-		p.comm = bytes.TrimSpace(s[:k])
+		p.comm = bytes.Trim(s[:k], " ")
 		return true // comm may be absent (perf script -F pid,tid,...)
 	case ' ':
+		// perf script pads the comm with spaces (%16s); a name may hold
+		// any other byte, a tab or a newline's escape among them
+		// (prctl(PR_SET_NAME, "\t")), so only spaces are padding.
 		p.dialect = dialectPerf
 		p.tid = tid
-		p.comm = bytes.TrimSpace(s[:i])
+		p.comm = bytes.Trim(s[:i], " ")
 	default:
 		return false
 	}

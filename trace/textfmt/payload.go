@@ -282,7 +282,7 @@ func (r *Reader) task(ev *trace.Event, comm, pid, prio []byte) bool {
 
 // pluginTask parses the sched plugin's "comm:pid [prio]" into the subject.
 func (r *Reader) pluginTask(ev *trace.Event, s []byte) bool {
-	s = bytes.TrimSpace(s)
+	s = bytes.Trim(s, " ") // only spaces: a name may be a tab
 	n := len(s)
 	if n < 5 || s[n-1] != ']' {
 		return false

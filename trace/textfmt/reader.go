@@ -22,13 +22,16 @@ const maxLine = 64 << 10
 
 // Reader is a trace.Source over tracing text.
 type Reader struct {
-	br      *bufio.Reader
-	meta    trace.Meta
-	lenient bool
-	lineNo  int
-	comms   map[string]string
-	names   trace.CommTracker
-	p       prefix
+	// cur is a copy of the line being parsed; joinBuf holds the lines
+	// joinedPrefix joined.
+	cur, joinBuf []byte
+	br           *bufio.Reader
+	meta         trace.Meta
+	lenient      bool
+	lineNo       int
+	comms        map[string]string
+	names        trace.CommTracker
+	p            prefix
 
 	// Reorder buffer: a ring of n events from head, sorted by (Time,
 	// arrival); its size is a power of two, grown up to above Window.
@@ -182,7 +185,10 @@ func (r *Reader) fill() {
 	}
 	if len(line) > 0 {
 		r.lineNo++
-		if perr := r.line(bytes.TrimRight(line, "\r\n")); perr != nil {
+		// A copy: joining a line cut by a newline in a task name peeks
+		// past the buffer's end, which may move the line's bytes.
+		r.cur = append(r.cur[:0], bytes.TrimRight(line, "\r\n")...)
+		if perr := r.line(r.cur); perr != nil {
 			if !r.lenient {
 				r.err = fmt.Errorf("line %d: %w (--lenient skips such lines, counted as warnings)", r.lineNo, perr)
 				return
@@ -214,6 +220,9 @@ func (r *Reader) line(line []byte) error {
 	if !parsePrefix(line, p) {
 		if bytes.Contains(line, []byte(": sched_")) || bytes.Contains(line, []byte(" sched:sched_")) {
 			return fmt.Errorf("sched event line without the COMM-PID [CPU] TIME: EVENT: layout: %q: %w", clip(line), trace.ErrCorrupt)
+		}
+		if joined := r.joinedPrefix(line); joined != nil {
+			return r.line(joined)
 		}
 		r.meta.Warnings.Add("text-other-line", "line %d: not an event line, skipped: %q", r.lineNo, clip(line))
 		return nil
@@ -586,12 +595,10 @@ func secs(ns int64) string {
 // success the next line is consumed and the event keeps the task's whole
 // name and its pid.
 func (r *Reader) joinedPayload(ev *trace.Event, payload []byte) bool {
-	buf, _ := r.br.Peek(r.br.Buffered())
-	nl := bytes.IndexByte(buf, '\n')
+	next, nl := r.peekLine(0)
 	if nl < 0 {
 		return false
 	}
-	next := bytes.TrimRight(buf[:nl], "\r")
 	var q prefix
 	if len(next) == 0 || parsePrefix(next, &q) {
 		return false
@@ -606,4 +613,64 @@ func (r *Reader) joinedPayload(ev *trace.Event, payload []byte) bool {
 	r.br.Discard(nl + 1)
 	r.lineNo++
 	return true
+}
+
+// peekLine returns the line that starts off bytes past the reader's
+// position (without its line end) and the offset of its newline, -1 when
+// the input holds no whole line there. It reads on as needed (up to
+// maxLine bytes ahead), which may move the bytes of the line last read:
+// fill parses a copy of it.
+func (r *Reader) peekLine(off int) ([]byte, int) {
+	buf, _ := r.br.Peek(r.br.Buffered())
+	if bytes.IndexByte(buf[min(off, len(buf)):], '\n') < 0 {
+		buf, _ = r.br.Peek(maxLine)
+	}
+	if off >= len(buf) {
+		return nil, -1
+	}
+	nl := bytes.IndexByte(buf[off:], '\n')
+	if nl < 0 {
+		return nil, -1
+	}
+	return bytes.TrimRight(buf[off:off+nl], "\r"), off + nl
+}
+
+// maxNameLines bounds the lines joinedPrefix joins: a task name holds at
+// most TASK_COMM_LEN-1 = 15 bytes (include/linux/sched.h), so 15 newlines.
+const maxNameLines = 16
+
+// joinedPrefix reads the lines of an event line whose task column holds a
+// newline in the task's name: perf script right-aligns the name in 16
+// columns (a line starting with spaces), so "x\ny" prints "             x"
+// and then "y    9018 [001] ...". For line, which is no event line of its
+// own, it returns line joined by newlines with the lines that follow up
+// to the first event line, when that gives an event line whose name holds
+// them (and consumes them), else nil.
+func (r *Reader) joinedPrefix(line []byte) []byte {
+	if len(line) == 0 || line[0] != ' ' {
+		return nil
+	}
+	joined := append(r.joinBuf[:0], line...)
+	off := 0
+	for k := 1; k < maxNameLines; k++ {
+		next, nl := r.peekLine(off)
+		if nl < 0 || len(next) == 0 {
+			return nil
+		}
+		joined = append(append(joined, '\n'), next...)
+		off = nl + 1
+		var q prefix
+		if !parsePrefix(next, &q) {
+			continue // another piece of the name
+		}
+		var jp prefix
+		if !parsePrefix(joined, &jp) || bytes.IndexByte(jp.comm, '\n') < 0 {
+			return nil
+		}
+		r.joinBuf = joined
+		r.br.Discard(off)
+		r.lineNo += k
+		return joined
+	}
+	return nil
 }

@@ -203,7 +203,8 @@ func mustOpen(t *testing.T, opts trace.ReadOptions, in string) trace.Source {
 // a real capture, testdata/traces/hostile-names.py's task 7272). The payload
 // is read with the next line joined, so the events keep the task, its pid
 // and its whole name; it was an error, and under --lenient the events were
-// skipped and the task's row lost.
+// skipped and the task's row lost. The task column, split too, is joined
+// (joinedPrefix): no line is skipped.
 func TestNewlineInName(t *testing.T) {
 	in := "           a,b\n" +
 		"c    7272 [000] 19353.513469: sched:sched_stat_runtime: comm=a,b\n" +
@@ -211,7 +212,41 @@ func TestNewlineInName(t *testing.T) {
 		"           a,b\n" +
 		"c    7272 [000] 19353.513502:       sched:sched_switch: prev_comm=a,b\n" +
 		"c prev_pid=7272 prev_prio=120 prev_state=R ==> next_comm=python3 next_pid=7273 next_prio=120\n"
-	evs, err := drain(NewReader(strings.NewReader(in), "test"))
+	readNames(t, in, []string{`runtime "a,b\nc" 7272 3980704`, `switch "a,b\nc" 7272 -> "python3" 7273 by 7272`})
+}
+
+// TestBlankAndSplitNames: perf script lines of tasks named "\t" and
+// "x\ny" (prctl(PR_SET_NAME), testdata/traces/blank-names.py, perf 6.12's
+// script of its perf.data). The tab name was an error ("sched event line
+// without the COMM-PID ..." : the comm column was trimmed of the tab too,
+// leaving no name), and "x\ny"'s task column, split over two lines
+// ("             x", then "y    9018 [001] ..."), left a skipped line and
+// the name "y". A padding of spaces ahead pushes the second event's
+// continuation past the reader's 64 KiB buffer, which joining must read
+// on into: it was an error there ("cannot parse payload "comm=x"").
+func TestBlankAndSplitNames(t *testing.T) {
+	pad := strings.Repeat("# padding comment line of sixty-four bytes, to fill the buffer.\n", (maxLine-150)/64)
+	in := "               \t    9015 [000]  4096.685291: sched:sched_stat_runtime: comm=\t pid=9015 runtime=3242432 [ns]\n" +
+		"               \t    9015 [000]  4096.685298:       sched:sched_switch: \t:9015 [120] R ==> python3:9016 [120]\n" +
+		pad +
+		"             x\n" +
+		"y    9018 [001]  4096.691017: sched:sched_stat_runtime: comm=x\n" +
+		"y pid=9018 runtime=1647356 [ns]\n" +
+		"             x\n" +
+		"y    9018 [001]  4096.691020:       sched:sched_switch: x\n" +
+		"y:9018 [120] S ==> python3:9017 [120]\n"
+	readNames(t, in, []string{
+		`runtime "\t" 9015 3242432`, `switch "\t" 9015 -> "python3" 9016 by 9015`,
+		`runtime "x\ny" 9018 1647356`, `switch "x\ny" 9018 -> "python3" 9017 by 9018`,
+	})
+}
+
+// readNames reads in and compares its runtime, waking and switch events,
+// written out, with want; a line left out as no event line is an error.
+func readNames(t *testing.T, in string, want []string) {
+	t.Helper()
+	r := NewReader(strings.NewReader(in), "test")
+	evs, err := drain(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,12 +255,30 @@ func TestNewlineInName(t *testing.T) {
 		switch e.Kind {
 		case trace.KindRuntime:
 			got = append(got, fmt.Sprintf("runtime %q %d %d", e.Comm, e.TID, e.Runtime))
+		case trace.KindWaking:
+			got = append(got, fmt.Sprintf("waking %d by %d", e.TID, e.CurTID))
 		case trace.KindSwitch:
-			got = append(got, fmt.Sprintf("switch %q %d -> %q %d", e.Comm, e.TID, e.NextComm, e.NextTID))
+			got = append(got, fmt.Sprintf("switch %q %d -> %q %d by %d", e.Comm, e.TID, e.NextComm, e.NextTID, e.CurTID))
 		}
 	}
-	want := []string{`runtime "a,b\nc" 7272 3980704`, `switch "a,b\nc" 7272 -> "python3" 7273`}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
+	for _, w := range r.Meta().Warnings.List() {
+		if w.Key == "text-other-line" {
+			t.Errorf("a piece of a name skipped: %s", w)
+		}
+	}
+}
+
+// TestBlankAndSplitNamesFtrace: the same names in ftrace's text
+// (/sys/kernel/tracing/trace of blank-names.py, this VM): the task column
+// of a task named " " is padding and "-22786", which was an error; "x\ny"'s
+// is split as in perf script. The wakeup's current task must be 22786
+// there, and the switch's 22791 after a joined column with no skipped line.
+func TestBlankAndSplitNamesFtrace(t *testing.T) {
+	in := "                -22786   [001] dNs2.  4561.268283: sched_waking: comm=rcu_preempt pid=15 prio=120 target_cpu=001\n" +
+		"             x\n" +
+		"y-22791   [001] d..2.  4561.292347: sched_switch: prev_comm=x\ny prev_pid=22791 prev_prio=120 prev_state=R ==> next_comm=python3 next_pid=22786 next_prio=120\n"
+	readNames(t, in, []string{`waking 15 by 22786`, `switch "x\ny" 22791 -> "python3" 22786 by 22791`})
 }
