@@ -358,16 +358,35 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 		key = "Cgroup"
 	}
 	fmt.Fprintln(tw, key+"\tTasks\tRuntime\tSwitches\tDelays\tAvg delay\tMax delay\tSum delay\t")
+	unmeasured := 0
 	for i, r := range rows {
 		if max > 0 && i == max {
 			break
 		}
+		run := ms(r.runtime)
+		if r.runtime == 0 && r.switches > 0 {
+			// Switched in, yet no run measured: not "0.000 ms" of
+			// CPU, which it had (see the note under the table).
+			run = "-"
+			unmeasured++
+		}
 		// The key escaped, as every text table's names (termsafe): a
 		// comm or a cgroup path is any bytes, a newline or an ESC
 		// sequence among them.
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", termsafe.Label(r.key), len(r.tasks), ms(r.runtime), r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", termsafe.Label(r.key), len(r.tasks), run, r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if unmeasured > 0 {
+		// The kernel side adds a run at the task's switch-out only when
+		// the CPU's last switch-in was that task (agg_sched_switch in
+		// ebpf/sched.c); on this VM PID 1's threads are switched in and
+		// out with no sched_switch between, as latency's warning says.
+		_, err := fmt.Fprintf(w, "Runtime -: in %s the tasks were switched in but not out by a sched_switch of their own (the CPU's next one switched out another task): run time not measured\n", plural(unmeasured, "row"))
+		return err
+	}
+	return nil
 }
 
 // topCollector turns the kernel's totals into Prometheus metrics at each

@@ -697,3 +697,34 @@ func TestTopJSONSingleTaskPID(t *testing.T) {
 		t.Errorf("pids %v, want one: 42, two: 0", got)
 	}
 }
+
+// TestTopUnmeasuredRuntime: a row whose tasks were switched in (4
+// switch-ins) but whose runs the kernel side never closed (no sched_switch
+// out of them on their CPU: PID 1's tokio-rt-worker threads on this VM)
+// showed "0.000 ms" of run time beside 4 switches; it shows "-" and a note
+// under the table. A row with run time keeps it.
+func TestTopUnmeasuredRuntime(t *testing.T) {
+	stats := []ebpf.TaskStat{
+		{TID: 76, Comm: "tokio-rt-worker", Switches: 4, Delays: 4, DelaySum: 82e3, DelayMax: 37e3},
+		{TID: 9, Comm: "hog", Runtime: 5e6, Switches: 2, Delays: 2, DelaySum: 2e6, DelayMax: 1e6},
+	}
+	var b bytes.Buffer
+	if err := writeTopTable(&b, groupTop(stats, "comm", nil), "comm", 0, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 2 {
+			rows[f[0]] = f
+		}
+	}
+	if got := rows["tokio-rt-worker"]; len(got) < 5 || got[2] != "-" || got[3] != "4" {
+		t.Errorf("tokio-rt-worker row %q, want run time - and 4 switches:\n%s", got, b.String())
+	}
+	if got := rows["hog"]; len(got) < 4 || got[2] != "5.000" {
+		t.Errorf("hog row %q, want 5.000 ms:\n%s", got, b.String())
+	}
+	if !strings.Contains(b.String(), "\nRuntime -: in 1 row the tasks were switched in but not out") {
+		t.Errorf("no note under the table:\n%s", b.String())
+	}
+}
