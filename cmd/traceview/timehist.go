@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -15,10 +18,12 @@ import (
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 type timehistFlags struct {
 	input       string
+	output      string
 	opt         perfcompat.TimehistOptions
 	filter      filterFlags
 	prios       string
@@ -32,7 +37,7 @@ func init() {
 	addCommand(func() *cobra.Command {
 		var o timehistFlags
 		cmd := &cobra.Command{
-			Use:   "timehist [-i FILE] [-w] [-M] [-n] [--state] [-s|-S] [-C CPUS] [-p PIDS] [-t TIDS] [--comm NAMES] [--time START,STOP] [--throttled]",
+			Use:   "timehist [-i FILE] [-o table|json|csv] [-w] [-M] [-n] [--state] [-s|-S] [-C CPUS] [-p PIDS] [-t TIDS] [--comm NAMES] [--time START,STOP] [--throttled]",
 			Short: "One row per context switch: wait time, scheduling delay and run time (perf sched timehist)",
 			Long:  helpText("timehist"),
 			Args:  cobra.NoArgs,
@@ -42,6 +47,7 @@ func init() {
 		}
 		f := cmd.Flags()
 		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)
+		f.StringVarP(&o.output, "output", "o", "table", "output format: table, json or csv (one row per switch, wakeup with -w, migration with -M; times in ns, -1 not measured)")
 		f.BoolVarP(&o.opt.Wakeups, "wakeups", "w", false, "show a row per wakeup")
 		f.BoolVarP(&o.opt.Migrations, "migrations", "M", false, "show a row per migration")
 		f.BoolVarP(&o.opt.Next, "next", "n", false, "show the next task of each switch")
@@ -71,6 +77,9 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	}
 	if o.withSummary {
 		opt.Summary = true
+	}
+	if err := o.checkOutput(); err != nil {
+		return err
 	}
 	var err error
 	if err := o.filter.check("timehist"); err != nil {
@@ -120,6 +129,11 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	// -s prints nothing before its summary: all of it waits, so that a
 	// no-match warning comes first there too.
 	out := &firstRowWriter{w: cmd.OutOrStdout(), holdAll: opt.SummaryOnly}
+	var rows *timehistRows
+	if o.output != "table" {
+		rows = newTimehistRows(cmd.OutOrStdout(), o.output == "csv")
+		opt.Rows = rows.add
+	}
 	var result perfcompat.TimehistResult
 	opt.Result = &result
 	// Filtered, the events the view skips are counted too, for a
@@ -133,20 +147,14 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	// "No row matched" first, before the header held back: it is the
 	// answer (as latency's). With -s, an empty summary.
 	empty := !out.hasRow()
+	if rows != nil {
+		empty = rows.n == 0
+	}
 	if opt.SummaryOnly {
 		empty = result.SummaryTasks == 0
 	}
 	if (flt.Active() || opt.Prios != nil) && empty {
-		given := flt.String()
-		if o.prios != "" {
-			given = strings.TrimSpace(given + " --prio " + o.prios)
-		}
-		var comms []string
-		var pids []trace.PID
-		if flt != nil {
-			comms, pids = flt.Comms, flt.PIDs
-		}
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", ext.noMatch(given, comms, pids))
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", timehistNoMatch(ext, flt, o.prios))
 	}
 	if m := src.Meta(); len(result.OpenRuns) > 0 && m != nil {
 		// Named with the trace's other warnings, first and in full
@@ -155,6 +163,11 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	}
 	if err := out.flush(); err != nil {
 		return err
+	}
+	if rows != nil {
+		if err := rows.finish(src.Meta()); err != nil {
+			return err
+		}
 	}
 	if m := src.Meta(); m != nil && result.UnrecordedDelays > 0 {
 		// latency's warning (delay-unrecorded-cpu), for the rows whose
@@ -372,4 +385,110 @@ func unchainedWarnings(m *trace.Meta, r *perfcompat.TimehistResult) {
 				cpu, n, r.Switches[cpu], float64(r.UnchainedNs)/1e6)
 		}
 	}
+}
+
+// checkOutput rejects -o values and the text-only options that -o json and
+// csv cannot carry.
+func (o *timehistFlags) checkOutput() error {
+	switch o.output {
+	case "table":
+		return nil
+	case "json", "csv":
+	default:
+		return usageErrorf("timehist: unknown output format %q (want table, json or csv)", o.output)
+	}
+	switch {
+	case o.opt.SummaryOnly || o.withSummary:
+		return usageErrorf("timehist: -o %s gives the rows; the summary (-s, -S) is text only ('traceview latency -o %s' has the per-task totals)", o.output, o.output)
+	case o.opt.Exact:
+		return usageErrorf("timehist: --exact reproduces perf's text; drop it with -o %s", o.output)
+	case o.opt.IdleHist:
+		return usageErrorf("timehist: -I/--idle-hist is text only; drop it with -o %s (the rows of TID 0 are the idle task's)", o.output)
+	}
+	return nil
+}
+
+// timehistRows writes timehist's rows as CSV (a header line, then
+// perfcompat.TimehistColumns per row) or as one JSON object {"rows": [...],
+// "warnings": [...]}, streamed row by row.
+type timehistRows struct {
+	w   *bufio.Writer
+	csv *csv.Writer
+	enc *json.Encoder // writes into buf: "<idle>" kept as it is, not \u003c
+	buf bytes.Buffer
+	n   int
+}
+
+func newTimehistRows(w io.Writer, asCSV bool) *timehistRows {
+	r := &timehistRows{w: bufio.NewWriterSize(w, 256<<10)}
+	if asCSV {
+		r.csv = csv.NewWriter(r.w)
+		r.csv.Write(perfcompat.TimehistColumns)
+	} else {
+		r.enc = json.NewEncoder(&r.buf)
+		r.enc.SetEscapeHTML(false)
+		r.w.WriteString("{\n  \"rows\": [")
+	}
+	return r
+}
+
+func (r *timehistRows) add(row *perfcompat.TimehistRow) error {
+	r.n++
+	if r.csv != nil {
+		return r.csv.Write(row.Record())
+	}
+	r.buf.Reset()
+	if err := r.enc.Encode(row); err != nil {
+		return err
+	}
+	if r.n > 1 {
+		r.w.WriteByte(',')
+	}
+	r.w.WriteString("\n    ")
+	_, err := r.w.Write(bytes.TrimSuffix(r.buf.Bytes(), []byte{'\n'}))
+	return err
+}
+
+// finish ends the output: with JSON, the trace's warnings (all of them,
+// as every command's JSON holds them).
+func (r *timehistRows) finish(m *trace.Meta) error {
+	if r.csv != nil {
+		r.csv.Flush()
+		if err := r.csv.Error(); err != nil {
+			return err
+		}
+		return r.w.Flush()
+	}
+	warns := []trace.Warning{}
+	if m != nil {
+		warns = append(warns, m.Warnings.List()...)
+	}
+	r.buf.Reset()
+	r.enc.SetIndent("  ", "  ")
+	if err := r.enc.Encode(warns); err != nil {
+		return err
+	}
+	b := bytes.TrimSuffix(r.buf.Bytes(), []byte{'\n'})
+	if r.n > 0 {
+		r.w.WriteString("\n  ")
+	}
+	r.w.WriteString("],\n  \"warnings\": ")
+	r.w.Write(b)
+	r.w.WriteString("\n}\n")
+	return r.w.Flush()
+}
+
+// timehistNoMatch is the no-match message for the filters given (flt and
+// --prio PRIOS), in latency's shape (traceExtent.noMatch).
+func timehistNoMatch(ext *traceExtent, flt *schedule.Filter, prios string) string {
+	given := flt.String()
+	if prios != "" {
+		given = strings.TrimSpace(given + " --prio " + prios)
+	}
+	var comms []string
+	var pids []trace.PID
+	if flt != nil {
+		comms, pids = flt.Comms, flt.PIDs
+	}
+	return ext.noMatch(given, comms, pids)
 }

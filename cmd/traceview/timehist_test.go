@@ -2,11 +2,18 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/traceview/traceview/internal/testtraces"
+	"github.com/traceview/traceview/report/perfcompat"
+	"github.com/traceview/traceview/trace"
 )
 
 // TestReversedRange: a range written high-low is called reversed (timehist
@@ -251,5 +258,81 @@ func TestTimehistUnrecordedCPUDelay(t *testing.T) {
 	out, _, _ = runCLI(t, "timehist", "--exact", "-i", in)
 	if got, want := row(out), "18111.379888 [0000] rcu_preempt[15] 0.000 0.004 0.004"; got != want {
 		t.Errorf("--exact: row %q, want perf's %q", got, want)
+	}
+}
+
+// TestTimehistDataRows: timehist -o csv and -o json give the rows of the
+// text view as data: one per row, the same time, CPU, task and tid, and
+// wait time, sch delay and run time in ns that the text prints in ms
+// (three decimals, perf's rounding: within 1 µs). The text's rows are
+// checked against perf 6.12's own (timehist_golden_test.go), so these are
+// too. nice.2cpu.perf.data, with -w and -M rows.
+func TestTimehistDataRows(t *testing.T) {
+	const in = "../../testdata/traces/nice.2cpu.perf.data"
+	text, errs, code := runCLI(t, "timehist", "-w", "-M", "-i", in)
+	if code != 0 {
+		t.Fatalf("text: exit %d: %s", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")[3:]
+	out, errs, code := runCLI(t, "timehist", "-w", "-M", "-o", "csv", "-i", in)
+	if code != 0 {
+		t.Fatalf("csv: exit %d: %s", code, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(recs[0], ",") != strings.Join(perfcompat.TimehistColumns, ",") || len(recs)-1 != len(lines) {
+		t.Fatalf("csv: header %q and %d rows, want %d rows as the text's", recs[0], len(recs)-1, len(lines))
+	}
+	ns := func(s string) int64 { v, _ := strconv.ParseInt(s, 10, 64); return v }
+	switches := 0
+	for i, rec := range recs[1:] {
+		f := strings.Fields(lines[i])
+		// "687.429322 [0000]  migration/0[18]  0.000  0.010  0.024"
+		if sec, _ := strconv.ParseFloat(f[0], 64); math.Abs(sec-float64(ns(rec[1]))/1e9) > 1e-6 || f[1] != fmt.Sprintf("[%04s]", rec[2]) {
+			t.Fatalf("row %d: time/CPU %s %s, text %q", i, rec[1], rec[2], lines[i])
+		}
+		if rec[0] != "switch" {
+			if !strings.Contains(lines[i], rec[13]+"[") {
+				t.Errorf("row %d: target %q not in text %q", i, rec[13], lines[i])
+			}
+			continue
+		}
+		switches++
+		if !strings.HasPrefix(f[2], rec[3]) || (rec[4] != "0" && !strings.Contains(f[2], "["+rec[4])) {
+			t.Errorf("row %d: task %s[%s], text %q", i, rec[3], rec[4], lines[i])
+		}
+		for k, col := range []int{7, 8, 9} {
+			want, _ := strconv.ParseFloat(f[3+k], 64)
+			if got := float64(ns(rec[col])) / 1e6; math.Abs(got-want) > 0.001 {
+				t.Errorf("row %d: %s %d ns, text %q", i, perfcompat.TimehistColumns[col], ns(rec[col]), lines[i])
+			}
+		}
+	}
+	if switches == 0 || switches == len(lines) {
+		t.Errorf("%d switch rows of %d: want both kinds", switches, len(lines))
+	}
+	// JSON: the same rows, and the trace's warnings.
+	out, errs, code = runCLI(t, "timehist", "-w", "-M", "-o", "json", "-i", in)
+	if code != 0 {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Rows     []perfcompat.TimehistRow `json:"rows"`
+		Warnings []trace.Warning          `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("json: %v\n%s", err, out)
+	}
+	if len(doc.Rows) != len(lines) || doc.Warnings == nil {
+		t.Fatalf("json: %d rows (want %d), warnings %v", len(doc.Rows), len(lines), doc.Warnings)
+	}
+	if r := doc.Rows[len(doc.Rows)-1]; strings.Join(r.Record(), ",") != strings.Join(recs[len(recs)-1], ",") {
+		t.Errorf("json's last row %v, csv's %v", r.Record(), recs[len(recs)-1])
+	}
+	// The summary is text only.
+	if _, errs, code := runCLI(t, "timehist", "-s", "-o", "json", "-i", in); code != 2 || !strings.Contains(errs, "latency -o json") {
+		t.Errorf("-s -o json: exit %d: %s", code, errs)
 	}
 }

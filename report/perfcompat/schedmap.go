@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -218,7 +219,7 @@ func (mp *schedMap) switchEvent(e *trace.Event) {
 		if newShort || in.commChanged {
 			b = append(b, in.shortname[0], in.shortname[1])
 			b = append(b, " => "...)
-			b = append(b, in.comm...)
+			b = append(b, termsafe.Name(in.comm)...)
 			b = append(b, ':')
 			b = timehistInt(b, int64(in.tid))
 			in.commChanged = false

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -69,6 +70,58 @@ type TimehistOptions struct {
 	// Result, when set, receives what the output leaves unsaid (see
 	// TimehistResult), for the caller's warnings.
 	Result *TimehistResult
+	// Rows, when set, receives each row as data instead of its text
+	// (traceview's timehist -o json and csv): nothing is written to w,
+	// no header, no callchains, no CPU-visual columns. Not with Exact,
+	// Summary or SummaryOnly (the summary is text; latency -o json has
+	// the per-task totals). The row is reused after the call returns;
+	// the first error it returns ends Timehist with that error.
+	Rows func(*TimehistRow) error
+}
+
+// TimehistRow is one row of Timehist's view as data (TimehistOptions.Rows).
+// Kind "switch": a sched_switch, for the task switched out (TID 0: the
+// idle task), with its wait time (since its previous switch-out: sleep,
+// I/O wait or preemption), scheduling delay (wakeup, or preemption, to
+// switch-in) and run time (switch-in to this switch-out), wait and delay
+// -1 when not measured (the task may have run unseen meanwhile, see
+// TimehistResult.UnrecordedDelays) and 0 before the task's first
+// recorded switch-out and wakeup, as perf prints them, and
+// the state letter it left the CPU in. Kind "wakeup" and "migrate" (with
+// Wakeups, Migrations): the task current on the CPU (the waker) and the
+// task woken or moved (Target*), for a migration from FromCPU to ToCPU.
+// Names are raw (any bytes); times are trace nanoseconds.
+type TimehistRow struct {
+	Kind        string `json:"kind"`
+	Time        int64  `json:"time_ns"`
+	CPU         int    `json:"cpu"`
+	Comm        string `json:"comm"`
+	TID         int64  `json:"tid"`
+	PID         int64  `json:"pid"`  // -1 unknown
+	Prio        int32  `json:"prio"` // switch rows: the task's kernel prio (-1 in other rows)
+	WaitNs      int64  `json:"wait_ns"`
+	SchDelayNs  int64  `json:"sch_delay_ns"`
+	RunNs       int64  `json:"run_ns"`
+	State       string `json:"state"`
+	NextComm    string `json:"next_comm"`
+	NextTID     int64  `json:"next_tid"`
+	TargetComm  string `json:"target_comm"`
+	TargetTID   int64  `json:"target_tid"`
+	FromCPU     int    `json:"from_cpu"` // -1 outside migrations
+	ToCPU       int    `json:"to_cpu"`
+	ThrottledNs int64  `json:"throttled_ns"` // of SchDelayNs, with Throttled
+}
+
+// TimehistColumns are TimehistRow's fields in CSV order, named as its
+// JSON keys.
+var TimehistColumns = []string{"kind", "time_ns", "cpu", "comm", "tid", "pid", "prio", "wait_ns", "sch_delay_ns", "run_ns", "state",
+	"next_comm", "next_tid", "target_comm", "target_tid", "from_cpu", "to_cpu", "throttled_ns"}
+
+// Record is the row as CSV fields, in TimehistColumns' order.
+func (r *TimehistRow) Record() []string {
+	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	return []string{r.Kind, i(r.Time), i(int64(r.CPU)), r.Comm, i(r.TID), i(r.PID), i(int64(r.Prio)), i(r.WaitNs), i(r.SchDelayNs), i(r.RunNs), r.State,
+		r.NextComm, i(r.NextTID), r.TargetComm, i(r.TargetTID), i(int64(r.FromCPU)), i(int64(r.ToCPU)), i(r.ThrottledNs)}
 }
 
 // TimehistResult is what a Timehist run tells its caller besides the
@@ -131,6 +184,9 @@ type timehist struct {
 	idle       []*timehistThread // per CPU (perf's idle_threads)
 	lastSwitch []int64           // ns, per CPU: previous sched_switch (tprev)
 	curIn      []trace.TID       // per CPU: the task that switch switched in
+	// row is the row handed to opt.Rows, rowErr its first error.
+	row    TimehistRow
+	rowErr error
 	// switches and unchained per CPU, unchainedNs: TimehistResult's.
 	switches, unchained []int64
 	unchainedNs         int64
@@ -230,7 +286,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 			}
 		}
 	}
-	if !th.opt.SummaryOnly {
+	if !th.opt.SummaryOnly && th.opt.Rows == nil {
 		th.header()
 	}
 	// Kinds timehist does not look at need not be decoded.
@@ -252,7 +308,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	if opt.CallGraph {
 		stacks = func(s []trace.Stack) { th.stacks = append(th.stacks, s...) }
 	}
-	if err := trace.Each(src, func(e *trace.Event) error { th.event(e); return nil }, stacks); err != nil {
+	if err := trace.Each(src, func(e *trace.Event) error { th.event(e); return th.rowErr }, stacks); err != nil {
 		th.w.Flush()
 		return err
 	}
@@ -709,6 +765,16 @@ func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what 
 	if th.skip(cur, e) && th.skip(subject, e) {
 		return
 	}
+	if th.opt.Rows != nil {
+		r := th.rowOf(e, cur)
+		r.Kind, r.TargetComm, r.TargetTID = "wakeup", subject.comm, int64(subject.tid)
+		r.Prio = -1 // the event's prio is the target's
+		if what[0] == 'm' {
+			r.Kind, r.FromCPU, r.ToCPU = "migrate", int(from), int(to)
+		}
+		th.emitRow(r)
+		return
+	}
 	b := th.line[:0]
 	b = th.appendTimeCPU(b, e.Time, e.CPU)
 	if th.opt.CPUVisual {
@@ -743,7 +809,7 @@ func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what 
 func (th *timehist) commStr(t *timehistThread) []byte {
 	if t.cached == nil || t.cachedComm != t.comm || t.cachedPID != t.pid {
 		b := make([]byte, 0, len(t.comm)+24)
-		b = append(b, t.comm...)
+		b = append(b, termsafe.Name(t.comm)...) // a name is any bytes: a newline split the row
 		if t.pid != 0 {
 			b = append(b, '[')
 			b = timehistInt(b, int64(t.tid))
@@ -775,6 +841,10 @@ func (th *timehist) appendTimeCPU(b []byte, t int64, cpu trace.CPU) []byte {
 
 func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, state byte) {
 	if !th.cpuAllowed(e.CPU) {
+		return
+	}
+	if th.opt.Rows != nil {
+		th.sampleRow(e, t, tm, state)
 		return
 	}
 	b := th.line[:0]
@@ -826,7 +896,7 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 	if th.opt.Next {
 		var n [64]byte
 		ns := append(n[:0], "next: "...)
-		ns = append(ns, e.NextComm...)
+		ns = append(ns, termsafe.Name(e.NextComm)...)
 		ns = append(ns, '[')
 		ns = timehistInt(ns, int64(e.NextTID))
 		ns = append(ns, ']')
@@ -851,6 +921,41 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 	b = append(b, '\n')
 	th.line = b
 	th.w.Write(b)
+}
+
+// rowOf fills th.row with what every row has: time, CPU and task t.
+func (th *timehist) rowOf(e *trace.Event, t *timehistThread) *TimehistRow {
+	th.row = TimehistRow{Time: e.Time, CPU: int(e.CPU), Comm: t.comm, TID: int64(t.tid), PID: int64(t.pid), Prio: e.Prio,
+		WaitNs: -1, SchDelayNs: -1, RunNs: -1, NextTID: -1, TargetTID: -1, FromCPU: -1, ToCPU: -1}
+	return &th.row
+}
+
+// sampleRow is printSample's row as data (TimehistOptions.Rows).
+func (th *timehist) sampleRow(e *trace.Event, t *timehistThread, tm int64, state byte) {
+	r := th.rowOf(e, t)
+	r.Kind, r.Time, r.RunNs = "switch", tm, t.dtRun
+	if !t.dtUnrecorded {
+		r.WaitNs, r.SchDelayNs = t.dtSleep+t.dtIOWait+t.dtPreempt, t.dtDelay
+	}
+	if t.tid == 0 {
+		state = 'I'
+	}
+	if state != 0 {
+		r.State = string(rune(state))
+	}
+	if e.Kind == trace.KindSwitch {
+		r.NextComm, r.NextTID = e.NextComm, int64(e.NextTID)
+	}
+	if th.opt.Throttled != nil && t.tid != 0 && t.dtDelay > 0 && !t.dtUnrecorded {
+		r.ThrottledNs = th.opt.Throttled(trace.TID(t.tid), t.delayEnd-t.dtDelay, t.delayEnd)
+	}
+	th.emitRow(r)
+}
+
+func (th *timehist) emitRow(r *TimehistRow) {
+	if th.rowErr == nil {
+		th.rowErr = th.opt.Rows(r)
+	}
 }
 
 // timehistIgnored are the frames perf's save_task_callchain marks ignored:

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -243,7 +242,7 @@ func (m *timehistMachine) remove(t *timehistThread) {
 // where perf keeps ":TID").
 func (m *timehistMachine) name(t *timehistThread, comm string) {
 	if !m.exact && !t.commSet && comm != "" && t.tid != 0 {
-		t.comm = termsafe.Name(comm)
+		t.comm = comm
 	}
 }
 
@@ -257,7 +256,7 @@ func (m *timehistMachine) observe(e *trace.Event) *timehistThread {
 			return nil
 		}
 		t := m.findnew(e.PID, e.TID)
-		t.comm, t.commSet = termsafe.Name(e.Comm), true
+		t.comm, t.commSet = e.Comm, true
 		return t
 	case trace.KindFork:
 		// perf acts on PERF_RECORD_FORK; readers deliver one fork per
