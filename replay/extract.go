@@ -26,10 +26,12 @@ type ext struct {
 	wakeCPU  trace.CPU // the CPU the wakeup targeted
 	wakeN    int       // that CPU's switch count at the wakeup
 	// waitSum (ns) and waitN are the task's recorded scheduling delays
-	// (wakeup or preemption to switch-in, perf sched latency's), and ins
-	// its recorded switch-ins, for inferTracedSession.
+	// (wakeup or preemption to switch-in, perf sched latency's), waitSq
+	// the sum of their squares (ns², for Task.DelaySD), and ins its
+	// recorded switch-ins, for inferTracedSession.
 	waitSum int64
 	waitN   int
+	waitSq  float64
 	ins     int
 	// fifoN counts dependency wakeups of the task while a thread of its
 	// process with its name was asleep too; fifoHit those where this task
@@ -787,6 +789,7 @@ func (x *extractor) switchEv(ev *trace.Event) {
 			if d >= 0 {
 				s.waitSum += d
 				s.waitN++
+				s.waitSq += float64(d) * float64(d)
 			}
 			next := ev.CPU >= 0 && s.wakeCPU == ev.CPU && x.cpuN[ev.CPU] == s.wakeN // the CPU's very next switch
 			switch {

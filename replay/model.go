@@ -261,9 +261,11 @@ type Task struct {
 	WakeAny bool
 	// MeanDelay is the task's mean recorded scheduling delay in ns: from
 	// a wakeup, or a switch-out runnable, to the next switch-in, as perf
-	// sched latency measures it (0: none recorded). A replay compares a
-	// WakeAny task's wait with it (see sim.credit).
+	// sched latency measures it (0: none recorded); DelaySD their
+	// standard deviation in ns. A replay compares a WakeAny task's wait
+	// with them (see sim.creditBound).
 	MeanDelay int64
+	DelaySD   int64
 	// Pool is 1 + the index in Model.Pools of the worker pool the task
 	// serves (0: none); PoolBlock[j] is true for the blocks after burst j
 	// that wait on the pool's shared queue (see inferPools).

@@ -1,5 +1,7 @@
 package replay
 
+import "math"
+
 // inferWakeAny is the inference pass for tasks that wait on something
 // several tasks feed: it sets Task.WakeAny on each task outside a worker
 // pool whose dependency blocks were ended by more than one waker, and
@@ -28,7 +30,9 @@ package replay
 // A wakeup that finds the task runnable is credit of one of two kinds
 // (sim.wakeFlags), told apart by how long the task has waited since the
 // wakeup that ended its last sleep, against its recorded mean scheduling
-// delay (Task.MeanDelay):
+// delay (Task.MeanDelay), plus one standard deviation of its recorded
+// delays while the replay's delays of the task stay as the recording's
+// (sim.creditBound):
 //
 //   - no longer than that: the recording had this wakeup end a later
 //     sleep, after the task's run; it comes this early only because the
@@ -74,12 +78,16 @@ func inferWakeAny(m *Model) {
 	}
 }
 
-// meanDelays sets each task's Task.MeanDelay from the scheduling delays
-// the extraction measured (ext.waitSum over ext.waitN).
+// meanDelays sets each task's Task.MeanDelay and Task.DelaySD from the
+// scheduling delays the extraction measured (ext.waitSum over ext.waitN,
+// and ext.waitSq: the population standard deviation).
 func (x *extractor) meanDelays() {
 	for k := range x.st {
 		if s := &x.st[k]; s.waitN > 0 {
-			x.m.Tasks[s.idx].MeanDelay = s.waitSum / int64(s.waitN)
+			tk := &x.m.Tasks[s.idx]
+			tk.MeanDelay = s.waitSum / int64(s.waitN)
+			mean := float64(s.waitSum) / float64(s.waitN)
+			tk.DelaySD = int64(math.Sqrt(max(0, s.waitSq/float64(s.waitN)-mean*mean)))
 		}
 	}
 }

@@ -67,33 +67,40 @@ func TestWakeAny(t *testing.T) {
 //	MeanDelay 1 ms: the wakeup came early; R blocks at 1.5 ms as recorded
 //	  and the wakeup ends that block at once: runs [0 0.1] [1 1.5]
 //	  [1.5 1.7] [3 3.1], 4 switch-ins, the recording's count.
+//	MeanDelay 0.1 ms, DelaySD 0.15 ms: R's replayed delay so far is 0 (B's
+//	  wakeup at 1 ms found CPU 0 idle), within sameCompetition of 0.1 ms,
+//	  so the bound is 0.1 + 0.15 = 0.25 ms and 0.2 ms is early: as above.
+//	  With DelaySD 0 the bound is 0.1 ms and the wakeup is credit.
 func TestWakeAnyEarlyWakeup(t *testing.T) {
-	model := func(meanDelay int64) *Model {
+	model := func(meanDelay, sd int64) *Model {
 		m := readerWriters([]Burst{
 			{Len: 100_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
 			{Len: 500_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 2}},
 			{Len: 200_000, End: EndBlock, Wake: Cause{Kind: CauseDependency, Waker: 1}},
 			{Len: 100_000, End: EndExit}})
-		m.Tasks[0].MeanDelay = meanDelay
+		m.Tasks[0].MeanDelay, m.Tasks[0].DelaySD = meanDelay, sd
 		setActs(m, 1, 0, Action{At: 1_200_000, Kind: ActWake, Target: 0, Block: 0}, Action{At: 3_000_000, Kind: ActWake, Target: 0, Block: 2})
 		setActs(m, 2, 0, Action{At: 1_000_000, Kind: ActWake, Target: 0, Block: 1})
 		inferWakeAny(m)
 		return m
 	}
+	const credit, early = "[[0 100000] [1000000 1700000] [3000000 3100000]]", "[[0 100000] [1000000 1500000] [1500000 1700000] [3000000 3100000]]"
 	for _, c := range []struct {
-		meanDelay int64
-		want      string
+		meanDelay, sd int64
+		want          string
 	}{
-		{0, "[[0 100000] [1000000 1700000] [3000000 3100000]]"},
-		{1_000_000, "[[0 100000] [1000000 1500000] [1500000 1700000] [3000000 3100000]]"},
+		{0, 0, credit},
+		{1_000_000, 0, early},
+		{100_000, 150_000, early},
+		{100_000, 0, credit},
 	} {
-		m := model(c.meanDelay)
+		m := model(c.meanDelay, c.sd)
 		if !m.Tasks[0].WakeAny {
 			t.Fatalf("the reader is not wake-any")
 		}
 		res := simulate(t, m, "fifo", Config{HZ: 250})
 		if got := fmt.Sprint(runs(res.Events())[trace.TID(10)]); got != c.want {
-			t.Errorf("MeanDelay %d ns: runs %s, want %s", c.meanDelay, got, c.want)
+			t.Errorf("MeanDelay %d ns, DelaySD %d ns: runs %s, want %s", c.meanDelay, c.sd, got, c.want)
 		}
 	}
 }
