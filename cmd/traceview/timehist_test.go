@@ -335,4 +335,32 @@ func TestTimehistDataRows(t *testing.T) {
 	if _, errs, code := runCLI(t, "timehist", "-s", "-o", "json", "-i", in); code != 2 || !strings.Contains(errs, "latency -o json") {
 		t.Errorf("-s -o json: exit %d: %s", code, errs)
 	}
+	// A file cut short: perf's "lost 0 events on cpu N" lines (the CPUs
+	// unobserved from the cut on) were written as text into the JSON; they
+	// are rows of kind "lost".
+	b, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := t.TempDir() + "/cut.perf.data"
+	if err := os.WriteFile(cut, b[:len(b)*3/5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code = runCLI(t, "timehist", "-o", "json", "-i", cut)
+	if code != 0 {
+		t.Fatalf("cut: exit %d: %s", code, errs)
+	}
+	doc.Rows = nil
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("cut: %v\n%s", err, out)
+	}
+	lost := 0
+	for _, r := range doc.Rows {
+		if r.Kind == "lost" {
+			lost++
+		}
+	}
+	if lost == 0 || len(doc.Rows) == lost || len(doc.Warnings) == 0 {
+		t.Errorf("cut: %d rows, %d lost, %d warnings", len(doc.Rows), lost, len(doc.Warnings))
+	}
 }

@@ -110,18 +110,19 @@ type TimehistRow struct {
 	FromCPU     int    `json:"from_cpu"` // -1 outside migrations
 	ToCPU       int    `json:"to_cpu"`
 	ThrottledNs int64  `json:"throttled_ns"` // of SchDelayNs, with Throttled
+	Lost        int64  `json:"lost"`         // kind "lost": the events the recorder lost on CPU (0: a number unknown)
 }
 
 // TimehistColumns are TimehistRow's fields in CSV order, named as its
 // JSON keys.
 var TimehistColumns = []string{"kind", "time_ns", "cpu", "comm", "tid", "pid", "prio", "wait_ns", "sch_delay_ns", "run_ns", "state",
-	"next_comm", "next_tid", "target_comm", "target_tid", "from_cpu", "to_cpu", "throttled_ns"}
+	"next_comm", "next_tid", "target_comm", "target_tid", "from_cpu", "to_cpu", "throttled_ns", "lost"}
 
 // Record is the row as CSV fields, in TimehistColumns' order.
 func (r *TimehistRow) Record() []string {
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	return []string{r.Kind, i(r.Time), i(int64(r.CPU)), r.Comm, i(r.TID), i(r.PID), i(int64(r.Prio)), i(r.WaitNs), i(r.SchDelayNs), i(r.RunNs), r.State,
-		r.NextComm, i(r.NextTID), r.TargetComm, i(r.TargetTID), i(int64(r.FromCPU)), i(int64(r.ToCPU)), i(r.ThrottledNs)}
+		r.NextComm, i(r.NextTID), r.TargetComm, i(r.TargetTID), i(int64(r.FromCPU)), i(int64(r.ToCPU)), i(r.ThrottledNs), i(r.Lost)}
 }
 
 // TimehistResult is what a Timehist run tells its caller besides the
@@ -432,6 +433,12 @@ func (th *timehist) event(e *trace.Event) {
 	case trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
 		th.m.observe(e)
 	case trace.KindLost:
+		if th.opt.Rows != nil {
+			th.row = TimehistRow{Kind: "lost", Time: e.Time, CPU: int(e.CPU), TID: -1, PID: -1, Prio: -1, WaitNs: -1, SchDelayNs: -1, RunNs: -1,
+				NextTID: -1, TargetTID: -1, FromCPU: -1, ToCPU: -1, Lost: int64(e.Count)}
+			th.emitRow(&th.row)
+			return
+		}
 		th.line = timehistRight(th.line[:0], 15, timehistUsec(nil, e.Time))
 		th.line = append(th.line, " lost "...)
 		th.line = timehistUint(th.line, e.Count)
