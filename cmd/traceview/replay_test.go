@@ -441,8 +441,10 @@ func TestWritePredictionNamesGroupWhatIfs(t *testing.T) {
 // full on stderr. Now the verdict is the one line before the tables, the
 // assumptions follow them, each printed once; -o json keeps all of it.
 func TestReplayLayout(t *testing.T) {
-	// messaging's self-replay is within its bounds, forkstart's misses them.
-	for _, in := range []string{messaging2, "../../testdata/traces/forkstart.perf.data"} {
+	// messaging's self-replay is within its bounds, pipe's misses them (its
+	// makespan, 0.89x: G4, request/response round trips shorter than the
+	// recording's; forkstart's missed until 2026-12-05, sim.creditBound).
+	for _, in := range []string{messaging2, "../../testdata/traces/pipe.perf.data"} {
 		policy := "eevdf"
 		stdout, stderr, code := runCLI(t, "replay", "-i", in, "--policy", policy)
 		if code != 0 {
@@ -490,7 +492,7 @@ func TestReplayLayout(t *testing.T) {
 // A hog that timeout killed (testdata/traces/timeout-spin.tv: timeout 1 sh
 // -c 'while :; do :; done', meta file beside it) is deadline-bound: sh
 // exited 5.7 ms after timeout's 1000 ms timer fired, so on one CPU it still
-// stops there (makespan 1.095x the observed 1044.4 ms), where as work-bound
+// stops there (makespan 1.088x the observed 1044.4 ms), where as work-bound
 // (--until sh=work) it ran its 307 ms of CPU after everything else (2.04x);
 // the workload line says why.
 func TestReplayTimeoutKill(t *testing.T) {
@@ -500,7 +502,7 @@ func TestReplayTimeoutKill(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{
-		"makespan 1044.351 ms observed, 1143.856 ms predicted (ratio 1.095)",
+		"makespan 1044.351 ms observed, 1135.890 ms predicted (ratio 1.088)",
 		"1 at a wall-clock deadline (inferred; 1 of them exited just after another task's timer that ran their whole life fired: killed at a wall-clock deadline, as by timeout)",
 	} {
 		if !strings.Contains(out, want) {
