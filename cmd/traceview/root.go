@@ -72,6 +72,9 @@ func newRootCmd() *cobra.Command {
 		if err := checkInputOnce(c); err != nil {
 			return err
 		}
+		if readOptions.Decoders < -1 {
+			return usageErrorf("%s: --decoders %d: want -1 (none), 0 (from the CPU count) or a number of goroutines", subcommandName(c), readOptions.Decoders)
+		}
 		return defaultInput(c, args, ".")
 	}
 	readOptions = trace.ReadOptions{}

@@ -493,6 +493,9 @@ func (o topOptions) plan() (keys []string, opts ebpf.Options, err error) {
 	if o.duration <= 0 || o.interval <= 0 {
 		return nil, opts, usageErrorf("top: -d and --interval must be positive")
 	}
+	if o.rows < 0 {
+		return nil, opts, usageErrorf("top: --rows %d: want 0 (all) or more", o.rows)
+	}
 	if o.cpus != "" {
 		if opts.CPUs, err = cpulist.Parse(o.cpus); err != nil {
 			return nil, opts, usageErrorf("top: --cpu: %v", err)

@@ -169,6 +169,8 @@ func TestTopUsage(t *testing.T) {
 		{"top", "-o", "csv"},
 		{"top", "-s", "bogus"},
 		{"top", "--metrics", ":9464"},
+		{"top", "--once", "--rows", "-1"},
+		{"top", "--once", "--decoders", "-5"},
 	} {
 		_, stderr, code := runCLI(t, args...)
 		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
