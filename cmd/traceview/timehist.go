@@ -164,11 +164,6 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	if err := out.flush(); err != nil {
 		return err
 	}
-	if rows != nil {
-		if err := rows.finish(src.Meta()); err != nil {
-			return err
-		}
-	}
 	if m := src.Meta(); m != nil && result.UnrecordedDelays > 0 {
 		// latency's warning (delay-unrecorded-cpu), for the rows whose
 		// wait time and sch delay are "-".
@@ -176,6 +171,12 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	}
 	if m := src.Meta(); m != nil {
 		unchainedWarnings(m, &result)
+	}
+	if rows != nil {
+		// After the warnings the view adds: the JSON holds them all.
+		if err := rows.finish(src.Meta()); err != nil {
+			return err
+		}
 	}
 	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	if m := src.Meta(); opt.CallGraph && ksyms == nil && running.table() == nil && m != nil && len(m.Stacks) > 0 {

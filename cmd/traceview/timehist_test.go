@@ -331,6 +331,22 @@ func TestTimehistDataRows(t *testing.T) {
 	if r := doc.Rows[len(doc.Rows)-1]; strings.Join(r.Record(), ",") != strings.Join(recs[len(recs)-1], ",") {
 		t.Errorf("json's last row %v, csv's %v", r.Record(), recs[len(recs)-1])
 	}
+	// The warnings the view adds at its end are in the JSON too: pipe's CPU
+	// 1 switched out tasks its previous sched_switch had not switched in
+	// (the stderr summary's "2 about missing switches"); the JSON was
+	// written before they were added.
+	out, errs, code = runCLI(t, "timehist", "-o", "json", "-i", "../../testdata/traces/pipe.perf.data")
+	doc.Warnings = nil
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 {
+		t.Fatalf("pipe: exit %d, %v: %s", code, err, errs)
+	}
+	chain := false
+	for _, w := range doc.Warnings {
+		chain = chain || w.Key == "sched-switch-chain-cpu1"
+	}
+	if !chain {
+		t.Errorf("pipe: JSON warnings %v lack sched-switch-chain-cpu1", doc.Warnings)
+	}
 	// The summary is text only.
 	if _, errs, code := runCLI(t, "timehist", "-s", "-o", "json", "-i", in); code != 2 || !strings.Contains(errs, "latency -o json") {
 		t.Errorf("-s -o json: exit %d: %s", code, errs)
