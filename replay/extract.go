@@ -56,6 +56,9 @@ type ext struct {
 	// selfWakes are the wakeups of the task by itself while it ran (see
 	// splitArrivals): burst index, CPU offset into it and time.
 	selfWakes []selfWake
+	// prios counts the task's recorded switch-ins by the prio its
+	// sched_switch gave it (see settlePrio).
+	prios []prioCount
 	// lostIn is true from a lost switch-in (lostSwitchIn) to the run's
 	// first sched_stat_runtime of its own, which dates the switch-in.
 	lostIn bool
@@ -775,6 +778,7 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		i := x.task(ev.NextTID, t, ev.CPU, InitRunnable)
 		x.ident(i, ev, ev.NextPID, ev.NextComm, ev.NextPrio)
 		s := &x.st[i]
+		s.countPrio(ev.NextPrio)
 		if s.pp > 0 {
 			x.pingPong(i, ev)
 		}
@@ -1028,6 +1032,7 @@ func (x *extractor) noteWake(i int, ev *trace.Event) {
 func (x *extractor) finish() {
 	m := x.m
 	x.closeTasks()                                // end each task's last burst at the trace's end
+	x.settlePrio()                                // the prio of most of each task's switch-ins
 	x.findWorkload()                              // the traced command and its process tree (Task.Workload)
 	x.inferPinning()                              // a taskset-pinned workload's affinity (pinning.go)
 	x.inferTasksetPinning()                       // taskset-pinned parts of it (pinning.go)

@@ -211,15 +211,20 @@ const (
 
 // Task is one task identity of the model.
 type Task struct {
-	TID    trace.TID
-	PID    trace.PID
-	Comm   string
-	Prio   int32 // kernel prio seen in the trace (-1 unknown)
-	Parent int   // forking task index, -1
-	Init   InitState
-	CPU    int   // CPU it was first seen on
-	Start  int64 // ns, first appearance (fork time for forked tasks)
-	Last   int64 // ns, last event that concerns the task
+	TID  trace.TID
+	PID  trace.PID
+	Comm string
+	// Prio is the kernel prio the task is replayed at (0..99 real-time,
+	// 100..139 fair, 120 nice 0; -1 unknown): that of most of its recorded
+	// switch-ins, else the last an event gave (settlePrio).
+	Prio int32
+	// PrioChanged is true when its switch-ins showed more than one prio.
+	PrioChanged bool
+	Parent      int // forking task index, -1
+	Init        InitState
+	CPU         int   // CPU it was first seen on
+	Start       int64 // ns, first appearance (fork time for forked tasks)
+	Last        int64 // ns, last event that concerns the task
 	// FinalWaitFrom is when the task's wait for the CPU before its final
 	// run began, the run its exit ended (ns; 0 when the trace does not
 	// show that run's switch-in and the wakeup or preemption before it).
@@ -475,6 +480,11 @@ type ModelStats struct {
 	// switch-in, found by an event the task emitted as current on a CPU
 	// the records left idle (lostSwitchIn).
 	LostSwitchIns int `json:"lost_switch_ins"`
+	// PrioChanges counts tasks whose recorded switch-ins showed more than
+	// one prio (a priority or nice change, priority inheritance during
+	// the trace); each is replayed at the prio of most of them
+	// (settlePrio).
+	PrioChanges int `json:"prio_changes"`
 	// PinnedTasks counts workload tasks given an inferred affinity: the
 	// traced command ran on one CPU of several (taskset), all but
 	// pinStray of its run time, over at least pinMinSwitches switch-ins.
