@@ -16,7 +16,7 @@ const (
 
 func init() {
 	for _, f := range []struct{ name, desc string }{
-		{FormatFtrace, "ftrace text: tracefs trace / trace_pipe (with or without irq-info and tgid columns)"},
+		{FormatFtrace, "ftrace text: tracefs trace / trace_pipe (with or without irq-info and tgid columns; latency-format too)"},
 		{FormatTraceCmd, "trace-cmd report text (sched plugin or raw field=value payloads)"},
 		{FormatPerf, "perf script text of sched tracepoints (default or -F comm,pid,tid,cpu,time,event,trace)"},
 	} {
@@ -69,6 +69,11 @@ func Classify(head []byte) string {
 		}
 		lines++
 		if !parsePrefix(line, &p) {
+			if parseLatPrefix(line, &p) && p.system == nil {
+				// ftrace's latency format (trace_pipe has no header).
+				flags++
+				ftrace++
+			}
 			continue
 		}
 		switch {

@@ -68,7 +68,13 @@ func parsePrefix(line []byte, p *prefix) bool {
 		}
 	}
 	p.time = parseTime(tok[:len(tok)-1])
-	rest = skipSpaces(after)
+	return parseEvent(skipSpaces(after), p)
+}
+
+// parseEvent parses the event name and the payload that follow the
+// timestamp: "sched_switch: prev_comm=..." (ftrace) or
+// "sched:sched_switch: ..." (perf script).
+func parseEvent(rest []byte, p *prefix) bool {
 	// Event name up to ':' (perf script: "sched:sched_switch:").
 	end := bytes.IndexByte(rest, ':')
 	if end <= 0 {
@@ -267,4 +273,76 @@ func num(b []byte) (int64, bool) {
 		return 0, false
 	}
 	return atoi(b), true
+}
+
+// parseLatPrefix splits an event line of ftrace's latency format (the
+// options/latency-format file set to 1, or a latency tracer's output):
+//
+//	    bash-16888     1d..2. 15818us+: sched_wakeup_new: comm=bash ...
+//
+// The task column ("%8.8s-%-7d": the comm cut to 8 characters), the CPU
+// number with no brackets ("%3d") glued to the irq-info flags, then the
+// time in whole µs since the ring buffer's start, one mark character
+// (trace_find_mark: ' ', '+' over 10 µs to the next event, '!', '#', '*',
+// '@', '$') and ": " (lat_print_generic and lat_print_timestamp,
+// kernel/trace/trace_output.c v6.18, the !verbose, ns-clock case). It
+// reports false for any other shape, the verbose layout included.
+func parseLatPrefix(line []byte, p *prefix) bool {
+	// The time: the first "<space><digits>us<mark>: ".
+	at := -1
+	for i := bytes.Index(line, []byte("us")); i >= 0; {
+		if i+4 < len(line) && isLatMark(line[i+2]) && line[i+3] == ':' && line[i+4] == ' ' {
+			j := i
+			for j > 0 && line[j-1] >= '0' && line[j-1] <= '9' {
+				j--
+			}
+			if j < i && j > 0 && line[j-1] == ' ' {
+				at = j
+				break
+			}
+		}
+		k := bytes.Index(line[i+2:], []byte("us"))
+		if k < 0 {
+			break
+		}
+		i += 2 + k
+	}
+	if at < 0 {
+		return false
+	}
+	us := bytes.IndexByte(line[at:], 'u') + at
+	p.time = atoi(line[at:us]) * 1000
+	// Before it: the task column, then CPU and flags as one token.
+	head := bytes.TrimRight(line[:at], " ")
+	sp := bytes.LastIndexByte(head, ' ')
+	if sp < 0 {
+		return false
+	}
+	cf := head[sp+1:]
+	d := 0
+	for d < len(cf) && cf[d] >= '0' && cf[d] <= '9' {
+		d++
+	}
+	if d == 0 {
+		return false
+	}
+	p.cpu = atoi(cf[:d])
+	p.flags = cf[d:]
+	if len(p.flags) == 0 {
+		p.flags = nil
+	}
+	if !parseTask(bytes.TrimRight(head[:sp], " "), p) || p.dialect != dialectFtrace {
+		return false
+	}
+	return parseEvent(skipSpaces(line[us+4:]), p)
+}
+
+// isLatMark reports whether c is a latency-format time mark
+// (trace_find_mark, kernel/trace/trace_output.c v6.18, or a space).
+func isLatMark(c byte) bool {
+	switch c {
+	case ' ', '+', '!', '#', '*', '@', '$':
+		return true
+	}
+	return false
 }

@@ -55,6 +55,7 @@ type Reader struct {
 	started     bool            // an event line was read; firstTime is its time
 	firstTime   int64
 	overwritten bool                 // the header says the ring buffer overwrote events
+	latFormat   bool                 // a line of ftrace's latency format was read (parseLatPrefix)
 	badField    string               // set by the payload parser for an out-of-range field
 	pendingLost map[trace.CPU]uint64 // lost counts waiting for the CPU's next event
 
@@ -203,6 +204,19 @@ func (r *Reader) fill() {
 	}
 }
 
+// latPrefix parses line as ftrace's latency format (parseLatPrefix) and,
+// at the first such line, says what that format loses.
+func (r *Reader) latPrefix(line []byte, p *prefix) bool {
+	if !parseLatPrefix(line, p) {
+		return false
+	}
+	if !r.latFormat {
+		r.latFormat = true
+		r.meta.Warnings.Add("text-latency-format", "line %d: ftrace's latency format (options/latency-format): times are whole µs from the ring buffer's start, so every time and delay is rounded to 1 µs, and the task column cuts names to 8 characters (sched_switch's own names are whole); for ns times record with latency-format off (echo 0 > /sys/kernel/tracing/options/latency-format)", r.lineNo)
+	}
+	return true
+}
+
 // line parses one line; an error means a malformed sched line.
 func (r *Reader) line(line []byte) error {
 	t := skipSpaces(line)
@@ -217,7 +231,7 @@ func (r *Reader) line(line []byte) error {
 		return nil
 	}
 	p := &r.p
-	if !parsePrefix(line, p) {
+	if !parsePrefix(line, p) && !r.latPrefix(line, p) {
 		if bytes.Contains(line, []byte(": sched_")) || bytes.Contains(line, []byte(" sched:sched_")) {
 			return fmt.Errorf("sched event line without the COMM-PID [CPU] TIME: EVENT: layout: %q: %w", clip(line), trace.ErrCorrupt)
 		}

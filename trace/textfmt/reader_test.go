@@ -128,6 +128,7 @@ func TestClassify(t *testing.T) {
 		{"perf", "  perf 1/1 [000] 1.000001: sched:sched_wakeup: x:2 [120] CPU:000\n", FormatPerf},
 		{"perf-default", "  perf     1 [000] 1.000001: sched:sched_wakeup: x:2 [120] CPU:000\n", FormatPerf},
 		{"ftrace-empty", "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:2\n#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n", FormatFtrace},
+		{"latency-format-pipe", "    bash-17323     0d..2. 6525us+: sched_switch: prev_comm=bash prev_pid=17323 prev_prio=120 prev_state=R+ ==> next_comm=x next_pid=15 next_prio=120\n", FormatFtrace},
 		{"binary", "\x17\x08Dtracing7\x00\x00\x08", ""},
 		{"prose", "hello world\nthis is [1] not a trace\n", ""},
 	}
