@@ -1,33 +1,11 @@
 package textfmt
 
 import (
-	"compress/gzip"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/traceview/traceview/trace"
 )
-
-// readGz reads a gzip-compressed text trace of testdata.
-func readGz(t *testing.T, path string) ([]trace.Event, *trace.Meta) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := NewReader(zr, "ftrace")
-	evs, err := drain(r)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return evs, r.Meta()
-}
 
 // TestLatencyFormatPair reads one capture made twice at once on this VM
 // (hackbench -g 1 -l 20): the top-level tracefs instance in the default
@@ -39,8 +17,8 @@ func readGz(t *testing.T, path string) ([]trace.Event, *trace.Meta) {
 // floor((t - buffer start) / 1 µs) µs, so t(ns file) - t(lat file) is one
 // offset (the buffer start, rounded) plus [0, 1000) ns for every event.
 func TestLatencyFormatPair(t *testing.T) {
-	nsEvs, _ := readGz(t, "testdata/latpair-ns.txt.gz")
-	latEvs, meta := readGz(t, "testdata/latpair-lat.txt.gz")
+	nsEvs, _ := readAll(t, "testdata/latpair-ns.txt.gz")
+	latEvs, meta := readAll(t, "testdata/latpair-lat.txt.gz")
 	n := 0
 	for _, w := range meta.Warnings.List() {
 		if w.Key == "text-latency-format" {

@@ -278,7 +278,7 @@ func num(b []byte) (int64, bool) {
 // parseLatPrefix splits an event line of ftrace's latency format (the
 // options/latency-format file set to 1, or a latency tracer's output):
 //
-//	    bash-16888     1d..2. 15818us+: sched_wakeup_new: comm=bash ...
+//	bash-16888     1d..2. 15818us+: sched_wakeup_new: comm=bash ...
 //
 // The task column ("%8.8s-%-7d": the comm cut to 8 characters), the CPU
 // number with no brackets ("%3d") glued to the irq-info flags, then the
