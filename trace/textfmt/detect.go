@@ -43,7 +43,7 @@ func Classify(head []byte) string {
 	}
 	var p prefix
 	ftraceHeader, tracecmdHeader := false, false
-	perf, ftrace, flags, tcmd := 0, 0, 0, 0
+	perf, ftrace, flags, tcmd, noCPU := 0, 0, 0, 0, 0
 	lines := 0
 	for len(head) > 0 && lines < 200 {
 		i := bytes.IndexByte(head, '\n')
@@ -69,6 +69,9 @@ func Classify(head []byte) string {
 		}
 		lines++
 		if !parsePrefix(line, &p) {
+			if noCPUColumn(line) {
+				noCPU++
+			}
 			if parseLatPrefix(line, &p) && p.system == nil {
 				// ftrace's latency format (trace_pipe has no header).
 				flags++
@@ -94,6 +97,10 @@ func Classify(head []byte) string {
 		// An ftrace buffer with no event in it ("# tracer:" and the
 		// column headers only): the reader then says no sched events.
 		return FormatFtrace
+	case ftrace == 0 && noCPU > 0:
+		// perf script text printed without its cpu field: the reader
+		// says so at the first line (noCPUColumn).
+		return FormatPerf
 	case ftrace == 0:
 		return ""
 	case tracecmdHeader:

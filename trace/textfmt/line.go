@@ -94,6 +94,37 @@ func parseEvent(rest []byte, p *prefix) bool {
 		rest = rest[e2+1:]
 	}
 	p.payload = bytes.TrimRight(skipSpaces(rest), " \r")
+	if p.system != nil {
+		p.payload = cutIPSym(p.payload)
+	}
+	return true
+}
+
+// cutIPSym cuts what perf script prints after a tracepoint's payload
+// when asked for the ip and sym fields (-F ...,trace,ip,sym): one space,
+// the 16 hex digits of the kernel address, then the symbol (perf's
+// builtin-script.c prints the fields in its own order, trace before ip).
+// No task name can hold such a token: a comm has at most 15 characters.
+func cutIPSym(payload []byte) []byte {
+	for i := len(payload) - 17; i >= 0; i-- {
+		if payload[i] != ' ' || !isHex16(payload[i+1:i+17]) || (i+17 < len(payload) && payload[i+17] != ' ') {
+			continue
+		}
+		return bytes.TrimRight(payload[:i], " ")
+	}
+	return payload
+}
+
+// isHex16 reports whether b is 16 lowercase hex digits.
+func isHex16(b []byte) bool {
+	if len(b) != 16 {
+		return false
+	}
+	for _, c := range b {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
 	return true
 }
 
@@ -345,4 +376,24 @@ func isLatMark(c byte) bool {
 		return true
 	}
 	return false
+}
+
+// noCPUColumn reports whether line is a perf script line of a sched
+// tracepoint printed without the cpu field ("perf 515 22104.216453:
+// sched:sched_switch: ...", -F comm,tid,time,event,trace): a timestamp
+// token right before the "sched:" event, and no "[cpu]" column.
+func noCPUColumn(line []byte) bool {
+	i := bytes.Index(line, []byte(" sched:sched_"))
+	if i < 0 {
+		return false
+	}
+	tok := bytes.TrimRight(line[:i], " ")
+	if j := bytes.LastIndexByte(tok, ' '); j >= 0 {
+		tok = tok[j+1:]
+	}
+	if !isTimestamp(tok) {
+		return false
+	}
+	var p prefix
+	return !parsePrefix(line, &p)
 }

@@ -190,6 +190,11 @@ func (r *Reader) fill() {
 		// past the buffer's end, which may move the line's bytes.
 		r.cur = append(r.cur[:0], bytes.TrimRight(line, "\r\n")...)
 		if perr := r.line(r.cur); perr != nil {
+			if errors.Is(perr, errNoCPU) {
+				// Every line lacks it: skipping them would leave nothing.
+				r.err = fmt.Errorf("line %d: %w", r.lineNo, perr)
+				return
+			}
 			if !r.lenient {
 				r.err = fmt.Errorf("line %d: %w (--lenient skips such lines, counted as warnings)", r.lineNo, perr)
 				return
@@ -203,6 +208,11 @@ func (r *Reader) fill() {
 		r.err = err
 	}
 }
+
+// errNoCPU is the error for perf script text printed without the cpu
+// field (noCPUColumn). It wraps trace.ErrCorrupt, as every error of a
+// line that cannot be read.
+var errNoCPU = fmt.Errorf("perf script text without the cpu field (traceview needs each event's CPU: print it with perf script -F comm,pid,tid,cpu,time,event,trace): %w", trace.ErrCorrupt)
 
 // latPrefix parses line as ftrace's latency format (parseLatPrefix) and,
 // at the first such line, says what that format loses.
@@ -232,6 +242,9 @@ func (r *Reader) line(line []byte) error {
 	}
 	p := &r.p
 	if !parsePrefix(line, p) && !r.latPrefix(line, p) {
+		if noCPUColumn(line) {
+			return fmt.Errorf("%w: %q", errNoCPU, clip(line))
+		}
 		if bytes.Contains(line, []byte(": sched_")) || bytes.Contains(line, []byte(" sched:sched_")) {
 			return fmt.Errorf("sched event line without the COMM-PID [CPU] TIME: EVENT: layout: %q: %w", clip(line), trace.ErrCorrupt)
 		}

@@ -131,6 +131,7 @@ func TestClassify(t *testing.T) {
 		{"latency-format-pipe", "    bash-17323     0d..2. 6525us+: sched_switch: prev_comm=bash prev_pid=17323 prev_prio=120 prev_state=R+ ==> next_comm=x next_pid=15 next_prio=120\n", FormatFtrace},
 		{"binary", "\x17\x08Dtracing7\x00\x00\x08", ""},
 		{"prose", "hello world\nthis is [1] not a trace\n", ""},
+		{"perf-no-cpu", "            perf     515 22104.216477:       sched:sched_switch: perf:515 [120] D ==> migration/0:18 [0]\n", FormatPerf},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
