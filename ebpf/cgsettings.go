@@ -467,3 +467,24 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// ReadBandwidth reads the cpu.stat bandwidth counters (ReadCgroupStat) of
+// every group of the hierarchy whose settings act on the tasks (the v1
+// cpu one when there is one, else cgroup v2), up to maxGroupsRead groups,
+// by path ("/" the root), at time now (ns). Groups whose cpu.stat has no
+// nr_periods (a v2 group without the cpu controller) are left out; an
+// unreadable hierarchy gives an empty map.
+func ReadBandwidth(m CgroupMounts, now int64) map[string]trace.CgroupStat {
+	out := map[string]trace.CgroupStat{}
+	g := groupReader{mounts: m}
+	root, _ := g.dir("/")
+	if root == "" {
+		return out
+	}
+	walkGroups(root, func(dir, path string) {
+		if st, ok := ReadCgroupStat(dir, path, now); ok {
+			out[path] = st
+		}
+	})
+	return out
+}

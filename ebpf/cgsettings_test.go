@@ -164,3 +164,27 @@ func BenchmarkGroupSnapshot(b *testing.B) {
 		g.snapshot(1)
 	}
 }
+
+// TestReadBandwidth reads the cpu.stat counters of a made-up v1 cpu
+// hierarchy: the root and /p/c have bandwidth counters, /p's cpu.stat has
+// only usage fields (no nr_periods: left out), /q has none.
+func TestReadBandwidth(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"cpu/cpu.stat":     "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n",
+		"cpu/p/cpu.stat":   "usage_usec 5\n",
+		"cpu/p/c/cpu.stat": "nr_periods 11\nnr_throttled 8\nthrottled_time 700000000\n",
+		"cpu/q/cpu.shares": "1024\n",
+	})
+	got := ReadBandwidth(CgroupMounts{V1CPU: filepath.Join(root, "cpu")}, 42)
+	want := map[string]trace.CgroupStat{
+		"/":    {Path: "/", Time: 42},
+		"/p/c": {Path: "/p/c", Time: 42, NrPeriods: 11, NrThrottled: 8, ThrottledNS: 700_000_000},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ReadBandwidth (-want +got):\n%s", diff)
+	}
+	if got := ReadBandwidth(CgroupMounts{}, 42); len(got) != 0 {
+		t.Errorf("no hierarchy: %v, want none", got)
+	}
+}

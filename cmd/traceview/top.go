@@ -79,6 +79,26 @@ type topRow struct {
 	runtime, switches, delays int64
 	delaySum, delayMax, maxAt int64
 	hist                      [ebpf.HistBuckets]int64
+	// bw is set when the row is a cgroup whose cpu.stat was read at both
+	// ends of the window; thrNS and thrPeriods are then its counters'
+	// increase over it (throttled_time summed over CPUs, nr_throttled).
+	bw                bool
+	thrNS, thrPeriods int64
+}
+
+// setThrottled gives each cgroup row the increase of its group's cpu.stat
+// bandwidth counters from before to after (ebpf.ReadBandwidth at the
+// window's ends, by path: the row's key, as latency --by cgroup names
+// it). Rows whose group was not read at both ends keep bw false.
+func setThrottled(rows []*topRow, before, after map[string]trace.CgroupStat) {
+	for _, r := range rows {
+		s0, ok0 := before[r.key]
+		s1, ok1 := after[r.key]
+		if !ok0 || !ok1 || s1.NrThrottled < s0.NrThrottled || s1.ThrottledNS < s0.ThrottledNS {
+			continue // not read, or the group was made anew in between
+		}
+		r.bw, r.thrNS, r.thrPeriods = true, s1.ThrottledNS-s0.ThrottledNS, int64(s1.NrThrottled-s0.NrThrottled)
+	}
 }
 
 func (r *topRow) add(s ebpf.TaskStat) {
@@ -209,8 +229,10 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	// cgroup ids name v2 groups only: follow the v1 cpu groups' tasks
 	// files, as record does.
 	var v1 *ebpf.V1Groups
+	var mounts ebpf.CgroupMounts
 	if o.by == "cgroup" {
-		v1 = ebpf.StartV1Groups(ebpf.FindCgroupMounts("/proc/self/mountinfo"))
+		mounts = ebpf.FindCgroupMounts("/proc/self/mountinfo")
+		v1 = ebpf.StartV1Groups(mounts)
 		defer v1.Stop()
 	}
 	out := cmd.OutOrStdout()
@@ -231,6 +253,12 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	before, since, err := top.SnapshotAt()
 	if err != nil {
 		return fmt.Errorf("top: %w", err)
+	}
+	// With --by cgroup, each window also says how long each group was
+	// throttled by its CPU quota (cpu.stat), which its delays include.
+	var bwBefore map[string]trace.CgroupStat
+	if o.by == "cgroup" {
+		bwBefore = ebpf.ReadBandwidth(mounts, since)
 	}
 	// Clear the screen between windows only on a terminal.
 	clear := o.output == "table" && isTerminal(out)
@@ -255,6 +283,11 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			cgroups = topCgroups(stats, v1, now)
 		}
 		rows := groupTop(stats, o.by, cgroups)
+		var bwAfter map[string]trace.CgroupStat
+		if o.by == "cgroup" {
+			bwAfter = ebpf.ReadBandwidth(mounts, now)
+			setThrottled(rows, bwBefore, bwAfter)
+		}
 		sortTop(rows, keys)
 		if o.once {
 			// The window in the capture's clock, so that a record of the
@@ -284,7 +317,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			}
 		}
 		windows++
-		before, since, epoch = after, now, next
+		before, since, epoch, bwBefore = after, now, next, bwAfter
 	}
 }
 
@@ -332,6 +365,11 @@ func writeTopJSON(w io.Writer, rows []*topRow) error {
 			Switches: r.switches, AvgDelayNs: r.avg(), MaxDelayNs: r.delayMax, SumDelayNs: r.delaySum,
 			MaxDelayStartNs: r.maxAt - r.delayMax, MaxDelayEndNs: r.maxAt,
 		})
+		if r.bw {
+			// Named apart from latency's throttled_ns (the waits of the
+			// row's tasks in a trace): these are the group's cpu.stat.
+			doc.Tasks[len(doc.Tasks)-1].Extra = map[string]int64{"cpu_stat_throttled_ns": r.thrNS, "cpu_stat_throttled_periods": r.thrPeriods}
+		}
 		doc.Total.RuntimeNs += r.runtime
 		doc.Total.Count += r.delays
 		doc.Total.Switches += r.switches
@@ -357,8 +395,12 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 	if by == "cgroup" {
 		key = "Cgroup"
 	}
-	fmt.Fprintln(tw, key+"\tTasks\tRuntime\tSwitches\tDelays\tAvg delay\tMax delay\tSum delay\t")
-	unmeasured := 0
+	head := key + "\tTasks\tRuntime\tSwitches\tDelays\tAvg delay\tMax delay\tSum delay\t"
+	if by == "cgroup" {
+		head += "Throttled\t"
+	}
+	fmt.Fprintln(tw, head)
+	unmeasured, throttled := 0, 0
 	for i, r := range rows {
 		if max > 0 && i == max {
 			break
@@ -373,10 +415,26 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 		// The key escaped, as every text table's names (termsafe): a
 		// comm or a cgroup path is any bytes, a newline or an ESC
 		// sequence among them.
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", termsafe.Label(r.key), len(r.tasks), run, r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t", termsafe.Label(r.key), len(r.tasks), run, r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
+		if by == "cgroup" {
+			thr := "-"
+			if r.bw {
+				thr = ms(r.thrNS)
+				if r.thrNS > 0 {
+					throttled++
+				}
+			}
+			fmt.Fprint(tw, thr+"\t")
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if throttled > 0 {
+		if _, err := fmt.Fprintf(w, "Throttled: how long the group's runqueues were throttled by its CPU quota in the window (cpu.stat throttled_time, summed over CPUs, so it can exceed the window; - where the group has no cpu.stat); the group's delays include that wait: %s throttled\n", plural(throttled, "group")); err != nil {
+			return err
+		}
 	}
 	if unmeasured > 0 {
 		// The kernel side adds a run at the task's switch-out only when

@@ -28,6 +28,7 @@ import (
 	"github.com/traceview/traceview/ebpf"
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 )
 
 // sleepLoop starts a shell that runs sleep n times (each sleep is woken by
@@ -429,6 +430,64 @@ func TestGroupTopCgroupNames(t *testing.T) {
 // the paths /u2q, / and (no cgroup recorded) "Task"; a live window of 3
 // groups at --rows 2 said '3 rows' over 2. Group / (TID 1, 2) ran 3 ms
 // and waited twice, 1 and 3 ms: avg 2 ms, max 3 ms, sum 4 ms.
+// TestTopThrottled: a cgroup row gets its group's cpu.stat increase over
+// the window (by the row's path): /q's throttled_time went from 0.1 s to
+// 0.85 s and nr_throttled from 2 to 9, so 750.000 ms and 7 periods; /
+// read at both ends but never throttled shows 0.000 ms; /gone, read at
+// the start only, shows "-" and nothing in the JSON; the note under the
+// table counts the one throttled group.
+func TestTopThrottled(t *testing.T) {
+	stats := []ebpf.TaskStat{
+		{TID: 1, Comm: "a", Cgroup: 1, Runtime: 1e6, Switches: 1, Delays: 1, DelaySum: 1e6, DelayMax: 1e6},
+		{TID: 2, Comm: "b", Cgroup: 2, Runtime: 1e6, Switches: 1},
+		{TID: 3, Comm: "c", Cgroup: 3, Runtime: 1e6, Switches: 1},
+	}
+	rows := groupTop(stats, "cgroup", map[uint64]string{1: "/q", 2: "/", 3: "/gone"})
+	before := map[string]trace.CgroupStat{"/q": {NrThrottled: 2, ThrottledNS: 100e6}, "/": {}, "/gone": {}}
+	after := map[string]trace.CgroupStat{"/q": {NrThrottled: 9, ThrottledNS: 850e6}, "/": {}}
+	setThrottled(rows, before, after)
+	sortTop(rows, []string{"avg"})
+	var b bytes.Buffer
+	if err := writeTopTable(&b, rows, "cgroup", 0, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]string{}
+	for _, l := range strings.Split(b.String(), "\n")[2:] {
+		if f := strings.Fields(l); len(f) > 1 {
+			last[f[0]] = strings.Join(f[len(f)-2:], " ")
+		}
+	}
+	if last["/q"] != "750.000 ms" || last["/"] != "0.000 ms" || !strings.HasSuffix(last["/gone"], " -") {
+		t.Errorf("Throttled column: %q in\n%s", last, b.String())
+	}
+	if !strings.Contains(b.String(), "the group's delays include that wait: 1 group throttled") {
+		t.Errorf("no throttle note:\n%s", b.String())
+	}
+	b.Reset()
+	if err := writeTopJSON(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Tasks []map[string]any `json:"tasks"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range d.Tasks {
+		ns, ok := r["cpu_stat_throttled_ns"]
+		switch r["comm"] {
+		case "/q":
+			if ns != 750e6 || r["cpu_stat_throttled_periods"] != 7.0 {
+				t.Errorf("/q JSON: %v", r)
+			}
+		case "/gone":
+			if ok {
+				t.Errorf("/gone JSON has cpu_stat_throttled_ns: %v", r)
+			}
+		}
+	}
+}
+
 func TestTopTableHeader(t *testing.T) {
 	stats := []ebpf.TaskStat{
 		{TID: 1, Comm: "a", Cgroup: 1, Runtime: 1e6, Switches: 1, Delays: 1, DelaySum: 1e6, DelayMax: 1e6},
@@ -457,7 +516,8 @@ func TestTopTableHeader(t *testing.T) {
 			root = f
 		}
 	}
-	if !slices.Equal(root, []string{"/", "2", "3.000", "ms", "2", "2", "2.000", "ms", "3.000", "ms", "4.000", "ms"}) {
+	// No cpu.stat was read for the window: Throttled "-".
+	if !slices.Equal(root, []string{"/", "2", "3.000", "ms", "2", "2", "2.000", "ms", "3.000", "ms", "4.000", "ms", "-"}) {
 		t.Errorf("row / %q in\n%s", root, b.String())
 	}
 	b.Reset()
@@ -597,6 +657,11 @@ func TestTopV1CgroupRows(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "tasks"), []byte(strconv.Itoa(spin.Process.Pid)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A quota of 10 ms per 100 ms period: the spinner is throttled for
+	// about 90 ms of each of the window's 10 periods.
+	if err := os.WriteFile(filepath.Join(dir, "cpu.cfs_quota_us"), []byte("10000"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	stdout, stderr, code := runCLI(t, "top", "--by", "cgroup", "--once", "-d", "1s", "-o", "json")
 	if code != 0 {
 		t.Fatalf("top: exit %d: %s", code, stderr)
@@ -610,6 +675,12 @@ func TestTopV1CgroupRows(t *testing.T) {
 		if r.Comm == want {
 			if r.NrTasks != 1 || r.RuntimeNs <= 0 {
 				t.Errorf("row %s: %d tasks, %d ns run, want the spinning sh alone, running", want, r.NrTasks, r.RuntimeNs)
+			}
+			// At most 10 ms of each 100 ms: 1 s holds 10-11 periods,
+			// about 0.9 s throttled; at least half of it and 5 periods.
+			if r.RuntimeNs > 250e6 || r.Extra["cpu_stat_throttled_ns"] < 450e6 || r.Extra["cpu_stat_throttled_periods"] < 5 {
+				t.Errorf("row %s: %d ns run, cpu.stat %d ns throttled in %d periods; want at most 0.25 s run, at least 0.45 s throttled in 5 periods",
+					want, r.RuntimeNs, r.Extra["cpu_stat_throttled_ns"], r.Extra["cpu_stat_throttled_periods"])
 			}
 			return
 		}
