@@ -215,15 +215,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if ln != nil {
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(&topCollector{top: top}, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-		srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 5 * time.Second}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", srv.Handler)
-		srv.Handler = mux
-		go srv.Serve(ln)
-		defer srv.Close()
-		fmt.Fprintf(cmd.ErrOrStderr(), "traceview top: metrics at http://%s/metrics\n", ln.Addr())
+		defer serveTopMetrics(cmd.ErrOrStderr(), top, ln)()
 	}
 	// With the cpu controller on a cgroup v1 hierarchy, the kernel's
 	// cgroup ids name v2 groups only: follow the v1 cpu groups' tasks
@@ -255,11 +247,9 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		return fmt.Errorf("top: %w", err)
 	}
 	// With --by cgroup, each window also says how long each group was
-	// throttled by its CPU quota (cpu.stat), which its delays include.
-	var bwBefore map[string]trace.CgroupStat
-	if o.by == "cgroup" {
-		bwBefore = ebpf.ReadBandwidth(mounts, since)
-	}
+	// throttled by its CPU quota (cpu.stat), which its delays include
+	// (without it, mounts is empty and so are the readings).
+	bwBefore := ebpf.ReadBandwidth(mounts, since)
 	// Clear the screen between windows only on a terminal.
 	clear := o.output == "table" && isTerminal(out)
 	windows := 0
@@ -283,11 +273,8 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			cgroups = topCgroups(stats, v1, now)
 		}
 		rows := groupTop(stats, o.by, cgroups)
-		var bwAfter map[string]trace.CgroupStat
-		if o.by == "cgroup" {
-			bwAfter = ebpf.ReadBandwidth(mounts, now)
-			setThrottled(rows, bwBefore, bwAfter)
-		}
+		bwAfter := ebpf.ReadBandwidth(mounts, now)
+		setThrottled(rows, bwBefore, bwAfter)
 		sortTop(rows, keys)
 		if o.once {
 			// The window in the capture's clock, so that a record of the
@@ -319,6 +306,20 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		windows++
 		before, since, epoch, bwBefore = after, now, next, bwAfter
 	}
+}
+
+// serveTopMetrics serves top's Prometheus metrics (topCollector and the
+// process's own) on ln at /metrics, says where on errw, and returns the
+// function that stops the server.
+func serveTopMetrics(errw io.Writer, top *ebpf.Top, ln net.Listener) (stop func()) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&topCollector{top: top}, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	fmt.Fprintf(errw, "traceview top: metrics at http://%s/metrics\n", ln.Addr())
+	return func() { srv.Close() }
 }
 
 // topCgroups names the cgroups of a window's stats (cgroup v2 paths, as
