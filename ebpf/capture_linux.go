@@ -67,6 +67,8 @@ type Capture struct {
 	// attached is when the last program was attached: the capture's
 	// events start there; stopped when Run stopped them (zero before).
 	attached, stopped time.Time
+	// slab is the backlog's memory made by Options.Prefault, taken by Run.
+	slab *slab
 }
 
 // Probe checks what a capture needs, without loading anything, and returns
@@ -220,6 +222,9 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	// than let the garbage collector find it while the workload runs.
 	runtime.GC()
 	c := &Capture{coll: coll, classic: classic, nCPU: nCPU, dec: newDecoder(classic, opts.Stacks), opts: opts, warnings: warnings}
+	if opts.Prefault {
+		c.slab = newSlab(DefaultMemoryBacklog, batchBytes)
+	}
 	for _, h := range use {
 		var l link.Link
 		if classic {
@@ -432,7 +437,11 @@ func (c *Capture) Run(ctx context.Context, emit func(trace.Event) error) error {
 		// the capture neither wakes a second goroutine (another of Go's
 		// threads) per batch nor allocates enough to start the garbage
 		// collector (whose workers run on every CPU).
-		err = c.runRaw(ctx, true, newSlab(min(q.memMax, DefaultMemoryBacklog), batchBytes), func(b *batch) (bool, error) {
+		fresh := c.slab
+		if c.slab = nil; fresh == nil {
+			fresh = newSlab(min(q.memMax, DefaultMemoryBacklog), batchBytes)
+		}
+		err = c.runRaw(ctx, true, fresh, func(b *batch) (bool, error) {
 			kept, err := q.push(b)
 			if err != nil {
 				return kept, err

@@ -563,3 +563,35 @@ func TestCaptureForkStorm(t *testing.T) {
 		})
 	}
 }
+
+// TestCapturePrefault: with Options.Prefault, Open makes the backlog's
+// DefaultMemoryBacklog bytes before it attaches the programs (so the
+// first writes to them are not in the trace), and Run takes them; without
+// it, Open makes none.
+func TestCapturePrefault(t *testing.T) {
+	requireBPF(t, false)
+	c, err := Open(Options{Prefault: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.slab == nil || len(c.slab.mem) != DefaultMemoryBacklog {
+		t.Errorf("Prefault: slab %v, want %d bytes", c.slab != nil, DefaultMemoryBacklog)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := c.Run(ctx, func(trace.Event) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if c.slab != nil {
+		t.Error("Run left the prefaulted slab in place: it made another")
+	}
+	c.Close()
+	c, err = Open(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.slab != nil {
+		t.Error("no Prefault: Open made a slab")
+	}
+}

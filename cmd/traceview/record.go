@@ -371,7 +371,7 @@ func recordPlan(cmd *cobra.Command, o recordOptions, args []string) (opts ebpf.O
 	// decoding and encoding do not compete with the traced workload) goes
 	// in an unnamed file beside the output.
 	toStdout := o.output == "-"
-	opts = ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks, Wakeups: o.wakeups, Runtime: o.runtime}
+	opts = ebpf.Options{Classic: o.classic, SpillDir: filepath.Dir(o.output), Stacks: o.stacks, Wakeups: o.wakeups, Runtime: o.runtime, Prefault: o.ring == ""}
 	if toStdout {
 		opts.SpillDir = os.TempDir()
 		if isTerminal(cmd.OutOrStdout()) {
