@@ -283,7 +283,7 @@ func printInfo(w io.Writer, r *infoReport) {
 		line("host", "%s", r.Hostname)
 	}
 	if r.OSRelease != "" || r.Arch != "" {
-		line("kernel", "%s %s", r.OSRelease, r.Arch)
+		line("kernel", "%s", strings.TrimSpace(r.OSRelease+" "+r.Arch))
 	}
 	if r.Tool != "" {
 		line("recorder", "%s", r.Tool)

@@ -28,6 +28,11 @@ func TestLatencyFormatPair(t *testing.T) {
 	if n != 1 {
 		t.Errorf("text-latency-format warnings: %d, want 1", n)
 	}
+	// Its header: "# nop latency trace v1.1.5 on 6.18.44-fc-v1272" and
+	// "# latency: 0 us, #2255/2255, CPU#0 | (M:PREEMPT(none) ... #P:2)".
+	if meta.OSRelease != "6.18.44-fc-v1272" || meta.NrCPUs != 2 {
+		t.Errorf("header: kernel %q, %d CPUs; want 6.18.44-fc-v1272, 2", meta.OSRelease, meta.NrCPUs)
+	}
 	switches := func(evs []trace.Event) map[trace.CPU][]trace.Event {
 		m := map[trace.CPU][]trace.Event{}
 		for _, e := range evs {

@@ -498,10 +498,18 @@ func (r *Reader) decodeRaw(st trace.TaskState) trace.TaskState {
 // prev_state encoding.
 func (r *Reader) osRelease(t []byte) bool {
 	const key = "# os release : "
-	if !bytes.HasPrefix(t, []byte(key)) {
+	var rel string
+	switch {
+	case bytes.HasPrefix(t, []byte(key)):
+		rel = string(bytes.TrimSpace(t[len(key):]))
+	case bytes.Contains(t, []byte(" latency trace v")) && bytes.Contains(t, []byte(" on ")):
+		// The latency format's header, "# nop latency trace v1.1.5 on
+		// 6.18.44" (print_trace_header, kernel/trace/trace.c v6.18).
+		_, after, _ := bytes.Cut(t, []byte(" on "))
+		rel = string(bytes.TrimSpace(after))
+	default:
 		return false
 	}
-	rel := string(bytes.TrimSpace(t[len(key):]))
 	r.meta.OSRelease = rel
 	var major, minor int
 	if n, _ := fmt.Sscanf(rel, "%d.%d", &major, &minor); n == 2 && r.stateEnc == encUndecided {

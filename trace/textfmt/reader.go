@@ -439,6 +439,19 @@ func (r *Reader) comment(t []byte) {
 	}
 	const key = "# entries-in-buffer/entries-written:"
 	if !bytes.HasPrefix(t, []byte(key)) {
+		// The latency format's "# latency: 0 us, #4676/4676, CPU#0 |
+		// (M:PREEMPT(none) VP:0, KP:0, SP:0 HP:0 #P:2)": its CPU count.
+		if bytes.HasPrefix(t, []byte("# latency: ")) {
+			if i := bytes.Index(t, []byte("#P:")); i >= 0 {
+				d := t[i+3:]
+				if j := bytes.IndexFunc(d, func(c rune) bool { return c < '0' || c > '9' }); j >= 0 {
+					d = d[:j]
+				}
+				if n, ok := num(d); ok && n > 0 && n < maxCPU {
+					r.meta.NrCPUs = int(n)
+				}
+			}
+		}
 		return
 	}
 	f := bytes.Fields(t[len(key):])
