@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -47,7 +48,10 @@ func compareRatioText(r *float64) string {
 // the total ratios in the style of mailing-list reports.
 func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) error {
 	fmt.Fprintf(w, "A: %s\nB: %s\n\n", nameA, nameB)
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	// The table goes through a buffer so that each line loses the
+	// padding of the note column, right-aligned and empty on most rows.
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', tabwriter.AlignRight)
 	hdr := []string{"Task"}
 	for _, c := range compareFigures {
 		u := ""
@@ -72,6 +76,11 @@ func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) err
 	row(&res.Total)
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		if _, err := fmt.Fprintln(w, strings.TrimRight(line, " ")); err != nil {
+			return err
+		}
 	}
 	var parts []string
 	for _, c := range compareFigures {

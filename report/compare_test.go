@@ -108,6 +108,12 @@ func TestCompareHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := tab.String()
+	// No line ends in the padding of the note column, empty on most rows.
+	for i, l := range strings.Split(out, "\n") {
+		if strings.HasSuffix(l, " ") {
+			t.Errorf("line %d ends in spaces: %q", i+1, l)
+		}
+	}
 	for _, s := range []string{"only in A", "only in B", "runtime A ms"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("table lacks %q:\n%s", s, out)
