@@ -313,7 +313,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 // function that stops the server.
 func serveTopMetrics(errw io.Writer, top *ebpf.Top, ln net.Listener) (stop func()) {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(&topCollector{top: top}, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(&topCollector{top: top, mounts: ebpf.FindCgroupMounts("/proc/self/mountinfo")}, collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
@@ -451,7 +451,13 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 // topCollector turns the kernel's totals into Prometheus metrics at each
 // scrape: per comm and per cgroup (never per task: a label per TID would
 // make a series per thread), cumulative since top started.
-type topCollector struct{ top *ebpf.Top }
+//
+// mounts, when set, are the cgroup hierarchies whose cpu.stat gives the
+// cgroup series' throttled time (ebpf.ReadBandwidth at each scrape).
+type topCollector struct {
+	top    *ebpf.Top
+	mounts ebpf.CgroupMounts
+}
 
 var (
 	commDelay    = prometheus.NewDesc("traceview_comm_sched_delay_seconds", "Scheduling delays (wakeup or preemption to switch-in) of the tasks of a comm.", []string{"comm"}, nil)
@@ -460,6 +466,8 @@ var (
 	cgroupSwitch = prometheus.NewDesc("traceview_cgroup_switches_total", "Switches in of the tasks of a cgroup.", []string{"cgroup"}, nil)
 	commRun      = prometheus.NewDesc("traceview_comm_runtime_seconds_total", "On-CPU time of the tasks of a comm.", []string{"comm"}, nil)
 	cgroupRun    = prometheus.NewDesc("traceview_cgroup_runtime_seconds_total", "On-CPU time of the tasks of a cgroup.", []string{"cgroup"}, nil)
+	cgroupThr    = prometheus.NewDesc("traceview_cgroup_throttled_seconds_total", "Time the cgroup's runqueues spent throttled by its CPU quota, summed over CPUs (its cpu.stat throttled_time or throttled_usec, as the kernel counts it since the group was made), for the cgroups of the delay series whose cpu.stat has bandwidth counters.", []string{"cgroup"}, nil)
+	cgroupThrN   = prometheus.NewDesc("traceview_cgroup_throttled_periods_total", "Bandwidth periods at whose end the cgroup was throttled (cpu.stat nr_throttled, since the group was made).", []string{"cgroup"}, nil)
 	lostDesc     = prometheus.NewDesc("traceview_lost_events_total", "Events the in-kernel aggregation missed: runs of its BPF programs the kernel skipped because another BPF program was running on the CPU (recursion misses, Linux >= 5.12). It sends no records, so none are lost in buffers; tasks evicted from its 16384-entry map show in traceview_top_tasks instead.", nil, nil)
 	bpfRunDesc   = prometheus.NewDesc("traceview_bpf_run_seconds_total", "CPU time spent in the aggregation's BPF programs, the capture's overhead in the kernel (needs sysctl kernel.bpf_stats_enabled=1; 0 without).", nil, nil)
 	bpfRunsDesc  = prometheus.NewDesc("traceview_bpf_runs_total", "Runs of the aggregation's BPF programs (needs sysctl kernel.bpf_stats_enabled=1; 0 without).", nil, nil)
@@ -468,7 +476,7 @@ var (
 )
 
 func (c *topCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{commDelay, cgroupDelay, commSwitch, cgroupSwitch, commRun, cgroupRun, lostDesc, bpfRunDesc, bpfRunsDesc, tasksDesc, scrapeDesc} {
+	for _, d := range []*prometheus.Desc{commDelay, cgroupDelay, commSwitch, cgroupSwitch, commRun, cgroupRun, cgroupThr, cgroupThrN, lostDesc, bpfRunDesc, bpfRunsDesc, tasksDesc, scrapeDesc} {
 		ch <- d
 	}
 }
@@ -491,10 +499,18 @@ func (c *topCollector) Collect(ch chan<- prometheus.Metric) {
 		by                   string
 		delay, switches, run *prometheus.Desc
 	}{{"comm", commDelay, commSwitch, commRun}, {"cgroup", cgroupDelay, cgroupSwitch, cgroupRun}} {
+		var bw map[string]trace.CgroupStat
+		if g.by == "cgroup" {
+			bw = ebpf.ReadBandwidth(c.mounts, 0)
+		}
 		for _, r := range groupTop(stats, g.by, cgroups) {
 			ch <- prometheus.MustNewConstHistogram(g.delay, uint64(r.delays), float64(r.delaySum)/1e9, histBuckets(r.hist), r.key)
 			ch <- prometheus.MustNewConstMetric(g.switches, prometheus.CounterValue, float64(r.switches), r.key)
 			ch <- prometheus.MustNewConstMetric(g.run, prometheus.CounterValue, float64(r.runtime)/1e9, r.key)
+			if st, ok := bw[r.key]; ok {
+				ch <- prometheus.MustNewConstMetric(cgroupThr, prometheus.CounterValue, float64(st.ThrottledNS)/1e9, r.key)
+				ch <- prometheus.MustNewConstMetric(cgroupThrN, prometheus.CounterValue, float64(st.NrThrottled), r.key)
+			}
 		}
 	}
 	if st, err := c.top.Stats(); err != nil {

@@ -801,3 +801,67 @@ func TestTopUnmeasuredRuntime(t *testing.T) {
 		t.Errorf("no note under the table:\n%s", b.String())
 	}
 }
+
+// TestTopMetricsThrottled: a spinner in a group with a 10 ms per 100 ms
+// quota (the cpu controller's hierarchy, v1 here, with the same path in
+// cgroup v2, whose ids the kernel side records, as cgrun makes them) is
+// throttled about 90 ms of each period; after 0.45 s the group's series
+// traceview_cgroup_throttled_seconds_total holds at least 0.1 s and
+// traceview_cgroup_throttled_periods_total at least 2.
+func TestTopMetricsThrottled(t *testing.T) {
+	requireCapture(t)
+	m := ebpf.FindCgroupMounts("/proc/self/mountinfo")
+	if m.V1CPU == "" || m.V2 == "" {
+		t.Skip("needs the cpu controller on a cgroup v1 hierarchy and a cgroup2 mount")
+	}
+	name := fmt.Sprintf("tv-metrics-%d", os.Getpid())
+	v1, v2 := filepath.Join(m.V1CPU, name), filepath.Join(m.V2, name)
+	for _, d := range []string{v1, v2} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(d)
+	}
+	if err := os.WriteFile(filepath.Join(v1, "cpu.cfs_quota_us"), []byte("10000"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	top, err := ebpf.OpenTop(ebpf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer top.Close()
+	spin := exec.Command("sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { spin.Process.Kill(); spin.Wait() }()
+	pid := []byte(strconv.Itoa(spin.Process.Pid))
+	if err := os.WriteFile(filepath.Join(v1, "tasks"), pid, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(v2, "cgroup.procs"), pid, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(450 * time.Millisecond)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&topCollector{top: top, mounts: m})
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/" + name
+	got := map[string]float64{}
+	for _, f := range fams {
+		if !strings.HasPrefix(f.GetName(), "traceview_cgroup_throttled_") {
+			continue
+		}
+		for _, mt := range f.GetMetric() {
+			if mt.GetLabel()[0].GetValue() == want {
+				got[f.GetName()] = mt.GetCounter().GetValue()
+			}
+		}
+	}
+	if got["traceview_cgroup_throttled_seconds_total"] < 0.1 || got["traceview_cgroup_throttled_periods_total"] < 2 {
+		t.Errorf("%s: %v; want at least 0.1 s throttled in 2 periods", want, got)
+	}
+}
