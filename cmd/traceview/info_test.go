@@ -45,6 +45,22 @@ func TestInfoText(t *testing.T) {
 	}
 }
 
+// An ftrace latency-format capture (trace/textfmt's test pair) names its
+// kernel in its header, with no architecture: the kernel line has no
+// trailing space, and the CPU count comes from its "#P:2".
+func TestInfoLatencyFormatHeader(t *testing.T) {
+	out, errs, code := runCLI(t, "info", "-i", "../../trace/textfmt/testdata/latpair-lat.txt.gz")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	out = regexp.MustCompile(`: +`).ReplaceAllString(out, ": ")
+	for _, want := range []string{"\nkernel: 6.18.44-fc-v1272\n", "\nCPUs: 2\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // A recording with perf's cache description shows its last-level caches.
 func TestInfoLLCs(t *testing.T) {
 	out, errs, code := runCLI(t, "info", "-i", "../../testdata/traces/nice.2cpu.perf.data")

@@ -378,10 +378,11 @@ func isLatMark(c byte) bool {
 	return false
 }
 
-// noCPUColumn reports whether line is a perf script line of a sched
-// tracepoint printed without the cpu field ("perf 515 22104.216453:
-// sched:sched_switch: ...", -F comm,tid,time,event,trace): a timestamp
-// token right before the "sched:" event, and no "[cpu]" column.
+// noCPUColumn reports whether line, one parsePrefix refused (both callers
+// ask only then), is a perf script line of a sched tracepoint printed
+// without the cpu field ("perf 515 22104.216453: sched:sched_switch: ...",
+// -F comm,tid,time,event,trace): a timestamp token right before the
+// "sched:" event.
 func noCPUColumn(line []byte) bool {
 	i := bytes.Index(line, []byte(" sched:sched_"))
 	if i < 0 {
@@ -391,9 +392,5 @@ func noCPUColumn(line []byte) bool {
 	if j := bytes.LastIndexByte(tok, ' '); j >= 0 {
 		tok = tok[j+1:]
 	}
-	if !isTimestamp(tok) {
-		return false
-	}
-	var p prefix
-	return !parsePrefix(line, &p)
+	return isTimestamp(tok)
 }
