@@ -140,6 +140,7 @@ type EEVDF struct {
 	wakePreempt  bool
 	tickPick     bool
 	protResched  bool
+	wakeDequeue  bool // WAKEUP_DEQUEUE_DELAYED
 	peltWake     bool
 	hLoad        bool
 	taskThrottle bool
@@ -173,6 +174,13 @@ var EEVDFParams = []Param{
 			"another task although the current one's deadline has not moved; off: only when its deadline moves (before 6.17)",
 		Source: "kernel/sched/fair.c v6.17+ update_curr (resched || !protect_slice(curr)), from \"sched/fair: Limit run to " +
 			"parity to the min slice of enqueued entities\" (Vincent Guittot, 2025)"},
+	{Name: "WAKEUP_DEQUEUE_DELAYED", Kind: ParamFeature, Default: "on",
+		Doc: "not a features.h flag: the wakeup preemption check picks as a pick does, so a delayed entity it finds is " +
+			"dequeued then (its lag clipped by DELAY_ZERO) and the pick repeated; off: a delayed entity found there keeps " +
+			"the current task running (6.12 to the fix)",
+		Source: "upstream commit ac8e69e69363 \"sched/fair: Fix wakeup_preempt_fair() vs delayed dequeue\" (Vincent Guittot, " +
+			"2026; Fixes: f12e148892ed, v6.12), in 7.0.y stable; the recording kernel of the shared traces (6.18.44) " +
+			"does it: measured with BPF probes on sched_wakeup and sched_switch (docs/replay.md, G12)"},
 	{Name: "TICK_PICK", Kind: ParamFeature, Default: "off",
 		Doc: "not a features.h flag: the tick preemption of the 6.3-rc EEVDF series, check_preempt_tick rescheduling at every tick " +
 			"(more than one task queued) when pick_eevdf would not pick the current task, and the end of a request moving the " +
@@ -209,6 +217,7 @@ func NewEEVDF(v Values, cpus int) *EEVDF {
 		wakePreempt:  v.Feature("WAKEUP_PREEMPTION", true),
 		tickPick:     v.Feature("TICK_PICK", false),
 		protResched:  v.Feature("PROTECT_RESCHED", true),
+		wakeDequeue:  v.Feature("WAKEUP_DEQUEUE_DELAYED", true),
 		peltWake:     v.Feature("WA_PELT", true),
 		hLoad:        v.Feature("H_LOAD", true),
 		taskThrottle: v.Feature("TASK_THROTTLE", true),
@@ -621,7 +630,29 @@ func (p *EEVDF) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool
 	if p.preShort && pe.slice < ce.slice && rq.eligible(pe) && (pe.deadline < ce.deadline || !rq.eligible(ce)) {
 		ce.protect = false
 	}
-	return p.pick(rq, cid) == tid
+	return p.wakePick(rq, cid) == tid
+}
+
+// wakePick is the pick of wakeup_preempt_fair: pick_next_entity, which
+// dequeues a delayed entity it finds (dequeue_entities with
+// DEQUEUE_DELAYED, DELAY_ZERO clipping its lag) and picks again while
+// entities are queued (upstream commit ac8e69e69363, see
+// WAKEUP_DEQUEUE_DELAYED). Without the feature it is pick.
+func (p *EEVDF) wakePick(rq *erq, curr int) int {
+	for {
+		id := p.pick(rq, curr)
+		if !p.wakeDequeue || id == curr || id == noEnt || !p.ent(id).delayed {
+			return id
+		}
+		if id < 0 {
+			p.finishGroupDelayed(rq, id)
+		} else {
+			p.finishDelayed(rq, id, &p.e[id])
+		}
+		if len(rq.q) == 0 {
+			return noEnt
+		}
+	}
 }
 
 // UpdateCurr implements Policy (update_curr + update_deadline on each

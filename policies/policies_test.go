@@ -353,3 +353,69 @@ func TestEEVDFDelayedGroupEntity(t *testing.T) {
 		t.Errorf("after A's migration: /a queued %v delayed %v; want false, false", ea.queued, ea.delayed)
 	}
 }
+
+// TestEEVDFWakeupDequeuesDelayed: the wakeup preemption check dequeues a
+// delayed entity it picks and picks again (WAKEUP_DEQUEUE_DELAYED, upstream
+// commit ac8e69e69363). One CPU, three nice-0 tasks (weight 1024):
+//   - H runs at v = 10 ms, D is queued at v = 12 ms: V = 11 ms, so D is not
+//     eligible and its sleep is delayed;
+//   - H is charged 3 ms: v_H = 13 ms, V = (13 + 12) / 2 = 12.5 ms: D is
+//     eligible, H is not; D's deadline is set to 12.1 ms;
+//   - W wakes, new (lag 0): placed at V = 12.5 ms, deadline 12.5 + 0.7 =
+//     13.2 ms (base slice 0.70 ms on 1 CPU); V stays 12.5 ms.
+//
+// The eligible entities are D and W; D's deadline is the earlier, so a pick
+// takes D. Without the feature W does not preempt H and D stays delayed.
+// With it D is dequeued (lag 12.5 − 12 = 0.5 ms > 0, clipped to 0 by
+// DELAY_ZERO), V becomes (13 + 12.5) / 2 = 12.75 ms, W (12.5) is eligible
+// and H (13) is not: the pick takes W, which preempts.
+func TestEEVDFWakeupDequeuesDelayed(t *testing.T) {
+	for _, tc := range []struct {
+		spec        string
+		preempt     bool
+		stillQueued bool
+	}{
+		{"eevdf", true, false},
+		{"eevdf:NO_WAKEUP_DEQUEUE_DELAYED", false, true},
+	} {
+		sim := newFakeSim(1)
+		p := NewEEVDF(mustSpec(t, tc.spec).Values, 1)
+		p.Init(sim)
+		h, d, w := sim.task(0), sim.task(0), sim.task(0)
+		for _, x := range []*Task{h, d, w} {
+			p.TaskNew(x)
+		}
+		p.Enqueue(0, h, 0)
+		p.Enqueue(0, d, 0)
+		rq := &p.rqs[0]
+		set := func(x *Task, v, deadline int64) {
+			e := &p.e[x.ID]
+			rq.remove(x.ID, e)
+			e.v, e.deadline = v, deadline
+			rq.add(x.ID, e)
+		}
+		set(h, 10_000_000, 11_400_000)
+		set(d, 12_000_000, 13_400_000)
+		p.setCurr(rq, h.ID)
+		sim.curr[0] = h
+		p.Dequeue(0, d, DequeueSleep)
+		if !p.e[d.ID].delayed {
+			t.Fatalf("%s: D (v 12 ms, V 11 ms) not delayed at its sleep", tc.spec)
+		}
+		p.UpdateCurr(0, h, 3_000_000)
+		set(d, 12_000_000, 12_100_000)
+		p.Enqueue(0, w, EnqueueWakeup)
+		if got := p.e[w.ID].v; got != 12_500_000 {
+			t.Fatalf("%s: W placed at v %d, want 12500000", tc.spec, got)
+		}
+		if got := p.CheckPreemptWakeup(0, h, w, 0); got != tc.preempt {
+			t.Errorf("%s: W preempts H: %v, want %v", tc.spec, got, tc.preempt)
+		}
+		if e := &p.e[d.ID]; e.delayed != tc.stillQueued || e.queued != tc.stillQueued {
+			t.Errorf("%s: D delayed %v, queued %v; want both %v", tc.spec, e.delayed, e.queued, tc.stillQueued)
+		}
+		if !tc.stillQueued && p.e[d.ID].vlag != 0 {
+			t.Errorf("%s: D's lag after the dequeue %d, want 0 (DELAY_ZERO)", tc.spec, p.e[d.ID].vlag)
+		}
+	}
+}

@@ -566,9 +566,9 @@ func TestReplaySpinExitHint(t *testing.T) {
 		t.Errorf("--until hog=deadline settles it, yet the output still hints:\n%s\n%s", out, errs)
 	}
 	// On one CPU the kill changes the answer (makespan 2833.6 ms as
-	// work-bound, 2034.0 ms killed), and a note on stderr says so.
+	// work-bound, 2033.9 ms killed), and a note on stderr says so.
 	_, errs, code = runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "--cpus", "1", in)
-	const note = "note: eevdf: hog exited mid-spin and the prediction takes that for the end of its work (work-bound); if a kill at a wall-clock time ended it (timeout, a signal from outside the trace) it changes: makespan 2833.572 ms -> 2033.981 ms;"
+	const note = "note: eevdf: hog exited mid-spin and the prediction takes that for the end of its work (work-bound); if a kill at a wall-clock time ended it (timeout, a signal from outside the trace) it changes: makespan 2833.572 ms -> 2033.892 ms;"
 	if code != 0 || !strings.Contains(errs, note) || !strings.Contains(errs, "--until hog=deadline or hog=work says which") {
 		t.Errorf("--cpus 1: exit %d, stderr lacks %q:\n%s", code, note, errs)
 	}
