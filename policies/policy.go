@@ -126,6 +126,10 @@ type Task struct {
 	// Linux 6.12+ EEVDF); 0 means the policy's default.
 	Slice    int64
 	Affinity CPUSet
+	// SchedDeadline marks a task the recording ran under SCHED_DEADLINE,
+	// which a replay runs as FIFO 99 (replay's Task.Class); Prio gives
+	// it -1, as the sched_switch tracepoint does.
+	SchedDeadline bool
 
 	State TaskState
 	CPU   int // runqueue the task is on, or the CPU it last ran on
@@ -140,8 +144,12 @@ type Task struct {
 }
 
 // Prio returns the kernel's prio value of the task (0..99 RT as 99-RTPrio,
-// 100..139 fair as 120+Nice), as sched_switch reports it.
+// 100..139 fair as 120+Nice, -1 for a SchedDeadline task replayed as FIFO
+// 99), as sched_switch reports it.
 func (t *Task) Prio() int32 {
+	if t.SchedDeadline && t.Class == ClassFIFO && t.RTPrio == 99 {
+		return -1
+	}
 	if t.Class.RealTime() {
 		return int32(99 - t.RTPrio)
 	}

@@ -249,6 +249,14 @@ func (s *sim) emitMigrate(t *policies.Task, src, dst int) {
 	s.emit(rec{t: s.now, kind: trace.KindMigrate, task: int32(t.ID), other: -1, cpu: int16(src), cpu2: int16(dst)}, t)
 }
 
+// throttleAt reports whether the block after burst j of task i is a
+// SCHED_DEADLINE throttle (Cause.Throttle), which the kernel shows as a
+// runnable switch-out and a switch-in with no wakeup.
+func (s *sim) throttleAt(i, j int) bool {
+	bs := s.m.Tasks[s.ts[i].src].Bursts
+	return s.m.Tasks[i].SchedDeadline && j >= 0 && j < len(bs) && bs[j].Wake.Throttle
+}
+
 func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 	s.stats.Switches++
 	r := rec{t: s.now, kind: trace.KindSwitch, task: -1, other: -1, cpu: int16(cpu), cpu2: -1}
@@ -269,6 +277,9 @@ func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 			r.state = trace.StateDead
 		default:
 			r.state = trace.StateInterruptible
+			if s.throttleAt(prev.ID, s.ts[prev.ID].burst) {
+				r.state = trace.StatePreempted // throttled, still TASK_RUNNING
+			}
 		}
 	}
 	if next != nil {

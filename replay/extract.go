@@ -59,6 +59,12 @@ type ext struct {
 	// prios counts the task's recorded switch-ins by the prio its
 	// sched_switch gave it (see settlePrio).
 	prios []prioCount
+	// dl is true once a sched_switch showed the task at prio -1 beside a
+	// task with a known prio: SCHED_DEADLINE (see schedDeadline).
+	dl bool
+	// throttled is true from a deadline task's runnable switch-out to its
+	// next switch-in (a throttle: Cause.Throttle).
+	throttled bool
 	// lostIn is true from a lost switch-in (lostSwitchIn) to the run's
 	// first sched_stat_runtime of its own, which dates the switch-in.
 	lostIn bool
@@ -745,7 +751,16 @@ func (x *extractor) switchEv(ev *trace.Event) {
 			s.running = false
 		}
 		s.inAt = -1
+		if schedDeadline(ev.Prio, ev.NextPrio) {
+			s.dl = true
+		}
 		switch {
+		case ev.PrevState.Runnable() && s.dl:
+			// A deadline task switched out runnable has used its
+			// runtime (throttled) until the replenishment its next
+			// switch-in dates: a block woken at that time.
+			x.endBurst(i, EndBlock)
+			s.sleeping, s.blocked, s.throttled = true, t, true
 		case ev.PrevState.Runnable():
 			s.rOuts++
 			x.noteYield(i, ev, in)
@@ -779,13 +794,18 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		x.ident(i, ev, ev.NextPID, ev.NextComm, ev.NextPrio)
 		s := &x.st[i]
 		s.countPrio(ev.NextPrio)
+		if schedDeadline(ev.NextPrio, ev.Prio) {
+			s.dl = true
+		}
 		if s.pp > 0 {
 			x.pingPong(i, ev)
 		}
 		if s.sleeping {
-			// Switched in without a recorded wakeup: an external event now.
-			x.setCause(i, Cause{Kind: CauseExternal, At: t, Inferred: true}, t)
+			// Switched in without a recorded wakeup: an external event now
+			// (a deadline task's replenishment after a throttle).
+			x.setCause(i, Cause{Kind: CauseExternal, At: t, Inferred: true, Throttle: s.throttled}, t)
 		}
+		s.throttled = false
 		s.ins++
 		s.waitFrom = s.wakeAt
 		if s.wakeAt >= 0 {

@@ -49,6 +49,12 @@ type Cause struct {
 	// ended it by then: an absolute-timer task's wakeup the trace gives to
 	// another task without showing it (timerLikeWakeups).
 	ByAt bool
+	// Throttle marks the CauseExternal block of a SCHED_DEADLINE task
+	// switched out runnable (Task.SchedDeadline): no sleep but its
+	// runtime used up until the replenishment at At. A replay switches it
+	// out runnable and back in with no wakeup, as the kernel does (the
+	// replenishment timer enqueues it without try_to_wake_up).
+	Throttle bool
 }
 
 // ActionKind is what a task does at a point of its burst.
@@ -220,11 +226,18 @@ type Task struct {
 	Prio int32
 	// PrioChanged is true when its switch-ins showed more than one prio.
 	PrioChanged bool
-	Parent      int // forking task index, -1
-	Init        InitState
-	CPU         int   // CPU it was first seen on
-	Start       int64 // ns, first appearance (fork time for forked tasks)
-	Last        int64 // ns, last event that concerns the task
+	// SchedDeadline is true for a SCHED_DEADLINE task (prio -1 in its
+	// sched_switches; see ModelStats.SchedDeadline). The trace does not
+	// carry its runtime, deadline or period: each time it was switched out
+	// runnable (throttled, its runtime used) is a block woken when it was
+	// switched in again (the replenishment), and it is replayed above the
+	// fair class and every real-time task but FIFO 99 (Class).
+	SchedDeadline bool
+	Parent        int // forking task index, -1
+	Init          InitState
+	CPU           int   // CPU it was first seen on
+	Start         int64 // ns, first appearance (fork time for forked tasks)
+	Last          int64 // ns, last event that concerns the task
 	// FinalWaitFrom is when the task's wait for the CPU before its final
 	// run began, the run its exit ended (ns; 0 when the trace does not
 	// show that run's switch-in and the wakeup or preemption before it).
@@ -333,9 +346,15 @@ type Task struct {
 
 // Class returns the scheduling class and nice/RT priority implied by the
 // traced prio: below 100 real-time (SCHED_FIFO assumed: a trace does not
-// tell FIFO from RR), else fair with nice = prio-120.
+// tell FIFO from RR), else fair with nice = prio-120. A SCHED_DEADLINE
+// task is FIFO 99: the deadline class runs above the real-time one
+// (kernel/sched/sched.h, dl_sched_class before rt_sched_class), and the
+// simulator has no EDF of its own, so its reservation is kept by
+// replaying its throttles (Task.SchedDeadline).
 func (t *Task) Class() (c policies.Class, nice, rtprio int) {
 	switch {
+	case t.SchedDeadline:
+		return policies.ClassFIFO, 0, 99
 	case t.Prio >= 0 && t.Prio < 100:
 		return policies.ClassFIFO, 0, int(99 - t.Prio)
 	case t.Prio >= 100 && t.Prio < 140:
@@ -485,6 +504,8 @@ type ModelStats struct {
 	// the trace); each is replayed at the prio of most of them
 	// (settlePrio).
 	PrioChanges int `json:"prio_changes"`
+	// SchedDeadline counts SCHED_DEADLINE tasks (Task.SchedDeadline).
+	SchedDeadline int `json:"sched_deadline_tasks"`
 	// PinnedTasks counts workload tasks given an inferred affinity: the
 	// traced command ran on one CPU of several (taskset), all but
 	// pinStray of its run time, over at least pinMinSwitches switch-ins.

@@ -15,6 +15,13 @@ func sw(t int64, prev trace.TID, state trace.TaskState, next trace.TID) trace.Ev
 	return e
 }
 
+// swPrio is sw with the tasks' prios: prevPrio for prev, nextPrio for next.
+func swPrio(t int64, prev trace.TID, state trace.TaskState, next trace.TID, prevPrio, nextPrio int32) trace.Event {
+	e := sw(t, prev, state, next)
+	e.Prio, e.NextPrio = prevPrio, nextPrio
+	return e
+}
+
 func rt(t int64, tid trace.TID, ns int64) trace.Event {
 	e := trace.NewEvent(t, 0, trace.KindRuntime)
 	e.TID, e.CurTID, e.Runtime = tid, tid, ns

@@ -17,9 +17,7 @@ func TestSettlePrioMostSwitchIns(t *testing.T) {
 	us := int64(1000)
 	var evs []trace.Event
 	at := func(t int64, prev trace.TID, state trace.TaskState, next trace.TID, prevPrio, nextPrio int32) {
-		e := sw(t, prev, state, next)
-		e.Prio, e.NextPrio = prevPrio, nextPrio
-		evs = append(evs, e)
+		evs = append(evs, swPrio(t, prev, state, next, prevPrio, nextPrio))
 	}
 	at(0, 0, 0, 1, 120, 120)
 	for k := int64(0); k < 3; k++ {

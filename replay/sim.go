@@ -567,7 +567,7 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 	tk := &s.m.Tasks[i]
 	class, nice, rtprio := tk.Class()
 	t := &policies.Task{ID: i, TID: tk.TID, PID: tk.PID, Comm: tk.Comm, Class: class, Nice: nice, RTPrio: rtprio,
-		Affinity: policies.AllCPUs(len(s.cpus)), CPU: tk.CPU, Parent: parent, State: policies.TaskNew}
+		Affinity: policies.AllCPUs(len(s.cpus)), CPU: tk.CPU, Parent: parent, State: policies.TaskNew, SchedDeadline: tk.SchedDeadline}
 	if s.taskGroup != nil {
 		t.Group = s.taskGroup[i]
 	}
@@ -1380,7 +1380,9 @@ func (s *sim) wakeFlags(i, j int, waker *policies.Task, wcpu int, sync, recorded
 	if waker != nil {
 		r.other, r.irq = int32(waker.ID), trace.No
 	}
-	s.emit(r, t)
+	if !s.throttleAt(i, j) { // a deadline task's replenishment is no wakeup
+		s.emit(r, t)
+	}
 	var ef policies.EnqueueFlags = policies.EnqueueWakeup
 	if cpu != prev {
 		s.emitMigrate(t, prev, cpu)

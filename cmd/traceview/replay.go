@@ -600,6 +600,17 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 		}
 		yields += fmt.Sprintf("; %s changed priority during the trace (%s): each replayed at the prio of most of its switch-ins", plural(st.PrioChanges, "task"), commNames(m, idx))
 	}
+	if st.SchedDeadline > 0 {
+		var idx []int
+		for i := range m.Tasks {
+			if m.Tasks[i].SchedDeadline {
+				idx = append(idx, i)
+			}
+		}
+		yields += fmt.Sprintf("; %s ran under SCHED_DEADLINE (%s): replayed above the real-time class (as FIFO 99), "+
+			"each throttle kept until its recorded replenishment, as the trace has no runtime, deadline or period",
+			plural(st.SchedDeadline, "task"), commNames(m, idx))
+	}
 	fmt.Fprintf(out, "model: %s, %s, %s (%d ended by another task, %d of them inferred from ping-pong preemptions; %d by a timer, %d at an absolute time (%d absolute timers); %d never woken); %.1f %% of the blocking points with an inferred cause%s\n",
 		plural(st.Tasks, "task")+" (in a scheduler event)", plural(st.Bursts, "CPU burst"), plural(st.BlockingPoints, "blocking point"),
 		st.Dependencies, st.PingPongs, st.Timers, st.External, st.AbsoluteTimers, st.Never, 100*st.InferredShare(), yields)
