@@ -151,6 +151,19 @@ func TestCheckTogether(t *testing.T) {
 	if got := far.TogetherExits(); len(got) != 0 {
 		t.Errorf("exits 31 ms apart: TogetherExits %v, want none", got)
 	}
+	// The workload goes on to 10 s (solo's end): the w pair ended 9.7 s
+	// before it, more than deadlineSpread (3 %) of its 10 s span, as one
+	// process of a build does. Solo ending 9 ms after the pair instead
+	// (3 % of the 309.03 ms span is 9.27 ms), the pair counts.
+	early := togetherModel()
+	early.Tasks[2].Last = 10_000_000_000
+	if got := early.TogetherExits(); len(got) != 0 {
+		t.Errorf("pair ending 9.7 s before the workload: TogetherExits %v, want none", got)
+	}
+	early.Tasks[2].Last = 309_030_000
+	if got := early.TogetherExits(); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("pair ending 9 ms before the workload: TogetherExits %v, want [0 1]", got)
+	}
 	m, sp, cfg, p := predictOneCPU(t, m)
 	kt, err := CheckTogether(m, sp, cfg, p.Result, p.Predicted, false)
 	if err != nil {
