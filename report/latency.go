@@ -286,6 +286,10 @@ type LatencyResult struct {
 	// Cgroups: per task group (not the root), its CPU share and inferred
 	// throttling, by path; nil unless Options.Throttle.
 	Cgroups []CgroupThrottle
+	// DeadlineThrottled is set when a SCHED_DEADLINE task's waits were
+	// counted as throttled (its runtime used, waiting for the
+	// replenishment): the rows' Throttled holds them.
+	DeadlineThrottled bool
 	// Unmatched is set when filters matched nothing: the latency-empty
 	// warning's parts (compare says one message for both traces).
 	Unmatched *Unmatched
@@ -303,6 +307,9 @@ type latExtra struct {
 	raceN, raceSum, restart, lossy, lossyRT, onCPU int64
 	// throttled delays (count) and their throttled part (ns)
 	thrN, thrNs int64
+	// dl: a run of the task showed prio -1: SCHED_DEADLINE if the trace's
+	// runs have prios (see latency.deadlineRun)
+	dl bool
 }
 
 // latency is the default report's pass: perf's thread objects and CPU
@@ -322,6 +329,26 @@ type latency struct {
 	sched  *schedule.Builder
 	// thr collects what the throttling inference reads.
 	thr *throttleCollector
+	// sawPrio: a run had a prio (>= 0), so the trace's format carries
+	// prios and a run at -1 is SCHED_DEADLINE; dlThrottled: a deadline
+	// task's throttle was charged (the Throttled column is shown).
+	sawPrio, dlThrottled bool
+}
+
+// deadlineRun notes the prio of run r: a task switched in at prio -1 (a
+// Known run: a Recovered one's prio is unknown, -1 too) is
+// SCHED_DEADLINE when the trace's runs have prios (sawPrio): the
+// sched_switch tracepoint gives a deadline task prio -1 (__task_prio,
+// kernel/sched/core.c v6.x), which readers also use for "unknown". task
+// finds the row.
+func (l *latency) deadlineRun(r *schedule.Run, task func(*schedule.Task) *latTask) {
+	switch {
+	case r.Task == nil:
+	case r.Prio >= 0:
+		l.sawPrio = true
+	case r.Prio == -1 && r.Task.TID != 0 && r.Quality == schedule.Known:
+		task(r.Task).X.dl = true
+	}
 }
 
 // taskCache is what the hooks found for a schedule task (latency.byTask):
@@ -417,9 +444,9 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	from, to := l.sched.Span()
 	cpus, _ := l.sched.CPUs()
 	groups := l.thr.analyze(src.Meta(), opts.Cgroups, to-from, int64(len(cpus)))
-	l.opts.Throttle = l.opts.Throttle || len(groups) > 0
+	l.opts.Throttle = l.opts.Throttle || len(groups) > 0 || l.dlThrottled
 
-	res := &LatencyResult{Options: l.opts, Diag: d, Cgroups: groups, Schedule: l.sched}
+	res := &LatencyResult{Options: l.opts, Diag: d, Cgroups: groups, Schedule: l.sched, DeadlineThrottled: l.dlThrottled}
 	atoms := l.tr.AtomRoot()
 	res.TaskRows = make([]LatencyRow, 0, len(atoms))
 	for _, t := range atoms {
@@ -593,6 +620,14 @@ func (l *latency) hooks() schedule.Hooks {
 			}
 			t.Delays.Add(d.Start, d.End, l.keep)
 			l.thr.delay(d, t)
+			if d.Cause == schedule.CausePreempted && t.X.dl && l.sawPrio {
+				// A SCHED_DEADLINE task switched out runnable has used its
+				// runtime: it waits for its replenishment, not for a CPU
+				// (the dl_timer enqueues it; no wakeup is traced).
+				t.X.thrNs += d.End - d.Start
+				t.X.thrN++
+				l.dlThrottled = true
+			}
 			switch {
 			case d.Recovered:
 				t.Recovered++
@@ -615,6 +650,7 @@ func (l *latency) hooks() schedule.Hooks {
 			t.Runtime += e.Runtime
 		},
 		Run: func(r *schedule.Run) {
+			l.deadlineRun(r, task)
 			var t *latTask
 			if r.Task != nil && r.Task.TID != 0 && r.Task.Cgroup != 0 {
 				t = task(r.Task)
@@ -851,6 +887,7 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 			res.Options.Throttle = true
 		}
 		res.Cgroups = MergeCgroupThrottles(res.Cgroups, p.Cgroups)
+		res.DeadlineThrottled = res.DeadlineThrottled || p.DeadlineThrottled
 	}
 	if opts.OneCapture {
 		rows = mergeSameTasks(rows)

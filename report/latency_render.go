@@ -86,6 +86,10 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 	tb.WriteString("|")
 	dashes2 := " " + strings.Repeat("-", tb.Len()-1) + "\n"
 	bw.WriteString(dashes2 + tb.String() + "\n" + dashes2)
+	if res.DeadlineThrottled {
+		bw.WriteString("  Throttled ms of a SCHED_DEADLINE task (prio -1): switched out runnable with its runtime used, it waited\n" +
+			"  for its replenishment (the next period), not for a CPU.\n")
+	}
 	if len(res.Cgroups) > 0 {
 		bw.WriteString("\n")
 		WriteCgroupTable(bw, res.Cgroups)

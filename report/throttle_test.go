@@ -448,3 +448,60 @@ func TestCgroupFilterDecidesLater(t *testing.T) {
 		t.Errorf("total %d delays, %d ns, %d switches; want 3, 4 ms, 3", got.Count, got.SumDelay, got.Switches)
 	}
 }
+
+// TestDeadlineThrottled: one CPU, no cgroups. Task 1 (nice 0) runs 0-5
+// ms; task 2, SCHED_DEADLINE (prio -1 in its switches), woken at 4, runs
+// 5-7 and is switched out runnable (its runtime used) until its
+// replenishment at 15, runs 15-17 and sleeps; task 1 runs 7-15 and 17-20.
+//
+//	task 2: delays 4 → 5 (1 ms, a wakeup) and 7 → 15 (8 ms, throttled)
+//	task 1: delays 5 → 7 and 15 → 17 (2 ms each: contention)
+//
+// The deadline task's 8 ms wait is Throttled, task 1 has none, and
+// DeadlineThrottled is set (the table's Throttled column and its note).
+// With every prio unknown (-1, a format without prios) nothing is.
+func TestDeadlineThrottled(t *testing.T) {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	sw := func(ms float64, prev trace.TID, st trace.TaskState, next trace.TID) trace.Event {
+		e := thrSwitch(ms, 0, prev, st, 0, next)
+		if prev == 2 {
+			e.Prio = -1
+		}
+		if next == 2 {
+			e.NextPrio = -1
+		}
+		return e
+	}
+	evs := []trace.Event{
+		sw(0, 0, R, 1),
+		thrWaking(4, 0, 1, 2),
+		sw(5, 1, R, 2),
+		sw(7, 2, R, 1),
+		sw(15, 1, R, 2),
+		sw(17, 2, S, 1),
+		sw(20, 1, S, 0),
+	}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, nil), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := thrRow(t, res, 2); r.SumDelay != 9*msNS || r.Throttled != 8*msNS || r.ThrottledDelays != 1 {
+		t.Errorf("deadline task: sum %d, throttled %d (%d delays); want 9 ms, 8 ms (1)", r.SumDelay, r.Throttled, r.ThrottledDelays)
+	}
+	if r := thrRow(t, res, 1); r.SumDelay != 4*msNS || r.Throttled != 0 {
+		t.Errorf("task 1: sum %d, throttled %d; want 4 ms, 0", r.SumDelay, r.Throttled)
+	}
+	if !res.DeadlineThrottled || !res.Options.Throttle {
+		t.Errorf("DeadlineThrottled %v, Options.Throttle %v; want both", res.DeadlineThrottled, res.Options.Throttle)
+	}
+	for i := range evs {
+		evs[i].Prio, evs[i].NextPrio = -1, -1
+	}
+	res, err = ComputeLatency(trace.NewSliceSource(evs, nil), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := thrRow(t, res, 2); r.Throttled != 0 || res.DeadlineThrottled {
+		t.Errorf("prios unknown: throttled %d, DeadlineThrottled %v; want 0, false", r.Throttled, res.DeadlineThrottled)
+	}
+}

@@ -183,8 +183,8 @@ type Run struct {
 	Quality    Quality
 	Lossy      bool
 	// Prio is the kernel prio the task was switched in with (the
-	// sched_switch's next_prio: 0..99 real-time, 100..139 fair); -1 when
-	// unknown (a Recovered or Unknown run).
+	// sched_switch's next_prio: 0..99 real-time, 100..139 fair, -1 for
+	// SCHED_DEADLINE); -1 when unknown (a Recovered or Unknown run).
 	Prio int32
 	// EndState is the prev_state of the sched_switch that ended the run
 	// when EndSwitch is set (the run ended at a recorded switch-out of
