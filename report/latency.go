@@ -307,8 +307,8 @@ type latExtra struct {
 	raceN, raceSum, restart, lossy, lossyRT, onCPU int64
 	// throttled delays (count) and their throttled part (ns)
 	thrN, thrNs int64
-	// dl: a run of the task showed prio -1: SCHED_DEADLINE if the trace's
-	// runs have prios (see latency.deadlineRun)
+	// dl: a sched_switch showed the task SCHED_DEADLINE
+	// (latency.deadlineSwitch)
 	dl bool
 }
 
@@ -329,25 +329,29 @@ type latency struct {
 	sched  *schedule.Builder
 	// thr collects what the throttling inference reads.
 	thr *throttleCollector
-	// sawPrio: a run had a prio (>= 0), so the trace's format carries
-	// prios and a run at -1 is SCHED_DEADLINE; dlThrottled: a deadline
-	// task's throttle was charged (the Throttled column is shown).
-	sawPrio, dlThrottled bool
+	// dlThrottled: a deadline task's throttle was charged (the Throttled
+	// column is shown).
+	dlThrottled bool
 }
 
-// deadlineRun notes the prio of run r: a task switched in at prio -1 (a
-// Known run: a Recovered one's prio is unknown, -1 too) is
-// SCHED_DEADLINE when the trace's runs have prios (sawPrio): the
-// sched_switch tracepoint gives a deadline task prio -1 (__task_prio,
-// kernel/sched/core.c v6.x), which readers also use for "unknown". task
-// finds the row.
-func (l *latency) deadlineRun(r *schedule.Run, task func(*schedule.Task) *latTask) {
+// deadlineSwitch marks the tasks a sched_switch gives prio -1 beside a
+// task with a known prio as SCHED_DEADLINE: the tracepoint gives a
+// deadline task prio -1 (__task_prio, kernel/sched/core.c v6.x), which
+// readers also use for "unknown", so the other task's prio (>= 0) is the
+// evidence that the format carries prios.
+func (l *latency) deadlineSwitch(e *trace.Event) {
+	mark := func(tid trace.TID, pid trace.PID) {
+		if tid > 0 {
+			if t, _ := l.tr.Task(l.tr.Thread(tid, pid)); t != nil {
+				t.X.dl = true
+			}
+		}
+	}
 	switch {
-	case r.Task == nil:
-	case r.Prio >= 0:
-		l.sawPrio = true
-	case r.Prio == -1 && r.Task.TID != 0 && r.Quality == schedule.Known:
-		task(r.Task).X.dl = true
+	case e.NextPrio == -1 && e.Prio >= 0:
+		mark(e.NextTID, e.NextPID)
+	case e.Prio == -1 && e.NextPrio >= 0:
+		mark(e.TID, e.PID)
 	}
 }
 
@@ -431,6 +435,9 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 		// The rows' own bookkeeping first (perf's thread objects first
 		// met here), then the schedule, whose hooks charge those rows.
 		l.tr.Event(e)
+		if e.Kind == trace.KindSwitch && (e.Prio == -1 || e.NextPrio == -1) {
+			l.deadlineSwitch(e)
+		}
 		l.sched.Observe(e)
 	}
 	l.sched.Finish()
@@ -620,7 +627,7 @@ func (l *latency) hooks() schedule.Hooks {
 			}
 			t.Delays.Add(d.Start, d.End, l.keep)
 			l.thr.delay(d, t)
-			if d.Cause == schedule.CausePreempted && t.X.dl && l.sawPrio {
+			if d.Cause == schedule.CausePreempted && t.X.dl {
 				// A SCHED_DEADLINE task switched out runnable has used its
 				// runtime: it waits for its replenishment, not for a CPU
 				// (the dl_timer enqueues it; no wakeup is traced).
@@ -650,7 +657,6 @@ func (l *latency) hooks() schedule.Hooks {
 			t.Runtime += e.Runtime
 		},
 		Run: func(r *schedule.Run) {
-			l.deadlineRun(r, task)
 			var t *latTask
 			if r.Task != nil && r.Task.TID != 0 && r.Task.Cgroup != 0 {
 				t = task(r.Task)
