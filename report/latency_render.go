@@ -190,6 +190,10 @@ type LatencyJSON struct {
 	// Cgroups: per task group (not the root), its CPU use and inferred
 	// throttling (omitted when the trace records no groups).
 	Cgroups []CgroupThrottle `json:"cgroups,omitempty"`
+	// DeadlineThrottled: some rows' throttled_ns are SCHED_DEADLINE waits
+	// for a replenishment (LatencyResult.DeadlineThrottled; omitted when
+	// none).
+	DeadlineThrottled bool `json:"deadline_throttled,omitempty"`
 }
 
 // LatencyJSONFilter is the filter of a latency report (schedule.Filter):
@@ -299,6 +303,7 @@ func (res *LatencyResult) JSON() LatencyJSON {
 	doc.Total = LatencyJSONTotal{RuntimeNs: res.Total.Runtime, Count: res.Total.Count,
 		Switches: res.Total.Switches, SumDelayNs: res.Total.SumDelay}
 	doc.Cgroups = res.Cgroups
+	doc.DeadlineThrottled = res.DeadlineThrottled
 	if f := res.Options.Filter; f.Active() {
 		doc.Filter = &LatencyJSONFilter{StartNs: f.Start, EndNs: f.End, CPUs: f.CPUs, PIDs: f.PIDs, TIDs: f.TIDs, Comms: f.Comms}
 	}

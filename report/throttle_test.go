@@ -503,8 +503,8 @@ func TestDeadlineThrottled(t *testing.T) {
 	if r := thrRow(t, res, 3); r.SumDelay != 6*msNS || r.Throttled != 0 {
 		t.Errorf("task 3: sum %d, throttled %d; want 6 ms, 0", r.SumDelay, r.Throttled)
 	}
-	if !res.DeadlineThrottled || !res.Options.Throttle {
-		t.Errorf("DeadlineThrottled %v, Options.Throttle %v; want both", res.DeadlineThrottled, res.Options.Throttle)
+	if !res.DeadlineThrottled || !res.Options.Throttle || !res.JSON().DeadlineThrottled {
+		t.Errorf("DeadlineThrottled %v (JSON %v), Options.Throttle %v; want all", res.DeadlineThrottled, res.JSON().DeadlineThrottled, res.Options.Throttle)
 	}
 	for i := range evs {
 		evs[i].Prio, evs[i].NextPrio = -1, -1
