@@ -144,6 +144,21 @@ func TestEEVDFPick(t *testing.T) {
 	}
 }
 
+// newEEVDFTasks returns an eevdf policy with values v on ncpu CPUs of a
+// fake simulator, and n nice-0 tasks made known to it (TaskNew), none
+// queued.
+func newEEVDFTasks(v Values, ncpu, n int) (*fakeSim, *EEVDF, []*Task) {
+	sim := newFakeSim(ncpu)
+	p := NewEEVDF(v, ncpu)
+	p.Init(sim)
+	ts := make([]*Task, n)
+	for k := range ts {
+		ts[k] = sim.task(0)
+		p.TaskNew(ts[k])
+	}
+	return sim, p, ts
+}
+
 func TestEEVDFPlaceLag(t *testing.T) {
 	// place_entity with PLACE_LAG: a task with saved vlag = 1 ms joining a
 	// runqueue of weight W = 2048 (two nice-0 tasks at V) with w = 1024 is
@@ -151,13 +166,8 @@ func TestEEVDFPlaceLag(t *testing.T) {
 	// V' = (2048·V + 1024·(V-1.5ms)) / 3072 = V - 0.5 ms and its lag
 	// V' - v = 1 ms again. Its deadline is v + 1.4 ms (base slice 0.7 ms
 	// × factor 2 for 2 CPUs).
-	sim := newFakeSim(2)
-	p := NewEEVDF(nil, 2)
-	p.Init(sim)
-	a, b, c := sim.task(0), sim.task(0), sim.task(0)
-	for _, tk := range []*Task{a, b, c} {
-		p.TaskNew(tk)
-	}
+	_, p, ts := newEEVDFTasks(nil, 2, 3)
+	a, b, c := ts[0], ts[1], ts[2]
 	p.Enqueue(0, a, 0)
 	p.Enqueue(0, b, 0)
 	V := p.rqs[0].avg()
@@ -378,13 +388,8 @@ func TestEEVDFWakeupDequeuesDelayed(t *testing.T) {
 		{"eevdf", true, false},
 		{"eevdf:NO_WAKEUP_DEQUEUE_DELAYED", false, true},
 	} {
-		sim := newFakeSim(1)
-		p := NewEEVDF(mustSpec(t, tc.spec).Values, 1)
-		p.Init(sim)
-		h, d, w := sim.task(0), sim.task(0), sim.task(0)
-		for _, x := range []*Task{h, d, w} {
-			p.TaskNew(x)
-		}
+		sim, p, ts := newEEVDFTasks(mustSpec(t, tc.spec).Values, 1, 3)
+		h, d, w := ts[0], ts[1], ts[2]
 		p.Enqueue(0, h, 0)
 		p.Enqueue(0, d, 0)
 		rq := &p.rqs[0]

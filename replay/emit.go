@@ -253,8 +253,11 @@ func (s *sim) emitMigrate(t *policies.Task, src, dst int) {
 // SCHED_DEADLINE throttle (Cause.Throttle), which the kernel shows as a
 // runnable switch-out and a switch-in with no wakeup.
 func (s *sim) throttleAt(i, j int) bool {
+	if !s.m.Tasks[i].SchedDeadline {
+		return false
+	}
 	bs := s.m.Tasks[s.ts[i].src].Bursts
-	return s.m.Tasks[i].SchedDeadline && j >= 0 && j < len(bs) && bs[j].Wake.Throttle
+	return j >= 0 && j < len(bs) && bs[j].Wake.Throttle
 }
 
 func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {

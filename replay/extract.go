@@ -60,7 +60,7 @@ type ext struct {
 	// sched_switch gave it (see settlePrio).
 	prios []prioCount
 	// dl is true once a sched_switch showed the task at prio -1 beside a
-	// task with a known prio: SCHED_DEADLINE (see schedDeadline).
+	// task with a known prio: SCHED_DEADLINE (trace.Event.SwitchDeadline).
 	dl bool
 	// throttled is true from a deadline task's runnable switch-out to its
 	// next switch-in (a throttle: Cause.Throttle).
@@ -751,7 +751,7 @@ func (x *extractor) switchEv(ev *trace.Event) {
 			s.running = false
 		}
 		s.inAt = -1
-		if schedDeadline(ev.Prio, ev.NextPrio) {
+		if dl, _ := ev.SwitchDeadline(); dl {
 			s.dl = true
 		}
 		switch {
@@ -794,7 +794,7 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		x.ident(i, ev, ev.NextPID, ev.NextComm, ev.NextPrio)
 		s := &x.st[i]
 		s.countPrio(ev.NextPrio)
-		if schedDeadline(ev.NextPrio, ev.Prio) {
+		if _, dl := ev.SwitchDeadline(); dl {
 			s.dl = true
 		}
 		if s.pp > 0 {

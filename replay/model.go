@@ -227,7 +227,8 @@ type Task struct {
 	// PrioChanged is true when its switch-ins showed more than one prio.
 	PrioChanged bool
 	// SchedDeadline is true for a SCHED_DEADLINE task (prio -1 in its
-	// sched_switches; see ModelStats.SchedDeadline). The trace does not
+	// sched_switches: trace.Event.SwitchDeadline; see
+	// ModelStats.SchedDeadline). The trace does not
 	// carry its runtime, deadline or period: each time it was switched out
 	// runnable (throttled, its runtime used) is a block woken when it was
 	// switched in again (the replenishment), and it is replayed above the

@@ -21,14 +21,6 @@ func (s *ext) countPrio(prio int32) {
 	s.prios = append(s.prios, prioCount{prio: prio, n: 1})
 }
 
-// schedDeadline reports whether a sched_switch's prio for a task, prio,
-// marks it SCHED_DEADLINE: the sched_switch tracepoint gives a deadline
-// task prio -1 (__task_prio, kernel/sched/core.c v6.x: MAX_DL_PRIO - 1),
-// which is also the readers' "unknown" (trace.Event.Prio), so it counts
-// only when the same event gives the other task a known prio (other >= 0:
-// the format carries prios).
-func schedDeadline(prio, other int32) bool { return prio == -1 && other >= 0 }
-
 // settlePrio gives each task the prio of most of its recorded switch-ins
 // (the earliest such prio on a tie), where the events' last word on it
 // (Task.Prio as ident leaves it) may be a change made on the way out: a

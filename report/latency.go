@@ -334,24 +334,21 @@ type latency struct {
 	dlThrottled bool
 }
 
-// deadlineSwitch marks the tasks a sched_switch gives prio -1 beside a
-// task with a known prio as SCHED_DEADLINE: the tracepoint gives a
-// deadline task prio -1 (__task_prio, kernel/sched/core.c v6.x), which
-// readers also use for "unknown", so the other task's prio (>= 0) is the
-// evidence that the format carries prios.
+// deadlineSwitch marks the task a sched_switch shows under
+// SCHED_DEADLINE (trace.Event.SwitchDeadline).
 func (l *latency) deadlineSwitch(e *trace.Event) {
-	mark := func(tid trace.TID, pid trace.PID) {
-		if tid > 0 {
-			if t, _ := l.tr.Task(l.tr.Thread(tid, pid)); t != nil {
-				t.X.dl = true
-			}
-		}
-	}
+	prev, next := e.SwitchDeadline()
+	tid, pid := e.TID, e.PID
 	switch {
-	case e.NextPrio == -1 && e.Prio >= 0:
-		mark(e.NextTID, e.NextPID)
-	case e.Prio == -1 && e.NextPrio >= 0:
-		mark(e.TID, e.PID)
+	case next:
+		tid, pid = e.NextTID, e.NextPID
+	case !prev:
+		return
+	}
+	if tid > 0 {
+		if t, _ := l.tr.Task(l.tr.Thread(tid, pid)); t != nil {
+			t.X.dl = true
+		}
 	}
 }
 

@@ -124,7 +124,7 @@ type Event struct {
 	TID  TID
 	PID  PID
 	Comm string
-	Prio int32 // kernel prio: 0..99 real-time, 100..139 fair (120 = nice 0); -1 unknown
+	Prio int32 // kernel prio: 0..99 real-time, 100..139 fair (120 = nice 0); -1 unknown or SCHED_DEADLINE (SwitchDeadline)
 
 	// sched_switch: the state prev left in, and the next task.
 	PrevState TaskState
@@ -258,4 +258,18 @@ func (e Event) String() string {
 		fmt.Fprintf(&b, " %s:%d", e.Comm, e.TID)
 	}
 	return b.String()
+}
+
+// SwitchDeadline reports which tasks of e, a sched_switch, it shows
+// under SCHED_DEADLINE: the tracepoint gives a deadline task prio -1
+// (__task_prio, kernel/sched/core.c v6.x: MAX_DL_PRIO - 1), which is
+// also the readers' "unknown" (Event.Prio), so a -1 counts only when the
+// same event gives the other task a known prio (>= 0: the format carries
+// prios). prev is the switched-out task (TID), next the switched-in one
+// (NextTID); at most one is true. Not a sched_switch: both false.
+func (e *Event) SwitchDeadline() (prev, next bool) {
+	if e.Kind != KindSwitch {
+		return false, false
+	}
+	return e.Prio == -1 && e.NextPrio >= 0, e.NextPrio == -1 && e.Prio >= 0
 }

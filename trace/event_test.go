@@ -29,3 +29,27 @@ func TestEventReset(t *testing.T) {
 		t.Errorf("Reset: %+v, want %+v", e, want)
 	}
 }
+
+// TestSwitchDeadline: prio -1 marks SCHED_DEADLINE only beside a known
+// prio on the same sched_switch (-1 is also "unknown"), and only on a
+// sched_switch.
+func TestSwitchDeadline(t *testing.T) {
+	for _, c := range []struct {
+		kind             Kind
+		prio, nextPrio   int32
+		wantPrev, wantNx bool
+	}{
+		{KindSwitch, -1, 120, true, false},
+		{KindSwitch, 120, -1, false, true},
+		{KindSwitch, 0, -1, false, true}, // beside FIFO 99
+		{KindSwitch, -1, -1, false, false},
+		{KindSwitch, 120, 19, false, false},
+		{KindWaking, -1, 120, false, false},
+	} {
+		e := NewEvent(1, 0, c.kind)
+		e.Prio, e.NextPrio = c.prio, c.nextPrio
+		if p, n := e.SwitchDeadline(); p != c.wantPrev || n != c.wantNx {
+			t.Errorf("%v prio %d next %d: %v, %v; want %v, %v", c.kind, c.prio, c.nextPrio, p, n, c.wantPrev, c.wantNx)
+		}
+	}
+}
