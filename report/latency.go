@@ -308,9 +308,17 @@ type latExtra struct {
 	// throttled delays (count) and their throttled part (ns)
 	thrN, thrNs int64
 	// dl: a sched_switch showed the task SCHED_DEADLINE
-	// (latency.deadlineSwitch)
-	dl bool
+	// (latency.deadlineSwitch); rt: a run showed it real-time (prio
+	// 0..99, throttleCollector.run)
+	dl, rt bool
 }
+
+// underBandwidth reports whether CFS bandwidth control can throttle the
+// task: only fair-class tasks are charged against a cgroup's quota
+// (account_cfs_rq_runtime is called from the fair class's update_curr,
+// kernel/sched/fair.c v6.6-v6.18; deadline and real-time tasks are charged by
+// update_curr_dl and update_curr_rt, never to a cfs_rq's runtime).
+func (x *latExtra) underBandwidth() bool { return !x.dl && !x.rt }
 
 // latency is the default report's pass: perf's thread objects and CPU
 // chains (perfcompat.LatencyTracker) name the rows, and the schedule

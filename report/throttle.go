@@ -281,7 +281,12 @@ func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
 	g.tasks[t] = true
 	g.runtime += r.End - r.Start
 	g.latest = max(g.latest, r.End)
-	if g.retain < 0 {
+	if r.Prio >= 0 && r.Prio < 100 {
+		t.X.rt = true
+	}
+	if g.retain < 0 || !t.X.underBandwidth() {
+		// A deadline or real-time task's runs use none of the group's
+		// quota and its switch-outs are no throttle's evidence.
 		return
 	}
 	runs := append(g.runs[r.CPU], thrRun{start: r.Start, end: r.End})
@@ -316,7 +321,7 @@ func (c *throttleCollector) delay(d *schedule.Delay, t *latTask) {
 	if d.End <= d.Start {
 		return
 	}
-	if g.retain >= 0 {
+	if g.retain >= 0 && t.X.underBandwidth() {
 		g.delays = append(g.delays, thrDelay{t: t, start: d.Start, end: d.End, cpu: d.QueueCPU})
 	}
 }
@@ -616,6 +621,11 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 	}
 	first := map[key]int64{}
 	for _, d := range g.delays {
+		if !d.t.X.underBandwidth() {
+			// Known deadline or real-time only after this delay (its
+			// first switch-in came later): its waits are no throttle's.
+			continue
+		}
 		k := sort.Search(len(cands), func(k int) bool { return cands[k].span.End > d.start })
 		for ; k < len(cands) && cands[k].span.Start < d.end; k++ {
 			s := max(d.start, cands[k].span.Start)

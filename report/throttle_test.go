@@ -34,6 +34,28 @@ func thrSwitch(ms float64, cpu trace.CPU, prev trace.TID, st trace.TaskState, cg
 	return e
 }
 
+// thrWant checks task tid's row: its sum of delays and their throttled
+// part (ms) and how many delays were throttled.
+func thrWant(t *testing.T, res *LatencyResult, tid trace.TID, sumMS, throttledMS, n int64) {
+	t.Helper()
+	if r := thrRow(t, res, tid); r.SumDelay != sumMS*msNS || r.Throttled != throttledMS*msNS || r.ThrottledDelays != n {
+		t.Errorf("task %d: sum %d ns, throttled %d ns (%d delays); want %d ms, %d ms (%d)", tid, r.SumDelay, r.Throttled, r.ThrottledDelays, sumMS, throttledMS, n)
+	}
+}
+
+// thrSwitchDL is thrSwitch on CPU 0 with task dl shown under
+// SCHED_DEADLINE (prio -1, as sched_switch reports it).
+func thrSwitchDL(ms float64, prev trace.TID, st trace.TaskState, cg uint64, next, dl trace.TID) trace.Event {
+	e := thrSwitch(ms, 0, prev, st, cg, next)
+	if prev == dl {
+		e.Prio = -1
+	}
+	if next == dl {
+		e.NextPrio = -1
+	}
+	return e
+}
+
 // thrWaking is a sched_waking of tid at thrBase + ms, recorded on cpu while
 // cur ran there.
 func thrWaking(ms float64, cpu trace.CPU, cur, tid trace.TID) trace.Event {
@@ -254,7 +276,7 @@ func TestThrottleCollectorBounded(t *testing.T) {
 	idle := &schedule.Task{ID: 3, TID: 0}
 	lt := &latTask{}
 	run := func(task *schedule.Task, cpu trace.CPU, start, end int64, st trace.TaskState) {
-		c.run(&schedule.Run{CPU: cpu, Task: task, Start: start, End: end, Quality: schedule.Known, EndState: st, EndSwitch: true}, lt)
+		c.run(&schedule.Run{CPU: cpu, Task: task, Start: start, End: end, Prio: 120, Quality: schedule.Known, EndState: st, EndSwitch: true}, lt)
 	}
 	// 5000 cycles of 1 ms: /svc runs 0.5 ms on CPU 0 and sleeps; the
 	// root task runs 0.5 ms on CPU 1.
@@ -296,7 +318,7 @@ func TestThrottleCollectorNoCgroups(t *testing.T) {
 	b := &schedule.Task{ID: 2, TID: 2}
 	lt := &latTask{}
 	c.delay(&schedule.Delay{Task: a, Start: 0, End: msNS}, lt)
-	c.run(&schedule.Run{CPU: 0, Task: a, Start: msNS, End: 2 * msNS, Quality: schedule.Known, EndState: trace.StateInterruptible, EndSwitch: true}, lt)
+	c.run(&schedule.Run{CPU: 0, Task: a, Start: msNS, End: 2 * msNS, Prio: 120, Quality: schedule.Known, EndState: trace.StateInterruptible, EndSwitch: true}, lt)
 	for i := int64(0); i < 1000; i++ {
 		c.delay(&schedule.Delay{Task: a, Start: 3*msNS + i*msNS, End: 3*msNS + i*msNS + msNS/2}, lt)
 	}
@@ -468,14 +490,7 @@ func TestCgroupFilterDecidesLater(t *testing.T) {
 func TestDeadlineThrottled(t *testing.T) {
 	R, S := trace.StateRunning, trace.StateInterruptible
 	sw := func(ms float64, prev trace.TID, st trace.TaskState, next trace.TID) trace.Event {
-		e := thrSwitch(ms, 0, prev, st, 0, next)
-		if prev == 2 {
-			e.Prio = -1
-		}
-		if next == 2 {
-			e.NextPrio = -1
-		}
-		return e
+		return thrSwitchDL(ms, prev, st, 0, next, 2)
 	}
 	evs := []trace.Event{
 		sw(0, 0, R, 1),
@@ -494,15 +509,9 @@ func TestDeadlineThrottled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := thrRow(t, res, 2); r.SumDelay != 9*msNS || r.Throttled != 8*msNS || r.ThrottledDelays != 1 {
-		t.Errorf("deadline task: sum %d, throttled %d (%d delays); want 9 ms, 8 ms (1)", r.SumDelay, r.Throttled, r.ThrottledDelays)
-	}
-	if r := thrRow(t, res, 1); r.SumDelay != 4*msNS || r.Throttled != 0 {
-		t.Errorf("task 1: sum %d, throttled %d; want 4 ms, 0", r.SumDelay, r.Throttled)
-	}
-	if r := thrRow(t, res, 3); r.SumDelay != 6*msNS || r.Throttled != 0 {
-		t.Errorf("task 3: sum %d, throttled %d; want 6 ms, 0", r.SumDelay, r.Throttled)
-	}
+	thrWant(t, res, 2, 9, 8, 1)
+	thrWant(t, res, 1, 4, 0, 0)
+	thrWant(t, res, 3, 6, 0, 0)
 	if !res.DeadlineThrottled || !res.Options.Throttle || !res.JSON().DeadlineThrottled {
 		t.Errorf("DeadlineThrottled %v (JSON %v), Options.Throttle %v; want all", res.DeadlineThrottled, res.JSON().DeadlineThrottled, res.Options.Throttle)
 	}
@@ -515,5 +524,54 @@ func TestDeadlineThrottled(t *testing.T) {
 	}
 	if r := thrRow(t, res, 2); r.Throttled != 0 || res.DeadlineThrottled {
 		t.Errorf("prios unknown: throttled %d, DeadlineThrottled %v; want 0, false", r.Throttled, res.DeadlineThrottled)
+	}
+}
+
+// TestDeadlineTaskInThrottledGroup: TestThrottleIdleEvidence's trace with
+// task 2 under SCHED_DEADLINE (prio -1 in its sched_switch events). Its
+// switch-out at 8 ms with CPU 0 going idle is its own runtime throttle, not
+// /svc's: CFS bandwidth charges only fair-class tasks (latExtra.
+// underBandwidth), so /svc shows no throttle and the 94 ms wait (8 to 102)
+// is counted once, by the deadline rule.
+//
+//	task 2: woken at 1, runs 5-8 (delay 4 ms), runnable 8-102 (94 ms,
+//	        throttled), runs 102-104: sum 98 ms, throttled 94 ms in 1 delay.
+//	task 1: preempted 5-100 (95 ms) and 102-104 (2 ms): sum 97 ms, none
+//	        throttled (no fair task of /svc left a CPU idle while runnable).
+//
+// Before the rule, /svc's throttle [8, 100] was inferred from task 2's
+// switch-out and charged 92 ms of task 2's wait on top of the deadline
+// rule's 94: 186 ms throttled of a 98 ms sum.
+func TestDeadlineTaskInThrottledGroup(t *testing.T) {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	sw := func(ms float64, prev trace.TID, st trace.TaskState, cg uint64, next trace.TID) trace.Event {
+		return thrSwitchDL(ms, prev, st, cg, next, 2)
+	}
+	evs := []trace.Event{
+		sw(0, 0, R, 0, 1),
+		thrSwitch(0, 1, 0, R, 0, 3),
+		thrWaking(1, 0, 1, 2),
+		sw(5, 1, R, 7, 2),
+		sw(8, 2, R, 7, 0),
+		sw(100, 0, R, 0, 1),
+		sw(102, 1, R, 7, 2),
+		sw(104, 2, S, 7, 1),
+		sw(106, 1, S, 7, 0),
+		thrSwitch(110, 1, 3, S, 8, 0),
+	}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, thrMeta()), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	thrWant(t, res, 2, 98, 94, 1)
+	thrWant(t, res, 1, 97, 0, 0)
+	g := thrGroupOf(t, res, "/svc")
+	if len(g.Throttles) != 0 || g.Throttled != 0 {
+		t.Errorf("/svc throttles %v (%d ns), want none", g.Throttles, g.Throttled)
+	}
+	// /svc's runtime still counts the deadline task's runs: 0-8 and
+	// 100-106 on CPU 0.
+	if g.Runtime != 14*msNS {
+		t.Errorf("/svc runtime %d, want 14 ms", g.Runtime)
 	}
 }
