@@ -93,6 +93,56 @@ const (
 	Yes     Tristate = 1
 )
 
+// SchedPolicy is a task's scheduling policy as sched_setscheduler(2) set
+// it, when the trace source records it: traceview record's eBPF captures do
+// (task_struct.policy, since 2026-12-05); sched_switch's payload, and so
+// perf.data and trace.dat, does not (it shows SCHED_BATCH and SCHED_IDLE
+// tasks at prio 120 like SCHED_NORMAL ones). The zero value is unknown.
+type SchedPolicy uint8
+
+// SchedPolicy values: the kernel's SCHED_* number + 1
+// (include/uapi/linux/sched.h: NORMAL 0, FIFO 1, RR 2, BATCH 3, IDLE 5,
+// DEADLINE 6; 4 is reserved for SCHED_ISO).
+const (
+	PolicyUnknown  SchedPolicy = 0
+	PolicyNormal   SchedPolicy = 1
+	PolicyFIFO     SchedPolicy = 2
+	PolicyRR       SchedPolicy = 3
+	PolicyBatch    SchedPolicy = 4
+	PolicyIdle     SchedPolicy = 6
+	PolicyDeadline SchedPolicy = 7
+)
+
+// PolicyOf converts the kernel's SCHED_* number (task_struct.policy) to a
+// SchedPolicy; a number the kernel does not define is PolicyUnknown.
+func PolicyOf(kernel uint32) SchedPolicy {
+	switch kernel {
+	case 0, 1, 2, 3, 5, 6:
+		return SchedPolicy(kernel + 1)
+	}
+	return PolicyUnknown
+}
+
+// String returns the policy's name as chrt(1) prints it ("other" for
+// SCHED_NORMAL), "" when unknown.
+func (p SchedPolicy) String() string {
+	switch p {
+	case PolicyNormal:
+		return "other"
+	case PolicyFIFO:
+		return "fifo"
+	case PolicyRR:
+		return "rr"
+	case PolicyBatch:
+		return "batch"
+	case PolicyIdle:
+		return "idle"
+	case PolicyDeadline:
+		return "deadline"
+	}
+	return ""
+}
+
 // Event is one scheduler event. Times are int64 nanoseconds on the trace's
 // own clock (perf's sample time: CLOCK_MONOTONIC-based local_clock on Linux).
 // Which fields are meaningful depends on Kind (see Kinds); unknown TIDs,
@@ -142,6 +192,11 @@ type Event struct {
 	WakerTID  TID
 	WakerCPU  CPU
 	FromIRQ   Tristate
+
+	// The scheduling policy of the event's task (TID; sched_switch: prev)
+	// and of sched_switch's next task, where the source records it
+	// (SchedPolicy); PolicyUnknown otherwise.
+	Policy, NextPolicy SchedPolicy
 
 	// sched_migrate_task.
 	OrigCPU CPU

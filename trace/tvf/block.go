@@ -140,6 +140,12 @@ func (b *blockEncoder) add(e *trace.Event) {
 	if has(fCurGone) {
 		b.putU(o+fCurGone, uint64(e.CurGone))
 	}
+	if has(fPolicy) {
+		b.putU(o+fPolicy, uint64(e.Policy))
+	}
+	if has(fNextPolicy) {
+		b.putU(o+fNextPolicy, uint64(e.NextPolicy))
+	}
 	b.n++
 }
 
@@ -359,6 +365,12 @@ func decodeColumns(raw []byte, dst []trace.Event, intern func([]byte) string, ve
 		if has(fCurGone) {
 			e.CurGone = trace.GoneIDs(cols[o+fCurGone].u())
 		}
+		if has(fPolicy) {
+			e.Policy = storedPolicy(cols[o+fPolicy].u())
+		}
+		if has(fNextPolicy) {
+			e.NextPolicy = storedPolicy(cols[o+fNextPolicy].u())
+		}
 		if partial && !fieldsRead(&cols, m, nf) {
 			continue // a value past the cut
 		}
@@ -373,6 +385,15 @@ func decodeColumns(raw []byte, dst []trace.Event, intern func([]byte) string, ve
 		}
 	}
 	return dst, n, nil
+}
+
+// storedPolicy is the trace.SchedPolicy a Policy column stores; a value no
+// SchedPolicy has reads as unknown.
+func storedPolicy(v uint64) trace.SchedPolicy {
+	if v > uint64(trace.PolicyDeadline) || v == 5 {
+		return trace.PolicyUnknown
+	}
+	return trace.SchedPolicy(v)
 }
 
 // fieldsRead reports whether every field column of mask m read its value

@@ -13,9 +13,10 @@ import (
 const Magic = "\x89TVF\r\n\x1a\n"
 
 // Version is the format version this package writes: 2 added the optional
-// fields Cgroup and Stack (two more block columns), 3 CurGone (one more).
-// Readers accept versions 1..Version.
-const Version = 3
+// fields Cgroup and Stack (two more block columns), 3 CurGone (one more), 4
+// Policy and NextPolicy (two more: trace.SchedPolicy, 2026-12-05). Readers
+// accept versions 1..Version.
+const Version = 4
 
 // BlockEvents is the largest number of events in one block: large enough for
 // zstd to find the repetition across events, small enough that a damaged
@@ -140,6 +141,8 @@ const (
 	fCgroup
 	fStack
 	fCurGone
+	fPolicy
+	fNextPolicy
 	numFields
 )
 
@@ -151,6 +154,8 @@ func fieldsOf(version uint32) int {
 		return fWakerCPU + 1
 	case version < 3:
 		return fStack + 1
+	case version < 4:
+		return fCurGone + 1
 	}
 	return numFields
 }
@@ -191,5 +196,7 @@ func maskOf(e *trace.Event) uint32 {
 	set(fCgroup, e.Cgroup != 0)
 	set(fStack, e.Stack != 0)
 	set(fCurGone, e.CurGone != 0)
+	set(fPolicy, e.Policy != trace.PolicyUnknown)
+	set(fNextPolicy, e.NextPolicy != trace.PolicyUnknown)
 	return m
 }

@@ -20,11 +20,11 @@ func TestVersionCheck(t *testing.T) {
 		want    string
 		corrupt bool
 	}{
-		{Version + 1, "format version 4, this traceview reads 1..3 (upgrade traceview)", false},
-		{Version + 16, "format version 19, this traceview reads 1..3 (upgrade traceview)", false},
-		{Version + 17, "corrupt header (format version 20: no traceview writes it; this one reads 1..3)", true},
-		{2917007363, "corrupt header (format version 2917007363: no traceview writes it; this one reads 1..3)", true},
-		{0, "corrupt header (format version 0: no traceview writes it; this one reads 1..3)", true},
+		{Version + 1, "format version 5, this traceview reads 1..4 (upgrade traceview)", false},
+		{Version + 16, "format version 20, this traceview reads 1..4 (upgrade traceview)", false},
+		{Version + 17, "corrupt header (format version 21: no traceview writes it; this one reads 1..4)", true},
+		{2917007363, "corrupt header (format version 2917007363: no traceview writes it; this one reads 1..4)", true},
+		{0, "corrupt header (format version 0: no traceview writes it; this one reads 1..4)", true},
 	} {
 		head := make([]byte, 12)
 		copy(head, Magic)
