@@ -595,3 +595,76 @@ func TestCapturePrefault(t *testing.T) {
 		t.Error("no Prefault: Open made a slab")
 	}
 }
+
+// TestCapturePolicy: task records carry the task's scheduling policy
+// (task_struct.policy), which sched_switch's payload does not. A thread
+// sets itself SCHED_IDLE and another SCHED_BATCH (sched_setattr(2)), then
+// each sleeps 1 ms ten times: every sched_switch that switches either out
+// or in after the change must name its policy (idle, batch), in the
+// tp_btf programs for both prev and next and in the classic ones for prev
+// (the current task; next's comes from what the CPU's records said of it
+// before, which a change of policy leaves stale until the task runs there).
+func TestCapturePolicy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{{"tp_btf", Options{}}, {"tracepoint", Options{Classic: true}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			requireBPF(t, tc.opts.Classic)
+			var tids [2]int
+			var set [2]int64 // CLOCK_MONOTONIC ns after the change
+			var errs [2]error
+			policies := [2]uint32{5, 3} // SCHED_IDLE, SCHED_BATCH (include/uapi/linux/sched.h)
+			evs, _ := capture(t, tc.opts, func() {
+				var wg sync.WaitGroup
+				for i := range tids {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						runtime.LockOSThread() // the thread exits with the goroutine
+						tids[i] = unix.Gettid()
+						attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: policies[i]}
+						if errs[i] = unix.SchedSetAttr(0, &attr, 0); errs[i] != nil {
+							return
+						}
+						set[i] = monotonicNow()
+						for k := 0; k < 10; k++ {
+							time.Sleep(time.Millisecond)
+						}
+					}()
+				}
+				wg.Wait()
+			})
+			want := [2]trace.SchedPolicy{trace.PolicyIdle, trace.PolicyBatch}
+			for i := range tids {
+				if errs[i] != nil {
+					t.Fatalf("sched_setattr(%d): %v", policies[i], errs[i])
+				}
+				outs, ins, wrong := 0, 0, 0
+				for _, e := range evs {
+					if e.Kind != trace.KindSwitch || e.Time < set[i] {
+						continue
+					}
+					if int(e.TID) == tids[i] {
+						outs++
+						if e.Policy != want[i] {
+							wrong++
+							t.Errorf("switch-out of %d at %d: policy %q, want %q", tids[i], e.Time, e.Policy, want[i])
+						}
+					}
+					if int(e.NextTID) == tids[i] {
+						ins++
+						if e.NextPolicy != want[i] && !tc.opts.Classic {
+							wrong++
+							t.Errorf("switch-in of %d at %d: policy %q, want %q", tids[i], e.Time, e.NextPolicy, want[i])
+						}
+					}
+				}
+				if outs < 10 || ins < 10 {
+					t.Errorf("thread %d (%s): %d switch-outs, %d switch-ins after the change; want at least 10 of each", tids[i], want[i], outs, ins)
+				}
+				t.Logf("thread %d (%s): %d switch-outs, %d switch-ins, %d with another policy", tids[i], want[i], outs, ins, wrong)
+			}
+		})
+	}
+}

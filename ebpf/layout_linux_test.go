@@ -75,6 +75,7 @@ func TestRecordLayout(t *testing.T) {
 		{"task_record", "tid", offTaskTID, 4},
 		{"task_record", "pid", offTaskPID, 4},
 		{"task_record", "prio", offTaskPrio, 4},
+		{"task_record", "policy", offTaskPolicy, 4},
 		{"task_record", "comm", offTaskComm, commLen},
 		{"task_record", "cgroup", offTaskCgroup, 8},
 	} {

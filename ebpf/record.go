@@ -43,6 +43,7 @@ const (
 	offTaskTID    = 16
 	offTaskPID    = 20
 	offTaskPrio   = 24
+	offTaskPolicy = 28
 	offTaskComm   = 32
 	offTaskCgroup = 48
 	commLen       = 16
@@ -61,6 +62,7 @@ const (
 	flagWaker    = 8
 	flagPID      = 16 // task records: the PID is known
 	flagCgroup   = 32 // task records: the cgroup is known
+	flagPolicy   = 64 // task records: the policy is known (captures since 2026-12-05)
 )
 
 // Task-state bits of include/linux/sched.h (Linux 6.x) used to turn a raw
@@ -106,6 +108,7 @@ type taskInfo struct {
 	prio   int32
 	comm   string
 	cgroup uint64
+	policy trace.SchedPolicy
 }
 
 var unknownTask = taskInfo{pid: -1, prio: -1}
@@ -223,7 +226,8 @@ func (d *decoder) info(cpu int, tid trace.TID) taskInfo {
 }
 
 // apply takes a task record (TaskRecordSize bytes). Fields it does not
-// know (flagPID, flagCgroup unset) keep what the CPU's records said before.
+// know (flagPID, flagCgroup, flagPolicy unset) keep what the CPU's records
+// said before.
 func (d *decoder) apply(b []byte) {
 	le := binary.LittleEndian
 	cpu := int(le.Uint16(b[offCPU:]))
@@ -246,6 +250,9 @@ func (d *decoder) apply(b []byte) {
 	}
 	if flags&flagCgroup != 0 {
 		t.cgroup = le.Uint64(b[offTaskCgroup:])
+	}
+	if flags&flagPolicy != 0 {
+		t.policy = trace.PolicyOf(le.Uint32(b[offTaskPolicy:]))
 	}
 	t.prio = i32(b[offTaskPrio:])
 	t.comm = d.comm(b[offTaskComm : offTaskComm+commLen])
@@ -273,7 +280,7 @@ func (d *decoder) decode(b []byte) (e trace.Event, ok bool) {
 	e.CurPID = d.info(cpu, e.CurTID).pid
 	e.TID = trace.TID(i32(b[offTID:]))
 	s := d.info(cpu, e.TID)
-	e.PID, e.Comm = s.pid, s.comm
+	e.PID, e.Comm, e.Policy = s.pid, s.comm, s.policy
 	arg1, arg2 := le.Uint32(b[offArg1:]), le.Uint32(b[offArg2:])
 	switch kind {
 	case trace.KindSwitch:
@@ -285,7 +292,7 @@ func (d *decoder) decode(b []byte) (e trace.Event, ok bool) {
 		}
 		e.NextTID = trace.TID(int32(arg1))
 		next := d.info(cpu, e.NextTID)
-		e.NextPID, e.NextPrio, e.NextComm = next.pid, next.prio, next.comm
+		e.NextPID, e.NextPrio, e.NextComm, e.NextPolicy = next.pid, next.prio, next.comm, next.policy
 		e.Cgroup = s.cgroup
 		if d.stacks {
 			e.Stack = d.stack(i32(b[offExt1:]), i32(b[offExt2:]))

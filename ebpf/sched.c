@@ -52,6 +52,7 @@ enum {
 	TV_F_WAKER = 8,     /* wakeups: the waker is known (cur_tid, or ext1 in a record_ext; its CPU arg2) */
 	TV_F_PID = 16,      /* task records: pid is known */
 	TV_F_CGROUP = 32,   /* task records: cgroup is known */
+	TV_F_POLICY = 64,   /* task records: policy is known */
 };
 
 /* What every record starts with: 16 bytes, little-endian. */
@@ -91,7 +92,7 @@ struct task_record {
 	s32 tid;
 	s32 pid;      /* -1 unknown (classic programs: tasks other than current) */
 	s32 prio;
-	u32 pad;
+	u32 policy;   /* task_struct.policy (SCHED_NORMAL 0 .. SCHED_DEADLINE 6) when TV_F_POLICY */
 	char comm[16];
 	u64 cgroup;   /* cgroup v2 id (bpf_get_current_cgroup_id) when TV_F_CGROUP: the task was current */
 };
@@ -141,7 +142,7 @@ struct tslot {
 	s32 tid;
 	s32 pid;
 	s32 prio;
-	u32 pad;
+	u32 policy; /* the policy + 1 as last written; 0 unknown */
 	u64 comm[2];
 	u64 cgroup;
 };
@@ -373,13 +374,13 @@ static __always_inline struct task_record *task_rec(struct run *x)
 
 	HEAD(t->h, x, TV_TASK, 0);
 	t->pid = -1;
-	t->pad = 0;
+	t->policy = 0;
 	t->cgroup = 0;
 	return t;
 }
 
 /* note makes sure that the reader knows the task of t (tid, pid, prio,
- * comm and, with TV_F_CGROUP, cgroup) as t says before it reads this CPU's
+ * comm and, with TV_F_CGROUP and TV_F_POLICY, cgroup and policy) as t says before it reads this CPU's
  * next event: this CPU's slot of the TID holds what its records last said
  * of it, and a task record is written only when that differs (or the slot
  * holds another task). Unknown fields (classic programs) are taken from
@@ -403,7 +404,12 @@ static __always_inline void note(void *ctx, struct task_record *t)
 			t->cgroup = sl->cgroup;
 			t->h.flags |= TV_F_CGROUP;
 		}
+		if (!(t->h.flags & TV_F_POLICY) && sl->policy) {
+			t->policy = sl->policy - 1;
+			t->h.flags |= TV_F_POLICY;
+		}
 		if (sl->pid == t->pid && sl->prio == t->prio && sl->cgroup == t->cgroup &&
+		    sl->policy == ((t->h.flags & TV_F_POLICY) ? t->policy + 1 : 0) &&
 		    sl->comm[0] == c[0] && sl->comm[1] == c[1])
 			return;
 	}
@@ -412,6 +418,7 @@ static __always_inline void note(void *ctx, struct task_record *t)
 	sl->tid = t->tid;
 	sl->pid = t->pid;
 	sl->prio = t->prio;
+	sl->policy = (t->h.flags & TV_F_POLICY) ? t->policy + 1 : 0;
 	sl->cgroup = t->cgroup;
 	sl->comm[0] = c[0];
 	sl->comm[1] = c[1];
@@ -427,7 +434,8 @@ static __always_inline void note_btf(void *ctx, struct run *x, struct task_struc
 	t->tid = p->pid;
 	t->pid = p->tgid;
 	t->prio = p->prio;
-	t->h.flags = TV_F_PID;
+	t->policy = p->policy;
+	t->h.flags = TV_F_PID | TV_F_POLICY;
 	__builtin_memcpy(t->comm, p->comm, sizeof(t->comm));
 	if (cgroup) {
 		t->cgroup = cgroup;
@@ -643,7 +651,8 @@ int tp_btf_task_rename(u64 *ctx)
 	t->tid = p->pid;
 	t->pid = p->tgid;
 	t->prio = p->prio;
-	t->h.flags = TV_F_PID;
+	t->policy = p->policy;
+	t->h.flags = TV_F_PID | TV_F_POLICY;
 	__builtin_memset(t->comm, 0, sizeof(t->comm));
 	bpf_probe_read_kernel_str(t->comm, sizeof(t->comm), (const void *)ctx[1]);
 	note(ctx, t);
@@ -665,7 +674,8 @@ static __always_inline void note_cur_classic(void *ctx, struct run *x)
 	t->tid = x->cur;
 	t->pid = x->cur_pid;
 	t->prio = BPF_CORE_READ(cur, prio);
-	t->h.flags = TV_F_PID;
+	t->policy = BPF_CORE_READ(cur, policy);
+	t->h.flags = TV_F_PID | TV_F_POLICY;
 	__builtin_memset(t->comm, 0, sizeof(t->comm));
 	bpf_get_current_comm(t->comm, sizeof(t->comm));
 	note(ctx, t);
@@ -697,8 +707,9 @@ int tp_sched_switch(struct trace_event_raw_sched_switch *ctx)
 	t->tid = x->cur;
 	t->pid = x->cur_pid;
 	t->prio = BPF_CORE_READ(ctx, prev_prio);
+	t->policy = BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), policy);
 	t->cgroup = bpf_get_current_cgroup_id();
-	t->h.flags = TV_F_PID | TV_F_CGROUP;
+	t->h.flags = TV_F_PID | TV_F_CGROUP | TV_F_POLICY;
 	__builtin_memset(t->comm, 0, sizeof(t->comm));
 	BPF_CORE_READ_STR_INTO(&t->comm, ctx, prev_comm);
 	note(ctx, t);

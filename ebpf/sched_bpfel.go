@@ -74,7 +74,7 @@ type schedTaskRecord struct {
 	Tid    int32
 	Pid    int32
 	Prio   int32
-	Pad    uint32
+	Policy uint32
 	Comm   [16]int8
 	Cgroup uint64
 }
@@ -120,7 +120,7 @@ type schedTslot struct {
 	Tid    int32
 	Pid    int32
 	Prio   int32
-	Pad    uint32
+	Policy uint32
 	Comm   [2]uint64
 	Cgroup uint64
 }

@@ -54,6 +54,7 @@ struct task_struct {
 	struct thread_info thread_info;
 	unsigned int __state;
 	int prio;
+	unsigned int policy; /* SCHED_NORMAL 0, FIFO 1, RR 2, BATCH 3, IDLE 5, DEADLINE 6 (include/uapi/linux/sched.h) */
 	int exit_state;
 	int pid;
 	int tgid;
