@@ -519,7 +519,9 @@ func (p *CFS) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool {
 	if p.nextBuddy && flags&WakeFork == 0 {
 		rq.next = t.ID
 	}
-	if !p.wakePreempt || t.Class == ClassIdle && curr.Class != ClassIdle {
+	// Batch and idle tasks do not preempt (check_preempt_wakeup's
+	// p->policy != SCHED_NORMAL, kernel/sched/fair.c v5.x-v6.5).
+	if !p.wakePreempt || t.Class == ClassIdle || t.Batch {
 		return false
 	}
 	if p.preemptEntity(curr.ID, t.ID) == 1 {

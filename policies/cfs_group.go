@@ -299,7 +299,7 @@ func (p *CFS) checkPreemptGroups(cpu int, curr, t *Task, flags WakeFlags) bool {
 		p.setBuddy(t.ID, trq, false)
 		marked = true
 	}
-	if !p.wakePreempt || t.Class == ClassIdle && curr.Class != ClassIdle {
+	if !p.wakePreempt || t.Class == ClassIdle || t.Batch {
 		return false
 	}
 	m, cg, tg := meetGroups(p.groups, curr.Group, t.Group)

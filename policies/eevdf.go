@@ -615,7 +615,10 @@ func (p *EEVDF) CheckPreemptWakeup(cpu int, curr, t *Task, flags WakeFlags) bool
 	if curr.Class == ClassIdle && t.Class != ClassIdle {
 		return true
 	}
-	if t.Class == ClassIdle && curr.Class != ClassIdle {
+	// BATCH and IDLE tasks do not preempt others (the !normal_policy
+	// check of wakeup_preempt_fair, kernel/sched/fair.c v6.12-v6.18, after
+	// the idle-entity checks above).
+	if t.Class == ClassIdle || t.Batch {
 		return false
 	}
 	cid, tid := curr.ID, t.ID

@@ -424,3 +424,67 @@ func TestEEVDFWakeupDequeuesDelayed(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchIdleWakeeNoPreempt: SCHED_BATCH and SCHED_IDLE wakees never
+// preempt (wakeup_preempt_fair's !normal_policy(p->policy) return,
+// kernel/sched/fair.c v6.12-v6.18; check_preempt_wakeup's p->policy !=
+// SCHED_NORMAL before v6.6), while a SCHED_IDLE current task is preempted
+// by any other wakee. One CPU, nice 0. EEVDF: the current task H at
+// v 10 ms (deadline 11.4 ms) has run 3 ms past its pick (v 13 ms, so its
+// RUN_TO_PARITY protection is over: 13 > 11.4); the wakee W sits at
+// v 11 ms, deadline 12.4 ms: V = (13 + 11) / 2 = 12 ms, W is eligible with
+// the earlier deadline and is picked, so a normal W preempts. CFS: H leads
+// W by 5 ms of vruntime, over the 1 ms wakeup granularity.
+func TestBatchIdleWakeeNoPreempt(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		curr, wakee   Class
+		batch, preemp bool
+	}{
+		{"normal wakee", ClassFair, ClassFair, false, true},
+		{"batch wakee", ClassFair, ClassFair, true, false},
+		{"idle wakee", ClassFair, ClassIdle, false, false},
+		{"idle wakee, idle current", ClassIdle, ClassIdle, false, false},
+		{"normal wakee, idle current", ClassIdle, ClassFair, false, true},
+		{"batch wakee, idle current", ClassIdle, ClassFair, true, true},
+	} {
+		t.Run("eevdf/"+tc.name, func(t *testing.T) {
+			sim, p, ts := newEEVDFTasks(nil, 1, 2)
+			h, w := ts[0], ts[1]
+			h.Class, w.Class, w.Batch = tc.curr, tc.wakee, tc.batch
+			p.Enqueue(0, h, 0)
+			rq := &p.rqs[0]
+			e := &p.e[h.ID]
+			rq.remove(h.ID, e)
+			e.v, e.deadline = 10_000_000, 11_400_000
+			rq.add(h.ID, e)
+			p.setCurr(rq, h.ID)
+			sim.curr[0] = h
+			p.UpdateCurr(0, h, 3_000_000)
+			p.Enqueue(0, w, EnqueueWakeup)
+			ew := &p.e[w.ID]
+			rq.remove(w.ID, ew)
+			ew.v, ew.deadline = 11_000_000, 12_400_000
+			rq.add(w.ID, ew)
+			if got := p.CheckPreemptWakeup(0, h, w, WakeTTWU); got != tc.preemp {
+				t.Errorf("preempt = %v, want %v", got, tc.preemp)
+			}
+		})
+		t.Run("cfs/"+tc.name, func(t *testing.T) {
+			sim := newFakeSim(1)
+			p := NewCFS(nil, 1)
+			p.Init(sim)
+			h, w := sim.task(0), sim.task(0)
+			h.Class, w.Class, w.Batch = tc.curr, tc.wakee, tc.batch
+			p.TaskNew(h)
+			p.TaskNew(w)
+			p.Enqueue(0, h, 0)
+			p.Enqueue(0, w, 0)
+			p.e[h.ID].v = 50_000_000
+			p.e[w.ID].v = 45_000_000
+			if got := p.CheckPreemptWakeup(0, h, w, WakeTTWU); got != tc.preemp {
+				t.Errorf("preempt = %v, want %v", got, tc.preemp)
+			}
+		})
+	}
+}

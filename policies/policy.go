@@ -130,6 +130,11 @@ type Task struct {
 	// which a replay runs as FIFO 99 (replay's Task.Class); Prio gives
 	// it -1, as the sched_switch tracepoint does.
 	SchedDeadline bool
+	// Batch marks a fair task under SCHED_BATCH: its wakeups never
+	// preempt the running task (check_preempt_wakeup_fair returns at
+	// !normal_policy(p->policy), kernel/sched/fair.c v6.6-v6.18; before
+	// v6.6 p->policy != SCHED_NORMAL), which SCHED_IDLE tasks share.
+	Batch bool
 
 	State TaskState
 	CPU   int // runqueue the task is on, or the CPU it last ran on
@@ -154,6 +159,25 @@ func (t *Task) Prio() int32 {
 		return int32(99 - t.RTPrio)
 	}
 	return int32(120 + t.Nice)
+}
+
+// Policy returns the scheduling policy the task runs under as a trace names
+// it (trace.SchedPolicy): SCHED_DEADLINE for a SchedDeadline task replayed
+// as FIFO 99, SCHED_BATCH for a Batch one.
+func (t *Task) Policy() trace.SchedPolicy {
+	switch {
+	case t.SchedDeadline && t.Class == ClassFIFO && t.RTPrio == 99:
+		return trace.PolicyDeadline
+	case t.Class == ClassFIFO:
+		return trace.PolicyFIFO
+	case t.Class == ClassRR:
+		return trace.PolicyRR
+	case t.Class == ClassIdle:
+		return trace.PolicyIdle
+	case t.Batch:
+		return trace.PolicyBatch
+	}
+	return trace.PolicyNormal
 }
 
 // WakeFlags describe why SelectCPU is called (kernel WF_* flags,

@@ -84,6 +84,7 @@ type Override struct {
 	Nice     *int
 	Class    *policies.Class
 	RTPrio   int    // with Class FIFO or RR
+	Batch    bool   // with Class fair: SCHED_BATCH (policies.Task.Batch)
 	Slice    *int64 // custom slice request in ns (sched_attr.sched_runtime; EEVDF 6.12+)
 	// Cgroup moves the tasks to another task group (--cgroup SEL=PATH), a
 	// path as latency --by cgroup shows it; "/" is the root group.

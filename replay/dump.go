@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"fmt"
+	"github.com/traceview/traceview/trace"
 	"io"
 	"reflect"
 	"slices"
@@ -93,6 +94,7 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 	add(tk.Affinity != 0, "affinity %s", tk.Affinity)
 	add(tk.Cgroup != "", "cgroup %s", tk.Cgroup)
 	add(tk.Session != 0, "session %d", tk.Session)
+	add(tk.Policy != trace.PolicyUnknown, "policy %s", tk.Policy)
 	fmt.Fprintf(b, "  until %s; %s\n", until, strings.Join(append(flags, fmt.Sprintf("prio %d", tk.Prio)), ", "))
 	var ends [3]int
 	var cpu int64

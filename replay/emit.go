@@ -22,7 +22,7 @@ func (r *Result) Source() trace.Source {
 	if r.recorded != nil {
 		return r.recorded.Source(r.Meta)
 	}
-	return &recSource{recs: &recCursor{l: &r.recs}, tasks: r.tasks, cg: r.cgroupOf, meta: r.Meta}
+	return &recSource{recs: &recCursor{l: &r.recs}, tasks: r.tasks, cg: r.cgroupOf, meta: r.Meta, policies: r.policies}
 }
 
 // DropEvents lets the prediction's events go: a caller that has read them
@@ -304,6 +304,8 @@ type recSource struct {
 	cg    []uint64 // Result.cgroupOf
 	meta  *trace.Meta
 	r     rec
+	// policies: name each task's scheduling policy (Result.policies).
+	policies bool
 }
 
 // predictedCgroups names the task groups of a prediction as a capture
@@ -348,10 +350,16 @@ func (rs *recSource) Next() (trace.Event, error) {
 func (rs *recSource) subject(ev *trace.Event, id int32) {
 	if id < 0 {
 		ev.TID, ev.PID, ev.Comm, ev.Prio = 0, 0, "swapper", 120
+		if rs.policies {
+			ev.Policy = trace.PolicyNormal // the idle task's, as a capture records it
+		}
 		return
 	}
 	t := rs.tasks[id]
 	ev.TID, ev.PID, ev.Comm, ev.Prio = t.TID, t.PID, t.Comm, t.Prio()
+	if rs.policies {
+		ev.Policy = t.Policy()
+	}
 }
 
 func (rs *recSource) event(r *rec) trace.Event {
@@ -373,7 +381,7 @@ func (rs *recSource) event(r *rec) trace.Event {
 		}
 		var nx trace.Event
 		rs.subject(&nx, r.other)
-		ev.NextTID, ev.NextPID, ev.NextComm, ev.NextPrio = nx.TID, nx.PID, nx.Comm, nx.Prio
+		ev.NextTID, ev.NextPID, ev.NextComm, ev.NextPrio, ev.NextPolicy = nx.TID, nx.PID, nx.Comm, nx.Prio, nx.Policy
 	case trace.KindWaking, trace.KindWakeupNew:
 		ev.TargetCPU, ev.FromIRQ = trace.CPU(r.cpu2), r.irq
 		ev.WakerTID = 0

@@ -62,6 +62,10 @@ type ext struct {
 	// dl is true once a sched_switch showed the task at prio -1 beside a
 	// task with a known prio: SCHED_DEADLINE (trace.Event.SwitchDeadline).
 	dl bool
+	// policies counts the task's recorded switch-outs by the scheduling
+	// policy the source gave it (trace.SchedPolicy, index; eBPF captures
+	// only): see settlePrio.
+	policies [trace.PolicyDeadline + 1]int32
 	// throttled is true from a deadline task's runnable switch-out to its
 	// next switch-in (a throttle: Cause.Throttle).
 	throttled bool
@@ -716,6 +720,11 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		x.ident(i, ev, ev.PID, ev.Comm, ev.Prio)
 		if ev.Cgroup != 0 {
 			x.m.Tasks[i].CgroupID = ev.Cgroup
+		}
+		if p := ev.Policy; p != trace.PolicyUnknown && int(p) < len(x.st[i].policies) {
+			// The switch-out's: its task is current, so the recorder
+			// reads its policy as it is (a switch-in's may be stale).
+			x.st[i].policies[p]++
 		}
 		s := &x.st[i]
 		if !s.running {

@@ -234,11 +234,18 @@ type Task struct {
 	// switched in again (the replenishment), and it is replayed above the
 	// fair class and every real-time task but FIFO 99 (Class).
 	SchedDeadline bool
-	Parent        int // forking task index, -1
-	Init          InitState
-	CPU           int   // CPU it was first seen on
-	Start         int64 // ns, first appearance (fork time for forked tasks)
-	Last          int64 // ns, last event that concerns the task
+	// Policy is the scheduling policy most of its recorded switch-outs
+	// gave it, where the source records policies (traceview record's
+	// eBPF captures); trace.PolicyUnknown otherwise (perf.data,
+	// trace.dat: sched_switch shows SCHED_BATCH and SCHED_IDLE tasks at
+	// prio 120, as SCHED_NORMAL). It tells SCHED_IDLE, SCHED_BATCH and
+	// SCHED_RR from what the prio alone would say (Class, Batch).
+	Policy trace.SchedPolicy
+	Parent int // forking task index, -1
+	Init   InitState
+	CPU    int   // CPU it was first seen on
+	Start  int64 // ns, first appearance (fork time for forked tasks)
+	Last   int64 // ns, last event that concerns the task
 	// FinalWaitFrom is when the task's wait for the CPU before its final
 	// run began, the run its exit ended (ns; 0 when the trace does not
 	// show that run's switch-in and the wakeup or preemption before it).
@@ -346,8 +353,9 @@ type Task struct {
 }
 
 // Class returns the scheduling class and nice/RT priority implied by the
-// traced prio: below 100 real-time (SCHED_FIFO assumed: a trace does not
-// tell FIFO from RR), else fair with nice = prio-120. A SCHED_DEADLINE
+// traced prio: below 100 real-time (SCHED_FIFO unless the recorded Policy
+// says SCHED_RR: sched_switch does not tell them apart), else fair with
+// nice = prio-120 (SCHED_IDLE when the recorded Policy says so). A SCHED_DEADLINE
 // task is FIFO 99: the deadline class runs above the real-time one
 // (kernel/sched/sched.h, dl_sched_class before rt_sched_class), and the
 // simulator has no EDF of its own, so its reservation is kept by
@@ -357,12 +365,23 @@ func (t *Task) Class() (c policies.Class, nice, rtprio int) {
 	case t.SchedDeadline:
 		return policies.ClassFIFO, 0, 99
 	case t.Prio >= 0 && t.Prio < 100:
+		if t.Policy == trace.PolicyRR {
+			return policies.ClassRR, 0, int(99 - t.Prio)
+		}
 		return policies.ClassFIFO, 0, int(99 - t.Prio)
+	case t.Policy == trace.PolicyIdle:
+		// SCHED_IDLE keeps its nice (static_prio) but weighs
+		// WEIGHT_IDLEPRIO whatever it is.
+		return policies.ClassIdle, max(int(t.Prio)-120, 0), 0
 	case t.Prio >= 100 && t.Prio < 140:
 		return policies.ClassFair, int(t.Prio) - 120, 0
 	}
 	return policies.ClassFair, 0, 0
 }
+
+// Batch reports whether the task is replayed as SCHED_BATCH (its recorded
+// policy): a fair task whose wakeups never preempt (policies.Task.Batch).
+func (t *Task) Batch() bool { return t.Policy == trace.PolicyBatch }
 
 // UntilKind is how a task ends: the termination and pacing semantics of
 // its program, which a schedule does not change but a what-if must keep.
@@ -507,6 +526,10 @@ type ModelStats struct {
 	PrioChanges int `json:"prio_changes"`
 	// SchedDeadline counts SCHED_DEADLINE tasks (Task.SchedDeadline).
 	SchedDeadline int `json:"sched_deadline_tasks"`
+	// SchedBatch and SchedIdle count tasks recorded under SCHED_BATCH and
+	// SCHED_IDLE (Task.Policy; eBPF captures only).
+	SchedBatch int `json:"sched_batch_tasks,omitempty"`
+	SchedIdle  int `json:"sched_idle_tasks,omitempty"`
 	// PinnedTasks counts workload tasks given an inferred affinity: the
 	// traced command ran on one CPU of several (taskset), all but
 	// pinStray of its run time, over at least pinMinSwitches switch-ins.

@@ -1,5 +1,7 @@
 package replay
 
+import "github.com/traceview/traceview/trace"
+
 // prioCount is how many of a task's recorded switch-ins gave it prio.
 type prioCount struct {
 	prio int32
@@ -22,6 +24,8 @@ func (s *ext) countPrio(prio int32) {
 }
 
 // settlePrio gives each task the prio of most of its recorded switch-ins
+// and the scheduling policy of most of its recorded switch-outs (where the
+// source records policies: Task.Policy)
 // (the earliest such prio on a tie), where the events' last word on it
 // (Task.Prio as ident leaves it) may be a change made on the way out: a
 // real-time program such as cyclictest runs its threads at SCHED_FIFO 80
@@ -35,6 +39,19 @@ func (x *extractor) settlePrio() {
 		if x.st[i].dl {
 			x.m.Tasks[i].SchedDeadline = true
 			x.m.Stats.SchedDeadline++
+		}
+		var pol trace.SchedPolicy
+		for p, n := range x.st[i].policies {
+			if n > 0 && (pol == trace.PolicyUnknown || n > x.st[i].policies[pol]) {
+				pol = trace.SchedPolicy(p)
+			}
+		}
+		x.m.Tasks[i].Policy = pol
+		switch pol {
+		case trace.PolicyBatch:
+			x.m.Stats.SchedBatch++
+		case trace.PolicyIdle:
+			x.m.Stats.SchedIdle++
 		}
 		ps := x.st[i].prios
 		if len(ps) == 0 {

@@ -81,6 +81,9 @@ type Result struct {
 	// index of its group in Groups plus trace.RootCgroupID, the names
 	// in Meta.Cgroups), nil without groups.
 	cgroupOf []uint64
+	// policies: the model's source recorded scheduling policies
+	// (Task.Policy), so the predicted events name them too.
+	policies bool
 	// steps, maxStill and nbursts are the simulation's (sim), for the
 	// tests that measure its bounds.
 	steps, maxStill int64
@@ -242,7 +245,7 @@ func SimulateInto(m *Model, pol policies.Policy, cfg Config, keepEvents bool, co
 	res, err := runSim(m, pol, cfg, func(s *sim, res *Result) {
 		ch := make(chan recChunk, streamChunks)
 		s.out.pub, s.out.drop = ch, !keepEvents
-		src := &recSource{recs: &recStream{ch: ch}, tasks: s.tasks, cg: res.cgroupOf, meta: res.Meta}
+		src := &recSource{recs: &recStream{ch: ch}, tasks: s.tasks, cg: res.cgroupOf, meta: res.Meta, policies: res.policies}
 		done = make(chan error, 1)
 		go func() {
 			err := consume(src)
@@ -303,6 +306,9 @@ func runSim(m *Model, pol policies.Policy, cfg Config, stream func(*sim, *Result
 		Tool: "traceview replay --policy " + pol.Name(), NrCPUs: cfg.CPUs, NrCPUsAvail: cfg.CPUs, Clock: m.Meta.Clock,
 		FirstTime: m.Start}
 	res := &Result{Policy: pol.Name(), CPUs: cfg.CPUs, Meta: meta}
+	for i := range m.Tasks {
+		res.policies = res.policies || m.Tasks[i].Policy != trace.PolicyUnknown
+	}
 	if r, ok := pol.(policies.Recorded); ok && r.Recorded() {
 		if m.Recorded.Released() {
 			return nil, fmt.Errorf("replay: policy %s: %w", pol.Name(), ErrRecordedReleased)
@@ -567,7 +573,8 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 	tk := &s.m.Tasks[i]
 	class, nice, rtprio := tk.Class()
 	t := &policies.Task{ID: i, TID: tk.TID, PID: tk.PID, Comm: tk.Comm, Class: class, Nice: nice, RTPrio: rtprio,
-		Affinity: policies.AllCPUs(len(s.cpus)), CPU: tk.CPU, Parent: parent, State: policies.TaskNew, SchedDeadline: tk.SchedDeadline}
+		Affinity: policies.AllCPUs(len(s.cpus)), CPU: tk.CPU, Parent: parent, State: policies.TaskNew, SchedDeadline: tk.SchedDeadline,
+		Batch: class == policies.ClassFair && tk.Batch()}
 	if s.taskGroup != nil {
 		t.Group = s.taskGroup[i]
 	}
@@ -590,6 +597,7 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 		if o.Class != nil {
 			t.Class = *o.Class
 			t.RTPrio = o.RTPrio
+			t.Batch = o.Batch
 		}
 		if o.Slice != nil {
 			t.Slice = *o.Slice

@@ -59,7 +59,7 @@ func init() {
 func newReplayCmd() *cobra.Command {
 	var o replayOptions
 	cmd := &cobra.Command{
-		Use:   "replay [-i FILE] [-p] --policy P[,P...] [--cpus N] [--affinity SEL=CPULIST] [--nice SEL=N] [--class SEL=fifo:PRIO|rr:PRIO|normal|idle] [--slice SEL=DURATION] [--until SEL=DURATION|work|count|deadline] [--cpu-weight PATH=W] [--cpu-max PATH=Q/P] [--cgroup SEL=PATH] [--hz N] [-o table|json|csv] [-w FILE]",
+		Use:   "replay [-i FILE] [-p] --policy P[,P...] [--cpus N] [--affinity SEL=CPULIST] [--nice SEL=N] [--class SEL=fifo:PRIO|rr:PRIO|normal|batch|idle] [--slice SEL=DURATION] [--until SEL=DURATION|work|count|deadline] [--cpu-weight PATH=W] [--cpu-max PATH=Q/P] [--cgroup SEL=PATH] [--hz N] [-o table|json|csv] [-w FILE]",
 		Short: "Re-schedule a captured workload under a modelled policy and compare",
 		Long:  helpText("replay"),
 		Args: func(_ *cobra.Command, args []string) error {
@@ -88,7 +88,7 @@ func newReplayCmd() *cobra.Command {
 	f.IntVar(&o.cpus, "cpus", 0, "simulated CPUs (default: the trace's)")
 	f.StringArrayVar(&o.affinity, "affinity", nil, "SEL=CPULIST: pin tasks, e.g. sched-messaging=0 (repeatable)")
 	f.StringArrayVar(&o.nice, "nice", nil, "SEL=N: set the nice level (repeatable)")
-	f.StringArrayVar(&o.class, "class", nil, "SEL=fifo:PRIO, SEL=rr:PRIO, SEL=normal or SEL=idle (SCHED_IDLE, which sched_switch does not show) (repeatable)")
+	f.StringArrayVar(&o.class, "class", nil, "SEL=fifo:PRIO, SEL=rr:PRIO, SEL=normal, SEL=batch (SCHED_BATCH: its wakeups never preempt) or SEL=idle (SCHED_IDLE) (repeatable)")
 	f.StringArrayVar(&o.slice, "slice", nil, "SEL=DURATION: custom slice request (sched_attr.sched_runtime, eevdf; 100us..100ms, the range the kernel accepts)")
 	f.StringArrayVar(&o.until, "until", nil, "SEL=DURATION|work|count|deadline: how tasks end (deadline DURATION after their start, e.g. hog=1s, or deadline: when they ended in the trace; repeatable)")
 	f.IntVar(&o.hz, "hz", 0, "scheduler tick rate in Hz (CONFIG_HZ; default: inferred from the trace's tick, else 250)")
@@ -210,6 +210,7 @@ func (o *replayOptions) config() (replay.Config, error) {
 		}
 		name, prio, _ := strings.Cut(val, ":")
 		var c policies.Class
+		batch := false
 		switch name {
 		case "fifo":
 			c = policies.ClassFIFO
@@ -217,10 +218,12 @@ func (o *replayOptions) config() (replay.Config, error) {
 			c = policies.ClassRR
 		case "normal", "other":
 			c = policies.ClassFair
+		case "batch":
+			c, batch = policies.ClassFair, true
 		case "idle":
 			c = policies.ClassIdle
 		default:
-			return cfg, usageErrorf("replay: --class %q: want fifo:PRIO, rr:PRIO, normal or idle", a)
+			return cfg, usageErrorf("replay: --class %q: want fifo:PRIO, rr:PRIO, normal, batch or idle", a)
 		}
 		p := 0
 		if c.RealTime() {
@@ -229,7 +232,7 @@ func (o *replayOptions) config() (replay.Config, error) {
 				return cfg, usageErrorf("replay: --class %q: want %s:PRIO with PRIO an RT priority 1..99 (%s=%s:50)", a, name, strings.SplitN(a, "=", 2)[0], name)
 			}
 		}
-		cfg.Overrides = append(cfg.Overrides, replay.Override{Sel: sel, Class: &c, RTPrio: p})
+		cfg.Overrides = append(cfg.Overrides, replay.Override{Sel: sel, Class: &c, RTPrio: p, Batch: batch})
 	}
 	return cfg, nil
 }
@@ -584,6 +587,42 @@ func commNames(m *replay.Model, idx []int) string {
 // writeModelLines prints what the model rests on: its tasks and blocking
 // points by cause, how the workload's tasks end, the tick, and the measured
 // latencies.
+// classNotes is the model line's account of the tasks whose priority or
+// class the trace qualified: a prio that changed, SCHED_DEADLINE (prio -1)
+// and, where the capture recorded policies, SCHED_BATCH and SCHED_IDLE.
+// Each part starts with "; "; "" when there is none.
+func classNotes(m *replay.Model) string {
+	st := m.Stats
+	names := func(f func(*replay.Task) bool) string {
+		var idx []int
+		for i := range m.Tasks {
+			if f(&m.Tasks[i]) {
+				idx = append(idx, i)
+			}
+		}
+		return commNames(m, idx)
+	}
+	var b strings.Builder
+	if st.PrioChanges > 0 {
+		fmt.Fprintf(&b, "; %s changed priority during the trace (%s): each replayed at the prio of most of its switch-ins",
+			plural(st.PrioChanges, "task"), names(func(t *replay.Task) bool { return t.PrioChanged }))
+	}
+	if st.SchedDeadline > 0 {
+		fmt.Fprintf(&b, "; %s ran under SCHED_DEADLINE (%s): replayed above the real-time class (as FIFO 99), "+
+			"each throttle kept until its recorded replenishment, as the trace has no runtime, deadline or period",
+			plural(st.SchedDeadline, "task"), names(func(t *replay.Task) bool { return t.SchedDeadline }))
+	}
+	if st.SchedBatch > 0 {
+		fmt.Fprintf(&b, "; %s ran under SCHED_BATCH (%s): replayed as fair tasks whose wakeups never preempt",
+			plural(st.SchedBatch, "task"), names(func(t *replay.Task) bool { return t.Policy == trace.PolicyBatch }))
+	}
+	if st.SchedIdle > 0 {
+		fmt.Fprintf(&b, "; %s ran under SCHED_IDLE (%s): replayed at weight 3 (WEIGHT_IDLEPRIO), never preempting",
+			plural(st.SchedIdle, "task"), names(func(t *replay.Task) bool { return t.Policy == trace.PolicyIdle }))
+	}
+	return b.String()
+}
+
 func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet int) {
 	hz := cfg.HZ
 	st := m.Stats
@@ -591,26 +630,7 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 	if st.Yields > 0 {
 		yields = fmt.Sprintf("; %s (a switch-out still runnable with nothing to preempt it: replayed as sched_yield)", plural(st.Yields, "yield"))
 	}
-	if st.PrioChanges > 0 {
-		var idx []int
-		for i := range m.Tasks {
-			if m.Tasks[i].PrioChanged {
-				idx = append(idx, i)
-			}
-		}
-		yields += fmt.Sprintf("; %s changed priority during the trace (%s): each replayed at the prio of most of its switch-ins", plural(st.PrioChanges, "task"), commNames(m, idx))
-	}
-	if st.SchedDeadline > 0 {
-		var idx []int
-		for i := range m.Tasks {
-			if m.Tasks[i].SchedDeadline {
-				idx = append(idx, i)
-			}
-		}
-		yields += fmt.Sprintf("; %s ran under SCHED_DEADLINE (%s): replayed above the real-time class (as FIFO 99), "+
-			"each throttle kept until its recorded replenishment, as the trace has no runtime, deadline or period",
-			plural(st.SchedDeadline, "task"), commNames(m, idx))
-	}
+	yields += classNotes(m)
 	fmt.Fprintf(out, "model: %s, %s, %s (%d ended by another task, %d of them inferred from ping-pong preemptions; %d by a timer, %d at an absolute time (%d absolute timers); %d never woken); %.1f %% of the blocking points with an inferred cause%s\n",
 		plural(st.Tasks, "task")+" (in a scheduler event)", plural(st.Bursts, "CPU burst"), plural(st.BlockingPoints, "blocking point"),
 		st.Dependencies, st.PingPongs, st.Timers, st.External, st.AbsoluteTimers, st.Never, 100*st.InferredShare(), yields)
@@ -1101,7 +1121,9 @@ func idleClassHint(m *replay.Model, obs, self *report.LatencyResult, policy stri
 	}
 	nice0, outside := map[string]bool{}, map[string]bool{}
 	for i := range m.Tasks {
-		if tk := &m.Tasks[i]; tk.Prio == 120 {
+		// A recorded policy (eBPF captures) is replayed as it was:
+		// only tasks of unknown policy may be SCHED_IDLE unseen.
+		if tk := &m.Tasks[i]; tk.Prio == 120 && tk.Policy == trace.PolicyUnknown {
 			if tk.Workload {
 				nice0[tk.Comm] = true
 			} else {
