@@ -73,6 +73,12 @@ type infoReport struct {
 	// Autogroup is kernel.sched_autogroup_enabled when recorded: 1 on,
 	// -1 off, absent unknown (trace.Meta.Autogroup).
 	Autogroup int8 `json:"autogroup,omitempty"`
+	// Policies counts the tasks by the scheduling policy the trace
+	// recorded for them last (trace.SchedPolicy's names: "other", "batch",
+	// "idle", "fifo", "rr", "deadline"); absent when the source records
+	// none (perf.data, trace.dat: sched_switch shows SCHED_BATCH and
+	// SCHED_IDLE at prio 120, SCHED_RR as SCHED_FIFO).
+	Policies map[string]int `json:"policies,omitempty"`
 	// CgroupSettings and CgroupStats are the trace's task-group settings
 	// and cpu.stat readings (trace.Meta's); Throttling is, per group, the
 	// difference of its first and last reading.
@@ -157,6 +163,7 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	rep := &infoReport{Events: map[string]uint64{}, FirstEvent: -1, LastEvent: -1}
 	var readErr error
 	var seen []bool // by CPU: has an event
+	policy := map[trace.TID]trace.SchedPolicy{}
 	for {
 		ev, err := src.Next()
 		if err == io.EOF {
@@ -184,6 +191,20 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 			rep.FirstEvent = ev.Time
 		}
 		rep.LastEvent = max(rep.LastEvent, ev.Time)
+		if ev.Kind == trace.KindSwitch {
+			if ev.Policy != trace.PolicyUnknown && ev.TID > 0 {
+				policy[ev.TID] = ev.Policy
+			}
+			if ev.NextPolicy != trace.PolicyUnknown && ev.NextTID > 0 {
+				policy[ev.NextTID] = ev.NextPolicy
+			}
+		}
+	}
+	if len(policy) > 0 {
+		rep.Policies = map[string]int{}
+		for _, p := range policy {
+			rep.Policies[p.String()]++
+		}
 	}
 	for k, n := range counts {
 		if n > 0 {
@@ -335,11 +356,26 @@ func printInfo(w io.Writer, r *infoReport) {
 	case -1:
 		line("autogroup", "off (kernel.sched_autogroup_enabled)")
 	}
+	if len(r.Policies) > 0 {
+		line("policies", "%s", policySummary(r.Policies))
+	}
 	line("lost", "%s", lostSummary(r))
 	tw.Flush()
 	printGroups(w, r)
 	printEventCounts(w, r)
 	printInfoWarnings(w, r)
+}
+
+// policySummary is info's "policies" line: tasks per recorded policy, in
+// chrt(1)'s order ("3 other, 1 batch, 1 idle (tasks, as recorded)").
+func policySummary(n map[string]int) string {
+	var parts []string
+	for _, p := range []trace.SchedPolicy{trace.PolicyNormal, trace.PolicyBatch, trace.PolicyIdle, trace.PolicyFIFO, trace.PolicyRR, trace.PolicyDeadline} {
+		if k := n[p.String()]; k > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", k, p))
+		}
+	}
+	return strings.Join(parts, ", ") + " (tasks, by the policy the capture recorded last)"
 }
 
 // lostSummary is info's "lost" line: the events the recorder reported

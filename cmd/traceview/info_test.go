@@ -483,3 +483,34 @@ func TestInfoCommandLineQuoted(t *testing.T) {
 		t.Errorf("output:\n%s\nwant the command line %q", out, want)
 	}
 }
+
+// TestInfoPolicies: info counts tasks by the policy their sched_switches
+// recorded last (an eBPF capture's; a perf.data has none, and then there
+// is no policies line). Task 1 is seen under SCHED_OTHER and then
+// SCHED_IDLE (the last wins), task 2 SCHED_BATCH as next, task 3 with no
+// policy: "1 batch, 1 idle".
+func TestInfoPolicies(t *testing.T) {
+	sw := func(ms int64, prev, next trace.TID, p, np trace.SchedPolicy) trace.Event {
+		e := trace.NewEvent(1_000_000_000+ms*1_000_000, 0, trace.KindSwitch)
+		e.TID, e.NextTID, e.Policy, e.NextPolicy = prev, next, p, np
+		return e
+	}
+	evs := []trace.Event{
+		sw(1, 1, 2, trace.PolicyNormal, trace.PolicyBatch),
+		sw(2, 2, 1, trace.PolicyUnknown, trace.PolicyIdle),
+		sw(3, 1, 3, trace.PolicyIdle, trace.PolicyUnknown),
+	}
+	rep, err := collectInfo(trace.NewSliceSource(evs, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := policySummary(rep.Policies), "1 batch, 1 idle (tasks, by the policy the capture recorded last)"; got != want {
+		t.Errorf("policies %q, want %q", got, want)
+	}
+	for i := range evs {
+		evs[i].Policy, evs[i].NextPolicy = trace.PolicyUnknown, trace.PolicyUnknown
+	}
+	if rep, _ = collectInfo(trace.NewSliceSource(evs, nil)); rep.Policies != nil {
+		t.Errorf("no recorded policy: Policies %v, want none", rep.Policies)
+	}
+}
