@@ -290,6 +290,11 @@ type LatencyResult struct {
 	// counted as throttled (its runtime used, waiting for the
 	// replenishment): the rows' Throttled holds them.
 	DeadlineThrottled bool
+	// IdleTasks and BatchTasks name ("comm:tid") the tasks the capture
+	// recorded under SCHED_IDLE and SCHED_BATCH at a switch-out
+	// (trace.Event.Policy; eBPF captures only: sched_switch shows them at
+	// prio 120, as SCHED_NORMAL), so their delays read as the policy's.
+	IdleTasks, BatchTasks []string
 	// Unmatched is set when filters matched nothing: the latency-empty
 	// warning's parts (compare says one message for both traces).
 	Unmatched *Unmatched
@@ -311,6 +316,10 @@ type latExtra struct {
 	// (latency.deadlineSwitch); rt: a run showed it real-time (prio
 	// 0..99, throttleCollector.run)
 	dl, rt bool
+	// policy: SCHED_IDLE or SCHED_BATCH when its last switch-out under
+	// either recorded it (trace.Event.Policy; only those two are kept, so
+	// that the common case costs no task lookup)
+	policy trace.SchedPolicy
 }
 
 // underBandwidth reports whether CFS bandwidth control can throttle the
@@ -443,6 +452,11 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 		if e.Kind == trace.KindSwitch && (e.Prio == -1 || e.NextPrio == -1) {
 			l.deadlineSwitch(e)
 		}
+		if e.Kind == trace.KindSwitch && (e.Policy == trace.PolicyIdle || e.Policy == trace.PolicyBatch) && e.TID > 0 {
+			if t, _ := l.tr.Task(l.tr.Thread(e.TID, e.PID)); t != nil {
+				t.X.policy = e.Policy
+			}
+		}
 		l.sched.Observe(e)
 	}
 	l.sched.Finish()
@@ -466,6 +480,12 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 		r.Raced, r.RacedSum, r.RestartShift = t.X.raceN, t.X.raceSum, t.X.restart
 		r.Lossy, r.LossyRuntime = t.X.lossy, t.X.lossyRT
 		r.Throttled, r.ThrottledDelays = t.X.thrNs, t.X.thrN
+		switch t.X.policy {
+		case trace.PolicyIdle:
+			res.IdleTasks = append(res.IdleTasks, fmt.Sprintf("%s:%d", r.Comm, r.TID))
+		case trace.PolicyBatch:
+			res.BatchTasks = append(res.BatchTasks, fmt.Sprintf("%s:%d", r.Comm, r.TID))
+		}
 		r.RuntimeSource = RuntimeFromStat
 		if d.RuntimeFromSwitches {
 			r.RuntimeSource, r.Runtime = RuntimeFromSwitches, t.X.onCPU
@@ -846,6 +866,16 @@ func (res *LatencyResult) Regroup(perTask bool) *LatencyResult {
 	return &r
 }
 
+// appendNew appends to dst the strings of add it does not hold yet.
+func appendNew(dst, add []string) []string {
+	for _, a := range add {
+		if !slices.Contains(dst, a) {
+			dst = append(dst, a)
+		}
+	}
+	return dst
+}
+
 // MergeLatency merges the reports of several traces exactly: their task
 // rows are grouped as one trace's would be (by command name, or one row per
 // task with opts.PerTask: tasks of different traces are never merged), with
@@ -899,6 +929,8 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 		}
 		res.Cgroups = MergeCgroupThrottles(res.Cgroups, p.Cgroups)
 		res.DeadlineThrottled = res.DeadlineThrottled || p.DeadlineThrottled
+		res.IdleTasks = appendNew(res.IdleTasks, p.IdleTasks)
+		res.BatchTasks = appendNew(res.BatchTasks, p.BatchTasks)
 	}
 	if opts.OneCapture {
 		rows = mergeSameTasks(rows)

@@ -90,11 +90,26 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 		bw.WriteString("  Throttled ms of a SCHED_DEADLINE task (prio -1): switched out runnable with its runtime used, it waited\n" +
 			"  for its replenishment (the next period), not for a CPU.\n")
 	}
+	if len(res.IdleTasks) > 0 {
+		bw.WriteString("  SCHED_IDLE (weight 3, behind every other runnable task by design): " + namesList(res.IdleTasks) + "\n")
+	}
+	if len(res.BatchTasks) > 0 {
+		bw.WriteString("  SCHED_BATCH (its wakeups do not preempt the running task): " + namesList(res.BatchTasks) + "\n")
+	}
 	if len(res.Cgroups) > 0 {
 		bw.WriteString("\n")
 		WriteCgroupTable(bw, res.Cgroups)
 	}
 	return bw.Flush()
+}
+
+// namesList joins task names for a note under the table: the first 8, then
+// how many more.
+func namesList(names []string) string {
+	if len(names) > 8 {
+		return strings.Join(names[:8], ", ") + fmt.Sprintf(" and %d more", len(names)-8)
+	}
+	return strings.Join(names, ", ")
 }
 
 // WriteCgroupTable prints one line per task group: its CPU use, its tasks'
@@ -194,6 +209,11 @@ type LatencyJSON struct {
 	// for a replenishment (LatencyResult.DeadlineThrottled; omitted when
 	// none).
 	DeadlineThrottled bool `json:"deadline_throttled,omitempty"`
+	// SchedIdleTasks and SchedBatchTasks name the tasks recorded under
+	// SCHED_IDLE and SCHED_BATCH (LatencyResult.IdleTasks, BatchTasks;
+	// eBPF captures only; omitted when none).
+	SchedIdleTasks  []string `json:"sched_idle_tasks,omitempty"`
+	SchedBatchTasks []string `json:"sched_batch_tasks,omitempty"`
 }
 
 // LatencyJSONFilter is the filter of a latency report (schedule.Filter):
@@ -304,6 +324,7 @@ func (res *LatencyResult) JSON() LatencyJSON {
 		Switches: res.Total.Switches, SumDelayNs: res.Total.SumDelay}
 	doc.Cgroups = res.Cgroups
 	doc.DeadlineThrottled = res.DeadlineThrottled
+	doc.SchedIdleTasks, doc.SchedBatchTasks = res.IdleTasks, res.BatchTasks
 	if f := res.Options.Filter; f.Active() {
 		doc.Filter = &LatencyJSONFilter{StartNs: f.Start, EndNs: f.End, CPUs: f.CPUs, PIDs: f.PIDs, TIDs: f.TIDs, Comms: f.Comms}
 	}

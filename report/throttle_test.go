@@ -575,3 +575,38 @@ func TestDeadlineTaskInThrottledGroup(t *testing.T) {
 		t.Errorf("/svc runtime %d, want 14 ms", g.Runtime)
 	}
 }
+
+// TestPolicyNotes: tasks whose switch-outs recorded SCHED_IDLE or
+// SCHED_BATCH (an eBPF capture's policies) are named under the table and
+// in JSON; other policies and unknown ones are not. Task 2 switches out
+// under SCHED_IDLE, task 3 under SCHED_BATCH, task 1 under SCHED_OTHER.
+func TestPolicyNotes(t *testing.T) {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	pol := func(e trace.Event, p trace.SchedPolicy) trace.Event { e.Policy = p; return e }
+	evs := []trace.Event{
+		thrSwitch(0, 0, 0, R, 0, 1),
+		pol(thrSwitch(2, 0, 1, R, 0, 2), trace.PolicyNormal),
+		pol(thrSwitch(4, 0, 2, S, 0, 3), trace.PolicyIdle),
+		pol(thrSwitch(6, 0, 3, S, 0, 1), trace.PolicyBatch),
+		pol(thrSwitch(8, 0, 1, S, 0, 0), trace.PolicyNormal),
+	}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, nil), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.IdleTasks, []string{"t2:2"}) || !slices.Equal(res.BatchTasks, []string{"t3:3"}) {
+		t.Fatalf("idle %v, batch %v; want [t2:2], [t3:3]", res.IdleTasks, res.BatchTasks)
+	}
+	var b strings.Builder
+	if err := WriteLatencyTable(&b, res, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"  SCHED_IDLE (weight 3, behind every other runnable task by design): t2:2\n", "  SCHED_BATCH (its wakeups do not preempt the running task): t3:3\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if j := res.JSON(); !slices.Equal(j.SchedIdleTasks, []string{"t2:2"}) || !slices.Equal(j.SchedBatchTasks, []string{"t3:3"}) {
+		t.Errorf("JSON idle %v, batch %v", j.SchedIdleTasks, j.SchedBatchTasks)
+	}
+}
