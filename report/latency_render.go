@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/traceview/traceview/internal/termsafe"
 	"io"
 	"reflect"
 	"strings"
@@ -103,13 +104,18 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 	return bw.Flush()
 }
 
-// namesList joins task names for a note under the table: the first 8, then
-// how many more.
+// namesList joins task names for a note under the table, each made safe
+// for a terminal (termsafe.Name: a name may hold control characters or
+// commas): the first 8, then how many more.
 func namesList(names []string) string {
-	if len(names) > 8 {
-		return strings.Join(names[:8], ", ") + fmt.Sprintf(" and %d more", len(names)-8)
+	var out []string
+	for _, n := range names[:min(len(names), 8)] {
+		out = append(out, termsafe.Name(n))
 	}
-	return strings.Join(names, ", ")
+	if len(names) > 8 {
+		return strings.Join(out, ", ") + fmt.Sprintf(" and %d more", len(names)-8)
+	}
+	return strings.Join(out, ", ")
 }
 
 // WriteCgroupTable prints one line per task group: its CPU use, its tasks'

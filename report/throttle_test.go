@@ -597,7 +597,18 @@ func TestPolicyNotes(t *testing.T) {
 	if !slices.Equal(res.IdleTasks, []string{"t2:2"}) || !slices.Equal(res.BatchTasks, []string{"t3:3"}) {
 		t.Fatalf("idle %v, batch %v; want [t2:2], [t3:3]", res.IdleTasks, res.BatchTasks)
 	}
+	// A hostile name is escaped in the table's note (termsafe.Name), kept
+	// as it is in JSON.
+	res.IdleTasks[0] = "t\x1b[2J:2"
 	var b strings.Builder
+	if err := WriteLatencyTable(&b, res, false); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\x1b[2J") || !strings.Contains(b.String(), `t\x1b[2J:2`) {
+		t.Errorf("the note does not escape an ESC in a name:\n%q", b.String())
+	}
+	res.IdleTasks[0] = "t2:2"
+	b.Reset()
 	if err := WriteLatencyTable(&b, res, false); err != nil {
 		t.Fatal(err)
 	}
