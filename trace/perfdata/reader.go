@@ -72,6 +72,10 @@ type Stats struct {
 	Events [len(trace.Kinds)]uint64
 	// Bytes is the number of data-section bytes read.
 	Bytes int64
+	// SideBandBehind counts COMM, FORK and EXIT records earlier than
+	// their CPU's previous record, queued at their own times
+	// (queueSideBand).
+	SideBandBehind uint64
 }
 
 // Reader streams a perf.data file. Create it with NewReader; it implements
@@ -152,6 +156,10 @@ type Reader struct {
 	// stackIDs interns sched_switch callchains (raw ips) into Meta.Stacks.
 	stackIDs map[string]trace.StackID
 	cpuLast  []int64 // last record time per CPU, for lost windows and damage
+	// sideBandBack is the furthest a side-band record has come behind
+	// its CPU's previous record, in ns (queueSideBand); the mark holds
+	// events back by markLag().
+	sideBandBack int64
 	// times says whether records are checked against the header's
 	// sample times (outsideSampleTimes); timesIn and timesOut count the
 	// timed records inside and outside them.
@@ -733,7 +741,20 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 // releasable reports whether an event at time t may leave the window: at
 // or before the last round's flush limit or the CPU mark.
 func (r *Reader) releasable(t int64) bool {
-	return t <= r.flushLimit || r.markOK && t <= r.mark
+	return t <= r.flushLimit || r.markOK && t <= r.mark-r.markLag()
+}
+
+// SideBandLag is how far behind the CPU mark an event must lie to leave
+// the window by it, in ns: 1 ms, ten times the furthest a COMM, FORK or
+// EXIT record was measured behind its CPU's previous record (93 µs,
+// queueSideBand), so that such a record still finds the later events
+// waiting. The round rule (FINISHED_ROUND) is not delayed.
+const SideBandLag = int64(1e6)
+
+// markLag is SideBandLag, or the furthest a side-band record of this
+// input has come behind its CPU when that is more.
+func (r *Reader) markLag() int64 {
+	return max(SideBandLag, r.sideBandBack)
 }
 
 // truncated ends the stream at a record cut short by the end of the input
