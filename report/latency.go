@@ -651,7 +651,7 @@ func (l *latency) hooks() schedule.Hooks {
 				return
 			}
 			t.Delays.Add(d.Start, d.End, l.keep)
-			l.thr.delay(d, t)
+			l.thr.kept(d, t)
 			if d.Cause == schedule.CausePreempted && t.X.dl {
 				// A SCHED_DEADLINE task switched out runnable has used its
 				// runtime: it waits for its replenishment, not for a CPU
@@ -669,6 +669,13 @@ func (l *latency) hooks() schedule.Hooks {
 				t.X.raceSum += d.End - d.Start
 			default:
 				t.X.restart += d.Start - d.FirstWaking
+			}
+		},
+		GroupDelay: func(d *schedule.Delay) {
+			// Every task's, whatever the task filters keep: a group's
+			// row and its throttle inference stay the group's whole.
+			if !d.Excluded {
+				l.thr.delay(d, task(d.Task))
 			}
 		},
 		Runtime: func(st *schedule.Task, e *trace.Event, lossy bool) {
@@ -1005,6 +1012,7 @@ func (r *LatencyRow) DelayQuantile(p float64) int64 {
 func chainHooks(a, b schedule.Hooks) schedule.Hooks {
 	h := b
 	h.Delay = chain1(a.Delay, b.Delay)
+	h.GroupDelay = chain1(a.GroupDelay, b.GroupDelay)
 	h.State = chain1(a.State, b.State)
 	h.Run = chain1(a.Run, b.Run)
 	h.RunningOnly = (a.State == nil || a.RunningOnly) && (b.State == nil || b.RunningOnly)

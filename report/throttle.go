@@ -138,6 +138,10 @@ type thrDelay struct {
 	t          *latTask
 	start, end int64
 	cpu        trace.CPU // the runqueue it waited on (-1 unknown)
+	// kept: the filters keep the delay (throttleCollector.kept), so its
+	// throttled part is charged to its task's row; the group counts it
+	// either way.
+	kept bool
 }
 
 type thrGroup struct {
@@ -323,6 +327,19 @@ func (c *throttleCollector) delay(d *schedule.Delay, t *latTask) {
 	}
 	if g.retain >= 0 && t.X.underBandwidth() {
 		g.delays = append(g.delays, thrDelay{t: t, start: d.Start, end: d.End, cpu: d.QueueCPU})
+	}
+}
+
+// kept marks the delay that delay recorded last, d of task t, as one the
+// filters keep (latency's Delay hook, called just after GroupDelay for the
+// same delay when the filters keep it).
+func (c *throttleCollector) kept(d *schedule.Delay, t *latTask) {
+	g := c.groups[d.Task.Cgroup]
+	if d.Task.Cgroup == 0 || g == nil || len(g.delays) == 0 {
+		return
+	}
+	if x := &g.delays[len(g.delays)-1]; x.t == t && x.start == d.Start && x.end == d.End {
+		x.kept = true
 	}
 }
 
@@ -633,8 +650,10 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 			if e <= s {
 				continue
 			}
-			d.t.X.thrNs += e - s
-			d.t.X.thrN++
+			if d.kept {
+				d.t.X.thrNs += e - s
+				d.t.X.thrN++
+			}
 			ct.ThrottledDelay += e - s
 			kk := key{k, d.cpu}
 			if f, ok := first[kk]; !ok || s < f {

@@ -278,6 +278,13 @@ type Hooks struct {
 	// a delay, zero-length ones included, and lossy ones too (Delay.Lossy)
 	// so that a caller can count them per row.
 	Delay func(d *Delay)
+	// GroupDelay, when set, is called with every delay that Options.Filter's
+	// time window and CPUs select, whatever its task, before Delay (the
+	// filter's task lists, PIDs, TIDs, Comms and Cgroups, narrow Delay
+	// only): for measures of whole task groups that a task filter must not
+	// change (latency's cgroup table and throttle inference). Without a
+	// filter it sees what Delay sees.
+	GroupDelay func(d *Delay)
 	// Wakeup is called for each wakeup that makes a task runnable.
 	Wakeup func(at int64, waker, wakee *Task, target trace.CPU)
 	// Runqueue is called when the number of tasks waiting on cpu's
@@ -789,6 +796,9 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 			}
 			b.leaveState(t, e.Time)
 			t.state = StateUnknown
+			if b.hooks.GroupDelay != nil && b.opts.Filter.CPU(d.QueueCPU) && b.opts.Filter.Time(d.End) {
+				b.hooks.GroupDelay(&d)
+			}
 			if f := b.opts.Filter; f != nil && !(f.Task(t) && f.CPU(d.QueueCPU) && f.Time(d.End)) {
 				continue
 			}
@@ -1136,6 +1146,10 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	if t.cause != CausePreempted {
 		d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 	}
+	if b.hooks.GroupDelay != nil && b.opts.Filter.Time(in) && b.opts.Filter.CPU(cpu) {
+		b.markDelay(d)
+		b.hooks.GroupDelay(d)
+	}
 	if f := b.opts.Filter; f != nil && f.Cgroups != nil && t.Cgroup == 0 && f.Time(in) && f.CPU(cpu) {
 		// Its cgroup is not known yet: decided when it is.
 		if b.undecided == nil {
@@ -1185,10 +1199,15 @@ func (b *Builder) emitRuntime(t *Task, e *trace.Event) {
 	}
 }
 
-// emitDelay marks d lossy or not and passes it to the Delay hook.
-func (b *Builder) emitDelay(d *Delay) {
+// markDelay sets d.Lossy and d.Excluded.
+func (b *Builder) markDelay(d *Delay) {
 	d.Lossy = b.lossy(d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU)
 	d.Excluded = d.Lossy && !b.opts.KeepLossy || d.Unrecorded
+}
+
+// emitDelay marks d lossy or not and passes it to the Delay hook.
+func (b *Builder) emitDelay(d *Delay) {
+	b.markDelay(d)
 	if d.Unrecorded {
 		b.C.UnrecordedDelays++
 	} else if d.Lossy {

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestGroupTableIgnoresTaskFilters: the cgroup table describes whole
+// groups, so --pid, --tid, --comm and --cgroup (which select tasks) leave
+// it as it is without them; a kept task's Throttled ms is the same too.
+// quota-siblings.tv (its meta file): /p7q has a 30ms/100ms quota and two
+// hogs, 17090 and 17091; unfiltered, the inference finds 22 throttled
+// periods, 3073.265 ms (the kernel's cpu.stat: 22, 3000.440 ms), and
+// charges 1521.017 ms of them to 17090's waits. Before the group saw only
+// the kept tasks' delays: --pid 1 gave /p7q 0 periods, --comm
+// stress-ng-cpu 21 periods (3045.264 ms).
+func TestGroupTableIgnoresTaskFilters(t *testing.T) {
+	const tr = "../../testdata/traces/quota-siblings.tv"
+	type task struct {
+		PID         int   `json:"pid"`
+		ThrottledNS int64 `json:"throttled_ns"`
+	}
+	type out struct {
+		Tasks   []task           `json:"tasks"`
+		Cgroups []map[string]any `json:"cgroups"`
+	}
+	run := func(args ...string) out {
+		t.Helper()
+		stdout, stderr, code := runCLI(t, append([]string{"latency", "-p", "-o", "json", "-i", tr}, args...)...)
+		if code != 0 {
+			t.Fatalf("latency %v: exit %d: %s", args, code, stderr)
+		}
+		var o out
+		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+			t.Fatalf("latency %v: %v", args, err)
+		}
+		return o
+	}
+	whole := run()
+	var p7q map[string]any
+	for _, g := range whole.Cgroups {
+		if g["path"] == "/p7q" {
+			p7q = g
+		}
+	}
+	if p7q == nil || p7q["throttled_periods"] != float64(22) || p7q["throttled_ns"] != float64(3073264613) {
+		t.Fatalf("unfiltered /p7q: %v, want 22 throttled periods, 3073264613 ns", p7q)
+	}
+	for _, args := range [][]string{{"--pid", "1"}, {"--pid", "17090"}, {"--comm", "stress-ng-cpu"}, {"--cgroup", "/p7q"}, {"--tid", "17091"}} {
+		o := run(args...)
+		if !reflect.DeepEqual(o.Cgroups, whole.Cgroups) {
+			t.Errorf("latency %v: cgroup table\n%v\nwant (unfiltered)\n%v", args, o.Cgroups, whole.Cgroups)
+		}
+	}
+	o := run("--pid", "17090")
+	if len(o.Tasks) != 1 || o.Tasks[0].ThrottledNS != 1521017195 {
+		t.Errorf("--pid 17090: tasks %+v, want one with throttled_ns 1521017195 (as unfiltered)", o.Tasks)
+	}
+}
