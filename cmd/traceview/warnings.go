@@ -31,7 +31,7 @@ var warningKinds = []struct {
 		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus"}},
 	{"event order", []string{"out-of-order", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
-		"duplicate-event", "text-duplicate", "duplicate-input"}},
+		"duplicate-event", "text-duplicate", "duplicate-input", "same-host-name"}},
 	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
 		"text-pid-out-of-range", "text-cpu-out-of-range", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
@@ -282,11 +282,13 @@ func lostWindowsLine(counts []uint64) string {
 // not-system-wide (perf record -p/-t: other tasks' runs) and
 // switch-records (perf record --switch-events: no wakeups, so the delay
 // columns hold preemptions only), and duplicate-input (latency of several
-// traces read one of them once: another holds the same events).
+// traces read one of them once: another holds the same events), and
+// same-host-name (two overlapping traces of one host name merged as two
+// machines).
 func answerKey(key string) bool {
 	switch key {
 	case "latency-empty", "stats-empty", "latency-runtime-none", "cgroup-v1-unattributed",
-		partialCPUsKey, "not-system-wide", "switch-records", "timehist-open-runs", "duplicate-input":
+		partialCPUsKey, "not-system-wide", "switch-records", "timehist-open-runs", "duplicate-input", "same-host-name":
 		return true
 	}
 	return false
