@@ -674,7 +674,14 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 			th.settleUnrecorded(t, tprev)
 		}
 	}
-	if th.opt.IdleHist && t.lastIdle != nil {
+	if th.opt.IdleHist {
+		if t.lastIdle == nil {
+			// No task's sample on this CPU since the last idle row (a
+			// switch out of the task idle switched to is missing): perf
+			// prints no row (timehist_sched_switch_event's "goto out",
+			// tools/perf/builtin-sched.c v6.12).
+			return
+		}
 		// Charge the idle period to the task that ran before it.
 		last := t.lastIdle
 		timehistUpdate(last, *tm, tprev)

@@ -554,3 +554,40 @@ func TestTimehistUnchained(t *testing.T) {
 		t.Errorf("switches %v, unchained %v, %d ns; want [4] [1] 500", r.Switches, r.Unchained, r.UnchainedNs)
 	}
 }
+
+// TestTimehistIdleHistMissingSwitch: with -I, perf prints an idle row only
+// when a task's sample came on the CPU since the last one (the task idle
+// handed the CPU to, itr->last_thread; timehist_sched_switch_event, v6.12).
+// CPU 0, times in ms after 1 s: alpha sleeps to idle at 0; idle runs beta
+// at 1 (row: idle 1.000 ms); beta's switch out is missing; idle runs
+// alpha at 2 (perf: no row, nothing ran since the row at 1, but idle's
+// switch-out state R at 2 is still kept, so the next row waits from it);
+// alpha sleeps at 3, idle runs beta at 4 (row: run 4-3 = 1.000 ms, wait
+// and delay 3-2 = 1.000 ms). pre.perf.data of issue 28 had three such extra
+// rows; with this, its -I output equals perf 6.12's.
+func TestTimehistIdleHistMissingSwitch(t *testing.T) {
+	const s, ms = int64(1e9), int64(1e6)
+	evs := []trace.Event{
+		timehistComm(10, "alpha"),
+		timehistComm(20, "beta"),
+		timehistSw(s, 0, 10, trace.StateInterruptible, 0),
+		timehistSw(s+1*ms, 0, 0, trace.StateRunning, 20),
+		timehistSw(s+2*ms, 0, 0, trace.StateRunning, 10),
+		timehistSw(s+3*ms, 0, 10, trace.StateInterruptible, 0),
+		timehistSw(s+4*ms, 0, 0, trace.StateRunning, 20),
+	}
+	got := runTimehist(t, evs, TimehistOptions{IdleHist: true, Exact: true})
+	var rows []string
+	for _, l := range strings.Split(got, "\n") {
+		if strings.Contains(l, "<idle>") {
+			rows = append(rows, strings.Join(strings.Fields(l), " "))
+		}
+	}
+	want := []string{
+		"1.001000 [0000] <idle> 0.000 0.000 1.000",
+		"1.004000 [0000] <idle> 1.000 1.000 1.000",
+	}
+	if d := cmp.Diff(want, rows); d != "" {
+		t.Errorf("-I rows (-want +got):\n%s\nwhole output:\n%s", d, got)
+	}
+}
