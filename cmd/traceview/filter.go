@@ -252,11 +252,13 @@ func ints[T ~int32](vs []T) []int {
 type nameRuns map[trace.TID]map[string]int64
 
 // watchNames returns src, counting into the nameRuns it returns as the
-// stream goes by.
-func watchNames(src trace.Source) (trace.Source, nameRuns) {
+// stream goes by: the switch-ins inside f's time window and CPUs (all
+// when f is nil), so that a hint names only what widening --comm would
+// add to the answer.
+func watchNames(src trace.Source, f *schedule.Filter) (trace.Source, nameRuns) {
 	runs := nameRuns{}
 	return &trace.Tap{Source: src, Observe: func(e *trace.Event) {
-		if e.Kind != trace.KindSwitch || e.NextTID <= 0 || e.NextComm == "" {
+		if e.Kind != trace.KindSwitch || e.NextTID <= 0 || e.NextComm == "" || !f.Time(e.Time) || !f.CPU(e.CPU) {
 			return
 		}
 		m := runs[e.NextTID]

@@ -427,6 +427,16 @@ func TestCommRenameHint(t *testing.T) {
 			t.Errorf("%s --comm %s: exit %d, stderr %s\nwant %s", c[0], c[1], code, stderr, c[2])
 		}
 	}
+	// The counts are of the --time window: from 687.3 to 687.45 s the three
+	// tasks --comm nice matches were switched in twice as hog and 4 times as
+	// sh (perf script --time 687.3,687.45: "==> hog:" twice; "==> sh:" 5
+	// times, one of them sh:13335, the parent shell, not a nice task). It
+	// said 306 and 4, the whole trace's, suggesting names that added
+	// nothing to a window where the task never ran under them.
+	_, stderr, _ = runCLI(t, "latency", "-i", nice, "--comm", "nice", "--time", "687.3,687.45")
+	if want := "(hog: 2 switch-ins, sh: 4 switch-ins)"; !strings.Contains(stderr, want) {
+		t.Errorf("--comm nice --time 687.3,687.45: stderr lacks %q:\n%s", want, stderr)
+	}
 	// The shell that perf bench forked ran 49 times as sched-messaging; the
 	// one perf forked ran once as perf-exec before it exec'd sh.
 	_, stderr, _ = runCLI(t, "latency", "-i", "../../testdata/traces/messaging.2cpu.perf.data", "--comm", "sh")

@@ -126,7 +126,7 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	var runs nameRuns
 	in := trace.Source(src)
 	if opts.Filter != nil && opts.Filter.Comms != nil {
-		in, runs = watchNames(src)
+		in, runs = watchNames(src, opts.Filter)
 	}
 	res, err := report.ComputeLatency(in, opts)
 	if err != nil {
