@@ -216,7 +216,11 @@ func (mp *schedMap) switchEvent(e *trace.Event) {
 	if inLine {
 		b = mp.cells(b, cpu, ncols, false)
 		b = mp.stamp(b, e.Time)
+		if in.commChanged && !newShort && !mp.opt.Exact && in.comm == in.shownComm {
+			in.commChanged = false // named again as it was: no rename
+		}
 		if newShort || in.commChanged {
+			in.shownComm = in.comm
 			b = append(b, in.shortname[0], in.shortname[1])
 			b = append(b, " => "...)
 			b = append(b, termsafe.Name(in.comm)...)

@@ -49,6 +49,10 @@ type timehistThread struct {
 	// map.
 	shortname   [2]byte // 0 = none yet
 	commChanged bool
+	// shownComm is the name map last said XX stands for: without Exact
+	// a COMM record that sets the same name again (prctl PR_SET_NAME in
+	// a loop) is no rename and gets no new "XX => comm:tid".
+	shownComm string
 
 	lastIdle *timehistThread // idle threads only: the task that ran before (-I)
 

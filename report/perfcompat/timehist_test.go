@@ -591,3 +591,52 @@ func TestTimehistIdleHistMissingSwitch(t *testing.T) {
 		t.Errorf("-I rows (-want +got):\n%s\nwhole output:\n%s", d, got)
 	}
 }
+
+// TestMapSameNameAgain: a thread that sets its own name again (prctl
+// PR_SET_NAME in a loop: a PERF_RECORD_COMM each time) is not renamed. CPU
+// 0: alpha (10) runs at 1.000 s (A0 => alpha:10, its short name's first
+// line); COMM "alpha" at 1.0005; idle at 1.001; alpha again at 1.002: perf
+// (Exact) says "A0 => alpha:10" again, the default mode does not; COMM
+// "gamma" at 1.0025, idle at 1.003, gamma at 1.004: both say
+// "A0 => gamma:10".
+func TestMapSameNameAgain(t *testing.T) {
+	const s, us = int64(1e9), int64(1e3)
+	comm := func(at int64, name string) trace.Event {
+		e := timehistComm(10, name)
+		e.Time, e.CurTID, e.CurPID = at, 10, 10
+		return e
+	}
+	evs := []trace.Event{
+		timehistComm(10, "alpha"),
+		timehistSw(s, 0, 0, trace.StateRunning, 10),
+		comm(s+500*us, "alpha"),
+		timehistSw(s+1000*us, 0, 10, trace.StateInterruptible, 0),
+		timehistSw(s+2000*us, 0, 0, trace.StateRunning, 10),
+		comm(s+2500*us, "gamma"),
+		timehistSw(s+3000*us, 0, 10, trace.StateInterruptible, 0),
+		timehistSw(s+4000*us, 0, 0, trace.StateRunning, 10),
+	}
+	for _, c := range []struct {
+		exact bool
+		want  []string
+	}{
+		// (Both name the idle task on its first line too.)
+		{false, []string{"1.000000 A0 => alpha:10", "1.001000 .  => swapper:0", "1.004000 A0 => gamma:10"}},
+		{true, []string{"1.000000 A0 => alpha:10", "1.001000 .  => swapper:0", "1.002000 A0 => alpha:10", "1.004000 A0 => gamma:10"}},
+	} {
+		var buf bytes.Buffer
+		if err := Map(&buf, trace.NewSliceSource(evs, nil), MapOptions{NrCPUs: 1, Exact: c.exact}); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, l := range strings.Split(buf.String(), "\n") {
+			if i := strings.Index(l, " secs "); i >= 0 && strings.Contains(l, "=>") {
+				f := strings.Fields(l[:i])
+				got = append(got, f[len(f)-1]+" "+l[i+len(" secs "):])
+			}
+		}
+		if d := cmp.Diff(c.want, got); d != "" {
+			t.Errorf("exact=%v: -want +got:\n%s\n%s", c.exact, d, buf.String())
+		}
+	}
+}
