@@ -23,9 +23,12 @@ var ErrSortKey = errors.New("unknown sort key")
 // (tools/perf/builtin-sched.c, cmd_sched: default_sort_order).
 const DefaultLatencySort = "avg, max, switch, runtime"
 
-// LatencySortKeys are the accepted sort keys: perf's runtime, switch (perf's
-// name for the Count column), avg and max, plus sum (total delay).
-var LatencySortKeys = []string{"runtime", "switch", "avg", "max", "sum"}
+// LatencySortKeys are the accepted sort keys: perf's pid (the row's tid,
+// highest first, as perf's pid_cmp orders them), runtime, switch (perf's
+// name for the Count column), avg and max (tools/perf/builtin-sched.c
+// v6.12, available_sorts), plus sum (total delay), which perf lacks and
+// PerfCompat rejects.
+var LatencySortKeys = []string{"pid", "runtime", "switch", "avg", "max", "sum"}
 
 // LatencyOptions selects what ComputeLatency measures. The zero value is
 // perf's default: every CPU, rows merged by command name, default sort.
@@ -132,9 +135,14 @@ type LatencyRow struct {
 	// TID is the task's thread id (perf prints it as "pid"); 0 for a row that
 	// merges several tasks. PID is its process id (tgid) when the trace says,
 	// -1 when not, 0 for a merged row.
-	TID     trace.TID
-	PID     trace.PID
-	NrTasks int // tasks in the row (1 unless merged)
+	TID trace.TID
+	PID trace.PID
+	// MaxTID is the highest tid of a merged row's tasks (0 for a task's
+	// own row): the thread perf's merged row keeps, as perf_sched__merge_lat
+	// takes the tasks highest tid first (tools/perf/builtin-sched.c v6.12),
+	// and by which -s pid orders the row (sortTID).
+	MaxTID  trace.TID `json:"-"`
+	NrTasks int       // tasks in the row (1 unless merged)
 	// Cgroup is the cgroup v2 id (Event.Cgroup; Meta.Cgroups has its
 	// path) of the task at its last recorded switch-out, 0 when the trace
 	// does not record cgroups; a merged row's when all its tasks share it,
@@ -401,7 +409,7 @@ type latencyRun struct {
 // (trace/schedule); PerfCompat and CPUGiven run perf's own state machine
 // instead (perfcompat.Latency).
 func ComputeLatency(src trace.Source, opts LatencyOptions) (*LatencyResult, error) {
-	keys, err := parseSortKeys(opts.Sort)
+	keys, err := parseSortKeys(opts.Sort, opts.PerfCompat)
 	if err != nil {
 		return nil, err
 	}
@@ -591,12 +599,12 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 // CheckLatencySort returns the error ComputeLatency would give for the sort
 // keys (wrapping ErrSortKey), so a caller can reject a bad -s before reading
 // a large trace.
-func CheckLatencySort(keys []string) error {
-	_, err := parseSortKeys(keys)
+func CheckLatencySort(keys []string, perfCompat bool) error {
+	_, err := parseSortKeys(keys, perfCompat)
 	return err
 }
 
-func parseSortKeys(keys []string) ([]string, error) {
+func parseSortKeys(keys []string, perfCompat bool) ([]string, error) {
 	if len(keys) == 0 {
 		keys = []string{DefaultLatencySort}
 	}
@@ -611,6 +619,9 @@ func parseSortKeys(keys []string) ([]string, error) {
 			}
 			if !ok {
 				return nil, fmt.Errorf("latency: %w %q (want one of %s)", ErrSortKey, tok, strings.Join(LatencySortKeys, ", "))
+			}
+			if perfCompat && tok == "sum" {
+				return nil, fmt.Errorf("latency: %w %q with --perf: perf's latency has no Sum delay column to sort by (its keys: pid, runtime, switch, avg, max); drop --perf", ErrSortKey, tok)
 			}
 			out = append(out, tok)
 		}
@@ -711,6 +722,7 @@ const RuntimeMixed = "mixed"
 // addRow merges row src into dst: sums, the first largest delay in merge
 // order (strictly greater replaces, as perf), samples concatenated.
 func addRow(dst, src *LatencyRow) {
+	dst.MaxTID = max(sortTID(dst), sortTID(src))
 	dst.NrTasks += src.NrTasks
 	if dst.NrTasks > 1 {
 		dst.TID, dst.PID = 0, 0
@@ -809,9 +821,9 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		}
 		sort.SliceStable(rows, func(i, j int) bool { return rows[i].Comm > rows[j].Comm })
 	}
-	keys, err := parseSortKeys(opts.Sort)
+	keys, err := parseSortKeys(opts.Sort, opts.PerfCompat)
 	if err != nil {
-		keys, _ = parseSortKeys(nil)
+		keys, _ = parseSortKeys(nil, false)
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		for _, k := range keys {
@@ -893,7 +905,7 @@ func appendNew(dst, add []string) []string {
 // Diag sums the parts' counters (Chains concatenated). Meta is nil and
 // Warnings are left to the caller (they belong to each trace).
 func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, error) {
-	keys, err := parseSortKeys(opts.Sort)
+	keys, err := parseSortKeys(opts.Sort, opts.PerfCompat)
 	if err != nil {
 		return nil, err
 	}
@@ -1028,6 +1040,15 @@ func chainHooks(a, b schedule.Hooks) schedule.Hooks {
 	return h
 }
 
+// sortTID is the tid by which -s pid orders r: its own, or a merged
+// row's MaxTID.
+func sortTID(r *LatencyRow) trace.TID {
+	if r.MaxTID != 0 {
+		return r.MaxTID
+	}
+	return r.TID
+}
+
 // chain1 returns a function calling f then g (either may be nil).
 func chain1[T any](f, g func(T)) func(T) {
 	switch {
@@ -1063,6 +1084,8 @@ func cmpRow(key string, a, b *LatencyRow) int {
 		x, y = a.Runtime, b.Runtime
 	case "sum":
 		x, y = a.SumDelay, b.SumDelay
+	case "pid":
+		x, y = int64(sortTID(a)), int64(sortTID(b))
 	}
 	switch {
 	case x < y:

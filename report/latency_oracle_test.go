@@ -29,10 +29,12 @@ var oracleVariants = []struct {
 	{"latency-all", LatencyOptions{PerTask: true}},
 	{"latency-max", LatencyOptions{Sort: []string{"max"}}},
 	// Generated with perf 6.12.95 for the repo's copies only
-	// (testdata/traces/README.md): -C 1, -C 0 -p, -s runtime,switch.
+	// (testdata/traces/README.md): -C 1, -C 0 -p, -s runtime,switch, -s pid.
 	{"latency-C1", LatencyOptions{CPUGiven: true, CPU: 1}},
 	{"latency-C0-p", LatencyOptions{CPUGiven: true, CPU: 0, PerTask: true}},
 	{"latency-runtime-switch", LatencyOptions{Sort: []string{"runtime,switch"}}},
+	// -s pid (highest tid first; a merged row by its highest tid).
+	{"latency-pid", LatencyOptions{Sort: []string{"pid"}}},
 }
 
 // perfRow is one parsed line of perf's table, numbers as printed.

@@ -135,9 +135,9 @@ func TestLatencyMergeAndPerTask(t *testing.T) {
 	// No sched_stat_runtime in the trace: Runtime is on-CPU time from the
 	// switches. w: 30 ran 100-200 and 1100-1500 (500 ns), 31 200-300 and
 	// 1500-1610 (210 ns): 710 ns; v: 40 ran 300-400 (100 ns), and from
-	// 1610 to the trace's end, 1610 (0 ns).
+	// 1610 to the trace's end, 1610 (0 ns). w's MaxTID is 31, the higher.
 	want := []LatencyRow{
-		{Comm: "w", NrTasks: 2, Runtime: 710, RuntimeSource: RuntimeFromSwitches, Count: 2, Switches: 4, AvgDelay: 200, MaxDelay: 300, SumDelay: 400, MaxDelayStart: 1200, MaxDelayEnd: 1500, FirstSeen: 2},
+		{Comm: "w", MaxTID: 31, NrTasks: 2, Runtime: 710, RuntimeSource: RuntimeFromSwitches, Count: 2, Switches: 4, AvgDelay: 200, MaxDelay: 300, SumDelay: 400, MaxDelayStart: 1200, MaxDelayEnd: 1500, FirstSeen: 2},
 		{Comm: "v", TID: 40, PID: 40, NrTasks: 1, Runtime: 100, RuntimeSource: RuntimeFromSwitches, Count: 1, Switches: 2, AvgDelay: 10, MaxDelay: 10, SumDelay: 10, MaxDelayStart: 1600, MaxDelayEnd: 1610, FirstSeen: 1},
 	}
 	if d := cmp.Diff(want, rowsOf(res), ignoreSamples); d != "" {

@@ -42,7 +42,7 @@ func init() {
 		}
 		f := cmd.Flags()
 		f.StringVarP(&o.input, "input", "i", defaultTrace, inputUsage)
-		f.StringVarP(&o.sort, "sort", "s", report.DefaultLatencySort, "sort keys, most significant first: runtime, switch, avg, max, sum")
+		f.StringVarP(&o.sort, "sort", "s", report.DefaultLatencySort, "sort keys, most significant first: pid (highest first), runtime, switch, avg, max, sum (not with --perf)")
 		f.IntVarP(&o.cpu, "CPU", "C", -1, "--cpu CPU; with --perf, perf's -C: profile this CPU (-1: all)")
 		addFilterFlags(f, &o.filter, nil)
 		addCgroupFlag(f, &o.filter)
@@ -97,7 +97,7 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 		}
 		opts.Cgroups = append(opts.Cgroups, cs)
 	}
-	if err := report.CheckLatencySort(opts.Sort); err != nil {
+	if err := report.CheckLatencySort(opts.Sort, opts.PerfCompat); err != nil {
 		return usageError{err} // before reading: a typo should not cost a pass over a big trace
 	}
 	if len(args) > 0 || o.by != "" {

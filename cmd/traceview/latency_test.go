@@ -69,6 +69,9 @@ func TestLatencyCLIErrors(t *testing.T) {
 		{[]string{"latency", "-s", "avg,bogus", "-i", "../../testdata/traces/pipe.perf.data"}, 2, `unknown sort key "bogus"`},
 		// The sort keys are checked before the input is opened: the file does not exist.
 		{[]string{"latency", "-s", "bogus", "-i", "/nonexistent/x.perf.data"}, 2, `unknown sort key "bogus"`},
+		// perf sched latency -s sum prints its usage (exit 129): perf has no
+		// Sum delay column; without --perf sum is a key.
+		{[]string{"latency", "--perf", "-s", "max,sum", "-i", "/nonexistent/x.perf.data"}, 2, `unknown sort key "sum" with --perf`},
 		{[]string{"latency", "-o", "xml", "-i", "../../testdata/traces/pipe.perf.data"}, 2, `unknown output format "xml"`},
 		{[]string{"latency", "-i", "../../testdata/traces/nosched-cpu-clock.data"}, 1, "no sched tracepoints"},
 		{[]string{"latency", "-i", "../../testdata/traces/does-not-exist.data"}, 1, "no such file"},
