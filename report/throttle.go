@@ -111,6 +111,9 @@ type CgroupThrottle struct {
 	// no two readings: the oracle the inferred figures can be checked
 	// against.
 	Kernel *trace.CgroupStat `json:"kernel_cpu_stat,omitempty"`
+	// KernelNote says how the inference disagrees with Kernel when it lies
+	// more than KernelAgreement from it ("" otherwise).
+	KernelNote string `json:"kernel_note,omitempty"`
 	// Throttles are the throttled stretches, ascending: from the first
 	// evidence to the first run of a task of the group after it.
 	Throttles []ThrottleSpan `json:"-"`
@@ -408,6 +411,7 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
 		ct.Kernel = kernelStat(meta, path)
 		g.analyze(&ct, ncpu)
+		ct.KernelNote = kernelDisagrees(&ct)
 		ct.Runtime = g.runtime
 		if span > 0 {
 			ct.CPUs = float64(ct.Runtime) / float64(span)
@@ -812,6 +816,9 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 				m.QuotaNS, m.PeriodNS, m.Settings = g.QuotaNS, g.PeriodNS, g.Settings
 			}
 		}
+	}
+	for i := range out {
+		out[i].KernelNote = kernelDisagrees(&out[i]) // of the sums
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out

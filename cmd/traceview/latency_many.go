@@ -431,6 +431,9 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 		runtime, g.CPUs, float64(avg)/1e6, float64(g.MaxDelay)/1e6, g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6, q)
 	if k := g.Kernel; k != nil {
 		line += fmt.Sprintf("; the kernel's cpu.stat over the trace: %d throttled periods of %d, %.3f ms", k.NrThrottled, k.NrPeriods, float64(k.ThrottledNS)/1e6)
+		if g.KernelNote != "" {
+			line += "; " + g.KernelNote
+		}
 	}
 	return line
 }
