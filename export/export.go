@@ -47,6 +47,11 @@ type Format struct {
 	NoFilters string
 	// Options lists the format-specific options it takes (Opt*).
 	Options []string
+	// Loses, when not "", says what of a trace that records task groups
+	// the format does not carry, for a warning when it does (a format that
+	// traceview reads back, whose latency would otherwise differ in
+	// silence).
+	Loses string
 	// Write writes src to w (stream formats); WriteDir writes the files of
 	// src into the new directory dir (Dir formats, e.g. parquet), leaving
 	// nothing behind on failure. Exactly one is set.

@@ -27,6 +27,8 @@ func init() {
 		Binary:      true,
 		NoFilters:   "the native Perfetto trace holds every event (select in Perfetto's UI, or use --format chrome-json)",
 		Options:     []string{OptCompact},
+		Loses: "each task's cgroup is written as a label of its track (its last one), not at each sched_switch, and the groups' quota settings and cpu.stat readings are not written: " +
+			"traceview's latency of the exported trace has no Throttled ms column nor task group table",
 		Write: func(w io.Writer, src trace.Source, o Options) error {
 			_, err := perfettopb.Write(w, src, perfettopb.Options{Compact: o.Compact})
 			return err

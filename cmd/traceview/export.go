@@ -88,8 +88,20 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		} else if fm.Takes(export.OptKallsyms) {
 			opts.KernelSymbols = &runningKallsyms{meta: src.Meta()}
 		}
-		return fm.Write(w, src, opts)
+		err := fm.Write(w, src, opts)
+		if err == nil && fm.Loses != "" && recordsGroups(src) {
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: export %s: %s records task groups; %s\n", fm.Name, o.input, fm.Loses)
+		}
+		return err
 	})
+}
+
+// recordsGroups reports whether src, read to its end, recorded task
+// groups: cgroup paths or settings in its Meta (a traceview capture, perf
+// record --all-cgroups), the cgroups of its sched_switch events.
+func recordsGroups(src trace.Source) bool {
+	m := src.Meta()
+	return m != nil && (len(m.Cgroups) > 0 || len(m.CgroupSettings) > 0)
 }
 
 // writeFromTrace is the shared body of the commands that turn a whole trace

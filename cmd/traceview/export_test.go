@@ -74,3 +74,19 @@ func TestExportPprofOffCPU(t *testing.T) {
 		t.Errorf("--kallsyms with chrome-json: exit %d, %q", code, stderr)
 	}
 }
+
+// TestExportPerfettoSaysGroupsLost: the native Perfetto trace carries a
+// task's last cgroup as a track label only, so traceview's latency of it has
+// no Throttled column nor group table; the export of a trace that records
+// task groups (quota-siblings.tv: /p7h, /p7q with their settings) says so
+// on stderr, and that of one that does not (pipe.perf.data) says nothing.
+func TestExportPerfettoSaysGroupsLost(t *testing.T) {
+	dir := "../../testdata/traces/"
+	for in, want := range map[string]bool{"quota-siblings.tv": true, "pipe.perf.data": false} {
+		out := filepath.Join(t.TempDir(), "x.pftrace")
+		_, stderr, code := runCLI(t, "export", "--format", "perfetto", "-i", dir+in, "-o", out)
+		if got := strings.Contains(stderr, "warning: export perfetto: "+dir+in+" records task groups;"); code != 0 || got != want {
+			t.Errorf("%s: exit %d, stderr %q; want a task-group warning: %v", in, code, stderr, want)
+		}
+	}
+}
