@@ -328,6 +328,11 @@ type latExtra struct {
 	// either recorded it (trace.Event.Policy; only those two are kept, so
 	// that the common case costs no task lookup)
 	policy trace.SchedPolicy
+	// keptComm: with a --comm filter, the task's name at the last event
+	// the filter kept of it (a delay or a run), which names its row when
+	// its latest name is not one the filter gives (a thread renamed after
+	// the part --comm selected)
+	keptComm string
 }
 
 // underBandwidth reports whether CFS bandwidth control can throttle the
@@ -488,6 +493,11 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 		r.Raced, r.RacedSum, r.RestartShift = t.X.raceN, t.X.raceSum, t.X.restart
 		r.Lossy, r.LossyRuntime = t.X.lossy, t.X.lossyRT
 		r.Throttled, r.ThrottledDelays = t.X.thrNs, t.X.thrN
+		if k := t.X.keptComm; k != "" && k != r.Comm && !slices.Contains(opts.Filter.Comms, r.Comm) {
+			// --comm wk-0 kept the part before the thread named itself
+			// renamed-0: the row is wk-0's, not under a name not asked for.
+			r.Comm = k
+		}
 		switch t.X.policy {
 		case trace.PolicyIdle:
 			res.IdleTasks = append(res.IdleTasks, fmt.Sprintf("%s:%d", r.Comm, r.TID))
@@ -663,6 +673,9 @@ func (l *latency) hooks() schedule.Hooks {
 			}
 			t.Delays.Add(d.Start, d.End, l.keep)
 			l.thr.kept(d, t)
+			if l.opts.Filter != nil && l.opts.Filter.Comms != nil {
+				t.X.keptComm = d.Task.Comm
+			}
 			if d.Cause == schedule.CausePreempted && t.X.dl {
 				// A SCHED_DEADLINE task switched out runnable has used its
 				// runtime: it waits for its replenishment, not for a CPU
@@ -708,7 +721,11 @@ func (l *latency) hooks() schedule.Hooks {
 		},
 		State: func(iv *schedule.Interval) {
 			if iv.State == schedule.StateRunning {
-				task(iv.Task).X.onCPU += iv.End - iv.Start
+				t := task(iv.Task)
+				t.X.onCPU += iv.End - iv.Start
+				if l.opts.Filter != nil && l.opts.Filter.Comms != nil {
+					t.X.keptComm = iv.Task.Comm
+				}
 			}
 		},
 		RunningOnly: true,

@@ -65,7 +65,7 @@ func addFilterFlags(fs *pflag.FlagSet, o *filterFlags, shorts map[string]string)
 	fs.StringVarP(&o.cpu, "cpu", shorts["cpu"], "", "only these CPUs, e.g. 0,2-3")
 	fs.StringVarP(&o.pid, "pid", shorts["pid"], "", "only these process ids (tgid), e.g. 1234,1300-1310")
 	fs.StringVarP(&o.tid, "tid", shorts["tid"], "", "only these thread ids")
-	fs.StringVar(&o.comm, "comm", "", "only tasks with these command names (comma-separated; a comma inside a name is \\, and a backslash \\\\)")
+	fs.StringVar(&o.comm, "comm", "", "only events of tasks while named so (comma-separated; a comma inside a name is \\, and a backslash \\\\): a task renamed before or after keeps only that part")
 }
 
 // addCgroupFlag registers --cgroup on fs.

@@ -427,6 +427,18 @@ func TestCommRenameHint(t *testing.T) {
 			t.Errorf("%s --comm %s: exit %d, stderr %s\nwant %s", c[0], c[1], code, stderr, c[2])
 		}
 	}
+	// The rows are named after what --comm kept: the three sh -> nice -> hog
+	// tasks' rows hold their events as nice (5 delays, 4.667 ms), and were
+	// labelled hog, a name the filter excluded.
+	rows, _ := filterLatencyJSON(t, "-i", nice, "-p", "--comm", "nice")
+	var names []string
+	for _, r := range rows {
+		names = append(names, fmt.Sprint(r["comm"], ":", r["pid"]))
+	}
+	slices.Sort(names)
+	if want := []string{"nice:13337", "nice:13338", "nice:13339"}; !slices.Equal(names, want) {
+		t.Errorf("--comm nice -p: rows %v, want %v", names, want)
+	}
 	// The counts are of the --time window: from 687.3 to 687.45 s the three
 	// tasks --comm nice matches were switched in twice as hog and 4 times as
 	// sh (perf script --time 687.3,687.45: "==> hog:" twice; "==> sh:" 5
