@@ -128,19 +128,23 @@ type Task struct {
 	// offCPU/hasOff: during the current runnable state the task was queued
 	// on (woken to, or migrated from or to) offCPU, a CPU that recorded no
 	// event of its own so far: it may have run there unseen (see unrecorded).
-	offCPU   trace.CPU
-	hasOff   bool
-	cause    Cause
-	waker    trace.TID      // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
-	wakeIRQ  trace.Tristate // that wakeup ran in interrupt context
-	first    int64          // start of the first wakeup of a restarted delay
-	sleep    trace.TaskState
-	lastOff  int64         // end of the task's last reported interval
-	seenIn   bool          // switched in at least once (filtered or not)
-	sched    bool          // in a scheduler event (see Scheduled)
-	outStack trace.StackID // callchain of the task's last switch-out (0: none)
-	qIdx     int32         // index in cpus[qCPU].queued, -1 when not queued
-	qCPU     trace.CPU     // the runqueue holding the task, when qIdx >= 0
+	offCPU  trace.CPU
+	hasOff  bool
+	cause   Cause
+	waker   trace.TID      // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
+	wakeIRQ trace.Tristate // that wakeup ran in interrupt context
+	first   int64          // start of the first wakeup of a restarted delay
+	// queuedWake is the time of a waking that found the task preempted and
+	// still queued (ttwu_runnable: its state set back to running), 0 when
+	// none; valid while queuedWake >= since.
+	queuedWake int64
+	sleep      trace.TaskState
+	lastOff    int64         // end of the task's last reported interval
+	seenIn     bool          // switched in at least once (filtered or not)
+	sched      bool          // in a scheduler event (see Scheduled)
+	outStack   trace.StackID // callchain of the task's last switch-out (0: none)
+	qIdx       int32         // index in cpus[qCPU].queued, -1 when not queued
+	qCPU       trace.CPU     // the runqueue holding the task, when qIdx >= 0
 
 	// A waking seen while the task was running (the try_to_wake_up race).
 	woken      bool
@@ -1339,7 +1343,21 @@ func (b *Builder) doWakeup(e *trace.Event) {
 		}
 		return
 	case StateRunnable:
+		if t.cause == CausePreempted && e.Kind != trace.KindWakeupNew && t.queuedWake >= t.since && t.queuedWake > 0 && e.Time >= t.queuedWake {
+			// A second waking since its preemption: the first set the
+			// task's state back to running (ttwu_runnable), so it has run
+			// and gone to sleep again, on a CPU or in a stretch the trace
+			// does not show (a file cut short on that CPU, lost events).
+			// Its wait is unknown, not a delay; a new one starts here.
+			b.C.Dropped++
+			b.leaveState(t, t.since)
+			b.wake(t, e, wtid, target)
+			return
+		}
 		if t.cause == CausePreempted || e.Kind == trace.KindWakeupNew || e.Time < t.since {
+			if t.cause == CausePreempted && e.Kind != trace.KindWakeupNew && e.Time >= t.since {
+				t.queuedWake = e.Time
+			}
 			return // preempted while going to sleep: the wakeup found it queued
 		}
 		if t.cause == CauseWokenBeforeSwitchOut {

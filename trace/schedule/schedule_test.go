@@ -239,3 +239,36 @@ func TestRunEndsAndIRQ(t *testing.T) {
 		t.Errorf("runnable intervals %q, want %q", irq, w)
 	}
 }
+
+// TestWokenTwiceSincePreempted: a waking that finds a preempted task still
+// queued sets its state back to running (ttwu_runnable), so a second
+// waking proves the task ran and slept since, where the trace does not
+// show it (here CPU 1, which records nothing: a file cut short there). CPU
+// 0 (ns): A=1 is preempted by B=2 at 100; A is woken at 200 (found
+// queued) and again at 500 with target CPU 1; B sleeps at 700 and A runs.
+// Before, A's delay was 100-700 (600 ns, the preemption to the switch-in);
+// now that wait is unknown (Dropped) and A's delay is 500-700, from the
+// second waking. B's delay is before the trace (none).
+func TestWokenTwiceSincePreempted(t *testing.T) {
+	evs := []trace.Event{
+		sw(50, 0, 0, 0, 1),
+		sw(100, 0, 1, trace.StatePreempted, 2),
+		waking(200, 0, 2, 1, 0),
+		waking(500, 0, 2, 1, 1),
+		sw(700, 0, 2, trace.StateInterruptible, 1),
+	}
+	s, err := schedule.Build(trace.NewSliceSource(evs, nil), schedule.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var delays []string
+	for _, d := range s.Delays {
+		delays = append(delays, fmt.Sprintf("%d %d-%d %s", d.Task.TID, d.Start, d.End, d.Cause))
+	}
+	if w := []string{"1 500-700 wakeup"}; fmt.Sprint(delays) != fmt.Sprint(w) {
+		t.Errorf("delays %q, want %q", delays, w)
+	}
+	if s.Counters.Dropped != 1 {
+		t.Errorf("Dropped = %d, want 1", s.Counters.Dropped)
+	}
+}
