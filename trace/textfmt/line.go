@@ -389,8 +389,17 @@ func noCPUColumn(line []byte) bool {
 		return false
 	}
 	tok := bytes.TrimRight(line[:i], " ")
+	before := []byte(nil)
 	if j := bytes.LastIndexByte(tok, ' '); j >= 0 {
-		tok = tok[j+1:]
+		tok, before = tok[j+1:], bytes.TrimRight(tok[:j], " ")
+	}
+	if k := bytes.LastIndexByte(before, ' '); k >= 0 {
+		before = before[k+1:]
+	}
+	// "[001]" before the time is the CPU column: the line has it and is
+	// malformed otherwise (cut short in the event name, say).
+	if len(before) >= 3 && before[0] == '[' && before[len(before)-1] == ']' && isDigits(before[1:len(before)-1]) {
+		return false
 	}
 	return isTimestamp(tok)
 }

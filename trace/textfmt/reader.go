@@ -246,7 +246,7 @@ func (r *Reader) line(line []byte) error {
 			return fmt.Errorf("%w: %q", errNoCPU, clip(line))
 		}
 		if bytes.Contains(line, []byte(": sched_")) || bytes.Contains(line, []byte(" sched:sched_")) {
-			return fmt.Errorf("sched event line without the COMM-PID [CPU] TIME: EVENT: layout: %q: %w", clip(line), trace.ErrCorrupt)
+			return fmt.Errorf("sched event line that does not parse as COMM PID [CPU] TIME: EVENT: ... (cut short or damaged?): %q: %w", clip(line), trace.ErrCorrupt)
 		}
 		if joined := r.joinedPrefix(line); joined != nil {
 			return r.line(joined)

@@ -284,3 +284,30 @@ func TestBlankAndSplitNamesFtrace(t *testing.T) {
 		"y-22791   [001] d..2.  4561.292347: sched_switch: prev_comm=x\ny prev_pid=22791 prev_prio=120 prev_state=R ==> next_comm=python3 next_pid=22786 next_prio=120\n"
 	readNames(t, in, []string{`waking 15 by 22786`, `switch "x\ny" 22791 -> "python3" 22786 by 22791`})
 }
+
+// TestCutEventLine: a perf script line cut inside its event name keeps its
+// CPU column ("[001]"): it is a malformed line (an error naming it, or a
+// counted warning with Lenient), not a trace printed without the cpu field
+// (which no option can read, and whose advice, perf script -F ...cpu...,
+// was wrong here).
+func TestCutEventLine(t *testing.T) {
+	in := " a 1 [000] 5.000001: sched:sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n" +
+		" b 2 [001] 5.000002: sched:sched_proces\n" +
+		" b 2 [000] 5.000003: sched:sched_switch: prev_comm=b prev_pid=2 prev_prio=120 prev_state=S ==> next_comm=a next_pid=1 next_prio=120\n"
+	_, err := drain(NewReader(strings.NewReader(in), "test"))
+	if err == nil || !strings.HasPrefix(err.Error(), "line 2: sched event line that does not parse") || strings.Contains(err.Error(), "cpu field") {
+		t.Errorf("error %v; want line 2's, a malformed line", err)
+	}
+	r := NewReaderWith(strings.NewReader(in), "test", trace.ReadOptions{Lenient: true})
+	evs, err := drain(r)
+	n := 0
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch {
+			n++
+		}
+	}
+	w := r.Meta().Warnings.List()
+	if err != nil || n != 2 || len(w) != 1 || w[0].Key != "text-malformed-line" {
+		t.Errorf("lenient: %d switches, %v, warnings %+v; want 2, nil, one text-malformed-line", n, err, w)
+	}
+}
