@@ -252,10 +252,28 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 	r.stopMu.Lock()
 	seg.stopStats = r.stopStats
 	r.stopMu.Unlock()
+	if errors.Is(err, ErrAborted) {
+		// The file ends where the writing stopped, not where the capture
+		// did: its readers say so (the trailer's warnings).
+		end := "before its first event"
+		if t := seg.lastTime(); t > 0 {
+			end = "after " + trace.FormatSeconds(t, 6) + " s"
+		}
+		seg.warnings = append(seg.warnings, trace.Warning{Key: "capture-aborted", Count: 1, Message: "capture: stopped by a second signal: the events the perf buffers and the backlog held then were not written, so the trace ends early, " + end + " (the capture ran longer; its events after that are missing, not idle)"})
+	}
 	if cerr := r.closeSegment(seg, r.c.Stacks()); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// lastTime returns the latest event time written to s (0: none).
+func (s *segment) lastTime() int64 {
+	var t int64
+	for _, v := range s.last {
+		t = max(t, v)
+	}
+	return t
 }
 
 // rotate ends seg, a file of a rotated series, for the next to start;

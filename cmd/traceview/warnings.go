@@ -35,7 +35,7 @@ var warningKinds = []struct {
 	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
 		"text-pid-out-of-range", "text-cpu-out-of-range", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
-		"tracedat-bad-record", "unfinished", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
+		"tracedat-bad-record", "unfinished", "capture-aborted", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
 		"perfetto-compressed", "no-sched-tracepoints"}},
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
 		"tracedat-clock", "tracedat-metadata", "text-latency-format"}},
