@@ -136,18 +136,34 @@ func sameMachineSameTime(parts []latencyPart) error {
 		return m
 	}
 	sets := make([]map[trace.TID]bool, len(parts))
+	// span is a part's time span: its header's, else (a file cut before
+	// its header's feature sections) its schedule's.
+	span := func(p *latencyPart) (int64, int64) {
+		if p.meta.FirstTime > 0 {
+			return p.meta.FirstTime, p.meta.LastTime
+		}
+		if p.res.Schedule != nil {
+			return p.res.Schedule.Span()
+		}
+		return 0, 0
+	}
+	// same says whether two hosts' names (or kernels) may be one machine's:
+	// equal, or one unknown (a perf.data cut before its host section).
+	same := func(x, y string) bool { return x == y || x == "" || y == "" }
 	for i := range parts {
 		a := &parts[i]
-		if a.meta == nil || a.res == nil || a.meta.Hostname == "" || a.meta.FirstTime <= 0 {
+		if a.meta == nil || a.res == nil {
 			continue
 		}
 		for j := range i {
 			b := &parts[j]
-			if b.meta == nil || b.res == nil || b.meta.Hostname != a.meta.Hostname || b.meta.OSRelease != a.meta.OSRelease || b.meta.FirstTime <= 0 {
+			if b.meta == nil || b.res == nil || !same(a.meta.Hostname, b.meta.Hostname) || !same(a.meta.OSRelease, b.meta.OSRelease) {
 				continue
 			}
-			over := min(a.meta.LastTime, b.meta.LastTime) - max(a.meta.FirstTime, b.meta.FirstTime)
-			if over <= 0 {
+			af, al := span(a)
+			bf, bl := span(b)
+			over := min(al, bl) - max(af, bf)
+			if af <= 0 || bf <= 0 || over <= 0 {
 				continue
 			}
 			for _, k := range []int{i, j} {
@@ -167,8 +183,12 @@ func sameMachineSameTime(parts []latencyPart) error {
 			}
 			share := float64(shared) / float64(max(len(small), 1))
 			if share >= SameMachineShare {
+				host, kernel := cmp.Or(a.meta.Hostname, b.meta.Hostname, "host unknown"), cmp.Or(a.meta.OSRelease, b.meta.OSRelease, "kernel unknown")
 				return usageErrorf("latency: %s and %s record one machine (%s, %s) over the same time (%.3f s in common; %.0f%% of the smaller one's task ids are in both): merged, each task would count twice; read one of them, or see them side by side with --by trace",
-					b.path, a.path, a.meta.Hostname, a.meta.OSRelease, float64(over)/1e9, 100*share)
+					b.path, a.path, host, kernel, float64(over)/1e9, 100*share)
+			}
+			if a.meta.Hostname == "" || b.meta.Hostname == "" {
+				continue // no name in common to warn about
 			}
 			w := trace.Warning{Key: "same-host-name", Count: 1, Message: fmt.Sprintf(
 				"%s has this trace's host name (%s) and kernel and overlaps it in time (%.3f s), but only %.0f%% of the smaller one's task ids are in both: merged as two machines",

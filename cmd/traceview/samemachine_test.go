@@ -48,6 +48,12 @@ func TestSameMachineSameTime(t *testing.T) {
 	b := write("b.tv", "box", shifted[:len(shifted)-1], 10, 20)
 	c := write("c.tv", "box", other, 30, 40)
 	d := write("d.tv", "other", shifted[:len(shifted)-1], 10, 20)
+	// e.tv: b.tv without a host name (as a perf.data cut before its
+	// feature sections): one machine still, by time and task ids.
+	e := write("e.tv", "", shifted[:len(shifted)-1], 10, 20)
+	if _, stderr, code := runCLI(t, "latency", a, e); code != 2 || !strings.Contains(stderr, "e.tv record one machine (box, 6.18) over the same time") {
+		t.Errorf("latency a.tv e.tv: exit %d, stderr %q; want 2 and one machine recorded twice", code, stderr)
+	}
 
 	_, stderr, code := runCLI(t, "latency", a, b)
 	if code != 2 || !strings.Contains(stderr, "a.tv and ") || !strings.Contains(stderr, "b.tv record one machine (box, 6.18) over the same time") ||
