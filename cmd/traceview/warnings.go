@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/traceview/traceview/report/perfcompat"
@@ -34,7 +35,7 @@ var warningKinds = []struct {
 		"duplicate-event", "text-duplicate", "duplicate-input", "same-host-name"}},
 	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-frame", "damaged-block", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
-		"text-pid-out-of-range", "text-cpu-out-of-range", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
+		"text-pid-out-of-range", "text-cpu-out-of-range", "text-garbled-line", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
 		"tracedat-bad-record", "unfinished", "capture-aborted", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
 		"perfetto-compressed", "no-sched-tracepoints"}},
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
@@ -309,8 +310,17 @@ func cutOrDamaged(key string) bool {
 // reader left out data the file held, and the user must see what.
 func inFull(key string) bool {
 	k := warningKind(key)
-	return cutOrDamaged(key) || k >= 0 && warningKinds[k].about == damagedInput
+	return cutOrDamaged(key) || k >= 0 && warningKinds[k].about == damagedInput || slices.Contains(inputLostKeys, key)
 }
+
+// inputLostKeys are the "lost events" warnings that say the input lacks
+// events it once had (a lost window, an overwritten ftrace buffer, a gap
+// between ring dumps), printed in full as damage is: 9189 of 9479 events
+// overwritten went into latency's summary line, where stats and timehist
+// printed it. Those that count what the loss did to the answer (delays
+// and runtime overlapping it) stay in the summary.
+var inputLostKeys = []string{lostWindowKey, "tracedat-lost", "tracedat-lost-unknown", "text-lost-events",
+	"text-overwritten", "perfetto-overrun", "damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus"}
 
 // damagedInput is the "about" of the warning kind printed in full.
 const damagedInput = "damaged input"

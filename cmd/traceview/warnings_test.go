@@ -268,3 +268,21 @@ func TestLostWindowsLineUnobservedOnly(t *testing.T) {
 		t.Errorf("with a counted window: %q", got)
 	}
 }
+
+// TestInFullInputLost: warnings that the input lacks events it once had
+// are printed in full, as damage is (an ftrace buffer overwritten, 9189 of
+// 9479 events gone, was one count in latency's summary line), and so is a
+// non-event line between event lines (a damaged line, not a header); what
+// a loss did to the answer (delays overlapping it) and header lines stay
+// in the summary.
+func TestInFullInputLost(t *testing.T) {
+	for key, want := range map[string]bool{
+		"text-overwritten": true, lostWindowKey: true, "tracedat-lost": true, "ring-dump-gap": true,
+		"text-garbled-line": true, "capture-aborted": true,
+		"delay-lossy": false, "runtime-lossy": false, "text-other-line": false, "delay-no-wakeup": false,
+	} {
+		if got := inFull(key); got != want {
+			t.Errorf("inFull(%q) = %v, want %v", key, got, want)
+		}
+	}
+}

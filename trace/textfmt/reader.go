@@ -251,6 +251,12 @@ func (r *Reader) line(line []byte) error {
 		if joined := r.joinedPrefix(line); joined != nil {
 			return r.line(joined)
 		}
+		if r.entries > 0 {
+			// Between event lines: not a header or comment but a line
+			// damaged or replaced, and events may be missing with it.
+			r.meta.Warnings.Add("text-garbled-line", "line %d: not an event line between event lines (damaged?), skipped: %q", r.lineNo, clip(line))
+			return nil
+		}
 		r.meta.Warnings.Add("text-other-line", "line %d: not an event line, skipped: %q", r.lineNo, clip(line))
 		return nil
 	}

@@ -311,3 +311,27 @@ func TestCutEventLine(t *testing.T) {
 		t.Errorf("lenient: %d switches, %v, warnings %+v; want 2, nil, one text-malformed-line", n, err, w)
 	}
 }
+
+// TestGarbledLineBetweenEvents: a line that is no event line after the
+// first event line is damage (text-garbled-line, printed in full), where
+// one before it is a header or comment (text-other-line).
+func TestGarbledLineBetweenEvents(t *testing.T) {
+	in := "# a header\n" +
+		" a 1 [000] 5.000001: sched:sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=S ==> next_comm=b next_pid=2 next_prio=120\n" +
+		"garbage line 3\n" +
+		" b 2 [000] 5.000003: sched:sched_switch: prev_comm=b prev_pid=2 prev_prio=120 prev_state=S ==> next_comm=a next_pid=1 next_prio=120\n"
+	r := NewReader(strings.NewReader(in), "test")
+	if _, err := drain(r); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]string{}
+	for _, w := range r.Meta().Warnings.List() {
+		keys[w.Key] = w.Message
+	}
+	if m := keys["text-garbled-line"]; !strings.HasPrefix(m, "line 3: not an event line between event lines") {
+		t.Errorf("warnings %v: want line 3 as text-garbled-line", keys)
+	}
+	if _, ok := keys["text-other-line"]; ok {
+		t.Errorf("warnings %v: the header line is not a text-other-line (it is a comment)", keys)
+	}
+}
