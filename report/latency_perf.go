@@ -19,6 +19,11 @@ func perfLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error) {
 		return nil, err
 	}
 	d := trackerDiag(&m.Tracker)
+	if md := src.Meta(); opts.PerfCompat && md != nil && md.Records > 0 {
+		// perf's "out of" counts every record read (nr_events[0]), not
+		// the events decoded.
+		d.Events = md.Records
+	}
 	d.Recovered, d.Dropped, d.Unwoken = m.Recovered, m.Dropped, m.Unwoken
 	d.PerfTimestamps, d.PerfUnordered = m.Timestamps, m.Unordered
 	res := &LatencyResult{Options: opts, Diag: d}

@@ -97,8 +97,13 @@ type Meta struct {
 	NrCPUs      int      // CPUs online when recorded (0: unknown)
 	NrCPUsAvail int      // CPUs available (0: unknown)
 	Clock       string   // clock of the event times, e.g. "perf local_clock"
-	FirstTime   int64    // ns, first sample time from the header (0: unknown)
-	LastTime    int64    // ns, last sample time from the header (0: unknown)
+	// Records counts the records read, of every type, as perf counts them
+	// (session stats nr_events[0]: `perf report --stats` "TOTAL events",
+	// the "out of" of perf sched latency's lost-events INFO line): set by
+	// the perf.data reader, 0 for other formats.
+	Records   int64
+	FirstTime int64 // ns, first sample time from the header (0: unknown)
+	LastTime  int64 // ns, last sample time from the header (0: unknown)
 	// SpanFrom says where FirstTime and LastTime come from when the
 	// header did not give them.
 	SpanFrom SpanSource

@@ -65,11 +65,19 @@ func Map(w io.Writer, src trace.Source, opt MapOptions) error {
 			mp.cpuSet[c] = true
 		}
 	}
-	// map looks only at sched_switch and the task records.
+	// map looks only at sched_switch and the task records: perf's
+	// PERF_RECORD_COMM/FORK/EXIT at their own times, as timehist (a
+	// `perf record -e 'sched:*'` also holds sched_process_exec, a few
+	// microseconds later: perf named an exec'd task one switch earlier).
+	trace.UseTaskRecords(src)
 	trace.SkipKinds(src, trace.KindRuntime, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate)
 	saw := false
+	var lost LatencyInfo // perf's print_bad_events after the map: lost events only
 	err := trace.Each(src, func(e *trace.Event) error {
 		switch e.Kind {
+		case trace.KindLost:
+			lost.LostEvents += int64(e.Count)
+			lost.LostChunks++
 		case trace.KindSwitch:
 			saw = true
 			mp.switchEvent(e)
@@ -93,6 +101,14 @@ func Map(w io.Writer, src trace.Source, opt MapOptions) error {
 	if !saw {
 		mp.w.Flush()
 		return ErrTimehistNoSwitch
+	}
+	if m := src.Meta(); mp.opt.Exact && m != nil {
+		// perf sched map ends with print_bad_events (builtin-sched.c
+		// v6.12): of its lines only the lost-events one, as map mode
+		// counts neither unordered timestamps nor switch bugs; "out of"
+		// every record read (Meta.Records).
+		lost.Events = m.Records
+		WriteLatencyInfo(mp.w, &lost)
 	}
 	return mp.w.Flush()
 }

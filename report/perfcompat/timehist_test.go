@@ -640,3 +640,33 @@ func TestMapSameNameAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestMapLostEventsInfo: perf sched map ends with print_bad_events, of
+// which map mode can print only the lost-events line: lost records' counts
+// (10 and 5: 15 in 2 chunks) out of every record read (Meta.Records, 200:
+// perf's nr_events[0]): 15/200 = 7.500%. Only with Exact.
+func TestMapLostEventsInfo(t *testing.T) {
+	const s = int64(1e9)
+	lost := func(at int64, n uint64) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindLost)
+		e.Count = n
+		return e
+	}
+	evs := []trace.Event{
+		timehistComm(10, "alpha"),
+		timehistSw(s, 0, 0, trace.StateRunning, 10),
+		lost(s+100, 10),
+		timehistSw(s+1000, 0, 10, trace.StateInterruptible, 0),
+		lost(s+2000, 5),
+	}
+	for _, exact := range []bool{true, false} {
+		var buf bytes.Buffer
+		if err := Map(&buf, trace.NewSliceSource(evs, &trace.Meta{Records: 200}), MapOptions{NrCPUs: 1, Exact: exact}); err != nil {
+			t.Fatal(err)
+		}
+		const want = "  INFO: 7.500% lost events (15 out of 200, in 2 chunks)\n"
+		if got := strings.HasSuffix(buf.String(), want); got != exact {
+			t.Errorf("exact=%v: ends with the INFO line: %v\n%s", exact, got, buf.String())
+		}
+	}
+}

@@ -941,6 +941,7 @@ func (r *Reader) handle(rec []byte, off int64) error {
 	} else {
 		r.stats.Records[0]++
 	}
+	r.meta.Records++
 	switch typ {
 	case recSample:
 		return r.sample(rec, off)
