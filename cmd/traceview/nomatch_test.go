@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/binary"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,5 +76,28 @@ func TestNoMatchThreadPID(t *testing.T) {
 		if strings.Contains(stderr, "is a thread of process") {
 			t.Errorf("%s --pid 99999: %s", args[0], stderr)
 		}
+	}
+}
+
+// TestDamagedNotCut: a perf.data whose first record header says 0 bytes
+// (a bit flip; the file goes on for 3 MB) ends its records there, before any
+// sched_switch: the error says a damaged record, where it said "the input
+// ends early, cut inside a record (truncated)" of a file that was not cut.
+// pipe.perf.data's data section offset is the u64 at byte 40 of the file
+// header; a record header is u32 type, u16 misc, u16 size.
+func TestDamagedNotCut(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/traces/pipe.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := binary.LittleEndian.Uint64(b[40:])
+	binary.LittleEndian.PutUint16(b[off+6:], 0)
+	path := filepath.Join(t.TempDir(), "d.perf.data")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "latency", "-i", path)
+	if code != 1 || !strings.Contains(stderr, "the records end at a damaged record after") || strings.Contains(stderr, "(truncated)") {
+		t.Errorf("exit %d, stderr %q; want 1 and a damaged record, not a cut", code, stderr)
 	}
 }

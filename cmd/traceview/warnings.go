@@ -386,6 +386,11 @@ func noSwitchesError(cmd, input string, events int64, m *trace.Meta) error {
 		if events >= 0 {
 			read = fmt.Sprintf(": %d events read", events)
 		}
+		if slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return strings.Contains(w.Key, "damaged") }) {
+			// A damaged record header ends the records (CutAt too), in a
+			// file that goes on: not a cut.
+			return fmt.Errorf("%s: %s: the records end at a damaged record after %d bytes (the warning above says where), before any sched_switch event%s", cmd, input, m.CutAt, read)
+		}
 		return fmt.Errorf("%s: %s: the input ends early, cut inside a record after %d bytes (truncated), before any sched_switch event%s", cmd, input, m.CutAt, read)
 	}
 	if cutOrDamagedMeta(m) {
