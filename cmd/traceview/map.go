@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,8 @@ type mapFlags struct {
 	filter    filterFlags
 	throttled bool
 	recorded  []string
+	colorPIDs string
+	colorCPUs string
 }
 
 func init() {
@@ -41,6 +44,8 @@ func init() {
 		f.StringVar(&o.taskNames, "task-name", "", "only these tasks (comma-separated comm names)")
 		f.BoolVar(&o.opt.Fuzzy, "fuzzy-name", false, "with --task-name: match names containing the text")
 		f.BoolVar(&o.opt.Exact, "exact", false, "reproduce perf 6.12's output exactly")
+		f.StringVar(&o.colorPIDs, "color-pids", "", "highlight these threads (tids, comma-separated) in blue, on a terminal only, as perf does")
+		f.StringVar(&o.colorCPUs, "color-cpus", "", "highlight these CPUs' columns' marks on red, on a terminal only, as perf does, e.g. 0,2-3")
 		f.BoolVar(&o.throttled, "throttled", false, "end the line of each switch-in that ended a throttle of the task's cgroup (out of CPU quota) with the throttle's length")
 		f.StringArrayVar(&o.recorded, "recorded-cgroup", nil, "PATH:max=QUOTA/PERIOD: a group's quota when recorded, where the trace does not carry it (implies --throttled; repeatable)")
 		addFilterFlags(f, &o.filter, nil)
@@ -67,6 +72,20 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	if o.opt.CPUs, err = cpulist.ParseInts(o.cpus, 0, cpulist.MaxCPU); err != nil {
 		return usageErrorf("map: --cpus %q: %v", o.cpus, err)
 	}
+	if o.opt.ColorCPUs, err = cpulist.ParseInts(o.colorCPUs, 0, cpulist.MaxCPU); err != nil {
+		return usageErrorf("map: --color-cpus %q: %v", o.colorCPUs, err)
+	}
+	for _, p := range strings.Split(o.colorPIDs, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return usageErrorf("map: --color-pids %q: want thread ids, comma-separated", o.colorPIDs)
+		}
+		o.opt.ColorTIDs = append(o.opt.ColorTIDs, n)
+	}
+	o.opt.Color = isTerminal(cmd.OutOrStdout()) && (len(o.opt.ColorTIDs) > 0 || len(o.opt.ColorCPUs) > 0)
 	if o.taskNames != "" {
 		for _, n := range strings.Split(o.taskNames, ",") {
 			if n = strings.TrimSpace(n); n != "" {

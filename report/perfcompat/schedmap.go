@@ -17,6 +17,14 @@ type MapOptions struct {
 	// Compact shows only CPUs that had a switch, in order of their first
 	// switch (--compact); the line of a CPU's first switch ends "(CPU n)".
 	Compact bool
+	// ColorTIDs and ColorCPUs highlight those threads' cells and names in
+	// blue and those CPUs' marks on a red background (perf's --color-pids,
+	// --color-cpus: COLOR_PIDS PERF_COLOR_BLUE, COLOR_CPUS
+	// PERF_COLOR_BG_RED, builtin-sched.c v6.12), when Color is set: perf
+	// colors only a terminal, so its output elsewhere is the same with or
+	// without them.
+	ColorTIDs, ColorCPUs []int
+	Color                bool
 	// CPUs prints only switches on these CPUs (--cpus); nil: all.
 	CPUs []int
 	// TaskNames keeps only tasks with these names (--task-name; with Fuzzy,
@@ -237,11 +245,17 @@ func (mp *schedMap) switchEvent(e *trace.Event) {
 		}
 		if newShort || in.commChanged {
 			in.shownComm = in.comm
+			if mp.colored(in) {
+				b = append(b, colorBlue...)
+			}
 			b = append(b, in.shortname[0], in.shortname[1])
 			b = append(b, " => "...)
 			b = append(b, termsafe.Name(in.comm)...)
 			b = append(b, ':')
 			b = timehistInt(b, int64(in.tid))
+			if mp.colored(in) {
+				b = append(b, colorReset...)
+			}
 			in.commChanged = false
 		}
 		if mp.opt.Compact && newCPU {
@@ -284,10 +298,14 @@ func (mp *schedMap) cells(b []byte, cpu, ncols int, out bool) []byte {
 		if mp.opt.Compact {
 			c = mp.comp[i]
 		}
+		mark := byte(' ')
 		if c == cpu {
-			b = append(b, '*')
+			mark = '*'
+		}
+		if mp.opt.Color && slices.Contains(mp.opt.ColorCPUs, c) {
+			b = append(append(append(b, colorBGRed...), mark), colorReset...)
 		} else {
-			b = append(b, ' ')
+			b = append(b, mark)
 		}
 		var cur *timehistThread
 		if c < len(mp.curr) {
@@ -318,5 +336,21 @@ func (mp *schedMap) short(b []byte, t *timehistThread) []byte {
 	if t == nil || t.shortname[0] == 0 {
 		return append(b, "   "...)
 	}
+	if mp.colored(t) {
+		return append(append(append(b, colorBlue...), t.shortname[0], t.shortname[1], ' '), colorReset...)
+	}
 	return append(b, t.shortname[0], t.shortname[1], ' ')
+}
+
+// The escapes of perf's color.h (PERF_COLOR_BLUE, PERF_COLOR_BG_RED,
+// PERF_COLOR_RESET).
+const (
+	colorBlue  = "\x1b[34m"
+	colorBGRed = "\x1b[41m"
+	colorReset = "\x1b[m"
+)
+
+// colored reports whether t's cell and name are highlighted (ColorTIDs).
+func (mp *schedMap) colored(t *timehistThread) bool {
+	return mp.opt.Color && t != nil && slices.Contains(mp.opt.ColorTIDs, int(t.tid))
 }

@@ -670,3 +670,29 @@ func TestMapLostEventsInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestMapColor: perf's --color-pids and --color-cpus, on a terminal
+// (Color): alpha's (10) cells and its "=>" name in blue, CPU 0's mark on
+// red (PERF_COLOR_BLUE "\x1b[34m", PERF_COLOR_BG_RED "\x1b[41m", reset
+// "\x1b[m"); without Color the bytes are the plain map's.
+func TestMapColor(t *testing.T) {
+	const s = int64(1e9)
+	evs := []trace.Event{timehistComm(10, "alpha"), timehistSw(s, 0, 0, trace.StateRunning, 10)}
+	run := func(color bool) string {
+		var buf bytes.Buffer
+		if err := Map(&buf, trace.NewSliceSource(evs, nil), MapOptions{NrCPUs: 1, Exact: true, ColorTIDs: []int{10}, ColorCPUs: []int{0}, Color: color}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	if got, want := run(true), "  \x1b[41m*\x1b[m\x1b[34mA0 \x1b[m      1.000000 secs \x1b[34mA0 => alpha:10\x1b[m\n"; got != want {
+		t.Errorf("colored: %q, want %q", got, want)
+	}
+	var plain bytes.Buffer
+	if err := Map(&plain, trace.NewSliceSource(evs, nil), MapOptions{NrCPUs: 1, Exact: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := run(false); got != plain.String() {
+		t.Errorf("Color off: %q, want the plain map %q", got, plain.String())
+	}
+}

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMapColorFlags: perf's --color-pids and --color-cpus are accepted (a
+// perf user's command line failed with "unknown flag"); written to a file or
+// pipe, as here, the map is the plain one, as perf colors only a terminal;
+// a tid that is no number is a usage error.
+func TestMapColorFlags(t *testing.T) {
+	in := "../../testdata/traces/nice.2cpu.perf.data"
+	plain, stderr, code := runCLI(t, "map", "--exact", "-i", in)
+	if code != 0 {
+		t.Fatalf("map: exit %d: %s", code, stderr)
+	}
+	colored, stderr, code := runCLI(t, "map", "--exact", "--color-pids", "13337,13338", "--color-cpus", "1", "-i", in)
+	if code != 0 || colored != plain || strings.Contains(colored, "\x1b[") {
+		t.Errorf("--color-pids/--color-cpus off a terminal: exit %d (%s), output equal to the plain map: %v", code, stderr, colored == plain)
+	}
+	if _, stderr, code := runCLI(t, "map", "--color-pids", "hog", "-i", in); code != 2 || !strings.Contains(stderr, "--color-pids") {
+		t.Errorf("--color-pids hog: exit %d, %q; want 2", code, stderr)
+	}
+}
