@@ -65,6 +65,11 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	if err := o.filter.check("map"); err != nil {
 		return err
 	}
+	if o.opt.Exact && (o.filter.time != "" || o.filter.pid != "" || o.filter.tid != "") {
+		// perf sched map has none of them (its filters: --cpus,
+		// --task-name): there is no perf output to reproduce.
+		return usageErrorf("map: --exact reproduces perf's map, which has no --time, --pid or --tid (its filters: --cpus, --task-name); drop --exact or them")
+	}
 	nameFlag := "--task-name" // as typed, for the no-match message
 	if o.filter.comm != "" {
 		o.taskNames, o.filter.comm, nameFlag = o.filter.comm, "", "--comm"

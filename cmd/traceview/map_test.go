@@ -23,3 +23,24 @@ func TestMapColorFlags(t *testing.T) {
 		t.Errorf("--color-pids hog: exit %d, %q; want 2", code, stderr)
 	}
 }
+
+// TestMapExactFilters: perf sched map has no --time, --pid or --tid ("unknown
+// option `time'"), so --exact refuses them (exit 2); --cpus and --task-name
+// (--cpu and --comm here), which perf has, are taken.
+func TestMapExactFilters(t *testing.T) {
+	in := "../../testdata/traces/nice.2cpu.perf.data"
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--time", "687.5,688.0"}, 2},
+		{[]string{"--pid", "13337"}, 2},
+		{[]string{"--comm", "hog"}, 0},
+		{[]string{"--cpus", "1"}, 0},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"map", "--exact", "-i", in}, c.args...)...)
+		if code != c.code || code == 2 && !strings.Contains(stderr, "--exact reproduces perf's map") {
+			t.Errorf("map --exact %v: exit %d, %q; want %d", c.args, code, stderr, c.code)
+		}
+	}
+}

@@ -85,6 +85,9 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	if err := o.filter.check("timehist"); err != nil {
 		return err
 	}
+	if err := exactFilters(o.opt.Exact, &o.filter); err != nil {
+		return err
+	}
 	if opt.Prios, err = cpulist.ParseInts(o.prios, 0, perfcompat.TimehistMaxPrio-1); err != nil {
 		return usageErrorf("timehist: --prio %q: %v", o.prios, err)
 	}
@@ -492,4 +495,20 @@ func timehistNoMatch(ext *traceExtent, flt *schedule.Filter, prios string) strin
 		comms, pids = flt.Comms, flt.PIDs
 	}
 	return ext.noMatch(given, comms, pids)
+}
+
+// exactFilters refuses, with --exact (exact), the filters perf's timehist
+// lacks, as latency --perf refuses those of perf's latency: --exact is
+// perf's output, and perf has none for them.
+func exactFilters(exact bool, f *filterFlags) error {
+	if !exact {
+		return nil
+	}
+	switch {
+	case f.comm != "":
+		return usageErrorf("timehist: --exact reproduces perf's timehist, which has no --comm (its filters: --pid, --tid, --cpu, --time START,STOP); drop --exact or --comm")
+	case strings.Contains(f.time, "%"):
+		return usageErrorf("timehist: --exact reproduces perf's timehist, whose --time takes seconds only (perf says \"Invalid time string\" to %q); drop --exact or give START,STOP", f.time)
+	}
+	return nil
 }

@@ -380,3 +380,25 @@ func TestTimehistDataRows(t *testing.T) {
 		t.Errorf("cut: %d rows, %d lost, %d warnings", len(doc.Rows), lost, len(doc.Warnings))
 	}
 }
+
+// TestTimehistExactFilters: with --exact, the filters perf's timehist lacks
+// are refused (exit 2), as latency --perf refuses perf's latency's: perf
+// 6.12 says "unknown option `comm'" and "Invalid time string" (10%/2);
+// --time START,STOP, --pid and --cpu, which perf has, are taken.
+func TestTimehistExactFilters(t *testing.T) {
+	in := "../../testdata/traces/nice.2cpu.perf.data"
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--comm", "hog"}, 2},
+		{[]string{"--time", "10%/2"}, 2},
+		{[]string{"--time", "687.5,688.0"}, 0},
+		{[]string{"--pid", "13337"}, 0},
+	} {
+		_, stderr, code := runCLI(t, append([]string{"timehist", "--exact", "-i", in}, c.args...)...)
+		if code != c.code || code == 2 && !strings.Contains(stderr, "--exact reproduces perf's timehist") {
+			t.Errorf("timehist --exact %v: exit %d, %q; want %d", c.args, code, stderr, c.code)
+		}
+	}
+}
