@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/traceview/traceview/internal/termsafe"
 	"reflect"
 	"sort"
 	"strconv"
@@ -116,7 +117,7 @@ func defaultModeOnly(r *LatencyRow) bool { return r.RuntimeSource == "" }
 // tools/perf/builtin-sched.c); Sum delay and the percentiles are
 // traceview's.
 var LatencyColumns = []LatencyColumn{
-	{Key: "comm", Title: "Task", Kind: ColumnText, Str: func(r *LatencyRow) string { return r.Comm }, JSON: true, CSV: true},
+	{Key: "comm", Title: "Task", Kind: ColumnText, Str: func(r *LatencyRow) string { return termsafe.ValidUTF8(r.Comm) }, JSON: true, CSV: true},
 	{Key: "pid", Title: "PID", Int: rowTID, JSON: true, CSV: true},
 	{Key: "nr_tasks", Title: "Tasks", Int: func(r *LatencyRow) int64 { return int64(r.NrTasks) }, JSON: true, CSV: true, Compare: &CompareFigure{Key: "tasks"}},
 	{Key: "runtime_ns", Title: "Runtime", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.Runtime },

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // hostileNames is a capture of seven tasks named with prctl(PR_SET_NAME)
@@ -51,7 +52,9 @@ func TestHostileNamesInTables(t *testing.T) {
 			}
 		})
 	}
-	// CSV: the raw names, quoted where they need it.
+	// CSV: the raw names, quoted where they need it; invalid UTF-8 bytes
+	// written \xHH as the table writes them (a file any CSV reader takes
+	// as UTF-8; JSON, which cannot carry them, writes the same).
 	out, errs, code := runCLI(t, "latency", "-i", hostileNames, "-o", "csv")
 	if code != 0 {
 		t.Fatalf("csv: exit %d: %s", code, errs)
@@ -64,10 +67,17 @@ func TestHostileNamesInTables(t *testing.T) {
 	for _, r := range recs {
 		raw[r[0]] = true
 	}
-	for _, n := range []string{"a,b\nc", "\xff\xfebad", `=cmd"x`} {
+	for _, n := range []string{"a,b\nc", `\xff\xfebad`, `=cmd"x`} {
 		if !raw[n] {
-			t.Errorf("csv lacks the raw name %q", n)
+			t.Errorf("csv lacks the name %q", n)
 		}
+	}
+	if !utf8.ValidString(out) {
+		t.Errorf("csv is not valid UTF-8")
+	}
+	js, _, _ := runCLI(t, "latency", "-p", "-i", hostileNames, "-o", "json")
+	if !strings.Contains(js, `"comm": "\\xff\\xfebad"`) {
+		t.Errorf("json lacks the name written \\xff\\xfebad (it held U+FFFD for each byte)")
 	}
 	if !bytes.Contains([]byte(out), []byte("\"a,b\nc\"")) {
 		t.Errorf("csv: the name with a comma and a newline is not quoted")

@@ -3,7 +3,9 @@
 // and a newline splits a row, an ESC sequence reaches the terminal, and a
 // byte 0xff is text/tabwriter's escape character, which breaks the
 // alignment of every later row. CSV and JSON keep the raw name (quoted by
-// their encoders); text tables print Name(comm).
+// their encoders) but for bytes of invalid UTF-8, written \xHH as the table
+// does (ValidUTF8): JSON cannot carry them (encoding/json made each U+FFFD,
+// so two such names collided); text tables print Name(comm).
 package termsafe
 
 import (
@@ -40,6 +42,27 @@ func Name(s string) string {
 			q := strconv.QuoteRuneToASCII(r) // '\u200b'
 			b.WriteString(q[1 : len(q)-1])
 		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// ValidUTF8 returns s with each byte of invalid UTF-8 written \xHH, as
+// Name writes it, and everything else as it is (control characters too:
+// JSON and CSV quote them): a name machine outputs can carry and that
+// matches the table's. s itself when it is valid UTF-8.
+func ValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size <= 1 {
+			b.WriteString(`\x` + hex2(s[i]))
+		} else {
 			b.WriteString(s[i : i+size])
 		}
 		i += size

@@ -36,3 +36,20 @@ func TestLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestValidUTF8: only the bytes of invalid UTF-8 are escaped (\xHH, as Name
+// writes them); control characters, backslashes and valid runes stay.
+func TestValidUTF8(t *testing.T) {
+	for in, want := range map[string]string{
+		"bash":           "bash",
+		"\xff\xfebad":    `\xff\xfebad`,
+		"a\tb\n":         "a\tb\n",
+		"é\xc3":          `é\xc3`,
+		`back\slash`:     `back\slash`,
+		"\xe2\x82\xacok": "€ok",
+	} {
+		if got := ValidUTF8(in); got != want {
+			t.Errorf("ValidUTF8(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
