@@ -149,9 +149,9 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	}
 	// "No row matched" first, before the header held back: it is the
 	// answer (as latency's). With -s, an empty summary.
-	empty := !out.hasRow()
+	empty := !out.hasRow() || result.Rows == 0 // (a "lost N events" line is no row)
 	if rows != nil {
-		empty = rows.n == 0
+		empty = rows.n == 0 || result.Rows == 0
 	}
 	if opt.SummaryOnly {
 		empty = result.SummaryTasks == 0

@@ -132,6 +132,10 @@ type TimehistResult struct {
 	// (Summary or SummaryOnly; 0: "<no still running tasks>"), so that a
 	// caller can say that its filters matched nothing.
 	SummaryTasks int
+	// Rows is the number of task rows printed (the "lost N events on cpu"
+	// lines are not), so that a caller can say that its filters matched
+	// nothing on a lossy trace too.
+	Rows int
 	// UnrecordedDelays (outside Exact) counts the rows whose sch delay is
 	// not measured, printed "-": the task was queued meanwhile on a CPU
 	// that had recorded no event, so it may have run there (see
@@ -856,6 +860,9 @@ func (th *timehist) appendTimeCPU(b []byte, t int64, cpu trace.CPU) []byte {
 func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, state byte) {
 	if !th.cpuAllowed(e.CPU) {
 		return
+	}
+	if th.opt.Result != nil {
+		th.opt.Result.Rows++
 	}
 	if th.opt.Rows != nil {
 		th.sampleRow(e, t, tm, state)

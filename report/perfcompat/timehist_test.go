@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -694,5 +695,27 @@ func TestMapColor(t *testing.T) {
 	}
 	if got := run(false); got != plain.String() {
 		t.Errorf("Color off: %q, want the plain map %q", got, plain.String())
+	}
+}
+
+// TestTimehistRowsCount: TimehistResult.Rows counts task rows, not perf's
+// "lost N events on cpu" lines, so that a filter matching nothing on a
+// lossy trace is said (the lost line made the table look non-empty).
+// timehistScenario with a LOST record of 7 on CPU 0: --pid 99 prints the
+// lost line and no row; no filter prints the scenario's 5 rows.
+func TestTimehistRowsCount(t *testing.T) {
+	lost := trace.NewEvent(1_000_050_000, 0, trace.KindLost)
+	lost.Count = 7
+	evs := append(timehistScenario(), lost)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time < evs[j].Time })
+	for _, c := range []struct {
+		pids []int
+		rows int
+	}{{[]int{99}, 0}, {nil, 5}} {
+		var res TimehistResult
+		out := runTimehist(t, evs, TimehistOptions{PIDs: c.pids, Result: &res})
+		if res.Rows != c.rows || !strings.Contains(out, "lost 7 events on cpu 0") {
+			t.Errorf("pids %v: Rows %d, want %d; output has the lost line: %v\n%s", c.pids, res.Rows, c.rows, strings.Contains(out, "lost 7 events"), out)
+		}
 	}
 }
