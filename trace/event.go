@@ -208,6 +208,10 @@ type Event struct {
 	ChildComm string
 
 	// sched_stat_runtime: CPU time in ns charged since the previous one.
+	// KindLost: when > 0, the CPU is unobserved from Time for Runtime ns,
+	// a loss known ahead (a perf.data cut in the round perf was writing:
+	// the CPU's buffer ends there), where a lost-records event notices a
+	// loss after it.
 	Runtime int64
 
 	// KindLost: number of records lost.

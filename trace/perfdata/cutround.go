@@ -86,7 +86,16 @@ func (r *Reader) cutRound() string {
 		cut = append(cut, c)
 		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: trace.CPU(c), Start: t, End: end})
 		ev := r.q.slot()
-		*ev = trace.NewEvent(end, trace.CPU(c), trace.KindLost)
+		if t > r.lastOut {
+			// Where the CPU's buffer ends, with the window's length: the
+			// events after it still wait in the window (the CPU mark is
+			// at most t), so a consumer knows the CPU unobserved before
+			// the delays that wait there end (trace.Event.Runtime).
+			*ev = trace.NewEvent(t, trace.CPU(c), trace.KindLost)
+			ev.Runtime = end - t
+		} else {
+			*ev = trace.NewEvent(end, trace.CPU(c), trace.KindLost)
+		}
 		r.queue(ev, true)
 	}
 	var b strings.Builder

@@ -100,14 +100,16 @@ func TestCutRound(t *testing.T) {
 func checkNoSilentCPU(t *testing.T, evs []trace.Event, lost []trace.LostWindow) {
 	t.Helper()
 	last, end := map[trace.CPU]int64{}, int64(0)
-	lostAt := map[trace.CPU]int64{}
+	lostAt, lostEnd := map[trace.CPU]int64{}, map[trace.CPU]int64{}
 	for _, e := range evs {
 		if e.CPU < 0 {
 			continue
 		}
 		end = max(end, e.Time)
 		if e.Kind == trace.KindLost {
-			lostAt[e.CPU] = e.Time
+			// At the CPU's last record, the window's length in Runtime
+			// (known ahead: trace.Event.Runtime).
+			lostAt[e.CPU], lostEnd[e.CPU] = e.Time, e.Time+e.Runtime
 			continue
 		}
 		last[e.CPU] = e.Time
@@ -120,7 +122,7 @@ func checkNoSilentCPU(t *testing.T, evs []trace.Event, lost []trace.LostWindow) 
 		for _, w := range lost {
 			ok = ok || w.CPU == cpu && w.Count == 0 && w.Start <= t0 && w.End == end
 		}
-		if !ok || lostAt[cpu] != end {
+		if !ok || lostAt[cpu] != t0 || lostEnd[cpu] != end {
 			t.Errorf("CPU %d: last event at %d, trace ends at %d, and no unobserved window covers the gap (windows %v)", cpu, t0, end, lost)
 		}
 	}

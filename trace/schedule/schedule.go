@@ -138,13 +138,16 @@ type Task struct {
 	// still queued (ttwu_runnable: its state set back to running), 0 when
 	// none; valid while queuedWake >= since.
 	queuedWake int64
-	sleep      trace.TaskState
-	lastOff    int64         // end of the task's last reported interval
-	seenIn     bool          // switched in at least once (filtered or not)
-	sched      bool          // in a scheduler event (see Scheduled)
-	outStack   trace.StackID // callchain of the task's last switch-out (0: none)
-	qIdx       int32         // index in cpus[qCPU].queued, -1 when not queued
-	qCPU       trace.CPU     // the runqueue holding the task, when qIdx >= 0
+	// unobservedAt is when the task was last queued on a CPU inside a lost
+	// window known ahead (noteQueue), 0 never.
+	unobservedAt int64
+	sleep        trace.TaskState
+	lastOff      int64         // end of the task's last reported interval
+	seenIn       bool          // switched in at least once (filtered or not)
+	sched        bool          // in a scheduler event (see Scheduled)
+	outStack     trace.StackID // callchain of the task's last switch-out (0: none)
+	qIdx         int32         // index in cpus[qCPU].queued, -1 when not queued
+	qCPU         trace.CPU     // the runqueue holding the task, when qIdx >= 0
 
 	// A waking seen while the task was running (the try_to_wake_up race).
 	woken      bool
@@ -394,6 +397,9 @@ type Builder struct {
 	cpus    []cpuState
 	rqDirty []trace.CPU
 	lost    []trace.LostWindow
+	// ahead: lost windows known when they start (trace.Event.Runtime of a
+	// KindLost), out of lost's order by End, so lossy checks them apart.
+	ahead   []trace.LostWindow
 	haveWak bool
 	idle    *Task
 
@@ -770,7 +776,11 @@ func (b *Builder) markScheduled(e *trace.Event) {
 // and its place on the runqueue are unknown (unless KeepLossy).
 func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 	w := trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: e.Time, End: e.Time}
-	if c != nil {
+	if e.Runtime > 0 && c != nil {
+		// Known ahead (trace.Event.Runtime): unobserved from now on.
+		w.End = e.Time + e.Runtime
+		b.ahead = append(b.ahead, w)
+	} else if c != nil {
 		w.Start = min(c.last, e.Time)
 	} else {
 		w.CPU = -1
@@ -830,11 +840,23 @@ func (b *Builder) noteQueue(t *Task, cpu trace.CPU) {
 	if b.unrecorded(cpu) && (!t.hasOff || !b.unrecorded(t.offCPU)) {
 		t.offCPU, t.hasOff = cpu, true
 	}
+	for i := range b.ahead {
+		if w := &b.ahead[i]; w.CPU == cpu && b.last >= w.Start && b.last < w.End {
+			// Queued on a CPU known unobserved now (a cut round): it may
+			// run there unseen, so the delay is lossy (markDelay).
+			t.unobservedAt = b.last
+		}
+	}
 }
 
 // lossy reports whether [start, end] overlaps a lost window on one of the
 // CPUs a, b2, c3 (-1: none) or on an unknown CPU.
 func (b *Builder) lossy(start, end int64, a, b2, c3 trace.CPU) bool {
+	for i := range b.ahead {
+		if w := &b.ahead[i]; w.Start < end && w.End > start && (w.CPU == a || w.CPU == b2 || w.CPU == c3) {
+			return true
+		}
+	}
 	for i := len(b.lost) - 1; i >= 0; i-- {
 		w := &b.lost[i]
 		if w.End <= start {
@@ -1205,7 +1227,7 @@ func (b *Builder) emitRuntime(t *Task, e *trace.Event) {
 
 // markDelay sets d.Lossy and d.Excluded.
 func (b *Builder) markDelay(d *Delay) {
-	d.Lossy = b.lossy(d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU)
+	d.Lossy = b.lossy(d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU) || d.Task != nil && d.Task.unobservedAt >= d.Start && d.Task.unobservedAt > 0
 	d.Excluded = d.Lossy && !b.opts.KeepLossy || d.Unrecorded
 }
 

@@ -272,3 +272,39 @@ func TestWokenTwiceSincePreempted(t *testing.T) {
 		t.Errorf("Dropped = %d, want 1", s.Counters.Dropped)
 	}
 }
+
+// TestLostAhead: a KindLost with Runtime > 0 says its CPU is unobserved
+// from its time for that long (a perf.data cut in the round perf was
+// writing). CPU 1 is unobserved from 100 to 10000 ns. Task 3, woken on CPU
+// 0 to CPU 1 at 200 and migrated back at 900 (seen on CPU 0), is switched
+// in on CPU 0 at 1000: it may have run on CPU 1 meanwhile, so its delay is
+// lossy and excluded (it was a 800 ns delay: the window was known only at
+// its end, after the delay). Task 2's delay on CPU 0 (300-400) is not.
+func TestLostAhead(t *testing.T) {
+	cut := trace.NewEvent(100, 1, trace.KindLost)
+	cut.Runtime = 9900
+	mig := trace.NewEvent(900, 0, trace.KindMigrate)
+	mig.TID, mig.OrigCPU, mig.DestCPU = 3, 1, 0
+	evs := []trace.Event{
+		sw(50, 1, 0, 0, 5),
+		sw(60, 0, 0, 0, 1),
+		cut,
+		waking(200, 0, 1, 3, 1),
+		waking(300, 0, 1, 2, 0),
+		sw(400, 0, 1, trace.StateInterruptible, 2),
+		mig,
+		sw(1000, 0, 2, trace.StateInterruptible, 3),
+	}
+	s, err := schedule.Build(trace.NewSliceSource(evs, nil), schedule.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var delays []string
+	for _, d := range s.Delays {
+		delays = append(delays, fmt.Sprintf("%d %d-%d lossy=%v excluded=%v", d.Task.TID, d.Start, d.End, d.Lossy, d.Excluded))
+	}
+	want := []string{"2 300-400 lossy=false excluded=false", "3 200-1000 lossy=true excluded=true"}
+	if fmt.Sprint(delays) != fmt.Sprint(want) {
+		t.Errorf("delays %q, want %q", delays, want)
+	}
+}
