@@ -53,7 +53,7 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 	if opts.Buckets <= 0 {
 		opts.Buckets = 200
 	}
-	col := newStatsCollector(StatsOptions{Buckets: opts.Buckets, Filter: opts.Latency.Filter})
+	col := newStatsCollector(StatsOptions{Buckets: opts.Buckets, Filter: opts.Latency.Filter}, src.Meta())
 	lo := opts.Latency
 	lo.Percentiles = true
 	// The stats see every event on the reading goroutine, every kind

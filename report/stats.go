@@ -198,7 +198,7 @@ type statsSpan struct{ start, end int64 }
 // ComputeStats reads src to the end (it does not close it) and returns its
 // system statistics. Errors are the source's, wrapped.
 func ComputeStats(src trace.Source, opts StatsOptions) (*Stats, error) {
-	c := newStatsCollector(opts)
+	c := newStatsCollector(opts, src.Meta())
 	if err := c.b.Run(src); err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ type statsCollector struct {
 	migOut map[trace.CPU]int64
 }
 
-func newStatsCollector(opts StatsOptions) *statsCollector {
+func newStatsCollector(opts StatsOptions, m *trace.Meta) *statsCollector {
 	c := &statsCollector{
 		opts: opts, st: &Stats{},
 		rq: map[trace.CPU][]statsStep{}, slices: map[trace.CPU][]statsSpan{}, unk: map[trace.CPU][]statsSpan{},
@@ -265,7 +265,11 @@ func newStatsCollector(opts StatsOptions) *statsCollector {
 			c.slices[r.CPU] = append(c.slices[r.CPU], statsSpan{r.Start, r.End})
 		}
 	}
-	c.b = schedule.New(schedule.Options{KeepLossy: opts.KeepLossy, Filter: opts.Filter}, h)
+	var recorded []trace.CPU // (perf record -C: schedule.Options.RecordedCPUs)
+	if m != nil {
+		recorded = trace.PerfRecordCPUs(m.Cmdline)
+	}
+	c.b = schedule.New(schedule.Options{KeepLossy: opts.KeepLossy, Filter: opts.Filter, RecordedCPUs: recorded}, h)
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/traceview/traceview/internal/tidmap"
 	"github.com/traceview/traceview/trace"
@@ -96,6 +97,13 @@ type Options struct {
 	// Filter, when not nil, selects what is reported (see Filter); the
 	// reconstruction itself still reads every event.
 	Filter *Filter
+	// RecordedCPUs, when not nil, are the only CPUs the recorder watched
+	// (perf record -C: trace.PerfRecordCPUs): another CPU stays unrecorded
+	// until a scheduler event of its own, whatever other records name it
+	// (perf's COMM records come from every CPU: 86 on the CPU 0 of a
+	// `perf sched record -C 1`, whose task queued there for 1.6 s then
+	// read as a 1.6 s delay).
+	RecordedCPUs []trace.CPU
 }
 
 // Task is one task identity: a TID from its first event until it exits (its
@@ -641,7 +649,7 @@ func (b *Builder) observe(e *trace.Event) {
 		b.schedLast, b.haveSched = max(b.schedLast, e.Time), true
 	}
 	c := b.cpu(e.CPU)
-	if c != nil {
+	if c != nil && (b.opts.RecordedCPUs == nil || isSchedEvent(e.Kind) || slices.Contains(b.opts.RecordedCPUs, e.CPU)) {
 		c.recorded = true
 	}
 	if e.Kind == trace.KindLost {

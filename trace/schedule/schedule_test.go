@@ -308,3 +308,35 @@ func TestLostAhead(t *testing.T) {
 		t.Errorf("delays %q, want %q", delays, want)
 	}
 }
+
+// TestRecordedCPUsOnly: with Options.RecordedCPUs (perf record -C 1), a CPU
+// outside them stays unrecorded whatever records name it (perf's COMM
+// records come from every CPU): task 3, woken new onto CPU 0 at 100 (it
+// ran there unseen) and migrated to CPU 1 at 900, switched in on CPU 1 at
+// 1000: its 900 ns delay is Unrecorded (excluded). Without the option the
+// COMM record on CPU 0 made CPU 0 look recorded and the delay counted.
+func TestRecordedCPUsOnly(t *testing.T) {
+	comm := trace.NewEvent(50, 0, trace.KindComm)
+	comm.TID, comm.Comm = 3, "c"
+	wn := trace.NewEvent(100, 1, trace.KindWakeupNew)
+	wn.CurTID, wn.TID, wn.TargetCPU = 2, 3, 0
+	mig := trace.NewEvent(900, 1, trace.KindMigrate)
+	mig.TID, mig.OrigCPU, mig.DestCPU = 3, 0, 1
+	evs := []trace.Event{sw(10, 1, 0, 0, 2), comm, wn, mig, sw(1000, 1, 2, trace.StateInterruptible, 3)}
+	for _, c := range []struct {
+		cpus []trace.CPU
+		want string
+	}{{[]trace.CPU{1}, "[3 100-1000 excluded=true]"}, {nil, "[3 100-1000 excluded=false]"}} {
+		s, err := schedule.Build(trace.NewSliceSource(evs, nil), schedule.Options{RecordedCPUs: c.cpus})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range s.Delays {
+			got = append(got, fmt.Sprintf("%d %d-%d excluded=%v", d.Task.TID, d.Start, d.End, d.Excluded))
+		}
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("RecordedCPUs %v: delays %q, want %s", c.cpus, got, c.want)
+		}
+	}
+}
