@@ -97,8 +97,9 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 }
 
 // recordsGroups reports whether src, read to its end, recorded task
-// groups: cgroup paths or settings in its Meta (a traceview capture, perf
-// record --all-cgroups), the cgroups of its sched_switch events.
+// groups: cgroup paths (the readers name every cgroup id their events
+// carry there) or CPU-controller settings in its Meta (a traceview
+// capture, perf record --all-cgroups).
 func recordsGroups(src trace.Source) bool {
 	m := src.Meta()
 	return m != nil && (len(m.Cgroups) > 0 || len(m.CgroupSettings) > 0)
