@@ -484,7 +484,7 @@ func (r *Reader) queueWithin(ev *trace.Event, hasTime bool, slack int64) {
 // queueRecord is queueWithin; sideBand says ev may be earlier than its
 // CPU's previous record (queueSideBand).
 func (r *Reader) queueRecord(ev *trace.Event, hasTime bool, slack int64, sideBand bool) {
-	if hasTime && r.outsideSampleTimes(ev, slack) {
+	if hasTime && r.outsideSampleTimes(ev, slack, sideBand) {
 		r.q.release()
 		return
 	}
@@ -568,12 +568,19 @@ const MaxOutsideSampleTimes = 64
 // was taken as the CPU's latest record, so all its later records were
 // dropped as earlier than it, and the replay ticked through the 104 days
 // in between.
-func (r *Reader) outsideSampleTimes(ev *trace.Event, slack int64) bool {
+//
+// A COMM, FORK or EXIT record (sideBand) before the first sample is kept at
+// any distance while its CPU is still before its samples (preSample): the
+// tracking event that writes them is enabled when perf record opens it, the
+// sched tracepoints only when perf gets to enable them, and a workload that
+// starves perf (two SCHED_FIFO hogs on a 2-CPU machine) put 2.33 s between
+// an exec and the first sample, so `sh` and `stress-ng` lost their names.
+func (r *Reader) outsideSampleTimes(ev *trace.Event, slack int64, sideBand bool) bool {
 	if r.times != timesChecked || ev.Time == 0 {
 		return false // (perf's synthesized records are at time 0)
 	}
 	lo, hi := r.meta.FirstTime, r.meta.LastTime
-	if ev.Time >= lo-slack && ev.Time <= hi+slack {
+	if ev.Time >= lo-slack && ev.Time <= hi+slack || sideBand && r.preSample(ev.Time, ev.CPU) {
 		r.timesIn++
 		return false
 	}
@@ -743,8 +750,32 @@ func (r *Reader) cpuOutOfRange(cpu int32, typ uint32, off int64) bool {
 // after its parent from the record (machine__process_fork_event), so the
 // record is the only fork there is (so too for an exec or an exit). (Records earlier than the slack are
 // taken for damage, outsideSampleTimes: those stay dropped.)
-func (r *Reader) beforeSamples(t int64) bool {
-	return r.times == timesChecked && t > 0 && t < r.meta.FirstTime && t >= r.meta.FirstTime-NonSampleSlack
+func (r *Reader) beforeSamples(t int64, cpu trace.CPU) bool {
+	return r.times == timesChecked && t > 0 && t < r.meta.FirstTime && (t >= r.meta.FirstTime-NonSampleSlack || r.preSample(t, cpu))
+}
+
+// preSample reports whether a COMM, FORK or EXIT record at t on cpu, before
+// the recording's first sample, comes while cpu is still before its
+// samples: no record of cpu so far lies at or after the first sample time
+// less NonSampleSlack, and t is not earlier than the CPU's previous record
+// by more than SideBandLag (queueSideBand). Such records need no slack
+// (outsideSampleTimes). A damaged time that lands before the samples is
+// still caught once its CPU has records among the samples, the common
+// case: a file's records before the first sample are the few the tracking
+// event wrote while the tracepoints were not yet enabled.
+func (r *Reader) preSample(t int64, cpu trace.CPU) bool {
+	if t <= 0 || t >= r.meta.FirstTime {
+		return false
+	}
+	c := int(cpu)
+	if c < 0 || c >= 1<<12 {
+		return false
+	}
+	if c >= len(r.cpuLast) || r.cpuLast[c] < 0 {
+		return true
+	}
+	last := r.cpuLast[c]
+	return last < r.meta.FirstTime-NonSampleSlack && t >= last-SideBandLag
 }
 
 // kernelRecord turns COMM, FORK, EXIT, LOST and LOST_SAMPLES into events.
@@ -777,7 +808,7 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		pid, tid := trace.PID(int32(o.Uint32(body))), trace.TID(int32(o.Uint32(body[4:])))
 		r.learnPID(tid, pid)
 		exec := o.Uint16(rec[4:])&miscCommExec != 0
-		if exec && r.haveExecTP && !r.taskRecords && !synthesized && !r.beforeSamples(t) {
+		if exec && r.haveExecTP && !r.taskRecords && !synthesized && !r.beforeSamples(t, cpu) {
 			return nil
 		}
 		k := trace.KindComm
@@ -803,10 +834,10 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		}
 		r.learnPID(tid, pid)
 		r.learnPID(ptid, ppid)
-		if typ == recFork && r.haveForkTP && !r.taskRecords && !synthesized && !r.beforeSamples(t) {
+		if typ == recFork && r.haveForkTP && !r.taskRecords && !synthesized && !r.beforeSamples(t, cpu) {
 			return nil // the sched_process_fork tracepoint says the same
 		}
-		if typ == recExit && r.haveExitTP && !r.taskRecords && !r.beforeSamples(t) {
+		if typ == recExit && r.haveExitTP && !r.taskRecords && !r.beforeSamples(t, cpu) {
 			return nil
 		}
 		ev := r.q.slot()
