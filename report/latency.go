@@ -242,6 +242,10 @@ type LatencyDiagnostics struct {
 	// from an interrupt on a CPU whose idle-time events were not
 	// recorded): delays that cannot be measured.
 	Unwoken int64
+	// Wakeups: the sched_waking, sched_wakeup and sched_wakeup_new events
+	// read; 0 with Unwoken > 0 is a trace that records no wakeups
+	// (warning no-wakeups).
+	Wakeups int64
 	// FirstSeen: switch-ins of tasks seen for the first time. perf counts a
 	// 0 ns delay for each (included in Count in PerfCompat mode only).
 	FirstSeen int64
@@ -479,7 +483,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	l.sched.Finish()
 	c := &l.sched.C
 	d := trackerDiag(&l.tr)
-	d.Recovered, d.Dropped, d.Unwoken = c.Recovered, c.Dropped, c.Unwoken
+	d.Recovered, d.Dropped, d.Unwoken, d.Wakeups = c.Recovered, c.Dropped, c.Unwoken, c.Wakeups
 	d.Raced, d.Rewoken = c.Raced, c.Rewoken
 	d.LossyDelays, d.LossyRuntime, d.LossyRuntimeNs = c.LossyDelays, c.LossyRuntime, c.LossyRuntimeNs
 	d.UnrecordedDelays = c.UnrecordedDelays
@@ -952,6 +956,7 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 		d.Recovered += s.Recovered
 		d.Dropped += s.Dropped
 		d.Unwoken += s.Unwoken
+		d.Wakeups += s.Wakeups
 		d.FirstSeen += s.FirstSeen
 		d.PerfTimestamps += s.PerfTimestamps
 		d.PerfUnordered += s.PerfUnordered
@@ -1141,7 +1146,12 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 			Message: fmt.Sprintf("%s started (wakeup or preemption) but the task's switch-in was never seen; they are not counted", plural(int(d.Dropped), "scheduling delay was", "scheduling delays were")),
 		})
 	}
-	if d.Unwoken > 0 {
+	if d.Unwoken > 0 && d.Wakeups == 0 {
+		out = append(out, trace.Warning{
+			Key: "no-wakeups", Count: int(d.Unwoken),
+			Message: fmt.Sprintf("the trace records no sched_waking or sched_wakeup events: Count, Avg, Max and Sum delay hold preemptions only, the wait after each wakeup (%s here) is not measured; record them (perf sched record; perf record -e sched:sched_waking)", plural(int(d.Unwoken), "sleep", "sleeps")),
+		})
+	} else if d.Unwoken > 0 {
 		out = append(out, trace.Warning{
 			Key: "delay-no-wakeup", Count: int(d.Unwoken),
 			Message: fmt.Sprintf("%s a task ran again after going to sleep with no recorded wakeup; those delays cannot be measured and are not counted", plural(int(d.Unwoken), "time", "times")),

@@ -24,7 +24,7 @@ func perfLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error) {
 		// the events decoded.
 		d.Events = md.Records
 	}
-	d.Recovered, d.Dropped, d.Unwoken = m.Recovered, m.Dropped, m.Unwoken
+	d.Recovered, d.Dropped, d.Unwoken, d.Wakeups = m.Recovered, m.Dropped, m.Unwoken, m.Wakeups
 	d.PerfTimestamps, d.PerfUnordered = m.Timestamps, m.Unordered
 	res := &LatencyResult{Options: opts, Diag: d}
 	atoms := m.Tracker.AtomRoot()

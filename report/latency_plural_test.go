@@ -38,7 +38,7 @@ func TestDiagWarningsSingular(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := &LatencyDiagnostics{Recovered: tc.n, Dropped: tc.n, Unwoken: tc.n, Raced: tc.n, Rewoken: tc.n,
+			d := &LatencyDiagnostics{Recovered: tc.n, Dropped: tc.n, Unwoken: tc.n, Wakeups: 1, Raced: tc.n, Rewoken: tc.n,
 				LossyDelays: tc.n, LossyRuntime: tc.n, FirstSeen: tc.n}
 			var msgs []string
 			for _, w := range diagWarnings(d, LatencyOptions{}, func(trace.TID) string { return "" }) {

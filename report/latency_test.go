@@ -2,6 +2,7 @@ package report
 
 import (
 	"math/rand"
+	"sort"
 	"strings"
 	"testing"
 
@@ -351,6 +352,38 @@ func TestLatencyUnwoken(t *testing.T) {
 	}
 }
 
+// TestLatencyNoWakeupEvents: a trace without any sched_waking or
+// sched_wakeup (perf record -e sched:sched_switch alone) measures only
+// preemptions; the report says so as a warning of its own (no-wakeups,
+// counting the 2 sleeps of TestLatencyUnwoken's stream), not as the
+// per-sleep delay-no-wakeup line. One wakeup in the stream (v woken at
+// 250) makes it the per-sleep line again, in both modes.
+func TestLatencyNoWakeupEvents(t *testing.T) {
+	evs := []trace.Event{comm(7, "u"),
+		sw(50, 0, 0, 0, 7), sw(100, 0, 7, sleeping, 0), sw(300, 0, 0, 0, 7), sw(400, 0, 7, sleeping, 0),
+		sw(500, 1, 8, sleeping, 0), rt(700, 1, 7, 100),
+	}
+	keys := func(res *LatencyResult) map[string]int {
+		m := map[string]int{}
+		for _, w := range res.ReportWarnings {
+			m[w.Key] = w.Count
+		}
+		return m
+	}
+	for _, perf := range []bool{false, true} {
+		k := keys(run(t, evs, LatencyOptions{PerfCompat: perf}))
+		if k["no-wakeups"] != 2 || k["delay-no-wakeup"] != 0 {
+			t.Errorf("perf %v: warnings %v, want no-wakeups 2 and no delay-no-wakeup", perf, k)
+		}
+		withWake := append([]trace.Event{sw(200, 1, 0, 0, 8), wake(250, 1, 8, 9)}, evs...)
+		sort.SliceStable(withWake, func(i, j int) bool { return withWake[i].Time < withWake[j].Time })
+		k = keys(run(t, withWake, LatencyOptions{PerfCompat: perf}))
+		if k["no-wakeups"] != 0 || k["delay-no-wakeup"] == 0 {
+			t.Errorf("perf %v, one wakeup: warnings %v, want delay-no-wakeup and no no-wakeups", perf, k)
+		}
+	}
+}
+
 // Random event streams (bad TIDs, huge CPU numbers, times going backwards,
 // negative runtimes) must never panic and keep the totals consistent.
 func TestLatencyRandomStreams(t *testing.T) {
@@ -404,7 +437,7 @@ func TestDiagWarningsGrammar(t *testing.T) {
 		{2, []string{"2 scheduling delays had no recorded switch-in", "2 scheduling delays were started", "2 times a task ran again",
 			"2 scheduling delays began with a sched_waking", "2 times a task already waiting", "2 scheduling delays overlapped lost events"}},
 	} {
-		d := &LatencyDiagnostics{Recovered: c.n, Dropped: c.n, Unwoken: c.n, Raced: c.n, Rewoken: c.n, LossyDelays: c.n}
+		d := &LatencyDiagnostics{Recovered: c.n, Dropped: c.n, Unwoken: c.n, Wakeups: 1, Raced: c.n, Rewoken: c.n, LossyDelays: c.n}
 		ws := diagWarnings(d, LatencyOptions{}, func(trace.TID) string { return "" })
 		var all []string
 		for _, w := range ws {

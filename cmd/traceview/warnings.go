@@ -26,7 +26,7 @@ var warningKinds = []struct {
 }{
 	{"missing switches", []string{"sched-switch-chain-cpu*", "delay-switch-in-inferred", "delay-unmeasured",
 		"delay-first-switch-in", "switch-records", "switch-record-per-task", "not-system-wide", partialCPUsKey, "delay-unrecorded-cpu"}},
-	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice"}},
+	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice", "no-wakeups"}},
 	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
 		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", "runtime-lossy", "lossy-excluded",
 		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus"}},
@@ -93,7 +93,11 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 	// The answer first and in full: the other warnings explain the trace
 	// rather than it.
 	var others []trace.Warning
+	switchRecords := slices.ContainsFunc(ws, func(wn trace.Warning) bool { return wn.Key == "switch-records" })
 	for _, wn := range ws {
+		if wn.Key == "no-wakeups" && switchRecords {
+			continue
+		}
 		if answerKey(wn.Key) {
 			fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
 		} else {
@@ -282,14 +286,16 @@ func lostWindowsLine(counts []uint64) string {
 // --cpu, perf record -C: the other CPUs' runs and the delays spent there),
 // not-system-wide (perf record -p/-t: other tasks' runs) and
 // switch-records (perf record --switch-events: no wakeups, so the delay
-// columns hold preemptions only), and duplicate-input (latency of several
+// columns hold preemptions only) and no-wakeups (the same of a trace
+// whose tracepoints leave wakeups out; not printed beside switch-records,
+// which says it), and duplicate-input (latency of several
 // traces read one of them once: another holds the same events), and
 // same-host-name (two overlapping traces of one host name merged as two
 // machines).
 func answerKey(key string) bool {
 	switch key {
 	case "latency-empty", "stats-empty", "latency-runtime-none", "cgroup-v1-unattributed",
-		partialCPUsKey, "not-system-wide", "switch-records", "timehist-open-runs", "duplicate-input", "same-host-name":
+		partialCPUsKey, "not-system-wide", "switch-records", "no-wakeups", "timehist-open-runs", "duplicate-input", "same-host-name":
 		return true
 	}
 	return false

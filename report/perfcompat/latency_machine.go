@@ -62,6 +62,9 @@ type LatencyRun struct {
 	// recorded wakeup in between. Recovered: delays whose switch-in the
 	// trace lacks, recovered (Corrected only).
 	Dropped, Unwoken, Recovered int64
+	// Wakeups: the sched_waking, sched_wakeup and sched_wakeup_new events
+	// read.
+	Wakeups int64
 
 	opts    LatencyOptions
 	pending []bool // per CPU: its current task's switch-in is missing; recover its delay at its first runtime event
@@ -121,6 +124,7 @@ func (m *LatencyRun) event(e *trace.Event) {
 		}
 		m.switchEvent(e, &st)
 	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
+		m.Wakeups++
 		if st.Task != nil {
 			m.wakeup(e, st.Task, st.Created)
 		}

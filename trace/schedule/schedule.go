@@ -324,6 +324,10 @@ type Counters struct {
 	// while waiting). Unwoken: a task seen running after it went to sleep
 	// with no recorded wakeup.
 	Recovered, Dropped, Unwoken int64
+	// Wakeups: the sched_waking, sched_wakeup and sched_wakeup_new events
+	// read (0 in a trace that records none: then no wakeup delay is
+	// measured, LatencyDiagnostics.Wakeups).
+	Wakeups int64
 	// Raced: delays started at a switch-out because the task's waking came
 	// first. Rewoken: second wakings of a task already waiting after a
 	// wakeup; each restarted its delay.
@@ -668,11 +672,13 @@ func (b *Builder) observe(e *trace.Event) {
 	case trace.KindSwitch:
 		b.doSwitch(e, c)
 	case trace.KindWaking:
+		b.C.Wakeups++
 		b.haveWak = true
 		if b.opts.Wakeups != WakeupsWakeup {
 			b.doWakeup(e)
 		}
 	case trace.KindWakeup:
+		b.C.Wakeups++
 		switch b.opts.Wakeups {
 		case WakeupsWakeup:
 			b.doWakeup(e)
@@ -682,6 +688,7 @@ func (b *Builder) observe(e *trace.Event) {
 			}
 		}
 	case trace.KindWakeupNew:
+		b.C.Wakeups++
 		b.doWakeup(e)
 	case trace.KindMigrate:
 		t := b.task(e.TID, e.PID, e.Comm)
