@@ -31,12 +31,7 @@ func TestReplayDamagedPerfData(t *testing.T) {
 			"warning: perf.data: record of type 9 at offset 234872 on CPU -150994944, but the recording's machine has 2 CPUs (header nrcpus): damaged, skipped\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			b := append([]byte(nil), orig...)
-			c.damage(b)
-			path := filepath.Join(t.TempDir(), "damaged.perf.data")
-			if err := os.WriteFile(path, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := damagedCopy(t, orig, "damaged.perf.data", c.damage)
 			out, errs, code := runCLI(t, "replay", "-v", "--policy", "eevdf", "-i", path)
 			c.warning = strings.Replace(c.warning, "perf.data: ", path+": ", 1) // named as given
 			if code != 0 || !strings.Contains(out, "policy eevdf on 2 CPUs: makespan") || !strings.Contains(errs, c.warning) {
@@ -65,14 +60,23 @@ func TestReplayDamagedFirstBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b[5000] ^= 0x10
-	path := filepath.Join(t.TempDir(), "damaged.tv")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := damagedCopy(t, b, "damaged.tv", func(b []byte) { b[5000] ^= 0x10 })
 	_, errs, code := runCLI(t, "replay", "--policy", "eevdf", "-i", path)
 	want := "replay: " + path + ": the file is cut short or damaged before any sched_switch event could be read (the warning above says where)"
 	if code != 1 || !strings.Contains(errs, "damaged (checksum mismatch)") || !strings.HasSuffix(strings.TrimSpace(errs), want) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 1, the block's warning and the last line %q", code, errs, want)
 	}
+}
+
+// damagedCopy writes a copy of orig, changed by damage, as name in a
+// temporary directory of t and returns its path.
+func damagedCopy(t *testing.T, orig []byte, name string, damage func(b []byte)) string {
+	t.Helper()
+	b := append([]byte(nil), orig...)
+	damage(b)
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -130,11 +130,7 @@ func TestStatsWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b[99446] ^= 0x20
-	in := filepath.Join(t.TempDir(), "flip.data")
-	if err := os.WriteFile(in, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	in := damagedCopy(t, b, "flip.data", func(b []byte) { b[99446] ^= 0x20 })
 	for _, args := range [][]string{{"stats", "-i", in}, {"stats", "-o", "json", "-i", in}} {
 		_, errs, code := runCLI(t, args...)
 		// (The order differs: the table puts the answer warnings first,
