@@ -933,7 +933,12 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 	}
 	if th.opt.Throttled != nil && !th.opt.Exact && t.tid != 0 && t.dtDelay > 0 && !t.dtUnrecorded {
 		if ns := th.opt.Throttled(trace.TID(t.tid), t.delayEnd-t.dtDelay, t.delayEnd); ns > 0 {
-			b = fmt.Appendf(b, "  throttled: %.3f ms", float64(ns)/1e6)
+			// Truncated to the µs as the sch delay column is
+			// (timehistSchedTime), so the part never prints above
+			// the whole (59.995 ms of a 59.995743 ms delay once read
+			// "throttled: 59.996 ms").
+			ns = min(ns, t.dtDelay)
+			b = fmt.Appendf(b, "  throttled: %d.%03d ms", ns/1e6, ns%1e6/1e3)
 		}
 	}
 	if th.opt.CallGraph && t.tid != 0 && e.Kind == trace.KindSwitch && e.Stack != 0 {
