@@ -124,10 +124,11 @@ func TestTimehistThrottled(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^ +18086\.3300\d\d \[0000\]  reqsrv\[29752\] .* throttled: 40\.55\d ms$`).MatchString(marked) {
 		t.Errorf("no throttled row of reqsrv[29752] at 18086.3300xx:\n%.2000s", marked)
 	} // A throttled part never prints above its sch delay: both are
-	// truncated to the µs (10 of the 75 rows printed the part rounded up,
+	// truncated to the µs (10 of the 75 rows of all tasks printed it rounded up,
 	// 1 µs above the delay, before).
+	all, _ := throttleMarks(t, regexp.MustCompile(`  throttled: [0-9.]+ ms`), "timehist", "-i", grpqQ25)
 	row := regexp.MustCompile(`(?m)([0-9.]+) +([0-9.]+) +([0-9.]+)  throttled: ([0-9.]+) ms$`)
-	for _, m := range row.FindAllStringSubmatch(marked, -1) {
+	for _, m := range row.FindAllStringSubmatch(all, -1) {
 		delay, _ := strconv.ParseFloat(m[2], 64)
 		part, _ := strconv.ParseFloat(m[4], 64)
 		if part > delay {
