@@ -127,8 +127,12 @@ func TestTimehistThrottled(t *testing.T) {
 	// truncated to the µs (10 of the 75 rows of all tasks printed it rounded up,
 	// 1 µs above the delay, before).
 	all, _ := throttleMarks(t, regexp.MustCompile(`  throttled: [0-9.]+ ms`), "timehist", "-i", grpqQ25)
-	row := regexp.MustCompile(`(?m)([0-9.]+) +([0-9.]+) +([0-9.]+)  throttled: ([0-9.]+) ms$`)
-	for _, m := range row.FindAllStringSubmatch(all, -1) {
+	row := regexp.MustCompile(`(?m)([0-9.]+) +([0-9.]+) +([0-9.]+) +throttled: ([0-9.]+) ms$`)
+	rows := row.FindAllStringSubmatch(all, -1)
+	if len(rows) < 75 {
+		t.Errorf("%d throttled rows of all tasks, want 75", len(rows))
+	}
+	for _, m := range rows {
 		delay, _ := strconv.ParseFloat(m[2], 64)
 		part, _ := strconv.ParseFloat(m[4], 64)
 		if part > delay {
