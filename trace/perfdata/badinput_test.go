@@ -168,6 +168,16 @@ func TestTruncatedPipe(t *testing.T) {
 			}
 		}
 	}
+	// Cut before or inside its first attr record (the 16-byte header
+	// alone, or 14 bytes into the first record): cut short too, not "no
+	// sched tracepoints recorded", which sent the user to re-record.
+	for _, end := range []int{pipeHeaderSize, pipeHeaderSize + 14} {
+		_, _, err := drain(b[:end], true)
+		want := "the pipe-mode stream ends after 16 bytes, before the description of its first event"
+		if !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), want) || errors.Is(err, ErrNoSchedEvents) {
+			t.Errorf("cut at %d: %v; want %q", end, err, want)
+		}
+	}
 }
 
 // A record whose size field is broken (under 8 bytes) ends the records

@@ -684,6 +684,12 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 				return nil, r.err
 			}
 			if !r.HasSched() {
+				if r.pipe && len(r.attrs) == 0 && r.stats.Records[recSample] == 0 {
+					// The stream's first records are its attrs (what
+					// was recorded): one cut before them says nothing,
+					// not that it recorded no sched tracepoint.
+					return nil, fmt.Errorf("perf.data: the pipe-mode stream ends after %d bytes, before the description of its first event (PERF_RECORD_HEADER_ATTR, the first record of a pipe-mode stream): cut short, no event can be read: %w", r.off, trace.ErrCorrupt)
+				}
 				for _, a := range r.attrs {
 					if a.typ == typeTracepoint && len(r.formats) == 0 {
 						if r.pipe && r.stats.Records[recSample] == 0 {
