@@ -180,24 +180,27 @@ func TestScheduleUnknownNotBusy(t *testing.T) {
 // Q1, Q2, Q3 onto CPU 0 at 40.1 s; CPU 0 then loses 200 events (window
 // 40.1..40.5 s): their switch-ins may be among them, so at the loss they
 // leave the runqueue and their delays are dropped (3 lossy). Q1 is woken again
-// at 40.5 s and waits to the end, 41.0 s. Runqueue length over 40.0..41.0 s:
-// 3 for 0.4 s, then 1 for 0.5 s: mean 1.7, max 3. With --keep-lossy the three
-// stay queued (Q1's second waking restarts its delay, a counted warning):
-// 3 x 0.4 + 3 x 0.5 = 2.7.
+// at 40.5 s and waits to the end, 41.0 s. The runqueue is counted outside
+// the lost window, over 40.0..40.1 and 40.5..41.0 s (0.6 s): 0 for 0.1 s,
+// then 1 for 0.5 s: mean 0.5/0.6 = 0.833, max 1 (the 3 queued inside the
+// window are not known to have waited; counted, they made it 1.7, max 3).
+// With --keep-lossy the three stay queued (Q1's second waking restarts its
+// delay, a counted warning): 3 x 0.5 / 0.6 = 2.5, max 3.
 func TestScheduleRunqueueUnderLoss(t *testing.T) {
 	for _, c := range []struct {
 		keep  bool
 		avg   float64
+		max   int
 		lossy int64
-	}{{false, 1.7, 3}, {true, 2.7, 0}} {
+	}{{false, 0.5 / 0.6, 1, 3}, {true, 1.5 / 0.6, 3, 0}} {
 		st, err := ComputeStats(scheduleCase(t, "runqueue"), StatsOptions{KeepLossy: c.keep})
 		if err != nil {
 			t.Fatal(err)
 		}
 		cpu := st.CPUs[0]
-		if math.Abs(cpu.RunqueueAvg-c.avg) > 1e-9 || cpu.RunqueueMax != 3 || st.LossyDelays != c.lossy {
-			t.Errorf("keep-lossy %v: runqueue avg %.3f max %d, %d lossy delays; want %.1f, 3, %d",
-				c.keep, cpu.RunqueueAvg, cpu.RunqueueMax, st.LossyDelays, c.avg, c.lossy)
+		if math.Abs(cpu.RunqueueAvg-c.avg) > 1e-9 || cpu.RunqueueMax != c.max || st.LossyDelays != c.lossy {
+			t.Errorf("keep-lossy %v: runqueue avg %.3f max %d, %d lossy delays; want %.3f, %d, %d",
+				c.keep, cpu.RunqueueAvg, cpu.RunqueueMax, st.LossyDelays, c.avg, c.max, c.lossy)
 		}
 	}
 }

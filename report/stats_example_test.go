@@ -9,7 +9,9 @@ import (
 
 // One CPU: task 7 wakes at 1 ms, runs from 1.5 ms (a 500 us scheduling
 // delay) until it sleeps at 3.5 ms; the last event (here a lost-records
-// notice) ends the trace at 4 ms.
+// notice) ends the trace at 4 ms. Its window (3.5 to 4 ms, from the CPU's
+// last event) is left out of the runqueue mean: 1 task for 0.5 ms of
+// 3.5 ms, 0.143.
 func ExampleComputeStats() {
 	sw := func(t int64, prev, next trace.TID, st trace.TaskState) trace.Event {
 		e := trace.NewEvent(t, 0, trace.KindSwitch)
@@ -38,6 +40,6 @@ func ExampleComputeStats() {
 		}
 	}
 	// Output:
-	// CPU 0: busy 2.0 ms of 4.0 ms (50 %), runqueue avg 0.125 max 1
+	// CPU 0: busy 2.0 ms of 4.0 ms (50 %), runqueue avg 0.143 max 1
 	// 1 delay(s) of 256-511 us
 }
