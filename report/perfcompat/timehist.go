@@ -657,6 +657,7 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 	if start != 0 && start > *tm {
 		return
 	}
+	realIn := tprev
 	if tprev != 0 && start > tprev {
 		tprev = start
 	}
@@ -673,7 +674,17 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 		return
 	}
 	if th.cpuAllowed(e.CPU) {
-		timehistUpdate(t, *tm, tprev)
+		if th.opt.Exact || realIn == tprev {
+			timehistUpdate(t, *tm, tprev)
+		} else {
+			// A run that began before the window: perf measures the
+			// wait and the sch delay up to the window's start, so they
+			// grow by the part of the run before it (hog's 0.033 ms
+			// delay read 5.350 ms). The wait and the delay end at the
+			// real switch-in; the run time is the part in the window.
+			timehistUpdate(t, *tm, realIn)
+			t.dtRun = *tm - tprev
+		}
 		if !th.opt.Exact {
 			th.settleUnrecorded(t, tprev)
 		}

@@ -164,6 +164,16 @@ func TestTimehistWindowAndFilters(t *testing.T) {
 	if d := cmp.Diff(want, rows); d != "" {
 		t.Errorf("window rows -want +got:\n%s", d)
 	}
+	// Without Exact, the wait and the delay end at the real switch-in
+	// (1.000300), as without the window: wait 0.300 ms, delay
+	// 1.000300-1.000100 = 0.200 ms; the run time is the part in the window,
+	// 0.500 ms. (beta's row is unchanged: its switch-in is inside.)
+	got = runTimehist(t, timehistScenario(), TimehistOptions{Start: 1_000_500_000, End: 1_001_200_000})
+	rows = strings.Split(strings.TrimSuffix(got, "\n"), "\n")[3:]
+	want[0] = "       1.001000 [0000]  alpha[10]                           0.300      0.200      0.500 "
+	if d := cmp.Diff(want, rows); d != "" {
+		t.Errorf("window rows, not Exact: -want +got:\n%s", d)
+	}
 	// -t 20: only beta's rows; the summary then has no idle statistics
 	// (perf: "CPU idle stats not tracked when samples were skipped").
 	got = runTimehist(t, timehistScenario(), TimehistOptions{TIDs: []int{20}, SummaryOnly: true, Exact: true})
