@@ -134,9 +134,18 @@ func TestTruncatedPipe(t *testing.T) {
 	b := readFile(t, pipeTrace)
 	recs := records(b, pipeHeaderSize, len(b))
 	cut := recs[len(recs)*2/3]
-	whole, _, err := drain(b[:cut.off], true)
+	whole, rw, err := drain(b[:cut.off], true)
 	if err != nil {
 		t.Fatalf("stream cut at a record boundary: %v", err)
+	}
+	// Cut at a record boundary inside a round: perf ends every stream with
+	// a FINISHED_ROUND, so the events after the last one say it was cut
+	// (it read with no warning). The whole stream ends with one: none.
+	if w := warningCounts(rw); w["truncated-round"] != 1 || rw.Meta().CutAt != int64(cut.off) {
+		t.Errorf("cut at the record boundary %d: warnings %v, CutAt %d; want truncated-round", cut.off, w, rw.Meta().CutAt)
+	}
+	if _, rf, err := drain(b, true); err != nil || warningCounts(rf)["truncated-round"] != 0 {
+		t.Errorf("whole stream: %v, warnings %v; want no truncated-round", err, warningCounts(rf))
 	}
 	for _, end := range []int{cut.off + cut.size/2 + 1, cut.off + 5} { // inside the record, inside its header
 		got, r, err := drain(b[:end], true)

@@ -27,6 +27,7 @@ func TestSideBandBehindItsCPU(t *testing.T) {
 	copy(body[8:], "true")
 	p.kernel(recComm, miscCommExec, body, 11, 999_950_000, 0)
 	p.switchOut(1_000_500_000, 11, 10, false)
+	p.record(recFinishedRound, 0, nil) // (a stream perf ended: cutEnd)
 	evs, r, err := drain(p.b.Bytes(), true)
 	if err != nil {
 		t.Fatal(err)
