@@ -85,6 +85,13 @@ func Latency(src trace.Source, opts LatencyOptions) (*LatencyRun, error) {
 	} else {
 		trace.SkipKinds(src, trace.KindExit, trace.KindMigrate)
 	}
+	// perf names a task from its thread table, which PERF_RECORD_FORK and
+	// _COMM build (util/machine.c: machine__process_fork_event gives a
+	// child its parent's name), not from the sched_process_fork
+	// tracepoint, which a `perf record -C` recording or lost events may
+	// lack while the record is there: a child named by its fork alone
+	// printed ":8556:8556" where perf printed "python3:8556".
+	trace.UseTaskRecords(src)
 	pf := trace.Prefetch(src, nil)
 	for {
 		e, err := pf.Next()
