@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceview/traceview/export"
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/internal/kallsyms"
 	"github.com/traceview/traceview/report/tables"
 	"github.com/traceview/traceview/trace"
@@ -91,6 +92,18 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		err := fm.Write(w, src, opts)
 		if err == nil && fm.Loses != "" && recordsGroups(src) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "warning: export %s: %s records task groups; %s\n", fm.Name, o.input, fm.Loses)
+		}
+		if m := src.Meta(); err == nil && fm.Name == "perfetto" && m != nil {
+			if recorded := trace.PerfRecordCPUs(m.Cmdline); len(recorded) > 0 {
+				cpus := make([]int, len(recorded))
+				for i, c := range recorded {
+					cpus[i] = int(c)
+				}
+				// (The Perfetto trace has no place for perf's command
+				// line, which is where readers learn the CPU list.)
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: export perfetto: %s was recorded on some CPUs only (perf record -C %s); the Perfetto trace cannot say so, so a report on it measures delays a task may have spent running on the others\n",
+					o.input, cpulist.Format(cpus))
+			}
 		}
 		return err
 	})

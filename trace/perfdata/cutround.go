@@ -86,7 +86,7 @@ func (r *Reader) cutRound() string {
 		cut = append(cut, c)
 		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: trace.CPU(c), Start: t, End: end})
 		ev := r.q.slot()
-		if t > r.lastOut {
+		if t >= r.lastOut { // (at lastOut: the CPU's last event was the last delivered)
 			// Where the CPU's buffer ends, with the window's length: the
 			// events after it still wait in the window (the CPU mark is
 			// at most t), so a consumer knows the CPU unobserved before

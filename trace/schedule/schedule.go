@@ -560,7 +560,15 @@ func (b *Builder) ProcessName(t *Task) string {
 
 // Run feeds every event of src to b (it does not call Finish nor close src).
 // The error is the source's first non-EOF error.
+//
+// Without Options.RecordedCPUs, Run takes them from src's Meta once the
+// first event is read (a pipe-mode perf.data states its command line in
+// records before its samples): perf record -C's CPU list
+// (trace.PerfRecordCPUs), so every consumer that runs a Builder (the pprof
+// and Chrome JSON exports too) leaves out the delays a task may have spent
+// on a CPU the recording left out, as latency does.
 func (b *Builder) Run(src trace.Source) error {
+	first := b.opts.RecordedCPUs == nil
 	for {
 		e, err := src.Next()
 		if errors.Is(err, io.EOF) {
@@ -568,6 +576,12 @@ func (b *Builder) Run(src trace.Source) error {
 		}
 		if err != nil {
 			return fmt.Errorf("reading events: %w", err)
+		}
+		if first {
+			first = false
+			if m := src.Meta(); m != nil {
+				b.opts.RecordedCPUs = trace.PerfRecordCPUs(m.Cmdline)
+			}
 		}
 		b.Observe(&e)
 	}
@@ -864,11 +878,14 @@ func (b *Builder) noteQueue(t *Task, cpu trace.CPU) {
 	}
 }
 
+// anyCPU, as lossy's first CPU, matches a lost window on every CPU.
+const anyCPU = trace.CPU(-2)
+
 // lossy reports whether [start, end] overlaps a lost window on one of the
-// CPUs a, b2, c3 (-1: none) or on an unknown CPU.
+// CPUs a, b2, c3 (-1: none; a = anyCPU: every CPU) or on an unknown CPU.
 func (b *Builder) lossy(start, end int64, a, b2, c3 trace.CPU) bool {
 	for i := range b.ahead {
-		if w := &b.ahead[i]; w.Start < end && w.End > start && (w.CPU == a || w.CPU == b2 || w.CPU == c3) {
+		if w := &b.ahead[i]; w.Start < end && w.End > start && (a == anyCPU || w.CPU == a || w.CPU == b2 || w.CPU == c3) {
 			return true
 		}
 	}
@@ -877,7 +894,7 @@ func (b *Builder) lossy(start, end int64, a, b2, c3 trace.CPU) bool {
 		if w.End <= start {
 			break // windows come in order of End
 		}
-		if w.Start < end && (w.CPU < 0 || w.CPU == a || w.CPU == b2 || w.CPU == c3) {
+		if w.Start < end && (a == anyCPU || w.CPU < 0 || w.CPU == a || w.CPU == b2 || w.CPU == c3) {
 			return true
 		}
 	}
@@ -1241,8 +1258,16 @@ func (b *Builder) emitRuntime(t *Task, e *trace.Event) {
 }
 
 // markDelay sets d.Lossy and d.Excluded.
+//
+// A delay is lossy when it overlaps a lost window on any CPU, not only on
+// the CPUs it names: while a CPU's events are missing, a task waiting
+// elsewhere may have been pulled there and run (the load balancer pulls
+// from the destination CPU, whose sched_migrate_task is then lost with the
+// rest). A cut perf.data showed a 250 ms delay on CPU 0 for a task that,
+// in the whole file, was pulled to CPU 1 3 ms after its preemption and ran
+// there (its real maximum 11.1 ms).
 func (b *Builder) markDelay(d *Delay) {
-	d.Lossy = b.lossy(d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU) || d.Task != nil && d.Task.unobservedAt >= d.Start && d.Task.unobservedAt > 0
+	d.Lossy = b.lossy(d.Start, d.End, anyCPU, -1, -1) || d.Task != nil && d.Task.unobservedAt >= d.Start && d.Task.unobservedAt > 0
 	d.Excluded = d.Lossy && !b.opts.KeepLossy || d.Unrecorded
 }
 
