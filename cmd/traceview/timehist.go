@@ -167,13 +167,8 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	if err := out.flush(); err != nil {
 		return err
 	}
-	if m := src.Meta(); m != nil && result.UnrecordedDelays > 0 {
-		// latency's warning (delay-unrecorded-cpu), for the rows whose
-		// wait time and sch delay are "-".
-		m.Warnings.AddN("delay-unrecorded-cpu", int(result.UnrecordedDelays), "scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event (a capture of some CPUs only), so it may have run there")
-	}
 	if m := src.Meta(); m != nil {
-		unchainedWarnings(m, &result)
+		timehistWarnings(m, &result)
 	}
 	if rows != nil {
 		// After the warnings the view adds: the JSON holds them all.
@@ -511,4 +506,17 @@ func exactFilters(exact bool, f *filterFlags) error {
 		return usageErrorf("timehist: --exact reproduces perf's timehist, whose --time takes seconds only (perf says \"Invalid time string\" to %q); drop --exact or give START,STOP", f.time)
 	}
 	return nil
+}
+
+// timehistWarnings adds to m the warnings of a timehist run's result:
+// latency's delay-unrecorded-cpu and delay-lossy, for the rows whose wait
+// time and sch delay are "-", and the chain breaks (unchainedWarnings).
+func timehistWarnings(m *trace.Meta, result *perfcompat.TimehistResult) {
+	if result.UnrecordedDelays > 0 {
+		m.Warnings.AddN("delay-unrecorded-cpu", int(result.UnrecordedDelays), "scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event (a capture of some CPUs only), so it may have run there")
+	}
+	if result.LossyDelays > 0 {
+		m.Warnings.AddN("delay-lossy", int(result.LossyDelays), "scheduling delay and wait time not measured, shown as -: events were lost meanwhile on some CPU, where the task may have been pulled and run")
+	}
+	unchainedWarnings(m, result)
 }

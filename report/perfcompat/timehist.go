@@ -141,6 +141,11 @@ type TimehistResult struct {
 	// that had recorded no event, so it may have run there (see
 	// timehist_unrecorded.go).
 	UnrecordedDelays int64
+	// LossyDelays (outside Exact) counts the rows whose sch delay is not
+	// measured, printed "-" (-1 in Rows), because it overlapped a window of
+	// lost events on some CPU: the task may have been pulled there and run
+	// meanwhile (as latency's lossy delays; not in the summary's delay).
+	LossyDelays int64
 	// OpenRuns (with the summary, outside Exact) are the runs still on a
 	// CPU when the trace (or the --time window) ended, of 1 % of its span
 	// or more (openRunMinShare): perf counts a run
@@ -212,6 +217,14 @@ type timehist struct {
 	// -1 none yet; unrecordedDelays counts the delays it left unmeasured.
 	recordedAt       []int64
 	unrecordedDelays int64
+	// lastAt (outside Exact), per CPU: the time of its latest event;
+	// lostWins the lost-event windows so far (a KindLost's CPU from its
+	// previous event to the loss, or the window a loss known ahead
+	// gives); lossyDelays counts the delays that overlapped one
+	// (settleUnrecorded).
+	lastAt      []int64
+	lostWins    []lostWin
+	lossyDelays int64
 
 	stacks    []trace.Stack            // the source's stack table so far (CallGraph)
 	chainText map[trace.StackID][]byte // rendered callchains
@@ -322,7 +335,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 		return ErrTimehistNoSwitch
 	}
 	if r := th.opt.Result; r != nil {
-		r.UnrecordedDelays = th.unrecordedDelays
+		r.UnrecordedDelays, r.LossyDelays = th.unrecordedDelays, th.lossyDelays
 		r.Switches, r.Unchained, r.UnchainedNs = th.switches, th.unchained, th.unchainedNs
 	}
 	if th.opt.Summary {
@@ -437,6 +450,9 @@ func (th *timehist) event(e *trace.Event) {
 	case trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
 		th.m.observe(e)
 	case trace.KindLost:
+		if !th.opt.Exact {
+			th.noteLost(e)
+		}
 		if th.opt.Rows != nil {
 			th.row = TimehistRow{Kind: "lost", Time: e.Time, CPU: int(e.CPU), TID: -1, PID: -1, Prio: -1, WaitNs: -1, SchDelayNs: -1, RunNs: -1,
 				NextTID: -1, TargetTID: -1, FromCPU: -1, ToCPU: -1, Lost: int64(e.Count)}

@@ -729,3 +729,29 @@ func TestTimehistRowsCount(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistLossyDelay: outside Exact, a sch delay that overlapped lost
+// events on some CPU is not measured, as latency's lossy delays: the task
+// may have been pulled to that CPU and run meanwhile. timehistScenario with
+// 3 events lost on CPU 1 at 1.000500 s (no earlier event there: the window
+// is that instant): beta's delay, preempted at 1.000300 and switched in at
+// 1.001000, overlaps it, so its row at 1.001500 prints "-" for the wait
+// and the delay (LossyDelays 1); alpha's (1.000100 to 1.000300) does not.
+// Exact keeps perf's 0.700.
+func TestTimehistLossyDelay(t *testing.T) {
+	lost := trace.NewEvent(1_000_500_000, 1, trace.KindLost)
+	lost.Count = 3
+	evs := append(timehistScenario(), lost)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time < evs[j].Time })
+	var res TimehistResult
+	out := runTimehist(t, evs, TimehistOptions{Result: &res})
+	beta := "       1.001500 [0000]  beta[20]                                -          -      0.500 "
+	alpha := "       1.001000 [0000]  alpha[10]                           0.300      0.200      0.700 "
+	if !strings.Contains(out, beta+"\n") || !strings.Contains(out, alpha+"\n") || res.LossyDelays != 1 {
+		t.Errorf("LossyDelays %d, want 1; want rows\n%s\n%s\nin\n%s", res.LossyDelays, alpha, beta, out)
+	}
+	out = runTimehist(t, evs, TimehistOptions{Exact: true})
+	if !strings.Contains(out, "       1.001500 [0000]  beta[20]                            0.700      0.700      0.500 \n") {
+		t.Errorf("Exact: beta's row is not perf's:\n%s", out)
+	}
+}
