@@ -441,6 +441,14 @@ func recordPlan(cmd *cobra.Command, o recordOptions, args []string) (opts ebpf.O
 	if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
 		return opts, cfg, nil, usageErrorf("record: put the command after --, e.g. traceview record -- %s", strings.Join(args, " "))
 	}
+	if !toStdout {
+		// Before COMMAND starts: an output that cannot be created would
+		// fail the capture only once COMMAND ran (its side effects done)
+		// and got SIGTERM, the reason printed last.
+		if err := checkOutputPath(o.output); err != nil {
+			return opts, cfg, nil, fmt.Errorf("record: -o %s: %w", o.output, err)
+		}
+	}
 	if len(args) > 0 {
 		// Before anything is loaded or the output truncated: a command
 		// that cannot start must not cost the user an existing file.
@@ -555,4 +563,26 @@ func signalText(sig syscall.Signal) string {
 		return fmt.Sprintf("%s (signal %d: %v)", name, int(sig), sig)
 	}
 	return fmt.Sprintf("signal %d (%v)", int(sig), sig)
+}
+
+// checkOutputPath reports why a trace cannot be written at path: its
+// directory missing or not a directory, or not writable (access(2), W_OK),
+// or path itself a directory. It creates nothing (the recorder creates
+// the file when the capture starts).
+func checkOutputPath(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("its directory: %w", err)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	if err := unix.Access(dir, unix.W_OK); err != nil {
+		return fmt.Errorf("directory %s: %w", dir, err)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("is a directory")
+	}
+	return nil
 }

@@ -649,3 +649,23 @@ func TestRecordShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordOutputCheckedFirst: an output that cannot be created is said
+// before COMMAND starts (it ran, did its work and got SIGTERM, the reason
+// printed last): a missing directory, or a directory given as the file.
+func TestRecordOutputCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "ran")
+	for _, c := range []struct{ out, want string }{
+		{filepath.Join(dir, "missing", "x.tv"), "its directory: stat " + filepath.Join(dir, "missing") + ": no such file or directory"},
+		{dir, "is a directory"},
+	} {
+		_, errs, code := runCLI(t, "record", "-o", c.out, "--", "sh", "-c", "touch "+flag)
+		if code != 1 || errs != "record: -o "+c.out+": "+c.want {
+			t.Errorf("-o %s: exit %d, stderr %q; want 1 and %q", c.out, code, errs, c.want)
+		}
+		if _, err := os.Stat(flag); err == nil {
+			t.Fatalf("-o %s: the command ran", c.out)
+		}
+	}
+}
