@@ -127,3 +127,28 @@ func checkNoSilentCPU(t *testing.T, evs []trace.Event, lost []trace.LostWindow) 
 		}
 	}
 }
+
+// TestCutRoundLastDelivered: nice.2cpu.perf.data cut at 100000 bytes ends in
+// a round that holds CPU 0's buffer only; CPU 1's last event, at
+// 687.429452356 s, is the last event delivered before the cut is found.
+// Its window still starts there, with its length (a KindLost at that time
+// with Runtime 688.496691778 - 687.429452356 s), so the delays waiting
+// meanwhile are known lossy when they end; it came at the trace's end,
+// after them, when the CPU's last event had been delivered already.
+func TestCutRoundLastDelivered(t *testing.T) {
+	useRecordingTracefs(t)
+	b := readFile(t, "../../testdata/traces/nice.2cpu.perf.data")
+	evs, _, err := drain(b[:100000], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost []trace.Event
+	for _, e := range evs {
+		if e.Kind == trace.KindLost {
+			lost = append(lost, e)
+		}
+	}
+	if len(lost) != 1 || lost[0].CPU != 1 || lost[0].Time != 687429452356 || lost[0].Runtime != 688496691778-687429452356 {
+		t.Errorf("lost events %+v, want one on CPU 1 at 687429452356 ns with Runtime 1067239422", lost)
+	}
+}
