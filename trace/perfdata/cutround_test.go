@@ -128,17 +128,31 @@ func checkNoSilentCPU(t *testing.T, evs []trace.Event, lost []trace.LostWindow) 
 	}
 }
 
-// TestCutRoundLastDelivered: nice.2cpu.perf.data cut at 100000 bytes ends in
-// a round that holds CPU 0's buffer only; CPU 1's last event, at
-// 687.429452356 s, is the last event delivered before the cut is found.
-// Its window still starts there, with its length (a KindLost at that time
-// with Runtime 688.496691778 - 687.429452356 s), so the delays waiting
-// meanwhile are known lossy when they end; it came at the trace's end,
-// after them, when the CPU's last event had been delivered already.
+// TestCutRoundLastDelivered: when a cut round's CPU 1 had its last event
+// delivered last (the round rule released up to exactly its time), its
+// window still starts there, with its length, so the delays waiting
+// meanwhile are known lossy when they end. It came at the trace's end,
+// after them (a cut perf.data: a 250 ms delay on CPU 0 while CPU 1 was
+// unobserved, not lossy). Hand-made stream: CPU 0 at 90 µs, CPU 1 at
+// 100 µs, two FINISHED_ROUNDs (the round rule lets both out), CPU 0 at
+// 200 and 300 µs, then a record cut short: CPU 1 is unobserved from
+// 100 µs to 300 µs (the trace's last event: a switch's OUT and IN records
+// make one event, at the OUT's time).
 func TestCutRoundLastDelivered(t *testing.T) {
-	useRecordingTracefs(t)
-	b := readFile(t, "../../testdata/traces/nice.2cpu.perf.data")
-	evs, _, err := drain(b[:100000], false)
+	p := newPipeBuilder()
+	p.comm(10, "a")
+	p.comm(11, "b")
+	body := make([]byte, 8)
+	binary.LittleEndian.PutUint32(body[0:], 11)
+	binary.LittleEndian.PutUint32(body[4:], 11)
+	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 90_000, 0)
+	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 100_000, 1)
+	p.record(recFinishedRound, 0, nil)
+	p.record(recFinishedRound, 0, nil)
+	p.switchOut(200_000, 10, 11, true)
+	p.switchOut(300_000, 11, 10, true)
+	cut := append(p.b.Bytes(), 9, 0, 0, 0, 0, 0, 40, 0, 1, 2) // a record of 40 bytes, 10 there
+	evs, _, err := drain(cut, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +162,13 @@ func TestCutRoundLastDelivered(t *testing.T) {
 			lost = append(lost, e)
 		}
 	}
-	if len(lost) != 1 || lost[0].CPU != 1 || lost[0].Time != 687429452356 || lost[0].Runtime != 688496691778-687429452356 {
-		t.Errorf("lost events %+v, want one on CPU 1 at 687429452356 ns with Runtime 1067239422", lost)
+	if len(lost) != 1 || lost[0].CPU != 1 || lost[0].Time != 100_000 || lost[0].Runtime != 200_000 {
+		t.Errorf("lost events %v (Runtime %v), want one on CPU 1 at 100000 ns with Runtime 200000", lost, func() []int64 {
+			var r []int64
+			for _, e := range lost {
+				r = append(r, e.Runtime)
+			}
+			return r
+		}())
 	}
 }
