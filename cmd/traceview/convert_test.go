@@ -208,3 +208,18 @@ func TestConvertKeepsLostCount(t *testing.T) {
 		t.Errorf("lost: %d in the damaged source, %d in its copy; want the same, not 0", src, cp)
 	}
 }
+
+// TestConvertPartialCPUsOnce: a converted perf record -C trace carries its
+// source's partial-cpus warning; reading the copy gives it once (it said
+// "(2 times)": the copy's own check added it again).
+func TestConvertPartialCPUsOnce(t *testing.T) {
+	copyPath := filepath.Join(t.TempDir(), "c1.tv")
+	if _, errs, code := runCLI(t, "convert", "../../testdata/traces/fork-cpu1.perf.data", "-o", copyPath); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, errs)
+	}
+	_, errs, code := runCLI(t, "latency", "-v", "-i", copyPath)
+	n := strings.Count(errs, "the trace holds sched_switch events of 1 CPU only (CPU 1)")
+	if code != 0 || n != 1 || strings.Contains(errs, "record all CPUs) (2 times)") {
+		t.Errorf("exit %d, %d partial-cpus lines, stderr:\n%s", code, n, errs)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/traceview/traceview/internal/cpulist"
@@ -42,6 +43,9 @@ func watchCPUs(src trace.Source) trace.Source {
 			m := src.Meta()
 			if m == nil {
 				return
+			}
+			if slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return w.Key == partialCPUsKey }) {
+				return // a converted file carries its source's (once, not "2 times")
 			}
 			if msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m), m.Format); msg != "" {
 				m.Warnings.Add(partialCPUsKey, "%s", msg)
