@@ -447,11 +447,9 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	l.tr.Wakeups = schedule.WakeupSource(opts.Wakeups)
 	l.tr.SplitCgroups = opts.ByCgroup
 	l.thr = newThrottleCollector(src.Meta(), opts.Cgroups)
-	var recorded []trace.CPU
-	if m := src.Meta(); m != nil {
-		recorded = trace.PerfRecordCPUs(m.Cmdline)
-	}
-	l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy, Filter: opts.Filter, RecordedCPUs: recorded}, chainHooks(l.hooks(), opts.Hooks))
+	// (perf record -C: the CPU list from the Meta at the first event,
+	// schedule.Options.Meta.)
+	l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy, Filter: opts.Filter, Meta: src.Meta()}, chainHooks(l.hooks(), opts.Hooks))
 	l.tr.Filter = l.sched.Filter()
 	// The report never reads sched_process_exit (perf sched ignores
 	// exits); readers that can leave it out save its decoding. The

@@ -266,11 +266,9 @@ func newStatsCollector(opts StatsOptions, m *trace.Meta) *statsCollector {
 			c.slices[r.CPU] = append(c.slices[r.CPU], statsSpan{r.Start, r.End})
 		}
 	}
-	var recorded []trace.CPU // (perf record -C: schedule.Options.RecordedCPUs)
-	if m != nil {
-		recorded = trace.PerfRecordCPUs(m.Cmdline)
-	}
-	c.b = schedule.New(schedule.Options{KeepLossy: opts.KeepLossy, Filter: opts.Filter, RecordedCPUs: recorded}, h)
+	// (perf record -C: the CPU list from the Meta at the first event,
+	// schedule.Options.Meta.)
+	c.b = schedule.New(schedule.Options{KeepLossy: opts.KeepLossy, Filter: opts.Filter, Meta: m}, h)
 	return c
 }
 

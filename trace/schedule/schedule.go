@@ -104,6 +104,12 @@ type Options struct {
 	// `perf sched record -C 1`, whose task queued there for 1.6 s then
 	// read as a 1.6 s delay).
 	RecordedCPUs []trace.CPU
+	// Meta, when not nil and RecordedCPUs is nil, gives RecordedCPUs at
+	// the first event (trace.PerfRecordCPUs of its Cmdline): a pipe-mode
+	// perf.data states its command line in records before its samples,
+	// after the source was opened (a `perf sched record -C 1 -o -` stream
+	// read a 253 ms delay spent on CPU 0).
+	Meta *trace.Meta
 }
 
 // Task is one task identity: a TID from its first event until it exits (its
@@ -561,14 +567,14 @@ func (b *Builder) ProcessName(t *Task) string {
 // Run feeds every event of src to b (it does not call Finish nor close src).
 // The error is the source's first non-EOF error.
 //
-// Without Options.RecordedCPUs, Run takes them from src's Meta once the
-// first event is read (a pipe-mode perf.data states its command line in
-// records before its samples): perf record -C's CPU list
-// (trace.PerfRecordCPUs), so every consumer that runs a Builder (the pprof
+// Without Options.Meta, Run uses src's (Options.Meta: perf record -C's CPU
+// list, trace.PerfRecordCPUs, taken at the first event), so every consumer that runs a Builder (the pprof
 // and Chrome JSON exports too) leaves out the delays a task may have spent
 // on a CPU the recording left out, as latency does.
 func (b *Builder) Run(src trace.Source) error {
-	first := b.opts.RecordedCPUs == nil
+	if b.opts.Meta == nil {
+		b.opts.Meta = src.Meta()
+	}
 	for {
 		e, err := src.Next()
 		if errors.Is(err, io.EOF) {
@@ -576,12 +582,6 @@ func (b *Builder) Run(src trace.Source) error {
 		}
 		if err != nil {
 			return fmt.Errorf("reading events: %w", err)
-		}
-		if first {
-			first = false
-			if m := src.Meta(); m != nil {
-				b.opts.RecordedCPUs = trace.PerfRecordCPUs(m.Cmdline)
-			}
 		}
 		b.Observe(&e)
 	}
@@ -654,6 +654,9 @@ func (b *Builder) observe(e *trace.Event) {
 	synth := e.Time == 0 && (e.Kind == trace.KindComm || e.Kind == trace.KindFork || e.Kind == trace.KindExec || e.Kind == trace.KindExit)
 	if !synth && (!b.haveFirst || e.Time < b.first) {
 		b.first, b.haveFirst = e.Time, true
+	}
+	if b.C.Events == 0 && b.opts.RecordedCPUs == nil && b.opts.Meta != nil {
+		b.opts.RecordedCPUs = trace.PerfRecordCPUs(b.opts.Meta.Cmdline)
 	}
 	b.C.Events++
 	if e.Kind == trace.KindSwitch {
