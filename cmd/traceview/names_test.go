@@ -79,6 +79,11 @@ func TestHostileNamesInTables(t *testing.T) {
 	if !strings.Contains(js, `"comm": "\\xff\\xfebad"`) {
 		t.Errorf("json lacks the name written \\xff\\xfebad (it held U+FFFD for each byte)")
 	}
+	// So do timehist's JSON rows (comm and next_comm).
+	js, _, _ = runCLI(t, "timehist", "-i", hostileNames, "-o", "json")
+	if !strings.Contains(js, `"comm":"\\xff\\xfebad"`) || !strings.Contains(js, `"next_comm":"\\xff\\xfebad"`) || strings.Contains(js, "\uFFFD") || strings.Contains(js, "\ufffd") {
+		t.Errorf("timehist json lacks the name written \\xff\\xfebad or holds U+FFFD")
+	}
 	if !bytes.Contains([]byte(out), []byte("\"a,b\nc\"")) {
 		t.Errorf("csv: the name with a comma and a newline is not quoted")
 	}

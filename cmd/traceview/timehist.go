@@ -15,6 +15,7 @@ import (
 
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/internal/kallsyms"
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
@@ -437,7 +438,12 @@ func (r *timehistRows) add(row *perfcompat.TimehistRow) error {
 		return r.csv.Write(row.Record())
 	}
 	r.buf.Reset()
-	if err := r.enc.Encode(row); err != nil {
+	// JSON cannot carry bytes that are not UTF-8 (encoding/json writes
+	// each as U+FFFD, so two names became one): written \xHH, as latency's
+	// JSON does (termsafe.ValidUTF8). CSV keeps them raw.
+	jr := *row
+	jr.Comm, jr.NextComm, jr.TargetComm = termsafe.ValidUTF8(jr.Comm), termsafe.ValidUTF8(jr.NextComm), termsafe.ValidUTF8(jr.TargetComm)
+	if err := r.enc.Encode(&jr); err != nil {
 		return err
 	}
 	if r.n > 1 {
