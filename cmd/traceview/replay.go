@@ -1042,7 +1042,7 @@ func replayModelDoc(m *replay.Model, cfg replay.Config) replayModelJSON {
 			continue
 		}
 		until, deadline, set := replay.Termination(tk, cfg)
-		tj := replayTaskJSON{TID: int32(tk.TID), PID: int32(tk.PID), Comm: tk.Comm, Until: until.String(), Inferred: tk.UntilInferred && !set, Spinner: tk.Spinner, SetByUntil: set}
+		tj := replayTaskJSON{TID: int32(tk.TID), PID: int32(tk.PID), Comm: termsafe.ValidUTF8(tk.Comm), Until: until.String(), Inferred: tk.UntilInferred && !set, Spinner: tk.Spinner, SetByUntil: set}
 		if until == replay.UntilDeadline {
 			tj.DeadlineNs = deadline
 		}
