@@ -142,12 +142,17 @@ type Task struct {
 	// offCPU/hasOff: during the current runnable state the task was queued
 	// on (woken to, or migrated from or to) offCPU, a CPU that recorded no
 	// event of its own so far: it may have run there unseen (see unrecorded).
-	offCPU  trace.CPU
-	hasOff  bool
-	cause   Cause
-	waker   trace.TID      // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
-	wakeIRQ trace.Tristate // that wakeup ran in interrupt context
-	first   int64          // start of the first wakeup of a restarted delay
+	offCPU trace.CPU
+	hasOff bool
+	// ranUnseen: during the current runnable state the task got a new
+	// name in no known context (traceview record names a task anew at
+	// its switch-in when it exec'd or renamed itself unseen): it ran
+	// unseen, so its delay is not measured (Delay.Unrecorded).
+	ranUnseen bool
+	cause     Cause
+	waker     trace.TID      // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
+	wakeIRQ   trace.Tristate // that wakeup ran in interrupt context
+	first     int64          // start of the first wakeup of a restarted delay
 	// queuedWake is the time of a waking that found the task preempted and
 	// still queued (ttwu_runnable: its state set back to running), 0 when
 	// none; valid while queuedWake >= since.
@@ -673,6 +678,17 @@ func (b *Builder) observe(e *trace.Event) {
 	if c != nil && (b.opts.RecordedCPUs == nil || isSchedEvent(e.Kind) || slices.Contains(b.opts.RecordedCPUs, e.CPU)) {
 		c.recorded = true
 	}
+	if e.CurTID > 0 && b.unrecorded(e.CPU) {
+		// A record written in the context of a task that waits for a
+		// CPU, on a CPU that recorded nothing of its own (perf record
+		// -C writes the COMM, FORK and EXIT records of every CPU): the
+		// task runs there, so its delay is not measured (noteQueue).
+		// A `timeout` preempted on CPU 1 exec'd nice and taskset on
+		// CPU 0 meanwhile and read a 960 ms delay.
+		if t := b.Lookup(e.CurTID); t != nil && t.state == StateRunnable {
+			b.noteQueue(t, e.CPU)
+		}
+	}
 	if e.Kind == trace.KindLost {
 		b.lostEvent(e, c)
 		if c != nil {
@@ -769,6 +785,21 @@ func (b *Builder) observe(e *trace.Event) {
 		}
 	case trace.KindExec, trace.KindComm:
 		if t := b.task(e.TID, e.PID, e.Comm); t != nil && e.Comm != "" && e.TID != 0 {
+			if t.state == StateRunnable && t.Comm != "" && e.Comm != t.Comm && e.CurTID <= 0 && b.someUnrecorded() {
+				// A new name in no known context: traceview record
+				// names a task anew at its switch-in when it exec'd or
+				// renamed itself unseen, so it ran meanwhile. A
+				// `timeout` waiting on CPU 1 of a record -C 1 capture
+				// came back named for the program it had exec'd on CPU 0
+				// and read a 1105 ms delay. Only while a CPU of the
+				// machine has recorded nothing: perf script text names a
+				// task anew where its name first shows, maybe long after
+				// an exec it saw run. (An exec or rename in the
+				// task's context is evidence of its own, on a recorded
+				// CPU, and on one the capture left out, above; another
+				// thread may rename it, pthread_setname_np, unseen.)
+				t.ranUnseen = true
+			}
 			t.Comm = e.Comm
 		}
 	case trace.KindExit:
@@ -855,6 +886,20 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 			}
 		}
 	}
+}
+
+// someUnrecorded reports whether a CPU of the machine (Options.Meta's
+// NrCPUs) has recorded no event of its own so far (unrecorded).
+func (b *Builder) someUnrecorded() bool {
+	if b.opts.Meta == nil {
+		return false
+	}
+	for c := 0; c < b.opts.Meta.NrCPUs; c++ {
+		if b.unrecorded(trace.CPU(c)) {
+			return true
+		}
+	}
+	return false
 }
 
 // unrecorded reports whether cpu has recorded no event of its own so far:
@@ -1202,8 +1247,8 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	d := &b.delay // field by field, see interval
 	d.Task, d.Start, d.End, d.CPU, d.QueueCPU, d.StartCPU = t, t.since, in, cpu, t.cpu, t.startCPU
 	d.Cause, d.Waker, d.FromIRQ, d.FirstWaking, d.Recovered, d.Stack, d.Lossy, d.Excluded = t.cause, nil, false, t.first, recovered, t.outStack, false, false
-	d.Unrecorded = t.hasOff && b.unrecorded(t.offCPU)
-	t.hasOff = false
+	d.Unrecorded = t.hasOff && b.unrecorded(t.offCPU) || t.ranUnseen
+	t.hasOff, t.ranUnseen = false, false
 	if t.cause != CausePreempted {
 		d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 	}
@@ -1342,7 +1387,7 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 			prev.state = StateDead
 		case ps.Runnable():
 			prev.state, prev.cause, prev.waker, prev.startCPU, prev.first = StateRunnable, CausePreempted, -1, e.CPU, e.Time
-			prev.hasOff = false
+			prev.hasOff, prev.ranUnseen = false, false
 			b.enqueue(prev)
 		case woken:
 			// The waking came first (try_to_wake_up's race with the
@@ -1350,7 +1395,7 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 			b.C.Raced++
 			prev.state, prev.cause, prev.waker, prev.startCPU, prev.first = StateRunnable, CauseWokenBeforeSwitchOut, prev.wokenWaker, prev.wokenCPU, e.Time
 			prev.wakeIRQ = prev.wokenIRQ
-			prev.hasOff = false
+			prev.hasOff, prev.ranUnseen = false, false
 			if prev.wokenQueue >= 0 {
 				prev.cpu = prev.wokenQueue
 				if prev.wokenQueue != prev.wokenCPU { // a target the kernel chose
@@ -1465,7 +1510,7 @@ func (b *Builder) wake(t *Task, e *trace.Event, wtid trace.TID, target trace.CPU
 		t.cause = CauseWakeupNew
 	}
 	t.waker, t.cpu, t.startCPU = wtid, target, e.CPU
-	t.hasOff = false
+	t.hasOff, t.ranUnseen = false, false
 	if e.TargetCPU >= 0 { // the target the kernel chose, not the waking's own CPU
 		b.noteQueue(t, target)
 	}

@@ -2,6 +2,7 @@ package schedule_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/traceview/traceview/trace"
@@ -339,6 +340,62 @@ func TestRecordedCPUsOnly(t *testing.T) {
 		}
 		if fmt.Sprint(got) != c.want {
 			t.Errorf("RecordedCPUs %v: delays %q, want %s", c.cpus, got, c.want)
+		}
+	}
+}
+
+// TestRanUnseenWhileWaiting: a waiting task that shows itself running
+// elsewhere has no measurable delay (Delay.Unrecorded). Task 5 (named
+// "sh") is preempted on CPU 1 at 100 and switched in there at 1000.
+// Meanwhile, at 500:
+//   - perf record -C 1 (RecordedCPUs [1]): a COMM record on CPU 0 in 5's
+//     context (perf writes every CPU's): 5 ran on CPU 0, excluded;
+//   - a machine of 2 CPUs of which CPU 0 recorded nothing (Meta NrCPUs 2):
+//     a new name for 5 in no known context (traceview record names a task
+//     anew at its switch-in): excluded; a rename of 5 by thread 7
+//     (pthread_setname_np): 5 need not have run, kept; the same name
+//     again: kept;
+//   - CPU 0 recorded too (a switch there at 20): the new name in no known
+//     context is kept (perf script text names a task anew where its name
+//     first shows, maybe long after an exec seen running).
+func TestRanUnseenWhileWaiting(t *testing.T) {
+	ev := func(k trace.Kind, cpu trace.CPU, cur trace.TID, name string) trace.Event {
+		e := trace.NewEvent(500, cpu, k)
+		e.TID, e.PID, e.CurTID, e.Comm = 5, 5, cur, name
+		return e
+	}
+	for _, c := range []struct {
+		name string
+		cpus []trace.CPU
+		nr   int
+		mid  trace.Event
+		want bool
+	}{
+		{"-C 1, a record on CPU 0", []trace.CPU{1}, 2, ev(trace.KindComm, 0, 5, "sh"), true},
+		{"rename, no context", nil, 2, ev(trace.KindComm, 1, -1, "nice"), true},
+		{"renamed by thread 7", nil, 2, ev(trace.KindComm, 1, 7, "nice"), false},
+		{"same name", nil, 2, ev(trace.KindComm, 1, -1, "sh"), false},
+		{"rename, no context, every CPU recorded", nil, 0, ev(trace.KindComm, 1, -1, "nice"), false},
+	} {
+		name := trace.NewEvent(5, 1, trace.KindComm)
+		name.TID, name.PID, name.Comm = 5, 5, "sh"
+		evs := []trace.Event{name, sw(10, 1, 0, 0, 5), sw(100, 1, 5, trace.StatePreempted, 6), c.mid, sw(1000, 1, 6, trace.StateInterruptible, 5)}
+		if c.nr == 0 { // (CPU 0 recorded)
+			c.nr = 2
+			evs = slices.Insert(evs, 1, sw(20, 0, 0, 0, 9))
+		}
+		s, err := schedule.Build(trace.NewSliceSource(evs, nil), schedule.Options{RecordedCPUs: c.cpus, Meta: &trace.Meta{NrCPUs: c.nr}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range s.Delays {
+			if d.Task.TID == 5 {
+				got = append(got, fmt.Sprintf("%d-%d unrecorded=%v", d.Start, d.End, d.Unrecorded))
+			}
+		}
+		if want := fmt.Sprintf("[100-1000 unrecorded=%v]", c.want); fmt.Sprint(got) != want {
+			t.Errorf("%s: delays %q, want %s", c.name, got, want)
 		}
 	}
 }
