@@ -522,7 +522,7 @@ func timehistWarnings(m *trace.Meta, result *perfcompat.TimehistResult) {
 		m.Warnings.AddN("delay-unrecorded-cpu", int(result.UnrecordedDelays), "scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event (a capture of some CPUs only), so it may have run there")
 	}
 	if result.LossyDelays > 0 {
-		m.Warnings.AddN("delay-lossy", int(result.LossyDelays), "scheduling delay and wait time not measured, shown as -: events were lost meanwhile on some CPU, where the task may have been pulled and run")
+		m.Warnings.AddN("delay-lossy", int(result.LossyDelays), "scheduling delay not measured, shown as -: events were lost meanwhile on some CPU, where the task may have been pulled and run (the wait time too, shown as -) or its wakeup recorded")
 	}
 	unchainedWarnings(m, result)
 }

@@ -424,6 +424,7 @@ func (th *timehist) event(e *trace.Event) {
 	}
 	if !th.opt.Exact {
 		th.noteCPU(e)
+		th.noteRanUnseen(e)
 	}
 	switch e.Kind {
 	case trace.KindSwitch:
@@ -647,7 +648,7 @@ func (th *timehist) switchEvent(e *trace.Event) {
 		} else {
 			tr.readyToRun = 0
 		}
-		tr.hasOff = false // a new wait (or none)
+		tr.hasOff, tr.ranUnseen = false, false // a new wait (or none)
 	}
 	for len(th.curIn) <= cpu {
 		th.curIn = append(th.curIn, -1)
@@ -703,6 +704,13 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 		}
 		if !th.opt.Exact {
 			th.settleUnrecorded(t, tprev)
+			if t.tid == 0 {
+				// The idle task waits for no CPU: perf gives it the
+				// time its CPU was busy since idle last left it as its
+				// wait and sch delay (it leaves in state R), 2535.588 ms
+				// in a -C 1 recording.
+				t.dtDelay, t.dtSleep, t.dtIOWait, t.dtPreempt = 0, 0, 0, 0
+			}
 		}
 	}
 	if th.opt.IdleHist {
@@ -766,7 +774,7 @@ func (th *timehist) wakeup(e *trace.Event) {
 	}
 	if t.readyToRun == 0 {
 		t.readyToRun = e.Time
-		t.hasOff = false
+		t.hasOff, t.ranUnseen = false, false
 	}
 	if !th.opt.Exact && e.TargetCPU >= 0 { // the target the kernel chose
 		th.noteQueue(t, e.TargetCPU, e.Time)
@@ -928,6 +936,12 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 		b = append(b, ' ')
 		b = timehistRight(b, 10, []byte{'-'})
 		b = append(b, ' ')
+	} else if t.delayUnknown {
+		// The wait is measured (switch-out to switch-in); its wakeup
+		// may be among lost events, so the delay is not.
+		b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
+		b = timehistRight(b, 10, []byte{'-'})
+		b = append(b, ' ')
 	} else {
 		b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
 		b = timehistSchedTime(b, t.dtDelay, 6)
@@ -989,6 +1003,9 @@ func (th *timehist) sampleRow(e *trace.Event, t *timehistThread, tm int64, state
 	r.Kind, r.Time, r.RunNs = "switch", tm, t.dtRun
 	if !t.dtUnrecorded {
 		r.WaitNs, r.SchDelayNs = t.dtSleep+t.dtIOWait+t.dtPreempt, t.dtDelay
+		if t.delayUnknown {
+			r.SchDelayNs = -1
+		}
 	}
 	if t.tid == 0 {
 		state = 'I'

@@ -37,6 +37,14 @@ type timehistThread struct {
 	offCPU       trace.CPU
 	hasOff       bool
 	dtUnrecorded bool
+	// ranUnseen: during its current wait the task ran unseen (a record in
+	// its context on a CPU that recorded nothing, or an exec or rename of
+	// its own: noteRanUnseen); its delay is not measured.
+	ranUnseen bool
+	// delayUnknown: the row's wait has no recorded wakeup and overlapped
+	// lost events (its wakeup may be among them): the wait is measured,
+	// the sch delay is not ("-"; settleUnrecorded).
+	delayUnknown bool
 	run          timehistStats
 	totalRun     int64
 	totalSleep   int64

@@ -1,6 +1,10 @@
 package perfcompat
 
-import "github.com/traceview/traceview/trace"
+import (
+	"slices"
+
+	"github.com/traceview/traceview/trace"
+)
 
 // A capture of some CPUs only (record --cpu, perf record -C) has no event
 // of the others: a task queued on one of them while it waited may have run
@@ -78,9 +82,20 @@ func (th *timehist) noteMigrate(e *trace.Event) {
 // across 200 lost windows where latency counted at most 5.3 ms.
 func (th *timehist) settleUnrecorded(t *timehistThread, tprev int64) {
 	waiting := tprev != 0 && t.readyToRun != 0 && t.readyToRun <= tprev
-	unrecorded := waiting && t.hasOff && th.unrecordedAt(t.offCPU, tprev)
+	unrecorded := waiting && (t.hasOff && th.unrecordedAt(t.offCPU, tprev) || t.ranUnseen)
+	t.ranUnseen = false
 	lossy := waiting && !unrecorded && th.lossy(t.readyToRun, tprev)
 	t.dtUnrecorded = unrecorded || lossy
+	// No recorded wakeup (perf prints a 0 delay) for a sleep that
+	// overlapped lost events: the wakeup may be among them. A cut
+	// perf.data printed nice's 0.000 where the whole file has 14.310 ms.
+	// So is a task's first switch-in after a loss: its wakeup (or its
+	// fork's) may be among the lost events (perf prints 0 for a task
+	// first seen; wl1.sh's 6.168 ms read 0.000).
+	t.delayUnknown = t.tid != 0 && !waiting && tprev != 0 && t.lastState != 'R' && t.lastTime <= tprev && th.lossy(t.lastTime, tprev)
+	if t.delayUnknown {
+		th.lossyDelays++
+	}
 	if !t.dtUnrecorded {
 		return
 	}
@@ -125,6 +140,48 @@ func (th *timehist) noteLost(e *trace.Event) {
 func (th *timehist) lossy(start, end int64) bool {
 	for _, w := range th.lostWins {
 		if w.start < end && w.end > start {
+			return true
+		}
+	}
+	return false
+}
+
+// waiting reports whether t waits for a CPU: ready since its last
+// switch-out and on no CPU now.
+func (th *timehist) waiting(t *timehistThread) bool {
+	if t.readyToRun == 0 || t.readyToRun < t.lastTime {
+		return false
+	}
+	return !slices.Contains(th.curIn, t.tid)
+}
+
+// noteRanUnseen notes that a waiting task ran where the trace cannot see
+// (as schedule.Builder does for latency): a record in its context on a
+// CPU that has recorded nothing of its own (perf record -C writes the
+// COMM, FORK and EXIT records of every CPU), or a new name in no known
+// context (traceview record names a task anew at its switch-in when it
+// exec'd or renamed itself unseen) while a CPU of the machine has
+// recorded nothing (perf script text names a task anew where its name
+// first shows). A timeout waiting on CPU 1 of a -C 1 capture exec'd nice
+// and taskset on CPU 0 meanwhile and read a 960 ms delay.
+func (th *timehist) noteRanUnseen(e *trace.Event) {
+	if e.CurTID > 0 && e.CPU >= 0 && th.unrecordedAt(e.CPU, e.Time) {
+		if t := th.m.get(e.CurTID); t != nil && th.waiting(t) {
+			th.noteQueue(t, e.CPU, e.Time)
+		}
+	}
+	if (e.Kind == trace.KindExec || e.Kind == trace.KindComm) && e.TID > 0 && e.Comm != "" && e.CurTID <= 0 && th.someUnrecorded(e.Time) {
+		if t := th.m.get(e.TID); t != nil && t.comm != "" && t.comm != e.Comm && th.waiting(t) {
+			t.ranUnseen = true
+		}
+	}
+}
+
+// someUnrecorded reports whether an online CPU had recorded no event by
+// time at.
+func (th *timehist) someUnrecorded(at int64) bool {
+	for c := 0; c < th.nrCPUs; c++ {
+		if th.unrecordedAt(trace.CPU(c), at) {
 			return true
 		}
 	}
