@@ -461,6 +461,22 @@ func (th *timehist) event(e *trace.Event) {
 			return
 		}
 		th.line = timehistRight(th.line[:0], 15, timehistUsec(nil, e.Time))
+		if e.Count == 0 {
+			// A window of unknown loss (a file cut in the round perf
+			// was writing), not a LOST record: it said "lost 0 events".
+			th.line = append(th.line, " cpu "...)
+			th.line = timehistInt(th.line, int64(e.CPU))
+			th.line = append(th.line, " unobserved"...)
+			if e.Runtime > 0 {
+				th.line = append(th.line, " from here to "...)
+				th.line = timehistUsec(th.line, e.Time+e.Runtime)
+			} else {
+				th.line = append(th.line, " until here"...)
+			}
+			th.line = append(th.line, " (events lost, number unknown)\n"...)
+			th.w.Write(th.line)
+			return
+		}
 		th.line = append(th.line, " lost "...)
 		th.line = timehistUint(th.line, e.Count)
 		th.line = append(th.line, " events on cpu "...)

@@ -804,3 +804,19 @@ func TestTimehistRanUnseen(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistUnobservedLine: a KindLost of no count is a window of unknown
+// loss (a perf.data cut in the round perf was writing), not perf's LOST
+// record: its line says the CPU is unobserved and until when, not "lost 0
+// events on cpu 1".
+func TestTimehistUnobservedLine(t *testing.T) {
+	cut := trace.NewEvent(1_000_500_000, 1, trace.KindLost)
+	cut.Runtime = 1_500_000
+	evs := append(timehistScenario(), cut)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time < evs[j].Time })
+	out := runTimehist(t, evs, TimehistOptions{})
+	want := "       1.000500 cpu 1 unobserved from here to 1.002000 (events lost, number unknown)\n"
+	if !strings.Contains(out, want) || strings.Contains(out, "lost 0 events") {
+		t.Errorf("want the line\n%sin\n%s", want, out)
+	}
+}
