@@ -47,3 +47,24 @@ func UseTaskRecords(src Source) bool {
 	}
 	return false
 }
+
+// RepeatKeeper is implemented by sources that drop an event recorded twice
+// (the same time, kind, task and values on one CPU: perf.data's
+// duplicate-event, a region written twice) and can deliver it as often as
+// the file holds it, as perf's own reports read it.
+type RepeatKeeper interface {
+	// KeepRepeats makes later Next calls deliver repeated events too.
+	// Call it before the first Next.
+	KeepRepeats()
+}
+
+// KeepRepeats asks src to deliver events recorded twice as often as the
+// file holds them (see RepeatKeeper) and reports whether it does. A
+// consumer that must print what perf prints asks for it.
+func KeepRepeats(src Source) bool {
+	if s, ok := src.(RepeatKeeper); ok {
+		s.KeepRepeats()
+		return true
+	}
+	return false
+}

@@ -551,6 +551,9 @@ func (d *decompressedSource) SkipKinds(kinds ...Kind) { SkipKinds(d.Source, kind
 // UseTaskRecords passes a consumer's request on (see TaskRecorder).
 func (d *decompressedSource) UseTaskRecords() { UseTaskRecords(d.Source) }
 
+// KeepRepeats passes a consumer's request on (see RepeatKeeper).
+func (d *decompressedSource) KeepRepeats() { KeepRepeats(d.Source) }
+
 // Describe passes the decompressed reader's Description on (see Describer).
 func (d *decompressedSource) Describe() Description {
 	desc, _ := Describe(d.Source)

@@ -78,6 +78,10 @@ func (t *Tap) SkipKinds(kinds ...Kind) {
 // (see TaskRecorder).
 func (t *Tap) UseTaskRecords() { UseTaskRecords(t.Source) }
 
+// KeepRepeats passes a consumer's request on to the wrapped source (see
+// RepeatKeeper).
+func (t *Tap) KeepRepeats() { KeepRepeats(t.Source) }
+
 // Describe passes the wrapped source's Description on (see Describer).
 func (t *Tap) Describe() Description {
 	d, _ := Describe(t.Source)

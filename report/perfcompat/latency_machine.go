@@ -92,6 +92,9 @@ func Latency(src trace.Source, opts LatencyOptions) (*LatencyRun, error) {
 	// lack while the record is there: a child named by its fork alone
 	// printed ":8556:8556" where perf printed "python3:8556".
 	trace.UseTaskRecords(src)
+	if !opts.Corrected {
+		trace.KeepRepeats(src) // perf reads a record written twice twice
+	}
 	pf := trace.Prefetch(src, nil)
 	for {
 		e, err := pf.Next()

@@ -78,6 +78,9 @@ func Map(w io.Writer, src trace.Source, opt MapOptions) error {
 	// `perf record -e 'sched:*'` also holds sched_process_exec, a few
 	// microseconds later: perf named an exec'd task one switch earlier).
 	trace.UseTaskRecords(src)
+	if opt.Exact {
+		trace.KeepRepeats(src) // perf reads a record written twice twice
+	}
 	trace.SkipKinds(src, trace.KindRuntime, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate)
 	saw := false
 	var lost LatencyInfo // perf's print_bad_events after the map: lost events only

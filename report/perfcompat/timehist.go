@@ -322,6 +322,9 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	// in both modes its rows between exec and sched_process_exec carry
 	// the new name.
 	trace.UseTaskRecords(src)
+	if opt.Exact {
+		trace.KeepRepeats(src) // perf reads a record written twice twice
+	}
 	var stacks func([]trace.Stack)
 	if opt.CallGraph {
 		stacks = func(s []trace.Stack) { th.stacks = append(th.stacks, s...) }

@@ -120,6 +120,7 @@ type Reader struct {
 	haveForkTP     bool
 	haveExitTP     bool
 	taskRecords    bool // UseTaskRecords: forks, execs and exits from the records only
+	keepRepeats    bool // KeepRepeats: an event recorded twice is delivered twice
 	haveExecTP     bool
 	switchRecords  bool // a PERF_RECORD_SWITCH_CPU_WIDE made a sched_switch
 	scopeChecked   bool // checkScope ran
