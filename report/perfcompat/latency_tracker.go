@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/traceview/traceview/internal/tidmap"
 	"github.com/traceview/traceview/trace"
@@ -25,6 +26,10 @@ type LatencyThread[X any] struct {
 	// named (perf.data of a task alive before the recording that perf did
 	// not synthesize, or whose COMM came after the cut of a truncated file).
 	Seen string
+	// CommAt is the time of the COMM record or fork that set Comm (0: a
+	// record perf synthesized at the recording's start, from /proc);
+	// SeenAt the time of the event that gave Seen.
+	CommAt, SeenAt int64
 	// Emptied is true when a COMM record renamed the task to the empty
 	// name (prctl(PR_SET_NAME, "")): its name is "", not ":TID".
 	Emptied bool
@@ -49,8 +54,19 @@ func (th *LatencyThread[X]) Name() string {
 // Named is Name, except that a task no COMM record named takes the name
 // its events gave it (Seen) when they gave one: the default report's name,
 // which timehist also prints.
+//
+// So does a task whose events name it otherwise after the record that
+// named it: a rename the trace lost, as a cut perf.data loses the exec's
+// COMM record with the CPU buffer it was in ("perf-exec" where its
+// sched_switch events said "wl1.sh"). A name perf synthesized at the start
+// (CommAt 0, from /proc) that merely extends the events' keeps: /proc
+// appends a kworker's workqueue ("kworker/0:0-events" for the task's
+// "kworker/0:0": wq_worker_comm, kernel/workqueue.c v6.12).
 func (th *LatencyThread[X]) Named() string {
 	if th.TID != 0 && th.Comm == "" && !th.Emptied && th.Seen != "" {
+		return th.Seen
+	}
+	if th.TID != 0 && th.Seen != "" && th.Seen != th.Comm && th.SeenAt > th.CommAt && (th.CommAt > 0 || !strings.HasPrefix(th.Comm, th.Seen)) {
 		return th.Seen
 	}
 	return th.Name()
@@ -289,7 +305,7 @@ func (tr *LatencyTracker[X]) Event(e *trace.Event) LatencyStep[X] {
 			th := tr.Thread(e.TID, e.PID)
 			switch {
 			case e.Comm != "":
-				th.Comm, th.Emptied = e.Comm, false
+				th.Comm, th.Emptied, th.CommAt = e.Comm, false, e.Time
 			case e.Kind == trace.KindComm:
 				// A rename to the empty name (prctl(PR_SET_NAME, "")):
 				// a COMM record always carries the new name, so perf's
@@ -328,7 +344,7 @@ func (tr *LatencyTracker[X]) seen(e *trace.Event) {
 			return
 		}
 		if th := tr.Lookup(tid); th != nil {
-			th.Seen = comm
+			th.Seen, th.SeenAt = comm, e.Time
 		}
 	}
 	switch e.Kind {
@@ -444,9 +460,12 @@ func (tr *LatencyTracker[X]) fork(e *trace.Event) {
 	if e.ChildPID >= 0 {
 		child.PID = e.ChildPID
 	}
-	child.Comm = ""
+	child.Comm, child.CommAt = "", 0
 	if parent != nil {
 		child.Comm = parent.Comm
+		if parent.CommAt > 0 || e.Time > 0 && parent.Comm != "" {
+			child.CommAt = e.Time // (a fork perf synthesized is at 0)
+		}
 	}
 }
 

@@ -192,8 +192,8 @@ func (mp *schedMap) switchEvent(e *trace.Event) {
 	}
 	in := mp.m.findnew(-1, e.NextTID)
 	out := mp.m.findnew(-1, e.TID)
-	mp.m.name(in, e.NextComm)
-	mp.m.name(out, e.Comm)
+	mp.m.name(in, e.NextComm, e.Time)
+	mp.m.name(out, e.Comm, e.Time)
 	mp.curr[cpu] = in
 	mp.out[cpu] = out
 	named := mp.opt.TaskNames != nil || mp.opt.PIDs != nil || mp.opt.TIDs != nil

@@ -548,7 +548,7 @@ func (th *timehist) sampleThread(e *trace.Event) *timehistThread {
 			pid = e.CurPID
 		}
 		t = th.m.findnew(pid, e.TID)
-		th.m.name(t, e.Comm)
+		th.m.name(t, e.Comm, e.Time)
 	}
 	if th.opt.IdleHist {
 		it := th.idleThread(int(e.CPU))
@@ -789,7 +789,7 @@ func (th *timehist) wakeup(e *trace.Event) {
 		t = th.m.findnew(0, e.TID) // perf passes pid 0 here (timehist_sched_wakeup_event)
 	} else {
 		t = th.m.findnew(e.PID, e.TID)
-		th.m.name(t, e.Comm)
+		th.m.name(t, e.Comm, e.Time)
 	}
 	if t.readyToRun == 0 {
 		t.readyToRun = e.Time
@@ -816,7 +816,7 @@ func (th *timehist) migrate(e *trace.Event) {
 		t = th.m.findnew(0, e.TID)
 	} else {
 		t = th.m.findnew(e.PID, e.TID)
-		th.m.name(t, e.Comm)
+		th.m.name(t, e.Comm, e.Time)
 	}
 	t.migrations++
 	if th.opt.SummaryOnly || !th.opt.Migrations {

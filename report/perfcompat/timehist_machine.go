@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -19,7 +20,10 @@ type timehistThread struct {
 	ppid    trace.TID // tid of the forking parent; -1 unknown
 	comm    string
 	commSet bool // named by a COMM record or a fork (perf's thread__comm_set)
-	seq     int  // creation order, for a deterministic summary order
+	// commAt: the time of the COMM record or fork that named it (0: one
+	// perf synthesized at the recording's start, from /proc; see name).
+	commAt int64
+	seq    int // creation order, for a deterministic summary order
 
 	// timehist (struct thread_runtime).
 	lastTime   int64 // ns: last sched_switch that switched this thread out
@@ -250,11 +254,22 @@ func (m *timehistMachine) remove(t *timehistThread) {
 	}
 }
 
-// name gives an unnamed thread the tracepoint's comm (not in exact mode,
-// where perf keeps ":TID").
-func (m *timehistMachine) name(t *timehistThread, comm string) {
-	if !m.exact && !t.commSet && comm != "" && t.tid != 0 {
+// name gives an unnamed thread the tracepoint's comm at time at (not in
+// exact mode, where perf keeps ":TID"). It also renames a named thread
+// whose tracepoint says otherwise after the record that named it: a rename
+// the trace lost (a cut perf.data loses an exec's COMM record with the CPU
+// buffer it was in: "perf-exec" where sched_switch said "wl1.sh"), but for
+// a name perf synthesized from /proc that extends the tracepoint's (a
+// kworker's "kworker/0:0-events": wq_worker_comm, kernel/workqueue.c
+// v6.12, appends its workqueue). As LatencyThread.Named.
+func (m *timehistMachine) name(t *timehistThread, comm string, at int64) {
+	if m.exact || comm == "" || t.tid == 0 {
+		return
+	}
+	if !t.commSet {
 		t.comm = comm
+	} else if comm != t.comm && at > t.commAt && (t.commAt > 0 || !strings.HasPrefix(t.comm, comm)) {
+		t.comm, t.commAt = comm, at
 	}
 }
 
@@ -268,7 +283,7 @@ func (m *timehistMachine) observe(e *trace.Event) *timehistThread {
 			return nil
 		}
 		t := m.findnew(e.PID, e.TID)
-		t.comm, t.commSet = e.Comm, true
+		t.comm, t.commSet, t.commAt = e.Comm, true, e.Time
 		return t
 	case trace.KindFork:
 		// perf acts on PERF_RECORD_FORK; readers deliver one fork per
@@ -288,7 +303,10 @@ func (m *timehistMachine) observe(e *trace.Event) *timehistThread {
 		}
 		child = m.findnew(e.ChildPID, e.ChildTID)
 		if parent.commSet {
-			child.comm, child.commSet = parent.comm, true
+			child.comm, child.commSet, child.commAt = parent.comm, true, 0
+			if parent.commAt > 0 || e.Time > 0 {
+				child.commAt = e.Time // (a fork perf synthesized is at 0)
+			}
 		} else if !m.exact && e.ChildComm != "" {
 			child.comm = e.ChildComm
 		}

@@ -627,6 +627,10 @@ func TestMapSameNameAgain(t *testing.T) {
 		timehistSw(s+3000*us, 0, 10, trace.StateInterruptible, 0),
 		timehistSw(s+4000*us, 0, 0, trace.StateRunning, 10),
 	}
+	// The switches after the rename carry the new name, as the kernel's
+	// do (the default mode follows a tracepoint's name that differs after
+	// the record: timehistMachine.name).
+	evs[6].Comm, evs[7].NextComm = "gamma", "gamma"
 	for _, c := range []struct {
 		exact bool
 		want  []string
@@ -797,6 +801,16 @@ func TestTimehistRanUnseen(t *testing.T) {
 		exec.TID, exec.PID, exec.CurTID, exec.Comm = 20, 20, -1, "beta2"
 		evs := append(timehistScenario(), exec)
 		sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time < evs[j].Time })
+		for i := range evs { // the kernel's switches say the new name after it
+			if e := &evs[i]; e.Kind == trace.KindSwitch && e.Time > c.at {
+				if e.TID == 20 {
+					e.Comm = "beta2"
+				}
+				if e.NextTID == 20 {
+					e.NextComm = "beta2"
+				}
+			}
+		}
 		var res TimehistResult
 		out := runTimehist(t, evs, TimehistOptions{Result: &res})
 		if !strings.Contains(out, c.want+"\n") || res.UnrecordedDelays != c.n {
@@ -818,5 +832,37 @@ func TestTimehistUnobservedLine(t *testing.T) {
 	want := "       1.000500 cpu 1 unobserved from here to 1.002000 (events lost, number unknown)\n"
 	if !strings.Contains(out, want) || strings.Contains(out, "lost 0 events") {
 		t.Errorf("want the line\n%sin\n%s", want, out)
+	}
+}
+
+// TestTimehistLostRename: outside Exact, a task whose sched_switch says
+// another name than the record that named it lost a rename and takes the
+// event's (as latency's default report): timehistScenario's beta, named
+// by perf's synthesized COMM, switched out at 1.001500 under the name
+// "zeta" prints as zeta[20] there; a name the record extends (a kworker's
+// /proc name, "beta-events" for the event's "beta") would keep, and Exact
+// keeps perf's beta.
+func TestTimehistLostRename(t *testing.T) {
+	for _, c := range []struct {
+		named, event, want string
+		exact              bool
+	}{
+		{"beta", "zeta", "zeta[20]", false},
+		{"beta-events", "beta", "beta-events[20]", false},
+		{"beta", "zeta", "beta[20]", true},
+	} {
+		evs := timehistScenario()
+		for i := range evs {
+			if e := &evs[i]; e.Kind == trace.KindComm && e.TID == 20 {
+				e.Comm = c.named
+			}
+			if e := &evs[i]; e.Kind == trace.KindSwitch && e.Time == 1_001_500_000 {
+				e.Comm = c.event
+			}
+		}
+		out := runTimehist(t, evs, TimehistOptions{Exact: c.exact})
+		if !strings.Contains(out, "       1.001500 [0000]  "+c.want+" ") {
+			t.Errorf("%+v: no row of %s at 1.001500 in\n%s", c, c.want, out)
+		}
 	}
 }
