@@ -722,7 +722,7 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 			t.dtRun = *tm - tprev
 		}
 		if !th.opt.Exact {
-			th.settleUnrecorded(t, tprev)
+			th.settleUnrecorded(t, tprev, *tm, e.CPU)
 			if t.tid == 0 {
 				// The idle task waits for no CPU: perf gives it the
 				// time its CPU was busy since idle last left it as its
@@ -955,12 +955,6 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 		b = append(b, ' ')
 		b = timehistRight(b, 10, []byte{'-'})
 		b = append(b, ' ')
-	} else if t.delayUnknown {
-		// The wait is measured (switch-out to switch-in); its wakeup
-		// may be among lost events, so the delay is not.
-		b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
-		b = timehistRight(b, 10, []byte{'-'})
-		b = append(b, ' ')
 	} else {
 		b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
 		b = timehistSchedTime(b, t.dtDelay, 6)
@@ -1022,9 +1016,6 @@ func (th *timehist) sampleRow(e *trace.Event, t *timehistThread, tm int64, state
 	r.Kind, r.Time, r.RunNs = "switch", tm, t.dtRun
 	if !t.dtUnrecorded {
 		r.WaitNs, r.SchDelayNs = t.dtSleep+t.dtIOWait+t.dtPreempt, t.dtDelay
-		if t.delayUnknown {
-			r.SchDelayNs = -1
-		}
 	}
 	if t.tid == 0 {
 		state = 'I'

@@ -45,18 +45,15 @@ type timehistThread struct {
 	// its context on a CPU that recorded nothing, or an exec or rename of
 	// its own: noteRanUnseen); its delay is not measured.
 	ranUnseen bool
-	// delayUnknown: the row's wait has no recorded wakeup and overlapped
-	// lost events (its wakeup may be among them): the wait is measured,
-	// the sch delay is not ("-"; settleUnrecorded).
-	delayUnknown bool
-	run          timehistStats
-	totalRun     int64
-	totalSleep   int64
-	totalIO      int64
-	totalPre     int64
-	totalDelay   int64
-	migrations   uint64
-	prio         int32 // prio at the last switch-in; -1 unknown
+
+	run        timehistStats
+	totalRun   int64
+	totalSleep int64
+	totalIO    int64
+	totalPre   int64
+	totalDelay int64
+	migrations uint64
+	prio       int32 // prio at the last switch-in; -1 unknown
 
 	// map.
 	shortname   [2]byte // 0 = none yet

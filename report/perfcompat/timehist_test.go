@@ -759,9 +759,10 @@ func TestTimehistLossyDelay(t *testing.T) {
 		t.Errorf("Exact: beta's row is not perf's:\n%s", out)
 	}
 	// Without alpha's waking (1.000100), the loss at 1.000200 on CPU 1
-	// may hold it: alpha's wait, from its switch-out at 1.000000 to its
-	// switch-in at 1.000300, is measured (0.300 ms), its delay is not
-	// (perf prints 0 for a switch-in with no wakeup). Beta's delay
+	// may hold it, and alpha may have run there: neither its wait (from
+	// its switch-out at 1.000000 to its switch-in at 1.000300) nor its
+	// delay is measured (perf prints 0.300 and 0 for a switch-in with no
+	// wakeup). Beta's delay
 	// (1.000300 to 1.001000) begins after the loss: measured, LossyDelays
 	// 1.
 	var noWake []trace.Event
@@ -775,9 +776,23 @@ func TestTimehistLossyDelay(t *testing.T) {
 	sort.SliceStable(noWake, func(i, j int) bool { return noWake[i].Time < noWake[j].Time })
 	res = TimehistResult{}
 	out = runTimehist(t, noWake, TimehistOptions{Result: &res})
-	alpha = "       1.001000 [0000]  alpha[10]                           0.300          -      0.700 "
+	alpha = "       1.001000 [0000]  alpha[10]                               -          -      0.700 "
 	if !strings.Contains(out, alpha+"\n") || res.LossyDelays != 1 {
 		t.Errorf("no waking: LossyDelays %d, want 1; want the row\n%s\nin\n%s", res.LossyDelays, alpha, out)
+	}
+	// A loss on alpha's own CPU during its run (CPU 0 unobserved from its
+	// last event, alpha's switch-in at 1.000300, to 1.000700): the real
+	// switch-in may be among the lost events, so its delay (0.200 ms from
+	// the waking at 1.000100) is not measured either; beta's (preempted at
+	// 1.000300, in at 1.001000) overlaps the loss: not measured.
+	own := trace.NewEvent(1_000_700_000, 0, trace.KindLost)
+	own.Count = 3
+	evs = append(timehistScenario(), own)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time < evs[j].Time })
+	res = TimehistResult{}
+	out = runTimehist(t, evs, TimehistOptions{Result: &res})
+	if !strings.Contains(out, alpha+"\n") || !strings.Contains(out, "       1.001500 [0000]  beta[20]                                -          -      0.500 \n") || res.LossyDelays != 2 {
+		t.Errorf("loss during the run: LossyDelays %d, want 2; want the row\n%s\nin\n%s", res.LossyDelays, alpha, out)
 	}
 }
 

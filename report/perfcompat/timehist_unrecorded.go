@@ -80,30 +80,41 @@ func (th *timehist) noteMigrate(e *trace.Event) {
 // pulled there and run (schedule.Builder's markDelay says the same for
 // latency). A lossy recording showed ksoftirqd/0 with a 1.332 s sch delay
 // across 200 lost windows where latency counted at most 5.3 ms.
-func (th *timehist) settleUnrecorded(t *timehistThread, tprev int64) {
+func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu trace.CPU) {
 	waiting := tprev != 0 && t.readyToRun != 0 && t.readyToRun <= tprev
 	unrecorded := waiting && (t.hasOff && th.unrecordedAt(t.offCPU, tprev) || t.ranUnseen)
 	t.ranUnseen = false
-	lossy := waiting && !unrecorded && th.lossy(t.readyToRun, tprev)
-	t.dtUnrecorded = unrecorded || lossy
-	// No recorded wakeup (perf prints a 0 delay) for a sleep that
-	// overlapped lost events: the wakeup may be among them. A cut
-	// perf.data printed nice's 0.000 where the whole file has 14.310 ms.
-	// So is a task's first switch-in after a loss: its wakeup (or its
-	// fork's) may be among the lost events (perf prints 0 for a task
-	// first seen; wl1.sh's 6.168 ms read 0.000).
-	t.delayUnknown = t.tid != 0 && !waiting && tprev != 0 && t.lastState != 'R' && t.lastTime <= tprev && th.lossy(t.lastTime, tprev)
-	if t.delayUnknown {
-		th.lossyDelays++
-	}
+	// A run that overlaps a loss on its own CPU may not have begun at the
+	// CPU's last recorded switch (the real switch-in may be among the lost
+	// events): a .tv recorded with --buffer-size 8K printed a 30.585 ms
+	// delay, placed at the start of the lost window, where perf's
+	// recording of the same run shows 0.223 ms.
+	runLossy := tprev != 0 && th.lossyOn(cpu, tprev, tm)
+	lossy := waiting && !unrecorded && (th.lossy(t.readyToRun, tprev) || runLossy)
+	// No recorded wakeup (perf prints 0) for a wait that overlapped lost
+	// events: the wakeup may be among them, and the task may have run
+	// where the loss was, so neither the wait nor the delay is measured (a
+	// cut perf.data printed nice's 0.000 where the whole file has 14.310
+	// ms, and rt-ticker's wait of 376.123 ms where it has 2.047 ms). So
+	// for a task's first switch-in after a loss (its wakeup, or its fork's,
+	// may be among the lost events; perf prints 0 for a task first seen).
+	noWake := t.tid != 0 && !waiting && tprev != 0 && t.lastTime <= tprev && (th.lossy(t.lastTime, tprev) || runLossy)
+	t.dtUnrecorded = unrecorded || lossy || noWake
 	if !t.dtUnrecorded {
 		return
 	}
 	t.totalDelay -= t.dtDelay
-	if lossy {
-		th.lossyDelays++
-	} else {
+	if unrecorded {
 		th.unrecordedDelays++
+	} else {
+		th.lossyDelays++
+	}
+	if noWake {
+		// The whole wait is unknown (there is no delay in it to take).
+		t.totalSleep -= t.dtSleep
+		t.totalIO -= t.dtIOWait
+		t.totalPre -= t.dtPreempt
+		return
 	}
 	// One of the three is the wait (timehistUpdate); it ends with the
 	// delay, which is at most all of it (a preemption's is all of it).
@@ -112,15 +123,19 @@ func (th *timehist) settleUnrecorded(t *timehistThread, tprev int64) {
 	t.totalPre -= min(t.dtPreempt, t.dtDelay)
 }
 
-// lostWin is a window of lost events: [start, end] ns.
-type lostWin struct{ start, end int64 }
+// lostWin is a window of lost events on cpu (-1 every CPU): [start, end]
+// ns.
+type lostWin struct {
+	start, end int64
+	cpu        trace.CPU
+}
 
 // noteLost notes the window of a KindLost: its CPU (every CPU when -1)
 // unobserved from its previous event to the loss, or, for a loss known
 // ahead (trace.Event.Runtime > 0, a perf.data cut in the round perf was
 // writing), from the event on for Runtime ns.
 func (th *timehist) noteLost(e *trace.Event) {
-	w := lostWin{e.Time, e.Time}
+	w := lostWin{e.Time, e.Time, e.CPU}
 	switch c := int(e.CPU); {
 	case e.Runtime > 0:
 		w.end = e.Time + e.Runtime
@@ -134,6 +149,17 @@ func (th *timehist) noteLost(e *trace.Event) {
 		}
 	}
 	th.lostWins = append(th.lostWins, w)
+}
+
+// lossyOn reports whether [start, end] meets a lost window on cpu (or on
+// every CPU), ends included: a window starts at the CPU's last event.
+func (th *timehist) lossyOn(cpu trace.CPU, start, end int64) bool {
+	for _, w := range th.lostWins {
+		if (w.cpu == cpu || w.cpu < 0) && w.start <= end && w.end >= start {
+			return true
+		}
+	}
+	return false
 }
 
 // lossy reports whether [start, end] overlaps a lost window.
