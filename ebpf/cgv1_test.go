@@ -62,6 +62,26 @@ func TestV1Sampler(t *testing.T) {
 	if a.rewrite(&e); e.Cgroup != 77 {
 		t.Errorf("task 11's switch: cgroup %#x, want its v2 id 77", e.Cgroup)
 	}
+	// Task 12, forked by task 10 then and never listed (it ends before a
+	// reading), is in /a/b from its birth, its own child 13 too; task 14,
+	// forked by task 11, stays in the root group.
+	for _, f := range [][2]trace.TID{{10, 12}, {12, 13}, {11, 14}} {
+		fk := trace.NewEvent(now, 0, trace.KindFork)
+		fk.TID, fk.ChildTID = f[0], f[1]
+		a.rewrite(&fk)
+	}
+	for tid, want := range map[trace.TID]string{12: "/a/b", 13: "/a/b", 14: ""} {
+		e := trace.NewEvent(now+int64(50*time.Millisecond), 1, trace.KindSwitch)
+		e.TID, e.Cgroup = tid, 77
+		a.rewrite(&e)
+		got := ""
+		if e.Cgroup != 77 {
+			got = a.paths[e.Cgroup]
+		}
+		if got != want {
+			t.Errorf("task %d's switch: group %q, want %q", tid, got, want)
+		}
+	}
 }
 
 // TestV1AwaitReading: an event newer than the latest reading waits for
