@@ -25,28 +25,7 @@ import (
 // no cgroups". Now the loop is attributed to the group, with its settings
 // and throttling, and the replay models it (its task-groups line).
 func TestRecordV1CPUGroup(t *testing.T) {
-	requireCapture(t)
-	mounts := ebpf.FindCgroupMounts("/proc/self/mountinfo")
-	if os.Geteuid() != 0 || mounts.V1CPU == "" {
-		if os.Getenv("TRACEVIEW_REQUIRE_BPF") == "1" && os.Geteuid() != 0 {
-			t.Fatal("not root and TRACEVIEW_REQUIRE_BPF=1")
-		}
-		t.Skipf("needs root and a cgroup v1 hierarchy with the cpu controller (euid %d, v1 cpu mount %q)", os.Geteuid(), mounts.V1CPU)
-	}
-	name := fmt.Sprintf("tv-test-v1-%d", os.Getpid())
-	dir := filepath.Join(mounts.V1CPU, name)
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for range 50 {
-			if err := os.Remove(dir); err == nil || os.IsNotExist(err) {
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		t.Errorf("could not remove the test cgroup %s", dir)
-	})
+	mounts, name, dir := v1TestGroup(t, "v1")
 	for file, v := range map[string]string{"cpu.shares": "512", "cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "25000"} {
 		if err := os.WriteFile(filepath.Join(dir, file), []byte(v), 0); err != nil {
 			t.Fatal(err)
@@ -101,5 +80,72 @@ func TestRecordV1CPUGroup(t *testing.T) {
 	stdout, stderr, code = runCLI(t, "replay", "-i", out, "--policy", "eevdf", "-v", "--cpu-max", path+"=max")
 	if code != 0 || !strings.Contains(stdout+stderr, "task groups: "+path+" weight 50 (shares 512) max unlimited (what-if, ") {
 		t.Errorf("replay --cpu-max %s=max: exit %d:\n%s\n%s", path, code, stdout, stderr)
+	}
+}
+
+// v1TestGroup skips t without a capture, root or a cgroup v1 cpu
+// hierarchy, and makes a group named for the test (tag) and the process,
+// removed at the end; it returns the mounts, the group's name and its
+// directory.
+func v1TestGroup(t *testing.T, tag string) (mounts ebpf.CgroupMounts, name, dir string) {
+	t.Helper()
+	requireCapture(t)
+	mounts = ebpf.FindCgroupMounts("/proc/self/mountinfo")
+	if os.Geteuid() != 0 || mounts.V1CPU == "" {
+		if os.Getenv("TRACEVIEW_REQUIRE_BPF") == "1" && os.Geteuid() != 0 {
+			t.Fatal("not root and TRACEVIEW_REQUIRE_BPF=1")
+		}
+		t.Skipf("needs root and a cgroup v1 hierarchy with the cpu controller (euid %d, v1 cpu mount %q)", os.Geteuid(), mounts.V1CPU)
+	}
+	name = fmt.Sprintf("tv-test-%s-%d", tag, os.Getpid())
+	dir = filepath.Join(mounts.V1CPU, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 50 {
+			if err := os.Remove(dir); err == nil || os.IsNotExist(err) {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Errorf("could not remove the test cgroup %s", dir)
+	})
+	return mounts, name, dir
+}
+
+// TestRecordV1ForkedChildren: a shell joins a v1 cpu group and runs
+// /bin/true 30 times: each child lives a few ms, between two of the
+// sampler's 100 ms readings of the tasks file, and starts in its parent's
+// group (cgroup_post_fork). Every true row of `latency --by cgroup` is in
+// the group, none in the root group (before, most were in "/").
+func TestRecordV1ForkedChildren(t *testing.T) {
+	mounts, name, dir := v1TestGroup(t, "v1fork")
+	out := filepath.Join(t.TempDir(), "fork.tv")
+	script := fmt.Sprintf(`echo $$ > %[1]s/tasks; sleep 0.2; for i in $(seq 30); do /bin/true; done; sleep 0.2; echo $$ > %[2]s/tasks`, dir, mounts.V1CPU)
+	if _, stderr, code := runCLI(t, "record", "-o", out, "--", "sh", "-c", script); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	stdout, stderr, code := runCLI(t, "latency", "--by", "cgroup", "-p", "-i", out)
+	if code != 0 {
+		t.Fatalf("latency: exit %d: %s", code, stderr)
+	}
+	in, root := 0, 0
+	group := ""
+	for _, line := range strings.Split(stdout, "\n") {
+		if g, ok := strings.CutPrefix(line, "cgroup: "); ok {
+			group = g
+			continue
+		}
+		if strings.HasPrefix(line, "  true:") {
+			if group == "/"+name {
+				in++
+			} else {
+				root++
+			}
+		}
+	}
+	if in < 25 || root != 0 {
+		t.Errorf("%d true rows in /%s, %d elsewhere; want (nearly) all 30 in the group:\n%s", in, name, root, stdout)
 	}
 }
