@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"strings"
 	"sync"
 
 	"github.com/traceview/traceview/internal/tidmap"
@@ -13,6 +14,9 @@ import (
 
 // ext is the extraction state of one task.
 type ext struct {
+	// nameAt: when a COMM record, an exec or a fork named the task (0:
+	// perf's records synthesized at the start, or none; see ident).
+	nameAt   int64
 	idx      int
 	running  bool
 	sleeping bool
@@ -453,12 +457,20 @@ func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, pr
 		tk.PID = pid
 		x.byPID[pid] = append(x.byPID[pid], i)
 	}
-	// As in trace.Tasks (which names the rows of every report): a
-	// tracepoint's comm only names a task that has no name yet; perf's
-	// COMM records and exec rename it. (A kworker's sched_switch says
-	// "kworker/0:0" while perf names the thread "kworker/0:0-events".)
-	if comm != "" && tk.Comm == "" {
+	// As in the reports (perfcompat.LatencyThread.Named): a tracepoint's
+	// comm names a task that has no name yet; perf's COMM records and exec
+	// rename it; and a tracepoint's comm that differs after the record that
+	// named it is a rename the trace lost (a cut file), unless the record
+	// was perf's synthesized /proc name, which extends a kworker's ("kworker/0:0-events" for
+	// the event's "kworker/0:0"). The prediction's rows then match the
+	// observed table's.
+	// A task no record named takes the latest (the reports' Seen).
+	if comm != "" && (tk.Comm == "" || tk.Unnamed) {
 		tk.Comm = comm
+	} else if comm != "" && comm != tk.Comm {
+		if st := &x.st[i]; ev.Time > st.nameAt && (st.nameAt > 0 || !strings.HasPrefix(tk.Comm, comm)) {
+			tk.Comm, st.nameAt = comm, ev.Time
+		}
 	}
 	if comm == sessionLeaderComm {
 		tk.setsid = true
@@ -636,6 +648,7 @@ func (x *extractor) event(ev *trace.Event) {
 		}
 		if i, ok := x.byTID.get(ev.TID); ok {
 			m.Tasks[i].Comm, m.Tasks[i].Unnamed = ev.Comm, false
+			x.st[i].nameAt = ev.Time
 			m.Tasks[i].taskset = m.Tasks[i].taskset || ev.Comm == tasksetComm
 		} else {
 			// Named before its first scheduler event (the text readers
@@ -673,6 +686,7 @@ func (x *extractor) fork(ev *trace.Event) {
 	x.ident(p, ev, ev.PID, ev.Comm, -1)
 	c := x.newTask(ev.ChildTID, ev.Time, ev.CPU, InitForked, p)
 	x.m.Tasks[c].PID, x.m.Tasks[c].Comm, x.m.Tasks[c].Prio = ev.ChildPID, ev.ChildComm, x.m.Tasks[p].Prio
+	x.st[c].nameAt = ev.Time
 	x.byPID[ev.ChildPID] = append(x.byPID[ev.ChildPID], c)
 	if x.m.WorkloadRoot < 0 && x.isRecorder(x.m.Tasks[p].Comm) && !x.isRecorder(ev.ChildComm) || x.m.WorkloadRoot < 0 && x.m.Tasks[p].Comm == "perf" {
 		x.m.WorkloadRoot = ev.ChildTID
