@@ -107,9 +107,10 @@ type CgroupThrottle struct {
 	QuotaEvidence int64 `json:"throttles_quota_evidence"`
 	// Kernel is what the group's cpu.stat counted between the trace's
 	// first and last reading of it (traceview record reads it at the start
-	// and end of a file; trace.CgroupStatDelta), nil when the trace has
-	// no two readings: the oracle the inferred figures can be checked
-	// against.
+	// and end of a file; trace.CgroupStatDelta), or its one reading when
+	// its counts fit in the trace (kernelStat: a group created during the
+	// capture), nil otherwise: the oracle the inferred figures can be
+	// checked against.
 	Kernel *trace.CgroupStat `json:"kernel_cpu_stat,omitempty"`
 	// KernelNote says how the inference disagrees with Kernel when it lies
 	// more than KernelAgreement from it ("" otherwise).
@@ -409,7 +410,7 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks)}
 		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
 		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
-		ct.Kernel = kernelStat(meta, path)
+		ct.Kernel = kernelStat(meta, path, span, ct.PeriodNS)
 		g.analyze(&ct, ncpu)
 		ct.KernelNote = kernelDisagrees(&ct)
 		ct.Runtime = g.runtime
@@ -423,9 +424,17 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 }
 
 // kernelStat is the difference between the first and the last cpu.stat
-// reading of path in meta (nil: fewer than two, or counters that went
-// backwards).
-func kernelStat(meta *trace.Meta, path string) *trace.CgroupStat {
+// reading of path in meta (nil: none, or counters that went backwards).
+//
+// A group with one reading (at the end: a group created during the
+// capture, which its start did not read) counts from its creation; those
+// counts are the capture's when they fit in it: nr_periods counts the
+// bandwidth periods in which the group had runnable tasks (one period
+// timer expiry each, kernel/sched/fair.c do_sched_cfs_period_timer v6.12),
+// so at most span/period + 1 of them lie in a trace of span ns. More, and
+// the counters predate the capture: nil. (A quota group made by the
+// workload read 16 throttled periods, 1442 ms, and no kernel figure.)
+func kernelStat(meta *trace.Meta, path string, span, period int64) *trace.CgroupStat {
 	if meta == nil {
 		return nil
 	}
@@ -438,8 +447,15 @@ func kernelStat(meta *trace.Meta, path string) *trace.CgroupStat {
 			last = st
 		}
 	}
-	if first == nil || first == last {
+	if first == nil {
 		return nil
+	}
+	if first == last {
+		if period <= 0 || span <= 0 || first.NrPeriods > uint64(span/period+1) {
+			return nil
+		}
+		d := *first
+		return &d
 	}
 	d, ok := trace.CgroupStatDelta(*first, *last)
 	if !ok {
