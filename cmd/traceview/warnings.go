@@ -397,6 +397,11 @@ func noSwitchesError(cmd, input string, events int64, m *trace.Meta) error {
 			// file that goes on: not a cut.
 			return fmt.Errorf("%s: %s: the records end at a damaged record after %d bytes (the warning above says where), before any sched_switch event%s", cmd, input, m.CutAt, read)
 		}
+		if slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return w.Key == "truncated-round" }) {
+			// Cut at a record boundary (a pipe-mode stream without its
+			// closing FINISHED_ROUND, or without any sample).
+			return fmt.Errorf("%s: %s: the input ends early, cut after %d bytes (the warning above says where), before any sched_switch event%s", cmd, input, m.CutAt, read)
+		}
 		return fmt.Errorf("%s: %s: the input ends early, cut inside a record after %d bytes (truncated), before any sched_switch event%s", cmd, input, m.CutAt, read)
 	}
 	if cutOrDamagedMeta(m) {

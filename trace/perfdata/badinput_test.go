@@ -177,6 +177,18 @@ func TestTruncatedPipe(t *testing.T) {
 			}
 		}
 	}
+	// Cut at the end of its tracing data, before any sample: cut short (it
+	// read as a recording without sched_switch: "record with 'perf sched
+	// record'").
+	for _, r := range recs {
+		if binary.LittleEndian.Uint32(b[r.off:]) == recTracingData {
+			end := r.off + r.size + int(binary.LittleEndian.Uint32(b[r.off+8:]))
+			_, rd, err := drain(b[:end], true)
+			if err != nil || warningCounts(rd)["truncated-round"] != 1 || rd.Meta().CutAt != int64(end) {
+				t.Errorf("cut after the tracing data at %d: %v, warnings %v, CutAt %d", end, err, warningCounts(rd), rd.Meta().CutAt)
+			}
+		}
+	}
 	// Cut before or inside its first attr record (the 16-byte header
 	// alone, or 14 bytes into the first record): cut short too, not "no
 	// sched tracepoints recorded", which sent the user to re-record.

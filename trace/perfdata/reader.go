@@ -820,6 +820,12 @@ func (r *Reader) cutEnd() {
 		if msg := r.cutRound(); msg != "" {
 			r.meta.Warnings.Add("truncated-round", "perf.data: %s", msg)
 		}
+	case r.pipe && r.stats.Records[recSample] == 0 && r.round.rounds == 0 && len(r.attrs) > 0:
+		// No sample and no round: the stream ends after its headers
+		// (attrs, features, tracing data); perf record writes samples
+		// from its first flush on (its own switches are some).
+		r.meta.CutAt = r.off
+		r.meta.Warnings.Add("truncated-round", "perf.data: the pipe-mode stream ends at offset %d, after its headers (event descriptions, tracing data) and before any sample: cut short", r.off)
 	case r.pipe:
 		if msg := r.cutRound(); msg != "" {
 			r.meta.CutAt = r.off
