@@ -717,6 +717,25 @@ func monotonicNow() int64 {
 // program set that does less, or the same more slowly).
 func (c *Capture) Warnings() []trace.Warning { return append([]trace.Warning(nil), c.warnings...) }
 
+// RecursionMisses returns how many times the kernel skipped the capture's
+// programs so far because another BPF program was running on their CPU
+// (struct bpf_prog_info recursion_misses, Linux >= 5.12; 0 before): each
+// is a scheduler event missing from the capture that no loss record
+// counts, as a sched_switch inside another program's run (kernel/trace/
+// bpf_trace.c __bpf_trace_run, bpf_prog_inc_misses_counter).
+func (c *Capture) RecursionMisses() uint64 {
+	if c.coll == nil {
+		return 0
+	}
+	var n uint64
+	for _, p := range c.coll.Programs {
+		if st, err := p.Stats(); err == nil {
+			n += st.RecursionMisses
+		}
+	}
+	return n
+}
+
 // Lost returns the records lost per CPU (index: CPU) so far.
 func (c *Capture) Lost() []uint64 {
 	c.mu.Lock()

@@ -83,6 +83,9 @@ type Summary struct {
 	// dropped to keep it within its bounds (not losses: the ring only
 	// ever holds the last part of the capture).
 	Dumps, Evicted int
+	// RecursionMisses: scheduler events the kernel did not hand the
+	// capture's programs (Capture.RecursionMisses), in all files.
+	RecursionMisses uint64
 }
 
 // Recorder writes a Capture into traceview's format (trace/tvf): one file,
@@ -446,6 +449,14 @@ func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 	s.w.SetCgroupStats(stats)
 	s.w.SetStacks(stacks)
 	ws := append(s.warnings, r.c.Warnings()...)
+	if m := r.c.RecursionMisses(); m > r.sum.RecursionMisses {
+		// Since the last file closed: each is a scheduler event this
+		// file may lack, with no loss record to say where.
+		n := m - r.sum.RecursionMisses
+		r.sum.RecursionMisses = m
+		ws = append(ws, trace.Warning{Key: "bpf-recursion-misses", Count: int(min(n, 1<<31)), CountInMessage: true,
+			Message: fmt.Sprintf("capture: the kernel skipped the recorder's programs %d times while another BPF program ran on their CPU (recursion_misses): those scheduler events are missing, with no record of where; a delay or run around them may be mis-measured", n)})
+	}
 	if s.irqUnknown > 0 {
 		ws = append(ws, trace.Warning{Key: "irq-context-unknown", Count: s.irqUnknown, CountInMessage: true,
 			Message: fmt.Sprintf("capture: %d wakings without a known interrupt context (the waker's stack or saved registers could not be read)", s.irqUnknown)})

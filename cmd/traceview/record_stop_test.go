@@ -49,3 +49,19 @@ func TestRecordSummaryDrainTime(t *testing.T) {
 		t.Errorf("summary of a 0.1 s write-out:\n%s\nwant no line about it", out.String())
 	}
 }
+
+// TestRecordSummaryRecursionMisses: events the kernel did not hand the
+// recorder's programs (another BPF program ran on their CPU) are said in
+// the summary, beside the losses; none, nothing.
+func TestRecordSummaryRecursionMisses(t *testing.T) {
+	var out bytes.Buffer
+	printRecordSummary(&out, "x.tv", ebpf.Summary{Events: 10, Elapsed: time.Second, RecursionMisses: 7}, false)
+	if want := "[ traceview record: 7 scheduler events MISSED: the kernel skipped the recorder's programs while another BPF program ran on their CPU; the file says so ]"; !strings.Contains(out.String(), want) {
+		t.Errorf("summary:\n%s\nwant the line %q", out.String(), want)
+	}
+	out.Reset()
+	printRecordSummary(&out, "x.tv", ebpf.Summary{Events: 10, Elapsed: time.Second}, false)
+	if strings.Contains(out.String(), "MISSED") {
+		t.Errorf("summary without misses:\n%s", out.String())
+	}
+}

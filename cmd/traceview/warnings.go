@@ -29,7 +29,7 @@ var warningKinds = []struct {
 	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice", "no-wakeups"}},
 	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
 		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", "runtime-lossy", "lossy-excluded",
-		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus"}},
+		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus", "bpf-recursion-misses"}},
 	{"event order", []string{"out-of-order", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
 		"duplicate-event", "text-duplicate", "duplicate-input", "same-host-name"}},
