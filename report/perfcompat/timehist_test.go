@@ -881,3 +881,31 @@ func TestTimehistLostRename(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistNoWakeupSomeCPUs: outside Exact, a switch-in after a sleep
+// with no recorded wakeup, in a recording of some CPUs, prints "-" for the
+// wait and the delay: the wakeup may have been on a CPU the capture left
+// out (record -C 0: a 102.865 ms delay read 0.000). timehistScenario
+// without alpha's waking: on a 2-CPU machine whose CPU 1 recorded nothing,
+// alpha's row at 1.001000 is "-"; on a 1-CPU machine it is perf's 0.300
+// and 0.000.
+func TestTimehistNoWakeupSomeCPUs(t *testing.T) {
+	var evs []trace.Event
+	for _, e := range timehistScenario() {
+		if e.Kind != trace.KindWaking {
+			evs = append(evs, e)
+		}
+	}
+	for _, c := range []struct {
+		cpus int
+		want string
+	}{
+		{2, "       1.001000 [0000]  alpha[10]                               -          -      0.700 "},
+		{1, "       1.001000 [0000]  alpha[10]                           0.300      0.000      0.700 "},
+	} {
+		out := runTimehist(t, evs, TimehistOptions{NrCPUs: c.cpus})
+		if !strings.Contains(out, c.want+"\n") {
+			t.Errorf("%d CPUs: want the row\n%s\nin\n%s", c.cpus, c.want, out)
+		}
+	}
+}
