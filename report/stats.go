@@ -104,6 +104,13 @@ type StatsCPU struct {
 	// runqueue_max, idle_waiting_ns and switches are null (unknown, not 0);
 	// migrations_in/out count what the recorded CPUs saw.
 	Unobserved bool `json:"unobserved,omitempty"`
+	// RunqueueUnknown: the recording left out some CPU of the machine
+	// (perf record -C, record --cpu), so a task queued here may have been
+	// pulled there and run: RunqueueAvg, RunqueueMax and IdleWaiting are
+	// not measured (null in JSON). A -C 0 capture read a runqueue of 3.4
+	// tasks and 44 % of CPU 0's time idle with tasks waiting where the
+	// whole machine's capture of the same run had 2.0 tasks and 0.3 %.
+	RunqueueUnknown bool `json:"runqueue_unknown,omitempty"`
 	// RunqueueAvg is the time-weighted mean number of tasks waiting on the
 	// CPU's runqueue (runnable, not running) over its observed time less
 	// its lost windows (while the CPU's events are missing, so is what
@@ -322,6 +329,11 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		sc.RunqueueAvg, sc.RunqueueMax = statsStepMean(c.rq[cpu], lost, from, st.End)
 		sc.IdleWaiting = statsIdleWaiting(c.rq[cpu], c.slices[cpu], c.unk[cpu], st.End)
 		st.CPUs = append(st.CPUs, sc)
+	}
+	if observed := st.ObservedCPUs(); m != nil && m.NrCPUs > 0 && observed > 0 && observed < m.NrCPUs {
+		for i := range st.CPUs {
+			st.CPUs[i].RunqueueUnknown = true
+		}
 	}
 	if c.opts.Buckets > 0 && st.Duration > 0 {
 		st.Series = statsMakeSeries(cpus, c.slices, c.unk, c.rq, st.Start, st.End, c.opts.Buckets)
@@ -555,9 +567,18 @@ func (st *Stats) ObservedCPUs() int {
 }
 
 // MarshalJSON writes c, with the fields nothing measured null when c is
-// Unobserved (see StatsCPU.Unobserved).
+// Unobserved (see StatsCPU.Unobserved), and the runqueue's when it is
+// RunqueueUnknown.
 func (c StatsCPU) MarshalJSON() ([]byte, error) {
 	type plain StatsCPU
+	if !c.Unobserved && c.RunqueueUnknown {
+		return json.Marshal(struct {
+			plain
+			RunqueueAvg *float64 `json:"runqueue_avg"`
+			RunqueueMax *int     `json:"runqueue_max"`
+			IdleWaiting *int64   `json:"idle_waiting_ns"`
+		}{plain: plain(c)})
+	}
 	if !c.Unobserved {
 		return json.Marshal(plain(c))
 	}

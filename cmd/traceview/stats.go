@@ -136,6 +136,9 @@ func writeStatsCSV(w io.Writer, st *report.Stats) error {
 				strconv.FormatInt(c.Observed, 10), strconv.FormatInt(c.Unknown, 10),
 				strconv.FormatFloat(c.UnknownShare, 'f', 6, 64), strconv.FormatFloat(c.RunqueueAvg, 'f', 6, 64),
 				strconv.Itoa(c.RunqueueMax), strconv.FormatInt(c.IdleWaiting, 10), strconv.FormatInt(c.Switches, 10)})
+			if c.RunqueueUnknown {
+				row[6], row[7], row[8] = "", "", ""
+			}
 		}
 		cw.Write(row)
 	}
@@ -194,14 +197,19 @@ func writeStatsUnknown(w io.Writer, cpus []report.StatsCPU) {
 			strings.Join(shares, ", "))
 	}
 	var waiting []string
+	rqUnknown := false
 	for _, c := range cpus {
-		if c.Observed > 0 && float64(c.IdleWaiting) >= statsIdleWaitingShown*float64(c.Observed) {
+		rqUnknown = rqUnknown || c.RunqueueUnknown && !c.Unobserved
+		if !c.RunqueueUnknown && c.Observed > 0 && float64(c.IdleWaiting) >= statsIdleWaitingShown*float64(c.Observed) {
 			waiting = append(waiting, fmt.Sprintf("CPU %d %.3f ms (%.2f %%)", c.CPU, float64(c.IdleWaiting)/1e6, 100*float64(c.IdleWaiting)/float64(c.Observed)))
 		}
 	}
 	if len(waiting) > 0 {
 		fmt.Fprintf(w, "Idle while tasks waited on its runqueue (a task group out of CPU quota, or switch-ins the trace lacks; counted in Runqueue avg): %s\n",
 			strings.Join(waiting, ", "))
+	}
+	if rqUnknown {
+		fmt.Fprintf(w, "Runqueue not measured (-): the recording left out some of the machine's CPUs, and a task queued on a recorded one may have been pulled to one of them and run there\n")
 	}
 	if len(unobserved) > 0 {
 		which := "CPU " + cpulist.Format(unobserved) + " has"
@@ -224,9 +232,13 @@ func writeStatsTable(w io.Writer, st *report.Stats, flt *schedule.Filter) error 
 			fmt.Fprintf(tw, "%d\t-\t-\t-\t-\t-\t-\t-\t%d\t%d\t\n", c.CPU, c.MigrateIn, c.MigrateOut)
 			continue
 		}
-		fmt.Fprintf(tw, "%d\t%.2f %%\t%.3f ms\t%.3f ms\t%.3f ms\t%.3f tasks\t%d tasks\t%d\t%d\t%d\t\n",
+		rqAvg, rqMax := fmt.Sprintf("%.3f tasks", c.RunqueueAvg), fmt.Sprintf("%d tasks", c.RunqueueMax)
+		if c.RunqueueUnknown {
+			rqAvg, rqMax = "-", "-"
+		}
+		fmt.Fprintf(tw, "%d\t%.2f %%\t%.3f ms\t%.3f ms\t%.3f ms\t%s\t%s\t%d\t%d\t%d\t\n",
 			c.CPU, 100*c.Utilization, float64(c.Busy)/1e6, float64(c.Observed)/1e6, float64(c.Unknown)/1e6,
-			c.RunqueueAvg, c.RunqueueMax, c.Switches, c.MigrateIn, c.MigrateOut)
+			rqAvg, rqMax, c.Switches, c.MigrateIn, c.MigrateOut)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -94,9 +94,17 @@ func TestStatsUnknownShare(t *testing.T) {
 		if v, ok := raw.CPUs[1][k]; !ok || v != nil {
 			t.Errorf("json CPU 1 %s = %v (present %v), want null", k, v, ok)
 		}
-		if raw.CPUs[0][k] == nil {
-			t.Errorf("json CPU 0 %s is null", k)
+		// (perf record -C 0: CPU 0's runqueue is not measured either, a
+		// task queued there may have run on CPU 1: StatsCPU.RunqueueUnknown.)
+		if isRunqueue := strings.HasPrefix(k, "runqueue"); (raw.CPUs[0][k] == nil) != isRunqueue {
+			t.Errorf("json CPU 0 %s = %v, want null only for the runqueue", k, raw.CPUs[0][k])
 		}
+	}
+	if raw.CPUs[0]["runqueue_unknown"] != true {
+		t.Errorf("json CPU 0 runqueue_unknown = %v, want true", raw.CPUs[0]["runqueue_unknown"])
+	}
+	if s := "\nRunqueue not measured (-): the recording left out some of the machine's CPUs"; !strings.Contains(out, s) {
+		t.Errorf("no %q:\n%s", s, out)
 	}
 	page, _, _ = runCLI(t, "report", "-i", dir+"sched-compressed.data", "-o", "-")
 	if s := "unknown: no recorded sched_switch (utilization, runqueue and switches not measured)"; !strings.Contains(page, s) {
