@@ -93,6 +93,14 @@ func (r *Reader) cutRound() string {
 			// the delays that wait there end (trace.Event.Runtime).
 			*ev = trace.NewEvent(t, trace.CPU(c), trace.KindLost)
 			ev.Runtime = end - t
+		} else if r.lastOut < end {
+			// Events after the CPU's last one have left already (the
+			// round rule let the other CPUs' out): the window is said
+			// from the earliest time still to come, so the delays
+			// waiting there after it are known lossy (a cut file's
+			// rows up to 13 ms after the round printed their delays).
+			*ev = trace.NewEvent(r.lastOut, trace.CPU(c), trace.KindLost)
+			ev.Runtime = end - r.lastOut
 		} else {
 			*ev = trace.NewEvent(end, trace.CPU(c), trace.KindLost)
 		}

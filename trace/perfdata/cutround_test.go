@@ -172,3 +172,40 @@ func TestCutRoundLastDelivered(t *testing.T) {
 		}())
 	}
 }
+
+// TestCutRoundAfterDelivered: when events after the cut CPU's last one
+// have left already (the round rule let CPU 0's out up to 150 µs, CPU 1's
+// last event being at 100 µs), the window is said from the earliest time
+// still to come, 150 µs, to the trace's last, 300 µs: the delays waiting
+// after it are known lossy when they end (it came at 300 µs, after them:
+// a cut file printed sch delays up to 13 ms after its last round).
+func TestCutRoundAfterDelivered(t *testing.T) {
+	p := newPipeBuilder()
+	p.comm(10, "a")
+	p.comm(11, "b")
+	body := make([]byte, 8)
+	binary.LittleEndian.PutUint32(body[0:], 11)
+	binary.LittleEndian.PutUint32(body[4:], 11)
+	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 90_000, 0)
+	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 100_000, 1)
+	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 150_000, 0)
+	p.record(recFinishedRound, 0, nil)
+	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 160_000, 0)
+	p.record(recFinishedRound, 0, nil)
+	p.switchOut(200_000, 10, 11, true)
+	p.switchOut(300_000, 11, 10, true)
+	cut := append(p.b.Bytes(), 9, 0, 0, 0, 0, 0, 40, 0, 1, 2)
+	evs, _, err := drain(cut, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost []trace.Event
+	for _, e := range evs {
+		if e.Kind == trace.KindLost && e.CPU == 1 {
+			lost = append(lost, e)
+		}
+	}
+	if len(lost) != 1 || lost[0].Time != 150_000 || lost[0].Runtime != 150_000 {
+		t.Errorf("CPU 1's lost events %v, want one at 150000 ns with Runtime 150000", lost)
+	}
+}
