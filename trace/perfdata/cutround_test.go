@@ -128,6 +128,42 @@ func checkNoSilentCPU(t *testing.T, evs []trace.Event, lost []trace.LostWindow) 
 	}
 }
 
+// cutRoundLost builds a pipe-mode stream: switch records of task 10 on
+// CPU (cpu, µs) in order, a FINISHED_ROUND after each index in rounds, then
+// the switches 10 -> 11 at 200 µs and 11 -> 10 at 300 µs on CPU 0 and a
+// record cut short; it returns the KindLost events of CPU 1 read from it.
+func cutRoundLost(t *testing.T, at [][2]int64, rounds ...int) []trace.Event {
+	t.Helper()
+	p := newPipeBuilder()
+	p.comm(10, "a")
+	p.comm(11, "b")
+	body := make([]byte, 8)
+	binary.LittleEndian.PutUint32(body[0:], 11)
+	binary.LittleEndian.PutUint32(body[4:], 11)
+	for i, a := range at {
+		p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, uint64(a[1])*1000, uint32(a[0]))
+		for _, r := range rounds {
+			if r == i {
+				p.record(recFinishedRound, 0, nil)
+			}
+		}
+	}
+	p.switchOut(200_000, 10, 11, true)
+	p.switchOut(300_000, 11, 10, true)
+	cut := append(p.b.Bytes(), 9, 0, 0, 0, 0, 0, 40, 0, 1, 2) // a record of 40 bytes, 10 there
+	evs, _, err := drain(cut, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost []trace.Event
+	for _, e := range evs {
+		if e.Kind == trace.KindLost && e.CPU == 1 {
+			lost = append(lost, e)
+		}
+	}
+	return lost
+}
+
 // TestCutRoundLastDelivered: when a cut round's CPU 1 had its last event
 // delivered last (the round rule released up to exactly its time), its
 // window still starts there, with its length, so the delays waiting
@@ -139,37 +175,9 @@ func checkNoSilentCPU(t *testing.T, evs []trace.Event, lost []trace.LostWindow) 
 // 100 µs to 300 µs (the trace's last event: a switch's OUT and IN records
 // make one event, at the OUT's time).
 func TestCutRoundLastDelivered(t *testing.T) {
-	p := newPipeBuilder()
-	p.comm(10, "a")
-	p.comm(11, "b")
-	body := make([]byte, 8)
-	binary.LittleEndian.PutUint32(body[0:], 11)
-	binary.LittleEndian.PutUint32(body[4:], 11)
-	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 90_000, 0)
-	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 100_000, 1)
-	p.record(recFinishedRound, 0, nil)
-	p.record(recFinishedRound, 0, nil)
-	p.switchOut(200_000, 10, 11, true)
-	p.switchOut(300_000, 11, 10, true)
-	cut := append(p.b.Bytes(), 9, 0, 0, 0, 0, 0, 40, 0, 1, 2) // a record of 40 bytes, 10 there
-	evs, _, err := drain(cut, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lost []trace.Event
-	for _, e := range evs {
-		if e.Kind == trace.KindLost {
-			lost = append(lost, e)
-		}
-	}
-	if len(lost) != 1 || lost[0].CPU != 1 || lost[0].Time != 100_000 || lost[0].Runtime != 200_000 {
-		t.Errorf("lost events %v (Runtime %v), want one on CPU 1 at 100000 ns with Runtime 200000", lost, func() []int64 {
-			var r []int64
-			for _, e := range lost {
-				r = append(r, e.Runtime)
-			}
-			return r
-		}())
+	lost := cutRoundLost(t, [][2]int64{{0, 90}, {1, 100}}, 1, 1)
+	if len(lost) != 1 || lost[0].Time != 100_000 || lost[0].Runtime != 200_000 {
+		t.Errorf("CPU 1's lost events %v, want one at 100000 ns with Runtime 200000", lost)
 	}
 }
 
@@ -180,31 +188,7 @@ func TestCutRoundLastDelivered(t *testing.T) {
 // after it are known lossy when they end (it came at 300 µs, after them:
 // a cut file printed sch delays up to 13 ms after its last round).
 func TestCutRoundAfterDelivered(t *testing.T) {
-	p := newPipeBuilder()
-	p.comm(10, "a")
-	p.comm(11, "b")
-	body := make([]byte, 8)
-	binary.LittleEndian.PutUint32(body[0:], 11)
-	binary.LittleEndian.PutUint32(body[4:], 11)
-	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 90_000, 0)
-	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 100_000, 1)
-	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 150_000, 0)
-	p.record(recFinishedRound, 0, nil)
-	p.kernel(recSwitchCPUWide, miscSwitchOut, body, 10, 160_000, 0)
-	p.record(recFinishedRound, 0, nil)
-	p.switchOut(200_000, 10, 11, true)
-	p.switchOut(300_000, 11, 10, true)
-	cut := append(p.b.Bytes(), 9, 0, 0, 0, 0, 0, 40, 0, 1, 2)
-	evs, _, err := drain(cut, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lost []trace.Event
-	for _, e := range evs {
-		if e.Kind == trace.KindLost && e.CPU == 1 {
-			lost = append(lost, e)
-		}
-	}
+	lost := cutRoundLost(t, [][2]int64{{0, 90}, {1, 100}, {0, 150}, {0, 160}}, 2, 3)
 	if len(lost) != 1 || lost[0].Time != 150_000 || lost[0].Runtime != 150_000 {
 		t.Errorf("CPU 1's lost events %v, want one at 150000 ns with Runtime 150000", lost)
 	}
