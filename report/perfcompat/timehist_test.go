@@ -909,3 +909,28 @@ func TestTimehistNoWakeupSomeCPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistRunTimeElsewhere: outside Exact, run time charged to a
+// waiting task while another runs on the CPU that says so means it runs on
+// a CPU the recording left out: beta, preempted at 1.000300 and switched
+// in at 1.001000, is charged 50 µs on CPU 0 at 1.000500 while alpha runs
+// there: on a 2-CPU machine whose CPU 1 recorded nothing its row at
+// 1.001500 is "-"; on a 1-CPU machine (every CPU recorded), perf's 0.700.
+func TestTimehistRunTimeElsewhere(t *testing.T) {
+	rt := trace.NewEvent(1_000_500_000, 0, trace.KindRuntime)
+	rt.TID, rt.PID, rt.CurTID, rt.Runtime, rt.Comm = 20, 20, 10, 50_000, "beta"
+	evs := append(timehistScenario(), rt)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time < evs[j].Time })
+	for _, c := range []struct {
+		cpus int
+		want string
+	}{
+		{2, "       1.001500 [0000]  beta[20]                                -          -      0.500 "},
+		{1, "       1.001500 [0000]  beta[20]                            0.700      0.700      0.500 "},
+	} {
+		out := runTimehist(t, evs, TimehistOptions{NrCPUs: c.cpus})
+		if !strings.Contains(out, c.want+"\n") {
+			t.Errorf("%d CPUs: want the row\n%s\nin\n%s", c.cpus, c.want, out)
+		}
+	}
+}

@@ -146,8 +146,10 @@ type Task struct {
 	hasOff bool
 	// ranUnseen: during the current runnable state the task got a new
 	// name in no known context (traceview record names a task anew at
-	// its switch-in when it exec'd or renamed itself unseen): it ran
-	// unseen, so its delay is not measured (Delay.Unrecorded).
+	// its switch-in when it exec'd or renamed itself unseen), or was
+	// charged run time while another task ran on the CPU that says so, in
+	// a recording that leaves out some CPU: it ran unseen, so its delay is
+	// not measured (Delay.Unrecorded).
 	ranUnseen bool
 	cause     Cause
 	waker     trace.TID      // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
@@ -745,6 +747,14 @@ func (b *Builder) observe(e *trace.Event) {
 			b.hooks.Migrate(e.Time, t, e.OrigCPU, e.DestCPU)
 		}
 	case trace.KindRuntime:
+		if t := b.Lookup(e.TID); t != nil && t.state == StateRunnable && e.Runtime > 0 && (c == nil || c.cur != t) && b.someUnrecorded() {
+			// Run time charged to a task that waits, while another runs
+			// on the CPU that says so: it runs on some CPU the recording
+			// left out (perf record -C 1: a futex producer woken on CPU
+			// 1, pulled to CPU 0, read a 466.934 ms delay where the
+			// whole machine's recording of the same run has 1.4 ms).
+			t.ranUnseen = true
+		}
 		if t := b.task(e.TID, e.PID, e.Comm); t != nil {
 			b.haveRuntime = true
 			f := b.opts.Filter

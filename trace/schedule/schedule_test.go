@@ -357,7 +357,10 @@ func TestRecordedCPUsOnly(t *testing.T) {
 //     again: kept;
 //   - CPU 0 recorded too (a switch there at 20): the new name in no known
 //     context is kept (perf script text names a task anew where its name
-//     first shows, maybe long after an exec seen running).
+//     first shows, maybe long after an exec seen running);
+//   - a sched_stat_runtime of 5 on CPU 1 while 6 runs there: 5 runs on the
+//     CPU left out (perf record -C 1: 466.934 ms where the whole machine's
+//     recording has 1.4 ms): excluded; with CPU 0 recorded, kept.
 func TestRanUnseenWhileWaiting(t *testing.T) {
 	ev := func(k trace.Kind, cpu trace.CPU, cur trace.TID, name string) trace.Event {
 		e := trace.NewEvent(500, cpu, k)
@@ -376,6 +379,8 @@ func TestRanUnseenWhileWaiting(t *testing.T) {
 		{"renamed by thread 7", nil, 2, ev(trace.KindComm, 1, 7, "nice"), false},
 		{"same name", nil, 2, ev(trace.KindComm, 1, -1, "sh"), false},
 		{"rename, no context, every CPU recorded", nil, 0, ev(trace.KindComm, 1, -1, "nice"), false},
+		{"run time charged while 6 runs", nil, 2, runtimeOf(ev(trace.KindRuntime, 1, 6, "sh"), 50), true},
+		{"run time charged, every CPU recorded", nil, 0, runtimeOf(ev(trace.KindRuntime, 1, 6, "sh"), 50), false},
 	} {
 		name := trace.NewEvent(5, 1, trace.KindComm)
 		name.TID, name.PID, name.Comm = 5, 5, "sh"
@@ -398,4 +403,10 @@ func TestRanUnseenWhileWaiting(t *testing.T) {
 			t.Errorf("%s: delays %q, want %s", c.name, got, want)
 		}
 	}
+}
+
+// runtimeOf sets e's run time (ns).
+func runtimeOf(e trace.Event, ns int64) trace.Event {
+	e.Runtime = ns
+	return e
 }
