@@ -896,18 +896,7 @@ func TestTimehistNoWakeupSomeCPUs(t *testing.T) {
 			evs = append(evs, e)
 		}
 	}
-	for _, c := range []struct {
-		cpus int
-		want string
-	}{
-		{2, "       1.001000 [0000]  alpha[10]                               -          -      0.700 "},
-		{1, "       1.001000 [0000]  alpha[10]                           0.300      0.000      0.700 "},
-	} {
-		out := runTimehist(t, evs, TimehistOptions{NrCPUs: c.cpus})
-		if !strings.Contains(out, c.want+"\n") {
-			t.Errorf("%d CPUs: want the row\n%s\nin\n%s", c.cpus, c.want, out)
-		}
-	}
+	timehistRowOnCPUs(t, evs, "       1.001000 [0000]  alpha[10]                               -          -      0.700 ", "       1.001000 [0000]  alpha[10]                           0.300      0.000      0.700 ")
 }
 
 // TestTimehistRunTimeElsewhere: outside Exact, run time charged to a
@@ -921,16 +910,18 @@ func TestTimehistRunTimeElsewhere(t *testing.T) {
 	rt.TID, rt.PID, rt.CurTID, rt.Runtime, rt.Comm = 20, 20, 10, 50_000, "beta"
 	evs := append(timehistScenario(), rt)
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time < evs[j].Time })
-	for _, c := range []struct {
-		cpus int
-		want string
-	}{
-		{2, "       1.001500 [0000]  beta[20]                                -          -      0.500 "},
-		{1, "       1.001500 [0000]  beta[20]                            0.700      0.700      0.500 "},
-	} {
-		out := runTimehist(t, evs, TimehistOptions{NrCPUs: c.cpus})
-		if !strings.Contains(out, c.want+"\n") {
-			t.Errorf("%d CPUs: want the row\n%s\nin\n%s", c.cpus, c.want, out)
+	timehistRowOnCPUs(t, evs, "       1.001500 [0000]  beta[20]                                -          -      0.500 ", "       1.001500 [0000]  beta[20]                            0.700      0.700      0.500 ")
+}
+
+// timehistRowOnCPUs checks that timehist of evs prints the row two on a
+// 2-CPU machine whose CPU 1 recorded nothing, and the row one on a 1-CPU
+// machine.
+func timehistRowOnCPUs(t *testing.T, evs []trace.Event, two, one string) {
+	t.Helper()
+	for cpus, want := range map[int]string{2: two, 1: one} {
+		out := runTimehist(t, evs, TimehistOptions{NrCPUs: cpus})
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("%d CPUs: want the row\n%s\nin\n%s", cpus, want, out)
 		}
 	}
 }
