@@ -143,6 +143,9 @@ type extractor struct {
 	// trace's available CPUs when its header states them, else maxCPU.
 	maxCPU trace.CPU
 	t0     int64 // ns, the first event's time (first)
+	// srcMeta is the source's Meta while the events are read (Model.Meta
+	// is filled after them): the recorder's command line (cmdline).
+	srcMeta *trace.Meta
 	// perfExec is 1 + the index of the first task seen under the name
 	// perfExecComm (0: none): perf record's forked child, which execs the
 	// traced command.
@@ -238,6 +241,7 @@ func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 	}
 	if m := src.Meta(); m != nil {
 		x.firstSample = m.FirstTime
+		x.srcMeta = m
 	}
 	// Each event waits for the next one before it is taken (settle): an
 	// event far from both neighbours is damage.
@@ -688,7 +692,7 @@ func (x *extractor) fork(ev *trace.Event) {
 	x.m.Tasks[c].PID, x.m.Tasks[c].Comm, x.m.Tasks[c].Prio = ev.ChildPID, ev.ChildComm, x.m.Tasks[p].Prio
 	x.st[c].nameAt = ev.Time
 	x.byPID[ev.ChildPID] = append(x.byPID[ev.ChildPID], c)
-	if x.m.WorkloadRoot < 0 && x.isRecorder(x.m.Tasks[p].Comm) && !x.isRecorder(ev.ChildComm) || x.m.WorkloadRoot < 0 && x.m.Tasks[p].Comm == "perf" {
+	if x.m.WorkloadRoot < 0 && x.recordedBy(x.m.Tasks[p].Comm) && (!x.isRecorder(ev.ChildComm) || x.m.Tasks[p].Comm == "perf") {
 		x.m.WorkloadRoot = ev.ChildTID
 		x.m.Tasks[c].Workload = true
 	}
@@ -700,12 +704,30 @@ func (x *extractor) fork(ev *trace.Event) {
 // is the traced command (perf forks "perf-exec", which execs the workload):
 // perf, trace-cmd, traceview, or the name the recorder's command line
 // started it by (a traceview built as "tv": its comm is "tv").
+// recordedBy reports whether comm names the program that recorded the
+// trace: the one its command line (Meta.Cmdline) names when it has one,
+// else any recorder (isRecorder). Another recorder starting meanwhile (a
+// perf sched record of its own beside traceview record) forks a child
+// that is not the traced command: replay took perf's `sleep` for the
+// workload, predicted 143 times its CPU time and left the recorded
+// command's tree out.
+func (x *extractor) recordedBy(comm string) bool {
+	if args := x.cmdline(); len(args) > 0 && comm != "" {
+		name := path.Base(args[0])
+		if len(name) > 15 { // TASK_COMM_LEN - 1
+			name = name[:15]
+		}
+		return comm == name
+	}
+	return x.isRecorder(comm)
+}
+
 func (x *extractor) isRecorder(comm string) bool {
 	switch path.Base(comm) {
 	case "perf", "trace-cmd", "traceview":
 		return true
 	}
-	if args := x.m.Meta.Cmdline; len(args) > 0 && comm != "" {
+	if args := x.cmdline(); len(args) > 0 && comm != "" {
 		name := path.Base(args[0])
 		if len(name) > 15 { // TASK_COMM_LEN - 1
 			name = name[:15]
@@ -713,6 +735,15 @@ func (x *extractor) isRecorder(comm string) bool {
 		return comm == name
 	}
 	return false
+}
+
+// cmdline is the recorder's command line: the model's, or the source's
+// while the events are read.
+func (x *extractor) cmdline() []string {
+	if len(x.m.Meta.Cmdline) > 0 || x.srcMeta == nil {
+		return x.m.Meta.Cmdline
+	}
+	return x.srcMeta.Cmdline
 }
 
 func (x *extractor) switchEv(ev *trace.Event) {

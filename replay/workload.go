@@ -19,9 +19,11 @@ const perfExecComm = "perf-exec"
 // tree as the workload.
 func (x *extractor) findWorkload() {
 	m := x.m
-	if m.WorkloadRoot < 0 && x.perfExec > 0 {
+	if m.WorkloadRoot < 0 && x.perfExec > 0 && x.recordedBy("perf") {
 		// Before the name match: with "perf sched record -- perf bench
-		// ...", the first task named "perf" is the recorder itself.
+		// ...", the first task named "perf" is the recorder itself. (Not
+		// when another program recorded the trace: a perf record
+		// started beside it has a perf-exec child of its own.)
 		m.WorkloadRoot = m.Tasks[x.perfExec-1].TID
 		m.Tasks[x.perfExec-1].Workload = true
 	}
@@ -119,7 +121,7 @@ func (x *extractor) recorderChild() {
 	}
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
-		if tk.Init != InitForked || tk.Parent < 0 || x.isRecorder(tk.Comm) || !x.isRecorder(m.Tasks[tk.Parent].Comm) {
+		if tk.Init != InitForked || tk.Parent < 0 || x.isRecorder(tk.Comm) || !x.recordedBy(m.Tasks[tk.Parent].Comm) {
 			continue
 		}
 		m.WorkloadRoot = tk.TID
