@@ -17,11 +17,7 @@ import (
 // whose synthesized /proc name extends its switches' "kworker/0:0", keeps
 // "kworker/0:0-events".
 func TestExtractNamesAsReports(t *testing.T) {
-	named := func(tid trace.TID, name string) trace.Event {
-		e := trace.NewEvent(0, -1, trace.KindComm)
-		e.TID, e.PID, e.Comm = tid, trace.PID(tid), name
-		return e
-	}
+	named := synthComm
 	run := func(at int64, tid trace.TID, name string) []trace.Event {
 		in := sw(at, 0, trace.StateRunning, tid)
 		in.NextComm = name
@@ -44,4 +40,11 @@ func TestExtractNamesAsReports(t *testing.T) {
 			t.Errorf("task %d named %q, want %q", tk.TID, tk.Comm, w)
 		}
 	}
+}
+
+// synthComm is perf's record-start COMM naming task tid (time 0, no CPU).
+func synthComm(tid trace.TID, name string) trace.Event {
+	e := trace.NewEvent(0, -1, trace.KindComm)
+	e.TID, e.PID, e.Comm = tid, trace.PID(tid), name
+	return e
 }

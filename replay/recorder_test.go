@@ -12,11 +12,7 @@ import (
 // (21, which execs sh), not perf's (11, forked as perf-exec). Replay took perf's
 // sleep for the workload and left the recorded command's tree out.
 func TestWorkloadRootOfTheRecorder(t *testing.T) {
-	name := func(tid trace.TID, comm string) trace.Event {
-		e := trace.NewEvent(0, -1, trace.KindComm)
-		e.TID, e.PID, e.Comm = tid, trace.PID(tid), comm
-		return e
-	}
+	name := synthComm
 	fork := func(at int64, parent, child trace.TID, comm string) trace.Event {
 		e := trace.NewEvent(at, 0, trace.KindFork)
 		e.TID, e.PID, e.CurTID = parent, trace.PID(parent), parent
