@@ -224,6 +224,7 @@ type timehist struct {
 	// (settleUnrecorded).
 	lastAt      []int64
 	lostWins    []lostWin
+	lostAhead   int64 // the longest window a loss known ahead gave (lossy)
 	lossyDelays int64
 
 	stacks    []trace.Stack            // the source's stack table so far (CallGraph)

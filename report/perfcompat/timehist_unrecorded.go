@@ -132,10 +132,11 @@ func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu tra
 }
 
 // lostWin is a window of lost events on cpu (-1 every CPU): [start, end]
-// ns.
+// ns, noted at time at (its KindLost's: windows come in order of at, and
+// end at most lostAhead after it).
 type lostWin struct {
-	start, end int64
-	cpu        trace.CPU
+	start, end, at int64
+	cpu            trace.CPU
 }
 
 // noteLost notes the window of a KindLost: its CPU (every CPU when -1)
@@ -143,10 +144,11 @@ type lostWin struct {
 // ahead (trace.Event.Runtime > 0, a perf.data cut in the round perf was
 // writing), from the event on for Runtime ns.
 func (th *timehist) noteLost(e *trace.Event) {
-	w := lostWin{e.Time, e.Time, e.CPU}
+	w := lostWin{e.Time, e.Time, e.Time, e.CPU}
 	switch c := int(e.CPU); {
 	case e.Runtime > 0:
 		w.end = e.Time + e.Runtime
+		th.lostAhead = max(th.lostAhead, e.Runtime)
 	case c >= 0 && c < len(th.lastAt) && th.lastAt[c] >= 0:
 		w.start = th.lastAt[c]
 	case c < 0:
@@ -162,7 +164,11 @@ func (th *timehist) noteLost(e *trace.Event) {
 // lossyOn reports whether [start, end] meets a lost window on cpu (or on
 // every CPU), ends included: a window starts at the CPU's last event.
 func (th *timehist) lossyOn(cpu trace.CPU, start, end int64) bool {
-	for _, w := range th.lostWins {
+	for i := len(th.lostWins) - 1; i >= 0; i-- {
+		w := &th.lostWins[i]
+		if w.at+th.lostAhead < start {
+			break // (this one and every earlier one end before start)
+		}
 		if (w.cpu == cpu || w.cpu < 0) && w.start <= end && w.end >= start {
 			return true
 		}
@@ -172,7 +178,11 @@ func (th *timehist) lossyOn(cpu trace.CPU, start, end int64) bool {
 
 // lossy reports whether [start, end] overlaps a lost window.
 func (th *timehist) lossy(start, end int64) bool {
-	for _, w := range th.lostWins {
+	for i := len(th.lostWins) - 1; i >= 0; i-- {
+		w := &th.lostWins[i]
+		if w.at+th.lostAhead < start {
+			break // (this one and every earlier one end before start)
+		}
 		if w.start < end && w.end > start {
 			return true
 		}
