@@ -258,14 +258,9 @@ func TestWokenTwiceSincePreempted(t *testing.T) {
 		waking(500, 0, 2, 1, 1),
 		sw(700, 0, 2, trace.StateInterruptible, 1),
 	}
-	s, err := schedule.Build(trace.NewSliceSource(evs, nil), schedule.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var delays []string
-	for _, d := range s.Delays {
-		delays = append(delays, fmt.Sprintf("%d %d-%d %s", d.Task.TID, d.Start, d.End, d.Cause))
-	}
+	s, delays := buildDelays(t, evs, schedule.Options{}, func(d *schedule.Delay) string {
+		return fmt.Sprintf("%d %d-%d %s", d.Task.TID, d.Start, d.End, d.Cause)
+	})
 	if w := []string{"1 500-700 wakeup"}; fmt.Sprint(delays) != fmt.Sprint(w) {
 		t.Errorf("delays %q, want %q", delays, w)
 	}
@@ -298,14 +293,9 @@ func TestLostAhead(t *testing.T) {
 		mig,
 		sw(1000, 0, 2, trace.StateInterruptible, 3),
 	}
-	s, err := schedule.Build(trace.NewSliceSource(evs, nil), schedule.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var delays []string
-	for _, d := range s.Delays {
-		delays = append(delays, fmt.Sprintf("%d %d-%d lossy=%v excluded=%v", d.Task.TID, d.Start, d.End, d.Lossy, d.Excluded))
-	}
+	_, delays := buildDelays(t, evs, schedule.Options{}, func(d *schedule.Delay) string {
+		return fmt.Sprintf("%d %d-%d lossy=%v excluded=%v", d.Task.TID, d.Start, d.End, d.Lossy, d.Excluded)
+	})
 	want := []string{"2 300-400 lossy=true excluded=true", "3 200-1000 lossy=true excluded=true"}
 	if fmt.Sprint(delays) != fmt.Sprint(want) {
 		t.Errorf("delays %q, want %q", delays, want)
@@ -409,4 +399,19 @@ func TestRanUnseenWhileWaiting(t *testing.T) {
 func runtimeOf(e trace.Event, ns int64) trace.Event {
 	e.Runtime = ns
 	return e
+}
+
+// buildDelays builds the schedule of evs with opts and returns it with
+// each of its delays written by show.
+func buildDelays(t *testing.T, evs []trace.Event, opts schedule.Options, show func(d *schedule.Delay) string) (*schedule.Schedule, []string) {
+	t.Helper()
+	s, err := schedule.Build(trace.NewSliceSource(evs, nil), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for i := range s.Delays {
+		out = append(out, show(&s.Delays[i]))
+	}
+	return s, out
 }
