@@ -87,6 +87,8 @@ type Prefetcher struct {
 	evs    []*Event // cur's events; Next has returned evs[:i]
 	i      int
 	stacks func([]Stack)
+	made   int // batches made, by the reader (take)
+	limit  int // at most this many batches
 }
 
 // Prefetch starts reading src (through ReadPointers, so a BatchSource fills
@@ -98,45 +100,65 @@ type Prefetcher struct {
 // read Meta.Stacks before the end. Read with Next until it returns an error,
 // or call Stop.
 func Prefetch(src Source, stacks func([]Stack)) *Prefetcher {
+	depth := prefetchDepth
+	if h, ok := src.(PrefetchHinter); ok && h.PrefetchDepth() > 0 && h.PrefetchDepth() < depth {
+		depth = h.PrefetchDepth()
+	}
 	p := &Prefetcher{
-		full:   make(chan prefetchedBatch, prefetchDepth),
-		freeN:  make(chan struct{}, prefetchDepth+2),
+		full:   make(chan prefetchedBatch, depth),
+		freeN:  make(chan struct{}, depth+2),
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		stacks: stacks,
+		limit:  depth + 2,
 	}
-	// The reader starts with one batch; the others (6 MiB, a page fault
-	// per 4 KiB: 6.5 ms on the bench file of docs/latency.md, before the
-	// reader could start) are made on a goroutine of their own, on the
-	// CPU the consumer leaves idle while the reader fills its first batch.
-	p.putFree(NewEventBatch(prefetchBatch))
-	go func() {
-		for i := 1; i < prefetchDepth+2; i++ {
-			select {
-			case <-p.stop:
-				return
-			default:
-			}
-			p.putFree(NewEventBatch(prefetchBatch))
-		}
-	}()
 	go p.read(src)
 	return p
+}
+
+// PrefetchHinter is a Source that asks Prefetch for fewer waiting batches
+// than prefetchDepth: one read beside other work on every CPU (replay's
+// second read of its input, beside the simulation), where a batch more
+// buys no time and adds its 1.6 MiB to the peak RSS.
+type PrefetchHinter interface {
+	PrefetchDepth() int
+}
+
+// take returns a batch for the reader: a free one, else a new one while
+// fewer than p.limit were made, else the next one the consumer frees; nil
+// when the Prefetcher is stopped. Batches are made only when the reader
+// finds none free, so a consumer faster than the reader keeps two or three
+// (each 1.6 MiB of Store, all its pages written when made: NewEventBatch)
+// instead of p.limit.
+func (p *Prefetcher) take() *EventBatch {
+	select {
+	case <-p.freeN:
+	default:
+		if p.made < p.limit {
+			p.made++
+			return NewEventBatch(prefetchBatch)
+		}
+		select {
+		case <-p.freeN:
+		case <-p.stop:
+			return nil
+		}
+	}
+	p.freeMu.Lock()
+	buf := p.free[len(p.free)-1]
+	p.free = p.free[:len(p.free)-1]
+	p.freeMu.Unlock()
+	return buf
 }
 
 func (p *Prefetcher) read(src Source) {
 	defer close(p.done)
 	sent := 0
 	for {
-		select {
-		case <-p.freeN:
-		case <-p.stop:
+		buf := p.take()
+		if buf == nil {
 			return
 		}
-		p.freeMu.Lock()
-		buf := p.free[len(p.free)-1]
-		p.free = p.free[:len(p.free)-1]
-		p.freeMu.Unlock()
 		b := prefetchedBatch{b: buf}
 		if b.err = ReadPointers(src, buf); b.err != nil {
 			b.b = nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -119,5 +120,65 @@ func TestPrefetchStacks(t *testing.T) {
 	}, func(s []Stack) { have = append(have, s...) })
 	if err != nil || len(have) != 3 {
 		t.Errorf("err %v, %d stacks delivered; want nil, 3", err, len(have))
+	}
+}
+
+// hinted is a source that asks for one waiting batch (PrefetchHinter).
+type hinted struct{ batching }
+
+func (hinted) PrefetchDepth() int { return 1 }
+
+// A reader ahead of a consumer that reads nothing makes batches up to its
+// limit and no more: prefetchDepth waiting, one being filled when the
+// queue is full, plus the consumer's = prefetchDepth+2 (8) by default and
+// 1+2 = 3 for a source that asks for one waiting batch (before the
+// consumer reads, limit-1 of them); it delivers every event all the same. The reader makes no batch it does not
+// need: a source of one batch's events takes two (the events, then the
+// io.EOF), whatever the limit.
+func TestPrefetchBatchesMade(t *testing.T) {
+	n := (prefetchDepth + 4) * prefetchBatch
+	for _, c := range []struct {
+		name  string
+		src   Source
+		limit int
+	}{
+		{"default", &batching{SliceSource: *NewSliceSource(prefetchEvents(n), nil)}, prefetchDepth + 2},
+		{"hinted", &hinted{batching{SliceSource: *NewSliceSource(prefetchEvents(n), nil)}}, 3},
+	} {
+		p := Prefetch(c.src, nil)
+		// The reader fills limit-1 batches (the consumer holds none yet)
+		// and then waits for a free one: full holds limit-2, it is
+		// blocked on sending the one more it read.
+		for i := 0; len(p.full) < c.limit-2; i++ {
+			if i == 5000 {
+				t.Fatalf("%s: the reader filled %d batches in 5 s, want %d", c.name, len(p.full), c.limit-2)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		got := 0
+		for {
+			_, err := p.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got++
+		}
+		// After that the consumer's batch comes back before or after the
+		// reader wants another: limit-1 or limit made.
+		if got != n || p.made < c.limit-1 || p.made > c.limit {
+			t.Errorf("%s: %d events, %d batches made; want %d, %d or %d", c.name, got, p.made, n, c.limit-1, c.limit)
+		}
+	}
+	p := Prefetch(&batching{SliceSource: *NewSliceSource(prefetchEvents(prefetchBatch), nil)}, nil)
+	for {
+		if _, err := p.Next(); err != nil {
+			break
+		}
+	}
+	if p.made > 2 {
+		t.Errorf("one batch of events: %d batches made, want at most 2", p.made)
 	}
 }
