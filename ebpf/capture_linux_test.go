@@ -668,3 +668,87 @@ func TestCapturePolicy(t *testing.T) {
 		})
 	}
 }
+
+// With CPUs limiting the capture to CPU 1, a migration that takes a task
+// off CPU 1 is recorded although it happens on CPU 0, which the capture
+// leaves out: a thread that last ran on CPU 1 sleeps, a thread pinned to
+// CPU 0 narrows its affinity to CPU 0 and wakes it, so try_to_wake_up on
+// CPU 0 moves it (sched_migrate_task, orig_cpu 1, dest_cpu 0, emitted on
+// CPU 0: kernel/sched/core.c set_task_cpu). Without it the reader saw the
+// task queued on CPU 1 until it came back there and read the whole time
+// as a scheduling delay. The events of CPU 0 are otherwise left out, and
+// the tp_btf programs load with the filter (a verifier rejection of them
+// would fall back to classic tracepoints unnoticed).
+func TestCaptureCPUsMigrationOff(t *testing.T) {
+	requireBPF(t, false)
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs 2 CPUs")
+	}
+	c, err := Open(Options{CPUs: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := c.Mode()
+	c.Close()
+	if mode != "tp_btf" && os.Getenv("TRACEVIEW_REQUIRE_BPF") == "1" {
+		if _, err := Probe(Options{}); err == nil {
+			t.Errorf("capture of CPU 1 loaded the %s programs, want tp_btf (they load without --cpu)", mode)
+		}
+	}
+	var sleeper int
+	evs, _ := capture(t, Options{CPUs: []int{1}}, func() {
+		var p [2]int
+		if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(p[0])
+		defer unix.Close(p[1])
+		tid := make(chan int)
+		done := make(chan error)
+		go func() {
+			runtime.LockOSThread() // the thread exits with the goroutine
+			var one unix.CPUSet
+			one.Set(1)
+			if err := unix.SchedSetaffinity(0, &one); err != nil {
+				done <- err
+				return
+			}
+			tid <- unix.Gettid()
+			_, err := unix.Read(p[0], make([]byte, 1)) // sleeps, last on CPU 1
+			done <- err
+		}()
+		sleeper = <-tid
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var zero unix.CPUSet
+		zero.Set(0)
+		if err := unix.SchedSetaffinity(0, &zero); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond) // the sleeper is asleep in read
+		if err := unix.SchedSetaffinity(sleeper, &zero); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := unix.Write(p[1], []byte{1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
+	var off, otherCPU0 int
+	for _, e := range evs {
+		switch {
+		case e.Kind == trace.KindMigrate && e.TID == trace.TID(sleeper) && e.OrigCPU == 1 && e.DestCPU == 0:
+			off++
+		case e.CPU == 0 && e.Kind != trace.KindMigrate && e.Kind != trace.KindComm:
+			otherCPU0++
+		}
+	}
+	if off == 0 {
+		t.Errorf("no sched_migrate_task of thread %d from CPU 1 to CPU 0 among %d events", sleeper, len(evs))
+	}
+	if otherCPU0 != 0 {
+		t.Errorf("%d events of CPU 0 other than migrations and names, want none (CPU 0 is not recorded)", otherCPU0)
+	}
+}

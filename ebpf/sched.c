@@ -185,9 +185,17 @@ static __always_inline bool cpu_wanted(u32 cpu)
 		return false;
 	if (!filter_cpus)
 		return true;
+	u32 w;
+
 	if (cpu >= 16 * 64)
 		return false;
-	return (cpu_mask[cpu / 64] >> (cpu % 64)) & 1;
+	/* & 15 gives the verifier its bound on the index, which it does not
+	 * take from the test above for a CPU read from a task
+	 * (migrate_wanted); the empty asm keeps clang from dropping the mask
+	 * the test makes redundant. */
+	w = cpu / 64;
+	asm volatile("" : "+r"(w));
+	return (cpu_mask[w & 15] >> (cpu % 64)) & 1;
 }
 
 /* preempt_count bits (include/linux/preempt.h): hardirq, NMI, and serving a
@@ -322,7 +330,7 @@ struct {
 /* begin takes this CPU's next scratch slot for an event emitted on this
  * CPU, or returns 0 when the CPU is not recorded or no slot is free; end
  * gives the slot back. */
-static __always_inline struct run *begin(struct scratch **sp)
+static __always_inline struct run *begin_if(struct scratch **sp, bool wanted)
 {
 	u32 zero = 0;
 	struct scratch *s;
@@ -331,7 +339,7 @@ static __always_inline struct run *begin(struct scratch **sp)
 	u64 id;
 	u32 d;
 
-	if (!cpu_wanted(cpu))
+	if (!wanted)
 		return 0;
 	s = bpf_map_lookup_elem(&scratch, &zero);
 	if (!s)
@@ -348,6 +356,22 @@ static __always_inline struct run *begin(struct scratch **sp)
 	x->cur = (s32)id;
 	x->cur_pid = (s32)(id >> 32);
 	return x;
+}
+
+/* begin starts a record of an event emitted on this CPU, if it is wanted. */
+static __always_inline struct run *begin(struct scratch **sp)
+{
+	return begin_if(sp, cpu_wanted(bpf_get_smp_processor_id()));
+}
+
+/* migrate_wanted says whether to record a migration from orig to dest
+ * emitted on this CPU: with --cpu, also one emitted on another CPU that
+ * moves a task off or onto a recorded CPU (a load balancer pulling a
+ * waiting task to an unrecorded CPU runs there), so that the reader knows
+ * the task left the CPUs it sees instead of reading a scheduling delay. */
+static __always_inline bool migrate_wanted(u32 orig, u32 dest)
+{
+	return cpu_wanted(bpf_get_smp_processor_id()) || cpu_wanted(orig) || cpu_wanted(dest);
 }
 
 static __always_inline void end(struct scratch *s)
@@ -559,14 +583,15 @@ SEC("tp_btf/sched_migrate_task")
 int tp_btf_sched_migrate_task(u64 *ctx)
 {
 	struct task_struct *p = (struct task_struct *)ctx[0];
+	u32 orig = task_cpu_btf(p), dest = (u32)ctx[1];
 	struct scratch *s;
 	struct run *x;
 
-	if (!(x = begin(&s)))
+	if (!(x = begin_if(&s, migrate_wanted(orig, dest))))
 		return 0;
 	note_current(ctx, x, p);
 	note_btf(ctx, x, p, 0);
-	ev(x, TV_MIGRATE, 0, p->pid, task_cpu_btf(p), (u32)ctx[1]);
+	ev(x, TV_MIGRATE, 0, p->pid, orig, dest);
 	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }
@@ -778,17 +803,18 @@ int tp_sched_wakeup_new(struct trace_event_raw_sched_wakeup_template *ctx)
 SEC("tracepoint/sched/sched_migrate_task")
 int tp_sched_migrate_task(struct trace_event_raw_sched_migrate_task *ctx)
 {
+	u32 orig = BPF_CORE_READ(ctx, orig_cpu), dest = BPF_CORE_READ(ctx, dest_cpu);
 	struct scratch *s;
 	struct run *x;
 
-	if (!(x = begin(&s)))
+	if (!(x = begin_if(&s, migrate_wanted(orig, dest))))
 		return 0;
 	note_cur_classic(ctx, x);
 	/* comm is a __data_loc string since 6.10; not worth decoding here:
 	 * the task is not noted then, the reader knows it from elsewhere. */
 	if (bpf_core_field_exists(ctx->comm))
 		note_classic(ctx, x, BPF_CORE_READ(ctx, pid), BPF_CORE_READ(ctx, prio), ctx->comm);
-	ev(x, TV_MIGRATE, 0, BPF_CORE_READ(ctx, pid), BPF_CORE_READ(ctx, orig_cpu), BPF_CORE_READ(ctx, dest_cpu));
+	ev(x, TV_MIGRATE, 0, BPF_CORE_READ(ctx, pid), orig, dest);
 	event(ctx, s, x, sizeof(struct record));
 	return 0;
 }

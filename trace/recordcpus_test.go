@@ -34,3 +34,34 @@ func TestPerfRecordCPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedCPUs: the header's list first, then perf's command line,
+// then traceview record's (files written before the header said so), in
+// pflag's forms; a COMMAND's own --cpu and another command are not a list.
+func TestRecordedCPUs(t *testing.T) {
+	for _, c := range []struct {
+		m    *Meta
+		want string
+	}{
+		{nil, "[]"},
+		{&Meta{RecordedCPUs: []CPU{1, 3}, Cmdline: []string{"perf", "record", "-C", "0"}}, "[1 3]"},
+		{&Meta{Cmdline: []string{"perf", "record", "-C", "0"}}, "[0]"},
+		{&Meta{Cmdline: []string{"/tmp/nu9/traceview", "record", "--cpu", "1", "-o", "tm_c1.tv", "-d", "5s"}}, "[1]"},
+		{&Meta{Cmdline: []string{"traceview", "record", "-o", "x.tv", "--cpu=0-1"}}, "[0 1]"},
+		{&Meta{Cmdline: []string{"traceview", "record", "-C2"}}, "[2]"},
+		{&Meta{Cmdline: []string{"traceview", "record", "-C=3", "-g"}}, "[3]"},
+		{&Meta{Cmdline: []string{"traceview", "record", "-o", "-C", "x"}}, "[]"}, // -C is -o's value (a file named -C)
+		{&Meta{Cmdline: []string{"traceview", "record", "-d", "2s", "--", "stress-ng", "--cpu", "3"}}, "[]"},
+		{&Meta{Cmdline: []string{"traceview", "record", "stress-ng", "--cpu", "3"}}, "[]"},
+		{&Meta{Cmdline: []string{"traceview", "top", "--cpu", "1"}}, "[]"},
+		{&Meta{Cmdline: []string{"traceview", "record", "--cpu", "x"}}, "[]"},
+	} {
+		var argv []string
+		if c.m != nil {
+			argv = c.m.Cmdline
+		}
+		if got := fmt.Sprint(RecordedCPUs(c.m)); got != c.want {
+			t.Errorf("%q: %s, want %s", argv, got, c.want)
+		}
+	}
+}

@@ -88,15 +88,20 @@ var ErrUnknownFormat = errors.New("unknown trace format")
 // Meta describes a trace: where and how it was recorded and what went wrong
 // while reading it.
 type Meta struct {
-	Format      string   // registered format name, e.g. "perf.data"
-	Hostname    string   // uname -n of the recording machine
-	OSRelease   string   // uname -r
-	Arch        string   // uname -m
-	Tool        string   // recorder and version, e.g. "perf 6.1.187"
-	Cmdline     []string // the recorder's command line
-	NrCPUs      int      // CPUs online when recorded (0: unknown)
-	NrCPUsAvail int      // CPUs available (0: unknown)
-	Clock       string   // clock of the event times, e.g. "perf local_clock"
+	Format    string   // registered format name, e.g. "perf.data"
+	Hostname  string   // uname -n of the recording machine
+	OSRelease string   // uname -r
+	Arch      string   // uname -m
+	Tool      string   // recorder and version, e.g. "perf 6.1.187"
+	Cmdline   []string // the recorder's command line
+	// RecordedCPUs are the CPUs the recorder limited its capture to
+	// (traceview record --cpu, written in the file's header), sorted; nil
+	// when it watched every CPU or the file does not say (RecordedCPUs,
+	// the function, then reads a perf command line).
+	RecordedCPUs []CPU
+	NrCPUs       int    // CPUs online when recorded (0: unknown)
+	NrCPUsAvail  int    // CPUs available (0: unknown)
+	Clock        string // clock of the event times, e.g. "perf local_clock"
 	// Records counts the records read, of every type, as perf counts them
 	// (session stats nr_events[0]: `perf report --stats` "TOTAL events",
 	// the "out of" of perf sched latency's lost-events INFO line): set by

@@ -94,7 +94,7 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 			fmt.Fprintf(cmd.ErrOrStderr(), "warning: export %s: %s records task groups; %s\n", fm.Name, o.input, fm.Loses)
 		}
 		if m := src.Meta(); err == nil && fm.Name == "perfetto" && m != nil {
-			if recorded := trace.PerfRecordCPUs(m.Cmdline); len(recorded) > 0 {
+			if recorded := trace.RecordedCPUs(m); len(recorded) > 0 {
 				cpus := make([]int, len(recorded))
 				for i, c := range recorded {
 					cpus[i] = int(c)

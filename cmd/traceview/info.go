@@ -42,9 +42,14 @@ type infoReport struct {
 	// PartialCPUs says they are fewer than the machine's online CPUs
 	// (NrCPUs): the capture covered only some CPUs (record --cpu, perf
 	// record -C) or the others had no scheduler event.
-	CPUsWithEvents []int  `json:"cpus_with_events"`
-	PartialCPUs    bool   `json:"partial_cpus,omitempty"`
-	Clock          string `json:"clock,omitempty"`
+	CPUsWithEvents []int `json:"cpus_with_events"`
+	PartialCPUs    bool  `json:"partial_cpus,omitempty"`
+	// RecordedCPUs are the CPUs the capture was limited to, ascending
+	// (trace.RecordedCPUs: the header of record --cpu's files, or perf
+	// record -C's command line); absent when it covered every CPU. Then
+	// PartialCPUs is set too.
+	RecordedCPUs []int  `json:"recorded_cpus,omitempty"`
+	Clock        string `json:"clock,omitempty"`
 	// FirstSample and LastSample are the trace's time span as its file
 	// states it, in its header or (traceview record's files) its trailer:
 	// SampleSpanFrom says which. They are absent when the reader took them
@@ -232,7 +237,11 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 			rep.CPUsWithEvents = append(rep.CPUsWithEvents, c)
 		}
 	}
-	rep.PartialCPUs = m.NrCPUs > 0 && len(rep.CPUsWithEvents) > 0 && len(rep.CPUsWithEvents) < m.NrCPUs
+	for _, c := range trace.RecordedCPUs(m) {
+		rep.RecordedCPUs = append(rep.RecordedCPUs, int(c))
+	}
+	rep.PartialCPUs = m.NrCPUs > 0 && len(rep.CPUsWithEvents) > 0 && len(rep.CPUsWithEvents) < m.NrCPUs ||
+		len(rep.RecordedCPUs) > 0 && (m.NrCPUs == 0 || len(rep.RecordedCPUs) < m.NrCPUs)
 	rep.Lost = append([]trace.LostWindow{}, m.Lost...)
 	for _, l := range m.Lost {
 		rep.LostRecorder += l.Count
@@ -326,7 +335,15 @@ func printInfo(w io.Writer, r *infoReport) {
 		// many the machine had.
 		line("CPUs", "%d", r.NrCPUs)
 	}
-	if r.PartialCPUs {
+	switch {
+	case len(r.RecordedCPUs) > 0:
+		which := "CPU"
+		if len(r.RecordedCPUs) > 1 {
+			which = "CPUs"
+		}
+		line("CPUs recorded", "%d of the machine's %d (%s %s): the capture covered only these (record --cpu, perf record -C); a task's time on the others is unknown",
+			len(r.RecordedCPUs), r.NrCPUs, which, cpulist.Format(r.RecordedCPUs))
+	case r.PartialCPUs:
 		which := "CPU"
 		if len(r.CPUsWithEvents) > 1 {
 			which = "CPUs"

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -376,18 +377,23 @@ func TestInfoLostWindowsLine(t *testing.T) {
 	}
 }
 
-// TestInfoPartialCPUs: info says when the events cover only some of the
-// machine's CPUs (sched-compressed.data was recorded with perf record -C 0
-// on a 2-CPU machine; its COMM/FORK/EXIT records on CPU 1 do not count),
-// in text and JSON, and says nothing of it on a system-wide capture.
+// TestInfoPartialCPUs: info says when the capture covered only some of the
+// machine's CPUs, in text and JSON (recorded_cpus), and says nothing of it
+// on a system-wide capture. sched-compressed.data was recorded with perf
+// record -C 0 on a 2-CPU machine (its COMM/FORK/EXIT records on CPU 1 do
+// not count as CPU 1's events); cpu1.tv with traceview record --cpu 1
+// -d 300ms (the header's recorded_cpus), whose sched_migrate_task events
+// emitted on CPU 0 (tasks moved off CPU 1) make CPU 0 a CPU with events.
 func TestInfoPartialCPUs(t *testing.T) {
 	for _, tc := range []struct {
-		file    string
-		cpus    []int
-		partial bool
+		file     string
+		cpus     []int // cpus_with_events
+		recorded []int
+		partial  bool
 	}{
-		{"sched-compressed.data", []int{0}, true},
-		{"pipe.perf.data", []int{0, 1}, false},
+		{"sched-compressed.data", []int{0}, []int{0}, true},
+		{"cpu1.tv", []int{0, 1}, []int{1}, true},
+		{"pipe.perf.data", []int{0, 1}, nil, false},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := "../../testdata/traces/" + tc.file
@@ -396,26 +402,30 @@ func TestInfoPartialCPUs(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, errs)
 			}
 			out = regexp.MustCompile(` +`).ReplaceAllString(out, " ")
-			const line = "CPUs with events: 1 of the machine's 2 (CPU 0): the capture covered only some CPUs"
+			line := "CPUs recorded: 1 of the machine's 2 (CPU 0): the capture covered only these"
+			if len(tc.recorded) > 0 {
+				line = fmt.Sprintf("CPUs recorded: 1 of the machine's 2 (CPU %d): the capture covered only these", tc.recorded[0])
+			}
 			if got := strings.Contains(out, line); got != tc.partial {
 				t.Errorf("text has %q: %v, want %v:\n%s", line, got, tc.partial, out)
 			}
-			if !tc.partial && strings.Contains(out, "CPUs with events") {
-				t.Errorf("a CPUs-with-events line on a system-wide capture:\n%s", out)
+			if !tc.partial && strings.Contains(out, "CPUs recorded") || strings.Contains(out, "CPUs with events") {
+				t.Errorf("a CPUs-recorded line on a system-wide capture, or a CPUs-with-events line beside the recorded ones:\n%s", out)
 			}
 			js, errs, code := runCLI(t, "info", "-i", path, "-o", "json")
 			if code != 0 {
 				t.Fatalf("json: exit %d: %s", code, errs)
 			}
 			var rep struct {
-				CPUs    []int `json:"cpus_with_events"`
-				Partial bool  `json:"partial_cpus"`
+				CPUs     []int `json:"cpus_with_events"`
+				Recorded []int `json:"recorded_cpus"`
+				Partial  bool  `json:"partial_cpus"`
 			}
 			if err := json.Unmarshal([]byte(js), &rep); err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(rep.CPUs, tc.cpus) || rep.Partial != tc.partial {
-				t.Errorf("json cpus_with_events %v partial_cpus %v, want %v %v", rep.CPUs, rep.Partial, tc.cpus, tc.partial)
+			if !slices.Equal(rep.CPUs, tc.cpus) || !slices.Equal(rep.Recorded, tc.recorded) || rep.Partial != tc.partial {
+				t.Errorf("json cpus_with_events %v recorded_cpus %v partial_cpus %v, want %v %v %v", rep.CPUs, rep.Recorded, rep.Partial, tc.cpus, tc.recorded, tc.partial)
 			}
 		})
 	}

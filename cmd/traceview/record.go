@@ -160,6 +160,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		go ebpf.ServeControl(ln, reqs)
 	}
 	cfg.Header = ebpf.RecordHeader(capture.Mode())
+	cfg.Header.RecordedCPUs = opts.CPUs // --cpu: ascending (cpulist.Parse)
 	abort := make(chan struct{})
 	cfg.Abort = abort
 	rec, err := ebpf.NewRecorder(capture, cfg)

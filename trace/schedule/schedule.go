@@ -98,14 +98,16 @@ type Options struct {
 	// reconstruction itself still reads every event.
 	Filter *Filter
 	// RecordedCPUs, when not nil, are the only CPUs the recorder watched
-	// (perf record -C: trace.PerfRecordCPUs): another CPU stays unrecorded
-	// until a scheduler event of its own, whatever other records name it
-	// (perf's COMM records come from every CPU: 86 on the CPU 0 of a
-	// `perf sched record -C 1`, whose task queued there for 1.6 s then
-	// read as a 1.6 s delay).
+	// (perf record -C, traceview record --cpu: trace.RecordedCPUs):
+	// another CPU stays unrecorded until a sched_switch of its own,
+	// whatever other records name it (perf's COMM records come from every
+	// CPU: 86 on the CPU 0 of a `perf sched record -C 1`, whose task
+	// queued there for 1.6 s then read as a 1.6 s delay; traceview record
+	// --cpu writes the sched_migrate_task events of every CPU that move a
+	// task off or onto a recorded one).
 	RecordedCPUs []trace.CPU
 	// Meta, when not nil and RecordedCPUs is nil, gives RecordedCPUs at
-	// the first event (trace.PerfRecordCPUs of its Cmdline): a pipe-mode
+	// the first event (trace.RecordedCPUs): a pipe-mode
 	// perf.data states its command line in records before its samples,
 	// after the source was opened (a `perf sched record -C 1 -o -` stream
 	// read a 253 ms delay spent on CPU 0).
@@ -663,7 +665,7 @@ func (b *Builder) observe(e *trace.Event) {
 		b.first, b.haveFirst = e.Time, true
 	}
 	if b.C.Events == 0 && b.opts.RecordedCPUs == nil && b.opts.Meta != nil {
-		b.opts.RecordedCPUs = trace.PerfRecordCPUs(b.opts.Meta.Cmdline)
+		b.opts.RecordedCPUs = trace.RecordedCPUs(b.opts.Meta)
 	}
 	b.C.Events++
 	if e.Kind == trace.KindSwitch {
@@ -677,7 +679,7 @@ func (b *Builder) observe(e *trace.Event) {
 		b.schedLast, b.haveSched = max(b.schedLast, e.Time), true
 	}
 	c := b.cpu(e.CPU)
-	if c != nil && (b.opts.RecordedCPUs == nil || isSchedEvent(e.Kind) || slices.Contains(b.opts.RecordedCPUs, e.CPU)) {
+	if c != nil && (b.opts.RecordedCPUs == nil || e.Kind == trace.KindSwitch || slices.Contains(b.opts.RecordedCPUs, e.CPU)) {
 		c.recorded = true
 	}
 	if e.CurTID > 0 && b.unrecorded(e.CPU) {

@@ -415,3 +415,42 @@ func buildDelays(t *testing.T, evs []trace.Event, opts schedule.Options, show fu
 	}
 	return s, out
 }
+
+// TestRecordedCPUsMigrateOff: traceview record --cpu 1 (Meta.RecordedCPUs,
+// no command line to read) writes the migrations that take a task off
+// CPU 1 although CPU 0 emits them. Task 3, woken on CPU 1 at 100, is
+// pulled to CPU 0 at 200 by a migration on CPU 0 (it runs there unseen),
+// and comes back to CPU 1, switched in at 5000: its 4900 ns delay is
+// Unrecorded (excluded). The migration's own CPU stays unrecorded: only
+// a sched_switch would make CPU 0 recorded. Without the header's list,
+// the migration on CPU 0 made CPU 0 look recorded and the delay counted.
+func TestRecordedCPUsMigrateOff(t *testing.T) {
+	wk := trace.NewEvent(100, 1, trace.KindWaking)
+	wk.CurTID, wk.TID, wk.TargetCPU = 2, 3, 1
+	off := trace.NewEvent(200, 0, trace.KindMigrate)
+	off.TID, off.OrigCPU, off.DestCPU = 3, 1, 0
+	back := trace.NewEvent(4900, 1, trace.KindMigrate)
+	back.TID, back.OrigCPU, back.DestCPU = 3, 0, 1
+	evs := []trace.Event{sw(10, 1, 0, 0, 2), sw(20, 1, 2, trace.StateRunning, 4), wk, off, back, sw(5000, 1, 4, trace.StateInterruptible, 3)}
+	for _, c := range []struct {
+		meta *trace.Meta
+		want string
+	}{
+		{&trace.Meta{NrCPUs: 2, RecordedCPUs: []trace.CPU{1}}, "[3 100-5000 excluded=true]"},
+		{&trace.Meta{NrCPUs: 2}, "[3 100-5000 excluded=false]"},
+	} {
+		s, err := schedule.Build(trace.NewSliceSource(evs, nil), schedule.Options{Meta: c.meta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range s.Delays {
+			if d.Task.TID == 3 {
+				got = append(got, fmt.Sprintf("%d %d-%d excluded=%v", d.Task.TID, d.Start, d.End, d.Excluded))
+			}
+		}
+		if fmt.Sprint(got) != c.want {
+			t.Errorf("RecordedCPUs %v: delays %q, want %s", c.meta.RecordedCPUs, got, c.want)
+		}
+	}
+}

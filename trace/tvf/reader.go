@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"slices"
 	"sort"
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -496,6 +498,13 @@ func (r *Reader) applyHeader() {
 	m := &r.meta
 	m.Hostname, m.OSRelease, m.Arch, m.Tool = h.Hostname, h.OSRelease, h.Arch, h.Tool
 	m.Cmdline, m.NrCPUs, m.NrCPUsAvail, m.Clock = h.Cmdline, h.NrCPUs, h.NrCPUsAvail, h.Clock
+	m.RecordedCPUs = nil
+	for _, c := range h.RecordedCPUs {
+		if c >= 0 && c <= cpulist.MaxCPU && !slices.Contains(m.RecordedCPUs, trace.CPU(c)) {
+			m.RecordedCPUs = append(m.RecordedCPUs, trace.CPU(c))
+		}
+	}
+	slices.Sort(m.RecordedCPUs)
 	switch {
 	case h.Autogroup > 0:
 		m.Autogroup = 1

@@ -19,14 +19,17 @@ import (
 // holds what is known when the capture starts; losses, counted while
 // capturing, go in the trailer (see Writer.Close).
 type Header struct {
-	Hostname    string   `json:"hostname,omitempty"`      // uname -n
-	OSRelease   string   `json:"os_release,omitempty"`    // uname -r, the kernel release
-	Arch        string   `json:"arch,omitempty"`          // uname -m
-	Tool        string   `json:"tool,omitempty"`          // writer, e.g. "traceview record"
-	Cmdline     []string `json:"cmdline,omitempty"`       // the capture's command line
-	NrCPUs      int      `json:"nr_cpus,omitempty"`       // CPUs online at capture time
-	NrCPUsAvail int      `json:"nr_cpus_avail,omitempty"` // CPUs present
-	Clock       string   `json:"clock,omitempty"`         // clock of event times, e.g. "CLOCK_MONOTONIC (bpf_ktime_get_ns)"
+	Hostname  string   `json:"hostname,omitempty"`   // uname -n
+	OSRelease string   `json:"os_release,omitempty"` // uname -r, the kernel release
+	Arch      string   `json:"arch,omitempty"`       // uname -m
+	Tool      string   `json:"tool,omitempty"`       // writer, e.g. "traceview record"
+	Cmdline   []string `json:"cmdline,omitempty"`    // the capture's command line
+	NrCPUs    int      `json:"nr_cpus,omitempty"`    // CPUs online at capture time
+	// RecordedCPUs are the only CPUs whose events the capture recorded
+	// (record --cpu; trace.Meta.RecordedCPUs), sorted; empty: every CPU.
+	RecordedCPUs []int  `json:"recorded_cpus,omitempty"`
+	NrCPUsAvail  int    `json:"nr_cpus_avail,omitempty"` // CPUs present
+	Clock        string `json:"clock,omitempty"`         // clock of event times, e.g. "CLOCK_MONOTONIC (bpf_ktime_get_ns)"
 	// StartWall is the wall-clock time (Unix ns) at the start of the
 	// capture, when known; 0 otherwise.
 	StartWall int64 `json:"start_wall_ns,omitempty"`
@@ -54,8 +57,20 @@ func HeaderFromMeta(m *trace.Meta) Header {
 		Hostname: m.Hostname, OSRelease: m.OSRelease, Arch: m.Arch, Tool: m.Tool,
 		Cmdline: m.Cmdline, NrCPUs: m.NrCPUs, NrCPUsAvail: m.NrCPUsAvail, Clock: m.Clock,
 		Source: m.Format, FirstTime: m.FirstTime, LastTime: m.LastTime,
-		Autogroup: m.Autogroup,
+		Autogroup: m.Autogroup, RecordedCPUs: cpuInts(trace.RecordedCPUs(m)),
 	}
+}
+
+// cpuInts is cpus as ints (nil for none).
+func cpuInts(cpus []trace.CPU) []int {
+	if len(cpus) == 0 {
+		return nil
+	}
+	out := make([]int, len(cpus))
+	for i, c := range cpus {
+		out[i] = int(c)
+	}
+	return out
 }
 
 // fileHeader is the JSON of the header frame.
