@@ -653,6 +653,16 @@ func (th *timehist) switchEvent(e *trace.Event) {
 	if !th.skip(t, e) {
 		tr = t
 		th.account(e, t, &tm, state)
+	} else if !th.opt.Exact && !th.opt.IdleHist {
+		// A filtered task's switch still ends its run (perf's
+		// timehist_sched_change_event leaves it out, tools/perf/
+		// builtin-sched.c v6.12: --exact keeps that): a task that --comm
+		// or --prio keeps only under its later name or prio would
+		// otherwise measure its first kept row's wait and sch delay
+		// from a wakeup before runs and sleeps the filter hid (a worker
+		// renamed by prctl after a 20 ms sleep read a 20.149 ms delay for
+		// 0.012 ms).
+		tr = t
 	}
 	if th.histStart == 0 && tm >= th.opt.Start {
 		th.histStart = tm

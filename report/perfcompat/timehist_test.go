@@ -925,3 +925,46 @@ func timehistRowOnCPUs(t *testing.T, evs []trace.Event, two, one string) {
 		}
 	}
 }
+
+// TestTimehistFilterKeepsTimes: --comm and --prio select rows; every
+// switch still feeds the times. alpha (10), woken at 0.999990, runs as
+// "alpha" from 1.000000, sleeps at 1.000500, is renamed "omega" (prctl)
+// while asleep, is woken at 1.001000 and runs at 1.001012 until it sleeps
+// again at 1.001100. The row of that last switch-out, under --comm omega
+// as without a filter: wait (switch-in to last switch-out) 1.001012 -
+// 1.000500 = 0.512 ms, sch delay 1.001012 - 1.001000 = 0.012 ms, run
+// 1.001100 - 1.001012 = 0.088 ms. Before, the filter hid the switch-out
+// at 1.000500 and the row measured from the first wakeup: sch delay
+// 1.001012 - 0.999990 = 1.022 ms. --exact keeps perf's
+// (timehist_sched_change_event skips a filtered task's bookkeeping).
+func TestTimehistFilterKeepsTimes(t *testing.T) {
+	const s = int64(1e9)
+	rename := trace.NewEvent(s+700_000, 1, trace.KindComm)
+	rename.TID, rename.PID, rename.Comm = 10, 10, "omega"
+	wake := timehistWaking(s+1_000_000, 0, 20, 10)
+	wake.Comm = "omega"
+	in := timehistSw(s+1_012_000, 0, 20, trace.StateInterruptible, 10)
+	in.NextComm = "omega"
+	last := timehistSw(s+1_100_000, 0, 10, trace.StateInterruptible, 0)
+	last.Comm = "omega"
+	evs := []trace.Event{timehistComm(10, "alpha"), timehistComm(20, "beta"), timehistWaking(s-10_000, 0, 20, 10),
+		timehistSw(s, 0, 20, trace.StateInterruptible, 10), timehistSw(s+500_000, 0, 10, trace.StateInterruptible, 20),
+		rename, wake, in, last}
+	row := func(out string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "1.001100") {
+				return strings.Join(strings.Fields(l), " ")
+			}
+		}
+		return "(no row at 1.001100 in:\n" + out + ")"
+	}
+	want := "1.001100 [0000] omega[10] 0.512 0.012 0.088"
+	for _, opt := range []TimehistOptions{{}, {Comms: []string{"omega"}}, {Prios: []int{120}, Comms: []string{"omega"}}} {
+		if got := row(runTimehist(t, evs, opt)); got != want {
+			t.Errorf("comms %v prios %v: row %q, want %q", opt.Comms, opt.Prios, got, want)
+		}
+	}
+	if got, perf := row(runTimehist(t, evs, TimehistOptions{Exact: true, Comms: []string{"omega"}})), "1.001100 [0000] omega[10] 0.000 1.022 0.088"; got != perf {
+		t.Errorf("--exact --comm omega: row %q, want perf's %q", got, perf)
+	}
+}
