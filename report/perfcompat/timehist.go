@@ -217,6 +217,12 @@ type timehist struct {
 	// -1 none yet; unrecordedDelays counts the delays it left unmeasured.
 	recordedAt       []int64
 	unrecordedDelays int64
+	// meta is the source's; recordedCPUs its trace.RecordedCPUs, read at
+	// the first event (a pipe-mode perf.data states its command line in
+	// records before its samples), with recordedRead set.
+	meta         *trace.Meta
+	recordedCPUs []trace.CPU
+	recordedRead bool
 	// lastAt (outside Exact), per CPU: the time of its latest event;
 	// lostWins the lost-event windows so far (a KindLost's CPU from its
 	// previous event to the loss, or the window a loss known ahead
@@ -246,7 +252,7 @@ type timehist struct {
 // tools/perf/builtin-sched.c (perf 6.12). Events must come in time order.
 // Errors: reading src, writing w, ErrTimehistNoSwitch.
 func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
-	th := &timehist{opt: opt, m: newTimehistMachine(opt.Exact, true), commWidth: 30}
+	th := &timehist{opt: opt, m: newTimehistMachine(opt.Exact, true), commWidth: 30, meta: src.Meta()}
 	th.w = bufio.NewWriterSize(w, 256<<10)
 	th.line = make([]byte, 0, 256)
 	if opt.SummaryOnly {

@@ -968,3 +968,44 @@ func TestTimehistFilterKeepsTimes(t *testing.T) {
 		t.Errorf("--exact --comm omega: row %q, want perf's %q", got, perf)
 	}
 }
+
+// TestTimehistRecordedCPUs: perf record -C 0 writes the COMM, FORK and
+// EXIT records of every CPU, and record --cpu 0 the migrations off CPU 0
+// whichever CPU emits them; neither makes CPU 1 a recorded CPU. alpha
+// (10), woken onto CPU 1 at 1.000100 (it may run there unseen), is
+// switched in on CPU 0 at 1.000300: its sch delay is not measured ("-",
+// UnrecordedDelays 1) with the recorded CPUs known, from the command line
+// or the header; without them the record on CPU 1 at 1.000050 made CPU 1
+// look recorded and the row read a 0.200 ms delay.
+func TestTimehistRecordedCPUs(t *testing.T) {
+	const s = int64(1e9)
+	fork := trace.NewEvent(s+50_000, 1, trace.KindComm) // a side-band record of CPU 1
+	fork.TID, fork.PID, fork.Comm = 30, 30, "other"
+	mig := trace.NewEvent(s+60_000, 1, trace.KindMigrate) // a migration CPU 1 emits
+	mig.TID, mig.OrigCPU, mig.DestCPU = 30, 0, 1
+	wake := timehistWaking(s+100_000, 0, 20, 10)
+	wake.TargetCPU = 1
+	evs := []trace.Event{timehistComm(10, "alpha"), timehistComm(20, "beta"),
+		timehistSw(s, 0, 10, trace.StateInterruptible, 20), fork, mig, wake,
+		timehistSw(s+300_000, 0, 20, trace.StateInterruptible, 10),
+		timehistSw(s+1_000_000, 0, 10, trace.StateInterruptible, 0)}
+	for _, c := range []struct {
+		name string
+		meta *trace.Meta
+		want string
+		n    int64
+	}{
+		{"perf record -C 0", &trace.Meta{NrCPUs: 2, Cmdline: []string{"perf", "sched", "record", "-C", "0"}}, "       1.001000 [0000]  alpha[10]                               -          -      0.700 ", 1},
+		{"record --cpu 0", &trace.Meta{NrCPUs: 2, RecordedCPUs: []trace.CPU{0}}, "       1.001000 [0000]  alpha[10]                               -          -      0.700 ", 1},
+		{"all CPUs", &trace.Meta{NrCPUs: 2}, "       1.001000 [0000]  alpha[10]                           0.300      0.200      0.700 ", 0},
+	} {
+		var res TimehistResult
+		var buf bytes.Buffer
+		if err := Timehist(&buf, trace.NewSliceSource(evs, c.meta), TimehistOptions{Result: &res, NrCPUs: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if out := buf.String(); !strings.Contains(out, c.want+"\n") || res.UnrecordedDelays != c.n {
+			t.Errorf("%s: UnrecordedDelays %d, want %d; want the row\n%s\nin\n%s", c.name, res.UnrecordedDelays, c.n, c.want, out)
+		}
+	}
+}
