@@ -839,6 +839,13 @@ func (th *timehist) migrate(e *trace.Event) {
 	if th.opt.SummaryOnly || !th.opt.Migrations {
 		return
 	}
+	if !th.opt.Exact && th.outside(e.Time) {
+		// Only the window's rows, as for switches and wakeups (perf
+		// prints every migration of the trace whatever --time says,
+		// timehist_migrate_task_event in tools/perf/builtin-sched.c
+		// v6.12: --exact keeps that).
+		return
+	}
 	th.printEventRow(e, t, "migrated: ", e.OrigCPU, e.DestCPU)
 }
 

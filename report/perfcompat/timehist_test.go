@@ -1009,3 +1009,25 @@ func TestTimehistRecordedCPUs(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistMigrationsInWindow: -M prints the migrations inside --time
+// only (0.999 s and 1.003 s are outside 1.0005,1.0012; 1.0008 s is in),
+// as the switch and wakeup rows; --exact prints all three, as perf does.
+func TestTimehistMigrationsInWindow(t *testing.T) {
+	evs := timehistScenario()
+	for _, at := range []int64{999_000_000, 1_000_800_000, 1_003_000_000} {
+		m := trace.NewEvent(at, 0, trace.KindMigrate)
+		m.TID, m.PID, m.Comm, m.OrigCPU, m.DestCPU, m.CurTID, m.CurPID = 20, 20, "beta", 0, 1, 10, 10
+		evs = append(evs, m)
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time < evs[j].Time })
+	for _, c := range []struct {
+		exact bool
+		want  int
+	}{{false, 1}, {true, 3}} {
+		got := runTimehist(t, evs, TimehistOptions{Migrations: true, Exact: c.exact, Start: 1_000_500_000, End: 1_001_200_000})
+		if n := strings.Count(got, "migrated: "); n != c.want || c.want == 1 && !strings.Contains(got, "1.000800") {
+			t.Errorf("exact %v: %d migration rows, want %d (the one at 1.000800 when 1):\n%s", c.exact, n, c.want, got)
+		}
+	}
+}
