@@ -132,7 +132,8 @@ type ReplayTrust struct {
 	CPUs   int           `json:"cpus"`
 	Rows   []ReplayCheck `json:"rows"`
 	// MaxErr is the largest finite |pred/obs − 1| over Rows; Within is
-	// whether every row is within its bound.
+	// whether every row is within its bound, and false when there is no
+	// row (nothing was compared: the error is unknown, not 0).
 	MaxErr float64 `json:"max_error"`
 	Within bool    `json:"within_bounds"`
 	// Worst names the row and metric farthest from its bound (the largest
@@ -146,7 +147,7 @@ type ReplayTrust struct {
 
 // NewReplayTrust summarizes the self-replay checks of policy on cpus CPUs.
 func NewReplayTrust(policy string, cpus int, checks []ReplayCheck) *ReplayTrust {
-	t := &ReplayTrust{Policy: policy, CPUs: cpus, Rows: checks, Within: true}
+	t := &ReplayTrust{Policy: policy, CPUs: cpus, Rows: checks, Within: len(checks) > 0}
 	worst := -1.0
 	for _, c := range checks {
 		if e := c.Err(); !math.IsInf(e, 0) {
@@ -181,6 +182,13 @@ func (t *ReplayTrust) Verdict() string {
 		cpus = "CPU"
 	}
 	head := fmt.Sprintf("self-replay under %s on %d %s", t.Policy, t.CPUs, cpus)
+	if len(t.Rows) == 0 {
+		why := "no row has"
+		if t.Censored > 0 {
+			why = fmt.Sprintf("the makespan cannot be predicted (%s still running when the capture ended) and no row has", plural(t.Censored, "task was", "tasks were"))
+		}
+		return fmt.Sprintf("%s compared nothing: %s %d ms of run time or more; the prediction's error is unknown", head, why, ReplayMinRuntime/1_000_000)
+	}
 	if t.Within {
 		// Rounded up: an error of 2.48 % is "within 3 %", never 2.
 		if t.Censored > 0 {

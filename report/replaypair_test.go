@@ -164,3 +164,15 @@ func TestScoreSelfReplayPerTask(t *testing.T) {
 		t.Errorf("-p: %d checks, want 10", n)
 	}
 }
+
+// TestReplayTrustNothingCompared: a self-replay with no check (the
+// makespan censored, no row with 100 ms of run time) is not "within 0 %":
+// within_bounds is false and the verdict says the error is unknown.
+func TestReplayTrustNothingCompared(t *testing.T) {
+	tr := NewReplayTrust("eevdf", 2, nil)
+	tr.Censored = 2
+	want := "self-replay under eevdf on 2 CPUs compared nothing: the makespan cannot be predicted (2 tasks were still running when the capture ended) and no row has 100 ms of run time or more; the prediction's error is unknown"
+	if tr.Within || tr.Verdict() != want {
+		t.Errorf("within %v, verdict %q; want false, %q", tr.Within, tr.Verdict(), want)
+	}
+}
