@@ -1083,6 +1083,7 @@ func (th *timehist) callchain(id trace.StackID) []byte {
 	frames = frames[:min(len(frames), n+2)]
 	b := []byte("  ")
 	first := true
+	kept := 0
 	for _, f := range frames {
 		name := f.Func
 		if name == "" && f.Kernel && th.opt.KernelSymbols != nil {
@@ -1090,6 +1091,14 @@ func (th *timehist) callchain(id trace.StackID) []byte {
 		}
 		if timehistIgnored[name] {
 			continue
+		}
+		if kept++; kept > n && !th.opt.Exact {
+			// perf keeps what is left of the first MaxStack+2 frames
+			// after the scheduler's own, MaxStack+1 when only __schedule
+			// was among them (__cond_resched enters it directly);
+			// --exact prints that, the default mode MaxStack as its
+			// --help says.
+			break
 		}
 		if name == "" {
 			name = "[unknown]"

@@ -1031,3 +1031,34 @@ func TestTimehistMigrationsInWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistMaxStack: a callchain entering __schedule from
+// __cond_resched (no schedule frame) prints --max-stack frames (5 by
+// default): perf takes the first 5+2 frames and drops the scheduler's own,
+// which leaves 6 here (__cond_resched, f1 ... f5); --exact prints those.
+func TestTimehistMaxStack(t *testing.T) {
+	st := trace.Stack{ID: 1}
+	for _, f := range []string{"__schedule", "__cond_resched", "f1", "f2", "f3", "f4", "f5", "f6"} {
+		st.Frames = append(st.Frames, trace.Frame{Func: f, Kernel: true})
+	}
+	evs := timehistScenario()
+	evs[2].Stack = 1 // alpha's switch-out at 1.000000
+	for _, c := range []struct {
+		exact bool
+		max   int
+		want  string
+	}{
+		{false, 0, "__cond_resched <- f1 <- f2 <- f3 <- f4\n"},
+		{false, 2, "__cond_resched <- f1\n"},
+		{true, 0, "__cond_resched <- f1 <- f2 <- f3 <- f4 <- f5\n"},
+	} {
+		var buf bytes.Buffer
+		src := trace.NewSliceSource(append([]trace.Event(nil), evs...), &trace.Meta{Stacks: []trace.Stack{st}})
+		if err := Timehist(&buf, src, TimehistOptions{CallGraph: true, MaxStack: c.max, Exact: c.exact, NrCPUs: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), "  "+c.want) {
+			t.Errorf("exact %v --max-stack %d: want a row ending %q in\n%s", c.exact, c.max, c.want, buf.String())
+		}
+	}
+}
