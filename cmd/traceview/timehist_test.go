@@ -187,15 +187,50 @@ func TestTimehistNoRowWarns(t *testing.T) {
 // all 879 rows (866 of them with a callchain; idle's have none) equals
 // perf's, e.g. "exit_to_user_mode_loop <- do_syscall_64 <-
 // entry_SYSCALL_64_after_hwframe <- [unknown] <- [unknown]" (perf could not
-// name the user frames either). --call-graph=false prints none.
+// name the user frames either), with --exact; without it, perf's first 5
+// (--max-stack) frames. --call-graph=false prints none.
 func TestTimehistCallchains(t *testing.T) {
 	const dir = "../../testdata/traces/"
-	out, stderr, code := runCLI(t, "timehist", "-i", dir+"sched-g.data", "--kallsyms", dir+"sched-g.kallsyms.gz")
+	out, stderr, code := runCLI(t, "timehist", "--exact", "-i", dir+"sched-g.data", "--kallsyms", dir+"sched-g.kallsyms.gz")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	perf := strings.Split(strings.TrimSuffix(string(testtraces.Load(t, dir+"sched-g.timehist.txt.gz")), "\n"), "\n")
 	ours := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	// The default mode prints at most --max-stack (5) frames: perf's,
+	// cut there (8 of perf's rows have 6, __schedule entered from
+	// __cond_resched without a schedule frame).
+	def, stderr, code := runCLI(t, "timehist", "-i", dir+"sched-g.data", "--kallsyms", dir+"sched-g.kallsyms.gz")
+	if code != 0 {
+		t.Fatalf("default mode: exit %d: %s", code, stderr)
+	}
+	// (The chain: from the two spaces before its first frame; the
+	// default mode's columns before it may be wider, "-" for a delay it
+	// does not measure.)
+	chainOf := func(l string) string {
+		i := strings.Index(l, " <- ")
+		if i < 0 {
+			return ""
+		}
+		return l[strings.LastIndex(l[:i], "  ")+2:]
+	}
+	cut, six := 0, 0
+	for i, l := range strings.Split(strings.TrimSuffix(def, "\n"), "\n") {
+		if i < 3 || i >= len(perf) || chainOf(perf[i]) == "" {
+			continue
+		}
+		frames := strings.Split(chainOf(perf[i]), " <- ")
+		if len(frames) > 5 {
+			frames, six = frames[:5], six+1
+		}
+		if got := chainOf(l); got != strings.Join(frames, " <- ") {
+			t.Errorf("default mode row %d: %q, want perf's first 5 frames %q", i, got, strings.Join(frames, " <- "))
+		}
+		cut++
+	}
+	if six != 8 || cut < 866 {
+		t.Errorf("default mode: %d rows compared, %d of perf's with 6 frames; want 866 or more and 8", cut, six)
+	}
 	if len(ours) != len(perf) || len(perf) != 879 {
 		t.Fatalf("%d rows, perf %d; want 879", len(ours), len(perf))
 	}
