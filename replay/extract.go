@@ -283,7 +283,7 @@ func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 	}
 	if m := src.Meta(); m != nil {
 		x.m.Meta.Format, x.m.Meta.Hostname, x.m.Meta.OSRelease = m.Format, m.Hostname, m.OSRelease
-		x.m.Meta.Arch, x.m.Meta.Tool, x.m.Meta.Cmdline = m.Arch, m.Tool, m.Cmdline
+		x.m.Meta.Arch, x.m.Meta.Tool, x.m.Meta.Cmdline, x.m.Meta.RecordedCPUs = m.Arch, m.Tool, m.Cmdline, m.RecordedCPUs
 		x.m.Meta.NrCPUs, x.m.Meta.Clock, x.m.Meta.LLCs = m.NrCPUs, m.Clock, m.LLCs
 		x.m.Meta.Cgroups, x.m.Meta.CgroupSettings, x.m.Meta.Autogroup = m.Cgroups, m.CgroupSettings, m.Autogroup
 		if w, ok := trace.UnattributedV1Warning(m); ok {

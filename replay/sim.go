@@ -323,6 +323,12 @@ func runSim(m *Model, pol policies.Policy, cfg Config, stream func(*sim, *Result
 		meta.NrCPUs = m.NrCPUs
 		res.CPUs = m.NrCPUs
 		meta.LastTime = m.End
+		// The recording's CPU list (perf record -C, record --cpu): its
+		// tables leave out the delays a task may have spent on another
+		// CPU, as the observed table does (trace.RecordedCPUs; without
+		// it a perf sched record -C 0 file's as-traced max delay read
+		// 10.48x the observed).
+		meta.RecordedCPUs = trace.RecordedCPUs(&m.Meta)
 		return res, nil
 	}
 	s := &sim{m: m, cfg: cfg, pol: pol, tasks: make([]*policies.Task, len(m.Tasks)), ts: make([]tstate, len(m.Tasks)), pools: make([]poolState, len(m.Pools)),
