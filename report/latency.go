@@ -786,12 +786,6 @@ func filteredOut(r *LatencyRow, opts LatencyOptions) bool {
 	return opts.Filter.Active() && r.Count == 0 && r.Switches == 0 && r.Runtime == 0 && r.Lossy == 0
 }
 
-// ranInWindow reports whether opts has a time window and row r ran in it.
-func ranInWindow(r *LatencyRow, opts LatencyOptions) bool {
-	f := opts.Filter
-	return f != nil && (f.Start != 0 || f.End != 0) && r.Runtime > 0
-}
-
 // groupRows turns task rows (in merge order) into the table: merged by
 // command name unless opts.PerTask (then in the given order), sorted by
 // opts.Sort (ties keep command names in reverse byte order), rows perf
@@ -864,11 +858,14 @@ func groupRows(taskRows []LatencyRow, opts LatencyOptions) ([]LatencyRow, Latenc
 		// for its 0 ns first-seen delays is kept, with Count 0, so that no
 		// task (and its runtime) disappears from the table.
 		// Likewise a row whose delays all overlapped lost events stays,
-		// so that its dropped count shows, and, in a time window, a row
-		// that ran in it without a delay there (a task running through
-		// the whole window: its run clipped to the window, as stats
-		// counts it).
-		if r.Comm == "swapper" || (r.Count == 0 && (opts.PerfCompat || (r.FirstSeen == 0 && r.Lossy == 0 && !ranInWindow(r, opts)))) {
+		// so that its dropped count shows, and a row with run time or
+		// switches but no measured delay (a task running through a time
+		// window, its run clipped to it as stats counts it; one whose
+		// delays the recording could not measure, on a CPU it left out;
+		// run time on the CPU --cpu selects): its command's row counts
+		// it, so the -p table has it too and the totals agree
+		// (TestPerTaskTotals).
+		if r.Comm == "swapper" || (r.Count == 0 && (opts.PerfCompat || (r.FirstSeen == 0 && r.Lossy == 0 && r.Runtime == 0 && r.Switches == 0))) {
 			continue
 		}
 		if filteredOut(r, opts) {

@@ -47,6 +47,11 @@ type LatencyColumn struct {
 	Need func(o *LatencyOptions) bool
 	// Table is the column's cell in the text table; nil: not in the table.
 	Table *TableCell
+	// OfDelays marks a figure of the row's measured delays (average,
+	// maximum and its times, percentiles): a row with none (Count 0,
+	// kept for its run time or switches) prints "-" there, not a 0 that
+	// reads as a measured delay.
+	OfDelays bool
 	// JSON and CSV say whether the column is in those outputs.
 	JSON, CSV bool
 	// OmitJSON, when set, leaves the field out of a row's JSON object for
@@ -130,11 +135,11 @@ var LatencyColumns = []LatencyColumn{
 		Compare: &CompareFigure{Key: "delays"}},
 	{Key: "switches", Title: "Switches", Int: func(r *LatencyRow) int64 { return r.Switches },
 		Total: func(t *LatencyTotal) int64 { return t.Switches }, JSON: true, CSV: true, HTML: true, Compare: &CompareFigure{Name: "switches"}},
-	{Key: "avg_delay_ns", Title: "Avg delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.AvgDelay },
+	{Key: "avg_delay_ns", OfDelays: true, Title: "Avg delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.AvgDelay },
 		JSON: true, CSV: true, HTML: true,
 		Table:   &TableCell{Head: " Avg delay ms", Width: 18, Format: msCell(" avg:%8.3f ms")},
 		Compare: &CompareFigure{Name: "avg delay"}},
-	{Key: "max_delay_ns", Title: "Max delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.MaxDelay },
+	{Key: "max_delay_ns", OfDelays: true, Title: "Max delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.MaxDelay },
 		JSON: true, CSV: true, HTML: true,
 		Table:   &TableCell{Head: " Max delay ms", Width: 18, Format: msCell(" max:%8.3f ms")},
 		Compare: &CompareFigure{Name: "max delay"}},
@@ -152,27 +157,27 @@ var LatencyColumns = []LatencyColumn{
 		Need: needThrottle, JSON: true, CSV: true},
 	{Key: "throttled_delays", Title: "Throttled delays", Int: func(r *LatencyRow) int64 { return r.ThrottledDelays },
 		Need: needThrottle, JSON: true, CSV: true},
-	{Key: "max_delay_start_ns", Title: "Max delay start", Kind: ColumnTimestamp, Int: func(r *LatencyRow) int64 { return r.MaxDelayStart },
+	{Key: "max_delay_start_ns", OfDelays: true, Title: "Max delay start", Kind: ColumnTimestamp, Int: func(r *LatencyRow) int64 { return r.MaxDelayStart },
 		JSON: true, CSV: true, HTML: true,
 		Table: &TableCell{Head: " Max delay start", Width: 28, Format: stampCell(" max start: %12s s")}},
-	{Key: "max_delay_end_ns", Title: "Max delay end", Kind: ColumnTimestamp, Int: func(r *LatencyRow) int64 { return r.MaxDelayEnd },
+	{Key: "max_delay_end_ns", OfDelays: true, Title: "Max delay end", Kind: ColumnTimestamp, Int: func(r *LatencyRow) int64 { return r.MaxDelayEnd },
 		JSON: true, CSV: true, HTML: true,
 		Table: &TableCell{Head: " Max delay end", Width: 26, Format: stampCell(" max end: %12s s")}},
-	{Key: "p50_delay_ns", Title: "p50 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P50 },
+	{Key: "p50_delay_ns", OfDelays: true, Title: "p50 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P50 },
 		Need: needPercentiles, JSON: true, CSV: true,
 		Table: &TableCell{Head: " p50 delay ms", Width: 18, Format: msCell(" p50:%8.3f ms")}},
-	{Key: "p90_delay_ns", Title: "p90 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.DelayQuantile(0.90) },
+	{Key: "p90_delay_ns", OfDelays: true, Title: "p90 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.DelayQuantile(0.90) },
 		Need: needPercentiles, JSON: true, CSV: true,
 		Table:   &TableCell{Head: " p90 delay ms", Width: 18, Format: msCell(" p90:%8.3f ms")},
 		Compare: &CompareFigure{Name: "p90 delay"}},
-	{Key: "p95_delay_ns", Title: "p95 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P95 },
+	{Key: "p95_delay_ns", OfDelays: true, Title: "p95 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P95 },
 		Need: needPercentiles, JSON: true, CSV: true,
 		Table: &TableCell{Head: " p95 delay ms", Width: 18, Format: msCell(" p95:%8.3f ms")}},
-	{Key: "p99_delay_ns", Title: "p99 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P99 },
+	{Key: "p99_delay_ns", OfDelays: true, Title: "p99 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P99 },
 		Need: needPercentiles, JSON: true, CSV: true, HTML: true,
 		Table:   &TableCell{Head: " p99 delay ms", Width: 18, Format: msCell(" p99:%8.3f ms")},
 		Compare: &CompareFigure{Name: "p99 delay"}},
-	{Key: "p999_delay_ns", Title: "p99.9 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P999 },
+	{Key: "p999_delay_ns", OfDelays: true, Title: "p99.9 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P999 },
 		Need: needPercentiles, JSON: true, CSV: true,
 		Table: &TableCell{Head: " p99.9 delay ms", Width: 19, Format: msCell(" p99.9:%7.3f ms")}},
 	// runtime_source and the lossy counts: default mode only (omitted

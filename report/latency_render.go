@@ -61,7 +61,11 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 		r := &res.Rows[i]
 		bw.WriteString(rowName(r))
 		for j, c := range cols {
-			bw.WriteString("|" + c.Table.Format(c.Int(r)))
+			cell := c.Table.Format(c.Int(r))
+			if c.OfDelays && r.Count == 0 && !res.Options.PerfCompat {
+				cell = dashNumber(cell)
+			}
+			bw.WriteString("|" + cell)
 			if j < len(cols)-1 {
 				bw.WriteString(" ")
 			}
@@ -422,4 +426,19 @@ func WriteLatencyCSV(w io.Writer, res *LatencyResult) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// dashNumber replaces the number in a formatted cell (" max:   0.000 ms")
+// by a "-" right-aligned in its place (" max:       - ms"), keeping the
+// cell's width.
+func dashNumber(cell string) string {
+	i := strings.IndexAny(cell, "0123456789")
+	if i < 0 {
+		return cell
+	}
+	j := i
+	for j < len(cell) && (cell[j] >= '0' && cell[j] <= '9' || cell[j] == '.') {
+		j++
+	}
+	return cell[:i] + strings.Repeat(" ", j-i-1) + "-" + cell[j:]
 }
