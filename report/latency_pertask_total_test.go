@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/traceview/traceview/trace"
-	"github.com/traceview/traceview/trace/schedule"
 	_ "github.com/traceview/traceview/trace/formats"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // TestPerTaskTotals: the per-task table (-p) and the per-command one hold
