@@ -29,9 +29,13 @@ type prefix struct {
 
 // parsePrefix splits an event line. It reports false when the line does not
 // have the shape of an event line at all.
+//
+// The CPU column is a "[digits]" followed by a space or the end; a task
+// name may hold one too (prctl allows "job [3]" or "w 12 [001]"), so each
+// such token is tried in turn, and the first after which the line reads
+// on (the task column before it, a timestamp after it, then the event)
+// is the CPU's.
 func parsePrefix(line []byte, p *prefix) bool {
-	// The CPU column: the first "[digits]" followed by a space or the end.
-	open, close := -1, -1
 	for i := 0; i < len(line); i++ {
 		if line[i] != '[' {
 			continue
@@ -40,14 +44,17 @@ func parsePrefix(line []byte, p *prefix) bool {
 		for j < len(line) && line[j] >= '0' && line[j] <= '9' {
 			j++
 		}
-		if j > i+1 && j < len(line) && line[j] == ']' && (j+1 == len(line) || line[j+1] == ' ') {
-			open, close = i, j
-			break
+		if j > i+1 && j < len(line) && line[j] == ']' && (j+1 == len(line) || line[j+1] == ' ') && i > 0 {
+			if parseAfterCPU(line, i, j, p) {
+				return true
+			}
 		}
 	}
-	if open <= 0 {
-		return false
-	}
+	return false
+}
+
+// parseAfterCPU parses line with its CPU column at line[open:close+1].
+func parseAfterCPU(line []byte, open, close int, p *prefix) bool {
 	p.cpu = atoi(line[open+1 : close])
 	if !parseTask(bytes.TrimRight(line[:open], " "), p) {
 		return false
