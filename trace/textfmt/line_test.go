@@ -12,11 +12,11 @@ import (
 // taken and the line rejected as damaged (new-user pass 10).
 func TestParsePrefixBracketedNames(t *testing.T) {
 	for line, want := range map[string]string{
-		"         job [3]   28471 [000] 67577.889792: sched:sched_stat_runtime: comm=job [3] pid=28471 runtime=186348 [ns]": `"job [3]" tid 28471 cpu 0 t 67577889792000 sched_stat_runtime`,
-		"      w 12 [001]   28474 [001] 67577.889800: sched:sched_waking: comm=w 12 [001] pid=28474 prio=120 target_cpu=001":  `"w 12 [001]" tid 28474 cpu 1 t 67577889800000 sched_waking`,
-		"            a[1]   28472 [000] 67577.889900: sched:sched_switch: a[1]:28472 [120] S ==> swapper/0:0 [120]":            `"a[1]" tid 28472 cpu 0 t 67577889900000 sched_switch`,
-		"            a[1]-28472   [001] d..2. 100.000001: sched_switch: prev_comm=a[1] prev_pid=28472":                        `"a[1]" tid 28472 cpu 1 t 100000001000 sched_switch`,
-		"          perf   28467 [001] 67577.884246: sched:sched_switch: perf:28467 [120] S ==> swapper/1:0 [120]":              `"perf" tid 28467 cpu 1 t 67577884246000 sched_switch`,
+		"         job [3]   28471 [000] 67577.889792: sched:sched_stat_runtime: comm=job [3] pid=28471 runtime=186348 [ns]":  `"job [3]" tid 28471 cpu 0 t 67577889792000 sched_stat_runtime`,
+		"      w 12 [001]   28474 [001] 67577.889800: sched:sched_waking: comm=w 12 [001] pid=28474 prio=120 target_cpu=001": `"w 12 [001]" tid 28474 cpu 1 t 67577889800000 sched_waking`,
+		"            a[1]   28472 [000] 67577.889900: sched:sched_switch: a[1]:28472 [120] S ==> swapper/0:0 [120]":          `"a[1]" tid 28472 cpu 0 t 67577889900000 sched_switch`,
+		"            a[1]-28472   [001] d..2. 100.000001: sched_switch: prev_comm=a[1] prev_pid=28472":                       `"a[1]" tid 28472 cpu 1 t 100000001000 sched_switch`,
+		"          perf   28467 [001] 67577.884246: sched:sched_switch: perf:28467 [120] S ==> swapper/1:0 [120]":            `"perf" tid 28467 cpu 1 t 67577884246000 sched_switch`,
 	} {
 		var p prefix
 		got := "no parse"
