@@ -435,6 +435,19 @@ func (th *timehist) event(e *trace.Event) {
 	if !th.opt.Exact {
 		th.noteCPU(e)
 		th.noteRanUnseen(e)
+		switch e.Kind {
+		case trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit, trace.KindSwitch, trace.KindRuntime, trace.KindLost:
+		default:
+			// An event in a task's own context after a waking that found
+			// it running: it ran on, so the waking does not start a wait
+			// at its switch-out (the schedule's
+			// WakingsWhileRunningForgotten).
+			if e.CurTID > 0 {
+				if ct := th.m.get(e.CurTID); ct != nil {
+					ct.racePending = false
+				}
+			}
+		}
 	}
 	switch e.Kind {
 	case trace.KindSwitch:
@@ -679,12 +692,31 @@ func (th *timehist) switchEvent(e *trace.Event) {
 	if tr != nil {
 		tr.lastTime = e.Time
 		tr.lastState = state
-		if state == 'R' {
+		switch {
+		case state == 'R':
 			tr.readyToRun = tm
-		} else {
+		case !th.opt.Exact && tr.racePending:
+			// Woken while it ran, before this switch-out to sleep
+			// (try_to_wake_up raced __schedule: the task is runnable
+			// again and waits from here on, as latency counts it, the
+			// schedule's CauseWokenBeforeSwitchOut); perf resets it and
+			// prints a 0.000 sch delay for the wait that follows.
+			tr.readyToRun, tr.raced = tm, true
+		default:
 			tr.readyToRun = 0
 		}
+		if state == 'R' || tr.readyToRun == 0 {
+			tr.raced = false
+		}
+		tr.racePending = false
 		tr.hasOff, tr.ranUnseen = false, false // a new wait (or none)
+	}
+	if !th.opt.Exact {
+		t.running = false
+		if e.NextTID > 0 {
+			n := th.m.findnew(-1, e.NextTID)
+			n.running, n.racePending = true, false
+		}
 	}
 	for len(th.curIn) <= cpu {
 		th.curIn = append(th.curIn, -1)
@@ -808,12 +840,24 @@ func (th *timehist) wakeup(e *trace.Event) {
 		t = th.m.findnew(e.PID, e.TID)
 		th.m.name(t, e.Comm, e.Time)
 	}
-	if t.readyToRun == 0 {
-		t.readyToRun = e.Time
+	switch {
+	case !th.opt.Exact && t.running:
+		// A waking of a running task: remembered, it starts the wait
+		// at the task's switch-out if that is to sleep (switchEvent).
+		if e.Kind != trace.KindWakeupNew {
+			t.racePending = true
+		}
+	case t.readyToRun == 0 || t.raced && e.Time > t.lastTime:
+		// (A wakeup after a raced switch-out: the waking before it had
+		// found the task still queued, so it went on running and slept
+		// only now; its wait starts here, as the schedule's RacesUndone.)
+		t.readyToRun, t.raced = e.Time, false
 		t.hasOff, t.ranUnseen = false, false
-	}
-	if !th.opt.Exact && e.TargetCPU >= 0 { // the target the kernel chose
-		th.noteQueue(t, e.TargetCPU, e.Time)
+		fallthrough
+	default:
+		if !th.opt.Exact && e.TargetCPU >= 0 { // the target the kernel chose
+			th.noteQueue(t, e.TargetCPU, e.Time)
+		}
 	}
 	if th.opt.Wakeups && !th.outside(e.Time) {
 		th.printEventRow(e, t, "awakened: ", -1, -1)

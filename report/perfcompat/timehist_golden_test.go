@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 	_ "github.com/traceview/traceview/trace/formats"
 )
 
@@ -144,7 +145,7 @@ func TestTimehistGoldenDefault(t *testing.T) {
 			want := timehistGolden(t, base+".timehist-w.txt")
 			var res TimehistResult
 			got := timehistRun(t, tr.data, TimehistOptions{Wakeups: true, Result: &res})
-			dashes := 0
+			dashes, raced := 0, 0
 			for i := range got {
 				if i < len(want) {
 					want[i] = idleWaitZero(want[i])
@@ -153,6 +154,36 @@ func TestTimehistGoldenDefault(t *testing.T) {
 					got[i] = want[i]
 					dashes++
 				}
+				if i < len(want) && racedRow(want[i], got[i]) {
+					got[i] = want[i]
+					raced++
+				}
+			}
+			// A wait after a switch-out to sleep that the task's
+			// waking came before (the schedule's Raced): a sch delay
+			// equal to the wait where perf prints 0.000, no more than the
+			// schedule has.
+			src, err := trace.Open(tr.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := schedule.Build(src, schedule.Options{Meta: src.Meta()})
+			src.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantRaced := 0
+			for _, d := range s.Delays {
+				// (A raced delay whose switch-in the trace lacks ends at
+				// the switch-in the schedule recovers; timehist, which
+				// infers none, prints perf's row.)
+				if d.Cause == schedule.CauseWokenBeforeSwitchOut && !d.Recovered && !d.Excluded {
+					wantRaced++
+				}
+			}
+			// (Row for row, TestTimehistAgreesWithSchedule.)
+			if int64(raced) > s.Counters.Raced || wantRaced > 0 && raced == 0 {
+				t.Errorf("%d rows with a raced wait's sch delay; the schedule has %d raced delays, %d with a recorded switch-in", raced, s.Counters.Raced, wantRaced)
 			}
 			wantDashes := int64(0)
 			if filepath.Base(base) == "grpw.eq.1cpu" {
@@ -465,5 +496,16 @@ func unrecordedRow(perf, ours string) bool {
 		return false
 	}
 	o[3], o[4] = p[3], p[4]
+	return slices.Equal(p, o)
+}
+
+// racedRow reports whether our row is perf's but for a sch delay equal to
+// the wait time where perf prints 0.000 (a raced wait, timehistThread.raced).
+func racedRow(perf, ours string) bool {
+	p, o := strings.Fields(perf), strings.Fields(ours)
+	if len(p) != len(o) || len(p) < 6 || p[4] != "0.000" || o[4] == "0.000" || o[4] != o[3] || o[3] != p[3] {
+		return false
+	}
+	o[4] = p[4]
 	return slices.Equal(p, o)
 }

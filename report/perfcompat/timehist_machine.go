@@ -28,6 +28,12 @@ type timehistThread struct {
 	// timehist (struct thread_runtime).
 	lastTime   int64 // ns: last sched_switch that switched this thread out
 	readyToRun int64 // ns: first wakeup since then (or the switch-out itself when preempted)
+	// Outside Exact: running says a sched_switch switched the thread in
+	// and none out since; racePending that a waking came while it ran
+	// and nothing in its own context since (the schedule's remembered
+	// waking); raced that readyToRun is a switch-out to sleep such a
+	// waking came before.
+	running, racePending, raced bool
 	lastState  byte  // perf's state letter at the last switch-out
 	dtRun      int64
 	dtSleep    int64

@@ -1,0 +1,81 @@
+package perfcompat
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
+)
+
+// TestTimehistAgreesWithSchedule: outside Exact, every timehist switch
+// row's sch delay is the schedule's delay (what latency and stats count)
+// ending at the same switch-in of the same task, on every trace with
+// perf's timehist outputs: the row of a delay the schedule leaves out
+// (unrecorded CPU, lost events) prints "-" (-1). Rows with no schedule
+// delay at their switch-in print 0 (a task first seen, or running again
+// after a switch-out the trace lacks). Counted: rows compared, and the
+// mismatches, which must be none but for the delays the schedule
+// recovered or restarted (latency's "recovered" and "woken again"
+// counts, which timehist does not infer).
+func TestTimehistAgreesWithSchedule(t *testing.T) {
+	for _, tr := range timehistGoldenTraces(t) {
+		t.Run(filepath.Base(tr.data), func(t *testing.T) {
+			type key struct {
+				tid trace.TID
+				end int64
+			}
+			src, err := trace.Open(tr.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := schedule.Build(src, schedule.Options{Meta: src.Meta()})
+			src.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			delays := map[key]int64{}
+			for _, d := range s.Delays {
+				v := d.End - d.Start
+				if d.Excluded {
+					v = -1
+				}
+				delays[key{d.Task.TID, d.End}] = v
+			}
+			src, err = trace.Open(tr.data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			compared, bad := 0, 0
+			var first []string
+			opt := TimehistOptions{Rows: func(r *TimehistRow) error {
+				if r.Kind != "switch" || r.TID <= 0 || r.RunNs < 0 {
+					return nil
+				}
+				want, ok := delays[key{trace.TID(r.TID), r.Time - r.RunNs}]
+				if !ok {
+					want = 0
+				}
+				compared++
+				if r.SchDelayNs != want {
+					bad++
+					if len(first) < 5 {
+						first = append(first, fmt.Sprintf("%d tid %d: sch delay %d, schedule %d (found %v)", r.Time, r.TID, r.SchDelayNs, want, ok))
+					}
+				}
+				return nil
+			}}
+			if err := Timehist(io.Discard, src, opt); err != nil {
+				t.Fatal(err)
+			}
+			allowed := s.Counters.Recovered + s.Counters.Rewoken
+			if bad > int(allowed) {
+				t.Errorf("%d of %d rows differ from the schedule's delay (recovered %d, rewoken %d, races undone %d): %v", bad, compared, s.Counters.Recovered, s.Counters.Rewoken, s.Counters.RacesUndone, first)
+			}
+			t.Logf("%d rows, %d differ (allowed %d): %v", compared, bad, allowed, first)
+		})
+	}
+}
