@@ -27,15 +27,7 @@ func TestTimehistAgreesWithSchedule(t *testing.T) {
 				tid trace.TID
 				end int64
 			}
-			src, err := trace.Open(tr.data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := schedule.Build(src, schedule.Options{Meta: src.Meta()})
-			src.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := buildSchedule(t, tr.data)
 			delays := map[key]int64{}
 			for _, d := range s.Delays {
 				v := d.End - d.Start
@@ -44,7 +36,7 @@ func TestTimehistAgreesWithSchedule(t *testing.T) {
 				}
 				delays[key{d.Task.TID, d.End}] = v
 			}
-			src, err = trace.Open(tr.data)
+			src, err := trace.Open(tr.data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,4 +70,19 @@ func TestTimehistAgreesWithSchedule(t *testing.T) {
 			t.Logf("%d rows, %d differ (allowed %d): %v", compared, bad, allowed, first)
 		})
 	}
+}
+
+// buildSchedule is the schedule of the trace at path (as latency builds it).
+func buildSchedule(t *testing.T, path string) *schedule.Schedule {
+	t.Helper()
+	src, err := trace.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	s, err := schedule.Build(src, schedule.Options{Meta: src.Meta()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

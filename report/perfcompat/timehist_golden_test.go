@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/traceview/traceview/trace"
-	"github.com/traceview/traceview/trace/schedule"
 	_ "github.com/traceview/traceview/trace/formats"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // timehistGoldenTrace is a perf.data file and the base path of perf
@@ -163,15 +163,7 @@ func TestTimehistGoldenDefault(t *testing.T) {
 			// waking came before (the schedule's Raced): a sch delay
 			// equal to the wait where perf prints 0.000, no more than the
 			// schedule has.
-			src, err := trace.Open(tr.data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := schedule.Build(src, schedule.Options{Meta: src.Meta()})
-			src.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := buildSchedule(t, tr.data)
 			wantRaced := 0
 			for _, d := range s.Delays {
 				// (A raced delay whose switch-in the trace lacks ends at

@@ -34,13 +34,13 @@ type timehistThread struct {
 	// waking); raced that readyToRun is a switch-out to sleep such a
 	// waking came before.
 	running, racePending, raced bool
-	lastState  byte  // perf's state letter at the last switch-out
-	dtRun      int64
-	dtSleep    int64
-	dtIOWait   int64
-	dtPreempt  int64
-	dtDelay    int64
-	delayEnd   int64 // ns: the switch-in that ended dtDelay
+	lastState                   byte // perf's state letter at the last switch-out
+	dtRun                       int64
+	dtSleep                     int64
+	dtIOWait                    int64
+	dtPreempt                   int64
+	dtDelay                     int64
+	delayEnd                    int64 // ns: the switch-in that ended dtDelay
 	// Outside Exact (timehist_unrecorded.go): hasOff says that during its
 	// current wait the task was queued on offCPU, a CPU that had recorded
 	// no event then; dtUnrecorded that dtDelay is not measured.
