@@ -1326,5 +1326,5 @@ func editDistance(a, b string) int {
 // unrecordedMessage is the delay-unrecorded-cpu warning's text for n
 // delays (schedule.Delay.Unrecorded).
 func unrecordedMessage(n int64) string {
-	return fmt.Sprintf("%s not measured: the task was queued meanwhile on a CPU that recorded no event (a capture of some CPUs only), so it may have run there; they are not counted", plural(int(n), "scheduling delay", "scheduling delays"))
+	return fmt.Sprintf("%s not measured: the task was queued meanwhile on a CPU that had recorded no event yet (one the capture left out, or one whose first event came later), so it may have run there; they are not counted", plural(int(n), "scheduling delay", "scheduling delays"))
 }

@@ -519,7 +519,7 @@ func exactFilters(exact bool, f *filterFlags) error {
 // time and sch delay are "-", and the chain breaks (unchainedWarnings).
 func timehistWarnings(m *trace.Meta, result *perfcompat.TimehistResult) {
 	if result.UnrecordedDelays > 0 {
-		m.Warnings.AddN("delay-unrecorded-cpu", int(result.UnrecordedDelays), "scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event (a capture of some CPUs only), so it may have run there")
+		m.Warnings.AddN("delay-unrecorded-cpu", int(result.UnrecordedDelays), "scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that had recorded no event yet (one the capture left out, or one whose first event came later), so it may have run there")
 	}
 	if result.LossyDelays > 0 {
 		m.Warnings.AddN("delay-lossy", int(result.LossyDelays), "scheduling delay not measured, shown as -: events were lost meanwhile on some CPU, where the task may have been pulled and run (the wait time too, shown as -) or its wakeup recorded")

@@ -287,7 +287,7 @@ func TestTimehistUnrecordedCPUDelay(t *testing.T) {
 	}
 	out, stderr, code := runCLI(t, "timehist", "-v", "-i", in)
 	if got, want := row(out), "18111.379888 [0000] rcu_preempt[15] - - 0.004"; code != 0 || got != want ||
-		!strings.Contains(stderr, "warning: "+in+": scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that recorded no event") {
+		!strings.Contains(stderr, "warning: "+in+": scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that had recorded no event yet") {
 		t.Errorf("exit %d, row %q, want %q; stderr:\n%s", code, got, want, stderr)
 	}
 	out, _, _ = runCLI(t, "timehist", "--exact", "-i", in)

@@ -897,6 +897,13 @@ func TestTimehistNoWakeupSomeCPUs(t *testing.T) {
 		}
 	}
 	timehistRowOnCPUs(t, evs, "       1.001000 [0000]  alpha[10]                               -          -      0.700 ", "       1.001000 [0000]  alpha[10]                           0.300      0.000      0.700 ")
+	// Counted with the delays a CPU that recorded nothing may hide, not as
+	// lost events (there are none).
+	var res TimehistResult
+	runTimehist(t, evs, TimehistOptions{NrCPUs: 2, Result: &res})
+	if res.UnrecordedDelays != 1 || res.LossyDelays != 0 {
+		t.Errorf("UnrecordedDelays %d, LossyDelays %d; want 1, 0", res.UnrecordedDelays, res.LossyDelays)
+	}
 }
 
 // TestTimehistRunTimeElsewhere: outside Exact, run time charged to a

@@ -116,13 +116,19 @@ func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu tra
 	// And in a recording of some CPUs, where the wakeup may have been on
 	// one the capture left out (record -C 0: a 102.865 ms delay read
 	// 0.000).
-	noWake := t.tid != 0 && !waiting && tprev != 0 && t.lastTime <= tprev && (th.lossy(t.lastTime, tprev) || runLossy || t.lastTime > 0 && th.someUnrecorded(tprev))
+	noWakeBase := t.tid != 0 && !waiting && tprev != 0 && t.lastTime <= tprev
+	noWakeLossy := noWakeBase && (th.lossy(t.lastTime, tprev) || runLossy)
+	noWake := noWakeLossy || noWakeBase && t.lastTime > 0 && th.someUnrecorded(tprev)
 	t.dtUnrecorded = unrecorded || lossy || noWake
 	if !t.dtUnrecorded {
 		return
 	}
 	t.totalDelay -= t.dtDelay
-	if unrecorded {
+	// (A wait with no recorded wakeup while some CPU had recorded
+	// nothing yet is counted with the unrecorded ones, not as lost
+	// events: a full capture whose CPU 1 was quiet for its first 18 ms
+	// blamed 3 rows on lost events, of which it had none.)
+	if unrecorded || noWake && !noWakeLossy {
 		th.unrecordedDelays++
 	} else {
 		th.lossyDelays++
