@@ -840,11 +840,71 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 	return out
 }
 
+// DelayCgroups holds, per task, the cgroup of each of its delays, in the
+// order they ended (ns start and end): a task that moves between groups
+// during the trace (written into a v1 group's tasks file for a while) is
+// throttled only by the group it was in, which its last table row does not
+// say. CollectDelayCgroups fills it during a latency pass.
+type DelayCgroups map[trace.TID][]DelayCgroup
+
+// DelayCgroup is one delay of a task and its task group's cgroup id.
+type DelayCgroup struct {
+	Start, End int64
+	Cgroup     uint64
+}
+
+// CollectDelayCgroups returns hooks for LatencyOptions.Hooks that record
+// the cgroup of every measured delay into the DelayCgroups it returns.
+func CollectDelayCgroups() (schedule.Hooks, DelayCgroups) {
+	dc := DelayCgroups{}
+	return schedule.Hooks{Delay: func(d *schedule.Delay) {
+		if !d.Excluded && d.Task.Cgroup != 0 && d.Task.TID > 0 {
+			dc[d.Task.TID] = append(dc[d.Task.TID], DelayCgroup{d.Start, d.End, d.Task.Cgroup})
+		}
+	}}, dc
+}
+
+// at returns the cgroup of tid's delay that overlaps [start, end] (ns; the
+// one ending at end when start == end), if one was recorded.
+func (dc DelayCgroups) at(tid trace.TID, start, end int64) (uint64, bool) {
+	ds := dc[tid]
+	k := sort.Search(len(ds), func(k int) bool { return ds[k].End >= start })
+	for ; k < len(ds) && ds[k].Start <= end; k++ {
+		if ds[k].End >= start {
+			return ds[k].Cgroup, true
+		}
+	}
+	return 0, false
+}
+
+// groupOf returns the cgroup of task tid from start to end: its delay's
+// there (dc), else its last table row's (res.TaskRows; a reused TID takes
+// its last identity's).
+func (res *LatencyResult) groupOf(dc DelayCgroups, rows map[trace.TID]uint64, tid trace.TID, start, end int64) (uint64, bool) {
+	if g, ok := dc.at(tid, start, end); ok {
+		return g, true
+	}
+	g, ok := rows[tid]
+	return g, ok
+}
+
+// rowGroups maps each task to its last table row's cgroup.
+func (res *LatencyResult) rowGroups() map[trace.TID]uint64 {
+	m := map[trace.TID]uint64{}
+	for _, r := range res.TaskRows {
+		if r.TID > 0 && r.Cgroup != 0 {
+			m[r.TID] = r.Cgroup
+		}
+	}
+	return m
+}
+
 // ThrottledWithin returns a function that says how much of task tid's
 // time from start to end (ns) its task group spent throttled, by res's
-// inferred throttles (Cgroups) and the tasks' cgroups (TaskRows; a reused
-// TID takes its last identity's). timehist --throttled marks rows with it.
-func (res *LatencyResult) ThrottledWithin() func(tid trace.TID, start, end int64) int64 {
+// inferred throttles (Cgroups) and the group the task was in then (dc,
+// from the same pass: CollectDelayCgroups; else its last row's). timehist
+// --throttled marks rows with it.
+func (res *LatencyResult) ThrottledWithin(dc DelayCgroups) func(tid trace.TID, start, end int64) int64 {
 	spans := map[uint64][]ThrottleSpan{}
 	for _, g := range res.Cgroups {
 		if len(g.Throttles) > 0 {
@@ -853,14 +913,13 @@ func (res *LatencyResult) ThrottledWithin() func(tid trace.TID, start, end int64
 			spans[g.Cgroup] = sp
 		}
 	}
-	byTID := map[trace.TID][]ThrottleSpan{}
-	for _, r := range res.TaskRows {
-		if sp, ok := spans[r.Cgroup]; ok && r.TID > 0 {
-			byTID[r.TID] = sp
-		}
-	}
+	rows := res.rowGroups()
 	return func(tid trace.TID, start, end int64) int64 {
-		sp := byTID[tid]
+		g, ok := res.groupOf(dc, rows, tid, start, end)
+		if !ok {
+			return 0
+		}
+		sp := spans[g]
 		var ns int64
 		k := sort.Search(len(sp), func(k int) bool { return sp[k].End > start })
 		for ; k < len(sp) && sp[k].Start < end; k++ {
@@ -891,7 +950,7 @@ func unnamedCgroups(groups []CgroupThrottle) (n int, first string) {
 // at (ns) ended a throttle of its task group (the throttle's End is the
 // group's first run after it), and how long that throttle was. map
 // --throttled marks those switch-ins.
-func (res *LatencyResult) ThrottleEnds() func(tid trace.TID, at int64) (int64, bool) {
+func (res *LatencyResult) ThrottleEnds(dc DelayCgroups) func(tid trace.TID, at int64) (int64, bool) {
 	ends := map[uint64]map[int64]int64{}
 	for _, g := range res.Cgroups {
 		for _, t := range g.Throttles {
@@ -901,14 +960,9 @@ func (res *LatencyResult) ThrottleEnds() func(tid trace.TID, at int64) (int64, b
 			ends[g.Cgroup][t.End] = t.End - t.Start
 		}
 	}
-	group := map[trace.TID]uint64{}
-	for _, r := range res.TaskRows {
-		if _, ok := ends[r.Cgroup]; ok && r.TID > 0 {
-			group[r.TID] = r.Cgroup
-		}
-	}
+	rows := res.rowGroups()
 	return func(tid trace.TID, at int64) (int64, bool) {
-		g, ok := group[tid]
+		g, ok := res.groupOf(dc, rows, tid, at, at)
 		if !ok {
 			return 0, false
 		}

@@ -621,3 +621,31 @@ func TestPolicyNotes(t *testing.T) {
 		t.Errorf("JSON idle %v, batch %v", j.SchedIdleTasks, j.SchedBatchTasks)
 	}
 }
+
+// TestThrottledWithinMovedTask: a task that was in a throttled group for a
+// while (written into a v1 group's tasks file, then back to the root) is
+// throttled by the group its delay was in, not its last row's: task 5's
+// last row is in the root group (1); its delay from 100 to 200 ns was in
+// group 7, throttled from 120 to 180: 60 ns, and the switch-in at 180 ends
+// that 60 ns throttle (map --throttled). Without the delay's group (nil
+// DelayCgroups: the last row's group) it read 0 and no end: a mover's
+// 557 ms throttled in latency were none in timehist and map.
+func TestThrottledWithinMovedTask(t *testing.T) {
+	res := &LatencyResult{
+		Cgroups:  []CgroupThrottle{{Cgroup: 7, Throttles: []ThrottleSpan{{Start: 120, End: 180}}}},
+		TaskRows: []LatencyRow{{TID: 5, Cgroup: 1}},
+	}
+	dc := DelayCgroups{5: {{Start: 10, End: 50, Cgroup: 1}, {Start: 100, End: 180, Cgroup: 7}, {Start: 300, End: 320, Cgroup: 1}}}
+	if got := res.ThrottledWithin(dc)(5, 100, 200); got != 60 {
+		t.Errorf("throttled within [100, 200]: %d ns, want 60", got)
+	}
+	if got := res.ThrottledWithin(dc)(5, 300, 320); got != 0 {
+		t.Errorf("throttled within [300, 320] (back in the root group): %d ns, want 0", got)
+	}
+	if ns, ok := res.ThrottleEnds(dc)(5, 180); !ok || ns != 60 {
+		t.Errorf("switch-in at 180: throttle end %v, %d ns; want true, 60", ok, ns)
+	}
+	if got := res.ThrottledWithin(nil)(5, 100, 200); got != 0 {
+		t.Errorf("without the delays' groups: %d ns, want 0 (the last row's group)", got)
+	}
+}

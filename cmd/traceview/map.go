@@ -104,11 +104,11 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 		if o.opt.Exact {
 			return usageErrorf("map: --throttled: perf's exact output (--exact) has no throttling; drop one of them")
 		}
-		res, err := throttlePass(cmd, "map", o.input, o.recorded)
+		res, groups, err := throttlePass(cmd, "map", o.input, o.recorded)
 		if err != nil {
 			return err
 		}
-		o.opt.Unthrottled = res.ThrottleEnds()
+		o.opt.Unthrottled = res.ThrottleEnds(groups)
 	}
 	src, err := openInputProgress(o.input)
 	if err != nil {

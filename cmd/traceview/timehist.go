@@ -105,11 +105,11 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		if opt.Exact {
 			return usageErrorf("timehist: --throttled: perf's exact output (--exact) has no throttling; drop one of them")
 		}
-		res, err := throttlePass(cmd, "timehist", o.input, o.recorded)
+		res, groups, err := throttlePass(cmd, "timehist", o.input, o.recorded)
 		if err != nil {
 			return err
 		}
-		opt.Throttled = res.ThrottledWithin()
+		opt.Throttled = res.ThrottledWithin(groups)
 	}
 	src, err := openInputProgress(o.input)
 	if err != nil {
@@ -324,31 +324,32 @@ func (r *runningKallsyms) Lookup(addr uint64) (string, bool) {
 // (report.ComputeLatency, with the --recorded-cgroup settings stated) that
 // timehist and map mark their rows with. Standard input cannot be read
 // twice: a usage error.
-func throttlePass(cmd *cobra.Command, name, input string, recorded []string) (*report.LatencyResult, error) {
+func throttlePass(cmd *cobra.Command, name, input string, recorded []string) (*report.LatencyResult, report.DelayCgroups, error) {
 	if input == "-" {
-		return nil, usageErrorf("%s: --throttled reads the trace twice (its throttles need the whole trace first): give a file, not -", name)
+		return nil, nil, usageErrorf("%s: --throttled reads the trace twice (its throttles need the whole trace first): give a file, not -", name)
 	}
 	var stated []trace.CgroupSettings
 	for _, a := range recorded {
 		cs, err := trace.ParseCgroupSettings(a)
 		if err != nil {
-			return nil, usageErrorf("%s: %w", name, err)
+			return nil, nil, usageErrorf("%s: %w", name, err)
 		}
 		stated = append(stated, cs)
 	}
 	first, err := openInput(input)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := report.ComputeLatency(first, report.LatencyOptions{Cgroups: stated})
+	hooks, groups := report.CollectDelayCgroups()
+	res, err := report.ComputeLatency(first, report.LatencyOptions{Cgroups: stated, Hooks: hooks})
 	first.Close()
 	if err != nil {
-		return nil, readFailed(cmd, nil, fmt.Errorf("%s: %s: %w", name, input, err))
+		return nil, nil, readFailed(cmd, nil, fmt.Errorf("%s: %s: %w", name, input, err))
 	}
 	if err := checkStatedCgroups(name, stated, res.Cgroups); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return res, nil
+	return res, groups, nil
 }
 
 // openRunsWarning says which runs the summary leaves out because they had
