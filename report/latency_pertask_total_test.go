@@ -1,8 +1,10 @@
 package report
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -78,5 +80,43 @@ func TestLatencyNoDelayRow(t *testing.T) {
 	want := "|      0.039 ms |        0 | avg:       - ms | max:       - ms | sum:       0.000 ms | max start:            - s | max end:            - s"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("row without a delay:\n%s\nwant %q", b.String(), want)
+	}
+}
+
+// TestByCgroupBackInGroup: with ByCgroup, a task has one row per group it
+// was in: task 5 switched out in group 1, then 7, then 1 again has two
+// rows (groups 1 and 7), not a second row in group 1 (latency --by cgroup
+// -p printed a spinner moved into a quota group and back twice under /).
+// Its delays from the wakings at 300 and 500 ns: 10 ns each, the first
+// in group 7 (the run it ends switches out there), the second in group 1.
+func TestByCgroupBackInGroup(t *testing.T) {
+	sw := func(at int64, prev, next trace.TID, cg uint64) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindSwitch)
+		e.TID, e.PID, e.NextTID, e.NextPID, e.Prio, e.NextPrio, e.Cgroup = prev, trace.PID(prev), next, trace.PID(next), 120, 120, cg
+		e.Comm, e.NextComm = map[trace.TID]string{0: "swapper/0", 5: "mover"}[prev], map[trace.TID]string{0: "swapper/0", 5: "mover"}[next]
+		if prev != 0 {
+			e.PrevState = trace.StateInterruptible
+		}
+		return e
+	}
+	wake := func(at int64) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindWaking)
+		e.TID, e.PID, e.Comm, e.Prio, e.TargetCPU, e.CurTID, e.CurPID = 5, 5, "mover", 120, 0, 0, 0
+		return e
+	}
+	evs := []trace.Event{sw(100, 0, 5, 0), sw(200, 5, 0, 1), wake(300), sw(310, 0, 5, 0), sw(400, 5, 0, 7), wake(500), sw(510, 0, 5, 0), sw(600, 5, 0, 1)}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, nil), LatencyOptions{PerTask: true, ByCgroup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res.TaskRows {
+		if r.TID == 5 {
+			got = append(got, fmt.Sprintf("cgroup %d: %d delays, %d ns", r.Cgroup, r.Count, r.SumDelay))
+		}
+	}
+	sort.Strings(got)
+	if want := "[cgroup 1: 1 delays, 10 ns cgroup 7: 1 delays, 10 ns]"; fmt.Sprint(got) != want {
+		t.Errorf("task 5's rows %v, want %s", got, want)
 	}
 }

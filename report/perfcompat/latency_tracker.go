@@ -36,6 +36,11 @@ type LatencyThread[X any] struct {
 	// Cgroup is the cgroup id of its last switch-out (0 unknown).
 	Cgroup uint64
 	Task   *LatencyTask[X] // nil until perf would create its atoms
+	// splits, with LatencyTracker.SplitCgroups, holds the thread objects
+	// of this task by cgroup, shared by all of them: a task back in a
+	// group it was in goes on in that group's object (one row per task
+	// and group).
+	splits map[uint64]*LatencyThread[X]
 }
 
 // Name is perf's thread name: "swapper" for TID 0, ":TID" when the trace
@@ -408,7 +413,18 @@ func (tr *LatencyTracker[X]) switchEvent(e *trace.Event, st *LatencyStep[X]) {
 	if e.TID >= 0 {
 		th := tr.Thread(e.TID, e.PID)
 		if tr.SplitCgroups && e.TID != 0 && e.Cgroup != 0 && th.Cgroup != 0 && th.Cgroup != e.Cgroup {
-			th = &LatencyThread[X]{TID: th.TID, PID: th.PID, Comm: th.Comm, Seen: th.Seen}
+			if th.splits == nil {
+				th.splits = map[uint64]*LatencyThread[X]{th.Cgroup: th}
+			}
+			nt := th.splits[e.Cgroup]
+			if nt == nil {
+				nt = &LatencyThread[X]{TID: th.TID, splits: th.splits}
+				th.splits[e.Cgroup] = nt
+			}
+			// (The names as they are now: the task may have been renamed
+			// since it was last in that group.)
+			nt.PID, nt.Comm, nt.Seen, nt.CommAt, nt.SeenAt, nt.Emptied = th.PID, th.Comm, th.Seen, th.CommAt, th.SeenAt, th.Emptied
+			th = nt
 			tr.setThread(th)
 		}
 		st.Task, st.Created = tr.Task(th)
