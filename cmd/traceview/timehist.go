@@ -382,7 +382,7 @@ func unchainedWarnings(m *trace.Meta, r *perfcompat.TimehistResult) {
 	for cpu, n := range r.Unchained {
 		if n > 0 {
 			m.Warnings.Add(fmt.Sprintf("sched-switch-chain-cpu%d", cpu), // the message states the count
-				"CPU %d: %d of %d sched_switch events switched out a task that the CPU's previous sched_switch had not switched in (the trace lacks a switch between them); as perf, the run time is charged to the task switched out, %.3f ms in all on every CPU, which may have been another task's",
+				"CPU %d: %d of %d sched_switch events switched out a task that the CPU's previous sched_switch had not switched in (the trace lacks a switch between them); as perf, the run time is charged to the task switched out, %.3f ms in all on every CPU, which may have been another task's; the wait time and sch delay of such a row are not known and print -",
 				cpu, n, r.Switches[cpu], float64(r.UnchainedNs)/1e6)
 		}
 	}

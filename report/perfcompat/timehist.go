@@ -146,6 +146,11 @@ type TimehistResult struct {
 	// lost events on some CPU: the task may have been pulled there and run
 	// meanwhile (as latency's lossy delays; not in the summary's delay).
 	LossyDelays int64
+	// MissingSwitchIns (outside Exact) counts the rows of a task whose
+	// switch-in the trace lacks (the CPU's previous sched_switch switched
+	// in another): its wait and sch delay ended somewhere in between and
+	// print "-" (-1 in Rows); perf measures both to that previous switch.
+	MissingSwitchIns int64
 	// OpenRuns (with the summary, outside Exact) are the runs still on a
 	// CPU when the trace (or the --time window) ended, of 1 % of its span
 	// or more (openRunMinShare): perf counts a run
@@ -217,6 +222,9 @@ type timehist struct {
 	// -1 none yet; unrecordedDelays counts the delays it left unmeasured.
 	recordedAt       []int64
 	unrecordedDelays int64
+	// missingIns counts the rows whose switch-in the trace lacks
+	// (settleUnrecorded), printed "-" for wait and sch delay.
+	missingIns int64
 	// meta is the source's; recordedCPUs its trace.RecordedCPUs, read at
 	// the first event (a pipe-mode perf.data states its command line in
 	// records before its samples), with recordedRead set.
@@ -345,7 +353,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 		return ErrTimehistNoSwitch
 	}
 	if r := th.opt.Result; r != nil {
-		r.UnrecordedDelays, r.LossyDelays = th.unrecordedDelays, th.lossyDelays
+		r.UnrecordedDelays, r.LossyDelays, r.MissingSwitchIns = th.unrecordedDelays, th.lossyDelays, th.missingIns
 		r.Switches, r.Unchained, r.UnchainedNs = th.switches, th.unchained, th.unchainedNs
 	}
 	if th.opt.Summary {
@@ -771,7 +779,11 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 			t.dtRun = *tm - tprev
 		}
 		if !th.opt.Exact {
-			th.settleUnrecorded(t, tprev, *tm, e.CPU)
+			in := trace.TID(-1) // the task the CPU's previous switch switched in
+			if int(e.CPU) < len(th.curIn) {
+				in = th.curIn[e.CPU]
+			}
+			th.settleUnrecorded(t, tprev, *tm, e.CPU, in >= 0 && in != e.TID)
 			if t.tid == 0 {
 				// The idle task waits for no CPU: perf gives it the
 				// time its CPU was busy since idle last left it as its

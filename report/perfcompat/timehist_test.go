@@ -1069,3 +1069,30 @@ func TestTimehistMaxStack(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistMissingSwitchIn: timehistScenario without beta's switch to
+// alpha at 1.000300: alpha's switch-out at 1.001000 follows a switch that
+// switched in beta, so its switch-in, and with it its wait and sch delay,
+// are not known ("-", MissingSwitchIns 1); the run time is perf's, from
+// the CPU's previous switch (1.000000: 1.000 ms, the summary warning says
+// it may be another task's). perf (--exact) prints a 0.000 wait and sch
+// delay, measured to that previous switch (before alpha's wakeup).
+func TestTimehistMissingSwitchIn(t *testing.T) {
+	var evs []trace.Event
+	for _, e := range timehistScenario() {
+		if e.Kind == trace.KindSwitch && e.Time == 1_000_300_000 {
+			continue
+		}
+		evs = append(evs, e)
+	}
+	var res TimehistResult
+	out := runTimehist(t, evs, TimehistOptions{Result: &res})
+	want := "       1.001000 [0000]  alpha[10]                               -          -      1.000 "
+	if !strings.Contains(out, want+"\n") || res.MissingSwitchIns != 1 {
+		t.Errorf("MissingSwitchIns %d, want 1; want the row\n%s\nin\n%s", res.MissingSwitchIns, want, out)
+	}
+	perf := "       1.001000 [0000]  alpha[10]                           0.000      0.000      1.000 "
+	if out := runTimehist(t, evs, TimehistOptions{Exact: true}); !strings.Contains(out, perf+"\n") {
+		t.Errorf("--exact: want perf's row\n%s\nin\n%s", perf, out)
+	}
+}

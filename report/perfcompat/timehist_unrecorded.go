@@ -90,7 +90,14 @@ func (th *timehist) noteMigrate(e *trace.Event) {
 // pulled there and run (schedule.Builder's markDelay says the same for
 // latency). A lossy recording showed ksoftirqd/0 with a 1.332 s sch delay
 // across 200 lost windows where latency counted at most 5.3 ms.
-func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu trace.CPU) {
+//
+// And a switch-out whose switch-in the trace lacks (the CPU's previous
+// sched_switch switched in another task, missingIn): the task's wait ended
+// somewhere between that switch and this one, so neither its wait nor its
+// delay is known; perf measures both to the CPU's previous switch and
+// printed 0.000 where latency recovered a 2.406 ms delay (or an 80 ms one
+// where the switch-in came much later).
+func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu trace.CPU, missingIn bool) {
 	waiting := tprev != 0 && t.readyToRun != 0 && t.readyToRun <= tprev
 	unrecorded := waiting && (t.hasOff && th.unrecordedAt(t.offCPU, tprev) || t.ranUnseen)
 	t.ranUnseen = false
@@ -119,7 +126,8 @@ func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu tra
 	noWakeBase := t.tid != 0 && !waiting && tprev != 0 && t.lastTime <= tprev
 	noWakeLossy := noWakeBase && (th.lossy(t.lastTime, tprev) || runLossy)
 	noWake := noWakeLossy || noWakeBase && t.lastTime > 0 && th.someUnrecorded(tprev)
-	t.dtUnrecorded = unrecorded || lossy || noWake
+	missingIn = missingIn && t.tid != 0 && tprev != 0
+	t.dtUnrecorded = unrecorded || lossy || noWake || missingIn
 	if !t.dtUnrecorded {
 		return
 	}
@@ -128,12 +136,17 @@ func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu tra
 	// nothing yet is counted with the unrecorded ones, not as lost
 	// events: a full capture whose CPU 1 was quiet for its first 18 ms
 	// blamed 3 rows on lost events, of which it had none.)
-	if unrecorded || noWake && !noWakeLossy {
+	switch {
+	case missingIn && !unrecorded && !lossy && !noWakeLossy:
+		// (Before a CPU that recorded nothing yet: the switch-in the
+		// trace lacks is what hides the wait here.)
+		th.missingIns++
+	case unrecorded || noWake && !noWakeLossy:
 		th.unrecordedDelays++
-	} else {
+	default:
 		th.lossyDelays++
 	}
-	if noWake {
+	if noWake || missingIn {
 		// The whole wait is unknown (there is no delay in it to take).
 		t.totalSleep -= t.dtSleep
 		t.totalIO -= t.dtIOWait
