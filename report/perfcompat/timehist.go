@@ -859,11 +859,12 @@ func (th *timehist) wakeup(e *trace.Event) {
 		if e.Kind != trace.KindWakeupNew {
 			t.racePending = true
 		}
-	case t.readyToRun == 0 || t.raced && e.Time > t.lastTime:
+	case t.readyToRun == 0 || t.raced && e.Time > t.lastTime || th.rewoken(t, e):
 		// (A wakeup after a raced switch-out: the waking before it had
 		// found the task still queued, so it went on running and slept
-		// only now; its wait starts here, as the schedule's RacesUndone.)
-		t.readyToRun, t.raced = e.Time, false
+		// only now; its wait starts here, as the schedule's RacesUndone.
+		// And a second waking of a waiting task, rewoken.)
+		t.readyToRun, t.raced, t.queuedWake = e.Time, false, 0
 		t.hasOff, t.ranUnseen = false, false
 		fallthrough
 	default:
@@ -874,6 +875,27 @@ func (th *timehist) wakeup(e *trace.Event) {
 	if th.opt.Wakeups && !th.outside(e.Time) {
 		th.printEventRow(e, t, "awakened: ", -1, -1)
 	}
+}
+
+// rewoken reports (outside Exact) whether waking e of waiting task t
+// restarts its wait, as the schedule's doWakeup decides for latency: a
+// second waking of a task woken from sleep (the first found it queued:
+// it ran and slept again where the trace does not show; Rewoken), or the
+// second since its preemption (the first set it running again,
+// ttwu_runnable; Dropped); the first since a preemption is only noted.
+// A wakeup_new, or one before the wait began, restarts nothing.
+func (th *timehist) rewoken(t *timehistThread, e *trace.Event) bool {
+	if th.opt.Exact || e.Kind == trace.KindWakeupNew || t.readyToRun == 0 || e.Time < t.readyToRun || t.readyToRun < t.lastTime {
+		return false
+	}
+	if t.lastState != 'R' {
+		return true
+	}
+	if t.queuedWake >= t.readyToRun && t.queuedWake > 0 {
+		return true
+	}
+	t.queuedWake = e.Time
+	return false
 }
 
 func (th *timehist) outside(t int64) bool {

@@ -16,10 +16,11 @@ import (
 // perf's timehist outputs: the row of a delay the schedule leaves out
 // (unrecorded CPU, lost events) prints "-" (-1). Rows with no schedule
 // delay at their switch-in print 0 (a task first seen), or "-" when the
-// trace lacks the switch-in (TimehistResult.MissingSwitchIns). Counted: rows compared, and the
-// mismatches, which must be none but for the delays the schedule
-// recovered or restarted (latency's "recovered" and "woken again"
-// counts, which timehist does not infer).
+// trace lacks the switch-in (TimehistResult.MissingSwitchIns). At most as
+// many rows may differ as the schedule recovered switch-ins (it dates them
+// by evidence timehist does not read); measured 2026-12-05: 1 row of
+// 113,342 on the testdata and shared traces (pipeline.2cpu), 260 before
+// timehist took the raced, rewoken and missing-switch-in rules.
 func TestTimehistAgreesWithSchedule(t *testing.T) {
 	for _, tr := range timehistGoldenTraces(t) {
 		t.Run(filepath.Base(tr.data), func(t *testing.T) {
@@ -67,7 +68,7 @@ func TestTimehistAgreesWithSchedule(t *testing.T) {
 			if err := Timehist(io.Discard, src, opt); err != nil {
 				t.Fatal(err)
 			}
-			allowed := s.Counters.Recovered + s.Counters.Rewoken
+			allowed := s.Counters.Recovered
 			if bad > int(allowed) {
 				t.Errorf("%d of %d rows differ from the schedule's delay (recovered %d, rewoken %d, races undone %d): %v", bad, compared, s.Counters.Recovered, s.Counters.Rewoken, s.Counters.RacesUndone, first)
 			}

@@ -34,6 +34,10 @@ type timehistThread struct {
 	// waking); raced that readyToRun is a switch-out to sleep such a
 	// waking came before.
 	running, racePending, raced bool
+	// queuedWake (outside Exact) is the first waking since a preemption
+	// (ns; 0 none): it found the task queued; a second one means it ran
+	// and slept unseen in between.
+	queuedWake int64
 	lastState                   byte // perf's state letter at the last switch-out
 	dtRun                       int64
 	dtSleep                     int64
