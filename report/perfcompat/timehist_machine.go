@@ -38,13 +38,13 @@ type timehistThread struct {
 	// (ns; 0 none): it found the task queued; a second one means it ran
 	// and slept unseen in between.
 	queuedWake int64
-	lastState                   byte // perf's state letter at the last switch-out
-	dtRun                       int64
-	dtSleep                     int64
-	dtIOWait                    int64
-	dtPreempt                   int64
-	dtDelay                     int64
-	delayEnd                    int64 // ns: the switch-in that ended dtDelay
+	lastState  byte // perf's state letter at the last switch-out
+	dtRun      int64
+	dtSleep    int64
+	dtIOWait   int64
+	dtPreempt  int64
+	dtDelay    int64
+	delayEnd   int64 // ns: the switch-in that ended dtDelay
 	// Outside Exact (timehist_unrecorded.go): hasOff says that during its
 	// current wait the task was queued on offCPU, a CPU that had recorded
 	// no event then; dtUnrecorded that dtDelay is not measured.
