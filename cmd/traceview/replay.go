@@ -399,14 +399,14 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	defer watch.close()
 	var sim *predict.SelfRun
 	if !o.noTrust {
-		sim = predict.StartSelfReplay(m, cfg.Cgroups, watch.of(m), o.perTask, o.write != "") // meanwhile, the observed table
+		sim = predict.StartSelfReplay(m, cfg.Cgroups, watch.of(m), o.tables(), o.write != "") // meanwhile, the observed table
 	}
 	rec, err := recordedOnce(m, specs, o.input)
 	if err != nil {
 		sim.Wait()
 		return err
 	}
-	obs, err := predict.Table(rec, o.perTask)
+	obs, err := predict.Table(rec, o.tables())
 	rec.Close()
 	if err != nil {
 		sim.Wait()
@@ -430,6 +430,13 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	writeAssumptions(out, o, m, cfg, len(untilSet))
 	return r.finish()
+}
+
+// tables are the latency tables o's output needs: per task with -p, and
+// the delay percentiles for the p99 column of --wide and the p50 to
+// p99.9 of -o json only (the table and CSV show none).
+func (o replayOptions) tables() predict.Tables {
+	return predict.Tables{PerTask: o.perTask, Percentiles: o.wide || o.output == "json"}
 }
 
 // recordedOnce returns the model's recorded schedule for the observed

@@ -118,7 +118,7 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 		p = &r.self.Prediction
 	} else {
 		rcfg, done := r.watch.watch(m, cfg, "simulating "+sp.String())
-		p, err = predict.Predict(m, sp, rcfg, predict.Options{Observed: r.obs, PerTask: o.perTask, KeepEvents: o.write != ""})
+		p, err = predict.Predict(m, sp, rcfg, predict.Options{Observed: r.obs, PerTask: o.perTask, Percentiles: o.tables().Percentiles, KeepEvents: o.write != ""})
 		done()
 		if err != nil {
 			return false, err

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -737,5 +738,28 @@ func TestIdleClassHintStarvedOutside(t *testing.T) {
 	const want = "hint: w waited far longer in the trace than under the eevdf self-replay (longest delay 500.000 ms observed, 10.000 ms self-replayed), and so did tasks outside the workload (kworker/0:1): the recorded scheduler held back tasks of every kind"
 	if !strings.HasPrefix(got, want) || strings.Contains(got, "--class") {
 		t.Errorf("starved outside task: got  %q\nwant prefix %q and no --class advice", got, want)
+	}
+}
+
+// TestReplayPercentilesWhereShown: the delay percentiles are computed only
+// for the outputs that show them: --wide's p99 column and -o json's
+// p50..p99.9 (observed and predicted rows); the default table and -o csv
+// have none, and skip keeping every delay for them. On nice.2cpu the hog's
+// p99 delay is 16.000 ms observed, as latency --percentiles prints it.
+func TestReplayPercentilesWhereShown(t *testing.T) {
+	const in = "../../testdata/traces/nice.2cpu.perf.data"
+	wide, stderr, code := runCLI(t, "replay", "-i", in, "--policy", "eevdf", "--wide")
+	if code != 0 {
+		t.Fatalf("--wide: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(wide, "p99 delay ms obs") || !regexp.MustCompile(`(?m)^ +hog .* 16\.000 +[0-9.]+ +[0-9.]+\s*$`).MatchString(wide) {
+		t.Errorf("--wide: no p99 column with the hog's 16.000 ms:\n%s", wide)
+	}
+	js, stderr, code := runCLI(t, "replay", "-i", in, "--policy", "eevdf", "-o", "json")
+	if code != 0 {
+		t.Fatalf("-o json: exit %d: %s", code, stderr)
+	}
+	if n := strings.Count(js, `"p99_delay_ns"`); n < 2 {
+		t.Errorf("-o json: %d p99_delay_ns fields, want the observed and predicted rows'", n)
 	}
 }

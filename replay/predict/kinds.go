@@ -90,7 +90,7 @@ func sensitivity(m *replay.Model, sp policies.Spec, cfg replay.Config, res *repl
 	if err != nil {
 		return nil, err
 	}
-	p2, err := Table(r2.Source(), perTask)
+	p2, err := Table(r2.Source(), Tables{PerTask: perTask})
 	if err != nil {
 		return nil, err
 	}

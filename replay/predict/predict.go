@@ -26,13 +26,13 @@ func Simulate(m *replay.Model, sp policies.Spec, cfg replay.Config) (*replay.Res
 }
 
 // SimulateTable is Simulate and the predicted latency table of the run
-// (Table, per task with perTask), computed beside the simulation from its
+// (Table, with tab's rows), computed beside the simulation from its
 // events as they are made (replay.SimulateInto). Unless keepEvents, the
 // Result keeps no events (the table is all a prediction needs of them).
 // Errors: Simulate's, then the table's ("replay: SPEC: predicted latency:
 // ...").
-func SimulateTable(m *replay.Model, sp policies.Spec, cfg replay.Config, perTask, keepEvents bool) (*replay.Result, *report.LatencyResult, error) {
-	res, pred, err, tableErr := simulateTable(m, sp, cfg, perTask, keepEvents)
+func SimulateTable(m *replay.Model, sp policies.Spec, cfg replay.Config, tab Tables, keepEvents bool) (*replay.Result, *report.LatencyResult, error) {
+	res, pred, err, tableErr := simulateTable(m, sp, cfg, tab, keepEvents)
 	if err == nil && tableErr != nil {
 		err = fmt.Errorf("replay: %s: predicted latency: %w", sp, tableErr)
 	}
@@ -44,7 +44,7 @@ func SimulateTable(m *replay.Model, sp policies.Spec, cfg replay.Config, perTask
 
 // simulateTable is SimulateTable with the table's error apart from the
 // simulation's (then the Result is kept).
-func simulateTable(m *replay.Model, sp policies.Spec, cfg replay.Config, perTask, keepEvents bool) (res *replay.Result, pred *report.LatencyResult, err, tableErr error) {
+func simulateTable(m *replay.Model, sp policies.Spec, cfg replay.Config, tab Tables, keepEvents bool) (res *replay.Result, pred *report.LatencyResult, err, tableErr error) {
 	n := cfg.CPUs
 	if n <= 0 {
 		n = m.NrCPUs
@@ -54,16 +54,27 @@ func simulateTable(m *replay.Model, sp policies.Spec, cfg replay.Config, perTask
 		return nil, nil, fmt.Errorf("replay: policy %s: %w", sp, err), nil
 	}
 	res, err = replay.SimulateInto(m, pol, cfg, keepEvents, func(src trace.Source) error {
-		pred, tableErr = Table(src, perTask)
+		pred, tableErr = Table(src, tab)
 		return nil // the simulation's error first: a table of part of it is no table
 	})
 	return res, pred, err, tableErr
 }
 
-// Table is the latency table, with percentiles, of an observed or a
-// predicted schedule: a row per command, or per task with perTask.
-func Table(src trace.Source, perTask bool) (*report.LatencyResult, error) {
-	return report.ComputeLatency(src, report.LatencyOptions{PerTask: perTask, Percentiles: true})
+// Tables say which latency tables a replay computes of its schedules.
+type Tables struct {
+	// PerTask makes a row per task, else per command.
+	PerTask bool
+	// Percentiles adds the delay percentiles (p50 to p99.9: replay
+	// --wide, -o json and csv). They keep every delay until the table is
+	// made, 8 bytes each and their slices' growth: 9 MB of the peak heap
+	// on bench/replaymem's 2 M-event file, and their sorting.
+	Percentiles bool
+}
+
+// Table is the latency table of an observed or a predicted schedule, with
+// tab's rows.
+func Table(src trace.Source, tab Tables) (*report.LatencyResult, error) {
+	return report.ComputeLatency(src, report.LatencyOptions{PerTask: tab.PerTask, Percentiles: tab.Percentiles})
 }
 
 // Options say what Predict scores a prediction against and how.
@@ -79,8 +90,9 @@ type Options struct {
 	// computes it.
 	Observed *report.LatencyResult
 	// PerTask makes the tables and the checks per task instead of per
-	// command.
-	PerTask bool
+	// command; Percentiles adds the delay percentiles to the tables
+	// (Tables).
+	PerTask, Percentiles bool
 	// KeepEvents keeps the simulated events in Result (to write the
 	// prediction out); else they are dropped once the table is made.
 	KeepEvents bool
@@ -112,11 +124,11 @@ func Predict(m *replay.Model, sp policies.Spec, cfg replay.Config, o Options) (*
 	p := &Prediction{Policy: sp.String(), Observed: o.Observed, ObservedMakespan: target.ObservedMakespan()}
 	if p.Observed == nil {
 		var err error
-		if p.Observed, err = Table(target.RecordedSource(), o.PerTask); err != nil {
+		if p.Observed, err = Table(target.RecordedSource(), Tables{o.PerTask, o.Percentiles}); err != nil {
 			return nil, fmt.Errorf("replay: observed latency: %w", err)
 		}
 	}
-	res, pred, err := SimulateTable(m, sp, cfg, o.PerTask, o.KeepEvents)
+	res, pred, err := SimulateTable(m, sp, cfg, Tables{o.PerTask, o.Percentiles}, o.KeepEvents)
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ func spec(t *testing.T, s string) policies.Spec {
 // and configuration (the simulation is deterministic).
 func TestPredict(t *testing.T) {
 	m := load(t, "nice.2cpu.perf.data")
-	self, err := SelfReplay(m, nil, false)
+	self, err := SelfReplay(m, nil, Tables{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ type SelfRun struct {
 	spec       string        // as RecordingPolicy names it
 	pol        policies.Spec // spec parsed (once the run started)
 	cfg        replay.Config // as simulated, without watch's Progress
-	perTask    bool          // the predicted table's rows are per task
+	tab        Tables        // the predicted table's
 	keepEvents bool          // the simulated events stay in the Result
 	done       chan struct{}
 	res        *replay.Result
@@ -39,15 +39,15 @@ type SelfRun struct {
 // StartSelfReplay starts simulating m under its recording kernel's policy
 // with replay.DefaultConfig and cgroups, the recording's task-group
 // settings (a perf.data does not carry them; not a what-if), and the
-// predicted table Score compares (Table: per task with perTask; the
+// predicted table Score compares (Table with tab; the
 // simulated events are dropped as it reads them unless keepEvents),
 // computed beside the simulation from its events as they are made
 // (SimulateTable), and beside whatever the caller computes meanwhile (the
 // observed table): on bench/replaymem's 2 M-event file it is about 0.2 s
 // of CPU. watch, when not nil, watches the simulation.
-func StartSelfReplay(m *replay.Model, cgroups []trace.CgroupSettings, watch Watch, perTask, keepEvents bool) *SelfRun {
+func StartSelfReplay(m *replay.Model, cgroups []trace.CgroupSettings, watch Watch, tab Tables, keepEvents bool) *SelfRun {
 	s := &SelfRun{m: m, spec: replay.RecordingPolicy(m.Meta.OSRelease), cfg: replay.DefaultConfig(), done: make(chan struct{}),
-		perTask: perTask, keepEvents: keepEvents}
+		tab: tab, keepEvents: keepEvents}
 	s.cfg.Cgroups = cgroups
 	go func() {
 		defer close(s.done)
@@ -63,7 +63,7 @@ func StartSelfReplay(m *replay.Model, cgroups []trace.CgroupSettings, watch Watc
 		}
 		// The latency of a schedule is computed once, beside the
 		// simulation, and grouped both ways (Score).
-		s.res, s.pred, s.err, s.predErr = simulateTable(m, s.pol, cfg, perTask, keepEvents)
+		s.res, s.pred, s.err, s.predErr = simulateTable(m, s.pol, cfg, tab, keepEvents)
 		done()
 	}()
 	return s
@@ -110,7 +110,7 @@ func (s *SelfRun) Score(obs *report.LatencyResult) (*Self, error) {
 	if s.predErr != nil {
 		return nil, s.predErr
 	}
-	m, pred, perTask := s.m, s.pred, s.perTask
+	m, pred, perTask := s.m, s.pred, s.tab.PerTask
 	var obsTasks, predTasks *report.LatencyResult
 	if !perTask {
 		obsTasks, predTasks = obs.Regroup(true), pred.Regroup(true)
@@ -134,10 +134,10 @@ func (s *SelfRun) Score(obs *report.LatencyResult) (*Self, error) {
 
 // SelfReplay replays m under its recording kernel's policy with cgroups,
 // the recording's task-group settings, computing the observed table
-// (Table with perTask) while it simulates, and scores it (SelfRun.Score).
-func SelfReplay(m *replay.Model, cgroups []trace.CgroupSettings, perTask bool) (*Self, error) {
-	s := StartSelfReplay(m, cgroups, nil, perTask, false)
-	obs, err := Table(m.RecordedSource(), perTask)
+// (Table with tab) while it simulates, and scores it (SelfRun.Score).
+func SelfReplay(m *replay.Model, cgroups []trace.CgroupSettings, tab Tables) (*Self, error) {
+	s := StartSelfReplay(m, cgroups, nil, tab, false)
+	obs, err := Table(m.RecordedSource(), tab)
 	if err != nil {
 		s.Wait()
 		return nil, err
