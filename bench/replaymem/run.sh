@@ -16,7 +16,8 @@
 #
 # Targets (issue 29 item 1): replay peak RSS <= 64 bytes per input event and
 # >= 2 M input events/s end to end on the 234 MB messaging file.
-# Last measured (docs/replay.md, "Memory and speed on big captures", sixth
+# Last measured (docs/replay.md, "Memory and speed on big captures", ninth round;
+# before it the sixth
 # round and seventh, then both together; the figures and the commands are
 # there). Both branches' builds were measured alternating with a33f8ee on
 # 2 vCPUs shared with other tests, so read CPU and RSS, not wall time.
