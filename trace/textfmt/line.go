@@ -35,8 +35,12 @@ type prefix struct {
 // such token is tried in turn, and the first after which the line reads
 // on (the task column before it, a timestamp after it, then the event)
 // is the CPU's.
+//
+// At most maxCPUCandidates such tokens are tried, so that a hostile line
+// of many costs no more than a few parses.
 func parsePrefix(line []byte, p *prefix) bool {
-	for i := 0; i < len(line); i++ {
+	tried := 0
+	for i := 0; i < len(line) && tried < maxCPUCandidates; i++ {
 		if line[i] != '[' {
 			continue
 		}
@@ -45,6 +49,7 @@ func parsePrefix(line []byte, p *prefix) bool {
 			j++
 		}
 		if j > i+1 && j < len(line) && line[j] == ']' && (j+1 == len(line) || line[j+1] == ' ') && i > 0 {
+			tried++
 			if parseAfterCPU(line, i, j, p) {
 				return true
 			}
@@ -52,6 +57,13 @@ func parsePrefix(line []byte, p *prefix) bool {
 	}
 	return false
 }
+
+// maxCPUCandidates bounds the "[digits] " tokens parsePrefix tries: a task
+// name is at most 15 bytes (TASK_COMM_LEN 16 with its NUL,
+// include/linux/sched.h), which holds at most 4 of them ("[1] [2] [3] [4]"),
+// and the CPU column's is the next; 8 leaves room for a trace-cmd buffer
+// name before the task.
+const maxCPUCandidates = 8
 
 // parseAfterCPU parses line with its CPU column at line[open:close+1].
 func parseAfterCPU(line []byte, open, close int, p *prefix) bool {

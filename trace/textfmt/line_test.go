@@ -2,6 +2,7 @@ package textfmt
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -26,5 +27,16 @@ func TestParsePrefixBracketedNames(t *testing.T) {
 		if got != want {
 			t.Errorf("%q:\n got %s\nwant %s", line, got, want)
 		}
+	}
+}
+
+// TestParsePrefixManyBrackets: a line of thousands of "[1] " tokens is
+// refused after maxCPUCandidates tries, not parsed once per token (which
+// made a 1 MB line cost about 10^10 steps).
+func TestParsePrefixManyBrackets(t *testing.T) {
+	line := []byte(strings.Repeat("[1] ", 250_000) + "x 1 [000] 1.000000: sched:sched_switch: a")
+	var p prefix
+	if parsePrefix(line, &p) {
+		t.Errorf("parsed a line whose CPU column comes after 250000 others")
 	}
 }
