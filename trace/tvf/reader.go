@@ -50,6 +50,11 @@ type Reader struct {
 	ended   bool
 	gotTail bool // the trailer was applied
 	cut     bool // the file ended inside a frame
+	// hole says events were lost in damaged frames since the last block
+	// read (holeCount of them, 0 when a frame header was damaged and its
+	// count is unknown): the next block starts with a trace.KindLost.
+	hole      bool
+	holeCount uint64
 	// sawCgroup: an event carried a cgroup id
 	sawCgroup bool
 	// seenFirst, seenLast: the first and last nonzero event times read,
@@ -365,6 +370,7 @@ func (r *Reader) readFrame(first bool) error {
 		if !ok {
 			n := r.resync()
 			r.meta.Warnings.Add("damaged-frame", "traceview format: damaged frame header at offset %d: skipped %d bytes (events in them are lost)", at, n)
+			r.hole = true
 			continue
 		}
 		r.discard(frameHeaderSize)
@@ -432,6 +438,9 @@ func (r *Reader) readFrame(first bool) error {
 				r.damaged(at, h, err.Error())
 				continue
 			}
+			if r.hole && len(evs) > 0 {
+				evs = r.holeBefore(evs)
+			}
 			r.buf, r.i = evs, 0
 			if len(evs) > 0 {
 				return nil
@@ -483,11 +492,25 @@ func (r *Reader) cutRest() string {
 	return "; the file ends there, without its task table and trailer: the capture may have gone on past this point, and how many events are missing after it is unknown"
 }
 
+// holeBefore returns evs, the events of the first block read after a
+// damaged one, behind a trace.KindLost on every CPU (CPU -1) at the first
+// one's time with the events lost (Count; 0 when unknown): the damaged
+// block's span is time the trace did not see, on every CPU (a block holds
+// the events of all of them), not one long run or wait (a 200-byte
+// overwrite read as 1.19 s delays and runs, 100 % busy).
+func (r *Reader) holeBefore(evs []trace.Event) []trace.Event {
+	lost := trace.NewEvent(evs[0].Time, -1, trace.KindLost)
+	lost.Count = r.holeCount
+	r.hole, r.holeCount = false, 0
+	return append([]trace.Event{lost}, evs...)
+}
+
 func (r *Reader) damaged(at int64, h frameHdr, why string) {
 	if h.typ == frameEvents {
 		r.meta.Warnings.Add("damaged-block", "traceview format: event block at offset %d damaged (%s): its events are skipped", at, why)
 		r.meta.Warnings.AddCount("damaged-block-events", int(h.count), "events in all", "traceview format: events lost in damaged blocks")
 		r.meta.LostInFile += uint64(h.count)
+		r.hole, r.holeCount = true, r.holeCount+uint64(h.count)
 		return
 	}
 	r.meta.Warnings.Add("damaged-frame", "traceview format: %q frame at offset %d damaged (%s): skipped", h.typ, at, why)

@@ -281,7 +281,10 @@ func warning(tr *Reader, key string) int {
 }
 
 // TestCorruptBlock damages one byte inside the second of three blocks: that
-// block's events are lost and counted, the others read intact.
+// block's events are lost and counted, the others read intact, and the
+// third block starts with a trace.KindLost on every CPU (CPU -1) at its
+// first event's time, Count the events lost (0 when a damaged frame
+// header hides how many): the span is time the trace did not see.
 func TestCorruptBlock(t *testing.T) {
 	evs := synthetic(3*BlockEvents, 42)
 	file := encode(t, Header{}, evs, nil)
@@ -289,7 +292,12 @@ func TestCorruptBlock(t *testing.T) {
 	if len(offs) != 3 {
 		t.Fatalf("%d blocks, want 3", len(offs))
 	}
-	want := append(append([]trace.Event(nil), evs[:BlockEvents]...), evs[2*BlockEvents:]...)
+	wantLost := func(n uint64) []trace.Event {
+		lost := trace.NewEvent(evs[2*BlockEvents].Time, -1, trace.KindLost)
+		lost.Count = n
+		w := append(append([]trace.Event(nil), evs[:BlockEvents]...), lost)
+		return append(w, evs[2*BlockEvents:]...)
+	}
 	cases := []struct {
 		name   string
 		at     int // byte to flip, relative to the second block
@@ -310,7 +318,7 @@ func TestCorruptBlock(t *testing.T) {
 					r = onlyReader{r}
 				}
 				got, tr := decodeAll(t, r)
-				if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+				if diff := cmp.Diff(wantLost(uint64(c.events)), got, cmpopts.EquateEmpty()); diff != "" {
 					t.Fatalf("seek=%v: events (-want +got):\n%s", seek, diff)
 				}
 				if n := warning(tr, c.key); n != 1 {
