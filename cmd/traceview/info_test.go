@@ -536,3 +536,34 @@ func TestInfoPolicies(t *testing.T) {
 		t.Errorf("no recorded policy: Policies %v, want none", rep.Policies)
 	}
 }
+
+// TestRecordCPUMigrationsNoChain: the migrations a record --cpu 1 capture
+// keeps from CPU 0 (cpu1.tv: 28 sched_migrate_task, some emitted on CPU 0,
+// which records no sched_switch) say nothing of what ran on CPU 0: latency
+// warns of no broken switch chain there ("CPU 0: 6 of 0 sched_switch
+// events ..." before) and counts no unrecorded switch-in from them (3
+// before; the CPU 1 chain of this file is whole).
+func TestRecordCPUMigrationsNoChain(t *testing.T) {
+	out, stderr, code := runCLI(t, "latency", "-v", "-o", "json", "-i", "../../testdata/traces/cpu1.tv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stderr, "CPU 0: ") && strings.Contains(stderr, "sched_switch events switched out") {
+		t.Errorf("a switch-chain warning for CPU 0, which the capture left out:\n%s", stderr)
+	}
+	var rep struct {
+		Tasks []struct {
+			Unrecorded int64 `json:"unrecorded_switches"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, r := range rep.Tasks {
+		n += r.Unrecorded
+	}
+	if n != 0 {
+		t.Errorf("%d unrecorded switch-ins, want 0", n)
+	}
+}

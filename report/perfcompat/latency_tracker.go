@@ -287,6 +287,14 @@ func (tr *LatencyTracker[X]) Event(e *trace.Event) LatencyStep[X] {
 		switch e.Kind {
 		case trace.KindLost, trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
 			// Not recorded in the context of the CPU's current task.
+		case trace.KindMigrate:
+			// A CPU with no sched_switch at all gives no chain to break
+			// (record --cpu keeps the migrations other CPUs emit for the
+			// tasks they move off or onto a recorded CPU: "CPU 0: 73 of 0
+			// sched_switch events ..." and as many unrecorded switch-ins).
+			if st.CPU.switches > 0 {
+				st.Moved, st.Runs = tr.evidence(e, st.CPU)
+			}
 		default:
 			st.Moved, st.Runs = tr.evidence(e, st.CPU)
 		}

@@ -701,7 +701,12 @@ func (b *Builder) observe(e *trace.Event) {
 		return
 	}
 	if c != nil {
-		b.evidence(e, c)
+		// (A migration a CPU outside the recorded ones emitted, which
+		// record --cpu keeps for the task it moves off or onto a recorded
+		// CPU, says nothing of what runs there: no chain, no run.)
+		if e.Kind != trace.KindMigrate || !b.unrecorded(e.CPU) {
+			b.evidence(e, c)
+		}
 		c.last = e.Time
 	}
 	defer b.markScheduled(e) // after the event made or ended its identities
