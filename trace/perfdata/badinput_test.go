@@ -305,17 +305,35 @@ func TestLostRecord(t *testing.T) {
 	if got := r.Meta().Lost; len(got) != 1 || got[0] != want[0] {
 		t.Errorf("lost windows %+v, want %+v", got, want)
 	}
+	// The event says the window ahead: from where the loss began (CPU
+	// 1's previous sample, or the earliest time still to come) with its
+	// length, ending at the LOST record's time.
 	n := 0
 	for _, ev := range evs {
 		if ev.Kind == trace.KindLost {
 			n++
-			if ev.Count != 1234 || ev.CPU != 1 || ev.Time != int64(tm) {
-				t.Errorf("lost event %+v", ev)
+			if ev.Count != 1234 || ev.CPU != 1 || ev.Time+ev.Runtime != int64(tm) || ev.Time < int64(prevOnCPU1) || ev.Runtime <= 0 {
+				t.Errorf("lost event %+v, want it from %d or later to %d", ev, prevOnCPU1, tm)
 			}
 		}
 	}
 	if n != 1 {
 		t.Errorf("%d lost events, want 1", n)
+	}
+	// perf's own modes (KeepRepeats) keep perf's time, the record's.
+	pr, err := NewReader(bytes.NewReader(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.KeepRepeats()
+	all, err := trace.ReadAll(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range all {
+		if ev.Kind == trace.KindLost && (ev.Time != int64(tm) || ev.Runtime != 0) {
+			t.Errorf("KeepRepeats: lost event %+v, want it at %d", ev, tm)
+		}
 	}
 }
 

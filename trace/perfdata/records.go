@@ -898,6 +898,18 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 		ev := r.q.slot()
 		*ev = trace.NewEvent(t, cpu, trace.KindLost)
 		ev.Count = lost
+		if at := max(start, r.lastOut); !r.keepRepeats && hasTime && at < t {
+			// Said from where the loss began (or the earliest time still
+			// to come), with its length (trace.Event.Runtime: known
+			// ahead), so that a consumer knows the CPU unobserved before
+			// the delays that overlap the loss end: at the LOST record's
+			// own time a delay that began on that CPU and ended on
+			// another a few ms before it was measured (160 ms across a
+			// 133 ms loss), and whether a delay was left out depended on
+			// which came first. perf's own modes (KeepRepeats) keep
+			// perf's time.
+			ev.Time, ev.Runtime = at, t-at
+		}
 		r.queue(ev, hasTime)
 	}
 	return nil
