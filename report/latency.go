@@ -1169,9 +1169,9 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 	}
 	if d.LossyDelays > 0 {
 		delays := plural(int(d.LossyDelays), "scheduling delay", "scheduling delays")
-		msg := fmt.Sprintf("%s overlapped lost events on a CPU they involve and are not in the table (--keep-lossy keeps them; JSON lossy_delays per row)", delays)
+		msg := fmt.Sprintf("%s overlapped lost events on some CPU and are not in the table (--keep-lossy keeps them; JSON lossy_delays per row)", delays)
 		if opts.KeepLossy {
-			msg = fmt.Sprintf("%s overlapped lost events on a CPU they involve; kept (--keep-lossy)", delays)
+			msg = fmt.Sprintf("%s overlapped lost events on some CPU; kept (--keep-lossy)", delays)
 		}
 		out = append(out, trace.Warning{Key: "delay-lossy", Count: int(d.LossyDelays), Message: msg})
 	}

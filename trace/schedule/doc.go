@@ -15,8 +15,9 @@
 //     (runnable to switch-in) with the cause that started them: a wakeup, a
 //     new task's first wakeup, a preemption, or a sched_waking seen before
 //     the task's own switch-out (the try_to_wake_up race, below);
-//   - lost windows: every delay, run and sched_stat_runtime that overlaps a
-//     window of lost events on a CPU it involves is marked Lossy and, unless
+//   - lost windows: every delay that overlaps a window of lost events on
+//     any CPU, and every run and sched_stat_runtime that overlaps one on
+//     its CPU, is marked Lossy and, unless
 //     Options.KeepLossy, left out of every sum and counted instead.
 //
 // Unknown time is never a run of a task and never a delay.
