@@ -327,7 +327,8 @@ func switchRecordEvents() []trace.Event {
 //
 //	latency -p: a Count 1, sum = max = 1.005 - 1.002 = 3 ms, runtime 2 + 1 = 3 ms;
 //	            b Count 0 (first seen switched in), runtime 3 ms
-//	timehist:   1.002 a run 2 ms; 1.005 b run 3 ms;
+//	timehist:   1.002 a run 2 ms; 1.005 b run 3 ms (their waits before
+//	            their first switch-ins are not in the trace: "-");
 //	            1.006 a wait 3 ms (preempted), sch delay 3 ms, run 1 ms
 func TestScheduleSwitchRecords(t *testing.T) {
 	res, err := ComputeLatency(trace.NewSliceSource(switchRecordEvents(), nil), LatencyOptions{PerTask: true, Sort: []string{"sum"}})
@@ -346,8 +347,8 @@ func TestScheduleSwitchRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, row := range []string{
-		"       1.002000 [0000]  a[10]                               0.000      0.000      2.000 \n",
-		"       1.005000 [0000]  b[20]                               0.000      0.000      3.000 \n",
+		"       1.002000 [0000]  a[10]                                   -          -      2.000 \n",
+		"       1.005000 [0000]  b[20]                                   -          -      3.000 \n",
 		"       1.006000 [0000]  a[10]                               3.000      3.000      1.000 \n",
 	} {
 		if !strings.Contains(b.String(), row) {

@@ -525,5 +525,11 @@ func timehistWarnings(m *trace.Meta, result *perfcompat.TimehistResult) {
 	if result.LossyDelays > 0 {
 		m.Warnings.AddN("delay-lossy", int(result.LossyDelays), "scheduling delay not measured, shown as -: events were lost meanwhile on some CPU, where the task may have been pulled and run (the wait time too, shown as -) or its wakeup recorded")
 	}
+	if result.NoWakeups > 0 {
+		m.Warnings.AddN("delay-no-wakeup", int(result.NoWakeups), "sch delay not known, shown as -: the task ran again after a sleep with no recorded wakeup (the wait time is printed; latency does not count these delays)")
+	}
+	if result.FirstSeen > 0 {
+		m.Warnings.AddN("delay-first-switch-in", int(result.FirstSeen), "wait time and sch delay not known, shown as -: the task's first switch-in is before the trace or is its first event (and the run time too on a CPU's first sched_switch)")
+	}
 	unchainedWarnings(m, result)
 }

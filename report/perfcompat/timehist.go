@@ -151,6 +151,11 @@ type TimehistResult struct {
 	// in another): its wait and sch delay ended somewhere in between and
 	// print "-" (-1 in Rows); perf measures both to that previous switch.
 	MissingSwitchIns int64
+	// FirstSeen (outside Exact) counts the rows of a task's first
+	// switch-in, whose wait and sch delay the trace does not hold ("-");
+	// NoWakeups the rows after a sleep with no recorded wakeup, whose sch
+	// delay it does not hold ("-", the wait printed). perf prints 0.000.
+	FirstSeen, NoWakeups int64
 	// OpenRuns (with the summary, outside Exact) are the runs still on a
 	// CPU when the trace (or the --time window) ended, of 1 % of its span
 	// or more (openRunMinShare): perf counts a run
@@ -223,8 +228,10 @@ type timehist struct {
 	recordedAt       []int64
 	unrecordedDelays int64
 	// missingIns counts the rows whose switch-in the trace lacks
-	// (settleUnrecorded), printed "-" for wait and sch delay.
-	missingIns int64
+	// (settleUnrecorded), printed "-" for wait and sch delay; firstSeen
+	// the rows of a task's first switch-in and noWakeups those after a
+	// sleep with no recorded wakeup (timehistThread.dtFirstSeen, dtNoWake).
+	missingIns, firstSeen, noWakeups int64
 	// meta is the source's; recordedCPUs its trace.RecordedCPUs, read at
 	// the first event (a pipe-mode perf.data states its command line in
 	// records before its samples), with recordedRead set.
@@ -362,6 +369,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	}
 	if r := th.opt.Result; r != nil {
 		r.UnrecordedDelays, r.LossyDelays, r.MissingSwitchIns = th.unrecordedDelays, th.lossyDelays, th.missingIns
+		r.FirstSeen, r.NoWakeups = th.firstSeen, th.noWakeups
 		r.Switches, r.Unchained, r.UnchainedNs = th.switches, th.unchained, th.unchainedNs
 	}
 	if th.opt.Summary {
@@ -1058,18 +1066,28 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 		b = timehistLeft(b, 8, ps)
 		b = append(b, ' ')
 	}
-	if t.dtUnrecorded {
+	switch {
+	case t.dtUnrecorded || t.dtFirstSeen:
 		// Neither is measured: the task may have run unseen during
 		// the delay, which ends the wait (timehist_unrecorded.go).
 		b = timehistRight(b, 10, []byte{'-'})
 		b = append(b, ' ')
 		b = timehistRight(b, 10, []byte{'-'})
 		b = append(b, ' ')
-	} else {
+	case t.dtNoWake:
+		b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
+		b = timehistRight(b, 10, []byte{'-'})
+		b = append(b, ' ')
+	default:
 		b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
 		b = timehistSchedTime(b, t.dtDelay, 6)
 	}
-	b = timehistSchedTime(b, t.dtRun, 6)
+	if t.dtRunUnknown {
+		b = timehistRight(b, 10, []byte{'-'})
+		b = append(b, ' ')
+	} else {
+		b = timehistSchedTime(b, t.dtRun, 6)
+	}
 	if th.opt.State {
 		c := state
 		if t.tid == 0 {
@@ -1124,7 +1142,14 @@ func (th *timehist) rowOf(e *trace.Event, t *timehistThread) *TimehistRow {
 func (th *timehist) sampleRow(e *trace.Event, t *timehistThread, tm int64, state byte) {
 	r := th.rowOf(e, t)
 	r.Kind, r.Time, r.RunNs = "switch", tm, t.dtRun
-	if !t.dtUnrecorded {
+	if t.dtRunUnknown {
+		r.RunNs = -1
+	}
+	switch {
+	case t.dtUnrecorded || t.dtFirstSeen:
+	case t.dtNoWake:
+		r.WaitNs = t.dtSleep + t.dtIOWait + t.dtPreempt
+	default:
 		r.WaitNs, r.SchDelayNs = t.dtSleep+t.dtIOWait+t.dtPreempt, t.dtDelay
 	}
 	if t.tid == 0 {

@@ -11,7 +11,8 @@ import (
 
 // Two tasks share CPU 0: "worker" sleeps at 1.000 s, is woken at 1.0002 s
 // and runs again at 1.0005 s after "noise" is done: its wait time is
-// 0.500 ms, of which 0.300 ms scheduling delay.
+// 0.500 ms, of which 0.300 ms scheduling delay. The first two rows print
+// "-" for what began before the trace (perf prints 0.000; Exact does).
 func ExampleTimehist() {
 	sw := func(t int64, prev trace.TID, prevComm string, state trace.TaskState, next trace.TID, nextComm string) trace.Event {
 		e := trace.NewEvent(t, 0, trace.KindSwitch)
@@ -40,7 +41,7 @@ func ExampleTimehist() {
 	//            time    cpu  task name                       wait time  sch delay   run time
 	//                         [tid/pid]                          (msec)     (msec)     (msec)
 	// --------------- ------  ------------------------------  ---------  ---------  ---------
-	//        1.000000 [0000]  worker[7]                           0.000      0.000      0.000
-	//        1.000500 [0000]  noise[9]                            0.000      0.000      0.500
+	//        1.000000 [0000]  worker[7]                               -          -          -
+	//        1.000500 [0000]  noise[9]                                -          -      0.500
 	//        1.001000 [0000]  worker[7]                           0.500      0.300      0.500
 }

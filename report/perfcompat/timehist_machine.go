@@ -51,6 +51,13 @@ type timehistThread struct {
 	offCPU       trace.CPU
 	hasOff       bool
 	dtUnrecorded bool
+	// dtNoWake (outside Exact): the row's sch delay is not known, its wait
+	// is: a sleep the trace shows no wakeup ending; dtFirstSeen: neither
+	// is, the task's first switch-in (asleep or waiting since before the
+	// trace). Both print "-" where perf prints 0.000.
+	// dtRunUnknown: the run time is not known either (the CPU's first
+	// switch: its switch-in is before the trace).
+	dtNoWake, dtFirstSeen, dtRunUnknown bool
 	// ranUnseen: during its current wait the task ran unseen (a record in
 	// its context on a CPU that recorded nothing, or an exec or rename of
 	// its own: noteRanUnseen); its delay is not measured.

@@ -120,11 +120,24 @@ Total number of context switches: 5
     Total scheduling time (msec):  2.000  (x 2)
 `
 
+// Outside Exact, what the trace does not hold prints "-" where perf prints
+// 0.000: alpha's row at 1.000000 is the CPU's first switch (its run, wait
+// and delay began before the trace), beta's at 1.000300 its first
+// switch-out (its wait before its switch-in at 1.000000 is not in the
+// trace; FirstSeen 2).
 func TestTimehistHandComputed(t *testing.T) {
+	def := strings.Replace(timehistScenarioWant,
+		"       1.000000 [0000]  alpha[10]                           0.000      0.000      0.000 \n       1.000300 [0000]  beta[20]                            0.000      0.000      0.300 \n",
+		"       1.000000 [0000]  alpha[10]                               -          -          - \n       1.000300 [0000]  beta[20]                                -          -      0.300 \n", 1)
 	for _, exact := range []bool{true, false} {
-		got := runTimehist(t, timehistScenario(), TimehistOptions{Summary: true, Exact: exact})
-		if d := cmp.Diff(timehistScenarioWant, got); d != "" {
-			t.Errorf("exact=%v: -want +got:\n%s", exact, d)
+		var res TimehistResult
+		got := runTimehist(t, timehistScenario(), TimehistOptions{Summary: true, Exact: exact, Result: &res})
+		want := timehistScenarioWant
+		if !exact {
+			want = def
+		}
+		if d := cmp.Diff(want, got); d != "" || !exact && res.FirstSeen != 2 {
+			t.Errorf("exact=%v: FirstSeen %d; -want +got:\n%s", exact, res.FirstSeen, d)
 		}
 	}
 }
@@ -896,7 +909,7 @@ func TestTimehistNoWakeupSomeCPUs(t *testing.T) {
 			evs = append(evs, e)
 		}
 	}
-	timehistRowOnCPUs(t, evs, "       1.001000 [0000]  alpha[10]                               -          -      0.700 ", "       1.001000 [0000]  alpha[10]                           0.300      0.000      0.700 ")
+	timehistRowOnCPUs(t, evs, "       1.001000 [0000]  alpha[10]                               -          -      0.700 ", "       1.001000 [0000]  alpha[10]                           0.300          -      0.700 ")
 	// Counted with the delays a CPU that recorded nothing may hide, not as
 	// lost events (there are none).
 	var res TimehistResult

@@ -128,7 +128,27 @@ func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu tra
 	noWake := noWakeLossy || noWakeBase && t.lastTime > 0 && th.someUnrecorded(tprev)
 	missingIn = missingIn && t.tid != 0 && tprev != 0
 	t.dtUnrecorded = unrecorded || lossy || noWake || missingIn
+	t.dtNoWake, t.dtFirstSeen, t.dtRunUnknown = false, false, false
 	if !t.dtUnrecorded {
+		switch {
+		case t.tid == 0:
+		case tprev == 0:
+			// The CPU's first switch: the task ran since before the
+			// trace, for how long and after what wait is not in it.
+			t.dtFirstSeen, t.dtRunUnknown = true, true
+			th.firstSeen++
+		case t.lastTime == 0 && t.readyToRun == 0:
+			// The task's first switch-in: how long it had waited or
+			// slept before is not in the trace.
+			t.dtFirstSeen = true
+			th.firstSeen++
+		case t.readyToRun == 0 && t.lastState != 'R' && t.lastTime <= tprev:
+			// Back from a sleep with no recorded wakeup (latency counts
+			// these as "ran again ... with no recorded wakeup"): the wait
+			// is known, the delay in it is not.
+			t.dtNoWake = true
+			th.noWakeups++
+		}
 		return
 	}
 	t.totalDelay -= t.dtDelay

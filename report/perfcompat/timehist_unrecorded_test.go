@@ -72,7 +72,7 @@ func TestTimehistUnrecordedDelay(t *testing.T) {
 		n      int64
 	}{
 		{"unrecorded", 0, false, []string{
-			"1.000000 [0000] alpha[10] 0.000 0.000 0.000 S",
+			"1.000000 [0000] alpha[10] - - - S",
 			"1.001000 [0000] alpha[10] - - 0.700 D",
 			"1.002000 [0000] alpha[10] 0.500 0.400 0.500 S",
 			"alpha[10] -1 3 1.200 0.100 0.500 0.000 0.400"}, 1},
@@ -82,7 +82,7 @@ func TestTimehistUnrecordedDelay(t *testing.T) {
 			"1.002000 [0000] alpha[10] 0.500 0.400 0.500 S",
 			"alpha[10] -1 3 1.200 0.300 0.500 0.000 0.600"}, 0},
 		{"CPU 1 recorded before the switch-in", 1e9 + 200_000, false, []string{
-			"1.000000 [0000] alpha[10] 0.000 0.000 0.000 S",
+			"1.000000 [0000] alpha[10] - - - S",
 			"1.001000 [0000] alpha[10] 0.300 0.200 0.700 D",
 			"1.002000 [0000] alpha[10] 0.500 0.400 0.500 S",
 			"alpha[10] -1 3 1.200 0.300 0.500 0.000 0.600"}, 0},
