@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -69,7 +70,14 @@ func (s Selector) Match(t *Task) bool {
 	// its NUL (include/linux/sched.h): a longer name given in full
 	// ("stress-ng-cyclic") selects the task the trace names by its first
 	// 15 bytes ("stress-ng-cycli").
-	return t.Comm == s.Comm || len(s.Comm) > maxComm && t.Comm == s.Comm[:maxComm]
+	// A name the task had before a rename selects it too (a worker named
+	// "cons-0" until prctl renamed it "cR-0"; latency --comm and map show
+	// it under both).
+	name := s.Comm
+	if len(name) > maxComm {
+		name = name[:maxComm]
+	}
+	return t.Comm == name || slices.Contains(t.Earlier, name)
 }
 
 // maxComm is the longest task name the kernel keeps, in bytes:

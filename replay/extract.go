@@ -473,7 +473,8 @@ func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, pr
 		tk.Comm = comm
 	} else if comm != "" && comm != tk.Comm {
 		if st := &x.st[i]; ev.Time > st.nameAt && (st.nameAt > 0 || !strings.HasPrefix(tk.Comm, comm)) {
-			tk.Comm, st.nameAt = comm, ev.Time
+			tk.rename(comm)
+			st.nameAt = ev.Time
 		}
 	}
 	if comm == sessionLeaderComm {
@@ -651,7 +652,8 @@ func (x *extractor) event(ev *trace.Event) {
 			break
 		}
 		if i, ok := x.byTID.get(ev.TID); ok {
-			m.Tasks[i].Comm, m.Tasks[i].Unnamed = ev.Comm, false
+			m.Tasks[i].rename(ev.Comm)
+			m.Tasks[i].Unnamed = false
 			x.st[i].nameAt = ev.Time
 			m.Tasks[i].taskset = m.Tasks[i].taskset || ev.Comm == tasksetComm
 		} else {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/traceview/traceview/policies"
@@ -165,6 +166,15 @@ func (t *Task) UpdatesOf(b *Burst) []int64 {
 	return t.upds[s.off : s.off+s.n : s.off+s.n]
 }
 
+// rename makes comm the task's name, keeping the one it had (if any, and
+// not already kept) in Earlier.
+func (t *Task) rename(comm string) {
+	if t.Comm != "" && t.Comm != comm && !slices.Contains(t.Earlier, t.Comm) {
+		t.Earlier = append(t.Earlier, t.Comm)
+	}
+	t.Comm = comm
+}
+
 // AddAction appends a to the actions of b, a burst of t (or one that is
 // to be). When b's actions are not the last of t's array they are moved
 // to its end first (what they leave behind is not reused).
@@ -220,6 +230,9 @@ type Task struct {
 	TID  trace.TID
 	PID  trace.PID
 	Comm string
+	// Earlier are the names the task had before Comm, in order (prctl or
+	// exec renamed it): a name selector matches them too (Selector.Match).
+	Earlier []string
 	// Prio is the kernel prio the task is replayed at (0..99 real-time,
 	// 100..139 fair, 120 nice 0; -1 unknown): that of most of its recorded
 	// switch-ins, else the last an event gave (settlePrio).
