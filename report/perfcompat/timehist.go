@@ -238,6 +238,9 @@ type timehist struct {
 	meta         *trace.Meta
 	recordedCPUs []trace.CPU
 	recordedRead bool
+	// qList, per CPU, the tasks noted waiting there since its last idle
+	// switch (queuedOn, idleOn).
+	qList [][]*timehistThread
 	// lastAt (outside Exact), per CPU: the time of its latest event;
 	// lostWins the lost-event windows so far (a KindLost's CPU from its
 	// previous event to the loss, or the window a loss known ahead
@@ -741,6 +744,12 @@ func (th *timehist) switchEvent(e *trace.Event) {
 			n := th.m.findnew(-1, e.NextTID)
 			n.running, n.racePending = true, false
 		}
+		if state == 'R' && t.tid != 0 {
+			th.queuedOn(t, e.CPU) // preempted: waits on this CPU
+		}
+		if e.NextTID == 0 {
+			th.idleOn(e.CPU, e.Time)
+		}
 	}
 	for len(th.curIn) <= cpu {
 		th.curIn = append(th.curIn, -1)
@@ -886,6 +895,9 @@ func (th *timehist) wakeup(e *trace.Event) {
 	default:
 		if !th.opt.Exact && e.TargetCPU >= 0 { // the target the kernel chose
 			th.noteQueue(t, e.TargetCPU, e.Time)
+			th.queuedOn(t, e.TargetCPU)
+		} else if !th.opt.Exact {
+			th.queuedOn(t, e.CPU)
 		}
 	}
 	if th.opt.Wakeups && !th.outside(e.Time) {

@@ -58,6 +58,7 @@ type timehistThread struct {
 	// dtRunUnknown: the run time is not known either (the CPU's first
 	// switch: its switch-in is before the trace).
 	dtNoWake, dtFirstSeen, dtRunUnknown bool
+	qCPU                                trace.CPU // the CPU it waits on (queuedOn; recordings of some CPUs)
 	// ranUnseen: during its current wait the task ran unseen (a record in
 	// its context on a CPU that recorded nothing, or an exec or rename of
 	// its own: noteRanUnseen); its delay is not measured.

@@ -1152,3 +1152,34 @@ func TestTimehistReadsRuntimeEvidence(t *testing.T) {
 		t.Errorf("skipped %v; want the row\n%s\nin\n%s", src.skip, want, buf.String())
 	}
 }
+
+// TestTimehistRecordedCPUsIdleWithQueued: the schedule's rule
+// (TestRecordedCPUsIdleWithQueued) in timehist: in a perf record -C 0
+// recording of a 2-CPU machine, beta preempted on CPU 0 at 1.000300 is
+// said queued there, yet CPU 0 goes idle at 1.000500: it was pulled to
+// CPU 1 and may have run there, so its row at 1.001500 prints "-"; a
+// whole-machine recording measures its 1.000 ms delay.
+func TestTimehistRecordedCPUsIdleWithQueued(t *testing.T) {
+	const s = int64(1e9)
+	evs := []trace.Event{timehistComm(10, "alpha"), timehistComm(20, "beta"),
+		timehistSw(s, 0, 0, trace.StateRunning, 20),
+		timehistSw(s+300_000, 0, 20, trace.StatePreempted, 10),
+		timehistSw(s+500_000, 0, 10, trace.StateInterruptible, 0),
+		timehistSw(s+1_300_000, 0, 0, trace.StateRunning, 20),
+		timehistSw(s+1_500_000, 0, 20, trace.StateInterruptible, 0)}
+	for _, c := range []struct {
+		cmdline []string
+		want    string
+	}{
+		{[]string{"perf", "record", "-C", "0"}, "       1.001500 [0000]  beta[20]                                -          -      0.200 "},
+		{nil, "       1.001500 [0000]  beta[20]                            1.000      1.000      0.200 "},
+	} {
+		var buf bytes.Buffer
+		if err := Timehist(&buf, trace.NewSliceSource(evs, &trace.Meta{NrCPUs: 2, Cmdline: c.cmdline}), TimehistOptions{NrCPUs: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), c.want+"\n") {
+			t.Errorf("cmdline %q: want the row\n%s\nin\n%s", c.cmdline, c.want, buf.String())
+		}
+	}
+}

@@ -78,6 +78,40 @@ func (th *timehist) noteMigrate(e *trace.Event) {
 	}
 	th.noteQueue(t, e.OrigCPU, e.Time)
 	th.noteQueue(t, e.DestCPU, e.Time)
+	th.queuedOn(t, e.DestCPU)
+}
+
+// queuedOn notes (in a recording of some CPUs) that waiting t is queued on
+// cpu, for idleOn.
+func (th *timehist) queuedOn(t *timehistThread, cpu trace.CPU) {
+	if th.recordedCPUs == nil || cpu < 0 || int(cpu) >= TimehistMaxCPUs {
+		return
+	}
+	t.qCPU = cpu
+	for len(th.qList) <= int(cpu) {
+		th.qList = append(th.qList, nil)
+	}
+	th.qList[cpu] = append(th.qList[cpu], t)
+}
+
+// idleOn notes that cpu switched to its idle task at time at: in a
+// recording of some CPUs, the tasks still waiting queued there were pulled
+// to a CPU it left out (a CPU runs a queued task before idling, unless its
+// group is throttled) and may run there unseen (the schedule's rule for
+// latency: a task taskset moved to CPU 0 read a 1.55 s delay on a -C 1
+// recording while it ran there).
+func (th *timehist) idleOn(cpu trace.CPU, at int64) {
+	if th.recordedCPUs == nil || int(cpu) >= len(th.qList) || len(th.qList[cpu]) == 0 {
+		return
+	}
+	if th.someUnrecorded(at) {
+		for _, t := range th.qList[cpu] {
+			if t.qCPU == cpu && th.waiting(t) {
+				t.ranUnseen = true
+			}
+		}
+	}
+	th.qList[cpu] = th.qList[cpu][:0]
 }
 
 // settleUnrecorded decides, after timehistUpdate of t's switch-out, whether

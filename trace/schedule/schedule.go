@@ -1425,6 +1425,18 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 		}
 	}
 	next := b.task(e.NextTID, e.NextPID, e.NextComm)
+	if e.NextTID == 0 && c != nil && b.opts.RecordedCPUs != nil && len(c.queued) > 0 && b.someUnrecorded() {
+		// The CPU goes idle with tasks said queued there: a CPU runs a
+		// queued task before its idle task (unless its group is
+		// throttled), so they were pulled to a CPU the recording left
+		// out (a migration that CPU emitted, which perf record -C does
+		// not record) and may run there unseen: their delays are not
+		// measured. A task taskset moved to CPU 0 read a 1.55 s delay
+		// on a -C 1 recording while it ran there.
+		for _, t := range c.queued {
+			t.ranUnseen = true
+		}
+	}
 	if next == nil || next.TID == 0 {
 		return
 	}

@@ -439,18 +439,52 @@ func TestRecordedCPUsMigrateOff(t *testing.T) {
 		{&trace.Meta{NrCPUs: 2, RecordedCPUs: []trace.CPU{1}}, "[3 100-5000 excluded=true]"},
 		{&trace.Meta{NrCPUs: 2}, "[3 100-5000 excluded=false]"},
 	} {
-		s, err := schedule.Build(trace.NewSliceSource(evs, nil), schedule.Options{Meta: c.meta})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, d := range s.Delays {
-			if d.Task.TID == 3 {
-				got = append(got, fmt.Sprintf("%d %d-%d excluded=%v", d.Task.TID, d.Start, d.End, d.Excluded))
-			}
-		}
-		if fmt.Sprint(got) != c.want {
-			t.Errorf("RecordedCPUs %v: delays %q, want %s", c.meta.RecordedCPUs, got, c.want)
+		if got := task3Delays(t, evs, c.meta); got != c.want {
+			t.Errorf("RecordedCPUs %v: delays %s, want %s", c.meta.RecordedCPUs, got, c.want)
 		}
 	}
+}
+
+// TestRecordedCPUsIdleWithQueued: in a recording of CPU 1 only (perf
+// record -C 1), task 3 preempted on CPU 1 at 100 is said queued there, yet
+// CPU 1 switches to idle at 200: a CPU runs a queued task before idling,
+// so it was pulled to CPU 0 (a migration CPU 0 emitted, not recorded) and
+// may have run there: its wait until its switch-in at 1000 is not a
+// measured delay. A whole-machine recording (no list) measures 900 ns.
+func TestRecordedCPUsIdleWithQueued(t *testing.T) {
+	evs := []trace.Event{
+		sw(10, 1, 0, 0, 3),
+		sw(100, 1, 3, trace.StateRunning, 4), // 3 preempted by 4
+		sw(200, 1, 4, trace.StateInterruptible, 0),
+		sw(900, 1, 0, 0, 4),
+		sw(1000, 1, 4, trace.StateInterruptible, 3),
+	}
+	for _, c := range []struct {
+		meta *trace.Meta
+		want string
+	}{
+		{&trace.Meta{NrCPUs: 2, RecordedCPUs: []trace.CPU{1}}, "[3 100-1000 excluded=true]"},
+		{&trace.Meta{NrCPUs: 2}, "[3 100-1000 excluded=false]"},
+	} {
+		if got := task3Delays(t, evs, c.meta); got != c.want {
+			t.Errorf("RecordedCPUs %v: delays %s, want %s", c.meta.RecordedCPUs, got, c.want)
+		}
+	}
+}
+
+// task3Delays lists task 3's delays in the schedule of evs with meta, as
+// "[3 START-END excluded=BOOL ...]".
+func task3Delays(t *testing.T, evs []trace.Event, meta *trace.Meta) string {
+	t.Helper()
+	s, err := schedule.Build(trace.NewSliceSource(evs, nil), schedule.Options{Meta: meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range s.Delays {
+		if d.Task.TID == 3 {
+			got = append(got, fmt.Sprintf("%d %d-%d excluded=%v", d.Task.TID, d.Start, d.End, d.Excluded))
+		}
+	}
+	return fmt.Sprint(got)
 }
