@@ -86,6 +86,15 @@ type topRow struct {
 	thrNS, thrPeriods int64
 }
 
+// runUnmeasured reports whether the row's run time is not known: its
+// tasks were switched in but the kernel side closed none of their runs
+// (0 ns beside switch-ins), or the part of a run after the window it
+// subtracts was more than the window's part it had counted (a negative
+// sum: the row total of a window read 3.5 ms above the JSON total).
+func (r *topRow) runUnmeasured() bool {
+	return r.runtime < 0 || r.runtime == 0 && r.switches > 0
+}
+
 // setThrottled gives each cgroup row the increase of its group's cpu.stat
 // bandwidth counters from before to after (ebpf.ReadBandwidth at the
 // window's ends, by path: the row's key, as latency --by cgroup names
@@ -353,6 +362,7 @@ func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, now int64) map[uint64]
 
 func writeTopJSON(w io.Writer, rows []*topRow) error {
 	doc := report.LatencyJSON{Tasks: []report.LatencyJSONRow{}, Warnings: []trace.Warning{}}
+	unmeasured := 0
 	for _, r := range rows {
 		pid := r.pid
 		if len(r.tasks) == 1 && pid == 0 {
@@ -366,15 +376,25 @@ func writeTopJSON(w io.Writer, rows []*topRow) error {
 			Switches: r.switches, AvgDelayNs: r.avg(), MaxDelayNs: r.delayMax, SumDelayNs: r.delaySum,
 			MaxDelayStartNs: r.maxAt - r.delayMax, MaxDelayEndNs: r.maxAt,
 		})
+		if r.runUnmeasured() {
+			// As the table's "-": switched in, its runs never closed
+			// (writeTopTable), not 0 ns of CPU.
+			doc.Tasks[len(doc.Tasks)-1].RuntimeNs = -1
+			unmeasured++
+		}
 		if r.bw {
 			// Named apart from latency's throttled_ns (the waits of the
 			// row's tasks in a trace): these are the group's cpu.stat.
 			doc.Tasks[len(doc.Tasks)-1].Extra = map[string]int64{"cpu_stat_throttled_ns": r.thrNS, "cpu_stat_throttled_periods": r.thrPeriods}
 		}
-		doc.Total.RuntimeNs += r.runtime
+		doc.Total.RuntimeNs += max(r.runtime, 0)
 		doc.Total.Count += r.delays
 		doc.Total.Switches += r.switches
 		doc.Total.SumDelayNs += r.delaySum
+	}
+	if unmeasured > 0 {
+		doc.Warnings = append(doc.Warnings, trace.Warning{Key: "top-runtime-unmeasured", Count: unmeasured,
+			Message: fmt.Sprintf("runtime_ns -1: in %s the tasks were switched in but not out by a sched_switch of their own (the CPU's next one switched out another task): run time not measured", plural(unmeasured, "row"))})
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -407,7 +427,7 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 			break
 		}
 		run := ms(r.runtime)
-		if r.runtime == 0 && r.switches > 0 {
+		if r.runUnmeasured() {
 			// Switched in, yet no run measured: not "0.000 ms" of
 			// CPU, which it had (see the note under the table).
 			run = "-"

@@ -614,7 +614,7 @@ func TestTopRunWithinWindow(t *testing.T) {
 		window := int64(math.Round((bounds[i][1]-bounds[i][0])*1e6))*1000 + 1000
 		var total int64
 		for _, r := range w.Tasks {
-			total += r.RuntimeNs
+			total += max(r.RuntimeNs, 0) // (-1: not measured)
 			if r.RuntimeNs > window {
 				t.Errorf("window %d (%d ns): %s pid %d ran %d ns, more than the window", i+1, window, r.Comm, r.PID, r.RuntimeNs)
 			}
@@ -800,6 +800,22 @@ func TestTopUnmeasuredRuntime(t *testing.T) {
 	if !strings.Contains(b.String(), "\nRuntime -: in 1 row the tasks were switched in but not out") {
 		t.Errorf("no note under the table:\n%s", b.String())
 	}
+	// -o json: runtime_ns -1 (not 0 ns of CPU) and the note as a warning.
+	b.Reset()
+	if err := writeTopJSON(&b, groupTop(stats, "comm", nil)); err != nil {
+		t.Fatal(err)
+	}
+	var doc report.LatencyJSON
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	run := map[string]int64{}
+	for _, r := range doc.Tasks {
+		run[r.Comm] = r.RuntimeNs
+	}
+	if run["tokio-rt-worker"] != -1 || run["hog"] != 5e6 || doc.Total.RuntimeNs != 5e6 || len(doc.Warnings) != 1 || doc.Warnings[0].Key != "top-runtime-unmeasured" {
+		t.Errorf("json: runtime %v, total %d, warnings %v; want tokio-rt-worker -1, hog 5000000, total 5000000, one top-runtime-unmeasured", run, doc.Total.RuntimeNs, doc.Warnings)
+	}
 }
 
 // TestTopMetricsThrottled: a spinner in a group with a 10 ms per 100 ms
@@ -877,4 +893,39 @@ func TestTopMetricsThrottled(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Errorf("%s: %v; want at least 0.1 s throttled in 2 periods within 5.45 s", want, got)
+}
+
+// TestTopNegativeRuntime: a row whose run after the window, subtracted,
+// was more than the run the window counted (a negative sum) has no known
+// run time: "-" in the table, -1 in -o json, nothing in the total (a
+// window's rows summed 3.5 ms above its JSON total, which had added it).
+func TestTopNegativeRuntime(t *testing.T) {
+	stats := []ebpf.TaskStat{
+		{TID: 11, Comm: "neg", Runtime: -3e6, Switches: 1, Delays: 1, DelaySum: 1e3, DelayMax: 1e3},
+		{TID: 9, Comm: "hog", Runtime: 5e6, Switches: 2, Delays: 2, DelaySum: 2e6, DelayMax: 1e6},
+	}
+	var b bytes.Buffer
+	if err := writeTopJSON(&b, groupTop(stats, "comm", nil)); err != nil {
+		t.Fatal(err)
+	}
+	var doc report.LatencyJSON
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	run := map[string]int64{}
+	for _, r := range doc.Tasks {
+		run[r.Comm] = r.RuntimeNs
+	}
+	if run["neg"] != -1 || doc.Total.RuntimeNs != 5e6 {
+		t.Errorf("json: runtime %v, total %d; want neg -1, total 5000000", run, doc.Total.RuntimeNs)
+	}
+	b.Reset()
+	if err := writeTopTable(&b, groupTop(stats, "comm", nil), "comm", 0, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "neg" && f[2] != "-" {
+			t.Errorf("table row %q, want run time -", l)
+		}
+	}
 }
