@@ -801,18 +801,7 @@ func TestTopUnmeasuredRuntime(t *testing.T) {
 		t.Errorf("no note under the table:\n%s", b.String())
 	}
 	// -o json: runtime_ns -1 (not 0 ns of CPU) and the note as a warning.
-	b.Reset()
-	if err := writeTopJSON(&b, groupTop(stats, "comm", nil)); err != nil {
-		t.Fatal(err)
-	}
-	var doc report.LatencyJSON
-	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	run := map[string]int64{}
-	for _, r := range doc.Tasks {
-		run[r.Comm] = r.RuntimeNs
-	}
+	run, doc := topJSONRuntimes(t, stats)
 	if run["tokio-rt-worker"] != -1 || run["hog"] != 5e6 || doc.Total.RuntimeNs != 5e6 || len(doc.Warnings) != 1 || doc.Warnings[0].Key != "top-runtime-unmeasured" {
 		t.Errorf("json: runtime %v, total %d, warnings %v; want tokio-rt-worker -1, hog 5000000, total 5000000, one top-runtime-unmeasured", run, doc.Total.RuntimeNs, doc.Warnings)
 	}
@@ -904,6 +893,25 @@ func TestTopNegativeRuntime(t *testing.T) {
 		{TID: 11, Comm: "neg", Runtime: -3e6, Switches: 1, Delays: 1, DelaySum: 1e3, DelayMax: 1e3},
 		{TID: 9, Comm: "hog", Runtime: 5e6, Switches: 2, Delays: 2, DelaySum: 2e6, DelayMax: 1e6},
 	}
+	run, doc := topJSONRuntimes(t, stats)
+	if run["neg"] != -1 || doc.Total.RuntimeNs != 5e6 {
+		t.Errorf("json: runtime %v, total %d; want neg -1, total 5000000", run, doc.Total.RuntimeNs)
+	}
+	var b bytes.Buffer
+	if err := writeTopTable(&b, groupTop(stats, "comm", nil), "comm", 0, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 2 && f[0] == "neg" && f[2] != "-" {
+			t.Errorf("table row %q, want run time -", l)
+		}
+	}
+}
+
+// topJSONRuntimes is top -o json of stats grouped by comm: each row's
+// runtime_ns by comm, and the document.
+func topJSONRuntimes(t *testing.T, stats []ebpf.TaskStat) (map[string]int64, report.LatencyJSON) {
+	t.Helper()
 	var b bytes.Buffer
 	if err := writeTopJSON(&b, groupTop(stats, "comm", nil)); err != nil {
 		t.Fatal(err)
@@ -916,16 +924,5 @@ func TestTopNegativeRuntime(t *testing.T) {
 	for _, r := range doc.Tasks {
 		run[r.Comm] = r.RuntimeNs
 	}
-	if run["neg"] != -1 || doc.Total.RuntimeNs != 5e6 {
-		t.Errorf("json: runtime %v, total %d; want neg -1, total 5000000", run, doc.Total.RuntimeNs)
-	}
-	b.Reset()
-	if err := writeTopTable(&b, groupTop(stats, "comm", nil), "comm", 0, time.Second); err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(b.String(), "\n") {
-		if f := strings.Fields(l); len(f) > 2 && f[0] == "neg" && f[2] != "-" {
-			t.Errorf("table row %q, want run time -", l)
-		}
-	}
+	return run, doc
 }
