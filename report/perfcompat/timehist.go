@@ -241,6 +241,8 @@ type timehist struct {
 	// qList, per CPU, the tasks noted waiting there since its last idle
 	// switch (queuedOn, idleOn).
 	qList [][]*timehistThread
+	// racesPending counts the threads with racePending set.
+	racesPending int
 	// lastAt (outside Exact), per CPU: the time of its latest event;
 	// lostWins the lost-event windows so far (a KindLost's CPU from its
 	// previous event to the loss, or the window a loss known ahead
@@ -469,9 +471,10 @@ func (th *timehist) event(e *trace.Event) {
 			// it running: it ran on, so the waking does not start a wait
 			// at its switch-out (the schedule's
 			// WakingsWhileRunningForgotten).
-			if e.CurTID > 0 {
+			// (A lookup only while some waking is remembered.)
+			if e.CurTID > 0 && th.racesPending > 0 {
 				if ct := th.m.get(e.CurTID); ct != nil {
-					ct.racePending = false
+					th.setRacePending(ct, false)
 				}
 			}
 		}
@@ -735,14 +738,15 @@ func (th *timehist) switchEvent(e *trace.Event) {
 		if state == 'R' || tr.readyToRun == 0 {
 			tr.raced = false
 		}
-		tr.racePending = false
+		th.setRacePending(tr, false)
 		tr.hasOff, tr.ranUnseen = false, false // a new wait (or none)
 	}
 	if !th.opt.Exact {
 		t.running = false
 		if e.NextTID > 0 {
 			n := th.m.findnew(-1, e.NextTID)
-			n.running, n.racePending = true, false
+			n.running = true
+			th.setRacePending(n, false)
 		}
 		if state == 'R' && t.tid != 0 {
 			th.queuedOn(t, e.CPU) // preempted: waits on this CPU
@@ -882,7 +886,7 @@ func (th *timehist) wakeup(e *trace.Event) {
 		// A waking of a running task: remembered, it starts the wait
 		// at the task's switch-out if that is to sleep (switchEvent).
 		if e.Kind != trace.KindWakeupNew {
-			t.racePending = true
+			th.setRacePending(t, true)
 		}
 	case t.readyToRun == 0 || t.raced && e.Time > t.lastTime || th.rewoken(t, e):
 		// (A wakeup after a raced switch-out: the waking before it had
@@ -902,6 +906,19 @@ func (th *timehist) wakeup(e *trace.Event) {
 	}
 	if th.opt.Wakeups && !th.outside(e.Time) {
 		th.printEventRow(e, t, "awakened: ", -1, -1)
+	}
+}
+
+// setRacePending sets t.racePending, counting the threads that have it
+// set (racesPending).
+func (th *timehist) setRacePending(t *timehistThread, v bool) {
+	if t.racePending != v {
+		t.racePending = v
+		if v {
+			th.racesPending++
+		} else {
+			th.racesPending--
+		}
 	}
 }
 

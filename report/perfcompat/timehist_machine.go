@@ -59,6 +59,7 @@ type timehistThread struct {
 	// switch: its switch-in is before the trace).
 	dtNoWake, dtFirstSeen, dtRunUnknown bool
 	qCPU                                trace.CPU // the CPU it waits on (queuedOn; recordings of some CPUs)
+	qIn                                 int32     // 1 + the CPU whose qList holds it, 0 none (queuedOn)
 	// ranUnseen: during its current wait the task ran unseen (a record in
 	// its context on a CPU that recorded nothing, or an exec or rename of
 	// its own: noteRanUnseen); its delay is not measured.

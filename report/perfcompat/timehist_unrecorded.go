@@ -91,8 +91,37 @@ func (th *timehist) queuedOn(t *timehistThread, cpu trace.CPU) {
 	for len(th.qList) <= int(cpu) {
 		th.qList = append(th.qList, nil)
 	}
-	th.qList[cpu] = append(th.qList[cpu], t)
+	if t.qIn == int32(cpu)+1 {
+		return // listed there already
+	}
+	t.qIn = int32(cpu) + 1
+	q := th.qList[cpu]
+	if n := len(q); n >= qListCompact && n&(n-1) == 0 {
+		// A CPU that does not idle for long: keep each task that still
+		// waits there once (a task that went elsewhere and came back is
+		// listed again).
+		k := 0
+		for _, w := range q {
+			if w.qIn == int32(cpu)+1 && w.qCPU == cpu && th.waiting(w) {
+				w.qIn = -w.qIn // kept
+				q[k] = w
+				k++
+			}
+		}
+		for _, w := range q[:k] {
+			w.qIn = -w.qIn
+		}
+		clear(q[k:])
+		q = q[:k]
+	}
+	th.qList[cpu] = append(q, t)
 }
+
+// qListCompact is the length from which queuedOn drops the entries of a
+// CPU's list that wait there no more, at each power of two: the list stays
+// within about twice the tasks waiting on it. (A bound of memory, not a
+// figure of the kernel's.)
+const qListCompact = 1024
 
 // idleOn notes that cpu switched to its idle task at time at: in a
 // recording of some CPUs, the tasks still waiting queued there were pulled
@@ -104,13 +133,16 @@ func (th *timehist) idleOn(cpu trace.CPU, at int64) {
 	if th.recordedCPUs == nil || int(cpu) >= len(th.qList) || len(th.qList[cpu]) == 0 {
 		return
 	}
-	if th.someUnrecorded(at) {
-		for _, t := range th.qList[cpu] {
-			if t.qCPU == cpu && th.waiting(t) {
-				t.ranUnseen = true
-			}
+	unseen := th.someUnrecorded(at)
+	for _, t := range th.qList[cpu] {
+		if unseen && t.qCPU == cpu && th.waiting(t) {
+			t.ranUnseen = true
+		}
+		if t.qIn == int32(cpu)+1 {
+			t.qIn = 0
 		}
 	}
+	clear(th.qList[cpu])
 	th.qList[cpu] = th.qList[cpu][:0]
 }
 

@@ -1,6 +1,7 @@
 package perfcompat
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,5 +96,37 @@ func TestTimehistUnrecordedDelay(t *testing.T) {
 				t.Errorf("alpha's rows:\n%s\nwant\n%s\nunrecorded %d, want %d; output:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"), res.UnrecordedDelays, c.n, out)
 			}
 		})
+	}
+}
+
+// TestTimehistQueueListBounded: in a recording of some CPUs, a CPU that
+// never idles does not grow its list of waiting tasks with every noting:
+// a task is listed once (noted again and again while it waits, it stays
+// one entry), and from 1024 entries on, at each power of two, the tasks
+// that wait there no more are dropped. 5000 tasks noted twice each, 1 in
+// 100 of them still waiting: the list keeps the 50 waiting ones and those
+// noted since the last drop, 1008 entries when measured, under 1024
+// (without the drops: 5000; without the one listing per task: 10,000).
+func TestTimehistQueueListBounded(t *testing.T) {
+	th := &timehist{recordedCPUs: []trace.CPU{0}}
+	var waiting []*timehistThread
+	for i := range 5000 {
+		w := &timehistThread{tid: trace.TID(i + 1)}
+		if i%100 == 0 {
+			w.readyToRun = 5
+			waiting = append(waiting, w)
+		}
+		th.queuedOn(w, 0)
+		th.queuedOn(w, 0) // listed once
+	}
+	q := th.qList[0]
+	kept := 0
+	for _, w := range waiting {
+		if slices.Contains(q, w) {
+			kept++
+		}
+	}
+	if len(q) >= qListCompact || kept != len(waiting) {
+		t.Errorf("%d entries, %d of the %d waiting tasks; want under %d, all", len(q), kept, len(waiting), qListCompact)
 	}
 }
