@@ -29,6 +29,9 @@ type CgroupMounts struct {
 	// controller ("/sys/fs/cgroup/cpu" or ".../cpu,cpuacct"), "" when the
 	// controller is not bound to a v1 hierarchy.
 	V1CPU string
+	// V1CPURoot is the path in that hierarchy the mount shows ("/", or a
+	// container's group), mountinfo's fourth field.
+	V1CPURoot string
 }
 
 // FindCgroupMounts reads the cgroup mounts from a mountinfo file
@@ -53,7 +56,7 @@ func FindCgroupMounts(mountinfo string) CgroupMounts {
 		case qf[0] == "cgroup2" && m.V2 == "":
 			m.V2 = unescapeMount(pf[4])
 		case qf[0] == "cgroup" && m.V1CPU == "" && hasOption(qf[2], "cpu"):
-			m.V1CPU = unescapeMount(pf[4])
+			m.V1CPU, m.V1CPURoot = unescapeMount(pf[4]), unescapeMount(pf[3])
 		}
 	}
 	return m

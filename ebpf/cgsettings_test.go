@@ -33,12 +33,14 @@ func TestFindCgroupMounts(t *testing.T) {
 41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw
 `, "v2": `36 25 0:31 / /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate
 `, "joint": `32 31 0:29 / /sys/fs/cgroup/cpu\040acct rw - cgroup cgroup rw,cpu,cpuacct
+`, "container": `1210 1208 0:29 /docker/4f2a /sys/fs/cgroup/cpu ro,nosuid - cgroup cgroup rw,cpu
 `})
 	for name, want := range map[string]CgroupMounts{
-		"hybrid":  {V2: "/sys/fs/cgroup/unified", V1CPU: "/sys/fs/cgroup/cpu"},
-		"v2":      {V2: "/sys/fs/cgroup"},
-		"joint":   {V1CPU: "/sys/fs/cgroup/cpu acct"},
-		"missing": {},
+		"hybrid":    {V2: "/sys/fs/cgroup/unified", V1CPU: "/sys/fs/cgroup/cpu", V1CPURoot: "/"},
+		"v2":        {V2: "/sys/fs/cgroup"},
+		"joint":     {V1CPU: "/sys/fs/cgroup/cpu acct", V1CPURoot: "/"},
+		"container": {V1CPU: "/sys/fs/cgroup/cpu", V1CPURoot: "/docker/4f2a"},
+		"missing":   {},
 	} {
 		if got := FindCgroupMounts(filepath.Join(dir, name)); got != want {
 			t.Errorf("%s: %+v, want %+v", name, got, want)

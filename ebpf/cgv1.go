@@ -10,14 +10,27 @@
 // happened (the capture drains its buffers in batches, a ring dump much
 // later), so the attribution is by the time of the event, not of the
 // write.
+//
+// Where the kernel lets it, a BPF program on the cgroup_attach_task
+// tracepoint (cgattach.c) gives each move into or out of a group its
+// nanosecond as well: a task is in the group of its latest move before an
+// event, and before its first move in the group the readings list it in.
+// Without it (no tp_btf, or moves lost) a task is placed in a group to
+// within a reading interval: a busy loop moved between groups had ~100 ms
+// of run time on each side of each move counted in the wrong group.
 
 package ebpf
 
 import (
 	"bufio"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +70,141 @@ type v1Sampler struct {
 	stopped bool
 	// settings of each group as first read (Time: then).
 	first map[string]trace.CgroupSettings
+	// The moves of tasks between groups as they happened (moveWatcher),
+	// in time order: of one thread (tasks file writes) and of a whole
+	// process (cgroup.procs writes, keyed by its PID). exact is set while
+	// they are complete: the watcher is running and lost none. mountRoot
+	// is the hierarchy's path the mount shows ("/" but in a container).
+	w         *moveWatcher
+	exact     bool
+	mountRoot string
+	moves     map[trace.TID][]v1Move
+	procMoves map[trace.PID][]v1Move
+	// watchErr says why moves are not followed ("" when they are).
+	watchErr string
+}
+
+// v1Move is one task's move to a group (path "" the root group) at time
+// (trace clock).
+type v1Move struct {
+	time int64
+	path string
+}
+
+// cgMove is one record of cgattach.c (struct cg_move).
+type cgMove struct {
+	Time        int64
+	TID         trace.TID
+	PID         trace.PID
+	Hierarchy   int
+	Threadgroup bool
+	Path        string
+	// Cut: the path was longer than the record holds.
+	Cut bool
+}
+
+// cgMoveSize is sizeof(struct cg_move) in cgattach.c.
+const cgMoveSize = 24 + 256
+
+// parseCgMove decodes one cg_move record; ok false when b is short.
+func parseCgMove(b []byte, bo binary.ByteOrder) (cgMove, bool) {
+	if len(b) < cgMoveSize {
+		return cgMove{}, false
+	}
+	n := int(bo.Uint16(b[20:]))
+	m := cgMove{Time: int64(bo.Uint64(b[0:])), TID: trace.TID(int32(bo.Uint32(b[8:]))),
+		PID: trace.PID(int32(bo.Uint32(b[12:]))), Hierarchy: int(int32(bo.Uint32(b[16:]))),
+		Threadgroup: b[22] != 0}
+	path := b[24:cgMoveSize]
+	switch {
+	case n <= 0:
+		m.Cut = true
+	case n >= len(path):
+		m.Path, m.Cut = string(path[:len(path)-1]), true
+	default:
+		m.Path = string(path[:n-1])
+	}
+	return m, true
+}
+
+// relPath is a move's group as the sampler names it (the path under the
+// mount, "" the root group); ok false when the group is outside what the
+// mount shows.
+func relPath(mountRoot, path string) (string, bool) {
+	if mountRoot != "" && mountRoot != "/" {
+		if path != mountRoot && !strings.HasPrefix(path, mountRoot+"/") {
+			return "", false
+		}
+		path = "/" + strings.TrimPrefix(strings.TrimPrefix(path, mountRoot), "/")
+	}
+	path = filepath.Clean("/" + path)
+	if path == "/" {
+		return "", true
+	}
+	return path, true
+}
+
+// v1CPUHierarchy returns the hierarchy id of the cpu controller in a
+// /proc/cgroups file (cgroups(7)) (its second column; 0 on cgroup v2 or unknown).
+func v1CPUHierarchy(procCgroups string) int {
+	f, err := os.Open(procCgroups)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) >= 2 && fs[0] == "cpu" {
+			n, _ := strconv.Atoi(fs[1])
+			return n
+		}
+	}
+	return 0
+}
+
+// addMove notes a move the watcher read (s.mu held).
+func (s *v1Sampler) addMove(m cgMove) {
+	path, ok := relPath(s.mountRoot, m.Path)
+	if m.Cut || !ok {
+		// A group the readings cannot name: the moves are no longer
+		// complete.
+		s.exact = false
+		s.watchErr = fmt.Sprintf("a task moved to a group outside %s or with a path over 255 bytes (%q)", s.g.mounts.V1CPU, m.Path)
+		return
+	}
+	mv := v1Move{time: m.Time, path: path}
+	if m.Threadgroup {
+		s.procMoves[m.PID] = insertMove(s.procMoves[m.PID], mv)
+	} else {
+		s.moves[m.TID] = insertMove(s.moves[m.TID], mv)
+	}
+}
+
+// insertMove adds mv to ms, kept in time order (records of different CPUs
+// reach the ring buffer in the order they were submitted, not stamped).
+func insertMove(ms []v1Move, mv v1Move) []v1Move {
+	i := len(ms)
+	for i > 0 && ms[i-1].time > mv.time {
+		i--
+	}
+	return slices.Insert(ms, i, mv)
+}
+
+// lastMove returns the latest move in ms at or before t, and the time of
+// the first move (math.MaxInt64 when none).
+func lastMove(ms []v1Move, t int64) (last *v1Move, first int64) {
+	first = math.MaxInt64
+	if len(ms) > 0 {
+		first = ms[0].time
+	}
+	for i := range ms {
+		if ms[i].time > t {
+			break
+		}
+		last = &ms[i]
+	}
+	return last, first
 }
 
 // startV1Sampler reads the groups once and then every v1SampleEvery until
@@ -67,7 +215,18 @@ func startV1Sampler(g *groupReader, stop <-chan struct{}) *v1Sampler {
 		return nil
 	}
 	s := &v1Sampler{g: g, spans: map[trace.TID][]v1Span{}, first: map[string]trace.CgroupSettings{},
-		slack: int64(v1SampleEvery)}
+		slack: int64(v1SampleEvery), moves: map[trace.TID][]v1Move{}, procMoves: map[trace.PID][]v1Move{},
+		mountRoot: g.mounts.V1CPURoot}
+	// The watcher starts before the first reading: a move after it is
+	// seen by one or the other.
+	cgFile := filepath.Join(g.proc, "cgroups")
+	if h := v1CPUHierarchy(cgFile); h <= 0 {
+		s.watchErr = "the cpu controller's hierarchy id is not in " + cgFile
+	} else if w, err := openMoveWatcher(h); err != nil {
+		s.watchErr = err.Error()
+	} else {
+		s.w, s.exact = w, true
+	}
 	prev, took := s.sample()
 	go func() {
 		for {
@@ -75,6 +234,11 @@ func startV1Sampler(g *groupReader, stop <-chan struct{}) *v1Sampler {
 			case <-stop:
 				s.mu.Lock()
 				s.stopped = true
+				if s.w != nil {
+					s.drainMoves()
+					s.w.close()
+					s.w = nil
+				}
 				s.mu.Unlock()
 				return
 			case <-time.After(max(v1SampleEvery, 20*took)):
@@ -123,6 +287,9 @@ func (s *v1Sampler) sample() (int64, time.Duration) {
 	})
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// The moves up to now: a move before now is in the ring buffer by
+	// the time the reading ends.
+	s.drainMoves()
 	s.latest = max(s.latest, now)
 	for tid, path := range seen {
 		sp := s.spans[tid]
@@ -146,13 +313,45 @@ func (s *v1Sampler) sample() (int64, time.Duration) {
 	return now, time.Since(t0)
 }
 
-// group returns the non-root v1 cpu group task tid was in at time t (trace
-// clock), "" when none is known.
-func (s *v1Sampler) group(tid trace.TID, t int64) string {
+// drainMoves reads the watcher's moves (s.mu held).
+func (s *v1Sampler) drainMoves() {
+	if s.w == nil {
+		return
+	}
+	if lost := s.w.drain(s.addMove); lost > 0 && s.exact {
+		s.exact = false
+		s.watchErr = fmt.Sprintf("%d moves between groups did not fit the ring buffer", lost)
+	}
+}
+
+// group returns the non-root v1 cpu group task tid of process pid (0:
+// unknown) was in at time t (trace clock), "" when none is known.
+func (s *v1Sampler) group(tid trace.TID, pid trace.PID, t int64) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Before its first move (or without any), the readings place a task
+	// whose moves are all known: every reading before that move lists
+	// it in the same group.
+	before := int64(math.MaxInt64)
+	if s.exact {
+		m1, f1 := lastMove(s.moves[tid], t)
+		if pid <= 0 {
+			pid = trace.PID(tid) // a process's leader
+		}
+		m2, f2 := lastMove(s.procMoves[pid], t)
+		if m2 != nil && (m1 == nil || m2.time > m1.time) {
+			m1 = m2
+		}
+		if m1 != nil {
+			return m1.path
+		}
+		before = min(f1, f2)
+	}
 	best, dist := "", int64(-1)
 	for _, sp := range s.spans[tid] {
+		if sp.first >= before {
+			break // read after it moved
+		}
 		var d int64
 		switch {
 		case t < sp.first:
@@ -160,11 +359,35 @@ func (s *v1Sampler) group(tid trace.TID, t int64) string {
 		case t > sp.last:
 			d = t - sp.last
 		}
-		if d <= s.slack && (dist < 0 || d < dist) {
+		// With every move known, a reading before the task's first move
+		// places it at any distance; without, only within the longest
+		// interval between readings.
+		if (s.exact || d <= s.slack) && (dist < 0 || d < dist) {
 			best, dist = sp.path, d
 		}
 	}
 	return best
+}
+
+// movedWithin reports whether the watcher saw task tid (of process pid)
+// move between groups in (from, to]; ok false when moves are not followed.
+func (s *v1Sampler) movedWithin(tid trace.TID, pid trace.PID, from, to int64) (moved, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.exact {
+		return false, false
+	}
+	if pid <= 0 {
+		pid = trace.PID(tid)
+	}
+	for _, ms := range [][]v1Move{s.moves[tid], s.procMoves[pid]} {
+		for _, m := range ms {
+			if m.time > from && m.time <= to {
+				return true, true
+			}
+		}
+	}
+	return false, true
 }
 
 // settings returns a copy of the groups' settings as first read.
@@ -229,8 +452,8 @@ func newV1Attrib(s *v1Sampler) *v1Attrib {
 // v6.12), and a short-lived thread or child ends before the 100 ms
 // readings list it: 197 of 203 threads of a grouped process read as in
 // the root group.
-func (a *v1Attrib) groupOf(tid trace.TID, t int64) string {
-	if path := a.s.group(tid, t); path != "" {
+func (a *v1Attrib) groupOf(tid trace.TID, pid trace.PID, t int64) string {
+	if path := a.s.group(tid, pid, t); path != "" {
 		return path
 	}
 	return a.forked[tid]
@@ -246,7 +469,7 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 	}
 	if e.Kind == trace.KindFork && e.ChildTID > 0 {
 		a.s.awaitReading(e.Time)
-		if path := a.groupOf(e.TID, e.Time); path != "" {
+		if path := a.groupOf(e.TID, e.PID, e.Time); path != "" {
 			a.forked[e.ChildTID] = path
 		} else {
 			delete(a.forked, e.ChildTID) // (a reused TID)
@@ -257,7 +480,7 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 		return
 	}
 	a.s.awaitReading(e.Time)
-	path := a.groupOf(e.TID, e.Time)
+	path := a.groupOf(e.TID, e.PID, e.Time)
 	if path == "" {
 		return
 	}
@@ -285,7 +508,7 @@ func StartV1Groups(mounts CgroupMounts) *V1Groups {
 		return nil
 	}
 	stop := make(chan struct{})
-	s := startV1Sampler(&groupReader{mounts: mounts}, stop)
+	s := startV1Sampler(&groupReader{mounts: mounts, proc: "/proc"}, stop)
 	if s == nil {
 		return nil
 	}
@@ -300,12 +523,35 @@ func StartV1Groups(mounts CgroupMounts) *V1Groups {
 // sampler slowed by load had not read the groups near the end of top's
 // window, and a task spinning in a group all along was shown in the root
 // (TestTopV1CgroupRows under the full test run's load).
-func (v *V1Groups) Group(tid trace.TID, t int64) string {
+func (v *V1Groups) Group(tid trace.TID, pid trace.PID, t int64) string {
 	if v == nil {
 		return ""
 	}
 	v.s.awaitReading(t)
-	return v.s.group(tid, t)
+	return v.s.group(tid, pid, t)
+}
+
+// Moved reports whether task tid (of process pid, 0 unknown) moved from one
+// v1 cpu group to another in (from, to] (CLOCK_MONOTONIC ns); ok false
+// when the moves are not followed (Exact says why).
+func (v *V1Groups) Moved(tid trace.TID, pid trace.PID, from, to int64) (moved, ok bool) {
+	if v == nil {
+		return false, false
+	}
+	v.s.awaitReading(to)
+	return v.s.movedWithin(tid, pid, from, to)
+}
+
+// Exact returns "" when every move between groups is followed to its
+// nanosecond (the cgroup_attach_task program), else why not: then a
+// task is placed in a group as the readings every 100 ms list it.
+func (v *V1Groups) Exact() string {
+	if v == nil {
+		return ""
+	}
+	v.s.mu.Lock()
+	defer v.s.mu.Unlock()
+	return v.s.watchErr
 }
 
 // Stop ends the readings.

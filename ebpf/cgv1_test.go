@@ -1,6 +1,7 @@
 package ebpf
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,13 +32,13 @@ func TestV1Sampler(t *testing.T) {
 	s := startV1Sampler(g, stop)
 	close(stop)
 	now := monotonicNow()
-	if got := s.group(10, now); got != "/a/b" {
+	if got := s.group(10, 0, now); got != "/a/b" {
 		t.Errorf("task 10 at the reading: %q, want /a/b", got)
 	}
-	if got := s.group(10, now+int64(10*v1SampleEvery)); got != "" {
+	if got := s.group(10, 0, now+int64(10*v1SampleEvery)); got != "" {
 		t.Errorf("task 10 long after the last reading: %q, want none", got)
 	}
-	if got := s.group(11, now); got != "" {
+	if got := s.group(11, 0, now); got != "" {
 		t.Errorf("task 11: %q, want none (the root group)", got)
 	}
 	os.RemoveAll(filepath.Join(root, "a"))
@@ -112,5 +113,96 @@ func TestV1AwaitReading(t *testing.T) {
 	s.awaitReading(1 << 62)
 	if d := time.Since(start); d > 20*time.Millisecond {
 		t.Errorf("a stopped sampler made an event wait %v", d)
+	}
+}
+
+// TestV1MovesPlaceTasks: with every move known (exact), a task is in the
+// group of its latest move at or before the time asked, and before its
+// first move in the group the readings list it in, at any distance; the
+// readings after a move say nothing of the time before it. Readings (trace
+// clock, ns): task 10 listed in /a from 1000 to 5000 and in /b from 6000 to
+// 9000, moved to /b at 5500 (a tasks write); task 21 of process 20 listed
+// in /b from 6000 to 9000, its process moved to the root group at 7000 (a
+// cgroup.procs write). Without the moves (exact false, slack 1000) the
+// nearest reading within the slack decides: at 5200 /a (200 from its last
+// reading, /b 800), at -2000 none (3000 from the nearest).
+func TestV1MovesPlaceTasks(t *testing.T) {
+	s := &v1Sampler{exact: true, slack: 1000,
+		spans: map[trace.TID][]v1Span{
+			10: {{path: "/a", first: 1000, last: 5000}, {path: "/b", first: 6000, last: 9000}},
+			21: {{path: "/b", first: 6000, last: 9000}},
+		},
+		moves:     map[trace.TID][]v1Move{10: {{time: 5500, path: "/b"}}},
+		procMoves: map[trace.PID][]v1Move{20: {{time: 7000, path: ""}}},
+	}
+	for _, c := range []struct {
+		tid  trace.TID
+		pid  trace.PID
+		t    int64
+		want string
+	}{
+		{10, 0, -2000, "/a"}, {10, 0, 5400, "/a"}, {10, 0, 5500, "/b"}, {10, 0, 20000, "/b"},
+		{21, 20, 6500, "/b"}, {21, 20, 7000, ""}, {21, 20, 8000, ""}, {21, 0, 8000, "/b"},
+	} {
+		if got := s.group(c.tid, c.pid, c.t); got != c.want {
+			t.Errorf("exact: task %d (pid %d) at %d: %q, want %q", c.tid, c.pid, c.t, got, c.want)
+		}
+	}
+	if m, ok := s.movedWithin(10, 0, 5000, 6000); !m || !ok {
+		t.Errorf("task 10 in (5000, 6000]: moved %v ok %v, want true true", m, ok)
+	}
+	if m, ok := s.movedWithin(10, 0, 5500, 7000); m || !ok {
+		t.Errorf("task 10 in (5500, 7000]: moved %v ok %v, want false true", m, ok)
+	}
+	if m, _ := s.movedWithin(21, 20, 6000, 7000); !m {
+		t.Error("task 21 in (6000, 7000]: its process's move not seen")
+	}
+	s.exact = false
+	for _, c := range []struct {
+		t    int64
+		want string
+	}{{5200, "/a"}, {5600, "/b"}, {-2000, ""}} {
+		if got := s.group(10, 0, c.t); got != c.want {
+			t.Errorf("sampled: task 10 at %d: %q, want %q", c.t, got, c.want)
+		}
+	}
+	if _, ok := s.movedWithin(10, 0, 0, 9000); ok {
+		t.Error("movedWithin ok without the moves")
+	}
+}
+
+// TestParseCgMove decodes a cg_move record as cgattach.c lays it out, one
+// whose path fills the record (cut), and a short record.
+func TestParseCgMove(t *testing.T) {
+	b := make([]byte, cgMoveSize)
+	binary.LittleEndian.PutUint64(b[0:], 123456789)
+	binary.LittleEndian.PutUint32(b[8:], 4607)
+	binary.LittleEndian.PutUint32(b[12:], 4600)
+	binary.LittleEndian.PutUint32(b[16:], 3)
+	binary.LittleEndian.PutUint16(b[20:], uint16(len("/nu11a")+1))
+	b[22] = 1
+	copy(b[24:], "/nu11a")
+	m, ok := parseCgMove(b, binary.LittleEndian)
+	want := cgMove{Time: 123456789, TID: 4607, PID: 4600, Hierarchy: 3, Threadgroup: true, Path: "/nu11a"}
+	if !ok || m != want {
+		t.Errorf("parseCgMove = %+v %v, want %+v", m, ok, want)
+	}
+	binary.LittleEndian.PutUint16(b[20:], 256)
+	if m, _ := parseCgMove(b, binary.LittleEndian); !m.Cut {
+		t.Errorf("a 256-byte path: %+v, want Cut", m)
+	}
+	if _, ok := parseCgMove(b[:100], binary.LittleEndian); ok {
+		t.Error("a 100-byte record parsed")
+	}
+	for _, c := range []struct{ root, path, want string }{
+		{"/", "/", ""}, {"/", "/a/b", "/a/b"}, {"", "/a", "/a"},
+		{"/docker/4f", "/docker/4f/x", "/x"}, {"/docker/4f", "/docker/4f", ""},
+	} {
+		if got, ok := relPath(c.root, c.path); !ok || got != c.want {
+			t.Errorf("relPath(%q, %q) = %q %v, want %q", c.root, c.path, got, ok, c.want)
+		}
+	}
+	if _, ok := relPath("/docker/4f", "/docker/4fa"); ok {
+		t.Error("relPath: a sibling of the mount's root read as inside it")
 	}
 }

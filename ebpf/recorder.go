@@ -457,6 +457,15 @@ func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 		ws = append(ws, trace.Warning{Key: "bpf-recursion-misses", Count: int(min(n, 1<<31)), CountInMessage: true,
 			Message: fmt.Sprintf("capture: the kernel skipped the recorder's programs %d times while another BPF program ran on their CPU (recursion_misses): those scheduler events are missing, with no record of where; a delay or run around them may be mis-measured", n)})
 	}
+	if s.v1 != nil && len(s.v1.ids) > 0 {
+		s.v1.s.mu.Lock()
+		why := s.v1.s.watchErr
+		s.v1.s.mu.Unlock()
+		if why != "" {
+			ws = append(ws, trace.Warning{Key: "cgroup-v1-moves-sampled", Count: 1,
+				Message: fmt.Sprintf("capture: moves between cgroup v1 cpu groups were not seen as they happened (%s): a task that changed group is placed to within the interval between readings of the groups' tasks files (100 ms or more), so up to that much of its run time may count in the group it left or joined", why)})
+		}
+	}
 	if s.irqUnknown > 0 {
 		ws = append(ws, trace.Warning{Key: "irq-context-unknown", Count: s.irqUnknown, CountInMessage: true,
 			Message: fmt.Sprintf("capture: %d wakings without a known interrupt context (the waker's stack or saved registers could not be read)", s.irqUnknown)})

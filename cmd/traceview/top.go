@@ -280,6 +280,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		var cgroups map[uint64]string
 		if o.by == "cgroup" {
 			cgroups = topCgroups(stats, v1, now)
+			noteV1Moves(cmd.ErrOrStderr(), stats, v1, since, now, windows == 0)
 		}
 		rows := groupTop(stats, o.by, cgroups)
 		bwAfter := ebpf.ReadBandwidth(mounts, now)
@@ -331,6 +332,50 @@ func serveTopMetrics(errw io.Writer, top *ebpf.Top, ln net.Listener) (stop func(
 	return func() { srv.Close() }
 }
 
+// noteV1Moves says on errw which tasks changed cgroup v1 cpu group
+// within the window (since, now]: their whole window counts in the group
+// they were in at its end (topCgroups), so a group they left or joined
+// shows more or less run time than it had (a quota'd group more than its
+// quota allows). Without the watcher of moves, it says in the first
+// window that moves are not followed.
+func noteV1Moves(errw io.Writer, stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since, now int64, first bool) {
+	if v1 == nil {
+		return
+	}
+	var moved []string
+	for _, s := range stats {
+		m, ok := v1.Moved(s.TID, s.PID, since, now)
+		if !ok {
+			if !first || v1.Exact() == "" {
+				return
+			}
+			fmt.Fprintf(errw, "traceview top: moves between cgroup v1 cpu groups are not followed (%s): a task counts in the group the 100 ms readings of the tasks files list it in at the window's end\n", v1.Exact())
+			return
+		}
+		if m {
+			moved = append(moved, fmt.Sprintf("%s:%d", s.Comm, s.TID))
+		}
+	}
+	if len(moved) == 0 {
+		return
+	}
+	slices.Sort(moved)
+	shown := moved
+	if len(shown) > 5 {
+		shown = shown[:5]
+	}
+	more := ""
+	if len(moved) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(moved)-len(shown))
+	}
+	what := fmt.Sprintf("%d tasks changed", len(moved))
+	if len(moved) == 1 {
+		what = "1 task changed"
+	}
+	fmt.Fprintf(errw, "traceview top: %s cgroup v1 cpu group in this window (%s%s): a task's whole window counts in the group it was in at the end (traceview record attributes each run to its group)\n",
+		what, strings.Join(shown, ", "), more)
+}
+
 // topCgroups names the cgroups of a window's stats (cgroup v2 paths, as
 // ResolveCgroups finds them) and gives each task that v1 saw in a non-root
 // cgroup v1 cpu group at the window's end (now) that group instead, under
@@ -342,7 +387,7 @@ func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, now int64) map[uint64]
 	v1ids := map[string]uint64{}
 	names := map[uint64]string{}
 	for i, s := range stats {
-		if p := v1.Group(s.TID, now); p != "" {
+		if p := v1.Group(s.TID, s.PID, now); p != "" {
 			id, ok := v1ids[p]
 			if !ok {
 				id = ebpf.V1CgroupIDBit | uint64(len(v1ids)+1)
