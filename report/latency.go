@@ -225,8 +225,11 @@ type ChainBreak = perfcompat.ChainBreak
 // LatencyDiagnostics explains what the trace lacked and how the numbers deal
 // with it.
 type LatencyDiagnostics struct {
-	Events   int64 // events read
-	Switches int64 // sched_switch events
+	Events int64 // events read
+	// SchedEvents: those that are scheduler events (trace.Kind.Scheduler),
+	// as the no-match message counts them.
+	SchedEvents int64
+	Switches    int64 // sched_switch events
 	// Chains: per CPU (ascending), only CPUs with at least one break.
 	Chains []ChainBreak
 	// Recovered: delays whose switch-in the trace lacks, closed at the
@@ -524,7 +527,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 func trackerDiag[X any](tr *perfcompat.LatencyTracker[X]) LatencyDiagnostics {
 	c := &tr.Counts
 	return LatencyDiagnostics{
-		Events: c.Events, Switches: c.Switches, Chains: tr.Chains(), FirstSeen: c.FirstSeen,
+		Events: c.Events, SchedEvents: c.SchedEvents, Switches: c.Switches, Chains: tr.Chains(), FirstSeen: c.FirstSeen,
 		PerfSwitchBugs: c.SwitchBugs, LostEvents: c.LostEvents, LostChunks: c.LostChunks,
 	}
 }
@@ -600,13 +603,13 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 		if run.extent != nil {
 			x = run.extent()
 		}
-		x.Events, x.Switches, x.PIDs = d.Events, d.Switches, opts.Filter.PIDs
+		x.SchedEvents, x.Switches, x.PIDs = d.SchedEvents, d.Switches, opts.Filter.PIDs
 		res.Unmatched = &Unmatched{Given: opts.Filter.String(), Comms: opts.Filter.Comms, X: x}
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
 			Message: res.Unmatched.Message()})
 	case len(res.Rows) == 0:
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
-			Message: fmt.Sprintf("no scheduling delay measured: the trace has %d events, %d of them sched_switch", d.Events, d.Switches)})
+			Message: fmt.Sprintf("no scheduling delay measured: the trace has %d scheduler events, %d of them sched_switch", d.SchedEvents, d.Switches)})
 	}
 	res.Warnings = append(res.Warnings, res.ReportWarnings...)
 	return res
@@ -946,6 +949,7 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 		}
 		d, s := &res.Diag, &p.Diag
 		d.Events += s.Events
+		d.SchedEvents += s.SchedEvents
 		d.Switches += s.Switches
 		d.Chains = append(d.Chains, s.Chains...)
 		d.Recovered += s.Recovered

@@ -115,8 +115,8 @@ func TestLatencyNoMatchNamesSwitchCPUs(t *testing.T) {
 		filter *schedule.Filter
 		want   string
 	}{
-		{&schedule.Filter{CPUs: []trace.CPU{1}}, "nothing matched the filters --cpu 1: the trace has 3 events, 2 of them sched_switch; it spans 0.000001 s to 0.000002 s, sched_switch on CPU 0"},
-		{&schedule.Filter{Comms: []string{"c"}}, "nothing matched the filters --comm c: the trace has 3 events, 2 of them sched_switch; it spans 0.000001 s to 0.000002 s, sched_switch on CPU 0; closest task names: a, b"},
+		{&schedule.Filter{CPUs: []trace.CPU{1}}, "nothing matched the filters --cpu 1: the trace has 3 scheduler events, 2 of them sched_switch; it spans 0.000001 s to 0.000002 s, sched_switch on CPU 0"},
+		{&schedule.Filter{Comms: []string{"c"}}, "nothing matched the filters --comm c: the trace has 3 scheduler events, 2 of them sched_switch; it spans 0.000001 s to 0.000002 s, sched_switch on CPU 0; closest task names: a, b"},
 	} {
 		res, err := ComputeLatency(trace.NewSliceSource(evs, nil), LatencyOptions{Filter: c.filter})
 		if err != nil {

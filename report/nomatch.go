@@ -17,7 +17,10 @@ import (
 // not: a capture of some CPUs has switches on those alone) and the task
 // names closest to each --comm name.
 type NoMatch struct {
-	Events, Switches int64
+	// SchedEvents: the trace's scheduler events (trace.Kind.Scheduler),
+	// the same for a file whichever command reads it; Switches: its
+	// sched_switch events.
+	SchedEvents, Switches int64
 	// First and Last are the scheduler events' span (ns); Last <= First
 	// leaves the span out.
 	First, Last int64
@@ -38,7 +41,7 @@ type NoMatch struct {
 // Message is the no-match message for the filters given (as the user typed
 // them, flag names included) and the task names asked for (comms):
 //
-//	nothing matched the filters --comm sched-pip: the trace has 5283 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1; closest task names: sched-pipe
+//	nothing matched the filters --comm sched-pip: the trace has 5105 scheduler events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1; closest task names: sched-pipe
 func (x NoMatch) Message(given string, comms []string) string {
 	return fmt.Sprintf("nothing matched the filters %s: %s", given, x.Extent(comms))
 }
@@ -46,7 +49,7 @@ func (x NoMatch) Message(given string, comms []string) string {
 // Extent is Message after "nothing matched the filters GIVEN: ".
 func (x NoMatch) Extent(comms []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the trace has %d events, %d of them sched_switch", x.Events, x.Switches)
+	fmt.Fprintf(&b, "the trace has %d scheduler events, %d of them sched_switch", x.SchedEvents, x.Switches)
 	if x.Last > x.First {
 		fmt.Fprintf(&b, "; it spans %s s to %s s", usecStamp(x.First), usecStamp(x.Last))
 	}
@@ -120,8 +123,8 @@ func (u *Unmatched) Message() string { return u.X.Message(u.Given, u.Comms) }
 // (named nameA and nameB) whose filters matched nothing in a, b or both (nil:
 // they matched), and false when they matched in both:
 //
-//	nothing matched the filters --comm x in B, b.perf.data (they did in A): the trace has 2035 events, ...
-//	nothing matched the filters --comm x in either trace: in A, a.perf.data, the trace has 5283 events, ...; in B, b.perf.data, the trace has 2035 events, ...
+//	nothing matched the filters --comm x in B, b.perf.data (they did in A): the trace has 1626 scheduler events, ...
+//	nothing matched the filters --comm x in either trace: in A, a.perf.data, the trace has 5105 scheduler events, ...; in B, b.perf.data, the trace has 1626 scheduler events, ...
 func CompareNoMatch(a, b *Unmatched, nameA, nameB string) (string, bool) {
 	switch {
 	case a == nil && b == nil:
@@ -154,7 +157,7 @@ func (x *NoMatch) AddName(comm string, pid int) {
 // noMatchOf is the NoMatch of the trace the schedule sb rebuilt, of events
 // events and switches sched_switch events.
 func noMatchOf(sb *schedule.Builder, events, switches int64) NoMatch {
-	x := NoMatch{Events: events, Switches: switches}
+	x := NoMatch{SchedEvents: events, Switches: switches}
 	x.First, x.Last = sb.Observed()
 	for _, c := range sb.SwitchCPUs() {
 		x.CPUs = append(x.CPUs, int(c))

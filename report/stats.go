@@ -341,7 +341,7 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 	if f := c.opts.Filter; f.Active() && st.Delays.Count == 0 && st.Migrations == 0 {
 		// The answer, which the command prints first: an empty histogram
 		// under an unfiltered-looking CPU table said nothing.
-		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1, Message: statsNoMatch(b, f, st.Events, b.C.Switches)})
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1, Message: statsNoMatch(b, f, b.C.SchedEvents, b.C.Switches)})
 	}
 	if st.UnrecordedDelays > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), CountInMessage: true, Message: unrecordedMessage(st.UnrecordedDelays)})

@@ -38,6 +38,41 @@ const (
 	numKinds
 )
 
+// Scheduler reports whether k is a scheduler event (sched_switch,
+// sched_waking, sched_wakeup, sched_wakeup_new, sched_migrate_task,
+// sched_stat_runtime): the kinds every reader takes from the scheduler's
+// tracepoints alone, so that their count is the same whichever events a
+// command asks a reader for (a perf-compatible report takes forks, execs
+// and exits from perf's task records, which a perf record -C file holds
+// for every CPU, UseTaskRecords). The no-match message counts them.
+func (k Kind) Scheduler() bool {
+	switch k {
+	case KindSwitch, KindWaking, KindWakeup, KindWakeupNew, KindMigrate, KindRuntime:
+		return true
+	}
+	return false
+}
+
+// Counted reports whether e is one of the trace's events where a command
+// says how many a trace has (info's "events by kind", the no-match
+// message, stats): not a lost-events marker (the loss is reported as lost
+// events and windows), and not a task record perf synthesized at time 0
+// for a thread already running when it started (perf's
+// synthesize_threads: PERF_RECORD_COMM and PERF_RECORD_FORK with no
+// sample time), which a reader delivers only where the file has no
+// tracepoint for the fact or a perf-compatible report asks for the task
+// records (UseTaskRecords): counting them made one file's count differ
+// between commands. info lists those records apart.
+func Counted(e *Event) bool {
+	return e.Kind != KindLost && !Synthesized(e)
+}
+
+// Synthesized reports whether e is a task record perf synthesized at time
+// 0 for a thread that existed before the recording (see Counted).
+func Synthesized(e *Event) bool {
+	return e.Time == 0 && (e.Kind == KindComm || e.Kind == KindFork || e.Kind == KindExec || e.Kind == KindExit)
+}
+
 // KindInfo describes one event kind: its name as in the kernel tracepoint (or
 // perf record) and which Event fields it sets. Decoders, text dumps, JSON
 // export and tests read this table instead of repeating it.

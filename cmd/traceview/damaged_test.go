@@ -80,7 +80,7 @@ func TestInfoDamagedExit(t *testing.T) {
 		if code != 1 || stderr != want {
 			t.Errorf("info %s: exit %d, stderr %q; want 1, %q", f, code, stderr, want)
 		}
-		if !strings.Contains(out, "events by kind (0 in all)") || !strings.Contains(out, "warning: "+f+": ") {
+		if !strings.Contains(out, "events by kind (0 in all, 0 of them scheduler events)") || !strings.Contains(out, "warning: "+f+": ") {
 			t.Errorf("info %s: output lacks the counts or the warnings:\n%s", f, out)
 		}
 	}

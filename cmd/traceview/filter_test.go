@@ -318,7 +318,7 @@ func TestFilterNoMatchFirst(t *testing.T) {
 	_, stderr, code := runCLI(t, "stats", "--comm", "sched-pip", "-i", pipe)
 	// Every command's words: the events and switches (5283 and 2023, as
 	// latency counts them) too.
-	want := "warning: nothing matched the filters --comm sched-pip: the trace has 5283 events, 2023 of them sched_switch; " + span + "; closest task names: sched-pipe\n"
+	want := "warning: nothing matched the filters --comm sched-pip: the trace has 5105 scheduler events, 2023 of them sched_switch; " + span + "; closest task names: sched-pipe\n"
 	if code != 0 || !strings.HasPrefix(stderr, want) {
 		t.Errorf("stats --comm: exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
 	}
@@ -326,7 +326,7 @@ func TestFilterNoMatchFirst(t *testing.T) {
 	// every command (it was the error, after the trace's warnings), and
 	// exit 0 as latency, timehist and map (it was 1).
 	stdout, stderr, code := runCLI(t, "stats", "--time", "1,2", "-i", pipe)
-	want = "warning: nothing matched the filters --time 1.000000000,2.000000000: the trace has 5283 events, 2023 of them sched_switch; " + span + "\n"
+	want = "warning: nothing matched the filters --time 1.000000000,2.000000000: the trace has 5105 scheduler events, 2023 of them sched_switch; " + span + "\n"
 	if code != 0 || stdout != "" || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "nothing matched") != 1 || strings.Contains(stderr, "traceview: ") {
 		t.Errorf("stats --time: exit %d, stdout %q, stderr:\n%s\nwant exit 0, no table, and stderr starting with %q and no error", code, stdout, stderr, want)
 	}
@@ -337,7 +337,7 @@ func TestFilterNoMatchFirst(t *testing.T) {
 	for _, format := range []string{"table", "json"} {
 		_, stderr, code = runCLI(t, "stats", "-o", format, "--time", "1,2", "-i", cut)
 		lines := strings.Split(stderr, "\n")
-		want = "warning: nothing matched the filters --time 1.000000000,2.000000000: the trace has 8192 events, 4949 of them sched_switch; it spans 28464.812848 s to 28465.320485 s, sched_switch on CPUs 0-1"
+		want = "warning: nothing matched the filters --time 1.000000000,2.000000000: the trace has 7983 scheduler events, 4949 of them sched_switch; it spans 28464.812848 s to 28465.320485 s, sched_switch on CPUs 0-1"
 		if code != 0 || len(lines) != 3 || lines[0] != want || !strings.Contains(lines[1], "file ends inside the frame") || lines[2] != "" {
 			t.Errorf("stats -o %s --time, cut .tv: exit %d, stderr:\n%s", format, code, stderr)
 		}
@@ -346,7 +346,7 @@ func TestFilterNoMatchFirst(t *testing.T) {
 	for _, args := range [][]string{{"export", "--format", "pprof"}, {"report"}} {
 		path := filepath.Join(t.TempDir(), "out")
 		_, stderr, code = runCLI(t, append(args, "--comm", "nosuch", "-i", pipe, "-o", path)...)
-		want = "warning: nothing matched the filters --comm nosuch: the trace has 5283 events, 2023 of them sched_switch; " + span + "\n"
+		want = "warning: nothing matched the filters --comm nosuch: the trace has 5105 scheduler events, 2023 of them sched_switch; " + span + "\n"
 		if code != 0 || !strings.HasPrefix(stderr, want) {
 			t.Errorf("%v: exit %d, stderr:\n%s\nwant it to start with %q", args, code, stderr, want)
 		}
@@ -358,8 +358,8 @@ func TestFilterNoMatchFirst(t *testing.T) {
 	// compare: one message first for both traces, saying which matched
 	// nothing (it gave one per trace, each among that trace's warnings).
 	_, stderr, code = runCLI(t, "compare", "--comm", "nosuch", pipe, pipe)
-	want = "warning: nothing matched the filters --comm nosuch in either trace: in A, " + pipe + ", the trace has 5283 events, 2023 of them sched_switch; " + span +
-		"; in B, " + pipe + ", the trace has 5283 events, 2023 of them sched_switch; " + span + "\n"
+	want = "warning: nothing matched the filters --comm nosuch in either trace: in A, " + pipe + ", the trace has 5105 scheduler events, 2023 of them sched_switch; " + span +
+		"; in B, " + pipe + ", the trace has 5105 scheduler events, 2023 of them sched_switch; " + span + "\n"
 	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "nothing matched") != 1 || strings.Contains(stderr, "other") {
 		t.Errorf("compare: exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
 	}
@@ -368,7 +368,7 @@ func TestFilterNoMatchFirst(t *testing.T) {
 	// times (forkstart.meta.txt: 2915.802387 to 2915.915976).
 	fork := "../../testdata/traces/forkstart.perf.data"
 	_, stderr, code = runCLI(t, "compare", "--comm", "sched-pipe", pipe, fork)
-	want = "warning: nothing matched the filters --comm sched-pipe in B, " + fork + " (they did in A): the trace has 2035 events, 623 of them sched_switch; it spans 2915.802387 s to 2915.915976 s, sched_switch on CPUs 0-1"
+	want = "warning: nothing matched the filters --comm sched-pipe in B, " + fork + " (they did in A): the trace has 1626 scheduler events, 623 of them sched_switch; it spans 2915.802387 s to 2915.915976 s, sched_switch on CPUs 0-1"
 	if code != 0 || !strings.HasPrefix(stderr, want) || strings.Count(stderr, "nothing matched") != 1 {
 		t.Errorf("compare, B unmatched: exit %d, stderr:\n%s\nwant it to start with %q", code, stderr, want)
 	}

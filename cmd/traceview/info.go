@@ -64,7 +64,12 @@ type infoReport struct {
 	Samples        map[string]uint64 `json:"samples,omitempty"` // perf.data samples per event name
 	Events         map[string]uint64 `json:"events"`            // events delivered per kind
 	TotalEvents    uint64            `json:"total_events"`
-	Lost           lostWindows       `json:"lost"`
+	// Synthesized counts the task records of time 0 for the threads
+	// already running when the recording started (trace.Synthesized:
+	// perf's, and the /proc names traceview record writes first), apart
+	// from Events and TotalEvents.
+	Synthesized uint64      `json:"synthesized_task_records,omitempty"`
+	Lost        lostWindows `json:"lost"`
 	// LostTotal is LostRecorder + LostInFile: the recorder's losses (the
 	// lost windows' counts and those of no window, Meta.LostUnplaced) and
 	// the events the file held but could not be read (a cut or damaged
@@ -181,7 +186,10 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 		// A lost marker is no event of the trace: the lost line and the
 		// lost windows say what was lost (a count-0 marker is a span a
 		// cut perf.data never showed, not a record of the file).
-		if int(ev.Kind) < len(counts) && ev.Kind != trace.KindLost {
+		switch {
+		case trace.Synthesized(&ev):
+			rep.Synthesized++
+		case int(ev.Kind) < len(counts) && trace.Counted(&ev):
 			counts[ev.Kind]++
 		}
 		if c := int(ev.CPU); c >= 0 && c < 1<<16 && onCPUKind(ev.Kind) {
@@ -429,7 +437,13 @@ func printEventCounts(w io.Writer, r *infoReport) {
 		}
 		tw.Flush()
 	}
-	fmt.Fprintf(w, "\nevents by kind (%d in all):\n", r.TotalEvents)
+	var sched uint64
+	for k, n := range r.Events {
+		if kind, ok := trace.KindByName(k); ok && kind.Scheduler() {
+			sched += n
+		}
+	}
+	fmt.Fprintf(w, "\nevents by kind (%d in all, %d of them scheduler events):\n", r.TotalEvents, sched)
 	kinds := make([]string, 0, len(r.Events))
 	for k := range r.Events {
 		kinds = append(kinds, k)
@@ -443,6 +457,9 @@ func printEventCounts(w io.Writer, r *infoReport) {
 		fmt.Fprintf(tw, "  %s\t%d\n", k, r.Events[k])
 	}
 	tw.Flush()
+	if r.Synthesized > 0 {
+		fmt.Fprintf(w, "  (and %d task records of time 0 naming the threads already running when the recording started, not counted)\n", r.Synthesized)
+	}
 }
 
 // printInfoWarnings prints the lost windows (one summary line unless -v)

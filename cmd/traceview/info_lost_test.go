@@ -23,7 +23,10 @@ func TestInfoLostInCutFile(t *testing.T) {
 	out = regexp.MustCompile(` +`).ReplaceAllString(out, " ")
 	for _, want := range []string{
 		"lost: 4401 events and more: 0 reported lost by the recorder, 4401 in the file's cut or damaged part, and an unknown number after the cut\n",
-		"events by kind (8192 in all)",
+		// The block's 8192 events: 100 task records of time 0 (the
+		// threads running when the recording started) and 8092 others.
+		"events by kind (8092 in all, 5678 of them scheduler events)",
+		"(and 100 task records of time 0 naming the threads already running when the recording started, not counted)",
 		"(17449 of 32663 bytes: 15214 bytes missing; 4401 events lost)",
 	} {
 		if code != 1 || !strings.Contains(out, want) {
@@ -35,9 +38,9 @@ func TestInfoLostInCutFile(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	if rep.LostTotal != 4401 || rep.LostRecorder != 0 || rep.LostInFile != 4401 || !rep.LostMore || rep.TotalEvents != 8192 {
-		t.Errorf("info -o json: lost_total %d, lost_recorder %d, lost_in_file %d, lost_more_unknown %v, %d events; want 4401, 0, 4401, true, 8192",
-			rep.LostTotal, rep.LostRecorder, rep.LostInFile, rep.LostMore, rep.TotalEvents)
+	if rep.LostTotal != 4401 || rep.LostRecorder != 0 || rep.LostInFile != 4401 || !rep.LostMore || rep.TotalEvents != 8092 || rep.Synthesized != 100 {
+		t.Errorf("info -o json: lost_total %d, lost_recorder %d, lost_in_file %d, lost_more_unknown %v, %d events and %d task records of time 0; want 4401, 0, 4401, true, 8092 and 100",
+			rep.LostTotal, rep.LostRecorder, rep.LostInFile, rep.LostMore, rep.TotalEvents, rep.Synthesized)
 	}
 	// The whole file: nothing lost, the line as before.
 	out, _, _ = runCLI(t, "info", "-i", "../../testdata/traces/stress-fork.2cpu.tv")

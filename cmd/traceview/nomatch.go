@@ -23,7 +23,9 @@ func newTraceExtent() *traceExtent {
 }
 
 func (x *traceExtent) observe(e *trace.Event) {
-	x.x.Events++
+	if e.Kind.Scheduler() {
+		x.x.SchedEvents++
+	}
 	pid := func(p trace.PID) int { return max(int(p), 0) }
 	switch e.Kind {
 	case trace.KindSwitch:

@@ -253,7 +253,7 @@ func TestLatencyNoMatchFirst(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	first, rest, _ := strings.Cut(errOut, "\n")
-	want := "warning: nothing matched the filters --comm sched-pip: the trace has 5283 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1; closest task names: sched-pipe"
+	want := "warning: nothing matched the filters --comm sched-pip: the trace has 5105 scheduler events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1; closest task names: sched-pipe"
 	if first != want {
 		t.Errorf("first stderr line:\n%s\nwant:\n%s", first, want)
 	}

@@ -98,11 +98,11 @@ func TestFilterMatchingNothing(t *testing.T) {
 		// No match: latency's warning, first and exit 0, as timehist's
 		// (it was an error after every warning in full).
 		{[]string{"map", "--task-name", "nosuch", "-i", gTrace}, 0,
-			"warning: nothing matched the filters --task-name nosuch: the trace has 5283 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1\n"},
+			"warning: nothing matched the filters --task-name nosuch: the trace has 5105 scheduler events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1\n"},
 		// The flag typed, and the closest names, as latency gives them
 		// (it named --task-name for --comm).
 		{[]string{"map", "--comm", "sched-pip", "-i", gTrace}, 0,
-			"warning: nothing matched the filters --comm sched-pip: the trace has 5283 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1; closest task names: sched-pipe\n"},
+			"warning: nothing matched the filters --comm sched-pip: the trace has 5105 scheduler events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1; closest task names: sched-pipe\n"},
 	} {
 		out, stderr, code := runCLI(t, c.args...)
 		if code != c.code || stderr != c.wantErr || out != "" {
@@ -129,7 +129,7 @@ func TestFilterMatchingNothing(t *testing.T) {
 // summary has no task (it said nothing).
 func TestTimehistNoRowWarns(t *testing.T) {
 	gNeedTrace(t)
-	const span = ": the trace has 5283 events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1\n"
+	const span = ": the trace has 5105 scheduler events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1\n"
 	const warn = "warning: nothing matched the filters --pid 99999" + span
 	for _, c := range []struct {
 		args []string

@@ -92,16 +92,20 @@ func metaWarnings(m *trace.Meta) []trace.Warning {
 func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 	// The answer first and in full: the other warnings explain the trace
 	// rather than it.
+	// "Nothing matched" before the other answer warnings: a recording of
+	// some CPUs put its partial-cpus line above latency's.
 	var others []trace.Warning
 	switchRecords := slices.ContainsFunc(ws, func(wn trace.Warning) bool { return wn.Key == "switch-records" })
-	for _, wn := range ws {
-		if wn.Key == "no-wakeups" && switchRecords {
-			continue
-		}
-		if answerKey(wn.Key) {
-			fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
-		} else {
-			others = append(others, wn)
+	for _, empty := range []bool{true, false} {
+		for _, wn := range ws {
+			if wn.Key == "no-wakeups" && switchRecords || emptyKey(wn.Key) != empty {
+				continue
+			}
+			if answerKey(wn.Key) {
+				fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
+			} else {
+				others = append(others, wn)
+			}
 		}
 	}
 	ws = others
@@ -300,6 +304,10 @@ func answerKey(key string) bool {
 	}
 	return false
 }
+
+// emptyKey reports whether a warning's key says the report is empty
+// (nothing matched the filters, or no delay was measured).
+func emptyKey(key string) bool { return key == "latency-empty" || key == "stats-empty" }
 
 // cutOrDamaged reports whether a warning's key says the file itself is
 // damaged or cut short (a key containing "damaged" or "truncated", e.g.

@@ -164,8 +164,11 @@ type ChainBreak struct {
 
 // LatencyCounts are a LatencyTracker's counters.
 type LatencyCounts struct {
-	Events   int64 // events read
-	Switches int64 // sched_switch events
+	Events int64 // events read, lost-events markers included (perf's nr_events)
+	// SchedEvents: those of them that are scheduler events
+	// (trace.Kind.Scheduler).
+	SchedEvents int64
+	Switches    int64 // sched_switch events
 	// FirstSeen: switch-ins of tasks seen for the first time (perf counts
 	// a 0 ns delay for each).
 	FirstSeen int64
@@ -282,6 +285,9 @@ func (tr *LatencyTracker[X]) Task(th *LatencyThread[X]) (t *LatencyTask[X], crea
 // did.
 func (tr *LatencyTracker[X]) Event(e *trace.Event) LatencyStep[X] {
 	tr.Counts.Events++
+	if e.Kind.Scheduler() {
+		tr.Counts.SchedEvents++
+	}
 	st := LatencyStep[X]{CPU: tr.CPU(e.CPU)}
 	if st.CPU != nil && e.CurTID >= 0 {
 		switch e.Kind {

@@ -330,7 +330,10 @@ type Hooks struct {
 
 // Counters count what the Builder met.
 type Counters struct {
-	Events int64
+	// Events: the events read that trace.Counted counts (lost-events
+	// markers and perf's time-0 task records left out); SchedEvents
+	// those of them that are scheduler events (trace.Kind.Scheduler).
+	Events, SchedEvents int64
 	// Switches: the sched_switch events read (of every CPU and time, the
 	// filter's or not).
 	Switches int64
@@ -430,8 +433,10 @@ type Builder struct {
 	haveWak bool
 	idle    *Task
 
-	first, last           int64
-	haveFirst             bool
+	first, last int64
+	haveFirst   bool
+	// sawEvent: Add has seen an event (counted or not).
+	sawEvent              bool
 	schedFirst, schedLast int64
 	haveSched             bool
 	haveRuntime           bool
@@ -660,14 +665,20 @@ func (b *Builder) observe(e *trace.Event) {
 	// Records synthesized at record start (perf's COMM and FORK of the
 	// tasks already running) may carry time 0: the trace starts at the
 	// first real timestamp.
-	synth := e.Time == 0 && (e.Kind == trace.KindComm || e.Kind == trace.KindFork || e.Kind == trace.KindExec || e.Kind == trace.KindExit)
+	synth := trace.Synthesized(e)
 	if !synth && (!b.haveFirst || e.Time < b.first) {
 		b.first, b.haveFirst = e.Time, true
 	}
-	if b.C.Events == 0 && b.opts.RecordedCPUs == nil && b.opts.Meta != nil {
+	if !b.sawEvent && b.opts.RecordedCPUs == nil && b.opts.Meta != nil {
 		b.opts.RecordedCPUs = trace.RecordedCPUs(b.opts.Meta)
 	}
-	b.C.Events++
+	b.sawEvent = true
+	if trace.Counted(e) {
+		b.C.Events++
+	}
+	if e.Kind.Scheduler() {
+		b.C.SchedEvents++
+	}
 	if e.Kind == trace.KindSwitch {
 		b.C.Switches++
 	}
