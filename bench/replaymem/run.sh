@@ -37,7 +37,7 @@ if [ -z "${TV:-}" ]; then
 fi
 [ -x /usr/bin/time ] || { echo "bench/replaymem: need /usr/bin/time (apt-get install -y time)" >&2; exit 1; }
 
-events=$("$TV" info -i "$DATA" | sed -n 's/^events by kind (\([0-9]*\) in all).*/\1/p')
+events=$("$TV" info -i "$DATA" | sed -n 's/^events by kind (\([0-9]*\) in all.*/\1/p')
 [ -n "$events" ] || { echo "bench/replaymem: traceview info gave no event count for $DATA" >&2; exit 1; }
 size=$(stat -c %s "$DATA")
 

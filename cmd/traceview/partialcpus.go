@@ -47,7 +47,10 @@ func watchCPUs(src trace.Source) trace.Source {
 			if slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return w.Key == partialCPUsKey }) {
 				return // a converted file carries its source's (once, not "2 times")
 			}
-			if msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m), m.Format); msg != "" {
+			// A file that names its recorded CPUs in its header (traceview
+			// record --cpu) holds the migrations off them that any CPU
+			// emitted (ebpf's cpu_wanted).
+			if msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m), m.Format, len(m.RecordedCPUs) > 0); msg != "" {
 				m.Warnings.Add(partialCPUsKey, "%s", msg)
 			}
 		},
@@ -60,7 +63,7 @@ func watchCPUs(src trace.Source) trace.Source {
 // input was cut short: then the missing CPUs may be in the part cut off
 // (perf writes each CPU's buffer in turn), and recording all CPUs is not
 // the advice.
-func partialCPUsMessage(seen []bool, nr int, cut bool, format string) string {
+func partialCPUsMessage(seen []bool, nr int, cut bool, format string, pullsSeen bool) string {
 	var cpus []int
 	for c, ok := range seen {
 		if ok {
@@ -82,8 +85,12 @@ func partialCPUsMessage(seen []bool, nr int, cut bool, format string) string {
 			advice = "the input is cut short: the others' events may be in the part cut off"
 		}
 	}
-	return fmt.Sprintf("the trace holds sched_switch events of %s only (CPU %s) of the machine's %d: what ran on the others is missing, and a delay during which the task may have run on one of them is not measured (%s)",
-		plural(len(cpus), "CPU"), cpulist.Format(cpus), nr, advice)
+	delays := "a delay is not measured where the trace shows the task elsewhere, but another CPU's load balancer can pull a waiting task without an event here, so a delay ending in a switch-in here is an upper bound"
+	if pullsSeen {
+		delays = "a delay during which the task was on one of them is not measured (the recording holds every migration off its CPUs)"
+	}
+	return fmt.Sprintf("the trace holds sched_switch events of %s only (CPU %s) of the machine's %d: what ran on the others is missing; %s (%s)",
+		plural(len(cpus), "CPU"), cpulist.Format(cpus), nr, delays, advice)
 }
 
 // inputCut reports whether m's reader found its input cut short (a record
