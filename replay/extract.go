@@ -73,6 +73,13 @@ type ext struct {
 	// throttled is true from a deadline task's runnable switch-out to its
 	// next switch-in (a throttle: Cause.Throttle).
 	throttled bool
+	// cgRun is the task's recorded run time (ns) by the cgroup id of its
+	// switch-outs, once a switch-out named a second cgroup (nil while
+	// one: Task.CgroupID): a task moved between groups is replayed in
+	// the one it ran longest in (cgroupByRun).
+	cgRun map[uint64]int64
+	// cg1Run is the run time noted while one cgroup was seen.
+	cg1Run int64
 	// lostIn is true from a lost switch-in (lostSwitchIn) to the run's
 	// first sched_stat_runtime of its own, which dates the switch-in.
 	lostIn bool
@@ -288,6 +295,13 @@ func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 		x.m.Meta.Cgroups, x.m.Meta.CgroupSettings, x.m.Meta.Autogroup = m.Cgroups, m.CgroupSettings, m.Autogroup
 		if w, ok := trace.UnattributedV1Warning(m); ok {
 			x.m.Meta.Warnings.Add(w.Key, "%s", w.Message)
+		}
+		if n := x.cgroupByRun(); n > 0 {
+			what := fmt.Sprintf("%d tasks changed cgroup during the trace: each is", n)
+			if n == 1 {
+				what = "1 task changed cgroup during the trace: it is"
+			}
+			x.m.Meta.Warnings.Add("replay-cgroup-moved", "%s replayed in the group it ran longest in (a replay keeps a task in one group)", what)
 		}
 		for i := range x.m.Tasks {
 			if id := x.m.Tasks[i].CgroupID; id != 0 {
@@ -748,6 +762,48 @@ func (x *extractor) cmdline() []string {
 	return x.srcMeta.Cmdline
 }
 
+// noteCgroup notes the cgroup of task i's switch-out ev and the run it
+// ends (from its recorded switch-in on that CPU; 0 when unknown).
+func (x *extractor) noteCgroup(i int, ev *trace.Event) {
+	tk, s := &x.m.Tasks[i], &x.st[i]
+	var ran int64
+	if s.running && s.inAt >= 0 && s.cpu == ev.CPU && ev.Time > s.inAt {
+		ran = ev.Time - s.inAt
+	}
+	if s.cgRun == nil && tk.CgroupID != 0 && tk.CgroupID != ev.Cgroup {
+		s.cgRun = map[uint64]int64{tk.CgroupID: s.cg1Run}
+	}
+	if s.cgRun != nil {
+		s.cgRun[ev.Cgroup] += ran
+	} else {
+		s.cg1Run += ran
+	}
+	tk.CgroupID = ev.Cgroup
+}
+
+// cgroupByRun gives each task that switched out in more than one cgroup
+// the one it ran longest in (the last of equals), and returns how many
+// there were: a replay keeps a task in one group, and the last one was
+// the root for threads a v1 cgroup's tasks file moved in and out again
+// (the replay said the trace showed no cgroups, and ran them unthrottled).
+func (x *extractor) cgroupByRun() (moved int) {
+	for i := range x.m.Tasks {
+		if i >= len(x.st) || x.st[i].cgRun == nil {
+			continue
+		}
+		moved++
+		last := x.m.Tasks[i].CgroupID
+		best, most := last, x.st[i].cgRun[last]
+		for id, ran := range x.st[i].cgRun {
+			if ran > most || ran == most && id < best && best != last {
+				best, most = id, ran
+			}
+		}
+		x.m.Tasks[i].CgroupID = best
+	}
+	return moved
+}
+
 func (x *extractor) switchEv(ev *trace.Event) {
 	t := ev.Time
 	if ev.CPU >= 0 {
@@ -766,7 +822,7 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		i := x.task(ev.TID, t, ev.CPU, InitRunnable)
 		x.ident(i, ev, ev.PID, ev.Comm, ev.Prio)
 		if ev.Cgroup != 0 {
-			x.m.Tasks[i].CgroupID = ev.Cgroup
+			x.noteCgroup(i, ev)
 		}
 		if p := ev.Policy; p != trace.PolicyUnknown && int(p) < len(x.st[i].policies) {
 			// The switch-out's: its task is current, so the recorder

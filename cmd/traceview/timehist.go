@@ -525,6 +525,9 @@ func timehistWarnings(m *trace.Meta, result *perfcompat.TimehistResult) {
 	if result.LossyDelays > 0 {
 		m.Warnings.AddN("delay-lossy", int(result.LossyDelays), "scheduling delay not measured, shown as -: events were lost meanwhile on some CPU, where the task may have been pulled and run (the wait time too, shown as -) or its wakeup recorded")
 	}
+	if result.LossyRuns > 0 {
+		m.Warnings.AddN("runtime-lossy", int(result.LossyRuns), "run time not measured, shown as - and left out of the summary: events were lost on the task's CPU during the run, so it may have begun or ended among them")
+	}
 	if result.NoWakeups > 0 {
 		m.Warnings.AddN("delay-no-wakeup", int(result.NoWakeups), "sch delay not known, shown as -: the task ran again after a sleep with no recorded wakeup (the wait time is printed; latency does not count these delays)")
 	}

@@ -146,6 +146,11 @@ type TimehistResult struct {
 	// lost events on some CPU: the task may have been pulled there and run
 	// meanwhile (as latency's lossy delays; not in the summary's delay).
 	LossyDelays int64
+	// LossyRuns (outside Exact) counts the rows whose run time is not
+	// measured, printed "-": events were lost on the task's CPU during the
+	// run, so its switch-in or a switch-out may be among them (not in the
+	// summary's run time either).
+	LossyRuns int64
 	// MissingSwitchIns (outside Exact) counts the rows of a task whose
 	// switch-in the trace lacks (the CPU's previous sched_switch switched
 	// in another): its wait and sch delay ended somewhere in between and
@@ -252,6 +257,7 @@ type timehist struct {
 	lostWins    []lostWin
 	lostAhead   int64 // the longest window a loss known ahead gave (lossy)
 	lossyDelays int64
+	lossyRuns   int64
 
 	stacks    []trace.Stack            // the source's stack table so far (CallGraph)
 	chainText map[trace.StackID][]byte // rendered callchains
@@ -374,6 +380,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	}
 	if r := th.opt.Result; r != nil {
 		r.UnrecordedDelays, r.LossyDelays, r.MissingSwitchIns = th.unrecordedDelays, th.lossyDelays, th.missingIns
+		r.LossyRuns = th.lossyRuns
 		r.FirstSeen, r.NoWakeups = th.firstSeen, th.noWakeups
 		r.Switches, r.Unchained, r.UnchainedNs = th.switches, th.unchained, th.unchainedNs
 	}
@@ -796,15 +803,19 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 		return
 	}
 	if th.cpuAllowed(e.CPU) {
+		// A run across lost events on its CPU is not measured outside
+		// --exact (settleUnrecorded prints it '-'): it stays out of the
+		// summary's runs as well.
+		countRun := th.opt.Exact || t.tid == 0 || tprev == 0 || !th.lossyOn(e.CPU, tprev, *tm)
 		if th.opt.Exact || realIn == tprev {
-			timehistUpdate(t, *tm, tprev)
+			timehistUpdate(t, *tm, tprev, countRun)
 		} else {
 			// A run that began before the window: perf measures the
 			// wait and the sch delay up to the window's start, so they
 			// grow by the part of the run before it (hog's 0.033 ms
 			// delay read 5.350 ms). The wait and the delay end at the
 			// real switch-in; the run time is the part in the window.
-			timehistUpdate(t, *tm, realIn)
+			timehistUpdate(t, *tm, realIn, countRun)
 			t.dtRun = *tm - tprev
 		}
 		if !th.opt.Exact {
@@ -832,7 +843,7 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 		}
 		// Charge the idle period to the task that ran before it.
 		last := t.lastIdle
-		timehistUpdate(last, *tm, tprev)
+		timehistUpdate(last, *tm, tprev, true)
 		last.dtRun, last.dtDelay, last.dtSleep, last.dtIOWait, last.dtPreempt = 0, 0, 0, 0, 0
 		t.lastIdle = nil
 	}
@@ -842,8 +853,10 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 }
 
 // timehistUpdate is timehist_update_runtime_stats: t is this switch-out,
-// tprev the previous switch on the CPU (this task's switch-in).
-func timehistUpdate(r *timehistThread, t, tprev int64) {
+// tprev the previous switch on the CPU (this task's switch-in); countRun
+// false leaves the run out of the summary's run statistics (its count,
+// min, average, max and deviation).
+func timehistUpdate(r *timehistThread, t, tprev int64, countRun bool) {
 	r.dtDelay, r.dtSleep, r.dtIOWait, r.dtPreempt, r.dtRun = 0, 0, 0, 0, 0
 	if tprev != 0 {
 		r.dtRun = t - tprev
@@ -862,7 +875,9 @@ func timehistUpdate(r *timehistThread, t, tprev int64) {
 			}
 		}
 	}
-	r.run.update(r.dtRun)
+	if countRun {
+		r.run.update(r.dtRun)
+	}
 	r.totalRun += r.dtRun
 	r.totalDelay += r.dtDelay
 	r.totalSleep += r.dtSleep

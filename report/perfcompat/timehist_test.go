@@ -796,16 +796,19 @@ func TestTimehistLossyDelay(t *testing.T) {
 	// A loss on alpha's own CPU during its run (CPU 0 unobserved from its
 	// last event, alpha's switch-in at 1.000300, to 1.000700): the real
 	// switch-in may be among the lost events, so its delay (0.200 ms from
-	// the waking at 1.000100) is not measured either; beta's (preempted at
-	// 1.000300, in at 1.001000) overlaps the loss: not measured.
+	// the waking at 1.000100) is not measured either, nor its run (0.700
+	// ms to 1.001000 by the switches; LossyRuns 1); beta's delay (preempted
+	// at 1.000300, in at 1.001000) overlaps the loss: not measured, its run
+	// (1.001000 to 1.001500) is after it.
 	own := trace.NewEvent(1_000_700_000, 0, trace.KindLost)
 	own.Count = 3
 	evs = append(timehistScenario(), own)
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].Time < evs[j].Time })
 	res = TimehistResult{}
 	out = runTimehist(t, evs, TimehistOptions{Result: &res})
-	if !strings.Contains(out, alpha+"\n") || !strings.Contains(out, "       1.001500 [0000]  beta[20]                                -          -      0.500 \n") || res.LossyDelays != 2 {
-		t.Errorf("loss during the run: LossyDelays %d, want 2; want the row\n%s\nin\n%s", res.LossyDelays, alpha, out)
+	alpha = "       1.001000 [0000]  alpha[10]                               -          -          - "
+	if !strings.Contains(out, alpha+"\n") || !strings.Contains(out, "       1.001500 [0000]  beta[20]                                -          -      0.500 \n") || res.LossyDelays != 2 || res.LossyRuns != 1 {
+		t.Errorf("loss during the run: LossyDelays %d, LossyRuns %d, want 2 and 1; want the row\n%s\nin\n%s", res.LossyDelays, res.LossyRuns, alpha, out)
 	}
 }
 
