@@ -1247,6 +1247,9 @@ func chainMessage(cb ChainBreak, name func(trace.TID) string) string {
 	if cb.Missing[0] > 0 && cb.IdleEvents == 0 {
 		msg += fmt.Sprintf(" (no event at all was recorded on CPU %d while it was idle)", cb.CPU)
 	}
+	if cb.UnknownRun > 0 {
+		msg += fmt.Sprintf("; the runs those events show began at an unknown time in %.3f ms (summed) after the CPU's previous switch: Runtime from switches leaves them out, a lower bound for those tasks (timehist, as perf, charges it all to them)", float64(cb.UnknownRun)/1e6)
+	}
 	return msg
 }
 

@@ -142,6 +142,7 @@ type LatencyCPU struct {
 	idleEvents int64
 	lost       bool // records lost on this CPU since its last break
 	afterLoss  int64
+	unknownRun int64
 }
 
 // ChainBreak counts, for one CPU, sched_switch events whose previous task was
@@ -160,6 +161,12 @@ type ChainBreak struct {
 	// (or for an unknown CPU) since the CPU's previous break: explained by
 	// the recorder's losses rather than by events never emitted.
 	AfterLoss int64
+	// UnknownRun (ns) sums, over the breaks, the time from the CPU's
+	// previous sched_switch to the event that showed the break: the task
+	// it showed running began its run at an unknown time in it, so a run
+	// time measured from switches leaves that run out (a lower bound),
+	// where perf's timehist charges all of it to that task.
+	UnknownRun int64
 }
 
 // LatencyCounts are a LatencyTracker's counters.
@@ -401,6 +408,9 @@ func (tr *LatencyTracker[X]) evidence(e *trace.Event, c *LatencyCPU) (moved bool
 			c.missing = map[trace.TID]int64{}
 		}
 		c.missing[c.Curr]++
+		if c.LastSwitch > 0 && e.Time > c.LastSwitch {
+			c.unknownRun += e.Time - c.LastSwitch
+		}
 		if c.lost {
 			c.afterLoss++
 			c.lost = false
@@ -510,7 +520,7 @@ func (tr *LatencyTracker[X]) Chains() []ChainBreak {
 		}
 		out = append(out, ChainBreak{
 			CPU: trace.CPU(i), Breaks: c.breaks, Switches: c.switches,
-			Missing: c.missing, IdleEvents: c.idleEvents, AfterLoss: c.afterLoss,
+			Missing: c.missing, IdleEvents: c.idleEvents, AfterLoss: c.afterLoss, UnknownRun: c.unknownRun,
 		})
 	}
 	return out
