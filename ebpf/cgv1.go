@@ -372,22 +372,31 @@ func (s *v1Sampler) group(tid trace.TID, pid trace.PID, t int64) string {
 // movedWithin reports whether the watcher saw task tid (of process pid)
 // move between groups in (from, to]; ok false when moves are not followed.
 func (s *v1Sampler) movedWithin(tid trace.TID, pid trace.PID, from, to int64) (moved, ok bool) {
+	first, ok := s.firstMove(tid, pid, from, to)
+	return first >= 0, ok
+}
+
+// firstMove returns the time of the watcher's first move of task tid (of
+// process pid) in (from, to], -1 when none; ok false when moves are not
+// followed.
+func (s *v1Sampler) firstMove(tid trace.TID, pid trace.PID, from, to int64) (at int64, ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.exact {
-		return false, false
+		return -1, false
 	}
 	if pid <= 0 {
 		pid = trace.PID(tid)
 	}
+	at = -1
 	for _, ms := range [][]v1Move{s.moves[tid], s.procMoves[pid]} {
 		for _, m := range ms {
-			if m.time > from && m.time <= to {
-				return true, true
+			if m.time > from && m.time <= to && (at < 0 || m.time < at) {
+				at = m.time
 			}
 		}
 	}
-	return false, true
+	return at, true
 }
 
 // settings returns a copy of the groups' settings as first read.
@@ -437,13 +446,27 @@ type v1Attrib struct {
 	// forked: the group each task forked in the file was born in (its
 	// parent's then), for the tasks no reading lists.
 	forked map[trace.TID]string
+	// in is, per CPU, the task its last sched_switch switched in and
+	// when; across counts the runs a move between groups fell in and
+	// acrossNs their time before the first such move, counted in the
+	// group the run ended in (a running task moves without a switch).
+	in       map[trace.CPU]v1In
+	across   int
+	acrossNs int64
+}
+
+// v1In is a CPU's last switch-in.
+type v1In struct {
+	tid trace.TID
+	at  int64
 }
 
 func newV1Attrib(s *v1Sampler) *v1Attrib {
 	if s == nil {
 		return nil
 	}
-	return &v1Attrib{s: s, ids: map[string]uint64{}, paths: map[uint64]string{}, forked: map[trace.TID]string{}}
+	return &v1Attrib{s: s, ids: map[string]uint64{}, paths: map[uint64]string{}, forked: map[trace.TID]string{},
+		in: map[trace.CPU]v1In{}}
 }
 
 // groupOf returns the group task tid was in at time t: the sampler's, or,
@@ -464,7 +487,13 @@ func (a *v1Attrib) groupOf(tid trace.TID, pid trace.PID, t int64) string {
 // then (or its parent was, when it forked); other events and other tasks
 // keep the v2 id. A fork notes the child's group.
 func (a *v1Attrib) rewrite(e *trace.Event) {
-	if a == nil || e.TID <= 0 {
+	if a == nil {
+		return
+	}
+	if e.Kind == trace.KindSwitch && e.TID <= 0 {
+		a.in[e.CPU] = v1In{e.NextTID, e.Time} // out of idle
+	}
+	if e.TID <= 0 {
 		return
 	}
 	if e.Kind == trace.KindFork && e.ChildTID > 0 {
@@ -480,6 +509,13 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 		return
 	}
 	a.s.awaitReading(e.Time)
+	if in, ok := a.in[e.CPU]; ok && in.tid == e.TID {
+		if m, _ := a.s.firstMove(e.TID, e.PID, in.at, e.Time); m >= 0 {
+			a.across++
+			a.acrossNs += m - in.at
+		}
+	}
+	a.in[e.CPU] = v1In{e.NextTID, e.Time}
 	path := a.groupOf(e.TID, e.PID, e.Time)
 	if path == "" {
 		return
@@ -559,4 +595,12 @@ func (v *V1Groups) Stop() {
 	if v != nil {
 		close(v.stop)
 	}
+}
+
+// plural is one when n is 1, else many, after n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -206,3 +206,30 @@ func TestParseCgMove(t *testing.T) {
 		t.Error("relPath: a sibling of the mount's root read as inside it")
 	}
 }
+
+// TestV1RunAcrossMove: a running task moves between groups without a
+// sched_switch, so the run a move falls in counts whole in the group its
+// switch-out names; the file says how many such runs and how long before
+// the moves. Task 10 (moved to /b at 5500 ns) runs on CPU 0 from 5000 to
+// 6000: one run, 500 ns before the move; its next run, 7000 to 8000, has
+// no move; task 11's run on CPU 1 from 5200 to 5400 ends before it.
+func TestV1RunAcrossMove(t *testing.T) {
+	s := &v1Sampler{exact: true, slack: 1000, latest: 1 << 62, stopped: true,
+		spans: map[trace.TID][]v1Span{10: {{path: "/a", first: 1000, last: 5000}}},
+		moves: map[trace.TID][]v1Move{10: {{time: 5500, path: "/b"}}}, procMoves: map[trace.PID][]v1Move{}}
+	a := newV1Attrib(s)
+	sw := func(at int64, cpu trace.CPU, prev, next trace.TID) {
+		e := trace.NewEvent(at, cpu, trace.KindSwitch)
+		e.TID, e.NextTID, e.Cgroup = prev, next, 77
+		a.rewrite(&e)
+	}
+	sw(5000, 0, 0, 10)
+	sw(5200, 1, 0, 11)
+	sw(5400, 1, 11, 0)
+	sw(6000, 0, 10, 0)
+	sw(7000, 0, 0, 10)
+	sw(8000, 0, 10, 0)
+	if a.across != 1 || a.acrossNs != 500 {
+		t.Errorf("runs across a move %d, %d ns before it; want 1, 500", a.across, a.acrossNs)
+	}
+}
