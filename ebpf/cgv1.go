@@ -381,22 +381,36 @@ func (s *v1Sampler) movedWithin(tid trace.TID, pid trace.PID, from, to int64) (m
 // followed.
 func (s *v1Sampler) firstMove(tid trace.TID, pid trace.PID, from, to int64) (at int64, ok bool) {
 	s.mu.Lock()
+	exact := s.exact
+	s.mu.Unlock()
+	if ms := s.movesWithin(tid, pid, from, to); len(ms) > 0 {
+		return ms[0], true
+	}
+	return -1, exact
+}
+
+// movesWithin returns the times of the watcher's moves of task tid (of
+// process pid) in (from, to], in order; none when moves are not followed
+// (s.exact false) or there are none.
+func (s *v1Sampler) movesWithin(tid trace.TID, pid trace.PID, from, to int64) []int64 {
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.exact {
-		return -1, false
+		return nil
 	}
 	if pid <= 0 {
 		pid = trace.PID(tid)
 	}
-	at = -1
+	var at []int64
 	for _, ms := range [][]v1Move{s.moves[tid], s.procMoves[pid]} {
 		for _, m := range ms {
-			if m.time > from && m.time <= to && (at < 0 || m.time < at) {
-				at = m.time
+			if m.time > from && m.time <= to {
+				at = append(at, m.time)
 			}
 		}
 	}
-	return at, true
+	slices.Sort(at)
+	return at
 }
 
 // settings returns a copy of the groups' settings as first read.
@@ -447,12 +461,12 @@ type v1Attrib struct {
 	// parent's then), for the tasks no reading lists.
 	forked map[trace.TID]string
 	// in is, per CPU, the task its last sched_switch switched in and
-	// when; across counts the runs a move between groups fell in and
-	// acrossNs their time before the first such move, counted in the
-	// group the run ended in (a running task moves without a switch).
-	in       map[trace.CPU]v1In
-	across   int
-	acrossNs int64
+	// when; splits, after rewrite of a sched_switch, the
+	// trace.KindCgroupMove events to write before it: one per move
+	// between groups within the run it ends (a running task moves
+	// without a switch), in time order.
+	in     map[trace.CPU]v1In
+	splits []trace.Event
 }
 
 // v1In is a CPU's last switch-in.
@@ -509,23 +523,39 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 		return
 	}
 	a.s.awaitReading(e.Time)
+	a.splits = a.splits[:0]
 	if in, ok := a.in[e.CPU]; ok && in.tid == e.TID {
-		if m, _ := a.s.firstMove(e.TID, e.PID, in.at, e.Time); m >= 0 {
-			a.across++
-			a.acrossNs += m - in.at
+		// The moves within the run: a KindCgroupMove each, naming the
+		// group the run was in before it (the root group's: the
+		// switch's own cgroup v2 id).
+		for _, m := range a.s.movesWithin(e.TID, e.PID, in.at, e.Time) {
+			id := e.Cgroup
+			if path := a.groupOf(e.TID, e.PID, m-1); path != "" {
+				id = a.idOf(path)
+			}
+			if id == 0 {
+				continue
+			}
+			mv := trace.NewEvent(e.Time, e.CPU, trace.KindCgroupMove)
+			mv.CurTID, mv.CurPID, mv.TID, mv.PID, mv.Comm = e.TID, e.PID, e.TID, e.PID, e.Comm
+			mv.Runtime, mv.Cgroup = e.Time-m, id
+			a.splits = append(a.splits, mv)
 		}
 	}
 	a.in[e.CPU] = v1In{e.NextTID, e.Time}
-	path := a.groupOf(e.TID, e.PID, e.Time)
-	if path == "" {
-		return
+	if path := a.groupOf(e.TID, e.PID, e.Time); path != "" {
+		e.Cgroup = a.idOf(path)
 	}
+}
+
+// idOf returns the id of group path in this file.
+func (a *v1Attrib) idOf(path string) uint64 {
 	id, ok := a.ids[path]
 	if !ok {
 		id = V1CgroupIDBit | uint64(len(a.ids)+1)
 		a.ids[path], a.paths[id] = id, path
 	}
-	e.Cgroup = id
+	return id
 }
 
 // V1Groups follows which non-root cgroup v1 cpu-controller group each task
@@ -595,12 +625,4 @@ func (v *V1Groups) Stop() {
 	if v != nil {
 		close(v.stop)
 	}
-}
-
-// plural is one when n is 1, else many, after n.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

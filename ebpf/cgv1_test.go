@@ -208,28 +208,39 @@ func TestParseCgMove(t *testing.T) {
 }
 
 // TestV1RunAcrossMove: a running task moves between groups without a
-// sched_switch, so the run a move falls in counts whole in the group its
-// switch-out names; the file says how many such runs and how long before
-// the moves. Task 10 (moved to /b at 5500 ns) runs on CPU 0 from 5000 to
-// 6000: one run, 500 ns before the move; its next run, 7000 to 8000, has
-// no move; task 11's run on CPU 1 from 5200 to 5400 ends before it.
+// sched_switch, so the sched_switch that ends the run a move fell in names
+// the new group; the recorder writes a KindCgroupMove before it, at its
+// time, saying when the task moved and which group the run was in before.
+// Task 10 (in /a, moved to /b at 5500 ns) runs on CPU 0 from 5000 to
+// 6000: one move 500 ns before the switch-out, which names /b; its next
+// run, 7000 to 8000, has none; task 11's run on CPU 1 from 5200 to 5400
+// is another task's.
 func TestV1RunAcrossMove(t *testing.T) {
 	s := &v1Sampler{exact: true, slack: 1000, latest: 1 << 62, stopped: true,
 		spans: map[trace.TID][]v1Span{10: {{path: "/a", first: 1000, last: 5000}}},
 		moves: map[trace.TID][]v1Move{10: {{time: 5500, path: "/b"}}}, procMoves: map[trace.PID][]v1Move{}}
 	a := newV1Attrib(s)
-	sw := func(at int64, cpu trace.CPU, prev, next trace.TID) {
+	sw := func(at int64, cpu trace.CPU, prev, next trace.TID) (trace.Event, []trace.Event) {
 		e := trace.NewEvent(at, cpu, trace.KindSwitch)
-		e.TID, e.NextTID, e.Cgroup = prev, next, 77
+		e.TID, e.NextTID, e.Cgroup, e.Comm = prev, next, 77, "w"
 		a.rewrite(&e)
+		return e, append([]trace.Event(nil), a.splits...)
 	}
 	sw(5000, 0, 0, 10)
 	sw(5200, 1, 0, 11)
-	sw(5400, 1, 11, 0)
-	sw(6000, 0, 10, 0)
+	if _, sp := sw(5400, 1, 11, 0); len(sp) != 0 {
+		t.Errorf("task 11's switch-out: splits %v, want none", sp)
+	}
+	e, sp := sw(6000, 0, 10, 0)
+	if a.paths[e.Cgroup] != "/b" {
+		t.Errorf("task 10's switch-out at 6000 in %q, want /b", a.paths[e.Cgroup])
+	}
+	if len(sp) != 1 || sp[0].Kind != trace.KindCgroupMove || sp[0].Time != 6000 || sp[0].CPU != 0 || sp[0].TID != 10 ||
+		sp[0].Runtime != 500 || a.paths[sp[0].Cgroup] != "/a" {
+		t.Errorf("splits before the switch-out at 6000: %v, want one move of task 10 500 ns before, from /a", sp)
+	}
 	sw(7000, 0, 0, 10)
-	sw(8000, 0, 10, 0)
-	if a.across != 1 || a.acrossNs != 500 {
-		t.Errorf("runs across a move %d, %d ns before it; want 1, 500", a.across, a.acrossNs)
+	if _, sp := sw(8000, 0, 10, 0); len(sp) != 0 {
+		t.Errorf("task 10's run from 7000 to 8000: splits %v, want none", sp)
 	}
 }

@@ -381,6 +381,15 @@ func (r *Recorder) openSegment(path string, h tvf.Header) (*segment, error) {
 // event to the loss) and cgroups.
 func (s *segment) write(e trace.Event) error {
 	s.v1.rewrite(&e)
+	if s.v1 != nil && e.Kind == trace.KindSwitch {
+		// The moves within the run the switch ends, right before it.
+		for _, mv := range s.v1.splits {
+			s.cgroups[mv.Cgroup] = true
+			if err := s.w.Write(mv); err != nil {
+				return err
+			}
+		}
+	}
 	if e.Cgroup != 0 {
 		s.cgroups[e.Cgroup] = true
 	}
@@ -456,10 +465,6 @@ func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 		r.sum.RecursionMisses = m
 		ws = append(ws, trace.Warning{Key: "bpf-recursion-misses", Count: int(min(n, 1<<31)), CountInMessage: true,
 			Message: fmt.Sprintf("capture: the kernel skipped the recorder's programs %d times while another BPF program ran on their CPU (recursion_misses): those scheduler events are missing, with no record of where; a delay or run around them may be mis-measured", n)})
-	}
-	if s.v1 != nil && s.v1.across > 0 {
-		ws = append(ws, trace.Warning{Key: "cgroup-v1-run-across-move", Count: s.v1.across, CountInMessage: true,
-			Message: fmt.Sprintf("capture: %s going on when its task moved to another cgroup v1 cpu group (a running task moves without a sched_switch): each counts in the group its switch-out names, %.3f ms in all before the moves, so a group's run time can exceed what its quota allowed by that much", plural(s.v1.across, "run was", "runs were"), float64(s.v1.acrossNs)/1e6)})
 	}
 	if s.v1 != nil && len(s.v1.ids) > 0 {
 		s.v1.s.mu.Lock()

@@ -90,21 +90,36 @@ func TestLatencyNoDelayRow(t *testing.T) {
 // Its delays from the wakings at 300 and 500 ns: 10 ns each, the first
 // in group 7 (the run it ends switches out there), the second in group 1.
 func TestByCgroupBackInGroup(t *testing.T) {
-	sw := func(at int64, prev, next trace.TID, cg uint64) trace.Event {
-		e := trace.NewEvent(at, 0, trace.KindSwitch)
-		e.TID, e.PID, e.NextTID, e.NextPID, e.Prio, e.NextPrio, e.Cgroup = prev, trace.PID(prev), next, trace.PID(next), 120, 120, cg
-		e.Comm, e.NextComm = map[trace.TID]string{0: "swapper/0", 5: "mover"}[prev], map[trace.TID]string{0: "swapper/0", 5: "mover"}[next]
-		if prev != 0 {
-			e.PrevState = trace.StateInterruptible
-		}
-		return e
-	}
+	sw := moverSwitch
 	wake := func(at int64) trace.Event {
 		e := trace.NewEvent(at, 0, trace.KindWaking)
 		e.TID, e.PID, e.Comm, e.Prio, e.TargetCPU, e.CurTID, e.CurPID = 5, 5, "mover", 120, 0, 0, 0
 		return e
 	}
 	evs := []trace.Event{sw(100, 0, 5, 0), sw(200, 5, 0, 1), wake(300), sw(310, 0, 5, 0), sw(400, 5, 0, 7), wake(500), sw(510, 0, 5, 0), sw(600, 5, 0, 1)}
+	got := moverRows(t, evs, func(r LatencyRow) string { return fmt.Sprintf("cgroup %d: %d delays, %d ns", r.Cgroup, r.Count, r.SumDelay) })
+	if want := "[cgroup 1: 1 delays, 10 ns cgroup 7: 1 delays, 10 ns]"; got != want {
+		t.Errorf("task 5's rows %v, want %s", got, want)
+	}
+}
+
+// moverSwitch is a sched_switch on CPU 0 at at from prev to next (task 5
+// is "mover", 0 idle) whose switch-out names cgroup cg.
+func moverSwitch(at int64, prev, next trace.TID, cg uint64) trace.Event {
+	e := trace.NewEvent(at, 0, trace.KindSwitch)
+	e.CurTID, e.CurPID = prev, trace.PID(prev)
+	e.TID, e.PID, e.NextTID, e.NextPID, e.Prio, e.NextPrio, e.Cgroup = prev, trace.PID(prev), next, trace.PID(next), 120, 120, cg
+	e.Comm, e.NextComm = map[trace.TID]string{0: "swapper/0", 5: "mover"}[prev], map[trace.TID]string{0: "swapper/0", 5: "mover"}[next]
+	if prev != 0 {
+		e.PrevState = trace.StateInterruptible
+	}
+	return e
+}
+
+// moverRows is latency --by cgroup -p of evs: task 5's rows, each as
+// format renders it, sorted.
+func moverRows(t *testing.T, evs []trace.Event, format func(LatencyRow) string) string {
+	t.Helper()
 	res, err := ComputeLatency(trace.NewSliceSource(evs, nil), LatencyOptions{PerTask: true, ByCgroup: true})
 	if err != nil {
 		t.Fatal(err)
@@ -112,11 +127,38 @@ func TestByCgroupBackInGroup(t *testing.T) {
 	var got []string
 	for _, r := range res.TaskRows {
 		if r.TID == 5 {
-			got = append(got, fmt.Sprintf("cgroup %d: %d delays, %d ns", r.Cgroup, r.Count, r.SumDelay))
+			got = append(got, format(r))
 		}
 	}
 	sort.Strings(got)
-	if want := "[cgroup 1: 1 delays, 10 ns cgroup 7: 1 delays, 10 ns]"; fmt.Sprint(got) != want {
-		t.Errorf("task 5's rows %v, want %s", got, want)
+	return fmt.Sprint(got)
+}
+
+// TestByCgroupRunSplitAtMove: task 5 runs on CPU 0 from 100 to 1000 ns and
+// moves from cgroup 1 to cgroup 7 at 400 without a switch (a running task
+// moves without one); traceview record writes a KindCgroupMove before the
+// switch-out (Runtime 600: the move was 600 ns before it; Cgroup 1: the
+// group it left), whose cgroup is 7. Its rows: 300 ns in cgroup 1 (100 to
+// 400), 600 ns in cgroup 7 (400 to 1000). Before, all 900 ns were in 7:
+// a quota'd group's run time went over what its quota allows (new-user
+// pass 12 F1). A second move in the same run (to cgroup 9 at 700, written
+// as a second KindCgroupMove from 7) splits it three ways: 300, 300, 300.
+func TestByCgroupRunSplitAtMove(t *testing.T) {
+	sw := moverSwitch
+	move := func(at, ago int64, from uint64) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindCgroupMove)
+		e.CurTID, e.CurPID, e.TID, e.PID, e.Comm, e.Runtime, e.Cgroup = 5, 5, 5, 5, "mover", ago, from
+		return e
+	}
+	rows := func(evs []trace.Event) string {
+		return moverRows(t, evs, func(r LatencyRow) string { return fmt.Sprintf("cgroup %d: %d ns", r.Cgroup, r.Runtime) })
+	}
+	one := []trace.Event{sw(100, 0, 5, 0), move(1000, 600, 1), sw(1000, 5, 0, 7)}
+	if got, want := rows(one), "[cgroup 1: 300 ns cgroup 7: 600 ns]"; got != want {
+		t.Errorf("one move: task 5's rows %v, want %s", got, want)
+	}
+	two := []trace.Event{sw(100, 0, 5, 0), move(1000, 600, 1), move(1000, 300, 7), sw(1000, 5, 0, 9)}
+	if got, want := rows(two), "[cgroup 1: 300 ns cgroup 7: 300 ns cgroup 9: 300 ns]"; got != want {
+		t.Errorf("two moves: task 5's rows %v, want %s", got, want)
 	}
 }

@@ -35,6 +35,16 @@ const (
 	KindComm           // PERF_RECORD_COMM (prctl/synthesized at record start): Task is named Comm
 	KindRuntime        // sched_stat_runtime: Task ran Runtime ns since the last such event
 	KindLost           // lost records: Count events were lost on CPU (Time: when the loss was noticed)
+	// KindCgroupMove: Task, running on CPU, moved to another task group
+	// Runtime ns before Time; the part of its run before the move was in
+	// group Cgroup (the one it left). A running task moves without a
+	// sched_switch (cgroup_attach_task; sched_move_task puts it back on
+	// the CPU), so its run spans the move, and the sched_switch that ends
+	// it names the new group: traceview record writes one of these right
+	// before that sched_switch, at its time, for each move it saw within
+	// the run (see ebpf's cgroup_attach_task program), so that a report
+	// can split the run.
+	KindCgroupMove
 	numKinds
 )
 
@@ -96,6 +106,7 @@ var Kinds = [numKinds]KindInfo{
 	{KindComm, "comm", []string{"TID", "PID", "Comm"}},
 	{KindRuntime, "sched_stat_runtime", []string{"TID", "PID", "Comm", "Runtime"}},
 	{KindLost, "lost", []string{"Count"}},
+	{KindCgroupMove, "cgroup_attach_task", []string{"TID", "PID", "Comm", "Runtime", "Cgroup"}},
 }
 
 // String returns the kind's tracepoint name ("sched_switch", ...).
@@ -348,6 +359,8 @@ func (e Event) String() string {
 		fmt.Fprintf(&b, " %s:%d runtime=%d [ns]", e.Comm, e.TID, e.Runtime)
 	case KindLost:
 		fmt.Fprintf(&b, " %d lost", e.Count)
+	case KindCgroupMove:
+		fmt.Fprintf(&b, " %s:%d moved %d ns ago, from cgroup %d", e.Comm, e.TID, e.Runtime, e.Cgroup)
 	default:
 		fmt.Fprintf(&b, " %s:%d", e.Comm, e.TID)
 	}

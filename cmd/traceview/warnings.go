@@ -41,7 +41,7 @@ var warningKinds = []struct {
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
 		"tracedat-clock", "tracedat-metadata", "text-latency-format"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
-		"cgroup-v1-unattributed", "cgroup-v1-moves-sampled", "replay-cgroup-moved", "cgroup-v1-run-across-move", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
+		"cgroup-v1-unattributed", "cgroup-v1-moves-sampled", "replay-cgroup-moved", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
 		"no-task-pt-regs", "ring-dump", "ring-dump-overlap", "timehist-open-runs"}},
 }
 
@@ -285,9 +285,7 @@ func lostWindowsLine(counts []uint64) string {
 // sched_stat_runtime). writeWarnings prints them first and in full, never
 // summarized; so is cgroup-v1-unattributed (the file lists task groups
 // but puts no task in them: a report by cgroup, or a replay, is wrong
-// about them) and cgroup-v1-run-across-move (run time before a move
-// counted in the group moved to: a group's run time can exceed its
-// quota), and so are the warnings that say what every number of the
+// about them), and so are the warnings that say what every number of the
 // answer leaves out by how the trace was recorded: partial-cpus (record
 // --cpu, perf record -C: the other CPUs' runs and the delays spent there),
 // not-system-wide (perf record -p/-t: other tasks' runs) and
@@ -300,7 +298,7 @@ func lostWindowsLine(counts []uint64) string {
 // machines).
 func answerKey(key string) bool {
 	switch key {
-	case "latency-empty", "stats-empty", "latency-runtime-none", "cgroup-v1-unattributed", "cgroup-v1-run-across-move",
+	case "latency-empty", "stats-empty", "latency-runtime-none", "cgroup-v1-unattributed",
 		partialCPUsKey, "not-system-wide", "switch-records", "no-wakeups", "timehist-open-runs", "duplicate-input", "same-host-name":
 		return true
 	}

@@ -298,8 +298,10 @@ func (tr *LatencyTracker[X]) Event(e *trace.Event) LatencyStep[X] {
 	st := LatencyStep[X]{CPU: tr.CPU(e.CPU)}
 	if st.CPU != nil && e.CurTID >= 0 {
 		switch e.Kind {
-		case trace.KindLost, trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit:
-			// Not recorded in the context of the CPU's current task.
+		case trace.KindLost, trace.KindComm, trace.KindExec, trace.KindFork, trace.KindExit, trace.KindCgroupMove:
+			// Not recorded in the context of the CPU's current task (a
+			// cgroup move is, but perf has no such event: it adds no
+			// evidence).
 		case trace.KindMigrate:
 			// A CPU with no sched_switch at all gives no chain to break
 			// (record --cpu keeps the migrations other CPUs emit for the
@@ -315,6 +317,14 @@ func (tr *LatencyTracker[X]) Event(e *trace.Event) LatencyStep[X] {
 	switch e.Kind {
 	case trace.KindSwitch:
 		tr.switchEvent(e, &st)
+	case trace.KindCgroupMove:
+		// The run up to the move is in the group the task left: its
+		// thread object is that group's while the schedule closes it.
+		if tr.SplitCgroups && e.TID > 0 && e.Cgroup != 0 {
+			th := tr.splitCgroup(tr.Thread(e.TID, e.PID), e.Cgroup)
+			t, _ := tr.Task(th)
+			t.Thread.Cgroup = e.Cgroup
+		}
 	case trace.KindWaking:
 		tr.seenWaking = true
 		st.Wakeup = tr.Wakeups != schedule.WakeupsWakeup
@@ -420,6 +430,27 @@ func (tr *LatencyTracker[X]) evidence(e *trace.Event, c *LatencyCPU) (moved bool
 	return true, who
 }
 
+// splitCgroup returns the thread object of th's task in cgroup cg
+// (SplitCgroups), made and made current when th is in another group.
+func (tr *LatencyTracker[X]) splitCgroup(th *LatencyThread[X], cg uint64) *LatencyThread[X] {
+	if th.Cgroup == 0 || th.Cgroup == cg {
+		return th
+	}
+	if th.splits == nil {
+		th.splits = map[uint64]*LatencyThread[X]{th.Cgroup: th}
+	}
+	nt := th.splits[cg]
+	if nt == nil {
+		nt = &LatencyThread[X]{TID: th.TID, splits: th.splits}
+		th.splits[cg] = nt
+	}
+	// (The names as they are now: the task may have been renamed since
+	// it was last in that group.)
+	nt.PID, nt.Comm, nt.Seen, nt.CommAt, nt.SeenAt, nt.Emptied = th.PID, th.Comm, th.Seen, th.CommAt, th.SeenAt, th.Emptied
+	tr.setThread(nt)
+	return nt
+}
+
 func (tr *LatencyTracker[X]) switchEvent(e *trace.Event, st *LatencyStep[X]) {
 	tr.Counts.Switches++
 	if c := st.CPU; c != nil {
@@ -436,20 +467,8 @@ func (tr *LatencyTracker[X]) switchEvent(e *trace.Event, st *LatencyStep[X]) {
 	}
 	if e.TID >= 0 {
 		th := tr.Thread(e.TID, e.PID)
-		if tr.SplitCgroups && e.TID != 0 && e.Cgroup != 0 && th.Cgroup != 0 && th.Cgroup != e.Cgroup {
-			if th.splits == nil {
-				th.splits = map[uint64]*LatencyThread[X]{th.Cgroup: th}
-			}
-			nt := th.splits[e.Cgroup]
-			if nt == nil {
-				nt = &LatencyThread[X]{TID: th.TID, splits: th.splits}
-				th.splits[e.Cgroup] = nt
-			}
-			// (The names as they are now: the task may have been renamed
-			// since it was last in that group.)
-			nt.PID, nt.Comm, nt.Seen, nt.CommAt, nt.SeenAt, nt.Emptied = th.PID, th.Comm, th.Seen, th.CommAt, th.SeenAt, th.Emptied
-			th = nt
-			tr.setThread(th)
+		if tr.SplitCgroups && e.TID != 0 && e.Cgroup != 0 {
+			th = tr.splitCgroup(th, e.Cgroup)
 		}
 		st.Task, st.Created = tr.Task(th)
 		if e.Cgroup != 0 {

@@ -330,6 +330,9 @@ type Hooks struct {
 
 // Counters count what the Builder met.
 type Counters struct {
+	// CgroupMoveSplits: runs split at a move to another task group
+	// (trace.KindCgroupMove).
+	CgroupMoveSplits int64
 	// Events: the events read that trace.Counted counts (lost-events
 	// markers and perf's time-0 task records left out); SchedEvents
 	// those of them that are scheduler events (trace.Kind.Scheduler).
@@ -724,6 +727,8 @@ func (b *Builder) observe(e *trace.Event) {
 	switch e.Kind {
 	case trace.KindSwitch:
 		b.doSwitch(e, c)
+	case trace.KindCgroupMove:
+		b.cgroupMove(e, c)
 	case trace.KindWaking:
 		b.C.Wakeups++
 		b.haveWak = true
@@ -1359,6 +1364,31 @@ func (b *Builder) emitDelay(d *Delay) {
 	if b.hooks.Delay != nil {
 		b.hooks.Delay(d)
 	}
+}
+
+// cgroupMove splits the run of task e.TID on e.CPU at its move to another
+// task group, e.Runtime ns before e.Time (trace.KindCgroupMove): the part
+// before is a run of its own, in e.Cgroup, the group the task left; the
+// rest goes on to the next switch, in the group that names. A task not
+// running on e.CPU then (its run's start is not in the trace, or the move
+// is before it) is left alone: its runs are in the groups their
+// switch-outs name.
+func (b *Builder) cgroupMove(e *trace.Event, c *cpuState) {
+	if c == nil || e.TID <= 0 || e.Cgroup == 0 || e.Runtime < 0 {
+		return
+	}
+	at := e.Time - e.Runtime
+	t := b.tasks.Get(e.TID)
+	if t == nil || c.cur != t || c.curTID != e.TID || at <= c.from || at > e.Time {
+		return
+	}
+	t.Cgroup = e.Cgroup
+	if b.undecided != nil || b.undecidedRT != nil {
+		b.decideCgroup(t)
+	}
+	b.closeRun(e.CPU, c, at, true) // (with the unknown stretch before it, if any)
+	c.from, c.hasU = at, false
+	b.C.CgroupMoveSplits++
 }
 
 func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
