@@ -145,6 +145,19 @@ func TestCheckTogether(t *testing.T) {
 	if got := m.TogetherExits(); !slices.Equal(got, []int{0, 1}) {
 		t.Fatalf("TogetherExits %v, want [0 1]", got)
 	}
+	// Threads of one process (pid 99, not its leader) named apart
+	// (prctl: w0 and w1) made by one task are a group too; processes of
+	// two names are not (new-user pass 12 F6: ss0 to ss3 looping until
+	// one wall-clock time had no note).
+	named := togetherModel()
+	named.Tasks[0].Comm, named.Tasks[1].Comm, named.Tasks[0].PID, named.Tasks[1].PID = "w0", "w1", 99, 99
+	if got := named.TogetherExits(); !slices.Equal(got, []int{0, 1}) {
+		t.Errorf("threads w0, w1 of process 99: TogetherExits %v, want [0 1]", got)
+	}
+	named.Tasks[0].PID, named.Tasks[1].PID = 100, 101
+	if got := named.TogetherExits(); len(got) != 0 {
+		t.Errorf("processes w0, w1: TogetherExits %v, want none", got)
+	}
 	// 31 ms apart over 300 ms lives: more than deadlineSpread (3 %) apart.
 	far := togetherModel()
 	far.Tasks[1].Last -= 31_000_000
