@@ -279,7 +279,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		stats := ebpf.Window(before, after, since, epoch)
 		var cgroups map[uint64]string
 		if o.by == "cgroup" {
-			cgroups = topCgroups(stats, v1, now)
+			cgroups = topCgroups(stats, v1, since, now)
 			noteV1Moves(cmd.ErrOrStderr(), stats, v1, since, now, windows == 0)
 		}
 		rows := groupTop(stats, o.by, cgroups)
@@ -333,11 +333,9 @@ func serveTopMetrics(errw io.Writer, top *ebpf.Top, ln net.Listener) (stop func(
 }
 
 // noteV1Moves says on errw which tasks changed cgroup v1 cpu group
-// within the window (since, now]: their whole window counts in the group
-// they were in at its end (topCgroups), so a group they left or joined
-// shows more or less run time than it had (a quota'd group more than its
-// quota allows). Without the watcher of moves, it says in the first
-// window that moves are not followed.
+// within the window (since, now]: their counts are in rows of their own
+// (topCgroups, topMovedRow). Without the watcher of moves, it says in the
+// first window that moves are not followed.
 func noteV1Moves(errw io.Writer, stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since, now int64, first bool) {
 	if v1 == nil {
 		return
@@ -372,22 +370,38 @@ func noteV1Moves(errw io.Writer, stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since
 	if len(moved) == 1 {
 		what = "1 task changed"
 	}
-	fmt.Fprintf(errw, "traceview top: %s cgroup v1 cpu group in this window (%s%s): a task's whole window counts in the group it was in at the end (traceview record attributes each run to its group)\n",
+	fmt.Fprintf(errw, "traceview top: %s cgroup v1 cpu group in this window (%s%s): their counts cannot be split at the move, so they are in rows \"(moved within the window into GROUP)\", not in the groups' (traceview record splits each run at the move)\n",
 		what, strings.Join(shown, ", "), more)
+}
+
+// topMovedRow names the row of the tasks that moved into v1 cpu group
+// path ("" the root) within a window: their counts cannot be split at the
+// move, so they are in no group's row (a quota'd group read 2.6 times
+// what its quota allows with them).
+func topMovedRow(path string) string {
+	if path == "" {
+		path = "/"
+	}
+	return "(moved within the window into " + path + ")"
 }
 
 // topCgroups names the cgroups of a window's stats (cgroup v2 paths, as
 // ResolveCgroups finds them) and gives each task that v1 saw in a non-root
 // cgroup v1 cpu group at the window's end (now) that group instead, under
 // an id of its own (ebpf.V1CgroupIDBit set, as record gives them), so
-// that the group is a row. The whole window of a task counts in the group
-// it was in at the end.
-func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, now int64) map[uint64]string {
+// that the group is a row. A task that moved between v1 groups within the
+// window (since, now] is in a row of its own per destination
+// (topMovedRow), not in a group's.
+func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since, now int64) map[uint64]string {
 	ids := map[uint64]bool{}
 	v1ids := map[string]uint64{}
 	names := map[uint64]string{}
 	for i, s := range stats {
-		if p := v1.Group(s.TID, s.PID, now); p != "" {
+		p := v1.Group(s.TID, s.PID, now)
+		if moved, _ := v1.Moved(s.TID, s.PID, since, now); moved {
+			p = topMovedRow(p)
+		}
+		if p != "" {
 			id, ok := v1ids[p]
 			if !ok {
 				id = ebpf.V1CgroupIDBit | uint64(len(v1ids)+1)

@@ -926,3 +926,61 @@ func topJSONRuntimes(t *testing.T, stats []ebpf.TaskStat) (map[string]int64, rep
 	}
 	return run, doc
 }
+
+// TestTopV1MovedRow: a spinner in the root group is moved into a v1 cpu
+// group with a 10 ms per 100 ms quota about 1 s into a 2 s window. top's
+// counts are per task for the whole window and cannot be split at the
+// move, so the spinner is in a row "(moved within the window into
+// /GROUP)", not in the group's (before, the group's row held its whole
+// window: 2.6 times what the quota allows, new-user pass 11 F13 and 12 F4),
+// and stderr names it.
+func TestTopV1MovedRow(t *testing.T) {
+	requireCapture(t)
+	m := ebpf.FindCgroupMounts("/proc/self/mountinfo")
+	if m.V1CPU == "" {
+		t.Skip("the cpu controller is not on a cgroup v1 hierarchy here")
+	}
+	name := fmt.Sprintf("tv-top-move-%d", os.Getpid())
+	dir := filepath.Join(m.V1CPU, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cpu.cfs_quota_us"), []byte("10000"), 0o644); err != nil {
+		os.Remove(dir)
+		t.Fatal(err)
+	}
+	spin := exec.Command("sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		os.Remove(dir)
+		t.Fatal(err)
+	}
+	mover := exec.Command("sh", "-c", fmt.Sprintf("sleep 1; echo %d > %s/tasks", spin.Process.Pid, dir))
+	if err := mover.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { spin.Process.Kill(); spin.Wait(); mover.Wait(); os.Remove(dir) }()
+	stdout, stderr, code := runCLI(t, "top", "--by", "cgroup", "--once", "-d", "2s", "-o", "json")
+	if code != 0 {
+		t.Fatalf("top: exit %d: %s", code, stderr)
+	}
+	var d report.LatencyJSON
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	moved := "(moved within the window into /" + name + ")"
+	found := false
+	for _, r := range d.Tasks {
+		switch r.Comm {
+		case moved:
+			found = r.NrTasks == 1 && r.RuntimeNs > 0
+		case "/" + name:
+			t.Errorf("row /%s (%d tasks, %d ns): the moved spinner belongs in %q", name, r.NrTasks, r.RuntimeNs, moved)
+		}
+	}
+	if !found {
+		t.Errorf("no row %q with the spinner:\n%s", moved, stdout)
+	}
+	if want := fmt.Sprintf("1 task changed cgroup v1 cpu group in this window (sh:%d)", spin.Process.Pid); !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+}
