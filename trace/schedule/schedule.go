@@ -718,7 +718,9 @@ func (b *Builder) observe(e *trace.Event) {
 		// (A migration a CPU outside the recorded ones emitted, which
 		// record --cpu keeps for the task it moves off or onto a recorded
 		// CPU, says nothing of what runs there: no chain, no run.)
-		if e.Kind != trace.KindMigrate || !b.unrecorded(e.CPU) {
+		// (Nor does a cgroup move, written at the time of the switch
+		// that follows it: the switch is the evidence.)
+		if (e.Kind != trace.KindMigrate || !b.unrecorded(e.CPU)) && e.Kind != trace.KindCgroupMove {
 			b.evidence(e, c)
 		}
 		c.last = e.Time
@@ -1379,7 +1381,10 @@ func (b *Builder) cgroupMove(e *trace.Event, c *cpuState) {
 	}
 	at := e.Time - e.Runtime
 	t := b.tasks.Get(e.TID)
-	if t == nil || c.cur != t || c.curTID != e.TID || at <= c.from || at > e.Time {
+	// (Nor while the run's start is still to be dated, c.pending: the
+	// evidence may move it before the move; nor on a CPU with no
+	// sched_switch yet, whose time Finish reports as unknown whole.)
+	if t == nil || !c.switched || c.cur != t || c.curTID != e.TID || c.pending || at <= c.from || at > e.Time {
 		return
 	}
 	t.Cgroup = e.Cgroup

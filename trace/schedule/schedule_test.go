@@ -155,7 +155,7 @@ func FuzzBuilder(f *testing.F) {
 // on 3 CPUs and 5 TIDs, every kind the Builder reads.
 func fuzzEvents(data []byte) []trace.Event {
 	kinds := []trace.Kind{trace.KindSwitch, trace.KindSwitch, trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew,
-		trace.KindMigrate, trace.KindFork, trace.KindRuntime, trace.KindLost, trace.KindExit}
+		trace.KindMigrate, trace.KindFork, trace.KindRuntime, trace.KindLost, trace.KindExit, trace.KindCgroupMove}
 	var evs []trace.Event
 	var now int64
 	for i := 0; i+4 <= len(data); i += 4 {
@@ -168,6 +168,7 @@ func fuzzEvents(data []byte) []trace.Event {
 		e.TargetCPU, e.DestCPU = trace.CPU(b[3]%4)-1, trace.CPU(b[3]%3)
 		e.Runtime = int64(b[3]) - 8
 		e.Count = uint64(b[3])
+		e.Cgroup = uint64(b[1] % 3) // 0 unknown; a move's group left, a switch-out's group
 		evs = append(evs, e)
 	}
 	return evs
