@@ -656,7 +656,14 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 		thr int
 		cpu trace.CPU
 	}
-	first := map[key]int64{}
+	// first and last: per throttle and CPU, the first throttled wait's
+	// start and the latest end of one. A throttle ends at the latest when
+	// the last of its waiting tasks runs again: one that left the group (a
+	// move to another cgroup) runs elsewhere, and the gap in the group's
+	// runs went on while it was empty (new-user pass 13: an empty second
+	// counted as throttled, 29 periods where the kernel counted 23 in
+	// all).
+	first, last := map[key]int64{}, map[key]int64{}
 	for _, d := range g.delays {
 		if !d.t.X.underBandwidth() {
 			// Known deadline or real-time only after this delay (its
@@ -679,12 +686,20 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 			if f, ok := first[kk]; !ok || s < f {
 				first[kk] = s
 			}
+			last[kk] = max(last[kk], e)
 		}
 	}
 	used := make([]bool, len(cands))
-	for k, s := range first {
-		ct.Throttled += cands[k.thr].span.End - s
+	ends := make([]int64, len(cands))
+	for k := range first {
 		used[k.thr] = true
+		ends[k.thr] = max(ends[k.thr], last[k])
+	}
+	for k, s := range first {
+		// A cfs_rq stays throttled while its group's other waits go on
+		// (its own task may have moved to another CPU): to the throttle's
+		// end, or the last of its waits on any CPU.
+		ct.Throttled += min(cands[k.thr].span.End, ends[k.thr]) - s
 	}
 	for k, c := range cands {
 		if !used[k] {
@@ -695,6 +710,7 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 		} else {
 			ct.QuotaEvidence++
 		}
+		c.span.End = min(c.span.End, ends[k])
 		ct.Throttles = append(ct.Throttles, c.span)
 		ct.ThrottledWall += c.span.End - c.span.Start
 	}

@@ -58,3 +58,35 @@ func TestGroupTableIgnoresTaskFilters(t *testing.T) {
 		t.Errorf("--pid 17090: tasks %+v, want one with throttled_ns 1521017195 (as unfiltered)", o.Tasks)
 	}
 }
+
+// TestThrottleEndsWhenGroupEmpties: in cgmove-quota.tv (its meta file)
+// the quota group /nu13q (20 ms per 100 ms) holds spin0 for 1.0 s, is
+// empty for 1.09 s (spin0 moved out while throttled), then holds spin1
+// for 1.0 s. The inference took the empty second for part of one throttle
+// (the gap in the group's runs lasted until spin1 ran there): 29 periods,
+// 2489.867 ms, where the kernel's cpu.stat counts 23 periods in all, 21
+// throttled, 1638.849 ms (new-user pass 13 F1). A throttle ends at the
+// latest when the last of its waiting tasks runs again: now 18 periods
+// (10 in spin0's stay and 8 in spin1's, as the two windows alone give),
+// 1398.696 ms, its tasks' throttled waits.
+func TestThrottleEndsWhenGroupEmpties(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "latency", "-o", "json", "-i", "../../testdata/traces/cgmove-quota.tv")
+	if code != 0 {
+		t.Fatalf("latency: exit %d: %s", code, stderr)
+	}
+	var o struct {
+		Cgroups []map[string]any `json:"cgroups"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range o.Cgroups {
+		if g["path"] == "/nu13q" {
+			if g["throttled_periods"] != float64(18) || g["throttled_ns"] != float64(1398695866) || g["throttled_delay_ns"] != float64(1398695866) {
+				t.Errorf("/nu13q: %v; want 18 throttled periods, 1398695866 ns, all of it its tasks' waits", g)
+			}
+			return
+		}
+	}
+	t.Errorf("no group /nu13q:\n%s", stdout)
+}
