@@ -97,7 +97,9 @@ func TestByCgroupBackInGroup(t *testing.T) {
 		return e
 	}
 	evs := []trace.Event{sw(100, 0, 5, 0), sw(200, 5, 0, 1), wake(300), sw(310, 0, 5, 0), sw(400, 5, 0, 7), wake(500), sw(510, 0, 5, 0), sw(600, 5, 0, 1)}
-	got := moverRows(t, evs, func(r LatencyRow) string { return fmt.Sprintf("cgroup %d: %d delays, %d ns", r.Cgroup, r.Count, r.SumDelay) })
+	got := moverRows(t, evs, func(r LatencyRow) string {
+		return fmt.Sprintf("cgroup %d: %d delays, %d ns", r.Cgroup, r.Count, r.SumDelay)
+	})
 	if want := "[cgroup 1: 1 delays, 10 ns cgroup 7: 1 delays, 10 ns]"; got != want {
 		t.Errorf("task 5's rows %v, want %s", got, want)
 	}
