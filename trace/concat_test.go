@@ -113,3 +113,41 @@ func TestConcatRingGapOneCPU(t *testing.T) {
 		t.Errorf("lost windows %v, want CPU 0 20-50 ns only", lost)
 	}
 }
+
+// TestConcatSeriesMissingFile: parts s.001.tv (events at 10, 20) and
+// s.003.tv (30, 40) of a record --rotate series, s.002.tv missing: a lost
+// event on every CPU (-1) at 30, the second part's first time, so that
+// every CPU is unobserved from its last event (20) to there, a window
+// [20, 30] in Meta.Lost and a series-missing-file warning naming s.002.tv.
+// Consecutive parts (s.001.tv, s.002.tv) get none.
+func TestConcatSeriesMissingFile(t *testing.T) {
+	part := func(times ...int64) *partSource {
+		p := &partSource{m: &Meta{Tool: "traceview record (tp_btf) --rotate 1s", Hostname: "h", NrCPUs: 2}}
+		for _, at := range times {
+			p.evs = append(p.evs, NewEvent(at, 0, KindSwitch))
+		}
+		p.m.FirstTime, p.m.LastTime = times[0], times[len(times)-1]
+		return p
+	}
+	src := Concat([]Source{part(10, 20), part(30, 40)}, []string{"s.001.tv", "s.003.tv"}, false)
+	if got, want := concatAll(t, src), "0@10 0@20 lost-1@30 0@30 0@40"; got != want {
+		t.Errorf("events %q, want %q", got, want)
+	}
+	m := src.Meta()
+	if len(m.Lost) != 1 || m.Lost[0] != (LostWindow{CPU: -1, Start: 20, End: 30}) {
+		t.Errorf("lost windows %+v, want one on every CPU from 20 to 30", m.Lost)
+	}
+	var msg string
+	for _, w := range m.Warnings.List() {
+		if w.Key == "series-missing-file" {
+			msg = w.Message
+		}
+	}
+	if !strings.Contains(msg, "the series lacks s.002.tv (between s.001.tv and s.003.tv)") {
+		t.Errorf("warning %q, want one naming s.002.tv", msg)
+	}
+	src = Concat([]Source{part(10, 20), part(30, 40)}, []string{"s.001.tv", "s.002.tv"}, false)
+	if got, want := concatAll(t, src), "0@10 0@20 0@30 0@40"; got != want {
+		t.Errorf("consecutive parts: events %q, want %q", got, want)
+	}
+}

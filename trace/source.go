@@ -193,10 +193,14 @@ type LostWindow struct {
 // between 1.000000 s and 1.500000 s", or for a Count 0 window "CPU 1
 // unobserved between ... (events lost there, number unknown)".
 func (l LostWindow) String() string {
-	if l.Count == 0 {
-		return fmt.Sprintf("CPU %d unobserved between %.6f s and %.6f s (events lost there, number unknown)", l.CPU, float64(l.Start)/1e9, float64(l.End)/1e9)
+	cpu := fmt.Sprintf("CPU %d", l.CPU)
+	if l.CPU < 0 {
+		cpu = "every CPU"
 	}
-	return fmt.Sprintf("%d events lost on CPU %d between %.6f s and %.6f s", l.Count, l.CPU, float64(l.Start)/1e9, float64(l.End)/1e9)
+	if l.Count == 0 {
+		return fmt.Sprintf("%s unobserved between %.6f s and %.6f s (events lost there, number unknown)", cpu, float64(l.Start)/1e9, float64(l.End)/1e9)
+	}
+	return fmt.Sprintf("%d events lost on %s between %.6f s and %.6f s", l.Count, cpu, float64(l.Start)/1e9, float64(l.End)/1e9)
 }
 
 // Warnings counts non-fatal problems by message key, keeping the first
