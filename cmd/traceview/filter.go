@@ -47,13 +47,16 @@ const filterHelp = `Filters (each may be combined; a task must match every task 
                      hog, so --comm nice keeps a few events of each hog
                      task, and latency says so on stderr; --comm
                      nice,hog keeps them all)
-  --cgroup PATHS     cgroup v2 paths (comma-separated) as the trace's
+  --cgroup PATHS     cgroup paths (comma-separated) as the trace's
                      cgroup table names them (/system.slice/x.service):
-                     tasks whose last switch-out was in one of them or
-                     below (a task's events before its first switch-out
-                     go with the group that switch-out names, as --by
-                     cgroup counts them; traceview record's captures; not
-                     in timehist, map)
+                     what tasks did while in one of them or below (a
+                     task is in the group its latest switch-out named;
+                     a task's events before its first switch-out go
+                     with the group that switch-out names, as --by
+                     cgroup counts them; a task that moved between
+                     groups shows only its part in the ones given;
+                     traceview record's and perf --all-cgroups
+                     captures; not in timehist, map)
 A delay is kept when its switch-in is in the window and on the CPUs; every
 event is still read, so a delay whose wakeup is before the window or on
 another CPU is measured whole.`
@@ -70,7 +73,7 @@ func addFilterFlags(fs *pflag.FlagSet, o *filterFlags, shorts map[string]string)
 
 // addCgroupFlag registers --cgroup on fs.
 func addCgroupFlag(fs *pflag.FlagSet, o *filterFlags) {
-	fs.StringVar(&o.cgroup, "cgroup", "", "only tasks in these cgroup v2 paths or below them (comma-separated, e.g. /system.slice/nginx.service), as of their last switch-out")
+	fs.StringVar(&o.cgroup, "cgroup", "", "only what tasks did while in these cgroup paths or below them (comma-separated, e.g. /system.slice/nginx.service; a task is in the group its latest switch-out named)")
 }
 
 // given reports whether any filter flag was set.

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -89,4 +90,38 @@ func TestThrottleEndsWhenGroupEmpties(t *testing.T) {
 		}
 	}
 	t.Errorf("no group /nu13q:\n%s", stdout)
+}
+
+// TestCgroupFilterPartOfMovedTask: --cgroup keeps what tasks did while in
+// the groups given, as --by cgroup splits them, and the help says so (it
+// said "tasks whose last switch-out was in one of them": new-user pass 13
+// F5). In cgmove-quota.tv spin0 (7954) was in /nu13q for a second and
+// ended in /nu13s, spin1 (7955) ended in /nu13q: --cgroup /nu13q gives
+// both, with their /nu13q rows' run times of --by cgroup, 223288163 and
+// 202651558 ns.
+func TestCgroupFilterPartOfMovedTask(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "latency", "-p", "-o", "json", "--cgroup", "/nu13q", "-i", "../../testdata/traces/cgmove-quota.tv")
+	if code != 0 {
+		t.Fatalf("latency: exit %d: %s", code, stderr)
+	}
+	var o struct {
+		Tasks []struct {
+			PID       int   `json:"pid"`
+			RuntimeNS int64 `json:"runtime_ns"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]int64{}
+	for _, r := range o.Tasks {
+		got[r.PID] = r.RuntimeNS
+	}
+	if want := map[int]int64{7954: 223288163, 7955: 202651558}; !reflect.DeepEqual(got, want) {
+		t.Errorf("--cgroup /nu13q rows %v, want %v", got, want)
+	}
+	help, _, _ := runCLI(t, "latency", "--help")
+	if !strings.Contains(strings.Join(strings.Fields(help), " "), "a task that moved between groups shows only its part in the ones given") {
+		t.Error("latency --help does not say a moved task shows only its part")
+	}
 }
