@@ -492,6 +492,17 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	from, to := l.sched.Span()
 	cpus, _ := l.sched.CPUs()
 	groups := l.thr.analyze(src.Meta(), opts.Cgroups, to-from, int64(len(cpus)))
+	if f := opts.Filter; f != nil && (f.Start != 0 || f.End != 0 || f.CPUs != nil) {
+		// The window's or CPUs' throttling against the whole trace's
+		// cpu.stat: no agreement to judge (a window of one stay read
+		// "45 % of that throttled time ... a lower bound": new-user pass
+		// 13 F4).
+		for i := range groups {
+			if groups[i].Kernel != nil {
+				groups[i].KernelNote, groups[i].KernelWholeTrace = "", true
+			}
+		}
+	}
 	l.opts.Throttle = l.opts.Throttle || len(groups) > 0 || l.dlThrottled
 
 	res := &LatencyResult{Options: l.opts, Diag: d, Cgroups: groups, Schedule: l.sched, DeadlineThrottled: l.dlThrottled}

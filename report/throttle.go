@@ -115,6 +115,9 @@ type CgroupThrottle struct {
 	// KernelNote says how the inference disagrees with Kernel when it lies
 	// more than KernelAgreement from it ("" otherwise).
 	KernelNote string `json:"kernel_note,omitempty"`
+	// KernelWholeTrace: the report is of a time window or some CPUs,
+	// while Kernel covers the whole trace: no KernelNote.
+	KernelWholeTrace bool `json:"kernel_covers_whole_trace,omitempty"`
 	// Throttles are the throttled stretches, ascending: from the first
 	// evidence to the first run of a task of the group after it.
 	Throttles []ThrottleSpan `json:"-"`
@@ -847,10 +850,13 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 			if m.Settings == "unknown" && g.Settings != "unknown" {
 				m.QuotaNS, m.PeriodNS, m.Settings = g.QuotaNS, g.PeriodNS, g.Settings
 			}
+			m.KernelWholeTrace = m.KernelWholeTrace || g.KernelWholeTrace
 		}
 	}
 	for i := range out {
-		out[i].KernelNote = kernelDisagrees(&out[i]) // of the sums
+		if !out[i].KernelWholeTrace {
+			out[i].KernelNote = kernelDisagrees(&out[i]) // of the sums
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out

@@ -125,3 +125,22 @@ func TestCgroupFilterPartOfMovedTask(t *testing.T) {
 		t.Error("latency --help does not say a moved task shows only its part")
 	}
 }
+
+// TestKernelStatWholeTraceInWindow: with --time, a group's inferred
+// throttling is the window's while its cpu.stat readings cover the whole
+// trace: the line says so and judges no agreement (cgmove-quota.tv, spin0's
+// stay in /nu13q: 10 periods inferred against the trace's 21 read "the
+// inference found 48 % ... take the kernel's figures, and each task's
+// Throttled ms as a lower bound": new-user pass 13 F4).
+func TestKernelStatWholeTraceInWindow(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "latency", "--by", "cgroup", "--time", "79316.1,79317.25", "-i", "../../testdata/traces/cgmove-quota.tv")
+	if code != 0 {
+		t.Fatalf("latency: exit %d: %s", code, stderr)
+	}
+	_, line, _ := strings.Cut(stdout, "cgroup: /nu13q\n")
+	line, _, _ = strings.Cut(line, "\n")
+	if !strings.Contains(line, "throttled 10 periods") || !strings.Contains(line, "the kernel's cpu.stat over the whole trace, not this window or these CPUs: 21 throttled periods of 23, 1638.849 ms") ||
+		strings.Contains(line, "the inference found") {
+		t.Errorf("/nu13q's line in the window:\n%s", line)
+	}
+}
