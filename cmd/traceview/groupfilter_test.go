@@ -144,3 +144,42 @@ func TestKernelStatWholeTraceInWindow(t *testing.T) {
 		t.Errorf("/nu13q's line in the window:\n%s", line)
 	}
 }
+
+// TestByCgroupRuntimeTicks: a perf --all-cgroups file carries each
+// sample's cgroup; a sched_stat_runtime of the current task says the group
+// it ran in at that tick. cgmove-v2.perf.data (its meta file): spinX moved
+// / -> /nu14x -> /nu14y -> / while running; its runs span the moves. Its
+// rows' run times follow the ticks' groups: /nu14x 505956587 ns and /nu14y
+// 512006454 ns, what perf script's samples sum to (505.957 and 512.006 ms);
+// before, each tick counted in the group of the task's previous
+// switch-out: /nu14x 1029.6 ms and no /nu14y row (new-user pass 14 F1).
+func TestByCgroupRuntimeTicks(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "latency", "-p", "-o", "json", "--by", "cgroup", "-i", "../../testdata/traces/cgmove-v2.perf.data")
+	if code != 0 {
+		t.Fatalf("latency: exit %d: %s", code, stderr)
+	}
+	var o struct {
+		Groups []struct {
+			Key   string `json:"key"`
+			Tasks []struct {
+				PID       int    `json:"pid"`
+				Comm      string `json:"comm"`
+				RuntimeNS int64  `json:"runtime_ns"`
+			} `json:"tasks"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, g := range o.Groups {
+		for _, r := range g.Tasks {
+			if r.PID == 4353 {
+				got[g.Key] = r.RuntimeNS
+			}
+		}
+	}
+	if got["/nu14x"] != 505956587 || got["/nu14y"] != 512006454 {
+		t.Errorf("spinX's run time by group %v, want /nu14x 505956587 and /nu14y 512006454 ns", got)
+	}
+}

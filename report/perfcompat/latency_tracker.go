@@ -334,7 +334,16 @@ func (tr *LatencyTracker[X]) Event(e *trace.Event) LatencyStep[X] {
 		st.Wakeup = true
 	case trace.KindRuntime:
 		if e.TID >= 0 {
-			st.Task, st.Created = tr.Task(tr.Thread(e.TID, e.PID))
+			th := tr.Thread(e.TID, e.PID)
+			if tr.SplitCgroups && e.TID != 0 && e.Cgroup != 0 {
+				// A tick's group (perf --all-cgroups): the run time is
+				// that group's, a run that spans a move split by ticks.
+				th = tr.splitCgroup(th, e.Cgroup)
+			}
+			st.Task, st.Created = tr.Task(th)
+			if tr.SplitCgroups && e.TID != 0 && e.Cgroup != 0 {
+				st.Task.Thread.Cgroup = e.Cgroup
+			}
 		}
 	case trace.KindComm, trace.KindExec:
 		if e.TID > 0 {

@@ -277,8 +277,8 @@ func (w *preWorker) sample(c *recChunk, pos int, rec []byte) {
 	if tid >= 0 {
 		s.ev.CurTID, s.ev.CurPID = trace.TID(tid), trace.PID(pid)
 	}
-	if s.ev.Kind == trace.KindSwitch && a.cgSkip >= 0 {
-		s.ev.Cgroup = a.cgroupOf(o, rec, l.raw+4+len(raw))
+	if a.cgSkip >= 0 && (s.ev.Kind == trace.KindSwitch || s.ev.Kind == trace.KindRuntime && tid >= 0 && s.ev.TID == trace.TID(tid)) {
+		s.ev.Cgroup = a.cgroupOf(o, rec, l.raw+4+len(raw)) // as records.go's sample
 	}
 }
 

@@ -163,8 +163,11 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if tid >= 0 {
 		ev.CurTID, ev.CurPID = trace.TID(tid), trace.PID(pid)
 	}
-	if ev.Kind == trace.KindSwitch && a.cgSkip >= 0 {
-		// CGROUP is the current task's: in a sched_switch sample, prev.
+	if a.cgSkip >= 0 && (ev.Kind == trace.KindSwitch || ev.Kind == trace.KindRuntime && tid >= 0 && ev.TID == trace.TID(tid)) {
+		// CGROUP is the current task's: in a sched_switch sample, prev;
+		// in a sched_stat_runtime of the current task, its group at
+		// that tick (a run that spans a move is charged to each group
+		// by its ticks).
 		ev.Cgroup = a.cgroupOf(r.end, rec, rawEnd)
 	}
 	r.sampled(a, ev, pid, tid, hasTime, chain)
