@@ -50,11 +50,34 @@ func watchCPUs(src trace.Source) trace.Source {
 			// A file that names its recorded CPUs in its header (traceview
 			// record --cpu) holds the migrations off them that any CPU
 			// emitted (ebpf's cpu_wanted).
-			if msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m), m.Format, len(m.RecordedCPUs) > 0); msg != "" {
+			msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m), m.Format, len(m.RecordedCPUs) > 0)
+			if msg != "" && strings.HasPrefix(m.Tool, "traceview record") && trace.RecordedCPUs(m) == nil && !inputCut(m) {
+				// Every CPU was recorded: a CPU without a switch ran one
+				// task throughout, or idled (new-user pass 14: "record
+				// all CPUs" on a capture of all of them).
+				msg = quietCPUsMessage(seen, m.NrCPUs)
+			}
+			if msg != "" {
 				m.Warnings.Add(partialCPUsKey, "%s", msg)
 			}
 		},
 	}
+}
+
+// quietCPUsMessage is the partial-cpus warning's text for a capture of
+// every CPU in which some CPUs (those not in seen) had no sched_switch.
+func quietCPUsMessage(seen []bool, nr int) string {
+	var quiet []int
+	for c := 0; c < nr; c++ {
+		if c >= len(seen) || !seen[c] {
+			quiet = append(quiet, c)
+		}
+	}
+	if len(quiet) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s of the machine's %d had no sched_switch in the trace (CPU %s), though the capture recorded every CPU: one task ran there throughout, or the CPU was idle; what ran there, and for how long, is not known",
+		plural(len(quiet), "CPU"), nr, cpulist.Format(quiet))
 }
 
 // partialCPUsMessage is the partial-cpus warning's text for the CPUs with

@@ -131,6 +131,12 @@ func TestPartialCPUsAdvice(t *testing.T) {
 	if got, want := partialCPUsMessage(seen, 2, false, "traceview", true), "the trace holds sched_switch events of 1 CPU only (CPU 0) of the machine's 2: what ran on the others is missing; a delay during which the task was on one of them is not measured (the recording holds every migration off its CPUs) (record all CPUs)"; got != want {
 		t.Errorf("record --cpu:\n got %q\nwant %q", got, want)
 	}
+	// A capture of every CPU (traceview record without --cpu) whose CPU 0
+	// had no switch: one task ran there throughout, or it idled; not
+	// "record all CPUs" (new-user pass 14 F3).
+	if got, want := quietCPUsMessage([]bool{false, true}, 2), "1 CPU of the machine's 2 had no sched_switch in the trace (CPU 0), though the capture recorded every CPU: one task ran there throughout, or the CPU was idle; what ran there, and for how long, is not known"; got != want {
+		t.Errorf("all CPUs recorded:\n got %q\nwant %q", got, want)
+	}
 	m := &trace.Meta{}
 	if inputCut(m) {
 		t.Error("inputCut of a Meta without a cut or truncation warning")
