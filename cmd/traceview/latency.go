@@ -171,7 +171,11 @@ func checkStatedCgroups(cmdName string, stated []trace.CgroupSettings, groups []
 			paths = append(paths, g.Path)
 		}
 		if !found {
-			have := "the trace records no task groups outside the root (perf record --all-cgroups records them)"
+			// (perf's cgroup ids are cgroup v2 ones: with the cpu
+			// controller on a v1 hierarchy a v1 cpu group is in none,
+			// and a user who recorded with --all-cgroups was told to:
+			// new-user pass 14 F4.)
+			have := "the trace records no task groups outside the root (perf record --all-cgroups records cgroup v2 groups only; traceview record also records cgroup v1 cpu groups)"
 			if len(paths) > 0 {
 				have = "its groups: " + strings.Join(paths, ", ")
 			}

@@ -82,6 +82,8 @@ func TestThrottledBadInput(t *testing.T) {
 	}{
 		{[]string{"latency", "-i", grpqQ25, "--recorded-cgroup", "/tv-sv:max=25ms/100ms"}, "no task of the trace ran in that cgroup; its groups: /tv-batch, /tv-svc"},
 		{[]string{"latency", "-i", grpqQ25, "--recorded-cgroup", "/tv-svc:max=25ms/0"}, "bad period"},
+		{[]string{"latency", "-i", "../../testdata/traces/pipe.perf.data", "--recorded-cgroup", "/nu14q:max=25ms/100ms"},
+			"the trace records no task groups outside the root (perf record --all-cgroups records cgroup v2 groups only; traceview record also records cgroup v1 cpu groups)"},
 		{[]string{"latency", "-i", grpqQ25, "--recorded-cgroup", "/tv-svc:weight=0"}, "want 1..10000"},
 		{[]string{"timehist", "-i", grpqQ25, "--throttled", "--exact"}, "--exact"},
 		{[]string{"timehist", "-i", "-", "--throttled"}, "reads the trace twice"},
