@@ -372,21 +372,10 @@ func (s *v1Sampler) group(tid trace.TID, pid trace.PID, t int64) string {
 // movedWithin reports whether the watcher saw task tid (of process pid)
 // move between groups in (from, to]; ok false when moves are not followed.
 func (s *v1Sampler) movedWithin(tid trace.TID, pid trace.PID, from, to int64) (moved, ok bool) {
-	first, ok := s.firstMove(tid, pid, from, to)
-	return first >= 0, ok
-}
-
-// firstMove returns the time of the watcher's first move of task tid (of
-// process pid) in (from, to], -1 when none; ok false when moves are not
-// followed.
-func (s *v1Sampler) firstMove(tid trace.TID, pid trace.PID, from, to int64) (at int64, ok bool) {
 	s.mu.Lock()
 	exact := s.exact
 	s.mu.Unlock()
-	if ms := s.movesWithin(tid, pid, from, to); len(ms) > 0 {
-		return ms[0], true
-	}
-	return -1, exact
+	return len(s.movesWithin(tid, pid, from, to)) > 0, exact
 }
 
 // movesWithin returns the times of the watcher's moves of task tid (of

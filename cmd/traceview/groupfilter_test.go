@@ -71,16 +71,10 @@ func TestGroupTableIgnoresTaskFilters(t *testing.T) {
 // (10 in spin0's stay and 8 in spin1's, as the two windows alone give),
 // 1398.696 ms, its tasks' throttled waits.
 func TestThrottleEndsWhenGroupEmpties(t *testing.T) {
-	stdout, stderr, code := runCLI(t, "latency", "-o", "json", "-i", "../../testdata/traces/cgmove-quota.tv")
-	if code != 0 {
-		t.Fatalf("latency: exit %d: %s", code, stderr)
-	}
-	var o struct {
+	type out struct {
 		Cgroups []map[string]any `json:"cgroups"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
-		t.Fatal(err)
-	}
+	o := cliJSON[out](t, "latency", "-o", "json", "-i", "../../testdata/traces/cgmove-quota.tv")
 	for _, g := range o.Cgroups {
 		if g["path"] == "/nu13q" {
 			if g["throttled_periods"] != float64(18) || g["throttled_ns"] != float64(1398695866) || g["throttled_delay_ns"] != float64(1398695866) {
@@ -89,7 +83,7 @@ func TestThrottleEndsWhenGroupEmpties(t *testing.T) {
 			return
 		}
 	}
-	t.Errorf("no group /nu13q:\n%s", stdout)
+	t.Errorf("no group /nu13q: %v", o.Cgroups)
 }
 
 // TestCgroupFilterPartOfMovedTask: --cgroup keeps what tasks did while in
@@ -100,19 +94,13 @@ func TestThrottleEndsWhenGroupEmpties(t *testing.T) {
 // both, with their /nu13q rows' run times of --by cgroup, 223288163 and
 // 202651558 ns.
 func TestCgroupFilterPartOfMovedTask(t *testing.T) {
-	stdout, stderr, code := runCLI(t, "latency", "-p", "-o", "json", "--cgroup", "/nu13q", "-i", "../../testdata/traces/cgmove-quota.tv")
-	if code != 0 {
-		t.Fatalf("latency: exit %d: %s", code, stderr)
-	}
-	var o struct {
+	type out struct {
 		Tasks []struct {
 			PID       int   `json:"pid"`
 			RuntimeNS int64 `json:"runtime_ns"`
 		} `json:"tasks"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
-		t.Fatal(err)
-	}
+	o := cliJSON[out](t, "latency", "-o", "json", "-p", "--cgroup", "/nu13q", "-i", "../../testdata/traces/cgmove-quota.tv")
 	got := map[int]int64{}
 	for _, r := range o.Tasks {
 		got[r.PID] = r.RuntimeNS
@@ -154,11 +142,7 @@ func TestKernelStatWholeTraceInWindow(t *testing.T) {
 // before, each tick counted in the group of the task's previous
 // switch-out: /nu14x 1029.6 ms and no /nu14y row (new-user pass 14 F1).
 func TestByCgroupRuntimeTicks(t *testing.T) {
-	stdout, stderr, code := runCLI(t, "latency", "-p", "-o", "json", "--by", "cgroup", "-i", "../../testdata/traces/cgmove-v2.perf.data")
-	if code != 0 {
-		t.Fatalf("latency: exit %d: %s", code, stderr)
-	}
-	var o struct {
+	type out struct {
 		Groups []struct {
 			Key   string `json:"key"`
 			Tasks []struct {
@@ -168,9 +152,7 @@ func TestByCgroupRuntimeTicks(t *testing.T) {
 			} `json:"tasks"`
 		} `json:"groups"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &o); err != nil {
-		t.Fatal(err)
-	}
+	o := cliJSON[out](t, "latency", "-o", "json", "-p", "--by", "cgroup", "-i", "../../testdata/traces/cgmove-v2.perf.data")
 	got := map[string]int64{}
 	for _, g := range o.Groups {
 		for _, r := range g.Tasks {
