@@ -615,6 +615,7 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 			x = run.extent()
 		}
 		x.SchedEvents, x.Switches, x.PIDs = d.SchedEvents, d.Switches, opts.Filter.PIDs
+		x.Cgroups = CgroupPaths(meta, opts.Filter)
 		res.Unmatched = &Unmatched{Given: opts.Filter.String(), Comms: opts.Filter.Comms, X: x}
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
 			Message: res.Unmatched.Message()})

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -36,6 +37,25 @@ type NoMatch struct {
 	// -p shows threads by tid).
 	Threads map[int]int
 	PIDs    []trace.PID
+	// Cgroups are the trace's cgroup paths (CgroupPaths), set when the
+	// filters asked for cgroups (--cgroup): a path that names none of them
+	// is the likely reason, and a perf --all-cgroups file's table is only
+	// known once it has been read.
+	Cgroups []string
+}
+
+// CgroupPaths returns the paths of meta's cgroup table, sorted, when f
+// selects by cgroup (--cgroup); nil otherwise. It holds the table's lock
+// (trace.Meta.CgroupsMu) while it copies.
+func CgroupPaths(meta *trace.Meta, f *schedule.Filter) []string {
+	if meta == nil || f == nil || f.Cgroups == nil {
+		return nil
+	}
+	if meta.CgroupsMu != nil {
+		meta.CgroupsMu.RLock()
+		defer meta.CgroupsMu.RUnlock()
+	}
+	return slices.Sorted(maps.Values(meta.Cgroups))
 }
 
 // Message is the no-match message for the filters given (as the user typed
@@ -85,6 +105,13 @@ func (x NoMatch) Extent(comms []string) string {
 	}
 	if len(near) > 0 {
 		fmt.Fprintf(&b, "; closest task names: %s", strings.Join(near, ", "))
+	}
+	if len(x.Cgroups) > 0 {
+		shown := x.Cgroups
+		if len(shown) > 8 {
+			shown = append(slices.Clip(shown[:8]), fmt.Sprintf("and %d more", len(x.Cgroups)-8))
+		}
+		fmt.Fprintf(&b, "; its cgroups: %s", strings.Join(shown, ", "))
 	}
 	for _, p := range x.PIDs {
 		if leader, ok := x.Threads[int(p)]; ok {

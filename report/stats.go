@@ -341,7 +341,7 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 	if f := c.opts.Filter; f.Active() && st.Delays.Count == 0 && st.Migrations == 0 {
 		// The answer, which the command prints first: an empty histogram
 		// under an unfiltered-looking CPU table said nothing.
-		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1, Message: statsNoMatch(b, f, b.C.SchedEvents, b.C.Switches)})
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1, Message: statsNoMatch(b, f, m, b.C.SchedEvents, b.C.Switches)})
 	}
 	if st.UnrecordedDelays > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), CountInMessage: true, Message: unrecordedMessage(st.UnrecordedDelays)})
@@ -599,9 +599,9 @@ func (c StatsCPU) MarshalJSON() ([]byte, error) {
 // statsNoMatch is the stats-empty message: every command's no-match
 // message (NoMatch), unless the filters select a task of the trace, which
 // then had no scheduling delay or migration to count.
-func statsNoMatch(b *schedule.Builder, f *schedule.Filter, events, switches int64) string {
+func statsNoMatch(b *schedule.Builder, f *schedule.Filter, meta *trace.Meta, events, switches int64) string {
 	x := noMatchOf(b, events, switches)
-	x.PIDs = f.PIDs
+	x.PIDs, x.Cgroups = f.PIDs, CgroupPaths(meta, f)
 	if f.PIDs != nil || f.TIDs != nil || f.Comms != nil || f.Cgroups != nil {
 		for _, t := range b.Tasks() {
 			if t.TID != 0 && f.Task(t) {

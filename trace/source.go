@@ -143,6 +143,13 @@ type Meta struct {
 	// "/system.slice/ssh.service"); nil when the source has none. A
 	// cgroup removed before it was resolved is absent.
 	Cgroups map[uint64]string
+	// CgroupsMu, when set, guards Cgroups: a source that adds to the table
+	// while it is read (perf.data's PERF_RECORD_CGROUP, which perf record
+	// --all-cgroups writes into the data section, not the header) sets it
+	// at open, so that a consumer in another goroutine can look paths up
+	// during the stream with CgroupPath. nil: the table is complete at
+	// open (traceview's files) or the source has none.
+	CgroupsMu *sync.RWMutex
 	// CgroupSettings are the CPU-controller settings of the task groups
 	// the trace saw, in the order read (a group read again after a change
 	// appears again with a later Time); nil when the source carries none
@@ -659,4 +666,16 @@ func OneCapture(metas ...*Meta) bool {
 		}
 	}
 	return true
+}
+
+// CgroupPath returns the path of cgroup id in m.Cgroups and whether the
+// table has it, holding CgroupsMu (when set) for the lookup: safe while a
+// source still adds to the table in another goroutine.
+func (m *Meta) CgroupPath(id uint64) (string, bool) {
+	if m.CgroupsMu != nil {
+		m.CgroupsMu.RLock()
+		defer m.CgroupsMu.RUnlock()
+	}
+	p, ok := m.Cgroups[id]
+	return p, ok
 }

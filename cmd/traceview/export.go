@@ -163,6 +163,7 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 		return readFailed(cmd, src.Meta(), err)
 	}
 	cs := switchCount{filter: flt, ext: newTraceExtent()}
+	cs.ext.meta, cs.ext.filter = src.Meta(), flt
 	if err := write(w, &trace.Tap{Source: src, Observe: cs.observe}, flt); err != nil {
 		return fail(fmt.Errorf("%s: %s: %w", what, input, err))
 	}

@@ -56,7 +56,9 @@ const filterHelp = `Filters (each may be combined; a task must match every task 
                      cgroup counts them; a task that moved between
                      groups shows only its part in the ones given;
                      traceview record's and perf --all-cgroups
-                     captures; not in timehist, map)
+                     captures, the latter matched as the file is
+                     read, a tick in the group its sample names;
+                     not in timehist, map)
 A delay is kept when its switch-in is in the window and on the CPUs; every
 event is still read, so a delay whose wakeup is before the window or on
 another CPU is measured whole.`
@@ -188,7 +190,10 @@ func (o *filterFlags) parse(cmd string, meta *trace.Meta) (*schedule.Filter, err
 // parseCgroups sets f's Cgroups to the ids of meta's cgroup table whose
 // path is one of the comma-separated paths of list or below one; meta nil
 // checks the syntax only. A path that names no cgroup of the trace, or a
-// trace without a cgroup table, is a usage error.
+// trace without a cgroup table, is a usage error, except in a trace whose
+// table grows while it is read (trace.Meta.CgroupsMu: perf record
+// --all-cgroups), where the filter matches the ids as they appear
+// (schedule.Filter.CgroupLookup) and a path of no group is a no-match.
 func parseCgroups(cmd, list string, meta *trace.Meta, f *schedule.Filter) error {
 	var paths []string
 	for _, p := range strings.Split(list, ",") {
@@ -205,10 +210,17 @@ func parseCgroups(cmd, list string, meta *trace.Meta, f *schedule.Filter) error 
 	if meta == nil {
 		return nil
 	}
-	if len(meta.Cgroups) == 0 {
-		return usageErrorf("%s: --cgroup: the trace has no cgroup table (traceview record writes one; perf.data and other formats do not)", cmd)
-	}
 	f.Cgroups = []uint64{}
+	if meta.CgroupsMu != nil {
+		// perf record --all-cgroups: the table comes while the trace is
+		// read, so paths are matched as ids appear and a path that names
+		// nothing shows as a no-match after the read.
+		f.CgroupLookup = meta.CgroupPath
+		return nil
+	}
+	if len(meta.Cgroups) == 0 {
+		return usageErrorf("%s: --cgroup: the trace has no cgroup table (traceview record writes one, and perf record --all-cgroups; this trace was recorded without)", cmd)
+	}
 	for _, p := range paths {
 		n := 0
 		for _, id := range slices.Sorted(maps.Keys(meta.Cgroups)) {

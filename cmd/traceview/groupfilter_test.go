@@ -165,3 +165,39 @@ func TestByCgroupRuntimeTicks(t *testing.T) {
 		t.Errorf("spinX's run time by group %v, want /nu14x 505956587 and /nu14y 512006454 ns", got)
 	}
 }
+
+// TestCgroupFilterPerfAllCgroups: --cgroup on a perf --all-cgroups file,
+// whose cgroup table comes in the data section (PERF_RECORD_CGROUP), not
+// before it: the paths are matched as the ids appear, and each
+// sched_stat_runtime counts in the group its sample names.
+// cgmove-v2.perf.data (its meta file): spinX (4353) ran 505.957 ms in
+// /nu14x and 512.006 ms in /nu14y by perf script's samples. Before,
+// --cgroup was refused ("the trace has no cgroup table"; new-user pass 14
+// F2), and with the table known each tick counted in the group of the
+// task's previous switch-out (/nu14x 1029.6 ms, /nu14y nothing). A path of
+// no group gets the no-match message with the groups the trace has.
+func TestCgroupFilterPerfAllCgroups(t *testing.T) {
+	const tr = "../../testdata/traces/cgmove-v2.perf.data"
+	type out struct {
+		Tasks []struct {
+			PID       int   `json:"pid"`
+			RuntimeNS int64 `json:"runtime_ns"`
+		} `json:"tasks"`
+	}
+	for path, want := range map[string]int64{"/nu14x": 505956587, "/nu14y": 512006454} {
+		o := cliJSON[out](t, "latency", "-o", "json", "-p", "--cgroup", path, "-i", tr)
+		var got int64
+		for _, r := range o.Tasks {
+			if r.PID == 4353 {
+				got = r.RuntimeNS
+			}
+		}
+		if got != want {
+			t.Errorf("--cgroup %s: spinX's run time %d ns, want %d; rows %+v", path, got, want, o.Tasks)
+		}
+	}
+	_, stderr, code := runCLI(t, "latency", "--cgroup", "/nosuch", "-i", tr)
+	if want := "nothing matched the filters --cgroup /nosuch: "; code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "; its cgroups: /, /nu14x, /nu14y") {
+		t.Errorf("--cgroup /nosuch: exit %d, stderr\n%s\nwant %q and the trace's groups", code, stderr, want)
+	}
+}

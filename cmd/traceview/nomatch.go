@@ -5,6 +5,7 @@ import (
 
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // traceExtent gathers, while a command that does not rebuild the schedule
@@ -16,6 +17,10 @@ import (
 type traceExtent struct {
 	x    report.NoMatch
 	cpus map[int]bool
+	// meta and filter, when set, give the trace's cgroup paths for a
+	// --cgroup that matched nothing (report.CgroupPaths).
+	meta   *trace.Meta
+	filter *schedule.Filter
 }
 
 func newTraceExtent() *traceExtent {
@@ -54,6 +59,7 @@ func (x *traceExtent) observe(e *trace.Event) {
 // for (comms) and the pids (--pid).
 func (x *traceExtent) noMatch(given string, comms []string, pids []trace.PID) string {
 	x.x.CPUs, x.x.PIDs = x.x.CPUs[:0], pids
+	x.x.Cgroups = report.CgroupPaths(x.meta, x.filter)
 	for c := range x.cpus {
 		x.x.CPUs = append(x.x.CPUs, c)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/tpformat"
@@ -227,6 +228,7 @@ func NewReader(in io.Reader) (*Reader, error) {
 		r.pre = newPrefetch(in)
 		r.br = bufio.NewReaderSize(r.pre, 1<<20)
 		r.off = pipeHeaderSize
+		r.meta.CgroupsMu = &sync.RWMutex{} // the attrs come in the stream: any may carry cgroup ids
 		return r, nil
 	}
 	if !seekable {
@@ -242,6 +244,12 @@ func NewReader(in io.Reader) (*Reader, error) {
 			r.cleanup()
 		}
 		return nil, err
+	}
+	for _, a := range r.attrs {
+		if a.cgSkip >= 0 { // perf record --all-cgroups: the cgroup table comes in the data section
+			r.meta.CgroupsMu = &sync.RWMutex{}
+			break
+		}
 	}
 	return r, nil
 }
@@ -1106,12 +1114,16 @@ func (r *Reader) cgroupRecord(rec []byte, off int64) {
 		r.meta.Warnings.Add("bad-cgroup-record", "perf.data: cgroup record at offset %d: path without its NUL; skipped", off)
 		return
 	}
-	if r.meta.Cgroups == nil {
-		r.meta.Cgroups = map[uint64]string{}
-	}
 	p := string(path)
 	if p == "" {
 		p = "/"
+	}
+	if mu := r.meta.CgroupsMu; mu != nil {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	if r.meta.Cgroups == nil {
+		r.meta.Cgroups = map[uint64]string{}
 	}
 	r.meta.Cgroups[id] = p
 }

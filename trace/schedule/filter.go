@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -55,6 +56,14 @@ type Filter struct {
 	// set, is what String shows for them (the paths asked for).
 	Cgroups     []uint64
 	CgroupNames []string
+	// CgroupLookup, when set (with Cgroups non-nil and CgroupNames the
+	// paths asked for), resolves an id that Cgroups does not list the
+	// first time a task shows it: the id is selected when its path is one
+	// of CgroupNames or below one ("/" selects every path). It serves a
+	// cgroup table that grows while the trace is read (trace.Meta.CgroupPath
+	// of perf record --all-cgroups files), so Cgroups may start empty. An
+	// id it does not know yet matches nothing and is asked again later.
+	CgroupLookup func(id uint64) (path string, ok bool)
 
 	compiled bool
 	cpuSet   []bool
@@ -62,6 +71,7 @@ type Filter struct {
 	tidSet   map[trace.TID]bool
 	commSet  map[string]bool
 	cgSet    map[uint64]bool
+	late     *sync.Map // cgroup id -> bool: lookup's decisions
 }
 
 // Active reports whether f selects anything less than the whole trace; a
@@ -141,7 +151,7 @@ func (f *Filter) compile() *Filter {
 		return f
 	}
 	f = &Filter{Start: f.Start, End: f.End, CPUs: f.CPUs, PIDs: f.PIDs, TIDs: f.TIDs, Comms: f.Comms,
-		Cgroups: f.Cgroups, CgroupNames: f.CgroupNames, compiled: true}
+		Cgroups: f.Cgroups, CgroupNames: f.CgroupNames, CgroupLookup: f.CgroupLookup, compiled: true}
 	if f.CPUs != nil {
 		f.cpuSet = []bool{}
 		for _, c := range f.CPUs {
@@ -173,6 +183,9 @@ func (f *Filter) compile() *Filter {
 		}
 	}
 	if f.Cgroups != nil {
+		if f.CgroupLookup != nil {
+			f.late = &sync.Map{}
+		}
 		f.cgSet = map[uint64]bool{}
 		for _, c := range f.Cgroups {
 			f.cgSet[c] = true
@@ -218,7 +231,7 @@ func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string, cgroup uint6
 	}
 	if !f.compiled {
 		return (f.PIDs == nil || slices.Contains(f.PIDs, pid)) && (f.TIDs == nil || slices.Contains(f.TIDs, tid)) &&
-			(f.Comms == nil || slices.Contains(f.Comms, comm)) && (f.Cgroups == nil || cgroup != 0 && slices.Contains(f.Cgroups, cgroup))
+			(f.Comms == nil || slices.Contains(f.Comms, comm)) && (f.Cgroups == nil || cgroup != 0 && (slices.Contains(f.Cgroups, cgroup) || f.lookup(cgroup)))
 	}
 	if f.pidSet != nil && !f.pidSet[pid] {
 		return false
@@ -229,10 +242,39 @@ func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string, cgroup uint6
 	if f.commSet != nil && !f.commSet[comm] {
 		return false
 	}
-	if f.cgSet != nil && (cgroup == 0 || !f.cgSet[cgroup]) {
+	if f.cgSet != nil && (cgroup == 0 || !f.cgSet[cgroup] && !f.lookup(cgroup)) {
 		return false
 	}
 	return true
+}
+
+// lookup decides a cgroup id that Cgroups does not list by its path
+// (CgroupLookup), remembering the answer once the path is known (in a
+// compiled filter: its Builders may run in several goroutines).
+func (f *Filter) lookup(id uint64) bool {
+	if f.CgroupLookup == nil {
+		return false
+	}
+	if f.late != nil {
+		if in, ok := f.late.Load(id); ok {
+			return in.(bool)
+		}
+	}
+	p, ok := f.CgroupLookup(id)
+	if !ok {
+		return false
+	}
+	in := false
+	for _, want := range f.CgroupNames {
+		if p == want || want == "/" || strings.HasPrefix(p, want+"/") {
+			in = true
+			break
+		}
+	}
+	if f.late != nil {
+		f.late.Store(id, in)
+	}
+	return in
 }
 
 // Event reports whether an event of task t recorded on cpu at time at

@@ -782,6 +782,7 @@ func (b *Builder) observe(e *trace.Event) {
 		}
 		if t := b.task(e.TID, e.PID, e.Comm); t != nil {
 			b.haveRuntime = true
+			b.runtimeCgroup(e, t, c)
 			f := b.opts.Filter
 			at, ran, in := f.clipRuntime(e)
 			if !in || !f.CPU(e.CPU) {
@@ -1394,6 +1395,29 @@ func (b *Builder) cgroupMove(e *trace.Event, c *cpuState) {
 	b.closeRun(e.CPU, c, at, true) // (with the unknown stretch before it, if any)
 	c.from, c.hasU = at, false
 	b.C.CgroupMoveSplits++
+}
+
+// runtimeCgroup takes the cgroup of a sched_stat_runtime of the running
+// task (e.Cgroup: perf record --all-cgroups samples the current task's
+// cgroup, and the readers keep it only when the event is about the current
+// task) as the group t ran in during the tick's interval, e.Runtime ns up to
+// e.Time. When it differs from the group known for t, t moved: its run on
+// e.CPU is split where that interval began (the part before in the group
+// known, as for a recorded move, cgroupMove), so the move is placed within
+// one tick (4 ms at CONFIG_HZ=250) instead of at the run's switch-out.
+func (b *Builder) runtimeCgroup(e *trace.Event, t *Task, c *cpuState) {
+	if e.Cgroup == 0 || t.Cgroup == e.Cgroup || t.state == StateDead {
+		return
+	}
+	if at := e.Time - e.Runtime; t.Cgroup != 0 && c != nil && c.switched && c.cur == t && c.curTID == e.TID && !c.pending && at > c.from && at <= e.Time {
+		b.closeRun(e.CPU, c, at, true) // in t.Cgroup, the group it left
+		c.from, c.hasU = at, false
+		b.C.CgroupMoveSplits++
+	}
+	t.Cgroup = e.Cgroup
+	if b.undecided != nil || b.undecidedRT != nil {
+		b.decideCgroup(t)
+	}
 }
 
 func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {

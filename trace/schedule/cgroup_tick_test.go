@@ -1,0 +1,80 @@
+package schedule_test
+
+import (
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
+)
+
+// cgTickTrace (ns): task 1 runs on CPU 0 from 100 to 13000 with no switch
+// between; perf --all-cgroups samples its cgroup at each tick's
+// sched_stat_runtime: 11 at 4100 (4000 ns run since 100), 12 at 8100 and
+// at 12100 (4000 ns each), and its switch-out at 13000 names 12. So it moved
+// from 11 to 12 within the tick ending at 8100: its run splits at 4100,
+// where that tick's interval began (100-4100 in 11, 4100-13000 in 12).
+func cgTickTrace() []trace.Event {
+	rt := func(at int64, cg uint64) trace.Event {
+		e := runtime(at, 0, 1, 4000)
+		e.Cgroup = cg
+		return e
+	}
+	out := sw(13000, 0, 1, trace.StateInterruptible, 0)
+	out.Cgroup = 12
+	return []trace.Event{sw(100, 0, 0, 0, 1), rt(4100, 11), rt(8100, 12), rt(12100, 12), out}
+}
+
+// TestRuntimeCgroupSplitsRun: a run that spans a move shows in both groups,
+// split at the tick that first names the new one.
+func TestRuntimeCgroupSplitsRun(t *testing.T) {
+	type run struct {
+		start, end int64
+		cgroup     uint64
+	}
+	var runs []run
+	b := schedule.New(schedule.Options{}, schedule.Hooks{Run: func(r *schedule.Run) {
+		if r.Task != nil && r.Task.TID == 1 {
+			runs = append(runs, run{r.Start, r.End, r.Task.Cgroup})
+		}
+	}})
+	if err := b.Run(trace.NewSliceSource(cgTickTrace(), nil)); err != nil {
+		t.Fatal(err)
+	}
+	b.Finish()
+	want := []run{{100, 4100, 11}, {4100, 13000, 12}}
+	if len(runs) != len(want) || runs[0] != want[0] || runs[1] != want[1] {
+		t.Errorf("task 1's runs %+v, want %+v", runs, want)
+	}
+	if b.C.CgroupMoveSplits != 1 {
+		t.Errorf("CgroupMoveSplits %d, want 1", b.C.CgroupMoveSplits)
+	}
+}
+
+// TestFilterCgroupLookup: a --cgroup filter over a table that grows while
+// the trace is read (CgroupLookup; Cgroups empty at the start) selects each
+// tick by the group it names: /b's ticks are the two at 8100 and 12100
+// (8000 ns), /a's the one at 4100 (4000 ns), "/" all three; a path of no
+// group selects none.
+func TestFilterCgroupLookup(t *testing.T) {
+	paths := map[uint64]string{11: "/a", 12: "/b/c"}
+	for _, c := range []struct {
+		want string
+		ns   int64
+	}{{"/b", 8000}, {"/a", 4000}, {"/", 12000}, {"/b/c", 8000}, {"/x", 0}} {
+		f := &schedule.Filter{Cgroups: []uint64{}, CgroupNames: []string{c.want},
+			CgroupLookup: func(id uint64) (string, bool) { p, ok := paths[id]; return p, ok }}
+		var ns int64
+		b := schedule.New(schedule.Options{Filter: f}, schedule.Hooks{Runtime: func(_ *schedule.Task, e *trace.Event, _ bool) { ns += e.Runtime }})
+		if err := b.Run(trace.NewSliceSource(cgTickTrace(), nil)); err != nil {
+			t.Fatal(err)
+		}
+		b.Finish()
+		if ns != c.ns {
+			t.Errorf("--cgroup %s: %d ns of sched_stat_runtime selected, want %d", c.want, ns, c.ns)
+		}
+		// The uncompiled filter answers the same.
+		if got := f.TaskIDs(1, 1, "", 12); got != (c.ns == 8000 || c.ns == 12000) {
+			t.Errorf("--cgroup %s: TaskIDs(cgroup 12) = %v", c.want, got)
+		}
+	}
+}
