@@ -204,6 +204,7 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	r.kick(seg)
 	// The groups of the first file's start, read again as the capture
 	// stops.
 	stopped := make(chan struct{})
@@ -243,6 +244,7 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 			if seg, err = next(); err != nil {
 				return err
 			}
+			r.kick(seg)
 			full = false
 		}
 		if err := seg.write(e); err != nil || cut == nil {
@@ -268,6 +270,16 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 		err = cerr
 	}
 	return err
+}
+
+// kick makes every recorded CPU switch once as seg starts (kickCPUs), so
+// that a task running on a CPU throughout the file shows in it; a CPU it
+// could not reach is a warning of the file.
+func (r *Recorder) kick(seg *segment) {
+	if failed := kickCPUs(r.c.opts.CPUs); len(failed) > 0 {
+		seg.warnings = append(seg.warnings, trace.Warning{Key: "capture-kick-failed", Count: len(failed),
+			Message: fmt.Sprintf("capture: could not run a %s thread on CPUs %s as the file started (sched_setaffinity refused: a cpuset?): a task that ran there throughout the file, without a switch, has no row and the CPU's time is unknown", KickComm, cpulist.Format(failed))})
+	}
 }
 
 // lastTime returns the latest event time written to s (0: none).

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/traceview/traceview/ebpf"
+	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/trace"
+)
+
+// TestRecordKicksEachCPU: each file of a capture starts with a switch on
+// every recorded CPU (an ebpf.KickComm thread runs there briefly), so a
+// task that runs on a CPU throughout a file, which alone never switches,
+// still shows in that file read by itself. Here a thread of this test
+// spins on the last CPU while record writes a series of 300 ms files:
+// every file must hold a switch into the kicker on every online CPU, and
+// latency on each file alone a row of the spinning thread with run time.
+// Before, a CPU whose one task ran throughout a file had no event there
+// (new-user pass 14 F3): the task had no row and the CPU's time was
+// unknown.
+func TestRecordKicksEachCPU(t *testing.T) {
+	requireCapture(t)
+	b, err := os.ReadFile("/sys/devices/system/cpu/online")
+	if err != nil {
+		t.Skip(err)
+	}
+	cpus, err := cpulist.Parse(string(b))
+	if err != nil || len(cpus) == 0 {
+		t.Skipf("online CPUs %q: %v", b, err)
+	}
+	var stop atomic.Bool
+	tid := make(chan int)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		var set unix.CPUSet
+		set.Set(cpus[len(cpus)-1])
+		if unix.SchedSetaffinity(0, &set) != nil {
+			tid <- -1
+			return
+		}
+		tid <- unix.Gettid()
+		for !stop.Load() {
+		}
+	}()
+	spin := <-tid
+	defer stop.Store(true)
+	if spin < 0 {
+		t.Skip("cannot pin a thread to the last CPU")
+	}
+	out := filepath.Join(t.TempDir(), "k.tv")
+	if _, stderr, code := runCLI(t, "record", "--rotate", "300ms", "--duration", "1200ms", "-o", out); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	type row struct {
+		TID       int   `json:"pid"` // with -p, the tid
+		RuntimeNS int64 `json:"runtime_ns"`
+	}
+	files := 0
+	for k := 1; ; k++ {
+		path := ebpf.NumberedPath(out, k)
+		if _, err := os.Stat(path); err != nil {
+			break
+		}
+		files++
+		evs, _ := readAllEvents(t, path)
+		kicked := map[trace.CPU]bool{}
+		for _, e := range evs {
+			if e.Kind == trace.KindSwitch && e.NextComm == ebpf.KickComm {
+				kicked[e.CPU] = true
+			}
+		}
+		for _, c := range cpus {
+			if !kicked[trace.CPU(c)] {
+				t.Errorf("%s: no switch into %s on CPU %d", path, ebpf.KickComm, c)
+			}
+		}
+		o := cliJSON[struct {
+			Tasks []row `json:"tasks"`
+		}](t, "latency", "-p", "-o", "json", "-i", path)
+		var ran int64
+		for _, r := range o.Tasks {
+			if r.TID == spin {
+				ran += r.RuntimeNS
+			}
+		}
+		if ran <= 0 {
+			t.Errorf("%s alone: the thread spinning on CPU %d (tid %d) has no run time", path, cpus[len(cpus)-1], spin)
+		}
+	}
+	if files < 3 {
+		t.Errorf("%d files, want at least 3", files)
+	}
+}
