@@ -224,6 +224,10 @@ type statsCollector struct {
 	unk    map[trace.CPU][]statsSpan
 	migIn  map[trace.CPU]int64
 	migOut map[trace.CPU]int64
+	// selectedRan: a run of a task the filters select, in their window
+	// and on their CPUs (with --cgroup, in the group at that run): the
+	// filters matched something even with no delay or migration to count.
+	selectedRan bool
 }
 
 func newStatsCollector(opts StatsOptions, m *trace.Meta) *statsCollector {
@@ -271,6 +275,9 @@ func newStatsCollector(opts StatsOptions, m *trace.Meta) *statsCollector {
 			c.unk[r.CPU] = append(c.unk[r.CPU], statsSpan{r.Start, r.End})
 		case r.Task != nil && r.Task.TID != 0:
 			c.slices[r.CPU] = append(c.slices[r.CPU], statsSpan{r.Start, r.End})
+			if f := opts.Filter; !c.selectedRan && f.Active() && f.CPU(r.CPU) && f.Task(r.Task) {
+				_, _, c.selectedRan = f.Clip(r.Start, r.End)
+			}
 		}
 	}
 	// (perf record -C: the CPU list from the Meta at the first event,
@@ -341,7 +348,7 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 	if f := c.opts.Filter; f.Active() && st.Delays.Count == 0 && st.Migrations == 0 {
 		// The answer, which the command prints first: an empty histogram
 		// under an unfiltered-looking CPU table said nothing.
-		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1, Message: statsNoMatch(b, f, m, b.C.SchedEvents, b.C.Switches)})
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1, Message: statsNoMatch(b, f, m, c.selectedRan, b.C.SchedEvents, b.C.Switches)})
 	}
 	if st.UnrecordedDelays > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), CountInMessage: true, Message: unrecordedMessage(st.UnrecordedDelays)})
@@ -598,10 +605,17 @@ func (c StatsCPU) MarshalJSON() ([]byte, error) {
 
 // statsNoMatch is the stats-empty message: every command's no-match
 // message (NoMatch), unless the filters select a task of the trace, which
-// then had no scheduling delay or migration to count.
-func statsNoMatch(b *schedule.Builder, f *schedule.Filter, meta *trace.Meta, events, switches int64) string {
+// then had no scheduling delay or migration to count: ran says a selected
+// task ran in the filters' window and CPUs (the Run hook, each run in the
+// cgroup it ran in), else a task of the trace matches them now.
+func statsNoMatch(b *schedule.Builder, f *schedule.Filter, meta *trace.Meta, ran bool, events, switches int64) string {
 	x := noMatchOf(b, events, switches)
 	x.PIDs, x.Cgroups = f.PIDs, CgroupPaths(meta, f)
+	if ran {
+		// A selected task ran in the window (a task that left the
+		// --cgroup group before the end: its last group is another).
+		return fmt.Sprintf("no scheduling delay or migration of the tasks selected matched the filters %s: %s", f, x.Extent(f.Comms))
+	}
 	if f.PIDs != nil || f.TIDs != nil || f.Comms != nil || f.Cgroups != nil {
 		for _, t := range b.Tasks() {
 			if t.TID != 0 && f.Task(t) {

@@ -188,8 +188,9 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 // trace.Tap, so that a command whose output would be empty (export,
 // report) can say the trace had none, as latency does, instead of writing
 // an empty file; and, with a filter, the sched_switch events in its window
-// and CPUs that switch out or in a task it selects (matched), so that such
-// a command can say when the filter matched nothing.
+// and CPUs that switch out or in a task it selects and the
+// sched_stat_runtime events of one (matched), so that such a command can
+// say when the filter matched nothing.
 type switchCount struct {
 	filter                    *schedule.Filter
 	events, switches, matched int64
@@ -199,11 +200,17 @@ type switchCount struct {
 func (s *switchCount) observe(e *trace.Event) {
 	s.ext.observe(e)
 	s.events++
+	f := s.filter
+	if e.Kind == trace.KindRuntime && e.TID > 0 && f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.TID, e.PID, e.Comm, e.Cgroup) {
+		// A selected task ran here (perf --all-cgroups samples its
+		// cgroup at each tick: one that left the group before any
+		// switch-out there has only these).
+		s.matched++
+	}
 	if e.Kind != trace.KindSwitch {
 		return
 	}
 	s.switches++
-	f := s.filter
 	if f.Time(e.Time) && f.CPU(e.CPU) && (e.TID > 0 && f.TaskIDs(e.TID, e.PID, e.Comm, e.Cgroup) ||
 		e.NextTID > 0 && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm, 0)) {
 		s.matched++

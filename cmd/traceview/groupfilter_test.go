@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -199,5 +200,16 @@ func TestCgroupFilterPerfAllCgroups(t *testing.T) {
 	_, stderr, code := runCLI(t, "latency", "--cgroup", "/nosuch", "-i", tr)
 	if want := "nothing matched the filters --cgroup /nosuch: "; code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "; its cgroups: /, /nu14x, /nu14y") {
 		t.Errorf("--cgroup /nosuch: exit %d, stderr\n%s\nwant %q and the trace's groups", code, stderr, want)
+	}
+	// spinX ran in /nu14y but was switched out only in other groups, and
+	// it ended in /: stats and report said "nothing matched" (they judged
+	// by the switches and by each task's last group).
+	_, stderr, code = runCLI(t, "stats", "--cgroup", "/nu14y", "-i", tr)
+	if want := "no scheduling delay or migration of the tasks selected matched the filters --cgroup /nu14y"; code != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("stats --cgroup /nu14y: exit %d, stderr\n%s\nwant %q", code, stderr, want)
+	}
+	_, stderr, code = runCLI(t, "report", "--cgroup", "/nu14y", "-i", tr, "-o", filepath.Join(t.TempDir(), "r.html"))
+	if code != 0 || strings.Contains(stderr, "nothing matched") {
+		t.Errorf("report --cgroup /nu14y: exit %d, stderr\n%s\nwant no no-match message", code, stderr)
 	}
 }
