@@ -232,6 +232,9 @@ func (r *Recorder) runRing(ctx context.Context) error {
 		watch = newDelayWatch(rc.Trigger)
 		live = &assembler{dec: newDecoder(r.c.classic, r.c.opts.Stacks)}
 	}
+	stopKicks := make(chan struct{})
+	defer close(stopKicks)
+	go r.kickEvery(ringKickPeriod(rc.Span), stopKicks)
 	trigger := func(at int64, reason string, done chan<- DumpResult) {
 		if done != nil {
 			waiting = append(waiting, done)
@@ -506,5 +509,32 @@ func ServeControl(ln net.Listener, reqs chan<- DumpRequest) {
 				fmt.Fprintf(c, "error: no dump within a minute\n")
 			}
 		}()
+	}
+}
+
+// ringKickPeriod is how often a flight recorder makes every CPU switch
+// (kickCPUs): half its span, so that the span a dump holds has a kick of
+// every CPU, or, for a ring bounded by size alone, every second (chosen:
+// two switches per CPU a second cost nothing measurable, and a dump of
+// the default 32 MiB holds seconds at least).
+func ringKickPeriod(span time.Duration) time.Duration {
+	if span > 0 {
+		return max(span/2, 10*time.Millisecond)
+	}
+	return time.Second
+}
+
+// kickEvery kicks every recorded CPU at once and then every period until
+// stop is closed.
+func (r *Recorder) kickEvery(period time.Duration, stop <-chan struct{}) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		kickCPUs(r.c.opts.CPUs)
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+		}
 	}
 }

@@ -199,6 +199,17 @@ func TestRecordRing(t *testing.T) {
 		t.Fatalf("dump 1: reasons %q", why)
 	}
 	checkSpan(t, "dump 1", evs, triggerTime(t, why[0]), asked)
+	// Every CPU switched into the recorder's kicker inside the dump (the
+	// ring kicks them every half --ring span: 500 ms here).
+	kicked := map[trace.CPU]bool{}
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch && e.NextComm == ebpf.KickComm {
+			kicked[e.CPU] = true
+		}
+	}
+	if len(kicked) != runtime.NumCPU() {
+		t.Errorf("dump 1: switches into %s on CPUs %v, want all %d", ebpf.KickComm, kicked, runtime.NumCPU())
+	}
 
 	// 2. SIGUSR1.
 	time.Sleep(300 * time.Millisecond)
