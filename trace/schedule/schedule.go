@@ -1405,6 +1405,8 @@ func (b *Builder) cgroupMove(e *trace.Event, c *cpuState) {
 // e.CPU is split where that interval began (the part before in the group
 // known, as for a recorded move, cgroupMove), so the move is placed within
 // one tick (4 ms at CONFIG_HZ=250) instead of at the run's switch-out.
+// (traceview record's sched_stat_runtime carries no cgroup: its moves are
+// recorded, trace.KindCgroupMove, and a file has one kind or the other.)
 func (b *Builder) runtimeCgroup(e *trace.Event, t *Task, c *cpuState) {
 	if e.Cgroup == 0 || t.Cgroup == e.Cgroup || t.state == StateDead {
 		return
