@@ -13,7 +13,8 @@ import (
 // heavier group): inferred 15 periods, 334.598 ms; the kernel 26, 670.225
 // ms: 334.598/670.225 = 50%. quota-siblings.tv: 22 periods, 3073.265 ms
 // against 22, 3000.440 ms: 2.4% over, no note. Made up: 40 periods and
-// 1000 ms against 20 and 500 ms, the inference over.
+// 1000 ms against 20 and 500 ms, the inference over. A kernel figure of 0
+// gets no percentage.
 func TestKernelDisagrees(t *testing.T) {
 	for _, c := range []struct {
 		inferN, inferNS, kernN, kernNS int64
@@ -23,6 +24,9 @@ func TestKernelDisagrees(t *testing.T) {
 		{22, 3_073_265_000, 22, 3_000_440_000, ""},
 		{40, 1_000_000_000, 20, 500_000_000, "the inference found 200% of that throttled time (40 periods): some waits it took for throttles were contention"},
 		{0, 0, 0, 0, ""},
+		// New-user pass 15 F1: a child of a quota'd parent, the kernel's
+		// 0 ns its denominator: "287183382600%".
+		{18, 2_871_833_826, 0, 0, "the inference found 18 throttled periods, 2871.834 ms, where the kernel counted none: "},
 	} {
 		g := CgroupThrottle{ThrottledPeriods: c.inferN, Throttled: c.inferNS,
 			Kernel: &trace.CgroupStat{NrThrottled: uint64(c.kernN), ThrottledNS: c.kernNS}}

@@ -183,6 +183,14 @@ func kernelDisagrees(g *CgroupThrottle) string {
 	if !off(g.Throttled, k.ThrottledNS) && !off(g.ThrottledPeriods, int64(min(k.NrThrottled, math.MaxInt64))) {
 		return ""
 	}
+	if k.ThrottledNS == 0 && k.NrThrottled == 0 {
+		// (A percentage of nothing: "287183382600%".)
+		why := "its waits were contention, or a throttle of a parent group's quota that the trace does not record (state it with --recorded-cgroup PARENT:max=QUOTA/PERIOD)"
+		if g.QuotaNS < 0 {
+			why = "the group has no quota of its own: its waits were contention, or a throttle of a parent group's quota that the trace does not record (state it with --recorded-cgroup PARENT:max=QUOTA/PERIOD)"
+		}
+		return fmt.Sprintf("the inference found %d throttled periods, %s ms, where the kernel counted none: %s", g.ThrottledPeriods, fmt.Sprintf("%.3f", ms(g.Throttled)), why)
+	}
 	if g.Throttled < k.ThrottledNS {
 		return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): the schedule shows a throttle only where the group's tasks wait with its quota used up, and where other groups kept its CPUs busy a throttle can hide in that contention; take the kernel's figures, and each task's Throttled ms as a lower bound",
 			100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods)
@@ -193,13 +201,19 @@ func kernelDisagrees(g *CgroupThrottle) string {
 
 // quotaText says a group's quota and where it came from.
 func quotaText(g *CgroupThrottle) string {
+	var q string
 	switch {
 	case g.Settings == "unknown":
-		return "unknown"
+		q = "unknown"
 	case g.QuotaNS < 0:
-		return "max (no limit), " + g.Settings
+		q = "max (no limit), " + g.Settings
+	default:
+		q = fmt.Sprintf("%s/%s, %s", durText(g.QuotaNS), durText(g.PeriodNS), g.Settings)
 	}
-	return fmt.Sprintf("%s/%s, %s", durText(g.QuotaNS), durText(g.PeriodNS), g.Settings)
+	if g.ThrottledBy != "" {
+		q += "; under " + g.ThrottledBy + "'s quota"
+	}
+	return q
 }
 
 // durText prints ns as the shortest of ms or µs that is exact.

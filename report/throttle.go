@@ -39,6 +39,14 @@ package report
 // accounting") a cfs_rq's throttled time starts when its first task is
 // actually throttled, so ThrottledNs sums, per CPU, from the first waiting
 // task of the group on that CPU to the end of the throttle.
+//
+// A group with no quota of its own below an ancestor with one (recorded, or
+// stated for a path no task ran in directly) is throttled with the
+// ancestor: its runs and delays are analyzed together with those of the
+// ancestor's other descendants, on a line of the ancestor's, since only the
+// ancestor's cpu.stat counts those throttles (new-user pass 15: a quota on
+// /nup, hogs in /nup/c1 and /nup/c2, the kernel 20 periods and 3125 ms on
+// /nup; each child had inferred its own, 18 + 8 periods).
 
 import (
 	"cmp"
@@ -118,6 +126,12 @@ type CgroupThrottle struct {
 	// KernelWholeTrace: the report is of a time window or some CPUs,
 	// while Kernel covers the whole trace: no KernelNote.
 	KernelWholeTrace bool `json:"kernel_covers_whole_trace,omitempty"`
+	// ThrottledBy, for a group with no quota of its own, names the nearest
+	// ancestor with one (recorded or stated): its throttles are that
+	// ancestor's, whose line (with no cgroup id when no task ran in it
+	// directly) counts them and charges its tasks' Throttled ms; this
+	// line's throttle figures stay 0, as its cpu.stat counts none.
+	ThrottledBy string `json:"throttled_by,omitempty"`
 	// Throttles are the throttled stretches, ascending: from the first
 	// evidence to the first run of a task of the group after it.
 	Throttles []ThrottleSpan `json:"-"`
@@ -350,6 +364,41 @@ func (c *throttleCollector) kept(d *schedule.Delay, t *latTask) {
 	}
 }
 
+// quotaAncestor returns the nearest proper ancestor of path whose CFS
+// bandwidth quota is known and limited (groupSettings: stated or
+// recorded), or "" when none is.
+func quotaAncestor(path string, meta *trace.Meta, stated []trace.CgroupSettings) string {
+	for p := path; p != "/" && p != ""; {
+		i := strings.LastIndexByte(p, '/')
+		if i <= 0 {
+			return ""
+		}
+		p = p[:i]
+		if q, _, _ := groupSettings(p, meta, stated); q > 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// absorb adds the runs, delays, tasks and totals of o, a group below g's
+// in the hierarchy, to g (per CPU, runs are appended: sort them before
+// analyze).
+func (g *thrGroup) absorb(o *thrGroup) {
+	for cpu, runs := range o.runs {
+		g.runs[cpu] = append(g.runs[cpu], runs...)
+	}
+	g.delays = append(g.delays, o.delays...)
+	for t := range o.tasks {
+		g.tasks[t] = true
+	}
+	g.runtime += o.runtime
+	g.nDelays += o.nDelays
+	g.sumDelay += o.sumDelay
+	g.maxDelay = max(g.maxDelay, o.maxDelay)
+	g.latest = max(g.latest, o.latest)
+}
+
 // addDelay counts a delay of d ns of task t in the group's totals, as the
 // latency table counts them (a 0 ns delay too).
 func (g *thrGroup) addDelay(t *latTask, d int64) {
@@ -399,6 +448,12 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 		}
 	}
 	var out []CgroupThrottle
+	// Groups without a quota of their own under an ancestor with one: the
+	// ancestor's bandwidth is what throttles them (throttle_cfs_rq,
+	// kernel/sched/fair.c v6.18, throttles the ancestor's cfs_rq and with
+	// it every group below; only the ancestor's cpu.stat counts it), so
+	// their runs and delays are analyzed together on the ancestor's line.
+	under := map[string]*thrGroup{}
 	for cg, g := range c.groups {
 		path, ok := "", false
 		if meta != nil {
@@ -414,6 +469,32 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
 		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
 		ct.Kernel = kernelStat(meta, path, span, ct.PeriodNS)
+		if anc := quotaAncestor(path, meta, stated); ok && ct.QuotaNS <= 0 && anc != "" {
+			ct.ThrottledBy = anc
+			a := under[anc]
+			if a == nil {
+				a = &thrGroup{runs: map[trace.CPU][]thrRun{}, tasks: map[*latTask]bool{}}
+				under[anc] = a
+			}
+			a.absorb(g)
+		} else {
+			g.analyze(&ct, ncpu)
+			ct.KernelNote = kernelDisagrees(&ct)
+		}
+		ct.Runtime = g.runtime
+		if span > 0 {
+			ct.CPUs = float64(ct.Runtime) / float64(span)
+		}
+		out = append(out, ct)
+	}
+	for path, g := range under {
+		ct := CgroupThrottle{Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks)}
+		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
+		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
+		ct.Kernel = kernelStat(meta, path, span, ct.PeriodNS)
+		for _, runs := range g.runs {
+			slices.SortFunc(runs, func(a, b thrRun) int { return cmp.Compare(a.start, b.start) })
+		}
 		g.analyze(&ct, ncpu)
 		ct.KernelNote = kernelDisagrees(&ct)
 		ct.Runtime = g.runtime
@@ -928,12 +1009,10 @@ func (res *LatencyResult) rowGroups() map[trace.TID]uint64 {
 // --throttled marks rows with it.
 func (res *LatencyResult) ThrottledWithin(dc DelayCgroups) func(tid trace.TID, start, end int64) int64 {
 	spans := map[uint64][]ThrottleSpan{}
-	for _, g := range res.Cgroups {
-		if len(g.Throttles) > 0 {
-			sp := slices.Clone(g.Throttles)
-			slices.SortFunc(sp, func(a, b ThrottleSpan) int { return cmp.Compare(a.Start, b.Start) })
-			spans[g.Cgroup] = sp
-		}
+	for id, thr := range res.throttlesByID() {
+		sp := slices.Clone(thr)
+		slices.SortFunc(sp, func(a, b ThrottleSpan) int { return cmp.Compare(a.Start, b.Start) })
+		spans[id] = sp
 	}
 	rows := res.rowGroups()
 	return func(tid trace.TID, start, end int64) int64 {
@@ -949,6 +1028,27 @@ func (res *LatencyResult) ThrottledWithin(dc DelayCgroups) func(tid trace.TID, s
 		}
 		return ns
 	}
+}
+
+// throttlesByID returns the throttles of each cgroup id of res.Cgroups
+// that has some: its own, or those of the ancestor whose quota throttles
+// it (CgroupThrottle.ThrottledBy).
+func (res *LatencyResult) throttlesByID() map[uint64][]ThrottleSpan {
+	byPath := map[string][]ThrottleSpan{}
+	for _, g := range res.Cgroups {
+		byPath[g.Path] = g.Throttles
+	}
+	out := map[uint64][]ThrottleSpan{}
+	for _, g := range res.Cgroups {
+		thr := g.Throttles
+		if g.ThrottledBy != "" {
+			thr = byPath[g.ThrottledBy]
+		}
+		if g.Cgroup != 0 && len(thr) > 0 {
+			out[g.Cgroup] = thr
+		}
+	}
+	return out
 }
 
 // unnamedPrefix is the path CgroupThrottle gives a cgroup id the trace
@@ -974,12 +1074,12 @@ func unnamedCgroups(groups []CgroupThrottle) (n int, first string) {
 // --throttled marks those switch-ins.
 func (res *LatencyResult) ThrottleEnds(dc DelayCgroups) func(tid trace.TID, at int64) (int64, bool) {
 	ends := map[uint64]map[int64]int64{}
-	for _, g := range res.Cgroups {
-		for _, t := range g.Throttles {
-			if ends[g.Cgroup] == nil {
-				ends[g.Cgroup] = map[int64]int64{}
+	for id, thr := range res.throttlesByID() {
+		for _, t := range thr {
+			if ends[id] == nil {
+				ends[id] = map[int64]int64{}
 			}
-			ends[g.Cgroup][t.End] = t.End - t.Start
+			ends[id][t.End] = t.End - t.Start
 		}
 	}
 	rows := res.rowGroups()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -285,4 +286,54 @@ func TestMapThrottled(t *testing.T) {
 	if _, errOut, code := runCLI(t, "map", "-i", grpqQ25, "--throttled", "--exact"); code != 2 || !strings.Contains(errOut, "--exact") {
 		t.Errorf("--throttled --exact: exit %d, %q", code, errOut)
 	}
+}
+
+// TestNestedQuota: a quota on a parent group throttles the groups below
+// it, and only the parent's cpu.stat counts it. nested-quota.tv (its meta
+// file): /nup 40ms/100ms, its hogs in /nup/c1 and /nup/c2 (no quota); the
+// kernel counted /nup 20 periods, 3125.416 ms, the children none. The
+// table now has a /nup line, its periods the kernel's and its time within
+// 5 % of the kernel's (20 periods, 3093.172 ms: -1.0 %), and the
+// children 0 with "under /nup's quota". Before, each child inferred its
+// own throttles (18 and 8 periods, 2871.834 and 975.742 ms) and the note
+// said "287183382600% of that throttled time" (new-user pass 15 F1). On
+// the perf --all-cgroups file (no settings recorded), --recorded-cgroup
+// states the parent's quota (it was refused: no task ran in /nup itself):
+// 21 periods, 3185.232 ms (-1.8 %), where the kernel counted 21 periods,
+// 3244 ms.
+func TestNestedQuota(t *testing.T) {
+	type group struct {
+		Path        string `json:"path"`
+		Periods     int64  `json:"throttled_periods"`
+		ThrottledNS int64  `json:"throttled_ns"`
+		ThrottledBy string `json:"throttled_by"`
+		KernelNote  string `json:"kernel_note"`
+	}
+	type out struct {
+		Cgroups []group `json:"cgroups"`
+	}
+	check := func(args []string, want map[string]group) {
+		t.Helper()
+		o := cliJSON[out](t, append([]string{"latency", "-o", "json"}, args...)...)
+		got := map[string]group{}
+		for _, g := range o.Cgroups {
+			got[g.Path] = g
+		}
+		for p, w := range want {
+			// Throttled time within 5 % of the kernel's (w.ThrottledNS).
+			if g := got[p]; g.Periods != w.Periods || math.Abs(float64(g.ThrottledNS-w.ThrottledNS)) > 0.05*float64(w.ThrottledNS) || g.ThrottledBy != w.ThrottledBy || strings.Contains(g.KernelNote, "%") {
+				t.Errorf("%v: %s: %+v, want %d periods, %d ns ±5 %%, throttled by %q, no percentage note", args, p, g, w.Periods, w.ThrottledNS, w.ThrottledBy)
+			}
+		}
+	}
+	check([]string{"-i", "../../testdata/traces/nested-quota.tv"}, map[string]group{
+		"/nup":    {Periods: 20, ThrottledNS: 3125416000}, // the kernel's
+		"/nup/c1": {ThrottledBy: "/nup"},
+		"/nup/c2": {ThrottledBy: "/nup"},
+	})
+	check([]string{"-i", "../../testdata/traces/nested-quota.perf.data", "--recorded-cgroup", "/nup:max=40ms/100ms"}, map[string]group{
+		"/nup":    {Periods: 21, ThrottledNS: 3244000000}, // the kernel's
+		"/nup/c1": {ThrottledBy: "/nup"},
+		"/nup/c2": {ThrottledBy: "/nup"},
+	})
 }
