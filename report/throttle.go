@@ -454,22 +454,14 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 	// it every group below; only the ancestor's cpu.stat counts it), so
 	// their runs and delays are analyzed together on the ancestor's line.
 	under := map[string]*thrGroup{}
-	for cg, g := range c.groups {
-		path, ok := "", false
-		if meta != nil {
-			path, ok = meta.Cgroups[cg]
-		}
-		if !ok {
-			path = unnamedPrefix + strconv.FormatUint(cg, 10)
-		}
-		if path == "/" {
-			continue
-		}
+	// line is the table line of g at path (cg 0: an ancestor no task ran
+	// in directly); own: its throttles are its own, whatever its ancestors' quotas.
+	line := func(cg uint64, path string, g *thrGroup, own bool) CgroupThrottle {
 		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks)}
 		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
 		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
 		ct.Kernel = kernelStat(meta, path, span, ct.PeriodNS)
-		if anc := quotaAncestor(path, meta, stated); ok && ct.QuotaNS <= 0 && anc != "" {
+		if anc := quotaAncestor(path, meta, stated); !own && cg != 0 && ct.QuotaNS <= 0 && anc != "" {
 			ct.ThrottledBy = anc
 			a := under[anc]
 			if a == nil {
@@ -485,23 +477,26 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 		if span > 0 {
 			ct.CPUs = float64(ct.Runtime) / float64(span)
 		}
-		out = append(out, ct)
+		return ct
+	}
+	for cg, g := range c.groups {
+		path, ok := "", false
+		if meta != nil {
+			path, ok = meta.Cgroups[cg]
+		}
+		if !ok {
+			path = unnamedPrefix + strconv.FormatUint(cg, 10)
+		}
+		if path == "/" {
+			continue
+		}
+		out = append(out, line(cg, path, g, !ok))
 	}
 	for path, g := range under {
-		ct := CgroupThrottle{Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks)}
-		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
-		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
-		ct.Kernel = kernelStat(meta, path, span, ct.PeriodNS)
 		for _, runs := range g.runs {
 			slices.SortFunc(runs, func(a, b thrRun) int { return cmp.Compare(a.start, b.start) })
 		}
-		g.analyze(&ct, ncpu)
-		ct.KernelNote = kernelDisagrees(&ct)
-		ct.Runtime = g.runtime
-		if span > 0 {
-			ct.CPUs = float64(ct.Runtime) / float64(span)
-		}
-		out = append(out, ct)
+		out = append(out, line(0, path, g, true))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
