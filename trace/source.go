@@ -458,7 +458,7 @@ func (o ReadOptions) openReader(r io.Reader, name string, depth int) (Source, er
 		input = br
 	}
 	if len(head) == 0 {
-		return nil, fmt.Errorf("%s: empty input", name)
+		return nil, fmt.Errorf("%s: empty input (0 bytes: a recording killed before it wrote anything, as by SIGKILL, leaves such a file)", name)
 	}
 	if bytes.HasPrefix(head, gzipMagic) || bytes.HasPrefix(head, zstdMagic) {
 		if depth > 0 {

@@ -560,6 +560,21 @@ func seriesPart(inputs []string, opts report.LatencyOptions, filter *filterFlags
 		}
 	}
 	metas := make([]*trace.Meta, 0, len(inputs))
+	// Empty files (0 bytes: a recorder killed with SIGKILL leaves the file
+	// it had opened so, its records still in memory) are left out of the
+	// series with a warning; the others are read (they made the whole
+	// series unreadable: new-user pass 15 F6).
+	var empty []string
+	inputs = slices.DeleteFunc(slices.Clone(inputs), func(in string) bool {
+		if st, err := os.Stat(in); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+			empty = append(empty, in)
+			return true
+		}
+		return false
+	})
+	if len(inputs) < 2 {
+		return latencyPart{}, false
+	}
 	for _, in := range inputs {
 		s, err := readOptions.Open(in)
 		if err != nil {
@@ -585,6 +600,9 @@ func seriesPart(inputs []string, opts report.LatencyOptions, filter *filterFlags
 	name := fmt.Sprintf("%s ... %s (%d files of one recording)", names[0], names[len(names)-1], len(names))
 	src := watchCPUs(trace.Concat(sorted, names, ring))
 	defer src.Close()
+	for _, e := range empty {
+		src.Meta().Warnings.Add("series-empty-file", "%s is empty (0 bytes), left out of the series: a recorder killed before it wrote that file (SIGKILL) leaves it so; what it would have held is missing, not idle", e)
+	}
 	return computeLatencyPart(name, src, opts, filter), true
 }
 

@@ -116,6 +116,20 @@ func TestLatencySeriesOneCapture(t *testing.T) {
 	if n != 3 {
 		t.Errorf("--by trace: %d delays in the two tables, want 3 (b 1500-2000, b 3100-4000, a 4600-5000)", n)
 	}
+	// A third, empty file (a recorder killed with SIGKILL leaves its last
+	// file at 0 bytes) is left out with a warning: the series still reads
+	// as the whole trace (it failed with "empty input": new-user pass 15
+	// F6).
+	p3 := filepath.Join(dir, "x.003.tv")
+	if err := os.WriteFile(p3, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, e := filterLatencyJSON(t, p1, p2, p3); e["count"] != 4.0 || e["sum_delay_ns"] != 2_600_000.0 {
+		t.Errorf("with an empty third file: %v delays, %v ns; want 4 and 2600000", e["count"], e["sum_delay_ns"])
+	}
+	if _, errs, code := runCLI(t, "latency", p1, p2, p3); code != 0 || !strings.Contains(errs, "x.003.tv is empty (0 bytes), left out of the series") {
+		t.Errorf("with an empty third file: exit %d, stderr\n%s", code, errs)
+	}
 }
 
 // TestLatencyRingDumps: two dumps of one flight-recorder ring (record
