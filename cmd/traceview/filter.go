@@ -47,7 +47,8 @@ const filterHelp = `Filters (each may be combined; a task must match every task 
                      hog, so --comm nice keeps a few events of each hog
                      task, and latency says so on stderr; --comm
                      nice,hog keeps them all)
-  --cgroup PATHS     cgroup paths (comma-separated) as the trace's
+  --cgroup PATHS     cgroup paths (comma-separated; a comma inside a
+                     name is \,) as the trace's
                      cgroup table names them (/system.slice/x.service):
                      what tasks did while in one of them or below (a
                      task is in the group its latest switch-out named;
@@ -196,10 +197,10 @@ func (o *filterFlags) parse(cmd string, meta *trace.Meta) (*schedule.Filter, err
 // (schedule.Filter.CgroupLookup) and a path of no group is a no-match.
 func parseCgroups(cmd, list string, meta *trace.Meta, f *schedule.Filter) error {
 	var paths []string
-	for _, p := range strings.Split(list, ",") {
+	for _, p := range splitCommList(list) {
 		p = strings.TrimSpace(p)
 		if !strings.HasPrefix(p, "/") {
-			return usageErrorf("%s: --cgroup %q: want cgroup v2 paths from the hierarchy's root, e.g. /system.slice/nginx.service", cmd, list)
+			return usageErrorf("%s: --cgroup %q: %q is not a path from the hierarchy's root (want e.g. /system.slice/nginx.service; commas separate paths: a comma inside a name is \\,)", cmd, list, p)
 		}
 		if p != "/" {
 			p = strings.TrimSuffix(p, "/")

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 	"github.com/traceview/traceview/trace/tvf"
 )
 
@@ -570,5 +571,20 @@ func TestShellWord(t *testing.T) {
 		if got := shellWord(in); got != want {
 			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestCgroupFlagCommas: a comma is legal in a cgroup's name; --cgroup
+// takes it escaped as \, (as --comm does), and a part that is no path
+// from the root is named in the error (new-user pass 15 F9: '/odd,grp x'
+// was refused with "want cgroup v2 paths from the hierarchy's root").
+func TestCgroupFlagCommas(t *testing.T) {
+	f := &schedule.Filter{}
+	if err := parseCgroups("latency", `/odd\,grp x,/b/`, nil, f); err != nil || !slices.Equal(f.CgroupNames, []string{"/odd,grp x", "/b"}) {
+		t.Errorf(`--cgroup '/odd\,grp x,/b/': %v, %q; want ["/odd,grp x" "/b"]`, err, f.CgroupNames)
+	}
+	err := parseCgroups("latency", "/odd,grp x", nil, &schedule.Filter{})
+	if err == nil || !strings.Contains(err.Error(), `"grp x" is not a path from the hierarchy's root`) || !strings.Contains(err.Error(), `a comma inside a name is \,`) {
+		t.Errorf("--cgroup '/odd,grp x': %v", err)
 	}
 }

@@ -284,7 +284,7 @@ func TestLatencyCgroupFilter(t *testing.T) {
 		want string
 	}{
 		{[]string{"latency", "--cgroup", "/c.slice", in}, "no cgroup of the trace is there or below (it has /a.slice, /b.slice)"},
-		{[]string{"latency", "--cgroup", "a.slice", in}, "want cgroup v2 paths"},
+		{[]string{"latency", "--cgroup", "a.slice", in}, `"a.slice" is not a path from the hierarchy's root`},
 		{[]string{"latency", "--cgroup", "/a.slice", tdPipe}, "the trace has no cgroup table"},
 		{[]string{"timehist", "--cgroup", "/a.slice", in}, "unknown flag: --cgroup"},
 	} {
