@@ -155,6 +155,16 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 			}
 		}
 	}
+	for i := range groups {
+		if g := &groups[i]; g.LostWindows > 0 {
+			lost := fmt.Sprintf("%d events", g.LostEvents)
+			if g.LostEvents == 0 {
+				lost = "events (number unknown)"
+			}
+			fmt.Fprintf(w, "  %s: the recording lost %s in %d windows while the group ran: a throttle there does not show, so its throttled periods and ms are a lower bound\n",
+				g.Path, lost, g.LostWindows)
+		}
+	}
 	if unknown {
 		fmt.Fprintln(w, "  Quota unknown: throttles inferred only where runnable tasks were left for an idle CPU;")
 		fmt.Fprintln(w, "  --recorded-cgroup PATH:max=QUOTA/PERIOD states it and also finds throttles where the CPU ran other groups.")

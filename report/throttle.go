@@ -50,6 +50,7 @@ package report
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -126,6 +127,13 @@ type CgroupThrottle struct {
 	// KernelWholeTrace: the report is of a time window or some CPUs,
 	// while Kernel covers the whole trace: no KernelNote.
 	KernelWholeTrace bool `json:"kernel_covers_whole_trace,omitempty"`
+	// LostWindows and LostEvents: the recorder's loss windows (Meta.Lost)
+	// that overlap the group's runs, from its first to its last, and the
+	// events they lost (0 for windows of unknown count). A throttle is
+	// found from the group's runs and waits: where events were lost it
+	// may not show, so the throttle figures are then a lower bound.
+	LostWindows int    `json:"lost_windows,omitempty"`
+	LostEvents  uint64 `json:"lost_events,omitempty"`
 	// ThrottledBy, for a group with no quota of its own, names the nearest
 	// ancestor with one (recorded or stated): its throttles are that
 	// ancestor's, whose line (with no cgroup id when no task ran in it
@@ -364,6 +372,27 @@ func (c *throttleCollector) kept(d *schedule.Delay, t *latTask) {
 	}
 }
 
+// lostDuring counts meta's loss windows that overlap g's runs (from the
+// first start to the latest end) and the events they lost.
+func (g *thrGroup) lostDuring(meta *trace.Meta) (windows int, events uint64) {
+	if meta == nil || len(meta.Lost) == 0 {
+		return 0, 0
+	}
+	first := int64(math.MaxInt64)
+	for _, runs := range g.runs {
+		if len(runs) > 0 {
+			first = min(first, runs[0].start)
+		}
+	}
+	for _, l := range meta.Lost {
+		if l.End >= first && l.Start <= g.latest {
+			windows++
+			events += l.Count
+		}
+	}
+	return windows, events
+}
+
 // quotaAncestor returns the nearest proper ancestor of path whose CFS
 // bandwidth quota is known and limited (groupSettings: stated or
 // recorded), or "" when none is.
@@ -472,6 +501,7 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 		} else {
 			g.analyze(&ct, ncpu)
 			ct.KernelNote = kernelDisagrees(&ct)
+			ct.LostWindows, ct.LostEvents = g.lostDuring(meta)
 		}
 		ct.Runtime = g.runtime
 		if span > 0 {
