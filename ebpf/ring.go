@@ -516,7 +516,8 @@ func ServeControl(ln net.Listener, reqs chan<- DumpRequest) {
 // (kickCPUs): half its span, so that the span a dump holds has a kick of
 // every CPU, or, for a ring bounded by size alone, every second (chosen:
 // two switches per CPU a second cost nothing measurable, and a dump of
-// the default 32 MiB holds seconds at least).
+// the default 32 MiB holds seconds at least); never more often than every
+// 10 ms (chosen: a tiny --ring span must not turn the kicks into load).
 func ringKickPeriod(span time.Duration) time.Duration {
 	if span > 0 {
 		return max(span/2, 10*time.Millisecond)

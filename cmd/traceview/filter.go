@@ -225,7 +225,7 @@ func parseCgroups(cmd, list string, meta *trace.Meta, f *schedule.Filter) error 
 	for _, p := range paths {
 		n := 0
 		for _, id := range slices.Sorted(maps.Keys(meta.Cgroups)) {
-			if q := meta.Cgroups[id]; q == p || p == "/" || strings.HasPrefix(q, p+"/") {
+			if schedule.CgroupBelow(meta.Cgroups[id], p) {
 				f.Cgroups = append(f.Cgroups, id)
 				n++
 			}

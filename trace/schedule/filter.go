@@ -264,13 +264,7 @@ func (f *Filter) lookup(id uint64) bool {
 	if !ok {
 		return false
 	}
-	in := false
-	for _, want := range f.CgroupNames {
-		if p == want || want == "/" || strings.HasPrefix(p, want+"/") {
-			in = true
-			break
-		}
-	}
+	in := slices.ContainsFunc(f.CgroupNames, func(want string) bool { return CgroupBelow(p, want) })
 	if f.late != nil {
 		f.late.Store(id, in)
 	}
@@ -330,4 +324,10 @@ func (b *Builder) Filter() *Filter {
 		return nil
 	}
 	return b.opts.Filter
+}
+
+// CgroupBelow reports whether cgroup path is want or below it ("/" is
+// above every path): what --cgroup selects.
+func CgroupBelow(path, want string) bool {
+	return path == want || want == "/" || strings.HasPrefix(path, want+"/")
 }
