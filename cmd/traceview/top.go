@@ -27,6 +27,7 @@ import (
 	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 type topOptions struct {
@@ -84,6 +85,11 @@ type topRow struct {
 	// increase over it (throttled_time summed over CPUs, nr_throttled).
 	bw                bool
 	thrNS, thrPeriods int64
+	// subtree is set on a row addQuotaRows made for a quota'd group with
+	// no task of its own in the window: it sums the rows of the groups
+	// below it (subtree of them), which keep their own rows, so it is
+	// left out of totals.
+	subtree int
 }
 
 // runUnmeasured reports whether the row's run time is not known: its
@@ -110,18 +116,68 @@ func setThrottled(rows []*topRow, before, after map[string]trace.CgroupStat) {
 	}
 }
 
-func (r *topRow) add(s ebpf.TaskStat) {
-	r.tasks[s.TID] = true
-	r.runtime += s.Runtime
-	r.switches += s.Switches
-	r.delays += s.Delays
-	r.delaySum += s.DelaySum
-	if s.DelayMax > r.delayMax {
-		r.delayMax, r.maxAt = s.DelayMax, s.MaxAt
+// addQuotaRows adds a row for each group whose CPU quota was in force in
+// the window (its cpu.stat nr_periods moved from before to after: the
+// kernel counts a period only for a group with a quota, in
+// do_sched_cfs_period_timer, kernel/sched/fair.c v6.18) but that has no
+// row: a parent whose quota throttles the groups below it (its tasks are
+// theirs; throttle_cfs_rq throttles the parent's runqueue and everything
+// below, and only the parent's cpu.stat counts it), or a group whose
+// tasks all moved out during the window. The new row sums the rows below
+// it (schedule.CgroupBelow; none for a group that was left), and
+// setThrottled then gives it its own counters.
+func addQuotaRows(rows []*topRow, before, after map[string]trace.CgroupStat) []*topRow {
+	have := map[string]bool{}
+	for _, r := range rows {
+		have[r.key] = true
 	}
-	for i, h := range s.Hist {
+	paths := make([]string, 0, len(after))
+	for p := range after {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	var added []*topRow
+	for _, p := range paths {
+		s0, ok := before[p]
+		if have[p] || !ok || after[p].NrPeriods <= s0.NrPeriods {
+			continue
+		}
+		r := &topRow{key: p, comm: p, tasks: map[trace.TID]bool{}}
+		for _, c := range rows {
+			if c.subtree > 0 || !strings.HasPrefix(c.key, "/") || !schedule.CgroupBelow(c.key, p) {
+				continue
+			}
+			r.subtree++
+			r.merge(c)
+		}
+		if r.subtree == 0 {
+			r.subtree = -1 // a group left in the window: a row of no tasks, also out of totals
+		}
+		added = append(added, r)
+	}
+	return append(rows, added...)
+}
+
+// merge adds row c's counts to r.
+func (r *topRow) merge(c *topRow) {
+	for tid := range c.tasks {
+		r.tasks[tid] = true
+	}
+	r.runtime += c.runtime
+	r.switches += c.switches
+	r.delays += c.delays
+	r.delaySum += c.delaySum
+	if c.delayMax > r.delayMax {
+		r.delayMax, r.maxAt = c.delayMax, c.maxAt
+	}
+	for i, h := range c.hist {
 		r.hist[i] += h
 	}
+}
+
+func (r *topRow) add(s ebpf.TaskStat) {
+	r.merge(&topRow{tasks: map[trace.TID]bool{s.TID: true}, runtime: s.Runtime, switches: s.Switches,
+		delays: s.Delays, delaySum: s.DelaySum, delayMax: s.DelayMax, maxAt: s.MaxAt, hist: s.Hist})
 }
 
 func (r *topRow) avg() int64 {
@@ -284,6 +340,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		}
 		rows := groupTop(stats, o.by, cgroups)
 		bwAfter := ebpf.ReadBandwidth(mounts, now)
+		rows = addQuotaRows(rows, bwBefore, bwAfter)
 		setThrottled(rows, bwBefore, bwAfter)
 		sortTop(rows, keys)
 		if o.once {
@@ -441,10 +498,22 @@ func writeTopJSON(w io.Writer, rows []*topRow) error {
 			doc.Tasks[len(doc.Tasks)-1].RuntimeNs = -1
 			unmeasured++
 		}
+		if r.subtree != 0 {
+			// A quota'd group's sum of the rows below it
+			// (addQuotaRows): out of the totals, which count them.
+			doc.Tasks[len(doc.Tasks)-1].Extra = map[string]int64{"subtree_rows": int64(max(r.subtree, 0))}
+		}
 		if r.bw {
 			// Named apart from latency's throttled_ns (the waits of the
 			// row's tasks in a trace): these are the group's cpu.stat.
-			doc.Tasks[len(doc.Tasks)-1].Extra = map[string]int64{"cpu_stat_throttled_ns": r.thrNS, "cpu_stat_throttled_periods": r.thrPeriods}
+			if doc.Tasks[len(doc.Tasks)-1].Extra == nil {
+				doc.Tasks[len(doc.Tasks)-1].Extra = map[string]int64{}
+			}
+			doc.Tasks[len(doc.Tasks)-1].Extra["cpu_stat_throttled_ns"] = r.thrNS
+			doc.Tasks[len(doc.Tasks)-1].Extra["cpu_stat_throttled_periods"] = r.thrPeriods
+		}
+		if r.subtree != 0 {
+			continue
 		}
 		doc.Total.RuntimeNs += max(r.runtime, 0)
 		doc.Total.Count += r.delays
@@ -480,7 +549,7 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 		head += "Throttled\t"
 	}
 	fmt.Fprintln(tw, head)
-	unmeasured, throttled := 0, 0
+	unmeasured, throttled, subtrees := 0, 0, 0
 	for i, r := range rows {
 		if max > 0 && i == max {
 			break
@@ -495,7 +564,12 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 		// The key escaped, as every text table's names (termsafe): a
 		// comm or a cgroup path is any bytes, a newline or an ESC
 		// sequence among them.
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t", termsafe.Label(r.key), len(r.tasks), run, r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
+		label := termsafe.Label(r.key)
+		if r.subtree != 0 {
+			label += " (with below)"
+			subtrees++
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t", label, len(r.tasks), run, r.switches, r.delays, ms(r.avg()), ms(r.delayMax), ms(r.delaySum))
 		if by == "cgroup" {
 			thr := "-"
 			if r.bw {
@@ -513,6 +587,11 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 	}
 	if throttled > 0 {
 		if _, err := fmt.Fprintf(w, "Throttled: how long the group's runqueues were throttled by its CPU quota in the window (cpu.stat throttled_time, summed over CPUs, so it can exceed the window; - where the group has no cpu.stat); the group's delays include that wait: %s throttled\n", plural(throttled, "group")); err != nil {
+			return err
+		}
+	}
+	if subtrees > 0 {
+		if _, err := fmt.Fprintf(w, "(with below): a group whose CPU quota was in force in the window but none of whose tasks ran in it; its row sums the rows of the groups below it (their tasks are under its quota, and its cpu.stat counts the throttles; theirs do not), or is empty for a group its tasks left: %s\n", plural(subtrees, "row")); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http/httptest"
 	"os"
@@ -425,11 +426,6 @@ func TestGroupTopCgroupNames(t *testing.T) {
 	}
 }
 
-// TestTopTableHeader: the table's first column names what --by groups by,
-// and a live table cut at --rows says so. 'top --once --by cgroup' headed
-// the paths /u2q, / and (no cgroup recorded) "Task"; a live window of 3
-// groups at --rows 2 said '3 rows' over 2. Group / (TID 1, 2) ran 3 ms
-// and waited twice, 1 and 3 ms: avg 2 ms, max 3 ms, sum 4 ms.
 // TestTopThrottled: a cgroup row gets its group's cpu.stat increase over
 // the window (by the row's path): /q's throttled_time went from 0.1 s to
 // 0.85 s and nr_throttled from 2 to 9, so 750.000 ms and 7 periods; /
@@ -488,6 +484,80 @@ func TestTopThrottled(t *testing.T) {
 	}
 }
 
+// TestTopQuotaParent (new-user pass 15 F2, F3): /nup has a quota and no
+// task of its own; its tasks are in /nup/c1 (TID 1: 2 ms run, 1 delay of
+// 4 ms) and /nup/c2 (TID 2: 3 ms, 2 delays of 1 and 2 ms). Its cpu.stat
+// moved (nr_periods 10 to 20, nr_throttled 2 to 9, throttled 0.1 to
+// 0.85 s), the children's did not (v1 counts a throttle in the quota'd
+// group only). top had rows for the children, 0.000 ms throttled each,
+// and none for /nup; now a "/nup (with below)" row sums them: 2 tasks,
+// 5.000 ms, 3 switches, 3 delays, sum 7 ms, max 4 ms, 750.000 ms
+// throttled. /left's task moved out in the window (nr_periods 5 to 8,
+// throttled 10 to 30 ms): an empty row with 20.000 ms. /nq (nr_periods
+// 0 to 0, no quota) and / (no cpu.stat periods) get no new row. The
+// JSON total (8 ms = 2+3+3 of / ) leaves the added rows out.
+func TestTopQuotaParent(t *testing.T) {
+	stats := []ebpf.TaskStat{
+		{TID: 1, Comm: "a", Cgroup: 1, Runtime: 2e6, Switches: 1, Delays: 1, DelaySum: 4e6, DelayMax: 4e6},
+		{TID: 2, Comm: "b", Cgroup: 2, Runtime: 3e6, Switches: 2, Delays: 2, DelaySum: 3e6, DelayMax: 2e6},
+		{TID: 3, Comm: "c", Cgroup: 3, Runtime: 3e6, Switches: 1},
+	}
+	rows := groupTop(stats, "cgroup", map[uint64]string{1: "/nup/c1", 2: "/nup/c2", 3: "/"})
+	before := map[string]trace.CgroupStat{"/nup": {NrPeriods: 10, NrThrottled: 2, ThrottledNS: 100e6},
+		"/nup/c1": {}, "/nup/c2": {}, "/left": {NrPeriods: 5, NrThrottled: 1, ThrottledNS: 10e6}, "/nq": {}, "/": {}}
+	after := map[string]trace.CgroupStat{"/nup": {NrPeriods: 20, NrThrottled: 9, ThrottledNS: 850e6},
+		"/nup/c1": {}, "/nup/c2": {}, "/left": {NrPeriods: 8, NrThrottled: 2, ThrottledNS: 30e6}, "/nq": {}, "/": {}}
+	rows = addQuotaRows(rows, before, after)
+	setThrottled(rows, before, after)
+	sortTop(rows, []string{"runtime"})
+	var b bytes.Buffer
+	if err := writeTopTable(&b, rows, "cgroup", 0, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(b.String(), "\n")[2:] {
+		if k, rest, ok := strings.Cut(strings.TrimSpace(l), " (with below)"); ok {
+			got[k] = strings.Join(strings.Fields(rest), " ")
+		}
+	}
+	want := map[string]string{
+		"/nup":  "2 5.000 ms 3 3 2.333 ms 4.000 ms 7.000 ms 750.000 ms",
+		"/left": "0 0.000 ms 0 0 0.000 ms 0.000 ms 0.000 ms 20.000 ms",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("added rows %q, want %q in\n%s", got, want, b.String())
+	}
+	if !strings.Contains(b.String(), "(with below): a group whose CPU quota was in force") {
+		t.Errorf("no note for the added rows:\n%s", b.String())
+	}
+	b.Reset()
+	if err := writeTopJSON(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Tasks []map[string]any `json:"tasks"`
+		Total struct {
+			RuntimeNs int64 `json:"runtime_ns"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Total.RuntimeNs != 8e6 {
+		t.Errorf("JSON total runtime %d ns, want 8e6 (the added rows left out)", d.Total.RuntimeNs)
+	}
+	for _, r := range d.Tasks {
+		if r["comm"] == "/nup" && (r["subtree_rows"] != 2.0 || r["cpu_stat_throttled_ns"] != 750e6) {
+			t.Errorf("/nup JSON: %v", r)
+		}
+	}
+}
+
+// TestTopTableHeader: the table's first column names what --by groups by,
+// and a live table cut at --rows says so. 'top --once --by cgroup' headed
+// the paths /u2q, / and (no cgroup recorded) "Task"; a live window of 3
+// groups at --rows 2 said '3 rows' over 2. Group / (TID 1, 2) ran 3 ms
+// and waited twice, 1 and 3 ms: avg 2 ms, max 3 ms, sum 4 ms.
 func TestTopTableHeader(t *testing.T) {
 	stats := []ebpf.TaskStat{
 		{TID: 1, Comm: "a", Cgroup: 1, Runtime: 1e6, Switches: 1, Delays: 1, DelaySum: 1e6, DelayMax: 1e6},
@@ -933,7 +1003,10 @@ func topJSONRuntimes(t *testing.T, stats []ebpf.TaskStat) (map[string]int64, rep
 // move, so the spinner is in a row "(moved within the window into
 // /GROUP)", not in the group's (before, the group's row held its whole
 // window: 2.6 times what the quota allows, new-user pass 11 F13 and 12 F4),
-// and stderr names it.
+// and stderr names it. The group still has a row of its own, of no task,
+// for its cpu.stat: the quota throttled the spinner after the move
+// (addQuotaRows; before, a group with no task at the window's end had no
+// row and its throttles were not shown, new-user pass 15 F3).
 func TestTopV1MovedRow(t *testing.T) {
 	requireCapture(t)
 	m := ebpf.FindCgroupMounts("/proc/self/mountinfo")
@@ -968,14 +1041,23 @@ func TestTopV1MovedRow(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
 	moved := "(moved within the window into /" + name + ")"
-	found := false
+	found, group := false, false
 	for _, r := range d.Tasks {
 		switch r.Comm {
 		case moved:
 			found = r.NrTasks == 1 && r.RuntimeNs > 0
 		case "/" + name:
-			t.Errorf("row /%s (%d tasks, %d ns): the moved spinner belongs in %q", name, r.NrTasks, r.RuntimeNs, moved)
+			group = true
+			if r.NrTasks != 0 || r.RuntimeNs != 0 {
+				t.Errorf("row /%s (%d tasks, %d ns): the moved spinner belongs in %q", name, r.NrTasks, r.RuntimeNs, moved)
+			}
+			if r.Extra["subtree_rows"] != 0 || r.Extra["cpu_stat_throttled_ns"] <= 0 || r.Extra["cpu_stat_throttled_periods"] <= 0 {
+				t.Errorf("row /%s: %v, want subtree_rows 0 and the group's throttles over 0", name, r.Extra)
+			}
 		}
+	}
+	if !group {
+		t.Errorf("no row /%s for the quota's throttles:\n%s", name, stdout)
 	}
 	if !found {
 		t.Errorf("no row %q with the spinner:\n%s", moved, stdout)
