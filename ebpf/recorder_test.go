@@ -145,11 +145,16 @@ func TestSegmentNamesTasks(t *testing.T) {
 }
 
 // TestParseTrigger: record --trigger's grammar, the cgroup resolved to its
-// directory's inode (the cgroup v2 id), and one-line errors.
+// directory's inode (the cgroup v2 id) and to its path in the v1 cpu
+// hierarchy where it has one there (/sys.slice/x.service in both, /only1
+// in v1 only: new-user pass 15 F4, a v1-only group refused as "no such
+// file"), and one-line errors naming both hierarchies.
 func TestParseTrigger(t *testing.T) {
-	root := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(root, "sys.slice", "x.service"), 0o755); err != nil {
-		t.Fatal(err)
+	root, v1 := t.TempDir(), t.TempDir()
+	for _, d := range []string{filepath.Join(root, "sys.slice", "x.service"), filepath.Join(v1, "sys.slice", "x.service"), filepath.Join(v1, "only1")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	st, err := os.Stat(filepath.Join(root, "sys.slice", "x.service"))
 	if err != nil {
@@ -163,15 +168,16 @@ func TestParseTrigger(t *testing.T) {
 	}{
 		{"delay>20ms", &DelayTrigger{Threshold: 20 * time.Millisecond}, ""},
 		{"delay>1.5ms,comm=nginx", &DelayTrigger{Threshold: 1500 * time.Microsecond, Comm: "nginx"}, ""},
-		{"delay>5ms,cgroup=/sys.slice/x.service,comm=a", &DelayTrigger{Threshold: 5 * time.Millisecond, Comm: "a", Cgroup: ino, CgroupPath: "/sys.slice/x.service"}, ""},
+		{"delay>5ms,cgroup=/sys.slice/x.service,comm=a", &DelayTrigger{Threshold: 5 * time.Millisecond, Comm: "a", Cgroup: ino, V1Path: "/sys.slice/x.service", CgroupPath: "/sys.slice/x.service"}, ""},
+		{"delay>5ms,cgroup=only1/", &DelayTrigger{Threshold: 5 * time.Millisecond, V1Path: "/only1", CgroupPath: "only1/"}, ""},
 		{"delay<5ms", nil, "want delay>DURATION"},
 		{"delay>5", nil, "bad delay"},
 		{"delay>-1ms", nil, "bad delay"},
 		{"delay>5ms,pid=3", nil, "unknown condition"},
-		{"delay>5ms,cgroup=/nope", nil, "cgroup /nope"},
+		{"delay>5ms,cgroup=/nope", nil, "cgroup /nope: no such group under " + root + " (cgroup2) or " + v1 + " (cgroup v1 cpu)"},
 	} {
 		t.Run(c.in, func(t *testing.T) {
-			got, err := ParseTrigger(c.in, root)
+			got, err := ParseTrigger(c.in, root, v1)
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("error %v, want one line with %q", err, c.err)
@@ -201,7 +207,7 @@ func TestDelayWatch(t *testing.T) {
 }
 
 func testDelayWatch(t *testing.T, kind trace.Kind) {
-	w := newDelayWatch(&DelayTrigger{Threshold: 3000, Comm: "a"})
+	w := newDelayWatch(&DelayTrigger{Threshold: 3000, Comm: "a"}, nil)
 	wake := func(at int64, tid trace.TID) trace.Event {
 		e := trace.NewEvent(at, 0, kind)
 		e.TID = tid
@@ -226,6 +232,34 @@ func testDelayWatch(t *testing.T, kind trace.Kind) {
 		got = append(got, w.event(&e))
 	}
 	if diff := cmp.Diff([]int64{0, 4000, 0, 0, 0, 0, 0, 0}, got); diff != "" {
+		t.Errorf("delays reported (-want +got):\n%s", diff)
+	}
+}
+
+// TestDelayWatchV1Group: a trigger on a group of the v1 cpu hierarchy
+// only (V1Path, no v2 id) fires on a delay of a task the v1 readings put
+// in that group when the delay ends: task 5 (listed in /q from 0 to 10000
+// ns) waits 4000 ns, from 100 to 4100; task 6 (in the root group) waits
+// 5000 ns, from 5000 to 10000: only task 5's delay passes.
+func TestDelayWatchV1Group(t *testing.T) {
+	s := &v1Sampler{spans: map[trace.TID][]v1Span{5: {{path: "/q", first: 0, last: 10000}}},
+		slack: 1000, latest: 1 << 62, stopped: true}
+	w := newDelayWatch(&DelayTrigger{Threshold: 3000, V1Path: "/q"}, s)
+	wake := func(at int64, tid trace.TID) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindWaking)
+		e.TID = tid
+		return e
+	}
+	sw := func(at int64, prev, next trace.TID) trace.Event {
+		e := trace.NewEvent(at, 0, trace.KindSwitch)
+		e.TID, e.PrevState, e.NextTID, e.NextPID = prev, trace.StateInterruptible, next, trace.PID(next)
+		return e
+	}
+	var got []int64
+	for _, e := range []trace.Event{wake(100, 5), sw(4100, 0, 5), wake(5000, 6), sw(10000, 5, 6)} {
+		got = append(got, w.event(&e))
+	}
+	if diff := cmp.Diff([]int64{0, 4000, 0, 0}, got); diff != "" {
 		t.Errorf("delays reported (-want +got):\n%s", diff)
 	}
 }

@@ -67,20 +67,28 @@ type DumpResult struct {
 
 // DelayTrigger fires on one scheduling delay (wakeup or preemption to the
 // next switch-in, as perf sched latency and traceview top measure it)
-// longer than Threshold, of a task named Comm and/or in cgroup Cgroup when
-// set.
+// longer than Threshold, of a task named Comm and/or in cgroup Cgroup or
+// V1Path when set.
 type DelayTrigger struct {
-	Threshold  time.Duration
-	Comm       string
-	Cgroup     uint64 // cgroup v2 id (the directory's inode), 0: any
+	Threshold time.Duration
+	Comm      string
+	Cgroup    uint64 // cgroup v2 id (the directory's inode), 0: any
+	// V1Path is the group's path in the cgroup v1 cpu hierarchy (relative
+	// to its mount, as record's group table names it) when it has one
+	// there: where a cpu.shares or quota acts on a v1 machine, and which
+	// the events' v2 ids do not name. A task is in it when the recorder's
+	// reading of the v1 tasks files (v1Sampler) puts it there.
+	V1Path     string
 	CgroupPath string // as given, for messages
 }
 
 // ParseTrigger parses record --trigger: "delay>DURATION" optionally
-// followed by ",comm=NAME" and/or ",cgroup=PATH" (a cgroup v2 path relative
-// to root, the mount, e.g. /system.slice/x.service, resolved to its id
-// now). Errors say what is wrong in one line.
-func ParseTrigger(s, root string) (*DelayTrigger, error) {
+// followed by ",comm=NAME" and/or ",cgroup=PATH". PATH is a cgroup path
+// relative to the hierarchy's root (e.g. /system.slice/x.service): the
+// group of that path in the cgroup2 mount root (resolved to its id now),
+// and in the cgroup v1 cpu mount v1cpu ("" none); a task in either
+// matches. Errors say what is wrong in one line.
+func ParseTrigger(s, root, v1cpu string) (*DelayTrigger, error) {
 	parts := strings.Split(s, ",")
 	d, ok := strings.CutPrefix(strings.TrimSpace(parts[0]), "delay>")
 	if !ok {
@@ -97,16 +105,9 @@ func ParseTrigger(s, root string) (*DelayTrigger, error) {
 		case k == "comm" && v != "":
 			t.Comm = v
 		case k == "cgroup" && v != "":
-			dir := filepath.Join(root, v)
-			st, err := os.Stat(dir)
-			if err != nil {
-				return nil, fmt.Errorf("trigger %q: cgroup %s: %w", s, v, err)
+			if err := t.setCgroup(v, root, v1cpu); err != nil {
+				return nil, fmt.Errorf("trigger %q: %w", s, err)
 			}
-			sys, ok := st.Sys().(*syscall.Stat_t)
-			if !ok || !st.IsDir() {
-				return nil, fmt.Errorf("trigger %q: cgroup %s is not a cgroup directory under %s", s, v, root)
-			}
-			t.Cgroup, t.CgroupPath = sys.Ino, v
 		default:
 			return nil, fmt.Errorf("trigger %q: unknown condition %q (want comm=NAME or cgroup=PATH)", s, p)
 		}
@@ -114,10 +115,36 @@ func ParseTrigger(s, root string) (*DelayTrigger, error) {
 	return t, nil
 }
 
+// setCgroup resolves --trigger's cgroup=v in the cgroup2 mount root and in
+// the v1 cpu mount v1cpu.
+func (t *DelayTrigger) setCgroup(v, root, v1cpu string) error {
+	t.CgroupPath = v
+	rel := filepath.Clean("/" + v)
+	if st, err := os.Stat(filepath.Join(root, rel)); err == nil && st.IsDir() {
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			t.Cgroup = sys.Ino
+		}
+	}
+	if v1cpu != "" {
+		if st, err := os.Stat(filepath.Join(v1cpu, rel)); err == nil && st.IsDir() {
+			t.V1Path = rel
+		}
+	}
+	if t.Cgroup == 0 && t.V1Path == "" {
+		where := root + " (cgroup2)"
+		if v1cpu != "" {
+			where += " or " + v1cpu + " (cgroup v1 cpu)"
+		}
+		return fmt.Errorf("cgroup %s: no such group under %s", v, where)
+	}
+	return nil
+}
+
 // delayWatch follows the events of a capture in time order and reports the
 // delays that pass a trigger.
 type delayWatch struct {
 	t      *DelayTrigger
+	v1     *v1Sampler           // the recorder's v1 cpu groups, for t.V1Path (nil: none)
 	since  map[trace.TID]int64  // runnable since (a wakeup, or a switch-out while runnable)
 	cgroup map[trace.TID]uint64 // each task's cgroup, from its last switch-out
 	// waking: the capture has sched_waking, which then starts delays and
@@ -126,8 +153,8 @@ type delayWatch struct {
 	waking bool
 }
 
-func newDelayWatch(t *DelayTrigger) *delayWatch {
-	return &delayWatch{t: t, since: map[trace.TID]int64{}, cgroup: map[trace.TID]uint64{}}
+func newDelayWatch(t *DelayTrigger, v1 *v1Sampler) *delayWatch {
+	return &delayWatch{t: t, v1: v1, since: map[trace.TID]int64{}, cgroup: map[trace.TID]uint64{}}
 }
 
 // event takes the next event and returns the delay it ends when that delay
@@ -164,13 +191,29 @@ func (d *delayWatch) event(e *trace.Event) int64 {
 		}
 		delete(d.since, e.NextTID)
 		delay := e.Time - t0
-		if delay <= int64(d.t.Threshold) || (d.t.Comm != "" && e.NextComm != d.t.Comm) ||
-			(d.t.Cgroup != 0 && d.cgroup[e.NextTID] != d.t.Cgroup) {
+		if delay <= int64(d.t.Threshold) || (d.t.Comm != "" && e.NextComm != d.t.Comm) || !d.inGroup(e) {
 			return 0
 		}
 		return delay
 	}
 	return 0
+}
+
+// inGroup reports whether the task switch e brings in is in the trigger's
+// cgroup (true when it names none): by the v2 id of its last switch-out,
+// or by the v1 cpu group the recorder's readings put it in at e.
+func (d *delayWatch) inGroup(e *trace.Event) bool {
+	if d.t.Cgroup == 0 && d.t.V1Path == "" {
+		return true
+	}
+	if d.t.Cgroup != 0 && d.cgroup[e.NextTID] == d.t.Cgroup {
+		return true
+	}
+	if d.t.V1Path == "" || d.v1 == nil {
+		return false
+	}
+	d.v1.awaitReading(e.Time)
+	return d.v1.group(e.NextTID, e.NextPID, e.Time) == d.t.V1Path
 }
 
 // ringEntry is one batch held by the ring: encoded as the backlog encodes
@@ -229,7 +272,7 @@ func (r *Recorder) runRing(ctx context.Context) error {
 		released int64
 	)
 	if rc.Trigger != nil {
-		watch = newDelayWatch(rc.Trigger)
+		watch = newDelayWatch(rc.Trigger, r.v1)
 		live = &assembler{dec: newDecoder(r.c.classic, r.c.opts.Stacks)}
 	}
 	stopKicks := make(chan struct{})

@@ -432,7 +432,7 @@ func recordPlan(cmd *cobra.Command, o recordOptions, args []string) (opts ebpf.O
 		reqs = make(chan ebpf.DumpRequest, 4)
 		cfg.Ring = &ebpf.RingConfig{Span: d, Bytes: n, Post: o.post, Requests: reqs}
 		if o.trigger != "" {
-			if cfg.Ring.Trigger, err = ebpf.ParseTrigger(o.trigger, ebpf.CgroupRoot()); err != nil {
+			if cfg.Ring.Trigger, err = ebpf.ParseTrigger(o.trigger, ebpf.CgroupRoot(), ebpf.FindCgroupMounts("/proc/self/mountinfo").V1CPU); err != nil {
 				return opts, cfg, nil, usageErrorf("record: --trigger: %v", err)
 			}
 		}
