@@ -733,6 +733,9 @@ func (l *latency) hooks() schedule.Hooks {
 			}
 			t.Runtime += e.Runtime
 		},
+		CgroupMove: func(st *schedule.Task, from uint64) {
+			l.tr.MoveCgroup(st.TID, st.PID, from)
+		},
 		Run: func(r *schedule.Run) {
 			var t *latTask
 			if r.Task != nil && r.Task.TID != 0 && r.Task.Cgroup != 0 {
@@ -1056,8 +1059,9 @@ func (r *LatencyRow) DelayQuantile(p float64) int64 {
 	return 0
 }
 
-// chainHooks returns b's hooks with a's Delay, State and Runtime hooks
-// called first (the latency report sets no other hook).
+// chainHooks returns b's hooks with a's Delay, GroupDelay, State, Run,
+// CgroupMove and Runtime hooks called first (the latency report sets no
+// other hook).
 func chainHooks(a, b schedule.Hooks) schedule.Hooks {
 	h := b
 	h.Delay = chain1(a.Delay, b.Delay)
@@ -1065,6 +1069,14 @@ func chainHooks(a, b schedule.Hooks) schedule.Hooks {
 	h.State = chain1(a.State, b.State)
 	h.Run = chain1(a.Run, b.Run)
 	h.RunningOnly = (a.State == nil || a.RunningOnly) && (b.State == nil || b.RunningOnly)
+	if a.CgroupMove != nil {
+		h.CgroupMove = func(t *schedule.Task, from uint64) {
+			a.CgroupMove(t, from)
+			if b.CgroupMove != nil {
+				b.CgroupMove(t, from)
+			}
+		}
+	}
 	switch {
 	case b.Runtime == nil:
 		h.Runtime = a.Runtime

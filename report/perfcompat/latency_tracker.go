@@ -317,14 +317,6 @@ func (tr *LatencyTracker[X]) Event(e *trace.Event) LatencyStep[X] {
 	switch e.Kind {
 	case trace.KindSwitch:
 		tr.switchEvent(e, &st)
-	case trace.KindCgroupMove:
-		// The run up to the move is in the group the task left: its
-		// thread object is that group's while the schedule closes it.
-		if tr.SplitCgroups && e.TID > 0 && e.Cgroup != 0 {
-			th := tr.splitCgroup(tr.Thread(e.TID, e.PID), e.Cgroup)
-			t, _ := tr.Task(th)
-			t.Thread.Cgroup = e.Cgroup
-		}
 	case trace.KindWaking:
 		tr.seenWaking = true
 		st.Wakeup = tr.Wakeups != schedule.WakeupsWakeup
@@ -437,6 +429,19 @@ func (tr *LatencyTracker[X]) evidence(e *trace.Event, c *LatencyCPU) (moved bool
 	}
 	c.Curr = who
 	return true, who
+}
+
+// MoveCgroup is the schedule's split of task tid's run at a recorded move
+// to another task group (schedule.Hooks.CgroupMove; the schedule decides,
+// so that a row and the group table put a delay in one group): with
+// SplitCgroups, the thread object of the task in from, the group it left,
+// becomes current while the schedule closes the run up to the move.
+func (tr *LatencyTracker[X]) MoveCgroup(tid trace.TID, pid trace.PID, from uint64) {
+	if !tr.SplitCgroups || tid <= 0 || from == 0 {
+		return
+	}
+	t, _ := tr.Task(tr.splitCgroup(tr.Thread(tid, pid), from))
+	t.Thread.Cgroup = from
 }
 
 // splitCgroup returns the thread object of th's task in cgroup cg

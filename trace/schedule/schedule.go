@@ -322,6 +322,13 @@ type Hooks struct {
 	Runqueue func(cpu trace.CPU, at int64, n int)
 	// Migrate is called for each sched_migrate_task.
 	Migrate func(at int64, t *Task, from, to trace.CPU)
+	// CgroupMove is called when a recorded move to another task group
+	// (trace.KindCgroupMove) splits t's run, before the part up to the
+	// move is closed (the next Run): from is the group t left, which that
+	// part is in. A move the schedule does not split at (the run's start
+	// unknown, or the move dated before it) gets no call: the run is then
+	// whole in the group its switch-out names.
+	CgroupMove func(t *Task, from uint64)
 	// Runtime is called for each sched_stat_runtime; lossy says it
 	// overlaps a lost window on its CPU (it is then excluded from
 	// Task.StatRuntime unless Options.KeepLossy).
@@ -1391,6 +1398,9 @@ func (b *Builder) cgroupMove(e *trace.Event, c *cpuState) {
 	t.Cgroup = e.Cgroup
 	if b.undecided != nil || b.undecidedRT != nil {
 		b.decideCgroup(t)
+	}
+	if b.hooks.CgroupMove != nil {
+		b.hooks.CgroupMove(t, e.Cgroup)
 	}
 	b.closeRun(e.CPU, c, at, true) // (with the unknown stretch before it, if any)
 	c.from, c.hasU = at, false
