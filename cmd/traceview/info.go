@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -319,6 +320,9 @@ func printInfo(w io.Writer, r *infoReport) {
 	line("format", "%s", format)
 	if r.Hostname != "" {
 		line("host", "%s", r.Hostname)
+	} else if slices.ContainsFunc(r.Warnings, func(w trace.Warning) bool { return w.Key == "damaged-header" }) {
+		// Said where the host lines would be, not only at the end.
+		line("host", "unknown: the file's header frame is damaged (host, kernel, recorder, command line and CPUs lost; the warnings below)")
 	}
 	if r.OSRelease != "" || r.Arch != "" {
 		line("kernel", "%s", strings.TrimSpace(r.OSRelease+" "+r.Arch))

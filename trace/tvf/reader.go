@@ -53,8 +53,11 @@ type Reader struct {
 	// hole says events were lost in damaged frames since the last block
 	// read (holeCount of them, 0 when a frame header was damaged and its
 	// count is unknown): the next block starts with a trace.KindLost.
-	hole      bool
-	holeCount uint64
+	hole bool
+	// headerLost: the header frame was found damaged (damaged-header), so
+	// a first frame of another type is no second warning.
+	headerLost bool
+	holeCount  uint64
 	// sawCgroup: an event carried a cgroup id
 	sawCgroup bool
 	// seenFirst, seenLast: the first and last nonzero event times read,
@@ -298,9 +301,10 @@ func (r *Reader) discard(n int) {
 }
 
 // resync skips damaged bytes up to the next frame header whose checksum
-// holds (or the footer, or the end). It returns the number of bytes skipped.
-func (r *Reader) resync() int64 {
-	var skipped int64
+// holds (or the footer, or the end). It returns the number of bytes
+// skipped and how many frame syncs it passed after the first byte (frames
+// whose header is damaged too: 0 when the damaged frame was alone).
+func (r *Reader) resync() (skipped int64, others int) {
 	for {
 		win, err := r.br.Peek(64 << 10)
 		if len(win) <= frameHeaderSize && (err != nil) {
@@ -308,12 +312,15 @@ func (r *Reader) resync() int64 {
 			// of a damaged file included).
 			n := len(win)
 			if len(win) == footerSize && string(win[:8]) == footerMagic {
-				return skipped
+				return skipped, others
 			}
 			r.discard(n)
-			return skipped + int64(n)
+			return skipped + int64(n), others
 		}
-		from := 1
+		from := 0
+		if skipped == 0 {
+			from = 1 // past the damaged frame's own sync
+		}
 		for {
 			j := bytes.Index(win[from:], []byte(frameSync))
 			if j < 0 {
@@ -325,9 +332,12 @@ func (r *Reader) resync() int64 {
 			}
 			if _, ok := parseFrameHeader(win[j:]); ok {
 				r.discard(j)
-				return skipped + int64(j)
+				return skipped + int64(j), others
 			}
 			from = j + 1
+			if j < len(win)-frameHeaderSize {
+				others++ // (a sync in the window's last bytes is seen again in the next)
+			}
 		}
 		keep := len(win) - frameHeaderSize
 		if keep < 1 {
@@ -368,7 +378,16 @@ func (r *Reader) readFrame(first bool) error {
 		at := r.off
 		h, ok := parseFrameHeader(hb)
 		if !ok {
-			n := r.resync()
+			// The file's first frame is its header frame: when its sync
+			// and type byte still say so and the bytes skipped hold no
+			// other frame's sync, only the header was lost, no events.
+			headerOnly := first && string(hb[:4]) == frameSync && hb[4] == frameHeader
+			n, others := r.resync()
+			if headerOnly && others == 0 {
+				r.headerLost = true
+				r.meta.Warnings.Add("damaged-header", "traceview format: the header frame at offset %d is damaged (its frame header): skipped %d bytes, no events among them; host, kernel and CPUs unknown", at, n)
+				continue
+			}
 			r.meta.Warnings.Add("damaged-frame", "traceview format: damaged frame header at offset %d: skipped %d bytes (events in them are lost)", at, n)
 			r.hole = true
 			continue
@@ -406,7 +425,9 @@ func (r *Reader) readFrame(first bool) error {
 		}
 		if first && h.typ != frameHeader {
 			// Go on without header metadata; this frame is kept.
-			r.meta.Warnings.Add("damaged-frame", "traceview format: no header frame at offset 12; host and kernel unknown")
+			if !r.headerLost {
+				r.meta.Warnings.Add("damaged-header", "traceview format: no header frame at offset 12; host, kernel and CPUs unknown")
+			}
 			first = false
 		}
 		switch h.typ {
@@ -511,6 +532,11 @@ func (r *Reader) damaged(at int64, h frameHdr, why string) {
 		r.meta.Warnings.AddCount("damaged-block-events", int(h.count), "events in all", "traceview format: events lost in damaged blocks")
 		r.meta.LostInFile += uint64(h.count)
 		r.hole, r.holeCount = true, r.holeCount+uint64(h.count)
+		return
+	}
+	if h.typ == frameHeader {
+		r.headerLost = true
+		r.meta.Warnings.Add("damaged-header", "traceview format: the header frame at offset %d is damaged (%s): skipped; host, kernel and CPUs unknown", at, why)
 		return
 	}
 	r.meta.Warnings.Add("damaged-frame", "traceview format: %q frame at offset %d damaged (%s): skipped", h.typ, at, why)

@@ -332,6 +332,40 @@ func TestCorruptBlock(t *testing.T) {
 	}
 }
 
+// TestDamagedHeader damages the header frame (the file's first, at offset
+// 12): every event still reads, none is counted lost and no KindLost hole
+// is made (a header holds no events), the host is unknown, and one
+// damaged-header warning says so: for a flipped payload byte (checksum
+// mismatch) and for a flipped length field (the frame header itself,
+// skipped up to the first block's sync). Before, the second was "events in
+// them are lost" with a hole before the first event, and a second warning
+// under the same key ("no header frame ... host and kernel unknown") was
+// hidden as "(2 times)" under the first's message (new-user pass 15 F7).
+func TestDamagedHeader(t *testing.T) {
+	evs := synthetic(2*BlockEvents, 5)
+	file := encode(t, Header{Hostname: "h1", OSRelease: "6.18"}, evs, nil)
+	for _, c := range []struct {
+		name string
+		at   int // byte to flip, from offset 12
+	}{{"payload", frameHeaderSize + 3}, {"frame header", 9}} {
+		t.Run(c.name, func(t *testing.T) {
+			bad := bytes.Clone(file)
+			bad[12+c.at] ^= 0x5a
+			got, tr := decodeAll(t, bytes.NewReader(bad))
+			if diff := cmp.Diff(evs, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("events (-want +got):\n%s", diff)
+			}
+			m := tr.Meta()
+			if n := warning(tr, "damaged-header"); n != 1 || len(m.Warnings.List()) != 1 {
+				t.Errorf("warnings %v, want one damaged-header", m.Warnings.List())
+			}
+			if m.Hostname != "" || m.LostInFile != 0 {
+				t.Errorf("host %q, %d events lost in the file; want no host, none lost", m.Hostname, m.LostInFile)
+			}
+		})
+	}
+}
+
 // TestTruncated cuts a file inside its last block: the earlier blocks read,
 // the cut is a warning, not an error.
 func TestTruncated(t *testing.T) {
