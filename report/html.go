@@ -286,7 +286,7 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 		add("Kernel", m.OSRelease)
 		add("Architecture", m.Arch)
 		add("Recorded with", m.Tool)
-		add("Command line", strings.Join(m.Cmdline, " "))
+		add("Command line", termsafe.ShellLine(m.Cmdline))
 		if m.NrCPUs > 0 {
 			add("CPUs online", fmt.Sprint(m.NrCPUs))
 		}

@@ -5,8 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -342,7 +340,7 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 	for _, c := range append(slices.Clone(comms), names...) {
 		args = append(args, schedule.EscapeComm(c))
 	}
-	whole := shellWord(strings.Join(args, ","))
+	whole := termsafe.ShellWord(strings.Join(args, ","))
 	given := termsafe.Name(strings.Join(comms, ","))
 	if most == 0 {
 		return fmt.Sprintf("hint: --comm %s left out %s of the %s it matched, under the other names they had (%s): --comm %s keeps them whole (or --pid/--tid)",
@@ -350,36 +348,6 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 	}
 	return fmt.Sprintf("hint: --comm %s matched %s that also ran under other names (%s): --comm keeps only the events under the names it gives; --comm %s keeps them whole (or --pid/--tid)",
 		given, plural(most+some, "task"), strings.Join(parts, ", "), whole)
-}
-
-// shellWord returns s as one word a POSIX shell reads back as s: itself
-// when it holds only letters, digits and _ - . , / : = + @ %; else in
-// single quotes ('\” for a quote); with control characters, bash's
-// $'...' with \xHH escapes (a raw ESC or TAB cannot be pasted).
-func shellWord(s string) string {
-	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
-		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-.,/:=+@%", r)))
-	}) {
-		return s
-	}
-	if !strings.ContainsFunc(s, unicode.IsControl) && utf8.ValidString(s) {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' || c == '\'':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('\'')
-	return b.String()
 }
 
 // splitCommList splits a --comm list at its commas: `\,` is a comma inside

@@ -555,25 +555,6 @@ func TestLatencyFilterTaskCount(t *testing.T) {
 	}
 }
 
-// TestShellWord: the --comm list a hint suggests reads back as one shell
-// word: plain, single-quoted (a space, a quote, a non-ASCII letter), or
-// bash's $'...' for control characters, which cannot be pasted raw.
-func TestShellWord(t *testing.T) {
-	for in, want := range map[string]string{
-		"hog,nice,sh":          "hog,nice,sh",
-		"nice10 w,pymain":      "'nice10 w,pymain'",
-		"it's":                 `'it'\''s'`,
-		"héllo":                "'héllo'",
-		"ctl\x1bname,idle\tjo": `$'ctl\x1bname,idle\x09jo'`,
-		"a'b\\\x01":            `$'a\'b\\\x01'`,
-		"":                     "''",
-	} {
-		if got := shellWord(in); got != want {
-			t.Errorf("shellWord(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestCgroupFlagCommas: a comma is legal in a cgroup's name; --cgroup
 // takes it escaped as \, (as --comm does), and a part that is no path
 // from the root is named in the error (new-user pass 15 F9: '/odd,grp x'

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
@@ -333,11 +334,7 @@ func printInfo(w io.Writer, r *infoReport) {
 	if len(r.Cmdline) > 0 {
 		// Each argument one shell word, so that the line can be pasted
 		// back (bash -c 'for i in ...; done' lost its quotes).
-		words := make([]string, len(r.Cmdline))
-		for i, a := range r.Cmdline {
-			words[i] = shellWord(a)
-		}
-		line("command line", "%s", strings.Join(words, " "))
+		line("command line", "%s", termsafe.ShellLine(r.Cmdline))
 	}
 	switch {
 	case r.NrCPUs > 0 && r.NrCPUsAvail > 0:

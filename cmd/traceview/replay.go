@@ -1166,7 +1166,7 @@ func idleClassHint(m *replay.Model, obs, self *report.LatencyResult, policy stri
 			strings.Join(names, ", "), policy, msf(first.Observed.MaxDelay), msf(first.Pred.MaxDelay), strings.Join(others, ", "))
 	}
 	return fmt.Sprintf("hint: %s waited far longer in the trace than a nice-0 task does under %s (longest delay %s ms observed, %s ms self-replayed): SCHED_IDLE and SCHED_BATCH do not show in sched_switch (prio 120, as SCHED_NORMAL), so the model replays them as SCHED_NORMAL; if %s ran as SCHED_IDLE, --class %s=idle replays it so",
-		strings.Join(names, ", "), policy, msf(first.Observed.MaxDelay), msf(first.Pred.MaxDelay), names[0], shellWord(first.Observed.Comm))
+		strings.Join(names, ", "), policy, msf(first.Observed.MaxDelay), msf(first.Pred.MaxDelay), names[0], termsafe.ShellWord(first.Observed.Comm))
 }
 
 // writeAssumptions prints, after the tables, what the model rests on (the

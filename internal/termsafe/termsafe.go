@@ -9,6 +9,7 @@
 package termsafe
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -103,4 +104,46 @@ func plain(s string) bool {
 func hex2(c byte) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[c>>4], digits[c&15]})
+}
+
+// ShellWord returns s as one word a POSIX shell reads back as s: itself
+// when it holds only letters, digits and _ - . , / : = + @ %; else in
+// single quotes ('\” for a quote); with control characters, bash's
+// $'...' with \xHH escapes (a raw ESC or TAB cannot be pasted).
+func ShellWord(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-.,/:=+@%", r)))
+	}) {
+		return s
+	}
+	if !strings.ContainsFunc(s, unicode.IsControl) && utf8.ValidString(s) {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' || c == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// ShellLine returns args as one command line a POSIX shell reads back as
+// args: each ShellWord, separated by spaces (a recorded command line,
+// shown so that it can be pasted: bash -c 'for i in ...; done' keeps its
+// quotes).
+func ShellLine(args []string) string {
+	words := make([]string, len(args))
+	for i, a := range args {
+		words[i] = ShellWord(a)
+	}
+	return strings.Join(words, " ")
 }

@@ -53,3 +53,32 @@ func TestValidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestShellWord: the --comm list a hint suggests reads back as one shell
+// word: plain, single-quoted (a space, a quote, a non-ASCII letter), or
+// bash's $'...' for control characters, which cannot be pasted raw.
+func TestShellWord(t *testing.T) {
+	for in, want := range map[string]string{
+		"hog,nice,sh":          "hog,nice,sh",
+		"nice10 w,pymain":      "'nice10 w,pymain'",
+		"it's":                 `'it'\''s'`,
+		"héllo":                "'héllo'",
+		"ctl\x1bname,idle\tjo": `$'ctl\x1bname,idle\x09jo'`,
+		"a'b\\\x01":            `$'a\'b\\\x01'`,
+		"":                     "''",
+	} {
+		if got := ShellWord(in); got != want {
+			t.Errorf("ShellWord(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestShellLine: a recorded command line reads back word for word: the
+// HTML report's "Command line" printed bash -c's script unquoted (joined
+// with spaces), which a shell reads as other words (new-user pass 15 F8).
+func TestShellLine(t *testing.T) {
+	got := ShellLine([]string{"traceview", "record", "--", "bash", "-c", "for i in 1 2; do :; done"})
+	if want := `traceview record -- bash -c 'for i in 1 2; do :; done'`; got != want {
+		t.Errorf("ShellLine = %s, want %s", got, want)
+	}
+}
