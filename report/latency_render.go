@@ -220,6 +220,9 @@ func quotaText(g *CgroupThrottle) string {
 	default:
 		q = fmt.Sprintf("%s/%s, %s", durText(g.QuotaNS), durText(g.PeriodNS), g.Settings)
 	}
+	if c := g.QuotaChange(); c != "" {
+		q += "; " + c
+	}
 	if g.ThrottledBy != "" {
 		q += "; under " + g.ThrottledBy + "'s quota"
 	}

@@ -50,6 +50,7 @@ package report
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -109,6 +110,13 @@ type CgroupThrottle struct {
 	QuotaNS  int64  `json:"quota_ns"`
 	PeriodNS int64  `json:"period_ns,omitempty"`
 	Settings string `json:"settings"`
+	// QuotaReadings, when the settings of Settings' source hold more than
+	// one quota or period for the group (it changed during the trace:
+	// traceview record reads the settings at each file's start and end),
+	// are each distinct one in the order read; QuotaNS and PeriodNS are
+	// the last, which the analysis uses for the whole trace (when between
+	// two readings the change came is not recorded).
+	QuotaReadings []QuotaReading `json:"quota_readings,omitempty"`
 	// Evidence counts the throttles found by each rule: runnable tasks
 	// left for an idle CPU (Idle) and the quota used up over the trailing
 	// period (Quota; a throttle with both counts in Idle).
@@ -143,6 +151,61 @@ type CgroupThrottle struct {
 	// Throttles are the throttled stretches, ascending: from the first
 	// evidence to the first run of a task of the group after it.
 	Throttles []ThrottleSpan `json:"-"`
+}
+
+// QuotaReading is one reading of a group's CFS bandwidth settings: when
+// (ns on the trace clock; 0 before the first event, or stated) and the
+// quota and period (ns; quota -1 no limit).
+type QuotaReading struct {
+	TimeNS   int64 `json:"time_ns"`
+	QuotaNS  int64 `json:"quota_ns"`
+	PeriodNS int64 `json:"period_ns"`
+}
+
+// quotaReadings returns the distinct quota settings of path in list, in
+// list order, when there are two or more (nil otherwise).
+func quotaReadings(path string, list []trace.CgroupSettings) []QuotaReading {
+	var out []QuotaReading
+	for _, s := range list {
+		if s.Path != path || s.QuotaNS == 0 {
+			continue
+		}
+		p := s.PeriodNS
+		if p <= 0 {
+			p = trace.DefaultCfsPeriod
+		}
+		if n := len(out); n > 0 && out[n-1].QuotaNS == s.QuotaNS && out[n-1].PeriodNS == p {
+			continue
+		}
+		out = append(out, QuotaReading{TimeNS: s.Time, QuotaNS: s.QuotaNS, PeriodNS: p})
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// QuotaChange says how the group's quota changed during the trace
+// (QuotaReadings; "" when it did not): "changed during the trace: 50ms/100ms
+// (read at the start), 25ms/100ms (read at 812.092 s); the analysis used
+// the last".
+func (g *CgroupThrottle) QuotaChange() string {
+	if len(g.QuotaReadings) < 2 {
+		return ""
+	}
+	parts := make([]string, len(g.QuotaReadings))
+	for i, r := range g.QuotaReadings {
+		q := "max"
+		if r.QuotaNS > 0 {
+			q = durText(r.QuotaNS)
+		}
+		at := "read at the start"
+		if r.TimeNS > 0 {
+			at = "read at " + trace.FormatSeconds(r.TimeNS, 6) + " s"
+		}
+		parts[i] = fmt.Sprintf("%s/%s (%s)", q, durText(r.PeriodNS), at)
+	}
+	return "changed during the trace: " + strings.Join(parts, ", ") + "; the analysis used the last for the whole trace"
 }
 
 // ThrottleSpan is one inferred throttle of a group, Start to End (ns of the
@@ -488,6 +551,12 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 	line := func(cg uint64, path string, g *thrGroup, own bool) CgroupThrottle {
 		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks)}
 		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
+		switch {
+		case ct.Settings == "stated":
+			ct.QuotaReadings = quotaReadings(path, stated)
+		case ct.Settings == "recorded":
+			ct.QuotaReadings = quotaReadings(path, meta.CgroupSettings)
+		}
 		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
 		ct.Kernel = kernelStat(meta, path, span, ct.PeriodNS)
 		if anc := quotaAncestor(path, meta, stated); !own && cg != 0 && ct.QuotaNS <= 0 && anc != "" {

@@ -649,3 +649,43 @@ func TestThrottledWithinMovedTask(t *testing.T) {
 		t.Errorf("without the delays' groups: %d ns, want 0 (the last row's group)", got)
 	}
 }
+
+// TestQuotaChanged: /svc's quota was read as 30 ms per 100 ms at the start
+// and 20 ms at 250 ms (changed during the trace): the group keeps both
+// readings, in order (a repeated reading of the same value is one), the
+// analysis uses the last (20 ms: TestThrottleQuotaEvidence's two
+// throttles, 160 ms), and the quota text says it changed. Before, only the
+// last was shown, as if it had held throughout (new-user pass 15 F8).
+func TestQuotaChanged(t *testing.T) {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	evs := []trace.Event{
+		thrSwitch(0, 0, 0, R, 0, 1),
+		thrSwitch(20, 0, 1, R, 7, 3),
+		thrSwitch(100, 0, 3, R, 8, 1),
+		thrSwitch(120, 0, 1, R, 7, 3),
+		thrSwitch(200, 0, 3, R, 8, 1),
+		thrSwitch(210, 0, 1, S, 7, 3),
+		thrSwitch(250, 0, 3, S, 8, 0),
+	}
+	meta := thrMeta()
+	meta.CgroupSettings = []trace.CgroupSettings{
+		{Path: "/svc", QuotaNS: 30 * msNS, PeriodNS: 100 * msNS},
+		{Path: "/svc", Time: 100 * msNS, QuotaNS: 30 * msNS, PeriodNS: 100 * msNS},
+		{Path: "/svc", Time: 250 * msNS, QuotaNS: 20 * msNS, PeriodNS: 100 * msNS},
+	}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, meta), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := thrGroupOf(t, res, "/svc")
+	want := []QuotaReading{{0, 30 * msNS, 100 * msNS}, {250 * msNS, 20 * msNS, 100 * msNS}}
+	if !slices.Equal(g.QuotaReadings, want) || g.QuotaNS != 20*msNS || g.Throttled != 160*msNS {
+		t.Errorf("/svc readings %v quota %d throttled %d, want %v, 20 ms, 160 ms", g.QuotaReadings, g.QuotaNS, g.Throttled, want)
+	}
+	if got, want := quotaText(&g), "20ms/100ms, recorded; changed during the trace: 30ms/100ms (read at the start), 20ms/100ms (read at 0.250000 s); the analysis used the last for the whole trace"; got != want {
+		t.Errorf("quota text %q, want %q", got, want)
+	}
+	if quotaReadings("/svc", meta.CgroupSettings[:2]) != nil {
+		t.Errorf("one value read twice gave readings")
+	}
+}

@@ -436,6 +436,9 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 		q = "no quota (" + g.Settings + ")"
 	default:
 		q = fmt.Sprintf("quota %.3f ms per %.3f ms (%s)", float64(g.QuotaNS)/1e6, float64(g.PeriodNS)/1e6, g.Settings)
+		if c := g.QuotaChange(); c != "" {
+			q += "; quota " + c
+		}
 	}
 	avg := int64(0)
 	if g.Delays > 0 {
