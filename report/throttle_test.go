@@ -162,16 +162,7 @@ func TestThrottleIdleEvidence(t *testing.T) {
 // 20 ms used since the boundary before: two throttles, [20, 100] and
 // [120, 200], 160 ms of task 1's delays, 2 periods.
 func TestThrottleQuotaEvidence(t *testing.T) {
-	R, S := trace.StateRunning, trace.StateInterruptible
-	evs := []trace.Event{
-		thrSwitch(0, 0, 0, R, 0, 1),
-		thrSwitch(20, 0, 1, R, 7, 3),
-		thrSwitch(100, 0, 3, R, 8, 1),
-		thrSwitch(120, 0, 1, R, 7, 3),
-		thrSwitch(200, 0, 3, R, 8, 1),
-		thrSwitch(210, 0, 1, S, 7, 3),
-		thrSwitch(250, 0, 3, S, 8, 0),
-	}
+	evs := quotaEvidenceEvents()
 	res, err := ComputeLatency(trace.NewSliceSource(evs, thrMeta()), LatencyOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -657,16 +648,7 @@ func TestThrottledWithinMovedTask(t *testing.T) {
 // throttles, 160 ms), and the quota text says it changed. Before, only the
 // last was shown, as if it had held throughout (new-user pass 15 F8).
 func TestQuotaChanged(t *testing.T) {
-	R, S := trace.StateRunning, trace.StateInterruptible
-	evs := []trace.Event{
-		thrSwitch(0, 0, 0, R, 0, 1),
-		thrSwitch(20, 0, 1, R, 7, 3),
-		thrSwitch(100, 0, 3, R, 8, 1),
-		thrSwitch(120, 0, 1, R, 7, 3),
-		thrSwitch(200, 0, 3, R, 8, 1),
-		thrSwitch(210, 0, 1, S, 7, 3),
-		thrSwitch(250, 0, 3, S, 8, 0),
-	}
+	evs := quotaEvidenceEvents()
 	meta := thrMeta()
 	meta.CgroupSettings = []trace.CgroupSettings{
 		{Path: "/svc", QuotaNS: 30 * msNS, PeriodNS: 100 * msNS},
@@ -687,5 +669,20 @@ func TestQuotaChanged(t *testing.T) {
 	}
 	if quotaReadings("/svc", meta.CgroupSettings[:2]) != nil {
 		t.Errorf("one value read twice gave readings")
+	}
+}
+
+// quotaEvidenceEvents are TestThrottleQuotaEvidence's switches (times in
+// ms): task 1 of /svc (cgroup 7) and task 3 of /batch (8) on CPU 0.
+func quotaEvidenceEvents() []trace.Event {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	return []trace.Event{
+		thrSwitch(0, 0, 0, R, 0, 1),
+		thrSwitch(20, 0, 1, R, 7, 3),
+		thrSwitch(100, 0, 3, R, 8, 1),
+		thrSwitch(120, 0, 1, R, 7, 3),
+		thrSwitch(200, 0, 3, R, 8, 1),
+		thrSwitch(210, 0, 1, S, 7, 3),
+		thrSwitch(250, 0, 3, S, 8, 0),
 	}
 }
