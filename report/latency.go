@@ -491,7 +491,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	d.RuntimeFromSwitches = !l.sched.HaveRuntime()
 	from, to := l.sched.Span()
 	cpus, _ := l.sched.CPUs()
-	groups := l.thr.analyze(src.Meta(), opts.Cgroups, to-from, int64(len(cpus)))
+	groups := l.thr.analyze(src.Meta(), opts.Cgroups, from, to, int64(len(cpus)))
 	if f := opts.Filter; f != nil && (f.Start != 0 || f.End != 0 || f.CPUs != nil) {
 		// The window's or CPUs' throttling against the whole trace's
 		// cpu.stat: no agreement to judge (a window of one stay read

@@ -530,7 +530,8 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 // every delay to its task (latExtra.thrN, thrNs) and returns the groups, by
 // path. span is the trace's time span (ns) and ncpu its CPUs; root groups
 // ("/") are left out.
-func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSettings, span, ncpu int64) []CgroupThrottle {
+func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSettings, from, to, ncpu int64) []CgroupThrottle {
+	span := to - from
 	for _, ds := range c.unplaced {
 		// Never switched out in a group since: the group of its row.
 		for _, u := range ds {
@@ -558,7 +559,7 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 			ct.QuotaReadings = quotaReadings(path, meta.CgroupSettings)
 		}
 		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
-		ct.Kernel = kernelStat(meta, path, span, ct.PeriodNS)
+		ct.Kernel = kernelStat(meta, path, from, to, ct.PeriodNS)
 		if anc := quotaAncestor(path, meta, stated); !own && cg != 0 && ct.QuotaNS <= 0 && anc != "" {
 			ct.ThrottledBy = anc
 			a := under[anc]
@@ -601,18 +602,47 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 	return out
 }
 
+// KernelCgroupStats is, per group of meta's cpu.stat readings (in the
+// order first read), what the kernel counted over the trace from..to (ns;
+// kernelStat's rule, the group table's: the difference of two readings
+// that bracket it, or one reading of a group made during it); groups whose
+// readings do not cover the trace are left out. The period for the one
+// reading's rule is the group's recorded one (default 100 ms).
+func KernelCgroupStats(meta *trace.Meta, from, to int64) []trace.CgroupStat {
+	if meta == nil {
+		return nil
+	}
+	var out []trace.CgroupStat
+	seen := map[string]bool{}
+	for _, st := range meta.CgroupStats {
+		if seen[st.Path] {
+			continue
+		}
+		seen[st.Path] = true
+		_, period, _ := groupSettings(st.Path, meta, nil)
+		if period <= 0 {
+			period = trace.DefaultCfsPeriod
+		}
+		if k := kernelStat(meta, st.Path, from, to, period); k != nil {
+			out = append(out, *k)
+		}
+	}
+	return out
+}
+
 // kernelStat is the difference between the first and the last cpu.stat
-// reading of path in meta (nil: none, or counters that went backwards).
+// reading of path in meta over the trace (or window) from..to, ns (nil:
+// none, counters that went backwards, or readings that do not cover it).
 //
 // A group with one reading (at the end: a group created during the
 // capture, which its start did not read) counts from its creation; those
 // counts are the capture's when they fit in it: nr_periods counts the
 // bandwidth periods in which the group had runnable tasks (one period
 // timer expiry each, kernel/sched/fair.c do_sched_cfs_period_timer v6.12),
-// so at most span/period + 1 of them lie in a trace of span ns. More, and
+// so at most span/period + 1 of them lie in a trace of span (to-from) ns. More, and
 // the counters predate the capture: nil. (A quota group made by the
 // workload read 16 throttled periods, 1442 ms, and no kernel figure.)
-func kernelStat(meta *trace.Meta, path string, span, period int64) *trace.CgroupStat {
+func kernelStat(meta *trace.Meta, path string, from, to, period int64) *trace.CgroupStat {
 	if meta == nil {
 		return nil
 	}
@@ -628,7 +658,28 @@ func kernelStat(meta *trace.Meta, path string, span, period int64) *trace.Cgroup
 	if first == nil {
 		return nil
 	}
+	// Two readings count what came between them: the counters move once
+	// a bandwidth period, so readings that overlap the trace by less than
+	// one period say nothing of it. A flight-recorder dump reads the groups
+	// when it is written, after its window: the difference of those
+	// readings, 0, was shown as the kernel's count of the window (new-user
+	// pass 16 F4: "the kernel counted none" beside 12 real throttled
+	// periods). Such readings are taken as one reading at the end (below).
+	if first != last {
+		p := period
+		if p <= 0 {
+			p = trace.DefaultCfsPeriod
+		}
+		start := first.Time
+		if start == 0 { // read before the first event
+			start = from
+		}
+		if last.Time > 0 && min(last.Time, to)-max(start, from) < p { // (time 0 unknown)
+			first = last
+		}
+	}
 	if first == last {
+		span := to - from
 		if period <= 0 || span <= 0 || first.NrPeriods > uint64(span/period+1) {
 			return nil
 		}

@@ -92,8 +92,9 @@ type infoReport struct {
 	// SCHED_IDLE at prio 120, SCHED_RR as SCHED_FIFO).
 	Policies map[string]int `json:"policies,omitempty"`
 	// CgroupSettings and CgroupStats are the trace's task-group settings
-	// and cpu.stat readings (trace.Meta's); Throttling is, per group, the
-	// difference of its first and last reading.
+	// and cpu.stat readings (trace.Meta's); Throttling is, per group, what
+	// the kernel counted over the trace (report.KernelCgroupStats: the
+	// rule of latency's group table).
 	CgroupSettings []trace.CgroupSettings `json:"cgroup_settings,omitempty"`
 	CgroupStats    []trace.CgroupStat     `json:"cgroup_stats,omitempty"`
 	Throttling     []trace.CgroupStat     `json:"cgroup_throttling,omitempty"`
@@ -261,7 +262,7 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	rep.LostTotal = rep.LostRecorder + rep.LostInFile
 	rep.Warnings = append([]trace.Warning{}, m.Warnings.List()...)
 	rep.Autogroup, rep.CgroupSettings, rep.CgroupStats = m.Autogroup, m.CgroupSettings, m.CgroupStats
-	rep.Throttling = throttling(m.CgroupStats)
+	rep.Throttling = report.KernelCgroupStats(m, rep.FirstEvent, rep.LastEvent)
 	if d, ok := trace.Describe(src); ok {
 		rep.Mode, rep.ByteOrder, rep.EventNames, rep.Samples = d.Mode, d.ByteOrder, d.Recorded, d.Samples
 	}
@@ -278,31 +279,6 @@ func onCPUKind(k trace.Kind) bool {
 		return true
 	}
 	return false
-}
-
-// throttling returns, for each group with two or more cpu.stat readings,
-// the difference of its first and last (trace.CgroupStatDelta; its Time
-// is the last reading's), in the order the groups were first read.
-func throttling(stats []trace.CgroupStat) []trace.CgroupStat {
-	first, last := map[string]trace.CgroupStat{}, map[string]trace.CgroupStat{}
-	var order []string
-	for _, st := range stats {
-		if _, ok := first[st.Path]; !ok {
-			first[st.Path] = st
-			order = append(order, st.Path)
-			continue
-		}
-		last[st.Path] = st
-	}
-	var out []trace.CgroupStat
-	for _, p := range order {
-		if b, ok := last[p]; ok {
-			if d, ok := trace.CgroupStatDelta(first[p], b); ok {
-				out = append(out, d)
-			}
-		}
-	}
-	return out
 }
 
 // secs renders a trace time in ns as seconds with microseconds, perf's way.
@@ -527,7 +503,7 @@ func printGroups(w io.Writer, r *infoReport) {
 		// cpu.stat's throttled_time adds up each CPU's runqueue throttled
 		// time (unthrottle_cfs_rq): a group throttled on 2 CPUs for most
 		// of a 2.1 s trace shows 2930 ms.
-		fmt.Fprintln(w, "\ncfs bandwidth over the trace (kernel cpu.stat, last minus first reading; throttled time sums each CPU's, so it can exceed the trace's span):")
+		fmt.Fprintln(w, "\ncfs bandwidth over the trace (kernel cpu.stat: last minus first reading where they bracket the trace, else the one reading of a group made during it; throttled time sums each CPU's, so it can exceed the trace's span):")
 		fmt.Fprintln(tw, "  group\tperiods\tthrottled\tthrottled time\tbursts")
 		for _, d := range r.Throttling {
 			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%d\n", d.Path, d.NrPeriods, d.NrThrottled, fmt.Sprintf("%.1fms", float64(d.ThrottledNS)/1e6), d.NrBursts)

@@ -216,7 +216,7 @@ func TestInfoCgroupSettings(t *testing.T) {
 		" /tv-a 1.250000 s 50 512 50ms/100ms - -\n",
 		// throttled time sums the CPUs' (a quota.tv capture of 2101 ms
 		// said 2930.1ms with nothing to say it can exceed the span).
-		"\ncfs bandwidth over the trace (kernel cpu.stat, last minus first reading; throttled time sums each CPU's, so it can exceed the trace's span):\n",
+		"\ncfs bandwidth over the trace (kernel cpu.stat: last minus first reading where they bracket the trace, else the one reading of a group made during it; throttled time sums each CPU's, so it can exceed the trace's span):\n",
 		" group periods throttled throttled time bursts\n /tv-a 3 2 150.5ms 0\n",
 		"warning: " + in + ": cgroup settings /bad: quota 20000000 ns without a period: left out",
 	} {
