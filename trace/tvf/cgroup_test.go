@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"testing"
@@ -171,5 +172,42 @@ func TestCutBeforeTrailerNamesRoot(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCgroupAliases: a file whose cgroup table names /q twice, as cgroup
+// v2 id 0x9e and as the v1 group's id 1<<63|2 (a --ring dump of a group
+// made in both hierarchies, new-user pass 16 F5), reads as one group: its
+// events carry the v1 id, the table has /q once; /r (v2 ids 0x70 and
+// 0x50, both v2) keeps the smaller, 0x50; / (id 1) is untouched.
+func TestCgroupAliases(t *testing.T) {
+	const v1q = uint64(1)<<63 | 2
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []uint64{0x9e, v1q, 0x70, 0x50, 1}
+	for i, cg := range ids {
+		e := trace.NewEvent(int64(i+1)*1000, 0, trace.KindSwitch)
+		e.TID, e.NextTID, e.Cgroup = 5, 0, cg
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.SetCgroups(map[uint64]string{0x9e: "/q", v1q: "/q", 0x70: "/r", 0x50: "/r", 1: "/"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, r := decodeAll(t, bytes.NewReader(buf.Bytes()))
+	var cgs []uint64
+	for _, e := range got {
+		cgs = append(cgs, e.Cgroup)
+	}
+	if want := []uint64{v1q, v1q, 0x50, 0x50, 1}; !slices.Equal(cgs, want) {
+		t.Errorf("events' cgroups %#x, want %#x", cgs, want)
+	}
+	if want := map[uint64]string{v1q: "/q", 0x50: "/r", 1: "/"}; !maps.Equal(r.Meta().Cgroups, want) {
+		t.Errorf("table %v, want %v", r.Meta().Cgroups, want)
 	}
 }

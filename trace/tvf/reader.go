@@ -57,7 +57,12 @@ type Reader struct {
 	// headerLost: the header frame was found damaged (damaged-header), so
 	// a first frame of another type is no second warning.
 	headerLost bool
-	holeCount  uint64
+	// started: Next has returned an event. cgAlias maps the ids of a
+	// cgroup named twice to the one kept (cgroupAliases), when the table
+	// was read before the first event.
+	started   bool
+	cgAlias   map[uint64]uint64
+	holeCount uint64
 	// sawCgroup: an event carried a cgroup id
 	sawCgroup bool
 	// seenFirst, seenLast: the first and last nonzero event times read,
@@ -261,8 +266,49 @@ func (r *Reader) applyTrailer(raw []byte) error {
 		r.meta.Warnings.AddScoped("", w) // with its Unit and CountInMessage
 	}
 	r.meta.Cgroups, r.meta.Stacks = t.Cgroups, t.Stacks
+	if !r.started {
+		r.cgAlias = cgroupAliases(r.meta.Cgroups)
+	}
 	r.applyCgroupSettings(&t)
 	return nil
+}
+
+// cgroupAliases finds the ids of cgroups that name one path twice and
+// returns, for each id but one, the id its events are to carry (nil when
+// every path has one id), deleting the others from cgroups. traceview
+// record names a task's group by its cgroup v2 id, or, where the cpu
+// controller is on a cgroup v1 hierarchy, by an id of the v1 group's own
+// (ebpf.V1CgroupIDBit set): a group made in both hierarchies under one
+// path (as cgrun makes them) then had two ids, one group's runs in two
+// rows and its note printed twice (a --ring dump, new-user pass 16 F5).
+// The v1 id is kept (the cpu controller's settings and cpu.stat are the v1
+// group's), else the smallest.
+func cgroupAliases(cgroups map[uint64]string) map[uint64]uint64 {
+	const v1Bit = uint64(1) << 63 // ebpf.V1CgroupIDBit
+	keep := map[string]uint64{}
+	dup := false
+	for id, p := range cgroups {
+		k, ok := keep[p]
+		switch {
+		case !ok:
+			keep[p] = id
+			continue
+		case id&v1Bit != 0 && k&v1Bit == 0, (id&v1Bit == 0) == (k&v1Bit == 0) && id < k:
+			keep[p] = id
+		}
+		dup = true
+	}
+	if !dup {
+		return nil
+	}
+	alias := map[uint64]uint64{}
+	for id, p := range cgroups {
+		if k := keep[p]; k != id {
+			alias[id] = k
+			delete(cgroups, id)
+		}
+	}
+	return alias
 }
 
 // applyCgroupSettings keeps the trailer's task-group settings and cpu.stat
@@ -599,9 +645,13 @@ func (r *Reader) Next() (trace.Event, error) {
 		}
 	}
 	r.i++
+	r.started = true
 	e := &r.buf[r.i-1]
 	if e.Cgroup != 0 {
 		r.sawCgroup = true
+		if k, ok := r.cgAlias[e.Cgroup]; ok {
+			e.Cgroup = k
+		}
 	}
 	if e.Time > 0 {
 		if r.seenFirst == 0 {
