@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -377,8 +378,19 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 			gj := latencyGroupJSON{Key: keys[i], Tasks: j.Tasks, Total: j.Total}
 			if o.by == "cgroup" {
 				gj.Cgroup = cgroups[keys[i]]
+				if c := gj.Cgroup; c != nil && c.ThrottledBy != "" {
+					// Its tasks' throttled delays: its rows' (the
+					// throttles are the ancestor's).
+					cp := *c
+					cp.ThrottledDelay = m.Total.Throttled
+					gj.Cgroup = &cp
+				}
 			}
 			doc.Groups = append(doc.Groups, gj)
+		}
+		for _, g := range quotaAncestorLines(o.by, keys, cgroups) {
+			// Its line, no tasks (they are in the groups below).
+			doc.Groups = append(doc.Groups, latencyGroupJSON{Key: g.Path, Tasks: []report.LatencyJSONRow{}, Cgroup: g})
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
@@ -408,7 +420,12 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 		cw.Flush()
 		return cw.Error()
 	}
+	above := quotaAncestorLines(o.by, keys, cgroups)
 	for i, m := range merged {
+		for len(above) > 0 && above[0].Path < keys[i] {
+			writeAncestorSection(out, above[0])
+			above = above[1:]
+		}
 		// The group's name escaped, as the rows' (termsafe): a comm, a
 		// cgroup path or a file name is any bytes.
 		fmt.Fprintf(out, "\n%s: %s\n", o.by, termsafe.Label(keys[i]))
@@ -419,7 +436,35 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 			return err
 		}
 	}
+	for _, g := range above {
+		writeAncestorSection(out, g)
+	}
 	return nil
+}
+
+// quotaAncestorLines are, with --by cgroup, the group lines of ancestors
+// whose quota throttles groups below them and that have no section of
+// their own (no task ran in them directly: report.CgroupThrottle.Cgroup
+// 0), by path: the only line that counts those throttles (new-user pass
+// 16 F1: --by cgroup had no /t16p, and its children's lines 0 ms).
+func quotaAncestorLines(by string, keys []string, cgroups map[string]*report.CgroupThrottle) []*report.CgroupThrottle {
+	if by != "cgroup" {
+		return nil
+	}
+	var out []*report.CgroupThrottle
+	for p, g := range cgroups {
+		if g.Cgroup == 0 && !slices.Contains(keys, p) {
+			out = append(out, g)
+		}
+	}
+	slices.SortFunc(out, func(a, b *report.CgroupThrottle) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// writeAncestorSection prints a quotaAncestorLines group: its name and
+// line, no table (its tasks' rows are in the sections below it).
+func writeAncestorSection(out io.Writer, g *report.CgroupThrottle) {
+	fmt.Fprintf(out, "\ncgroup: %s (no task of its own: its quota throttles the groups below it, whose sections follow)\n  %s\n", termsafe.Label(g.Path), cgroupSummary(g, nil))
 }
 
 // cgroupSummary is the line --by cgroup prints under a group's name: its
@@ -450,8 +495,19 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 	}) {
 		runtime += fmt.Sprintf(" on CPU between its switches (%.3f ms of sched_stat_runtime in its rows)", float64(table.Total.Runtime)/1e6)
 	}
-	line := fmt.Sprintf("runtime %s, %.3f CPUs used; delays avg %.3f ms, max %.3f ms; throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays); %s",
-		runtime, g.CPUs, float64(avg)/1e6, float64(g.MaxDelay)/1e6, g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6, q)
+	thr := fmt.Sprintf("throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays)", g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6)
+	if g.ThrottledBy != "" {
+		// Its throttles are the ancestor's (counted on the ancestor's
+		// line, as only its cpu.stat counts them); its tasks' share is
+		// in its rows.
+		d := g.ThrottledDelay
+		if table != nil {
+			d = table.Total.Throttled
+		}
+		thr = fmt.Sprintf("throttled by %s's quota: %.3f ms of its tasks' delays (its rows' Throttled ms; the periods and throttled time are on %s's line)", g.ThrottledBy, float64(d)/1e6, g.ThrottledBy)
+	}
+	line := fmt.Sprintf("runtime %s, %.3f CPUs used; delays avg %.3f ms, max %.3f ms; %s; %s",
+		runtime, g.CPUs, float64(avg)/1e6, float64(g.MaxDelay)/1e6, thr, q)
 	if k := g.Kernel; k != nil && g.KernelWholeTrace {
 		line += fmt.Sprintf("; the kernel's cpu.stat over the whole trace, not this window or these CPUs: %d throttled periods of %d, %.3f ms", k.NrThrottled, k.NrPeriods, float64(k.ThrottledNS)/1e6)
 	} else if k != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
@@ -336,4 +337,49 @@ func TestNestedQuota(t *testing.T) {
 		"/nup/c1": {ThrottledBy: "/nup"},
 		"/nup/c2": {ThrottledBy: "/nup"},
 	})
+}
+
+// TestNestedQuotaByCgroup: latency --by cgroup on nested-quota.tv has a
+// section for /nup, the quota'd parent no task ran in directly (its line
+// only: 20 periods), and each child's line says its throttles are /nup's
+// with its tasks' throttled delay, its rows' Throttled ms; the two add up
+// to /nup's "of its tasks' delays" (3085.097 + 1538.801 = 4623.898 ms on
+// this file). Before, --by cgroup had no /nup and the children's lines said
+// 0.000 ms beside rows with seconds throttled (new-user pass 16 F1). The
+// JSON has /nup as a group of no tasks and the children's
+// throttled_delay_ns their rows'.
+func TestNestedQuotaByCgroup(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "latency", "-i", "../../testdata/traces/nested-quota.tv", "--by", "cgroup")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "\ncgroup: /nup (no task of its own: its quota throttles the groups below it, whose sections follow)\n  runtime 816.980 ms, 0.403 CPUs used; delays avg 19.160 ms, max 87.983 ms; throttled 20 periods, 3093.172 ms summed over CPUs (4623.898 ms of its tasks' delays)") {
+		t.Errorf("no /nup section with its line:\n%s", stdout)
+	}
+	for _, c := range []string{"/nup/c1\n  runtime 598.419 ms, 0.295 CPUs used; delays avg 19.339 ms, max 82.614 ms; throttled by /nup's quota: 3085.097 ms of its tasks' delays",
+		"/nup/c2\n  runtime 218.560 ms, 0.108 CPUs used; delays avg 18.827 ms, max 87.983 ms; throttled by /nup's quota: 1538.801 ms of its tasks' delays"} {
+		if !strings.Contains(stdout, "\ncgroup: "+c) {
+			t.Errorf("no section %q in\n%s", c, stdout)
+		}
+	}
+	type doc struct {
+		Groups []struct {
+			Key    string `json:"key"`
+			Tasks  []any  `json:"tasks"`
+			Cgroup struct {
+				Periods        int64 `json:"throttled_periods"`
+				ThrottledDelay int64 `json:"throttled_delay_ns"`
+			} `json:"cgroup"`
+		} `json:"groups"`
+	}
+	d := cliJSON[doc](t, "latency", "-i", "../../testdata/traces/nested-quota.tv", "--by", "cgroup", "-o", "json")
+	got := map[string]string{}
+	for _, g := range d.Groups {
+		got[g.Key] = fmt.Sprintf("%d tasks, %d periods, %.3f ms", len(g.Tasks), g.Cgroup.Periods, float64(g.Cgroup.ThrottledDelay)/1e6)
+	}
+	for k, want := range map[string]string{"/nup": "0 tasks, 20 periods, 4623.898 ms", "/nup/c1": "1 tasks, 0 periods, 3085.097 ms", "/nup/c2": "1 tasks, 0 periods, 1538.801 ms"} {
+		if got[k] != want {
+			t.Errorf("JSON %s: %s, want %s", k, got[k], want)
+		}
+	}
 }
