@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -530,7 +531,7 @@ func cgroupName(m *trace.Meta, id uint64) string {
 			return p
 		}
 	}
-	return fmt.Sprintf("cgroup id %#x", id)
+	return "cgroup id " + strconv.FormatUint(id, 10) // as the group table names it
 }
 
 // readLatencyParts computes the latency report of every input in parallel

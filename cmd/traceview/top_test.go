@@ -413,7 +413,8 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 // TestGroupTopCgroupNames: top --by cgroup names groups as latency --by
 // cgroup does: a task whose cgroup the kernel did not give (id 0; the VM
 // agent's threads here) is "(no cgroup recorded)", where top printed
-// "cgroup:0", and an id without a path "cgroup id 0x9".
+// "cgroup:0", and an id without a path "cgroup id 9" (decimal, as the
+// group table and replay name it; it was hex).
 func TestGroupTopCgroupNames(t *testing.T) {
 	stats := []ebpf.TaskStat{{TID: 1, Comm: "a", Cgroup: 1}, {TID: 2, Comm: "b", Cgroup: 0}, {TID: 3, Comm: "c", Cgroup: 9}}
 	var got []string
@@ -421,7 +422,7 @@ func TestGroupTopCgroupNames(t *testing.T) {
 		got = append(got, r.key)
 	}
 	slices.Sort(got)
-	if want := []string{"(no cgroup recorded)", "/", "cgroup id 0x9"}; !slices.Equal(got, want) {
+	if want := []string{"(no cgroup recorded)", "/", "cgroup id 9"}; !slices.Equal(got, want) {
 		t.Errorf("keys %q, want %q", got, want)
 	}
 }

@@ -640,6 +640,9 @@ func (r *Reader) Next() (trace.Event, error) {
 				// the root's id is known: cgroup v2's root is kernfs node
 				// 1 (a cut capture listed "cgroup id 0x1").
 				r.meta.Cgroups = map[uint64]string{trace.RootCgroupID: "/"}
+				// Said, not left to an unexplained "cgroup id N" in
+				// every table (new-user pass 16 F6).
+				r.meta.Warnings.Add("truncated-cgroups", "traceview format: the cgroup paths, settings (cpu.shares, quotas) and cpu.stat readings were in the file's trailer, which it lacks: task groups are named by id (\"cgroup id N\"), their quotas unknown (state one with --recorded-cgroup 'cgroup id N:max=QUOTA/PERIOD')")
 			}
 			return trace.Event{}, err
 		}
