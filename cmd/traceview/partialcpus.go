@@ -51,6 +51,13 @@ func watchCPUs(src trace.Source) trace.Source {
 			// record --cpu) holds the migrations off them that any CPU
 			// emitted (ebpf's cpu_wanted).
 			msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m), m.Format, len(m.RecordedCPUs) > 0)
+			if msg != "" && !inputCut(m) && slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return w.Key == "unknown-sample-id" || cutOrDamaged(w.Key) }) {
+				// The reader skipped records as damaged: they may have
+				// been the missing CPUs' (a flipped attr id dropped CPU
+				// 0's 1546 samples and the advice said "record all CPUs",
+				// new-user pass 16 F7).
+				msg = strings.TrimSuffix(msg, "(record all CPUs)") + "(the reader skipped damaged records, the warnings say which: the others' events may have been among them)"
+			}
 			if msg != "" && strings.HasPrefix(m.Tool, "traceview record") && trace.RecordedCPUs(m) == nil && !inputCut(m) {
 				// Every CPU was recorded: a CPU without a switch ran one
 				// task throughout, or idled (new-user pass 14: "record

@@ -149,3 +149,30 @@ func TestPartialCPUsAdvice(t *testing.T) {
 		t.Error("inputCut ignores CutAt")
 	}
 }
+
+// TestPartialCPUsDamaged: when the reader skipped records as damaged (a
+// flipped attr id made perf.data's CPU 0 samples "unknown sample id", 1546
+// of them), the CPUs without switches may be in what it skipped: the
+// warning says so instead of advising to record all CPUs (new-user pass 16
+// F7). Switches of CPU 1 only, on a machine of 2.
+func TestPartialCPUsDamaged(t *testing.T) {
+	e := trace.NewEvent(1000, 1, trace.KindSwitch)
+	e.TID, e.NextTID = 0, 5
+	meta := &trace.Meta{Format: "perf.data", NrCPUs: 2}
+	meta.Warnings.Add("unknown-sample-id", "perf.data: sample at offset 25328 with an unknown sample id skipped")
+	src := watchCPUs(trace.NewSliceSource([]trace.Event{e}, meta))
+	for {
+		if _, err := src.Next(); err != nil {
+			break
+		}
+	}
+	var got string
+	for _, w := range meta.Warnings.List() {
+		if w.Key == partialCPUsKey {
+			got = w.Message
+		}
+	}
+	if !strings.HasSuffix(got, "(the reader skipped damaged records, the warnings say which: the others' events may have been among them)") {
+		t.Errorf("partial-cpus warning %q, want the damage as the cause", got)
+	}
+}
