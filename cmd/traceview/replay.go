@@ -23,6 +23,7 @@ import (
 	"github.com/traceview/traceview/replay/predict"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 type replayOptions struct {
@@ -413,6 +414,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
 	warnUnrecorded(errw, o.input, obs)
+	warnUnstatedThrottles(errw, o.input, obs, cfg.Cgroups)
 	r := &replayRuns{out: out, errw: errw, o: o, m: m, cfg: cfg, watch: watch, obs: obs,
 		doc: replayJSON{Observed: withReaderWarnings(obs.JSON(), meta), Makespan: m.ObservedMakespan(), Model: replayModelDoc(m, cfg)},
 		asm: replayAssumptionsOf(m.Stats)}
@@ -738,6 +740,26 @@ func warnUnrecorded(errw io.Writer, input string, obs *report.LatencyResult) {
 	}
 	fmt.Fprintf(errw, "warning: %s: the trace lacks %d of its %d switch-ins (%.0f %%: a task ran with no recorded switch-in, as when perf records no switch out of an idle vCPU); the observed switches count them, as the kernel did, but the delays of the wakeups it lacks are not measured: the observed delays are those of the recorded wakeups only\n",
 		input, unrec, sw+unrec, 100*float64(unrec)/float64(sw+unrec))
+}
+
+// warnUnstatedThrottles warns, per task group that the observed trace
+// shows throttled (latency's inference: its tasks left runnable beside an
+// idle CPU) but whose quota the trace does not record (a perf.data holds
+// no cgroup settings), that the replay assumes no quota for it: its
+// tasks' predictions then miss by the throttled time, and the self-replay's
+// worst ratio named another task; a quota stated (--recorded-cgroup) for
+// the group or one above it silences it (new-user pass 16 F8: "python3 avg_delay
+// 5.56x" led, the hogs of a throttled group 1.5x over).
+func warnUnstatedThrottles(errw io.Writer, input string, obs *report.LatencyResult, stated []trace.CgroupSettings) {
+	for _, g := range obs.Cgroups {
+		if g.Settings != "unknown" || g.ThrottledPeriods == 0 || g.ThrottledBy != "" || slices.ContainsFunc(stated, func(s trace.CgroupSettings) bool {
+			return s.QuotaNS != 0 && schedule.CgroupBelow(g.Path, s.Path) // stated here or above
+		}) {
+			continue
+		}
+		fmt.Fprintf(errw, "warning: %s: the trace shows %s throttled (%d periods, %.3f ms inferred from its waits beside idle CPUs) but records no quota for it: the replay assumes none, so it predicts that group's tasks unthrottled; state the quota with --recorded-cgroup %s:max=QUOTA/PERIOD (or a parent's, where the quota is a parent group's)\n",
+			input, termsafe.Label(g.Path), g.ThrottledPeriods, float64(g.Throttled)/1e6, termsafe.ShellWord(g.Path))
+	}
 }
 
 // eraHZNotes says, for each policy given an era preset whose kernels ticked
