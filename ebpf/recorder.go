@@ -205,6 +205,16 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 		return err
 	}
 	r.kick(seg)
+	if series && r.cfg.RotateEvery > 0 {
+		// Also every half period, on the wall clock: the kick at each
+		// rotation runs when the decoder reaches the boundary, which lags
+		// the capture under load, and its switches then fell in the next
+		// file (TestRecordKicksEachCPU beside a loaded test run: two
+		// files of five without one).
+		stopKicks := make(chan struct{})
+		defer close(stopKicks)
+		go r.kickEvery(ringKickPeriod(r.cfg.RotateEvery), stopKicks)
+	}
 	// The groups of the first file's start, read again as the capture
 	// stops.
 	stopped := make(chan struct{})

@@ -339,7 +339,8 @@ func TestFilterNoMatchFirst(t *testing.T) {
 		_, stderr, code = runCLI(t, "stats", "-o", format, "--time", "1,2", "-i", cut)
 		lines := strings.Split(stderr, "\n")
 		want = "warning: nothing matched the filters --time 1.000000000,2.000000000: the trace has 7983 scheduler events, 4949 of them sched_switch; it spans 28464.812848 s to 28465.320485 s, sched_switch on CPUs 0-1"
-		if code != 0 || len(lines) != 3 || lines[0] != want || !strings.Contains(lines[1], "file ends inside the frame") || lines[2] != "" {
+		// (Then that its cgroup paths went with the trailer.)
+		if code != 0 || len(lines) != 4 || lines[0] != want || !strings.Contains(lines[1], "file ends inside the frame") || !strings.Contains(lines[2], "cgroup paths") || lines[3] != "" {
 			t.Errorf("stats -o %s --time, cut .tv: exit %d, stderr:\n%s", format, code, stderr)
 		}
 	}
