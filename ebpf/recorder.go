@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -241,12 +242,37 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 	if r.cfg.RotateBytes > 0 {
 		cut = newSizeCut(r.cfg.RotateBytes)
 	}
-	err = r.c.Run(ctx, func(e trace.Event) error {
+	runCtx := ctx
+	var stopAt atomic.Int64 // when the capture was told to stop (trace clock), 0 before
+	if series {
+		// As the capture stops, every CPU is kicked once more before the
+		// buffers are drained, so that the series' last file holds a
+		// switch on every CPU: its rotation's kick runs when the decoder
+		// gets there, after the stop under load (TestRecordKicksEachCPU in
+		// CI runs: the last file without one).
+		var cancelRun context.CancelFunc
+		runCtx, cancelRun = context.WithCancel(context.WithoutCancel(ctx))
+		defer cancelRun()
+		go func() {
+			select {
+			case <-ctx.Done():
+				stopAt.Store(monotonicNow())
+				kickCPUs(r.c.opts.CPUs)
+			case <-runCtx.Done():
+			}
+			cancelRun()
+		}()
+	}
+	err = r.c.Run(runCtx, func(e trace.Event) error {
 		if r.aborted() {
 			return ErrAborted
 		}
+		// A time boundary after the stop starts no file: the events
+		// past it were written while the programs were being stopped, and
+		// a file of them alone was a sliver of microseconds.
+		stop := stopAt.Load()
 		if series && e.Time > 0 && seg.first > 0 &&
-			(full || (r.cfg.RotateEvery > 0 && e.Time-seg.first >= int64(r.cfg.RotateEvery))) {
+			(full || (r.cfg.RotateEvery > 0 && e.Time-seg.first >= int64(r.cfg.RotateEvery) && (stop == 0 || seg.first+int64(r.cfg.RotateEvery) <= stop))) {
 			if err := r.rotate(seg, cut); err != nil {
 				return err
 			}
