@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -243,20 +242,18 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 		cut = newSizeCut(r.cfg.RotateBytes)
 	}
 	runCtx := ctx
-	var stopAt atomic.Int64 // when the capture was told to stop (trace clock), 0 before
 	if series {
 		// As the capture stops, every CPU is kicked once more before the
-		// buffers are drained, so that the series' last file holds a
-		// switch on every CPU: its rotation's kick runs when the decoder
-		// gets there, after the stop under load (TestRecordKicksEachCPU in
-		// CI runs: the last file without one).
+		// buffers are drained: the last file's rotation kick runs when the
+		// decoder gets there, after the stop under load. (A last file
+		// that begins after this kick, from the events written while the
+		// programs were stopping, may still hold none.)
 		var cancelRun context.CancelFunc
 		runCtx, cancelRun = context.WithCancel(context.WithoutCancel(ctx))
 		defer cancelRun()
 		go func() {
 			select {
 			case <-ctx.Done():
-				stopAt.Store(monotonicNow())
 				kickCPUs(r.c.opts.CPUs)
 			case <-runCtx.Done():
 			}
@@ -267,12 +264,8 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 		if r.aborted() {
 			return ErrAborted
 		}
-		// A time boundary after the stop starts no file: the events
-		// past it were written while the programs were being stopped, and
-		// a file of them alone was a sliver of microseconds.
-		stop := stopAt.Load()
 		if series && e.Time > 0 && seg.first > 0 &&
-			(full || (r.cfg.RotateEvery > 0 && e.Time-seg.first >= int64(r.cfg.RotateEvery) && (stop == 0 || seg.first+int64(r.cfg.RotateEvery) <= stop))) {
+			(full || (r.cfg.RotateEvery > 0 && e.Time-seg.first >= int64(r.cfg.RotateEvery))) {
 			if err := r.rotate(seg, cut); err != nil {
 				return err
 			}
