@@ -50,14 +50,12 @@ func watchCPUs(src trace.Source) trace.Source {
 			// A file that names its recorded CPUs in its header (traceview
 			// record --cpu) holds the migrations off them that any CPU
 			// emitted (ebpf's cpu_wanted).
-			msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m), m.Format, len(m.RecordedCPUs) > 0)
-			if msg != "" && !inputCut(m) && slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return w.Key == "unknown-sample-id" || cutOrDamaged(w.Key) }) {
-				// The reader skipped records as damaged: they may have
-				// been the missing CPUs' (a flipped attr id dropped CPU
-				// 0's 1546 samples and the advice said "record all CPUs",
-				// new-user pass 16 F7).
-				msg = strings.TrimSuffix(msg, "(record all CPUs)") + "(the reader skipped damaged records, the warnings say which: the others' events may have been among them)"
-			}
+			// The reader skipped records as damaged: they may have been
+			// the missing CPUs' (a flipped attr id dropped CPU 0's 1546
+			// samples and the advice said "record all CPUs", new-user
+			// pass 16 F7).
+			skipped := slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return w.Key == "unknown-sample-id" || cutOrDamaged(w.Key) })
+			msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m), skipped, m.Format, len(m.RecordedCPUs) > 0)
 			if msg != "" && strings.HasPrefix(m.Tool, "traceview record") && trace.RecordedCPUs(m) == nil && !inputCut(m) {
 				// Every CPU was recorded: a CPU without a switch ran one
 				// task throughout, or idled (new-user pass 14: "record
@@ -92,8 +90,9 @@ func quietCPUsMessage(seen []bool, nr int) string {
 // none is missing (or nr is unknown, or no CPU had a switch). cut says the
 // input was cut short: then the missing CPUs may be in the part cut off
 // (perf writes each CPU's buffer in turn), and recording all CPUs is not
-// the advice.
-func partialCPUsMessage(seen []bool, nr int, cut bool, format string, pullsSeen bool) string {
+// the advice; skipped, that the reader skipped damaged records, which may
+// have been theirs.
+func partialCPUsMessage(seen []bool, nr int, cut, skipped bool, format string, pullsSeen bool) string {
 	var cpus []int
 	for c, ok := range seen {
 		if ok {
@@ -104,6 +103,9 @@ func partialCPUsMessage(seen []bool, nr int, cut bool, format string, pullsSeen 
 		return ""
 	}
 	advice := "record all CPUs"
+	if skipped { // (a cut, below, says more)
+		advice = "the reader skipped damaged records, the warnings say which: the others' events may have been among them"
+	}
 	if cut {
 		// How the recorder lays the CPUs out decides what a cut can take.
 		switch {

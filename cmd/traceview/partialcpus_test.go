@@ -115,20 +115,20 @@ func TestPartialCPUsHTMLInBrowser(t *testing.T) {
 func TestPartialCPUsAdvice(t *testing.T) {
 	seen := []bool{true}
 	const head = "the trace holds sched_switch events of 1 CPU only (CPU 0) of the machine's 2: what ran on the others is missing; a delay is not measured where the trace shows the task elsewhere, but another CPU's load balancer can pull a waiting task without an event here, so a delay ending in a switch-in here is an upper bound "
-	if got, want := partialCPUsMessage(seen, 2, false, "perf.data", false), head+"(record all CPUs)"; got != want {
+	if got, want := partialCPUsMessage(seen, 2, false, false, "perf.data", false), head+"(record all CPUs)"; got != want {
 		t.Errorf("whole input:\n got %q\nwant %q", got, want)
 	}
 	// What a cut can take depends on the format (an ftrace text file was
 	// told perf's layout).
-	if got, want := partialCPUsMessage(seen, 2, true, "ftrace", false), head+"(the input is cut short: the others' events may be in the part cut off)"; got != want {
+	if got, want := partialCPUsMessage(seen, 2, true, false, "ftrace", false), head+"(the input is cut short: the others' events may be in the part cut off)"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	if got, want := partialCPUsMessage(seen, 2, true, "perf.data", false), head+"(the input is cut short: perf writes each CPU's buffer in turn, and the others' may be in the part cut off)"; got != want {
+	if got, want := partialCPUsMessage(seen, 2, true, false, "perf.data", false), head+"(the input is cut short: perf writes each CPU's buffer in turn, and the others' may be in the part cut off)"; got != want {
 		t.Errorf("cut input:\n got %q\nwant %q", got, want)
 	}
 	// traceview record --cpu's files keep the migrations off their CPUs
 	// from every CPU: a pull is seen, and such a delay left out.
-	if got, want := partialCPUsMessage(seen, 2, false, "traceview", true), "the trace holds sched_switch events of 1 CPU only (CPU 0) of the machine's 2: what ran on the others is missing; a delay during which the task was on one of them is not measured (the recording holds every migration off its CPUs) (record all CPUs)"; got != want {
+	if got, want := partialCPUsMessage(seen, 2, false, false, "traceview", true), "the trace holds sched_switch events of 1 CPU only (CPU 0) of the machine's 2: what ran on the others is missing; a delay during which the task was on one of them is not measured (the recording holds every migration off its CPUs) (record all CPUs)"; got != want {
 		t.Errorf("record --cpu:\n got %q\nwant %q", got, want)
 	}
 	// A capture of every CPU (traceview record without --cpu) whose CPU 0
