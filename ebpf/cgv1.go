@@ -37,10 +37,9 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
-// V1CgroupIDBit marks the cgroup ids (trace.Event.Cgroup) that traceview
-// record gives cgroup v1 cpu-controller groups: a kernfs node id never has
-// bit 63 set (it is an inode number, allocated upwards from 1).
-const V1CgroupIDBit = uint64(1) << 63
+// V1CgroupIDBit is trace.V1CgroupIDBit, the mark of the ids record gives
+// cgroup v1 cpu-controller groups.
+const V1CgroupIDBit = trace.V1CgroupIDBit
 
 // v1SampleEvery is the least time between two readings of the groups'
 // tasks files; a reading that takes long (thousands of groups) stretches

@@ -44,6 +44,11 @@ type CgroupSettings struct {
 // so a trace that lost its id-to-path table still names it.
 const RootCgroupID = 1
 
+// V1CgroupIDBit marks the cgroup ids (Event.Cgroup) that traceview record
+// gives cgroup v1 cpu-controller groups: a kernfs node id never has bit 63
+// set (it is an inode number, allocated upwards from 1).
+const V1CgroupIDBit = uint64(1) << 63
+
 // Limits CFS bandwidth control puts on cpu.max (kernel/sched/core.c v6.18,
 // tg_set_cfs_bandwidth: max_cfs_quota_period 1 s, min_cfs_quota_period
 // 1 ms; the quota at least min_cfs_quota_period).

@@ -284,19 +284,21 @@ func (r *Reader) applyTrailer(raw []byte) error {
 // The v1 id is kept (the cpu controller's settings and cpu.stat are the v1
 // group's), else the smallest.
 func cgroupAliases(cgroups map[uint64]string) map[uint64]uint64 {
-	const v1Bit = uint64(1) << 63 // ebpf.V1CgroupIDBit
+	// better: a v1 id before a v2 one, then the smaller.
+	better := func(a, b uint64) bool {
+		if av, bv := a&trace.V1CgroupIDBit != 0, b&trace.V1CgroupIDBit != 0; av != bv {
+			return av
+		}
+		return a < b
+	}
 	keep := map[string]uint64{}
 	dup := false
 	for id, p := range cgroups {
 		k, ok := keep[p]
-		switch {
-		case !ok:
-			keep[p] = id
-			continue
-		case id&v1Bit != 0 && k&v1Bit == 0, (id&v1Bit == 0) == (k&v1Bit == 0) && id < k:
+		if !ok || better(id, k) {
 			keep[p] = id
 		}
-		dup = true
+		dup = dup || ok
 	}
 	if !dup {
 		return nil
