@@ -293,6 +293,7 @@ func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 		x.m.Meta.Arch, x.m.Meta.Tool, x.m.Meta.Cmdline, x.m.Meta.RecordedCPUs = m.Arch, m.Tool, m.Cmdline, m.RecordedCPUs
 		x.m.Meta.NrCPUs, x.m.Meta.Clock, x.m.Meta.LLCs = m.NrCPUs, m.Clock, m.LLCs
 		x.m.Meta.Cgroups, x.m.Meta.CgroupSettings, x.m.Meta.Autogroup = m.Cgroups, m.CgroupSettings, m.Autogroup
+		x.m.Meta.CgroupStats = m.CgroupStats
 		if w, ok := trace.UnattributedV1Warning(m); ok {
 			x.m.Meta.Warnings.Add(w.Key, "%s", w.Message)
 		}

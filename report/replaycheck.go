@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,7 +30,17 @@ type ReplayCheck struct {
 	Observed  int64   `json:"observed"`  // ns, or a count for switches
 	Predicted int64   `json:"predicted"` // same unit
 	Bound     float64 `json:"bound"`     // allowed |pred/obs - 1|
+	// Cgroup names the task group of a throttled_time check
+	// (ScoreGroupThrottle); Comm is then "".
+	Cgroup string `json:"cgroup,omitempty"`
 }
+
+// ReplayBoundThrottled bounds a task group's predicted throttled time
+// (cpu.stat throttled_time) against the recording's: it is scored as the
+// average delay is, ±25 %, since throttled time is waiting its tasks do
+// (the latency rows' Throttled is part of their Sum delay), not a bound of
+// its own fitted to a trace.
+const ReplayBoundThrottled = ReplayBoundAvgDelay
 
 // Unit is the unit of Observed and Predicted: "switches" for the
 // switches metric, else "ns".
@@ -65,7 +76,13 @@ func (c ReplayCheck) Err() float64 {
 func (c ReplayCheck) Pass() bool { return c.Err() <= c.Bound }
 
 // ID names the check as "case/comm/metric" (known-gap lists use it).
-func (c ReplayCheck) ID() string { return c.Case + "/" + c.Comm + "/" + c.Metric }
+// A group's check is "case/cgroup:PATH/metric".
+func (c ReplayCheck) ID() string {
+	if c.Cgroup != "" {
+		return c.Case + "/cgroup:" + c.Cgroup + "/" + c.Metric
+	}
+	return c.Case + "/" + c.Comm + "/" + c.Metric
+}
 
 // ScoreReplay compares a predicted latency table and makespan (ns) with
 // the observed ones: the makespan check first, then for every row pair
@@ -118,10 +135,48 @@ func ScoreSelfReplay(name string, obs, pred, obsTasks, predTasks *LatencyResult,
 // of one row pair.
 func rowChecks(name string, p *RowPair) []ReplayCheck {
 	return []ReplayCheck{
-		{name, p.Key, "runtime", p.Observed.Runtime, p.Pred.Runtime, ReplayBoundRuntime},
-		{name, p.Key, "switches", p.Observed.Switches + p.Observed.Unrecorded, p.Pred.Switches + p.Pred.Unrecorded, ReplayBoundSwitches},
-		{name, p.Key, "avg_delay", p.Observed.AvgDelay, p.Pred.AvgDelay, ReplayBoundAvgDelay},
+		{Case: name, Comm: p.Key, Metric: "runtime", Observed: p.Observed.Runtime, Predicted: p.Pred.Runtime, Bound: ReplayBoundRuntime},
+		{Case: name, Comm: p.Key, Metric: "switches", Observed: p.Observed.Switches + p.Observed.Unrecorded,
+			Predicted: p.Pred.Switches + p.Pred.Unrecorded, Bound: ReplayBoundSwitches},
+		{Case: name, Comm: p.Key, Metric: "avg_delay", Observed: p.Observed.AvgDelay, Predicted: p.Pred.AvgDelay, Bound: ReplayBoundAvgDelay},
 	}
+}
+
+// ObservedThrottled is a task group's throttled time in the recording
+// (ns, summed over CPUs as cpu.stat throttled_time is) and its source:
+// the kernel's cpu.stat over the trace when the trace carries readings
+// that cover it (CgroupThrottle.Kernel), else "inferred", the figure
+// inferred from the schedule (CgroupThrottle.Throttled).
+func ObservedThrottled(g *CgroupThrottle) (ns int64, source string) {
+	if g.Kernel != nil && !g.KernelWholeTrace {
+		return g.Kernel.ThrottledNS, "cpu.stat"
+	}
+	return g.Throttled, "inferred"
+}
+
+// ScoreGroupThrottle scores a replay's task-group throttling against the
+// recording's: for each group of obs with a quota (QuotaNS > 0) that pred
+// (path -> predicted throttled time, ns, as the policy's cpu.stat counts
+// it) has, a "throttled_time" check of ObservedThrottled, bounded by
+// ReplayBoundThrottled, when either side is ReplayMinRuntime or more (a
+// group throttled less than that in both is not scored, as a row with
+// less run time is not). Sorted by path.
+func ScoreGroupThrottle(name string, obs *LatencyResult, pred map[string]int64) []ReplayCheck {
+	var checks []ReplayCheck
+	for i := range obs.Cgroups {
+		g := &obs.Cgroups[i]
+		p, ok := pred[g.Path]
+		if !ok || g.QuotaNS <= 0 {
+			continue
+		}
+		o, _ := ObservedThrottled(g)
+		if o < ReplayMinRuntime && p < ReplayMinRuntime {
+			continue
+		}
+		checks = append(checks, ReplayCheck{Case: name, Cgroup: g.Path, Metric: "throttled_time", Observed: o, Predicted: p, Bound: ReplayBoundThrottled})
+	}
+	sort.SliceStable(checks, func(i, j int) bool { return checks[i].Cgroup < checks[j].Cgroup })
+	return checks
 }
 
 // ReplayTrust is how far a prediction can be trusted: the checks of the
@@ -164,7 +219,10 @@ func NewReplayTrust(policy string, cpus int, checks []ReplayCheck) *ReplayTrust 
 // label is "who metric ratio", as the verdict names a check.
 func (c ReplayCheck) label() string {
 	who := c.Comm
-	if who == "" {
+	switch {
+	case c.Cgroup != "":
+		who = "cgroup " + c.Cgroup
+	case who == "":
 		who = "workload"
 	}
 	return fmt.Sprintf("%s %s %.2fx", who, c.Metric, PredRatio(c.Predicted, c.Observed))
@@ -189,12 +247,16 @@ func (t *ReplayTrust) Verdict() string {
 		}
 		return fmt.Sprintf("%s compared nothing: %s %d ms of run time or more; the prediction's error is unknown", head, why, ReplayMinRuntime/1_000_000)
 	}
+	groups := ""
+	if slices.ContainsFunc(t.Rows, func(c ReplayCheck) bool { return c.Cgroup != "" }) {
+		groups = " and the throttled time of every task group with a quota"
+	}
 	if t.Within {
 		// Rounded up: an error of 2.48 % is "within 3 %", never 2.
 		if t.Censored > 0 {
-			return fmt.Sprintf("%s within %.0f %% on every row with %d ms of run time or more (closest to its bound: %s): trust the prediction to about that; the makespan cannot be predicted: %s still running when the capture ended", head, math.Ceil(100*t.MaxErr), ReplayMinRuntime/1_000_000, t.Worst, plural(t.Censored, "task was", "tasks were"))
+			return fmt.Sprintf("%s within %.0f %% on every row with %d ms of run time or more%s (closest to its bound: %s): trust the prediction to about that; the makespan cannot be predicted: %s still running when the capture ended", head, math.Ceil(100*t.MaxErr), ReplayMinRuntime/1_000_000, groups, t.Worst, plural(t.Censored, "task was", "tasks were"))
 		}
-		return fmt.Sprintf("%s within %.0f %% on the makespan and every row with %d ms of run time or more (closest to its bound: %s): trust the prediction to about that", head, math.Ceil(100*t.MaxErr), ReplayMinRuntime/1_000_000, t.Worst)
+		return fmt.Sprintf("%s within %.0f %% on the makespan and every row with %d ms of run time or more%s (closest to its bound: %s): trust the prediction to about that", head, math.Ceil(100*t.MaxErr), ReplayMinRuntime/1_000_000, groups, t.Worst)
 	}
 	var miss []ReplayCheck
 	for _, c := range t.Rows {

@@ -176,3 +176,45 @@ func TestReplayTrustNothingCompared(t *testing.T) {
 		t.Errorf("within %v, verdict %q; want false, %q", tr.Within, tr.Verdict(), want)
 	}
 }
+
+// TestScoreGroupThrottle: a quota'd group's throttled time is scored
+// against its cpu.stat when the trace covers it, else against the
+// inference; a group without a quota, one the prediction lacks and one
+// throttled less than ReplayMinRuntime on both sides are not scored.
+// New-user pass 16 F3's figures: /t16p predicted 2275.439 ms beside
+// cpu.stat's 4949.204 ms (inferred 4941.711): 2275.439/4949.204 = 0.460,
+// |0.460 − 1| = 0.540 > 0.25, a miss the verdict names.
+func TestScoreGroupThrottle(t *testing.T) {
+	const ms = 1_000_000
+	obs := &LatencyResult{Cgroups: []CgroupThrottle{
+		{Path: "/t16p", QuotaNS: 40 * ms, Throttled: 4_941_711_000, Kernel: &trace.CgroupStat{Path: "/t16p", ThrottledNS: 4_949_204_000}},
+		{Path: "/t16new", QuotaNS: 20 * ms, Throttled: 1_411_863_000}, // inferred only
+		{Path: "/t16p/c1", QuotaNS: -1, Throttled: 0},                 // no quota
+		{Path: "/small", QuotaNS: 50 * ms, Throttled: 40 * ms},        // < 100 ms both sides
+		{Path: "/gone", QuotaNS: 50 * ms, Throttled: 900 * ms},        // not predicted
+		{Path: "/window", QuotaNS: 50 * ms, Throttled: 300 * ms, KernelWholeTrace: true, // cpu.stat of another span
+			Kernel: &trace.CgroupStat{ThrottledNS: 900 * ms}},
+	}}
+	pred := map[string]int64{"/t16p": 2_275_439_000, "/t16new": 1_443_017_000, "/t16p/c1": 0, "/small": 60 * ms, "/window": 300 * ms}
+	got := ScoreGroupThrottle("self", obs, pred)
+	want := []ReplayCheck{
+		{Case: "self", Cgroup: "/t16new", Metric: "throttled_time", Observed: 1_411_863_000, Predicted: 1_443_017_000, Bound: 0.25},
+		{Case: "self", Cgroup: "/t16p", Metric: "throttled_time", Observed: 4_949_204_000, Predicted: 2_275_439_000, Bound: 0.25},
+		{Case: "self", Cgroup: "/window", Metric: "throttled_time", Observed: 300 * ms, Predicted: 300 * ms, Bound: 0.25},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("checks (-want +got):\n%s", diff)
+	}
+	// 1443.017/1411.863 = 1.022: within; /t16p: 0.460, a miss.
+	if !got[0].Pass() || got[1].Pass() || got[1].ID() != "self/cgroup:/t16p/throttled_time" {
+		t.Fatalf("pass %v %v, id %q", got[0].Pass(), got[1].Pass(), got[1].ID())
+	}
+	v := NewReplayTrust("eevdf", 2, got).Verdict()
+	if want := "misses its bounds: cgroup /t16p throttled_time 0.46x (bound ±25 %)"; !strings.Contains(v, want) {
+		t.Fatalf("verdict %q lacks %q", v, want)
+	}
+	v = NewReplayTrust("eevdf", 2, got[:1]).Verdict()
+	if want := "and the throttled time of every task group with a quota (closest to its bound: cgroup /t16new throttled_time 1.02x)"; !strings.Contains(v, want) {
+		t.Fatalf("verdict %q lacks %q", v, want)
+	}
+}

@@ -407,7 +407,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		sim.Wait()
 		return err
 	}
-	obs, err := predict.Table(rec, o.tables())
+	obs, err := predict.ObservedTable(rec, o.tables(), cfg.Cgroups)
 	rec.Close()
 	if err != nil {
 		sim.Wait()

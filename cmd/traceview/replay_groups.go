@@ -7,13 +7,16 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -129,5 +132,32 @@ func writeGroupLine(out io.Writer, m *replay.Model, cfg replay.Config) {
 		if rec, _, err := replay.Groups(m, replay.Config{}); err == nil && len(rec) > 1 {
 			fmt.Fprintln(out, "task groups: none left by the what-ifs (--autogroup off, --cgroup): every task in the root group")
 		}
+	}
+}
+
+// writeGroupThrottle prints, under a run's table, each quota'd group's
+// predicted throttling (the policy's cpu.stat counts, stats) beside the
+// recording's (obs: its cpu.stat over the trace when recorded, else the
+// figures inferred from the schedule) and their ratio, so that a what-if
+// on --cpu-max reads against what the recording had.
+func writeGroupThrottle(w io.Writer, stats []policies.GroupStats, obs *report.LatencyResult) {
+	if len(stats) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "task groups with a quota: predicted throttling against the recording's (throttled time is summed over CPUs, as cpu.stat's)")
+	for _, st := range stats {
+		line := fmt.Sprintf("  %s: predicted %d throttled periods of %d, %s ms throttled", termsafe.Name(st.Path), st.NrThrottled, st.NrPeriods, msf(st.ThrottledNS))
+		i := slices.IndexFunc(obs.Cgroups, func(g report.CgroupThrottle) bool { return g.Path == st.Path })
+		switch {
+		case i < 0:
+			line += "; recorded: none (the group has no task in the recording)"
+		case obs.Cgroups[i].Kernel != nil && !obs.Cgroups[i].KernelWholeTrace:
+			k := obs.Cgroups[i].Kernel
+			line += fmt.Sprintf("; recorded %d of %d, %s ms (its cpu.stat); ratio %s", k.NrThrottled, k.NrPeriods, msf(k.ThrottledNS), ratio(st.ThrottledNS, k.ThrottledNS))
+		default:
+			g := &obs.Cgroups[i]
+			line += fmt.Sprintf("; recorded %d throttled periods, %s ms (inferred from the schedule and the %s quota); ratio %s", g.ThrottledPeriods, msf(g.Throttled), g.Settings, ratio(st.ThrottledNS, g.Throttled))
+		}
+		fmt.Fprintln(w, line)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/traceview/traceview/report"
 )
 
 // grpq.q25: an open-loop service in /tv-svc under a 25 ms / 100 ms quota
@@ -381,5 +383,63 @@ func TestNestedQuotaByCgroup(t *testing.T) {
 		if got[k] != want {
 			t.Errorf("JSON %s: %s, want %s", k, got[k], want)
 		}
+	}
+}
+
+// TestReplayGroupThrottleScored: the self-replay scores each quota'd
+// group's throttled time against the recording's, here the throttling
+// latency infers with the same stated quota (the observed table takes
+// --recorded-cgroup as latency does; before, it inferred with no quota),
+// and the table shows the run's predicted throttling beside it. The
+// predicted figure is the run's group_stats (the run is the self-replay:
+// no what-if).
+func TestReplayGroupThrottleScored(t *testing.T) {
+	stated := []string{"--recorded-cgroup", "/tv-svc:max=25ms/100ms"}
+	type cg struct {
+		Path      string `json:"path"`
+		Periods   int64  `json:"throttled_periods"`
+		Throttled int64  `json:"throttled_ns"`
+	}
+	lat := cliJSON[struct {
+		Cgroups []cg `json:"cgroups"`
+	}](t, append([]string{"latency", "-i", grpqQ25, "-o", "json"}, stated...)...)
+	i := slices.IndexFunc(lat.Cgroups, func(c cg) bool { return c.Path == "/tv-svc" })
+	if i < 0 || lat.Cgroups[i].Throttled < 1_000_000_000 {
+		t.Fatalf("latency's /tv-svc: %+v", lat.Cgroups)
+	}
+	want := lat.Cgroups[i]
+	doc := cliJSON[struct {
+		Runs []struct {
+			GroupStats []struct {
+				Path        string `json:"path"`
+				NrPeriods   int64  `json:"nr_periods"`
+				NrThrottled int64  `json:"nr_throttled"`
+				ThrottledNS int64  `json:"throttled_ns"`
+			} `json:"group_stats"`
+			Self struct {
+				Rows []report.ReplayCheck `json:"rows"`
+			} `json:"self_replay"`
+		} `json:"runs"`
+	}](t, append([]string{"replay", "-i", grpqQ25, "--policy", "eevdf", "-o", "json"}, stated...)...)
+	if len(doc.Runs) != 1 || len(doc.Runs[0].GroupStats) != 1 {
+		t.Fatalf("runs: %+v", doc.Runs)
+	}
+	gs := doc.Runs[0].GroupStats[0]
+	k := slices.IndexFunc(doc.Runs[0].Self.Rows, func(c report.ReplayCheck) bool { return c.Cgroup == "/tv-svc" })
+	if k < 0 {
+		t.Fatalf("no /tv-svc check in %+v", doc.Runs[0].Self.Rows)
+	}
+	c := doc.Runs[0].Self.Rows[k]
+	if c.Metric != "throttled_time" || c.Observed != want.Throttled || c.Predicted != gs.ThrottledNS || c.Bound != 0.25 {
+		t.Fatalf("check %+v; want observed %d (latency's), predicted %d (group_stats)", c, want.Throttled, gs.ThrottledNS)
+	}
+	out, errs, code := runCLI(t, append([]string{"replay", "-i", grpqQ25, "--policy", "eevdf"}, stated...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	line := fmt.Sprintf("  /tv-svc: predicted %d throttled periods of %d, %s ms throttled; recorded %d throttled periods, %s ms (inferred from the schedule and the stated quota); ratio %s\n",
+		gs.NrThrottled, gs.NrPeriods, msf(gs.ThrottledNS), want.Periods, msf(want.Throttled), ratio(gs.ThrottledNS, want.Throttled))
+	if !strings.Contains(out, line) {
+		t.Fatalf("output lacks %q:\n%s", line, out)
 	}
 }

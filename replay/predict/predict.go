@@ -77,6 +77,14 @@ func Table(src trace.Source, tab Tables) (*report.LatencyResult, error) {
 	return report.ComputeLatency(src, report.LatencyOptions{PerTask: tab.PerTask, Percentiles: tab.Percentiles})
 }
 
+// ObservedTable is Table of a recording with stated, the task groups'
+// settings it does not carry (replay --recorded-cgroup;
+// report.LatencyOptions.Cgroups), so that its groups' throttling is
+// inferred against the quota the user stated, as latency does with them.
+func ObservedTable(src trace.Source, tab Tables, stated []trace.CgroupSettings) (*report.LatencyResult, error) {
+	return report.ComputeLatency(src, report.LatencyOptions{PerTask: tab.PerTask, Percentiles: tab.Percentiles, Cgroups: stated})
+}
+
 // Options say what Predict scores a prediction against and how.
 type Options struct {
 	// Name is the case the checks are of (report.ReplayCheck.Case).
