@@ -148,15 +148,26 @@ func writeGroupThrottle(w io.Writer, stats []policies.GroupStats, obs *report.La
 	for _, st := range stats {
 		line := fmt.Sprintf("  %s: predicted %d throttled periods of %d, %s ms throttled", termsafe.Name(st.Path), st.NrThrottled, st.NrPeriods, msf(st.ThrottledNS))
 		i := slices.IndexFunc(obs.Cgroups, func(g report.CgroupThrottle) bool { return g.Path == st.Path })
-		switch {
-		case i < 0:
-			line += "; recorded: none (the group has no task in the recording)"
-		case obs.Cgroups[i].Kernel != nil && !obs.Cgroups[i].KernelWholeTrace:
-			k := obs.Cgroups[i].Kernel
-			line += fmt.Sprintf("; recorded %d of %d, %s ms (its cpu.stat); ratio %s", k.NrThrottled, k.NrPeriods, msf(k.ThrottledNS), ratio(st.ThrottledNS, k.ThrottledNS))
-		default:
-			g := &obs.Cgroups[i]
-			line += fmt.Sprintf("; recorded %d throttled periods, %s ms (inferred from the schedule and the %s quota); ratio %s", g.ThrottledPeriods, msf(g.Throttled), g.Settings, ratio(st.ThrottledNS, g.Throttled))
+		if i < 0 {
+			fmt.Fprintln(w, line+"; recorded: none (the group has no task in the recording)")
+			continue
+		}
+		g := &obs.Cgroups[i]
+		unlimited := ""
+		if g.QuotaNS < 0 {
+			unlimited = " with no quota"
+		}
+		if k := g.Kernel; k != nil && !g.KernelWholeTrace {
+			line += fmt.Sprintf("; recorded%s %d of %d, %s ms (its cpu.stat); ratio %s", unlimited, k.NrThrottled, k.NrPeriods, msf(k.ThrottledNS), ratio(st.ThrottledNS, k.ThrottledNS))
+		} else {
+			how := "inferred from the schedule and the " + g.Settings + " quota"
+			switch {
+			case unlimited != "":
+				how = "inferred from the schedule"
+			case g.Settings == "unknown":
+				how = "inferred from the schedule; the recording's quota unknown: --recorded-cgroup " + termsafe.Name(g.Path) + ":max=QUOTA/PERIOD states it"
+			}
+			line += fmt.Sprintf("; recorded%s %d throttled periods, %s ms (%s); ratio %s", unlimited, g.ThrottledPeriods, msf(g.Throttled), how, ratio(st.ThrottledNS, g.Throttled))
 		}
 		fmt.Fprintln(w, line)
 	}
