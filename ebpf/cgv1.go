@@ -172,6 +172,14 @@ func (s *v1Sampler) addMove(m cgMove) {
 		s.watchErr = fmt.Sprintf("a task moved to a group outside %s or with a path over 255 bytes (%q)", s.g.mounts.V1CPU, m.Path)
 		return
 	}
+	if path == "" {
+		// A move back to the root group: named "/", so that group()
+		// tells a task known to be in the root from one no reading
+		// lists (new-user pass 17 F2: a task echoed into the root's
+		// tasks file kept counting in the cgroup v2 group of its old
+		// group's name, 0.957 CPUs under a 0.6-CPU quota).
+		path = "/"
+	}
 	mv := v1Move{time: m.Time, path: path}
 	if m.Threadgroup {
 		s.procMoves[m.PID] = insertMove(s.procMoves[m.PID], mv)
@@ -323,8 +331,9 @@ func (s *v1Sampler) drainMoves() {
 	}
 }
 
-// group returns the non-root v1 cpu group task tid of process pid (0:
-// unknown) was in at time t (trace clock), "" when none is known.
+// group returns the v1 cpu group task tid of process pid (0: unknown) was
+// in at time t (trace clock): "/" when its last recorded move before t was
+// to the root group, "" when none is known.
 func (s *v1Sampler) group(tid trace.TID, pid trace.PID, t int64) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -537,7 +546,14 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 }
 
 // idOf returns the id of group path in this file.
+// The root group ("/", a task moved back there) is the cgroup v2 root's
+// id, trace.RootCgroupID: with the cpu controller on v1, the task's cgroup
+// v2 group does not schedule it.
 func (a *v1Attrib) idOf(path string) uint64 {
+	if path == "/" {
+		a.paths[trace.RootCgroupID] = "/"
+		return trace.RootCgroupID
+	}
 	id, ok := a.ids[path]
 	if !ok {
 		id = V1CgroupIDBit | uint64(len(a.ids)+1)
@@ -569,10 +585,11 @@ func StartV1Groups(mounts CgroupMounts) *V1Groups {
 	return &V1Groups{s: s, stop: stop}
 }
 
-// Group returns the non-root v1 cpu group (its path in the hierarchy) that
-// task tid was in at time t (CLOCK_MONOTONIC ns): as the reading nearest t
-// listed it, within the longest interval between two readings; "" when
-// none (the root group, or not seen). It first waits, as record does
+// Group returns the v1 cpu group (its path in the hierarchy) that task tid
+// was in at time t (CLOCK_MONOTONIC ns): as the reading nearest t listed
+// it, within the longest interval between two readings, or as its last
+// move before t put it ("/" when that move was to the root group); ""
+// when none (the root group, or not seen). It first waits, as record does
 // (awaitReading, v1WaitMax at most), for a reading at or after t: a
 // sampler slowed by load had not read the groups near the end of top's
 // window, and a task spinning in a group all along was shown in the root

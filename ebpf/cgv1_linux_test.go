@@ -64,13 +64,13 @@ func TestV1MovesWatched(t *testing.T) {
 	if len(moves) != 1 || moves[0].path != "/"+name || moves[0].time < in0 || moves[0].time > in1 {
 		t.Errorf("tasks write in [%d, %d]: moves %+v, want one to /%s in that span", in0, in1, moves, name)
 	}
-	if len(procMoves) != 1 || procMoves[0].path != "" || procMoves[0].time < out0 || procMoves[0].time > out1 {
+	if len(procMoves) != 1 || procMoves[0].path != "/" || procMoves[0].time < out0 || procMoves[0].time > out1 {
 		t.Errorf("cgroup.procs write in [%d, %d]: process moves %+v, want one to the root in that span", out0, out1, procMoves)
 	}
 	for _, c := range []struct {
 		t    int64
 		want string
-	}{{in0 - 1, ""}, {in1, "/" + name}, {out0, "/" + name}, {out1, ""}} {
+	}{{in0 - 1, ""}, {in1, "/" + name}, {out0, "/" + name}, {out1, "/"}} {
 		if got := s.group(tid, trace.PID(pid), c.t); got != c.want {
 			t.Errorf("at %d (in [%d, %d], out [%d, %d]): group %q, want %q", c.t, in0, in1, out0, out1, got, c.want)
 		}

@@ -133,7 +133,7 @@ func TestV1MovesPlaceTasks(t *testing.T) {
 			21: {{path: "/b", first: 6000, last: 9000}},
 		},
 		moves:     map[trace.TID][]v1Move{10: {{time: 5500, path: "/b"}}},
-		procMoves: map[trace.PID][]v1Move{20: {{time: 7000, path: ""}}},
+		procMoves: map[trace.PID][]v1Move{20: {{time: 7000, path: "/"}}},
 	}
 	for _, c := range []struct {
 		tid  trace.TID
@@ -142,7 +142,7 @@ func TestV1MovesPlaceTasks(t *testing.T) {
 		want string
 	}{
 		{10, 0, -2000, "/a"}, {10, 0, 5400, "/a"}, {10, 0, 5500, "/b"}, {10, 0, 20000, "/b"},
-		{21, 20, 6500, "/b"}, {21, 20, 7000, ""}, {21, 20, 8000, ""}, {21, 0, 8000, "/b"},
+		{21, 20, 6500, "/b"}, {21, 20, 7000, "/"}, {21, 20, 8000, "/"}, {21, 0, 8000, "/b"},
 	} {
 		if got := s.group(c.tid, c.pid, c.t); got != c.want {
 			t.Errorf("exact: task %d (pid %d) at %d: %q, want %q", c.tid, c.pid, c.t, got, c.want)
@@ -242,5 +242,43 @@ func TestV1RunAcrossMove(t *testing.T) {
 	sw(7000, 0, 0, 10)
 	if _, sp := sw(8000, 0, 10, 0); len(sp) != 0 {
 		t.Errorf("task 10's run from 7000 to 8000: splits %v, want none", sp)
+	}
+}
+
+// TestV1MoveToRoot: a task moved back to the root group (its tasks file at
+// the hierarchy's mount) is known to be there, "/", and its switches name
+// the root group (trace.RootCgroupID), not the cgroup v2 group its switch
+// carries (id 77 here: cgrun puts a task in the v2 group of the same name,
+// whose cpu.max does not schedule it when cpu is on v1; new-user pass 17
+// F2 counted 1.5 s in the root in /t17b that way). Task 10, listed in /a
+// from 1000 to 5000, moved to the root at 5500 ns while running on CPU 0
+// (5000 to 6000): the switch-out names the root and a move splits the run
+// 500 ns before it, from /a; its next run, 7000 to 8000, is in the root.
+func TestV1MoveToRoot(t *testing.T) {
+	s := &v1Sampler{exact: true, slack: 1000, latest: 1 << 62, stopped: true, mountRoot: "/",
+		spans: map[trace.TID][]v1Span{10: {{path: "/a", first: 1000, last: 5000}}},
+		moves: map[trace.TID][]v1Move{}, procMoves: map[trace.PID][]v1Move{}}
+	s.addMove(cgMove{Time: 5500, TID: 10, PID: 10, Path: "/"})
+	if got := s.group(10, 10, 5600); got != "/" {
+		t.Fatalf("group after the move to the root: %q, want /", got)
+	}
+	a := newV1Attrib(s)
+	sw := func(at int64, prev, next trace.TID) (trace.Event, []trace.Event) {
+		e := trace.NewEvent(at, 0, trace.KindSwitch)
+		e.TID, e.NextTID, e.Cgroup, e.Comm = prev, next, 77, "w"
+		a.rewrite(&e)
+		return e, append([]trace.Event(nil), a.splits...)
+	}
+	sw(5000, 0, 10)
+	e, sp := sw(6000, 10, 0)
+	if e.Cgroup != trace.RootCgroupID || a.paths[trace.RootCgroupID] != "/" {
+		t.Errorf("switch-out at 6000: cgroup %d (%q), want the root's, %d", e.Cgroup, a.paths[e.Cgroup], trace.RootCgroupID)
+	}
+	if len(sp) != 1 || sp[0].Runtime != 500 || a.paths[sp[0].Cgroup] != "/a" {
+		t.Errorf("splits: %v, want one move 500 ns before, from /a", sp)
+	}
+	sw(7000, 0, 10)
+	if e, _ := sw(8000, 10, 0); e.Cgroup != trace.RootCgroupID {
+		t.Errorf("run 7000-8000 in cgroup %d, want the root's", e.Cgroup)
 	}
 }

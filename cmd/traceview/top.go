@@ -432,7 +432,7 @@ func noteV1Moves(errw io.Writer, stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since
 }
 
 // topMovedRow names the row of the tasks that moved into v1 cpu group
-// path ("" the root) within a window: their counts cannot be split at the
+// path ("" or "/": the root) within a window: their counts cannot be split at the
 // move, so they are in no group's row (a quota'd group read 2.6 times
 // what its quota allows with them).
 func topMovedRow(path string) string {
@@ -457,6 +457,13 @@ func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since, now int64) map[
 		p := v1.Group(s.TID, s.PID, now)
 		if moved, _ := v1.Moved(s.TID, s.PID, since, now); moved {
 			p = topMovedRow(p)
+		}
+		if p == "/" {
+			// Moved back to the v1 root group: its cgroup v2 group
+			// does not schedule it (ebpf.V1Groups.Group).
+			stats[i].Cgroup = trace.RootCgroupID
+			ids[trace.RootCgroupID] = true
+			continue
 		}
 		if p != "" {
 			id, ok := v1ids[p]
