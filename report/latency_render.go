@@ -226,6 +226,12 @@ func quotaText(g *CgroupThrottle) string {
 	if g.ThrottledBy != "" {
 		q += "; under " + g.ThrottledBy + "'s quota"
 	}
+	if g.AlsoUnder != "" {
+		q += "; also under " + g.AlsoUnder + "'s quota"
+	}
+	if g.Subtree {
+		q += "; with the groups below it"
+	}
 	return q
 }
 

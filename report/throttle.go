@@ -148,6 +148,16 @@ type CgroupThrottle struct {
 	// directly) counts them and charges its tasks' Throttled ms; this
 	// line's throttle figures stay 0, as its cpu.stat counts none.
 	ThrottledBy string `json:"throttled_by,omitempty"`
+	// Subtree: the group has a quota and groups below it with tasks, which
+	// its quota limits too; its Runtime, CPUs, Tasks and delays are then
+	// those of its whole subtree (its own tasks' and every group's below),
+	// as its throttles are inferred from them.
+	Subtree bool `json:"subtree,omitempty"`
+	// AlsoUnder, for a group with a quota of its own under an ancestor
+	// with one, names the nearest such ancestor: its tasks wait through
+	// that ancestor's throttles too, which count on the ancestor's line
+	// (and in its tasks' Throttled ms), not in this group's throttles.
+	AlsoUnder string `json:"also_under,omitempty"`
 	// Throttles are the throttled stretches, ascending: from the first
 	// evidence to the first run of a task of the group after it.
 	Throttles []ThrottleSpan `json:"-"`
@@ -456,21 +466,21 @@ func (g *thrGroup) lostDuring(meta *trace.Meta) (windows int, events uint64) {
 	return windows, events
 }
 
-// quotaAncestor returns the nearest proper ancestor of path whose CFS
-// bandwidth quota is known and limited (groupSettings: stated or
-// recorded), or "" when none is.
-func quotaAncestor(path string, meta *trace.Meta, stated []trace.CgroupSettings) string {
-	for p := path; p != "/" && p != ""; {
+// quotaAncestors returns the proper ancestors of path whose CFS bandwidth
+// quota is known and limited (groupSettings: stated or recorded), nearest
+// first.
+func quotaAncestors(path string, meta *trace.Meta, stated []trace.CgroupSettings) []string {
+	var out []string
+	for p := path; ; {
 		i := strings.LastIndexByte(p, '/')
 		if i <= 0 {
-			return ""
+			return out
 		}
 		p = p[:i]
 		if q, _, _ := groupSettings(p, meta, stated); q > 0 {
-			return p
+			out = append(out, p)
 		}
 	}
-	return ""
 }
 
 // absorb adds the runs, delays, tasks and totals of o, a group below g's
@@ -531,7 +541,6 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 // path. span is the trace's time span (ns) and ncpu its CPUs; root groups
 // ("/") are left out.
 func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSettings, from, to, ncpu int64) []CgroupThrottle {
-	span := to - from
 	for _, ds := range c.unplaced {
 		// Never switched out in a group since: the group of its row.
 		for _, u := range ds {
@@ -540,45 +549,36 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 			}
 		}
 	}
-	var out []CgroupThrottle
-	// Groups without a quota of their own under an ancestor with one: the
-	// ancestor's bandwidth is what throttles them (throttle_cfs_rq,
-	// kernel/sched/fair.c v6.18, throttles the ancestor's cfs_rq and with
-	// it every group below; only the ancestor's cpu.stat counts it), so
-	// their runs and delays are analyzed together on the ancestor's line.
-	under := map[string]*thrGroup{}
-	// line is the table line of g at path (cg 0: an ancestor no task ran
-	// in directly); own: its throttles are its own, whatever its ancestors' quotas.
-	line := func(cg uint64, path string, g *thrGroup, own bool) CgroupThrottle {
-		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks)}
-		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
-		switch {
-		case ct.Settings == "stated":
-			ct.QuotaReadings = quotaReadings(path, stated)
-		case ct.Settings == "recorded":
-			ct.QuotaReadings = quotaReadings(path, meta.CgroupSettings)
-		}
-		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
-		ct.Kernel = kernelStat(meta, path, from, to, ct.PeriodNS)
-		if anc := quotaAncestor(path, meta, stated); !own && cg != 0 && ct.QuotaNS <= 0 && anc != "" {
-			ct.ThrottledBy = anc
-			a := under[anc]
-			if a == nil {
-				a = &thrGroup{runs: map[trace.CPU][]thrRun{}, tasks: map[*latTask]bool{}}
-				under[anc] = a
-			}
-			a.absorb(g)
-		} else {
-			g.analyze(&ct, ncpu)
-			ct.KernelNote = kernelDisagrees(&ct)
-			ct.LostWindows, ct.LostEvents = g.lostDuring(meta)
-		}
-		ct.Runtime = g.runtime
-		if span > 0 {
-			ct.CPUs = float64(ct.Runtime) / float64(span)
-		}
-		return ct
-	}
+	return c.lines(meta, stated, from, to, ncpu)
+}
+
+// ownGroup is a cgroup with runs or delays of its own tasks.
+type ownGroup struct {
+	cg    uint64
+	path  string
+	g     *thrGroup
+	named bool // the trace names its path
+}
+
+// lines makes the group table's lines (see analyze). A quota limits its
+// group's whole subtree: throttle_cfs_rq (kernel/sched/fair.c v6.18)
+// throttles the group's cfs_rq, and with it every group below, whose
+// runtime is charged up the hierarchy (account_cfs_rq_runtime on each
+// level's cfs_rq); only the throttled group's cpu.stat counts the
+// throttle. So a group with a quota is analyzed with the runs and delays
+// of every group below it (its line's figures are then the subtree's:
+// Subtree), ancestors before descendants, and a throttle found in a group
+// below another's quota is counted there only outside the ancestor's
+// throttles (new-user pass 17 F1: a child with a quota of its own under a
+// throttled parent was left out of the parent's line, and the parent's
+// throttles were counted as its own, 1380 ms beside its cpu.stat's 368).
+// A group without a quota under an ancestor with one is throttled by that
+// ancestor (ThrottledBy) and not analyzed on its own.
+func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSettings, from, to, ncpu int64) []CgroupThrottle {
+	span := to - from
+	quota := func(p string) bool { q, _, _ := groupSettings(p, meta, stated); return q > 0 }
+	var own []ownGroup
+	byPath := map[string]*ownGroup{}
 	for cg, g := range c.groups {
 		path, ok := "", false
 		if meta != nil {
@@ -590,15 +590,110 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 		if path == "/" {
 			continue
 		}
-		out = append(out, line(cg, path, g, !ok))
+		own = append(own, ownGroup{cg, path, g, ok})
 	}
-	for path, g := range under {
+	for i := range own {
+		if own[i].named {
+			byPath[own[i].path] = &own[i]
+		}
+	}
+	// subtree: each group with a quota that has named groups below it,
+	// with their runs and delays and its own.
+	subtree := map[string]*thrGroup{}
+	for _, o := range own {
+		if !o.named {
+			continue
+		}
+		for _, a := range quotaAncestors(o.path, meta, stated) {
+			sub := subtree[a]
+			if sub == nil {
+				sub = &thrGroup{runs: map[trace.CPU][]thrRun{}, tasks: map[*latTask]bool{}}
+				if og := byPath[a]; og != nil {
+					sub.absorb(og.g)
+				}
+				subtree[a] = sub
+			}
+			sub.absorb(o.g)
+		}
+	}
+	paths := make([]string, 0, len(own)+len(subtree))
+	for _, o := range own {
+		paths = append(paths, o.path)
+	}
+	for a := range subtree {
+		if byPath[a] == nil {
+			paths = append(paths, a)
+		}
+	}
+	// Ancestors first: a path sorts after every proper ancestor of it.
+	slices.SortFunc(paths, func(a, b string) int {
+		return cmp.Or(cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/")), cmp.Compare(a, b))
+	})
+	throttles := map[string][]ThrottleSpan{}
+	out := make([]CgroupThrottle, 0, len(paths))
+	for _, path := range paths {
+		var cg uint64
+		g, named := subtree[path], true
+		if o := byPath[path]; o != nil {
+			cg = o.cg
+		} else if g == nil { // an unnamed id
+			o := own[slices.IndexFunc(own, func(o ownGroup) bool { return o.path == path })]
+			cg, g, named = o.cg, o.g, false
+		}
+		sub := g != nil
+		if g == nil {
+			g = byPath[path].g
+		}
 		for _, runs := range g.runs {
 			slices.SortFunc(runs, func(a, b thrRun) int { return cmp.Compare(a.start, b.start) })
 		}
-		out = append(out, line(0, path, g, true))
+		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks), Subtree: sub}
+		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
+		switch ct.Settings {
+		case "stated":
+			ct.QuotaReadings = quotaReadings(path, stated)
+		case "recorded":
+			ct.QuotaReadings = quotaReadings(path, meta.CgroupSettings)
+		}
+		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
+		ct.Kernel = kernelStat(meta, path, from, to, ct.PeriodNS)
+		ancs := quotaAncestors(path, meta, stated)
+		if named && !quota(path) && len(ancs) > 0 {
+			ct.ThrottledBy = ancs[0]
+		} else {
+			if len(ancs) > 0 {
+				ct.AlsoUnder = ancs[0]
+			}
+			var above []ThrottleSpan
+			for _, a := range ancs {
+				above = append(above, throttles[a]...)
+			}
+			g.analyze(&ct, ncpu, mergeSpans(above))
+			throttles[path] = ct.Throttles
+			ct.KernelNote = kernelDisagrees(&ct)
+			ct.LostWindows, ct.LostEvents = g.lostDuring(meta)
+		}
+		ct.Runtime = g.runtime
+		if span > 0 {
+			ct.CPUs = float64(ct.Runtime) / float64(span)
+		}
+		out = append(out, ct)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// mergeSpans returns spans sorted by start with overlapping ones merged.
+func mergeSpans(spans []ThrottleSpan) []ThrottleSpan {
+	slices.SortFunc(spans, func(a, b ThrottleSpan) int { return cmp.Compare(a.Start, b.Start) })
+	var out []ThrottleSpan
+	for _, sp := range spans {
+		if n := len(out); n > 0 && sp.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, sp.End)
+			continue
+		}
+		out = append(out, sp)
+	}
 	return out
 }
 
@@ -784,7 +879,11 @@ func (g *thrGroup) filterQuotaCandidates(cands []candidate, ct *CgroupThrottle, 
 	return kept
 }
 
-func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
+// above are the throttles of the groups above g with a quota (sorted,
+// disjoint): g's tasks wait through them too, but they are those groups'
+// throttles, so the parts of g's candidate throttles inside them are not
+// g's (clipAbove).
+func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan) {
 	// The group's busy time (the union of its runs on every CPU), its
 	// idle-evidence switch-outs, and per CPU cumulative run time.
 	type cpuRuns struct {
@@ -873,6 +972,7 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 	if quotaKnown && len(cands) > 0 {
 		cands = g.filterQuotaCandidates(cands, ct, usedBefore, threshold)
 	}
+	cands = clipAbove(cands, above)
 	if len(cands) == 0 {
 		return
 	}
@@ -944,6 +1044,30 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64) {
 		ct.ThrottledWall += c.span.End - c.span.Start
 	}
 	ct.ThrottledPeriods = throttledPeriods(ct.Throttles, ct.PeriodNS)
+}
+
+// clipAbove removes from the candidates (in time order) the parts inside
+// above (sorted, disjoint): an ancestor's throttles. What is left of a
+// candidate is kept in pieces, each with the candidate's evidence.
+func clipAbove(cands []candidate, above []ThrottleSpan) []candidate {
+	if len(above) == 0 {
+		return cands
+	}
+	var out []candidate
+	for _, c := range cands {
+		start := c.span.Start
+		k := sort.Search(len(above), func(k int) bool { return above[k].End > start })
+		for ; k < len(above) && above[k].Start < c.span.End; k++ {
+			if above[k].Start > start {
+				out = append(out, candidate{ThrottleSpan{start, above[k].Start}, c.idle})
+			}
+			start = max(start, above[k].End)
+		}
+		if start < c.span.End {
+			out = append(out, candidate{ThrottleSpan{start, c.span.End}, c.idle})
+		}
+	}
+	return out
 }
 
 // timerSlack is how long after a period boundary the first task of an
@@ -1077,6 +1201,8 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 				m.QuotaNS, m.PeriodNS, m.Settings = g.QuotaNS, g.PeriodNS, g.Settings
 			}
 			m.KernelWholeTrace = m.KernelWholeTrace || g.KernelWholeTrace
+			m.Subtree = m.Subtree || g.Subtree
+			m.ThrottledBy, m.AlsoUnder = cmp.Or(m.ThrottledBy, g.ThrottledBy), cmp.Or(m.AlsoUnder, g.AlsoUnder)
 		}
 	}
 	for i := range out {
@@ -1176,21 +1302,28 @@ func (res *LatencyResult) ThrottledWithin(dc DelayCgroups) func(tid trace.TID, s
 }
 
 // throttlesByID returns the throttles of each cgroup id of res.Cgroups
-// that has some: its own, or those of the ancestor whose quota throttles
-// it (CgroupThrottle.ThrottledBy).
+// that has some: its own and those of every ancestor with a quota, whose
+// throttles stop it too (a group without a quota has none of its own:
+// CgroupThrottle.ThrottledBy), in time order.
 func (res *LatencyResult) throttlesByID() map[uint64][]ThrottleSpan {
-	byPath := map[string][]ThrottleSpan{}
-	for _, g := range res.Cgroups {
-		byPath[g.Path] = g.Throttles
+	byPath := map[string]*CgroupThrottle{}
+	for i := range res.Cgroups {
+		byPath[res.Cgroups[i].Path] = &res.Cgroups[i]
 	}
 	out := map[uint64][]ThrottleSpan{}
 	for _, g := range res.Cgroups {
-		thr := g.Throttles
-		if g.ThrottledBy != "" {
-			thr = byPath[g.ThrottledBy]
+		if g.Cgroup == 0 {
+			continue
 		}
-		if g.Cgroup != 0 && len(thr) > 0 {
-			out[g.Cgroup] = thr
+		thr := slices.Clone(g.Throttles)
+		for p := g.Path; strings.LastIndexByte(p, '/') > 0; {
+			p = p[:strings.LastIndexByte(p, '/')]
+			if a := byPath[p]; a != nil && a.QuotaNS > 0 {
+				thr = append(thr, a.Throttles...)
+			}
+		}
+		if len(thr) > 0 {
+			out[g.Cgroup] = mergeSpans(thr)
 		}
 	}
 	return out

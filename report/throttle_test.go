@@ -686,3 +686,22 @@ func quotaEvidenceEvents() []trace.Event {
 		thrSwitch(250, 0, 3, S, 8, 0),
 	}
 }
+
+// TestClipAbove: the parts of a group's candidate throttles inside an
+// ancestor's throttles are the ancestor's. Candidates [0,100) (idle
+// evidence) and [200,300); ancestor throttles [50,80) and [150,250): what
+// is left is [0,50), [80,100) (idle) and [250,300).
+func TestClipAbove(t *testing.T) {
+	cands := []candidate{{ThrottleSpan{0, 100}, true}, {ThrottleSpan{200, 300}, false}}
+	got := clipAbove(cands, []ThrottleSpan{{50, 80}, {150, 250}})
+	want := []candidate{{ThrottleSpan{0, 50}, true}, {ThrottleSpan{80, 100}, true}, {ThrottleSpan{250, 300}, false}}
+	if !slices.Equal(got, want) {
+		t.Errorf("clipAbove: %v, want %v", got, want)
+	}
+	if got := clipAbove(cands, nil); !slices.Equal(got, cands) {
+		t.Errorf("no ancestor: %v", got)
+	}
+	if got := clipAbove(cands, []ThrottleSpan{{-10, 400}}); len(got) != 0 {
+		t.Errorf("inside one ancestor throttle: %v, want none", got)
+	}
+}

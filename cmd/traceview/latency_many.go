@@ -496,7 +496,13 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 	}) {
 		runtime += fmt.Sprintf(" on CPU between its switches (%.3f ms of sched_stat_runtime in its rows)", float64(table.Total.Runtime)/1e6)
 	}
+	if g.Subtree && g.Cgroup != 0 {
+		runtime += " with the groups below it (its quota limits them too; its own tasks' rows follow)"
+	}
 	thr := fmt.Sprintf("throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays)", g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6)
+	if g.AlsoUnder != "" {
+		thr += fmt.Sprintf("; its tasks also waited through %s's throttles, counted on %s's line", g.AlsoUnder, g.AlsoUnder)
+	}
 	if g.ThrottledBy != "" {
 		// Its throttles are the ancestor's (counted on the ancestor's
 		// line, as only its cpu.stat counts them); its tasks' share is
