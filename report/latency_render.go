@@ -29,7 +29,9 @@ func usecStamp(ns int64) string { return perfcompat.UsecStamp(ns) }
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
 
 // rowName is perf's "comm:tid" or "comm:(nr_tasks)", padded to 24 columns.
-func rowName(r *LatencyRow) string { return perfcompat.LatencyName(r.Comm, int64(r.TID), r.NrTasks) }
+func rowName(r *LatencyRow) string {
+	return termsafe.PadRight(perfcompat.LatencyLabel(r.Comm, int64(r.TID), r.NrTasks), 24)
+}
 
 // WriteLatencyTable prints res as the latency table. perfStyle prints
 // exactly perf 6.12's layout and its INFO lines (no Sum column; perf's own

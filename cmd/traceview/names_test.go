@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"strings"
 	"testing"
+
+	"github.com/traceview/traceview/internal/termsafe"
 	"unicode/utf8"
 )
 
@@ -117,6 +119,50 @@ func TestBlankNamesVisible(t *testing.T) {
 	for _, want := range []string{"\n\" \",9070,", "\n\"  \",9071,"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("csv: no %q in\n%s", want, out)
+		}
+	}
+}
+
+// TestWideNamesAlign: the default latency and timehist tables pad a task
+// name by the columns it takes on a terminal, so that "t17é中" (8 bytes,
+// 6 columns) lines up with ASCII and escaped names (new-user pass 17 F7:
+// padded by bytes, its row's '|' sat 2 columns left of the others');
+// --perf pads by bytes, as perf 6.12 does (its rows stay byte-identical).
+func TestWideNamesAlign(t *testing.T) {
+	const in = "../../testdata/traces/utf8-names.tv"
+	col := func(line, sep string) int { return termsafe.Width(line[:strings.Index(line, sep)]) }
+	out, _, _ := runCLI(t, "latency", "-i", in, "-p")
+	var wide, plain string
+	for _, l := range strings.Split(out, "\n") {
+		switch {
+		case strings.Contains(l, "t17é中:15905"):
+			wide = l
+		case strings.Contains(l, "t17 sp ace:15903"):
+			plain = l
+		}
+	}
+	if wide == "" || plain == "" || col(wide, "|") != col(plain, "|") {
+		t.Errorf("latency: '|' at column %d in %q, %d in %q", col(wide, "|"), wide, col(plain, "|"), plain)
+	}
+	out, _, _ = runCLI(t, "latency", "-i", in, "-p", "--perf")
+	if !strings.Contains(out, "  t17é中:15905        |") { // 2 + 14 bytes + 8 spaces: 24 bytes
+		t.Errorf("--perf: the row is not padded by bytes:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "timehist", "-i", in, "--tid", "15903,15905")
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "[15903/") || strings.Contains(l, "[15905/") {
+			rows = append(rows, l)
+		}
+	}
+	// The column after the name (the wait time) ends at the same column.
+	if len(rows) < 2 {
+		t.Fatalf("timehist: rows %q", rows)
+	}
+	for _, r := range rows[1:] {
+		if termsafe.Width(r) != termsafe.Width(rows[0]) {
+			t.Errorf("timehist rows of %d and %d columns:\n%s\n%s", termsafe.Width(rows[0]), termsafe.Width(r), rows[0], r)
+			break
 		}
 	}
 }

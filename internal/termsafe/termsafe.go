@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 )
 
 // Name returns s with every byte or rune that is not printable written as
@@ -146,4 +148,28 @@ func ShellLine(args []string) string {
 		words[i] = ShellWord(a)
 	}
 	return strings.Join(words, " ")
+}
+
+// Width is the number of terminal columns s takes, for padding a column
+// of names: its bytes when it is ASCII (as Name leaves every control byte
+// and invalid UTF-8), else its grapheme clusters' widths as
+// github.com/rivo/uniseg reckons them (East Asian wide characters 2, a
+// combining mark 0), so that a row with "t17é中" (8 bytes, 6 columns)
+// lines up with the others.
+func Width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return uniseg.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+// PadRight returns s followed by the spaces that make it width columns
+// wide (Width), or s when it is that wide or wider.
+func PadRight(s string, width int) string {
+	if n := width - Width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
 }

@@ -82,3 +82,23 @@ func TestShellLine(t *testing.T) {
 		t.Errorf("ShellLine = %s, want %s", got, want)
 	}
 }
+
+// TestWidth: ASCII and escaped names take a column a byte; "t17é中" is 8
+// bytes, 6 columns (é 1, 中 2: East Asian Wide), so PadRight pads it to
+// 10 columns with 4 spaces; a name as wide as the column gets none.
+func TestWidth(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want int
+	}{{"hog:42", 6}, {`t17\x1b[2Jesc`, 13}, {"t17é中", 6}, {"", 0}} {
+		if got := Width(c.s); got != c.want {
+			t.Errorf("Width(%q) = %d, want %d", c.s, got, c.want)
+		}
+	}
+	if got := PadRight("t17é中", 10); got != "t17é中    " {
+		t.Errorf("PadRight: %q", got)
+	}
+	if got := PadRight("abcdef", 4); got != "abcdef" {
+		t.Errorf("PadRight wider: %q", got)
+	}
+}

@@ -58,22 +58,27 @@ type LatencyInfo struct {
 // six digits of microseconds (truncated, not rounded).
 func UsecStamp(ns int64) string { return string(timehistUsec(nil, ns)) }
 
-// LatencyName is perf's row name: "comm:tid", or "comm:(nr_tasks)" for a
-// merged row, after two spaces and padded to 24 columns. A name with bytes
-// that are not printable has them escaped (termsafe.Name: a newline split
-// the row).
+// LatencyName is perf's row name: LatencyLabel padded to 24 bytes, as
+// perf pads it (a name of multi-byte characters then ends short of the
+// column: the default table pads by columns instead, termsafe.PadRight).
 func LatencyName(comm string, tid int64, nrTasks int) string {
-	comm = termsafe.Name(comm)
-	var s string
-	if nrTasks > 1 {
-		s = fmt.Sprintf("  %s:(%d) ", comm, nrTasks)
-	} else {
-		s = fmt.Sprintf("  %s:%d ", comm, tid)
-	}
+	s := LatencyLabel(comm, tid, nrTasks)
 	if n := 24 - len(s); n > 0 {
 		s += strings.Repeat(" ", n)
 	}
 	return s
+}
+
+// LatencyLabel is perf's row name before padding: "comm:tid", or
+// "comm:(nr_tasks)" for a merged row, after two spaces and before one. A
+// name with bytes that are not printable has them escaped (termsafe.Name:
+// a newline split the row).
+func LatencyLabel(comm string, tid int64, nrTasks int) string {
+	comm = termsafe.Name(comm)
+	if nrTasks > 1 {
+		return fmt.Sprintf("  %s:(%d) ", comm, nrTasks)
+	}
+	return fmt.Sprintf("  %s:%d ", comm, tid)
 }
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }

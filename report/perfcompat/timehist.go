@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
@@ -1021,7 +1022,7 @@ func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what 
 		}
 	}
 	b = append(b, ' ')
-	b = timehistLeft(b, th.commWidth, th.commStr(cur))
+	b = th.leftName(b, th.commStr(cur))
 	b = append(b, ' ')
 	b = append(b, "                                  "...) // "  %9s  %9s  %9s " spacer
 	b = append(b, what...)
@@ -1058,8 +1059,8 @@ func (th *timehist) commStr(t *timehistThread) []byte {
 		}
 		t.cached, t.cachedComm, t.cachedPID = b, t.comm, t.pid
 	}
-	if len(t.cached) > th.commWidth {
-		th.commWidth = len(t.cached)
+	if n := th.nameLen(t.cached); n > th.commWidth {
+		th.commWidth = n
 	}
 	return t.cached
 }
@@ -1096,7 +1097,7 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 		b = append(b, ' ')
 	}
 	b = append(b, ' ')
-	b = timehistLeft(b, th.commWidth, th.commStr(t))
+	b = th.leftName(b, th.commStr(t))
 	b = append(b, ' ')
 	if th.opt.ShowPrio {
 		var p [24]byte
@@ -1151,7 +1152,7 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 			ns = ns[:29]
 		}
 		b = append(b, ' ')
-		b = timehistLeft(b, th.commWidth, ns)
+		b = th.leftName(b, ns)
 	}
 	if th.opt.Wakeups && !th.opt.Next {
 		b = append(b, "  "...)
@@ -1412,7 +1413,7 @@ func (th *timehist) summary() {
 		switches += uint64(t.run.n)
 		totalRun += t.totalRun
 		b = b[:0]
-		b = timehistRight(b, cw, th.commStr(t))
+		b = th.rightName(b, cw, th.commStr(t))
 		b = append(b, "   "...)
 		b = timehistRight(b, 5, timehistInt(nil, int64(t.ppid)))
 		b = append(b, "  "...)
@@ -1495,6 +1496,38 @@ func (th *timehist) summary() {
 
 func timehistRight(b []byte, width int, s []byte) []byte {
 	for i := len(s); i < width; i++ {
+		b = append(b, ' ')
+	}
+	return append(b, s...)
+}
+
+// nameLen is how wide a task name is in the comm column: its bytes, as
+// perf counts them, with --exact; else its terminal columns
+// (termsafe.Width), so that a name of multi-byte characters lines up.
+func (th *timehist) nameLen(s []byte) int {
+	if th.opt.Exact {
+		return len(s)
+	}
+	for _, c := range s {
+		if c >= utf8.RuneSelf {
+			return termsafe.Width(string(s))
+		}
+	}
+	return len(s)
+}
+
+// leftName appends name s padded to the comm column (nameLen).
+func (th *timehist) leftName(b, s []byte) []byte {
+	b = append(b, s...)
+	for i := th.nameLen(s); i < th.commWidth; i++ {
+		b = append(b, ' ')
+	}
+	return b
+}
+
+// rightName appends name s right-aligned in width columns (nameLen).
+func (th *timehist) rightName(b []byte, width int, s []byte) []byte {
+	for i := th.nameLen(s); i < width; i++ {
 		b = append(b, ' ')
 	}
 	return append(b, s...)
