@@ -94,7 +94,8 @@ type erq struct {
 	cpu         int
 	// CFS bandwidth (groups with a quota, see eevdf_group.go): rr is
 	// runtime_remaining in ns; throttled since throttledAt; limbo holds
-	// the tasks 6.18's task-based throttling took off the queue.
+	// the tasks 6.18's task-based throttling took off the queue, the last
+	// throttled first (throttled_limbo_list, see EEVDF.enterLimbo).
 	rqRuntime
 	limbo []int
 }

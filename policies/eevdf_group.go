@@ -14,6 +14,8 @@ package policies
 // hierarchical PELT loads (H_LOAD, fairsmp.go and pelt.go): after each
 // change of its group entities the policy reports them (peltGroups).
 
+import "slices"
+
 // SetGroups implements GroupScheduler: the group tree, before Init.
 func (p *EEVDF) SetGroups(groups []Group) bool {
 	p.groups = groups
@@ -267,7 +269,12 @@ func (p *EEVDF) throttle(rq *erq) bool {
 }
 
 // enterLimbo is 6.18's throttle work on a picked task below a throttled
-// runqueue: it leaves rq for rq's limbo list (throttled_limbo_list).
+// runqueue (throttle_cfs_rq_work, kernel/sched/fair.c v6.18): it leaves rq
+// with its lag (dequeue_task_fair with DEQUEUE_SLEEP, never delayed, runs
+// update_entity_lag) for the head of rq's limbo list,
+// "list_add(&p->throttle_node, &cfs_rq->throttled_limbo_list)". The list
+// is last in, first out: tg_unthrottle_up walks it from the head (see
+// unthrottle), so the task throttled last comes back first.
 func (p *EEVDF) enterLimbo(rq *erq, id int, e *eent) {
 	for r := rq; r.g != 0; r = p.parentRq(r) {
 		if r.throttled && r.throttledAt < 0 {
@@ -278,7 +285,7 @@ func (p *EEVDF) enterLimbo(rq *erq, id int, e *eent) {
 	rq.remove(id, e)
 	p.smp.peltDequeue(id, false)
 	e.limbo = true
-	rq.limbo = append(rq.limbo, id)
+	rq.limbo = slices.Insert(rq.limbo, 0, id)
 	p.dequeueUp(rq, false)
 }
 
@@ -297,6 +304,19 @@ func (p *EEVDF) leaveLimbo(id int, e *eent) {
 // unthrottle is unthrottle_cfs_rq: rq leaves the throttled list; its
 // group entity is queued again (v6.17) or its subtree's limbo tasks are
 // (tg_unthrottle_up, 6.18); an idle CPU is rescheduled.
+//
+// tg_unthrottle_up (kernel/sched/fair.c v6.18) re-enqueues a runqueue's
+// limbo tasks from the head of the list ("list_for_each_entry_safe(p, tmp,
+// &cfs_rq->throttled_limbo_list, throttle_node)", then
+// "enqueue_task_fair(rq_of(cfs_rq), p, ENQUEUE_WAKEUP)"), the reverse of
+// the order they were throttled in. The order matters: place_entity
+// applies a task's lag only with entities queued ("if (sched_feat(PLACE_LAG)
+// && cfs_rq->nr_queued && se->vlag)"), so the first task back onto the
+// emptied runqueue loses its lag. Last in, first out, that is the task
+// throttled last, alone on its runqueue then, whose lag is 0; the others,
+// owed time as the pick chose them before it, keep theirs. Re-enqueued
+// first in, first out, the task owed the most lost its credit every
+// period and could be starved.
 func (p *EEVDF) unthrottle(rq *erq) {
 	p.bwc.unthrottled(rq.g, p.key(rq), &rq.rqRuntime, rq.cpu)
 	if p.taskThrottle {
