@@ -344,7 +344,9 @@ type Task struct {
 	// no blocking point cuts it: a loop that checks the clock as it spins.
 	// It is the last burst, or one followed only by the exit's own short
 	// work (printing the result, which may block on I/O, and exiting),
-	// which wakes no one. A deadline-bound spinner spins until its
+	// which wakes no one but from the burst that ends in the exit (the
+	// exit's own wakeups: its parent's wait, its pipes' readers; see
+	// tailDoesMore) and forks nothing. A deadline-bound spinner spins until its
 	// deadline whatever CPU it gets, then runs that tail as recorded; a
 	// cycle task (not Spinner) repeats its last burst and timer sleep
 	// until then.

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/traceview/traceview/policies"
@@ -446,8 +447,12 @@ func TestLoneSpinnerBesideClock(t *testing.T) {
 // its result and runs 0.1 ms to exit (last event at 2.0 s) is a spinner:
 // its spin is burst 1 (1.4 s of 1.4003 s total, over spinnerShare), the
 // tail after it 0.1 ms of CPU, and the spin ended at 2.0 s − 0.1 ms − 50 µs
-// = 1.99985 s. With the tail waking another task it is not one (the exit
-// does more than exit); nor is a task whose biggest burst holds under 80 %.
+// = 1.99985 s. Its exit burst may wake a task (the exit's own wakeups:
+// its parent's wait, its pipe's reader; tailDoesMore) and it is still a
+// spinner; with a fork there, or a wakeup in a tail burst that it blocks
+// after (split off by a 20 µs sleep, the spin's end 2.0 s − 0.1 ms − 20 µs
+// − 0.1 ms − 50 µs), the tail does more than exit and it is not one; nor
+// is a task whose biggest burst holds under 80 %.
 func TestSpinBurstTail(t *testing.T) {
 	hog := func(tailActs []Action, spin int64) *Task {
 		t := &Task{Last: 2_000_000_000, Bursts: []Burst{
@@ -461,8 +466,22 @@ func TestSpinBurstTail(t *testing.T) {
 	if k, end := spinBurst(hog(nil, 1_400_000_000)); k != 1 || end != 1_999_850_000 {
 		t.Errorf("hog: spin burst %d ending at %d ns, want 1 and 1999850000", k, end)
 	}
-	if k, _ := spinBurst(hog([]Action{{Kind: ActWake, Target: 0}}, 1_400_000_000)); k != -1 {
-		t.Errorf("tail with a wakeup: spin burst %d, want -1", k)
+	if k, end := spinBurst(hog([]Action{{Kind: ActWake, Target: 0}}, 1_400_000_000)); k != 1 || end != 1_999_850_000 {
+		t.Errorf("exit burst with a wakeup: spin burst %d ending at %d ns, want 1 and 1999850000", k, end)
+	}
+	if k, _ := spinBurst(hog([]Action{{Kind: ActFork, Target: 0}}, 1_400_000_000)); k != -1 {
+		t.Errorf("exit burst with a fork: spin burst %d, want -1", k)
+	}
+	split := hog(nil, 1_400_000_000)
+	split.Bursts = slices.Insert(split.Bursts, 2, Burst{Len: 100_000, End: EndBlock, Slept: 20_000})
+	for _, tc := range []struct {
+		acts []Action
+		k    int
+	}{{nil, 1}, {[]Action{{Kind: ActWake, Target: 0}}, -1}} {
+		split.SetActions(&split.Bursts[2], tc.acts)
+		if k, end := spinBurst(split); k != tc.k || k >= 0 && end != 1_999_730_000 {
+			t.Errorf("tail burst before the exit with actions %v: spin burst %d ending at %d ns, want %d (at 1999730000)", tc.acts, k, end, tc.k)
+		}
 	}
 	if k, _ := spinBurst(hog(nil, 1_000_000)); k != -1 {
 		t.Errorf("no burst over 80 %%: spin burst %d, want -1", k)

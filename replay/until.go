@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -75,13 +76,14 @@ func (x *extractor) loneSpinners(groups map[[2]string][]untilCand) {
 
 // spinBurst finds the spin of task tk (Task.Spinner): the index of a
 // burst with at least spinnerShare of its CPU time after which the task
-// only exits (every later burst short, waking no one: their CPU time
-// together under 1 − spinnerShare of the total, and the tail's wall time
-// under 1 − spinnerShare of the task's life: a shell that forks its jobs
-// in one burst and then waits for them does not spin), and the time in ns the
-// spin ended in the recording: the task's last event less the tail's CPU
-// time and sleeps (the tail's waits for the CPU are not known, so the end
-// is an upper bound by at most those). -1 when there is none.
+// only exits (every later burst short and doing nothing but end the task,
+// tailDoesMore: their CPU time together under 1 − spinnerShare of the
+// total, and the tail's wall time under 1 − spinnerShare of the task's
+// life: a shell that forks its jobs in one burst and then waits for them
+// does not spin), and the time in ns the spin ended in the recording: the
+// task's last event less the tail's CPU time and sleeps (the tail's waits
+// for the CPU are not known, so the end is an upper bound by at most
+// those). -1 when there is none.
 func spinBurst(tk *Task) (int, int64) {
 	bs := tk.Bursts
 	var total int64
@@ -100,12 +102,37 @@ func spinBurst(tk *Task) (int, int64) {
 			return k, end
 		}
 		tail += bs[k].Len
-		if tk.affects(&bs[k]) || k == 0 || float64(tail) > (1-spinnerShare)*float64(total) {
+		if tailDoesMore(tk, k) || k == 0 || float64(tail) > (1-spinnerShare)*float64(total) {
 			return -1, 0
 		}
 		end -= bs[k].Len + bs[k-1].Slept
 	}
 	return -1, 0
+}
+
+// tailDoesMore reports whether burst k of tk, one after its spin, does
+// more than end the task: a fork, or a wakeup in a burst after which the
+// task blocks and goes on. A wakeup in the burst that ends in the exit is
+// the exit's own (kernel/exit.c do_exit, v6.x: exit_mm wakes a thread's
+// joiner through its clear_child_tid futex, exit_files the readers of its
+// pipes, stdio flushed by exit(3) before that, exit_notify the parent
+// waiting in wait(); deferred work wakes a kworker), as when the exit
+// runs in the spin's burst, where no wakeup was ever looked at. A spinner
+// preempted by the reader its exit's flush woke exits in a burst of its
+// own: of three `hog 3` started together, the last to exit did so and
+// woke the shell waiting for it there (new-user pass 17 F3: r1.tv's
+// hog:6852, 585 µs into a 595 µs burst; p2.perf.data's hog:8957 woke a
+// kworker, 345 µs into 396 µs), and was kept work-bound beside its two
+// deadline-bound siblings.
+func tailDoesMore(tk *Task, k int) bool {
+	b := &tk.Bursts[k]
+	exit := k == len(tk.Bursts)-1 && b.End == EndExit
+	for _, a := range tk.ActionsOf(b) {
+		if a.Kind == ActFork || a.Kind == ActWake && !exit {
+			return true
+		}
+	}
+	return false
 }
 
 // inferUntil labels each workload task with how it ends (UntilKind). A
@@ -441,13 +468,67 @@ func (t *Task) EndDeadline() int64 {
 // task's signal wakes no one, and exit records no cause). Replayed as
 // work-bound, such a task given less CPU runs longer; killed at a
 // wall-clock time it would have stopped there (`--until SEL=deadline`).
+// The tasks of KeptWorkBound are among them (in index order), so the
+// workload line names each and the kill check replays it deadline-bound.
 func (m *Model) SpinExits() []int {
 	var out []int
+	kept := m.KeptWorkBound()
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
 		bs := tk.Bursts
 		if tk.Workload && tk.Spinner && tk.Until != UntilDeadline && !tk.Censored &&
-			len(bs) > 0 && bs[len(bs)-1].End == EndExit && tk.Last-tk.Start >= minDeadlineLife {
+			len(bs) > 0 && bs[len(bs)-1].End == EndExit && tk.Last-tk.Start >= minDeadlineLife ||
+			slices.Contains(kept, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// KeptWorkBound returns the indexes of the workload's tasks kept work- or
+// count-bound that exited in the trace after at least minDeadlineLife (not
+// censored) while a sibling of theirs (same name and parent, as inferUntil
+// groups them) was inferred deadline-bound, and that exited no earlier than
+// deadlineSpread of the siblings' mean lifetime before the first of them:
+// tasks of one command started together that looped until one wall-clock
+// time end at it or, held off the CPU when it came, after it, never
+// clearly before. inferUntil gives such a task no deadline when the trace
+// does not show it self-paced (its exit does more than exit, or a wakeup
+// cuts its spin), so the prediction may rest on one of them alone running
+// its recorded work to its end: of three `hog 3` under a quota what-if, one
+// kept work-bound made the makespan 762 s for 3 s (new-user pass 17 F3,
+// before tailDoesMore). `--until tid:N=deadline` settles it.
+func (m *Model) KeptWorkBound() []int {
+	type sib struct {
+		first, life int64 // the deadline-bound siblings' first exit, summed lifetimes
+		n           int
+	}
+	key := func(tk *Task) [2]string { return [2]string{tk.Comm, fmt.Sprint(tk.Parent)} }
+	sibs := map[[2]string]*sib{}
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if !tk.Workload || tk.Until != UntilDeadline || !tk.UntilInferred {
+			continue
+		}
+		g := sibs[key(tk)]
+		if g == nil {
+			g = &sib{first: tk.Last}
+			sibs[key(tk)] = g
+		}
+		g.first = min(g.first, tk.Last)
+		g.life += tk.Last - tk.Start
+		g.n++
+	}
+	var out []int
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		bs := tk.Bursts
+		g := sibs[key(tk)]
+		if g == nil || !tk.Workload || tk.Until == UntilDeadline || tk.Censored ||
+			len(bs) == 0 || bs[len(bs)-1].End != EndExit || tk.Last-tk.Start < minDeadlineLife {
+			continue
+		}
+		if float64(g.first-tk.Last) <= deadlineSpread*float64(g.life/int64(g.n)) {
 			out = append(out, i)
 		}
 	}

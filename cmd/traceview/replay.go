@@ -520,21 +520,44 @@ func ratio(p, o int64) string {
 // --until settles how they end: their work done, or a kill the trace does
 // not show, which --until SEL=deadline models. "" when there is none.
 func spinExitNote(m *replay.Model, cfg replay.Config) string {
-	var sels []string
-	seen, spun := map[string]bool{}, map[int]bool{}
-	spins := m.SpinExits()
+	spins, kept := m.SpinExits(), m.KeptWorkBound()
+	spun := map[int]bool{}
 	for _, i := range spins {
 		spun[i] = true
 	}
+	var mid []int
 	for _, i := range spins {
+		if !slices.Contains(kept, i) {
+			mid = append(mid, i)
+		}
+	}
+	note := ""
+	if sels, more := spinSelectors(m, cfg, mid, spun); len(sels) > 0 {
+		note += fmt.Sprintf(" (%s%s exited mid-spin: its work done, or a kill the trace cannot show; killed at a wall-clock time, it is deadline-bound: --until %s=deadline)",
+			strings.Join(sels, ", "), more, sels[0])
+	}
+	if sels, more := spinSelectors(m, cfg, kept, spun); len(sels) > 0 {
+		note += fmt.Sprintf(" (%s%s kept to its recorded work while its siblings were inferred deadline-bound, ending with them: the trace does not show it self-paced; if it looped until the same time: --until %s=deadline)",
+			strings.Join(sels, ", "), more, sels[0])
+	}
+	return note
+}
+
+// spinSelectors are the selectors that name the tasks idx (their command
+// name, or tid:N when the name also selects workload tasks outside spun),
+// leaving out tasks whose end a --until already sets, at most three, and
+// " and N more".
+func spinSelectors(m *replay.Model, cfg replay.Config, idx []int, spun map[int]bool) (sels []string, more string) {
+	seen := map[string]bool{}
+	for _, i := range idx {
 		tk := &m.Tasks[i]
 		if _, _, set := replay.Termination(tk, cfg); set {
 			continue
 		}
 		sel := tk.Comm
 		for j := range m.Tasks {
-			if o := &m.Tasks[j]; o.Workload && o.Comm == tk.Comm && !spun[j] {
-				sel = fmt.Sprintf("tid:%d", tk.TID) // the name selects tasks that did not spin
+			if o := &m.Tasks[j]; o.Workload && o.Comm == tk.Comm && (!spun[j] || !slices.Contains(idx, j)) {
+				sel = fmt.Sprintf("tid:%d", tk.TID) // the name selects other tasks too
 				break
 			}
 		}
@@ -543,16 +566,11 @@ func spinExitNote(m *replay.Model, cfg replay.Config) string {
 			sels = append(sels, sel)
 		}
 	}
-	if len(sels) == 0 {
-		return ""
-	}
-	more := ""
 	if len(sels) > 3 {
 		more = fmt.Sprintf(" and %d more", len(sels)-3)
 		sels = sels[:3]
 	}
-	return fmt.Sprintf(" (%s%s exited mid-spin: its work done, or a kill the trace cannot show; killed at a wall-clock time, it is deadline-bound: --until %s=deadline)",
-		strings.Join(sels, ", "), more, sels[0])
+	return sels, more
 }
 
 // censoredNames names the model's censored tasks (Task.Censored) for the

@@ -1,0 +1,86 @@
+package replay
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestInferUntilLastSibling: three `hog 3` (children of sh, task 0)
+// started together, as new-user pass 17's r1.tv shows them (times in ms):
+//
+//   - task 1 starts at 10 and spins in one 520 ms burst that ends in its
+//     exit at 3010 (the exit's wakeup of sh inside it);
+//   - task 2 starts at 10.3, spins 526 ms, is preempted by the reader its
+//     exit's flush woke (a 0.010 ms block inferred from the ping-pong),
+//     and exits in a 0.564 ms burst at 3010.2;
+//   - task 3 starts at 35, spins 690 ms, is preempted likewise (0.032 ms)
+//     and exits in a 0.6 ms burst at 3046 that wakes sh, waiting for its
+//     last child, 0.585 ms in.
+//
+// spinBurst by hand: task 1's spin is burst 0, ending at its last event,
+// 3010; task 2's is burst 0 (526 of 526.564 ms, over spinnerShare), ending
+// at 3010.2 − 0.564 − 0.010 = 3009.626; task 3's is burst 0 (690 of 690.6
+// ms), ending at 3046 − 0.6 − 0.032 = 3045.368: its exit burst's wakeup is
+// the exit's own (tailDoesMore). The three exit within 36 ms, 1.2 % of
+// their mean life of 3003.6 ms (under deadlineSpread, 3 %), so each is a
+// deadline-bound spinner, its Deadline its spin's end less its start:
+// 3000, 2999.326 and 3010.368 ms. Before tailDoesMore, task 3's wakeup made
+// it no spinner: kept work-bound (its 690 ms of work), the one hog a quota
+// what-if ran for 762 s.
+//
+// With a fork in task 3's exit burst it does more than exit: it is no
+// spinner, stays work-bound, and KeptWorkBound (and so SpinExits, which
+// the workload line names) holds it, as it exited with its siblings. One
+// that exited at 2500 ms, 510 ms (17 % of a life) before its siblings'
+// first exit, ended before their deadline: its work did, not the clock,
+// and it is not named.
+func TestInferUntilLastSibling(t *testing.T) {
+	const ms = 1_000_000
+	for _, c := range []struct {
+		name      string
+		kind      ActionKind // of task 3's action in its exit burst
+		last      int64      // task 3's last event
+		deadlines []int64    // tasks 1-3; 0: work-bound
+		kept      []int
+	}{
+		{"exit wakes sh", ActWake, 3046 * ms, []int64{3000 * ms, 2999.326 * ms, 3010.368 * ms}, nil},
+		{"exit forks", ActFork, 3046 * ms, []int64{3000 * ms, 2999.326 * ms, 0}, []int{3}},
+		{"ended before", ActFork, 2500 * ms, []int64{3000 * ms, 2999.326 * ms, 0}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hog := func(start, last int64, bursts ...Burst) Task {
+				return Task{Comm: "hog", Parent: 0, Workload: true, Start: start, Last: last, Repeat: -1, Bursts: bursts}
+			}
+			m := &Model{Tasks: []Task{{Comm: "sh", Parent: -1, Workload: true, Bursts: []Burst{{End: EndTrace}}},
+				hog(10*ms, 3010*ms, Burst{Len: 520 * ms, End: EndExit}),
+				hog(10.3*ms, 3010.2*ms,
+					Burst{Len: 526 * ms, End: EndBlock, Slept: 0.010 * ms, Wake: Cause{Kind: CauseDependency, Inferred: true}},
+					Burst{Len: 0.564 * ms, End: EndExit}),
+				hog(35*ms, c.last,
+					Burst{Len: 690 * ms, End: EndBlock, Slept: 0.032 * ms, Wake: Cause{Kind: CauseDependency, Inferred: true}},
+					Burst{Len: 0.6 * ms, End: EndExit}),
+			}}
+			m.Tasks[1].SetActions(&m.Tasks[1].Bursts[0], []Action{{At: 519.9 * ms, Kind: ActWake, Target: 0}})
+			m.Tasks[3].SetActions(&m.Tasks[3].Bursts[1], []Action{{At: 0.585 * ms, Kind: c.kind, Target: 0}})
+			x := &extractor{m: m}
+			x.inferUntil()
+			for k, dl := range c.deadlines {
+				tk := &m.Tasks[k+1]
+				want := UntilWork
+				if dl > 0 {
+					want = UntilDeadline
+				}
+				if tk.Until != want || tk.Deadline != dl || tk.Spinner != (dl > 0) {
+					t.Errorf("task %d: %s, deadline %d ns, spinner %v; want %s, %d ns, spinner %v",
+						k+1, tk.Until, tk.Deadline, tk.Spinner, want, dl, dl > 0)
+				}
+			}
+			if got := m.KeptWorkBound(); !slices.Equal(got, c.kept) {
+				t.Errorf("KeptWorkBound = %v, want %v", got, c.kept)
+			}
+			if got := m.SpinExits(); !slices.Equal(got, c.kept) {
+				t.Errorf("SpinExits = %v, want %v", got, c.kept)
+			}
+		})
+	}
+}
