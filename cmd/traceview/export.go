@@ -93,6 +93,12 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		if err == nil && fm.Loses != "" && recordsGroups(src) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "warning: export %s: %s records task groups; %s\n", fm.Name, o.input, fm.Loses)
 		}
+		if m := src.Meta(); err == nil && fm.Name == "perfetto" && m != nil && len(m.Lost) > 0 {
+			// (ftrace_stats counts a CPU's losses; a bundle's lost_events
+			// flag marks one at the bundle's start.)
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: export perfetto: %s lost events in %d windows; the Perfetto trace marks each loss where the next bundle of its CPU starts, not the stretch it covered, so a report on it leaves out fewer delays and runs across losses than one on %s\n",
+				o.input, len(m.Lost), o.input)
+		}
 		if m := src.Meta(); err == nil && fm.Name == "perfetto" && m != nil {
 			if recorded := trace.RecordedCPUs(m); len(recorded) > 0 {
 				cpus := make([]int, len(recorded))

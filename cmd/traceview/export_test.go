@@ -90,3 +90,19 @@ func TestExportPerfettoSaysGroupsLost(t *testing.T) {
 		}
 	}
 }
+
+// TestExportPerfettoLossyWarns: a Perfetto trace marks a loss where its
+// CPU's next bundle starts, not over the stretch it covered, so export
+// says so for a trace that lost events (lossy-messaging: 276 windows), and
+// not for one that lost none.
+func TestExportPerfettoLossyWarns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "l.pftrace")
+	_, stderr, code := runCLI(t, "export", "--format", "perfetto", "-i", "../../testdata/traces/lossy-messaging.perf.data", "-o", out)
+	if code != 0 || !strings.Contains(stderr, "lost events in 276 windows; the Perfetto trace marks each loss where the next bundle of its CPU starts") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	_, stderr, _ = runCLI(t, "export", "--format", "perfetto", "-i", "../../testdata/traces/pipe.perf.data", "-o", out+"2")
+	if strings.Contains(stderr, "the Perfetto trace marks each loss") {
+		t.Errorf("warned for a trace without losses:\n%s", stderr)
+	}
+}

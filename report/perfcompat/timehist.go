@@ -514,6 +514,14 @@ func (th *timehist) event(e *trace.Event) {
 	case trace.KindLost:
 		if !th.opt.Exact {
 			th.noteLost(e)
+			// Outside --time or --cpu: perf prints every loss of the
+			// trace around the rows asked for (new-user pass 17 F5: 276
+			// lines around a handful of rows); the default view prints
+			// those that touch the window and CPUs shown.
+			if th.outside(e.Time) && (e.Runtime <= 0 || th.outside(e.Time+e.Runtime)) && !th.spans(e.Time, e.Time+e.Runtime) ||
+				!th.cpuAllowed(e.CPU) {
+				return
+			}
 		}
 		if th.opt.Rows != nil {
 			th.row = TimehistRow{Kind: "lost", Time: e.Time, CPU: int(e.CPU), TID: -1, PID: -1, Prio: -1, WaitNs: -1, SchDelayNs: -1, RunNs: -1,
@@ -957,6 +965,12 @@ func (th *timehist) rewoken(t *timehistThread, e *trace.Event) bool {
 	}
 	t.queuedWake = e.Time
 	return false
+}
+
+// spans reports whether [from, to] covers the whole --time window (a
+// loss longer than the window, both of its ends outside it).
+func (th *timehist) spans(from, to int64) bool {
+	return th.opt.Start != 0 && th.opt.End != 0 && from <= th.opt.Start && to >= th.opt.End
 }
 
 func (th *timehist) outside(t int64) bool {

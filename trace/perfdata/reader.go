@@ -122,9 +122,14 @@ type Reader struct {
 	haveExitTP     bool
 	taskRecords    bool // UseTaskRecords: forks, execs and exits from the records only
 	keepRepeats    bool // KeepRepeats: an event recorded twice is delivered twice
-	haveExecTP     bool
-	switchRecords  bool // a PERF_RECORD_SWITCH_CPU_WIDE made a sched_switch
-	scopeChecked   bool // checkScope ran
+	// lostAhead: the losses scanLost queued ahead, by CPU and the LOST
+	// record's time; their records add no second event.
+	lostAhead map[lostKey]bool
+	// scanFile is the mapped file, which scanLost reads with pread.
+	scanFile      *os.File
+	haveExecTP    bool
+	switchRecords bool // a PERF_RECORD_SWITCH_CPU_WIDE made a sched_switch
+	scopeChecked  bool // checkScope ran
 
 	off        int64 // file offset of the next record
 	dataEnd    int64 // file mode: offset just past the data section
@@ -425,6 +430,7 @@ func (r *Reader) readFileHeader(ra interface {
 		// fault past its end.)
 		if m, skew, ok := mapSection(f, int64(dataOff), int64(dataSize)); ok {
 			r.mm, r.mpos, r.mend = m, skew, len(m)
+			r.scanFile = f
 			return nil
 		}
 	}
@@ -663,6 +669,7 @@ func (r *Reader) nextPtr(dst *trace.Event) (*trace.Event, error) {
 	}
 	if !r.pdStarted {
 		r.pdStarted = true
+		r.scanLost()
 		r.startPredecode()
 		if r.mm != nil && r.mend-r.mpos >= prepareMin {
 			n := prepareBlocks

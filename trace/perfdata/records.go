@@ -898,6 +898,9 @@ func (r *Reader) kernelRecord(typ uint32, rec []byte, off int64) error {
 			start = r.cpuLast[c]
 		}
 		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: lost, Start: start, End: t})
+		if r.lostAhead[lostKey{cpu, t}] {
+			return nil // queued at its start by scanLost
+		}
 		ev := r.q.slot()
 		*ev = trace.NewEvent(t, cpu, trace.KindLost)
 		ev.Count = lost

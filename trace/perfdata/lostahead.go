@@ -1,0 +1,135 @@
+package perfdata
+
+import (
+	"github.com/traceview/traceview/trace"
+)
+
+// Losses known before the events they hide.
+//
+// The kernel writes a PERF_RECORD_LOST into a CPU's ring buffer when room
+// comes back (perf_output_begin, kernel/events/ring_buffer.c: the lost
+// count goes out before the next record that fits), so the record is
+// stamped at the loss's end and read a round or more after the CPU's last
+// record before the loss. The reader sorts events in a window released
+// round by round (FINISHED_ROUND) and by the CPUs' progress (advanceMark):
+// events of other CPUs inside the loss were delivered before the LOST
+// record was read, and a delay that ended in it was measured though the
+// task may have run unseen on the losing CPU (new-user pass 17 F4: a 6.062
+// ms delay inside CPU 1's 32 ms loss of 63 events was counted, and printed
+// by timehist, with lossy_delays 0). For a mapped file the reader can look
+// ahead: scanLost reads the data section's records once before the events
+// are read (pread, not through the mapping), and each loss it finds is queued at its start (the CPU's
+// previous record in file order, as kernelRecord dates it), with its
+// length known ahead (trace.Event.Runtime), so the schedule knows the CPU
+// unobserved before any delay that overlaps it ends. The LOST record
+// itself then adds its window to Meta.Lost as before, and no second event.
+
+// scanLostBuf is the size of the buffer scanLost reads the data section
+// through (a record is at most 64 KiB: its size is a u16). Read with
+// pread, a 192 MB section took 16-38 ms; walked through the mapping (its
+// pages mapped in strides with MADV_POPULATE_READ, then released), 120 ms:
+// measured 2026-12-06 on bench/replaymem's messaging file.
+const scanLostBuf = 1 << 20
+
+// lostKey names a loss: its CPU and the LOST record's time.
+type lostKey struct {
+	cpu trace.CPU
+	end int64
+}
+
+// scanLost queues, before the first event is read, a KindLost event for
+// every PERF_RECORD_LOST of the data section of a mapped file, at the
+// start of its loss, and notes it in lostAhead. It does nothing for perf's
+// own modes (KeepRepeats: perf prints a loss where its record comes), for
+// a stream or a file read unmapped (unfinished: it may grow), for
+// compressed records (it stops at the first), and for samples without a
+// time and a CPU at fixed places (attributes that differ in the sample
+// fields up to CPU).
+func (r *Reader) scanLost() {
+	if r.scanFile == nil || r.pipe || r.keepRepeats || r.decomp != nil || len(r.attrs) == 0 || !r.attrs[0].sampleIDAll {
+		return
+	}
+	// The fields up to CPU are fixed u64s (perf_event_open(2),
+	// PERF_RECORD_SAMPLE's layout): TIME and CPU are at the same places in
+	// every sample when the attributes agree on them (perf sched record's
+	// dummy tracking event differs in PERIOD and RAW only).
+	const fixed = sampleIdentifier | sampleIP | sampleTID | sampleTime | sampleAddr | sampleID | sampleStreamID | sampleCPU
+	st := r.attrs[0].sampleType
+	for _, a := range r.attrs[1:] {
+		if a.sampleType&fixed != st&fixed {
+			return
+		}
+	}
+	if st&sampleTime == 0 || st&sampleCPU == 0 {
+		return
+	}
+	timeOff := 8 + 8*popcount(st&(sampleIdentifier|sampleIP|sampleTID))
+	cpuOff := 8 + 8*popcount(st&(sampleIdentifier|sampleIP|sampleTID|sampleTime|sampleAddr|sampleID|sampleStreamID))
+	ncpu := max(r.meta.NrCPUsAvail, r.meta.NrCPUs)
+	if ncpu <= 0 || ncpu > 1<<16 {
+		return
+	}
+	last := make([]int64, ncpu)
+	for i := range last {
+		last[i] = -1
+	}
+	o := r.end
+	budget := max(r.MaxPending/8, 1) // queued ahead: far below the window's bound
+	buf := make([]byte, scanLostBuf)
+	pos, keep := r.off, 0
+	for pos < r.dataEnd {
+		m, err := r.scanFile.ReadAt(buf[keep:min(int64(len(buf)), int64(keep)+r.dataEnd-pos)], pos)
+		pos += int64(m)
+		n, p := keep+m, 0
+		for n-p >= 8 {
+			typ, size := o.Uint32(buf[p:]), int(o.Uint16(buf[p+6:]))
+			if size < 8 {
+				return // the reader reports it
+			}
+			if n-p < size {
+				break
+			}
+			rec := buf[p : p+size]
+			p += size
+			switch typ {
+			case recSample:
+				if cpuOff+4 > size {
+					continue
+				}
+				if c := int(o.Uint32(rec[cpuOff:])); c < ncpu {
+					last[c] = max(last[c], int64(o.Uint64(rec[timeOff:])))
+				}
+			case recLost:
+				if budget > 0 {
+					r.queueLostAhead(rec, last, &budget)
+				}
+			case recCompressed, recCompressed2:
+				return
+			}
+		}
+		keep = copy(buf, buf[p:n])
+		if err != nil || m == 0 {
+			return // (a cut file: the reader reports it)
+		}
+	}
+}
+
+// queueLostAhead queues the loss of LOST record rec (scanLost): at the
+// start of the loss, last[cpu], for the time up to the record's.
+func (r *Reader) queueLostAhead(rec []byte, last []int64, budget *int) {
+	sid, _, ok := r.trailer(rec)
+	c := int(sid.cpu)
+	if !ok || !sid.hasTime || c < 0 || c >= len(last) || last[c] < 0 || last[c] >= sid.time || len(rec) < 24 {
+		return
+	}
+	*budget--
+	ev := r.q.slot()
+	*ev = trace.NewEvent(last[c], trace.CPU(c), trace.KindLost)
+	ev.Count, ev.Runtime = r.end.Uint64(rec[16:]), sid.time-last[c]
+	r.q.push()
+	r.stats.Events[trace.KindLost]++
+	if r.lostAhead == nil {
+		r.lostAhead = map[lostKey]bool{}
+	}
+	r.lostAhead[lostKey{trace.CPU(c), sid.time}] = true
+}
