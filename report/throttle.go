@@ -485,10 +485,16 @@ func quotaAncestors(path string, meta *trace.Meta, stated []trace.CgroupSettings
 
 // absorb adds the runs, delays, tasks and totals of o, a group below g's
 // in the hierarchy, to g (per CPU, runs are appended: sort them before
-// analyze).
-func (g *thrGroup) absorb(o *thrGroup) {
+// analyze); unless evidence, without their idle evidence (thrRun.toIdle).
+func (g *thrGroup) absorb(o *thrGroup, evidence bool) {
 	for cpu, runs := range o.runs {
+		n := len(g.runs[cpu])
 		g.runs[cpu] = append(g.runs[cpu], runs...)
+		if !evidence {
+			for i := n; i < len(g.runs[cpu]); i++ {
+				g.runs[cpu][i].toIdle = false
+			}
+		}
 	}
 	g.delays = append(g.delays, o.delays...)
 	for t := range o.tasks {
@@ -604,16 +610,23 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		if !o.named {
 			continue
 		}
-		for _, a := range quotaAncestors(o.path, meta, stated) {
+		ancs := quotaAncestors(o.path, meta, stated)
+		for k, a := range ancs {
 			sub := subtree[a]
 			if sub == nil {
 				sub = &thrGroup{runs: map[trace.CPU][]thrRun{}, tasks: map[*latTask]bool{}}
 				if og := byPath[a]; og != nil {
-					sub.absorb(og.g)
+					sub.absorb(og.g, true)
 				}
 				subtree[a] = sub
 			}
-			sub.absorb(o.g)
+			// A task of a group with a quota of its own, or below one
+			// nearer than a, left runnable for an idle CPU is that
+			// group's throttle as likely as a's: its runs count in a's
+			// runtime, not as a's idle evidence (new-user pass 18 F3: a
+			// parent that never used its quota inferred 10 periods from
+			// its child's throttles, where the kernel counted none).
+			sub.absorb(o.g, k == 0 && !quota(o.path))
 		}
 	}
 	paths := make([]string, 0, len(own)+len(subtree))

@@ -487,3 +487,37 @@ func TestNestedQuotaChildQuota(t *testing.T) {
 		t.Errorf("/t17a/c2: %d ns throttled, want some and at most its cpu.stat's 367.605 ms", c2.ThrottledNS)
 	}
 }
+
+// TestNestedQuotaInnerTighter: /t18a (1 CPU) over /t18a/b (0.375 CPU),
+// nested-quota3.meta.txt: b's tasks wait through b's own throttles (26
+// periods by its cpu.stat), but /t18a never uses up its quota (at most
+// 37.5 ms of 50 ms a period), so the kernel counted none for it. A task of
+// b left runnable for an idle CPU is b's throttle, not evidence of
+// /t18a's: /t18a infers 0 periods (it inferred 10, 385.776 ms, with b's
+// throttles taken for its own: new-user pass 18 F3), and b its own
+// throttles, within 5 % of its cpu.stat's 26 periods.
+func TestNestedQuotaInnerTighter(t *testing.T) {
+	type group struct {
+		Path    string `json:"path"`
+		Periods int64  `json:"throttled_periods"`
+		Thr     int64  `json:"throttled_ns"`
+		Kernel  *struct {
+			NrThrottled int64 `json:"nr_throttled"`
+			ThrottledNS int64 `json:"throttled_ns"`
+		} `json:"kernel_cpu_stat"`
+	}
+	o := cliJSON[struct {
+		Cgroups []group `json:"cgroups"`
+	}](t, "latency", "-i", "../../testdata/traces/nested-quota3.tv", "-o", "json")
+	got := map[string]group{}
+	for _, g := range o.Cgroups {
+		got[g.Path] = g
+	}
+	if a := got["/t18a"]; a.Periods != 0 || a.Thr != 0 || a.Kernel == nil || a.Kernel.NrThrottled != 0 {
+		t.Errorf("/t18a: %+v; want no throttle, as its cpu.stat", a)
+	}
+	b := got["/t18a/b"]
+	if b.Kernel == nil || b.Kernel.NrThrottled != 26 || math.Abs(float64(b.Periods-26)) > 1 || math.Abs(float64(b.Thr-b.Kernel.ThrottledNS)) > 0.05*float64(b.Kernel.ThrottledNS) {
+		t.Errorf("/t18a/b: %+v; want its cpu.stat's 26 periods and throttled time within 5 %%", b)
+	}
+}
