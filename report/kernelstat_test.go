@@ -14,11 +14,11 @@ import (
 // before.
 func TestKernelStatOneReading(t *testing.T) {
 	const span, period = int64(2e9), int64(100e6)
-	one := &trace.Meta{CgroupStats: []trace.CgroupStat{{Path: "/q", Time: 5, NrPeriods: 16, NrThrottled: 16, ThrottledNS: 1442e6}}}
+	one := &trace.Meta{CgroupStats: []trace.CgroupStat{{Path: "/q", Time: 2e9, NrPeriods: 16, NrThrottled: 16, ThrottledNS: 1442e6}}}
 	if k := kernelStat(one, "/q", 0, span, period); k == nil || k.NrThrottled != 16 || k.ThrottledNS != 1442e6 {
 		t.Errorf("one reading that fits: %+v, want its counts", k)
 	}
-	old := &trace.Meta{CgroupStats: []trace.CgroupStat{{Path: "/q", Time: 5, NrPeriods: 500, NrThrottled: 16}}}
+	old := &trace.Meta{CgroupStats: []trace.CgroupStat{{Path: "/q", Time: 2e9, NrPeriods: 500, NrThrottled: 16}}}
 	if k := kernelStat(old, "/q", 0, span, period); k != nil {
 		t.Errorf("one reading of 500 periods in a 2 s trace: %+v, want nil", k)
 	}
@@ -53,5 +53,16 @@ func TestKernelStatReadingsAfterTrace(t *testing.T) {
 	late := &trace.Meta{CgroupStats: []trace.CgroupStat{{Path: "/q", Time: 119e6, NrPeriods: 3, NrThrottled: 1}, {Path: "/q", Time: 2.01e9, NrPeriods: 43, NrThrottled: 41}}}
 	if k := kernelStat(late, "/q", 0, span, period); k == nil || k.NrThrottled != 40 {
 		t.Errorf("a start reading 119 ms in: %+v, want the difference, 40 throttled", k)
+	}
+	// A group removed during the capture: read at the start (119 ms in)
+	// only; that reading says nothing of the trace after it (new-user pass
+	// 18 F4). One at the end (1.95 s, within a period of it) still counts.
+	removed := &trace.Meta{CgroupStats: []trace.CgroupStat{{Path: "/q", Time: 119e6, NrPeriods: 3}}}
+	if k := kernelStat(removed, "/q", 0, span, period); k != nil {
+		t.Errorf("one reading at the start: %+v, want nil", k)
+	}
+	end := &trace.Meta{CgroupStats: []trace.CgroupStat{{Path: "/q", Time: 1.95e9, NrPeriods: 19, NrThrottled: 17}}}
+	if k := kernelStat(end, "/q", 0, span, period); k == nil || k.NrThrottled != 17 {
+		t.Errorf("one reading at the end: %+v, want it", k)
 	}
 }
