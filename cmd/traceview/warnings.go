@@ -33,7 +33,7 @@ var warningKinds = []struct {
 	{"event order", []string{"out-of-order", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
 		"duplicate-event", "text-duplicate", "duplicate-input", "same-host-name"}},
-	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-compressed", "series-missing-file", "series-empty-file", "damaged-frame", "damaged-header", "truncated-cgroups", "damaged-block", "unknown-frame",
+	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-compressed", "series-missing-file", "series-empty-file", "damaged-frame", "damaged-header", "truncated-cgroups", "damaged-block", "damaged-skipped", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
 		"text-pid-out-of-range", "text-cpu-out-of-range", "text-garbled-line", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
 		"tracedat-bad-record", "unfinished", "capture-aborted", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
@@ -94,16 +94,27 @@ func writeWarnings(w io.Writer, name, prefix string, ws []trace.Warning) {
 	// rather than it.
 	// "Nothing matched" before the other answer warnings: a recording of
 	// some CPUs put its partial-cpus line above latency's.
+	// Then what says the file is cut short or damaged, in full, before
+	// the answers that follow from it: a cut perf.data's first line read
+	// as a recording of one CPU, its cut second (new-user pass 18 F5).
 	var others []trace.Warning
 	switchRecords := slices.ContainsFunc(ws, func(wn trace.Warning) bool { return wn.Key == "switch-records" })
 	for _, empty := range []bool{true, false} {
+		if !empty {
+			for _, wn := range ws {
+				if cutOrDamaged(wn.Key) && !answerKey(wn.Key) {
+					fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
+				}
+			}
+		}
 		for _, wn := range ws {
 			if wn.Key == "no-wakeups" && switchRecords || emptyKey(wn.Key) != empty {
 				continue
 			}
-			if answerKey(wn.Key) {
+			switch {
+			case answerKey(wn.Key):
 				fmt.Fprintf(w, "warning: %s\n", namedWarning(name, prefix, wn))
-			} else {
+			case !cutOrDamaged(wn.Key):
 				others = append(others, wn)
 			}
 		}

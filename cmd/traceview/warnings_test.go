@@ -190,12 +190,13 @@ func TestWriteWarningsLostAndCut(t *testing.T) {
 	if got := b.String(); got != want {
 		t.Errorf("got\n%swant\n%s", got, want)
 	}
-	// -v: every window on its own line, as before.
+	// -v: every window on its own line, as before, after the cut (which
+	// comes first in either mode: new-user pass 18 F5).
 	verbose = true
 	defer func() { verbose = false }()
 	b.Reset()
 	writeWarnings(&b, "t.data", "", metaWarnings(m))
-	if got := b.String(); !strings.HasPrefix(got, "warning: t.data: 100 events lost on CPU 0 between 1.000000 s and 2.000000 s\nwarning: t.data: 23 events lost on CPU 1 ") || strings.Count(got, "\n") != 6 {
+	if got := b.String(); !strings.HasPrefix(got, "warning: t.data: the file ends 10 bytes into its 20-byte data section\nwarning: t.data: 100 events lost on CPU 0 between 1.000000 s and 2.000000 s\nwarning: t.data: 23 events lost on CPU 1 ") || strings.Count(got, "\n") != 6 {
 		t.Errorf("-v: got\n%s", got)
 	}
 }
@@ -295,5 +296,22 @@ func TestInFullInputLost(t *testing.T) {
 		if got := inFull(key); got != want {
 			t.Errorf("inFull(%q) = %v, want %v", key, got, want)
 		}
+	}
+}
+
+// TestWriteWarningsCutBeforeAnswers: a cut file's warning comes before
+// the answer warnings that follow from it (a partial-cpus line: the cut
+// left one CPU's events), after a no-match line; new-user pass 18 F5 read
+// a cut perf.data's first line as a recording of one CPU.
+func TestWriteWarningsCutBeforeAnswers(t *testing.T) {
+	var m trace.Meta
+	m.Warnings.Add(partialCPUsKey, "the trace holds sched_switch events of 1 CPU only")
+	m.Warnings.Add("truncated", "perf.data: the input ends inside a record")
+	m.Warnings.Add("latency-empty", "nothing matched")
+	var b strings.Builder
+	writeWarnings(&b, "-", "", m.Warnings.List())
+	want := "warning: nothing matched\nwarning: -: the input ends inside a record\nwarning: -: the trace holds sched_switch events of 1 CPU only\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%swant\n%s", got, want)
 	}
 }
