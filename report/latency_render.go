@@ -158,6 +158,11 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 		}
 	}
 	for i := range groups {
+		if note := groups[i].QuotaNote; note != "" {
+			fmt.Fprintf(w, "  %s: %s\n", groups[i].Path, note)
+		}
+	}
+	for i := range groups {
 		if g := &groups[i]; g.LostWindows > 0 {
 			lost := fmt.Sprintf("%d events", g.LostEvents)
 			if g.LostEvents == 0 {

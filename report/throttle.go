@@ -129,6 +129,10 @@ type CgroupThrottle struct {
 	// capture), nil otherwise: the oracle the inferred figures can be
 	// checked against.
 	Kernel *trace.CgroupStat `json:"kernel_cpu_stat,omitempty"`
+	// QuotaNote says when a stated quota (--recorded-cgroup) replaced the
+	// one the trace recorded, or cannot have been in force: the group ran
+	// more than it allows (quotaContradicted). "" otherwise.
+	QuotaNote string `json:"quota_note,omitempty"`
 	// KernelNote says how the inference disagrees with Kernel when it lies
 	// more than KernelAgreement from it ("" otherwise).
 	KernelNote string `json:"kernel_note,omitempty"`
@@ -690,10 +694,46 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		if span > 0 {
 			ct.CPUs = float64(ct.Runtime) / float64(span)
 		}
+		ct.QuotaNote = quotaContradicted(&ct, meta, stated, span)
 		out = append(out, ct)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// quotaContradicted says, for a group whose quota was stated
+// (--recorded-cgroup), when its run time over the span shows the quota
+// was not the one in force: more than quota/period of the span, plus one
+// quota for a period the span cuts and the burst (a period's runtime is at
+// most quota + burst: do_sched_cfs_period_timer, kernel/sched/fair.c
+// v6.18); and when the trace recorded another quota, which the stated one
+// replaced. "" otherwise (new-user pass 18 F6: a stated 10ms/100ms beside
+// 0.998 CPUs used, and a recorded 50ms/50ms replaced, without a word).
+func quotaContradicted(g *CgroupThrottle, meta *trace.Meta, stated []trace.CgroupSettings, span int64) string {
+	if g.Settings != "stated" || g.QuotaNS <= 0 || g.PeriodNS <= 0 || span <= 0 {
+		return ""
+	}
+	var notes []string
+	burst := int64(0)
+	if meta != nil {
+		if q, p, _ := groupSettings(g.Path, meta, nil); q != 0 && (q != g.QuotaNS || p != g.PeriodNS) {
+			rec := "max (no limit)"
+			if q > 0 {
+				rec = durText(q) + "/" + durText(p)
+			}
+			notes = append(notes, fmt.Sprintf("the stated quota %s/%s replaces the %s the trace recorded", durText(g.QuotaNS), durText(g.PeriodNS), rec))
+		}
+	}
+	for _, st := range stated {
+		if st.Path == g.Path && st.BurstNS > 0 {
+			burst = st.BurstNS
+		}
+	}
+	if most := span/g.PeriodNS*g.QuotaNS + span%g.PeriodNS*g.QuotaNS/g.PeriodNS + g.QuotaNS + burst; g.Runtime > most {
+		notes = append(notes, fmt.Sprintf("its tasks ran %.3f ms in the %.3f ms traced, more than the stated quota allows (%.3f ms): it was not the quota in force",
+			ms(g.Runtime), ms(span), ms(most)))
+	}
+	return strings.Join(notes, "; ")
 }
 
 // mergeSpans returns spans sorted by start with overlapping ones merged.

@@ -705,3 +705,26 @@ func TestClipAbove(t *testing.T) {
 		t.Errorf("inside one ancestor throttle: %v, want none", got)
 	}
 }
+
+// TestQuotaContradicted: a stated quota of 10 ms per 100 ms allows at most
+// 10 ms × 30 periods + 10 ms (a period the span cuts) = 310 ms in a 3 s
+// span; a group that ran 3000 ms did not run under it. Stated over a
+// recorded 50ms/50ms, it replaced it. Within what it allows, or recorded
+// rather than stated, nothing is said.
+func TestQuotaContradicted(t *testing.T) {
+	const ms = 1_000_000
+	meta := &trace.Meta{CgroupSettings: []trace.CgroupSettings{{Path: "/a", QuotaNS: 50 * ms, PeriodNS: 50 * ms}}}
+	g := &CgroupThrottle{Path: "/a", Settings: "stated", QuotaNS: 10 * ms, PeriodNS: 100 * ms, Runtime: 3000 * ms}
+	want := "the stated quota 10ms/100ms replaces the 50ms/50ms the trace recorded; its tasks ran 3000.000 ms in the 3000.000 ms traced, more than the stated quota allows (310.000 ms): it was not the quota in force"
+	if got := quotaContradicted(g, meta, nil, 3000*ms); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	g.Runtime = 310 * ms
+	if got := quotaContradicted(g, nil, nil, 3000*ms); got != "" {
+		t.Errorf("within the quota: %q", got)
+	}
+	g.Runtime, g.Settings = 3000*ms, "recorded"
+	if got := quotaContradicted(g, meta, nil, 3000*ms); got != "" {
+		t.Errorf("recorded: %q", got)
+	}
+}

@@ -513,6 +513,9 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 		}
 		thr = fmt.Sprintf("throttled by %s's quota: %.3f ms of its tasks' delays (its rows' Throttled ms; the periods and throttled time are on %s's line)", g.ThrottledBy, float64(d)/1e6, g.ThrottledBy)
 	}
+	if g.QuotaNote != "" {
+		q += ": " + g.QuotaNote
+	}
 	line := fmt.Sprintf("runtime %s, %.3f CPUs used; delays avg %.3f ms, max %.3f ms; %s; %s",
 		runtime, g.CPUs, float64(avg)/1e6, float64(g.MaxDelay)/1e6, thr, q)
 	if k := g.Kernel; k != nil && g.KernelWholeTrace {
