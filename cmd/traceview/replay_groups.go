@@ -140,11 +140,24 @@ func writeGroupLine(out io.Writer, m *replay.Model, cfg replay.Config) {
 // recording's (obs: its cpu.stat over the trace when recorded, else the
 // figures inferred from the schedule) and their ratio, so that a what-if
 // on --cpu-max reads against what the recording had.
-func writeGroupThrottle(w io.Writer, stats []policies.GroupStats, obs *report.LatencyResult) {
-	if len(stats) == 0 {
+func writeGroupThrottle(w io.Writer, stats []policies.GroupStats, obs *report.LatencyResult, modelled bool) {
+	if !modelled {
+		return
+	}
+	var gone []string
+	for i := range obs.Cgroups {
+		g := &obs.Cgroups[i]
+		if thr, _ := report.ObservedThrottled(g); g.QuotaNS > 0 && thr > 0 && !slices.ContainsFunc(stats, func(st policies.GroupStats) bool { return st.Path == g.Path }) {
+			gone = append(gone, fmt.Sprintf("  %s: not in the replay (its tasks are replayed in the groups they ran longest in: a replay keeps a task in one group), so its throttling is not predicted; recorded %s ms throttled", termsafe.Name(g.Path), msf(thr)))
+		}
+	}
+	if len(stats) == 0 && len(gone) == 0 {
 		return
 	}
 	fmt.Fprintln(w, "task groups with a quota: predicted throttling against the recording's (throttled time is summed over CPUs, as cpu.stat's)")
+	for _, l := range gone {
+		fmt.Fprintln(w, l)
+	}
 	for _, st := range stats {
 		line := fmt.Sprintf("  %s: predicted %d throttled periods of %d, %s ms throttled", termsafe.Name(st.Path), st.NrThrottled, st.NrPeriods, msf(st.ThrottledNS))
 		i := slices.IndexFunc(obs.Cgroups, func(g report.CgroupThrottle) bool { return g.Path == st.Path })

@@ -521,3 +521,44 @@ func TestNestedQuotaInnerTighter(t *testing.T) {
 		t.Errorf("/t18a/b: %+v; want its cpu.stat's 26 periods and throttled time within 5 %%", b)
 	}
 }
+
+// TestReplayGroupNotModelled: a replay keeps a task in the group it ran
+// longest in; cgmove-back.tv's hog ran 1588 ms in the root and 498 ms in
+// /t18m, which throttled it 1886 ms (its cpu.stat), so the replay has no
+// /t18m. The self-replay scores /t18m's throttled time at 0 against the
+// recording's (a miss its verdict names), and the run's group lines say
+// the group is not in the replay. Before, /t18m vanished without a word
+// while the makespan came out 0.61x (new-user pass 18 F7).
+func TestReplayGroupNotModelled(t *testing.T) {
+	const in = "../../testdata/traces/cgmove-back.tv"
+	doc := cliJSON[struct {
+		Runs []struct {
+			Self struct {
+				Rows []report.ReplayCheck `json:"rows"`
+			} `json:"self_replay"`
+		} `json:"runs"`
+	}](t, "replay", "-i", in, "--policy", "eevdf", "-o", "json")
+	if len(doc.Runs) != 1 {
+		t.Fatalf("runs: %+v", doc.Runs)
+	}
+	k := slices.IndexFunc(doc.Runs[0].Self.Rows, func(c report.ReplayCheck) bool { return c.Cgroup == "/t18m" })
+	if k < 0 || doc.Runs[0].Self.Rows[k].Predicted != 0 || doc.Runs[0].Self.Rows[k].Observed < 1_800_000_000 {
+		t.Fatalf("no /t18m check at 0 predicted against its 1886 ms: %+v", doc.Runs[0].Self.Rows)
+	}
+	out, _, _ := runCLI(t, "replay", "-i", in, "--policy", "eevdf")
+	if !strings.Contains(out, "  /t18m: not in the replay (its tasks are replayed in the groups they ran longest in") {
+		t.Errorf("no line for /t18m:\n%s", out)
+	}
+}
+
+// TestReplayLateMove: cgmove-back.tv's recorder wrote a cgroup_attach_task
+// (task 22046, at 8557800030097 ns) after events up to 8557804056189 ns:
+// replay takes the move there, with an event-order warning, not as damage
+// (new-user pass 18 F8: "damaged, skipped" of an undamaged file).
+func TestReplayLateMove(t *testing.T) {
+	_, stderr, code := runCLI(t, "replay", "-v", "-i", "../../testdata/traces/cgmove-back.tv", "--policy", "eevdf")
+	if code != 0 || strings.Contains(stderr, "damaged") ||
+		!strings.Contains(stderr, "replay: a cgroup_attach_task of task 22046 at 8557800030097 ns came after events up to 8557804056189 ns") {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+}

@@ -30,7 +30,7 @@ var warningKinds = []struct {
 	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
 		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", "runtime-lossy", "lossy-excluded",
 		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus", "bpf-recursion-misses"}},
-	{"event order", []string{"out-of-order", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
+	{"event order", []string{"out-of-order", "replay-late-move", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
 		"duplicate-event", "text-duplicate", "duplicate-input", "same-host-name"}},
 	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-compressed", "series-missing-file", "series-empty-file", "damaged-frame", "damaged-header", "truncated-cgroups", "damaged-block", "damaged-skipped", "unknown-frame",

@@ -126,11 +126,22 @@ func (s *SelfRun) Score(obs *report.LatencyResult) (*Self, error) {
 	// the group's tasks shared other CPUs and the throttling, summed over
 	// CPUs, differs (new-user pass 16 F3: a parent's 2275 ms predicted
 	// beside its 4949 ms recorded, with no word of it).
-	predThr := map[string]int64{}
-	for _, g := range res.GroupStats {
-		predThr[g.Path] = g.ThrottledNS
+	// A quota'd group the replay does not have (its tasks replayed in the
+	// groups they ran longest in) is throttled none in it: scored at 0,
+	// the verdict names it (new-user pass 18 F7: a group that throttled a
+	// moved task for 1.9 s vanished from the model without a word).
+	if res.GroupsModelled {
+		predThr := map[string]int64{}
+		for _, g := range obs.Cgroups {
+			if g.QuotaNS > 0 {
+				predThr[g.Path] = 0
+			}
+		}
+		for _, g := range res.GroupStats {
+			predThr[g.Path] = g.ThrottledNS
+		}
+		checks = append(checks, report.ScoreGroupThrottle("self", obs, predThr)...)
 	}
-	checks = append(checks, report.ScoreGroupThrottle("self", obs, predThr)...)
 	trust := report.NewReplayTrust(s.spec, res.CPUs, checks)
 	trust.Censored = m.Stats.Censored
 	return &Self{
