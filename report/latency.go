@@ -1284,13 +1284,19 @@ func (l *latency) traceExtent() NoMatch { return noMatchOf(l.sched, 0, 0) }
 // CommArg writes task name comm as --comm takes it: a comma as `\,`, a
 // backslash as `\\`; a name no one can type on a command line (a control
 // character, such as a newline or an escape, bytes that are not UTF-8, or
-// a leading or trailing space, which --comm trims) is followed by "(--pid N)" for a process pid
-// that had it (when known, pid > 0).
-func CommArg(comm string, pid int) string {
+// a leading or trailing space, which --comm trims) is followed by
+// "(not typable: --tid N)" when one thread had it and it is not its
+// process's leader (tid > 0, tid != pid: --pid would select every thread
+// of the process; new-user pass 18 F1), else "(not typable: --pid N)"
+// for a process pid that had it (when known, pid > 0).
+func CommArg(comm string, pid, tid int) string {
 	typable := strings.TrimSpace(comm) == comm && utf8.ValidString(comm) && !strings.ContainsFunc(comm, unicode.IsControl)
 	if !typable {
 		q := strconv.Quote(comm)
-		if pid > 0 {
+		switch {
+		case tid > 0 && tid != pid:
+			return fmt.Sprintf("%s (not typable: --tid %d)", q, tid)
+		case pid > 0:
 			return fmt.Sprintf("%s (not typable: --pid %d)", q, pid)
 		}
 		return q + " (not typable)"

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/traceview/traceview/internal/cpulist"
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
 )
@@ -28,8 +29,10 @@ type NoMatch struct {
 	CPUs        []int // CPUs with a sched_switch, any order
 	// Names are the trace's task names, each with a process that had it
 	// (the smallest pid > 0; 0 unknown), for a name no one can type
-	// (CommArg).
-	Names map[string]int
+	// (CommArg); NameTIDs the one thread that had it (-1: several; absent
+	// or 0: unknown).
+	Names    map[string]int
+	NameTIDs map[string]int
 	// Threads maps the tid of each thread that is not its process's
 	// leader (tid != pid) to its pid, and PIDs are the --pid values asked
 	// for: a pid asked for that is such a thread's tid gets "--tid N
@@ -87,19 +90,22 @@ func (x NoMatch) Extent(comms []string) string {
 	}
 	var near []string
 	seen := map[string]bool{}
+	// Names as the tables print them (termsafe.Name), so that one typed
+	// so, its control bytes escaped, finds its nearest too.
 	names := make(map[string]bool, len(x.Names))
+	raw := make(map[string]string, len(x.Names))
 	for n := range x.Names {
 		if n != "" {
-			names[n] = true
+			names[termsafe.Name(n)], raw[termsafe.Name(n)] = true, n
 		}
 	}
 	for _, want := range comms {
-		for _, n := range ClosestNames(want, names, 3) {
+		for _, p := range ClosestNames(termsafe.Name(want), names, 3) {
 			// "x;y,z" typed unescaped is two names that both come
 			// closest to it: name it once.
-			if !seen[n] {
+			if n := raw[p]; !seen[n] {
 				seen[n] = true
-				near = append(near, CommArg(n, x.Names[n]))
+				near = append(near, CommArg(n, x.Names[n], x.NameTIDs[n]))
 			}
 		}
 	}
@@ -170,14 +176,21 @@ func CompareNoMatch(a, b *Unmatched, nameA, nameB string) (string, bool) {
 		given, nameA, a.X.Extent(a.Comms), nameB, b.X.Extent(b.Comms)), true
 }
 
-// AddName records that a process pid (0 unknown) had task name comm, for
-// Message's closest names: of each name, the smallest pid > 0 is kept.
-func (x *NoMatch) AddName(comm string, pid int) {
+// AddName records that thread tid of process pid (0 unknown) had task
+// name comm, for Message's closest names: of each name, the smallest pid
+// > 0 is kept, and the thread when it is the only one (NameTIDs).
+func (x *NoMatch) AddName(comm string, pid, tid int) {
 	if x.Names == nil {
-		x.Names = map[string]int{}
+		x.Names, x.NameTIDs = map[string]int{}, map[string]int{}
 	}
 	if p, ok := x.Names[comm]; !ok || (pid > 0 && (p == 0 || pid < p)) {
 		x.Names[comm] = pid
+	}
+	switch t, ok := x.NameTIDs[comm]; {
+	case !ok || t == 0:
+		x.NameTIDs[comm] = tid
+	case tid > 0 && t != tid:
+		x.NameTIDs[comm] = -1
 	}
 }
 
@@ -191,7 +204,7 @@ func noMatchOf(sb *schedule.Builder, events, switches int64) NoMatch {
 	}
 	for _, t := range sb.Tasks() {
 		if t.Comm != "" {
-			x.AddName(t.Comm, int(t.PID))
+			x.AddName(t.Comm, int(t.PID), int(t.TID))
 		}
 		x.AddThread(int(t.TID), int(t.PID))
 	}

@@ -36,14 +36,14 @@ func (x *traceExtent) observe(e *trace.Event) {
 	case trace.KindSwitch:
 		x.x.Switches++
 		x.cpus[int(e.CPU)] = true
-		x.x.AddName(e.Comm, pid(e.PID))
-		x.x.AddName(e.NextComm, pid(e.NextPID))
+		x.x.AddName(e.Comm, pid(e.PID), max(int(e.TID), 0))
+		x.x.AddName(e.NextComm, pid(e.NextPID), max(int(e.NextTID), 0))
 		x.x.AddThread(int(e.TID), int(e.PID))
 		x.x.AddThread(int(e.NextTID), int(e.NextPID))
 	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate, trace.KindRuntime:
-		x.x.AddName(e.Comm, pid(e.PID))
+		x.x.AddName(e.Comm, pid(e.PID), max(int(e.TID), 0))
 	case trace.KindComm, trace.KindExec:
-		x.x.AddName(e.Comm, pid(e.PID))
+		x.x.AddName(e.Comm, pid(e.PID), max(int(e.TID), 0))
 		return
 	default:
 		return

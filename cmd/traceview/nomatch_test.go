@@ -25,8 +25,10 @@ func TestNoMatchOneMessage(t *testing.T) {
 	// them).
 	const pipeNone = "warning: nothing matched the filters --pid 99999: the trace has 5105 scheduler events, 2023 of them sched_switch; it spans 754.328751 s to 754.364705 s, sched_switch on CPUs 0-1"
 	// hostile-names.tv: "a,b\nc" was pid 7221 (hostile-names.py); "a,b"
-	// is within 2 edits of basename and bash.
-	const hostileNone = "warning: nothing matched the filters --comm a,b: the trace has 1597 scheduler events, 1014 of them sched_switch; it spans 19351.962291 s to 19352.700727 s, sched_switch on CPUs 0-1; closest task names: \"a,b\\nc\" (not typable: --pid 7221), basename, bash"
+	// is --comm's two names a and b, each within the names below
+	// ("\xff\xfebad" of pid 7224 holds "b"); the names compared and
+	// ordered as the tables print them, escaped.
+	const hostileNone = "warning: nothing matched the filters --comm a,b: the trace has 1597 scheduler events, 1014 of them sched_switch; it spans 19351.962291 s to 19352.700727 s, sched_switch on CPUs 0-1; closest task names: \"\\xff\\xfebad\" (not typable: --pid 7224), \"a,b\\nc\" (not typable: --pid 7221), basename"
 	// fork-cpu1.perf.data (perf record -C 1): 834 scheduler events (info:
 	// 317 sched_switch, 155 sched_waking, 20 sched_wakeup_new, 36
 	// sched_migrate_task, 306 sched_stat_runtime). Before, timehist and
@@ -114,5 +116,28 @@ func TestDamagedNotCut(t *testing.T) {
 	_, stderr, code := runCLI(t, "latency", "-i", path)
 	if code != 1 || !strings.Contains(stderr, "the records end at a damaged record after") || strings.Contains(stderr, "(truncated)") {
 		t.Errorf("exit %d, stderr %q; want 1 and a damaged record, not a cut", code, stderr)
+	}
+}
+
+// TestNoMatchThreadName: "t18\tTAB" was the name of one thread, 12524, of
+// process 12516 (renamed-threads.meta.txt): a --comm that matches nothing
+// suggests --tid 12524 for it, not --pid 12516, which selects all 8 of the
+// process's threads; and the name typed as the tables print it, escaped,
+// selects the thread (new-user pass 18 F1: it matched nothing).
+func TestNoMatchThreadName(t *testing.T) {
+	const in = "../../testdata/traces/renamed-threads.tv"
+	// (timehist and map name every name a task had; latency each task's
+	// last.) Typed as printed, with a typo.
+	_, stderr, _ := runCLI(t, "timehist", "-i", in, "--comm", `t18\tTAX`)
+	if !strings.Contains(stderr, `closest task names: "t18\tTAB" (not typable: --tid 12524)`) {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	out, _, code := runCLI(t, "latency", "-i", in, "-p", "--comm", `t18\tTAB`)
+	if code != 0 || !strings.Contains(out, `t18\tTAB:12524`) {
+		t.Errorf("--comm as printed: exit %d\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "latency", "-i", in, "-p", "--comm", `t18\x1b[2Jx`)
+	if code != 0 || !strings.Contains(out, `t18\x1b[2Jx:`) {
+		t.Errorf("--comm with an escape as printed: exit %d\n%s", code, out)
 	}
 }

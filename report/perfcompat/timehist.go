@@ -645,7 +645,9 @@ func (th *timehist) filtered(t *timehistThread) bool {
 	if th.tidSet != nil && !th.tidSet[t.tid] {
 		return true
 	}
-	if th.commSet != nil && !th.commSet[t.comm] {
+	if th.commSet != nil && !th.commSet[t.comm] && (th.opt.Exact || !th.commSet[termsafe.Name(t.comm)]) {
+		// (Outside Exact a name typed as the tables print it, escaped,
+		// selects it too, as schedule.Filter does.)
 		return true
 	}
 	return false

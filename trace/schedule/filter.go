@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -70,6 +71,7 @@ type Filter struct {
 	pidSet   map[trace.PID]bool
 	tidSet   map[trace.TID]bool
 	commSet  map[string]bool
+	escaped  bool // a Comms entry has a backslash: match names as termsafe.Name prints them too
 	cgSet    map[uint64]bool
 	late     *sync.Map // cgroup id -> bool: lookup's decisions
 }
@@ -180,6 +182,10 @@ func (f *Filter) compile() *Filter {
 		f.commSet = map[string]bool{}
 		for _, c := range f.Comms {
 			f.commSet[c] = true
+			// A name typed as the tables print it, with its control
+			// bytes escaped (termsafe.Name: "t18\x1b[2Jx"), selects the
+			// task too (new-user pass 18 F1: it matched nothing).
+			f.escaped = f.escaped || strings.Contains(c, `\`)
 		}
 	}
 	if f.Cgroups != nil {
@@ -231,7 +237,7 @@ func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string, cgroup uint6
 	}
 	if !f.compiled {
 		return (f.PIDs == nil || slices.Contains(f.PIDs, pid)) && (f.TIDs == nil || slices.Contains(f.TIDs, tid)) &&
-			(f.Comms == nil || slices.Contains(f.Comms, comm)) && (f.Cgroups == nil || cgroup != 0 && (slices.Contains(f.Cgroups, cgroup) || f.lookup(cgroup)))
+			(f.Comms == nil || slices.Contains(f.Comms, comm) || slices.Contains(f.Comms, termsafe.Name(comm))) && (f.Cgroups == nil || cgroup != 0 && (slices.Contains(f.Cgroups, cgroup) || f.lookup(cgroup)))
 	}
 	if f.pidSet != nil && !f.pidSet[pid] {
 		return false
@@ -239,7 +245,7 @@ func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string, cgroup uint6
 	if f.tidSet != nil && !f.tidSet[tid] {
 		return false
 	}
-	if f.commSet != nil && !f.commSet[comm] {
+	if f.commSet != nil && !f.commSet[comm] && !(f.escaped && f.commSet[termsafe.Name(comm)]) {
 		return false
 	}
 	if f.cgSet != nil && (cgroup == 0 || !f.cgSet[cgroup] && !f.lookup(cgroup)) {
