@@ -116,7 +116,7 @@ func (f *Filter) String() string {
 	if f.Comms != nil {
 		comms := make([]string, len(f.Comms))
 		for i, c := range f.Comms {
-			comms[i] = EscapeComm(c)
+			comms[i] = termsafe.Name(EscapeComm(c)) // (a tab typed in stays off the terminal)
 		}
 		add("--comm %v", join(comms))
 	}
