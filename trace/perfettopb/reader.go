@@ -84,8 +84,14 @@ type Reader struct {
 	events []trace.Event
 	i      int
 	// decoding state
-	tgid   map[trace.TID]trace.PID
-	curr   map[trace.CPU]trace.TID
+	tgid map[trace.TID]trace.PID
+	curr map[trace.CPU]trace.TID
+	// prio: each task's last prio an event gave (a switch's, a waking's):
+	// compact_sched has no prev_prio, so a compact switch's previous task
+	// takes it from there, as trace processor does from the CPU's last
+	// next_prio (new-user pass 19 F2: left -1, every task read back as
+	// SCHED_DEADLINE and its waits as throttled).
+	prio   map[trace.TID]int32
 	lastTS map[trace.CPU]int64
 	lost   map[trace.CPU]uint64 // ftrace_stats overruns
 	lostEv []int                // indexes of KindLost events, in file order
@@ -105,7 +111,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	}
 	rd := &Reader{
 		meta: trace.Meta{Format: "perfetto", Clock: "perfetto trace clock (BOOTTIME unless the trace says otherwise)"},
-		tgid: map[trace.TID]trace.PID{}, curr: map[trace.CPU]trace.TID{},
+		tgid: map[trace.TID]trace.PID{}, curr: map[trace.CPU]trace.TID{}, prio: map[trace.TID]int32{},
 		lastTS: map[trace.CPU]int64{}, lost: map[trace.CPU]uint64{},
 	}
 	off, cut := 0, ""
@@ -383,6 +389,22 @@ func (rd *Reader) bundle(b []byte, off int64) error {
 			e.CurTID = cur
 			if e.Kind == trace.KindSwitch {
 				e.TID = cur
+				if p, ok := rd.prio[cur]; ok && e.Prio == -1 {
+					e.Prio = p
+				}
+			}
+		}
+		switch e.Kind {
+		case trace.KindSwitch:
+			if e.Prio >= 0 && e.TID > 0 {
+				rd.prio[e.TID] = e.Prio
+			}
+			if e.NextTID > 0 {
+				rd.prio[e.NextTID] = e.NextPrio
+			}
+		case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
+			if e.Prio >= 0 && e.TID > 0 {
+				rd.prio[e.TID] = e.Prio
 			}
 		}
 		e.CurPID = rd.pid(e.CurTID)

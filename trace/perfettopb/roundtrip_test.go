@@ -58,6 +58,7 @@ func perTask(t *testing.T, src trace.Source) map[trace.TID]report.LatencyRow {
 			x.Count += r.Count
 			x.SumDelay += r.SumDelay
 			x.Runtime += r.Runtime
+			x.Throttled += r.Throttled
 			x.MaxDelay = max(x.MaxDelay, r.MaxDelay)
 			r = x
 		}
@@ -260,10 +261,16 @@ func TestRoundTrip(t *testing.T) {
 				bad := 0
 				for tid, x := range want {
 					y := got[tid]
-					if x.Switches != y.Switches || x.Count != y.Count || x.SumDelay != y.SumDelay || x.MaxDelay != y.MaxDelay || x.Runtime != y.Runtime {
+					// (Throttled of a trace without task groups, whose
+					// quotas the export does not carry: a compact switch
+					// lacks prev_prio; read back as -1 it made every task
+					// SCHED_DEADLINE, its waits throttled: new-user pass 19
+					// F2.)
+					if x.Switches != y.Switches || x.Count != y.Count || x.SumDelay != y.SumDelay || x.MaxDelay != y.MaxDelay || x.Runtime != y.Runtime ||
+						x.Throttled != y.Throttled && len(meta.Cgroups) == 0 {
 						if bad++; bad <= 5 {
-							t.Errorf("tid %d %s: switches %d/%d delays %d/%d sum %d/%d max %d/%d runtime %d/%d",
-								tid, x.Comm, x.Switches, y.Switches, x.Count, y.Count, x.SumDelay, y.SumDelay, x.MaxDelay, y.MaxDelay, x.Runtime, y.Runtime)
+							t.Errorf("tid %d %s: switches %d/%d delays %d/%d sum %d/%d max %d/%d runtime %d/%d throttled %d/%d",
+								tid, x.Comm, x.Switches, y.Switches, x.Count, y.Count, x.SumDelay, y.SumDelay, x.MaxDelay, y.MaxDelay, x.Runtime, y.Runtime, x.Throttled, y.Throttled)
 						}
 					}
 				}
