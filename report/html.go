@@ -162,6 +162,13 @@ type htmlPage struct {
 // htmlGroup is a row of the task-group table.
 type htmlGroup struct {
 	Path, Runtime, CPUs, AvgDelay, MaxDelay, Periods, Throttled, Quota string
+	// Kernel is the group's cpu.stat over the trace, "N of M periods, X
+	// ms" ("" when the trace has none), and Notes what latency says under
+	// its group table about the inference (KernelNote, QuotaNote, lost
+	// events): a report without them showed throttles the kernel never
+	// counted (new-user pass 19 F3).
+	Kernel string
+	Notes  []string
 	// Throttles: the group's throttled stretches, "start–end s" (at most
 	// htmlMaxThrottles, then how many more).
 	Throttles []string
@@ -180,6 +187,20 @@ func htmlGroups(groups []CgroupThrottle) []htmlGroup {
 		}
 		hg := htmlGroup{Path: termsafe.Name(g.Path), Runtime: htmlMs(g.Runtime), CPUs: fmt.Sprintf("%.3f", g.CPUs), AvgDelay: htmlMs(avg),
 			MaxDelay: htmlMs(g.MaxDelay), Periods: fmt.Sprint(g.ThrottledPeriods), Throttled: htmlMs(g.Throttled), Quota: quotaText(g)}
+		if k := g.Kernel; k != nil {
+			hg.Kernel = fmt.Sprintf("%d of %d periods, %s", k.NrThrottled, k.NrPeriods, htmlMs(k.ThrottledNS))
+			if g.KernelWholeTrace {
+				hg.Kernel += " (the whole trace, not this window or these CPUs)"
+			}
+		}
+		for _, n := range []string{g.KernelNote, g.QuotaNote} {
+			if n != "" {
+				hg.Notes = append(hg.Notes, n)
+			}
+		}
+		if g.LostWindows > 0 {
+			hg.Notes = append(hg.Notes, fmt.Sprintf("the recording lost events in %d windows while the group ran: its throttled periods and time are a lower bound", g.LostWindows))
+		}
 		for k, t := range g.Throttles {
 			if k == htmlMaxThrottles {
 				hg.Throttles = append(hg.Throttles, fmt.Sprintf("and %d more", len(g.Throttles)-k))
@@ -621,11 +642,13 @@ figure.plot svg { max-width: 100%; height: auto; }
 
 {{if .Groups}}
 <h2 id="groups">Task groups</h2>
-<p>Per cgroup: run time, CPUs used on average, its tasks' scheduling delays, and the throttling inferred from the schedule (runnable tasks left while the group was out of CPU quota): periods throttled and throttled time summed over CPUs, as cgroup cpu.stat counts nr_throttled and throttled_time. The Throttled column of the latency table is each task's share of its delays.</p>
+<p>Per cgroup: run time, CPUs used on average, its tasks' scheduling delays, and the throttling inferred from the schedule (runnable tasks left while the group was out of CPU quota): periods throttled and throttled time summed over CPUs, as cgroup cpu.stat counts nr_throttled and throttled_time. Kernel cpu.stat is what the kernel counted over the trace, where the trace carries its readings (traceview record's); where the two differ, the notes under the table say how far to trust the inference. The Throttled column of the latency table is each task's share of its delays.</p>
 <table>
-<tr><th>Task group</th><th>Runtime</th><th>CPUs used</th><th>Avg delay</th><th>Max delay</th><th>Throttled periods</th><th>Throttled</th><th>Quota</th><th>Throttled stretches</th></tr>
-{{range .Groups}}<tr><td>{{.Path}}</td><td class="n">{{.Runtime}}</td><td class="n">{{.CPUs}}</td><td class="n">{{.AvgDelay}}</td><td class="n">{{.MaxDelay}}</td><td class="n">{{.Periods}}</td><td class="n">{{.Throttled}}</td><td>{{.Quota}}</td><td class="throttles">{{range .Throttles}}<span class="throttle">{{.}}</span> {{end}}</td></tr>
+<tr><th>Task group</th><th>Runtime</th><th>CPUs used</th><th>Avg delay</th><th>Max delay</th><th>Throttled periods</th><th>Throttled</th><th>Kernel cpu.stat</th><th>Quota</th><th>Throttled stretches</th></tr>
+{{range .Groups}}<tr><td>{{.Path}}</td><td class="n">{{.Runtime}}</td><td class="n">{{.CPUs}}</td><td class="n">{{.AvgDelay}}</td><td class="n">{{.MaxDelay}}</td><td class="n">{{.Periods}}</td><td class="n">{{.Throttled}}</td><td class="n">{{.Kernel}}</td><td>{{.Quota}}</td><td class="throttles">{{range .Throttles}}<span class="throttle">{{.}}</span> {{end}}</td></tr>
 {{end}}</table>
+{{range .Groups}}{{$p := .Path}}{{range .Notes}}<p class="note">{{$p}}: {{.}}</p>
+{{end}}{{end}}
 {{end}}
 <h2 id="latency">Latency table</h2>
 <table>

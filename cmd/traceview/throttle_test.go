@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -579,5 +580,28 @@ func TestKernelNoteDamaged(t *testing.T) {
 	out, _, _ := runCLI(t, "latency", "-i", in)
 	if !strings.Contains(out, "  /t19svc: the file lost 8192 events in damaged or cut parts, which the kernel's counts cover and the inference does not: not compared\n") || strings.Contains(out, "contention") {
 		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestReportKernelStat: the HTML report's task-group table has the
+// kernel's cpu.stat beside the inference, and latency's notes under it:
+// quota-svc.tv's /t19svc, 498 of 499 periods and 6108.286 ms counted by
+// the kernel, 373 inferred (92 % of the time: a lower bound, the note
+// says). Before, the page had neither (new-user pass 19 F3).
+func TestReportKernelStat(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, stderr, code := runCLI(t, "report", "-i", "../../testdata/traces/quota-svc.tv", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, want := range []string{"<th>Kernel cpu.stat</th>", "<td class=\"n\">498 of 499 periods, 6108.286 ms</td>",
+		"<p class=\"note\">/t19svc: the inference found 92% of that throttled time (373 periods)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
 	}
 }
