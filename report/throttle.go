@@ -160,7 +160,10 @@ type CgroupThrottle struct {
 	// AlsoUnder, for a group with a quota of its own under an ancestor
 	// with one, names the nearest such ancestor: its tasks wait through
 	// that ancestor's throttles too, which count on the ancestor's line
-	// (and in its tasks' Throttled ms), not in this group's throttles.
+	// (and in its tasks' Throttled ms), not in this group's throttles. For
+	// a group without one (ThrottledBy), the quota'd ancestor above
+	// ThrottledBy, whose throttles it waits through too (new-user pass 20
+	// F4 read all of a child's throttled delay as its parent's).
 	AlsoUnder string `json:"also_under,omitempty"`
 	// Throttles are the throttled stretches, ascending: from the first
 	// evidence to the first run of a task of the group after it.
@@ -209,15 +212,15 @@ func (g *CgroupThrottle) QuotaChange() string {
 	}
 	parts := make([]string, len(g.QuotaReadings))
 	for i, r := range g.QuotaReadings {
-		q := "max"
+		q := "max (no limit)"
 		if r.QuotaNS > 0 {
-			q = durText(r.QuotaNS)
+			q = durText(r.QuotaNS) + "/" + durText(r.PeriodNS)
 		}
 		at := "read at the start"
 		if r.TimeNS > 0 {
 			at = "read at " + trace.FormatSeconds(r.TimeNS, 6) + " s"
 		}
-		parts[i] = fmt.Sprintf("%s/%s (%s)", q, durText(r.PeriodNS), at)
+		parts[i] = fmt.Sprintf("%s (%s)", q, at)
 	}
 	return "changed during the trace: " + strings.Join(parts, ", ") + "; the analysis used the last for the whole trace"
 }
@@ -677,6 +680,9 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		ancs := quotaAncestors(path, meta, stated)
 		if named && !quota(path) && len(ancs) > 0 {
 			ct.ThrottledBy = ancs[0]
+			if len(ancs) > 1 {
+				ct.AlsoUnder = ancs[1]
+			}
 		} else {
 			if len(ancs) > 0 {
 				ct.AlsoUnder = ancs[0]

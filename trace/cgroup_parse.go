@@ -32,8 +32,12 @@ func ParseCPUMax(v string) (quota, period int64, err error) {
 	q, p, _ := strings.Cut(strings.ReplaceAll(v, " ", "/"), "/")
 	if q == "max" {
 		quota = -1
-	} else if quota, err = ParseCgroupTime(q); err != nil || quota <= 0 {
+	} else if quota, err = ParseCgroupTime(q); err != nil {
 		return 0, 0, fmt.Errorf("cpu.max %q: want max or QUOTA/PERIOD such as 25ms/100ms (bare numbers are µs)", v)
+	} else if quota <= 0 {
+		// (The kernel refuses a quota under min_cfs_quota_period, 1 ms:
+		// tg_set_cfs_bandwidth, kernel/sched/core.c v6.18.)
+		return 0, 0, fmt.Errorf("cpu.max %q: a quota of %s gives the group no CPU time: give one of at least 1ms (the kernel's least), or max for no limit", v, q)
 	}
 	if p != "" {
 		if period, err = ParseCgroupTime(p); err != nil || period <= 0 {

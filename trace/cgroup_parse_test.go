@@ -42,3 +42,17 @@ func TestParseCgroupSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestParseCPUMaxZero: a zero quota is refused with the reason, not as a
+// malformed value (new-user pass 20 F5); "max" and 25ms/100ms parse.
+func TestParseCPUMaxZero(t *testing.T) {
+	if _, _, err := ParseCPUMax("0ms/100ms"); err == nil || !strings.Contains(err.Error(), "a quota of 0ms gives the group no CPU time") {
+		t.Errorf("0ms/100ms: %v", err)
+	}
+	if q, p, err := ParseCPUMax("25ms/100ms"); err != nil || q != 25_000_000 || p != 100_000_000 {
+		t.Errorf("25ms/100ms: %d %d %v", q, p, err)
+	}
+	if q, _, err := ParseCPUMax("max"); err != nil || q != -1 {
+		t.Errorf("max: %d %v", q, err)
+	}
+}

@@ -482,9 +482,11 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 		q = "no quota (" + g.Settings + ")"
 	default:
 		q = fmt.Sprintf("quota %.3f ms per %.3f ms (%s)", float64(g.QuotaNS)/1e6, float64(g.PeriodNS)/1e6, g.Settings)
-		if c := g.QuotaChange(); c != "" {
-			q += "; quota " + c
-		}
+	}
+	if c := g.QuotaChange(); c != "" {
+		// (A quota removed during the trace too: "no quota" alone
+		// hid the one the kernel throttled under, new-user pass 20 F2.)
+		q += "; quota " + c
 	}
 	avg := int64(0)
 	if g.Delays > 0 {
@@ -500,7 +502,7 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 		runtime += " with the groups below it (its quota limits them too; its own tasks' rows follow)"
 	}
 	thr := fmt.Sprintf("throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays)", g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6)
-	if g.AlsoUnder != "" {
+	if g.AlsoUnder != "" && g.ThrottledBy == "" {
 		thr += fmt.Sprintf("; its tasks also waited through %s's throttles, counted on %s's line", g.AlsoUnder, g.AlsoUnder)
 	}
 	if g.ThrottledBy != "" {
@@ -511,7 +513,12 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 		if table != nil {
 			d = table.Total.Throttled
 		}
-		thr = fmt.Sprintf("throttled by %s's quota: %.3f ms of its tasks' delays (its rows' Throttled ms; the periods and throttled time are on %s's line)", g.ThrottledBy, float64(d)/1e6, g.ThrottledBy)
+		by, lines := g.ThrottledBy+"'s quota", g.ThrottledBy+"'s line"
+		if g.AlsoUnder != "" {
+			by = fmt.Sprintf("%s's and %s's quotas", g.ThrottledBy, g.AlsoUnder)
+			lines = fmt.Sprintf("%s's and %s's lines", g.ThrottledBy, g.AlsoUnder)
+		}
+		thr = fmt.Sprintf("throttled by %s: %.3f ms of its tasks' delays (its rows' Throttled ms; the periods and throttled time are on %s)", by, float64(d)/1e6, lines)
 	}
 	if g.QuotaNote != "" {
 		q += ": " + g.QuotaNote

@@ -605,3 +605,27 @@ func TestReportKernelStat(t *testing.T) {
 		}
 	}
 }
+
+// TestCgroupSummaryQuotaRemoved: a group whose 20 ms quota was removed
+// during the trace (read 20ms/100ms at the start, max at 1 s) says so on
+// its --by cgroup line, not only "no quota" (new-user pass 20 F2: the
+// kernel had throttled it 5 times).
+func TestCgroupSummaryQuotaRemoved(t *testing.T) {
+	g := &report.CgroupThrottle{Path: "/c", QuotaNS: -1, PeriodNS: 100_000_000, Settings: "recorded",
+		QuotaReadings: []report.QuotaReading{{QuotaNS: 20_000_000, PeriodNS: 100_000_000}, {TimeNS: 1e9, QuotaNS: -1, PeriodNS: 100_000_000}}}
+	want := "no quota (recorded); quota changed during the trace: 20ms/100ms (read at the start), max (no limit) (read at 1.000000 s); the analysis used the last for the whole trace"
+	if got := cgroupSummary(g, nil); !strings.Contains(got, want) {
+		t.Errorf("got %q\nwant it to contain %q", got, want)
+	}
+}
+
+// TestCgroupSummaryTwoQuotasAbove: a group without a quota under /a/b and
+// /a, both quota'd, waits through both's throttles: its line names both
+// (new-user pass 20 F4: it credited /a/b alone, whose line counted less).
+func TestCgroupSummaryTwoQuotasAbove(t *testing.T) {
+	g := &report.CgroupThrottle{Path: "/a/b/c", QuotaNS: -1, Settings: "recorded", ThrottledBy: "/a/b", AlsoUnder: "/a", ThrottledDelay: 5e9}
+	want := "throttled by /a/b's and /a's quotas: 5000.000 ms of its tasks' delays (its rows' Throttled ms; the periods and throttled time are on /a/b's and /a's lines)"
+	if got := cgroupSummary(g, nil); !strings.Contains(got, want) {
+		t.Errorf("got %q\nwant it to contain %q", got, want)
+	}
+}
