@@ -28,8 +28,8 @@ func TestNegativeTimeWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"time-backwards": "perf.data: CPU 0: event at -0.000000001 s is earlier than the CPU's previous record (1.000000000 s): damaged or repeated data, dropped",
-		"out-of-order":   "perf.data: event at -0.000000001 s arrived after later events were delivered (below the last round flush); delivered late",
+		"damaged-time-backwards": "perf.data: CPU 0: event at -0.000000001 s is earlier than the CPU's previous record (1.000000000 s): damaged or repeated data, dropped",
+		"out-of-order":           "perf.data: event at -0.000000001 s arrived after later events were delivered (below the last round flush); delivered late",
 	}
 	got := map[string]string{}
 	for _, w := range r.Meta().Warnings.List() {

@@ -284,7 +284,7 @@ func TestRepeatedRecords(t *testing.T) {
 	for _, w := range r.Meta().Warnings.List() {
 		got[w.Key] = w.Count
 	}
-	if got["time-backwards"] != 1 || got["duplicate-event"] != 1 || got["out-of-order"] != 0 {
+	if got["damaged-time-backwards"] != 1 || got["duplicate-event"] != 1 || got["out-of-order"] != 0 {
 		t.Errorf("warnings %v", r.Meta().Warnings.List())
 	}
 }
