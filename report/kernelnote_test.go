@@ -22,7 +22,7 @@ func TestKernelDisagrees(t *testing.T) {
 	}{
 		{15, 334_598_000, 26, 670_225_000, "the inference found 50% of that throttled time (15 periods)"},
 		{22, 3_073_265_000, 22, 3_000_440_000, ""},
-		{40, 1_000_000_000, 20, 500_000_000, "the inference found 200% of that throttled time (40 periods): some waits it took for throttles were contention"},
+		{40, 1_000_000_000, 20, 500_000_000, "the inference found 200% of that throttled time (40 periods): it took some waits for throttles that were contention, or counted a CPU's part of a throttle longer than the kernel did"},
 		{0, 0, 0, 0, ""},
 		// New-user pass 15 F1: a child of a quota'd parent, the kernel's
 		// 0 ns its denominator: "287183382600%".
