@@ -11,7 +11,8 @@ import (
 // lies more than 20% from what cpu.stat counted. Figures of real captures:
 // issue 28's new-user pass (a 30ms/100ms group that also lost CPU to a
 // heavier group): inferred 15 periods, 334.598 ms; the kernel 26, 670.225
-// ms: 334.598/670.225 = 50%. quota-siblings.tv: 22 periods, 3073.265 ms
+// ms: 334.598/670.225 = 50%. quota-siblings.tv (as inferred before the per-CPU end of
+// 2026-12-06; 2985.202 ms since): 22 periods, 3073.265 ms
 // against 22, 3000.440 ms: 2.4% over, no note. Made up: 40 periods and
 // 1000 ms against 20 and 500 ms, the inference over. A kernel figure of 0
 // gets no percentage.

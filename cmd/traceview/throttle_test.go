@@ -629,3 +629,24 @@ func TestCgroupSummaryTwoQuotasAbove(t *testing.T) {
 		t.Errorf("got %q\nwant it to contain %q", got, want)
 	}
 }
+
+// TestThrottlePipelinePerCPU: a quota'd pipeline (quota-pipeline.tv):
+// each CPU's group runqueue counts throttled time to the end of its own
+// last throttled wait, as the kernel counts a runqueue only while it has
+// queued tasks, so the inference meets its cpu.stat (5 periods, 340.947
+// ms) within 5 %; counted to the last wait on any CPU it read 640.810 ms
+// (new-user pass 20 F1).
+func TestThrottlePipelinePerCPU(t *testing.T) {
+	type group struct {
+		Path    string `json:"path"`
+		Periods int64  `json:"throttled_periods"`
+		Thr     int64  `json:"throttled_ns"`
+	}
+	o := cliJSON[struct {
+		Cgroups []group `json:"cgroups"`
+	}](t, "latency", "-i", "../../testdata/traces/quota-pipeline.tv", "-o", "json")
+	i := slices.IndexFunc(o.Cgroups, func(g group) bool { return g.Path == "/t20p" })
+	if i < 0 || o.Cgroups[i].Periods != 5 || math.Abs(float64(o.Cgroups[i].Thr)-340_947_000) > 0.05*340_947_000 {
+		t.Errorf("/t20p: %+v; want 5 periods, 340.947 ms within 5 %%", o.Cgroups)
+	}
+}
