@@ -492,12 +492,17 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	from, to := l.sched.Span()
 	cpus, _ := l.sched.CPUs()
 	groups := l.thr.analyze(src.Meta(), opts.Cgroups, from, to, int64(len(cpus)))
-	if f := opts.Filter; f != nil && (f.Start != 0 || f.End != 0 || f.CPUs != nil) {
+	f := opts.Filter
+	window := f != nil && (f.Start != 0 || f.End != 0)
+	if window || f != nil && f.CPUs != nil || len(trace.RecordedCPUs(src.Meta())) > 0 {
 		// The window's or CPUs' throttling against the whole trace's
 		// cpu.stat: no agreement to judge (a window of one stay read
 		// "45 % of that throttled time ... a lower bound": new-user pass
-		// 13 F4).
+		// 13 F4); so for a recording of some CPUs (record --cpu, perf
+		// record -C), whose cpu.stat counts every CPU (new-user pass 21
+		// F1 blamed contention for the CPU left out).
 		for i := range groups {
+			groups[i].Partial = true
 			if groups[i].Kernel != nil {
 				groups[i].KernelNote, groups[i].KernelWholeTrace = "", true
 			}

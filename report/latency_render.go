@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/traceview/traceview/report/perfcompat"
@@ -148,6 +149,10 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	}
 	fmt.Fprintln(w, "  Throttled: periods the group spent throttled (cpu.stat nr_throttled) and throttled time summed over")
 	fmt.Fprintln(w, "  CPUs (cpu.stat throttled_time), inferred from the schedule; each task's share is its Throttled ms.")
+	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Partial }) {
+		fmt.Fprintln(w, "  Of a --time window or some CPUs: a throttle the window's start or end cuts, or one on a CPU left out,")
+		fmt.Fprintln(w, "  is not counted (its evidence lies outside), though the rows' Throttled ms count their part of it.")
+	}
 	for i := range groups {
 		if k := groups[i].Kernel; k != nil {
 			fmt.Fprintf(w, "  %s: the kernel's cpu.stat counted %d throttled periods of %d, %.3f ms throttled, between the trace's first and last reading\n",

@@ -136,6 +136,12 @@ type CgroupThrottle struct {
 	// KernelNote says how the inference disagrees with Kernel when it lies
 	// more than KernelAgreement from it ("" otherwise).
 	KernelNote string `json:"kernel_note,omitempty"`
+	// Partial: the report is of a --time window or some CPUs (filtered,
+	// or recorded so): a throttle the window's edges cut, whose evidence
+	// lies outside it, or one seen only on a CPU left out, is not counted
+	// (new-user pass 21 F2: halves of a window held 1 and 2 throttles of
+	// its 4).
+	Partial bool `json:"partial,omitempty"`
 	// KernelWholeTrace: the report is of a time window or some CPUs,
 	// while Kernel covers the whole trace: no KernelNote.
 	KernelWholeTrace bool `json:"kernel_covers_whole_trace,omitempty"`

@@ -650,3 +650,20 @@ func TestThrottlePipelinePerCPU(t *testing.T) {
 		t.Errorf("/t20p: %+v; want 5 periods, 340.947 ms within 5 %%", o.Cgroups)
 	}
 }
+
+// TestGroupTablePartial: a --time window's group table says that a
+// throttle its edges cut is not counted (new-user pass 21 F2: halves of a
+// window held 1 and 2 of its 4 throttles, without a word), and does not
+// compare with the whole trace's cpu.stat; the whole trace says neither.
+func TestGroupTablePartial(t *testing.T) {
+	const in = "../../testdata/traces/quota-svc.tv"
+	const note = "  Of a --time window or some CPUs: a throttle the window's start or end cuts, or one on a CPU left out,\n"
+	out, _, _ := runCLI(t, "latency", "-i", in)
+	if strings.Contains(out, note) {
+		t.Errorf("whole trace: the partial note")
+	}
+	out, _, code := runCLI(t, "latency", "-i", in, "--time", "10150.4,10151.4")
+	if code != 0 || !strings.Contains(out, note) || strings.Contains(out, "the inference found") {
+		t.Errorf("window: exit %d\n%s", code, out)
+	}
+}
