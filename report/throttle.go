@@ -612,9 +612,7 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		own = append(own, ownGroup{cg, path, g, ok})
 	}
 	for i := range own {
-		if own[i].named {
-			byPath[own[i].path] = &own[i]
-		}
+		byPath[own[i].path] = &own[i] // (an unnamed id's "cgroup id N" is no path)
 	}
 	// subtree: each group with a quota that has named groups below it,
 	// with their runs and delays and its own.
@@ -658,17 +656,17 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 	throttles := map[string][]ThrottleSpan{}
 	out := make([]CgroupThrottle, 0, len(paths))
 	for _, path := range paths {
+		// A quota'd ancestor no task ran in directly has no own group
+		// (cg 0); a group with named groups below its quota is analyzed
+		// with them (subtree).
 		var cg uint64
-		g, named := subtree[path], true
+		named := true
+		g, sub := subtree[path], subtree[path] != nil
 		if o := byPath[path]; o != nil {
-			cg = o.cg
-		} else if g == nil { // an unnamed id
-			o := own[slices.IndexFunc(own, func(o ownGroup) bool { return o.path == path })]
-			cg, g, named = o.cg, o.g, false
-		}
-		sub := g != nil
-		if g == nil {
-			g = byPath[path].g
+			cg, named = o.cg, o.named
+			if !sub {
+				g = o.g
+			}
 		}
 		for _, runs := range g.runs {
 			slices.SortFunc(runs, func(a, b thrRun) int { return cmp.Compare(a.start, b.start) })

@@ -458,23 +458,7 @@ func TestReplayGroupThrottleScored(t *testing.T) {
 // cpu.stat's 367.605 ms (it was 1380.412 ms, 376 %, with the note
 // blaming contention: new-user pass 17 F1).
 func TestNestedQuotaChildQuota(t *testing.T) {
-	type group struct {
-		Path        string  `json:"path"`
-		Runtime     int64   `json:"runtime_ns"`
-		CPUs        float64 `json:"cpus_used"`
-		Periods     int64   `json:"throttled_periods"`
-		ThrottledNS int64   `json:"throttled_ns"`
-		ThrottledBy string  `json:"throttled_by"`
-		Subtree     bool    `json:"subtree"`
-		AlsoUnder   string  `json:"also_under"`
-	}
-	o := cliJSON[struct {
-		Cgroups []group `json:"cgroups"`
-	}](t, "latency", "-i", "../../testdata/traces/nested-quota2.tv", "-o", "json")
-	got := map[string]group{}
-	for _, g := range o.Cgroups {
-		got[g.Path] = g
-	}
+	got := cgroupLines(t, "latency", "-i", "../../testdata/traces/nested-quota2.tv")
 	p, c1, c2 := got["/t17a"], got["/t17a/c1"], got["/t17a/c2"]
 	if p.Runtime != c1.Runtime+c2.Runtime || c1.Runtime != 1_750_391_265 || math.Abs(p.CPUs-0.744) > 0.0005 || !p.Subtree {
 		t.Errorf("/t17a %+v: want the runs of c1 (%d ns) and c2 (%d ns), 0.744 CPUs, subtree", p, c1.Runtime, c2.Runtime)
@@ -499,27 +483,12 @@ func TestNestedQuotaChildQuota(t *testing.T) {
 // throttles taken for its own: new-user pass 18 F3), and b its own
 // throttles, within 5 % of its cpu.stat's 26 periods.
 func TestNestedQuotaInnerTighter(t *testing.T) {
-	type group struct {
-		Path    string `json:"path"`
-		Periods int64  `json:"throttled_periods"`
-		Thr     int64  `json:"throttled_ns"`
-		Kernel  *struct {
-			NrThrottled int64 `json:"nr_throttled"`
-			ThrottledNS int64 `json:"throttled_ns"`
-		} `json:"kernel_cpu_stat"`
-	}
-	o := cliJSON[struct {
-		Cgroups []group `json:"cgroups"`
-	}](t, "latency", "-i", "../../testdata/traces/nested-quota3.tv", "-o", "json")
-	got := map[string]group{}
-	for _, g := range o.Cgroups {
-		got[g.Path] = g
-	}
-	if a := got["/t18a"]; a.Periods != 0 || a.Thr != 0 || a.Kernel == nil || a.Kernel.NrThrottled != 0 {
+	got := cgroupLines(t, "latency", "-i", "../../testdata/traces/nested-quota3.tv")
+	if a := got["/t18a"]; a.Periods != 0 || a.ThrottledNS != 0 || a.Kernel == nil || a.Kernel.NrThrottled != 0 {
 		t.Errorf("/t18a: %+v; want no throttle, as its cpu.stat", a)
 	}
 	b := got["/t18a/b"]
-	if b.Kernel == nil || b.Kernel.NrThrottled != 26 || math.Abs(float64(b.Periods-26)) > 1 || math.Abs(float64(b.Thr-b.Kernel.ThrottledNS)) > 0.05*float64(b.Kernel.ThrottledNS) {
+	if b.Kernel == nil || b.Kernel.NrThrottled != 26 || math.Abs(float64(b.Periods-26)) > 1 || math.Abs(float64(b.ThrottledNS-b.Kernel.ThrottledNS)) > 0.05*float64(b.Kernel.ThrottledNS) {
 		t.Errorf("/t18a/b: %+v; want its cpu.stat's 26 periods and throttled time within 5 %%", b)
 	}
 }
@@ -637,17 +606,9 @@ func TestCgroupSummaryTwoQuotasAbove(t *testing.T) {
 // ms) within 5 %; counted to the last wait on any CPU it read 640.810 ms
 // (new-user pass 20 F1).
 func TestThrottlePipelinePerCPU(t *testing.T) {
-	type group struct {
-		Path    string `json:"path"`
-		Periods int64  `json:"throttled_periods"`
-		Thr     int64  `json:"throttled_ns"`
-	}
-	o := cliJSON[struct {
-		Cgroups []group `json:"cgroups"`
-	}](t, "latency", "-i", "../../testdata/traces/quota-pipeline.tv", "-o", "json")
-	i := slices.IndexFunc(o.Cgroups, func(g group) bool { return g.Path == "/t20p" })
-	if i < 0 || o.Cgroups[i].Periods != 5 || math.Abs(float64(o.Cgroups[i].Thr)-340_947_000) > 0.05*340_947_000 {
-		t.Errorf("/t20p: %+v; want 5 periods, 340.947 ms within 5 %%", o.Cgroups)
+	g := cgroupLines(t, "latency", "-i", "../../testdata/traces/quota-pipeline.tv")["/t20p"]
+	if g.Periods != 5 || math.Abs(float64(g.ThrottledNS)-340_947_000) > 0.05*340_947_000 {
+		t.Errorf("/t20p: %+v; want 5 periods, 340.947 ms within 5 %%", g)
 	}
 }
 
@@ -666,4 +627,34 @@ func TestGroupTablePartial(t *testing.T) {
 	if code != 0 || !strings.Contains(out, note) || strings.Contains(out, "the inference found") {
 		t.Errorf("window: exit %d\n%s", code, out)
 	}
+}
+
+// cgroupLine is a group line of latency -o json ("cgroups").
+type cgroupLine struct {
+	Path        string  `json:"path"`
+	Runtime     int64   `json:"runtime_ns"`
+	CPUs        float64 `json:"cpus_used"`
+	Periods     int64   `json:"throttled_periods"`
+	ThrottledNS int64   `json:"throttled_ns"`
+	ThrottledBy string  `json:"throttled_by"`
+	AlsoUnder   string  `json:"also_under"`
+	Subtree     bool    `json:"subtree"`
+	Kernel      *struct {
+		NrThrottled int64 `json:"nr_throttled"`
+		ThrottledNS int64 `json:"throttled_ns"`
+	} `json:"kernel_cpu_stat"`
+}
+
+// cgroupLines runs args (a latency command) with -o json and returns its
+// group lines by path.
+func cgroupLines(t *testing.T, args ...string) map[string]cgroupLine {
+	t.Helper()
+	o := cliJSON[struct {
+		Cgroups []cgroupLine `json:"cgroups"`
+	}](t, append(args, "-o", "json")...)
+	got := map[string]cgroupLine{}
+	for _, g := range o.Cgroups {
+		got[g.Path] = g
+	}
+	return got
 }
