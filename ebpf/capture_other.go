@@ -60,9 +60,6 @@ func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) { return nil, ErrNotSup
 // SnapshotAt is never reached outside Linux.
 func (t *Top) SnapshotAt() (map[trace.TID]TaskStat, int64, error) { return nil, 0, ErrNotSupported }
 
-// NewEpoch is never reached outside Linux.
-func (t *Top) NewEpoch() (uint64, error) { return 0, ErrNotSupported }
-
 // Stats is never reached outside Linux.
 func (t *Top) Stats() (ProgramTotals, error) { return ProgramTotals{}, ErrNotSupported }
 

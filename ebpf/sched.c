@@ -912,12 +912,12 @@ int tp_task_rename(struct trace_event_raw_task_rename *ctx)
 #define TV_HIST 32
 
 /* The switches in and delays of one window of top's live table: the window
- * is the time between two writes of agg_epoch by user space, so count, sum
- * and max are of the same delays (the max of a window is never an older
- * window's), and the switches in are those the delays ended with (never
- * fewer than the delays). */
+ * is the time between two of top's snapshot times (agg_snap_at), the same
+ * bounds as its run time, so count, sum and max are of the same delays (the
+ * max of a window is never an older window's), and the switches in are
+ * those the delays ended with (never fewer than the delays). */
 struct agg_window {
-	u64 epoch;    /* agg_epoch when these were counted */
+	u64 epoch;    /* the window's start: the agg_snap_at it began at (0 before the first) */
 	u64 switches; /* switches in */
 	u64 delays;   /* delays measured */
 	u64 sum;    /* ns */
@@ -925,16 +925,21 @@ struct agg_window {
 	u64 max_at; /* switch-in time (bpf_ktime_get_ns) that ended the max delay */
 };
 
-/* Set by user space at each refresh of top's table (ebpf.Top.NewEpoch). */
-volatile u64 agg_epoch;
-
 /* The time (bpf_ktime_get_ns) of top's next snapshot of run times, set by
  * user space before that time comes (ebpf.Top.SnapshotAt). A run that ends
  * after it adds its part after it to the task's post as well as the whole
  * run to runtime, so that a snapshot read at any time after agg_snap_at
  * can take the run time up to agg_snap_at exactly: runtime - post, plus
- * the part before agg_snap_at of a run still going (run_since). */
+ * the part before agg_snap_at of a run still going (run_since). A switch
+ * in at or after it counts in the window that begins at it. */
 volatile u64 agg_snap_at;
+
+/* The agg_snap_at before the current one: the start of the window a switch
+ * in before agg_snap_at counts in. User space writes it before moving
+ * agg_snap_at on, so a program that reads agg_snap_at and then this sees
+ * the pair of one window or, between the two writes, the old agg_snap_at
+ * (already past, so this is not used). */
+volatile u64 agg_snap_prev;
 
 struct task_stat {
 	u64 runtime;   /* ns */
@@ -948,8 +953,8 @@ struct task_stat {
 	u32 pad;
 	char comm[16];
 	u64 hist[TV_HIST]; /* hist[i]: delays d with 2^i <= d < 2^(i+1) ns (0 in hist[0]), the last open-ended */
-	/* The delays of the current agg_epoch and of the one before it (read
-	 * after user space moved on to the next epoch). */
+	/* The delays of the current window (agg_snap_at) and of the one before it (read
+	 * after user space moved on to the next window). */
 	struct agg_window win, prev_win;
 	u64 run_since; /* switch-in time of the run going on, 0 when not running */
 	u64 post_at;   /* the agg_snap_at that post is counted after */
@@ -1089,8 +1094,11 @@ int agg_sched_switch(u64 *ctx)
 	__sync_fetch_and_add(&st->switches, 1);
 	st->run_since = now;
 	/* Only this task's switch-in writes its windows, and a task is
-	 * switched in on one CPU at a time. */
-	u64 ep = agg_epoch;
+	 * switched in on one CPU at a time. The window is chosen by time,
+	 * as the run time's is: however late user space's writes land, a
+	 * delay ending before the snapshot's time counts before it. */
+	u64 at = agg_snap_at;
+	u64 ep = now >= at ? at : agg_snap_prev;
 	if (st->win.epoch != ep) {
 		st->prev_win = st->win;
 		st->win.epoch = ep;

@@ -168,8 +168,8 @@ const (
 	schedProgTpSchedWakeupNew      = "tp_sched_wakeup_new"
 	schedProgTpSchedWaking         = "tp_sched_waking"
 	schedProgTpTaskRename          = "tp_task_rename"
-	schedVarAggEpoch               = "agg_epoch"
 	schedVarAggSnapAt              = "agg_snap_at"
+	schedVarAggSnapPrev            = "agg_snap_prev"
 	schedVarAggZeroStat            = "agg_zero_stat"
 	schedVarCpuMask                = "cpu_mask"
 	schedVarEnabled                = "enabled"
@@ -269,8 +269,8 @@ type schedMapSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type schedVariableSpecs struct {
-	AggEpoch         *ebpf.VariableSpec `ebpf:"agg_epoch"`
 	AggSnapAt        *ebpf.VariableSpec `ebpf:"agg_snap_at"`
+	AggSnapPrev      *ebpf.VariableSpec `ebpf:"agg_snap_prev"`
 	AggZeroStat      *ebpf.VariableSpec `ebpf:"agg_zero_stat"`
 	CpuMask          *ebpf.VariableSpec `ebpf:"cpu_mask"`
 	Enabled          *ebpf.VariableSpec `ebpf:"enabled"`
@@ -332,8 +332,8 @@ func (m *schedMaps) Close() error {
 //
 // It can be passed to loadSchedObjects or ebpf.CollectionSpec.LoadAndAssign.
 type schedVariables struct {
-	AggEpoch         *ebpf.Variable `ebpf:"agg_epoch"`
 	AggSnapAt        *ebpf.Variable `ebpf:"agg_snap_at"`
+	AggSnapPrev      *ebpf.Variable `ebpf:"agg_snap_prev"`
 	AggZeroStat      *ebpf.Variable `ebpf:"agg_zero_stat"`
 	CpuMask          *ebpf.Variable `ebpf:"cpu_mask"`
 	Enabled          *ebpf.Variable `ebpf:"enabled"`

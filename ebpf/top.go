@@ -29,13 +29,15 @@ type TaskStat struct {
 	DelayMax int64
 	MaxAt    int64 // the switch-in that ended the largest delay
 	Hist     [HistBuckets]int64
-	// Windows holds the switches in and delays of the latest two epochs
-	// (Top.NewEpoch) in which the task was switched in, the newest first.
+	// Windows holds the switches in and delays of the latest two
+	// windows between snapshot times (Top.SnapshotAt) in which the task
+	// was switched in, the newest first.
 	Windows [2]EpochDelays
 }
 
 // EpochDelays are a task's switches in and delays of one epoch of the
-// aggregation, the time between two calls of Top.NewEpoch: the switches
+// aggregation, the time between two snapshot times (Top.SnapshotAt), named
+// by its start (Epoch, CLOCK_MONOTONIC ns; 0 before the first): the switches
 // in, and count, sum and max (ns) of the delays they ended (so never more
 // delays than switches), and the switch-in that ended the largest.
 type EpochDelays struct {
@@ -77,15 +79,14 @@ func (s TaskStat) Sub(old TaskStat, since int64) TaskStat {
 
 // Window returns, per task, what happened between the snapshots before
 // and after (taken at CLOCK_MONOTONIC time since, or 0), sorted by TID; a
-// task in after only counts whole. With epoch (not 0: the epoch that
-// Top.NewEpoch started just before the snapshot before, and ended before
-// the snapshot after) the switches in and the delays (count, sum, max) are
-// those of the epoch, so the max is one of the delays the average is of
-// and every delay ended one of the switches (the snapshots' difference
-// counts the switches of a slightly different interval: under load, top
-// can wait for a CPU between NewEpoch and the snapshot, and a window
-// showed 86 delays in 80 switches); without, the kernel's running max
-// counts only if it ended after since (see Sub).
+// task in after only counts whole. With epoch (not 0: the window's name
+// in the kernel, its start, uint64(since) for snapshots from
+// Top.SnapshotAt) the switches in and the delays (count, sum, max) are
+// those the kernel counted in the window, so the max is one of the delays
+// the average is of and every delay ended one of the switches (the
+// snapshots' difference can count the switches of a slightly different
+// interval: a window once showed 86 delays in 80 switches); without, the
+// kernel's running max counts only if it ended after since (see Sub).
 func Window(before, after map[trace.TID]TaskStat, since int64, epoch uint64) []TaskStat {
 	var out []TaskStat
 	for tid, a := range after {

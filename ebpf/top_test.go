@@ -44,7 +44,7 @@ func TestWindowEpochMax(t *testing.T) {
 // TestWindowEpochSwitches is the regression test for live top's "more
 // delays than switches" (asm: 80 switches, 86 delays in one window on a
 // loaded 2-CPU VM): the delays were the epoch's, the switches the
-// snapshots' difference, and top waited for a CPU between NewEpoch and its
+// snapshots' difference, and top waited for a CPU between starting a window and its
 // snapshot while asm was switched in 6 times. Here the snapshots differ by
 // 80 switches (1000 -> 1080) while the epoch (2) counted 86 switches in
 // and 86 delays, 86 ms in all: the window reports the epoch's 86 and 86,

@@ -297,16 +297,10 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	if o.once {
 		window = o.duration
 	}
-	// Each window's delays are those of an epoch of the kernel's (count,
-	// sum and max of the same delays): one starts as the window does.
-	// The window's bounds are its run-time snapshots' times; its epoch
-	// starts a moment (ebpf's snapLead, 1 ms) before them.
-	epoch, err := top.NewEpoch()
-	if err != nil {
-		return err
-	}
 	// A window ends at its snapshot's time: the runs still going then
-	// count up to it, the rest in the next window.
+	// count up to it, the rest in the next window, and the kernel counts
+	// the delays (count, sum and max of the same delays) per window by
+	// the same times, naming each by its start.
 	before, since, err := top.SnapshotAt()
 	if err != nil {
 		return fmt.Errorf("top: %w", err)
@@ -324,15 +318,11 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			return nil
 		case <-time.After(window):
 		}
-		next, err := top.NewEpoch()
-		if err != nil {
-			return err
-		}
 		after, now, err := top.SnapshotAt()
 		if err != nil {
 			return fmt.Errorf("top: %w", err)
 		}
-		stats := ebpf.Window(before, after, since, epoch)
+		stats := ebpf.Window(before, after, since, uint64(since))
 		var cgroups map[uint64]string
 		if o.by == "cgroup" {
 			cgroups = topCgroups(stats, v1, since, now)
@@ -371,7 +361,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			}
 		}
 		windows++
-		before, since, epoch, bwBefore = after, now, next, bwAfter
+		before, since, bwBefore = after, now, bwAfter
 	}
 }
 

@@ -156,6 +156,66 @@ func TestTopMetrics(t *testing.T) {
 	t.Errorf("no sleep series in\n%s", buf.String())
 }
 
+// TestTopScrapeKeepsWindow: a Prometheus scrape (Top.Snapshot) between
+// two of the table's snapshots leaves the table's window whole. The
+// kernel counts each window's switches in and delays by the snapshot
+// times, so a scrape that set a snapshot time of its own (as Snapshot
+// did, through SnapshotAt) cut the window there and the table's window
+// kept only its part before the first scrape. Under a ping-pong, with
+// three scrapes 60 ms apart inside a window of about 250 ms: the
+// ping-pong's switches in counted in the window are within 5 % of its
+// snapshots' difference (about a quarter of them with the scrapes
+// cutting), and each scrape's totals are at least the one before's.
+func TestTopScrapeKeepsWindow(t *testing.T) {
+	requireCapture(t)
+	top, err := ebpf.OpenTop(ebpf.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer top.Close()
+	stop := make(chan struct{})
+	defer close(stop)
+	pingPongNamed("tv-scrape", stop)
+	time.Sleep(20 * time.Millisecond)
+	before, since, err := top.SnapshotAt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last map[trace.TID]ebpf.TaskStat
+	for i := range 3 {
+		time.Sleep(60 * time.Millisecond)
+		snap, err := top.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for tid, s := range snap {
+			if p, ok := last[tid]; ok && (s.Runtime < p.Runtime || s.Switches < p.Switches || s.Delays < p.Delays) {
+				t.Errorf("scrape %d: tid %d went back: run time %d -> %d ns, switches %d -> %d, delays %d -> %d", i+1, tid, p.Runtime, s.Runtime, p.Switches, s.Switches, p.Delays, s.Delays)
+			}
+		}
+		last = snap
+	}
+	time.Sleep(60 * time.Millisecond)
+	after, _, err := top.SnapshotAt()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, w := range ebpf.Window(before, after, since, uint64(since)) {
+		if w.Comm != "tv-scrape" {
+			continue
+		}
+		seen++
+		diff := after[w.TID].Switches - before[w.TID].Switches
+		if diff < 100 || math.Abs(float64(w.Switches)/float64(diff)-1) > 0.05 {
+			t.Errorf("tid %d: %d switches in counted in the window, snapshots differ by %d: want 100 or more, within 5 %%", w.TID, w.Switches, diff)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d tv-scrape tasks in the window, want 2", seen)
+	}
+}
+
 func keys[V any](m map[string]V) []string {
 	var out []string
 	for k := range m {
@@ -400,10 +460,17 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 				minSum -= from - b.MaxDelayStartNs
 			}
 		}
+		// The counts are those of the same delays: top's kernel windows
+		// are cut at the same times as its run time (its bounds), and a
+		// CI run at load 6 had them equal in all nine windows. They were
+		// 10 % apart when top counted delays from a window number it
+		// wrote before choosing the bound (a CI run: 10786 against
+		// 11980 in window 1, the 1194 in window 2): 1 % is a few delays
+		// ending within microseconds of a bound, seen by two programs.
 		sumOK := float64(a.SumDelayNs) >= 0.9*float64(minSum) && float64(a.SumDelayNs) <= 1.1*float64(b.SumDelayNs)
-		if !near(a.Count, b.Count, 0.1) || !sumOK ||
+		if !near(a.Count, b.Count, 0.01) || !sumOK ||
 			float64(a.MaxDelayNs) > 1.01*float64(all.MaxDelayNs) || float64(a.MaxDelayNs) < 0.95*float64(minMax) {
-			t.Errorf("window %d (%.6f to %.6f s): top %+v\nrecord+latency %+v\nwant delays within 10 %%, sum from 10 %% under the record's less a straddling delay's part before the window to 10 %% over, max between record's in the window (less 5 %%) and record's largest (plus 1 %%), %d ns",
+			t.Errorf("window %d (%.6f to %.6f s): top %+v\nrecord+latency %+v\nwant delays within 1 %%, sum from 10 %% under the record's less a straddling delay's part before the window to 10 %% over, max between record's in the window (less 5 %%) and record's largest (plus 1 %%), %d ns",
 				i+1, bounds[i][0], bounds[i][1], a, b, all.MaxDelayNs)
 		}
 		t.Logf("window %d: top %d delays, avg %d max %d ns; record+latency %d, avg %d max %d", i+1, a.Count, a.AvgDelayNs, a.MaxDelayNs, b.Count, b.AvgDelayNs, b.MaxDelayNs)
