@@ -86,6 +86,53 @@ type CompareResult struct {
 	// is in WarningsA or WarningsB): CompareNoMatch says it once for both.
 	UnmatchedA *Unmatched `json:"-"`
 	UnmatchedB *Unmatched `json:"-"`
+	// Cgroups sets each task group (by path) of A beside B's, in path
+	// order; empty when neither trace records task groups.
+	Cgroups []CompareCgroup `json:"cgroups,omitempty"`
+}
+
+// CompareCgroup is one task group in a comparison: its line in each
+// trace's group table (LatencyResult.Cgroups: run time, delays, inferred
+// throttling, quota), nil in a trace where none of its tasks ran or
+// waited. Groups match by path: the same service in a cgroup of another
+// name is two lines, each with one side.
+type CompareCgroup struct {
+	Path string          `json:"path"`
+	A    *CgroupThrottle `json:"a"`
+	B    *CgroupThrottle `json:"b"`
+}
+
+// compareCgroups pairs the groups of a and b by path (see CompareCgroup).
+func compareCgroups(a, b []CgroupThrottle) []CompareCgroup {
+	byPath := map[string]*CompareCgroup{}
+	var out []*CompareCgroup
+	add := func(groups []CgroupThrottle, side int) {
+		for i := range groups {
+			g := &groups[i]
+			c := byPath[g.Path]
+			if c == nil {
+				c = &CompareCgroup{Path: g.Path}
+				byPath[g.Path] = c
+				out = append(out, c)
+			}
+			if side == 0 {
+				c.A = g
+			} else {
+				c.B = g
+			}
+		}
+	}
+	add(a, 0)
+	add(b, 1)
+	if len(out) == 0 {
+		return nil
+	}
+	slices.SortFunc(out, func(x, y *CompareCgroup) int { return strings.Compare(x.Path, y.Path) })
+	res := make([]CompareCgroup, len(out))
+	for i, c := range out {
+		res[i] = *c
+	}
+	return res
 }
 
 // Compare computes the latency report (ComputeLatency, rows merged by
@@ -188,6 +235,7 @@ func CompareLatency(ra, rb *LatencyResult, perfCompat bool) *CompareResult {
 	})
 	ta, tb := compareTotal(ra), compareTotal(rb)
 	res.Total = CompareRow{Comm: "TOTAL", A: ta, B: tb, Ratio: compareRatios(ta, tb)}
+	res.Cgroups = compareCgroups(ra.Cgroups, rb.Cgroups)
 	return res
 }
 

@@ -86,8 +86,75 @@ func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) err
 	for _, c := range compareFigures {
 		parts = append(parts, c.Compare.Name+" "+compareRatioText(res.Total.Ratio.ratio(c)))
 	}
-	_, err := fmt.Fprintf(w, "\nB/A: %s\n", strings.Join(parts, ", "))
-	return err
+	if _, err := fmt.Fprintf(w, "\nB/A: %s\n", strings.Join(parts, ", ")); err != nil {
+		return err
+	}
+	if len(res.Cgroups) == 0 {
+		return nil
+	}
+	return writeCompareCgroups(w, res.Cgroups)
+}
+
+// writeCompareCgroups prints the task groups of a comparison: per group
+// the run time and sum delay of its tasks (ms) in A and B with B/A, its
+// inferred throttled time (ms, summed over CPUs: cpu.stat throttled_time)
+// in each, and each side's quota; then, for a group whose tasks waited
+// throttled in either trace, how much of their delay that was.
+func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "Task group\tRuntime A ms\tB ms\tB/A\tSum delay A ms\tB ms\tB/A\tThrottled A ms\tB ms\tQuota A\tQuota B\t")
+	figure := func(g *CgroupThrottle, f func(*CgroupThrottle) int64) string {
+		if g == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.3f", ms(f(g)))
+	}
+	ratio := func(c *CompareCgroup, f func(*CgroupThrottle) int64) string {
+		if c.A == nil || c.B == nil || f(c.A) == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.3f", float64(f(c.B))/float64(f(c.A)))
+	}
+	quota := func(g *CgroupThrottle) string {
+		if g == nil {
+			return "-"
+		}
+		return quotaText(g)
+	}
+	runtime := func(g *CgroupThrottle) int64 { return g.Runtime }
+	sumDelay := func(g *CgroupThrottle) int64 { return g.SumDelay }
+	throttled := func(g *CgroupThrottle) int64 { return g.Throttled }
+	for i := range groups {
+		c := &groups[i]
+		fmt.Fprintln(tw, strings.Join([]string{termsafe.Label(c.Path),
+			figure(c.A, runtime), figure(c.B, runtime), ratio(c, runtime),
+			figure(c.A, sumDelay), figure(c.B, sumDelay), ratio(c, sumDelay),
+			figure(c.A, throttled), figure(c.B, throttled), quota(c.A), quota(c.B)}, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nTask groups (cgroup; \"-\": none of its tasks in that trace):")
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		fmt.Fprintln(w, "  "+strings.TrimRight(line, " "))
+	}
+	fmt.Fprintln(w, "  Throttled: time the group's runqueues spent throttled by a CPU quota, summed over CPUs (cpu.stat")
+	fmt.Fprintln(w, "  throttled_time), inferred from each schedule; 'traceview latency --by cgroup' shows each trace's in full.")
+	for i := range groups {
+		c := &groups[i]
+		if (c.A == nil || c.A.ThrottledDelay == 0) && (c.B == nil || c.B.ThrottledDelay == 0) {
+			continue
+		}
+		side := func(g *CgroupThrottle) string {
+			if g == nil {
+				return "none of its tasks"
+			}
+			return fmt.Sprintf("%.3f ms of %.3f ms", ms(g.ThrottledDelay), ms(g.SumDelay))
+		}
+		fmt.Fprintf(w, "  %s: its tasks' delay spent throttled: A %s, B %s\n", termsafe.Label(c.Path), side(c.A), side(c.B))
+	}
+	return nil
 }
 
 // WriteCompareCSV writes one line per command name, and no total line

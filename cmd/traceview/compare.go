@@ -170,6 +170,11 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	case "csv":
+		n := map[string]bool{}
+		for _, g := range res.Cgroups {
+			n[g.Path] = true
+		}
+		csvCgroupsNote(cmd.ErrOrStderr(), "compare", len(n))
 		return report.WriteCompareCSV(out, res)
 	}
 	stderr := cmd.ErrOrStderr()

@@ -154,6 +154,7 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 		return report.WriteLatencyJSON(out, &named)
 	case "csv":
 		printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)
+		csvCgroupsNote(cmd.ErrOrStderr(), "latency", len(res.Cgroups))
 		return report.WriteLatencyCSV(out, res)
 	}
 	printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)

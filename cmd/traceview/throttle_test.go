@@ -658,3 +658,90 @@ func cgroupLines(t *testing.T, args ...string) map[string]cgroupLine {
 	}
 	return got
 }
+
+// TestCompareCgroups (new-user pass 21 F3: compare of a quota'd and an
+// unquota'd run said nothing of throttling): compare sets each trace's
+// group lines beside each other by path. quota-svc.tv (A: /t19svc under
+// 3ms/10ms, /t19batch with no quota) against quota-pipeline.tv (B: /t20p
+// under 50ms/100ms) gives three groups in path order, each on its own
+// side only, each side's line equal to latency -o json's of that trace
+// (runtime, throttled time and periods); the table has the group table
+// with /t19svc's quota as recorded (3ms/10ms) and the note of how much of
+// its tasks' delay was throttled, in latency's figures; -o csv says on
+// stderr that it leaves the 3 groups out. A trace against itself: every
+// group on both sides, B/A 1.000.
+func TestCompareCgroups(t *testing.T) {
+	const a, b = "../../testdata/traces/quota-svc.tv", "../../testdata/traces/quota-pipeline.tv"
+	type side struct {
+		cgroupLine
+		QuotaNS        int64 `json:"quota_ns"`
+		SumDelay       int64 `json:"sum_delay_ns"`
+		ThrottledDelay int64 `json:"throttled_delay_ns"`
+	}
+	doc := cliJSON[struct {
+		Cgroups []struct {
+			Path string `json:"path"`
+			A    *side  `json:"a"`
+			B    *side  `json:"b"`
+		} `json:"cgroups"`
+	}](t, "compare", a, b, "-o", "json")
+	la, lb := cgroupLines(t, "latency", "-i", a), cgroupLines(t, "latency", "-i", b)
+	var paths []string
+	for _, g := range doc.Cgroups {
+		paths = append(paths, g.Path)
+		for _, c := range []struct {
+			name string
+			got  *side
+			want map[string]cgroupLine
+		}{{"A", g.A, la}, {"B", g.B, lb}} {
+			w, ok := c.want[g.Path]
+			if (c.got != nil) != ok {
+				t.Errorf("%s %s: in compare %v, in latency %v", g.Path, c.name, c.got != nil, ok)
+				continue
+			}
+			if ok && (c.got.Runtime != w.Runtime || c.got.ThrottledNS != w.ThrottledNS || c.got.Periods != w.Periods) {
+				t.Errorf("%s %s: runtime %d, throttled %d ns in %d periods; latency's %d, %d, %d", g.Path, c.name,
+					c.got.Runtime, c.got.ThrottledNS, c.got.Periods, w.Runtime, w.ThrottledNS, w.Periods)
+			}
+		}
+		if g.Path == "/t19svc" && (g.A == nil || g.A.QuotaNS != 3e6 || g.A.ThrottledDelay <= 0) {
+			t.Errorf("/t19svc in A: %+v, want quota 3 ms (its meta) and throttled waits", g.A)
+		}
+	}
+	if want := []string{"/t19batch", "/t19svc", "/t20p"}; !slices.Equal(paths, want) {
+		t.Fatalf("groups %q, want %q", paths, want)
+	}
+	svc := doc.Cgroups[1].A
+	out, _, code := runCLI(t, "compare", a, b)
+	if code != 0 || !strings.Contains(out, "\nTask groups (cgroup;") || !strings.Contains(out, "3ms/10ms, recorded") ||
+		!strings.Contains(out, fmt.Sprintf("  /t19svc: its tasks' delay spent throttled: A %.3f ms of %.3f ms, B none of its tasks\n", float64(svc.ThrottledDelay)/1e6, float64(svc.SumDelay)/1e6)) {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+	_, errs, code := runCLI(t, "compare", a, b, "-o", "csv")
+	if code != 0 || !strings.Contains(errs, "note: compare -o csv holds rows of commands only; the lines of the traces' 3 task groups") {
+		t.Errorf("csv: exit %d, stderr:\n%s", code, errs)
+	}
+	// latency -o csv the same: quota-svc.tv's 2 groups; none for a
+	// trace without groups.
+	for _, c := range []struct {
+		in   string
+		note bool
+	}{{a, true}, {"../../testdata/traces/pipe.perf.data", false}} {
+		_, errs, code := runCLI(t, "latency", "-i", c.in, "-o", "csv")
+		if has := strings.Contains(errs, "note: latency -o csv holds rows of tasks only; the lines of the trace's 2 task groups ("); code != 0 || has != c.note {
+			t.Errorf("latency %s -o csv: exit %d, note %v (want %v):\n%s", c.in, code, has, c.note, errs)
+		}
+	}
+	out, _, _ = runCLI(t, "compare", a, a)
+	for _, p := range []string{"/t19batch", "/t19svc"} {
+		line := ""
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) > 3 && f[0] == p {
+				line = l
+			}
+		}
+		if f := strings.Fields(line); len(f) < 7 || f[3] != "1.000" || (p == "/t19svc" && f[6] != "1.000") {
+			t.Errorf("%s against itself: %q, want runtime and sum delay B/A 1.000", p, line)
+		}
+	}
+}
