@@ -450,6 +450,9 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	l.tr.Wakeups = schedule.WakeupSource(opts.Wakeups)
 	l.tr.SplitCgroups = opts.ByCgroup
 	l.thr = newThrottleCollector(src.Meta(), opts.Cgroups)
+	if f := opts.Filter; f != nil && (f.Start != 0 || f.End != 0) {
+		l.thr.win = f
+	}
 	// (perf record -C: the CPU list from the Meta at the first event,
 	// schedule.Options.Meta.)
 	l.sched = schedule.New(schedule.Options{Wakeups: schedule.WakeupSource(opts.Wakeups), KeepLossy: opts.KeepLossy, Filter: opts.Filter, Meta: src.Meta()}, chainHooks(l.hooks(), opts.Hooks))
@@ -741,13 +744,16 @@ func (l *latency) hooks() schedule.Hooks {
 		CgroupMove: func(st *schedule.Task, from uint64) {
 			l.tr.MoveCgroup(st.TID, st.PID, from)
 		},
-		Run: func(r *schedule.Run) {
+		// The throttle inference sees the whole trace on the filter's
+		// CPUs and cuts its figures to the time window itself.
+		GroupRun: func(r *schedule.Run) {
 			var t *latTask
 			if r.Task != nil && r.Task.TID != 0 && r.Task.Cgroup != 0 {
 				t = task(r.Task)
 			}
 			l.thr.run(r, t)
 		},
+		GroupWhole: true,
 		State: func(iv *schedule.Interval) {
 			if iv.State == schedule.StateRunning {
 				t := task(iv.Task)
@@ -1064,13 +1070,16 @@ func (r *LatencyRow) DelayQuantile(p float64) int64 {
 	return 0
 }
 
-// chainHooks returns b's hooks with a's Delay, GroupDelay, State, Run,
-// CgroupMove and Runtime hooks called first (the latency report sets no
-// other hook).
+// chainHooks returns b's hooks with a's Delay, GroupDelay, GroupRun,
+// State, Run, CgroupMove and Runtime hooks called first (the latency
+// report sets no other hook). GroupWhole is either's: b's GroupDelay and
+// GroupRun, if any, then see the whole trace as a's do.
 func chainHooks(a, b schedule.Hooks) schedule.Hooks {
 	h := b
 	h.Delay = chain1(a.Delay, b.Delay)
 	h.GroupDelay = chain1(a.GroupDelay, b.GroupDelay)
+	h.GroupRun = chain1(a.GroupRun, b.GroupRun)
+	h.GroupWhole = a.GroupWhole || b.GroupWhole
 	h.State = chain1(a.State, b.State)
 	h.Run = chain1(a.Run, b.Run)
 	h.RunningOnly = (a.State == nil || a.RunningOnly) && (b.State == nil || b.RunningOnly)

@@ -137,10 +137,12 @@ type CgroupThrottle struct {
 	// more than KernelAgreement from it ("" otherwise).
 	KernelNote string `json:"kernel_note,omitempty"`
 	// Partial: the report is of a --time window or some CPUs (filtered,
-	// or recorded so): a throttle the window's edges cut, whose evidence
-	// lies outside it, or one seen only on a CPU left out, is not counted
-	// (new-user pass 21 F2: halves of a window held 1 and 2 throttles of
-	// its 4).
+	// or recorded so). The throttles of a window are inferred from the
+	// whole trace on its CPUs and counted for their part inside it (a
+	// period by its boundary inside it): a throttle its edge cuts counts
+	// in both halves (new-user pass 21 F2: halves of a window held 1 and
+	// 2 throttles of its 4, the one cut by their edge in neither). A
+	// throttle seen only on a CPU left out is not counted.
 	Partial bool `json:"partial,omitempty"`
 	// KernelWholeTrace: the report is of a time window or some CPUs,
 	// while Kernel covers the whole trace: no KernelNote.
@@ -307,11 +309,18 @@ type throttleCollector struct {
 	// live heap on bench/replaymem's file).
 	unplaced map[*schedule.Task][]unplacedDelay
 	noGroup  map[*schedule.Task]bool
+	// win is the report's time window (nil or no times: the whole
+	// trace). The collector sees the whole trace (schedule.Hooks
+	// GroupWhole) and infers the throttles from it; the group's run
+	// time, delays and throttles are counted inside win (as the rows:
+	// a run's part inside it, a delay by its end).
+	win *schedule.Filter
 }
 
 type unplacedDelay struct {
-	t *latTask
-	d int64
+	t  *latTask
+	d  int64
+	in bool // ended inside the window
 }
 
 type pendingRun struct {
@@ -389,7 +398,9 @@ func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
 	if ds := c.unplaced[r.Task]; len(ds) > 0 {
 		g := c.group(r.Task.Cgroup)
 		for _, u := range ds {
-			g.addDelay(u.t, u.d)
+			if u.in {
+				g.addDelay(u.t, u.d)
+			}
 		}
 		delete(c.unplaced, r.Task)
 	}
@@ -397,8 +408,10 @@ func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
 		return
 	}
 	g := c.group(r.Task.Cgroup)
-	g.tasks[t] = true
-	g.runtime += r.End - r.Start
+	if s, e, in := c.win.Clip(r.Start, r.End); in {
+		g.tasks[t] = true
+		g.runtime += e - s
+	}
 	g.latest = max(g.latest, r.End)
 	if r.Prio >= 0 && r.Prio < 100 {
 		t.X.rt = true
@@ -432,11 +445,13 @@ func (c *throttleCollector) delay(d *schedule.Delay, t *latTask) {
 		if c.unplaced == nil {
 			c.unplaced = map[*schedule.Task][]unplacedDelay{}
 		}
-		c.unplaced[d.Task] = append(c.unplaced[d.Task], unplacedDelay{t: t, d: d.End - d.Start})
+		c.unplaced[d.Task] = append(c.unplaced[d.Task], unplacedDelay{t: t, d: d.End - d.Start, in: c.win.Time(d.End)})
 		return
 	}
 	g := c.group(d.Task.Cgroup)
-	g.addDelay(t, d.End-d.Start)
+	if c.win.Time(d.End) {
+		g.addDelay(t, d.End-d.Start)
+	}
 	if d.End <= d.Start {
 		return
 	}
@@ -557,13 +572,13 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 
 // analyze finds each group's throttles, charges the throttled part of
 // every delay to its task (latExtra.thrN, thrNs) and returns the groups, by
-// path. span is the trace's time span (ns) and ncpu its CPUs; root groups
-// ("/") are left out.
+// path. span is the report's time span (ns: the trace's, or its window,
+// c.win) and ncpu its CPUs; root groups ("/") are left out.
 func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSettings, from, to, ncpu int64) []CgroupThrottle {
 	for _, ds := range c.unplaced {
 		// Never switched out in a group since: the group of its row.
 		for _, u := range ds {
-			if u.t != nil && u.t.Thread.Cgroup != 0 {
+			if u.in && u.t != nil && u.t.Thread.Cgroup != 0 {
 				c.group(u.t.Thread.Cgroup).addDelay(u.t, u.d)
 			}
 		}
@@ -695,8 +710,7 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 			for _, a := range ancs {
 				above = append(above, throttles[a]...)
 			}
-			g.analyze(&ct, ncpu, mergeSpans(above))
-			throttles[path] = ct.Throttles
+			throttles[path] = g.analyze(&ct, ncpu, mergeSpans(above), c.win)
 			ct.KernelNote = kernelDisagrees(&ct)
 			if ct.Kernel != nil && meta != nil && meta.LostInFile > 0 {
 				// The readings span what the file lost too: the
@@ -960,7 +974,13 @@ func (g *thrGroup) filterQuotaCandidates(cands []candidate, ct *CgroupThrottle, 
 // disjoint): g's tasks wait through them too, but they are those groups'
 // throttles, so the parts of g's candidate throttles inside them are not
 // g's (clipAbove).
-func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan) {
+//
+// g holds the whole trace (on the report's CPUs); win, the report's time
+// window (nil: none), cuts what ct counts: the throttles' parts inside it,
+// the periods whose boundary is inside it, the throttled waits of the
+// delays that end inside it. It returns the throttles whole, for the
+// groups below g.
+func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan, win *schedule.Filter) []ThrottleSpan {
 	// The group's busy time (the union of its runs on every CPU), its
 	// idle-evidence switch-outs, and per CPU cumulative run time.
 	type cpuRuns struct {
@@ -1051,7 +1071,7 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan)
 	}
 	cands = clipAbove(cands, above)
 	if len(cands) == 0 {
-		return
+		return nil
 	}
 	// Charge the delays: the part of each inside a throttle; per CPU, the
 	// first throttled wait of each throttle starts that cfs_rq's throttled
@@ -1087,7 +1107,9 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan)
 				d.t.X.thrNs += e - s
 				d.t.X.thrN++
 			}
-			ct.ThrottledDelay += e - s
+			if win.Time(d.end) {
+				ct.ThrottledDelay += e - s
+			}
 			kk := key{k, d.cpu}
 			if f, ok := first[kk]; !ok || s < f {
 				first[kk] = s
@@ -1113,10 +1135,20 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan)
 		// 340.9 (new-user pass 20 F1; now 341.2, and every other recording
 		// with a kernel figure here unchanged but quota-siblings.tv, 3073.3
 		// -> 2985.2 ms beside the kernel's 3000.4).
-		ct.Throttled += min(cands[k.thr].span.End, last[k]) - s
+		// (Of a window, its part inside.)
+		if s, e, in := win.Clip(s, min(cands[k.thr].span.End, last[k])); in {
+			ct.Throttled += e - s
+		}
 	}
+	var whole []ThrottleSpan
 	for k, c := range cands {
 		if !used[k] {
+			continue
+		}
+		c.span.End = min(c.span.End, ends[k])
+		whole = append(whole, c.span)
+		s, e, in := win.Clip(c.span.Start, c.span.End)
+		if !in {
 			continue
 		}
 		if c.idle {
@@ -1124,11 +1156,11 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan)
 		} else {
 			ct.QuotaEvidence++
 		}
-		c.span.End = min(c.span.End, ends[k])
-		ct.Throttles = append(ct.Throttles, c.span)
-		ct.ThrottledWall += c.span.End - c.span.Start
+		ct.Throttles = append(ct.Throttles, ThrottleSpan{s, e})
+		ct.ThrottledWall += e - s
 	}
-	ct.ThrottledPeriods = throttledPeriods(ct.Throttles, ct.PeriodNS)
+	ct.ThrottledPeriods = throttledPeriods(whole, ct.PeriodNS, win)
+	return whole
 }
 
 // clipAbove removes from the candidates (in time order) the parts inside
@@ -1161,7 +1193,8 @@ func clipAbove(cands []candidate, above []ThrottleSpan) []candidate {
 // slack timer yields to a period timer due within it; fair.c v6.18).
 const timerSlack = 2_000_000
 
-// throttledPeriods estimates cpu.stat nr_throttled: the period timer
+// throttledPeriods estimates cpu.stat nr_throttled (in win's time window
+// when it has one: the boundaries inside it): the period timer
 // counts a period when it finds the group throttled
 // (do_sched_cfs_period_timer, fair.c v6.18), so the count is the number of
 // distinct period boundaries that fall inside a throttle (after its start,
@@ -1170,7 +1203,7 @@ const timerSlack = 2_000_000
 // the group first uses quota), so it is estimated: the phase with the most
 // throttle ends in the timerSlack after a boundary. period 0 (unknown)
 // assumes the default 100 ms.
-func throttledPeriods(spans []ThrottleSpan, period int64) int64 {
+func throttledPeriods(spans []ThrottleSpan, period int64, win *schedule.Filter) int64 {
 	if len(spans) == 0 {
 		return 0
 	}
@@ -1186,7 +1219,7 @@ func throttledPeriods(spans []ThrottleSpan, period int64) int64 {
 		b := sp.End - mod(sp.End-best)
 		var n int64
 		for ; b > sp.Start; b -= period {
-			if b > last {
+			if b > last && win.Time(b) {
 				n++
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/traceview/traceview/trace"
 	_ "github.com/traceview/traceview/trace/formats"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // metaKernelStat reads the delta of a cpu.stat field from a meta file's "FIELD
@@ -83,5 +84,77 @@ func TestThrottleAgainstKernel(t *testing.T) {
 				t.Errorf("rows' throttled sum %d != group's %d", sum, g.ThrottledDelay)
 			}
 		})
+	}
+}
+
+// TestThrottleWindowCut is the regression test for new-user pass 21 F2: a
+// --time window counted only the throttles wholly inside it, whose
+// evidence it held, so a throttle its edge cut was in neither half (1 + 2
+// of 4 periods). The throttles are now inferred from the whole trace and
+// cut to the window. quota-svc.tv (/t19svc under 3ms/10ms), cut at the
+// middle of its longest throttle: the first half's last throttle ends
+// there and the second's first starts there; the halves' run time,
+// throttled time (summed over CPUs), throttled waits and periods add up
+// to the whole window's (each is a sum of parts cut at the edge, a period
+// counted by its boundary), which equals the unfiltered report's but for
+// the partial flag.
+func TestThrottleWindowCut(t *testing.T) {
+	run := func(f *schedule.Filter) (*CgroupThrottle, int64, int64) {
+		t.Helper()
+		src, err := trace.Open("../testdata/traces/quota-svc.tv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		res, err := ComputeLatency(src, LatencyOptions{Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		from, to := res.Schedule.Observed()
+		for i := range res.Cgroups {
+			if res.Cgroups[i].Path == "/t19svc" {
+				return &res.Cgroups[i], from, to
+			}
+		}
+		t.Fatalf("no /t19svc line")
+		return nil, 0, 0
+	}
+	whole, from, to := run(nil)
+	var cut ThrottleSpan
+	for _, s := range whole.Throttles {
+		if s.End-s.Start > cut.End-cut.Start {
+			cut = s
+		}
+	}
+	mid := (cut.Start + cut.End) / 2
+	if cut.End-cut.Start < 2 {
+		t.Fatalf("no throttle to cut: %v", whole.Throttles)
+	}
+	a, _, _ := run(&schedule.Filter{Start: from, End: mid})
+	b, _, _ := run(&schedule.Filter{Start: mid, End: to})
+	all, _, _ := run(&schedule.Filter{Start: from, End: to})
+	if n := len(a.Throttles); n == 0 || a.Throttles[n-1] != (ThrottleSpan{cut.Start, mid}) {
+		t.Errorf("first half's last throttle: %v, want %v", a.Throttles[max(n-1, 0):], ThrottleSpan{cut.Start, mid})
+	}
+	if len(b.Throttles) == 0 || b.Throttles[0] != (ThrottleSpan{mid, cut.End}) {
+		t.Errorf("second half's first throttle: %v, want %v", b.Throttles[:min(1, len(b.Throttles))], ThrottleSpan{mid, cut.End})
+	}
+	for _, f := range []struct {
+		name string
+		get  func(*CgroupThrottle) int64
+	}{
+		{"runtime", func(g *CgroupThrottle) int64 { return g.Runtime }},
+		{"throttled", func(g *CgroupThrottle) int64 { return g.Throttled }},
+		{"throttled wall", func(g *CgroupThrottle) int64 { return g.ThrottledWall }},
+		{"throttled waits", func(g *CgroupThrottle) int64 { return g.ThrottledDelay }},
+		{"periods", func(g *CgroupThrottle) int64 { return g.ThrottledPeriods }},
+		{"delays", func(g *CgroupThrottle) int64 { return g.Delays }},
+	} {
+		if x, y, w, u := f.get(a), f.get(b), f.get(all), f.get(whole); x+y != w || w != u || x == 0 || y == 0 {
+			t.Errorf("%s: halves %d + %d = %d, window %d, unfiltered %d: want both halves > 0 adding up to the others", f.name, x, y, x+y, w, u)
+		}
+	}
+	if !a.Partial || whole.Partial {
+		t.Errorf("partial: half %v, unfiltered %v", a.Partial, whole.Partial)
 	}
 }

@@ -612,13 +612,14 @@ func TestThrottlePipelinePerCPU(t *testing.T) {
 	}
 }
 
-// TestGroupTablePartial: a --time window's group table says that a
-// throttle its edges cut is not counted (new-user pass 21 F2: halves of a
-// window held 1 and 2 of its 4 throttles, without a word), and does not
-// compare with the whole trace's cpu.stat; the whole trace says neither.
+// TestGroupTablePartial: a --time window's group table says that its
+// throttles are the whole trace's cut to it (new-user pass 21 F2: halves
+// of a window held 1 and 2 of its 4 throttles, without a word; now they
+// add up, report's TestThrottleWindowCut), and does not compare with the
+// whole trace's cpu.stat; the whole trace says neither.
 func TestGroupTablePartial(t *testing.T) {
 	const in = "../../testdata/traces/quota-svc.tv"
-	const note = "  Of a --time window or some CPUs: a throttle the window's start or end cuts, or one on a CPU left out,\n"
+	const note = "  Of a --time window or some CPUs: the throttles are inferred from the whole trace and counted for their\n"
 	out, _, _ := runCLI(t, "latency", "-i", in)
 	if strings.Contains(out, note) {
 		t.Errorf("whole trace: the partial note")

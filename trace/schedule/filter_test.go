@@ -272,3 +272,44 @@ func TestRuntimeEventAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupWhole: with Hooks.GroupWhole, GroupRun and GroupDelay see the
+// whole of handTrace on the filter's CPUs whatever its time window, while
+// Run and Delay keep to it; without, they see what Run and Delay see.
+// Window 350..450 on CPU 0 (see TestFilterHand): Run gets 2 350-400, 1
+// 400-450; GroupRun, whole, 1 100-300, 2 300-400, 1 400-900. Of the
+// delays (2 200-300, 1 300-400) only the second ends inside.
+func TestGroupWhole(t *testing.T) {
+	for _, c := range []struct {
+		whole                  bool
+		groupRuns, groupDelays string
+	}{
+		{true, "[1 100-300 2 300-400 1 400-900]", "[2 200-300 1 300-400]"},
+		{false, "[2 350-400 1 400-450]", "[1 300-400]"},
+	} {
+		var runs, groupRuns, delays, groupDelays []string
+		show := func(r *schedule.Run) string { return fmt.Sprintf("%d %d-%d", r.Task.TID, r.Start, r.End) }
+		showD := func(d *schedule.Delay) string { return fmt.Sprintf("%d %d-%d", d.Task.TID, d.Start, d.End) }
+		f := schedule.Filter{Start: 350, End: 450, CPUs: []trace.CPU{0}}
+		b := schedule.New(schedule.Options{Filter: &f}, schedule.Hooks{
+			Run:        func(r *schedule.Run) { runs = append(runs, show(r)) },
+			GroupRun:   func(r *schedule.Run) { groupRuns = append(groupRuns, show(r)) },
+			Delay:      func(d *schedule.Delay) { delays = append(delays, showD(d)) },
+			GroupDelay: func(d *schedule.Delay) { groupDelays = append(groupDelays, showD(d)) },
+			GroupWhole: c.whole,
+		})
+		if err := b.Run(trace.NewSliceSource(handTrace(), nil)); err != nil {
+			t.Fatal(err)
+		}
+		b.Finish()
+		if got := fmt.Sprint(runs, delays); got != "[2 350-400 1 400-450] [1 300-400]" {
+			t.Errorf("whole %v: Run, Delay %s", c.whole, got)
+		}
+		if got := fmt.Sprint(groupRuns); got != c.groupRuns {
+			t.Errorf("whole %v: GroupRun %s, want %s", c.whole, got, c.groupRuns)
+		}
+		if got := fmt.Sprint(groupDelays); got != c.groupDelays {
+			t.Errorf("whole %v: GroupDelay %s, want %s", c.whole, got, c.groupDelays)
+		}
+	}
+}

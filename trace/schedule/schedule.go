@@ -315,6 +315,17 @@ type Hooks struct {
 	// change (latency's cgroup table and throttle inference). Without a
 	// filter it sees what Delay sees.
 	GroupDelay func(d *Delay)
+	// GroupRun, when set, is called with every CPU interval on
+	// Options.Filter's CPUs that its time window selects, clipped to the
+	// window, before Run; with GroupWhole, with every one on its CPUs,
+	// whole.
+	GroupRun func(r *Run)
+	// GroupWhole makes GroupDelay and GroupRun see the whole trace on the
+	// filter's CPUs, its time window or not: for a measure that is
+	// inferred from the whole schedule and then cut to the window
+	// itself (latency's throttle inference: a throttle the window's
+	// edge cuts shows only with its evidence, which may lie outside).
+	GroupWhole bool
 	// Wakeup is called for each wakeup that makes a task runnable.
 	Wakeup func(at int64, waker, wakee *Task, target trace.CPU)
 	// Runqueue is called when the number of tasks waiting on cpu's
@@ -916,7 +927,7 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 			}
 			b.leaveState(t, e.Time)
 			t.state = StateUnknown
-			if b.hooks.GroupDelay != nil && b.opts.Filter.CPU(d.QueueCPU) && b.opts.Filter.Time(d.End) {
+			if b.hooks.GroupDelay != nil && b.opts.Filter.CPU(d.QueueCPU) && (b.hooks.GroupWhole || b.opts.Filter.Time(d.End)) {
 				b.hooks.GroupDelay(&d)
 			}
 			if f := b.opts.Filter; f != nil && !(f.Task(t) && f.CPU(d.QueueCPU) && f.Time(d.End)) {
@@ -1131,34 +1142,24 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 	if from, _ := b.span(); start < from {
 		start = from // the trace's span starts there
 	}
+	whole := false
 	if f := b.opts.Filter; f != nil {
 		if !f.CPU(cpu) {
 			return
+		}
+		if b.hooks.GroupRun != nil && b.hooks.GroupWhole && end > start {
+			b.hooks.GroupRun(b.fillRun(cpu, c, t, start, end, q))
+			whole = true
 		}
 		start, end, _ = f.Clip(start, end)
 	}
 	if end <= start {
 		return
 	}
-	r := &b.run // field by field, see interval
-	r.CPU, r.Task, r.Start, r.End, r.Quality, r.Lossy, r.Prio, r.EndState, r.EndSwitch = cpu, t, start, end, q, false, -1, 0, false
-	if t != nil && t == c.cur {
-		if q == Known {
-			r.Prio = c.prio
-		}
-		r.EndState, r.EndSwitch = c.endState, c.endSwitch
-	}
-	if t == nil {
-		r.Quality = Unknown
-	} else if b.lossy(start, end, cpu, -1, -1) {
-		r.Lossy = true
-		if t.TID != 0 {
-			b.C.LossyRuns++
-			b.C.LossyRunNs += end - start
-		}
-		if !b.opts.KeepLossy {
-			r.Task, r.Quality = nil, Unknown
-		}
+	r := b.fillRun(cpu, c, t, start, end, q)
+	if r.Lossy && t.TID != 0 {
+		b.C.LossyRuns++
+		b.C.LossyRunNs += end - start
 	}
 	switch {
 	case r.Quality == Unknown:
@@ -1171,6 +1172,9 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 		c.stats.Idle += end - start
 	default:
 		c.stats.Busy += end - start
+	}
+	if b.hooks.GroupRun != nil && !whole {
+		b.hooks.GroupRun(r)
 	}
 	if b.hooks.Run != nil {
 		b.hooks.Run(r)
@@ -1193,6 +1197,29 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 			}
 		}
 	}
+}
+
+// fillRun sets b.run to t's run on cpu from start to end (Unknown when t
+// is nil, or when it overlaps a lost window on the CPU, unless KeepLossy)
+// and returns it.
+func (b *Builder) fillRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64, q Quality) *Run {
+	r := &b.run // field by field, see interval
+	r.CPU, r.Task, r.Start, r.End, r.Quality, r.Lossy, r.Prio, r.EndState, r.EndSwitch = cpu, t, start, end, q, false, -1, 0, false
+	if t != nil && t == c.cur {
+		if q == Known {
+			r.Prio = c.prio
+		}
+		r.EndState, r.EndSwitch = c.endState, c.endSwitch
+	}
+	if t == nil {
+		r.Quality = Unknown
+	} else if b.lossy(start, end, cpu, -1, -1) {
+		r.Lossy = true
+		if !b.opts.KeepLossy {
+			r.Task, r.Quality = nil, Unknown
+		}
+	}
+	return r
 }
 
 // closeRun ends the CPU's current run at end: the Unknown stretch before it,
@@ -1295,7 +1322,7 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	if t.cause != CausePreempted {
 		d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 	}
-	if b.hooks.GroupDelay != nil && b.opts.Filter.Time(in) && b.opts.Filter.CPU(cpu) {
+	if b.hooks.GroupDelay != nil && (b.hooks.GroupWhole || b.opts.Filter.Time(in)) && b.opts.Filter.CPU(cpu) {
 		b.markDelay(d)
 		b.hooks.GroupDelay(d)
 	}
