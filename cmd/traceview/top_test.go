@@ -163,9 +163,13 @@ func TestTopMetrics(t *testing.T) {
 // did, through SnapshotAt) cut the window there and the table's window
 // kept only its part before the first scrape. Under a ping-pong, with
 // three scrapes 60 ms apart inside a window of about 250 ms: the
-// ping-pong's switches in counted in the window are within 5 % of its
-// snapshots' difference (about a quarter of them with the scrapes
-// cutting), and each scrape's totals are at least the one before's.
+// ping-pong's switches in counted in the window are more than half of its
+// snapshots' difference and less than one and a half times it (the
+// difference counts from each snapshot's read, some ms after its time on
+// a loaded machine: 6 % fewer in a CI run; with the scrapes cutting, the
+// window kept a quarter of them or none), and each scrape's totals of
+// the ping-pong's tasks are at least the one before's (other tasks may
+// exit and their TIDs be reused).
 func TestTopScrapeKeepsWindow(t *testing.T) {
 	requireCapture(t)
 	top, err := ebpf.OpenTop(ebpf.Options{})
@@ -189,7 +193,7 @@ func TestTopScrapeKeepsWindow(t *testing.T) {
 			t.Fatal(err)
 		}
 		for tid, s := range snap {
-			if p, ok := last[tid]; ok && (s.Runtime < p.Runtime || s.Switches < p.Switches || s.Delays < p.Delays) {
+			if p, ok := last[tid]; ok && s.Comm == "tv-scrape" && (s.Runtime < p.Runtime || s.Switches < p.Switches || s.Delays < p.Delays) {
 				t.Errorf("scrape %d: tid %d went back: run time %d -> %d ns, switches %d -> %d, delays %d -> %d", i+1, tid, p.Runtime, s.Runtime, p.Switches, s.Switches, p.Delays, s.Delays)
 			}
 		}
@@ -207,8 +211,8 @@ func TestTopScrapeKeepsWindow(t *testing.T) {
 		}
 		seen++
 		diff := after[w.TID].Switches - before[w.TID].Switches
-		if diff < 100 || math.Abs(float64(w.Switches)/float64(diff)-1) > 0.05 {
-			t.Errorf("tid %d: %d switches in counted in the window, snapshots differ by %d: want 100 or more, within 5 %%", w.TID, w.Switches, diff)
+		if diff < 100 || math.Abs(float64(w.Switches)/float64(diff)-1) > 0.5 {
+			t.Errorf("tid %d: %d switches in counted in the window, snapshots differ by %d: want 100 or more, within 50 %%", w.TID, w.Switches, diff)
 		}
 	}
 	if seen != 2 {
