@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -213,8 +214,9 @@ func TestTVCutBeforeFirstSwitch(t *testing.T) {
 }
 
 // TestTimeAheadDropsSaid: per-process.data with bit 21 of one
-// sched_switch's time flipped (offset 99442, +2.1 ms): the CPU's next
-// event is earlier than it and is dropped. That is data the file held and
+// sched_switch's time flipped (offset 99442, in the time of the record at
+// 99416: bit 21 was set, so the time went back 2.1 ms, below the CPU's
+// previous record's): that event is dropped. That is data the file held and
 // the trace lacks: said in full, first, and counted lost in the file, so
 // info says so and fails (new-user pass 20 F3: 61 events dropped behind
 // "1 about event order", info "lost: 0 events", exit 0).
@@ -230,6 +232,31 @@ func TestTimeAheadDropsSaid(t *testing.T) {
 	}
 	out, stderr, code := runCLI(t, "info", "-i", in)
 	if code == 0 || !strings.Contains(out, "1 in the file's damaged blocks") || !strings.Contains(stderr, "damaged or truncated") {
+		t.Errorf("info: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+// TestTimeAheadDropsOnlyIt: per-process.data with bit 19 of the time of
+// the sched_switch at offset 99544 flipped (byte 99570, mask 0x08: the bit
+// was clear, so 687.554839423 s became 687.555363711 s, 0.52 ms ahead of
+// the CPU's next sample at 687.554845524 s). The reader dropped the 92
+// good samples after it, until the CPU's times passed it (new-user pass
+// 20 F3, left in part); the scan ahead now finds the one stamped later
+// than both its neighbours and drops it alone: one warning naming it,
+// info "lost: 1 events" and 1428 of the file's 1429 sched_switch samples
+// read.
+func TestTimeAheadDropsOnlyIt(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/traces/per-process.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := damagedCopy(t, b, "ahead.data", func(b []byte) { b[99570] ^= 0x08 })
+	_, stderr, _ := runCLI(t, "latency", "-i", in)
+	if first, _, _ := strings.Cut(stderr, "\n"); first != "warning: "+in+": CPU 0: sample at offset 99544 is stamped 687.555363711 s, later than the CPU's next sample (687.554845524 s) and its previous: a damaged time, dropped" {
+		t.Errorf("first warning %q", first)
+	}
+	out, stderr, code := runCLI(t, "info", "-i", in)
+	if code == 0 || !strings.Contains(out, "lost:               1 events") || !regexp.MustCompile(`(?m)^  sched_switch +1428$`).MatchString(out) || !strings.Contains(stderr, "damaged or truncated") {
 		t.Errorf("info: exit %d\n%s\n%s", code, out, stderr)
 	}
 }

@@ -362,6 +362,9 @@ func TestTruncatedPerfData(t *testing.T) {
 func TestInfoLostWindowsLine(t *testing.T) {
 	rep := &infoReport{Format: "perf.data", Events: map[string]uint64{}, FirstEvent: -1, LostTotal: 130,
 		Lost: []trace.LostWindow{{CPU: 0, Count: 100, Start: 1e9, End: 2e9}, {CPU: 1, Count: 30, Start: 3e9, End: 4e9}}}
+	// (verbose is a package variable: the last runCLI's -v set it.)
+	defer func(v bool) { verbose = v }(verbose)
+	verbose = false
 	var b strings.Builder
 	printInfo(&b, rep)
 	const line = "warning: 130 events lost in 2 windows (records the kernel could not queue: the recorder's buffers were full); -v lists each window\n"
@@ -369,7 +372,6 @@ func TestInfoLostWindowsLine(t *testing.T) {
 		t.Errorf("info:\n%s\nwant it to end with %q", got, line)
 	}
 	verbose = true
-	defer func() { verbose = false }()
 	b.Reset()
 	printInfo(&b, rep)
 	if got := b.String(); !strings.HasSuffix(got, "warning: 100 events lost on CPU 0 between 1.000000 s and 2.000000 s\nwarning: 30 events lost on CPU 1 between 3.000000 s and 4.000000 s\n") {

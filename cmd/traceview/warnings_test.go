@@ -182,6 +182,9 @@ func TestWriteWarningsLostAndCut(t *testing.T) {
 	m.Warnings.Add("truncated-file", "perf.data: the file ends 10 bytes into its 20-byte data section")
 	m.Warnings.Add("out-of-order", "events out of order")
 	m.Warnings.Add("delay-no-wakeup", "no wakeup")
+	// (verbose is a package variable: the last runCLI's -v set it.)
+	defer func(v bool) { verbose = v }(verbose)
+	verbose = false
 	var b strings.Builder
 	writeWarnings(&b, "t.data", "", metaWarnings(m))
 	want := "warning: t.data: the file ends 10 bytes into its 20-byte data section\n" +
@@ -193,7 +196,6 @@ func TestWriteWarningsLostAndCut(t *testing.T) {
 	// -v: every window on its own line, as before, after the cut (which
 	// comes first in either mode: new-user pass 18 F5).
 	verbose = true
-	defer func() { verbose = false }()
 	b.Reset()
 	writeWarnings(&b, "t.data", "", metaWarnings(m))
 	if got := b.String(); !strings.HasPrefix(got, "warning: t.data: the file ends 10 bytes into its 20-byte data section\nwarning: t.data: 100 events lost on CPU 0 between 1.000000 s and 2.000000 s\nwarning: t.data: 23 events lost on CPU 1 ") || strings.Count(got, "\n") != 6 {

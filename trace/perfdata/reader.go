@@ -125,6 +125,10 @@ type Reader struct {
 	// lostAhead: the losses scanLost queued ahead, by CPU and the LOST
 	// record's time; their records add no second event.
 	lostAhead map[lostKey]bool
+	// timeAhead: the samples scanLost found stamped later than both
+	// their CPU's previous and next samples, by file offset: a damaged
+	// time, dropped where met (see scanLost).
+	timeAhead map[int64]timeOutlier
 	// scanFile is the mapped file, which scanLost reads with pread.
 	scanFile      *os.File
 	haveExecTP    bool

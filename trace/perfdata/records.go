@@ -81,6 +81,14 @@ func popcount(x uint64) int {
 // sample decodes a PERF_RECORD_SAMPLE up to its RAW field (the fields after
 // RAW are not needed); the layout is include/uapi/linux/perf_event.h's.
 func (r *Reader) sample(rec []byte, off int64) error {
+	if o, ok := r.timeAhead[off]; ok && !r.outsideHeaderTimes(o.time) {
+		// Data the file held and the trace lacks: said in full and
+		// counted lost in the file, as a time pushed back is.
+		r.meta.Warnings.Add("damaged-time-ahead", "perf.data: CPU %d: sample at offset %d is stamped %s s, later than the CPU's next sample (%s s) and its previous: a damaged time, dropped",
+			o.cpu, off, trace.FormatSeconds(o.time, 9), trace.FormatSeconds(o.next, 9))
+		r.meta.LostInFile++
+		return nil
+	}
 	if r.pd != nil && r.recPos >= 0 {
 		if s := r.pd.take(r.recPos); s != nil {
 			// Decoded by a worker (parallel.go): the rest as below.
@@ -617,7 +625,16 @@ func (r *Reader) outsideSampleTimes(ev *trace.Event, slack int64, sideBand bool)
 	}
 	r.meta.Warnings.Add("outside-sample-times", "perf.data: CPU %d: %s at %.9f s lies outside the recording's sample times (%.9f s to %.9f s, from the header): damaged, dropped",
 		ev.CPU, ev.Kind, float64(ev.Time)/1e9, float64(lo)/1e9, float64(hi)/1e9)
+	// (An event the file held and the trace lacks: info says so.)
+	r.meta.LostInFile++
 	return true
+}
+
+// outsideHeaderTimes reports whether a sample at t lies outside the
+// header's sample times while they are checked (outsideSampleTimes drops
+// it then, and says so with the header's range).
+func (r *Reader) outsideHeaderTimes(t int64) bool {
+	return r.times == timesChecked && t != 0 && (t < r.meta.FirstTime || t > r.meta.LastTime)
 }
 
 // slotFor returns where to decode a sample at time t recorded on cpu: the
