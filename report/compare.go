@@ -21,6 +21,9 @@ type CompareOptions struct {
 	// same options resolve per trace: a percentage window is a share of
 	// each trace's span).
 	FilterB *schedule.Filter
+	// CgroupsB are b's stated task-group settings (LatencyOptions.Cgroups;
+	// Latency.Cgroups are a's).
+	CgroupsB []trace.CgroupSettings
 }
 
 // CompareSide holds one trace's figures for a command name: the
@@ -153,6 +156,7 @@ func Compare(a, b trace.Source, opts CompareOptions) (*CompareResult, error) {
 	if opts.FilterB != nil {
 		lb.Filter = opts.FilterB
 	}
+	lb.Cgroups = opts.CgroupsB
 	rb, err := ComputeLatency(b, lb)
 	if err != nil {
 		return nil, &CompareReadError{Side: "B", Err: err}

@@ -154,6 +154,26 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 		}
 		fmt.Fprintf(w, "  %s: its tasks' delay spent throttled: A %s, B %s\n", termsafe.Label(c.Path), side(c.A), side(c.B))
 	}
+	unknown := false
+	for i := range groups {
+		c := &groups[i]
+		for _, s := range []struct {
+			name string
+			g    *CgroupThrottle
+		}{{"A", c.A}, {"B", c.B}} {
+			if s.g == nil {
+				continue
+			}
+			unknown = unknown || s.g.Settings == "unknown"
+			if s.g.QuotaNote != "" {
+				fmt.Fprintf(w, "  %s in %s: %s\n", termsafe.Label(c.Path), s.name, s.g.QuotaNote)
+			}
+		}
+	}
+	if unknown {
+		fmt.Fprintln(w, "  Quota unknown (a perf.data records none): throttles inferred only where runnable tasks were left for an")
+		fmt.Fprintln(w, "  idle CPU; --recorded-cgroup [A:|B:]PATH:max=QUOTA/PERIOD states it and also finds them where the CPU ran others.")
+	}
 	return nil
 }
 

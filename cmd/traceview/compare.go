@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -13,9 +14,10 @@ import (
 )
 
 type compareOptions struct {
-	output string
-	perf   bool
-	filter filterFlags
+	output   string
+	perf     bool
+	filter   filterFlags
+	recorded []string // --recorded-cgroup, as given
 }
 
 func init() {
@@ -40,6 +42,7 @@ func init() {
 		f.BoolVar(&o.perf, "perf", false, "measure delays exactly as perf 6.12 does (see 'traceview latency --help')")
 		addFilterFlags(f, &o.filter, nil)
 		addCgroupFlag(f, &o.filter)
+		f.StringArrayVar(&o.recorded, "recorded-cgroup", nil, "[A:|B:]PATH:max=QUOTA/PERIOD: a group's quota when recorded, where the trace does not carry it (perf.data), in both traces or, after A: or B:, in that one (repeatable; see 'traceview latency --help')")
 		return cmd
 	})
 }
@@ -56,8 +59,12 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	if err := o.filter.check("compare"); err != nil {
 		return err
 	}
+	statedA, statedB, err := o.statedCgroups()
+	if err != nil {
+		return err
+	}
 	if isPattern(pathA) || isPattern(pathB) {
-		return runCompareGroups(cmd, o, pathA, pathB)
+		return runCompareGroups(cmd, o, pathA, pathB, statedA, statedB)
 	}
 	a, err := openInputProgress(pathA)
 	if err != nil {
@@ -77,7 +84,7 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	if err != nil {
 		return err
 	}
-	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: fa}, FilterB: fb})
+	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: fa, Cgroups: statedA}, FilterB: fb, CgroupsB: statedB})
 	if err != nil {
 		// The readers' warnings first, in full (as readFailed), each line
 		// naming its trace.
@@ -101,12 +108,75 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 		}
 		return fmt.Errorf("compare: %w", err)
 	}
+	if err := checkComparedCgroups(res, o); err != nil {
+		return err
+	}
 	return writeCompare(cmd, o, res, pathA, pathB, true)
+}
+
+// statedCgroups parses --recorded-cgroup: a value with no side prefix
+// states the group's settings in both traces, one after "A:" or "B:" in
+// that trace only (a path starts with "/", so the prefix cannot be part of
+// it).
+func (o compareOptions) statedCgroups() (a, b []trace.CgroupSettings, err error) {
+	for _, v := range o.recorded {
+		side, rest := "", v
+		if s, r, ok := strings.Cut(v, ":"); ok && (s == "A" || s == "B") {
+			side, rest = s, r
+		}
+		cs, err := trace.ParseCgroupSettings(rest)
+		if err != nil {
+			return nil, nil, usageErrorf("compare: %w", err)
+		}
+		if o.perf {
+			return nil, nil, usageErrorf("compare: --recorded-cgroup: perf's latency table (--perf) has no task groups; drop --perf")
+		}
+		if side != "B" {
+			a = append(a, cs)
+		}
+		if side != "A" {
+			b = append(b, cs)
+		}
+	}
+	return a, b, nil
+}
+
+// checkComparedCgroups rejects (exit 2), as latency does
+// (checkStatedCgroups), a group stated for one trace that has no task of
+// it, or stated for both that neither has: a typo would change nothing.
+func checkComparedCgroups(res *report.CompareResult, o compareOptions) error {
+	sides := [2][]report.CgroupThrottle{}
+	for _, c := range res.Cgroups {
+		for i, g := range []*report.CgroupThrottle{c.A, c.B} {
+			if g != nil {
+				sides[i] = append(sides[i], *g)
+			}
+		}
+	}
+	for _, v := range o.recorded {
+		side, rest := "", v
+		if s, r, ok := strings.Cut(v, ":"); ok && (s == "A" || s == "B") {
+			side, rest = s, r
+		}
+		cs, _ := trace.ParseCgroupSettings(rest) // (parsed before)
+		inA, inB := hasCgroup(sides[0], cs.Path), hasCgroup(sides[1], cs.Path)
+		switch {
+		case side == "A" && !inA, side == "B" && !inB:
+			held := groupsHeld(sides[0])
+			if side == "B" {
+				held = groupsHeld(sides[1])
+			}
+			return usageErrorf("compare: --recorded-cgroup %s: no task of trace %s ran in that cgroup; %s", v, side, held)
+		case side == "" && !inA && !inB:
+			return usageErrorf("compare: --recorded-cgroup %s: no task of either trace ran in that cgroup; A: %s; B: %s", v, groupsHeld(sides[0]), groupsHeld(sides[1]))
+		}
+	}
+	return nil
 }
 
 // runCompareGroups compares two groups of traces (globs), each merged by
 // report.MergeLatency.
-func runCompareGroups(cmd *cobra.Command, o compareOptions, argA, argB string) error {
+func runCompareGroups(cmd *cobra.Command, o compareOptions, argA, argB string, statedA, statedB []trace.CgroupSettings) error {
 	if o.perf {
 		return usageErrorf("compare: --perf reproduces perf, which reads one trace a side; give two traces, not globs")
 	}
@@ -121,11 +191,13 @@ func runCompareGroups(cmd *cobra.Command, o compareOptions, argA, argB string) e
 	opts := report.LatencyOptions{Percentiles: true, KeepSamples: true}
 	// Each side's files of one recording (a record --rotate series, ring
 	// dumps) are read as the one capture they are.
-	pa, err := readRecordings(cmd, a, opts, &o.filter, "")
+	optsA, optsB := opts, opts
+	optsA.Cgroups, optsB.Cgroups = statedA, statedB
+	pa, err := readRecordings(cmd, a, optsA, &o.filter, "")
 	if err != nil {
 		return fmt.Errorf("compare: %w", argTrace(err))
 	}
-	pb, err := readRecordings(cmd, b, opts, &o.filter, "")
+	pb, err := readRecordings(cmd, b, optsB, &o.filter, "")
 	if err != nil {
 		return fmt.Errorf("compare: %w", argTrace(err))
 	}
@@ -150,7 +222,11 @@ func runCompareGroups(cmd *cobra.Command, o compareOptions, argA, argB string) e
 	if err != nil {
 		return err
 	}
-	return writeCompare(cmd, o, report.CompareLatency(ma, mb, false), argA, argB, false)
+	res := report.CompareLatency(ma, mb, false)
+	if err := checkComparedCgroups(res, o); err != nil {
+		return err
+	}
+	return writeCompare(cmd, o, res, argA, argB, false)
 }
 
 // writeCompare prints res in o's format; the table's warnings go to stderr,

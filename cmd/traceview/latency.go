@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -165,25 +166,32 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 // group of the trace has: a typo would otherwise silently change nothing.
 func checkStatedCgroups(cmdName string, stated []trace.CgroupSettings, groups []report.CgroupThrottle) error {
 	for _, s := range stated {
-		found := false
-		var paths []string
-		for _, g := range groups {
-			found = found || g.Path == s.Path
-			paths = append(paths, g.Path)
-		}
-		if !found {
-			// (perf's cgroup ids are cgroup v2 ones: with the cpu
-			// controller on a v1 hierarchy a v1 cpu group is in none,
-			// and a user who recorded with --all-cgroups was told to:
-			// new-user pass 14 F4.)
-			have := "the trace records no task groups outside the root (perf record --all-cgroups records cgroup v2 groups only; traceview record also records cgroup v1 cpu groups)"
-			if len(paths) > 0 {
-				have = "its groups: " + strings.Join(paths, ", ")
-			}
-			return usageErrorf("%s: --recorded-cgroup %s: no task of the trace ran in that cgroup; %s", cmdName, s.Path, have)
+		if !hasCgroup(groups, s.Path) {
+			return usageErrorf("%s: --recorded-cgroup %s: no task of the trace ran in that cgroup; %s", cmdName, s.Path, groupsHeld(groups))
 		}
 	}
 	return nil
+}
+
+// hasCgroup reports whether groups holds path.
+func hasCgroup(groups []report.CgroupThrottle, path string) bool {
+	return slices.ContainsFunc(groups, func(g report.CgroupThrottle) bool { return g.Path == path })
+}
+
+// groupsHeld says which task groups a trace holds, for an error about a
+// group it lacks: "its groups: /a, /b", or why it records none.
+func groupsHeld(groups []report.CgroupThrottle) string {
+	if len(groups) == 0 {
+		// (perf's cgroup ids are cgroup v2 ones: with the cpu controller
+		// on a v1 hierarchy a v1 cpu group is in none, and a user who
+		// recorded with --all-cgroups was told to: new-user pass 14 F4.)
+		return "the trace records no task groups outside the root (perf record --all-cgroups records cgroup v2 groups only; traceview record also records cgroup v1 cpu groups)"
+	}
+	paths := make([]string, len(groups))
+	for i, g := range groups {
+		paths[i] = g.Path
+	}
+	return "its groups: " + strings.Join(paths, ", ")
 }
 
 // printLatencyWarnings writes the warnings of the report of input: the

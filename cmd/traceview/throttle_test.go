@@ -746,3 +746,64 @@ func TestCompareCgroups(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareRecordedCgroup (new-user pass 22 F2: compare could not be
+// told a perf.data's quota, and said nothing of what "unknown" costs):
+// grpq1.q25 (A: /tvt-svc under 25ms/100ms, on one CPU, which a hog fills
+// while the service is throttled) against grpq.q25 (B). Without a stated
+// quota A's /tvt-svc finds no throttle (no idle CPU to show one) and the
+// group table says how to state it; with --recorded-cgroup
+// A:/tvt-svc:max=25ms/100ms its line is latency's with the same flag
+// (quota stated, same throttled time and periods, over 0), B's lines
+// unchanged; a group stated for a trace without it, or unprefixed for
+// neither, is exit 2 naming the traces' groups.
+func TestCompareRecordedCgroup(t *testing.T) {
+	const a, b = "../../testdata/traces/grpq1.q25.perf.data.gz", "../../testdata/traces/grpq.q25.perf.data"
+	type side struct {
+		Path        string `json:"path"`
+		ThrottledNS int64  `json:"throttled_ns"`
+		Periods     int64  `json:"throttled_periods"`
+		QuotaNS     int64  `json:"quota_ns"`
+		Settings    string `json:"settings"`
+	}
+	type doc struct {
+		Cgroups []struct {
+			Path string `json:"path"`
+			A, B *side
+		} `json:"cgroups"`
+	}
+	get := func(d doc, path string) (*side, *side) {
+		for _, c := range d.Cgroups {
+			if c.Path == path {
+				return c.A, c.B
+			}
+		}
+		t.Fatalf("no %s in %+v", path, d)
+		return nil, nil
+	}
+	plain := cliJSON[doc](t, "compare", a, b, "-o", "json")
+	stated := cliJSON[doc](t, "compare", a, b, "-o", "json", "--recorded-cgroup", "A:/tvt-svc:max=25ms/100ms")
+	want := cgroupLines(t, "latency", "-i", a, "--recorded-cgroup", "/tvt-svc:max=25ms/100ms")["/tvt-svc"]
+	if pa, _ := get(plain, "/tvt-svc"); pa == nil || pa.Settings != "unknown" || pa.ThrottledNS != 0 {
+		t.Errorf("unstated A /tvt-svc: %+v, want settings unknown, no throttle", pa)
+	}
+	if sa, _ := get(stated, "/tvt-svc"); sa == nil || sa.Settings != "stated" || sa.QuotaNS != 25e6 || sa.ThrottledNS != want.ThrottledNS || sa.Periods != want.Periods || want.ThrottledNS == 0 {
+		t.Errorf("stated A /tvt-svc: %+v; latency's %+v", sa, want)
+	}
+	_, pb := get(plain, "/tv-svc")
+	if _, sb := get(stated, "/tv-svc"); pb == nil || sb == nil || *pb != *sb {
+		t.Errorf("B /tv-svc changed: %+v, then %+v", pb, sb)
+	}
+	out, _, _ := runCLI(t, "compare", a, b)
+	if !strings.Contains(out, "  Quota unknown (a perf.data records none): throttles inferred only where runnable tasks were left for an\n") {
+		t.Errorf("no quota-unknown note:\n%s", out)
+	}
+	for _, c := range []struct{ flag, want string }{
+		{"B:/tvt-svc:max=25ms/100ms", "compare: --recorded-cgroup B:/tvt-svc:max=25ms/100ms: no task of trace B ran in that cgroup; its groups: /tv-batch, /tv-svc"},
+		{"/nosuch:max=25ms/100ms", "compare: --recorded-cgroup /nosuch:max=25ms/100ms: no task of either trace ran in that cgroup; A: its groups: /tvt-batch, /tvt-svc; B: its groups: /tv-batch, /tv-svc"},
+	} {
+		if _, errs, code := runCLI(t, "compare", a, b, "--recorded-cgroup", c.flag); code != 2 || !strings.HasSuffix(errs, c.want) {
+			t.Errorf("%s: exit %d, stderr\n%s\nwant it to end with %q", c.flag, code, errs, c.want)
+		}
+	}
+}
