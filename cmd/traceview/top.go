@@ -76,6 +76,7 @@ type topRow struct {
 	key                       string
 	comm                      string // the JSON's comm: the key without the pid of a task row
 	pid                       int64
+	cgroup                    bool // a --by cgroup row: pid 0 in the JSON, whatever its tasks
 	tasks                     map[trace.TID]bool
 	runtime, switches, delays int64
 	delaySum, delayMax, maxAt int64
@@ -203,7 +204,7 @@ func groupTop(stats []ebpf.TaskStat, by string, cgroups map[uint64]string) []*to
 		}
 		r := rows[key]
 		if r == nil {
-			r = &topRow{key: key, comm: comm, pid: pid, tasks: map[trace.TID]bool{}}
+			r = &topRow{key: key, comm: comm, pid: pid, cgroup: by == "cgroup", tasks: map[trace.TID]bool{}}
 			rows[key] = r
 		}
 		r.add(s)
@@ -478,8 +479,10 @@ func writeTopJSON(w io.Writer, rows []*topRow) error {
 	unmeasured := 0
 	for _, r := range rows {
 		pid := r.pid
-		if len(r.tasks) == 1 && pid == 0 {
-			// As latency's JSON: a row of one task carries its tid.
+		if len(r.tasks) == 1 && pid == 0 && !r.cgroup {
+			// As latency's JSON: a row of one task carries its tid (a
+			// group's row names a group, pid 0 as --help says: new-user
+			// pass 22 F5 saw a one-task group's row keyed by its tid).
 			for tid := range r.tasks {
 				pid = int64(tid)
 			}

@@ -893,7 +893,8 @@ func TestTopWindowFlags(t *testing.T) {
 }
 
 // TestTopJSONSingleTaskPID: a command row of one task carries its tid in
-// "pid", as latency's JSON does (it was 0); a row of two tasks has 0.
+// "pid", as latency's JSON does (it was 0); a row of two tasks has 0, and
+// so has a --by cgroup row, of one task or more.
 func TestTopJSONSingleTaskPID(t *testing.T) {
 	rows := groupTop([]ebpf.TaskStat{{TID: 42, Comm: "one"}, {TID: 7, Comm: "two"}, {TID: 8, Comm: "two"}}, "comm", nil)
 	var b bytes.Buffer
@@ -910,6 +911,24 @@ func TestTopJSONSingleTaskPID(t *testing.T) {
 	}
 	if got["one"] != 42 || got["two"] != 0 || len(got) != 2 {
 		t.Errorf("pids %v, want one: 42, two: 0", got)
+	}
+	// --by cgroup: pid 0 for a group of one task too (new-user pass 22
+	// F5: /t22batch's row had its one hog's tid).
+	rows = groupTop([]ebpf.TaskStat{{TID: 42, Comm: "one", Cgroup: 5}, {TID: 7, Comm: "two", Cgroup: 6}, {TID: 8, Comm: "two", Cgroup: 6}}, "cgroup", map[uint64]string{5: "/a", 6: "/b"})
+	b.Reset()
+	if err := writeTopJSON(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	doc = report.LatencyJSON{}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	clear(got)
+	for _, r := range doc.Tasks {
+		got[r.Comm] = r.PID
+	}
+	if got["/a"] != 0 || got["/b"] != 0 || len(got) != 2 {
+		t.Errorf("--by cgroup pids %v, want /a: 0, /b: 0", got)
 	}
 }
 
