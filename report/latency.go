@@ -450,7 +450,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	l.tr.Wakeups = schedule.WakeupSource(opts.Wakeups)
 	l.tr.SplitCgroups = opts.ByCgroup
 	l.thr = newThrottleCollector(src.Meta(), opts.Cgroups)
-	if f := opts.Filter; f != nil && (f.Start != 0 || f.End != 0) {
+	if f := opts.Filter; f != nil && (f.Start != 0 || f.End != 0 || f.CPUs != nil) {
 		l.thr.win = f
 	}
 	// (perf record -C: the CPU list from the Meta at the first event,
@@ -494,6 +494,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	d.RuntimeFromSwitches = !l.sched.HaveRuntime()
 	from, to := l.sched.Span()
 	cpus, _ := l.sched.CPUs()
+	l.thr.ncpu = int64(l.sched.SeenCPUs())
 	groups := l.thr.analyze(src.Meta(), opts.Cgroups, from, to, int64(len(cpus)))
 	f := opts.Filter
 	window := f != nil && (f.Start != 0 || f.End != 0)
@@ -744,8 +745,8 @@ func (l *latency) hooks() schedule.Hooks {
 		CgroupMove: func(st *schedule.Task, from uint64) {
 			l.tr.MoveCgroup(st.TID, st.PID, from)
 		},
-		// The throttle inference sees the whole trace on the filter's
-		// CPUs and cuts its figures to the time window itself.
+		// The throttle inference sees the whole trace, every CPU, and
+		// cuts its figures to the time window and CPUs itself.
 		GroupRun: func(r *schedule.Run) {
 			var t *latTask
 			if r.Task != nil && r.Task.TID != 0 && r.Task.Cgroup != 0 {

@@ -150,8 +150,8 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	fmt.Fprintln(w, "  Throttled: periods the group spent throttled (cpu.stat nr_throttled) and throttled time summed over")
 	fmt.Fprintln(w, "  CPUs (cpu.stat throttled_time), inferred from the schedule; each task's share is its Throttled ms.")
 	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Partial }) {
-		fmt.Fprintln(w, "  Of a --time window or some CPUs: the throttles are inferred from the whole trace and counted for their")
-		fmt.Fprintln(w, "  part inside the window (a period by its boundary there); one seen only on a CPU left out is not counted.")
+		fmt.Fprintln(w, "  Of a --time window or some CPUs: the throttles are inferred from the whole trace and counted for their part")
+		fmt.Fprintln(w, "  inside the window on those CPUs' runqueues (a period by its boundary there); a CPU the recording left out is not seen.")
 	}
 	for i := range groups {
 		if k := groups[i].Kernel; k != nil {

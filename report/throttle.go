@@ -257,8 +257,8 @@ type thrDelay struct {
 	cpu        trace.CPU // the runqueue it waited on (-1 unknown)
 	// kept: the filters keep the delay (throttleCollector.kept), so its
 	// throttled part is charged to its task's row; the group counts it
-	// either way.
-	kept bool
+	// either way. in: the window and CPUs select it (selects).
+	kept, in bool
 }
 
 type thrGroup struct {
@@ -309,18 +309,23 @@ type throttleCollector struct {
 	// live heap on bench/replaymem's file).
 	unplaced map[*schedule.Task][]unplacedDelay
 	noGroup  map[*schedule.Task]bool
-	// win is the report's time window (nil or no times: the whole
-	// trace). The collector sees the whole trace (schedule.Hooks
-	// GroupWhole) and infers the throttles from it; the group's run
-	// time, delays and throttles are counted inside win (as the rows:
-	// a run's part inside it, a delay by its end).
+	// win is the report's time window and CPUs (nil, or neither: the
+	// whole trace; its task lists are not used). The collector sees the
+	// whole trace (schedule.Hooks GroupWhole) and infers the throttles
+	// from it, on every CPU; the group's run time, delays and throttles
+	// are counted inside win, as the rows are: a run's part inside the
+	// window on its CPUs, a delay by its end and its switch-in's CPU, a
+	// throttle's part inside the window on those CPUs' runqueues.
 	win *schedule.Filter
+	// ncpu is the number of CPUs of the whole trace, for the inference
+	// (0: analyze's).
+	ncpu int64
 }
 
 type unplacedDelay struct {
 	t  *latTask
 	d  int64
-	in bool // ended inside the window
+	in bool // selected by the window and CPUs (throttleCollector.selects)
 }
 
 type pendingRun struct {
@@ -408,7 +413,7 @@ func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
 		return
 	}
 	g := c.group(r.Task.Cgroup)
-	if s, e, in := c.win.Clip(r.Start, r.End); in {
+	if s, e, in := c.win.Clip(r.Start, r.End); in && c.win.CPU(r.CPU) {
 		g.tasks[t] = true
 		g.runtime += e - s
 	}
@@ -445,19 +450,32 @@ func (c *throttleCollector) delay(d *schedule.Delay, t *latTask) {
 		if c.unplaced == nil {
 			c.unplaced = map[*schedule.Task][]unplacedDelay{}
 		}
-		c.unplaced[d.Task] = append(c.unplaced[d.Task], unplacedDelay{t: t, d: d.End - d.Start, in: c.win.Time(d.End)})
+		c.unplaced[d.Task] = append(c.unplaced[d.Task], unplacedDelay{t: t, d: d.End - d.Start, in: c.selects(d)})
 		return
 	}
 	g := c.group(d.Task.Cgroup)
-	if c.win.Time(d.End) {
+	in := c.selects(d)
+	if in {
 		g.addDelay(t, d.End-d.Start)
 	}
 	if d.End <= d.Start {
 		return
 	}
 	if g.retain >= 0 && t.X.underBandwidth() {
-		g.delays = append(g.delays, thrDelay{t: t, start: d.Start, end: d.End, cpu: d.QueueCPU})
+		g.delays = append(g.delays, thrDelay{t: t, start: d.Start, end: d.End, cpu: d.QueueCPU, in: in})
 	}
+}
+
+// selects reports whether the report's window and CPUs (win) keep delay
+// d, as they keep the rows' delays: by its end, and by the CPU it was
+// switched in on (the runqueue it waited on when that is unknown: a
+// delay ended by a loss).
+func (c *throttleCollector) selects(d *schedule.Delay) bool {
+	cpu := d.CPU
+	if cpu < 0 {
+		cpu = d.QueueCPU
+	}
+	return c.win.Time(d.End) && c.win.CPU(cpu)
 }
 
 // kept marks the delay that delay recorded last, d of task t, as one the
@@ -710,7 +728,11 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 			for _, a := range ancs {
 				above = append(above, throttles[a]...)
 			}
-			throttles[path] = g.analyze(&ct, ncpu, mergeSpans(above), c.win)
+			all := ncpu
+			if c.ncpu > 0 {
+				all = c.ncpu
+			}
+			throttles[path] = g.analyze(&ct, all, mergeSpans(above), c.win)
 			ct.KernelNote = kernelDisagrees(&ct)
 			if ct.Kernel != nil && meta != nil && meta.LostInFile > 0 {
 				// The readings span what the file lost too: the
@@ -1107,7 +1129,7 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan,
 				d.t.X.thrNs += e - s
 				d.t.X.thrN++
 			}
-			if win.Time(d.end) {
+			if d.in {
 				ct.ThrottledDelay += e - s
 			}
 			kk := key{k, d.cpu}
@@ -1118,9 +1140,11 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan,
 		}
 	}
 	used := make([]bool, len(cands))
+	sel := make([]bool, len(cands)) // a runqueue of win's CPUs waited in it
 	ends := make([]int64, len(cands))
 	for k := range first {
 		used[k.thr] = true
+		sel[k.thr] = sel[k.thr] || win.CPU(k.cpu)
 		ends[k.thr] = max(ends[k.thr], last[k])
 	}
 	for k, s := range first {
@@ -1135,20 +1159,23 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan,
 		// 340.9 (new-user pass 20 F1; now 341.2, and every other recording
 		// with a kernel figure here unchanged but quota-siblings.tv, 3073.3
 		// -> 2985.2 ms beside the kernel's 3000.4).
-		// (Of a window, its part inside.)
-		if s, e, in := win.Clip(s, min(cands[k.thr].span.End, last[k])); in {
+		// (Of a window and some CPUs, its part inside the window, on
+		// their runqueues.)
+		if s, e, in := win.Clip(s, min(cands[k.thr].span.End, last[k])); in && win.CPU(k.cpu) {
 			ct.Throttled += e - s
 		}
 	}
 	var whole []ThrottleSpan
+	var counted []bool
 	for k, c := range cands {
 		if !used[k] {
 			continue
 		}
 		c.span.End = min(c.span.End, ends[k])
 		whole = append(whole, c.span)
+		counted = append(counted, sel[k])
 		s, e, in := win.Clip(c.span.Start, c.span.End)
-		if !in {
+		if !in || !sel[k] {
 			continue
 		}
 		if c.idle {
@@ -1159,7 +1186,7 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan,
 		ct.Throttles = append(ct.Throttles, ThrottleSpan{s, e})
 		ct.ThrottledWall += e - s
 	}
-	ct.ThrottledPeriods = throttledPeriods(whole, ct.PeriodNS, win)
+	ct.ThrottledPeriods = throttledPeriods(whole, ct.PeriodNS, win, counted)
 	return whole
 }
 
@@ -1194,7 +1221,8 @@ func clipAbove(cands []candidate, above []ThrottleSpan) []candidate {
 const timerSlack = 2_000_000
 
 // throttledPeriods estimates cpu.stat nr_throttled (in win's time window
-// when it has one: the boundaries inside it): the period timer
+// when it has one: the boundaries inside it; of the spans counted says,
+// nil: all, the phase found from all): the period timer
 // counts a period when it finds the group throttled
 // (do_sched_cfs_period_timer, fair.c v6.18), so the count is the number of
 // distinct period boundaries that fall inside a throttle (after its start,
@@ -1203,7 +1231,7 @@ const timerSlack = 2_000_000
 // the group first uses quota), so it is estimated: the phase with the most
 // throttle ends in the timerSlack after a boundary. period 0 (unknown)
 // assumes the default 100 ms.
-func throttledPeriods(spans []ThrottleSpan, period int64, win *schedule.Filter) int64 {
+func throttledPeriods(spans []ThrottleSpan, period int64, win *schedule.Filter, counted []bool) int64 {
 	if len(spans) == 0 {
 		return 0
 	}
@@ -1214,7 +1242,10 @@ func throttledPeriods(spans []ThrottleSpan, period int64, win *schedule.Filter) 
 	mod := func(t int64) int64 { return posMod(t, period) }
 	var count int64
 	last := int64(-1 << 62)
-	for _, sp := range spans {
+	for i, sp := range spans {
+		if counted != nil && !counted[i] {
+			continue
+		}
 		// The last boundary at or before End, then back while after Start.
 		b := sp.End - mod(sp.End-best)
 		var n int64

@@ -158,3 +158,55 @@ func TestThrottleWindowCut(t *testing.T) {
 		t.Errorf("partial: half %v, unfiltered %v", a.Partial, whole.Partial)
 	}
 }
+
+// TestThrottleCPUSplit is the regression test for new-user pass 22 F3: a
+// --cpu report inferred the throttles from its CPUs' runs alone, so the
+// two CPUs of quota-svc.tv held a part of the group's throttled time (a
+// throttle shows only with evidence on both CPUs), and the rest of the
+// tasks' throttled waits was shown as waiting for a CPU. Now the
+// throttles are inferred from every CPU and counted per runqueue: CPU 0's
+// and CPU 1's run time, throttled time (summed over the CPUs'
+// runqueues), throttled waits and the rows' Throttled add up to the
+// unfiltered report's, and each CPU's throttled periods are at most the
+// whole's and, summed, at least them (a period throttled on both CPUs
+// counts in both).
+func TestThrottleCPUSplit(t *testing.T) {
+	run := func(f *schedule.Filter) (*CgroupThrottle, int64) {
+		t.Helper()
+		src, err := trace.Open("../testdata/traces/quota-svc.tv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer src.Close()
+		res, err := ComputeLatency(src, LatencyOptions{Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range res.Cgroups {
+			if res.Cgroups[i].Path == "/t19svc" {
+				return &res.Cgroups[i], res.Total.Throttled
+			}
+		}
+		t.Fatalf("no /t19svc line")
+		return nil, 0
+	}
+	whole, rows := run(nil)
+	c0, rows0 := run(&schedule.Filter{CPUs: []trace.CPU{0}})
+	c1, rows1 := run(&schedule.Filter{CPUs: []trace.CPU{1}})
+	for _, f := range []struct {
+		name    string
+		x, y, w int64
+	}{
+		{"runtime", c0.Runtime, c1.Runtime, whole.Runtime},
+		{"throttled", c0.Throttled, c1.Throttled, whole.Throttled},
+		{"throttled waits", c0.ThrottledDelay, c1.ThrottledDelay, whole.ThrottledDelay},
+		{"rows' throttled", rows0, rows1, rows},
+	} {
+		if f.x+f.y != f.w || f.x == 0 || f.y == 0 {
+			t.Errorf("%s: CPU 0 %d + CPU 1 %d = %d, unfiltered %d: want both > 0 adding up to it", f.name, f.x, f.y, f.x+f.y, f.w)
+		}
+	}
+	if p0, p1, w := c0.ThrottledPeriods, c1.ThrottledPeriods, whole.ThrottledPeriods; p0 > w || p1 > w || p0+p1 < w || p0 == 0 || p1 == 0 {
+		t.Errorf("periods: CPU 0 %d, CPU 1 %d, unfiltered %d", p0, p1, w)
+	}
+}

@@ -207,10 +207,10 @@ func TestThrottledPeriods(t *testing.T) {
 		return ThrottleSpan{int64(a * float64(msNS)), int64(b * float64(msNS))}
 	}
 	spans := []ThrottleSpan{f(30, 100.5), f(130, 200.5), f(225, 235), f(240, 300.5), f(330, 500.5)}
-	if n := throttledPeriods(spans, 100*msNS, nil); n != 5 {
+	if n := throttledPeriods(spans, 100*msNS, nil, nil); n != 5 {
 		t.Errorf("throttledPeriods = %d, want 5", n)
 	}
-	if n := throttledPeriods(nil, 0, nil); n != 0 {
+	if n := throttledPeriods(nil, 0, nil, nil); n != 0 {
 		t.Errorf("no spans: %d", n)
 	}
 }

@@ -619,7 +619,7 @@ func TestThrottlePipelinePerCPU(t *testing.T) {
 // whole trace's cpu.stat; the whole trace says neither.
 func TestGroupTablePartial(t *testing.T) {
 	const in = "../../testdata/traces/quota-svc.tv"
-	const note = "  Of a --time window or some CPUs: the throttles are inferred from the whole trace and counted for their\n"
+	const note = "  Of a --time window or some CPUs: the throttles are inferred from the whole trace and counted for their part\n"
 	out, _, _ := runCLI(t, "latency", "-i", in)
 	if strings.Contains(out, note) {
 		t.Errorf("whole trace: the partial note")

@@ -274,21 +274,27 @@ func TestRuntimeEventAllocs(t *testing.T) {
 }
 
 // TestGroupWhole: with Hooks.GroupWhole, GroupRun and GroupDelay see the
-// whole of handTrace on the filter's CPUs whatever its time window, while
-// Run and Delay keep to it; without, they see what Run and Delay see.
-// Window 350..450 on CPU 0 (see TestFilterHand): Run gets 2 350-400, 1
-// 400-450; GroupRun, whole, 1 100-300, 2 300-400, 1 400-900. Of the
-// delays (2 200-300, 1 300-400) only the second ends inside.
+// whole of handTrace, every CPU, whatever the filter's time window and
+// CPUs, while Run and Delay keep to them; without, they see what Run and
+// Delay see. Window 350..450 on CPU 0 (see TestFilterHand): Run gets 2
+// 350-400, 1 400-450; GroupRun, whole, CPU 0's 1 100-300, 2 300-400, 1
+// 400-900 and CPU 1's four (three unknown: "?"), as they close. Of the delays (2 200-300,
+// 1 300-400, both switched in on CPU 0) only the second ends inside.
 func TestGroupWhole(t *testing.T) {
 	for _, c := range []struct {
 		whole                  bool
 		groupRuns, groupDelays string
 	}{
-		{true, "[1 100-300 2 300-400 1 400-900]", "[2 200-300 1 300-400]"},
+		{true, "[? 100-150 1 100-300 2 300-400 ? 150-550 3 550-700 ? 700-900 1 400-900]", "[2 200-300 1 300-400]"},
 		{false, "[2 350-400 1 400-450]", "[1 300-400]"},
 	} {
 		var runs, groupRuns, delays, groupDelays []string
-		show := func(r *schedule.Run) string { return fmt.Sprintf("%d %d-%d", r.Task.TID, r.Start, r.End) }
+		show := func(r *schedule.Run) string {
+			if r.Task == nil {
+				return fmt.Sprintf("? %d-%d", r.Start, r.End)
+			}
+			return fmt.Sprintf("%d %d-%d", r.Task.TID, r.Start, r.End)
+		}
 		showD := func(d *schedule.Delay) string { return fmt.Sprintf("%d %d-%d", d.Task.TID, d.Start, d.End) }
 		f := schedule.Filter{Start: 350, End: 450, CPUs: []trace.CPU{0}}
 		b := schedule.New(schedule.Options{Filter: &f}, schedule.Hooks{

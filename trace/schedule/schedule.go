@@ -317,14 +317,14 @@ type Hooks struct {
 	GroupDelay func(d *Delay)
 	// GroupRun, when set, is called with every CPU interval on
 	// Options.Filter's CPUs that its time window selects, clipped to the
-	// window, before Run; with GroupWhole, with every one on its CPUs,
-	// whole.
+	// window, before Run; with GroupWhole, with every one, whole.
 	GroupRun func(r *Run)
-	// GroupWhole makes GroupDelay and GroupRun see the whole trace on the
-	// filter's CPUs, its time window or not: for a measure that is
-	// inferred from the whole schedule and then cut to the window
-	// itself (latency's throttle inference: a throttle the window's
-	// edge cuts shows only with its evidence, which may lie outside).
+	// GroupWhole makes GroupDelay and GroupRun see the whole trace, on
+	// every CPU, whatever the filter's time window and CPUs: for a measure
+	// that is inferred from the whole schedule and then cut to the
+	// filter itself (latency's throttle inference: a throttle the
+	// window's edge cuts, or seen on another CPU's runqueue too, shows
+	// only with its evidence, which may lie outside).
 	GroupWhole bool
 	// Wakeup is called for each wakeup that makes a task runnable.
 	Wakeup func(at int64, waker, wakee *Task, target trace.CPU)
@@ -533,6 +533,18 @@ func (b *Builder) CPUs() (cpus []trace.CPU, stats []CPUStats) {
 		}
 	}
 	return cpus, stats
+}
+
+// SeenCPUs returns how many CPUs recorded events, whatever Options.Filter
+// selects (CPUs returns those it selects).
+func (b *Builder) SeenCPUs() int {
+	n := 0
+	for i := range b.cpus {
+		if b.cpus[i].seen {
+			n++
+		}
+	}
+	return n
 }
 
 // SwitchCPUs returns the CPUs that had sched_switch events, in ascending
@@ -927,7 +939,7 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 			}
 			b.leaveState(t, e.Time)
 			t.state = StateUnknown
-			if b.hooks.GroupDelay != nil && b.opts.Filter.CPU(d.QueueCPU) && (b.hooks.GroupWhole || b.opts.Filter.Time(d.End)) {
+			if b.hooks.GroupDelay != nil && (b.hooks.GroupWhole || b.opts.Filter.CPU(d.QueueCPU) && b.opts.Filter.Time(d.End)) {
 				b.hooks.GroupDelay(&d)
 			}
 			if f := b.opts.Filter; f != nil && !(f.Task(t) && f.CPU(d.QueueCPU) && f.Time(d.End)) {
@@ -1144,12 +1156,12 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 	}
 	whole := false
 	if f := b.opts.Filter; f != nil {
-		if !f.CPU(cpu) {
-			return
-		}
 		if b.hooks.GroupRun != nil && b.hooks.GroupWhole && end > start {
 			b.hooks.GroupRun(b.fillRun(cpu, c, t, start, end, q))
 			whole = true
+		}
+		if !f.CPU(cpu) {
+			return
 		}
 		start, end, _ = f.Clip(start, end)
 	}
@@ -1322,7 +1334,7 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	if t.cause != CausePreempted {
 		d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 	}
-	if b.hooks.GroupDelay != nil && (b.hooks.GroupWhole || b.opts.Filter.Time(in)) && b.opts.Filter.CPU(cpu) {
+	if b.hooks.GroupDelay != nil && (b.hooks.GroupWhole || b.opts.Filter.Time(in) && b.opts.Filter.CPU(cpu)) {
 		b.markDelay(d)
 		b.hooks.GroupDelay(d)
 	}
