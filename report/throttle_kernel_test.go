@@ -101,23 +101,9 @@ func TestThrottleAgainstKernel(t *testing.T) {
 func TestThrottleWindowCut(t *testing.T) {
 	run := func(f *schedule.Filter) (*CgroupThrottle, int64, int64) {
 		t.Helper()
-		src, err := trace.Open("../testdata/traces/quota-svc.tv")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
-		res, err := ComputeLatency(src, LatencyOptions{Filter: f})
-		if err != nil {
-			t.Fatal(err)
-		}
+		g, res := svcLine(t, f)
 		from, to := res.Schedule.Observed()
-		for i := range res.Cgroups {
-			if res.Cgroups[i].Path == "/t19svc" {
-				return &res.Cgroups[i], from, to
-			}
-		}
-		t.Fatalf("no /t19svc line")
-		return nil, 0, 0
+		return g, from, to
 	}
 	whole, from, to := run(nil)
 	var cut ThrottleSpan
@@ -173,22 +159,8 @@ func TestThrottleWindowCut(t *testing.T) {
 func TestThrottleCPUSplit(t *testing.T) {
 	run := func(f *schedule.Filter) (*CgroupThrottle, int64) {
 		t.Helper()
-		src, err := trace.Open("../testdata/traces/quota-svc.tv")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer src.Close()
-		res, err := ComputeLatency(src, LatencyOptions{Filter: f})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range res.Cgroups {
-			if res.Cgroups[i].Path == "/t19svc" {
-				return &res.Cgroups[i], res.Total.Throttled
-			}
-		}
-		t.Fatalf("no /t19svc line")
-		return nil, 0
+		g, res := svcLine(t, f)
+		return g, res.Total.Throttled
 	}
 	whole, rows := run(nil)
 	c0, rows0 := run(&schedule.Filter{CPUs: []trace.CPU{0}})
@@ -209,4 +181,26 @@ func TestThrottleCPUSplit(t *testing.T) {
 	if p0, p1, w := c0.ThrottledPeriods, c1.ThrottledPeriods, whole.ThrottledPeriods; p0 > w || p1 > w || p0+p1 < w || p0 == 0 || p1 == 0 {
 		t.Errorf("periods: CPU 0 %d, CPU 1 %d, unfiltered %d", p0, p1, w)
 	}
+}
+
+// svcLine computes the latency report of quota-svc.tv under filter f and
+// returns its /t19svc line and the report.
+func svcLine(t *testing.T, f *schedule.Filter) (*CgroupThrottle, *LatencyResult) {
+	t.Helper()
+	src, err := trace.Open("../testdata/traces/quota-svc.tv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	res, err := ComputeLatency(src, LatencyOptions{Filter: f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.Cgroups {
+		if res.Cgroups[i].Path == "/t19svc" {
+			return &res.Cgroups[i], res
+		}
+	}
+	t.Fatalf("no /t19svc line")
+	return nil, nil
 }
