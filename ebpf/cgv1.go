@@ -464,6 +464,15 @@ type v1Attrib struct {
 	// without a switch), in time order.
 	in     map[trace.CPU]v1In
 	splits []trace.Event
+	// v2 is each task's cgroup v2 id as its last sched_switch out carried
+	// it (before rewrite), or, until it has one, its parent's at its
+	// fork: the group a move took a task out of when no reading placed
+	// it in a v1 group (the root's tasks are named by their v2 group).
+	// The switch that ends the run is no witness: cgrun moves the task
+	// in cgroup2 too, right after the v1 write, so that switch names
+	// the new group there as well (new-user pass 22 F1: cgrun's run
+	// before its exec counted in the group it moved to).
+	v2 map[trace.TID]uint64
 }
 
 // v1In is a CPU's last switch-in.
@@ -477,7 +486,7 @@ func newV1Attrib(s *v1Sampler) *v1Attrib {
 		return nil
 	}
 	return &v1Attrib{s: s, ids: map[string]uint64{}, paths: map[uint64]string{}, forked: map[trace.TID]string{},
-		in: map[trace.CPU]v1In{}}
+		in: map[trace.CPU]v1In{}, v2: map[trace.TID]uint64{}}
 }
 
 // groupOf returns the group task tid was in at time t: the sampler's, or,
@@ -507,7 +516,16 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 	if e.TID <= 0 {
 		return
 	}
+	if e.Kind == trace.KindExit {
+		delete(a.v2, e.TID)
+		return
+	}
 	if e.Kind == trace.KindFork && e.ChildTID > 0 {
+		if id, ok := a.v2[e.TID]; ok {
+			a.v2[e.ChildTID] = id
+		} else {
+			delete(a.v2, e.ChildTID) // (a reused TID)
+		}
 		a.s.awaitReading(e.Time)
 		if path := a.groupOf(e.TID, e.PID, e.Time); path != "" {
 			a.forked[e.ChildTID] = path
@@ -523,10 +541,13 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 	a.splits = a.splits[:0]
 	if in, ok := a.in[e.CPU]; ok && in.tid == e.TID {
 		// The moves within the run: a KindCgroupMove each, naming the
-		// group the run was in before it (the root group's: the
-		// switch's own cgroup v2 id).
+		// group the run was in before it (the root group's: the task's
+		// cgroup v2 id before the run, v2, else the switch's own).
 		for _, m := range a.s.movesWithin(e.TID, e.PID, in.at, e.Time) {
 			id := e.Cgroup
+			if v, ok := a.v2[e.TID]; ok && v != 0 {
+				id = v
+			}
 			if path := a.groupOf(e.TID, e.PID, m-1); path != "" {
 				id = a.idOf(path)
 			}
@@ -540,6 +561,9 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 		}
 	}
 	a.in[e.CPU] = v1In{e.NextTID, e.Time}
+	if e.Cgroup != 0 {
+		a.v2[e.TID] = e.Cgroup
+	}
 	if path := a.groupOf(e.TID, e.PID, e.Time); path != "" {
 		e.Cgroup = a.idOf(path)
 	}

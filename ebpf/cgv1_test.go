@@ -282,3 +282,37 @@ func TestV1MoveToRoot(t *testing.T) {
 		t.Errorf("run 7000-8000 in cgroup %d, want the root's", e.Cgroup)
 	}
 }
+
+// TestV1MoveFromRoot is the regression test for new-user pass 22 F1: a
+// task no reading placed in a v1 group (in the root, named by its cgroup
+// v2 group) moved into /b while running; cgrun moves it in cgroup2 too,
+// so the switch that ends the run already carries the new v2 group (88).
+// The move's "from" was that id, and the run's part before the move
+// counted in the group it moved to. Task 20, forked at 4000 by task 19,
+// whose last switch-out carried v2 id 1 (the root), runs on CPU 0 from
+// 5000 to 6000 and is moved to /b at 5500: the split before the
+// switch-out says it left v2 group 1, 500 ns before; the switch names /b.
+func TestV1MoveFromRoot(t *testing.T) {
+	s := &v1Sampler{exact: true, slack: 1000, latest: 1 << 62, stopped: true,
+		spans: map[trace.TID][]v1Span{}, moves: map[trace.TID][]v1Move{20: {{time: 5500, path: "/b"}}}, procMoves: map[trace.PID][]v1Move{}}
+	a := newV1Attrib(s)
+	sw := func(at int64, prev, next trace.TID, cg uint64) (trace.Event, []trace.Event) {
+		e := trace.NewEvent(at, 0, trace.KindSwitch)
+		e.TID, e.PID, e.NextTID, e.Cgroup, e.Comm = prev, trace.PID(prev), next, cg, "w"
+		a.rewrite(&e)
+		return e, append([]trace.Event(nil), a.splits...)
+	}
+	sw(3000, 0, 19, 0)
+	sw(3500, 19, 0, 1)
+	fork := trace.NewEvent(4000, 1, trace.KindFork)
+	fork.TID, fork.PID, fork.ChildTID, fork.ChildPID = 19, 19, 20, 20
+	a.rewrite(&fork)
+	sw(5000, 0, 20, 0)
+	e, sp := sw(6000, 20, 0, 88)
+	if a.paths[e.Cgroup] != "/b" {
+		t.Errorf("switch-out at 6000 in %d (%q), want /b", e.Cgroup, a.paths[e.Cgroup])
+	}
+	if len(sp) != 1 || sp[0].Runtime != 500 || sp[0].Cgroup != 1 {
+		t.Errorf("splits %v, want one move 500 ns before the switch-out, from cgroup v2 id 1", sp)
+	}
+}

@@ -102,9 +102,11 @@ type Recorder struct {
 	// its events do.
 	stopMu    sync.Mutex
 	stopStats map[string]trace.CgroupStat
-	// v1 follows the tasks of the v1 cpu groups while Run runs (nil
-	// without a v1 cpu hierarchy).
-	v1 *v1Sampler
+	// v1 follows the tasks of the v1 cpu groups from NewRecorder to the
+	// end of Run (nil without a v1 cpu hierarchy); closing stopV1 stops
+	// it.
+	v1     *v1Sampler
+	stopV1 chan struct{}
 }
 
 // NewRecorder returns a recorder of c configured by cfg. Stacks
@@ -135,7 +137,14 @@ func NewRecorder(c *Capture, cfg RecordConfig) (*Recorder, error) {
 		cfg.CgroupRoot = CgroupRoot()
 	}
 	groups := &groupReader{mounts: *cfg.CgroupMounts, proc: cfg.Proc, autogroup: cfg.Header.Autogroup > 0}
-	return &Recorder{c: c, cfg: cfg, groups: groups}, nil
+	r := &Recorder{c: c, cfg: cfg, groups: groups, stopV1: make(chan struct{})}
+	// The v1 groups' tasks, and the moves between them, are followed from
+	// now, before the caller starts the command: a move in its first
+	// milliseconds (cgrun writes cgroup.procs before it execs) was missed
+	// when they started with Run, and the run before it counted whole
+	// in the group it moved to.
+	r.v1 = startV1Sampler(r.groups, r.stopV1)
+	return r, nil
 }
 
 // NumberedPath returns the n-th file name of the series based on path:
@@ -161,9 +170,7 @@ func (r *Recorder) Run(ctx context.Context) (Summary, error) {
 			stoppedAt <- 0
 		}
 	}()
-	stopV1 := make(chan struct{})
-	r.v1 = startV1Sampler(r.groups, stopV1)
-	defer close(stopV1)
+	defer close(r.stopV1)
 	var err error
 	if r.cfg.Ring != nil {
 		err = r.runRing(ctx)
