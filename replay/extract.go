@@ -679,6 +679,7 @@ func (x *extractor) event(ev *trace.Event) {
 			m.Tasks[i].Unnamed = false
 			x.st[i].nameAt = ev.Time
 			m.Tasks[i].taskset = m.Tasks[i].taskset || ev.Comm == tasksetComm
+			m.Tasks[i].execd = m.Tasks[i].execd || ev.Kind == trace.KindExec
 		} else {
 			// Named before its first scheduler event (the text readers
 			// name each task as they first meet it): keep the name for

@@ -324,6 +324,7 @@ type Task struct {
 	Session trace.TID
 	setsid  bool // the trace named the task "setsid" (setsid(1) before its exec)
 	taskset bool // the trace named the task "taskset" (taskset(1) before its exec)
+	execd   bool // the trace holds an exec of the task (sched_process_exec)
 	// Until says how the task ends and paces itself (see UntilKind);
 	// Deadline is, for UntilDeadline, the wall-clock time in ns after the
 	// task's start at which its loop stops. UntilInferred is true when

@@ -434,3 +434,40 @@ func TestNth(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkloadRootRecorderChildPerf: `tv record -- perf stat -- hog`: the
+// recorder's child (42) exec's perf, a program named like a recorder, and
+// perf's child (43) the hog. The recorder's child is still the traced
+// command: workload root 42, workload {42, 43}. Taking any child named
+// like a recorder for one that did not exec (Go's pidfd probe, 41, still
+// "tv"), replay found no traced command and said it had started before
+// the trace (new-user pass 22 F7).
+func TestWorkloadRootRecorderChildPerf(t *testing.T) {
+	evs := recorderChildTrace()
+	for k := range evs {
+		e := &evs[k]
+		switch {
+		case e.Kind == trace.KindExec && e.TID == 42 && e.Comm == "cgrun":
+			e.Comm = "perf"
+		case e.Kind == trace.KindExec && e.TID == 42:
+			e.Kind, e.Comm = trace.KindComm, "perf" // (still perf: its child execs)
+		case e.Kind == trace.KindSwitch && e.TID == 42:
+			e.Comm = "perf"
+		case e.Kind == trace.KindSwitch && e.NextTID == 42:
+			e.NextComm = "perf"
+		}
+	}
+	meta := &trace.Meta{Tool: "traceview record (tp_btf)", Cmdline: []string{"/tmp/u2/tv", "record", "-o", "q.tv", "--", "perf", "stat", "--", "hog", "1"}}
+	m, err := Extract(trace.NewSliceSource(evs, meta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.WorkloadRoot != 42 || m.CommandBefore {
+		t.Errorf("workload root %d (command before the trace: %v), want 42 (the recorder's child, which exec'd perf)", m.WorkloadRoot, m.CommandBefore)
+	}
+	for _, tk := range m.Tasks {
+		if want := tk.TID == 42 || tk.TID == 43; tk.Workload != want {
+			t.Errorf("tid %d (%s): workload %v, want %v", tk.TID, tk.Comm, tk.Workload, want)
+		}
+	}
+}

@@ -108,8 +108,11 @@ func (m *Model) NoCommand() bool {
 // forked inside the trace that then exec'd (its name is no longer the
 // recorder's): traceview record starts its command that way, and a wrapper
 // (cgrun, sh -c, taskset) leaves no task named after the command line's
-// first word. A child that kept the recorder's name did not exec (Go's
-// runtime forks a short-lived child to probe for pidfd support).
+// first word. A child that kept the recorder's name and did not exec is
+// not it (Go's runtime forks a short-lived child to probe for pidfd
+// support); one that exec'd a program named like a recorder is (`record
+// -- perf stat -- CMD`: new-user pass 22 F7 found no traced command, and
+// said it had started before the trace).
 func (x *extractor) recorderChild() {
 	m := x.m
 	hasCmd := false
@@ -121,7 +124,7 @@ func (x *extractor) recorderChild() {
 	}
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
-		if tk.Init != InitForked || tk.Parent < 0 || x.isRecorder(tk.Comm) || !x.recordedBy(m.Tasks[tk.Parent].Comm) {
+		if tk.Init != InitForked || tk.Parent < 0 || x.isRecorder(tk.Comm) && !tk.execd || !x.recordedBy(m.Tasks[tk.Parent].Comm) {
 			continue
 		}
 		m.WorkloadRoot = tk.TID
