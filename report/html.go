@@ -199,7 +199,7 @@ func htmlGroups(groups []CgroupThrottle) []htmlGroup {
 			}
 		}
 		if g.LostWindows > 0 {
-			hg.Notes = append(hg.Notes, fmt.Sprintf("the recording lost events in %d windows while the group ran: its throttled periods and time are a lower bound", g.LostWindows))
+			hg.Notes = append(hg.Notes, fmt.Sprintf("the recording lost events in %s while the group ran: its throttled periods and time are a lower bound", plural(g.LostWindows, "window", "windows")))
 		}
 		for k, t := range g.Throttles {
 			if k == htmlMaxThrottles {

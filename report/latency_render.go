@@ -173,8 +173,8 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 			if g.LostEvents == 0 {
 				lost = "events (number unknown)"
 			}
-			fmt.Fprintf(w, "  %s: the recording lost %s in %d windows while the group ran: a throttle there does not show, so its throttled periods and ms are a lower bound\n",
-				g.Path, lost, g.LostWindows)
+			fmt.Fprintf(w, "  %s: the recording lost %s in %s while the group ran: a throttle there does not show, so its throttled periods and ms are a lower bound\n",
+				g.Path, lost, plural(g.LostWindows, "window", "windows"))
 		}
 	}
 	if unknown {

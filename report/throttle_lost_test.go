@@ -27,4 +27,10 @@ func TestThrottleLostWindows(t *testing.T) {
 	if want := "/q: the recording lost 7 events in 2 windows while the group ran: a throttle there does not show, so its throttled periods and ms are a lower bound"; !strings.Contains(b.String(), want) {
 		t.Errorf("table:\n%s\nwant %q", b.String(), want)
 	}
+	// One window is "1 window" (new-user pass 22 F8: "in 1 windows").
+	b.Reset()
+	WriteCgroupTable(&b, []CgroupThrottle{{Path: "/q", Settings: "unknown", LostWindows: 1}})
+	if want := "/q: the recording lost events (number unknown) in 1 window while the group ran"; !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant %q", b.String(), want)
+	}
 }

@@ -705,7 +705,7 @@ func (o *topOptions) windowFlags(dSet, iSet bool) error {
 		return nil
 	}
 	if iSet {
-		return usageErrorf("top: -d is the window of --once; the live table refreshes every --interval: give one of them")
+		return usageErrorf("top: without --once, -d and --interval both set how often the live table refreshes: give one of them")
 	}
 	o.interval = o.duration
 	return nil

@@ -889,6 +889,12 @@ func TestTopWindowFlags(t *testing.T) {
 		if (err != nil) != c.err || !c.err && o.interval != c.interval {
 			t.Errorf("%+v: interval %v, err %v", c, o.interval, err)
 		}
+		// The error says what --help says: without --once both set the
+		// refresh interval (new-user pass 22 F8: it called -d the window
+		// of --once).
+		if want := "top: without --once, -d and --interval both set how often the live table refreshes: give one of them"; err != nil && err.Error() != want {
+			t.Errorf("%+v: error %q, want %q", c, err, want)
+		}
 	}
 }
 
