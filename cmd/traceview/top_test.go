@@ -835,8 +835,8 @@ func TestTopV1CgroupRows(t *testing.T) {
 // terminal (here: clear the screen), a newline split a row in two.
 func TestTopTableHostileNames(t *testing.T) {
 	stats := []ebpf.TaskStat{
-		{TID: 1, Comm: "a\x1b[2Jb", Cgroup: 1, Runtime: 1e6, Switches: 1},
-		{TID: 2, Comm: "x\ny", Cgroup: 2, Runtime: 2e6, Switches: 1},
+		{TID: 1, Comm: "a\x1b[2Jb", Cgroup: 1, Runtime: 1e6, Switches: 1, Delays: 1},
+		{TID: 2, Comm: "x\ny", Cgroup: 2, Runtime: 2e6, Switches: 1, Delays: 1},
 	}
 	cgroups := map[uint64]string{1: "/evil\x1b]0;title\x07", 2: "/two\nlines"}
 	for _, c := range []struct {
@@ -1161,5 +1161,44 @@ func TestTopV1MovedRow(t *testing.T) {
 	}
 	if want := fmt.Sprintf("1 task changed cgroup v1 cpu group in this window (sh:%d)", spin.Process.Pid); !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+}
+
+// TestTopUnseenWaits (new-user pass 22 F4: --once's window left out two
+// waits under way when top started, 113.9 ms, without a word): a row of
+// 10 switch-ins and 8 delays has 2 switch-ins whose wait's start top did
+// not see; with a row of 5 and 5, and a quota'd ancestor's sum row (2
+// switch-ins, no delays, left out: its rows are counted), the table and
+// the JSON warnings say 2; rows of as many delays as switch-ins say
+// nothing.
+func TestTopUnseenWaits(t *testing.T) {
+	rows := []*topRow{
+		{key: "a", comm: "a", runtime: 1e6, switches: 10, delays: 8, tasks: map[trace.TID]bool{1: true}},
+		{key: "b", comm: "b", runtime: 1e6, switches: 5, delays: 5, tasks: map[trace.TID]bool{2: true}},
+		{key: "/q", comm: "/q", runtime: 1e6, switches: 2, subtree: 1, tasks: map[trace.TID]bool{3: true}},
+	}
+	const want = "Switches without a delay: 2 switch-ins ended waits whose start top did not see (under way when it started): not in Count, Avg, Max or Sum delay"
+	var b bytes.Buffer
+	if err := writeTopTable(&b, rows, "comm", 0, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), want+"\n") {
+		t.Errorf("table:\n%s\nwant %q", b.String(), want)
+	}
+	b.Reset()
+	if err := writeTopJSON(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	var doc report.LatencyJSON
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Warnings) != 1 || doc.Warnings[0].Key != "top-waits-unseen" || doc.Warnings[0].Count != 2 || doc.Warnings[0].Message != want {
+		t.Errorf("JSON warnings %+v", doc.Warnings)
+	}
+	b.Reset()
+	writeTopTable(&b, rows[1:2], "comm", 0, time.Second)
+	if strings.Contains(b.String(), "Switches without a delay") {
+		t.Errorf("as many delays as switch-ins:\n%s", b.String())
 	}
 }
