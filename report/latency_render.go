@@ -155,8 +155,13 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	}
 	for i := range groups {
 		if k := groups[i].Kernel; k != nil {
-			fmt.Fprintf(w, "  %s: the kernel's cpu.stat counted %d throttled periods of %d, %.3f ms throttled, between the trace's first and last reading\n",
-				groups[i].Path, k.NrThrottled, k.NrPeriods, ms(k.ThrottledNS))
+			over := "between the trace's first and last reading"
+			if groups[i].KernelWholeTrace {
+				// (new-user pass 23 F10: read as the window's.)
+				over += ": the whole trace, not this window or these CPUs"
+			}
+			fmt.Fprintf(w, "  %s: the kernel's cpu.stat counted %d throttled periods of %d, %.3f ms throttled, %s\n",
+				groups[i].Path, k.NrThrottled, k.NrPeriods, ms(k.ThrottledNS), over)
 			if note := groups[i].KernelNote; note != "" {
 				fmt.Fprintf(w, "  %s: %s\n", groups[i].Path, note)
 			}
@@ -239,6 +244,10 @@ func quotaText(g *CgroupThrottle) string {
 	}
 	if c := g.QuotaChange(); c != "" {
 		q += "; " + c
+	}
+	if d := g.QuotaDiffers(); d != "" {
+		// (In place of the first trace's, before the notes.)
+		q = d + ", " + g.Settings + strings.TrimPrefix(q, strings.SplitN(q, ";", 2)[0])
 	}
 	if g.ThrottledBy != "" {
 		q += "; under " + g.ThrottledBy + "'s quota"

@@ -83,9 +83,13 @@ type CgroupThrottle struct {
 	// Runtime/CPUTime is the group's share of the machine.
 	Runtime int64 `json:"runtime_ns"`
 	CPUTime int64 `json:"cpu_time_ns"`
-	// CPUs is Runtime / the trace's span: how many CPUs the group used on
-	// average (0.25 = a quarter of one CPU).
+	// CPUs is Runtime / Span: how many CPUs the group used on average
+	// (0.25 = a quarter of one CPU). Span is the time the report covers
+	// (ns: the trace's span, or its window; of several traces merged,
+	// the sum of theirs, so CPUs is then the group's mean use over them,
+	// beside its quota).
 	CPUs float64 `json:"cpus_used"`
+	Span int64   `json:"span_ns"`
 	// Tasks: task identities of the group with at least one run or delay.
 	Tasks int `json:"tasks"`
 	// Delays, SumDelay and MaxDelay are the group's tasks' scheduling
@@ -129,6 +133,11 @@ type CgroupThrottle struct {
 	// capture), nil otherwise: the oracle the inferred figures can be
 	// checked against.
 	Kernel *trace.CgroupStat `json:"kernel_cpu_stat,omitempty"`
+	// QuotasOfTraces, of several traces merged (MergeCgroupThrottles)
+	// that knew the group's quota, are their distinct quotas in order
+	// when they differ (TimeNS 0); QuotaNS and PeriodNS are then the
+	// first trace's.
+	QuotasOfTraces []QuotaReading `json:"quotas_of_traces,omitempty"`
 	// QuotaNote says when a stated quota (--recorded-cgroup) replaced the
 	// one the trace recorded, or cannot have been in force: the group ran
 	// more than it allows (quotaContradicted). "" otherwise.
@@ -742,7 +751,7 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 			}
 			ct.LostWindows, ct.LostEvents = g.lostDuring(meta)
 		}
-		ct.Runtime = g.runtime
+		ct.Runtime, ct.Span = g.runtime, span
 		if span > 0 {
 			ct.CPUs = float64(ct.Runtime) / float64(span)
 		}
@@ -1302,6 +1311,42 @@ func periodPhase(spans []ThrottleSpan, period int64) (phase int64, support int) 
 // spans is 10⁷ steps, a few ms).
 const maxPhaseProbes = 1024
 
+// QuotaDiffers says, of several traces merged whose quotas of the group
+// differ, each trace's ("differs between the traces: 30ms/100ms, max (no
+// limit)"); "" otherwise.
+func (g *CgroupThrottle) QuotaDiffers() string {
+	if len(g.QuotasOfTraces) < 2 {
+		return ""
+	}
+	parts := make([]string, len(g.QuotasOfTraces))
+	for i, r := range g.QuotasOfTraces {
+		parts[i] = "max (no limit)"
+		if r.QuotaNS > 0 {
+			parts[i] = durText(r.QuotaNS) + "/" + durText(r.PeriodNS)
+		}
+	}
+	return "differs between the traces: " + strings.Join(parts, ", ")
+}
+
+// addQuota notes, merging group g into m, g's quota in list (m's first)
+// when it differs from m's and from those already in it: the quotas of
+// the traces (CgroupThrottle.QuotasOfTraces).
+func addQuota(list []QuotaReading, m, g *CgroupThrottle) []QuotaReading {
+	if g.QuotaNS == m.QuotaNS && (g.QuotaNS <= 0 || g.PeriodNS == m.PeriodNS) && len(list) == 0 {
+		return nil
+	}
+	if len(list) == 0 {
+		list = []QuotaReading{{QuotaNS: m.QuotaNS, PeriodNS: m.PeriodNS}}
+	}
+	r := QuotaReading{QuotaNS: g.QuotaNS, PeriodNS: g.PeriodNS}
+	if !slices.ContainsFunc(list, func(x QuotaReading) bool {
+		return x.QuotaNS == r.QuotaNS && (r.QuotaNS <= 0 || x.PeriodNS == r.PeriodNS)
+	}) {
+		list = append(list, r)
+	}
+	return list
+}
+
 // MergeCgroupThrottles merges the groups of several traces by path: sums,
 // the largest delay, the throttles concatenated; the settings of the first
 // trace that knows them.
@@ -1331,9 +1376,11 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 			m.IdleEvidence += g.IdleEvidence
 			m.QuotaEvidence += g.QuotaEvidence
 			m.Throttles = append(m.Throttles, g.Throttles...)
-			// Traces side by side: CPUs used add up (the spans are
-			// taken as the same length).
-			m.CPUs += g.CPUs
+			// CPUs used: over the traces' spans together (set below).
+			// Summed, a single-threaded hog of two traces read 1.158
+			// CPUs, a group under a 0.3-CPU quota 1.315 (new-user pass
+			// 23 F6).
+			m.Span += g.Span
 			if g.Kernel != nil {
 				if m.Kernel == nil {
 					m.Kernel = &trace.CgroupStat{Path: g.Path}
@@ -1348,6 +1395,8 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 			}
 			if m.Settings == "unknown" && g.Settings != "unknown" {
 				m.QuotaNS, m.PeriodNS, m.Settings = g.QuotaNS, g.PeriodNS, g.Settings
+			} else if g.Settings != "unknown" {
+				m.QuotasOfTraces = addQuota(m.QuotasOfTraces, m, &g)
 			}
 			m.KernelWholeTrace = m.KernelWholeTrace || g.KernelWholeTrace
 			m.Subtree = m.Subtree || g.Subtree
@@ -1357,6 +1406,9 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 	for i := range out {
 		if !out[i].KernelWholeTrace {
 			out[i].KernelNote = kernelDisagrees(&out[i]) // of the sums
+		}
+		if out[i].Span > 0 {
+			out[i].CPUs = float64(out[i].Runtime) / float64(out[i].Span)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

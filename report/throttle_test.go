@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -726,5 +727,32 @@ func TestQuotaContradicted(t *testing.T) {
 	g.Runtime, g.Settings = 3000*ms, "recorded"
 	if got := quotaContradicted(g, meta, nil, 3000*ms); got != "" {
 		t.Errorf("recorded: %q", got)
+	}
+}
+
+// TestMergeCgroupThrottlesCPUs (new-user pass 23 F6: `latency A B` added
+// the traces' CPUs used, 1.158 for one single-threaded hog, and showed the
+// first trace's quota): /a ran 1 s in a trace of 2 s under 30ms/100ms and
+// 3 s in one of 4 s with no quota; merged it used (1 + 3) / (2 + 4) =
+// 0.667 CPUs, and its quota differs between the traces, both named in
+// order. /b, in one trace only (0.25 s of 2 s), keeps 0.125 and its quota.
+func TestMergeCgroupThrottlesCPUs(t *testing.T) {
+	a := []CgroupThrottle{
+		{Path: "/a", Runtime: 1e9, Span: 2e9, CPUs: 0.5, QuotaNS: 30e6, PeriodNS: 100e6, Settings: "recorded"},
+		{Path: "/b", Runtime: 25e7, Span: 2e9, CPUs: 0.125, QuotaNS: 10e6, PeriodNS: 100e6, Settings: "recorded"},
+	}
+	b := []CgroupThrottle{{Path: "/a", Runtime: 3e9, Span: 4e9, CPUs: 0.75, QuotaNS: -1, Settings: "recorded"}}
+	m := MergeCgroupThrottles(a, b)
+	if len(m) != 2 || m[0].Path != "/a" || math.Abs(m[0].CPUs-4.0/6) > 1e-9 || m[1].CPUs != 0.125 {
+		t.Fatalf("merged %+v", m)
+	}
+	if got, want := quotaText(&m[0]), "differs between the traces: 30ms/100ms, max (no limit), recorded"; got != want {
+		t.Errorf("/a quota %q, want %q", got, want)
+	}
+	if got, want := quotaText(&m[1]), "10ms/100ms, recorded"; got != want {
+		t.Errorf("/b quota %q, want %q", got, want)
+	}
+	if m := MergeCgroupThrottles(a, a); len(m[0].QuotasOfTraces) != 0 || m[0].CPUs != 0.5 {
+		t.Errorf("a trace with itself: %+v", m[0])
 	}
 }

@@ -487,6 +487,9 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 	default:
 		q = fmt.Sprintf("quota %.3f ms per %.3f ms (%s)", float64(g.QuotaNS)/1e6, float64(g.PeriodNS)/1e6, g.Settings)
 	}
+	if d := g.QuotaDiffers(); d != "" {
+		q = "quota " + d + " (" + g.Settings + ")"
+	}
 	if c := g.QuotaChange(); c != "" {
 		// (A quota removed during the trace too: "no quota" alone
 		// hid the one the kernel throttled under, new-user pass 20 F2.)

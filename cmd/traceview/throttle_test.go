@@ -628,6 +628,11 @@ func TestGroupTablePartial(t *testing.T) {
 	if code != 0 || !strings.Contains(out, note) || strings.Contains(out, "the inference found") {
 		t.Errorf("window: exit %d\n%s", code, out)
 	}
+	// The kernel's line says it is the whole trace's (new-user pass 23
+	// F10: it read as the window's).
+	if !strings.Contains(out, "between the trace's first and last reading: the whole trace, not this window or these CPUs\n") {
+		t.Errorf("window: the kernel's line does not say it is the whole trace's:\n%s", out)
+	}
 }
 
 // cgroupLine is a group line of latency -o json ("cgroups").
