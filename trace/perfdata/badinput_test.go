@@ -548,3 +548,55 @@ func TestCompressedBadRecordSize(t *testing.T) {
 		t.Errorf("damaged %v, %d of %d events, warnings %v; want a damaged-compressed one naming the record size 0 and the events before it", damaged, n, len(whole), r.Meta().Warnings.List())
 	}
 }
+
+// TestDamagedHeaderAfterRound (new-user pass 23 F4): records that stop at
+// a damaged header just after a FINISHED_ROUND (one read from the damage
+// itself, here a real one) were taken for a cut at a round's end, where
+// every CPU's buffer was written: "every event before it was read", and
+// a CPU whose buffer came after the damage read as idle up to the end
+// (its tasks' runs there counted as 768 ms of waiting). The records after
+// it are unread, so every CPU is unobserved from its last event to the
+// last one read: lossy-messaging.perf.data with the header after its
+// middle FINISHED_ROUND zeroed has a Count 0 window on a CPU that ends at
+// the last event's time, and the warning says the records are unread.
+func TestDamagedHeaderAfterRound(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/traces/lossy-messaging.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataOff, dataEnd := dataSection(b)
+	recs := records(b, dataOff, dataEnd)
+	var rounds []int
+	for i, s := range recs[:len(recs)-1] {
+		if binary.LittleEndian.Uint32(b[s.off:]) == recFinishedRound {
+			rounds = append(rounds, i)
+		}
+	}
+	if len(rounds) < 3 {
+		t.Fatalf("%d rounds", len(rounds))
+	}
+	next := recs[rounds[len(rounds)/2]+1]
+	c := append([]byte(nil), b...)
+	binary.LittleEndian.PutUint16(c[next.off+6:], 0)
+	evs, r, err := drain(c, false)
+	if err != nil || len(evs) == 0 {
+		t.Fatalf("%d events, %v", len(evs), err)
+	}
+	last := evs[len(evs)-1].Time
+	var msg string
+	for _, w := range r.Meta().Warnings.List() {
+		if w.Key == "damaged-record-size" {
+			msg = w.Message
+		}
+	}
+	if !strings.Contains(msg, "the records after it are unread: perf writes each CPU's buffer in turn") || strings.Contains(msg, "every event before it was read") {
+		t.Errorf("warning %q", msg)
+	}
+	cut := false
+	for _, l := range r.Meta().Lost {
+		cut = cut || l.Count == 0 && l.End == last && l.Start < last
+	}
+	if !cut {
+		t.Errorf("no CPU unobserved up to the last event (%d ns): %v", last, r.Meta().Lost)
+	}
+}

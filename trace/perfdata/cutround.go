@@ -60,9 +60,16 @@ func (rt *roundTrack) event(c int) {
 // the delays that wait there. It returns what the warnings say of it (""
 // when no event follows the last round: every CPU was copied to the end of
 // that round, and every event before the cut was read).
-func (r *Reader) cutRound() string {
+//
+// damaged says the records stop at damage rather than at the end of the
+// input: the rounds read may then end in a FINISHED_ROUND read from the
+// damage (records framed from the wrong offset), so every CPU is cut at
+// its last event even when no event follows the last round (new-user pass
+// 23 F4: a CPU with 2 events before a damaged header, whose buffer came
+// after it, read as idle, its tasks' runs there as 768 ms of waiting).
+func (r *Reader) cutRound(damaged bool) string {
 	rt := &r.round
-	if rt.events == 0 {
+	if rt.events == 0 && !damaged {
 		return ""
 	}
 	// (The events queued below go through roundTrack.event too.)
@@ -107,7 +114,12 @@ func (r *Reader) cutRound() string {
 		r.queue(ev, true)
 	}
 	var b strings.Builder
-	if rt.rounds > 0 {
+	if events == 0 {
+		if len(cut) == 0 {
+			return ""
+		}
+		fmt.Fprintf(&b, "the records after it are unread: perf writes each CPU's buffer in turn, so they may hold any CPU's events up to %s s", secs(end))
+	} else if rt.rounds > 0 {
 		fmt.Fprintf(&b, "the %d events after the last complete round (FINISHED_ROUND at %s s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from %s s to %s s the trace holds CPU %s",
 			events, secs(rt.at), secs(rt.at), secs(end), cpulist.Format(present))
 		if len(missing) > 0 {
@@ -117,7 +129,9 @@ func (r *Reader) cutRound() string {
 		fmt.Fprintf(&b, "the input holds no FINISHED_ROUND record (perf's whole recording was one round, %d events, cut short): perf writes each CPU's buffer in turn, so CPUs other than CPU %s may be missing entirely",
 			events, cpulist.Format(present))
 	}
-	fmt.Fprintf(&b, ", and the buffer of CPU %d is cut", last)
+	if events > 0 {
+		fmt.Fprintf(&b, ", and the buffer of CPU %d is cut", last)
+	}
 	if len(cut) > 0 {
 		fmt.Fprintf(&b, "; the time of CPU %s from its last event to %s s is unobserved (not idle) and delays waiting there are not measured",
 			cpulist.Format(cut), secs(end))

@@ -799,7 +799,7 @@ func (r *Reader) truncated(what string, read int64) {
 func (r *Reader) stopAt(key, head string, read int64) {
 	r.eof = true
 	r.meta.CutAt = read
-	if msg := r.cutRound(); msg != "" {
+	if msg := r.cutRound(key != "truncated"); msg != "" {
 		r.meta.Warnings.Add(key, "perf.data: %s; %s", head, msg)
 		return
 	}
@@ -836,7 +836,7 @@ func (r *Reader) badSize(size int) {
 func (r *Reader) cutEnd() {
 	switch {
 	case r.unfinished:
-		if msg := r.cutRound(); msg != "" {
+		if msg := r.cutRound(false); msg != "" {
 			r.meta.Warnings.Add("truncated-round", "perf.data: %s", msg)
 		}
 	case r.pipe && r.stats.Records[recSample] == 0 && r.round.rounds == 0 && len(r.attrs) > 0:
@@ -846,7 +846,7 @@ func (r *Reader) cutEnd() {
 		r.meta.CutAt = r.off
 		r.meta.Warnings.Add("truncated-round", "perf.data: the pipe-mode stream ends at offset %d, after its headers (event descriptions, tracing data) and before any sample: cut short", r.off)
 	case r.pipe:
-		if msg := r.cutRound(); msg != "" {
+		if msg := r.cutRound(false); msg != "" {
 			r.meta.CutAt = r.off
 			r.meta.Warnings.Add("truncated-round", "perf.data: the pipe-mode stream ends at a record boundary (offset %d) without the FINISHED_ROUND perf record ends every stream with: cut short; %s", r.off, msg)
 		}
