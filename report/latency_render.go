@@ -143,8 +143,14 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 		if g.Delays > 0 {
 			avg = g.SumDelay / g.Delays
 		}
-		fmt.Fprintf(w, "  %-*s | %12.3f | %9.3f | %12.3f | %12.3f | %3d periods | %13.3f | %s\n", width, g.Path,
-			ms(g.Runtime), g.CPUs, ms(avg), ms(g.MaxDelay), g.ThrottledPeriods, ms(g.Throttled), quotaText(g))
+		// No delay measured: "-", as the task rows print it, not 0.000
+		// (new-user pass 23 F5).
+		avgCell, maxCell := fmt.Sprintf("%12.3f", ms(avg)), fmt.Sprintf("%12.3f", ms(g.MaxDelay))
+		if g.Delays == 0 {
+			avgCell, maxCell = fmt.Sprintf("%12s", "-"), fmt.Sprintf("%12s", "-")
+		}
+		fmt.Fprintf(w, "  %-*s | %12.3f | %9.3f | %s | %s | %3d periods | %13.3f | %s\n", width, g.Path,
+			ms(g.Runtime), g.CPUs, avgCell, maxCell, g.ThrottledPeriods, ms(g.Throttled), quotaText(g))
 		unknown = unknown || g.Settings == "unknown"
 	}
 	fmt.Fprintln(w, "  Throttled: periods the group spent throttled (cpu.stat nr_throttled) and throttled time summed over")

@@ -34,3 +34,18 @@ func TestThrottleLostWindows(t *testing.T) {
 		t.Errorf("table:\n%s\nwant %q", b.String(), want)
 	}
 }
+
+// TestCgroupTableNoDelays: a group with no delay measured (all left out
+// as lossy, or none in a window) prints "-" for its average and largest
+// delay, as the task rows do, not 0.000 ms (new-user pass 23 F5); one
+// with delays prints them.
+func TestCgroupTableNoDelays(t *testing.T) {
+	var b bytes.Buffer
+	WriteCgroupTable(&b, []CgroupThrottle{{Path: "/q", Runtime: 2e6, Settings: "unknown"}, {Path: "/r", Runtime: 1e6, Delays: 2, SumDelay: 3e6, MaxDelay: 2e6, Settings: "unknown"}})
+	if want := "  /q         |        2.000 |     0.000 |            - |            - |   0 periods |         0.000 | unknown\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant %q", b.String(), want)
+	}
+	if want := "  /r         |        1.000 |     0.000 |        1.500 |        2.000 |   0 periods |         0.000 | unknown\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant %q", b.String(), want)
+	}
+}

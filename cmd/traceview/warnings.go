@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
 )
@@ -28,7 +29,7 @@ var warningKinds = []struct {
 		"delay-first-switch-in", "switch-records", "switch-record-per-task", "top-runtime-unmeasured", "top-waits-unseen", "not-system-wide", partialCPUsKey, "delay-unrecorded-cpu", "capture-kick-failed"}},
 	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice", "no-wakeups"}},
 	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
-		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", "runtime-lossy", "lossy-excluded",
+		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", report.LossyMostKey, "runtime-lossy", "lossy-excluded",
 		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus", "bpf-recursion-misses"}},
 	{"event order", []string{"out-of-order", "replay-late-move", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
@@ -344,7 +345,7 @@ func inFull(key string) bool {
 // overwritten went into latency's summary line, where stats and timehist
 // printed it. Those that count what the loss did to the answer (delays
 // and runtime overlapping it) stay in the summary.
-var inputLostKeys = []string{lostWindowKey, "tracedat-lost", "tracedat-lost-unknown", "text-lost-events",
+var inputLostKeys = []string{lostWindowKey, report.LossyMostKey, "tracedat-lost", "tracedat-lost-unknown", "text-lost-events",
 	"text-overwritten", "perfetto-overrun", "damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus"}
 
 // damagedInput is the "about" of the warning kind printed in full.
