@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"github.com/traceview/traceview/internal/cpulist"
 	"io"
 	"slices"
 	"sort"
@@ -505,10 +506,19 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 		// 13 F4); so for a recording of some CPUs (record --cpu, perf
 		// record -C), whose cpu.stat counts every CPU (new-user pass 21
 		// F1 blamed contention for the CPU left out).
+		recorded := trace.RecordedCPUs(src.Meta())
 		for i := range groups {
-			groups[i].Partial = true
-			if groups[i].Kernel != nil {
-				groups[i].KernelNote, groups[i].KernelWholeTrace = "", true
+			g := &groups[i]
+			g.Partial = true
+			if g.Kernel == nil {
+				continue
+			}
+			g.KernelNote, g.KernelWholeTrace = "", true
+			if len(recorded) > 0 && g.Kernel.NrThrottled > 0 && kernelDisagrees(g) != "" {
+				// Far from the kernel's, with nothing else to tell
+				// why (new-user pass 23 F7: 0 periods beside 82).
+				g.KernelNote = fmt.Sprintf("the recording holds CPU %s only: the kernel counted every CPU's runqueues, and a wait on a recorded CPU is left out where the task may have run on another meanwhile, so the inference (%d periods, %.3f ms) is not comparable; take the kernel's figures",
+					cpulist.Format(cpuInts(recorded)), g.ThrottledPeriods, float64(g.Throttled)/1e6)
 			}
 		}
 	}
@@ -645,6 +655,15 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 	}
 	res.Warnings = append(res.Warnings, res.ReportWarnings...)
 	return res
+}
+
+// cpuInts returns cpus as ints (cpulist.Format's).
+func cpuInts(cpus []trace.CPU) []int {
+	out := make([]int, len(cpus))
+	for i, c := range cpus {
+		out[i] = int(c)
+	}
+	return out
 }
 
 // LossyMostKey is the warning that lost events left most of the trace's

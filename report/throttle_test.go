@@ -756,3 +756,42 @@ func TestMergeCgroupThrottlesCPUs(t *testing.T) {
 		t.Errorf("a trace with itself: %+v", m[0])
 	}
 }
+
+// TestKernelNoteRecordedCPUs (new-user pass 23 F7: a `record --cpu 0`
+// capture's group line read 0 throttled periods beside the kernel's 82,
+// with no word): on a recording of CPU 0 only, /svc (quota 25ms/100ms)
+// runs 10 ms and sleeps, so no throttle is inferred, while its cpu.stat,
+// read at the trace's start and end, counted 5 throttled periods, 400
+// ms. The note says the recording holds CPU 0 only and the inference is
+// not comparable. A group its cpu.stat says was never throttled gets no
+// note.
+func TestKernelNoteRecordedCPUs(t *testing.T) {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	evs := []trace.Event{
+		thrSwitch(0, 0, 0, R, 0, 2),
+		thrSwitch(10, 0, 2, S, 7, 3),
+		thrSwitch(20, 0, 3, S, 8, 0),
+		thrSwitch(500, 0, 0, R, 0, 2),
+		thrSwitch(510, 0, 2, S, 7, 0),
+	}
+	meta := thrMeta()
+	meta.RecordedCPUs = []trace.CPU{0}
+	meta.CgroupSettings = []trace.CgroupSettings{{Path: "/svc", QuotaNS: 25e6, PeriodNS: 100e6}}
+	meta.CgroupStats = []trace.CgroupStat{
+		{Path: "/svc", Time: thrNS(0), NrPeriods: 10, NrThrottled: 2, ThrottledNS: 100e6},
+		{Path: "/svc", Time: thrNS(510), NrPeriods: 16, NrThrottled: 7, ThrottledNS: 500e6},
+		{Path: "/batch", Time: thrNS(0)}, {Path: "/batch", Time: thrNS(510)},
+	}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, meta), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	WriteCgroupTable(&b, res.Cgroups)
+	if want := "  /svc: the recording holds CPU 0 only: the kernel counted every CPU's runqueues, and a wait on a recorded CPU is left out where the task may have run on another meanwhile, so the inference (0 periods, 0.000 ms) is not comparable; take the kernel's figures\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant %q", b.String(), want)
+	}
+	if strings.Contains(b.String(), "/batch: the recording holds") {
+		t.Errorf("a note for /batch, never throttled:\n%s", b.String())
+	}
+}
