@@ -795,3 +795,34 @@ func TestKernelNoteRecordedCPUs(t *testing.T) {
 		t.Errorf("a note for /batch, never throttled:\n%s", b.String())
 	}
 }
+
+// TestChainBreakNamesShownTask (new-user pass 23 F1: the warning named
+// only the tasks whose switch-out was missing, tokio-rt-worker, never the
+// hog whose 300 ms it left out of Runtime): CPU 0 switches t2 in at 0 ms,
+// and the next sched_switch, at 10 ms, switches t3 out: t2's switch-out
+// and t3's switch-in are missing, and t3 began its run at an unknown time
+// in those 10 ms, so its Runtime lacks up to 10 ms: the warning names t2
+// as missing its switch-out and t3, 10.000 ms, as the task whose run time
+// is a lower bound.
+func TestChainBreakNamesShownTask(t *testing.T) {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	evs := []trace.Event{
+		thrSwitch(0, 0, 0, R, 0, 2),
+		thrSwitch(10, 0, 3, S, 0, 0),
+		thrSwitch(20, 0, 0, R, 0, 2),
+		thrSwitch(30, 0, 2, S, 0, 0),
+	}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, thrMeta()), LatencyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	for _, w := range res.ReportWarnings {
+		if strings.HasPrefix(w.Key, "sched-switch-chain-cpu") {
+			msg = w.Message
+		}
+	}
+	if !strings.Contains(msg, "the trace lacks the switches out of: t2:2 1;") || !strings.Contains(msg, "a lower bound for the tasks they show running: t3:3 10.000 ms (") {
+		t.Errorf("warning %q", msg)
+	}
+}

@@ -143,6 +143,7 @@ type LatencyCPU struct {
 	lost       bool // records lost on this CPU since its last break
 	afterLoss  int64
 	unknownRun int64
+	shownRun   map[trace.TID]int64
 }
 
 // ChainBreak counts, for one CPU, sched_switch events whose previous task was
@@ -167,6 +168,9 @@ type ChainBreak struct {
 	// time measured from switches leaves that run out (a lower bound),
 	// where perf's timehist charges all of it to that task.
 	UnknownRun int64
+	// ShownRun is UnknownRun per task the breaks showed running (ns):
+	// the tasks whose run time it is a lower bound of.
+	ShownRun map[trace.TID]int64
 }
 
 // LatencyCounts are a LatencyTracker's counters.
@@ -421,6 +425,10 @@ func (tr *LatencyTracker[X]) evidence(e *trace.Event, c *LatencyCPU) (moved bool
 		c.missing[c.Curr]++
 		if c.LastSwitch > 0 && e.Time > c.LastSwitch {
 			c.unknownRun += e.Time - c.LastSwitch
+			if c.shownRun == nil {
+				c.shownRun = map[trace.TID]int64{}
+			}
+			c.shownRun[who] += e.Time - c.LastSwitch
 		}
 		if c.lost {
 			c.afterLoss++
@@ -553,7 +561,7 @@ func (tr *LatencyTracker[X]) Chains() []ChainBreak {
 		}
 		out = append(out, ChainBreak{
 			CPU: trace.CPU(i), Breaks: c.breaks, Switches: c.switches,
-			Missing: c.missing, IdleEvents: c.idleEvents, AfterLoss: c.afterLoss, UnknownRun: c.unknownRun,
+			Missing: c.missing, IdleEvents: c.idleEvents, AfterLoss: c.afterLoss, UnknownRun: c.unknownRun, ShownRun: c.shownRun,
 		})
 	}
 	return out
