@@ -85,8 +85,15 @@ type ext struct {
 	lostIn bool
 	lostLo int64 // ns: a lost switch-in is dated after this (the block, or the wakeup)
 	// early is a wakeup sent from another CPU while the task still ran
-	// (Kind 0: none): see earlyWakeWindow.
-	early trace.Event
+	// (Kind 0: none): see earlyWakeWindow. late is one that came more
+	// than earlyWakeWindow before the switch-out into the sleep it may
+	// end: it ends that sleep if the task is switched in again with no
+	// wakeup between (see lateEarlyWake).
+	early, late trace.Event
+	// earlyBy is where early's waker was in its run when it woke the
+	// task (its burst and the CPU time into it; burst -1: not running),
+	// for a late early wakeup, taken after the waker moved on.
+	earlyBy wakerPoint
 	// runFrom is when the current run began on its CPU (recorded, or
 	// estimated for a lost switch-in), for Task.timeOn.
 	runFrom int64
@@ -907,6 +914,8 @@ func (x *extractor) switchEv(ev *trace.Event) {
 			if e := s.early; e.Kind != 0 && t-e.Time <= earlyWakeWindow {
 				e.Time = t
 				x.wake(&e)
+			} else if e.Kind != 0 {
+				s.late = e
 			}
 		}
 		s.early = trace.Event{}
@@ -922,6 +931,14 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		if s.pp > 0 {
 			x.pingPong(i, ev)
 		}
+		if e := s.late; s.sleeping && e.Kind != 0 && s.earlyBy.burst >= 0 {
+			// lateEarlyWake: the wakeup sent while it still ran, from
+			// where its waker was then.
+			e.Time = s.blocked
+			x.setCause(i, x.dependOn(i, &e, s.earlyBy, e.WakerTID < 0), e.Time)
+			x.noteWake(i, &e)
+		}
+		s.late = trace.Event{}
 		if s.sleeping {
 			// Switched in without a recorded wakeup: an external event now
 			// (a deadline task's replenishment after a throttle).
@@ -1032,6 +1049,53 @@ func (x *extractor) endBurst(i int, end EndKind) {
 // __schedule.
 const earlyWakeWindow = 20_000
 
+// lateEarlyWake: a wakeup sent from another CPU to a running task more
+// than earlyWakeWindow before its switch-out into sleep (a slow
+// __schedule on a loaded VM: 22.7 µs in new-user pass 23's q1.tv, a
+// pipeline stage) still ended that sleep when the task is next switched
+// in with no wakeup between: nothing else woke it (try_to_wake_up found
+// it on its CPU and queued it for when the switch was done). Taken for an
+// external event at the switch-in's recorded time instead, it pinned the
+// stage's wait to that time, and a what-if with more CPU (--cpu-max
+// PATH=max) had the whole pipeline wait 3.68 s for it.
+
+// wakerPoint is where a waker was in its run when it sent a wakeup: its
+// task index, burst (-1: it was not running) and CPU time into it.
+type wakerPoint struct {
+	w, burst int
+	off      int64
+}
+
+// wakerAt returns where wakeup ev's waker was (burst -1 when the waker is
+// unknown, not running, the wakee itself, or an interrupt).
+func (x *extractor) wakerAt(ev *trace.Event) wakerPoint {
+	waker := ev.WakerTID
+	if waker < 0 {
+		waker = ev.CurTID
+	}
+	w, known := x.byTID.get(waker)
+	if waker <= 0 || !known || waker == ev.TID || !x.st[w].running || ev.FromIRQ == trace.Yes {
+		return wakerPoint{burst: -1}
+	}
+	return wakerPoint{w: w, burst: x.st[w].bursts.n - 1, off: x.consumed(w, ev.Time)}
+}
+
+// dependOn makes wakeup ev, sent by the task at p, the cause of task i's
+// sleep: the wake action in the waker's burst, the wakee's next burst
+// marked woken; it returns the cause (inferred: ev named no waker).
+func (x *extractor) dependOn(i int, ev *trace.Event, p wakerPoint, inferred bool) Cause {
+	s, ws := &x.st[i], &x.st[p.w]
+	remote := ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU
+	ws.addAction(ws.bursts.at(p.burst), Action{At: p.off, Kind: ActWake, Target: int32(i), Block: int32(s.bursts.len() - 2), Remote: remote})
+	nb := s.bursts.last(0)
+	nb.WokenBy, nb.WokenRemote = true, remote
+	x.noteFIFO(i)
+	if ev.CPU >= 0 && int(ev.CPU) < len(x.lastWake) {
+		x.lastWake[ev.CPU] = wakeRec{waker: p.w, wakee: i, t: ev.Time}
+	}
+	return Cause{Kind: CauseDependency, Waker: int32(p.w), Inferred: inferred, At: ev.Time}
+}
+
 // lostSwitchIn starts a run of the task current at ev (CurTID, perf's
 // sample tid: the task on ev.CPU when the event was recorded) when the
 // records have that task asleep or waiting for a CPU, and ev.CPU idle
@@ -1125,9 +1189,11 @@ func (x *extractor) wake(ev *trace.Event) {
 		}
 		if s.running && ev.CPU != s.cpu {
 			s.early = *ev // see earlyWakeWindow
+			s.earlyBy = x.wakerAt(ev)
 		}
 		return // already runnable: nothing ends here
 	}
+	s.late = trace.Event{} // (a wakeup of its own ends the sleep)
 	waker := ev.WakerTID
 	inferred := waker < 0
 	if waker < 0 {
@@ -1140,16 +1206,7 @@ func (x *extractor) wake(ev *trace.Event) {
 		// Asleep since before the trace: when it slept is unknown.
 		c = Cause{Kind: CauseExternal, At: t, Inferred: true}
 	case waker > 0 && known && waker != ev.TID && x.st[w].running && ev.FromIRQ != trace.Yes:
-		ws := &x.st[w]
-		ws.addAction(ws.bursts.last(0), Action{At: x.consumed(w, t), Kind: ActWake, Target: int32(i), Block: int32(s.bursts.len() - 2),
-			Remote: ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU})
-		c = Cause{Kind: CauseDependency, Waker: int32(w), Inferred: inferred, At: t}
-		nb := s.bursts.last(0)
-		nb.WokenBy, nb.WokenRemote = true, ev.CPU >= 0 && ev.TargetCPU >= 0 && ev.CPU != ev.TargetCPU
-		x.noteFIFO(i)
-		if ev.CPU >= 0 && int(ev.CPU) < len(x.lastWake) {
-			x.lastWake[ev.CPU] = wakeRec{waker: w, wakee: i, t: t}
-		}
+		c = x.dependOn(i, ev, wakerPoint{w: w, burst: x.st[w].bursts.n - 1, off: x.consumed(w, t)}, inferred)
 	default:
 		c = Cause{Kind: CauseTimer, Delay: t - s.blocked, At: t, Inferred: ev.FromIRQ != trace.Yes}
 	}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -469,5 +470,57 @@ func TestWorkloadRootRecorderChildPerf(t *testing.T) {
 		if want := tk.TID == 42 || tk.TID == 43; tk.Workload != want {
 			t.Errorf("tid %d (%s): workload %v, want %v", tk.TID, tk.Comm, tk.Workload, want)
 		}
+	}
+}
+
+// TestLateEarlyWake (times in µs; new-user pass 23 F3): as TestEarlyWake,
+// but B's switch-out to S comes 23 µs after A's wakeup (more than
+// earlyWakeWindow: a slow __schedule on a loaded VM), and B is switched in
+// again at 40 on CPU 1 with no wakeup between: A's wakeup ended the sleep
+// (a dependency on A), not an external event at 40, which pinned a
+// pipeline stage's wait to its recorded time in a what-if with more CPU.
+// When C (tid 22) wakes B at 35, after its switch-out, C's wakeup ends
+// it instead.
+func TestLateEarlyWake(t *testing.T) {
+	us := int64(1000)
+	on := func(e trace.Event, cpu trace.CPU) trace.Event { e.CPU = cpu; return e }
+	waking := func(at int64, cpu trace.CPU, by trace.TID) trace.Event {
+		w := trace.NewEvent(at, cpu, trace.KindWaking)
+		w.TID, w.CurTID, w.TargetCPU, w.FromIRQ = 21, by, 1, trace.No
+		return w
+	}
+	for _, c := range []struct {
+		name  string
+		extra []trace.Event
+		waker trace.TID
+	}{
+		{"no wakeup between", nil, 20},
+		{"a wakeup between", []trace.Event{on(sw(34*us, 0, 0, 22), 0), waking(35*us, 0, 22), on(sw(36*us, 22, trace.StateInterruptible, 0), 0)}, 22},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			evs := []trace.Event{
+				on(sw(0, 0, 0, 20), 1),
+				on(sw(5*us, 20, trace.StateRunning, 21), 1),
+				on(sw(6*us, 0, 0, 20), 0),
+				waking(10*us, 0, 20),
+				on(sw(27*us, 20, trace.StateInterruptible, 0), 0),
+			}
+			evs = append(evs, on(sw(33*us, 21, trace.StateInterruptible, 0), 1))
+			evs = append(evs, c.extra...)
+			evs = append(evs, on(sw(40*us, 0, 0, 21), 1), on(sw(50*us, 21, trace.StateInterruptible, 0), 1))
+			slices.SortStableFunc(evs, func(a, b trace.Event) int { return cmp.Compare(a.Time, b.Time) })
+			m, idx := extract2(t, evs)
+			b := &m.Tasks[idx[21]]
+			var w *Cause
+			for k := range b.Bursts {
+				if b.Bursts[k].End == EndBlock {
+					w = &b.Bursts[k].Wake
+					break
+				}
+			}
+			if w == nil || w.Kind != CauseDependency || w.Waker != int32(idx[c.waker]) {
+				t.Errorf("B's first sleep ended by %+v, want a dependency on tid %d", w, c.waker)
+			}
+		})
 	}
 }

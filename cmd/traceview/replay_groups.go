@@ -140,7 +140,7 @@ func writeGroupLine(out io.Writer, m *replay.Model, cfg replay.Config) {
 // recording's (obs: its cpu.stat over the trace when recorded, else the
 // figures inferred from the schedule) and their ratio, so that a what-if
 // on --cpu-max reads against what the recording had.
-func writeGroupThrottle(w io.Writer, stats []policies.GroupStats, obs *report.LatencyResult, modelled bool) {
+func writeGroupThrottle(w io.Writer, stats []policies.GroupStats, groups []replay.GroupInfo, obs *report.LatencyResult, modelled bool) {
 	if !modelled {
 		return
 	}
@@ -148,7 +148,13 @@ func writeGroupThrottle(w io.Writer, stats []policies.GroupStats, obs *report.La
 	for i := range obs.Cgroups {
 		g := &obs.Cgroups[i]
 		if thr, _ := report.ObservedThrottled(g); g.QuotaNS > 0 && thr > 0 && !slices.ContainsFunc(stats, func(st policies.GroupStats) bool { return st.Path == g.Path }) {
-			gone = append(gone, fmt.Sprintf("  %s: not in the replay (its tasks are replayed in the groups they ran longest in: a replay keeps a task in one group), so its throttling is not predicted; recorded %s ms throttled", termsafe.Name(g.Path), msf(thr)))
+			why := "not in the replay (its tasks are replayed in the groups they ran longest in: a replay keeps a task in one group), so its throttling is not predicted"
+			if k := slices.IndexFunc(groups, func(r replay.GroupInfo) bool { return r.Path == g.Path }); k >= 0 && groups[k].QuotaNS <= 0 {
+				// (new-user pass 23 F3: a quota removed by --cpu-max
+				// PATH=max read as a group left out.)
+				why = fmt.Sprintf("replayed with no quota (%s), so not throttled", groups[k].Source)
+			}
+			gone = append(gone, fmt.Sprintf("  %s: %s; recorded %s ms throttled", termsafe.Name(g.Path), why, msf(thr)))
 		}
 	}
 	if len(stats) == 0 && len(gone) == 0 {

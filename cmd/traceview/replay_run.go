@@ -165,7 +165,7 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 	}
 	if o.output == "table" {
 		writeReplayTable(r.out, sp.String(), o.whatIfText(sp.String()), res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide)
-		writeGroupThrottle(r.out, res.GroupStats, r.obs, res.GroupsModelled)
+		writeGroupThrottle(r.out, res.GroupStats, res.Groups, r.obs, res.GroupsModelled)
 	}
 	if ks != nil && ks.Conclusions {
 		fmt.Fprintln(r.errw, kindNote(ks, sp.String()))

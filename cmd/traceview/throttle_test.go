@@ -812,3 +812,15 @@ func TestCompareRecordedCgroup(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayQuotaRemovedLine (new-user pass 23 F3: with the quota removed
+// by --cpu-max PATH=max the group was said to be "not in the replay"):
+// quota-svc.tv with /t19svc's 3ms/10ms removed says the group is
+// replayed with no quota, beside its cpu.stat's 6108.286 ms (the meta
+// file's), and never that it is not in the replay.
+func TestReplayQuotaRemovedLine(t *testing.T) {
+	out, errs, code := runCLI(t, "replay", "-i", "../../testdata/traces/quota-svc.tv", "--policy", "eevdf", "--cpu-max", "/t19svc=max", "--no-self-replay")
+	if code != 0 || !strings.Contains(out, "  /t19svc: replayed with no quota (what-if), so not throttled; recorded 6108.286 ms throttled\n") || strings.Contains(out, "/t19svc: not in the replay") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
