@@ -351,8 +351,14 @@ func TestCapturePingPong(t *testing.T) {
 				if c.irqUnknown != 0 {
 					t.Errorf("tid %d: %d of %d wakings without a known interrupt context", me.tid, c.irqUnknown, c.wakings)
 				}
-				if c.partnerFromIRQ != 0 {
-					t.Errorf("tid %d: %d wakeups by the partner flagged as from interrupt, pipe writes are task context", me.tid, c.partnerFromIRQ)
+				// Pipe writes are task context; an interrupt that hits
+				// while the partner is current (a timer of this Go
+				// process: its threads sleep with futex timeouts) wakes
+				// the thread with the partner as the task on the CPU,
+				// flagged as from interrupt, rarely (1 of 1133 in a CI
+				// run): a systematic misflag would show in most.
+				if c.partnerFromIRQ > 2+c.wakeups/100 {
+					t.Errorf("tid %d: %d of %d wakeups by the partner flagged as from interrupt, pipe writes are task context", me.tid, c.partnerFromIRQ, c.wakeupsByPartner)
 				}
 				if c.wakerCPUMismatch != 0 {
 					t.Errorf("tid %d: %d wakeups whose waker CPU differs from their sched_waking's CPU", me.tid, c.wakerCPUMismatch)
