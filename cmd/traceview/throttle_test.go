@@ -546,9 +546,15 @@ func TestKernelNoteDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := damagedCopy(t, b, "bad.tv", func(b []byte) { b[3000] ^= 1 })
-	out, _, _ := runCLI(t, "latency", "-i", in)
+	out, errs, _ := runCLI(t, "latency", "-i", in)
 	if !strings.Contains(out, "  /t19svc: the file lost 8192 events in damaged or cut parts, which the kernel's counts cover and the inference does not: not compared\n") || strings.Contains(out, "contention") {
 		t.Errorf("output:\n%s", out)
+	}
+	// The warnings say when the lost block's events lay, from the
+	// header's start to the next block's first event (new-user pass 23
+	// F8: only its offset and count), without -v.
+	if want := "warning: " + in + ": the damaged block's events lay between 10149.393452 s and 10152.220276 s (the intact events around it): that time is unobserved on every CPU\n"; !strings.Contains(errs, want) {
+		t.Errorf("stderr:\n%s\nwant %q", errs, want)
 	}
 }
 

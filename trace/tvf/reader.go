@@ -63,6 +63,9 @@ type Reader struct {
 	started   bool
 	cgAlias   map[uint64]uint64
 	holeCount uint64
+	// blockEnd is the latest event time of the blocks read so far (0:
+	// none): where a damaged block's events began, at the latest.
+	blockEnd int64
 	// tailEvents is the trailer's event count (when applied), decoded the
 	// events read from intact blocks: at the end, what the trailer counts
 	// beyond them and the damaged blocks' counts was in bytes skipped as
@@ -517,6 +520,9 @@ func (r *Reader) readFrame(first bool) error {
 			if r.hole && len(evs) > 0 {
 				evs = r.holeBefore(evs)
 			}
+			for k := range evs {
+				r.blockEnd = max(r.blockEnd, evs[k].Time)
+			}
 			r.buf, r.i = evs, 0
 			if len(evs) > 0 {
 				return nil
@@ -594,6 +600,16 @@ func (r *Reader) checkCount() {
 }
 
 func (r *Reader) holeBefore(evs []trace.Event) []trace.Event {
+	from := r.blockEnd
+	if from == 0 {
+		from = r.meta.FirstTime // (the first block: the header's start)
+	}
+	if from > 0 && evs[0].Time > from {
+		// When, as well as where (new-user pass 23 F8: only the offset
+		// and the count were said, of 1.3 s gone).
+		r.meta.Warnings.Add("damaged-block-span", "traceview format: the damaged block's events lay between %s s and %s s (the intact events around it): that time is unobserved on every CPU",
+			trace.FormatSeconds(from, 6), trace.FormatSeconds(evs[0].Time, 6))
+	}
 	lost := trace.NewEvent(evs[0].Time, -1, trace.KindLost)
 	lost.Count = r.holeCount
 	r.hole, r.holeCount = false, 0
