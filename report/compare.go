@@ -239,7 +239,8 @@ func CompareLatency(ra, rb *LatencyResult, perfCompat bool) *CompareResult {
 	})
 	ta, tb := compareTotal(ra), compareTotal(rb)
 	res.Total = CompareRow{Comm: "TOTAL", A: ta, B: tb, Ratio: compareRatios(ta, tb)}
-	res.Cgroups = compareCgroups(ra.Cgroups, rb.Cgroups)
+	sides := sameBasis([][]CgroupThrottle{ra.Cgroups, rb.Cgroups})
+	res.Cgroups = compareCgroups(sides[0], sides[1])
 	return res
 }
 

@@ -111,7 +111,9 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 		return fmt.Sprintf("%.3f", ms(f(g)))
 	}
 	ratio := func(c *CompareCgroup, f func(*CgroupThrottle) int64) string {
-		if c.A == nil || c.B == nil || f(c.A) == 0 {
+		if c.A == nil || c.B == nil || f(c.A) == 0 || c.A.Subtree != c.B.Subtree {
+			// (Not on one basis: a subtree against its group's own
+			// tasks, sameBasis could not rebuild it.)
 			return "-"
 		}
 		return fmt.Sprintf("%.3f", float64(f(c.B))/float64(f(c.A)))

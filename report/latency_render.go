@@ -264,6 +264,9 @@ func quotaText(g *CgroupThrottle) string {
 	if g.Subtree {
 		q += "; with the groups below it"
 	}
+	if g.MixedBasis {
+		q += "; its traces count it with the groups below it in some, its own tasks in others: the figures mix the two"
+	}
 	return q
 }
 

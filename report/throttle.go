@@ -174,6 +174,11 @@ type CgroupThrottle struct {
 	// those of its whole subtree (its own tasks' and every group's below),
 	// as its throttles are inferred from them.
 	Subtree bool `json:"subtree,omitempty"`
+	// MixedBasis, of several traces merged or compared, says the group's
+	// line counts its subtree in some (Subtree) and its own tasks in
+	// others, where its line could not be rebuilt on the subtree basis
+	// (sameBasis): its figures mix the two.
+	MixedBasis bool `json:"mixed_basis,omitempty"`
 	// AlsoUnder, for a group with a quota of its own under an ancestor
 	// with one, names the nearest such ancestor: its tasks wait through
 	// that ancestor's throttles too, which count on the ancestor's line
@@ -1347,10 +1352,88 @@ func addQuota(list []QuotaReading, m, g *CgroupThrottle) []QuotaReading {
 	return list
 }
 
+// asSubtree returns the line of group g of a trace (its lines: groups)
+// on the basis of a Subtree line: its own tasks' and every group's below
+// it, summed (run time, tasks, delays, the largest delay, throttled
+// waits), for setting it beside or merging it with another trace's
+// line of the group that counted its subtree because its quota limits
+// it there. false when a group below it is itself a Subtree line (its
+// sum would count that line's groups twice).
+func asSubtree(g *CgroupThrottle, groups []CgroupThrottle) (CgroupThrottle, bool) {
+	out := *g
+	if g.Subtree {
+		return out, true
+	}
+	for i := range groups {
+		b := &groups[i]
+		if b.Path == g.Path || !schedule.CgroupBelow(b.Path, g.Path) {
+			continue
+		}
+		if b.Subtree {
+			return CgroupThrottle{}, false
+		}
+		out.addTasks(b)
+	}
+	if out.Span > 0 {
+		out.CPUs = float64(out.Runtime) / float64(out.Span)
+	}
+	out.Subtree = true
+	return out, true
+}
+
+// addTasks adds the figures of g's tasks to m's: run time, tasks,
+// delays, their sum and largest, and the throttled waits.
+func (m *CgroupThrottle) addTasks(g *CgroupThrottle) {
+	m.Runtime += g.Runtime
+	m.Tasks += g.Tasks
+	m.Delays += g.Delays
+	m.SumDelay += g.SumDelay
+	m.MaxDelay = max(m.MaxDelay, g.MaxDelay)
+	m.ThrottledDelay += g.ThrottledDelay
+}
+
+// sameBasis puts the lines of parts (one list per trace) of a group that
+// is a Subtree line in some trace and not in another on the Subtree
+// basis in every trace (asSubtree): one trace's quota made its line count
+// the groups below it, another's did not (new-user pass 24 F1:
+// compare divided a subtree's run time by the group's own, B/A 0.399
+// where the subtree's was 1.05, and `latency A B` added them). A line
+// that cannot be rebuilt keeps its basis and is marked MixedBasis.
+func sameBasis(parts [][]CgroupThrottle) [][]CgroupThrottle {
+	sub := map[string]bool{}
+	for _, p := range parts {
+		for i := range p {
+			if p[i].Subtree {
+				sub[p[i].Path] = true
+			}
+		}
+	}
+	if len(sub) == 0 {
+		return parts
+	}
+	out := make([][]CgroupThrottle, len(parts))
+	for k, p := range parts {
+		out[k] = slices.Clone(p)
+		for i := range out[k] {
+			g := &out[k][i]
+			if !sub[g.Path] || g.Subtree {
+				continue
+			}
+			if r, ok := asSubtree(&p[i], p); ok {
+				*g = r
+			} else {
+				g.MixedBasis = true
+			}
+		}
+	}
+	return out
+}
+
 // MergeCgroupThrottles merges the groups of several traces by path: sums,
 // the largest delay, the throttles concatenated; the settings of the first
 // trace that knows them.
 func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
+	parts = sameBasis(parts)
 	idx := map[string]int{}
 	var out []CgroupThrottle
 	for _, p := range parts {
@@ -1363,16 +1446,11 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 				continue
 			}
 			m := &out[i]
-			m.Runtime += g.Runtime
+			m.addTasks(&g)
 			m.CPUTime += g.CPUTime
-			m.Tasks += g.Tasks
-			m.Delays += g.Delays
-			m.SumDelay += g.SumDelay
-			m.MaxDelay = max(m.MaxDelay, g.MaxDelay)
 			m.ThrottledPeriods += g.ThrottledPeriods
 			m.Throttled += g.Throttled
 			m.ThrottledWall += g.ThrottledWall
-			m.ThrottledDelay += g.ThrottledDelay
 			m.IdleEvidence += g.IdleEvidence
 			m.QuotaEvidence += g.QuotaEvidence
 			m.Throttles = append(m.Throttles, g.Throttles...)
@@ -1401,6 +1479,13 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 			m.KernelWholeTrace = m.KernelWholeTrace || g.KernelWholeTrace
 			m.Subtree = m.Subtree || g.Subtree
 			m.ThrottledBy, m.AlsoUnder = cmp.Or(m.ThrottledBy, g.ThrottledBy), cmp.Or(m.AlsoUnder, g.AlsoUnder)
+			if m.AlsoUnder == m.ThrottledBy {
+				// (One trace's quota made the ancestor its throttler,
+				// another's "also under" it: "under /p's quota; also
+				// under /p's quota".)
+				m.AlsoUnder = ""
+			}
+			m.MixedBasis = m.MixedBasis || g.MixedBasis
 		}
 	}
 	for i := range out {

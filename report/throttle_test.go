@@ -826,3 +826,52 @@ func TestChainBreakNamesShownTask(t *testing.T) {
 		t.Errorf("warning %q", msg)
 	}
 }
+
+// TestSameBasis (new-user pass 24 F1): /p has a quota in trace A, so its
+// line there counts its subtree (its own tasks, 40 ms, and /p/c's, 60 ms:
+// 100 ms), and none in trace B, whose line counts its own tasks (30 ms)
+// beside /p/c's (70 ms). Compared or merged, B's line is rebuilt on the
+// subtree basis, 30 + 70 = 100 ms: compare's /p B is 100 ms (it was 30,
+// B/A 0.3), and merged /p is 200 ms with the groups below it (it added
+// 100 and 30). Where B's /p/c is itself a subtree line (a quota of its
+// own), /p cannot be rebuilt: it keeps its basis, marked MixedBasis, and
+// compare gives no ratio for it. Merged, "under /q's quota" from one
+// trace and "also under /q's quota" from another name /q once.
+func TestSameBasis(t *testing.T) {
+	a := []CgroupThrottle{
+		{Path: "/p", Runtime: 100, Span: 1000, Subtree: true, QuotaNS: 10, PeriodNS: 100, Settings: "recorded"},
+		{Path: "/p/c", Runtime: 60, Span: 1000, ThrottledBy: "/p", QuotaNS: -1, Settings: "recorded"},
+	}
+	b := []CgroupThrottle{
+		{Path: "/p", Runtime: 30, Span: 1000, QuotaNS: -1, Settings: "recorded"},
+		{Path: "/p/c", Runtime: 70, Span: 1000, QuotaNS: -1, Settings: "recorded"},
+	}
+	c := compareCgroups(sameBasis([][]CgroupThrottle{a, b})[0], sameBasis([][]CgroupThrottle{a, b})[1])
+	if len(c) != 2 || c[0].Path != "/p" || c[0].B.Runtime != 100 || !c[0].B.Subtree || c[0].B.CPUs != 0.1 {
+		t.Errorf("compared /p: %+v", c[0].B)
+	}
+	m := MergeCgroupThrottles(a, b)
+	if m[0].Path != "/p" || m[0].Runtime != 200 || !m[0].Subtree || m[0].MixedBasis {
+		t.Errorf("merged /p: %+v", m[0])
+	}
+	b[1].Subtree = true
+	s := sameBasis([][]CgroupThrottle{a, b})
+	if g := s[1][0]; g.Runtime != 30 || g.Subtree || !g.MixedBasis {
+		t.Errorf("B's /p over a subtree line: %+v, want 30 ms, own basis, mixed", g)
+	}
+	var out strings.Builder
+	res := &CompareResult{Cgroups: compareCgroups(s[0], s[1])}
+	if err := writeCompareCgroups(&out, res.Cgroups); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 3 && f[0] == "/p" && f[3] != "-" {
+			t.Errorf("/p compared across bases with ratio %s:\n%s", f[3], out.String())
+		}
+	}
+	x := []CgroupThrottle{{Path: "/q/r", ThrottledBy: "/q", Settings: "recorded", QuotaNS: -1}}
+	y := []CgroupThrottle{{Path: "/q/r", AlsoUnder: "/q", Settings: "recorded", QuotaNS: 5, PeriodNS: 100}}
+	if g := MergeCgroupThrottles(x, y)[0]; g.ThrottledBy != "/q" || g.AlsoUnder != "" {
+		t.Errorf("merged /q/r: under %q, also under %q", g.ThrottledBy, g.AlsoUnder)
+	}
+}
