@@ -244,6 +244,11 @@ func CompareLatency(ra, rb *LatencyResult, perfCompat bool) *CompareResult {
 	return res
 }
 
+// SameTaskName reports whether a and b name the same task the way compare
+// matches rows: a kworker with and without the workqueue /proc appends
+// (compareName) is one name.
+func SameTaskName(a, b string) bool { return compareName(a) == compareName(b) }
+
 // compareName is the name compare matches comm by: a kworker's name
 // without the workqueue the kernel appends after its pool and id when
 // /proc/PID/comm is read ("kworker/u8:1-kvfree_rcu_reclaim", cut to 15

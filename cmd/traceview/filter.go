@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -283,6 +284,66 @@ func watchNames(src trace.Source, f *schedule.Filter) (trace.Source, nameRuns) {
 		m[e.NextComm]++
 	}}, runs
 }
+
+// renamedNote is the stderr line naming the tasks that ran most of their
+// switch-ins (runs), and at least renamedMin, under names other than the
+// one their row carries (the last: perf names a row by the task's last
+// comm), with the name they had most, the most such first, at most 4 and
+// how many more: a thread renamed late in its life (prctl, exec) was
+// found only by --comm with its old name (new-user pass 24 F2:
+// done-0:23689, 117 of its 177 switch-ins as wrk-0). "" when no such
+// task.
+func renamedNote(rows []report.LatencyRow, runs nameRuns) string {
+	type renamed struct {
+		row       *report.LatencyRow
+		most, all int64
+		other     string
+	}
+	var found []renamed
+	for i := range rows {
+		r := &rows[i]
+		if r.TID <= 0 || r.NrTasks > 1 {
+			continue
+		}
+		var all, most int64
+		mostName := ""
+		for name, k := range runs[r.TID] {
+			all += k
+			if !report.SameTaskName(name, r.Comm) && (k > most || k == most && name < mostName) {
+				most, mostName = k, name
+			}
+		}
+		var same int64 // (under the row's name, or a kworker's other form of it)
+		for name, k := range runs[r.TID] {
+			if report.SameTaskName(name, r.Comm) {
+				same += k
+			}
+		}
+		if other := all - same; mostName == "" || 2*other <= all || other < renamedMin {
+			continue
+		}
+		found = append(found, renamed{r, most, all, mostName})
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	slices.SortFunc(found, func(a, b renamed) int { return cmp.Or(cmp.Compare(b.most, a.most), cmp.Compare(a.row.TID, b.row.TID)) })
+	var parts []string
+	for _, f := range found[:min(4, len(found))] {
+		parts = append(parts, fmt.Sprintf("%s:%d ran %d of its %d switch-ins as %s", termsafe.Name(f.row.Comm), f.row.TID, f.most, f.all, termsafe.Name(f.other)))
+	}
+	if len(found) > 4 {
+		parts = append(parts, fmt.Sprintf("and %d more", len(found)-4))
+	}
+	return "note: renamed during the trace, so named by their last name in the rows: " + strings.Join(parts, "; ") + " (--comm matches the name at each event)"
+}
+
+// renamedMin is how many switch-ins under other names make a task
+// renamed for renamedNote: a command a shell forked and exec'd runs a few
+// switch-ins under the shell's name first (1 to 3 for each of the 50
+// echo and 141 of the renamed-threads.tv children, measured 2026-12-06),
+// which is how every command starts, not a rename to note.
+const renamedMin = 10
 
 // commRenameHint is the stderr line for a --comm filter (comms) that left
 // out part of the tasks it matched (runs: their switch-ins by name; rows:

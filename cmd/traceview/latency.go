@@ -12,6 +12,7 @@ import (
 
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 type latencyOptions struct {
@@ -126,7 +127,8 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	}
 	var runs nameRuns
 	in := trace.Source(src)
-	if opts.Filter != nil && opts.Filter.Comms != nil {
+	if !o.perf {
+		// (--comm's hint, and the renamed tasks' note.)
 		in, runs = watchNames(src, opts.Filter)
 	}
 	res, err := report.ComputeLatency(in, opts)
@@ -155,11 +157,24 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 		return report.WriteLatencyJSON(out, &named)
 	case "csv":
 		printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)
+		printRenamed(cmd.ErrOrStderr(), res, opts.Filter, runs)
 		csvCgroupsNote(cmd.ErrOrStderr(), "latency", len(res.Cgroups))
 		return report.WriteLatencyCSV(out, res)
 	}
 	printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)
+	printRenamed(cmd.ErrOrStderr(), res, opts.Filter, runs)
 	return report.WriteLatencyTable(out, res, o.perf)
+}
+
+// printRenamed writes renamedNote after the warnings, when rows matched
+// and no --comm filter gave its own hint (commRenameHint).
+func printRenamed(w io.Writer, res *report.LatencyResult, f *schedule.Filter, runs nameRuns) {
+	if res.Unmatched != nil || f != nil && f.Comms != nil {
+		return
+	}
+	if n := renamedNote(res.TaskRows, runs); n != "" {
+		fmt.Fprintln(w, n)
+	}
 }
 
 // checkStatedCgroups rejects (exit 2) a --recorded-cgroup PATH that no task

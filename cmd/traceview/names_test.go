@@ -166,3 +166,21 @@ func TestWideNamesAlign(t *testing.T) {
 		}
 	}
 }
+
+// TestRenamedNote (new-user pass 24 F2: a thread that ran 117 of its 177
+// switch-ins as wrk-0 had a row named done-0, its last name, and wrk-0
+// appeared nowhere): latency says on stderr which tasks ran most of their
+// switch-ins, and at least renamedMin, under other names, the most first.
+// renamed-threads.tv's t18ren2 ran 50 of its 100 as "t18\x1b[2Jx"
+// (escaped); pipe.perf.data renames nothing; a shell's forked and exec'd
+// children (1 to 3 switch-ins before their exec) are not named.
+func TestRenamedNote(t *testing.T) {
+	_, errs, code := runCLI(t, "latency", "-i", "../../testdata/traces/renamed-threads.tv")
+	want := "note: renamed during the trace, so named by their last name in the rows: t18ren2:12520 ran 50 of its 100 switch-ins as t18\\x1b[2Jx; "
+	if code != 0 || !strings.Contains(errs, want) || strings.Contains(errs, "t18sh") {
+		t.Errorf("exit %d, stderr:\n%s\nwant %q", code, errs, want)
+	}
+	if _, errs, _ := runCLI(t, "latency", "-i", "../../testdata/traces/pipe.perf.data"); strings.Contains(errs, "renamed during") {
+		t.Errorf("pipe.perf.data: %s", errs)
+	}
+}
