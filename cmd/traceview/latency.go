@@ -125,11 +125,11 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	if opts.Filter, err = o.filter.resolve("latency", src.Meta()); err != nil {
 		return err
 	}
-	var runs nameRuns
+	var names func() nameRuns
 	in := trace.Source(src)
 	if !o.perf {
 		// (--comm's hint, and the renamed tasks' note.)
-		in, runs = watchNames(src, opts.Filter)
+		in, names = watchNames(src, opts.Filter)
 	}
 	res, err := report.ComputeLatency(in, opts)
 	if err != nil {
@@ -143,6 +143,10 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	}
 	if err := checkStatedCgroups("latency", opts.Cgroups, res.Cgroups); err != nil {
 		return err
+	}
+	var runs nameRuns
+	if names != nil {
+		runs = names()
 	}
 	if opts.Filter != nil {
 		if h := commRenameHint(opts.Filter.Comms, res.TaskRows, runs); h != "" {
