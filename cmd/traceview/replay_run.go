@@ -164,7 +164,7 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 		r.doc.Runs[len(r.doc.Runs)-1].TogetherSensitivity = kt
 	}
 	if o.output == "table" {
-		writeReplayTable(r.out, sp.String(), o.whatIfText(sp.String()), res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide)
+		writeReplayTable(r.out, sp.String(), o.whatIfText(sp.String()), res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide, restsOn(ks, kk, kt))
 		writeGroupThrottle(r.out, res.GroupStats, res.Groups, r.obs, res.GroupsModelled)
 	}
 	if ks != nil && ks.Conclusions {
