@@ -187,6 +187,9 @@ func htmlGroups(groups []CgroupThrottle) []htmlGroup {
 		}
 		hg := htmlGroup{Path: termsafe.Name(g.Path), Runtime: htmlMs(g.Runtime), CPUs: fmt.Sprintf("%.3f", g.CPUs), AvgDelay: htmlMs(avg),
 			MaxDelay: htmlMs(g.MaxDelay), Periods: fmt.Sprint(g.ThrottledPeriods), Throttled: htmlMs(g.Throttled), Quota: quotaText(g)}
+		if g.Delays == 0 {
+			hg.AvgDelay, hg.MaxDelay = "-", "-" // none measured, as the text table says
+		}
 		if k := g.Kernel; k != nil {
 			hg.Kernel = fmt.Sprintf("%d of %d periods, %s", k.NrThrottled, k.NrPeriods, htmlMs(k.ThrottledNS))
 			if g.KernelWholeTrace {

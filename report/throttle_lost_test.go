@@ -49,3 +49,13 @@ func TestCgroupTableNoDelays(t *testing.T) {
 		t.Errorf("table:\n%s\nwant %q", b.String(), want)
 	}
 }
+
+// TestHTMLGroupsNoDelays: the HTML report's group row prints "-" for the
+// average and largest delay of a group with none measured, as the text
+// table does (TestCgroupTableNoDelays), and the figures of one with some.
+func TestHTMLGroupsNoDelays(t *testing.T) {
+	hg := htmlGroups([]CgroupThrottle{{Path: "/q", Runtime: 2e6, Settings: "unknown"}, {Path: "/r", Delays: 2, SumDelay: 3e6, MaxDelay: 2e6, Settings: "unknown"}})
+	if hg[0].AvgDelay != "-" || hg[0].MaxDelay != "-" || hg[1].AvgDelay != htmlMs(1.5e6) || hg[1].MaxDelay != htmlMs(2e6) {
+		t.Errorf("rows %+v", hg)
+	}
+}
