@@ -1194,19 +1194,13 @@ func (x *extractor) wake(ev *trace.Event) {
 		return // already runnable: nothing ends here
 	}
 	s.late = trace.Event{} // (a wakeup of its own ends the sleep)
-	waker := ev.WakerTID
-	inferred := waker < 0
-	if waker < 0 {
-		waker = ev.CurTID
-	}
-	w, known := x.byTID.get(waker)
 	var c Cause
-	switch {
+	switch p := x.wakerAt(ev); {
 	case x.m.Tasks[i].Init == InitSleeping && s.bursts.len() == 2 && s.bursts.at(0).Len == 0 && s.blocked == x.m.Tasks[i].Start:
 		// Asleep since before the trace: when it slept is unknown.
 		c = Cause{Kind: CauseExternal, At: t, Inferred: true}
-	case waker > 0 && known && waker != ev.TID && x.st[w].running && ev.FromIRQ != trace.Yes:
-		c = x.dependOn(i, ev, wakerPoint{w: w, burst: x.st[w].bursts.n - 1, off: x.consumed(w, t)}, inferred)
+	case p.burst >= 0:
+		c = x.dependOn(i, ev, p, ev.WakerTID < 0)
 	default:
 		c = Cause{Kind: CauseTimer, Delay: t - s.blocked, At: t, Inferred: ev.FromIRQ != trace.Yes}
 	}

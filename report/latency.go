@@ -519,7 +519,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 				// Far from the kernel's, with nothing else to tell
 				// why (new-user pass 23 F7: 0 periods beside 82).
 				g.KernelNote = fmt.Sprintf("the recording holds CPU %s only: the kernel counted every CPU's runqueues, and a wait on a recorded CPU is left out where the task may have run on another meanwhile, so the inference (%d periods, %.3f ms) is not comparable; take the kernel's figures",
-					cpulist.Format(cpuInts(recorded)), g.ThrottledPeriods, float64(g.Throttled)/1e6)
+					cpulist.Format(recorded), g.ThrottledPeriods, float64(g.Throttled)/1e6)
 			}
 		}
 	}
@@ -656,15 +656,6 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 	}
 	res.Warnings = append(res.Warnings, res.ReportWarnings...)
 	return res
-}
-
-// cpuInts returns cpus as ints (cpulist.Format's).
-func cpuInts(cpus []trace.CPU) []int {
-	out := make([]int, len(cpus))
-	for i, c := range cpus {
-		out[i] = int(c)
-	}
-	return out
 }
 
 // LossyMostKey is the warning that lost events left most of the trace's

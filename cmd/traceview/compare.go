@@ -120,10 +120,7 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 // it).
 func (o compareOptions) statedCgroups() (a, b []trace.CgroupSettings, err error) {
 	for _, v := range o.recorded {
-		side, rest := "", v
-		if s, r, ok := strings.Cut(v, ":"); ok && (s == "A" || s == "B") {
-			side, rest = s, r
-		}
+		side, rest := recordedSide(v)
 		cs, err := trace.ParseCgroupSettings(rest)
 		if err != nil {
 			return nil, nil, usageErrorf("compare: %w", err)
@@ -141,6 +138,15 @@ func (o compareOptions) statedCgroups() (a, b []trace.CgroupSettings, err error)
 	return a, b, nil
 }
 
+// recordedSide splits a --recorded-cgroup value into its trace ("A",
+// "B", or "" for both) and the settings.
+func recordedSide(v string) (side, rest string) {
+	if s, r, ok := strings.Cut(v, ":"); ok && (s == "A" || s == "B") {
+		return s, r
+	}
+	return "", v
+}
+
 // checkComparedCgroups rejects (exit 2), as latency does
 // (checkStatedCgroups), a group stated for one trace that has no task of
 // it, or stated for both that neither has: a typo would change nothing.
@@ -154,10 +160,7 @@ func checkComparedCgroups(res *report.CompareResult, o compareOptions) error {
 		}
 	}
 	for _, v := range o.recorded {
-		side, rest := "", v
-		if s, r, ok := strings.Cut(v, ":"); ok && (s == "A" || s == "B") {
-			side, rest = s, r
-		}
+		side, rest := recordedSide(v)
 		cs, _ := trace.ParseCgroupSettings(rest) // (parsed before)
 		inA, inB := hasCgroup(sides[0], cs.Path), hasCgroup(sides[1], cs.Path)
 		switch {

@@ -75,8 +75,9 @@ func ParseInts(s string, lo, hi int) ([]int, error) {
 
 // Format prints CPU numbers as a list with runs joined into ranges:
 // {0, 1, 2, 5} gives "0-2,5". cpus must be ascending and distinct (as
-// Parse returns them); nil gives "".
-func Format(cpus []int) string {
+// Parse returns them); nil gives "". T is int or a CPU number type such
+// as trace.CPU.
+func Format[T ~int | ~int32](cpus []T) string {
 	var b strings.Builder
 	for i := 0; i < len(cpus); {
 		j := i
@@ -86,10 +87,10 @@ func Format(cpus []int) string {
 		if b.Len() > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.Itoa(cpus[i]))
+		b.WriteString(strconv.Itoa(int(cpus[i])))
 		if j > i {
 			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(cpus[j]))
+			b.WriteString(strconv.Itoa(int(cpus[j])))
 		}
 		i = j + 1
 	}
