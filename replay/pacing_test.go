@@ -421,15 +421,25 @@ func TestRuntimeBeforeFirstSwitch(t *testing.T) {
 // times five times, last seen at 2.010 s: they end 10 ms apart, 0.5 % of
 // the spinner's 2 s life (within deadlineSpread, 3 %), so the spinner is
 // deadline-bound with a 2 s deadline. With the generator last seen at
-// 2.200 s (10 %) it stays as it was.
+// 2.200 s (10 %) it stays as it was. A generator whose workers drained a
+// backlog after its clock stopped lives on (last seen at 3.3 s, 65 % off)
+// but its last absolute-time wakeup, at 1.990 s, is 10 ms (0.5 %) from the
+// spinner's exit: deadline-bound again; with that wakeup at 1.5 s (25 %
+// off) it is not.
 func TestLoneSpinnerBesideClock(t *testing.T) {
 	for _, c := range []struct {
-		genLast  int64
-		deadline bool
-	}{{2_010_000_000, true}, {2_200_000_000, false}} {
+		genLast, lastTimer int64
+		deadline           bool
+	}{
+		{2_010_000_000, 1_500_000_000, true},
+		{2_200_000_000, 1_500_000_000, false},
+		{3_300_000_000, 1_990_000_000, true},
+		{3_300_000_000, 1_500_000_000, false},
+	} {
 		gen := Task{Comm: "gen", Workload: true, Start: 10_000_000, Last: c.genLast}
 		for k := 0; k < 5; k++ {
-			gen.Bursts = append(gen.Bursts, Burst{Len: 1000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: int64(k+1) * 300_000_000}})
+			at := c.lastTimer - int64(4-k)*300_000_000
+			gen.Bursts = append(gen.Bursts, Burst{Len: 1000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: at}})
 		}
 		gen.Bursts = append(gen.Bursts, Burst{Len: 1000, End: EndExit})
 		spin := Task{Comm: "hog", Workload: true, Start: 0, Last: 2_000_000_000, Bursts: []Burst{{Len: 2_000_000_000, End: EndExit}}}
@@ -437,8 +447,8 @@ func TestLoneSpinnerBesideClock(t *testing.T) {
 		x.loneSpinners(map[[2]string][]untilCand{{"hog", "-1"}: {{i: 0, lo: 2_000_000_000, hi: 2_000_000_000}}})
 		got := x.m.Tasks[0]
 		if (got.Until == UntilDeadline) != c.deadline || c.deadline && (got.Deadline != 2_000_000_000 || !got.Spinner || !got.UntilInferred) {
-			t.Errorf("generator last at %d ns: spinner until %v, deadline %d ns, spinner %v; want deadline-bound %v (2 s)",
-				c.genLast, got.Until, got.Deadline, got.Spinner, c.deadline)
+			t.Errorf("generator last at %d ns, last timer at %d ns: spinner until %v, deadline %d ns, spinner %v; want deadline-bound %v (2 s)",
+				c.genLast, c.lastTimer, got.Until, got.Deadline, got.Spinner, c.deadline)
 		}
 	}
 }
