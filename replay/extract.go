@@ -335,16 +335,10 @@ func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 // entries (a damaged CPU field of 0x36311600 ran out of memory).
 const maxCPU = 8192
 
-// maxPreTraceRun bounds the run time a task can have had on its CPU before
-// the trace began, as its first sched_stat_runtime reports it: 1 s, over
-// 200 ticks at 250 Hz; the kernel charges a running fair task at every
-// tick (task_tick_fair -> update_curr), so a real one is a tick or less.
-const maxPreTraceRun = int64(1e9)
-
 // checkEvent reports whether ev can be taken into the model: its CPUs are
 // -1 (unknown) or below the trace's bound, its time is not negative, and
 // a sched_stat_runtime reports no more run time than the trace has had
-// (plus maxPreTraceRun); settle checks its time against its neighbours.
+// (trace.RuntimeDamaged); settle checks its time against its neighbours.
 // An event that fails is damage, counted in Model.Stats.Skipped and as a warning in
 // Model.Meta.Warnings, and skipped: a CPU number indexes per-CPU state,
 // and a run time or time stretches a burst the simulator ticks through.
@@ -360,7 +354,7 @@ func (x *extractor) checkEvent(ev *trace.Event) bool {
 		why = fmt.Sprintf("CPUs %d -> %d", ev.OrigCPU, ev.DestCPU)
 	case ev.Time < 0:
 		why = "a negative time"
-	case ev.Kind == trace.KindRuntime && (ev.Runtime < 0 || ev.Runtime > ev.Time-x.first(ev.Time)+maxPreTraceRun):
+	case trace.RuntimeDamaged(ev, x.first(ev.Time)):
 		why = fmt.Sprintf("a run time of %d ns in a trace of %d ns", ev.Runtime, ev.Time-x.first(ev.Time))
 	default:
 		x.first(ev.Time)

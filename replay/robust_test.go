@@ -159,7 +159,7 @@ func TestUnknownCPUSwitch(t *testing.T) {
 }
 
 // TestHugeFirstRuntime: a sched_stat_runtime of 2^62 ns as the trace's
-// first event is skipped as damage (it may report up to maxPreTraceRun of
+// first event is skipped as damage (it may report up to trace.MaxPreTraceRun of
 // run before the trace), and one of 0.9 s is taken.
 func TestHugeFirstRuntime(t *testing.T) {
 	for _, c := range []struct {

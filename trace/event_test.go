@@ -53,3 +53,24 @@ func TestSwitchDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestRuntimeDamaged: a sched_stat_runtime 2.5 s into a trace may report
+// up to 2.5 s + MaxPreTraceRun (1 s) = 3.5 s of run time; 3.5 s + 1 ns, or
+// a negative run time, is damage. Other kinds never are.
+func TestRuntimeDamaged(t *testing.T) {
+	const first, at = int64(10e9), int64(12.5e9)
+	for _, c := range []struct {
+		kind    Kind
+		runtime int64
+		want    bool
+	}{
+		{KindRuntime, 3.5e9, false}, {KindRuntime, 3.5e9 + 1, true}, {KindRuntime, -1, true},
+		{KindRuntime, 0, false}, {KindLost, 5e9, false},
+	} {
+		e := NewEvent(at, 0, c.kind)
+		e.Runtime = c.runtime
+		if got := RuntimeDamaged(&e, first); got != c.want {
+			t.Errorf("%v run time %d ns at %d ns, first %d ns: damaged %v, want %v", c.kind, c.runtime, at, first, got, c.want)
+		}
+	}
+}

@@ -260,3 +260,46 @@ func TestTimeAheadDropsOnlyIt(t *testing.T) {
 		t.Errorf("info: exit %d\n%s\n%s", code, out, stderr)
 	}
 }
+
+// TestDamagedRuntimeDropped: fork-cpu1.perf.data with the top byte of one
+// sched_stat_runtime's runtime field damaged (byte 91275, the last of the
+// u64 at 91268 in the RAW payload of the sample for pid 26949 at
+// 59410.417293780 s, runtime 994719 ns): bit 62 set makes it 4.6e18 ns,
+// bit 63 a negative run time. Either is dropped and said in full, as a
+// damaged time is (new-user pass 25 F4: 6.5e12 ms of run time in a 3 s
+// trace, no warning): the total run time is the whole file's 220499677 ns
+// less that event's 994719 ns, 219504958 ns, and info counts 1 event lost
+// in the file and fails.
+func TestDamagedRuntimeDropped(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/traces/fork-cpu1.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		mask byte
+		says string
+	}{
+		{0x40, "reports 4611686018.428 s of run time, more than the 0.162 s since the trace's first event plus 1 s"},
+		{0x80, "reports a negative run time (-9223372036853.781 ms)"},
+	} {
+		in := damagedCopy(t, b, "rt.data", func(b []byte) { b[91275] ^= c.mask })
+		out, stderr, code := runCLI(t, "latency", "-o", "json", "-i", in)
+		var doc struct {
+			Total struct {
+				Runtime int64 `json:"runtime_ns"`
+			} `json:"total"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || doc.Total.Runtime != 219504958 {
+			t.Errorf("mask %#x: exit %d, total run time %d ns, want 219504958; stderr:\n%s", c.mask, code, doc.Total.Runtime, stderr)
+		}
+		want := "warning: " + in + ": CPU 1: sched_stat_runtime at 59410.417293780 s for pid 26949 " + c.says + ": a damaged value, dropped"
+		_, stderr, _ = runCLI(t, "latency", "-i", in)
+		if first, _, _ := strings.Cut(stderr, "\n"); first != want {
+			t.Errorf("first warning %q\nwant %q", first, want)
+		}
+		out, stderr, code = runCLI(t, "info", "-i", in)
+		if code == 0 || !strings.Contains(out, "lost:               1 events") || !strings.Contains(stderr, "damaged or truncated") {
+			t.Errorf("info: exit %d\n%s\n%s", code, out, stderr)
+		}
+	}
+}

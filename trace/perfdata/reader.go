@@ -120,8 +120,9 @@ type Reader struct {
 	intern         tpformat.Interner
 	haveForkTP     bool
 	haveExitTP     bool
-	taskRecords    bool // UseTaskRecords: forks, execs and exits from the records only
-	keepRepeats    bool // KeepRepeats: an event recorded twice is delivered twice
+	taskRecords    bool  // UseTaskRecords: forks, execs and exits from the records only
+	keepRepeats    bool  // KeepRepeats: an event recorded twice is delivered twice
+	firstTime      int64 // ns, the earliest sample time read (damagedRuntime); 0: none yet
 	// lostAhead: the losses scanLost queued ahead, by CPU and the LOST
 	// record's time; their records add no second event.
 	lostAhead map[lostKey]bool

@@ -218,8 +218,43 @@ func (r *Reader) sampled(a *attr, ev *trace.Event, pid, tid int32, hasTime bool,
 	if len(chain) > 0 && ev.Kind == trace.KindSwitch {
 		ev.Stack = r.stackID(chain)
 	}
+	if hasTime && r.damagedRuntime(ev) {
+		return
+	}
 	r.fillPIDs(ev)
 	r.queueWithin(ev, hasTime, 0)
+}
+
+// damagedRuntime reports whether ev, a sample with a time, is a
+// sched_stat_runtime whose run time no trace can hold
+// (trace.RuntimeDamaged, from the header's first sample time, else the
+// earliest sample read so far) and so is dropped: said in full and
+// counted lost in the file, as a damaged time is. Reading as perf does
+// (KeepRepeats) it is kept, with the warning. It notes ev's time as the
+// earliest when it is.
+func (r *Reader) damagedRuntime(ev *trace.Event) bool {
+	first := r.firstTime
+	if r.times == timesChecked {
+		first = r.meta.FirstTime
+	}
+	if first == 0 || ev.Time < first {
+		first = ev.Time
+	}
+	if r.firstTime == 0 || ev.Time < r.firstTime {
+		r.firstTime = ev.Time
+	}
+	if !trace.RuntimeDamaged(ev, first) {
+		return false
+	}
+	what := "dropped"
+	if r.keepRepeats {
+		what = "kept as perf reads it"
+	} else {
+		r.meta.LostInFile++
+	}
+	r.meta.Warnings.Add("damaged-runtime", "perf.data: CPU %d: sched_stat_runtime at %s s for pid %d %s: a damaged value, %s",
+		ev.CPU, trace.FormatSeconds(ev.Time, 9), ev.TID, trace.RuntimeDamage(ev, first), what)
+	return !r.keepRepeats
 }
 
 // The callchain context markers of include/uapi/linux/perf_event.h

@@ -70,6 +70,14 @@ type Reader struct {
 	cutDone     bool
 }
 
+// firstOr returns the trace's first event time, t before any.
+func (r *Reader) firstOr(t int64) int64 {
+	if r.first < 0 {
+		return t
+	}
+	return r.first
+}
+
 // Open reads a trace.dat from r: an io.ReaderAt with a known size (an
 // *os.File or *bytes.Reader) is read in place, anything else is read into
 // memory first (the format needs random access). Errors wrap
@@ -375,6 +383,12 @@ func (r *Reader) Next() (trace.Event, error) {
 			r.heap = r.heap[:len(r.heap)-1]
 		}
 		r.down(0)
+		if ok && ev.Kind == trace.KindRuntime && trace.RuntimeDamaged(&ev, r.firstOr(ev.Time)) {
+			r.meta.Warnings.Add("damaged-runtime", "trace.dat: CPU %d: sched_stat_runtime at %s s for pid %d %s: a damaged value, dropped",
+				ev.CPU, trace.FormatSeconds(ev.Time, 9), ev.TID, trace.RuntimeDamage(&ev, r.firstOr(ev.Time)))
+			r.meta.LostInFile++
+			ok = false
+		}
 		if ok {
 			if r.first < 0 {
 				r.first = ev.Time
