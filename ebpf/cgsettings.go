@@ -377,9 +377,16 @@ func (g *groupReader) snapshot(now int64) *groupSnapshot {
 // them (v1Attrib): a group made after the start comes with that reading
 // (its Time), and the reading of now only when it differs, so a group
 // removed before the end is still described.
-func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids map[trace.PID]bool, now int64, startTime0 bool, stop map[string]trace.CgroupStat, first map[string]trace.CgroupSettings) ([]trace.CgroupSettings, []trace.CgroupStat) {
+//
+// agOf and agReadings are what the autogroup sampler read of the file's
+// processes (agSampler.forFile): a process the start did not see takes its
+// autogroup from there, and an autogroup first seen during the file comes
+// with the sampler's readings (its first, then each change of its nice).
+// taskAG is the autogroup of each process of pids that ran in one.
+func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids map[trace.PID]bool, now int64, startTime0 bool, stop map[string]trace.CgroupStat, first map[string]trace.CgroupSettings,
+	agOf map[trace.PID]string, agReadings []trace.CgroupSettings) (set []trace.CgroupSettings, stats []trace.CgroupStat, taskAG map[trace.PID]string) {
 	if g == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	_, v1 := g.dir("/")
 	paths := map[string]bool{}
@@ -393,7 +400,20 @@ func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids 
 		addPath(p)
 	}
 	autos := map[string]trace.PID{}
+	late := map[string]bool{} // autogroups of agReadings, first seen during the file
 	for pid := range pids {
+		if p := agOf[pid]; p != "" && g.autogroup {
+			// In the root group when the sampler read it (it may have
+			// exited since), which it follows past a setsid(2) soon
+			// after the process started, where the start's reading
+			// may have come before it.
+			if taskAG == nil {
+				taskAG = map[trace.PID]string{}
+			}
+			taskAG[pid] = p
+			late[p] = true
+			continue
+		}
 		grp, ok := start.cpuGroup[pid]
 		if !ok {
 			grp, ok = procCPUGroup(g.proc, pid, v1)
@@ -412,12 +432,14 @@ func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids 
 			}
 			start.autogroup[pid] = a
 		}
+		if taskAG == nil {
+			taskAG = map[trace.PID]string{}
+		}
+		taskAG[pid] = a.Path
 		if _, dup := autos[a.Path]; !dup || pid < autos[a.Path] {
 			autos[a.Path] = pid
 		}
 	}
-	var set []trace.CgroupSettings
-	var stats []trace.CgroupStat
 	for _, p := range sortedKeys(paths) {
 		s0, had := start.settings[p]
 		s1, st1, ok, stOK := g.read(p, now)
@@ -447,19 +469,53 @@ func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids 
 			stats = append(stats, st1)
 		}
 	}
-	for _, p := range sortedKeys(autos) {
-		pid := autos[p]
+	set = append(set, g.autogroupReadings(start, autos, late, agReadings, now, startTime0)...)
+	return set, stats, taskAG
+}
+
+// autogroupReadings returns the readings of a file's autogroups: those of
+// autos (path to a process the start read in it) and of late (paths the
+// sampler read). An autogroup the start read comes with that reading (time
+// 0 when startTime0, else the start's), the sampler's readings after it
+// that change its nice, and a reading now when it changed again; one only
+// the sampler read, with the sampler's readings (agReadings, in time
+// order).
+func (g *groupReader) autogroupReadings(start *groupSnapshot, autos map[string]trace.PID, late map[string]bool, agReadings []trace.CgroupSettings, now int64, startTime0 bool) []trace.CgroupSettings {
+	var set []trace.CgroupSettings
+	atStart := map[string]trace.PID{} // the start's process of each autogroup, also of late ones
+	for pid, a := range start.autogroup {
+		if q, ok := atStart[a.Path]; (autos[a.Path] != 0 || late[a.Path]) && (!ok || pid < q) {
+			atStart[a.Path] = pid
+		}
+	}
+	for _, p := range sortedKeys(atStart) {
+		pid := atStart[p]
 		a := start.autogroup[pid]
 		if !startTime0 {
 			a.Time = start.time
 		}
 		set = append(set, a)
-		if a1, ok := ReadAutogroup(g.proc, pid); ok && a1.Path == a.Path && a1.Nice != a.Nice {
+		nice := a.Nice
+		// The sampler's readings after the start: a session started
+		// just before the file sets its nice after setsid, maybe after
+		// the start's reading.
+		for _, r := range agReadings {
+			if r.Path == p && r.Time > start.time && r.Nice != nice {
+				set = append(set, r)
+				nice = r.Nice
+			}
+		}
+		if a1, ok := ReadAutogroup(g.proc, pid); ok && a1.Path == a.Path && a1.Nice != nice {
 			a1.Time = now
 			set = append(set, a1)
 		}
 	}
-	return set, stats
+	for _, a := range agReadings {
+		if _, ok := atStart[a.Path]; late[a.Path] && !ok {
+			set = append(set, a)
+		}
+	}
+	return set
 }
 
 func sortedKeys[V any](m map[string]V) []string {

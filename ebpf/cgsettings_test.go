@@ -121,7 +121,7 @@ func TestGroupSnapshot(t *testing.T) {
 		"cpu/p/c/cpu.stat":         "nr_periods 11\nnr_throttled 8\nthrottled_time 700000000\n",
 		"proc/11/autogroup":        "/autogroup-5 nice -2\n",
 	})
-	set, stats := g.finish(snap, nil, map[trace.PID]bool{10: true, 11: true}, 900, true, nil, nil)
+	set, stats, _ := g.finish(snap, nil, map[trace.PID]bool{10: true, 11: true}, 900, true, nil, nil, nil, nil)
 	wantSet := []trace.CgroupSettings{
 		{Path: "/p", Weight: 200, Shares: 2048, QuotaNS: -1, PeriodNS: 100_000_000},
 		{Path: "/p/c", Weight: 50, Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000},
@@ -141,7 +141,7 @@ func TestGroupSnapshot(t *testing.T) {
 	}
 	// The events' cgroup v2 paths name groups too (cgrun makes the same
 	// path in both hierarchies); a ring dump's start is not time 0.
-	set, _ = g.finish(g.snapshot(100), map[uint64]string{7: "/other"}, nil, 900, false, nil, nil)
+	set, _, _ = g.finish(g.snapshot(100), map[uint64]string{7: "/other"}, nil, 900, false, nil, nil, nil, nil)
 	if want := []trace.CgroupSettings{{Path: "/other", Time: 100, Weight: 10, Shares: 100}}; !cmp.Equal(want, set) {
 		t.Errorf("by cgroup id: %+v, want %+v", set, want)
 	}
@@ -188,5 +188,63 @@ func TestReadBandwidth(t *testing.T) {
 	}
 	if got := ReadBandwidth(CgroupMounts{}, 42); len(got) != 0 {
 		t.Errorf("no hierarchy: %v, want none", got)
+	}
+}
+
+// TestAutogroupSampler: on a fake /proc, process 11 is in /autogroup-5
+// (nice 3) when the file starts, set to -2 by 300 (the sampler's reading
+// follows the start's); process 12 appears during it in a new
+// session, /autogroup-8, read at 200 with nice 0, which it sets to 5 by
+// 300 and keeps until it exits (gone at 400); process 13, in the v1 cpu
+// group /p, is in no autogroup. The file's settings are /autogroup-5's
+// start reading (time 0) and /autogroup-8's two readings (200 and 300);
+// its processes' autogroups are 11's and 12's (new-user pass 25 F1: a
+// session started during the capture was not recorded at all). Process
+// 14, read at 200 in its parent's /autogroup-5, calls setsid by 300: the
+// sampler, which reads a process again for agFollow (1 s) after it first
+// saw it, places it in /autogroup-10. 11's move to /autogroup-11 at 2 s,
+// past that second, is not followed.
+func TestAutogroupSampler(t *testing.T) {
+	root := t.TempDir()
+	cg, proc := filepath.Join(root, "cpu"), filepath.Join(root, "proc")
+	writeFiles(t, root, map[string]string{
+		"cpu/cpu.shares": "1024\n", "cpu/p/cpu.shares": "1024\n", "cpu/p/cpu.cfs_quota_us": "-1\n",
+		"proc/11/cgroup": "1:cpu:/\n0::/\n", "proc/11/autogroup": "/autogroup-5 nice 3\n",
+	})
+	g := &groupReader{mounts: CgroupMounts{V1CPU: cg}, proc: proc, autogroup: true}
+	snap := g.snapshot(100)
+	s := newAgSampler(g)
+	s.sample(100)
+	writeFiles(t, root, map[string]string{
+		"proc/12/cgroup": "1:cpu:/\n0::/\n", "proc/12/autogroup": "/autogroup-8 nice 0\n",
+		"proc/13/cgroup": "1:cpu:/p\n0::/\n", "proc/13/autogroup": "/autogroup-5 nice 3\n",
+		"proc/14/cgroup": "1:cpu:/\n0::/\n", "proc/14/autogroup": "/autogroup-5 nice 3\n",
+	})
+	s.sample(200)
+	writeFiles(t, root, map[string]string{"proc/12/autogroup": "/autogroup-8 nice 5\n", "proc/11/autogroup": "/autogroup-5 nice -2\n",
+		"proc/14/autogroup": "/autogroup-10 nice 0\n"})
+	s.sample(300)
+	if err := os.RemoveAll(filepath.Join(proc, "12")); err != nil {
+		t.Fatal(err)
+	}
+	s.sample(400)
+	writeFiles(t, root, map[string]string{"proc/11/autogroup": "/autogroup-11 nice 0\n"})
+	s.sample(2_000_000_000)
+	pids := map[trace.PID]bool{11: true, 12: true, 13: true, 14: true}
+	agOf, agReadings := s.forFile(pids)
+	set, _, taskAG := g.finish(snap, nil, pids, 900, true, nil, nil, agOf, agReadings)
+	wantSet := []trace.CgroupSettings{
+		{Path: "/p", Weight: 100, Shares: 1024, QuotaNS: -1},
+		{Path: "/autogroup-5", Weight: trace.AutogroupWeight(3), Nice: 3},
+		{Path: "/autogroup-5", Time: 300, Weight: trace.AutogroupWeight(-2), Nice: -2},
+		{Path: "/autogroup-8", Time: 200, Weight: 100},
+		{Path: "/autogroup-10", Time: 300, Weight: 100},
+		{Path: "/autogroup-8", Time: 300, Weight: trace.AutogroupWeight(5), Nice: 5},
+	}
+	if diff := cmp.Diff(wantSet, set); diff != "" {
+		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+	if want := map[trace.PID]string{11: "/autogroup-5", 12: "/autogroup-8", 14: "/autogroup-10"}; !cmp.Equal(want, taskAG) {
+		t.Errorf("autogroups %v, want %v", taskAG, want)
 	}
 }

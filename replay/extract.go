@@ -300,7 +300,7 @@ func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 		x.m.Meta.Arch, x.m.Meta.Tool, x.m.Meta.Cmdline, x.m.Meta.RecordedCPUs = m.Arch, m.Tool, m.Cmdline, m.RecordedCPUs
 		x.m.Meta.NrCPUs, x.m.Meta.Clock, x.m.Meta.LLCs = m.NrCPUs, m.Clock, m.LLCs
 		x.m.Meta.Cgroups, x.m.Meta.CgroupSettings, x.m.Meta.Autogroup = m.Cgroups, m.CgroupSettings, m.Autogroup
-		x.m.Meta.CgroupStats = m.CgroupStats
+		x.m.Meta.CgroupStats, x.m.Meta.TaskAutogroups = m.CgroupStats, m.TaskAutogroups
 		if w, ok := trace.UnattributedV1Warning(m); ok {
 			x.m.Meta.Warnings.Add(w.Key, "%s", w.Message)
 		}
@@ -1229,6 +1229,7 @@ func (x *extractor) finish() {
 	x.absoluteTimers()                            // timer wakeups at absolute times become CauseExternal (timers.go)
 	x.inferUntil()                                // how each workload task ends: work, count or deadline (until.go)
 	x.inferPools()                                // worker pools that serve one queue (pools.go)
+	recordedAutogroups(m)                         // the autogroups the recording read (sessions.go)
 	inferSessions(m)                              // setsid session leaders, for autogroups (sessions.go)
 	x.inferTracedSession()                        // the traced command's own session, from delays (sessions.go)
 	x.measureCosts()                              // remote wakeup, remote wakee and idle-start costs (costs.go)

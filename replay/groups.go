@@ -53,7 +53,10 @@ func normPath(p string) string {
 // override with a Cgroup that selects it, else the recorded one.
 func taskCgroup(tk *Task, cfg *Config) string {
 	path := tk.Cgroup
-	if tk.Session != 0 && normPath(path) == "/" {
+	switch {
+	case tk.Autogroup != "" && normPath(path) == "/":
+		path = tk.Autogroup // recorded
+	case tk.Session != 0 && normPath(path) == "/":
 		path = sessionPath(tk.Session) // autogroup only outside cpu cgroups
 	}
 	for _, o := range cfg.Overrides {
@@ -128,18 +131,31 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 		gi.Source = source
 	}
 	seen := map[string]bool{}
+	agReading := map[string]trace.CgroupSettings{}
 	for _, s := range m.Meta.CgroupSettings {
 		if strings.HasPrefix(s.Path, "/autogroup-") {
 			// A recorded autogroup is named by the kernel's sequence
 			// number, an inferred session by its leader's TID
-			// (inferSessions): they cannot be matched by path, and the
-			// trace does not say which task was in which recorded
-			// autogroup. Left out: an inferred session has weight 100.
+			// (inferSessions): only tasks the recording placed in it
+			// (Task.Autogroup) are in a group of that path. Its last
+			// reading counts: a session's nice is set by its own
+			// processes right after setsid (echo N >
+			// /proc/self/autogroup), often after the reading that first
+			// saw it.
+			agReading[normPath(s.Path)] = s
 			continue
 		}
 		if p := normPath(s.Path); !seen[p] {
 			seen[p] = true
 			apply(s, "recorded")
+		}
+	}
+	for i := range m.Tasks {
+		if p := m.Tasks[i].Autogroup; p != "" {
+			if s, ok := agReading[p]; ok {
+				apply(s, "recorded")
+				delete(agReading, p)
+			}
 		}
 	}
 	// The recording's own groups: a stated setting names one of them even
@@ -151,6 +167,9 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 		}
 		if m.Tasks[i].Session != 0 {
 			recorded[sessionPath(m.Tasks[i].Session)] = true
+		}
+		if m.Tasks[i].Autogroup != "" {
+			recorded[m.Tasks[i].Autogroup] = true
 		}
 	}
 	for _, s := range cfg.Cgroups {
@@ -187,8 +206,10 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 	for i := range groups {
 		if gi := &groups[i]; gi.Source == "default" && m.TracedSession.Leader != 0 && gi.Path == sessionPath(m.TracedSession.Leader) {
 			gi.Source = "the traced command's session, inferred from delays"
+		} else if gi.Source == "default" && strings.HasPrefix(gi.Path, "/autogroup-") && !recorded[gi.Path] {
+			gi.Source = "new session, made by --autogroup"
 		} else if gi.Source == "default" && strings.HasPrefix(gi.Path, "/autogroup-") {
-			gi.Source = "session inferred from setsid in the process tree"
+			gi.Source = inferredSessionSource
 		} else if gi.Source == "default" && !inTrace(m, gi.Path) {
 			// Made by a --cgroup move: it has no recorded settings to state.
 			gi.Source = newGroupSource
@@ -284,6 +305,11 @@ func checkGroupChanges(cfg *Config, cpus int) error {
 func fmtNS(ns int64) string {
 	return fmt.Sprintf("%gms", float64(ns)/1e6)
 }
+
+// inferredSessionSource is the GroupInfo.Source of an autogroup session
+// inferSessions found: a perf.data does not carry its nice, so its weight
+// is the default's.
+const inferredSessionSource = "session inferred from setsid in the process tree; its nice is not recorded: weight 100 assumed, --recorded-cgroup PATH:weight=W states it"
 
 // newGroupSource is the GroupInfo.Source of a group only a what-if move
 // (--cgroup SEL=PATH) makes: no task of the trace ran in it or below it.

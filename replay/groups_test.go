@@ -173,15 +173,8 @@ func TestGroupConfigErrors(t *testing.T) {
 func TestGroupsIgnoreRecordedAutogroups(t *testing.T) {
 	m := groupHogs(1_000_000_000, "/autogroup-100", "/tv-a")
 	m.Meta.CgroupSettings = []trace.CgroupSettings{{Path: "/autogroup-100", Weight: 1, Nice: 19}, {Path: "/tv-a", Weight: 300}}
-	groups, _, err := Groups(m, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]GroupInfo{}
-	for _, g := range groups {
-		got[g.Path] = g
-	}
-	if g := got["/autogroup-100"]; g.Weight != 100 || g.Source != "session inferred from setsid in the process tree" {
+	_, got := groupsByPath(t, m, Config{})
+	if g := got["/autogroup-100"]; g.Weight != 100 || g.Source != inferredSessionSource {
 		t.Errorf("/autogroup-100: weight %d source %q", g.Weight, g.Source)
 	}
 	if g := got["/tv-a"]; g.Weight != 300 || g.Source != "recorded" {
@@ -319,4 +312,71 @@ func TestPredictionCarriesCgroups(t *testing.T) {
 	if n < 10 {
 		t.Errorf("%d switches, want at least 10", n)
 	}
+}
+
+// TestRecordedAutogroups: three nice-0 hogs on one CPU in the root cpu
+// group, which traceview record read in autogroups: pids 100 and 101 in
+// /autogroup-7 (nice 0, weight 100), pid 102 in /autogroup-9, read first
+// at nice 0 and then at nice 5 (trace.AutogroupWeight(5) = 33: the last
+// reading counts). The replay puts them there with those weights:
+// /autogroup-9 gets 33/133 of the CPU, 148.9 ms of the first 600 ms, and
+// each of /autogroup-7's hogs (600 - 148.9) / 2 = 225.6 ms; as peers in
+// one runqueue (new-user pass 25 F2: the recorded sessions were dropped)
+// each would get 200 ms. A recording with autogroup off keeps them in the
+// root.
+func TestRecordedAutogroups(t *testing.T) {
+	m := groupHogs(2_000_000_000, "/", "/", "/")
+	m.Meta.TaskAutogroups = map[trace.PID]string{100: "/autogroup-7", 101: "/autogroup-7", 102: "/autogroup-9"}
+	m.Meta.CgroupSettings = []trace.CgroupSettings{
+		{Path: "/autogroup-7", Weight: 100},
+		{Path: "/autogroup-9", Time: 200, Weight: 100},
+		{Path: "/autogroup-9", Time: 300, Weight: trace.AutogroupWeight(5), Nice: 5},
+	}
+	recordedAutogroups(m)
+	groups, got := groupsByPath(t, m, Config{})
+	if g := got["/autogroup-9"]; g.Weight != 33 || g.Source != "recorded" || g.Tasks != 1 || got["/autogroup-7"].Tasks != 2 {
+		t.Fatalf("groups %+v: want /autogroup-9 weight 33 recorded with 1 task, /autogroup-7 with 2", groups)
+	}
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	ran := runBefore(res, 600_000_000)
+	for tid, want := range map[trace.TID]int64{100: 225_564_000, 101: 225_564_000, 102: 148_872_000} {
+		if d := ran[tid] - want; d < -12_000_000 || d > 12_000_000 {
+			t.Errorf("tid %d ran %d ns of the first 600 ms, want %d ± 12 ms", tid, ran[tid], want)
+		}
+	}
+	off := groupHogs(2_000_000_000, "/", "/", "/")
+	off.Meta.TaskAutogroups, off.Meta.Autogroup = m.Meta.TaskAutogroups, -1
+	recordedAutogroups(off)
+	if groups, _, _ := Groups(off, Config{}); len(groups) != 1 {
+		t.Errorf("autogroup off: %d groups, want the root only", len(groups))
+	}
+}
+
+// TestAutogroupWhatIfSource: a session --autogroup SEL=NAME makes (a
+// path no task of the trace ran in) is labelled a what-if, not a session
+// inferred from setsid (new-user pass 25 F7).
+func TestAutogroupWhatIfSource(t *testing.T) {
+	m := groupHogs(1_000_000_000, "/", "/")
+	path := "/autogroup-web"
+	groups, _, err := Groups(m, Config{Overrides: []Override{{Sel: Selector{PID: -1, TID: m.Tasks[0].TID}, Cgroup: &path}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(groups) != 2 || groups[1].Path != path || groups[1].Source != "new session, made by --autogroup" {
+		t.Errorf("groups %+v, want the root and %s, new session, made by --autogroup", groups, path)
+	}
+}
+
+// groupsByPath returns Groups(m, cfg)'s groups, in order and by path.
+func groupsByPath(t *testing.T, m *Model, cfg Config) ([]GroupInfo, map[string]GroupInfo) {
+	t.Helper()
+	groups, _, err := Groups(m, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]GroupInfo{}
+	for _, g := range groups {
+		got[g.Path] = g
+	}
+	return groups, got
 }

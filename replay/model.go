@@ -322,9 +322,14 @@ type Task struct {
 	// runs in, inferred from the process tree (see inferSessions); 0 when
 	// none was seen (the task stays in its cgroup, or the root group).
 	Session trace.TID
-	setsid  bool // the trace named the task "setsid" (setsid(1) before its exec)
-	taskset bool // the trace named the task "taskset" (taskset(1) before its exec)
-	execd   bool // the trace holds an exec of the task (sched_process_exec)
+	// Autogroup is the autogroup the recording read for the task's
+	// process ("/autogroup-24", Meta.TaskAutogroups) when it ran in the
+	// root cpu group; "" when the recording says nothing. It wins over
+	// Session.
+	Autogroup string
+	setsid    bool // the trace named the task "setsid" (setsid(1) before its exec)
+	taskset   bool // the trace named the task "taskset" (taskset(1) before its exec)
+	execd     bool // the trace holds an exec of the task (sched_process_exec)
 	// Until says how the task ends and paces itself (see UntilKind);
 	// Deadline is, for UntilDeadline, the wall-clock time in ns after the
 	// task's start at which its loop stops. UntilInferred is true when

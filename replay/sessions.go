@@ -40,6 +40,23 @@ func inferSessions(m *Model) {
 	}
 }
 
+// recordedAutogroups is the pass for the autogroups a recording read
+// (traceview record: Meta.TaskAutogroups, from /proc/PID/autogroup): each
+// task of the root cpu group whose process has one gets it as
+// Task.Autogroup, which Groups schedules it in with the autogroup's
+// recorded weight. Nothing when the recording says autogroup was off.
+func recordedAutogroups(m *Model) {
+	if m.Meta.Autogroup < 0 || len(m.Meta.TaskAutogroups) == 0 {
+		return
+	}
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if p := normPath(tk.Cgroup); p == "/" && tk.PID > 0 {
+			tk.Autogroup = m.Meta.TaskAutogroups[tk.PID]
+		}
+	}
+}
+
 // sessionPath is the autogroup path of a task group Groups gives the tasks
 // of the session led by leader.
 func sessionPath(leader trace.TID) string { return "/autogroup-" + strconv.Itoa(int(leader)) }
@@ -91,8 +108,8 @@ const (
 // Config.NoAutogroup (--autogroup off) undoes it.
 func (x *extractor) inferTracedSession() {
 	m := x.m
-	if m.WorkloadRoot < 0 || m.Meta.Autogroup < 0 {
-		return
+	if m.WorkloadRoot < 0 || m.Meta.Autogroup < 0 || len(m.Meta.TaskAutogroups) > 0 {
+		return // nothing to infer from, or the recording read the sessions
 	}
 	in := func(tk *Task) bool {
 		return tk.Session == 0 && normPath(tk.Cgroup) == "/" && (tk.Workload || x.isRecorder(tk.Comm))

@@ -271,3 +271,19 @@ func UnattributedV1Warning(m *Meta) (Warning, bool) {
 	return Warning{Key: "cgroup-v1-unattributed", Count: len(g), CountInMessage: true,
 		Message: fmt.Sprintf("cgroup v1 groups were recorded but tasks could not be attributed to them: %s; the file's cgroup ids name cgroup v2 groups, so their tasks count in those (record again with this traceview, which attributes each task to its v1 cpu group)", strings.Join(g, ", "))}, true
 }
+
+// IsAutogroupPath reports whether path names an autogroup as
+// /proc/PID/autogroup does: "/autogroup-" and a decimal id
+// (kernel/sched/autogroup.c autogroup_path, v6.18).
+func IsAutogroupPath(path string) bool {
+	id, ok := strings.CutPrefix(path, "/autogroup-")
+	if !ok || id == "" || len(id) > 20 {
+		return false
+	}
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

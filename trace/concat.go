@@ -256,6 +256,12 @@ func (c *concat) endPart() {
 		}
 		c.meta.CgroupSettings = append(c.meta.CgroupSettings, m.CgroupSettings...)
 		c.meta.CgroupStats = append(c.meta.CgroupStats, m.CgroupStats...)
+		if m.TaskAutogroups != nil {
+			if c.meta.TaskAutogroups == nil {
+				c.meta.TaskAutogroups = map[PID]string{}
+			}
+			maps.Copy(c.meta.TaskAutogroups, m.TaskAutogroups)
+		}
 	}
 	c.k++
 	if !c.ring {

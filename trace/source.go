@@ -165,6 +165,16 @@ type Meta struct {
 	// recorded: 1 on, -1 off, 0 unknown (traceview record reads it; the
 	// replay infers sessions from the process tree either way).
 	Autogroup int8
+	// TaskAutogroups maps the processes of the trace that ran in an
+	// autogroup (in the root cpu group, with the sysctl on) to its path as
+	// /proc/PID/autogroup names it ("/autogroup-24"; the settings of each
+	// are in CgroupSettings under that path); nil when the source carries
+	// none (perf.data, ftrace; traceview record files before 2026-12-06).
+	// traceview record reads each process at the start or when it first
+	// sees it (within 100 ms) and again for 1 s after that (setsid(1)
+	// calls setsid(2) as it starts), so a process that called setsid(2)
+	// later keeps its old session here.
+	TaskAutogroups map[PID]string
 	// Stacks is the stack table that Event.Stack indexes: Stacks[i].ID ==
 	// i+1. Complete once the source has returned io.EOF (a stream may
 	// carry it at its end).

@@ -151,6 +151,7 @@ func convertTrace(src trace.Source, w io.Writer, from string) (uint64, int64, er
 		tw.SetStacks(m.Stacks)
 		tw.SetCgroupSettings(m.CgroupSettings)
 		tw.SetCgroupStats(m.CgroupStats)
+		tw.SetTaskAutogroups(m.TaskAutogroups)
 	}
 	err = tw.Close()
 	return tw.Events(), tw.Bytes(), err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -135,19 +136,7 @@ func TestRecordCommand(t *testing.T) {
 	if !strings.Contains(stderr, "events in") || !strings.Contains(stderr, "0 events lost") {
 		t.Errorf("record summary: %q", stderr)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := tvf.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := trace.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, evs := readTV(t, out)
 	h := r.Header()
 	if !strings.HasPrefix(h.Tool, "traceview record") || !cmp.Equal(h.Cmdline, os.Args) || h.NrCPUs < 1 || h.OSRelease == "" {
 		t.Errorf("header %+v", h)
@@ -668,4 +657,93 @@ func TestRecordOutputCheckedFirst(t *testing.T) {
 			t.Fatalf("-o %s: the command ran", c.out)
 		}
 	}
+}
+
+// TestRecordAutogroupSession records a session started during the capture
+// (setsid) that sets its autogroup's nice to 5 and sleeps 0.6 s: the file
+// names the autogroup of the session's process (Meta.TaskAutogroups, read
+// by the recorder's sampler within 100 ms of its start) with its nice and
+// weight (trace.AutogroupWeight(5) = 33) as the last reading, and replay
+// schedules it there with that weight (new-user pass 25 F1: the session
+// was not recorded and replay assumed weight 100 without saying so).
+func TestRecordAutogroupSession(t *testing.T) {
+	requireCapture(t)
+	if ebpf.AutogroupEnabled("/proc") <= 0 {
+		t.Skip("kernel.sched_autogroup_enabled is off")
+	}
+	if _, err := ebpf.ReadAutogroup("/proc", trace.PID(os.Getpid())); !err {
+		t.Skip("this process is in no autogroup (a non-root cpu cgroup): a session it starts is in none either")
+	}
+	out := filepath.Join(t.TempDir(), "ag.tv")
+	_, stderr, code := runCLI(t, "record", "-o", out, "--", "setsid", "-w", "sh", "-c", "echo 5 > /proc/self/autogroup; exec sleep 0.6")
+	if code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	r, evs := readTV(t, out)
+	// The sleep this process's tree exec'd (the capture is system-wide).
+	var sleepPID trace.PID
+	ours := map[trace.PID]bool{trace.PID(os.Getpid()): true}
+	for _, e := range evs {
+		switch {
+		case e.Kind == trace.KindFork && ours[e.PID]:
+			ours[e.ChildPID] = true
+		case e.Kind == trace.KindExec && e.Comm == "sleep" && ours[e.PID] && sleepPID == 0:
+			sleepPID = e.PID
+		}
+	}
+	path := r.Meta().TaskAutogroups[sleepPID]
+	if sleepPID == 0 || !trace.IsAutogroupPath(path) {
+		t.Fatalf("sleep pid %d in autogroup %q; want one (autogroups %v)", sleepPID, path, r.Meta().TaskAutogroups)
+	}
+	var last trace.CgroupSettings
+	for _, s := range r.Meta().CgroupSettings {
+		if s.Path == path {
+			last = s
+		}
+	}
+	if last.Nice != 5 || last.Weight != 33 {
+		t.Errorf("%s last read as %+v, want nice 5, weight 33", path, last)
+	}
+	var doc struct {
+		Runs []struct {
+			Groups []struct {
+				Path   string `json:"path"`
+				Weight int    `json:"weight"`
+				Source string `json:"source"`
+			} `json:"groups"`
+		} `json:"runs"`
+	}
+	js, stderr, code := runCLI(t, "replay", "-i", out, "--policy", "eevdf", "--no-self-replay", "-o", "json")
+	if code != 0 || json.Unmarshal([]byte(js), &doc) != nil || len(doc.Runs) != 1 {
+		t.Fatalf("replay: exit %d: %s", code, stderr)
+	}
+	found := false
+	for _, g := range doc.Runs[0].Groups {
+		if g.Path == path {
+			found = g.Weight == 33 && g.Source == "recorded"
+		}
+	}
+	if !found {
+		t.Errorf("replay groups %+v: want %s weight 33, recorded", doc.Runs[0].Groups, path)
+	}
+}
+
+// readTV reads the traceview file at path whole: its reader (for Header
+// and Meta) and its events.
+func readTV(t *testing.T, path string) (*tvf.Reader, []trace.Event) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r, err := tvf.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, evs
 }

@@ -211,3 +211,35 @@ func TestCgroupAliases(t *testing.T) {
 		t.Errorf("table %v, want %v", r.Meta().Cgroups, want)
 	}
 }
+
+// TestTaskAutogroupsRoundTrip: the processes' autogroups read back as
+// written, from a file and from a pipe; an entry whose path is not
+// "/autogroup-N" or whose PID is not positive (a damaged or hostile
+// trailer) is left out.
+func TestTaskAutogroupsRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{Tool: "test", Autogroup: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range synthetic(20, 1) {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.SetTaskAutogroups(map[trace.PID]string{10: "/autogroup-7", 11: "/autogroup-9", 12: "/tv-a", -3: "/autogroup-7", 13: "/autogroup-x"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[trace.PID]string{10: "/autogroup-7", 11: "/autogroup-9"}
+	for _, seek := range []bool{true, false} {
+		var r io.Reader = bytes.NewReader(buf.Bytes())
+		if !seek {
+			r = onlyReader{r}
+		}
+		_, tr := decodeAll(t, r)
+		if got := tr.Meta().TaskAutogroups; !cmp.Equal(want, got) {
+			t.Errorf("seek=%v: autogroups %v, want %v", seek, got, want)
+		}
+	}
+}

@@ -279,6 +279,14 @@ func (r *Reader) applyTrailer(raw []byte) error {
 		r.cgAlias = cgroupAliases(r.meta.Cgroups)
 	}
 	r.applyCgroupSettings(&t)
+	for pid, path := range t.TaskAutogroups {
+		if pid > 0 && trace.IsAutogroupPath(path) {
+			if r.meta.TaskAutogroups == nil {
+				r.meta.TaskAutogroups = map[trace.PID]string{}
+			}
+			r.meta.TaskAutogroups[pid] = path
+		}
+	}
 	return nil
 }
 

@@ -112,6 +112,9 @@ type trailer struct {
 	// older readers ignore them, older files have none).
 	CgroupSettings []trace.CgroupSettings `json:"cgroup_settings,omitempty"`
 	CgroupStats    []trace.CgroupStat     `json:"cgroup_stats,omitempty"`
+	// TaskAutogroups: trace.Meta's, by PID (added within version 3, as an
+	// optional key: older readers ignore it, older files have none).
+	TaskAutogroups map[trace.PID]string `json:"task_autogroups,omitempty"`
 }
 
 // Writer writes a trace in traceview's format. Events are buffered into
@@ -287,6 +290,10 @@ func (w *Writer) SetCgroupSettings(s []trace.CgroupSettings) {
 func (w *Writer) SetCgroupStats(s []trace.CgroupStat) {
 	w.tr.CgroupStats = append([]trace.CgroupStat(nil), s...)
 }
+
+// SetTaskAutogroups stores the processes' autogroups
+// (trace.Meta.TaskAutogroups) in the trailer.
+func (w *Writer) SetTaskAutogroups(m map[trace.PID]string) { w.tr.TaskAutogroups = m }
 
 // SetStacks stores the stack table (trace.Meta.Stacks: stacks[i].ID ==
 // i+1, which Close does not check) in the trailer.

@@ -1,0 +1,167 @@
+// Autogroups while a capture runs: with kernel.sched_autogroup_enabled on,
+// setsid(2) puts a process of the root cpu group in a new autogroup
+// (sched_autogroup_create_attach, kernel/sched/autogroup.c v6.18), a task
+// group of its own whose weight its nice sets (/proc/PID/autogroup). The
+// start snapshot (groupReader.snapshot) reads the processes alive then; a
+// sampler reads each process that appears later once, within
+// v1SampleEvery of its start, and follows each autogroup's nice, so that
+// a session started during the capture (a `setsid` in the traced command)
+// is recorded with its weight (new-user pass 25 F1 and F2: replay ran such
+// a session of nice 5 at weight 100 and missed its self-replay by 2x).
+
+package ebpf
+
+import (
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// agFollow is how long after the sampler first reads a process it reads
+// it again, in ns: 1 s. A process changes its session by setsid(2), which
+// setsid(1) and daemons call as they start (setsid(1) right before its
+// exec: a reading between its fork and that call finds the parent's
+// session); later calls are not followed, so that a machine's long-lived
+// processes cost one reading each.
+const agFollow = int64(time.Second)
+
+// agSampler follows the autogroups of the processes in the root cpu group.
+type agSampler struct {
+	g  *groupReader
+	mu sync.Mutex
+	// of is each process's autogroup path as first read ("" when it is
+	// not in one: in a non-root cpu group, or the kernel's default
+	// autogroup, which /proc does not show).
+	of map[trace.PID]string
+	// seen is when each process was first read (trace clock): it is
+	// read again for agFollow after that.
+	seen map[trace.PID]int64
+	// rep is a process of each autogroup, whose file tells its nice;
+	// readings are each autogroup's first reading and every change of
+	// its nice after it (Time: the trace clock then).
+	rep      map[string]trace.PID
+	readings []trace.CgroupSettings
+	nice     map[string]int
+}
+
+// startAutogroupSampler reads every process once and then, every
+// v1SampleEvery (or 20 times a reading's duration, when longer) until stop
+// is closed, the processes new since and the nice of each autogroup. nil
+// when autogroup is off or unknown.
+func startAutogroupSampler(g *groupReader, stop <-chan struct{}) *agSampler {
+	if g == nil || !g.autogroup {
+		return nil
+	}
+	s := newAgSampler(g)
+	took := s.sample(monotonicNow())
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(max(v1SampleEvery, 20*took)):
+			}
+			took = s.sample(monotonicNow())
+		}
+	}()
+	return s
+}
+
+func newAgSampler(g *groupReader) *agSampler {
+	return &agSampler{g: g, of: map[trace.PID]string{}, seen: map[trace.PID]int64{}, rep: map[string]trace.PID{}, nice: map[string]int{}}
+}
+
+// sample reads the processes not read before and each autogroup's nice
+// at now (trace clock), and returns how long that took.
+func (s *agSampler) sample(now int64) time.Duration {
+	t0 := time.Now()
+	_, v1 := s.g.dir("/")
+	ents, _ := os.ReadDir(s.g.proc)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range ents {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n <= 0 {
+			continue
+		}
+		pid := trace.PID(n)
+		if seen, ok := s.seen[pid]; ok && now-seen > agFollow {
+			continue
+		}
+		grp, ok := procCPUGroup(s.g.proc, pid, v1)
+		if !ok {
+			continue // gone
+		}
+		if _, ok := s.seen[pid]; !ok {
+			s.seen[pid] = now
+		}
+		path := ""
+		if grp == "/" {
+			if a, ok := ReadAutogroup(s.g.proc, pid); ok {
+				path = a.Path
+				if _, known := s.rep[path]; !known {
+					s.rep[path] = pid
+					s.nice[path] = a.Nice
+					a.Time = now
+					s.readings = append(s.readings, a)
+				}
+			}
+		}
+		s.of[pid] = path
+	}
+	for path, pid := range s.rep {
+		a, ok := ReadAutogroup(s.g.proc, pid)
+		if !ok || a.Path != path {
+			// Its process is gone (or left the session): another one
+			// of the session, if any, is read from now on.
+			delete(s.rep, path)
+			for p, ap := range s.of {
+				if ap == path && p != pid {
+					if a, ok = ReadAutogroup(s.g.proc, p); ok && a.Path == path {
+						s.rep[path] = p
+						break
+					}
+				}
+			}
+			if s.rep[path] == 0 {
+				delete(s.rep, path)
+				continue
+			}
+		}
+		if a.Nice != s.nice[path] {
+			s.nice[path] = a.Nice
+			a.Time = now
+			s.readings = append(s.readings, a)
+		}
+	}
+	return time.Since(t0)
+}
+
+// forFile returns the autogroups of the processes pids (those of one
+// file) as the sampler read them, and the readings of those autogroups in
+// time order. A nil sampler gives nothing.
+func (s *agSampler) forFile(pids map[trace.PID]bool) (map[trace.PID]string, []trace.CgroupSettings) {
+	if s == nil {
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	of := map[trace.PID]string{}
+	used := map[string]bool{}
+	for pid := range pids {
+		if p := s.of[pid]; p != "" {
+			of[pid] = p
+			used[p] = true
+		}
+	}
+	var rs []trace.CgroupSettings
+	for _, r := range s.readings {
+		if used[r.Path] {
+			rs = append(rs, r)
+		}
+	}
+	return of, rs
+}
