@@ -103,7 +103,7 @@ func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) err
 func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "Task group\tRuntime A ms\tB ms\tB/A\tSum delay A ms\tB ms\tB/A\tThrottled A ms\tB ms\tQuota A\tQuota B\t")
+	fmt.Fprintln(tw, "Task group\tRuntime A ms\tB ms\tB/A\tSum delay A ms\tB ms\tB/A\tThrottled A ms\tB ms\tWeight A\tWeight B\tQuota A\tQuota B\t")
 	figure := func(g *CgroupThrottle, f func(*CgroupThrottle) int64) string {
 		if g == nil {
 			return "-"
@@ -124,6 +124,12 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 		}
 		return quotaText(g)
 	}
+	weight := func(g *CgroupThrottle) string {
+		if g == nil {
+			return "-"
+		}
+		return g.WeightText()
+	}
 	runtime := func(g *CgroupThrottle) int64 { return g.Runtime }
 	sumDelay := func(g *CgroupThrottle) int64 { return g.SumDelay }
 	throttled := func(g *CgroupThrottle) int64 { return g.Throttled }
@@ -132,7 +138,7 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 		fmt.Fprintln(tw, strings.Join([]string{termsafe.Label(c.Path),
 			figure(c.A, runtime), figure(c.B, runtime), ratio(c, runtime),
 			figure(c.A, sumDelay), figure(c.B, sumDelay), ratio(c, sumDelay),
-			figure(c.A, throttled), figure(c.B, throttled), quota(c.A), quota(c.B)}, "\t")+"\t")
+			figure(c.A, throttled), figure(c.B, throttled), weight(c.A), weight(c.B), quota(c.A), quota(c.B)}, "\t")+"\t")
 	}
 	if err := tw.Flush(); err != nil {
 		return err

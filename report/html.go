@@ -161,7 +161,7 @@ type htmlPage struct {
 
 // htmlGroup is a row of the task-group table.
 type htmlGroup struct {
-	Path, Runtime, CPUs, AvgDelay, MaxDelay, Periods, Throttled, Quota string
+	Path, Runtime, CPUs, AvgDelay, MaxDelay, Periods, Throttled, Weight, Quota string
 	// Kernel is the group's cpu.stat over the trace, "N of M periods, X
 	// ms" ("" when the trace has none), and Notes what latency says under
 	// its group table about the inference (KernelNote, QuotaNote, lost
@@ -186,7 +186,7 @@ func htmlGroups(groups []CgroupThrottle) []htmlGroup {
 			avg = g.SumDelay / g.Delays
 		}
 		hg := htmlGroup{Path: termsafe.Name(g.Path), Runtime: htmlMs(g.Runtime), CPUs: fmt.Sprintf("%.3f", g.CPUs), AvgDelay: htmlMs(avg),
-			MaxDelay: htmlMs(g.MaxDelay), Periods: fmt.Sprint(g.ThrottledPeriods), Throttled: htmlMs(g.Throttled), Quota: quotaText(g)}
+			MaxDelay: htmlMs(g.MaxDelay), Periods: fmt.Sprint(g.ThrottledPeriods), Throttled: htmlMs(g.Throttled), Weight: g.WeightText(), Quota: quotaText(g)}
 		if g.Delays == 0 {
 			hg.AvgDelay, hg.MaxDelay = "-", "-" // none measured, as the text table says
 		}
@@ -647,8 +647,8 @@ figure.plot svg { max-width: 100%; height: auto; }
 <h2 id="groups">Task groups</h2>
 <p>Per cgroup: run time, CPUs used on average, its tasks' scheduling delays, and the throttling inferred from the schedule (runnable tasks left while the group was out of CPU quota): periods throttled and throttled time summed over CPUs, as cgroup cpu.stat counts nr_throttled and throttled_time. Kernel cpu.stat is what the kernel counted over the trace, where the trace carries its readings (traceview record's); where the two differ, the notes under the table say how far to trust the inference. The Throttled column of the latency table is each task's share of its delays.</p>
 <table>
-<tr><th>Task group</th><th>Runtime</th><th>CPUs used</th><th>Avg delay</th><th>Max delay</th><th>Throttled periods</th><th>Throttled</th><th>Kernel cpu.stat</th><th>Quota</th><th>Throttled stretches</th></tr>
-{{range .Groups}}<tr><td>{{.Path}}</td><td class="n">{{.Runtime}}</td><td class="n">{{.CPUs}}</td><td class="n">{{.AvgDelay}}</td><td class="n">{{.MaxDelay}}</td><td class="n">{{.Periods}}</td><td class="n">{{.Throttled}}</td><td class="n">{{.Kernel}}</td><td>{{.Quota}}</td><td class="throttles">{{range .Throttles}}<span class="throttle">{{.}}</span> {{end}}</td></tr>
+<tr><th>Task group</th><th>Runtime</th><th>CPUs used</th><th>Avg delay</th><th>Max delay</th><th>Throttled periods</th><th>Throttled</th><th>Kernel cpu.stat</th><th>Weight</th><th>Quota</th><th>Throttled stretches</th></tr>
+{{range .Groups}}<tr><td>{{.Path}}</td><td class="n">{{.Runtime}}</td><td class="n">{{.CPUs}}</td><td class="n">{{.AvgDelay}}</td><td class="n">{{.MaxDelay}}</td><td class="n">{{.Periods}}</td><td class="n">{{.Throttled}}</td><td class="n">{{.Kernel}}</td><td class="n">{{.Weight}}</td><td>{{.Quota}}</td><td class="throttles">{{range .Throttles}}<span class="throttle">{{.}}</span> {{end}}</td></tr>
 {{end}}</table>
 {{range .Groups}}{{$p := .Path}}{{range .Notes}}<p class="note">{{$p}}: {{.}}</p>
 {{end}}{{end}}

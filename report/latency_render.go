@@ -10,6 +10,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/traceview/traceview/report/perfcompat"
@@ -134,8 +135,12 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	for _, g := range groups {
 		width = max(width, len(g.Path))
 	}
-	fmt.Fprintf(w, "  %-*s | %12s | %9s | %12s | %12s | %11s | %13s | %s\n", width, "Task group",
-		"Runtime ms", "CPUs used", "Avg delay ms", "Max delay ms", "Throttled", "Throttled ms", "Quota")
+	wwidth := len("Weight")
+	for i := range groups {
+		wwidth = max(wwidth, len(groups[i].WeightText()))
+	}
+	fmt.Fprintf(w, "  %-*s | %12s | %9s | %12s | %12s | %11s | %13s | %*s | %s\n", width, "Task group",
+		"Runtime ms", "CPUs used", "Avg delay ms", "Max delay ms", "Throttled", "Throttled ms", wwidth, "Weight", "Quota")
 	unknown := false
 	for i := range groups {
 		g := &groups[i]
@@ -149,12 +154,13 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 		if g.Delays == 0 {
 			avgCell, maxCell = fmt.Sprintf("%12s", "-"), fmt.Sprintf("%12s", "-")
 		}
-		fmt.Fprintf(w, "  %-*s | %12.3f | %9.3f | %s | %s | %3d periods | %13.3f | %s\n", width, g.Path,
-			ms(g.Runtime), g.CPUs, avgCell, maxCell, g.ThrottledPeriods, ms(g.Throttled), quotaText(g))
+		fmt.Fprintf(w, "  %-*s | %12.3f | %9.3f | %s | %s | %3d periods | %13.3f | %*s | %s\n", width, g.Path,
+			ms(g.Runtime), g.CPUs, avgCell, maxCell, g.ThrottledPeriods, ms(g.Throttled), wwidth, g.WeightText(), quotaText(g))
 		unknown = unknown || g.Settings == "unknown"
 	}
 	fmt.Fprintln(w, "  Throttled: periods the group spent throttled (cpu.stat nr_throttled) and throttled time summed over")
 	fmt.Fprintln(w, "  CPUs (cpu.stat throttled_time), inferred from the schedule; each task's share is its Throttled ms.")
+	fmt.Fprintln(w, "  Weight: cpu.weight (100 the default; v1 cpu.shares in parentheses, 1024 = weight 100); \"-\": not recorded or stated.")
 	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Partial }) {
 		fmt.Fprintln(w, "  Of a --time window or some CPUs: the throttles are inferred from the whole trace and counted for their part")
 		fmt.Fprintln(w, "  inside the window on those CPUs' runqueues (a period by its boundary there); a CPU the recording left out is not seen.")
@@ -235,6 +241,22 @@ func kernelDisagrees(g *CgroupThrottle) string {
 	// else running.)
 	return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): it took some waits for throttles that were contention, or counted a CPU's part of a throttle longer than the kernel did; take the kernel's figures",
 		100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods)
+}
+
+// WeightText is the group's weight cell: "200", "200 (shares 2048)" for a
+// v1 group, "-" unknown; "stated" is added for a --recorded-cgroup one.
+func (g *CgroupThrottle) WeightText() string {
+	if g.Weight <= 0 {
+		return "-"
+	}
+	s := strconv.Itoa(g.Weight)
+	if g.Shares > 0 {
+		s += fmt.Sprintf(" (shares %d)", g.Shares)
+	}
+	if g.WeightSettings == "stated" {
+		s += ", stated"
+	}
+	return s
 }
 
 // quotaText says a group's quota and where it came from.

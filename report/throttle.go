@@ -114,6 +114,13 @@ type CgroupThrottle struct {
 	QuotaNS  int64  `json:"quota_ns"`
 	PeriodNS int64  `json:"period_ns,omitempty"`
 	Settings string `json:"settings"`
+	// Weight is the group's cpu.weight (1..10000; a v1 cpu.shares value
+	// converted by trace.WeightFromShares, which Shares then holds), 0
+	// unknown; WeightSettings where it came from ("stated", "recorded":
+	// the last reading, as for the quota; "" unknown).
+	Weight         int    `json:"weight,omitempty"`
+	Shares         int    `json:"shares,omitempty"`
+	WeightSettings string `json:"weight_settings,omitempty"`
 	// QuotaReadings, when the settings of Settings' source hold more than
 	// one quota or period for the group (it changed during the trace:
 	// traceview record reads the settings at each file's start and end),
@@ -602,6 +609,28 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 	return 0, 0, "unknown"
 }
 
+// groupWeight returns the cpu.weight of path (and its v1 cpu.shares, 0 for
+// a v2 group) as stated, else as last recorded, and where it came from; 0
+// and "" when neither says.
+func groupWeight(path string, meta *trace.Meta, stated []trace.CgroupSettings) (weight, shares int, src string) {
+	pick := func(list []trace.CgroupSettings) bool {
+		found := false
+		for _, s := range list {
+			if s.Path == path && s.Weight > 0 {
+				weight, shares, found = s.Weight, s.Shares, true
+			}
+		}
+		return found
+	}
+	if pick(stated) {
+		return weight, shares, "stated"
+	}
+	if meta != nil && pick(meta.CgroupSettings) {
+		return weight, shares, "recorded"
+	}
+	return 0, 0, ""
+}
+
 // analyze finds each group's throttles, charges the throttled part of
 // every delay to its task (latExtra.thrN, thrNs) and returns the groups, by
 // path. span is the report's time span (ns: the trace's, or its window,
@@ -720,6 +749,7 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		}
 		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks), Subtree: sub}
 		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
+		ct.Weight, ct.Shares, ct.WeightSettings = groupWeight(path, meta, stated)
 		switch ct.Settings {
 		case "stated":
 			ct.QuotaReadings = quotaReadings(path, stated)
@@ -1470,6 +1500,9 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 				k.NrBursts += g.Kernel.NrBursts
 				k.BurstNS += g.Kernel.BurstNS
 				m.Kernel = &k
+			}
+			if m.WeightSettings == "" {
+				m.Weight, m.Shares, m.WeightSettings = g.Weight, g.Shares, g.WeightSettings
 			}
 			if m.Settings == "unknown" && g.Settings != "unknown" {
 				m.QuotaNS, m.PeriodNS, m.Settings = g.QuotaNS, g.PeriodNS, g.Settings

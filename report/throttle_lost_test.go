@@ -41,11 +41,14 @@ func TestThrottleLostWindows(t *testing.T) {
 // with delays prints them.
 func TestCgroupTableNoDelays(t *testing.T) {
 	var b bytes.Buffer
-	WriteCgroupTable(&b, []CgroupThrottle{{Path: "/q", Runtime: 2e6, Settings: "unknown"}, {Path: "/r", Runtime: 1e6, Delays: 2, SumDelay: 3e6, MaxDelay: 2e6, Settings: "unknown"}})
-	if want := "  /q         |        2.000 |     0.000 |            - |            - |   0 periods |         0.000 | unknown\n"; !strings.Contains(b.String(), want) {
+	WriteCgroupTable(&b, []CgroupThrottle{{Path: "/q", Runtime: 2e6, Settings: "unknown"}, {Path: "/r", Runtime: 1e6, Delays: 2, SumDelay: 3e6, MaxDelay: 2e6, Settings: "unknown",
+		Weight: 200, Shares: 2048, WeightSettings: "recorded"}})
+	// The Weight column (new-user pass 25 F5): "-" unknown, a v1 group's
+	// shares beside its weight, 17 characters wide.
+	if want := "  /q         |        2.000 |     0.000 |            - |            - |   0 periods |         0.000 |                 - | unknown\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("table:\n%s\nwant %q", b.String(), want)
 	}
-	if want := "  /r         |        1.000 |     0.000 |        1.500 |        2.000 |   0 periods |         0.000 | unknown\n"; !strings.Contains(b.String(), want) {
+	if want := "  /r         |        1.000 |     0.000 |        1.500 |        2.000 |   0 periods |         0.000 | 200 (shares 2048) | unknown\n"; !strings.Contains(b.String(), want) {
 		t.Errorf("table:\n%s\nwant %q", b.String(), want)
 	}
 }

@@ -495,6 +495,9 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 		// hid the one the kernel throttled under, new-user pass 20 F2.)
 		q += "; quota " + c
 	}
+	if g.Weight > 0 {
+		q = "weight " + g.WeightText() + "; " + q
+	}
 	avg := int64(0)
 	if g.Delays > 0 {
 		avg = g.SumDelay / g.Delays

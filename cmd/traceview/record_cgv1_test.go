@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,12 +74,14 @@ func TestRecordV1CPUGroup(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("replay: exit %d: %s", code, stderr)
 	}
-	want := "task groups: " + path + " weight 50 (shares 512) max 25ms/100ms (recorded, "
-	if !strings.Contains(stdout+stderr, want) {
+	// (After the recorded autogroups of the root group's tasks, when
+	// this process's session is one: "task groups: /autogroup-516 ...".)
+	want := " " + path + " weight 50 (shares 512) max 25ms/100ms (recorded, "
+	if !strings.Contains(stdout+stderr, want) || !strings.Contains(stdout+stderr, "task groups: ") {
 		t.Errorf("replay: no %q line:\n%s\n%s", want, stdout, stderr)
 	}
 	stdout, stderr, code = runCLI(t, "replay", "-i", out, "--policy", "eevdf", "-v", "--cpu-max", path+"=max")
-	if code != 0 || !strings.Contains(stdout+stderr, "task groups: "+path+" weight 50 (shares 512) max unlimited (what-if, ") {
+	if code != 0 || !strings.Contains(stdout+stderr, " "+path+" weight 50 (shares 512) max unlimited (what-if, ") {
 		t.Errorf("replay --cpu-max %s=max: exit %d:\n%s\n%s", path, code, stdout, stderr)
 	}
 }
@@ -177,4 +180,38 @@ func rowsByGroup(t *testing.T, in, comm, group string) (inside, outside int, rep
 		}
 	}
 	return inside, outside, stdout
+}
+
+// TestGroupWeightColumn: the task-group lines give each group's weight
+// (new-user pass 25 F5: groups differing only by cpu.shares showed no
+// setting that told them apart): cgmove-quota.tv recorded /nu13q at
+// cpu.shares 1024 (weight 100) and /nu13s at 256 (weight 25); a stated
+// weight (--recorded-cgroup /nu13q:weight=300) wins, with no shares.
+func TestGroupWeightColumn(t *testing.T) {
+	type group struct {
+		Path   string `json:"path"`
+		Weight int    `json:"weight"`
+		Shares int    `json:"shares"`
+		Source string `json:"weight_settings"`
+	}
+	type doc struct {
+		Cgroups []group `json:"cgroups"`
+	}
+	in := "../../testdata/traces/cgmove-quota.tv"
+	for _, c := range []struct {
+		args []string
+		want []group
+	}{
+		{nil, []group{{"/nu13q", 100, 1024, "recorded"}, {"/nu13s", 25, 256, "recorded"}}},
+		{[]string{"--recorded-cgroup", "/nu13q:weight=300"}, []group{{"/nu13q", 300, 0, "stated"}, {"/nu13s", 25, 256, "recorded"}}},
+	} {
+		d := cliJSON[doc](t, append([]string{"latency", "-o", "json", "-i", in}, c.args...)...)
+		if !slices.Equal(c.want, d.Cgroups) {
+			t.Errorf("%v: groups %+v, want %+v", c.args, d.Cgroups, c.want)
+		}
+	}
+	out, _, _ := runCLI(t, "latency", "-i", in)
+	if !strings.Contains(out, "|   25 (shares 256) | max (no limit), recorded") {
+		t.Errorf("text table has no weight cell for /nu13s:\n%s", out)
+	}
 }
