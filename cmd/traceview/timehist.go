@@ -169,7 +169,7 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		return err
 	}
 	if m := src.Meta(); m != nil {
-		timehistWarnings(m, &result)
+		timehistWarnings(m, &result, opt.Exact)
 	}
 	if rows != nil {
 		// After the warnings the view adds: the JSON holds them all.
@@ -377,10 +377,16 @@ func openRunsWarning(runs []perfcompat.TimehistOpenRun, window bool) string {
 // unchainedWarnings adds to m, per CPU, the switches timehist saw switch
 // out a task the CPU's previous switch had not switched in (the key and
 // the first words are latency's, sched-switch-chain-cpuN): the run time
-// perf's rule charges to the switched-out task may be another's.
-func unchainedWarnings(m *trace.Meta, r *perfcompat.TimehistResult) {
+// perf's rule charges to the switched-out task may be another's. Outside
+// exact, those rows print their run time '-' and the summary leaves it
+// out.
+func unchainedWarnings(m *trace.Meta, r *perfcompat.TimehistResult, exact bool) {
 	for cpu, n := range r.Unchained {
-		if n > 0 {
+		if n > 0 && !exact {
+			m.Warnings.Add(fmt.Sprintf("sched-switch-chain-cpu%d", cpu), // the message states the count
+				"CPU %d: %d of %d sched_switch events switched out a task that the CPU's previous sched_switch had not switched in (the trace lacks a switch between them): such a row's run began at a time the trace does not show, so its run time, wait time and sch delay print - and its run is left out of the summary's run times (%s, %.3f ms in all on every CPU by perf's rule, which charges the time since the CPU's previous switch to the task switched out, as --exact does)",
+				cpu, n, r.Switches[cpu], plural(int(r.UnchainedRuns), "row"), float64(r.UnchainedRunNs)/1e6)
+		} else if n > 0 {
 			m.Warnings.Add(fmt.Sprintf("sched-switch-chain-cpu%d", cpu), // the message states the count
 				"CPU %d: %d of %d sched_switch events switched out a task that the CPU's previous sched_switch had not switched in (the trace lacks a switch between them); as perf, the run time is charged to the task switched out, %.3f ms in all on every CPU, which may have been another task's; the wait time and sch delay of such a row are not known and print -",
 				cpu, n, r.Switches[cpu], float64(r.UnchainedNs)/1e6)
@@ -518,7 +524,7 @@ func exactFilters(exact bool, f *filterFlags) error {
 // timehistWarnings adds to m the warnings of a timehist run's result:
 // latency's delay-unrecorded-cpu and delay-lossy, for the rows whose wait
 // time and sch delay are "-", and the chain breaks (unchainedWarnings).
-func timehistWarnings(m *trace.Meta, result *perfcompat.TimehistResult) {
+func timehistWarnings(m *trace.Meta, result *perfcompat.TimehistResult, exact bool) {
 	if result.UnrecordedDelays > 0 {
 		m.Warnings.AddN("delay-unrecorded-cpu", int(result.UnrecordedDelays), "scheduling delay and wait time not measured, shown as -: the task was queued meanwhile on a CPU that had recorded no event yet (one the capture left out, or one whose first event came later), so it may have run there")
 	}
@@ -534,5 +540,5 @@ func timehistWarnings(m *trace.Meta, result *perfcompat.TimehistResult) {
 	if result.FirstSeen > 0 {
 		m.Warnings.AddN("delay-first-switch-in", int(result.FirstSeen), "wait time and sch delay not known, shown as -: the task's first switch-in is before the trace or is its first event (and the run time too on a CPU's first sched_switch)")
 	}
-	unchainedWarnings(m, result)
+	unchainedWarnings(m, result, exact)
 }

@@ -177,6 +177,11 @@ type TimehistResult struct {
 	// been another task's.
 	Switches, Unchained []int64
 	UnchainedNs         int64
+	// UnchainedRuns (outside Exact) counts the rows of those switches
+	// whose run time prints '-' and stays out of the summary's run times
+	// (the idle task's aside), UnchainedRunNs the run time perf's rule
+	// gives them.
+	UnchainedRuns, UnchainedRunNs int64
 }
 
 // TimehistOpenRun is a task running on CPU from its switch-in at Start to
@@ -259,6 +264,10 @@ type timehist struct {
 	lostAhead   int64 // the longest window a loss known ahead gave (lossy)
 	lossyDelays int64
 	lossyRuns   int64
+	// unchainedRuns and unchainedRunNs (outside Exact): the runs printed
+	// '-' for their missing switch-in, and the run time perf's rule
+	// gives them (TimehistResult's).
+	unchainedRuns, unchainedRunNs int64
 
 	stacks    []trace.Stack            // the source's stack table so far (CallGraph)
 	chainText map[trace.StackID][]byte // rendered callchains
@@ -382,6 +391,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 	if r := th.opt.Result; r != nil {
 		r.UnrecordedDelays, r.LossyDelays, r.MissingSwitchIns = th.unrecordedDelays, th.lossyDelays, th.missingIns
 		r.LossyRuns = th.lossyRuns
+		r.UnchainedRuns, r.UnchainedRunNs = th.unchainedRuns, th.unchainedRunNs
 		r.FirstSeen, r.NoWakeups = th.firstSeen, th.noWakeups
 		r.Switches, r.Unchained, r.UnchainedNs = th.switches, th.unchained, th.unchainedNs
 	}
@@ -817,7 +827,13 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 		// A run across lost events on its CPU is not measured outside
 		// --exact (settleUnrecorded prints it '-'): it stays out of the
 		// summary's runs as well.
-		countRun := th.opt.Exact || t.tid == 0 || tprev == 0 || !th.lossyOn(e.CPU, tprev, *tm)
+		in := trace.TID(-1) // the task the CPU's previous switch switched in
+		if int(e.CPU) < len(th.curIn) {
+			in = th.curIn[e.CPU]
+		}
+		// A run whose switch-in the trace lacks is not measured either
+		// (settleUnrecorded).
+		countRun := th.opt.Exact || t.tid == 0 || tprev == 0 || !th.lossyOn(e.CPU, tprev, *tm) && (in < 0 || in == e.TID)
 		if th.opt.Exact || realIn == tprev {
 			timehistUpdate(t, *tm, tprev, countRun)
 		} else {
@@ -830,10 +846,6 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 			t.dtRun = *tm - tprev
 		}
 		if !th.opt.Exact {
-			in := trace.TID(-1) // the task the CPU's previous switch switched in
-			if int(e.CPU) < len(th.curIn) {
-				in = th.curIn[e.CPU]
-			}
 			th.settleUnrecorded(t, tprev, *tm, e.CPU, in >= 0 && in != e.TID)
 			if t.tid == 0 {
 				// The idle task waits for no CPU: perf gives it the
@@ -888,6 +900,8 @@ func timehistUpdate(r *timehistThread, t, tprev int64, countRun bool) {
 	}
 	if countRun {
 		r.run.update(r.dtRun)
+	} else if tprev != 0 {
+		r.unmeasured++
 	}
 	r.totalRun += r.dtRun
 	r.totalDelay += r.dtDelay
@@ -1422,18 +1436,18 @@ func (th *timehist) summary() {
 	var tasks, switches uint64
 	var totalRun int64
 	for _, t := range threads {
-		if th.filtered(t) || t.run.n == 0 {
+		if th.filtered(t) || t.run.n == 0 && t.unmeasured == 0 {
 			continue
 		}
 		tasks++
-		switches += uint64(t.run.n)
+		switches += uint64(t.run.n) + uint64(t.unmeasured)
 		totalRun += t.totalRun
 		b = b[:0]
 		b = th.rightName(b, cw, th.commStr(t))
 		b = append(b, "   "...)
 		b = timehistRight(b, 5, timehistInt(nil, int64(t.ppid)))
 		b = append(b, "  "...)
-		b = timehistRight(b, 9, timehistInt(nil, int64(t.run.n)))
+		b = timehistRight(b, 9, timehistInt(nil, int64(t.run.n)+t.unmeasured))
 		b = append(b, ' ')
 		b = timehistSchedTime(b, t.totalRun, 8)
 		if th.opt.State {

@@ -66,6 +66,10 @@ type timehistThread struct {
 	ranUnseen bool
 
 	run        timehistStats
+	// unmeasured counts the runs outside run's statistics (outside
+	// Exact: a run across lost events, or whose switch-in the trace
+	// lacks): switches all the same, in the summary's sched-in count.
+	unmeasured int64
 	totalRun   int64
 	totalSleep int64
 	totalIO    int64

@@ -1089,10 +1089,11 @@ func TestTimehistMaxStack(t *testing.T) {
 // TestTimehistMissingSwitchIn: timehistScenario without beta's switch to
 // alpha at 1.000300: alpha's switch-out at 1.001000 follows a switch that
 // switched in beta, so its switch-in, and with it its wait and sch delay,
-// are not known ("-", MissingSwitchIns 1); the run time is perf's, from
-// the CPU's previous switch (1.000000: 1.000 ms, the summary warning says
-// it may be another task's). perf (--exact) prints a 0.000 wait and sch
-// delay, measured to that previous switch (before alpha's wakeup).
+// are not known ("-", MissingSwitchIns 1), and neither is its run time
+// ("-", UnchainedRuns 1, the 1.000 ms perf's rule gives it from the CPU's
+// previous switch at 1.000000 in UnchainedRunNs, not in the run total).
+// perf (--exact) prints a 0.000 wait and sch delay, measured to that
+// previous switch (before alpha's wakeup), and that 1.000 ms run.
 func TestTimehistMissingSwitchIn(t *testing.T) {
 	var evs []trace.Event
 	for _, e := range timehistScenario() {
@@ -1103,9 +1104,9 @@ func TestTimehistMissingSwitchIn(t *testing.T) {
 	}
 	var res TimehistResult
 	out := runTimehist(t, evs, TimehistOptions{Result: &res})
-	want := "       1.001000 [0000]  alpha[10]                               -          -      1.000 "
-	if !strings.Contains(out, want+"\n") || res.MissingSwitchIns != 1 {
-		t.Errorf("MissingSwitchIns %d, want 1; want the row\n%s\nin\n%s", res.MissingSwitchIns, want, out)
+	want := "       1.001000 [0000]  alpha[10]                               -          -          - "
+	if !strings.Contains(out, want+"\n") || res.MissingSwitchIns != 1 || res.UnchainedRuns != 1 || res.UnchainedRunNs != 1_000_000 {
+		t.Errorf("MissingSwitchIns %d, unchained runs %d (%d ns), want 1, 1 (1000000 ns); want the row\n%s\nin\n%s", res.MissingSwitchIns, res.UnchainedRuns, res.UnchainedRunNs, want, out)
 	}
 	perf := "       1.001000 [0000]  alpha[10]                           0.000      0.000      1.000 "
 	if out := runTimehist(t, evs, TimehistOptions{Exact: true}); !strings.Contains(out, perf+"\n") {
