@@ -65,7 +65,7 @@ type timehistThread struct {
 	// its own: noteRanUnseen); its delay is not measured.
 	ranUnseen bool
 
-	run        timehistStats
+	run timehistStats
 	// unmeasured counts the runs outside run's statistics (outside
 	// Exact: a run across lost events, or whose switch-in the trace
 	// lacks): switches all the same, in the summary's sched-in count.
