@@ -1223,6 +1223,7 @@ func (x *extractor) finish() {
 	x.findWorkload()                              // the traced command and its process tree (Task.Workload)
 	x.inferPinning()                              // a taskset-pinned workload's affinity (pinning.go)
 	x.inferTasksetPinning()                       // taskset-pinned parts of it (pinning.go)
+	x.inferIdlePinning()                          // without a traced command, tasks held on one CPU while others idled (pinning.go)
 	x.bindPerCPUKthreads()                        // per-CPU kernel threads on their CPU (pinning.go)
 	x.updatePoints()                              // the tick, and the update points that are not its (timers.go)
 	x.yieldPoints()                               // sched_yield calls, off the tick (yields.go)

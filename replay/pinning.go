@@ -232,3 +232,85 @@ func (x *extractor) bindPerCPUKthreads() {
 		m.Stats.BoundKthreads++
 	}
 }
+
+// Thresholds of inferIdlePinning. pinWaitShare: the least time a task
+// spent waiting for its CPU, as a share of its run time, for its staying
+// there to say anything (25 %: a task that rarely waits has no reason to
+// move, pinned or not). pinOtherIdle: the least share of the trace each
+// other CPU spent idle (50 %). Linux pulls a waiting task to an idle CPU
+// at that CPU's next balance (newidle balance as it goes idle, then the
+// nohz idle balancer: sched_balance_newidle and nohz_idle_balance,
+// kernel/sched/fair.c v6.18, within a tick or so), so a task that waited a
+// quarter of its run on its CPU while another idled half the trace was
+// kept there by its affinity. Both are the chosen margins, not fitted:
+// new-user pass 25's three taskset -c 0 hogs in a whole-system capture
+// waited 100-200 % of their run on CPU 0 while CPU 1 idled 97 %; the
+// unpinned tasks of ../shared/traces' two-CPU recordings are workload
+// tasks, inferPinning's, and none of this pass's.
+const (
+	pinWaitShare = 0.25
+	pinOtherIdle = 0.5
+)
+
+// inferIdlePinning gives a task of a trace with no traced command (a
+// capture of the whole system, where inferPinning has no workload to
+// judge) the affinity of the single CPU it ran on when it ran there at
+// least pinMinSwitches times with at most pinStray of its run time
+// elsewhere, waited for that CPU at least pinWaitShare of its run time,
+// and every other CPU was idle at least pinOtherIdle of the trace: tasks
+// pinned with taskset before the capture, which a replay spread over the
+// idle CPUs (a self-replay 2x off on run time and switches).
+func (x *extractor) inferIdlePinning() {
+	m := x.m
+	if m.NrCPUs < 2 || m.WorkloadRoot >= 0 || m.NrCPUs > policies.MaxCPUs {
+		return
+	}
+	first, last := int64(-1), int64(0)
+	busy := make([]int64, m.NrCPUs)
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if first < 0 || tk.Start < first {
+			first = tk.Start
+		}
+		last = max(last, tk.Last)
+		if tk.TID == 0 {
+			continue
+		}
+		for c, v := range tk.timeOn {
+			if c < len(busy) {
+				busy[c] += v
+			}
+		}
+	}
+	span := last - first
+	if span <= 0 {
+		return
+	}
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.TID <= 0 || tk.Affinity != 0 || i >= len(x.st) {
+			continue
+		}
+		top, total := 0, int64(0)
+		for c, v := range tk.timeOn {
+			total += v
+			if v > tk.timeOn[top] {
+				top = c
+			}
+		}
+		if total <= 0 || top >= len(tk.insOn) || tk.insOn[top] < pinMinSwitches || float64(total-tk.timeOn[top]) > pinStray*float64(total) ||
+			float64(x.st[i].waitSum) < pinWaitShare*float64(total) {
+			continue
+		}
+		others := true
+		for c := range busy {
+			if c != top && float64(span-busy[c]) < pinOtherIdle*float64(span) {
+				others = false
+			}
+		}
+		if others {
+			tk.Affinity = policies.CPUSet(1) << uint(top)
+			m.Stats.PinnedTasks++
+		}
+	}
+}

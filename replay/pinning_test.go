@@ -138,3 +138,37 @@ func TestEmptyNameKept(t *testing.T) {
 		t.Errorf("%d KindComm events for 21038, the last naming it %q; want one or more, the last \"\"", n, last)
 	}
 }
+
+// TestInferIdlePinning: a capture with no traced command, 2 s on 2 CPUs.
+// Hog a ran 1 s on CPU 0 (100 switch-ins) and waited 0.5 s for it (50 %
+// of its run, over pinWaitShare's 25 %) while CPU 1 was idle 2 s of 2
+// (100 %, over pinOtherIdle's 50 %): pinned to CPU 0. Task b ran there as
+// long but waited 0.1 s (10 %): not pinned. With task c running 1.2 s on
+// CPU 1 (idle 40 % of the trace) neither is: an idle balance had no idle
+// CPU to pull a to. A capture of a traced command is inferPinning's.
+func TestInferIdlePinning(t *testing.T) {
+	mk := func(withC bool, root trace.TID) *extractor {
+		task := func(tid trace.TID, on []int64, ins []int) Task {
+			return Task{TID: tid, PID: trace.PID(tid), Start: 0, Last: 2e9, timeOn: on, insOn: ins}
+		}
+		m := &Model{NrCPUs: 2, WorkloadRoot: root, Tasks: []Task{task(10, []int64{1e9}, []int{100}), task(11, []int64{1e9}, []int{100})}}
+		st := []ext{{waitSum: 5e8}, {waitSum: 1e8}}
+		if withC {
+			m.Tasks = append(m.Tasks, task(12, []int64{0, 1.2e9}, []int{0, 100}))
+			st = append(st, ext{})
+		}
+		return &extractor{m: m, st: st}
+	}
+	for _, c := range []struct {
+		withC  bool
+		root   trace.TID
+		pinned int
+	}{{false, -1, 1}, {true, -1, 0}, {false, 0, 0}} {
+		x := mk(c.withC, c.root)
+		x.inferIdlePinning()
+		if x.m.Stats.PinnedTasks != c.pinned || c.pinned == 1 && (x.m.Tasks[0].Affinity != 1 || x.m.Tasks[1].Affinity != 0) {
+			t.Errorf("task c %v, workload root %d: %d pinned, affinities %v and %v; want %d (a on CPU 0)",
+				c.withC, c.root, x.m.Stats.PinnedTasks, x.m.Tasks[0].Affinity, x.m.Tasks[1].Affinity, c.pinned)
+		}
+	}
+}

@@ -701,7 +701,12 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 		case m.CommandBefore:
 			why = "the traced command started before the trace did, as in a later file of a record --rotate series or a --ring dump: its process tree cannot be told"
 		}
-		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s; %s\n", why, set, censored, pools)
+		pinned := ""
+		if st.PinnedTasks > 0 {
+			// (inferIdlePinning: new-user pass 25 F3.)
+			pinned = fmt.Sprintf("; %s pinned to the one CPU they ran on (inferred: they waited for it while the other CPUs idled)", plural(st.PinnedTasks, "task"))
+		}
+		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s%s; %s\n", why, set, censored, pinned, pools)
 	} else {
 		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned (taskset) to the CPUs they ran on; %s\n",
 			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
