@@ -296,6 +296,15 @@ func (r *Reader) line(line []byte) error {
 		}
 		return fmt.Errorf("%s: %w %q: %w", p.event, errPayload, clip(p.payload), trace.ErrCorrupt)
 	}
+	first := p.time // the trace's first event time (this one's before any)
+	if r.started {
+		first = r.firstTime
+	}
+	if kind == trace.KindRuntime && trace.RuntimeDamaged(&ev, first) {
+		r.meta.Warnings.Add("damaged-runtime", "line %d: sched_stat_runtime for pid %d %s: a damaged value, dropped", r.lineNo, ev.TID, trace.RuntimeDamage(&ev, first))
+		r.meta.LostInFile++
+		return nil
+	}
 	if p.flags != nil && (kind == trace.KindWaking || kind == trace.KindWakeup) {
 		ev.FromIRQ = irqFlag(p.flags)
 	}

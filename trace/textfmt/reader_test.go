@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -333,5 +334,32 @@ func TestGarbledLineBetweenEvents(t *testing.T) {
 	}
 	if _, ok := keys["text-other-line"]; ok {
 		t.Errorf("warnings %v: the header line is not a text-other-line (it is a comment)", keys)
+	}
+}
+
+// TestDamagedRuntimeText: perf script text whose second sched_stat_runtime
+// reports 9000000000000 ns (9000 s) 0.2 s into the trace, more than the
+// 0.2 s + trace.MaxPreTraceRun (1 s) it can hold: that event is dropped
+// with a warning and counted lost in the file; the first, 0.5 s at the
+// trace's first event (within MaxPreTraceRun), and the third are read.
+func TestDamagedRuntimeText(t *testing.T) {
+	in := "a    10 [000]   100.000000: sched:sched_stat_runtime: comm=a pid=10 runtime=500000000 [ns]\n" +
+		"a    10 [000]   100.200000: sched:sched_stat_runtime: comm=a pid=10 runtime=9000000000000 [ns]\n" +
+		"a    10 [000]   100.300000: sched:sched_stat_runtime: comm=a pid=10 runtime=300000 [ns]\n"
+	r := NewReader(strings.NewReader(in), "test")
+	evs, err := drain(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rts []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindRuntime {
+			rts = append(rts, e.Runtime)
+		}
+	}
+	ws := r.Meta().Warnings.List()
+	want := "line 2: sched_stat_runtime for pid 10 reports 9000.000 s of run time, more than the 0.200 s since the trace's first event plus 1 s: a damaged value, dropped"
+	if !slices.Equal(rts, []int64{500000000, 300000}) || len(ws) != 1 || ws[0].Message != want || r.Meta().LostInFile != 1 {
+		t.Errorf("run times %v, warnings %v, lost in file %d; want [500000000 300000], %q, 1", rts, ws, r.Meta().LostInFile, want)
 	}
 }
