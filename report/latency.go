@@ -266,6 +266,10 @@ type LatencyDiagnostics struct {
 	// events (counted but kept with KeepLossy). 0 in PerfCompat mode.
 	Raced, Rewoken                            int64
 	LossyDelays, LossyRuntime, LossyRuntimeNs int64
+	// InconsistentRuntime(Ns): sched_stat_runtime events left out as
+	// damage, reporting more run time than their task can have had since
+	// its last change of state (schedule.Counters).
+	InconsistentRuntime, InconsistentRuntimeNs int64
 	// UnrecordedDelays: delays left out because the task may have run
 	// meanwhile on a CPU the capture left out (schedule.Delay.Unrecorded).
 	UnrecordedDelays int64
@@ -492,6 +496,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	d.Recovered, d.Dropped, d.Unwoken, d.Wakeups = c.Recovered, c.Dropped, c.Unwoken, c.Wakeups
 	d.Raced, d.Rewoken = c.Raced, c.Rewoken
 	d.LossyDelays, d.LossyRuntime, d.LossyRuntimeNs = c.LossyDelays, c.LossyRuntime, c.LossyRuntimeNs
+	d.InconsistentRuntime, d.InconsistentRuntimeNs = c.InconsistentRuntime, c.InconsistentRuntimeNs
 	d.UnrecordedDelays = c.UnrecordedDelays
 	d.RuntimeFromSwitches = !l.sched.HaveRuntime()
 	from, to := l.sched.Span()
@@ -1021,6 +1026,8 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 		d.LossyDelays += s.LossyDelays
 		d.LossyRuntime += s.LossyRuntime
 		d.LossyRuntimeNs += s.LossyRuntimeNs
+		d.InconsistentRuntime += s.InconsistentRuntime
+		d.InconsistentRuntimeNs += s.InconsistentRuntimeNs
 		d.RuntimeFromSwitches = d.RuntimeFromSwitches || s.RuntimeFromSwitches
 		if p.Options.Throttle {
 			res.Options.Throttle = true
@@ -1244,6 +1251,11 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 			msg = fmt.Sprintf("%s overlapped lost events on some CPU; kept (--keep-lossy)", delays)
 		}
 		out = append(out, trace.Warning{Key: "delay-lossy", Count: int(d.LossyDelays), Message: msg})
+	}
+	if d.InconsistentRuntime > 0 {
+		out = append(out, trace.Warning{Key: "damaged-runtime-inconsistent", Count: int(d.InconsistentRuntime),
+			Message: fmt.Sprintf("%s (%.3f ms in all) reported more run time than their task can have had since its switch-in or its last sched_stat_runtime (its last switch-out or wakeup, if it ran unseen), by more than %d ms: damaged values, left out of the Runtime column",
+				plural(int(d.InconsistentRuntime), "sched_stat_runtime event", "sched_stat_runtime events"), float64(d.InconsistentRuntimeNs)/1e6, schedule.RuntimeSlack/1e6)})
 	}
 	if d.LossyRuntime > 0 {
 		msg := fmt.Sprintf("%s (%.3f ms) overlapped lost events on their CPU and are not in the Runtime column (--keep-lossy keeps them)", plural(int(d.LossyRuntime), "sched_stat_runtime event", "sched_stat_runtime events"), float64(d.LossyRuntimeNs)/1e6)

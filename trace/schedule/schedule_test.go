@@ -489,3 +489,32 @@ func task3Delays(t *testing.T, evs []trace.Event, meta *trace.Meta) string {
 	}
 	return fmt.Sprint(got)
 }
+
+// TestInconsistentRuntime: task 1 switched in on CPU 0 at 1.000 s and
+// charged 4 ms at 1.004 s, 12 ms at 1.008 s (8 ms above the 4 ms since its
+// last charge, over RuntimeSlack: damage, new-user pass 26 F1), 4 ms at
+// 1.012 s and, switched out at 1.020 s and back at 1.030 s, 10 ms at
+// 1.040 s (the time since its switch-in: fine). Its sched_stat_runtime
+// total is 4 + 4 + 10 = 18 ms; one event of 12 ms is left out.
+func TestInconsistentRuntime(t *testing.T) {
+	const ms = int64(1e6)
+	evs := []trace.Event{
+		sw(1000*ms, 0, 0, trace.StateRunning, 1),
+		runtime(1004*ms, 0, 1, 4*ms), runtime(1008*ms, 0, 1, 12*ms), runtime(1012*ms, 0, 1, 4*ms),
+		sw(1020*ms, 0, 1, trace.StateRunning, 0), sw(1030*ms, 0, 0, trace.StateRunning, 1),
+		runtime(1040*ms, 0, 1, 10*ms),
+	}
+	s, err := schedule.Build(trace.NewSliceSource(evs, nil), schedule.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rt int64
+	for _, tk := range s.Tasks {
+		if tk.TID == 1 {
+			rt = tk.StatRuntime
+		}
+	}
+	if rt != 18*ms || s.Counters.InconsistentRuntime != 1 || s.Counters.InconsistentRuntimeNs != 12*ms {
+		t.Errorf("run time %d ns, %d inconsistent (%d ns); want 18000000, 1 (12000000)", rt, s.Counters.InconsistentRuntime, s.Counters.InconsistentRuntimeNs)
+	}
+}
