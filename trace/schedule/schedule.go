@@ -387,13 +387,13 @@ type Counters struct {
 	// sched_stat_runtime (RuntimeSlack), and the run time they report.
 	InconsistentRuntime, InconsistentRuntimeNs int64
 	LostEvents                                 uint64
-	LostWindows                  int64
-	UnknownRunNs                 int64 // CPU time (ns) in Unknown runs
-	RestartNs                    int64 // sum over Rewoken of second waking - first
-	FirstSwitchIns, ChainBreaks  int64
-	SwitchesOutOfOrder           int64
-	OutOfOrderWakeups            int64
-	WakingsWhileRunningForgotten int64 // remembered race wakings that the task's own events cancelled
+	LostWindows                                int64
+	UnknownRunNs                               int64 // CPU time (ns) in Unknown runs
+	RestartNs                                  int64 // sum over Rewoken of second waking - first
+	FirstSwitchIns, ChainBreaks                int64
+	SwitchesOutOfOrder                         int64
+	OutOfOrderWakeups                          int64
+	WakingsWhileRunningForgotten               int64 // remembered race wakings that the task's own events cancelled
 	// RacesUndone: delays started at a switch-out by a remembered waking
 	// and then restarted by a wakeup while waiting: the remembered waking
 	// had found the task still queued (ttwu_runnable), so the task had not
