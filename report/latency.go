@@ -1299,7 +1299,7 @@ func chainMessage(cb ChainBreak, name func(trace.TID) string) string {
 		msg += fmt.Sprintf(" (no event at all was recorded on CPU %d while it was idle)", cb.CPU)
 	}
 	if cb.UnknownRun > 0 {
-		msg += fmt.Sprintf("; the runs those events show began at an unknown time in %.3f ms (summed) after the CPU's previous switch: Runtime from switches leaves them out, a lower bound for the tasks they show running: %s (timehist, as perf, charges it all to them)",
+		msg += fmt.Sprintf("; the runs those events show began at an unknown time in %.3f ms (summed) after the CPU's previous switch: Runtime from switches leaves them out, a lower bound for the tasks they show running: %s (timehist --exact, as perf, charges it all to them; timehist prints their run time -)",
 			float64(cb.UnknownRun)/1e6, breakTasks(cb, cb.ShownRun, name, func(ns int64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }))
 	}
 	return msg

@@ -1502,8 +1502,13 @@ func (th *timehist) summary() {
 			}
 			b = timehistRight(b, 6, timehistFloat(nil, pct, 2))
 			b = append(b, "%)\n"...)
+		} else if th.opt.Exact || i >= len(th.switches) || th.switches[i] == 0 {
+			b = append(b, " idle entire time window\n"...) // perf's words for no idle run
 		} else {
-			b = append(b, " idle entire time window\n"...)
+			// Switches but no idle run: the CPU ran tasks throughout,
+			// where perf says the opposite (new-user pass 26 F6: CPUs
+			// 99.7 % busy read "idle entire time window").
+			b = append(b, " never idle in the trace\n"...)
 		}
 		w.Write(b)
 	}

@@ -1187,3 +1187,24 @@ func TestTimehistRecordedCPUsIdleWithQueued(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistNeverIdle: CPU 0 switches between alpha and beta and never
+// to idle; CPU 1 never switches. Outside Exact the summary says CPU 0 was
+// never idle, where perf (Exact) says "idle entire time window" for both
+// (new-user pass 26 F6: CPUs 99.7 % busy read idle); CPU 1, with no
+// sched_switch at all, keeps perf's words either way.
+func TestTimehistNeverIdle(t *testing.T) {
+	const s = int64(1e9)
+	evs := []trace.Event{timehistComm(10, "alpha"), timehistComm(20, "beta"),
+		timehistSw(s, 0, 10, trace.StatePreempted, 20), timehistSw(s+1_000_000, 0, 20, trace.StatePreempted, 10),
+		timehistSw(s+2_000_000, 0, 10, trace.StatePreempted, 20)}
+	for _, exact := range []bool{false, true} {
+		want := "    CPU  0 never idle in the trace\n    CPU  1 idle entire time window\n"
+		if exact {
+			want = "    CPU  0 idle entire time window\n    CPU  1 idle entire time window\n"
+		}
+		if out := runTimehist(t, evs, TimehistOptions{SummaryOnly: true, Exact: exact}); !strings.Contains(out, want) {
+			t.Errorf("exact %v: want\n%s\nin\n%s", exact, want, out)
+		}
+	}
+}
