@@ -533,12 +533,12 @@ func spinExitNote(m *replay.Model, cfg replay.Config) string {
 	}
 	note := ""
 	if sels, more := spinSelectors(m, cfg, mid, spun); len(sels) > 0 {
-		note += fmt.Sprintf(" (%s%s exited mid-spin: its work done, or a kill the trace cannot show; killed at a wall-clock time, it is deadline-bound: --until %s=deadline)",
-			strings.Join(sels, ", "), more, sels[0])
+		note += fmt.Sprintf(" (%s%s exited mid-spin: its work done, or a kill the trace cannot show; killed at a wall-clock time, it is deadline-bound: --until %s)",
+			namesText(sels), more, termsafe.ShellWord(sels[0]+"=deadline"))
 	}
 	if sels, more := spinSelectors(m, cfg, kept, spun); len(sels) > 0 {
-		note += fmt.Sprintf(" (%s%s kept to its recorded work while its siblings were inferred deadline-bound, ending with them: the trace does not show it self-paced; if it looped until the same time: --until %s=deadline)",
-			strings.Join(sels, ", "), more, sels[0])
+		note += fmt.Sprintf(" (%s%s kept to its recorded work while its siblings were inferred deadline-bound, ending with them: the trace does not show it self-paced; if it looped until the same time: --until %s)",
+			namesText(sels), more, termsafe.ShellWord(sels[0]+"=deadline"))
 	}
 	return note
 }
@@ -882,7 +882,7 @@ func restsOn(checks ...*predict.KindSensitivity) string {
 		}
 		for _, c := range k.Changes {
 			if c.Metric == "makespan" && c.Comm == "" {
-				return fmt.Sprintf("; the makespan rests on how %s ended (inferred): %s ms the other way, see the note below", strings.Join(k.Tasks, ", "), msf(c.Predicted))
+				return fmt.Sprintf("; the makespan rests on how %s ended (inferred): %s ms the other way, see the note below", namesText(k.Tasks), msf(c.Predicted))
 			}
 		}
 	}
@@ -946,18 +946,30 @@ func pluralES(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "es"
 }
 
+// namesText joins task names (or selectors) for a line of text, each
+// escaped for the terminal (termsafe.Name): a name may hold an escape
+// sequence (new-user pass 26 F5: one that clears the screen was printed raw
+// on the policy, note and workload lines).
+func namesText(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = termsafe.Name(n)
+	}
+	return strings.Join(out, ", ")
+}
+
 // kindNote is the line a run whose conclusion depends on the inferred
 // deadline-bound termination prints on stderr.
 func kindNote(k *predict.KindSensitivity, policy string) string {
 	return sensitivityNote(k, fmt.Sprintf("note: %s: the prediction rests on %s being deadline-bound (inferred: looping until a wall-clock time); taken as work-bound (ending after the CPU work they did in the trace) it changes:",
-		policy, strings.Join(k.Tasks, ", ")), fmt.Sprintf(" --until %s=work or %s=DURATION says which", k.Tasks[0], k.Tasks[0]))
+		policy, namesText(k.Tasks)), fmt.Sprintf(" --until %s or %s says which", termsafe.ShellWord(k.Tasks[0]+"=work"), termsafe.ShellWord(k.Tasks[0]+"=DURATION")))
 }
 
 // killNote is the line a run whose conclusion depends on whether the
 // spinners that exited mid-spin were killed prints on stderr.
 func killNote(k *predict.KindSensitivity, policy string) string {
 	return sensitivityNote(k, fmt.Sprintf("note: %s: %s exited mid-spin and the prediction takes that for the end of its work (work-bound); if a kill at a wall-clock time ended it (timeout, a signal from outside the trace) it changes:",
-		policy, strings.Join(k.Tasks, ", ")), fmt.Sprintf(" --until %s=deadline or %s=work says which", k.Tasks[0], k.Tasks[0]))
+		policy, namesText(k.Tasks)), fmt.Sprintf(" --until %s or %s says which", termsafe.ShellWord(k.Tasks[0]+"=deadline"), termsafe.ShellWord(k.Tasks[0]+"=work")))
 }
 
 // togetherNote is the line a run whose conclusion depends on whether the
@@ -981,7 +993,7 @@ func togetherNote(k *predict.KindSensitivity, policy string, m *replay.Model) st
 		spread = max(spread, sp.last-sp.first)
 	}
 	return sensitivityNote(k, fmt.Sprintf("note: %s: %s (%s) ended within %s ms of each other and the prediction takes that for the end of their iterations (count- or work-bound); if they looped until a wall-clock time (a --time or --timeout option) it changes:",
-		policy, strings.Join(k.Tasks, ", "), plural(len(idx), "task"), msf(spread)), fmt.Sprintf(" --until %s=deadline or %s=count says which", k.Tasks[0], k.Tasks[0]))
+		policy, namesText(k.Tasks), plural(len(idx), "task"), msf(spread)), fmt.Sprintf(" --until %s or %s says which", termsafe.ShellWord(k.Tasks[0]+"=deadline"), termsafe.ShellWord(k.Tasks[0]+"=count")))
 }
 
 // sensitivityNote is head, the check's first three changes (" makespan
@@ -996,7 +1008,7 @@ func sensitivityNote(k *predict.KindSensitivity, head, tail string) string {
 		}
 		what := c.Metric
 		if c.Comm != "" {
-			what = c.Comm + " " + c.Metric
+			what = termsafe.Name(c.Comm) + " " + c.Metric
 		}
 		if c.Unit() == "ns" {
 			fmt.Fprintf(&b, " %s %s ms -> %s ms;", what, msf(c.Observed), msf(c.Predicted))

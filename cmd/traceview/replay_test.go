@@ -796,3 +796,25 @@ func TestReplayWarnsUnstatedThrottles(t *testing.T) {
 		t.Errorf("a stated quota still warned:\n%s", stderr)
 	}
 }
+
+// TestReplayEscapesNames: escape-names.tv's spinner renamed itself
+// "bad\x1b[2Jname" (ESC [2J clears a terminal); both spinners exit
+// mid-spin, so the policy, note and workload lines name them. Every line
+// replay prints escapes the name (new-user pass 26 F5: the rows did, the
+// lines after them wrote the raw bytes), and its --until suggestions are
+// shell words.
+func TestReplayEscapesNames(t *testing.T) {
+	out, stderr, code := runCLI(t, "replay", "-i", "../../testdata/traces/escape-names.tv", "--policy", "eevdf", "--cpus", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	all := out + stderr
+	if i := strings.IndexFunc(all, func(r rune) bool { return r < 0x20 && r != '\n' }); i >= 0 {
+		t.Errorf("a raw control character at byte %d: %q", i, all[max(0, i-80):min(len(all), i+20)])
+	}
+	for _, want := range []string{"worker-a, bad\\x1b[2Jname exited mid-spin", "the makespan rests on how worker-a, bad\\x1b[2Jname ended"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q in\n%s", want, all)
+		}
+	}
+}
