@@ -153,6 +153,14 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 	for i := range m.Tasks {
 		if p := m.Tasks[i].Autogroup; p != "" {
 			if s, ok := agReading[p]; ok {
+				if s.Shares == 0 {
+					// The kernel sets an autogroup's load weight from its
+					// nice, sched_prio_to_weight[nice+20] (autogroup.c
+					// proc_sched_autogroup_set_nice): taken as it is, not
+					// through the rounded cpu.weight (nice 19: 15, where
+					// weight 1 gave 10; new-user pass 26 F10).
+					s.Shares = int(trace.NiceWeight(s.Nice))
+				}
 				apply(s, "recorded")
 				delete(agReading, p)
 			}

@@ -318,9 +318,11 @@ func TestPredictionCarriesCgroups(t *testing.T) {
 // group, which traceview record read in autogroups: pids 100 and 101 in
 // /autogroup-7 (nice 0, weight 100), pid 102 in /autogroup-9, read first
 // at nice 0 and then at nice 5 (trace.AutogroupWeight(5) = 33: the last
-// reading counts). The replay puts them there with those weights:
-// /autogroup-9 gets 33/133 of the CPU, 148.9 ms of the first 600 ms, and
-// each of /autogroup-7's hogs (600 - 148.9) / 2 = 225.6 ms; as peers in
+// reading counts). The replay puts them there with the kernel's load
+// weights for those nices, 1024 and 335 (sched_prio_to_weight; not the
+// rounded cpu.weight 33, new-user pass 26 F10): /autogroup-9 gets
+// 335/1359 of the CPU, 147.9 ms of the first 600 ms, and each of
+// /autogroup-7's hogs (600 - 147.9) / 2 = 226.0 ms; as peers in
 // one runqueue (new-user pass 25 F2: the recorded sessions were dropped)
 // each would get 200 ms. A recording with autogroup off keeps them in the
 // root.
@@ -334,12 +336,12 @@ func TestRecordedAutogroups(t *testing.T) {
 	}
 	recordedAutogroups(m)
 	groups, got := groupsByPath(t, m, Config{})
-	if g := got["/autogroup-9"]; g.Weight != 33 || g.Source != "recorded" || g.Tasks != 1 || got["/autogroup-7"].Tasks != 2 {
-		t.Fatalf("groups %+v: want /autogroup-9 weight 33 recorded with 1 task, /autogroup-7 with 2", groups)
+	if g := got["/autogroup-9"]; g.Weight != 33 || g.Shares != 335 || g.Source != "recorded" || g.Tasks != 1 || got["/autogroup-7"].Tasks != 2 {
+		t.Fatalf("groups %+v: want /autogroup-9 weight 33, shares 335, recorded with 1 task, /autogroup-7 with 2", groups)
 	}
 	res := simulate(t, m, "eevdf", Config{HZ: 250})
 	ran := runBefore(res, 600_000_000)
-	for tid, want := range map[trace.TID]int64{100: 225_564_000, 101: 225_564_000, 102: 148_872_000} {
+	for tid, want := range map[trace.TID]int64{100: 226_049_000, 101: 226_049_000, 102: 147_903_000} {
 		if d := ran[tid] - want; d < -12_000_000 || d > 12_000_000 {
 			t.Errorf("tid %d ran %d ns of the first 600 ms, want %d ± 12 ms", tid, ran[tid], want)
 		}
