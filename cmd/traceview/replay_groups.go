@@ -36,7 +36,7 @@ func (g *groupFlags) register(f *pflag.FlagSet) {
 	f.StringArrayVar(&g.max, "cpu-max", nil, "PATH=QUOTA/PERIOD or PATH=max: what if the cgroup had this CPU quota (cpu.max; durations such as 25ms/100ms, or µs as cpu.max takes them, 25000 100000; repeatable)")
 	f.StringArrayVar(&g.burst, "cpu-burst", nil, "PATH=DURATION: what if the cgroup had this cpu.max.burst (repeatable)")
 	f.StringArrayVar(&g.cgroup, "cgroup", nil, "SEL=PATH: what if the selected tasks ran in cgroup PATH (/ the root; repeatable)")
-	f.StringArrayVar(&g.autogroup, "autogroup", nil, "off, or SEL=NAME: what if autogroup were off (tasks in /autogroup-N go to the root), or the selected tasks formed session NAME")
+	f.StringArrayVar(&g.autogroup, "autogroup", nil, "off, or SEL=NAME: what if autogroup were off (tasks in /autogroup-N go to the root), or the selected tasks formed session NAME (an existing one as the task-group lines name it, 578 or /autogroup-578, or a new name)")
 }
 
 // apply adds the flags' settings and what-ifs to cfg.
@@ -108,10 +108,14 @@ func (g *groupFlags) apply(cfg *replay.Config) error {
 			continue
 		}
 		sel, val, err := parseSelArg("autogroup", a)
-		if err != nil || val == "" || strings.Contains(val, "/") {
-			return usageErrorf("replay: --autogroup %q: want off or SEL=NAME", a)
+		// NAME as the reports print a session, "/autogroup-578", or
+		// without its slash or prefix: one session (new-user pass 26 F9:
+		// "autogroup-578" made /autogroup-autogroup-578, a new one).
+		name := strings.TrimPrefix(strings.TrimPrefix(val, "/"), "autogroup-")
+		if err != nil || name == "" || strings.Contains(name, "/") {
+			return usageErrorf("replay: --autogroup %q: want off or SEL=NAME, NAME a session's name or number as the task-group lines print it (578, or /autogroup-578); a new name makes a new session", a)
 		}
-		path := "/autogroup-" + val
+		path := "/autogroup-" + name
 		cfg.Overrides = append(cfg.Overrides, replay.Override{Sel: sel, Cgroup: &path})
 	}
 	return nil
