@@ -832,3 +832,37 @@ func TestReplayQuotaRemovedLine(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// TestTimehistThrottledColumn: without --throttled the rows' throttled_ns
+// is -1, not computed, where a 0 read as "never throttled" on
+// grpq.q25.perf.data's 32 throttles (new-user pass 26 F4); with it, the
+// throttled parts of the rows' delays, more than 0 in all.
+func TestTimehistThrottledColumn(t *testing.T) {
+	type doc struct {
+		Rows []struct {
+			Kind      string `json:"kind"`
+			Throttled int64  `json:"throttled_ns"`
+		} `json:"rows"`
+	}
+	for _, with := range []bool{false, true} {
+		args := []string{"timehist", "-o", "json", "-i", grpqQ25}
+		if with {
+			args = append(args, "--throttled")
+		}
+		d := cliJSON[doc](t, args...)
+		var sum int64
+		bad := 0
+		for _, r := range d.Rows {
+			if r.Kind != "switch" {
+				continue
+			}
+			sum += max(r.Throttled, 0)
+			if !with && r.Throttled != -1 || with && r.Throttled < 0 {
+				bad++
+			}
+		}
+		if bad > 0 || with != (sum > 0) || len(d.Rows) == 0 {
+			t.Errorf("--throttled %v: %d rows, %d with a throttled_ns out of place, %d ns in all", with, len(d.Rows), bad, sum)
+		}
+	}
+}

@@ -110,7 +110,7 @@ type TimehistRow struct {
 	TargetTID   int64  `json:"target_tid"`
 	FromCPU     int    `json:"from_cpu"` // -1 outside migrations
 	ToCPU       int    `json:"to_cpu"`
-	ThrottledNs int64  `json:"throttled_ns"` // of SchDelayNs, with Throttled
+	ThrottledNs int64  `json:"throttled_ns"` // of SchDelayNs, with Throttled; -1 without (not computed)
 	Lost        int64  `json:"lost"`         // kind "lost": the events the recorder lost on CPU (0: a number unknown)
 }
 
@@ -1236,7 +1236,12 @@ func (th *timehist) sampleRow(e *trace.Event, t *timehistThread, tm int64, state
 	if e.Kind == trace.KindSwitch {
 		r.NextComm, r.NextTID = e.NextComm, int64(e.NextTID)
 	}
-	if th.opt.Throttled != nil && t.tid != 0 && t.dtDelay > 0 && !t.dtUnrecorded {
+	switch {
+	case th.opt.Throttled == nil:
+		// Not computed: a 0 read as "never throttled" on a trace with
+		// throttled periods (new-user pass 26 F4).
+		r.ThrottledNs = -1
+	case t.tid != 0 && t.dtDelay > 0 && !t.dtUnrecorded:
 		r.ThrottledNs = th.opt.Throttled(trace.TID(t.tid), t.delayEnd-t.dtDelay, t.delayEnd)
 	}
 	th.emitRow(r)
