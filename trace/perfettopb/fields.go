@@ -110,7 +110,7 @@ const (
 	fEventSchedFork       = 239 // SchedProcessForkFtraceEvent sched_process_fork = 239
 	fEventGeneric         = 327 // GenericFtraceEvent generic = 327
 	fEventSchedMigrate    = 491 // SchedMigrateTaskFtraceEvent sched_migrate_task = 491
-	fEventSchedProcessExe = 237 // SchedProcessExecFtraceEvent sched_process_exec = 237 (read only)
+	fEventSchedProcessExe = 237 // SchedProcessExecFtraceEvent sched_process_exec = 237
 )
 
 // protos/perfetto/trace/ftrace/sched.proto and task.proto: the event

@@ -407,6 +407,14 @@ func (rd *Reader) bundle(b []byte, off int64) error {
 				rd.prio[e.TID] = e.Prio
 			}
 		}
+		if e.Time == 0 && (e.Kind == trace.KindComm || e.Kind == trace.KindExec || e.Kind == trace.KindFork || e.Kind == trace.KindExit) {
+			// A time-0 record (perf's of a task alive at the start) that
+			// traceview export put in CPU 0's bundle before 2026-12-06:
+			// a task record, as the process tree's, not an event of CPU 0
+			// (replay took it for perf running from time 0: 754349 ms of
+			// run time, new-user pass 26 F14).
+			e.CPU = -1
+		}
 		e.CurPID = rd.pid(e.CurTID)
 		switch e.Kind {
 		case trace.KindSwitch:

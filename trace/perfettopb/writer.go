@@ -265,6 +265,13 @@ func (w *writer) event(e *trace.Event) {
 		w.lost(e)
 		return
 	}
+	if e.Time == 0 && e.CPU < 0 && (e.Kind == trace.KindComm || e.Kind == trace.KindExec || e.Kind == trace.KindFork) {
+		// A record of a task alive at the start (perf's, time 0): the
+		// process tree names it (w.tasks), and as a CPU 0 event at time
+		// 0 it read as that task running since then.
+		w.st.Skipped++
+		return
+	}
 	cpu := e.CPU
 	if cpu < 0 {
 		// fork/comm/exit records of perf carry no CPU; they go to CPU 0's
@@ -507,9 +514,14 @@ func encodeEvent(e *trace.Event, old string) []byte {
 		body = appendKnown(body, fExitPid, int64(e.TID))
 		body = appendKnown(body, fExitTgid, int64(e.PID))
 		body = appendKnown(body, fExitPrio, int64(e.Prio))
-	case trace.KindComm, trace.KindExec:
-		// An exec's new name and a prctl rename are both task_rename
-		// (sched_process_exec carries the file name, not the comm).
+	case trace.KindExec:
+		// sched_process_exec carries the file name; the comm after an
+		// exec is its last element (fs/exec.c), which the name is.
+		num = fEventSchedProcessExe
+		body = appendStr(body, fExecFilename, e.Comm)
+		body = appendKnown(body, fExecPid, int64(e.TID))
+	case trace.KindComm:
+		// A prctl rename is task_rename.
 		num = fEventTaskRename
 		body = appendKnown(body, fRenamePid, int64(e.TID))
 		body = appendStr(body, fRenameOldComm, old)
