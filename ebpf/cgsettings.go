@@ -379,7 +379,7 @@ func (g *groupReader) snapshot(now int64) *groupSnapshot {
 // removed before the end is still described.
 //
 // agOf and agReadings are what the autogroup sampler read of the file's
-// processes (agSampler.forFile): a process the start did not see takes its
+// processes (procSampler.forFile): a process the start did not see takes its
 // autogroup from there, and an autogroup first seen during the file comes
 // with the sampler's readings (its first, then each change of its nice).
 // taskAG is the autogroup of each process of pids that ran in one.

@@ -213,7 +213,7 @@ func TestAutogroupSampler(t *testing.T) {
 	})
 	g := &groupReader{mounts: CgroupMounts{V1CPU: cg}, proc: proc, autogroup: true}
 	snap := g.snapshot(100)
-	s := newAgSampler(g)
+	s := newProcSampler(g)
 	s.sample(100)
 	writeFiles(t, root, map[string]string{
 		"proc/12/cgroup": "1:cpu:/\n0::/\n", "proc/12/autogroup": "/autogroup-8 nice 0\n",
@@ -246,5 +246,24 @@ func TestAutogroupSampler(t *testing.T) {
 	}
 	if want := map[trace.PID]string{11: "/autogroup-5", 12: "/autogroup-8", 14: "/autogroup-10"}; !cmp.Equal(want, taskAG) {
 		t.Errorf("autogroups %v, want %v", taskAG, want)
+	}
+}
+
+// TestProcSamplerAffinity: of two processes on a 2-CPU machine ("0-1"
+// online), one may run on CPU 1 only (taskset -c 1): the sampler records
+// its Cpus_allowed_list, "1"; the other, allowed every CPU, is left out
+// (new-user pass 26 F2).
+func TestProcSamplerAffinity(t *testing.T) {
+	root := t.TempDir()
+	proc := filepath.Join(root, "proc")
+	writeFiles(t, root, map[string]string{
+		"proc/20/cgroup": "0::/\n", "proc/20/status": "Name:\thog\nCpus_allowed:\t2\nCpus_allowed_list:\t1\n",
+		"proc/21/cgroup": "0::/\n", "proc/21/status": "Name:\thog\nCpus_allowed_list:\t0-1\n",
+	})
+	s := newProcSampler(&groupReader{proc: proc})
+	s.all = "0-1"
+	s.sample(100)
+	if got := s.affinityFor(map[trace.PID]bool{20: true, 21: true}); !cmp.Equal(got, map[trace.PID]string{20: "1"}) {
+		t.Errorf("affinity %v, want 20: 1", got)
 	}
 }

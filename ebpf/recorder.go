@@ -107,9 +107,9 @@ type Recorder struct {
 	// it.
 	v1     *v1Sampler
 	stopV1 chan struct{}
-	// ag follows the autogroups of processes that start during the
-	// capture (nil with autogroup off); stopV1 stops it too.
-	ag *agSampler
+	// procs follows the autogroups and CPU affinity of processes, also
+	// those that start during the capture; stopV1 stops it too.
+	procs *procSampler
 }
 
 // NewRecorder returns a recorder of c configured by cfg. Stacks
@@ -147,7 +147,7 @@ func NewRecorder(c *Capture, cfg RecordConfig) (*Recorder, error) {
 	// when they started with Run, and the run before it counted whole
 	// in the group it moved to.
 	r.v1 = startV1Sampler(r.groups, r.stopV1)
-	r.ag = startAutogroupSampler(r.groups, r.stopV1)
+	r.procs = startProcSampler(r.groups, r.stopV1)
 	return r, nil
 }
 
@@ -505,10 +505,11 @@ func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 	}
 	s.w.SetCgroups(cgroups)
 	// A ring dump's groups were read as it was written, after its events.
-	agOf, agReadings := r.ag.forFile(s.pids)
+	agOf, agReadings := r.procs.forFile(s.pids)
 	set, stats, taskAG := r.groups.finish(s.groups, cgroups, s.pids, monotonicNow(), r.cfg.Ring == nil, s.stopStats, first, agOf, agReadings)
 	s.w.SetCgroupSettings(set)
 	s.w.SetTaskAutogroups(taskAG)
+	s.w.SetTaskAffinity(r.procs.affinityFor(s.pids))
 	s.w.SetCgroupStats(stats)
 	s.w.SetStacks(stacks)
 	ws := append(s.warnings, r.c.Warnings()...)

@@ -300,7 +300,7 @@ func ExtractWith(src trace.Source, opts ExtractOptions) (*Model, error) {
 		x.m.Meta.Arch, x.m.Meta.Tool, x.m.Meta.Cmdline, x.m.Meta.RecordedCPUs = m.Arch, m.Tool, m.Cmdline, m.RecordedCPUs
 		x.m.Meta.NrCPUs, x.m.Meta.Clock, x.m.Meta.LLCs = m.NrCPUs, m.Clock, m.LLCs
 		x.m.Meta.Cgroups, x.m.Meta.CgroupSettings, x.m.Meta.Autogroup = m.Cgroups, m.CgroupSettings, m.Autogroup
-		x.m.Meta.CgroupStats, x.m.Meta.TaskAutogroups = m.CgroupStats, m.TaskAutogroups
+		x.m.Meta.CgroupStats, x.m.Meta.TaskAutogroups, x.m.Meta.TaskAffinity = m.CgroupStats, m.TaskAutogroups, m.TaskAffinity
 		if w, ok := trace.UnattributedV1Warning(m); ok {
 			x.m.Meta.Warnings.Add(w.Key, "%s", w.Message)
 		}
@@ -1223,6 +1223,7 @@ func (x *extractor) finish() {
 	x.findWorkload()                              // the traced command and its process tree (Task.Workload)
 	x.inferPinning()                              // a taskset-pinned workload's affinity (pinning.go)
 	x.inferTasksetPinning()                       // taskset-pinned parts of it (pinning.go)
+	x.recordedAffinity()                          // the CPU affinity the recording read (pinning.go)
 	x.inferIdlePinning()                          // without a traced command, tasks held on one CPU while others idled (pinning.go)
 	x.bindPerCPUKthreads()                        // per-CPU kernel threads on their CPU (pinning.go)
 	x.updatePoints()                              // the tick, and the update points that are not its (timers.go)

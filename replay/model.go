@@ -555,6 +555,9 @@ type ModelStats struct {
 	// traced command ran on one CPU of several (taskset), all but
 	// pinStray of its run time, over at least pinMinSwitches switch-ins.
 	PinnedTasks int `json:"pinned_tasks"`
+	// AffinityRecorded counts the tasks of those, or of any task of the
+	// trace, whose affinity the recording read (Meta.TaskAffinity).
+	AffinityRecorded int `json:"affinity_recorded"`
 	// BoundKthreads counts the kernel threads bound to one CPU by their
 	// name (ksoftirqd/N, kworker/N:M, ...; bindPerCPUKthreads).
 	BoundKthreads int `json:"bound_kthreads"`

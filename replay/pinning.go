@@ -314,3 +314,38 @@ func (x *extractor) inferIdlePinning() {
 		}
 	}
 }
+
+// recordedAffinity gives each task whose process's CPU affinity the
+// recording read (Meta.TaskAffinity: traceview record, Cpus_allowed_list
+// of the process's main thread, which its threads and children inherit
+// from taskset) that affinity, within the trace's CPUs, when it is fewer
+// than them. It wins over the inferred one: a trace cannot tell a task
+// pinned by taskset from one the balancer left where it was (new-user
+// pass 26 F2: two hogs pinned to CPU 1 beside a free one on CPU 0).
+func (x *extractor) recordedAffinity() {
+	m := x.m
+	if len(m.Meta.TaskAffinity) == 0 || m.NrCPUs < 2 {
+		return
+	}
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		cpus, ok := m.Meta.TaskAffinity[tk.PID]
+		if !ok || tk.PID <= 0 {
+			continue
+		}
+		var mask policies.CPUSet
+		for _, c := range cpus {
+			if c >= 0 && int(c) < m.NrCPUs && int(c) < policies.MaxCPUs {
+				mask |= policies.CPUSet(1) << uint(c)
+			}
+		}
+		if mask == 0 || mask.Count() >= m.NrCPUs {
+			continue
+		}
+		if tk.Affinity == 0 && tk.Workload {
+			m.Stats.PinnedTasks++
+		}
+		tk.Affinity = mask
+		m.Stats.AffinityRecorded++
+	}
+}

@@ -172,3 +172,17 @@ func TestInferIdlePinning(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedAffinity: a 2-CPU trace whose recording read process 7's
+// affinity as CPU 1 and process 8's as both CPUs: 7's two threads get CPU
+// 1 (mask 2, counted twice in AffinityRecorded), 8 none; a CPU outside
+// the trace (5) is dropped from a list.
+func TestRecordedAffinity(t *testing.T) {
+	m := &Model{NrCPUs: 2, WorkloadRoot: -1, Tasks: []Task{{TID: 7, PID: 7}, {TID: 9, PID: 7}, {TID: 8, PID: 8}}}
+	m.Meta.TaskAffinity = map[trace.PID][]trace.CPU{7: {1, 5}, 8: {0, 1}}
+	x := &extractor{m: m}
+	x.recordedAffinity()
+	if m.Tasks[0].Affinity != 2 || m.Tasks[1].Affinity != 2 || m.Tasks[2].Affinity != 0 || m.Stats.AffinityRecorded != 2 {
+		t.Errorf("affinities %v %v %v, %d recorded; want 2 2 0, 2", m.Tasks[0].Affinity, m.Tasks[1].Affinity, m.Tasks[2].Affinity, m.Stats.AffinityRecorded)
+	}
+}

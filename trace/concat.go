@@ -256,6 +256,12 @@ func (c *concat) endPart() {
 		}
 		c.meta.CgroupSettings = append(c.meta.CgroupSettings, m.CgroupSettings...)
 		c.meta.CgroupStats = append(c.meta.CgroupStats, m.CgroupStats...)
+		if m.TaskAffinity != nil {
+			if c.meta.TaskAffinity == nil {
+				c.meta.TaskAffinity = map[PID][]CPU{}
+			}
+			maps.Copy(c.meta.TaskAffinity, m.TaskAffinity)
+		}
 		if m.TaskAutogroups != nil {
 			if c.meta.TaskAutogroups == nil {
 				c.meta.TaskAutogroups = map[PID]string{}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/tvf"
 )
@@ -152,6 +153,13 @@ func convertTrace(src trace.Source, w io.Writer, from string) (uint64, int64, er
 		tw.SetCgroupSettings(m.CgroupSettings)
 		tw.SetCgroupStats(m.CgroupStats)
 		tw.SetTaskAutogroups(m.TaskAutogroups)
+		if len(m.TaskAffinity) > 0 {
+			aff := map[trace.PID]string{}
+			for pid, cpus := range m.TaskAffinity {
+				aff[pid] = cpulist.Format(cpus)
+			}
+			tw.SetTaskAffinity(aff)
+		}
 	}
 	err = tw.Close()
 	return tw.Events(), tw.Bytes(), err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -680,17 +681,7 @@ func TestRecordAutogroupSession(t *testing.T) {
 		t.Fatalf("record: exit %d: %s", code, stderr)
 	}
 	r, evs := readTV(t, out)
-	// The sleep this process's tree exec'd (the capture is system-wide).
-	var sleepPID trace.PID
-	ours := map[trace.PID]bool{trace.PID(os.Getpid()): true}
-	for _, e := range evs {
-		switch {
-		case e.Kind == trace.KindFork && ours[e.PID]:
-			ours[e.ChildPID] = true
-		case e.Kind == trace.KindExec && e.Comm == "sleep" && ours[e.PID] && sleepPID == 0:
-			sleepPID = e.PID
-		}
-	}
+	sleepPID := ourExec(evs, "sleep")
 	path := r.Meta().TaskAutogroups[sleepPID]
 	if sleepPID == 0 || !trace.IsAutogroupPath(path) {
 		t.Fatalf("sleep pid %d in autogroup %q; want one (autogroups %v)", sleepPID, path, r.Meta().TaskAutogroups)
@@ -746,4 +737,40 @@ func readTV(t *testing.T, path string) (*tvf.Reader, []trace.Event) {
 		t.Fatal(err)
 	}
 	return r, evs
+}
+
+// TestRecordAffinity records `taskset -c 0 sleep 0.4` on a machine of two
+// CPUs or more: the file holds the sleep's process affinity, CPU 0 only
+// (Meta.TaskAffinity: its Cpus_allowed_list, read within 100 ms of its
+// start and again for 1 s), which a replay takes (new-user pass 26 F2).
+func TestRecordAffinity(t *testing.T) {
+	requireCapture(t)
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU: no affinity to tell")
+	}
+	out := filepath.Join(t.TempDir(), "aff.tv")
+	_, stderr, code := runCLI(t, "record", "-o", out, "--", "taskset", "-c", "0", "sleep", "0.4")
+	if code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	r, evs := readTV(t, out)
+	pid := ourExec(evs, "sleep")
+	if got := r.Meta().TaskAffinity[pid]; pid == 0 || !slices.Equal(got, []trace.CPU{0}) {
+		t.Errorf("sleep pid %d: affinity %v, want [0]", pid, got)
+	}
+}
+
+// ourExec returns the PID of the first process of this test process's
+// tree (the capture is system-wide) that exec'd comm, 0 when none did.
+func ourExec(evs []trace.Event, comm string) trace.PID {
+	ours := map[trace.PID]bool{trace.PID(os.Getpid()): true}
+	for _, e := range evs {
+		switch {
+		case e.Kind == trace.KindFork && ours[e.PID]:
+			ours[e.ChildPID] = true
+		case e.Kind == trace.KindExec && e.Comm == comm && ours[e.PID]:
+			return e.PID
+		}
+	}
+	return 0
 }

@@ -706,10 +706,10 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 			// (inferIdlePinning: new-user pass 25 F3.)
 			pinned = fmt.Sprintf("; %s pinned to the one CPU they ran on (inferred: they waited for it while the other CPUs idled)", plural(st.PinnedTasks, "task"))
 		}
-		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s%s; %s\n", why, set, censored, pinned, pools)
+		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s%s%s; %s\n", why, set, censored, pinned, recordedAffinityText(st), pools)
 	} else {
-		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned (taskset) to the CPUs they ran on; %s\n",
-			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pools)
+		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned (taskset) to the CPUs they ran on%s; %s\n",
+			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, recordedAffinityText(st), pools)
 	}
 	tick := "inferred from the trace"
 	if m.HZ == 0 || hz != m.HZ {
@@ -944,6 +944,15 @@ func pluralES(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "es"
+}
+
+// recordedAffinityText says, for the workload line, how many tasks took
+// the CPU affinity the recording read ("" when none).
+func recordedAffinityText(st replay.ModelStats) string {
+	if st.AffinityRecorded == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s with the CPU affinity the recording read (Cpus_allowed_list)", plural(st.AffinityRecorded, "task"))
 }
 
 // namesText joins task names (or selectors) for a line of text, each

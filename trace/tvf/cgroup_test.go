@@ -243,3 +243,27 @@ func TestTaskAutogroupsRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskAffinityRoundTrip: the processes' CPU affinity reads back as
+// written; a list that does not parse (or names a CPU above
+// cpulist.MaxCPU) or a PID that is not positive is left out.
+func TestTaskAffinityRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{Tool: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range synthetic(20, 1) {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.SetTaskAffinity(map[trace.PID]string{10: "1", 11: "0,2-3", 12: "x", 13: "99999", -1: "0"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, tr := decodeAll(t, bytes.NewReader(buf.Bytes()))
+	if got, want := tr.Meta().TaskAffinity, map[trace.PID][]trace.CPU{10: {1}, 11: {0, 2, 3}}; !cmp.Equal(want, got) {
+		t.Errorf("affinity %v, want %v", got, want)
+	}
+}

@@ -279,6 +279,18 @@ func (r *Reader) applyTrailer(raw []byte) error {
 		r.cgAlias = cgroupAliases(r.meta.Cgroups)
 	}
 	r.applyCgroupSettings(&t)
+	for pid, list := range t.TaskAffinity {
+		// (A damaged or hostile list is left out: cpulist.Parse bounds
+		// it.)
+		if cpus, err := cpulist.Parse(list); pid > 0 && err == nil && len(cpus) > 0 {
+			if r.meta.TaskAffinity == nil {
+				r.meta.TaskAffinity = map[trace.PID][]trace.CPU{}
+			}
+			for _, c := range cpus {
+				r.meta.TaskAffinity[pid] = append(r.meta.TaskAffinity[pid], trace.CPU(c))
+			}
+		}
+	}
 	for pid, path := range t.TaskAutogroups {
 		if pid > 0 && trace.IsAutogroupPath(path) {
 			if r.meta.TaskAutogroups == nil {

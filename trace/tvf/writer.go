@@ -115,6 +115,9 @@ type trailer struct {
 	// TaskAutogroups: trace.Meta's, by PID (added within version 3, as an
 	// optional key: older readers ignore it, older files have none).
 	TaskAutogroups map[trace.PID]string `json:"task_autogroups,omitempty"`
+	// TaskAffinity: trace.Meta's, each a CPU list ("0", "0-3,6"), by
+	// PID (the same, optional).
+	TaskAffinity map[trace.PID]string `json:"task_affinity,omitempty"`
 }
 
 // Writer writes a trace in traceview's format. Events are buffered into
@@ -294,6 +297,10 @@ func (w *Writer) SetCgroupStats(s []trace.CgroupStat) {
 // SetTaskAutogroups stores the processes' autogroups
 // (trace.Meta.TaskAutogroups) in the trailer.
 func (w *Writer) SetTaskAutogroups(m map[trace.PID]string) { w.tr.TaskAutogroups = m }
+
+// SetTaskAffinity stores the processes' CPU affinity as CPU lists
+// (trace.Meta.TaskAffinity, written "0-3,6") in the trailer.
+func (w *Writer) SetTaskAffinity(m map[trace.PID]string) { w.tr.TaskAffinity = m }
 
 // SetStacks stores the stack table (trace.Meta.Stacks: stacks[i].ID ==
 // i+1, which Close does not check) in the trailer.

@@ -1,4 +1,4 @@
-// Autogroups while a capture runs: with kernel.sched_autogroup_enabled on,
+// Autogroups and CPU affinity while a capture runs: with kernel.sched_autogroup_enabled on,
 // setsid(2) puts a process of the root cpu group in a new autogroup
 // (sched_autogroup_create_attach, kernel/sched/autogroup.c v6.18), a task
 // group of its own whose weight its nice sets (/proc/PID/autogroup). The
@@ -7,13 +7,18 @@
 // v1SampleEvery of its start, and follows each autogroup's nice, so that
 // a session started during the capture (a `setsid` in the traced command)
 // is recorded with its weight (new-user pass 25 F1 and F2: replay ran such
-// a session of nice 5 at weight 100 and missed its self-replay by 2x).
+// a session of nice 5 at weight 100 and missed its self-replay by 2x). The
+// same reading takes each process's Cpus_allowed_list: a trace cannot tell
+// tasks pinned by taskset from ones the balancer left where they were
+// (new-user pass 26 F2: two hogs pinned to CPU 1 beside a free one).
 
 package ebpf
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,8 +33,9 @@ import (
 // processes cost one reading each.
 const agFollow = int64(time.Second)
 
-// agSampler follows the autogroups of the processes in the root cpu group.
-type agSampler struct {
+// procSampler follows the autogroups of the processes in the root cpu
+// group, and each process's CPU affinity.
+type procSampler struct {
 	g  *groupReader
 	mu sync.Mutex
 	// of is each process's autogroup path as first read ("" when it is
@@ -45,17 +51,23 @@ type agSampler struct {
 	rep      map[string]trace.PID
 	readings []trace.CgroupSettings
 	nice     map[string]int
+	// affinity is each process's CPU affinity (Cpus_allowed_list of
+	// /proc/PID/status, its main thread's) when it is not every CPU
+	// online, read with its autogroup.
+	affinity map[trace.PID]string
+	all      string // the online CPUs' list (/sys/devices/system/cpu/online)
 }
 
-// startAutogroupSampler reads every process once and then, every
+// startProcSampler reads every process once and then, every
 // v1SampleEvery (or 20 times a reading's duration, when longer) until stop
-// is closed, the processes new since and the nice of each autogroup. nil
-// when autogroup is off or unknown.
-func startAutogroupSampler(g *groupReader, stop <-chan struct{}) *agSampler {
-	if g == nil || !g.autogroup {
+// is closed, the processes new since (their CPU affinity, and their
+// autogroup when autogroup is on) and the nice of each autogroup. nil
+// without a reader.
+func startProcSampler(g *groupReader, stop <-chan struct{}) *procSampler {
+	if g == nil {
 		return nil
 	}
-	s := newAgSampler(g)
+	s := newProcSampler(g)
 	took := s.sample(monotonicNow())
 	go func() {
 		for {
@@ -70,13 +82,18 @@ func startAutogroupSampler(g *groupReader, stop <-chan struct{}) *agSampler {
 	return s
 }
 
-func newAgSampler(g *groupReader) *agSampler {
-	return &agSampler{g: g, of: map[trace.PID]string{}, seen: map[trace.PID]int64{}, rep: map[string]trace.PID{}, nice: map[string]int{}}
+func newProcSampler(g *groupReader) *procSampler {
+	all := ""
+	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
+		all = strings.TrimSpace(string(b))
+	}
+	return &procSampler{g: g, of: map[trace.PID]string{}, seen: map[trace.PID]int64{}, rep: map[string]trace.PID{}, nice: map[string]int{},
+		affinity: map[trace.PID]string{}, all: all}
 }
 
 // sample reads the processes not read before and each autogroup's nice
 // at now (trace clock), and returns how long that took.
-func (s *agSampler) sample(now int64) time.Duration {
+func (s *procSampler) sample(now int64) time.Duration {
 	t0 := time.Now()
 	_, v1 := s.g.dir("/")
 	ents, _ := os.ReadDir(s.g.proc)
@@ -98,8 +115,13 @@ func (s *agSampler) sample(now int64) time.Duration {
 		if _, ok := s.seen[pid]; !ok {
 			s.seen[pid] = now
 		}
+		if l, ok := readAffinity(s.g.proc, pid); ok && l != s.all {
+			s.affinity[pid] = l
+		} else if ok {
+			delete(s.affinity, pid)
+		}
 		path := ""
-		if grp == "/" {
+		if grp == "/" && s.g.autogroup {
 			if a, ok := ReadAutogroup(s.g.proc, pid); ok {
 				path = a.Path
 				if _, known := s.rep[path]; !known {
@@ -140,10 +162,47 @@ func (s *agSampler) sample(now int64) time.Duration {
 	return time.Since(t0)
 }
 
+// readAffinity reads Cpus_allowed_list of /proc/PID/status under proc
+// ("0", "0-3,6"): the CPUs the process's main thread may run on
+// (sched_setaffinity, taskset). ok is false when the file is gone or
+// has no such line.
+func readAffinity(proc string, pid trace.PID) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(int(pid)), "status"))
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}
+
+// affinityFor returns the recorded CPU affinity of the processes pids
+// that may not run on every CPU (nil: none, or no sampler).
+func (s *procSampler) affinityFor(pids map[trace.PID]bool) map[trace.PID]string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out map[trace.PID]string
+	for pid := range pids {
+		if l, ok := s.affinity[pid]; ok {
+			if out == nil {
+				out = map[trace.PID]string{}
+			}
+			out[pid] = l
+		}
+	}
+	return out
+}
+
 // forFile returns the autogroups of the processes pids (those of one
 // file) as the sampler read them, and the readings of those autogroups in
 // time order. A nil sampler gives nothing.
-func (s *agSampler) forFile(pids map[trace.PID]bool) (map[trace.PID]string, []trace.CgroupSettings) {
+func (s *procSampler) forFile(pids map[trace.PID]bool) (map[trace.PID]string, []trace.CgroupSettings) {
 	if s == nil {
 		return nil, nil
 	}
