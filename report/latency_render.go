@@ -159,7 +159,8 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 		unknown = unknown || g.Settings == "unknown"
 	}
 	fmt.Fprintln(w, "  Throttled: periods the group spent throttled (cpu.stat nr_throttled) and throttled time summed over")
-	fmt.Fprintln(w, "  CPUs (cpu.stat throttled_time), inferred from the schedule; each task's share is its Throttled ms.")
+	fmt.Fprintln(w, "  CPUs (cpu.stat throttled_time), inferred from the schedule. A task's Throttled ms is the part of its own")
+	fmt.Fprintln(w, "  delays spent throttled: tasks queued together through one throttle each count all of it.")
 	fmt.Fprintln(w, "  Weight: cpu.weight (100 the default; v1 cpu.shares in parentheses, 1024 = weight 100); \"-\": not recorded or stated.")
 	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Partial }) {
 		fmt.Fprintln(w, "  Of a --time window or some CPUs: the throttles are inferred from the whole trace and counted for their part")
