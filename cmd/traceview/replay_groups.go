@@ -136,7 +136,45 @@ func writeGroupLine(out io.Writer, m *replay.Model, cfg replay.Config) {
 		if rec, _, err := replay.Groups(m, replay.Config{}); err == nil && len(rec) > 1 {
 			fmt.Fprintln(out, "task groups: none left by the what-ifs (--autogroup off, --cgroup): every task in the root group")
 		}
+		return
 	}
+	if n := busyOutsideWorkload(m); len(groups) <= 1 && n > 0 && m.Meta.Autogroup >= 0 && m.Meta.TaskAutogroups == nil {
+		// A recorder that does not read autogroups (perf.data):
+		// processes started before the trace in sessions of their own
+		// are all in / here (new-user pass 26 F13: sessions 2:1 on one
+		// CPU, self-replay 0.30x on switches, with no word why).
+		fmt.Fprintf(out, "task groups: none known: the trace records no autogroup sessions (perf.data does not), so the %s outside the traced command that ran a tenth of the trace or more run in the root group here, peers of the rest; with autogroup on, each session (setsid: a login, a terminal, a service) is a group of its own: --autogroup SEL=NAME places them\n",
+			plural(n, "task"))
+	}
+}
+
+// busyOutsideWorkload counts the tasks outside the traced command (all
+// of them in a capture of the whole system) that ran a tenth of the
+// trace's span or more.
+func busyOutsideWorkload(m *replay.Model) int {
+	first, last := int64(-1), m.End
+	for i := range m.Tasks {
+		if first < 0 || m.Tasks[i].Start < first {
+			first = m.Tasks[i].Start
+		}
+		last = max(last, m.Tasks[i].Last)
+	}
+	span := last - first
+	n := 0
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.Workload || tk.TID <= 0 {
+			continue
+		}
+		var run int64
+		for _, b := range tk.Bursts {
+			run += b.Len
+		}
+		if span > 0 && run*10 >= span {
+			n++
+		}
+	}
+	return n
 }
 
 // writeGroupThrottle prints, under a run's table, each quota'd group's

@@ -25,3 +25,22 @@ func TestAutogroupFlagNames(t *testing.T) {
 		t.Errorf("a/b: %v; want the error to say what NAME may be", err)
 	}
 }
+
+// TestReplayNoSessionsNote: pipe.perf.data (perf sched record, which
+// reads no autogroups) holds one task outside the traced command that ran
+// a tenth of the trace or more (appstreamcli, 34.9 ms of 103 ms): the
+// model lines say the sessions are not known and how to place them
+// (new-user pass 26 F13: a perf.data's sessions were replayed as peers
+// with no word); fork-cpu1.perf.data has none, and no such line.
+func TestReplayNoSessionsNote(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want bool
+	}{{"pipe.perf.data", true}, {"fork-cpu1.perf.data", false}} {
+		out, stderr, code := runCLI(t, "replay", "-i", "../../testdata/traces/"+c.file, "--policy", "eevdf", "--no-self-replay")
+		got := strings.Contains(out+stderr, "task groups: none known: the trace records no autogroup sessions (perf.data does not), so the 1 task outside the traced command")
+		if code != 0 || got != c.want {
+			t.Errorf("%s: exit %d, note %v, want %v:\n%s%s", c.file, code, got, c.want, out, stderr)
+		}
+	}
+}
