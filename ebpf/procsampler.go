@@ -68,7 +68,13 @@ func startProcSampler(g *groupReader, stop <-chan struct{}) *procSampler {
 		return nil
 	}
 	s := newProcSampler(g)
-	took := s.sample(monotonicNow())
+	s.sample(monotonicNow())
+	// The first reading reads every process; the later ones read only
+	// the processes of the last second and the autogroups, so the
+	// first's duration does not set their interval (under a loaded CI
+	// run it stretched the first interval past a short-lived session's
+	// setsid and exit).
+	var took time.Duration
 	go func() {
 		for {
 			select {

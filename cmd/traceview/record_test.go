@@ -661,7 +661,7 @@ func TestRecordOutputCheckedFirst(t *testing.T) {
 }
 
 // TestRecordAutogroupSession records a session started during the capture
-// (setsid) that sets its autogroup's nice to 5 and sleeps 0.6 s: the file
+// (setsid) that sets its autogroup's nice to 5 and sleeps 1 s: the file
 // names the autogroup of the session's process (Meta.TaskAutogroups, read
 // by the recorder's sampler within 100 ms of its start) with its nice and
 // weight (trace.AutogroupWeight(5) = 33) as the last reading, and replay
@@ -676,7 +676,7 @@ func TestRecordAutogroupSession(t *testing.T) {
 		t.Skip("this process is in no autogroup (a non-root cpu cgroup): a session it starts is in none either")
 	}
 	out := filepath.Join(t.TempDir(), "ag.tv")
-	_, stderr, code := runCLI(t, "record", "-o", out, "--", "setsid", "-w", "sh", "-c", "echo 5 > /proc/self/autogroup; exec sleep 0.6")
+	_, stderr, code := runCLI(t, "record", "-o", out, "--", "setsid", "-w", "sh", "-c", "echo 5 > /proc/self/autogroup; exec sleep 1")
 	if code != 0 {
 		t.Fatalf("record: exit %d: %s", code, stderr)
 	}
