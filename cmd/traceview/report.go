@@ -11,12 +11,13 @@ import (
 )
 
 type reportOptions struct {
-	input   string
-	out     string
-	top     int
-	buckets int
-	perf    bool
-	filter  filterFlags
+	input    string
+	out      string
+	top      int
+	buckets  int
+	perf     bool
+	recorded []string // --recorded-cgroup
+	filter   filterFlags
 }
 
 func init() {
@@ -37,6 +38,7 @@ func init() {
 		f.IntVar(&o.top, "top", 10, "rows in the top-task lists")
 		f.IntVar(&o.buckets, "buckets", 200, "time buckets of the utilization and runqueue plots")
 		f.BoolVar(&o.perf, "perf", false, "measure delays exactly as perf 6.12 does (see 'traceview latency --help')")
+		f.StringArrayVar(&o.recorded, "recorded-cgroup", nil, "PATH:max=QUOTA/PERIOD[,weight=W]: a group's settings when recorded, where the trace does not carry them (perf.data), as 'latency' takes them (repeatable)")
 		addFilterFlags(f, &o.filter, nil)
 		addCgroupFlag(f, &o.filter)
 		return cmd
@@ -50,10 +52,21 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 	if o.perf && o.filter.given() {
 		return usageErrorf("report: %s: perf's latency (--perf) has no filters; drop --perf or the filters", o.filter.names())
 	}
+	var stated []trace.CgroupSettings
+	for _, a := range o.recorded {
+		cs, err := trace.ParseCgroupSettings(a)
+		if err != nil {
+			return usageErrorf("report: %w", err)
+		}
+		if o.perf {
+			return usageErrorf("report: --recorded-cgroup: perf's latency (--perf) has no task groups; drop --perf")
+		}
+		stated = append(stated, cs)
+	}
 	return writeFromTrace(cmd, "report", o.input, o.out, &o.filter, func(w io.Writer, src trace.Source, f *schedule.Filter) error {
 		return report.WriteHTMLReport(w, src, report.HTMLOptions{
 			Name: o.input, Top: o.top, Buckets: o.buckets,
-			Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: f},
+			Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: f, Cgroups: stated},
 		})
 	})
 }

@@ -866,3 +866,28 @@ func TestTimehistThrottledColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestReportRecordedCgroup: report takes --recorded-cgroup as latency
+// does (new-user pass 26 F11: an HTML report of a perf.data could never
+// show a group's quota or weight): grpq.q25.perf.data's /tv-svc stated at
+// 25ms/100ms and weight 200 shows both in the group table, marked stated;
+// with --perf it is refused.
+func TestReportRecordedCgroup(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.html")
+	_, stderr, code := runCLI(t, "report", "-i", grpqQ25, "--recorded-cgroup", "/tv-svc:max=25ms/100ms,weight=200", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<td class="n">200, stated</td>`, "25ms/100ms, stated"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if _, _, code := runCLI(t, "report", "-i", grpqQ25, "--perf", "--recorded-cgroup", "/tv-svc:max=25ms/100ms", "-o", out); code != 2 {
+		t.Errorf("--perf with --recorded-cgroup: exit %d, want 2", code)
+	}
+}
