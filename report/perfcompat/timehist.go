@@ -1529,6 +1529,19 @@ func (th *timehist) summary() {
 	b = append(b, " (x "...)
 	b = timehistInt(b, int64(th.maxCPU))
 	b = append(b, ")\n"...)
+	if !th.opt.Exact && (th.unchainedRuns > 0 || th.lossyRuns > 0) {
+		// What the run-time column leaves out, under it (new-user pass
+		// 27 F1: a hog's 477 ms run printed '-' made its run time 23 %
+		// low with no word).
+		runs := func(n int64) string {
+			if n == 1 {
+				return "1 run"
+			}
+			return fmt.Sprintf("%d runs", n)
+		}
+		b = fmt.Appendf(b, "\n    Not in the run-time column: %s whose switch-in the trace lacks (%.3f msec in all by perf's rule, the time since their CPU's previous switch; --exact counts them) and %s across lost events; those tasks' run times are lower bounds ('latency' places what it can of them)\n",
+			runs(th.unchainedRuns), float64(th.unchainedRunNs)/1e6, runs(th.lossyRuns))
+	}
 	w.Write(b)
 }
 

@@ -1108,6 +1108,11 @@ func TestTimehistMissingSwitchIn(t *testing.T) {
 	if !strings.Contains(out, want+"\n") || res.MissingSwitchIns != 1 || res.UnchainedRuns != 1 || res.UnchainedRunNs != 1_000_000 {
 		t.Errorf("MissingSwitchIns %d, unchained runs %d (%d ns), want 1, 1 (1000000 ns); want the row\n%s\nin\n%s", res.MissingSwitchIns, res.UnchainedRuns, res.UnchainedRunNs, want, out)
 	}
+	// The summary says what its run-time column leaves out (new-user
+	// pass 27 F1).
+	if sum := runTimehist(t, evs, TimehistOptions{SummaryOnly: true}); !strings.Contains(sum, "Not in the run-time column: 1 run whose switch-in the trace lacks (1.000 msec in all by perf's rule") {
+		t.Errorf("summary without the note:\n%s", sum)
+	}
 	perf := "       1.001000 [0000]  alpha[10]                           0.000      0.000      1.000 "
 	if out := runTimehist(t, evs, TimehistOptions{Exact: true}); !strings.Contains(out, perf+"\n") {
 		t.Errorf("--exact: want perf's row\n%s\nin\n%s", perf, out)
