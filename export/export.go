@@ -52,6 +52,9 @@ type Format struct {
 	// traceview reads back, whose latency would otherwise differ in
 	// silence).
 	Loses string
+	// LosesIf, when set, narrows Loses to the traces it holds for (nil:
+	// every trace that records task groups).
+	LosesIf func(m *trace.Meta) bool
 	// Write writes src to w (stream formats); WriteDir writes the files of
 	// src into the new directory dir (Dir formats, e.g. parquet), leaving
 	// nothing behind on failure. Exactly one is set.

@@ -20,7 +20,8 @@ func init() {
 		// (New-user pass 27 F2: a quota'd service's waits read 96 %
 		// "preempted", where latency put 84 % of them down to
 		// throttling.)
-		Loses: "its delays are labelled by how they began (woken by a task, preempted), and a wait that the task's cgroup spent throttled by its CPU quota is not told apart: 'latency' splits each task's delay into waited and Throttled ms",
+		Loses:   "its delays are labelled by how they began (woken by a task, preempted), and a wait that the task's cgroup spent throttled by its CPU quota is not told apart: 'latency' splits each task's delay into waited and Throttled ms",
+		LosesIf: MayThrottle,
 		Write: func(w io.Writer, src trace.Source, o Options) error {
 			return pprof.Write(w, src, pprof.Options{Filter: o.Filter, KernelSymbols: o.KernelSymbols})
 		},
@@ -56,4 +57,28 @@ func init() {
 			return err
 		},
 	})
+}
+
+// MayThrottle reports whether the groups of a trace (m; nil: none) may
+// have been throttled: one has a recorded CPU quota, or a cpu cgroup's
+// settings are not recorded (a perf.data: latency infers its throttles).
+// Autogroups have no quota. pprof's Format.LosesIf.
+func MayThrottle(m *trace.Meta) bool {
+	if m == nil {
+		return false
+	}
+	for _, s := range m.CgroupSettings {
+		if s.QuotaNS > 0 {
+			return true
+		}
+	}
+	if len(m.CgroupSettings) > 0 {
+		return false // recorded, none with a quota
+	}
+	for _, p := range m.Cgroups {
+		if p != "/" && !trace.IsAutogroupPath(p) {
+			return true
+		}
+	}
+	return false
 }

@@ -90,7 +90,7 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 			opts.KernelSymbols = &runningKallsyms{meta: src.Meta()}
 		}
 		err := fm.Write(w, src, opts)
-		if err == nil && fm.Loses != "" && recordsGroups(src) && (fm.Name != "pprof" || mayThrottle(src)) {
+		if err == nil && fm.Loses != "" && recordsGroups(src) && (fm.LosesIf == nil || fm.LosesIf(src.Meta())) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "warning: export %s: %s records task groups; %s\n", fm.Name, o.input, fm.Loses)
 		}
 		if m := src.Meta(); err == nil && fm.Name == "perfetto" && m != nil && len(m.Lost) > 0 {
@@ -122,30 +122,6 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 func recordsGroups(src trace.Source) bool {
 	m := src.Meta()
 	return m != nil && (len(m.Cgroups) > 0 || len(m.CgroupSettings) > 0)
-}
-
-// mayThrottle reports whether src's groups may have been throttled: one
-// has a recorded CPU quota, or a cpu cgroup's settings are not recorded
-// (a perf.data: latency infers its throttles). Autogroups have no quota.
-func mayThrottle(src trace.Source) bool {
-	m := src.Meta()
-	if m == nil {
-		return false
-	}
-	for _, s := range m.CgroupSettings {
-		if s.QuotaNS > 0 {
-			return true
-		}
-	}
-	if len(m.CgroupSettings) > 0 {
-		return false // recorded, none with a quota
-	}
-	for _, p := range m.Cgroups {
-		if p != "/" && !trace.IsAutogroupPath(p) {
-			return true
-		}
-	}
-	return false
 }
 
 // writeFromTrace is the shared body of the commands that turn a whole trace
