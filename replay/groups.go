@@ -117,7 +117,7 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 		}
 		gi := &groups[g]
 		if s.Weight > 0 {
-			gi.Weight, gi.Shares = s.Weight, s.Shares
+			gi.Weight, gi.Shares, gi.Nice = s.Weight, s.Shares, s.Nice
 		}
 		if s.QuotaNS != 0 {
 			gi.QuotaNS = s.QuotaNS

@@ -51,7 +51,12 @@ func recordedAutogroups(m *Model) {
 	}
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
-		if p := normPath(tk.Cgroup); p == "/" && tk.PID > 0 {
+		switch p := normPath(tk.Cgroup); {
+		case trace.IsAutogroupPath(p):
+			// The reader gave the process's events its autogroup's id
+			// (trace.AutogroupCgroupID): it runs in the root cpu group.
+			tk.Autogroup, tk.Cgroup = p, "/"
+		case p == "/" && tk.PID > 0:
 			tk.Autogroup = m.Meta.TaskAutogroups[tk.PID]
 		}
 	}

@@ -190,6 +190,9 @@ func htmlGroups(groups []CgroupThrottle) []htmlGroup {
 		if g.Delays == 0 {
 			hg.AvgDelay, hg.MaxDelay = "-", "-" // none measured, as the text table says
 		}
+		if g.Settings == AutogroupSettings {
+			hg.Periods, hg.Throttled = "-", "-" // never throttled, as the text table says
+		}
 		if k := g.Kernel; k != nil {
 			hg.Kernel = fmt.Sprintf("%d of %d periods, %s", k.NrThrottled, k.NrPeriods, htmlMs(k.ThrottledNS))
 			if g.KernelWholeTrace {

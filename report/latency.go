@@ -528,7 +528,8 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 			}
 		}
 	}
-	l.opts.Throttle = l.opts.Throttle || len(groups) > 0 || l.dlThrottled
+	// (Autogroups have no quota: with only them, no throttle column.)
+	l.opts.Throttle = l.opts.Throttle || slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return !g.Autogroup }) || l.dlThrottled
 
 	res := &LatencyResult{Options: l.opts, Diag: d, Cgroups: groups, Schedule: l.sched, DeadlineThrottled: l.dlThrottled}
 	atoms := l.tr.AtomRoot()

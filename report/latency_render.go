@@ -154,14 +154,22 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 		if g.Delays == 0 {
 			avgCell, maxCell = fmt.Sprintf("%12s", "-"), fmt.Sprintf("%12s", "-")
 		}
-		fmt.Fprintf(w, "  %-*s | %12.3f | %9.3f | %s | %s | %3d periods | %13.3f | %*s | %s\n", width, g.Path,
-			ms(g.Runtime), g.CPUs, avgCell, maxCell, g.ThrottledPeriods, ms(g.Throttled), wwidth, g.WeightText(), quotaText(g))
+		thrCell, thrMsCell := fmt.Sprintf("%3d periods", g.ThrottledPeriods), fmt.Sprintf("%13.3f", ms(g.Throttled))
+		if g.Settings == AutogroupSettings {
+			thrCell, thrMsCell = fmt.Sprintf("%11s", "-"), fmt.Sprintf("%13s", "-") // never throttled
+		}
+		fmt.Fprintf(w, "  %-*s | %12.3f | %9.3f | %s | %s | %s | %s | %*s | %s\n", width, g.Path,
+			ms(g.Runtime), g.CPUs, avgCell, maxCell, thrCell, thrMsCell, wwidth, g.WeightText(), quotaText(g))
 		unknown = unknown || g.Settings == "unknown"
 	}
 	fmt.Fprintln(w, "  Throttled: periods the group spent throttled (cpu.stat nr_throttled) and throttled time summed over")
 	fmt.Fprintln(w, "  CPUs (cpu.stat throttled_time), inferred from the schedule. A task's Throttled ms is the part of its own")
 	fmt.Fprintln(w, "  delays spent throttled: tasks queued together through one throttle each count all of it.")
 	fmt.Fprintln(w, "  Weight: cpu.weight (100 the default; v1 cpu.shares in parentheses, 1024 = weight 100); \"-\": not recorded or stated.")
+	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Autogroup }) {
+		fmt.Fprintln(w, "  /autogroup-N: a session's autogroup (kernel.sched_autogroup_enabled), which traceview record read for each process")
+		fmt.Fprintln(w, "  of the root cpu group; its nice sets its weight (nice 0 = 100) and it has no quota, so it is never throttled.")
+	}
 	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Partial }) {
 		fmt.Fprintln(w, "  Of a --time window or some CPUs: the throttles are inferred from the whole trace and counted for their part")
 		fmt.Fprintln(w, "  inside the window on those CPUs' runqueues (a period by its boundary there); a CPU the recording left out is not seen.")
@@ -251,7 +259,9 @@ func (g *CgroupThrottle) WeightText() string {
 		return "-"
 	}
 	s := strconv.Itoa(g.Weight)
-	if g.Shares > 0 {
+	if g.Autogroup {
+		s += fmt.Sprintf(" (nice %d)", g.Nice)
+	} else if g.Shares > 0 {
 		s += fmt.Sprintf(" (shares %d)", g.Shares)
 	}
 	if g.WeightSettings == "stated" {
@@ -266,6 +276,8 @@ func quotaText(g *CgroupThrottle) string {
 	switch {
 	case g.Settings == "unknown":
 		q = "unknown"
+	case g.Settings == AutogroupSettings:
+		q = "none (autogroup)"
 	case g.QuotaNS < 0:
 		q = "max (no limit), " + g.Settings
 	default:

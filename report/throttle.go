@@ -121,6 +121,13 @@ type CgroupThrottle struct {
 	Weight         int    `json:"weight,omitempty"`
 	Shares         int    `json:"shares,omitempty"`
 	WeightSettings string `json:"weight_settings,omitempty"`
+	// Autogroup: the group is an autogroup session ("/autogroup-N",
+	// which traceview record places processes in), whose weight its nice
+	// sets (Nice, -20..19: Weight is trace.AutogroupWeight(Nice)) and
+	// which has no quota (Settings AutogroupSettings); JSON leaves out
+	// nice 0.
+	Autogroup bool `json:"autogroup,omitempty"`
+	Nice      int  `json:"nice,omitempty"`
 	// QuotaReadings, when the settings of Settings' source hold more than
 	// one quota or period for the group (it changed during the trace:
 	// traceview record reads the settings at each file's start and end),
@@ -601,6 +608,13 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 	if q, p, ok := pick(stated); ok {
 		return q, p, "stated"
 	}
+	if trace.IsAutogroupPath(path) {
+		// An autogroup's task group is made with no bandwidth limit
+		// and has no cpu.max to set one (sched_create_group from
+		// autogroup_create, kernel/sched/autogroup.c v6.18); a
+		// recorded "max" for it (a replay's prediction) says the same.
+		return -1, trace.DefaultCfsPeriod, AutogroupSettings
+	}
 	if meta != nil {
 		if q, p, ok := pick(meta.CgroupSettings); ok {
 			return q, p, "recorded"
@@ -609,26 +623,30 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 	return 0, 0, "unknown"
 }
 
+// AutogroupSettings is the CgroupThrottle.Settings of an autogroup, which
+// has no quota (groupSettings).
+const AutogroupSettings = "autogroup"
+
 // groupWeight returns the cpu.weight of path (and its v1 cpu.shares, 0 for
-// a v2 group) as stated, else as last recorded, and where it came from; 0
-// and "" when neither says.
-func groupWeight(path string, meta *trace.Meta, stated []trace.CgroupSettings) (weight, shares int, src string) {
+// a v2 group; an autogroup's nice) as stated, else as last recorded, and
+// where it came from; 0 and "" when neither says.
+func groupWeight(path string, meta *trace.Meta, stated []trace.CgroupSettings) (weight, shares, nice int, src string) {
 	pick := func(list []trace.CgroupSettings) bool {
 		found := false
 		for _, s := range list {
 			if s.Path == path && s.Weight > 0 {
-				weight, shares, found = s.Weight, s.Shares, true
+				weight, shares, nice, found = s.Weight, s.Shares, s.Nice, true
 			}
 		}
 		return found
 	}
 	if pick(stated) {
-		return weight, shares, "stated"
+		return weight, shares, nice, "stated"
 	}
 	if meta != nil && pick(meta.CgroupSettings) {
-		return weight, shares, "recorded"
+		return weight, shares, nice, "recorded"
 	}
-	return 0, 0, ""
+	return 0, 0, 0, ""
 }
 
 // analyze finds each group's throttles, charges the throttled part of
@@ -749,7 +767,8 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		}
 		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks), Subtree: sub}
 		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
-		ct.Weight, ct.Shares, ct.WeightSettings = groupWeight(path, meta, stated)
+		ct.Weight, ct.Shares, ct.Nice, ct.WeightSettings = groupWeight(path, meta, stated)
+		ct.Autogroup = trace.IsAutogroupPath(path)
 		switch ct.Settings {
 		case "stated":
 			ct.QuotaReadings = quotaReadings(path, stated)
@@ -1105,8 +1124,11 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan,
 		return max(ct.QuotaNS-held, ct.QuotaNS/2)
 	}
 	quotaKnown := ct.QuotaNS > 0 && ct.PeriodNS > 0
+	// An autogroup has no quota and the root above it none: a gap in
+	// its runs is no throttle (groupSettings).
+	unlimited := ct.Settings == AutogroupSettings
 	var cands []candidate
-	for i := 0; i+1 < len(busy); i++ {
+	for i := 0; i+1 < len(busy) && !unlimited; i++ {
 		a, b := busy[i].End, busy[i+1].Start
 		if b <= a {
 			continue
@@ -1502,8 +1524,9 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 				m.Kernel = &k
 			}
 			if m.WeightSettings == "" {
-				m.Weight, m.Shares, m.WeightSettings = g.Weight, g.Shares, g.WeightSettings
+				m.Weight, m.Shares, m.Nice, m.WeightSettings = g.Weight, g.Shares, g.Nice, g.WeightSettings
 			}
+			m.Autogroup = m.Autogroup || g.Autogroup
 			if m.Settings == "unknown" && g.Settings != "unknown" {
 				m.QuotaNS, m.PeriodNS, m.Settings = g.QuotaNS, g.PeriodNS, g.Settings
 			} else if g.Settings != "unknown" {

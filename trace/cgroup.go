@@ -82,13 +82,19 @@ func LoadFromWeight(w int) int64 { return (int64(w)*1024 + 50) / 100 }
 func (s CgroupSettings) String() string {
 	var b strings.Builder
 	b.WriteString(s.Path)
+	ag := IsAutogroupPath(s.Path)
 	if s.Weight > 0 {
 		fmt.Fprintf(&b, " weight %d", s.Weight)
-		if s.Shares > 0 {
+		switch {
+		case ag:
+			fmt.Fprintf(&b, " (nice %d)", s.Nice)
+		case s.Shares > 0:
 			fmt.Fprintf(&b, " (shares %d)", s.Shares)
 		}
 	}
 	switch {
+	case s.QuotaNS < 0 && ag:
+		// (An autogroup has no quota to set: no word for it.)
 	case s.QuotaNS < 0:
 		b.WriteString(" max unlimited")
 	case s.QuotaNS > 0:
@@ -270,6 +276,27 @@ func UnattributedV1Warning(m *Meta) (Warning, bool) {
 	}
 	return Warning{Key: "cgroup-v1-unattributed", Count: len(g), CountInMessage: true,
 		Message: fmt.Sprintf("cgroup v1 groups were recorded but tasks could not be attributed to them: %s; the file's cgroup ids name cgroup v2 groups, so their tasks count in those (record again with this traceview, which attributes each task to its v1 cpu group)", strings.Join(g, ", "))}, true
+}
+
+// AutogroupIDBit marks the cgroup ids (Event.Cgroup) that a reader gives
+// the autogroups of a recording that read them (Meta.TaskAutogroups): an
+// autogroup is a task group but no cgroup, so it has no kernfs node id; the
+// id is this bit with the autogroup's number, bit 63 being
+// V1CgroupIDBit's, and a kernfs node id never reaching bit 62 either.
+const AutogroupIDBit = uint64(1) << 62
+
+// AutogroupCgroupID returns the cgroup id (AutogroupIDBit with the number)
+// that stands for the autogroup path names ("/autogroup-24"); false when
+// path is no autogroup path or its number does not fit below bit 62.
+func AutogroupCgroupID(path string) (uint64, bool) {
+	if !IsAutogroupPath(path) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(strings.TrimPrefix(path, "/autogroup-"), 10, 64)
+	if err != nil || n >= AutogroupIDBit {
+		return 0, false
+	}
+	return AutogroupIDBit | n, true
 }
 
 // IsAutogroupPath reports whether path names an autogroup as

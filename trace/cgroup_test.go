@@ -89,3 +89,25 @@ func TestUnattributedV1Groups(t *testing.T) {
 		t.Error("a warning although every v1 group is named")
 	}
 }
+
+// TestAutogroupCgroupID: an autogroup path's id is bit 62 with its number;
+// anything else, or a number reaching bit 62, has none.
+func TestAutogroupCgroupID(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		id   uint64
+		ok   bool
+	}{
+		{"/autogroup-7", 1<<62 | 7, true},
+		{"/autogroup-0", 1 << 62, true},
+		{"/autogroup-4611686018427387903", 1<<62 | (1<<62 - 1), true},
+		{"/autogroup-4611686018427387904", 0, false}, // 2^62
+		{"/autogroup-x", 0, false},
+		{"/tv-a", 0, false},
+		{"/", 0, false},
+	} {
+		if id, ok := AutogroupCgroupID(c.path); id != c.id || ok != c.ok {
+			t.Errorf("AutogroupCgroupID(%q) = %#x, %v; want %#x, %v", c.path, id, ok, c.id, c.ok)
+		}
+	}
+}

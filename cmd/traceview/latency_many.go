@@ -533,6 +533,9 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 	if g.QuotaNote != "" {
 		q += ": " + g.QuotaNote
 	}
+	if g.Settings == report.AutogroupSettings {
+		thr = "never throttled" // (no quota, nor the root above it)
+	}
 	line := fmt.Sprintf("runtime %s, %.3f CPUs used; delays avg %.3f ms, max %.3f ms; %s; %s",
 		runtime, g.CPUs, float64(avg)/1e6, float64(g.MaxDelay)/1e6, thr, q)
 	if k := g.Kernel; k != nil && g.KernelWholeTrace {

@@ -184,10 +184,16 @@ func TestRecordCommand(t *testing.T) {
 	}
 	// The shell runs in this test's cgroup ("0::/PATH" in /proc/self/cgroup,
 	// cgroup v2): its switches carry that cgroup's id, which the file
-	// resolves to PATH.
+	// resolves to PATH; in the root with autogroup on, this test's
+	// autogroup (/proc/self/autogroup: "/autogroup-N nice K"), which the
+	// shell inherits.
 	b, _ := os.ReadFile("/proc/self/cgroup")
 	if i := strings.Index("\n"+string(b), "\n0::"); i >= 0 {
 		want, _, _ := strings.Cut(string(b)[i+3:], "\n")
+		on, _ := os.ReadFile("/proc/sys/kernel/sched_autogroup_enabled")
+		if ag, err := os.ReadFile("/proc/self/autogroup"); want == "/" && err == nil && strings.TrimSpace(string(on)) == "1" {
+			want, _, _ = strings.Cut(string(ag), " ")
+		}
 		n := 0
 		for _, e := range evs {
 			if e.Kind == trace.KindSwitch && e.PID == shPID && e.Comm == "sh" {

@@ -267,3 +267,68 @@ func TestTaskAffinityRoundTrip(t *testing.T) {
 		t.Errorf("affinity %v, want %v", got, want)
 	}
 }
+
+// TestAutogroupCgroupIDs: a recording that read its processes' autogroups
+// gives their events in the root cgroup the autogroup's id
+// (trace.AutogroupCgroupID: bit 62 with the number), named in
+// Meta.Cgroups, so every report counts an autogroup as a group; an event
+// of a process outside any autogroup, or in a cgroup of its own, keeps its
+// id. With autogroup off, or read from a pipe (the trailer comes last),
+// nothing changes.
+func TestAutogroupCgroupIDs(t *testing.T) {
+	const cg = 0x50 // /tv-a
+	evs := []trace.Event{
+		{Time: 100, CPU: 0, Kind: trace.KindSwitch, TID: 10, PID: 10, Comm: "a", Cgroup: trace.RootCgroupID, NextTID: 11, NextPID: 11, NextComm: "b"},
+		{Time: 200, CPU: 0, Kind: trace.KindSwitch, TID: 11, PID: 11, Comm: "b", Cgroup: trace.RootCgroupID, NextTID: 12, NextPID: 12, NextComm: "c"},
+		{Time: 300, CPU: 0, Kind: trace.KindSwitch, TID: 12, PID: 12, Comm: "c", Cgroup: cg, NextTID: 10, NextPID: 10, NextComm: "a"},
+		{Time: 400, CPU: 0, Kind: trace.KindCgroupMove, TID: 10, PID: 10, Comm: "a", Cgroup: trace.RootCgroupID, Runtime: 50},
+	}
+	write := func(ag int8) []byte {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, Header{Tool: "test", Autogroup: ag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if err := w.Write(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.SetCgroups(map[uint64]string{trace.RootCgroupID: "/", cg: "/tv-a"})
+		// 12 is listed too: its events in /tv-a keep that group.
+		w.SetTaskAutogroups(map[trace.PID]string{10: "/autogroup-7", 12: "/autogroup-9"})
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	ag7 := trace.AutogroupIDBit | 7
+	ag9 := trace.AutogroupIDBit | 9
+	for _, c := range []struct {
+		ag    int8
+		seek  bool
+		want  []uint64 // each event's Cgroup
+		table map[uint64]string
+	}{
+		{1, true, []uint64{ag7, trace.RootCgroupID, cg, ag7}, map[uint64]string{1: "/", cg: "/tv-a", ag7: "/autogroup-7", ag9: "/autogroup-9"}},
+		{0, true, []uint64{ag7, trace.RootCgroupID, cg, ag7}, map[uint64]string{1: "/", cg: "/tv-a", ag7: "/autogroup-7", ag9: "/autogroup-9"}},
+		{-1, true, []uint64{1, 1, cg, 1}, map[uint64]string{1: "/", cg: "/tv-a"}},
+		{1, false, []uint64{1, 1, cg, 1}, map[uint64]string{1: "/", cg: "/tv-a"}},
+	} {
+		var r io.Reader = bytes.NewReader(write(c.ag))
+		if !c.seek {
+			r = onlyReader{r}
+		}
+		got, tr := decodeAll(t, r)
+		var ids []uint64
+		for _, e := range got {
+			ids = append(ids, e.Cgroup)
+		}
+		if !slices.Equal(ids, c.want) {
+			t.Errorf("autogroup %d seek=%v: cgroups %#x, want %#x", c.ag, c.seek, ids, c.want)
+		}
+		if !maps.Equal(tr.Meta().Cgroups, c.table) {
+			t.Errorf("autogroup %d seek=%v: table %v, want %v", c.ag, c.seek, tr.Meta().Cgroups, c.table)
+		}
+	}
+}

@@ -60,8 +60,13 @@ type Reader struct {
 	// started: Next has returned an event. cgAlias maps the ids of a
 	// cgroup named twice to the one kept (cgroupAliases), when the table
 	// was read before the first event.
-	started   bool
-	cgAlias   map[uint64]uint64
+	started bool
+	cgAlias map[uint64]uint64
+	// agRoot are the ids of the root cgroup and agOf the ids of the
+	// processes' autogroups (autogroupCgroups), when the trailer read
+	// before the first event lists the autogroups.
+	agRoot    map[uint64]bool
+	agOf      map[trace.PID]uint64
 	holeCount uint64
 	// blockEnd is the latest event time of the blocks read so far (0:
 	// none): where a damaged block's events began, at the latest.
@@ -125,6 +130,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if c, ok := r.(io.Closer); ok {
 		tr.closer = c
 	}
+	tr.autogroupCgroups() // (the header says whether autogroup was on)
 	return tr, nil
 }
 
@@ -300,6 +306,42 @@ func (r *Reader) applyTrailer(raw []byte) error {
 		}
 	}
 	return nil
+}
+
+// autogroupCgroups gives each process that the trailer places in an
+// autogroup (Meta.TaskAutogroups: traceview record read
+// /proc/PID/autogroup) the cgroup id trace.AutogroupCgroupID makes of its
+// path, adds those ids to Meta.Cgroups, and sets agRoot and agOf so that
+// Next gives the process's events in the root cgroup that id: with
+// kernel.sched_autogroup_enabled, a task of the root cpu group runs in its
+// session's autogroup, a task group child of the root
+// (kernel/sched/autogroup.c task_wants_autogroup, v6.18), and every report
+// then counts it there as it counts a cgroup's tasks. Nothing when the
+// recording says autogroup was off, or the trailer was not read at
+// NewReader (a pipe: the trailer comes at the end).
+func (r *Reader) autogroupCgroups() {
+	m := &r.meta
+	if !r.gotTail || m.Autogroup < 0 || len(m.TaskAutogroups) == 0 || len(m.Cgroups) == 0 {
+		return
+	}
+	for id, p := range m.Cgroups {
+		if p == "/" {
+			if r.agRoot == nil {
+				r.agRoot = map[uint64]bool{}
+			}
+			r.agRoot[id] = true
+		}
+	}
+	if r.agRoot == nil {
+		return
+	}
+	r.agOf = make(map[trace.PID]uint64, len(m.TaskAutogroups))
+	for pid, path := range m.TaskAutogroups {
+		if id, ok := trace.AutogroupCgroupID(path); ok {
+			r.agOf[pid] = id
+			m.Cgroups[id] = path
+		}
+	}
 }
 
 // cgroupAliases finds the ids of cgroups that name one path twice and
@@ -719,6 +761,11 @@ func (r *Reader) Next() (trace.Event, error) {
 		r.sawCgroup = true
 		if k, ok := r.cgAlias[e.Cgroup]; ok {
 			e.Cgroup = k
+		}
+		if r.agRoot[e.Cgroup] {
+			if k, ok := r.agOf[e.PID]; ok && e.PID > 0 {
+				e.Cgroup = k
+			}
 		}
 	}
 	if e.Time > 0 {
