@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"strings"
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/trace"
@@ -325,7 +326,9 @@ func predictedCgroups(res *Result, tg []int) {
 		id := uint64(trace.RootCgroupID + k)
 		res.Meta.Cgroups[id] = g.Path
 		if k > 0 {
-			res.Meta.CgroupSettings = append(res.Meta.CgroupSettings, g.CgroupSettings)
+			s := g.CgroupSettings
+			s.Source, _, _ = strings.Cut(g.Source, ";") // (what, not the advice)
+			res.Meta.CgroupSettings = append(res.Meta.CgroupSettings, s)
 		}
 	}
 	res.cgroupOf = make([]uint64, len(tg))

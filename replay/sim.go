@@ -391,6 +391,15 @@ func runSim(m *Model, pol policies.Policy, cfg Config, stream func(*sim, *Result
 		res.End = s.out.last
 	}
 	meta.LastTime = res.End
+	for _, st := range res.GroupStats {
+		// The policy's cpu.stat counts, as two readings over the
+		// prediction (traceview record reads a group's at a file's
+		// start and end), so that a report of a -w file shows the
+		// replay's throttling beside what it infers from the schedule.
+		meta.CgroupStats = append(meta.CgroupStats, trace.CgroupStat{Path: st.Path, Time: meta.FirstTime},
+			trace.CgroupStat{Path: st.Path, Time: meta.LastTime, NrPeriods: uint64(max(st.NrPeriods, 0)),
+				NrThrottled: uint64(max(st.NrThrottled, 0)), ThrottledNS: max(st.ThrottledNS, 0)})
+	}
 	s.out.flush() // Meta complete: the reader may finish (SimulateInto)
 	res.recs = s.out
 	return res, nil

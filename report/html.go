@@ -198,6 +198,9 @@ func htmlGroups(groups []CgroupThrottle) []htmlGroup {
 			if g.KernelWholeTrace {
 				hg.Kernel += " (the whole trace, not this window or these CPUs)"
 			}
+			if g.KernelPredicted {
+				hg.Kernel += " (counted by the replay that predicted this trace)"
+			}
 		}
 		for _, n := range []string{g.KernelNote, g.QuotaNote} {
 			if n != "" {

@@ -181,8 +181,8 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 				// (new-user pass 23 F10: read as the window's.)
 				over += ": the whole trace, not this window or these CPUs"
 			}
-			fmt.Fprintf(w, "  %s: the kernel's cpu.stat counted %d throttled periods of %d, %.3f ms throttled, %s\n",
-				groups[i].Path, k.NrThrottled, k.NrPeriods, ms(k.ThrottledNS), over)
+			fmt.Fprintf(w, "  %s: %s's cpu.stat counted %d throttled periods of %d, %.3f ms throttled, %s\n",
+				groups[i].Path, groups[i].CPUStatBy(), k.NrThrottled, k.NrPeriods, ms(k.ThrottledNS), over)
 			if note := groups[i].KernelNote; note != "" {
 				fmt.Fprintf(w, "  %s: %s\n", groups[i].Path, note)
 			}
@@ -217,6 +217,15 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 // found half (0.50), which the table gave without a word.
 const KernelAgreement = 0.20
 
+// CPUStatBy names who counted Kernel: "the kernel", or "the replay" for a
+// prediction's (KernelPredicted).
+func (g *CgroupThrottle) CPUStatBy() string {
+	if g.KernelPredicted {
+		return "the replay"
+	}
+	return "the kernel"
+}
+
 // kernelDisagrees returns the note for a group whose inferred throttling
 // lies more than KernelAgreement from what its cpu.stat counted over the
 // trace (Kernel), or "" when it does not or the kernel's is unknown.
@@ -225,6 +234,7 @@ func kernelDisagrees(g *CgroupThrottle) string {
 	if k == nil {
 		return ""
 	}
+	by := g.CPUStatBy()
 	off := func(got, want int64) bool {
 		return math.Abs(float64(got-want)) > KernelAgreement*float64(max(want, 1))
 	}
@@ -237,19 +247,19 @@ func kernelDisagrees(g *CgroupThrottle) string {
 		if g.QuotaNS < 0 {
 			why = "the group has no quota of its own: its waits were contention, or a throttle of a parent group's quota that the trace does not record (state it with --recorded-cgroup PARENT:max=QUOTA/PERIOD)"
 		}
-		return fmt.Sprintf("the inference found %d throttled periods, %s ms, where the kernel counted none: %s", g.ThrottledPeriods, fmt.Sprintf("%.3f", ms(g.Throttled)), why)
+		return fmt.Sprintf("the inference found %d throttled periods, %s ms, where %s counted none: %s", g.ThrottledPeriods, fmt.Sprintf("%.3f", ms(g.Throttled)), by, why)
 	}
 	if g.Throttled < k.ThrottledNS {
-		return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): the schedule shows a throttle only where the group's tasks wait with its quota used up, and where other groups kept its CPUs busy a throttle can hide in that contention; take the kernel's figures, and each task's Throttled ms as a lower bound",
-			100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods)
+		return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): the schedule shows a throttle only where the group's tasks wait with its quota used up, and where other groups kept its CPUs busy a throttle can hide in that contention; take %s's figures, and each task's Throttled ms as a lower bound",
+			100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods, by)
 	}
 	// (Over the kernel's: waits taken for throttles that were contention,
 	// or a CPU's group runqueue counted from its first throttled wait to
 	// the throttle's end where the kernel counted a shorter stretch: a
 	// pipeline's blocked stages, new-user pass 20 F1, 188 % with nothing
 	// else running.)
-	return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): it took some waits for throttles that were contention, or counted a CPU's part of a throttle longer than the kernel did; take the kernel's figures",
-		100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods)
+	return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): it took some waits for throttles that were contention, or counted a CPU's part of a throttle longer than %s did; take %s's figures",
+		100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods, by, by)
 }
 
 // WeightText is the group's weight cell: "200", "200 (shares 2048)" for a

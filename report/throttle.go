@@ -147,6 +147,10 @@ type CgroupThrottle struct {
 	// capture), nil otherwise: the oracle the inferred figures can be
 	// checked against.
 	Kernel *trace.CgroupStat `json:"kernel_cpu_stat,omitempty"`
+	// KernelPredicted: Kernel holds a prediction's counts (the trace is a
+	// replay's, trace.Meta.Predicted: its simulator counted them), which
+	// the reports name "the replay's" instead of "the kernel's".
+	KernelPredicted bool `json:"kernel_cpu_stat_predicted,omitempty"`
 	// QuotasOfTraces, of several traces merged (MergeCgroupThrottles)
 	// that knew the group's quota, are their distinct quotas in order
 	// when they differ (TimeNS 0); QuotaNS and PeriodNS are then the
@@ -593,11 +597,12 @@ func (g *thrGroup) addDelay(t *latTask, d int64) {
 // groupSettings returns the CFS bandwidth settings of path: the stated ones
 // first, else the last recorded snapshot; quota 0 when neither says.
 func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings) (quota, period int64, src string) {
+	var from string // the Source of the reading picked
 	pick := func(list []trace.CgroupSettings) (int64, int64, bool) {
 		found := false
 		for _, s := range list {
 			if s.Path == path && s.QuotaNS != 0 {
-				quota, period, found = s.QuotaNS, s.PeriodNS, true
+				quota, period, from, found = s.QuotaNS, s.PeriodNS, s.Source, true
 			}
 		}
 		if found && period <= 0 {
@@ -617,10 +622,22 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 	}
 	if meta != nil {
 		if q, p, ok := pick(meta.CgroupSettings); ok {
-			return q, p, "recorded"
+			return q, p, settingsSource(meta, from)
 		}
 	}
 	return 0, 0, "unknown"
+}
+
+// settingsSource names where a trace's own settings reading came from:
+// "recorded"; in a replay's prediction (trace.Meta.Predicted), where the
+// replay took them, "what-if (replay)", "recorded (replay)" (the
+// CgroupSettings.Source it wrote; new-user pass 27 F6: a what-if quota
+// read "recorded").
+func settingsSource(meta *trace.Meta, source string) string {
+	if !meta.Predicted() {
+		return "recorded"
+	}
+	return cmp.Or(source, "recorded") + " (replay)"
 }
 
 // AutogroupSettings is the CgroupThrottle.Settings of an autogroup, which
@@ -631,11 +648,12 @@ const AutogroupSettings = "autogroup"
 // a v2 group; an autogroup's nice) as stated, else as last recorded, and
 // where it came from; 0 and "" when neither says.
 func groupWeight(path string, meta *trace.Meta, stated []trace.CgroupSettings) (weight, shares, nice int, src string) {
+	var from string // the Source of the reading picked
 	pick := func(list []trace.CgroupSettings) bool {
 		found := false
 		for _, s := range list {
 			if s.Path == path && s.Weight > 0 {
-				weight, shares, nice, found = s.Weight, s.Shares, s.Nice, true
+				weight, shares, nice, from, found = s.Weight, s.Shares, s.Nice, s.Source, true
 			}
 		}
 		return found
@@ -644,7 +662,7 @@ func groupWeight(path string, meta *trace.Meta, stated []trace.CgroupSettings) (
 		return weight, shares, nice, "stated"
 	}
 	if meta != nil && pick(meta.CgroupSettings) {
-		return weight, shares, nice, "recorded"
+		return weight, shares, nice, settingsSource(meta, from)
 	}
 	return 0, 0, 0, ""
 }
@@ -772,11 +790,13 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		switch ct.Settings {
 		case "stated":
 			ct.QuotaReadings = quotaReadings(path, stated)
-		case "recorded":
+		case "unknown", AutogroupSettings:
+		default: // the trace's
 			ct.QuotaReadings = quotaReadings(path, meta.CgroupSettings)
 		}
 		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
 		ct.Kernel = kernelStat(meta, path, from, to, ct.PeriodNS)
+		ct.KernelPredicted = ct.Kernel != nil && meta.Predicted()
 		ancs := quotaAncestors(path, meta, stated)
 		if named && !quota(path) && len(ancs) > 0 {
 			ct.ThrottledBy = ancs[0]
@@ -1515,6 +1535,7 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 				if m.Kernel == nil {
 					m.Kernel = &trace.CgroupStat{Path: g.Path}
 				}
+				m.KernelPredicted = m.KernelPredicted || g.KernelPredicted
 				k := *m.Kernel
 				k.NrPeriods += g.Kernel.NrPeriods
 				k.NrThrottled += g.Kernel.NrThrottled

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // CgroupSettings is a snapshot of one task group's CPU-controller settings,
@@ -36,6 +37,11 @@ type CgroupSettings struct {
 	// Nice is an autogroup's nice (/proc/PID/autogroup "nice N"); only for
 	// autogroups, whose Weight is then the nice's load weight / 1024 × 100.
 	Nice int `json:"nice,omitempty"`
+	// Source, in a replay's prediction (Meta.Predicted), is where the
+	// replay took the settings from (replay.GroupInfo.Source: "recorded",
+	// "stated", "what-if", "default"); empty in a recording. At most
+	// MaxSettingsSource bytes of printable text (Check).
+	Source string `json:"source,omitempty"`
 }
 
 // RootCgroupID is the cgroup v2 id (Event.Cgroup, the kernfs node id that
@@ -183,9 +189,16 @@ func (s CgroupSettings) Check() error {
 		return fmt.Errorf("cgroup settings %s: nice %d outside -20..19", s.Path, s.Nice)
 	case s.Time < 0:
 		return fmt.Errorf("cgroup settings %s: time %d ns is negative", s.Path, s.Time)
+	case len(s.Source) > MaxSettingsSource || strings.IndexFunc(s.Source, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:
+		return fmt.Errorf("cgroup settings %s: source %.40q is not a short printable text", s.Path, s.Source)
 	}
 	return nil
 }
+
+// MaxSettingsSource bounds CgroupSettings.Source: the replay writes its
+// sources up to their first ";", at most 60 bytes ("the traced command's
+// session, inferred from delays").
+const MaxSettingsSource = 200
 
 // Check says what makes st contradict itself (nil when nothing does): a
 // path that is not absolute, more throttled periods than periods, or a

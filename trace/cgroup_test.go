@@ -12,6 +12,7 @@ func TestCgroupSettingsCheck(t *testing.T) {
 		{Path: "/tv-a", Weight: WeightFromShares(512), Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000, BurstNS: 5_000_000},
 		{Path: "/autogroup-3", Weight: AutogroupWeight(5), Nice: 5},
 		{Path: "/x"}, // nothing known
+		{Path: "/x", Weight: 100, QuotaNS: 20_000_000, PeriodNS: DefaultCfsPeriod, Source: "what-if"},
 	}
 	for _, s := range ok {
 		if err := s.Check(); err != nil {
@@ -29,6 +30,8 @@ func TestCgroupSettingsCheck(t *testing.T) {
 		"period too long":   {Path: "/a", QuotaNS: 1, PeriodNS: 2 * MaxCfsPeriod},
 		"burst negative":    {Path: "/a", BurstNS: -5},
 		"nice 20":           {Path: "/autogroup-1", Nice: 20},
+		"source escape":     {Path: "/a", Source: "what\x1b[2Jif"},
+		"source long":       {Path: "/a", Source: strings.Repeat("x", MaxSettingsSource+1)},
 	}
 	for name, s := range bad {
 		if s.Check() == nil {

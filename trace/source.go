@@ -686,6 +686,14 @@ func OneCapture(metas ...*Meta) bool {
 // CgroupPath returns the path of cgroup id in m.Cgroups and whether the
 // table has it, holding CgroupsMu (when set) for the lookup: safe while a
 // source still adds to the table in another goroutine.
+// Predicted reports whether the trace is a prediction, not a recording: a
+// replay's (traceview replay -w, Tool "traceview replay --policy P") or a
+// synthetic workload's (traceview synth). Its CgroupStats are then the
+// simulator's counts, not the kernel's.
+func (m *Meta) Predicted() bool {
+	return strings.HasPrefix(m.Tool, "traceview replay") || strings.HasPrefix(m.Tool, "traceview synth")
+}
+
 func (m *Meta) CgroupPath(id uint64) (string, bool) {
 	if m.CgroupsMu != nil {
 		m.CgroupsMu.RLock()

@@ -539,9 +539,9 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 	line := fmt.Sprintf("runtime %s, %.3f CPUs used; delays avg %.3f ms, max %.3f ms; %s; %s",
 		runtime, g.CPUs, float64(avg)/1e6, float64(g.MaxDelay)/1e6, thr, q)
 	if k := g.Kernel; k != nil && g.KernelWholeTrace {
-		line += fmt.Sprintf("; the kernel's cpu.stat over the whole trace, not this window or these CPUs: %d throttled periods of %d, %.3f ms", k.NrThrottled, k.NrPeriods, float64(k.ThrottledNS)/1e6)
+		line += fmt.Sprintf("; %s's cpu.stat over the whole trace, not this window or these CPUs: %d throttled periods of %d, %.3f ms", g.CPUStatBy(), k.NrThrottled, k.NrPeriods, float64(k.ThrottledNS)/1e6)
 	} else if k != nil {
-		line += fmt.Sprintf("; the kernel's cpu.stat over the trace: %d throttled periods of %d, %.3f ms", k.NrThrottled, k.NrPeriods, float64(k.ThrottledNS)/1e6)
+		line += fmt.Sprintf("; %s's cpu.stat over the trace: %d throttled periods of %d, %.3f ms", g.CPUStatBy(), k.NrThrottled, k.NrPeriods, float64(k.ThrottledNS)/1e6)
 		if g.KernelNote != "" {
 			line += "; " + g.KernelNote
 		}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPredictionCarriesReplayCounts: a prediction written with replay -w
+// carries the replay's own throttling counts (its cpu.stat, two readings
+// over the prediction) and says where each group's settings came from, so
+// that latency on it shows the replay's figures beside its inference and
+// labels a what-if quota as one (new-user pass 26 F12, pass 27 F6).
+// quota-siblings.tv (its meta file) has /p7q at 30ms/100ms and /p7h with
+// no quota; the what-if gives /p7q 10ms/100ms.
+func TestPredictionCarriesReplayCounts(t *testing.T) {
+	in := "../../testdata/traces/quota-siblings.tv"
+	pred := filepath.Join(t.TempDir(), "pred.tv")
+	type stat struct {
+		Path        string `json:"path"`
+		NrPeriods   int64  `json:"nr_periods"`
+		NrThrottled int64  `json:"nr_throttled"`
+		ThrottledNS int64  `json:"throttled_ns"`
+	}
+	type replayDoc struct {
+		Runs []struct {
+			GroupStats []stat `json:"group_stats"`
+		} `json:"runs"`
+	}
+	rd := cliJSON[replayDoc](t, "replay", "-i", in, "--policy", "eevdf", "--cpu-max", "/p7q=10ms/100ms", "-o", "json", "-w", pred)
+	if len(rd.Runs) != 1 || len(rd.Runs[0].GroupStats) != 1 || rd.Runs[0].GroupStats[0].NrThrottled == 0 {
+		t.Fatalf("replay's group stats %+v, want /p7q's throttles", rd.Runs)
+	}
+	want := rd.Runs[0].GroupStats[0]
+	type group struct {
+		Path      string `json:"path"`
+		Settings  string `json:"settings"`
+		Kernel    *stat  `json:"kernel_cpu_stat"`
+		Predicted bool   `json:"kernel_cpu_stat_predicted"`
+	}
+	type latDoc struct {
+		Cgroups []group `json:"cgroups"`
+	}
+	d := cliJSON[latDoc](t, "latency", "-i", pred, "-o", "json")
+	got := map[string]group{}
+	for _, g := range d.Cgroups {
+		got[g.Path] = g
+	}
+	q, h := got["/p7q"], got["/p7h"]
+	if q.Settings != "what-if (replay)" || h.Settings != "recorded (replay)" {
+		t.Errorf("settings /p7q %q, /p7h %q; want what-if (replay), recorded (replay)", q.Settings, h.Settings)
+	}
+	if q.Kernel == nil || !q.Predicted || q.Kernel.NrThrottled != want.NrThrottled || q.Kernel.NrPeriods != want.NrPeriods || q.Kernel.ThrottledNS != want.ThrottledNS {
+		t.Errorf("/p7q cpu.stat %+v (predicted %v), want the replay's %+v", q.Kernel, q.Predicted, want)
+	}
+	if h.Kernel != nil {
+		t.Errorf("/p7h (no quota) has cpu.stat %+v", h.Kernel)
+	}
+	out, _, _ := runCLI(t, "latency", "-i", pred)
+	if !strings.Contains(out, "/p7q: the replay's cpu.stat counted ") || strings.Contains(out, "the kernel's") {
+		t.Errorf("latency on a prediction does not name the replay's counts:\n%s", out)
+	}
+	// The recording itself: the kernel's, as recorded.
+	out, _, _ = runCLI(t, "latency", "-i", in)
+	if !strings.Contains(out, "/p7q: the kernel's cpu.stat counted ") || strings.Contains(out, "(replay)") {
+		t.Errorf("latency on the recording:\n%s", out)
+	}
+}
