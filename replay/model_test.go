@@ -524,3 +524,43 @@ func TestLateEarlyWake(t *testing.T) {
 		})
 	}
 }
+
+// TestUnseenSwitchInBound: a run whose switch-in the trace lacks lasts at
+// most as long as the task's longest run recorded whole, not since the
+// CPU's previous switch (new-user pass 27 F3: rcu_preempt's 8 µs runs made
+// one of 5.4 ms). One CPU, no sched_stat_runtime, times in µs: K runs
+// [0,10) and [100,120) (longest 20) with idle between; X is switched in at
+// 200 and leaves unseen; K switches out at 5200 with no switch-in. K's
+// third burst is 20 µs (from 5180), not 5000; with no whole run before
+// (K2, first seen that way), the bound is the CPU's previous switch.
+func TestUnseenSwitchInBound(t *testing.T) {
+	us := int64(1000)
+	const k, x, k2 = 10, 11, 12
+	evs := []trace.Event{
+		sw(0, 0, 0, k),
+		sw(10*us, k, trace.StateInterruptible, 0),
+		sw(100*us, 0, 0, k),
+		sw(120*us, k, trace.StateInterruptible, 0),
+		sw(200*us, 0, 0, x),
+		sw(5200*us, k, trace.StateInterruptible, 0),
+		sw(5300*us, 0, 0, x),
+		sw(8300*us, k2, trace.StateInterruptible, 0),
+	}
+	m, err := Extract(trace.NewSliceSource(evs, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lens := map[trace.TID][]int64{}
+	for _, tk := range m.Tasks {
+		for _, b := range tk.Bursts {
+			lens[tk.TID] = append(lens[tk.TID], b.Len)
+		}
+	}
+	if got := lens[k]; len(got) < 3 || got[0] != 10*us || got[1] != 20*us || got[2] != 20*us {
+		t.Errorf("K's bursts %v, want 10, 20, 20 µs first (ns)", got)
+	}
+	// K2: from X's switch-in at 5300 to 8300.
+	if got := lens[k2]; len(got) < 1 || got[0] != 3000*us {
+		t.Errorf("K2's bursts %v, want 3000 µs first", got)
+	}
+}
