@@ -447,7 +447,12 @@ func (c *throttleCollector) run(r *schedule.Run, t *latTask) {
 	g := c.group(r.Task.Cgroup)
 	if s, e, in := c.win.Clip(r.Start, r.End); in && c.win.CPU(r.CPU) {
 		g.tasks[t] = true
-		g.runtime += e - s
+		// From where the task's row counts the run (new-user pass 27
+		// F4: a Recovered run overlapping the wait before it made a
+		// group 0.147 ms above the sum of its rows).
+		if s = max(s, r.OnCPUFrom); e > s {
+			g.runtime += e - s
+		}
 	}
 	g.latest = max(g.latest, r.End)
 	if r.Prio >= 0 && r.Prio < 100 {

@@ -223,6 +223,13 @@ type Run struct {
 	// evidence of another task and EndState is 0.
 	EndState  trace.TaskState
 	EndSwitch bool
+	// OnCPUFrom is where the task's OnCPU (and the State hook's running
+	// interval) counts the run from: Start, or the end of the task's
+	// interval before it where that lies later (no two intervals of a
+	// task overlap: a Recovered run whose start a sched_stat_runtime
+	// dates before the end of the wait the trace shows). Equal to Start
+	// for a run of no task.
+	OnCPUFrom int64
 }
 
 // Delay is one scheduling delay: Task waited from Start to End (ns) and was
@@ -1233,6 +1240,10 @@ func (b *Builder) emitRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64,
 func (b *Builder) fillRun(cpu trace.CPU, c *cpuState, t *Task, start, end int64, q Quality) *Run {
 	r := &b.run // field by field, see interval
 	r.CPU, r.Task, r.Start, r.End, r.Quality, r.Lossy, r.Prio, r.EndState, r.EndSwitch = cpu, t, start, end, q, false, -1, 0, false
+	r.OnCPUFrom = start
+	if t != nil {
+		r.OnCPUFrom = max(start, t.lastOff)
+	}
 	if t != nil && t == c.cur {
 		if q == Known {
 			r.Prio = c.prio
