@@ -81,3 +81,44 @@ func TestLatencyCgroupFilter(t *testing.T) {
 		})
 	}
 }
+
+// TestLatencyPIDFilterForkedChild: a child switched in before any event
+// says its process (a perf.data's sched_process_fork gives the child's TID
+// only: next_pid of the switch is the TID, its PID unknown) counts under
+// --pid once its first switch-out says it, as under --tid (new-user pass
+// 26 F8: --pid counted one switch fewer). Task 7 (parent 1) is forked at
+// 50, switched in at 100 with PID unknown, out at 200 (PID 7 from then),
+// woken at 300 and in again at 400: 2 switch-ins, 2 delays
+// (100-50 and 400-300) under either filter.
+func TestLatencyPIDFilterForkedChild(t *testing.T) {
+	swf := func(tm int64, prev trace.TID, prevPID trace.PID, state trace.TaskState, next trace.TID, nextPID trace.PID) trace.Event {
+		e := trace.NewEvent(tm, 0, trace.KindSwitch)
+		e.CurTID, e.TID, e.PID, e.Comm, e.Prio, e.PrevState = prev, prev, prevPID, fmt.Sprint("t", prev), 120, state
+		e.NextTID, e.NextPID, e.NextComm, e.NextPrio = next, nextPID, fmt.Sprint("t", next), 120
+		return e
+	}
+	fork := trace.NewEvent(50, 0, trace.KindFork)
+	fork.CurTID, fork.TID, fork.PID, fork.Comm, fork.ChildTID, fork.ChildPID, fork.ChildComm = 1, 1, 1, "t1", 7, -1, "t1"
+	newWake := trace.NewEvent(50, 0, trace.KindWakeupNew)
+	newWake.CurTID, newWake.TID, newWake.PID, newWake.Comm, newWake.Prio, newWake.TargetCPU = 1, 7, -1, "t1", 120, 0
+	waking := trace.NewEvent(300, 0, trace.KindWaking)
+	waking.CurTID, waking.TID, waking.PID, waking.Comm, waking.Prio, waking.TargetCPU = 0, 7, 7, "t7", 120, 0
+	evs := []trace.Event{
+		swf(10, 0, 0, trace.StateRunning, 1, 1),
+		fork, newWake,
+		swf(100, 1, 1, trace.StateInterruptible, 7, -1),
+		swf(200, 7, 7, trace.StateInterruptible, 0, 0),
+		waking,
+		swf(400, 0, 0, trace.StateRunning, 7, 7),
+		swf(500, 7, 7, trace.StateInterruptible, 0, 0),
+	}
+	for _, f := range []*schedule.Filter{{PIDs: []trace.PID{7}}, {TIDs: []trace.TID{7}}} {
+		res, err := report.ComputeLatency(trace.NewSliceSource(evs, &trace.Meta{NrCPUs: 1}), report.LatencyOptions{PerTask: true, Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rows) != 1 || res.Rows[0].TID != 7 || res.Rows[0].Switches != 2 || res.Rows[0].Count != 2 || res.Rows[0].SumDelay != 150 {
+			t.Errorf("%s: rows %+v, want task 7 with 2 switches, 2 delays of 150 ns in all", f, res.Rows)
+		}
+	}
+}

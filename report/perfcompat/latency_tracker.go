@@ -91,10 +91,13 @@ type LatencyTask[X any] struct {
 	// last recorded sched_switch switched in another task); FirstSeen:
 	// switch-ins when first seen.
 	Switches, Unrecorded, FirstSeen int64
-	// undecided: switch-ins that a cgroup filter could not judge yet (the
-	// task's cgroup unknown until its first switch-out), added to Switches
-	// when that switch-out names a selected group (schedule's rule for
-	// its delays).
+	// undecided: switch-ins that a cgroup or PID filter could not judge
+	// yet (the task's cgroup unknown until its first switch-out; its PID
+	// until an event gives it: a perf.data's sched_process_fork names the
+	// child's TID only, and a child can be switched in before anything
+	// says its process, new-user pass 26 F8), added to Switches when a
+	// switch-out that says them finds the task selected (schedule's rule
+	// for its delays).
 	undecided int64
 	Delays    DelaySums
 	// Recovered delays (included in Delays): whose switch-in the trace
@@ -495,21 +498,25 @@ func (tr *LatencyTracker[X]) switchEvent(e *trace.Event, st *LatencyStep[X]) {
 		st.Task, st.Created = tr.Task(th)
 		if e.Cgroup != 0 {
 			st.Task.Thread.Cgroup = e.Cgroup
-			if t := st.Task; t.undecided > 0 {
-				if tr.Filter.TaskIDs(e.TID, e.PID, e.Comm, e.Cgroup) {
-					t.Switches += t.undecided
-				}
-				t.undecided = 0
+		}
+		if t := st.Task; t.undecided > 0 && (e.Cgroup != 0 || tr.Filter.Cgroups == nil) && (e.PID >= 0 || tr.Filter.PIDs == nil) {
+			if tr.Filter.TaskIDs(e.TID, e.PID, e.Comm, e.Cgroup) {
+				t.Switches += t.undecided
 			}
+			t.undecided = 0
 		}
 	}
 	if e.NextTID < 0 {
 		return
 	}
 	in, created := tr.Task(tr.Thread(e.NextTID, e.NextPID))
-	if f := tr.Filter; f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, e.NextPID, e.NextComm, in.Thread.Cgroup)) {
+	pid := e.NextPID
+	if pid < 0 {
+		pid = in.Thread.PID // (-1 too when nothing said it yet)
+	}
+	if f := tr.Filter; f != nil && !(f.Time(e.Time) && f.CPU(e.CPU) && f.TaskIDs(e.NextTID, pid, e.NextComm, in.Thread.Cgroup)) {
 		created = false // neither a switch nor a first sight the filter keeps
-		if f.Cgroups != nil && in.Thread.Cgroup == 0 && e.NextTID > 0 && f.Time(e.Time) && f.CPU(e.CPU) {
+		if (f.Cgroups != nil && in.Thread.Cgroup == 0 || f.PIDs != nil && pid < 0) && e.NextTID > 0 && f.Time(e.Time) && f.CPU(e.CPU) {
 			in.undecided++
 		}
 	} else {

@@ -332,6 +332,14 @@ func (b *Builder) Filter() *Filter {
 	return b.opts.Filter
 }
 
+// Undecided reports whether the filter cannot judge t yet: it selects by
+// cgroup and t's is not known (0), or by PID and t's is not (-1). The
+// Builder holds such a task's delays until an event says them. A nil
+// filter judges every task.
+func (f *Filter) Undecided(t *Task) bool {
+	return f != nil && (f.Cgroups != nil && t.Cgroup == 0 || f.PIDs != nil && t.PID < 0)
+}
+
 // CgroupBelow reports whether cgroup path is want or below it ("/" is
 // above every path): what --cgroup selects.
 func CgroupBelow(path, want string) bool {

@@ -487,9 +487,11 @@ type Builder struct {
 	scratch []*Task
 	// undecided: with a cgroup filter, the delays of tasks whose cgroup
 	// no switch-out had named yet (a new task's first wait), decided at
-	// the switch-out that names it (decideCgroup), where they were
+	// the switch-out that names it (decideHeld), where they were
 	// dropped: latency --cgroup /g counted 458 delays, --by cgroup's /g
-	// table 460.
+	// table 460. The same with a PID filter for a task whose process no
+	// event had named (Filter.Undecided: a perf.data's forked child, whose
+	// sched_process_fork gives its TID only).
 	undecided map[*Task][]Delay
 	// undecidedRT: the same tasks' sched_stat_runtime events.
 	undecidedRT map[*Task][]trace.Event
@@ -690,6 +692,9 @@ func (b *Builder) task(tid trace.TID, pid trace.PID, comm string) *Task {
 	}
 	if t.PID < 0 && pid >= 0 {
 		t.PID = pid
+		if b.undecided != nil || b.undecidedRT != nil {
+			b.decideHeld(t)
+		}
 	}
 	if t.Comm == "" && comm != "" {
 		t.Comm = comm
@@ -849,7 +854,7 @@ func (b *Builder) observe(e *trace.Event) {
 				b.clipped.Time, b.clipped.Runtime = at, ran
 				c = &b.clipped
 			}
-			if f != nil && f.Cgroups != nil && t.Cgroup == 0 {
+			if f.Undecided(t) {
 				// Decided with the task's delays (undecided).
 				if b.undecidedRT == nil {
 					b.undecidedRT = map[*Task][]trace.Event{}
@@ -1365,8 +1370,8 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 		b.markDelay(d)
 		b.hooks.GroupDelay(d)
 	}
-	if f := b.opts.Filter; f != nil && f.Cgroups != nil && t.Cgroup == 0 && f.Time(in) && f.CPU(cpu) {
-		// Its cgroup is not known yet: decided when it is.
+	if f := b.opts.Filter; f.Undecided(t) && f.Time(in) && f.CPU(cpu) {
+		// Its cgroup or PID is not known yet: decided when it is.
 		if b.undecided == nil {
 			b.undecided = map[*Task][]Delay{}
 		}
@@ -1379,9 +1384,13 @@ func (b *Builder) endDelay(t *Task, in int64, cpu trace.CPU, recovered bool) {
 	b.emitDelay(d)
 }
 
-// decideCgroup emits the delays of t held back until its cgroup was known
-// (see undecided) when the filter selects it.
-func (b *Builder) decideCgroup(t *Task) {
+// decideHeld emits the delays of t held back until its cgroup and PID
+// were known (see undecided) when the filter selects it; nothing while
+// one is still unknown.
+func (b *Builder) decideHeld(t *Task) {
+	if b.opts.Filter.Undecided(t) {
+		return
+	}
 	ds, rs := b.undecided[t], b.undecidedRT[t]
 	delete(b.undecided, t)
 	delete(b.undecidedRT, t)
@@ -1477,7 +1486,7 @@ func (b *Builder) cgroupMove(e *trace.Event, c *cpuState) {
 	}
 	t.Cgroup = e.Cgroup
 	if b.undecided != nil || b.undecidedRT != nil {
-		b.decideCgroup(t)
+		b.decideHeld(t)
 	}
 	if b.hooks.CgroupMove != nil {
 		b.hooks.CgroupMove(t, e.Cgroup)
@@ -1508,18 +1517,23 @@ func (b *Builder) runtimeCgroup(e *trace.Event, t *Task, c *cpuState) {
 	}
 	t.Cgroup = e.Cgroup
 	if b.undecided != nil || b.undecidedRT != nil {
-		b.decideCgroup(t)
+		b.decideHeld(t)
 	}
 }
 
 func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
-	if e.Cgroup != 0 && e.TID > 0 {
+	if (e.Cgroup != 0 || e.PID >= 0) && e.TID > 0 {
 		// Before the run closes: a run is in the cgroup its switch-out
-		// says (the first run of a task too).
-		if t := b.tasks.Get(e.TID); t != nil && t.state != StateDead {
-			t.Cgroup = e.Cgroup
+		// says (the first run of a task too), of the process it says.
+		if t := b.tasks.Get(e.TID); t != nil && t.state != StateDead && (e.Cgroup != 0 || t.PID < 0) {
+			if e.Cgroup != 0 {
+				t.Cgroup = e.Cgroup
+			}
+			if t.PID < 0 {
+				t.PID = e.PID
+			}
 			if b.undecided != nil || b.undecidedRT != nil {
-				b.decideCgroup(t)
+				b.decideHeld(t)
 			}
 		}
 	}
