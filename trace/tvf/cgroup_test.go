@@ -273,8 +273,9 @@ func TestTaskAffinityRoundTrip(t *testing.T) {
 // (trace.AutogroupCgroupID: bit 62 with the number), named in
 // Meta.Cgroups, so every report counts an autogroup as a group; an event
 // of a process outside any autogroup, or in a cgroup of its own, keeps its
-// id. With autogroup off, or read from a pipe (the trailer comes last),
-// nothing changes.
+// id. A process the recorder did not read (20, forked by 10) is in its
+// parent's autogroup, as the kernel starts it there. With autogroup off,
+// or read from a pipe (the trailer comes last), nothing changes.
 func TestAutogroupCgroupIDs(t *testing.T) {
 	const cg = 0x50 // /tv-a
 	evs := []trace.Event{
@@ -282,6 +283,8 @@ func TestAutogroupCgroupIDs(t *testing.T) {
 		{Time: 200, CPU: 0, Kind: trace.KindSwitch, TID: 11, PID: 11, Comm: "b", Cgroup: trace.RootCgroupID, NextTID: 12, NextPID: 12, NextComm: "c"},
 		{Time: 300, CPU: 0, Kind: trace.KindSwitch, TID: 12, PID: 12, Comm: "c", Cgroup: cg, NextTID: 10, NextPID: 10, NextComm: "a"},
 		{Time: 400, CPU: 0, Kind: trace.KindCgroupMove, TID: 10, PID: 10, Comm: "a", Cgroup: trace.RootCgroupID, Runtime: 50},
+		{Time: 500, CPU: 0, Kind: trace.KindFork, TID: 10, PID: 10, Comm: "a", ChildTID: 20, ChildPID: 20, ChildComm: "a"},
+		{Time: 600, CPU: 0, Kind: trace.KindSwitch, TID: 20, PID: 20, Comm: "a", Cgroup: trace.RootCgroupID, NextTID: 0, NextPID: 0, NextComm: "swapper"},
 	}
 	write := func(ag int8) []byte {
 		var buf bytes.Buffer
@@ -310,10 +313,10 @@ func TestAutogroupCgroupIDs(t *testing.T) {
 		want  []uint64 // each event's Cgroup
 		table map[uint64]string
 	}{
-		{1, true, []uint64{ag7, trace.RootCgroupID, cg, ag7}, map[uint64]string{1: "/", cg: "/tv-a", ag7: "/autogroup-7", ag9: "/autogroup-9"}},
-		{0, true, []uint64{ag7, trace.RootCgroupID, cg, ag7}, map[uint64]string{1: "/", cg: "/tv-a", ag7: "/autogroup-7", ag9: "/autogroup-9"}},
-		{-1, true, []uint64{1, 1, cg, 1}, map[uint64]string{1: "/", cg: "/tv-a"}},
-		{1, false, []uint64{1, 1, cg, 1}, map[uint64]string{1: "/", cg: "/tv-a"}},
+		{1, true, []uint64{ag7, trace.RootCgroupID, cg, ag7, 0, ag7}, map[uint64]string{1: "/", cg: "/tv-a", ag7: "/autogroup-7", ag9: "/autogroup-9"}},
+		{0, true, []uint64{ag7, trace.RootCgroupID, cg, ag7, 0, ag7}, map[uint64]string{1: "/", cg: "/tv-a", ag7: "/autogroup-7", ag9: "/autogroup-9"}},
+		{-1, true, []uint64{1, 1, cg, 1, 0, 1}, map[uint64]string{1: "/", cg: "/tv-a"}},
+		{1, false, []uint64{1, 1, cg, 1, 0, 1}, map[uint64]string{1: "/", cg: "/tv-a"}},
 	} {
 		var r io.Reader = bytes.NewReader(write(c.ag))
 		if !c.seek {

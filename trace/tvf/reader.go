@@ -757,6 +757,18 @@ func (r *Reader) Next() (trace.Event, error) {
 	r.i++
 	r.started = true
 	e := &r.buf[r.i-1]
+	if e.Kind == trace.KindFork && r.agOf != nil && e.ChildPID > 0 && e.ChildPID != e.PID {
+		// A new process starts in its parent's autogroup (copy_signal,
+		// kernel/fork.c, calls sched_autogroup_fork, kernel/sched/
+		// autogroup.c v6.18): one the
+		// recorder did not read (it lived less than its 100 ms) is
+		// placed there, not in the root (new-user pass 28 F2).
+		if k, ok := r.agOf[e.PID]; ok {
+			if _, read := r.meta.TaskAutogroups[e.ChildPID]; !read {
+				r.agOf[e.ChildPID] = k
+			}
+		}
+	}
 	if e.Cgroup != 0 {
 		r.sawCgroup = true
 		if k, ok := r.cgAlias[e.Cgroup]; ok {
