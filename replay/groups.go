@@ -195,7 +195,9 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 		}
 		gi := &groups[g]
 		if c.Weight > 0 {
-			gi.Weight, gi.Shares = c.Weight, 0
+			// (An autogroup's nice no longer sets it: new-user pass
+			// 28 F7 read "weight 100 (nice 5)".)
+			gi.Weight, gi.Shares, gi.Nice = c.Weight, 0, 0
 		}
 		if c.Quota != 0 {
 			gi.QuotaNS = c.Quota

@@ -269,13 +269,19 @@ func (g *CgroupThrottle) WeightText() string {
 		return "-"
 	}
 	s := strconv.Itoa(g.Weight)
-	if g.Autogroup {
+	switch {
+	case g.Autogroup && g.Weight == trace.AutogroupWeight(g.Nice):
 		s += fmt.Sprintf(" (nice %d)", g.Nice)
-	} else if g.Shares > 0 {
+	case g.Autogroup:
+		// (A weight no nice gives: a replay's what-if.)
+	case g.Shares > 0:
 		s += fmt.Sprintf(" (shares %d)", g.Shares)
 	}
-	if g.WeightSettings == "stated" {
+	switch {
+	case g.WeightSettings == "stated":
 		s += ", stated"
+	case strings.HasPrefix(g.WeightSettings, "what-if"):
+		s += ", what-if"
 	}
 	return s
 }

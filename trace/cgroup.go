@@ -92,8 +92,9 @@ func (s CgroupSettings) String() string {
 	if s.Weight > 0 {
 		fmt.Fprintf(&b, " weight %d", s.Weight)
 		switch {
-		case ag:
+		case ag && s.Weight == AutogroupWeight(s.Nice):
 			fmt.Fprintf(&b, " (nice %d)", s.Nice)
+		case ag:
 		case s.Shares > 0:
 			fmt.Fprintf(&b, " (shares %d)", s.Shares)
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -89,5 +90,15 @@ func TestAutogroupGroupTables(t *testing.T) {
 		if line == "" || strings.Contains(line, " - ") || !strings.HasSuffix(line, "none (autogroup)  none (autogroup)") {
 			t.Errorf("compare's line for %s: %q\n%s", path, line, cmpOut)
 		}
+	}
+	// A what-if on the nice-10 session's weight: the prediction's group
+	// has weight 50, which no nice gives, marked a what-if (new-user pass
+	// 28 F7 read "100 (nice 5)").
+	wi := filepath.Join(t.TempDir(), "wi.tv")
+	if _, errOut, code := runCLI(t, "replay", "-i", in, "--policy", "eevdf", "--cpu-weight", "/autogroup-684=50", "-w", wi); code != 0 {
+		t.Fatalf("replay --cpu-weight: exit %d: %s", code, errOut)
+	}
+	if out, _, _ := runCLI(t, "latency", "-i", wi); !regexp.MustCompile(`\|\s+50, what-if \| none \(autogroup\)`).MatchString(out) {
+		t.Errorf("the what-if's prediction does not show weight 50 as a what-if:\n%s", out)
 	}
 }
