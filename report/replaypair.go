@@ -28,12 +28,17 @@ func rowKey(r *LatencyRow) string {
 // differently (the observed table takes names from perf's COMM records and
 // says ":70" for a thread it has none for, the predicted trace names every
 // task from its tracepoints, "tokio-rt-worker"). Other rows match by
-// command name (and TID for per-task tables). A matched pair is named as
-// the observed table (the reports') names it; a side a row is missing from
-// is the zero row.
+// command name (and TID for per-task tables). A TID the trace reused names
+// several single-task rows (one per task, latency's incarnations): a
+// predicted row pairs with one of the same name, the one whose run time is
+// nearest its own, else with one of another name (new-user pass 28 F3: a
+// reused TID paired one hog with nothing and listed the other as new, and
+// the self-replay read 0.00x). A matched pair is named as the observed
+// table (the reports') names it; a side a row is missing from is the zero
+// row.
 func PairRows(obs, pred *LatencyResult) []RowPair {
 	idx := map[string]int{}
-	byTID := map[trace.TID]int{} // single-task observed rows
+	byTID := map[trace.TID][]int{} // single-task observed rows
 	var out []RowPair
 	key := func(r *LatencyRow) string {
 		if obs.Options.PerTask {
@@ -46,15 +51,33 @@ func PairRows(obs, pred *LatencyResult) []RowPair {
 		k := key(&r)
 		idx[k] = len(out)
 		if single(&r) {
-			byTID[r.TID] = len(out)
+			byTID[r.TID] = append(byTID[r.TID], len(out))
 		}
 		out = append(out, RowPair{Key: k, Observed: r})
 	}
 	paired := make([]bool, len(out))
+	// sameTask picks the unpaired observed row of r's TID for r.
+	sameTask := func(r *LatencyRow) (int, bool) {
+		best, bestName, bestGap := -1, false, int64(0)
+		for _, i := range byTID[r.TID] {
+			if paired[i] {
+				continue
+			}
+			name := out[i].Observed.Comm == r.Comm
+			gap := out[i].Observed.Runtime - r.Runtime
+			if gap < 0 {
+				gap = -gap
+			}
+			if best < 0 || name && !bestName || name == bestName && gap < bestGap {
+				best, bestName, bestGap = i, name, gap
+			}
+		}
+		return best, best >= 0
+	}
 	for _, r := range pred.Rows {
 		i, ok := -1, false
 		if single(&r) {
-			i, ok = byTID[r.TID]
+			i, ok = sameTask(&r)
 		}
 		if !ok {
 			i, ok = idx[key(&r)]

@@ -218,3 +218,29 @@ func TestScoreGroupThrottle(t *testing.T) {
 		t.Fatalf("verdict %q lacks %q", v, want)
 	}
 }
+
+// TestPairReusedTID: three tasks had TID 12391 in turn (hog, hog, third;
+// new-user pass 28 F3's reuse.tv): each predicted row pairs with the
+// observed task of its name whose run time is nearest its own, so no row
+// is left "new" beside an unpaired observed one.
+func TestPairReusedTID(t *testing.T) {
+	obs := &LatencyResult{Options: LatencyOptions{PerTask: true}, Rows: []LatencyRow{
+		{Comm: "third", TID: 12391, NrTasks: 1, Runtime: 419_295},
+		{Comm: "hog", TID: 12391, NrTasks: 1, Runtime: 309_785},
+		{Comm: "hog", TID: 12391, NrTasks: 1, Runtime: 298_785},
+	}}
+	pred := &LatencyResult{Options: LatencyOptions{PerTask: true}, Rows: []LatencyRow{
+		{Comm: "hog", TID: 12391, NrTasks: 1, Runtime: 298_771},
+		{Comm: "third", TID: 12391, NrTasks: 1, Runtime: 419_295},
+		{Comm: "hog", TID: 12391, NrTasks: 1, Runtime: 309_798},
+	}}
+	pairs := PairRows(obs, pred)
+	if len(pairs) != 3 {
+		t.Fatalf("%d pairs, want 3: %+v", len(pairs), pairs)
+	}
+	for _, p := range pairs {
+		if p.Observed.Comm != p.Pred.Comm || p.Pred.Runtime-p.Observed.Runtime > 20 || p.Observed.Runtime-p.Pred.Runtime > 20 {
+			t.Errorf("paired %s %d ns with %s %d ns", p.Observed.Comm, p.Observed.Runtime, p.Pred.Comm, p.Pred.Runtime)
+		}
+	}
+}
