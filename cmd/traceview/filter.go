@@ -321,18 +321,24 @@ func watchNames(src trace.Source, f *schedule.Filter) (trace.Source, func() name
 // comm), with the name they had most, the most such first, at most 4 and
 // how many more: a thread renamed late in its life (prctl, exec) was
 // found only by --comm with its old name (new-user pass 24 F2:
-// done-0:23689, 117 of its 177 switch-ins as wrk-0). "" when no such
-// task.
+// done-0:23689, 117 of its 177 switch-ins as wrk-0). A TID with several
+// rows (the trace reused it: one row per task) is left out, as runs counts
+// its tasks together (new-user pass 28 F4: "hog:12391 ran 17 of its 59
+// switch-ins as python3", the three tasks' 59). "" when no such task.
 func renamedNote(rows []report.LatencyRow, runs nameRuns) string {
 	type renamed struct {
 		row       *report.LatencyRow
 		most, all int64
 		other     string
 	}
+	perTID := map[trace.TID]int{}
+	for i := range rows {
+		perTID[rows[i].TID]++
+	}
 	var found []renamed
 	for i := range rows {
 		r := &rows[i]
-		if r.TID <= 0 || r.NrTasks > 1 {
+		if r.TID <= 0 || r.NrTasks > 1 || perTID[r.TID] > 1 {
 			continue
 		}
 		var all, most int64

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/traceview/traceview/internal/termsafe"
+	"github.com/traceview/traceview/report"
 	"unicode/utf8"
 )
 
@@ -182,5 +183,30 @@ func TestRenamedNote(t *testing.T) {
 	}
 	if _, errs, _ := runCLI(t, "latency", "-i", "../../testdata/traces/pipe.perf.data"); strings.Contains(errs, "renamed during") {
 		t.Errorf("pipe.perf.data: %s", errs)
+	}
+}
+
+// TestRenamedNoteReusedTID: the rename note leaves out a TID that names
+// several rows (the trace reused it), whose switch-ins it cannot tell
+// apart by task; a task alone on its TID keeps its line. Task 7 (row
+// "new") ran 10 of its 40 switch-ins as "old": not most, no line; task 8
+// (row "new") ran 30 of its 40 as "old": a line. TID 9 has two rows (hog,
+// hog) and 40 of its 50 switch-ins under "python3": no line.
+func TestRenamedNoteReusedTID(t *testing.T) {
+	rows := []report.LatencyRow{
+		{Comm: "new", TID: 7, NrTasks: 1},
+		{Comm: "new", TID: 8, NrTasks: 1},
+		{Comm: "hog", TID: 9, NrTasks: 1},
+		{Comm: "hog", TID: 9, NrTasks: 1},
+	}
+	runs := nameRuns{
+		7: {"old": 10, "new": 30},
+		8: {"old": 30, "new": 10},
+		9: {"python3": 40, "hog": 10},
+	}
+	got := renamedNote(rows, runs)
+	want := "note: renamed during the trace, so named by their last name in the rows: new:8 ran 30 of its 40 switch-ins as old (--comm matches the name at each event)"
+	if got != want {
+		t.Errorf("note %q\nwant %q", got, want)
 	}
 }
