@@ -34,6 +34,10 @@ type GroupInfo struct {
 	// (weight 100, no quota: nothing said).
 	Source string `json:"source"`
 	Tasks  int    `json:"tasks"` // model tasks in the group itself
+	// Changed, for a group whose recorded settings changed during the
+	// trace, says how and which the replay holds (heldReading); a replay
+	// holds one setting for the whole trace.
+	Changed string `json:"changed,omitempty"`
 }
 
 // normPath cleans a cgroup path: a leading "/", no trailing one; "" and
@@ -130,24 +134,35 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 		}
 		gi.Source = source
 	}
-	seen := map[string]bool{}
-	agReading := map[string]trace.CgroupSettings{}
+	readings := map[string][]trace.CgroupSettings{}
+	var order []string
 	for _, s := range m.Meta.CgroupSettings {
-		if strings.HasPrefix(s.Path, "/autogroup-") {
+		p := normPath(s.Path)
+		if readings[p] == nil {
+			order = append(order, p)
+		}
+		readings[p] = append(readings[p], s)
+	}
+	agReading := map[string]trace.CgroupSettings{}
+	changed := map[string]string{}
+	for _, p := range order {
+		s, note := heldReading(readings[p], m.Start, m.End)
+		if note != "" {
+			changed[p] = note
+		}
+		if strings.HasPrefix(p, "/autogroup-") {
 			// A recorded autogroup is named by the kernel's sequence
 			// number, an inferred session by its leader's TID
 			// (inferSessions): only tasks the recording placed in it
-			// (Task.Autogroup) are in a group of that path. Its last
-			// reading counts: a session's nice is set by its own
-			// processes right after setsid (echo N >
-			// /proc/self/autogroup), often after the reading that first
-			// saw it.
-			agReading[normPath(s.Path)] = s
+			// (Task.Autogroup) are in a group of that path.
+			agReading[p] = s
 			continue
 		}
-		if p := normPath(s.Path); !seen[p] {
-			seen[p] = true
-			apply(s, "recorded")
+		apply(s, "recorded")
+	}
+	for p, note := range changed {
+		if g, ok := index[p]; ok && g > 0 {
+			groups[g].Changed = note
 		}
 	}
 	for i := range m.Tasks {
@@ -337,6 +352,67 @@ func inTrace(m *Model, path string) bool {
 	return false
 }
 
+// heldReading picks, of one group's recorded settings (in the order read;
+// Time 0: at the start), the one a replay holds for the whole trace
+// (start to end, ns), and says how they changed ("" when they did not).
+// A reading taken during the trace dates its change within the sampling
+// interval (an autogroup's nice, followed every 100 ms): the one in effect
+// longest is held (a session's nice set right after setsid(1), echo N >
+// /proc/self/autogroup, comes after the reading that first saw it). A
+// reading taken as the recording ended (cgroup settings are read at a
+// file's start and end) does not say when the change came: the start's is
+// held. New-user pass 28 F1: the replay held a cgroup's first settings and
+// an autogroup's last, and said nothing.
+func heldReading(list []trace.CgroupSettings, start, end int64) (trace.CgroupSettings, string) {
+	same := func(a, b trace.CgroupSettings) bool {
+		a.Time, b.Time, a.Source, b.Source = 0, 0, "", ""
+		return a == b
+	}
+	var distinct []trace.CgroupSettings
+	for _, s := range list {
+		if len(distinct) == 0 || !same(s, distinct[len(distinct)-1]) {
+			distinct = append(distinct, s)
+		}
+	}
+	if len(distinct) <= 1 {
+		if len(list) == 0 {
+			return trace.CgroupSettings{}, ""
+		}
+		return list[0], ""
+	}
+	text := func(s trace.CgroupSettings) string { return strings.TrimPrefix(s.String(), s.Path+" ") }
+	at := func(s trace.CgroupSettings) int64 { return max(s.Time, start) }
+	var parts []string
+	for i, s := range distinct {
+		when := "at the start"
+		switch {
+		case i > 0 && s.Time >= end:
+			when = "as the recording ended"
+		case i > 0:
+			when = fmt.Sprintf("from %.6f s", float64(s.Time)/1e9)
+		}
+		parts = append(parts, text(s)+" "+when)
+	}
+	held, why := 0, "when is not recorded): the replay holds the start's"
+	if distinct[len(distinct)-1].Time < end {
+		best := int64(-1)
+		for i, s := range distinct {
+			to := end
+			if i+1 < len(distinct) {
+				to = min(at(distinct[i+1]), end)
+			}
+			if d := to - at(s); d > best {
+				held, best = i, d
+			}
+		}
+		why = fmt.Sprintf("): the replay holds the one in effect longest (%.0f %% of the trace)", 100*float64(best)/float64(max(end-start, 1)))
+	}
+	if why[0] != ')' {
+		why = "; " + why
+	}
+	return distinct[held], fmt.Sprintf("changed during the trace (%s%s for the whole trace", strings.Join(parts, ", "), why)
+}
+
 // GroupsLine summarizes the task groups of a replay for the model line:
 // "task groups: /tv-a weight 100 (recorded), /tv-b weight 100 max 25ms/100ms (stated)";
 // "" when every task is in the root group.
@@ -353,6 +429,9 @@ func GroupsLine(groups []GroupInfo) string {
 		tasks := fmt.Sprintf("%d tasks", g.Tasks)
 		if g.Tasks == 1 {
 			tasks = "1 task"
+		}
+		if g.Changed != "" {
+			tasks += "; " + g.Changed
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s, %s)", g.CgroupSettings.String(), g.Source, tasks))
 	}

@@ -317,8 +317,8 @@ func TestPredictionCarriesCgroups(t *testing.T) {
 // TestRecordedAutogroups: three nice-0 hogs on one CPU in the root cpu
 // group, which traceview record read in autogroups: pids 100 and 101 in
 // /autogroup-7 (nice 0, weight 100), pid 102 in /autogroup-9, read first
-// at nice 0 and then at nice 5 (trace.AutogroupWeight(5) = 33: the last
-// reading counts). The replay puts them there with the kernel's load
+// at nice 0 and then at nice 5 (trace.AutogroupWeight(5) = 33: the
+// reading in effect longest counts). The replay puts them there with the kernel's load
 // weights for those nices, 1024 and 335 (sched_prio_to_weight; not the
 // rounded cpu.weight 33, new-user pass 26 F10): /autogroup-9 gets
 // 335/1359 of the CPU, 147.9 ms of the first 600 ms, and each of
@@ -328,6 +328,7 @@ func TestPredictionCarriesCgroups(t *testing.T) {
 // root.
 func TestRecordedAutogroups(t *testing.T) {
 	m := groupHogs(2_000_000_000, "/", "/", "/")
+	m.End = 2_000_000_000 // (the readings date the nice change within the trace: heldReading)
 	m.Meta.TaskAutogroups = map[trace.PID]string{100: "/autogroup-7", 101: "/autogroup-7", 102: "/autogroup-9"}
 	m.Meta.CgroupSettings = []trace.CgroupSettings{
 		{Path: "/autogroup-7", Weight: 100},
@@ -381,4 +382,36 @@ func groupsByPath(t *testing.T, m *Model, cfg Config) ([]GroupInfo, map[string]G
 		got[g.Path] = g
 	}
 	return groups, got
+}
+
+// TestHeldReading: of a group's readings, a replay holds the one in effect
+// longest when the readings date the change (an autogroup's nice, read
+// during the capture), the start's when the change was read only as the
+// recording ended (cgroup settings), and says so; one setting read twice
+// did not change. Trace 1000..4000 ns.
+func TestHeldReading(t *testing.T) {
+	ag0 := trace.CgroupSettings{Path: "/autogroup-5", Weight: 100, Nice: 0}
+	ag10 := trace.CgroupSettings{Path: "/autogroup-5", Weight: trace.AutogroupWeight(10), Nice: 10}
+	q10 := trace.CgroupSettings{Path: "/b", Weight: 50, Shares: 512, QuotaNS: 10_000_000, PeriodNS: 100_000_000}
+	qmax := trace.CgroupSettings{Path: "/b", Weight: 50, Shares: 512, QuotaNS: -1, PeriodNS: 100_000_000}
+	at := func(s trace.CgroupSettings, t int64) trace.CgroupSettings { s.Time = t; return s }
+	for _, c := range []struct {
+		name string
+		list []trace.CgroupSettings
+		want trace.CgroupSettings
+		note string // a part of the note, "" none
+	}{
+		// nice 0 for 1000..1200 (200 ns), nice 10 for 1200..4000.
+		{"nice set after setsid", []trace.CgroupSettings{at(ag0, 0), at(ag10, 1200)}, ag10, "in effect longest (93 % of the trace)"},
+		// nice 0 for 1000..3000, nice 10 for 3000..4000.
+		{"nice changed late", []trace.CgroupSettings{at(ag0, 0), at(ag10, 3000)}, ag0, "in effect longest (67 % of the trace)"},
+		{"quota read at the end", []trace.CgroupSettings{at(q10, 0), at(qmax, 4100)}, q10, "as the recording ended; when is not recorded): the replay holds the start's"},
+		{"unchanged", []trace.CgroupSettings{at(q10, 0), at(q10, 4100)}, q10, ""},
+	} {
+		got, note := heldReading(c.list, 1000, 4000)
+		got.Time = 0
+		if got != c.want || c.note == "" && note != "" || !strings.Contains(note, c.note) {
+			t.Errorf("%s: held %+v, note %q; want %+v, a note with %q", c.name, got, note, c.want, c.note)
+		}
+	}
 }

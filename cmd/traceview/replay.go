@@ -1190,7 +1190,34 @@ func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg re
 	if hint != "" {
 		fmt.Fprintln(errw, hint)
 	}
+	if !trust.Within {
+		if note := changedGroupsNote(m, cfg); note != "" {
+			fmt.Fprintln(errw, note)
+		}
+	}
 	return trust, self, nil
+}
+
+// changedGroupsNote is the stderr line, under a self-replay that missed,
+// naming the task groups whose recorded settings changed during the
+// trace: a replay holds one setting for the whole trace (replay.GroupInfo
+// Changed, the model line says which), so the recording's other stretch
+// cannot match (new-user pass 28 F1). "" when none changed.
+func changedGroupsNote(m *replay.Model, cfg replay.Config) string {
+	groups, _, err := replay.Groups(m, cfg)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, g := range groups {
+		if g.Changed != "" {
+			names = append(names, termsafe.Name(g.Path))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("note: the settings of %s changed during the trace and a replay holds one setting for the whole trace (the model line says which): the self-replay cannot match the stretch under the other; --cpu-weight, --cpu-max state one", strings.Join(names, ", "))
 }
 
 // idleClassHint is the stderr line for workload commands of nice 0 whose
