@@ -249,6 +249,12 @@ func kernelDisagrees(g *CgroupThrottle) string {
 		}
 		return fmt.Sprintf("the inference found %d throttled periods, %s ms, where %s counted none: %s", g.ThrottledPeriods, fmt.Sprintf("%.3f", ms(g.Throttled)), by, why)
 	}
+	if g.QuotaChange() != "" {
+		// (Not contention: new-user pass 28 F5 found 0 of the
+		// kernel's 14 under the last of two quotas, no limit.)
+		return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): the quota changed during the trace and the analysis used the last reading's for all of it, when the change came is not recorded; take %s's figures",
+			100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods, by)
+	}
 	if g.Throttled < k.ThrottledNS {
 		return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): the schedule shows a throttle only where the group's tasks wait with its quota used up, and where other groups kept its CPUs busy a throttle can hide in that contention; take %s's figures, and each task's Throttled ms as a lower bound",
 			100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods, by)
@@ -301,6 +307,9 @@ func quotaText(g *CgroupThrottle) string {
 	}
 	if c := g.QuotaChange(); c != "" {
 		q += "; " + c
+	}
+	if g.WeightChange != "" {
+		q += "; " + g.WeightChange
 	}
 	if d := g.QuotaDiffers(); d != "" {
 		// (In place of the first trace's, before the notes.)

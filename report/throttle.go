@@ -128,6 +128,9 @@ type CgroupThrottle struct {
 	// nice 0.
 	Autogroup bool `json:"autogroup,omitempty"`
 	Nice      int  `json:"nice,omitempty"`
+	// WeightChange says how the recorded weight changed during the
+	// trace (weightChange), "" when it did not.
+	WeightChange string `json:"weight_change,omitempty"`
 	// QuotaReadings, when the settings of Settings' source hold more than
 	// one quota or period for the group (it changed during the trace:
 	// traceview record reads the settings at each file's start and end),
@@ -263,6 +266,44 @@ func (g *CgroupThrottle) QuotaChange() string {
 		parts[i] = fmt.Sprintf("%s (%s)", q, at)
 	}
 	return "changed during the trace: " + strings.Join(parts, ", ") + "; the analysis used the last for the whole trace"
+}
+
+// weightChange says how the weight of path changed in list (its
+// readings, in the order read), "" when it did not: "weight changed during
+// the trace: 100 (nice 0, read at the start), 11 (nice 10, read at
+// 33536.619030 s); the table gives the last" (new-user pass 28 F5: an
+// autogroup's nice changed half way showed only the last).
+func weightChange(path string, list []trace.CgroupSettings) string {
+	var parts []string
+	last := -1
+	for _, s := range list {
+		if s.Path != path || s.Weight <= 0 || s.Weight == last {
+			continue
+		}
+		last = s.Weight
+		w := strconv.Itoa(s.Weight)
+		switch {
+		case trace.IsAutogroupPath(path):
+			w += fmt.Sprintf(" (nice %d", s.Nice)
+		case s.Shares > 0:
+			w += fmt.Sprintf(" (shares %d", s.Shares)
+		default:
+			w += " ("
+		}
+		if !strings.HasSuffix(w, "(") {
+			w += ", "
+		}
+		if s.Time > 0 {
+			w += "read at " + trace.FormatSeconds(s.Time, 6) + " s)"
+		} else {
+			w += "read at the start)"
+		}
+		parts = append(parts, w)
+	}
+	if len(parts) < 2 {
+		return ""
+	}
+	return "weight changed during the trace: " + strings.Join(parts, ", ") + "; the table gives the last"
 }
 
 // ThrottleSpan is one inferred throttle of a group, Start to End (ns of the
@@ -791,6 +832,9 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		ct := CgroupThrottle{Cgroup: cg, Path: path, CPUTime: span * ncpu, Tasks: len(g.tasks), Subtree: sub}
 		ct.QuotaNS, ct.PeriodNS, ct.Settings = groupSettings(path, meta, stated)
 		ct.Weight, ct.Shares, ct.Nice, ct.WeightSettings = groupWeight(path, meta, stated)
+		if meta != nil && ct.WeightSettings != "stated" && ct.WeightSettings != "" {
+			ct.WeightChange = weightChange(path, meta.CgroupSettings)
+		}
 		ct.Autogroup = trace.IsAutogroupPath(path)
 		switch ct.Settings {
 		case "stated":
