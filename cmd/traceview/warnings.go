@@ -26,7 +26,7 @@ var warningKinds = []struct {
 	keys  []string
 }{
 	{"missing switches", []string{"sched-switch-chain-cpu*", "delay-switch-in-inferred", "delay-unmeasured",
-		"delay-first-switch-in", "switch-records", "switch-record-per-task", "top-runtime-unmeasured", "top-waits-unseen", "not-system-wide", partialCPUsKey, "delay-unrecorded-cpu", "capture-kick-failed"}},
+		"delay-first-switch-in", report.UnknownRunsKey, "switch-records", "switch-record-per-task", "top-runtime-unmeasured", "top-waits-unseen", "not-system-wide", partialCPUsKey, "delay-unrecorded-cpu", "capture-kick-failed"}},
 	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice", "no-wakeups"}},
 	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
 		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", report.LossyMostKey, "runtime-lossy", "lossy-excluded",
@@ -345,7 +345,7 @@ func inFull(key string) bool {
 // overwritten went into latency's summary line, where stats and timehist
 // printed it. Those that count what the loss did to the answer (delays
 // and runtime overlapping it) stay in the summary.
-var inputLostKeys = []string{lostWindowKey, report.LossyMostKey, "tracedat-lost", "tracedat-lost-unknown", "text-lost-events",
+var inputLostKeys = []string{lostWindowKey, report.LossyMostKey, report.UnknownRunsKey, "tracedat-lost", "tracedat-lost-unknown", "text-lost-events",
 	"text-overwritten", "perfetto-overrun", "damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus"}
 
 // damagedInput is the "about" of the warning kind printed in full.
