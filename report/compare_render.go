@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/traceview/traceview/internal/termsafe"
+	"github.com/traceview/traceview/trace"
 )
 
 func compareNote(r *CompareRow) string {
@@ -95,6 +96,21 @@ func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) err
 	return writeCompareCgroups(w, res.Cgroups)
 }
 
+// oneSidedAutogroups reports whether both traces have autogroups but
+// some autogroup is in one trace only: their numbers are the kernel's
+// counter, not the session's.
+func oneSidedAutogroups(groups []CompareCgroup) bool {
+	var a, b, one bool
+	for _, c := range groups {
+		if !trace.IsAutogroupPath(c.Path) {
+			continue
+		}
+		a, b = a || c.A != nil, b || c.B != nil
+		one = one || c.A == nil || c.B == nil
+	}
+	return a && b && one
+}
+
 // writeCompareCgroups prints the task groups of a comparison: per group
 // the run time and sum delay of its tasks (ms) in A and B with B/A, its
 // inferred throttled time (ms, summed over CPUs: cpu.stat throttled_time)
@@ -149,6 +165,12 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 	}
 	fmt.Fprintln(w, "  Throttled: time the group's runqueues spent throttled by a CPU quota, summed over CPUs (cpu.stat")
 	fmt.Fprintln(w, "  throttled_time), inferred from each schedule; 'traceview latency --by cgroup' shows each trace's in full.")
+	if oneSidedAutogroups(groups) {
+		// (new-user pass 28 F11: two recordings of one script, every
+		// session "-" on one side.)
+		fmt.Fprintln(w, "  /autogroup-N: the kernel numbers autogroups as sessions start (per boot), so one session of two recordings")
+		fmt.Fprintln(w, "  has two numbers: compare its tasks (--comm, --pid) instead; a replay's prediction keeps its source's numbers.")
+	}
 	for i := range groups {
 		c := &groups[i]
 		if (c.A == nil || c.A.ThrottledDelay == 0) && (c.B == nil || c.B.ThrottledDelay == 0) {

@@ -79,7 +79,8 @@ type CgroupThrottle struct {
 	// trace names no path for the id.
 	Path string `json:"path"`
 	// Runtime is the on-CPU time of the group's tasks, from the switches;
-	// CPUTime the CPU time the trace covers (span × CPUs), so that
+	// CPUTime the CPU time the trace covers (span × CPUs: not the
+	// group's, new-user pass 28 F12), so that
 	// Runtime/CPUTime is the group's share of the machine.
 	Runtime int64 `json:"runtime_ns"`
 	CPUTime int64 `json:"cpu_time_ns"`

@@ -70,3 +70,22 @@ func TestUnknownRunsWarning(t *testing.T) {
 		t.Errorf("run time from sched_stat_runtime: %+v", w)
 	}
 }
+
+// TestOneSidedAutogroups: two recordings' autogroups with no number in
+// common get the note; the same numbers (a recording and its replay's
+// prediction), or autogroups on one side only, do not.
+func TestOneSidedAutogroups(t *testing.T) {
+	g := &CgroupThrottle{}
+	for _, c := range []struct {
+		groups []CompareCgroup
+		want   bool
+	}{
+		{[]CompareCgroup{{Path: "/autogroup-723", A: g}, {Path: "/autogroup-721", B: g}}, true},
+		{[]CompareCgroup{{Path: "/autogroup-723", A: g, B: g}}, false},
+		{[]CompareCgroup{{Path: "/autogroup-723", A: g}, {Path: "/tv-a", B: g}}, false},
+	} {
+		if got := oneSidedAutogroups(c.groups); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.groups, got, c.want)
+		}
+	}
+}
