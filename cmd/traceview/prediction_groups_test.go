@@ -66,3 +66,20 @@ func TestPredictionCarriesReplayCounts(t *testing.T) {
 		t.Errorf("latency on the recording:\n%s", out)
 	}
 }
+
+// TestGroupWhatIfPeerPolicy: a task-group what-if under a policy that
+// schedules every task as a peer (bfs) changes nothing in its run: the
+// replay warns and its policy line says so instead of claiming the
+// what-if (new-user pass 29 F1). Under eevdf it is modelled: no warning.
+func TestGroupWhatIfPeerPolicy(t *testing.T) {
+	in := "../../testdata/traces/quota-siblings.tv"
+	out, errOut, code := runCLI(t, "replay", "-i", in, "--policy", "bfs", "--cpu-max", "/p7q=5ms/100ms", "--no-self-replay")
+	if code != 0 || !strings.Contains(errOut, "warning: bfs schedules every task as a peer, so --cpu-max changes nothing in its run") ||
+		!strings.Contains(out, "with --cpu-max /p7q=5ms/100ms (task-group what-ifs not modelled: bfs has no task groups):") {
+		t.Errorf("bfs: exit %d\n%s\n%s", code, errOut, out)
+	}
+	_, errOut, _ = runCLI(t, "replay", "-i", in, "--policy", "eevdf", "--cpu-max", "/p7q=5ms/100ms", "--no-self-replay")
+	if strings.Contains(errOut, "as a peer") {
+		t.Errorf("eevdf warned: %s", errOut)
+	}
+}

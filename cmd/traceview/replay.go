@@ -847,6 +847,22 @@ func (o *replayOptions) whatIfs(policy string, cpus int) []string {
 	return args
 }
 
+// groupWhatIfs lists the task-group what-if flags given (--cpu-weight,
+// --cpu-max, --cpu-burst, --cgroup, --autogroup), each once.
+func (o *replayOptions) groupWhatIfs() []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		vals []string
+	}{{"--cpu-weight", o.groups.weight}, {"--cpu-max", o.groups.max}, {"--cpu-burst", o.groups.burst},
+		{"--cgroup", o.groups.cgroup}, {"--autogroup", o.groups.autogroup}} {
+		if len(f.vals) > 0 {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
 // whatIfText is what the policy line says of the what-ifs given beside
 // the policy and the CPU count (which it names already): " with --nice
 // hog=0 --until hog=1s", or "" for none.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
@@ -163,8 +164,20 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 		}
 		r.doc.Runs[len(r.doc.Runs)-1].TogetherSensitivity = kt
 	}
+	what := o.whatIfText(sp.String())
+	if g := o.groupWhatIfs(); len(g) > 0 && !sp.Info.Groups {
+		// (new-user pass 29 F1: bfs "with --cpu-max /x=5ms/100ms"
+		// predicted what it did without it.)
+		verb := "changes"
+		if len(g) > 1 {
+			verb = "change"
+		}
+		fmt.Fprintf(r.errw, "warning: %s schedules every task as a peer, so %s %s nothing in its run (%s schedule task groups)\n",
+			sp.Info.Name, strings.Join(g, ", "), verb, strings.Join(policies.GroupPolicies(), " and "))
+		what += " (task-group what-ifs not modelled: " + sp.Info.Name + " has no task groups)"
+	}
 	if o.output == "table" {
-		writeReplayTable(r.out, sp.String(), o.whatIfText(sp.String()), res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide, restsOn(ks, kk, kt))
+		writeReplayTable(r.out, sp.String(), what, res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide, restsOn(ks, kk, kt))
 		writeGroupThrottle(r.out, res.GroupStats, res.Groups, r.obs, res.GroupsModelled)
 	}
 	if ks != nil && ks.Conclusions {
