@@ -5,6 +5,7 @@
 package replay
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -327,7 +328,11 @@ func predictedCgroups(res *Result, tg []int) {
 		res.Meta.Cgroups[id] = g.Path
 		if k > 0 {
 			s := g.CgroupSettings
-			s.Source, _, _ = strings.Cut(g.Source, ";") // (what, not the advice)
+			// (What, not the advice after a ";".)
+			s.Source, _, _ = strings.Cut(cmp.Or(g.QuotaSource, g.Source), ";")
+			if w, _, _ := strings.Cut(cmp.Or(g.WeightSource, g.Source), ";"); w != s.Source {
+				s.WeightSource = w
+			}
 			res.Meta.CgroupSettings = append(res.Meta.CgroupSettings, s)
 		}
 	}

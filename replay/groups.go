@@ -7,6 +7,7 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -33,7 +34,13 @@ type GroupInfo struct {
 	// "stated" (--recorded-cgroup), "what-if" (a change), "default"
 	// (weight 100, no quota: nothing said).
 	Source string `json:"source"`
-	Tasks  int    `json:"tasks"` // model tasks in the group itself
+	// WeightSource and QuotaSource, once a what-if changed the group, are
+	// where its weight and its bandwidth settings (quota, period, burst)
+	// came from: "what-if" for the one changed, the earlier Source for
+	// the other (new-user pass 29 F6: both read "what-if"); "" before.
+	WeightSource string `json:"weight_source,omitempty"`
+	QuotaSource  string `json:"quota_source,omitempty"`
+	Tasks        int    `json:"tasks"` // model tasks in the group itself
 	// Changed, for a group whose recorded settings changed during the
 	// trace, says how and which the replay holds (heldReading); a replay
 	// holds one setting for the whole trace.
@@ -209,10 +216,15 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 			return nil, nil, fmt.Errorf("%w: cgroup %s: no task of the replay runs in it (%s)", ErrConfig, c.Path, groupList(groups, m))
 		}
 		gi := &groups[g]
+		gi.WeightSource, gi.QuotaSource = cmp.Or(gi.WeightSource, gi.Source), cmp.Or(gi.QuotaSource, gi.Source)
 		if c.Weight > 0 {
 			// (An autogroup's nice no longer sets it: new-user pass
 			// 28 F7 read "weight 100 (nice 5)".)
 			gi.Weight, gi.Shares, gi.Nice = c.Weight, 0, 0
+			gi.WeightSource = "what-if"
+		}
+		if c.Quota != 0 || c.Period > 0 || c.Burst != 0 {
+			gi.QuotaSource = "what-if"
 		}
 		if c.Quota != 0 {
 			gi.QuotaNS = c.Quota

@@ -700,7 +700,7 @@ func groupWeight(path string, meta *trace.Meta, stated []trace.CgroupSettings) (
 		found := false
 		for _, s := range list {
 			if s.Path == path && s.Weight > 0 {
-				weight, shares, nice, from, found = s.Weight, s.Shares, s.Nice, s.Source, true
+				weight, shares, nice, from, found = s.Weight, s.Shares, s.Nice, cmp.Or(s.WeightSource, s.Source), true
 			}
 		}
 		return found

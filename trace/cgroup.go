@@ -42,6 +42,10 @@ type CgroupSettings struct {
 	// "stated", "what-if", "default"); empty in a recording. At most
 	// MaxSettingsSource bytes of printable text (Check).
 	Source string `json:"source,omitempty"`
+	// WeightSource, in a prediction, is where the weight came from when
+	// it differs from Source (a what-if on the quota only); the same
+	// bounds as Source.
+	WeightSource string `json:"weight_source,omitempty"`
 }
 
 // RootCgroupID is the cgroup v2 id (Event.Cgroup, the kernfs node id that
@@ -190,10 +194,16 @@ func (s CgroupSettings) Check() error {
 		return fmt.Errorf("cgroup settings %s: nice %d outside -20..19", s.Path, s.Nice)
 	case s.Time < 0:
 		return fmt.Errorf("cgroup settings %s: time %d ns is negative", s.Path, s.Time)
-	case len(s.Source) > MaxSettingsSource || strings.IndexFunc(s.Source, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:
-		return fmt.Errorf("cgroup settings %s: source %.40q is not a short printable text", s.Path, s.Source)
+	case !sourceText(s.Source) || !sourceText(s.WeightSource):
+		return fmt.Errorf("cgroup settings %s: source %.40q or %.40q is not a short printable text", s.Path, s.Source, s.WeightSource)
 	}
 	return nil
+}
+
+// sourceText reports whether s is a CgroupSettings source: at most
+// MaxSettingsSource bytes of printable text.
+func sourceText(s string) bool {
+	return len(s) <= MaxSettingsSource && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0
 }
 
 // MaxSettingsSource bounds CgroupSettings.Source: the replay writes its

@@ -35,6 +35,7 @@ func TestPredictionCarriesReplayCounts(t *testing.T) {
 	type group struct {
 		Path      string `json:"path"`
 		Settings  string `json:"settings"`
+		WeightSet string `json:"weight_settings"`
 		Kernel    *stat  `json:"kernel_cpu_stat"`
 		Predicted bool   `json:"kernel_cpu_stat_predicted"`
 	}
@@ -49,6 +50,11 @@ func TestPredictionCarriesReplayCounts(t *testing.T) {
 	q, h := got["/p7q"], got["/p7h"]
 	if q.Settings != "what-if (replay)" || h.Settings != "recorded (replay)" {
 		t.Errorf("settings /p7q %q, /p7h %q; want what-if (replay), recorded (replay)", q.Settings, h.Settings)
+	}
+	// The what-if set the quota only: the weight is the recording's
+	// (new-user pass 29 F6).
+	if q.WeightSet != "recorded (replay)" {
+		t.Errorf("/p7q's weight from %q, want recorded (replay)", q.WeightSet)
 	}
 	if q.Kernel == nil || !q.Predicted || q.Kernel.NrThrottled != want.NrThrottled || q.Kernel.NrPeriods != want.NrPeriods || q.Kernel.ThrottledNS != want.ThrottledNS {
 		t.Errorf("/p7q cpu.stat %+v (predicted %v), want the replay's %+v", q.Kernel, q.Predicted, want)
