@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -265,7 +266,14 @@ func runExportDir(cmd *cobra.Command, fm export.Format, o exportOptions) error {
 	}
 	defer src.Close()
 	if err := fm.WriteDir(o.out, src, export.Options{TraceID: id, Source: o.input}); err != nil {
-		return readFailed(cmd, src.Meta(), fmt.Errorf("%s: %s: %w", what, o.input, err))
+		if ns := (*tables.NoSwitchesError)(nil); errors.As(err, &ns) {
+			// (The cut-short error as every command gives it: new-user
+			// pass 29 F8 read "record with 'perf sched record'".)
+			err = noSwitchesError(what, o.input, ns.Events, src.Meta())
+		} else {
+			err = fmt.Errorf("%s: %s: %w", what, o.input, err)
+		}
+		return readFailed(cmd, src.Meta(), err)
 	}
 	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	return nil

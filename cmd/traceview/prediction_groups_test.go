@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,5 +88,27 @@ func TestGroupWhatIfPeerPolicy(t *testing.T) {
 	_, errOut, _ = runCLI(t, "replay", "-i", in, "--policy", "eevdf", "--cpu-max", "/p7q=5ms/100ms", "--no-self-replay")
 	if strings.Contains(errOut, "as a peer") {
 		t.Errorf("eevdf warned: %s", errOut)
+	}
+}
+
+// TestCutTVSameError: a .tv cut inside its first block, before any
+// sched_switch could be read, gets the one cut-short error from every
+// command that needs switches, not advice to record with another tool
+// (new-user pass 29 F8: timehist, map and export parquet said "record
+// with 'perf sched record'").
+func TestCutTVSameError(t *testing.T) {
+	orig, err := os.ReadFile("../../testdata/traces/escape-names.tv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.tv")
+	if err := os.WriteFile(cut, orig[:9000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"latency"}, {"stats"}, {"timehist"}, {"map"}, {"export", "--format", "parquet", "-o", filepath.Join(t.TempDir(), "pq")}} {
+		_, errOut, code := runCLI(t, append(args, "-i", cut)...)
+		if code == 0 || !strings.Contains(errOut, "the file is cut short or damaged before any sched_switch event could be read") || strings.Contains(errOut, "perf sched record") {
+			t.Errorf("%v: exit %d: %s", args, code, errOut)
+		}
 	}
 }

@@ -454,7 +454,7 @@ func cutOrDamagedMeta(m *trace.Meta) bool {
 // err, unless it is the view's "no sched_switch events" on an input cut
 // short, which noSwitchesError explains.
 func viewError(cmd, input string, err error, m *trace.Meta) error {
-	if errors.Is(err, perfcompat.ErrTimehistNoSwitch) && m != nil && m.CutAt > 0 {
+	if errors.Is(err, perfcompat.ErrTimehistNoSwitch) && m != nil && (m.CutAt > 0 || cutOrDamagedMeta(m)) {
 		return noSwitchesError(cmd, input, -1, m)
 	}
 	return fmt.Errorf("%s: %s: %w", cmd, input, err)

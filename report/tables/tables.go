@@ -438,7 +438,7 @@ func writeAll(dir string, src trace.Source, opts Options) (*Summary, error) {
 		err = werr
 	}
 	if err == nil && res.Diag.Switches == 0 {
-		err = fmt.Errorf("no sched_switch events in %d events read (record with 'perf sched record')", res.Diag.Events)
+		err = &NoSwitchesError{Events: int64(res.Diag.Events)}
 	}
 	if cerr := slices.close(); err == nil {
 		err = cerr
@@ -576,4 +576,13 @@ func traceRow(id, source string, b *schedule.Builder, res *report.LatencyResult,
 		row.LostEvents, row.LostWindows = int64(lost), int32(len(m.Lost))
 	}
 	return row
+}
+
+// NoSwitchesError is the tables' error for a trace with no sched_switch
+// event: Events were read (a caller that knows the file was cut says so
+// instead of advising another recorder).
+type NoSwitchesError struct{ Events int64 }
+
+func (e *NoSwitchesError) Error() string {
+	return fmt.Sprintf("no sched_switch events in %d events read (record with 'perf sched record')", e.Events)
 }
