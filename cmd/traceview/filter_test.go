@@ -194,7 +194,7 @@ func TestFilterUsageErrors(t *testing.T) {
 		{[]string{"timehist", "-C", "2", "-i", nice}, `timehist: --cpu: CPU 2: the trace has CPUs 0-1`},
 		{[]string{"map", "--time", "10%/0", "-i", nice}, `map: --time "10%/0": "10%/0" is outside 0%-100% of the trace`},
 		{[]string{"map", "--cpu", "0", "--cpus", "1", "-i", nice}, `map: --cpus and --cpu: give one of them (--cpu is --cpus)`},
-		{[]string{"export", "--format", "pprof", "--tid", "-3", "-i", nice, "-o", out}, `export: --tid "-3": "-3" is not a number`},
+		{[]string{"export", "--format", "pprof", "--tid", "-3", "-i", nice, "-o", out}, `export: --tid "-3": "-3" is outside 0-4194304 (negative)`},
 		{[]string{"export", "--format", "perfetto", "--cpu", "0", "-i", nice, "-o", out}, `export: --cpu: the native Perfetto trace holds every event (select in Perfetto's UI, or use --format chrome-json)`},
 		{[]string{"report", "--cpu", "7", "-i", nice, "-o", out}, `report: --cpu: CPU 7: the trace has CPUs 0-1`},
 		{[]string{"compare", nice, nice, "--comm", ","}, `compare: --comm ",": an empty name (want comma-separated command names, e.g. sched-pipe,hackbench)`},

@@ -51,6 +51,11 @@ func ParseInts(s string, lo, hi int) ([]int, error) {
 		part = strings.TrimSpace(part)
 		a, b, isRange := strings.Cut(part, "-")
 		first, err := strconv.Atoi(a)
+		if _, nerr := strconv.Atoi(b); a == "" && isRange && nerr == nil {
+			// "-1": a negative number (new-user pass 29 F11 read "not a
+			// number").
+			return nil, fmt.Errorf("%q is outside %d-%d (negative)", part, lo, hi)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a number", part)
 		}

@@ -22,7 +22,7 @@ func TestParse(t *testing.T) {
 		{"3-1", nil, `"3-1" is a reversed range (did you mean 1-3?)`},
 		{"x", nil, `"x" is not a number`},
 		{"1-", nil, `"1-" is not a range`},
-		{"-1", nil, `"-1" is not a number`},
+		{"-1", nil, `"-1" is outside 0-8191 (negative)`},
 		{"0,,1", nil, `"" is not a number`},
 		{"8192", nil, `"8192" is outside 0-8191`},
 		{"", nil, "empty CPU list"},
@@ -51,6 +51,10 @@ func TestParseInts(t *testing.T) {
 	}
 	if _, err := ParseInts("130-150", 0, 139); err == nil || err.Error() != `"130-150" is outside 0-139` {
 		t.Errorf("ParseInts(130-150) error %v", err)
+	}
+	// A negative number is out of range, not "not a number".
+	if _, err := ParseInts("-1", 0, 139); err == nil || err.Error() != `"-1" is outside 0-139 (negative)` {
+		t.Errorf("ParseInts(-1) error %v", err)
 	}
 }
 
