@@ -166,6 +166,12 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	fmt.Fprintln(w, "  CPUs (cpu.stat throttled_time), inferred from the schedule. A task's Throttled ms is the part of its own")
 	fmt.Fprintln(w, "  delays spent throttled: tasks queued together through one throttle each count all of it.")
 	fmt.Fprintln(w, "  Weight: cpu.weight (100 the default; v1 cpu.shares in parentheses, 1024 = weight 100); \"-\": not recorded or stated.")
+	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Predicted }) {
+		// (new-user pass 29 F10: 0.952 CPUs predicted beside 1.449
+		// recorded for the same run time.)
+		fmt.Fprintln(w, "  A prediction spans its input's trace (tasks outside the workload keep their times): CPUs used is over that")
+		fmt.Fprintln(w, "  span, not over the predicted makespan that replay printed.")
+	}
 	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Autogroup }) {
 		fmt.Fprintln(w, "  /autogroup-N: a session's autogroup (kernel.sched_autogroup_enabled), which traceview record read for each process")
 		fmt.Fprintln(w, "  of the root cpu group; its nice sets its weight (nice 0 = 100) and it has no quota, so it is never throttled.")

@@ -155,6 +155,10 @@ type CgroupThrottle struct {
 	// replay's, trace.Meta.Predicted: its simulator counted them), which
 	// the reports name "the replay's" instead of "the kernel's".
 	KernelPredicted bool `json:"kernel_cpu_stat_predicted,omitempty"`
+	// Predicted: the trace is a replay's prediction (trace.Meta.Predicted),
+	// which spans its input's trace, so CPUs is over that span, not the
+	// predicted makespan.
+	Predicted bool `json:"predicted,omitempty"`
 	// QuotasOfTraces, of several traces merged (MergeCgroupThrottles)
 	// that knew the group's quota, are their distinct quotas in order
 	// when they differ (TimeNS 0); QuotaNS and PeriodNS are then the
@@ -847,6 +851,7 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
 		ct.Kernel = kernelStat(meta, path, from, to, ct.PeriodNS)
 		ct.KernelPredicted = ct.Kernel != nil && meta.Predicted()
+		ct.Predicted = meta != nil && meta.Predicted()
 		ancs := quotaAncestors(path, meta, stated)
 		if named && !quota(path) && len(ancs) > 0 {
 			ct.ThrottledBy = ancs[0]
@@ -1598,6 +1603,7 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 				m.Weight, m.Shares, m.Nice, m.WeightSettings = g.Weight, g.Shares, g.Nice, g.WeightSettings
 			}
 			m.Autogroup = m.Autogroup || g.Autogroup
+			m.Predicted = m.Predicted || g.Predicted
 			if m.Settings == "unknown" && g.Settings != "unknown" {
 				m.QuotaNS, m.PeriodNS, m.Settings = g.QuotaNS, g.PeriodNS, g.Settings
 			} else if g.Settings != "unknown" {
