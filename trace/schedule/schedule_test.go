@@ -518,3 +518,35 @@ func TestInconsistentRuntime(t *testing.T) {
 		t.Errorf("run time %d ns, %d inconsistent (%d ns); want 18000000, 1 (12000000)", rt, s.Counters.InconsistentRuntime, s.Counters.InconsistentRuntimeNs)
 	}
 }
+
+// TestRaceUndoneSleeps: task 1 is woken at 100 while it runs, switches
+// out asleep at 110 (the remembered waking may have raced its sleep), and
+// is woken again at 700 and switched in at 800. The second wakeup shows
+// the first found it still running (ttwu_runnable): it slept 110-700, then
+// waited 700-800. Its intervals say so, as its delay does: not runnable
+// from 110 (new-user pass 29 F3: the Chrome JSON export drew that sleep as
+// Runnable).
+func TestRaceUndoneSleeps(t *testing.T) {
+	evs := []trace.Event{
+		sw(50, 0, 0, 0, 1),
+		sw(60, 1, 0, 0, 2),
+		waking(100, 1, 2, 1, 0),
+		sw(110, 0, 1, trace.StateInterruptible, 0),
+		waking(700, 1, 2, 1, 0),
+		sw(800, 0, 0, 0, 1),
+		sw(900, 0, 1, trace.StateInterruptible, 0),
+	}
+	var got []string
+	b := schedule.New(schedule.Options{}, schedule.Hooks{State: func(iv *schedule.Interval) {
+		if iv.Task.TID == 1 {
+			got = append(got, fmt.Sprintf("%s %d-%d", iv.State, iv.Start, iv.End))
+		}
+	}})
+	if err := b.Run(trace.NewSliceSource(evs, &trace.Meta{NrCPUs: 2})); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"running 50-110", "sleeping 110-700", "runnable 700-800", "running 800-900"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("task 1: %v, want %v", got, want)
+	}
+}
