@@ -398,13 +398,19 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 	}
 	most, some := 0, 0
 	others := map[string]int64{}
+	// given: a name --comm selects, as the filter matches it (the name, or
+	// the name as the tables print it, escaped: schedule.Filter.TaskIDs;
+	// new-user pass 29 F9 called the matched TAB name "other").
+	given := func(name string) bool {
+		return slices.Contains(comms, name) || slices.Contains(comms, termsafe.Name(name))
+	}
 	for _, r := range rows {
 		if r.TID <= 0 || (r.Switches == 0 && r.Count == 0 && r.Runtime == 0) {
 			continue
 		}
 		var kept, left int64
 		for name, k := range runs[r.TID] {
-			if slices.Contains(comms, name) {
+			if given(name) {
 				kept += k
 			} else {
 				left += k
@@ -419,7 +425,7 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 			some++
 		}
 		for name, k := range runs[r.TID] {
-			if !slices.Contains(comms, name) {
+			if !given(name) {
 				others[name] += k
 			}
 		}
@@ -438,13 +444,13 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 		args = append(args, schedule.EscapeComm(c))
 	}
 	whole := termsafe.ShellWord(strings.Join(args, ","))
-	given := termsafe.Name(strings.Join(comms, ","))
+	list := termsafe.Name(strings.Join(comms, ","))
 	if most == 0 {
 		return fmt.Sprintf("hint: --comm %s left out %s of the %s it matched, under the other names they had (%s): --comm %s keeps them whole (or --pid/--tid)",
-			given, plural(int(left), "switch-in"), plural(some, "task"), strings.Join(parts, ", "), whole)
+			list, plural(int(left), "switch-in"), plural(some, "task"), strings.Join(parts, ", "), whole)
 	}
 	return fmt.Sprintf("hint: --comm %s matched %s that also ran under other names (%s): --comm keeps only the events under the names it gives; --comm %s keeps them whole (or --pid/--tid)",
-		given, plural(most+some, "task"), strings.Join(parts, ", "), whole)
+		list, plural(most+some, "task"), strings.Join(parts, ", "), whole)
 }
 
 // splitCommList splits a --comm list at its commas: `\,` is a comma inside

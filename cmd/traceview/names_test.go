@@ -210,3 +210,16 @@ func TestRenamedNoteReusedTID(t *testing.T) {
 		t.Errorf("note %q\nwant %q", got, want)
 	}
 }
+
+// TestCommHintEscapedName: --comm given a name as the tables print it
+// (`a\tb` for a name holding a TAB) matches the task, and the hint counts
+// that name as given, not as one of the "other names" (new-user pass 29
+// F9): only the 3 switch-ins as python3 were left out.
+func TestCommHintEscapedName(t *testing.T) {
+	rows := []report.LatencyRow{{Comm: "a\tb", TID: 7, NrTasks: 1, Switches: 260}}
+	runs := nameRuns{7: {"a\tb": 260, "python3": 3}}
+	got := commRenameHint([]string{`a\tb`}, rows, runs)
+	if !strings.Contains(got, "left out 3 switch-ins of the 1 task it matched, under the other names they had (python3: 3 switch-ins)") {
+		t.Errorf("hint %q", got)
+	}
+}
