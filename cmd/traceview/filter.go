@@ -473,3 +473,21 @@ func splitCommList(s string) []string {
 	}
 	return append(out, b.String())
 }
+
+// statedCgroups parses the --recorded-cgroup arguments of command name
+// (trace.ParseCgroupSettings); a usage error for one that does not parse,
+// or for any with --perf (perf's latency has no task groups).
+func statedCgroups(name string, args []string, perf bool) ([]trace.CgroupSettings, error) {
+	var out []trace.CgroupSettings
+	for _, a := range args {
+		cs, err := trace.ParseCgroupSettings(a)
+		if err != nil {
+			return nil, usageErrorf("%s: %w", name, err)
+		}
+		if perf {
+			return nil, usageErrorf("%s: --recorded-cgroup: perf's latency (--perf) has no task groups; drop --perf", name)
+		}
+		out = append(out, cs)
+	}
+	return out, nil
+}

@@ -89,16 +89,11 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 		PerTask: o.pids, Sort: []string{o.sort}, Percentiles: o.percentiles, PerfCompat: o.perf,
 		CPUGiven: perfCPU, CPU: trace.CPU(o.cpu), KeepLossy: o.keepLossy, ByCgroup: o.by == "cgroup",
 	}
-	for _, a := range o.recorded {
-		cs, err := trace.ParseCgroupSettings(a)
-		if err != nil {
-			return usageErrorf("latency: %w", err)
-		}
-		if o.perf {
-			return usageErrorf("latency: --recorded-cgroup: perf's latency table (--perf) has no task groups; drop --perf")
-		}
-		opts.Cgroups = append(opts.Cgroups, cs)
+	stated, err := statedCgroups("latency", o.recorded, o.perf)
+	if err != nil {
+		return err
 	}
+	opts.Cgroups = stated
 	if err := report.CheckLatencySort(opts.Sort, opts.PerfCompat); err != nil {
 		return usageError{err} // before reading: a typo should not cost a pass over a big trace
 	}

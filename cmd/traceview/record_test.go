@@ -681,13 +681,7 @@ func TestRecordAutogroupSession(t *testing.T) {
 	if _, err := ebpf.ReadAutogroup("/proc", trace.PID(os.Getpid())); !err {
 		t.Skip("this process is in no autogroup (a non-root cpu cgroup): a session it starts is in none either")
 	}
-	out := filepath.Join(t.TempDir(), "ag.tv")
-	_, stderr, code := runCLI(t, "record", "-o", out, "--", "setsid", "-w", "sh", "-c", "echo 5 > /proc/self/autogroup; exec sleep 1")
-	if code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
-	}
-	r, evs := readTV(t, out)
-	sleepPID := ourExec(evs, "sleep")
+	out, r, sleepPID := recordExec(t, "sleep", "setsid", "-w", "sh", "-c", "echo 5 > /proc/self/autogroup; exec sleep 1")
 	path := r.Meta().TaskAutogroups[sleepPID]
 	if sleepPID == 0 || !trace.IsAutogroupPath(path) {
 		t.Fatalf("sleep pid %d in autogroup %q; want one (autogroups %v)", sleepPID, path, r.Meta().TaskAutogroups)
@@ -754,13 +748,7 @@ func TestRecordAffinity(t *testing.T) {
 	if runtime.NumCPU() < 2 {
 		t.Skip("one CPU: no affinity to tell")
 	}
-	out := filepath.Join(t.TempDir(), "aff.tv")
-	_, stderr, code := runCLI(t, "record", "-o", out, "--", "taskset", "-c", "0", "sleep", "0.4")
-	if code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
-	}
-	r, evs := readTV(t, out)
-	pid := ourExec(evs, "sleep")
+	_, r, pid := recordExec(t, "sleep", "taskset", "-c", "0", "sleep", "0.4")
 	if got := r.Meta().TaskAffinity[pid]; pid == 0 || !slices.Equal(got, []trace.CPU{0}) {
 		t.Errorf("sleep pid %d: affinity %v, want [0]", pid, got)
 	}
@@ -768,6 +756,20 @@ func TestRecordAffinity(t *testing.T) {
 
 // ourExec returns the PID of the first process of this test process's
 // tree (the capture is system-wide) that exec'd comm, 0 when none did.
+// recordExec records command with traceview record into a temporary file
+// and returns the file's path, its reader and the PID of the process of
+// this test's tree that exec'd comm (ourExec); it fails the test when
+// record does.
+func recordExec(t *testing.T, comm string, command ...string) (string, *tvf.Reader, trace.PID) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "rec.tv")
+	if _, stderr, code := runCLI(t, append([]string{"record", "-o", out, "--"}, command...)...); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	r, evs := readTV(t, out)
+	return out, r, ourExec(evs, comm)
+}
+
 func ourExec(evs []trace.Event, comm string) trace.PID {
 	ours := map[trace.PID]bool{trace.PID(os.Getpid()): true}
 	for _, e := range evs {

@@ -52,16 +52,9 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 	if o.perf && o.filter.given() {
 		return usageErrorf("report: %s: perf's latency (--perf) has no filters; drop --perf or the filters", o.filter.names())
 	}
-	var stated []trace.CgroupSettings
-	for _, a := range o.recorded {
-		cs, err := trace.ParseCgroupSettings(a)
-		if err != nil {
-			return usageErrorf("report: %w", err)
-		}
-		if o.perf {
-			return usageErrorf("report: --recorded-cgroup: perf's latency (--perf) has no task groups; drop --perf")
-		}
-		stated = append(stated, cs)
+	stated, err := statedCgroups("report", o.recorded, o.perf)
+	if err != nil {
+		return err
 	}
 	return writeFromTrace(cmd, "report", o.input, o.out, &o.filter, func(w io.Writer, src trace.Source, f *schedule.Filter) error {
 		return report.WriteHTMLReport(w, src, report.HTMLOptions{

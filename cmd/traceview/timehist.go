@@ -328,13 +328,9 @@ func throttlePass(cmd *cobra.Command, name, input string, recorded []string) (*r
 	if input == "-" {
 		return nil, nil, usageErrorf("%s: --throttled reads the trace twice (its throttles need the whole trace first): give a file, not -", name)
 	}
-	var stated []trace.CgroupSettings
-	for _, a := range recorded {
-		cs, err := trace.ParseCgroupSettings(a)
-		if err != nil {
-			return nil, nil, usageErrorf("%s: %w", name, err)
-		}
-		stated = append(stated, cs)
+	stated, err := statedCgroups(name, recorded, false)
+	if err != nil {
+		return nil, nil, err
 	}
 	first, err := openInput(input)
 	if err != nil {
