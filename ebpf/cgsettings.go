@@ -378,13 +378,17 @@ func (g *groupReader) snapshot(now int64) *groupSnapshot {
 // (its Time), and the reading of now only when it differs, so a group
 // removed before the end is still described.
 //
+// sampled, when set, dates the changes between the start and now: each
+// reading of the settings sampler that differs from the one before it
+// comes between them, with the time it was read.
+//
 // agOf and agReadings are what the autogroup sampler read of the file's
 // processes (procSampler.forFile): a process the start did not see takes its
 // autogroup from there, and an autogroup first seen during the file comes
 // with the sampler's readings (its first, then each change of its nice).
 // taskAG is the autogroup of each process of pids that ran in one.
 func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids map[trace.PID]bool, now int64, startTime0 bool, stop map[string]trace.CgroupStat, first map[string]trace.CgroupSettings,
-	agOf map[trace.PID]string, agReadings []trace.CgroupSettings) (set []trace.CgroupSettings, stats []trace.CgroupStat, taskAG map[trace.PID]string) {
+	agOf map[trace.PID]string, agReadings []trace.CgroupSettings, sampled *settingsSampler) (set []trace.CgroupSettings, stats []trace.CgroupStat, taskAG map[trace.PID]string) {
 	if g == nil {
 		return nil, nil, nil
 	}
@@ -443,25 +447,30 @@ func (g *groupReader) finish(start *groupSnapshot, seen map[uint64]string, pids 
 	for _, p := range sortedKeys(paths) {
 		s0, had := start.settings[p]
 		s1, st1, ok, stOK := g.read(p, now)
-		changed := ok && (!had || s1 != s0)
-		if f, late := first[p]; !had && late {
-			set = append(set, f)
-			f.Time = s1.Time
-			changed = ok && s1 != f
-		}
+		var list []trace.CgroupSettings
 		if had {
 			if !startTime0 {
 				s0.Time = start.time
 			}
-			set = append(set, s0)
+			list = append(list, s0)
 			if st0, ok := start.stats[p]; ok {
 				stats = append(stats, st0)
 			}
+		} else if f, late := first[p]; late {
+			list = append(list, f)
 		}
-		if changed {
+		// The changes the settings sampler dated between the start's
+		// reading and now.
+		for _, c := range sampled.between(p, start.time, now) {
+			if len(list) == 0 || !sameSettings(c, list[len(list)-1]) {
+				list = append(list, c)
+			}
+		}
+		if ok && (len(list) == 0 || !sameSettings(s1, list[len(list)-1])) {
 			s1.Time = now
-			set = append(set, s1)
+			list = append(list, s1)
 		}
+		set = append(set, list...)
 		if st, ok := stop[p]; ok {
 			st1, stOK = st, true
 		}

@@ -121,7 +121,7 @@ func TestGroupSnapshot(t *testing.T) {
 		"cpu/p/c/cpu.stat":         "nr_periods 11\nnr_throttled 8\nthrottled_time 700000000\n",
 		"proc/11/autogroup":        "/autogroup-5 nice -2\n",
 	})
-	set, stats, _ := g.finish(snap, nil, map[trace.PID]bool{10: true, 11: true}, 900, true, nil, nil, nil, nil)
+	set, stats, _ := g.finish(snap, nil, map[trace.PID]bool{10: true, 11: true}, 900, true, nil, nil, nil, nil, nil)
 	wantSet := []trace.CgroupSettings{
 		{Path: "/p", Weight: 200, Shares: 2048, QuotaNS: -1, PeriodNS: 100_000_000},
 		{Path: "/p/c", Weight: 50, Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000},
@@ -141,9 +141,57 @@ func TestGroupSnapshot(t *testing.T) {
 	}
 	// The events' cgroup v2 paths name groups too (cgrun makes the same
 	// path in both hierarchies); a ring dump's start is not time 0.
-	set, _, _ = g.finish(g.snapshot(100), map[uint64]string{7: "/other"}, nil, 900, false, nil, nil, nil, nil)
+	set, _, _ = g.finish(g.snapshot(100), map[uint64]string{7: "/other"}, nil, 900, false, nil, nil, nil, nil, nil)
 	if want := []trace.CgroupSettings{{Path: "/other", Time: 100, Weight: 10, Shares: 100}}; !cmp.Equal(want, set) {
 		t.Errorf("by cgroup id: %+v, want %+v", set, want)
+	}
+}
+
+// TestSettingsSampler: the settings sampler dates the changes between a
+// file's start and end. /p/c's quota goes 20 -> 50 ms (read at 300) -> 30 ms
+// (read at 500) and stays; a group made at 400 (/n) comes with its first
+// reading. The file's settings are the start's (time 0), then each change
+// at the time of the reading that saw it, and no end reading for a group
+// whose last dated reading the end agrees with: /p/c 20 ms at 0, 50 ms at
+// 300, 30 ms at 500; /n shares 256 at 400. /p did not change: one reading.
+func TestSettingsSampler(t *testing.T) {
+	root := t.TempDir()
+	cg, proc := filepath.Join(root, "cpu"), filepath.Join(root, "proc")
+	writeFiles(t, root, map[string]string{
+		"cpu/cpu.shares": "1024\n", "cpu/cpu.cfs_quota_us": "-1\n",
+		"cpu/p/cpu.shares": "2048\n", "cpu/p/cpu.cfs_quota_us": "-1\n", "cpu/p/cpu.cfs_period_us": "100000\n",
+		"cpu/p/c/cpu.shares": "512\n", "cpu/p/c/cpu.cfs_quota_us": "20000\n", "cpu/p/c/cpu.cfs_period_us": "100000\n",
+		"proc/10/cgroup": "1:cpu:/p/c\n0::/\n",
+		"proc/13/cgroup": "1:cpu:/n\n0::/\n",
+	})
+	g := &groupReader{mounts: CgroupMounts{V1CPU: cg}, proc: proc}
+	s := &settingsSampler{g: g, last: map[string]trace.CgroupSettings{}, changes: map[string][]trace.CgroupSettings{}}
+	s.sample(50)
+	snap := g.snapshot(100)
+	s.sample(200) // nothing changed
+	writeFiles(t, root, map[string]string{"cpu/p/c/cpu.cfs_quota_us": "50000\n"})
+	s.sample(300)
+	writeFiles(t, root, map[string]string{"cpu/n/cpu.shares": "256\n"})
+	s.sample(400)
+	writeFiles(t, root, map[string]string{"cpu/p/c/cpu.cfs_quota_us": "30000\n"})
+	s.sample(500)
+	s.sample(950) // after the file's end: not its
+	set, _, _ := g.finish(snap, nil, map[trace.PID]bool{10: true, 13: true}, 900, true, nil, nil, nil, nil, s)
+	want := []trace.CgroupSettings{
+		{Path: "/n", Time: 400, Weight: 25, Shares: 256}, // (256·100 + 512) / 1024 = 25
+		{Path: "/p", Weight: 200, Shares: 2048, QuotaNS: -1, PeriodNS: 100_000_000},
+		{Path: "/p/c", Weight: 50, Shares: 512, QuotaNS: 20_000_000, PeriodNS: 100_000_000},
+		{Path: "/p/c", Time: 300, Weight: 50, Shares: 512, QuotaNS: 50_000_000, PeriodNS: 100_000_000},
+		{Path: "/p/c", Time: 500, Weight: 50, Shares: 512, QuotaNS: 30_000_000, PeriodNS: 100_000_000},
+	}
+	if diff := cmp.Diff(want, set); diff != "" {
+		t.Errorf("settings (-want +got):\n%s", diff)
+	}
+	// Without the sampler only the ends are read: the change to 50 ms is
+	// lost and the one to 30 ms dated at the end.
+	set, _, _ = g.finish(snap, nil, map[trace.PID]bool{10: true}, 900, true, nil, nil, nil, nil, nil)
+	if len(set) != 3 || set[2].Time != 900 || set[2].QuotaNS != 30_000_000 {
+		t.Errorf("without the sampler: %+v, want /p, /p/c 20 ms, /p/c 30 ms at 900", set)
 	}
 }
 
@@ -232,7 +280,7 @@ func TestAutogroupSampler(t *testing.T) {
 	s.sample(2_000_000_000)
 	pids := map[trace.PID]bool{11: true, 12: true, 13: true, 14: true}
 	agOf, agReadings := s.forFile(pids)
-	set, _, taskAG := g.finish(snap, nil, pids, 900, true, nil, nil, agOf, agReadings)
+	set, _, taskAG := g.finish(snap, nil, pids, 900, true, nil, nil, agOf, agReadings, nil)
 	wantSet := []trace.CgroupSettings{
 		{Path: "/p", Weight: 100, Shares: 1024, QuotaNS: -1},
 		{Path: "/autogroup-5", Weight: trace.AutogroupWeight(3), Nice: 3},

@@ -74,18 +74,22 @@ func startProcSampler(g *groupReader, stop <-chan struct{}) *procSampler {
 	// first's duration does not set their interval (under a loaded CI
 	// run it stretched the first interval past a short-lived session's
 	// setsid and exit).
-	var took time.Duration
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(max(v1SampleEvery, 20*took)):
-			}
-			took = s.sample(monotonicNow())
-		}
-	}()
+	go sampleEvery(stop, 0, s.sample)
 	return s
+}
+
+// sampleEvery calls sample with the trace clock every v1SampleEvery, or 20
+// times the last call's duration (took, at first) when that is longer, so
+// that a sampler takes at most ~5 % of a CPU, until stop is closed.
+func sampleEvery(stop <-chan struct{}, took time.Duration, sample func(now int64) time.Duration) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(max(v1SampleEvery, 20*took)):
+		}
+		took = sample(monotonicNow())
+	}
 }
 
 func newProcSampler(g *groupReader) *procSampler {

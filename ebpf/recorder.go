@@ -110,6 +110,9 @@ type Recorder struct {
 	// procs follows the autogroups and CPU affinity of processes, also
 	// those that start during the capture; stopV1 stops it too.
 	procs *procSampler
+	// settings follows the groups' settings, to date their changes;
+	// stopV1 stops it too.
+	settings *settingsSampler
 }
 
 // NewRecorder returns a recorder of c configured by cfg. Stacks
@@ -148,6 +151,7 @@ func NewRecorder(c *Capture, cfg RecordConfig) (*Recorder, error) {
 	// in the group it moved to.
 	r.v1 = startV1Sampler(r.groups, r.stopV1)
 	r.procs = startProcSampler(r.groups, r.stopV1)
+	r.settings = startSettingsSampler(r.groups, r.stopV1)
 	return r, nil
 }
 
@@ -506,7 +510,7 @@ func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 	s.w.SetCgroups(cgroups)
 	// A ring dump's groups were read as it was written, after its events.
 	agOf, agReadings := r.procs.forFile(s.pids)
-	set, stats, taskAG := r.groups.finish(s.groups, cgroups, s.pids, monotonicNow(), r.cfg.Ring == nil, s.stopStats, first, agOf, agReadings)
+	set, stats, taskAG := r.groups.finish(s.groups, cgroups, s.pids, monotonicNow(), r.cfg.Ring == nil, s.stopStats, first, agOf, agReadings, r.settings)
 	s.w.SetCgroupSettings(set)
 	s.w.SetTaskAutogroups(taskAG)
 	s.w.SetTaskAffinity(r.procs.affinityFor(s.pids))

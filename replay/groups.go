@@ -368,10 +368,11 @@ func inTrace(m *Model, path string) bool {
 // Time 0: at the start), the one a replay holds for the whole trace
 // (start to end, ns), and says how they changed ("" when they did not).
 // A reading taken during the trace dates its change within the sampling
-// interval (an autogroup's nice, followed every 100 ms): the one in effect
-// longest is held (a session's nice set right after setsid(1), echo N >
-// /proc/self/autogroup, comes after the reading that first saw it). A
-// reading taken as the recording ended (cgroup settings are read at a
+// interval (an autogroup's nice and a cgroup's settings, which traceview
+// record reads every 100 ms): the one in effect longest is held (a
+// session's nice set right after setsid(1), echo N > /proc/self/autogroup,
+// comes after the reading that first saw it). A reading taken as the
+// recording ended (an older recording read cgroup settings only at a
 // file's start and end) does not say when the change came: the start's is
 // held. New-user pass 28 F1: the replay held a cgroup's first settings and
 // an autogroup's last, and said nothing.

@@ -134,11 +134,16 @@ type CgroupThrottle struct {
 	WeightChange string `json:"weight_change,omitempty"`
 	// QuotaReadings, when the settings of Settings' source hold more than
 	// one quota or period for the group (it changed during the trace:
-	// traceview record reads the settings at each file's start and end),
-	// are each distinct one in the order read; QuotaNS and PeriodNS are
-	// the last, which the analysis uses for the whole trace (when between
-	// two readings the change came is not recorded).
+	// traceview record reads the settings at each file's start and end,
+	// and every 100 ms between), are each distinct one in the order read;
+	// QuotaNS and PeriodNS are the last. The analysis uses each quota from
+	// the reading that saw it (quotaAt); QuotaDated says every change was
+	// read while the trace's tasks still ran (else when one came is not
+	// recorded, and the start's quota held for the events before its
+	// reading). With the period changed, the analysis uses the last
+	// throughout.
 	QuotaReadings []QuotaReading `json:"quota_readings,omitempty"`
+	QuotaDated    bool           `json:"quota_change_dated,omitempty"`
 	// Evidence counts the throttles found by each rule: runnable tasks
 	// left for an idle CPU (Idle) and the quota used up over the trailing
 	// period (Quota; a throttle with both counts in Idle).
@@ -250,6 +255,28 @@ func quotaReadings(path string, list []trace.CgroupSettings) []QuotaReading {
 	return out
 }
 
+// quotaAt returns the quota (ns per period; -1 no limit) in force at t (ns,
+// trace clock) by the group's readings: the latest read at or before t,
+// the first before any. traceview record reads the settings at a file's
+// start and end and every 100 ms between (ebpf's settings sampler), so a
+// change takes effect here at the reading that saw it, up to one interval
+// after it was made; a change only the end's reading saw (an older
+// recording) leaves the start's in force through every event. With the
+// period changed too, or one reading, it is QuotaNS throughout.
+func (g *CgroupThrottle) quotaAt(t int64) int64 {
+	rs := g.QuotaReadings
+	if len(rs) < 2 || slices.ContainsFunc(rs, func(r QuotaReading) bool { return r.PeriodNS != rs[0].PeriodNS }) {
+		return g.QuotaNS
+	}
+	q := rs[0].QuotaNS
+	for _, r := range rs[1:] {
+		if r.TimeNS <= t {
+			q = r.QuotaNS
+		}
+	}
+	return q
+}
+
 // QuotaChange says how the group's quota changed during the trace
 // (QuotaReadings; "" when it did not): "changed during the trace: 50ms/100ms
 // (read at the start), 25ms/100ms (read at 812.092 s); the analysis used
@@ -270,7 +297,13 @@ func (g *CgroupThrottle) QuotaChange() string {
 		}
 		parts[i] = fmt.Sprintf("%s (%s)", q, at)
 	}
-	return "changed during the trace: " + strings.Join(parts, ", ") + "; the analysis used the last for the whole trace"
+	switch {
+	case slices.ContainsFunc(g.QuotaReadings, func(r QuotaReading) bool { return r.PeriodNS != g.QuotaReadings[0].PeriodNS }):
+		return "changed during the trace: " + strings.Join(parts, ", ") + "; the period changed too: the analysis used the last for the whole trace"
+	case g.QuotaDated:
+		return "changed during the trace: " + strings.Join(parts, ", ") + "; the analysis used each from when it was read"
+	}
+	return "changed during the trace: " + strings.Join(parts, ", ") + "; when is not recorded (read only as the recording ended): the analysis used each from when it was read, the start's for every event"
 }
 
 // weightChange says how the weight of path changed in list (its
@@ -734,6 +767,15 @@ func (c *throttleCollector) analyze(meta *trace.Meta, stated []trace.CgroupSetti
 	return c.lines(meta, stated, from, to, ncpu)
 }
 
+// latest returns the end of the latest run of any group (ns, trace clock).
+func (c *throttleCollector) latest() int64 {
+	var t int64
+	for _, g := range c.groups {
+		t = max(t, g.latest)
+	}
+	return t
+}
+
 // ownGroup is a cgroup with runs or delays of its own tasks.
 type ownGroup struct {
 	cg    uint64
@@ -848,6 +890,7 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		default: // the trace's
 			ct.QuotaReadings = quotaReadings(path, meta.CgroupSettings)
 		}
+		ct.QuotaDated = len(ct.QuotaReadings) > 1 && ct.QuotaReadings[len(ct.QuotaReadings)-1].TimeNS <= c.latest()
 		ct.Delays, ct.SumDelay, ct.MaxDelay = g.nDelays, g.sumDelay, g.maxDelay
 		ct.Kernel = kernelStat(meta, path, from, to, ct.PeriodNS)
 		ct.KernelPredicted = ct.Kernel != nil && meta.Predicted()
@@ -1119,7 +1162,10 @@ func (g *thrGroup) filterQuotaCandidates(cands []candidate, ct *CgroupThrottle, 
 			// back from this one's (assign_cfs_rq_runtime tops a negative
 			// runtime_remaining up first), so it counts as used.
 			p0 := bnd - ct.PeriodNS
-			debt := max(0, usedBefore(p0)-usedBefore(p0-ct.PeriodNS)-ct.QuotaNS)
+			if ct.quotaAt(a) <= 0 {
+				continue // no limit then
+			}
+			debt := max(0, usedBefore(p0)-usedBefore(p0-ct.PeriodNS)-ct.quotaAt(p0))
 			if b-bnd < -timerSlack || b-bnd > 2*timerSlack || bnd-a <= timerSlack || usedBefore(a)-usedBefore(p0)+debt < threshold(p0, a) {
 				continue
 			}
@@ -1196,9 +1242,10 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan,
 			}
 		}
 		held := max(n-1, 0)*BandwidthSlice + max(ncpu-max(n, 1), 0)*minCfsRqRuntime
-		return max(ct.QuotaNS-held, ct.QuotaNS/2)
+		q := ct.quotaAt(to)
+		return max(q-held, q/2)
 	}
-	quotaKnown := ct.QuotaNS > 0 && ct.PeriodNS > 0
+	quotaKnown := ct.PeriodNS > 0 && slices.ContainsFunc(append(ct.QuotaReadings, QuotaReading{QuotaNS: ct.QuotaNS}), func(r QuotaReading) bool { return r.QuotaNS > 0 })
 	// An autogroup has no quota and the root above it none: a gap in
 	// its runs is no throttle (groupSettings).
 	unlimited := ct.Settings == AutogroupSettings
@@ -1214,7 +1261,7 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan,
 		switch {
 		case j < len(evidence) && evidence[j] <= a:
 			c = candidate{ThrottleSpan{evidence[j], b}, true}
-		case quotaKnown && usedBefore(a)-usedBefore(a-ct.PeriodNS) >= threshold(a-ct.PeriodNS, a):
+		case quotaKnown && ct.quotaAt(a) > 0 && usedBefore(a)-usedBefore(a-ct.PeriodNS) >= threshold(a-ct.PeriodNS, a):
 			c = candidate{ThrottleSpan{a, b}, false}
 		default:
 			continue

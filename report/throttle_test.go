@@ -643,33 +643,53 @@ func TestThrottledWithinMovedTask(t *testing.T) {
 }
 
 // TestQuotaChanged: /svc's quota was read as 30 ms per 100 ms at the start
-// and 20 ms at 250 ms (changed during the trace): the group keeps both
-// readings, in order (a repeated reading of the same value is one), the
-// analysis uses the last (20 ms: TestThrottleQuotaEvidence's two
-// throttles, 160 ms), and the quota text says it changed. Before, only the
-// last was shown, as if it had held throughout (new-user pass 15 F8).
+// and 20 ms at 250 ms (thrNS: 1.25 s on the trace clock; changed during the trace): the group keeps both
+// readings, in order (a repeated reading of the same value is one), and
+// the quota text says it changed (new-user pass 15 F8 showed only the
+// last, as if it had held throughout). The analysis uses each quota from
+// the reading that saw it: task 1 runs 20 ms of each 100 ms period (0-20,
+// 100-120, 200-210) while the quota is 30 ms, under the quota rule's
+// threshold (max(30 − 0, 15) = 30 ms on one CPU), so no throttle; under
+// 20 ms from the start those runs are TestThrottleQuotaEvidence's two
+// throttles, 20-100 and 120-200 = 160 ms (the readings reversed). Read
+// only after the last event (400 ms, an older recording's end reading),
+// when the change came is not recorded: the start's quota holds for every
+// event and the text says so.
 func TestQuotaChanged(t *testing.T) {
 	evs := quotaEvidenceEvents()
-	meta := thrMeta()
-	meta.CgroupSettings = []trace.CgroupSettings{
-		{Path: "/svc", QuotaNS: 30 * msNS, PeriodNS: 100 * msNS},
-		{Path: "/svc", Time: 100 * msNS, QuotaNS: 30 * msNS, PeriodNS: 100 * msNS},
-		{Path: "/svc", Time: 250 * msNS, QuotaNS: 20 * msNS, PeriodNS: 100 * msNS},
-	}
-	res, err := ComputeLatency(trace.NewSliceSource(evs, meta), LatencyOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := thrGroupOf(t, res, "/svc")
-	want := []QuotaReading{{0, 30 * msNS, 100 * msNS}, {250 * msNS, 20 * msNS, 100 * msNS}}
-	if !slices.Equal(g.QuotaReadings, want) || g.QuotaNS != 20*msNS || g.Throttled != 160*msNS {
-		t.Errorf("/svc readings %v quota %d throttled %d, want %v, 20 ms, 160 ms", g.QuotaReadings, g.QuotaNS, g.Throttled, want)
-	}
-	if got, want := quotaText(&g), "20ms/100ms, recorded; changed during the trace: 30ms/100ms (read at the start), 20ms/100ms (read at 0.250000 s); the analysis used the last for the whole trace"; got != want {
-		t.Errorf("quota text %q, want %q", got, want)
-	}
-	if quotaReadings("/svc", meta.CgroupSettings[:2]) != nil {
-		t.Errorf("one value read twice gave readings")
+	for _, c := range []struct {
+		name      string
+		first     int64
+		last      int64
+		at        int64
+		throttled int64
+		text      string
+	}{
+		{"30 then 20", 30, 20, 250, 0, "20ms/100ms, recorded; changed during the trace: 30ms/100ms (read at the start), 20ms/100ms (read at 1.250000 s); the analysis used each from when it was read"},
+		{"20 then 30", 20, 30, 250, 160 * msNS, "30ms/100ms, recorded; changed during the trace: 20ms/100ms (read at the start), 30ms/100ms (read at 1.250000 s); the analysis used each from when it was read"},
+		{"read at the end", 30, 20, 400, 0, "20ms/100ms, recorded; changed during the trace: 30ms/100ms (read at the start), 20ms/100ms (read at 1.400000 s); when is not recorded (read only as the recording ended): the analysis used each from when it was read, the start's for every event"},
+	} {
+		meta := thrMeta()
+		meta.CgroupSettings = []trace.CgroupSettings{
+			{Path: "/svc", QuotaNS: c.first * msNS, PeriodNS: 100 * msNS},
+			{Path: "/svc", Time: thrNS(100), QuotaNS: c.first * msNS, PeriodNS: 100 * msNS},
+			{Path: "/svc", Time: thrNS(float64(c.at)), QuotaNS: c.last * msNS, PeriodNS: 100 * msNS},
+		}
+		res, err := ComputeLatency(trace.NewSliceSource(evs, meta), LatencyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := thrGroupOf(t, res, "/svc")
+		want := []QuotaReading{{0, c.first * msNS, 100 * msNS}, {thrNS(float64(c.at)), c.last * msNS, 100 * msNS}}
+		if !slices.Equal(g.QuotaReadings, want) || g.QuotaNS != c.last*msNS || g.Throttled != c.throttled {
+			t.Errorf("%s: /svc readings %v quota %d throttled %d, want %v, %d ms, %d ns", c.name, g.QuotaReadings, g.QuotaNS, g.Throttled, want, c.last, c.throttled)
+		}
+		if got := quotaText(&g); got != c.text {
+			t.Errorf("%s: quota text %q, want %q", c.name, got, c.text)
+		}
+		if quotaReadings("/svc", meta.CgroupSettings[:2]) != nil {
+			t.Errorf("one value read twice gave readings")
+		}
 	}
 }
 

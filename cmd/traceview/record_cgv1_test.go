@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/traceview/traceview/ebpf"
+	"github.com/traceview/traceview/trace"
 )
 
 // TestRecordV1CPUGroup: with the cpu controller on a cgroup v1 hierarchy,
@@ -213,5 +214,56 @@ func TestGroupWeightColumn(t *testing.T) {
 	out, _, _ := runCLI(t, "latency", "-i", in)
 	if !strings.Contains(out, "|   25 (shares 256) | max (no limit), recorded") {
 		t.Errorf("text table has no weight cell for /nu13s:\n%s", out)
+	}
+}
+
+// TestRecordV1QuotaChangeDated: the command changes its group's quota
+// from 20 to 60 ms per 100 ms half way (0.5 s into a 1 s loop in the
+// group). The settings sampler reads the groups every 100 ms, so the file
+// holds the change with a time inside the trace: after the start's
+// reading and before the group's last sched_switch (before, the settings
+// were read only at the file's start and end, and the change was dated
+// at the end). latency says it applied each quota from its reading.
+func TestRecordV1QuotaChangeDated(t *testing.T) {
+	mounts, name, dir := v1TestGroup(t, "v1chg")
+	for file, v := range map[string]string{"cpu.cfs_period_us": "100000", "cpu.cfs_quota_us": "20000"} {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(v), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "chg.tv")
+	script := fmt.Sprintf(`echo $$ > %[1]s/tasks; timeout 1 sh -c 'while :; do :; done' & sleep 0.5; echo 60000 > %[1]s/cpu.cfs_quota_us; wait; echo $$ > %[2]s/tasks; sleep 0.1`, dir, mounts.V1CPU)
+	if _, stderr, code := runCLI(t, "record", "-o", out, "--", "sh", "-c", script); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	r, evs := readTV(t, out)
+	var lastSwitch int64
+	ids := map[uint64]bool{}
+	for id, p := range r.Meta().Cgroups {
+		if p == "/"+name {
+			ids[id] = true
+		}
+	}
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch && ids[e.Cgroup] {
+			lastSwitch = max(lastSwitch, e.Time)
+		}
+	}
+	var quotas []int64
+	var changedAt int64
+	for _, s := range r.Meta().CgroupSettings {
+		if s.Path == "/"+name {
+			quotas = append(quotas, s.QuotaNS)
+			if s.QuotaNS == 60_000_000 {
+				changedAt = s.Time
+			}
+		}
+	}
+	if len(quotas) != 2 || quotas[0] != 20_000_000 || quotas[1] != 60_000_000 || changedAt <= 0 || changedAt >= lastSwitch {
+		t.Fatalf("readings of /%s: quotas %v, the 60 ms one at %d; want 20 ms, then 60 ms read before the group's last switch (%d)", name, quotas, changedAt, lastSwitch)
+	}
+	stdout, stderr, code := runCLI(t, "latency", "-i", out)
+	if code != 0 || !strings.Contains(stdout, "the analysis used each from when it was read") {
+		t.Errorf("latency: exit %d: %s\n%s", code, stderr, stdout)
 	}
 }

@@ -589,8 +589,8 @@ func TestReportKernelStat(t *testing.T) {
 // kernel had throttled it 5 times).
 func TestCgroupSummaryQuotaRemoved(t *testing.T) {
 	g := &report.CgroupThrottle{Path: "/c", QuotaNS: -1, PeriodNS: 100_000_000, Settings: "recorded",
-		QuotaReadings: []report.QuotaReading{{QuotaNS: 20_000_000, PeriodNS: 100_000_000}, {TimeNS: 1e9, QuotaNS: -1, PeriodNS: 100_000_000}}}
-	want := "no quota (recorded); quota changed during the trace: 20ms/100ms (read at the start), max (no limit) (read at 1.000000 s); the analysis used the last for the whole trace"
+		QuotaReadings: []report.QuotaReading{{QuotaNS: 20_000_000, PeriodNS: 100_000_000}, {TimeNS: 1e9, QuotaNS: -1, PeriodNS: 100_000_000}}, QuotaDated: true}
+	want := "no quota (recorded); quota changed during the trace: 20ms/100ms (read at the start), max (no limit) (read at 1.000000 s); the analysis used each from when it was read"
 	if got := cgroupSummary(g, nil); !strings.Contains(got, want) {
 		t.Errorf("got %q\nwant it to contain %q", got, want)
 	}
