@@ -193,6 +193,10 @@ func (c *bandwidthCtl) periodTimer(g int, at int64) {
 	if !b.timerOn || at != b.next {
 		return
 	}
+	if b.quota <= 0 {
+		b.timerOn = false // the limit was lifted (setLimit)
+		return
+	}
 	b.stats.NrPeriods++
 	throttled := len(b.throttled) > 0
 	b.pool = min(b.pool+b.quota, b.quota+b.burst)
@@ -263,14 +267,47 @@ func (c *bandwidthCtl) returnRuntime(g int, rq *rqRuntime) {
 }
 
 // groupStats is GroupReporter's answer: cpu.stat's counts for each group
-// with a quota (throttled time of runqueues still throttled at the end is
-// not counted).
+// that had a quota (throttled time of runqueues still throttled at the end
+// is not counted).
 func (c *bandwidthCtl) groupStats() []GroupStats {
 	var out []GroupStats
 	for g := 1; g < len(c.bw); g++ {
-		if c.bw[g].quota > 0 {
+		if c.bw[g].stats.Path != "" {
 			out = append(out, c.bw[g].stats)
 		}
 	}
 	return out
+}
+
+// setLimit is tg_set_cfs_bandwidth (kernel/sched/core.c v6.18) for group
+// g now: its quota, period and burst become gr's; the pool is refilled
+// (__refill_cfs_bandwidth_runtime: one quota more, at most quota + burst)
+// and the period timer started when it is limited (start_cfs_bandwidth,
+// which leaves a running timer as it is); each of its runqueues (keys, one
+// per CPU) gets runtime_remaining 0 and, if throttled, is unthrottled.
+// A quota <= 0 lifts the limit. Without simulator timers no group is
+// limited (init).
+func (c *bandwidthCtl) setLimit(g int, gr Group, keys []int) {
+	if c.timers == nil || g <= 0 || g >= len(c.bw) {
+		return
+	}
+	b := &c.bw[g]
+	if gr.Quota > 0 {
+		b.quota, b.period, b.burst = gr.Quota, gr.Period, gr.Burst
+		if b.period <= 0 {
+			b.period = defaultCfsPeriod
+		}
+		b.stats.Path = gr.Path
+		b.pool = min(b.pool+b.quota, b.quota+b.burst)
+		c.startPeriod(g)
+	} else {
+		b.quota = 0
+	}
+	for _, key := range keys {
+		rq := c.rq(key)
+		rq.rr = 0
+		if rq.throttled {
+			c.unthrottle(key)
+		}
+	}
 }

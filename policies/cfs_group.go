@@ -366,6 +366,17 @@ func (p *CFS) unthrottle(rq *crq) {
 	}
 }
 
+// UpdateGroup implements GroupUpdater (updateGroup).
+func (p *CFS) UpdateGroup(g int, gr Group) {
+	if len(p.groups) <= 1 {
+		return
+	}
+	updateGroup(p.groups, &p.bwc, p.ncpu, g, gr, func(cpu int) {
+		p.updateShares(p.rqOf(g, cpu))
+		p.smp.peltGroups(cpu)
+	}, func(cpu int) int { return p.key(p.rqOf(g, cpu)) })
+}
+
 // GroupStats implements GroupReporter: cpu.stat's counts for each group
 // with a quota.
 func (p *CFS) GroupStats() []GroupStats { return p.bwc.groupStats() }

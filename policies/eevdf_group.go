@@ -355,6 +355,17 @@ func (p *EEVDF) below(r, top *erq) bool {
 	return false
 }
 
+// UpdateGroup implements GroupUpdater (updateGroup).
+func (p *EEVDF) UpdateGroup(g int, gr Group) {
+	if len(p.groups) <= 1 {
+		return
+	}
+	updateGroup(p.groups, &p.bwc, p.ncpu, g, gr, func(cpu int) {
+		p.updateShares(p.rqOf(g, cpu))
+		p.smp.peltGroups(cpu)
+	}, func(cpu int) int { return p.key(p.rqOf(g, cpu)) })
+}
+
 // GroupStats implements GroupReporter: cpu.stat's counts for each group
 // with a quota.
 func (p *EEVDF) GroupStats() []GroupStats { return p.bwc.groupStats() }

@@ -61,6 +61,45 @@ type GroupReporter interface {
 	GroupStats() []GroupStats
 }
 
+// GroupUpdater is implemented by group schedulers whose groups' settings
+// can change while the simulation runs (a cgroup's cpu.weight or cpu.max
+// written during the recording, an autogroup's nice): UpdateGroup gives
+// group g (an index of the SetGroups tree, >= 1) gr's Shares, Quota,
+// Period and Burst at the current simulated time, as the kernel applies a
+// write (sched_group_set_shares and tg_set_cfs_bandwidth,
+// kernel/sched/core.c v6.18). The simulator calls it from a timer.
+type GroupUpdater interface {
+	UpdateGroup(g int, gr Group)
+}
+
+// UpdateGroup implements GroupUpdater through the fair class.
+func (s *Stack) UpdateGroup(g int, gr Group) {
+	if u, ok := s.Fair.(GroupUpdater); ok {
+		u.UpdateGroup(g, gr)
+	}
+}
+
+// updateGroup is UpdateGroup for a policy with per-CPU group runqueues:
+// each CPU's running task is charged to now (update_curr), the group's
+// shares set and its entity on each CPU reweighted (update_cfs_group, by
+// reweight(cpu)), then its bandwidth settings applied (setLimit) to its
+// runqueues keys(cpu).
+func updateGroup(groups []Group, bwc *bandwidthCtl, ncpu, g int, gr Group, reweight func(cpu int), key func(cpu int) int) {
+	if g <= 0 || g >= len(groups) {
+		return
+	}
+	groups[g].Shares, groups[g].Quota, groups[g].Period, groups[g].Burst = gr.Shares, gr.Quota, gr.Period, gr.Burst
+	keys := make([]int, ncpu)
+	for cpu := range ncpu {
+		if bwc.timers != nil {
+			bwc.timers.Sync(cpu)
+		}
+		reweight(cpu)
+		keys[cpu] = key(cpu)
+	}
+	bwc.setLimit(g, groups[g], keys)
+}
+
 // SetGroups implements GroupScheduler through the fair class.
 func (s *Stack) SetGroups(groups []Group) bool {
 	if g, ok := s.Fair.(GroupScheduler); ok {

@@ -334,6 +334,11 @@ func predictedCgroups(res *Result, tg []int) {
 				s.WeightSource = w
 			}
 			res.Meta.CgroupSettings = append(res.Meta.CgroupSettings, s)
+			for _, c := range g.Changes {
+				mergeSettings(&s, c)
+				s.Time = c.Time
+				res.Meta.CgroupSettings = append(res.Meta.CgroupSettings, s)
+			}
 		}
 	}
 	res.cgroupOf = make([]uint64, len(tg))

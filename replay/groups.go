@@ -42,9 +42,17 @@ type GroupInfo struct {
 	QuotaSource  string `json:"quota_source,omitempty"`
 	Tasks        int    `json:"tasks"` // model tasks in the group itself
 	// Changed, for a group whose recorded settings changed during the
-	// trace, says how and which the replay holds (heldReading); a replay
-	// holds one setting for the whole trace.
+	// trace, says how, and what the replay does (heldReading): with the
+	// changes dated (Changes), it applies each from when it was read;
+	// else it holds one setting for the whole trace.
 	Changed string `json:"changed,omitempty"`
+	// Changes are the group's recorded settings after its first, each to
+	// apply at its Time (ns, trace clock; the reading that saw it, within
+	// 100 ms of the write), in time order: a policy that schedules groups
+	// (policies.GroupUpdater) gets them as the simulated clock reaches
+	// each. A what-if on the weight or the quota replaces that setting in
+	// each; stated settings (--recorded-cgroup) drop them.
+	Changes []trace.CgroupSettings `json:"changes,omitempty"`
 }
 
 // normPath cleans a cgroup path: a leading "/", no trailing one; "" and
@@ -127,18 +135,7 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 			return
 		}
 		gi := &groups[g]
-		if s.Weight > 0 {
-			gi.Weight, gi.Shares, gi.Nice = s.Weight, s.Shares, s.Nice
-		}
-		if s.QuotaNS != 0 {
-			gi.QuotaNS = s.QuotaNS
-		}
-		if s.PeriodNS > 0 {
-			gi.PeriodNS = s.PeriodNS
-		}
-		if s.BurstNS > 0 {
-			gi.BurstNS = s.BurstNS
-		}
+		mergeSettings(&gi.CgroupSettings, s)
 		gi.Source = source
 	}
 	readings := map[string][]trace.CgroupSettings{}
@@ -152,17 +149,22 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 	}
 	agReading := map[string]trace.CgroupSettings{}
 	changed := map[string]string{}
+	changes := map[string][]trace.CgroupSettings{}
 	for _, p := range order {
-		s, note := heldReading(readings[p], m.Start, m.End)
+		s, later, note := settingsTimeline(readings[p], m.Start, m.End)
 		if note != "" {
 			changed[p] = note
 		}
+		changes[p] = later
 		if strings.HasPrefix(p, "/autogroup-") {
 			// A recorded autogroup is named by the kernel's sequence
 			// number, an inferred session by its leader's TID
 			// (inferSessions): only tasks the recording placed in it
 			// (Task.Autogroup) are in a group of that path.
 			agReading[p] = s
+			for i := range later {
+				later[i].Shares = autogroupShares(later[i])
+			}
 			continue
 		}
 		apply(s, "recorded")
@@ -170,19 +172,13 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 	for p, note := range changed {
 		if g, ok := index[p]; ok && g > 0 {
 			groups[g].Changed = note
+			groups[g].Changes = changes[p]
 		}
 	}
 	for i := range m.Tasks {
 		if p := m.Tasks[i].Autogroup; p != "" {
 			if s, ok := agReading[p]; ok {
-				if s.Shares == 0 {
-					// The kernel sets an autogroup's load weight from its
-					// nice, sched_prio_to_weight[nice+20] (autogroup.c
-					// proc_sched_autogroup_set_nice): taken as it is, not
-					// through the rounded cpu.weight (nice 19: 15, where
-					// weight 1 gave 10; new-user pass 26 F10).
-					s.Shares = int(trace.NiceWeight(s.Nice))
-				}
+				s.Shares = autogroupShares(s)
 				apply(s, "recorded")
 				delete(agReading, p)
 			}
@@ -209,6 +205,11 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 			return nil, nil, fmt.Errorf("%w: --recorded-cgroup %s: no task of the trace runs in that cgroup (%s)", ErrConfig, s.Path, groupList(groups, m))
 		}
 		apply(s, "stated")
+		if g := index[normPath(s.Path)]; g > 0 && groups[g].Changes != nil {
+			// Stated settings hold for the whole trace.
+			groups[g].Changes = nil
+			groups[g].Changed = "changed during the trace; the stated settings (--recorded-cgroup) replace the recorded ones for the whole trace"
+		}
 	}
 	for _, c := range cfg.CgroupChanges {
 		g, ok := index[normPath(c.Path)]
@@ -239,6 +240,38 @@ func Groups(m *Model, cfg Config) (groups []GroupInfo, taskGroup []int, err erro
 			gi.BurstNS = 0
 		}
 		gi.Source = "what-if"
+	}
+	for i := range groups {
+		// A what-if sets its setting for the whole trace: the recorded
+		// changes keep only the other one.
+		gi := &groups[i]
+		if gi.Changes == nil || gi.WeightSource != "what-if" && gi.QuotaSource != "what-if" {
+			continue
+		}
+		kept := gi.Changes[:0]
+		prev := gi.CgroupSettings
+		for _, c := range gi.Changes {
+			if gi.WeightSource == "what-if" {
+				c.Weight, c.Shares, c.Nice = gi.Weight, gi.Shares, gi.Nice
+			}
+			if gi.QuotaSource == "what-if" {
+				c.QuotaNS, c.PeriodNS, c.BurstNS = gi.QuotaNS, gi.PeriodNS, gi.BurstNS
+			}
+			next := prev
+			mergeSettings(&next, c)
+			if next != prev {
+				kept = append(kept, c)
+			}
+			prev = next
+		}
+		if len(kept) == 0 {
+			gi.Changes = nil
+			gi.Changed, _, _ = strings.Cut(gi.Changed, ": the replay applies")
+			gi.Changed += ": the what-if sets what changed for the whole trace"
+		} else {
+			gi.Changes = kept
+			gi.Changed += "; the what-if's setting holds throughout"
+		}
 	}
 	for i := range groups {
 		if gi := &groups[i]; gi.Source == "default" && m.TracedSession.Leader != 0 && gi.Path == sessionPath(m.TracedSession.Leader) {
@@ -285,18 +318,27 @@ func policyGroups(groups []GroupInfo) []policies.Group {
 			if parent == "" {
 				parent = "/"
 			}
+			pg = policyGroup(g.CgroupSettings)
 			pg.Parent = index[parent]
-			pg.Shares = trace.LoadFromWeight(g.Weight)
-			if g.Shares > 0 {
-				pg.Shares = int64(g.Shares) // v1 cpu.shares is the load weight itself
-			}
-			if g.QuotaNS > 0 {
-				pg.Quota, pg.Period, pg.Burst = g.QuotaNS, g.PeriodNS, g.BurstNS
-			}
 		}
 		out[i] = pg
 	}
 	return out
+}
+
+// policyGroup converts settings s of a non-root group to the policy's
+// terms (Parent left to the caller): its load weight (v1 cpu.shares is the
+// load weight itself; a cpu.weight W is trace.LoadFromWeight(W)) and its
+// bandwidth limit, none for a quota <= 0.
+func policyGroup(s trace.CgroupSettings) policies.Group {
+	pg := policies.Group{Path: s.Path, Shares: trace.LoadFromWeight(s.Weight)}
+	if s.Shares > 0 {
+		pg.Shares = int64(s.Shares)
+	}
+	if s.QuotaNS > 0 {
+		pg.Quota, pg.Period, pg.Burst = s.QuotaNS, cmp.Or(s.PeriodNS, trace.DefaultCfsPeriod), s.BurstNS
+	}
+	return pg
 }
 
 // checkGroupChanges validates what-ifs before any simulation: weight
@@ -364,6 +406,87 @@ func inTrace(m *Model, path string) bool {
 	return false
 }
 
+// mergeSettings sets in dst what s says of a group: its weight (with the
+// v1 shares or autogroup nice behind it), quota, period and burst; what s
+// leaves unknown (0) stays.
+func mergeSettings(dst *trace.CgroupSettings, s trace.CgroupSettings) {
+	if s.Weight > 0 {
+		dst.Weight, dst.Shares, dst.Nice = s.Weight, s.Shares, s.Nice
+	}
+	if s.QuotaNS != 0 {
+		dst.QuotaNS = s.QuotaNS
+	}
+	if s.PeriodNS > 0 {
+		dst.PeriodNS = s.PeriodNS
+	}
+	if s.BurstNS > 0 {
+		dst.BurstNS = s.BurstNS
+	}
+}
+
+// autogroupShares is the load weight of a recorded autogroup reading: the
+// kernel sets it from the nice, sched_prio_to_weight[nice+20] (autogroup.c
+// proc_sched_autogroup_set_nice), taken as it is, not through the rounded
+// cpu.weight (nice 19: 15, where weight 1 gave 10; new-user pass 26 F10);
+// a reading with shares keeps them.
+func autogroupShares(s trace.CgroupSettings) int {
+	if s.Shares != 0 {
+		return s.Shares
+	}
+	return int(trace.NiceWeight(s.Nice))
+}
+
+// settingsTimeline returns what a replay does with one group's recorded
+// settings (in the order read; Time 0: at the start) over the trace (start
+// to end, ns): the settings it starts with, the later ones it applies at
+// their times, and how they changed ("" when they did not). When every
+// change was read during the trace (traceview record reads the settings
+// every 100 ms), the replay starts with the one in force at the start and
+// applies each from its reading; when one was read only as the recording
+// ended, when it came is not known and heldReading's one is held
+// throughout (later nil).
+func settingsTimeline(list []trace.CgroupSettings, start, end int64) (first trace.CgroupSettings, later []trace.CgroupSettings, note string) {
+	held, note := heldReading(list, start, end)
+	if note == "" {
+		return held, nil, ""
+	}
+	distinct := distinctReadings(list)
+	if distinct[len(distinct)-1].Time >= end {
+		return held, nil, note
+	}
+	first = distinct[0]
+	for _, s := range distinct[1:] {
+		if s.Time <= start {
+			first = s
+			continue
+		}
+		later = append(later, s)
+	}
+	var parts []string
+	text := func(s trace.CgroupSettings) string { return strings.TrimPrefix(s.String(), s.Path+" ") }
+	parts = append(parts, text(first)+" at the start")
+	for _, s := range later {
+		parts = append(parts, fmt.Sprintf("%s from %.6f s", text(s), float64(s.Time)/1e9))
+	}
+	return first, later, fmt.Sprintf("changed during the trace (%s): the replay applies each from when it was read, within 100 ms of the change", strings.Join(parts, ", "))
+}
+
+// distinctReadings drops from list each reading that repeats the one
+// before it (whenever read).
+func distinctReadings(list []trace.CgroupSettings) []trace.CgroupSettings {
+	same := func(a, b trace.CgroupSettings) bool {
+		a.Time, b.Time, a.Source, b.Source = 0, 0, "", ""
+		return a == b
+	}
+	var distinct []trace.CgroupSettings
+	for _, s := range list {
+		if len(distinct) == 0 || !same(s, distinct[len(distinct)-1]) {
+			distinct = append(distinct, s)
+		}
+	}
+	return distinct
+}
+
 // heldReading picks, of one group's recorded settings (in the order read;
 // Time 0: at the start), the one a replay holds for the whole trace
 // (start to end, ns), and says how they changed ("" when they did not).
@@ -377,16 +500,7 @@ func inTrace(m *Model, path string) bool {
 // held. New-user pass 28 F1: the replay held a cgroup's first settings and
 // an autogroup's last, and said nothing.
 func heldReading(list []trace.CgroupSettings, start, end int64) (trace.CgroupSettings, string) {
-	same := func(a, b trace.CgroupSettings) bool {
-		a.Time, b.Time, a.Source, b.Source = 0, 0, "", ""
-		return a == b
-	}
-	var distinct []trace.CgroupSettings
-	for _, s := range list {
-		if len(distinct) == 0 || !same(s, distinct[len(distinct)-1]) {
-			distinct = append(distinct, s)
-		}
-	}
+	distinct := distinctReadings(list)
 	if len(distinct) <= 1 {
 		if len(list) == 0 {
 			return trace.CgroupSettings{}, ""

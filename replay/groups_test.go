@@ -137,6 +137,52 @@ func TestGroupQuotaThrottles(t *testing.T) {
 	}
 }
 
+// TestGroupQuotaChange: TestGroupQuotaThrottles's hog (1 s of CPU in /svc
+// on one CPU) with the recorded quota 25ms/100ms at the start and, read at
+// 1 s (inside the 5 s trace), 75ms/100ms or no limit. The replay applies
+// the change at 1 s (tg_set_cfs_bandwidth): 250 ms of work in the first
+// second (10 periods × 25 ms), then the 750 ms left at 75 ms per period
+// take 10 periods, ending about 1 s + 9 × 100 ms + 75 ms = 1.975 s; with
+// the limit lifted, 1 s + 750 ms = 1.75 s. Both ± one period (100 ms).
+// Held for the whole trace (the replay before), 75 ms (in force longest)
+// would have ended it at 1.375 s.
+func TestGroupQuotaChange(t *testing.T) {
+	q25 := trace.CgroupSettings{Path: "/svc", Weight: 100, QuotaNS: 25_000_000, PeriodNS: 100_000_000}
+	for _, c := range []struct {
+		name  string
+		quota int64
+		end   int64
+	}{{"75 ms", 75_000_000, 1_975_000_000}, {"no limit", -1, 1_750_000_000}} {
+		for _, pol := range []string{"eevdf", "cfs"} {
+			m := groupHogs(1_000_000_000, "/svc")
+			m.End = 5_000_000_000
+			later := q25
+			later.Time, later.QuotaNS = 1_000_000_000, c.quota
+			m.Meta.CgroupSettings = []trace.CgroupSettings{q25, later}
+			groups, _ := groupsByPath(t, m, Config{})
+			if len(groups) != 2 || groups[1].QuotaNS != 25_000_000 || len(groups[1].Changes) != 1 || !strings.Contains(groups[1].Changed, "the replay applies each from when it was read") {
+				t.Fatalf("%s %s: groups %+v, want /svc at 25 ms with one change", c.name, pol, groups)
+			}
+			res := simulate(t, m, pol, Config{HZ: 250})
+			if res.End < c.end-100_000_000 || res.End > c.end+100_000_000 {
+				t.Errorf("%s %s: the hog ended at %d ns, want %d ± 100 ms", c.name, pol, res.End, c.end)
+			}
+			if got := runBefore(res, 1_000_000_000)[100]; got < 230_000_000 || got > 270_000_000 {
+				t.Errorf("%s %s: ran %d ns of the first second, want 250 ms ± 20 ms", c.name, pol, got)
+			}
+		}
+	}
+	// Read only as the recording ended: no change to apply.
+	m := groupHogs(1_000_000_000, "/svc")
+	m.End = 5_000_000_000
+	later := q25
+	later.Time, later.QuotaNS = 5_100_000_000, 75_000_000
+	m.Meta.CgroupSettings = []trace.CgroupSettings{q25, later}
+	if groups, _ := groupsByPath(t, m, Config{}); len(groups) != 2 || groups[1].QuotaNS != 25_000_000 || groups[1].Changes != nil {
+		t.Errorf("undated change: groups %+v, want /svc held at 25 ms, no changes", groups)
+	}
+}
+
 func TestGroupConfigErrors(t *testing.T) {
 	m := groupHogs(10_000_000, "/a", "/b")
 	for _, c := range []struct {
@@ -317,8 +363,9 @@ func TestPredictionCarriesCgroups(t *testing.T) {
 // TestRecordedAutogroups: three nice-0 hogs on one CPU in the root cpu
 // group, which traceview record read in autogroups: pids 100 and 101 in
 // /autogroup-7 (nice 0, weight 100), pid 102 in /autogroup-9, read first
-// at nice 0 and then at nice 5 (trace.AutogroupWeight(5) = 33: the
-// reading in effect longest counts). The replay puts them there with the kernel's load
+// at nice 0 and then, 300 ns into the trace, at nice 5
+// (trace.AutogroupWeight(5) = 33): the replay starts it at weight 100 and
+// applies the change at 300 ns (GroupInfo.Changes). The replay puts them there with the kernel's load
 // weights for those nices, 1024 and 335 (sched_prio_to_weight; not the
 // rounded cpu.weight 33, new-user pass 26 F10): /autogroup-9 gets
 // 335/1359 of the CPU, 147.9 ms of the first 600 ms, and each of
@@ -337,8 +384,10 @@ func TestRecordedAutogroups(t *testing.T) {
 	}
 	recordedAutogroups(m)
 	groups, got := groupsByPath(t, m, Config{})
-	if g := got["/autogroup-9"]; g.Weight != 33 || g.Shares != 335 || g.Source != "recorded" || g.Tasks != 1 || got["/autogroup-7"].Tasks != 2 {
-		t.Fatalf("groups %+v: want /autogroup-9 weight 33, shares 335, recorded with 1 task, /autogroup-7 with 2", groups)
+	g := got["/autogroup-9"]
+	if g.Weight != 100 || g.Shares != 1024 || g.Source != "recorded" || g.Tasks != 1 || got["/autogroup-7"].Tasks != 2 ||
+		len(g.Changes) != 1 || g.Changes[0].Time != 300 || g.Changes[0].Weight != 33 || g.Changes[0].Shares != 335 {
+		t.Fatalf("groups %+v: want /autogroup-9 weight 100 (shares 1024) changed to 33 (shares 335) at 300 ns, recorded with 1 task, /autogroup-7 with 2", groups)
 	}
 	res := simulate(t, m, "eevdf", Config{HZ: 250})
 	ran := runBefore(res, 600_000_000)

@@ -355,6 +355,18 @@ func runSim(m *Model, pol policies.Policy, cfg Config, stream func(*sim, *Result
 		predictedCgroups(res, tg)
 	}
 	pol.Init(s)
+	if u, ok := pol.(policies.GroupUpdater); ok && res.GroupsModelled {
+		// The recorded changes of settings, each as the clock reaches
+		// the reading that saw it (GroupInfo.Changes).
+		for g, gi := range res.Groups {
+			cur := gi.CgroupSettings
+			for _, c := range gi.Changes {
+				mergeSettings(&cur, c)
+				pg := policyGroup(cur)
+				s.AddTimer(c.Time, func() { u.UpdateGroup(g, pg) })
+			}
+		}
+	}
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
 		if tk.Init == InitForked {

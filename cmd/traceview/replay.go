@@ -1226,9 +1226,12 @@ func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg re
 
 // changedGroupsNote is the stderr line, under a self-replay that missed,
 // naming the task groups whose recorded settings changed during the
-// trace: a replay holds one setting for the whole trace (replay.GroupInfo
-// Changed, the model line says which), so the recording's other stretch
-// cannot match (new-user pass 28 F1). "" when none changed.
+// trace when the replay could not follow the change: it was read only as
+// the recording ended, so the replay holds one setting for the whole
+// trace (replay.GroupInfo Changed, the model line says which), and the
+// recording's other stretch cannot match (new-user pass 28 F1). A change
+// the recording dated is applied from then (GroupInfo.Changes): no note.
+// "" when none.
 func changedGroupsNote(m *replay.Model, cfg replay.Config) string {
 	groups, _, err := replay.Groups(m, cfg)
 	if err != nil {
@@ -1236,14 +1239,14 @@ func changedGroupsNote(m *replay.Model, cfg replay.Config) string {
 	}
 	var names []string
 	for _, g := range groups {
-		if g.Changed != "" {
+		if g.Changed != "" && len(g.Changes) == 0 {
 			names = append(names, termsafe.Name(g.Path))
 		}
 	}
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("note: the settings of %s changed during the trace and a replay holds one setting for the whole trace (the model line says which): the self-replay cannot match the stretch under the other; --cpu-weight, --cpu-max state one", strings.Join(names, ", "))
+	return fmt.Sprintf("note: the settings of %s changed during the trace, when is not recorded, and a replay holds one setting for the whole trace (the model line says which): the self-replay cannot match the stretch under the other; --cpu-weight, --cpu-max state one", strings.Join(names, ", "))
 }
 
 // idleClassHint is the stderr line for workload commands of nice 0 whose
