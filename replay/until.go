@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -622,6 +623,60 @@ func (m *Model) TogetherExits() []int {
 		if float64(last-first) <= deadlineSpread*float64(life) {
 			out = append(out, g...)
 		}
+	}
+	return out
+}
+
+// ForkLoop is a workload task that ran a loop of commands: it forked
+// Children children one after another, each gone before the next was
+// forked (a shell's `while ...; do cmd; done`), over Span ns from its
+// first fork to its last child's end.
+type ForkLoop struct {
+	Task     int   `json:"task"` // index in Model.Tasks
+	Children int   `json:"children"`
+	Span     int64 `json:"span_ns"`
+}
+
+// minLoopChildren is how many children one after another make a loop of
+// commands (ForkLoops): a shell script's handful of commands is not one.
+const minLoopChildren = 20
+
+// ForkLoops returns the workload's loops of commands: tasks with at least
+// minLoopChildren forked children, at least 90 % of them ended before
+// the next was forked. The model replays the recorded children, so a
+// loop's count is kept whatever the prediction: one that loops until a
+// wall-clock time (`while [ $(date +%s) -lt $end ]`) would run more of
+// them with more CPU and fewer with less, which no --until can say for a
+// loop of commands (new-user pass 29 F4: a session's loop ran 89
+// iterations at nice 5 and 47 at nice 0; the what-if kept 89).
+func (m *Model) ForkLoops() []ForkLoop {
+	kids := map[int][]int{}
+	for i := range m.Tasks {
+		if tk := &m.Tasks[i]; tk.Parent >= 0 && tk.Init == InitForked && m.Tasks[tk.Parent].Workload {
+			kids[tk.Parent] = append(kids[tk.Parent], i)
+		}
+	}
+	var out []ForkLoop
+	for p := range m.Tasks {
+		ks := kids[p]
+		if len(ks) < minLoopChildren {
+			continue
+		}
+		slices.SortFunc(ks, func(a, b int) int { return cmp.Compare(m.Tasks[a].Start, m.Tasks[b].Start) })
+		serial := 0
+		for j := 1; j < len(ks); j++ {
+			if m.Tasks[ks[j-1]].Last <= m.Tasks[ks[j]].Start {
+				serial++
+			}
+		}
+		if serial*10 < (len(ks)-1)*9 {
+			continue
+		}
+		end := int64(0)
+		for _, k := range ks {
+			end = max(end, m.Tasks[k].Last)
+		}
+		out = append(out, ForkLoop{Task: p, Children: len(ks), Span: end - m.Tasks[ks[0]].Start})
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package replay
 import (
 	"slices"
 	"testing"
+
+	"github.com/traceview/traceview/trace"
 )
 
 // TestInferUntilLastSibling: three `hog 3` (children of sh, task 0)
@@ -82,5 +84,33 @@ func TestInferUntilLastSibling(t *testing.T) {
 				t.Errorf("SpinExits = %v, want %v", got, c.kept)
 			}
 		})
+	}
+}
+
+// TestForkLoops: a workload shell (task 0) forks 25 children one after
+// another, each living 1 ms of every 2 ms (forked at 2k ms, gone at 2k+1):
+// a loop of 25 commands, spanning 0 to 49 ms. 25 children forked together
+// (all alive at once, a parallel make) are no loop, nor are 19 serial
+// ones (fewer than minLoopChildren), nor children of a task outside the
+// workload.
+func TestForkLoops(t *testing.T) {
+	mk := func(n int, serial, workload bool) *Model {
+		m := &Model{Tasks: []Task{{TID: 1, Comm: "sh", Parent: -1, Workload: workload}}}
+		for k := range n {
+			start, last := int64(2*k)*1_000_000, int64(2*k+1)*1_000_000
+			if !serial {
+				start, last = 0, 100_000_000
+			}
+			m.Tasks = append(m.Tasks, Task{TID: trace.TID(2 + k), Comm: "true", Parent: 0, Init: InitForked, Start: start, Last: last, Workload: workload})
+		}
+		return m
+	}
+	if got := mk(25, true, true).ForkLoops(); len(got) != 1 || got[0] != (ForkLoop{Task: 0, Children: 25, Span: 49_000_000}) {
+		t.Errorf("serial loop: %+v, want task 0, 25 children over 49 ms", got)
+	}
+	for name, m := range map[string]*Model{"parallel": mk(25, false, true), "19": mk(19, true, true), "not the workload": mk(25, true, false)} {
+		if got := m.ForkLoops(); len(got) != 0 {
+			t.Errorf("%s: %+v, want no loop", name, got)
+		}
 	}
 }

@@ -1021,6 +1021,25 @@ func togetherNote(k *predict.KindSensitivity, policy string, m *replay.Model) st
 		policy, namesText(k.Tasks), plural(len(idx), "task"), msf(spread)), fmt.Sprintf(" --until %s or %s says which", termsafe.ShellWord(k.Tasks[0]+"=deadline"), termsafe.ShellWord(k.Tasks[0]+"=count")))
 }
 
+// forkLoopNote is the stderr line of a what-if run (what: its " with ..."
+// text, "" for none) when the workload ran loops of commands
+// (replay.Model.ForkLoops): the replay keeps each loop's recorded count,
+// which a loop bounded by a wall-clock time would not (new-user pass 29
+// F4). "" otherwise.
+func forkLoopNote(m *replay.Model, policy, what string) string {
+	loops := m.ForkLoops()
+	if what == "" || len(loops) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, l := range loops {
+		tk := &m.Tasks[l.Task]
+		parts = append(parts, fmt.Sprintf("%s:%d ran %d commands one after another over %s ms", termsafe.Name(tk.Comm), tk.TID, l.Children, msf(l.Span)))
+	}
+	return fmt.Sprintf("note: %s%s: %s; the replay runs the recorded commands, so each loop keeps its count: if it loops until a wall-clock time (while [ $(date +%%s) -lt $end ]), with more CPU it would run more of them and with less fewer, and its rows and its session's or group's share rest on that (--until cannot change a loop of commands)",
+		policy, what, strings.Join(parts, "; "))
+}
+
 // sensitivityNote is head, the check's first three changes (" makespan
 // 1.000 ms -> 2.000 ms;") with how many more there are, and tail.
 func sensitivityNote(k *predict.KindSensitivity, head, tail string) string {

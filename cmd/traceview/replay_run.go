@@ -189,6 +189,9 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 	if kt != nil && kt.Conclusions {
 		fmt.Fprintln(r.errw, togetherNote(kt, sp.String(), m))
 	}
+	if n := forkLoopNote(m, sp.String(), what); n != "" {
+		fmt.Fprintln(r.errw, n)
+	}
 	if o.output == "csv" {
 		r.csvRows = append(r.csvRows, replayCSVRows(sp.String(), res, r.obs, pred, r.doc.Makespan)...)
 	}
