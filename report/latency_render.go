@@ -30,9 +30,11 @@ func usecStamp(ns int64) string { return perfcompat.UsecStamp(ns) }
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
 
-// rowName is perf's "comm:tid" or "comm:(nr_tasks)", padded to 24 columns.
-func rowName(r *LatencyRow) string {
-	return termsafe.PadRight(perfcompat.LatencyLabel(r.Comm, int64(r.TID), r.NrTasks), 24)
+// rowLabel is perf's "comm:tid" or "comm:(nr_tasks)" (perfcompat.LatencyLabel)
+// with the name as the tables print it (termsafe.Name: a backslash
+// doubled, where perf's own table keeps it).
+func rowLabel(r *LatencyRow) string {
+	return perfcompat.LatencyLabel(termsafe.Name(r.Comm), int64(r.TID), r.NrTasks)
 }
 
 // WriteLatencyTable prints res as the latency table. perfStyle prints
@@ -47,8 +49,15 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 	}
 	bw := bufio.NewWriter(w)
 	cols := latencyColumns(&res.Options, func(c *LatencyColumn) bool { return c.Table != nil })
+	// perf's 24 columns for the name, wider when an escaped name needs
+	// more (a name of 15 control bytes is 60 columns: it shifted its row;
+	// new-user pass 28 F9).
+	nameWidth := 24
+	for i := range res.Rows {
+		nameWidth = max(nameWidth, termsafe.Width(rowLabel(&res.Rows[i])))
+	}
 	var hb strings.Builder
-	hb.WriteString("  Task                  ")
+	hb.WriteString(termsafe.PadRight("  Task", nameWidth))
 	for i, c := range cols {
 		width := c.Table.Width
 		if i == len(cols)-1 {
@@ -63,7 +72,7 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 	bw.WriteString("\n" + dashes + header + "\n" + dashes)
 	for i := range res.Rows {
 		r := &res.Rows[i]
-		bw.WriteString(rowName(r))
+		bw.WriteString(termsafe.PadRight(rowLabel(r), nameWidth))
 		for j, c := range cols {
 			cell := c.Table.Format(c.Int(r))
 			if c.OfDelays && r.Count == 0 && !res.Options.PerfCompat {
@@ -85,7 +94,7 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 		}
 	}
 	var tb strings.Builder
-	tb.WriteString("  TOTAL:                ")
+	tb.WriteString(termsafe.PadRight("  TOTAL:", nameWidth))
 	for _, c := range cols[:last+1] {
 		if c.Total == nil {
 			tb.WriteString("|" + strings.Repeat(" ", c.Table.Width-1))

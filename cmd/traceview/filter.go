@@ -70,7 +70,7 @@ func addFilterFlags(fs *pflag.FlagSet, o *filterFlags, shorts map[string]string)
 	fs.StringVarP(&o.cpu, "cpu", shorts["cpu"], "", "only these CPUs, e.g. 0,2-3")
 	fs.StringVarP(&o.pid, "pid", shorts["pid"], "", "only these process ids (tgid), e.g. 1234,1300-1310")
 	fs.StringVarP(&o.tid, "tid", shorts["tid"], "", "only these thread ids")
-	fs.StringVar(&o.comm, "comm", "", "only events of tasks while named so (comma-separated; a comma inside a name is \\, and a backslash \\\\): a task renamed before or after keeps only that part")
+	fs.StringVar(&o.comm, "comm", "", "only events of tasks while named so (comma-separated; names as the tables print them: a comma inside a name is \\, a backslash \\\\, a TAB \\t, another control byte \\xHH): a task renamed before or after keeps only that part")
 }
 
 // addCgroupFlag registers --cgroup on fs.
@@ -171,7 +171,7 @@ func (o *filterFlags) parse(cmd string, meta *trace.Meta) (*schedule.Filter, err
 		}
 	}
 	if o.comm != "" {
-		for _, n := range splitCommList(o.comm) {
+		for _, n := range splitNameList(o.comm) {
 			n = strings.TrimSpace(n)
 			if n == "" {
 				return nil, usageErrorf("%s: --comm %q: an empty name (want comma-separated command names, e.g. sched-pipe,hackbench)", cmd, o.comm)
@@ -401,9 +401,7 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 	// given: a name --comm selects, as the filter matches it (the name, or
 	// the name as the tables print it, escaped: schedule.Filter.TaskIDs;
 	// new-user pass 29 F9 called the matched TAB name "other").
-	given := func(name string) bool {
-		return slices.Contains(comms, name) || slices.Contains(comms, termsafe.Name(name))
-	}
+	given := func(name string) bool { return slices.Contains(comms, name) }
 	for _, r := range rows {
 		if r.TID <= 0 || (r.Switches == 0 && r.Count == 0 && r.Runtime == 0) {
 			continue
@@ -444,7 +442,11 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 		args = append(args, schedule.EscapeComm(c))
 	}
 	whole := termsafe.ShellWord(strings.Join(args, ","))
-	list := termsafe.Name(strings.Join(comms, ","))
+	typed := make([]string, len(comms))
+	for i, c := range comms {
+		typed[i] = schedule.EscapeComm(c)
+	}
+	list := strings.Join(typed, ",")
 	if most == 0 {
 		return fmt.Sprintf("hint: --comm %s left out %s of the %s it matched, under the other names they had (%s): --comm %s keeps them whole (or --pid/--tid)",
 			list, plural(int(left), "switch-in"), plural(some, "task"), strings.Join(parts, ", "), whole)
@@ -453,7 +455,34 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 		list, plural(most+some, "task"), strings.Join(parts, ", "), whole)
 }
 
-// splitCommList splits a --comm list at its commas: `\,` is a comma inside
+// splitNameList splits a --comm list at its commas (`\,` is a comma inside a
+// name) and reads each name as the tables print it (termsafe.Unescape:
+// `\\` a backslash, `\t` a TAB, `\xHH` a byte; any other backslash is
+// itself), so a name copied from a table selects that task only: "tab\there"
+// the one with a TAB, "tab\\there" the one with a backslash (new-user pass 28
+// F10 and 29 F9 matched both).
+func splitNameList(s string) []string {
+	var out []string
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s) && s[i+1] == ',':
+			b.WriteByte(',')
+			i++
+		case c == '\\' && i+1 < len(s):
+			b.WriteString(s[i : i+2]) // for Unescape
+			i++
+		case c == ',':
+			out = append(out, termsafe.Unescape(b.String()))
+			b.Reset()
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return append(out, termsafe.Unescape(b.String()))
+}
+
+// splitCommList splits a --cgroup list at its commas: `\,` is a comma inside
 // a name (a thread may name itself "x;y,z"), `\\` a backslash; any other
 // backslash is itself (report.CommArg writes names this way).
 func splitCommList(s string) []string {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,14 +213,24 @@ func TestRenamedNoteReusedTID(t *testing.T) {
 }
 
 // TestCommHintEscapedName: --comm given a name as the tables print it
-// (`a\tb` for a name holding a TAB) matches the task, and the hint counts
-// that name as given, not as one of the "other names" (new-user pass 29
-// F9): only the 3 switch-ins as python3 were left out.
+// (`a\tb` for a name holding a TAB) reads as that name, and the hint counts
+// it as given, not as one of the "other names" (new-user pass 29 F9):
+// only the 3 switch-ins as python3 were left out; the lists it prints are
+// as the tables print names, which --comm reads back. A name spelled with
+// a backslash, `a\\tb` as the tables print it, is another name (new-user
+// pass 28 F10 matched both).
 func TestCommHintEscapedName(t *testing.T) {
 	rows := []report.LatencyRow{{Comm: "a\tb", TID: 7, NrTasks: 1, Switches: 260}}
 	runs := nameRuns{7: {"a\tb": 260, "python3": 3}}
-	got := commRenameHint([]string{`a\tb`}, rows, runs)
-	if !strings.Contains(got, "left out 3 switch-ins of the 1 task it matched, under the other names they had (python3: 3 switch-ins)") {
-		t.Errorf("hint %q", got)
+	comms := splitNameList(`a\tb`)
+	got := commRenameHint(comms, rows, runs)
+	want := `hint: --comm a\tb left out 3 switch-ins of the 1 task it matched, under the other names they had (python3: 3 switch-ins): --comm 'a\tb,python3' keeps them whole (or --pid/--tid)`
+	if got != want {
+		t.Errorf("hint %q\nwant %q", got, want)
+	}
+	for in, want := range map[string][]string{`a\tb`: {"a\tb"}, `a\\tb`: {`a\tb`}, `back\slash,x\,y`: {`back\slash`, "x,y"}, `a\\,b`: {`a\`, "b"}, `\x1b[0m`: {"\x1b[0m"}} {
+		if got := splitNameList(in); !slices.Equal(got, want) {
+			t.Errorf("splitNameList(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

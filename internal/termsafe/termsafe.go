@@ -21,16 +21,28 @@ import (
 // Name returns s with every byte or rune that is not printable written as
 // a visible escape: \n, \t, \r, and \xHH for other control characters
 // (ESC is \x1b, DEL \x7f) and for each byte of invalid UTF-8 (0xff is
-// \xff). Printable runes, spaces and backslashes are kept, so an ordinary
-// name is returned as it is (without allocating).
-func Name(s string) string {
-	if plain(s) {
+// \xff), and a backslash doubled, so that a name really spelled "tab\there"
+// (\\ then t) is told from one with a TAB (new-user pass 28 F9): Unescape
+// reads it back. Printable runes and spaces are kept, so an ordinary name
+// is returned as it is (without allocating). Perf's own formats print a
+// backslash as it is (PerfName).
+func Name(s string) string { return escape(s, true) }
+
+// PerfName is Name with backslashes kept as they are, for the formats that
+// reproduce perf's output byte for byte (perf prints a name's bytes raw):
+// a name of printable characters is then printed as perf prints it.
+func PerfName(s string) string { return escape(s, false) }
+
+func escape(s string, backslash bool) string {
+	if plain(s, backslash) {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case r == '\\' && backslash:
+			b.WriteString(`\\`)
 		case r == utf8.RuneError && size <= 1:
 			b.WriteString(`\x` + hex2(s[i]))
 		case r == '\n':
@@ -53,9 +65,11 @@ func Name(s string) string {
 }
 
 // ValidUTF8 returns s with each byte of invalid UTF-8 written \xHH, as
-// Name writes it, and everything else as it is (control characters too:
-// JSON and CSV quote them): a name machine outputs can carry and that
-// matches the table's. s itself when it is valid UTF-8.
+// Name writes it, and then a backslash doubled (so that a name spelled
+// "\xff" is told from the byte 0xff; new-user pass 28 F9), and everything
+// else as it is (control characters too: JSON and CSV quote them): a
+// name machine outputs can carry and that Unescape reads back. s itself
+// when it is valid UTF-8.
 func ValidUTF8(s string) string {
 	if utf8.ValidString(s) {
 		return s
@@ -63,9 +77,12 @@ func ValidUTF8(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size <= 1 {
+		switch {
+		case r == utf8.RuneError && size <= 1:
 			b.WriteString(`\x` + hex2(s[i]))
-		} else {
+		case r == '\\':
+			b.WriteString(`\\`)
+		default:
 			b.WriteString(s[i : i+size])
 		}
 		i += size
@@ -93,14 +110,74 @@ func Label(s string) string {
 	return strings.Repeat(`\x20`, lead) + s[lead:len(s)-trail] + strings.Repeat(`\x20`, trail)
 }
 
-// plain reports whether s is printable ASCII only.
-func plain(s string) bool {
+// plain reports whether s is printable ASCII only (and, with backslash,
+// has none).
+func plain(s string, backslash bool) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
+		if c := s[i]; c < 0x20 || c >= 0x7f || backslash && c == '\\' {
 			return false
 		}
 	}
 	return true
+}
+
+// Unescape reads back a name as Name prints it: \\ is a backslash, \n,
+// \t and \r those control characters, \xHH the byte HH, \uHHHH and
+// \UHHHHHHHH the rune; any other backslash is itself, so a name typed
+// raw with a lone backslash ("back\slash") reads as it is.
+func Unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		hexRun := func(n int) (uint64, bool) {
+			if i+2+n > len(s) {
+				return 0, false
+			}
+			v, err := strconv.ParseUint(s[i+2:i+2+n], 16, 32)
+			return v, err == nil
+		}
+		switch s[i+1] {
+		case '\\':
+			b.WriteByte('\\')
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'x':
+			v, ok := hexRun(2)
+			if !ok {
+				b.WriteByte('\\')
+				continue
+			}
+			b.WriteByte(byte(v))
+			i += 2
+		case 'u', 'U':
+			n := 4
+			if s[i+1] == 'U' {
+				n = 8
+			}
+			v, ok := hexRun(n)
+			if !ok || !utf8.ValidRune(rune(v)) {
+				b.WriteByte('\\')
+				continue
+			}
+			b.WriteRune(rune(v))
+			i += n
+		default:
+			b.WriteByte('\\')
+			continue
+		}
+		i++
+	}
+	return b.String()
 }
 
 func hex2(c byte) string {

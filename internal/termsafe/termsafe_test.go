@@ -13,10 +13,24 @@ func TestName(t *testing.T) {
 		{"del\x7f", `del\x7f`},
 		{"naïve", "naïve"},
 		{"zw\u200bsp", `zw\u200bsp`},
-		{`back\slash`, `back\slash`},
+		{`back\slash`, `back\\slash`},
+		{`tab\there`, `tab\\there`},
 	} {
 		if got := Name(c.in); got != c.want {
 			t.Errorf("Name(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if got := Unescape(c.want); got != c.in {
+			t.Errorf("Unescape(%q) = %q, want %q", c.want, got, c.in)
+		}
+	}
+	// PerfName keeps a backslash as perf prints it.
+	if got := PerfName(`back\slash` + "\t"); got != `back\slash\t` {
+		t.Errorf("PerfName = %q", got)
+	}
+	// A lone backslash typed raw reads as itself; a bad escape too.
+	for in, want := range map[string]string{`back\slash`: `back\slash`, `a\x`: `a\x`, `a\xzz`: `a\xzz`, `a\u12`: `a\u12`, `end\`: `end\`, `a\x41`: "aA"} {
+		if got := Unescape(in); got != want {
+			t.Errorf("Unescape(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

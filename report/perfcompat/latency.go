@@ -74,7 +74,7 @@ func LatencyName(comm string, tid int64, nrTasks int) string {
 // name with bytes that are not printable has them escaped (termsafe.Name:
 // a newline split the row).
 func LatencyLabel(comm string, tid int64, nrTasks int) string {
-	comm = termsafe.Name(comm)
+	comm = termsafe.PerfName(comm)
 	if nrTasks > 1 {
 		return fmt.Sprintf("  %s:(%d) ", comm, nrTasks)
 	}

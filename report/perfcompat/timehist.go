@@ -655,9 +655,7 @@ func (th *timehist) filtered(t *timehistThread) bool {
 	if th.tidSet != nil && !th.tidSet[t.tid] {
 		return true
 	}
-	if th.commSet != nil && !th.commSet[t.comm] && (th.opt.Exact || !th.commSet[termsafe.Name(t.comm)]) {
-		// (Outside Exact a name typed as the tables print it, escaped,
-		// selects it too, as schedule.Filter does.)
+	if th.commSet != nil && !th.commSet[t.comm] {
 		return true
 	}
 	return false
@@ -1074,7 +1072,7 @@ func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what 
 func (th *timehist) commStr(t *timehistThread) []byte {
 	if t.cached == nil || t.cachedComm != t.comm || t.cachedPID != t.pid {
 		b := make([]byte, 0, len(t.comm)+24)
-		b = append(b, termsafe.Name(t.comm)...) // a name is any bytes: a newline split the row
+		b = append(b, termsafe.PerfName(t.comm)...) // a name is any bytes: a newline split the row
 		if t.pid != 0 {
 			b = append(b, '[')
 			b = timehistInt(b, int64(t.tid))
@@ -1174,7 +1172,7 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 	if th.opt.Next {
 		var n [64]byte
 		ns := append(n[:0], "next: "...)
-		ns = append(ns, termsafe.Name(e.NextComm)...)
+		ns = append(ns, termsafe.PerfName(e.NextComm)...)
 		ns = append(ns, '[')
 		ns = timehistInt(ns, int64(e.NextTID))
 		ns = append(ns, ']')

@@ -71,7 +71,6 @@ type Filter struct {
 	pidSet   map[trace.PID]bool
 	tidSet   map[trace.TID]bool
 	commSet  map[string]bool
-	escaped  bool // a Comms entry has a backslash: match names as termsafe.Name prints them too
 	cgSet    map[uint64]bool
 	late     *sync.Map // cgroup id -> bool: lookup's decisions
 }
@@ -116,7 +115,7 @@ func (f *Filter) String() string {
 	if f.Comms != nil {
 		comms := make([]string, len(f.Comms))
 		for i, c := range f.Comms {
-			comms[i] = termsafe.Name(EscapeComm(c)) // (a tab typed in stays off the terminal)
+			comms[i] = EscapeComm(c) // (a tab typed in stays off the terminal)
 		}
 		add("--comm %v", join(comms))
 	}
@@ -128,11 +127,10 @@ func (f *Filter) String() string {
 	return s
 }
 
-// EscapeComm writes a task name as the --comm list takes it: a comma
-// inside the name as `\,`, a backslash as `\\`.
-func EscapeComm(comm string) string { return commEscaper.Replace(comm) }
-
-var commEscaper = strings.NewReplacer(`\`, `\\`, ",", `\,`)
+// EscapeComm writes a task name as the --comm list takes it: as the
+// tables print it (termsafe.Name: a backslash as `\\`, a TAB as `\t`, other
+// control bytes and invalid UTF-8 as `\xHH`) with a comma as `\,`.
+func EscapeComm(comm string) string { return strings.ReplaceAll(termsafe.Name(comm), ",", `\,`) }
 
 func join[T any](vs []T) string {
 	s := ""
@@ -182,10 +180,6 @@ func (f *Filter) compile() *Filter {
 		f.commSet = map[string]bool{}
 		for _, c := range f.Comms {
 			f.commSet[c] = true
-			// A name typed as the tables print it, with its control
-			// bytes escaped (termsafe.Name: "t18\x1b[2Jx"), selects the
-			// task too (new-user pass 18 F1: it matched nothing).
-			f.escaped = f.escaped || strings.Contains(c, `\`)
 		}
 	}
 	if f.Cgroups != nil {
@@ -237,7 +231,7 @@ func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string, cgroup uint6
 	}
 	if !f.compiled {
 		return (f.PIDs == nil || slices.Contains(f.PIDs, pid)) && (f.TIDs == nil || slices.Contains(f.TIDs, tid)) &&
-			(f.Comms == nil || slices.Contains(f.Comms, comm) || slices.Contains(f.Comms, termsafe.Name(comm))) && (f.Cgroups == nil || cgroup != 0 && (slices.Contains(f.Cgroups, cgroup) || f.lookup(cgroup)))
+			(f.Comms == nil || slices.Contains(f.Comms, comm)) && (f.Cgroups == nil || cgroup != 0 && (slices.Contains(f.Cgroups, cgroup) || f.lookup(cgroup)))
 	}
 	if f.pidSet != nil && !f.pidSet[pid] {
 		return false
@@ -245,7 +239,7 @@ func (f *Filter) TaskIDs(tid trace.TID, pid trace.PID, comm string, cgroup uint6
 	if f.tidSet != nil && !f.tidSet[tid] {
 		return false
 	}
-	if f.commSet != nil && !f.commSet[comm] && !(f.escaped && f.commSet[termsafe.Name(comm)]) {
+	if f.commSet != nil && !f.commSet[comm] {
 		return false
 	}
 	if f.cgSet != nil && (cgroup == 0 || !f.cgSet[cgroup] && !f.lookup(cgroup)) {
