@@ -560,7 +560,11 @@ func GroupsLine(groups []GroupInfo) string {
 		if g.Changed != "" {
 			tasks += "; " + g.Changed
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s, %s)", g.CgroupSettings.String(), g.Source, tasks))
+		source := g.Source
+		if len(g.Changes) > 0 {
+			source += ", at the start" // (new-user pass 30 F1 read it as the setting held throughout)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", g.CgroupSettings.String(), source, tasks))
 	}
 	s := "task groups: " + strings.Join(parts, ", ")
 	if defaults > 0 {

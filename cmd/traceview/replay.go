@@ -496,7 +496,7 @@ func replayCSVRows(policy string, res *replay.Result, obs, pred *report.LatencyR
 	var rows [][]string
 	for _, p := range report.PairRows(obs, pred) {
 		a, b := p.Observed, p.Pred
-		rows = append(rows, []string{policy, strconv.Itoa(res.CPUs), p.Key, i(obsMakespan), i(res.Makespan),
+		rows = append(rows, []string{policy, strconv.Itoa(res.CPUs), termsafe.ValidUTF8(p.Key), i(obsMakespan), i(res.Makespan),
 			i(a.Runtime), i(b.Runtime), i(a.Switches + a.Unrecorded), i(b.Switches + b.Unrecorded),
 			i(a.AvgDelay), i(b.AvgDelay), i(a.MaxDelay), i(b.MaxDelay)})
 	}
@@ -1226,7 +1226,13 @@ func modelAndTrust(out, errw io.Writer, o replayOptions, m *replay.Model, cfg re
 		fmt.Fprintln(errw, hint)
 	}
 	if !trust.Within {
-		if note := changedGroupsNote(m, cfg); note != "" {
+		// The self-replay's groups: the recorded and stated settings,
+		// without the what-ifs (new-user pass 30 F3: a what-if on the
+		// weight of an autogroup whose dated nice change the self-replay
+		// applied gave the note for an undated one).
+		selfCfg := cfg
+		selfCfg.CgroupChanges = nil
+		if note := changedGroupsNote(m, selfCfg); note != "" {
 			fmt.Fprintln(errw, note)
 		}
 		if obs == nil {

@@ -437,15 +437,17 @@ func newTimehistRows(w io.Writer, asCSV bool) *timehistRows {
 
 func (r *timehistRows) add(row *perfcompat.TimehistRow) error {
 	r.n++
-	if r.csv != nil {
-		return r.csv.Write(row.Record())
-	}
-	r.buf.Reset()
 	// JSON cannot carry bytes that are not UTF-8 (encoding/json writes
-	// each as U+FFFD, so two names became one): written \xHH, as latency's
-	// JSON does (termsafe.ValidUTF8). CSV keeps them raw.
+	// each as U+FFFD, so two names became one): written \xHH, with a
+	// backslash doubled, as latency's JSON and CSV do (termsafe.ValidUTF8);
+	// CSV the same, so that one name is one string in every output
+	// (new-user pass 30 F5).
 	jr := *row
 	jr.Comm, jr.NextComm, jr.TargetComm = termsafe.ValidUTF8(jr.Comm), termsafe.ValidUTF8(jr.NextComm), termsafe.ValidUTF8(jr.TargetComm)
+	if r.csv != nil {
+		return r.csv.Write(jr.Record())
+	}
+	r.buf.Reset()
 	if err := r.enc.Encode(&jr); err != nil {
 		return err
 	}

@@ -4,8 +4,9 @@
 // byte 0xff is text/tabwriter's escape character, which breaks the
 // alignment of every later row. CSV and JSON keep the raw name (quoted by
 // their encoders) but for bytes of invalid UTF-8, written \xHH as the table
-// does (ValidUTF8): JSON cannot carry them (encoding/json made each U+FFFD,
-// so two such names collided); text tables print Name(comm).
+// does, and backslashes, doubled so that \xHH is not ambiguous
+// (ValidUTF8): JSON cannot carry such bytes (encoding/json made each
+// U+FFFD, so two such names collided); text tables print Name(comm).
 package termsafe
 
 import (
@@ -64,14 +65,15 @@ func escape(s string, backslash bool) string {
 	return b.String()
 }
 
-// ValidUTF8 returns s with each byte of invalid UTF-8 written \xHH, as
-// Name writes it, and then a backslash doubled (so that a name spelled
-// "\xff" is told from the byte 0xff; new-user pass 28 F9), and everything
-// else as it is (control characters too: JSON and CSV quote them): a
-// name machine outputs can carry and that Unescape reads back. s itself
-// when it is valid UTF-8.
+// ValidUTF8 returns s for the machine outputs (JSON, CSV): each byte of
+// invalid UTF-8 written \xHH and each backslash doubled, as Name writes
+// them, and everything else as it is (control characters too: JSON and
+// CSV quote them). So a name spelled "\xffA" ("\\xffA") is told from one
+// holding the byte 0xff ("\xffA"; new-user passes 28 F9 and 30 F5 found
+// them written alike), and Unescape reads any of them back. s itself when
+// it is valid UTF-8 without a backslash, as nearly every name is.
 func ValidUTF8(s string) string {
-	if utf8.ValidString(s) {
+	if utf8.ValidString(s) && !strings.Contains(s, `\`) {
 		return s
 	}
 	var b strings.Builder

@@ -51,15 +51,19 @@ func TestLabel(t *testing.T) {
 	}
 }
 
-// TestValidUTF8: only the bytes of invalid UTF-8 are escaped (\xHH, as Name
-// writes them); control characters, backslashes and valid runes stay.
+// TestValidUTF8: the bytes of invalid UTF-8 are escaped (\xHH) and
+// backslashes doubled, as Name writes them; control characters and valid
+// runes stay. The byte 0xff and a name spelled \xff stay apart (new-user
+// pass 30 F5).
 func TestValidUTF8(t *testing.T) {
 	for in, want := range map[string]string{
 		"bash":           "bash",
 		"\xff\xfebad":    `\xff\xfebad`,
 		"a\tb\n":         "a\tb\n",
 		"é\xc3":          `é\xc3`,
-		`back\slash`:     `back\slash`,
+		`back\slash`:     `back\\slash`,
+		"\xffA":          `\xffA`,
+		`\xffA`:          `\\xffA`,
 		"\xe2\x82\xacok": "€ok",
 	} {
 		if got := ValidUTF8(in); got != want {
