@@ -198,6 +198,14 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 			if s.g.QuotaNote != "" {
 				fmt.Fprintf(w, "  %s in %s: %s\n", termsafe.Label(c.Path), s.name, s.g.QuotaNote)
 			}
+			if s.g.KernelNote != "" {
+				// (new-user pass 30 F6: a prediction's throttle, which
+				// the replay's cpu.stat counts, read 0 here with no
+				// word.)
+				k := s.g.Kernel
+				fmt.Fprintf(w, "  %s in %s: %s's cpu.stat counted %d throttled periods of %d, %.3f ms throttled; %s\n",
+					termsafe.Label(c.Path), s.name, s.g.CPUStatBy(), k.NrThrottled, k.NrPeriods, ms(k.ThrottledNS), s.g.KernelNote)
+			}
 		}
 	}
 	if unknown {

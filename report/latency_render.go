@@ -267,8 +267,12 @@ func kernelDisagrees(g *CgroupThrottle) string {
 	if g.QuotaChange() != "" {
 		// (Not contention: new-user pass 28 F5 found 0 of the
 		// kernel's 14 under the last of two quotas, no limit.)
-		return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): the quota changed during the trace and the analysis used the last reading's for all of it, when the change came is not recorded; take %s's figures",
-			100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods, by)
+		how := "applied each quota from the reading that saw it (within 100 ms of the change)"
+		if !g.QuotaDated {
+			how = "held the start's quota for every event: the change was read only as the recording ended, when it came is not recorded"
+		}
+		return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): the quota changed during the trace and the analysis %s; take %s's figures",
+			100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods, how, by)
 	}
 	if g.Throttled < k.ThrottledNS {
 		return fmt.Sprintf("the inference found %.0f%% of that throttled time (%d periods): the schedule shows a throttle only where the group's tasks wait with its quota used up, and where other groups kept its CPUs busy a throttle can hide in that contention; take %s's figures, and each task's Throttled ms as a lower bound",
