@@ -106,9 +106,13 @@ func TestGroupQuotaThrottles(t *testing.T) {
 	// is charged at ticks (4 ms at HZ 250), so it overruns the quota by
 	// less than a tick per period and the next refill
 	// (min(pool + quota, quota + burst)) pays the debt: about 25 ms per
-	// period. 1 s of work then takes 40 periods: the task ends after about
-	// 39 × 100 ms + 25 ms = 3.9 s, ± one period. cfs throttles as v6.5
-	// does, by dequeuing the group entity (eevdf's NO_TASK_THROTTLE).
+	// period. The first refill comes half a period after the group's first
+	// run (startPeriod: the mean under the unknown phase), so 1 s of work
+	// takes 25 ms in [0, 50 ms) and 39 periods more: the task ends after
+	// about 50 + 38 × 100 + 25 ms = 3.875 s, ± one period; the first second
+	// holds 25 + 9 × 25 + 25 = 275 ms of it (the last 25 ms in the period
+	// from 950 ms). cfs throttles as v6.5 does, by dequeuing the group
+	// entity (eevdf's NO_TASK_THROTTLE).
 	for _, feat := range []string{"eevdf", "eevdf:NO_TASK_THROTTLE", "cfs"} {
 		t.Run(feat, func(t *testing.T) {
 			m := groupHogs(1_000_000_000, "/svc")
@@ -130,8 +134,8 @@ func TestGroupQuotaThrottles(t *testing.T) {
 				t.Errorf("throttled %d ns, want about 39 × 75 ms", gs.ThrottledNS)
 			}
 			got := runBefore(res, 1_000_000_000)[100]
-			if got < 230_000_000 || got > 270_000_000 {
-				t.Errorf("ran %d ns of the first second, want 250 ms ± 20 ms (10 periods × 25 ms)", got)
+			if got < 255_000_000 || got > 295_000_000 {
+				t.Errorf("ran %d ns of the first second, want 275 ms ± 20 ms (25 ms in each of 11 periods, the first half a period)", got)
 			}
 		})
 	}
@@ -140,19 +144,21 @@ func TestGroupQuotaThrottles(t *testing.T) {
 // TestGroupQuotaChange: TestGroupQuotaThrottles's hog (1 s of CPU in /svc
 // on one CPU) with the recorded quota 25ms/100ms at the start and, read at
 // 1 s (inside the 5 s trace), 75ms/100ms or no limit. The replay applies
-// the change at 1 s (tg_set_cfs_bandwidth): 250 ms of work in the first
-// second (10 periods × 25 ms), then the 750 ms left at 75 ms per period
-// take 10 periods, ending about 1 s + 9 × 100 ms + 75 ms = 1.975 s; with
-// the limit lifted, 1 s + 750 ms = 1.75 s. Both ± one period (100 ms).
-// Held for the whole trace (the replay before), 75 ms (in force longest)
-// would have ended it at 1.375 s.
+// the change at 1 s (tg_set_cfs_bandwidth): 275 ms of work in the first
+// second (as in TestGroupQuotaThrottles, refills at 50, 150, ... 950 ms),
+// then the pool refilled to 75 ms: 50 ms run before the refill at 1.05 s,
+// and the 675 ms left at 75 ms per period take 9 periods, ending about
+// 1.05 s + 8 × 100 ms + 75 ms = 1.925 s; with the limit lifted,
+// 1 s + 725 ms = 1.725 s. Both ± one period (100 ms). Held for the whole
+// trace (the replay before), 75 ms (in force longest) would have ended it
+// near 1.375 s.
 func TestGroupQuotaChange(t *testing.T) {
 	q25 := trace.CgroupSettings{Path: "/svc", Weight: 100, QuotaNS: 25_000_000, PeriodNS: 100_000_000}
 	for _, c := range []struct {
 		name  string
 		quota int64
 		end   int64
-	}{{"75 ms", 75_000_000, 1_975_000_000}, {"no limit", -1, 1_750_000_000}} {
+	}{{"75 ms", 75_000_000, 1_925_000_000}, {"no limit", -1, 1_725_000_000}} {
 		for _, pol := range []string{"eevdf", "cfs"} {
 			m := groupHogs(1_000_000_000, "/svc")
 			m.End = 5_000_000_000
@@ -167,8 +173,8 @@ func TestGroupQuotaChange(t *testing.T) {
 			if res.End < c.end-100_000_000 || res.End > c.end+100_000_000 {
 				t.Errorf("%s %s: the hog ended at %d ns, want %d ± 100 ms", c.name, pol, res.End, c.end)
 			}
-			if got := runBefore(res, 1_000_000_000)[100]; got < 230_000_000 || got > 270_000_000 {
-				t.Errorf("%s %s: ran %d ns of the first second, want 250 ms ± 20 ms", c.name, pol, got)
+			if got := runBefore(res, 1_000_000_000)[100]; got < 255_000_000 || got > 295_000_000 {
+				t.Errorf("%s %s: ran %d ns of the first second, want 275 ms ± 20 ms", c.name, pol, got)
 			}
 		}
 	}
@@ -305,9 +311,10 @@ func TestTermination(t *testing.T) {
 func TestGroupQuotaTwoCPUs(t *testing.T) {
 	// Two hogs in /svc on two CPUs with cpu.max 50ms/100ms: the group's
 	// runqueues on both CPUs draw 5 ms slices from one pool, so the pair
-	// runs 50 ms per period in all, not per CPU: about 500 ms of the first
-	// second between them (each CPU may overrun its slice by up to a 4 ms
-	// tick before the pick throttles it: ± 40 ms).
+	// runs 50 ms per period in all, not per CPU: about 550 ms of the first
+	// second between them (refills at 50, 150, ... 950 ms, the first half
+	// a period after the start: 11 quotas; each CPU may overrun its slice
+	// by up to a 4 ms tick before the pick throttles it: ± 40 ms).
 	for _, pol := range []string{"eevdf", "eevdf:NO_TASK_THROTTLE", "cfs"} {
 		t.Run(pol, func(t *testing.T) {
 			m := groupHogs(2_000_000_000, "/svc", "/svc")
@@ -315,8 +322,8 @@ func TestGroupQuotaTwoCPUs(t *testing.T) {
 			cfg := Config{HZ: 250, Cgroups: []trace.CgroupSettings{{Path: "/svc", QuotaNS: 50_000_000, PeriodNS: 100_000_000}}}
 			res := simulate(t, m, pol, cfg)
 			got := runBefore(res, 1_000_000_000)
-			if sum := got[100] + got[101]; sum < 460_000_000 || sum > 540_000_000 {
-				t.Errorf("the hogs ran %d + %d ns of the first second, want 500 ms ± 40 ms in all", got[100], got[101])
+			if sum := got[100] + got[101]; sum < 510_000_000 || sum > 590_000_000 {
+				t.Errorf("the hogs ran %d + %d ns of the first second, want 550 ms ± 40 ms in all", got[100], got[101])
 			}
 			if len(res.GroupStats) != 1 || res.GroupStats[0].NrThrottled < 9 {
 				t.Errorf("group stats %+v, want /svc throttled in nearly every period", res.GroupStats)
