@@ -783,6 +783,15 @@ func warnUnstatedThrottles(errw io.Writer, input string, obs *report.LatencyResu
 		fmt.Fprintf(errw, "warning: %s: the trace shows %s throttled (%d periods, %.3f ms inferred from its waits beside idle CPUs) but records no quota for it: the replay assumes none, so it predicts that group's tasks unthrottled; state the quota with --recorded-cgroup %s:max=QUOTA/PERIOD (or a parent's, where the quota is a parent group's)\n",
 			input, termsafe.Label(g.Path), g.ThrottledPeriods, float64(g.Throttled)/1e6, termsafe.ShellWord(g.Path))
 	}
+	for _, g := range obs.Cgroups {
+		// A stated quota that replaces the recorded one makes the
+		// self-replay a what-if; latency says the same (quotaContradicted;
+		// new-user pass 30 F7: the replay said nothing).
+		if g.QuotaNote != "" && strings.Contains(g.QuotaNote, "the trace recorded") {
+			fmt.Fprintf(errw, "note: %s: %s: %s; the self-replay runs under the stated one, so it is a what-if, not a check of the model against the recording\n",
+				input, termsafe.Label(g.Path), g.QuotaNote)
+		}
+	}
 }
 
 // eraHZNotes says, for each policy given an era preset whose kernels ticked

@@ -13,6 +13,66 @@ import (
 // than the fields the format declares.
 var ErrShortPayload = errors.New("tracepoint payload shorter than its format")
 
+// ErrFieldRange is returned by SchedDecoder.Decode for a payload with a
+// field the kernel cannot have written (a pid past PID_MAX_LIMIT, a prio
+// outside -1..139, a CPU past NR_CPUS): a damaged record, whose event a
+// reader drops with a warning rather than take a wakeup of pid -1095901457
+// for a real one (new-user pass 30 F8).
+var ErrFieldRange = errors.New("a value the kernel cannot write: a damaged field")
+
+// Field ranges the kernel keeps to (ErrFieldRange): PID_MAX_LIMIT, 4 M on
+// 64-bit kernels (include/linux/threads.h); the prio of sched_switch and
+// sched_wakeup, p->prio, 0..139 (MAX_PRIO − 1, include/linux/sched/prio.h)
+// or −1 for SCHED_DEADLINE; NR_CPUS at most 8192 (CONFIG_NR_CPUS's range,
+// arch/x86/Kconfig, the largest of the architectures').
+const (
+	pidMaxLimit = 4 << 20
+	maxPrio     = 139
+	nrCPUsLimit = 8192
+)
+
+// checkRanges returns ErrFieldRange, naming the field, when ev (as Decode
+// filled it) holds a value out of the kernel's range.
+func (d *SchedDecoder) checkRanges(ev *trace.Event) error {
+	bad := func(field string, v int64) error {
+		return fmt.Errorf("%s: %s %d: %w", d.Format.FullName(), field, v, ErrFieldRange)
+	}
+	pid := func(v trace.TID) bool { return v < 0 || v > pidMaxLimit }
+	switch {
+	case pid(ev.TID):
+		return bad("pid", int64(ev.TID))
+	case d.commonPID != nil && pid(ev.CurTID):
+		return bad("common_pid", int64(ev.CurTID))
+	case d.prio != nil && (ev.Prio < -1 || ev.Prio > maxPrio):
+		return bad("prio", int64(ev.Prio))
+	}
+	switch ev.Kind {
+	case trace.KindSwitch:
+		switch {
+		case pid(ev.NextTID):
+			return bad("next_pid", int64(ev.NextTID))
+		case d.nextPrio != nil && (ev.NextPrio < -1 || ev.NextPrio > maxPrio):
+			return bad("next_prio", int64(ev.NextPrio))
+		}
+	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
+		if d.targetCPU != nil && (ev.TargetCPU < 0 || ev.TargetCPU >= nrCPUsLimit) {
+			return bad("target_cpu", int64(ev.TargetCPU))
+		}
+	case trace.KindMigrate:
+		if ev.OrigCPU < 0 || ev.OrigCPU >= nrCPUsLimit {
+			return bad("orig_cpu", int64(ev.OrigCPU))
+		}
+		if ev.DestCPU < 0 || ev.DestCPU >= nrCPUsLimit {
+			return bad("dest_cpu", int64(ev.DestCPU))
+		}
+	case trace.KindFork:
+		if pid(ev.ChildTID) {
+			return bad("child_pid", int64(ev.ChildTID))
+		}
+	}
+	return nil
+}
+
 // ErrNotSched is returned by NewSchedDecoder for a format that is not one of
 // the scheduler tracepoints it knows, or that lacks a field it needs.
 var ErrNotSched = errors.New("not a decodable scheduler tracepoint")
@@ -434,7 +494,7 @@ func (d *SchedDecoder) Decode(raw []byte, ev *trace.Event) error {
 	}
 	if d.fast.ok {
 		d.decodeFast(raw, ev)
-		return nil
+		return d.checkRanges(ev)
 	}
 	ev.Kind = d.Kind
 	if d.commonPID != nil {
@@ -491,5 +551,5 @@ func (d *SchedDecoder) Decode(raw []byte, ev *trace.Event) error {
 	case trace.KindRuntime:
 		ev.Runtime = d.int(d.runtime, raw)
 	}
-	return nil
+	return d.checkRanges(ev)
 }

@@ -2,9 +2,11 @@ package tpformat
 
 import (
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -334,6 +336,52 @@ func TestSchedDecoder(t *testing.T) {
 					t.Error("short payload: no error")
 				}
 			})
+		}
+	}
+}
+
+// TestSchedDecoderFieldRange: a payload whose field the kernel cannot have
+// written (new-user pass 30 F8: 8 bytes of 0xdeadbeef over a sched_waking
+// gave pid -1095901457 and prio 239, taken as a real wakeup) is an
+// ErrFieldRange naming the field, on the fast and the general path; the
+// edges of the ranges decode (prio -1 is SCHED_DEADLINE, 139 nice 19, pid
+// 4194304 PID_MAX_LIMIT, CPU 8191).
+func TestSchedDecoderFieldRange(t *testing.T) {
+	waking := func(pid, prio, cpu int) map[string]any {
+		return map[string]any{"common_pid": 3, "comm": "b", "pid": pid, "prio": prio, "target_cpu": cpu}
+	}
+	for _, c := range []struct {
+		format string
+		vals   map[string]any
+		field  string // "" decodes
+	}{
+		{"sched_waking", waking(-1095901457, 120, 0), "pid -1095901457"},
+		{"sched_waking", waking(5, 239, 0), "prio 239"},
+		{"sched_waking", waking(5, 120, 9000), "target_cpu 9000"},
+		{"sched_waking", waking(4194305, 120, 0), "pid 4194305"},
+		{"sched_waking", waking(4194304, -1, 8191), ""},
+		{"sched_waking", waking(5, 139, 0), ""},
+		{"sched_switch", map[string]any{"common_pid": 7, "prev_comm": "a", "prev_pid": 7, "prev_prio": 120,
+			"prev_state": 0, "next_comm": "b", "next_pid": -2, "next_prio": 120}, "next_pid -2"},
+		{"sched_switch", map[string]any{"common_pid": 7, "prev_comm": "a", "prev_pid": 7, "prev_prio": 120,
+			"prev_state": 0, "next_comm": "b", "next_pid": 8, "next_prio": 140}, "next_prio 140"},
+		{"sched_process_fork", map[string]any{"common_pid": 3, "parent_comm": "sh", "parent_pid": 3, "child_comm": "sh", "child_pid": -5}, "child_pid -5"},
+	} {
+		for _, fast := range []bool{true, false} {
+			f := loadFormat(t, c.format)
+			d, err := NewSchedDecoder(f, binary.LittleEndian, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d.fast.ok = d.fast.ok && fast
+			ev := trace.NewEvent(100, 1, trace.KindInvalid)
+			err = d.Decode(put(t, f, binary.LittleEndian, c.vals), &ev)
+			switch {
+			case c.field == "" && err != nil:
+				t.Errorf("%s %v (fast %v): %v, want it decoded", c.format, c.vals, fast, err)
+			case c.field != "" && (!errors.Is(err, ErrFieldRange) || !strings.Contains(err.Error(), c.field)):
+				t.Errorf("%s %v (fast %v): %v, want ErrFieldRange naming %q", c.format, c.vals, fast, err, c.field)
+			}
 		}
 	}
 }

@@ -492,8 +492,9 @@ func (r *Reader) item(s *cpuStream) (trace.Event, bool) {
 	}
 	ev := trace.NewEvent(s.t, cpu, trace.KindInvalid)
 	if err := r.decs[id].Decode(s.raw, &ev); err != nil {
-		// A short payload (the only Decode error) spoils one record, not
-		// the stream: count it.
+		// A short payload or a field out of the kernel's range
+		// (tpformat.ErrFieldRange) spoils one record, not the stream:
+		// count it.
 		r.meta.Warnings.Add("tracedat-bad-record", "trace.dat: CPU %d page %d: %v (skipped)", s.cpu, s.pageNo, err)
 		return trace.Event{}, false
 	}
