@@ -118,23 +118,22 @@ var KnownGaps = map[string]string{
 	"whatif:grpq.none->grpq.q25/hog/avg_delay":                  gapVariance,
 	"whatif:grpq.none->grpq.q25/reqsrv/runtime":                 gapBacklog,
 	"whatif:grpq.none->grpq.q25/reqsrv/switches":                gapBacklog,
-	// Since the limbo list is last in, first out (policies/eevdf_group.go
-	// enterLimbo, 2026-12-06; before, a hog under a tight quota what-if
-	// was starved): 1.181 -> 1.223x and 0.762 -> 0.730x, within their
-	// bounds with the base slice at 695 or 705 µs (1.185/0.758,
-	// 1.179/0.763), outside at 700; grpq.none -> grpq.q25 misses the same
-	// two (G10, G14).
-	"whatif:grpq.q50-r2->grpq.q25/reqsrv/switches":  gapChaotic,
-	"whatif:grpq.q50-r2->grpq.q25/reqsrv/avg_delay": gapChaotic,
-	"whatif:grpq.none->grpq.q50/reqsrv/avg_delay":   gapBacklog,
-	"whatif:grpq.q25->grpq.none/hog/avg_delay":      gapBacklog,
-	"whatif:grpq.q25->grpq.none/reqsrv/runtime":     gapBacklog,
-	"whatif:grpq.q25->grpq.q50/hog/avg_delay":       gapBacklog,
-	"whatif:grpq.q25->grpq.q50/reqsrv/avg_delay":    gapBacklog,
-	"whatif:grpq.q50->grpq.none/hog/avg_delay":      gapVariance,
-	"whatif:grpq.q50->grpq.none/hog/switches":       gapVariance,
-	"whatif:grpq.q50->grpq.q25/hog/avg_delay":       gapVariance,
-	"whatif:grpq.q50-r2->grpq.none/hog/avg_delay":   gapVariance,
+	// Since the first bandwidth refill comes half a period after a
+	// group's first run (policies/bandwidth.go startPeriod, 2026-12-06),
+	// the service's switches (1.117x) and delay (0.808x) are within their
+	// bounds, and the makespan, which the service's backlog sets, 0.888x
+	// (3229 ms recorded, 2866 predicted; 2911, 0.902x, before): the service's run
+	// time is 0.905x (G10), its backlog drained sooner.
+	"whatif:grpq.q50-r2->grpq.q25//makespan":      gapBacklog,
+	"whatif:grpq.none->grpq.q50/reqsrv/avg_delay": gapBacklog,
+	"whatif:grpq.q25->grpq.none/hog/avg_delay":    gapBacklog,
+	"whatif:grpq.q25->grpq.none/reqsrv/runtime":   gapBacklog,
+	"whatif:grpq.q25->grpq.q50/hog/avg_delay":     gapBacklog,
+	"whatif:grpq.q25->grpq.q50/reqsrv/avg_delay":  gapBacklog,
+	"whatif:grpq.q50->grpq.none/hog/avg_delay":    gapVariance,
+	"whatif:grpq.q50->grpq.none/hog/switches":     gapVariance,
+	"whatif:grpq.q50->grpq.q25/hog/avg_delay":     gapVariance,
+	"whatif:grpq.q50-r2->grpq.none/hog/avg_delay": gapVariance,
 	// 10 recorded, 13 predicted (12 before WAKEUP_DEQUEUE_DELAYED).
 	"whatif:grpq.q50-r2->grpq.none/hog/switches": gapVariance,
 	"whatif:grpq.q50-r2->grpq.q25/hog/avg_delay": gapVariance,
