@@ -16,8 +16,8 @@ import (
 // schedule (ExtractOptions.DropRecorded) gets the same schedule, event for
 // event and with the same Meta, from a second read of its input
 // (Model.RecordedFrom) as a model that kept it: on nice.2cpu.perf.data as
-// recorded, and with a sched_stat_runtime damaged so that Extract skips it
-// (a run time of 2^62 ns, as in TestDamagedFields).
+// recorded, and with a sched_waking's target CPU damaged so that Extract
+// skips it.
 func TestRecordedFrom(t *testing.T) {
 	orig, err := os.ReadFile(nice2cpu)
 	if err != nil {
@@ -26,9 +26,11 @@ func TestRecordedFrom(t *testing.T) {
 	damaged := append([]byte(nil), orig...)
 	// A sched_waking's target_cpu (RAW payload offset 32; the payload
 	// starts 28 bytes after the sample's time in perf sched record's
-	// layout) made 0x36311600: the reader passes it, Extract skips it.
+	// layout) made 5, past the trace's 2 CPUs (its nr_cpus_avail): the
+	// reader passes it (below NR_CPUS; 0x36311600 it drops since
+	// tpformat.ErrFieldRange), Extract skips it.
 	at, _ := sampleAt(t, damaged, trace.KindWaking)
-	binary.LittleEndian.PutUint32(damaged[at+28+32:], 0x36311600)
+	binary.LittleEndian.PutUint32(damaged[at+28+32:], 5)
 	for _, c := range []struct {
 		name    string
 		b       []byte

@@ -750,8 +750,8 @@ func TestCompareCgroups(t *testing.T) {
 	for _, p := range []string{"/t19batch", "/t19svc"} {
 		line := ""
 		for _, l := range strings.Split(out, "\n") {
-			if f := strings.Fields(l); len(f) > 3 && f[0] == p {
-				line = l
+			if f := strings.Fields(l); len(f) > 3 && f[0] == p && line == "" {
+				line = l // the table's row (the notes under it name the group too)
 			}
 		}
 		if f := strings.Fields(line); len(f) < 7 || f[3] != "1.000" || (p == "/t19svc" && f[6] != "1.000") {
