@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -100,5 +101,37 @@ func TestAutogroupGroupTables(t *testing.T) {
 	}
 	if out, _, _ := runCLI(t, "latency", "-i", wi); !regexp.MustCompile(`\|\s+50, what-if \| none \(autogroup\)`).MatchString(out) {
 		t.Errorf("the what-if's prediction does not show weight 50 as a what-if:\n%s", out)
+	}
+}
+
+// TestFooterCut: autogroups.tv short of 1, 8 or 16 bytes (inside its
+// 16-byte footer, after the trailer) reports as the whole file does: the
+// reader finds the trailer without the footer (tvf scanTail), so each
+// session stays a group (new-user pass 31 F1: a 1-byte cut put every
+// autogroup's tasks in "/" and changed the throttle figures, with one
+// warning about a cut frame header). Cut into the trailer (17 bytes) the
+// groups are lost and a warning says so.
+func TestFooterCut(t *testing.T) {
+	in := "../../testdata/traces/autogroups.tv"
+	b, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, _, code := runCLI(t, "latency", "-i", in, "--by", "cgroup")
+	if code != 0 || !strings.Contains(whole, "cgroup: /autogroup-") {
+		t.Fatalf("latency --by cgroup of %s: exit %d:\n%s", in, code, whole)
+	}
+	for _, n := range []int{1, 8, 16, 17} {
+		cut := filepath.Join(t.TempDir(), "cut.tv")
+		if err := os.WriteFile(cut, b[:len(b)-n], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, stderr, code := runCLI(t, "latency", "-i", cut, "--by", "cgroup")
+		switch {
+		case n <= 16 && (code != 0 || got != whole):
+			t.Errorf("%d bytes cut: exit %d, report differs from the whole file's:\n%s\nstderr:\n%s", n, code, got, stderr)
+		case n > 16 && (strings.Contains(got, "cgroup: /autogroup-") || !strings.Contains(stderr, "which it lacks")):
+			t.Errorf("%d bytes cut (into the trailer): autogroups still reported, or no warning:\n%s\nstderr:\n%s", n, got, stderr)
+		}
 	}
 }
