@@ -309,7 +309,7 @@ func (g *CgroupThrottle) QuotaChange() string {
 // weightChange says how the weight of path changed in list (its
 // readings, in the order read), "" when it did not: "weight changed during
 // the trace: 100 (nice 0, read at the start), 11 (nice 10, read at
-// 33536.619030 s); the table gives the last" (new-user pass 28 F5: an
+// 33536.619030 s); the weight shown is the last" (new-user pass 28 F5: an
 // autogroup's nice changed half way showed only the last).
 func weightChange(path string, list []trace.CgroupSettings) string {
 	var parts []string
@@ -341,7 +341,7 @@ func weightChange(path string, list []trace.CgroupSettings) string {
 	if len(parts) < 2 {
 		return ""
 	}
-	return "weight changed during the trace: " + strings.Join(parts, ", ") + "; the table gives the last"
+	return "weight changed during the trace: " + strings.Join(parts, ", ") + "; the weight shown is the last"
 }
 
 // ThrottleSpan is one inferred throttle of a group, Start to End (ns of the

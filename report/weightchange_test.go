@@ -18,7 +18,7 @@ func TestWeightChange(t *testing.T) {
 		{Path: "/autogroup-7", Time: 6_500_000_000, Weight: trace.AutogroupWeight(10), Nice: 10},
 		{Path: "/a", Time: 9_000_000_000, Weight: 200, Shares: 2048},
 	}
-	if got, want := weightChange("/autogroup-7", list), "weight changed during the trace: 100 (nice 0, read at 5.000000 s), 11 (nice 10, read at 6.500000 s); the table gives the last"; got != want {
+	if got, want := weightChange("/autogroup-7", list), "weight changed during the trace: 100 (nice 0, read at 5.000000 s), 11 (nice 10, read at 6.500000 s); the weight shown is the last"; got != want {
 		t.Errorf("autogroup: %q\nwant %q", got, want)
 	}
 	if got := weightChange("/a", list); got != "" {

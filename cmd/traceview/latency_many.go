@@ -496,7 +496,14 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 		q += "; quota " + c
 	}
 	if g.Weight > 0 {
-		q = "weight " + g.WeightText() + "; " + q
+		w := "weight " + g.WeightText()
+		if g.WeightChange != "" {
+			// (As the default group table says it: new-user pass 31
+			// F2 read "weight 11 (nice 10)" beside 0.51 CPUs used, the
+			// session having run at 100 for half the trace.)
+			w += " (" + g.WeightChange + ")"
+		}
+		q = w + "; " + q
 	}
 	avg := int64(0)
 	if g.Delays > 0 {

@@ -596,6 +596,18 @@ func TestCgroupSummaryQuotaRemoved(t *testing.T) {
 	}
 }
 
+// TestCgroupSummaryWeightChanged: an autogroup whose nice went 0 -> 10
+// during the trace says so on its --by cgroup line, not only its last
+// weight (new-user pass 31 F2: "weight 11 (nice 10)" beside 0.51 CPUs).
+func TestCgroupSummaryWeightChanged(t *testing.T) {
+	g := &report.CgroupThrottle{Path: "/autogroup-7", QuotaNS: -1, Settings: report.AutogroupSettings, Autogroup: true, Weight: 11, Nice: 10,
+		WeightSettings: "recorded", WeightChange: "weight changed during the trace: 100 (nice 0, read at 5.000000 s), 11 (nice 10, read at 6.500000 s); the weight shown is the last"}
+	want := "weight 11 (nice 10) (weight changed during the trace: 100 (nice 0, read at 5.000000 s), 11 (nice 10, read at 6.500000 s); the weight shown is the last); "
+	if got := cgroupSummary(g, nil); !strings.Contains(got, want) {
+		t.Errorf("got %q\nwant it to contain %q", got, want)
+	}
+}
+
 // TestCgroupSummaryTwoQuotasAbove: a group without a quota under /a/b and
 // /a, both quota'd, waits through both's throttles: its line names both
 // (new-user pass 20 F4: it credited /a/b alone, whose line counted less).
