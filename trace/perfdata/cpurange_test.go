@@ -2,9 +2,14 @@ package perfdata
 
 import (
 	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/traceview/traceview/trace"
 )
 
 // flipSampleCPU returns a copy of the perf.data b with the CPU field of its
@@ -28,10 +33,13 @@ func flipSampleCPU(t *testing.T, b []byte, n int, cpu uint32) ([]byte, int) {
 }
 
 // TestSampleCPUOutOfRange: a sample whose CPU field is at or above the
-// header's CPU count (a flipped byte: CPU 254 of a 2-CPU recording) is
+// header's CPU count (a flipped byte: CPU 254 of a 2-CPU recording) or
+// negative, -1 included (0xffffffff: a sample with a CPU field has a real
+// CPU in it; new-user pass 31 F3 lost a switch without a word), is
 // counted and skipped, not delivered as an event on a CPU the machine does
 // not have (stats showed a phantom all-zero "CPU 254" row: "3 CPUs with
-// events"). Every other event is still read.
+// events"). Every other event is still read, by the serial reader and
+// with decoding goroutines (which leave such a sample to the reader).
 func TestSampleCPUOutOfRange(t *testing.T) {
 	b := readFile(t, "../../testdata/traces/pipe.perf.data")
 	full, fr, err := drain(b, false)
@@ -41,11 +49,21 @@ func TestSampleCPUOutOfRange(t *testing.T) {
 	if n := max(fr.Meta().NrCPUs, fr.Meta().NrCPUsAvail); n != 2 {
 		t.Fatalf("pipe.perf.data: header nrcpus %d, want 2", n)
 	}
-	for _, cpu := range []uint32{254, 2, 0xfffffffe} {
+	oldChunk, oldMin := predecodeChunk, predecodeMin
+	predecodeChunk, predecodeMin = 4096, 0
+	t.Cleanup(func() { predecodeChunk, predecodeMin = oldChunk, oldMin })
+	for _, cpu := range []uint32{254, 2, 0xfffffffe, 0xffffffff} {
 		c, off := flipSampleCPU(t, b, 100, cpu)
 		evs, r, err := drain(c, false)
 		if err != nil {
 			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "flip.perf.data")
+		if err := os.WriteFile(path, c, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if par, perr, pw, _, _ := readWith(t, path, 3); perr != nil || len(par) != len(evs) || !slices.ContainsFunc(pw, func(w trace.Warning) bool { return w.Key == "cpu-out-of-range" }) {
+			t.Errorf("CPU %d with 3 decoders: %d events (serial %d), error %v, warnings %v", int32(cpu), len(par), len(evs), perr, pw)
 		}
 		if len(evs) != len(full)-1 {
 			t.Errorf("CPU %d: %d events, want %d (one sample skipped)", int32(cpu), len(evs), len(full)-1)

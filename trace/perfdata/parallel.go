@@ -260,6 +260,9 @@ func (w *preWorker) sample(c *recChunk, pos int, rec []byte) {
 	cpu := int32(-1)
 	if l.cpu >= 0 {
 		cpu = int32(o.Uint32(rec[l.cpu:]))
+		if n := max(w.r.meta.NrCPUsAvail, w.r.meta.NrCPUs); cpu < 0 || n > 0 && int64(cpu) >= int64(n) {
+			return // damage: the reader decodes it again, warns and skips it (cpuOutOfRange)
+		}
 	}
 	raw := rec[l.raw+4 : l.raw+4+int(o.Uint32(rec[l.raw:]))]
 	n := len(c.samples)
