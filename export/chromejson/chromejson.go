@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
 )
@@ -205,8 +206,12 @@ func (pw *writer) raw(s string) {
 	}
 }
 
+// quote is s as a JSON string, written as the other machine outputs write
+// names (termsafe.ValidUTF8: a byte that is not UTF-8 as \xHH, a backslash
+// doubled): encoding/json made every such byte U+FFFD, so bad\xfeutf and
+// bad\xffutf were one name in the trace viewer (new-user pass 31 F4).
 func (pw *writer) quote(s string) string {
-	b, _ := json.Marshal(s) // a string always marshals
+	b, _ := json.Marshal(termsafe.ValidUTF8(s)) // a string always marshals
 	return string(b)
 }
 

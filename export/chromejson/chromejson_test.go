@@ -113,7 +113,10 @@ func TestWriteChromeJSONHand(t *testing.T) {
 }
 
 // TestWriteChromeJSONEscapes: a comm with a quote and a backslash stays valid
-// JSON and round-trips.
+// JSON and reads back as the other machine outputs write it
+// (termsafe.ValidUTF8: the backslash doubled); two comms of different
+// invalid bytes stay two names (new-user pass 31 F4: both were
+// "bad\ufffdutf").
 func TestWriteChromeJSONEscapes(t *testing.T) {
 	evs := []trace.Event{
 		testsched.Switch(0, 0, 0, "swapper/0", 0, 7, `we"ird\name`),
@@ -132,9 +135,27 @@ func TestWriteChromeJSONEscapes(t *testing.T) {
 	}
 	// The task ran 0-5 us, then slept in D until the trace's end at 9 us;
 	// x, switched in at the last event, ran for no time: nothing to draw.
-	want := []string{`we"ird\name 0+5`, "Running 0+5", "Uninterruptible 5+4"}
-	if d := cmp.Diff(want, got); d != "" || !strings.Contains(buf.String(), `we\"ird\\name`) {
+	want := []string{`we"ird\\name 0+5`, "Running 0+5", "Uninterruptible 5+4"}
+	if d := cmp.Diff(want, got); d != "" || !strings.Contains(buf.String(), `we\"ird\\\\name`) {
 		t.Errorf("slices (-want +got):\n%s", d)
+	}
+	bad := []trace.Event{
+		testsched.Switch(0, 0, 0, "swapper/0", 0, 9, "bad\xfeutf"),
+		testsched.Switch(1*testsched.Us, 0, 9, "bad\xfeutf", trace.StateInterruptible, 10, "bad\xffutf"),
+		testsched.Switch(3*testsched.Us, 0, 10, "bad\xffutf", trace.StateInterruptible, 0, "swapper/0"),
+	}
+	buf.Reset()
+	if err := Write(&buf, trace.NewSliceSource(bad, nil), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, e := range gDecodePerfetto(t, buf.Bytes()) {
+		if e.Ph == "X" && strings.HasPrefix(e.Name, "bad") {
+			got = append(got, fmt.Sprintf("%s %g+%g", e.Name, e.Ts, e.Dur))
+		}
+	}
+	if want := []string{`bad\xfeutf 0+1`, `bad\xffutf 1+2`}; !cmp.Equal(want, got) {
+		t.Errorf("names of invalid UTF-8: %q, want %q", got, want)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
 )
@@ -203,7 +204,12 @@ func Profile(src trace.Source, opts Options) (*profile.Profile, error) {
 		return l
 	}
 	stack := func(t *schedule.Task) []*profile.Location {
-		return []*profile.Location{loc(fmt.Sprintf("%s:%d", t.Comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", p.ProcessName(t), t.PID)), loc(FrameComm + t.Comm)}
+		// Names as the other machine outputs write them (termsafe.ValidUTF8):
+		// a profile's strings are UTF-8, and two names of different
+		// invalid bytes were one "comm bad\ufffdutf" frame each (new-user
+		// pass 31 F4).
+		comm := termsafe.ValidUTF8(t.Comm)
+		return []*profile.Location{loc(fmt.Sprintf("%s:%d", comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", termsafe.ValidUTF8(p.ProcessName(t)), t.PID)), loc(FrameComm + comm)}
 	}
 	labels := func(t *schedule.Task) map[string][]int64 {
 		return map[string][]int64{"tid": {int64(t.TID)}, "pid": {int64(t.PID)}}
