@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -133,5 +134,36 @@ func TestFooterCut(t *testing.T) {
 		case n > 16 && (strings.Contains(got, "cgroup: /autogroup-") || !strings.Contains(stderr, "which it lacks")):
 			t.Errorf("%d bytes cut (into the trailer): autogroups still reported, or no warning:\n%s\nstderr:\n%s", n, got, stderr)
 		}
+	}
+}
+
+// TestInfoPredictionAutogroups: info of a replay's prediction with a
+// what-if weight on an autogroup (autogroups.tv, /autogroup-684 nice 10 ->
+// weight 33) says where each setting came from, prints no nice that
+// contradicts the weight (the what-if clears it) and no shares or quota
+// for autogroups, which have neither (new-user pass 31 F5 read "33 ...
+// nice 0" and "1024 max").
+func TestInfoPredictionAutogroups(t *testing.T) {
+	pred := filepath.Join(t.TempDir(), "pred.tv")
+	if _, stderr, code := runCLI(t, "replay", "-i", "../../testdata/traces/autogroups.tv", "--policy", "eevdf", "--no-self-replay",
+		"--cpu-weight", "/autogroup-684=33", "-w", pred); code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, stderr)
+	}
+	out, stderr, code := runCLI(t, "info", "-i", pred)
+	if code != 0 {
+		t.Fatalf("info: exit %d: %s", code, stderr)
+	}
+	rows := map[string][]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) == 8 && strings.HasPrefix(f[0], "/autogroup-") {
+			rows[f[0]] = f[1:]
+		}
+	}
+	// read weight shares quota burst nice source
+	if got, want := rows["/autogroup-684"], []string{"start", "33", "-", "-", "-", "-", "what-if"}; !slices.Equal(got, want) {
+		t.Errorf("/autogroup-684: %q, want %q\n%s", got, want, out)
+	}
+	if got, want := rows["/autogroup-683"], []string{"start", "100", "-", "-", "-", "0", "recorded"}; !slices.Equal(got, want) {
+		t.Errorf("/autogroup-683: %q, want %q\n%s", got, want, out)
 	}
 }

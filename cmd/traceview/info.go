@@ -467,7 +467,14 @@ func printGroups(w io.Writer, r *infoReport) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if len(r.CgroupSettings) > 0 {
 		fmt.Fprintln(w, "\ntask groups (cpu controller):")
-		fmt.Fprintln(tw, "  group\tread\tweight\tshares\tquota/period\tburst\tnice")
+		// A prediction's settings say where the replay took each from
+		// (new-user pass 31 F5: a what-if weight read as recorded).
+		sources := slices.ContainsFunc(r.CgroupSettings, func(s trace.CgroupSettings) bool { return s.Source != "" })
+		head := "  group\tread\tweight\tshares\tquota/period\tburst\tnice"
+		if sources {
+			head += "\tsource"
+		}
+		fmt.Fprintln(tw, head)
 		dash := func(ok bool, s string) string {
 			if !ok {
 				return "-"
@@ -489,13 +496,30 @@ func printGroups(w io.Writer, r *infoReport) {
 			case s.QuotaNS > 0:
 				quota = fmtMS(s.QuotaNS) + "/" + fmtMS(s.PeriodNS)
 			}
-			nice := "-"
-			if strings.HasPrefix(s.Path, "/autogroup-") {
-				nice = fmt.Sprint(s.Nice)
+			nice, shares := "-", dash(s.Shares > 0, fmt.Sprint(s.Shares))
+			if trace.IsAutogroupPath(s.Path) {
+				// An autogroup has no cpu.shares or cpu.max (a
+				// prediction stores its load weight and "max"); its
+				// nice only where it sets the weight (a what-if weight
+				// clears it).
+				shares, quota = "-", "-"
+				if s.Weight == 0 || trace.AutogroupWeight(s.Nice) == s.Weight {
+					nice = fmt.Sprint(s.Nice)
+				}
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Path, at,
-				dash(s.Weight > 0, fmt.Sprint(s.Weight)), dash(s.Shares > 0, fmt.Sprint(s.Shares)),
-				quota, dash(s.BurstNS > 0, fmtMS(s.BurstNS)), nice)
+			line := fmt.Sprintf("  %s\t%s\t%s\t%s\t%s\t%s\t%s", s.Path, at,
+				dash(s.Weight > 0, fmt.Sprint(s.Weight)), shares, quota, dash(s.BurstNS > 0, fmtMS(s.BurstNS)), nice)
+			if sources {
+				src := s.Source
+				switch {
+				case s.WeightSource != "" && trace.IsAutogroupPath(s.Path):
+					src = s.WeightSource // (no quota to source)
+				case s.WeightSource != "":
+					src = "weight " + s.WeightSource + ", quota " + s.Source
+				}
+				line += "\t" + dash(src != "", src)
+			}
+			fmt.Fprintln(tw, line)
 		}
 		tw.Flush()
 	}
