@@ -401,3 +401,30 @@ func TestExportPprofWindowWithin100(t *testing.T) {
 		t.Errorf("samples (-want +got):\n%s", d)
 	}
 }
+
+// TestExportPprofInvalidNames: two tasks named with different bytes that
+// are not UTF-8 (bad\xfeutf, bad\xffutf) keep two names in the profile,
+// written as the other machine outputs write them (\xHH); before, both
+// were "comm bad\ufffdutf" (new-user pass 31 F4). By hand: the first ran
+// 0-1 µs, the second 1-3 µs, each switched in once.
+func TestExportPprofInvalidNames(t *testing.T) {
+	evs := []trace.Event{
+		testsched.Switch(0, 0, 0, "swapper/0", 0, 9, "bad\xfeutf"),
+		testsched.Switch(1*testsched.Us, 0, 9, "bad\xfeutf", trace.StateInterruptible, 10, "bad\xffutf"),
+		testsched.Switch(3*testsched.Us, 0, 10, "bad\xffutf", trace.StateInterruptible, 0, "swapper/0"),
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, trace.NewSliceSource(evs, nil), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	prof, err := profile.Parse(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := gPprofFlat(t, prof)
+	for stack, v := range map[string]int64{`comm bad\xfeutf;bad\xfeutf (pid 9);bad\xfeutf:9`: 1 * testsched.Us, `comm bad\xffutf;bad\xffutf (pid 10);bad\xffutf:10`: 2 * testsched.Us} {
+		if s, ok := got[stack]; !ok || s[1] != v {
+			t.Errorf("%s: %v, want run time %d ns; all: %v", stack, s, v, got)
+		}
+	}
+}
