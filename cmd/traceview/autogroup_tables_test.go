@@ -135,6 +135,20 @@ func TestFooterCut(t *testing.T) {
 			t.Errorf("%d bytes cut (into the trailer): autogroups still reported, or no warning:\n%s\nstderr:\n%s", n, got, stderr)
 		}
 	}
+	// A flipped byte of the footer's offset (new-user pass 32 F1: every
+	// autogroup dropped, no warning): the same report and a damage warning.
+	for _, back := range []int{1, 8} {
+		flip := append([]byte(nil), b...)
+		flip[len(flip)-back] ^= 0x5a
+		path := filepath.Join(t.TempDir(), "flip.tv")
+		if err := os.WriteFile(path, flip, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, stderr, code := runCLI(t, "latency", "-i", path, "--by", "cgroup")
+		if code != 0 || got != whole || !strings.Contains(stderr, "a damaged footer; the trailer was found by scanning the file's end") {
+			t.Errorf("byte %d from the end flipped: exit %d, same report %v, stderr:\n%s", back, code, got == whole, stderr)
+		}
+	}
 }
 
 // TestInfoPredictionAutogroups: info of a replay's prediction with a

@@ -437,3 +437,18 @@ func TestTimehistExactFilters(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistSummaryOldName: nice.2cpu's hogs ran as "nice" before they
+// exec'd hog: `timehist -s --comm nice` summarizes them (under their last
+// name, hog) where it said "nothing matched the filters" while the rows
+// view matched their switches as nice (new-user pass 32 F3).
+func TestTimehistSummaryOldName(t *testing.T) {
+	out, stderr, code := runCLI(t, "timehist", "-i", "../../testdata/traces/nice.2cpu.perf.data", "-s", "--comm", "nice")
+	if code != 0 || strings.Contains(stderr, "nothing matched") || !strings.Contains(out, "hog[13337]") {
+		t.Errorf("timehist -s --comm nice: exit %d\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	rows, _, _ := runCLI(t, "timehist", "-i", "../../testdata/traces/nice.2cpu.perf.data", "--comm", "nice")
+	if !strings.Contains(rows, "nice[13337]") {
+		t.Errorf("timehist --comm nice: no row of nice[13337]:\n%s", rows)
+	}
+}

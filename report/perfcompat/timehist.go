@@ -661,6 +661,18 @@ func (th *timehist) filtered(t *timehistThread) bool {
 	return false
 }
 
+// summaryFiltered is filtered for the summary: perf (Exact) filters a task
+// by the name it has at the end; otherwise a task that ran under a --comm
+// name at some event is kept, under its last name (new-user pass 32 F3:
+// -s --comm of a name a task had before it renamed itself said "nothing
+// matched", while the rows matched 53 switches).
+func (th *timehist) summaryFiltered(t *timehistThread) bool {
+	if th.commSet != nil && !th.opt.Exact && t.commMatched && !(th.pidSet != nil && !th.pidSet[t.pid]) && !(th.tidSet != nil && !th.tidSet[t.tid]) {
+		return false
+	}
+	return th.filtered(t)
+}
+
 // skip is perf's timehist_skip_sample (it counts skipped samples, which
 // suppresses the idle statistics of the summary).
 func (th *timehist) skip(t *timehistThread, e *trace.Event) bool {
@@ -668,6 +680,8 @@ func (th *timehist) skip(t *timehistThread, e *trace.Event) bool {
 	if th.filtered(t) {
 		rc = true
 		th.skipped++
+	} else if th.commSet != nil {
+		t.commMatched = true
 	}
 	if th.prioSet != nil {
 		prio := int32(-1)
@@ -1439,7 +1453,7 @@ func (th *timehist) summary() {
 	var tasks, switches uint64
 	var totalRun int64
 	for _, t := range threads {
-		if th.filtered(t) || t.run.n == 0 && t.unmeasured == 0 {
+		if th.summaryFiltered(t) || t.run.n == 0 && t.unmeasured == 0 {
 			continue
 		}
 		tasks++

@@ -24,6 +24,9 @@ type timehistThread struct {
 	// perf synthesized at the recording's start, from /proc; see name).
 	commAt int64
 	seq    int // creation order, for a deterministic summary order
+	// commMatched (outside Exact): an event of the thread passed the
+	// --comm filter under some name, so the summary keeps it (filtered).
+	commMatched bool
 
 	// timehist (struct thread_runtime).
 	lastTime   int64 // ns: last sched_switch that switched this thread out

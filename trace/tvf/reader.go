@@ -172,21 +172,28 @@ func (r *Reader) readTail(rs io.ReadSeeker) {
 		return
 	}
 	if _, err := io.ReadFull(rs, foot[:]); err != nil || string(foot[:8]) != footerMagic {
-		r.scanTail(rs, start, end)
+		r.scanTail(rs, start, end) // (the streaming pass says where the file is cut)
 		return
 	}
 	tail := int64(binary.LittleEndian.Uint64(foot[8:]))
-	if tail < 12 || start+tail >= end-footerSize || end-footerSize-(start+tail) > maxPayload {
-		return
+	if tail >= 12 && start+tail < end-footerSize && end-footerSize-(start+tail) <= maxPayload {
+		if _, err := rs.Seek(start+tail, io.SeekStart); err != nil {
+			return
+		}
+		buf := make([]byte, end-footerSize-(start+tail))
+		if _, err := io.ReadFull(rs, buf); err == nil && r.applyTail(buf) {
+			return
+		}
 	}
-	if _, err := rs.Seek(start+tail, io.SeekStart); err != nil {
-		return
+	// The footer's offset does not lead to the tail: a damaged footer
+	// (new-user pass 32 F1: a flipped byte of it dropped every autogroup,
+	// and nothing said so).
+	found := r.scanTail(rs, start, end)
+	how := "the trailer was found by scanning the file's end"
+	if !found {
+		how = "no trailer was found at the file's end either: its task groups, settings and cpu.stat readings are missing"
 	}
-	buf := make([]byte, end-footerSize-(start+tail))
-	if _, err := io.ReadFull(rs, buf); err != nil {
-		return
-	}
-	r.applyTail(buf)
+	r.meta.Warnings.Add("damaged-footer", "traceview format: the footer's offset %d does not lead to the task table and trailer: a damaged footer; %s", tail, how)
 }
 
 // tailScan is how much of a file's end scanTail searches for its trailer
@@ -203,14 +210,14 @@ const tailScan = 16 << 20
 // whose header and payload checksums hold, and the task frame that ends
 // where it begins, if any. Nothing found leaves the tail to the
 // streaming pass.
-func (r *Reader) scanTail(rs io.ReadSeeker, start, end int64) {
+func (r *Reader) scanTail(rs io.ReadSeeker, start, end int64) bool {
 	from := max(start, end-tailScan)
 	if _, err := rs.Seek(from, io.SeekStart); err != nil {
-		return
+		return false
 	}
 	buf := make([]byte, end-from)
 	if _, err := io.ReadFull(rs, buf); err != nil {
-		return
+		return false
 	}
 	frameAt := func(i int, typ byte) (int, bool) {
 		if i < 0 || len(buf)-i < frameHeaderSize {
@@ -241,39 +248,42 @@ func (r *Reader) scanTail(rs io.ReadSeeker, start, end int64) {
 				break
 			}
 		}
-		r.applyTail(buf[first:stop])
-		return
+		return r.applyTail(buf[first:stop])
 	}
+	return false
 }
 
 // applyTail applies the task table and trailer frames of buf, a file's
-// tail, stopping at the first that does not read.
-func (r *Reader) applyTail(buf []byte) {
+// tail, stopping at the first that does not read; it reports whether a
+// trailer was applied.
+func (r *Reader) applyTail(buf []byte) (trailer bool) {
 	for len(buf) >= frameHeaderSize {
 		h, ok := parseFrameHeader(buf)
 		if !ok || uint64(len(buf)-frameHeaderSize) < uint64(h.length) {
-			return
+			return trailer
 		}
 		p := buf[frameHeaderSize : frameHeaderSize+int(h.length)]
 		buf = buf[frameHeaderSize+int(h.length):]
 		if crc32.Checksum(p, castagnoli) != h.payloadCRC {
-			return
+			return trailer
 		}
 		raw, err := r.decode(h, p)
 		if err != nil {
-			return
+			return trailer
 		}
 		switch h.typ {
 		case frameTasks:
 			if r.applyTasks(raw) != nil {
-				return
+				return trailer
 			}
 		case frameTrailer:
 			if r.applyTrailer(raw) != nil {
-				return
+				return trailer
 			}
+			trailer = true
 		}
 	}
+	return trailer
 }
 
 func (r *Reader) decode(h frameHdr, p []byte) ([]byte, error) {
