@@ -24,7 +24,27 @@ import (
 // take the same values in their options).
 type filterFlags struct {
 	time, cpu, pid, tid, comm, cgroup string
+	commGiven                         bool // --comm was given, empty or not
 }
+
+// givenString is a string flag that remembers being given: --comm ”
+// is an error, not "no filter" (new-user pass 32 F4: it filtered nothing,
+// exit 0, where --comm '   ' was refused).
+type givenString struct {
+	v     *string
+	given *bool
+}
+
+func (s givenString) String() string {
+	if s.v == nil {
+		return ""
+	}
+	return *s.v
+}
+
+func (s givenString) Set(v string) error { *s.v, *s.given = v, true; return nil }
+
+func (s givenString) Type() string { return "string" }
 
 // pidMax is the largest pid or tid the kernel hands out (PID_MAX_LIMIT,
 // include/linux/threads.h, 64-bit).
@@ -70,7 +90,7 @@ func addFilterFlags(fs *pflag.FlagSet, o *filterFlags, shorts map[string]string)
 	fs.StringVarP(&o.cpu, "cpu", shorts["cpu"], "", "only these CPUs, e.g. 0,2-3")
 	fs.StringVarP(&o.pid, "pid", shorts["pid"], "", "only these process ids (tgid), e.g. 1234,1300-1310")
 	fs.StringVarP(&o.tid, "tid", shorts["tid"], "", "only these thread ids")
-	fs.StringVar(&o.comm, "comm", "", "only events of tasks while named so (comma-separated; names as the tables print them: a comma inside a name is \\, a backslash \\\\, a TAB \\t, another control byte \\xHH): a task renamed before or after keeps only that part")
+	fs.Var(givenString{&o.comm, &o.commGiven}, "comm", "only events of tasks while named so (comma-separated; names as the tables print them: a comma inside a name is \\, a backslash \\\\, a TAB \\t, another control byte \\xHH): a task renamed before or after keeps only that part")
 }
 
 // addCgroupFlag registers --cgroup on fs.
@@ -80,7 +100,7 @@ func addCgroupFlag(fs *pflag.FlagSet, o *filterFlags) {
 
 // given reports whether any filter flag was set.
 func (o *filterFlags) given() bool {
-	return o.time != "" || o.cpu != "" || o.pid != "" || o.tid != "" || o.comm != "" || o.cgroup != ""
+	return o.time != "" || o.cpu != "" || o.pid != "" || o.tid != "" || o.comm != "" || o.commGiven || o.cgroup != ""
 }
 
 // names lists the filter flags set, for messages ("--time, --cpu").
@@ -170,11 +190,10 @@ func (o *filterFlags) parse(cmd string, meta *trace.Meta) (*schedule.Filter, err
 			f.TIDs = append(f.TIDs, trace.TID(id))
 		}
 	}
-	if o.comm != "" {
+	if o.comm != "" || o.commGiven {
 		for _, n := range splitNameList(o.comm) {
-			n = strings.TrimSpace(n)
 			if n == "" {
-				return nil, usageErrorf("%s: --comm %q: an empty name (want comma-separated command names, e.g. sched-pipe,hackbench)", cmd, o.comm)
+				return nil, usageErrorf("%s: --comm %q: an empty name (want comma-separated command names, e.g. sched-pipe,hackbench; a name of spaces as the tables print it, \\x20\\x20; a task named \"\" by --pid or --tid)", cmd, o.comm)
 			}
 			f.Comms = append(f.Comms, n)
 		}
@@ -283,7 +302,10 @@ func watchNames(src trace.Source, f *schedule.Filter) (trace.Source, func() name
 	}
 	cur := map[trace.TID]*current{}
 	tap := &trace.Tap{Source: src, Observe: func(e *trace.Event) {
-		if e.Kind != trace.KindSwitch || e.NextTID <= 0 || e.NextComm == "" || !f.Time(e.Time) || !f.CPU(e.CPU) {
+		// (The empty name counts: a task may rename itself to it, and
+		// its switch-ins under it are its; new-user pass 32 F2 read "79
+		// of its 105 switch-ins" of a task that had 796.)
+		if e.Kind != trace.KindSwitch || e.NextTID <= 0 || !f.Time(e.Time) || !f.CPU(e.CPU) {
 			return
 		}
 		c := cur[e.NextTID]
@@ -434,12 +456,19 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 	names := slices.Sorted(maps.Keys(others))
 	var parts, args []string
 	var left int64
+	empty := false
 	for _, name := range names {
-		parts = append(parts, fmt.Sprintf("%s: %s", termsafe.Label(name), plural(int(others[name]), "switch-in")))
+		label := termsafe.Label(name)
+		if name == "" {
+			label, empty = `"" (the empty name)`, true
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s", label, plural(int(others[name]), "switch-in")))
 		left += others[name]
 	}
 	for _, c := range append(slices.Clone(comms), names...) {
-		args = append(args, schedule.EscapeComm(c))
+		if c != "" { // (no --comm names it: --pid/--tid)
+			args = append(args, schedule.EscapeComm(c))
+		}
 	}
 	whole := termsafe.ShellWord(strings.Join(args, ","))
 	typed := make([]string, len(comms))
@@ -447,16 +476,21 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 		typed[i] = schedule.EscapeComm(c)
 	}
 	list := strings.Join(typed, ",")
-	if most == 0 {
-		return fmt.Sprintf("hint: --comm %s left out %s of the %s it matched, under the other names they had (%s): --comm %s keeps them whole (or --pid/--tid)",
-			list, plural(int(left), "switch-in"), plural(some, "task"), strings.Join(parts, ", "), whole)
+	alt := "keeps them whole (or --pid/--tid)"
+	if empty {
+		alt = "keeps all but the empty name's (--pid/--tid keep them whole)"
 	}
-	return fmt.Sprintf("hint: --comm %s matched %s that also ran under other names (%s): --comm keeps only the events under the names it gives; --comm %s keeps them whole (or --pid/--tid)",
-		list, plural(most+some, "task"), strings.Join(parts, ", "), whole)
+	if most == 0 {
+		return fmt.Sprintf("hint: --comm %s left out %s of the %s it matched, under the other names they had (%s): --comm %s %s",
+			list, plural(int(left), "switch-in"), plural(some, "task"), strings.Join(parts, ", "), whole, alt)
+	}
+	return fmt.Sprintf("hint: --comm %s matched %s that also ran under other names (%s): --comm keeps only the events under the names it gives; --comm %s %s",
+		list, plural(most+some, "task"), strings.Join(parts, ", "), whole, alt)
 }
 
 // splitNameList splits a --comm list at its commas (`\,` is a comma inside a
-// name) and reads each name as the tables print it (termsafe.Unescape:
+// name), trims the spaces around each name as typed, and reads each name
+// as the tables print it (termsafe.Unescape:
 // `\\` a backslash, `\t` a TAB, `\xHH` a byte; any other backslash is
 // itself), so a name copied from a table selects that task only: "tab\there"
 // the one with a TAB, "tab\\there" the one with a backslash (new-user pass 28
@@ -473,13 +507,13 @@ func splitNameList(s string) []string {
 			b.WriteString(s[i : i+2]) // for Unescape
 			i++
 		case c == ',':
-			out = append(out, termsafe.Unescape(b.String()))
+			out = append(out, termsafe.Unescape(strings.TrimSpace(b.String())))
 			b.Reset()
 		default:
 			b.WriteByte(c)
 		}
 	}
-	return append(out, termsafe.Unescape(b.String()))
+	return append(out, termsafe.Unescape(strings.TrimSpace(b.String())))
 }
 
 // splitCommList splits a --cgroup list at its commas: `\,` is a comma inside

@@ -187,7 +187,7 @@ func TestFilterUsageErrors(t *testing.T) {
 		{[]string{"latency", "-C", "1", "--cpu", "0", "-i", nice}, `latency: -C 1 and --cpu "0": give one of them (-C N is --cpu N)`},
 		{[]string{"latency", "--perf", "--time", "1,2", "-i", nice}, `latency: --time: perf's latency table (--perf) has no filters; drop --perf or the filters`},
 		{[]string{"latency", "--pid", "1,x", "-i", nice}, `latency: --pid "1,x": "x" is not a number`},
-		{[]string{"latency", "--comm", "a,,b", "-i", nice}, `latency: --comm "a,,b": an empty name (want comma-separated command names, e.g. sched-pipe,hackbench)`},
+		{[]string{"latency", "--comm", "a,,b", "-i", nice}, `latency: --comm "a,,b": an empty name (want comma-separated command names, e.g. sched-pipe,hackbench; a name of spaces as the tables print it, \x20\x20; a task named "" by --pid or --tid)`},
 		{[]string{"latency", "--time", "10%/2", "-i", "../../testdata/traces/pipe-multi.script.txt.gz"}, `latency: --time "10%/2": a percentage window needs the trace's first and last sample times, which this trace's header does not give; use START,STOP in seconds`},
 		{[]string{"stats", "--cpu", "1-0", "-i", nice}, `stats: --cpu "1-0": "1-0" is a reversed range (did you mean 0-1?)`},
 		{[]string{"timehist", "--time", "x,", "-i", nice}, `timehist: --time "x,": "x" is not a time in seconds (want e.g. 754.330000)`},
@@ -197,7 +197,9 @@ func TestFilterUsageErrors(t *testing.T) {
 		{[]string{"export", "--format", "pprof", "--tid", "-3", "-i", nice, "-o", out}, `export: --tid "-3": "-3" is outside 0-4194304 (negative)`},
 		{[]string{"export", "--format", "perfetto", "--cpu", "0", "-i", nice, "-o", out}, `export: --cpu: the native Perfetto trace holds every event (select in Perfetto's UI, or use --format chrome-json)`},
 		{[]string{"report", "--cpu", "7", "-i", nice, "-o", out}, `report: --cpu: CPU 7: the trace has CPUs 0-1`},
-		{[]string{"compare", nice, nice, "--comm", ","}, `compare: --comm ",": an empty name (want comma-separated command names, e.g. sched-pipe,hackbench)`},
+		// (new-user pass 32 F4: --comm '' filtered nothing, exit 0.)
+		{[]string{"latency", "--comm", "", "-i", nice}, `latency: --comm "": an empty name (want comma-separated command names, e.g. sched-pipe,hackbench; a name of spaces as the tables print it, \x20\x20; a task named "" by --pid or --tid)`},
+		{[]string{"compare", nice, nice, "--comm", ","}, `compare: --comm ",": an empty name (want comma-separated command names, e.g. sched-pipe,hackbench; a name of spaces as the tables print it, \x20\x20; a task named "" by --pid or --tid)`},
 	} {
 		stdout, stderr, code := runCLI(t, c.args...)
 		if code != 2 || stderr != c.want || stdout != "" {

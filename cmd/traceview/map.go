@@ -72,7 +72,7 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	}
 	nameFlag := "--task-name" // as typed, for the no-match message
 	if o.filter.comm != "" {
-		o.taskNames, o.filter.comm, nameFlag = o.filter.comm, "", "--comm"
+		o.taskNames, o.filter.comm, o.filter.commGiven, nameFlag = o.filter.comm, "", false, "--comm"
 	}
 	if o.opt.CPUs, err = cpulist.ParseInts(o.cpus, 0, cpulist.MaxCPU); err != nil {
 		return usageErrorf("map: --cpus %q: %v", o.cpus, err)

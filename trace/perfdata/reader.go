@@ -406,10 +406,18 @@ func (r *Reader) readFileHeader(ra interface {
 		off, n := o.Uint64(ft[16*k:]), o.Uint64(ft[16*k+8:])
 		k++
 		if err := section("feature "+featureName(bit), off, n); err != nil {
-			// Cut short inside the feature sections: the records are
-			// whole; this feature and the ones after it are missing.
-			r.meta.Warnings.Add("truncated-file", "perf.data: the file ends inside its feature sections (%d bytes, feature %s at offset %d is %d bytes): that feature and the ones after it are missing; every record was read",
-				usize, featureName(bit), off, n)
+			if off > maxFileSize || n > maxFileSize {
+				// An offset or size no file has: the feature table is
+				// damaged, not the file cut (new-user pass 32 F5 was told
+				// "the file ends" of a whole file with a flipped bit).
+				r.meta.Warnings.Add("bad-feature-table", "perf.data: the feature table is damaged: feature %s at offset %d, %d bytes, past the end of any file (this one is %d bytes): that feature and the ones after it are not read; every record was read",
+					featureName(bit), off, n, usize)
+			} else {
+				// Cut short inside the feature sections: the records are
+				// whole; this feature and the ones after it are missing.
+				r.meta.Warnings.Add("truncated-file", "perf.data: the file ends inside its feature sections (%d bytes, feature %s at offset %d is %d bytes): that feature and the ones after it are missing; every record was read",
+					usize, featureName(bit), off, n)
+			}
 			truncated = true
 			break
 		}
@@ -1139,3 +1147,10 @@ func (r *Reader) cgroupRecord(rec []byte, off int64) {
 	}
 	r.meta.Cgroups[id] = p
 }
+
+// maxFileSize bounds the offsets and sizes a perf.data header may state
+// before they are taken for damage rather than a cut file: 1 TiB, beyond
+// any recording (perf sched record writes of the order of 100 MB a
+// minute on a busy 64-CPU machine; our largest, bench/replaymem's, is
+// 192 MB).
+const maxFileSize = 1 << 40

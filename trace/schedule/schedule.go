@@ -154,10 +154,14 @@ type Task struct {
 	// a recording that leaves out some CPU: it ran unseen, so its delay is
 	// not measured (Delay.Unrecorded).
 	ranUnseen bool
-	cause     Cause
-	waker     trace.TID      // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
-	wakeIRQ   trace.Tristate // that wakeup ran in interrupt context
-	first     int64          // start of the first wakeup of a restarted delay
+	// emptied: the task renamed itself to the empty name (a rename
+	// event with no name: prctl(PR_SET_NAME, "")); an event's name does
+	// not fill it in again until another rename.
+	emptied bool
+	cause   Cause
+	waker   trace.TID      // runnable after a wakeup by this task (-1 unknown, 0 idle/irq)
+	wakeIRQ trace.Tristate // that wakeup ran in interrupt context
+	first   int64          // start of the first wakeup of a restarted delay
 	// queuedWake is the time of a waking that found the task preempted and
 	// still queued (ttwu_runnable: its state set back to running), 0 when
 	// none; valid while queuedWake >= since.
@@ -696,7 +700,7 @@ func (b *Builder) task(tid trace.TID, pid trace.PID, comm string) *Task {
 			b.decideHeld(t)
 		}
 	}
-	if t.Comm == "" && comm != "" {
+	if t.Comm == "" && comm != "" && !t.emptied {
 		t.Comm = comm
 	}
 	return t
@@ -878,7 +882,13 @@ func (b *Builder) observe(e *trace.Event) {
 			b.task(e.ChildTID, e.ChildPID, e.ChildComm)
 		}
 	case trace.KindExec, trace.KindComm:
-		if t := b.task(e.TID, e.PID, e.Comm); t != nil && e.Comm != "" && e.TID != 0 {
+		if t := b.task(e.TID, e.PID, e.Comm); t != nil && e.Comm == "" && e.Kind == trace.KindComm && e.TID != 0 {
+			// A rename to the empty name is a name (new-user pass
+			// 32 F2: its events counted under the name before, 769
+			// delays against 79 switch-ins with --comm of that name).
+			t.Comm, t.emptied = "", true
+		} else if t != nil && e.Comm != "" && e.TID != 0 {
+			t.emptied = false
 			if t.state == StateRunnable && t.Comm != "" && e.Comm != t.Comm && e.CurTID <= 0 && b.someUnrecorded() {
 				// A new name in no known context: traceview record
 				// names a task anew at its switch-in when it exec'd or
