@@ -134,6 +134,13 @@ func TestFooterCut(t *testing.T) {
 		case n > 16 && (strings.Contains(got, "cgroup: /autogroup-") || !strings.Contains(stderr, "which it lacks")):
 			t.Errorf("%d bytes cut (into the trailer): autogroups still reported, or no warning:\n%s\nstderr:\n%s", n, got, stderr)
 		}
+		if n > 16 {
+			// -o json says the damage on stderr too (new-user pass 33
+			// F1: nothing there, the warning only in the document).
+			if _, stderr, _ := runCLI(t, "latency", "-i", cut, "-o", "json"); !strings.Contains(stderr, "which it lacks") {
+				t.Errorf("%d bytes cut, -o json: stderr %q, want the damage", n, stderr)
+			}
+		}
 	}
 	// A flipped byte of the footer's offset (new-user pass 32 F1: every
 	// autogroup dropped, no warning): the same report and a damage warning.

@@ -294,14 +294,7 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 				r.TaskRows = append(r.TaskRows, tr)
 			}
 		case "host":
-			host := ""
-			if p.meta != nil {
-				host = p.meta.Hostname
-			}
-			if host == "" {
-				host = "(unknown host)"
-			}
-			add(host, p.res)
+			add(hostKey(p.meta), p.res)
 		case "trace":
 			add(p.path, p.res)
 		default:
@@ -345,13 +338,25 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 		merged = append(merged, m)
 		keys = append(keys, g.key)
 	}
-	if o.output != "json" {
-		for _, p := range parts {
-			// "warning: PATH: ...", as a single trace's.
-			writeWarnings(w, p.path, p.path+": ", append(metaWarnings(p.res.Meta), p.res.ReportWarnings...))
-		}
+	// "warning: PATH: ...", as a single trace's; with -o json the damage
+	// only (writeDamage), the rest is in the document.
+	write := writeWarnings
+	if o.output == "json" {
+		write = writeDamage
+	}
+	for _, p := range parts {
+		write(w, p.path, p.path+": ", append(metaWarnings(p.res.Meta), p.res.ReportWarnings...))
 	}
 	return writeLatencyGroups(cmd, o, merged, keys, cgroups, warnings)
+}
+
+// hostKey is the --by host key of a trace: its recording machine's name,
+// "(unknown host)" when it has none.
+func hostKey(m *trace.Meta) string {
+	if m == nil || m.Hostname == "" {
+		return "(unknown host)"
+	}
+	return m.Hostname
 }
 
 // writeLatencyGroups prints runLatencyMany's merged tables, one per group

@@ -159,14 +159,23 @@ func (d *decompressor) next(r *Reader) ([]byte, bool, error) {
 // compressed unpacks a PERF_RECORD_COMPRESSED ({header; data}) or
 // PERF_RECORD_COMPRESSED2 ({header; u64 data_size; data}, 8-byte padded).
 func (r *Reader) compressed(typ uint32, rec []byte, off int64) error {
+	if r.notCompressed {
+		// (new-user pass 33 F6: a flipped type byte, 9 -> 83, made an
+		// error that reported none of the 54,363 events before it.)
+		r.meta.Warnings.Add("bad-record-type", "perf.data: record at offset %d has the type of a compressed record (%d), but the file was not recorded compressed (no HEADER_COMPRESSED feature): a damaged record, skipped", off, typ)
+		return nil
+	}
 	payload := rec[8:]
 	if typ == recCompressed2 {
-		if len(rec) < 16 {
-			return fmt.Errorf("compressed record at offset %d: %w", off, trace.ErrCorrupt)
+		n := uint64(0)
+		if len(rec) >= 16 {
+			n = r.order.Uint64(rec[8:])
 		}
-		n := r.order.Uint64(rec[8:])
-		if n > uint64(len(rec)-16) {
-			return fmt.Errorf("compressed record at offset %d: data size %d: %w", off, n, trace.ErrCorrupt)
+		if len(rec) < 16 || n > uint64(len(rec)-16) {
+			// The stream cannot be followed past it: the trace ends
+			// here, every event before it read.
+			r.stopAt("damaged-compressed", fmt.Sprintf("compressed record at offset %d is damaged (data size %d in a %d-byte record)", off, n, len(rec)), off)
+			return nil
 		}
 		payload = rec[16 : 16+n]
 	}

@@ -82,7 +82,10 @@ type Stats struct {
 // Reader streams a perf.data file. Create it with NewReader; it implements
 // trace.Source.
 type Reader struct {
-	MaxPending int // reordering window bound; DefaultMaxPending unless set before the first Next
+	// notCompressed: the header lists its features and compression is
+	// not one: a compressed record is damage (compressed).
+	notCompressed bool
+	MaxPending    int // reordering window bound; DefaultMaxPending unless set before the first Next
 	// Decoders is how many goroutines decode samples of a mapped file
 	// ahead of the reader (parallel.go): 0 chooses from GOMAXPROCS
 	// (none below 4 CPUs), -1 none. Set it before the first Next.
@@ -398,6 +401,11 @@ func (r *Reader) readFileHeader(ra interface {
 	if _, err := ra.ReadAt(ft, int64(featOff)); err != nil && nfeat > 0 {
 		return fmt.Errorf("feature table at offset %d: %w", featOff, shortErr(err))
 	}
+	// A file whose header lists its features but not compression has
+	// no compressed records (perf record -z sets HEADER_COMPRESSED,
+	// tools/perf/builtin-record.c v6.12): a record of that type is
+	// damage (compressed).
+	r.notCompressed = nfeat > 0 && o.Uint64(h[72:])>>featCompressed&1 == 0
 	k := 0
 	for bit := 0; bit < 256 && !r.unfinished; bit++ {
 		if o.Uint64(h[72+8*(bit/64):])>>(bit%64)&1 == 0 {

@@ -184,6 +184,14 @@ func (r *Reader) readTail(rs io.ReadSeeker) {
 		if _, err := io.ReadFull(rs, buf); err == nil && r.applyTail(buf) {
 			return
 		}
+		if len(buf) >= frameHeaderSize {
+			if _, ok := parseFrameHeader(buf); ok {
+				// The footer leads to a frame, whose payload is damaged:
+				// the streaming pass names that frame (new-user pass 33
+				// called it a damaged footer).
+				return
+			}
+		}
 	}
 	// The footer's offset does not lead to the tail: a damaged footer
 	// (new-user pass 32 F1: a flipped byte of it dropped every autogroup,
