@@ -51,6 +51,9 @@ type Stats struct {
 	// tasks perf's start-up records list that never ran. Idle is excluded.
 	Tasks      int `json:"tasks"`
 	TasksNamed int `json:"tasks_named"`
+	// RecordedCPUs counts the CPUs with events in the whole trace,
+	// whatever the filter (ObservedCPUs counts the view's).
+	RecordedCPUs int `json:"recorded_cpus"`
 
 	CPUs       []StatsCPU `json:"cpus"`
 	Migrations int64      `json:"migrations"` // sched_migrate_task events
@@ -337,7 +340,11 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		sc.IdleWaiting = statsIdleWaiting(c.rq[cpu], c.slices[cpu], c.unk[cpu], st.End)
 		st.CPUs = append(st.CPUs, sc)
 	}
-	if observed := st.ObservedCPUs(); m != nil && m.NrCPUs > 0 && observed > 0 && observed < m.NrCPUs {
+	// The recording's CPUs, not the --cpu view's (new-user pass 33 F5:
+	// --cpu 0 of a whole-machine recording hid the runqueue, saying the
+	// recording left CPUs out).
+	st.RecordedCPUs = b.RecordedCPUs()
+	if observed := st.RecordedCPUs; m != nil && m.NrCPUs > 0 && observed > 0 && observed < m.NrCPUs {
 		for i := range st.CPUs {
 			st.CPUs[i].RunqueueUnknown = true
 		}

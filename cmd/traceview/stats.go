@@ -275,7 +275,7 @@ func writeStatsHeader(w io.Writer, st *report.Stats, flt *schedule.Filter) {
 	}
 	fmt.Fprintf(w, "Window (%s): %.3f ms of the trace's %.3f ms (first to last scheduler event), %s in it; the whole trace: %s, %s, %s with events\n",
 		flt, ms(st.Duration), ms(st.TraceEnd-st.TraceStart), plural(int(st.Migrations), "migration"),
-		plural(int(st.Events), "event"), tasks, plural(st.ObservedCPUs(), "CPU"))
+		plural(int(st.Events), "event"), tasks, plural(st.RecordedCPUs, "CPU"))
 	if flt.PIDs != nil || flt.TIDs != nil || flt.Comms != nil || flt.Cgroups != nil {
 		// (new-user pass 29 F2: read as the selected tasks' busy time.)
 		fmt.Fprintln(w, "The CPU table is every task's in the window (what the CPUs did); the task filters select the migrations and the delays.")

@@ -531,6 +531,18 @@ func (b *Builder) HaveRuntime() bool { return b.haveRuntime }
 // Lost returns the lost windows met so far, in the order reported.
 func (b *Builder) Lost() []trace.LostWindow { return b.lost }
 
+// RecordedCPUs counts the CPUs with events in the whole trace, whatever
+// the filter's CPUs and window.
+func (b *Builder) RecordedCPUs() int {
+	n := 0
+	for i := range b.cpus {
+		if b.cpus[i].seen && b.cpus[i].stats.HaveSeen {
+			n++
+		}
+	}
+	return n
+}
+
 // CPUs returns the CPUs that recorded events, ascending, with their totals
 // (complete after Finish).
 //
