@@ -148,6 +148,7 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 			fmt.Fprintln(cmd.ErrOrStderr(), h)
 		}
 	}
+	// (The rename note comes after the warnings, below.)
 	out := cmd.OutOrStdout()
 	switch o.output {
 	case "json":
@@ -164,6 +165,17 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)
 	printRenamed(cmd.ErrOrStderr(), res, opts.Filter, runs)
 	return report.WriteLatencyTable(out, res, o.perf)
+}
+
+// renameNotes writes --comm's hint (commRenameHint) and the renamed
+// tasks' note (printRenamed) of res, read with filter f, to w.
+func renameNotes(w io.Writer, res *report.LatencyResult, f *schedule.Filter, runs nameRuns) {
+	if f != nil {
+		if h := commRenameHint(f.Comms, res.TaskRows, runs); h != "" {
+			fmt.Fprintln(w, h)
+		}
+	}
+	printRenamed(w, res, f, runs)
 }
 
 // printRenamed writes renamedNote after the warnings, when rows matched

@@ -21,6 +21,7 @@ import (
 	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // latencyInputs returns the traces of a several-trace latency run: -i when
@@ -228,6 +229,10 @@ type latencyPart struct {
 	res  *report.LatencyResult
 	err  error
 	meta *trace.Meta
+	// runs are its tasks' switch-ins by name (watchNames) and filter the
+	// filter it was read with, for the rename note and --comm's hint.
+	runs   nameRuns
+	filter *schedule.Filter
 }
 
 // runLatencyMany reads inputs in parallel (at most GOMAXPROCS at a time),
@@ -346,6 +351,11 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	}
 	for _, p := range parts {
 		write(w, p.path, p.path+": ", append(metaWarnings(p.res.Meta), p.res.ReportWarnings...))
+	}
+	if len(parts) == 1 && o.by == "" && o.output != "json" {
+		// One recording (a --rotate series, copies of one file): its
+		// names as one file's (new-user pass 33 F3 lost the notes).
+		renameNotes(w, parts[0].res, parts[0].filter, parts[0].runs)
 	}
 	return writeLatencyGroups(cmd, o, merged, keys, cgroups, warnings)
 }
@@ -718,14 +728,15 @@ func computeLatencyPart(path string, src trace.Source, opts report.LatencyOption
 			return p
 		}
 	}
-	res, err := report.ComputeLatency(src, opts)
+	in, names := watchNames(src, opts.Filter)
+	res, err := report.ComputeLatency(in, opts)
 	switch {
 	case err != nil:
 		p.err = fmt.Errorf("latency: %s: %w", path, err)
 	case res.Diag.Switches == 0:
 		p.err = noSwitchesError("latency", path, int64(res.Diag.Events), res.Meta)
 	}
-	p.res = res
+	p.res, p.runs, p.filter = res, names(), opts.Filter
 	return p
 }
 
