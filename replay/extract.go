@@ -928,7 +928,11 @@ func (x *extractor) switchEv(ev *trace.Event) {
 					s.pp, s.ppAt = n+1, t // preempted by the task it just woke
 				}
 			}
-		case ev.PrevState&(trace.StateDead|trace.StateZombie) != 0 || s.dead:
+		case ev.PrevState&(trace.StateDead|trace.StateZombie) != 0 || s.dead && ev.PrevState&(trace.StateInterruptible|trace.StateUninterruptible) == 0:
+			// (After its sched_process_exit a task may still sleep in
+			// do_exit, D, be woken and end with its X switch-out: that
+			// sleep is a block, not its end, which made a second task
+			// of its last run; new-user pass 33 F4.)
 			if in >= 0 && s.waitFrom >= 0 {
 				x.m.Tasks[i].FinalWaitFrom = s.waitFrom
 			}
