@@ -96,6 +96,14 @@ func TestReadCgroupSettings(t *testing.T) {
 	}
 }
 
+// v1Tree is a v1 cpu hierarchy: the root, /p (shares 2048, no quota) and
+// /p/c (shares 512, 20 ms per 100 ms).
+var v1Tree = map[string]string{
+	"cpu/cpu.shares": "1024\n", "cpu/cpu.cfs_quota_us": "-1\n",
+	"cpu/p/cpu.shares": "2048\n", "cpu/p/cpu.cfs_quota_us": "-1\n", "cpu/p/cpu.cfs_period_us": "100000\n",
+	"cpu/p/c/cpu.shares": "512\n", "cpu/p/c/cpu.cfs_quota_us": "20000\n", "cpu/p/c/cpu.cfs_period_us": "100000\n",
+}
+
 // TestGroupSnapshot: on a fake v1 cpu hierarchy and /proc, a file's
 // settings are those of the groups of its processes and their ancestors
 // (not of other groups), the autogroups of its processes in the root
@@ -104,10 +112,8 @@ func TestReadCgroupSettings(t *testing.T) {
 func TestGroupSnapshot(t *testing.T) {
 	root := t.TempDir()
 	cg, proc := filepath.Join(root, "cpu"), filepath.Join(root, "proc")
+	writeFiles(t, root, v1Tree)
 	writeFiles(t, root, map[string]string{
-		"cpu/cpu.shares": "1024\n", "cpu/cpu.cfs_quota_us": "-1\n",
-		"cpu/p/cpu.shares": "2048\n", "cpu/p/cpu.cfs_quota_us": "-1\n", "cpu/p/cpu.cfs_period_us": "100000\n",
-		"cpu/p/c/cpu.shares": "512\n", "cpu/p/c/cpu.cfs_quota_us": "20000\n", "cpu/p/c/cpu.cfs_period_us": "100000\n",
 		"cpu/p/c/cpu.stat":     "nr_periods 1\nnr_throttled 0\nthrottled_time 0\n",
 		"cpu/other/cpu.shares": "100\n",
 		"proc/10/cgroup":       "4:memory:/m\n1:cpu:/p/c\n0::/\n",
@@ -157,10 +163,8 @@ func TestGroupSnapshot(t *testing.T) {
 func TestSettingsSampler(t *testing.T) {
 	root := t.TempDir()
 	cg, proc := filepath.Join(root, "cpu"), filepath.Join(root, "proc")
+	writeFiles(t, root, v1Tree)
 	writeFiles(t, root, map[string]string{
-		"cpu/cpu.shares": "1024\n", "cpu/cpu.cfs_quota_us": "-1\n",
-		"cpu/p/cpu.shares": "2048\n", "cpu/p/cpu.cfs_quota_us": "-1\n", "cpu/p/cpu.cfs_period_us": "100000\n",
-		"cpu/p/c/cpu.shares": "512\n", "cpu/p/c/cpu.cfs_quota_us": "20000\n", "cpu/p/c/cpu.cfs_period_us": "100000\n",
 		"proc/10/cgroup": "1:cpu:/p/c\n0::/\n",
 		"proc/13/cgroup": "1:cpu:/n\n0::/\n",
 	})

@@ -18,18 +18,26 @@ import (
 func flipSampleCPU(t *testing.T, b []byte, n int, cpu uint32) ([]byte, int) {
 	t.Helper()
 	c := append([]byte(nil), b...)
-	dataOff, dataEnd := dataSection(c)
-	for _, r := range records(c, dataOff, dataEnd) {
-		if binary.LittleEndian.Uint32(c[r.off:]) != recSample || r.size < 48 {
+	off := nthSample(t, c, n)
+	binary.LittleEndian.PutUint32(c[off+40:], cpu)
+	return c, off
+}
+
+// nthSample returns the offset of the n-th sched sample (from 0) of the
+// perf.data b.
+func nthSample(t *testing.T, b []byte, n int) int {
+	t.Helper()
+	dataOff, dataEnd := dataSection(b)
+	for _, r := range records(b, dataOff, dataEnd) {
+		if binary.LittleEndian.Uint32(b[r.off:]) != recSample || r.size < 48 {
 			continue
 		}
 		if n--; n < 0 {
-			binary.LittleEndian.PutUint32(c[r.off+40:], cpu)
-			return c, r.off
+			return r.off
 		}
 	}
 	t.Fatal("not enough samples")
-	return nil, 0
+	return 0
 }
 
 // TestSampleCPUOutOfRange: a sample whose CPU field is at or above the
@@ -128,16 +136,7 @@ func TestDamagedRecordType(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := append([]byte(nil), b...)
-	dataOff, dataEnd := dataSection(c)
-	n := 100
-	for _, r := range records(c, dataOff, dataEnd) {
-		if binary.LittleEndian.Uint32(c[r.off:]) == recSample {
-			if n--; n < 0 {
-				binary.LittleEndian.PutUint32(c[r.off:], 83)
-				break
-			}
-		}
-	}
+	binary.LittleEndian.PutUint32(c[nthSample(t, c, 100):], 83)
 	evs, r, err := drain(c, false)
 	if err != nil {
 		t.Fatal(err)

@@ -201,7 +201,7 @@ func (r *Reader) readTail(rs io.ReadSeeker) {
 	if !found {
 		how = "no trailer was found at the file's end either: its task groups, settings and cpu.stat readings are missing"
 	}
-	r.meta.Warnings.Add("damaged-footer", "traceview format: the footer's offset %d does not lead to the task table and trailer: a damaged footer; %s", tail, how)
+	r.meta.Warnings.Add("damaged-footer", "traceview format: the footer points at byte %d, where no task table and trailer begin: a damaged footer; %s", tail, how)
 }
 
 // tailScan is how much of a file's end scanTail searches for its trailer
