@@ -110,8 +110,10 @@ func TestAutogroupGroupTables(t *testing.T) {
 // reader finds the trailer without the footer (tvf scanTail), so each
 // session stays a group (new-user pass 31 F1: a 1-byte cut put every
 // autogroup's tasks in "/" and changed the throttle figures, with one
-// warning about a cut frame header). Cut into the trailer (17 bytes) the
-// groups are lost and a warning says so.
+// warning about a cut frame header); each cut is still said on stderr,
+// the 16-byte one as the missing footer (new-user pass 33 F2: silent, as
+// if the file were whole). Cut into the trailer (17 bytes) the groups are
+// lost and a warning says so.
 func TestFooterCut(t *testing.T) {
 	in := "../../testdata/traces/autogroups.tv"
 	b, err := os.ReadFile(in)
@@ -131,6 +133,11 @@ func TestFooterCut(t *testing.T) {
 		switch {
 		case n <= 16 && (code != 0 || got != whole):
 			t.Errorf("%d bytes cut: exit %d, report differs from the whole file's:\n%s\nstderr:\n%s", n, code, got, stderr)
+		case n == 16 && !strings.Contains(stderr, "without the 16-byte footer every writer ends a file with"):
+			// Cut by exactly the footer (new-user pass 33 F2: no warning).
+			t.Errorf("16 bytes cut (the footer): stderr %q, want the missing footer said", stderr)
+		case n < 16 && !strings.Contains(stderr, "file ends inside a frame header"):
+			t.Errorf("%d bytes cut: stderr %q, want the cut said", n, stderr)
 		case n > 16 && (strings.Contains(got, "cgroup: /autogroup-") || !strings.Contains(stderr, "which it lacks")):
 			t.Errorf("%d bytes cut (into the trailer): autogroups still reported, or no warning:\n%s\nstderr:\n%s", n, got, stderr)
 		}

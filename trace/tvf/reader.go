@@ -50,6 +50,7 @@ type Reader struct {
 	ended   bool
 	gotTail bool // the trailer was applied
 	cut     bool // the file ended inside a frame
+	footer  bool // the streaming pass read the footer
 	// hole says events were lost in damaged frames since the last block
 	// read (holeCount of them, 0 when a frame header was damaged and its
 	// count is unknown): the next block starts with a trace.KindLost.
@@ -559,6 +560,7 @@ func (r *Reader) readFrame(first bool) error {
 		hb, err := r.br.Peek(frameHeaderSize)
 		if len(hb) == footerSize && string(hb[:8]) == footerMagic {
 			r.discard(footerSize)
+			r.footer = true
 			if !r.gotTail {
 				r.meta.Warnings.Add("truncated", "traceview format: footer without a trailer at offset %d", r.off)
 			}
@@ -573,6 +575,12 @@ func (r *Reader) readFrame(first bool) error {
 				r.discard(len(hb))
 			} else if !r.gotTail {
 				r.meta.Warnings.Add("truncated", "traceview format: file ends at offset %d without a trailer (capture interrupted?)", r.off)
+			} else if !r.footer {
+				// Every writer ends a file with the footer (docs/format.md):
+				// a file that ends right after its trailer is a copy cut
+				// short by exactly the footer's 16 bytes (new-user pass 33
+				// F2: read as a whole file, info exit 0).
+				r.meta.Warnings.Add("damaged-footer", "traceview format: the file ends at offset %d after its trailer, without the 16-byte footer every writer ends a file with: cut short by exactly the footer (every frame was read, no event is lost)", r.off)
 			}
 			return io.EOF
 		}
