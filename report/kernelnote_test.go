@@ -14,8 +14,11 @@ import (
 // ms: 334.598/670.225 = 50%. quota-siblings.tv (as inferred before the per-CPU end of
 // 2026-12-06; 2985.202 ms since): 22 periods, 3073.265 ms
 // against 22, 3000.440 ms: 2.4% over, no note. Made up: 40 periods and
-// 1000 ms against 20 and 500 ms, the inference over. A kernel figure of 0
-// gets no percentage.
+// 1000 ms against 20 and 500 ms, the inference over. New-user pass 34:
+// 1016.761 ms against a prediction's 912.202 ms, 1016.761/912.202 = 111%,
+// over by more than KernelOver (5%) though within KernelAgreement, and
+// 6 throttled periods with 0 ns (a v6.18 throttle no task of the group
+// was picked in). A kernel figure of 0 gets no percentage.
 func TestKernelDisagrees(t *testing.T) {
 	for _, c := range []struct {
 		inferN, inferNS, kernN, kernNS int64
@@ -25,6 +28,8 @@ func TestKernelDisagrees(t *testing.T) {
 		{22, 3_073_265_000, 22, 3_000_440_000, ""},
 		{40, 1_000_000_000, 20, 500_000_000, "the inference found 200% of that throttled time (40 periods): it took some waits for throttles that were contention, or counted a CPU's part of a throttle longer than the kernel did"},
 		{0, 0, 0, 0, ""},
+		{18, 1_016_761_000, 20, 912_202_000, "the inference found 111% of that throttled time (18 periods): it took some waits"},
+		{3, 48_085_000, 6, 0, "the kernel's cpu.stat counted 6 throttled periods with no throttled time: from v6.18"},
 		// New-user pass 15 F1: a child of a quota'd parent, the kernel's
 		// 0 ns its denominator: "287183382600%".
 		{18, 2_871_833_826, 0, 0, "the inference found 18 throttled periods, 2871.834 ms, where the kernel counted none: "},

@@ -208,6 +208,11 @@ func writeGroupThrottle(w io.Writer, stats []policies.GroupStats, groups []repla
 	}
 	for _, st := range stats {
 		line := fmt.Sprintf("  %s: predicted %d throttled periods of %d, %s ms throttled", termsafe.Name(st.Path), st.NrThrottled, st.NrPeriods, msf(st.ThrottledNS))
+		if st.NrThrottled > 0 && st.ThrottledNS == 0 {
+			// (new-user pass 34 F4 read "6 throttled periods, 0.000 ms"
+			// as a contradiction.)
+			line += " (out of quota in those periods, but no task of the group was picked before the refill: from v6.18 throttled time counts only once a task is throttled, kernel/sched/fair.c; its tasks waited for CPUs other groups held)"
+		}
 		i := slices.IndexFunc(obs.Cgroups, func(g report.CgroupThrottle) bool { return g.Path == st.Path })
 		if i < 0 {
 			fmt.Fprintln(w, line+"; recorded: none (the group has no task in the recording)")
