@@ -381,8 +381,12 @@ func policySummary(n map[string]int) string {
 }
 
 // lostSummary is info's "lost" line: the events the recorder reported
-// lost, those in the file's cut or damaged part, and whether CPU windows
-// of unknown loss follow (the warnings list them).
+// lost, those in the file's cut or damaged part (a number when the reader
+// counted them, as traceview's blocks say how many events they hold;
+// "an unknown number" when it could not, as a perf.data's unread records:
+// new-user pass 34 F2 read "0 in the file's cut or damaged part" beside
+// 3.4 MB of records unread), and whether CPU windows of unknown loss
+// follow (the warnings list them).
 func lostSummary(r *infoReport) string {
 	unobserved := 0
 	for _, l := range r.Lost {
@@ -390,17 +394,30 @@ func lostSummary(r *infoReport) string {
 			unobserved++
 		}
 	}
-	switch {
-	case unobserved > 0:
-		return fmt.Sprintf("%d events and more: %d reported lost by the recorder, %d in the file's cut or damaged part, and an unknown number in %s (the warnings below)",
-			r.LostTotal, r.LostRecorder, r.LostInFile, plural(unobserved, "unobserved CPU window"))
-	case r.LostInFile == 0 && !r.LostMore:
+	if r.LostInFile == 0 && !r.LostMore && unobserved == 0 {
 		return fmt.Sprintf("%d events", r.LostTotal)
-	case r.LostMore:
-		return fmt.Sprintf("%d events and more: %d reported lost by the recorder, %d in the file's cut or damaged part, and an unknown number after the cut", r.LostTotal, r.LostRecorder, r.LostInFile)
-	default:
-		return fmt.Sprintf("%d events: %d reported lost by the recorder, %d in the file's damaged blocks", r.LostTotal, r.LostRecorder, r.LostInFile)
 	}
+	parts := []string{fmt.Sprintf("%d reported lost by the recorder", r.LostRecorder)}
+	switch {
+	case r.LostInFile > 0 && r.LostMore:
+		parts = append(parts, fmt.Sprintf("%d in the file's cut or damaged part", r.LostInFile), "an unknown number after the cut")
+	case r.LostInFile > 0:
+		parts = append(parts, fmt.Sprintf("%d in the file's damaged blocks", r.LostInFile))
+	case r.LostMore:
+		parts = append(parts, "an unknown number in the file's cut or damaged part (its reader cannot count them)")
+	}
+	if unobserved > 0 {
+		parts = append(parts, fmt.Sprintf("an unknown number in %s (the warnings below)", plural(unobserved, "unobserved CPU window")))
+	}
+	head := fmt.Sprintf("%d events", r.LostTotal)
+	if r.LostMore || unobserved > 0 {
+		head += " and more"
+	}
+	if len(parts) > 2 {
+		parts[len(parts)-1] = "and " + parts[len(parts)-1]
+		return head + ": " + strings.Join(parts, ", ")
+	}
+	return head + ": " + strings.Join(parts, " and ")
 }
 
 // printEventCounts prints the recorded events' sample counts (perf.data)

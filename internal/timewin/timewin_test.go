@@ -20,11 +20,14 @@ func TestParse(t *testing.T) {
 		{"1.000000001,1.000000001", Window{1_000_000_001, 1_000_000_001}, ""},
 		// 10%/2: the second tenth, [1 s + 1 s, 1 s + 2 s - 1 ns].
 		{"10%/2", Window{2_000_000_000, 2_999_999_999}, ""},
-		// the last tenth reaches the last sample: no ns taken off.
-		{"10%/10", Window{10_000_000_000, 11_000_000_000}, ""},
-		{"50%", Window{1_000_000_000, 5_999_999_999}, ""},
-		{"0%-25%", Window{1_000_000_000, 3_499_999_999}, ""},
-		{"0%-100%", Window{1_000_000_000, 11_000_000_000}, ""},
+		// the last tenth reaches the last sample, its end open (100%).
+		{"10%/10", Window{10_000_000_000, 0}, ""},
+		// 0% is an open start: the first half from the trace's beginning.
+		{"50%", Window{0, 5_999_999_999}, ""},
+		{"0%-25%", Window{0, 3_499_999_999}, ""},
+		// the whole trace, as with no window (new-user pass 34 F7).
+		{"0%-100%", Window{}, ""},
+		{"5%-100%", Window{1_500_000_000, 0}, ""},
 		{"2,1", Window{}, "reversed window: start 2 s is after stop 1 s"},
 		{"1.5", Window{}, "want START,STOP in seconds (either side may be empty, e.g. 100.5,) or a percentage such as 10%/2"},
 		{"a,b", Window{}, `"a" is not a time in seconds (want e.g. 754.330000)`},

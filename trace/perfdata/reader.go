@@ -393,7 +393,7 @@ func (r *Reader) readFileHeader(ra interface {
 	}
 	if err := section("feature table", featOff, uint64(nfeat)*16); err != nil {
 		// Cut short after its data: the records are whole.
-		r.meta.Warnings.Add("truncated-file", "perf.data: the file ends %d bytes after its data section, inside the feature table (%d bytes at offset %d): the feature sections are missing (host, kernel, CPU count, tracepoint formats); every record was read",
+		r.meta.Warnings.Add("truncated-file", "perf.data: the file ends %d bytes after its data section, inside the feature table (%d bytes at offset %d): the feature sections are missing (host, kernel, CPU count, tracepoint formats); the data section before it is all in the file (damage inside it is warned of apart)",
 			usize-featOff, nfeat*16, featOff)
 		r.unfinished, nfeat = true, 0
 	}
@@ -418,12 +418,12 @@ func (r *Reader) readFileHeader(ra interface {
 				// An offset or size no file has: the feature table is
 				// damaged, not the file cut (new-user pass 32 F5 was told
 				// "the file ends" of a whole file with a flipped bit).
-				r.meta.Warnings.Add("bad-feature-table", "perf.data: the feature table is damaged: feature %s at offset %d, %d bytes, past the end of any file (this one is %d bytes): that feature and the ones after it are not read; every record was read",
+				r.meta.Warnings.Add("bad-feature-table", "perf.data: the feature table is damaged: feature %s at offset %d, %d bytes, past the end of any file (this one is %d bytes): that feature and the ones after it are not read; the data section before it is all in the file (damage inside it is warned of apart)",
 					featureName(bit), off, n, usize)
 			} else {
 				// Cut short inside the feature sections: the records are
 				// whole; this feature and the ones after it are missing.
-				r.meta.Warnings.Add("truncated-file", "perf.data: the file ends inside its feature sections (%d bytes, feature %s at offset %d is %d bytes): that feature and the ones after it are missing; every record was read",
+				r.meta.Warnings.Add("truncated-file", "perf.data: the file ends inside its feature sections (%d bytes, feature %s at offset %d is %d bytes): that feature and the ones after it are missing; the data section before it is all in the file (damage inside it is warned of apart)",
 					usize, featureName(bit), off, n)
 			}
 			truncated = true
