@@ -96,6 +96,17 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 	add(tk.Session != 0, "session %d", tk.Session)
 	add(tk.Policy != trace.PolicyUnknown, "policy %s", tk.Policy)
 	fmt.Fprintf(b, "  until %s; %s\n", until, strings.Join(append(flags, fmt.Sprintf("prio %d", tk.Prio)), ", "))
+	if len(tk.Renames) > 0 {
+		names := make([]string, len(tk.Renames))
+		for k, r := range tk.Renames {
+			how := "comm"
+			if r.Exec {
+				how = "exec"
+			}
+			names[k] = fmt.Sprintf("%s %q at %d ns of its run time", how, r.Comm, r.CPU)
+		}
+		fmt.Fprintf(b, "  first named %q; %s\n", tk.FirstComm, strings.Join(names, ", "))
+	}
 	var ends [3]int
 	var cpu int64
 	var causes [4]int

@@ -24,7 +24,16 @@ func (r *Result) Source() trace.Source {
 	if r.recorded != nil {
 		return r.recorded.Source(r.Meta)
 	}
-	return &recSource{recs: &recCursor{l: &r.recs}, tasks: r.tasks, cg: r.cgroupOf, meta: r.Meta, policies: r.policies}
+	return r.newRecSource(&recCursor{l: &r.recs}, r.tasks)
+}
+
+// newRecSource reads the predicted events recs of the simulation's tasks.
+func (r *Result) newRecSource(recs recReader, tasks []*policies.Task) *recSource {
+	rs := &recSource{recs: recs, tasks: tasks, cg: r.cgroupOf, meta: r.Meta, policies: r.policies, renames: r.renames, first: r.first}
+	if r.renames != nil {
+		rs.named = make([]int32, len(r.renames))
+	}
+	return rs
 }
 
 // DropEvents lets the prediction's events go: a caller that has read them
@@ -246,6 +255,24 @@ func (s *sim) emitComm(t *policies.Task, cpu int) {
 	s.out.add(rec{t: s.now, kind: trace.KindComm, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1, cur: s.curOn(cpu)})
 }
 
+// renameDue emits the renames of t (Task.Renames) that its run time
+// (SumExec) has reached, or, with all, every one not emitted yet (its work
+// is done): a sched_process_exec for an exec, else a comm record, each
+// naming the rename by its index (rec.other; the stream's reader names the
+// task's events from there on, recSource.names).
+func (s *sim) renameDue(t *policies.Task, cpu int, all bool) {
+	rn := s.m.Tasks[t.ID].Renames
+	st := &s.ts[t.ID]
+	for k := int(st.renamed); k < len(rn) && (all || rn[k].CPU <= t.SumExec); k++ {
+		kind := trace.KindComm
+		if rn[k].Exec {
+			kind = trace.KindExec
+		}
+		s.out.add(rec{t: s.now, kind: kind, task: int32(t.ID), other: int32(k), cpu: int16(cpu), cpu2: -1, cur: s.curOn(cpu)})
+		st.renamed++
+	}
+}
+
 func (s *sim) emitMigrate(t *policies.Task, src, dst int) {
 	s.stats.Migrations++
 	s.emit(rec{t: s.now, kind: trace.KindMigrate, task: int32(t.ID), other: -1, cpu: int16(src), cpu2: int16(dst)}, t)
@@ -271,6 +298,7 @@ func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 			s.emit(rec{t: s.now, kind: trace.KindRuntime, task: int32(prev.ID), other: -1, cpu: int16(cpu), cpu2: -1, runtime: st.ran}, prev)
 			st.ran = 0
 		}
+		s.renameDue(prev, cpu, prev.State == policies.TaskDead)
 		r.task = int32(prev.ID)
 		switch prev.State {
 		case policies.TaskRunnable:
@@ -289,6 +317,7 @@ func (s *sim) emitSwitch(cpu int, prev, next *policies.Task) {
 	}
 	if next != nil {
 		r.other = int32(next.ID)
+		s.renameDue(next, cpu, false)
 	}
 	s.emit(r, prev)
 	if next != nil && (s.wlAll || s.m.Tasks[next.ID].Workload) {
@@ -306,6 +335,13 @@ type recSource struct {
 	cg    []uint64 // Result.cgroupOf
 	meta  *trace.Meta
 	r     rec
+	// renames are the model's tasks' renames (Task.Renames, nil for a
+	// task never renamed) and first their first names (Task.FirstComm);
+	// named is, per renamed task, 1 + the index of the rename that names
+	// it now (0: its first name). Nil renames: every task keeps its name.
+	renames [][]Rename
+	first   []string
+	named   []int32
 	// policies: name each task's scheduling policy (Result.policies).
 	policies bool
 }
@@ -369,13 +405,28 @@ func (rs *recSource) subject(ev *trace.Event, id int32) {
 		return
 	}
 	t := rs.tasks[id]
-	ev.TID, ev.PID, ev.Comm, ev.Prio = t.TID, t.PID, t.Comm, t.Prio()
+	ev.TID, ev.PID, ev.Comm, ev.Prio = t.TID, t.PID, rs.comm(id), t.Prio()
 	if rs.policies {
 		ev.Policy = t.Policy()
 	}
 }
 
+// comm is the name of task id at the event being read: its last (Comm),
+// or for a task renamed during the trace the name it has reached.
+func (rs *recSource) comm(id int32) string {
+	if int(id) < len(rs.renames) && rs.renames[id] != nil {
+		if k := rs.named[id]; k > 0 {
+			return rs.renames[id][k-1].Comm
+		}
+		return rs.first[id]
+	}
+	return rs.tasks[id].Comm
+}
+
 func (rs *recSource) event(r *rec) trace.Event {
+	if (r.kind == trace.KindComm || r.kind == trace.KindExec) && r.task >= 0 && int(r.task) < len(rs.named) {
+		rs.named[r.task] = r.other + 1 // (-1, the first name at the task's start: 0)
+	}
 	ev := trace.NewEvent(r.t, trace.CPU(r.cpu), r.kind)
 	rs.subject(&ev, r.task)
 	ev.CurTID, ev.CurPID = 0, 0
@@ -406,7 +457,7 @@ func (rs *recSource) event(r *rec) trace.Event {
 		}
 	case trace.KindFork:
 		c := rs.tasks[r.other]
-		ev.ChildTID, ev.ChildPID, ev.ChildComm = c.TID, c.PID, c.Comm
+		ev.ChildTID, ev.ChildPID, ev.ChildComm = c.TID, c.PID, rs.comm(r.other)
 	case trace.KindMigrate:
 		ev.OrigCPU, ev.DestCPU = trace.CPU(r.cpu), trace.CPU(r.cpu2)
 	case trace.KindRuntime:

@@ -111,6 +111,9 @@ type ext struct {
 	// once they are flattened.
 	bursts burstList
 	acts   []Action
+	// ranClosed is the run time of the task's closed bursts (ns), the
+	// start of its open one (for Rename.CPU).
+	ranClosed int64
 }
 
 // selfWake is a wakeup a task received while running on its CPU, from an
@@ -502,6 +505,7 @@ func (x *extractor) ident(i int, ev *trace.Event, pid trace.PID, comm string, pr
 		tk.Comm = comm
 	} else if comm != "" && comm != tk.Comm {
 		if st := &x.st[i]; ev.Time > st.nameAt && (st.nameAt > 0 || !strings.HasPrefix(tk.Comm, comm)) {
+			x.renamed(i, ev.Time, comm, false)
 			tk.rename(comm)
 			st.nameAt = ev.Time
 		}
@@ -534,6 +538,25 @@ func (x *extractor) tail(s *ext, t int64) int64 {
 }
 
 // consumed returns how far task i is into its current burst at time t.
+// renamed keeps where task i's work was when it was renamed comm at time
+// t (ns): Task.Renames, at its run time then (the caller renames it); exec
+// says an exec made it.
+func (x *extractor) renamed(i int, t int64, comm string, exec bool) {
+	tk := &x.m.Tasks[i]
+	if comm == tk.Comm {
+		if n := len(tk.Renames); exec && n > 0 && tk.Renames[n-1].Comm == comm {
+			// The exec after the comm record that named it (traceview
+			// record writes both): the rename was the exec.
+			tk.Renames[n-1].Exec = true
+		}
+		return
+	}
+	if len(tk.Renames) == 0 {
+		tk.FirstComm = tk.Comm
+	}
+	tk.Renames = append(tk.Renames, Rename{CPU: x.st[i].ranClosed + x.consumed(i, t), Comm: comm, Exec: exec})
+}
+
 func (x *extractor) consumed(i int, t int64) int64 {
 	s := &x.st[i]
 	if s.running && t > s.segStart {
@@ -673,6 +696,9 @@ func (x *extractor) event(ev *trace.Event) {
 			// reports name the task "" from here (perf's ":TID" row), so
 			// the prediction does too (emitComm).
 			if i, ok := x.byTID.get(ev.TID); ok {
+				if !m.Tasks[i].Unnamed {
+					x.renamed(i, ev.Time, "", false)
+				}
 				m.Tasks[i].Comm, m.Tasks[i].Unnamed = "", false
 			}
 			break
@@ -681,7 +707,12 @@ func (x *extractor) event(ev *trace.Event) {
 			break
 		}
 		if i, ok := x.byTID.get(ev.TID); ok {
-			m.Tasks[i].rename(ev.Comm)
+			if m.Tasks[i].Unnamed {
+				m.Tasks[i].rename(ev.Comm) // named, not renamed: its first record
+			} else {
+				x.renamed(i, ev.Time, ev.Comm, ev.Kind == trace.KindExec)
+				m.Tasks[i].rename(ev.Comm)
+			}
 			m.Tasks[i].Unnamed = false
 			x.st[i].nameAt = ev.Time
 			m.Tasks[i].taskset = m.Tasks[i].taskset || ev.Comm == tasksetComm
@@ -1060,6 +1091,7 @@ func (x *extractor) endBurst(i int, end EndKind) {
 			acts[k].At = b.Len
 		}
 	}
+	s.ranClosed += b.Len
 	s.accum, s.pend = 0, -1
 	if end == EndBlock {
 		s.bursts.push(Burst{})

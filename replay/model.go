@@ -225,6 +225,20 @@ const (
 	InitSleeping                  // sleeping at the start; Bursts[0] is empty and its Wake ends that sleep
 )
 
+// Rename is a name a task took during the trace, by prctl(PR_SET_NAME) or
+// by an exec (Exec), or that the trace shows it took (a tracepoint's comm
+// that differs from the task's name after the record that named it: a
+// cut file lost the rename): Comm from when the task had run CPU ns of
+// its recorded run time on (the sum of its bursts up to the rename). A
+// prediction renames the task when its run time there reaches CPU
+// (Result.Source: a sched_process_exec for an exec, a comm record
+// otherwise).
+type Rename struct {
+	CPU  int64
+	Comm string
+	Exec bool
+}
+
 // Task is one task identity of the model.
 type Task struct {
 	TID  trace.TID
@@ -233,6 +247,15 @@ type Task struct {
 	// Earlier are the names the task had before Comm, in order (prctl or
 	// exec renamed it): a name selector matches them too (Selector.Match).
 	Earlier []string
+	// FirstComm is the name the task had at its first event, when it was
+	// renamed during the trace (Renames; "" otherwise), and Renames are
+	// those renames in trace order: a prediction names the task FirstComm
+	// and then each rename's name from the point of its work where the
+	// recording renamed it (new-user pass 34 F5: every event of a
+	// prediction carried the last name, so an exec'd task's earlier names
+	// were gone from it).
+	FirstComm string
+	Renames   []Rename
 	// Prio is the kernel prio the task is replayed at (0..99 real-time,
 	// 100..139 fair, 120 nice 0; -1 unknown): that of most of its recorded
 	// switch-ins, else the last an event gave (settlePrio).

@@ -84,6 +84,12 @@ type Result struct {
 	// policies: the model's source recorded scheduling policies
 	// (Task.Policy), so the predicted events name them too.
 	policies bool
+	// renames and first are the model's tasks' renames and first names
+	// (Task.Renames, Task.FirstComm), nil when no task was renamed: the
+	// predicted events name each task as the recording did at that
+	// point of its work (recSource).
+	renames [][]Rename
+	first   []string
 	// steps, maxStill and nbursts are the simulation's (sim), for the
 	// tests that measure its bounds.
 	steps, maxStill int64
@@ -143,6 +149,8 @@ type tstate struct {
 	simWaitSum int64
 	simWaitN   int64
 	waitOpen   bool
+	// renamed counts the task's renames emitted (Task.Renames).
+	renamed int32
 }
 
 type cpuState struct {
@@ -245,7 +253,7 @@ func SimulateInto(m *Model, pol policies.Policy, cfg Config, keepEvents bool, co
 	res, err := runSim(m, pol, cfg, func(s *sim, res *Result) {
 		ch := make(chan recChunk, streamChunks)
 		s.out.pub, s.out.drop = ch, !keepEvents
-		src := &recSource{recs: &recStream{ch: ch}, tasks: s.tasks, cg: res.cgroupOf, meta: res.Meta, policies: res.policies}
+		src := res.newRecSource(&recStream{ch: ch}, s.tasks)
 		done = make(chan error, 1)
 		go func() {
 			err := consume(src)
@@ -308,6 +316,12 @@ func runSim(m *Model, pol policies.Policy, cfg Config, stream func(*sim, *Result
 	res := &Result{Policy: pol.Name(), CPUs: cfg.CPUs, Meta: meta}
 	for i := range m.Tasks {
 		res.policies = res.policies || m.Tasks[i].Policy != trace.PolicyUnknown
+		if tk := &m.Tasks[i]; len(tk.Renames) > 0 {
+			if res.renames == nil {
+				res.renames, res.first = make([][]Rename, len(m.Tasks)), make([]string, len(m.Tasks))
+			}
+			res.renames[i], res.first[i] = tk.Renames, tk.FirstComm
+		}
 	}
 	if r, ok := pol.(policies.Recorded); ok && r.Recorded() {
 		if m.Recorded.Released() {
@@ -895,12 +909,14 @@ func (s *sim) runDone(cpu int) {
 		s.pol.Dequeue(cpu, t, policies.DequeueExit)
 		c.nr--
 		t.State = policies.TaskDead
+		s.renameDue(t, cpu, true) // all of them, as the recording did before its exit
 		s.emitTask(trace.KindExit, cpu, t)
 		s.schedule(cpu)
 		s.pol.TaskDead(t)
 		s.releaseOrphans(t.ID)
 		return
 	case EndTrace:
+		s.renameDue(t, cpu, true)
 		s.pol.Dequeue(cpu, t, policies.DequeueSleep)
 		c.nr--
 		t.State = policies.TaskSleeping
