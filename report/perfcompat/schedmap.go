@@ -253,7 +253,11 @@ func (mp *schedMap) switchEvent(e *trace.Event) {
 			}
 			b = append(b, in.shortname[0], in.shortname[1])
 			b = append(b, " => "...)
-			b = append(b, termsafe.PerfName(in.comm)...)
+			if mp.opt.Exact {
+				b = append(b, termsafe.PerfName(in.comm)...)
+			} else {
+				b = append(b, termsafe.Name(in.comm)...) // (as timehist.name)
+			}
 			b = append(b, ':')
 			b = timehistInt(b, int64(in.tid))
 			if mp.colored(in) {

@@ -1080,13 +1080,25 @@ func (th *timehist) printEventRow(e *trace.Event, subject *timehistThread, what 
 	th.w.Write(b)
 }
 
+// name is comm escaped for the terminal: as perf prints it with Exact
+// (termsafe.PerfName: a backslash as it is), else as every other view of
+// traceview does (termsafe.Name: a backslash doubled, so that a name
+// spelled "twin\\xff" is not printed as the one holding the byte 0xff;
+// new-user pass 35 F1 found the two alike in timehist and map only).
+func (th *timehist) name(comm string) string {
+	if th.opt.Exact {
+		return termsafe.PerfName(comm)
+	}
+	return termsafe.Name(comm)
+}
+
 // commStr is timehist_get_commstr: "comm[tid]", "comm[tid/pid]" for a
 // thread of another process, the bare comm for pid 0; at most 31 bytes.
 // Longer names widen the task column for later rows, as in perf.
 func (th *timehist) commStr(t *timehistThread) []byte {
 	if t.cached == nil || t.cachedComm != t.comm || t.cachedPID != t.pid {
 		b := make([]byte, 0, len(t.comm)+24)
-		b = append(b, termsafe.PerfName(t.comm)...) // a name is any bytes: a newline split the row
+		b = append(b, th.name(t.comm)...) // a name is any bytes: a newline split the row
 		if t.pid != 0 {
 			b = append(b, '[')
 			b = timehistInt(b, int64(t.tid))
@@ -1186,7 +1198,7 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 	if th.opt.Next {
 		var n [64]byte
 		ns := append(n[:0], "next: "...)
-		ns = append(ns, termsafe.PerfName(e.NextComm)...)
+		ns = append(ns, th.name(e.NextComm)...)
 		ns = append(ns, '[')
 		ns = timehistInt(ns, int64(e.NextTID))
 		ns = append(ns, ']')

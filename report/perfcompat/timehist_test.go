@@ -1213,3 +1213,41 @@ func TestTimehistNeverIdle(t *testing.T) {
 		}
 	}
 }
+
+// TestViewsBackslashNames: two tasks, one named with the byte 0xff after
+// "twin" and one spelled with the four characters \xff after it, read
+// alike in timehist and map (new-user pass 35 F1: both "twin\xff", where
+// latency printed the second "twin\\xff"). Outside Exact both views
+// escape as every other view (termsafe.Name: the backslash doubled); with
+// Exact they print perf's bytes, the backslash as it is
+// (termsafe.PerfName).
+func TestViewsBackslashNames(t *testing.T) {
+	const s, us = int64(1e9), int64(1e3)
+	evs := []trace.Event{
+		timehistComm(10, "twin\xff"), timehistComm(11, `twin\xff`),
+		timehistSw(s, 0, 0, trace.StateRunning, 10),
+		timehistSw(s+1000*us, 0, 10, trace.StateInterruptible, 11),
+		timehistSw(s+2000*us, 0, 11, trace.StateInterruptible, 0),
+	}
+	evs[2].NextComm, evs[3].Comm, evs[3].NextComm, evs[4].Comm = "twin\xff", "twin\xff", `twin\xff`, `twin\xff`
+	for _, c := range []struct {
+		exact       bool
+		byte, chars string
+	}{
+		{false, `twin\xff[10]`, `twin\\xff[11]`},
+		{true, `twin\xff[10]`, `twin\xff[11]`},
+	} {
+		got := runTimehist(t, evs, TimehistOptions{Exact: c.exact})
+		if !strings.Contains(got, " "+c.byte+" ") || !strings.Contains(got, " "+c.chars+" ") {
+			t.Errorf("timehist exact=%v: want rows %s and %s:\n%s", c.exact, c.byte, c.chars, got)
+		}
+		var buf bytes.Buffer
+		if err := Map(&buf, trace.NewSliceSource(evs, nil), MapOptions{NrCPUs: 1, Exact: c.exact}); err != nil {
+			t.Fatal(err)
+		}
+		byteMap, charsMap := strings.TrimSuffix(c.byte, "[10]")+":10", strings.TrimSuffix(c.chars, "[11]")+":11"
+		if !strings.Contains(buf.String(), "=> "+byteMap+"\n") || !strings.Contains(buf.String(), "=> "+charsMap+"\n") {
+			t.Errorf("map exact=%v: want %s and %s:\n%s", c.exact, byteMap, charsMap, buf.String())
+		}
+	}
+}
