@@ -312,6 +312,11 @@ type LatencyResult struct {
 	// counted as throttled (its runtime used, waiting for the
 	// replenishment): the rows' Throttled holds them.
 	DeadlineThrottled bool
+	// WhatIfGroups are, for a replay's prediction, the groups a what-if
+	// set a quota or weight of that are no row of Cgroups (no task of
+	// their own, no quota over the groups below): each a line for under
+	// the group table (whatIfGroups).
+	WhatIfGroups []string
 	// IdleTasks and BatchTasks name ("comm:tid") the tasks the capture
 	// recorded under SCHED_IDLE and SCHED_BATCH at a switch-out
 	// (trace.Event.Policy; eBPF captures only: sched_switch shows them at
@@ -533,6 +538,9 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	l.opts.Throttle = l.opts.Throttle || slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return !g.Autogroup }) || l.dlThrottled
 
 	res := &LatencyResult{Options: l.opts, Diag: d, Cgroups: groups, Schedule: l.sched, DeadlineThrottled: l.dlThrottled}
+	if len(groups) > 0 {
+		res.WhatIfGroups = whatIfGroups(src.Meta(), groups)
+	}
 	atoms := l.tr.AtomRoot()
 	res.TaskRows = make([]LatencyRow, 0, len(atoms))
 	for _, t := range atoms {

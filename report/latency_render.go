@@ -118,6 +118,9 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 	if len(res.Cgroups) > 0 {
 		bw.WriteString("\n")
 		WriteCgroupTable(bw, res.Cgroups)
+		for _, l := range res.WhatIfGroups {
+			bw.WriteString("  " + l + "\n")
+		}
 	}
 	return bw.Flush()
 }
@@ -224,22 +227,20 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	}
 }
 
-// KernelAgreement is how far the inferred throttled time or periods of a
-// group may lie from its cpu.stat's before the table says so: 20%. The
-// recordings that carry cpu.stat agree within 2% (quota-siblings.tv
-// 1.02, issue 28's cg.tv 1.00: one quota'd group beside idle CPUs); one
-// where the quota'd group also lost CPU to a heavier group on both CPUs
-// found half (0.50), which the table gave without a word.
-const KernelAgreement = 0.20
+// KernelAgreement is how far the inferred throttled time of a group may
+// lie from its cpu.stat's, either way, before the table says so: 5%. The
+// recordings that carry cpu.stat agree within 2% where the quota'd group
+// ran beside idle CPUs (quota-siblings.tv 1.02, issue 28's cg.tv 1.00,
+// grpq1.q25 0.96); one where the group also lost CPU to a heavier group
+// on both CPUs found half (0.50), which the table gave without a word.
+// It was 20% until new-user passes 34 and 35: a prediction's table read
+// 11% above (F1) and 9-14% below (pass 35 F2) the replay's own cpu.stat
+// printed under it, and said nothing.
+const KernelAgreement = 0.05
 
-// KernelOver is how far the inferred throttled time may lie above its
-// cpu.stat's before the table says so: 5%. The inference is built to
-// find less than the kernel (a throttle can hide in contention), and the
-// recordings that carry cpu.stat agree within 2% (KernelAgreement); above
-// it, a task's throttled wait can read longer than its whole group's
-// throttled time (new-user pass 34 F1: 1016.761 ms against the replay's
-// 912.202 ms, 11 % over, said nowhere).
-const KernelOver = 0.05
+// kernelPeriodsAgreement is the same for the throttled periods: 20%, as
+// they are few (12 of the kernel's 15 on grpq1.q25, with the time 0.96x).
+const kernelPeriodsAgreement = 0.20
 
 // CPUStatBy names who counted Kernel: "the kernel", or "the replay" for a
 // prediction's (KernelPredicted).
@@ -250,20 +251,20 @@ func (g *CgroupThrottle) CPUStatBy() string {
 	return "the kernel"
 }
 
-// kernelDisagrees returns the note for a group whose inferred throttling
-// lies more than KernelAgreement from what its cpu.stat counted over the
-// trace (Kernel), or "" when it does not or the kernel's is unknown.
+// kernelDisagrees returns the note for a group whose inferred throttled
+// time lies more than KernelAgreement (or its periods more than
+// kernelPeriodsAgreement) from what its cpu.stat counted over the trace
+// (Kernel), or "" when it does not or the kernel's is unknown.
 func kernelDisagrees(g *CgroupThrottle) string {
 	k := g.Kernel
 	if k == nil {
 		return ""
 	}
 	by := g.CPUStatBy()
-	off := func(got, want int64) bool {
-		return math.Abs(float64(got-want)) > KernelAgreement*float64(max(want, 1))
+	off := func(got, want int64, by float64) bool {
+		return math.Abs(float64(got-want)) > by*float64(max(want, 1))
 	}
-	over := g.Throttled-k.ThrottledNS > int64(KernelOver*float64(max(k.ThrottledNS, 1)))
-	if !over && !off(g.Throttled, k.ThrottledNS) && !off(g.ThrottledPeriods, int64(min(k.NrThrottled, math.MaxInt64))) {
+	if !off(g.Throttled, k.ThrottledNS, KernelAgreement) && !off(g.ThrottledPeriods, int64(min(k.NrThrottled, math.MaxInt64)), kernelPeriodsAgreement) {
 		return ""
 	}
 	if k.ThrottledNS == 0 && k.NrThrottled > 0 {
@@ -413,6 +414,10 @@ type LatencyJSON struct {
 	// Cgroups: per task group (not the root), its CPU use and inferred
 	// throttling (omitted when the trace records no groups).
 	Cgroups []CgroupThrottle `json:"cgroups,omitempty"`
+	// WhatIfGroups: a prediction's groups a what-if set that are no row
+	// of Cgroups, one line each (LatencyResult.WhatIfGroups; omitted when
+	// none).
+	WhatIfGroups []string `json:"what_if_groups,omitempty"`
 	// DeadlineThrottled: some rows' throttled_ns are SCHED_DEADLINE waits
 	// for a replenishment (LatencyResult.DeadlineThrottled; omitted when
 	// none).
@@ -530,7 +535,7 @@ func (res *LatencyResult) JSON() LatencyJSON {
 	}
 	doc.Total = LatencyJSONTotal{RuntimeNs: res.Total.Runtime, Count: res.Total.Count,
 		Switches: res.Total.Switches, SumDelayNs: res.Total.SumDelay}
-	doc.Cgroups = res.Cgroups
+	doc.Cgroups, doc.WhatIfGroups = res.Cgroups, res.WhatIfGroups
 	doc.DeadlineThrottled = res.DeadlineThrottled
 	doc.SchedIdleTasks, doc.SchedBatchTasks = res.IdleTasks, res.BatchTasks
 	if f := res.Options.Filter; f.Active() {

@@ -57,6 +57,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
 )
@@ -710,6 +711,50 @@ func groupSettings(path string, meta *trace.Meta, stated []trace.CgroupSettings)
 		}
 	}
 	return 0, 0, "unknown"
+}
+
+// whatIfGroups returns, for a replay's prediction (meta), a line for each
+// group whose quota or weight a what-if set and that is no row of groups:
+// a parent with no task of its own whose quota --cpu-max PATH=max took
+// away is in no row, so the what-if was said nowhere but in info
+// (new-user pass 35 F3).
+func whatIfGroups(meta *trace.Meta, groups []CgroupThrottle) []string {
+	if meta == nil || !meta.Predicted() {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, g := range groups {
+		seen[g.Path] = true
+	}
+	for i := len(meta.CgroupSettings) - 1; i >= 0; i-- {
+		s := meta.CgroupSettings[i]
+		if seen[s.Path] {
+			continue
+		}
+		seen[s.Path] = true
+		var what []string
+		if strings.HasPrefix(s.Source, "what-if") {
+			q := "max (no limit)"
+			if s.QuotaNS > 0 {
+				q = durText(s.QuotaNS) + "/" + durText(cmp.Or(s.PeriodNS, trace.DefaultCfsPeriod))
+			}
+			what = append(what, "quota "+q)
+		}
+		if strings.HasPrefix(cmp.Or(s.WeightSource, s.Source), "what-if") && s.Weight > 0 {
+			what = append(what, "weight "+strconv.Itoa(s.Weight))
+		}
+		if len(what) == 0 {
+			continue
+		}
+		why := "no task ran in it or below it"
+		if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return strings.HasPrefix(g.Path, s.Path+"/") }) {
+			why = "no task ran in it directly and it has no quota over the groups below it"
+		}
+		out = append(out, fmt.Sprintf("%s: %s, what-if (replay); no row, as %s", termsafe.Name(s.Path), strings.Join(what, ", "), why))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // settingsSource names where a trace's own settings reading came from:
