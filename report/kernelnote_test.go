@@ -78,3 +78,22 @@ func TestWhatIfGroups(t *testing.T) {
 		t.Errorf("a recording: %q, want none", got)
 	}
 }
+
+// TestChainMessageEscapesNames: the missing-switches warning names the
+// tasks it shows running as the tables do, escaped (new-user pass 36 F1:
+// with -v it wrote the raw bytes 0xff 0xfe, and an ESC [2J, to the
+// terminal). Task 7 is named with the bytes 0xff 0xfe, task 8 with an ESC.
+func TestChainMessageEscapesNames(t *testing.T) {
+	names := map[trace.TID]string{7: "\xff\xfe", 8: "esc\x1b[2Jx"}
+	cb := ChainBreak{CPU: 1, Breaks: 2, Switches: 10, Missing: map[trace.TID]int64{7: 1, 8: 1},
+		UnknownRun: 3_000_000, ShownRun: map[trace.TID]int64{7: 2_000_000, 8: 1_000_000}}
+	got := chainMessage(cb, func(tid trace.TID) string { return names[tid] })
+	for _, want := range []string{`\xff\xfe:7 1,`, `esc\x1b[2Jx:8 1`, `\xff\xfe:7 2.000 ms, esc\x1b[2Jx:8 1.000 ms`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("message lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.ContainsAny(got, "\xff\x1b") {
+		t.Errorf("raw bytes in %q", got)
+	}
+}

@@ -1404,7 +1404,7 @@ func breakTasks(cb ChainBreak, count map[trace.TID]int64, name func(trace.TID) s
 		if k.tid == 0 {
 			who = fmt.Sprintf("idle (swapper/%d)", cb.CPU)
 		} else if n := name(k.tid); n != "" {
-			who = fmt.Sprintf("%s:%d", n, k.tid)
+			who = fmt.Sprintf("%s:%d", termsafe.Name(n), k.tid) // (new-user pass 36 F1: raw 0xff 0xfe with -v)
 		}
 		parts = append(parts, who+" "+val(k.n))
 	}

@@ -6,7 +6,9 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
@@ -179,9 +181,30 @@ var readerPrefixes = []string{"perf.data: ", "trace.dat: ", "perfetto: ", "trace
 func namedWarning(name, prefix string, wn trace.Warning) string {
 	if (wn.Key == "latency-empty" || wn.Key == "stats-empty") && prefix == "" && !readerNamed(wn.Message) {
 		// "nothing matched the filters ...": the views print it so too.
-		return wn.String()
+		return terminalSafe(wn.String())
 	}
-	return namedMessage(name, prefix, wn.String())
+	return terminalSafe(namedMessage(name, prefix, wn.String()))
+}
+
+// terminalSafe is s with any control character but a newline, and any
+// byte that is not UTF-8, escaped (termsafe.PerfName, line by line): the
+// messages escape the task names they quote (termsafe.Name), and this
+// keeps one that does not from writing raw bytes to the terminal (new-user
+// pass 36 F1: an ESC [2J clear-screen sequence in a task name reached it
+// through a -v warning). A message already safe is returned as it is.
+func terminalSafe(s string) string {
+	safe := utf8.ValidString(s)
+	for i := 0; safe && i < len(s); i++ {
+		safe = s[i] >= 0x20 && s[i] != 0x7f || s[i] == '\n'
+	}
+	if safe {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = termsafe.PerfName(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // readerNamed reports whether s starts with a reader's format name.

@@ -317,3 +317,20 @@ func TestWriteWarningsCutBeforeAnswers(t *testing.T) {
 		t.Errorf("got\n%swant\n%s", got, want)
 	}
 }
+
+// TestTerminalSafe: a warning's text reaches the terminal with its control
+// characters (but newlines) and non-UTF-8 bytes escaped, and an ordinary
+// one (backslashes of names escaped before included) as it is (new-user
+// pass 36 F1).
+func TestTerminalSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		`x.tv: task twin\\xff:3 ran`:  `x.tv: task twin\\xff:3 ran`,
+		"a\x1b[2Jb and \xff\xfe":      `a\x1b[2Jb and \xff\xfe`,
+		"line one\nline\ttwo":         "line one\nline\\ttwo",
+		"plain, unicode é and ü only": "plain, unicode é and ü only",
+	} {
+		if got := terminalSafe(in); got != want {
+			t.Errorf("terminalSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

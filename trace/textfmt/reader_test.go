@@ -162,7 +162,10 @@ func TestBadText(t *testing.T) {
 		{"long-line", strings.Repeat("x", 70<<10) + "\n" + sw + "\n", 1, "text-long-line", ""},
 		{"cut", sw + "\n" + sw[:60], 1, "truncated-file", ""},
 		{"cut-prefix", sw + "\n" + sw[:12], 1, "truncated-file", ""},
-		{"no-newline", sw, 1, "", ""},
+		// Every tracer ends its lines with a newline: a last line without
+		// one is cut, even when it parses (new-user pass 36 F2: a runtime
+		// cut to its first digits read as a smaller one).
+		{"no-newline", sw + "\n" + sw, 1, "truncated-file", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
