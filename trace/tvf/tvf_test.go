@@ -520,3 +520,38 @@ func TestDamagedHeaderAndBlock(t *testing.T) {
 		t.Errorf("%d events read, %d lost in the file, warnings %v; want %d, %d and one damaged-skipped", len(got), m.LostInFile, m.Warnings.List(), BlockEvents, BlockEvents)
 	}
 }
+
+// TestRepeatedBlock: a file holding one of its event blocks twice (the
+// second of three copied in right after itself, the footer's tail offset
+// moved by its length: every frame and checksum intact) reads the events
+// once, with one damaged-block-repeated warning (new-user pass 36 F4: the
+// copy's events were read again, 2750 delays counted twice, and nothing
+// was said). A block of another file's joined in is more events than the
+// trailer counts: damaged-count-over says so (and they are read).
+func TestRepeatedBlock(t *testing.T) {
+	evs := synthetic(3*BlockEvents, 7)
+	file := encode(t, Header{}, evs, nil)
+	offs := blockOffsets(file)
+	if len(offs) != 3 {
+		t.Fatalf("%d blocks, want 3", len(offs))
+	}
+	insert := func(block []byte) []byte {
+		out := append(append(append([]byte(nil), file[:offs[2]]...), block...), file[offs[2]:]...)
+		tail := binary.LittleEndian.Uint64(out[len(out)-8:])
+		binary.LittleEndian.PutUint64(out[len(out)-8:], tail+uint64(len(block)))
+		return out
+	}
+	got, tr := decodeAll(t, bytes.NewReader(insert(file[offs[1]:offs[2]])))
+	if diff := cmp.Diff(evs, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("repeated block: events (-want +got):\n%s", diff)
+	}
+	if n := warning(tr, "damaged-block-repeated"); n != 1 {
+		t.Errorf("repeated block: damaged-block-repeated %d times, want 1: %v", n, tr.Meta().Warnings.List())
+	}
+	other := encode(t, Header{}, synthetic(BlockEvents, 8), nil)
+	ooffs := blockOffsets(other)
+	got, tr = decodeAll(t, bytes.NewReader(insert(other[ooffs[0]:ooffs[0]+frameHeaderSize+int(binary.LittleEndian.Uint32(other[ooffs[0]+8:]))])))
+	if len(got) != 4*BlockEvents || warning(tr, "damaged-count-over") != 1 || warning(tr, "damaged-block-repeated") != 0 {
+		t.Errorf("a block joined in: %d events (want %d), warnings %v", len(got), 4*BlockEvents, tr.Meta().Warnings.List())
+	}
+}
