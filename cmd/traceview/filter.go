@@ -57,7 +57,7 @@ const filterHelp = `Filters (each may be combined; a task must match every task 
                      of the trace: 10%/2 the second tenth, 0%-25% the first
                      quarter, 50% the first half (perf report's syntax)
   --cpu LIST         CPUs, e.g. 0 or 0,2-3: delays switched in there and
-                     runtime recorded there
+                     run time of the tasks running there
   --pid LIST         processes (tgid); --tid LIST threads; --comm NAMES
                      command names (comma-separated, exact; the name the
                      task had at the event, so a task that exec'd is

@@ -319,3 +319,42 @@ func TestGroupWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterRuntimeOnTasksCPU: a sched_stat_runtime recorded on one CPU
+// for a task running on another (update_curr charging a remote runqueue's
+// task: a wakeup's preemption check, load balancing) is run time of the
+// CPU the task runs on (new-user pass 36 F5: --cpu 0 read 2293.790 ms of
+// run time in a 2034.839 ms trace). Task 7 is switched in on CPU 1 at 1
+// ms; CPU 0 charges it 2 ms at 3 ms, CPU 1 itself 1 ms at 4 ms: 3 ms on
+// CPU 1, none on CPU 0. A task not running is charged where the event
+// is: task 8, asleep after its run on CPU 1, charged 1 ms on CPU 0 at 6
+// ms (its last run's tail), counts on CPU 0.
+func TestFilterRuntimeOnTasksCPU(t *testing.T) {
+	const ms = 1_000_000
+	rt := func(at int64, cpu trace.CPU, tid trace.TID, r int64) trace.Event {
+		e := trace.NewEvent(at*ms, cpu, trace.KindRuntime)
+		e.TID, e.PID, e.Comm, e.Runtime = tid, trace.PID(tid), "w", r*ms
+		return e
+	}
+	in := trace.NewEvent(1*ms, 1, trace.KindSwitch)
+	in.TID, in.NextTID, in.PrevState, in.Prio, in.NextPrio, in.NextComm = 0, 7, trace.StateRunning, 120, 120, "w"
+	in8 := trace.NewEvent(4*ms, 1, trace.KindSwitch)
+	in8.TID, in8.NextTID, in8.PrevState, in8.Prio, in8.NextPrio, in8.Comm, in8.NextComm = 7, 8, trace.StateInterruptible, 120, 120, "w", "w"
+	out8 := trace.NewEvent(5*ms, 1, trace.KindSwitch)
+	out8.TID, out8.NextTID, out8.PrevState, out8.Prio, out8.NextPrio, out8.Comm = 8, 0, trace.StateInterruptible, 120, 120, "w"
+	evs := []trace.Event{in, rt(3, 0, 7, 2), rt(4, 1, 7, 1), in8, out8, rt(6, 0, 8, 1)}
+	for _, c := range []struct {
+		cpu    trace.CPU
+		t7, t8 int64
+	}{{0, 0, 1 * ms}, {1, 3 * ms, 0}} {
+		f := schedule.Filter{CPUs: []trace.CPU{c.cpu}}
+		b := schedule.New(schedule.Options{Filter: &f}, schedule.Hooks{})
+		if err := b.Run(trace.NewSliceSource(evs, nil)); err != nil {
+			t.Fatal(err)
+		}
+		b.Finish()
+		if got7, got8 := b.Lookup(7).StatRuntime, b.Lookup(8).StatRuntime; got7 != c.t7 || got8 != c.t8 {
+			t.Errorf("--cpu %d: task 7 %d ns, task 8 %d ns; want %d and %d", c.cpu, got7, got8, c.t7, c.t8)
+		}
+	}
+}

@@ -859,7 +859,17 @@ func (b *Builder) observe(e *trace.Event) {
 			b.runtimeCgroup(e, t, c)
 			f := b.opts.Filter
 			at, ran, in := f.clipRuntime(e)
-			if !in || !f.CPU(e.CPU) {
+			// The run time is the CPU's the task runs on: update_curr
+			// may charge a remote runqueue's task (a wakeup's preemption
+			// check, load balancing), and the event is then recorded on
+			// the CPU that charged it (new-user pass 36 F5: --cpu 0 read
+			// 2293.790 ms of run time in a 2034.839 ms trace, CPU 1's
+			// charged from CPU 0).
+			on := e.CPU
+			if t.state == StateRunning && t.cpu >= 0 {
+				on = t.cpu
+			}
+			if !in || !f.CPU(on) {
 				break
 			}
 			c := e
