@@ -275,9 +275,20 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 			cancelRun()
 		}()
 	}
+	var written int
+	synced := time.Now()
 	err = r.c.Run(runCtx, func(e trace.Event) error {
 		if r.aborted() {
 			return ErrAborted
+		}
+		if written++; written%1024 == 0 && time.Since(synced) >= syncEvery {
+			// What reached the writer goes to the file within about
+			// syncEvery, so that a recorder killed hard leaves all but
+			// its backlog and that much (Writer.Sync).
+			if err := seg.w.Sync(); err != nil {
+				return err
+			}
+			synced = time.Now()
 		}
 		if series && e.Time > 0 && seg.first > 0 &&
 			(full || (r.cfg.RotateEvery > 0 && e.Time-seg.first >= int64(r.cfg.RotateEvery))) {
@@ -315,6 +326,14 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 	}
 	return err
 }
+
+// syncEvery is how often, at most, record hands the events it has
+// encoded to the file while it captures (tvf.Writer.Sync): each time ends
+// an event block early, so a file written out as the capture runs (a
+// small --backlog) holds about one more block per second, a few hundred
+// bytes of headers and a little less compression; a recorder killed hard
+// loses at most this much of what it had encoded.
+const syncEvery = time.Second
 
 // kick makes every recorded CPU switch once as seg starts (kickCPUs), so
 // that a task running on a CPU throughout the file shows in it; a CPU it

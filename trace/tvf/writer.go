@@ -355,6 +355,21 @@ func (w *Writer) Flush() error {
 	return w.err
 }
 
+// Sync writes the events buffered so far as a block (as Flush) and hands
+// every byte written so far to the underlying writer, so that a process
+// killed after it has left them in the file: record calls it every second
+// (new-user pass 36 F3: with --backlog 64K a file stayed empty for 3.5 s
+// of a 4 s capture, held in the 8192-event block and the 256 KiB buffer).
+func (w *Writer) Sync() error {
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if err := w.bw.Flush(); err != nil && w.err == nil {
+		w.err = fmt.Errorf("traceview format: write: %w", err)
+	}
+	return w.err
+}
+
 // Events returns the number of events written so far.
 func (w *Writer) Events() uint64 { return w.tr.Events }
 
