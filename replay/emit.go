@@ -256,14 +256,31 @@ func (s *sim) emitComm(t *policies.Task, cpu int) {
 }
 
 // renameDue emits the renames of t (Task.Renames) that its run time
-// (SumExec) has reached, or, with all, every one not emitted yet (its work
+// (ranNow) has reached, or, with all, every one not emitted yet (its work
 // is done): a sched_process_exec for an exec, else a comm record, each
 // naming the rename by its index (rec.other; the stream's reader names the
 // task's events from there on, recSource.names).
 func (s *sim) renameDue(t *policies.Task, cpu int, all bool) {
 	rn := s.m.Tasks[t.ID].Renames
 	st := &s.ts[t.ID]
-	for k := int(st.renamed); k < len(rn) && (all || rn[k].CPU <= t.SumExec); k++ {
+	ran := s.ranNow(cpu, t)
+	if k := int(st.renamed); k >= len(rn) || !all && rn[k].CPU > ran {
+		return
+	}
+	if c := &s.cpus[cpu]; c.curr == t {
+		// The run so far is the old name's: a sched_stat_runtime for it
+		// first, as the switch-out gives one for the whole run (the
+		// reports charge run time to the name the event carries;
+		// new-user pass 37 F1: a run that exec'd twice was all charged to
+		// its last name). What is not charged yet is taken from the next
+		// charge (st.ran below 0 until then).
+		uncharged := ran - t.SumExec
+		if r := st.ran + uncharged; r > 0 {
+			s.emit(rec{t: s.now, kind: trace.KindRuntime, task: int32(t.ID), other: -1, cpu: int16(cpu), cpu2: -1, runtime: r}, t)
+			st.ran = -uncharged
+		}
+	}
+	for k := int(st.renamed); k < len(rn) && (all || rn[k].CPU <= ran); k++ {
 		kind := trace.KindComm
 		if rn[k].Exec {
 			kind = trace.KindExec

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -107,9 +108,15 @@ func TestPredictionKeepsRenames(t *testing.T) {
 			got = append(got, "out "+e.Comm)
 		case (e.Kind == trace.KindExec || e.Kind == trace.KindComm) && e.TID == 8:
 			got = append(got, e.Kind.String()+" "+e.Comm)
+		case e.Kind == trace.KindRuntime && e.TID == 8:
+			got = append(got, fmt.Sprintf("runtime %s %d us", e.Comm, e.Runtime/us))
 		}
 	}
-	wantEv := []string{"comm sh", "in sh", "sched_process_exec python3", "out python3", "in python3", "comm worker", "out worker"}
+	// Each rename comes at its point of the run, after a
+	// sched_stat_runtime of the run so far under the old name (pass 37
+	// F1: all of a run was charged to the name at its switch-out).
+	wantEv := []string{"comm sh", "in sh", "runtime sh 400 us", "sched_process_exec python3", "runtime python3 600 us", "out python3",
+		"in python3", "runtime python3 100 us", "comm worker", "runtime worker 400 us", "out worker"}
 	if !slices.Equal(got, wantEv) {
 		t.Errorf("task 8's predicted events: %q, want %q", got, wantEv)
 	}

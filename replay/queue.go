@@ -12,6 +12,7 @@ const (
 	qTick
 	qDeadline
 	qPolicyTimer // a policy's timer (policies.Timers), a indexes sim.ptimers
+	qRename      // the running task of cpu a reaches a rename point (Task.Renames)
 )
 
 type qev struct {

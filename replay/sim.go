@@ -166,6 +166,9 @@ type cpuState struct {
 	// own level only (progressBy).
 	ownPending bool
 	idleExit   int64 // ns, when the CPU last went from idle to a task (-1 never)
+	// doneAt is when the running task's armed run-done event comes
+	// (arm): a rename point later than it is left to that event.
+	doneAt int64
 }
 
 // chargedTo is the time up to which the CPU's running task has been
@@ -532,6 +535,11 @@ func (s *sim) run() error {
 			fn := s.ptimers[e.a]
 			s.ptimers[e.a] = nil
 			fn()
+		case qRename:
+			if c := &s.cpus[e.a]; e.gen == c.gen && c.curr != nil {
+				s.renameDue(c.curr, int(e.a), false)
+				s.armRename(int(e.a))
+			}
 		}
 	}
 	s.steps = steps
@@ -598,7 +606,7 @@ func (s *sim) who(e qev) string {
 	switch e.kind {
 	case qStart, qTimer, qDeadline:
 		return task(int(e.a))
-	case qRunDone, qResched, qTick:
+	case qRunDone, qResched, qTick, qRename:
 		if c := int(e.a); c >= 0 && c < len(s.cpus) {
 			if t := s.cpus[c].curr; t != nil {
 				return fmt.Sprintf("CPU %d running %s", c, task(t.ID))
@@ -850,6 +858,44 @@ func (s *sim) arm(cpu int) {
 		at += rem
 	}
 	s.push(qev{t: at, kind: qRunDone, a: int32(cpu), gen: c.gen})
+	c.doneAt = at
+	s.armRename(cpu)
+}
+
+// armRename schedules the next rename point of cpu's running task
+// (Task.Renames: when its run time reaches the rename's) if it comes
+// before the run-done event: the rename is then emitted at its time in
+// the run (new-user pass 37 F1: emitted only at the switch-out, a task
+// that exec'd twice in one long run of the prediction never showed its
+// middle name). A rename point changes nothing else: no charge, no
+// decision.
+func (s *sim) armRename(cpu int) {
+	c := &s.cpus[cpu]
+	t := c.curr
+	if t == nil {
+		return
+	}
+	rn := s.m.Tasks[t.ID].Renames
+	k := int(s.ts[t.ID].renamed)
+	if k >= len(rn) {
+		return
+	}
+	at := max(s.now, c.busyUntil) + max(rn[k].CPU-s.ranNow(cpu, t), 0)
+	if at < c.doneAt {
+		s.push(qev{t: at, kind: qRename, a: int32(cpu), gen: c.gen})
+	}
+}
+
+// ranNow is t's run time (ns) up to now: SumExec and, while it runs on
+// cpu, what is not charged yet.
+func (s *sim) ranNow(cpu int, t *policies.Task) int64 {
+	c := &s.cpus[cpu]
+	if c.curr == t {
+		if from := c.chargedTo(); s.now > from {
+			return t.SumExec + s.now - from
+		}
+	}
+	return t.SumExec
 }
 
 func (s *sim) runDone(cpu int) {
