@@ -202,8 +202,10 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 			seen[c] = true
 		}
 		// perf synthesizes records for threads that existed before the
-		// recording at time 0: they do not bound the trace's time span.
-		if ev.Time != 0 && (rep.FirstEvent < 0 || ev.Time < rep.FirstEvent) {
+		// recording at time 0: they do not bound the trace's time span;
+		// a scheduler event at 0 (a synthetic trace's first switches)
+		// does, as stats takes it (new-user pass 37 F2).
+		if !trace.Synthesized(&ev) && (rep.FirstEvent < 0 || ev.Time < rep.FirstEvent) {
 			rep.FirstEvent = ev.Time
 		}
 		rep.LastEvent = max(rep.LastEvent, ev.Time)

@@ -179,3 +179,28 @@ func TestTimePercentWholeTrace(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthSpanAgrees: a synthetic trace's first switches are at time 0;
+// info, stats and timehist -s take its span from them alike (new-user
+// pass 37 F2: info and timehist read 2213.600 ms, from the first event
+// after 0, stats 2217.600 ms). synth massive_intr on 2 CPUs: 0 to
+// 2.2176 s.
+func TestSynthSpanAgrees(t *testing.T) {
+	syn := filepath.Join(t.TempDir(), "syn.tv")
+	if _, stderr, code := runCLI(t, "synth", "massive_intr", "--cpus", "2", "-w", syn); code != 0 {
+		t.Fatalf("synth: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"info", "-i", syn}, "0.000000 s to 2.217600 s (2217.600 ms)"},
+		{[]string{"stats", "-i", syn}, "Trace: 2217.600 ms (first to last scheduler event)"},
+		{[]string{"timehist", "-s", "-i", syn}, "Total scheduling time (msec): 2217.600"},
+	} {
+		out, stderr, _ := runCLI(t, c.args...)
+		if !strings.Contains(regexp.MustCompile(` +`).ReplaceAllString(out, " "), c.want) {
+			t.Errorf("%v: want %q in:\n%s\n%s", c.args, c.want, out, stderr)
+		}
+	}
+}
