@@ -80,17 +80,27 @@ func startProcSampler(g *groupReader, stop <-chan struct{}) *procSampler {
 
 // sampleEvery calls sample with the trace clock every v1SampleEvery, or 20
 // times the last call's duration (took, at first) when that is longer, so
-// that a sampler takes at most ~5 % of a CPU, until stop is closed.
+// that a sampler takes at most ~5 % of a CPU, but at least every
+// sampleAtMost, until stop is closed.
 func sampleEvery(stop <-chan struct{}, took time.Duration, sample func(now int64) time.Duration) {
 	for {
 		select {
 		case <-stop:
 			return
-		case <-time.After(max(v1SampleEvery, 20*took)):
+		case <-time.After(min(max(v1SampleEvery, 20*took), sampleAtMost)):
 		}
 		took = sample(monotonicNow())
 	}
 }
+
+// sampleAtMost bounds the stretched interval of sampleEvery: 1 s, so that
+// a setting changed during a capture is dated within a second however
+// slow one reading was (a reading that took 30 ms on a loaded machine
+// stretched the interval to 600 ms, and a change made 0.5 s before the
+// group's last switch was read after it: TestRecordV1QuotaChangeDated in
+// a CI run). A reading slower than 50 ms then takes more than 5 % of a
+// CPU.
+const sampleAtMost = time.Second
 
 func newProcSampler(g *groupReader) *procSampler {
 	all := ""

@@ -218,8 +218,10 @@ func TestGroupWeightColumn(t *testing.T) {
 }
 
 // TestRecordV1QuotaChangeDated: the command changes its group's quota
-// from 20 to 60 ms per 100 ms half way (0.5 s into a 1 s loop in the
-// group). The settings sampler reads the groups every 100 ms, so the file
+// from 20 to 60 ms per 100 ms 0.5 s into a 2 s loop in the group. The
+// settings sampler reads the groups every 100 ms (at most every second
+// when readings are slow: a loaded CI machine read the change after a 1 s
+// loop's end), so the file
 // holds the change with a time inside the trace: after the start's
 // reading and before the group's last sched_switch (before, the settings
 // were read only at the file's start and end, and the change was dated
@@ -232,7 +234,7 @@ func TestRecordV1QuotaChangeDated(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "chg.tv")
-	script := fmt.Sprintf(`echo $$ > %[1]s/tasks; timeout 1 sh -c 'while :; do :; done' & sleep 0.5; echo 60000 > %[1]s/cpu.cfs_quota_us; wait; echo $$ > %[2]s/tasks; sleep 0.1`, dir, mounts.V1CPU)
+	script := fmt.Sprintf(`echo $$ > %[1]s/tasks; timeout 2 sh -c 'while :; do :; done' & sleep 0.5; echo 60000 > %[1]s/cpu.cfs_quota_us; wait; echo $$ > %[2]s/tasks; sleep 0.1`, dir, mounts.V1CPU)
 	if _, stderr, code := runCLI(t, "record", "-o", out, "--", "sh", "-c", script); code != 0 {
 		t.Fatalf("record: exit %d: %s", code, stderr)
 	}
