@@ -7,6 +7,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -155,7 +156,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if len(rd.events) == 0 {
 		return nil, fmt.Errorf("perfetto: no scheduler events (the trace has no ftrace sched_switch/sched_waking bundles)")
 	}
-	rd.finish()
+	rd.finish(cut != "")
 	return rd, nil
 }
 
@@ -724,7 +725,7 @@ func decodeCompact(b []byte, cpu trace.CPU, off int64) ([]trace.Event, error) {
 // events of different CPUs at one time keep file order), gives the lost
 // counts of ftrace_stats to the CPUs' first lost-events marks and fills
 // Meta's lost windows and time span.
-func (rd *Reader) finish() {
+func (rd *Reader) finish(cut bool) {
 	given := map[trace.CPU]bool{}
 	for _, i := range rd.lostEv {
 		e := &rd.events[i]
@@ -746,6 +747,61 @@ func (rd *Reader) finish() {
 	}
 	rd.meta.FirstTime, rd.meta.LastTime = rd.events[0].Time, rd.events[len(rd.events)-1].Time
 	rd.meta.SpanFrom = trace.SpanFromEvents
+	if cut {
+		rd.cutWindows()
+	}
+}
+
+// cutWindows marks, in a file cut short, the time of each CPU from its
+// last event to the trace's last as unobserved: a Count 0 KindLost at its
+// last event's time, lasting to the trace's last (Runtime), with its
+// trace.LostWindow (from the trace's
+// first event for a CPU of system_info with none), and a warning naming
+// the CPUs. A writer emits each CPU's events in bundles of its own, so a
+// cut leaves the CPUs whose bundles came before it without their later
+// events while the others go on; reports then count that time as unknown,
+// not as idle or as waits (new-user pass 38 F3: a cut 288 ms short on CPU
+// 0 read a 54 ms delay for a task whose longest was 4.4 ms, and more
+// delay in all than the whole file).
+func (rd *Reader) cutWindows() {
+	first, last := int64(-1), rd.meta.LastTime
+	lastOn := map[trace.CPU]int64{}
+	for i := range rd.events {
+		if e := &rd.events[i]; e.CPU >= 0 && e.Kind != trace.KindLost && !trace.Synthesized(e) {
+			lastOn[e.CPU] = max(lastOn[e.CPU], e.Time)
+			if first < 0 {
+				first = e.Time // (in time order)
+			}
+		}
+	}
+	for c := 0; c < rd.meta.NrCPUs && c < 1<<16; c++ {
+		if _, ok := lastOn[trace.CPU(c)]; !ok {
+			lastOn[trace.CPU(c)] = first
+		}
+	}
+	var cpus []int
+	for c, t := range lastOn {
+		if t < last {
+			cpus = append(cpus, int(c))
+		}
+	}
+	if len(cpus) == 0 {
+		return
+	}
+	sort.Ints(cpus)
+	for _, c := range cpus {
+		cpu := trace.CPU(c)
+		rd.meta.Lost = append(rd.meta.Lost, trace.LostWindow{CPU: cpu, Start: lastOn[cpu], End: last})
+		// At the window's start, known ahead to its end (Event.Runtime),
+		// so that the delays waiting there are known lossy when they end,
+		// as perf.data's cut rounds are (perfdata cutround.go).
+		ev := trace.NewEvent(lastOn[cpu], cpu, trace.KindLost)
+		ev.Runtime = last - lastOn[cpu]
+		rd.events = append(rd.events, ev)
+	}
+	sort.SliceStable(rd.events, func(i, j int) bool { return rd.events[i].Time < rd.events[j].Time })
+	rd.meta.Warnings.Add("truncated-cpus", "perfetto: the cut leaves CPU %s without its events after its last one, up to the trace's last at %s s: that time is unobserved (not idle), and delays waiting there are not measured",
+		cpulist.Format(cpus), trace.FormatSeconds(last, 6))
 }
 
 // Next returns the next event in time order, io.EOF after the last.

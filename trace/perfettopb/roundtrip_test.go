@@ -562,12 +562,60 @@ func TestTruncatedFile(t *testing.T) {
 	if len(evs) == 0 || len(evs) >= len(wholeEvs) {
 		t.Errorf("%d events, want some and fewer than the whole file's %d", len(evs), len(wholeEvs))
 	}
+	lastOn := map[trace.CPU]int64{}
+	var end int64
 	for _, e := range evs {
+		if e.Kind == trace.KindLost {
+			continue // (the cut's windows, below)
+		}
+		if e.CPU >= 0 && !trace.Synthesized(&e) {
+			if _, ok := lastOn[e.CPU]; !ok {
+				lastOn[e.CPU] = e.Time
+			}
+			lastOn[e.CPU] = max(lastOn[e.CPU], e.Time)
+		}
+		end = max(end, e.Time)
 		if k := key(e); all[k] == 0 {
 			t.Fatalf("event %s is not one of the whole file's", k)
 		} else {
 			all[k]--
 		}
+	}
+	// Each CPU whose events stop before the cut read's last is unobserved
+	// from its last event (its first, of a CPU of system_info with none:
+	// the trace's first) to that one (new-user pass 38 F3: read as idle
+	// and as waits), with a KindLost there lasting to the end and a
+	// truncated-cpus warning.
+	first := int64(-1)
+	for _, e := range evs {
+		if e.CPU >= 0 && e.Kind != trace.KindLost && !trace.Synthesized(&e) && first < 0 {
+			first = e.Time
+		}
+	}
+	for c := 0; c < r.Meta().NrCPUs; c++ {
+		if _, ok := lastOn[trace.CPU(c)]; !ok {
+			lastOn[trace.CPU(c)] = first
+		}
+	}
+	var cut []trace.CPU
+	for c, at := range lastOn {
+		if at < end {
+			cut = append(cut, c)
+			found := false
+			for _, w := range r.Meta().Lost {
+				found = found || w.CPU == c && w.Start == at && w.End == end && w.Count == 0
+			}
+			ev := false
+			for _, e := range evs {
+				ev = ev || e.Kind == trace.KindLost && e.CPU == c && e.Time == at && e.Runtime == end-at
+			}
+			if !found || !ev {
+				t.Errorf("CPU %d, events to %d of %d: lost window %v, its event %v; windows %+v", c, at, end, found, ev, r.Meta().Lost)
+			}
+		}
+	}
+	if len(cut) == 0 || warningCount(r.Meta(), "truncated-cpus") != 1 {
+		t.Errorf("CPUs cut short %v, truncated-cpus warnings %d; want a CPU and one (%+v)", cut, warningCount(r.Meta(), "truncated-cpus"), r.Meta().Warnings.List())
 	}
 	want := fmt.Sprintf("perfetto: the file ends inside the packet at offset %d (100 bytes of it; %d bytes missing)", last, n+m+int(size)-100)
 	found := false
@@ -577,4 +625,14 @@ func TestTruncatedFile(t *testing.T) {
 	if !found {
 		t.Errorf("no truncated-file warning %q in %+v", want, r.Meta().Warnings.List())
 	}
+}
+
+// warningCount is the count of m's warning key (0: none).
+func warningCount(m *trace.Meta, key string) int {
+	for _, w := range m.Warnings.List() {
+		if w.Key == key {
+			return w.Count
+		}
+	}
+	return 0
 }
