@@ -1251,3 +1251,30 @@ func TestViewsBackslashNames(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistIdleAcrossLoss: the idle task's run across a window the
+// trace did not see (a damaged block: a KindLost on every CPU) is not
+// measured either: "-" and out of the CPU's idle time (new-user pass 38
+// F1: 1290.704 ms of <idle> on CPU 0, "idle for 90 %", where stats and
+// the reader's warning called it unknown). CPU 0: alpha runs 1.000 to
+// 1.001 s, idle to 1.500 s (the loss reported at 1.400 s, from the CPU's
+// last event at 1.001 s), alpha again to 1.502 s, idle to 1.600 s. Idle
+// measured: 1.502 to 1.600, 98 ms; the run across the loss is "-".
+func TestTimehistIdleAcrossLoss(t *testing.T) {
+	const ms = int64(1e6)
+	lost := trace.NewEvent(1400*ms, -1, trace.KindLost)
+	lost.Count = 100
+	evs := []trace.Event{
+		timehistSw(1000*ms, 0, 0, trace.StateRunning, 10),
+		timehistSw(1001*ms, 0, 10, trace.StateInterruptible, 0),
+		lost,
+		timehistSw(1500*ms, 0, 0, trace.StateRunning, 10),
+		timehistSw(1502*ms, 0, 10, trace.StateInterruptible, 0),
+		timehistSw(1600*ms, 0, 0, trace.StateRunning, 10),
+	}
+	out := runTimehist(t, evs, TimehistOptions{Summary: true})
+	if !strings.Contains(out, "       1.500000 [0000]  <idle>                                  -          -          - \n") ||
+		!strings.Contains(out, "CPU  0 idle for     98.000  msec") {
+		t.Errorf("want the idle run across the loss unmeasured and 98 ms idle:\n%s", out)
+	}
+}

@@ -195,11 +195,13 @@ func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu tra
 	missingIn = missingIn && t.tid != 0 && tprev != 0
 	t.dtUnrecorded = unrecorded || lossy || noWake || missingIn
 	t.dtNoWake, t.dtFirstSeen, t.dtRunUnknown = false, false, false
-	if runLossy && t.tid != 0 {
+	if runLossy {
 		// The run may have begun or ended among the lost events (an 83
 		// ms "run" of a hackbench worker across 516 lost events on its
 		// CPU; perf[18327]'s runs summed 729.6 ms where latency counts
-		// 24.1): '-', and out of the task's total run time.
+		// 24.1): '-', and out of the task's total run time. The idle
+		// task's likewise: out of the CPU's idle time (new-user pass 38
+		// F1: a damaged block's 1.29 s read as idle on CPU 0).
 		t.dtRunUnknown = true
 		t.totalRun -= t.dtRun
 		th.lossyRuns++
