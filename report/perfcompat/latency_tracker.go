@@ -426,7 +426,11 @@ func (tr *LatencyTracker[X]) evidence(e *trace.Event, c *LatencyCPU) (moved bool
 			c.missing = map[trace.TID]int64{}
 		}
 		c.missing[c.Curr]++
-		if c.LastSwitch > 0 && e.Time > c.LastSwitch {
+		if c.LastSwitch > 0 && e.Time > c.LastSwitch && !c.lost {
+			// (After lost records, the span since the CPU's last switch
+			// held events the trace lost: no run of who's, whatever its
+			// length; new-user pass 38 F2 read a damaged block's 1288 ms
+			// as "find ... 96 % of its run", of a task that ran 71 ms.)
 			c.unknownRun += e.Time - c.LastSwitch
 			if c.shownRun == nil {
 				c.shownRun = map[trace.TID]int64{}
