@@ -65,6 +65,7 @@ type Reader struct {
 	headerEntries bool
 	entriesIn     int64
 	entries       int64
+	garbled       int // lines skipped as text-garbled-line
 	endChecked    bool
 }
 
@@ -249,6 +250,7 @@ func (r *Reader) line(line []byte) error {
 			// Between event lines: not a header or comment but a line
 			// damaged or replaced, and events may be missing with it.
 			r.meta.Warnings.Add("text-garbled-line", "line %d: not an event line between event lines (damaged?), skipped: %q", r.lineNo, clip(line))
+			r.garbled++
 			return nil
 		}
 		r.meta.Warnings.Add("text-other-line", "line %d: not an event line, skipped: %q", r.lineNo, clip(line))
@@ -497,6 +499,9 @@ func (r *Reader) comment(t []byte) {
 func (r *Reader) checkEntries() {
 	switch {
 	case !r.headerEntries:
+	case r.entries < r.entriesIn && r.garbled > 0:
+		r.meta.Warnings.Add("text-entries-short", "the header says %d entries, the file holds %d: %d events missing, in the damaged %s skipped (text-garbled-line) or at its end (cut short)",
+			r.entriesIn, r.entries, r.entriesIn-r.entries, map[bool]string{true: "line", false: "lines"}[r.garbled == 1])
 	case r.entries < r.entriesIn:
 		r.meta.Warnings.Add("text-entries-short", "the header says %d entries, the file holds %d: the file may be cut short (%d events missing at its end)",
 			r.entriesIn, r.entries, r.entriesIn-r.entries)
@@ -696,7 +701,10 @@ const maxNameLines = 16
 // to the first event line, when that gives an event line whose name holds
 // them (and consumes them), else nil.
 func (r *Reader) joinedPrefix(line []byte) []byte {
-	if len(line) == 0 || line[0] != ' ' {
+	if len(line) == 0 || line[0] != ' ' || bytes.IndexByte(line, 0) >= 0 {
+		// (A name holds any byte but NUL: NULs are damage, not a piece
+		// of a name with a newline; new-user pass 38 F4: 200 NULs over
+		// a line's end joined it with the next, both events gone unsaid.)
 		return nil
 	}
 	joined := append(r.joinBuf[:0], line...)

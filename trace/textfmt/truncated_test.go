@@ -78,6 +78,12 @@ func TestEntriesCount(t *testing.T) {
 		{"extra", "# entries-in-buffer/entries-written: 1/1   #P:1\n" + fmt.Sprintf(sw, 1) + fmt.Sprintf(sw, 2),
 			"text-entries-extra", "the header says 1 entries, the file holds 2: more lines than the tracer wrote (files joined?)"},
 		{"equal", "# entries-in-buffer/entries-written: 2/2   #P:1\n" + fmt.Sprintf(sw, 1) + other, "", ""},
+		// NULs over the end of the second line and the start of the third
+		// (new-user pass 38 F4: the two were joined as one event with a
+		// multi-line name, and the count said "at its end"): the damaged
+		// line is skipped with a garbled-line warning, the count names it.
+		{"nul", "# entries-in-buffer/entries-written: 4/4   #P:1\n" + fmt.Sprintf(sw, 1) + fmt.Sprintf(sw, 2)[:20] + strings.Repeat("\x00", 30) + fmt.Sprintf(sw, 3)[60:] + fmt.Sprintf(sw, 4),
+			"text-entries-short", "the header says 4 entries, the file holds 2: 2 events missing, in the damaged line skipped (text-garbled-line) or at its end (cut short)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := NewReader(strings.NewReader(tc.in), "test")
