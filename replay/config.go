@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/traceview/traceview/internal/duration"
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/trace"
 )
@@ -21,9 +22,15 @@ import (
 // or "workload" (the traced command's process tree, Task.Workload).
 type Selector struct {
 	Workload bool
-	Comm     string
-	PID      trace.PID // -1 unless pid:N
-	TID      trace.TID // -1 unless tid:N
+	// Comm is the name as the tables print it, read back
+	// (termsafe.Unescape: "evil\ttab" is a name with a TAB), and Raw the
+	// name as given when that differs: a name typed with its raw bytes,
+	// or with a lone backslash, selects as it is too (new-user pass 39
+	// F3: the printed form of a name matched no task).
+	Comm string
+	Raw  string
+	PID  trace.PID // -1 unless pid:N
+	TID  trace.TID // -1 unless tid:N
 }
 
 // ParseSelector parses "comm", "pid:N", "tid:N" or "workload".
@@ -52,7 +59,10 @@ func ParseSelector(s string) (Selector, error) {
 	if s == "" {
 		return sel, errors.New("empty selector (want workload, a command name, pid:N or tid:N)")
 	}
-	sel.Comm = s
+	sel.Comm = termsafe.Unescape(s)
+	if sel.Comm != s {
+		sel.Raw = s
+	}
 	return sel, nil
 }
 
@@ -73,11 +83,18 @@ func (s Selector) Match(t *Task) bool {
 	// A name the task had before a rename selects it too (a worker named
 	// "cons-0" until prctl renamed it "cR-0"; latency --comm and map show
 	// it under both).
-	name := s.Comm
-	if len(name) > maxComm {
-		name = name[:maxComm]
+	for _, name := range [2]string{s.Comm, s.Raw} {
+		if name == "" {
+			continue
+		}
+		if len(name) > maxComm {
+			name = name[:maxComm]
+		}
+		if t.Comm == name || slices.Contains(t.Earlier, name) {
+			return true
+		}
 	}
-	return t.Comm == name || slices.Contains(t.Earlier, name)
+	return false
 }
 
 // maxComm is the longest task name the kernel keeps, in bytes:

@@ -121,3 +121,25 @@ func TestPredictionKeepsRenames(t *testing.T) {
 		t.Errorf("task 8's predicted events: %q, want %q", got, wantEv)
 	}
 }
+
+// TestSelectorEscapedNames: a name selector takes a name as the tables
+// print it (escaped: "evil\ttab", "\xff\xfe\x01bin", "back\\slash") as
+// well as its raw bytes, and a raw name with a lone backslash as it is
+// (new-user pass 39 F3: the printed form matched no task).
+func TestSelectorEscapedNames(t *testing.T) {
+	for _, c := range []struct{ sel, comm string }{
+		{`evil\ttab`, "evil\ttab"},
+		{"evil\ttab", "evil\ttab"},
+		{`\xff\xfe\x01bin`, "\xff\xfe\x01bin"},
+		{`back\\slash`, `back\slash`},
+		{`back\slash`, `back\slash`},
+	} {
+		s, err := ParseSelector(c.sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.Match(&Task{Comm: c.comm}) || s.Match(&Task{Comm: "other"}) {
+			t.Errorf("selector %q: matches %q %v", c.sel, c.comm, s.Match(&Task{Comm: c.comm}))
+		}
+	}
+}

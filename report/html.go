@@ -68,7 +68,11 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 	page := htmlPage{Name: termsafe.Name(opts.Name), Stats: st, Lat: lat}
 	page.Summary = htmlSummary(opts.Name, src.Meta(), st, lat)
 	for _, wn := range lat.Warnings {
-		page.Warnings = append(page.Warnings, termsafe.Name(wn.String())) // they may quote task names
+		// The messages escape the task names they quote (termsafe.Name):
+		// only what they let through is escaped here, not their
+		// backslashes again (new-user pass 39 F4: "evil\\ttab" beside the
+		// table's "evil\ttab").
+		page.Warnings = append(page.Warnings, termsafe.PerfName(wn.String()))
 	}
 	page.Cols = htmlColumns(&lat.Options)
 	for _, c := range page.Cols {

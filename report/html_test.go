@@ -211,3 +211,26 @@ func TestHTMLReportHostileNames(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLWarningNamesOnce: a warning that quotes a task's name holds it
+// escaped once, as the table does (new-user pass 39 F4: the page's list
+// read "evil\\ttab" beside the table's "evil\ttab"). CPU 0 switches in
+// task 5 at 1 ms; at 2 ms it switches out task 7, named with a TAB, whose
+// switch-in the trace lacks: the missing-switches warning shows 7 running
+// for 1 ms.
+func TestHTMLWarningNamesOnce(t *testing.T) {
+	const ms = int64(1e6)
+	in := trace.NewEvent(1*ms, 0, trace.KindSwitch)
+	in.TID, in.NextTID, in.NextPID, in.NextComm, in.PrevState, in.Prio, in.NextPrio = 0, 5, 5, "five", trace.StateRunning, 120, 120
+	out := trace.NewEvent(2*ms, 0, trace.KindSwitch)
+	out.TID, out.PID, out.Comm, out.CurTID, out.NextTID, out.PrevState, out.Prio, out.NextPrio = 7, 7, "evil\ttab", 7, 0, trace.StateInterruptible, 120, 120
+	var buf bytes.Buffer
+	if err := WriteHTMLReport(&buf, trace.NewSliceSource([]trace.Event{in, out}, &trace.Meta{NrCPUs: 1}), HTMLOptions{Name: "x.tv"}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if !strings.Contains(page, `evil\ttab:7 1.000 ms`) || strings.Contains(page, `evil\\ttab`) {
+		i := strings.Index(page, "evil")
+		t.Errorf("page: %q", page[max(0, i-80):min(len(page), i+80)])
+	}
+}

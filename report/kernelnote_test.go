@@ -97,3 +97,19 @@ func TestChainMessageEscapesNames(t *testing.T) {
 		t.Errorf("raw bytes in %q", got)
 	}
 }
+
+// TestVerdictEscapesNames: the self-replay verdict names the rows that
+// miss their bounds as the tables do, escaped (new-user pass 39 F1: the
+// bytes 0xff 0xfe 0x01 went raw to the terminal, and "back\slash" was
+// not spelled as its row, "back\\slash"). Two rows 3x their observed
+// average delay, bound ±25 %.
+func TestVerdictEscapesNames(t *testing.T) {
+	tr := NewReplayTrust("eevdf", 2, []ReplayCheck{
+		{Comm: "\xff\xfe\x01bin", Metric: "avg_delay", Observed: 100, Predicted: 300, Bound: 0.25},
+		{Comm: `back\slash`, Metric: "avg_delay", Observed: 100, Predicted: 301, Bound: 0.25},
+	})
+	v := tr.Verdict()
+	if !strings.Contains(v, `\xff\xfe\x01bin avg_delay 3.00x`) || !strings.Contains(v, `back\\slash avg_delay 3.01x`) || strings.ContainsAny(v, "\xff\x01") {
+		t.Errorf("verdict %q", v)
+	}
+}

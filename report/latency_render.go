@@ -181,8 +181,10 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Predicted }) {
 		// (new-user pass 29 F10: 0.952 CPUs predicted beside 1.449
 		// recorded for the same run time.)
-		fmt.Fprintln(w, "  A prediction spans its input's trace (tasks outside the workload keep their times): CPUs used is over that")
-		fmt.Fprintln(w, "  span, not over the predicted makespan that replay printed.")
+		// (new-user pass 39 F2: "spans its input's trace" was untrue of
+		// one whose tasks outside the workload ran on 0.8 s past it.)
+		fmt.Fprintln(w, "  A prediction's span is its own, first to last event (its input's trace, or longer where a task ran on past it):")
+		fmt.Fprintln(w, "  CPUs used is over that span, not over the predicted makespan that replay printed.")
 	}
 	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Autogroup }) {
 		fmt.Fprintln(w, "  /autogroup-N: a session's autogroup (kernel.sched_autogroup_enabled), which traceview record read for each process")

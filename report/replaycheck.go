@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/traceview/traceview/internal/termsafe"
 )
 
 // Replay fidelity bounds (the replay issue's "Done when"): for every
@@ -218,10 +220,10 @@ func NewReplayTrust(policy string, cpus int, checks []ReplayCheck) *ReplayTrust 
 
 // label is "who metric ratio", as the verdict names a check.
 func (c ReplayCheck) label() string {
-	who := c.Comm
+	who := termsafe.Name(c.Comm) // as the tables print it (new-user pass 39 F1: raw bytes to the terminal)
 	switch {
 	case c.Cgroup != "":
-		who = "cgroup " + c.Cgroup
+		who = "cgroup " + termsafe.Name(c.Cgroup)
 	case who == "":
 		who = "workload"
 	}

@@ -64,7 +64,7 @@ func TestPredictionCarriesReplayCounts(t *testing.T) {
 		t.Errorf("/p7h (no quota) has cpu.stat %+v", h.Kernel)
 	}
 	out, _, _ := runCLI(t, "latency", "-i", pred)
-	if !strings.Contains(out, "/p7q: the replay's cpu.stat counted ") || strings.Contains(out, "the kernel's") || !strings.Contains(out, "A prediction spans its input's trace") {
+	if !strings.Contains(out, "/p7q: the replay's cpu.stat counted ") || strings.Contains(out, "the kernel's") || !strings.Contains(out, "A prediction's span is its own, first to last event") {
 		t.Errorf("latency on a prediction does not name the replay's counts:\n%s", out)
 	}
 	// The recording itself: the kernel's, as recorded.
