@@ -163,12 +163,25 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 // short (cutOrDamaged).
 func damaged(ws []trace.Warning) bool {
 	for _, w := range ws {
-		if cutOrDamaged(w.Key) {
+		// Every warning of the damaged-input kind, not only those whose
+		// key says "damaged" or "truncated" (new-user pass 40 F3: a
+		// sample skipped for a damaged field, bad-tracepoint, exited 0).
+		if cutOrDamaged(w.Key) || slices.Contains(damagedRecordKeys, w.Key) {
 			return true
 		}
 	}
 	return false
 }
+
+// damagedRecordKeys are the warnings of records or lines skipped or
+// dropped as damaged whose keys do not say so; with those whose keys say
+// "damaged" or "truncated", info exits 1. Not among them: a format the
+// file's header gives that the reader cannot parse (bad-tracepoint-format),
+// settings that contradict themselves (bad-cgroup-settings), a malformed
+// line skipped with --lenient (the user asked for it: TestLenientFlag).
+var damagedRecordKeys = []string{"bad-tracepoint", "bad-sample", "bad-record", "bad-record-type", "bad-cgroup-record", "bad-feature-table",
+	"text-garbled-line", "text-entries-short", "text-pid-out-of-range", "text-cpu-out-of-range",
+	"text-time-outlier", "outside-sample-times", "cpu-out-of-range", "tracedat-bad-record", "tracedat-corrupt-data", "tracedat-short-record"}
 
 // collectInfo reads src to its end, counting events by kind.
 func collectInfo(src trace.Source) (*infoReport, error) {

@@ -204,3 +204,25 @@ func TestSynthSpanAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestInfoDamagedField: a perf.data sample skipped for a damaged field
+// (pipe.perf.data with 4 bytes at offset 124321 overwritten: the
+// sched_switch at 124256 reads common_pid 857870821) makes info exit 1 and
+// is counted lost in the file (new-user pass 40 F3: exit 0, "lost: 0
+// events").
+func TestInfoDamagedField(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/traces/pipe.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(b[124321:], "\x11\x22\x33\x44")
+	f := filepath.Join(t.TempDir(), "f.perf.data")
+	if err := os.WriteFile(f, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "info", "-i", f)
+	out = regexp.MustCompile(` +`).ReplaceAllString(out, " ")
+	if code != 1 || !strings.Contains(out, "lost: 1 events: 0 reported lost by the recorder and 1 in the file's damaged blocks") || !strings.Contains(out+stderr, "a damaged field; skipped") {
+		t.Errorf("info: exit %d (want 1):\n%s\n%s", code, out, stderr)
+	}
+}

@@ -178,8 +178,8 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 		}
 	}
 	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
-	if m := src.Meta(); opt.CallGraph && ksyms == nil && running.table() == nil && m != nil && len(m.Stacks) > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "warning: kernel frames of the callchains are unnamed ([unknown]): the trace is from kernel %q, not the running one; give --kallsyms FILE (its /proc/kallsyms)\n", m.OSRelease)
+	if opt.CallGraph && ksyms == nil && running.missed {
+		fmt.Fprintf(cmd.ErrOrStderr(), "warning: kernel frames of the callchains are unnamed ([unknown]): %s; give --kallsyms FILE (its /proc/kallsyms)\n", running.unnamedWhy())
 	}
 	return nil
 }
@@ -303,6 +303,10 @@ type runningKallsyms struct {
 	meta   *trace.Meta
 	loaded bool
 	t      *kallsyms.Table
+	// missed: a kernel frame asked for was left unnamed (the warning
+	// about --kallsyms is for it only: a traceview capture's frames carry
+	// their names and are never looked up; new-user pass 40 F1).
+	missed bool
 }
 
 // table returns the loaded table, nil when none applies or none was needed.
@@ -317,7 +321,19 @@ func (r *runningKallsyms) Lookup(addr uint64) (string, bool) {
 			r.t, _ = kallsyms.Load("/proc/kallsyms")
 		}
 	}
-	return r.t.Lookup(addr)
+	name, ok := r.t.Lookup(addr)
+	r.missed = r.missed || !ok
+	return name, ok
+}
+
+// unnamedWhy says why the running kernel's symbols did not name r's
+// frames: another kernel's trace, or this one's /proc/kallsyms unread.
+func (r *runningKallsyms) unnamedWhy() string {
+	rel, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil || r.meta == nil || strings.TrimSpace(string(rel)) != r.meta.OSRelease {
+		return fmt.Sprintf("the trace is from kernel %q, not the running one", r.meta.OSRelease)
+	}
+	return "this machine's /proc/kallsyms could not be read or does not hold their addresses"
 }
 
 // throttlePass reads the trace a first time for the throttling inference

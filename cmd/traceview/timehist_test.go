@@ -452,3 +452,19 @@ func TestTimehistSummaryOldName(t *testing.T) {
 		t.Errorf("timehist --comm nice: no row of nice[13337]:\n%s", rows)
 	}
 }
+
+// TestRunningKallsymsMissed: the --kallsyms warning is for kernel frames
+// left unnamed: a trace whose frames carry their names (a traceview
+// capture) never looks one up and gets none (new-user pass 40 F1: the
+// warning said "from kernel X, not the running one" of the running kernel
+// with every frame named); a lookup for another kernel's trace misses and
+// says which kernel.
+func TestRunningKallsymsMissed(t *testing.T) {
+	r := &runningKallsyms{meta: &trace.Meta{OSRelease: "0.0.0-not-this-one"}}
+	if r.missed {
+		t.Fatal("missed before any lookup")
+	}
+	if _, ok := r.Lookup(0xffffffff81000010); ok || !r.missed || !strings.Contains(r.unnamedWhy(), `"0.0.0-not-this-one", not the running one`) {
+		t.Errorf("lookup for another kernel: ok %v, missed %v, why %q", ok, r.missed, r.unnamedWhy())
+	}
+}

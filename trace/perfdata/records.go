@@ -174,6 +174,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if err := a.dec.Decode(raw, ev); err != nil {
 		r.q.release()
 		r.meta.Warnings.Add("bad-tracepoint", "perf.data: sample at offset %d: %v; skipped", off, err)
+		r.meta.LostInFile++ // an event the file held (new-user pass 40 F3: "lost: 0 events")
 		return nil
 	}
 	if tid >= 0 {
@@ -288,6 +289,7 @@ func (r *Reader) sampleFields(a *attr, rec []byte, off int64) (pid, tid int32, t
 	n := len(rec)
 	bad := func(what string) (int32, int32, int64, bool, int32, []byte, []byte, bool) {
 		r.meta.Warnings.Add("bad-sample", "perf.data: %s sample at offset %d: %s past the record's end; skipped", a.displayName(), off, what)
+		r.meta.LostInFile++
 		return pid, tid, t, hasTime, cpu, chain, nil, false
 	}
 	if st&sampleIdentifier != 0 {

@@ -235,6 +235,18 @@ func (r *Reader) line(line []byte) error {
 	if r.header(t) {
 		return nil
 	}
+	if bytes.IndexByte(line, 0) >= 0 {
+		// No tracer writes a NUL (a name holds any byte but NUL): a block
+		// of zeros over the file, which may leave a line that still
+		// parses (new-user pass 40 F2: 4 KiB of NULs inside a
+		// sched_switch's payload, read as one, and its 28 lines gone).
+		if r.entries > 0 {
+			r.meta.Warnings.Add("text-garbled-line", "line %d: holds NUL bytes (damaged), skipped: %q", r.lineNo, clip(line))
+			r.garbled++
+			return nil
+		}
+		return fmt.Errorf("a line with NUL bytes (damaged): %q: %w", clip(line), trace.ErrCorrupt)
+	}
 	p := &r.p
 	if !parsePrefix(line, p) && !r.latPrefix(line, p) {
 		if noCPUColumn(line) {

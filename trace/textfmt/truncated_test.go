@@ -84,6 +84,10 @@ func TestEntriesCount(t *testing.T) {
 		// line is skipped with a garbled-line warning, the count names it.
 		{"nul", "# entries-in-buffer/entries-written: 4/4   #P:1\n" + fmt.Sprintf(sw, 1) + fmt.Sprintf(sw, 2)[:20] + strings.Repeat("\x00", 30) + fmt.Sprintf(sw, 3)[60:] + fmt.Sprintf(sw, 4),
 			"text-entries-short", "the header says 4 entries, the file holds 2: 2 events missing, in the damaged line skipped (text-garbled-line) or at its end (cut short)"},
+		// NULs inside a payload, the line's end still a sched_switch's
+		// (new-user pass 40 F2: read as one event, no word of the line).
+		{"nul-payload", "# entries-in-buffer/entries-written: 4/4   #P:1\n" + fmt.Sprintf(sw, 1) + fmt.Sprintf(sw, 2)[:70] + strings.Repeat("\x00", 30) + fmt.Sprintf(sw, 3)[90:] + fmt.Sprintf(sw, 4),
+			"text-entries-short", "the header says 4 entries, the file holds 2: 2 events missing, in the damaged line skipped (text-garbled-line) or at its end (cut short)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := NewReader(strings.NewReader(tc.in), "test")
