@@ -147,6 +147,9 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 		if err := enc.Encode(&js); err != nil {
 			return err
 		}
+		// The counted line on stderr as well (README; new-user pass 41
+		// F5: nothing there with -o json).
+		writeDamage(cmd.ErrOrStderr(), o.input, "", rep.Warnings)
 	} else {
 		printInfo(out, rep)
 	}
