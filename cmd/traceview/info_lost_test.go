@@ -226,3 +226,17 @@ func TestInfoDamagedField(t *testing.T) {
 		t.Errorf("info: exit %d (want 1):\n%s\n%s", code, out, stderr)
 	}
 }
+
+// TestStatsIdleWaitingLine: the idle-while-waiting line names its common
+// cause first (tasks woken onto an idle CPU wait for it to leave idle;
+// new-user pass 41 F2: the line named only a quota and missing
+// switch-ins, on a trace with neither) and says when CPUs under its 1 %
+// threshold are left out (F3). sched-idle.tv: CPU 1 326.567 ms of
+// 3271.228 ms (9.98 %), CPU 0 0.737 ms (0.02 %, left out).
+func TestStatsIdleWaitingLine(t *testing.T) {
+	out, stderr, code := runCLI(t, "stats", "-i", "../../testdata/traces/sched-idle.tv")
+	want := "Idle while tasks waited on its runqueue (tasks woken onto an idle CPU wait for it to leave idle, a task group out of CPU quota waits for its refill, or the trace lacks switch-ins; counted in Runqueue avg): CPU 1 326.567 ms (9.98 %), the other CPUs under 1 % (JSON idle_waiting_ns has them)\n"
+	if code != 0 || !strings.Contains(out, want) {
+		t.Errorf("stats: exit %d, %s\n%s\nwant the line %q", code, stderr, out, want)
+	}
+}
