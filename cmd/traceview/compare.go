@@ -239,8 +239,8 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 	out := cmd.OutOrStdout()
 	switch o.output {
 	case "json":
-		writeDamage(cmd.ErrOrStderr(), pathA, "", res.WarningsA)
-		writeDamage(cmd.ErrOrStderr(), pathB, "", res.WarningsB)
+		writeWarnings(cmd.ErrOrStderr(), pathA, "", res.WarningsA)
+		writeWarnings(cmd.ErrOrStderr(), pathB, "", res.WarningsB)
 		if named {
 			js := *res
 			js.WarningsA = namedWarnings(pathA, "", res.WarningsA)

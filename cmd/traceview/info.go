@@ -149,7 +149,7 @@ func runInfo(cmd *cobra.Command, o infoOptions) error {
 		}
 		// The counted line on stderr as well (README; new-user pass 41
 		// F5: nothing there with -o json).
-		writeDamage(cmd.ErrOrStderr(), o.input, "", rep.Warnings)
+		writeWarnings(cmd.ErrOrStderr(), o.input, "", rep.Warnings)
 	} else {
 		printInfo(out, rep)
 	}

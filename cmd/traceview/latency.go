@@ -152,7 +152,7 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	out := cmd.OutOrStdout()
 	switch o.output {
 	case "json":
-		writeDamage(cmd.ErrOrStderr(), o.input, "", append(metaWarnings(res.Meta), res.ReportWarnings...))
+		writeWarnings(cmd.ErrOrStderr(), o.input, "", append(metaWarnings(res.Meta), res.ReportWarnings...))
 		named := *res
 		named.Warnings = namedWarnings(o.input, "", res.Warnings)
 		return report.WriteLatencyJSON(out, &named)

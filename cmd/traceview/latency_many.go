@@ -343,14 +343,10 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 		merged = append(merged, m)
 		keys = append(keys, g.key)
 	}
-	// "warning: PATH: ...", as a single trace's; with -o json the damage
-	// only (writeDamage), the rest is in the document.
-	write := writeWarnings
-	if o.output == "json" {
-		write = writeDamage
-	}
+	// "warning: PATH: ...", as a single trace's, with -o json too (the
+	// warnings are in the document as well).
 	for _, p := range parts {
-		write(w, p.path, p.path+": ", append(metaWarnings(p.res.Meta), p.res.ReportWarnings...))
+		writeWarnings(w, p.path, p.path+": ", append(metaWarnings(p.res.Meta), p.res.ReportWarnings...))
 	}
 	if len(parts) == 1 && o.by == "" && o.output != "json" {
 		// One recording (a --rotate series, copies of one file): its

@@ -309,9 +309,6 @@ type runningKallsyms struct {
 	missed bool
 }
 
-// table returns the loaded table, nil when none applies or none was needed.
-func (r *runningKallsyms) table() *kallsyms.Table { return r.t }
-
 // Lookup implements perfcompat.TimehistOptions.KernelSymbols.
 func (r *runningKallsyms) Lookup(addr uint64) (string, bool) {
 	if !r.loaded {

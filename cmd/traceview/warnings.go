@@ -352,16 +352,6 @@ func cutOrDamaged(key string) bool {
 	return strings.Contains(key, "damaged") || strings.Contains(key, "truncated")
 }
 
-// writeDamage prints ws on the terminal as the text outputs do
-// (writeWarnings: the damage in full, the rest counted in one line), for
-// the outputs that carry every warning in their own document (-o json):
-// the README's "a counted warning on stderr (also inside the JSON)"
-// (new-user pass 33 F1: a .tv 16 % short printed nothing; pass 41 F5: the
-// counted line was missing).
-func writeDamage(w io.Writer, name, prefix string, ws []trace.Warning) {
-	writeWarnings(w, name, prefix, ws)
-}
-
 // inFull reports whether writeWarnings prints a warning of key in full
 // even in its summary mode: the input is cut short or damaged
 // (cutOrDamaged) or the warning is of the "damaged input" kind (a
