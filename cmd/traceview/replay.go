@@ -391,6 +391,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return usageErrorf("%w", err)
 	}
 	warnCPUsSeen(errw, o.input, m)
+	renamedSelectionNotes(errw, m, o)
 	untilSet := untilOverrides(errw, m, cfg)
 	if cfg.HZ == 0 && m.HZ > 0 {
 		cfg.HZ = m.HZ
