@@ -70,6 +70,13 @@ type Reader struct {
 	agRoot    map[uint64]bool
 	agOf      map[trace.PID]uint64
 	holeCount uint64
+	// pending are the event blocks found damaged since the last intact
+	// new block, and pendingSkips the bytes skipped after them (a frame
+	// header lost): held back until the next intact block says whether
+	// the first is read again (settlePending) or the file ends
+	// (flushPending).
+	pending      []damagedBlock
+	pendingSkips []skippedBytes
 	// blocks maps each event block read (its payload's checksum, length
 	// and hash) to its offset, to find a block the file holds twice
 	// (repeated); seed seeds the hash.
@@ -603,8 +610,11 @@ func (r *Reader) readFrame(first bool) error {
 				r.meta.Warnings.Add("damaged-header", "traceview format: the header frame at offset %d is damaged (its frame header): skipped %d bytes, in which no other frame starts; host, kernel and CPUs unknown", at, n)
 				continue
 			}
-			r.meta.Warnings.Add("damaged-frame", "traceview format: damaged frame header at offset %d: skipped %d bytes (events in them are lost)", at, n)
-			r.hole = true
+			if len(r.pending) > 0 {
+				r.pendingSkips = append(r.pendingSkips, skippedBytes{at: at, n: n})
+				continue
+			}
+			r.skipped(at, n)
 			continue
 		}
 		r.discard(frameHeaderSize)
@@ -617,6 +627,7 @@ func (r *Reader) readFrame(first bool) error {
 		if err != nil {
 			if err == io.EOF || err == io.ErrUnexpectedEOF {
 				r.cut = true
+				r.flushPending()
 				if h.typ == frameEvents {
 					if evs := r.readPrefix(at, h, p[:n]); len(evs) > 0 {
 						r.buf, r.i = evs, 0
@@ -678,6 +689,7 @@ func (r *Reader) readFrame(first bool) error {
 				continue
 			}
 			r.decoded += uint64(len(evs))
+			r.settlePending(at, h)
 			if r.hole && len(evs) > 0 {
 				evs = r.holeBefore(evs)
 			}
@@ -814,10 +826,7 @@ func (r *Reader) holeBefore(evs []trace.Event) []trace.Event {
 
 func (r *Reader) damaged(at int64, h frameHdr, why string) {
 	if h.typ == frameEvents {
-		r.meta.Warnings.Add("damaged-block", "traceview format: event block at offset %d damaged (%s): its events are skipped", at, why)
-		r.meta.Warnings.AddCount("damaged-block-events", int(h.count), "events in all", "traceview format: events lost in damaged blocks")
-		r.meta.LostInFile += uint64(h.count)
-		r.hole, r.holeCount = true, r.holeCount+uint64(h.count)
+		r.pending = append(r.pending, damagedBlock{at: at, h: h, why: why})
 		return
 	}
 	if h.typ == frameHeader {
@@ -826,6 +835,72 @@ func (r *Reader) damaged(at int64, h frameHdr, why string) {
 		return
 	}
 	r.meta.Warnings.Add("damaged-frame", "traceview format: %q frame at offset %d damaged (%s): skipped", h.typ, at, why)
+}
+
+// damagedBlock is an event block whose payload failed its checksum or
+// decoding: its offset, its frame header (intact: the header has its own
+// checksum) and why.
+type damagedBlock struct {
+	at  int64
+	h   frameHdr
+	why string
+}
+
+// skippedBytes are n bytes skipped at offset at to the next frame header.
+type skippedBytes struct{ at, n int64 }
+
+// settlePending decides, at the intact new event block at offset at
+// (header h), what the damaged blocks before it lost. A writer writes
+// each block once, in order, so when h is the frame header of the last
+// damaged block (payload checksum, lengths and count alike), the file
+// holds its bytes again intact: a region copied in place over the
+// block's end (new-user pass 41 F1: 64 KiB copied mid-block counted 8192
+// events lost and an unobserved span, though the block was read a few
+// KiB on), and those bytes skipped after it were the copy's. Its events
+// are then read, not lost; the earlier damaged blocks and skips are.
+func (r *Reader) settlePending(at int64, h frameHdr) {
+	if len(r.pending) == 0 {
+		return
+	}
+	last := r.pending[len(r.pending)-1]
+	if last.h != h {
+		r.flushPending()
+		return
+	}
+	r.pending = r.pending[:len(r.pending)-1]
+	skips := r.pendingSkips
+	r.pendingSkips = nil
+	r.flushPending()
+	var n int64
+	for _, s := range skips {
+		n += s.n
+	}
+	r.meta.Warnings.Add("damaged-block-reread", "traceview format: the event block at offset %d was damaged (%s), and is read intact at offset %d (the file holds part of itself twice: %d bytes skipped between them): its %d events are read, none lost",
+		last.at, last.why, at, n, h.count)
+}
+
+// flushPending counts the damaged blocks held back as lost, with the
+// bytes skipped after them.
+func (r *Reader) flushPending() {
+	for _, d := range r.pending {
+		h := d.h
+		r.meta.Warnings.Add("damaged-block", "traceview format: event block at offset %d damaged (%s): its events are skipped", d.at, d.why)
+		r.meta.Warnings.AddCount("damaged-block-events", int(h.count), "events in all", "traceview format: events lost in damaged blocks")
+		r.meta.LostInFile += uint64(h.count)
+		r.hole, r.holeCount = true, r.holeCount+uint64(h.count)
+	}
+	for _, s := range r.pendingSkips {
+		r.skipped(s.at, s.n)
+	}
+	r.pending, r.pendingSkips = nil, nil
+}
+
+// skipped warns of n bytes skipped at offset at, from a damaged frame
+// header to the next intact one: events in them are lost, how many is
+// unknown until the trailer's count (checkCount).
+func (r *Reader) skipped(at, n int64) {
+	r.meta.Warnings.Add("damaged-frame", "traceview format: damaged frame header at offset %d: skipped %d bytes (events in them are lost)", at, n)
+	r.hole = true
 }
 
 func (r *Reader) applyHeader() {
@@ -866,6 +941,7 @@ func (r *Reader) Next() (trace.Event, error) {
 		r.buf, r.i = r.buf[:0], 0
 		if err := r.readFrame(false); err != nil {
 			r.ended = true
+			r.flushPending()
 			r.checkCount()
 			if (r.meta.FirstTime == 0 && r.seenFirst > 0) || (r.meta.LastTime == 0 && r.seenLast > 0) {
 				r.meta.SpanFrom = trace.SpanFromEvents
