@@ -182,6 +182,10 @@ type TimehistResult struct {
 	// (the idle task's aside), UnchainedRunNs the run time perf's rule
 	// gives them.
 	UnchainedRuns, UnchainedRunNs int64
+	// UnchainedIdle (outside Exact) counts the idle task's rows among
+	// them: idle periods whose run time prints '-' and stays out of the
+	// CPU's idle time; UnchainedIdleNs the time perf's rule gives them.
+	UnchainedIdle, UnchainedIdleNs int64
 }
 
 // TimehistOpenRun is a task running on CPU from its switch-in at Start to
@@ -269,6 +273,9 @@ type timehist struct {
 	// '-' for their missing switch-in, and the run time perf's rule
 	// gives them (TimehistResult's).
 	unchainedRuns, unchainedRunNs int64
+	// unchainedIdle and unchainedIdleNs (outside Exact): the idle
+	// periods left out of the CPUs' idle time for the same reason.
+	unchainedIdle, unchainedIdleNs int64
 
 	stacks    []trace.Stack            // the source's stack table so far (CallGraph)
 	chainText map[trace.StackID][]byte // rendered callchains
@@ -393,6 +400,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 		r.UnrecordedDelays, r.LossyDelays, r.MissingSwitchIns = th.unrecordedDelays, th.lossyDelays, th.missingIns
 		r.LossyRuns = th.lossyRuns
 		r.UnchainedRuns, r.UnchainedRunNs = th.unchainedRuns, th.unchainedRunNs
+		r.UnchainedIdle, r.UnchainedIdleNs = th.unchainedIdle, th.unchainedIdleNs
 		r.FirstSeen, r.NoWakeups = th.firstSeen, th.noWakeups
 		r.Switches, r.Unchained, r.UnchainedNs = th.switches, th.unchained, th.unchainedNs
 	}
@@ -1571,6 +1579,14 @@ func (th *timehist) summary() {
 		}
 		b = fmt.Appendf(b, "\n    Not in the run-time column: %s whose switch-in the trace lacks (%.3f msec in all by perf's rule, the time since their CPU's previous switch; --exact counts them) and %s across lost events; those tasks' run times are lower bounds ('latency' places what it can of them)\n",
 			runs(th.unchainedRuns), float64(th.unchainedRunNs)/1e6, runs(th.lossyRuns))
+	}
+	if !th.opt.Exact && th.unchainedIdle > 0 {
+		what := fmt.Sprintf("%d idle periods", th.unchainedIdle)
+		if th.unchainedIdle == 1 {
+			what = "1 idle period"
+		}
+		b = fmt.Appendf(b, "\n    Not in the idle times: %s whose switch-in the trace lacks (%.3f msec in all by perf's rule; a task ran for an unknown part of that: 'stats' counts it unknown; --exact counts it idle)\n",
+			what, float64(th.unchainedIdleNs)/1e6)
 	}
 	w.Write(b)
 }

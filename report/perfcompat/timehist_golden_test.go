@@ -148,7 +148,7 @@ func TestTimehistGoldenDefault(t *testing.T) {
 			want := timehistGolden(t, base+".timehist-w.txt")
 			var res TimehistResult
 			got := timehistRun(t, tr.data, TimehistOptions{Wakeups: true, Result: &res})
-			dashes, noWake, raced := 0, 0, 0
+			dashes, noWake, raced, idleUnknown := 0, 0, 0, 0
 			for i := range got {
 				if f := strings.Fields(got[i]); len(f) >= 6 && f[3] == "-" && f[4] == "-" {
 					dashes++
@@ -167,6 +167,13 @@ func TestTimehistGoldenDefault(t *testing.T) {
 					got[i] = want[i]
 					raced++
 				}
+				if i < len(want) && idleUnknownRow(want[i], got[i]) {
+					got[i] = want[i]
+					idleUnknown++
+				}
+			}
+			if int64(idleUnknown) != res.UnchainedIdle {
+				t.Errorf("%d idle rows with run time -, %d idle periods counted without their switch-in", idleUnknown, res.UnchainedIdle)
 			}
 			// A wait after a switch-out to sleep that the task's
 			// waking came before (the schedule's Raced): a sch delay
@@ -525,6 +532,18 @@ func unrecordedRow(perf, ours string) bool {
 	if o[5] == "-" { // (a task's run since before the trace: FirstSeen)
 		o[5] = p[5]
 	}
+	return slices.Equal(p, o)
+}
+
+// idleUnknownRow reports whether our row is perf's but for the idle
+// task's run time "-" (an idle period whose switch-in the trace lacks:
+// TimehistResult.UnchainedIdle).
+func idleUnknownRow(perf, ours string) bool {
+	p, o := strings.Fields(perf), strings.Fields(ours)
+	if len(p) != len(o) || len(p) < 6 || p[2] != "<idle>" || o[5] != "-" || p[5] == "-" {
+		return false
+	}
+	o[5] = p[5]
 	return slices.Equal(p, o)
 }
 

@@ -1278,3 +1278,39 @@ func TestTimehistIdleAcrossLoss(t *testing.T) {
 		t.Errorf("want the idle run across the loss unmeasured and 98 ms idle:\n%s", out)
 	}
 }
+
+// TestTimehistIdleMissingSwitchIn: timehistScenario without beta's switch
+// to idle at 1.001500: idle's switch-out at 1.002000 follows the switch
+// that switched in beta (1.001000), so the idle period began somewhere in
+// between. Its row prints run time '-', and perf's rule's 1.000 ms (from
+// 1.001000) stays out of CPU 0's idle time (0.000 ms, where --exact gives
+// 1.000), counted in UnchainedIdle 1 and UnchainedIdleNs 1000000; the
+// summary says so (new-user pass 40 F4: idle + busy + unknown exceeded the
+// CPU's observed time).
+func TestTimehistIdleMissingSwitchIn(t *testing.T) {
+	var evs []trace.Event
+	for _, e := range timehistScenario() {
+		if e.Kind == trace.KindSwitch && e.Time == 1_001_500_000 {
+			continue
+		}
+		evs = append(evs, e)
+	}
+	var res TimehistResult
+	out := runTimehist(t, evs, TimehistOptions{Summary: true, Result: &res})
+	for _, want := range []string{
+		"       1.002000 [0000]  <idle>                              0.000      0.000          - ",
+		"    CPU  0 idle for      0.000  msec  (  0.00%)",
+		"Not in the idle times: 1 idle period whose switch-in the trace lacks (1.000 msec in all by perf's rule",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if res.UnchainedIdle != 1 || res.UnchainedIdleNs != 1_000_000 {
+		t.Errorf("UnchainedIdle %d (%d ns), want 1 (1000000 ns)", res.UnchainedIdle, res.UnchainedIdleNs)
+	}
+	exact := runTimehist(t, evs, TimehistOptions{Summary: true, Exact: true})
+	if want := "    CPU  0 idle for      1.000  msec"; !strings.Contains(exact, want) {
+		t.Errorf("--exact: no %q in\n%s", want, exact)
+	}
+}
