@@ -11,8 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/traceview/traceview/report/perfcompat"
 	"github.com/traceview/traceview/trace"
@@ -1415,27 +1413,31 @@ func breakTasks(cb ChainBreak, count map[trace.TID]int64, name func(trace.TID) s
 // switches are the caller's).
 func (l *latency) traceExtent() NoMatch { return noMatchOf(l.sched, 0, 0) }
 
-// CommArg writes task name comm as --comm takes it: a comma as `\,`, a
-// backslash as `\\`; a name no one can type on a command line (a control
-// character, such as a newline or an escape, bytes that are not UTF-8, or
-// a leading or trailing space, which --comm trims) is followed by
-// "(not typable: --tid N)" when one thread had it and it is not its
-// process's leader (tid > 0, tid != pid: --pid would select every thread
-// of the process; new-user pass 18 F1), else "(not typable: --pid N)"
-// for a process pid that had it (when known, pid > 0).
+// CommArg writes task name comm as --comm takes it, ready to paste on a
+// shell command line: escaped as the tables print names
+// (termsafe.Label: a control character as \n, \t or \xHH, bytes that
+// are not UTF-8 as \xHH, a backslash doubled, a space at either end as
+// \x20, which --comm would otherwise trim), a comma as `\,`, and in
+// single quotes when it holds a backslash, a space or another character
+// a shell reads. --comm reads every one of
+// these back (termsafe.Unescape), so no name is "not typable" (new-user
+// pass 42 F4: " spaced" was said to be, where --comm '\x20spaced'
+// selects it). schedule.EscapeComm escapes it, termsafe.ShellWord quotes
+// it. An empty name, which --comm cannot take, is `""` with
+// "(--tid N)" when one thread had it and it is not its process's leader
+// (tid > 0, tid != pid: --pid would select every thread of the process;
+// new-user pass 18 F1), else "(--pid N)" when the process is known.
 func CommArg(comm string, pid, tid int) string {
-	typable := strings.TrimSpace(comm) == comm && utf8.ValidString(comm) && !strings.ContainsFunc(comm, unicode.IsControl)
-	if !typable {
-		q := strconv.Quote(comm)
+	if comm == "" {
 		switch {
 		case tid > 0 && tid != pid:
-			return fmt.Sprintf("%s (not typable: --tid %d)", q, tid)
+			return fmt.Sprintf(`"" (--tid %d)`, tid)
 		case pid > 0:
-			return fmt.Sprintf("%s (not typable: --pid %d)", q, pid)
+			return fmt.Sprintf(`"" (--pid %d)`, pid)
 		}
-		return q + " (not typable)"
+		return `""`
 	}
-	return schedule.EscapeComm(comm)
+	return termsafe.ShellWord(schedule.EscapeComm(comm))
 }
 
 // ClosestNames returns up to n of names nearest to want: those that

@@ -520,12 +520,12 @@ func TestCommEscape(t *testing.T) {
 		t.Errorf(`--comm 'x;y\,z': exit %d, stdout:\n%s\nstderr:\n%s`, code, stdout, stderr)
 	}
 	_, stderr, _ = runCLI(t, "latency", "-i", path, "--comm", "x;y,z")
-	if !strings.Contains(stderr, `nothing matched the filters --comm x;y,z:`) || !strings.Contains(stderr, `closest task names: x;y\,z`) || strings.Count(stderr, `x;y\,z`) != 1 {
+	if !strings.Contains(stderr, `nothing matched the filters --comm x;y,z:`) || !strings.Contains(stderr, `closest task names: 'x;y\,z'`) || strings.Count(stderr, `x;y\,z`) != 1 {
 		t.Errorf("--comm 'x;y,z': stderr:\n%s\nwant the hint x;y\\,z once", stderr)
 	}
 	_, stderr, _ = runCLI(t, "latency", "-i", path, "--comm", "a,b")
-	if !strings.Contains(stderr, `closest task names: "a,b\nc" (not typable: --pid 7221)`) {
-		t.Errorf("--comm a,b: stderr:\n%s\nwant the --pid of the name with a newline", stderr)
+	if !strings.Contains(stderr, `closest task names: 'a\,b\nc'`) {
+		t.Errorf("--comm a,b: stderr:\n%s\nwant the name with a newline escaped as --comm takes it", stderr)
 	}
 	stdout, _, _ = runCLI(t, "latency", "-i", path, "--pid", "7221")
 	if !strings.Contains(stdout, ":7221") {

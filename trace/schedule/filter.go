@@ -128,9 +128,11 @@ func (f *Filter) String() string {
 }
 
 // EscapeComm writes a task name as the --comm list takes it: as the
-// tables print it (termsafe.Name: a backslash as `\\`, a TAB as `\t`, other
-// control bytes and invalid UTF-8 as `\xHH`) with a comma as `\,`.
-func EscapeComm(comm string) string { return strings.ReplaceAll(termsafe.Name(comm), ",", `\,`) }
+// tables print it (termsafe.Label: a backslash as `\\`, a TAB as `\t`, other
+// control bytes and invalid UTF-8 as `\xHH`, a space at either end as
+// `\x20`, which the list would trim; new-user pass 42 F4) with a comma as
+// `\,`.
+func EscapeComm(comm string) string { return strings.ReplaceAll(termsafe.Label(comm), ",", `\,`) }
 
 func join[T any](vs []T) string {
 	s := ""
