@@ -334,4 +334,35 @@ func TestAutogroupCgroupIDs(t *testing.T) {
 			t.Errorf("autogroup %d seek=%v: table %v, want %v", c.ag, c.seek, tr.Meta().Cgroups, c.table)
 		}
 	}
+	// A byte flipped in the task table at the file's end (the last 'K'
+	// frame, before the trailer): the trailer is read all the same, and
+	// the events are placed in their autogroups as from the whole file
+	// (new-user pass 42 F3: every /autogroup-N group was lost).
+	file := write(1)
+	lastK := -1
+	for off := 12; off+frameHeaderSize <= len(file); {
+		h, ok := parseFrameHeader(file[off:])
+		if !ok {
+			break
+		}
+		if h.typ == frameTasks {
+			lastK = off
+		}
+		off += frameHeaderSize + int(h.length)
+	}
+	if lastK < 0 {
+		t.Fatal("no task table frame")
+	}
+	file[lastK+frameHeaderSize+2] ^= 0x55
+	got, tr := decodeAll(t, bytes.NewReader(file))
+	var ids []uint64
+	for _, e := range got {
+		ids = append(ids, e.Cgroup)
+	}
+	if want := []uint64{ag7, trace.RootCgroupID, cg, ag7, 0, ag7}; !slices.Equal(ids, want) {
+		t.Errorf("damaged tail task table: cgroups %#x, want %#x", ids, want)
+	}
+	if warning(tr, "damaged-frame") != 1 {
+		t.Errorf("damaged tail task table: warnings %v, want one damaged-frame", tr.Meta().Warnings.List())
+	}
 }

@@ -73,7 +73,12 @@ const (
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 type frameHdr struct {
-	typ, enc      byte
+	typ, enc byte
+	// seq numbers an event block (bytes 6-7, little-endian): 1 for the
+	// file's first, then on, 65535 followed by 1 again; 0 in other frames
+	// and in files written before 2026-12-06, whose bytes 6-7 were
+	// reserved as 0 (readers of those ignore them).
+	seq           uint16
 	length, raw   uint32
 	count         uint32
 	payloadCRC    uint32
@@ -82,7 +87,8 @@ type frameHdr struct {
 
 func putFrameHeader(b []byte, h frameHdr) {
 	copy(b[0:4], frameSync)
-	b[4], b[5], b[6], b[7] = h.typ, h.enc, 0, 0
+	b[4], b[5] = h.typ, h.enc
+	binary.LittleEndian.PutUint16(b[6:], h.seq)
 	binary.LittleEndian.PutUint32(b[8:], h.length)
 	binary.LittleEndian.PutUint32(b[12:], h.raw)
 	binary.LittleEndian.PutUint32(b[16:], h.count)
@@ -101,6 +107,7 @@ func parseFrameHeader(b []byte) (frameHdr, bool) {
 	}
 	h := frameHdr{
 		typ: b[4], enc: b[5],
+		seq:        binary.LittleEndian.Uint16(b[6:]),
 		length:     binary.LittleEndian.Uint32(b[8:]),
 		raw:        binary.LittleEndian.Uint32(b[12:]),
 		count:      binary.LittleEndian.Uint32(b[16:]),
@@ -200,3 +207,15 @@ func maskOf(e *trace.Event) uint32 {
 	set(fNextPolicy, e.NextPolicy != trace.PolicyUnknown)
 	return m
 }
+
+// blockSeq is the number of the event block with index i (0 the file's
+// first) in its frame header: 1..65535, cycling; never 0, which says "not
+// numbered".
+func blockSeq(i uint64) uint16 { return uint16(i%65535) + 1 }
+
+// seqAfter is the number of the event block after the one numbered s.
+func seqAfter(s uint16) uint16 { return s%65535 + 1 }
+
+// seqDist is how many blocks on from a b is (numbers cycling over
+// 1..65535): 1 for the next, 0 for a itself; above 32767 b comes before a.
+func seqDist(a, b uint16) int { return (int(b) - int(a) + 65535) % 65535 }

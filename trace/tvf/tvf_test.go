@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -527,7 +528,8 @@ func TestDamagedHeaderAndBlock(t *testing.T) {
 // once, with one damaged-block-repeated warning (new-user pass 36 F4: the
 // copy's events were read again, 2750 delays counted twice, and nothing
 // was said). A block of another file's joined in is more events than the
-// trailer counts: damaged-count-over says so (and they are read).
+// trailer counts, whose number puts it out of place: skipped
+// (damaged-block-order), and not counted lost (damaged-count-over).
 func TestRepeatedBlock(t *testing.T) {
 	evs := synthetic(3*BlockEvents, 7)
 	file := encode(t, Header{}, evs, nil)
@@ -551,8 +553,10 @@ func TestRepeatedBlock(t *testing.T) {
 	other := encode(t, Header{}, synthetic(BlockEvents, 8), nil)
 	ooffs := blockOffsets(other)
 	got, tr = decodeAll(t, bytes.NewReader(insert(other[ooffs[0]:ooffs[0]+frameHeaderSize+int(binary.LittleEndian.Uint32(other[ooffs[0]+8:]))])))
-	if len(got) != 4*BlockEvents || warning(tr, "damaged-count-over") != 1 || warning(tr, "damaged-block-repeated") != 0 {
-		t.Errorf("a block joined in: %d events (want %d), warnings %v", len(got), 4*BlockEvents, tr.Meta().Warnings.List())
+	// Its number (1, after block 2) puts it out of place: skipped, and
+	// beyond the trailer's count, so not lost either.
+	if len(got) != 3*BlockEvents || tr.Meta().LostInFile != 0 || warning(tr, "damaged-block-order") != 1 || warning(tr, "damaged-count-over") != 1 || warning(tr, "damaged-block-repeated") != 0 {
+		t.Errorf("a block joined in: %d events (want %d), %d lost (want 0), warnings %v", len(got), 3*BlockEvents, tr.Meta().LostInFile, tr.Meta().Warnings.List())
 	}
 }
 
@@ -584,5 +588,106 @@ func TestCopiedInPlace(t *testing.T) {
 	m := tr.Meta()
 	if m.LostInFile != 0 || warning(tr, "damaged-block-reread") != 1 || warning(tr, "damaged-block") != 0 {
 		t.Errorf("lost in file %d, warnings %v; want 0 and one damaged-block-reread", m.LostInFile, m.Warnings.List())
+	}
+}
+
+// blockFrames returns the byte ranges [start, end) of file's event block
+// frames, in file order.
+func blockFrames(file []byte) [][2]int {
+	var out [][2]int
+	for _, off := range blockOffsets(file) {
+		out = append(out, [2]int{off, off + frameHeaderSize + int(binary.LittleEndian.Uint32(file[off+8:]))})
+	}
+	return out
+}
+
+// lostMarkers returns the indexes of the KindLost events in evs.
+func lostMarkers(evs []trace.Event) []int {
+	var out []int
+	for i, e := range evs {
+		if e.Kind == trace.KindLost && e.CPU == -1 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// TestBlockNumbers: the writer numbers its event blocks 1, 2, ... in
+// their frame headers, and the reader places them by number. Of five
+// blocks of BlockEvents events (synthetic: no KindLost on CPU -1 among
+// them):
+//   - block 2 removed whole: 4 blocks' events read, one lost marker right
+//     before block 3's first event (index BlockEvents), a
+//     damaged-block-missing warning, and the trailer's 8192 more events
+//     counted lost "in the 1 event block(s) missing" (new-user pass 42 F1:
+//     no marker, a made-up 616 ms delay across the gap, and "bytes
+//     skipped" where none were);
+//   - blocks 2 and 3 swapped: all events in their order, no marker, no
+//     loss, one damaged-block-order warning (pass 42 F2);
+//   - block 4 removed (the one before the last): the last is held for
+//     its predecessor until the file ends, then read behind a marker;
+//   - block 2 moved after block 4: blocks 1, 3, 4, 5 read (a marker
+//     before block 3), block 2 skipped as out of place and counted lost.
+func TestBlockNumbers(t *testing.T) {
+	evs := synthetic(5*BlockEvents, 11)
+	file := encode(t, Header{}, evs, nil)
+	fr := blockFrames(file)
+	if len(fr) != 5 {
+		t.Fatalf("%d blocks, want 5", len(fr))
+	}
+	for i, f := range fr {
+		if h, _ := parseFrameHeader(file[f[0]:]); h.seq != uint16(i+1) {
+			t.Errorf("block %d numbered %d, want %d", i, h.seq, i+1)
+		}
+	}
+	// rebuild writes the frames in order (indexes into fr), the rest of
+	// the file as it was, the footer's tail offset moved by the change.
+	rebuild := func(order ...int) []byte {
+		out := append([]byte(nil), file[:fr[0][0]]...)
+		for _, i := range order {
+			out = append(out, file[fr[i][0]:fr[i][1]]...)
+		}
+		out = append(out, file[fr[4][1]:]...)
+		tail := int64(binary.LittleEndian.Uint64(out[len(out)-8:]))
+		binary.LittleEndian.PutUint64(out[len(out)-8:], uint64(tail+int64(len(out)-len(file))))
+		return out
+	}
+	blocks := func(idx ...int) []trace.Event {
+		var out []trace.Event
+		for _, i := range idx {
+			out = append(out, evs[i*BlockEvents:(i+1)*BlockEvents]...)
+		}
+		return out
+	}
+	without := func(got []trace.Event) []trace.Event {
+		var out []trace.Event
+		for _, e := range got {
+			if !(e.Kind == trace.KindLost && e.CPU == -1) {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name    string
+		order   []int
+		want    []trace.Event
+		markers []int
+		lost    uint64
+		warning string
+	}{
+		{"block 2 removed", []int{0, 2, 3, 4}, blocks(0, 2, 3, 4), []int{BlockEvents}, BlockEvents, "damaged-block-missing"},
+		{"blocks 2 and 3 swapped", []int{0, 2, 1, 3, 4}, evs, nil, 0, "damaged-block-order"},
+		{"block 4 removed", []int{0, 1, 2, 4}, blocks(0, 1, 2, 4), []int{3 * BlockEvents}, BlockEvents, "damaged-block-missing"},
+		{"block 2 after block 4", []int{0, 2, 3, 1, 4}, blocks(0, 2, 3, 4), []int{BlockEvents}, BlockEvents, "damaged-block-order"},
+	} {
+		got, tr := decodeAll(t, bytes.NewReader(rebuild(c.order...)))
+		if diff := cmp.Diff(c.want, without(got), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s: events (-want +got):\n%s", c.name, diff)
+		}
+		m := tr.Meta()
+		if mk := lostMarkers(got); !slices.Equal(mk, c.markers) || m.LostInFile != c.lost || warning(tr, c.warning) != 1 {
+			t.Errorf("%s: lost markers at %v (want %v), %d lost in the file (want %d), warnings %v (want one %s)", c.name, mk, c.markers, m.LostInFile, c.lost, m.Warnings.List(), c.warning)
+		}
 	}
 }

@@ -187,9 +187,13 @@ func (w *Writer) write(b []byte) {
 }
 
 func (w *Writer) frame(typ, enc byte, payload []byte, raw, count uint32) {
+	var seq uint16
+	if typ == frameEvents {
+		seq = blockSeq(w.tr.Blocks)
+	}
 	var h [frameHeaderSize]byte
 	putFrameHeader(h[:], frameHdr{
-		typ: typ, enc: enc, length: uint32(len(payload)), raw: raw, count: count,
+		typ: typ, enc: enc, seq: seq, length: uint32(len(payload)), raw: raw, count: count,
 		payloadCRC: crc32.Checksum(payload, castagnoli),
 	})
 	w.write(h[:])
