@@ -231,7 +231,7 @@ func TestTimeAheadDropsSaid(t *testing.T) {
 		t.Errorf("first warning %q", first)
 	}
 	out, stderr, code := runCLI(t, "info", "-i", in)
-	if code == 0 || !strings.Contains(out, "1 in the file's damaged blocks") || !strings.Contains(stderr, "damaged or truncated") {
+	if code == 0 || !strings.Contains(out, "1 in the file's damaged or missing blocks") || !strings.Contains(stderr, "damaged or truncated") {
 		t.Errorf("info: exit %d\n%s\n%s", code, out, stderr)
 	}
 }

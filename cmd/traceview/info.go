@@ -420,7 +420,7 @@ func lostSummary(r *infoReport) string {
 	case r.LostInFile > 0 && r.LostMore:
 		parts = append(parts, fmt.Sprintf("%d in the file's cut or damaged part", r.LostInFile), "an unknown number after the cut")
 	case r.LostInFile > 0:
-		parts = append(parts, fmt.Sprintf("%d in the file's damaged blocks", r.LostInFile))
+		parts = append(parts, fmt.Sprintf("%d in the file's damaged or missing blocks", r.LostInFile))
 	case r.LostMore:
 		parts = append(parts, "an unknown number in the file's cut or damaged part (its reader cannot count them)")
 	}

@@ -138,7 +138,7 @@ func TestLostSummary(t *testing.T) {
 		want string
 	}{
 		{infoReport{LostTotal: 5, LostRecorder: 5}, "5 events"},
-		{infoReport{LostTotal: 7, LostRecorder: 5, LostInFile: 2}, "7 events: 5 reported lost by the recorder and 2 in the file's damaged blocks"},
+		{infoReport{LostTotal: 7, LostRecorder: 5, LostInFile: 2}, "7 events: 5 reported lost by the recorder and 2 in the file's damaged or missing blocks"},
 		{infoReport{LostTotal: 4401, LostInFile: 4401, LostMore: true}, "4401 events and more: 0 reported lost by the recorder, 4401 in the file's cut or damaged part, and an unknown number after the cut"},
 		{infoReport{LostMore: true}, "0 events and more: 0 reported lost by the recorder and an unknown number in the file's cut or damaged part (its reader cannot count them)"},
 		{infoReport{LostTotal: 3, LostRecorder: 3, Lost: lostWindows{{Count: 3}, {}}}, "3 events and more: 3 reported lost by the recorder and an unknown number in 1 unobserved CPU window (the warnings below)"},
@@ -222,7 +222,7 @@ func TestInfoDamagedField(t *testing.T) {
 	}
 	out, stderr, code := runCLI(t, "info", "-i", f)
 	out = regexp.MustCompile(` +`).ReplaceAllString(out, " ")
-	if code != 1 || !strings.Contains(out, "lost: 1 events: 0 reported lost by the recorder and 1 in the file's damaged blocks") || !strings.Contains(out+stderr, "a damaged field; skipped") {
+	if code != 1 || !strings.Contains(out, "lost: 1 events: 0 reported lost by the recorder and 1 in the file's damaged or missing blocks") || !strings.Contains(out+stderr, "a damaged field; skipped") {
 		t.Errorf("info: exit %d (want 1):\n%s\n%s", code, out, stderr)
 	}
 }

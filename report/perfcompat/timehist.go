@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -1545,6 +1546,8 @@ func (th *timehist) summary() {
 			}
 			b = timehistRight(b, 6, timehistFloat(nil, pct, 2))
 			b = append(b, "%)\n"...)
+		} else if th.notRecorded(i) {
+			b = append(b, " not recorded (the capture left it out: its time is unknown, not idle)\n"...)
 		} else if th.opt.Exact || i >= len(th.switches) || th.switches[i] == 0 {
 			b = append(b, " idle entire time window\n"...) // perf's words for no idle run
 		} else {
@@ -1566,6 +1569,11 @@ func (th *timehist) summary() {
 	b = timehistSchedTime(b, histTime, 2)
 	b = append(b, " (x "...)
 	b = timehistInt(b, int64(th.maxCPU))
+	if n := th.notRecordedCount(); n > 0 {
+		// (perf's count is of every CPU; the time of those left out
+		// is unknown.)
+		b = fmt.Appendf(b, " CPUs, %d of them not recorded", n)
+	}
 	b = append(b, ")\n"...)
 	if !th.opt.Exact && (th.unchainedRuns > 0 || th.lossyRuns > 0) {
 		// What the run-time column leaves out, under it (new-user pass
@@ -1717,4 +1725,27 @@ func timehistInt(b []byte, v int64) []byte   { return strconv.AppendInt(b, v, 10
 func timehistUint(b []byte, v uint64) []byte { return strconv.AppendUint(b, v, 10) }
 func timehistFloat(b []byte, v float64, prec int) []byte {
 	return strconv.AppendFloat(b, v, 'f', prec, 64)
+}
+
+// notRecorded reports, outside Exact, whether CPU c is one the capture
+// left out (trace.RecordedCPUs: perf record -C, record --cpu) with no
+// sched_switch of its own: perf's summary calls it "idle entire time
+// window", where its time is unknown (new-user pass 43 F2: a CPU that ran
+// a pinned busy loop throughout; stats prints "-" for it).
+func (th *timehist) notRecorded(c int) bool {
+	if th.opt.Exact || th.recordedCPUs == nil || slices.Contains(th.recordedCPUs, trace.CPU(c)) {
+		return false
+	}
+	return c >= len(th.switches) || th.switches[c] == 0
+}
+
+// notRecordedCount counts the CPUs below maxCPU that notRecorded.
+func (th *timehist) notRecordedCount() int {
+	n := 0
+	for c := 0; c < th.maxCPU; c++ {
+		if th.notRecorded(c) {
+			n++
+		}
+	}
+	return n
 }

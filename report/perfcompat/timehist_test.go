@@ -1314,3 +1314,31 @@ func TestTimehistIdleMissingSwitchIn(t *testing.T) {
 		t.Errorf("--exact: no %q in\n%s", want, exact)
 	}
 }
+
+// TestTimehistSummaryNotRecorded: timehistScenario (every event on CPU 0)
+// from a capture of CPU 0 alone (Meta.RecordedCPUs) on a 2-CPU machine:
+// outside --exact, the summary says CPU 1 was not recorded, where perf
+// (--exact) says "idle entire time window", and the scheduling time's CPU
+// count says one of the 2 was left out (new-user pass 43 F2).
+func TestTimehistSummaryNotRecorded(t *testing.T) {
+	meta := &trace.Meta{NrCPUs: 2, RecordedCPUs: []trace.CPU{0}}
+	run := func(exact bool) string {
+		var buf bytes.Buffer
+		if err := Timehist(&buf, trace.NewSliceSource(timehistScenario(), meta), TimehistOptions{NrCPUs: 2, Summary: true, Exact: exact}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	out := run(false)
+	for _, want := range []string{
+		"    CPU  1 not recorded (the capture left it out: its time is unknown, not idle)\n",
+		"(x 2 CPUs, 1 of them not recorded)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if exact := run(true); !strings.Contains(exact, "    CPU  1 idle entire time window\n") || !strings.Contains(exact, "  (x 2)\n") {
+		t.Errorf("--exact: not perf's lines in\n%s", exact)
+	}
+}

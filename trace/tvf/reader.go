@@ -110,6 +110,8 @@ type Reader struct {
 	// beyond them and the damaged blocks' counts was in bytes skipped as
 	// damaged (checkCount).
 	tailEvents, decoded uint64
+	// tailBlocks is the trailer's count of event blocks written.
+	tailBlocks uint64
 	// sawCgroup: an event carried a cgroup id
 	sawCgroup bool
 	// seenFirst, seenLast: the first and last nonzero event times read,
@@ -378,7 +380,7 @@ func (r *Reader) applyTrailer(raw []byte) error {
 		return err
 	}
 	r.gotTail = true
-	r.tailEvents = t.Events
+	r.tailEvents, r.tailBlocks = t.Events, t.Blocks
 	// first_time_ns of files written before the header carried the
 	// source's sample times may be 0 (a synthesized record at time 0 came
 	// first): Next then fills it in from the events.
@@ -638,6 +640,7 @@ func (r *Reader) readFrame(first bool) error {
 			n, others := r.resync()
 			if headerOnly && others == 0 {
 				r.headerLost = true
+				r.bytesSkipped += n // (the first blocks' too, when their numbers say so)
 				r.meta.Warnings.Add("damaged-header", "traceview format: the header frame at offset %d is damaged (its frame header): skipped %d bytes, in which no other frame starts; host, kernel and CPUs unknown", at, n)
 				continue
 			}
@@ -1008,8 +1011,9 @@ func (r *Reader) Next() (trace.Event, error) {
 			err = r.readFrame(false)
 		}
 		if err != nil {
-			if r.releaseHeld() {
-				// The file ended with a block held: return it, then end
+			if r.releaseHeld() || r.endErr == nil && r.missingAtEnd() {
+				// The file ended with a block held, or short of its last
+				// blocks: return it or the lost marker, then end
 				// (readFrame is not called again at the end).
 				r.endErr = err
 				r.popReady()
@@ -1158,12 +1162,12 @@ func (r *Reader) sequence(at int64, h frameHdr, evs []trace.Event) []seqBlock {
 		out = append(out, seqBlock{evs: hb.evs, hole: true})
 		r.lastSeq = hb.h.seq
 	}
-	if r.lastSeq == 0 {
-		r.lastSeq = h.seq
-		return append(out, seqBlock{evs: evs})
-	}
+	// Before the first block read, the last placed is block "0": the
+	// writer starts every file at 1 (each file of a --rotate series too),
+	// so a first block numbered above 1 says the file's first blocks are
+	// missing (new-user pass 43 F1).
 	d := seqDist(r.lastSeq, h.seq)
-	if d == 0 || d > 1<<15-1 {
+	if r.lastSeq != 0 && (d == 0 || d > 1<<15-1) {
 		n := len(evs)
 		r.decoded -= uint64(n)
 		r.meta.LostInFile += uint64(n)
@@ -1188,11 +1192,55 @@ func (r *Reader) sequence(at int64, h frameHdr, evs []trace.Event) []seqBlock {
 }
 
 // missing warns of n event blocks missing between blocks from and to, the
-// latter at offset at.
+// latter at offset at (from 0: at the file's start).
 func (r *Reader) missing(at int64, from, to uint16, n int) {
+	if from == 0 && r.bytesSkipped > 0 {
+		// Skipped with a damaged header frame: in the file, damaged.
+		r.meta.Warnings.Add("damaged-block-missing", "traceview format: %d event block(s) lost at the file's start, in the bytes skipped as damaged there (the first read is block %d, and every file starts at 1); their time is unobserved on every CPU",
+			n, to)
+		return
+	}
 	r.missingBlocks += n
+	if from == 0 {
+		r.meta.Warnings.Add("damaged-block-missing", "traceview format: %d event block(s) missing at the file's start, before the one at offset %d (the first read is block %d, and every file starts at 1): not in the file; their time is unobserved on every CPU",
+			n, at, to)
+		return
+	}
 	r.meta.Warnings.Add("damaged-block-missing", "traceview format: %d event block(s) missing before the one at offset %d (block numbers jump from %d to %d): not in the file (removed, or never written); their time is unobserved on every CPU",
 		n, at, from, to)
+}
+
+// missingAtEnd checks, at the end of the file, the number of the last
+// block placed against the trailer's count of blocks written: the blocks
+// after it, less those found damaged or in bytes skipped since, are
+// missing from the file's end (new-user pass 43 F1: they were said to be
+// unplaceable, and their time was no part of the trace). A lost marker
+// at the trailer's last event time (or the last read) marks the time from
+// the last block read unobserved on every CPU; it reports whether it
+// queued one.
+func (r *Reader) missingAtEnd() bool {
+	if !r.gotTail || r.cut || r.tailBlocks == 0 || r.lastSeq == 0 || r.skippedSince {
+		return false
+	}
+	d := seqDist(r.lastSeq, blockSeq(r.tailBlocks-1))
+	n := d - r.damagedSince
+	if d > 1<<15-1 || n <= 0 {
+		return false
+	}
+	r.missingBlocks += n
+	r.meta.Warnings.Add("damaged-block-missing", "traceview format: %d event block(s) missing at the file's end, after block %d (the trailer counts %d blocks written): not in the file; their time is unobserved on every CPU",
+		n, r.lastSeq, r.tailBlocks)
+	r.damagedSince = 0
+	at := max(r.meta.LastTime, r.blockEnd)
+	lost := trace.NewEvent(at, -1, trace.KindLost)
+	lost.Count = r.holeCount
+	r.hole, r.holeCount = false, 0
+	if at > r.blockEnd && r.blockEnd > 0 {
+		r.meta.Warnings.Add("damaged-block-span", "traceview format: the damaged block's events lay between %s s and %s s (the intact events around it): that time is unobserved on every CPU",
+			trace.FormatSeconds(r.blockEnd, 6), trace.FormatSeconds(at, 6))
+	}
+	r.ready = append(r.ready, seqBlock{evs: []trace.Event{lost}})
+	return true
 }
 
 // releaseHeld returns the held block, if any, behind a lost marker (the

@@ -506,7 +506,8 @@ func BenchmarkRead(b *testing.B) {
 // second block, finding no frame start between, and the trailer's count
 // says how many events the skipped bytes held: the first block's
 // BlockEvents, counted lost in the file (new-user pass 18 F2: "no events
-// among them", "lost: 0 events", 8192 events gone).
+// among them", "lost: 0 events", 8192 events gone), and the second
+// block's number where: at the start.
 func TestDamagedHeaderAndBlock(t *testing.T) {
 	evs := synthetic(2*BlockEvents, 5)
 	file := encode(t, Header{Hostname: "h1", OSRelease: "6.18"}, evs, nil)
@@ -517,8 +518,10 @@ func TestDamagedHeaderAndBlock(t *testing.T) {
 	}
 	got, tr := decodeAll(t, bytes.NewReader(bad))
 	m := tr.Meta()
-	if len(got) != BlockEvents || m.LostInFile != BlockEvents || warning(tr, "damaged-skipped") != 1 {
-		t.Errorf("%d events read, %d lost in the file, warnings %v; want %d, %d and one damaged-skipped", len(got), m.LostInFile, m.Warnings.List(), BlockEvents, BlockEvents)
+	// The second block's number (2) says the first was lost: a lost
+	// marker before its events makes the first block's span unobserved.
+	if len(got) != BlockEvents+1 || !slices.Equal(lostMarkers(got), []int{0}) || m.LostInFile != BlockEvents || warning(tr, "damaged-skipped") != 1 || warning(tr, "damaged-block-missing") != 1 {
+		t.Errorf("%d events read, lost markers at %v, %d lost in the file, warnings %v; want %d and a marker first, %d, one damaged-skipped and one damaged-block-missing", len(got), lostMarkers(got), m.LostInFile, m.Warnings.List(), BlockEvents+1, BlockEvents)
 	}
 }
 
@@ -627,7 +630,11 @@ func lostMarkers(evs []trace.Event) []int {
 //   - block 4 removed (the one before the last): the last is held for
 //     its predecessor until the file ends, then read behind a marker;
 //   - block 2 moved after block 4: blocks 1, 3, 4, 5 read (a marker
-//     before block 3), block 2 skipped as out of place and counted lost.
+//     before block 3), block 2 skipped as out of place and counted lost;
+//   - block 1 removed: every file starts at 1, so a marker goes first
+//     (new-user pass 43 F1);
+//   - block 5 removed: the trailer counts 5 blocks written, so a marker
+//     goes last, after block 4's events (pass 43 F1).
 func TestBlockNumbers(t *testing.T) {
 	evs := synthetic(5*BlockEvents, 11)
 	file := encode(t, Header{}, evs, nil)
@@ -680,6 +687,8 @@ func TestBlockNumbers(t *testing.T) {
 		{"blocks 2 and 3 swapped", []int{0, 2, 1, 3, 4}, evs, nil, 0, "damaged-block-order"},
 		{"block 4 removed", []int{0, 1, 2, 4}, blocks(0, 1, 2, 4), []int{3 * BlockEvents}, BlockEvents, "damaged-block-missing"},
 		{"block 2 after block 4", []int{0, 2, 3, 1, 4}, blocks(0, 2, 3, 4), []int{BlockEvents}, BlockEvents, "damaged-block-order"},
+		{"block 1 removed", []int{1, 2, 3, 4}, blocks(1, 2, 3, 4), []int{0}, BlockEvents, "damaged-block-missing"},
+		{"block 5 removed", []int{0, 1, 2, 3}, blocks(0, 1, 2, 3), []int{4 * BlockEvents}, BlockEvents, "damaged-block-missing"},
 	} {
 		got, tr := decodeAll(t, bytes.NewReader(rebuild(c.order...)))
 		if diff := cmp.Diff(c.want, without(got), cmpopts.EquateEmpty()); diff != "" {
