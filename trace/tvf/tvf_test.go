@@ -453,6 +453,18 @@ func FuzzReader(f *testing.F) {
 	w.SetCgroupStats([]trace.CgroupStat{{Path: "/a", Time: 9, NrPeriods: 3, NrThrottled: 2, ThrottledNS: 7}})
 	w.Close()
 	f.Add(buf.Bytes())
+	// Three numbered blocks of 20 events (Sync ends a block), for the
+	// block numbers' placing (sequence): removed, swapped, repeated.
+	buf.Reset()
+	w, _ = NewWriter(&buf, Header{Hostname: "h"})
+	for i, e := range synthetic(60, 2) {
+		w.Write(e)
+		if i%20 == 19 {
+			w.Sync()
+		}
+	}
+	w.Close()
+	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, in []byte) {
 		tr, err := NewReader(bytes.NewReader(in))
 		if err != nil {
