@@ -62,13 +62,16 @@ type Capture struct {
 	lost    []uint64 // per CPU, as reported by perf so far
 	dec     *decoder
 	opts    Options
-	// warnings: what the capture could not do as it should (load time).
+	// warnings: what the capture could not do as it should (load time),
+	// and CPUs that went offline or came online (checkHotplug), under mu.
 	warnings []trace.Warning
 	// attached is when the last program was attached: the capture's
 	// events start there; stopped when Run stopped them (zero before).
 	attached, stopped time.Time
 	// slab is the backlog's memory made by Options.Prefault, taken by Run.
 	slab *slab
+	// hp follows CPU hotplug (checkHotplug), on the drain's goroutine.
+	hp hotplug
 }
 
 // Probe checks what a capture needs, without loading anything, and returns
@@ -646,6 +649,14 @@ func (c *Capture) drain(ctx context.Context, maxWait time.Duration, put func(*ba
 				marks[i] = max(marks[i], began)
 			}
 		}
+		// (After the pass: a ring replaced was read to its end.)
+		added, err := c.checkHotplug(cur, began)
+		if err != nil {
+			return fmt.Errorf("read perf buffer: %w", err)
+		}
+		for ; added > 0; added-- {
+			marks, done = append(marks, began), append(done, true)
+		}
 		cur.watermark = watermark()
 		if !send() {
 			return putErr
@@ -715,7 +726,11 @@ func monotonicNow() int64 {
 
 // Warnings returns the fallbacks the capture took when it loaded (a
 // program set that does less, or the same more slowly).
-func (c *Capture) Warnings() []trace.Warning { return append([]trace.Warning(nil), c.warnings...) }
+func (c *Capture) Warnings() []trace.Warning {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]trace.Warning(nil), c.warnings...)
+}
 
 // RecursionMisses returns how many times the kernel skipped the capture's
 // programs so far because another BPF program was running on their CPU

@@ -133,6 +133,12 @@ func pingPong(n int) (a, b *thread, err error) {
 // capture records while work runs, and a little after.
 func capture(t *testing.T, opts Options, work func()) ([]trace.Event, []uint64) {
 	t.Helper()
+	return captureWith(t, opts, func(*Capture) { work() })
+}
+
+// captureWith is capture with work given the Capture.
+func captureWith(t *testing.T, opts Options, work func(*Capture)) ([]trace.Event, []uint64) {
+	t.Helper()
 	c, err := Open(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +153,7 @@ func capture(t *testing.T, opts Options, work func()) ([]trace.Event, []uint64) 
 			return nil
 		})
 	}()
-	work()
+	work(c)
 	time.Sleep(50 * time.Millisecond)
 	cancel()
 	if err := <-done; err != nil {

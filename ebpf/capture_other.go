@@ -27,6 +27,9 @@ func (c *Capture) Run(context.Context, func(trace.Event) error) error { return E
 // Lost returns nil.
 func (c *Capture) Lost() []uint64 { return nil }
 
+// OfflineCPUs returns nil: no capture outside Linux.
+func (c *Capture) OfflineCPUs() []trace.CPU { return nil }
+
 // RecursionMisses returns 0.
 func (c *Capture) RecursionMisses() uint64 { return 0 }
 

@@ -30,6 +30,10 @@ import (
 type perfRings struct {
 	rings []*perfRing
 	size  int // data bytes per ring
+	// events is the perf event array the rings' fds are stored in, and
+	// watermark the bytes a ring queues before it wakes a reader (open).
+	events    *cilium.Map
+	watermark int
 }
 
 type perfRing struct {
@@ -54,48 +58,65 @@ const (
 // (the drain polls), and stores its fd in the perf event array at the
 // CPU's index, as bpf_perf_event_output with BPF_F_CURRENT_CPU expects.
 func openPerfRings(events *cilium.Map, nCPU, size, watermark int) (*perfRings, error) {
-	page := os.Getpagesize()
-	pr := &perfRings{size: size}
+	pr := &perfRings{size: size, events: events, watermark: watermark}
 	for cpu := 0; cpu < nCPU; cpu++ {
-		attr := unix.PerfEventAttr{
-			Type:        unix.PERF_TYPE_SOFTWARE,
-			Config:      unix.PERF_COUNT_SW_BPF_OUTPUT,
-			Sample_type: unix.PERF_SAMPLE_RAW,
-			Bits:        unix.PerfBitWatermark,
-			Wakeup:      uint32(watermark),
-		}
-		attr.Size = uint32(unsafe.Sizeof(attr))
-		fd, err := unix.PerfEventOpen(&attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
-		if errors.Is(err, unix.ENODEV) {
-			continue // an offline CPU: nothing runs there
-		}
+		r, err := pr.open(cpu)
 		if err != nil {
 			pr.Close()
-			return nil, fmt.Errorf("perf_event_open on CPU %d: %w", cpu, err)
+			return nil, err
 		}
-		mem, err := unix.Mmap(fd, 0, page+size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
-		if err != nil {
-			unix.Close(fd)
-			pr.Close()
-			return nil, fmt.Errorf("mmap perf buffer of CPU %d: %w", cpu, err)
-		}
-		r := &perfRing{cpu: cpu, fd: fd, mem: mem, meta: (*unix.PerfEventMmapPage)(unsafe.Pointer(&mem[0]))}
-		off := int(r.meta.Data_offset)
-		if off == 0 { // kernels before 4.1 leave it 0: the data follows the page
-			off = page
-		}
-		r.data = mem[off : off+size]
-		pr.rings = append(pr.rings, r)
-		if err := events.Put(uint32(cpu), uint32(fd)); err != nil {
-			pr.Close()
-			return nil, fmt.Errorf("perf event array, CPU %d: %w", cpu, err)
-		}
-		if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_ENABLE, 0); err != nil {
-			pr.Close()
-			return nil, fmt.Errorf("enable perf buffer of CPU %d: %w", cpu, err)
+		if r != nil {
+			pr.rings = append(pr.rings, r)
 		}
 	}
 	return pr, nil
+}
+
+// open opens cpu's ring and stores its fd in the perf event array; nil,
+// nil when the CPU is offline (ENODEV: nothing runs there).
+func (pr *perfRings) open(cpu int) (*perfRing, error) {
+	page := os.Getpagesize()
+	attr := unix.PerfEventAttr{
+		Type:        unix.PERF_TYPE_SOFTWARE,
+		Config:      unix.PERF_COUNT_SW_BPF_OUTPUT,
+		Sample_type: unix.PERF_SAMPLE_RAW,
+		Bits:        unix.PerfBitWatermark,
+		Wakeup:      uint32(pr.watermark),
+	}
+	attr.Size = uint32(unsafe.Sizeof(attr))
+	fd, err := unix.PerfEventOpen(&attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
+	if errors.Is(err, unix.ENODEV) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("perf_event_open on CPU %d: %w", cpu, err)
+	}
+	mem, err := unix.Mmap(fd, 0, page+pr.size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("mmap perf buffer of CPU %d: %w", cpu, err)
+	}
+	r := &perfRing{cpu: cpu, fd: fd, mem: mem, meta: (*unix.PerfEventMmapPage)(unsafe.Pointer(&mem[0]))}
+	off := int(r.meta.Data_offset)
+	if off == 0 { // kernels before 4.1 leave it 0: the data follows the page
+		off = page
+	}
+	r.data = mem[off : off+pr.size]
+	if err := pr.events.Put(uint32(cpu), uint32(fd)); err != nil {
+		r.close()
+		return nil, fmt.Errorf("perf event array, CPU %d: %w", cpu, err)
+	}
+	if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_ENABLE, 0); err != nil {
+		r.close()
+		return nil, fmt.Errorf("enable perf buffer of CPU %d: %w", cpu, err)
+	}
+	return r, nil
+}
+
+// close unmaps and closes the ring.
+func (r *perfRing) close() {
+	unix.Munmap(r.mem)
+	unix.Close(r.fd)
 }
 
 // snapshot notes where the kernel's head is: the next reads stop there.
@@ -165,8 +186,7 @@ func (r *perfRing) copyOut(dst []byte, off uint64) {
 // Close unmaps and closes every ring.
 func (pr *perfRings) Close() error {
 	for _, r := range pr.rings {
-		unix.Munmap(r.mem)
-		unix.Close(r.fd)
+		r.close()
 	}
 	pr.rings = nil
 	return nil

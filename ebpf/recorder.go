@@ -86,6 +86,9 @@ type Summary struct {
 	// RecursionMisses: scheduler events the kernel did not hand the
 	// capture's programs (Capture.RecursionMisses), in all files.
 	RecursionMisses uint64
+	// Hotplug are the capture's warnings of CPUs that went offline or
+	// came online while it ran (checkHotplug), for the summary line.
+	Hotplug []trace.Warning
 }
 
 // Recorder writes a Capture into traceview's format (trace/tvf): one file,
@@ -189,6 +192,11 @@ func (r *Recorder) Run(ctx context.Context) (Summary, error) {
 	close(runDone)
 	r.sum.Stopped = <-stoppedAt
 	r.sum.Lost = r.c.Lost()
+	for _, w := range r.c.Warnings() {
+		if w.Key == "cpu-offline" || w.Key == "cpu-online" {
+			r.sum.Hotplug = append(r.sum.Hotplug, w)
+		}
+	}
 	return r.sum, err
 }
 
@@ -485,7 +493,10 @@ func (s *segment) write(e trace.Event) error {
 	if e.Kind == trace.KindLost {
 		from, ok := s.last[e.CPU]
 		if !ok {
-			from = e.Time
+			// The CPU's last event was in an earlier file: the loss
+			// began before this one did (a CPU offline across a
+			// rotation: new-user pass 44 F1).
+			from = s.first
 		}
 		s.windows = append(s.windows, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: from, End: e.Time})
 	} else {
@@ -509,6 +520,9 @@ func (s *segment) write(e trace.Event) error {
 // settings, stacks) and
 // closes the file, adding it to the summary.
 func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
+	if err := s.offlineWindows(r.c.OfflineCPUs()); err != nil {
+		return err
+	}
 	s.w.SetLost(s.windows)
 	v2 := map[uint64]bool{}
 	for id := range s.cgroups {
@@ -669,6 +683,34 @@ func addProcTasks(w *tvf.Writer, proc string, names *trace.CommTracker) error {
 		if names != nil {
 			var none [2]trace.Event
 			names.Changes(&e, &none) // a comm event: remembered, nothing to add
+		}
+	}
+	return nil
+}
+
+// offlineWindows writes, as the file closes, a loss of unknown size
+// (KindLost, Count 0) at the file's last event for each CPU in cpus
+// (offline, their loss not placed yet: Capture.OfflineCPUs), unless a
+// window of the CPU reaches that far already: write makes its window from
+// the CPU's last event in the file (the file's first when it had none), so
+// the time the CPU was gone is unobserved in this file too, not a run of
+// the task its last switch switched in (new-user pass 44 F1: cpuhp/1 ran
+// 434 ms, the CPU 95 % busy).
+func (s *segment) offlineWindows(cpus []trace.CPU) error {
+	var end int64
+	for _, t := range s.last {
+		end = max(end, t)
+	}
+	for _, cpu := range cpus {
+		covered := false
+		for _, w := range s.windows {
+			covered = covered || w.CPU == cpu && w.End >= end
+		}
+		if end == 0 || covered {
+			continue
+		}
+		if err := s.write(trace.NewEvent(end, cpu, trace.KindLost)); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -238,6 +238,10 @@ type LatencyDiagnostics struct {
 	// moves the switch-in back by the runtime it reports, bounded by the
 	// wakeup and the CPU's last recorded switch). 0 in PerfCompat mode.
 	Recovered int64
+	// OfflineCPUs: CPUs that went offline during the trace
+	// (schedule.Counters.OfflineCPUs): their time after their last event
+	// is unknown.
+	OfflineCPUs []trace.CPU
 	// Dropped: delays that stayed open (wakeup or preemption seen, switch-in
 	// never seen nor inferred) and so are not counted.
 	Dropped int64
@@ -502,6 +506,7 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	d.LossyDelays, d.LossyRuntime, d.LossyRuntimeNs = c.LossyDelays, c.LossyRuntime, c.LossyRuntimeNs
 	d.InconsistentRuntime, d.InconsistentRuntimeNs = c.InconsistentRuntime, c.InconsistentRuntimeNs
 	d.UnrecordedDelays = c.UnrecordedDelays
+	d.OfflineCPUs = c.OfflineCPUs
 	d.RuntimeFromSwitches = !l.sched.HaveRuntime()
 	from, to := l.sched.Span()
 	cpus, _ := l.sched.CPUs()
@@ -1082,6 +1087,7 @@ func MergeLatency(parts []*LatencyResult, opts LatencyOptions) (*LatencyResult, 
 		d.SchedEvents += s.SchedEvents
 		d.Switches += s.Switches
 		d.Chains = append(d.Chains, s.Chains...)
+		d.OfflineCPUs = append(d.OfflineCPUs, s.OfflineCPUs...)
 		d.Recovered += s.Recovered
 		d.Dropped += s.Dropped
 		d.Unwoken += s.Unwoken
@@ -1275,6 +1281,13 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 			Key:     fmt.Sprintf("sched-switch-chain-cpu%d", cb.CPU),
 			Count:   int(cb.Breaks),
 			Message: chainMessage(cb, name),
+		})
+	}
+	if len(d.OfflineCPUs) > 0 {
+		cpus := slices.Compact(slices.Sorted(slices.Values(d.OfflineCPUs)))
+		out = append(out, trace.Warning{
+			Key: "cpu-offline-end", Count: len(cpus), CountInMessage: true,
+			Message: fmt.Sprintf("%s went offline during the trace (CPU %s: its hotplug thread cpuhp/N ran last, and nothing of it was recorded after): its time from its last event is unknown, not that thread's run", plural(len(cpus), "CPU", "CPUs"), cpulist.Format(cpus)),
 		})
 	}
 	if d.Recovered > 0 {

@@ -361,6 +361,9 @@ func printRecordSummary(out io.Writer, path string, sum ebpf.Summary, ring bool)
 	} else {
 		fmt.Fprintf(out, "[ traceview record: %d events LOST (%s): raise --buffer-size ]\n", total, strings.Join(per, ", "))
 	}
+	for _, w := range sum.Hotplug {
+		fmt.Fprintf(out, "[ traceview record: %s ]\n", w.String())
+	}
 	if sum.RecursionMisses > 0 {
 		fmt.Fprintf(out, "[ traceview record: %d scheduler events MISSED: the kernel skipped the recorder's programs while another BPF program ran on their CPU; the file says so ]\n", sum.RecursionMisses)
 	}

@@ -32,7 +32,7 @@ var warningKinds = []struct {
 	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice", "no-wakeups"}},
 	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
 		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", report.LossyMostKey, "runtime-lossy", "lossy-excluded",
-		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus", "bpf-recursion-misses"}},
+		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus", "bpf-recursion-misses", "cpu-offline", "cpu-online", "cpu-offline-end"}},
 	{"event order", []string{"out-of-order", "replay-late-move", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
 		"duplicate-event", "text-duplicate", "duplicate-input", "same-host-name"}},

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/traceview/traceview/internal/tidmap"
 	"github.com/traceview/traceview/trace"
@@ -360,6 +362,11 @@ type Hooks struct {
 
 // Counters count what the Builder met.
 type Counters struct {
+	// OfflineCPUs are the CPUs whose last switch switched in their own
+	// hotplug thread (cpuhp/N) well before the trace's end: the CPU went
+	// offline there (Finish), and its time after its last event is
+	// Unknown, not that thread's run.
+	OfflineCPUs []trace.CPU
 	// CgroupMoveSplits: runs split at a move to another task group
 	// (trace.KindCgroupMove).
 	CgroupMoveSplits int64
@@ -1793,6 +1800,20 @@ func (b *Builder) Finish() {
 		// A task that the trace last showed running elsewhere (a switch-out
 		// lost) is not counted as running here.
 		same := c.cur == nil || c.cur.TID == 0 || (c.cur.state == StateRunning && c.cur.cpu == trace.CPU(i))
+		if at := max(c.last, c.from); c.cur != nil && same && wentOffline(c.cur.Comm, trace.CPU(i)) && at < end {
+			// The CPU's hotplug thread ran last: the CPU went offline
+			// (takedown runs on its cpuhp/N thread, and the per-CPU
+			// perf events, the recorders' with them, are removed at its
+			// CPUHP_AP_PERF_ONLINE step: kernel/cpu.c, kernel/events/
+			// core.c perf_event_exit_cpu, Linux 6.18), so nothing more
+			// of it is recorded. Its time from its last event is unknown,
+			// not the thread's run (new-user pass 44 F2: cpuhp/1 ran
+			// 2706 ms, the CPU 99.6 % busy).
+			b.closeRun(trace.CPU(i), c, at, true)
+			b.emitRun(trace.CPU(i), c, nil, at, end, Unknown)
+			b.C.OfflineCPUs = append(b.C.OfflineCPUs, trace.CPU(i))
+			continue
+		}
 		b.closeRun(trace.CPU(i), c, end, same)
 	}
 	if f := b.opts.Filter; f != nil && b.hooks.Runqueue != nil {
@@ -1804,4 +1825,12 @@ func (b *Builder) Finish() {
 		}
 		b.rqBefore = nil
 	}
+}
+
+// wentOffline reports whether comm is cpu's own hotplug thread, "cpuhp/N"
+// (smpboot's per-CPU thread, kernel/cpu.c cpuhp_threads, Linux 6.18),
+// whose run is the last thing a CPU going offline records.
+func wentOffline(comm string, cpu trace.CPU) bool {
+	n, ok := strings.CutPrefix(comm, "cpuhp/")
+	return ok && n == strconv.Itoa(int(cpu))
 }

@@ -550,3 +550,40 @@ func TestRaceUndoneSleeps(t *testing.T) {
 		t.Errorf("task 1: %v, want %v", got, want)
 	}
 }
+
+// TestOfflineAtEnd: CPU 1's last switch switches in its hotplug thread
+// cpuhp/1 at 100 and the CPU records nothing more, while CPU 0 runs hog
+// from 50 to the trace's end at 1000 (its switch at 1000). CPU 1 went
+// offline: its run of cpuhp/1 ends at the CPU's last event (100: 0 ns,
+// no run), its time 100-1000 is Unknown (900 ns), not busy, and
+// Counters.OfflineCPUs is [1] (new-user pass 44 F2). A thread of another
+// name there (hog2) runs to the end: 900 ns busy, no offline CPU. Either
+// way CPU 1's 50-100, before its first switch, is Unknown too.
+func TestOfflineAtEnd(t *testing.T) {
+	for _, c := range []struct {
+		comm          string
+		busy, unknown int64
+		offline       []trace.CPU
+	}{
+		{"cpuhp/1", 0, 50 + 900, []trace.CPU{1}},
+		{"hog2", 900, 50, nil},
+	} {
+		in := sw(100, 1, 0, 0, 22)
+		in.NextComm = c.comm
+		evs := []trace.Event{sw(50, 0, 0, 0, 5), in, sw(1000, 0, 5, trace.StatePreempted, 0)}
+		b := schedule.New(schedule.Options{}, schedule.Hooks{})
+		for i := range evs {
+			b.Observe(&evs[i])
+		}
+		b.Finish()
+		cpus, stats := b.CPUs()
+		for i, cpu := range cpus {
+			if cpu == 1 && (stats[i].Busy != c.busy || stats[i].Unknown != c.unknown) {
+				t.Errorf("%s: CPU 1 busy %d ns, unknown %d ns; want %d, %d", c.comm, stats[i].Busy, stats[i].Unknown, c.busy, c.unknown)
+			}
+		}
+		if !slices.Equal(b.C.OfflineCPUs, c.offline) {
+			t.Errorf("%s: offline CPUs %v, want %v", c.comm, b.C.OfflineCPUs, c.offline)
+		}
+	}
+}
