@@ -172,14 +172,23 @@ func (l *EventLog) intern(s string) uint64 {
 }
 
 // Append adds ev at the end.
-func (l *EventLog) Append(ev trace.Event) {
+func (l *EventLog) Append(ev trace.Event) { l.add(&ev) }
+
+// add is Append of *ev, for Extract: it takes the event by pointer, so a
+// log that only counts (released) costs no copy of it per event.
+func (l *EventLog) add(ev *trace.Event) {
 	if l.released {
 		// Drained, or never kept (ExtractOptions.DropRecorded): counted only.
 		l.n++
 		l.kinds[ev.Kind]++
 		return
 	}
-	v := logFields(&ev)
+	l.encode(ev)
+}
+
+// encode appends ev's encoding (add, for a log that keeps its events).
+func (l *EventLog) encode(ev *trace.Event) {
+	v := logFields(ev)
 	on := onCPU(l.on, ev.CPU)
 	expect := logDefaults
 	for _, f := range logDependent {

@@ -571,7 +571,7 @@ func (x *extractor) event(ev *trace.Event) {
 		// Synthesized at record start (perf's PERF_RECORD_FORK/COMM for
 		// tasks that already existed) or written before the first sample:
 		// names only, no fork in the trace.
-		m.Recorded.Append(*ev)
+		m.Recorded.add(ev)
 		tid, comm, pid := ev.TID, ev.Comm, ev.PID
 		if ev.Kind == trace.KindFork {
 			tid, comm, pid = ev.ChildTID, ev.ChildComm, ev.ChildPID
@@ -591,7 +591,7 @@ func (x *extractor) event(ev *trace.Event) {
 	}
 	switch ev.Kind {
 	case trace.KindSwitch:
-		m.Recorded.Append(*ev)
+		m.Recorded.add(ev)
 		if ev.CPU >= 0 && ev.CPU < policies.MaxCPUs {
 			m.CPUsSeen |= 1 << uint(ev.CPU)
 		}
@@ -601,13 +601,13 @@ func (x *extractor) event(ev *trace.Event) {
 		if ev.Kind == trace.KindWaking {
 			x.seenWaking = true
 		} else if x.seenWaking {
-			m.Recorded.Append(*ev)
+			m.Recorded.add(ev)
 			return // sched_wakeup beside sched_waking: the waking one counts
 		}
-		m.Recorded.Append(*ev)
+		m.Recorded.add(ev)
 		x.wake(ev)
 	case trace.KindWakeupNew:
-		m.Recorded.Append(*ev)
+		m.Recorded.add(ev)
 		x.poke(ev.TargetCPU, ev.Time)
 		if _, known := x.byTID.get(ev.TID); !known && ev.TID > 0 {
 			// No fork event (trace-cmd or ftrace without
@@ -626,17 +626,17 @@ func (x *extractor) event(ev *trace.Event) {
 		x.ident(i, ev, ev.PID, ev.Comm, ev.Prio)
 		x.noteWake(i, ev)
 	case trace.KindFork:
-		m.Recorded.Append(*ev)
+		m.Recorded.add(ev)
 		x.markEnqueue(ev.CPU, ev.Time) // task_fork_fair accounts the parent
 		x.poke(ev.CPU, ev.Time)
 		x.fork(ev)
 	case trace.KindExit:
-		m.Recorded.Append(*ev)
+		m.Recorded.add(ev)
 		if i, ok := x.byTID.get(ev.TID); ok {
 			x.st[i].dead = true
 		}
 	case trace.KindMigrate:
-		m.Recorded.Append(*ev)
+		m.Recorded.add(ev)
 		x.markEnqueue(ev.DestCPU, ev.Time) // enqueued there
 		x.markEnqueue(ev.OrigCPU, ev.Time) // and dequeued here: both account their current task
 		x.poke(ev.DestCPU, ev.Time)
@@ -644,10 +644,10 @@ func (x *extractor) event(ev *trace.Event) {
 	case trace.KindLost:
 		// Kept in the recorded schedule: the observed table leaves out
 		// the delays and runs a lost window overlaps, as latency does.
-		m.Recorded.Append(*ev)
+		m.Recorded.add(ev)
 		x.poke(-1, ev.Time) // anything may have happened on any CPU
 	case trace.KindRuntime:
-		m.Recorded.Append(*ev)
+		m.Recorded.add(ev)
 		x.sawRT = true
 		// The kernel's own accounting (update_curr) replaces the time on
 		// CPU measured from switch timestamps since the last mark, so
@@ -690,7 +690,7 @@ func (x *extractor) event(ev *trace.Event) {
 			}
 		}
 	case trace.KindExec, trace.KindComm:
-		m.Recorded.Append(*ev)
+		m.Recorded.add(ev)
 		if ev.Comm == "" && ev.Kind == trace.KindComm && ev.TID > 0 {
 			// A rename to the empty name (prctl(PR_SET_NAME, "")): the
 			// reports name the task "" from here (perf's ":TID" row), so
@@ -973,14 +973,15 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		default:
 			x.endBurst(i, EndBlock)
 			s.sleeping, s.blocked = true, t
-			if e := s.early; e.Kind != 0 && t-e.Time <= earlyWakeWindow {
+			if s.early.Kind != 0 && t-s.early.Time <= earlyWakeWindow {
+				e := s.early
 				e.Time = t
 				x.wake(&e)
-			} else if e.Kind != 0 {
-				s.late = e
+			} else if s.early.Kind != 0 {
+				s.late = s.early
 			}
 		}
-		s.early = trace.Event{}
+		clearWake(&s.early)
 	}
 	if ev.NextTID > 0 {
 		i := x.task(ev.NextTID, t, ev.CPU, InitRunnable)
@@ -993,14 +994,15 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		if s.pp > 0 {
 			x.pingPong(i, ev)
 		}
-		if e := s.late; s.sleeping && e.Kind != 0 && s.earlyBy.burst >= 0 {
+		if s.sleeping && s.late.Kind != 0 && s.earlyBy.burst >= 0 {
 			// lateEarlyWake: the wakeup sent while it still ran, from
 			// where its waker was then.
+			e := s.late
 			e.Time = s.blocked
 			x.setCause(i, x.dependOn(i, &e, s.earlyBy, e.WakerTID < 0), e.Time)
 			x.noteWake(i, &e)
 		}
-		s.late = trace.Event{}
+		clearWake(&s.late)
 		if s.sleeping {
 			// Switched in without a recorded wakeup: an external event now
 			// (a deadline task's replenishment after a throttle).
@@ -1121,6 +1123,16 @@ const earlyWakeWindow = 20_000
 // external event at the switch-in's recorded time instead, it pinned the
 // stage's wait to that time, and a what-if with more CPU (--cpu-max
 // PATH=max) had the whole pipeline wait 3.68 s for it.
+
+// clearWake empties an ext's early or late wakeup. One that is empty
+// already (Kind 0: both are only ever set to a wakeup) is left alone, as
+// most are: writing a whole trace.Event at every switch was a measurable
+// part of the extractor's time.
+func clearWake(e *trace.Event) {
+	if e.Kind != 0 {
+		*e = trace.Event{}
+	}
+}
 
 // wakerPoint is where a waker was in its run when it sent a wakeup: its
 // task index, burst (-1: it was not running) and CPU time into it.
@@ -1256,7 +1268,7 @@ func (x *extractor) wake(ev *trace.Event) {
 		}
 		return // already runnable: nothing ends here
 	}
-	s.late = trace.Event{} // (a wakeup of its own ends the sleep)
+	clearWake(&s.late) // (a wakeup of its own ends the sleep)
 	var c Cause
 	switch p := x.wakerAt(ev); {
 	case x.m.Tasks[i].Init == InitSleeping && s.bursts.len() == 2 && s.bursts.at(0).Len == 0 && s.blocked == x.m.Tasks[i].Start:
