@@ -1,5 +1,8 @@
-// The simulator's event queue: a binary min-heap of timed events, ties
-// broken by insertion order so a run is deterministic.
+// The simulator's event queue: a 4-ary min-heap of timed events, ties
+// broken by insertion order so a run is deterministic. (Four children a
+// node halve the levels a pop walks down against a binary heap's, and
+// the children of a node share a cache line or two; the order of the
+// events popped is the same, the key being unique.)
 
 package replay
 
@@ -41,7 +44,7 @@ func (h *evheap) push(e qev) {
 	s := *h
 	i := len(s) - 1
 	for i > 0 {
-		p := (i - 1) / 2
+		p := (i - 1) / 4
 		if !e.before(&s[p]) {
 			break
 		}
@@ -52,7 +55,7 @@ func (h *evheap) push(e qev) {
 }
 
 // pop removes and returns the earliest event: the last one goes into the
-// root's hole, which moves down toward the earlier child while that child
+// root's hole, which moves down toward the earliest child while that child
 // is before it.
 func (h *evheap) pop() qev {
 	s := *h
@@ -62,13 +65,15 @@ func (h *evheap) pop() qev {
 	s = s[:n]
 	i := 0
 	for {
-		l := 2*i + 1
+		l := 4*i + 1
 		if l >= n {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && s[r].before(&s[l]) {
-			m = r
+		for c, end := l+1, min(l+4, n); c < end; c++ {
+			if s[c].before(&s[m]) {
+				m = c
+			}
 		}
 		if !s[m].before(&x) {
 			break
