@@ -62,14 +62,91 @@ func (l *burstList) flatten() []Burst {
 }
 
 // addAction appends a to burst b of task s while Extract builds its
-// bursts: s.acts becomes the task's Task.acts when it ends (see
-// Task.AddAction), packed (Task.Pack) to drop what a move left behind
-// (a ping-pong's wakeup added to a burst before the last) and the room
-// append left unused.
-func (s *ext) addAction(b *Burst, a Action) {
-	t := Task{acts: s.acts}
-	t.AddAction(b, a)
-	s.acts = t.acts
+// bursts: s.acts becomes the task's Task.acts when it ends (actList.pack).
+func (s *ext) addAction(b *Burst, a Action) { s.acts.add(b, a) }
+
+// actChunk is how many actions a chunk of an actList holds: as many as
+// fill 4096 bytes (170 actions of 24 bytes), a size class of its own.
+const actChunk = 4096 / int(unsafe.Sizeof(Action{}))
+
+// actList is a task's actions while Extract builds its bursts (ext.acts),
+// as Task.AddAction keeps them (each burst's a run, moved to the end when
+// the burst gains one and is not the last) but in chunks that never move:
+// appended to one slice, a task's actions were copied at every growth
+// (0.1 s a replay of the 1.78 M-event big.perf.data, in growslice and
+// its clearing). A burst's Burst.acts counts slots from the first chunk's
+// start, and its run lies in one chunk, or in one allocation of a few
+// for a burst of more than actChunk actions. pack makes them Task.acts.
+type actList struct {
+	chunks [][]Action // each of length actChunk, capped at its allocation's end
+	n      int        // slots taken, those a move left behind included
+}
+
+// of returns the actions of b, a burst of the task (Task.ActionsOf).
+func (l *actList) of(b *Burst) []Action {
+	n := int(b.acts.n)
+	if n == 0 {
+		return nil
+	}
+	off := int(b.acts.off)
+	c, k := l.chunks[off/actChunk], off%actChunk
+	return c[k : k+n : k+n]
+}
+
+// add appends a to the actions of b, a burst of the task.
+func (l *actList) add(b *Burst, a Action) {
+	n := int(b.acts.n)
+	if n > 0 && int(b.acts.off)+n == l.n && l.n < len(l.chunks)*actChunk {
+		// b's run is the last, with room after it (the slots from n on
+		// are the last allocation's).
+		l.chunks[l.n/actChunk][l.n%actChunk] = a
+		l.n++
+		b.acts.n++
+		return
+	}
+	old := l.of(b)
+	if len(l.chunks)*actChunk-l.n < n+1 {
+		// A new chunk (or, for a run longer than one, an allocation of
+		// twice the chunks it needs, each a chunk capped at its end).
+		l.n = len(l.chunks) * actChunk
+		k := 1
+		if n+1 > actChunk {
+			k = 2 * ((n + actChunk) / actChunk)
+		}
+		big := make([]Action, k*actChunk)
+		for j := 0; j < k; j++ {
+			l.chunks = append(l.chunks, big[j*actChunk:(j+1)*actChunk:len(big)])
+		}
+	}
+	off := l.n
+	c, k := l.chunks[off/actChunk], off%actChunk
+	run := c[k : k+n+1]
+	copy(run, old)
+	run[n] = a
+	l.n += n + 1
+	b.acts.off, b.acts.n = int32(off), int32(n+1)
+}
+
+// pack returns the actions of bs, the task's bursts, in an array of
+// their exact number, each burst's after the previous one's, and points
+// the bursts there (as Task.Pack does with Task.acts); nil when there are
+// none.
+func (l *actList) pack(bs []Burst) []Action {
+	na := 0
+	for k := range bs {
+		na += int(bs[k].acts.n)
+	}
+	var acts []Action
+	if na > 0 {
+		acts = make([]Action, 0, na)
+	}
+	for k := range bs {
+		b := &bs[k]
+		off := len(acts)
+		acts = append(acts, l.of(b)...)
+		b.acts.off = int32(off)
+	}
+	return acts
 }
 
 // Pack copies the actions and update points of t's bursts, each burst's

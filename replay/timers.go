@@ -117,10 +117,12 @@ func (m *Model) atTick(t int64) bool {
 // are not the tick's as the bursts' update points (Task.AddUpdates).
 func (x *extractor) updatePoints() {
 	m := x.m
-	ts := make([]int64, len(x.cands))
-	task := make([]int, len(x.cands))
-	for k, c := range x.cands {
-		ts[k], task[k] = c.t, c.i
+	ts := make([]int64, 0, x.cands.n)
+	task := make([]int, 0, x.cands.n)
+	for _, cs := range x.cands.chunks {
+		for _, c := range cs {
+			ts, task = append(ts, c.t), append(task, c.i)
+		}
 	}
 	m.HZ, m.TickPhase = inferTick(ts, task)
 	m.Stats.EnqueueUpdates = x.nEnqueue
@@ -128,18 +130,20 @@ func (x *extractor) updatePoints() {
 	if m.HZ > 0 {
 		p = int64(1e9) / int64(m.HZ)
 	}
-	for _, c := range x.cands {
-		if p > 0 && m.atTick(c.t) {
-			m.Stats.TickUpdates++
-			continue
+	for _, cs := range x.cands.chunks {
+		for _, c := range cs {
+			if p > 0 && m.atTick(c.t) {
+				m.Stats.TickUpdates++
+				continue
+			}
+			tk := &m.Tasks[c.i]
+			b := &tk.Bursts[c.b]
+			if ups := tk.UpdatesOf(b); c.off <= 0 || c.off >= b.Len || len(ups) > 0 && ups[len(ups)-1] >= c.off {
+				continue
+			}
+			tk.AddUpdates(b, c.off)
+			m.Stats.UpdatePoints++
 		}
-		tk := &m.Tasks[c.i]
-		b := &tk.Bursts[c.b]
-		if ups := tk.UpdatesOf(b); c.off <= 0 || c.off >= b.Len || len(ups) > 0 && ups[len(ups)-1] >= c.off {
-			continue
-		}
-		tk.AddUpdates(b, c.off)
-		m.Stats.UpdatePoints++
 	}
 	for i := range m.Tasks {
 		if len(m.Tasks[i].updSpans) > 0 {
