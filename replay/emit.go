@@ -79,7 +79,6 @@ type recLog struct {
 	chunks [][]byte
 	n      int
 	last   int64 // ns, the last record's time
-	buf    []byte
 	// pub, when not nil, is handed each chunk once full and the last one
 	// at the end (flush), for a reader beside the simulation
 	// (SimulateInto); pubN records were handed over. With drop, a chunk
@@ -97,7 +96,16 @@ type recChunk struct {
 }
 
 func (l *recLog) add(r rec) {
-	b := l.buf[:0]
+	cs := l.chunks
+	if len(cs) == 0 || cap(cs[len(cs)-1])-len(cs[len(cs)-1]) < maxRecBytes {
+		if l.pub != nil && len(cs) > 0 {
+			l.handOver() // full
+		}
+		l.chunks = append(l.chunks, make([]byte, 0, recChunkBytes))
+	}
+	// Encoded in place: the chunk has room for the longest record.
+	k := len(l.chunks) - 1
+	b := l.chunks[k]
 	b = binary.AppendVarint(b, r.t-l.last)
 	b = append(b, byte(r.kind), byte(r.irq))
 	for _, v := range [...]int64{int64(r.task), int64(r.other), int64(r.cur), int64(r.cpu), int64(r.cpu2), int64(r.state)} {
@@ -106,14 +114,14 @@ func (l *recLog) add(r rec) {
 	if r.kind == trace.KindRuntime {
 		b = binary.AppendVarint(b, r.runtime)
 	}
-	l.buf = b
-	if cs := l.chunks; l.pub != nil && len(cs) > 0 && len(cs[len(cs)-1])+len(b) > cap(cs[len(cs)-1]) {
-		l.handOver() // full: appendChunked starts another
-	}
-	appendChunked(&l.chunks, b, recChunkBytes)
+	l.chunks[k] = b
 	l.last = r.t
 	l.n++
 }
+
+// maxRecBytes bounds a record's encoding (recLog.add): its kind and irq
+// bytes and at most eight varints.
+const maxRecBytes = 2 + 8*binary.MaxVarintLen64
 
 // handOver hands the last chunk's records not handed over yet to pub.
 func (l *recLog) handOver() {
