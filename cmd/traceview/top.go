@@ -568,6 +568,11 @@ func writeTopTable(w io.Writer, rows []*topRow, by string, max int, window time.
 		// comm or a cgroup path is any bytes, a newline or an ESC
 		// sequence among them.
 		label := termsafe.Label(r.key)
+		if r.pid != 0 && !r.cgroup {
+			// (--by task: the name escaped alone, as by comm; spaces at
+			// the end of "  sp  :30505"'s name were kept raw.)
+			label = termsafe.Label(r.comm) + ":" + strconv.FormatInt(r.pid, 10)
+		}
 		if r.subtree != 0 {
 			label += " (with below)"
 			subtrees++

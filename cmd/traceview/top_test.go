@@ -837,14 +837,17 @@ func TestTopTableHostileNames(t *testing.T) {
 	stats := []ebpf.TaskStat{
 		{TID: 1, Comm: "a\x1b[2Jb", Cgroup: 1, Runtime: 1e6, Switches: 1, Delays: 1},
 		{TID: 2, Comm: "x\ny", Cgroup: 2, Runtime: 2e6, Switches: 1, Delays: 1},
+		{TID: 3, Comm: "  sp  ", Cgroup: 2, Runtime: 1e6, Switches: 1, Delays: 1},
 	}
 	cgroups := map[uint64]string{1: "/evil\x1b]0;title\x07", 2: "/two\nlines"}
 	for _, c := range []struct {
 		by   string
 		keys []string // the first column, escaped, as printed
 	}{
-		{"comm", []string{`a\x1b[2Jb`, `x\ny`}},
-		{"task", []string{`a\x1b[2Jb:1`, `x\ny:2`}},
+		{"comm", []string{`\x20\x20sp\x20\x20`, `a\x1b[2Jb`, `x\ny`}},
+		// The name escaped alone, spaces at its end too (new-user pass
+		// 45: "\x20\x20sp  :30505").
+		{"task", []string{`\x20\x20sp\x20\x20:3`, `a\x1b[2Jb:1`, `x\ny:2`}},
 		{"cgroup", []string{`/evil\x1b]0;title\x07`, `/two\nlines`}},
 	} {
 		t.Run(c.by, func(t *testing.T) {
@@ -853,9 +856,9 @@ func TestTopTableHostileNames(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := b.String()
-			// The title, the header and one line per row: 2 rows.
+			// The title, the header and one line per row.
 			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-			if strings.ContainsAny(out, "\x1b\x07") || len(lines) != 4 {
+			if strings.ContainsAny(out, "\x1b\x07") || len(lines) != 2+len(c.keys) {
 				t.Fatalf("raw bytes or a split row (%d lines):\n%q", len(lines), out)
 			}
 			var got []string

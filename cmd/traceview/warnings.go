@@ -44,7 +44,7 @@ var warningKinds = []struct {
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
 		"tracedat-clock", "tracedat-metadata", "text-latency-format"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
-		"cgroup-v1-unattributed", "cgroup-v1-moves-sampled", "replay-cgroup-moved", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
+		"cgroup-v1-unattributed", "cgroup-v1-moves-sampled", "duplicate-attr-*", "replay-cgroup-moved", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
 		"no-task-pt-regs", "ring-dump", "ring-dump-overlap", "timehist-open-runs"}},
 }
 
@@ -359,7 +359,8 @@ func cutOrDamaged(key string) bool {
 // reader left out data the file held, and the user must see what.
 func inFull(key string) bool {
 	k := warningKind(key)
-	return cutOrDamaged(key) || k >= 0 && warningKinds[k].about == damagedInput || slices.Contains(inputLostKeys, key)
+	return cutOrDamaged(key) || k >= 0 && warningKinds[k].about == damagedInput || slices.Contains(inputLostKeys, key) ||
+		strings.HasPrefix(key, "duplicate-attr-")
 }
 
 // inputLostKeys are the "lost events" warnings that say the input lacks
@@ -369,7 +370,11 @@ func inFull(key string) bool {
 // printed it. Those that count what the loss did to the answer (delays
 // and runtime overlapping it) stay in the summary.
 var inputLostKeys = []string{lostWindowKey, report.LossyMostKey, report.UnknownRunsKey, "tracedat-lost", "tracedat-lost-unknown", "text-lost-events",
-	"text-overwritten", "perfetto-overrun", "damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus"}
+	"text-overwritten", "perfetto-overrun", "damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus",
+	// CPUs that went offline (new-user pass 44): said in full, as are
+	// the copies of a tracepoint's events skipped (duplicate-attr-NAME,
+	// inFull: every event twice, pass 45).
+	"cpu-offline", "cpu-online", "cpu-offline-end"}
 
 // damagedInput is the "about" of the warning kind printed in full.
 const damagedInput = "damaged input"

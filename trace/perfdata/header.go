@@ -109,9 +109,12 @@ type attr struct {
 	ids         []uint64
 	dec         *tpformat.SchedDecoder
 	resolved    bool
-	samples     uint64
-	idHdrSize   int // bytes of the sample_id trailer on non-sample records
-	layout      sampleLayout
+	// dup: another attr of the same tracepoint came first (resolveAttrs):
+	// this one's samples are copies, counted and skipped.
+	dup       bool
+	samples   uint64
+	idHdrSize int // bytes of the sample_id trailer on non-sample records
+	layout    sampleLayout
 	// cgSkip is cgroupSkip(sampleType): where the CGROUP id lies after
 	// RAW's end, -1 when the samples carry none that can be read.
 	cgSkip int
@@ -436,7 +439,7 @@ func (r *Reader) parseTracingData(b []byte) error {
 	// New formats (a second tracing-data record) rebind every attr.
 	r.decoders = map[int]*tpformat.SchedDecoder{}
 	for _, a := range r.attrs {
-		a.resolved, a.dec = false, nil
+		a.resolved, a.dec, a.dup = false, nil, false
 	}
 	readFormats("ftrace")
 	nsys := c.u32()
@@ -461,6 +464,21 @@ func (r *Reader) resolveAttrs() {
 		a.resolved = true
 		if a.name == "" {
 			a.name = f.FullName()
+		}
+		if first := r.decoders[f.ID]; first != nil {
+			// The tracepoint has an attr of its own already (perf sched
+			// record -e sched:sched_switch names one it records
+			// anyway): the kernel writes each event once per attr, so
+			// the file holds every one twice. perf sched reads the
+			// first attr's only (its handlers are set on the first
+			// evsel of the name: evlist__find_tracepoint_by_name,
+			// tools/perf/util/evlist.c, perf 6.12), and so do we: this
+			// one's samples are counted and skipped (new-user pass 45:
+			// a hog's run time read 1700 ms of a 1005 ms trace, and
+			// every switch twice).
+			a.dup, a.dec = true, nil
+			r.meta.Warnings.Add("duplicate-attr-"+a.name, "perf.data: %s is recorded by more than one attr (perf record -e named it again): the kernel wrote each of its events once per attr; the copies of the later attrs are skipped, as perf sched reads the first attr's only", a.name)
+			continue
 		}
 		a.dec = r.decoders[f.ID]
 		if a.dec != nil || f.System != "sched" {
@@ -491,6 +509,10 @@ func (r *Reader) resolveAttrs() {
 
 // attrName returns a printable name of an attr.
 func (a *attr) displayName() string {
+	if a.dup {
+		// Apart from the first attr's, in the sample counts (info).
+		return fmt.Sprintf("%s (attr %d: a copy, skipped)", a.name, a.index)
+	}
 	if a.name != "" {
 		return a.name
 	}
