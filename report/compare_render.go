@@ -26,7 +26,7 @@ func compareNote(r *CompareRow) string {
 // compareValue renders the figure of column c of s; times in ms (the unit
 // is in the column header).
 func compareValue(s *CompareSide, c *LatencyColumn) string {
-	if s == nil {
+	if s == nil || unmeasuredDelays(s, c) {
 		return "-"
 	}
 	v := s.value(c)
@@ -35,6 +35,12 @@ func compareValue(s *CompareSide, c *LatencyColumn) string {
 	}
 	return fmt.Sprintf("%.3f", float64(v)/1e6)
 }
+
+// unmeasuredDelays reports whether c is a figure of the delays
+// (LatencyColumn.OfDelays: average, maximum, percentiles) of a side with
+// none measured: "-" (empty in CSV), as latency prints it, not a 0.000 ms
+// that reads as a measured delay (new-user pass 46 F3).
+func unmeasuredDelays(s *CompareSide, c *LatencyColumn) bool { return c.OfDelays && s.Count == 0 }
 
 func compareRatioText(r *float64) string {
 	if r == nil {
@@ -243,7 +249,7 @@ func WriteCompareCSV(w io.Writer, res *CompareResult) error {
 		rec := []string{r.Comm, pres}
 		for _, c := range compareFigures {
 			for _, s := range []*CompareSide{r.A, r.B} {
-				if s == nil {
+				if s == nil || unmeasuredDelays(s, c) {
 					rec = append(rec, "")
 				} else {
 					rec = append(rec, strconv.FormatInt(s.value(c), 10))

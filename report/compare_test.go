@@ -259,3 +259,30 @@ func TestCompareKworkerNames(t *testing.T) {
 		t.Errorf("B's first row runtime changed to %d", got)
 	}
 }
+
+// TestCompareUnmeasuredDelays: a side with no delay measured (Count 0,
+// kept for its run time and switches) prints "-" for every figure of the
+// delays (average, maximum, percentiles), as latency does, and its other
+// figures as they are: its 144 switches and its 0.000 ms sum
+// (new-user pass 46 F3: "0.000" read as a measured 0 ms delay).
+func TestCompareUnmeasuredDelays(t *testing.T) {
+	s := &CompareSide{Runtime: 1024000, Switches: 144}
+	var ofDelays, others int
+	for _, c := range compareFigures {
+		got := compareValue(s, c)
+		switch {
+		case c.OfDelays:
+			ofDelays++
+			if got != "-" {
+				t.Errorf("%s: %q, want -", c.Key, got)
+			}
+		case c.Key == "switches" && got != "144", c.Key == "sum_delay_ns" && got != "0.000":
+			t.Errorf("%s: %q", c.Key, got)
+		default:
+			others++
+		}
+	}
+	if ofDelays < 2 || others < 2 {
+		t.Errorf("%d figures of the delays, %d others: want the average and maximum among the first", ofDelays, others)
+	}
+}

@@ -57,6 +57,16 @@ type Stats struct {
 
 	CPUs       []StatsCPU `json:"cpus"`
 	Migrations int64      `json:"migrations"` // sched_migrate_task events
+	// MigrationsUnknown: the trace has no sched_migrate_task event though a
+	// task ran on more than one CPU: the capture did not record them
+	// (perf record -e sched:sched_switch alone), and Migrations and the
+	// CPUs' counts are unknown, not 0 (new-user pass 46 F1).
+	MigrationsUnknown bool `json:"migrations_unknown,omitempty"`
+	// NoWakeups: the trace has sched_switch events and no sched_waking or
+	// sched_wakeup: WakeupDelays holds none because none could be
+	// measured, Delays holds preemptions only, and the runqueues count
+	// only preempted tasks (a warning says so; pass 46 F1).
+	NoWakeups bool `json:"no_wakeups,omitempty"`
 
 	// Delays holds every scheduling delay (wakeup or preemption to
 	// switch-in); WakeupDelays and PreemptDelays split it by cause.
@@ -227,6 +237,10 @@ type statsCollector struct {
 	unk    map[trace.CPU][]statsSpan
 	migIn  map[trace.CPU]int64
 	migOut map[trace.CPU]int64
+	// ranOn is the CPU each task first ran on, and moved says a task ran
+	// on another CPU later (a migration, recorded or not).
+	ranOn map[*schedule.Task]trace.CPU
+	moved bool
 	// selectedRan: a run of a task the filters select, in their window
 	// and on their CPUs (with --cgroup, in the group at that run): the
 	// filters matched something even with no delay or migration to count.
@@ -237,7 +251,7 @@ func newStatsCollector(opts StatsOptions, m *trace.Meta) *statsCollector {
 	c := &statsCollector{
 		opts: opts, st: &Stats{},
 		rq: map[trace.CPU][]statsStep{}, slices: map[trace.CPU][]statsSpan{}, unk: map[trace.CPU][]statsSpan{},
-		migIn: map[trace.CPU]int64{}, migOut: map[trace.CPU]int64{},
+		migIn: map[trace.CPU]int64{}, migOut: map[trace.CPU]int64{}, ranOn: map[*schedule.Task]trace.CPU{},
 	}
 	st := c.st
 	h := schedule.Hooks{
@@ -278,6 +292,13 @@ func newStatsCollector(opts StatsOptions, m *trace.Meta) *statsCollector {
 			c.unk[r.CPU] = append(c.unk[r.CPU], statsSpan{r.Start, r.End})
 		case r.Task != nil && r.Task.TID != 0:
 			c.slices[r.CPU] = append(c.slices[r.CPU], statsSpan{r.Start, r.End})
+			if !c.moved {
+				if first, ok := c.ranOn[r.Task]; !ok {
+					c.ranOn[r.Task] = r.CPU
+				} else if first != r.CPU {
+					c.moved, c.ranOn = true, nil
+				}
+			}
 			if f := opts.Filter; !c.selectedRan && f.Active() && f.CPU(r.CPU) && f.Task(r.Task) {
 				_, _, c.selectedRan = f.Clip(r.Start, r.End)
 			}
@@ -363,6 +384,16 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		// The answer, which the command prints first: an empty histogram
 		// under an unfiltered-looking CPU table said nothing.
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1, Message: statsNoMatch(b, f, m, c.selectedRan, b.C.SchedEvents, b.C.Switches)})
+	}
+	if b.C.Switches > 0 && b.C.Wakeups == 0 {
+		st.NoWakeups = true
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "no-wakeups", Count: 1,
+			Message: "the trace records no sched_waking or sched_wakeup events: no delay after a wakeup can be measured (the histogram's 0 is unknown, not none), the delays are preemptions only, and the runqueues count only preempted tasks (lower bounds); record with perf sched record or traceview record"})
+	}
+	if st.Migrations == 0 && c.moved {
+		st.MigrationsUnknown = true
+		st.Warnings = append(st.Warnings, trace.Warning{Key: "no-migrations", Count: 1,
+			Message: "the trace records no sched_migrate_task events, though tasks ran on more than one CPU: the migrations are unknown (-), not 0; record with perf sched record or traceview record"})
 	}
 	if st.UnrecordedDelays > 0 {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), CountInMessage: true, Message: unrecordedMessage(st.UnrecordedDelays)})

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -143,5 +144,44 @@ func TestStatsBusyUnknownOverlap(t *testing.T) {
 		if c.Busy+c.Unknown > c.Observed || c.Busy < 0 || c.Unknown < 0 {
 			t.Errorf("CPU %d: busy %d + unknown %d ns > observed %d ns", c.CPU, c.Busy, c.Unknown, c.Observed)
 		}
+	}
+}
+
+// TestStatsSwitchesOnly: gScenario without its wakeups and its migration
+// (perf record -e sched:sched_switch alone): A still runs on CPU 0, then
+// CPU 1, so the migrations are unknown, not 0 (MigrationsUnknown, a
+// no-migrations warning), and no delay after a wakeup can be measured
+// (NoWakeups, a no-wakeups warning); the full scenario has neither
+// (new-user pass 46 F1: "0 migrations", "after wakeup: 0 delays", no
+// warning).
+func TestStatsSwitchesOnly(t *testing.T) {
+	var evs []trace.Event
+	for _, e := range gScenario() {
+		switch e.Kind {
+		case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew, trace.KindMigrate:
+			continue
+		}
+		evs = append(evs, e)
+	}
+	keys := func(st *Stats) []string {
+		var out []string
+		for _, w := range st.Warnings {
+			out = append(out, w.Key)
+		}
+		return out
+	}
+	st, err := ComputeStats(trace.NewSliceSource(evs, nil), StatsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.NoWakeups || !st.MigrationsUnknown || !slices.Contains(keys(st), "no-wakeups") || !slices.Contains(keys(st), "no-migrations") {
+		t.Errorf("switches only: no wakeups %v, migrations unknown %v, warnings %v; want both, and both warnings", st.NoWakeups, st.MigrationsUnknown, keys(st))
+	}
+	whole, err := ComputeStats(trace.NewSliceSource(gScenario(), nil), StatsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.NoWakeups || whole.MigrationsUnknown {
+		t.Errorf("whole scenario: no wakeups %v, migrations unknown %v; want neither", whole.NoWakeups, whole.MigrationsUnknown)
 	}
 }

@@ -130,6 +130,9 @@ func writeStatsCSV(w io.Writer, st *report.Stats) error {
 	for _, c := range st.CPUs {
 		row := []string{strconv.Itoa(int(c.CPU)), "", "", "", "", "", "", "", "", "",
 			strconv.FormatInt(c.MigrateIn, 10), strconv.FormatInt(c.MigrateOut, 10)}
+		if st.MigrationsUnknown {
+			row[10], row[11] = "", "" // unknown, not 0 (the JSON's migrations_unknown)
+		}
 		if !c.Unobserved {
 			copy(row[1:], []string{
 				strconv.FormatFloat(c.Utilization, 'f', 6, 64), strconv.FormatInt(c.Busy, 10),
@@ -160,7 +163,7 @@ func writeStatsWarnings(w io.Writer, o statsOptions, m *trace.Meta, st *report.S
 	}
 	ws = append(ws, metaWarnings(m)...)
 	for _, wn := range st.Warnings {
-		if wn.Key == "lossy-excluded" { // the stats' own; the reader's are in m
+		if wn.Key == "lossy-excluded" || wn.Key == "no-wakeups" || wn.Key == "no-migrations" { // the stats' own; the reader's are in m
 			ws = append(ws, wn)
 		}
 	}
@@ -246,9 +249,13 @@ func writeStatsTable(w io.Writer, st *report.Stats, flt *schedule.Filter) error 
 		if c.RunqueueUnknown {
 			rqAvg, rqMax = "-", "-"
 		}
-		fmt.Fprintf(tw, "%d\t%.2f %%\t%.3f ms\t%.3f ms\t%.3f ms\t%s\t%s\t%d\t%d\t%d\t\n",
+		migIn, migOut := strconv.FormatInt(c.MigrateIn, 10), strconv.FormatInt(c.MigrateOut, 10)
+		if st.MigrationsUnknown {
+			migIn, migOut = "-", "-"
+		}
+		fmt.Fprintf(tw, "%d\t%.2f %%\t%.3f ms\t%.3f ms\t%.3f ms\t%s\t%s\t%d\t%s\t%s\t\n",
 			c.CPU, 100*c.Utilization, float64(c.Busy)/1e6, float64(c.Observed)/1e6, float64(c.Unknown)/1e6,
-			rqAvg, rqMax, c.Switches, c.MigrateIn, c.MigrateOut)
+			rqAvg, rqMax, c.Switches, migIn, migOut)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -262,6 +269,10 @@ func writeStatsTable(w io.Writer, st *report.Stats, flt *schedule.Filter) error 
 		{"Scheduling delay after wakeup", st.WakeupDelays},
 		{"Scheduling delay after preemption", st.PreemptDelays},
 	} {
+		if st.NoWakeups && h.title == "Scheduling delay after wakeup" {
+			fmt.Fprintf(w, "\n%s: not measured (the trace records no wakeup)\n", h.title)
+			continue
+		}
 		fmt.Fprintf(w, "\n%s: %s, sum %.3f ms, max %.3f ms\n", h.title, plural(int(h.h.Count), "delay"), float64(h.h.Sum)/1e6, float64(h.h.Max)/1e6)
 		writeLog2Hist(w, h.h)
 	}
@@ -280,11 +291,11 @@ func writeStatsHeader(w io.Writer, st *report.Stats, flt *schedule.Filter) {
 	ms := func(ns int64) float64 { return float64(ns) / 1e6 }
 	if !flt.Active() {
 		fmt.Fprintf(w, "Trace: %.3f ms (first to last scheduler event), %s, %s, %s with events, %s\n",
-			ms(st.Duration), plural(int(st.Events), "event"), tasks, plural(st.ObservedCPUs(), "CPU"), plural(int(st.Migrations), "migration"))
+			ms(st.Duration), plural(int(st.Events), "event"), tasks, plural(st.ObservedCPUs(), "CPU"), statsMigrations(st))
 		return
 	}
 	fmt.Fprintf(w, "Window (%s): %.3f ms of the trace's %.3f ms (first to last scheduler event), %s in it; the whole trace: %s, %s, %s with events\n",
-		flt, ms(st.Duration), ms(st.TraceEnd-st.TraceStart), plural(int(st.Migrations), "migration"),
+		flt, ms(st.Duration), ms(st.TraceEnd-st.TraceStart), statsMigrations(st),
 		plural(int(st.Events), "event"), tasks, plural(st.RecordedCPUs, "CPU"))
 	if flt.PIDs != nil || flt.TIDs != nil || flt.Comms != nil || flt.Cgroups != nil {
 		// (new-user pass 29 F2: read as the selected tasks' busy time.)
@@ -311,4 +322,14 @@ func writeLog2Hist(w io.Writer, h report.StatsHistogram) {
 		}
 		fmt.Fprintf(w, "%10d -> %-7d : %-8d |%-40s|\n", b.Low, b.High, b.Count, strings.Repeat("*", n))
 	}
+}
+
+// statsMigrations is the header's migration count: "N migrations", or
+// "migrations not recorded" when the trace has none though tasks moved
+// (Stats.MigrationsUnknown).
+func statsMigrations(st *report.Stats) string {
+	if st.MigrationsUnknown {
+		return "migrations not recorded"
+	}
+	return plural(int(st.Migrations), "migration")
 }

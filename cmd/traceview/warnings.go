@@ -36,7 +36,7 @@ var warningKinds = []struct {
 	{"event order", []string{"out-of-order", "replay-late-move", "time-backwards", "text-time-backwards", "tracedat-time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
 		"duplicate-event", "text-duplicate", "duplicate-input", "same-host-name"}},
-	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-compressed", "series-missing-file", "series-empty-file", "damaged-frame", "damaged-header", "damaged-footer", "truncated-cpus", "damaged-block-repeated", "damaged-block-reread", "damaged-block-missing", "damaged-block-order", "damaged-count-over", "truncated-cgroups", "damaged-block", "damaged-block-span", "damaged-skipped", "damaged-time-backwards", "damaged-time-ahead", "damaged-runtime", "damaged-runtime-inconsistent", "unknown-frame",
+	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-compressed", "series-missing-file", "series-empty-file", "damaged-frame", "damaged-header", "damaged-footer", "truncated-cpus", "damaged-block-repeated", "damaged-block-reread", "truncated-stacks", "damaged-block-missing", "damaged-block-order", "damaged-count-over", "truncated-cgroups", "damaged-block", "damaged-block-span", "damaged-skipped", "damaged-time-backwards", "damaged-time-ahead", "damaged-runtime", "damaged-runtime-inconsistent", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
 		"text-pid-out-of-range", "text-cpu-out-of-range", "text-garbled-line", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
 		"tracedat-bad-record", "unfinished", "capture-aborted", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
@@ -44,7 +44,7 @@ var warningKinds = []struct {
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
 		"tracedat-clock", "tracedat-metadata", "text-latency-format"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
-		"cgroup-v1-unattributed", "cgroup-v1-moves-sampled", "duplicate-attr-*", "replay-cgroup-moved", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
+		"cgroup-v1-unattributed", "cgroup-v1-moves-sampled", "duplicate-attr-*", "no-migrations", "replay-cgroup-moved", "text-other-event", "text-other-line", "text-entries-extra", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
 		"no-task-pt-regs", "ring-dump", "ring-dump-overlap", "timehist-open-runs"}},
 }
 

@@ -114,6 +114,10 @@ type Reader struct {
 	tailBlocks uint64
 	// sawCgroup: an event carried a cgroup id
 	sawCgroup bool
+	// stacksUnread counts the events returned with a stack id while the
+	// trailer, which holds the stack table, was not read (a cut file):
+	// their callchains are lost (said at the end).
+	stacksUnread int
 	// seenFirst, seenLast: the first and last nonzero event times read,
 	// for Meta when neither header nor trailer had them.
 	seenFirst, seenLast int64
@@ -1040,6 +1044,12 @@ func (r *Reader) Next() (trace.Event, error) {
 				// every table (new-user pass 16 F6).
 				r.meta.Warnings.Add("truncated-cgroups", "traceview format: the cgroup paths, settings (cpu.shares, quotas) and cpu.stat readings were in the file's trailer, which it lacks: task groups are named by id (\"cgroup id N\"), their quotas unknown (state one with --recorded-cgroup 'cgroup id N:max=QUOTA/PERIOD')")
 			}
+			if !r.gotTail && r.stacksUnread > 0 {
+				// The stack table is in the trailer too (new-user pass
+				// 46 F2: a cut of 200 bytes lost 6447 callchains with no
+				// word, and pprof's off-CPU measures with them).
+				r.meta.Warnings.Add("truncated-stacks", "traceview format: the stack table (record --stacks) was in the file's trailer, which it lacks: the callchains of %d sched_switch events are lost (timehist prints none, export pprof has no off-CPU measures)", r.stacksUnread)
+			}
 			return trace.Event{}, err
 		}
 	}
@@ -1057,6 +1067,9 @@ func (r *Reader) Next() (trace.Event, error) {
 				r.agOf[e.ChildPID] = k
 			}
 		}
+	}
+	if e.Stack != 0 && !r.gotTail {
+		r.stacksUnread++
 	}
 	if e.Cgroup != 0 {
 		r.sawCgroup = true
