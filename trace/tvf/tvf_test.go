@@ -389,10 +389,11 @@ func TestTruncated(t *testing.T) {
 	_, tr := decodeAll(t, bytes.NewReader(file[:cut]))
 	h, _ := parseFrameHeader(file[offs[2]:])
 	want := fmt.Sprintf("traceview format: file ends inside the frame at offset %d (10 of %d bytes: %d bytes missing; 5 events lost)%s", offs[2], h.length, h.length-10, cutRestText)
-	// The synthetic events carry cgroup ids, whose paths were in the
-	// lost trailer: a second warning says so (new-user pass 16 F6).
-	if ws := tr.Meta().Warnings.List(); len(ws) != 2 || ws[0].Message != want || ws[1].Key != "truncated-cgroups" {
-		t.Errorf("cut at %d: warnings %+v, want %q and truncated-cgroups", cut, ws, want)
+	// The synthetic events carry cgroup ids and stack ids, whose paths and
+	// table were in the lost trailer: a warning says so of each
+	// (new-user passes 16 F6, 46 F2).
+	if ws := tr.Meta().Warnings.List(); len(ws) != 3 || ws[0].Message != want || ws[1].Key != "truncated-cgroups" || ws[2].Key != "truncated-stacks" {
+		t.Errorf("cut at %d: warnings %+v, want %q, truncated-cgroups and truncated-stacks", cut, ws, want)
 	}
 }
 
