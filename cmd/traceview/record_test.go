@@ -643,7 +643,10 @@ func TestRecordShortDuration(t *testing.T) {
 		}
 		span := time.Duration(last - first)
 		said := strings.Contains(stderr, "the capture holds")
-		if first < 0 || span > d+25*time.Millisecond && !said || d == time.Second && (said || span < 900*time.Millisecond) {
+		// (Under load, attaching can take long enough that a 1 s capture
+		// holds more: then the note is right to say so, as a run beside
+		// a new-user pass and the suite showed, 1.076 s.)
+		if first < 0 || span > d+25*time.Millisecond && !said || d == time.Second && (said && span <= d || span < 900*time.Millisecond) {
 			t.Errorf("-d %v: sched_switch events over %v, note %v; stderr:\n%s", d, span, said, stderr)
 		}
 	}
