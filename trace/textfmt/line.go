@@ -188,6 +188,17 @@ func parseTask(s []byte, p *prefix) bool {
 	}
 	switch s[i-1] {
 	case '-':
+		if i >= 2 && s[i-2] == ' ' && string(s[i:]) == "1" {
+			// perf script's ":-1  -1": an event after its thread's
+			// pid was released (a thread of a process exits; Go
+			// builds show hundreds), whose comm and tid perf no
+			// longer knows. The thread is unknown here (tid -1),
+			// not a task "1" (new-user pass 48 F1: a phantom ":1"
+			// "ran" 1.467 ms, 250 switch-ins flagged missing); the
+			// payload names the tasks it is about.
+			p.dialect, p.tid, p.comm = dialectPerf, -1, nil
+			return true
+		}
 		p.dialect = dialectFtrace
 		p.tid = tid
 		p.comm = bytes.TrimLeft(s[:i-1], " ")

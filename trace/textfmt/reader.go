@@ -66,6 +66,9 @@ type Reader struct {
 	entriesIn     int64
 	entries       int64
 	garbled       int // lines skipped as text-garbled-line
+	// onlyCPU is the CPU of every event line so far (-1: none yet, -2:
+	// more than one), for checkEntries.
+	onlyCPU int64
 	endChecked    bool
 }
 
@@ -272,6 +275,12 @@ func (r *Reader) line(line []byte) error {
 		return nil
 	}
 	r.entries++
+	switch {
+	case r.entries == 1:
+		r.onlyCPU = p.cpu
+	case r.onlyCPU != p.cpu:
+		r.onlyCPU = -2
+	}
 	if p.system != nil && string(p.system) != "sched" {
 		r.meta.Warnings.Add("text-other-event", "line %d: %s:%s is not a sched event, skipped", r.lineNo, p.system, p.event)
 		return nil
@@ -306,6 +315,13 @@ func (r *Reader) line(line []byte) error {
 	ev.CurPID = trace.PID(p.pid)
 	if p.pid < 0 && p.tid == 0 {
 		ev.CurPID = 0
+	}
+	if at := joinedEventAt(p.payload); at >= 0 {
+		// Another event's line glued onto this one's end (a newline
+		// lost): the payload parsers read their fields and stopped, and
+		// the second event was gone with no word (new-user pass 48 F2: a
+		// sched_switch after a sched_stat_runtime's "[ns]").
+		return fmt.Errorf("%s: the line holds a second event line (%q: a lost newline?): %w", p.event, clip(p.payload[at:]), trace.ErrCorrupt)
 	}
 	r.badField = ""
 	if !r.parsePayload(&ev, p.payload) && !r.joinedPayload(&ev, p.payload) {
@@ -525,8 +541,16 @@ func (r *Reader) checkEntries() {
 	case r.entries < r.entriesIn && r.garbled > 0:
 		r.meta.Warnings.Add("text-entries-short", "the header says %d entries, the file holds %d: %d events missing, in the damaged %s skipped (text-garbled-line) or at its end (cut short)",
 			r.entriesIn, r.entries, r.entriesIn-r.entries, map[bool]string{true: "line", false: "lines"}[r.garbled == 1])
+	case r.entries < r.entriesIn && r.oneCPU():
+		// tracefs' per_cpu/cpuN/trace carries the whole buffer's count
+		// in its header (new-user pass 48 F3: a whole per-CPU file
+		// "missing 17352 events at its end", info exit 1).
+		r.meta.Warnings.Add("text-entries-per-cpu", "the header says %d entries and the file holds %d, all of CPU %d of the machine's %d: a per_cpu/cpuN/trace file, whose header counts every CPU's events, so its count cannot be checked",
+			r.entriesIn, r.entries, r.onlyCPU, r.meta.NrCPUs)
 	case r.entries < r.entriesIn:
-		r.meta.Warnings.Add("text-entries-short", "the header says %d entries, the file holds %d: the file may be cut short (%d events missing at its end)",
+		// Where is not known: at the end (head -n), or lines lost
+		// inside (pass 48 F3: "at its end" of lines deleted mid-file).
+		r.meta.Warnings.Add("text-entries-short", "the header says %d entries, the file holds %d: %d events missing, the file cut short at its end or lines lost inside it (the header does not say where)",
 			r.entriesIn, r.entries, r.entriesIn-r.entries)
 	case r.entries > r.entriesIn:
 		r.meta.Warnings.Add("text-entries-extra", "the header says %d entries, the file holds %d: more lines than the tracer wrote (files joined?)",
@@ -753,4 +777,32 @@ func (r *Reader) joinedPrefix(line []byte) []byte {
 		return joined
 	}
 	return nil
+}
+
+// oneCPU reports whether every event line read was of one CPU, on a
+// machine the header says has more (#P).
+func (r *Reader) oneCPU() bool { return r.entries > 0 && r.onlyCPU >= 0 && r.meta.NrCPUs > 1 }
+
+// joinedEventAt returns where in payload a second event line's
+// timestamp and event name begin ("... 64255.580959: sched_switch:" or
+// "sched:sched_switch:"), -1 when it holds none: a field's value is
+// never a timestamp followed by ": sched" (task names are 15 bytes at
+// most, and they come as comm=NAME or NAME:PID, never before a colon
+// and a space).
+func joinedEventAt(payload []byte) int {
+	for off := 0; ; {
+		i := bytes.Index(payload[off:], []byte(": sched"))
+		if i < 0 {
+			return -1
+		}
+		i += off
+		j := i
+		for j > 0 && (payload[j-1] >= '0' && payload[j-1] <= '9' || payload[j-1] == '.') {
+			j--
+		}
+		if tok := payload[j:i]; j < i && (j == 0 || payload[j-1] == ' ') && isTimestamp(append(tok[:len(tok):len(tok)], ':')) {
+			return j
+		}
+		off = i + 1
+	}
 }
