@@ -68,8 +68,8 @@ type Reader struct {
 	garbled       int // lines skipped as text-garbled-line
 	// onlyCPU is the CPU of every event line so far (-1: none yet, -2:
 	// more than one), for checkEntries.
-	onlyCPU int64
-	endChecked    bool
+	onlyCPU    int64
+	endChecked bool
 }
 
 // lastEvent is what the reader keeps of a CPU's last event to drop it
