@@ -163,7 +163,7 @@ func writeStatsWarnings(w io.Writer, o statsOptions, m *trace.Meta, st *report.S
 	}
 	ws = append(ws, metaWarnings(m)...)
 	for _, wn := range st.Warnings {
-		if wn.Key == "lossy-excluded" || wn.Key == "no-wakeups" || wn.Key == "no-migrations" { // the stats' own; the reader's are in m
+		if wn.Key != "stats-empty" { // the stats' own (answerKey's above); the reader's are in m
 			ws = append(ws, wn)
 		}
 	}

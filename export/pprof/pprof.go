@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/google/pprof/profile"
 
@@ -208,8 +209,8 @@ func Profile(src trace.Source, opts Options) (*profile.Profile, error) {
 		// a profile's strings are UTF-8, and two names of different
 		// invalid bytes were one "comm bad\ufffdutf" frame each (new-user
 		// pass 31 F4).
-		comm := termsafe.ValidUTF8(t.Comm)
-		return []*profile.Location{loc(fmt.Sprintf("%s:%d", comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", termsafe.ValidUTF8(p.ProcessName(t)), t.PID)), loc(FrameComm + comm)}
+		comm := FrameName(t.Comm)
+		return []*profile.Location{loc(fmt.Sprintf("%s:%d", comm, t.TID)), loc(fmt.Sprintf("%s (pid %d)", FrameName(p.ProcessName(t)), t.PID)), loc(FrameComm + comm)}
 	}
 	labels := func(t *schedule.Task) map[string][]int64 {
 		return map[string][]int64{"tid": {int64(t.TID)}, "pid": {int64(t.PID)}}
@@ -299,7 +300,23 @@ func wakerFrame(w *schedule.Task, fromIRQ bool) string {
 	case w.Comm == "":
 		return fmt.Sprintf("woken by :%d", w.TID)
 	}
-	return "woken by " + w.Comm
+	return "woken by " + FrameName(w.Comm)
+}
+
+// FrameName is a task name as a frame writes it: as the text tables do
+// (termsafe.Name: controls, bytes that are not UTF-8 and a backslash
+// escaped, so a newline does not split go tool pprof -top's line), and
+// the characters that make pprof take a name for demangled C++ and cut
+// its "<...>" and "(...)" when it loads the profile (<, >, [, ] and a
+// second colon of "::"; see FrameIRQ) written \xHH too: tasks "x", "<a>x"
+// and "<b>x" were one "comm x" node of their three delays (new-user pass
+// 49 F1). termsafe.Unescape reads it back.
+func FrameName(comm string) string {
+	s := termsafe.Name(comm)
+	if !strings.ContainsAny(s, "<>[]") && !strings.Contains(s, "::") {
+		return s
+	}
+	return strings.NewReplacer("<", `\x3c`, ">", `\x3e`, "[", `\x5b`, "]", `\x5d`, "::", `:\x3a`).Replace(s)
 }
 
 // Write exports src as a gzipped pprof profile to w (see

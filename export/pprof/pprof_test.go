@@ -349,6 +349,10 @@ func TestReasonFramesSurvivePprof(t *testing.T) {
 		{"idle", &schedule.Task{TID: 0, Comm: "swapper/1"}, false, "woken by (idle or irq)"},
 		{"unnamed", &schedule.Task{TID: 72}, false, "woken by :72"},
 		{"named", &schedule.Task{TID: 5, Comm: "hog"}, false, "woken by hog"},
+		// A task named like a C++ template, and one with a newline and
+		// "::" (new-user pass 49 F1: "<b>x" and "<a>x" showed as "x").
+		{"angle", &schedule.Task{TID: 6, Comm: "<b>x"}, false, `woken by \x3cb\x3ex`},
+		{"cpp", &schedule.Task{TID: 7, Comm: "a::b[1]\nc"}, false, `woken by a:\x3ab\x5b1\x5d\nc`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := wakerFrame(c.waker, c.irq)
