@@ -702,3 +702,19 @@ func (m *Meta) CgroupPath(id uint64) (string, bool) {
 	p, ok := m.Cgroups[id]
 	return p, ok
 }
+
+// Cut reports whether the input was cut short (CutAt, or a reader's
+// warning of a key holding "truncated": a file ending inside a record,
+// frame or line, or without its trailer), so that events may have
+// followed the last one read that no count includes.
+func (m *Meta) Cut() bool {
+	if m.CutAt > 0 {
+		return true
+	}
+	for _, w := range m.Warnings.List() {
+		if strings.Contains(w.Key, "truncated") {
+			return true
+		}
+	}
+	return false
+}

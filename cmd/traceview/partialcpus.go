@@ -127,17 +127,7 @@ func partialCPUsMessage(seen []bool, nr int, cut, skipped bool, format string, p
 
 // inputCut reports whether m's reader found its input cut short (a record
 // cut by the end of the input, or a warning of a truncated file).
-func inputCut(m *trace.Meta) bool {
-	if m.CutAt > 0 {
-		return true
-	}
-	for _, w := range m.Warnings.List() {
-		if strings.Contains(w.Key, "truncated") {
-			return true
-		}
-	}
-	return false
-}
+func inputCut(m *trace.Meta) bool { return m.Cut() }
 
 // withoutKey returns ws without the warnings of key (in a new slice).
 func withoutKey(ws []trace.Warning, key string) []trace.Warning {

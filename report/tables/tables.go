@@ -134,7 +134,13 @@ type Trace struct {
 	Switches      int64  `parquet:"switches"`
 	LostEvents    int64  `parquet:"lost_events"`
 	LostWindows   int32  `parquet:"lost_windows"`
-	SchemaVersion int32  `parquet:"schema_version"`
+	// LostInFile counts the events lost in the file's damaged, missing or
+	// cut parts (trace.Meta.LostInFile), and Cut says the file is cut
+	// short, so more events may have followed than any count says (new-
+	// user pass 49 F3: a cut file read lost_events 0, lost_windows 0).
+	LostInFile    int64 `parquet:"lost_in_file"`
+	Cut           bool  `parquet:"cut"`
+	SchemaVersion int32 `parquet:"schema_version"`
 }
 
 // TaskLatency is one row of task_latency: a row of `traceview latency -p
@@ -565,7 +571,7 @@ func latencyRows(id string, res *report.LatencyResult) ([]TaskLatency, []DelayHi
 func traceRow(id, source string, b *schedule.Builder, res *report.LatencyResult, m *trace.Meta) Trace {
 	start, end := b.Span()
 	row := Trace{TraceID: id, Source: source, StartTS: start, EndTS: end, Dur: end - start,
-		Events: res.Diag.Events, Switches: res.Diag.Switches, SchemaVersion: SchemaVersion}
+		Events: b.C.Events, Switches: res.Diag.Switches, SchemaVersion: SchemaVersion}
 	if m != nil {
 		row.Format, row.Host, row.Kernel, row.Arch = m.Format, m.Hostname, m.OSRelease, m.Arch
 		row.Recorder, row.CPUs, row.Clock = m.Tool, int32(m.NrCPUs), m.Clock
@@ -573,6 +579,7 @@ func traceRow(id, source string, b *schedule.Builder, res *report.LatencyResult,
 		for _, w := range m.Lost {
 			lost += w.Count
 		}
+		row.LostInFile, row.Cut = int64(m.LostInFile), m.Cut()
 		row.LostEvents, row.LostWindows = int64(lost), int32(len(m.Lost))
 	}
 	return row

@@ -7,8 +7,10 @@
 //
 //   - per CPU, Runs: consecutive intervals of the task on the CPU (the idle
 //     task included), each Known (its switch-in and switch-out recorded),
-//     Recovered (its start inferred from other evidence: the task's first
-//     sched_stat_runtime after a missing switch-in) or Unknown (the trace
+//     Recovered (its start inferred from other evidence after a missing
+//     switch-in, or before the CPU's first switch: the task's own first
+//     event on the CPU, moved back by the run time a sched_stat_runtime
+//     reports) or Unknown (the trace
 //     cannot say who ran: switches missing, lost events, the time before the
 //     CPU's first sched_switch);
 //   - per task, state Intervals (running, runnable, sleeping) and Delays
