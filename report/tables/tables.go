@@ -118,22 +118,22 @@ type Process struct {
 // their difference. LostEvents counts the events the recorder says it lost
 // (per-CPU windows plus unplaced losses), LostWindows the windows.
 type Trace struct {
-	TraceID       string `parquet:"trace_id"`
-	Source        string `parquet:"source"`
-	Format        string `parquet:"format"`
-	Host          string `parquet:"host"`
-	Kernel        string `parquet:"kernel"`
-	Arch          string `parquet:"arch"`
-	Recorder      string `parquet:"recorder"`
-	CPUs          int32  `parquet:"cpus"`
-	Clock         string `parquet:"clock"`
-	StartTS       int64  `parquet:"start_ts"`
-	EndTS         int64  `parquet:"end_ts"`
-	Dur           int64  `parquet:"dur"`
-	Events        int64  `parquet:"events"`
-	Switches      int64  `parquet:"switches"`
-	LostEvents    int64  `parquet:"lost_events"`
-	LostWindows   int32  `parquet:"lost_windows"`
+	TraceID     string `parquet:"trace_id"`
+	Source      string `parquet:"source"`
+	Format      string `parquet:"format"`
+	Host        string `parquet:"host"`
+	Kernel      string `parquet:"kernel"`
+	Arch        string `parquet:"arch"`
+	Recorder    string `parquet:"recorder"`
+	CPUs        int32  `parquet:"cpus"`
+	Clock       string `parquet:"clock"`
+	StartTS     int64  `parquet:"start_ts"`
+	EndTS       int64  `parquet:"end_ts"`
+	Dur         int64  `parquet:"dur"`
+	Events      int64  `parquet:"events"`
+	Switches    int64  `parquet:"switches"`
+	LostEvents  int64  `parquet:"lost_events"`
+	LostWindows int32  `parquet:"lost_windows"`
 	// LostInFile counts the events lost in the file's damaged, missing or
 	// cut parts (trace.Meta.LostInFile), and Cut says the file is cut
 	// short, so more events may have followed than any count says (new-
