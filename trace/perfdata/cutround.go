@@ -87,6 +87,9 @@ func (r *Reader) cutRound(damaged bool) string {
 	}
 	end := r.maxTime
 	for c, t := range r.cpuLast {
+		if c < len(r.skipLast) && t >= 0 {
+			t = max(t, r.skipLast[c]) // (observed up to a sample of a kind left out)
+		}
 		if t < 0 || t >= end {
 			continue
 		}

@@ -171,6 +171,10 @@ type Reader struct {
 	// stackIDs interns sched_switch callchains (raw ips) into Meta.Stacks.
 	stackIDs map[string]trace.StackID
 	cpuLast  []int64 // last record time per CPU, for lost windows and damage
+	// skipLast is the last time per CPU of the samples skipped as kinds
+	// the consumer left out (SkipKinds), for cutRound's windows: the CPU
+	// was observed up to them (new-user pass 49 F5).
+	skipLast []int64
 	// sideBandBack is the furthest a side-band record has come behind
 	// its CPU's previous record, in ns (queueSideBand); the mark holds
 	// events back by markLag().

@@ -95,7 +95,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 			r.predecoded++
 			s.a.samples++
 			if r.skip[s.ev.Kind] {
-				r.skipped(s.pid, s.tid, s.ev.Time, true)
+				r.skipped(s.pid, s.tid, s.ev.Time, true, int32(s.ev.CPU))
 				return nil
 			}
 			ev := r.slotFor(s.ev.Time, s.ev.CPU)
@@ -161,7 +161,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		return nil
 	}
 	if r.skip[a.dec.Kind] {
-		r.skipped(pid, tid, t, hasTime)
+		r.skipped(pid, tid, t, hasTime, cpu)
 		return nil
 	}
 	var ev *trace.Event
@@ -193,8 +193,19 @@ func (r *Reader) sample(rec []byte, off int64) error {
 
 // skipped is what the reader learns from a sample of a kind the consumer
 // asked to leave out (SkipKinds): its task's pid and its time.
-func (r *Reader) skipped(pid, tid int32, t int64, hasTime bool) {
+func (r *Reader) skipped(pid, tid int32, t int64, hasTime bool, cpu int32) {
 	r.wasSkipped = true
+	if hasTime && cpu >= 0 && cpu < 1<<12 {
+		// The round holds it all the same: a reader asked to skip kinds
+		// (map, timehist) described a cut round by the events it kept,
+		// 3709 and two windows where the others said 11198 and one
+		// (new-user pass 49 F5).
+		r.round.event(int(cpu))
+		for len(r.skipLast) <= int(cpu) {
+			r.skipLast = append(r.skipLast, -1)
+		}
+		r.skipLast[cpu] = max(r.skipLast[cpu], t)
+	}
 	if tid >= 0 {
 		r.learnPID(trace.TID(tid), trace.PID(pid))
 	}
