@@ -86,9 +86,15 @@ func (r *Reader) cutRound(damaged bool) string {
 		}
 	}
 	end := r.maxTime
-	for c, t := range r.cpuLast {
-		if c < len(r.skipLast) && t >= 0 {
-			t = max(t, r.skipLast[c]) // (observed up to a sample of a kind left out)
+	for c := range max(len(r.cpuLast), len(r.skipLast)) {
+		// Observed up to its last record, a sample of a kind left out
+		// included (skipLast).
+		t := int64(-1)
+		if c < len(r.cpuLast) {
+			t = r.cpuLast[c]
+		}
+		if c < len(r.skipLast) {
+			t = max(t, r.skipLast[c])
 		}
 		if t < 0 || t >= end {
 			continue
