@@ -161,9 +161,16 @@ func writeStatsWarnings(w io.Writer, o statsOptions, m *trace.Meta, st *report.S
 			ws = append(ws, wn)
 		}
 	}
+	empty := len(ws) > 0 // the no-match answer: no view for the stats' own to qualify
 	ws = append(ws, metaWarnings(m)...)
+	reader := map[string]bool{}
+	if m != nil {
+		for _, wn := range m.Warnings.List() {
+			reader[wn.Key] = true
+		}
+	}
 	for _, wn := range st.Warnings {
-		if wn.Key != "stats-empty" { // the stats' own (answerKey's above); the reader's are in m
+		if wn.Key != "stats-empty" && !reader[wn.Key] && !empty { // the stats' own (answerKey's above); the reader's are in m
 			ws = append(ws, wn)
 		}
 	}
