@@ -91,7 +91,14 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 		o.opt.ColorTIDs = append(o.opt.ColorTIDs, n)
 	}
 	o.opt.Color = isTerminal(cmd.OutOrStdout()) && (len(o.opt.ColorTIDs) > 0 || len(o.opt.ColorCPUs) > 0)
-	if o.taskNames != "" {
+	if o.taskNames != "" && !o.opt.Exact {
+		// Names as the tables print them, as every command's --comm reads
+		// them (splitNameList: `\,` a comma, `\t` a TAB, `\xHH` a byte):
+		// map matched only raw bytes, so a name with a comma could not be
+		// selected at all (new-user pass 50 F1).
+		o.opt.TaskNames = splitNameList(o.taskNames)
+	} else if o.taskNames != "" {
+		// --exact: perf's --task-name, split at every comma.
 		for _, n := range strings.Split(o.taskNames, ",") {
 			if n = strings.TrimSpace(n); n != "" {
 				o.opt.TaskNames = append(o.opt.TaskNames, n)

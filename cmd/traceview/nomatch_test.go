@@ -140,4 +140,12 @@ func TestNoMatchThreadName(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `t18\x1b[2Jx:`) {
 		t.Errorf("--comm with an escape as printed: exit %d\n%s", code, out)
 	}
+	// map too, by --comm and --task-name (new-user pass 50 F1: only the
+	// raw bytes matched there).
+	for _, flag := range []string{"--comm", "--task-name"} {
+		out, stderr, code = runCLI(t, "map", "-i", in, flag, `t18\tTAB`)
+		if code != 0 || !strings.Contains(out, `=> t18\tTAB:12524`) || strings.Contains(stderr, "nothing matched") {
+			t.Errorf("map %s as printed: exit %d\n%s\nstderr:\n%s", flag, code, out, stderr)
+		}
+	}
 }

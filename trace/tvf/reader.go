@@ -1015,6 +1015,7 @@ func (r *Reader) Next() (trace.Event, error) {
 			err = r.readFrame(false)
 		}
 		if err != nil {
+			r.flushPending() // (a damaged last block counts before missingAtEnd: not "missing")
 			if r.releaseHeld() || r.endErr == nil && r.missingAtEnd() {
 				// The file ended with a block held, or short of its last
 				// blocks: return it or the lost marker, then end

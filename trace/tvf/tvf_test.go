@@ -741,3 +741,20 @@ func TestCutStacks(t *testing.T) {
 		t.Errorf("%d events read (want %d), warnings %v; want one truncated-stacks of %d", len(got), len(evs), tr.Meta().Warnings.List(), with)
 	}
 }
+
+// TestDamagedLastBlock: a byte flipped in the last of three numbered
+// blocks: it is damaged (its events counted lost), not "missing at the
+// file's end" as well (new-user pass 50 F2: the untrue line came first).
+func TestDamagedLastBlock(t *testing.T) {
+	evs := synthetic(3*BlockEvents, 13)
+	file := encode(t, Header{}, evs, nil)
+	fr := blockFrames(file)
+	bad := bytes.Clone(file)
+	bad[fr[2][0]+frameHeaderSize+100] ^= 0xff
+	got, tr := decodeAll(t, bytes.NewReader(bad))
+	if n := len(got) - len(lostMarkers(got)); n != 2*BlockEvents || tr.Meta().LostInFile != BlockEvents ||
+		warning(tr, "damaged-block") != 1 || warning(tr, "damaged-block-missing") != 0 {
+		t.Errorf("%d events, %d lost in the file, warnings %v; want %d, %d, damaged-block and no damaged-block-missing",
+			n, tr.Meta().LostInFile, tr.Meta().Warnings.List(), 2*BlockEvents, BlockEvents)
+	}
+}
