@@ -492,12 +492,19 @@ var replayCSVHeader = []string{"policy", "cpus", "task", "makespan_obs_ns", "mak
 
 // replayCSVRows is one run's lines of replay -o csv, one per task row
 // (PairRows, as the table).
-func replayCSVRows(policy string, res *replay.Result, obs, pred *report.LatencyResult, obsMakespan int64) [][]string {
+func replayCSVRows(policy string, res *replay.Result, obs, pred *report.LatencyResult, obsMakespan int64, censored bool) [][]string {
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
+	predMakespan := i(res.Makespan)
+	if censored {
+		// Workload tasks ran to the capture's end: no makespan can be
+		// predicted (the table says so, the JSON's makespan_censored);
+		// empty, unknown, not the simulation's end (new-user pass 51 F4).
+		predMakespan = ""
+	}
 	var rows [][]string
 	for _, p := range report.PairRows(obs, pred) {
 		a, b := p.Observed, p.Pred
-		rows = append(rows, []string{policy, strconv.Itoa(res.CPUs), termsafe.ValidUTF8(p.Key), i(obsMakespan), i(res.Makespan),
+		rows = append(rows, []string{policy, strconv.Itoa(res.CPUs), termsafe.ValidUTF8(p.Key), i(obsMakespan), predMakespan,
 			i(a.Runtime), i(b.Runtime), i(a.Switches + a.Unrecorded), i(b.Switches + b.Unrecorded),
 			i(a.AvgDelay), i(b.AvgDelay), i(a.MaxDelay), i(b.MaxDelay)})
 	}

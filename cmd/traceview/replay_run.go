@@ -193,7 +193,7 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 		fmt.Fprintln(r.errw, n)
 	}
 	if o.output == "csv" {
-		r.csvRows = append(r.csvRows, replayCSVRows(sp.String(), res, r.obs, pred, r.doc.Makespan)...)
+		r.csvRows = append(r.csvRows, replayCSVRows(sp.String(), res, r.obs, pred, r.doc.Makespan, r.m.Stats.Censored > 0)...)
 	}
 	if o.write != "" { // else let the prediction go before the next run
 		r.last, r.lastSpec = res, sp.String()
