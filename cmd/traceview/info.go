@@ -276,7 +276,7 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 		rep.LostRecorder += l.Count
 	}
 	rep.LostRecorder += m.LostUnplaced
-	rep.LostInFile, rep.LostMore = m.LostInFile, inputCut(m)
+	rep.LostInFile, rep.LostMore = m.LostInFile, m.Cut()
 	rep.LostTotal = rep.LostRecorder + rep.LostInFile
 	rep.Warnings = append([]trace.Warning{}, m.Warnings.List()...)
 	rep.Autogroup, rep.CgroupSettings, rep.CgroupStats = m.Autogroup, m.CgroupSettings, m.CgroupStats

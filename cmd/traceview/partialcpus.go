@@ -55,8 +55,8 @@ func watchCPUs(src trace.Source) trace.Source {
 			// samples and the advice said "record all CPUs", new-user
 			// pass 16 F7).
 			skipped := slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return w.Key == "unknown-sample-id" || cutOrDamaged(w.Key) })
-			msg := partialCPUsMessage(seen, m.NrCPUs, inputCut(m), skipped, m.Format, len(m.RecordedCPUs) > 0)
-			if msg != "" && strings.HasPrefix(m.Tool, "traceview record") && trace.RecordedCPUs(m) == nil && !inputCut(m) {
+			msg := partialCPUsMessage(seen, m.NrCPUs, m.Cut(), skipped, m.Format, len(m.RecordedCPUs) > 0)
+			if msg != "" && strings.HasPrefix(m.Tool, "traceview record") && trace.RecordedCPUs(m) == nil && !m.Cut() {
 				// Every CPU was recorded: a CPU without a switch ran one
 				// task throughout, or idled (new-user pass 14: "record
 				// all CPUs" on a capture of all of them).
@@ -124,10 +124,6 @@ func partialCPUsMessage(seen []bool, nr int, cut, skipped bool, format string, p
 	return fmt.Sprintf("the trace holds sched_switch events of %s only (CPU %s) of the machine's %d: what ran on the others is missing; %s (%s)",
 		plural(len(cpus), "CPU"), cpulist.Format(cpus), nr, delays, advice)
 }
-
-// inputCut reports whether m's reader found its input cut short (a record
-// cut by the end of the input, or a warning of a truncated file).
-func inputCut(m *trace.Meta) bool { return m.Cut() }
 
 // withoutKey returns ws without the warnings of key (in a new slice).
 func withoutKey(ws []trace.Warning, key string) []trace.Warning {

@@ -138,15 +138,15 @@ func TestPartialCPUsAdvice(t *testing.T) {
 		t.Errorf("all CPUs recorded:\n got %q\nwant %q", got, want)
 	}
 	m := &trace.Meta{}
-	if inputCut(m) {
-		t.Error("inputCut of a Meta without a cut or truncation warning")
+	if m.Cut() {
+		t.Error("Meta.Cut of a Meta without a cut or truncation warning")
 	}
 	m.Warnings.Add("truncated", "perf.data: the input ends inside a record")
-	if !inputCut(m) {
-		t.Error("inputCut ignores a truncated warning")
+	if !m.Cut() {
+		t.Error("Meta.Cut ignores a truncated warning")
 	}
-	if !inputCut(&trace.Meta{CutAt: 100}) {
-		t.Error("inputCut ignores CutAt")
+	if !(&trace.Meta{CutAt: 100}).Cut() {
+		t.Error("Meta.Cut ignores CutAt")
 	}
 }
 

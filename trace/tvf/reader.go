@@ -788,12 +788,6 @@ func (r *Reader) cutRest() string {
 	return "; the file ends there, without its task table and trailer: the capture may have gone on past this point, and how many events are missing after it is unknown"
 }
 
-// holeBefore returns evs, the events of the first block read after a
-// damaged one, behind a trace.KindLost on every CPU (CPU -1) at the first
-// one's time with the events lost (Count; 0 when unknown): the damaged
-// block's span is time the trace did not see, on every CPU (a block holds
-// the events of all of them), not one long run or wait (a 200-byte
-// overwrite read as 1.19 s delays and runs, 100 % busy).
 // checkCount compares, at the end of the events, the trailer's event
 // count with the events read and those counted in damaged blocks: the
 // rest were in bytes skipped as damaged whose frame headers were lost too
@@ -869,21 +863,34 @@ func (r *Reader) repeatedBlock(at int64, h frameHdr, p []byte) bool {
 	return true
 }
 
+// holeBefore returns evs, the events of the first block read after a
+// damaged one, behind a trace.KindLost on every CPU (CPU -1) at the first
+// one's time with the events lost (Count; 0 when unknown): the damaged
+// block's span is time the trace did not see, on every CPU (a block holds
+// the events of all of them), not one long run or wait (a 200-byte
+// overwrite read as 1.19 s delays and runs, 100 % busy).
 func (r *Reader) holeBefore(evs []trace.Event) []trace.Event {
 	from := r.blockEnd
 	if from == 0 {
 		from = r.meta.FirstTime // (the first block: the header's start)
 	}
-	if from > 0 && evs[0].Time > from {
-		// When, as well as where (new-user pass 23 F8: only the offset
-		// and the count were said, of 1.3 s gone).
+	return append([]trace.Event{r.marker(from, evs[0].Time)}, evs...)
+}
+
+// marker returns the lost marker (CPU -1, Count the events lost in the
+// hole, 0 when unknown) at time at, ending the hole, and warns of the
+// span from the last intact event (from, 0 unknown) to it: when, as well
+// as where (new-user pass 23 F8: only the offset and the count were said,
+// of 1.3 s gone).
+func (r *Reader) marker(from, at int64) trace.Event {
+	if from > 0 && at > from {
 		r.meta.Warnings.Add("damaged-block-span", "traceview format: the damaged block's events lay between %s s and %s s (the intact events around it): that time is unobserved on every CPU",
-			trace.FormatSeconds(from, 6), trace.FormatSeconds(evs[0].Time, 6))
+			trace.FormatSeconds(from, 6), trace.FormatSeconds(at, 6))
 	}
-	lost := trace.NewEvent(evs[0].Time, -1, trace.KindLost)
+	lost := trace.NewEvent(at, -1, trace.KindLost)
 	lost.Count = r.holeCount
 	r.hole, r.holeCount = false, 0
-	return append([]trace.Event{lost}, evs...)
+	return lost
 }
 
 func (r *Reader) damaged(at int64, h frameHdr, why string) {
@@ -1245,14 +1252,7 @@ func (r *Reader) missingAtEnd() bool {
 	r.meta.Warnings.Add("damaged-block-missing", "traceview format: %d event block(s) missing at the file's end, after block %d (the trailer counts %d blocks written): not in the file; their time is unobserved on every CPU",
 		n, r.lastSeq, r.tailBlocks)
 	r.damagedSince = 0
-	at := max(r.meta.LastTime, r.blockEnd)
-	lost := trace.NewEvent(at, -1, trace.KindLost)
-	lost.Count = r.holeCount
-	r.hole, r.holeCount = false, 0
-	if at > r.blockEnd && r.blockEnd > 0 {
-		r.meta.Warnings.Add("damaged-block-span", "traceview format: the damaged block's events lay between %s s and %s s (the intact events around it): that time is unobserved on every CPU",
-			trace.FormatSeconds(r.blockEnd, 6), trace.FormatSeconds(at, 6))
-	}
+	lost := r.marker(r.blockEnd, max(r.meta.LastTime, r.blockEnd))
 	r.ready = append(r.ready, seqBlock{evs: []trace.Event{lost}})
 	return true
 }
