@@ -895,3 +895,50 @@ func TestSameBasis(t *testing.T) {
 		t.Errorf("merged /q/r: under %q, also under %q", g.ThrottledBy, g.AlsoUnder)
 	}
 }
+
+// TestThrottlePhaseFromEveryCandidate: the period timer's phase comes from
+// every candidate throttle weighed by length, not from the idle-rule ones
+// alone (new-user pass 51 F3: a later file's few idle-rule throttles moved
+// the phase and took 7 of an earlier window's 28 periods away). One CPU,
+// /svc's quota stated as 20 ms per 100 ms (thrBase is 0 mod 100 ms). Task
+// 1 (/svc) runs 0-20, 100-120 and 200-220, each time switched out runnable
+// to /batch's task 3 after using the 20 ms quota: quota-rule candidates
+// [20,100], [120,200], [220,300], ending on the boundaries at 100, 200, 300.
+// At 310 task 1 is switched out runnable to the idle task and runs again
+// at 355: one idle-rule candidate [310,355], ending at phase 55.
+//
+// The phase: the window at 0 holds 3 × 80 = 240 ms of waiting, the one at
+// 55 holds 45 ms: phase 0, so all three quota-rule candidates end on a
+// boundary and are kept beside the idle one. Task 1 is throttled
+// 80+80+80+45 = 285 ms in 4 delays; periods: the boundaries at 100, 200
+// and 300 (none inside [310,355]): 3. From the idle-rule candidate alone
+// the phase was 55, the three quota-rule ones ended 45 ms after a
+// boundary and were dropped: 45 ms in 1 delay, 1 period.
+func TestThrottlePhaseFromEveryCandidate(t *testing.T) {
+	R, S := trace.StateRunning, trace.StateInterruptible
+	evs := []trace.Event{
+		thrSwitch(0, 0, 0, R, 0, 1),
+		thrSwitch(20, 0, 1, R, 7, 3),
+		thrSwitch(100, 0, 3, R, 8, 1),
+		thrSwitch(120, 0, 1, R, 7, 3),
+		thrSwitch(200, 0, 3, R, 8, 1),
+		thrSwitch(220, 0, 1, R, 7, 3),
+		thrSwitch(300, 0, 3, R, 8, 1),
+		thrSwitch(310, 0, 1, R, 7, 0),
+		thrSwitch(355, 0, 0, R, 0, 1),
+		thrSwitch(360, 0, 1, S, 7, 3),
+		thrSwitch(400, 0, 3, S, 8, 0),
+	}
+	stated := []trace.CgroupSettings{{Path: "/svc", QuotaNS: 20 * msNS, PeriodNS: 100 * msNS}}
+	res, err := ComputeLatency(trace.NewSliceSource(evs, thrMeta()), LatencyOptions{Cgroups: stated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := thrRow(t, res, 1); r.Throttled != 285*msNS || r.ThrottledDelays != 4 {
+		t.Errorf("task 1 throttled %d ns in %d delays, want 285 ms in 4", r.Throttled, r.ThrottledDelays)
+	}
+	g := thrGroupOf(t, res, "/svc")
+	if g.QuotaEvidence != 3 || g.IdleEvidence != 1 || g.ThrottledPeriods != 3 || g.Throttled != 285*msNS {
+		t.Errorf("/svc: %d quota-rule, %d idle-rule throttles, %d periods, %d ns; want 3, 1, 3, 285 ms", g.QuotaEvidence, g.IdleEvidence, g.ThrottledPeriods, g.Throttled)
+	}
+}
