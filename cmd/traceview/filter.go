@@ -281,77 +281,149 @@ func ints[T ~int32](vs []T) []int {
 }
 
 // nameRuns counts, per task and name, the switch-ins under that name (the
-// next_comm of sched_switch): what a --comm filter keeps or leaves of a
-// task (commRenameHint).
-type nameRuns map[trace.TID]map[string]int64
+// next_comm of sched_switch) and the run time they began (ns, to the
+// task's switch-out on the same CPU): what a --comm filter keeps or leaves
+// of a task (commRenameHint), and how much of a row's work ran under names
+// other than the one it carries (renamedNote).
+type nameRuns map[trace.TID]map[string]nameUse
+
+// nameUse is one name's share of a task: switch-ins inside the window and
+// the run time they began, clipped to the window (ns).
+type nameUse struct {
+	switchIns, runNS int64
+}
 
 // watchNames returns src, counting into the nameRuns it fills (through
 // the returned function, once src is read) as the stream goes by: the
 // switch-ins inside f's time window and CPUs (all when f is nil), so that
-// a hint names only what widening --comm would add to the answer. A
-// task's switch-ins under its current name cost one map lookup; a rename
-// moves the count aside. (Every switch-in counted in nested maps took
-// latency on bench/replaymem's 192 MB file from 0.49 to 0.55 s; this way
-// 0.35-0.39 s beside 0.36-0.37 s without it: measured 2026-12-06, three
-// alternating runs each.)
+// a hint names only what widening --comm would add to the answer, and the
+// run time from each switch-in on those CPUs to the task's switch-out on
+// the same CPU, clipped to the window (a run whose end the trace lacks, a
+// second switch-in first or a switch-out elsewhere, adds none: unknown
+// time is no run time), under the name the switch-out gives (prev_comm):
+// a run in which the task renamed itself splits at an unknown point, and
+// most such runs are a forked child's first, which execs early in it
+// (renamed-threads.tv's 141 children: each ran 2.5-7.1 ms in all, the
+// exec's run included, under the shell's name by their switch-ins). A task's switch-ins under its current name cost
+// one map lookup; a rename moves the count aside. (Every switch-in counted
+// in nested maps took latency on bench/replaymem's 192 MB file from 0.49
+// to 0.55 s; this way 0.35-0.39 s beside 0.36-0.37 s without it: measured
+// 2026-12-06, three alternating runs each.)
 func watchNames(src trace.Source, f *schedule.Filter) (trace.Source, func() nameRuns) {
-	type current struct {
-		name   string
-		n      int64
-		others map[string]int64
-	}
-	cur := map[trace.TID]*current{}
+	cur := map[trace.TID]*namesOf{}
 	tap := &trace.Tap{Source: src, Observe: func(e *trace.Event) {
 		// (The empty name counts: a task may rename itself to it, and
 		// its switch-ins under it are its; new-user pass 32 F2 read "79
 		// of its 105 switch-ins" of a task that had 796.)
-		if e.Kind != trace.KindSwitch || e.NextTID <= 0 || !f.Time(e.Time) || !f.CPU(e.CPU) {
+		if e.Kind != trace.KindSwitch || !f.CPU(e.CPU) {
+			return
+		}
+		if p := cur[e.TID]; e.TID > 0 && p != nil && p.inAt != 0 {
+			if p.inCPU == e.CPU {
+				p.rename(e.Comm)
+				if s, t, in := f.Clip(p.inAt, e.Time); in && t > s {
+					p.use.runNS += t - s
+				}
+			}
+			p.inAt = 0
+		}
+		if e.NextTID <= 0 {
 			return
 		}
 		c := cur[e.NextTID]
-		switch {
-		case c == nil:
-			cur[e.NextTID] = &current{name: e.NextComm, n: 1}
-		case c.name == e.NextComm:
-			c.n++
-		default:
-			if c.others == nil {
-				c.others = map[string]int64{}
-			}
-			c.others[c.name] += c.n
-			c.name, c.n = e.NextComm, c.others[e.NextComm]+1
-			delete(c.others, e.NextComm)
+		if c == nil {
+			c = &namesOf{name: e.NextComm}
+			cur[e.NextTID] = c
+		}
+		c.rename(e.NextComm)
+		c.inAt, c.inCPU = e.Time, e.CPU
+		if f.Time(e.Time) {
+			c.use.switchIns++
 		}
 	}}
 	return tap, func() nameRuns {
 		runs := make(nameRuns, len(cur))
 		for tid, c := range cur {
-			m := make(map[string]int64, len(c.others)+1)
-			for name, k := range c.others {
-				m[name] = k
+			m := make(map[string]nameUse, len(c.others)+1)
+			for name, u := range c.others {
+				if u != (nameUse{}) { // (runs only outside the window)
+					m[name] = u
+				}
 			}
-			m[c.name] += c.n
-			runs[tid] = m
+			if c.use != (nameUse{}) {
+				m[c.name] = c.use
+			}
+			if len(m) > 0 {
+				runs[tid] = m
+			}
 		}
 		return runs
 	}
 }
 
-// renamedNote is the stderr line naming the tasks that ran most of their
-// switch-ins (runs), and at least renamedMin, under names other than the
-// one their row carries (the last: perf names a row by the task's last
-// comm), with the name they had most, the most such first, at most 4 and
-// how many more: a thread renamed late in its life (prctl, exec) was
-// found only by --comm with its old name (new-user pass 24 F2:
-// done-0:23689, 117 of its 177 switch-ins as wrk-0). A TID with several
-// rows (the trace reused it: one row per task) is left out, as runs counts
-// its tasks together (new-user pass 28 F4: "hog:12391 ran 17 of its 59
-// switch-ins as python3", the three tasks' 59). "" when no such task.
+// namesOf is watchNames' state of one task: its current name and that
+// name's use, the other names' use, and the run under way.
+type namesOf struct {
+	name   string
+	use    nameUse
+	others map[string]nameUse
+	inAt   int64 // switch-in time of the run under way (0: none known)
+	inCPU  trace.CPU
+}
+
+// rename makes name the task's current name, moving the old one's use
+// aside.
+func (c *namesOf) rename(name string) {
+	if name == c.name {
+		return
+	}
+	if c.others == nil {
+		c.others = map[string]nameUse{}
+	}
+	c.others[c.name] = c.others[c.name].add(c.use)
+	c.name, c.use = name, c.others[name]
+	delete(c.others, name)
+}
+
+func (u nameUse) add(o nameUse) nameUse {
+	return nameUse{u.switchIns + o.switchIns, u.runNS + o.runNS}
+}
+
+// renamedNote is the stderr line naming the tasks whose rows (named by the
+// task's last comm, as perf names them) hold real work under other names:
+// at least renamedShare of the row's run time and renamedMinRun, or more
+// than half its switch-ins and at least renamedMin of them. Each such task
+// lists the other names that hold renamedShare of that work with their run
+// time and switch-ins, the most run time first (at most 3, and how many
+// more names), the tasks with the most
+// such run time first (at most 4 and how many more): a thread renamed late
+// in its life (prctl, exec) was found only by --comm with its old name
+// (new-user pass 24 F2: done-0:23689, 117 of its 177 switch-ins as
+// wrk-0). Judged by switch-ins alone, a task that spun 782 ms under one
+// name and then slept in 2 ms steps under another got no note (new-user
+// pass 51 F2). A TID with several rows (the trace reused it: one row per
+// task) is left out, as runs counts its tasks together (new-user pass 28
+// F4: "hog:12391 ran 17 of its 59 switch-ins as python3", the three tasks'
+// 59). "" when no such task.
 func renamedNote(rows []report.LatencyRow, runs nameRuns) string {
+	if list, _ := renamedList(rows, runs); list != "" {
+		return "note: renamed during the trace, so named by their last name in the rows: " + list + " (--comm matches the name at each event)"
+	}
+	return ""
+}
+
+// renamedList is renamedNote's list of tasks ("" when none) and how many
+// tasks it names, for latency's note and top's (topNames).
+func renamedList(rows []report.LatencyRow, runs nameRuns) (string, int) {
+	type other struct {
+		name string
+		use  nameUse
+	}
 	type renamed struct {
-		row       *report.LatencyRow
-		most, all int64
-		other     string
+		row    *report.LatencyRow
+		all    nameUse
+		other  nameUse
+		others []other
 	}
 	perTID := map[trace.TID]int{}
 	for i := range rows {
@@ -363,37 +435,55 @@ func renamedNote(rows []report.LatencyRow, runs nameRuns) string {
 		if r.TID <= 0 || r.NrTasks > 1 || perTID[r.TID] > 1 {
 			continue
 		}
-		var all, most int64
-		mostName := ""
-		for name, k := range runs[r.TID] {
-			all += k
-			if !report.SameTaskName(name, r.Comm) && (k > most || k == most && name < mostName) {
-				most, mostName = k, name
+		f := renamed{row: r}
+		for name, u := range runs[r.TID] {
+			f.all = f.all.add(u)
+			if !report.SameTaskName(name, r.Comm) { // (a kworker's other form of its name is its own)
+				f.other = f.other.add(u)
+				f.others = append(f.others, other{name, u})
 			}
 		}
-		var same int64 // (under the row's name, or a kworker's other form of it)
-		for name, k := range runs[r.TID] {
-			if report.SameTaskName(name, r.Comm) {
-				same += k
-			}
-		}
-		if other := all - same; mostName == "" || 2*other <= all || other < renamedMin {
+		byRun := f.other.runNS >= renamedMinRun && float64(f.other.runNS) >= renamedShare*float64(f.all.runNS)
+		bySwitches := f.other.switchIns >= renamedMin && 2*f.other.switchIns > f.all.switchIns
+		if !byRun && !bySwitches {
 			continue
 		}
-		found = append(found, renamed{r, most, all, mostName})
+		slices.SortFunc(f.others, func(a, b other) int {
+			return cmp.Or(cmp.Compare(b.use.runNS, a.use.runNS), cmp.Compare(b.use.switchIns, a.use.switchIns), strings.Compare(a.name, b.name))
+		})
+		found = append(found, f)
 	}
 	if len(found) == 0 {
-		return ""
+		return "", 0
 	}
-	slices.SortFunc(found, func(a, b renamed) int { return cmp.Or(cmp.Compare(b.most, a.most), cmp.Compare(a.row.TID, b.row.TID)) })
+	slices.SortFunc(found, func(a, b renamed) int {
+		return cmp.Or(cmp.Compare(b.other.runNS, a.other.runNS), cmp.Compare(b.other.switchIns, a.other.switchIns), cmp.Compare(a.row.TID, b.row.TID))
+	})
 	var parts []string
 	for _, f := range found[:min(4, len(found))] {
-		parts = append(parts, fmt.Sprintf("%s:%d ran %d of its %d switch-ins as %s", termsafe.Name(f.row.Comm), f.row.TID, f.most, f.all, termsafe.Name(f.other)))
+		// The other names that hold a share (renamedShare of the run time
+		// or of the switch-ins under other names), at most 3; the rest
+		// counted (a thread's 1 switch-in under its creator's name).
+		var names []string
+		for _, o := range f.others {
+			share := float64(o.use.runNS) >= renamedShare*float64(f.other.runNS) || float64(o.use.switchIns) >= renamedShare*float64(f.other.switchIns)
+			if share && len(names) < 3 {
+				names = append(names, fmt.Sprintf("%s (%.3f ms, %s)", termsafe.Name(o.name), float64(o.use.runNS)/1e6, plural(int(o.use.switchIns), "switch-in")))
+			}
+		}
+		if n := len(f.others) - len(names); n > 0 {
+			names = append(names, plural(n, "more name"))
+		}
+		// (The run time is the switches' between a switch-in and its
+		// switch-out; the row's may hold more, a run the trace ends in:
+		// no total beside it to disagree with.)
+		parts = append(parts, fmt.Sprintf("%s:%d ran %.3f ms and %d of its %d switch-ins as %s",
+			termsafe.Name(f.row.Comm), f.row.TID, float64(f.other.runNS)/1e6, f.other.switchIns, f.all.switchIns, strings.Join(names, ", ")))
 	}
 	if len(found) > 4 {
 		parts = append(parts, fmt.Sprintf("and %d more", len(found)-4))
 	}
-	return "note: renamed during the trace, so named by their last name in the rows: " + strings.Join(parts, "; ") + " (--comm matches the name at each event)"
+	return strings.Join(parts, "; "), len(found)
 }
 
 // renamedMin is how many switch-ins under other names make a task
@@ -402,6 +492,20 @@ func renamedNote(rows []report.LatencyRow, runs nameRuns) string {
 // echo and 141 of the renamed-threads.tv children, measured 2026-12-06),
 // which is how every command starts, not a rename to note.
 const renamedMin = 10
+
+// renamedShare and renamedMinRun: the run time under other names that makes
+// a task renamed for renamedNote, a tenth of the row's and at least 50 ms.
+// A forked child runs under its parent's name until it execs or renames
+// itself: measured 2026-12-06 over the recordings in testdata/traces and
+// those of new-user passes 40-51, up to 7.1 ms for a shell's children
+// (renamed-threads.tv) and 10-17 ms for python's, which run python code
+// before their prctl; 50 ms is three times the most, so a note names work
+// done under another name, not how a process starts. A tenth is where the
+// row's run time reads as another name's work.
+const (
+	renamedShare  = 0.1
+	renamedMinRun = 50_000_000
+)
 
 // commRenameHint is the stderr line for a --comm filter (comms) that left
 // out part of the tasks it matched (runs: their switch-ins by name; rows:
@@ -429,11 +533,11 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 			continue
 		}
 		var kept, left int64
-		for name, k := range runs[r.TID] {
+		for name, u := range runs[r.TID] {
 			if given(name) {
-				kept += k
+				kept += u.switchIns
 			} else {
-				left += k
+				left += u.switchIns
 			}
 		}
 		switch {
@@ -444,9 +548,9 @@ func commRenameHint(comms []string, rows []report.LatencyRow, runs nameRuns) str
 		default:
 			some++
 		}
-		for name, k := range runs[r.TID] {
-			if !given(name) {
-				others[name] += k
+		for name, u := range runs[r.TID] {
+			if !given(name) && u.switchIns > 0 {
+				others[name] += u.switchIns
 			}
 		}
 	}

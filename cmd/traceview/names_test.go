@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 	"unicode/utf8"
 )
 
@@ -171,14 +174,16 @@ func TestWideNamesAlign(t *testing.T) {
 
 // TestRenamedNote (new-user pass 24 F2: a thread that ran 117 of its 177
 // switch-ins as wrk-0 had a row named done-0, its last name, and wrk-0
-// appeared nowhere): latency says on stderr which tasks ran most of their
-// switch-ins, and at least renamedMin, under other names, the most first.
-// renamed-threads.tv's t18ren2 ran 50 of its 100 as "t18\x1b[2Jx"
-// (escaped); pipe.perf.data renames nothing; a shell's forked and exec'd
-// children (1 to 3 switch-ins before their exec) are not named.
+// appeared nowhere): latency says on stderr which tasks did real work
+// under other names (renamedNote), the most first. renamed-threads.tv's
+// t18ren2 ran 69.780 of its 106.359 ms and 68 of its 100 switch-ins under
+// "t18\x1b[2Jx" (escaped) and t18w2, and 1 switch-in as t18names (below a
+// tenth of either: counted, not listed); pipe.perf.data renames nothing; a
+// shell's forked and exec'd children (1 to 3 switch-ins, 2.5-7.1 ms before
+// their exec) are not named.
 func TestRenamedNote(t *testing.T) {
 	_, errs, code := runCLI(t, "latency", "-i", "../../testdata/traces/renamed-threads.tv")
-	want := "note: renamed during the trace, so named by their last name in the rows: t18ren2:12520 ran 50 of its 100 switch-ins as t18\\x1b[2Jx; "
+	want := "t18ren2:12520 ran 69.780 ms and 68 of its 100 switch-ins as t18\\x1b[2Jx (39.537 ms, 50 switch-ins), t18w2 (30.243 ms, 17 switch-ins), 1 more name; "
 	if code != 0 || !strings.Contains(errs, want) || strings.Contains(errs, "t18sh") {
 		t.Errorf("exit %d, stderr:\n%s\nwant %q", code, errs, want)
 	}
@@ -187,28 +192,93 @@ func TestRenamedNote(t *testing.T) {
 	}
 }
 
-// TestRenamedNoteReusedTID: the rename note leaves out a TID that names
-// several rows (the trace reused it), whose switch-ins it cannot tell
-// apart by task; a task alone on its TID keeps its line. Task 7 (row
-// "new") ran 10 of its 40 switch-ins as "old": not most, no line; task 8
-// (row "new") ran 30 of its 40 as "old": a line. TID 9 has two rows (hog,
-// hog) and 40 of its 50 switch-ins under "python3": no line.
+// TestRenamedNoteReusedTID: the rename note names a task whose work under
+// other names is real by switch-ins (more than half, at least renamedMin)
+// or by run time (a tenth of the row's, at least renamedMinRun), and
+// leaves out a TID that names several rows (the trace reused it), whose
+// switch-ins it cannot tell apart by task. Run times in ms:
+//
+//	7 "new": old 10 switch-ins 5 ms, new 30 / 100: 10 of 40, 5 ms: no line.
+//	8 "new": old 30 / 20, new 10 / 20: 30 of 40 switch-ins: a line.
+//	9 "hog", two rows: no line.
+//	10 "beta": alpha 28 / 782.7, beta 379 / 710 (new-user pass 51 F2: 28
+//	   of 407 switch-ins, but 782.7 of 1492.7 ms): a line, first (most
+//	   run time under other names).
+//	11 "kid": python3 3 / 17, kid 1 / 3: 17 ms < 50: no line (a forked
+//	   child before its prctl).
+//	12 "big": a 1 / 60, b 1 / 5, c 2 / 70, d 1 / 55, big 100 / 1000:
+//	   190 of 1190 ms (16 %): a line, the names by run time, 3 and
+//	   "1 more name".
 func TestRenamedNoteReusedTID(t *testing.T) {
 	rows := []report.LatencyRow{
 		{Comm: "new", TID: 7, NrTasks: 1},
 		{Comm: "new", TID: 8, NrTasks: 1},
 		{Comm: "hog", TID: 9, NrTasks: 1},
 		{Comm: "hog", TID: 9, NrTasks: 1},
+		{Comm: "beta", TID: 10, NrTasks: 1},
+		{Comm: "kid", TID: 11, NrTasks: 1},
+		{Comm: "big", TID: 12, NrTasks: 1},
 	}
+	ms := int64(1_000_000)
 	runs := nameRuns{
-		7: {"old": 10, "new": 30},
-		8: {"old": 30, "new": 10},
-		9: {"python3": 40, "hog": 10},
+		7:  {"old": {10, 5 * ms}, "new": {30, 100 * ms}},
+		8:  {"old": {30, 20 * ms}, "new": {10, 20 * ms}},
+		9:  {"python3": {40, 400 * ms}, "hog": {10, 10 * ms}},
+		10: {"alpha": {28, 782_700_000}, "beta": {379, 710 * ms}},
+		11: {"python3": {3, 17 * ms}, "kid": {1, 3 * ms}},
+		12: {"a": {1, 60 * ms}, "b": {1, 5 * ms}, "c": {2, 70 * ms}, "d": {1, 55 * ms}, "big": {100, 1000 * ms}},
 	}
 	got := renamedNote(rows, runs)
-	want := "note: renamed during the trace, so named by their last name in the rows: new:8 ran 30 of its 40 switch-ins as old (--comm matches the name at each event)"
+	want := "note: renamed during the trace, so named by their last name in the rows: " +
+		"beta:10 ran 782.700 ms and 28 of its 407 switch-ins as alpha (782.700 ms, 28 switch-ins); " +
+		"big:12 ran 190.000 ms and 5 of its 105 switch-ins as c (70.000 ms, 2 switch-ins), a (60.000 ms, 1 switch-in), d (55.000 ms, 1 switch-in), 1 more name; " +
+		"new:8 ran 20.000 ms and 30 of its 40 switch-ins as old (20.000 ms, 30 switch-ins) (--comm matches the name at each event)"
 	if got != want {
 		t.Errorf("note %q\nwant %q", got, want)
+	}
+}
+
+// TestWatchNamesRunTime: watchNames gives each name the run time of the
+// runs that ended under it (the switch-out's prev_comm), clipped to the
+// window, and none to a run whose end the trace lacks. Task 5 on CPU 0:
+// in as "sh" at 10 ms, out as "hog" at 20 (it exec'd in that run: 10 ms
+// to hog); in as hog at 30, out at 40 (10 ms); in at 50 on CPU 0 and again
+// at 55 on CPU 1 (the switch-out on CPU 0 was lost: none for 50-55), out
+// at 60 on CPU 1 (5 ms). All: sh 1 switch-in 0 ms, hog 3 switch-ins 25 ms.
+// Window [35, 57] ms: switch-ins at 50 and 55, run time 35-40 and 55-57:
+// hog 2 switch-ins 7 ms (sh's run ended outside it: no entry).
+func TestWatchNamesRunTime(t *testing.T) {
+	const ms = int64(1_000_000)
+	sw := func(at int64, cpu trace.CPU, prev trace.TID, prevComm string, next trace.TID, nextComm string) trace.Event {
+		e := trace.NewEvent(at*ms, cpu, trace.KindSwitch)
+		e.TID, e.Comm, e.PrevState, e.NextTID, e.NextComm = prev, prevComm, trace.StateInterruptible, next, nextComm
+		return e
+	}
+	evs := []trace.Event{
+		sw(10, 0, 0, "swapper/0", 5, "sh"),
+		sw(20, 0, 5, "hog", 0, "swapper/0"),
+		sw(30, 0, 0, "swapper/0", 5, "hog"),
+		sw(40, 0, 5, "hog", 0, "swapper/0"),
+		sw(50, 0, 0, "swapper/0", 5, "hog"),
+		sw(55, 1, 0, "swapper/1", 5, "hog"),
+		sw(60, 1, 5, "hog", 0, "swapper/1"),
+	}
+	for _, c := range []struct {
+		f    *schedule.Filter
+		want map[string]nameUse
+	}{
+		{nil, map[string]nameUse{"sh": {1, 0}, "hog": {3, 25 * ms}}},
+		{&schedule.Filter{Start: 35 * ms, End: 57 * ms}, map[string]nameUse{"hog": {2, 7 * ms}}},
+	} {
+		src, runs := watchNames(trace.NewSliceSource(evs, &trace.Meta{}), c.f)
+		for {
+			if _, err := src.Next(); err != nil {
+				break
+			}
+		}
+		if got := runs()[5]; !maps.Equal(got, c.want) {
+			t.Errorf("window %v: %v, want %v", c.f, got, c.want)
+		}
 	}
 }
 
@@ -221,7 +291,7 @@ func TestRenamedNoteReusedTID(t *testing.T) {
 // pass 28 F10 matched both).
 func TestCommHintEscapedName(t *testing.T) {
 	rows := []report.LatencyRow{{Comm: "a\tb", TID: 7, NrTasks: 1, Switches: 260}}
-	runs := nameRuns{7: {"a\tb": 260, "python3": 3}}
+	runs := nameRuns{7: {"a\tb": {260, 0}, "python3": {3, 0}}}
 	comms := splitNameList(`a\tb`)
 	got := commRenameHint(comms, rows, runs)
 	want := `hint: --comm a\tb left out 3 switch-ins of the 1 task it matched, under the other names they had (python3: 3 switch-ins): --comm 'a\tb,python3' keeps them whole (or --pid/--tid)`

@@ -313,16 +313,18 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	// Clear the screen between windows only on a terminal.
 	clear := o.output == "table" && isTerminal(out)
 	windows := 0
+	var names topNames
 	for {
-		select {
-		case <-ctx.Done():
+		names.start(before)
+		if !waitWindow(ctx, top, window, &names) {
 			return nil
-		case <-time.After(window):
 		}
 		after, now, err := top.SnapshotAt()
 		if err != nil {
 			return fmt.Errorf("top: %w", err)
 		}
+		names.observe(after)
+		renamed, nRenamed := names.note()
 		stats := ebpf.Window(before, after, since, uint64(since))
 		var cgroups map[uint64]string
 		if o.by == "cgroup" {
@@ -338,8 +340,11 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			// The window in the capture's clock, so that a record of the
 			// same time can be cut to it (latency --time).
 			fmt.Fprintf(cmd.ErrOrStderr(), "traceview top: window %.6f s to %.6f s (CLOCK_MONOTONIC)\n", float64(since)/1e9, float64(now)/1e9)
+			if renamed != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "traceview top: "+renamed)
+			}
 			if o.output == "json" {
-				return writeTopJSON(out, rows)
+				return writeTopJSON(out, rows, renamed, nRenamed)
 			}
 			return writeTopTable(out, rows, o.by, 0, time.Duration(now-since))
 		}
@@ -347,8 +352,11 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			// Written to a file or pipe: each window's bounds, as --once.
 			fmt.Fprintf(cmd.ErrOrStderr(), "traceview top: window %.6f s to %.6f s (CLOCK_MONOTONIC)\n", float64(since)/1e9, float64(now)/1e9)
 		}
+		if renamed != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), "traceview top: "+renamed)
+		}
 		if o.output == "json" {
-			if err := writeTopJSON(out, rows); err != nil {
+			if err := writeTopJSON(out, rows, renamed, nRenamed); err != nil {
 				return err
 			}
 		} else {
@@ -474,7 +482,32 @@ func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since, now int64) map[
 	return cgroups
 }
 
-func writeTopJSON(w io.Writer, rows []*topRow) error {
+// waitWindow waits out a window of top (false when ctx ends first),
+// reading the tasks' names every topNameEvery into names.
+func waitWindow(ctx context.Context, top *ebpf.Top, window time.Duration, names *topNames) bool {
+	end := time.Now().Add(window)
+	for {
+		left := time.Until(end)
+		if left <= 0 {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(min(left, time.Duration(topNameEvery))):
+		}
+		if time.Until(end) <= 0 {
+			return true // (the window's end reads them: SnapshotAt)
+		}
+		if snap, err := top.Snapshot(); err == nil {
+			names.observe(snap)
+		}
+	}
+}
+
+// writeTopJSON writes a window's rows as latency -o json does, with
+// renamed (topNames.note, "" none; of n tasks) among the warnings.
+func writeTopJSON(w io.Writer, rows []*topRow, renamed string, n int) error {
 	doc := report.LatencyJSON{Tasks: []report.LatencyJSONRow{}, Warnings: []trace.Warning{}}
 	unmeasured := 0
 	for _, r := range rows {
@@ -522,6 +555,9 @@ func writeTopJSON(w io.Writer, rows []*topRow) error {
 	}
 	if n := unseenWaits(rows); n > 0 {
 		doc.Warnings = append(doc.Warnings, trace.Warning{Key: "top-waits-unseen", Count: int(n), Message: unseenWaitsText(n)})
+	}
+	if renamed != "" {
+		doc.Warnings = append(doc.Warnings, trace.Warning{Key: "top-renamed", Count: n, Message: renamed})
 	}
 	if unmeasured > 0 {
 		doc.Warnings = append(doc.Warnings, trace.Warning{Key: "top-runtime-unmeasured", Count: unmeasured,

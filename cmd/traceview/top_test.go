@@ -532,7 +532,7 @@ func TestTopThrottled(t *testing.T) {
 		t.Errorf("no throttle note:\n%s", b.String())
 	}
 	b.Reset()
-	if err := writeTopJSON(&b, rows); err != nil {
+	if err := writeTopJSON(&b, rows, "", 0); err != nil {
 		t.Fatal(err)
 	}
 	var d struct {
@@ -603,7 +603,7 @@ func TestTopQuotaParent(t *testing.T) {
 		t.Errorf("no note for the added rows:\n%s", b.String())
 	}
 	b.Reset()
-	if err := writeTopJSON(&b, rows); err != nil {
+	if err := writeTopJSON(&b, rows, "", 0); err != nil {
 		t.Fatal(err)
 	}
 	var d struct {
@@ -907,7 +907,7 @@ func TestTopWindowFlags(t *testing.T) {
 func TestTopJSONSingleTaskPID(t *testing.T) {
 	rows := groupTop([]ebpf.TaskStat{{TID: 42, Comm: "one"}, {TID: 7, Comm: "two"}, {TID: 8, Comm: "two"}}, "comm", nil)
 	var b bytes.Buffer
-	if err := writeTopJSON(&b, rows); err != nil {
+	if err := writeTopJSON(&b, rows, "", 0); err != nil {
 		t.Fatal(err)
 	}
 	var doc report.LatencyJSON
@@ -925,7 +925,7 @@ func TestTopJSONSingleTaskPID(t *testing.T) {
 	// F5: /t22batch's row had its one hog's tid).
 	rows = groupTop([]ebpf.TaskStat{{TID: 42, Comm: "one", Cgroup: 5}, {TID: 7, Comm: "two", Cgroup: 6}, {TID: 8, Comm: "two", Cgroup: 6}}, "cgroup", map[uint64]string{5: "/a", 6: "/b"})
 	b.Reset()
-	if err := writeTopJSON(&b, rows); err != nil {
+	if err := writeTopJSON(&b, rows, "", 0); err != nil {
 		t.Fatal(err)
 	}
 	doc = report.LatencyJSON{}
@@ -1083,7 +1083,7 @@ func TestTopNegativeRuntime(t *testing.T) {
 func topJSONRuntimes(t *testing.T, stats []ebpf.TaskStat) (map[string]int64, report.LatencyJSON) {
 	t.Helper()
 	var b bytes.Buffer
-	if err := writeTopJSON(&b, groupTop(stats, "comm", nil)); err != nil {
+	if err := writeTopJSON(&b, groupTop(stats, "comm", nil), "", 0); err != nil {
 		t.Fatal(err)
 	}
 	var doc report.LatencyJSON
@@ -1189,7 +1189,7 @@ func TestTopUnseenWaits(t *testing.T) {
 		t.Errorf("table:\n%s\nwant %q", b.String(), want)
 	}
 	b.Reset()
-	if err := writeTopJSON(&b, rows); err != nil {
+	if err := writeTopJSON(&b, rows, "", 0); err != nil {
 		t.Fatal(err)
 	}
 	var doc report.LatencyJSON

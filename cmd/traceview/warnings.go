@@ -45,7 +45,7 @@ var warningKinds = []struct {
 		"tracedat-clock", "tracedat-metadata", "text-latency-format"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
 		"cgroup-v1-unattributed", "cgroup-v1-moves-sampled", "duplicate-attr-*", "no-migrations", "replay-cgroup-moved", "text-other-event", "text-other-line", "text-entries-extra", "text-entries-per-cpu", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
-		"no-task-pt-regs", "ring-dump", "ring-dump-overlap", "timehist-open-runs"}},
+		"no-task-pt-regs", "ring-dump", "ring-dump-overlap", "timehist-open-runs", "top-renamed"}},
 }
 
 // lostWindowKey is the key of a trace.LostWindow turned into a warning by

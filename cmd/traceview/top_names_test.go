@@ -1,0 +1,58 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/traceview/traceview/ebpf"
+	"github.com/traceview/traceview/trace"
+)
+
+// TestTopNamesRenamed: top follows a task's name through a window from
+// readings of the totals and names the work done under earlier names
+// (new-user pass 51 F1: 1.5 s spun as alpha_spin was counted under
+// beta_sleep, which only slept, with no note). TIDs no /proc has, so the
+// readings' names stand (procComm). Totals (run time ms, switches in):
+//
+//	start      A: python3 0/0        B: hog 0/0
+//	reading 1  A: python3 50/2       B: hog 100/1     C (new): x 1/1
+//	reading 2  A: alpha 150/3        B: hog 200/1     C: y 2/2
+//	reading 3  A: alpha 1150/5       B: hog 300/1     C: y 3/3
+//	end        A: beta 1160/6        B: hog 400/1     C: y 3/3
+//
+// A: renamed at reading 2; until then python3 (the name at each interval's
+// start): 150 ms, 3; then alpha: 1000+10 ms, 2+1. Its row is named beta,
+// its last name, with 0 ms under it: "ran 1160.000 ms and 6 of its 6
+// switch-ins as alpha (1010.000 ms, 3 switch-ins), python3 (150.000 ms, 3
+// switch-ins)". B never renamed; C renamed with 2 ms of work, below
+// renamedMinRun and renamedMin: not named.
+func TestTopNamesRenamed(t *testing.T) {
+	const ms = int64(1_000_000)
+	const a, b, c = trace.TID(2_000_000_001), trace.TID(2_000_000_002), trace.TID(2_000_000_003)
+	st := func(tid trace.TID, comm string, rt, sw int64) ebpf.TaskStat {
+		return ebpf.TaskStat{TID: tid, Comm: comm, Runtime: rt * ms, Switches: sw}
+	}
+	snap := func(ss ...ebpf.TaskStat) map[trace.TID]ebpf.TaskStat {
+		m := map[trace.TID]ebpf.TaskStat{}
+		for _, s := range ss {
+			m[s.TID] = s
+		}
+		return m
+	}
+	var n topNames
+	n.start(snap(st(a, "python3", 0, 0), st(b, "hog", 0, 0)))
+	n.observe(snap(st(a, "python3", 50, 2), st(b, "hog", 100, 1), st(c, "x", 1, 1)))
+	n.observe(snap(st(a, "alpha", 150, 3), st(b, "hog", 200, 1), st(c, "y", 2, 2)))
+	n.observe(snap(st(a, "alpha", 1150, 5), st(b, "hog", 300, 1), st(c, "y", 3, 3)))
+	n.observe(snap(st(a, "beta", 1160, 6), st(b, "hog", 400, 1), st(c, "y", 3, 3)))
+	got, k := n.note()
+	want := "renamed during the window, so counted under their last name: beta:2000000001 ran 1160.000 ms and 6 of its 6 switch-ins as alpha (1010.000 ms, 3 switch-ins), python3 (150.000 ms, 3 switch-ins) (the names read every 100 ms: each name's share to within 100 ms of run time)"
+	if got != want || k != 1 {
+		t.Errorf("note (%d tasks) %q\nwant (1) %q", k, got, want)
+	}
+	// A new window starts afresh: no rename in it, no note.
+	n.start(snap(st(a, "beta", 1160, 6)))
+	n.observe(snap(st(a, "beta", 1500, 9)))
+	if got, k := n.note(); got != "" || k != 0 {
+		t.Errorf("second window: note (%d) %q", k, got)
+	}
+}
