@@ -884,7 +884,7 @@ func (r *Reader) holeBefore(evs []trace.Event) []trace.Event {
 // of 1.3 s gone).
 func (r *Reader) marker(from, at int64) trace.Event {
 	if from > 0 && at > from {
-		r.meta.Warnings.Add("damaged-block-span", "traceview format: the damaged block's events lay between %s s and %s s (the intact events around it): that time is unobserved on every CPU",
+		r.meta.Warnings.Add("damaged-block-span", "traceview format: the events lost (damaged, missing or skipped blocks) lay between %s s and %s s (the intact events around them): that time is unobserved on every CPU",
 			trace.FormatSeconds(from, 6), trace.FormatSeconds(at, 6))
 	}
 	lost := trace.NewEvent(at, -1, trace.KindLost)
