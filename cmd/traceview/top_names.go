@@ -62,8 +62,11 @@ func (n *topNames) start(before map[trace.TID]ebpf.TaskStat) {
 }
 
 // observe takes a reading: each task's run time and switches in since the
-// last go to the name it had then (a task first seen now, all its totals
-// in this window: to its name now). The totals' name is the one at the
+// last go to the name it has now (a task first seen now: all its totals,
+// in this window). A rename between two readings splits that interval at
+// an unknown point; most renames are an exec, early in a child's life,
+// after which the new program runs (given to the old name, a shell's
+// forks counted 60-122 ms of the programs they exec'd as bash). The totals' name is the one at the
 // task's latest switch, which a task that runs on without one does not
 // update (a prctl in a spin loop: its next 506 ms still read as the old
 // name, measured); a task that ran topProcCommRun since the last reading
@@ -78,11 +81,13 @@ func (n *topNames) observe(snap map[trace.TID]ebpf.TaskStat) {
 		if s.Runtime-t.runtime >= topProcCommRun {
 			s.Comm = procComm(tid, s.Comm)
 		}
+		use := nameUse{max(s.Switches-t.switches, 0), max(s.Runtime-t.runtime, 0)}
 		switch {
 		case t.names != nil:
-			t.names[t.comm] = t.names[t.comm].add(nameUse{max(s.Switches-t.switches, 0), max(s.Runtime-t.runtime, 0)})
+			t.names[s.Comm] = t.names[s.Comm].add(use)
 		case s.Comm != t.comm:
-			t.names = map[string]nameUse{t.comm: {max(s.Switches-t.switches0, 0), max(s.Runtime-t.runtime0, 0)}}
+			t.names = map[string]nameUse{t.comm: {max(t.switches-t.switches0, 0), max(t.runtime-t.runtime0, 0)}}
+			t.names[s.Comm] = t.names[s.Comm].add(use)
 		}
 		t.comm, t.runtime, t.switches = s.Comm, s.Runtime, s.Switches
 	}

@@ -19,12 +19,14 @@ import (
 //	reading 3  A: alpha 1150/5       B: hog 300/1     C: y 3/3
 //	end        A: beta 1160/6        B: hog 400/1     C: y 3/3
 //
-// A: renamed at reading 2; until then python3 (the name at each interval's
-// start): 150 ms, 3; then alpha: 1000+10 ms, 2+1. Its row is named beta,
-// its last name, with 0 ms under it: "ran 1160.000 ms and 6 of its 6
-// switch-ins as alpha (1010.000 ms, 3 switch-ins), python3 (150.000 ms, 3
-// switch-ins)". B never renamed; C renamed with 2 ms of work, below
-// renamedMinRun and renamedMin: not named.
+// A: renamed at reading 2; each interval's run time and switches in go
+// to the name at its end: python3 50 ms, 2 (start to reading 1); alpha
+// 100+1000 ms, 1+2 (readings 1-3); beta 10 ms, 1. Its row is named beta,
+// its last name: "ran 1150.000 ms and 5 of its 6 switch-ins as alpha
+// (1100.000 ms, 3 switch-ins), python3 (50.000 ms, 2 switch-ins)"
+// (python3 holds a tenth of the other names' switch-ins: listed). B never
+// renamed; C renamed with 2 ms of work, below renamedMinRun and
+// renamedMin: not named.
 func TestTopNamesRenamed(t *testing.T) {
 	const ms = int64(1_000_000)
 	const a, b, c = trace.TID(2_000_000_001), trace.TID(2_000_000_002), trace.TID(2_000_000_003)
@@ -45,7 +47,7 @@ func TestTopNamesRenamed(t *testing.T) {
 	n.observe(snap(st(a, "alpha", 1150, 5), st(b, "hog", 300, 1), st(c, "y", 3, 3)))
 	n.observe(snap(st(a, "beta", 1160, 6), st(b, "hog", 400, 1), st(c, "y", 3, 3)))
 	got, k := n.note()
-	want := "renamed during the window, so counted under their last name: beta:2000000001 ran 1160.000 ms and 6 of its 6 switch-ins as alpha (1010.000 ms, 3 switch-ins), python3 (150.000 ms, 3 switch-ins) (the names read every 100 ms: each name's share to within 100 ms of run time)"
+	want := "renamed during the window, so counted under their last name: beta:2000000001 ran 1150.000 ms and 5 of its 6 switch-ins as alpha (1100.000 ms, 3 switch-ins), python3 (50.000 ms, 2 switch-ins) (the names read every 100 ms: each name's share to within 100 ms of run time)"
 	if got != want || k != 1 {
 		t.Errorf("note (%d tasks) %q\nwant (1) %q", k, got, want)
 	}
