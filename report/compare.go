@@ -89,6 +89,11 @@ type CompareResult struct {
 	// is in WarningsA or WarningsB): CompareNoMatch says it once for both.
 	UnmatchedA *Unmatched `json:"-"`
 	UnmatchedB *Unmatched `json:"-"`
+	// TaskRowsA and TaskRowsB are each trace's per-task rows
+	// (LatencyResult.TaskRows), which the rows above merge by command
+	// name: for the callers' notes on tasks renamed during a trace.
+	TaskRowsA []LatencyRow `json:"-"`
+	TaskRowsB []LatencyRow `json:"-"`
 	// Cgroups sets each task group (by path) of A beside B's, in path
 	// order; empty when neither trace records task groups.
 	Cgroups []CompareCgroup `json:"cgroups,omitempty"`
@@ -161,7 +166,9 @@ func Compare(a, b trace.Source, opts CompareOptions) (*CompareResult, error) {
 	if err != nil {
 		return nil, &CompareReadError{Side: "B", Err: err}
 	}
-	return CompareLatency(ra, rb, lo.PerfCompat), nil
+	res := CompareLatency(ra, rb, lo.PerfCompat)
+	res.TaskRowsA, res.TaskRowsB = ra.TaskRows, rb.TaskRows
+	return res, nil
 }
 
 // CompareReadError is Compare's error when the latency report of one

@@ -11,6 +11,7 @@ import (
 
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 type compareOptions struct {
@@ -84,7 +85,14 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	if err != nil {
 		return err
 	}
-	res, err := report.Compare(a, b, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: fa, Cgroups: statedA}, FilterB: fb, CgroupsB: statedB})
+	// (The renamed tasks' notes, as latency's: compareRenamed.)
+	var inA, inB trace.Source = a, b
+	var namesA, namesB func() nameRuns
+	if !o.perf {
+		inA, namesA = watchNames(a, fa)
+		inB, namesB = watchNames(b, fb)
+	}
+	res, err := report.Compare(inA, inB, report.CompareOptions{Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: fa, Cgroups: statedA}, FilterB: fb, CgroupsB: statedB})
 	if err != nil {
 		// The readers' warnings first, in full (as readFailed), each line
 		// naming its trace.
@@ -111,7 +119,23 @@ func runCompare(cmd *cobra.Command, o compareOptions, pathA, pathB string) error
 	if err := checkComparedCgroups(res, o); err != nil {
 		return err
 	}
+	if namesA != nil {
+		compareRenamed(res, fa, fb, namesA(), namesB())
+	}
 	return writeCompare(cmd, o, res, pathA, pathB, true)
+}
+
+// compareRenamed adds to each trace's warnings latency's note on the tasks
+// renamed during it (renamedWarning: "renamed-tasks", printed in full), whose
+// rows compare shows under their last names (new-user pass 52 F4: a row
+// flipEnd of 2008 ms where flipEnd itself ran 0.5 ms, and no note).
+func compareRenamed(res *report.CompareResult, fa, fb *schedule.Filter, runsA, runsB nameRuns) {
+	if wn, ok := renamedWarning(&report.LatencyResult{TaskRows: res.TaskRowsA, Unmatched: res.UnmatchedA}, fa, runsA); ok {
+		res.WarningsA = append(res.WarningsA, wn)
+	}
+	if wn, ok := renamedWarning(&report.LatencyResult{TaskRows: res.TaskRowsB, Unmatched: res.UnmatchedB}, fb, runsB); ok {
+		res.WarningsB = append(res.WarningsB, wn)
+	}
 }
 
 // statedCgroups parses --recorded-cgroup: a value with no side prefix

@@ -300,8 +300,9 @@ type nameUse struct {
 // run time from each switch-in on those CPUs to the task's switch-out on
 // the same CPU, clipped to the window (a run whose end the trace lacks, a
 // second switch-in first or a switch-out elsewhere, adds none: unknown
-// time is no run time), under the name the switch-out gives (prev_comm):
-// a run in which the task renamed itself splits at an unknown point, and
+// time is no run time), split at the renames the trace records (exec and
+// PR_SET_NAME: trace.KindExec and KindComm); a rename the trace does not
+// record puts the run under the name the switch-out gives (prev_comm):
 // most such runs are a forked child's first, which execs early in it
 // (renamed-threads.tv's 141 children: each ran 2.5-7.1 ms in all, the
 // exec's run included, under the shell's name by their switch-ins). A task's switch-ins under its current name cost
@@ -315,6 +316,21 @@ func watchNames(src trace.Source, f *schedule.Filter) (trace.Source, func() name
 		// (The empty name counts: a task may rename itself to it, and
 		// its switch-ins under it are its; new-user pass 32 F2 read "79
 		// of its 105 switch-ins" of a task that had 796.)
+		if (e.Kind == trace.KindComm || e.Kind == trace.KindExec) && e.TID > 0 {
+			// A rename mid-run splits the run at it (new-user pass 52
+			// F1: a task that renamed itself before each switch-out
+			// gave 1 s as flipB to flipA).
+			if p := cur[e.TID]; p != nil && p.name != e.Comm {
+				if p.inAt != 0 && e.Time > p.inAt {
+					if s, t, in := f.Clip(p.inAt, e.Time); in && t > s {
+						p.use.runNS += t - s
+					}
+					p.inAt = e.Time
+				}
+				p.rename(e.Comm)
+			}
+			return
+		}
 		if e.Kind != trace.KindSwitch || !f.CPU(e.CPU) {
 			return
 		}

@@ -155,6 +155,10 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 		writeWarnings(cmd.ErrOrStderr(), o.input, "", append(metaWarnings(res.Meta), res.ReportWarnings...))
 		named := *res
 		named.Warnings = namedWarnings(o.input, "", res.Warnings)
+		if wn, ok := renamedWarning(res, opts.Filter, runs); ok {
+			fmt.Fprintln(cmd.ErrOrStderr(), "note: "+wn.Message)
+			named.Warnings = append(named.Warnings, wn)
+		}
 		return report.WriteLatencyJSON(out, &named)
 	case "csv":
 		printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)
@@ -181,12 +185,23 @@ func renameNotes(w io.Writer, res *report.LatencyResult, f *schedule.Filter, run
 // printRenamed writes renamedNote after the warnings, when rows matched
 // and no --comm filter gave its own hint (commRenameHint).
 func printRenamed(w io.Writer, res *report.LatencyResult, f *schedule.Filter, runs nameRuns) {
+	if wn, ok := renamedWarning(res, f, runs); ok {
+		fmt.Fprintln(w, "note: "+wn.Message)
+	}
+}
+
+// renamedWarning is printRenamed's note as a warning for -o json
+// ("renamed-tasks", Count the tasks it names), ok false when there is none
+// (new-user pass 52 F4: the JSON had no trace of it).
+func renamedWarning(res *report.LatencyResult, f *schedule.Filter, runs nameRuns) (trace.Warning, bool) {
 	if res.Unmatched != nil || f != nil && f.Comms != nil {
-		return
+		return trace.Warning{}, false
 	}
-	if n := renamedNote(res.TaskRows, runs); n != "" {
-		fmt.Fprintln(w, n)
+	list, n := renamedList(res.TaskRows, runs)
+	if list == "" {
+		return trace.Warning{}, false
 	}
+	return trace.Warning{Key: "renamed-tasks", Count: n, CountInMessage: true, Message: strings.TrimPrefix(renamedNote(res.TaskRows, runs), "note: ")}, true
 }
 
 // checkStatedCgroups rejects (exit 2) a --recorded-cgroup PATH that no task

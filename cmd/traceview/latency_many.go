@@ -348,10 +348,14 @@ func runLatencyMany(cmd *cobra.Command, o latencyOptions, opts report.LatencyOpt
 	for _, p := range parts {
 		writeWarnings(w, p.path, p.path+": ", append(metaWarnings(p.res.Meta), p.res.ReportWarnings...))
 	}
-	if len(parts) == 1 && o.by == "" && o.output != "json" {
+	if len(parts) == 1 && o.by == "" {
 		// One recording (a --rotate series, copies of one file): its
-		// names as one file's (new-user pass 33 F3 lost the notes).
+		// names as one file's (new-user pass 33 F3 lost the notes),
+		// with -o json in the document too.
 		renameNotes(w, parts[0].res, parts[0].filter, parts[0].runs)
+		if wn, ok := renamedWarning(parts[0].res, parts[0].filter, parts[0].runs); ok && o.output == "json" {
+			warnings = append(warnings, wn)
+		}
 	}
 	return writeLatencyGroups(cmd, o, merged, keys, cgroups, warnings)
 }

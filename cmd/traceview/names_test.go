@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -176,14 +177,14 @@ func TestWideNamesAlign(t *testing.T) {
 // switch-ins as wrk-0 had a row named done-0, its last name, and wrk-0
 // appeared nowhere): latency says on stderr which tasks did real work
 // under other names (renamedNote), the most first. renamed-threads.tv's
-// t18ren2 ran 69.780 of its 106.359 ms and 68 of its 100 switch-ins under
+// t18ren2 ran 69.792 ms and 68 of its 100 switch-ins under
 // "t18\x1b[2Jx" (escaped) and t18w2, and 1 switch-in as t18names (below a
 // tenth of either: counted, not listed); pipe.perf.data renames nothing; a
 // shell's forked and exec'd children (1 to 3 switch-ins, 2.5-7.1 ms before
 // their exec) are not named.
 func TestRenamedNote(t *testing.T) {
 	_, errs, code := runCLI(t, "latency", "-i", "../../testdata/traces/renamed-threads.tv")
-	want := "t18ren2:12520 ran 69.780 ms and 68 of its 100 switch-ins as t18\\x1b[2Jx (39.537 ms, 50 switch-ins), t18w2 (30.243 ms, 17 switch-ins), 1 more name; "
+	want := "t18ren2:12520 ran 69.792 ms and 68 of its 100 switch-ins as t18\\x1b[2Jx (39.442 ms, 50 switch-ins), t18w2 (30.279 ms, 17 switch-ins), 1 more name; "
 	if code != 0 || !strings.Contains(errs, want) || strings.Contains(errs, "t18sh") {
 		t.Errorf("exit %d, stderr:\n%s\nwant %q", code, errs, want)
 	}
@@ -246,12 +247,20 @@ func TestRenamedNoteReusedTID(t *testing.T) {
 // at 55 on CPU 1 (the switch-out on CPU 0 was lost: none for 50-55), out
 // at 60 on CPU 1 (5 ms). All: sh 1 switch-in 0 ms, hog 3 switch-ins 25 ms.
 // Window [35, 57] ms: switch-ins at 50 and 55, run time 35-40 and 55-57:
-// hog 2 switch-ins 7 ms (sh's run ended outside it: no entry).
+// hog 2 switch-ins 7 ms (sh's run ended outside it: no entry). Task 6: in
+// as flipA at 70, renames itself flipB at 75 (recorded, KindComm: the run
+// splits there; new-user pass 52 F1), out as flipB at 90: flipA 1
+// switch-in 5 ms, flipB 0 and 15 ms; outside the window: nothing.
 func TestWatchNamesRunTime(t *testing.T) {
 	const ms = int64(1_000_000)
 	sw := func(at int64, cpu trace.CPU, prev trace.TID, prevComm string, next trace.TID, nextComm string) trace.Event {
 		e := trace.NewEvent(at*ms, cpu, trace.KindSwitch)
 		e.TID, e.Comm, e.PrevState, e.NextTID, e.NextComm = prev, prevComm, trace.StateInterruptible, next, nextComm
+		return e
+	}
+	ren := func(at int64, tid trace.TID, comm string) trace.Event {
+		e := trace.NewEvent(at*ms, 0, trace.KindComm)
+		e.TID, e.CurTID, e.Comm = tid, tid, comm
 		return e
 	}
 	evs := []trace.Event{
@@ -262,13 +271,16 @@ func TestWatchNamesRunTime(t *testing.T) {
 		sw(50, 0, 0, "swapper/0", 5, "hog"),
 		sw(55, 1, 0, "swapper/1", 5, "hog"),
 		sw(60, 1, 5, "hog", 0, "swapper/1"),
+		sw(70, 0, 0, "swapper/0", 6, "flipA"),
+		ren(75, 6, "flipB"),
+		sw(90, 0, 6, "flipB", 0, "swapper/0"),
 	}
 	for _, c := range []struct {
-		f    *schedule.Filter
-		want map[string]nameUse
+		f           *schedule.Filter
+		want, want6 map[string]nameUse
 	}{
-		{nil, map[string]nameUse{"sh": {1, 0}, "hog": {3, 25 * ms}}},
-		{&schedule.Filter{Start: 35 * ms, End: 57 * ms}, map[string]nameUse{"hog": {2, 7 * ms}}},
+		{nil, map[string]nameUse{"sh": {1, 0}, "hog": {3, 25 * ms}}, map[string]nameUse{"flipA": {1, 5 * ms}, "flipB": {0, 15 * ms}}},
+		{&schedule.Filter{Start: 35 * ms, End: 57 * ms}, map[string]nameUse{"hog": {2, 7 * ms}}, nil},
 	} {
 		src, runs := watchNames(trace.NewSliceSource(evs, &trace.Meta{}), c.f)
 		for {
@@ -276,8 +288,9 @@ func TestWatchNamesRunTime(t *testing.T) {
 				break
 			}
 		}
-		if got := runs()[5]; !maps.Equal(got, c.want) {
-			t.Errorf("window %v: %v, want %v", c.f, got, c.want)
+		got := runs()
+		if !maps.Equal(got[5], c.want) || !maps.Equal(got[6], c.want6) {
+			t.Errorf("window %v: task 5 %v, task 6 %v; want %v, %v", c.f, got[5], got[6], c.want, c.want6)
 		}
 	}
 }
@@ -302,5 +315,33 @@ func TestCommHintEscapedName(t *testing.T) {
 		if got := splitNameList(in); !slices.Equal(got, want) {
 			t.Errorf("splitNameList(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestRenamedNoteJSONAndCompare: latency -o json carries the rename note as
+// a warning (renamed-tasks, its count the tasks it names) and compare says
+// it for the trace that has renamed tasks, in full among that trace's
+// warnings (new-user pass 52 F4: neither said it). renamed-threads.tv names
+// 8 tasks (t18ren0-5 and two more; TestRenamedNote), pipe.perf.data none.
+func TestRenamedNoteJSONAndCompare(t *testing.T) {
+	const ren = "../../testdata/traces/renamed-threads.tv"
+	const pipe = "../../testdata/traces/pipe.perf.data"
+	out, errs, code := runCLI(t, "latency", "-i", ren, "-o", "json")
+	var doc struct {
+		Warnings []trace.Warning `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s", code, err, errs)
+	}
+	i := slices.IndexFunc(doc.Warnings, func(w trace.Warning) bool { return w.Key == "renamed-tasks" })
+	if i < 0 || doc.Warnings[i].Count != 8 || !strings.Contains(doc.Warnings[i].Message, "t18ren2:12520 ran 69.792 ms and 68 of its 100 switch-ins") {
+		t.Errorf("latency -o json warnings: %+v", doc.Warnings)
+	}
+	if !strings.Contains(errs, "note: renamed during the trace") {
+		t.Errorf("latency -o json stderr lacks the note:\n%s", errs)
+	}
+	_, errs, code = runCLI(t, "compare", ren, pipe)
+	if code != 0 || !strings.Contains(errs, "warning: "+ren+": renamed during the trace, so named by their last name in the rows: ") || strings.Contains(errs, pipe+": renamed") {
+		t.Errorf("compare: exit %d, stderr:\n%s", code, errs)
 	}
 }

@@ -45,7 +45,7 @@ var warningKinds = []struct {
 		"tracedat-clock", "tracedat-metadata", "text-latency-format"}},
 	{"what the trace records", []string{"runtime-from-switches", "compare-runtime-source", "cgroup-no-path",
 		"cgroup-v1-unattributed", "cgroup-v1-moves-sampled", "duplicate-attr-*", "no-migrations", "replay-cgroup-moved", "text-other-event", "text-other-line", "text-entries-extra", "text-entries-per-cpu", "tracedat-other-event", "tracedat-instances", "irq-context-unknown",
-		"no-task-pt-regs", "ring-dump", "ring-dump-overlap", "timehist-open-runs", "top-renamed"}},
+		"no-task-pt-regs", "ring-dump", "ring-dump-overlap", "timehist-open-runs", "top-renamed", "renamed-tasks"}},
 }
 
 // lostWindowKey is the key of a trace.LostWindow turned into a warning by
@@ -360,7 +360,7 @@ func cutOrDamaged(key string) bool {
 func inFull(key string) bool {
 	k := warningKind(key)
 	return cutOrDamaged(key) || k >= 0 && warningKinds[k].about == damagedInput || slices.Contains(inputLostKeys, key) ||
-		strings.HasPrefix(key, "duplicate-attr-")
+		strings.HasPrefix(key, "duplicate-attr-") || key == "renamed-tasks" // (latency's note, in compare: compareRenamed)
 }
 
 // inputLostKeys are the "lost events" warnings that say the input lacks

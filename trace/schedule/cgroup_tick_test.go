@@ -78,3 +78,47 @@ func TestFilterCgroupLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestRenameSplitsRunUnderComm: under a --comm filter, a rename recorded
+// while the task runs (PR_SET_NAME, trace.KindComm) splits its run there,
+// so each name gets the part it ran under (new-user pass 52 F1: 1 s spun
+// as flipB read "nothing matched"). Task 1 "flipA" is switched in on CPU 0
+// at 100, renames itself "flipB" at 400 and is switched out (prev_comm
+// flipB) at 1000. --comm flipA: OnCPU 300 (100-400); --comm flipB: 600
+// (400-1000); no filter: 900, one run, no split.
+func TestRenameSplitsRunUnderComm(t *testing.T) {
+	in := sw(100, 0, 0, 0, 1)
+	in.NextComm = "flipA"
+	ren := trace.NewEvent(400, 0, trace.KindComm)
+	ren.TID, ren.PID, ren.CurTID, ren.Comm = 1, 1, 1, "flipB"
+	out := sw(1000, 0, 1, trace.StateInterruptible, 0)
+	out.Comm = "flipB"
+	evs := []trace.Event{in, ren, out}
+	for _, c := range []struct {
+		comms        []string
+		onCPU        int64
+		runs, splits int64
+	}{{[]string{"flipA"}, 300, 2, 1}, {[]string{"flipB"}, 600, 2, 1}, {nil, 900, 1, 0}} {
+		var f *schedule.Filter
+		if c.comms != nil {
+			f = &schedule.Filter{Comms: c.comms}
+		}
+		var runs int64
+		b := schedule.New(schedule.Options{Filter: f}, schedule.Hooks{Run: func(r *schedule.Run) {
+			if r.Task != nil && r.Task.TID == 1 {
+				runs++
+			}
+		}})
+		if err := b.Run(trace.NewSliceSource(evs, nil)); err != nil {
+			t.Fatal(err)
+		}
+		b.Finish()
+		var onCPU int64 = -1
+		if task := b.Lookup(1); task != nil {
+			onCPU = task.OnCPU
+		}
+		if onCPU != c.onCPU || runs != c.runs || b.C.RenameSplits != c.splits {
+			t.Errorf("--comm %v: OnCPU %d, %d runs, %d splits; want %d, %d, %d", c.comms, onCPU, runs, b.C.RenameSplits, c.onCPU, c.runs, c.splits)
+		}
+	}
+}
