@@ -16,8 +16,11 @@ import (
 // would count its whole window under its last name (new-user pass 51 F1:
 // 1.5 s spun as alpha_spin shown as beta_sleep, which only slept). A
 // reading costs one pass over the totals map (Top.Snapshot); the run time
-// between two readings is given to the name at the first, so a name's
-// share is known to within this much of the task's run time.
+// between two readings is given to the name at the second (observe), so
+// each rename moves up to this much run time to the wrong name: a task
+// that renamed itself every 50 ms while spinning read 1399.5 ms under one
+// of its two names where it ran 1000 (new-user pass 52 F3), which the note
+// says.
 const topNameEvery = 100_000_000 // ns
 
 // topProcCommRun is the run time since the last reading (ns) past which
@@ -106,7 +109,7 @@ func (n *topNames) note() (string, int) {
 		}
 	}
 	if list, k := renamedList(rows, runs); list != "" {
-		return "renamed during the window, so counted under their last name: " + list + " (the names read every 100 ms: each name's share to within 100 ms of run time)", k
+		return "renamed during the window, so counted under their last name: " + list + " (top reads the names every 100 ms, so each interval between readings counts under the name at its end: a task that renames itself more often is split at the readings, not at its renames; traceview record keeps each rename)", k
 	}
 	return "", 0
 }

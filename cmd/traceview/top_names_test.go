@@ -47,7 +47,7 @@ func TestTopNamesRenamed(t *testing.T) {
 	n.observe(snap(st(a, "alpha", 1150, 5), st(b, "hog", 300, 1), st(c, "y", 3, 3)))
 	n.observe(snap(st(a, "beta", 1160, 6), st(b, "hog", 400, 1), st(c, "y", 3, 3)))
 	got, k := n.note()
-	want := "renamed during the window, so counted under their last name: beta:2000000001 ran 1150.000 ms and 5 of its 6 switch-ins as alpha (1100.000 ms, 3 switch-ins), python3 (50.000 ms, 2 switch-ins) (the names read every 100 ms: each name's share to within 100 ms of run time)"
+	want := "renamed during the window, so counted under their last name: beta:2000000001 ran 1150.000 ms and 5 of its 6 switch-ins as alpha (1100.000 ms, 3 switch-ins), python3 (50.000 ms, 2 switch-ins) (top reads the names every 100 ms, so each interval between readings counts under the name at its end: a task that renames itself more often is split at the readings, not at its renames; traceview record keeps each rename)"
 	if got != want || k != 1 {
 		t.Errorf("note (%d tasks) %q\nwant (1) %q", k, got, want)
 	}
