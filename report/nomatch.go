@@ -112,6 +112,20 @@ func (x NoMatch) Extent(comms []string) string {
 	if len(near) > 0 {
 		fmt.Fprintf(&b, "; closest task names: %s", strings.Join(near, ", "))
 	}
+	for _, want := range comms {
+		// A name the trace records (a rename record, a wakeup) that no
+		// run of this view carries: the task held it only between its
+		// switches, and a view that names a run by its switch-out (perf
+		// sched timehist's rule) shows none under it (new-user pass 52
+		// F1: timehist --comm flipB, 1 s spun as flipB).
+		if _, ok := x.Names[want]; ok {
+			who := ""
+			if tid := x.NameTIDs[want]; tid > 0 {
+				who = fmt.Sprintf(" (of tid %d)", tid)
+			}
+			fmt.Fprintf(&b, "; %s is a name the trace records%s that no sched_switch of these events gives: the task held it only between its switches, and this view names each run by the task's name at its switch-out; latency --comm counts the run time under each name", termsafe.Name(want), who)
+		}
+	}
 	if len(x.Cgroups) > 0 {
 		shown := x.Cgroups
 		if len(shown) > 8 {
