@@ -64,7 +64,12 @@ func RingDumps(metas ...*Meta) bool {
 // Meta is the first part's description with the span of all, and the lost
 // windows and warnings of each part (prefixed with its name, and kept
 // apart from the other parts': Warnings.AddScoped) added as it ends;
-// Event.Stack ids are renumbered into one table. Close closes every part.
+// Event.Stack ids are renumbered into one table. The parts' cgroup tables
+// are one from the start (Meta.Cgroups), numbered by path: a path keeps
+// the id it has in the first part that names it, and the events' cgroup
+// ids (Event.Cgroup) of the later parts are rewritten to match, as each
+// file of a series numbers its cgroup v1 groups its own way (see
+// seriesCgroups). Close closes every part.
 func Concat(srcs []Source, names []string, ring bool) Source {
 	c := &concat{srcs: srcs, names: names, ring: ring, meta: &Meta{},
 		prevLast: map[CPU]int64{}, curLast: map[CPU]int64{}, begun: map[CPU]bool{}, skippedOn: map[CPU]bool{}}
@@ -76,11 +81,14 @@ func Concat(srcs []Source, names []string, ring bool) Source {
 			c.meta.FirstTime = m.FirstTime
 		}
 	}
-	for _, s := range srcs {
+	metas := make([]*Meta, len(srcs))
+	for i, s := range srcs {
 		if m := s.Meta(); m != nil {
 			c.meta.LastTime = max(c.meta.LastTime, m.LastTime)
+			metas[i] = m
 		}
 	}
+	c.cgroups = newSeriesCgroups(c.meta, metas)
 	return c
 }
 
@@ -92,6 +100,8 @@ type concat struct {
 	k     int // the part being read
 	// stacks is the number of stack ids of the parts before k.
 	stacks int
+	// cgroups numbers the parts' cgroups as one table.
+	cgroups *seriesCgroups
 
 	// Ring dumps only.
 	prevLast  map[CPU]int64 // ns, each CPU's last event in the parts before k
@@ -140,6 +150,9 @@ func (c *concat) Next() (Event, error) {
 		}
 		if e.Stack > 0 {
 			e.Stack += StackID(c.stacks)
+		}
+		if e.Cgroup != 0 {
+			e.Cgroup = c.cgroups.id(c.k, c.srcs[c.k].Meta(), e.Cgroup)
 		}
 		if !c.ring {
 			return e, nil
@@ -221,7 +234,8 @@ func (c *concat) gap(e Event, last int64) {
 }
 
 // endPart adds part k's lost windows, warnings, stacks and cgroup names
-// to the Meta and moves on to the next part.
+// (those its table gained while read) to the Meta and moves on to the
+// next part.
 func (c *concat) endPart() {
 	if m := c.srcs[c.k].Meta(); m != nil {
 		c.meta.Lost = append(c.meta.Lost, m.Lost...)
@@ -248,12 +262,9 @@ func (c *concat) endPart() {
 			c.meta.Stacks = append(c.meta.Stacks, st)
 		}
 		c.stacks += len(m.Stacks)
-		if m.Cgroups != nil {
-			if c.meta.Cgroups == nil {
-				c.meta.Cgroups = map[uint64]string{}
-			}
-			maps.Copy(c.meta.Cgroups, m.Cgroups)
-		}
+		// (A table that grew while the part was read, or the root's
+		// entry of a file without trailer, given at its end.)
+		c.cgroups.addPart(c.k, m)
 		c.meta.CgroupSettings = append(c.meta.CgroupSettings, m.CgroupSettings...)
 		c.meta.CgroupStats = append(c.meta.CgroupStats, m.CgroupStats...)
 		if m.TaskAffinity != nil {

@@ -3,8 +3,12 @@ package trace
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // partSource is a Source of the events evs with meta m.
@@ -149,5 +153,123 @@ func TestConcatSeriesMissingFile(t *testing.T) {
 	src = Concat([]Source{part(10, 20), part(30, 40)}, []string{"s.001.tv", "s.002.tv"}, false)
 	if got, want := concatAll(t, src), "0@10 0@20 0@30 0@40"; got != want {
 		t.Errorf("consecutive parts: events %q, want %q", got, want)
+	}
+}
+
+// TestConcatCgroupsByPath: the parts of one recording each number their
+// cgroups (Meta.Cgroups); read as one, a path keeps the id it got first
+// and the later parts' events (Event.Cgroup) are rewritten to it, so that
+// every event still names its own part's group (new-user pass 52 F2: the
+// table was the last part's, and the first parts' tasks went under the
+// groups that reused their ids). Each part has one switch per id of its
+// table, in id order, and one with the id given as unnamed (if any); v is
+// V1CgroupIDBit, and a v2 id whose path the parts disagree on gets
+// AutogroupIDBit-1, the first fresh id below the autogroups'.
+func TestConcatCgroupsByPath(t *testing.T) {
+	const v = V1CgroupIDBit
+	type part struct {
+		table   map[uint64]string
+		unnamed uint64 // an event's id the table lacks (0: none)
+	}
+	for _, c := range []struct {
+		name  string
+		parts []part
+		// wantIDs are the ids of the events read, in order; wantTable
+		// the merged table.
+		wantIDs   []uint64
+		wantTable map[uint64]string
+	}{
+		{
+			// The tester's g1 series: /b, /a, /q are v|1, v|2, v|3 in
+			// part 1; part 2 has /q and /a swapped, part 3 all three
+			// moved.
+			name: "v1 ids permuted",
+			parts: []part{
+				{table: map[uint64]string{v | 1: "/b", v | 2: "/a", v | 3: "/q"}},
+				{table: map[uint64]string{v | 1: "/b", v | 2: "/q", v | 3: "/a"}},
+				{table: map[uint64]string{v | 1: "/q", v | 2: "/b", v | 3: "/a"}},
+			},
+			wantIDs:   []uint64{v | 1, v | 2, v | 3, v | 1, v | 3, v | 2, v | 3, v | 1, v | 2},
+			wantTable: map[uint64]string{v | 1: "/b", v | 2: "/a", v | 3: "/q"},
+		},
+		{
+			// A group only the second part names keeps its id when no
+			// earlier part used it (v|2), and takes the next number up
+			// that no part uses when one did (/c's v|1 is /a's: v|3).
+			name: "v1 groups new in a later part",
+			parts: []part{
+				{table: map[uint64]string{v | 1: "/a"}},
+				{table: map[uint64]string{v | 1: "/c", v | 2: "/b"}},
+			},
+			wantIDs:   []uint64{v | 1, v | 3, v | 2},
+			wantTable: map[uint64]string{v | 1: "/a", v | 2: "/b", v | 3: "/c"},
+		},
+		{
+			// cgroup v2: /x made again between the parts (a new inode,
+			// 600) is one group by its path; 500, /x in part 1 and /y in
+			// part 2, is two: /y gets a fresh id.
+			name: "v2 ids",
+			parts: []part{
+				{table: map[uint64]string{1: "/", 500: "/x"}},
+				{table: map[uint64]string{1: "/", 500: "/y", 600: "/x"}},
+			},
+			wantIDs:   []uint64{1, 500, 1, AutogroupIDBit - 1, 500},
+			wantTable: map[uint64]string{1: "/", 500: "/x", AutogroupIDBit - 1: "/y"},
+		},
+		{
+			// A part whose table lacks an id (a file cut before its
+			// trailer): its v1 number is its own, not part 1's /a, so it
+			// gets a fresh one (v|2) that names nothing, and another
+			// such part's is another group again (v|3); a v2 id is the
+			// kernel's and stays (part 1 names 500).
+			name: "unnamed ids",
+			parts: []part{
+				{table: map[uint64]string{v | 1: "/a", 500: "/x"}},
+				{unnamed: v | 1},
+				{unnamed: 500},
+				{unnamed: v | 1},
+			},
+			wantIDs:   []uint64{500, v | 1, v | 2, 500, v | 3},
+			wantTable: map[uint64]string{v | 1: "/a", 500: "/x"},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var srcs []Source
+			var names []string
+			at := int64(10)
+			for i, p := range c.parts {
+				ps := &partSource{m: &Meta{Tool: "traceview record (tp_btf) --rotate 1s", Hostname: "h", NrCPUs: 1, Cgroups: p.table}}
+				ids := slices.Sorted(maps.Keys(p.table))
+				if p.unnamed != 0 {
+					ids = append(ids, p.unnamed)
+				}
+				for _, id := range ids {
+					e := NewEvent(at, 0, KindSwitch)
+					e.Cgroup = id
+					ps.evs = append(ps.evs, e)
+					at += 10
+				}
+				ps.m.FirstTime, ps.m.LastTime = ps.evs[0].Time, ps.evs[len(ps.evs)-1].Time
+				srcs, names = append(srcs, ps), append(names, fmt.Sprintf("s.%03d.tv", i+1))
+			}
+			src := Concat(srcs, names, false)
+			if diff := cmp.Diff(c.wantTable, src.Meta().Cgroups); diff != "" {
+				t.Errorf("the table as the parts were opened (-want +got):\n%s", diff)
+			}
+			evs, err := ReadAll(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []uint64
+			for _, e := range evs {
+				got = append(got, e.Cgroup)
+			}
+			if diff := cmp.Diff(c.wantIDs, got); diff != "" {
+				t.Errorf("the events' cgroup ids (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(c.wantTable, src.Meta().Cgroups); diff != "" {
+				t.Errorf("the table after the read (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
