@@ -81,6 +81,9 @@ type v1Sampler struct {
 	procMoves map[trace.PID][]v1Move
 	// watchErr says why moves are not followed ("" when they are).
 	watchErr string
+	// ids numbers the groups for the whole recording (v1Attrib.idOf), so
+	// that every file of a series gives a group the same id.
+	ids map[string]uint64
 }
 
 // v1Move is one task's move to a group (path "" the root group) at time
@@ -569,7 +572,8 @@ func (a *v1Attrib) rewrite(e *trace.Event) {
 	}
 }
 
-// idOf returns the id of group path in this file.
+// idOf returns the id of group path in this file (its sampler's, the
+// same in every file of the recording: v1Sampler.idOf).
 // The root group ("/", a task moved back there) is the cgroup v2 root's
 // id, trace.RootCgroupID: with the cpu controller on v1, the task's cgroup
 // v2 group does not schedule it.
@@ -580,8 +584,28 @@ func (a *v1Attrib) idOf(path string) uint64 {
 	}
 	id, ok := a.ids[path]
 	if !ok {
-		id = V1CgroupIDBit | uint64(len(a.ids)+1)
+		id = a.s.idOf(path)
 		a.ids[path], a.paths[id] = id, path
+	}
+	return id
+}
+
+// idOf returns the id of non-root group path: V1CgroupIDBit with a number
+// from 1, in the order the recording met the groups. Each file numbered
+// them its own way before, so a series' files gave one id to different
+// groups, which a series read as one mixed up (new-user pass 52 F2; the
+// readers now match ids by path, trace.Concat, which files recorded
+// before this still need).
+func (s *v1Sampler) idOf(path string) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ids == nil {
+		s.ids = map[string]uint64{}
+	}
+	id, ok := s.ids[path]
+	if !ok {
+		id = V1CgroupIDBit | uint64(len(s.ids)+1)
+		s.ids[path] = id
 	}
 	return id
 }

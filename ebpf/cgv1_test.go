@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/traceview/traceview/trace"
 )
 
@@ -314,5 +315,52 @@ func TestV1MoveFromRoot(t *testing.T) {
 	}
 	if len(sp) != 1 || sp[0].Runtime != 500 || sp[0].Cgroup != 1 {
 		t.Errorf("splits %v, want one move 500 ns before the switch-out, from cgroup v2 id 1", sp)
+	}
+}
+
+// TestV1IDsAcrossFiles is the regression test for new-user pass 52 F2:
+// each file of a record --rotate series numbered the v1 groups in the
+// order it met them, so one id named different groups in two files. Task
+// 10 is in /a and task 11 in /b throughout; file 1 meets task 10 first
+// (its switch-out at 2000 ns, then task 11's at 3000), file 2 task 11
+// first (at 5000, task 10 at 6000). The recording met /a first, so /a is
+// V1CgroupIDBit|1 and /b V1CgroupIDBit|2 in both files, and each file's
+// table names only the groups of its own switches (file 3, with task 11
+// alone, names /b only, still as |2).
+func TestV1IDsAcrossFiles(t *testing.T) {
+	s := &v1Sampler{exact: false, slack: 1 << 40, latest: 1 << 62, stopped: true,
+		spans: map[trace.TID][]v1Span{10: {{path: "/a", first: 0, last: 10000}}, 11: {{path: "/b", first: 0, last: 10000}}},
+		moves: map[trace.TID][]v1Move{}, procMoves: map[trace.PID][]v1Move{}}
+	file := func(switches ...[2]int64) (map[trace.TID]uint64, map[uint64]string) {
+		a := newV1Attrib(s)
+		got := map[trace.TID]uint64{}
+		for _, sw := range switches {
+			e := trace.NewEvent(sw[1], 0, trace.KindSwitch)
+			e.TID, e.PID, e.Cgroup = trace.TID(sw[0]), trace.PID(sw[0]), 77
+			a.rewrite(&e)
+			got[e.TID] = e.Cgroup
+		}
+		return got, a.paths
+	}
+	ida, idb := V1CgroupIDBit|1, V1CgroupIDBit|2
+	for _, c := range []struct {
+		name      string
+		switches  [][2]int64
+		want      map[trace.TID]uint64
+		wantPaths map[uint64]string
+	}{
+		{"file 1", [][2]int64{{10, 2000}, {11, 3000}}, map[trace.TID]uint64{10: ida, 11: idb}, map[uint64]string{ida: "/a", idb: "/b"}},
+		{"file 2", [][2]int64{{11, 5000}, {10, 6000}}, map[trace.TID]uint64{10: ida, 11: idb}, map[uint64]string{ida: "/a", idb: "/b"}},
+		{"file 3", [][2]int64{{11, 8000}}, map[trace.TID]uint64{11: idb}, map[uint64]string{idb: "/b"}},
+	} {
+		// (In order, not t.Run: each file's numbering follows the
+		// files before it.)
+		got, paths := file(c.switches...)
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s: ids of the tasks' switches (-want +got):\n%s", c.name, diff)
+		}
+		if diff := cmp.Diff(c.wantPaths, paths); diff != "" {
+			t.Errorf("%s: the file's table (-want +got):\n%s", c.name, diff)
+		}
 	}
 }
