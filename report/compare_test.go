@@ -95,7 +95,7 @@ func TestCompareHand(t *testing.T) {
 	}
 	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })
 	noWarn := cmpopts.IgnoreFields(CompareResult{}, "WarningsA", "WarningsB", "TaskRowsA", "TaskRowsB") // (the rows: ComputeLatency's, tested there)
-	noSource := cmpopts.IgnoreFields(CompareSide{}, "RuntimeSource") // checked in TestCompareRuntimeSources
+	noSource := cmpopts.IgnoreFields(CompareSide{}, "RuntimeSource")                                    // checked in TestCompareRuntimeSources
 	// The figures without a field of their own (Extra) are pinned by the
 	// tests of their columns (latency_columns_test.go).
 	noExtra := cmp.Options{cmpopts.IgnoreFields(CompareSide{}, "Extra"), cmpopts.IgnoreFields(CompareRatios{}, "Extra")}
