@@ -378,7 +378,9 @@ type recSource struct {
 // Meta.Cgroups, with its settings in Meta.CgroupSettings, and each
 // sched_switch carries the id of the task it switches out (perf's
 // PERF_SAMPLE_CGROUP: the group of the task running when the event
-// fired). tg is each model task's group index (Groups).
+// fired). tg is each model task's group index (Groups). With the groups
+// not modelled (Result.GroupsModelled false) their settings say so
+// (trace.NotModelledSource, no quota, no weight).
 func predictedCgroups(res *Result, tg []int) {
 	if len(res.Groups) < 2 || len(tg) == 0 {
 		return
@@ -387,7 +389,11 @@ func predictedCgroups(res *Result, tg []int) {
 	for k, g := range res.Groups {
 		id := uint64(trace.RootCgroupID + k)
 		res.Meta.Cgroups[id] = g.Path
-		if k > 0 {
+		if k > 0 && !res.GroupsModelled {
+			// The policy ran every task as a peer: no quota and no
+			// weight of the recording's was in force.
+			res.Meta.CgroupSettings = append(res.Meta.CgroupSettings, trace.CgroupSettings{Path: g.Path, QuotaNS: -1, PeriodNS: trace.DefaultCfsPeriod, Source: trace.NotModelledSource})
+		} else if k > 0 {
 			s := g.CgroupSettings
 			// (What, not the advice after a ";".)
 			s.Source, _, _ = strings.Cut(cmp.Or(g.QuotaSource, g.Source), ";")

@@ -194,7 +194,7 @@ func htmlGroups(groups []CgroupThrottle) []htmlGroup {
 		if g.Delays == 0 {
 			hg.AvgDelay, hg.MaxDelay = "-", "-" // none measured, as the text table says
 		}
-		if g.Settings == AutogroupSettings {
+		if g.Settings == AutogroupSettings || g.NotModelled() {
 			hg.Periods, hg.Throttled = "-", "-" // never throttled, as the text table says
 		}
 		if k := g.Kernel; k != nil {

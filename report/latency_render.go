@@ -167,7 +167,7 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 			avgCell, maxCell = fmt.Sprintf("%12s", "-"), fmt.Sprintf("%12s", "-")
 		}
 		thrCell, thrMsCell := fmt.Sprintf("%3d periods", g.ThrottledPeriods), fmt.Sprintf("%13.3f", ms(g.Throttled))
-		if g.Settings == AutogroupSettings {
+		if g.Settings == AutogroupSettings || g.NotModelled() {
 			thrCell, thrMsCell = fmt.Sprintf("%11s", "-"), fmt.Sprintf("%13s", "-") // never throttled
 		}
 		fmt.Fprintf(w, "  %-*s | %12.3f | %9.3f | %s | %s | %s | %s | %*s | %s\n", width, g.Path,
@@ -339,6 +339,8 @@ func quotaText(g *CgroupThrottle) string {
 		q = "unknown"
 	case g.Settings == AutogroupSettings:
 		q = "none (autogroup)"
+	case g.NotModelled():
+		q = "not modelled (the replay's policy ran every task as a peer)"
 	case g.QuotaNS < 0:
 		q = "max (no limit), " + g.Settings
 	default:

@@ -769,6 +769,13 @@ func settingsSource(meta *trace.Meta, source string) string {
 	return cmp.Or(source, "recorded") + " (replay)"
 }
 
+// NotModelled reports whether g is a group of a replay's prediction whose
+// policy did not model task groups (its settings' Source
+// trace.NotModelledSource): no quota or weight was in force.
+func (g *CgroupThrottle) NotModelled() bool {
+	return g.Predicted && strings.HasPrefix(g.Settings, trace.NotModelledSource)
+}
+
 // AutogroupSettings is the CgroupThrottle.Settings of an autogroup, which
 // has no quota (groupSettings).
 const AutogroupSettings = "autogroup"
@@ -1296,7 +1303,9 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan,
 	quotaKnown := ct.PeriodNS > 0 && slices.ContainsFunc(append(ct.QuotaReadings, QuotaReading{QuotaNS: ct.QuotaNS}), func(r QuotaReading) bool { return r.QuotaNS > 0 })
 	// An autogroup has no quota and the root above it none: a gap in
 	// its runs is no throttle (groupSettings).
-	unlimited := ct.Settings == AutogroupSettings
+	// Nor in a prediction whose policy did not model the groups
+	// (trace.NotModelledSource): nothing throttled them.
+	unlimited := ct.Settings == AutogroupSettings || ct.NotModelled()
 	var cands []candidate
 	for i := 0; i+1 < len(busy) && !unlimited; i++ {
 		a, b := busy[i].End, busy[i+1].Start

@@ -40,7 +40,8 @@ type CgroupSettings struct {
 	// Source, in a replay's prediction (Meta.Predicted), is where the
 	// replay took the settings from (replay.GroupInfo.Source: "recorded",
 	// "stated", "what-if", "default"); empty in a recording. At most
-	// MaxSettingsSource bytes of printable text (Check).
+	// MaxSettingsSource bytes of printable text (Check). NotModelledSource
+	// in a prediction of a policy that schedules every task as a peer.
 	Source string `json:"source,omitempty"`
 	// WeightSource, in a prediction, is where the weight came from when
 	// it differs from Source (a what-if on the quota only); the same
@@ -338,3 +339,12 @@ func IsAutogroupPath(path string) bool {
 	}
 	return true
 }
+
+// NotModelledSource is the CgroupSettings.Source of every task group of a
+// replay's prediction made by a policy that does not model task groups
+// (bfs, sd, o1, ...: every task a peer in one runqueue, no cgroup weight
+// and no CFS bandwidth): no quota or weight was in force in it, whatever
+// the recording's (new-user pass 53 F1: a bfs prediction's group table
+// showed the recorded 30ms/100ms quota as the replay's, 0.6 CPUs used
+// under it and throttles inferred).
+const NotModelledSource = "not modelled"

@@ -112,3 +112,45 @@ func TestCutTVSameError(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictionGroupsNotModelled: a prediction of a policy that runs every
+// task as a peer (bfs) says its groups were not modelled: no quota in force
+// (-1), no weight, settings "not modelled (replay)", and no throttle
+// inferred (new-user pass 53 F1: a bfs prediction of quota-siblings.tv-like
+// recordings showed the recorded 30ms/100ms quota as the replay's and
+// inferred throttles nothing did). quota-siblings.tv's /p7q has a 30 ms per
+// 100 ms quota (its meta file).
+func TestPredictionGroupsNotModelled(t *testing.T) {
+	pred := filepath.Join(t.TempDir(), "bfs.tv")
+	if _, errs, code := runCLI(t, "replay", "-i", "../../testdata/traces/quota-siblings.tv", "--policy", "bfs", "-w", pred); code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, errs)
+	}
+	type group struct {
+		Path     string `json:"path"`
+		Settings string `json:"settings"`
+		Quota    int64  `json:"quota_ns"`
+		Weight   int    `json:"weight"`
+		Periods  int64  `json:"throttled_periods"`
+		Thr      int64  `json:"throttled_ns"`
+	}
+	d := cliJSON[struct {
+		Cgroups []group `json:"cgroups"`
+	}](t, "latency", "-i", pred, "-o", "json")
+	n := 0
+	for _, g := range d.Cgroups {
+		if g.Path != "/p7q" && g.Path != "/p7h" {
+			continue
+		}
+		n++
+		if g.Settings != "not modelled (replay)" || g.Quota != -1 || g.Weight != 0 || g.Periods != 0 || g.Thr != 0 {
+			t.Errorf("%+v: want settings \"not modelled (replay)\", quota -1, no weight, nothing throttled", g)
+		}
+	}
+	if n != 2 {
+		t.Errorf("groups %+v: want /p7q and /p7h", d.Cgroups)
+	}
+	out, _, _ := runCLI(t, "latency", "-i", pred)
+	if !strings.Contains(out, "not modelled (the replay's policy ran every task as a peer)") {
+		t.Errorf("latency table:\n%s", out)
+	}
+}
