@@ -69,7 +69,13 @@ type SchedSlice struct {
 // IRQ whether that wakeup ran in interrupt context (the tracepoint's
 // common_flags, or the capture's own flag); both null when unknown.
 // Cause says what started a runnable interval ("wakeup", "wakeup_new",
-// "preempted", "woken-before-switch-out"), null otherwise.
+// "preempted", "woken-before-switch-out"), null otherwise. Quality is
+// "known"; "end_unknown" for a runnable interval the trace does not end
+// (schedule.Interval.EndUnknown: the task was switched out with no
+// switch-in the trace shows, or events were lost on its runqueue; it
+// waited at least Dur, its delay is not in task_latency, and its run
+// until the switch-out is in no row: new-user pass 53 F2 read such rows
+// as measured waits); "open" for an interval the trace's end cut.
 type ThreadState struct {
 	TraceID  string  `parquet:"trace_id,dict"`
 	TS       int64   `parquet:"ts"`
@@ -81,6 +87,7 @@ type ThreadState struct {
 	WakerTID *int32  `parquet:"waker_tid,optional"`
 	IRQ      *bool   `parquet:"irq,optional"`
 	Cause    *string `parquet:"cause,optional,dict"`
+	Quality  string  `parquet:"quality,dict"`
 }
 
 // Thread is one row of thread: a task identity of the reconstruction (UTID
@@ -406,7 +413,13 @@ func writeAll(dir string, src trace.Source, opts Options) (*Summary, error) {
 			if werr != nil {
 				return
 			}
-			row := ThreadState{TraceID: id, TS: iv.Start, Dur: iv.End - iv.Start, UTID: int32(iv.Task.ID), TID: int32(iv.Task.TID)}
+			row := ThreadState{TraceID: id, TS: iv.Start, Dur: iv.End - iv.Start, UTID: int32(iv.Task.ID), TID: int32(iv.Task.TID), Quality: "known"}
+			switch {
+			case iv.EndUnknown:
+				row.Quality = "end_unknown"
+			case iv.Open:
+				row.Quality = "open"
+			}
 			switch iv.State {
 			case schedule.StateRunning:
 				row.State, row.CPU = "Running", ptr(int32(iv.CPU))

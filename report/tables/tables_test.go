@@ -196,6 +196,22 @@ func TestWrite(t *testing.T) {
 			}
 		}
 	}
+	// Its runnable rows of quality "known" are task_latency's delays
+	// (docs/parquet.md); every row has a quality.
+	knownRunnable := map[int32]int64{}
+	for _, s := range states {
+		switch {
+		case s.Quality != "known" && s.Quality != "end_unknown" && s.Quality != "open":
+			t.Fatalf("thread_state row %+v: quality %q", s, s.Quality)
+		case (s.State == "R" || s.State == "R+") && s.Quality == "known":
+			knownRunnable[s.TID] += s.Dur
+		}
+	}
+	for _, l := range read[tables.TaskLatency](t, dir, tables.TableTaskLatency) {
+		if knownRunnable[l.TID] != l.DelaySum {
+			t.Errorf("tid %d: known runnable rows add up to %d ns, task_latency's delay_sum %d", l.TID, knownRunnable[l.TID], l.DelaySum)
+		}
+	}
 	threads := read[tables.Thread](t, dir, tables.TableThread)
 	for _, th := range threads {
 		if th.TID != 0 && running[th.UTID] != th.OnCPU {

@@ -1,6 +1,7 @@
 package schedule_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/traceview/traceview/trace"
@@ -120,5 +121,41 @@ func TestRenameSplitsRunUnderComm(t *testing.T) {
 		if onCPU != c.onCPU || runs != c.runs || b.C.RenameSplits != c.splits {
 			t.Errorf("--comm %v: OnCPU %d, %d runs, %d splits; want %d, %d, %d", c.comms, onCPU, runs, b.C.RenameSplits, c.onCPU, c.runs, c.splits)
 		}
+	}
+}
+
+// TestRunnableEndUnknown: a task switched out with no switch-in the trace
+// shows has a runnable interval the trace does not end (Interval.
+// EndUnknown; new-user pass 53 F2: the Parquet export gave it as a
+// measured wait). CPU 0: task 1 runs from 100 and is preempted at 200 by
+// task 2 (runnable from 200); at 300 task 2 sleeps and task 3 runs; at 400
+// task 1 is switched out (its switch-in, after 300, is missing): its delay
+// is dropped, and its runnable interval is [200, 300], the CPU's last
+// switch before, marked EndUnknown; task 2's and 3's intervals are not.
+func TestRunnableEndUnknown(t *testing.T) {
+	type iv struct {
+		tid        trace.TID
+		start, end int64
+		endUnknown bool
+	}
+	var got []iv
+	b := schedule.New(schedule.Options{}, schedule.Hooks{State: func(i *schedule.Interval) {
+		if i.State == schedule.StateRunnable {
+			got = append(got, iv{i.Task.TID, i.Start, i.End, i.EndUnknown})
+		}
+	}})
+	evs := []trace.Event{
+		sw(100, 0, 0, 0, 1),
+		sw(200, 0, 1, trace.StateRunning, 2),
+		sw(300, 0, 2, trace.StateInterruptible, 3),
+		sw(400, 0, 1, trace.StateInterruptible, 0),
+	}
+	if err := b.Run(trace.NewSliceSource(evs, nil)); err != nil {
+		t.Fatal(err)
+	}
+	b.Finish()
+	want := []iv{{1, 200, 300, true}}
+	if !slices.Equal(got, want) || b.C.Dropped != 1 {
+		t.Errorf("runnable intervals %+v (%d dropped), want %+v (1)", got, b.C.Dropped, want)
 	}
 }

@@ -304,6 +304,14 @@ type Interval struct {
 	// Open: the interval was closed by the end of the trace (Finish), not
 	// by an event: its real end is unknown.
 	Open bool
+	// EndUnknown: a Runnable interval the trace does not end: the task was
+	// switched out with no switch-in the trace shows (it ends at the
+	// CPU's last switch before, and the task waited at least that long;
+	// when it got the CPU, and its run until the switch-out, are in no
+	// interval), or events were lost on its runqueue (it ends at the
+	// loss). Its delay is not measured (Counters.Dropped, or a lossy
+	// delay).
+	EndUnknown bool
 }
 
 // Hooks receive the reconstruction as it is built; nil hooks are skipped.
@@ -489,7 +497,10 @@ type Builder struct {
 	haveSched             bool
 	haveRuntime           bool
 	finished              bool
-	rqBefore              map[trace.CPU]int // runqueue lengths before the filter's window
+	// endUnknown marks the Runnable intervals leaveState emits meanwhile
+	// as Interval.EndUnknown.
+	endUnknown bool
+	rqBefore   map[trace.CPU]int // runqueue lengths before the filter's window
 
 	// run, iv and delay are the values passed to the hooks (valid only
 	// during the call, see Hooks), kept here so that passing them does
@@ -1010,7 +1021,9 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 			if t.cause != CausePreempted {
 				d.Waker, d.FromIRQ = b.Lookup(t.waker), t.wakeIRQ == trace.Yes
 			}
+			b.endUnknown = true
 			b.leaveState(t, e.Time)
+			b.endUnknown = false
 			t.state = StateUnknown
 			if b.hooks.GroupDelay != nil && (b.hooks.GroupWhole || b.opts.Filter.CPU(d.QueueCPU) && b.opts.Filter.Time(d.End)) {
 				b.hooks.GroupDelay(&d)
@@ -1198,7 +1211,7 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 		}
 	}
 	iv := b.interval(t, st, start, end, t.cpu)
-	iv.Stack, iv.Open = t.outStack, b.finished
+	iv.Stack, iv.Open, iv.EndUnknown = t.outStack, b.finished, b.endUnknown && st == StateRunnable
 	if st == StateRunnable {
 		iv.Cause = t.cause
 		if t.cause != CausePreempted {
@@ -1217,7 +1230,7 @@ func (b *Builder) emitState(t *Task, st State, end int64) {
 func (b *Builder) interval(t *Task, st State, start, end int64, cpu trace.CPU) *Interval {
 	iv := &b.iv
 	iv.Task, iv.State, iv.Start, iv.End, iv.CPU = t, st, start, end, cpu
-	iv.Cause, iv.Waker, iv.FromIRQ, iv.Sleep, iv.IRQ, iv.Stack, iv.Open = 0, nil, false, 0, trace.Unknown, 0, false
+	iv.Cause, iv.Waker, iv.FromIRQ, iv.Sleep, iv.IRQ, iv.Stack, iv.Open, iv.EndUnknown = 0, nil, false, 0, trace.Unknown, 0, false, false
 	return iv
 }
 
@@ -1642,7 +1655,9 @@ func (b *Builder) doSwitch(e *trace.Event, c *cpuState) {
 			// It ran without a switch-in the trace shows, from the CPU's
 			// last switch on at the latest: no delay is measured.
 			b.C.Dropped++
+			b.endUnknown = true
 			b.leaveState(prev, min(max(prev.since, prevLast), e.Time))
+			b.endUnknown = false
 		}
 		ps := e.PrevState
 		prev.since, prev.cpu, prev.outStack = e.Time, e.CPU, e.Stack
