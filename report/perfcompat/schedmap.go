@@ -130,6 +130,7 @@ type schedMap struct {
 	w            *bufio.Writer
 	line         []byte
 	maxCPU       int
+	seenCPUs     int // one past the highest CPU switched on so far
 	cpuSet       map[int]bool
 	curr, out    []*timehistThread // per CPU: task switched in, task switched out
 	comp         []int             // --compact: CPUs in order of first switch
@@ -186,8 +187,14 @@ func (mp *schedMap) switchEvent(e *trace.Event) {
 		ncols = len(mp.comp)
 	} else {
 		ncols = mp.maxCPU
-		if !mp.opt.Exact && ncols < cpu+1 {
-			ncols = cpu + 1
+		if !mp.opt.Exact {
+			// One past the highest CPU switched on so far, whichever
+			// CPU switches now: with no CPU count (text formats, a
+			// perf.data cut before its header's features) a switch on
+			// CPU 0 printed one column, and CPU 1's task vanished
+			// from 88229 of 145035 lines (new-user pass 54 F1).
+			mp.seenCPUs = max(mp.seenCPUs, cpu+1)
+			ncols = max(ncols, mp.seenCPUs)
 		}
 	}
 	in := mp.m.findnew(-1, e.NextTID)

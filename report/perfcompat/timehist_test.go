@@ -1342,3 +1342,34 @@ func TestTimehistSummaryNotRecorded(t *testing.T) {
 		t.Errorf("--exact: not perf's lines in\n%s", exact)
 	}
 }
+
+// TestMapColumnsWithoutCPUCount: with no CPU count (a text trace, a cut
+// perf.data), every line has a cell for each CPU switched on so far,
+// whichever CPU switches (new-user pass 54 F1: a switch on CPU 0 printed
+// one cell, and CPU 1's task vanished from the line). CPU 1 switches task
+// 20 in at 1.000 s (short name A0; CPU 0's cell blank, nothing known of
+// it); CPU 0 switches 10 in at 1.001 s (B0): its line has CPU 0's cell
+// "*B0" and CPU 1's "A0".
+func TestMapColumnsWithoutCPUCount(t *testing.T) {
+	const s, us = int64(1e9), int64(1e3)
+	evs := []trace.Event{
+		timehistSw(s, 1, 0, trace.StateRunning, 20),
+		timehistSw(s+1000*us, 0, 0, trace.StateRunning, 10),
+	}
+	var buf bytes.Buffer
+	if err := Map(&buf, trace.NewSliceSource(evs, nil), MapOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	var got []string
+	for _, l := range lines {
+		if i := strings.Index(l, " secs "); i >= 0 {
+			f := strings.Fields(l[:i])
+			got = append(got, strings.Join(f[:len(f)-1], " "))
+		}
+	}
+	want := []string{"*A0", "*B0 A0"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("-want +got:\n%s\n%s", d, buf.String())
+	}
+}
