@@ -80,7 +80,8 @@ var arrow = []byte(" ==> ")
 // `trace-cmd report -R` (libtraceevent's tep_print_fields), which has no
 // "==>" and a numeric prev_state. A comm may hold any byte but NUL, so
 // " ==> " or " prev_pid=" may appear inside one: prev_comm ends at the first
-// " prev_pid=" after which the remaining fields parse, next_comm at the last
+// " prev_pid=" after which the remaining fields parse (numbers where the
+// kernel prints numbers), next_comm at the last
 // " next_pid=" (the fields after it are numbers).
 func (r *Reader) switchFields(ev *trace.Event, p []byte) bool {
 	body := p[len("prev_comm="):]
@@ -108,11 +109,14 @@ func (r *Reader) switchFields(ev *trace.Event, p []byte) bool {
 		from = i + 1
 		rest := head[i+len(" prev_pid="):]
 		pid, rest, ok := field(rest, " prev_prio=")
-		if !ok {
+		if _, isNum := num(pid); !ok || !isNum {
+			// (" prev_pid=" inside the name: "x prev_pid=9" read
+			// "9 prev_pid=7355" as the pid, and the line as corrupt;
+			// new-user pass 54 F4.)
 			continue
 		}
 		prio, rest, ok := field(rest, " prev_state=")
-		if !ok {
+		if _, isNum := num(prio); !ok || !isNum {
 			continue
 		}
 		state, rest, ok := field(rest, " ")

@@ -415,3 +415,14 @@ func TestJoinedLines(t *testing.T) {
 		t.Errorf("lenient: %v, warnings %+v; want one text-malformed-line", err, r.Meta().Warnings.List())
 	}
 }
+
+// TestPrevPidInName: ftrace text of a task named "x prev_pid=9"
+// (prctl(PR_SET_NAME); new-user pass 54 F4, a line of a real trace_pipe):
+// prev_comm ends at the " prev_pid=" whose value is a number; the first
+// one's "9 prev_pid=7355" made the line corrupt. The mirror, a next_comm
+// with " next_pid=1" inside, read already.
+func TestPrevPidInName(t *testing.T) {
+	in := "  x prev_pid=9-7355 [001] d..2. 72136.2: sched_switch: prev_comm=x prev_pid=9 prev_pid=7355 prev_prio=120 prev_state=R ==> next_comm=rcu_preempt next_pid=16 next_prio=120\n" +
+		"  q-16 [000] d..2. 72136.3: sched_switch: prev_comm=q prev_pid=16 prev_prio=120 prev_state=S ==> next_comm=q next_pid=1 next_pid=77 next_prio=120\n"
+	readNames(t, in, []string{`switch "x prev_pid=9" 7355 -> "rcu_preempt" 16 by 7355`, `switch "q" 16 -> "q next_pid=1" 77 by 16`})
+}
