@@ -227,16 +227,26 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A --rotate DURATION series is cut at t0 + k × period on the
+	// capture's clock (CLOCK_MONOTONIC, as bpf_ktime_get_ns), where t0 is
+	// when the programs were attached, and each file's CPUs are kicked on the wall
+	// clock at those times: the kick at each rotation runs when the
+	// decoder reaches the boundary, which lags the capture under load
+	// (its switches fell in the next file: TestRecordKicksEachCPU beside
+	// a loaded test run, two files of five without one), and a kick every
+	// half period from the start trailed the boundaries, which moved with
+	// each file's first event: a task running alone on a CPU lost 62-92 ms
+	// of each later file, before the CPU's first switch (new-user pass 55
+	// F1: 1932.3 ms of the kernel's 1998.1 in a 2 s file). A kick at the
+	// boundary's time switches after it, in the new file.
+	t0 := monotonicNow() - int64(time.Since(r.c.Attached())) // (its events begin there)
+	nextCut := int64(0)
 	r.kick(seg)
 	if series && r.cfg.RotateEvery > 0 {
-		// Also every half period, on the wall clock: the kick at each
-		// rotation runs when the decoder reaches the boundary, which lags
-		// the capture under load, and its switches then fell in the next
-		// file (TestRecordKicksEachCPU beside a loaded test run: two
-		// files of five without one).
+		nextCut = t0 + int64(r.cfg.RotateEvery)
 		stopKicks := make(chan struct{})
 		defer close(stopKicks)
-		go r.kickEvery(ringKickPeriod(r.cfg.RotateEvery), stopKicks)
+		go r.kickAtCuts(t0, r.cfg.RotateEvery, stopKicks)
 	}
 	// The groups of the first file's start, read again as the capture
 	// stops.
@@ -299,7 +309,10 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 			synced = time.Now()
 		}
 		if series && e.Time > 0 && seg.first > 0 &&
-			(full || (r.cfg.RotateEvery > 0 && e.Time-seg.first >= int64(r.cfg.RotateEvery))) {
+			(full || (r.cfg.RotateEvery > 0 && e.Time >= nextCut)) {
+			for nextCut > 0 && nextCut <= e.Time {
+				nextCut += int64(r.cfg.RotateEvery)
+			}
 			if err := r.rotate(seg, cut); err != nil {
 				return err
 			}

@@ -568,6 +568,26 @@ func ringKickPeriod(span time.Duration) time.Duration {
 	return time.Second
 }
 
+// kickAtCuts kicks every recorded CPU at t0 + k × period (k = 1, 2, ...;
+// CLOCK_MONOTONIC ns), the --rotate series' cuts (Recorder.Run), until stop
+// is closed.
+func (r *Recorder) kickAtCuts(t0 int64, period time.Duration, stop <-chan struct{}) {
+	for k := int64(1); ; k++ {
+		at := t0 + k*int64(period)
+		if d := at - monotonicNow(); d > 0 {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Duration(d)):
+			}
+		}
+		for monotonicNow() < at { // (a timer may fire a little early)
+			time.Sleep(time.Duration(at - monotonicNow()))
+		}
+		kickCPUs(r.c.opts.CPUs)
+	}
+}
+
 // kickEvery kicks every recorded CPU at once and then every period until
 // stop is closed.
 func (r *Recorder) kickEvery(period time.Duration, stop <-chan struct{}) {

@@ -60,7 +60,7 @@ func init() {
 		f.StringVarP(&o.cpus, "cpu", "C", "", "record only events on these CPUs, e.g. 0,2-3 (the recorder itself then runs on the other CPUs, if any)")
 		f.DurationVarP(&o.duration, "duration", "d", 0, "stop after this long, e.g. 10s (0: until COMMAND exits or a signal)")
 		f.StringVarP(&o.bufferSize, "buffer-size", "m", "32M", "total size of the per-CPU buffers in bytes, with K, M or G suffix (each CPU's share rounded up to a power of two, at least 256K)")
-		f.StringVar(&o.backlog, "backlog", "", "raw records held back while recording, decoded and encoded only when the capture stops or beyond this size (16M in memory, the rest in an unnamed file beside the output), e.g. 64M (default 512M); a recorder killed hard loses them: 1M writes nearly all as it goes")
+		f.StringVar(&o.backlog, "backlog", "", "raw records held back while recording, decoded and encoded only when the capture stops or beyond this size (16M in memory, the rest in an unnamed file beside the output), e.g. 64M (default 512M); a recorder killed hard loses them: 64K writes nearly all as it goes")
 		f.BoolVar(&o.classic, "classic", false, "use classic tracepoints even where BTF-enabled ones exist")
 		f.StringVar(&o.rotate, "rotate", "", "write a numbered series (FILE.001.tv, ...), a new file after this much trace time or this many bytes, e.g. 1m or 256M")
 		f.StringVar(&o.ring, "ring", "", "flight recorder: keep the last DURATION (or SIZE of compressed records) in memory and write it only when triggered (SIGUSR1, SIGHUP, --control, --trigger), e.g. 10s")
