@@ -26,6 +26,10 @@ type Options struct {
 	Compact bool   // OptCompact
 	TraceID string // OptTraceID: the trace_id of every row
 	Source  string // the input's name, as the tables record it
+	// WarningText, when set, rewrites the message of each warning of the
+	// source that a format carries in the file it writes (perfetto: see
+	// perfettopb.Options.WarningText).
+	WarningText func(message string) string
 }
 
 // The format-specific options, by flag name.

@@ -35,7 +35,7 @@ func init() {
 		Loses: "each task's cgroup is written as a label of its track (its last one), not at each sched_switch, and the groups' quota settings and cpu.stat readings are not written: " +
 			"traceview's latency of the exported trace has no Throttled ms column nor task group table",
 		Write: func(w io.Writer, src trace.Source, o Options) error {
-			_, err := perfettopb.Write(w, src, perfettopb.Options{Compact: o.Compact})
+			_, err := perfettopb.Write(w, src, perfettopb.Options{Compact: o.Compact, WarningText: o.WarningText})
 			return err
 		},
 	})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -83,8 +84,19 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 			return usageErrorf("export: --kallsyms: %v", err)
 		}
 	}
-	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, &o.filter, func(w io.Writer, src trace.Source, f *schedule.Filter) error {
-		opts := export.Options{Filter: f, Compact: o.compact, Source: o.input}
+	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, &o.filter, func(w io.Writer, in trace.Source, f *schedule.Filter) error {
+		// switches: the export is of a trace with some (writeFromTrace
+		// refuses one without, after this), so its warnings apply.
+		var switches int64
+		src := &trace.Tap{Source: in, Observe: func(e *trace.Event) {
+			if e.Kind == trace.KindSwitch {
+				switches++
+			}
+		}}
+		opts := export.Options{Filter: f, Compact: o.compact, Source: o.input,
+			// The source's warnings as the file carries them, naming it
+			// as convert's do.
+			WarningText: func(m string) string { return "exported from " + namedMessage(o.input, "", m) }}
 		if ksyms != nil {
 			opts.KernelSymbols = ksyms
 		} else if fm.Takes(export.OptKallsyms) {
@@ -94,11 +106,11 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		if err == nil && fm.Loses != "" && recordsGroups(src) && (fm.LosesIf == nil || fm.LosesIf(src.Meta())) {
 			fmt.Fprintf(cmd.ErrOrStderr(), "warning: export %s: %s records task groups; %s\n", fm.Name, o.input, fm.Loses)
 		}
-		if m := src.Meta(); err == nil && fm.Name == "perfetto" && m != nil && len(m.Lost) > 0 {
-			// (ftrace_stats counts a CPU's losses; a bundle's lost_events
-			// flag marks one at the bundle's start.)
-			fmt.Fprintf(cmd.ErrOrStderr(), "warning: export perfetto: %s lost events in %d windows; the Perfetto trace marks each loss where the next bundle of its CPU starts, not the stretch it covered, so a report on it leaves out fewer delays and runs across losses than one on %s\n",
-				o.input, len(m.Lost), o.input)
+		if m := src.Meta(); err == nil && fm.Name == "perfetto" && switches > 0 {
+			if lost := perfettoLosses(m); lost != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: export perfetto: %s lost events (%s); Perfetto's UI shows which CPUs lost data and how many events each (lost_events, ftrace_stats) and a cut as a failed final flush, not the unobserved windows, per-window counts nor the events of a damaged or cut file: those are kept as traceview trace attributes, which traceview reads back\n",
+					o.input, lost)
+			}
 		}
 		if m := src.Meta(); err == nil && fm.Name == "perfetto" && m != nil {
 			if recorded := trace.RecordedCPUs(m); len(recorded) > 0 {
@@ -114,6 +126,38 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		}
 		return err
 	})
+}
+
+// perfettoLosses summarizes the losses of a trace (m, read to its end)
+// for export perfetto's warning: "33969 in 276 windows", "8192 in its
+// damaged or cut part; cut short"; "" when it lost nothing. The Perfetto
+// trace marks each CPU's losses (a lost_events bundle where each was
+// noticed), counts them per CPU (FtraceStats overrun) and says the source
+// was cut (TraceStats final_flush_outcome), which trace processor reads;
+// the rest goes in trace attributes that only traceview reads
+// (trace/perfettopb/loss.go).
+func perfettoLosses(m *trace.Meta) string {
+	if m == nil {
+		return ""
+	}
+	var parts []string
+	var n uint64
+	for _, l := range m.Lost {
+		n += l.Count
+	}
+	if len(m.Lost) > 0 {
+		parts = append(parts, fmt.Sprintf("%d in %s", n, plural(len(m.Lost), "window")))
+	}
+	if m.LostUnplaced > 0 {
+		parts = append(parts, fmt.Sprintf("%d on no CPU", m.LostUnplaced))
+	}
+	if m.LostInFile > 0 {
+		parts = append(parts, fmt.Sprintf("%d in its damaged or cut part", m.LostInFile))
+	}
+	if m.Cut() {
+		parts = append(parts, "cut short")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // recordsGroups reports whether src, read to its end, recorded task

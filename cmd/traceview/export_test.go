@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,18 +98,72 @@ func TestExportPerfettoSaysGroupsLost(t *testing.T) {
 	}
 }
 
-// TestExportPerfettoLossyWarns: a Perfetto trace marks a loss where its
-// CPU's next bundle starts, not over the stretch it covered, so export
-// says so for a trace that lost events (lossy-messaging: 276 windows), and
-// not for one that lost none.
+// TestExportPerfettoLossyWarns: a trace that lost events
+// (lossy-messaging: 33969 events in 276 windows) exports with a warning of
+// what Perfetto's own UI does not show of them (the windows and their
+// counts, which the trace keeps as traceview attributes); one that lost
+// none (pipe.perf.data) exports without it.
 func TestExportPerfettoLossyWarns(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "l.pftrace")
 	_, stderr, code := runCLI(t, "export", "--format", "perfetto", "-i", "../../testdata/traces/lossy-messaging.perf.data", "-o", out)
-	if code != 0 || !strings.Contains(stderr, "lost events in 276 windows; the Perfetto trace marks each loss where the next bundle of its CPU starts") {
+	if code != 0 || !strings.Contains(stderr, "lossy-messaging.perf.data lost events (33969 in 276 windows); Perfetto's UI shows which CPUs lost data") {
 		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 	_, stderr, _ = runCLI(t, "export", "--format", "perfetto", "-i", "../../testdata/traces/pipe.perf.data", "-o", out+"2")
-	if strings.Contains(stderr, "the Perfetto trace marks each loss") {
+	if strings.Contains(stderr, "lost events") {
 		t.Errorf("warned for a trace without losses:\n%s", stderr)
+	}
+}
+
+// TestExportPerfettoKeepsLosses: a Perfetto export reads back with the
+// losses of its source, as a converted copy does (TestConvertKeepsLostCounts),
+// and info exits 1 on it as on the source when the source is cut or
+// damaged. Before, each read back "lost: 0 events" (the lossy one: 276
+// windows of one instant each, their 33969 events on each CPU's first)
+// and info exited 0.
+//   - The cut stress-fork.2cpu.tv (cutStressFork: 4401 events in its cut
+//     block, the file may have gone on): the same lost line, exit 1, and
+//     the source's truncated warning, naming it.
+//   - lossy-messaging.perf.data: 33969 events lost in 276 windows, the
+//     same windows read back, exit 0.
+//   - overwrittenText: 5 events lost with no CPU or time.
+func TestExportPerfettoKeepsLosses(t *testing.T) {
+	dir := t.TempDir()
+	txt := overwrittenText(t)
+	cut := cutStressFork(t)
+	for _, c := range []struct {
+		in                      string
+		total, recorder, inFile uint64
+		windows, code           int
+		line                    string // info's lost line
+	}{
+		{cut, 4401, 0, 4401, 0, 1, "lost: 4401 events and more: 0 reported lost by the recorder, 4401 in the file's cut or damaged part, and an unknown number after the cut\n"},
+		{"../../testdata/traces/lossy-messaging.perf.data", 33969, 33969, 0, 276, 0, "lost: 33969 events\n"},
+		{txt, 5, 5, 0, 0, 0, "lost: 5 events\n"},
+	} {
+		out := filepath.Join(dir, filepath.Base(c.in)+".pftrace")
+		if _, errs, code := runCLI(t, "export", "--format", "perfetto", "-i", c.in, "-o", out); code != 0 {
+			t.Fatalf("export %s: exit %d: %s", c.in, code, errs)
+		}
+		src, got := infoJSON(t, c.in), infoJSON(t, out)
+		for _, r := range []infoReport{src, got} {
+			if r.LostTotal != c.total || r.LostRecorder != c.recorder || r.LostInFile != c.inFile || len(r.Lost) != c.windows {
+				t.Errorf("%s: lost %d (recorder %d, in file %d, %d windows); want %d (%d, %d, %d windows)", r.File,
+					r.LostTotal, r.LostRecorder, r.LostInFile, len(r.Lost), c.total, c.recorder, c.inFile, c.windows)
+			}
+		}
+		if !slices.Equal(got.Lost, src.Lost) {
+			t.Errorf("%s: windows read back differ from the source's", c.in)
+		}
+		for _, f := range []string{c.in, out} {
+			text, errs, code := runCLI(t, "info", "-i", f)
+			if text = regexp.MustCompile(` +`).ReplaceAllString(text, " "); code != c.code || !strings.Contains(text, c.line) {
+				t.Errorf("info %s: exit %d (want %d), lost line not %q:\n%s%s", f, code, c.code, c.line, text, errs)
+			}
+		}
+	}
+	text, errs, _ := runCLI(t, "info", "-i", filepath.Join(dir, "cut.tv.pftrace"))
+	if want := "warning: " + filepath.Join(dir, "cut.tv.pftrace") + ": exported from " + cut + ": file ends inside the frame at offset 62523 (17449 of 32663 bytes: 15214 bytes missing; 4401 events lost)"; !strings.Contains(text, want) {
+		t.Errorf("the export's warnings lack %q:\n%s%s", want, text, errs)
 	}
 }

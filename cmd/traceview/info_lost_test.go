@@ -57,20 +57,28 @@ func cutStressFork(t *testing.T) string {
 	return cutCopy(t, "../../testdata/traces/stress-fork.2cpu.tv", "cut.tv", 80000)
 }
 
-// TestConvertKeepsLostCounts: convert carries the source's losses that no
-// lost event or window holds. An ftrace text whose header says 2 of 7
-// written entries are in the buffer (both in the file: two sched_switch
-// lines) lost 7-2 = 5 events its ring buffer overwrote (no CPU or time:
-// Meta.LostUnplaced); the converted copy's info said "lost: 0 events".
-// The cut stress-fork.2cpu.tv (cutStressFork) lost 4401 events in its
-// cut block (Meta.LostInFile); converted, the copy says so too.
-func TestConvertKeepsLostCounts(t *testing.T) {
-	dir := t.TempDir()
+// overwrittenText writes, to a temporary file whose path it returns, an
+// ftrace text whose header says 2 of 7 written entries are in the buffer
+// (both in the file: two sched_switch lines): it lost 7-2 = 5 events its
+// ring buffer overwrote (no CPU or time: Meta.LostUnplaced).
+func overwrittenText(t *testing.T) string {
+	t.Helper()
 	const sw = "  a-5 [000] d..2. 100.00000%d: sched_switch: prev_comm=a prev_pid=5 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n"
-	txt := filepath.Join(dir, "ft.txt")
+	txt := filepath.Join(t.TempDir(), "ft.txt")
 	if err := os.WriteFile(txt, []byte("# entries-in-buffer/entries-written: 2/7   #P:1\n"+fmt.Sprintf(sw, 1)+fmt.Sprintf(sw, 2)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return txt
+}
+
+// TestConvertKeepsLostCounts: convert carries the source's losses that no
+// lost event or window holds. overwrittenText lost 5 events (the
+// converted copy's info said "lost: 0 events"). The cut
+// stress-fork.2cpu.tv (cutStressFork) lost 4401 events in its cut block
+// (Meta.LostInFile); converted, the copy says so too.
+func TestConvertKeepsLostCounts(t *testing.T) {
+	dir := t.TempDir()
+	txt := overwrittenText(t)
 	for _, c := range []struct {
 		in               string
 		recorder, inFile uint64

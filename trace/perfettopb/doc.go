@@ -11,9 +11,14 @@
 // bundles with sched_switch, sched_waking (in the waker CPU's bundle, pid =
 // the waker), sched_wakeup, sched_wakeup_new, sched_migrate_task, fork,
 // exit, task_rename and sched_stat_runtime (as a generic ftrace event, which
-// Perfetto has no typed message for), and an ftrace_stats packet with the
-// lost-event counts. Options.Compact writes sched_switch and sched_waking
-// in the compact_sched encoding Perfetto's traced uses by default.
+// Perfetto has no typed message for). A loss is a bundle of its CPU with
+// lost_events set where it was noticed, an ftrace_stats packet counts each
+// CPU's losses, a TraceStats says the source was cut short, and a
+// TraceAttributes packet keeps what no message has a place for (the
+// source's loss windows, the events its damaged or cut file lost, its
+// warnings), so that the trace reads back saying what the source said
+// (loss.go). Options.Compact writes sched_switch and sched_waking in the
+// compact_sched encoding Perfetto's traced uses by default.
 //
 // NewReader reads such traces back, ours or Perfetto's own (traced's
 // ftrace data source, full or compact_sched bundles), into trace.Event

@@ -10,19 +10,21 @@ const fTracePacket = 1 // repeated TracePacket packet = 1
 
 // protos/perfetto/trace/trace_packet.proto: message TracePacket.
 const (
-	fPacketFtraceEvents    = 1  // FtraceEventBundle ftrace_events = 1
-	fPacketProcessTree     = 2  // ProcessTree process_tree = 2
-	fPacketClockSnapshot   = 6  // ClockSnapshot clock_snapshot = 6
-	fPacketTimestamp       = 8  // optional uint64 timestamp = 8
-	fPacketSequenceID      = 10 // uint32 trusted_packet_sequence_id = 10
-	fPacketFtraceStats     = 34 // FtraceStats ftrace_stats = 34
-	fPacketSystemInfo      = 45 // SystemInfo system_info = 45
-	fPacketCompressed      = 50 // bytes compressed_packets = 50
-	fPacketTimestampClock  = 58 // optional uint32 timestamp_clock_id = 58
-	fPacketSequenceFlags   = 13 // optional uint32 sequence_flags = 13
-	seqIncrementalCleared  = 1  // SEQ_INCREMENTAL_STATE_CLEARED
-	fPacketFirstOnSequence = 87 // optional bool first_packet_on_sequence = 87
-	fPacketTrackDescriptor = 60 // TrackDescriptor track_descriptor = 60
+	fPacketFtraceEvents    = 1   // FtraceEventBundle ftrace_events = 1
+	fPacketProcessTree     = 2   // ProcessTree process_tree = 2
+	fPacketClockSnapshot   = 6   // ClockSnapshot clock_snapshot = 6
+	fPacketTimestamp       = 8   // optional uint64 timestamp = 8
+	fPacketSequenceID      = 10  // uint32 trusted_packet_sequence_id = 10
+	fPacketFtraceStats     = 34  // FtraceStats ftrace_stats = 34
+	fPacketTraceStats      = 35  // TraceStats trace_stats = 35
+	fPacketSystemInfo      = 45  // SystemInfo system_info = 45
+	fPacketCompressed      = 50  // bytes compressed_packets = 50
+	fPacketTimestampClock  = 58  // optional uint32 timestamp_clock_id = 58
+	fPacketSequenceFlags   = 13  // optional uint32 sequence_flags = 13
+	seqIncrementalCleared  = 1   // SEQ_INCREMENTAL_STATE_CLEARED
+	fPacketFirstOnSequence = 87  // optional bool first_packet_on_sequence = 87
+	fPacketTrackDescriptor = 60  // TrackDescriptor track_descriptor = 60
+	fPacketTraceAttributes = 126 // TraceAttributes trace_attributes = 126
 )
 
 // protos/perfetto/trace/track_event/track_descriptor.proto (TrackDescriptor),
@@ -80,6 +82,9 @@ const (
 	fBundleEvent        = 2 // repeated FtraceEvent event = 2
 	fBundleLostEvents   = 3 // optional bool lost_events = 3
 	fBundleCompactSched = 4 // optional CompactSched compact_sched = 4
+	// optional uint64 previous_bundle_end_timestamp = 10: "the last event
+	// in the previous bundle" of the CPU (perfetto v47+).
+	fBundlePrevEnd = 10
 
 	fCompactSwitchTimestamp = 1  // repeated uint64 switch_timestamp = 1 [packed]: delta-encoded, first absolute
 	fCompactSwitchPrevState = 2  // repeated int64 switch_prev_state = 2 [packed]
@@ -179,4 +184,21 @@ const (
 	fCPUStatsCPU     = 1 // optional uint64 cpu = 1
 	fCPUStatsOverrun = 3 // optional uint64 overrun = 3
 	fCPUStatsDropped = 8 // optional uint64 dropped_events = 8
+)
+
+// protos/perfetto/common/trace_stats.proto: TraceStats (the service's
+// stats; trace processor's traced_final_flush_failed stat, a data loss).
+const (
+	fTraceStatsFinalFlush = 15 // optional FinalFlushOutcome final_flush_outcome = 15
+	finalFlushFailed      = 2  // FinalFlushOutcome FINAL_FLUSH_FAILED = 2
+)
+
+// protos/perfetto/common/trace_attributes.proto: TraceAttributes, key-value
+// pairs about the trace (trace processor's metadata rows
+// "trace_attribute.KEY", the Overview of Perfetto's UI).
+const (
+	fAttributes    = 1 // repeated Attribute attribute = 1
+	fAttributeKey  = 1 // Attribute.key = 1
+	fAttributeLong = 2 // Attribute.long_value = 2 (oneof value)
+	fAttributeStr  = 3 // Attribute.string_value = 3 (oneof value)
 )

@@ -95,7 +95,13 @@ type Reader struct {
 	prio   map[trace.TID]int32
 	lastTS map[trace.CPU]int64
 	lost   map[trace.CPU]uint64 // ftrace_stats overruns
-	lostEv []int                // indexes of KindLost events, in file order
+	marks  []lostMark           // the KindLost events of lost_events bundles, in file order
+	// carried, carriedLost: the source's loss windows, which a trace
+	// Write wrote carries (attrLostWindows), for Meta.Lost.
+	carried     bool
+	carriedLost []trace.LostWindow
+	// finalFlushFailed: TraceStats said the final flush failed.
+	finalFlushFailed bool
 }
 
 // NewReader decodes all of r. Errors wrap trace.ErrCorrupt (as a
@@ -192,19 +198,32 @@ func fields(msg []byte, off int64, f func(num protowire.Number, typ protowire.Ty
 }
 
 func (rd *Reader) packet(pkt []byte, off int64) error {
+	// The timestamp first, wherever it is in the packet.
 	var ts int64
+	hasTS := false
+	err := fields(pkt, off, func(num protowire.Number, typ protowire.Type, v uint64, _ []byte) error {
+		if num == fPacketTimestamp && typ == protowire.VarintType {
+			ts, hasTS = int64(v), true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	return fields(pkt, off, func(num protowire.Number, typ protowire.Type, v uint64, b []byte) error {
 		switch num {
-		case fPacketTimestamp:
-			ts = int64(v)
 		case fPacketSystemInfo:
 			return rd.systemInfo(b, off)
 		case fPacketProcessTree:
 			return rd.processTree(b, off, ts)
 		case fPacketFtraceEvents:
-			return rd.bundle(b, off)
+			return rd.bundle(b, off, ts, hasTS)
 		case fPacketFtraceStats:
 			return rd.ftraceStats(b, off)
+		case fPacketTraceStats:
+			return rd.traceStats(b, off)
+		case fPacketTraceAttributes:
+			return rd.traceAttributes(b, off)
 		case fPacketCompressed:
 			rd.meta.Warnings.Add("perfetto-compressed", "compressed packets skipped (decompress with 'traceconv decompress_packets' first)")
 		}
@@ -321,9 +340,12 @@ type item struct {
 	seq     int
 }
 
-func (rd *Reader) bundle(b []byte, off int64) error {
+// bundle reads an FtraceEventBundle; ts is its packet's timestamp, when
+// hasTS (see lostBundle).
+func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 	cpu := trace.CPU(-1)
 	lost := false
+	var prevEnd uint64
 	var raw [][]byte
 	var cs []byte
 	err := fields(b, off, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
@@ -334,6 +356,8 @@ func (rd *Reader) bundle(b []byte, off int64) error {
 			raw = append(raw, b)
 		case fBundleLostEvents:
 			lost = v != 0
+		case fBundlePrevEnd:
+			prevEnd = v
 		case fBundleCompactSched:
 			cs = b
 		}
@@ -369,14 +393,11 @@ func (rd *Reader) bundle(b []byte, off int64) error {
 		return a.compact && !b.compact
 	})
 	if lost {
-		t := rd.lastTS[cpu]
+		var first int64
 		if len(items) > 0 {
-			t = items[0].ev.Time
+			first = items[0].ev.Time
 		}
-		e := trace.NewEvent(t, cpu, trace.KindLost)
-		rd.lostEv = append(rd.lostEv, len(rd.events))
-		rd.add(e)
-		delete(rd.curr, cpu)
+		rd.lostBundle(cpu, first, len(items) > 0, ts, hasTS, prevEnd)
 	}
 	for i := range items {
 		e := &items[i].ev
@@ -723,17 +744,22 @@ func decodeCompact(b []byte, cpu trace.CPU, off int64) ([]trace.Event, error) {
 
 // finish sorts the events by time (stable: each CPU's order is kept, and
 // events of different CPUs at one time keep file order), gives the lost
-// counts of ftrace_stats to the CPUs' first lost-events marks and fills
-// Meta's lost windows and time span.
+// counts to the lost-events marks (countMarks) and fills Meta's lost
+// windows (each mark's, from the CPU's previous event, or those the trace
+// carries, of a trace Write wrote) and time span. A failed final flush is
+// a truncated warning (Meta.Cut), unless a warning the trace carries says
+// the source was cut.
 func (rd *Reader) finish(cut bool) {
-	given := map[trace.CPU]bool{}
-	for _, i := range rd.lostEv {
-		e := &rd.events[i]
-		if !given[e.CPU] {
-			given[e.CPU] = true
-			e.Count = rd.lost[e.CPU]
-		}
-		rd.meta.Lost = append(rd.meta.Lost, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: e.Time, End: e.Time})
+	given := rd.countMarks()
+	for _, mk := range rd.marks {
+		e := &rd.events[mk.i]
+		rd.meta.Lost = append(rd.meta.Lost, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: mk.start, End: e.Time + e.Runtime})
+	}
+	if rd.carried {
+		rd.meta.Lost = rd.carriedLost
+	}
+	if rd.finalFlushFailed && !rd.meta.Cut() {
+		rd.meta.Warnings.Add("truncated", "perfetto: the trace's final flush failed (TraceStats final_flush_outcome): events may have followed the last one read, how many is unknown")
 	}
 	sort.SliceStable(rd.events, func(i, j int) bool { return rd.events[i].Time < rd.events[j].Time })
 	var unmarked uint64

@@ -241,18 +241,19 @@ func TestRoundTrip(t *testing.T) {
 					t.Fatalf("read back as %q", f)
 				}
 				got := perTask(t, src)
-				if len(trace.PerfRecordCPUs(meta.Cmdline)) > 0 || len(meta.Lost) > 0 {
+				if len(trace.PerfRecordCPUs(meta.Cmdline)) > 0 {
 					// perf record -C: the Perfetto trace has no place for
 					// perf's command line, where a reader learns the CPU
 					// list, so the delays spent on the other CPUs count
 					// again (export warns). Same tasks, same switches.
-					// A lossy trace (lossy-messaging): a loss is marked
-					// where its CPU's next bundle starts, not over the
-					// stretch it covered, so fewer delays and runs across
-					// losses are left out (export warns). Same switches.
-					lossy := len(meta.Lost) > 0
+					// (A lossy trace, lossy-messaging's 276 windows, reads
+					// back to the same delays: each loss is marked where
+					// its reader noticed it, not where its CPU's next
+					// bundle starts, as it was until the export kept them:
+					// latency -p read back 1735 delays and 4119.160 ms of
+					// run time where the trace has 1654 and 3918.461 ms.)
 					for tid, x := range want {
-						if y, ok := got[tid]; !ok || x.Switches != y.Switches || x.Runtime != y.Runtime && !lossy {
+						if y, ok := got[tid]; !ok || x.Switches != y.Switches || x.Runtime != y.Runtime {
 							t.Errorf("tid %d %s: switches %d/%d runtime %d/%d", tid, x.Comm, x.Switches, y.Switches, x.Runtime, y.Runtime)
 						}
 					}

@@ -27,6 +27,10 @@ type Options struct {
 	// BundleEvents is how many events of one CPU go into one
 	// ftrace_events bundle (0: 1024).
 	BundleEvents int
+	// WarningText, when set, rewrites the message of each of the source's
+	// warnings the trace carries (see loss.go): the command names the
+	// input there ("exported from x.tv: ..."), as convert does.
+	WarningText func(message string) string
 }
 
 // Stats says what Write wrote.
@@ -36,6 +40,9 @@ type Stats struct {
 	Switches         int64
 	Wakings          int64
 	Skipped          int64 // events of kinds Perfetto has no message for
+	// LossBundles counts the bundles of losses (lost_events without
+	// events): one per CPU marked for each trace.KindLost.
+	LossBundles int
 }
 
 // Write reads src to its end (it does not close it) and writes a Perfetto
@@ -45,8 +52,9 @@ type Stats struct {
 // written as they are (ns on the source's clock) and declared as
 // BUILTIN_CLOCK_BOOTTIME, the clock Perfetto's ftrace data source assumes;
 // the source's own clock name is in SystemInfo.tracing_service_version.
-// A source without events gives a trace of the three header packets.
-// Errors are src's, w's or the spool file's.
+// The source's losses, unobserved windows and warnings, and whether it was
+// cut short, go where loss.go says. A source without events gives a trace
+// of the three header packets. Errors are src's, w's or the spool file's.
 func Write(w io.Writer, src trace.Source, o Options) (Stats, error) {
 	if o.BundleEvents <= 0 {
 		o.BundleEvents = 1024
@@ -87,9 +95,11 @@ func Write(w io.Writer, src trace.Source, o Options) (Stats, error) {
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	meta := src.Meta()
-	for _, p := range [][]byte{clockSnapshot(first), systemInfo(meta), pw.processTree(first)} {
-		writePacket(bw, p)
-		pw.st.Packets++
+	for _, p := range [][]byte{clockSnapshot(first), systemInfo(meta), attributes(meta, o.WarningText, pw.st.LossBundles > 0), pw.processTree(first)} {
+		if p != nil {
+			writePacket(bw, p)
+			pw.st.Packets++
+		}
 	}
 	for _, p := range pw.cgroupTracks(first, meta) {
 		writePacket(bw, p)
@@ -103,6 +113,10 @@ func Write(w io.Writer, src trace.Source, o Options) (Stats, error) {
 	}
 	if p := pw.ftraceStats(last); p != nil {
 		writePacket(bw, p)
+		pw.st.Packets++
+	}
+	if meta != nil && meta.Cut() {
+		writePacket(bw, traceStats(last))
 		pw.st.Packets++
 	}
 	return pw.st, bw.Flush()
@@ -205,8 +219,7 @@ type cpuBuf struct {
 	cpu     trace.CPU
 	events  []byte // encoded FtraceEvent messages (field 2 of the bundle)
 	n       int
-	lost    bool // the next bundle starts after lost events
-	lostN   uint64
+	lostN   uint64    // events lost, for ftrace_stats
 	curr    trace.TID // task switched in by the CPU's last sched_switch; -1 unknown
 	lastTS  int64
 	hasTS   bool
@@ -316,28 +329,6 @@ func (w *writer) counted(b *cpuBuf) {
 	}
 }
 
-// lost ends the CPU's bundle (every CPU's for an unknown CPU) and flags the
-// next one with lost_events, counting the records for ftrace_stats.
-func (w *writer) lost(e *trace.Event) {
-	mark := func(b *cpuBuf) {
-		w.flush(b)
-		b.lost = true
-		b.curr = -1 // the switches in between may be lost
-	}
-	if e.CPU >= 0 {
-		b := w.cpu(e.CPU)
-		mark(b)
-		b.lostN += e.Count
-		return
-	}
-	for _, c := range w.order {
-		mark(w.cpus[c])
-	}
-	if len(w.order) > 0 {
-		w.cpus[w.order[0]].lostN += e.Count
-	}
-}
-
 func (w *writer) flushAll() {
 	for _, c := range w.order {
 		w.flush(w.cpus[c])
@@ -351,10 +342,6 @@ func (w *writer) flush(b *cpuBuf) {
 	var bundle []byte
 	bundle = appendInt(bundle, fBundleCPU, int64(b.cpu))
 	bundle = append(bundle, b.events...)
-	if b.lost {
-		bundle = appendInt(bundle, fBundleLostEvents, 1)
-		b.lost = false
-	}
 	if cs := b.compact.encode(); cs != nil {
 		bundle = appendMsg(bundle, fBundleCompactSched, cs)
 	}
