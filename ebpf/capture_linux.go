@@ -68,6 +68,9 @@ type Capture struct {
 	// attached is when the last program was attached: the capture's
 	// events start there; stopped when Run stopped them (zero before).
 	attached, stopped time.Time
+	// attaching is when the first program was being attached: no event
+	// of the capture is earlier (CLOCK_MONOTONIC ns).
+	attaching int64
 	// slab is the backlog's memory made by Options.Prefault, taken by Run.
 	slab *slab
 	// hp follows CPU hotplug (checkHotplug), on the drain's goroutine.
@@ -228,6 +231,7 @@ func load(opts Options, classic bool, kernelBTF *btf.Cache) (*Capture, error) {
 	if opts.Prefault {
 		c.slab = newSlab(DefaultMemoryBacklog, batchBytes)
 	}
+	c.attaching = monotonicNow()
 	for _, h := range use {
 		var l link.Link
 		if classic {
@@ -364,6 +368,10 @@ func setVars(spec *cilium.CollectionSpec, opts Options, ptRegs bool) error {
 // start there, before Run drains them): a capture of a set duration ends
 // that long after it.
 func (c *Capture) Attached() time.Time { return c.attached }
+
+// Attaching returns when the first of the capture's programs was being
+// attached (CLOCK_MONOTONIC ns, the events' clock): no event is earlier.
+func (c *Capture) Attaching() int64 { return c.attaching }
 
 // Stopped returns when Run stopped the programs (the zero time before):
 // the capture's events end there.

@@ -42,6 +42,8 @@ func (c *Capture) Mode() string { return "" }
 // Attached returns the zero time: no capture here.
 func (c *Capture) Attached() time.Time { return time.Time{} }
 
+func (c *Capture) Attaching() int64 { return 0 }
+
 // Stopped returns the zero time: no capture here.
 func (c *Capture) Stopped() time.Time { return time.Time{} }
 

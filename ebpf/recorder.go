@@ -229,7 +229,7 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 	}
 	// A --rotate DURATION series is cut at t0 + k × period on the
 	// capture's clock (CLOCK_MONOTONIC, as bpf_ktime_get_ns), where t0 is
-	// when the programs were attached, and each file's CPUs are kicked on the wall
+	// when the first program was being attached, and each file's CPUs are kicked on the wall
 	// clock at those times: the kick at each rotation runs when the
 	// decoder reaches the boundary, which lags the capture under load
 	// (its switches fell in the next file: TestRecordKicksEachCPU beside
@@ -239,7 +239,7 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 	// of each later file, before the CPU's first switch (new-user pass 55
 	// F1: 1932.3 ms of the kernel's 1998.1 in a 2 s file). A kick at the
 	// boundary's time switches after it, in the new file.
-	t0 := monotonicNow() - int64(time.Since(r.c.Attached())) // (its events begin there)
+	t0 := r.c.Attaching() // (no event is earlier: the first file spans at most the period)
 	nextCut := int64(0)
 	r.kick(seg)
 	if series && r.cfg.RotateEvery > 0 {
