@@ -326,8 +326,15 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 		}
 		kv = append(kv, htmlKV{"Lost events", htmlLost(m)})
 	}
+	span := fmt.Sprintf("%s s to %s s (%.3f ms, first to last scheduler event)", usecStamp(st.Start), usecStamp(st.End), float64(st.Duration)/1e6)
+	if lat.Unmatched != nil || st.End < st.Start {
+		// A --time window outside the trace: its bounds are no span of
+		// events (new-user pass 56 F1: "73632.020854 s to 2.000000 s
+		// (-73630020.855 ms, ...)").
+		span = "none: the filters matched nothing (stderr says what the trace holds)"
+	}
 	kv = append(kv,
-		htmlKV{"Time span", fmt.Sprintf("%s s to %s s (%.3f ms, first to last scheduler event)", usecStamp(st.Start), usecStamp(st.End), float64(st.Duration)/1e6)},
+		htmlKV{"Time span", span},
 		htmlKV{"Events", fmt.Sprint(st.Events)},
 		htmlKV{"Tasks", fmt.Sprint(st.Tasks)},
 		htmlKV{"CPUs with events", fmt.Sprint(st.ObservedCPUs())},

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // TestStatsSpanSchedEvents: the span runs from the first to the last
@@ -87,5 +88,15 @@ func TestStatsSpanPipeMulti(t *testing.T) {
 	// 1357.540768 s (rounding would print ...769).
 	if want := "1356.592470 s to 1357.540768 s (948.299 ms, first to last scheduler event)"; !strings.Contains(page.String(), want) {
 		t.Errorf("report lacks time span %q", want)
+	}
+	// A window before the trace (--time 1,2): no span of events, never a
+	// negative one (new-user pass 56 F1: "1356.592470 s to 2.000000 s
+	// (-1354592.470 ms, ...)").
+	page.Reset()
+	if err := WriteHTMLReport(&page, open(), HTMLOptions{Name: "pipe-multi", Latency: LatencyOptions{Filter: &schedule.Filter{Start: 1e9, End: 2e9}}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "none: the filters matched nothing"; !strings.Contains(page.String(), want) || strings.Contains(page.String(), "ms, first to last scheduler event") {
+		t.Errorf("report of a window outside the trace: want %q and no span", want)
 	}
 }
