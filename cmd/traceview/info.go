@@ -169,6 +169,9 @@ func damaged(ws []trace.Warning) bool {
 		// Every warning of the damaged-input kind, not only those whose
 		// key says "damaged" or "truncated" (new-user pass 40 F3: a
 		// sample skipped for a damaged field, bad-tracepoint, exited 0).
+		if strings.HasPrefix(w.Key, "replay-input-partial-") {
+			continue // (a prediction's input's damage, not the file's: carrySourceDamage)
+		}
 		if cutOrDamaged(w.Key) || slices.Contains(damagedRecordKeys, w.Key) {
 			return true
 		}

@@ -416,7 +416,7 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	warnUnrecorded(errw, o.input, obs)
 	warnUnstatedThrottles(errw, o.input, obs, cfg.Cgroups)
-	r := &replayRuns{out: out, errw: errw, o: o, m: m, cfg: cfg, watch: watch, obs: obs,
+	r := &replayRuns{out: out, errw: errw, o: o, m: m, cfg: cfg, watch: watch, obs: obs, srcMeta: meta,
 		doc: replayJSON{Observed: withReaderWarnings(obs.JSON(), meta), Makespan: m.ObservedMakespan(), Model: replayModelDoc(m, cfg)},
 		asm: replayAssumptionsOf(m.Stats)}
 	if r.trust, r.self, err = modelAndTrust(out, errw, o, m, cfg, sim, specs, obs); err != nil {

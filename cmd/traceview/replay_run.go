@@ -111,7 +111,8 @@ type replayRuns struct {
 	csvRows   [][]string
 	last      *replay.Result // the last run's prediction, kept for -w only
 	lastSpec  string
-	cut       string // why a run stopped early (Ctrl-C); the rest are skipped
+	cut       string      // why a run stopped early (Ctrl-C); the rest are skipped
+	srcMeta   *trace.Meta // the input's, with its readers' warnings
 }
 
 // run replays the model under one policy (or takes the self-replay's run
@@ -207,6 +208,9 @@ func (r *replayRuns) finish() error {
 	if r.cut != "" {
 		r.last = nil
 	}
+	if r.last != nil {
+		carrySourceDamage(r.last.Meta, r.srcMeta, r.o.input)
+	}
 	if err := writePrediction(r.o, r.last, r.lastSpec, r.cfg); err != nil {
 		return err
 	}
@@ -251,4 +255,24 @@ func policyCount(vals []string) int {
 		}
 	}
 	return n
+}
+
+// carrySourceDamage adds to a prediction's metadata (pred) a warning for
+// each of its input's (src, named input) that says the input was cut short
+// or damaged or lost events in the file (cutOrDamaged and the other keys
+// info exits 1 on, damagedRecordKeys; the lost windows and counts), as
+// "replay-input-partial": the prediction was made from what could be read
+// (new-user pass 56 F3: a prediction of a cut trace read "lost: 0 events"
+// and compared with the whole recording as if the policy explained the
+// missing part). The prediction file itself is whole: info still exits 0.
+func carrySourceDamage(pred, src *trace.Meta, input string) {
+	if pred == nil || src == nil {
+		return
+	}
+	for _, w := range src.Warnings.List() {
+		if !cutOrDamaged(w.Key) && !slices.Contains(damagedRecordKeys, w.Key) && !slices.Contains(inputLostKeys, w.Key) {
+			continue
+		}
+		pred.Warnings.Add("replay-input-partial-"+w.Key, "predicted from %s, which the replay read only in part: %s", input, w.String())
+	}
 }

@@ -32,7 +32,7 @@ var warningKinds = []struct {
 	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice", "no-wakeups"}},
 	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
 		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", report.LossyMostKey, "runtime-lossy", "lossy-excluded",
-		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus", "bpf-recursion-misses", "cpu-offline", "cpu-online", "cpu-offline-end"}},
+		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus", "bpf-recursion-misses", "cpu-offline", "cpu-online", "cpu-offline-end", "replay-input-partial-*"}},
 	// (A text or trace.dat event dropped for a time before its CPU's
 	// previous one, or repeated, is damage, said in full: new-user pass
 	// 54 F2 found 100 such drops only in "2 about event order".)
@@ -363,7 +363,8 @@ func cutOrDamaged(key string) bool {
 func inFull(key string) bool {
 	k := warningKind(key)
 	return cutOrDamaged(key) || k >= 0 && warningKinds[k].about == damagedInput || slices.Contains(inputLostKeys, key) ||
-		strings.HasPrefix(key, "duplicate-attr-") || key == "renamed-tasks" // (latency's note, in compare: compareRenamed)
+		strings.HasPrefix(key, "duplicate-attr-") || key == "renamed-tasks" || // (latency's note, in compare: compareRenamed)
+		strings.HasPrefix(key, "replay-input-partial-") // (a prediction's input's damage: carrySourceDamage)
 }
 
 // inputLostKeys are the "lost events" warnings that say the input lacks
