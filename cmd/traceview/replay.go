@@ -1002,16 +1002,16 @@ func namesText(names []string) string {
 
 // kindNote is the line a run whose conclusion depends on the inferred
 // deadline-bound termination prints on stderr.
-func kindNote(k *predict.KindSensitivity, policy string) string {
+func kindNote(k *predict.KindSensitivity, policy string, m *replay.Model) string {
 	return sensitivityNote(k, fmt.Sprintf("note: %s: the prediction rests on %s being deadline-bound (inferred: looping until a wall-clock time); taken as work-bound (ending after the CPU work they did in the trace) it changes:",
-		policy, namesText(k.Tasks)), fmt.Sprintf(" --until %s or %s says which", termsafe.ShellWord(k.Tasks[0]+"=work"), termsafe.ShellWord(k.Tasks[0]+"=DURATION")))
+		policy, namesText(k.Tasks)), untilAdvice(m, k, "work", "DURATION"))
 }
 
 // killNote is the line a run whose conclusion depends on whether the
 // spinners that exited mid-spin were killed prints on stderr.
-func killNote(k *predict.KindSensitivity, policy string) string {
+func killNote(k *predict.KindSensitivity, policy string, m *replay.Model) string {
 	return sensitivityNote(k, fmt.Sprintf("note: %s: %s exited mid-spin and the prediction takes that for the end of its work (work-bound); if a kill at a wall-clock time ended it (timeout, a signal from outside the trace) it changes:",
-		policy, namesText(k.Tasks)), fmt.Sprintf(" --until %s or %s says which", termsafe.ShellWord(k.Tasks[0]+"=deadline"), termsafe.ShellWord(k.Tasks[0]+"=work")))
+		policy, namesText(k.Tasks)), untilAdvice(m, k, "deadline", "work"))
 }
 
 // togetherNote is the line a run whose conclusion depends on whether the
@@ -1035,8 +1035,47 @@ func togetherNote(k *predict.KindSensitivity, policy string, m *replay.Model) st
 		spread = max(spread, sp.last-sp.first)
 	}
 	return sensitivityNote(k, fmt.Sprintf("note: %s: %s (%s) ended within %s ms of each other and the prediction takes that for the end of their iterations (count- or work-bound); if they looped until a wall-clock time (a --time or --timeout option) it changes:",
-		policy, namesText(k.Tasks), plural(len(idx), "task"), msf(spread)), fmt.Sprintf(" --until %s or %s says which", termsafe.ShellWord(k.Tasks[0]+"=deadline"), termsafe.ShellWord(k.Tasks[0]+"=count")))
+		policy, namesText(k.Tasks), plural(len(idx), "task"), msf(spread)), untilAdvice(m, k, "deadline", "count"))
 }
+
+// untilAdvice is the end of a sensitivity note: the --until selectors
+// that settle it, " --until NAME=a or NAME=b says which", when NAME selects
+// exactly the tasks the note's other run changed (k.TIDs); else those
+// tasks by tid (up to maxAdviceTIDs of them), as the note's figures are
+// theirs: pipeline's main thread, renamed from traceview, was selected by
+// pipeline=deadline too and gave other figures than the note quoted
+// (new-user pass 56 F2).
+func untilAdvice(m *replay.Model, k *predict.KindSensitivity, a, b string) string {
+	byName := len(k.Tasks) == 1 && len(k.TIDs) > 0
+	if byName {
+		in := map[trace.TID]bool{}
+		for _, t := range k.TIDs {
+			in[t] = true
+		}
+		sel := replay.Selector{Comm: k.Tasks[0], PID: -1, TID: -1}
+		n := 0
+		for i := range m.Tasks {
+			if sel.Match(&m.Tasks[i]) {
+				n++
+				byName = byName && in[m.Tasks[i].TID]
+			}
+		}
+		byName = byName && n == len(k.TIDs)
+	}
+	if byName || len(k.TIDs) == 0 || len(k.TIDs) > maxAdviceTIDs {
+		return fmt.Sprintf(" --until %s or %s says which", termsafe.ShellWord(k.Tasks[0]+"="+a), termsafe.ShellWord(k.Tasks[0]+"="+b))
+	}
+	var sa []string
+	for _, t := range k.TIDs {
+		sa = append(sa, fmt.Sprintf("--until tid:%d=%s", t, a))
+	}
+	return fmt.Sprintf(" %s (or each =%s) says which; %s selects other tasks too", strings.Join(sa, " "), b, termsafe.Name(k.Tasks[0]))
+}
+
+// maxAdviceTIDs bounds the tid selectors untilAdvice lists: a longer
+// command line is no advice (a name selector, with the note's task count,
+// says more).
+const maxAdviceTIDs = 8
 
 // forkLoopNote is the stderr line of a what-if run (what: its " with ..."
 // text, "" for none) when the workload ran loops of commands

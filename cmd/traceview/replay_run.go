@@ -182,10 +182,10 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 		writeGroupThrottle(r.out, res.GroupStats, res.Groups, r.obs, res.GroupsModelled)
 	}
 	if ks != nil && ks.Conclusions {
-		fmt.Fprintln(r.errw, kindNote(ks, sp.String()))
+		fmt.Fprintln(r.errw, kindNote(ks, sp.String(), m))
 	}
 	if kk != nil && kk.Conclusions {
-		fmt.Fprintln(r.errw, killNote(kk, sp.String()))
+		fmt.Fprintln(r.errw, killNote(kk, sp.String(), m))
 	}
 	if kt != nil && kt.Conclusions {
 		fmt.Fprintln(r.errw, togetherNote(kt, sp.String(), m))

@@ -4,6 +4,7 @@ import (
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 )
 
 // KindSensitivity says how far a prediction rests on how some tasks end:
@@ -18,6 +19,7 @@ import (
 // until a wall-clock time instead.
 type KindSensitivity struct {
 	Tasks       []string             `json:"tasks"` // command names of the tasks whose end the check changes
+	TIDs        []trace.TID          `json:"tids"`  // those tasks' TIDs (a name may select others too)
 	MakespanNs  int64                `json:"makespan_ns"`
 	Changes     []report.ReplayCheck `json:"changes"` // observed = the prediction, predicted = the run with the other end
 	Conclusions bool                 `json:"changes_conclusion"`
@@ -72,12 +74,14 @@ func sensitivity(m *replay.Model, sp policies.Spec, cfg replay.Config, res *repl
 	alt.Overrides = append([]replay.Override(nil), cfg.Overrides...)
 	names := map[string]bool{}
 	var tasks []string
+	var tids []trace.TID
 	for _, i := range idx {
 		tk := &m.Tasks[i]
 		if _, _, set := replay.Termination(tk, cfg); set {
 			continue
 		}
 		alt.Overrides = append(alt.Overrides, replay.Override{Sel: replay.Selector{PID: -1, TID: tk.TID}, Until: &u})
+		tids = append(tids, tk.TID)
 		if !names[tk.Comm] {
 			names[tk.Comm] = true
 			tasks = append(tasks, tk.Comm)
@@ -94,7 +98,7 @@ func sensitivity(m *replay.Model, sp policies.Spec, cfg replay.Config, res *repl
 	if err != nil {
 		return nil, err
 	}
-	ks := &KindSensitivity{Tasks: tasks, MakespanNs: r2.Makespan}
+	ks := &KindSensitivity{Tasks: tasks, TIDs: tids, MakespanNs: r2.Makespan}
 	for _, c := range report.ScoreReplay("kind", pred, p2, res.Makespan, r2.Makespan) {
 		// A capture that ended before its workload has no makespan to
 		// predict either way (Model.Stats.Censored; the verdict says so).
