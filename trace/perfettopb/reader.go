@@ -93,6 +93,11 @@ type Reader struct {
 	// next_prio (new-user pass 19 F2: left -1, every task read back as
 	// SCHED_DEADLINE and its waits as throttled).
 	prio   map[trace.TID]int32
+	// comm: each task's last name an event gave (a switch-in's next_comm,
+	// a waking's, a rename's): compact_sched has no prev_comm either, and
+	// an empty one read as a rename to "" of every task (new-user pass 57
+	// F1: 22 tasks "renamed", most of their run time under "").
+	comm map[trace.TID]string
 	lastTS map[trace.CPU]int64
 	lost   map[trace.CPU]uint64 // ftrace_stats overruns
 	marks  []lostMark           // the KindLost events of lost_events bundles, in file order
@@ -118,7 +123,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	}
 	rd := &Reader{
 		meta: trace.Meta{Format: "perfetto", Clock: "perfetto trace clock (BOOTTIME unless the trace says otherwise)"},
-		tgid: map[trace.TID]trace.PID{}, curr: map[trace.CPU]trace.TID{}, prio: map[trace.TID]int32{},
+		tgid: map[trace.TID]trace.PID{}, curr: map[trace.CPU]trace.TID{}, prio: map[trace.TID]int32{}, comm: map[trace.TID]string{},
 		lastTS: map[trace.CPU]int64{}, lost: map[trace.CPU]uint64{},
 	}
 	off, cut := 0, ""
@@ -414,6 +419,9 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 				if p, ok := rd.prio[cur]; ok && e.Prio == -1 {
 					e.Prio = p
 				}
+				if c, ok := rd.comm[cur]; ok && e.Comm == "" {
+					e.Comm = c
+				}
 			}
 		}
 		switch e.Kind {
@@ -423,10 +431,18 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 			}
 			if e.NextTID > 0 {
 				rd.prio[e.NextTID] = e.NextPrio
+				rd.comm[e.NextTID] = e.NextComm
+			}
+		case trace.KindComm, trace.KindExec:
+			if e.TID > 0 {
+				rd.comm[e.TID] = e.Comm
 			}
 		case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
 			if e.Prio >= 0 && e.TID > 0 {
 				rd.prio[e.TID] = e.Prio
+			}
+			if e.TID > 0 && e.Comm != "" {
+				rd.comm[e.TID] = e.Comm
 			}
 		}
 		if e.Time == 0 && (e.Kind == trace.KindComm || e.Kind == trace.KindExec || e.Kind == trace.KindFork || e.Kind == trace.KindExit) {

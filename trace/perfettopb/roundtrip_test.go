@@ -241,6 +241,17 @@ func TestRoundTrip(t *testing.T) {
 					t.Fatalf("read back as %q", f)
 				}
 				got := perTask(t, src)
+				// A compact switch has no prev_comm: its previous task is
+				// named by the last name an event gave it, never "" where
+				// the trace had a name (new-user pass 57 F1: every task
+				// read as renamed to "").
+				back, err := trace.ReadAll(open(t, "export.pftrace", buf.Bytes()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if a, b := emptyPrevComms(evs), emptyPrevComms(back); b > a {
+					t.Errorf("%d switches with an empty prev_comm read back, the trace has %d", b, a)
+				}
 				if len(trace.PerfRecordCPUs(meta.Cmdline)) > 0 {
 					// perf record -C: the Perfetto trace has no place for
 					// perf's command line, where a reader learns the CPU
@@ -636,4 +647,16 @@ func warningCount(m *trace.Meta, key string) int {
 		}
 	}
 	return 0
+}
+
+// emptyPrevComms counts the switches of evs whose previous task (a real
+// one) has the empty name.
+func emptyPrevComms(evs []trace.Event) int {
+	n := 0
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch && e.TID > 0 && e.Comm == "" {
+			n++
+		}
+	}
+	return n
 }
