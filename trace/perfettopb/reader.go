@@ -92,12 +92,12 @@ type Reader struct {
 	// takes it from there, as trace processor does from the CPU's last
 	// next_prio (new-user pass 19 F2: left -1, every task read back as
 	// SCHED_DEADLINE and its waits as throttled).
-	prio   map[trace.TID]int32
+	prio map[trace.TID]int32
 	// comm: each task's last name an event gave (a switch-in's next_comm,
 	// a waking's, a rename's): compact_sched has no prev_comm either, and
 	// an empty one read as a rename to "" of every task (new-user pass 57
 	// F1: 22 tasks "renamed", most of their run time under "").
-	comm map[trace.TID]string
+	comm   map[trace.TID]string
 	lastTS map[trace.CPU]int64
 	lost   map[trace.CPU]uint64 // ftrace_stats overruns
 	marks  []lostMark           // the KindLost events of lost_events bundles, in file order
