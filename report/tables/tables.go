@@ -75,7 +75,9 @@ type SchedSlice struct {
 // switch-in the trace shows, or events were lost on its runqueue; it
 // waited at least Dur, its delay is not in task_latency, and its run
 // until the switch-out is in no row: new-user pass 53 F2 read such rows
-// as measured waits); "open" for an interval the trace's end cut.
+// as measured waits); "open" for an interval the trace's end cut. Known
+// runnable rows hold task_latency's delays and the runnable time before
+// a wakeup that restarted a wait (docs/parquet.md).
 type ThreadState struct {
 	TraceID  string  `parquet:"trace_id,dict"`
 	TS       int64   `parquet:"ts"`

@@ -196,8 +196,9 @@ func TestWrite(t *testing.T) {
 			}
 		}
 	}
-	// Its runnable rows of quality "known" are task_latency's delays
-	// (docs/parquet.md); every row has a quality.
+	// Its runnable rows of quality "known" hold task_latency's delays
+	// (docs/parquet.md: at least them; on this trace, with no wait a
+	// second wakeup restarted, exactly them); every row has a quality.
 	knownRunnable := map[int32]int64{}
 	for _, s := range states {
 		switch {
