@@ -32,6 +32,13 @@ type HTMLOptions struct {
 	Buckets int
 	// Latency is passed to ComputeLatency (Percentiles is always set).
 	Latency LatencyOptions
+	// Notes, when set, is called once the trace is read, with the
+	// latency report's per-task rows (LatencyResult.TaskRows), and its
+	// lines are shown among the warnings: the caller's notes on the trace,
+	// e.g. the tasks renamed during it (new-user pass 57 F4: the report
+	// named kidB0 and never kidA0, its earlier name, which latency's note
+	// gives).
+	Notes func(rows []LatencyRow) []string
 }
 
 // HTMLPlots is the number of inline SVG plots a report holds: top tasks by
@@ -73,6 +80,9 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 		// backslashes again (new-user pass 39 F4: "evil\\ttab" beside the
 		// table's "evil\ttab").
 		page.Warnings = append(page.Warnings, termsafe.PerfName(wn.String()))
+	}
+	if opts.Notes != nil {
+		page.Warnings = append(page.Warnings, opts.Notes(lat.TaskRows)...)
 	}
 	page.Cols = htmlColumns(&lat.Options)
 	for _, c := range page.Cols {

@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -343,5 +345,23 @@ func TestRenamedNoteJSONAndCompare(t *testing.T) {
 	_, errs, code = runCLI(t, "compare", ren, pipe)
 	if code != 0 || !strings.Contains(errs, "warning: "+ren+": renamed during the trace, so named by their last name in the rows: ") || strings.Contains(errs, pipe+": renamed") {
 		t.Errorf("compare: exit %d, stderr:\n%s", code, errs)
+	}
+}
+
+// TestReportRenamedNote: the HTML report carries latency's rename note
+// among its warnings (new-user pass 57 F4: it named a task by its last
+// name and never the earlier one). renamed-threads.tv: t18ren2's line, as
+// TestRenamedNote's (its escaped name, HTML-escaped once more).
+func TestReportRenamedNote(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, errs, code := runCLI(t, "report", "-i", "../../testdata/traces/renamed-threads.tv", "-o", out); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "renamed during the trace, so named by their last name in the rows: "; !strings.Contains(string(b), want) || !strings.Contains(string(b), "t18ren2:12520 ran 69.792 ms and 68 of its 100 switch-ins") {
+		t.Errorf("report lacks the rename note")
 	}
 }

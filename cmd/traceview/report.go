@@ -57,9 +57,22 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 		return err
 	}
 	return writeFromTrace(cmd, "report", o.input, o.out, &o.filter, func(w io.Writer, src trace.Source, f *schedule.Filter) error {
-		return report.WriteHTMLReport(w, src, report.HTMLOptions{
+		opts := report.HTMLOptions{
 			Name: o.input, Top: o.top, Buckets: o.buckets,
 			Latency: report.LatencyOptions{PerfCompat: o.perf, Filter: f, Cgroups: stated},
-		})
+		}
+		if !o.perf {
+			// The renamed tasks' note, as latency's (renamedWarning).
+			var names func() nameRuns
+			src, names = watchNames(src, f)
+			opts.Notes = func(rows []report.LatencyRow) []string {
+				res := &report.LatencyResult{TaskRows: rows}
+				if wn, ok := renamedWarning(res, f, names()); ok {
+					return []string{wn.Message}
+				}
+				return nil
+			}
+		}
+		return report.WriteHTMLReport(w, src, opts)
 	})
 }
