@@ -365,3 +365,33 @@ func TestReportRenamedNote(t *testing.T) {
 		t.Errorf("report lacks the rename note")
 	}
 }
+
+// TestPerfettoExportKeepsNamesUnderComm: a Perfetto export read back with
+// --comm gives the source's rows: the process tree names each thread by its
+// first name, not its latest (new-user pass 57 F2: a forked child named in
+// the tree by the name it took later counted its switch-ins under the
+// parent's name in that row: kidB0 509 where the source has 503).
+// renamed-threads.tv's t18ren2 ran once as t18names, its creator's name.
+func TestPerfettoExportKeepsNamesUnderComm(t *testing.T) {
+	const src = "../../testdata/traces/renamed-threads.tv"
+	pf := filepath.Join(t.TempDir(), "r.pftrace")
+	if _, errs, code := runCLI(t, "export", "--format", "perfetto", "-i", src, "-o", pf); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	type row struct {
+		Comm     string `json:"comm"`
+		PID      int    `json:"pid"`
+		Count    int64  `json:"count"`
+		Switches int64  `json:"switches"`
+		Sum      int64  `json:"sum_delay_ns"`
+	}
+	rows := func(in string) []row {
+		return cliJSON[struct {
+			Tasks []row `json:"tasks"`
+		}](t, "latency", "-p", "-o", "json", "-i", in, "--comm", "t18ren2").Tasks
+	}
+	a, b := rows(src), rows(pf)
+	if len(a) == 0 || !slices.Equal(a, b) {
+		t.Errorf("--comm t18ren2: source %+v, export %+v", a, b)
+	}
+}

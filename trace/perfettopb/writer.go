@@ -536,13 +536,22 @@ func encodeEvent(e *trace.Event, old string) []byte {
 }
 
 // processTree lists every process (pid, parent when a fork said, name as
-// cmdline with cmdline_is_comm) and thread (tid, tgid, latest name) of
-// the task table; a reused TID appears once, with its latest identity.
+// cmdline with cmdline_is_comm) and thread (tid, tgid, first name) of
+// the task table; a reused TID appears once, with its latest identity but
+// its first identity's first name. The tree is the trace's first packet:
+// a name in it is the thread's from the start, and the renames follow as
+// task_rename events (a latest name there named a forked child by the name
+// it took later, before its fork and first rename: its delays under the
+// parent's name counted under the later one, new-user pass 57 F2).
 func (w *writer) processTree(ts int64) []byte {
 	latest := map[trace.TID]*trace.Task{}
+	firstName := map[trace.TID]string{}
 	for _, t := range w.tasks.All() {
 		if t.TID > 0 {
 			latest[t.TID] = t
+			if _, ok := firstName[t.TID]; !ok && len(t.Comms) > 0 {
+				firstName[t.TID] = t.Comms[0].Comm
+			}
 		}
 	}
 	tids := make([]int, 0, len(latest))
@@ -577,8 +586,8 @@ func (w *writer) processTree(ts int64) []byte {
 		t := latest[trace.TID(tid)]
 		var th []byte
 		th = appendInt(th, fThreadTid, int64(t.TID))
-		if t.Comm() != "" {
-			th = appendStr(th, fThreadName, t.Comm())
+		if n := firstName[t.TID]; n != "" {
+			th = appendStr(th, fThreadName, n)
 		}
 		if t.PID > 0 {
 			th = appendInt(th, fThreadTgid, int64(t.PID))
