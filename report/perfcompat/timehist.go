@@ -237,6 +237,7 @@ type timehist struct {
 	skipped     int
 	histStart   int64
 	histSet     bool // histStart was set (a switch at time 0 sets it to 0)
+	before      bool // an event came before the window's start
 	histEnd     int64
 	sawWaking   bool
 	sawSwitch   bool
@@ -763,14 +764,25 @@ func (th *timehist) switchEvent(e *trace.Event) {
 		// 0.012 ms).
 		tr = t
 	}
+	if th.opt.Start != 0 && tm < th.opt.Start {
+		th.before = true
+	}
 	if (th.opt.Exact && th.histStart == 0 || !th.opt.Exact && !th.histSet) && tm >= th.opt.Start {
 		// (perf takes a start of 0 for none: a switch at time 0, which
 		// a synthetic trace has, starts the span outside Exact; new-user
 		// pass 37 F2 read 2213.6 ms here, 2217.6 ms in stats.)
 		th.histStart, th.histSet = tm, true
+		if !th.opt.Exact && th.before {
+			// The trace began before the window: its runs count from
+			// the window's start (timehistUpdateFrom), and so does the
+			// span the summary's shares are of.
+			th.histStart = th.opt.Start
+		}
 	}
 	if th.opt.End == 0 || tm <= th.opt.End {
 		th.histEnd = tm
+	} else if !th.opt.Exact && th.histSet {
+		th.histEnd = th.opt.End // (runs are clamped to the window's end)
 	}
 	if tr != nil {
 		tr.lastTime = e.Time
@@ -869,8 +881,7 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 			// grow by the part of the run before it (hog's 0.033 ms
 			// delay read 5.350 ms). The wait and the delay end at the
 			// real switch-in; the run time is the part in the window.
-			timehistUpdate(t, *tm, realIn, countRun)
-			t.dtRun = *tm - tprev
+			timehistUpdateFrom(t, *tm, realIn, tprev, countRun)
 		}
 		if !th.opt.Exact {
 			th.settleUnrecorded(t, tprev, *tm, e.CPU, in >= 0 && in != e.TID)
@@ -907,9 +918,19 @@ func (th *timehist) account(e *trace.Event, t *timehistThread, tm *int64, state 
 // false leaves the run out of the summary's run statistics (its count,
 // min, average, max and deviation).
 func timehistUpdate(r *timehistThread, t, tprev int64, countRun bool) {
+	timehistUpdateFrom(r, t, tprev, tprev, countRun)
+}
+
+// timehistUpdateFrom is timehistUpdate with the run time counted from
+// runFrom (the window's start, for a run that began before it) while the
+// wait and the sch delay end at tprev, the real switch-in: the summary's
+// run times then hold only the part in the window (new-user pass 58 F1:
+// an idle period begun before a 10 ms window counted whole in it, 55.037
+// ms idle, 848 %, and two halves' idle exceeded the whole trace's).
+func timehistUpdateFrom(r *timehistThread, t, tprev, runFrom int64, countRun bool) {
 	r.dtDelay, r.dtSleep, r.dtIOWait, r.dtPreempt, r.dtRun = 0, 0, 0, 0, 0
 	if tprev != 0 {
-		r.dtRun = t - tprev
+		r.dtRun = t - runFrom
 		if r.readyToRun != 0 && r.readyToRun <= tprev {
 			r.dtDelay, r.delayEnd = tprev-r.readyToRun, tprev
 		}

@@ -1373,3 +1373,30 @@ func TestMapColumnsWithoutCPUCount(t *testing.T) {
 		t.Errorf("-want +got:\n%s\n%s", d, buf.String())
 	}
 }
+
+// TestTimehistSummaryWindowIdle: outside --exact, a run that began before
+// the window counts in the summary from the window's start, the idle task's
+// too, and the shares are of the window (new-user pass 58 F1: an idle
+// period begun before a 10 ms window counted whole, 55.037 ms, 848 %, and
+// two halves' idle exceeded the whole's). CPU 0: alpha (10) from 1.000 s,
+// idle from 1.010 s, alpha again at 1.050 s, idle at 1.070 s. Window
+// [1.030, 1.060]: idle 1.030-1.050 = 20 ms, alpha 1.050-1.060 = 10 ms; the
+// span is the window (events before and after it): 30 ms, idle 66.67 %.
+func TestTimehistSummaryWindowIdle(t *testing.T) {
+	const s, ms = int64(1e9), int64(1e6)
+	evs := []trace.Event{
+		timehistSw(s, 0, 0, trace.StateRunning, 10),
+		timehistSw(s+10*ms, 0, 10, trace.StateInterruptible, 0),
+		timehistSw(s+50*ms, 0, 0, trace.StateRunning, 10),
+		timehistSw(s+70*ms, 0, 10, trace.StateInterruptible, 0),
+	}
+	var buf bytes.Buffer
+	if err := Timehist(&buf, trace.NewSliceSource(evs, &trace.Meta{NrCPUs: 1}), TimehistOptions{SummaryOnly: true, Start: s + 30*ms, End: s + 60*ms}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"    CPU  0 idle for     20.000  msec  ( 66.67%)\n", "           Total run time (msec): 10.000 \n", "    Total scheduling time (msec): 30.000  (x 1)\n"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
