@@ -422,10 +422,21 @@ func (u nameUse) add(o nameUse) nameUse {
 // F4: "hog:12391 ran 17 of its 59 switch-ins as python3", the three tasks'
 // 59). "" when no such task.
 func renamedNote(rows []report.LatencyRow, runs nameRuns) string {
-	if list, _ := renamedList(rows, runs); list != "" {
-		return "note: renamed during the trace, so named by their last name in the rows: " + list + " (--comm matches the name at each event)"
+	if text, _ := renamedText(rows, runs); text != "" {
+		return "note: " + text
 	}
 	return ""
+}
+
+// renamedText is renamedNote without its "note: " (the message of the
+// renamed-tasks warning, renamedWarning) and how many tasks it names; ""
+// when none.
+func renamedText(rows []report.LatencyRow, runs nameRuns) (string, int) {
+	list, n := renamedList(rows, runs)
+	if list == "" {
+		return "", 0
+	}
+	return "renamed during the trace, so named by their last name in the rows: " + list + " (--comm matches the name at each event)", n
 }
 
 // renamedList is renamedNote's list of tasks ("" when none) and how many

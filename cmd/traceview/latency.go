@@ -197,11 +197,11 @@ func renamedWarning(res *report.LatencyResult, f *schedule.Filter, runs nameRuns
 	if res.Unmatched != nil || f != nil && f.Comms != nil {
 		return trace.Warning{}, false
 	}
-	list, n := renamedList(res.TaskRows, runs)
-	if list == "" {
+	text, n := renamedText(res.TaskRows, runs)
+	if text == "" {
 		return trace.Warning{}, false
 	}
-	return trace.Warning{Key: "renamed-tasks", Count: n, CountInMessage: true, Message: strings.TrimPrefix(renamedNote(res.TaskRows, runs), "note: ")}, true
+	return trace.Warning{Key: "renamed-tasks", Count: n, CountInMessage: true, Message: text}, true
 }
 
 // checkStatedCgroups rejects (exit 2) a --recorded-cgroup PATH that no task
