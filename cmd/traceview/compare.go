@@ -253,6 +253,20 @@ func runCompareGroups(cmd *cobra.Command, o compareOptions, argA, argB string, s
 	if err := checkComparedCgroups(res, o); err != nil {
 		return err
 	}
+	// A side that is one recording (one file, a --rotate series) gets
+	// the rename note a two-file compare gives it (compareRenamed), as
+	// latency's several-trace run does for one recording.
+	for _, s := range []struct {
+		ps []latencyPart
+		to *[]trace.Warning
+	}{{pa, &res.WarningsA}, {pb, &res.WarningsB}} {
+		if len(s.ps) != 1 {
+			continue
+		}
+		if wn, ok := renamedWarning(s.ps[0].res, s.ps[0].filter, s.ps[0].runs); ok {
+			*s.to = append(*s.to, wn)
+		}
+	}
 	return writeCompare(cmd, o, res, argA, argB, false)
 }
 
