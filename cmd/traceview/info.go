@@ -68,8 +68,9 @@ type infoReport struct {
 	TotalEvents    uint64            `json:"total_events"`
 	// Synthesized counts the task records of time 0 for the threads
 	// already running when the recording started (trace.Synthesized:
-	// perf's, and the /proc names traceview record writes first), apart
-	// from Events and TotalEvents.
+	// perf's, and the /proc names traceview record writes first), or for
+	// the threads of a Perfetto trace's process tree, apart from Events
+	// and TotalEvents.
 	Synthesized uint64      `json:"synthesized_task_records,omitempty"`
 	Lost        lostWindows `json:"lost"`
 	// LostTotal is LostRecorder + LostInFile: the recorder's losses (the
@@ -476,7 +477,15 @@ func printEventCounts(w io.Writer, r *infoReport) {
 	}
 	tw.Flush()
 	if r.Synthesized > 0 {
-		fmt.Fprintf(w, "  (and %d task records of time 0 naming the threads already running when the recording started, not counted)\n", r.Synthesized)
+		// A Perfetto trace's process tree lists the threads its writer
+		// knew of, those forked later too (traceview's exports list every
+		// thread of the trace by its first name: 307 records for
+		// renamed-threads.tv's 142 running at its start).
+		named := "the threads already running when the recording started"
+		if r.Format == "perfetto" {
+			named = "the threads of the trace's process tree (which may list threads forked later too)"
+		}
+		fmt.Fprintf(w, "  (and %d task records of time 0 naming %s, not counted)\n", r.Synthesized, named)
 	}
 }
 

@@ -573,3 +573,31 @@ func TestRecordCPUMigrationsNoChain(t *testing.T) {
 		t.Errorf("%d unrecorded switch-ins, want 0", n)
 	}
 }
+
+// TestInfoPerfettoProcessTree: info on a Perfetto export says what its
+// records of time 0 are: its process tree, which lists every thread of the
+// trace (forked ones too), not only those running when the recording
+// started (noticed after pass 57: renamed-threads.tv holds 142 such
+// records; its export's tree, 307 read as "already running").
+func TestInfoPerfettoProcessTree(t *testing.T) {
+	const src = "../../testdata/traces/renamed-threads.tv"
+	pf := filepath.Join(t.TempDir(), "r.pftrace")
+	if _, errs, code := runCLI(t, "export", "--format", "perfetto", "-i", src, "-o", pf); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	type rep struct {
+		Synth uint64 `json:"synthesized_task_records"`
+	}
+	a, b := cliJSON[rep](t, "info", "-o", "json", "-i", src), cliJSON[rep](t, "info", "-o", "json", "-i", pf)
+	if a.Synth != 142 || b.Synth <= a.Synth {
+		t.Fatalf("synthesized task records: source %d (want 142), export %d (want more: forked threads too)", a.Synth, b.Synth)
+	}
+	out, _, _ := runCLI(t, "info", "-i", pf)
+	want := fmt.Sprintf("(and %d task records of time 0 naming the threads of the trace's process tree (which may list threads forked later too), not counted)", b.Synth)
+	if !strings.Contains(out, want) {
+		t.Errorf("info on the export lacks %q:\n%s", want, out)
+	}
+	if out, _, _ := runCLI(t, "info", "-i", src); !strings.Contains(out, "(and 142 task records of time 0 naming the threads already running when the recording started, not counted)") {
+		t.Errorf("info on the source:\n%s", out)
+	}
+}
