@@ -124,6 +124,7 @@ type Reader struct {
 	haveForkTP     bool
 	haveExitTP     bool
 	taskRecords    bool  // UseTaskRecords: forks, execs and exits from the records only
+	sideDup        bool  // the record being queued repeats a tracepoint (queueTaskRecord)
 	keepRepeats    bool  // KeepRepeats: an event recorded twice is delivered twice
 	firstTime      int64 // ns, the earliest sample time read (damagedRuntime); 0: none yet
 	// lostAhead: the losses scanLost queued ahead, by CPU and the LOST
