@@ -363,9 +363,13 @@ func htmlSummary(name string, m *trace.Meta, st *Stats, lat *LatencyResult) []ht
 			kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), "unknown: no recorded sched_switch (utilization, runqueue and switches not measured)"})
 			continue
 		}
-		if c.RunqueueUnknown {
-			kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), fmt.Sprintf("%s, runqueue not measured (the recording left out some CPUs), %d switches",
-				util, c.Switches)})
+		if !c.RunqueueMeasured() {
+			why := "the recording left out some CPUs"
+			if !c.RunqueueUnknown {
+				why = "its observed time lies wholly in lost-event windows"
+			}
+			kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), fmt.Sprintf("%s, runqueue not measured (%s), %d switches",
+				util, why, c.Switches)})
 			continue
 		}
 		kv = append(kv, htmlKV{fmt.Sprintf("CPU %d", c.CPU), fmt.Sprintf("%s, runqueue avg %.3f tasks, max %d tasks, %d switches",

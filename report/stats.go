@@ -124,6 +124,13 @@ type StatsCPU struct {
 	// tasks and 44 % of CPU 0's time idle with tasks waiting where the
 	// whole machine's capture of the same run had 2.0 tasks and 0.3 %.
 	RunqueueUnknown bool `json:"runqueue_unknown,omitempty"`
+	// RunqueueLost: the CPU's observed time lies wholly in its lost
+	// windows (statsStepMean), so what waited on it is not known either:
+	// RunqueueAvg, RunqueueMax and IdleWaiting are not measured (null in
+	// JSON). A cut file's CPU 1, unobserved through a 12 ms window, read
+	// a runqueue of 0 tasks where the whole trace's was 45 (new-user pass
+	// 60 F4).
+	RunqueueLost bool `json:"runqueue_lost,omitempty"`
 	// RunqueueAvg is the time-weighted mean number of tasks waiting on the
 	// CPU's runqueue (runnable, not running) over its observed time less
 	// its lost windows (while the CPU's events are missing, so is what
@@ -364,8 +371,13 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 				lost = append(lost, statsSpan{w.Start, w.End})
 			}
 		}
-		sc.RunqueueAvg, sc.RunqueueMax = statsStepMean(c.rq[cpu], lost, from, st.End)
+		var measured bool
+		sc.RunqueueAvg, sc.RunqueueMax, measured = statsStepMean(c.rq[cpu], lost, from, st.End)
 		sc.IdleWaiting = statsIdleWaiting(c.rq[cpu], c.slices[cpu], c.unk[cpu], st.End)
+		if !measured && !sc.Unobserved {
+			sc.RunqueueLost = true
+			sc.RunqueueAvg, sc.RunqueueMax, sc.IdleWaiting = 0, 0, 0
+		}
 		st.CPUs = append(st.CPUs, sc)
 	}
 	// The recording's CPUs, not the --cpu view's (new-user pass 33 F5:
@@ -400,9 +412,18 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "delay-unrecorded-cpu", Count: int(st.UnrecordedDelays), CountInMessage: true, Message: unrecordedMessage(st.UnrecordedDelays)})
 	}
 	if st.LossyDelays > 0 || st.LossyRuns > 0 {
-		st.Warnings = append(st.Warnings, trace.Warning{Key: "lossy-excluded", Count: int(st.LossyDelays + st.LossyRuns), CountInMessage: true,
+		w := trace.Warning{Key: "lossy-excluded", Count: int(st.LossyDelays + st.LossyRuns), CountInMessage: true,
 			Message: fmt.Sprintf("%s and %s (%.3f ms) overlapped lost events and are not counted (--keep-lossy keeps them)",
-				plural(int(st.LossyDelays), "delay", "delays"), plural(int(st.LossyRuns), "task run", "task runs"), float64(st.LossyRunNs)/1e6)})
+				plural(int(st.LossyDelays), "delay", "delays"), plural(int(st.LossyRuns), "task run", "task runs"), float64(st.LossyRunNs)/1e6)}
+		if st.LossyDelays > st.Delays.Count {
+			// Most delays left out: the answer to "why so few delays",
+			// printed in full, as latency's (LossyMostKey; new-user pass
+			// 60 F3: "0 delays" with 162 left out, behind "7 more
+			// warnings").
+			w.Key = LossyMostKey
+			w.Message += fmt.Sprintf(": more delays than the histogram keeps (%d)", st.Delays.Count)
+		}
+		st.Warnings = append(st.Warnings, w)
 	}
 	return st
 }
@@ -447,14 +468,15 @@ func statsIdleWaiting(steps []statsStep, busy, unknown []statsSpan, end int64) i
 // what waited there is not known either). A lossy recording's CPU 1,
 // unobserved for 90 % of the trace, showed a runqueue of 10 tasks on
 // average and 29 at most: the tasks that had migrated to it stayed
-// counted as waiting there through the loss.
-func statsStepMean(steps []statsStep, unknown []statsSpan, from, to int64) (float64, int) {
+// counted as waiting there through the loss. measured is false when all
+// of [from, to] lies in unknown (nothing of the runqueue is known: mean
+// and maximum 0 then, not measured).
+func statsStepMean(steps []statsStep, unknown []statsSpan, from, to int64) (mean float64, mx int, measured bool) {
 	if to <= from {
-		mx := 0
 		for _, s := range steps {
 			mx = max(mx, s.n)
 		}
-		return 0, mx
+		return 0, mx, true
 	}
 	unk := slices.Clone(unknown)
 	slices.SortFunc(unk, func(a, b statsSpan) int { return cmp.Compare(a.start, b.start) })
@@ -473,7 +495,7 @@ func statsStepMean(steps []statsStep, unknown []statsSpan, from, to int64) (floa
 	}
 	var area float64
 	var total int64
-	cur, at, mx := 0, from, 0
+	cur, at := 0, from
 	span := func(b int64) {
 		if b > at {
 			if k := known(at, b); k > 0 {
@@ -493,9 +515,9 @@ func statsStepMean(steps []statsStep, unknown []statsSpan, from, to int64) (floa
 	}
 	span(to)
 	if total == 0 {
-		return 0, mx
+		return 0, 0, false
 	}
-	return area / float64(total), mx
+	return area / float64(total), mx, true
 }
 
 func statsMakeSeries(cpus []trace.CPU, runs, unk map[trace.CPU][]statsSpan, rq map[trace.CPU][]statsStep, from, to int64, n int) *StatsSeries {
@@ -619,12 +641,17 @@ func (st *Stats) ObservedCPUs() int {
 	return n
 }
 
+// RunqueueMeasured reports whether c's RunqueueAvg, RunqueueMax and
+// IdleWaiting are measured: not when the recording left out CPUs
+// (RunqueueUnknown) or the CPU's observed time was all lost (RunqueueLost).
+func (c StatsCPU) RunqueueMeasured() bool { return !c.RunqueueUnknown && !c.RunqueueLost }
+
 // MarshalJSON writes c, with the fields nothing measured null when c is
 // Unobserved (see StatsCPU.Unobserved), and the runqueue's when it is
-// RunqueueUnknown.
+// RunqueueUnknown or RunqueueLost.
 func (c StatsCPU) MarshalJSON() ([]byte, error) {
 	type plain StatsCPU
-	if !c.Unobserved && c.RunqueueUnknown {
+	if !c.Unobserved && !c.RunqueueMeasured() {
 		return json.Marshal(struct {
 			plain
 			RunqueueAvg *float64 `json:"runqueue_avg"`

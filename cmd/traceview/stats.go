@@ -139,7 +139,7 @@ func writeStatsCSV(w io.Writer, st *report.Stats) error {
 				strconv.FormatInt(c.Observed, 10), strconv.FormatInt(c.Unknown, 10),
 				strconv.FormatFloat(c.UnknownShare, 'f', 6, 64), strconv.FormatFloat(c.RunqueueAvg, 'f', 6, 64),
 				strconv.Itoa(c.RunqueueMax), strconv.FormatInt(c.IdleWaiting, 10), strconv.FormatInt(c.Switches, 10)})
-			if c.RunqueueUnknown {
+			if !c.RunqueueMeasured() {
 				row[6], row[7], row[8] = "", "", ""
 			}
 		}
@@ -208,9 +208,13 @@ func writeStatsUnknown(w io.Writer, cpus []report.StatsCPU) {
 	}
 	var waiting []string
 	rqUnknown, fewer := false, false
+	var rqLost []int
 	for _, c := range cpus {
 		rqUnknown = rqUnknown || c.RunqueueUnknown && !c.Unobserved
-		if !c.RunqueueUnknown && c.Observed > 0 && float64(c.IdleWaiting) >= statsIdleWaitingShown*float64(c.Observed) {
+		if c.RunqueueLost && !c.RunqueueUnknown && !c.Unobserved {
+			rqLost = append(rqLost, int(c.CPU))
+		}
+		if c.RunqueueMeasured() && c.Observed > 0 && float64(c.IdleWaiting) >= statsIdleWaitingShown*float64(c.Observed) {
 			waiting = append(waiting, fmt.Sprintf("CPU %d %.3f ms (%.2f %%)", c.CPU, float64(c.IdleWaiting)/1e6, 100*float64(c.IdleWaiting)/float64(c.Observed)))
 		} else if c.IdleWaiting > 0 {
 			fewer = true
@@ -230,6 +234,9 @@ func writeStatsUnknown(w io.Writer, cpus []report.StatsCPU) {
 	}
 	if rqUnknown {
 		fmt.Fprintf(w, "Runqueue not measured (-): the recording left out some of the machine's CPUs, and a task queued on a recorded one may have been pulled to one of them and run there\n")
+	}
+	if len(rqLost) > 0 {
+		fmt.Fprintf(w, "Runqueue not measured (-) on CPU %s: its observed time lies wholly in lost-event windows, where what waited is unknown too\n", cpulist.Format(rqLost))
 	}
 	if len(unobserved) > 0 {
 		which := "CPU " + cpulist.Format(unobserved) + " has"
@@ -253,7 +260,7 @@ func writeStatsTable(w io.Writer, st *report.Stats, flt *schedule.Filter) error 
 			continue
 		}
 		rqAvg, rqMax := fmt.Sprintf("%.3f tasks", c.RunqueueAvg), fmt.Sprintf("%d tasks", c.RunqueueMax)
-		if c.RunqueueUnknown {
+		if !c.RunqueueMeasured() {
 			rqAvg, rqMax = "-", "-"
 		}
 		migIn, migOut := strconv.FormatInt(c.MigrateIn, 10), strconv.FormatInt(c.MigrateOut, 10)

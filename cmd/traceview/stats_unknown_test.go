@@ -151,3 +151,49 @@ func TestStatsSeriesUnobservedRunqueue(t *testing.T) {
 		t.Errorf("CPU 1: unknown %v, runqueue %v, max %v; want [1 1 0 0], [0 0 0 0], [0 0 0 0]", s.Unknown[1], s.Runqueue[1], s.RunqueueMax[1])
 	}
 }
+
+// TestStatsCutFileLossy: messaging.2cpu.perf.data cut at 77 % (531257 of
+// 689945 bytes, inside CPU 1's part of perf's last round: TestCutRound)
+// leaves CPU 1 unobserved from its last event, 635.409587 s, to the end
+// (635.571072 s). In the window 635.42-635.50 s CPU 1's observed time is
+// all lost: its runqueue is not measured ("-", null; new-user pass 60 F4
+// read 0 tasks where the whole trace's is 45), though its utilization
+// stays the lower bound 0 with 100 % unknown. In 635.45-635.55 s most
+// delays overlap the loss: stats says so in full, as latency does (F3:
+// "0 delays" with 162 left out, behind "7 more warnings").
+func TestStatsCutFileLossy(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/traces/messaging.2cpu.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut77.perf.data")
+	if err := os.WriteFile(cut, b[:len(b)*77/100], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type cpu struct {
+		CPU      int      `json:"cpu"`
+		Share    float64  `json:"unknown_share"`
+		Lost     bool     `json:"runqueue_lost"`
+		RqAvg    *float64 `json:"runqueue_avg"`
+		RqMax    *int     `json:"runqueue_max"`
+		IdleWait *int64   `json:"idle_waiting_ns"`
+	}
+	st := cliJSON[struct {
+		CPUs []cpu `json:"cpus"`
+	}](t, "stats", "--time", "635.42,635.50", "-i", cut, "-o", "json")
+	if len(st.CPUs) != 2 || st.CPUs[1].Share != 1 || !st.CPUs[1].Lost || st.CPUs[1].RqAvg != nil || st.CPUs[1].RqMax != nil || st.CPUs[1].IdleWait != nil {
+		t.Errorf("CPU 1: %+v", st.CPUs)
+	}
+	if c := st.CPUs[0]; c.Lost || c.RqAvg == nil || *c.RqAvg <= 0 {
+		t.Errorf("CPU 0 (observed throughout): %+v", c)
+	}
+	out, _, _ := runCLI(t, "stats", "--time", "635.42,635.50", "-i", cut)
+	if !regexp.MustCompile(`(?m)^ +1 +0\.00 % .* - +- +0 `).MatchString(out) || !strings.Contains(out, "Runqueue not measured (-) on CPU 1: its observed time lies wholly in lost-event windows") {
+		t.Errorf("table:\n%s", out)
+	}
+	out, errs, code := runCLI(t, "stats", "--time", "635.45,635.55", "-i", cut)
+	m := regexp.MustCompile(`(?m)^warning: \S+: (\d+) delays and \d+ task runs? \([0-9.]+ ms\) overlapped lost events and are not counted \(--keep-lossy keeps them\): more delays than the histogram keeps \((\d+)\)$`).FindStringSubmatch(errs)
+	if code != 0 || m == nil || !strings.Contains(out, "Scheduling delay, all (wakeup or preemption to switch-in): "+m[2]+" delays") {
+		t.Errorf("exit %d; stderr:\n%s\nstdout:\n%s", code, errs, out)
+	}
+}
