@@ -78,10 +78,14 @@ type infoReport struct {
 	// the events the file held but could not be read (a cut or damaged
 	// block, Meta.LostInFile). LostMore says the file is cut short and
 	// may have held more events after the cut, which nothing counts.
+	// LostUnread says the file holds bytes after the trace that were
+	// not read (another perf.data appended: damaged-trailing-bytes),
+	// whose events nothing counts either.
 	LostTotal    uint64          `json:"lost_total"`
 	LostRecorder uint64          `json:"lost_recorder"`
 	LostInFile   uint64          `json:"lost_in_file"`
 	LostMore     bool            `json:"lost_more_unknown,omitempty"`
+	LostUnread   bool            `json:"lost_unread_unknown,omitempty"`
 	Warnings     []trace.Warning `json:"warnings"`
 	// Autogroup is kernel.sched_autogroup_enabled when recorded: 1 on,
 	// -1 off, absent unknown (trace.Meta.Autogroup).
@@ -284,6 +288,7 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	}
 	rep.LostRecorder += m.LostUnplaced
 	rep.LostInFile, rep.LostMore = m.LostInFile, m.Cut()
+	rep.LostUnread = slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return w.Key == "damaged-trailing-bytes" })
 	rep.LostTotal = rep.LostRecorder + rep.LostInFile
 	rep.Warnings = append([]trace.Warning{}, m.Warnings.List()...)
 	rep.Autogroup, rep.CgroupSettings, rep.CgroupStats = m.Autogroup, m.CgroupSettings, m.CgroupStats
@@ -419,7 +424,7 @@ func lostSummary(r *infoReport) string {
 			unobserved++
 		}
 	}
-	if r.LostInFile == 0 && !r.LostMore && unobserved == 0 {
+	if r.LostInFile == 0 && !r.LostMore && !r.LostUnread && unobserved == 0 {
 		return fmt.Sprintf("%d events", r.LostTotal)
 	}
 	parts := []string{fmt.Sprintf("%d reported lost by the recorder", r.LostRecorder)}
@@ -434,8 +439,11 @@ func lostSummary(r *infoReport) string {
 	if unobserved > 0 {
 		parts = append(parts, fmt.Sprintf("an unknown number in %s (the warnings below)", plural(unobserved, "unobserved CPU window")))
 	}
+	if r.LostUnread {
+		parts = append(parts, "an unknown number in the bytes after the trace, not read (the warnings below)")
+	}
 	head := fmt.Sprintf("%d events", r.LostTotal)
-	if r.LostMore || unobserved > 0 {
+	if r.LostMore || r.LostUnread || unobserved > 0 {
 		head += " and more"
 	}
 	if len(parts) > 2 {

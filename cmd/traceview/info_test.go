@@ -601,3 +601,32 @@ func TestInfoPerfettoProcessTree(t *testing.T) {
 		t.Errorf("info on the source:\n%s", out)
 	}
 }
+
+// TestInfoAppendedPerfData: a perf.data with another appended (cat
+// nice.2cpu.perf.data pipe.perf.data) is read as the first, and info says
+// the rest was not read: its lost line, the warning in full, exit 1 (new-
+// user pass 60 F1: "lost: 0 events", exit 0, 71 % of the file unread).
+// trace/perfdata's TestTrailingBytes has the warning's figures.
+func TestInfoAppendedPerfData(t *testing.T) {
+	var b []byte
+	for _, f := range []string{"nice.2cpu.perf.data", "pipe.perf.data"} {
+		d, err := os.ReadFile("../../testdata/traces/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append(b, d...)
+	}
+	in := filepath.Join(t.TempDir(), "cat.perf.data")
+	if err := os.WriteFile(in, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, "info", "-i", in)
+	if code != 1 || !strings.Contains(out, "lost:               0 events and more: 0 reported lost by the recorder and an unknown number in the bytes after the trace, not read (the warnings below)") ||
+		!strings.Contains(out+errs, "621609 bytes follow the file's last section (it ends at offset 255921 of 877530): another perf.data") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+	_, errs, code = runCLI(t, "latency", "-i", in)
+	if code != 0 || !strings.Contains(errs, "warning: "+in+": 621609 bytes follow the file's last section") {
+		t.Errorf("latency: exit %d: %s", code, errs)
+	}
+}

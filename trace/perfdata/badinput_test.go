@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -598,5 +599,45 @@ func TestDamagedHeaderAfterRound(t *testing.T) {
 	}
 	if !cut {
 		t.Errorf("no CPU unobserved up to the last event (%d ns): %v", last, r.Meta().Lost)
+	}
+}
+
+// TestTrailingBytes: a perf.data with another appended (cat
+// nice.2cpu.perf.data pipe.perf.data: 255921 + 621609 bytes) reads as the
+// first, and says that the 621609 bytes after its last section, from
+// offset 255921, are another perf.data, not read (new-user pass 60 F1:
+// nothing said). The events are the first file's alone, read from a file
+// or a pipe; bytes that are not a perf.data header are said as such; the
+// file alone has no such warning.
+func TestTrailingBytes(t *testing.T) {
+	a := readFile(t, "../../testdata/traces/nice.2cpu.perf.data")
+	b := readFile(t, "../../testdata/traces/pipe.perf.data")
+	alone, ra, err := drain(a, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := ra.Meta().Warnings.List(); slices.ContainsFunc(ws, func(w trace.Warning) bool { return w.Key == "damaged-trailing-bytes" }) {
+		t.Errorf("the file alone: %+v", ws)
+	}
+	for _, c := range []struct {
+		tail []byte
+		want string
+	}{
+		{b, "perf.data: 621609 bytes follow the file's last section (it ends at offset 255921 of 877530): another perf.data (its PERFILE2 header is there: `tail -c +255922` of the file, uncompressed, is that one); not read, its events are not in the trace"},
+		{bytes.Repeat([]byte{0xab}, 100), "perf.data: 100 bytes follow the file's last section (it ends at offset 255921 of 256021): not perf.data records; not read, its events are not in the trace"},
+	} {
+		for _, pipe := range []bool{false, true} {
+			evs, r, err := drain(append(slices.Clone(a), c.tail...), pipe)
+			if err != nil {
+				t.Fatalf("pipe %v: %v", pipe, err)
+			}
+			if len(evs) != len(alone) {
+				t.Errorf("pipe %v: %d events, the file alone %d", pipe, len(evs), len(alone))
+			}
+			i := slices.IndexFunc(r.Meta().Warnings.List(), func(w trace.Warning) bool { return w.Key == "damaged-trailing-bytes" })
+			if i < 0 || r.Meta().Warnings.List()[i].Message != c.want {
+				t.Errorf("pipe %v: warnings %+v\nwant %q", pipe, r.Meta().Warnings.List(), c.want)
+			}
+		}
 	}
 }

@@ -307,6 +307,23 @@ func shortErr(err error) error {
 	return err
 }
 
+// trailingBytes warns of the bytes from last, the end of the file's
+// furthest section, to the end of the file (size): perf writes nothing
+// there (perf_session__write_header puts the feature sections last), so
+// they are data the trace does not hold: most often another perf.data
+// appended (cat a.perf.data b.perf.data), whose events would otherwise be
+// left out without a word (new-user pass 60 F1: 621609 of 877530 bytes,
+// exit 0, info "lost: 0 events").
+func (r *Reader) trailingBytes(ra io.ReaderAt, last, size uint64) {
+	what := "not perf.data records"
+	var magic [8]byte
+	if n, _ := ra.ReadAt(magic[:], int64(last)); n == len(magic) && (string(magic[:]) == "PERFILE2" || string(magic[:]) == "2ELIFREP") {
+		what = fmt.Sprintf("another perf.data (its PERFILE2 header is there: `tail -c +%d` of the file, uncompressed, is that one)", last+1)
+	}
+	r.meta.Warnings.Add("damaged-trailing-bytes", "perf.data: %d bytes follow the file's last section (it ends at offset %d of %d): %s; not read, its events are not in the trace",
+		size-last, last, size, what)
+}
+
 // readFileHeader reads perf_file_header, the attrs and the feature sections.
 func (r *Reader) readFileHeader(ra interface {
 	io.ReaderAt
@@ -325,10 +342,12 @@ func (r *Reader) readFileHeader(ra interface {
 	attrsOff, attrsSize := o.Uint64(h[24:]), o.Uint64(h[32:])
 	dataOff, dataSize := o.Uint64(h[40:]), o.Uint64(h[48:])
 	usize := uint64(size)
+	last := uint64(fileHeaderSize) // the end of the furthest section read
 	section := func(what string, off, n uint64) error {
 		if off > usize || n > usize-off {
 			return fmt.Errorf("%s section at offset %d (%d bytes) past the end of the file (%d bytes): truncated: %w", what, off, n, size, trace.ErrCorrupt)
 		}
+		last = max(last, off+n)
 		return nil
 	}
 	if err := section("attr", attrsOff, attrsSize); err != nil {
@@ -444,6 +463,9 @@ func (r *Reader) readFileHeader(ra interface {
 		if err := r.applyFeature(bit, b); err != nil {
 			return fmt.Errorf("feature %s at offset %d: %w", featureName(bit), off, err)
 		}
+	}
+	if !r.unfinished && !truncated && usize > last {
+		r.trailingBytes(ra, last, usize)
 	}
 	if r.unfinished || (truncated && len(r.formats) == 0) {
 		r.localFormats()
