@@ -50,6 +50,9 @@ type Reader struct {
 	payload []byte
 	ended   bool
 	gotTail bool // the trailer was applied
+	// joined is where another traceview file begins after this one's
+	// footer (files joined end to end, found by readTail), 0 if none.
+	joined int64
 	cut     bool // the file ended inside a frame
 	footer  bool // the streaming pass read the footer
 	// hole says events were lost in damaged frames since the last block
@@ -216,6 +219,32 @@ func (r *Reader) readTail(rs io.ReadSeeker) {
 		return
 	}
 	tail := int64(binary.LittleEndian.Uint64(foot[8:]))
+	if at, ok := joinedAt(rs, start, end, tail); ok {
+		// Files joined (cat a.tv b.tv): this one's trace is the first's,
+		// whose footer ends where the next begins; what follows is not
+		// read (new-user pass 60 F2: the last file's command line and
+		// sample times described the first's events).
+		files := 2
+		for {
+			if _, err := rs.Seek(at-footerSize+8, io.SeekStart); err != nil {
+				return
+			}
+			var t [8]byte
+			if _, err := io.ReadFull(rs, t[:]); err != nil {
+				return
+			}
+			prev, ok := joinedAt(rs, start, at, int64(binary.LittleEndian.Uint64(t[:])))
+			if !ok {
+				break
+			}
+			at, files = prev, files+1
+		}
+		r.joined = at - start
+		r.meta.Warnings.Add("damaged-trailing-bytes", "traceview format: another traceview file begins at offset %d, after this one's footer (%d files joined, as by cat a.tv b.tv?): the %d bytes from there are not read, their events are not in the trace; read each file apart",
+			at-start, files, end-at)
+		r.readTail(io.NewSectionReader(readerAtOf(rs), start, at-start))
+		return
+	}
 	if tail >= 12 && start+tail < end-footerSize && end-footerSize-(start+tail) <= maxPayload {
 		if _, err := rs.Seek(start+tail, io.SeekStart); err != nil {
 			return
@@ -244,6 +273,53 @@ func (r *Reader) readTail(rs io.ReadSeeker) {
 	r.meta.Warnings.Add("damaged-footer", "traceview format: the footer points at byte %d, where no task table and trailer begin: a damaged footer; %s", tail, how)
 }
 
+// joinedAt reports where the last of several traceview files joined
+// end to end begins (an offset of rs), when the file from start to end is
+// such: the footer's tail offset, tail, counts from the last file's start,
+// so that start + tail is not where the tail's frames begin. The frames are
+// found by findTail; the last file begins tail bytes before them, at a
+// file magic that follows an earlier file's footer.
+func joinedAt(rs io.ReadSeeker, start, end, tail int64) (int64, bool) {
+	if tail < 12 {
+		return 0, false
+	}
+	_, _, first, _, ok := findTail(rs, start, end)
+	at := first - tail
+	if !ok || first == start+tail || at < start+12+footerSize {
+		return 0, false
+	}
+	var b [footerSize + len(Magic)]byte
+	if _, err := readerAtOf(rs).ReadAt(b[:], at-footerSize); err != nil {
+		return 0, false
+	}
+	return at, string(b[:8]) == footerMagic && Detect(b[footerSize:])
+}
+
+// readerAtOf gives rs's io.ReaderAt: its own, or reads by seeking (rs is
+// then left at the place of the last read).
+func readerAtOf(rs io.ReadSeeker) interface {
+	io.ReaderAt
+	io.ReadSeeker
+} {
+	if ra, ok := rs.(interface {
+		io.ReaderAt
+		io.ReadSeeker
+	}); ok {
+		return ra
+	}
+	return seekReaderAt{rs}
+}
+
+// seekReaderAt is an io.ReaderAt over an io.ReadSeeker.
+type seekReaderAt struct{ io.ReadSeeker }
+
+func (s seekReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	if _, err := s.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return io.ReadFull(s, p)
+}
+
 // tailScan is how much of a file's end scanTail searches for its trailer
 // when the footer is damaged or cut: 16 MiB, more than the task table and
 // trailer of any recording we have made (the largest, a 2 M-event capture
@@ -259,13 +335,21 @@ const tailScan = 16 << 20
 // where it begins, if any. Nothing found leaves the tail to the
 // streaming pass.
 func (r *Reader) scanTail(rs io.ReadSeeker, start, end int64) bool {
-	from := max(start, end-tailScan)
+	buf, from, first, stop, ok := findTail(rs, start, end)
+	return ok && r.applyTail(buf[first-from:stop-from])
+}
+
+// findTail finds, as scanTail, the tail frames in the last tailScan bytes
+// of rs before end (not before start): buf holds the bytes read from
+// offset from, the tail's frames lie from offset first to stop.
+func findTail(rs io.ReadSeeker, start, end int64) (buf []byte, from, first, stop int64, ok bool) {
+	from = max(start, end-tailScan)
 	if _, err := rs.Seek(from, io.SeekStart); err != nil {
-		return false
+		return nil, 0, 0, 0, false
 	}
-	buf := make([]byte, end-from)
+	buf = make([]byte, end-from)
 	if _, err := io.ReadFull(rs, buf); err != nil {
-		return false
+		return nil, 0, 0, 0, false
 	}
 	frameAt := func(i int, typ byte) (int, bool) {
 		if i < 0 || len(buf)-i < frameHeaderSize {
@@ -296,9 +380,9 @@ func (r *Reader) scanTail(rs io.ReadSeeker, start, end int64) bool {
 				break
 			}
 		}
-		return r.applyTail(buf[first:stop])
+		return buf, from, from + int64(first), from + int64(stop), true
 	}
-	return false
+	return nil, 0, 0, 0, false
 }
 
 // applyTail applies the task table and trailer frames of buf, a file's
@@ -608,6 +692,20 @@ func (r *Reader) readFrame(first bool) error {
 	}
 	for {
 		hb, err := r.br.Peek(frameHeaderSize)
+		if len(hb) == frameHeaderSize && string(hb[:8]) == footerMagic && Detect(hb[footerSize:]) {
+			// A footer, then another file's magic: files joined. The
+			// trace is this file's (the next is warned of by readTail, or
+			// here when read as a stream).
+			r.discard(footerSize)
+			r.footer = true
+			if r.joined == 0 {
+				r.meta.Warnings.Add("damaged-trailing-bytes", "traceview format: another traceview file begins at offset %d, after this one's footer (files joined, as by cat a.tv b.tv?): it is not read, its events are not in the trace; read each file apart", r.off)
+			}
+			if !r.gotTail {
+				r.meta.Warnings.Add("truncated", "traceview format: footer without a trailer at offset %d", r.off-footerSize)
+			}
+			return io.EOF
+		}
 		if len(hb) == footerSize && string(hb[:8]) == footerMagic {
 			r.discard(footerSize)
 			r.footer = true

@@ -758,3 +758,46 @@ func TestDamagedLastBlock(t *testing.T) {
 			n, tr.Meta().LostInFile, tr.Meta().Warnings.List(), 2*BlockEvents, BlockEvents)
 	}
 }
+
+// TestJoinedFiles: files joined end to end (cat a.tv b.tv c.tv) read as the
+// first, described by its own header and trailer, with one warning that
+// says where the next begins and how many bytes are not read (new-user
+// pass 60 F2: the last file's command line and sample times described the
+// first's events, and its blocks were "skipped (counted lost)"). The
+// offsets: a's length, and the sum of the others'.
+func TestJoinedFiles(t *testing.T) {
+	mk := func(cmd string, n int, seed uint64) ([]byte, []trace.Event) {
+		evs := synthetic(n, seed)
+		return encode(t, Header{Hostname: "vm", Cmdline: []string{cmd}, NrCPUs: 4}, evs, nil), evs
+	}
+	a, evsA := mk("a", BlockEvents+7, 1)
+	b, _ := mk("b", 11, 2)
+	c, _ := mk("c", 2*BlockEvents, 3)
+	for _, tc := range []struct {
+		file  []byte
+		files int
+	}{{slices.Concat(a, b), 2}, {slices.Concat(a, b, c), 3}} {
+		for _, seek := range []bool{true, false} {
+			var r io.Reader = bytes.NewReader(tc.file)
+			if !seek {
+				r = onlyReader{r}
+			}
+			got, tr := decodeAll(t, r)
+			if diff := cmp.Diff(evsA, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("%d files, seek %v: events are not a's (-want +got):\n%s", tc.files, seek, diff)
+			}
+			if m := tr.Meta(); len(m.Cmdline) != 1 || m.Cmdline[0] != "a" {
+				t.Errorf("%d files, seek %v: command line %q, want a's", tc.files, seek, m.Cmdline)
+			}
+			want := fmt.Sprintf("traceview format: another traceview file begins at offset %d, after this one's footer (%d files joined, as by cat a.tv b.tv?): the %d bytes from there are not read, their events are not in the trace; read each file apart",
+				len(a), tc.files, len(tc.file)-len(a))
+			if !seek {
+				// (a stream knows neither the count nor the rest's length)
+				want = fmt.Sprintf("traceview format: another traceview file begins at offset %d, after this one's footer (files joined, as by cat a.tv b.tv?): it is not read, its events are not in the trace; read each file apart", len(a))
+			}
+			if ws := tr.Meta().Warnings.List(); len(ws) != 1 || ws[0].Key != "damaged-trailing-bytes" || ws[0].Message != want {
+				t.Errorf("%d files, seek %v: warnings %+v\nwant %q", tc.files, seek, ws, want)
+			}
+		}
+	}
+}
