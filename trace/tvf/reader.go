@@ -53,8 +53,8 @@ type Reader struct {
 	// joined is where another traceview file begins after this one's
 	// footer (files joined end to end, found by readTail), 0 if none.
 	joined int64
-	cut     bool // the file ended inside a frame
-	footer  bool // the streaming pass read the footer
+	cut    bool // the file ended inside a frame
+	footer bool // the streaming pass read the footer
 	// hole says events were lost in damaged frames since the last block
 	// read (holeCount of them, 0 when a frame header was damaged and its
 	// count is unknown): the next block starts with a trace.KindLost.
