@@ -159,8 +159,17 @@ func captureWith(t *testing.T, opts Options, work func(*Capture)) ([]trace.Event
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	lastRecursionMisses = c.RecursionMisses()
+	if lastRecursionMisses > 0 {
+		t.Logf("the kernel skipped the capture's programs %d times (recursion misses): as many events are missing", lastRecursionMisses)
+	}
 	return evs, c.Lost()
 }
+
+// lastRecursionMisses is the last captureWith's Capture.RecursionMisses:
+// events the kernel did not hand the programs (the tests here run one at
+// a time).
+var lastRecursionMisses uint64
 
 // taskCounts tallies what the capture saw of one thread.
 type taskCounts struct {
@@ -265,8 +274,10 @@ func TestCapturePingPong(t *testing.T) {
 			var werr error
 			var evs []trace.Event
 			var lost []uint64
+			var misses int
 			for attempt := 1; ; attempt++ {
 				evs, lost = capture(t, tc.opts, func() { a, b, werr = pingPong(n) })
+				misses = int(lastRecursionMisses)
 				// The workload must block to test anything: a partner that
 				// is preempted by the wakee instead (both runnable on one
 				// busy CPU, as when other tests run beside this one) is
@@ -370,9 +381,14 @@ func TestCapturePingPong(t *testing.T) {
 					t.Errorf("tid %d: %d wakeups whose waker CPU differs from their sched_waking's CPU", me.tid, c.wakerCPUMismatch)
 				}
 				// The thread runs at both ends of the window, so switch-ins
-				// and switch-outs pair up, up to the edges.
-				if d := c.switchIns - (c.sleeps + c.preempts); d < -2 || d > 2 {
-					t.Errorf("tid %d: %d switch-ins for %d switch-outs", me.tid, c.switchIns, c.sleeps+c.preempts)
+				// and switch-outs pair up, up to the edges, and up to the
+				// events the kernel did not hand the programs (recursion
+				// misses, counted). A run beside another session's
+				// recordings (load 3) had 3 switch-outs more than
+				// switch-ins, the misses then not known; the message now
+				// says them.
+				if d := c.switchIns - (c.sleeps + c.preempts); d < -2-misses || d > 2+misses {
+					t.Errorf("tid %d: %d switch-ins for %d switch-outs (%d recursion misses)", me.tid, c.switchIns, c.sleeps+c.preempts, misses)
 				}
 			}
 		})

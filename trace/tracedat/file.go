@@ -64,7 +64,10 @@ type file struct {
 	latencyText             bool // the file holds latency-tracer text, not ring-buffer pages
 	warnings                []string
 	cut                     string // what a file cut short lacks ("": whole)
-	tailCut                 string // a v7 file cut in the sections after its last options section ("": whole)
+	// trailingAt is where bytes that are not the file's begin after its
+	// last section (another trace.dat joined after it), 0 if none.
+	trailingAt int64
+	tailCut    string // a v7 file cut in the sections after its last options section ("": whole)
 }
 
 // buffer is one trace instance's per-CPU data.
@@ -223,7 +226,29 @@ func parseFile(ra io.ReaderAt, size int64) (*file, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.version == 6 && f.cut == "" {
+		// A v6 file ends with its CPUs' data (trace-cmd's
+		// output_v6_cpu_data writes them last).
+		var end int64
+		for _, b := range f.buffers {
+			for _, cd := range b.cpus {
+				end = max(end, cd.offset+cd.size)
+			}
+		}
+		if end > 0 && end < f.size {
+			f.trailingAt = end
+		}
+	}
 	return f, nil
+}
+
+// trailingWhat says what the bytes from f.trailingAt are: another
+// trace.dat when its magic is there.
+func (f *file) trailingWhat() string {
+	if b, err := f.readAt(f.trailingAt, int64(min(len(Magic), int(f.size-f.trailingAt)))); err == nil && string(b) == Magic {
+		return fmt.Sprintf("another trace.dat (its magic is there: `tail -c +%d` of the file is that one)", f.trailingAt+1)
+	}
+	return "not trace.dat sections"
 }
 
 // streamReader reads the v6 metadata sequentially through ReadAt.
@@ -790,6 +815,12 @@ func (f *file) checkTail(from int64) string {
 			return ""
 		}
 		id, flags, sid, size := f.order.Uint16(h), f.order.Uint16(h[2:]), uint64(f.order.Uint32(h[4:])), f.order.Uint64(h[8:])
+		if string(h[:len(Magic)]) == Magic {
+			// Another trace.dat joined after this one (cat a.dat b.dat):
+			// said apart (trailingAt), the sections before it are whole.
+			f.trailingAt = off
+			break
+		}
 		if size > 1<<50 {
 			return "" // not a section header
 		}

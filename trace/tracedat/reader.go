@@ -120,6 +120,12 @@ func Open(r io.Reader, opt Options) (*Reader, error) {
 	if f.tailCut != "" {
 		rd.meta.Warnings.Add("truncated-file", "trace.dat: %s", f.tailCut)
 	}
+	if f.trailingAt > 0 {
+		// New-user pass 60 F1 found this of perf.data; trace.dat joined
+		// to another read as the first, without a word, too.
+		rd.meta.Warnings.Add("damaged-trailing-bytes", "trace.dat: %d bytes follow the file's last section (it ends at offset %d of %d): %s; not read, its events are not in the trace",
+			f.size-f.trailingAt, f.trailingAt, f.size, f.trailingWhat())
+	}
 	if f.latencyText {
 		return nil, fmt.Errorf("trace.dat holds latency-tracer text, not ring-buffer events: read it with trace-cmd report and give traceview the text")
 	}
@@ -236,9 +242,20 @@ func (r *Reader) pickBuffer(name string) (buffer, error) {
 	}
 	var others []string
 	for i, b := range bs {
-		if i != pick {
-			others = append(others, fmt.Sprintf("%q", b.name))
+		if i == pick {
+			continue
 		}
+		// The top instance has no name: said as such, and an instance
+		// without data as empty (an empty top instance read `not read:
+		// ""`).
+		o := fmt.Sprintf("%q", b.name)
+		if b.name == "" {
+			o = "the top instance"
+		}
+		if !hasData(b) {
+			o += " (empty)"
+		}
+		others = append(others, o)
 	}
 	if len(others) > 0 {
 		r.meta.Warnings.Add("tracedat-instances", "trace.dat: read instance %q; not read: %s", bs[pick].name, strings.Join(others, ", "))

@@ -249,3 +249,56 @@ func TestCutTail(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinedFiles: a trace.dat with another joined after it (cat a.dat
+// a.dat) reads as the first, and says that the bytes after its last section
+// are another trace.dat, not read: pipe-multi.v6.dat's last section is CPU
+// 1's data, ending at 2539520, the file's length; pipe-multi.v7none.dat's
+// is its strings section, ending at 2539771, the file's length. The
+// instances' note names the empty top instance as such.
+func TestJoinedFiles(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		end  int
+	}{{"pipe-multi.v6.dat.gz", 2539520}, {"pipe-multi.v7none.dat.gz", 2539771}} {
+		a := load(t, c.name)
+		if len(a) != c.end {
+			t.Fatalf("%s: %d bytes, want %d", c.name, len(a), c.end)
+		}
+		read := func(b []byte) ([]trace.Event, *trace.Meta) {
+			r, err := Open(bytes.NewReader(b), Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			evs, err := trace.ReadAll(r)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			return evs, r.Meta()
+		}
+		alone, ma := read(a)
+		joined, mj := read(append(append([]byte(nil), a...), a...))
+		if len(joined) != len(alone) {
+			t.Errorf("%s joined: %d events, alone %d", c.name, len(joined), len(alone))
+		}
+		want := fmt.Sprintf("trace.dat: %d bytes follow the file's last section (it ends at offset %d of %d): another trace.dat (its magic is there: `tail -c +%d` of the file is that one); not read, its events are not in the trace",
+			c.end, c.end, 2*c.end, c.end+1)
+		got := ""
+		for _, w := range mj.Warnings.List() {
+			if w.Key == "damaged-trailing-bytes" {
+				got = w.Message
+			}
+		}
+		if got != want {
+			t.Errorf("%s joined: warning %q\nwant %q", c.name, got, want)
+		}
+		for _, w := range ma.Warnings.List() {
+			if w.Key == "damaged-trailing-bytes" {
+				t.Errorf("%s alone: %s", c.name, w.Message)
+			}
+			if w.Key == "tracedat-instances" && w.Message != `trace.dat: read instance "tv-helperE"; not read: the top instance (empty)` {
+				t.Errorf("%s: %s", c.name, w.Message)
+			}
+		}
+	}
+}
