@@ -18,6 +18,7 @@ const (
 	fPacketFtraceStats     = 34  // FtraceStats ftrace_stats = 34
 	fPacketTraceStats      = 35  // TraceStats trace_stats = 35
 	fPacketSystemInfo      = 45  // SystemInfo system_info = 45
+	fPacketTraceConfig     = 33  // TraceConfig trace_config = 33
 	fPacketCompressed      = 50  // bytes compressed_packets = 50
 	fPacketTimestampClock  = 58  // optional uint32 timestamp_clock_id = 58
 	fPacketSequenceFlags   = 13  // optional uint32 sequence_flags = 13

@@ -107,6 +107,8 @@ type Reader struct {
 	carriedLost []trace.LostWindow
 	// finalFlushFailed: TraceStats said the final flush failed.
 	finalFlushFailed bool
+	// started: a packet that starts a trace was read (startsTrace).
+	started bool
 }
 
 // NewReader decodes all of r. Errors wrap trace.ErrCorrupt (as a
@@ -127,6 +129,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 		lastTS: map[trace.CPU]int64{}, lost: map[trace.CPU]uint64{},
 	}
 	off, cut := 0, ""
+	clockRun := -1 // the offset of the clock_snapshot packets just read, -1 after any other
 	for off < len(data) {
 		num, typ, n := protowire.ConsumeTag(data[off:])
 		if n < 0 {
@@ -155,6 +158,29 @@ func NewReader(r io.Reader) (*Reader, error) {
 				break
 			}
 			return nil, &ParseError{int64(off), "truncated packet"}
+		}
+		start := startsTrace(pkt)
+		if start && rd.started && len(rd.events) > 0 {
+			// A second trace's first packets (files joined: cat
+			// a.pftrace b.pftrace; new-user pass 61 F1 read two
+			// recordings as one, every event twice, info exit 0). It
+			// begins with the clock snapshots just before (Write's
+			// first packet; the reader takes nothing from them).
+			at := off
+			if clockRun >= 0 {
+				at = clockRun
+			}
+			rd.meta.Warnings.Add("damaged-trailing-bytes", "perfetto: another trace begins at offset %d (a second system_info or trace_config packet, after events): its %d bytes to the end of the file are not read, their events are not in the trace; read each trace apart",
+				at, len(data)-at)
+			break
+		}
+		rd.started = rd.started || start
+		if onlyClockSnapshot(pkt) {
+			if clockRun < 0 {
+				clockRun = off
+			}
+		} else {
+			clockRun = -1
 		}
 		if err := rd.packet(pkt, int64(off+n)); err != nil {
 			return nil, err
@@ -200,6 +226,53 @@ func fields(msg []byte, off int64, f func(num protowire.Number, typ protowire.Ty
 		i += n + m
 	}
 	return nil
+}
+
+// startsTrace reports whether pkt is one of the packets a trace holds
+// once, at its start: system_info (written by traced, and by Write,
+// first) or trace_config (traced's first packet), TracePacket fields 45
+// and 33 (protos/perfetto/trace/trace_packet.proto).
+func startsTrace(pkt []byte) bool {
+	for len(pkt) > 0 {
+		num, typ, n := protowire.ConsumeTag(pkt)
+		if n < 0 {
+			return false
+		}
+		if num == fPacketSystemInfo || num == fPacketTraceConfig {
+			return true
+		}
+		v := protowire.ConsumeFieldValue(num, typ, pkt[n:])
+		if v < 0 {
+			return false
+		}
+		pkt = pkt[n+v:]
+	}
+	return false
+}
+
+// onlyClockSnapshot reports whether pkt's fields are a clock_snapshot and
+// the fields any packet may carry (timestamp, sequence id and flags).
+func onlyClockSnapshot(pkt []byte) bool {
+	snap := false
+	for len(pkt) > 0 {
+		num, typ, n := protowire.ConsumeTag(pkt)
+		if n < 0 {
+			return false
+		}
+		switch num {
+		case fPacketClockSnapshot:
+			snap = true
+		case fPacketTimestamp, fPacketSequenceID, fPacketSequenceFlags, fPacketTimestampClock, fPacketFirstOnSequence:
+		default:
+			return false
+		}
+		v := protowire.ConsumeFieldValue(num, typ, pkt[n:])
+		if v < 0 {
+			return false
+		}
+		pkt = pkt[n+v:]
+	}
+	return snap
 }
 
 func (rd *Reader) packet(pkt []byte, off int64) error {

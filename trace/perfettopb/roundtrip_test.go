@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -659,4 +660,45 @@ func emptyPrevComms(evs []trace.Event) int {
 		}
 	}
 	return n
+}
+
+// TestJoinedTraces: two traces joined (cat a.pftrace b.pftrace) read as the
+// first, with one warning at the offset where the second begins (its first
+// packet, the clock snapshot Write writes first) and the bytes not read
+// (new-user pass 61 F1: every event twice, runtime above span x CPUs, info
+// exit 0). The offset is a's length; the bytes, b's.
+func TestJoinedTraces(t *testing.T) {
+	export := func(name string) []byte {
+		data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), name))
+		var buf bytes.Buffer
+		if _, err := perfettopb.Write(&buf, open(t, name, data), perfettopb.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	a, b := export("nice.2cpu.perf.data"), export("pipe.perf.data")
+	read := func(data []byte) ([]trace.Event, *trace.Meta) {
+		r, err := perfettopb.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := trace.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evs, r.Meta()
+	}
+	alone, ma := read(a)
+	if warningCount(ma, "damaged-trailing-bytes") != 0 {
+		t.Errorf("a alone: %+v", ma.Warnings.List())
+	}
+	joined, mj := read(append(append([]byte(nil), a...), b...))
+	if len(joined) != len(alone) {
+		t.Errorf("joined: %d events, a alone %d", len(joined), len(alone))
+	}
+	want := fmt.Sprintf("perfetto: another trace begins at offset %d (a second system_info or trace_config packet, after events): its %d bytes to the end of the file are not read, their events are not in the trace; read each trace apart", len(a), len(b))
+	ws := mj.Warnings.List()
+	if i := slices.IndexFunc(ws, func(w trace.Warning) bool { return w.Key == "damaged-trailing-bytes" }); i < 0 || ws[i].Message != want {
+		t.Errorf("joined: warnings %+v\nwant %q", ws, want)
+	}
 }
