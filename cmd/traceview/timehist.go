@@ -551,5 +551,8 @@ func timehistWarnings(m *trace.Meta, result *perfcompat.TimehistResult, exact bo
 	if result.FirstSeen > 0 {
 		m.Warnings.AddN("delay-first-switch-in", int(result.FirstSeen), "wait time and sch delay not known, shown as -: the task's first switch-in is before the trace or is its first event (and the run time too on a CPU's first sched_switch)")
 	}
+	if result.WaitUnknown > 0 {
+		m.Warnings.AddN("wait-before-first-wakeup", int(result.WaitUnknown), "wait time not known, shown as -: the task's first event is its wakeup, so its sleep began before the trace (or before a loss that took its earlier events); the sch delay is printed (perf prints 0.000 for the wait)")
+	}
 	unchainedWarnings(m, result, exact)
 }

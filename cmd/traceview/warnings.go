@@ -28,7 +28,7 @@ var warningKinds = []struct {
 	keys  []string
 }{
 	{"missing switches", []string{"sched-switch-chain-cpu*", "delay-switch-in-inferred", "delay-unmeasured",
-		"delay-first-switch-in", report.UnknownRunsKey, "switch-records", "switch-record-per-task", "top-runtime-unmeasured", "top-waits-unseen", "not-system-wide", partialCPUsKey, "delay-unrecorded-cpu", "capture-kick-failed"}},
+		"delay-first-switch-in", "wait-before-first-wakeup", report.UnknownRunsKey, "switch-records", "switch-record-per-task", "top-runtime-unmeasured", "top-waits-unseen", "not-system-wide", partialCPUsKey, "delay-unrecorded-cpu", "capture-kick-failed"}},
 	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice", "no-wakeups"}},
 	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
 		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", report.LossyMostKey, "runtime-lossy", "lossy-excluded",

@@ -163,6 +163,11 @@ type TimehistResult struct {
 	// NoWakeups the rows after a sleep with no recorded wakeup, whose sch
 	// delay it does not hold ("-", the wait printed). perf prints 0.000.
 	FirstSeen, NoWakeups int64
+	// WaitUnknown (outside Exact) counts the rows of a task whose first
+	// event is its wakeup: the sleep before it is not in the trace, so
+	// the wait prints "-" (-1 in Rows), the sch delay its value; perf
+	// prints 0.000 for the wait.
+	WaitUnknown int64
 	// OpenRuns (with the summary, outside Exact) are the runs still on a
 	// CPU when the trace (or the --time window) ended, of 1 % of its span
 	// or more (openRunMinShare): perf counts a run
@@ -249,7 +254,7 @@ type timehist struct {
 	// (settleUnrecorded), printed "-" for wait and sch delay; firstSeen
 	// the rows of a task's first switch-in and noWakeups those after a
 	// sleep with no recorded wakeup (timehistThread.dtFirstSeen, dtNoWake).
-	missingIns, firstSeen, noWakeups int64
+	missingIns, firstSeen, noWakeups, waitUnknown int64
 	// meta is the source's; recordedCPUs its trace.RecordedCPUs, read at
 	// the first event (a pipe-mode perf.data states its command line in
 	// records before its samples), with recordedRead set.
@@ -403,7 +408,7 @@ func Timehist(w io.Writer, src trace.Source, opt TimehistOptions) error {
 		r.LossyRuns = th.lossyRuns
 		r.UnchainedRuns, r.UnchainedRunNs = th.unchainedRuns, th.unchainedRunNs
 		r.UnchainedIdle, r.UnchainedIdleNs = th.unchainedIdle, th.unchainedIdleNs
-		r.FirstSeen, r.NoWakeups = th.firstSeen, th.noWakeups
+		r.FirstSeen, r.NoWakeups, r.WaitUnknown = th.firstSeen, th.noWakeups, th.waitUnknown
 		r.Switches, r.Unchained, r.UnchainedNs = th.switches, th.unchained, th.unchainedNs
 	}
 	if th.opt.Summary {
@@ -1213,6 +1218,10 @@ func (th *timehist) printSample(e *trace.Event, t *timehistThread, tm int64, sta
 		b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
 		b = timehistRight(b, 10, []byte{'-'})
 		b = append(b, ' ')
+	case t.dtWaitUnknown:
+		b = timehistRight(b, 10, []byte{'-'})
+		b = append(b, ' ')
+		b = timehistSchedTime(b, t.dtDelay, 6)
 	default:
 		b = timehistSchedTime(b, t.dtSleep+t.dtIOWait+t.dtPreempt, 6)
 		b = timehistSchedTime(b, t.dtDelay, 6)
@@ -1284,6 +1293,8 @@ func (th *timehist) sampleRow(e *trace.Event, t *timehistThread, tm int64, state
 	case t.dtUnrecorded || t.dtFirstSeen:
 	case t.dtNoWake:
 		r.WaitNs = t.dtSleep + t.dtIOWait + t.dtPreempt
+	case t.dtWaitUnknown:
+		r.SchDelayNs = t.dtDelay
 	default:
 		r.WaitNs, r.SchDelayNs = t.dtSleep+t.dtIOWait+t.dtPreempt, t.dtDelay
 	}

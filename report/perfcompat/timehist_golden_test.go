@@ -148,7 +148,7 @@ func TestTimehistGoldenDefault(t *testing.T) {
 			want := timehistGolden(t, base+".timehist-w.txt")
 			var res TimehistResult
 			got := timehistRun(t, tr.data, TimehistOptions{Wakeups: true, Result: &res})
-			dashes, noWake, raced, idleUnknown := 0, 0, 0, 0
+			dashes, noWake, raced, idleUnknown, waitUnknown := 0, 0, 0, 0, 0
 			for i := range got {
 				if f := strings.Fields(got[i]); len(f) >= 6 && f[3] == "-" && f[4] == "-" {
 					dashes++
@@ -163,6 +163,13 @@ func TestTimehistGoldenDefault(t *testing.T) {
 				if i < len(want) && unrecordedRow(want[i], got[i]) {
 					got[i] = want[i]
 				}
+				if i < len(want) && timehistLost.MatchString(want[i]) && len(strings.Fields(got[i])) >= 6 && strings.Fields(got[i])[3] == "-" && strings.Fields(got[i])[4] != "-" {
+					waitUnknown++ // (a row perf lost the task of: timehistLost, compared below)
+				}
+				if i < len(want) && waitUnknownRow(want[i], got[i]) {
+					got[i] = want[i]
+					waitUnknown++
+				}
 				if i < len(want) && racedRow(want[i], got[i]) {
 					got[i] = want[i]
 					raced++
@@ -171,6 +178,9 @@ func TestTimehistGoldenDefault(t *testing.T) {
 					got[i] = want[i]
 					idleUnknown++
 				}
+			}
+			if int64(waitUnknown) != res.WaitUnknown {
+				t.Errorf("%d rows with wait time - alone, %d counted (a task whose first event is its wakeup)", waitUnknown, res.WaitUnknown)
 			}
 			if int64(idleUnknown) != res.UnchainedIdle {
 				t.Errorf("%d idle rows with run time -, %d idle periods counted without their switch-in", idleUnknown, res.UnchainedIdle)
@@ -555,6 +565,18 @@ func noWakeRow(perf, ours string) bool {
 		return false
 	}
 	o[4] = p[4]
+	return slices.Equal(p, o)
+}
+
+// waitUnknownRow reports whether our row is perf's but for a wait time "-"
+// where perf prints 0.000: a task whose first event is its wakeup
+// (timehistThread.dtWaitUnknown).
+func waitUnknownRow(perf, ours string) bool {
+	p, o := strings.Fields(perf), strings.Fields(ours)
+	if len(p) != len(o) || len(p) < 6 || o[3] != "-" || p[3] != "0.000" || o[4] == "-" {
+		return false
+	}
+	o[3] = p[3]
 	return slices.Equal(p, o)
 }
 

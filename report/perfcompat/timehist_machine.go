@@ -60,7 +60,10 @@ type timehistThread struct {
 	// trace). Both print "-" where perf prints 0.000.
 	// dtRunUnknown: the run time is not known either (the CPU's first
 	// switch: its switch-in is before the trace).
-	dtNoWake, dtFirstSeen, dtRunUnknown bool
+	// dtWaitUnknown: the wait is not known, the delay is: the task's
+	// first event is a wakeup (it slept since before the trace, or
+	// since before a loss that took its earlier events).
+	dtNoWake, dtFirstSeen, dtRunUnknown, dtWaitUnknown bool
 	qCPU                                trace.CPU // the CPU it waits on (queuedOn; recordings of some CPUs)
 	qIn                                 int32     // 1 + the CPU whose qList holds it, 0 none (queuedOn)
 	// ranUnseen: during its current wait the task ran unseen (a record in

@@ -195,7 +195,7 @@ func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu tra
 	idleMissingIn := missingIn && t.tid == 0 && tprev != 0
 	missingIn = missingIn && t.tid != 0 && tprev != 0
 	t.dtUnrecorded = unrecorded || lossy || noWake || missingIn
-	t.dtNoWake, t.dtFirstSeen, t.dtRunUnknown = false, false, false
+	t.dtNoWake, t.dtFirstSeen, t.dtRunUnknown, t.dtWaitUnknown = false, false, false, false
 	if runLossy {
 		// The run may have begun or ended among the lost events (an 83
 		// ms "run" of a hackbench worker across 516 lost events on its
@@ -244,6 +244,15 @@ func (th *timehist) settleUnrecorded(t *timehistThread, tprev, tm int64, cpu tra
 			// slept before is not in the trace.
 			t.dtFirstSeen = true
 			th.firstSeen++
+		case t.lastTime == 0:
+			// Its first event is its wakeup: the delay from it is
+			// measured, the sleep before it began before the trace (or
+			// before a loss that took the task's earlier events: a
+			// damaged block's ksoftirqd/0 printed a wait of 0.000 ms
+			// where the whole file has 551.371; new-user pass 61 F6).
+			// perf prints 0.000.
+			t.dtWaitUnknown = true
+			th.waitUnknown++
 		case t.readyToRun == 0 && t.lastState != 'R' && t.lastTime <= tprev:
 			// Back from a sleep with no recorded wakeup (latency counts
 			// these as "ran again ... with no recorded wakeup"): the wait
