@@ -64,8 +64,8 @@ type timehistThread struct {
 	// first event is a wakeup (it slept since before the trace, or
 	// since before a loss that took its earlier events).
 	dtNoWake, dtFirstSeen, dtRunUnknown, dtWaitUnknown bool
-	qCPU                                trace.CPU // the CPU it waits on (queuedOn; recordings of some CPUs)
-	qIn                                 int32     // 1 + the CPU whose qList holds it, 0 none (queuedOn)
+	qCPU                                               trace.CPU // the CPU it waits on (queuedOn; recordings of some CPUs)
+	qIn                                                int32     // 1 + the CPU whose qList holds it, 0 none (queuedOn)
 	// ranUnseen: during its current wait the task ran unseen (a record in
 	// its context on a CPU that recorded nothing, or an exec or rename of
 	// its own: noteRanUnseen); its delay is not measured.
