@@ -109,6 +109,8 @@ type Reader struct {
 	finalFlushFailed bool
 	// started: a packet that starts a trace was read (startsTrace).
 	started bool
+	// sawBundle: an ftrace event bundle was read (processTree).
+	sawBundle bool
 }
 
 // NewReader decodes all of r. Errors wrap trace.ErrCorrupt (as a
@@ -295,6 +297,7 @@ func (rd *Reader) packet(pkt []byte, off int64) error {
 		case fPacketProcessTree:
 			return rd.processTree(b, off, ts)
 		case fPacketFtraceEvents:
+			rd.sawBundle = true
 			return rd.bundle(b, off, ts, hasTS)
 		case fPacketFtraceStats:
 			return rd.ftraceStats(b, off)
@@ -369,7 +372,16 @@ func (rd *Reader) processTree(b []byte, off, ts int64) error {
 			rd.tgid[tid] = tgid
 		}
 		if name != "" {
-			e := trace.NewEvent(ts, -1, trace.KindComm)
+			at := ts
+			if !rd.sawBundle {
+				// The tree before the first events is the trace's
+				// snapshot of its threads at the start: task records of
+				// time 0, as perf's synthesized ones (trace.Synthesized),
+				// not renames at the packet's time (new-user pass 61 F5:
+				// a text trace's export read back 88 comm events more).
+				at = 0
+			}
+			e := trace.NewEvent(at, -1, trace.KindComm)
 			e.TID, e.PID, e.Comm = tid, rd.pid(tid), name
 			rd.add(e)
 		}
