@@ -123,8 +123,11 @@ type Reader struct {
 	intern         tpformat.Interner
 	haveForkTP     bool
 	haveExitTP     bool
-	taskRecords    bool  // UseTaskRecords: forks, execs and exits from the records only
-	sideDup        bool  // the record being queued repeats a tracepoint (queueTaskRecord)
+	taskRecords    bool // UseTaskRecords: forks, execs and exits from the records only
+	sideDup        bool // the record being queued repeats a tracepoint (queueTaskRecord)
+	// firstSampleEst: the first sample time found in the data's first
+	// round when the header lacks it (scanFirstSample), 0 unknown.
+	firstSampleEst int64
 	keepRepeats    bool  // KeepRepeats: an event recorded twice is delivered twice
 	firstTime      int64 // ns, the earliest sample time read (damagedRuntime); 0: none yet
 	// lostAhead: the losses scanLost queued ahead, by CPU and the LOST
@@ -469,6 +472,9 @@ func (r *Reader) readFileHeader(ra interface {
 	}
 	if r.unfinished || (truncated && len(r.formats) == 0) {
 		r.localFormats()
+	}
+	if r.times != timesChecked {
+		r.firstSampleEst = r.scanFirstSample(ra, int64(dataOff), int64(dataOff+dataSize))
 	}
 	r.off = int64(dataOff)
 	r.dataEnd = int64(dataOff + dataSize)

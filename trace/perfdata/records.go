@@ -862,7 +862,18 @@ func (r *Reader) cpuOutOfRange(cpu int32, typ uint32, off int64) bool {
 // record is the only fork there is (so too for an exec or an exit). (Records earlier than the slack are
 // taken for damage, outsideSampleTimes: those stay dropped.)
 func (r *Reader) beforeSamples(t int64, cpu trace.CPU) bool {
-	return r.times == timesChecked && t > 0 && t < r.meta.FirstTime && (t >= r.meta.FirstTime-NonSampleSlack || r.preSample(t, cpu))
+	first, ok := r.firstSample()
+	return ok && t > 0 && t < first && (t >= first-NonSampleSlack || r.preSample(t, cpu))
+}
+
+// firstSample is the recording's first sample time: the header's
+// (HEADER_SAMPLE_TIME, checked), else the estimate from the data's first
+// round (scanFirstSample, a file whose feature sections are gone).
+func (r *Reader) firstSample() (int64, bool) {
+	if r.times == timesChecked {
+		return r.meta.FirstTime, true
+	}
+	return r.firstSampleEst, r.firstSampleEst > 0
 }
 
 // preSample reports whether a COMM, FORK or EXIT record at t on cpu, before
@@ -875,7 +886,8 @@ func (r *Reader) beforeSamples(t int64, cpu trace.CPU) bool {
 // case: a file's records before the first sample are the few the tracking
 // event wrote while the tracepoints were not yet enabled.
 func (r *Reader) preSample(t int64, cpu trace.CPU) bool {
-	if t <= 0 || t >= r.meta.FirstTime {
+	first, _ := r.firstSample()
+	if t <= 0 || t >= first {
 		return false
 	}
 	c := int(cpu)
@@ -886,7 +898,7 @@ func (r *Reader) preSample(t int64, cpu trace.CPU) bool {
 		return true
 	}
 	last := r.cpuLast[c]
-	return last < r.meta.FirstTime-NonSampleSlack && t >= last-SideBandLag
+	return last < first-NonSampleSlack && t >= last-SideBandLag
 }
 
 // kernelRecord turns COMM, FORK, EXIT, LOST and LOST_SAMPLES into events.
