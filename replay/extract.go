@@ -778,7 +778,11 @@ func (x *extractor) fork(ev *trace.Event) {
 	x.m.Tasks[c].PID, x.m.Tasks[c].Comm, x.m.Tasks[c].Prio = ev.ChildPID, ev.ChildComm, x.m.Tasks[p].Prio
 	x.st[c].nameAt = ev.Time
 	x.byPID[ev.ChildPID] = append(x.byPID[ev.ChildPID], c)
-	if x.m.WorkloadRoot < 0 && x.recordedBy(x.m.Tasks[p].Comm) && (!x.isRecorder(ev.ChildComm) || x.m.Tasks[p].Comm == "perf") {
+	// (A thread the recorder starts is not the traced command: perf's
+	// own, forked before the tracepoints were enabled, is in a cut file
+	// too since new-user pass 61 F4, and was taken for the workload.)
+	newProcess := ev.ChildPID <= 0 || ev.PID <= 0 || ev.ChildPID != ev.PID
+	if x.m.WorkloadRoot < 0 && newProcess && x.recordedBy(x.m.Tasks[p].Comm) && (!x.isRecorder(ev.ChildComm) || x.m.Tasks[p].Comm == "perf") {
 		x.m.WorkloadRoot = ev.ChildTID
 		x.m.Tasks[c].Workload = true
 	}

@@ -288,7 +288,7 @@ func TestTruncatedPerfData(t *testing.T) {
 	cut := cutCopy(t, "../../testdata/traces/nice.2cpu.perf.data", "cut.data", 100000)
 	const warn = "warning: perf.data: the file ends 98776 bytes into its 239672-byte data section at offset 1224: 140896 bytes of records are missing"
 	out, errs, code := runCLI(t, "info", "-i", cut)
-	if code != 1 || !strings.Contains(out, strings.Replace(warn, "perf.data", cut, 1)) || !strings.Contains(out, "events by kind (738 in all, 731 of them scheduler events)") || regexp.MustCompile(`\n +lost +1\n`).MatchString(out) ||
+	if code != 1 || !strings.Contains(out, strings.Replace(warn, "perf.data", cut, 1)) || !strings.Contains(out, "events by kind (739 in all, 731 of them scheduler events)") || regexp.MustCompile(`\n +lost +1\n`).MatchString(out) ||
 		!strings.Contains(out, "and an unknown number in 1 unobserved CPU window (the warnings below)") || !strings.Contains(out, "warning: "+cut+": CPU 1 unobserved between 687.429452 s") || !regexp.MustCompile(`\n +sched_switch +153\n`).MatchString(out) {
 		t.Errorf("info: exit %d, error %q, output:\n%s", code, errs, out)
 	}

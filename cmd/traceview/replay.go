@@ -611,6 +611,9 @@ func commNames(m *replay.Model, idx []int) string {
 			break
 		}
 		name := termsafe.Label(c)
+		if c == "" {
+			name = "(no name)" // (a task the trace never names: it read "(; censored")
+		}
 		if n[c] > 1 {
 			name += fmt.Sprintf(" ×%d", n[c])
 		}

@@ -43,12 +43,13 @@ func TestTruncatedFile(t *testing.T) {
 		warn   string // the truncated-file warning
 		unseen int    // Count 0 lost events: CPUs the cut round lacks
 	}{
-		{"in data", 100000, 885, "the file ends 98776 bytes into its 239672-byte data section at offset 1224: 140896 bytes of records are missing", 1},
-		// Cut before HEADER_SAMPLE_TIME, the reader cannot tell perf's FORK
-		// record from before the first sample (687.367811 s, perf forking its
-		// thread 13336) from those a sched_process_fork sample repeats, and drops it
-		// as it drops those (TestForkRecordBeforeFirstSample).
-		{"in feature table", dataEnd + 100, len(whole) - 1, "the file ends 100 bytes after its data section, inside the feature table (336 bytes at offset 240896)", 0},
+		// Cut before HEADER_SAMPLE_TIME, the reader takes the first sample
+		// time from the data's first round (scanFirstSample): perf's FORK
+		// record from before it (687.367811 s, perf forking its thread
+		// 13336) is kept, as the whole file keeps it (it was dropped as a
+		// repeat of a sched_process_fork sample until new-user pass 61 F4).
+		{"in data", 100000, 886, "the file ends 98776 bytes into its 239672-byte data section at offset 1224: 140896 bytes of records are missing", 1},
+		{"in feature table", dataEnd + 100, len(whole), "the file ends 100 bytes after its data section, inside the feature table (336 bytes at offset 240896)", 0},
 		{"in features", len(b) - 20, len(whole), fmt.Sprintf("the file ends inside its feature sections (%d bytes, feature", len(b)-20), 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
