@@ -1330,7 +1330,7 @@ func diagWarnings(d *LatencyDiagnostics, opts LatencyOptions, name func(trace.TI
 	}
 	if d.LossyDelays > 0 {
 		delays := plural(int(d.LossyDelays), "scheduling delay", "scheduling delays")
-		msg := fmt.Sprintf("%s overlapped lost events on some CPU and are not in the table (--keep-lossy keeps them; JSON lossy_delays per row)", delays)
+		msg := fmt.Sprintf("%s overlapped lost events on some CPU, or followed a sleep that met them, and are not in the table (--keep-lossy measures them as if nothing were lost; JSON lossy_delays per row)", delays)
 		if opts.KeepLossy {
 			msg = fmt.Sprintf("%s overlapped lost events on some CPU; kept (--keep-lossy)", delays)
 		}

@@ -168,6 +168,19 @@ type Task struct {
 	// still queued (ttwu_runnable: its state set back to running), 0 when
 	// none; valid while queuedWake >= since.
 	queuedWake int64
+	// sleptFrom is when the sleep that the task's current wakeup ended
+	// began (its switch-out to sleep), 0 when not known. A delay whose
+	// sleep met lost events on some CPU is lossy (markDelay): the real
+	// wakeup may be among them, earlier than the one recorded (its
+	// sched_waking lost, its sched_wakeup recorded), as timehist has it
+	// (settleUnrecorded's sleptLossy; new-user pass 62 F1: latency's
+	// max delay, 24.154 ms, was a row timehist printed as -).
+	sleptFrom int64
+	// lostAt is when a loss let the task go from a runqueue (its state
+	// unknown since, lostEvent); afterLoss says its current wakeup came
+	// while it was so (its delay is lossy, markDelay).
+	lostAt    int64
+	afterLoss bool
 	// unobservedAt is when the task was last queued on a CPU inside a lost
 	// window known ahead (noteQueue), 0 never.
 	unobservedAt int64
@@ -1024,7 +1037,7 @@ func (b *Builder) lostEvent(e *trace.Event, c *cpuState) {
 			b.endUnknown = true
 			b.leaveState(t, e.Time)
 			b.endUnknown = false
-			t.state = StateUnknown
+			t.state, t.lostAt = StateUnknown, e.Time
 			if b.hooks.GroupDelay != nil && (b.hooks.GroupWhole || b.opts.Filter.CPU(d.QueueCPU) && b.opts.Filter.Time(d.End)) {
 				b.hooks.GroupDelay(&d)
 			}
@@ -1505,7 +1518,8 @@ func (b *Builder) emitRuntime(t *Task, e *trace.Event) {
 // in the whole file, was pulled to CPU 1 3 ms after its preemption and ran
 // there (its real maximum 11.1 ms).
 func (b *Builder) markDelay(d *Delay) {
-	d.Lossy = b.lossy(d.Start, d.End, anyCPU, -1, -1) || d.Task != nil && d.Task.unobservedAt >= d.Start && d.Task.unobservedAt > 0
+	d.Lossy = b.lossy(d.Start, d.End, anyCPU, -1, -1) || d.Task != nil && d.Task.unobservedAt >= d.Start && d.Task.unobservedAt > 0 ||
+		d.Cause == CauseWakeup && d.Task != nil && (d.Task.afterLoss || d.Task.sleptFrom > 0 && b.lossy(d.Task.sleptFrom, d.Start, anyCPU, -1, -1))
 	d.Excluded = d.Lossy && !b.opts.KeepLossy || d.Unrecorded
 }
 
@@ -1754,10 +1768,13 @@ func (b *Builder) doWakeup(e *trace.Event) {
 			// task's state back to running (ttwu_runnable), so it has run
 			// and gone to sleep again, on a CPU or in a stretch the trace
 			// does not show (a file cut short on that CPU, lost events).
-			// Its wait is unknown, not a delay; a new one starts here.
+			// Its wait is unknown, not a delay; a new one starts here,
+			// lossy if that unseen stretch met lost events (sleptFrom).
 			b.C.Dropped++
+			slept := t.since
 			b.leaveState(t, t.since)
 			b.wake(t, e, wtid, target)
+			t.sleptFrom = slept
 			return
 		}
 		if t.cause == CausePreempted || e.Kind == trace.KindWakeupNew || e.Time < t.since {
@@ -1792,11 +1809,22 @@ func (b *Builder) doWakeup(e *trace.Event) {
 			b.C.OutOfOrderWakeups++
 			return // out of order (perf's nr_unordered_timestamps)
 		}
+		slept := t.since
+		b.leaveState(t, e.Time)
+		b.wake(t, e, wtid, target)
+		t.sleptFrom = slept
+		return
 	case StateDead:
 		return
 	}
+	// Its state unknown since a loss let it go from a runqueue
+	// (lostEvent): it may have run and slept in the lost stretch, and its
+	// real wakeup may be among the lost events, so its delay is lossy
+	// (markDelay), as timehist prints it (new-user pass 62 F1).
+	afterLoss := t.state == StateUnknown && t.lostAt > 0 && t.lostAt >= t.since
 	b.leaveState(t, e.Time)
 	b.wake(t, e, wtid, target)
+	t.afterLoss = afterLoss
 }
 
 func (b *Builder) wake(t *Task, e *trace.Event, wtid trace.TID, target trace.CPU) {
@@ -1804,7 +1832,7 @@ func (b *Builder) wake(t *Task, e *trace.Event, wtid trace.TID, target trace.CPU
 	if waker == nil && wtid >= 0 {
 		waker = b.task(wtid, e.CurPID, "")
 	}
-	t.state, t.since, t.first = StateRunnable, e.Time, e.Time
+	t.state, t.since, t.first, t.sleptFrom, t.afterLoss = StateRunnable, e.Time, e.Time, 0, false
 	t.cause = CauseWakeup
 	if e.Kind == trace.KindWakeupNew {
 		t.cause = CauseWakeupNew
