@@ -44,3 +44,35 @@ func TestMapExactFilters(t *testing.T) {
 		}
 	}
 }
+
+// TestMapCommAfterExec: map --comm hog letters the hogs of
+// nice.2cpu.perf.data, each started as sh and exec'd into hog before its
+// first switch-in under that name: "A0 => hog:13337", B0 13338, C0 13339
+// (new-user pass 63 F1: "-" on every line, the mark of tasks not
+// selected). --exact keeps perf's "-" (a task's short name is decided at
+// its first switch-in, as sh).
+func TestMapCommAfterExec(t *testing.T) {
+	const in = "../../testdata/traces/nice.2cpu.perf.data"
+	out, errs, code := runCLI(t, "map", "-i", in, "--comm", "hog")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"A0 => hog:13337", "B0 => hog:13338", "C0 => hog:13339"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, firstLines(out, 20))
+		}
+	}
+	if strings.Contains(out, "-  => hog:") {
+		t.Errorf("a hog without a letter:\n%s", firstLines(out, 20))
+	}
+	out, _, _ = runCLI(t, "map", "--exact", "-i", in, "--comm", "hog")
+	if !strings.Contains(out, "-  => hog:13337") {
+		t.Errorf("--exact: perf's - for hog:13337 gone:\n%s", firstLines(out, 20))
+	}
+}
+
+// firstLines returns the first n lines of s.
+func firstLines(s string, n int) string {
+	ls := strings.SplitN(s, "\n", n+1)
+	return strings.Join(ls[:min(n, len(ls))], "\n")
+}
