@@ -757,6 +757,17 @@ func TestDamagedLastBlock(t *testing.T) {
 		t.Errorf("%d events, %d lost in the file, warnings %v; want %d, %d, damaged-block and no damaged-block-missing",
 			n, tr.Meta().LostInFile, tr.Meta().Warnings.List(), 2*BlockEvents, BlockEvents)
 	}
+	// No intact block follows it: its time, from the second block's last
+	// event to the trailer's last time (the third block's last event), is
+	// unobserved on every CPU: a lost marker of unknown CPU at the end and
+	// the span said (new-user pass 64 F1: a --rotate file's damaged last
+	// block left 674 ms unsaid, delays measured across it in the series).
+	lm := lostMarkers(got)
+	last2, last3 := evs[2*BlockEvents-1].Time, evs[3*BlockEvents-1].Time
+	if len(lm) != 1 || lm[0] != len(got)-1 || got[lm[0]].Time != last3 || warning(tr, "damaged-block-span") != 1 ||
+		!strings.Contains(fmt.Sprint(tr.Meta().Warnings.List()), fmt.Sprintf("lay between %s s and %s s", trace.FormatSeconds(last2, 6), trace.FormatSeconds(last3, 6))) {
+		t.Errorf("lost markers %+v, warnings %v; want one of CPU -1 at %d, last, and the span %d-%d", lm, tr.Meta().Warnings.List(), last3, last2, last3)
+	}
 }
 
 // TestJoinedFiles: files joined end to end (cat a.tv b.tv c.tv) read as the
