@@ -154,6 +154,31 @@ func TestConcatSeriesMissingFile(t *testing.T) {
 	if got, want := concatAll(t, src), "0@10 0@20 0@30 0@40"; got != want {
 		t.Errorf("consecutive parts: events %q, want %q", got, want)
 	}
+	warnings := func(src Source) map[string]string {
+		out := map[string]string{}
+		for _, w := range src.Meta().Warnings.List() {
+			out[w.Key] = w.Message
+		}
+		return out
+	}
+	// Files renamed out of their time order (new-user pass 64 F5): the
+	// times order them, none is missing (no lost event), and a warning
+	// says the numbers disagree.
+	src = Concat([]Source{part(10, 20), part(30, 40), part(50, 60)}, []string{"s.001.tv", "s.003.tv", "s.002.tv"}, false)
+	ws := warnings(src)
+	if got, want := concatAll(t, src), "0@10 0@20 0@30 0@40 0@50 0@60"; got != want || ws["series-missing-file"] != "" ||
+		ws["series-order"] != "the files' numbers do not follow their times (s.001.tv, s.003.tv, s.002.tv): read in time order, as their events say" {
+		t.Errorf("renamed: events %q (want %q), warnings %v", got, want, ws)
+	}
+	// The first file missing (F6), compressed names too: said, with the
+	// time the report starts at; no lost event (nothing before it was
+	// observed).
+	src = Concat([]Source{part(30, 40), part(50, 60)}, []string{"s.003.tv.gz", "s.004.tv.gz"}, false)
+	ws = warnings(src)
+	if got, want := concatAll(t, src), "0@30 0@40 0@50 0@60"; got != want ||
+		ws["series-missing-file"] != "the series lacks s.001.tv.gz to s.002.tv.gz (before s.003.tv.gz): what the capture recorded before 0.000000 s is not in the report" {
+		t.Errorf("first missing: events %q (want %q), warnings %v", got, want, ws)
+	}
 }
 
 // TestConcatCgroupsByPath: the parts of one recording each number their

@@ -38,7 +38,7 @@ var warningKinds = []struct {
 	// 54 F2 found 100 such drops only in "2 about event order".)
 	{"event order", []string{"out-of-order", "replay-late-move", "time-backwards",
 		"text-out-of-order", "reorder-window-full", "latency-switch-order", "delay-woken-before-switch-out",
-		"duplicate-event", "duplicate-input", "same-host-name"}},
+		"duplicate-event", "duplicate-input", "same-host-name", "series-order"}},
 	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-compressed", "series-missing-file", "series-empty-file", "damaged-frame", "damaged-header", "damaged-footer", "truncated-cpus", "damaged-block-repeated", "damaged-block-reread", "damaged-trailing-bytes", "damaged-text-span", "truncated-stacks", "damaged-block-missing", "damaged-block-order", "damaged-count-over", "truncated-cgroups", "damaged-block", "damaged-block-span", "damaged-skipped", "damaged-time-backwards", "damaged-time-ahead", "text-time-backwards", "text-duplicate", "tracedat-time-backwards", "damaged-runtime", "damaged-runtime-inconsistent", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
 		"text-pid-out-of-range", "text-cpu-out-of-range", "text-garbled-line", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
