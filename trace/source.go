@@ -521,6 +521,13 @@ func (o ReadOptions) openCompressed(r io.Reader, name string, gz bool) (Source, 
 	src, err := o.openReader(cut, name+" ("+what+")", 1)
 	if err != nil {
 		closeDec()
+		if cut.hit && cut.n == 0 {
+			// Not an empty recording: the stream's first block is cut
+			// (zstd and gzip decompress whole blocks), so nothing of the
+			// trace could be read (new-user pass 64 F7: "empty input (0
+			// bytes: a recording killed ...)" of a 60000-byte file).
+			return nil, fmt.Errorf("%s (%s): the compressed stream is cut short inside its first block: nothing of the trace inside could be decompressed (the file is cut short): %w", name, what, ErrCorrupt)
+		}
 		if cut.hit {
 			return nil, fmt.Errorf("%w (the %s stream ends early, after %d decompressed bytes: the file is cut short)", err, what, cut.n)
 		}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/perfdata"
@@ -628,5 +630,30 @@ func TestInfoAppendedPerfData(t *testing.T) {
 	_, errs, code = runCLI(t, "latency", "-i", in)
 	if code != 0 || !strings.Contains(errs, "warning: "+in+": 621609 bytes follow the file's last section") {
 		t.Errorf("latency: exit %d: %s", code, errs)
+	}
+}
+
+// TestCutZstdFirstBlock: a zstd file cut inside its first block (nothing
+// decompresses) is said to be cut short, not an empty recording, and named
+// once (new-user pass 64 F7: "c.zst: c.zst (zstd): empty input (0 bytes: a
+// recording killed before it wrote anything ...)" of a 60000-byte file).
+func TestCutZstdFirstBlock(t *testing.T) {
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("../../testdata/traces/pipe.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := enc.EncodeAll(b, nil)
+	in := filepath.Join(t.TempDir(), "c.zst")
+	if err := os.WriteFile(in, z[:len(z)/4], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCLI(t, "info", "-i", in)
+	want := in + " (zstd): the compressed stream is cut short inside its first block"
+	if code != 1 || !strings.Contains(errs, want) || strings.Contains(errs, "empty input") || strings.Count(errs, in) != 1 {
+		t.Errorf("exit %d, stderr %q; want %q, once", code, errs, want)
 	}
 }

@@ -279,6 +279,11 @@ func namedError(name string, err error) error {
 			break
 		}
 	}
+	if strings.HasPrefix(msg, name+" (") {
+		// Already named, with how it was read ("t.zst (zstd): ..."):
+		// info said "c.zst: c.zst (zstd): ..." (new-user pass 64 F7).
+		return &fileError{msg: msg, err: err}
+	}
 	return &fileError{msg: name + ": " + msg, err: err}
 }
 
