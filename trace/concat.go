@@ -264,8 +264,11 @@ func (c *concat) deliver(e Event) {
 // and queues the lost window's event.
 func (c *concat) gap(e Event, last int64) {
 	c.meta.Lost = append(c.meta.Lost, LostWindow{CPU: e.CPU, Start: last, End: e.Time})
-	c.meta.Warnings.Add("ring-dump-gap", "%s: CPU %d: nothing was recorded for %.3f ms before its first event on that CPU (the ring was not dumped then): no run or delay on that CPU is measured across the gap",
-		c.names[c.k], e.CPU, float64(e.Time-last)/1e6)
+	// Each dump's and CPU's its own (Add merged the second dump's under
+	// the first's text: new-user pass 64 F4).
+	c.meta.Warnings.AddScoped(fmt.Sprintf("%s\x00%d", c.names[c.k], e.CPU), Warning{Key: "ring-dump-gap", Count: 1, Message: fmt.Sprintf(
+		"%s: CPU %d: nothing was recorded for %.3f ms before its first event on that CPU (the ring was not dumped then): no run or delay on that CPU is measured across the gap",
+		c.names[c.k], e.CPU, float64(e.Time-last)/1e6)})
 	c.queue(NewEvent(e.Time, e.CPU, KindLost))
 }
 
@@ -290,8 +293,9 @@ func (c *concat) endPart() {
 			c.meta.Warnings.AddScoped(name, w)
 		}
 		if c.ring && c.skipped > 0 {
-			c.meta.Warnings.Add("ring-dump-overlap", "%s: %d events of its first %.3f ms are also in the dump before it (dumps of one ring overlap): read once",
-				name, c.skipped, float64(c.skipMax-m.FirstTime)/1e6)
+			c.meta.Warnings.AddScoped(name, Warning{Key: "ring-dump-overlap", Count: 1, Message: fmt.Sprintf(
+				"%s: %d events of its first %.3f ms are also in the dump before it (dumps of one ring overlap): read once",
+				name, c.skipped, float64(c.skipMax-m.FirstTime)/1e6)})
 		}
 		for _, st := range m.Stacks {
 			st.ID += StackID(c.stacks)
@@ -392,8 +396,9 @@ func (c *concat) missingBefore() {
 	if nb > na+2 {
 		gone += fmt.Sprintf(" to %s.%0*d%s", a[1], len(a[2]), nb-1, a[3])
 	}
-	c.meta.Warnings.Add("series-missing-file", "the series lacks %s (between %s and %s): nothing was read from %s s to %s s, and no run or delay is measured across it",
-		gone, c.names[c.k-1], c.names[c.k], FormatSeconds(prev.LastTime, 6), FormatSeconds(m.FirstTime, 6))
+	c.meta.Warnings.AddScoped(gone, Warning{Key: "series-missing-file", Count: 1, Message: fmt.Sprintf(
+		"the series lacks %s (between %s and %s): nothing was read from %s s to %s s, and no run or delay is measured across it",
+		gone, c.names[c.k-1], c.names[c.k], FormatSeconds(prev.LastTime, 6), FormatSeconds(m.FirstTime, 6))})
 	lost := NewEvent(m.FirstTime, -1, KindLost)
 	c.meta.Lost = append(c.meta.Lost, LostWindow{CPU: -1, Start: prev.LastTime, End: m.FirstTime})
 	c.ready = append(c.ready, lost)

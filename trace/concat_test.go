@@ -170,6 +170,19 @@ func TestConcatSeriesMissingFile(t *testing.T) {
 		ws["series-order"] != "the files' numbers do not follow their times (s.001.tv, s.003.tv, s.002.tv): read in time order, as their events say" {
 		t.Errorf("renamed: events %q (want %q), warnings %v", got, want, ws)
 	}
+	// Two files missing: a warning each, each naming its own (new-user
+	// pass 64 F4: the second went into the first's text as "(2 times)").
+	src = Concat([]Source{part(10, 20), part(30, 40), part(50, 60)}, []string{"s.001.tv", "s.003.tv", "s.005.tv"}, false)
+	concatAll(t, src)
+	var gaps []string
+	for _, w := range src.Meta().Warnings.List() {
+		if w.Key == "series-missing-file" && w.Count == 1 {
+			gaps = append(gaps, w.Message[:len("the series lacks s.00N.tv")])
+		}
+	}
+	if !slices.Equal(gaps, []string{"the series lacks s.002.tv", "the series lacks s.004.tv"}) {
+		t.Errorf("two files missing: %q", gaps)
+	}
 	// The first file missing (F6), compressed names too: said, with the
 	// time the report starts at; no lost event (nothing before it was
 	// observed).
