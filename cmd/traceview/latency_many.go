@@ -643,13 +643,69 @@ func readLatencyPart(path string, opts report.LatencyOptions, filter *filterFlag
 func readRecordings(cmd *cobra.Command, inputs []string, opts report.LatencyOptions, filter *filterFlags, by string) ([]latencyPart, error) {
 	p, ok := seriesPart(inputs, opts, filter, by)
 	if !ok {
-		return readLatencyParts(cmd, inputs, opts, filter)
+		// The files of each recording among other traces are read as
+		// one too (new-user pass 64 F3: a series given with another
+		// trace was read file by file, ring dumps refused as two
+		// recordings of one time).
+		var parts []latencyPart
+		var rest []string
+		for _, g := range recordingGroups(inputs, by) {
+			if len(g) > 1 && len(g) < len(inputs) {
+				if p, ok := seriesPart(g, opts, filter, by); ok {
+					if p.err != nil {
+						printAllWarnings(cmd.ErrOrStderr(), p.path, p.meta)
+						return nil, p.err
+					}
+					parts = append(parts, p)
+					continue
+				}
+			}
+			rest = append(rest, g...)
+		}
+		if len(parts) == 0 {
+			return readLatencyParts(cmd, inputs, opts, filter)
+		}
+		more, err := readLatencyParts(cmd, rest, opts, filter)
+		if err != nil {
+			return nil, err
+		}
+		return append(parts, more...), nil
 	}
 	if p.err != nil {
 		printAllWarnings(cmd.ErrOrStderr(), p.path, p.meta)
 		return nil, p.err
 	}
 	return []latencyPart{p}, nil
+}
+
+// recordingGroups groups inputs by the traceview recording they are files
+// of (the identity trace.OneRecording compares: recorder, host, clock,
+// command line), in the order of each group's first file; other traces,
+// standard input, files that do not open, and every file with --by trace
+// are groups of one.
+func recordingGroups(inputs []string, by string) [][]string {
+	var groups [][]string
+	index := map[string]int{}
+	for _, in := range inputs {
+		key := ""
+		if by != "trace" && in != "-" {
+			if s, err := readOptions.Open(in); err == nil {
+				if m := s.Meta(); m != nil && strings.HasPrefix(m.Tool, "traceview record") {
+					key = strings.Join(append([]string{m.Tool, m.Hostname, m.Clock}, m.Cmdline...), "\x00")
+				}
+				s.Close()
+			}
+		}
+		if i, ok := index[key]; ok && key != "" {
+			groups[i] = append(groups[i], in)
+			continue
+		}
+		if key != "" {
+			index[key] = len(groups)
+		}
+		groups = append(groups, []string{in})
+	}
+	return groups
 }
 
 // seriesPart reads inputs as the one recording they are parts of, when

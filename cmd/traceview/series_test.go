@@ -255,3 +255,22 @@ func TestLatencyRingDumpsPerCPU(t *testing.T) {
 		t.Errorf("a lost window where both CPUs are continuous:\n%s", errs)
 	}
 }
+
+// TestLatencySeriesWithOtherTrace: a series given with another trace is
+// still read as one capture (new-user pass 64 F3: read file by file, the
+// delay across the cut lost): the delays of x.001.tv + x.002.tv +
+// pipe.perf.data are the uncut series' 4 (TestLatencySeriesOneCapture)
+// plus pipe.perf.data's own.
+func TestLatencySeriesWithOtherTrace(t *testing.T) {
+	dir := t.TempDir()
+	evs := seriesEvents()
+	p1 := writeSeriesPart(t, dir, "x.001.tv", "traceview record (tp_btf)", evs[:4])
+	p2 := writeSeriesPart(t, dir, "x.002.tv", "traceview record (tp_btf)", evs[4:])
+	const other = "../../testdata/traces/pipe.perf.data"
+	_, o := filterLatencyJSON(t, "-i", other)
+	_, s := filterLatencyJSON(t, p1, p2)
+	_, all := filterLatencyJSON(t, p1, other, p2)
+	if s["count"] != 4.0 || all["count"] != o["count"].(float64)+4 || all["sum_delay_ns"] != o["sum_delay_ns"].(float64)+2_600_000 {
+		t.Errorf("series + other: %v delays, %v ns; want %v + 4, %v + 2600000", all["count"], all["sum_delay_ns"], o["count"], o["sum_delay_ns"])
+	}
+}
