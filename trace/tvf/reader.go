@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"hash/maphash"
 	"io"
+	"os"
 	"slices"
 	"sort"
 
@@ -27,8 +28,40 @@ func init() {
 		Name:        "traceview",
 		Description: "traceview's own capture format (traceview record / convert): zstd blocks of columnar events",
 		Detect:      Detect,
-		Open:        func(r io.Reader, _ trace.ReadOptions) (trace.Source, error) { return NewReader(r) },
+		Open:        open,
 	})
+}
+
+// open is the format's opener: a stream that cannot seek (standard input,
+// a compressed file) is copied to a temporary file first, so that its
+// trailer (the task groups, the losses, the span) is read before the
+// first event as a file's is: the files of a compressed --rotate series
+// had no span at open and were read file by file, not as one recording
+// (new-user pass 64 F2). The copy is unlinked at once; Close closes it.
+func open(r io.Reader, _ trace.ReadOptions) (trace.Source, error) {
+	if rs, ok := r.(io.ReadSeeker); ok {
+		if _, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			return NewReader(r)
+		}
+	}
+	f, err := os.CreateTemp("", "traceview-*.tv")
+	if err != nil {
+		return NewReader(r) // (read as a stream, as before)
+	}
+	os.Remove(f.Name())
+	if _, err := io.Copy(f, r); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("copying the traceview-format stream to a temporary file: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	rd, err := NewReader(f)
+	if err != nil {
+		f.Close()
+	}
+	return rd, err
 }
 
 // Reader reads a trace in traceview's format; it implements trace.Source.
