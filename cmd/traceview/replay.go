@@ -384,6 +384,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if err != nil {
 		return err
 	}
+	if meta != nil && len(m.Meta.Lost) == 0 {
+		m.Meta.Lost = meta.Lost // (for the workload line: writeModelLines)
+	}
 	if specs, err = withTopology(specs, o.topology, o.input, meta, errw); err != nil {
 		return err
 	}
@@ -696,7 +699,14 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 	}
 	censored := ""
 	if st.Censored > 0 {
-		censored = fmt.Sprintf("; %d still running when the capture ended (%s; censored: each runs at least to the capture's end; no makespan can be predicted)", st.Censored, censoredNames(m))
+		lost := ""
+		if slices.ContainsFunc(m.Meta.Lost, func(w trace.LostWindow) bool { return w.Count > 0 }) {
+			// Or their exits are among the lost events (new-user pass 65
+			// F3: the traced command, whose exit ended the capture, said
+			// to be running at its end).
+			lost = ", or ended with their exits among the events the recording lost"
+		}
+		censored = fmt.Sprintf("; %d still running when the capture ended%s (%s; censored: each runs at least to the capture's end; no makespan can be predicted)", st.Censored, lost, censoredNames(m))
 	}
 	if st.BoundKthreads > 0 {
 		pools += fmt.Sprintf("; %s kept on their CPU (ksoftirqd/N, kworker/N:M, ...)", plural(st.BoundKthreads, "per-CPU kernel thread"))
@@ -943,7 +953,12 @@ func writeReplayTable(w io.Writer, name, with string, res *replay.Result, obs, p
 	}
 	fmt.Fprintln(tw, head)
 	pairs := report.PairRows(obs, pred)
+	// The trace's switch-ins it lacks, over every row, not only those
+	// shown (new-user pass 65 F4: 12 with --rows 0, 9 with --rows 6).
 	var unrec int64
+	for _, p := range pairs {
+		unrec += p.Observed.Unrecorded
+	}
 	for i, p := range pairs {
 		if rows > 0 && i >= rows {
 			fmt.Fprintf(tw, "(%d more rows; --rows 0 shows all)\t\n", len(pairs)-rows)
@@ -952,7 +967,6 @@ func writeReplayTable(w io.Writer, name, with string, res *replay.Result, obs, p
 		a, b := p.Observed, p.Pred
 		// Switches as the kernel counts them, as the self-replay check
 		// scores them (report.ScoreReplay): with the unrecorded ones.
-		unrec += a.Unrecorded
 		aSw, bSw := a.Switches+a.Unrecorded, b.Switches+b.Unrecorded
 		key := termsafe.Label(p.Key)
 		if len(key) > 24 && !wide {
@@ -988,7 +1002,9 @@ func recordedAffinityText(st replay.ModelStats) string {
 	if st.AffinityRecorded == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; %s with the CPU affinity the recording read (Cpus_allowed_list)", plural(st.AffinityRecorded, "task"))
+	// Of the whole trace, not only the workload this line counts (new-
+	// user pass 65 F5: "4 tasks ...; 6 tasks with the CPU affinity").
+	return fmt.Sprintf("; %s of the trace (in the workload or not) with the CPU affinity the recording read (Cpus_allowed_list)", plural(st.AffinityRecorded, "task"))
 }
 
 // namesText joins task names (or selectors) for a line of text, each

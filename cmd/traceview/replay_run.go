@@ -269,10 +269,36 @@ func carrySourceDamage(pred, src *trace.Meta, input string) {
 	if pred == nil || src == nil {
 		return
 	}
+	// What the model lacks is simulated as nothing (the tasks did no work
+	// there in the model): the prediction shows that time as the policy
+	// ran what the model holds, idle where it holds nothing, and not as
+	// unobserved (new-user pass 65 F1: a 664.668 ms idle run across a
+	// damaged block's gap, stats Unknown 0.000 ms). Each carried warning
+	// says so.
+	const unmodelled = " (the model holds none of the tasks' work there: the prediction shows that time as the policy ran the rest, idle where nothing was left, not as unobserved)"
 	for _, w := range src.Warnings.List() {
 		if !cutOrDamaged(w.Key) && !slices.Contains(damagedRecordKeys, w.Key) && !slices.Contains(inputLostKeys, w.Key) {
 			continue
 		}
-		pred.Warnings.Add("replay-input-partial-"+w.Key, "predicted from %s, which the replay read only in part: %s", input, w.String())
+		pred.Warnings.Add("replay-input-partial-"+w.Key, "predicted from %s, which the replay read only in part: %s%s", input, w.String(), unmodelled)
+	}
+	// The recorder's losses (Meta.Lost, not warnings) likewise (F2: a
+	// million events lost read "lost: 0 events" and no word in the
+	// prediction).
+	if len(src.Lost) > 0 || src.LostUnplaced > 0 {
+		var lost uint64
+		unknown := 0
+		for _, lw := range src.Lost {
+			lost += lw.Count
+			if lw.Count == 0 {
+				unknown++
+			}
+		}
+		lost += src.LostUnplaced
+		what := fmt.Sprintf("%d events lost in %s", lost, plural(len(src.Lost)-unknown, "window"))
+		if unknown > 0 {
+			what += fmt.Sprintf(", and %s unobserved (events lost there, number unknown)", plural(unknown, "CPU window"))
+		}
+		pred.Warnings.Add("replay-input-partial-lost", "predicted from %s, whose recording lost events: %s%s", input, what, unmodelled)
 	}
 }
