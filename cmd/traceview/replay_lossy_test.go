@@ -76,3 +76,15 @@ func TestReplayLossyCarried(t *testing.T) {
 		t.Errorf("latency of the prediction: %s", errs)
 	}
 }
+
+// TestReplayAffinityOfTrace: autogroups.tv's recorder read the affinity of
+// 9 tasks, 5 of them the workload's: the workload line, which counts the
+// traced command's 5 tasks, says the 9 are of the whole trace (new-user
+// pass 65 F5: "4 tasks ...; 6 tasks with the CPU affinity").
+func TestReplayAffinityOfTrace(t *testing.T) {
+	out, errs, code := runCLI(t, "replay", "-i", "../../testdata/traces/autogroups.tv", "--policy", "eevdf", "--no-self-replay")
+	if code != 0 || !strings.Contains(out, "workload (the traced command's process tree): 5 tasks:") ||
+		!strings.Contains(out, "; 9 tasks of the trace (in the workload or not) with the CPU affinity the recording read") {
+		t.Errorf("exit %d, %s\n%s", code, errs, out)
+	}
+}
