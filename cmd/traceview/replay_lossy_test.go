@@ -78,9 +78,10 @@ func TestReplayLossyCarried(t *testing.T) {
 }
 
 // TestReplayAffinityOfTrace: autogroups.tv's recorder read the affinity of
-// 9 tasks, 5 of them the workload's: the workload line, which counts the
-// traced command's 5 tasks, says the 9 are of the whole trace (new-user
-// pass 65 F5: "4 tasks ...; 6 tasks with the CPU affinity").
+// 9 tasks of the trace (model affinity_recorded), more than the traced
+// command's 5 the workload line counts: the line says the 9 are of the
+// whole trace (new-user pass 65 F5: "4 tasks ...; 6 tasks with the CPU
+// affinity").
 func TestReplayAffinityOfTrace(t *testing.T) {
 	out, errs, code := runCLI(t, "replay", "-i", "../../testdata/traces/autogroups.tv", "--policy", "eevdf", "--no-self-replay")
 	if code != 0 || !strings.Contains(out, "workload (the traced command's process tree): 5 tasks:") ||
