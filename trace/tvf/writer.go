@@ -125,18 +125,20 @@ type trailer struct {
 // last block, the task table, the trailer and the footer. A Writer is not
 // safe for concurrent use.
 type Writer struct {
-	bw      *bufio.Writer
-	off     int64 // bytes written so far
-	enc     *zstd.Encoder
-	blk     *blockEncoder
-	raw     []byte
-	comp    []byte
-	tasks   map[trace.TID]Task
-	pending bool // tasks added since the last tasks frame
-	tr      trailer
-	hdr     Header
-	err     error
-	closed  bool
+	// uncounted counts the events written that reports do not (Uncounted).
+	uncounted uint64
+	bw        *bufio.Writer
+	off       int64 // bytes written so far
+	enc       *zstd.Encoder
+	blk       *blockEncoder
+	raw       []byte
+	comp      []byte
+	tasks     map[trace.TID]Task
+	pending   bool // tasks added since the last tasks frame
+	tr        trailer
+	hdr       Header
+	err       error
+	closed    bool
 }
 
 // NewWriter writes the file magic and the header to w and returns a Writer.
@@ -236,6 +238,9 @@ func (w *Writer) Write(e trace.Event) error {
 		w.tr.FirstTime = e.Time
 	}
 	w.tr.Events++
+	if !trace.Counted(&e) {
+		w.uncounted++
+	}
 	w.tr.LastTime = max(w.tr.LastTime, e.Time)
 	switch e.Kind {
 	case trace.KindSwitch:
@@ -376,6 +381,12 @@ func (w *Writer) Sync() error {
 
 // Events returns the number of events written so far.
 func (w *Writer) Events() uint64 { return w.tr.Events }
+
+// Uncounted returns how many of Events are not scheduler events as
+// reports count them (trace.Counted): the task records of time 0 (the
+// names of the tasks alive when the capture began; info: "not counted")
+// and the lost-event markers.
+func (w *Writer) Uncounted() uint64 { return w.uncounted }
 
 // Bytes returns the number of bytes written so far (including buffered
 // ones).
