@@ -13,7 +13,8 @@ import (
 
 // OneRecording reports whether the traces described by metas are parts of
 // one traceview recording: the same host, recorder, command line and
-// clock, each with a known span. That is a record --rotate series (parts
+// clock, each with a known start (its end is unknown when opened for a
+// file cut short: no trailer). That is a record --rotate series (parts
 // one after another: OneCapture) or the dumps of one flight-recorder ring
 // (record --ring: windows of the capture that may overlap or leave gaps:
 // RingDumps).
@@ -23,7 +24,7 @@ func OneRecording(metas ...*Meta) bool {
 	}
 	for _, m := range metas {
 		if m == nil || m.Tool != metas[0].Tool || !strings.HasPrefix(m.Tool, "traceview record") || m.Hostname != metas[0].Hostname ||
-			m.Clock != metas[0].Clock || !slices.Equal(m.Cmdline, metas[0].Cmdline) || m.FirstTime <= 0 || m.LastTime < m.FirstTime {
+			m.Clock != metas[0].Clock || !slices.Equal(m.Cmdline, metas[0].Cmdline) || m.FirstTime <= 0 || m.LastTime != 0 && m.LastTime < m.FirstTime {
 			return false
 		}
 	}
@@ -322,7 +323,9 @@ func (c *concat) endPart() {
 	}
 	c.k++
 	if !c.ring {
-		c.missingBefore()
+		if !c.cutBefore() {
+			c.missingBefore()
+		}
 		return
 	}
 	for cpu, t := range c.curLast {
@@ -363,6 +366,31 @@ var seriesNumber = regexp.MustCompile(`^(.*)\.(\d+)(\.tv(?:\.gz|\.zst|\.zstd)?)$
 // is measured across the hole (new-user pass 13: a series without its
 // third file read as one recording, 27 % of a task's run time gone and
 // nothing said).
+// cutBefore makes every CPU unobserved from the end of part k-1 to part
+// k's first time when part k-1 was cut short (Meta.Cut: no trailer, the
+// capture went on past what it holds), so that no run or delay is measured
+// across what it lacks (a series whose middle file was cut short read 1.2
+// s delays across it). It reports whether it did.
+func (c *concat) cutBefore() bool {
+	if c.k <= 0 || c.k >= len(c.srcs) {
+		return false
+	}
+	m, prev := c.srcs[c.k].Meta(), c.srcs[c.k-1].Meta()
+	if m == nil || prev == nil || !prev.Cut() || m.FirstTime <= 0 || prev.LastTime <= 0 || m.FirstTime <= prev.LastTime {
+		return false
+	}
+	name := ""
+	if c.k-1 < len(c.names) {
+		name = c.names[c.k-1]
+	}
+	c.meta.Warnings.AddScoped(name, Warning{Key: "series-cut-file", Count: 1, Message: fmt.Sprintf(
+		"%s is cut short: nothing of the series was read from %s s (its last event) to %s s (the next file's first), and no run or delay is measured across it",
+		name, FormatSeconds(prev.LastTime, 6), FormatSeconds(m.FirstTime, 6))})
+	c.meta.Lost = append(c.meta.Lost, LostWindow{CPU: -1, Start: prev.LastTime, End: m.FirstTime})
+	c.ready = append(c.ready, NewEvent(m.FirstTime, -1, KindLost))
+	return true
+}
+
 func (c *concat) missingBefore() {
 	if c.k <= 0 || c.k >= len(c.srcs) || c.k >= len(c.names) {
 		return

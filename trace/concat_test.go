@@ -183,6 +183,16 @@ func TestConcatSeriesMissingFile(t *testing.T) {
 	if !slices.Equal(gaps, []string{"the series lacks s.002.tv", "the series lacks s.004.tv"}) {
 		t.Errorf("two files missing: %q", gaps)
 	}
+	// A middle file cut short (its Meta says so: a truncated warning, no
+	// trailer, so its end is known only once read): every CPU is
+	// unobserved from its last event (20) to the next file's first (30),
+	// as for a missing file (a series read 1.2 s delays across the cut).
+	cut := part(10, 20)
+	cut.m.Warnings.Add("truncated", "file ends inside the frame")
+	src = Concat([]Source{cut, part(30, 40)}, []string{"s.001.tv", "s.002.tv"}, false)
+	if got, want := concatAll(t, src), "0@10 0@20 lost-1@30 0@30 0@40"; got != want || !strings.Contains(warnings(src)["series-cut-file"], "s.001.tv is cut short: nothing of the series was read from") {
+		t.Errorf("cut middle file: events %q (want %q), warnings %v", got, want, warnings(src))
+	}
 	// The first file missing (F6), compressed names too: said, with the
 	// time the report starts at; no lost event (nothing before it was
 	// observed).

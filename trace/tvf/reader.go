@@ -206,8 +206,57 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if c, ok := r.(io.Closer); ok {
 		tr.closer = c
 	}
+	if ra, ok := r.(io.ReaderAt); ok && !tr.gotTail && tr.meta.FirstTime == 0 {
+		// No trailer (a file cut short): its first events date it at open,
+		// so that a --rotate series with a cut file is still known for
+		// one recording (new-user pass 64 F2: read file by file).
+		if t := tr.firstBlockTime(ra, tr.off); t > 0 {
+			tr.meta.FirstTime = t
+		}
+	}
 	tr.autogroupCgroups() // (the header says whether autogroup was on)
 	return tr, nil
+}
+
+// firstBlockTime returns the earliest event time of the first intact
+// events frame at or after offset off of ra, looking at 8 frames at most
+// (0 when none is found): the start of a file whose trailer is missing.
+// It reads apart from the stream (ReadAt), which it leaves as it is.
+func (r *Reader) firstBlockTime(ra io.ReaderAt, off int64) int64 {
+	var hb [frameHeaderSize]byte
+	for range 8 {
+		if _, err := ra.ReadAt(hb[:], off); err != nil {
+			return 0
+		}
+		h, ok := parseFrameHeader(hb[:])
+		if !ok || h.length > maxPayload {
+			return 0
+		}
+		if h.typ != frameEvents {
+			off += frameHeaderSize + int64(h.length)
+			continue
+		}
+		p := make([]byte, h.length)
+		if _, err := ra.ReadAt(p, off+frameHeaderSize); err != nil || crc32.Checksum(p, castagnoli) != h.payloadCRC {
+			return 0
+		}
+		raw, err := r.decode(h, p)
+		if err != nil {
+			return 0
+		}
+		evs, err := decodeBlock(raw, nil, r.intern, r.version)
+		if err != nil {
+			return 0
+		}
+		var first int64
+		for i := range evs {
+			if t := evs[i].Time; t > 0 && (first == 0 || t < first) {
+				first = t
+			}
+		}
+		return first
+	}
+	return 0
 }
 
 // maxVersionAhead is how far above Version a file's format version may be

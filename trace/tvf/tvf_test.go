@@ -397,6 +397,34 @@ func TestTruncated(t *testing.T) {
 	}
 }
 
+// TestCutFileDatedAtOpen: a file cut short (no trailer) read from a file
+// gives its first event's time in Meta before the first event, from its
+// first block, so that a --rotate series holding it is still one
+// recording (new-user pass 64 F2: read file by file).
+func TestCutFileDatedAtOpen(t *testing.T) {
+	evs := synthetic(2*BlockEvents+5, 7)
+	file := encode(t, Header{}, evs, nil)
+	offs := blockOffsets(file)
+	cut := file[:offs[2]+10]
+	r, err := NewReader(bytes.NewReader(cut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := evs[0].Time
+	for _, e := range evs {
+		if e.Time > 0 && e.Time < first {
+			first = e.Time
+		}
+	}
+	if got := r.Meta().FirstTime; got != first {
+		t.Errorf("first time at open %d, want %d (the first block's)", got, first)
+	}
+	got, _ := decodeAll(t, bytes.NewReader(cut))
+	if len(got) != 2*BlockEvents {
+		t.Errorf("%d events, want %d (reading is unchanged)", len(got), 2*BlockEvents)
+	}
+}
+
 // cutRestText is what a cut file's warning ends with: no trailer was read
 // (Reader.cutRest).
 const cutRestText = "; the file ends there, without its task table and trailer: the capture may have gone on past this point, and how many events are missing after it is unknown"
