@@ -108,3 +108,15 @@ func cutCopy(t *testing.T, src, name string, n int) string {
 	}
 	return cut
 }
+
+// exportPerfettoCLI writes src as a native Perfetto trace with export
+// --format perfetto into the test's temporary directory and returns its
+// path.
+func exportPerfettoCLI(t *testing.T, src string) string {
+	t.Helper()
+	pf := filepath.Join(t.TempDir(), "r.pftrace")
+	if _, errs, code := runCLI(t, "export", "--format", "perfetto", "-i", src, "-o", pf); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	return pf
+}

@@ -583,10 +583,7 @@ func TestRecordCPUMigrationsNoChain(t *testing.T) {
 // records; its export's tree, 307 read as "already running").
 func TestInfoPerfettoProcessTree(t *testing.T) {
 	const src = "../../testdata/traces/renamed-threads.tv"
-	pf := filepath.Join(t.TempDir(), "r.pftrace")
-	if _, errs, code := runCLI(t, "export", "--format", "perfetto", "-i", src, "-o", pf); code != 0 {
-		t.Fatalf("export: exit %d: %s", code, errs)
-	}
+	pf := exportPerfettoCLI(t, src)
 	type rep struct {
 		Synth uint64 `json:"synthesized_task_records"`
 	}

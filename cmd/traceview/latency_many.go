@@ -641,7 +641,8 @@ func readLatencyPart(path string, opts report.LatencyOptions, filter *filterFlag
 // readRecordings is readLatencyParts, except that inputs that are the
 // files of one recording (seriesPart) are read as one part.
 func readRecordings(cmd *cobra.Command, inputs []string, opts report.LatencyOptions, filter *filterFlags, by string) ([]latencyPart, error) {
-	p, ok := seriesPart(inputs, opts, filter, by)
+	seen := map[string]*trace.Meta{}
+	p, ok := seriesPart(inputs, opts, filter, by, seen)
 	if !ok {
 		// The files of each recording among other traces are read as
 		// one too (new-user pass 64 F3: a series given with another
@@ -649,9 +650,9 @@ func readRecordings(cmd *cobra.Command, inputs []string, opts report.LatencyOpti
 		// recordings of one time).
 		var parts []latencyPart
 		var rest []string
-		for _, g := range recordingGroups(inputs, by) {
+		for _, g := range recordingGroups(inputs, by, seen) {
 			if len(g) > 1 && len(g) < len(inputs) {
-				if p, ok := seriesPart(g, opts, filter, by); ok {
+				if p, ok := seriesPart(g, opts, filter, by, nil); ok {
 					if p.err != nil {
 						printAllWarnings(cmd.ErrOrStderr(), p.path, p.meta)
 						return nil, p.err
@@ -682,18 +683,23 @@ func readRecordings(cmd *cobra.Command, inputs []string, opts report.LatencyOpti
 // of (the identity trace.OneRecording compares: recorder, host, clock,
 // command line), in the order of each group's first file; other traces,
 // standard input, files that do not open, and every file with --by trace
-// are groups of one.
-func recordingGroups(inputs []string, by string) [][]string {
+// are groups of one. seen holds the descriptions already read (seriesPart),
+// the others are opened.
+func recordingGroups(inputs []string, by string, seen map[string]*trace.Meta) [][]string {
 	var groups [][]string
 	index := map[string]int{}
 	for _, in := range inputs {
 		key := ""
 		if by != "trace" && in != "-" {
-			if s, err := readOptions.Open(in); err == nil {
-				if m := s.Meta(); m != nil && strings.HasPrefix(m.Tool, "traceview record") {
-					key = strings.Join(append([]string{m.Tool, m.Hostname, m.Clock}, m.Cmdline...), "\x00")
+			m, ok := seen[in]
+			if !ok {
+				if s, err := readOptions.Open(in); err == nil {
+					m = s.Meta()
+					s.Close()
 				}
-				s.Close()
+			}
+			if m != nil && strings.HasPrefix(m.Tool, "traceview record") {
+				key = strings.Join(append([]string{m.Tool, m.Hostname, m.Clock}, m.Cmdline...), "\x00")
 			}
 		}
 		if i, ok := index[key]; ok && key != "" {
@@ -715,8 +721,10 @@ func recordingGroups(inputs []string, by string) [][]string {
 // cross a file boundary are one, and ring dumps' overlaps are read once
 // (ok true). Otherwise, or with --by trace (each file its own table), or
 // when an input cannot be opened (the parallel path says why) or is
-// standard input, it reads nothing (ok false).
-func seriesPart(inputs []string, opts report.LatencyOptions, filter *filterFlags, by string) (p latencyPart, ok bool) {
+// standard input, it reads nothing (ok false). The descriptions it read
+// go into seen when not nil, for recordingGroups (which would otherwise
+// open every input again: a compressed one decompressed again).
+func seriesPart(inputs []string, opts report.LatencyOptions, filter *filterFlags, by string, seen map[string]*trace.Meta) (p latencyPart, ok bool) {
 	if len(inputs) < 2 || by == "trace" || slices.Contains(inputs, "-") {
 		return latencyPart{}, false
 	}
@@ -749,6 +757,9 @@ func seriesPart(inputs []string, opts report.LatencyOptions, filter *filterFlags
 			return latencyPart{}, false
 		}
 		srcs, metas = append(srcs, s), append(metas, s.Meta())
+		if seen != nil {
+			seen[in] = s.Meta()
+		}
 	}
 	ring := trace.RingDumps(metas...)
 	if !trace.OneRecording(metas...) || !ring && !trace.OneCapture(metas...) {

@@ -381,10 +381,7 @@ func TestReportRenamedNote(t *testing.T) {
 // renamed-threads.tv's t18ren2 ran once as t18names, its creator's name.
 func TestPerfettoExportKeepsNamesUnderComm(t *testing.T) {
 	const src = "../../testdata/traces/renamed-threads.tv"
-	pf := filepath.Join(t.TempDir(), "r.pftrace")
-	if _, errs, code := runCLI(t, "export", "--format", "perfetto", "-i", src, "-o", pf); code != 0 {
-		t.Fatalf("export: exit %d: %s", code, errs)
-	}
+	pf := exportPerfettoCLI(t, src)
 	type row struct {
 		Comm     string `json:"comm"`
 		PID      int    `json:"pid"`

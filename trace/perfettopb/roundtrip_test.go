@@ -669,20 +669,9 @@ func emptyPrevComms(evs []trace.Event) int {
 // (new-user pass 61 F1: every event twice, runtime above span x CPUs, info
 // exit 0). The offset is a's length; the bytes, b's.
 func TestJoinedTraces(t *testing.T) {
-	export := func(name string) []byte {
-		data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), name))
-		var buf bytes.Buffer
-		if _, err := perfettopb.Write(&buf, open(t, name, data), perfettopb.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
-	}
-	a, b := export("nice.2cpu.perf.data"), export("pipe.perf.data")
+	a, b := exportShared(t, "nice.2cpu.perf.data"), exportShared(t, "pipe.perf.data")
 	read := func(data []byte) ([]trace.Event, *trace.Meta) {
-		r, err := perfettopb.NewReader(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := readExport(t, data)
 		evs, err := trace.ReadAll(r)
 		if err != nil {
 			t.Fatal(err)
@@ -726,15 +715,28 @@ func TestTextExportCounts(t *testing.T) {
 		return n
 	}
 	want := count(open(t, name, data))
+	if got := count(readExport(t, exportShared(t, name))); !maps.Equal(got, want) || want[trace.KindSwitch] == 0 {
+		t.Errorf("read back %v, source %v", got, want)
+	}
+}
+
+// exportShared is a shared trace (testtraces) written by Write.
+func exportShared(t *testing.T, name string) []byte {
+	t.Helper()
+	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), name))
 	var buf bytes.Buffer
 	if _, err := perfettopb.Write(&buf, open(t, name, data), perfettopb.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := perfettopb.NewReader(bytes.NewReader(buf.Bytes()))
+	return buf.Bytes()
+}
+
+// readExport opens a written trace with NewReader.
+func readExport(t *testing.T, data []byte) *perfettopb.Reader {
+	t.Helper()
+	r, err := perfettopb.NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := count(r); !maps.Equal(got, want) || want[trace.KindSwitch] == 0 {
-		t.Errorf("read back %v, source %v", got, want)
-	}
+	return r
 }
