@@ -62,6 +62,30 @@ func TestCensoredMakespan(t *testing.T) {
 	})
 }
 
+// TestCensoredRootAsleep: the traced command alive but asleep when the
+// capture ends (a shell in wait() for children that outlive the capture,
+// censorLiveRoot) is censored, yet does not hold its last burst: it runs
+// its 4 ms, blocks on a wakeup the trace never saw (CauseNever) and stays
+// asleep, so it ran 4 ms in the replay as in the trace (new-user pass 69
+// F1: it ran to the capture's end, 252 ms for 4.3 ms, preempted 128
+// times).
+func TestCensoredRootAsleep(t *testing.T) {
+	const ms = 1_000_000
+	m := &Model{NrCPUs: 1, WorkloadRoot: 1, Start: 0, End: 100 * ms}
+	m.Tasks = []Task{{TID: 1, PID: 1, Comm: "sh", Prio: 120, Parent: -1, Init: InitRunnable, CPU: 0,
+		Workload: true, Censored: true, Start: 0, Last: 4 * ms, Repeat: -1,
+		Bursts: []Burst{{Len: 4 * ms, End: EndBlock, Wake: Cause{Kind: CauseNever}}}}}
+	m.Stats.Censored = 1
+	res := simulate(t, m, "eevdf", Config{HZ: 250})
+	var ran int64
+	for _, r := range runs(res.Events())[trace.TID(1)] {
+		ran += r[1] - r[0]
+	}
+	if ran != 4*ms {
+		t.Errorf("sh ran %d ns, want %d (its recorded burst, then asleep)", ran, 4*ms)
+	}
+}
+
 // TestCensoredWholeSystem: with no traced command (WorkloadRoot -1, a
 // capture of the whole system, whose makespan spans every task), a task
 // the capture cut is censored as a workload task is: "a" still runs its

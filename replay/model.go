@@ -361,7 +361,9 @@ type Task struct {
 	Deadline      int64
 	UntilInferred bool
 	// Censored: a workload task still running or runnable when the trace
-	// ended (its last burst ends EndTrace). A replay runs it at least to
+	// ended (its last burst ends EndTrace), or the traced command itself
+	// alive at the end whatever it did (asleep, it stays asleep: its last
+	// block is never woken in the trace either). A replay runs a running one at least to
 	// the end of the capture (End), as ObservedMakespan counts it: one
 	// whose last burst holds its work spins until then (deadline-bound at
 	// the trace's end, whatever CPU it gets), instead of taking its

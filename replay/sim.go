@@ -3,6 +3,7 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/traceview/traceview/policies"
@@ -113,8 +114,9 @@ type tstate struct {
 	deadline int64
 	expired  bool
 	spin     bool
-	// hold is, for a censored task (Task.Censored) that is not a spinner
-	// and has no --until, the capture's end (Model.End): its last burst,
+	// hold is, for a censored task (Task.Censored) that is not a spinner,
+	// has no --until and was running or runnable at the capture's end (its
+	// last burst ends EndTrace), the capture's end (Model.End): its last burst,
 	// cut there by the capture, lasts at least until then (-1 none);
 	// expired is set once it passed.
 	hold int64
@@ -346,6 +348,22 @@ func runSim(m *Model, pol policies.Policy, cfg Config, stream func(*sim, *Result
 		// it a perf sched record -C 0 file's as-traced max delay read
 		// 10.48x the observed).
 		meta.RecordedCPUs = trace.RecordedCPUs(&m.Meta)
+		// The recording's task groups, as its events carry their cgroup
+		// ids: their paths and settings, the autogroup sysctl, each
+		// process's autogroup and affinity (new-user pass 69 F3: an
+		// as-traced -w file named its groups "cgroup id N", quota
+		// unknown, and inferred other throttling than the recording).
+		// The kernel's cpu.stat readings are not copied: a prediction
+		// carries only its own (Result.GroupStats).
+		if mu := m.Meta.CgroupsMu; mu != nil {
+			mu.RLock()
+			meta.Cgroups = maps.Clone(m.Meta.Cgroups)
+			mu.RUnlock()
+		} else {
+			meta.Cgroups = maps.Clone(m.Meta.Cgroups)
+		}
+		meta.CgroupSettings = slices.Clone(m.Meta.CgroupSettings)
+		meta.Autogroup, meta.TaskAutogroups, meta.TaskAffinity = m.Meta.Autogroup, maps.Clone(m.Meta.TaskAutogroups), maps.Clone(m.Meta.TaskAffinity)
 		return res, nil
 	}
 	s := &sim{m: m, cfg: cfg, pol: pol, tasks: make([]*policies.Task, len(m.Tasks)), ts: make([]tstate, len(m.Tasks)), pools: make([]poolState, len(m.Pools)),
@@ -663,7 +681,11 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 			s.push(qev{t: st.deadline, kind: qDeadline, a: int32(i)})
 		}
 	}
-	if tk.Censored && !st.spin && !set && s.m.End > s.now {
+	if bs := tk.Bursts; tk.Censored && !st.spin && !set && s.m.End > s.now && len(bs) > 0 && bs[len(bs)-1].End == EndTrace {
+		// Only a task running or runnable at the capture's end holds
+		// its last burst; a censored root asleep there (censorLiveRoot)
+		// stays asleep (new-user pass 69 F1: a shell in wait() ran to
+		// the end, 58x its CPU).
 		st.hold = s.m.End
 		s.push(qev{t: st.hold, kind: qDeadline, a: int32(i)})
 	}

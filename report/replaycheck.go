@@ -196,8 +196,8 @@ type ReplayTrust struct {
 	// Worst names the row and metric farthest from its bound (the largest
 	// error relative to the bound), e.g. "a1:4242 runtime 1.33x".
 	Worst string `json:"worst"`
-	// Censored counts workload tasks still running when the capture
-	// ended: the makespan is then not scored, and the verdict says it
+	// Censored counts workload tasks still alive when the capture ended
+	// (running, runnable, or the traced command asleep): the makespan is then not scored, and the verdict says it
 	// cannot be predicted.
 	Censored int `json:"censored_tasks,omitempty"`
 }
@@ -245,7 +245,7 @@ func (t *ReplayTrust) Verdict() string {
 	if len(t.Rows) == 0 {
 		why := "no row has"
 		if t.Censored > 0 {
-			why = fmt.Sprintf("the makespan cannot be predicted (%s still running when the capture ended) and no row has", plural(t.Censored, "task was", "tasks were"))
+			why = fmt.Sprintf("the makespan cannot be predicted (%s still alive when the capture ended) and no row has", plural(t.Censored, "task was", "tasks were"))
 		}
 		return fmt.Sprintf("%s compared nothing: %s %d ms of run time or more; the prediction's error is unknown", head, why, ReplayMinRuntime/1_000_000)
 	}
@@ -256,7 +256,7 @@ func (t *ReplayTrust) Verdict() string {
 	if t.Within {
 		// Rounded up: an error of 2.48 % is "within 3 %", never 2.
 		if t.Censored > 0 {
-			return fmt.Sprintf("%s within %.0f %% on every row with %d ms of run time or more%s (closest to its bound: %s): trust the prediction to about that; the makespan cannot be predicted: %s still running when the capture ended", head, math.Ceil(100*t.MaxErr), ReplayMinRuntime/1_000_000, groups, t.Worst, plural(t.Censored, "task was", "tasks were"))
+			return fmt.Sprintf("%s within %.0f %% on every row with %d ms of run time or more%s (closest to its bound: %s): trust the prediction to about that; the makespan cannot be predicted: %s still alive when the capture ended", head, math.Ceil(100*t.MaxErr), ReplayMinRuntime/1_000_000, groups, t.Worst, plural(t.Censored, "task was", "tasks were"))
 		}
 		return fmt.Sprintf("%s within %.0f %% on the makespan and every row with %d ms of run time or more%s (closest to its bound: %s): trust the prediction to about that", head, math.Ceil(100*t.MaxErr), ReplayMinRuntime/1_000_000, groups, t.Worst)
 	}
@@ -277,7 +277,7 @@ func (t *ReplayTrust) Verdict() string {
 	}
 	censored := ""
 	if t.Censored > 0 {
-		censored = fmt.Sprintf("; the makespan cannot be predicted: %s still running when the capture ended", plural(t.Censored, "task was", "tasks were"))
+		censored = fmt.Sprintf("; the makespan cannot be predicted: %s still alive when the capture ended", plural(t.Censored, "task was", "tasks were"))
 	}
 	return fmt.Sprintf("%s misses its bounds: %s; read the prediction's deltas with that error in mind%s", head, strings.Join(parts, ", "), censored)
 }

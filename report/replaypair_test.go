@@ -171,7 +171,7 @@ func TestScoreSelfReplayPerTask(t *testing.T) {
 func TestReplayTrustNothingCompared(t *testing.T) {
 	tr := NewReplayTrust("eevdf", 2, nil)
 	tr.Censored = 2
-	want := "self-replay under eevdf on 2 CPUs compared nothing: the makespan cannot be predicted (2 tasks were still running when the capture ended) and no row has 100 ms of run time or more; the prediction's error is unknown"
+	want := "self-replay under eevdf on 2 CPUs compared nothing: the makespan cannot be predicted (2 tasks were still alive when the capture ended) and no row has 100 ms of run time or more; the prediction's error is unknown"
 	if tr.Within || tr.Verdict() != want {
 		t.Errorf("within %v, verdict %q; want false, %q", tr.Within, tr.Verdict(), want)
 	}

@@ -597,6 +597,19 @@ func censoredNames(m *replay.Model) string {
 	return commNames(m, idx)
 }
 
+// censoredAsleep counts the censored tasks of m asleep at the capture's
+// end (the traced command, censorLiveRoot): their last burst ends in a
+// block, not with the trace.
+func censoredAsleep(m *replay.Model) int {
+	n := 0
+	for i := range m.Tasks {
+		if bs := m.Tasks[i].Bursts; m.Tasks[i].Censored && len(bs) > 0 && bs[len(bs)-1].End != replay.EndTrace {
+			n++
+		}
+	}
+	return n
+}
+
 // commNames names the tasks of m at indexes idx by command, the most
 // numerous first, each with its count ("sched-messaging ×19"), four at
 // most and "N more", escaped for the terminal.
@@ -706,7 +719,19 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 			// to be running at its end).
 			lost = ", or ended with their exits among the events the recording lost"
 		}
-		censored = fmt.Sprintf("; %d still running when the capture ended%s (%s; censored: each runs at least to the capture's end; no makespan can be predicted)", st.Censored, lost, censoredNames(m))
+		how := "each runs at least to the capture's end"
+		if asleep := censoredAsleep(m); asleep > 0 {
+			// The traced command asleep at the end (in wait(), say): it
+			// stays asleep in the replay (new-user pass 69 F1).
+			how = fmt.Sprintf("%d asleep there, never woken, stays asleep; the others run at least to the capture's end", asleep)
+			if asleep == st.Censored {
+				how = "asleep there, never woken, it stays asleep"
+				if asleep > 1 {
+					how = "asleep there, never woken, they stay asleep"
+				}
+			}
+		}
+		censored = fmt.Sprintf("; %d still alive when the capture ended%s (%s; censored: %s; no makespan can be predicted)", st.Censored, lost, censoredNames(m), how)
 	}
 	if st.BoundKthreads > 0 {
 		pools += fmt.Sprintf("; %s kept on their CPU (ksoftirqd/N, kworker/N:M, ...)", plural(st.BoundKthreads, "per-CPU kernel thread"))
@@ -941,7 +966,7 @@ func writeReplayTable(w io.Writer, name, with string, res *replay.Result, obs, p
 	if censored > 0 {
 		// The capture ended first (Task.Censored): neither number is the
 		// workload's makespan.
-		span = fmt.Sprintf("makespan not predictable (%s still running when the capture ended): %s ms captured, %s ms simulated",
+		span = fmt.Sprintf("makespan not predictable (%s still alive when the capture ended): %s ms captured, %s ms simulated",
 			plural(censored, "task"), msf(obsMakespan), msf(res.Makespan))
 	}
 	fmt.Fprintf(w, "\npolicy %s on %s%s: %s; %s, %s, %s%s\n", name, cpus, with, span,

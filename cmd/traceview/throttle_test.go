@@ -205,22 +205,24 @@ func TestReplayPredictsKernelThrottling(t *testing.T) {
 // the traced command is the task first seen as perf-exec (sh, 13335), so
 // all three hogs are its workload (the third still named sh: its exec is
 // past the cut); sh itself, waiting for them, has not exited either (4
-// censored), and the line names them by command: "hog ×2, sh ×2".
+// censored), and the line names them by command: "hog ×2, sh ×2"; sh,
+// asleep in wait() at the cut, stays asleep in the replay (new-user pass
+// 69 F1).
 func TestReplayCensoredCapture(t *testing.T) {
 	cut := cutCopy(t, "../../testdata/traces/nice.2cpu.perf.data", "cut.data", 150000)
 	out, errOut, code := runCLI(t, "replay", "-i", cut, "--policy", "eevdf", "--cpus", "1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "4 still running when the capture ended (hog ×2, sh ×2; censored: each runs at least to the capture's end; no makespan can be predicted)") {
+	if !strings.Contains(out, "4 still alive when the capture ended (hog ×2, sh ×2; censored: 1 asleep there, never woken, stays asleep; the others run at least to the capture's end; no makespan can be predicted)") {
 		t.Errorf("no censored task on the workload line:\n%s", out)
 	}
-	if !strings.Contains(out, "the makespan cannot be predicted: 4 tasks were still running when the capture ended") {
+	if !strings.Contains(out, "the makespan cannot be predicted: 4 tasks were still alive when the capture ended") {
 		t.Errorf("the verdict does not say the makespan cannot be predicted:\n%s", out)
 	}
 	// The policy line gives no makespan ratio either (it printed "makespan
 	// ... observed, ... predicted (ratio 1.013)").
-	if !strings.Contains(out, "policy eevdf on 1 CPU: makespan not predictable (4 tasks still running when the capture ended): ") ||
+	if !strings.Contains(out, "policy eevdf on 1 CPU: makespan not predictable (4 tasks still alive when the capture ended): ") ||
 		strings.Contains(out, "(ratio ") {
 		t.Errorf("the policy line predicts a makespan:\n%s", out)
 	}
