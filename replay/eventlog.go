@@ -32,6 +32,7 @@ type EventLog struct {
 	kinds  [256]int // events per trace.Kind
 	buf    []byte   // one event's encoding, reused
 	on     []int64  // per CPU: the task last switched in (expectOf)
+	pol    int64    // the policy of the last event appended (expectOf)
 	// released is true once Drain handed the events over: the log keeps
 	// its counts (Len, Count) only.
 	released bool
@@ -66,6 +67,8 @@ const (
 	lfCount
 	lfStack
 	lfCurGone
+	lfPolicy
+	lfNextPolicy
 	lfN
 )
 
@@ -79,7 +82,7 @@ func logFields(ev *trace.Event) [lfN]int64 {
 		lfCgroup: int64(ev.Cgroup), lfWakerTID: int64(ev.WakerTID), lfWakerCPU: int64(ev.WakerCPU),
 		lfFromIRQ: int64(ev.FromIRQ), lfOrigCPU: int64(ev.OrigCPU), lfDestCPU: int64(ev.DestCPU),
 		lfChildTID: int64(ev.ChildTID), lfChildPID: int64(ev.ChildPID), lfCount: int64(ev.Count),
-		lfStack: int64(ev.Stack), lfCurGone: int64(ev.CurGone),
+		lfStack: int64(ev.Stack), lfCurGone: int64(ev.CurGone), lfPolicy: int64(ev.Policy), lfNextPolicy: int64(ev.NextPolicy),
 	}
 }
 
@@ -88,10 +91,16 @@ func logFields(ev *trace.Event) [lfN]int64 {
 // the log last saw switched in on the event's CPU (on, -1 unknown): for
 // the TID of a switch or a run time, and for every event's CurTID, that
 // task; for PID the TID, for CurPID the PID when the current task is the
-// subject, for the PIDs of the next task and the child their TIDs;
-// otherwise NewEvent's default.
-func expectOf(f int, v *[lfN]int64, k trace.Kind, on int64) int64 {
+// subject, for the PIDs of the next task and the child their TIDs; for the
+// policy the previous event's (pol: a capture that records policies gives
+// most events SCHED_NORMAL, one that does not none), for the next task's
+// the subject's; otherwise NewEvent's default.
+func expectOf(f int, v *[lfN]int64, k trace.Kind, on, pol int64) int64 {
 	switch f {
+	case lfPolicy:
+		return pol
+	case lfNextPolicy:
+		return v[lfPolicy]
 	case lfTID:
 		if on >= 0 && (k == trace.KindSwitch || k == trace.KindRuntime) {
 			return on
@@ -122,7 +131,7 @@ func expectOf(f int, v *[lfN]int64, k trace.Kind, on int64) int64 {
 var (
 	logDefaults = [lfN]int64{lfTID: -1, lfPrio: -1, lfNextTID: -1, lfNextPrio: -1, lfTargetCPU: -1,
 		lfWakerTID: -1, lfWakerCPU: -1, lfOrigCPU: -1, lfDestCPU: -1, lfChildTID: -1}
-	logDependent = [...]int{lfTID, lfPID, lfCurTID, lfCurPID, lfNextPID, lfChildPID}
+	logDependent = [...]int{lfTID, lfPID, lfCurTID, lfCurPID, lfNextPID, lfChildPID, lfPolicy, lfNextPolicy}
 )
 
 // maxLogCPU bounds the CPUs whose current task EventLog follows (maxCPU):
@@ -192,7 +201,7 @@ func (l *EventLog) encode(ev *trace.Event) {
 	on := onCPU(l.on, ev.CPU)
 	expect := logDefaults
 	for _, f := range logDependent {
-		expect[f] = expectOf(f, &v, ev.Kind, on)
+		expect[f] = expectOf(f, &v, ev.Kind, on, l.pol)
 	}
 	var mask uint64
 	for f := range v {
@@ -225,6 +234,7 @@ func (l *EventLog) encode(ev *trace.Event) {
 	l.n++
 	l.kinds[ev.Kind]++
 	switchedIn(&l.on, ev.CPU, ev.Kind, int64(ev.NextTID))
+	l.pol = int64(ev.Policy)
 }
 
 // Len returns the number of events appended (also once Drain released
@@ -272,6 +282,7 @@ type logSource struct {
 	c      varintCursor
 	t      int64   // ns, the previous event's time
 	on     []int64 // per CPU: the task last switched in, as EventLog.on
+	pol    int64   // the previous event's policy, as EventLog.pol
 }
 
 // appendChunked appends record b to the last of chunks, or to a new chunk
@@ -351,7 +362,7 @@ func (s *logSource) Next() (trace.Event, error) {
 	}
 	for _, f := range logDependent { // in mask order: each reads only fields before it
 		if mask&(1<<f) == 0 {
-			v[f] = expectOf(f, &v, kind, on)
+			v[f] = expectOf(f, &v, kind, on, s.pol)
 		}
 	}
 	c.end()
@@ -360,6 +371,7 @@ func (s *logSource) Next() (trace.Event, error) {
 		s.chunks = nil
 	}
 	switchedIn(&s.on, cpu, kind, v[lfNextTID])
+	s.pol = v[lfPolicy]
 	ev := trace.Event{Time: s.t, CPU: cpu, Kind: kind,
 		CurGone: trace.GoneIDs(v[lfCurGone]), CurTID: trace.TID(v[lfCurTID]), CurPID: trace.PID(v[lfCurPID]),
 		TID: trace.TID(v[lfTID]), PID: trace.PID(v[lfPID]), Comm: strs[lfComm], Prio: int32(v[lfPrio]),
@@ -368,7 +380,8 @@ func (s *logSource) Next() (trace.Event, error) {
 		TargetCPU: trace.CPU(v[lfTargetCPU]), WakerTID: trace.TID(v[lfWakerTID]), WakerCPU: trace.CPU(v[lfWakerCPU]),
 		FromIRQ: trace.Tristate(v[lfFromIRQ]), OrigCPU: trace.CPU(v[lfOrigCPU]), DestCPU: trace.CPU(v[lfDestCPU]),
 		ChildTID: trace.TID(v[lfChildTID]), ChildPID: trace.PID(v[lfChildPID]), ChildComm: strs[lfChildComm],
-		Runtime: v[lfRuntime], Count: uint64(v[lfCount]), Cgroup: uint64(v[lfCgroup]), Stack: trace.StackID(v[lfStack])}
+		Runtime: v[lfRuntime], Count: uint64(v[lfCount]), Cgroup: uint64(v[lfCgroup]), Stack: trace.StackID(v[lfStack]),
+		Policy: trace.SchedPolicy(v[lfPolicy]), NextPolicy: trace.SchedPolicy(v[lfNextPolicy])}
 	return ev, nil
 }
 

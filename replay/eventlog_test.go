@@ -15,7 +15,8 @@ import (
 // TestEventLogRoundTrip: every event an EventLog is given comes back equal
 // field for field, in order: hand-made events with every field away from
 // its expected value, and the events of recorded traces (perf.data with
-// and without callchains, trace-cmd, a stdin-mode pipe file).
+// and without callchains, trace-cmd, a stdin-mode pipe file, a traceview
+// record capture with policies and cgroups).
 func TestEventLogRoundTrip(t *testing.T) {
 	odd := trace.NewEvent(5, 3, trace.KindSwitch)
 	odd.CurGone, odd.CurTID, odd.CurPID = trace.GoneTID|trace.GonePID, 7, 8
@@ -24,6 +25,7 @@ func TestEventLogRoundTrip(t *testing.T) {
 	odd.TargetCPU, odd.WakerTID, odd.WakerCPU, odd.FromIRQ = 1, 13, 0, trace.No
 	odd.OrigCPU, odd.DestCPU, odd.ChildTID, odd.ChildPID, odd.ChildComm = 2, 3, 14, 15, "child"
 	odd.Runtime, odd.Count, odd.Cgroup, odd.Stack = math.MinInt64, math.MaxUint64, math.MaxUint64-1, 1<<31
+	odd.Policy, odd.NextPolicy = trace.PolicyFIFO, trace.PolicyBatch
 	thread := trace.NewEvent(4, 0, trace.KindWaking) // earlier than odd: a negative time step
 	thread.CurTID, thread.CurPID, thread.TID, thread.PID, thread.Comm = 20, 19, 21, 19, "a b"
 	// The log follows the task each CPU switched in: a run time of another
@@ -37,7 +39,7 @@ func TestEventLogRoundTrip(t *testing.T) {
 		{"hand-made", []trace.Event{trace.NewEvent(0, -1, trace.KindLost), odd, thread, {}, odd, sw, rt, rt, far, far, sw}},
 	}
 	for _, f := range []string{nice2cpu, "../testdata/traces/sched-g.data", "../testdata/traces/pipe-multi.v7zstd.dat",
-		"../testdata/traces/sched-pipe-mode.data", "../../shared/traces/messaging.2cpu.perf.data"} {
+		"../testdata/traces/sched-pipe-mode.data", "../../shared/traces/messaging.2cpu.perf.data", "../testdata/traces/quota-siblings.tv"} {
 		cases = append(cases, struct {
 			name string
 			evs  []trace.Event

@@ -746,6 +746,11 @@ func (x *extractor) event(ev *trace.Event) {
 			// newTask, as the reports name the row.
 			x.preName(ev.TID, ev.Comm, ev.PID)
 		}
+	case trace.KindCgroupMove:
+		// Kept in the recorded schedule only: the reports split a run
+		// at the move between the groups (new-user pass 69 F3: without
+		// it an as-traced prediction gave the whole run to the new group).
+		m.Recorded.add(ev)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestPredictionCarriesReplayCounts: a prediction written with replay -w
@@ -179,5 +181,47 @@ func TestPredictionCarriesInputDamage(t *testing.T) {
 		if out, errs, code := runCLI(t, args...); !strings.Contains(out+errs, want) || code != 0 {
 			t.Errorf("%v: exit %d (want 0: the prediction file is whole), output lacks %q:\n%s%s", args, code, want, out, errs)
 		}
+	}
+}
+
+// TestAsTracedKeepsGroups: a prediction written under as-traced is the
+// recording's schedule, so it carries the recording's task groups: the
+// same paths, settings, runtime split at a cgroup move and inferred
+// throttling per group as latency gives on the recording (new-user pass
+// 69 F3: the groups read "cgroup id N", quota unknown, the throttling
+// was inferred without the quota, and the move was lost).
+// cgmove-quota.tv holds a task moved into a group with a quota.
+func TestAsTracedKeepsGroups(t *testing.T) {
+	in := "../../testdata/traces/cgmove-quota.tv"
+	pred := filepath.Join(t.TempDir(), "at.tv")
+	if _, errOut, code := runCLI(t, "replay", "-i", in, "--policy", "as-traced", "-w", pred); code != 0 {
+		t.Fatalf("replay exit %d: %s", code, errOut)
+	}
+	type group struct {
+		Path      string `json:"path"`
+		Runtime   int64  `json:"runtime_ns"`
+		Periods   int64  `json:"throttled_periods"`
+		Throttled int64  `json:"throttled_ns"`
+		Quota     int64  `json:"quota_ns"`
+		Period    int64  `json:"period_ns"`
+		Weight    int    `json:"weight"`
+	}
+	type latDoc struct {
+		Cgroups []group `json:"cgroups"`
+	}
+	want := cliJSON[latDoc](t, "latency", "-i", in, "-o", "json").Cgroups
+	got := cliJSON[latDoc](t, "latency", "-i", pred, "-o", "json").Cgroups
+	if len(want) < 2 {
+		t.Fatalf("the recording has %d groups, want a quota group and others", len(want))
+	}
+	quota := false
+	for _, g := range want {
+		quota = quota || g.Quota > 0 && g.Throttled > 0
+	}
+	if !quota {
+		t.Fatalf("no throttled quota group in the recording: %+v", want)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the as-traced prediction's groups differ from the recording's (-recording +prediction):\n%s", d)
 	}
 }
