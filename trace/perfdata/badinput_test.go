@@ -694,3 +694,40 @@ func TestCutAfterData(t *testing.T) {
 		t.Errorf("%d files checked", checked)
 	}
 }
+
+// TestJoinedPipeStreams: a pipe-mode stream with another perf.data after
+// it (two `perf record -o -` outputs joined by cat: sched-pipe-mode.data,
+// 99820 bytes, twice; or a file-mode perf.data after it) reads as the
+// stream alone: the same events and losses, with one
+// damaged-trailing-bytes warning that says where the second begins and
+// how many bytes are not read (new-user pass 69 F2: the second header was
+// read as records, "unknown record type 1179796816" three times, a
+// damaged record and an unobserved window invented on CPU 0). Read from a
+// file or a pipe alike.
+func TestJoinedPipeStreams(t *testing.T) {
+	a := readFile(t, "../../testdata/traces/sched-pipe-mode.data")
+	fileMode := readFile(t, "../../testdata/traces/nice.2cpu.perf.data")
+	alone, ra, err := drain(a, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tail := range [][]byte{a, fileMode} {
+		for _, pipe := range []bool{false, true} {
+			evs, r, err := drain(append(slices.Clone(a), tail...), pipe)
+			if err != nil {
+				t.Fatalf("pipe %v: %v", pipe, err)
+			}
+			if len(evs) != len(alone) {
+				t.Errorf("pipe %v: %d events, the stream alone %d", pipe, len(evs), len(alone))
+			}
+			if !slices.Equal(r.Meta().Lost, ra.Meta().Lost) {
+				t.Errorf("pipe %v: losses %+v, the stream alone %+v", pipe, r.Meta().Lost, ra.Meta().Lost)
+			}
+			want := fmt.Sprintf("perf.data: another perf.data begins at offset 99820, where the pipe-mode stream's next record was due (its PERFILE2 header is there: `tail -c +99821` of the input, uncompressed, is that one); its %d bytes are not read, its events are not in the trace", len(tail))
+			ws := r.Meta().Warnings.List()
+			if len(ws) != len(ra.Meta().Warnings.List())+1 || !slices.ContainsFunc(ws, func(w trace.Warning) bool { return w.Key == "damaged-trailing-bytes" && w.Message == want }) {
+				t.Errorf("pipe %v: warnings %+v\nwant the stream's alone %+v and %q", pipe, ws, ra.Meta().Warnings.List(), want)
+			}
+		}
+	}
+}

@@ -903,6 +903,30 @@ func (r *Reader) cutEnd() {
 	}
 }
 
+// isFileMagic reports whether h, 8 bytes where a record header was due,
+// is a perf.data magic instead: as a record header it would be type
+// 0x46524550 ("PERF"), which no record has, of 12869 bytes.
+func isFileMagic(h []byte) bool {
+	return len(h) >= 8 && (string(h[:8]) == magicLE || string(h[:8]) == magicBE)
+}
+
+// joinedStream ends a pipe-mode stream where another perf.data begins
+// (two `perf record -o -` outputs joined by cat, or a file appended to
+// one): the stream is read up to there and ends as it would at the end of
+// the input (cutEnd), and the bytes from there on are counted and named
+// in a damaged-trailing-bytes warning, as trailingBytes does for a file
+// (new-user pass 69 F2: read on as records, the second header made three
+// "unknown record type 1179796816" warnings, a damaged record and an
+// unobserved window on CPU 0 invented at the end of the first).
+func (r *Reader) joinedStream() {
+	at := r.off
+	rest, _ := io.Copy(io.Discard, r.br)
+	r.eof = true
+	r.cutEnd()
+	r.meta.Warnings.Add("damaged-trailing-bytes", "perf.data: another perf.data begins at offset %d, where the pipe-mode stream's next record was due (its PERFILE2 header is there: `tail -c +%d` of the input, uncompressed, is that one); its %d bytes are not read, its events are not in the trace",
+		at, at+1, rest)
+}
+
 // step reads and handles one record; io.EOF at the end sets r.eof.
 func (r *Reader) step() error {
 	r.recPos = -1
@@ -954,6 +978,10 @@ func (r *Reader) step() error {
 			return nil
 		}
 		return fmt.Errorf("record header at offset %d: %w", r.off, err)
+	}
+	if r.pipe && r.decomp == nil && isFileMagic(h) {
+		r.joinedStream()
+		return nil
 	}
 	size := int(r.end.Uint16(h[6:]))
 	if size < 8 {
