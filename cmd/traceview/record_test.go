@@ -867,6 +867,15 @@ func TestRecordWritesAsItGoes(t *testing.T) {
 		_, stderr, code := runCLI(t, "record", "--backlog", "64K", "-d", "4s", "-o", out)
 		done <- fmt.Sprintf("exit %d: %s", code, stderr)
 	}()
+	// 2.5 s from when record created the file (Recorder.Run, once the
+	// programs are attached: loading them took over a second beside a
+	// loaded test run, and a sleep timed from the start read an empty
+	// file once).
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(out); err == nil {
+			break
+		}
+	}
 	time.Sleep(2500 * time.Millisecond)
 	b, err := os.ReadFile(out)
 	if err != nil || len(b) == 0 {
