@@ -86,6 +86,37 @@ func TestCensoredRootAsleep(t *testing.T) {
 	}
 }
 
+// TestCensoredCutSpan: a censored task's last burst is held for as long
+// as the trace saw it (Task.CutSpan) from its first run, not to the
+// capture's end when the replay reaches it early (new-user pass 70 F1: a
+// task paced by a timer, ahead of the trace on more CPUs, spun 40 ms in a
+// 300 µs burst). The task runs 1 ms, sleeps 1 ms on a timer and is cut
+// 1 ms into its last burst; the capture ends at 100 ms. Alone on its CPU
+// the replay reaches the last burst at 2 ms: with CutSpan 1 ms it runs
+// 1 + 1 = 2 ms in all; with CutSpan 50 ms, 1 + 50 = 51 ms; with CutSpan
+// 0 (unknown) to the capture's end, 1 + 98 = 99 ms.
+func TestCensoredCutSpan(t *testing.T) {
+	const ms = 1_000_000
+	for _, c := range []struct{ span, want int64 }{{1 * ms, 2 * ms}, {50 * ms, 51 * ms}, {0, 99 * ms}} {
+		m := &Model{NrCPUs: 1, WorkloadRoot: 0, Start: 0, End: 100 * ms}
+		m.Tasks = []Task{{TID: 1, PID: 1, Comm: "periodic", Prio: 120, Parent: -1, Init: InitRunnable, CPU: 0,
+			Workload: true, Censored: true, Start: 0, Last: 99 * ms, Repeat: -1, CutSpan: c.span,
+			Bursts: []Burst{
+				{Len: 1 * ms, End: EndBlock, Wake: Cause{Kind: CauseTimer, Delay: 1 * ms}},
+				{Len: 1 * ms, End: EndTrace},
+			}}}
+		m.Stats.Censored = 1
+		res := simulate(t, m, "eevdf", Config{HZ: 250})
+		var ran int64
+		for _, r := range runs(res.Events())[trace.TID(1)] {
+			ran += r[1] - r[0]
+		}
+		if ran != c.want {
+			t.Errorf("CutSpan %d ns: ran %d ns, want %d", c.span, ran, c.want)
+		}
+	}
+}
+
 // TestCensoredWholeSystem: with no traced command (WorkloadRoot -1, a
 // capture of the whole system, whose makespan spans every task), a task
 // the capture cut is censored as a workload task is: "a" still runs its

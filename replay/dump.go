@@ -85,6 +85,7 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 	add(tk.Workload, "workload")
 	add(tk.Unnamed, "unnamed")
 	add(tk.Censored, "censored")
+	add(tk.CutSpan > 0, "cut span %d ns", tk.CutSpan)
 	add(tk.Periodic, "periodic %d ns", tk.Period)
 	add(tk.OpenLoop, "open-loop")
 	add(tk.WakeAny, "wake-any")

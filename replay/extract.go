@@ -43,9 +43,12 @@ type ext struct {
 	// had been asleep longest (see inferPools).
 	fifoN, fifoHit int
 	inAt           int64 // ns, recorded switch-in of the current run (-1 unknown)
-	rtIn           int64 // ns of sched_stat_runtime charged during that run
-	pp             int   // task index + 1 of the wakee that preempted this task right after its wakeup (ping-pong)
-	ppAt           int64 // ns, when
+	// burstIn is the recorded first switch-in of burst burstInOf (its
+	// index; -1 none): Task.CutSpan.
+	burstIn, burstInOf int64
+	rtIn               int64 // ns of sched_stat_runtime charged during that run
+	pp                 int   // task index + 1 of the wakee that preempted this task right after its wakeup (ping-pong)
+	ppAt               int64 // ns, when
 	// rtLast and rtPrev are the times of the last two sched_stat_runtime
 	// events of the current run on its CPU (-1: none), for noteYield.
 	rtLast, rtPrev int64
@@ -483,7 +486,7 @@ func (x *extractor) newTask(tid trace.TID, t int64, cpu trace.CPU, init InitStat
 	i := len(x.m.Tasks)
 	x.m.Tasks = append(x.m.Tasks, Task{TID: tid, PID: -1, Prio: -1, Parent: parent, Init: init, CPU: int(cpu), Start: t, Last: t,
 		Repeat: -1})
-	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1, pend: -1, rtLast: -1, rtPrev: -1})
+	x.st = append(x.st, ext{idx: i, wakeAt: -1, inAt: -1, burstInOf: -1, pend: -1, rtLast: -1, rtPrev: -1})
 	x.st[i].bursts.push(Burst{})
 	if p, ok := x.pre[tid]; ok && parent < 0 {
 		x.m.Tasks[i].Comm = p.comm
@@ -1068,6 +1071,9 @@ func (x *extractor) switchEv(ev *trace.Event) {
 		}
 		if bs := &s.bursts; s.accum == 0 && !s.running && bs.len() > 0 && bs.last(0).Len == 0 {
 			bs.last(0).FromIdle = ev.CPU >= 0 && int(ev.CPU) < len(x.idleExit) && x.idleExit[ev.CPU] >= 0 && t-x.idleExit[ev.CPU] < idleWarmup
+			if s.burstInOf != int64(bs.len()-1) {
+				s.burstIn, s.burstInOf = t, int64(bs.len()-1)
+			}
 		}
 		s.running, s.segStart, s.cpu = true, t, ev.CPU
 		s.inAt, s.rtIn, s.runFrom = t, 0, t
@@ -1391,6 +1397,11 @@ func (x *extractor) closeTasks() {
 	wg.Wait()
 }
 
+// cutSpan is Task.CutSpan for a last burst the trace saw from time from
+// to its end: at least 1 ns, as 0 means unknown (a task switched in by
+// the trace's last event was seen in it for no time: its hold ends at once).
+func cutSpan(end, from int64) int64 { return max(1, end-from) }
+
 // closeRange closes tasks lo..hi-1 (closeTasks).
 func (x *extractor) closeRange(lo, hi int) {
 	m := x.m
@@ -1402,6 +1413,9 @@ func (x *extractor) closeRange(lo, hi int) {
 		case s.running:
 			s.accum += x.tail(s, m.End)
 			s.running = false
+			if s.burstInOf == int64(bs.len()-1) {
+				m.Tasks[i].CutSpan = cutSpan(m.End, s.burstIn)
+			}
 			x.endBurst(i, EndTrace)
 		case s.sleeping:
 			// The block after the previous burst never ended: drop the
@@ -1417,6 +1431,12 @@ func (x *extractor) closeRange(lo, hi int) {
 			if last.End != EndExit {
 				last.Len = s.accum
 				last.End = EndTrace
+				switch {
+				case s.burstInOf == int64(bs.len()-1):
+					m.Tasks[i].CutSpan = cutSpan(m.End, s.burstIn) // preempted at the end
+				case s.wakeAt >= 0:
+					m.Tasks[i].CutSpan = cutSpan(m.End, s.wakeAt) // woken, not yet run
+				}
 			}
 		}
 		m.Tasks[i].Bursts = bs.flatten()

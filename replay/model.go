@@ -282,6 +282,13 @@ type Task struct {
 	CPU    int   // CPU it was first seen on
 	Start  int64 // ns, first appearance (fork time for forked tasks)
 	Last   int64 // ns, last event that concerns the task
+	// CutSpan is, for a task whose last burst the capture cut (EndTrace),
+	// the wall time in ns from that burst's first switch-in (or, never
+	// switched in, its wakeup) to the capture's end, at least 1, 0
+	// unknown: how long the trace saw it running or runnable in it. A censored replay holds
+	// the burst that long from its first run, to the capture's end at
+	// most (see Censored).
+	CutSpan int64
 	// FinalWaitFrom is when the task's wait for the CPU before its final
 	// run began, the run its exit ended (ns; 0 when the trace does not
 	// show that run's switch-in and the wakeup or preemption before it).
@@ -363,13 +370,16 @@ type Task struct {
 	// Censored: a workload task still running or runnable when the trace
 	// ended (its last burst ends EndTrace), or the traced command itself
 	// alive at the end whatever it did (asleep, it stays asleep: its last
-	// block is never woken in the trace either). A replay runs a running one at least to
-	// the end of the capture (End), as ObservedMakespan counts it: one
-	// whose last burst holds its work spins until then (deadline-bound at
-	// the trace's end, whatever CPU it gets), instead of taking its
+	// block is never woken in the trace either). ObservedMakespan counts
+	// it to the end of the capture (End). A replay runs a running one on:
+	// one whose last burst holds its work spins until the capture's end
+	// (deadline-bound there, whatever CPU it gets) instead of taking its
 	// recorded work as all it had to do; any other's last burst lasts
-	// until then, or longer if its recorded work takes longer (unless
-	// --until says how it ends).
+	// from its first run for as long as the trace saw it (CutSpan), to
+	// the capture's end at most, or longer if its recorded work takes
+	// longer (unless --until says how it ends). (Held to the capture's
+	// end, a timer-paced task that got ahead of the trace spun there: a
+	// 300 µs burst held 40 ms, new-user pass 70 F1.)
 	Censored bool
 	// Spinner: one burst, SpinBurst, holds most of the task's CPU time and
 	// no blocking point cuts it: a loop that checks the clock as it spins.

@@ -687,6 +687,8 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 		// stays asleep (new-user pass 69 F1: a shell in wait() ran to
 		// the end, 58x its CPU).
 		st.hold = s.m.End
+		// (And from the last burst's first run, for CutSpan: holdFrom.
+		// This one stays as the backstop: the first to come ends it.)
 		s.push(qev{t: st.hold, kind: qDeadline, a: int32(i)})
 	}
 	t.Weight = policies.Weight(t.Nice)
@@ -1307,6 +1309,21 @@ func (s *sim) blen(i int) int64 {
 	return 1 << 62
 }
 
+// holdFrom starts the hold of censored task i (tstate.hold) when its
+// last burst first runs: it lasts Task.CutSpan from now, as long as the
+// trace saw that burst, to the capture's end at most.
+func (s *sim) holdFrom(i int) {
+	st := &s.ts[i]
+	tk := &s.m.Tasks[i]
+	if st.hold < 0 || st.expired || st.src != i || st.burst != len(tk.Bursts)-1 || tk.CutSpan <= 0 {
+		return
+	}
+	if at := s.now + tk.CutSpan; at < st.hold {
+		st.hold = at
+		s.push(qev{t: at, kind: qDeadline, a: int32(i)})
+	}
+}
+
 // onDeadline ends a deadline-bound spinner: running, its burst ends now;
 // waiting or not there yet, its last burst ends as soon as it runs. For a
 // censored task's hold (tstate.hold), the capture's end: its last burst
@@ -1685,6 +1702,9 @@ func (s *sim) schedule(cpu int) {
 			}
 			st.shift += ch
 			s.stats.IdleCharge += ch
+		}
+		if !st.begun {
+			s.holdFrom(next.ID)
 		}
 		st.begun = true
 		if !c.tickArmed {
