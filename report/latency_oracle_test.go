@@ -419,3 +419,25 @@ func TestLatencyRuntimeSourceWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestPerfModeWarningNames: --perf's warnings are traceview's own prose,
+// so they name a task as the trace knows it, as the default mode does,
+// not as perf's table does: dupattr.perf.data's tid 74 has no COMM record
+// (perf's row ":74:74") and sched_switch names it tokio-rt-worker; the
+// switch-out of it the CPU's previous switch had not switched in reads
+// "tokio-rt-worker:74 1" in both modes (new-user pass 70 F4: ":74:74 1").
+func TestPerfModeWarningNames(t *testing.T) {
+	for _, perf := range []bool{false, true} {
+		res := latencyOf(t, "../testdata/traces/dupattr.perf.data", LatencyOptions{PerfCompat: perf})
+		found := false
+		for _, w := range res.ReportWarnings {
+			found = found || strings.Contains(w.Message, "the switches out of: tokio-rt-worker:74 1")
+			if strings.Contains(w.Message, ":74:74") {
+				t.Errorf("perf %v: %q names tid 74 as perf's table does", perf, w.Message)
+			}
+		}
+		if !found {
+			t.Errorf("perf %v: no warning naming tokio-rt-worker:74 in %+v", perf, res.ReportWarnings)
+		}
+	}
+}

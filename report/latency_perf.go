@@ -34,5 +34,8 @@ func perfLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error) {
 	}
 	res.Rows, res.Total = groupRows(res.TaskRows, opts)
 	res.Diag.RuntimeNone = d.Switches > 0 && res.Total.Runtime == 0
-	return &latencyRun{res: res, name: trackerName(&m.Tracker, opts.PerfCompat), warns: m.Tracker.Warnings.List()}, nil
+	// The warnings are ours, not perf's: they name a task as the trace
+	// knows it, as the default mode does, where perf's table prints
+	// ":81:81" for a thread with no COMM record (new-user pass 70 F4).
+	return &latencyRun{res: res, name: trackerName(&m.Tracker, false), warns: m.Tracker.Warnings.List()}, nil
 }
