@@ -614,6 +614,11 @@ type ModelStats struct {
 	// inferred dependencies of such tasks given their recorded time as a
 	// deadline (Cause.ByAt, timerLikeWakeups).
 	AbsoluteTimers int `json:"absolute_timers"`
+	// RelativeUnknownWakes counts blocks of unknown cause of tasks that
+	// sleep on relative timers, replayed as a timer of the length slept
+	// in the trace instead of until the recorded time
+	// (relativeUnknownWakes).
+	RelativeUnknownWakes int `json:"relative_unknown_wakes"`
 	// UpdatePoints counts the mid-burst update_curr points kept
 	// (Task.UpdatesOf); TickUpdates the mid-run sched_stat_runtime events
 	// left out as the tick's, EnqueueUpdates those left out as an

@@ -287,3 +287,45 @@ func periodOver(first, last, gm, dev int64) int64 {
 	}
 	return p
 }
+
+// relativeUnknownWakes makes the blocks of unknown cause (CauseExternal
+// inferred: a switch-in with no recorded wakeup, a run with no recorded
+// switch-in after a sleep) of a task that sleeps on relative timers
+// (CauseTimer blocks, no absolute ones: absoluteTimers kept them) relative
+// too: a timer of the length slept in the trace. At its recorded absolute
+// time, a replay that ran the task ahead of the trace (more CPUs) held it
+// asleep until then: one of six massive_intr workers slept 1.25 s that
+// the trace never showed, with CPUs free, and ran 0.39x its siblings
+// (new-user pass 70 F2). Open-loop and periodic tasks, pool members, a
+// SCHED_DEADLINE task's replenishment (Cause.Throttle) and a block whose
+// length is unknown (asleep since before the trace) keep their absolute
+// time.
+func relativeUnknownWakes(m *Model) {
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if tk.OpenLoop || tk.Periodic || tk.Pool > 0 {
+			continue
+		}
+		timers, absolute := 0, false
+		for k := range tk.Bursts {
+			b := &tk.Bursts[k]
+			if b.End != EndBlock {
+				continue
+			}
+			if b.Wake.Kind == CauseTimer {
+				timers++
+			}
+			absolute = absolute || b.Wake.Kind == CauseExternal && !b.Wake.Inferred
+		}
+		if timers == 0 || absolute {
+			continue
+		}
+		for k := range tk.Bursts {
+			b := &tk.Bursts[k]
+			if b.End == EndBlock && b.Wake.Kind == CauseExternal && b.Wake.Inferred && !b.Wake.Throttle && b.Slept > 0 {
+				b.Wake = Cause{Kind: CauseTimer, Delay: b.Slept, At: b.Wake.At, Inferred: true}
+				m.Stats.RelativeUnknownWakes++
+			}
+		}
+	}
+}
