@@ -41,6 +41,19 @@ func ResolveCgroups(root string, ids map[uint64]bool) map[uint64]string {
 	if len(ids) == 0 {
 		return out
 	}
+	walkCgroups(root, func(id uint64, path string) bool {
+		if ids[id] {
+			out[id] = path
+		}
+		return len(out) == len(ids)
+	})
+	return out
+}
+
+// walkCgroups calls visit with the id (inode number) and the path
+// relative to root ("/" for root itself) of each cgroup directory under
+// root, until visit returns true; unreadable directories are skipped.
+func walkCgroups(root string, visit func(id uint64, path string) (stop bool)) {
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return nil
@@ -50,18 +63,29 @@ func ResolveCgroups(root string, ids map[uint64]bool) map[uint64]string {
 			return nil
 		}
 		st, ok := info.Sys().(*syscall.Stat_t)
-		if !ok || !ids[uint64(st.Ino)] {
+		if !ok {
 			return nil
 		}
 		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return nil
 		}
-		out[uint64(st.Ino)] = filepath.Clean("/" + rel)
-		if len(out) == len(ids) {
+		if visit(uint64(st.Ino), filepath.Clean("/"+rel)) {
 			return fs.SkipAll
 		}
 		return nil
+	})
+}
+
+// allCgroups maps every cgroup under root (the cgroup v2 mount) to its
+// path, as ResolveCgroups does for the ids asked (the root itself is
+// "/"): what a file's groups frames name as the capture goes
+// (segment.nameCgroup), read once and again only for an id it lacks.
+func allCgroups(root string) map[uint64]string {
+	out := map[uint64]string{}
+	walkCgroups(root, func(id uint64, path string) bool {
+		out[id] = path
+		return false
 	})
 	return out
 }

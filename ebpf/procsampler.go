@@ -222,6 +222,17 @@ func (s *procSampler) affinityFor(pids map[trace.PID]bool) map[trace.PID]string 
 // forFile returns the autogroups of the processes pids (those of one
 // file) as the sampler read them, and the readings of those autogroups in
 // time order. A nil sampler gives nothing.
+// autogroupOf returns the autogroup path read for process pid ("" not
+// read, or not in one).
+func (s *procSampler) autogroupOf(pid trace.PID) string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.of[pid]
+}
+
 func (s *procSampler) forFile(pids map[trace.PID]bool) (map[trace.PID]string, []trace.CgroupSettings) {
 	if s == nil {
 		return nil, nil

@@ -429,6 +429,48 @@ type segment struct {
 	// name, COMM, exec and fork records): a task that shows up under
 	// another name gets a comm event first (write).
 	names trace.CommTracker
+	// cgRoot is the cgroup v2 mount, cg2 its groups as last read
+	// (allCgroups) at cg2Read, and procs the processes' autogroups: what
+	// nameGroups writes down as the events first name them.
+	cgRoot  string
+	cg2     map[uint64]string
+	cg2Read time.Time
+	procs   *procSampler
+}
+
+// nameCgroup notes in the file (tvf.Writer.AddGroups) the path of cgroup
+// id, which an event names for the first time in it: a v1 group's from
+// its attribution, a v2 group's from the cgroup tree (read again when it
+// lacks the id, at most once a second). The trailer names every group
+// at the end; these are for a file cut short (new-user pass 70 F3).
+func (s *segment) nameCgroup(id uint64) {
+	var p string
+	if id&V1CgroupIDBit != 0 {
+		if s.v1 != nil {
+			p = s.v1.paths[id]
+		}
+	} else {
+		var ok bool
+		if p, ok = s.cg2[id]; !ok && time.Since(s.cg2Read) >= time.Second {
+			s.cg2, s.cg2Read = allCgroups(s.cgRoot), time.Now()
+			p = s.cg2[id]
+		}
+	}
+	if p != "" {
+		s.w.AddGroups(map[uint64]string{id: p}, nil)
+	}
+}
+
+// namePID notes in the file the autogroup of process pid, which an event
+// names for the first time in it, when it has been read (procSampler).
+func (s *segment) namePID(pid trace.PID) {
+	if s.pids[pid] {
+		return
+	}
+	s.pids[pid] = true
+	if p := s.procs.autogroupOf(pid); p != "" {
+		s.w.AddGroups(nil, map[trace.PID]string{pid: p})
+	}
 }
 
 // CreateOutput creates (or truncates) path for a trace with mode 0600 (a
@@ -452,7 +494,8 @@ func CreateOutput(path string) (*os.File, error) {
 // openSegment starts a file (or Out when path is "") with header h and the
 // names of the threads of /proc.
 func (r *Recorder) openSegment(path string, h tvf.Header) (*segment, error) {
-	s := &segment{path: path, last: map[trace.CPU]int64{}, cgroups: map[uint64]bool{}, pids: map[trace.PID]bool{}}
+	s := &segment{path: path, last: map[trace.CPU]int64{}, cgroups: map[uint64]bool{}, pids: map[trace.PID]bool{},
+		cgRoot: r.cfg.CgroupRoot, procs: r.procs}
 	s.groups = r.groups.snapshot(monotonicNow())
 	s.v1 = newV1Attrib(r.v1)
 	out := r.cfg.Out
@@ -487,24 +530,28 @@ func (s *segment) write(e trace.Event) error {
 	if s.v1 != nil && e.Kind == trace.KindSwitch {
 		// The moves within the run the switch ends, right before it.
 		for _, mv := range s.v1.splits {
-			s.cgroups[mv.Cgroup] = true
+			if !s.cgroups[mv.Cgroup] {
+				s.cgroups[mv.Cgroup] = true
+				s.nameCgroup(mv.Cgroup)
+			}
 			if err := s.w.Write(mv); err != nil {
 				return err
 			}
 		}
 	}
-	if e.Cgroup != 0 {
+	if e.Cgroup != 0 && !s.cgroups[e.Cgroup] {
 		s.cgroups[e.Cgroup] = true
+		s.nameCgroup(e.Cgroup)
 	}
 	if s.first == 0 && e.Time > 0 {
 		s.first = e.Time
 	}
 	if e.Kind == trace.KindSwitch {
 		if e.PID > 0 {
-			s.pids[e.PID] = true
+			s.namePID(e.PID)
 		}
 		if e.NextPID > 0 {
-			s.pids[e.NextPID] = true
+			s.namePID(e.NextPID)
 		}
 	}
 	if e.Kind == trace.KindWaking && e.FromIRQ == trace.Unknown {

@@ -269,3 +269,44 @@ func TestRecordV1QuotaChangeDated(t *testing.T) {
 		t.Errorf("latency: exit %d: %s\n%s", code, stderr, stdout)
 	}
 }
+
+// TestRecordCutFileNamesGroups: a capture cut short (its trailer, which
+// names every group, gone: `head -c` of the file, a recorder killed while
+// it wrote) still names its task groups, from the groups frames record
+// writes ahead of the events that first name them (new-user pass 70 F3:
+// "cgroup id 9223372036854775809", a v1 group by record's own id). The
+// shell joins a v1 cpu group and runs /bin/true 1500 times there (some
+// 20,000 events, three blocks and more); cut at two thirds, the file's
+// groups are the group's path and others, none named by id.
+func TestRecordCutFileNamesGroups(t *testing.T) {
+	_, name, dir := v1TestGroup(t, "cut")
+	out := filepath.Join(t.TempDir(), "g.tv")
+	script := fmt.Sprintf(`echo $$ > %s/tasks; i=0; while [ $i -lt 1500 ]; do /bin/true; i=$((i+1)); done`, dir)
+	if _, stderr, code := runCLI(t, "record", "-o", out, "--", "sh", "-c", script); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.tv")
+	if err := os.WriteFile(cut, b[:len(b)*2/3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type doc struct {
+		Cgroups []struct {
+			Path string `json:"path"`
+		} `json:"cgroups"`
+	}
+	d := cliJSON[doc](t, "latency", "-o", "json", "-i", cut)
+	var paths []string
+	for _, g := range d.Cgroups {
+		paths = append(paths, g.Path)
+		if strings.HasPrefix(g.Path, "cgroup id") {
+			t.Errorf("group named by id: %q", g.Path)
+		}
+	}
+	if !slices.Contains(paths, "/"+name) {
+		t.Errorf("the cut file's groups %v lack /%s", paths, name)
+	}
+}

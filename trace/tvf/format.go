@@ -29,6 +29,7 @@ const (
 	frameTasks   = 'K' // JSON []Task, zstd
 	frameEvents  = 'E' // one columnar block, zstd
 	frameTrailer = 'T' // JSON trailer, stored raw
+	frameGroups  = 'G' // JSON groupsFrame, stored raw
 )
 
 // Payload encodings (byte 5 of a frame header).

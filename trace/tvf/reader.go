@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -103,9 +104,11 @@ type Reader struct {
 	// agRoot are the ids of the root cgroup and agOf the ids of the
 	// processes' autogroups (autogroupCgroups), when the trailer read
 	// before the first event lists the autogroups.
-	agRoot    map[uint64]bool
-	agOf      map[trace.PID]uint64
-	holeCount uint64
+	agRoot map[uint64]bool
+	agOf   map[trace.PID]uint64
+	// groupsInStream: a groups frame named cgroups (applyGroups).
+	groupsInStream bool
+	holeCount      uint64
 	// pending are the event blocks found damaged since the last intact
 	// new block, and pendingSkips the bytes skipped after them (a frame
 	// header lost): held back until the next intact block says whether
@@ -215,7 +218,78 @@ func NewReader(r io.Reader) (*Reader, error) {
 		}
 	}
 	tr.autogroupCgroups() // (the header says whether autogroup was on)
+	if !tr.gotTail {
+		// The groups frames may name cgroups as the stream goes
+		// (applyGroups), which a consumer in another goroutine may be
+		// looking up meanwhile (trace.CgroupPath).
+		tr.meta.CgroupsMu = &sync.RWMutex{}
+	}
 	return tr, nil
+}
+
+// applyGroups takes the task groups and autogroups of a groups frame
+// (Writer.AddGroups) into Meta.Cgroups and Meta.TaskAutogroups, with the
+// root group "/" (cgroup v2's root, kernfs node 1), unless the trailer
+// was read: its tables are the whole ones. A cgroup the frame names
+// under a path another id has is an alias (cgroupAliases); an autogroup's
+// process has its root-group events given the autogroup's id from here
+// on (agOf), as autogroupCgroups does with the trailer's.
+func (r *Reader) applyGroups(raw []byte) error {
+	if r.gotTail {
+		return nil
+	}
+	var g groupsFrame
+	if err := json.Unmarshal(raw, &g); err != nil {
+		return err
+	}
+	m := &r.meta
+	if mu := m.CgroupsMu; mu != nil {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	if m.Cgroups == nil {
+		m.Cgroups = map[uint64]string{trace.RootCgroupID: "/"}
+	}
+	for id, p := range g.Cgroups {
+		if id != 0 && p != "" {
+			m.Cgroups[id] = p
+		}
+	}
+	for id, k := range cgroupAliases(m.Cgroups) {
+		if r.cgAlias == nil {
+			r.cgAlias = map[uint64]uint64{}
+		}
+		r.cgAlias[id] = k
+	}
+	r.groupsInStream = true
+	for pid, path := range g.TaskAutogroups {
+		if pid <= 0 || !trace.IsAutogroupPath(path) {
+			continue
+		}
+		if m.TaskAutogroups == nil {
+			m.TaskAutogroups = map[trace.PID]string{}
+		}
+		m.TaskAutogroups[pid] = path
+		if m.Autogroup < 0 {
+			continue
+		}
+		if id, ok := trace.AutogroupCgroupID(path); ok {
+			if r.agRoot == nil {
+				r.agRoot = map[uint64]bool{}
+				for rid, p := range m.Cgroups {
+					if p == "/" {
+						r.agRoot[rid] = true
+					}
+				}
+			}
+			if r.agOf == nil {
+				r.agOf = map[trace.PID]uint64{}
+			}
+			r.agOf[pid] = id
+			m.Cgroups[id] = path
+		}
+	}
+	return nil
 }
 
 // firstBlockTime returns the earliest event time of the first intact
@@ -579,7 +653,15 @@ func (r *Reader) applyTrailer(raw []byte) error {
 	for _, w := range t.Warnings {
 		r.meta.Warnings.AddScoped("", w) // with its Unit and CountInMessage
 	}
-	r.meta.Cgroups, r.meta.Stacks = t.Cgroups, t.Stacks
+	if r.groupsInStream {
+		// A stream's trailer after its groups frames: the events read
+		// so far carry the ids those gave (autogroups among them), so
+		// the trailer's table is added to theirs, not put in its place.
+		r.mergeCgroups(t.Cgroups)
+	} else {
+		r.setCgroups(t.Cgroups)
+	}
+	r.meta.Stacks = t.Stacks
 	if !r.started {
 		r.cgAlias = cgroupAliases(r.meta.Cgroups)
 	}
@@ -605,6 +687,30 @@ func (r *Reader) applyTrailer(raw []byte) error {
 		}
 	}
 	return nil
+}
+
+// setCgroups makes m the cgroup table, under Meta.CgroupsMu when the
+// table may be read meanwhile (applyGroups).
+func (r *Reader) setCgroups(m map[uint64]string) {
+	if mu := r.meta.CgroupsMu; mu != nil {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	r.meta.Cgroups = m
+}
+
+// mergeCgroups adds m to the cgroup table (setCgroups).
+func (r *Reader) mergeCgroups(m map[uint64]string) {
+	if mu := r.meta.CgroupsMu; mu != nil {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	if r.meta.Cgroups == nil {
+		r.meta.Cgroups = map[uint64]string{}
+	}
+	for id, p := range m {
+		r.meta.Cgroups[id] = p
+	}
 }
 
 // autogroupCgroups gives each process that the trailer places in an
@@ -895,6 +1001,10 @@ func (r *Reader) readFrame(first bool) error {
 			}
 		case frameTrailer:
 			if err := r.applyTrailer(raw); err != nil {
+				r.damaged(at, h, err.Error())
+			}
+		case frameGroups:
+			if err := r.applyGroups(raw); err != nil {
 				r.damaged(at, h, err.Error())
 			}
 		case frameEvents:
@@ -1223,11 +1333,15 @@ func (r *Reader) Next() (trace.Event, error) {
 			if r.meta.LastTime == 0 {
 				r.meta.LastTime = r.seenLast
 			}
-			if !r.gotTail && r.sawCgroup && r.meta.Cgroups == nil {
+			if !r.gotTail && r.sawCgroup && r.groupsInStream {
+				// Named by the groups frames (applyGroups); the
+				// settings are the trailer's alone.
+				r.meta.Warnings.Add("truncated-cgroups", "traceview format: the task groups' settings (cpu.shares, quotas) and cpu.stat readings were in the file's trailer, which it lacks: the groups are named as the recorder wrote them down while it went, their quotas unknown (state one with --recorded-cgroup 'PATH:max=QUOTA/PERIOD')")
+			} else if !r.gotTail && r.sawCgroup && r.meta.Cgroups == nil {
 				// The paths were in the trailer, which the file lacks;
 				// the root's id is known: cgroup v2's root is kernfs node
 				// 1 (a cut capture listed "cgroup id 0x1").
-				r.meta.Cgroups = map[uint64]string{trace.RootCgroupID: "/"}
+				r.setCgroups(map[uint64]string{trace.RootCgroupID: "/"})
 				// Said, not left to an unexplained "cgroup id N" in
 				// every table (new-user pass 16 F6).
 				r.meta.Warnings.Add("truncated-cgroups", "traceview format: the cgroup paths, settings (cpu.shares, quotas) and cpu.stat readings were in the file's trailer, which it lacks: task groups are named by id (\"cgroup id N\"), their quotas unknown (state one with --recorded-cgroup 'cgroup id N:max=QUOTA/PERIOD')")

@@ -120,6 +120,17 @@ type trailer struct {
 	TaskAffinity map[trace.PID]string `json:"task_affinity,omitempty"`
 }
 
+// groupsFrame is the JSON of a groups frame: task groups and autogroups
+// the writer learned while it wrote, ahead of the events that name them,
+// so that a file cut short (whose trailer holds the whole table) still
+// names them (new-user pass 70 F3: "cgroup id 9223372036854775809", the
+// autogroups lost). Keys as the trailer's; each frame holds only what
+// the ones before it did not.
+type groupsFrame struct {
+	Cgroups        map[uint64]string    `json:"cgroups,omitempty"`
+	TaskAutogroups map[trace.PID]string `json:"task_autogroups,omitempty"`
+}
+
 // Writer writes a trace in traceview's format. Events are buffered into
 // blocks of BlockEvents and written when a block fills; Close writes the
 // last block, the task table, the trailer and the footer. A Writer is not
@@ -137,8 +148,11 @@ type Writer struct {
 	pending   bool // tasks added since the last tasks frame
 	tr        trailer
 	hdr       Header
-	err       error
-	closed    bool
+	// groups and groupsSent are the group names added (AddGroups) and
+	// not yet written, and those written, in groups frames.
+	groups, groupsSent groupsFrame
+	err                error
+	closed             bool
 }
 
 // NewWriter writes the file magic and the header to w and returns a Writer.
@@ -338,6 +352,60 @@ func (w *Writer) flushTasks(all bool) {
 	w.pending = false
 }
 
+// AddGroups notes the paths of cgroup ids (trace.Meta.Cgroups) and the
+// autogroups of processes (trace.Meta.TaskAutogroups) that the events
+// from here on may name: those not noted before go in a groups frame
+// ahead of the next event block. The trailer's tables (SetCgroups,
+// SetTaskAutogroups) stay the whole ones; these are for a reader of a
+// file that lacks its trailer.
+func (w *Writer) AddGroups(cgroups map[uint64]string, autogroups map[trace.PID]string) {
+	for id, p := range cgroups {
+		if old, ok := w.groupsSent.Cgroups[id]; ok && old == p {
+			continue
+		}
+		if w.groups.Cgroups == nil {
+			w.groups.Cgroups = map[uint64]string{}
+		}
+		w.groups.Cgroups[id] = p
+	}
+	for pid, p := range autogroups {
+		if old, ok := w.groupsSent.TaskAutogroups[pid]; ok && old == p {
+			continue
+		}
+		if w.groups.TaskAutogroups == nil {
+			w.groups.TaskAutogroups = map[trace.PID]string{}
+		}
+		w.groups.TaskAutogroups[pid] = p
+	}
+}
+
+// flushGroups writes the groups noted since the last groups frame.
+func (w *Writer) flushGroups() {
+	g := w.groups
+	if len(g.Cgroups) == 0 && len(g.TaskAutogroups) == 0 {
+		return
+	}
+	js, err := json.Marshal(g)
+	if err != nil {
+		w.err = fmt.Errorf("traceview format: groups: %w", err)
+		return
+	}
+	w.frame(frameGroups, encRaw, js, uint32(len(js)), 0)
+	for id, p := range g.Cgroups {
+		if w.groupsSent.Cgroups == nil {
+			w.groupsSent.Cgroups = map[uint64]string{}
+		}
+		w.groupsSent.Cgroups[id] = p
+	}
+	for pid, p := range g.TaskAutogroups {
+		if w.groupsSent.TaskAutogroups == nil {
+			w.groupsSent.TaskAutogroups = map[trace.PID]string{}
+		}
+		w.groupsSent.TaskAutogroups[pid] = p
+	}
+	w.groups = groupsFrame{}
+}
+
 func (w *Writer) flushBlock() {
 	if w.blk.n == 0 {
 		return
@@ -345,6 +413,7 @@ func (w *Writer) flushBlock() {
 	if w.tr.Blocks == 0 {
 		w.flushTasks(false)
 	}
+	w.flushGroups()
 	w.raw = w.blk.bytes(w.raw[:0])
 	w.comp = w.enc.EncodeAll(w.raw, w.comp[:0])
 	w.frame(frameEvents, encZstd, w.comp, uint32(len(w.raw)), uint32(w.blk.n))
