@@ -201,6 +201,9 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 				// (new-user pass 23 F10: read as the window's.)
 				over += ": the whole trace, not this window or these CPUs"
 			}
+			if of := groups[i].KernelOf; of != "" {
+				over = "in the " + of + " that hold its readings (the throttling above is of all of them), " + over
+			}
 			fmt.Fprintf(w, "  %s: %s's cpu.stat counted %d throttled periods of %d, %.3f ms throttled, %s\n",
 				groups[i].Path, groups[i].CPUStatBy(), k.NrThrottled, k.NrPeriods, ms(k.ThrottledNS), over)
 			if note := groups[i].KernelNote; note != "" {

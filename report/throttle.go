@@ -188,6 +188,18 @@ type CgroupThrottle struct {
 	// KernelWholeTrace: the report is of a time window or some CPUs,
 	// while Kernel covers the whole trace: no KernelNote.
 	KernelWholeTrace bool `json:"kernel_covers_whole_trace,omitempty"`
+	// KernelOf, of several traces merged (MergeCgroupThrottles) only some
+	// of which hold the group's cpu.stat readings, says how many do
+	// ("1 of 2 traces"): Kernel is theirs alone, and KernelNote compares
+	// it with their inference alone ("" when every trace or none does).
+	KernelOf string `json:"kernel_cpu_stat_of,omitempty"`
+	// merge: per-trace counts while MergeCgroupThrottles sums them: the
+	// traces merged, those with a Kernel reading, and their inferred
+	// throttled periods and time.
+	merge struct {
+		parts, kernelParts   int
+		kPeriods, kThrottled int64
+	}
 	// LostWindows and LostEvents: the recorder's loss windows (Meta.Lost)
 	// that overlap the group's runs, from its first to its last, and the
 	// events they lost (0 for windows of unknown count). A throttle is
@@ -1673,10 +1685,20 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 			if !ok {
 				idx[g.Path] = len(out)
 				g.Throttles = slices.Clone(g.Throttles)
+				g.merge.parts = 1
+				if g.Kernel != nil {
+					g.merge.kernelParts, g.merge.kPeriods, g.merge.kThrottled = 1, g.ThrottledPeriods, g.Throttled
+				}
 				out = append(out, g)
 				continue
 			}
 			m := &out[i]
+			m.merge.parts++
+			if g.Kernel != nil {
+				m.merge.kernelParts++
+				m.merge.kPeriods += g.ThrottledPeriods
+				m.merge.kThrottled += g.Throttled
+			}
 			m.addTasks(&g)
 			m.CPUTime += g.CPUTime
 			m.ThrottledPeriods += g.ThrottledPeriods
@@ -1726,8 +1748,22 @@ func MergeCgroupThrottles(parts ...[]CgroupThrottle) []CgroupThrottle {
 		}
 	}
 	for i := range out {
-		if !out[i].KernelWholeTrace {
-			out[i].KernelNote = kernelDisagrees(&out[i]) // of the sums
+		g := &out[i]
+		if mg := g.merge; mg.kernelParts > 0 && mg.kernelParts < mg.parts {
+			// The kernel's readings of some traces against the inference
+			// of those traces alone (new-user pass 72 F1: 71 periods of
+			// two traces set against one trace's 68, "114 %", and the
+			// quota change blamed).
+			g.KernelOf = fmt.Sprintf("%d of %d traces", mg.kernelParts, mg.parts)
+			if !g.KernelWholeTrace {
+				c := *g
+				c.ThrottledPeriods, c.Throttled = mg.kPeriods, mg.kThrottled
+				if note := kernelDisagrees(&c); note != "" {
+					g.KernelNote = "of the traces with readings, " + note
+				}
+			}
+		} else if !g.KernelWholeTrace {
+			g.KernelNote = kernelDisagrees(g) // of the sums
 		}
 		if out[i].Span > 0 {
 			out[i].CPUs = float64(out[i].Runtime) / float64(out[i].Span)

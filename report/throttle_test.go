@@ -942,3 +942,35 @@ func TestThrottlePhaseFromEveryCandidate(t *testing.T) {
 		t.Errorf("/svc: %d quota-rule, %d idle-rule throttles, %d periods, %d ns; want 3, 1, 3, 285 ms", g.QuotaEvidence, g.IdleEvidence, g.ThrottledPeriods, g.Throttled)
 	}
 }
+
+// TestMergeKernelOfSomeTraces: of two traces merged, only one holds the
+// group's cpu.stat (a traceview record file beside a perf.data): its
+// readings are compared with its own inference, not with the sum of
+// both (new-user pass 72 F1: 63 + 8 = 71 inferred periods, 8130.6 +
+// 1297.1 ms, against the one trace's 68 and 8273.5 ms read "114 %" and
+// blamed a quota change). Inferred 63 periods, 8130 ms against 68 and
+// 8273 ms: within KernelAgreement (5 %: 143 ms of 8273) and 20 % of the
+// periods, so no note; the group says the readings are of 1 of 2 traces.
+// With that trace's inference at 6000 ms (72.5 % of 8273) the note is
+// that trace's.
+func TestMergeKernelOfSomeTraces(t *testing.T) {
+	const ms = int64(1_000_000)
+	with := func(thr int64) CgroupThrottle {
+		return CgroupThrottle{Path: "/svc", Settings: "recorded", QuotaNS: 15 * ms, PeriodNS: 100 * ms, ThrottledPeriods: 63, Throttled: thr,
+			Kernel: &trace.CgroupStat{Path: "/svc", NrPeriods: 69, NrThrottled: 68, ThrottledNS: 8273 * ms}}
+	}
+	without := CgroupThrottle{Path: "/svc", Settings: "unknown", ThrottledPeriods: 8, Throttled: 1297 * ms}
+	got := MergeCgroupThrottles([]CgroupThrottle{with(8130 * ms)}, []CgroupThrottle{without})
+	if len(got) != 1 || got[0].KernelOf != "1 of 2 traces" || got[0].KernelNote != "" || got[0].ThrottledPeriods != 71 {
+		t.Errorf("merged %+v: want KernelOf \"1 of 2 traces\", no note, 71 periods", got)
+	}
+	got = MergeCgroupThrottles([]CgroupThrottle{with(6000 * ms)}, []CgroupThrottle{without})
+	if len(got) != 1 || !strings.HasPrefix(got[0].KernelNote, "of the traces with readings, the inference found 73% of that throttled time (63 periods)") {
+		t.Errorf("note %q", got[0].KernelNote)
+	}
+	// Both with readings: the sums, as before.
+	got = MergeCgroupThrottles([]CgroupThrottle{with(8130 * ms)}, []CgroupThrottle{with(8130 * ms)})
+	if len(got) != 1 || got[0].KernelOf != "" || got[0].Kernel.NrThrottled != 136 {
+		t.Errorf("both: %+v", got)
+	}
+}
