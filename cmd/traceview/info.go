@@ -103,7 +103,10 @@ type infoReport struct {
 	CgroupSettings []trace.CgroupSettings `json:"cgroup_settings,omitempty"`
 	CgroupStats    []trace.CgroupStat     `json:"cgroup_stats,omitempty"`
 	Throttling     []trace.CgroupStat     `json:"cgroup_throttling,omitempty"`
-	Error          string                 `json:"error,omitempty"`
+	// ThrottlingPredicted: the trace is a prediction (replay -w), whose
+	// cpu.stat readings the replay counted, not the kernel.
+	ThrottlingPredicted bool   `json:"cgroup_throttling_predicted,omitempty"`
+	Error               string `json:"error,omitempty"`
 }
 
 func init() {
@@ -293,6 +296,7 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	rep.Warnings = append([]trace.Warning{}, m.Warnings.List()...)
 	rep.Autogroup, rep.CgroupSettings, rep.CgroupStats = m.Autogroup, m.CgroupSettings, m.CgroupStats
 	rep.Throttling = report.KernelCgroupStats(m, rep.FirstEvent, rep.LastEvent)
+	rep.ThrottlingPredicted = len(rep.Throttling) > 0 && m.Predicted()
 	if d, ok := trace.Describe(src); ok {
 		rep.Mode, rep.ByteOrder, rep.EventNames, rep.Samples = d.Mode, d.ByteOrder, d.Recorded, d.Samples
 	}
@@ -585,7 +589,12 @@ func printGroups(w io.Writer, r *infoReport) {
 		// cpu.stat's throttled_time adds up each CPU's runqueue throttled
 		// time (unthrottle_cfs_rq): a group throttled on 2 CPUs for most
 		// of a 2.1 s trace shows 2930 ms.
-		fmt.Fprintln(w, "\ncfs bandwidth over the trace (kernel cpu.stat: last minus first reading where they bracket the trace, else the one reading of a group made during it; throttled time sums each CPU's, so it can exceed the trace's span):")
+		by := "kernel cpu.stat"
+		if r.ThrottlingPredicted {
+			// (new-user pass 72 F5: the simulator's counts read as the kernel's.)
+			by = "the replay's cpu.stat, counted by its simulation"
+		}
+		fmt.Fprintf(w, "\ncfs bandwidth over the trace (%s: last minus first reading where they bracket the trace, else the one reading of a group made during it; throttled time sums each CPU's, so it can exceed the trace's span):\n", by)
 		fmt.Fprintln(tw, "  group\tperiods\tthrottled\tthrottled time\tbursts")
 		for _, d := range r.Throttling {
 			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%d\n", d.Path, d.NrPeriods, d.NrThrottled, fmt.Sprintf("%.1fms", float64(d.ThrottledNS)/1e6), d.NrBursts)

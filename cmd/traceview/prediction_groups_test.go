@@ -69,6 +69,11 @@ func TestPredictionCarriesReplayCounts(t *testing.T) {
 	if !strings.Contains(out, "/p7q: the replay's cpu.stat counted ") || strings.Contains(out, "the kernel's") || !strings.Contains(out, "A prediction's span is its own, first to last event") {
 		t.Errorf("latency on a prediction does not name the replay's counts:\n%s", out)
 	}
+	// info labels them the replay's too (new-user pass 72 F5: "kernel
+	// cpu.stat").
+	if info, _, _ := runCLI(t, "info", "-i", pred); !strings.Contains(info, "cfs bandwidth over the trace (the replay's cpu.stat") {
+		t.Errorf("info on a prediction does not name the replay's counts:\n%s", info)
+	}
 	// The recording itself: the kernel's, as recorded.
 	out, _, _ = runCLI(t, "latency", "-i", in)
 	if !strings.Contains(out, "/p7q: the kernel's cpu.stat counted ") || strings.Contains(out, "(replay)") {

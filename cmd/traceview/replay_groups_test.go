@@ -69,3 +69,23 @@ func TestGroupThrottleNoTime(t *testing.T) {
 		t.Errorf("throttled time 1 ns: %s", b.String())
 	}
 }
+
+// TestGroupsJSONAutogroupShares: replay -o json gives an autogroup no
+// cpu.shares (the replay's own Shares for it is the nice's load weight,
+// 1024 at nice 0), in its changes neither; a v1 group keeps its shares,
+// and the run's groups themselves are not changed (new-user pass 72 F6).
+func TestGroupsJSONAutogroupShares(t *testing.T) {
+	ag := replay.GroupInfo{}
+	ag.Path, ag.Shares, ag.Weight = "/autogroup-3", 1024, 100
+	ag.Changes = []trace.CgroupSettings{{Path: "/autogroup-3", Shares: 1024, Time: 5}}
+	v1 := replay.GroupInfo{}
+	v1.Path, v1.Shares = "/g", 512
+	in := []replay.GroupInfo{ag, v1}
+	out := groupsJSON(in)
+	if out[0].Shares != 0 || out[0].Changes[0].Shares != 0 || out[0].Weight != 100 || out[1].Shares != 512 {
+		t.Errorf("groupsJSON: %+v", out)
+	}
+	if in[0].Shares != 1024 || in[0].Changes[0].Shares != 1024 {
+		t.Errorf("the run's groups changed: %+v", in)
+	}
+}

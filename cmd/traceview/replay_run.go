@@ -139,7 +139,7 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 	r.self = nil // reused once at most: it holds a whole prediction
 	r.doc.Runs = append(r.doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
 		MakespanNs: res.Makespan, MakespanCensored: m.Stats.Censored > 0, Stats: res.Stats, SelfReplay: r.trust, Assumptions: r.asm,
-		Groups: res.Groups, GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats, Interrupted: res.Interrupted})
+		Groups: groupsJSON(res.Groups), GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats, Interrupted: res.Interrupted})
 	if res.Interrupted {
 		r.cut = interrupted(sp.String(), res, m)
 		fmt.Fprintf(r.errw, "warning: %s\n", r.cut)
@@ -301,4 +301,22 @@ func carrySourceDamage(pred, src *trace.Meta, input string) {
 		}
 		pred.Warnings.Add("replay-input-partial-lost", "predicted from %s, whose recording lost events: %s%s", input, what, unmodelled)
 	}
+}
+
+// groupsJSON is a run's groups for -o json: an autogroup has no
+// cpu.shares, so its Shares (which the replay sets to the nice's load
+// weight, autogroupShares) is left out, its nice and weight said (new-user
+// pass 72 F6: "shares": 1024 beside info's "-").
+func groupsJSON(gs []replay.GroupInfo) []replay.GroupInfo {
+	out := slices.Clone(gs)
+	for i := range out {
+		if trace.IsAutogroupPath(out[i].Path) {
+			out[i].Shares = 0
+			out[i].Changes = slices.Clone(out[i].Changes)
+			for k := range out[i].Changes {
+				out[i].Changes[k].Shares = 0
+			}
+		}
+	}
+	return out
 }
