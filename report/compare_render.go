@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -176,6 +177,18 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 		// session "-" on one side.)
 		fmt.Fprintln(w, "  /autogroup-N: the kernel numbers autogroups as sessions start (per boot), so one session of two recordings")
 		fmt.Fprintln(w, "  has two numbers: compare its tasks (--comm, --pid) instead; a replay's prediction keeps its source's numbers.")
+	}
+	inferredOnly := func(side func(c *CompareCgroup) *CgroupThrottle, other func(c *CompareCgroup) *CgroupThrottle) bool {
+		return slices.ContainsFunc(groups, func(c CompareCgroup) bool {
+			return side(&c) != nil && side(&c).inferredSession() && other(&c) == nil
+		})
+	}
+	if inferredOnly(func(c *CompareCgroup) *CgroupThrottle { return c.B }, func(c *CompareCgroup) *CgroupThrottle { return c.A }) ||
+		inferredOnly(func(c *CompareCgroup) *CgroupThrottle { return c.A }, func(c *CompareCgroup) *CgroupThrottle { return c.B }) {
+		// (new-user pass 72 F2: "-" read as the group's tasks missing
+		// from the recording.)
+		fmt.Fprintln(w, "  /autogroup-N with nice assumed: a session a replay inferred from setsid in its recording's process tree; the")
+		fmt.Fprintln(w, "  recording itself read no autogroup, so its side shows \"-\" for a group whose tasks it holds.")
 	}
 	for i := range groups {
 		c := &groups[i]

@@ -50,6 +50,29 @@ func TestKernelDisagrees(t *testing.T) {
 	if got := kernelDisagrees(&CgroupThrottle{Throttled: 5}); got != "" {
 		t.Errorf("no cpu.stat: %q, want none", got)
 	}
+	// The cause the note gives when the kernel (or the replay) counted
+	// none (new-user pass 72 F4: a parent's quota advised for /nu-p, under
+	// the root, in a prediction): a nested group may be under a parent's
+	// quota; a group under the root is not; a prediction's counts are
+	// exact.
+	for _, c := range []struct {
+		path      string
+		quota     int64
+		predicted bool
+		want      string
+	}{
+		{"/p/c", 20_000_000, false, "its waits were contention, or a throttle of a parent group's quota that the trace does not record (state it with --recorded-cgroup PARENT:max=QUOTA/PERIOD)"},
+		{"/p/c", -1, false, "the group has no quota of its own: its waits were contention, or a throttle of a parent group's quota that the trace does not record (state it with --recorded-cgroup PARENT:max=QUOTA/PERIOD)"},
+		{"/nu-p", 50_000_000, false, "its waits were contention (the group's parent is the root, which has no quota)"},
+		{"/nu-p", -1, false, "the group has no quota of its own and no parent group but the root: its waits were contention"},
+		{"/nu-p", 50_000_000, true, "its waits were for CPUs other groups held, which the inference took for throttles; the replay's counts are exact"},
+	} {
+		g := CgroupThrottle{Path: c.path, QuotaNS: c.quota, ThrottledPeriods: 2, Throttled: 10_852_000, KernelPredicted: c.predicted,
+			Kernel: &trace.CgroupStat{Path: c.path, NrPeriods: 39}}
+		if got := kernelDisagrees(&g); !strings.HasSuffix(got, c.want) {
+			t.Errorf("%s quota %d predicted %v: %q, want ...%q", c.path, c.quota, c.predicted, got, c.want)
+		}
+	}
 }
 
 // TestWhatIfGroups: a prediction whose what-if took away the quota of a
@@ -111,5 +134,37 @@ func TestVerdictEscapesNames(t *testing.T) {
 	v := tr.Verdict()
 	if !strings.Contains(v, `\xff\xfe\x01bin avg_delay 3.00x`) || !strings.Contains(v, `back\\slash avg_delay 3.01x`) || strings.ContainsAny(v, "\xff\x01") {
 		t.Errorf("verdict %q", v)
+	}
+}
+
+// TestInferredSessionLabels: an autogroup a replay inferred from setsid
+// (its weight's source says so) is not one a recording read: its weight
+// cell says its nice is assumed, and compare says why the recording's
+// side has no such group (new-user pass 72 F2: "100 (nice 0)" and the
+// footnote "which traceview record read", of a perf.data's prediction).
+func TestInferredSessionLabels(t *testing.T) {
+	inferred := CgroupThrottle{Path: "/autogroup-30444", Autogroup: true, Weight: 100, Settings: AutogroupSettings,
+		WeightSettings: "session inferred from setsid in the process tree (replay)"}
+	read := inferred
+	read.WeightSettings = "recorded"
+	if got := inferred.WeightText(); got != "100 (nice 0 assumed)" {
+		t.Errorf("inferred: %q", got)
+	}
+	if got := read.WeightText(); got != "100 (nice 0)" {
+		t.Errorf("read: %q", got)
+	}
+	var b strings.Builder
+	if err := writeCompareCgroups(&b, []CompareCgroup{{Path: inferred.Path, B: &inferred}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "a session a replay inferred from setsid in its recording's process tree") {
+		t.Errorf("compare:\n%s", b.String())
+	}
+	b.Reset()
+	if err := writeCompareCgroups(&b, []CompareCgroup{{Path: read.Path, B: &read}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "inferred from setsid") {
+		t.Errorf("compare of a read autogroup:\n%s", b.String())
 	}
 }

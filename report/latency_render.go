@@ -186,9 +186,13 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 		fmt.Fprintln(w, "  A prediction's span is its own, first to last event (its input's trace, or longer where a task ran on past it):")
 		fmt.Fprintln(w, "  CPUs used is over that span, not over the predicted makespan that replay printed.")
 	}
-	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Autogroup }) {
+	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Autogroup && !g.inferredSession() }) {
 		fmt.Fprintln(w, "  /autogroup-N: a session's autogroup (kernel.sched_autogroup_enabled), which traceview record read for each process")
 		fmt.Fprintln(w, "  of the root cpu group; its nice sets its weight (nice 0 = 100) and it has no quota, so it is never throttled.")
+	}
+	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Autogroup && g.inferredSession() }) {
+		fmt.Fprintln(w, "  /autogroup-N, nice assumed: a session the replay inferred from setsid in the recording's process tree (the")
+		fmt.Fprintln(w, "  recording read no autogroup) and scheduled as an autogroup, at nice 0; its source's reports show no such group.")
 	}
 	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Partial }) {
 		fmt.Fprintln(w, "  Of a --time window or some CPUs: the throttles are inferred from the whole trace and counted for their part")
@@ -282,7 +286,17 @@ func kernelDisagrees(g *CgroupThrottle) string {
 	if k.ThrottledNS == 0 && k.NrThrottled == 0 {
 		// (A percentage of nothing: "287183382600%".)
 		why := "its waits were contention, or a throttle of a parent group's quota that the trace does not record (state it with --recorded-cgroup PARENT:max=QUOTA/PERIOD)"
-		if g.QuotaNS < 0 {
+		switch {
+		case g.KernelPredicted:
+			// The replay counts every throttle of every quota it
+			// models (new-user pass 72 F4: a parent's quota advised for
+			// a group under the root, whose own quota was recorded).
+			why = "its waits were for CPUs other groups held, which the inference took for throttles; the replay's counts are exact"
+		case !strings.Contains(strings.Trim(g.Path, "/"), "/") && g.QuotaNS < 0:
+			why = "the group has no quota of its own and no parent group but the root: its waits were contention"
+		case !strings.Contains(strings.Trim(g.Path, "/"), "/"):
+			why = "its waits were contention (the group's parent is the root, which has no quota)"
+		case g.QuotaNS < 0:
 			why = "the group has no quota of its own: its waits were contention, or a throttle of a parent group's quota that the trace does not record (state it with --recorded-cgroup PARENT:max=QUOTA/PERIOD)"
 		}
 		return fmt.Sprintf("the inference found %d throttled periods, %s ms, where %s counted none: %s", g.ThrottledPeriods, fmt.Sprintf("%.3f", ms(g.Throttled)), by, why)
@@ -310,6 +324,13 @@ func kernelDisagrees(g *CgroupThrottle) string {
 		100*float64(g.Throttled)/float64(max(k.ThrottledNS, 1)), g.ThrottledPeriods, by, by)
 }
 
+// inferredSession reports whether the group is an autogroup a replay
+// inferred from setsid (replay.inferSessions: its weight's source says
+// so), not one a recording read.
+func (g *CgroupThrottle) inferredSession() bool {
+	return g.Autogroup && strings.Contains(g.WeightSettings, "inferred from setsid")
+}
+
 // WeightText is the group's weight cell: "200", "200 (shares 2048)" for a
 // v1 group, "-" unknown; "stated" is added for a --recorded-cgroup one.
 func (g *CgroupThrottle) WeightText() string {
@@ -318,6 +339,10 @@ func (g *CgroupThrottle) WeightText() string {
 	}
 	s := strconv.Itoa(g.Weight)
 	switch {
+	case g.Autogroup && g.Weight == trace.AutogroupWeight(g.Nice) && g.inferredSession():
+		// Its nice is not recorded (new-user pass 72 F2: "nice 0"
+		// read as read).
+		s += fmt.Sprintf(" (nice %d assumed)", g.Nice)
 	case g.Autogroup && g.Weight == trace.AutogroupWeight(g.Nice):
 		s += fmt.Sprintf(" (nice %d)", g.Nice)
 	case g.Autogroup:
