@@ -479,7 +479,41 @@ func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since, now int64) map[
 	for id, p := range names {
 		cgroups[id] = p
 	}
+	topAutogroups(stats, cgroups)
 	return cgroups
+}
+
+// topAutogroups gives each task of the root cpu group, with the autogroup
+// sysctl on, its process's autogroup ("/autogroup-24", read from
+// /proc/PID/autogroup now; trace.AutogroupCgroupID its id), as record
+// reads them and latency --by cgroup then names them: with the sysctl on
+// a task of the root group is scheduled in its session's autogroup, a
+// task group of its own (kernel/sched/autogroup.c task_wants_autogroup,
+// v6.18). Before, top put every session's tasks in one "/" row (new-user
+// pass 72 F3). A process gone by now, or a kernel thread (no autogroup
+// file), stays in "/".
+func topAutogroups(stats []ebpf.TaskStat, cgroups map[uint64]string) {
+	if ebpf.AutogroupEnabled("/proc") != 1 {
+		return
+	}
+	of := map[trace.PID]uint64{}
+	for i, s := range stats {
+		if s.PID <= 0 || cgroups[s.Cgroup] != "/" {
+			continue
+		}
+		id, ok := of[s.PID]
+		if !ok {
+			if ag, read := ebpf.ReadAutogroup("/proc", s.PID); read {
+				if aid, valid := trace.AutogroupCgroupID(ag.Path); valid {
+					id, cgroups[aid] = aid, ag.Path
+				}
+			}
+			of[s.PID] = id
+		}
+		if id != 0 {
+			stats[i].Cgroup = id
+		}
+	}
 }
 
 // waitWindow waits out a window of top (false when ctx ends first),

@@ -1205,3 +1205,51 @@ func TestTopUnseenWaits(t *testing.T) {
 		t.Errorf("as many delays as switch-ins:\n%s", b.String())
 	}
 }
+
+// TestTopAutogroupRows: with kernel.sched_autogroup_enabled on, top --by
+// cgroup puts a task of the root cpu group in its session's autogroup
+// row, as record reads them and latency --by cgroup names them (new-user
+// pass 72 F3: every session in one "/" row). A spinner started with
+// setsid(1) runs in a session of its own: its row is the autogroup
+// /proc/PID/autogroup names, with it alone.
+func TestTopAutogroupRows(t *testing.T) {
+	requireCapture(t)
+	if ebpf.AutogroupEnabled("/proc") != 1 {
+		t.Skip("kernel.sched_autogroup_enabled is off or missing here")
+	}
+	spin := exec.Command("setsid", "sh", "-c", "while :; do :; done")
+	if err := spin.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { spin.Process.Kill(); spin.Wait() }()
+	var ag trace.CgroupSettings
+	for range 50 { // (setsid(1) calls setsid(2) as it starts, then execs sh)
+		if s, ok := ebpf.ReadAutogroup("/proc", trace.PID(spin.Process.Pid)); ok && s.Path != "" {
+			ag = s
+			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", spin.Process.Pid)); err == nil && strings.TrimSpace(string(b)) == "sh" {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ag.Path == "" {
+		t.Fatalf("no autogroup read for the spinner %d", spin.Process.Pid)
+	}
+	stdout, stderr, code := runCLI(t, "top", "--by", "cgroup", "--once", "-d", "1s", "-o", "json")
+	if code != 0 {
+		t.Fatalf("top: exit %d: %s", code, stderr)
+	}
+	var d report.LatencyJSON
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	for _, r := range d.Tasks {
+		if r.Comm == ag.Path {
+			if r.NrTasks != 1 || r.RuntimeNs < 200e6 {
+				t.Errorf("row %s: %d tasks, %d ns run; want the spinner alone, running most of the 1 s window", ag.Path, r.NrTasks, r.RuntimeNs)
+			}
+			return
+		}
+	}
+	t.Errorf("no row %s:\n%s", ag.Path, stdout)
+}
