@@ -804,14 +804,7 @@ func TestTopV1CgroupRows(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cpu.cfs_quota_us"), []byte("10000"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := runCLI(t, "top", "--by", "cgroup", "--once", "-d", "1s", "-o", "json")
-	if code != 0 {
-		t.Fatalf("top: exit %d: %s", code, stderr)
-	}
-	var d report.LatencyJSON
-	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
+	d, stdout := topCgroupJSON(t, "1s")
 	want := "/" + filepath.Base(dir)
 	for _, r := range d.Tasks {
 		if r.Comm == want {
@@ -1235,14 +1228,7 @@ func TestTopAutogroupRows(t *testing.T) {
 	if ag.Path == "" {
 		t.Fatalf("no autogroup read for the spinner %d", spin.Process.Pid)
 	}
-	stdout, stderr, code := runCLI(t, "top", "--by", "cgroup", "--once", "-d", "1s", "-o", "json")
-	if code != 0 {
-		t.Fatalf("top: exit %d: %s", code, stderr)
-	}
-	var d report.LatencyJSON
-	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
+	d, stdout := topCgroupJSON(t, "1s")
 	for _, r := range d.Tasks {
 		if r.Comm == ag.Path {
 			if r.NrTasks != 1 || r.RuntimeNs < 200e6 {
@@ -1252,4 +1238,19 @@ func TestTopAutogroupRows(t *testing.T) {
 		}
 	}
 	t.Errorf("no row %s:\n%s", ag.Path, stdout)
+}
+
+// topCgroupJSON runs top --by cgroup --once -d window -o json and returns
+// its document and its text.
+func topCgroupJSON(t *testing.T, window string) (report.LatencyJSON, string) {
+	t.Helper()
+	stdout, stderr, code := runCLI(t, "top", "--by", "cgroup", "--once", "-d", window, "-o", "json")
+	if code != 0 {
+		t.Fatalf("top: exit %d: %s", code, stderr)
+	}
+	var d report.LatencyJSON
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	return d, stdout
 }
