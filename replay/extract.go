@@ -742,6 +742,10 @@ func (x *extractor) event(ev *trace.Event) {
 			m.Tasks[i].Unnamed = false
 			x.st[i].nameAt = ev.Time
 			m.Tasks[i].taskset = m.Tasks[i].taskset || ev.Comm == tasksetComm
+			// setsid(1) exec'd, then its program: a leader never switched
+			// out as "setsid" is named so only here (new-user pass 73 F1:
+			// its session missed, by timing).
+			m.Tasks[i].setsid = m.Tasks[i].setsid || ev.Comm == sessionLeaderComm
 			m.Tasks[i].execd = m.Tasks[i].execd || ev.Kind == trace.KindExec
 		} else {
 			// Named before its first scheduler event (the text readers

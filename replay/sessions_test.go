@@ -143,3 +143,36 @@ func TestTracedSessionFromDelays(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionLeaderFromExec: setsid(1) named only by its exec record (it
+// exec'd its program before any switch-out as "setsid": perf's
+// PERF_RECORD_COMM exec "setsid", then "hog") still leads a session
+// (new-user pass 73 F1: whether the session was found depended on that
+// timing). CPU 0: sh (1) forks 2 at 1 ms and switches to it at 2 ms; 2
+// execs "setsid" at 3 ms and "hog" at 4 ms, and runs to 100 ms: 2 leads
+// its own session (Session 2), and only it is in one.
+func TestSessionLeaderFromExec(t *testing.T) {
+	ev := []trace.Event{testsched.Switch(0, 0, 0, "swapper/0", 0, 1, "sh")}
+	f := trace.NewEvent(ms, 0, trace.KindFork)
+	f.CurTID, f.CurPID, f.TID, f.PID, f.Comm = 1, 1, 1, 1, "sh"
+	f.ChildTID, f.ChildPID, f.ChildComm = 2, 2, "sh"
+	ev = append(ev, f, testsched.Switch(2*ms, 0, 1, "sh", trace.StateInterruptible, 2, "sh"))
+	for k, name := range []string{"setsid", "hog"} {
+		e := trace.NewEvent(int64(3+k)*ms, 0, trace.KindExec)
+		e.CurTID, e.CurPID, e.TID, e.PID, e.Comm = 2, 2, 2, 2, name
+		ev = append(ev, e)
+	}
+	ev = append(ev, testsched.Switch(100*ms, 0, 2, "hog", trace.StateRunning, 0, "swapper/0"))
+	m, err := Extract(trace.NewSliceSource(ev, &trace.Meta{NrCPUs: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range m.Tasks {
+		if tk := &m.Tasks[i]; tk.TID == 2 && tk.Session != 2 {
+			t.Errorf("hog (2): session %d, want 2 (its own, as setsid's leader)", tk.Session)
+		}
+	}
+	if m.Stats.SessionTasks != 1 {
+		t.Errorf("SessionTasks = %d, want 1", m.Stats.SessionTasks)
+	}
+}
