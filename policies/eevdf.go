@@ -243,6 +243,7 @@ func init() {
 		Source:  "kernel/sched/fair.c v6.6-v6.18; Stoica & Abdel-Wahab TR-95-22 (1995)",
 		Params:  append(append(append([]Param(nil), EEVDFParams...), SMPParams...), RTThrottleParams...),
 		Groups:  true,
+		Slices:  true,
 		New:     func(v Values, cpus int) (Policy, error) { return NewStack(NewEEVDF(v, cpus)).throttleFrom(v), nil },
 	})
 }

@@ -86,6 +86,11 @@ type Info struct {
 	// returns true, see GroupScheduler); the others schedule every task
 	// as a peer.
 	Groups bool
+	// Slices says that the policy honours a task's custom slice request
+	// (Task.Slice: sched_attr.sched_runtime, which only EEVDF reads,
+	// kernel/sched/syscalls.c __setscheduler_params v6.12+); the others
+	// ignore it, so a what-if of it changes nothing in their runs.
+	Slices bool
 	// New builds a policy instance. p holds only parameters the user set
 	// (validated against Params); cpus is the simulated CPU count, which
 	// some defaults scale with.

@@ -89,3 +89,22 @@ func TestGroupsJSONAutogroupShares(t *testing.T) {
 		t.Errorf("the run's groups changed: %+v", in)
 	}
 }
+
+// TestSliceWhatIfNotModelled: --slice (a custom slice request,
+// sched_attr.sched_runtime) is an EEVDF request: under cfs the run is what
+// it is without it, so the warning and the policy line say so, where
+// before the line read "with --slice hog=10ms" alone (new-user pass 74
+// F3); under eevdf no such word.
+func TestSliceWhatIfNotModelled(t *testing.T) {
+	out, errOut, code := runCLI(t, "replay", "-i", "../../testdata/traces/nice.2cpu.perf.data", "--policy", "cfs,eevdf", "--slice", "hog=10ms", "--no-self-replay")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "warning: cfs has no custom slice") || strings.Contains(errOut, "warning: eevdf has no custom slice") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	if !strings.Contains(out, "policy cfs on 2 CPUs with --slice hog=10ms (--slice not modelled: cfs has no custom slice): ") ||
+		!strings.Contains(out, "policy eevdf on 2 CPUs with --slice hog=10ms: ") {
+		t.Errorf("policy lines:\n%s", out)
+	}
+}

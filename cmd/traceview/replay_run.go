@@ -177,6 +177,12 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 			sp.Info.Name, strings.Join(g, ", "), verb, strings.Join(policies.GroupPolicies(), " and "))
 		what += " (task-group what-ifs not modelled: " + sp.Info.Name + " has no task groups)"
 	}
+	if len(o.slice) > 0 && !sp.Info.Slices && sp.Info.New != nil && !asTraced([]policies.Spec{sp}) {
+		// (new-user pass 74 F3: "policy cfs ... with --slice hog=10ms"
+		// predicted byte for byte what it did without it.)
+		fmt.Fprintf(r.errw, "warning: %s has no custom slice (sched_attr.sched_runtime, which only eevdf reads), so --slice changes nothing in its run\n", sp.Info.Name)
+		what += " (--slice not modelled: " + sp.Info.Name + " has no custom slice)"
+	}
 	if o.output == "table" {
 		writeReplayTable(r.out, sp.String(), what, res, r.obs, pred, r.doc.Makespan, m.Stats.Censored, o.rows, o.wide, restsOn(ks, kk, kt))
 		writeGroupThrottle(r.out, res.GroupStats, res.Groups, r.obs, res.GroupsModelled)
