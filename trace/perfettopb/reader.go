@@ -319,7 +319,9 @@ func (rd *Reader) systemInfo(b []byte, off int64) error {
 			return fields(b, off, func(num protowire.Number, _ protowire.Type, _ uint64, b []byte) error {
 				switch num {
 				case fUtsnameRelease:
-					rd.meta.OSRelease = string(b)
+					if rel := string(b); rel != UnknownRelease {
+						rd.meta.OSRelease = rel
+					}
 				case fUtsnameMachine:
 					rd.meta.Arch = string(b)
 				case fUtsnameVersion:

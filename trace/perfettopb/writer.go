@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -178,11 +179,18 @@ func clockSnapshot(first int64) []byte {
 	return appendMsg(p, fPacketClockSnapshot, cs)
 }
 
+// UnknownRelease is the kernel release an export of a trace whose release
+// is unknown carries: "4.14" for trace processor (see systemInfo), marked
+// so that Reader gives no release (it read back as "kernel: 4.14",
+// new-user pass 74 F2).
+const UnknownRelease = "4.14.0-traceview-release-unknown"
+
 // systemInfo writes the kernel release: trace processor decodes
 // sched_switch prev_state by it (the TASK_REPORT bits of Linux >= 4.14,
 // which trace.TaskState always uses, or older kernels' bits). With no
-// known release it writes "4.14", the first release of the encoding the
-// events are in, so the states decode right.
+// known release it writes UnknownRelease, which trace processor reads as
+// 4.14 (its major.minor), the first release of the encoding the events are
+// in, so the states decode right, and this package's reader as unknown.
 func systemInfo(m *trace.Meta) []byte {
 	if m == nil {
 		m = &trace.Meta{}
@@ -191,7 +199,7 @@ func systemInfo(m *trace.Meta) []byte {
 	u = appendStr(u, fUtsnameSysname, "Linux")
 	rel := m.OSRelease
 	if rel == "" {
-		rel = "4.14"
+		rel = UnknownRelease
 	}
 	u = appendStr(u, fUtsnameRelease, rel)
 	if m.Hostname != "" {
@@ -204,8 +212,16 @@ func systemInfo(m *trace.Meta) []byte {
 	var si []byte
 	si = appendMsg(si, fSystemInfoUtsname, u)
 	ver := "traceview export"
-	if m.Tool != "" || m.Clock != "" {
-		ver += fmt.Sprintf(" (source: %s; clock: %s)", m.Tool, m.Clock)
+	var about []string
+	if m.Tool != "" {
+		about = append(about, "source: "+m.Tool)
+	}
+	if m.Clock != "" {
+		about = append(about, "clock: "+m.Clock)
+	}
+	if len(about) > 0 {
+		// (Only what is known: "source: ;" read back, new-user pass 74 F2.)
+		ver += " (" + strings.Join(about, "; ") + ")"
 	}
 	si = appendStr(si, fSystemInfoServiceVersion, ver)
 	if m.NrCPUs > 0 {
@@ -550,7 +566,19 @@ func (w *writer) processTree(ts int64) []byte {
 		if t.TID > 0 {
 			latest[t.TID] = t
 			if _, ok := firstName[t.TID]; !ok && len(t.Comms) > 0 {
-				firstName[t.TID] = t.Comms[0].Comm
+				// Its name at the start: after the records of time 0
+				// (perf's synthesized fork names a kworker "kthreadd",
+				// its COMM record "kworker/0:0-eve"), which the stream
+				// leaves out (event) for this tree to say (new-user pass
+				// 74 F1: read back, "kworker/0:0", the suffix lost).
+				n := t.Comms[0].Comm
+				for _, c := range t.Comms[1:] {
+					if c.Since != 0 {
+						break
+					}
+					n = c.Comm
+				}
+				firstName[t.TID] = n
 			}
 		}
 	}
