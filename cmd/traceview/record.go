@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -220,7 +221,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	printRecordSummary(stderr, outName, sum, cfg.Ring != nil)
+	printRecordSummary(stderr, outName, sum, cfg.Ring)
 	// A --duration that ended before the drain's first pass (the
 	// recorder's start-up after the probes were attached: the output's
 	// header and task table, the groups' settings, the command) stopped
@@ -330,7 +331,7 @@ func listenControl(path string) (net.Listener, error) {
 	return ln, err
 }
 
-func printRecordSummary(out io.Writer, path string, sum ebpf.Summary, ring bool) {
+func printRecordSummary(out io.Writer, path string, sum ebpf.Summary, ring *ebpf.RingConfig) {
 	var total uint64
 	var per []string
 	for cpu, l := range sum.Lost {
@@ -340,9 +341,15 @@ func printRecordSummary(out io.Writer, path string, sum ebpf.Summary, ring bool)
 		}
 	}
 	switch {
-	case ring:
-		fmt.Fprintf(out, "[ traceview record: ring of %.3f s: %d dumps, %d events, %d bytes (%.2f MiB) written ]\n",
-			sum.Elapsed.Seconds(), sum.Dumps, sum.Events, sum.Bytes, float64(sum.Bytes)/(1<<20))
+	case ring != nil:
+		// What the ring held, then how long it ran: "ring of 6.964 s"
+		// was the run's length, the ring 3 s (new-user pass 76 F2).
+		held := fmt.Sprintf("the last %.2f MiB of records", float64(cmp.Or(ring.Bytes, ebpf.DefaultRingBytes))/(1<<20))
+		if ring.Span > 0 {
+			held = fmt.Sprintf("the last %s", ring.Span)
+		}
+		fmt.Fprintf(out, "[ traceview record: flight recorder of %s, ran %.3f s: %d dumps, %d events, %d bytes (%.2f MiB) written ]\n",
+			held, sum.Elapsed.Seconds(), sum.Dumps, sum.Events, sum.Bytes, float64(sum.Bytes)/(1<<20))
 	case len(sum.Files) > 1:
 		fmt.Fprintf(out, "[ traceview record: %d events in %.3f s, wrote %d bytes (%.2f MiB, %.1f bytes/event) to %d files %s ... %s ]\n",
 			sum.Events, sum.Elapsed.Seconds(), sum.Bytes, float64(sum.Bytes)/(1<<20), perEvent(sum.Bytes, sum.Events), len(sum.Files), sum.Files[0], sum.Files[len(sum.Files)-1])
