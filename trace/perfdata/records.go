@@ -568,10 +568,39 @@ func (r *Reader) queueWithin(ev *trace.Event, hasTime bool, slack int64) {
 	r.queueRecord(ev, hasTime, slack, false)
 }
 
+// MaxTimeLeap is how far past every record before it a record's time
+// may lie, in ns, where the file gives no sample times to check it by (a
+// pipe-mode stream, perf record -o -): one hour. No system runs an hour
+// without a sched_switch on any CPU (the tick's softirq, RCU and kworkers
+// run every few ms), so a record that far ahead carries a damaged time: one
+// flipped byte of a pipe stream stamped a sample 71,782,760 s and, taken as
+// its CPU's latest, made the 3583 good events after it "earlier than the
+// CPU's previous record", dropped, and the trace's span 71.8 million
+// seconds (new-user pass 78 F1). replay's maxGap is the same hour.
+const MaxTimeLeap = int64(3600e9)
+
+// timeLeap reports whether ev, a timed record, is stamped more than
+// MaxTimeLeap past every record read so far while no header sample times
+// check it (outsideSampleTimes does then), and drops it with a
+// damaged-time-ahead warning, counted lost in the file.
+func (r *Reader) timeLeap(ev *trace.Event) bool {
+	if r.times == timesChecked || r.keepRepeats || r.maxTime <= 0 || ev.Time-r.maxTime <= MaxTimeLeap {
+		return false
+	}
+	r.meta.Warnings.Add("damaged-time-ahead", "perf.data: CPU %d: %s stamped %s s, more than an hour after every record before it (the latest %s s): a damaged time, dropped",
+		ev.CPU, ev.Kind, trace.FormatSeconds(ev.Time, 9), trace.FormatSeconds(r.maxTime, 9))
+	r.meta.LostInFile++
+	return true
+}
+
 // queueRecord is queueWithin; sideBand says ev may be earlier than its
 // CPU's previous record (queueSideBand).
 func (r *Reader) queueRecord(ev *trace.Event, hasTime bool, slack int64, sideBand bool) {
 	if hasTime && r.outsideSampleTimes(ev, slack, sideBand) {
+		r.q.release()
+		return
+	}
+	if hasTime && r.timeLeap(ev) {
 		r.q.release()
 		return
 	}
