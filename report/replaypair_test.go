@@ -244,3 +244,21 @@ func TestPairReusedTID(t *testing.T) {
 		}
 	}
 }
+
+// TestRowChecksUnmeasuredDelay: a row whose recorded delays were all
+// left out as unmeasurable (Count 0: a CPU unobserved in a cut file) has
+// no average delay to score the prediction against: its runtime and
+// switches are checked, not its avg_delay (new-user pass 78 F2: "reqsrv
+// avg_delay 0.00x" failed the self-replay). With one delay it is.
+func TestRowChecksUnmeasuredDelay(t *testing.T) {
+	p := RowPair{Key: "reqsrv", Observed: LatencyRow{Runtime: 540e6, Switches: 4390}, Pred: LatencyRow{Runtime: 540e6, Switches: 4268, Count: 4000, AvgDelay: 72000}}
+	for _, c := range rowChecks("self", &p) {
+		if c.Metric == "avg_delay" {
+			t.Errorf("an avg_delay check against no measured delay: %+v", c)
+		}
+	}
+	p.Observed.Count, p.Observed.AvgDelay = 1, 50000
+	if cs := rowChecks("self", &p); len(cs) != 3 || cs[2].Metric != "avg_delay" {
+		t.Errorf("with a measured delay: %+v", cs)
+	}
+}

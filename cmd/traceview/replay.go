@@ -997,11 +997,26 @@ func writeReplayTable(w io.Writer, name, with string, res *replay.Result, obs, p
 		if len(key) > 24 && !wide {
 			key = key[:23] + "…"
 		}
+		// A side with no delay measured prints "-", as latency does, and
+		// no ratio (new-user pass 78 F2: an observed 0.000 ms where every
+		// delay was left out as unmeasurable, its prediction "new").
+		delay := func(r *report.LatencyRow, ns int64) string {
+			if r.Count == 0 {
+				return "-"
+			}
+			return msf(ns)
+		}
+		dratio := func(p, o int64) string {
+			if a.Count == 0 || b.Count == 0 {
+				return "-"
+			}
+			return ratio(p, o)
+		}
 		fmt.Fprintf(tw, "%s\t %s\t %s\t %s\t %d\t %d\t %s\t %s\t %s\t %s\t %s\t %s\t %s\t", key,
 			msf(a.Runtime), msf(b.Runtime), ratio(b.Runtime, a.Runtime),
 			aSw, bSw, ratio(bSw, aSw),
-			msf(a.AvgDelay), msf(b.AvgDelay), ratio(b.AvgDelay, a.AvgDelay),
-			msf(a.MaxDelay), msf(b.MaxDelay), ratio(b.MaxDelay, a.MaxDelay))
+			delay(&a, a.AvgDelay), delay(&b, b.AvgDelay), dratio(b.AvgDelay, a.AvgDelay),
+			delay(&a, a.MaxDelay), delay(&b, b.MaxDelay), dratio(b.MaxDelay, a.MaxDelay))
 		if wide {
 			fmt.Fprintf(tw, " %s\t %s\t %s\t %s\t %s\t %s\t", msf(a.SumDelay), msf(b.SumDelay), ratio(b.SumDelay, a.SumDelay), msf(a.P99), msf(b.P99), ratio(b.P99, a.P99))
 		}
