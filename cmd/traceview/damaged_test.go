@@ -303,3 +303,26 @@ func TestDamagedRuntimeDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestViewCutHeadsUp: timehist and map print the reader's warnings after
+// their rows (they stream them); an input known cut short at open (a
+// file-mode perf.data whose data section runs past its end) gets one line
+// before the rows that says so (new-user pass 78 F3: the first word of
+// the cut on line 625 of 628). An intact file gets none.
+func TestViewCutHeadsUp(t *testing.T) {
+	cut := cutCopy(t, "../../testdata/traces/nice.2cpu.perf.data", "cut.data", 150000)
+	for _, view := range []string{"timehist", "map"} {
+		_, errOut, code := runCLI(t, view, "-i", cut)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", view, code, errOut)
+		}
+		first, _, _ := strings.Cut(errOut, "\n")
+		if !strings.Contains(first, "the input is cut short or damaged: "+view+"'s rows stop or skip where it is") {
+			t.Errorf("%s: first stderr line %q", view, first)
+		}
+		_, errOut, _ = runCLI(t, view, "-i", "../../testdata/traces/nice.2cpu.perf.data")
+		if strings.Contains(errOut, "the input is cut short or damaged") {
+			t.Errorf("%s of the intact file: %s", view, errOut)
+		}
+	}
+}

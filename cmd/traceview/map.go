@@ -129,6 +129,7 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	if err != nil {
 		return err
 	}
+	cutHeadsUp(cmd.ErrOrStderr(), "map", o.input, src.Meta())
 	if flt != nil {
 		o.opt.Start, o.opt.End = flt.Start, flt.End
 		o.opt.PIDs, o.opt.TIDs = ints(flt.PIDs), ints(flt.TIDs)

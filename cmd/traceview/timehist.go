@@ -126,6 +126,7 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	if err != nil {
 		return err
 	}
+	cutHeadsUp(cmd.ErrOrStderr(), "timehist", o.input, src.Meta())
 	if flt != nil {
 		opt.Start, opt.End = flt.Start, flt.End
 		opt.CPUs, opt.PIDs, opt.TIDs, opt.Comms = ints(flt.CPUs), ints(flt.PIDs), ints(flt.TIDs), flt.Comms

@@ -475,6 +475,19 @@ func noSwitchesError(cmd, input string, events int64, m *trace.Meta) error {
 
 // cutOrDamagedMeta reports whether the reader warned of a cut or damaged
 // part of the file (cutOrDamaged keys).
+// cutHeadsUp says on w, before a view's rows (timehist and map print their
+// warnings after them, once the whole input is read), that input is known
+// cut short or damaged already at open (a file-mode perf.data whose data
+// section runs past the file's end, a .tv without its trailer): the rows
+// stop or skip there, and the warnings after them say where (new-user pass
+// 78 F3: the first word of the cut on line 625 of 628).
+func cutHeadsUp(w io.Writer, cmd, input string, m *trace.Meta) {
+	if m == nil || !m.Cut() && !cutOrDamagedMeta(m) {
+		return
+	}
+	fmt.Fprintf(w, "warning: %s\n", terminalSafe(namedMessage(input, "", "the input is cut short or damaged: "+cmd+"'s rows stop or skip where it is; the warnings after them say where")))
+}
+
 func cutOrDamagedMeta(m *trace.Meta) bool {
 	if m == nil {
 		return false
