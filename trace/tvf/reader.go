@@ -252,10 +252,7 @@ func (r *Reader) applyGroups(raw []byte) error {
 		return err
 	}
 	m := &r.meta
-	if mu := m.CgroupsMu; mu != nil {
-		mu.Lock()
-		defer mu.Unlock()
-	}
+	defer r.lockCgroups()()
 	if m.Cgroups == nil {
 		m.Cgroups = map[uint64]string{trace.RootCgroupID: "/"}
 	}
@@ -698,22 +695,26 @@ func (r *Reader) applyTrailer(raw []byte) error {
 	return nil
 }
 
+// lockCgroups takes Meta.CgroupsMu when the table may be read meanwhile
+// (applyGroups) and returns its unlock (a no-op without it).
+func (r *Reader) lockCgroups() (unlock func()) {
+	if mu := r.meta.CgroupsMu; mu != nil {
+		mu.Lock()
+		return mu.Unlock
+	}
+	return func() {}
+}
+
 // setCgroups makes m the cgroup table, under Meta.CgroupsMu when the
 // table may be read meanwhile (applyGroups).
 func (r *Reader) setCgroups(m map[uint64]string) {
-	if mu := r.meta.CgroupsMu; mu != nil {
-		mu.Lock()
-		defer mu.Unlock()
-	}
+	defer r.lockCgroups()()
 	r.meta.Cgroups = m
 }
 
 // mergeCgroups adds m to the cgroup table (setCgroups).
 func (r *Reader) mergeCgroups(m map[uint64]string) {
-	if mu := r.meta.CgroupsMu; mu != nil {
-		mu.Lock()
-		defer mu.Unlock()
-	}
+	defer r.lockCgroups()()
 	if r.meta.Cgroups == nil {
 		r.meta.Cgroups = map[uint64]string{}
 	}
