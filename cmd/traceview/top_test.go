@@ -437,6 +437,21 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 		}
 	}()
 	near := func(x, y int64, tol float64) bool { return x > 0 && y > 0 && math.Abs(float64(x)/float64(y)-1) <= tol }
+	// moved reports whether window i, whose count is not the record's in
+	// its bounds, and window i+1 together agree with the record's within
+	// 1 %: a boundary between them that moved, not delays lost.
+	moved := func(i int, aCount, bCount int64) bool {
+		if i+1 >= len(windows) || int64(bounds[i+1][1]*1e9) > recLast {
+			return false
+		}
+		a, ok := ppRow(windows[i+1])
+		if !ok {
+			return false
+		}
+		b := latency("--time", fmt.Sprintf("%.6f,%.6f", bounds[i+1][0], bounds[i+1][1]))
+		return near(aCount+a.Count, bCount+b.Count, 0.01)
+	}
+	movedIn := -1 // the window after a boundary that moved: its count is checked with the one before
 	for i, w := range windows {
 		for _, r := range w.Tasks {
 			if r.AvgDelayNs < 0 || r.MaxDelayNs < r.AvgDelayNs || (r.Count > 0 && r.MaxDelayNs == 0) {
@@ -492,6 +507,23 @@ func TestTopLiveAgainstRecord(t *testing.T) {
 		// 11980 in window 1, the 1194 in window 2): 1 % is a few delays
 		// ending within microseconds of a bound, seen by two programs.
 		sumOK := float64(a.SumDelayNs) >= 0.9*float64(minSum) && float64(a.SumDelayNs) <= 1.1*float64(b.SumDelayNs)
+		if i == movedIn {
+			t.Logf("window %d: %d delays moved across its start (checked with the window before)", i+1, b.Count-a.Count)
+			continue
+		}
+		if !near(a.Count, b.Count, 0.01) && moved(i, a.Count, b.Count) {
+			movedIn = i + 1
+			// The boundary with the next window moved: top's snapshot
+			// time written late under load (ebpf Top.SnapshotAt: the
+			// switch-ins between that time and the write count in the
+			// window before), the delays one window gained the next
+			// lost (a CI run beside the other packages: 13787 against
+			// 12867, then 16211 against 17130). Their sum and max are
+			// those of other delays then: the counts of the two
+			// together are checked (moved), and not each alone.
+			t.Logf("window %d: %d delays moved across its end (a late snapshot); the two windows together agree", i+1, a.Count-b.Count)
+			continue
+		}
 		if !near(a.Count, b.Count, 0.01) || !sumOK ||
 			float64(a.MaxDelayNs) > 1.01*float64(all.MaxDelayNs) || float64(a.MaxDelayNs) < 0.95*float64(minMax) {
 			t.Errorf("window %d (%.6f to %.6f s): top %+v\nrecord+latency %+v\nwant delays within 1 %%, sum from 10 %% under the record's less a straddling delay's part before the window to 10 %% over, max between record's in the window (less 5 %%) and record's largest (plus 1 %%), %d ns",
