@@ -1,6 +1,7 @@
 package perfettopb
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"sort"
@@ -111,6 +112,9 @@ type Reader struct {
 	started bool
 	// sawBundle: an ftrace event bundle was read (processTree).
 	sawBundle bool
+	// damages: the stretches of the file skipped as damaged, in file
+	// order (damage.go).
+	damages []damage
 }
 
 // NewReader decodes all of r. Errors wrap trace.ErrCorrupt (as a
@@ -135,12 +139,18 @@ func NewReader(r io.Reader) (*Reader, error) {
 	for off < len(data) {
 		num, typ, n := protowire.ConsumeTag(data[off:])
 		if n < 0 {
-			return nil, &ParseError{int64(off), "bad field tag"}
+			if off = rd.resyncAfter(data, off, "bad field tag"); off < 0 {
+				break
+			}
+			continue
 		}
 		if num != fTracePacket || typ != protowire.BytesType {
 			v := protowire.ConsumeFieldValue(num, typ, data[off+n:])
 			if v < 0 {
-				return nil, &ParseError{int64(off), fmt.Sprintf("bad field %d", num)}
+				if off = rd.resyncAfter(data, off, fmt.Sprintf("bad field %d", num)); off < 0 {
+					break
+				}
+				continue
 			}
 			off += n + v
 			continue
@@ -148,9 +158,11 @@ func NewReader(r io.Reader) (*Reader, error) {
 		pkt, v := protowire.ConsumeBytes(data[off+n:])
 		if v < 0 {
 			size, m := protowire.ConsumeVarint(data[off+n:])
-			if rest := uint64(len(data) - off - n); m < 0 && rest < 10 || m > 0 && size > rest-uint64(m) {
+			rest := uint64(len(data) - off - n)
+			if (m < 0 && rest < 10 || m > 0 && size > rest-uint64(m)) && resync(data, off+1) < 0 {
 				// The file ends inside this packet (`head -c`): the packets
-				// before it are whole.
+				// before it are whole (and no whole packet follows: a
+				// damaged length would also run past the end).
 				have := len(data) - off
 				cut = fmt.Sprintf("the file ends inside the packet at offset %d (%d bytes of it; %d bytes missing): the packets before it were read", off, have, int(size)+n+max(m, 0)-have)
 				if m < 0 {
@@ -159,7 +171,10 @@ func NewReader(r io.Reader) (*Reader, error) {
 				rd.meta.Warnings.Add("truncated-file", "perfetto: %s", cut)
 				break
 			}
-			return nil, &ParseError{int64(off), "truncated packet"}
+			if off = rd.resyncAfter(data, off, "a packet length past the end of the file"); off < 0 {
+				break
+			}
+			continue
 		}
 		start := startsTrace(pkt)
 		if start && rd.started && len(rd.events) > 0 {
@@ -184,10 +199,15 @@ func NewReader(r io.Reader) (*Reader, error) {
 		} else {
 			clockRun = -1
 		}
+		before, marks := len(rd.events), len(rd.marks)
 		if err := rd.packet(pkt, int64(off+n)); err != nil {
-			return nil, err
+			rd.skipPacket(pkt, int64(off), int64(n+v), before, marks, err)
 		}
 		off += n + v
+	}
+	if len(rd.events) == 0 && len(rd.damages) > 0 {
+		d := rd.damages[0]
+		return nil, &ParseError{d.off, fmt.Sprintf("damaged bytes (%d of them from here; no scheduler event could be read around them)", d.end-d.off)}
 	}
 	if len(rd.events) == 0 && cut != "" {
 		return nil, fmt.Errorf("perfetto: no scheduler events before the end of the file: %s: %w", cut, trace.ErrCorrupt)
@@ -455,14 +475,29 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+	if err != nil && cpu < 0 {
+		return err // (the packet is skipped: damage.go)
 	}
+	// Damage inside a bundle of a known CPU skips what it breaks, not the
+	// bundle (damage.go): a field that breaks the bundle's framing ends it
+	// (the events before it are kept), a damaged event or compact_sched
+	// block is skipped. holes: where (the good events before each, in
+	// bundle order) something was skipped.
+	var holes []int
+	var why error
 	var items []item
+	hole := func(err error) {
+		holes = append(holes, len(items))
+		why = cmp.Or(why, err)
+	}
 	for _, r := range raw {
 		e, ok, err := rd.decodeEvent(r, cpu, off)
-		if err != nil {
+		if err != nil && cpu < 0 {
 			return err
+		}
+		if err != nil {
+			hole(err)
+			continue
 		}
 		if ok {
 			items = append(items, item{ev: e, seq: len(items)})
@@ -470,12 +505,18 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 	}
 	if cs != nil {
 		c, err := decodeCompact(cs, cpu, off)
-		if err != nil {
+		if err != nil && cpu < 0 {
 			return err
+		}
+		if err != nil {
+			hole(err)
 		}
 		for _, e := range c {
 			items = append(items, item{ev: e, compact: true, seq: len(items)})
 		}
+	}
+	if err != nil {
+		hole(err)
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		a, b := &items[i], &items[j]
@@ -491,6 +532,7 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 		}
 		rd.lostBundle(cpu, first, len(items) > 0, ts, hasTS, prevEnd)
 	}
+	base := len(rd.events)
 	for i := range items {
 		e := &items[i].ev
 		// Compact events imply the task current on the CPU: the previous
@@ -558,6 +600,7 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 		rd.lastTS[cpu] = e.Time
 		rd.add(*e)
 	}
+	rd.bundleHoles(cpu, off, base, holes, why)
 	return nil
 }
 
@@ -861,6 +904,7 @@ func (rd *Reader) finish(cut bool) {
 	if rd.carried {
 		rd.meta.Lost = rd.carriedLost
 	}
+	rd.damageWindows()
 	if rd.finalFlushFailed && !rd.meta.Cut() {
 		rd.meta.Warnings.Add("truncated", "perfetto: the trace's final flush failed (TraceStats final_flush_outcome): events may have followed the last one read, how many is unknown")
 	}
@@ -902,6 +946,9 @@ func (rd *Reader) cutWindows() {
 				first = e.Time // (in time order)
 			}
 		}
+	}
+	if first < 0 {
+		return // (no event of a CPU was read: nothing to say of their time)
 	}
 	for c := 0; c < rd.meta.NrCPUs && c < 1<<16; c++ {
 		if _, ok := lastOn[trace.CPU(c)]; !ok {

@@ -1,0 +1,423 @@
+package perfettopb
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// How NewReader steps over damage (new-user pass 79 F2: one flipped byte,
+// or 4 KiB zeroed, refused a whole 850 KB trace that, cut at the same
+// offset, was read):
+//
+//   - A packet whose framing holds (its tag and length) but whose content
+//     does not parse is skipped whole: its events are not kept (those
+//     decoded before the broken field are taken back), and the CPU of its
+//     ftrace bundle, when the bundle's cpu field can still be read, is
+//     unobserved from its last event before the packet to its first after.
+//   - Bytes that break the framing itself (a damaged tag or length) are
+//     skipped up to the next offset where a packet plausibly begins
+//     (resync): a TracePacket tag, a length that fits, content that parses
+//     and has a field this package knows, followed by the end of the file
+//     or another TracePacket tag whose length fits (two packets in a row: a
+//     lone 0x0a byte inside an event is not enough). What lay between
+//     belonged to no CPU we can name, so every CPU is unobserved across it.
+//
+// Each gap is a Count 0 trace.LostWindow and a KindLost known ahead to its
+// end (Event.Runtime), as cutWindows makes for a cut, so that reports
+// count that time as unknown, neither idle nor a delay; and a
+// "damaged-packet" warning gives the offset, the bytes skipped and why.
+
+// damage is one skipped stretch of the file.
+type damage struct {
+	off, end int64     // file offsets: the skipped bytes are [off, end)
+	idx      int       // len(rd.events) when it was skipped: events before it in file order
+	cpu      trace.CPU // the CPU of the skipped bundle, -1 for unknown (every CPU)
+}
+
+// minResyncRun is how many well-formed packets in a row (the one found
+// and the next, or the file's end) resync asks for before it trusts an
+// offset: one random 0x0a byte followed by a small length is common in
+// varint-heavy data; two consistent packets in a row are not.
+const minResyncRun = 2
+
+// resync returns the first offset at or after from where a packet
+// plausibly begins (see the comment above), or -1 when none does.
+func resync(data []byte, from int) int {
+	for p := from; p < len(data); p++ {
+		if data[p] != byte(fTracePacket<<3|protowire.BytesType) {
+			continue
+		}
+		if plausibleRun(data, p, minResyncRun) {
+			return p
+		}
+	}
+	return -1
+}
+
+// plausibleRun reports whether n packets in a row begin at p (fewer when
+// the file ends after a whole packet: a file's last packet is enough).
+func plausibleRun(data []byte, p, n int) bool {
+	for ; n > 0; n-- {
+		if p == len(data) {
+			return true
+		}
+		num, typ, k := protowire.ConsumeTag(data[p:])
+		if k < 0 || num != fTracePacket || typ != protowire.BytesType {
+			return false
+		}
+		pkt, v := protowire.ConsumeBytes(data[p+k:])
+		if v < 0 || len(pkt) == 0 || !knownPacket(pkt) {
+			return false
+		}
+		p += k + v
+	}
+	return true
+}
+
+// knownPacket reports whether pkt's fields are well formed, include one
+// a scheduler trace has (as Detect asks of a file's first packet) and
+// have the wire type the proto gives each known field: a bundle's own
+// fields (cpu 1 a varint, events 2) look like a packet's ftrace_events 1
+// and process_tree 2 but for their types, and resync must not take a
+// damaged packet's bundle for a packet.
+func knownPacket(pkt []byte) bool {
+	known := false
+	for len(pkt) > 0 {
+		num, typ, k := protowire.ConsumeTag(pkt)
+		if k < 0 {
+			return false
+		}
+		v := protowire.ConsumeFieldValue(num, typ, pkt[k:])
+		if v < 0 {
+			return false
+		}
+		want, ok := packetFieldTypes[num]
+		if ok && typ != want {
+			return false
+		}
+		known = known || ok
+		pkt = pkt[k+v:]
+	}
+	return known
+}
+
+// packetFieldTypes: the wire type of each TracePacket field knownPacket
+// knows (trace_packet.proto: messages and bytes are length-delimited,
+// the integers and bools varints).
+var packetFieldTypes = map[protowire.Number]protowire.Type{
+	fPacketFtraceEvents: protowire.BytesType, fPacketProcessTree: protowire.BytesType,
+	fPacketClockSnapshot: protowire.BytesType, fPacketFtraceStats: protowire.BytesType,
+	fPacketTraceStats: protowire.BytesType, fPacketSystemInfo: protowire.BytesType,
+	fPacketTraceAttributes: protowire.BytesType, fPacketTraceConfig: protowire.BytesType,
+	fPacketTrackDescriptor: protowire.BytesType,
+	fPacketTimestamp:       protowire.VarintType, fPacketSequenceID: protowire.VarintType,
+	fPacketSequenceFlags: protowire.VarintType, fPacketFirstOnSequence: protowire.VarintType,
+	fPacketTimestampClock: protowire.VarintType,
+}
+
+// bundleCPU returns the cpu field of pkt's ftrace bundle, read as far as
+// the damage lets it, or -1.
+func bundleCPU(pkt []byte) trace.CPU {
+	for len(pkt) > 0 {
+		num, typ, k := protowire.ConsumeTag(pkt)
+		if k < 0 {
+			return -1
+		}
+		if num == fPacketFtraceEvents && typ == protowire.BytesType {
+			b, v := protowire.ConsumeBytes(pkt[k:])
+			if v < 0 {
+				return -1
+			}
+			for len(b) > 0 {
+				num, typ, k := protowire.ConsumeTag(b)
+				if k < 0 {
+					return -1
+				}
+				if num == fBundleCPU && typ == protowire.VarintType {
+					c, m := protowire.ConsumeVarint(b[k:])
+					if m < 0 || c >= 1<<16 {
+						return -1
+					}
+					return trace.CPU(c)
+				}
+				v := protowire.ConsumeFieldValue(num, typ, b[k:])
+				if v < 0 {
+					return -1
+				}
+				b = b[k+v:]
+			}
+			return -1
+		}
+		v := protowire.ConsumeFieldValue(num, typ, pkt[k:])
+		if v < 0 {
+			return -1
+		}
+		pkt = pkt[k+v:]
+	}
+	return -1
+}
+
+// skipPacket takes back what the damaged packet at off (n bytes with its
+// header) added before its error and records the gap.
+func (rd *Reader) skipPacket(pkt []byte, off, n int64, before, marks int, err error) {
+	rd.events = rd.events[:before]
+	rd.marks = rd.marks[:marks]
+	cpu := bundleCPU(pkt)
+	rd.forget(cpu)
+	rd.damages = append(rd.damages, damage{off: off, end: off + n, idx: before, cpu: cpu})
+	what := "a packet whose fields do not parse"
+	if pe, ok := err.(*ParseError); ok {
+		what = fmt.Sprintf("%s at offset %d", pe.What, pe.Offset)
+	}
+	rd.meta.Warnings.Add("damaged-packet", "perfetto: the packet at offset %d (%d bytes) is damaged (%s): skipped, its events are lost; the packets after it were read", off, n, what)
+}
+
+// skipBytes records the bytes [off, end) that break the framing, skipped
+// to the next packet (end is the file's length when none follows).
+func (rd *Reader) skipBytes(off, end int64, what string) {
+	rd.forget(-1)
+	rd.damages = append(rd.damages, damage{off: off, end: end, idx: len(rd.events), cpu: -1})
+	rd.meta.Warnings.Add("damaged-packet", "perfetto: %d bytes at offset %d are damaged (%s): skipped to the next packet that reads, their events are lost", end-off, off, what)
+}
+
+// forget drops what the reader carries from a CPU's earlier bundles (its
+// current task, which compact_sched events imply) across a gap: every
+// CPU's for -1.
+func (rd *Reader) forget(cpu trace.CPU) {
+	if cpu < 0 {
+		clear(rd.curr)
+		return
+	}
+	delete(rd.curr, cpu)
+}
+
+// damageWindows marks each skipped stretch as unobserved time (see the
+// comment at the top of this file): for its CPU, or every CPU with events
+// when unknown, from the CPU's last event before it in file order (the
+// trace's first event when none) to its first after (the trace's last).
+// Before that it drops the events whose time is out of place (outOfOrder),
+// each a gap of its CPU too. rd.events is still in file order.
+func (rd *Reader) damageWindows() {
+	if len(rd.events) == 0 {
+		return
+	}
+	// Each CPU's events as (file index, time), in file order, to find the
+	// ones around a gap by binary search.
+	var cpus []trace.CPU
+	on := map[trace.CPU][]at{}
+	for i := range rd.events {
+		e := &rd.events[i]
+		if e.CPU < 0 || !e.Kind.Scheduler() || trace.Synthesized(e) {
+			continue // (perf's task records, exported, carry times of their own: a fork of 754.261473 s among CPU 1's events of 754.3288 s in pipe.perf.data)
+		}
+		if _, ok := on[e.CPU]; !ok {
+			cpus = append(cpus, e.CPU)
+		}
+		on[e.CPU] = append(on[e.CPU], at{i, e.Time})
+	}
+	drop := map[int]bool{}
+	var dropped int
+	var example string
+	// dropIf skips the events of CPU c for which bad holds.
+	dropIf := func(c trace.CPU, bad func(k int, a at) bool) {
+		keep := on[c][:0]
+		for k, a := range on[c] {
+			if !bad(k, a) {
+				keep = append(keep, a)
+				continue
+			}
+			drop[a.i] = true
+			rd.damages = append(rd.damages, damage{off: -1, end: -1, idx: a.i, cpu: c})
+			if dropped++; example == "" {
+				example = fmt.Sprintf("CPU %d's event at %s s", c, trace.FormatSeconds(a.t, 6))
+			}
+		}
+		on[c] = keep
+	}
+	for _, c := range cpus {
+		times := make([]int64, len(on[c]))
+		for k, a := range on[c] {
+			times[k] = a.t
+		}
+		if bad := outOfOrder(times); bad != nil {
+			dropIf(c, func(k int, _ at) bool { return bad[k] })
+		}
+	}
+	if lo, hi, ok := outlyingEnds(on); ok {
+		for _, c := range cpus {
+			dropIf(c, func(_ int, a at) bool { return a.t < lo || a.t > hi })
+		}
+	}
+	if dropped > 0 {
+		sort.SliceStable(rd.damages, func(i, j int) bool { return rd.damages[i].idx < rd.damages[j].idx })
+		rd.meta.Warnings.Add("damaged-time", "perfetto: %d events have a time out of their CPU's order (first: %s), a damaged timestamp: skipped, their CPU unobserved between the events around each", dropped, example)
+	}
+	if len(rd.damages) == 0 {
+		return
+	}
+	first, last := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, c := range cpus {
+		if evs := on[c]; len(evs) > 0 {
+			first, last = min(first, evs[0].t), max(last, evs[len(evs)-1].t)
+		}
+	}
+	var added []trace.Event
+	for _, d := range rd.damages {
+		which := cpus
+		if d.cpu >= 0 {
+			which = []trace.CPU{d.cpu}
+		}
+		for _, c := range which {
+			evs := on[c]
+			k := sort.Search(len(evs), func(j int) bool { return evs[j].i >= d.idx })
+			start, end := first, last
+			if k > 0 {
+				start = evs[k-1].t
+			}
+			if k < len(evs) {
+				end = evs[k].t
+			}
+			if end <= start {
+				continue
+			}
+			rd.meta.Lost = append(rd.meta.Lost, trace.LostWindow{CPU: c, Start: start, End: end})
+			ev := trace.NewEvent(start, c, trace.KindLost)
+			ev.Runtime = end - start
+			added = append(added, ev)
+			where := fmt.Sprintf("the damaged bytes at offset %d", d.off)
+			if d.off < 0 {
+				where = "an event of a damaged time"
+			}
+			rd.meta.Warnings.Add("damaged-packet-span", "perfetto: CPU %d is unobserved between %s s and %s s (the events around %s): that time is neither idle nor a delay",
+				c, trace.FormatSeconds(start, 6), trace.FormatSeconds(end, 6), where)
+		}
+	}
+	if len(drop) > 0 {
+		kept := rd.events[:0]
+		for i := range rd.events {
+			if !drop[i] {
+				kept = append(kept, rd.events[i])
+			}
+		}
+		rd.events = kept
+	}
+	rd.events = append(rd.events, added...)
+}
+
+// at is an event of rd.events: its index and time.
+type at struct {
+	i int
+	t int64
+}
+
+// outlyingEnds returns the time range [lo, hi] outside which the first or
+// last events of the whole trace lie alone, separated from the rest by a
+// gap longer than the rest's whole span (ok false when none is): a
+// damaged timestamp at a CPU's first or last event, which outOfOrder
+// cannot see (nothing before or after it disagrees; a flipped bit 48 of
+// the last event made a run of 281476 s in a trace of 0.5 s). A running
+// system is not silent on every CPU for longer than all the rest of its
+// trace: the tracer's own reads, the tick and the kernel threads
+// switch on some CPU meanwhile.
+func outlyingEnds(on map[trace.CPU][]at) (lo, hi int64, ok bool) {
+	var ts []int64
+	for _, evs := range on {
+		for _, a := range evs {
+			ts = append(ts, a.t)
+		}
+	}
+	slices.Sort(ts)
+	i, j := 0, len(ts)-1
+	for j-i >= 2 {
+		switch {
+		case ts[j]-ts[j-1] > ts[j-1]-ts[i]:
+			j--
+		case ts[i+1]-ts[i] > ts[j]-ts[i+1]:
+			i++
+		default:
+			return ts[i], ts[j], i > 0 || j < len(ts)-1
+		}
+	}
+	return 0, 0, false
+}
+
+// outOfOrder returns, for one CPU's scheduler event times in file order
+// (trace.Kind.Scheduler: the tracepoints), which are out of place (nil when none is): those outside a longest non-decreasing
+// subsequence. A CPU's events come from one kernel ring buffer in time
+// order and its bundles are written in order (see Reader), so in an
+// intact trace the times never go back; a damaged timestamp (a flipped
+// bit: 4409 s in a trace of 7329-7330 s, new-user pass 79's flipped
+// copy) breaks the order, and the longest ordered run keeps the most
+// events that agree with each other. O(n log n), patience sorting.
+func outOfOrder(times []int64) []bool {
+	sorted := true
+	for k := 1; k < len(times); k++ {
+		if times[k] < times[k-1] {
+			sorted = false
+			break
+		}
+	}
+	if sorted {
+		return nil
+	}
+	// tails[l]: the index of the smallest last time of a non-decreasing
+	// run of length l+1; prev: each index's predecessor in its run.
+	var tails []int
+	prev := make([]int, len(times))
+	for k, t := range times {
+		l := sort.Search(len(tails), func(j int) bool { return times[tails[j]] > t })
+		prev[k] = -1
+		if l > 0 {
+			prev[k] = tails[l-1]
+		}
+		if l == len(tails) {
+			tails = append(tails, k)
+		} else {
+			tails[l] = k
+		}
+	}
+	bad := make([]bool, len(times))
+	for k := range bad {
+		bad[k] = true
+	}
+	for k := tails[len(tails)-1]; k >= 0; k = prev[k] {
+		bad[k] = false
+	}
+	return bad
+}
+
+// resyncAfter skips the damaged bytes at off (why: what broke) to the
+// next packet that reads, returning its offset, or -1 (and the rest of
+// the file skipped) when none follows.
+func (rd *Reader) resyncAfter(data []byte, off int, why string) int {
+	next := resync(data, off+1)
+	end := next
+	if next < 0 {
+		end = len(data)
+	}
+	rd.skipBytes(int64(off), int64(end), why)
+	return next
+}
+
+// bundleHoles records the damage skipped inside a bundle of cpu in the
+// packet at off (its events from base on in rd.events; holes: the good
+// events before each skip, in bundle order; why: the first error).
+func (rd *Reader) bundleHoles(cpu trace.CPU, off int64, base int, holes []int, why error) {
+	if len(holes) == 0 {
+		return
+	}
+	for _, h := range holes {
+		rd.damages = append(rd.damages, damage{off: off, end: off, idx: base + h, cpu: cpu})
+	}
+	what := why.Error()
+	if pe, ok := why.(*ParseError); ok {
+		what = fmt.Sprintf("%s at offset %d", pe.What, pe.Offset)
+	}
+	rd.meta.Warnings.Add("damaged-event", "perfetto: %d events or fields of CPU %d's bundle in the packet at offset %d are damaged (%s): skipped, the bundle's other events were read", len(holes), cpu, off, what)
+}
