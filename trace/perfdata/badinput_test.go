@@ -26,6 +26,9 @@ const (
 	noSchedTrace = "../../testdata/traces/nosched-cpu-clock.data"
 	// sched-compressed.data: perf record -z (zstd), see its meta file.
 	compressedTrace = "../../testdata/traces/sched-compressed.data"
+	// sched-compressed-big.data: perf sched record -z, compressed records
+	// of more than one zstd block (its meta file).
+	compressedBigTrace = "../../testdata/traces/sched-compressed-big.data"
 )
 
 func readFile(t testing.TB, path string) []byte {
@@ -487,6 +490,64 @@ func TestTruncatedCompressed(t *testing.T) {
 	}
 	if len(evs) == 0 {
 		t.Error("no events from the first compressed record")
+	}
+}
+
+// TestCutInsideCompressed: a `perf record -z` file cut (`head -c`) three
+// quarters into its largest compressed record reads the records whose
+// zstd blocks are whole in the part there: more events than the file cut
+// at that record's start, each one an event of the whole file, and a
+// truncated warning that names the record's type, 81 (new-user pass 79
+// F3: 14 events, those before the record, and the type read as
+// 3078622259 from a buffer the record's own read had moved).
+func TestCutInsideCompressed(t *testing.T) {
+	b := readFile(t, compressedBigTrace)
+	dataOff, dataEnd := dataSection(b)
+	var big span
+	for _, r := range records(b, dataOff, dataEnd) {
+		if binary.LittleEndian.Uint32(b[r.off:]) == recCompressed && r.size > big.size {
+			big = r
+		}
+	}
+	if big.size < 1024 {
+		t.Fatalf("largest compressed record %d bytes", big.size)
+	}
+	whole, _, err := drain(b, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _, _ := drain(b[:big.off], false)
+	cut := big.off + 8 + (big.size-8)*3/4
+	evs, r, err := drain(b[:cut], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) <= len(before) {
+		t.Errorf("%d events cut inside the record, %d cut at its start: none decoded from its part", len(evs), len(before))
+	}
+	type key struct {
+		k    trace.Kind
+		cpu  trace.CPU
+		time int64
+		tid  trace.TID
+	}
+	in := map[key]int{}
+	for _, e := range whole {
+		in[key{e.Kind, e.CPU, e.Time, e.TID}]++
+	}
+	for _, e := range evs {
+		if e.Kind == trace.KindLost {
+			continue
+		}
+		k := key{e.Kind, e.CPU, e.Time, e.TID}
+		if in[k] == 0 {
+			t.Fatalf("event %+v is not in the whole file", e)
+		}
+		in[k]--
+	}
+	want := fmt.Sprintf("record of type %d at offset %d: %d of %d bytes; its %d bytes there decompressed to", recCompressed, big.off, cut-big.off, big.size, cut-big.off-8)
+	if !strings.Contains(fmt.Sprint(r.Meta().Warnings.List()), want) {
+		t.Errorf("warnings %v, want one with %q", r.Meta().Warnings.List(), want)
 	}
 }
 

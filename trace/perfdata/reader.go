@@ -191,6 +191,10 @@ type Reader struct {
 	cpuPrint          []eventPrint // the last record of each CPU (duplicate check)
 	stats             Stats
 	decomp            *decompressor
+	// cutInCompressed: the input ends inside a compressed record whose
+	// part there was decompressed (cutCompressed); called once the
+	// records decoded from it are read, it ends the trace.
+	cutInCompressed func()
 	// pd decodes samples of the mapped data section ahead on other
 	// goroutines (parallel.go); recPos is the mapping position of the
 	// record being handled, -1 when it is not in the mapping.
@@ -932,6 +936,10 @@ func (r *Reader) step() error {
 	r.recPos = -1
 	if r.decomp != nil {
 		rec, ok, err := r.decomp.next(r)
+		if !ok && err == nil && r.cutInCompressed != nil {
+			r.cutInCompressed()
+			return nil
+		}
 		if err != nil {
 			// A decompressed record whose header no record has (damage
 			// the zstd frame's checks let through): the records after it
@@ -988,13 +996,21 @@ func (r *Reader) step() error {
 		r.badSize(size)
 		return nil
 	}
+	// (The type before the record's peek: a peek that refills the buffer
+	// moves the bytes h points into; new-user pass 79 F3 named the same
+	// cut record type 81 at one cut and 3078622259 at another.)
+	typ := r.order.Uint32(h)
 	rec, err := r.peek(size)
 	if err != nil {
 		if err == io.EOF {
-			r.truncated(fmt.Sprintf("record of type %d at offset %d: %d of %d bytes", r.order.Uint32(h), r.off, len(rec), size), r.off+int64(len(rec)))
+			what := fmt.Sprintf("record of type %d at offset %d: %d of %d bytes", typ, r.off, len(rec), size)
+			if r.cutCompressed(typ, rec, what) {
+				return nil
+			}
+			r.truncated(what, r.off+int64(len(rec)))
 			return nil
 		}
-		return fmt.Errorf("record of type %d at offset %d: %w", r.order.Uint32(h), r.off, err)
+		return fmt.Errorf("record of type %d at offset %d: %w", typ, r.off, err)
 	}
 	off := r.off
 	r.off += int64(size)
