@@ -182,6 +182,10 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	// the root's kernel threads nowhere said.)
 	fmt.Fprintln(w, "  The root group, /, where kernel threads and tasks of no other group run, is not a row (it has no quota): the")
 	fmt.Fprintln(w, "  rows' run times need not add up to TOTAL; 'traceview latency --by cgroup' shows it.")
+	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Subtree }) {
+		fmt.Fprintln(w, "  \"with the groups below it\": a parent group's line counts its whole subtree (they share its weight and quota),")
+		fmt.Fprintln(w, "  which its children's lines count again.")
+	}
 	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.Predicted }) {
 		// (new-user pass 29 F10: 0.952 CPUs predicted beside 1.449
 		// recorded for the same run time.)
@@ -219,10 +223,18 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 			}
 		}
 	}
+	var bare []string // the groups whose note is noKernelNote alone: one line for them all
 	for i := range groups {
-		if note := groups[i].QuotaNote; note != "" {
+		switch note := groups[i].QuotaNote; note {
+		case "":
+		case noKernelNote:
+			bare = append(bare, groups[i].Path)
+		default:
 			fmt.Fprintf(w, "  %s: %s\n", groups[i].Path, note)
 		}
+	}
+	if len(bare) > 0 {
+		fmt.Fprintf(w, "  %s: %s\n", strings.Join(bare, ", "), noKernelNote)
 	}
 	for i := range groups {
 		if g := &groups[i]; g.LostWindows > 0 {

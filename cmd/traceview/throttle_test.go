@@ -919,3 +919,54 @@ func TestReportRecordedCgroup(t *testing.T) {
 		t.Errorf("--perf with --recorded-cgroup: exit %d, want 2", code)
 	}
 }
+
+// TestParentWeightLine: a parent group whose weight is known and whose
+// tasks all run in groups below it has a line of its subtree, as a
+// quota'd one does (new-user pass 80 F1: /nu80a, shares 2048, on no line
+// while its children's were). nested-quota.perf.data with /nup's shares
+// stated 2048 (weight 200, no quota): /nup's line sums its children's,
+// by hand from their own lines (c1 444822740 ns and 36 delays, c2
+// 401892319 ns and 25 delays: 846715059 ns, 61 delays, 2 tasks), and is
+// marked subtree.
+func TestParentWeightLine(t *testing.T) {
+	type group struct {
+		Path    string `json:"path"`
+		Runtime int64  `json:"runtime_ns"`
+		Delays  int64  `json:"delays"`
+		Tasks   int    `json:"tasks"`
+		Weight  int    `json:"weight"`
+		Subtree bool   `json:"subtree"`
+	}
+	type out struct {
+		Cgroups []group `json:"cgroups"`
+	}
+	o := cliJSON[out](t, "latency", "-o", "json", "-i", "../../testdata/traces/nested-quota.perf.data", "--recorded-cgroup", "/nup:shares=2048")
+	got := map[string]group{}
+	for _, g := range o.Cgroups {
+		got[g.Path] = g
+	}
+	c1, c2, p := got["/nup/c1"], got["/nup/c2"], got["/nup"]
+	if c1.Runtime != 444822740 || c2.Runtime != 401892319 || c1.Delays != 36 || c2.Delays != 25 {
+		t.Fatalf("children %+v %+v, want the runtimes and delays of the comment", c1, c2)
+	}
+	if want := (group{"/nup", 846715059, 61, 2, 200, true}); p != want {
+		t.Errorf("/nup line %+v, want %+v", p, want)
+	}
+}
+
+// TestNoKernelReadingNote: a quota'd group of a trace without cpu.stat
+// readings (a perf.data, the quota stated) says under the table that its
+// inferred throttling is a lower bound, as a .tv's says beside the
+// kernel's count (new-user pass 80 F2: 64 % of the kernel's, no caveat);
+// nested-quota.tv, which carries the readings, does not.
+func TestNoKernelReadingNote(t *testing.T) {
+	const note = "/nup: the trace has no cpu.stat reading to check the inference against"
+	out, _, code := runCLI(t, "latency", "-i", "../../testdata/traces/nested-quota.perf.data", "--recorded-cgroup", "/nup:max=40ms/100ms")
+	if code != 0 || !strings.Contains(out, note) || !strings.Contains(out, "as a lower bound") {
+		t.Errorf("perf.data, quota stated: exit %d, no %q in\n%s", code, note, out)
+	}
+	out, _, _ = runCLI(t, "latency", "-i", "../../testdata/traces/nested-quota.tv")
+	if strings.Contains(out, "no cpu.stat reading") {
+		t.Errorf(".tv with cpu.stat readings: the note printed\n%s", out)
+	}
+}
