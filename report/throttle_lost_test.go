@@ -14,13 +14,20 @@ import (
 // where the same workload recorded whole gave 11, 702 ms, without a word).
 // By hand: runs 100-200 on CPU 0 and 300-400 on CPU 1 (latest 400); of the
 // windows 50-90 (before), 150-160 (7 events), 350-500 (unknown count) and
-// 401-450 (after), two overlap: 2 windows, 7 events.
+// 401-450 (after), two overlap: 2 windows, 7 events. The same when the
+// runs kept are only the last (decide trims a group's runs to
+// retainHorizon): the group ran from its first run (new-user pass 81 F3:
+// 1 window of 24 counted).
 func TestThrottleLostWindows(t *testing.T) {
-	g := &thrGroup{runs: map[trace.CPU][]thrRun{0: {{start: 100, end: 200}}, 1: {{start: 300, end: 400}}}, latest: 400}
+	g := &thrGroup{runs: map[trace.CPU][]thrRun{0: {{start: 100, end: 200}}, 1: {{start: 300, end: 400}}}, first: 100, latest: 400}
+	trimmed := &thrGroup{runs: map[trace.CPU][]thrRun{1: {{start: 300, end: 400}}}, first: 100, latest: 400}
 	meta := &trace.Meta{Lost: []trace.LostWindow{{CPU: 0, Count: 3, Start: 50, End: 90}, {CPU: 0, Count: 7, Start: 150, End: 160},
 		{CPU: 1, Start: 350, End: 500}, {CPU: 1, Count: 9, Start: 401, End: 450}}}
 	if w, n := g.lostDuring(meta); w != 2 || n != 7 {
 		t.Errorf("lostDuring: %d windows, %d events; want 2, 7", w, n)
+	}
+	if w, n := trimmed.lostDuring(meta); w != 2 || n != 7 {
+		t.Errorf("lostDuring, runs trimmed: %d windows, %d events; want 2, 7", w, n)
 	}
 	var b bytes.Buffer
 	WriteCgroupTable(&b, []CgroupThrottle{{Path: "/q", Settings: "unknown", LostWindows: 2, LostEvents: 7}})
