@@ -35,9 +35,62 @@ import (
 
 // damage is one skipped stretch of the file.
 type damage struct {
-	off, end int64     // file offsets: the skipped bytes are [off, end)
-	idx      int       // len(rd.events) when it was skipped: events before it in file order
-	cpu      trace.CPU // the CPU of the skipped bundle, -1 for unknown (every CPU)
+	off, end int64 // file offsets: the skipped bytes are [off, end)
+	// idx, idxEnd: the events of rd.events before idx (in file order)
+	// came before the damage, those from idxEnd on after it; those
+	// between (a damaged bundle's events kept) lie inside its window.
+	idx, idxEnd int
+	cpu         trace.CPU // the CPU of the skipped bundle, -1 for unknown (every CPU)
+}
+
+// bundleSpan is a bundle's events in rd.events: [start, end), of cpu.
+type bundleSpan struct {
+	start, end int
+	cpu        trace.CPU
+}
+
+// markCompact notes that rd.events[i] came from a compact_sched block.
+func (rd *Reader) markCompact(i int) {
+	for len(rd.compact) <= i/64 {
+		rd.compact = append(rd.compact, 0)
+	}
+	rd.compact[i/64] |= 1 << (i % 64)
+}
+
+// isCompact reports whether rd.events[i] came from a compact_sched block.
+func (rd *Reader) isCompact(i int) bool {
+	return i/64 < len(rd.compact) && rd.compact[i/64]&(1<<(i%64)) != 0
+}
+
+// errSelfSwitch is the damage of a sched_switch from a task to itself:
+// the kernel traces a switch only between two tasks (__schedule calls
+// trace_sched_switch under "if (likely(prev != next))", kernel/sched/core.c
+// v6.18), so one is a damaged next_pid, or for compact_sched, whose
+// previous task is the one before's next, a damaged chain (new-user pass
+// 81 F5: 63 switches from idle to idle after 64 zeroed bytes, no warning).
+var errSelfSwitch = fmt.Errorf("a sched_switch from a task to itself, which the kernel never traces")
+
+// impossibleSwitch returns the index in items (a bundle's, in time order)
+// of the first sched_switch from a task to itself, the previous task of a
+// compact one implied by the CPU's current task (curr[cpu], unknown when
+// absent) and the switches before it; -1 when none is.
+func impossibleSwitch(items []item, curr map[trace.CPU]trace.TID, cpu trace.CPU) int {
+	cur, known := curr[cpu]
+	for i := range items {
+		e := &items[i].ev
+		if e.Kind != trace.KindSwitch {
+			continue
+		}
+		prev, ok := e.TID, true
+		if items[i].compact {
+			prev, ok = cur, known
+		}
+		if ok && prev == e.NextTID {
+			return i
+		}
+		cur, known = e.NextTID, true
+	}
+	return -1
 }
 
 // minResyncRun is how many well-formed packets in a row (the one found
@@ -170,7 +223,7 @@ func (rd *Reader) skipPacket(pkt []byte, off, n int64, before, marks int, err er
 	rd.marks = rd.marks[:marks]
 	cpu := bundleCPU(pkt)
 	rd.forget(cpu)
-	rd.damages = append(rd.damages, damage{off: off, end: off + n, idx: before, cpu: cpu})
+	rd.damages = append(rd.damages, damage{off: off, end: off + n, idx: before, idxEnd: before, cpu: cpu})
 	what := "a packet whose fields do not parse"
 	if pe, ok := err.(*ParseError); ok {
 		what = fmt.Sprintf("%s at offset %d", pe.What, pe.Offset)
@@ -182,7 +235,7 @@ func (rd *Reader) skipPacket(pkt []byte, off, n int64, before, marks int, err er
 // to the next packet (end is the file's length when none follows).
 func (rd *Reader) skipBytes(off, end int64, what string) {
 	rd.forget(-1)
-	rd.damages = append(rd.damages, damage{off: off, end: end, idx: len(rd.events), cpu: -1})
+	rd.damages = append(rd.damages, damage{off: off, end: end, idx: len(rd.events), idxEnd: len(rd.events), cpu: -1})
 	rd.meta.Warnings.Add("damaged-packet", "perfetto: %d bytes at offset %d are damaged (%s): skipped to the next packet that reads, their events are lost", end-off, off, what)
 }
 
@@ -221,42 +274,11 @@ func (rd *Reader) damageWindows() {
 		}
 		on[e.CPU] = append(on[e.CPU], at{i, e.Time})
 	}
-	drop := map[int]bool{}
-	var dropped int
-	var example string
-	// dropIf skips the events of CPU c for which bad holds.
-	dropIf := func(c trace.CPU, bad func(k int, a at) bool) {
-		keep := on[c][:0]
-		for k, a := range on[c] {
-			if !bad(k, a) {
-				keep = append(keep, a)
-				continue
-			}
-			drop[a.i] = true
-			rd.damages = append(rd.damages, damage{off: -1, end: -1, idx: a.i, cpu: c})
-			if dropped++; example == "" {
-				example = fmt.Sprintf("CPU %d's event at %s s", c, trace.FormatSeconds(a.t, 6))
-			}
-		}
-		on[c] = keep
-	}
-	for _, c := range cpus {
-		times := make([]int64, len(on[c]))
-		for k, a := range on[c] {
-			times[k] = a.t
-		}
-		if bad := outOfOrder(times); bad != nil {
-			dropIf(c, func(k int, _ at) bool { return bad[k] })
-		}
-	}
-	if lo, hi, ok := outlyingEnds(on); ok {
+	drop := rd.timeDamage(cpus, on)
+	if len(drop) > 0 {
 		for _, c := range cpus {
-			dropIf(c, func(_ int, a at) bool { return a.t < lo || a.t > hi })
+			on[c] = slices.DeleteFunc(on[c], func(a at) bool { return drop[a.i] })
 		}
-	}
-	if dropped > 0 {
-		sort.SliceStable(rd.damages, func(i, j int) bool { return rd.damages[i].idx < rd.damages[j].idx })
-		rd.meta.Warnings.Add("damaged-time", "perfetto: %d events have a time out of their CPU's order (first: %s), a damaged timestamp: skipped, their CPU unobserved between the events around each", dropped, example)
 	}
 	if len(rd.damages) == 0 {
 		return
@@ -276,12 +298,13 @@ func (rd *Reader) damageWindows() {
 		for _, c := range which {
 			evs := on[c]
 			k := sort.Search(len(evs), func(j int) bool { return evs[j].i >= d.idx })
+			k2 := sort.Search(len(evs), func(j int) bool { return evs[j].i >= d.idxEnd })
 			start, end := first, last
 			if k > 0 {
 				start = evs[k-1].t
 			}
-			if k < len(evs) {
-				end = evs[k].t
+			if k2 < len(evs) {
+				end = evs[k2].t
 			}
 			if end <= start {
 				continue
@@ -308,6 +331,84 @@ func (rd *Reader) damageWindows() {
 		rd.events = kept
 	}
 	rd.events = append(rd.events, added...)
+}
+
+// timeDamage finds the scheduler events whose time is damaged (out of
+// their CPU's order, outOfOrder, or alone beyond the rest, outlyingEnds;
+// on: each CPU's, as damageWindows lists them) and returns the events to
+// drop, their indices in rd.events: each one, or, when it came from a
+// compact_sched block, the whole block, whose times are deltas, so that
+// a damaged one shifts every later one (new-user pass 81 F4: 8 events
+// dropped, the bundle's later ones kept 459 µs late). The CPU is then
+// unobserved over the bundle's time (a damage of the bundle's span).
+func (rd *Reader) timeDamage(cpus []trace.CPU, on map[trace.CPU][]at) map[int]bool {
+	bad := map[int]bool{}
+	for _, c := range cpus {
+		times := make([]int64, len(on[c]))
+		for k, a := range on[c] {
+			times[k] = a.t
+		}
+		for k, b := range outOfOrder(times) {
+			if b {
+				bad[on[c][k].i] = true
+			}
+		}
+	}
+	rest := map[trace.CPU][]at{}
+	for _, c := range cpus {
+		for _, a := range on[c] {
+			if !bad[a.i] {
+				rest[c] = append(rest[c], a)
+			}
+		}
+	}
+	if lo, hi, ok := outlyingEnds(rest); ok {
+		for _, c := range cpus {
+			for _, a := range rest[c] {
+				if a.t < lo || a.t > hi {
+					bad[a.i] = true
+				}
+			}
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	idx := make([]int, 0, len(bad))
+	for i := range bad {
+		idx = append(idx, i)
+	}
+	slices.Sort(idx)
+	drop := map[int]bool{}
+	spanDone := map[int]bool{}
+	for _, i := range idx {
+		e := &rd.events[i]
+		k := sort.Search(len(rd.spans), func(j int) bool { return rd.spans[j].end > i })
+		if k == len(rd.spans) || rd.spans[k].start > i {
+			drop[i] = true
+			rd.damages = append(rd.damages, damage{off: -1, end: -1, idx: i, idxEnd: i + 1, cpu: e.CPU})
+			continue
+		}
+		sp := rd.spans[k]
+		if rd.isCompact(i) {
+			for j := sp.start; j < sp.end; j++ {
+				if rd.isCompact(j) {
+					drop[j] = true
+				}
+			}
+		} else {
+			drop[i] = true
+		}
+		if !spanDone[k] {
+			spanDone[k] = true
+			rd.damages = append(rd.damages, damage{off: -1, end: -1, idx: sp.start, idxEnd: sp.end, cpu: sp.cpu})
+		}
+	}
+	first := &rd.events[idx[0]]
+	sort.SliceStable(rd.damages, func(i, j int) bool { return rd.damages[i].idx < rd.damages[j].idx })
+	rd.meta.Warnings.Add("damaged-time", "perfetto: %d events have a time out of their CPU's order (first: CPU %d's event at %s s), a damaged timestamp: %d events skipped (a compact_sched block's all, its times being deltas), their CPU unobserved over their bundle's time",
+		len(idx), first.CPU, trace.FormatSeconds(first.Time, 6), len(drop))
+	return drop
 }
 
 // at is an event of rd.events: its index and time.
@@ -406,18 +507,25 @@ func (rd *Reader) resyncAfter(data []byte, off int, why string) int {
 }
 
 // bundleHoles records the damage skipped inside a bundle of cpu in the
-// packet at off (its events from base on in rd.events; holes: the good
-// events before each skip, in bundle order; why: the first error).
+// packet at off (its events kept: rd.events from base on; holes: how many
+// things were skipped; why: the first error). What was skipped lay
+// somewhere in the bundle's time, and a compact_sched block's times are
+// deltas and its previous tasks implied, so the CPU is unobserved over
+// the whole bundle, from its last event before it to its first after
+// (new-user pass 81 F2: a window from the event before the hole, 83 ms of
+// a 610 ms loss, the rest read as 393-415 ms delays); and the task on the
+// CPU after the bundle is unknown (pass 81 F1: the next bundle's first
+// compact switch took the task current before the damaged block for its
+// previous task, and read it waiting 520 ms).
 func (rd *Reader) bundleHoles(cpu trace.CPU, off int64, base int, holes []int, why error) {
 	if len(holes) == 0 {
 		return
 	}
-	for _, h := range holes {
-		rd.damages = append(rd.damages, damage{off: off, end: off, idx: base + h, cpu: cpu})
-	}
+	rd.damages = append(rd.damages, damage{off: off, end: off, idx: base, idxEnd: len(rd.events), cpu: cpu})
+	rd.forget(cpu)
 	what := why.Error()
 	if pe, ok := why.(*ParseError); ok {
 		what = fmt.Sprintf("%s at offset %d", pe.What, pe.Offset)
 	}
-	rd.meta.Warnings.Add("damaged-event", "perfetto: %d events or fields of CPU %d's bundle in the packet at offset %d are damaged (%s): skipped, the bundle's other events were read", len(holes), cpu, off, what)
+	rd.meta.Warnings.Add("damaged-event", "perfetto: %d events or fields of CPU %d's bundle in the packet at offset %d are damaged (%s): skipped, the bundle's other events were read and its CPU is unobserved over the bundle's time", len(holes), cpu, off, what)
 }

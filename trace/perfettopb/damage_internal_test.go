@@ -1,10 +1,16 @@
 package perfettopb
 
 import (
+	"bytes"
+	"path/filepath"
 	"slices"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/traceview/traceview/internal/testtraces"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/perfdata"
 )
 
 // TestOutOfOrder: the events outside a longest non-decreasing run of a
@@ -58,5 +64,225 @@ func TestOutlyingEnds(t *testing.T) {
 	}
 	if lo, hi, ok := outlyingEnds(on([]int64{-1000, 10, 11, 12, 13})); !ok || lo != 10 || hi != 13 {
 		t.Errorf("early outlier: %d %d %v, want 10 13 true", lo, hi, ok)
+	}
+}
+
+// compactExport writes nice.2cpu.perf.data as a compact Perfetto trace
+// in bundles of 256 events and returns it with the packed fields of the
+// compact_sched block of CPU 0's third compact bundle: its
+// switch_timestamp and switch_next_pid bytes (subslices of the file).
+func compactExport(t *testing.T) (file, ts, nextPid []byte) {
+	t.Helper()
+	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
+	src, err := perfdata.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := Write(&buf, src, Options{Compact: true, BundleEvents: 256}); err != nil {
+		t.Fatal(err)
+	}
+	file = buf.Bytes()
+	seen := 0
+	for off := 0; off < len(file); {
+		_, _, n := protowire.ConsumeTag(file[off:])
+		pkt, m := protowire.ConsumeBytes(file[off+n:])
+		off += n + m
+		b := field(pkt, fPacketFtraceEvents)
+		if b == nil || bundleCPUOf(b) != 0 {
+			continue
+		}
+		cs := field(b, fBundleCompactSched)
+		if cs == nil || field(cs, fCompactSwitchTimestamp) == nil {
+			continue
+		}
+		if seen++; seen == 3 {
+			return file, field(cs, fCompactSwitchTimestamp), field(cs, fCompactSwitchNextPid)
+		}
+	}
+	t.Fatal("no third compact bundle of CPU 0")
+	return nil, nil, nil
+}
+
+// field returns the bytes of msg's first length-delimited field num.
+func field(msg []byte, num protowire.Number) []byte {
+	for len(msg) > 0 {
+		n, typ, k := protowire.ConsumeTag(msg)
+		if k < 0 {
+			return nil
+		}
+		if n == num && typ == protowire.BytesType {
+			b, _ := protowire.ConsumeBytes(msg[k:])
+			return b
+		}
+		v := protowire.ConsumeFieldValue(n, typ, msg[k:])
+		if v < 0 {
+			return nil
+		}
+		msg = msg[k+v:]
+	}
+	return nil
+}
+
+// bundleCPUOf is a bundle's cpu field (-1 when absent).
+func bundleCPUOf(b []byte) int {
+	for len(b) > 0 {
+		n, typ, k := protowire.ConsumeTag(b)
+		if k < 0 {
+			return -1
+		}
+		if n == fBundleCPU && typ == protowire.VarintType {
+			v, _ := protowire.ConsumeVarint(b[k:])
+			return int(v)
+		}
+		v := protowire.ConsumeFieldValue(n, typ, b[k:])
+		if v < 0 {
+			return -1
+		}
+		b = b[k+v:]
+	}
+	return -1
+}
+
+// deltas decodes a packed delta-encoded timestamp column: absolute times.
+func deltas(b []byte) []int64 {
+	var out []int64
+	var t int64
+	for len(b) > 0 {
+		v, n := protowire.ConsumeVarint(b)
+		t += int64(v)
+		out = append(out, t)
+		b = b[n:]
+	}
+	return out
+}
+
+// offsetIn is where sub, a subslice of file, begins in it.
+func offsetIn(file, sub []byte) int { return cap(file) - cap(sub) }
+
+// readDamaged reads a damaged copy: its events and Meta.
+func readDamaged(t *testing.T, data []byte) ([]trace.Event, *trace.Meta) {
+	t.Helper()
+	r, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, r.Meta()
+}
+
+// covered reports whether a lost window of CPU 0 covers [from, to].
+func covered(m *trace.Meta, from, to int64) bool {
+	for _, w := range m.Lost {
+		if w.CPU == 0 && w.Start <= from && w.End >= to {
+			return true
+		}
+	}
+	return false
+}
+
+// TestDamagedCompactBlock: a compact_sched block whose switch_next_pid
+// column loses a value (one byte's continuation bit set merges two
+// varints) is damage: its events are skipped, CPU 0 is unobserved over
+// the whole bundle (its first to last switch time, from the intact
+// column, inside one lost window; new-user pass 81 F2: a window from the
+// hole on, 83 ms of 610), and the next bundle's first compact switch
+// has no previous task (TID -1), not the one current before the damaged
+// block (pass 81 F1: a 520 ms delay of a task that had left the CPU).
+func TestDamagedCompactBlock(t *testing.T) {
+	file, ts, pids := compactExport(t)
+	times := deltas(ts)
+	first, last := times[0], times[len(times)-1]
+	bad := append([]byte(nil), file...)
+	at := offsetIn(file, pids)
+	for pids[0]&0x80 != 0 { // the end of the first varint
+		pids, at = pids[1:], at+1
+	}
+	bad[at] |= 0x80
+	evs, meta := readDamaged(t, bad)
+	if n := slices.IndexFunc(meta.Warnings.List(), func(w trace.Warning) bool { return w.Key == "damaged-event" }); n < 0 {
+		t.Errorf("no damaged-event warning: %+v", meta.Warnings.List())
+	}
+	if !covered(meta, first, last) {
+		t.Errorf("no lost window of CPU 0 covers the bundle %d..%d: %+v", first, last, meta.Lost)
+	}
+	for _, e := range evs {
+		if e.CPU == 0 && e.Kind == trace.KindSwitch && e.Time > last {
+			if e.TID != -1 {
+				t.Errorf("first switch after the block at %d: previous task %d, want -1 (unknown)", e.Time, e.TID)
+			}
+			break
+		}
+	}
+}
+
+// TestDamagedCompactTime: a switch_timestamp delta of the same block made
+// huge (its last varint byte set to 0x7f, adding up to 127<<(7k) ns)
+// shifts every later time of the block: the whole block is skipped, not
+// only the events that fall out of order (new-user pass 81 F4: the rest
+// kept 459 µs late), and CPU 0 is unobserved over the bundle. No event
+// of the damaged read lies after the intact file's last, and no switch of
+// CPU 0 within the block's intact times is left.
+func TestDamagedCompactTime(t *testing.T) {
+	file, ts, _ := compactExport(t)
+	times := deltas(ts)
+	first, last := times[0], times[len(times)-1]
+	bad := append([]byte(nil), file...)
+	at := offsetIn(file, ts)
+	// The fifth varint's last byte.
+	for k := 0; k < 5; k++ {
+		for ts[0]&0x80 != 0 {
+			ts, at = ts[1:], at+1
+		}
+		if k < 4 {
+			ts, at = ts[1:], at+1
+		}
+	}
+	bad[at] = 0x7f
+	whole, _ := readDamaged(t, file)
+	evs, meta := readDamaged(t, bad)
+	if n := slices.IndexFunc(meta.Warnings.List(), func(w trace.Warning) bool { return w.Key == "damaged-time" }); n < 0 {
+		t.Fatalf("no damaged-time warning: %+v", meta.Warnings.List())
+	}
+	if !covered(meta, first, last) {
+		t.Errorf("no lost window of CPU 0 covers the bundle %d..%d: %+v", first, last, meta.Lost)
+	}
+	end := whole[len(whole)-1].Time
+	for _, e := range evs {
+		if e.Time > end {
+			t.Fatalf("event at %d after the intact file's last %d: %+v", e.Time, end, e)
+		}
+		// (The block's first four switches, before the damaged delta,
+		// are in order: kept, they would be the block's, at its times.)
+		if e.CPU == 0 && e.Kind == trace.KindSwitch && e.Time >= first && e.Time <= last {
+			t.Fatalf("a switch of the damaged block kept: %+v", e)
+		}
+	}
+}
+
+// TestImpossibleSwitch: a sched_switch from a task to itself, the
+// previous task of a compact one implied by the CPU's current task and
+// the switches before it. By hand: CPU 0 current 5; compact switches
+// to 7, then to 7 again (7 to 7: index 1); a full switch 3 -> 3 (index
+// 0 of the second list); with no current task known the first compact
+// switch is not judged.
+func TestImpossibleSwitch(t *testing.T) {
+	sw := func(compact bool, prev, next trace.TID) item {
+		e := trace.NewEvent(1, 0, trace.KindSwitch)
+		e.TID, e.NextTID = prev, next
+		return item{ev: e, compact: compact}
+	}
+	curr := map[trace.CPU]trace.TID{0: 5}
+	if got := impossibleSwitch([]item{sw(true, -1, 7), sw(true, -1, 7)}, curr, 0); got != 1 {
+		t.Errorf("compact 5->7->7: %d, want 1", got)
+	}
+	if got := impossibleSwitch([]item{sw(false, 3, 3)}, curr, 0); got != 0 {
+		t.Errorf("full 3->3: %d, want 0", got)
+	}
+	if got := impossibleSwitch([]item{sw(true, -1, 5), sw(true, -1, 6)}, map[trace.CPU]trace.TID{}, 0); got != -1 {
+		t.Errorf("unknown current, 5 then 6: %d, want -1", got)
 	}
 }

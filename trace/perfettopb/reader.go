@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -115,6 +116,11 @@ type Reader struct {
 	// damages: the stretches of the file skipped as damaged, in file
 	// order (damage.go).
 	damages []damage
+	// spans: each bundle's events in rd.events, in file order; compact:
+	// a bit per event of rd.events, set for those of a compact_sched
+	// block (damage.go drops a damaged block whole).
+	spans   []bundleSpan
+	compact []uint64
 }
 
 // NewReader decodes all of r. Errors wrap trace.ErrCorrupt (as a
@@ -532,6 +538,17 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 		}
 		rd.lostBundle(cpu, first, len(items) > 0, ts, hasTS, prevEnd)
 	}
+	if bad := impossibleSwitch(items, rd.curr, cpu); bad >= 0 {
+		// A compact switch's previous task is implied by the one before
+		// it: past a damaged next_pid the chain is wrong, so the bundle's
+		// compact events go; a full event goes alone.
+		if items[bad].compact {
+			items = slices.DeleteFunc(items, func(it item) bool { return it.compact })
+		} else {
+			items = slices.Delete(items, bad, bad+1)
+		}
+		hole(errSelfSwitch)
+	}
 	base := len(rd.events)
 	for i := range items {
 		e := &items[i].ev
@@ -598,7 +615,13 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 			}
 		}
 		rd.lastTS[cpu] = e.Time
+		if items[i].compact {
+			rd.markCompact(len(rd.events))
+		}
 		rd.add(*e)
+	}
+	if len(rd.events) > base && cpu >= 0 {
+		rd.spans = append(rd.spans, bundleSpan{start: base, end: len(rd.events), cpu: cpu})
 	}
 	rd.bundleHoles(cpu, off, base, holes, why)
 	return nil
@@ -834,6 +857,26 @@ func decodeCompact(b []byte, cpu trace.CPU, off int64) ([]trace.Event, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	// The columns of one event kind are parallel arrays, one value per
+	// timestamp (compact_sched in ftrace_event_bundle.proto; Write writes
+	// them so, as traced does): a column of another length is damage (a
+	// changed byte that moved the varint boundaries of a packed field;
+	// new-user pass 81 F5 read such a block with no warning). The waking
+	// flags may be absent (older writers).
+	for _, c := range []struct {
+		ts   protowire.Number
+		cols []protowire.Number
+	}{
+		{fCompactSwitchTimestamp, []protowire.Number{fCompactSwitchPrevState, fCompactSwitchNextPid, fCompactSwitchNextPrio, fCompactSwitchNextComm}},
+		{fCompactWakingTimestamp, []protowire.Number{fCompactWakingPid, fCompactWakingTargetCPU, fCompactWakingPrio, fCompactWakingComm, fCompactWakingFlags}},
+	} {
+		n := len(cols[c.ts])
+		for _, num := range c.cols {
+			if l := len(cols[num]); l != n && !(num == fCompactWakingFlags && l == 0) {
+				return nil, &ParseError{off, fmt.Sprintf("compact_sched field %d has %d values for %d timestamps", num, l, n)}
+			}
+		}
 	}
 	get := func(num protowire.Number, i int) (uint64, error) {
 		c := cols[num]
