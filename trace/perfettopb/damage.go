@@ -1,6 +1,7 @@
 package perfettopb
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -289,7 +290,7 @@ func (rd *Reader) damageWindows() {
 			first, last = min(first, evs[0].t), max(last, evs[len(evs)-1].t)
 		}
 	}
-	var added []trace.Event
+	var wins []trace.LostWindow
 	for _, d := range rd.damages {
 		which := cpus
 		if d.cpu >= 0 {
@@ -306,20 +307,22 @@ func (rd *Reader) damageWindows() {
 			if k2 < len(evs) {
 				end = evs[k2].t
 			}
-			if end <= start {
-				continue
+			if end > start {
+				wins = append(wins, trace.LostWindow{CPU: c, Start: start, End: end})
 			}
-			rd.meta.Lost = append(rd.meta.Lost, trace.LostWindow{CPU: c, Start: start, End: end})
-			ev := trace.NewEvent(start, c, trace.KindLost)
-			ev.Runtime = end - start
-			added = append(added, ev)
-			where := fmt.Sprintf("the damaged bytes at offset %d", d.off)
-			if d.off < 0 {
-				where = "an event of a damaged time"
-			}
-			rd.meta.Warnings.Add("damaged-packet-span", "perfetto: CPU %d is unobserved between %s s and %s s (the events around %s): that time is neither idle nor a delay",
-				c, trace.FormatSeconds(start, 6), trace.FormatSeconds(end, 6), where)
 		}
+	}
+	wins = mergeWindows(wins)
+	for _, w := range wins {
+		rd.meta.Lost = append(rd.meta.Lost, w)
+		ev := trace.NewEvent(w.Start, w.CPU, trace.KindLost)
+		ev.Runtime = w.End - w.Start
+		rd.events = append(rd.events, ev) // (after drop's indices: appended below them)
+	}
+	if len(wins) > 0 {
+		w := wins[0]
+		rd.meta.Warnings.Add("damaged-packet-span", "perfetto: %s unobserved around the damaged data (the first: CPU %d between %s s and %s s): that time is neither idle nor a delay",
+			plural(len(wins), "CPU window", "CPU windows"), w.CPU, trace.FormatSeconds(w.Start, 6), trace.FormatSeconds(w.End, 6))
 	}
 	if len(drop) > 0 {
 		kept := rd.events[:0]
@@ -330,7 +333,31 @@ func (rd *Reader) damageWindows() {
 		}
 		rd.events = kept
 	}
-	rd.events = append(rd.events, added...)
+}
+
+// mergeWindows returns ws, per CPU, with the windows that overlap or
+// touch merged, by CPU and start.
+func mergeWindows(ws []trace.LostWindow) []trace.LostWindow {
+	slices.SortFunc(ws, func(a, b trace.LostWindow) int {
+		return cmp.Or(cmp.Compare(a.CPU, b.CPU), cmp.Compare(a.Start, b.Start))
+	})
+	var out []trace.LostWindow
+	for _, w := range ws {
+		if n := len(out); n > 0 && out[n-1].CPU == w.CPU && w.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, w.End)
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// plural is "1 window" or "N windows".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // timeDamage finds the scheduler events whose time is damaged (out of
@@ -506,26 +533,47 @@ func (rd *Reader) resyncAfter(data []byte, off int, why string) int {
 	return next
 }
 
+// bundleHole is something skipped in a bundle: pos, the good events
+// before it in bundle order; whole, when where it lay in the bundle's
+// time is unknown (a compact_sched block, the bundle's rest past a broken
+// field, a damaged event beside a compact block).
+type bundleHole struct {
+	pos   int
+	whole bool
+}
+
 // bundleHoles records the damage skipped inside a bundle of cpu in the
-// packet at off (its events kept: rd.events from base on; holes: how many
-// things were skipped; why: the first error). What was skipped lay
+// packet at off (its events kept: rd.events from base on; why: the first
+// error). A damaged full event of a bundle of full events lay between its
+// neighbours, and the CPU is unobserved between them. Anything else lay
 // somewhere in the bundle's time, and a compact_sched block's times are
 // deltas and its previous tasks implied, so the CPU is unobserved over
 // the whole bundle, from its last event before it to its first after
-// (new-user pass 81 F2: a window from the event before the hole, 83 ms of
-// a 610 ms loss, the rest read as 393-415 ms delays); and the task on the
-// CPU after the bundle is unknown (pass 81 F1: the next bundle's first
+// (new-user pass 81 F2: a window from the hole on, 83 ms of a 610 ms
+// loss, the rest read as 393-415 ms delays), and the task on the CPU
+// after the bundle is unknown (pass 81 F1: the next bundle's first
 // compact switch took the task current before the damaged block for its
 // previous task, and read it waiting 520 ms).
-func (rd *Reader) bundleHoles(cpu trace.CPU, off int64, base int, holes []int, why error) {
+func (rd *Reader) bundleHoles(cpu trace.CPU, off int64, base int, holes []bundleHole, why error) {
 	if len(holes) == 0 {
 		return
 	}
-	rd.damages = append(rd.damages, damage{off: off, end: off, idx: base, idxEnd: len(rd.events), cpu: cpu})
-	rd.forget(cpu)
+	whole := slices.ContainsFunc(holes, func(h bundleHole) bool { return h.whole })
+	if whole {
+		rd.damages = append(rd.damages, damage{off: off, end: off, idx: base, idxEnd: len(rd.events), cpu: cpu})
+		rd.forget(cpu)
+	} else {
+		for _, h := range holes {
+			rd.damages = append(rd.damages, damage{off: off, end: off, idx: base + h.pos, idxEnd: base + h.pos, cpu: cpu})
+		}
+	}
 	what := why.Error()
 	if pe, ok := why.(*ParseError); ok {
 		what = fmt.Sprintf("%s at offset %d", pe.What, pe.Offset)
 	}
-	rd.meta.Warnings.Add("damaged-event", "perfetto: %d events or fields of CPU %d's bundle in the packet at offset %d are damaged (%s): skipped, the bundle's other events were read and its CPU is unobserved over the bundle's time", len(holes), cpu, off, what)
+	over := "between the events around each"
+	if whole {
+		over = "over the bundle's time"
+	}
+	rd.meta.Warnings.Add("damaged-event", "perfetto: %d events or fields of CPU %d's bundle in the packet at offset %d are damaged (%s): skipped, the bundle's other events were read and its CPU is unobserved %s", len(holes), cpu, off, what, over)
 }

@@ -487,13 +487,12 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 	// Damage inside a bundle of a known CPU skips what it breaks, not the
 	// bundle (damage.go): a field that breaks the bundle's framing ends it
 	// (the events before it are kept), a damaged event or compact_sched
-	// block is skipped. holes: where (the good events before each, in
-	// bundle order) something was skipped.
-	var holes []int
+	// block is skipped. holes: what was skipped (bundleHoles).
+	var holes []bundleHole
 	var why error
 	var items []item
-	hole := func(err error) {
-		holes = append(holes, len(items))
+	hole := func(err error, whole bool) {
+		holes = append(holes, bundleHole{pos: len(items), whole: whole})
 		why = cmp.Or(why, err)
 	}
 	for _, r := range raw {
@@ -502,7 +501,10 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 			return err
 		}
 		if err != nil {
-			hole(err)
+			// In a bundle of full events, in time order, a damaged one
+			// lay between its neighbours; beside a compact block, whose
+			// previous tasks follow from the switches before, anywhere.
+			hole(err, cs != nil)
 			continue
 		}
 		if ok {
@@ -515,14 +517,14 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 			return err
 		}
 		if err != nil {
-			hole(err)
+			hole(err, true)
 		}
 		for _, e := range c {
 			items = append(items, item{ev: e, compact: true, seq: len(items)})
 		}
 	}
 	if err != nil {
-		hole(err)
+		hole(err, true) // (the bundle's rest, compact block or events, is lost)
 	}
 	sort.SliceStable(items, func(i, j int) bool {
 		a, b := &items[i], &items[j]
@@ -547,7 +549,7 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 		} else {
 			items = slices.Delete(items, bad, bad+1)
 		}
-		hole(errSelfSwitch)
+		hole(errSelfSwitch, true)
 	}
 	base := len(rd.events)
 	for i := range items {
