@@ -301,10 +301,11 @@ func TestAutogroupSampler(t *testing.T) {
 	}
 }
 
-// TestProcSamplerAffinity: of two processes on a 2-CPU machine ("0-1"
-// online), one may run on CPU 1 only (taskset -c 1): the sampler records
-// its Cpus_allowed_list, "1"; the other, allowed every CPU, is left out
-// (new-user pass 26 F2).
+// TestProcSamplerAffinity: of two processes on a 2-CPU machine, one may
+// run on CPU 1 only (taskset -c 1): the sampler records its
+// Cpus_allowed_list, "1" (new-user pass 26 F2); the other's, every CPU,
+// "0-1", is recorded too, so that replay does not infer it pinned where it
+// happened to run (new-user pass 82 F1); a process not read has none.
 func TestProcSamplerAffinity(t *testing.T) {
 	root := t.TempDir()
 	proc := filepath.Join(root, "proc")
@@ -313,9 +314,8 @@ func TestProcSamplerAffinity(t *testing.T) {
 		"proc/21/cgroup": "0::/\n", "proc/21/status": "Name:\thog\nCpus_allowed_list:\t0-1\n",
 	})
 	s := newProcSampler(&groupReader{proc: proc})
-	s.all = "0-1"
 	s.sample(100)
-	if got := s.affinityFor(map[trace.PID]bool{20: true, 21: true}); !cmp.Equal(got, map[trace.PID]string{20: "1"}) {
-		t.Errorf("affinity %v, want 20: 1", got)
+	if got := s.affinityFor(map[trace.PID]bool{20: true, 21: true, 22: true}); !cmp.Equal(got, map[trace.PID]string{20: "1", 21: "0-1"}) {
+		t.Errorf("affinity %v, want 20: 1, 21: 0-1", got)
 	}
 }

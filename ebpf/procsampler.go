@@ -52,10 +52,11 @@ type procSampler struct {
 	readings []trace.CgroupSettings
 	nice     map[string]int
 	// affinity is each process's CPU affinity (Cpus_allowed_list of
-	// /proc/PID/status, its main thread's) when it is not every CPU
-	// online, read with its autogroup.
+	// /proc/PID/status, its main thread's), read with its autogroup; every
+	// CPU too, so that replay knows a process free to run anywhere from
+	// one it did not read (new-user pass 82 F1: a workload that ran on one
+	// CPU while another job held the other was inferred pinned there).
 	affinity map[trace.PID]string
-	all      string // the online CPUs' list (/sys/devices/system/cpu/online)
 }
 
 // startProcSampler reads every process once and then, every
@@ -103,12 +104,8 @@ func sampleEvery(stop <-chan struct{}, took time.Duration, sample func(now int64
 const sampleAtMost = time.Second
 
 func newProcSampler(g *groupReader) *procSampler {
-	all := ""
-	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
-		all = strings.TrimSpace(string(b))
-	}
 	return &procSampler{g: g, of: map[trace.PID]string{}, seen: map[trace.PID]int64{}, rep: map[string]trace.PID{}, nice: map[string]int{},
-		affinity: map[trace.PID]string{}, all: all}
+		affinity: map[trace.PID]string{}}
 }
 
 // sample reads the processes not read before and each autogroup's nice
@@ -135,10 +132,8 @@ func (s *procSampler) sample(now int64) time.Duration {
 		if _, ok := s.seen[pid]; !ok {
 			s.seen[pid] = now
 		}
-		if l, ok := readAffinity(s.g.proc, pid); ok && l != s.all {
+		if l, ok := readAffinity(s.g.proc, pid); ok {
 			s.affinity[pid] = l
-		} else if ok {
-			delete(s.affinity, pid)
 		}
 		path := ""
 		if grp == "/" && s.g.autogroup {
@@ -200,7 +195,7 @@ func readAffinity(proc string, pid trace.PID) (string, bool) {
 }
 
 // affinityFor returns the recorded CPU affinity of the processes pids
-// that may not run on every CPU (nil: none, or no sampler).
+// (nil: none read, or no sampler).
 func (s *procSampler) affinityFor(pids map[trace.PID]bool) map[trace.PID]string {
 	if s == nil {
 		return nil

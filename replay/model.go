@@ -401,6 +401,9 @@ type Task struct {
 	// Affinity is the CPU set the task was inferred to be pinned to (0:
 	// no restriction known); see ModelStats.PinnedTasks.
 	Affinity policies.CPUSet
+	// anyCPU: the recording read the task's process's affinity as every
+	// CPU of the trace (recordedAffinity): no pinning is inferred for it.
+	anyCPU bool
 	// insOn and timeOn are the task's switch-ins and run time in ns per
 	// CPU (recorded runs and lost switch-ins, since the last stopper move),
 	// for inferPinning.
@@ -591,8 +594,12 @@ type ModelStats struct {
 	// pinStray of its run time, over at least pinMinSwitches switch-ins.
 	PinnedTasks int `json:"pinned_tasks"`
 	// AffinityRecorded counts the tasks of those, or of any task of the
-	// trace, whose affinity the recording read (Meta.TaskAffinity).
+	// trace, whose affinity the recording read (Meta.TaskAffinity) as
+	// fewer CPUs than the trace's.
 	AffinityRecorded int `json:"affinity_recorded"`
+	// UnpinnedByRecord counts the tasks whose inferred pinning the
+	// recording's affinity of every CPU undid (recordedAffinity).
+	UnpinnedByRecord int `json:"unpinned_by_record,omitempty"`
 	// BoundKthreads counts the kernel threads bound to one CPU by their
 	// name (ksoftirqd/N, kworker/N:M, ...; bindPerCPUKthreads).
 	BoundKthreads int `json:"bound_kthreads"`

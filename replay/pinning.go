@@ -288,7 +288,7 @@ func (x *extractor) inferIdlePinning() {
 	}
 	for i := range m.Tasks {
 		tk := &m.Tasks[i]
-		if tk.TID <= 0 || tk.Affinity != 0 || i >= len(x.st) {
+		if tk.TID <= 0 || tk.Affinity != 0 || tk.anyCPU || i >= len(x.st) {
 			continue
 		}
 		top, total := 0, int64(0)
@@ -321,7 +321,13 @@ func (x *extractor) inferIdlePinning() {
 // from taskset) that affinity, within the trace's CPUs, when it is fewer
 // than them. It wins over the inferred one: a trace cannot tell a task
 // pinned by taskset from one the balancer left where it was (new-user
-// pass 26 F2: two hogs pinned to CPU 1 beside a free one on CPU 0).
+// pass 26 F2: two hogs pinned to CPU 1 beside a free one on CPU 0). A
+// process read as free to run on every CPU of the trace (recorded since
+// 2026-12-07; earlier files list only the restricted ones) loses the
+// pinning inferPinning and inferTasksetPinning gave it, and
+// inferIdlePinning gives it none (new-user pass 82 F1: a workload that
+// ran on CPU 1 while another job held CPU 0, "4 pinned (taskset)", kept
+// on CPU 1 by a 4-CPU prediction).
 func (x *extractor) recordedAffinity() {
 	m := x.m
 	if len(m.Meta.TaskAffinity) == 0 || m.NrCPUs < 2 {
@@ -339,7 +345,16 @@ func (x *extractor) recordedAffinity() {
 				mask |= policies.CPUSet(1) << uint(c)
 			}
 		}
-		if mask == 0 || mask.Count() >= m.NrCPUs {
+		if mask == 0 {
+			continue
+		}
+		if mask.Count() >= m.NrCPUs {
+			tk.anyCPU = true
+			if tk.Affinity != 0 {
+				tk.Affinity = 0
+				m.Stats.PinnedTasks--
+				m.Stats.UnpinnedByRecord++
+			}
 			continue
 		}
 		if tk.Affinity == 0 && tk.Workload {

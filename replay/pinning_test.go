@@ -176,13 +176,20 @@ func TestInferIdlePinning(t *testing.T) {
 // TestRecordedAffinity: a 2-CPU trace whose recording read process 7's
 // affinity as CPU 1 and process 8's as both CPUs: 7's two threads get CPU
 // 1 (mask 2, counted twice in AffinityRecorded), 8 none; a CPU outside
-// the trace (5) is dropped from a list.
+// the trace (5) is dropped from a list. Process 8's task, inferred pinned
+// to CPU 0 (mask 1, counted in PinnedTasks) where it happened to run,
+// loses that pinning (new-user pass 82 F1): PinnedTasks 1 -> 0,
+// UnpinnedByRecord 1, and inferIdlePinning passes it by.
 func TestRecordedAffinity(t *testing.T) {
-	m := &Model{NrCPUs: 2, WorkloadRoot: -1, Tasks: []Task{{TID: 7, PID: 7}, {TID: 9, PID: 7}, {TID: 8, PID: 8}}}
+	m := &Model{NrCPUs: 2, WorkloadRoot: -1, Tasks: []Task{{TID: 7, PID: 7}, {TID: 9, PID: 7}, {TID: 8, PID: 8, Affinity: 1, Workload: true}}}
+	m.Stats.PinnedTasks = 1
 	m.Meta.TaskAffinity = map[trace.PID][]trace.CPU{7: {1, 5}, 8: {0, 1}}
 	x := &extractor{m: m}
 	x.recordedAffinity()
 	if m.Tasks[0].Affinity != 2 || m.Tasks[1].Affinity != 2 || m.Tasks[2].Affinity != 0 || m.Stats.AffinityRecorded != 2 {
 		t.Errorf("affinities %v %v %v, %d recorded; want 2 2 0, 2", m.Tasks[0].Affinity, m.Tasks[1].Affinity, m.Tasks[2].Affinity, m.Stats.AffinityRecorded)
+	}
+	if m.Stats.PinnedTasks != 0 || m.Stats.UnpinnedByRecord != 1 || !m.Tasks[2].anyCPU {
+		t.Errorf("pinned %d, unpinned %d, anyCPU %v; want 0, 1, true", m.Stats.PinnedTasks, m.Stats.UnpinnedByRecord, m.Tasks[2].anyCPU)
 	}
 }

@@ -175,10 +175,11 @@ type Meta struct {
 	// calls setsid(2) as it starts), so a process that called setsid(2)
 	// later keeps its old session here.
 	TaskAutogroups map[PID]string
-	// TaskAffinity maps the processes of the trace that could not run on
-	// every CPU to the CPUs they could (their main thread's
+	// TaskAffinity maps the processes of the trace whose CPU affinity the
+	// recording read to the CPUs they could run on (their main thread's
 	// Cpus_allowed_list, as traceview record read it with their
-	// autogroup); nil when the source carries none.
+	// autogroup): every process it read since 2026-12-07, only those that
+	// could not run on every CPU before; nil when the source carries none.
 	TaskAffinity map[PID][]CPU
 	// Stacks is the stack table that Event.Stack indexes: Stacks[i].ID ==
 	// i+1. Complete once the source has returned io.EOF (a stream may

@@ -754,7 +754,7 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 		}
 		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s%s%s; %s\n", why, set, censored, pinned, recordedAffinityText(st), pools)
 	} else {
-		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned (taskset) to the CPUs they ran on%s; %s\n",
+		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the CPUs they ran on (taskset: inferred from a trace where they ran nowhere else, or read by the recording)%s; %s\n",
 			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, recordedAffinityText(st), pools)
 	}
 	tick := "inferred from the trace"
@@ -1039,12 +1039,18 @@ func pluralES(n int, noun string) string {
 // recordedAffinityText says, for the workload line, how many tasks took
 // the CPU affinity the recording read ("" when none).
 func recordedAffinityText(st replay.ModelStats) string {
-	if st.AffinityRecorded == 0 {
-		return ""
+	text := ""
+	if st.AffinityRecorded > 0 {
+		// Of the whole trace, not only the workload this line counts (new-
+		// user pass 65 F5: "4 tasks ...; 6 tasks with the CPU affinity").
+		text = fmt.Sprintf("; %s of the trace (in the workload or not) with the CPU affinity the recording read (Cpus_allowed_list)", plural(st.AffinityRecorded, "task"))
 	}
-	// Of the whole trace, not only the workload this line counts (new-
-	// user pass 65 F5: "4 tasks ...; 6 tasks with the CPU affinity").
-	return fmt.Sprintf("; %s of the trace (in the workload or not) with the CPU affinity the recording read (Cpus_allowed_list)", plural(st.AffinityRecorded, "task"))
+	if st.UnpinnedByRecord > 0 {
+		// (new-user pass 82 F1: a workload that ran on one CPU while
+		// another job held the other, "4 pinned (taskset)".)
+		text += fmt.Sprintf("; %s ran on one CPU but may run on every CPU, as the recording read: not pinned", plural(st.UnpinnedByRecord, "task"))
+	}
+	return text
 }
 
 // namesText joins task names (or selectors) for a line of text, each
