@@ -193,3 +193,22 @@ func TestRecordedAffinity(t *testing.T) {
 		t.Errorf("pinned %d, unpinned %d, anyCPU %v; want 0, 1, true", m.Stats.PinnedTasks, m.Stats.UnpinnedByRecord, m.Tasks[2].anyCPU)
 	}
 }
+
+// TestOtherCPUIdled: a workload that stayed on CPU 1 says it was pinned
+// only when another CPU idled at least pinOtherIdle (50 %) of the trace.
+// By hand: tasks over 0..1000 ns; CPU 0 busy 990 ns (1 % idle): no; busy
+// 400 ns (60 % idle): yes.
+func TestOtherCPUIdled(t *testing.T) {
+	for _, c := range []struct {
+		busy0 int64
+		want  bool
+	}{{990, false}, {400, true}} {
+		m := &Model{NrCPUs: 2, Tasks: []Task{
+			{TID: 5, Start: 0, Last: 1000, timeOn: []int64{c.busy0, 0}},
+			{TID: 6, Start: 10, Last: 900, timeOn: []int64{0, 800}},
+		}}
+		if got := otherCPUIdled(m, 1); got != c.want {
+			t.Errorf("CPU 0 busy %d of 1000 ns: %v, want %v", c.busy0, got, c.want)
+		}
+	}
+}

@@ -754,7 +754,7 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 		}
 		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s%s%s; %s\n", why, set, censored, pinned, recordedAffinityText(st), pools)
 	} else {
-		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the CPUs they ran on (taskset: inferred from a trace where they ran nowhere else, or read by the recording)%s; %s\n",
+		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the CPUs they ran on (taskset: inferred where they ran on no other CPU while one idled, or read by the recording)%s; %s\n",
 			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, recordedAffinityText(st), pools)
 	}
 	tick := "inferred from the trace"
