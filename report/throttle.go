@@ -1012,7 +1012,12 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 				// 19 F1 blamed contention for a damaged block's 2.8 s).
 				ct.KernelNote = fmt.Sprintf("the file lost %d events in damaged or cut parts, which the kernel's counts cover and the inference does not: not compared", meta.LostInFile)
 			}
-			ct.LostWindows, ct.LostEvents = g.lostDuring(meta)
+			if ct.QuotaNS > 0 || ct.Settings == "unknown" && !ct.Autogroup {
+				// (Only where a throttle could hide: new-user pass 83 F3
+				// gave autogroups, "never throttled", and a group of no
+				// quota a throttle "lower bound".)
+				ct.LostWindows, ct.LostEvents = g.lostDuring(meta)
+			}
 		}
 		ct.Runtime, ct.Span = g.runtime, span
 		if span > 0 {

@@ -116,7 +116,13 @@ type Reader struct {
 	lossAhead []trace.LostWindow
 	lossAt    map[lossKey]bool
 	heldEv    *trace.Event
-	holeCount uint64
+	// lastOn is each CPU's last event time, and streamLost the loss
+	// windows of the recorder's KindLost events as read (from that CPU's
+	// event before to the loss), for Meta.Lost of a file without its
+	// trailer (streamLosses).
+	lastOn     map[trace.CPU]int64
+	streamLost []trace.LostWindow
+	holeCount  uint64
 	// pending are the event blocks found damaged since the last intact
 	// new block, and pendingSkips the bytes skipped after them (a frame
 	// header lost): held back until the next intact block says whether
@@ -1351,12 +1357,16 @@ func (r *Reader) Next() (trace.Event, error) {
 		} else {
 			var err error
 			if e, err = r.next(); err != nil {
+				if err == io.EOF {
+					r.streamLosses()
+				}
 				return e, err
 			}
 			if e.Kind == trace.KindLost && r.lossAt[lossKey{e.CPU, e.Time}] {
 				delete(r.lossAt, lossKey{e.CPU, e.Time})
 				continue // delivered at its start
 			}
+			r.noteLoss(&e)
 		}
 		if len(r.lossAhead) > 0 && e.Time > 0 && r.lossAhead[0].Start <= e.Time {
 			w := r.lossAhead[0]
@@ -1368,6 +1378,39 @@ func (r *Reader) Next() (trace.Event, error) {
 		}
 		return e, nil
 	}
+}
+
+// noteLoss keeps, while the trailer is not read, each CPU's last event
+// time and the loss window of each KindLost of a CPU the file holds (the
+// recorder's: from the CPU's event before it to it, with its count).
+func (r *Reader) noteLoss(e *trace.Event) {
+	if r.gotTail || e.CPU < 0 {
+		return
+	}
+	if r.lastOn == nil {
+		r.lastOn = map[trace.CPU]int64{}
+	}
+	if e.Kind == trace.KindLost {
+		start, ok := r.lastOn[e.CPU]
+		if !ok {
+			start = r.meta.FirstTime
+		}
+		r.streamLost = append(r.streamLost, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: min(start, e.Time), End: e.Time})
+	}
+	r.lastOn[e.CPU] = max(r.lastOn[e.CPU], e.Time)
+}
+
+// streamLosses gives a file that ended without its trailer (cut short:
+// the recorder killed, a copy interrupted) the loss windows its stream
+// held, which the trailer lists for a whole file (new-user pass 83 F1:
+// "0 reported lost by the recorder" for a capture whose kept part held
+// the losses).
+func (r *Reader) streamLosses() {
+	if r.gotTail || len(r.streamLost) == 0 {
+		return
+	}
+	r.meta.Lost = append(r.meta.Lost, r.streamLost...)
+	r.streamLost = nil
 }
 
 // next is Next without the losses delivered ahead.
