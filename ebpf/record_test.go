@@ -338,14 +338,8 @@ func TestAssemblerLossWindow(t *testing.T) {
 	}
 	b.watermark = 100 + ReorderWindow
 
-	type out struct {
-		T     int64
-		CPU   trace.CPU
-		Kind  trace.Kind
-		Count uint64
-	}
-	var got []out
-	emit := func(e trace.Event) error { got = append(got, out{e.Time, e.CPU, e.Kind, e.Count}); return nil }
+	type out = asmOut
+	got, emit := collectAsm()
 	a := assembler{dec: newDecoder(false, false)}
 	if err := a.batch(&b, emit); err != nil {
 		t.Fatal(err)
@@ -358,9 +352,23 @@ func TestAssemblerLossWindow(t *testing.T) {
 		{30, 1, trace.KindLost, 5}, {30, 1, trace.KindSwitch, 0},
 		{1000, 0, trace.KindLost, 7}, // noticed at 1000 > the last event (30)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, *got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
+}
+
+// asmOut is what the assembler tests compare of an emitted event.
+type asmOut struct {
+	T     int64
+	CPU   trace.CPU
+	Kind  trace.Kind
+	Count uint64
+}
+
+// collectAsm returns the list an emit function appends to, and it.
+func collectAsm() (*[]asmOut, func(trace.Event) error) {
+	got := &[]asmOut{}
+	return got, func(e trace.Event) error { *got = append(*got, asmOut{e.Time, e.CPU, e.Kind, e.Count}); return nil }
 }
 
 // TestAssemblerLossDue: a loss that no record of its CPU follows is
@@ -382,14 +390,8 @@ func TestAssemblerLossDue(t *testing.T) {
 	b1.watermark = 100 + ReorderWindow
 	b2.recs = sw(1500, 1)
 	b2.watermark = 2000 + ReorderWindow
-	type out struct {
-		T     int64
-		CPU   trace.CPU
-		Kind  trace.Kind
-		Count uint64
-	}
-	var got []out
-	emit := func(e trace.Event) error { got = append(got, out{e.Time, e.CPU, e.Kind, e.Count}); return nil }
+	type out = asmOut
+	got, emit := collectAsm()
 	a := assembler{dec: newDecoder(false, false)}
 	for _, b := range []*batch{&b1, &b2} {
 		if err := a.batch(b, emit); err != nil {
@@ -397,15 +399,15 @@ func TestAssemblerLossDue(t *testing.T) {
 		}
 	}
 	want := []out{{25, 0, trace.KindSwitch, 0}, {1000, 0, trace.KindLost, 7}, {1500, 1, trace.KindSwitch, 0}}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, *got); diff != "" {
 		t.Errorf("before finish (-want +got):\n%s", diff)
 	}
-	n := len(got)
+	n := len(*got)
 	if err := a.finish(emit); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != n {
-		t.Errorf("finish emitted %v more", got[n:])
+	if len(*got) != n {
+		t.Errorf("finish emitted %v more", (*got)[n:])
 	}
 }
 
