@@ -305,7 +305,8 @@ func TestAutogroupSampler(t *testing.T) {
 // run on CPU 1 only (taskset -c 1): the sampler records its
 // Cpus_allowed_list, "1" (new-user pass 26 F2); the other's, every CPU,
 // "0-1", is recorded too, so that replay does not infer it pinned where it
-// happened to run (new-user pass 82 F1); a process not read has none.
+// happened to run (new-user pass 82 F1); a process not read has none, nor
+// one that exec'd after it was read.
 func TestProcSamplerAffinity(t *testing.T) {
 	root := t.TempDir()
 	proc := filepath.Join(root, "proc")
@@ -315,7 +316,12 @@ func TestProcSamplerAffinity(t *testing.T) {
 	})
 	s := newProcSampler(&groupReader{proc: proc})
 	s.sample(100)
-	if got := s.affinityFor(map[trace.PID]bool{20: true, 21: true, 22: true}); !cmp.Equal(got, map[trace.PID]string{20: "1", 21: "0-1"}) {
+	if got := s.affinityFor(map[trace.PID]bool{20: true, 21: true, 22: true}, map[trace.PID]int64{21: 50}); !cmp.Equal(got, map[trace.PID]string{20: "1", 21: "0-1"}) {
 		t.Errorf("affinity %v, want 20: 1, 21: 0-1", got)
+	}
+	// A process that exec'd after its reading (at 150; read at 100):
+	// taskset may have set its mask in between (new-user pass 84 F2).
+	if got := s.affinityFor(map[trace.PID]bool{20: true, 21: true}, map[trace.PID]int64{21: 150}); !cmp.Equal(got, map[trace.PID]string{20: "1"}) {
+		t.Errorf("affinity %v, want 20: 1 (21 exec'd after its reading)", got)
 	}
 }

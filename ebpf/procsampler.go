@@ -57,6 +57,9 @@ type procSampler struct {
 	// one it did not read (new-user pass 82 F1: a workload that ran on one
 	// CPU while another job held the other was inferred pinned there).
 	affinity map[trace.PID]string
+	// readAt is when each process's affinity was last read (trace
+	// clock).
+	readAt map[trace.PID]int64
 }
 
 // startProcSampler reads every process once and then, every
@@ -105,7 +108,7 @@ const sampleAtMost = time.Second
 
 func newProcSampler(g *groupReader) *procSampler {
 	return &procSampler{g: g, of: map[trace.PID]string{}, seen: map[trace.PID]int64{}, rep: map[string]trace.PID{}, nice: map[string]int{},
-		affinity: map[trace.PID]string{}}
+		affinity: map[trace.PID]string{}, readAt: map[trace.PID]int64{}}
 }
 
 // sample reads the processes not read before and each autogroup's nice
@@ -133,7 +136,7 @@ func (s *procSampler) sample(now int64) time.Duration {
 			s.seen[pid] = now
 		}
 		if l, ok := readAffinity(s.g.proc, pid); ok {
-			s.affinity[pid] = l
+			s.affinity[pid], s.readAt[pid] = l, now
 		}
 		path := ""
 		if grp == "/" && s.g.autogroup {
@@ -195,8 +198,14 @@ func readAffinity(proc string, pid trace.PID) (string, bool) {
 }
 
 // affinityFor returns the recorded CPU affinity of the processes pids
-// (nil: none read, or no sampler).
-func (s *procSampler) affinityFor(pids map[trace.PID]bool) map[trace.PID]string {
+// (nil: none read, or no sampler), but for a process whose last reading
+// came before its last exec (execAt, trace clock): `taskset -c 1 CMD`
+// sets the mask between its fork and the exec of CMD, and a process read
+// at its fork (a sampler interval stretched to 1 s on a loaded machine
+// read it only then) had the parent's mask, every CPU, which undid the
+// pinning replay inferred (new-user pass 82's fix; pass 84 F2: a
+// taskset-pinned hog spread over 4 CPUs).
+func (s *procSampler) affinityFor(pids map[trace.PID]bool, execAt map[trace.PID]int64) map[trace.PID]string {
 	if s == nil {
 		return nil
 	}
@@ -204,12 +213,14 @@ func (s *procSampler) affinityFor(pids map[trace.PID]bool) map[trace.PID]string 
 	defer s.mu.Unlock()
 	var out map[trace.PID]string
 	for pid := range pids {
-		if l, ok := s.affinity[pid]; ok {
-			if out == nil {
-				out = map[trace.PID]string{}
-			}
-			out[pid] = l
+		l, ok := s.affinity[pid]
+		if !ok || s.readAt[pid] < execAt[pid] {
+			continue
 		}
+		if out == nil {
+			out = map[trace.PID]string{}
+		}
+		out[pid] = l
 	}
 	return out
 }

@@ -417,6 +417,10 @@ type segment struct {
 	// its switches name, whose groups finish reads again at the end.
 	groups *groupSnapshot
 	pids   map[trace.PID]bool
+	// execAt is each process's last exec (sched_process_exec) time in the
+	// file: an affinity read before it may predate the taskset that ran
+	// the program (procSampler.affinityFor).
+	execAt map[trace.PID]int64
 	// v1 attributes tasks to their cgroup v1 cpu groups (nil without a v1
 	// cpu hierarchy).
 	v1 *v1Attrib
@@ -494,7 +498,7 @@ func CreateOutput(path string) (*os.File, error) {
 // openSegment starts a file (or Out when path is "") with header h and the
 // names of the threads of /proc.
 func (r *Recorder) openSegment(path string, h tvf.Header) (*segment, error) {
-	s := &segment{path: path, last: map[trace.CPU]int64{}, cgroups: map[uint64]bool{}, pids: map[trace.PID]bool{},
+	s := &segment{path: path, last: map[trace.CPU]int64{}, cgroups: map[uint64]bool{}, pids: map[trace.PID]bool{}, execAt: map[trace.PID]int64{},
 		cgRoot: r.cfg.CgroupRoot, procs: r.procs}
 	s.groups = r.groups.snapshot(monotonicNow())
 	s.v1 = newV1Attrib(r.v1)
@@ -557,6 +561,9 @@ func (s *segment) write(e trace.Event) error {
 	if e.Kind == trace.KindWaking && e.FromIRQ == trace.Unknown {
 		s.irqUnknown++
 	}
+	if e.Kind == trace.KindExec && e.PID > 0 {
+		s.execAt[e.PID] = max(s.execAt[e.PID], e.Time)
+	}
 	if e.Kind == trace.KindLost {
 		from, ok := s.last[e.CPU]
 		if !ok {
@@ -613,7 +620,7 @@ func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 	set, stats, taskAG := r.groups.finish(s.groups, cgroups, s.pids, monotonicNow(), r.cfg.Ring == nil, s.stopStats, first, agOf, agReadings, r.settings)
 	s.w.SetCgroupSettings(set)
 	s.w.SetTaskAutogroups(taskAG)
-	s.w.SetTaskAffinity(r.procs.affinityFor(s.pids))
+	s.w.SetTaskAffinity(r.procs.affinityFor(s.pids, s.execAt))
 	s.w.SetCgroupStats(stats)
 	s.w.SetStacks(stacks)
 	ws := append(s.warnings, r.c.Warnings()...)

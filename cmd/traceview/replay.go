@@ -597,6 +597,32 @@ func censoredNames(m *replay.Model) string {
 	return commNames(m, idx)
 }
 
+// pinnedNames names the workload's pinned tasks with their CPUs, for the
+// workload line: " (hog:10664 on CPU 1, hog:10665 on CPU 1)", four at
+// most and then by command (commNames); "" for none. By TID, as tasks of
+// one name may be pinned or not (new-user pass 84 F3: two hogs, one kept
+// pinned, the line gave a bare count).
+func pinnedNames(m *replay.Model) string {
+	var idx []int
+	for i := range m.Tasks {
+		if m.Tasks[i].Workload && m.Tasks[i].Affinity != 0 {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == 0 {
+		return ""
+	}
+	if len(idx) > 4 {
+		return " (" + commNames(m, idx) + ")"
+	}
+	var parts []string
+	for _, i := range idx {
+		tk := &m.Tasks[i]
+		parts = append(parts, fmt.Sprintf("%s:%d on CPU %s", termsafe.Label(tk.Comm), tk.TID, tk.Affinity))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
 // censoredAsleep counts the censored tasks of m asleep at the capture's
 // end (the traced command, censorLiveRoot): their last burst ends in a
 // block, not with the trace.
@@ -754,8 +780,8 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 		}
 		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s%s%s; %s\n", why, set, censored, pinned, recordedAffinityText(st), pools)
 	} else {
-		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the CPUs they ran on (taskset: inferred where they ran on no other CPU while one idled, or read by the recording)%s; %s\n",
-			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, recordedAffinityText(st), pools)
+		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the CPUs they ran on%s (taskset: inferred where they ran on no other CPU while one idled, or read by the recording)%s; %s\n",
+			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pinnedNames(m), recordedAffinityText(st), pools)
 	}
 	tick := "inferred from the trace"
 	if m.HZ == 0 || hz != m.HZ {
