@@ -177,6 +177,10 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	fmt.Fprintln(w, "  Throttled: periods the group spent throttled (cpu.stat nr_throttled) and throttled time summed over")
 	fmt.Fprintln(w, "  CPUs (cpu.stat throttled_time), inferred from the schedule. A task's Throttled ms is the part of its own")
 	fmt.Fprintln(w, "  delays spent throttled: tasks queued together through one throttle each count all of it.")
+	if slices.ContainsFunc(groups, func(g CgroupThrottle) bool { return g.ThrottledCounted }) {
+		fmt.Fprintln(w, "  Of a prediction: the groups' Throttled figures are the replay's own count of the throttles it simulated (its")
+		fmt.Fprintln(w, "  cpu.stat), not inferred; its tasks' Throttled ms are still inferred.")
+	}
 	fmt.Fprintln(w, "  Weight: cpu.weight (100 the default; v1 cpu.shares in parentheses, 1024 = weight 100); \"-\": not recorded or stated.")
 	// (new-user pass 76 F1: the rows' 4115.323 ms against TOTAL's 4138.098,
 	// the root's kernel threads nowhere said.)

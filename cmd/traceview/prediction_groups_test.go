@@ -41,6 +41,9 @@ func TestPredictionCarriesReplayCounts(t *testing.T) {
 		WeightSet string `json:"weight_settings"`
 		Kernel    *stat  `json:"kernel_cpu_stat"`
 		Predicted bool   `json:"kernel_cpu_stat_predicted"`
+		Periods   int64  `json:"throttled_periods"`
+		Throttled int64  `json:"throttled_ns"`
+		Counted   bool   `json:"throttled_counted"`
 	}
 	type latDoc struct {
 		Cgroups []group `json:"cgroups"`
@@ -64,6 +67,11 @@ func TestPredictionCarriesReplayCounts(t *testing.T) {
 	}
 	if h.Kernel != nil {
 		t.Errorf("/p7h (no quota) has cpu.stat %+v", h.Kernel)
+	}
+	// The group's Throttled figures are that count, not the inference
+	// (new-user pass 84 F4: 341.912 ms inferred beside 132.621 counted).
+	if !q.Counted || q.Periods != want.NrThrottled || q.Throttled != want.ThrottledNS {
+		t.Errorf("/p7q throttled %d periods, %d ns (counted %v), want the replay's %d, %d", q.Periods, q.Throttled, q.Counted, want.NrThrottled, want.ThrottledNS)
 	}
 	out, _, _ := runCLI(t, "latency", "-i", pred)
 	if !strings.Contains(out, "/p7q: the replay's cpu.stat counted ") || strings.Contains(out, "the kernel's") || !strings.Contains(out, "A prediction's span is its own, first to last event") {
