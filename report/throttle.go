@@ -109,7 +109,7 @@ type CgroupThrottle struct {
 	// ThrottledCounted: ThrottledPeriods and Throttled are a prediction's
 	// own count of the throttles it simulated (its cpu.stat, Kernel), not
 	// inferred from the schedule.
-	ThrottledCounted bool `json:"throttled_counted,omitempty"`
+	ThrottledCounted bool  `json:"throttled_counted,omitempty"`
 	ThrottledWall    int64 `json:"throttled_wall_ns"`
 	ThrottledDelay   int64 `json:"throttled_delay_ns"`
 	// QuotaNS and PeriodNS are the group's CFS bandwidth settings as used
