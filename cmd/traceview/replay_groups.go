@@ -233,7 +233,9 @@ func writeGroupThrottle(w io.Writer, stats []policies.GroupStats, groups []repla
 			case g.Settings == "unknown":
 				how = "inferred from the schedule; the recording's quota unknown: --recorded-cgroup " + termsafe.Name(g.Path) + ":max=QUOTA/PERIOD states it"
 			}
-			line += fmt.Sprintf("; recorded%s %d throttled periods, %s ms (%s); ratio %s", unlimited, g.ThrottledPeriods, msf(g.Throttled), how, ratio(st.ThrottledNS, g.Throttled))
+			// (Not "recorded": new-user pass 85 F4 read an inference 17 %
+			// below the kernel's count as the recording's.)
+			line += fmt.Sprintf("; the recording's%s %d throttled periods, %s ms (%s: a lower bound, no cpu.stat reading to check it); ratio %s", unlimited, g.ThrottledPeriods, msf(g.Throttled), how, ratio(st.ThrottledNS, g.Throttled))
 		}
 		fmt.Fprintln(w, line)
 	}

@@ -457,7 +457,7 @@ func TestReplayGroupThrottleScored(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	line := fmt.Sprintf("  /tv-svc: predicted %d throttled periods of %d, %s ms throttled; recorded %d throttled periods, %s ms (inferred from the schedule and the stated quota); ratio %s\n",
+	line := fmt.Sprintf("  /tv-svc: predicted %d throttled periods of %d, %s ms throttled; the recording's %d throttled periods, %s ms (inferred from the schedule and the stated quota: a lower bound, no cpu.stat reading to check it); ratio %s\n",
 		gs.NrThrottled, gs.NrPeriods, msf(gs.ThrottledNS), want.Periods, msf(want.Throttled), ratio(gs.ThrottledNS, want.Throttled))
 	if !strings.Contains(out, line) {
 		t.Fatalf("output lacks %q:\n%s", line, out)
