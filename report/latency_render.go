@@ -117,6 +117,11 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 	}
 	if len(res.Cgroups) > 0 {
 		bw.WriteString("\n")
+		if f := res.Options.Filter; f != nil && (f.PIDs != nil || f.TIDs != nil || f.Comms != nil) {
+			// (new-user pass 85 F6: the whole trace's groups under a
+			// filtered, or empty, task table, said only in docs/filters.md.)
+			bw.WriteString("  Task groups: every task of each group, not only the rows above (--pid, --tid and --comm select task rows; --cgroup selects groups)\n")
+		}
 		WriteCgroupTable(bw, res.Cgroups)
 		for _, l := range res.WhatIfGroups {
 			bw.WriteString("  " + l + "\n")
