@@ -121,6 +121,9 @@ type Reader struct {
 	// block (damage.go drops a damaged block whole).
 	spans   []bundleSpan
 	compact []uint64
+	// taskCgroup: each thread's cgroup label of a thread track
+	// (trackDescriptor): a path, or "id N".
+	taskCgroup map[trace.TID]string
 }
 
 // NewReader decodes all of r. Errors wrap trace.ErrCorrupt (as a
@@ -329,6 +332,8 @@ func (rd *Reader) packet(pkt []byte, off int64) error {
 			return rd.ftraceStats(b, off)
 		case fPacketTraceStats:
 			return rd.traceStats(b, off)
+		case fPacketTrackDescriptor:
+			return rd.trackDescriptor(b, off)
 		case fPacketTraceAttributes:
 			return rd.traceAttributes(b, off)
 		case fPacketCompressed:
@@ -950,6 +955,7 @@ func (rd *Reader) finish(cut bool) {
 		rd.meta.Lost = rd.carriedLost
 	}
 	rd.damageWindows()
+	rd.applyCgroups()
 	if rd.finalFlushFailed && !rd.meta.Cut() {
 		rd.meta.Warnings.Add("truncated", "perfetto: the trace's final flush failed (TraceStats final_flush_outcome): events may have followed the last one read, how many is unknown")
 	}

@@ -467,13 +467,34 @@ func TestCgroupTracks(t *testing.T) {
 	if diff := cmp.Diff(wantProcs, procs); diff != "" {
 		t.Errorf("process labels (-want +got):\n%s", diff)
 	}
-	// The reader still reads the events (it skips the track descriptors).
-	back, err := trace.ReadAll(open(t, "cgroup.pftrace", buf.Bytes()))
+	// Read back, each task's switch-outs carry its cgroup from its thread
+	// track (new-user pass 85 F2: every task read back in "(no cgroup
+	// recorded)"): the latest one Write kept, the path named in
+	// Meta.Cgroups, an unresolved id as itself; the idle task and a task
+	// with no track, none.
+	src := open(t, "cgroup.pftrace", buf.Bytes())
+	back, err := trace.ReadAll(src)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := countKind(back, trace.KindSwitch); n != len(evs) {
 		t.Errorf("read back %d switches, want %d", n, len(evs))
+	}
+	paths := src.Meta().Cgroups
+	got := map[trace.TID]string{}
+	for _, e := range back {
+		if e.Kind != trace.KindSwitch {
+			continue
+		}
+		p, ok := paths[e.Cgroup]
+		if !ok {
+			p = fmt.Sprintf("id %d", e.Cgroup)
+		}
+		got[e.TID] = p
+	}
+	want := map[trace.TID]string{10: "/b", 11: "/system.slice/a.service", 12: "id 99", 0: "id 0", 13: "id 0"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("read-back cgroups by switched-out task (-want +got):\n%s", diff)
 	}
 }
 
