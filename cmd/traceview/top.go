@@ -314,6 +314,9 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	clear := o.output == "table" && isTerminal(out)
 	windows := 0
 	var names topNames
+	if o.by == "cgroup" && ebpf.AutogroupEnabled("/proc") == 1 {
+		names.autogroups = map[trace.PID]string{}
+	}
 	for {
 		names.start(before)
 		if !waitWindow(ctx, top, window, &names) {
@@ -328,7 +331,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		stats := ebpf.Window(before, after, since, uint64(since))
 		var cgroups map[uint64]string
 		if o.by == "cgroup" {
-			cgroups = topCgroups(stats, v1, since, now)
+			cgroups = topCgroups(stats, v1, since, now, names.autogroups)
 			noteV1Moves(cmd.ErrOrStderr(), stats, v1, since, now, windows == 0)
 		}
 		rows := groupTop(stats, o.by, cgroups)
@@ -448,7 +451,7 @@ func topMovedRow(path string) string {
 // that the group is a row. A task that moved between v1 groups within the
 // window (since, now] is in a row of its own per destination
 // (topMovedRow), not in a group's.
-func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since, now int64) map[uint64]string {
+func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since, now int64, seen map[trace.PID]string) map[uint64]string {
 	ids := map[uint64]bool{}
 	v1ids := map[string]uint64{}
 	names := map[uint64]string{}
@@ -479,7 +482,7 @@ func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since, now int64) map[
 	for id, p := range names {
 		cgroups[id] = p
 	}
-	topAutogroups(stats, cgroups)
+	topAutogroups(stats, cgroups, seen)
 	return cgroups
 }
 
@@ -490,9 +493,10 @@ func topCgroups(stats []ebpf.TaskStat, v1 *ebpf.V1Groups, since, now int64) map[
 // a task of the root group is scheduled in its session's autogroup, a
 // task group of its own (kernel/sched/autogroup.c task_wants_autogroup,
 // v6.18). Before, top put every session's tasks in one "/" row (new-user
-// pass 72 F3). A process gone by now, or a kernel thread (no autogroup
-// file), stays in "/".
-func topAutogroups(stats []ebpf.TaskStat, cgroups map[uint64]string) {
+// pass 72 F3). A process gone by now has the autogroup the window's
+// readings saw it in (seen: topNames.autogroups); a kernel thread (no
+// autogroup file) stays in "/".
+func topAutogroups(stats []ebpf.TaskStat, cgroups map[uint64]string, seen map[trace.PID]string) {
 	if ebpf.AutogroupEnabled("/proc") != 1 {
 		return
 	}
@@ -503,10 +507,14 @@ func topAutogroups(stats []ebpf.TaskStat, cgroups map[uint64]string) {
 		}
 		id, ok := of[s.PID]
 		if !ok {
+			path := ""
 			if ag, read := ebpf.ReadAutogroup("/proc", s.PID); read {
-				if aid, valid := trace.AutogroupCgroupID(ag.Path); valid {
-					id, cgroups[aid] = aid, ag.Path
-				}
+				path = ag.Path
+			} else {
+				path = seen[s.PID] // (gone: as a reading in the window saw it)
+			}
+			if aid, valid := trace.AutogroupCgroupID(path); valid {
+				id, cgroups[aid] = aid, path
 			}
 			of[s.PID] = id
 		}

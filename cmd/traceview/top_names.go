@@ -44,6 +44,12 @@ func procComm(tid trace.TID, comm string) string {
 // it each name's run time and switches in (renamed).
 type topNames struct {
 	tasks map[trace.TID]*topNamesOf
+	// autogroups, when not nil (top --by cgroup with the autogroup sysctl
+	// on), is each process's autogroup path as first read by observe ("":
+	// none), for topAutogroups to use when the process is gone by the
+	// window's end (new-user pass 85 F1: a setsid session that ended
+	// inside the window read as "/").
+	autogroups map[trace.PID]string
 }
 
 // topNamesOf is one task's: its name and totals at the latest reading, its
@@ -76,6 +82,10 @@ func (n *topNames) start(before map[trace.TID]ebpf.TaskStat) {
 // is named by /proc instead, its name now.
 func (n *topNames) observe(snap map[trace.TID]ebpf.TaskStat) {
 	for tid, s := range snap {
+		if _, read := n.autogroups[s.PID]; n.autogroups != nil && s.PID > 0 && !read {
+			ag, _ := ebpf.ReadAutogroup("/proc", s.PID)
+			n.autogroups[s.PID] = ag.Path
+		}
 		t := n.tasks[tid]
 		if t == nil {
 			t = &topNamesOf{comm: s.Comm}
