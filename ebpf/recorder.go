@@ -65,6 +65,11 @@ type RecordConfig struct {
 	Abort <-chan struct{}
 	// Log, when set, gets one line per file written (ring dumps, rotation).
 	Log io.Writer
+	// CloseWarnings, when set, is called as each file is closed, before
+	// its trailer is written: warnings of the file that only the caller
+	// knows (record: the traced command still running when --duration
+	// ended the capture), nil for none.
+	CloseWarnings func() []trace.Warning
 }
 
 // Summary is what a Recorder wrote.
@@ -624,6 +629,9 @@ func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
 	s.w.SetCgroupStats(stats)
 	s.w.SetStacks(stacks)
 	ws := append(s.warnings, r.c.Warnings()...)
+	if r.cfg.CloseWarnings != nil {
+		ws = append(ws, r.cfg.CloseWarnings()...)
+	}
 	if m := r.c.RecursionMisses(); m > r.sum.RecursionMisses {
 		// Since the last file closed: each is a scheduler event this
 		// file may lack, with no loss record to say where.
@@ -792,3 +800,8 @@ func (s *segment) offlineWindows(cpus []trace.CPU) error {
 	}
 	return nil
 }
+
+// SetCloseWarnings sets RecordConfig.CloseWarnings, for a caller that
+// knows them only after NewRecorder (record starts the traced command
+// then). Call it before Run.
+func (r *Recorder) SetCloseWarnings(f func() []trace.Warning) { r.cfg.CloseWarnings = f }

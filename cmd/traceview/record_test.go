@@ -91,8 +91,8 @@ func TestRecordCommandStatus(t *testing.T) {
 
 // TestRecordDurationLeavesCommand: a capture that --duration stops
 // before its command ends leaves the command running, as perf does, and
-// says so; before, record exited 0 in silence while help said it exits
-// with the command's status.
+// says so, on stderr and in the file; before, record exited 0 in silence
+// while help said it exits with the command's status.
 func TestRecordDurationLeavesCommand(t *testing.T) {
 	requireCapture(t)
 	out := filepath.Join(t.TempDir(), "d.tv")
@@ -105,10 +105,19 @@ func TestRecordDurationLeavesCommand(t *testing.T) {
 	} else if pid, err := strconv.Atoi(m[1]); err == nil {
 		syscall.Kill(pid, syscall.SIGKILL)
 	}
+	// The file says it too, for info and latency (new-user pass 85 F3:
+	// only stderr did).
+	const inFile = "was still running when --duration ended the capture: the trace does not hold its end"
+	if info, _, _ := runCLI(t, "info", "-i", out); !strings.Contains(info, "sleep (pid ") || !strings.Contains(info, inFile) {
+		t.Errorf("info lacks %q:\n%s", inFile, info)
+	}
 	// A command that ends first gives no note.
 	_, stderr, code = runCLI(t, "record", "-d", "5s", "-o", out, "--", "true")
 	if code != 0 || strings.Contains(stderr, "still running") {
 		t.Errorf("true: exit %d, stderr:\n%s", code, stderr)
+	}
+	if info, _, _ := runCLI(t, "info", "-i", out); strings.Contains(info, inFile) {
+		t.Errorf("true: info says the command still ran:\n%s", info)
 	}
 }
 

@@ -42,7 +42,7 @@ var warningKinds = []struct {
 	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-compressed", "series-missing-file", "series-cut-file", "series-empty-file", "damaged-frame", "damaged-header", "damaged-footer", "damaged-packet", "damaged-packet-span", "damaged-event", "damaged-time", "truncated-cpus", "damaged-block-repeated", "damaged-block-reread", "damaged-trailing-bytes", "damaged-text-span", "truncated-stacks", "damaged-block-missing", "damaged-block-order", "damaged-count-over", "truncated-cgroups", "damaged-block", "damaged-block-span", "damaged-skipped", "damaged-time-backwards", "damaged-time-ahead", "text-time-backwards", "text-duplicate", "tracedat-time-backwards", "damaged-runtime", "damaged-runtime-inconsistent", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
 		"text-pid-out-of-range", "text-cpu-out-of-range", "text-garbled-line", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
-		"tracedat-bad-record", "unfinished", "capture-aborted", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
+		"tracedat-bad-record", "unfinished", "capture-aborted", "record-command-running", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
 		"perfetto-compressed", "no-sched-tracepoints"}},
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
 		"tracedat-clock", "tracedat-metadata", "text-latency-format"}},
