@@ -42,6 +42,9 @@ type damage struct {
 	// between (a damaged bundle's events kept) lie inside its window.
 	idx, idxEnd int
 	cpu         trace.CPU // the CPU of the skipped bundle, -1 for unknown (every CPU)
+	// tmin, tmax: the times the dropped events of a damaged-time span
+	// had (0: none), which its window covers too (damageWindows).
+	tmin, tmax int64
 }
 
 // bundleSpan is a bundle's events in rd.events: [start, end), of cpu.
@@ -307,6 +310,23 @@ func (rd *Reader) damageWindows() {
 			if k2 < len(evs) {
 				end = evs[k2].t
 			}
+			// Around damaged times the events kept on either side may be
+			// the shifted ones (outOfOrder keeps the longer ordered run,
+			// which can be a block shifted later): then the event before
+			// the gap is later than the one after, and the stretch between
+			// them is where the CPU's times disagree (new-user pass 86 F6:
+			// no window, and delays of 100-220 ms measured across it).
+			if end < start {
+				start, end = end, start
+			}
+			if d.tmin > 0 {
+				// The dropped events' own times, within the kept events'
+				// span (an outlying end's are not): the block dropped may be
+				// the right one, and the kept one before it shifted later
+				// (pass 86 F6: the kept block ended at the trace's end).
+				start = min(start, max(d.tmin, first))
+				end = max(end, min(d.tmax, last))
+			}
 			if end > start {
 				wins = append(wins, trace.LostWindow{CPU: c, Start: start, End: end})
 			}
@@ -428,7 +448,17 @@ func (rd *Reader) timeDamage(cpus []trace.CPU, on map[trace.CPU][]at) map[int]bo
 		}
 		if !spanDone[k] {
 			spanDone[k] = true
-			rd.damages = append(rd.damages, damage{off: -1, end: -1, idx: sp.start, idxEnd: sp.end, cpu: sp.cpu})
+			d := damage{off: -1, end: -1, idx: sp.start, idxEnd: sp.end, cpu: sp.cpu}
+			for j := sp.start; j < sp.end; j++ {
+				if drop[j] || j == i {
+					t := rd.events[j].Time
+					if d.tmin == 0 || t < d.tmin {
+						d.tmin = t
+					}
+					d.tmax = max(d.tmax, t)
+				}
+			}
+			rd.damages = append(rd.damages, d)
 		}
 	}
 	first := &rd.events[idx[0]]

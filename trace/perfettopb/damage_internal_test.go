@@ -286,3 +286,39 @@ func TestImpossibleSwitch(t *testing.T) {
 		t.Errorf("unknown current, 5 then 6: %d, want -1", got)
 	}
 }
+
+// TestDamagedTimeWindowCoversDropped: when the block outOfOrder drops is
+// the right one and the block before it, shifted later by a damaged
+// delta, is kept, the window still covers the dropped block's times (new-
+// user pass 86 F6: no window at all, delays of 100-220 ms measured across
+// the hole). By hand, CPU 0's compact blocks in file order: A 100 200 300,
+// B (shifted) 1400 1500 1600 1700, C 700 800: the longest ordered run is
+// A+B (7 events), so C is dropped; C's neighbours are B's 1700 and none
+// after (the trace's last, 1700), and its own times 700..800: the window
+// is CPU 0 from 700 to 1700.
+func TestDamagedTimeWindowCoversDropped(t *testing.T) {
+	rd := &Reader{}
+	add := func(ts ...int64) {
+		start := len(rd.events)
+		for _, x := range ts {
+			e := trace.NewEvent(x, 0, trace.KindSwitch)
+			e.TID, e.NextTID = 1, 2
+			rd.markCompact(len(rd.events))
+			rd.events = append(rd.events, e)
+		}
+		rd.spans = append(rd.spans, bundleSpan{start: start, end: len(rd.events), cpu: 0})
+	}
+	add(100, 200, 300)
+	add(1400, 1500, 1600, 1700)
+	add(700, 800)
+	rd.damageWindows()
+	want := []trace.LostWindow{{CPU: 0, Start: 700, End: 1700}}
+	if !slices.Equal(rd.meta.Lost, want) {
+		t.Errorf("lost windows %+v, want %+v", rd.meta.Lost, want)
+	}
+	for _, e := range rd.events {
+		if e.Kind == trace.KindSwitch && (e.Time == 700 || e.Time == 800) {
+			t.Errorf("C's switch at %d kept", e.Time)
+		}
+	}
+}
