@@ -33,7 +33,7 @@ func init() {
 		NoFilters:   "the native Perfetto trace holds every event (select in Perfetto's UI, or use --format chrome-json)",
 		Options:     []string{OptCompact},
 		Loses: "each task's cgroup is written as a label of its track (its last one), not at each sched_switch, and the groups' quota settings and cpu.stat readings are not written: " +
-			"traceview's latency of the exported trace has no Throttled ms column nor task group table",
+			"traceview reads each task back in its last group (a task that moved counts there throughout), with no quota (its throttling inferred as of a quota unknown) and no cpu.stat",
 		Write: func(w io.Writer, src trace.Source, o Options) error {
 			_, err := perfettopb.Write(w, src, perfettopb.Options{Compact: o.Compact, WarningText: o.WarningText})
 			return err
