@@ -178,46 +178,47 @@ var packetFieldTypes = map[protowire.Number]protowire.Type{
 	fPacketTimestampClock: protowire.VarintType,
 }
 
+// findField returns the first field num of msg of wire type typ: its
+// varint value, or its bytes for a length-delimited one; ok false when
+// msg has none before its end or the first field that does not parse
+// (a damaged message is read as far as it goes).
+func findField(msg []byte, num protowire.Number, typ protowire.Type) (v uint64, b []byte, ok bool) {
+	for len(msg) > 0 {
+		n, t, k := protowire.ConsumeTag(msg)
+		if k < 0 {
+			return 0, nil, false
+		}
+		if n == num && t == typ {
+			switch typ {
+			case protowire.VarintType:
+				x, m := protowire.ConsumeVarint(msg[k:])
+				return x, nil, m >= 0
+			case protowire.BytesType:
+				y, m := protowire.ConsumeBytes(msg[k:])
+				return 0, y, m >= 0
+			}
+		}
+		m := protowire.ConsumeFieldValue(n, t, msg[k:])
+		if m < 0 {
+			return 0, nil, false
+		}
+		msg = msg[k+m:]
+	}
+	return 0, nil, false
+}
+
 // bundleCPU returns the cpu field of pkt's ftrace bundle, read as far as
 // the damage lets it, or -1.
 func bundleCPU(pkt []byte) trace.CPU {
-	for len(pkt) > 0 {
-		num, typ, k := protowire.ConsumeTag(pkt)
-		if k < 0 {
-			return -1
-		}
-		if num == fPacketFtraceEvents && typ == protowire.BytesType {
-			b, v := protowire.ConsumeBytes(pkt[k:])
-			if v < 0 {
-				return -1
-			}
-			for len(b) > 0 {
-				num, typ, k := protowire.ConsumeTag(b)
-				if k < 0 {
-					return -1
-				}
-				if num == fBundleCPU && typ == protowire.VarintType {
-					c, m := protowire.ConsumeVarint(b[k:])
-					if m < 0 || c >= 1<<16 {
-						return -1
-					}
-					return trace.CPU(c)
-				}
-				v := protowire.ConsumeFieldValue(num, typ, b[k:])
-				if v < 0 {
-					return -1
-				}
-				b = b[k+v:]
-			}
-			return -1
-		}
-		v := protowire.ConsumeFieldValue(num, typ, pkt[k:])
-		if v < 0 {
-			return -1
-		}
-		pkt = pkt[k+v:]
+	_, b, ok := findField(pkt, fPacketFtraceEvents, protowire.BytesType)
+	if !ok {
+		return -1
 	}
-	return -1
+	c, _, ok := findField(b, fBundleCPU, protowire.VarintType)
+	if !ok || c >= 1<<16 {
+		return -1
+	}
+	return trace.CPU(c)
 }
 
 // skipPacket takes back what the damaged packet at off (n bytes with its
@@ -283,6 +284,17 @@ func (rd *Reader) damageWindows() {
 		for _, c := range cpus {
 			on[c] = slices.DeleteFunc(on[c], func(a at) bool { return drop[a.i] })
 		}
+		// (Last, whatever returns: the windows below refer to the
+		// indices, and their KindLost events are appended after them.)
+		defer func() {
+			kept := rd.events[:0]
+			for i := range rd.events {
+				if !drop[i] {
+					kept = append(kept, rd.events[i])
+				}
+			}
+			rd.events = kept
+		}()
 	}
 	if len(rd.damages) == 0 {
 		return
@@ -292,6 +304,9 @@ func (rd *Reader) damageWindows() {
 		if evs := on[c]; len(evs) > 0 {
 			first, last = min(first, evs[0].t), max(last, evs[len(evs)-1].t)
 		}
+	}
+	if first > last {
+		return // (no scheduler event kept: no time to place a window in; NewReader then fails for want of events)
 	}
 	var wins []trace.LostWindow
 	for _, d := range rd.damages {
@@ -343,15 +358,6 @@ func (rd *Reader) damageWindows() {
 		w := wins[0]
 		rd.meta.Warnings.Add("damaged-packet-span", "perfetto: %s unobserved around the damaged data (the first: CPU %d between %s s and %s s): that time is neither idle nor a delay",
 			plural(len(wins), "CPU window", "CPU windows"), w.CPU, trace.FormatSeconds(w.Start, 6), trace.FormatSeconds(w.End, 6))
-	}
-	if len(drop) > 0 {
-		kept := rd.events[:0]
-		for i := range rd.events {
-			if !drop[i] {
-				kept = append(kept, rd.events[i])
-			}
-		}
-		rd.events = kept
 	}
 }
 

@@ -106,40 +106,14 @@ func compactExport(t *testing.T) (file, ts, nextPid []byte) {
 
 // field returns the bytes of msg's first length-delimited field num.
 func field(msg []byte, num protowire.Number) []byte {
-	for len(msg) > 0 {
-		n, typ, k := protowire.ConsumeTag(msg)
-		if k < 0 {
-			return nil
-		}
-		if n == num && typ == protowire.BytesType {
-			b, _ := protowire.ConsumeBytes(msg[k:])
-			return b
-		}
-		v := protowire.ConsumeFieldValue(n, typ, msg[k:])
-		if v < 0 {
-			return nil
-		}
-		msg = msg[k+v:]
-	}
-	return nil
+	_, b, _ := findField(msg, num, protowire.BytesType)
+	return b
 }
 
 // bundleCPUOf is a bundle's cpu field (-1 when absent).
 func bundleCPUOf(b []byte) int {
-	for len(b) > 0 {
-		n, typ, k := protowire.ConsumeTag(b)
-		if k < 0 {
-			return -1
-		}
-		if n == fBundleCPU && typ == protowire.VarintType {
-			v, _ := protowire.ConsumeVarint(b[k:])
-			return int(v)
-		}
-		v := protowire.ConsumeFieldValue(n, typ, b[k:])
-		if v < 0 {
-			return -1
-		}
-		b = b[k+v:]
+	if c, _, ok := findField(b, fBundleCPU, protowire.VarintType); ok {
+		return int(c)
 	}
 	return -1
 }
@@ -320,5 +294,21 @@ func TestDamagedTimeWindowCoversDropped(t *testing.T) {
 		if e.Kind == trace.KindSwitch && (e.Time == 700 || e.Time == 800) {
 			t.Errorf("C's switch at %d kept", e.Time)
 		}
+	}
+}
+
+// TestDamageWindowsNoSchedulerEvents: a damaged bundle of CPU 0 in a trace
+// whose only event kept is a rename (no scheduler event, so no time to
+// place a window in) gives no lost window, rather than one from the
+// smallest to the largest int64.
+func TestDamageWindowsNoSchedulerEvents(t *testing.T) {
+	rd := &Reader{}
+	e := trace.NewEvent(5, 0, trace.KindComm)
+	e.TID, e.Comm = 7, "a"
+	rd.events = []trace.Event{e}
+	rd.damages = []damage{{off: 10, end: 10, idx: 0, idxEnd: 0, cpu: 0}}
+	rd.damageWindows()
+	if len(rd.meta.Lost) != 0 || len(rd.events) != 1 {
+		t.Errorf("lost %+v, events %d; want none and the rename", rd.meta.Lost, len(rd.events))
 	}
 }

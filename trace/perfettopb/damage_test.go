@@ -34,10 +34,7 @@ func packetOffsets(t *testing.T, data []byte) (offs, lens []int) {
 // and its Meta.
 func readAll(t *testing.T, data []byte) ([]trace.Event, *trace.Meta) {
 	t.Helper()
-	r, err := perfettopb.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readExport(t, data)
 	evs, err := trace.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)
