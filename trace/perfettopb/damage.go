@@ -341,6 +341,23 @@ func (rd *Reader) damageWindows() {
 				// (pass 86 F6: the kept block ended at the trace's end).
 				start = min(start, max(d.tmin, first))
 				end = max(end, min(d.tmax, last))
+				if k > 0 && evs[k-1].t > d.tmin {
+					// The kept block before the gap is later than the
+					// dropped one: it may be the shifted one, its times
+					// from some delta on (or all of them) wrong. Every CPU
+					// is unobserved from the last kept event before that
+					// block to the end of the gap: a wrong time there set
+					// the trace's end, to which another CPU's last run
+					// reached (new-user pass 86 F2: 176 ms of run time
+					// for a task whose intact runs came to 1.1 ms), and
+					// ordered a wakeup on one CPU against a switch-in on
+					// this one (a 134 ms delay that was 0).
+					s0 := suspectStart(evs[:k], rd.spanOf(evs[k-1].i), first)
+					for _, c2 := range cpus {
+						wins = append(wins, trace.LostWindow{CPU: c2, Start: min(start, s0), End: end})
+					}
+					continue
+				}
 			}
 			if end > start {
 				wins = append(wins, trace.LostWindow{CPU: c, Start: start, End: end})
@@ -359,6 +376,29 @@ func (rd *Reader) damageWindows() {
 		rd.meta.Warnings.Add("damaged-packet-span", "perfetto: %s unobserved around the damaged data (the first: CPU %d between %s s and %s s): that time is neither idle nor a delay",
 			plural(len(wins), "CPU window", "CPU windows"), w.CPU, trace.FormatSeconds(w.Start, 6), trace.FormatSeconds(w.End, 6))
 	}
+}
+
+// spanOf returns the bundle span that holds rd.events[i] (a span of i
+// alone when no bundle does).
+func (rd *Reader) spanOf(i int) bundleSpan {
+	k := sort.Search(len(rd.spans), func(j int) bool { return rd.spans[j].end > i })
+	if k == len(rd.spans) || rd.spans[k].start > i {
+		return bundleSpan{start: i, end: i + 1, cpu: -1}
+	}
+	return rd.spans[k]
+}
+
+// suspectStart is where a kept bundle sp whose times may be shifted begins
+// to be in doubt: at the time of the CPU's last kept event before it (evs:
+// the CPU's kept events in file order up to and including sp's), since
+// even its first time may be wrong; first (the trace's first) when there
+// is none.
+func suspectStart(evs []at, sp bundleSpan, first int64) int64 {
+	k := sort.Search(len(evs), func(j int) bool { return evs[j].i >= sp.start })
+	if k > 0 {
+		return evs[k-1].t
+	}
+	return first
 }
 
 // mergeWindows returns ws, per CPU, with the windows that overlap or

@@ -265,11 +265,14 @@ func TestImpossibleSwitch(t *testing.T) {
 // the right one and the block before it, shifted later by a damaged
 // delta, is kept, the window still covers the dropped block's times (new-
 // user pass 86 F6: no window at all, delays of 100-220 ms measured across
-// the hole). By hand, CPU 0's compact blocks in file order: A 100 200 300,
-// B (shifted) 1400 1500 1600 1700, C 700 800: the longest ordered run is
-// A+B (7 events), so C is dropped; C's neighbours are B's 1700 and none
-// after (the trace's last, 1700), and its own times 700..800: the window
-// is CPU 0 from 700 to 1700.
+// the hole), and, the kept block's times being in doubt, from the event
+// before it on every CPU (pass 86 F2: another CPU's last run reached the
+// shifted end). By hand, CPU 0's compact blocks in file order: A 100 200
+// 300, B (shifted) 1400 1500 1600 1700, C 700 800; CPU 1 has full events
+// at 250 and 1000. The longest ordered run of CPU 0 is A+B (7 events), so
+// C is dropped; the kept event before it, B's 1700, is later than C's 700:
+// B is suspect from A's 300, the event before it. The gap ends at the
+// trace's last, 1700. Windows: CPU 0 and CPU 1, each 300 to 1700.
 func TestDamagedTimeWindowCoversDropped(t *testing.T) {
 	rd := &Reader{}
 	add := func(ts ...int64) {
@@ -283,10 +286,15 @@ func TestDamagedTimeWindowCoversDropped(t *testing.T) {
 		rd.spans = append(rd.spans, bundleSpan{start: start, end: len(rd.events), cpu: 0})
 	}
 	add(100, 200, 300)
+	for _, x := range []int64{250, 1000} {
+		e := trace.NewEvent(x, 1, trace.KindSwitch)
+		e.TID, e.NextTID = 3, 4
+		rd.events = append(rd.events, e)
+	}
 	add(1400, 1500, 1600, 1700)
 	add(700, 800)
 	rd.damageWindows()
-	want := []trace.LostWindow{{CPU: 0, Start: 700, End: 1700}}
+	want := []trace.LostWindow{{CPU: 0, Start: 300, End: 1700}, {CPU: 1, Start: 300, End: 1700}}
 	if !slices.Equal(rd.meta.Lost, want) {
 		t.Errorf("lost windows %+v, want %+v", rd.meta.Lost, want)
 	}
