@@ -184,12 +184,31 @@ func (s *slab) get() *batch {
 // lossReport is one PERF_RECORD_LOST: N records lost on CPU, read from its
 // buffer after the batch's first At bytes of records, at CLOCK_MONOTONIC
 // time Noticed (ns).
+//
+// N overflowReport is no count but an overflow seen (overflowNote): the
+// CPU's buffer had less room than the largest record (maxRecordBytes)
+// when a pass began, so records after the newest one read are being
+// lost, and Noticed is that record's time, where the loss begins. perf
+// writes its PERF_RECORD_LOST only when a record fits again
+// (perf_output_begin, kernel/events/ring_buffer.c), which a starved drain
+// reads long after: a capture cut short before then held nothing of a
+// loss that began 320 ms before the cut, and delays across it were
+// measured (new-user pass 86 F1).
 type lossReport struct {
 	CPU     trace.CPU
 	At      int
 	N       uint64
 	Noticed int64
 }
+
+// overflowReport is lossReport.N of an overflow seen (no count).
+const overflowReport = math.MaxUint64
+
+// maxRecordBytes is the largest perf record the programs write: a
+// PERF_RECORD_SAMPLE of a task record, an 8-byte header and the u32 raw
+// size with the TaskRecordSize payload, padded to 8 bytes (perf_prepare_sample,
+// kernel/events/core.c: raw data padded so that size and data end on 8).
+const maxRecordBytes = 8 + (4+TaskRecordSize+7)/8*8
 
 func (b *batch) reset() {
 	b.recs, b.losses, b.watermark = b.recs[:0], b.losses[:0], 0
@@ -294,6 +313,14 @@ func (a *assembler) batch(b *batch, emit func(trace.Event) error) error {
 		for len(losses) > 0 && losses[0].At <= i {
 			l := losses[0]
 			losses = losses[1:]
+			if l.N == overflowReport {
+				// At the loss's start, in time order with the rest: an
+				// open note (trace.OpenLoss), its count to come.
+				le := trace.NewEvent(l.Noticed, l.CPU, trace.KindLost)
+				le.Runtime = trace.OpenLoss
+				a.ro.add(le)
+				continue
+			}
 			if a.lost == nil {
 				a.lost = map[trace.CPU]lostNote{}
 			}

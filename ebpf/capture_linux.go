@@ -607,11 +607,16 @@ func (c *Capture) drain(ctx context.Context, maxWait time.Duration, put func(*ba
 	stopping := false
 	errStopped := errors.New("stopped")
 	ri := 0 // the ring being read
+	// full[i]: ring i had no room for a record at the pass's snapshot;
+	// newest[i]: the time of its newest record read (overflowNote).
+	full := make([]bool, len(c.rings.rings))
+	newest := make([]int64, len(c.rings.rings))
 	sample := func(raw []byte) error {
 		// perf pads a payload to 4 bytes short of a multiple of 8: the
 		// record is its first size bytes.
 		if n, ts := c.dec.next(raw); n > 0 {
 			marks[ri] = max(marks[ri], ts)
+			newest[ri] = max(newest[ri], ts)
 			cur.recs = append(cur.recs, raw[:n]...)
 			if len(cur.recs)+TaskRecordSize > batchBytes {
 				cur.watermark = watermark()
@@ -628,8 +633,10 @@ func (c *Capture) drain(ctx context.Context, maxWait time.Duration, put func(*ba
 		began := monotonicNow()
 		busiest := 0
 		for i, r := range c.rings.rings {
-			busiest = max(busiest, r.snapshot())
+			queued := r.snapshot()
+			busiest = max(busiest, queued)
 			done[i] = false
+			full[i] = c.rings.size-queued < maxRecordBytes
 		}
 		// A batch at a time from the ring whose mark is the least, so
 		// that the marks, and with them the watermark, advance together
@@ -654,6 +661,9 @@ func (c *Capture) drain(ctx context.Context, maxWait time.Duration, put func(*ba
 			}
 			if fin {
 				done[i] = true
+				if full[i] && newest[i] > 0 {
+					c.overflowNote(cur, r.cpu, newest[i])
+				}
 				marks[i] = max(marks[i], began)
 			}
 		}
@@ -664,6 +674,7 @@ func (c *Capture) drain(ctx context.Context, maxWait time.Duration, put func(*ba
 		}
 		for ; added > 0; added-- {
 			marks, done = append(marks, began), append(done, true)
+			full, newest = append(full, false), append(newest, 0)
 		}
 		cur.watermark = watermark()
 		if !send() {
@@ -722,6 +733,14 @@ func (c *Capture) addLost(b *batch, cpu int, n uint64) {
 	c.lost[cpu] += n
 	c.mu.Unlock()
 	b.losses = append(b.losses, lossReport{CPU: trace.CPU(cpu), At: len(b.recs), N: n, Noticed: monotonicNow()})
+}
+
+// overflowNote notes in b that cpu's buffer was full when the pass began
+// (overflowReport): records after its newest one read, stamped newest
+// (ns), are being lost, though perf reports their count only later, with
+// the CPU's next record.
+func (c *Capture) overflowNote(b *batch, cpu int, newest int64) {
+	b.losses = append(b.losses, lossReport{CPU: trace.CPU(cpu), At: len(b.recs), N: overflowReport, Noticed: newest})
 }
 
 func monotonicNow() int64 {

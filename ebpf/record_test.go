@@ -411,6 +411,68 @@ func TestAssemblerLossDue(t *testing.T) {
 	}
 }
 
+// TestAssemblerOverflowNote: an overflow seen (lossReport N
+// overflowReport) becomes a KindLost of Count 0 and Runtime
+// trace.OpenLoss at the time it carries (the CPU's newest record read),
+// in time order with the rest, and is not merged into the CPU's loss
+// that perf reports later (new-user pass 86 F1: that loss was written
+// after where a copy was cut). By hand: CPU 1's records at 10 and 20,
+// its buffer full (note at 20), CPU 0's record at 15; the next batch has
+// CPU 1's loss of 6 and its record at 40: out come 10, 15, 20, the note at
+// 20 (after the record it follows), the loss of 6 at 40, the record at 40.
+func TestAssemblerOverflowNote(t *testing.T) {
+	sw := func(ts uint64, cpu uint16) []byte {
+		return ev(ts, cpu, trace.KindSwitch, 0, 1, 1, 2, 1)
+	}
+	t1 := task(1, 1, 1, 120, "a", 0)
+	var b1, b2 batch
+	for _, r := range [][]byte{t1, sw(10, 1), sw(20, 1), sw(15, 0)} {
+		b1.recs = append(b1.recs, r...)
+	}
+	b1.losses = []lossReport{{CPU: 1, At: len(t1) + 2*RecordSize, N: overflowReport, Noticed: 20}}
+	b1.watermark = 30 + ReorderWindow
+	b2.recs = sw(40, 1)
+	b2.losses = []lossReport{{CPU: 1, At: 0, N: 6, Noticed: 35}}
+	var got []trace.Event
+	emit := func(e trace.Event) error { got = append(got, e); return nil }
+	a := assembler{dec: newDecoder(false, false)}
+	for _, b := range []*batch{&b1, &b2} {
+		if err := a.batch(b, emit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.finish(emit); err != nil {
+		t.Fatal(err)
+	}
+	type out struct {
+		T       int64
+		CPU     trace.CPU
+		Kind    trace.Kind
+		Count   uint64
+		Runtime int64
+	}
+	var have []out
+	for _, e := range got {
+		have = append(have, out{e.Time, e.CPU, e.Kind, e.Count, e.Runtime})
+	}
+	want := []out{
+		{10, 1, trace.KindSwitch, 0, 0}, {15, 0, trace.KindSwitch, 0, 0}, {20, 1, trace.KindSwitch, 0, 0},
+		{20, 1, trace.KindLost, 0, trace.OpenLoss},
+		{40, 1, trace.KindLost, 6, 0}, {40, 1, trace.KindSwitch, 0, 0},
+	}
+	if diff := cmp.Diff(want, have); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestMaxRecordBytes: the largest record, a task record sample: 8 bytes of
+// header, 4 of raw size, 56 of task record, 68 padded to 72.
+func TestMaxRecordBytes(t *testing.T) {
+	if maxRecordBytes != 72 || TaskRecordSize != 56 {
+		t.Errorf("maxRecordBytes %d (TaskRecordSize %d), want 72 (56)", maxRecordBytes, TaskRecordSize)
+	}
+}
+
 // TestPairWakeups: a sched_wakeup without its waker (tp_btf records) takes
 // the waker, waker CPU and interrupt flag of the task's previous
 // sched_waking; a second wakeup with no waking in between keeps an unknown

@@ -417,7 +417,10 @@ type segment struct {
 	first     int64 // time of the first timed event (0: none yet)
 	last      map[trace.CPU]int64
 	windows   []trace.LostWindow
-	cgroups   map[uint64]bool
+	// open is, per CPU, the time of an overflow note (trace.OpenLoss) that
+	// no later event of the CPU has settled yet.
+	open    map[trace.CPU]int64
+	cgroups map[uint64]bool
 	// groups is the task groups as the file started; pids the processes
 	// its switches name, whose groups finish reads again at the end.
 	groups *groupSnapshot
@@ -569,7 +572,15 @@ func (s *segment) write(e trace.Event) error {
 	if e.Kind == trace.KindExec && e.PID > 0 {
 		s.execAt[e.PID] = max(s.execAt[e.PID], e.Time)
 	}
-	if e.Kind == trace.KindLost {
+	if e.Kind == trace.KindLost && e.Runtime == trace.OpenLoss {
+		if _, ok := s.open[e.CPU]; !ok {
+			if s.open == nil {
+				s.open = map[trace.CPU]int64{}
+			}
+			s.open[e.CPU] = e.Time
+		}
+	} else if e.Kind == trace.KindLost {
+		delete(s.open, e.CPU)
 		from, ok := s.last[e.CPU]
 		if !ok {
 			// The CPU's last event was in an earlier file: the loss
@@ -579,6 +590,7 @@ func (s *segment) write(e trace.Event) error {
 		}
 		s.windows = append(s.windows, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: from, End: e.Time})
 	} else {
+		delete(s.open, e.CPU) // (a record of the CPU before any loss record: nothing was lost)
 		s.last[e.CPU] = e.Time
 	}
 	// A file of a rotated series or a ring dump starts after the exec and
@@ -599,6 +611,7 @@ func (s *segment) write(e trace.Event) error {
 // settings, stacks) and
 // closes the file, adding it to the summary.
 func (r *Recorder) closeSegment(s *segment, stacks []trace.Stack) error {
+	s.openWindows()
 	if err := s.offlineWindows(r.c.OfflineCPUs()); err != nil {
 		return err
 	}
@@ -771,6 +784,14 @@ func addProcTasks(w *tvf.Writer, proc string, names *trace.CommTracker) error {
 		}
 	}
 	return nil
+}
+
+// openWindows closes the overflow notes no event of their CPU followed
+// (trace.OpenLoss): the CPU is unobserved from the note to the file's last
+// event, its loss count unknown.
+func (s *segment) openWindows() {
+	s.windows = append(s.windows, trace.OpenLossWindows(s.open, s.last)...)
+	s.open = nil
 }
 
 // offlineWindows writes, as the file closes, a loss of unknown size

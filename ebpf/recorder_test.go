@@ -2,6 +2,7 @@ package ebpf
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -300,5 +301,42 @@ func TestSpanRef(t *testing.T) {
 	}
 	if got := spanRef(newest, 0, true, false, 0); got != 0 {
 		t.Errorf("watching, nothing released yet: ref %d, want 0 (nothing evicted by time)", got)
+	}
+}
+
+// TestSegmentOpenWindows: the file's loss windows from overflow notes
+// (trace.OpenLoss). By hand, CPU 1: a switch at 100 and a note at 100,
+// then its switch at 200 (nothing lost: no window); a switch at 300, a
+// note at 300, perf's loss of 8 at 500 (the window 300..500, from its
+// last record, not two); a switch at 600 and a note at 600 that nothing
+// follows on CPU 1 while CPU 0 goes on to 900: closing adds 600..900,
+// count unknown (0).
+func TestSegmentOpenWindows(t *testing.T) {
+	w, err := tvf.NewWriter(io.Discard, tvf.Header{Tool: "traceview record", NrCPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &segment{w: w, last: map[trace.CPU]int64{}, cgroups: map[uint64]bool{}, pids: map[trace.PID]bool{}, execAt: map[trace.PID]int64{}}
+	sw := func(ts int64, cpu trace.CPU) trace.Event {
+		e := trace.NewEvent(ts, cpu, trace.KindSwitch)
+		e.TID, e.NextTID, e.NextComm = 0, 5, "a"
+		return e
+	}
+	note := func(ts int64) trace.Event {
+		e := trace.NewEvent(ts, 1, trace.KindLost)
+		e.Runtime = trace.OpenLoss
+		return e
+	}
+	lost := trace.NewEvent(500, 1, trace.KindLost)
+	lost.Count = 8
+	for _, e := range []trace.Event{sw(100, 1), note(100), sw(200, 1), sw(300, 1), note(300), sw(400, 0), lost, sw(500, 1), sw(600, 1), note(600), sw(900, 0)} {
+		if err := s.write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.openWindows()
+	want := []trace.LostWindow{{CPU: 1, Count: 8, Start: 300, End: 500}, {CPU: 1, Start: 600, End: 900}}
+	if diff := cmp.Diff(want, s.windows); diff != "" {
+		t.Errorf("windows (-want +got):\n%s", diff)
 	}
 }

@@ -2,6 +2,8 @@ package trace
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -257,7 +259,8 @@ type Event struct {
 	// KindLost: when > 0, the CPU is unobserved from Time for Runtime ns,
 	// a loss known ahead (a perf.data cut in the round perf was writing:
 	// the CPU's buffer ends there), where a lost-records event notices a
-	// loss after it.
+	// loss after it. OpenLoss marks a recorder's note that a loss began
+	// at Time (see OpenLoss).
 	Runtime int64
 
 	// KindLost: number of records lost.
@@ -409,4 +412,32 @@ func RuntimeDamage(e *Event, first int64) string {
 		return fmt.Sprintf("reports a negative run time (%.3f ms)", float64(e.Runtime)/1e6)
 	}
 	return fmt.Sprintf("reports %.3f s of run time, more than the %.3f s since the trace's first event plus %d s", float64(e.Runtime)/1e9, float64(e.Time-min(first, e.Time))/1e9, MaxPreTraceRun/1e9)
+}
+
+// OpenLoss is Event.Runtime of a KindLost that traceview record writes
+// when it finds a CPU's buffer full (Count 0): the loss begins at Time,
+// after the CPU's last record; its count comes in a later KindLost, at the
+// CPU's next record, whose window covers this one. The CPU's next event
+// being another, nothing was lost after all. A file that ends before
+// either (cut short) has the CPU unobserved from Time to its end. Readers
+// of such a file turn these notes into loss windows and deliver no event
+// for them (trace/tvf).
+const OpenLoss = -1
+
+// OpenLossWindows closes the overflow notes (OpenLoss) that no later event
+// of their CPU settled: open holds each such CPU's note time, last each
+// CPU's last event time; each becomes a window, of unknown count, from the
+// note to the last event of any CPU (none when that is not later). By CPU.
+func OpenLossWindows(open, last map[CPU]int64) []LostWindow {
+	var end int64
+	for _, t := range last {
+		end = max(end, t)
+	}
+	var ws []LostWindow
+	for _, cpu := range slices.Sorted(maps.Keys(open)) {
+		if t := open[cpu]; end > t {
+			ws = append(ws, LostWindow{CPU: cpu, Start: t, End: end})
+		}
+	}
+	return ws
 }

@@ -810,6 +810,9 @@ func (b *Builder) observe(e *trace.Event) {
 			b.noteQueue(t, e.CPU)
 		}
 	}
+	if e.Kind == trace.KindLost && e.Runtime == trace.OpenLoss {
+		return // (a recorder's overflow note, which trace/tvf turns into a window)
+	}
 	if e.Kind == trace.KindLost {
 		b.lostEvent(e, c)
 		if c != nil {
