@@ -45,10 +45,13 @@ func procComm(tid trace.TID, comm string) string {
 type topNames struct {
 	tasks map[trace.TID]*topNamesOf
 	// autogroups, when not nil (top --by cgroup with the autogroup sysctl
-	// on), is each process's autogroup path as first read by observe ("":
+	// on), is each process's autogroup path as last read by observe ("":
 	// none), for topAutogroups to use when the process is gone by the
 	// window's end (new-user pass 85 F1: a setsid session that ended
-	// inside the window read as "/").
+	// inside the window read as "/"). observe reads it again for a process
+	// that ran since the last reading: one first read between its fork and
+	// its setsid() kept its parent's session (new-user pass 86 F3: a
+	// session's 340 ms counted in the shell's, no row of its own).
 	autogroups map[trace.PID]string
 }
 
@@ -81,12 +84,20 @@ func (n *topNames) start(before map[trace.TID]ebpf.TaskStat) {
 // name, measured); a task that ran topProcCommRun since the last reading
 // is named by /proc instead, its name now.
 func (n *topNames) observe(snap map[trace.TID]ebpf.TaskStat) {
+	var readNow map[trace.PID]bool
 	for tid, s := range snap {
-		if _, read := n.autogroups[s.PID]; n.autogroups != nil && s.PID > 0 && !read {
-			ag, _ := ebpf.ReadAutogroup("/proc", s.PID)
-			n.autogroups[s.PID] = ag.Path
-		}
 		t := n.tasks[tid]
+		if n.autogroups != nil && s.PID > 0 && !readNow[s.PID] {
+			if _, read := n.autogroups[s.PID]; !read || t == nil || s.Runtime > t.runtime {
+				if readNow == nil {
+					readNow = map[trace.PID]bool{}
+				}
+				readNow[s.PID] = true
+				if ag, ok := ebpf.ReadAutogroup("/proc", s.PID); ok || !read {
+					n.autogroups[s.PID] = ag.Path // (gone since: as last read)
+				}
+			}
+		}
 		if t == nil {
 			t = &topNamesOf{comm: s.Comm}
 			n.tasks[tid] = t

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 
 	"github.com/traceview/traceview/ebpf"
@@ -56,5 +57,43 @@ func TestTopNamesRenamed(t *testing.T) {
 	n.observe(snap(st(a, "beta", 1500, 9)))
 	if got, k := n.note(); got != "" || k != 0 {
 		t.Errorf("second window: note (%d) %q", k, got)
+	}
+}
+
+// TestTopNamesAutogroupReread: observe reads a process's autogroup again
+// when it ran since the last reading, so a first reading taken between its
+// fork and its setsid() (its parent's session) does not stand (new-user
+// pass 86 F3: a session's 340 ms counted in the shell's). This process,
+// first read as "/autogroup-stale", runs between readings (run time 10 ->
+// 20 ms): its entry becomes what /proc/self/autogroup says now. A process
+// that did not run (TID 1, run time unchanged at 5 ms) keeps its entry
+// unread; a PID no /proc has (gone: 1<<30) that ran keeps its last
+// reading.
+func TestTopNamesAutogroupReread(t *testing.T) {
+	if ebpf.AutogroupEnabled("/proc") != 1 {
+		t.Skip("kernel.sched_autogroup_enabled is off or missing here")
+	}
+	self := trace.PID(os.Getpid())
+	now, ok := ebpf.ReadAutogroup("/proc", self)
+	if !ok {
+		t.Skip("no /proc/self/autogroup")
+	}
+	const gone = trace.PID(1 << 30)
+	n := topNames{autogroups: map[trace.PID]string{self: "/autogroup-stale", 1: "/autogroup-one", gone: "/autogroup-gone"}}
+	n.start(map[trace.TID]ebpf.TaskStat{
+		trace.TID(self): {PID: self, Comm: "t", Runtime: 10e6},
+		1:               {PID: 1, Comm: "init", Runtime: 5e6},
+		trace.TID(gone): {PID: gone, Comm: "g", Runtime: 1e6},
+	})
+	n.observe(map[trace.TID]ebpf.TaskStat{
+		trace.TID(self): {PID: self, Comm: "t", Runtime: 20e6},
+		1:               {PID: 1, Comm: "init", Runtime: 5e6},
+		trace.TID(gone): {PID: gone, Comm: "g", Runtime: 2e6},
+	})
+	want := map[trace.PID]string{self: now.Path, 1: "/autogroup-one", gone: "/autogroup-gone"}
+	for pid, path := range want {
+		if got := n.autogroups[pid]; got != path {
+			t.Errorf("PID %d: autogroup %q, want %q", pid, got, path)
+		}
 	}
 }
