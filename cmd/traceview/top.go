@@ -106,10 +106,24 @@ func (r *topRow) runUnmeasured() bool {
 // bandwidth counters from before to after (ebpf.ReadBandwidth at the
 // window's ends, by path: the row's key, as latency --by cgroup names
 // it). Rows whose group was not read at both ends keep bw false.
+//
+// A row of tasks that moved into a v1 group within the window
+// (topMovedRow) gets that group's counters when the group has no row of
+// its own: its tasks are the group's (new-user pass 86 F5: the throttles
+// went to an empty "(with below)" row of the group, the moved row read
+// "-").
 func setThrottled(rows []*topRow, before, after map[string]trace.CgroupStat) {
+	have := map[string]bool{}
 	for _, r := range rows {
-		s0, ok0 := before[r.key]
-		s1, ok1 := after[r.key]
+		have[r.key] = true
+	}
+	for _, r := range rows {
+		key := r.key
+		if p, ok := movedGroup(key); ok && !have[p] {
+			key = p
+		}
+		s0, ok0 := before[key]
+		s1, ok1 := after[key]
 		if !ok0 || !ok1 || s1.NrThrottled < s0.NrThrottled || s1.ThrottledNS < s0.ThrottledNS {
 			continue // not read, or the group was made anew in between
 		}
@@ -131,6 +145,9 @@ func addQuotaRows(rows []*topRow, before, after map[string]trace.CgroupStat) []*
 	have := map[string]bool{}
 	for _, r := range rows {
 		have[r.key] = true
+		if p, ok := movedGroup(r.key); ok {
+			have[p] = true // (its tasks joined it: their row has its counters, setThrottled)
+		}
 	}
 	paths := make([]string, 0, len(after))
 	for p := range after {
@@ -441,7 +458,19 @@ func topMovedRow(path string) string {
 	if path == "" {
 		path = "/"
 	}
-	return "(moved within the window into " + path + ")"
+	return movedPrefix + path + ")"
+}
+
+// movedPrefix begins the key of a topMovedRow.
+const movedPrefix = "(moved within the window into "
+
+// movedGroup returns the group a topMovedRow key names (ok false for
+// another key).
+func movedGroup(key string) (path string, ok bool) {
+	if !strings.HasPrefix(key, movedPrefix) || !strings.HasSuffix(key, ")") {
+		return "", false
+	}
+	return key[len(movedPrefix) : len(key)-1], true
 }
 
 // topCgroups names the cgroups of a window's stats (cgroup v2 paths, as

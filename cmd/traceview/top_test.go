@@ -678,6 +678,43 @@ func TestTopQuotaParent(t *testing.T) {
 	}
 }
 
+// TestTopQuotaMovedRow (new-user pass 86 F5): both tasks of quota'd v1
+// group /q joined it within the window, so they are in the row
+// "(moved within the window into /q)"; /q has no row of its own. Its
+// cpu.stat moved (nr_periods 0 to 11, nr_throttled 0 to 11, throttled 0
+// to 1793 ms): the moved row carries it (1793.000 ms), and no empty
+// "/q (with below)" row is added. /r has a row of its own (TID 3) and a
+// moved row (TID 4): its throttle (5 ms) goes to its own row only.
+func TestTopQuotaMovedRow(t *testing.T) {
+	stats := []ebpf.TaskStat{
+		{TID: 1, Comm: "hog", Cgroup: 1, Runtime: 120e6, Switches: 10},
+		{TID: 2, Comm: "hog", Cgroup: 1, Runtime: 130e6, Switches: 12},
+		{TID: 3, Comm: "r", Cgroup: 2, Runtime: 1e6, Switches: 1},
+		{TID: 4, Comm: "r2", Cgroup: 3, Runtime: 2e6, Switches: 1},
+	}
+	rows := groupTop(stats, "cgroup", map[uint64]string{1: topMovedRow("/q"), 2: "/r", 3: topMovedRow("/r")})
+	before := map[string]trace.CgroupStat{"/q": {}, "/r": {NrPeriods: 1}}
+	after := map[string]trace.CgroupStat{"/q": {NrPeriods: 11, NrThrottled: 11, ThrottledNS: 1793e6}, "/r": {NrPeriods: 3, NrThrottled: 1, ThrottledNS: 5e6}}
+	rows = addQuotaRows(rows, before, after)
+	setThrottled(rows, before, after)
+	got := map[string]string{}
+	for _, r := range rows {
+		thr := "-"
+		if r.bw {
+			thr = fmt.Sprintf("%.3f ms", float64(r.thrNS)/1e6)
+		}
+		got[r.key] = fmt.Sprintf("%d tasks, %s, subtree %d", len(r.tasks), thr, r.subtree)
+	}
+	want := map[string]string{
+		topMovedRow("/q"): "2 tasks, 1793.000 ms, subtree 0",
+		"/r":              "1 tasks, 5.000 ms, subtree 0",
+		topMovedRow("/r"): "1 tasks, -, subtree 0",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
+	}
+}
+
 // TestTopTableHeader: the table's first column names what --by groups by,
 // and a live table cut at --rows says so. 'top --once --by cgroup' headed
 // the paths /u2q, / and (no cgroup recorded) "Task"; a live window of 3
