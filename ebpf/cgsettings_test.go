@@ -301,6 +301,29 @@ func TestAutogroupSampler(t *testing.T) {
 	}
 }
 
+// TestAutogroupReadingsOneTime (new-user pass 85 F5): a pass that reads
+// an autogroup twice, at nice 0 as it first sees the session and at nice 5
+// when it reads its representative again, keeps one reading at its time,
+// the later; readings of other groups or times stay. By hand: readings
+// (/autogroup-1, 100, nice 0), then this pass (time 200) reads
+// /autogroup-2 at nice 0, /autogroup-3 at nice 0, /autogroup-2 again at
+// nice 5: kept are autogroup-1 at 100, autogroup-2 at 200 nice 5,
+// autogroup-3 at 200 nice 0.
+func TestAutogroupReadingsOneTime(t *testing.T) {
+	s := &procSampler{}
+	ag := func(path string, at int64, nice int) trace.CgroupSettings {
+		return trace.CgroupSettings{Path: path, Time: at, Nice: nice, Weight: trace.AutogroupWeight(nice)}
+	}
+	s.readings = []trace.CgroupSettings{ag("/autogroup-1", 100, 0)}
+	for _, a := range []trace.CgroupSettings{ag("/autogroup-2", 200, 0), ag("/autogroup-3", 200, 0), ag("/autogroup-2", 200, 5)} {
+		s.addReading(a)
+	}
+	want := []trace.CgroupSettings{ag("/autogroup-1", 100, 0), ag("/autogroup-2", 200, 5), ag("/autogroup-3", 200, 0)}
+	if diff := cmp.Diff(want, s.readings); diff != "" {
+		t.Errorf("readings (-want +got):\n%s", diff)
+	}
+}
+
 // TestProcSamplerAffinity: of two processes on a 2-CPU machine, one may
 // run on CPU 1 only (taskset -c 1): the sampler records its
 // Cpus_allowed_list, "1" (new-user pass 26 F2); the other's, every CPU,

@@ -146,7 +146,7 @@ func (s *procSampler) sample(now int64) time.Duration {
 					s.rep[path] = pid
 					s.nice[path] = a.Nice
 					a.Time = now
-					s.readings = append(s.readings, a)
+					s.addReading(a)
 				}
 			}
 		}
@@ -174,10 +174,26 @@ func (s *procSampler) sample(now int64) time.Duration {
 		if a.Nice != s.nice[path] {
 			s.nice[path] = a.Nice
 			a.Time = now
-			s.readings = append(s.readings, a)
+			s.addReading(a)
 		}
 	}
 	return time.Since(t0)
+}
+
+// addReading appends autogroup reading a, or, when this pass (a.Time)
+// already read the group, replaces that reading: two readings at one time
+// cannot both hold, and the later read is the newer (new-user pass 85 F5:
+// a session read at nice 0 as first seen and at nice 5 by the same pass,
+// both stamped with its time, made "weight changed ... 100 (read at
+// 14811.072246 s), 33 (read at 14811.072246 s)").
+func (s *procSampler) addReading(a trace.CgroupSettings) {
+	for i := len(s.readings) - 1; i >= 0 && s.readings[i].Time == a.Time; i-- {
+		if s.readings[i].Path == a.Path {
+			s.readings[i] = a
+			return
+		}
+	}
+	s.readings = append(s.readings, a)
 }
 
 // readAffinity reads Cpus_allowed_list of /proc/PID/status under proc
