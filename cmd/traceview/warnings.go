@@ -312,11 +312,11 @@ func lostWindowsLine(counts []uint64) string {
 		// Only unobserved windows (a ring's start, a file cut inside a
 		// round, a gap between ring dumps): no count, and the cause is
 		// not the kernel's full buffers.
-		return fmt.Sprintf("%d windows where a CPU went unobserved (events lost, number unknown; the warnings above or -v say why); -v lists each window", unknown)
+		return fmt.Sprintf("%s where a CPU went unobserved (events lost, number unknown; the warnings above or -v say why); -v lists each window", plural(unknown, "window"))
 	}
-	s := fmt.Sprintf("%d events lost in %d windows", events, len(counts)-unknown)
+	s := fmt.Sprintf("%d events lost in %s", events, plural(len(counts)-unknown, "window"))
 	if unknown > 0 {
-		s += fmt.Sprintf(", and %d windows where a CPU went unobserved (events lost, number unknown)", unknown)
+		s += fmt.Sprintf(", and %s where a CPU went unobserved (events lost, number unknown)", plural(unknown, "window"))
 	}
 	return s + " (records the kernel could not queue: the recorder's buffers were full); -v lists each window"
 }
