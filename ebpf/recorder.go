@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -322,15 +324,32 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 		}
 		if series && e.Time > 0 && seg.first > 0 &&
 			(full || (r.cfg.RotateEvery > 0 && e.Time >= nextCut)) {
+			bound := seg.lastTime() // (--rotate SIZE: where the file ends)
 			for nextCut > 0 && nextCut <= e.Time {
+				bound = nextCut
 				nextCut += int64(r.cfg.RotateEvery)
 			}
+			if r.cfg.RotateEvery > 0 {
+				seg.until = bound
+			}
+			open := seg.stillOpen()
 			if err := r.rotate(seg, cut); err != nil {
 				return err
 			}
 			var err error
 			if seg, err = next(); err != nil {
 				return err
+			}
+			seg.from = bound
+			for _, cpu := range open {
+				// Still overflowing: unobserved from the file's start
+				// until perf's loss record or the CPU's next record, said
+				// in the file too (a copy of it cut short).
+				note := trace.NewEvent(min(bound, e.Time), cpu, trace.KindLost)
+				note.Runtime = trace.OpenLoss
+				if err := seg.write(note); err != nil {
+					return err
+				}
 			}
 			r.kick(seg)
 			full = false
@@ -419,8 +438,16 @@ type segment struct {
 	windows   []trace.LostWindow
 	// open is, per CPU, the time of an overflow note (trace.OpenLoss) that
 	// no later event of the CPU has settled yet.
-	open    map[trace.CPU]int64
-	cgroups map[uint64]bool
+	open map[trace.CPU]int64
+	// from and until are where a file of a rotated series begins and ends
+	// on the capture's clock (0: not known): a --rotate DURATION file at
+	// its cut times, a --rotate SIZE file from the previous file's last
+	// event. A loss that began in the file before is unobserved from
+	// from, one open at the file's end to until (new-user pass 87 F3: the
+	// 473 ms between two files were in neither, and their losses in 0 ns
+	// windows at the next file's start).
+	from, until int64
+	cgroups     map[uint64]bool
 	// groups is the task groups as the file started; pids the processes
 	// its switches name, whose groups finish reads again at the end.
 	groups *groupSnapshot
@@ -587,6 +614,9 @@ func (s *segment) write(e trace.Event) error {
 			// began before this one did (a CPU offline across a
 			// rotation: new-user pass 44 F1).
 			from = s.first
+			if s.from > 0 {
+				from = min(s.from, e.Time)
+			}
 		}
 		s.windows = append(s.windows, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: from, End: e.Time})
 	} else {
@@ -786,11 +816,22 @@ func addProcTasks(w *tvf.Writer, proc string, names *trace.CommTracker) error {
 	return nil
 }
 
+// stillOpen lists the CPUs whose overflow note no event has settled yet
+// (in the file's next file, the loss goes on from its start).
+func (s *segment) stillOpen() []trace.CPU {
+	return slices.Sorted(maps.Keys(s.open))
+}
+
 // openWindows closes the overflow notes no event of their CPU followed
-// (trace.OpenLoss): the CPU is unobserved from the note to the file's last
-// event, its loss count unknown.
+// (trace.OpenLoss): the CPU is unobserved from the note to the file's end
+// (its cut, until, in a --rotate DURATION series; else its last event),
+// its loss count unknown.
 func (s *segment) openWindows() {
-	s.windows = append(s.windows, trace.OpenLossWindows(s.open, s.last)...)
+	last := s.last
+	if s.until > s.lastTime() {
+		last = map[trace.CPU]int64{-1: s.until} // (to the file's end: its cut)
+	}
+	s.windows = append(s.windows, trace.OpenLossWindows(s.open, last)...)
 	s.open = nil
 }
 

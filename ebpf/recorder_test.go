@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -338,5 +339,57 @@ func TestSegmentOpenWindows(t *testing.T) {
 	want := []trace.LostWindow{{CPU: 1, Count: 8, Start: 300, End: 500}, {CPU: 1, Start: 600, End: 900}}
 	if diff := cmp.Diff(want, s.windows); diff != "" {
 		t.Errorf("windows (-want +got):\n%s", diff)
+	}
+}
+
+// TestSegmentSeriesBounds (new-user pass 87 F3): in a --rotate DURATION
+// series, a note still open as a file closes leaves its CPU unobserved to
+// the file's cut (until), not to its last event; in the next file, a loss
+// record of a CPU with no event there yet starts at the file's cut
+// (from), not at its first event. By hand: file A has CPU 0's switch at
+// 500 and a note at 500, its last event CPU 1's at 700, until 1000:
+// window CPU 0 500..1000. File B, from 1000, has CPU 1's switch at 1200
+// and CPU 0's loss of 9 at 1300: window CPU 0 1000..1300 (it was 1200..1300
+// from the file's first event, and 0 ns when the loss came first).
+func TestSegmentSeriesBounds(t *testing.T) {
+	seg := func() *segment {
+		w, err := tvf.NewWriter(io.Discard, tvf.Header{Tool: "traceview record", NrCPUs: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &segment{w: w, last: map[trace.CPU]int64{}, cgroups: map[uint64]bool{}, pids: map[trace.PID]bool{}, execAt: map[trace.PID]int64{}}
+	}
+	sw := func(ts int64, cpu trace.CPU) trace.Event {
+		e := trace.NewEvent(ts, cpu, trace.KindSwitch)
+		e.TID, e.NextTID, e.NextComm = 0, 5, "a"
+		return e
+	}
+	note := trace.NewEvent(500, 0, trace.KindLost)
+	note.Runtime = trace.OpenLoss
+	a := seg()
+	a.until = 1000
+	for _, e := range []trace.Event{sw(500, 0), note, sw(700, 1)} {
+		if err := a.write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := a.stillOpen(); !slices.Equal(got, []trace.CPU{0}) {
+		t.Errorf("still open %v, want [0]", got)
+	}
+	a.openWindows()
+	if diff := cmp.Diff([]trace.LostWindow{{CPU: 0, Start: 500, End: 1000}}, a.windows); diff != "" {
+		t.Errorf("file A (-want +got):\n%s", diff)
+	}
+	b := seg()
+	b.from = 1000
+	lost := trace.NewEvent(1300, 0, trace.KindLost)
+	lost.Count = 9
+	for _, e := range []trace.Event{sw(1200, 1), lost} {
+		if err := b.write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff([]trace.LostWindow{{CPU: 0, Count: 9, Start: 1000, End: 1300}}, b.windows); diff != "" {
+		t.Errorf("file B (-want +got):\n%s", diff)
 	}
 }
