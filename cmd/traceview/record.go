@@ -141,6 +141,7 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	defer catchSIGPIPE(toStdout)()
 	if reqs != nil {
 		defer dumpOnSignals(reqs)()
 	}
@@ -224,6 +225,10 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		childErr = noteCommandAfterCapture(stderr, args[0], child, childDone, childErr, res.running, err == nil)
 	}
 	if err != nil {
+		if toStdout && errors.Is(err, syscall.EPIPE) {
+			printRecordSummary(stderr, outName, sum, cfg.Ring)
+			return errPipeClosed
+		}
 		return err
 	}
 	printRecordSummary(stderr, outName, sum, cfg.Ring)
@@ -238,6 +243,25 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 	}
 	return recordExitStatus(stderr, args, childErr, forwarded != nil)
 }
+
+// catchSIGPIPE, for a capture written to standard output (on), makes a
+// write to a pipe whose reader went away (| head -c N) fail with EPIPE, a
+// failed capture (COMMAND stopped, the summary printed, errPipeClosed),
+// instead of the runtime's SIGPIPE exit without a word (Go's os/signal
+// doc: with SIGPIPE notified, a write to a broken pipe on fd 1 returns
+// EPIPE; new-user pass 87 F1). It returns the function that undoes it.
+func catchSIGPIPE(on bool) func() {
+	if !on {
+		return func() {}
+	}
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	return func() { signal.Stop(pipes) }
+}
+
+// errPipeClosed is record's error when the reader of its standard output
+// went away.
+var errPipeClosed = errors.New("record: the reader of standard output closed it (broken pipe): the capture stopped there, and what the reader took is a capture cut short")
 
 // recordHeapLimitOf is the Go heap's soft limit for a capture with cfg:
 // the heap is kept near its live size (the drain's batches, the backlog's

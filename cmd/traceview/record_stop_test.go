@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -79,5 +80,50 @@ func TestRecordSummaryRing(t *testing.T) {
 	printRecordSummary(&out, "x.tv", ebpf.Summary{Events: 10, Elapsed: time.Second}, &ebpf.RingConfig{Bytes: 8 << 20})
 	if want := "flight recorder of the last 8.00 MiB of records, ran 1.000 s"; !strings.Contains(out.String(), want) {
 		t.Errorf("summary:\n%s\nwant %q", out.String(), want)
+	}
+}
+
+// brokenPipe is standard output whose reader goes away after limit bytes:
+// every write after that fails with EPIPE, as a pipe's does once `head -c`
+// exits (with SIGPIPE notified).
+type brokenPipe struct{ n, limit int }
+
+func (p *brokenPipe) Write(b []byte) (int, error) {
+	if p.n >= p.limit {
+		return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+	}
+	p.n += len(b)
+	return len(b), nil
+}
+
+// TestRecordStdoutReaderGone (new-user pass 87 F1: `record -o - -- CMD |
+// head -c 100000` died of SIGPIPE without a word and left CMD running):
+// when standard output's reader goes away (writes fail with EPIPE after
+// 64 KiB; --backlog 4K, so that it writes as it goes), record stops COMMAND (a loop of /bin/true that would run
+// forever) with SIGTERM, prints its summary and says why, exit 1.
+func TestRecordStdoutReaderGone(t *testing.T) {
+	requireCapture(t)
+	root := newRootCmd()
+	var errb bytes.Buffer
+	root.SetOut(&brokenPipe{limit: 64 << 10})
+	root.SetErr(&errb)
+	done := make(chan int, 1)
+	go func() {
+		code := 0
+		if err := execute(root, []string{"record", "--backlog", "4K", "-o", "-", "--", "sh", "-c", "while :; do /bin/true; done"}); err != nil {
+			code = exitCode(err)
+			errb.WriteString(err.Error())
+		}
+		done <- code
+	}()
+	select {
+	case code := <-done:
+		msg := errb.String()
+		if code != 1 || !strings.Contains(msg, "sent SIGTERM to sh") || !strings.Contains(msg, "[ traceview record: ") ||
+			!strings.Contains(msg, "closed it (broken pipe)") {
+			t.Errorf("exit %d, stderr:\n%s", code, msg)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("record still running 20 s after its output broke: %q", errb.String())
 	}
 }
