@@ -403,7 +403,9 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "no-wakeups", Count: 1,
 			Message: "the trace records no sched_waking or sched_wakeup events: no delay after a wakeup can be measured (the histogram's 0 is unknown, not none), the delays are preemptions only, and the runqueues count only preempted tasks (lower bounds); record with perf sched record or traceview record"})
 	}
-	if st.Migrations == 0 && c.moved {
+	if st.Migrations == 0 && c.moved && b.C.MigrateEvents == 0 {
+		// (A trace that records them, filtered to tasks or a window that
+		// did not migrate, has 0: new-user pass 87 F4.)
 		st.MigrationsUnknown = true
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "no-migrations", Count: 1,
 			Message: "the trace records no sched_migrate_task events, though tasks ran on more than one CPU: the migrations are unknown (-), not 0; record with perf sched record or traceview record"})

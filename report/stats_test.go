@@ -9,6 +9,7 @@ import (
 
 	"github.com/traceview/traceview/internal/testsched"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/schedule"
 )
 
 // The hand-made events of the stats and report tests (the exporters'
@@ -183,5 +184,16 @@ func TestStatsSwitchesOnly(t *testing.T) {
 	}
 	if whole.NoWakeups || whole.MigrationsUnknown {
 		t.Errorf("whole scenario: no wakeups %v, migrations unknown %v; want neither", whole.NoWakeups, whole.MigrationsUnknown)
+	}
+	// Filtered to C (TID 30), which never migrated, in a trace that
+	// records the migration of A: 0 migrations, known (new-user pass 87
+	// F4: "the trace records no sched_migrate_task events", the figure
+	// "-", of a filter that selected no migration).
+	onlyC, err := ComputeStats(trace.NewSliceSource(gScenario(), nil), StatsOptions{Filter: &schedule.Filter{TIDs: []trace.TID{30}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if onlyC.Migrations != 0 || onlyC.MigrationsUnknown || slices.Contains(keys(onlyC), "no-migrations") {
+		t.Errorf("--tid 30: %d migrations, unknown %v, warnings %v; want 0, known, no no-migrations warning", onlyC.Migrations, onlyC.MigrationsUnknown, keys(onlyC))
 	}
 }

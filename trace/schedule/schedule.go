@@ -412,6 +412,10 @@ type Counters struct {
 	// read (0 in a trace that records none: then no wakeup delay is
 	// measured, LatencyDiagnostics.Wakeups).
 	Wakeups int64
+	// MigrateEvents: the sched_migrate_task events read, whatever the
+	// filter (0 in a trace that records none: then its migrations are
+	// unknown, not 0).
+	MigrateEvents int64
 	// Raced: delays started at a switch-out because the task's waking came
 	// first. Rewoken: second wakings of a task already waiting after a
 	// wakeup; each restarted its delay.
@@ -857,6 +861,7 @@ func (b *Builder) observe(e *trace.Event) {
 		b.C.Wakeups++
 		b.doWakeup(e)
 	case trace.KindMigrate:
+		b.C.MigrateEvents++
 		t := b.task(e.TID, e.PID, e.Comm)
 		if t == nil {
 			return
