@@ -197,7 +197,16 @@ func renamedWarning(res *report.LatencyResult, f *schedule.Filter, runs nameRuns
 	if res.Unmatched != nil || f != nil && f.Comms != nil {
 		return trace.Warning{}, false
 	}
-	text, n := renamedText(res.TaskRows, runs)
+	rows := res.TaskRows
+	if f.Active() {
+		// Only the rows the filters leave (the table's): a note about
+		// other tasks came before the one row --tid asked for (new-user
+		// pass 87 F6).
+		rows = slices.DeleteFunc(slices.Clone(rows), func(r report.LatencyRow) bool {
+			return r.Count == 0 && r.Switches == 0 && r.Runtime == 0 && r.Lossy == 0
+		})
+	}
+	text, n := renamedText(rows, runs)
 	if text == "" {
 		return trace.Warning{}, false
 	}

@@ -399,3 +399,28 @@ func TestPerfettoExportKeepsNamesUnderComm(t *testing.T) {
 		t.Errorf("--comm t18ren2: source %+v, export %+v", a, b)
 	}
 }
+
+// TestRenamedWarningFiltered (new-user pass 87 F6): with --tid 1, the
+// renamed-tasks note names only the rows the filter leaves. Task 1 (hog,
+// 100 ms run, 10 switch-ins) and task 2 (hog, the filter's zeros) both ran
+// 80 ms and 8 switch-ins as bash before: unfiltered, both are named; with
+// the filter, task 1 alone.
+func TestRenamedWarningFiltered(t *testing.T) {
+	runs := nameRuns{
+		1: {"bash": {8, 80e6}, "hog": {2, 20e6}},
+		2: {"bash": {8, 80e6}, "hog": {2, 20e6}},
+	}
+	rows := []report.LatencyRow{
+		{Comm: "hog", TID: 1, PID: 1, NrTasks: 1, Runtime: 100e6, Switches: 10, Count: 10},
+		{Comm: "hog", TID: 2, PID: 2, NrTasks: 1},
+	}
+	res := &report.LatencyResult{TaskRows: rows}
+	w, ok := renamedWarning(res, nil, runs)
+	if !ok || w.Count != 2 {
+		t.Errorf("unfiltered: %+v, want both tasks", w)
+	}
+	w, ok = renamedWarning(res, &schedule.Filter{TIDs: []trace.TID{1}}, runs)
+	if !ok || w.Count != 1 || !strings.Contains(w.Message, "hog:1 ") || strings.Contains(w.Message, "hog:2") {
+		t.Errorf("--tid 1: %+v, want hog:1 alone", w)
+	}
+}
