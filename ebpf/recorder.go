@@ -599,7 +599,7 @@ func (s *segment) write(e trace.Event) error {
 	if e.Kind == trace.KindExec && e.PID > 0 {
 		s.execAt[e.PID] = max(s.execAt[e.PID], e.Time)
 	}
-	if e.Kind == trace.KindLost && e.Runtime == trace.OpenLoss {
+	if trace.IsOpenLoss(&e) {
 		if _, ok := s.open[e.CPU]; !ok {
 			if s.open == nil {
 				s.open = map[trace.CPU]int64{}

@@ -424,6 +424,12 @@ func RuntimeDamage(e *Event, first int64) string {
 // for them (trace/tvf).
 const OpenLoss = -1
 
+// IsOpenLoss reports whether e is an overflow note (OpenLoss): a KindLost
+// of Count 0 whose Runtime is OpenLoss.
+func IsOpenLoss(e *Event) bool {
+	return e.Kind == KindLost && e.Runtime == OpenLoss && e.Count == 0
+}
+
 // OpenLossWindows closes the overflow notes (OpenLoss) that no later event
 // of their CPU settled: open holds each such CPU's note time, last each
 // CPU's last event time; each becomes a window, of unknown count, from the

@@ -814,7 +814,7 @@ func (b *Builder) observe(e *trace.Event) {
 			b.noteQueue(t, e.CPU)
 		}
 	}
-	if e.Kind == trace.KindLost && e.Runtime == trace.OpenLoss {
+	if trace.IsOpenLoss(e) {
 		return // (a recorder's overflow note, which trace/tvf turns into a window)
 	}
 	if e.Kind == trace.KindLost {

@@ -1380,7 +1380,7 @@ func (r *Reader) Next() (trace.Event, error) {
 				continue // delivered at its start
 			}
 			r.noteLoss(&e)
-			if e.Kind == trace.KindLost && e.Runtime == trace.OpenLoss {
+			if trace.IsOpenLoss(&e) {
 				continue // a recorder's overflow note: its window comes from the trailer or noteLoss
 			}
 		}
@@ -1436,7 +1436,7 @@ func (r *Reader) noteLoss(e *trace.Event) {
 	}
 	switch {
 	case r.lossScanned:
-	case e.Kind == trace.KindLost && e.Runtime == trace.OpenLoss:
+	case trace.IsOpenLoss(e):
 		if _, ok := r.openAt[e.CPU]; !ok {
 			if r.openAt == nil {
 				r.openAt = map[trace.CPU]int64{}
