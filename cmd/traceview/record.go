@@ -225,8 +225,8 @@ func runRecord(cmd *cobra.Command, o recordOptions, args []string) error {
 		childErr = noteCommandAfterCapture(stderr, args[0], child, childDone, childErr, res.running, err == nil)
 	}
 	if err != nil {
-		if toStdout && errors.Is(err, syscall.EPIPE) {
-			printRecordSummary(stderr, outName, sum, cfg.Ring)
+		if cw, ok := cfg.Out.(*countingWriter); ok && errors.Is(err, syscall.EPIPE) {
+			printPipeClosedSummary(stderr, cw.n, sum)
 			return errPipeClosed
 		}
 		return err
@@ -257,6 +257,20 @@ func catchSIGPIPE(on bool) func() {
 	pipes := make(chan os.Signal, 1)
 	signal.Notify(pipes, syscall.SIGPIPE)
 	return func() { signal.Stop(pipes) }
+}
+
+// printPipeClosedSummary is record's summary when the reader of standard
+// output went away: the bytes the pipe took (its reader read at most
+// those), not the capture's encoded total, which the summary would call
+// written (new-user pass 88 F1: "wrote 270170 bytes" to a head -c 1000),
+// and the kernel's losses as such.
+func printPipeClosedSummary(out io.Writer, took int64, sum ebpf.Summary) {
+	var lost uint64
+	for _, l := range sum.Lost {
+		lost += l
+	}
+	fmt.Fprintf(out, "[ traceview record: standard output took %d bytes (%.2f MiB) before its reader closed it; the capture had %d events in %.3f s (%d lost in the kernel's buffers): the rest never reached the reader ]\n",
+		took, float64(took)/(1<<20), sum.Events, sum.Elapsed.Seconds(), lost)
 }
 
 // errPipeClosed is record's error when the reader of its standard output
@@ -423,7 +437,7 @@ func recordPlan(cmd *cobra.Command, o recordOptions, args []string) (opts ebpf.O
 	}
 	cfg = ebpf.RecordConfig{Path: o.output, Log: cmd.ErrOrStderr()}
 	if toStdout {
-		cfg.Path, cfg.Out = "", cmd.OutOrStdout()
+		cfg.Path, cfg.Out = "", &countingWriter{w: cmd.OutOrStdout()}
 	}
 	if o.cpus != "" {
 		if opts.CPUs, err = cpulist.Parse(o.cpus); err != nil {
