@@ -249,12 +249,37 @@ type Warning struct {
 	// problem, as "events in all" for the events lost in damaged blocks
 	// (AddCount); "" for occurrences.
 	Unit string `json:"unit,omitempty"`
+	// Others are the messages of later occurrences that differ from
+	// Message, for a warning whose every occurrence names what it lost
+	// (AddEach: each damaged block's offset, each unobserved window), up
+	// to MaxOthers of them.
+	Others []string `json:"others,omitempty"`
+	// OthersLeft counts the occurrences with messages of their own beyond
+	// MaxOthers, not kept.
+	OthersLeft int `json:"others_left,omitempty"`
+	// Each says the warning was counted by AddEach: a merge (AddScoped)
+	// keeps the other part's messages too.
+	Each bool `json:"-"`
 }
+
+// MaxOthers is how many later occurrences' messages a warning keeps
+// (Warning.Others): a file damaged in a hundred places names the first
+// MaxOthers+1 of them and counts the rest.
+const MaxOthers = 15
 
 // String renders the warning for people: its message, followed by "(N
 // times)" when it was counted more than once and the message does not
 // state the count itself.
 func (w Warning) String() string {
+	if len(w.Others) > 0 {
+		// Each occurrence said: "(3 times)" after the first one's offset
+		// hid the other two (new-user pass 88 F2).
+		s := w.Message + "; " + strings.Join(w.Others, "; ")
+		if w.OthersLeft > 0 {
+			s += fmt.Sprintf("; and %d more (%d times in all)", w.OthersLeft, w.Count)
+		}
+		return s
+	}
 	if w.Unit != "" && !w.CountInMessage {
 		return fmt.Sprintf("%s (%d %s)", w.Message, w.Count, w.Unit)
 	}
@@ -281,6 +306,53 @@ func (w *Warnings) AddN(key string, n int, format string, args ...any) {
 	}
 	w.index[key] = len(w.items)
 	w.items = append(w.items, Warning{Key: key, Count: n, Message: fmt.Sprintf(format, args...)})
+}
+
+// AddEach counts one occurrence of key as Add does, and keeps its message
+// too when it differs from the first's and from those kept
+// (Warning.Others, at most MaxOthers).
+func (w *Warnings) AddEach(key, format string, args ...any) {
+	w.mu.Lock()
+	i, ok := w.index[key]
+	w.mu.Unlock()
+	if !ok {
+		w.Add(key, format, args...)
+		w.mu.Lock()
+		w.items[w.index[key]].Each = true
+		w.mu.Unlock()
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	it := &w.items[i]
+	it.Count++
+	if msg == it.Message {
+		return
+	}
+	it.addOther(otherMessage(it.Message, msg))
+}
+
+// addOther keeps m in w.Others unless it is the first message or kept
+// already; past MaxOthers it is counted in OthersLeft.
+func (w *Warning) addOther(m string) {
+	switch {
+	case m == w.Message || slices.Contains(w.Others, m):
+	case len(w.Others) < MaxOthers:
+		w.Others = append(w.Others, m)
+	default:
+		w.OthersLeft++
+	}
+}
+
+// otherMessage is msg as kept in Others of a warning whose first message
+// is first: without the reader's name that both begin with ("perfetto: ",
+// "traceview format: "), said once.
+func otherMessage(first, msg string) string {
+	if p, _, ok := strings.Cut(first, ": "); ok && msg != first {
+		return strings.TrimPrefix(msg, p+": ")
+	}
+	return msg
 }
 
 // AddCount adds n to key's count of something other than occurrences,
@@ -310,10 +382,18 @@ func (w *Warnings) AddScoped(scope string, wn Warning) {
 		id = scope + "\x00" + wn.Key
 	}
 	if i, ok := w.index[id]; ok {
-		w.items[i].Count += wn.Count
+		it := &w.items[i]
+		it.Count += wn.Count
+		if wn.Each || it.Each {
+			for _, m := range append([]string{wn.Message}, wn.Others...) {
+				it.addOther(otherMessage(it.Message, m))
+			}
+			it.OthersLeft += wn.OthersLeft
+		}
 		return
 	}
 	w.index[id] = len(w.items)
+	wn.Others = slices.Clone(wn.Others)
 	w.items = append(w.items, wn)
 }
 

@@ -1174,7 +1174,7 @@ func (r *Reader) repeatedBlock(at int64, h frameHdr, p []byte) bool {
 		r.blocks[k] = at
 		return false
 	}
-	r.meta.Warnings.Add("damaged-block-repeated", "traceview format: the event block at offset %d repeats the one at offset %d byte for byte (%d events): a copy, skipped", at, first, h.count)
+	r.meta.Warnings.AddEach("damaged-block-repeated", "traceview format: the event block at offset %d repeats the one at offset %d byte for byte (%d events): a copy, skipped", at, first, h.count)
 	return true
 }
 
@@ -1199,7 +1199,7 @@ func (r *Reader) holeBefore(evs []trace.Event) []trace.Event {
 // of 1.3 s gone).
 func (r *Reader) marker(from, at int64) trace.Event {
 	if from > 0 && at > from {
-		r.meta.Warnings.Add("damaged-block-span", "traceview format: the events lost (damaged, missing or skipped blocks) lay between %s s and %s s (the intact events around them): that time is unobserved on every CPU",
+		r.meta.Warnings.AddEach("damaged-block-span", "traceview format: the events lost (damaged, missing or skipped blocks) lay between %s s and %s s (the intact events around them): that time is unobserved on every CPU",
 			trace.FormatSeconds(from, 6), trace.FormatSeconds(at, 6))
 	}
 	lost := trace.NewEvent(at, -1, trace.KindLost)
@@ -1218,7 +1218,7 @@ func (r *Reader) damaged(at int64, h frameHdr, why string) {
 		r.meta.Warnings.Add("damaged-header", "traceview format: the header frame at offset %d is damaged (%s): skipped; host, kernel and CPUs unknown", at, why)
 		return
 	}
-	r.meta.Warnings.Add("damaged-frame", "traceview format: %q frame at offset %d damaged (%s): skipped", h.typ, at, why)
+	r.meta.Warnings.AddEach("damaged-frame", "traceview format: %q frame at offset %d damaged (%s): skipped", h.typ, at, why)
 }
 
 // damagedBlock is an event block whose payload failed its checksum or
@@ -1259,7 +1259,7 @@ func (r *Reader) settlePending(at int64, h frameHdr) (reread bool) {
 	for _, s := range skips {
 		n += s.n
 	}
-	r.meta.Warnings.Add("damaged-block-reread", "traceview format: the event block at offset %d was damaged (%s), and is read intact at offset %d (the file holds part of itself twice: %d bytes skipped between them): its %d events are read, none lost",
+	r.meta.Warnings.AddEach("damaged-block-reread", "traceview format: the event block at offset %d was damaged (%s), and is read intact at offset %d (the file holds part of itself twice: %d bytes skipped between them): its %d events are read, none lost",
 		last.at, last.why, at, n, h.count)
 	r.damagedSince, r.skippedSince = 0, false
 	return true
@@ -1270,7 +1270,7 @@ func (r *Reader) settlePending(at int64, h frameHdr) (reread bool) {
 func (r *Reader) flushPending() {
 	for _, d := range r.pending {
 		h := d.h
-		r.meta.Warnings.Add("damaged-block", "traceview format: event block at offset %d damaged (%s): its events are skipped", d.at, d.why)
+		r.meta.Warnings.AddEach("damaged-block", "traceview format: event block at offset %d damaged (%s): its events are skipped", d.at, d.why)
 		r.meta.Warnings.AddCount("damaged-block-events", int(h.count), "events in all", "traceview format: events lost in damaged blocks")
 		r.meta.LostInFile += uint64(h.count)
 		r.hole, r.holeCount = true, r.holeCount+uint64(h.count)
@@ -1288,7 +1288,7 @@ func (r *Reader) flushPending() {
 // header to the next intact one: events in them are lost, how many is
 // unknown until the trailer's count (checkCount).
 func (r *Reader) skipped(at, n int64) {
-	r.meta.Warnings.Add("damaged-frame", "traceview format: damaged frame header at offset %d: skipped %d bytes (events in them are lost)", at, n)
+	r.meta.Warnings.AddEach("damaged-frame", "traceview format: damaged frame header at offset %d: skipped %d bytes (events in them are lost)", at, n)
 	r.hole, r.skippedSince = true, true
 	r.bytesSkipped += n
 }
@@ -1651,7 +1651,7 @@ func (r *Reader) sequence(at int64, h frameHdr, evs []trace.Event) []seqBlock {
 	if hb := r.held; hb != nil {
 		r.held = nil
 		if h.seq == seqAfter(r.lastSeq) {
-			r.meta.Warnings.Add("damaged-block-order", "traceview format: the event blocks at offsets %d and %d are in each other's place (blocks %d and %d): read in their order",
+			r.meta.Warnings.AddEach("damaged-block-order", "traceview format: the event blocks at offsets %d and %d are in each other's place (blocks %d and %d): read in their order",
 				hb.at, at, hb.h.seq, h.seq)
 			r.lastSeq = hb.h.seq
 			r.damagedSince, r.skippedSince = 0, false
@@ -1671,7 +1671,7 @@ func (r *Reader) sequence(at int64, h frameHdr, evs []trace.Event) []seqBlock {
 		r.decoded -= uint64(n)
 		r.meta.LostInFile += uint64(n)
 		r.outOfPlace += uint64(n)
-		r.meta.Warnings.Add("damaged-block-order", "traceview format: the event block at offset %d (block %d) belongs before the last one read (block %d): out of its place in the file, behind events already read; its %d events are skipped (counted lost)",
+		r.meta.Warnings.AddEach("damaged-block-order", "traceview format: the event block at offset %d (block %d) belongs before the last one read (block %d): out of its place in the file, behind events already read; its %d events are skipped (counted lost)",
 			at, h.seq, r.lastSeq, n)
 		return out
 	}
@@ -1695,17 +1695,17 @@ func (r *Reader) sequence(at int64, h frameHdr, evs []trace.Event) []seqBlock {
 func (r *Reader) missing(at int64, from, to uint16, n int) {
 	if from == 0 && r.bytesSkipped > 0 {
 		// Skipped with a damaged header frame: in the file, damaged.
-		r.meta.Warnings.Add("damaged-block-missing", "traceview format: %d event block(s) lost at the file's start, in the bytes skipped as damaged there (the first read is block %d, and every file starts at 1); their time is unobserved on every CPU",
+		r.meta.Warnings.AddEach("damaged-block-missing", "traceview format: %d event block(s) lost at the file's start, in the bytes skipped as damaged there (the first read is block %d, and every file starts at 1); their time is unobserved on every CPU",
 			n, to)
 		return
 	}
 	r.missingBlocks += n
 	if from == 0 {
-		r.meta.Warnings.Add("damaged-block-missing", "traceview format: %d event block(s) missing at the file's start, before the one at offset %d (the first read is block %d, and every file starts at 1): not in the file; their time is unobserved on every CPU",
+		r.meta.Warnings.AddEach("damaged-block-missing", "traceview format: %d event block(s) missing at the file's start, before the one at offset %d (the first read is block %d, and every file starts at 1): not in the file; their time is unobserved on every CPU",
 			n, at, to)
 		return
 	}
-	r.meta.Warnings.Add("damaged-block-missing", "traceview format: %d event block(s) missing before the one at offset %d (block numbers jump from %d to %d): not in the file (removed, or never written); their time is unobserved on every CPU",
+	r.meta.Warnings.AddEach("damaged-block-missing", "traceview format: %d event block(s) missing before the one at offset %d (block numbers jump from %d to %d): not in the file (removed, or never written); their time is unobserved on every CPU",
 		n, at, from, to)
 }
 
@@ -1727,7 +1727,7 @@ func (r *Reader) missingAtEnd() bool {
 		return false
 	}
 	r.missingBlocks += n
-	r.meta.Warnings.Add("damaged-block-missing", "traceview format: %d event block(s) missing at the file's end, after block %d (the trailer counts %d blocks written): not in the file; their time is unobserved on every CPU",
+	r.meta.Warnings.AddEach("damaged-block-missing", "traceview format: %d event block(s) missing at the file's end, after block %d (the trailer counts %d blocks written): not in the file; their time is unobserved on every CPU",
 		n, r.lastSeq, r.tailBlocks)
 	r.damagedSince = 0
 	lost := r.marker(r.blockEnd, max(r.meta.LastTime, r.blockEnd))
