@@ -265,7 +265,7 @@ type Warning struct {
 // MaxOthers is how many later occurrences' messages a warning keeps
 // (Warning.Others): a file damaged in a hundred places names the first
 // MaxOthers+1 of them and counts the rest.
-const MaxOthers = 15
+const MaxOthers = 7
 
 // String renders the warning for people: its message, followed by "(N
 // times)" when it was counted more than once and the message does not

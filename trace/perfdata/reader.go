@@ -1131,7 +1131,7 @@ func (r *Reader) handle(rec []byte, off int64) error {
 		return r.compressed(typ, rec, off)
 	}
 	if typ == 0 || (typ > maxKernelRecord && typ < recHeaderAttr) || typ > maxUserRecord {
-		r.meta.Warnings.Add("unknown-record-type", "perf.data: unknown record type %d at offset %d skipped", typ, off)
+		r.meta.Warnings.AddEach("unknown-record-type", "perf.data: unknown record type %d at offset %d skipped", typ, off)
 	}
 	return nil
 }

@@ -84,7 +84,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	if o, ok := r.timeAhead[off]; ok && !r.outsideHeaderTimes(o.time) {
 		// Data the file held and the trace lacks: said in full and
 		// counted lost in the file, as a time pushed back is.
-		r.meta.Warnings.Add("damaged-time-ahead", "perf.data: CPU %d: sample at offset %d is stamped %s s, later than the CPU's next sample (%s s) and its previous: a damaged time, dropped",
+		r.meta.Warnings.AddEach("damaged-time-ahead", "perf.data: CPU %d: sample at offset %d is stamped %s s, later than the CPU's next sample (%s s) and its previous: a damaged time, dropped",
 			o.cpu, off, trace.FormatSeconds(o.time, 9), trace.FormatSeconds(o.next, 9))
 		r.meta.LostInFile++
 		return nil
@@ -587,7 +587,7 @@ func (r *Reader) timeLeap(ev *trace.Event) bool {
 	if r.times == timesChecked || r.keepRepeats || r.maxTime <= 0 || ev.Time-r.maxTime <= MaxTimeLeap {
 		return false
 	}
-	r.meta.Warnings.Add("damaged-time-ahead", "perf.data: CPU %d: %s stamped %s s, more than an hour after every record before it (the latest %s s): a damaged time, dropped",
+	r.meta.Warnings.AddEach("damaged-time-ahead", "perf.data: CPU %d: %s stamped %s s, more than an hour after every record before it (the latest %s s): a damaged time, dropped",
 		ev.CPU, ev.Kind, trace.FormatSeconds(ev.Time, 9), trace.FormatSeconds(r.maxTime, 9))
 	r.meta.LostInFile++
 	return true
@@ -626,7 +626,7 @@ func (r *Reader) queueRecord(ev *trace.Event, hasTime bool, slack int64, sideBan
 				// and counted lost in the file (new-user pass 20 F3: one
 				// time pushed 2.5 ms ahead dropped the 61 events after it,
 				// summarized as "1 about event order", info "lost: 0").
-				r.meta.Warnings.Add("damaged-time-backwards", "perf.data: CPU %d: event at %s s is earlier than the CPU's previous record (%s s): damaged or repeated data, dropped",
+				r.meta.Warnings.AddEach("damaged-time-backwards", "perf.data: CPU %d: event at %s s is earlier than the CPU's previous record (%s s): damaged or repeated data, dropped",
 					c, trace.FormatSeconds(ev.Time, 9), trace.FormatSeconds(r.cpuLast[c], 9))
 				r.meta.LostInFile++
 				r.q.release()

@@ -410,7 +410,7 @@ func (r *Reader) line(line []byte) error {
 		// a traceview file.
 		r.hole, lostPushed = false, true
 		if p.time > r.lastEvent {
-			r.meta.Warnings.Add("damaged-text-span", "line %d: the events of the damaged lines skipped before it lay between %s s and %s s (the event lines around them): that time is unobserved on every CPU, delays across it are not measured",
+			r.meta.Warnings.AddEach("damaged-text-span", "line %d: the events of the damaged lines skipped before it lay between %s s and %s s (the event lines around them): that time is unobserved on every CPU, delays across it are not measured",
 				r.lineNo, secs(r.lastEvent), secs(p.time))
 		}
 		r.push(trace.NewEvent(p.time, -1, trace.KindLost))
