@@ -264,7 +264,8 @@ type Warning struct {
 
 // MaxOthers is how many later occurrences' messages a warning keeps
 // (Warning.Others): a file damaged in a hundred places names the first
-// MaxOthers+1 of them and counts the rest.
+// MaxOthers+1 of them, a line of about 1 KB at the readers' 100-odd
+// characters a message, and counts the rest.
 const MaxOthers = 7
 
 // String renders the warning for people: its message, followed by "(N
