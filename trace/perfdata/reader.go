@@ -82,6 +82,9 @@ type Stats struct {
 // Reader streams a perf.data file. Create it with NewReader; it implements
 // trace.Source.
 type Reader struct {
+	// lostAtNext: a damaged record size skipped records (oversized); the
+	// next sample with a time gets a KindLost of every CPU before it.
+	lostAtNext bool
 	// notCompressed: the header lists its features and compression is
 	// not one: a compressed record is damage (compressed).
 	notCompressed bool
