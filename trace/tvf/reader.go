@@ -979,6 +979,7 @@ func (r *Reader) readFrame(first bool) error {
 				r.flushPending()
 				if h.typ == frameEvents {
 					r.releaseHeld()
+					r.skippedBlocksBefore(at, h)
 					if evs := r.readPrefix(at, h, p[:n]); len(evs) > 0 {
 						r.push(seqBlock{evs: evs})
 					}
@@ -1089,6 +1090,23 @@ func (r *Reader) readPrefix(at int64, h frameHdr, p []byte) []trace.Event {
 	}
 	r.meta.Warnings.Add("truncated", "%s%s", msg, r.cutRest())
 	return evs
+}
+
+// skippedBlocksBefore says, at a frame cut short by the end of the file
+// (header h at offset at, intact), how many event blocks lay in the bytes
+// skipped as damaged since the last block read: its block number says so,
+// where the next intact block's would have placed them (sequence) and the
+// trailer counted their events (new-user pass 89 F2: two blocks skipped
+// before a cut went uncounted, "an unknown number after the cut").
+func (r *Reader) skippedBlocksBefore(at int64, h frameHdr) {
+	if h.seq == 0 || r.lastSeq == 0 || !r.skippedSince {
+		return
+	}
+	d := seqDist(r.lastSeq, h.seq)
+	if n := d - 1 - r.damagedSince; n > 0 && d <= 1<<15-1 {
+		r.meta.Warnings.AddEach("damaged-block-missing", "traceview format: %d event block(s) lay in the bytes skipped as damaged before the frame cut at offset %d (block numbers jump from %d to %d): their events are lost, how many unknown without the trailer (a block holds up to %d); their time is unobserved on every CPU",
+			n, at, r.lastSeq, h.seq, BlockEvents)
+	}
 }
 
 // cutRest is what a warning about a file cut inside a frame adds when the

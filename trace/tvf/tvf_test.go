@@ -840,3 +840,23 @@ func TestJoinedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSkippedBeforeCut (new-user pass 89 F2): of four blocks, blocks 2 and
+// 3 zeroed whole (their frame headers too: skipped as damaged bytes) and
+// the file cut inside block 4, whose frame header is intact: its number,
+// 4, after block 1's says 2 blocks lay in the skipped bytes, which a
+// damaged-block-missing warning names (it said only "an unknown number
+// after the cut").
+func TestSkippedBeforeCut(t *testing.T) {
+	evs := synthetic(4*BlockEvents, 14)
+	file := encode(t, Header{}, evs, nil)
+	fr := blockFrames(file)
+	bad := bytes.Clone(file[:fr[3][0]+frameHeaderSize+(fr[3][1]-fr[3][0]-frameHeaderSize)/2])
+	for i := fr[1][0]; i < fr[2][1]; i++ {
+		bad[i] = 0
+	}
+	_, tr := decodeAll(t, onlyReader{bytes.NewReader(bad)})
+	if !strings.Contains(fmt.Sprint(tr.Meta().Warnings.List()), "2 event block(s) lay in the bytes skipped as damaged before the frame cut") {
+		t.Errorf("warnings %v; want the 2 blocks skipped before the cut named", tr.Meta().Warnings.List())
+	}
+}
