@@ -149,9 +149,6 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		}
 		rawEnd = cap(rec) - cap(raw) + len(raw) // raw is rec[p : p+size]
 	}
-	if end := a.sampleEnd(rawEnd); end > 0 && len(rec) >= end+8 {
-		r.oversized(rec, off, end)
-	}
 	if r.cpuOutOfRange(cpu, recSample, off) {
 		return nil
 	}
@@ -198,6 +195,10 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		ev.Cgroup = a.cgroupOf(r.end, rec, rawEnd)
 	}
 	r.sampled(a, ev, pid, tid, hasTime, chain)
+	// (Last: a peek at the next record may refill the buffer rec is in.)
+	if end := a.sampleEnd(rawEnd); end > 0 && len(rec) >= end+8 && r.plausibleHeader(rec[end:]) && !r.plausibleNext() {
+		r.oversized(rec, off, end)
+	}
 	return nil
 }
 
@@ -214,6 +215,40 @@ func (a *attr) sampleEnd(rawEnd int) int {
 		return rawEnd + a.cgSkip + 8
 	}
 	return 0
+}
+
+// plausibleHeader reports whether b begins with a record header perf
+// writes: a known type and a size of 8 bytes or more that fits in b.
+// Inside a sample whose size is damaged, the next record's header follows
+// its fields; where its RAW size is damaged instead (zeroed), what follows
+// them is tracepoint data, whose first word (common_type, flags) is no
+// record type.
+func (r *Reader) plausibleHeader(b []byte) bool {
+	if len(b) < 8 {
+		return false
+	}
+	typ, size := r.end.Uint32(b), int(r.end.Uint16(b[6:]))
+	unknown := typ == 0 || (typ > maxKernelRecord && typ < recHeaderAttr) || typ > maxUserRecord
+	return !unknown && size >= 8 && size <= len(b)
+}
+
+// plausibleNext reports whether the record the current header frames next
+// (after the record just read) has a plausible header: a known type and a
+// size of 8 or more (its size within the data, when mapped); true when it
+// cannot be seen (compressed records, the data's end).
+func (r *Reader) plausibleNext() bool {
+	if r.decomp != nil {
+		return true
+	}
+	if r.mm != nil {
+		return r.mpos+8 > r.mend || r.plausibleHeader(r.mm[r.mpos:r.mend])
+	}
+	h, err := r.peek(8)
+	if err != nil {
+		return true
+	}
+	typ, size := r.end.Uint32(h), int(r.end.Uint16(h[6:]))
+	return !(typ == 0 || (typ > maxKernelRecord && typ < recHeaderAttr) || typ > maxUserRecord) && size >= 8
 }
 
 // oversized handles a sample record at offset off whose header says more
