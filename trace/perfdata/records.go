@@ -1,7 +1,10 @@
 package perfdata
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/binary"
+	"io"
 
 	"github.com/traceview/traceview/trace"
 )
@@ -195,9 +198,16 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		ev.Cgroup = a.cgroupOf(r.end, rec, rawEnd)
 	}
 	r.sampled(a, ev, pid, tid, hasTime, chain)
-	// (Last: a peek at the next record may refill the buffer rec is in.)
-	if end := a.sampleEnd(rawEnd); end > 0 && len(rec) >= end+8 && r.plausibleHeader(rec[end:]) && !r.plausibleNext() {
-		r.oversized(rec, off, end)
+	// (Last: a peek at the next record may refill the buffer rec is in,
+	// so a stream's bytes after the fields are copied first.)
+	if end := a.sampleEnd(rawEnd); end > 0 && len(rec) >= end+8 && r.plausibleHeader(rec[end:]) {
+		tail := rec[end:]
+		if r.mm == nil {
+			tail = bytes.Clone(tail)
+		}
+		if !r.plausibleNext() {
+			r.oversized(off, len(rec), end, tail)
+		}
 	}
 	return nil
 }
@@ -251,28 +261,34 @@ func (r *Reader) plausibleNext() bool {
 	return !(typ == 0 || (typ > maxKernelRecord && typ < recHeaderAttr) || typ > maxUserRecord) && size >= 8
 }
 
-// oversized handles a sample record at offset off whose header says more
-// bytes than its fields take (end): a damaged size, which framed the
-// records after it inside it. One flipped byte of a size made 0xff68 of a
-// 104-byte sched_switch: 610 records, 125 ms, skipped without a word, and
-// a 293 ms delay measured across them (new-user pass 89 F1). From a mapped
-// file the reader goes back to read on from the record's true end, so
-// nothing is lost; otherwise (a pipe, compressed records) the bytes are
-// gone, and every CPU is unobserved from its last event to the next
-// record's time (a KindLost of CPU -1 there, trace/schedule).
-func (r *Reader) oversized(rec []byte, off int64, end int) {
-	extra := len(rec) - end
-	if r.mm != nil && r.decomp == nil && r.mpos >= extra {
+// oversized handles a sample record at offset off whose header says size
+// bytes, more than its fields take (end): a damaged size, which framed the
+// records after it inside it (tail: the bytes after its fields). One
+// flipped byte of a size made 0xff68 of a 104-byte sched_switch: 610
+// records, 125 ms, skipped without a word, and a 293 ms delay measured
+// across them (new-user pass 89 F1). The reader reads on from the
+// record's true end, so nothing is lost: in a mapped file it goes back;
+// in a stream it reads tail again before the rest. Only compressed
+// records (their own buffer) lose the bytes: said, and every CPU is
+// unobserved from its last event to the next record's time (a KindLost of
+// CPU -1 there, trace/schedule).
+func (r *Reader) oversized(off int64, size, end int, tail []byte) {
+	extra := size - end
+	switch {
+	case r.mm != nil && r.decomp == nil && r.mpos >= extra:
 		r.mpos -= extra
-		r.off -= int64(extra)
-		r.stats.Bytes -= int64(extra)
-		r.meta.Warnings.AddEach("damaged-record-size", "perf.data: the sample at offset %d says %d bytes, and its fields end after %d: a damaged size; the records after it read on from offset %d",
-			off, len(rec), end, off+int64(end))
+	case r.mm == nil && r.decomp == nil && r.br != nil:
+		r.br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(tail), r.br), 1<<20)
+	default:
+		r.meta.Warnings.AddEach("damaged-record-size", "perf.data: the sample at offset %d says %d bytes, and its fields end after %d: a damaged size; the %d bytes after them, records framed inside it, are skipped, and every CPU is unobserved from its last event to the next record's",
+			off, size, end, extra)
+		r.lostAtNext = true
 		return
 	}
-	r.meta.Warnings.AddEach("damaged-record-size", "perf.data: the sample at offset %d says %d bytes, and its fields end after %d: a damaged size; the %d bytes after them, records framed inside it, are skipped, and every CPU is unobserved from its last event to the next record's",
-		off, len(rec), end, extra)
-	r.lostAtNext = true
+	r.off -= int64(extra)
+	r.stats.Bytes -= int64(extra)
+	r.meta.Warnings.AddEach("damaged-record-size", "perf.data: the sample at offset %d says %d bytes, and its fields end after %d: a damaged size; the records after it read on from offset %d",
+		off, size, end, off+int64(end))
 }
 
 // skipped is what the reader learns from a sample of a kind the consumer
