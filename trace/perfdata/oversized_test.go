@@ -15,26 +15,28 @@ import (
 // TestOversizedSample (new-user pass 89 F1: one flipped byte of a
 // sched_switch's size made it 65384 bytes, 610 records inside it skipped
 // without a word and a 293 ms delay measured across them): the size of
-// nice.2cpu.perf.data's 200th sample record is raised by 4096 (its high
-// byte + 16), so that its header frames the records after it inside it.
+// nice.2cpu.perf.data's 200th sample record is raised by 4096, and by 8,
+// so that its header frames the records after it inside it.
 // Read from a file (mapped), the reader reads on from the record's true
 // end: the same events as the intact file, and one damaged-record-size
 // warning. Read as a stream (bytes.Reader: not mapped), the same: the
 // bytes after its fields are read again before the rest.
 func TestOversizedSample(t *testing.T) {
 	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
-	bad := append([]byte(nil), data...)
 	le := binary.LittleEndian
-	pos := int(le.Uint64(data[40:48])) // perf_file_header.data.offset
-	for n := 0; ; {
-		typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
-		if typ == recSample {
-			if n++; n == 200 {
-				bad[pos+7] += 16
-				break
+	damage := func(add int) []byte {
+		bad := append([]byte(nil), data...)
+		pos := int(le.Uint64(data[40:48])) // perf_file_header.data.offset
+		for n := 0; ; {
+			typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
+			if typ == recSample {
+				if n++; n == 200 {
+					le.PutUint16(bad[pos+6:], uint16(size+add))
+					return bad
+				}
 			}
+			pos += size
 		}
-		pos += size
 	}
 	read := func(in any) ([]trace.Event, *trace.Meta) {
 		var r *Reader
@@ -79,16 +81,22 @@ func TestOversizedSample(t *testing.T) {
 		}
 		return true
 	}
-	path := filepath.Join(t.TempDir(), "bad.perf.data")
-	if err := os.WriteFile(path, bad, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	mapped, m := read(path)
-	if w := warning(m); !strings.Contains(w, "read on from offset") || !same(mapped) {
-		t.Errorf("mapped: %d events (intact %d), warning %q; want the same events and the record re-framed", len(mapped), len(whole), w)
-	}
-	stream, m := read(bad)
-	if w := warning(m); !strings.Contains(w, "read on from offset") || !same(stream) {
-		t.Errorf("stream: %d events (intact %d), warning %q; want the same events and the record re-framed", len(stream), len(whole), w)
+	// 4096 bytes (new-user pass 89 F1: its high byte), and 8 (pass 90 F3:
+	// 128 -> 136, the next record's header inside it, the 8 bytes after
+	// it where the size says the next begins its fields).
+	for _, add := range []int{4096, 8} {
+		bad := damage(add)
+		path := filepath.Join(t.TempDir(), "bad.perf.data")
+		if err := os.WriteFile(path, bad, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mapped, m := read(path)
+		if w := warning(m); !strings.Contains(w, "read on from offset") || !same(mapped) {
+			t.Errorf("+%d, mapped: %d events (intact %d), warning %q; want the same events and the record re-framed", add, len(mapped), len(whole), w)
+		}
+		stream, m := read(bad)
+		if w := warning(m); !strings.Contains(w, "read on from offset") || !same(stream) {
+			t.Errorf("+%d, stream: %d events (intact %d), warning %q; want the same events and the record re-framed", add, len(stream), len(whole), w)
+		}
 	}
 }

@@ -200,7 +200,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 	r.sampled(a, ev, pid, tid, hasTime, chain)
 	// (Last: a peek at the next record may refill the buffer rec is in,
 	// so a stream's bytes after the fields are copied first.)
-	if end := a.sampleEnd(rawEnd); end > 0 && len(rec) >= end+8 && r.plausibleHeader(rec[end:]) {
+	if end := a.sampleEnd(rawEnd); end > 0 && len(rec) >= end+8 && plausibleRecord(r.end.Uint32(rec[end:]), int(r.end.Uint16(rec[end+6:]))) {
 		tail := rec[end:]
 		if r.mm == nil {
 			tail = bytes.Clone(tail)
@@ -227,19 +227,15 @@ func (a *attr) sampleEnd(rawEnd int) int {
 	return 0
 }
 
-// plausibleHeader reports whether b begins with a record header perf
-// writes: a known type and a size of 8 bytes or more that fits in b.
-// Inside a sample whose size is damaged, the next record's header follows
-// its fields; where its RAW size is damaged instead (zeroed), what follows
+// plausibleRecord reports whether a record header of type typ and size
+// bytes is one perf writes: a known type, 8 bytes or more. Inside a
+// sample whose size is damaged, the next record's header follows its
+// fields; where its RAW size is damaged instead (zeroed), what follows
 // them is tracepoint data, whose first word (common_type, flags) is no
 // record type.
-func (r *Reader) plausibleHeader(b []byte) bool {
-	if len(b) < 8 {
-		return false
-	}
-	typ, size := r.end.Uint32(b), int(r.end.Uint16(b[6:]))
+func plausibleRecord(typ uint32, size int) bool {
 	unknown := typ == 0 || (typ > maxKernelRecord && typ < recHeaderAttr) || typ > maxUserRecord
-	return !unknown && size >= 8 && size <= len(b)
+	return !unknown && size >= 8
 }
 
 // plausibleNext reports whether the record the current header frames next
@@ -250,15 +246,12 @@ func (r *Reader) plausibleNext() bool {
 	if r.decomp != nil {
 		return true
 	}
-	if r.mm != nil {
-		return r.mpos+8 > r.mend || r.plausibleHeader(r.mm[r.mpos:r.mend])
-	}
 	h, err := r.peek(8)
 	if err != nil {
 		return true
 	}
-	typ, size := r.end.Uint32(h), int(r.end.Uint16(h[6:]))
-	return !(typ == 0 || (typ > maxKernelRecord && typ < recHeaderAttr) || typ > maxUserRecord) && size >= 8
+	size := int(r.end.Uint16(h[6:]))
+	return plausibleRecord(r.end.Uint32(h), size) && (r.mm == nil || r.mend-r.mpos >= size)
 }
 
 // oversized handles a sample record at offset off whose header says size
