@@ -522,4 +522,14 @@ func TestOpenLossNotes(t *testing.T) {
 	if diff := cmp.Diff([]mark{{350, 250}}, lostMarks(evs)); diff != "" {
 		t.Errorf("settled: lost events (-want +got):\n%s", diff)
 	}
+	// A marker of every CPU (damaged blocks, which may have held the loss
+	// record) between the note at 350 and CPU 1's next event at 700: cut,
+	// the note is a loss to 700, not nothing lost (new-user pass 90 F2).
+	hole := trace.NewEvent(600, -1, trace.KindLost)
+	file = write(sw(100, 0), sw(350, 1), note(350, 1), sw(500, 0), hole, sw(700, 1), sw(800, 0))
+	tail = int(binary.LittleEndian.Uint64(file[len(file)-8:]))
+	_, tr = decodeAll(t, onlyReader{bytes.NewReader(file[:tail])})
+	if diff := cmp.Diff([]trace.LostWindow{{CPU: 1, Start: 350, End: 700}}, tr.Meta().Lost); diff != "" {
+		t.Errorf("hole: lost windows (-want +got):\n%s", diff)
+	}
 }

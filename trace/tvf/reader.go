@@ -124,8 +124,10 @@ type Reader struct {
 	lastOn     map[trace.CPU]int64
 	streamLost []trace.LostWindow
 	// openAt is, per CPU, the time of a recorder's overflow note
-	// (trace.OpenLoss) not yet settled by a later event of the CPU.
-	openAt map[trace.CPU]int64
+	// (trace.OpenLoss) not yet settled by a later event of the CPU;
+	// openHole the CPUs of those that damaged blocks followed (noteLoss).
+	openAt   map[trace.CPU]int64
+	openHole map[trace.CPU]bool
 	// lossScanned: streamLost was read ahead (scanLosses).
 	lossScanned bool
 	holeCount   uint64
@@ -1446,7 +1448,24 @@ func (r *Reader) scanLosses(ra io.ReaderAt) {
 // time and the loss window of each KindLost of a CPU the file holds (the
 // recorder's: from the CPU's event before it to it, with its count).
 func (r *Reader) noteLoss(e *trace.Event) {
-	if r.gotTail || e.CPU < 0 {
+	if r.gotTail {
+		return
+	}
+	if e.CPU < 0 {
+		if e.Kind == trace.KindLost && !r.lossScanned {
+			// Damaged or missing blocks (a marker of every CPU): a loss
+			// record of a CPU with an open note may have been in them, so
+			// the CPU's next event settles the note as a loss, not as
+			// nothing lost (new-user pass 90 F2: a damaged block held the
+			// record of a 17891-event loss, and a copy cut before the
+			// trailer measured 151 ms delays across it).
+			for c := range r.openAt {
+				if r.openHole == nil {
+					r.openHole = map[trace.CPU]bool{}
+				}
+				r.openHole[c] = true
+			}
+		}
 		return
 	}
 	if r.lastOn == nil {
@@ -1463,13 +1482,18 @@ func (r *Reader) noteLoss(e *trace.Event) {
 		}
 	case e.Kind == trace.KindLost:
 		delete(r.openAt, e.CPU) // (its window, from the CPU's last event, covers the note's)
+		delete(r.openHole, e.CPU)
 		start, ok := r.lastOn[e.CPU]
 		if !ok {
 			start = r.meta.FirstTime
 		}
 		r.streamLost = append(r.streamLost, trace.LostWindow{CPU: e.CPU, Count: e.Count, Start: min(start, e.Time), End: e.Time})
 	default:
-		delete(r.openAt, e.CPU) // (the CPU's next record came first: nothing lost)
+		if t, ok := r.openAt[e.CPU]; ok && r.openHole[e.CPU] && e.Time > t {
+			r.streamLost = append(r.streamLost, trace.LostWindow{CPU: e.CPU, Start: t, End: e.Time})
+		}
+		delete(r.openAt, e.CPU) // (else the CPU's next record came first: nothing lost)
+		delete(r.openHole, e.CPU)
 	}
 	r.lastOn[e.CPU] = max(r.lastOn[e.CPU], e.Time)
 }
@@ -1491,7 +1515,7 @@ func (r *Reader) streamLosses() {
 		return
 	}
 	r.streamLost = append(r.streamLost, trace.OpenLossWindows(r.openAt, r.lastOn)...)
-	r.openAt = nil
+	r.openAt, r.openHole = nil, nil
 	if len(r.streamLost) == 0 {
 		return
 	}
