@@ -193,7 +193,7 @@ func damaged(ws []trace.Warning) bool {
 // file's header gives that the reader cannot parse (bad-tracepoint-format),
 // settings that contradict themselves (bad-cgroup-settings), a malformed
 // line skipped with --lenient (the user asked for it: TestLenientFlag).
-var damagedRecordKeys = []string{"bad-tracepoint", "bad-sample", "bad-record", "bad-record-type", "bad-cgroup-record", "bad-feature-table",
+var damagedRecordKeys = []string{"bad-tracepoint", "bad-sample", "unknown-sample-id", "bad-record", "bad-record-type", "bad-cgroup-record", "bad-feature-table",
 	"text-garbled-line", "text-entries-short", "text-pid-out-of-range", "text-cpu-out-of-range",
 	"text-time-outlier", "outside-sample-times", "cpu-out-of-range", "tracedat-bad-record", "tracedat-corrupt-data", "tracedat-short-record",
 	// Events dropped for a time before their CPU's previous one, or

@@ -3,6 +3,7 @@ package perfdata
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,5 +99,42 @@ func TestOversizedSample(t *testing.T) {
 		if w := warning(m); !strings.Contains(w, "read on from offset") || !same(stream) {
 			t.Errorf("+%d, stream: %d events (intact %d), warning %q; want the same events and the record re-framed", add, len(stream), len(whole), w)
 		}
+	}
+}
+
+// TestUnknownSampleID (new-user pass 90 F1: "lost: 0 events" and info
+// exit 0): a byte of the 200th sample's id (PERF_SAMPLE_IDENTIFIER, its
+// first field) changed makes it match no attribute: skipped, warned, and
+// counted lost in the file (LostInFile 1), one event fewer.
+func TestUnknownSampleID(t *testing.T) {
+	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
+	le := binary.LittleEndian
+	bad := append([]byte(nil), data...)
+	pos := int(le.Uint64(data[40:48]))
+	for n := 0; ; {
+		typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
+		if typ == recSample {
+			if n++; n == 200 {
+				bad[pos+8+7] ^= 0xff // the id's high byte
+				break
+			}
+		}
+		pos += size
+	}
+	count := func(b []byte) (int, *trace.Meta) {
+		r, err := NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := trace.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(evs), r.Meta()
+	}
+	whole, _ := count(data)
+	n, m := count(bad)
+	if n != whole-1 || m.LostInFile != 1 || !strings.Contains(fmt.Sprint(m.Warnings.List()), "unknown sample id") {
+		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want one fewer, counted, warned", n, whole, m.LostInFile, m.Warnings.List())
 	}
 }
