@@ -696,6 +696,14 @@ func TestMapLostEventsInfo(t *testing.T) {
 		if got := strings.HasSuffix(buf.String(), want); got != exact {
 			t.Errorf("exact=%v: ends with the INFO line: %v\n%s", exact, got, buf.String())
 		}
+		// The default view says where each loss was, in the stream, as
+		// timehist does (new-user pass 90 F5): at 1.000000 s and 1.000002.
+		lines := []string{"  1.000000 secs lost 10 events on cpu 0\n", "  1.000002 secs lost 5 events on cpu 0\n"}
+		for _, l := range lines {
+			if got := strings.Contains(buf.String(), l); got == exact {
+				t.Errorf("exact=%v: holds %q: %v\n%s", exact, l, got, buf.String())
+			}
+		}
 	}
 }
 
