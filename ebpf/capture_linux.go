@@ -611,12 +611,14 @@ func (c *Capture) drain(ctx context.Context, maxWait time.Duration, put func(*ba
 	// newest[i]: the time of its newest record read (overflowNote).
 	full := make([]bool, len(c.rings.rings))
 	newest := make([]int64, len(c.rings.rings))
+	readHere := false // a record was read in the current read call
 	sample := func(raw []byte) error {
 		// perf pads a payload to 4 bytes short of a multiple of 8: the
 		// record is its first size bytes.
 		if n, ts := c.dec.next(raw); n > 0 {
 			marks[ri] = max(marks[ri], ts)
 			newest[ri] = max(newest[ri], ts)
+			readHere = true
 			cur.recs = append(cur.recs, raw[:n]...)
 			if len(cur.recs)+TaskRecordSize > batchBytes {
 				cur.watermark = watermark()
@@ -652,7 +654,17 @@ func (c *Capture) drain(ctx context.Context, maxWait time.Duration, put func(*ba
 			}
 			ri = i
 			r := c.rings.rings[i]
-			fin, err := r.read(batchBytes, sample, func(n uint64) { c.addLost(cur, r.cpu, n) })
+			readHere = false
+			fin, err := r.read(batchBytes, sample, func(n uint64) {
+				if readHere {
+					// A loss that began while the drain was held mid-pass
+					// (the consumer behind): the buffer was not full at the
+					// snapshot, so no note yet. Its start is the record just
+					// read, this call's, so the note keeps time order.
+					c.overflowNote(cur, r.cpu, newest[ri])
+				}
+				c.addLost(cur, r.cpu, n)
+			})
 			if err == errStopped {
 				return putErr
 			}
