@@ -32,6 +32,9 @@ func TestOversizedSample(t *testing.T) {
 			typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
 			if typ == recSample {
 				if n++; n == 200 {
+					if add < 0 { // onto the start of the record after next
+						add = int(le.Uint16(bad[pos+size+6:]))
+					}
 					le.PutUint16(bad[pos+6:], uint16(size+add))
 					return bad
 				}
@@ -85,7 +88,9 @@ func TestOversizedSample(t *testing.T) {
 	// 4096 bytes (new-user pass 89 F1: its high byte), and 8 (pass 90 F3:
 	// 128 -> 136, the next record's header inside it, the 8 bytes after
 	// it where the size says the next begins its fields).
-	for _, add := range []int{4096, 8} {
+	// And by the next record's size, onto a record's start (pass 91 F1:
+	// no warning, the record between swallowed).
+	for _, add := range []int{4096, 8, -1} {
 		bad := damage(add)
 		path := filepath.Join(t.TempDir(), "bad.perf.data")
 		if err := os.WriteFile(path, bad, 0o600); err != nil {

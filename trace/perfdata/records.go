@@ -156,7 +156,17 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		}
 		rawEnd = cap(rec) - cap(raw) + len(raw) // raw is rec[p : p+size]
 	}
+	if end := a.sampleEnd(rawEnd); end > 0 && len(rec) >= end+8 && plausibleRecord(r.end.Uint32(rec[end:]), int(r.end.Uint16(rec[end+6:]))) {
+		// (A stream's bytes after the fields are copied: a later read
+		// may refill the buffer rec is in.)
+		tail := rec[end:]
+		if r.mm == nil {
+			tail = bytes.Clone(tail)
+		}
+		r.oversized(off, len(rec), end, tail)
+	}
 	if r.cpuOutOfRange(cpu, recSample, off) {
+		r.meta.LostInFile++ // (a sample the file held: new-user pass 91 F4 counted it nowhere)
 		return nil
 	}
 	if cpu == -1 && a.sampleType&sampleCPU != 0 {
@@ -202,17 +212,6 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		ev.Cgroup = a.cgroupOf(r.end, rec, rawEnd)
 	}
 	r.sampled(a, ev, pid, tid, hasTime, chain)
-	// (Last: a peek at the next record may refill the buffer rec is in,
-	// so a stream's bytes after the fields are copied first.)
-	if end := a.sampleEnd(rawEnd); end > 0 && len(rec) >= end+8 && plausibleRecord(r.end.Uint32(rec[end:]), int(r.end.Uint16(rec[end+6:]))) {
-		tail := rec[end:]
-		if r.mm == nil {
-			tail = bytes.Clone(tail)
-		}
-		if !r.plausibleNext() {
-			r.oversized(off, len(rec), end, tail)
-		}
-	}
 	return nil
 }
 
@@ -234,28 +233,14 @@ func (a *attr) sampleEnd(rawEnd int) int {
 // plausibleRecord reports whether a record header of type typ and size
 // bytes is one perf writes: a known type, 8 bytes or more. Inside a
 // sample whose size is damaged, the next record's header follows its
-// fields; where its RAW size is damaged instead (zeroed), what follows
-// them is tracepoint data, whose first word (common_type, flags) is no
-// record type.
+// fields (whatever the size says: grown onto a later record's start, the
+// reader swallowed the records between without a word, new-user pass 91
+// F1); where its RAW size is damaged instead (zeroed), what follows them
+// is tracepoint data, whose first word (common_type, flags) is no record
+// type.
 func plausibleRecord(typ uint32, size int) bool {
 	unknown := typ == 0 || (typ > maxKernelRecord && typ < recHeaderAttr) || typ > maxUserRecord
 	return !unknown && size >= 8
-}
-
-// plausibleNext reports whether the record the current header frames next
-// (after the record just read) has a plausible header: a known type and a
-// size of 8 or more (its size within the data, when mapped); true when it
-// cannot be seen (compressed records, the data's end).
-func (r *Reader) plausibleNext() bool {
-	if r.decomp != nil {
-		return true
-	}
-	h, err := r.peek(8)
-	if err != nil {
-		return true
-	}
-	size := int(r.end.Uint16(h[6:]))
-	return plausibleRecord(r.end.Uint32(h), size) && (r.mm == nil || r.mend-r.mpos >= size)
 }
 
 // oversized handles a sample record at offset off whose header says size
