@@ -32,7 +32,7 @@ func TestOversizedSample(t *testing.T) {
 			typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
 			if typ == recSample {
 				if n++; n == 200 {
-					if add < 0 { // onto the start of the record after next
+					if add == -1 { // onto the start of the record after next
 						add = int(le.Uint16(bad[pos+size+6:]))
 					}
 					le.PutUint16(bad[pos+6:], uint16(size+add))
@@ -90,7 +90,9 @@ func TestOversizedSample(t *testing.T) {
 	// it where the size says the next begins its fields).
 	// And by the next record's size, onto a record's start (pass 91 F1:
 	// no warning, the record between swallowed).
-	for _, add := range []int{4096, 8, -1} {
+	// Made 16 bytes smaller (pass 91 F2: a header read inside its payload,
+	// 60 % of the trace unread), a mapped file reads it whole.
+	for _, add := range []int{4096, 8, -1, -16} {
 		bad := damage(add)
 		path := filepath.Join(t.TempDir(), "bad.perf.data")
 		if err := os.WriteFile(path, bad, 0o600); err != nil {
@@ -99,6 +101,9 @@ func TestOversizedSample(t *testing.T) {
 		mapped, m := read(path)
 		if w := warning(m); !strings.Contains(w, "read on from offset") || !same(mapped) {
 			t.Errorf("+%d, mapped: %d events (intact %d), warning %q; want the same events and the record re-framed", add, len(mapped), len(whole), w)
+		}
+		if add == -16 {
+			continue // (a stream cannot read the rest of a record its size cut short)
 		}
 		stream, m := read(bad)
 		if w := warning(m); !strings.Contains(w, "read on from offset") || !same(stream) {

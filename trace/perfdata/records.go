@@ -243,6 +243,34 @@ func plausibleRecord(typ uint32, size int) bool {
 	return !unknown && size >= 8
 }
 
+// undersized handles, in a mapped file, a sample record at offset off (rec,
+// the record just framed) whose RAW data runs past the end its header
+// size gives, to need bytes: when a record header perf writes begins
+// there and none where the size says, the size is damaged (smaller), and
+// the reader reads the record to need and on from there (new-user pass 91
+// F2: a size 16 bytes short framed a header inside the sample's payload,
+// and 60 % of the trace went unread). It returns the whole record.
+func (r *Reader) undersized(rec []byte, off int64, need int) ([]byte, bool) {
+	if r.mm == nil || r.decomp != nil || cap(rec) > cap(r.mm) {
+		return nil, false
+	}
+	start := cap(r.mm) - cap(rec)
+	if start+len(rec) != r.mpos || start+need+8 > r.mend {
+		return nil, false
+	}
+	at, next := r.mm[start+need:], r.mm[r.mpos:]
+	if !plausibleRecord(r.end.Uint32(at), int(r.end.Uint16(at[6:]))) || plausibleRecord(r.end.Uint32(next), int(r.end.Uint16(next[6:]))) {
+		return nil, false
+	}
+	extra := need - len(rec)
+	r.mpos += extra
+	r.off += int64(extra)
+	r.stats.Bytes += int64(extra)
+	r.meta.Warnings.AddEach("damaged-record-size", "perf.data: the sample at offset %d says %d bytes, and its fields end after %d: a damaged size; the records after it read on from offset %d",
+		off, len(rec), need, off+int64(need))
+	return r.mm[start : start+need], true
+}
+
 // oversized handles a sample record at offset off whose header says size
 // bytes, more than its fields take (end): a damaged size, which framed the
 // records after it inside it (tail: the bytes after its fields). One
@@ -461,7 +489,11 @@ func (r *Reader) sampleFields(a *attr, rec []byte, off int64) (pid, tid int32, t
 	rsize := int(o.Uint32(rec[p:]))
 	p += 4
 	if rsize > n-p {
-		return bad("raw data")
+		grown, ok := r.undersized(rec, off, p+rsize)
+		if !ok {
+			return bad("raw data")
+		}
+		rec = grown
 	}
 	return pid, tid, t, hasTime, cpu, chain, rec[p : p+rsize], true
 
