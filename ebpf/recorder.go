@@ -827,11 +827,7 @@ func (s *segment) stillOpen() []trace.CPU {
 // (its cut, until, in a --rotate DURATION series; else its last event),
 // its loss count unknown.
 func (s *segment) openWindows() {
-	last := s.last
-	if s.until > s.lastTime() {
-		last = map[trace.CPU]int64{-1: s.until} // (to the file's end: its cut)
-	}
-	s.windows = append(s.windows, trace.OpenLossWindows(s.open, last)...)
+	s.windows = append(s.windows, trace.OpenLossWindows(s.open, max(s.lastTime(), s.until))...)
 	s.open = nil
 }
 

@@ -431,14 +431,10 @@ func IsOpenLoss(e *Event) bool {
 }
 
 // OpenLossWindows closes the overflow notes (OpenLoss) that no later event
-// of their CPU settled: open holds each such CPU's note time, last each
-// CPU's last event time; each becomes a window, of unknown count, from the
-// note to the last event of any CPU (none when that is not later). By CPU.
-func OpenLossWindows(open, last map[CPU]int64) []LostWindow {
-	var end int64
-	for _, t := range last {
-		end = max(end, t)
-	}
+// of their CPU settled: open holds each such CPU's note time (ns); each
+// becomes a window, of unknown count, from the note to end (ns: the file's
+// last event, or its cut), none when end is not later. By CPU.
+func OpenLossWindows(open map[CPU]int64, end int64) []LostWindow {
 	var ws []LostWindow
 	for _, cpu := range slices.Sorted(maps.Keys(open)) {
 		if t := open[cpu]; end > t {

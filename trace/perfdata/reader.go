@@ -1133,7 +1133,7 @@ func (r *Reader) handle(rec []byte, off int64) error {
 	case recCompressed, recCompressed2:
 		return r.compressed(typ, rec, off)
 	}
-	if typ == 0 || (typ > maxKernelRecord && typ < recHeaderAttr) || typ > maxUserRecord {
+	if !knownRecord(typ) {
 		r.meta.Warnings.AddEach("unknown-record-type", "perf.data: unknown record type %d at offset %d skipped", typ, off)
 	}
 	return nil

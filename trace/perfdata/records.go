@@ -239,8 +239,13 @@ func (a *attr) sampleEnd(rawEnd int) int {
 // is tracepoint data, whose first word (common_type, flags) is no record
 // type.
 func plausibleRecord(typ uint32, size int) bool {
-	unknown := typ == 0 || (typ > maxKernelRecord && typ < recHeaderAttr) || typ > maxUserRecord
-	return !unknown && size >= 8
+	return knownRecord(typ) && size >= 8
+}
+
+// knownRecord reports whether typ is a record type perf writes: a kernel
+// one (1..maxKernelRecord) or perf's own (recHeaderAttr..maxUserRecord).
+func knownRecord(typ uint32) bool {
+	return typ != 0 && (typ <= maxKernelRecord || typ >= recHeaderAttr) && typ <= maxUserRecord
 }
 
 // undersized handles, in a mapped file, a sample record at offset off (rec,

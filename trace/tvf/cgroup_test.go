@@ -388,20 +388,7 @@ func TestCutKeepsStreamLosses(t *testing.T) {
 		e.Count = n
 		return e
 	}
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, Header{Tool: "traceview record", NrCPUs: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []trace.Event{sw(100, 0), sw(150, 1), sw(200, 0), lost(500, 0, 9), sw(600, 0), lost(700, 1, 4)} {
-		if err := w.Write(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	file := buf.Bytes()
+	file := writeCapture(t, sw(100, 0), sw(150, 1), sw(200, 0), lost(500, 0, 9), sw(600, 0), lost(700, 1, 4))
 	tail := int(binary.LittleEndian.Uint64(file[len(file)-8:]))
 	want := []trace.LostWindow{{CPU: 0, Count: 9, Start: 200, End: 500}, {CPU: 1, Count: 4, Start: 150, End: 700}}
 	for _, seek := range []bool{true, false} {
@@ -465,22 +452,7 @@ func TestOpenLossNotes(t *testing.T) {
 		e.Runtime = trace.OpenLoss
 		return e
 	}
-	write := func(evs ...trace.Event) []byte {
-		var buf bytes.Buffer
-		w, err := NewWriter(&buf, Header{Tool: "traceview record", NrCPUs: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range evs {
-			if err := w.Write(e); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return buf.Bytes()
-	}
+	write := func(evs ...trace.Event) []byte { return writeCapture(t, evs...) }
 	type mark struct{ T, Runtime int64 }
 	lostMarks := func(evs []trace.Event) []mark {
 		var got []mark
@@ -532,4 +504,24 @@ func TestOpenLossNotes(t *testing.T) {
 	if diff := cmp.Diff([]trace.LostWindow{{CPU: 1, Start: 350, End: 700}}, tr.Meta().Lost); diff != "" {
 		t.Errorf("hole: lost windows (-want +got):\n%s", diff)
 	}
+}
+
+// writeCapture returns a whole file of evs as traceview record writes one
+// (its Tool, 2 CPUs).
+func writeCapture(t *testing.T, evs ...trace.Event) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{Tool: "traceview record", NrCPUs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range evs {
+		if err := w.Write(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -1514,7 +1514,11 @@ func (r *Reader) streamLosses() {
 	if r.gotTail {
 		return
 	}
-	r.streamLost = append(r.streamLost, trace.OpenLossWindows(r.openAt, r.lastOn)...)
+	var end int64
+	for _, t := range r.lastOn {
+		end = max(end, t)
+	}
+	r.streamLost = append(r.streamLost, trace.OpenLossWindows(r.openAt, end)...)
 	r.openAt, r.openHole = nil, nil
 	if len(r.streamLost) == 0 {
 		return
