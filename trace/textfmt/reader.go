@@ -318,10 +318,12 @@ func (r *Reader) line(line []byte) error {
 	}
 	if r.meta.NrCPUs > 0 && p.cpu >= int64(r.meta.NrCPUs) {
 		r.meta.Warnings.Add("text-cpu-out-of-range", "line %d: CPU %d beyond the %d CPUs the header names: event dropped", r.lineNo, p.cpu, r.meta.NrCPUs)
+		r.meta.LostInFile++ // an event the text held (new-user pass 91 F10: "lost: 0 events")
 		return nil
 	}
 	if p.tid > pidMaxLimit {
 		r.meta.Warnings.Add("text-pid-out-of-range", "line %d: pid %d above the kernel's PID_MAX_LIMIT %d: event dropped", r.lineNo, p.tid, pidMaxLimit)
+		r.meta.LostInFile++
 		return nil
 	}
 	cpu := trace.CPU(p.cpu)
@@ -342,6 +344,7 @@ func (r *Reader) line(line []byte) error {
 	if !r.parsePayload(&ev, p.payload) && !r.joinedPayload(&ev, p.payload) {
 		if r.badField != "" {
 			r.meta.Warnings.Add("text-pid-out-of-range", "line %d: %s: event dropped", r.lineNo, r.badField)
+			r.meta.LostInFile++
 			return nil
 		}
 		return fmt.Errorf("%s: %w %q: %w", p.event, errPayload, clip(p.payload), trace.ErrCorrupt)
@@ -366,6 +369,7 @@ func (r *Reader) line(line []byte) error {
 	if last := r.lastTime[cpu]; p.time < last && !r.dropOutlier(cpu, p.time) {
 		r.meta.Warnings.Add("text-time-backwards", "line %d: CPU %d: time %s s is before that CPU's previous event at %s s (damaged or repeated lines): event dropped",
 			r.lineNo, cpu, secs(p.time), secs(last))
+		r.meta.LostInFile++
 		return nil
 	} else if p.time == last {
 		for _, same := range r.sameTime[cpu] {
@@ -496,6 +500,7 @@ func (r *Reader) dropOutlier(cpu trace.CPU, t int64) bool {
 	}
 	r.meta.Warnings.Add("text-time-outlier", "event with a time out of line with its neighbours dropped: line %d, CPU %d, time %s s (the CPU's next event is at %s s)",
 		b.line, cpu, secs(last), secs(t))
+	r.meta.LostInFile++
 	r.lastTime[cpu], r.sameTime[cpu] = b.prevTime, r.sameTime[cpu][:0]
 	r.before[cpu].undoable = false
 	return true
