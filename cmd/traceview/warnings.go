@@ -32,7 +32,7 @@ var warningKinds = []struct {
 	{"missing wakeups", []string{"delay-no-wakeup", "delay-woken-twice", "no-wakeups"}},
 	{"lost events", []string{lostWindowKey, "lost-samples-total", "tracedat-lost", "tracedat-lost-unknown",
 		"text-lost-events", "text-overwritten", "perfetto-overrun", "delay-lossy", report.LossyMostKey, "runtime-lossy", "lossy-excluded",
-		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus", "bpf-recursion-misses", "cpu-offline", "cpu-online", "cpu-offline-end", "replay-input-partial-*"}},
+		"damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus", "tracedat-skipped-cpus", "bpf-recursion-misses", "cpu-offline", "cpu-online", "cpu-offline-end", "replay-input-partial-*"}},
 	// (A text or trace.dat event dropped for a time before its CPU's
 	// previous one, or repeated, is damage, said in full: new-user pass
 	// 54 F2 found 100 such drops only in "2 about event order".)
@@ -41,7 +41,7 @@ var warningKinds = []struct {
 		"duplicate-event", "duplicate-input", "same-host-name", "series-order"}},
 	{damagedInput, []string{"truncated", "damaged-record-size", "truncated-file", "truncated-round", "truncated-options", "truncated-compressed", "damaged-compressed", "series-missing-file", "series-cut-file", "series-empty-file", "damaged-frame", "damaged-header", "damaged-footer", "damaged-packet", "damaged-packet-span", "damaged-event", "damaged-time", "truncated-cpus", "damaged-block-repeated", "damaged-block-reread", "damaged-trailing-bytes", "damaged-text-span", "truncated-stacks", "damaged-block-missing", "damaged-block-order", "damaged-count-over", "truncated-cgroups", "damaged-block", "damaged-block-span", "damaged-skipped", "damaged-time-backwards", "damaged-time-ahead", "text-time-backwards", "text-duplicate", "tracedat-time-backwards", "damaged-runtime", "damaged-runtime-inconsistent", "unknown-frame",
 		"unknown-record-type", "unknown-sample-id", "bad-*", "text-malformed-line", "text-long-line",
-		"text-pid-out-of-range", "text-cpu-out-of-range", "text-garbled-line", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-short-record",
+		"text-pid-out-of-range", "text-cpu-out-of-range", "text-garbled-line", "text-time-outlier", "text-entries-short", "tracedat-corrupt-data", "tracedat-corrupt-page", "tracedat-damaged-page", "tracedat-short-record",
 		"tracedat-bad-record", "unfinished", "capture-aborted", "record-command-running", "outside-sample-times", "cpu-out-of-range", "sample-times-ignored", "replay-skipped",
 		"perfetto-compressed", "no-sched-tracepoints"}},
 	{"event formats", []string{"sched-format", "prev-state-format", "local-formats", "text-numeric-state",
@@ -379,7 +379,7 @@ func inFull(key string) bool {
 // printed it. Those that count what the loss did to the answer (delays
 // and runtime overlapping it) stay in the summary.
 var inputLostKeys = []string{lostWindowKey, report.LossyMostKey, report.UnknownRunsKey, "tracedat-lost", "tracedat-lost-unknown", "text-lost-events",
-	"text-overwritten", "perfetto-overrun", "damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus",
+	"text-overwritten", "perfetto-overrun", "damaged-block-events", "ring-dump-gap", "tracedat-cut-cpus", "tracedat-skipped-cpus",
 	// CPUs that went offline (new-user pass 44): said in full, as are
 	// the copies of a tracepoint's events skipped (duplicate-attr-NAME,
 	// inFull: every event twice, pass 45).

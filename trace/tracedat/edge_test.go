@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,8 +180,11 @@ func TestBadInput(t *testing.T) {
 }
 
 // TestLenientSkipsBrokenCPU: with Options.Lenient (trace.ReadOptions.Lenient
-// through the registry) a broken page ends its CPU's stream with a warning;
-// the other CPU is still read. Without it the page is an error.
+// through the registry) a broken page (CPU 0's only one, its commit says 5000
+// bytes) is skipped with a warning, and, as it was the CPU's last, the CPU
+// is unobserved from the trace's first event (CPU 1's at 1010 + 3<<27 + 7 =
+// 402654201 ns) to its last (the absolute 402655201 + 1 = 402655202 ns); the
+// other CPU is still read. Without it the page is an error.
 func TestLenientSkipsBrokenCPU(t *testing.T) {
 	data := handmade(t, -2)
 	binary.LittleEndian.PutUint64(data[cpuOffset(t, data, 0)+8:], 5000)
@@ -204,8 +208,12 @@ func TestLenientSkipsBrokenCPU(t *testing.T) {
 		}
 	}
 	w := meta.Warnings.List()
-	if n != 2 || len(w) == 0 || w[0].Key != "tracedat-corrupt-data" {
+	if n != 2 || len(w) != 2 || w[0].Key != "tracedat-corrupt-page" || w[1].Key != "tracedat-skipped-cpus" {
 		t.Errorf("%d CPU 1 switches, warnings %+v", n, w)
+	}
+	want := []trace.LostWindow{{CPU: 0, Start: 402654201, End: 402655202}}
+	if !slices.Equal(meta.Lost, want) {
+		t.Errorf("lost windows %#v, want %#v", meta.Lost, want)
 	}
 }
 

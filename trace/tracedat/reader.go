@@ -61,13 +61,14 @@ type Reader struct {
 	err     error
 	closer  io.Closer
 
-	// cut are the CPUs whose data the file's end cut (errFileCut), and
-	// first and last the trace's first and last event times (ns; first <
-	// 0 before any): at the end each cut CPU is unobserved from its last
-	// event to the trace's last (cutWindows).
-	cut         []*cpuStream
-	first, last int64
-	cutDone     bool
+	// cut are the CPUs whose data the file's end cut (errFileCut),
+	// skipped those whose data damage ended (lenient, or pages dropped at
+	// the end), and first and last the trace's first and last event times
+	// (ns; first < 0 before any): at the end each is unobserved from its
+	// last event to the trace's last (cutWindows).
+	cut, skipped []*cpuStream
+	first, last  int64
+	cutDone      bool
 }
 
 // firstOr returns the trace's first event time, t before any.
@@ -144,7 +145,7 @@ func Open(r io.Reader, opt Options) (*Reader, error) {
 	}
 	layout := parseHeaderPage(f.headerPage)
 	for _, cd := range b.cpus {
-		s, err := newCPUStream(f, cd, b.pageSize, layout)
+		s, err := newCPUStream(f, cd, b.pageSize, layout, opt.Lenient)
 		if err != nil {
 			return nil, err
 		}
@@ -297,6 +298,7 @@ func (r *Reader) streamError(s *cpuStream, err error) error {
 		r.cut = append(r.cut, s)
 	case r.lenient:
 		r.meta.Warnings.Add("tracedat-corrupt-data", "trace.dat: %v (rest of the CPU's data skipped: lenient)", err)
+		r.skipped = append(r.skipped, s)
 	default:
 		return fmt.Errorf("trace.dat: %w", err)
 	}
@@ -306,7 +308,16 @@ func (r *Reader) streamError(s *cpuStream, err error) error {
 // start primes every CPU stream and the saved-cmdline comm events.
 func (r *Reader) start() error {
 	r.started = true
+	// The earliest first page of all CPUs: what a CPU's first page is
+	// checked against for a damaged time (cpuStream.timeAhead).
+	ref, any := uint64(0), false
 	for _, s := range r.streams {
+		if ts, ok := s.firstStamp(); ok && (!any || ts < ref) {
+			ref, any = ts, true
+		}
+	}
+	for _, s := range r.streams {
+		s.ref = ref
 		ok, err := s.next()
 		if err != nil {
 			if err := r.streamError(s, err); err != nil {
@@ -316,6 +327,8 @@ func (r *Reader) start() error {
 		}
 		if ok {
 			r.heap = append(r.heap, s)
+		} else {
+			r.ended(s)
 		}
 	}
 	sort.Slice(r.heap, func(i, j int) bool { return r.less(r.heap[i], r.heap[j]) })
@@ -396,6 +409,7 @@ func (r *Reader) Next() (trace.Event, error) {
 			more = false
 		}
 		if !more {
+			r.ended(s)
 			r.heap[0] = r.heap[len(r.heap)-1]
 			r.heap = r.heap[:len(r.heap)-1]
 		}
@@ -438,17 +452,24 @@ func (r *Reader) Next() (trace.Event, error) {
 }
 
 // cutWindows appends to evs a Count 0 KindLost event at the trace's last
-// event time for each CPU whose data the file's end cut and whose last
-// event came before it, with its trace.LostWindow from that event (from the
-// trace's first event for a CPU cut before any) and a warning naming them:
-// trace-cmd writes each CPU's buffer whole, one after the other, so a cut
-// inside one leaves it without its later events while the CPUs written
-// before it go on to the end. Reports then count that time as unknown, not
-// as the run of the task the CPU last switched in (a cut of 230 bytes gave
-// that task 90 ms it was never seen running).
+// event time for each CPU whose data the file's end cut, or damage ended,
+// and whose last event came before it, with its trace.LostWindow from that
+// event (from the trace's first event for a CPU cut before any) and a
+// warning naming them: trace-cmd writes each CPU's buffer whole, one after
+// the other, so a cut inside one leaves it without its later events while
+// the CPUs written before it go on to the end. Reports then count that time
+// as unknown, not as the run of the task the CPU last switched in (a cut of
+// 230 bytes gave that task 90 ms it was never seen running).
 func (r *Reader) cutWindows(evs []trace.Event) []trace.Event {
+	evs = r.endWindows(evs, r.cut, "tracedat-cut-cpus", "the cut leaves")
+	return r.endWindows(evs, r.skipped, "tracedat-skipped-cpus", "damaged data leaves")
+}
+
+// endWindows is cutWindows for one list of streams, warning with key that
+// what ("the cut leaves") leaves their CPUs without their later events.
+func (r *Reader) endWindows(evs []trace.Event, streams []*cpuStream, key, what string) []trace.Event {
 	var cpus []int
-	for _, s := range r.cut {
+	for _, s := range streams {
 		start := r.first
 		if s.keptAny {
 			start = s.kept
@@ -463,10 +484,48 @@ func (r *Reader) cutWindows(evs []trace.Event) []trace.Event {
 	}
 	if len(cpus) > 0 {
 		sort.Ints(cpus)
-		r.meta.Warnings.Add("tracedat-cut-cpus", "trace.dat: the cut leaves CPU %s without its events after its last one, up to the trace's last at %s s: that time is unobserved (not idle), and delays waiting there are not measured",
-			cpulist.Format(cpus), trace.FormatSeconds(r.last, 6))
+		r.meta.Warnings.Add(key, "trace.dat: %s CPU %s without its events after its last one, up to the trace's last at %s s: that time is unobserved (not idle), and delays waiting there are not measured",
+			what, cpulist.Format(cpus), trace.FormatSeconds(r.last, 6))
 	}
 	return evs
+}
+
+// ended reports the pages a stream dropped after its last event (the
+// CPU's last pages damaged): the CPU is unobserved from there to the
+// trace's end (cutWindows).
+func (r *Reader) ended(s *cpuStream) {
+	if len(s.damage) == 0 {
+		return
+	}
+	r.pageDamage(s, -1)
+	s.damage = s.damage[:0]
+	r.skipped = append(r.skipped, s)
+}
+
+// pageDamage warns of the pages s dropped as damaged before its item at
+// time t (t < 0: at the end of the CPU's data) and counts their events
+// lost in the file. It reports whether the number lost is unknown (a page
+// broken off: lenient).
+func (r *Reader) pageDamage(s *cpuStream, t int64) (unknown bool) {
+	span := ""
+	if t >= 0 && s.keptAny {
+		span = fmt.Sprintf("; CPU %d is unobserved from %s s to %s s", s.cpu, trace.FormatSeconds(s.kept, 6), trace.FormatSeconds(t, 6))
+	}
+	for _, d := range s.damage {
+		if d.events < 0 {
+			unknown = true
+			// (Its window is in Meta.Lost, which the reports list.)
+			r.meta.Warnings.AddEach("tracedat-corrupt-page", "trace.dat: %v (the page's records from there skipped: lenient)", d.why)
+			continue
+		}
+		r.meta.LostInFile += uint64(d.events)
+		if d.from > 0 {
+			r.meta.Warnings.AddEach("tracedat-damaged-page", "trace.dat: %v: the page's events from there dropped, %d lost%s", d.why, d.events, span)
+			continue
+		}
+		r.meta.Warnings.AddEach("tracedat-damaged-page", "trace.dat: %v: page dropped, its %d events lost%s", d.why, d.events, span)
+	}
+	return unknown
 }
 
 // item turns the stream's current item into an event; false for records
@@ -478,24 +537,18 @@ func (r *Reader) cutWindows(evs []trace.Event) []trace.Event {
 // page header or in compressed data): it is dropped and counted.
 func (r *Reader) item(s *cpuStream) (trace.Event, bool) {
 	cpu := trace.CPU(s.cpu)
+	if s.raw == nil {
+		return r.lossItem(s), true
+	}
 	if s.keptAny && s.t < s.kept {
 		r.meta.Warnings.Add("tracedat-time-backwards", "trace.dat: CPU %d page %d: event at %d ns is earlier than the CPU's previous event (%d ns): damaged data, dropped", s.cpu, s.pageNo, s.t, s.kept)
+		r.meta.LostInFile++ // (new-user pass 91 F8: "lost: 0 events" beside 85 dropped)
 		return trace.Event{}, false
 	}
 	s.kept, s.keptAny = s.t, true
-	if s.raw == nil {
-		ev := trace.NewEvent(s.t, cpu, trace.KindLost)
-		ev.Count = s.lost
-		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: s.lost, Start: s.lostStart, End: s.t})
-		if s.lostUnknown {
-			r.meta.Warnings.Add("tracedat-lost-unknown", "trace.dat: CPU %d lost events before page %d (count not stored)", s.cpu, s.pageNo)
-		} else {
-			r.meta.Warnings.AddCount("tracedat-lost", int(min(s.lost, 1<<31)), "events lost in all", "trace.dat: CPU %d lost %d events before page %d", s.cpu, s.lost, s.pageNo)
-		}
-		return ev, true
-	}
 	if len(s.raw) < 2 {
 		r.meta.Warnings.Add("tracedat-short-record", "trace.dat: CPU %d page %d: record of %d bytes skipped", s.cpu, s.pageNo, len(s.raw))
+		r.meta.LostInFile++
 		return trace.Event{}, false
 	}
 	id := int(r.f.order.Uint16(s.raw))
@@ -513,10 +566,46 @@ func (r *Reader) item(s *cpuStream) (trace.Event, bool) {
 		// (tpformat.ErrFieldRange) spoils one record, not the stream:
 		// count it.
 		r.meta.Warnings.Add("tracedat-bad-record", "trace.dat: CPU %d page %d: %v (skipped)", s.cpu, s.pageNo, err)
+		r.meta.LostInFile++
 		return trace.Event{}, false
 	}
 	if ev.CurTID == 0 {
 		ev.CurPID = 0
 	}
 	return ev, true
+}
+
+// lossItem is the KindLost event of a stream item that is not a record:
+// events the recorder lost before a page (its missed-events flag, with the
+// count when stored) and/or pages dropped as damaged, at the time of the
+// page that follows them (never before the CPU's last kept event). The
+// window of a damaged page with a known number of events is not a
+// trace.LostWindow of Meta.Lost (its events are in Meta.LostInFile); the
+// event still makes the time unobserved.
+func (r *Reader) lossItem(s *cpuStream) trace.Event {
+	cpu := trace.CPU(s.cpu)
+	t := s.t
+	if s.keptAny {
+		t = max(t, s.kept)
+	}
+	unknown := r.pageDamage(s, t)
+	start := t
+	if s.keptAny {
+		start = s.kept
+	}
+	s.kept, s.keptAny = t, true
+	ev := trace.NewEvent(t, cpu, trace.KindLost)
+	ev.Count = s.lost
+	switch {
+	case s.lost > 0 || s.lostUnknown:
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: s.lost, Start: min(s.lostStart, start), End: t})
+		if s.lostUnknown {
+			r.meta.Warnings.Add("tracedat-lost-unknown", "trace.dat: CPU %d lost events before page %d (count not stored)", s.cpu, s.pageNo)
+		} else {
+			r.meta.Warnings.AddCount("tracedat-lost", int(min(s.lost, 1<<31)), "events lost in all", "trace.dat: CPU %d lost %d events before page %d", s.cpu, s.lost, s.pageNo)
+		}
+	case unknown:
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Start: start, End: t})
+	}
+	return ev
 }

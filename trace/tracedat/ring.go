@@ -14,6 +14,7 @@ const (
 	typeTimeExtend = 30 // RINGBUF_TYPE_TIME_EXTEND: delta += array[0] << 27
 	typeTimeStamp  = 31 // RINGBUF_TYPE_TIME_STAMP: absolute time stamp
 	tsShift        = 27 // TS_SHIFT: bits of the time delta in the event header
+	rbEventMinSize = 8  // RB_EVNT_MIN_SIZE: the smallest event, header and one word
 )
 
 // Page "commit" flags (kernel/trace/ring_buffer.c RB_MISSED_EVENTS,
@@ -74,12 +75,15 @@ func fieldNum(line []byte, key string) (int, bool) {
 	return n, err == nil
 }
 
-// cpuStream walks one CPU's ring-buffer pages, one record at a time.
+// cpuStream walks one CPU's ring-buffer pages, one record at a time. It
+// reads a page ahead: a page whose events run past the next page's time
+// stamp has a damaged time and is dropped (timeAhead).
 type cpuStream struct {
-	f      *file
-	cpu    int
-	layout pageLayout
-	psize  int
+	f       *file
+	cpu     int
+	layout  pageLayout
+	psize   int
+	lenient bool // a broken page is skipped with an unobserved window, not an error
 
 	// Uncompressed data: the file range still to read.
 	off, end int64
@@ -94,19 +98,31 @@ type cpuStream struct {
 	truncated  int64 // where the CPU's data should have ended (0: not cut)
 	sectionEnd bool  // truncated is only the end of the CPU's data section
 
-	pageBuf []byte
-	page    []byte // the current page's event area
+	// The page read ahead (nil: none, aheadErr the error that ended the
+	// data there) and the two page buffers it and the current page
+	// alternate in.
+	primed   bool
+	ahead    []byte
+	aheadErr error
+	bufs     [2][]byte
+	flip     int
+
+	page    []byte      // the current page's event area (up to pageErr's record)
+	pageErr error       // what broke the page where page ends (nil: intact)
+	tail    *pageDamage // the page's events after page ends, dropped for a damaged time
+	ref     uint64      // before any kept event, the earliest first page time stamp of all CPUs (timeAhead)
 	pos     int
 	ts      uint64
 	pageNo  int
 
-	// The current item: a record (raw != nil) or a loss (lost > 0 or
-	// lostUnknown) at time t.
+	// The current item: a record (raw != nil), or at time t a loss (lost
+	// > 0 or lostUnknown) and/or pages dropped as damaged (damage).
 	t           int64
 	raw         []byte
 	lost        uint64
 	lostUnknown bool
 	lostStart   int64
+	damage      []pageDamage
 	lastTime    int64
 	seen        bool
 	// kept is the time of the last item the reader kept (keptAny: one
@@ -115,20 +131,30 @@ type cpuStream struct {
 	keptAny bool
 }
 
+// pageDamage is a page (or the rest of one, from its event from on) the
+// stream did not read: its number, why, and the events it held there
+// (events; -1 when the damage leaves the number unknown).
+type pageDamage struct {
+	page   int
+	why    error
+	events int
+	from   int // the index of the first event dropped (0: the page whole)
+}
+
 // errFileCut ends the stream of a CPU whose data the file's end cuts
 // short: not an error of the trace's, the reader counts it as a warning.
 var errFileCut = fmt.Errorf("truncated file")
 
 // newCPUStream prepares the stream of cd; compressed v7 data starts with a
 // chunk count.
-func newCPUStream(f *file, cd cpuData, psize int, layout pageLayout) (*cpuStream, error) {
-	s := &cpuStream{f: f, cpu: cd.cpu, layout: layout, psize: psize, off: cd.offset, end: cd.offset + cd.size, sectionEnd: cd.sectionEnd}
+func newCPUStream(f *file, cd cpuData, psize int, layout pageLayout, lenient bool) (*cpuStream, error) {
+	s := &cpuStream{f: f, cpu: cd.cpu, layout: layout, psize: psize, lenient: lenient, off: cd.offset, end: cd.offset + cd.size, sectionEnd: cd.sectionEnd}
 	if cd.offset < 0 || cd.size < 0 || cd.size > 1<<50 {
 		return nil, corruptf("CPU %d data: %d bytes at offset %d", cd.cpu, cd.size, cd.offset)
 	}
 	if s.end > f.size {
 		// A truncated file: read what is there, then say what is
-		// missing (nextPage: errFileCut).
+		// missing (rawPage: errFileCut).
 		s.truncated, s.end = s.end, max(f.size, s.off)
 	}
 	if f.comp != "" && cd.size > 0 {
@@ -159,164 +185,375 @@ func (s *cpuStream) cut(from int64, what string) error {
 		s.cpu, s.f.size, s.truncated, s.truncated-from, what, errFileCut)
 }
 
-// nextPage loads the next page; false at the end of the CPU's data.
-func (s *cpuStream) nextPage() (bool, error) {
-	var pg []byte
+// rawPage returns the next page's bytes, copied into the buffer the page
+// before the last one used (valid until the call after next), or nil at
+// the end of the CPU's data or at the error that ends it there.
+func (s *cpuStream) rawPage() ([]byte, error) {
+	var src []byte
 	if s.compressed {
 		for s.chunkPos >= len(s.chunk) {
 			if s.chunksLeft == 0 {
-				return false, nil
+				return nil, nil
 			}
 			s.chunksLeft--
 			h, err := s.f.readAt(s.chunkOff, 8)
 			if s.truncated > 0 && (err != nil || s.chunkOff+8 > s.chunkEnd || int64(s.f.order.Uint32(h)) > s.chunkEnd-s.chunkOff-8) {
-				return false, s.cut(s.chunkOff, "chunks")
+				return nil, s.cut(s.chunkOff, "chunks")
 			}
 			if err != nil || s.chunkOff+8 > s.chunkEnd {
-				return false, corruptf("CPU %d: chunk header at offset %d beyond the CPU's data", s.cpu, s.chunkOff)
+				return nil, corruptf("CPU %d: chunk header at offset %d beyond the CPU's data", s.cpu, s.chunkOff)
 			}
 			csize, usize := s.f.order.Uint32(h), s.f.order.Uint32(h[4:])
 			if int64(csize) > s.chunkEnd-s.chunkOff-8 || usize > maxMeta {
-				return false, corruptf("CPU %d: chunk at offset %d: %d compressed / %d bytes does not fit", s.cpu, s.chunkOff, csize, usize)
+				return nil, corruptf("CPU %d: chunk at offset %d: %d compressed / %d bytes does not fit", s.cpu, s.chunkOff, csize, usize)
 			}
-			src, err := s.f.readAt(s.chunkOff+8, int64(csize))
+			c, err := s.f.readAt(s.chunkOff+8, int64(csize))
 			if err != nil {
-				return false, err
+				return nil, err
 			}
-			s.chunk, err = s.f.decompress(src, int(usize), s.chunk)
+			s.chunk, err = s.f.decompress(c, int(usize), s.chunk)
 			if err != nil {
-				return false, fmt.Errorf("CPU %d chunk at offset %d: %w", s.cpu, s.chunkOff, err)
+				return nil, fmt.Errorf("CPU %d chunk at offset %d: %w", s.cpu, s.chunkOff, err)
 			}
 			s.chunkOff += 8 + int64(csize)
 			s.chunkPos = 0
 		}
 		n := min(s.psize, len(s.chunk)-s.chunkPos)
-		pg = s.chunk[s.chunkPos : s.chunkPos+n]
+		src = s.chunk[s.chunkPos : s.chunkPos+n]
 		s.chunkPos += n
-	} else {
-		if s.off >= s.end || (s.truncated > 0 && s.end-s.off < int64(s.psize)) {
-			if s.truncated > 0 {
-				// A page the cut leaves part of is left out whole.
-				return false, s.cut(s.off, "pages")
-			}
-			return false, nil
+	} else if s.off >= s.end || (s.truncated > 0 && s.end-s.off < int64(s.psize)) {
+		if s.truncated > 0 {
+			// A page the cut leaves part of is left out whole.
+			return nil, s.cut(s.off, "pages")
 		}
-		n := min(int64(s.psize), s.end-s.off)
-		if cap(s.pageBuf) < int(n) {
-			s.pageBuf = make([]byte, s.psize)
-		}
-		pg = s.pageBuf[:n]
-		if _, err := s.f.ra.ReadAt(pg, s.off); err != nil {
-			return false, fmt.Errorf("CPU %d page at offset %d: %w", s.cpu, s.off, err)
-		}
-		s.off += n
+		return nil, nil
 	}
-	s.pageNo++
+	b := &s.bufs[s.flip]
+	s.flip ^= 1
+	if src != nil {
+		*b = append((*b)[:0], src...)
+		return *b, nil
+	}
+	n := min(int64(s.psize), s.end-s.off)
+	if int64(cap(*b)) < n {
+		*b = make([]byte, s.psize)
+	}
+	pg := (*b)[:n]
+	if _, err := s.f.ra.ReadAt(pg, s.off); err != nil {
+		return nil, fmt.Errorf("CPU %d page at offset %d: %w", s.cpu, s.off, err)
+	}
+	s.off += n
+	return pg, nil
+}
+
+// header reads a page's time stamp and commit word; size is the bytes of
+// events the commit says (missed-event flags masked off).
+func (s *cpuStream) header(pg []byte) (ts, commit uint64, size int) {
 	l := s.layout
-	if len(pg) < l.dataOff {
-		return false, corruptf("CPU %d page %d: %d bytes, shorter than its header", s.cpu, s.pageNo, len(pg))
-	}
-	s.ts = s.f.order.Uint64(pg)
-	var commit uint64
+	ts = s.f.order.Uint64(pg)
 	if l.commitSize == 4 {
 		commit = uint64(s.f.order.Uint32(pg[8:]))
 	} else {
 		commit = s.f.order.Uint64(pg[8:])
 	}
-	size := int(commit & commitMask)
-	if size > len(pg)-l.dataOff {
-		return false, corruptf("CPU %d page %d: commit says %d bytes of events, the page holds %d", s.cpu, s.pageNo, size, len(pg)-l.dataOff)
+	return ts, commit, int(commit & commitMask)
+}
+
+// firstStamp reads the CPU's first page ahead and returns its time stamp;
+// false when it has no events or the data none.
+func (s *cpuStream) firstStamp() (uint64, bool) {
+	if !s.primed {
+		s.primed = true
+		s.ahead, s.aheadErr = s.rawPage()
 	}
-	s.page = pg[l.dataOff : l.dataOff+size]
-	s.pos = 0
-	if commit&missedEvents != 0 {
-		s.lost, s.lostUnknown = 0, true
-		if commit&missedStored != 0 && l.dataOff+size+l.commitSize <= len(pg) {
-			if l.commitSize == 4 {
-				s.lost = uint64(s.f.order.Uint32(pg[l.dataOff+size:]))
-			} else {
-				s.lost = s.f.order.Uint64(pg[l.dataOff+size:])
+	if len(s.ahead) < s.layout.dataOff {
+		return 0, false
+	}
+	ts, _, size := s.header(s.ahead)
+	return ts, size > 0 && size <= len(s.ahead)-s.layout.dataOff
+}
+
+// nextPage loads the next page that is not dropped as damaged; false at
+// the end of the CPU's data (err: what ended it).
+func (s *cpuStream) nextPage() (bool, error) {
+	s.firstStamp()
+	for {
+		pg := s.ahead
+		if pg == nil {
+			return false, s.aheadErr
+		}
+		if s.aheadErr == nil {
+			s.ahead, s.aheadErr = s.rawPage()
+		} else {
+			s.ahead = nil
+		}
+		s.pageNo++
+		l := s.layout
+		if len(pg) < l.dataOff {
+			return false, corruptf("CPU %d page %d: %d bytes, shorter than its header", s.cpu, s.pageNo, len(pg))
+		}
+		ts, commit, size := s.header(pg)
+		if size > len(pg)-l.dataOff {
+			err := corruptf("CPU %d page %d: commit says %d bytes of events, the page holds %d", s.cpu, s.pageNo, size, len(pg)-l.dataOff)
+			if !s.lenient {
+				return false, err
 			}
-			s.lostUnknown = false
+			// (What lies past the real commit is stale data of the
+			// page's earlier use: none of it is read.)
+			s.damage = append(s.damage, pageDamage{page: s.pageNo, why: err, events: -1})
+			continue
 		}
-		s.lostStart = s.lastTime
-		if !s.seen {
-			s.lostStart = int64(s.ts)
+		data := pg[l.dataOff : l.dataOff+size]
+		sc := s.scan(data, ts)
+		s.ts = ts
+		s.page, s.pageErr = data[:sc.good], sc.err
+		if nts, bad := s.timeAhead(sc); bad {
+			why := fmt.Errorf("CPU %d page %d: its events run to %d ns, past the next page's time stamp %d ns: a damaged time (a jump of %d ns at its event %d)",
+				s.cpu, s.pageNo, sc.end, nts, sc.jump, sc.jumpAt+1)
+			if sc.jumpAt == 0 {
+				s.damage = append(s.damage, pageDamage{page: s.pageNo, events: sc.events, why: why})
+				continue
+			}
+			// The events before the jump are in line: read, the rest
+			// dropped (Reader.item reports it after them).
+			s.page, s.pageErr = data[:sc.jumpOff], nil
+			s.tail = &pageDamage{page: s.pageNo, events: sc.events - sc.jumpAt, from: sc.jumpAt, why: why}
 		}
+		s.pos = 0
+		if commit&missedEvents != 0 {
+			s.lost, s.lostUnknown = 0, true
+			if commit&missedStored != 0 && l.dataOff+size+l.commitSize <= len(pg) {
+				if l.commitSize == 4 {
+					s.lost = uint64(s.f.order.Uint32(pg[l.dataOff+size:]))
+				} else {
+					s.lost = s.f.order.Uint64(pg[l.dataOff+size:])
+				}
+				s.lostUnknown = false
+			}
+			s.lostStart = s.lastTime
+			if !s.seen {
+				s.lostStart = int64(ts)
+			}
+		}
+		return true, nil
 	}
-	return true, nil
+}
+
+// timeAhead reports whether a page (scanned as sc) has a damaged time, with
+// the next page's time stamp nts. A page's time stamp is the time of the
+// first event written on it (kernel/trace/ring_buffer.c, Linux 6.x: the
+// first event on a page has no delta from the page's time_stamp,
+// rb_add_time_stamp, rb_update_write_stamp), and a CPU's events are written
+// in time order, so every event of a page is at or before the next page's
+// time stamp (every page of the shared trace.dat recordings is). A page that
+// runs past it by some overshoot has a damaged time stamp or delta, or the
+// next page a damaged time stamp. A time stamp or delta moved later by d
+// makes a jump of at least d, and an overshoot of at most d, in the page:
+// ahead of the CPU's last kept event (or, before any, of the earliest first
+// page of all CPUs: ref), or between two of its events. A next page's time
+// stamp moved earlier by d makes an overshoot of about d with no such jump
+// (and is dropped in turn, Reader.item, when before the last kept event),
+// and a jump only as large as one of the page's own steps. So the page is
+// the damaged one when its largest jump is at least half the overshoot
+// (half, not all, as a CPU's first page is checked against the earliest
+// first page of all CPUs, which can be later than this CPU's true start: a
+// first page 5 s ahead made a jump 174 us short of its overshoot) and
+// dropping its events from the jump on loses fewer than keeping it would
+// (the next page's events before its end, or the whole next page and
+// more). A small overshoot, close to the page's own steps, is thus left to
+// Reader.item. The CPU's last page, and one before a page without events,
+// cannot be checked.
+func (s *cpuStream) timeAhead(sc pageScan) (nts uint64, bad bool) {
+	if s.ahead == nil || len(s.ahead) < s.layout.dataOff || sc.events == 0 {
+		return 0, false
+	}
+	nts, _, size := s.header(s.ahead)
+	if size == 0 || size > len(s.ahead)-s.layout.dataOff || sc.end <= nts {
+		return nts, false
+	}
+	if nts < s.base() || 2*sc.jump < sc.end-nts {
+		return nts, false
+	}
+	// Either way some events go: the page's from its jump, or those of
+	// the next page before the page's end (and of later pages too, when
+	// the whole next page is before it). The fewer are dropped.
+	n, all := s.before(s.ahead, sc.end)
+	return nts, all || sc.events-sc.jumpAt < n
+}
+
+// before counts the events of page pg (header included) earlier than t,
+// and reports whether all of them (at least one) are.
+func (s *cpuStream) before(pg []byte, t uint64) (n int, all bool) {
+	ts, _, size := s.header(pg)
+	data := pg[s.layout.dataOff : s.layout.dataOff+size]
+	events := 0
+	for pos := 0; pos+4 <= len(data); {
+		next, et, raw, err := s.step(data, pos, ts)
+		if err != nil {
+			break
+		}
+		if raw != nil {
+			events++
+			if et < t {
+				n++
+			}
+		}
+		pos, ts = next, et
+	}
+	return n, events > 0 && n == events
+}
+
+// base is the time the first event of the next page is checked against:
+// the CPU's last kept event, or before any, ref.
+func (s *cpuStream) base() uint64 {
+	if s.keptAny {
+		return uint64(max(s.kept, 0))
+	}
+	return s.ref
+}
+
+// pageScan is what scan found of a page's events: good is where the first
+// broken record starts (len(data) when none; err then says what broke),
+// events the records before there and end the time of the last. jump is
+// the largest step in time to an event (for the first, from base when its
+// time is after it), jumpAt that event's index and jumpOff where the
+// records leading to it start.
+type pageScan struct {
+	good, events    int
+	end             uint64
+	err             error
+	jump            uint64
+	jumpAt, jumpOff int
+}
+
+// scan walks a page's events (data, from time stamp ts), see pageScan.
+func (s *cpuStream) scan(data []byte, ts uint64) pageScan {
+	sc := pageScan{end: ts}
+	prev := min(s.base(), ts)
+	from := 0 // where the records after the last event start
+	for pos := 0; pos+4 <= len(data); {
+		next, t, raw, err := s.step(data, pos, ts)
+		if err != nil {
+			sc.good, sc.err = pos, err
+			return sc
+		}
+		if raw != nil {
+			if t >= prev && t-prev > sc.jump {
+				sc.jump, sc.jumpAt, sc.jumpOff = t-prev, sc.events, from
+			}
+			sc.events++
+			sc.end, prev, from = t, t, next
+		}
+		pos, ts = next, t
+	}
+	sc.good = len(data)
+	return sc
+}
+
+// step reads the ring-buffer record at p[pos:] whose time base is ts: the
+// offset after it, the time after it and, for an event, its payload (nil
+// for padding and time records). A record that runs past the page is an
+// error (trace.ErrCorrupt).
+func (s *cpuStream) step(p []byte, pos int, ts uint64) (next int, t uint64, raw []byte, err error) {
+	h := s.f.order.Uint32(p[pos:])
+	var typeLen uint32
+	var delta uint64
+	if s.f.little { // little endian: type_len in the low bits
+		typeLen, delta = h&31, uint64(h>>5)
+	} else {
+		typeLen, delta = h>>27, uint64(h&(1<<27-1))
+	}
+	switch typeLen {
+	case typePadding:
+		if delta == 0 {
+			// A null event: the rest of the page is empty. The
+			// kernel writes one only where fewer bytes than the
+			// smallest event (RB_EVNT_MIN_SIZE, 8) are left on the
+			// page (rb_reset_tail, rb_event_set_padding; a discarded
+			// record has a nonzero delta, rb_event_discard), so one
+			// further from the commit's end is a damaged header (new-
+			// user pass 91 F7: an event's header turned into one took
+			// the page's 85 events with no word).
+			if len(p)-pos >= rbEventMinSize {
+				return 0, 0, nil, corruptf("CPU %d page %d: an end-of-page marker (null padding) at %d, %d bytes before the end of the page's events: a damaged record header", s.cpu, s.pageNo, pos, len(p)-pos)
+			}
+			return len(p), ts, nil, nil
+		}
+		if pos+8 > len(p) {
+			return 0, 0, nil, corruptf("CPU %d page %d: padding at %d cut short", s.cpu, s.pageNo, pos)
+		}
+		// A discarded record's length (rb_event_length: array[0])
+		// stays within the page's commit; one past it is damage.
+		n := int64(s.f.order.Uint32(p[pos+4:]))
+		if n > int64(len(p)-pos-4) {
+			return 0, 0, nil, corruptf("CPU %d page %d: padding at %d of %d bytes overruns the page", s.cpu, s.pageNo, pos, n)
+		}
+		return pos + 4 + int(n), ts + delta, nil, nil
+	case typeTimeExtend, typeTimeStamp:
+		if pos+8 > len(p) {
+			return 0, 0, nil, corruptf("CPU %d page %d: time stamp at %d cut short", s.cpu, s.pageNo, pos)
+		}
+		v := uint64(s.f.order.Uint32(p[pos+4:]))<<tsShift | delta
+		if typeLen == typeTimeExtend {
+			return pos + 8, ts + v, nil, nil
+		}
+		return pos + 8, ts&tsMSB | v, nil, nil
+	case 0:
+		if pos+8 > len(p) {
+			return 0, 0, nil, corruptf("CPU %d page %d: record length at %d cut short", s.cpu, s.pageNo, pos)
+		}
+		n := int(s.f.order.Uint32(p[pos+4:]))
+		if n < 4 || n-4 > len(p)-pos-8 {
+			return 0, 0, nil, corruptf("CPU %d page %d: record at %d of %d bytes overruns the page", s.cpu, s.pageNo, pos, n)
+		}
+		return pos + 8 + (n-4+3)&^3, ts + delta, p[pos+8 : pos+8+n-4], nil
+	default:
+		n := int(typeLen) * 4
+		if n > len(p)-pos-4 {
+			return 0, 0, nil, corruptf("CPU %d page %d: record at %d of %d bytes overruns the page", s.cpu, s.pageNo, pos, n)
+		}
+		return pos + 4 + n, ts + delta, p[pos+4 : pos+4+n], nil
+	}
 }
 
 // next advances to the next item; false at the end of the data.
 func (s *cpuStream) next() (bool, error) {
-	if s.lost > 0 || s.lostUnknown {
-		s.lost, s.lostUnknown = 0, false
-	}
+	s.lost, s.lostUnknown, s.damage = 0, false, s.damage[:0]
 	s.raw = nil
 	for {
 		if s.pos+4 > len(s.page) {
+			if s.tail != nil {
+				s.damage = append(s.damage, *s.tail)
+				s.tail = nil
+			}
+			if err := s.pageErr; err != nil {
+				s.pageErr = nil
+				if !s.lenient {
+					return false, err
+				}
+				s.damage = append(s.damage, pageDamage{page: s.pageNo, why: err, events: -1})
+			}
 			ok, err := s.nextPage()
 			if !ok || err != nil {
+				// (Pages dropped at the end stay in damage: the
+				// reader reports them, Reader.ended.)
 				return false, err
 			}
-			if s.lost > 0 || s.lostUnknown {
+			if s.lost > 0 || s.lostUnknown || len(s.damage) > 0 {
 				s.t = int64(s.ts)
 				return true, nil
 			}
 			continue
 		}
-		p := s.page
-		h := s.f.order.Uint32(p[s.pos:])
-		var typeLen uint32
-		var delta uint64
-		if s.f.little { // little endian: type_len in the low bits
-			typeLen, delta = h&31, uint64(h>>5)
-		} else {
-			typeLen, delta = h>>27, uint64(h&(1<<27-1))
+		next, ts, raw, err := s.step(s.page, s.pos, s.ts)
+		if err != nil {
+			return false, err // (scan found none before len(page))
 		}
-		switch typeLen {
-		case typePadding:
-			if delta == 0 {
-				s.pos = len(p) // null event: the rest of the page is empty
-				continue
-			}
-			if s.pos+8 > len(p) {
-				return false, corruptf("CPU %d page %d: padding at %d cut short", s.cpu, s.pageNo, s.pos)
-			}
-			s.ts += delta
-			s.pos += 4 + int(s.f.order.Uint32(p[s.pos+4:]))
+		s.pos, s.ts = next, ts
+		if raw == nil {
 			continue
-		case typeTimeExtend, typeTimeStamp:
-			if s.pos+8 > len(p) {
-				return false, corruptf("CPU %d page %d: time stamp at %d cut short", s.cpu, s.pageNo, s.pos)
-			}
-			v := uint64(s.f.order.Uint32(p[s.pos+4:]))<<tsShift | delta
-			if typeLen == typeTimeExtend {
-				s.ts += v
-			} else {
-				s.ts = s.ts&tsMSB | v
-			}
-			s.pos += 8
-			continue
-		case 0:
-			if s.pos+8 > len(p) {
-				return false, corruptf("CPU %d page %d: record length at %d cut short", s.cpu, s.pageNo, s.pos)
-			}
-			n := int(s.f.order.Uint32(p[s.pos+4:]))
-			if n < 4 || n-4 > len(p)-s.pos-8 {
-				return false, corruptf("CPU %d page %d: record at %d of %d bytes overruns the page", s.cpu, s.pageNo, s.pos, n)
-			}
-			s.raw = p[s.pos+8 : s.pos+8+n-4]
-			s.pos += 8 + (n-4+3)&^3
-		default:
-			n := int(typeLen) * 4
-			if n > len(p)-s.pos-4 {
-				return false, corruptf("CPU %d page %d: record at %d of %d bytes overruns the page", s.cpu, s.pageNo, s.pos, n)
-			}
-			s.raw = p[s.pos+4 : s.pos+4+n]
-			s.pos += 4 + n
 		}
-		s.ts += delta
+		s.raw = raw
 		s.t = int64(s.ts)
 		s.lastTime, s.seen = s.t, true
 		return true, nil

@@ -1,0 +1,133 @@
+package tracedat
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// damageTrace builds a one-CPU trace.dat of pages and reads it (lenient as
+// asked): the times of its sched_switch events and of its KindLost events,
+// its Meta and the read error.
+func damageTrace(t *testing.T, lenient bool, pages ...[]byte) (switches, losses []int64, meta *trace.Meta, err error) {
+	t.Helper()
+	swText, _ := testFormat(t, "sched_switch")
+	r, err := Open(bytes.NewReader(buildV6([]string{swText}, "1 a\n2 b\n", [][]byte{bytes.Join(pages, nil)})), Options{Lenient: lenient})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(r)
+	for _, e := range evs {
+		switch e.Kind {
+		case trace.KindSwitch:
+			switches = append(switches, e.Time)
+		case trace.KindLost:
+			losses = append(losses, e.Time)
+		}
+	}
+	return switches, losses, r.Meta(), err
+}
+
+// sw is a sched_switch record (a -> b) with time delta delta.
+func sw(t *testing.T, delta uint32) []byte {
+	_, f := testFormat(t, "sched_switch")
+	return evRecord(delta, payload(f, binary.LittleEndian, map[string]any{"common_pid": 1, "prev_comm": "a", "prev_pid": 1, "prev_prio": 120,
+		"prev_state": 1, "next_comm": "b", "next_pid": 2, "next_prio": 120}))
+}
+
+// TestPageTimeAhead (new-user pass 91 F5): page 2's time stamp is 5 s
+// ahead (5000002000 instead of 2000). Its events (5000002005, 5000002010)
+// run past page 3's stamp (3000) by 4999999010 ns, and page 2 jumps
+// 4999990995 ns from the CPU's last kept event (1010): the page is the
+// damaged one (2 x jump >= overshoot). It is dropped, its 2 events counted
+// lost in the file, and the CPU is unobserved from 1010 to page 3's 3000
+// (a KindLost there); page 3's event at 3005 is kept. Before, page 2 was
+// kept and every later event of the CPU dropped as earlier than it.
+func TestPageTimeAhead(t *testing.T) {
+	sws, losses, meta, err := damageTrace(t, false,
+		page(1000, -1, sw(t, 5), sw(t, 5)),
+		page(5000002000, -1, sw(t, 5), sw(t, 5)),
+		page(3000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := meta.Warnings.List()
+	if !slices.Equal(sws, []int64{1005, 1010, 3005}) || !slices.Equal(losses, []int64{3000}) || meta.LostInFile != 2 ||
+		len(ws) != 1 || ws[0].Key != "tracedat-damaged-page" || !strings.Contains(ws[0].Message, "page 2: its events run to 5000002010 ns, past the next page's time stamp 3000 ns") {
+		t.Errorf("switches %v, losses %v, lost in file %d, warnings %v; want [1005 1010 3005], [3000], 2, one tracedat-damaged-page of page 2", sws, losses, meta.LostInFile, ws)
+	}
+}
+
+// TestDeltaAhead: the third event of page 1 has a damaged delta (100000
+// instead of 5): it and the fourth (1010+100000 = 101010, 101015) run past
+// page 2's stamp (2000) by 99015 ns, and the page's largest jump is that
+// delta, 100000 ns, at its event 3: the events from there are dropped (2
+// lost), the two before it kept (1005, 1010), then a KindLost at 2000 and
+// page 2's 2005.
+func TestDeltaAhead(t *testing.T) {
+	sws, losses, meta, err := damageTrace(t, false,
+		page(1000, -1, sw(t, 5), sw(t, 5), sw(t, 100000), sw(t, 5)),
+		page(2000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := meta.Warnings.List()
+	if !slices.Equal(sws, []int64{1005, 1010, 2005}) || !slices.Equal(losses, []int64{2000}) || meta.LostInFile != 2 ||
+		len(ws) != 1 || !strings.Contains(ws[0].Message, "a jump of 100000 ns at its event 3): the page's events from there dropped, 2 lost") {
+		t.Errorf("switches %v, losses %v, lost in file %d, warnings %v", sws, losses, meta.LostInFile, ws)
+	}
+}
+
+// TestNextPageBack: page 2's stamp is 0.5 us early (1500 instead of
+// 2000), before page 1's last event (1010 + 990 = 2000 > 1500): page 1's
+// largest jump (5 ns) is far below its overshoot (500 ns), so page 1 is
+// kept whole, and page 2's first event (1505, earlier than 2000) is
+// dropped as earlier than the CPU's previous one: 1 lost; its second (1505
+// + 1000 = 2505) is kept.
+func TestNextPageBack(t *testing.T) {
+	sws, _, meta, err := damageTrace(t, false,
+		page(1000, -1, sw(t, 5), sw(t, 5), sw(t, 990)),
+		page(1500, -1, sw(t, 5), sw(t, 1000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := meta.Warnings.List()
+	if !slices.Equal(sws, []int64{1005, 1010, 2000, 2505}) || meta.LostInFile != 1 || len(ws) != 1 || ws[0].Key != "tracedat-time-backwards" {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want [1005 1010 2000 2505], 1, one tracedat-time-backwards", sws, meta.LostInFile, ws)
+	}
+}
+
+// TestNullPaddingMidPage (new-user pass 91 F7): an event header turned
+// into a null padding (type_len 29, delta 0) with 3 more records after it
+// on the page. The kernel writes one only in the last 7 bytes of a page, so
+// this is damage: an error, and with lenient the page's records from there
+// skipped (the event at 1005 before it kept), the CPU unobserved from 1005
+// to page 2's stamp (2000; a Count 0 window), page 2's 2005 read. A
+// padding whose length runs past the page is damage too.
+func TestNullPaddingMidPage(t *testing.T) {
+	null := evHeader(typePadding, 0)
+	p1 := page(1000, -1, sw(t, 5), null, sw(t, 5), sw(t, 5), sw(t, 5))
+	p2 := page(2000, -1, sw(t, 5))
+	_, _, _, err := damageTrace(t, false, p1, p2)
+	if err == nil || !errors.Is(err, trace.ErrCorrupt) || !strings.Contains(err.Error(), "an end-of-page marker (null padding) at ") {
+		t.Errorf("error %v, want a corrupt trace naming the end-of-page marker", err)
+	}
+	sws, losses, meta, err := damageTrace(t, true, p1, p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []trace.LostWindow{{CPU: 0, Start: 1005, End: 2000}}
+	if !slices.Equal(sws, []int64{1005, 2005}) || !slices.Equal(losses, []int64{2000}) || !slices.Equal(meta.Lost, want) {
+		t.Errorf("switches %v, losses %v, windows %#v; want [1005 2005], [2000], %#v", sws, losses, meta.Lost, want)
+	}
+	over := append(evHeader(typePadding, 3), binary.LittleEndian.AppendUint32(nil, 5000)...)
+	_, _, _, err = damageTrace(t, false, page(1000, -1, sw(t, 5), over, sw(t, 5)))
+	if err == nil || !strings.Contains(err.Error(), "padding at ") || !strings.Contains(err.Error(), "of 5000 bytes overruns the page") {
+		t.Errorf("error %v, want the padding that overruns the page named", err)
+	}
+}
