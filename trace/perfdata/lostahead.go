@@ -105,6 +105,7 @@ func (r *Reader) scanLost() {
 	o := r.end
 	budget := max(r.MaxPending/8, 1) // queued ahead: far below the window's bound
 	buf := make([]byte, scanLostBuf)
+	var ids idCache
 	pos, keep := r.off, 0
 	for pos < r.dataEnd {
 		m, err := r.scanFile.ReadAt(buf[keep:min(int64(len(buf)), int64(keep)+r.dataEnd-pos)], pos)
@@ -118,6 +119,9 @@ func (r *Reader) scanLost() {
 			}
 			if n-p < size {
 				break
+			}
+			if typ == recSample {
+				size = r.sampleFrame(buf[p:n], size, &ids)
 			}
 			rec, recOff := buf[p:p+size], base+int64(p)
 			p += size
@@ -179,4 +183,31 @@ func (r *Reader) queueLostAhead(rec []byte, last []int64, budget *int) {
 		r.lostAhead = map[lostKey]bool{}
 	}
 	r.lostAhead[lostKey{trace.CPU(c), sid.time}] = true
+}
+
+// sampleFrame is the length scanLost frames the sample at b[0:] with, its
+// header saying size (b holds it and what follows, as far as read): where
+// its fields end instead when the reader finds its size damaged, a record
+// header perf writes there and, for a size too small, none at size
+// (Reader.oversized, Reader.undersized). Framed by the damaged size, the
+// scan read the records after it from inside them and missed a time pushed
+// ahead further on, which the reader then kept and dropped the CPU's next
+// 19 events for (new-user pass 91 F3).
+func (r *Reader) sampleFrame(b []byte, size int, ids *idCache) int {
+	a := r.attrOfSampleCached(b[:size], ids)
+	if a == nil || !a.layout.fixed {
+		return size
+	}
+	l := &a.layout
+	if l.raw+4 > len(b) {
+		return size
+	}
+	end := a.sampleEnd(l.raw + 4 + int(r.end.Uint32(b[l.raw:])))
+	if end <= 0 || end == size || end+8 > len(b) || !plausibleRecord(r.end.Uint32(b[end:]), int(r.end.Uint16(b[end+6:]))) {
+		return size
+	}
+	if end > size && (size+8 > len(b) || plausibleRecord(r.end.Uint32(b[size:]), int(r.end.Uint16(b[size+6:])))) {
+		return size
+	}
+	return end
 }

@@ -148,3 +148,57 @@ func TestUnknownSampleID(t *testing.T) {
 		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want one fewer, counted, warned", n, whole, m.LostInFile, m.Warnings.List())
 	}
 }
+
+// TestSizeThenTimeAhead (new-user pass 91 F3): nice.2cpu.perf.data's 200th
+// sample made 8 bytes longer (re-framed by the reader: TestOversizedSample)
+// and its 1000th sample's time pushed 50 ms ahead, past its CPU's next
+// sample. The look-ahead scan (scanLost) frames the damaged sample by its
+// fields as the reader does, so it finds the time pushed ahead and the
+// reader drops that one sample: one event fewer than the intact file, 1
+// lost in the file. Before, the scan framed by the damaged size, read on
+// from inside records, missed it, and the reader kept the outlier and
+// dropped the CPU's good samples after it (19 in pass 91's file).
+func TestSizeThenTimeAhead(t *testing.T) {
+	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
+	le := binary.LittleEndian
+	bad := append([]byte(nil), data...)
+	pos := int(le.Uint64(data[40:48]))
+	for n := 0; n < 1000; {
+		typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
+		if typ == recSample {
+			switch n++; n {
+			case 200:
+				le.PutUint16(bad[pos+6:], uint16(size+8))
+			case 1000:
+				le.PutUint64(bad[pos+32:], le.Uint64(bad[pos+32:])+50_000_000) // (perf sched record's layout: TIME at 32)
+			}
+		}
+		pos += size
+	}
+	count := func(b []byte) (int, *trace.Meta) {
+		path := filepath.Join(t.TempDir(), "f.perf.data")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path) // (mapped: the scan runs on mapped files only)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r, err := NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := trace.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(evs), r.Meta()
+	}
+	whole, _ := count(data)
+	n, m := count(bad)
+	ws := fmt.Sprint(m.Warnings.List())
+	if n != whole-1 || m.LostInFile != 1 || !strings.Contains(ws, "a damaged time, dropped") || strings.Contains(ws, "earlier than") {
+		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want one fewer, 1, the sample pushed ahead dropped alone", n, whole, m.LostInFile, ws)
+	}
+}
