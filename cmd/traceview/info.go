@@ -17,6 +17,7 @@ import (
 	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/trace"
+	"github.com/traceview/traceview/trace/tvf"
 )
 
 type infoOptions struct {
@@ -80,12 +81,15 @@ type infoReport struct {
 	// may have held more events after the cut, which nothing counts.
 	// LostUnread says the file holds bytes after the trace that were
 	// not read (another perf.data appended: damaged-trailing-bytes),
-	// whose events nothing counts either.
+	// whose events nothing counts either; LostSkipped that event blocks
+	// lay in bytes of a .tv skipped as damaged, whose events only the
+	// trailer the file lacks would count (tvf.SkippedBlocksKey).
 	LostTotal    uint64          `json:"lost_total"`
 	LostRecorder uint64          `json:"lost_recorder"`
 	LostInFile   uint64          `json:"lost_in_file"`
 	LostMore     bool            `json:"lost_more_unknown,omitempty"`
 	LostUnread   bool            `json:"lost_unread_unknown,omitempty"`
+	LostSkipped  bool            `json:"lost_skipped_unknown,omitempty"`
 	Warnings     []trace.Warning `json:"warnings"`
 	// Autogroup is kernel.sched_autogroup_enabled when recorded: 1 on,
 	// -1 off, absent unknown (trace.Meta.Autogroup).
@@ -292,6 +296,7 @@ func collectInfo(src trace.Source) (*infoReport, error) {
 	rep.LostRecorder += m.LostUnplaced
 	rep.LostInFile, rep.LostMore = m.LostInFile, m.Cut()
 	rep.LostUnread = slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return w.Key == "damaged-trailing-bytes" })
+	rep.LostSkipped = slices.ContainsFunc(m.Warnings.List(), func(w trace.Warning) bool { return w.Key == tvf.SkippedBlocksKey })
 	rep.LostTotal = rep.LostRecorder + rep.LostInFile
 	rep.Warnings = append([]trace.Warning{}, m.Warnings.List()...)
 	rep.Autogroup, rep.CgroupSettings, rep.CgroupStats = m.Autogroup, m.CgroupSettings, m.CgroupStats
@@ -428,7 +433,7 @@ func lostSummary(r *infoReport) string {
 			unobserved++
 		}
 	}
-	if r.LostInFile == 0 && !r.LostMore && !r.LostUnread && unobserved == 0 {
+	if r.LostInFile == 0 && !r.LostMore && !r.LostUnread && !r.LostSkipped && unobserved == 0 {
 		return fmt.Sprintf("%d events", r.LostTotal)
 	}
 	parts := []string{fmt.Sprintf("%d reported lost by the recorder", r.LostRecorder)}
@@ -440,6 +445,9 @@ func lostSummary(r *infoReport) string {
 	case r.LostMore:
 		parts = append(parts, "an unknown number in the file's cut or damaged part (its reader cannot count them)")
 	}
+	if r.LostSkipped {
+		parts = append(parts, "an unknown number in event blocks skipped as damaged (the warnings below)")
+	}
 	if unobserved > 0 {
 		parts = append(parts, fmt.Sprintf("an unknown number in %s (the warnings below)", plural(unobserved, "unobserved CPU window")))
 	}
@@ -447,7 +455,7 @@ func lostSummary(r *infoReport) string {
 		parts = append(parts, "an unknown number in the bytes after the trace, not read (the warnings below)")
 	}
 	head := fmt.Sprintf("%d events", r.LostTotal)
-	if r.LostMore || r.LostUnread || unobserved > 0 {
+	if r.LostMore || r.LostUnread || r.LostSkipped || unobserved > 0 {
 		head += " and more"
 	}
 	if len(parts) > 2 {

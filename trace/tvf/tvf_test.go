@@ -845,8 +845,8 @@ func TestJoinedFiles(t *testing.T) {
 // 3 zeroed whole (their frame headers too: skipped as damaged bytes) and
 // the file cut inside block 4, whose frame header is intact: its number,
 // 4, after block 1's says 2 blocks lay in the skipped bytes, which a
-// damaged-block-missing warning names (it said only "an unknown number
-// after the cut").
+// SkippedBlocksKey warning names (it said only "an unknown number after
+// the cut").
 func TestSkippedBeforeCut(t *testing.T) {
 	evs := synthetic(4*BlockEvents, 14)
 	file := encode(t, Header{}, evs, nil)
@@ -858,5 +858,25 @@ func TestSkippedBeforeCut(t *testing.T) {
 	_, tr := decodeAll(t, onlyReader{bytes.NewReader(bad)})
 	if !strings.Contains(fmt.Sprint(tr.Meta().Warnings.List()), "2 event block(s) lay in the bytes skipped as damaged before the frame cut") {
 		t.Errorf("warnings %v; want the 2 blocks skipped before the cut named", tr.Meta().Warnings.List())
+	}
+}
+
+// TestSkippedBlockCut (new-user pass 91 F9): a file of 5 blocks cut inside
+// its fourth block (no trailer), with the second block zeroed (its frame
+// header too, so it is skipped as bytes): block numbers jump from 1 to 3
+// at the third, which names the 1 block in the skipped bytes with the
+// SkippedBlocksKey warning. Before, only the cut block's events were
+// counted, and the skipped block was in no count nor unknown number.
+func TestSkippedBlockCut(t *testing.T) {
+	evs := synthetic(5*BlockEvents, 14)
+	file := encode(t, Header{}, evs, nil)
+	fr := blockFrames(file)
+	bad := bytes.Clone(file[:fr[3][0]+frameHeaderSize+(fr[3][1]-fr[3][0]-frameHeaderSize)/2])
+	for i := fr[1][0]; i < fr[1][1]; i++ {
+		bad[i] = 0
+	}
+	_, tr := decodeAll(t, onlyReader{bytes.NewReader(bad)})
+	if warning(tr, SkippedBlocksKey) != 1 || !strings.Contains(fmt.Sprint(tr.Meta().Warnings.List()), "1 event block(s) lay in the bytes skipped as damaged before the block at offset ") {
+		t.Errorf("warnings %v; want the 1 block skipped named (%s)", tr.Meta().Warnings.List(), SkippedBlocksKey)
 	}
 }
