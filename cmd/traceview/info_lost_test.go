@@ -151,6 +151,8 @@ func TestLostSummary(t *testing.T) {
 		{infoReport{LostTotal: 4401, LostInFile: 4401, LostMore: true}, "4401 events and more: 0 reported lost by the recorder, 4401 in the file's cut or damaged part, and an unknown number after the cut"},
 		{infoReport{LostMore: true}, "0 events and more: 0 reported lost by the recorder and an unknown number in the file's cut or damaged part (its reader cannot count them)"},
 		{infoReport{LostTotal: 3, LostRecorder: 3, Lost: lostWindows{{Count: 3}, {}}}, "3 events and more: 3 reported lost by the recorder and an unknown number in 1 unobserved CPU window (the warnings below)"},
+		// A cut .tv with a block in bytes skipped as damaged (new-user pass 91 F9).
+		{infoReport{LostTotal: 8192, LostInFile: 8192, LostMore: true, LostSkipped: true}, "8192 events and more: 0 reported lost by the recorder, 8192 in the file's cut or damaged part, an unknown number after the cut, and an unknown number in event blocks skipped as damaged (the warnings below)"},
 	} {
 		if got := lostSummary(&c.r); got != c.want {
 			t.Errorf("%+v:\n got %q\nwant %q", c.r, got, c.want)
