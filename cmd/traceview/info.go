@@ -199,7 +199,7 @@ func damaged(ws []trace.Warning) bool {
 // line skipped with --lenient (the user asked for it: TestLenientFlag).
 var damagedRecordKeys = []string{"bad-tracepoint", "bad-sample", "unknown-sample-id", "bad-record", "bad-record-type", "bad-cgroup-record", "bad-feature-table",
 	"text-garbled-line", "text-entries-short", "text-pid-out-of-range", "text-cpu-out-of-range",
-	"text-time-outlier", "outside-sample-times", "cpu-out-of-range", "tracedat-bad-record", "tracedat-corrupt-data", "tracedat-corrupt-page", "tracedat-short-record",
+	"text-time-outlier", "outside-sample-times", "cpu-out-of-range", "tracedat-bad-record", "tracedat-corrupt-data", "tracedat-corrupt-page", "tracedat-unknown-id", "tracedat-short-record",
 	// Events dropped for a time before their CPU's previous one, or
 	// repeated (new-user pass 54 F2: info said the file was clean).
 	"text-time-backwards", "text-duplicate", "tracedat-time-backwards"}

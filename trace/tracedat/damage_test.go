@@ -65,10 +65,14 @@ func TestPageTimeAhead(t *testing.T) {
 
 // TestDeltaAhead: the third event of page 1 has a damaged delta (100000
 // instead of 5): it and the fourth (1010+100000 = 101010, 101015) run past
-// page 2's stamp (2000) by 99015 ns, and the page's largest jump is that
-// delta, 100000 ns, at its event 3: the events from there are dropped (2
-// lost), the two before it kept (1005, 1010), then a KindLost at 2000 and
-// page 2's 2005.
+// page 2's stamp (2000) by 99015 ns; with no page after page 2 to tell by,
+// the page's largest jump, that delta (100000 ns, at its event 3), is at
+// least half of it, and page 2 lies wholly before the page's end: the
+// records from event 3 are dropped, the two before kept (1005, 1010), then
+// a KindLost at 2000 and page 2's 2005. How many events the dropped records
+// held is unknown (after a damaged header they would be misread: new-user
+// pass 92 F4), so the CPU is unobserved from 1010 to 2000 (a Count 0
+// window) and nothing is added to LostInFile.
 func TestDeltaAhead(t *testing.T) {
 	sws, losses, meta, err := damageTrace(t, false,
 		page(1000, -1, sw(t, 5), sw(t, 5), sw(t, 100000), sw(t, 5)),
@@ -77,28 +81,52 @@ func TestDeltaAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := meta.Warnings.List()
-	if !slices.Equal(sws, []int64{1005, 1010, 2005}) || !slices.Equal(losses, []int64{2000}) || meta.LostInFile != 2 ||
-		len(ws) != 1 || !strings.Contains(ws[0].Message, "a jump of 100000 ns at its event 3): the page's events from there dropped, 2 lost") {
-		t.Errorf("switches %v, losses %v, lost in file %d, warnings %v", sws, losses, meta.LostInFile, ws)
+	want := []trace.LostWindow{{CPU: 0, Start: 1010, End: 2000}}
+	if !slices.Equal(sws, []int64{1005, 1010, 2005}) || !slices.Equal(losses, []int64{2000}) || meta.LostInFile != 0 || !slices.Equal(meta.Lost, want) ||
+		len(ws) != 1 || !strings.Contains(ws[0].Message, "the page's records from its event 3 on dropped (how many events they held is unknown") {
+		t.Errorf("switches %v, losses %v, lost in file %d, windows %v, warnings %v", sws, losses, meta.LostInFile, meta.Lost, ws)
 	}
 }
 
-// TestNextPageBack: page 2's stamp is 0.5 us early (1500 instead of
-// 2000), before page 1's last event (1010 + 990 = 2000 > 1500): page 1's
-// largest jump (5 ns) is far below its overshoot (500 ns), so page 1 is
-// kept whole, and page 2's first event (1505, earlier than 2000) is
-// dropped as earlier than the CPU's previous one: 1 lost; its second (1505
-// + 1000 = 2505) is kept.
+// TestPageAheadBetween (new-user pass 92 F1): the middle of three pages has
+// its stamp 5000 ns ahead (7000 instead of 2000). Its events (7005, 7010)
+// run past page 3's stamp (3000) by 4010 ns; page 3 ends (3005) 995 ns
+// before page 4's stamp (4000): less than half the overshoot, so page 3
+// is in line and page 2 is the damaged one: dropped (2 lost), pages 3 and 4
+// kept whole. Before, the fewer-events rule kept page 2 and dropped page
+// 3's event as earlier than it.
+func TestPageAheadBetween(t *testing.T) {
+	sws, losses, meta, err := damageTrace(t, false,
+		page(1000, -1, sw(t, 5), sw(t, 5)),
+		page(7000, -1, sw(t, 5), sw(t, 5)),
+		page(3000, -1, sw(t, 5)),
+		page(4000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sws, []int64{1005, 1010, 3005, 4005}) || !slices.Equal(losses, []int64{3000}) || meta.LostInFile != 2 {
+		t.Errorf("switches %v, losses %v, lost in file %d, warnings %v; want [1005 1010 3005 4005], [3000], 2", sws, losses, meta.LostInFile, meta.Warnings.List())
+	}
+}
+
+// TestNextPageBack: page 2's stamp is 500 ns early (1500 instead of
+// 2000), before page 1's last event (1010 + 990 = 2000 > 1500): page 2's
+// events end (2505) 1495 ns before page 3's stamp (4000), at least half the
+// 500 ns overshoot, so page 2 is the one out of line: page 1 is kept whole,
+// and page 2's first event (1505, earlier than 2000) is dropped as earlier
+// than the CPU's previous one: 1 lost; its second (1505 + 1000 = 2505) and
+// page 3's 4005 are kept.
 func TestNextPageBack(t *testing.T) {
 	sws, _, meta, err := damageTrace(t, false,
 		page(1000, -1, sw(t, 5), sw(t, 5), sw(t, 990)),
-		page(1500, -1, sw(t, 5), sw(t, 1000)))
+		page(1500, -1, sw(t, 5), sw(t, 1000)),
+		page(4000, -1, sw(t, 5)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ws := meta.Warnings.List()
-	if !slices.Equal(sws, []int64{1005, 1010, 2000, 2505}) || meta.LostInFile != 1 || len(ws) != 1 || ws[0].Key != "tracedat-time-backwards" {
-		t.Errorf("switches %v, lost in file %d, warnings %v; want [1005 1010 2000 2505], 1, one tracedat-time-backwards", sws, meta.LostInFile, ws)
+	if !slices.Equal(sws, []int64{1005, 1010, 2000, 2505, 4005}) || meta.LostInFile != 1 || len(ws) != 1 || ws[0].Key != "tracedat-time-backwards" {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want [1005 1010 2000 2505 4005], 1, one tracedat-time-backwards", sws, meta.LostInFile, ws)
 	}
 }
 
@@ -129,5 +157,80 @@ func TestNullPaddingMidPage(t *testing.T) {
 	_, _, _, err = damageTrace(t, false, page(1000, -1, sw(t, 5), over, sw(t, 5)))
 	if err == nil || !strings.Contains(err.Error(), "padding at ") || !strings.Contains(err.Error(), "of 5000 bytes overruns the page") {
 		t.Errorf("error %v, want the padding that overruns the page named", err)
+	}
+}
+
+// TestBackwardDropWindow (new-user pass 92 F1): page 2's stamp is early
+// (2000), before page 1's last event (1010 + 5000 = 6010), an overshoot of
+// 4010 ns; page 2 ends (2010) 5990 ns before page 3's stamp (8000), more
+// than half of it, so page 2 is the page out of line: page 1 is kept, page
+// 2's two events are dropped as earlier than the CPU's previous one (2
+// lost), and the CPU is unobserved from 6010 up to page 3's event: a
+// KindLost at 8005 goes before that switch. Before, no window: a run and
+// delays were measured across the dropped events.
+func TestBackwardDropWindow(t *testing.T) {
+	sws, losses, meta, err := damageTrace(t, false,
+		page(1000, -1, sw(t, 5), sw(t, 5), sw(t, 5000)),
+		page(2000, -1, sw(t, 5), sw(t, 5)),
+		page(8000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sws, []int64{1005, 1010, 6010, 8005}) || !slices.Equal(losses, []int64{8005}) || meta.LostInFile != 2 {
+		t.Errorf("switches %v, losses %v, lost in file %d, warnings %v; want [1005 1010 6010 8005], [8005], 2", sws, losses, meta.LostInFile, meta.Warnings.List())
+	}
+}
+
+// TestCommitLowered (new-user pass 92 F2): page 1's commit word says 0
+// bytes, and its three records follow: the kernel zeroes a page past its
+// commit, so they are a damaged commit's; read (1005, 1010, 1015), with a
+// tracedat-damaged-page warning. A lowered commit whose bytes after it do
+// not parse as records drops them with the CPU unobserved to the next page.
+func TestCommitLowered(t *testing.T) {
+	p1 := page(1000, -1, sw(t, 5), sw(t, 5), sw(t, 5))
+	binary.LittleEndian.PutUint64(p1[8:], 0)
+	sws, _, meta, err := damageTrace(t, false, p1, page(2000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := meta.Warnings.List()
+	if !slices.Equal(sws, []int64{1005, 1010, 1015, 2005}) || len(ws) != 1 || !strings.Contains(ws[0].Message, "the commit says 0 bytes of events, and records run on to ") {
+		t.Errorf("switches %v, warnings %v; want [1005 1010 1015 2005] and the damaged commit named", sws, ws)
+	}
+	p1 = page(1000, -1, sw(t, 5), sw(t, 5))
+	one := len(sw(t, 5))
+	binary.LittleEndian.PutUint64(p1[8:], uint64(one))
+	binary.LittleEndian.PutUint32(p1[16+one:], 0xffffffe0) // (type_len 0, a length far past the page)
+	sws, losses, meta, err := damageTrace(t, false, p1, page(2000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []trace.LostWindow{{CPU: 0, Start: 1005, End: 2000}}
+	if !slices.Equal(sws, []int64{1005, 2005}) || !slices.Equal(losses, []int64{2000}) || !slices.Equal(meta.Lost, want) {
+		t.Errorf("switches %v, losses %v, windows %v; want [1005 2005], [2000], %v", sws, losses, meta.Lost, want)
+	}
+}
+
+// TestFirstPageBehind (new-user pass 92 F5): CPU 0's first page is stamped
+// 1 s early (1000 instead of 1000001000): its events (1005, 1010) end
+// before CPU 1's first page (1000000500) and 1000000990 ns before CPU 0's
+// next page (1000002000), more than its own 10 ns span and mostly before
+// CPU 1's start: dropped (2 lost); CPU 0's page 2 and CPU 1 read.
+func TestFirstPageBehind(t *testing.T) {
+	swText, _ := testFormat(t, "sched_switch")
+	cpu0 := bytes.Join([][]byte{page(1000, -1, sw(t, 5), sw(t, 5)), page(1000002000, -1, sw(t, 5))}, nil)
+	cpu1 := page(1000000500, -1, sw(t, 5))
+	evs, meta, err := readBytes(buildV6([]string{swText}, "1 a\n2 b\n", [][]byte{cpu0, cpu1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sws []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch {
+			sws = append(sws, e.Time)
+		}
+	}
+	if !slices.Equal(sws, []int64{1000000505, 1000002005}) || meta.LostInFile != 2 {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want [1000000505 1000002005], 2", sws, meta.LostInFile, meta.Warnings.List())
 	}
 }

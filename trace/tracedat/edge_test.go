@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -217,14 +218,19 @@ func TestLenientSkipsBrokenCPU(t *testing.T) {
 	}
 }
 
-// TestOtherEvents: records of a format the reader does not decode are
-// counted, not errors.
+// TestOtherEvents: records of a format the reader does not decode (id
+// 999, a sched_foo of the file's formats) are counted, not errors; a record
+// whose id no format of the file has (998) is damage (new-user pass 92 F3:
+// records misread after a damaged header).
 func TestOtherEvents(t *testing.T) {
 	swText, sw := testFormat(t, "sched_switch")
+	fooText := regexp.MustCompile(`ID: \d+`).ReplaceAllString(strings.Replace(swText, "name: sched_switch", "name: sched_foo", 1), "ID: 999")
 	rec := payload(sw, binary.LittleEndian, map[string]any{"prev_pid": 1, "next_pid": 2})
 	other := append([]byte(nil), rec...)
 	binary.LittleEndian.PutUint16(other, 999)
-	data := buildV6([]string{swText}, "", [][]byte{page(100, -1, evRecord(1, other), evRecord(1, rec))})
+	bad := append([]byte(nil), rec...)
+	binary.LittleEndian.PutUint16(bad, 998)
+	data := buildV6([]string{swText, fooText}, "", [][]byte{page(100, -1, evRecord(1, other), evRecord(1, rec), evRecord(1, bad))})
 	evs, meta, err := readBytes(data)
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +239,7 @@ func TestOtherEvents(t *testing.T) {
 		t.Errorf("events %v", evs)
 	}
 	w := meta.Warnings.List()
-	if len(w) != 1 || w[0].Key != "tracedat-other-event" || w[0].Count != 1 {
+	if len(w) != 2 || w[0].Key != "tracedat-other-event" || w[0].Count != 1 || !strings.Contains(w[0].Message, "first: sched:sched_foo, id 999") || w[1].Key != "tracedat-unknown-id" {
 		t.Errorf("warnings %+v", w)
 	}
 }

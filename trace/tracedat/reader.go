@@ -67,8 +67,12 @@ type Reader struct {
 	// (ns; first < 0 before any): at the end each is unobserved from its
 	// last event to the trace's last (cutWindows).
 	cut, skipped []*cpuStream
-	first, last  int64
-	cutDone      bool
+	// gapBefore says the event item just kept follows events of its CPU
+	// dropped as earlier than the CPU's previous one: a KindLost on its
+	// CPU at its time goes before it.
+	gapBefore   bool
+	first, last int64
+	cutDone     bool
 }
 
 // firstOr returns the trace's first event time, t before any.
@@ -317,6 +321,13 @@ func (r *Reader) start() error {
 		}
 	}
 	for _, s := range r.streams {
+		for _, o := range r.streams {
+			if ts, ok := o.stamp(0); ok && o != s && (s.others == 0 || ts < s.others) {
+				s.others = ts
+			}
+		}
+	}
+	for _, s := range r.streams {
 		s.ref = ref
 		ok, err := s.next()
 		if err != nil {
@@ -419,6 +430,7 @@ func (r *Reader) Next() (trace.Event, error) {
 				ev.CPU, trace.FormatSeconds(ev.Time, 9), ev.TID, trace.RuntimeDamage(&ev, r.firstOr(ev.Time)))
 			r.meta.LostInFile++
 			ok = false
+			s.gap, r.gapBefore = s.gap || r.gapBefore, false // (for the CPU's next event)
 		}
 		if ok {
 			if r.first < 0 {
@@ -426,7 +438,16 @@ func (r *Reader) Next() (trace.Event, error) {
 			}
 			r.last = max(r.last, ev.Time)
 			var named [2]trace.Event
-			if n := r.namer.Changes(&ev, &named); n > 0 {
+			n := r.namer.Changes(&ev, &named)
+			if r.gapBefore {
+				// The events dropped before it leave its CPU unobserved
+				// from the last kept one (new-user pass 92 F1: a run and
+				// delays measured across 67 dropped events).
+				r.gapBefore = false
+				r.pending = append(append(r.pending[:0], named[:n]...), ev)
+				return trace.NewEvent(ev.Time, ev.CPU, trace.KindLost), nil
+			}
+			if n > 0 {
 				r.pending = append(r.pending[:0], named[1:n]...)
 				r.pending = append(r.pending, ev)
 				return named[0], nil
@@ -494,6 +515,10 @@ func (r *Reader) endWindows(evs []trace.Event, streams []*cpuStream, key, what s
 // CPU's last pages damaged): the CPU is unobserved from there to the
 // trace's end (cutWindows).
 func (r *Reader) ended(s *cpuStream) {
+	if s.gap && len(s.damage) == 0 {
+		s.gap = false
+		r.skipped = append(r.skipped, s)
+	}
 	if len(s.damage) == 0 {
 		return
 	}
@@ -512,18 +537,18 @@ func (r *Reader) pageDamage(s *cpuStream, t int64) (unknown bool) {
 		span = fmt.Sprintf("; CPU %d is unobserved from %s s to %s s", s.cpu, trace.FormatSeconds(s.kept, 6), trace.FormatSeconds(t, 6))
 	}
 	for _, d := range s.damage {
-		if d.events < 0 {
+		switch {
+		case d.parse:
 			unknown = true
 			// (Its window is in Meta.Lost, which the reports list.)
 			r.meta.Warnings.AddEach("tracedat-corrupt-page", "trace.dat: %v (the page's records from there skipped: lenient)", d.why)
-			continue
+		case d.events < 0:
+			unknown = true
+			r.meta.Warnings.AddEach("tracedat-damaged-page", "trace.dat: %v", d.why)
+		default:
+			r.meta.LostInFile += uint64(d.events)
+			r.meta.Warnings.AddEach("tracedat-damaged-page", "trace.dat: %v: page dropped, its %d events lost%s", d.why, d.events, span)
 		}
-		r.meta.LostInFile += uint64(d.events)
-		if d.from > 0 {
-			r.meta.Warnings.AddEach("tracedat-damaged-page", "trace.dat: %v: the page's events from there dropped, %d lost%s", d.why, d.events, span)
-			continue
-		}
-		r.meta.Warnings.AddEach("tracedat-damaged-page", "trace.dat: %v: page dropped, its %d events lost%s", d.why, d.events, span)
 	}
 	return unknown
 }
@@ -537,12 +562,17 @@ func (r *Reader) pageDamage(s *cpuStream, t int64) (unknown bool) {
 // page header or in compressed data): it is dropped and counted.
 func (r *Reader) item(s *cpuStream) (trace.Event, bool) {
 	cpu := trace.CPU(s.cpu)
+	if s.warnCommit != nil {
+		r.meta.Warnings.AddEach("tracedat-damaged-page", "trace.dat: %v", s.warnCommit)
+		s.warnCommit = nil
+	}
 	if s.raw == nil {
 		return r.lossItem(s), true
 	}
 	if s.keptAny && s.t < s.kept {
 		r.meta.Warnings.Add("tracedat-time-backwards", "trace.dat: CPU %d page %d: event at %d ns is earlier than the CPU's previous event (%d ns): damaged data, dropped", s.cpu, s.pageNo, s.t, s.kept)
 		r.meta.LostInFile++ // (new-user pass 91 F8: "lost: 0 events" beside 85 dropped)
+		s.gap = true
 		return trace.Event{}, false
 	}
 	s.kept, s.keptAny = s.t, true
@@ -553,11 +583,14 @@ func (r *Reader) item(s *cpuStream) (trace.Event, bool) {
 	}
 	id := int(r.f.order.Uint16(s.raw))
 	if id >= len(r.decs) || r.decs[id] == nil {
-		name := "unknown"
-		if id < len(r.names) && r.names[id] != "" {
-			name = r.names[id]
+		if id >= len(r.names) || r.names[id] == "" {
+			// No format of the file has the id: a damaged record, or
+			// records misread after a damaged header (new-user pass
+			// 92 F3: 12 of them taken as "not sched events").
+			r.meta.Warnings.Add("tracedat-unknown-id", "trace.dat: CPU %d page %d: record with event id %d, which no format of the file has: damaged, skipped", s.cpu, s.pageNo, id)
+			return trace.Event{}, false
 		}
-		r.meta.Warnings.Add("tracedat-other-event", "trace.dat: records that are not sched events skipped (first: %s, id %d)", name, id)
+		r.meta.Warnings.Add("tracedat-other-event", "trace.dat: records that are not sched events skipped (first: %s, id %d)", r.names[id], id)
 		return trace.Event{}, false
 	}
 	ev := trace.NewEvent(s.t, cpu, trace.KindInvalid)
@@ -572,6 +605,7 @@ func (r *Reader) item(s *cpuStream) (trace.Event, bool) {
 	if ev.CurTID == 0 {
 		ev.CurPID = 0
 	}
+	r.gapBefore, s.gap = s.gap, false
 	return ev, true
 }
 
@@ -589,6 +623,7 @@ func (r *Reader) lossItem(s *cpuStream) trace.Event {
 		t = max(t, s.kept)
 	}
 	unknown := r.pageDamage(s, t)
+	s.gap = false // (this event makes the CPU unobserved up to it)
 	start := t
 	if s.keptAny {
 		start = s.kept

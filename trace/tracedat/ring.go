@@ -98,22 +98,30 @@ type cpuStream struct {
 	truncated  int64 // where the CPU's data should have ended (0: not cut)
 	sectionEnd bool  // truncated is only the end of the CPU's data section
 
-	// The page read ahead (nil: none, aheadErr the error that ended the
-	// data there) and the two page buffers it and the current page
-	// alternate in.
+	// The pages read ahead (up to two: the next and the one after; the
+	// data ends after them, aheadEnd, or with aheadErr) and the three
+	// page buffers they and the current page rotate in.
 	primed   bool
-	ahead    []byte
+	ahead    [][]byte
+	aheadArr [2][]byte
 	aheadErr error
-	bufs     [2][]byte
+	aheadEnd bool
+	bufs     [3][]byte
 	flip     int
 
 	page    []byte      // the current page's event area (up to pageErr's record)
 	pageErr error       // what broke the page where page ends (nil: intact)
 	tail    *pageDamage // the page's events after page ends, dropped for a damaged time
-	ref     uint64      // before any kept event, the earliest first page time stamp of all CPUs (timeAhead)
-	pos     int
-	ts      uint64
-	pageNo  int
+	// warnCommit is a damaged commit the stream read past (the records
+	// after it parse): the reader warns of it (Reader.item).
+	warnCommit error
+	evOff      []int    // scan's: where the records leading to each event of the page start
+	evTime     []uint64 // (scan's buffer of the events' times)
+	ref        uint64   // before any kept event, the earliest first page time stamp of all CPUs (timeAhead)
+	others     uint64   // the earliest first page time stamp of the other CPUs (0: none; firstBehind)
+	pos        int
+	ts         uint64
+	pageNo     int
 
 	// The current item: a record (raw != nil), or at time t a loss (lost
 	// > 0 or lostUnknown) and/or pages dropped as damaged (damage).
@@ -129,16 +137,17 @@ type cpuStream struct {
 	// was): a later item earlier than it is damage (Reader.item).
 	kept    int64
 	keptAny bool
+	gap     bool // events were dropped since kept (Reader.item)
 }
 
-// pageDamage is a page (or the rest of one, from its event from on) the
-// stream did not read: its number, why, and the events it held there
-// (events; -1 when the damage leaves the number unknown).
+// pageDamage is a page (or the rest of one) the stream did not read: its
+// number, why, and the events it held there (events; -1 when the damage
+// leaves the number unknown, why then says what was dropped).
 type pageDamage struct {
 	page   int
 	why    error
 	events int
-	from   int // the index of the first event dropped (0: the page whole)
+	parse  bool // records that do not parse (lenient), not a damaged time
 }
 
 // errFileCut ends the stream of a CPU whose data the file's end cuts
@@ -185,9 +194,9 @@ func (s *cpuStream) cut(from int64, what string) error {
 		s.cpu, s.f.size, s.truncated, s.truncated-from, what, errFileCut)
 }
 
-// rawPage returns the next page's bytes, copied into the buffer the page
-// before the last one used (valid until the call after next), or nil at
-// the end of the CPU's data or at the error that ends it there.
+// rawPage returns the next page's bytes, copied into the buffer of three
+// used longest ago (valid for the two calls after), or nil at the end of
+// the CPU's data or at the error that ends it there.
 func (s *cpuStream) rawPage() ([]byte, error) {
 	var src []byte
 	if s.compressed {
@@ -229,7 +238,7 @@ func (s *cpuStream) rawPage() ([]byte, error) {
 		return nil, nil
 	}
 	b := &s.bufs[s.flip]
-	s.flip ^= 1
+	s.flip = (s.flip + 1) % len(s.bufs)
 	if src != nil {
 		*b = append((*b)[:0], src...)
 		return *b, nil
@@ -259,34 +268,54 @@ func (s *cpuStream) header(pg []byte) (ts, commit uint64, size int) {
 	return ts, commit, int(commit & commitMask)
 }
 
-// firstStamp reads the CPU's first page ahead and returns its time stamp;
-// false when it has no events or the data none.
-func (s *cpuStream) firstStamp() (uint64, bool) {
+// fill reads pages ahead until two are, or the data ends.
+func (s *cpuStream) fill() {
 	if !s.primed {
 		s.primed = true
-		s.ahead, s.aheadErr = s.rawPage()
+		s.ahead = s.aheadArr[:0]
 	}
-	if len(s.ahead) < s.layout.dataOff {
+	for len(s.ahead) < 2 && s.aheadErr == nil && !s.aheadEnd {
+		pg, err := s.rawPage()
+		switch {
+		case err != nil:
+			s.aheadErr = err
+		case pg == nil:
+			s.aheadEnd = true
+		default:
+			s.ahead = append(s.ahead, pg)
+		}
+	}
+}
+
+// stamp returns the time stamp of the i-th page ahead (0: the next); false
+// when there is none or it holds no events (its commit 0 or broken).
+func (s *cpuStream) stamp(i int) (uint64, bool) {
+	if i >= len(s.ahead) || len(s.ahead[i]) < s.layout.dataOff {
 		return 0, false
 	}
-	ts, _, size := s.header(s.ahead)
-	return ts, size > 0 && size <= len(s.ahead)-s.layout.dataOff
+	ts, _, size := s.header(s.ahead[i])
+	return ts, size > 0 && size <= len(s.ahead[i])-s.layout.dataOff
+}
+
+// firstStamp reads the CPU's first pages ahead and returns the first one's
+// time stamp; false when it has no events or the data none.
+func (s *cpuStream) firstStamp() (uint64, bool) {
+	s.fill()
+	return s.stamp(0)
 }
 
 // nextPage loads the next page that is not dropped as damaged; false at
 // the end of the CPU's data (err: what ended it).
 func (s *cpuStream) nextPage() (bool, error) {
-	s.firstStamp()
 	for {
-		pg := s.ahead
-		if pg == nil {
+		s.fill()
+		if len(s.ahead) == 0 {
 			return false, s.aheadErr
 		}
-		if s.aheadErr == nil {
-			s.ahead, s.aheadErr = s.rawPage()
-		} else {
-			s.ahead = nil
-		}
+		pg := s.ahead[0]
+		copy(s.ahead, s.ahead[1:])
+		s.ahead = s.ahead[:len(s.ahead)-1]
+		s.fill()
 		s.pageNo++
 		l := s.layout
 		if len(pg) < l.dataOff {
@@ -300,24 +329,47 @@ func (s *cpuStream) nextPage() (bool, error) {
 			}
 			// (What lies past the real commit is stale data of the
 			// page's earlier use: none of it is read.)
-			s.damage = append(s.damage, pageDamage{page: s.pageNo, why: err, events: -1})
+			s.damage = append(s.damage, pageDamage{page: s.pageNo, why: err, events: -1, parse: true})
 			continue
 		}
 		data := pg[l.dataOff : l.dataOff+size]
+		var lowered error
+		if n := s.recordsAfterCommit(pg, size, commit); n > size {
+			// A commit made smaller: read on to where the records end
+			// when they parse so, else the records past it are lost.
+			if sc := s.scan(pg[l.dataOff:l.dataOff+n], ts); sc.err == nil {
+				s.warnCommit = fmt.Errorf("CPU %d page %d: the commit says %d bytes of events, and records run on to %d (the kernel zeroes a page past its commit): a damaged commit, the page read to %d", s.cpu, s.pageNo, size, n, n)
+				data, size = pg[l.dataOff:l.dataOff+n], n
+			} else {
+				lowered = fmt.Errorf("CPU %d page %d: the commit says %d bytes of events, and %d bytes of data follow it (the kernel zeroes a page past its commit), which do not parse as records: a damaged page, its data after the commit dropped (how many events it held is unknown)", s.cpu, s.pageNo, size, n-size)
+			}
+		}
 		sc := s.scan(data, ts)
 		s.ts = ts
 		s.page, s.pageErr = data[:sc.good], sc.err
-		if nts, bad := s.timeAhead(sc); bad {
-			why := fmt.Errorf("CPU %d page %d: its events run to %d ns, past the next page's time stamp %d ns: a damaged time (a jump of %d ns at its event %d)",
-				s.cpu, s.pageNo, sc.end, nts, sc.jump, sc.jumpAt+1)
-			if sc.jumpAt == 0 {
+		if s.firstBehind(sc, ts) {
+			s.damage = append(s.damage, pageDamage{page: s.pageNo, events: sc.events,
+				why: fmt.Errorf("CPU %d page %d: the CPU's first page ends at %d ns, before every other CPU's first page (%d ns), and %d ns before its own next page: a damaged time stamp", s.cpu, s.pageNo, sc.end, s.others, s.gapAfter(sc.end))})
+			continue
+		}
+		if nts, cut, bad := s.timeAhead(sc); bad {
+			why := fmt.Errorf("CPU %d page %d: its events run to %d ns, past the next page's time stamp %d ns: a damaged time", s.cpu, s.pageNo, sc.end, nts)
+			if cut == 0 {
+				// (A damaged page time stamp: the records parse, their
+				// number is known.)
 				s.damage = append(s.damage, pageDamage{page: s.pageNo, events: sc.events, why: why})
 				continue
 			}
-			// The events before the jump are in line: read, the rest
-			// dropped (Reader.item reports it after them).
-			s.page, s.pageErr = data[:sc.jumpOff], nil
-			s.tail = &pageDamage{page: s.pageNo, events: sc.events - sc.jumpAt, from: sc.jumpAt, why: why}
+			// The events before are in line: read, the rest dropped
+			// (Reader.item reports it after them). How many events the
+			// rest held is unknown: after a damaged record header the
+			// records are misread (new-user pass 92 F4: "5 lost" of 51).
+			s.page, s.pageErr = data[:s.evOff[cut]], nil
+			s.tail = &pageDamage{page: s.pageNo, events: -1,
+				why: fmt.Errorf("%v: the page's records from its event %d on dropped (how many events they held is unknown: after a damaged delta or record header they are misread)", why, cut+1)}
+		}
+		if lowered != nil && s.tail == nil {
+			s.tail = &pageDamage{page: s.pageNo, events: -1, why: lowered}
 		}
 		s.pos = 0
 		if commit&missedEvents != 0 {
@@ -339,46 +391,143 @@ func (s *cpuStream) nextPage() (bool, error) {
 	}
 }
 
+// firstBehind reports whether the CPU's first page (time stamp ts,
+// scanned as sc) has a time stamp moved earlier: its events end before the
+// first page of every other CPU (others) with a gap to its own next page
+// longer than the page's own span, most of it before others. Tracing
+// starts on every CPU at once, and a CPU's pages follow each other as they
+// fill, so an intact first page lies among the other CPUs' first events;
+// one moved earlier by d leaves a gap of about d before the trace's start
+// (new-user pass 92 F5: a first page 1 s early, a 1 s gap in a 0.5 s trace,
+// and delays of 1 s measured across it).
+func (s *cpuStream) firstBehind(sc pageScan, ts uint64) bool {
+	if s.keptAny || s.pageNo != 1 || s.others == 0 || sc.events == 0 || sc.end >= s.others {
+		return false
+	}
+	nts, ok := s.stamp(0)
+	if !ok || nts <= s.others {
+		return false
+	}
+	gap := nts - sc.end
+	return gap > sc.end-ts && s.others-sc.end > gap/2
+}
+
+// gapAfter is how long before the next page's time stamp a page ending
+// at end ends (0 when there is no next page with events).
+func (s *cpuStream) gapAfter(end uint64) uint64 {
+	if nts, ok := s.stamp(0); ok && nts > end {
+		return nts - end
+	}
+	return 0
+}
+
+// recordsAfterCommit returns, for a page pg whose commit word (commit)
+// says size bytes of events, where its data end when bytes other than zero
+// follow the commit (and the missed-events count stored after it):
+// ring_buffer_read_page zeroes a page past its commit before it goes to
+// user space (kernel/trace/ring_buffer.c, "This page may be off to user
+// land. Zero it out here."; trace-cmd reads pages through it), so those
+// bytes are records a damaged commit left out (new-user pass 92 F2: a
+// commit made 0 dropped a page's 91 events without a word). The end is
+// rounded up to the 4-byte alignment of records; size when the rest is
+// zero.
+func (s *cpuStream) recordsAfterCommit(pg []byte, size int, commit uint64) int {
+	l := s.layout
+	from := l.dataOff + size
+	if commit&missedStored != 0 {
+		from += l.commitSize
+	}
+	last := -1
+	for i := len(pg) - 1; i >= from; i-- {
+		if pg[i] != 0 {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return size
+	}
+	return min((last+1-l.dataOff+3)&^3, len(pg)-l.dataOff)
+}
+
 // timeAhead reports whether a page (scanned as sc) has a damaged time, with
-// the next page's time stamp nts. A page's time stamp is the time of the
-// first event written on it (kernel/trace/ring_buffer.c, Linux 6.x: the
-// first event on a page has no delta from the page's time_stamp,
-// rb_add_time_stamp, rb_update_write_stamp), and a CPU's events are written
-// in time order, so every event of a page is at or before the next page's
-// time stamp (every page of the shared trace.dat recordings is). A page that
-// runs past it by some overshoot has a damaged time stamp or delta, or the
-// next page a damaged time stamp. A time stamp or delta moved later by d
-// makes a jump of at least d, and an overshoot of at most d, in the page:
-// ahead of the CPU's last kept event (or, before any, of the earliest first
-// page of all CPUs: ref), or between two of its events. A next page's time
-// stamp moved earlier by d makes an overshoot of about d with no such jump
-// (and is dropped in turn, Reader.item, when before the last kept event),
-// and a jump only as large as one of the page's own steps. So the page is
-// the damaged one when its largest jump is at least half the overshoot
-// (half, not all, as a CPU's first page is checked against the earliest
-// first page of all CPUs, which can be later than this CPU's true start: a
-// first page 5 s ahead made a jump 174 us short of its overshoot) and
-// dropping its events from the jump on loses fewer than keeping it would
-// (the next page's events before its end, or the whole next page and
-// more). A small overshoot, close to the page's own steps, is thus left to
-// Reader.item. The CPU's last page, and one before a page without events,
-// cannot be checked.
-func (s *cpuStream) timeAhead(sc pageScan) (nts uint64, bad bool) {
-	if s.ahead == nil || len(s.ahead) < s.layout.dataOff || sc.events == 0 {
+// the next page's time stamp nts, and from which of its events on (cut). A
+// page's time stamp is the time of the first event written on it
+// (kernel/trace/ring_buffer.c, Linux 6.x: the first event on a page has no
+// delta from the page's time_stamp, rb_add_time_stamp,
+// rb_update_write_stamp), and a CPU's events are written in time order, so
+// every event of a page is at or before the next page's time stamp (every
+// page of the shared trace.dat recordings is). A page that runs past it by
+// some overshoot has a damaged time (a time stamp, a delta, or records
+// misread after a damaged header), or the next page a time stamp moved
+// earlier. The page after next tells which: the next page moved earlier by
+// d ends about d before that page's stamp (pageGap); intact, it ends close
+// to it (the gap between two of the CPU's events as one page fills). So
+// the page is the damaged one unless the next page's gap is at least half
+// the overshoot (half: the overshoot is d less the gap the page left
+// before the next one). Without a page after next to tell by, the page is
+// the damaged one when its largest jump in time (ahead of the CPU's last
+// kept event, or before any of the earliest first page of all CPUs: ref;
+// or between two of its events) is at least half the overshoot, as a
+// damaged time makes a jump of at least d, and dropping its events from
+// there loses fewer than keeping it would (the next page's events before
+// its end, or the whole next page and more). Its events are dropped from
+// the jump or from the first event past the next page's stamp, the
+// earlier. The CPU's last page, and one before a page without events,
+// cannot be checked; the next page's too-early events are dropped in turn
+// by Reader.item.
+func (s *cpuStream) timeAhead(sc pageScan) (nts uint64, cut int, bad bool) {
+	nts, ok := s.stamp(0)
+	if !ok || sc.events == 0 || sc.end <= nts || nts < s.base() {
+		return nts, 0, false
+	}
+	cut = min(sc.jumpAt, sc.firstAfter(nts))
+	over := sc.end - nts
+	if gap, ok := s.pageGap(); ok {
+		return nts, cut, 2*gap < over
+	}
+	if 2*sc.jump < over {
+		return nts, cut, false
+	}
+	n, all := s.before(s.ahead[0], sc.end)
+	return nts, cut, all || sc.events-cut < n
+}
+
+// pageGap is how long before the stamp of the page after next the next
+// page's events end (0 when they run past it); false when there is no
+// page after next with events.
+func (s *cpuStream) pageGap() (uint64, bool) {
+	nnts, ok := s.stamp(1)
+	if !ok {
 		return 0, false
 	}
-	nts, _, size := s.header(s.ahead)
-	if size == 0 || size > len(s.ahead)-s.layout.dataOff || sc.end <= nts {
-		return nts, false
+	end, n := s.pageEnd(s.ahead[0])
+	if n == 0 {
+		return 0, false
 	}
-	if nts < s.base() || 2*sc.jump < sc.end-nts {
-		return nts, false
+	if end >= nnts {
+		return 0, true
 	}
-	// Either way some events go: the page's from its jump, or those of
-	// the next page before the page's end (and of later pages too, when
-	// the whole next page is before it). The fewer are dropped.
-	n, all := s.before(s.ahead, sc.end)
-	return nts, all || sc.events-sc.jumpAt < n
+	return nnts - end, true
+}
+
+// pageEnd is the time of the last event of page pg (header included) that
+// parses, and the number of events before it.
+func (s *cpuStream) pageEnd(pg []byte) (end uint64, n int) {
+	ts, _, size := s.header(pg)
+	data := pg[s.layout.dataOff : s.layout.dataOff+size]
+	for pos := 0; pos+4 <= len(data); {
+		next, et, raw, err := s.step(data, pos, ts)
+		if err != nil {
+			break
+		}
+		if raw != nil {
+			n++
+			end = et
+		}
+		pos, ts = next, et
+	}
+	return end, n
 }
 
 // before counts the events of page pg (header included) earlier than t,
@@ -416,21 +565,35 @@ func (s *cpuStream) base() uint64 {
 // broken record starts (len(data) when none; err then says what broke),
 // events the records before there and end the time of the last. jump is
 // the largest step in time to an event (for the first, from base when its
-// time is after it), jumpAt that event's index and jumpOff where the
-// records leading to it start.
+// time is after it) and jumpAt that event's index; the stream's evOff
+// holds where the records leading to each event start.
 type pageScan struct {
-	good, events    int
-	end             uint64
-	err             error
-	jump            uint64
-	jumpAt, jumpOff int
+	good, events int
+	end          uint64
+	err          error
+	jump         uint64
+	jumpAt       int
+	times        []uint64 // each event's time
+}
+
+// firstAfter is the index of the first event later than t (events when
+// none is).
+func (sc *pageScan) firstAfter(t uint64) int {
+	for i, et := range sc.times {
+		if et > t {
+			return i
+		}
+	}
+	return sc.events
 }
 
 // scan walks a page's events (data, from time stamp ts), see pageScan.
 func (s *cpuStream) scan(data []byte, ts uint64) pageScan {
-	sc := pageScan{end: ts}
+	sc := pageScan{end: ts, times: s.evTime[:0]}
+	s.evOff = s.evOff[:0]
 	prev := min(s.base(), ts)
 	from := 0 // where the records after the last event start
+	defer func() { s.evTime = sc.times }()
 	for pos := 0; pos+4 <= len(data); {
 		next, t, raw, err := s.step(data, pos, ts)
 		if err != nil {
@@ -439,9 +602,11 @@ func (s *cpuStream) scan(data []byte, ts uint64) pageScan {
 		}
 		if raw != nil {
 			if t >= prev && t-prev > sc.jump {
-				sc.jump, sc.jumpAt, sc.jumpOff = t-prev, sc.events, from
+				sc.jump, sc.jumpAt = t-prev, sc.events
 			}
 			sc.events++
+			sc.times = append(sc.times, t)
+			s.evOff = append(s.evOff, from)
 			sc.end, prev, from = t, t, next
 		}
 		pos, ts = next, t
@@ -531,7 +696,7 @@ func (s *cpuStream) next() (bool, error) {
 				if !s.lenient {
 					return false, err
 				}
-				s.damage = append(s.damage, pageDamage{page: s.pageNo, why: err, events: -1})
+				s.damage = append(s.damage, pageDamage{page: s.pageNo, why: err, events: -1, parse: true})
 			}
 			ok, err := s.nextPage()
 			if !ok || err != nil {
