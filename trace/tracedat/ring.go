@@ -332,18 +332,7 @@ func (s *cpuStream) nextPage() (bool, error) {
 			s.damage = append(s.damage, pageDamage{page: s.pageNo, why: err, events: -1, parse: true})
 			continue
 		}
-		data := pg[l.dataOff : l.dataOff+size]
-		var lowered error
-		if n := s.recordsAfterCommit(pg, size, commit); n > size {
-			// A commit made smaller: read on to where the records end
-			// when they parse so, else the records past it are lost.
-			if sc := s.scan(pg[l.dataOff:l.dataOff+n], ts); sc.err == nil {
-				s.warnCommit = fmt.Errorf("CPU %d page %d: the commit says %d bytes of events, and records run on to %d (the kernel zeroes a page past its commit): a damaged commit, the page read to %d", s.cpu, s.pageNo, size, n, n)
-				data, size = pg[l.dataOff:l.dataOff+n], n
-			} else {
-				lowered = fmt.Errorf("CPU %d page %d: the commit says %d bytes of events, and %d bytes of data follow it (the kernel zeroes a page past its commit), which do not parse as records: a damaged page, its data after the commit dropped (how many events it held is unknown)", s.cpu, s.pageNo, size, n-size)
-			}
-		}
+		data, lowered := s.events(pg, ts, commit, size)
 		sc := s.scan(data, ts)
 		s.ts = ts
 		s.page, s.pageErr = data[:sc.good], sc.err
@@ -372,22 +361,50 @@ func (s *cpuStream) nextPage() (bool, error) {
 			s.tail = &pageDamage{page: s.pageNo, events: -1, why: lowered}
 		}
 		s.pos = 0
-		if commit&missedEvents != 0 {
-			s.lost, s.lostUnknown = 0, true
-			if commit&missedStored != 0 && l.dataOff+size+l.commitSize <= len(pg) {
-				if l.commitSize == 4 {
-					s.lost = uint64(s.f.order.Uint32(pg[l.dataOff+size:]))
-				} else {
-					s.lost = s.f.order.Uint64(pg[l.dataOff+size:])
-				}
-				s.lostUnknown = false
-			}
-			s.lostStart = s.lastTime
-			if !s.seen {
-				s.lostStart = int64(ts)
-			}
-		}
+		s.missed(pg, ts, commit, size)
 		return true, nil
+	}
+}
+
+// events returns the event area of page pg (time stamp ts, commit word
+// commit saying size bytes): the commit's, or, when records follow it
+// (recordsAfterCommit, a commit made smaller) and parse, up to where they
+// end (said by warnCommit); lowered says what was dropped when they do not
+// parse.
+func (s *cpuStream) events(pg []byte, ts, commit uint64, size int) (data []byte, lowered error) {
+	l := s.layout
+	data = pg[l.dataOff : l.dataOff+size]
+	n := s.recordsAfterCommit(pg, size, commit)
+	if n <= size {
+		return data, nil
+	}
+	if sc := s.scan(pg[l.dataOff:l.dataOff+n], ts); sc.err != nil {
+		return data, fmt.Errorf("CPU %d page %d: the commit says %d bytes of events, and %d bytes of data follow it (the kernel zeroes a page past its commit), which do not parse as records: a damaged page, its data after the commit dropped (how many events it held is unknown)", s.cpu, s.pageNo, size, n-size)
+	}
+	s.warnCommit = fmt.Errorf("CPU %d page %d: the commit says %d bytes of events, and records run on to %d (the kernel zeroes a page past its commit): a damaged commit, the page read to %d", s.cpu, s.pageNo, size, n, n)
+	return pg[l.dataOff : l.dataOff+n], nil
+}
+
+// missed notes the events the recorder lost before page pg (time stamp
+// ts), which its commit word's flags say, with their count when it is
+// stored after the commit's size bytes of events.
+func (s *cpuStream) missed(pg []byte, ts, commit uint64, size int) {
+	if commit&missedEvents == 0 {
+		return
+	}
+	l := s.layout
+	s.lost, s.lostUnknown = 0, true
+	if commit&missedStored != 0 && l.dataOff+size+l.commitSize <= len(pg) {
+		if l.commitSize == 4 {
+			s.lost = uint64(s.f.order.Uint32(pg[l.dataOff+size:]))
+		} else {
+			s.lost = s.f.order.Uint64(pg[l.dataOff+size:])
+		}
+		s.lostUnknown = false
+	}
+	s.lostStart = s.lastTime
+	if !s.seen {
+		s.lostStart = int64(ts)
 	}
 }
 
