@@ -82,7 +82,7 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().BoolVarP(&verbose, "verbose", "v", false,
 		"print every warning on its own line (by default one summary line per input; -o json always holds them all)")
 	root.PersistentFlags().BoolVar(&readOptions.Lenient, "lenient", false,
-		"count malformed lines of text traces and broken trace.dat pages as warnings instead of failing")
+		"count malformed lines of text traces and broken trace.dat pages as warnings instead of failing (a page's rest is skipped, its CPU unobserved until the next page)")
 	root.PersistentFlags().IntVar(&readOptions.Decoders, "decoders", 0,
 		"goroutines decoding a perf.data file ahead of the reader (0: from the CPU count, none below 4; -1: none)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

@@ -303,6 +303,8 @@ func (r *Reader) streamError(s *cpuStream, err error) error {
 	case r.lenient:
 		r.meta.Warnings.Add("tracedat-corrupt-data", "trace.dat: %v (rest of the CPU's data skipped: lenient)", err)
 		r.skipped = append(r.skipped, s)
+	case errors.Is(err, trace.ErrCorrupt):
+		return fmt.Errorf("trace.dat: %w (--lenient skips the rest of a broken page, counted as a warning, and reads on)", err)
 	default:
 		return fmt.Errorf("trace.dat: %w", err)
 	}
