@@ -58,7 +58,7 @@ func TestPageTimeAhead(t *testing.T) {
 	}
 	ws := meta.Warnings.List()
 	if !slices.Equal(sws, []int64{1005, 1010, 3005}) || !slices.Equal(losses, []int64{3000}) || meta.LostInFile != 2 ||
-		len(ws) != 1 || ws[0].Key != "tracedat-damaged-page" || !strings.Contains(ws[0].Message, "page 2: its events run to 5000002010 ns, past the next page's time stamp 3000 ns") {
+		len(ws) != 1 || ws[0].Key != "tracedat-damaged-page" || !strings.Contains(ws[0].Message, "page 2: its events run to 5000002010 ns, past the time stamp of page 3, 3000 ns") {
 		t.Errorf("switches %v, losses %v, lost in file %d, warnings %v; want [1005 1010 3005], [3000], 2, one tracedat-damaged-page of page 2", sws, losses, meta.LostInFile, ws)
 	}
 }
@@ -109,24 +109,44 @@ func TestPageAheadBetween(t *testing.T) {
 	}
 }
 
-// TestNextPageBack: page 2's stamp is 500 ns early (1500 instead of
-// 2000), before page 1's last event (1010 + 990 = 2000 > 1500): page 2's
-// events end (2505) 1495 ns before page 3's stamp (4000), at least half the
-// 500 ns overshoot, so page 2 is the one out of line: page 1 is kept whole,
-// and page 2's first event (1505, earlier than 2000) is dropped as earlier
-// than the CPU's previous one: 1 lost; its second (1505 + 1000 = 2505) and
-// page 3's 4005 are kept.
+// TestNextPageBack: page 2's stamp is early (500), before page 1's last
+// event (2000) and before the CPU's first page (1000, where the trace
+// starts): page 2 is out of every run in order (page 1 and page 3 make
+// one), so page 1 is kept whole, and page 2's events earlier than 2000
+// (505, 1505) are dropped as earlier than the CPU's previous one: 2 lost;
+// its third (2505) and page 3's 4005 are kept, a KindLost before 2505.
 func TestNextPageBack(t *testing.T) {
-	sws, _, meta, err := damageTrace(t, false,
+	sws, losses, meta, err := damageTrace(t, false,
 		page(1000, -1, sw(t, 5), sw(t, 5), sw(t, 990)),
-		page(1500, -1, sw(t, 5), sw(t, 1000)),
+		page(500, -1, sw(t, 5), sw(t, 1000), sw(t, 1000)),
 		page(4000, -1, sw(t, 5)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ws := meta.Warnings.List()
-	if !slices.Equal(sws, []int64{1005, 1010, 2000, 2505, 4005}) || meta.LostInFile != 1 || len(ws) != 1 || ws[0].Key != "tracedat-time-backwards" {
-		t.Errorf("switches %v, lost in file %d, warnings %v; want [1005 1010 2000 2505 4005], 1, one tracedat-time-backwards", sws, meta.LostInFile, ws)
+	if !slices.Equal(sws, []int64{1005, 1010, 2000, 2505, 4005}) || !slices.Equal(losses, []int64{2505}) || meta.LostInFile != 2 || len(ws) != 1 || ws[0].Key != "tracedat-time-backwards" {
+		t.Errorf("switches %v, losses %v, lost in file %d, warnings %v; want [1005 1010 2000 2505 4005], [2505], 2, one tracedat-time-backwards", sws, losses, meta.LostInFile, ws)
+	}
+}
+
+// TestTwoPagesAhead (new-user pass 93 F4): pages 2 and 3 of six both
+// stamped 1 s ahead. Page 2 is in order with page 3 but runs past pages
+// 4-6, which with page 1 make the longest run in order: pages 2 and 3 are
+// dropped (4 events lost), pages 4-6 kept. Before, both were kept and every
+// later event of the CPU dropped as earlier than them.
+func TestTwoPagesAhead(t *testing.T) {
+	sws, _, meta, err := damageTrace(t, false,
+		page(1000, -1, sw(t, 5), sw(t, 5)),
+		page(1000002000, -1, sw(t, 5), sw(t, 5)),
+		page(1000003000, -1, sw(t, 5), sw(t, 5)),
+		page(4000, -1, sw(t, 5)),
+		page(5000, -1, sw(t, 5)),
+		page(6000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sws, []int64{1005, 1010, 4005, 5005, 6005}) || meta.LostInFile != 4 {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want [1005 1010 4005 5005 6005], 4", sws, meta.LostInFile, meta.Warnings.List())
 	}
 }
 

@@ -103,10 +103,12 @@ type cpuStream struct {
 	// page buffers they and the current page rotate in.
 	primed   bool
 	ahead    [][]byte
-	aheadArr [2][]byte
+	aheadArr [lookAhead][]byte
+	spans    []pageSpan // the pages ahead's spans, as ahead
+	spansArr [lookAhead]pageSpan
 	aheadErr error
 	aheadEnd bool
-	bufs     [3][]byte
+	bufs     [lookAhead + 1][]byte
 	flip     int
 
 	page    []byte      // the current page's event area (up to pageErr's record)
@@ -268,13 +270,13 @@ func (s *cpuStream) header(pg []byte) (ts, commit uint64, size int) {
 	return ts, commit, int(commit & commitMask)
 }
 
-// fill reads pages ahead until two are, or the data ends.
+// fill reads pages ahead until lookAhead are, or the data ends.
 func (s *cpuStream) fill() {
 	if !s.primed {
 		s.primed = true
-		s.ahead = s.aheadArr[:0]
+		s.ahead, s.spans = s.aheadArr[:0], s.spansArr[:0]
 	}
-	for len(s.ahead) < 2 && s.aheadErr == nil && !s.aheadEnd {
+	for len(s.ahead) < lookAhead && s.aheadErr == nil && !s.aheadEnd {
 		pg, err := s.rawPage()
 		switch {
 		case err != nil:
@@ -283,6 +285,7 @@ func (s *cpuStream) fill() {
 			s.aheadEnd = true
 		default:
 			s.ahead = append(s.ahead, pg)
+			s.spans = append(s.spans, s.pageSpan(pg))
 		}
 	}
 }
@@ -314,7 +317,8 @@ func (s *cpuStream) nextPage() (bool, error) {
 		}
 		pg := s.ahead[0]
 		copy(s.ahead, s.ahead[1:])
-		s.ahead = s.ahead[:len(s.ahead)-1]
+		copy(s.spans, s.spans[1:])
+		s.ahead, s.spans = s.ahead[:len(s.ahead)-1], s.spans[:len(s.spans)-1]
 		s.fill()
 		s.pageNo++
 		l := s.layout
@@ -341,8 +345,8 @@ func (s *cpuStream) nextPage() (bool, error) {
 				why: fmt.Errorf("CPU %d page %d: the CPU's first page ends at %d ns, before every other CPU's first page (%d ns), and %d ns before its own next page: a damaged time stamp", s.cpu, s.pageNo, sc.end, s.others, s.gapAfter(sc.end))})
 			continue
 		}
-		if nts, cut, bad := s.timeAhead(sc); bad {
-			why := fmt.Errorf("CPU %d page %d: its events run to %d ns, past the next page's time stamp %d ns: a damaged time", s.cpu, s.pageNo, sc.end, nts)
+		if at, next, cut, bad := s.timeAhead(ts, sc); bad {
+			why := fmt.Errorf("CPU %d page %d: its events run to %d ns, past the time stamp of page %d, %d ns, and out of line with the pages after it: a damaged time", s.cpu, s.pageNo, sc.end, next, at)
 			if cut == 0 {
 				// (A damaged page time stamp: the records parse, their
 				// number is known.)
@@ -467,65 +471,127 @@ func (s *cpuStream) recordsAfterCommit(pg []byte, size int, commit uint64) int {
 	return min((last+1-l.dataOff+3)&^3, len(pg)-l.dataOff)
 }
 
+// lookAhead is how many pages a stream reads ahead: timeAhead tells a
+// page with a damaged time from one to lookAhead-1 neighbouring pages whose
+// times are damaged (new-user pass 93 F4: two neighbouring pages 1 s ahead
+// were kept, and every later event of their CPU dropped as earlier).
+const lookAhead = 4
+
 // timeAhead reports whether a page (scanned as sc) has a damaged time, with
 // the next page's time stamp nts, and from which of its events on (cut). A
 // page's time stamp is the time of the first event written on it
 // (kernel/trace/ring_buffer.c, Linux 6.x: the first event on a page has no
 // delta from the page's time_stamp, rb_add_time_stamp,
 // rb_update_write_stamp), and a CPU's events are written in time order, so
-// every event of a page is at or before the next page's time stamp (every
-// page of the shared trace.dat recordings is). A page that runs past it by
-// some overshoot has a damaged time (a time stamp, a delta, or records
-// misread after a damaged header), or the next page a time stamp moved
-// earlier. The page after next tells which: the next page moved earlier by
-// d ends about d before that page's stamp (pageGap); intact, it ends close
-// to it (the gap between two of the CPU's events as one page fills). So
-// the page is the damaged one unless the next page's gap is at least half
-// the overshoot (half: the overshoot is d less the gap the page left
-// before the next one). Without a page after next to tell by, the page is
-// the damaged one when its largest jump in time (ahead of the CPU's last
-// kept event, or before any of the earliest first page of all CPUs: ref;
-// or between two of its events) is at least half the overshoot, as a
-// damaged time makes a jump of at least d, and dropping its events from
-// there loses fewer than keeping it would (the next page's events before
-// its end, or the whole next page and more). Its events are dropped from
-// the jump or from the first event past the next page's stamp, the
-// earlier. The CPU's last page, and one before a page without events,
-// cannot be checked; the next page's too-early events are dropped in turn
-// by Reader.item.
-func (s *cpuStream) timeAhead(sc pageScan) (nts uint64, cut int, bad bool) {
-	nts, ok := s.stamp(0)
-	if !ok || sc.events == 0 || sc.end <= nts || nts < s.base() {
-		return nts, 0, false
+// the pages of a CPU are in order: each page's events are at or after the
+// previous page's last and at or before the next page's time stamp (every
+// page of the shared trace.dat recordings is). A page that runs past the
+// next page's stamp has a damaged time (a time stamp, a delta, or records
+// misread after a damaged header), or pages after it have (stamps moved
+// earlier). Of the page and the pages read ahead, the longest run in order
+// (chain) says which: intact pages are in order with each other, and a
+// page moved earlier falls before the CPU's last kept event. The page is
+// the damaged one when it is in no longest run; of runs as long, the one
+// that reaches furthest ahead counts (the later pages are more of the
+// CPU's data). Its events are dropped from the page's largest jump in time
+// or from its first event past the next page's stamp, the earlier. A
+// CPU's last page cannot be checked; the next pages' too-early events are
+// dropped in turn by Reader.item.
+func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut int, bad bool) {
+	if sc.events == 0 {
+		return 0, 0, 0, false
 	}
-	cut = min(sc.jumpAt, sc.firstAfter(nts))
-	over := sc.end - nts
-	if gap, ok := s.pageGap(); ok {
-		return nts, cut, 2*gap < over
+	// The first page ahead that begins before this one ends: none, and the
+	// page is before all of them (in every longest run they make).
+	k := -1
+	for i, sp := range s.spans {
+		if sp.events > 0 && sp.from < sc.end {
+			k = i
+			break
+		}
 	}
-	if 2*sc.jump < over {
-		return nts, cut, false
+	if k < 0 {
+		return 0, 0, 0, false
 	}
-	n, all := s.before(s.ahead[0], sc.end)
-	return nts, cut, all || sc.events-cut < n
+	at = s.spans[k].from
+	cut = min(sc.jumpAt, sc.firstAfter(at))
+	return at, s.pageNo + 1 + k, cut, !s.inLongestRun(span{ts, sc.end})
 }
 
-// pageGap is how long before the stamp of the page after next the next
-// page's events end (0 when they run past it); false when there is no
-// page after next with events.
-func (s *cpuStream) pageGap() (uint64, bool) {
-	nnts, ok := s.stamp(1)
-	if !ok {
-		return 0, false
+// pageSpan is a page's time stamp and last event time, and how many events
+// parse on it (0: none, or its commit broken).
+type pageSpan struct {
+	span
+	events int
+}
+
+// pageSpan returns page pg's span (header included).
+func (s *cpuStream) pageSpan(pg []byte) pageSpan {
+	if len(pg) < s.layout.dataOff {
+		return pageSpan{}
 	}
-	end, n := s.pageEnd(s.ahead[0])
-	if n == 0 {
-		return 0, false
+	ts, _, size := s.header(pg)
+	if size == 0 || size > len(pg)-s.layout.dataOff {
+		return pageSpan{}
 	}
-	if end >= nnts {
-		return 0, true
+	end, n := s.pageEnd(pg)
+	return pageSpan{span{ts, end}, n}
+}
+
+// span is a page's first time (its stamp) and last event time.
+type span struct{ from, to uint64 }
+
+// inLongestRun reports whether the current page (cur) is in a longest run
+// of pages in order among it and the pages ahead that hold events, all at
+// or after the CPU's last kept event (timeAhead).
+func (s *cpuStream) inLongestRun(cur span) bool {
+	var spans [lookAhead + 1]span
+	spans[0] = cur
+	n := 1
+	for _, sp := range s.spans {
+		if sp.events > 0 {
+			spans[n] = sp.span
+			n++
+		}
 	}
-	return nnts - end, true
+	base := s.base()
+	// run[j]: the longest run in order ending at page j (length 0 when the
+	// page is before base or out of order itself), of those as long the
+	// one with the least time between its pages (from base to its first:
+	// a damaged time opens a gap, intact pages abut as they fill), and
+	// whether it holds the current page (0).
+	type run struct {
+		n       int
+		gap     uint64
+		withCur bool
+	}
+	better := func(a, b run) bool { return a.n > b.n || a.n == b.n && a.gap < b.gap }
+	var runs [lookAhead + 1]run
+	for j := 0; j < n; j++ {
+		if spans[j].from < base || spans[j].to < spans[j].from {
+			continue
+		}
+		runs[j] = run{1, spans[j].from - base, j == 0}
+		for k := 0; k < j; k++ {
+			if runs[k].n > 0 && spans[k].to <= spans[j].from {
+				if r := (run{runs[k].n + 1, runs[k].gap + spans[j].from - spans[k].to, runs[k].withCur}); better(r, runs[j]) {
+					runs[j] = r
+				}
+			}
+		}
+	}
+	// The longest run, of those as long the one reaching furthest, then
+	// the one with the least gap.
+	at := -1
+	for j := 0; j < n; j++ {
+		if runs[j].n > 0 && (at < 0 || runs[j].n >= runs[at].n) {
+			at = j
+		}
+	}
+	if at < 0 {
+		return true // (nothing is at or after base: Reader.item drops what is earlier)
+	}
+	return runs[at].withCur
 }
 
 // pageEnd is the time of the last event of page pg (header included) that
@@ -545,28 +611,6 @@ func (s *cpuStream) pageEnd(pg []byte) (end uint64, n int) {
 		pos, ts = next, et
 	}
 	return end, n
-}
-
-// before counts the events of page pg (header included) earlier than t,
-// and reports whether all of them (at least one) are.
-func (s *cpuStream) before(pg []byte, t uint64) (n int, all bool) {
-	ts, _, size := s.header(pg)
-	data := pg[s.layout.dataOff : s.layout.dataOff+size]
-	events := 0
-	for pos := 0; pos+4 <= len(data); {
-		next, et, raw, err := s.step(data, pos, ts)
-		if err != nil {
-			break
-		}
-		if raw != nil {
-			events++
-			if et < t {
-				n++
-			}
-		}
-		pos, ts = next, et
-	}
-	return n, events > 0 && n == events
 }
 
 // base is the time the first event of the next page is checked against:
