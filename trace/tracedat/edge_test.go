@@ -220,8 +220,10 @@ func TestLenientSkipsBrokenCPU(t *testing.T) {
 
 // TestOtherEvents: records of a format the reader does not decode (id
 // 999, a sched_foo of the file's formats) are counted, not errors; a record
-// whose id no format of the file has (998) is damage (new-user pass 92 F3:
-// records misread after a damaged header).
+// whose id no format of the file has (998), or too short for its format's
+// fields (id 999 on 8 bytes), is damage, counted lost (new-user passes 92
+// F3 and 93 F1-F2: records misread after a damaged header, and ids
+// changed).
 func TestOtherEvents(t *testing.T) {
 	swText, sw := testFormat(t, "sched_switch")
 	fooText := regexp.MustCompile(`ID: \d+`).ReplaceAllString(strings.Replace(swText, "name: sched_switch", "name: sched_foo", 1), "ID: 999")
@@ -230,7 +232,8 @@ func TestOtherEvents(t *testing.T) {
 	binary.LittleEndian.PutUint16(other, 999)
 	bad := append([]byte(nil), rec...)
 	binary.LittleEndian.PutUint16(bad, 998)
-	data := buildV6([]string{swText, fooText}, "", [][]byte{page(100, -1, evRecord(1, other), evRecord(1, rec), evRecord(1, bad))})
+	short := append([]byte(nil), other[:8]...)
+	data := buildV6([]string{swText, fooText}, "", [][]byte{page(100, -1, evRecord(1, other), evRecord(1, rec), evRecord(1, bad), evRecord(1, short))})
 	evs, meta, err := readBytes(data)
 	if err != nil {
 		t.Fatal(err)
@@ -239,8 +242,9 @@ func TestOtherEvents(t *testing.T) {
 		t.Errorf("events %v", evs)
 	}
 	w := meta.Warnings.List()
-	if len(w) != 2 || w[0].Key != "tracedat-other-event" || w[0].Count != 1 || !strings.Contains(w[0].Message, "first: sched:sched_foo, id 999") || w[1].Key != "tracedat-unknown-id" {
-		t.Errorf("warnings %+v", w)
+	if len(w) != 2 || w[0].Key != "tracedat-other-event" || w[0].Count != 1 || !strings.Contains(w[0].Message, "first: sched:sched_foo, id 999") ||
+		w[1].Key != "tracedat-unknown-id" || w[1].Count != 2 || meta.LostInFile != 2 {
+		t.Errorf("warnings %+v, lost in file %d; want one other event, two damaged ids, 2", w, meta.LostInFile)
 	}
 }
 

@@ -45,15 +45,18 @@ const maxMeta = 256 << 20
 
 // file is the parsed metadata of a trace.dat.
 type file struct {
-	ra       io.ReaderAt
-	size     int64
-	order    binary.ByteOrder
-	little   bool
-	version  int
-	longSize int
-	pageSize int
-	comp     string // "" (none), "zstd" or "zlib"
-	zstd     *zstd.Decoder
+	// fixedSize is, by event id, the bytes the fixed fields of a format
+	// that is not decoded (not sched) take (fieldsEnd).
+	fixedSize map[int]int
+	ra        io.ReaderAt
+	size      int64
+	order     binary.ByteOrder
+	little    bool
+	version   int
+	longSize  int
+	pageSize  int
+	comp      string // "" (none), "zstd" or "zlib"
+	zstd      *zstd.Decoder
 
 	headerPage, headerEvent []byte
 	formats                 []*tpformat.Format
@@ -441,6 +444,10 @@ func (f *file) addFormat(sys string, text []byte) {
 	if sys != "sched" {
 		if name, id, ok := nameAndID(text); ok {
 			f.formats = append(f.formats, &tpformat.Format{System: sys, Name: name, ID: id})
+			if f.fixedSize == nil {
+				f.fixedSize = map[int]int{}
+			}
+			f.fixedSize[id] = fieldsEnd(text)
 		}
 		return
 	}
@@ -451,6 +458,32 @@ func (f *file) addFormat(sys string, text []byte) {
 	}
 	fm.System = sys
 	f.formats = append(f.formats, fm)
+}
+
+// fieldsEnd is where the last of a format text's fields ends ("offset:N;
+// size:M;" lines: the largest N+M), the bytes a record of it takes at
+// least; 0 when the text gives none.
+func fieldsEnd(text []byte) int {
+	end := 0
+	for len(text) > 0 {
+		i := bytes.Index(text, []byte("offset:"))
+		if i < 0 {
+			break
+		}
+		text = text[i:]
+		line := text
+		if j := bytes.IndexByte(text, '\n'); j >= 0 {
+			line, text = text[:j], text[j:]
+		} else {
+			text = nil
+		}
+		off, ok1 := fieldNum(line, "offset:")
+		size, ok2 := fieldNum(line, "size:")
+		if ok1 && ok2 && off >= 0 && size >= 0 && off+size < 1<<16 {
+			end = max(end, off+size)
+		}
+	}
+	return end
 }
 
 // nameAndID reads the "name: X" and "ID: N" lines that open a format text.

@@ -52,6 +52,7 @@ type Reader struct {
 	lenient bool
 	decs    []*tpformat.SchedDecoder // by event id
 	names   []string                 // "system:name" by event id, for warnings
+	sizes   []int                    // the bytes each event id's fixed fields take
 	intern  tpformat.Interner
 	streams []*cpuStream
 	heap    []*cpuStream
@@ -184,12 +185,17 @@ func (r *Reader) setupDecoders() error {
 	}
 	r.decs = make([]*tpformat.SchedDecoder, maxID+1)
 	r.names = make([]string, maxID+1)
+	r.sizes = make([]int, maxID+1)
 	found := false
 	for _, fm := range r.f.formats {
 		if fm.ID < 0 || fm.ID > maxID {
 			continue
 		}
 		r.names[fm.ID] = fm.FullName()
+		r.sizes[fm.ID] = r.f.fixedSize[fm.ID]
+		for i := range fm.Fields {
+			r.sizes[fm.ID] = max(r.sizes[fm.ID], fm.Fields[i].End())
+		}
 		if fm.System != "sched" {
 			continue
 		}
@@ -590,6 +596,15 @@ func (r *Reader) item(s *cpuStream) (trace.Event, bool) {
 			// records misread after a damaged header (new-user pass
 			// 92 F3: 12 of them taken as "not sched events").
 			r.meta.Warnings.Add("tracedat-unknown-id", "trace.dat: CPU %d page %d: record with event id %d, which no format of the file has: damaged, skipped", s.cpu, s.pageNo, id)
+			r.meta.LostInFile++ // (new-user pass 93 F2: named, not counted)
+			return trace.Event{}, false
+		}
+		if len(s.raw) < r.sizes[id] {
+			// Too short for the format its id names: a damaged id
+			// (new-user pass 93 F1: a sched_switch whose id was changed
+			// to another event's went without a word).
+			r.meta.Warnings.Add("tracedat-unknown-id", "trace.dat: CPU %d page %d: record of %d bytes with the id of %s (%d), whose fields take %d: a damaged id, skipped", s.cpu, s.pageNo, len(s.raw), r.names[id], id, r.sizes[id])
+			r.meta.LostInFile++
 			return trace.Event{}, false
 		}
 		r.meta.Warnings.Add("tracedat-other-event", "trace.dat: records that are not sched events skipped (first: %s, id %d)", r.names[id], id)
