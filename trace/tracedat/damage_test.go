@@ -254,3 +254,23 @@ func TestFirstPageBehind(t *testing.T) {
 		t.Errorf("switches %v, lost in file %d, warnings %v; want [1000000505 1000002005], 2", sws, meta.LostInFile, meta.Warnings.List())
 	}
 }
+
+// TestCommitRaised (new-user pass 93 F3): page 1's commit word says 5000
+// bytes (more than the page), then 400 (within its 496, past its records):
+// past its three records the page holds the kernel's zeroes, so the commit
+// is damaged and the records up to the zeroes are read (1005, 1010, 1015),
+// with a tracedat-damaged-page warning; no error, nothing lost.
+func TestCommitRaised(t *testing.T) {
+	for _, commit := range []uint64{5000, 400} {
+		p1 := page(1000, -1, sw(t, 5), sw(t, 5), sw(t, 5))
+		binary.LittleEndian.PutUint64(p1[8:], commit)
+		sws, _, meta, err := damageTrace(t, false, p1, page(2000, -1, sw(t, 5)))
+		if err != nil {
+			t.Fatalf("commit %d: %v", commit, err)
+		}
+		ws := meta.Warnings.List()
+		if !slices.Equal(sws, []int64{1005, 1010, 1015, 2005}) || len(ws) != 1 || ws[0].Key != "tracedat-damaged-page" || meta.LostInFile != 0 || len(meta.Lost) != 0 {
+			t.Errorf("commit %d: switches %v, warnings %v, lost %d / %v; want [1005 1010 1015 2005], one damaged commit, none lost", commit, sws, ws, meta.LostInFile, meta.Lost)
+		}
+	}
+}

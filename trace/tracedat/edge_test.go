@@ -138,8 +138,11 @@ func TestBadInput(t *testing.T) {
 	good := handmade(t, -2)
 	cut := func(n int) []byte { return append([]byte(nil), good[:n]...) }
 	corruptCommit := append([]byte(nil), good...)
-	// Make the commit of CPU 0's first page larger than the page.
+	// Make the commit of CPU 0's first page larger than the page, with a
+	// byte after its records that is not zero (else its records, which
+	// parse, are read up to the zeroes: TestCommitRaised).
 	binary.LittleEndian.PutUint64(corruptCommit[cpuOffset(t, good, 0)+8:], 5000)
+	corruptCommit[cpuOffset(t, good, 0)+16+400] = 0xff
 	cases := []struct {
 		name    string
 		data    []byte
@@ -189,6 +192,7 @@ func TestBadInput(t *testing.T) {
 func TestLenientSkipsBrokenCPU(t *testing.T) {
 	data := handmade(t, -2)
 	binary.LittleEndian.PutUint64(data[cpuOffset(t, data, 0)+8:], 5000)
+	data[cpuOffset(t, data, 0)+16+400] = 0xff // (after the records: no reading up to where they end)
 	if _, _, err := readBytes(data); err == nil {
 		t.Error("no error for the broken page without Lenient")
 	}
