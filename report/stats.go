@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sort"
 
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
@@ -355,6 +356,14 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 			// Observed.
 			sc.Busy = min(sc.Busy, sc.Observed)
 			sc.Unknown = min(cs.UnknownObserved, sc.Observed-sc.Busy)
+			// Lost windows before the CPU's first run (a reader that
+			// dropped the CPU's first events as damaged: new-user pass
+			// 93 F5, 93 events of a trace.dat's first page) are time
+			// the trace held but could not show: observed, unknown.
+			if pre := lostBefore(b.Lost(), cpu, st.Start, cs.SeenFrom); pre > 0 {
+				sc.Observed += pre
+				sc.Unknown += pre
+			}
 		}
 		if sc.Observed > 0 {
 			sc.Utilization = float64(sc.Busy) / float64(sc.Observed)
@@ -718,4 +727,29 @@ func statsScheduleWarnings(c *schedule.Counters) []trace.Warning {
 			Message: fmt.Sprintf("%s switched out a task that the CPU's previous sched_switch had not switched in: the trace lacks the switches in between, and the CPU's time there is unknown (latency -v names the tasks)", plural(int(c.ChainBreaks), "sched_switch event", "sched_switch events"))})
 	}
 	return out
+}
+
+// lostBefore is how much of [from, to) the lost windows of cpu (or of
+// every CPU) cover, each instant once (ns).
+func lostBefore(lost []trace.LostWindow, cpu trace.CPU, from, to int64) int64 {
+	type iv struct{ a, b int64 }
+	var ivs []iv
+	for _, w := range lost {
+		if w.CPU != cpu && w.CPU >= 0 {
+			continue
+		}
+		if a, b := max(w.Start, from), min(w.End, to); b > a {
+			ivs = append(ivs, iv{a, b})
+		}
+	}
+	sort.Slice(ivs, func(i, j int) bool { return ivs[i].a < ivs[j].a })
+	var sum, end int64 = 0, from
+	for _, v := range ivs {
+		a := max(v.a, end)
+		if v.b > a {
+			sum += v.b - a
+			end = v.b
+		}
+	}
+	return sum
 }

@@ -363,7 +363,7 @@ func (s *cpuStream) nextPage() (bool, error) {
 		}
 		if at, next, cut, bad := s.timeAhead(ts, sc); bad {
 			why := fmt.Errorf("CPU %d page %d: its events run to %d ns, past the time stamp of page %d, %d ns, and out of line with the pages after it: a damaged time", s.cpu, s.pageNo, sc.end, next, at)
-			if cut == 0 {
+			if cut == 0 && sc.err == nil {
 				// (A damaged page time stamp: the records parse, their
 				// number is known.)
 				s.damage = append(s.damage, pageDamage{page: s.pageNo, events: sc.events, why: why})
@@ -373,6 +373,9 @@ func (s *cpuStream) nextPage() (bool, error) {
 			// (Reader.item reports it after them). How many events the
 			// rest held is unknown: after a damaged record header the
 			// records are misread (new-user pass 92 F4: "5 lost" of 51).
+			if cut >= len(s.evOff) {
+				cut = len(s.evOff) - 1
+			}
 			s.page, s.pageErr = data[:s.evOff[cut]], nil
 			s.tail = &pageDamage{page: s.pageNo, events: -1,
 				why: fmt.Errorf("%v: the page's records from its event %d on dropped (how many events they held is unknown: after a damaged delta or record header they are misread)", why, cut+1)}
@@ -510,24 +513,23 @@ func (s *cpuStream) dataEnd(pg []byte, from int) int {
 // were kept, and every later event of their CPU dropped as earlier).
 const lookAhead = 4
 
-// timeAhead reports whether a page (scanned as sc) has a damaged time, with
-// the next page's time stamp nts, and from which of its events on (cut). A
+// timeAhead reports whether a page (time stamp ts, scanned as sc) has a
+// damaged time, and from which of its events on (cut) it is dropped, with
+// the stamp (at) and number of the first page ahead it runs past. A
 // page's time stamp is the time of the first event written on it
 // (kernel/trace/ring_buffer.c, Linux 6.x: the first event on a page has no
 // delta from the page's time_stamp, rb_add_time_stamp,
 // rb_update_write_stamp), and a CPU's events are written in time order, so
 // the pages of a CPU are in order: each page's events are at or after the
 // previous page's last and at or before the next page's time stamp (every
-// page of the shared trace.dat recordings is). A page that runs past the
-// next page's stamp has a damaged time (a time stamp, a delta, or records
-// misread after a damaged header), or pages after it have (stamps moved
-// earlier). Of the page and the pages read ahead, the longest run in order
-// (chain) says which: intact pages are in order with each other, and a
-// page moved earlier falls before the CPU's last kept event. The page is
-// the damaged one when it is in no longest run; of runs as long, the one
-// that reaches furthest ahead counts (the later pages are more of the
-// CPU's data). Its events are dropped from the page's largest jump in time
-// or from its first event past the next page's stamp, the earlier. A
+// page of the shared trace.dat recordings is). A page that runs past a
+// later page's stamp has a damaged time (a stamp, a delta, or records
+// misread after a damaged header), or pages after it have. Of the page
+// (as two parts, split at its largest jump between two of its events) and
+// the pages read ahead, the longest run in order says which
+// (inLongestRun). The page's events are dropped from where its part out of
+// that run begins: the first event past the page ahead's stamp when the
+// part before the jump is out, the jump when only the part after it is. A
 // CPU's last page cannot be checked; the next pages' too-early events are
 // dropped in turn by Reader.item.
 func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut int, bad bool) {
@@ -547,8 +549,24 @@ func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut 
 		return 0, 0, 0, false
 	}
 	at = s.spans[k].from
-	cut = min(sc.jumpAt, sc.firstAfter(at))
-	return at, s.pageNo + 1 + k, cut, !s.inLongestRun(span{ts, sc.end})
+	// The page as two parts, split at its largest jump between two of
+	// its events (a damaged delta, or records misread after a damaged
+	// header, moves the events after it): the part before it is kept or
+	// dropped with the page's stamp, the part after it on its own.
+	head, tail := span{ts, sc.end}, span{}
+	if sc.jumpAt > 0 {
+		head.to, tail = sc.times[sc.jumpAt-1], span{sc.times[sc.jumpAt], sc.end}
+	}
+	headIn, tailIn := s.inLongestRun(head, tail)
+	switch {
+	case !headIn:
+		// From the first event past the page ahead's stamp (0 for a
+		// damaged page stamp: the whole page).
+		return at, s.pageNo + 1 + k, min(sc.firstAfter(at), max(sc.jumpAt, 1)), true
+	case sc.jumpAt > 0 && !tailIn:
+		return at, s.pageNo + 1 + k, sc.jumpAt, true
+	}
+	return at, s.pageNo + 1 + k, 0, false
 }
 
 // pageSpan is a page's time stamp and last event time, and how many events
@@ -574,13 +592,25 @@ func (s *cpuStream) pageSpan(pg []byte) pageSpan {
 // span is a page's first time (its stamp) and last event time.
 type span struct{ from, to uint64 }
 
-// inLongestRun reports whether the current page (cur) is in a longest run
-// of pages in order among it and the pages ahead that hold events, all at
-// or after the CPU's last kept event (timeAhead).
-func (s *cpuStream) inLongestRun(cur span) bool {
-	var spans [lookAhead + 1]span
-	spans[0] = cur
+// inLongestRun reports whether the current page's two parts (head, and
+// tail when the page has a jump inside it) are in the longest run of pages
+// in order among them and the pages ahead that hold events, all at or after
+// the CPU's last kept event (before any, the earliest first page of all
+// CPUs: base). Intact pages are in order with each other, and a page moved
+// earlier falls before the CPU's last kept event. Of runs as long, the one
+// whose pages abut best counts: a page's time moved by d opens a gap of d
+// (or an overlap) where intact pages follow each other as they fill, and a
+// run that leaves a page out leaves that page's time between its pages
+// (pass 92 F1 and 93 F4/F5: a page moved into its neighbour's time made
+// two runs as long).
+func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn bool) {
+	var spans [lookAhead + 2]span
+	spans[0] = head
 	n := 1
+	if tail != (span{}) {
+		spans[1] = tail
+		n = 2
+	}
 	for _, sp := range s.spans {
 		if sp.events > 0 {
 			spans[n] = sp.span
@@ -588,43 +618,62 @@ func (s *cpuStream) inLongestRun(cur span) bool {
 		}
 	}
 	base := s.base()
-	// run[j]: the longest run in order ending at page j (length 0 when the
-	// page is before base or out of order itself), of those as long the
-	// one with the least time between its pages (from base to its first:
-	// a damaged time opens a gap, intact pages abut as they fill), and
-	// whether it holds the current page (0).
+	// skip[m] is how long pages 0..m-1 last (their last event less their
+	// stamp): a run that leaves pages out leaves their time between its
+	// pages.
+	var skip [lookAhead + 3]uint64
+	for m := 0; m < n; m++ {
+		skip[m+1] = skip[m]
+		if spans[m].to >= spans[m].from {
+			skip[m+1] += spans[m].to - spans[m].from
+		}
+	}
+	// runs[j]: the longest run in order ending at page j (length 0 when
+	// the page is before base or out of order itself), of those as long
+	// the one whose pages abut best (gap: how far each page's stamp is
+	// from where the run before it ends, plus the time of the pages it
+	// leaves out, from base for its first: intact pages abut as they fill,
+	// a damaged time opens a gap or an overlap), and whether it holds the
+	// current page (0).
 	type run struct {
-		n       int
-		gap     uint64
-		withCur bool
+		n                  int
+		gap                uint64
+		withHead, withTail bool
 	}
 	better := func(a, b run) bool { return a.n > b.n || a.n == b.n && a.gap < b.gap }
-	var runs [lookAhead + 1]run
+	var runs [lookAhead + 2]run
 	for j := 0; j < n; j++ {
 		if spans[j].from < base || spans[j].to < spans[j].from {
 			continue
 		}
-		runs[j] = run{1, spans[j].from - base, j == 0}
+		runs[j] = run{1, absDiff(spans[j].from, base+skip[j]), j == 0, j == 1 && n > 1 && tail != (span{})}
 		for k := 0; k < j; k++ {
 			if runs[k].n > 0 && spans[k].to <= spans[j].from {
-				if r := (run{runs[k].n + 1, runs[k].gap + spans[j].from - spans[k].to, runs[k].withCur}); better(r, runs[j]) {
+				r := run{runs[k].n + 1, runs[k].gap + absDiff(spans[j].from, spans[k].to+skip[j]-skip[k+1]), runs[k].withHead, runs[k].withTail || j == 1 && tail != (span{})}
+				if better(r, runs[j]) {
 					runs[j] = r
 				}
 			}
 		}
 	}
-	// The longest run, of those as long the one reaching furthest, then
-	// the one with the least gap.
 	at := -1
 	for j := 0; j < n; j++ {
-		if runs[j].n > 0 && (at < 0 || runs[j].n >= runs[at].n) {
+		if runs[j].n > 0 && (at < 0 || !better(runs[at], runs[j])) {
 			at = j
 		}
 	}
 	if at < 0 {
-		return true // (nothing is at or after base: Reader.item drops what is earlier)
+		return true, true // (nothing is at or after base: Reader.item drops what is earlier)
 	}
-	return runs[at].withCur
+	return runs[at].withHead, runs[at].withTail || tail == (span{})
+}
+
+// absDiff is |a - b|.
+func absDiff(a, b uint64) uint64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
 }
 
 // pageEnd is the time of the last event of page pg (header included) that
