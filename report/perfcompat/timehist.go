@@ -559,8 +559,7 @@ func (th *timehist) event(e *trace.Event) {
 		if e.Count == 0 {
 			// A window of unknown loss (a file cut in the round perf
 			// was writing), not a LOST record: it said "lost 0 events".
-			th.line = append(th.line, " cpu "...)
-			th.line = timehistInt(th.line, int64(e.CPU))
+			th.line = th.onCPU(th.line, e.CPU)
 			th.line = append(th.line, " unobserved"...)
 			if e.Runtime > 0 {
 				th.line = append(th.line, " from here to "...)
@@ -574,11 +573,22 @@ func (th *timehist) event(e *trace.Event) {
 		}
 		th.line = append(th.line, " lost "...)
 		th.line = timehistUint(th.line, e.Count)
-		th.line = append(th.line, " events on cpu "...)
-		th.line = timehistInt(th.line, int64(e.CPU))
+		th.line = append(th.line, " events on"...)
+		th.line = th.onCPU(th.line, e.CPU)
 		th.line = append(th.line, '\n')
 		th.w.Write(th.line)
 	}
+}
+
+// onCPU appends " cpu N" to b, or for a loss of no one CPU (CPU -1: a
+// damaged .tv block, whose events were of every CPU) " every cpu", as map
+// says (new-user pass 93 F9: "lost 8192 events on cpu -1").
+func (th *timehist) onCPU(b []byte, cpu trace.CPU) []byte {
+	if cpu < 0 {
+		return append(b, " every cpu"...)
+	}
+	b = append(b, " cpu "...)
+	return timehistInt(b, int64(cpu))
 }
 
 // idleThreads makes the idle threads of CPUs 0 to n-1, as perf's

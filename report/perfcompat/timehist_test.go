@@ -1408,3 +1408,18 @@ func TestTimehistSummaryWindowIdle(t *testing.T) {
 		}
 	}
 }
+
+// TestTimehistLossEveryCPU (new-user pass 93 F9): a loss of no one CPU
+// (CPU -1: a damaged .tv block) reads "on every cpu", as map says, not
+// "on cpu -1"; an unknown loss "every cpu unobserved until here".
+func TestTimehistLossEveryCPU(t *testing.T) {
+	lost := trace.NewEvent(1_000_001_000, -1, trace.KindLost)
+	lost.Count = 8192
+	unknown := trace.NewEvent(1_000_002_000, -1, trace.KindLost)
+	got := runTimehist(t, []trace.Event{timehistComm(10, "alpha"), timehistSw(1e9, 0, 0, trace.StateRunning, 10), lost, unknown}, TimehistOptions{})
+	for _, want := range []string{" lost 8192 events on every cpu\n", " every cpu unobserved until here (events lost, number unknown)\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("timehist lacks %q:\n%s", want, got)
+		}
+	}
+}
