@@ -203,7 +203,13 @@ func (r *Reader) fill() {
 				r.err = fmt.Errorf("line %d: %w (--lenient skips such lines, counted as warnings)", r.lineNo, perr)
 				return
 			}
-			r.meta.Warnings.Add("text-malformed-line", "line %d: %v (skipped: lenient)", r.lineNo, perr)
+			// Each named (-v lists them) and counted lost: a sched
+			// event line the file held (new-user pass 93 F8: "lost: 0
+			// events", and the header's count blamed a cut or lines
+			// lost "where the header does not say").
+			r.meta.Warnings.AddEach("text-malformed-line", "line %d: %v (skipped: lenient)", r.lineNo, perr)
+			r.meta.LostInFile++
+			r.garbled++
 			r.hole = r.started // (its event is lost, as a garbled line's)
 		}
 	}

@@ -484,3 +484,29 @@ func TestDroppedCountedLost(t *testing.T) {
 		t.Errorf("%d wakeups read, %d lost in the file; want 2 and 3 (warnings %v)", n, r.Meta().LostInFile, r.Meta().Warnings.List())
 	}
 }
+
+// TestLenientSkipCounted (new-user pass 93 F8): with --lenient, an event
+// line skipped for a damaged CPU field ("[0a0]") is an event the file held:
+// counted in LostInFile (1), the other two lines read.
+func TestLenientSkipCounted(t *testing.T) {
+	in := "  a-10 [000] d..2. 100.000001: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n" +
+		"  a-10 [0a0] d..2. 100.000002: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n" +
+		"  a-10 [000] d..2. 100.000003: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
+	src, err := trace.ReadOptions{Lenient: true}.OpenReader(strings.NewReader(in), "t.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := drain(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range evs {
+		if e.Kind == trace.KindWakeup {
+			n++
+		}
+	}
+	if n != 2 || src.Meta().LostInFile != 1 {
+		t.Errorf("%d wakeups, %d lost in the file; want 2 and 1 (warnings %v)", n, src.Meta().LostInFile, src.Meta().Warnings.List())
+	}
+}
