@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -272,5 +273,44 @@ func TestCommitRaised(t *testing.T) {
 		if !slices.Equal(sws, []int64{1005, 1010, 1015, 2005}) || len(ws) != 1 || ws[0].Key != "tracedat-damaged-page" || meta.LostInFile != 0 || len(meta.Lost) != 0 {
 			t.Errorf("commit %d: switches %v, warnings %v, lost %d / %v; want [1005 1010 1015 2005], one damaged commit, none lost", commit, sws, ws, meta.LostInFile, meta.Lost)
 		}
+	}
+}
+
+// TestChunkSkipped (new-user pass 93 F6): a v7 zlib file whose CPU 0 data
+// is two chunks (pages 1-2, page 3), the first chunk's compressed bytes
+// zeroed. With lenient only that chunk is skipped: page 3's event (3005)
+// is read, the CPU unobserved from the trace's first event up to page 3
+// (a Count 0 window to 3000), and the chunk named. Before, the rest of the
+// CPU's data went with it. Without lenient, the error names the chunk.
+func TestChunkSkipped(t *testing.T) {
+	swText, _ := testFormat(t, "sched_switch")
+	cpu0 := bytes.Join([][]byte{page(1000, -1, sw(t, 5)), page(2000, -1, sw(t, 5)), page(3000, -1, sw(t, 5))}, nil)
+	cpu1 := page(1500, -1, sw(t, 5))
+	data := buildV7(t, []string{swText}, "1 a\n2 b\n", [][]byte{cpu0, cpu1}, "zlib")
+	off := cpuOffset(t, data, 0) + 4 + 8 // (the chunk count, the first chunk's sizes)
+	for i := off; i < off+16; i++ {
+		data[i] = 0
+	}
+	if _, _, err := readBytes(data); err == nil || !strings.Contains(err.Error(), "chunk at offset") {
+		t.Errorf("error %v, want the damaged chunk named", err)
+	}
+	r, err := Open(bytes.NewReader(data), Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sws []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch {
+			sws = append(sws, e.Time)
+		}
+	}
+	want := []trace.LostWindow{{CPU: 0, Start: 1505, End: 3000}}
+	ws := fmt.Sprint(r.Meta().Warnings.List())
+	if !slices.Equal(sws, []int64{1505, 3005}) || !slices.Equal(r.Meta().Lost, want) || !strings.Contains(ws, "the chunk's pages skipped: lenient") {
+		t.Errorf("switches %v, windows %v, warnings %v; want [1505 3005], %v, the chunk named", sws, r.Meta().Lost, ws, want)
 	}
 }

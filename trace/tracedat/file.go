@@ -959,7 +959,7 @@ func (f *file) decompress(src []byte, usize int, dst []byte) ([]byte, error) {
 			return nil, corruptf("zstd: %v", err)
 		}
 		if len(out) != usize {
-			return nil, corruptf("zstd block gave %d bytes, header says %d", len(out), usize)
+			return out, &sizeMismatch{len(out), usize}
 		}
 		return out, nil
 	case "zlib":
@@ -975,6 +975,16 @@ func (f *file) decompress(src []byte, usize int, dst []byte) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("compressed section in a file without compression")
 }
+
+// sizeMismatch is decompress's error for a block that decompressed whole
+// to another size than its header says (the output comes with it).
+type sizeMismatch struct{ got, want int }
+
+func (e *sizeMismatch) Error() string {
+	return fmt.Sprintf("zstd block gave %d bytes, header says %d", e.got, e.want)
+}
+
+func (e *sizeMismatch) Unwrap() error { return trace.ErrCorrupt }
 
 // cmdlineMap parses saved_cmdlines ("pid comm" per line).
 func cmdlineMap(b []byte) map[int32]string {

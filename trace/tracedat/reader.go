@@ -310,7 +310,7 @@ func (r *Reader) streamError(s *cpuStream, err error) error {
 		r.meta.Warnings.Add("tracedat-corrupt-data", "trace.dat: %v (rest of the CPU's data skipped: lenient)", err)
 		r.skipped = append(r.skipped, s)
 	case errors.Is(err, trace.ErrCorrupt):
-		return fmt.Errorf("trace.dat: %w (--lenient skips the rest of a broken page, counted as a warning, and reads on)", err)
+		return fmt.Errorf("trace.dat: %w (--lenient skips the rest of a broken page, or a broken compressed chunk, counted as a warning, and reads on)", err)
 	default:
 		return fmt.Errorf("trace.dat: %w", err)
 	}
@@ -546,6 +546,9 @@ func (r *Reader) pageDamage(s *cpuStream, t int64) (unknown bool) {
 	}
 	for _, d := range s.damage {
 		switch {
+		case d.parse && d.page == 0:
+			unknown = true
+			r.meta.Warnings.AddEach("tracedat-corrupt-page", "trace.dat: %v (the chunk's pages skipped: lenient)", d.why)
 		case d.parse:
 			unknown = true
 			// (Its window is in Meta.Lost, which the reports list.)
@@ -642,8 +645,11 @@ func (r *Reader) lossItem(s *cpuStream) trace.Event {
 	unknown := r.pageDamage(s, t)
 	s.gap = false // (this event makes the CPU unobserved up to it)
 	start := t
-	if s.keptAny {
+	switch {
+	case s.keptAny:
 		start = s.kept
+	case r.first >= 0 && r.first < t:
+		start = r.first // (the CPU's first pages lost: unobserved from the trace's start)
 	}
 	s.kept, s.keptAny = t, true
 	ev := trace.NewEvent(t, cpu, trace.KindLost)

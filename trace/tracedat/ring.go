@@ -2,6 +2,7 @@ package tracedat
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strconv"
 )
@@ -143,7 +144,7 @@ type cpuStream struct {
 }
 
 // pageDamage is a page (or the rest of one) the stream did not read: its
-// number, why, and the events it held there (events; -1 when the damage
+// number (0: a compressed chunk of pages), why, and the events it held there (events; -1 when the damage
 // leaves the number unknown, why then says what was dropped).
 type pageDamage struct {
 	page   int
@@ -151,6 +152,10 @@ type pageDamage struct {
 	events int
 	parse  bool // records that do not parse (lenient), not a damaged time
 }
+
+// holePage stands, among the pages read ahead, for a compressed chunk
+// skipped as damaged (lenient).
+var holePage = []byte{}
 
 // errFileCut ends the stream of a CPU whose data the file's end cuts
 // short: not an error of the trace's, the reader counts it as a warning.
@@ -222,10 +227,25 @@ func (s *cpuStream) rawPage() ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.chunk, err = s.f.decompress(c, int(usize), s.chunk)
-			if err != nil {
+			out, err := s.f.decompress(c, int(usize), s.chunk)
+			var sizeErr *sizeMismatch
+			switch {
+			case errors.As(err, &sizeErr) && len(out)%s.psize == 0:
+				// Whole pages, only the header's size differs: read
+				// (new-user pass 93 F6: such a chunk and the four
+				// after it dropped).
+				s.warnCommit = fmt.Errorf("CPU %d chunk at offset %d: %w: a damaged chunk header, the chunk read", s.cpu, s.chunkOff, err)
+			case err != nil && s.lenient:
+				// The next chunk's offset is known from this one's
+				// header: only this chunk is lost (pass 93 F6: the rest
+				// of the CPU's data, 404 of 519 ms, was skipped).
+				s.chunkOff += 8 + int64(csize)
+				s.chunk, s.chunkPos = s.chunk[:0], 0
+				return holePage, fmt.Errorf("CPU %d chunk at offset %d: %w", s.cpu, s.chunkOff-8-int64(csize), err)
+			case err != nil:
 				return nil, fmt.Errorf("CPU %d chunk at offset %d: %w", s.cpu, s.chunkOff, err)
 			}
+			s.chunk = out
 			s.chunkOff += 8 + int64(csize)
 			s.chunkPos = 0
 		}
@@ -279,6 +299,11 @@ func (s *cpuStream) fill() {
 	for len(s.ahead) < lookAhead && s.aheadErr == nil && !s.aheadEnd {
 		pg, err := s.rawPage()
 		switch {
+		case len(pg) == 0 && pg != nil:
+			// (A chunk skipped as damaged, lenient: its place in the
+			// queue, so that its loss is said where it lay.)
+			s.ahead = append(s.ahead, pg)
+			s.spans = append(s.spans, pageSpan{hole: err})
 		case err != nil:
 			s.aheadErr = err
 		case pg == nil:
@@ -315,11 +340,15 @@ func (s *cpuStream) nextPage() (bool, error) {
 		if len(s.ahead) == 0 {
 			return false, s.aheadErr
 		}
-		pg := s.ahead[0]
+		pg, hole := s.ahead[0], s.spans[0].hole
 		copy(s.ahead, s.ahead[1:])
 		copy(s.spans, s.spans[1:])
 		s.ahead, s.spans = s.ahead[:len(s.ahead)-1], s.spans[:len(s.spans)-1]
 		s.fill()
+		if hole != nil {
+			s.damage = append(s.damage, pageDamage{why: hole, events: -1, parse: true})
+			continue
+		}
 		s.pageNo++
 		l := s.layout
 		if len(pg) < l.dataOff {
@@ -574,6 +603,7 @@ func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut 
 type pageSpan struct {
 	span
 	events int
+	hole   error // a chunk skipped as damaged (lenient) lay here: its error
 }
 
 // pageSpan returns page pg's span (header included).
@@ -586,7 +616,7 @@ func (s *cpuStream) pageSpan(pg []byte) pageSpan {
 		return pageSpan{}
 	}
 	end, n := s.pageEnd(pg)
-	return pageSpan{span{ts, end}, n}
+	return pageSpan{span: span{ts, end}, events: n}
 }
 
 // span is a page's first time (its stamp) and last event time.
