@@ -644,12 +644,12 @@ func (r *Reader) lossItem(s *cpuStream) trace.Event {
 	}
 	unknown := r.pageDamage(s, t)
 	s.gap = false // (this event makes the CPU unobserved up to it)
-	start := t
+	start, damagedFrom := t, t
 	switch {
 	case s.keptAny:
-		start = s.kept
-	case r.first >= 0 && r.first < t:
-		start = r.first // (the CPU's first pages lost: unobserved from the trace's start)
+		start, damagedFrom = s.kept, s.kept
+	case r.first >= 0 && r.first < t && len(s.damage) > 0:
+		damagedFrom = r.first // (the CPU's first pages lost: unobserved from the trace's start)
 	}
 	s.kept, s.keptAny = t, true
 	ev := trace.NewEvent(t, cpu, trace.KindLost)
@@ -663,7 +663,7 @@ func (r *Reader) lossItem(s *cpuStream) trace.Event {
 			r.meta.Warnings.AddCount("tracedat-lost", int(min(s.lost, 1<<31)), "events lost in all", "trace.dat: CPU %d lost %d events before page %d", s.cpu, s.lost, s.pageNo)
 		}
 	case unknown:
-		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Start: start, End: t})
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Start: damagedFrom, End: t})
 	}
 	return ev
 }
