@@ -216,6 +216,9 @@ func TestCorruptRecordSize(t *testing.T) {
 	recs := records(b, dataOff, dataEnd)
 	bad := recs[len(recs)/2]
 	c := append([]byte(nil), b...)
+	// (Its type too: a sample's fields would say where it ends,
+	// TestZeroSizeSample.)
+	binary.LittleEndian.PutUint32(c[bad.off:], 0)
 	binary.LittleEndian.PutUint16(c[bad.off+6:], 4)
 	got, r, err := drain(c, false)
 	if err != nil {
@@ -640,7 +643,7 @@ func TestDamagedHeaderAfterRound(t *testing.T) {
 	}
 	next := recs[rounds[len(rounds)/2]+1]
 	c := append([]byte(nil), b...)
-	binary.LittleEndian.PutUint16(c[next.off+6:], 0)
+	copy(c[next.off:next.off+8], make([]byte, 8)) // (the whole header: a sample's fields would say where it ends)
 	evs, r, err := drain(c, false)
 	if err != nil || len(evs) == 0 {
 		t.Fatalf("%d events, %v", len(evs), err)

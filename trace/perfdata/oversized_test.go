@@ -202,3 +202,62 @@ func TestSizeThenTimeAhead(t *testing.T) {
 		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want one fewer, 1, the sample pushed ahead dropped alone", n, whole, m.LostInFile, ws)
 	}
 }
+
+// TestZeroSizeSample (new-user pass 93 F7): nice.2cpu.perf.data's 200th
+// sample's size made 0 (no record has fewer than 8 bytes) or 8 (its
+// header alone): its fields (IDENTIFIER, ..., RAW) say where it ends, and a
+// record header is there, so the reader reads on from there, from a file
+// (mapped) and from a stream: the same events as the intact file, and a
+// damaged-record-size warning. Before, the read stopped there with 403 KB
+// unread.
+func TestZeroSizeSample(t *testing.T) {
+	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
+	le := binary.LittleEndian
+	read := func(bad []byte, mapped bool) ([]trace.Event, *trace.Meta) {
+		var r *Reader
+		var err error
+		if mapped {
+			path := filepath.Join(t.TempDir(), "f.perf.data")
+			if err := os.WriteFile(path, bad, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			f, ferr := os.Open(path)
+			if ferr != nil {
+				t.Fatal(ferr)
+			}
+			defer f.Close()
+			r, err = NewReader(f)
+		} else {
+			r, err = NewReader(bytes.NewReader(bad))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := trace.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evs, r.Meta()
+	}
+	whole, _ := read(data, false)
+	for _, size := range []uint16{0, 8} {
+		bad := append([]byte(nil), data...)
+		pos := int(le.Uint64(data[40:48]))
+		for n := 0; ; {
+			typ, sz := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
+			if typ == recSample {
+				if n++; n == 200 {
+					le.PutUint16(bad[pos+6:], size)
+					break
+				}
+			}
+			pos += sz
+		}
+		for _, mapped := range []bool{true, false} {
+			evs, m := read(bad, mapped)
+			if len(evs) != len(whole) || !strings.Contains(fmt.Sprint(m.Warnings.List()), fmt.Sprintf("says %d bytes, and its fields end after", size)) {
+				t.Errorf("size %d, mapped %v: %d events (intact %d), warnings %v", size, mapped, len(evs), len(whole), m.Warnings.List())
+			}
+		}
+	}
+}

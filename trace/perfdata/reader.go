@@ -115,10 +115,13 @@ type Reader struct {
 	pipe    bool
 	meta    *trace.Meta
 
-	attrs          []*attr
-	byID           map[uint64]*attr
-	idCache        idCache
-	idPos          int // sampleIDPos of the first attribute
+	attrs   []*attr
+	byID    map[uint64]*attr
+	idCache idCache
+	idPos   int // sampleIDPos of the first attribute
+	// minSample is the fewest bytes a sample of a fixed layout takes, up
+	// to its RAW size (shortSample); 0 when an attribute has none.
+	minSample      int
 	descs          []eventDesc
 	formats        map[int]*tpformat.Format
 	decoders       map[int]*tpformat.SchedDecoder // by format ID
@@ -506,6 +509,9 @@ func (r *Reader) addAttr(a *attr) {
 	a.layout.sched = a.layout == schedLayout && !r.end.Big
 	r.attrs = append(r.attrs, a)
 	r.idPos = sampleIDPos(r.attrs[0].sampleType)
+	if l := a.layout; l.fixed && (r.minSample == 0 || l.raw+4 < r.minSample) {
+		r.minSample = l.raw + 4
+	}
 	for _, id := range a.ids {
 		r.byID[id] = a
 	}
@@ -962,6 +968,11 @@ func (r *Reader) step() error {
 		// A mapped file: the whole record is in memory, no peek needed
 		// (the checks below handle a bad size or a cut record).
 		size := int(r.end.Uint16(r.mm[r.mpos+6:]))
+		if size < r.minSample && r.order.Uint32(r.mm[r.mpos:]) == recSample {
+			if n := r.shortSample(r.mm[r.mpos:r.mend], size); n > 0 {
+				size = n
+			}
+		}
 		if size >= 8 && r.mend-r.mpos >= size {
 			rec, off := r.mm[r.mpos:r.mpos+size], r.off
 			r.recPos = r.mpos
@@ -995,6 +1006,14 @@ func (r *Reader) step() error {
 		return nil
 	}
 	size := int(r.end.Uint16(h[6:]))
+	if size < r.minSample && r.order.Uint32(h) == recSample {
+		// (A stream: the record and the header after it, as far as the
+		// buffer holds them.)
+		b, _ := r.peek(1 << 17)
+		if n := r.shortSample(b, size); n > 0 {
+			size = n
+		}
+	}
 	if size < 8 {
 		r.badSize(size)
 		return nil
@@ -1242,3 +1261,24 @@ func (r *Reader) cgroupRecord(rec []byte, off int64) {
 // minute on a busy 64-CPU machine; our largest, bench/replaymem's, is
 // 192 MB).
 const maxFileSize = 1 << 40
+
+// shortSample returns the size of the sample record at the start of b (the
+// input from the record on) when its header says size bytes, fewer than
+// its fields take up to RAW: where its fields end by its RAW size, when a
+// record header perf writes begins there (as Reader.undersized for a size
+// a little short). 0 when that cannot be told. A sample's size made 0 or 8
+// stopped the read with 403 KB unread, though other wrong sizes of the same
+// sample were read past by its fields (new-user pass 93 F7).
+func (r *Reader) shortSample(b []byte, size int) int {
+	a := r.attrOfSampleCached(b, &r.idCache)
+	if a == nil || !a.layout.fixed || a.layout.raw+4 > len(b) {
+		return 0
+	}
+	end := a.sampleEnd(a.layout.raw + 4 + int(r.end.Uint32(b[a.layout.raw:])))
+	if end <= size || end > 1<<16-1 || end+8 > len(b) || !plausibleRecord(r.end.Uint32(b[end:]), int(r.end.Uint16(b[end+6:]))) {
+		return 0
+	}
+	r.meta.Warnings.AddEach("damaged-record-size", "perf.data: the sample at offset %d says %d bytes, and its fields end after %d: a damaged size; the records after it read on from offset %d",
+		r.off, size, end, r.off+int64(end))
+	return end
+}
