@@ -314,3 +314,38 @@ func TestChunkSkipped(t *testing.T) {
 		t.Errorf("switches %v, windows %v, warnings %v; want [1505 3005], %v, the chunk named", sws, r.Meta().Lost, ws, want)
 	}
 }
+
+// TestChunkSizeDamaged (new-user pass 94 F3): CPU 0's data in three zlib
+// chunks (pages 1-2, 3-4, 5), the first chunk's compressed size made 5:
+// it does not decompress, and where that size puts the next chunk none
+// begins, so with lenient the reader finds the next chunk by its look (a
+// size of whole pages, zlib's 0x78 first byte) and reads pages 3-5 (3005,
+// 4005, 5005); the CPU unobserved from CPU 1's 1505 to page 3's 3000.
+// Before, the rest of the CPU's data was skipped.
+func TestChunkSizeDamaged(t *testing.T) {
+	swText, _ := testFormat(t, "sched_switch")
+	var pages [][]byte
+	for i := range 5 {
+		pages = append(pages, page(uint64(1000*(i+1)), -1, sw(t, 5)))
+	}
+	data := buildV7(t, []string{swText}, "1 a\n2 b\n", [][]byte{bytes.Join(pages, nil), page(1500, -1, sw(t, 5))}, "zlib")
+	binary.LittleEndian.PutUint32(data[cpuOffset(t, data, 0)+4:], 5)
+	r, err := Open(bytes.NewReader(data), Options{Lenient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := trace.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sws []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch {
+			sws = append(sws, e.Time)
+		}
+	}
+	want := []trace.LostWindow{{CPU: 0, Start: 1505, End: 3000}}
+	if !slices.Equal(sws, []int64{1505, 3005, 4005, 5005}) || !slices.Equal(r.Meta().Lost, want) {
+		t.Errorf("switches %v, windows %v, warnings %v; want [1505 3005 4005 5005], %v", sws, r.Meta().Lost, r.Meta().Warnings.List(), want)
+	}
+}

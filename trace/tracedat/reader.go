@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -498,7 +499,10 @@ func (r *Reader) cutWindows(evs []trace.Event) []trace.Event {
 // what ("the cut leaves") leaves their CPUs without their later events.
 func (r *Reader) endWindows(evs []trace.Event, streams []*cpuStream, key, what string) []trace.Event {
 	var cpus []int
-	for _, s := range streams {
+	for i, s := range streams {
+		if slices.Contains(streams[:i], s) {
+			continue // (a stream damage ended, and whose last pages were dropped: new-user pass 94 F3, "CPU 0,0")
+		}
 		start := r.first
 		if s.keptAny {
 			start = s.kept
@@ -644,26 +648,29 @@ func (r *Reader) lossItem(s *cpuStream) trace.Event {
 	}
 	unknown := r.pageDamage(s, t)
 	s.gap = false // (this event makes the CPU unobserved up to it)
-	start, damagedFrom := t, t
+	// Before the CPU's first event, what it lost (pages dropped as
+	// damaged, or the oldest events an overwriting ring buffer lost: new-
+	// user pass 94 F4, a window of no width) lay from the trace's start.
+	start := t
 	switch {
 	case s.keptAny:
-		start, damagedFrom = s.kept, s.kept
-	case r.first >= 0 && r.first < t && len(s.damage) > 0:
-		damagedFrom = r.first // (the CPU's first pages lost: unobserved from the trace's start)
+		start = s.kept
+	case r.first >= 0 && r.first < t:
+		start = r.first
 	}
 	s.kept, s.keptAny = t, true
 	ev := trace.NewEvent(t, cpu, trace.KindLost)
 	ev.Count = s.lost
 	switch {
 	case s.lost > 0 || s.lostUnknown:
-		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: s.lost, Start: min(s.lostStart, start), End: t})
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: s.lost, Start: start, End: t})
 		if s.lostUnknown {
 			r.meta.Warnings.Add("tracedat-lost-unknown", "trace.dat: CPU %d lost events before page %d (count not stored)", s.cpu, s.pageNo)
 		} else {
 			r.meta.Warnings.AddCount("tracedat-lost", int(min(s.lost, 1<<31)), "events lost in all", "trace.dat: CPU %d lost %d events before page %d", s.cpu, s.lost, s.pageNo)
 		}
 	case unknown:
-		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Start: damagedFrom, End: t})
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Start: start, End: t})
 	}
 	return ev
 }

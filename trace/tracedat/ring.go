@@ -95,6 +95,7 @@ type cpuStream struct {
 	chunkEnd   int64
 	chunk      []byte
 	chunkPos   int
+	resynced   bool // a damaged chunk was skipped to a chunk found by its look (the chunk count no longer holds)
 
 	truncated  int64 // where the CPU's data should have ended (0: not cut)
 	sectionEnd bool  // truncated is only the end of the CPU's data section
@@ -132,10 +133,7 @@ type cpuStream struct {
 	raw         []byte
 	lost        uint64
 	lostUnknown bool
-	lostStart   int64
 	damage      []pageDamage
-	lastTime    int64
-	seen        bool
 	// kept is the time of the last item the reader kept (keptAny: one
 	// was): a later item earlier than it is damage (Reader.item).
 	kept    int64
@@ -208,46 +206,15 @@ func (s *cpuStream) rawPage() ([]byte, error) {
 	var src []byte
 	if s.compressed {
 		for s.chunkPos >= len(s.chunk) {
-			if s.chunksLeft == 0 {
+			ok, hole, err := s.nextChunk()
+			switch {
+			case hole != nil:
+				return holePage, hole
+			case err != nil:
+				return nil, err
+			case !ok:
 				return nil, nil
 			}
-			s.chunksLeft--
-			h, err := s.f.readAt(s.chunkOff, 8)
-			if s.truncated > 0 && (err != nil || s.chunkOff+8 > s.chunkEnd || int64(s.f.order.Uint32(h)) > s.chunkEnd-s.chunkOff-8) {
-				return nil, s.cut(s.chunkOff, "chunks")
-			}
-			if err != nil || s.chunkOff+8 > s.chunkEnd {
-				return nil, corruptf("CPU %d: chunk header at offset %d beyond the CPU's data", s.cpu, s.chunkOff)
-			}
-			csize, usize := s.f.order.Uint32(h), s.f.order.Uint32(h[4:])
-			if int64(csize) > s.chunkEnd-s.chunkOff-8 || usize > maxMeta {
-				return nil, corruptf("CPU %d: chunk at offset %d: %d compressed / %d bytes does not fit", s.cpu, s.chunkOff, csize, usize)
-			}
-			c, err := s.f.readAt(s.chunkOff+8, int64(csize))
-			if err != nil {
-				return nil, err
-			}
-			out, err := s.f.decompress(c, int(usize), s.chunk)
-			var sizeErr *sizeMismatch
-			switch {
-			case errors.As(err, &sizeErr) && len(out)%s.psize == 0:
-				// Whole pages, only the header's size differs: read
-				// (new-user pass 93 F6: such a chunk and the four
-				// after it dropped).
-				s.warnCommit = fmt.Errorf("CPU %d chunk at offset %d: %w: a damaged chunk header, the chunk read", s.cpu, s.chunkOff, err)
-			case err != nil && s.lenient:
-				// The next chunk's offset is known from this one's
-				// header: only this chunk is lost (pass 93 F6: the rest
-				// of the CPU's data, 404 of 519 ms, was skipped).
-				s.chunkOff += 8 + int64(csize)
-				s.chunk, s.chunkPos = s.chunk[:0], 0
-				return holePage, fmt.Errorf("CPU %d chunk at offset %d: %w", s.cpu, s.chunkOff-8-int64(csize), err)
-			case err != nil:
-				return nil, fmt.Errorf("CPU %d chunk at offset %d: %w", s.cpu, s.chunkOff, err)
-			}
-			s.chunk = out
-			s.chunkOff += 8 + int64(csize)
-			s.chunkPos = 0
 		}
 		n := min(s.psize, len(s.chunk)-s.chunkPos)
 		src = s.chunk[s.chunkPos : s.chunkPos+n]
@@ -275,6 +242,122 @@ func (s *cpuStream) rawPage() ([]byte, error) {
 	}
 	s.off += n
 	return pg, nil
+}
+
+// nextChunk decompresses the CPU's next chunk into s.chunk: false at the
+// end of its chunks; hole the error of a chunk skipped as damaged
+// (lenient), err one that ends the CPU's data.
+func (s *cpuStream) nextChunk() (ok bool, hole, err error) {
+	if s.chunksLeft == 0 || s.resynced && s.chunkOff+8 > s.chunkEnd {
+		return false, nil, nil // (after a resync the count no longer holds: the data's end does)
+	}
+	s.chunksLeft--
+	at := s.chunkOff
+	h, err := s.f.readAt(at, 8)
+	if s.truncated > 0 && (err != nil || at+8 > s.chunkEnd || int64(s.f.order.Uint32(h)) > s.chunkEnd-at-8) {
+		return false, nil, s.cut(at, "chunks")
+	}
+	if err != nil || at+8 > s.chunkEnd {
+		return false, nil, corruptf("CPU %d: chunk header at offset %d beyond the CPU's data", s.cpu, at)
+	}
+	csize, usize := s.f.order.Uint32(h), s.f.order.Uint32(h[4:])
+	if int64(csize) > s.chunkEnd-at-8 || usize > maxMeta {
+		bad := corruptf("CPU %d: chunk at offset %d: %d compressed / %d bytes does not fit", s.cpu, at, csize, usize)
+		if q := s.resync(at + 8); s.lenient && q > 0 {
+			s.skipTo(q)
+			return true, fmt.Errorf("%w; read on at the next chunk, at offset %d", bad, q), nil
+		}
+		return false, nil, bad
+	}
+	c, err := s.f.readAt(at+8, int64(csize))
+	if err != nil {
+		return false, nil, err
+	}
+	out, err := s.f.decompress(c, int(usize), s.chunk)
+	var sizeErr *sizeMismatch
+	next := at + 8 + int64(csize)
+	switch {
+	case errors.As(err, &sizeErr) && len(out)%s.psize == 0:
+		// Whole pages, only the header's size differs: read (new-user
+		// pass 93 F6: such a chunk and the four after it dropped).
+		s.warnCommit = fmt.Errorf("CPU %d chunk at offset %d: %w: a damaged chunk header, the chunk read", s.cpu, at, err)
+	case err != nil && s.lenient:
+		// Only this chunk is lost: the next is where its header says,
+		// or, when no chunk begins there (its compressed size damaged),
+		// at the next place one does (new-user passes 93 F6 and 94 F3:
+		// the rest of the CPU's data, 404 of 519 ms, was skipped).
+		if !s.plausibleChunk(next) {
+			if q := s.resync(at + 8); q > 0 {
+				next = q
+			}
+		}
+		s.skipTo(next)
+		return true, fmt.Errorf("CPU %d chunk at offset %d: %w", s.cpu, at, err), nil
+	case err != nil:
+		return false, nil, fmt.Errorf("CPU %d chunk at offset %d: %w", s.cpu, at, err)
+	}
+	s.chunk, s.chunkOff, s.chunkPos = out, next, 0
+	return true, nil, nil
+}
+
+// skipTo goes on at the chunk at offset q, after one skipped as damaged.
+func (s *cpuStream) skipTo(q int64) {
+	if q != s.chunkOff+8+int64(s.f.order.Uint32(s.mustRead(s.chunkOff, 4))) {
+		s.resynced = true
+	}
+	s.chunkOff, s.chunk, s.chunkPos = q, s.chunk[:0], 0
+}
+
+// mustRead reads n bytes at off, zeros where the file has none.
+func (s *cpuStream) mustRead(off, n int64) []byte {
+	b, err := s.f.readAt(off, n)
+	if err != nil {
+		return make([]byte, n)
+	}
+	return b
+}
+
+// plausibleChunk reports whether a compressed chunk's header (u32
+// compressed size, u32 size) can begin at offset q: its data within the
+// CPU's, a size of whole pages, and the data starting as the codec's
+// streams do (zstd's frame magic 0xFD2FB528, RFC 8878 section 3.1.1;
+// zlib's CMF byte 0x78 for deflate with a 32 KiB window, RFC 1950 section
+// 2.2). The CPU data's end is plausible too (no chunk after).
+func (s *cpuStream) plausibleChunk(q int64) bool {
+	if q == s.chunkEnd {
+		return true
+	}
+	if q+12 > s.chunkEnd {
+		return false
+	}
+	h := s.mustRead(q, 12)
+	csize, usize := int64(s.f.order.Uint32(h)), s.f.order.Uint32(h[4:])
+	if csize < 4 || csize > s.chunkEnd-q-8 || usize == 0 || usize > maxMeta || int(usize)%s.psize != 0 {
+		return false
+	}
+	switch s.f.comp {
+	case "zstd":
+		return h[8] == 0x28 && h[9] == 0xb5 && h[10] == 0x2f && h[11] == 0xfd
+	case "zlib":
+		return h[8] == 0x78
+	}
+	return false
+}
+
+// resync returns the offset of the first place from offset from on where a
+// chunk can begin (plausibleChunk), reading up to 4 MiB; 0 when none does.
+func (s *cpuStream) resync(from int64) int64 {
+	end := min(s.chunkEnd, from+4<<20)
+	if end-from < 12 {
+		return 0
+	}
+	b := s.mustRead(from, end-from)
+	for i := 0; i+12 <= len(b); i++ {
+		if (b[i+8] == 0x28 || b[i+8] == 0x78) && s.plausibleChunk(from+int64(i)) {
+			return from + int64(i)
+		}
+	}
+	return 0
 }
 
 // header reads a page's time stamp and commit word; size is the bytes of
@@ -413,7 +496,7 @@ func (s *cpuStream) nextPage() (bool, error) {
 			s.tail = &pageDamage{page: s.pageNo, events: -1, why: lowered}
 		}
 		s.pos = 0
-		s.missed(pg, ts, commit, size)
+		s.missed(pg, commit, size)
 		return true, nil
 	}
 }
@@ -437,10 +520,10 @@ func (s *cpuStream) events(pg []byte, ts, commit uint64, size int) (data []byte,
 	return pg[l.dataOff : l.dataOff+n], nil
 }
 
-// missed notes the events the recorder lost before page pg (time stamp
-// ts), which its commit word's flags say, with their count when it is
-// stored after the commit's size bytes of events.
-func (s *cpuStream) missed(pg []byte, ts, commit uint64, size int) {
+// missed notes the events the recorder lost before page pg, which its
+// commit word's flags say, with their count when it is stored after the
+// commit's size bytes of events.
+func (s *cpuStream) missed(pg []byte, commit uint64, size int) {
 	if commit&missedEvents == 0 {
 		return
 	}
@@ -453,10 +536,6 @@ func (s *cpuStream) missed(pg []byte, ts, commit uint64, size int) {
 			s.lost = s.f.order.Uint64(pg[l.dataOff+size:])
 		}
 		s.lostUnknown = false
-	}
-	s.lostStart = s.lastTime
-	if !s.seen {
-		s.lostStart = int64(ts)
 	}
 }
 
@@ -536,11 +615,14 @@ func (s *cpuStream) dataEnd(pg []byte, from int) int {
 	return 0
 }
 
-// lookAhead is how many pages a stream reads ahead: timeAhead tells a
-// page with a damaged time from one to lookAhead-1 neighbouring pages whose
-// times are damaged (new-user pass 93 F4: two neighbouring pages 1 s ahead
-// were kept, and every later event of their CPU dropped as earlier).
-const lookAhead = 4
+// lookAhead is how many pages a stream reads ahead: timeAhead tells a run
+// of neighbouring pages with damaged times from the intact pages after it
+// when fewer pages are damaged than intact among the page and those ahead,
+// up to 8 neighbouring pages (new-user pass 93 F4 and 94 F1: two, three and
+// four neighbouring pages 1 s ahead were kept, and every later event of
+// their CPU dropped as earlier). The cost is 16 pages of memory per CPU and
+// a walk of each page's records as it is read ahead.
+const lookAhead = 16
 
 // timeAhead reports whether a page (time stamp ts, scanned as sc) has a
 // damaged time, and from which of its events on (cut) it is dropped, with
@@ -893,7 +975,6 @@ func (s *cpuStream) next() (bool, error) {
 		}
 		s.raw = raw
 		s.t = int64(s.ts)
-		s.lastTime, s.seen = s.t, true
 		return true, nil
 	}
 }
