@@ -404,7 +404,13 @@ func (r *Reader) line(line []byte) error {
 		delete(r.pendingLost, cpu)
 		start := r.lastTime[cpu]
 		if start < 0 {
-			start = p.time
+			// Lost before the CPU's first event (an overwriting
+			// buffer's oldest): from the trace's first event (new-user
+			// pass 94 F4: a window of no width).
+			start = min(r.firstTime, p.time)
+			if !r.started {
+				start = p.time
+			}
 		}
 		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: n, Start: start, End: p.time})
 		lost := trace.NewEvent(p.time, cpu, trace.KindLost)
@@ -601,8 +607,8 @@ func (r *Reader) checkEntries() {
 
 // header handles the non-event lines that carry facts: "cpus=N"
 // (trace-cmd report), "CPU:N [LOST M EVENTS]" (ftrace) and
-// "CPU:N [M EVENTS DROPPED]" (trace-cmd report). It reports whether the line
-// was one of them.
+// "CPU:N [M EVENTS DROPPED]" (trace-cmd report, with "NAME: " before it for
+// an instance). It reports whether the line was one of them.
 func (r *Reader) header(t []byte) bool {
 	if bytes.HasPrefix(t, []byte("cpus=")) {
 		if n, ok := num(bytes.TrimSpace(t[5:])); ok {
@@ -610,6 +616,12 @@ func (r *Reader) header(t []byte) bool {
 			return true
 		}
 		return false
+	}
+	if i := bytes.Index(t, []byte(": CPU:")); i > 0 && bytes.IndexByte(t[:i], ' ') < 0 {
+		// trace-cmd report of an instance ("NAME: CPU:1 [21911 EVENTS
+		// DROPPED]", as its event lines are prefixed: new-user pass 94
+		// F6 read it as a damaged line and counted nothing lost).
+		t = t[i+2:]
 	}
 	if !bytes.HasPrefix(t, []byte("CPU:")) {
 		return false

@@ -510,3 +510,28 @@ func TestLenientSkipCounted(t *testing.T) {
 		t.Errorf("%d wakeups, %d lost in the file; want 2 and 1 (warnings %v)", n, src.Meta().LostInFile, src.Meta().Warnings.List())
 	}
 }
+
+// TestInstanceDroppedLine (new-user pass 94 F6, F4): trace-cmd report of an
+// instance prefixes every line with "NAME: ", its "CPU:1 [5 EVENTS
+// DROPPED]" line too: 5 events lost on CPU 1 (not a damaged line), in a
+// window from the trace's first event (100.000001 s) to CPU 1's first
+// (100.000003 s), before which the overwriting buffer lost them.
+func TestInstanceDroppedLine(t *testing.T) {
+	in := "cpus=2\n" +
+		"inst:  a-10 [000] 100.000001: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n" +
+		"inst: CPU:1 [5 EVENTS DROPPED]\n" +
+		"inst:  a-10 [001] 100.000003: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
+	r := NewReader(strings.NewReader(in), "test")
+	if _, err := drain(r); err != nil {
+		t.Fatal(err)
+	}
+	want := []trace.LostWindow{{CPU: 1, Count: 5, Start: 100000001000, End: 100000003000}}
+	for _, w := range r.Meta().Warnings.List() {
+		if w.Key == "text-garbled-line" {
+			t.Errorf("warning %v", w)
+		}
+	}
+	if !slices.Equal(r.Meta().Lost, want) {
+		t.Errorf("lost windows %v, want %v", r.Meta().Lost, want)
+	}
+}
