@@ -37,6 +37,76 @@ import (
 // of order (timeAhead), and the reader drops it alone; otherwise the next
 // sample is, and the reader drops it when met, as before.
 
+// cpuOrder is a CPU's last samples in order (samples out of order left
+// out), up to aheadRun+1 of them: their times and offsets, oldest first.
+type cpuOrder struct {
+	t   [aheadRun + 1]int64
+	off [aheadRun + 1]int64
+	n   int
+}
+
+// aheadRun is the longest run of a CPU's samples stamped ahead that the
+// scan tells from a sample stamped back (new-user pass 94 F5: two and three
+// neighbouring samples pushed 1 s ahead were kept, and the CPU's 6886 good
+// samples after them dropped).
+const aheadRun = 8
+
+// timedOff is a sample's time and offset.
+type timedOff struct{ t, off int64 }
+
+// sample takes the CPU's next sample (time t at offset off) and returns
+// the samples before it that are stamped ahead. A sample earlier than the
+// last in order makes a run of the latest samples later than it: one such
+// sample with the one before it no later than t is stamped ahead (the
+// CPU's first sample too: no previous to tell by, and it is one sample
+// where the other way is all that follow it); a run of up to aheadRun
+// that rose from the sample before it by at least half as much as it
+// falls to t, as samples pushed ahead together do, is too. Otherwise t
+// is the one out of order (stamped back), left out here and dropped by
+// the reader.
+func (s *cpuOrder) sample(t, off int64) []timedOff {
+	if s.n == 0 || s.t[s.n-1] <= t {
+		s.push(t, off)
+		return nil
+	}
+	m := 0 // the latest samples later than t
+	for m < s.n && s.t[s.n-1-m] > t {
+		m++
+	}
+	before := s.n - 1 - m // the sample before the run (-1: none)
+	ahead := false
+	switch {
+	case m == s.n && s.n < len(s.t):
+		ahead = m == 1 // (the CPU's first sample alone: as before)
+	case m == 1:
+		ahead = true // (the one before it is no later than t)
+	case m < len(s.t) && before >= 0:
+		rise, fall := s.t[before+1]-s.t[before], s.t[s.n-1]-t
+		ahead = 2*rise >= fall
+	}
+	if !ahead {
+		return nil
+	}
+	out := make([]timedOff, m)
+	for i := range m {
+		out[i] = timedOff{s.t[before+1+i], s.off[before+1+i]}
+	}
+	s.n -= m
+	s.push(t, off)
+	return out
+}
+
+// push appends a sample in order, dropping the oldest when full.
+func (s *cpuOrder) push(t, off int64) {
+	if s.n == len(s.t) {
+		copy(s.t[:], s.t[1:])
+		copy(s.off[:], s.off[1:])
+		s.n--
+	}
+	s.t[s.n], s.off[s.n] = t, off
+	s.n++
+}
+
 // timeOutlier is a sample stamped ahead (Reader.timeAhead): its CPU and
 // time, and its CPU's next sample's time.
 type timeOutlier struct {
@@ -94,13 +164,6 @@ func (r *Reader) scanLost() {
 	for i := range last {
 		last[i] = -1
 	}
-	// Per CPU, the last two samples in order (the one before out of
-	// order ones left out) and the last one's offset.
-	type cpuOrder struct {
-		prev, cur int64
-		curOff    int64
-		n         int
-	}
 	order := make([]cpuOrder, ncpu)
 	o := r.end
 	budget := max(r.MaxPending/8, 1) // queued ahead: far below the window's bound
@@ -133,22 +196,12 @@ func (r *Reader) scanLost() {
 				if c := int(o.Uint32(rec[cpuOff:])); c < ncpu {
 					t := int64(o.Uint64(rec[timeOff:]))
 					last[c] = max(last[c], t)
-					s := &order[c]
-					switch {
-					case s.n == 0 || s.cur <= t:
-						s.prev, s.cur, s.curOff = s.cur, t, recOff
-					case s.n == 1 || s.prev <= t:
-						// cur is the one out of order (for the CPU's
-						// first sample: no previous to tell by, and
-						// it is one sample where the other way is all
-						// that follow it).
+					for _, a := range order[c].sample(t, recOff) {
 						if r.timeAhead == nil {
 							r.timeAhead = map[int64]timeOutlier{}
 						}
-						r.timeAhead[s.curOff] = timeOutlier{c, s.cur, t}
-						s.cur, s.curOff = t, recOff
+						r.timeAhead[a.off] = timeOutlier{c, a.t, t}
 					}
-					s.n++
 				}
 			case recLost:
 				if budget > 0 {

@@ -261,3 +261,55 @@ func TestZeroSizeSample(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPushedAhead (new-user pass 94 F5): three samples of one CPU in a
+// row (file order, from nice.2cpu.perf.data's 1000th sample on) pushed 1 s
+// ahead: the look-ahead scan finds the run, which rose from the sample
+// before it by as much as it falls to the next (1 s), and the reader drops
+// the three alone: three events fewer than the intact file, 3 lost in the
+// file. Before, the three were kept and the CPU's later samples dropped.
+func TestRunPushedAhead(t *testing.T) {
+	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
+	le := binary.LittleEndian
+	bad := append([]byte(nil), data...)
+	pos := int(le.Uint64(data[40:48]))
+	cpu, moved := -1, 0
+	for n := 0; moved < 3; {
+		typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
+		if typ == recSample {
+			n++
+			c := int(le.Uint32(bad[pos+40:])) // (perf sched record's layout: CPU at 40, TIME at 32)
+			if n >= 1000 && (cpu < 0 || c == cpu) {
+				cpu = c
+				le.PutUint64(bad[pos+32:], le.Uint64(bad[pos+32:])+1_000_000_000)
+				moved++
+			}
+		}
+		pos += size
+	}
+	count := func(b []byte) (int, *trace.Meta) {
+		path := filepath.Join(t.TempDir(), "f.perf.data")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r, err := NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := trace.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(evs), r.Meta()
+	}
+	whole, _ := count(data)
+	n, m := count(bad)
+	if n != whole-3 || m.LostInFile != 3 || strings.Contains(fmt.Sprint(m.Warnings.List()), "earlier than") {
+		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want three fewer, 3, the three alone dropped", n, whole, m.LostInFile, m.Warnings.List())
+	}
+}
