@@ -52,6 +52,7 @@ type Reader struct {
 	lastTime    []int64         // last event time per CPU (lost windows), -1 none
 	sameTime    [][]trace.Event // per CPU, the events at lastTime (duplicates)
 	before      []lastEvent     // per CPU, what undoing its last event needs
+	hist        [][]kept        // per CPU, its latest kept events (dropRun)
 	started     bool            // an event line was read; firstTime is its time
 	firstTime   int64
 	overwritten bool                 // the header says the ring buffer overwrote events
@@ -371,8 +372,9 @@ func (r *Reader) line(line []byte) error {
 		r.lastTime = append(r.lastTime, -1)
 		r.sameTime = append(r.sameTime, nil)
 		r.before = append(r.before, lastEvent{prevTime: -1})
+		r.hist = append(r.hist, nil)
 	}
-	if last := r.lastTime[cpu]; p.time < last && !r.dropOutlier(cpu, p.time) {
+	if last := r.lastTime[cpu]; p.time < last && !r.dropOutlier(cpu, p.time) && !r.dropRun(cpu, p.time) {
 		r.meta.Warnings.Add("text-time-backwards", "line %d: CPU %d: time %s s is before that CPU's previous event at %s s (damaged or repeated lines): event dropped",
 			r.lineNo, cpu, secs(p.time), secs(last))
 		r.meta.LostInFile++
@@ -433,6 +435,14 @@ func (r *Reader) line(line []byte) error {
 	}
 	r.lastEvent = max(r.lastEvent, p.time)
 	r.before[cpu] = lastEvent{prevTime: r.lastTime[cpu], line: r.lineNo, undoable: len(r.sameTime[cpu]) == 1 && !lostPushed}
+	if h := r.hist[cpu]; len(h) > 0 && h[len(h)-1].t == p.time {
+		h[len(h)-1].undoable = false // (more than one event at its time)
+	} else {
+		if len(h) == histLen {
+			h = append(h[:0], h[1:]...)
+		}
+		r.hist[cpu] = append(h, kept{p.time, r.lineNo, !lostPushed})
+	}
 	r.lastTime[cpu] = p.time
 	var named [2]trace.Event
 	for _, c := range named[:r.names.Changes(&ev, &named)] {
@@ -473,6 +483,36 @@ func (r *Reader) dropOutlier(cpu trace.CPU, t int64) bool {
 			return false
 		}
 	}
+	if !r.unqueue(cpu, last, t) {
+		return false // delivered already
+	}
+	r.meta.Warnings.Add("text-time-outlier", "event with a time out of line with its neighbours dropped: line %d, CPU %d, time %s s (the CPU's next event is at %s s)",
+		b.line, cpu, secs(last), secs(t))
+	r.meta.LostInFile++
+	r.lastTime[cpu], r.sameTime[cpu] = b.prevTime, r.sameTime[cpu][:0]
+	r.before[cpu].undoable = false
+	if h := r.hist[cpu]; len(h) > 0 {
+		r.hist[cpu] = h[:len(h)-1]
+	}
+	return true
+}
+
+// queued reports whether CPU cpu's event at time last (not a task-name
+// event) is still in the reorder buffer.
+func (r *Reader) queued(cpu trace.CPU, last int64) bool {
+	mask := len(r.ring) - 1
+	for i := r.n - 1; i >= 0 && r.ring[(r.head+i)&mask].Time >= last; i-- {
+		if e := r.ring[(r.head+i)&mask]; e.CPU == cpu && e.Time == last && e.Kind != trace.KindComm {
+			return true
+		}
+	}
+	return false
+}
+
+// unqueue takes CPU cpu's event at time last out of the reorder buffer,
+// with the task-name events queued right before it, which move to time t;
+// false when it was delivered already.
+func (r *Reader) unqueue(cpu trace.CPU, last, t int64) bool {
 	mask := len(r.ring) - 1
 	at := -1
 	for i := r.n - 1; i >= 0 && r.ring[(r.head+i)&mask].Time >= last; i-- {
@@ -483,7 +523,7 @@ func (r *Reader) dropOutlier(cpu trace.CPU, t int64) bool {
 		}
 	}
 	if at < 0 {
-		return false // delivered already
+		return false
 	}
 	// Remove it and the task-name events queued right before it (same
 	// CPU and time, pushed together); push those again at t.
@@ -510,11 +550,59 @@ func (r *Reader) dropOutlier(cpu trace.CPU, t int64) bool {
 	for _, e := range names {
 		r.push(e)
 	}
-	r.meta.Warnings.Add("text-time-outlier", "event with a time out of line with its neighbours dropped: line %d, CPU %d, time %s s (the CPU's next event is at %s s)",
-		b.line, cpu, secs(last), secs(t))
-	r.meta.LostInFile++
-	r.lastTime[cpu], r.sameTime[cpu] = b.prevTime, r.sameTime[cpu][:0]
-	r.before[cpu].undoable = false
+	return true
+}
+
+// histLen is how many of a CPU's latest kept events the reader remembers
+// to undo a run of them stamped ahead (dropRun).
+const histLen = 9
+
+// kept is one of a CPU's latest kept events: its time and line, and
+// whether it can be undone (the only event at its time, no lost window).
+type kept struct {
+	t        int64
+	line     int
+	undoable bool
+}
+
+// dropRun is dropOutlier for a run of 2 to histLen-2 of the CPU's latest
+// events later than t (new-user pass 94 F5: two lines 1 s ahead were kept
+// and the CPU's 13949 later events dropped): the run is stamped ahead when
+// it rose from the event before it by at least half as much as it falls
+// to t (as lines pushed ahead together do; a line stamped back has no such
+// rise), every event of it can be undone and is still queued. They are then
+// taken out, counted and warned of, and it reports true.
+func (r *Reader) dropRun(cpu trace.CPU, t int64) bool {
+	h := r.hist[cpu]
+	n, m := len(h), 0
+	for m < n && h[n-1-m].t > t {
+		m++
+	}
+	if m < 2 || m > n-1 || m > histLen-2 {
+		return false
+	}
+	before := h[n-1-m]
+	if 2*(h[n-m].t-before.t) < h[n-1].t-t {
+		return false
+	}
+	for _, k := range h[n-m:] {
+		if !k.undoable || !r.queued(cpu, k.t) {
+			return false
+		}
+	}
+	for i := n - 1; i >= n-m; i-- {
+		r.unqueue(cpu, h[i].t, t)
+		r.meta.Warnings.Add("text-time-outlier", "event with a time out of line with its neighbours dropped: line %d, CPU %d, time %s s (the CPU's next event is at %s s)",
+			h[i].line, cpu, secs(h[i].t), secs(t))
+		r.meta.LostInFile++
+	}
+	prev := int64(-1)
+	if n-m-2 >= 0 {
+		prev = h[n-m-2].t
+	}
+	r.lastTime[cpu], r.sameTime[cpu] = before.t, r.sameTime[cpu][:0]
+	r.before[cpu] = lastEvent{prevTime: prev, line: before.line, undoable: false}
+	r.hist[cpu] = h[:n-m]
 	return true
 }
 

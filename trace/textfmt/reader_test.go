@@ -535,3 +535,29 @@ func TestInstanceDroppedLine(t *testing.T) {
 		t.Errorf("lost windows %v, want %v", r.Meta().Lost, want)
 	}
 }
+
+// TestRunAheadText (new-user pass 94 F5): two lines of CPU 0 in a row
+// stamped 1 s ahead (101.000002, 101.000003 between 100.000001 and
+// 100.000004): the run rose from 100.000001 by as much as it falls to
+// 100.000004, so both are dropped (2 lost) and the lines after them kept.
+// Before, the two were kept and every later event of the CPU dropped.
+func TestRunAheadText(t *testing.T) {
+	line := func(ts string) string {
+		return "  a-10 [000] d..2. " + ts + ": sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
+	}
+	in := line("100.000001") + line("101.000002") + line("101.000003") + line("100.000004") + line("100.000005")
+	r := NewReader(strings.NewReader(in), "test")
+	evs, err := drain(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindWakeup {
+			times = append(times, e.Time)
+		}
+	}
+	if !slices.Equal(times, []int64{100000001000, 100000004000, 100000005000}) || r.Meta().LostInFile != 2 {
+		t.Errorf("wakeups at %v, %d lost in the file; want [100000001000 100000004000 100000005000], 2 (warnings %v)", times, r.Meta().LostInFile, r.Meta().Warnings.List())
+	}
+}
