@@ -729,7 +729,16 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn bool) {
 			n++
 		}
 	}
-	base := s.base()
+	// Before the CPU's first kept event there is no anchor: other CPUs'
+	// first pages can be far later (an overwriting buffer lost their
+	// oldest: new-user pass 94 F2, a first page 1 s ahead kept and 8799
+	// good events dropped as before the other CPU's start), so no page is
+	// held against them, each run starts with no gap, and of runs as good
+	// the one holding the current page counts.
+	base, anchored := s.base(), s.keptAny
+	if !anchored {
+		base = 0
+	}
 	// skip[m] is how long pages 0..m-1 last (their last event less their
 	// stamp): a run that leaves pages out leaves their time between its
 	// pages.
@@ -758,7 +767,10 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn bool) {
 		if spans[j].from < base || spans[j].to < spans[j].from {
 			continue
 		}
-		runs[j] = run{1, absDiff(spans[j].from, base+skip[j]), j == 0, j == 1 && n > 1 && tail != (span{})}
+		runs[j] = run{1, 0, j == 0, j == 1 && n > 1 && tail != (span{})}
+		if anchored {
+			runs[j].gap = absDiff(spans[j].from, base+skip[j])
+		}
 		for k := 0; k < j; k++ {
 			if runs[k].n > 0 && spans[k].to <= spans[j].from {
 				r := run{runs[k].n + 1, runs[k].gap + absDiff(spans[j].from, spans[k].to+skip[j]-skip[k+1]), runs[k].withHead, runs[k].withTail || j == 1 && tail != (span{})}
@@ -770,7 +782,7 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn bool) {
 	}
 	at := -1
 	for j := 0; j < n; j++ {
-		if runs[j].n > 0 && (at < 0 || !better(runs[at], runs[j])) {
+		if runs[j].n > 0 && (at < 0 || better(runs[j], runs[at]) || !better(runs[at], runs[j]) && (anchored || !runs[at].withHead)) {
 			at = j
 		}
 	}
