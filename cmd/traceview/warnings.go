@@ -314,11 +314,14 @@ func lostWindowsLine(counts []uint64) string {
 		// not the kernel's full buffers.
 		return fmt.Sprintf("%s where a CPU went unobserved (events lost, number unknown; the warnings above or -v say why); -v lists each window", plural(unknown, "window"))
 	}
-	s := fmt.Sprintf("%d events lost in %s", events, plural(len(counts)-unknown, "window"))
+	s := fmt.Sprintf("%d events lost in %s (records the kernel could not queue: the recorder's buffers were full)", events, plural(len(counts)-unknown, "window"))
 	if unknown > 0 {
-		s += fmt.Sprintf(", and %s where a CPU went unobserved (events lost, number unknown)", plural(unknown, "window"))
+		// (Those may have another cause: damage, a cut, a ring's start:
+		// new-user pass 95 N3 read a damaged page's window as full
+		// buffers.)
+		s += fmt.Sprintf(", and %s where a CPU went unobserved (events lost, number unknown; the warnings above or -v say why)", plural(unknown, "window"))
 	}
-	return s + " (records the kernel could not queue: the recorder's buffers were full); -v lists each window"
+	return s + "; -v lists each window"
 }
 
 // answerKey reports whether a warning's key is about a report's answer

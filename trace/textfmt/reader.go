@@ -375,7 +375,7 @@ func (r *Reader) line(line []byte) error {
 		r.hist = append(r.hist, nil)
 	}
 	if last := r.lastTime[cpu]; p.time < last && !r.dropOutlier(cpu, p.time) && !r.dropRun(cpu, p.time) {
-		r.meta.Warnings.Add("text-time-backwards", "line %d: CPU %d: time %s s is before that CPU's previous event at %s s (damaged or repeated lines): event dropped",
+		r.meta.Warnings.AddEach("text-time-backwards", "line %d: CPU %d: time %s s is before that CPU's previous event at %s s (damaged or repeated lines): event dropped",
 			r.lineNo, cpu, secs(p.time), secs(last))
 		r.meta.LostInFile++
 		return nil
@@ -486,7 +486,7 @@ func (r *Reader) dropOutlier(cpu trace.CPU, t int64) bool {
 	if !r.unqueue(cpu, last, t) {
 		return false // delivered already
 	}
-	r.meta.Warnings.Add("text-time-outlier", "event with a time out of line with its neighbours dropped: line %d, CPU %d, time %s s (the CPU's next event is at %s s)",
+	r.meta.Warnings.AddEach("text-time-outlier", "event with a time out of line with its neighbours dropped: line %d, CPU %d, time %s s (the CPU's next event is at %s s)",
 		b.line, cpu, secs(last), secs(t))
 	r.meta.LostInFile++
 	r.lastTime[cpu], r.sameTime[cpu] = b.prevTime, r.sameTime[cpu][:0]
@@ -592,7 +592,7 @@ func (r *Reader) dropRun(cpu trace.CPU, t int64) bool {
 	}
 	for i := n - 1; i >= n-m; i-- {
 		r.unqueue(cpu, h[i].t, t)
-		r.meta.Warnings.Add("text-time-outlier", "event with a time out of line with its neighbours dropped: line %d, CPU %d, time %s s (the CPU's next event is at %s s)",
+		r.meta.Warnings.AddEach("text-time-outlier", "event with a time out of line with its neighbours dropped: line %d, CPU %d, time %s s (the CPU's next event is at %s s)",
 			h[i].line, cpu, secs(h[i].t), secs(t))
 		r.meta.LostInFile++
 	}

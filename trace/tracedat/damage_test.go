@@ -349,3 +349,45 @@ func TestChunkSizeDamaged(t *testing.T) {
 		t.Errorf("switches %v, windows %v, warnings %v; want [1505 3005 4005 5005], %v", sws, r.Meta().Lost, r.Meta().Warnings.List(), want)
 	}
 }
+
+// TestFirstPagesBehind (new-user pass 95 N2): CPU 0's first two pages both
+// stamped 1 s early (1000 and 1500 instead of 1000001000 and 1000001500):
+// they end (1505) before CPU 1's first page (1000000500), 1000000495 ns
+// before CPU 0's third page (1000002000), more than their own 505 ns and
+// mostly before CPU 1's start: both dropped (2 lost), page 3 and CPU 1 read.
+func TestFirstPagesBehind(t *testing.T) {
+	swText, _ := testFormat(t, "sched_switch")
+	cpu0 := bytes.Join([][]byte{page(1000, -1, sw(t, 5)), page(1500, -1, sw(t, 5)), page(1000002000, -1, sw(t, 5))}, nil)
+	evs, meta, err := readBytes(buildV6([]string{swText}, "1 a\n2 b\n", [][]byte{cpu0, page(1000000500, -1, sw(t, 5))}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sws []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindSwitch {
+			sws = append(sws, e.Time)
+		}
+	}
+	if !slices.Equal(sws, []int64{1000000505, 1000002005}) || meta.LostInFile != 2 {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want [1000000505 1000002005], 2", sws, meta.LostInFile, meta.Warnings.List())
+	}
+}
+
+// TestDroppedPageKeepsMissed (new-user pass 95 N1): page 2, dropped for a
+// stamp 5 s ahead, says 7 events were lost before it (RB_MISSED_STORED):
+// the recorder's loss stands, a window of 7 on the CPU from its last kept
+// event (1010) to page 3 (3000), beside the page's 2 events lost in the
+// file.
+func TestDroppedPageKeepsMissed(t *testing.T) {
+	_, _, meta, err := damageTrace(t, false,
+		page(1000, -1, sw(t, 5), sw(t, 5)),
+		page(5000002000, 7, sw(t, 5), sw(t, 5)),
+		page(3000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []trace.LostWindow{{CPU: 0, Count: 7, Start: 1010, End: 3000}}
+	if !slices.Equal(meta.Lost, want) || meta.LostInFile != 2 {
+		t.Errorf("windows %v, lost in file %d; want %v, 2", meta.Lost, meta.LostInFile, want)
+	}
+}
