@@ -511,8 +511,10 @@ func (r *Reader) endWindows(evs []trace.Event, streams []*cpuStream, key, what s
 			continue
 		}
 		cpu := trace.CPU(s.cpu)
-		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Start: start, End: r.last})
-		evs = append(evs, trace.NewEvent(r.last, cpu, trace.KindLost))
+		r.meta.Lost = append(r.meta.Lost, trace.LostWindow{CPU: cpu, Count: s.endLost, Start: start, End: r.last})
+		ev := trace.NewEvent(r.last, cpu, trace.KindLost)
+		ev.Count, s.endLost = s.endLost, 0
+		evs = append(evs, ev)
 		cpus = append(cpus, s.cpu)
 	}
 	if len(cpus) > 0 {
@@ -527,6 +529,15 @@ func (r *Reader) endWindows(evs []trace.Event, streams []*cpuStream, key, what s
 // CPU's last pages damaged): the CPU is unobserved from there to the
 // trace's end (cutWindows).
 func (r *Reader) ended(s *cpuStream) {
+	if s.lost > 0 || s.lostUnknown {
+		// (The recorder's losses before the CPU's last pages, which
+		// were dropped as damaged: said with the window to the end.)
+		r.meta.Warnings.AddCount("tracedat-lost", int(min(s.lost, 1<<31)), "events lost in all", "trace.dat: CPU %d lost %d events before page %d", s.cpu, s.lost, s.pageNo)
+		s.endLost, s.lost, s.lostUnknown = s.lost, 0, false
+		if len(s.damage) == 0 {
+			r.skipped = append(r.skipped, s)
+		}
+	}
 	if s.gap && len(s.damage) == 0 {
 		s.gap = false
 		r.skipped = append(r.skipped, s)

@@ -138,7 +138,8 @@ type cpuStream struct {
 	// was): a later item earlier than it is damage (Reader.item).
 	kept    int64
 	keptAny bool
-	gap     bool // events were dropped since kept (Reader.item)
+	gap     bool   // events were dropped since kept (Reader.item)
+	endLost uint64 // the recorder's losses before the CPU's last pages, dropped as damaged (Reader.ended)
 }
 
 // pageDamage is a page (or the rest of one) the stream did not read: its
