@@ -578,11 +578,33 @@ func (r *Reader) dropRun(cpu trace.CPU, t int64) bool {
 	for m < n && h[n-1-m].t > t {
 		m++
 	}
-	if m < 2 || m > n-1 || m > histLen-2 {
+	if m < 2 || m > histLen-2 {
 		return false
 	}
-	before := h[n-1-m]
-	if 2*(h[n-m].t-before.t) < h[n-1].t-t {
+	var before kept
+	switch {
+	case m < n:
+		before = h[n-1-m]
+		if 2*(h[n-m].t-before.t) < h[n-1].t-t {
+			return false
+		}
+	case len(h) < histLen:
+		// The CPU's first lines, nothing before them: as dropOutlier
+		// for a first event, they are the ones out of line when t is
+		// nearer than they are to the other CPUs' clock (new-user pass
+		// 96 N6: a CPU's first three lines 1 s ahead kept, 8752 after
+		// them dropped).
+		ref := int64(-1)
+		for c, lt := range r.lastTime {
+			if trace.CPU(c) != cpu && lt > ref {
+				ref = lt
+			}
+		}
+		if ref < 0 || h[0].t-ref <= abs(t-ref) {
+			return false
+		}
+		before = kept{t: -1}
+	default:
 		return false
 	}
 	for _, k := range h[n-m:] {
@@ -600,7 +622,7 @@ func (r *Reader) dropRun(cpu trace.CPU, t int64) bool {
 	if n-m-2 >= 0 {
 		prev = h[n-m-2].t
 	}
-	r.lastTime[cpu], r.sameTime[cpu] = before.t, r.sameTime[cpu][:0]
+	r.lastTime[cpu], r.sameTime[cpu] = before.t, r.sameTime[cpu][:0] // (-1: no event of the CPU kept)
 	r.before[cpu] = lastEvent{prevTime: prev, line: before.line, undoable: false}
 	r.hist[cpu] = h[:n-m]
 	return true

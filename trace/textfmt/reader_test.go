@@ -561,3 +561,30 @@ func TestRunAheadText(t *testing.T) {
 		t.Errorf("wakeups at %v, %d lost in the file; want [100000001000 100000004000 100000005000], 2 (warnings %v)", times, r.Meta().LostInFile, r.Meta().Warnings.List())
 	}
 }
+
+// TestRunAheadFirstLines (new-user pass 96 N6): CPU 0's first three lines
+// stamped 1 s ahead (101.00000x), CPU 1's line at 100.000001 before them:
+// with nothing before the run, it is the one out of line as its first
+// line is further from the other CPU's clock (100.000001) than the next
+// line (100.000005) is: the three dropped, the lines after them kept.
+func TestRunAheadFirstLines(t *testing.T) {
+	line := func(cpu, ts string) string {
+		return "  a-10 [" + cpu + "] d..2. " + ts + ": sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
+	}
+	in := line("001", "100.000001") + line("000", "101.000002") + line("000", "101.000003") + line("000", "101.000004") +
+		line("000", "100.000005") + line("000", "100.000006")
+	r := NewReader(strings.NewReader(in), "test")
+	evs, err := drain(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindWakeup {
+			times = append(times, e.Time)
+		}
+	}
+	if !slices.Equal(times, []int64{100000001000, 100000005000, 100000006000}) || r.Meta().LostInFile != 3 {
+		t.Errorf("wakeups at %v, %d lost in the file; want [100000001000 100000005000 100000006000], 3 (warnings %v)", times, r.Meta().LostInFile, r.Meta().Warnings.List())
+	}
+}
