@@ -422,3 +422,25 @@ func TestCommitContradictedCount(t *testing.T) {
 		t.Errorf("warnings %v; want page 2's damaged commit named", ws)
 	}
 }
+
+// TestPagesAheadBeforeLast (new-user pass 96 N4): of six pages, the three
+// before the last stamped 1 s ahead. Near the CPU's end fewer intact pages
+// follow (one) than the damaged run holds (three), but the run begins
+// after the whole of the last page, which comes later in the file and
+// abuts the CPU's last kept event (2010): the three are dropped (6 events
+// lost), the last page kept (6005).
+func TestPagesAheadBeforeLast(t *testing.T) {
+	sws, _, meta, err := damageTrace(t, false,
+		page(1000, -1, sw(t, 5), sw(t, 5)),
+		page(2000, -1, sw(t, 5), sw(t, 5)),
+		page(1000003000, -1, sw(t, 5), sw(t, 5)),
+		page(1000004000, -1, sw(t, 5), sw(t, 5)),
+		page(1000005000, -1, sw(t, 5), sw(t, 5)),
+		page(6000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sws, []int64{1005, 1010, 2005, 2010, 6005}) || meta.LostInFile != 6 {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want [1005 1010 2005 2010 6005], 6", sws, meta.LostInFile, meta.Warnings.List())
+	}
+}

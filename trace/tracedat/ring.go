@@ -782,6 +782,7 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn bool) {
 		n                  int
 		gap                uint64
 		withHead, withTail bool
+		from, firstGap     uint64 // its first page's stamp and gap from base
 	}
 	better := func(a, b run) bool { return a.n > b.n || a.n == b.n && a.gap < b.gap }
 	var runs [lookAhead + 2]run
@@ -789,13 +790,16 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn bool) {
 		if spans[j].from < base || spans[j].to < spans[j].from {
 			continue
 		}
-		runs[j] = run{1, 0, j == 0, j == 1 && n > 1 && tail != (span{})}
+		runs[j] = run{n: 1, withHead: j == 0, withTail: j == 1 && n > 1 && tail != (span{}), from: spans[j].from}
 		if anchored {
 			runs[j].gap = absDiff(spans[j].from, base+skip[j])
+			runs[j].firstGap = runs[j].gap
 		}
 		for k := 0; k < j; k++ {
 			if runs[k].n > 0 && spans[k].to <= spans[j].from {
-				r := run{runs[k].n + 1, runs[k].gap + absDiff(spans[j].from, spans[k].to+skip[j]-skip[k+1]), runs[k].withHead, runs[k].withTail || j == 1 && tail != (span{})}
+				r := runs[k]
+				r.n, r.gap = r.n+1, r.gap+absDiff(spans[j].from, spans[k].to+skip[j]-skip[k+1])
+				r.withTail = r.withTail || j == 1 && tail != (span{})
 				if better(r, runs[j]) {
 					runs[j] = r
 				}
@@ -810,6 +814,19 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn bool) {
 	}
 	if at < 0 {
 		return true, true // (nothing is at or after base: Reader.item drops what is earlier)
+	}
+	// A longest run that begins after the whole of another run, which
+	// comes later in the file and abuts the CPU's last kept event better,
+	// jumped ahead: pages moved ahead by d leave a gap of d after the last
+	// kept event. Near a CPU's end fewer intact pages follow than a damaged
+	// run holds (new-user pass 96 N4: three pages before the last 1 s
+	// ahead kept, the last dropped, and 1 s of busy time made up).
+	if anchored {
+		for j := 0; j < n; j++ {
+			if runs[j].n > 0 && spans[j].to <= runs[at].from && runs[j].firstGap < runs[at].firstGap {
+				at = j
+			}
+		}
 	}
 	return runs[at].withHead, runs[at].withTail || tail == (span{})
 }
