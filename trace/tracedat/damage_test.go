@@ -444,3 +444,23 @@ func TestPagesAheadBeforeLast(t *testing.T) {
 		t.Errorf("switches %v, lost in file %d, warnings %v; want [1005 1010 2005 2010 6005], 6", sws, meta.LostInFile, meta.Warnings.List())
 	}
 }
+
+// TestCommitZeroRecordsThenGarbage (new-user pass 96 N5): page 1's commit
+// word made 0 (its loss flags with it), its two records followed by a
+// word that does not parse (the loss count the flags no longer say is
+// there): the records up to it are read (1005, 1010) and only the rest is
+// dropped, the CPU unobserved from 1010 to page 2 (2000).
+func TestCommitZeroRecordsThenGarbage(t *testing.T) {
+	p1 := page(1000, -1, sw(t, 5), sw(t, 5))
+	two := 2 * len(sw(t, 5))
+	binary.LittleEndian.PutUint64(p1[8:], 0)
+	binary.LittleEndian.PutUint32(p1[16+two:], 0xffffffe0) // (type_len 0, a length far past the page)
+	sws, _, meta, err := damageTrace(t, false, p1, page(2000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []trace.LostWindow{{CPU: 0, Start: 1010, End: 2000}}
+	if !slices.Equal(sws, []int64{1005, 1010, 2005}) || !slices.Equal(meta.Lost, want) {
+		t.Errorf("switches %v, windows %v; want [1005 1010 2005], %v", sws, meta.Lost, want)
+	}
+}

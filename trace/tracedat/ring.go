@@ -524,6 +524,14 @@ func (s *cpuStream) events(pg []byte, ts, commit uint64, size int) (data []byte,
 		return data, nil
 	}
 	if sc := s.scan(pg[l.dataOff:l.dataOff+n], ts); sc.err != nil {
+		if sc.good > size {
+			// Records that parse past the commit, then bytes that do
+			// not (a count the damaged commit's flags no longer say is
+			// there): the records read (new-user pass 96 N5: a first
+			// page with commit 0 read as nothing, its CPU's window of
+			// no width).
+			return pg[l.dataOff : l.dataOff+sc.good], fmt.Errorf("CPU %d page %d: the commit says %d bytes of events, and records run on to %d, then %d bytes that do not parse as records (the kernel zeroes a page past its commit): a damaged commit, the records read, the rest dropped (how many events it held is unknown)", s.cpu, s.pageNo, size, sc.good, n-sc.good)
+		}
 		return data, fmt.Errorf("CPU %d page %d: the commit says %d bytes of events, and %d bytes of data follow it (the kernel zeroes a page past its commit), which do not parse as records: a damaged page, its data after the commit dropped (how many events it held is unknown)", s.cpu, s.pageNo, size, n-size)
 	}
 	s.warnCommit = fmt.Errorf("CPU %d page %d: the commit says %d bytes of events, and records run on to %d (the kernel zeroes a page past its commit): a damaged commit, the page read to %d", s.cpu, s.pageNo, size, n, n)
