@@ -464,3 +464,23 @@ func TestCommitZeroRecordsThenGarbage(t *testing.T) {
 		t.Errorf("switches %v, windows %v; want [1005 1010 2005], %v", sws, meta.Lost, want)
 	}
 }
+
+// TestStoredCountDamaged (new-user pass 97 F2, F3): page 2 of three says
+// events were lost before it, with a stored count of 0 (the kernel stores
+// one only for a loss) and then of 5e12 (more than one a nanosecond of the
+// 1 us before it): either is a damaged count, the loss of unknown size (a
+// Count 0 window) and a warning, never the number.
+func TestStoredCountDamaged(t *testing.T) {
+	for _, n := range []int64{0, 5e12} {
+		p2 := page(2000, 1, sw(t, 5))
+		binary.LittleEndian.PutUint64(p2[16+len(sw(t, 5)):], uint64(n))
+		_, _, meta, err := damageTrace(t, false, page(1000, -1, sw(t, 5)), p2, page(3000, -1, sw(t, 5)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []trace.LostWindow{{CPU: 0, Start: 1005, End: 2000}}
+		if !slices.Equal(meta.Lost, want) || !strings.Contains(fmt.Sprint(meta.Warnings.List()), "a damaged count") {
+			t.Errorf("count %d: windows %v, warnings %v; want %v and the count named damaged", n, meta.Lost, meta.Warnings.List(), want)
+		}
+	}
+}

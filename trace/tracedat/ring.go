@@ -547,12 +547,20 @@ func (s *cpuStream) missed(pg []byte, commit uint64, size int) {
 	}
 	l := s.layout
 	if commit&missedStored != 0 && l.dataOff+size+l.commitSize <= len(pg) {
+		var n uint64
 		if l.commitSize == 4 {
-			s.lost += uint64(s.f.order.Uint32(pg[l.dataOff+size:]))
+			n = uint64(s.f.order.Uint32(pg[l.dataOff+size:]))
 		} else {
-			s.lost += s.f.order.Uint64(pg[l.dataOff+size:])
+			n = s.f.order.Uint64(pg[l.dataOff+size:])
 		}
-		return
+		if n > 0 {
+			s.lost += n
+			return
+		}
+		// The kernel stores a count only for a loss (ring_buffer_read_page:
+		// "if (missed_events)"): a stored 0 is damage (new-user pass 97
+		// F2: flags set, count 0, no loss said, exit 0).
+		s.warnCommit = fmt.Errorf("CPU %d page %d: the missed-events flags say a count is stored, and it is 0 (the kernel stores one only for a loss): a damaged count, the loss taken as of unknown size", s.cpu, s.pageNo)
 	}
 	s.lostUnknown = true
 }
