@@ -441,7 +441,7 @@ func (r *Reader) line(line []byte) error {
 		if len(h) == histLen {
 			h = append(h[:0], h[1:]...)
 		}
-		r.hist[cpu] = append(h, kept{p.time, r.lineNo, !lostPushed})
+		r.hist[cpu] = append(h, kept{p.time, r.lineNo, true}) // (a loss marker before it moves with it: unqueue)
 	}
 	r.lastTime[cpu] = p.time
 	var named [2]trace.Event
@@ -525,13 +525,21 @@ func (r *Reader) unqueue(cpu trace.CPU, last, t int64) bool {
 	if at < 0 {
 		return false
 	}
-	// Remove it and the task-name events queued right before it (same
-	// CPU and time, pushed together); push those again at t.
+	// Remove it and the task-name events and lost-event marker queued
+	// right before it (same CPU and time, pushed together); push those
+	// again at t, and end the marker's window there.
 	start := at
 	for start > 0 {
 		e := r.ring[(r.head+start-1)&mask]
-		if e.CPU != cpu || e.Time != last || e.Kind != trace.KindComm {
+		if e.CPU != cpu || e.Time != last || e.Kind != trace.KindComm && e.Kind != trace.KindLost {
 			break
+		}
+		if e.Kind == trace.KindLost {
+			for i := range r.meta.Lost {
+				if l := &r.meta.Lost[i]; l.CPU == cpu && l.End == last {
+					l.End, l.Start = t, min(l.Start, t)
+				}
+			}
 		}
 		start--
 	}
@@ -565,8 +573,9 @@ type kept struct {
 	undoable bool
 }
 
-// dropRun is dropOutlier for a run of 2 to histLen-2 of the CPU's latest
-// events later than t (new-user pass 94 F5: two lines 1 s ahead were kept
+// dropRun is dropOutlier for a run of 1 to histLen-2 of the CPU's latest
+// events later than t (one when dropOutlier could not undo it: it brought
+// a loss marker, which moves with the undo) (new-user pass 94 F5: two lines 1 s ahead were kept
 // and the CPU's 13949 later events dropped): the run is stamped ahead when
 // it rose from the event before it by at least half as much as it falls
 // to t (as lines pushed ahead together do; a line stamped back has no such
@@ -578,8 +587,8 @@ func (r *Reader) dropRun(cpu trace.CPU, t int64) bool {
 	for m < n && h[n-1-m].t > t {
 		m++
 	}
-	if m < 2 || m > histLen-2 {
-		return false
+	if m < 1 || m > histLen-2 {
+		return false // (one: dropOutlier's, but for an event that brought a loss marker)
 	}
 	var before kept
 	switch {

@@ -588,3 +588,31 @@ func TestRunAheadFirstLines(t *testing.T) {
 		t.Errorf("wakeups at %v, %d lost in the file; want [100000001000 100000005000 100000006000], 3 (warnings %v)", times, r.Meta().LostInFile, r.Meta().Warnings.List())
 	}
 }
+
+// TestOutlierWithLossMarker (new-user pass 97 F1): CPU 1's first line
+// comes after a "CPU:1 [LOST 5 EVENTS]" line, and its time is 1 s ahead
+// (101.000002): it carries the loss's marker, and is dropped all the same
+// (further from CPU 0's clock, 100.000001, than CPU 1's next line,
+// 100.000003, is), the loss window moved to end at that next line. Before,
+// the line was kept and CPU 1's later lines dropped.
+func TestOutlierWithLossMarker(t *testing.T) {
+	line := func(cpu, ts string) string {
+		return "  a-10 [" + cpu + "] d..2. " + ts + ": sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
+	}
+	in := line("000", "100.000001") + "CPU:1 [LOST 5 EVENTS]\n" + line("001", "101.000002") + line("001", "100.000003") + line("001", "100.000004")
+	r := NewReader(strings.NewReader(in), "test")
+	evs, err := drain(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindWakeup {
+			times = append(times, e.Time)
+		}
+	}
+	want := []trace.LostWindow{{CPU: 1, Count: 5, Start: 100000001000, End: 100000003000}}
+	if !slices.Equal(times, []int64{100000001000, 100000003000, 100000004000}) || r.Meta().LostInFile != 1 || !slices.Equal(r.Meta().Lost, want) {
+		t.Errorf("wakeups at %v, %d lost in the file, windows %v; want [100000001000 100000003000 100000004000], 1, %v", times, r.Meta().LostInFile, r.Meta().Lost, want)
+	}
+}
