@@ -247,19 +247,8 @@ func (r *Reader) queueLostAhead(rec []byte, last []int64, budget *int) {
 // ahead further on, which the reader then kept and dropped the CPU's next
 // 19 events for (new-user pass 91 F3).
 func (r *Reader) sampleFrame(b []byte, size int, ids *idCache) int {
-	a := r.attrOfSampleCached(b[:size], ids)
-	if a == nil || !a.layout.fixed {
-		return size
-	}
-	l := &a.layout
-	if l.raw+4 > len(b) {
-		return size
-	}
-	end := a.sampleEnd(l.raw + 4 + int(r.end.Uint32(b[l.raw:])))
-	if end <= 0 || end == size || end+8 > len(b) || !plausibleRecord(r.end.Uint32(b[end:]), int(r.end.Uint16(b[end+6:]))) {
-		return size
-	}
-	if end > size && (size+8 > len(b) || plausibleRecord(r.end.Uint32(b[size:]), int(r.end.Uint16(b[size+6:])))) {
+	end := r.fieldsEnd(b, ids)
+	if end <= 0 || end == size || !r.headerAt(b, end) || end > size && (size+8 > len(b) || r.headerAt(b, size)) {
 		return size
 	}
 	return end

@@ -13,6 +13,37 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
+// niceTrace returns a copy of nice.2cpu.perf.data, a perf sched record
+// file (its samples' TIME at byte 32, CPU at 40), to damage.
+func niceTrace(t *testing.T) []byte {
+	t.Helper()
+	return bytes.Clone(testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data")))
+}
+
+// readBack reads the perf.data b to its end, from a file (mapped: the
+// look-ahead scan runs on mapped files only) or as a stream, and returns
+// its events and Meta; an error fails the test.
+func readBack(t *testing.T, b []byte, mapped bool) ([]trace.Event, *trace.Meta) {
+	t.Helper()
+	var evs []trace.Event
+	var r *Reader
+	var err error
+	if mapped {
+		path := filepath.Join(t.TempDir(), "f.perf.data")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r = openReader(t, path)
+		evs, err = trace.ReadAll(r)
+	} else {
+		evs, r, err = drain(b, false)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return evs, r.Meta()
+}
+
 // TestOversizedSample (new-user pass 89 F1: one flipped byte of a
 // sched_switch's size made it 65384 bytes, 610 records inside it skipped
 // without a word and a 293 ms delay measured across them): the size of
@@ -23,47 +54,17 @@ import (
 // warning. Read as a stream (bytes.Reader: not mapped), the same: the
 // bytes after its fields are read again before the rest.
 func TestOversizedSample(t *testing.T) {
-	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
+	data := niceTrace(t)
 	le := binary.LittleEndian
 	damage := func(add int) []byte {
-		bad := append([]byte(nil), data...)
-		pos := int(le.Uint64(data[40:48])) // perf_file_header.data.offset
-		for n := 0; ; {
-			typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
-			if typ == recSample {
-				if n++; n == 200 {
-					if add == -1 { // onto the start of the record after next
-						add = int(le.Uint16(bad[pos+size+6:]))
-					}
-					le.PutUint16(bad[pos+6:], uint16(size+add))
-					return bad
-				}
-			}
-			pos += size
+		bad := bytes.Clone(data)
+		pos := nthSample(t, bad, 199)
+		size := int(le.Uint16(bad[pos+6:]))
+		if add == -1 { // onto the start of the record after next
+			add = int(le.Uint16(bad[pos+size+6:]))
 		}
-	}
-	read := func(in any) ([]trace.Event, *trace.Meta) {
-		var r *Reader
-		var err error
-		switch in := in.(type) {
-		case string:
-			f, ferr := os.Open(in)
-			if ferr != nil {
-				t.Fatal(ferr)
-			}
-			defer f.Close()
-			r, err = NewReader(f)
-		case []byte:
-			r, err = NewReader(bytes.NewReader(in))
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs, err := trace.ReadAll(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return evs, r.Meta()
+		le.PutUint16(bad[pos+6:], uint16(size+add))
+		return bad
 	}
 	warning := func(m *trace.Meta) string {
 		for _, w := range m.Warnings.List() {
@@ -73,7 +74,7 @@ func TestOversizedSample(t *testing.T) {
 		}
 		return ""
 	}
-	whole, _ := read(data)
+	whole, _ := readBack(t, data, false)
 	same := func(evs []trace.Event) bool {
 		if len(evs) != len(whole) {
 			return false
@@ -94,18 +95,14 @@ func TestOversizedSample(t *testing.T) {
 	// 60 % of the trace unread), a mapped file reads it whole.
 	for _, add := range []int{4096, 8, -1, -16} {
 		bad := damage(add)
-		path := filepath.Join(t.TempDir(), "bad.perf.data")
-		if err := os.WriteFile(path, bad, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		mapped, m := read(path)
+		mapped, m := readBack(t, bad, true)
 		if w := warning(m); !strings.Contains(w, "read on from offset") || !same(mapped) {
 			t.Errorf("+%d, mapped: %d events (intact %d), warning %q; want the same events and the record re-framed", add, len(mapped), len(whole), w)
 		}
 		if add == -16 {
 			continue // (a stream cannot read the rest of a record its size cut short)
 		}
-		stream, m := read(bad)
+		stream, m := readBack(t, bad, false)
 		if w := warning(m); !strings.Contains(w, "read on from offset") || !same(stream) {
 			t.Errorf("+%d, stream: %d events (intact %d), warning %q; want the same events and the record re-framed", add, len(stream), len(whole), w)
 		}
@@ -117,35 +114,13 @@ func TestOversizedSample(t *testing.T) {
 // first field) changed makes it match no attribute: skipped, warned, and
 // counted lost in the file (LostInFile 1), one event fewer.
 func TestUnknownSampleID(t *testing.T) {
-	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
-	le := binary.LittleEndian
-	bad := append([]byte(nil), data...)
-	pos := int(le.Uint64(data[40:48]))
-	for n := 0; ; {
-		typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
-		if typ == recSample {
-			if n++; n == 200 {
-				bad[pos+8+7] ^= 0xff // the id's high byte
-				break
-			}
-		}
-		pos += size
-	}
-	count := func(b []byte) (int, *trace.Meta) {
-		r, err := NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs, err := trace.ReadAll(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(evs), r.Meta()
-	}
-	whole, _ := count(data)
-	n, m := count(bad)
-	if n != whole-1 || m.LostInFile != 1 || !strings.Contains(fmt.Sprint(m.Warnings.List()), "unknown sample id") {
-		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want one fewer, counted, warned", n, whole, m.LostInFile, m.Warnings.List())
+	data := niceTrace(t)
+	bad := bytes.Clone(data)
+	bad[nthSample(t, bad, 199)+8+7] ^= 0xff // the id's high byte
+	whole, _ := readBack(t, data, false)
+	evs, m := readBack(t, bad, false)
+	if len(evs) != len(whole)-1 || m.LostInFile != 1 || !strings.Contains(fmt.Sprint(m.Warnings.List()), "unknown sample id") {
+		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want one fewer, counted, warned", len(evs), len(whole), m.LostInFile, m.Warnings.List())
 	}
 }
 
@@ -159,47 +134,18 @@ func TestUnknownSampleID(t *testing.T) {
 // from inside records, missed it, and the reader kept the outlier and
 // dropped the CPU's good samples after it (19 in pass 91's file).
 func TestSizeThenTimeAhead(t *testing.T) {
-	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
+	data := niceTrace(t)
 	le := binary.LittleEndian
-	bad := append([]byte(nil), data...)
-	pos := int(le.Uint64(data[40:48]))
-	for n := 0; n < 1000; {
-		typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
-		if typ == recSample {
-			switch n++; n {
-			case 200:
-				le.PutUint16(bad[pos+6:], uint16(size+8))
-			case 1000:
-				le.PutUint64(bad[pos+32:], le.Uint64(bad[pos+32:])+50_000_000) // (perf sched record's layout: TIME at 32)
-			}
-		}
-		pos += size
-	}
-	count := func(b []byte) (int, *trace.Meta) {
-		path := filepath.Join(t.TempDir(), "f.perf.data")
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(path) // (mapped: the scan runs on mapped files only)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		r, err := NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs, err := trace.ReadAll(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(evs), r.Meta()
-	}
-	whole, _ := count(data)
-	n, m := count(bad)
+	bad := bytes.Clone(data)
+	late := nthSample(t, bad, 999) // (before the size damage shifts the framing)
+	le.PutUint64(bad[late+32:], le.Uint64(bad[late+32:])+50_000_000)
+	at := nthSample(t, bad, 199)
+	le.PutUint16(bad[at+6:], le.Uint16(bad[at+6:])+8)
+	whole, _ := readBack(t, data, true)
+	evs, m := readBack(t, bad, true)
 	ws := fmt.Sprint(m.Warnings.List())
-	if n != whole-1 || m.LostInFile != 1 || !strings.Contains(ws, "a damaged time, dropped") || strings.Contains(ws, "earlier than") {
-		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want one fewer, 1, the sample pushed ahead dropped alone", n, whole, m.LostInFile, ws)
+	if len(evs) != len(whole)-1 || m.LostInFile != 1 || !strings.Contains(ws, "a damaged time, dropped") || strings.Contains(ws, "earlier than") {
+		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want one fewer, 1, the sample pushed ahead dropped alone", len(evs), len(whole), m.LostInFile, ws)
 	}
 }
 
@@ -211,50 +157,13 @@ func TestSizeThenTimeAhead(t *testing.T) {
 // damaged-record-size warning. Before, the read stopped there with 403 KB
 // unread.
 func TestZeroSizeSample(t *testing.T) {
-	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
-	le := binary.LittleEndian
-	read := func(bad []byte, mapped bool) ([]trace.Event, *trace.Meta) {
-		var r *Reader
-		var err error
-		if mapped {
-			path := filepath.Join(t.TempDir(), "f.perf.data")
-			if err := os.WriteFile(path, bad, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			f, ferr := os.Open(path)
-			if ferr != nil {
-				t.Fatal(ferr)
-			}
-			defer f.Close()
-			r, err = NewReader(f)
-		} else {
-			r, err = NewReader(bytes.NewReader(bad))
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs, err := trace.ReadAll(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return evs, r.Meta()
-	}
-	whole, _ := read(data, false)
+	data := niceTrace(t)
+	whole, _ := readBack(t, data, false)
 	for _, size := range []uint16{0, 8} {
-		bad := append([]byte(nil), data...)
-		pos := int(le.Uint64(data[40:48]))
-		for n := 0; ; {
-			typ, sz := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
-			if typ == recSample {
-				if n++; n == 200 {
-					le.PutUint16(bad[pos+6:], size)
-					break
-				}
-			}
-			pos += sz
-		}
+		bad := bytes.Clone(data)
+		binary.LittleEndian.PutUint16(bad[nthSample(t, bad, 199)+6:], size)
 		for _, mapped := range []bool{true, false} {
-			evs, m := read(bad, mapped)
+			evs, m := readBack(t, bad, mapped)
 			if len(evs) != len(whole) || !strings.Contains(fmt.Sprint(m.Warnings.List()), fmt.Sprintf("says %d bytes, and its fields end after", size)) {
 				t.Errorf("size %d, mapped %v: %d events (intact %d), warnings %v", size, mapped, len(evs), len(whole), m.Warnings.List())
 			}
@@ -269,48 +178,22 @@ func TestZeroSizeSample(t *testing.T) {
 // the three alone: three events fewer than the intact file, 3 lost in the
 // file. Before, the three were kept and the CPU's later samples dropped.
 func TestRunPushedAhead(t *testing.T) {
-	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
+	data := niceTrace(t)
 	le := binary.LittleEndian
-	bad := append([]byte(nil), data...)
-	pos := int(le.Uint64(data[40:48]))
-	cpu, moved := -1, 0
-	for n := 0; moved < 3; {
-		typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
-		if typ == recSample {
-			n++
-			c := int(le.Uint32(bad[pos+40:])) // (perf sched record's layout: CPU at 40, TIME at 32)
-			if n >= 1000 && (cpu < 0 || c == cpu) {
-				cpu = c
-				le.PutUint64(bad[pos+32:], le.Uint64(bad[pos+32:])+1_000_000_000)
-				moved++
-			}
+	bad := bytes.Clone(data)
+	cpu, moved := uint32(0), 0
+	for n := 999; moved < 3; n++ {
+		at := nthSample(t, bad, n)
+		if c := le.Uint32(bad[at+40:]); moved == 0 || c == cpu {
+			cpu = c
+			le.PutUint64(bad[at+32:], le.Uint64(bad[at+32:])+1_000_000_000)
+			moved++
 		}
-		pos += size
 	}
-	count := func(b []byte) (int, *trace.Meta) {
-		path := filepath.Join(t.TempDir(), "f.perf.data")
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		r, err := NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs, err := trace.ReadAll(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(evs), r.Meta()
-	}
-	whole, _ := count(data)
-	n, m := count(bad)
-	if n != whole-3 || m.LostInFile != 3 || strings.Contains(fmt.Sprint(m.Warnings.List()), "earlier than") {
-		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want three fewer, 3, the three alone dropped", n, whole, m.LostInFile, m.Warnings.List())
+	whole, _ := readBack(t, data, true)
+	evs, m := readBack(t, bad, true)
+	if len(evs) != len(whole)-3 || m.LostInFile != 3 || strings.Contains(fmt.Sprint(m.Warnings.List()), "earlier than") {
+		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want three fewer, 3, the three alone dropped", len(evs), len(whole), m.LostInFile, m.Warnings.List())
 	}
 }
 
@@ -320,28 +203,9 @@ func TestRunPushedAhead(t *testing.T) {
 // sample with a damaged header: skipped, counted lost (1), warned as
 // damage (damaged-record-type). Before, "unknown record type", lost 0.
 func TestDamagedSampleType(t *testing.T) {
-	data := testtraces.Load(t, filepath.Join(testtraces.Repo(t), "nice.2cpu.perf.data"))
-	le := binary.LittleEndian
-	bad := append([]byte(nil), data...)
-	pos := int(le.Uint64(data[40:48]))
-	for n := 0; ; {
-		typ, size := le.Uint32(bad[pos:]), int(le.Uint16(bad[pos+6:]))
-		if typ == recSample {
-			if n++; n == 200 {
-				le.PutUint32(bad[pos:], 16393)
-				break
-			}
-		}
-		pos += size
-	}
-	r, err := NewReader(bytes.NewReader(bad))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := trace.ReadAll(r); err != nil {
-		t.Fatal(err)
-	}
-	m := r.Meta()
+	bad := niceTrace(t)
+	binary.LittleEndian.PutUint32(bad[nthSample(t, bad, 199):], 16393)
+	_, m := readBack(t, bad, false)
 	if m.LostInFile != 1 || !strings.Contains(fmt.Sprint(m.Warnings.List()), "holds a sample's fields: a damaged header") {
 		t.Errorf("%d lost in the file, warnings %v; want 1, the damaged type named", m.LostInFile, m.Warnings.List())
 	}

@@ -1177,11 +1177,7 @@ func (r *Reader) handle(rec []byte, off int64) error {
 // sample of one of the file's attributes: its id names the attribute, and
 // its fields, up to RAW and after, end where its size does.
 func (r *Reader) looksLikeSample(rec []byte) bool {
-	a := r.attrOfSampleCached(rec, &r.idCache)
-	if a == nil || !a.layout.fixed || a.layout.raw+4 > len(rec) {
-		return false
-	}
-	return a.sampleEnd(a.layout.raw+4+int(r.end.Uint32(rec[a.layout.raw:]))) == len(rec)
+	return r.fieldsEnd(rec, &r.idCache) == len(rec)
 }
 
 // headerAttr handles a pipe-mode PERF_RECORD_HEADER_ATTR: the attribute,
@@ -1296,12 +1292,8 @@ const maxFileSize = 1 << 40
 // stopped the read with 403 KB unread, though other wrong sizes of the same
 // sample were read past by its fields (new-user pass 93 F7).
 func (r *Reader) shortSample(b []byte, size int) int {
-	a := r.attrOfSampleCached(b, &r.idCache)
-	if a == nil || !a.layout.fixed || a.layout.raw+4 > len(b) {
-		return 0
-	}
-	end := a.sampleEnd(a.layout.raw + 4 + int(r.end.Uint32(b[a.layout.raw:])))
-	if end <= size || end > 1<<16-1 || end+8 > len(b) || !plausibleRecord(r.end.Uint32(b[end:]), int(r.end.Uint16(b[end+6:]))) {
+	end := r.fieldsEnd(b, &r.idCache)
+	if end <= size || end > 1<<16-1 || !r.headerAt(b, end) {
 		return 0
 	}
 	r.meta.Warnings.AddEach("damaged-record-size", "perf.data: the sample at offset %d says %d bytes, and its fields end after %d: a damaged size; the records after it read on from offset %d",

@@ -156,7 +156,7 @@ func (r *Reader) sample(rec []byte, off int64) error {
 		}
 		rawEnd = cap(rec) - cap(raw) + len(raw) // raw is rec[p : p+size]
 	}
-	if end := a.sampleEnd(rawEnd); end > 0 && len(rec) >= end+8 && plausibleRecord(r.end.Uint32(rec[end:]), int(r.end.Uint16(rec[end+6:]))) {
+	if end := a.sampleEnd(rawEnd); end > 0 && r.headerAt(rec, end) {
 		// (A stream's bytes after the fields are copied: a later read
 		// may refill the buffer rec is in.)
 		tail := rec[end:]
@@ -230,6 +230,25 @@ func (a *attr) sampleEnd(rawEnd int) int {
 	return 0
 }
 
+// fieldsEnd returns where the sample at the start of b (the record and,
+// as far as read, what follows it) ends by its fields: its attribute's
+// layout up to RAW, RAW's size and what follows RAW (attr.sampleEnd),
+// whatever its header's size says; 0 when they cannot tell (no attribute
+// has its id, a layout not at fixed places, b too short).
+func (r *Reader) fieldsEnd(b []byte, ids *idCache) int {
+	a := r.attrOfSampleCached(b, ids)
+	if a == nil || !a.layout.fixed || a.layout.raw+4 > len(b) {
+		return 0
+	}
+	return a.sampleEnd(a.layout.raw + 4 + int(r.end.Uint32(b[a.layout.raw:])))
+}
+
+// headerAt reports whether a record header perf writes (plausibleRecord)
+// begins at offset i of b.
+func (r *Reader) headerAt(b []byte, i int) bool {
+	return i >= 0 && i+8 <= len(b) && plausibleRecord(r.end.Uint32(b[i:]), int(r.end.Uint16(b[i+6:])))
+}
+
 // plausibleRecord reports whether a record header of type typ and size
 // bytes is one perf writes: a known type, 8 bytes or more. Inside a
 // sample whose size is damaged, the next record's header follows its
@@ -263,8 +282,7 @@ func (r *Reader) undersized(rec []byte, off int64, need int) ([]byte, bool) {
 	if start+len(rec) != r.mpos || start+need+8 > r.mend {
 		return nil, false
 	}
-	at, next := r.mm[start+need:], r.mm[r.mpos:]
-	if !plausibleRecord(r.end.Uint32(at), int(r.end.Uint16(at[6:]))) || plausibleRecord(r.end.Uint32(next), int(r.end.Uint16(next[6:]))) {
+	if data := r.mm[:r.mend]; !r.headerAt(data, start+need) || r.headerAt(data, r.mpos) {
 		return nil, false
 	}
 	extra := need - len(rec)

@@ -455,6 +455,29 @@ func TestPrevPidInName(t *testing.T) {
 	readNames(t, in, []string{`switch "x prev_pid=9" 7355 -> "rcu_preempt" 16 by 7355`, `switch "q" 16 -> "q next_pid=1" 77 by 16`})
 }
 
+// wakeLine is an ftrace sched_wakeup line of task a-10 on CPU cpu ("000")
+// at time ts (seconds, as printed).
+func wakeLine(cpu, ts string) string {
+	return "  a-10 [" + cpu + "] d..2. " + ts + ": sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
+}
+
+// wakeupTimes reads src to its end and returns its sched_wakeup events'
+// times (ns); a read error fails the test.
+func wakeupTimes(t *testing.T, src trace.Source) []int64 {
+	t.Helper()
+	evs, err := drain(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []int64
+	for _, e := range evs {
+		if e.Kind == trace.KindWakeup {
+			times = append(times, e.Time)
+		}
+	}
+	return times
+}
+
 // TestDroppedCountedLost: an event line the reader drops as damaged (a CPU
 // beyond the header's, a pid above PID_MAX_LIMIT, a time before its CPU's
 // previous event) is an event the file held, counted in Meta.LostInFile
@@ -463,24 +486,10 @@ func TestPrevPidInName(t *testing.T) {
 // 99999999) and fifth (100.000002 s after 100.000004 s on CPU 0) are
 // dropped: 2 events read, 3 lost.
 func TestDroppedCountedLost(t *testing.T) {
-	in := "# entries-in-buffer/entries-written: 5/5   #P:2\n" +
-		"  a-10 [000] d..2. 100.000001: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n" +
-		"  a-10 [007] d..2. 100.000002: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n" +
-		"  a-99999999 [000] d..2. 100.000003: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n" +
-		"  a-10 [000] d..2. 100.000004: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n" +
-		"  a-10 [000] d..2. 100.000002: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
+	in := "# entries-in-buffer/entries-written: 5/5   #P:2\n" + wakeLine("000", "100.000001") + wakeLine("007", "100.000002") +
+		strings.Replace(wakeLine("000", "100.000003"), "a-10", "a-99999999", 1) + wakeLine("000", "100.000004") + wakeLine("000", "100.000002")
 	r := NewReader(strings.NewReader(in), "test")
-	evs, err := drain(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range evs {
-		if e.Kind == trace.KindWakeup {
-			n++
-		}
-	}
-	if n != 2 || r.Meta().LostInFile != 3 {
+	if n := len(wakeupTimes(t, r)); n != 2 || r.Meta().LostInFile != 3 {
 		t.Errorf("%d wakeups read, %d lost in the file; want 2 and 3 (warnings %v)", n, r.Meta().LostInFile, r.Meta().Warnings.List())
 	}
 }
@@ -489,24 +498,12 @@ func TestDroppedCountedLost(t *testing.T) {
 // line skipped for a damaged CPU field ("[0a0]") is an event the file held:
 // counted in LostInFile (1), the other two lines read.
 func TestLenientSkipCounted(t *testing.T) {
-	in := "  a-10 [000] d..2. 100.000001: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n" +
-		"  a-10 [0a0] d..2. 100.000002: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n" +
-		"  a-10 [000] d..2. 100.000003: sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
+	in := wakeLine("000", "100.000001") + wakeLine("0a0", "100.000002") + wakeLine("000", "100.000003")
 	src, err := trace.ReadOptions{Lenient: true}.OpenReader(strings.NewReader(in), "t.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	evs, err := drain(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, e := range evs {
-		if e.Kind == trace.KindWakeup {
-			n++
-		}
-	}
-	if n != 2 || src.Meta().LostInFile != 1 {
+	if n := len(wakeupTimes(t, src)); n != 2 || src.Meta().LostInFile != 1 {
 		t.Errorf("%d wakeups, %d lost in the file; want 2 and 1 (warnings %v)", n, src.Meta().LostInFile, src.Meta().Warnings.List())
 	}
 }
@@ -542,22 +539,9 @@ func TestInstanceDroppedLine(t *testing.T) {
 // 100.000004, so both are dropped (2 lost) and the lines after them kept.
 // Before, the two were kept and every later event of the CPU dropped.
 func TestRunAheadText(t *testing.T) {
-	line := func(ts string) string {
-		return "  a-10 [000] d..2. " + ts + ": sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
-	}
-	in := line("100.000001") + line("101.000002") + line("101.000003") + line("100.000004") + line("100.000005")
+	in := wakeLine("000", "100.000001") + wakeLine("000", "101.000002") + wakeLine("000", "101.000003") + wakeLine("000", "100.000004") + wakeLine("000", "100.000005")
 	r := NewReader(strings.NewReader(in), "test")
-	evs, err := drain(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var times []int64
-	for _, e := range evs {
-		if e.Kind == trace.KindWakeup {
-			times = append(times, e.Time)
-		}
-	}
-	if !slices.Equal(times, []int64{100000001000, 100000004000, 100000005000}) || r.Meta().LostInFile != 2 {
+	if times := wakeupTimes(t, r); !slices.Equal(times, []int64{100000001000, 100000004000, 100000005000}) || r.Meta().LostInFile != 2 {
 		t.Errorf("wakeups at %v, %d lost in the file; want [100000001000 100000004000 100000005000], 2 (warnings %v)", times, r.Meta().LostInFile, r.Meta().Warnings.List())
 	}
 }
@@ -568,23 +552,10 @@ func TestRunAheadText(t *testing.T) {
 // line is further from the other CPU's clock (100.000001) than the next
 // line (100.000005) is: the three dropped, the lines after them kept.
 func TestRunAheadFirstLines(t *testing.T) {
-	line := func(cpu, ts string) string {
-		return "  a-10 [" + cpu + "] d..2. " + ts + ": sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
-	}
-	in := line("001", "100.000001") + line("000", "101.000002") + line("000", "101.000003") + line("000", "101.000004") +
-		line("000", "100.000005") + line("000", "100.000006")
+	in := wakeLine("001", "100.000001") + wakeLine("000", "101.000002") + wakeLine("000", "101.000003") + wakeLine("000", "101.000004") +
+		wakeLine("000", "100.000005") + wakeLine("000", "100.000006")
 	r := NewReader(strings.NewReader(in), "test")
-	evs, err := drain(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var times []int64
-	for _, e := range evs {
-		if e.Kind == trace.KindWakeup {
-			times = append(times, e.Time)
-		}
-	}
-	if !slices.Equal(times, []int64{100000001000, 100000005000, 100000006000}) || r.Meta().LostInFile != 3 {
+	if times := wakeupTimes(t, r); !slices.Equal(times, []int64{100000001000, 100000005000, 100000006000}) || r.Meta().LostInFile != 3 {
 		t.Errorf("wakeups at %v, %d lost in the file; want [100000001000 100000005000 100000006000], 3 (warnings %v)", times, r.Meta().LostInFile, r.Meta().Warnings.List())
 	}
 }
@@ -596,21 +567,9 @@ func TestRunAheadFirstLines(t *testing.T) {
 // 100.000003, is), the loss window moved to end at that next line. Before,
 // the line was kept and CPU 1's later lines dropped.
 func TestOutlierWithLossMarker(t *testing.T) {
-	line := func(cpu, ts string) string {
-		return "  a-10 [" + cpu + "] d..2. " + ts + ": sched_wakeup: comm=b pid=11 prio=120 target_cpu=001\n"
-	}
-	in := line("000", "100.000001") + "CPU:1 [LOST 5 EVENTS]\n" + line("001", "101.000002") + line("001", "100.000003") + line("001", "100.000004")
+	in := wakeLine("000", "100.000001") + "CPU:1 [LOST 5 EVENTS]\n" + wakeLine("001", "101.000002") + wakeLine("001", "100.000003") + wakeLine("001", "100.000004")
 	r := NewReader(strings.NewReader(in), "test")
-	evs, err := drain(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var times []int64
-	for _, e := range evs {
-		if e.Kind == trace.KindWakeup {
-			times = append(times, e.Time)
-		}
-	}
+	times := wakeupTimes(t, r)
 	want := []trace.LostWindow{{CPU: 1, Count: 5, Start: 100000001000, End: 100000003000}}
 	if !slices.Equal(times, []int64{100000001000, 100000003000, 100000004000}) || r.Meta().LostInFile != 1 || !slices.Equal(r.Meta().Lost, want) {
 		t.Errorf("wakeups at %v, %d lost in the file, windows %v; want [100000001000 100000003000 100000004000], 1, %v", times, r.Meta().LostInFile, r.Meta().Lost, want)

@@ -12,13 +12,26 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
-// damageTrace builds a one-CPU trace.dat of pages and reads it (lenient as
-// asked): the times of its sched_switch events and of its KindLost events,
-// its Meta and the read error.
+// damageTrace builds a one-CPU trace.dat of pages and reads it (readTrace).
 func damageTrace(t *testing.T, lenient bool, pages ...[]byte) (switches, losses []int64, meta *trace.Meta, err error) {
 	t.Helper()
+	return readTrace(t, switchTrace(t, bytes.Join(pages, nil)), lenient)
+}
+
+// switchTrace builds a v6 trace.dat of sched_switch pages, one run of
+// pages per CPU.
+func switchTrace(t *testing.T, cpus ...[]byte) []byte {
+	t.Helper()
 	swText, _ := testFormat(t, "sched_switch")
-	r, err := Open(bytes.NewReader(buildV6([]string{swText}, "1 a\n2 b\n", [][]byte{bytes.Join(pages, nil)})), Options{Lenient: lenient})
+	return buildV6([]string{swText}, "1 a\n2 b\n", cpus)
+}
+
+// readTrace reads the trace.dat data (lenient as asked): the times of its
+// sched_switch events and of its KindLost events, its Meta and the read
+// error.
+func readTrace(t *testing.T, data []byte, lenient bool) (switches, losses []int64, meta *trace.Meta, err error) {
+	t.Helper()
+	r, err := Open(bytes.NewReader(data), Options{Lenient: lenient})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,18 +251,10 @@ func TestCommitLowered(t *testing.T) {
 // next page (1000002000), more than its own 10 ns span and mostly before
 // CPU 1's start: dropped (2 lost); CPU 0's page 2 and CPU 1 read.
 func TestFirstPageBehind(t *testing.T) {
-	swText, _ := testFormat(t, "sched_switch")
 	cpu0 := bytes.Join([][]byte{page(1000, -1, sw(t, 5), sw(t, 5)), page(1000002000, -1, sw(t, 5))}, nil)
-	cpu1 := page(1000000500, -1, sw(t, 5))
-	evs, meta, err := readBytes(buildV6([]string{swText}, "1 a\n2 b\n", [][]byte{cpu0, cpu1}))
+	sws, _, meta, err := readTrace(t, switchTrace(t, cpu0, page(1000000500, -1, sw(t, 5))), false)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var sws []int64
-	for _, e := range evs {
-		if e.Kind == trace.KindSwitch {
-			sws = append(sws, e.Time)
-		}
 	}
 	if !slices.Equal(sws, []int64{1000000505, 1000002005}) || meta.LostInFile != 2 {
 		t.Errorf("switches %v, lost in file %d, warnings %v; want [1000000505 1000002005], 2", sws, meta.LostInFile, meta.Warnings.List())
@@ -294,24 +299,14 @@ func TestChunkSkipped(t *testing.T) {
 	if _, _, err := readBytes(data); err == nil || !strings.Contains(err.Error(), "chunk at offset") {
 		t.Errorf("error %v, want the damaged chunk named", err)
 	}
-	r, err := Open(bytes.NewReader(data), Options{Lenient: true})
+	sws, _, meta, err := readTrace(t, data, true)
 	if err != nil {
 		t.Fatal(err)
-	}
-	evs, err := trace.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sws []int64
-	for _, e := range evs {
-		if e.Kind == trace.KindSwitch {
-			sws = append(sws, e.Time)
-		}
 	}
 	want := []trace.LostWindow{{CPU: 0, Start: 1505, End: 3000}}
-	ws := fmt.Sprint(r.Meta().Warnings.List())
-	if !slices.Equal(sws, []int64{1505, 3005}) || !slices.Equal(r.Meta().Lost, want) || !strings.Contains(ws, "the chunk's pages skipped: lenient") {
-		t.Errorf("switches %v, windows %v, warnings %v; want [1505 3005], %v, the chunk named", sws, r.Meta().Lost, ws, want)
+	ws := fmt.Sprint(meta.Warnings.List())
+	if !slices.Equal(sws, []int64{1505, 3005}) || !slices.Equal(meta.Lost, want) || !strings.Contains(ws, "the chunk's pages skipped: lenient") {
+		t.Errorf("switches %v, windows %v, warnings %v; want [1505 3005], %v, the chunk named", sws, meta.Lost, ws, want)
 	}
 }
 
@@ -330,23 +325,13 @@ func TestChunkSizeDamaged(t *testing.T) {
 	}
 	data := buildV7(t, []string{swText}, "1 a\n2 b\n", [][]byte{bytes.Join(pages, nil), page(1500, -1, sw(t, 5))}, "zlib")
 	binary.LittleEndian.PutUint32(data[cpuOffset(t, data, 0)+4:], 5)
-	r, err := Open(bytes.NewReader(data), Options{Lenient: true})
+	sws, _, meta, err := readTrace(t, data, true)
 	if err != nil {
 		t.Fatal(err)
-	}
-	evs, err := trace.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sws []int64
-	for _, e := range evs {
-		if e.Kind == trace.KindSwitch {
-			sws = append(sws, e.Time)
-		}
 	}
 	want := []trace.LostWindow{{CPU: 0, Start: 1505, End: 3000}}
-	if !slices.Equal(sws, []int64{1505, 3005, 4005, 5005}) || !slices.Equal(r.Meta().Lost, want) {
-		t.Errorf("switches %v, windows %v, warnings %v; want [1505 3005 4005 5005], %v", sws, r.Meta().Lost, r.Meta().Warnings.List(), want)
+	if !slices.Equal(sws, []int64{1505, 3005, 4005, 5005}) || !slices.Equal(meta.Lost, want) {
+		t.Errorf("switches %v, windows %v, warnings %v; want [1505 3005 4005 5005], %v", sws, meta.Lost, meta.Warnings.List(), want)
 	}
 }
 
@@ -356,17 +341,10 @@ func TestChunkSizeDamaged(t *testing.T) {
 // before CPU 0's third page (1000002000), more than their own 505 ns and
 // mostly before CPU 1's start: both dropped (2 lost), page 3 and CPU 1 read.
 func TestFirstPagesBehind(t *testing.T) {
-	swText, _ := testFormat(t, "sched_switch")
 	cpu0 := bytes.Join([][]byte{page(1000, -1, sw(t, 5)), page(1500, -1, sw(t, 5)), page(1000002000, -1, sw(t, 5))}, nil)
-	evs, meta, err := readBytes(buildV6([]string{swText}, "1 a\n2 b\n", [][]byte{cpu0, page(1000000500, -1, sw(t, 5))}))
+	sws, _, meta, err := readTrace(t, switchTrace(t, cpu0, page(1000000500, -1, sw(t, 5))), false)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var sws []int64
-	for _, e := range evs {
-		if e.Kind == trace.KindSwitch {
-			sws = append(sws, e.Time)
-		}
 	}
 	if !slices.Equal(sws, []int64{1000000505, 1000002005}) || meta.LostInFile != 2 {
 		t.Errorf("switches %v, lost in file %d, warnings %v; want [1000000505 1000002005], 2", sws, meta.LostInFile, meta.Warnings.List())
