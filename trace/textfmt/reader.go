@@ -473,13 +473,7 @@ func (r *Reader) dropOutlier(cpu trace.CPU, t int64) bool {
 			return false
 		}
 	} else {
-		ref := int64(-1)
-		for c, lt := range r.lastTime {
-			if trace.CPU(c) != cpu && lt > ref {
-				ref = lt
-			}
-		}
-		if ref < 0 || last-ref <= abs(t-ref) {
+		if !r.nearerClock(cpu, t, last) {
 			return false
 		}
 	}
@@ -561,6 +555,20 @@ func (r *Reader) unqueue(cpu trace.CPU, last, t int64) bool {
 	return true
 }
 
+// nearerClock reports, for a CPU with no event before the ones in
+// question, whether its event at t is nearer the other CPUs' clock (their
+// latest event) than its earlier event at ahead is: then the earlier one
+// is out of line. False when no other CPU has an event yet.
+func (r *Reader) nearerClock(cpu trace.CPU, t, ahead int64) bool {
+	ref := int64(-1)
+	for c, lt := range r.lastTime {
+		if trace.CPU(c) != cpu && lt > ref {
+			ref = lt
+		}
+	}
+	return ref >= 0 && ahead-ref > abs(t-ref)
+}
+
 // histLen is how many of a CPU's latest kept events the reader remembers
 // to undo a run of them stamped ahead (dropRun).
 const histLen = 9
@@ -603,13 +611,7 @@ func (r *Reader) dropRun(cpu trace.CPU, t int64) bool {
 		// nearer than they are to the other CPUs' clock (new-user pass
 		// 96 N6: a CPU's first three lines 1 s ahead kept, 8752 after
 		// them dropped).
-		ref := int64(-1)
-		for c, lt := range r.lastTime {
-			if trace.CPU(c) != cpu && lt > ref {
-				ref = lt
-			}
-		}
-		if ref < 0 || h[0].t-ref <= abs(t-ref) {
+		if !r.nearerClock(cpu, t, h[0].t) {
 			return false
 		}
 		before = kept{t: -1}

@@ -402,11 +402,10 @@ func (s *cpuStream) fill() {
 // stamp returns the time stamp of the i-th page ahead (0: the next); false
 // when there is none or it holds no events (its commit 0 or broken).
 func (s *cpuStream) stamp(i int) (uint64, bool) {
-	if i >= len(s.ahead) || len(s.ahead[i]) < s.layout.dataOff {
+	if i >= len(s.spans) {
 		return 0, false
 	}
-	ts, _, size := s.header(s.ahead[i])
-	return ts, size > 0 && size <= len(s.ahead[i])-s.layout.dataOff
+	return s.spans[i].from, s.spans[i].events > 0
 }
 
 // firstStamp reads the CPU's first pages ahead and returns the first one's
@@ -461,14 +460,17 @@ func (s *cpuStream) nextPage() (bool, error) {
 		// (The recorder's losses before the page stand even when the
 		// page is dropped as damaged: new-user pass 95 N1, 21911 lost
 		// before a dropped first page went uncounted.)
-		if s.recordsAfterCommit(pg, size, commit) > size {
+		end := s.recordsAfterCommit(pg, size, commit)
+		if end > size && commit&missedStored != 0 {
 			// A commit its records contradict: the count after it is
 			// not trusted (new-user pass 96 N1: event bytes read as
-			// 146650073479092020 events lost).
+			// 146650073479092020 events lost), its bytes are the
+			// page's.
 			commit &^= missedStored
+			end = s.recordsAfterCommit(pg, size, commit)
 		}
 		s.missed(pg, commit, size)
-		data, lowered := s.events(pg, ts, commit, size)
+		data, lowered := s.events(pg, ts, size, end)
 		sc := s.scan(data, ts)
 		if sc.err != nil && sc.good > 0 && allZero(data[sc.good:]) {
 			// Zeroes where the commit says records are: the kernel's
@@ -511,15 +513,14 @@ func (s *cpuStream) nextPage() (bool, error) {
 	}
 }
 
-// events returns the event area of page pg (time stamp ts, commit word
-// commit saying size bytes): the commit's, or, when records follow it
-// (recordsAfterCommit, a commit made smaller) and parse, up to where they
-// end (said by warnCommit); lowered says what was dropped when they do not
-// parse.
-func (s *cpuStream) events(pg []byte, ts, commit uint64, size int) (data []byte, lowered error) {
+// events returns the event area of page pg (time stamp ts, its commit word
+// saying size bytes, its data ending at n: recordsAfterCommit): the
+// commit's, or, when records follow it (a commit made smaller) and parse,
+// up to where they end (said by warnCommit); lowered says what was dropped
+// when they do not parse.
+func (s *cpuStream) events(pg []byte, ts uint64, size, n int) (data []byte, lowered error) {
 	l := s.layout
 	data = pg[l.dataOff : l.dataOff+size]
-	n := s.recordsAfterCommit(pg, size, commit)
 	if n <= size {
 		return data, nil
 	}
