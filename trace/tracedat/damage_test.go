@@ -462,3 +462,51 @@ func TestStoredCountDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitPastStoredCount (new-user pass 96 N2): page 2 says 7 events
+// were lost before it, its count stored after its two records, and its
+// commit word's size raised to the whole page (flags kept). The count and
+// the kernel's zeroes after it tell where the records end: both read
+// (2005, 2010), no record made of the count, and the loss of 7 kept, a
+// window from CPU 0's last event before it (1005) to the page (2000).
+func TestCommitPastStoredCount(t *testing.T) {
+	p2 := page(2000, 7, sw(t, 5), sw(t, 5))
+	binary.LittleEndian.PutUint64(p2[8:], missedEvents|missedStored|uint64(testPage-16))
+	sws, _, meta, err := damageTrace(t, false, page(1000, -1, sw(t, 5)), p2, page(3000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []trace.LostWindow{{CPU: 0, Count: 7, Start: 1005, End: 2000}}
+	ws := fmt.Sprint(meta.Warnings.List())
+	if !slices.Equal(sws, []int64{1005, 2005, 2010, 3005}) || !slices.Equal(meta.Lost, want) || !strings.Contains(ws, "damaged commit") {
+		t.Errorf("switches %v, windows %v, warnings %v; want [1005 2005 2010 3005], %v and the commit named damaged", sws, meta.Lost, ws, want)
+	}
+}
+
+// TestFirstPagesAheadSplit (new-user pass 97 F8): a CPU's first three
+// pages are stamped 1800 ns late (2800, 3300 and 3800 instead of 1000,
+// 1500 and 2000), 16 intact pages follow, every 100 ns from 3000 on; the
+// first holds a gap of 400 ns between its second and third events (2810,
+// 3210). Its part before the gap ends (2810) before the intact pages (the
+// longest run in order is that part and the 14 intact pages read ahead),
+// its part after runs past them (3215), and page 2 follows that part in
+// order (3300): pages moved together, not a damaged delta, so page 1 is
+// dropped whole with pages 2 and 3 (4 + 2 + 2 = 8 events lost in the
+// file) and none of its events is kept 1800 ns late. The intact pages are
+// read (3005, 3010, 3105, ..., 4510).
+func TestFirstPagesAheadSplit(t *testing.T) {
+	two := func(ts uint64) []byte { return page(ts, -1, sw(t, 5), sw(t, 5)) }
+	pages := [][]byte{page(2800, -1, sw(t, 5), sw(t, 5), sw(t, 400), sw(t, 5)), two(3300), two(3800)}
+	var want []int64
+	for ts := int64(3000); ts <= 4500; ts += 100 {
+		pages = append(pages, two(uint64(ts)))
+		want = append(want, ts+5, ts+10)
+	}
+	sws, _, meta, err := damageTrace(t, false, pages...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sws, want) || meta.LostInFile != 8 {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, 8", sws, meta.LostInFile, meta.Warnings.List(), want)
+	}
+}
