@@ -651,5 +651,5 @@ func (rd *Reader) bundleHoles(cpu trace.CPU, off int64, base int, holes []bundle
 	if whole {
 		over = "over the bundle's time"
 	}
-	rd.meta.Warnings.Add("damaged-event", "perfetto: %d events or fields of CPU %d's bundle in the packet at offset %d are damaged (%s): skipped, the bundle's other events were read and its CPU is unobserved %s", len(holes), cpu, off, what, over)
+	rd.meta.Warnings.Add("damaged-event", "perfetto: %s of CPU %d's bundle in the packet at offset %d damaged (%s): skipped, the bundle's other events were read and its CPU is unobserved %s", plural(len(holes), "event or field", "events or fields"), cpu, off, what, over)
 }

@@ -95,6 +95,36 @@ func TestDamagedPacketTag(t *testing.T) {
 	}
 }
 
+// midEvent returns an event from the middle of a bundle past the middle
+// of the export good (not a CPU's first: no window before the trace's
+// start), as bytes of good, and the bundle's CPU.
+func midEvent(t *testing.T, good []byte) (ev []byte, cpu uint64) {
+	t.Helper()
+	offs, _ := packetOffsets(t, good)
+	k := bundlePacket(t, good, offs)
+	_, _, n := protowire.ConsumeTag(good[offs[k]:])
+	pkt, _ := protowire.ConsumeBytes(good[offs[k]+n:])
+	bundle := fields(t, pkt, 1)[0]
+	eachField(t, bundle, func(num protowire.Number, v uint64, _ []byte) {
+		if num == 1 {
+			cpu = v
+		}
+	})
+	evs := fields(t, bundle, 2)
+	return evs[len(evs)/2], cpu
+}
+
+// windowHolds fails t unless one of meta's lost windows on cpu holds ts.
+func windowHolds(t *testing.T, meta *trace.Meta, cpu, ts uint64) {
+	t.Helper()
+	for _, w := range meta.Lost {
+		if w.CPU == trace.CPU(cpu) && w.Start <= int64(ts) && int64(ts) <= w.End {
+			return
+		}
+	}
+	t.Errorf("lost windows %+v: none on CPU %d holds %d", meta.Lost, cpu, ts)
+}
+
 // TestDamagedEvent: an event inside a bundle whose bytes are damaged
 // (0xff over its body: no field tag reads) is skipped alone: the file
 // reads with one event fewer than the intact one, a damaged-event
@@ -102,19 +132,7 @@ func TestDamagedPacketTag(t *testing.T) {
 // skipped event's time.
 func TestDamagedEvent(t *testing.T) {
 	good := exportShared(t, "nice.2cpu.perf.data")
-	offs, _ := packetOffsets(t, good)
-	k := bundlePacket(t, good, offs)
-	_, _, n := protowire.ConsumeTag(good[offs[k]:])
-	pkt, _ := protowire.ConsumeBytes(good[offs[k]+n:])
-	bundle := fields(t, pkt, 1)[0]
-	var cpu uint64
-	eachField(t, bundle, func(num protowire.Number, v uint64, _ []byte) {
-		if num == 1 {
-			cpu = v
-		}
-	})
-	evs := fields(t, bundle, 2)
-	ev := evs[len(evs)/2] // (not the CPU's first: no window before the trace's start)
+	ev, cpu := midEvent(t, good)
 	var ts uint64
 	eachField(t, ev, func(num protowire.Number, v uint64, _ []byte) {
 		if num == 1 { // FtraceEvent.timestamp
@@ -134,13 +152,52 @@ func TestDamagedEvent(t *testing.T) {
 	if warningCount(meta, "damaged-event") != 1 {
 		t.Errorf("warnings %+v, want one damaged-event", meta.Warnings.List())
 	}
-	held := false
-	for _, w := range meta.Lost {
-		held = held || w.CPU == trace.CPU(cpu) && w.Start <= int64(ts) && int64(ts) <= w.End
+	windowHolds(t, meta, cpu, ts)
+}
+
+// TestEventFieldWireType (new-user pass 97 F7): an event inside a bundle
+// whose event field (FtraceEvent's oneof, a message) is overwritten, same
+// length, with varint fields of number 3 (print, a message): the event
+// has no type traceview models, and its fields contradict the schema
+// (every FtraceEvent field but timestamp, pid and common_flags is a
+// message), so it is damage, not an event of a type not modelled: the
+// file reads with one event fewer, a damaged-event warning, and the
+// bundle's CPU unobserved over a window that holds the event's time.
+func TestEventFieldWireType(t *testing.T) {
+	good := exportShared(t, "nice.2cpu.perf.data")
+	ev, cpu := midEvent(t, good)
+	at := bytes.Index(good, ev)
+	bad := append([]byte(nil), good...)
+	var ts uint64
+	for i := 0; i < len(ev); {
+		num, typ, n := protowire.ConsumeTag(ev[i:])
+		m := protowire.ConsumeFieldValue(num, typ, ev[i+n:])
+		if num == 1 {
+			ts, _ = protowire.ConsumeVarint(ev[i+n:])
+		}
+		if typ == protowire.BytesType {
+			// The event field's bytes as "18 00" (field 3, varint 0)
+			// pairs, a last odd byte folded in as "18 80 00" (0 in two
+			// varint bytes).
+			r := n + m
+			fill := bad[at+i : at+i+r]
+			for j := 0; j < r; {
+				if r-j == 3 {
+					copy(fill[j:], []byte{0x18, 0x80, 0x00})
+					break
+				}
+				copy(fill[j:], []byte{0x18, 0x00})
+				j += 2
+			}
+		}
+		i += n + m
 	}
-	if !held {
-		t.Errorf("lost windows %+v: none on CPU %d holds %d", meta.Lost, cpu, ts)
+	whole, _ := readAll(t, good)
+	got, meta := readAll(t, bad)
+	if len(got) != len(whole)-1 || warningCount(meta, "damaged-event") != 1 {
+		t.Errorf("%d events (the intact file's %d less one wanted), warnings %+v (one damaged-event wanted)", len(got), len(whole), meta.Warnings.List())
 	}
+	windowHolds(t, meta, cpu, ts)
 }
 
 // TestDamageSweep: 60 damaged copies of an export (one or ten bits

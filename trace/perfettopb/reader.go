@@ -641,7 +641,17 @@ func (rd *Reader) decodeEvent(b []byte, cpu trace.CPU, off int64) (trace.Event, 
 	var body []byte
 	var generic bool
 	var flags uint64
-	err := fields(b, off, func(num protowire.Number, _ protowire.Type, v uint64, b []byte) error {
+	err := fields(b, off, func(num protowire.Number, typ protowire.Type, v uint64, b []byte) error {
+		if scalar := num == fEventTimestamp || num == fEventPid || num == fEventCommonFlags; scalar != (typ == protowire.VarintType) || !scalar && typ != protowire.BytesType {
+			// FtraceEvent's fields are three varints (timestamp, pid,
+			// common_flags) and the oneof of event messages, every other
+			// number (protos/perfetto/trace/ftrace/ftrace_event.proto): a
+			// field of another wire type is damage (new-user pass 97 F7:
+			// a timestamp's byte flipped, the varint ran on into the pid
+			// and the task_rename field, read as fixed32 fields 2719,
+			// and the event was skipped as of a type not modelled).
+			return &ParseError{off, fmt.Sprintf("ftrace event field %d of wire type %d", num, typ)}
+		}
 		switch num {
 		case fEventTimestamp:
 			e.Time = int64(v)
