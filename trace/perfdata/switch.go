@@ -52,6 +52,7 @@ func (r *Reader) switchRecord(typ uint32, rec []byte, off int64) error {
 		return nil
 	}
 	if r.cpuOutOfRange(sid.cpu, typ, off) {
+		r.meta.LostInFile++ // (a record the file held, dropped)
 		return nil
 	}
 	if !r.switchRecords {

@@ -510,3 +510,24 @@ func TestFirstPagesAheadSplit(t *testing.T) {
 		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, 8", sws, meta.LostInFile, meta.Warnings.List(), want)
 	}
 }
+
+// TestStoredFlagNoRoom (new-user pass 98 F7): page 2's records (two
+// switches and a discarded record) fill it, and its commit word has both
+// missed-events flags: the kernel sets the stored flag only when the
+// count fits after the records, so the flags are damaged, named as such,
+// and the loss before the page is of unknown size (a Count 0 window from
+// CPU 0's last event before it, 1005, to the page, 2000).
+func TestStoredFlagNoRoom(t *testing.T) {
+	room := testPage - 16
+	p2 := page(2000, -1, sw(t, 5), sw(t, 5), evPadding(1, room-2*len(sw(t, 5))-8))
+	binary.LittleEndian.PutUint64(p2[8:], missedEvents|missedStored|uint64(room))
+	sws, _, meta, err := damageTrace(t, false, page(1000, -1, sw(t, 5)), p2, page(3000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []trace.LostWindow{{CPU: 0, Start: 1005, End: 2000}}
+	ws := fmt.Sprint(meta.Warnings.List())
+	if !slices.Equal(sws, []int64{1005, 2005, 2010, 3005}) || !slices.Equal(meta.Lost, want) || !strings.Contains(ws, "no room for one") {
+		t.Errorf("switches %v, windows %v, warnings %v; want [1005 2005 2010 3005], %v and the flags named damaged", sws, meta.Lost, ws, want)
+	}
+}

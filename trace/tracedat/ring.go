@@ -535,7 +535,9 @@ func (s *cpuStream) countAt(pg []byte, ts uint64, size int) (int, bool) {
 	l := s.layout
 	room := len(pg) - l.dataOff
 	nz := s.dataEnd(pg, l.dataOff)
-	if nz == 0 || nz >= size {
+	if nz == 0 || nz >= size || size <= room && s.scan(pg[l.dataOff:l.dataOff+size], ts).err == nil {
+		// (Records that parse to the commit's end, zeroes in them: a
+		// discarded record's payload, not the kernel's zeroes.)
 		return 0, false
 	}
 	for b := nz - 4; b >= 0 && b >= nz-l.commitSize; b -= 4 {
@@ -592,6 +594,13 @@ func (s *cpuStream) missed(pg []byte, commit uint64, size int) {
 		return
 	}
 	l := s.layout
+	if commit&missedStored != 0 && l.dataOff+size+l.commitSize > len(pg) {
+		// The kernel sets RB_MISSED_STORED only when the count fits
+		// after the records (ring_buffer_read_page: "If there is room
+		// at the end of the page"): on a page they fill, the flags are
+		// damaged (new-user pass 98 F7: read as a loss, exit 0).
+		s.warnCommit = fmt.Errorf("CPU %d page %d: the missed-events flags say a count is stored after the page's %d bytes of events, and there is no room for one (the kernel stores one only where it fits): damaged flags, the loss taken as of unknown size", s.cpu, s.pageNo, size)
+	}
 	if commit&missedStored != 0 && l.dataOff+size+l.commitSize <= len(pg) {
 		if n := s.count(pg[l.dataOff+size:]); n > 0 {
 			s.lost += n
