@@ -74,6 +74,47 @@ func (rd *Reader) isCompact(i int) bool {
 // 81 F5: 63 switches from idle to idle after 64 zeroed bytes, no warning).
 var errSelfSwitch = fmt.Errorf("a sched_switch from a task to itself, which the kernel never traces")
 
+// errBundleOrder is the damage of a full event whose time breaks its
+// bundle's order (outOfBundleOrder).
+var errBundleOrder = fmt.Errorf("an event time out of its bundle's order")
+
+// outOfBundleOrder finds the full events of a bundle (items, in file
+// order) whose times are out of place: those outside the longest ordered
+// run of the bundle's full events in file order (outOfOrder). A CPU's
+// ftrace events are read from its ring buffer in time order and a bundle
+// holds them as read (the compact_sched block apart), so a time out of
+// that order is damaged, even when it stays within the bundle's span,
+// where sorting the bundle would hide it (new-user pass 98 F3: a switch
+// moved 2 ms later or 50 ms earlier inside its bundle read as written,
+// exit 0; F4: one moved 200 ms past its bundle made its CPU unobserved to
+// the damaged time). late holds their seqs; after, for each, the seq of
+// the next full event in file order that is not late (-1: none). Time-0
+// task records (old exports put them in CPU 0's bundle) are left out.
+func outOfBundleOrder(items []item) (late map[int]bool, after []int) {
+	var seqs []int
+	var times []int64
+	for _, it := range items {
+		if !it.compact && it.ev.Time != 0 {
+			seqs, times = append(seqs, it.seq), append(times, it.ev.Time)
+		}
+	}
+	bad := outOfOrder(times)
+	if bad == nil {
+		return nil, nil
+	}
+	late = map[int]bool{}
+	next := -1
+	for k := len(seqs) - 1; k >= 0; k-- {
+		if !bad[k] {
+			next = seqs[k]
+			continue
+		}
+		late[seqs[k]] = true
+		after = append(after, next)
+	}
+	return late, after
+}
+
 // impossibleSwitch returns the index in items (a bundle's, in time order)
 // of the first sched_switch from a task to itself, the previous task of a
 // compact one implied by the CPU's current task (curr[cpu], unknown when

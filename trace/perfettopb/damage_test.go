@@ -97,8 +97,9 @@ func TestDamagedPacketTag(t *testing.T) {
 
 // midEvent returns an event from the middle of a bundle past the middle
 // of the export good (not a CPU's first: no window before the trace's
-// start), as bytes of good, and the bundle's CPU.
-func midEvent(t *testing.T, good []byte) (ev []byte, cpu uint64) {
+// start), as bytes of good, the event three before it in the bundle, and
+// the bundle's CPU.
+func midEvent(t *testing.T, good []byte) (ev, prev []byte, cpu uint64) {
 	t.Helper()
 	offs, _ := packetOffsets(t, good)
 	k := bundlePacket(t, good, offs)
@@ -111,7 +112,7 @@ func midEvent(t *testing.T, good []byte) (ev []byte, cpu uint64) {
 		}
 	})
 	evs := fields(t, bundle, 2)
-	return evs[len(evs)/2], cpu
+	return evs[len(evs)/2], evs[len(evs)/2-3], cpu
 }
 
 // windowHolds fails t unless one of meta's lost windows on cpu holds ts.
@@ -132,7 +133,7 @@ func windowHolds(t *testing.T, meta *trace.Meta, cpu, ts uint64) {
 // skipped event's time.
 func TestDamagedEvent(t *testing.T) {
 	good := exportShared(t, "nice.2cpu.perf.data")
-	ev, cpu := midEvent(t, good)
+	ev, _, cpu := midEvent(t, good)
 	var ts uint64
 	eachField(t, ev, func(num protowire.Number, v uint64, _ []byte) {
 		if num == 1 { // FtraceEvent.timestamp
@@ -165,7 +166,7 @@ func TestDamagedEvent(t *testing.T) {
 // bundle's CPU unobserved over a window that holds the event's time.
 func TestEventFieldWireType(t *testing.T) {
 	good := exportShared(t, "nice.2cpu.perf.data")
-	ev, cpu := midEvent(t, good)
+	ev, _, cpu := midEvent(t, good)
 	at := bytes.Index(good, ev)
 	bad := append([]byte(nil), good...)
 	var ts uint64
@@ -192,6 +193,46 @@ func TestEventFieldWireType(t *testing.T) {
 		}
 		i += n + m
 	}
+	whole, _ := readAll(t, good)
+	got, meta := readAll(t, bad)
+	if len(got) != len(whole)-1 || warningCount(meta, "damaged-event") != 1 {
+		t.Errorf("%d events (the intact file's %d less one wanted), warnings %+v (one damaged-event wanted)", len(got), len(whole), meta.Warnings.List())
+	}
+	windowHolds(t, meta, cpu, ts)
+}
+
+// TestEventTimeInBundle (new-user pass 98 F3): an event's timestamp made
+// 1 us earlier than the event three before it in its bundle (the same
+// varint length): within the bundle's span, so no other CPU's or bundle's
+// time disagrees, but out of the bundle's order, which is its CPU's ring
+// buffer's (the longest ordered run leaves out the one event, not the
+// three): skipped as damaged (one event fewer, a damaged-event
+// warning), its CPU unobserved between its neighbours, a window that
+// holds its real time. Before, the bundle was sorted and the event read
+// at the wrong time, exit 0.
+func TestEventTimeInBundle(t *testing.T) {
+	good := exportShared(t, "nice.2cpu.perf.data")
+	ev, prev, cpu := midEvent(t, good)
+	stamp := func(e []byte) (ts uint64, at int) {
+		for i := 0; i < len(e); {
+			num, typ, n := protowire.ConsumeTag(e[i:])
+			if num == 1 {
+				ts, _ = protowire.ConsumeVarint(e[i+n:])
+				return ts, i + n
+			}
+			i += n + protowire.ConsumeFieldValue(num, typ, e[i+n:])
+		}
+		t.Fatal("an event without a timestamp")
+		return 0, 0
+	}
+	ts, at := stamp(ev)
+	before, _ := stamp(prev)
+	moved := protowire.AppendVarint(nil, before-1000)
+	if len(moved) != protowire.SizeVarint(ts) {
+		t.Fatalf("timestamp %d and %d differ in varint length", ts, before-1000)
+	}
+	bad := append([]byte(nil), good...)
+	copy(bad[bytes.Index(good, ev)+at:], moved)
 	whole, _ := readAll(t, good)
 	got, meta := readAll(t, bad)
 	if len(got) != len(whole)-1 || warningCount(meta, "damaged-event") != 1 {

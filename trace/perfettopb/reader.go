@@ -531,6 +531,7 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 	if err != nil {
 		hole(err, true) // (the bundle's rest, compact block or events, is lost)
 	}
+	late, after := outOfBundleOrder(items)
 	sort.SliceStable(items, func(i, j int) bool {
 		a, b := &items[i], &items[j]
 		if a.ev.Time != b.ev.Time {
@@ -538,6 +539,19 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 		}
 		return a.compact && !b.compact
 	})
+	if len(late) > 0 {
+		items = slices.DeleteFunc(items, func(it item) bool { return late[it.seq] })
+		for _, next := range after {
+			// Between its neighbours in the file: where the next one is
+			// now (the bundle's end when none follows it).
+			pos := len(items)
+			if next >= 0 {
+				pos = slices.IndexFunc(items, func(it item) bool { return it.seq == next })
+			}
+			holes = append(holes, bundleHole{pos: pos})
+		}
+		why = cmp.Or(why, errBundleOrder)
+	}
 	if lost {
 		var first int64
 		if len(items) > 0 {
