@@ -43,6 +43,11 @@ type cpuOrder struct {
 	t   [aheadRun + 1]int64
 	off [aheadRun + 1]int64
 	n   int
+	// below counts the samples in order after a run of the CPU's first
+	// samples that are all earlier than the run's first (belowLast: the
+	// latest): the run is stamped ahead once they outnumber it.
+	below     int
+	belowLast int64
 }
 
 // aheadRun is the longest run of a CPU's samples stamped ahead that the
@@ -61,10 +66,31 @@ type timedOff struct{ t, off int64 }
 // CPU's first sample too: no previous to tell by, and it is one sample
 // where the other way is all that follow it); a run of up to aheadRun
 // that rose from the sample before it by at least half as much as it
-// falls to t, as samples pushed ahead together do, is too. Otherwise t
-// is the one out of order (stamped back), left out here and dropped by
-// the reader.
+// falls to t, as samples pushed ahead together do, is too. A run of the
+// CPU's first samples has no sample before it to tell by: it is stamped
+// ahead when more samples than it holds follow it in order, all earlier
+// than its first (new-user pass 98 F5: a CPU's first two samples 30 ms
+// ahead kept, and its 369 good events after them dropped); a sample that
+// is not ends the count, and the samples counted are the ones out of
+// order. Otherwise t is the one out of order (stamped back), left out
+// here and dropped by the reader.
 func (s *cpuOrder) sample(t, off int64) []timedOff {
+	if s.below > 0 {
+		if t < s.t[0] && t >= s.belowLast {
+			s.below, s.belowLast = s.below+1, t
+			if s.below <= s.n {
+				return nil
+			}
+			out := make([]timedOff, s.n)
+			for i := range out {
+				out[i] = timedOff{s.t[i], s.off[i]}
+			}
+			s.n, s.below = 0, 0
+			s.push(t, off)
+			return out
+		}
+		s.below = 0 // (the run stands: the ones counted are dropped by the reader)
+	}
 	if s.n == 0 || s.t[s.n-1] <= t {
 		s.push(t, off)
 		return nil
@@ -77,7 +103,11 @@ func (s *cpuOrder) sample(t, off int64) []timedOff {
 	ahead := false
 	switch {
 	case m == s.n && s.n < len(s.t):
-		ahead = m == 1 // (the CPU's first sample alone: as before)
+		if m > 1 {
+			s.below, s.belowLast = 1, t // (the CPU's first samples: told by those after)
+			return nil
+		}
+		ahead = true // (the CPU's first sample alone: as before)
 	case m == 1:
 		ahead = true // (the one before it is no later than t)
 	case m < len(s.t) && before >= 0:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -212,6 +213,42 @@ func TestDamagedSampleType(t *testing.T) {
 		_, m := readBack(t, bad, false)
 		if m.LostInFile != 1 || !strings.Contains(fmt.Sprint(m.Warnings.List()), "holds a sample's fields: a damaged header") {
 			t.Errorf("type %d: %d lost in the file, warnings %v; want 1, the damaged type named", typ, m.LostInFile, m.Warnings.List())
+		}
+	}
+}
+
+// TestFirstRunPushedAhead (new-user pass 98 F5): CPU 1's first three
+// samples of nice.2cpu.perf.data pushed 30 ms ahead. No sample of the CPU
+// comes before them to tell by, but more samples than three follow them in
+// order, all earlier than the first of them: the three are the ones
+// stamped ahead, and the reader drops them alone (three events fewer, 3
+// lost in the file). Before, they were kept and the CPU's good samples of
+// the next 30 ms dropped. The other way round, the CPU's third sample
+// pulled 30 ms back (its first two intact) is dropped alone: the sample
+// after it is in order with the first two.
+func TestFirstRunPushedAhead(t *testing.T) {
+	data := niceTrace(t)
+	whole, _ := readBack(t, data, true)
+	for _, c := range []struct {
+		which []int // of CPU 1's first samples, 0-based
+		delta int64
+		lost  int
+	}{{[]int{0, 1, 2}, 30_000_000, 3}, {[]int{2}, -30_000_000, 1}} {
+		le := binary.LittleEndian
+		bad := bytes.Clone(data)
+		for n, k := 0, 0; k <= slices.Max(c.which); n++ {
+			at := nthSample(t, bad, n)
+			if le.Uint32(bad[at+40:]) != 1 {
+				continue
+			}
+			if slices.Contains(c.which, k) {
+				le.PutUint64(bad[at+32:], uint64(int64(le.Uint64(bad[at+32:]))+c.delta))
+			}
+			k++
+		}
+		evs, m := readBack(t, bad, true)
+		if len(evs) != len(whole)-c.lost || m.LostInFile != uint64(c.lost) {
+			t.Errorf("samples %v moved %d ns: %d events (intact %d), %d lost in the file, warnings %v; want %d fewer, counted", c.which, c.delta, len(evs), len(whole), m.LostInFile, m.Warnings.List(), c.lost)
 		}
 	}
 }
