@@ -485,22 +485,22 @@ func TestCommitPastStoredCount(t *testing.T) {
 
 // TestFirstPagesAheadSplit (new-user pass 97 F8): a CPU's first three
 // pages are stamped 1800 ns late (2800, 3300 and 3800 instead of 1000,
-// 1500 and 2000), 16 intact pages follow, every 100 ns from 3000 on; the
-// first holds a gap of 400 ns between its second and third events (2810,
-// 3210). Its part before the gap ends (2810) before the intact pages (the
+// 1500 and 2000), 16 intact pages follow, every 100 ns from 3000 on,
+// their events 5, 10 and 90 ns after their stamps; the first holds a gap
+// of 400 ns between its second and third events (2810, 3210). Its part before the gap ends (2810) before the intact pages (the
 // longest run in order is that part and the 14 intact pages read ahead),
 // its part after runs past them (3215), and page 2 follows that part in
 // order (3300): pages moved together, not a damaged delta, so page 1 is
 // dropped whole with pages 2 and 3 (4 + 2 + 2 = 8 events lost in the
 // file) and none of its events is kept 1800 ns late. The intact pages are
-// read (3005, 3010, 3105, ..., 4510).
+// read (3005, 3010, 3090, 3105, ..., 4590).
 func TestFirstPagesAheadSplit(t *testing.T) {
 	two := func(ts uint64) []byte { return page(ts, -1, sw(t, 5), sw(t, 5)) }
 	pages := [][]byte{page(2800, -1, sw(t, 5), sw(t, 5), sw(t, 400), sw(t, 5)), two(3300), two(3800)}
 	var want []int64
 	for ts := int64(3000); ts <= 4500; ts += 100 {
-		pages = append(pages, two(uint64(ts)))
-		want = append(want, ts+5, ts+10)
+		pages = append(pages, page(uint64(ts), -1, sw(t, 5), sw(t, 5), sw(t, 80)))
+		want = append(want, ts+5, ts+10, ts+90)
 	}
 	sws, _, meta, err := damageTrace(t, false, pages...)
 	if err != nil {
@@ -529,5 +529,60 @@ func TestStoredFlagNoRoom(t *testing.T) {
 	ws := fmt.Sprint(meta.Warnings.List())
 	if !slices.Equal(sws, []int64{1005, 2005, 2010, 3005}) || !slices.Equal(meta.Lost, want) || !strings.Contains(ws, "no room for one") {
 		t.Errorf("switches %v, windows %v, warnings %v; want [1005 2005 2010 3005], %v and the flags named damaged", sws, meta.Lost, ws, want)
+	}
+}
+
+// TestPagesMovedWithinPage (new-user pass 98 F2): in a CPU's middle, pages
+// 3 and 4 (stamps 1200 and 1300, events 5, 10 and 90 ns after them, as
+// every page's but the fifth's) stamped 200 ns late (1400, 1500). The
+// fifth page (1400, events 1405 to 1600 in steps of at most 50) lasts as
+// long as both, so the two moved pages fit in order before the sixth
+// (1610): that run is one page longer than the one with the fifth. But it
+// enters 210 ns after the CPU's last kept event (1190) and leaves 175 ns
+// off where the fifth page's time would end, gaps longer than any step
+// between two events inside a page ahead (80), while the run with the
+// fifth page abuts within 40: pages 3 and 4 are dropped (6 events lost),
+// the fifth page's events read.
+func TestPagesMovedWithinPage(t *testing.T) {
+	three := func(ts uint64) []byte { return page(ts, -1, sw(t, 5), sw(t, 5), sw(t, 80)) }
+	sws, _, meta, err := damageTrace(t, false,
+		three(1000), three(1100), three(1400), three(1500),
+		page(1400, -1, sw(t, 5), sw(t, 45), sw(t, 50), sw(t, 50), sw(t, 50)),
+		three(1610), three(1710), three(1810))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{1005, 1010, 1090, 1105, 1110, 1190, 1405, 1450, 1500, 1550, 1600, 1615, 1620, 1700, 1715, 1720, 1800, 1815, 1820, 1900}
+	if !slices.Equal(sws, want) || meta.LostInFile != 6 {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, 6", sws, meta.LostInFile, meta.Warnings.List(), want)
+	}
+}
+
+// TestFirstPagesLateInOrder (new-user pass 98 F1): a CPU's first three
+// pages (stamps 1000, 1050, 1100, five events 10 ns apart from 5 ns after
+// the stamp) are stamped 50 ns late (1050, 1100, 1150); 16 intact pages
+// follow, every 50 ns from 1150. Only the third moved page runs past an
+// intact one (to 1195, past 1150): the first two are in order with every
+// page ahead. But each run in order that keeps them leaves pages out whose
+// 40 ns each do not fit where it leaves them, by more than the 10 ns step
+// inside a page (the third between the second, ending 1145, and the
+// intact 1150; the intact 1150 between the third and 1200; up to three
+// intact pages, each 10 ns short of its 50), or is shorter than the intact
+// pages' run, which leaves none out: the three are dropped (15 events lost
+// in the file), none kept 50 ns late, and the intact pages read.
+func TestFirstPagesLateInOrder(t *testing.T) {
+	five := func(ts uint64) []byte { return page(ts, -1, sw(t, 5), sw(t, 10), sw(t, 10), sw(t, 10), sw(t, 10)) }
+	pages := [][]byte{five(1050), five(1100), five(1150)}
+	var want []int64
+	for ts := int64(1150); ts <= 1900; ts += 50 {
+		pages = append(pages, five(uint64(ts)))
+		want = append(want, ts+5, ts+15, ts+25, ts+35, ts+45)
+	}
+	sws, _, meta, err := damageTrace(t, false, pages...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sws, want) || meta.LostInFile != 15 {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, 15", sws, meta.LostInFile, meta.Warnings.List(), want)
 	}
 }

@@ -494,6 +494,9 @@ func (s *cpuStream) nextPage() (bool, error) {
 		}
 		if at, next, cut, bad := s.timeAhead(ts, sc); bad {
 			why := fmt.Errorf("CPU %d page %d: its events run to %d ns, past the time stamp of page %d, %d ns, and out of line with the pages after it: a damaged time", s.cpu, s.pageNo, sc.end, next, at)
+			if sc.end <= at {
+				why = fmt.Errorf("CPU %d page %d: page %d begins at %d ns, before the pages between them end, and of the runs of pages in order the one that leaves this page out fits their times: a damaged time", s.cpu, s.pageNo, next, at)
+			}
 			if cut == 0 && sc.err == nil {
 				// (A damaged page time stamp: the records parse, their
 				// number is known.)
@@ -724,12 +727,15 @@ const lookAhead = 16
 // later page's stamp has a damaged time (a stamp, a delta, or records
 // misread after a damaged header), or pages after it have. Of the page
 // (as two parts, split at its largest jump between two of its events) and
-// the pages read ahead, the longest run in order says which
-// (inLongestRun). The page's events are dropped from where its part out of
-// that run begins: the first event past the page ahead's stamp when the
-// part before the jump is out, the jump when only the part after it is. A
-// CPU's last page cannot be checked; the next pages' too-early events are
-// dropped in turn by Reader.item.
+// the pages read ahead, the best run in order says which (inLongestRun).
+// The page's events are dropped from where its part out of that run
+// begins: the whole page when its stamp moved (its largest jump is to its
+// first event) or when the page after it is out with it, else the first
+// event past the page ahead's stamp when the part before the jump is out,
+// the jump when only the part after it is. A page in order with every page
+// ahead is judged too when pages ahead break their order (aheadBreak), and
+// dropped whole when out. A CPU's last page cannot be checked; the next
+// pages' too-early events are dropped in turn by Reader.item.
 func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut int, bad bool) {
 	if sc.events == 0 {
 		return 0, 0, 0, false
@@ -744,29 +750,48 @@ func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut 
 		}
 	}
 	if k < 0 {
-		return 0, 0, 0, false
+		// In order with every page ahead: out of line only when pages
+		// ahead break their order and the runs in order leave this page
+		// out (pages moved late together, the last of them overlapping
+		// the intact pages after: new-user pass 98 F1, a CPU's first
+		// three pages 20 ms late kept, and the 180 intact events after
+		// them dropped).
+		b := s.aheadBreak()
+		if b < 0 {
+			return 0, 0, 0, false
+		}
+		if headIn, _, _ := s.inLongestRun(span{ts, sc.end, sc.times[0], maxStep(sc.times)}, span{}); headIn {
+			return 0, 0, 0, false
+		}
+		return s.spans[b].from, s.pageNo + 1 + b, 0, true
 	}
 	at = s.spans[k].from
 	// The page as two parts, split at its largest jump between two of
 	// its events (a damaged delta, or records misread after a damaged
 	// header, moves the events after it): the part before it is kept or
 	// dropped with the page's stamp, the part after it on its own.
-	head, tail := span{ts, sc.end}, span{}
+	head, tail := span{ts, sc.end, sc.times[0], maxStep(sc.times)}, span{}
 	if sc.jumpAt > 0 {
-		head.to, tail = sc.times[sc.jumpAt-1], span{sc.times[sc.jumpAt], sc.end}
+		head = span{ts, sc.times[sc.jumpAt-1], sc.times[0], maxStep(sc.times[:sc.jumpAt])}
+		tail = span{sc.times[sc.jumpAt], sc.end, sc.times[sc.jumpAt], maxStep(sc.times[sc.jumpAt:])}
 	}
 	headIn, tailIn, nextIn := s.inLongestRun(head, tail)
-	if headIn && sc.jumpAt > 0 && !tailIn && !nextIn && s.nextFrom() >= tail.to {
-		// The part after the jump out of the run with the page ahead,
-		// which follows it in order: pages moved together, this one's
-		// stamp with them. A damaged delta moves only its own page's
-		// events after it, the page ahead stays in line with the part
-		// before (new-user pass 97 F8: a CPU's first four pages 50 ms
-		// late, the 43 events before the first page's largest gap, 4.2
-		// ms, kept 50 ms late).
+	if (!headIn || sc.jumpAt > 0 && !tailIn) && !nextIn && s.nextFrom() >= sc.end {
+		// The page's end out of the run with the page ahead, which
+		// follows it in order: pages moved together, this one's stamp
+		// with them, and the whole page goes. A damaged delta moves only
+		// its own page's events after it, the page ahead stays in line
+		// with the part before (new-user pass 97 F8: a CPU's first four
+		// pages 50 ms late, the 43 events before the first page's largest
+		// gap, 4.2 ms, kept 50 ms late).
 		return at, s.pageNo + 1 + k, 0, true
 	}
 	switch {
+	case !headIn && sc.jumpAt == 0 && sc.jump > 0:
+		// The page's largest jump is to its first event, from the CPU's
+		// last kept one: its stamp moved, the whole page goes (new-user
+		// pass 98 F2: the first event of a page 12 ms late kept).
+		return at, s.pageNo + 1 + k, 0, true
 	case !headIn:
 		// From the first event past the page ahead's stamp (0 for a
 		// damaged page stamp: the whole page).
@@ -794,12 +819,26 @@ func (s *cpuStream) pageSpan(pg []byte) pageSpan {
 	if size == 0 || size > len(pg)-s.layout.dataOff {
 		return pageSpan{}
 	}
-	end, n := s.pageEnd(pg)
-	return pageSpan{span: span{ts, end}, events: n}
+	first, end, n, step := s.pageEnd(pg)
+	return pageSpan{span: span{ts, end, first, step}, events: n}
 }
 
-// span is a page's first time (its stamp) and last event time.
-type span struct{ from, to uint64 }
+// span is a page's first time (its stamp), last event time, first event
+// time (the stamp's on an intact page: the kernel stamps a page with its
+// first event's time) and largest step in time between two of its events.
+type span struct{ from, to, first, step uint64 }
+
+// maxStep is the largest step between two neighbouring times of ts (in
+// order; a step back counts 0).
+func maxStep(ts []uint64) uint64 {
+	var m uint64
+	for i := 1; i < len(ts); i++ {
+		if ts[i] > ts[i-1] {
+			m = max(m, ts[i]-ts[i-1])
+		}
+	}
+	return m
+}
 
 // inLongestRun reports whether the current page's two parts (head, and
 // tail when the page has a jump inside it) and the first page ahead with
@@ -822,10 +861,12 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn, nextIn bool) 
 		n = 2
 	}
 	next := n
+	var most uint64 // the largest step between two events of a page ahead
 	for _, sp := range s.spans {
 		if sp.events > 0 {
 			spans[n] = sp.span
 			n++
+			most = max(most, sp.step)
 		}
 	}
 	// Before the CPU's first kept event there is no anchor: other CPUs'
@@ -840,12 +881,20 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn, nextIn bool) 
 	}
 	// skip[m] is how long pages 0..m-1 last (their last event less their
 	// stamp): a run that leaves pages out leaves their time between its
-	// pages.
-	var skip [lookAhead + 3]uint64
+	// pages. least[m] is the same from their first events, the least time
+	// they need (a page whose first delta is damaged lies past its stamp:
+	// new-user pass 91's page whose events were 100 ms late), of the parts
+	// whose steps between events are none longer than a page ahead's
+	// (most): the current page's part after a damaged header or time
+	// extend, misread, can span any time (pass 92's 108 ms at 6765603 s).
+	var skip, least [lookAhead + 3]uint64
 	for m := 0; m < n; m++ {
-		skip[m+1] = skip[m]
+		skip[m+1], least[m+1] = skip[m], least[m]
 		if spans[m].to >= spans[m].from {
 			skip[m+1] += spans[m].to - spans[m].from
+		}
+		if spans[m].to >= spans[m].first && spans[m].step <= most {
+			least[m+1] += spans[m].to - spans[m].first
 		}
 	}
 	// runs[j]: the longest run in order ending at page j (length 0 when
@@ -857,12 +906,33 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn, nextIn bool) 
 	// current page (0).
 	type run struct {
 		n                  int
+		short              int // its steps that leave too little time for the pages it leaves out
 		gap                uint64
 		withHead, withTail bool
 		withNext           bool   // the first page ahead
 		from, firstGap     uint64 // its first page's stamp and gap from base
 	}
-	better := func(a, b run) bool { return a.n > b.n || a.n == b.n && a.gap < b.gap }
+	// A run is better the fewer of its steps leave too little time for
+	// the pages it leaves out between them (short: the next page begins
+	// before the page before it ends plus their whole spans, by more than
+	// any step between two events inside a page ahead, most), then the
+	// longer. A CPU's pages follow each other as they fill, so each left-
+	// out intact page's span fits between its neighbours; a page moved
+	// late by d, or one that runs on d into the next, leaves d too little
+	// to the pages after it. So the longest run can be the one with the
+	// moved pages, when they are more than the intact pages their time
+	// overlaps, but it is short where it leaves them (new-user pass 98
+	// F2: two pages 12 ms late within a page of 12 ms were kept, and that
+	// page's 77 events dropped; F1: a CPU's first three pages 20 ms late).
+	short := func(from, want uint64) int {
+		if from+most < want {
+			return 1
+		}
+		return 0
+	}
+	better := func(a, b run) bool {
+		return a.short < b.short || a.short == b.short && (a.n > b.n || a.n == b.n && a.gap < b.gap)
+	}
 	var runs [lookAhead + 2]run
 	for j := 0; j < n; j++ {
 		if spans[j].from < base || spans[j].to < spans[j].from {
@@ -871,12 +941,13 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn, nextIn bool) 
 		runs[j] = run{n: 1, withHead: j == 0, withTail: j == 1 && n > 1 && tail != (span{}), withNext: j == next, from: spans[j].from}
 		if anchored {
 			runs[j].gap = absDiff(spans[j].from, base+skip[j])
-			runs[j].firstGap = runs[j].gap
+			runs[j].firstGap, runs[j].short = runs[j].gap, short(spans[j].from, base+least[j])
 		}
 		for k := 0; k < j; k++ {
 			if runs[k].n > 0 && spans[k].to <= spans[j].from {
 				r := runs[k]
-				r.n, r.gap = r.n+1, r.gap+absDiff(spans[j].from, spans[k].to+skip[j]-skip[k+1])
+				g := absDiff(spans[j].from, spans[k].to+skip[j]-skip[k+1])
+				r.n, r.gap, r.short = r.n+1, r.gap+g, r.short+short(spans[j].from, spans[k].to+least[j]-least[k+1])
 				r.withTail = r.withTail || j == 1 && tail != (span{})
 				r.withNext = r.withNext || j == next
 				if better(r, runs[j]) {
@@ -910,6 +981,22 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn, nextIn bool) 
 	return runs[at].withHead, runs[at].withTail || tail == (span{}), runs[at].withNext || next == n
 }
 
+// aheadBreak is the index of the first page ahead that begins before an
+// earlier page ahead ends (-1: the pages ahead are in order).
+func (s *cpuStream) aheadBreak() int {
+	var end uint64
+	for i, sp := range s.spans {
+		if sp.events == 0 {
+			continue
+		}
+		if sp.from < end {
+			return i
+		}
+		end = max(end, sp.to)
+	}
+	return -1
+}
+
 // nextFrom is the time stamp of the first page ahead that holds events (0
 // when none does).
 func (s *cpuStream) nextFrom() uint64 {
@@ -929,9 +1016,10 @@ func absDiff(a, b uint64) uint64 {
 	return b - a
 }
 
-// pageEnd is the time of the last event of page pg (header included) that
-// parses, and the number of events before it.
-func (s *cpuStream) pageEnd(pg []byte) (end uint64, n int) {
+// pageEnd is the times of the first and the last event of page pg (header
+// included) that parse, the number of events up to the last, and the
+// largest step in time between two of them.
+func (s *cpuStream) pageEnd(pg []byte) (first, end uint64, n int, gap uint64) {
 	ts, _, size := s.header(pg)
 	data := pg[s.layout.dataOff : s.layout.dataOff+size]
 	for pos := 0; pos+4 <= len(data); {
@@ -940,12 +1028,18 @@ func (s *cpuStream) pageEnd(pg []byte) (end uint64, n int) {
 			break
 		}
 		if raw != nil {
+			if n == 0 {
+				first = et
+			}
+			if n > 0 && et > end {
+				gap = max(gap, et-end)
+			}
 			n++
 			end = et
 		}
 		pos, ts = next, et
 	}
-	return end, n
+	return first, end, n, gap
 }
 
 // base is the time the first event of the next page is checked against:
