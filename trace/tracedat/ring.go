@@ -727,7 +727,7 @@ const lookAhead = 16
 // later page's stamp has a damaged time (a stamp, a delta, or records
 // misread after a damaged header), or pages after it have. Of the page
 // (as two parts, split at its largest jump between two of its events) and
-// the pages read ahead, the best run in order says which (inLongestRun).
+// the pages read ahead, the best run in order says which (inBestRun).
 // The page's events are dropped from where its part out of that run
 // begins: the whole page when its stamp moved (its largest jump is to its
 // first event) or when the page after it is out with it, else the first
@@ -741,7 +741,7 @@ func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut 
 		return 0, 0, 0, false
 	}
 	// The first page ahead that begins before this one ends: none, and the
-	// page is before all of them (in every longest run they make).
+	// page is before all of them (in every run in order they make).
 	k := -1
 	for i, sp := range s.spans {
 		if sp.events > 0 && sp.from < sc.end {
@@ -760,7 +760,7 @@ func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut 
 		if b < 0 {
 			return 0, 0, 0, false
 		}
-		if headIn, _, _ := s.inLongestRun(span{ts, sc.end, sc.times[0], maxStep(sc.times)}, span{}); headIn {
+		if headIn, _, _ := s.inBestRun(span{ts, sc.end, sc.times[0], maxStep(sc.times)}, span{}); headIn {
 			return 0, 0, 0, false
 		}
 		return s.spans[b].from, s.pageNo + 1 + b, 0, true
@@ -775,7 +775,7 @@ func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut 
 		head = span{ts, sc.times[sc.jumpAt-1], sc.times[0], maxStep(sc.times[:sc.jumpAt])}
 		tail = span{sc.times[sc.jumpAt], sc.end, sc.times[sc.jumpAt], maxStep(sc.times[sc.jumpAt:])}
 	}
-	headIn, tailIn, nextIn := s.inLongestRun(head, tail)
+	headIn, tailIn, nextIn := s.inBestRun(head, tail)
 	if (!headIn || sc.jumpAt > 0 && !tailIn) && !nextIn && s.nextFrom() >= sc.end {
 		// The page's end out of the run with the page ahead, which
 		// follows it in order: pages moved together, this one's stamp
@@ -840,19 +840,20 @@ func maxStep(ts []uint64) uint64 {
 	return m
 }
 
-// inLongestRun reports whether the current page's two parts (head, and
+// inBestRun reports whether the current page's two parts (head, and
 // tail when the page has a jump inside it) and the first page ahead with
-// events (nextIn; true when there is none) are in the longest run of pages
-// in order among them and the pages ahead that hold events, all at or after
+// events (nextIn; true when there is none) are in the best run of pages in
+// order among them and the pages ahead that hold events, all at or after
 // the CPU's last kept event (before any, the earliest first page of all
-// CPUs: base). Intact pages are in order with each other, and a page moved
-// earlier falls before the CPU's last kept event. Of runs as long, the one
-// whose pages abut best counts: a page's time moved by d opens a gap of d
+// CPUs: base): the one with the fewest steps too short for the pages it
+// leaves out (see better below), then the longest. Intact pages are in
+// order with each other, and a page moved earlier falls before the CPU's
+// last kept event. Of runs as good, the one whose pages abut best counts: a page's time moved by d opens a gap of d
 // (or an overlap) where intact pages follow each other as they fill, and a
 // run that leaves a page out leaves that page's time between its pages
 // (pass 92 F1 and 93 F4/F5: a page moved into its neighbour's time made
 // two runs as long).
-func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn, nextIn bool) {
+func (s *cpuStream) inBestRun(head, tail span) (headIn, tailIn, nextIn bool) {
 	var spans [lookAhead + 2]span
 	spans[0] = head
 	n := 1
@@ -897,9 +898,9 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn, nextIn bool) 
 			least[m+1] += spans[m].to - spans[m].first
 		}
 	}
-	// runs[j]: the longest run in order ending at page j (length 0 when
-	// the page is before base or out of order itself), of those as long
-	// the one whose pages abut best (gap: how far each page's stamp is
+	// runs[j]: the best run in order ending at page j (length 0 when the
+	// page is before base or out of order itself), of those as good the
+	// one whose pages abut best (gap: how far each page's stamp is
 	// from where the run before it ends, plus the time of the pages it
 	// leaves out, from base for its first: intact pages abut as they fill,
 	// a damaged time opens a gap or an overlap), and whether it holds the
@@ -965,7 +966,7 @@ func (s *cpuStream) inLongestRun(head, tail span) (headIn, tailIn, nextIn bool) 
 	if at < 0 {
 		return true, true, true // (nothing is at or after base: Reader.item drops what is earlier)
 	}
-	// A longest run that begins after the whole of another run, which
+	// A best run that begins after the whole of another run, which
 	// comes later in the file and abuts the CPU's last kept event better,
 	// jumped ahead: pages moved ahead by d leave a gap of d after the last
 	// kept event. Near a CPU's end fewer intact pages follow than a damaged
