@@ -220,10 +220,13 @@ func (l LostWindow) String() string {
 	if l.CPU < 0 {
 		cpu = "every CPU"
 	}
+	// (Times cut to the microsecond as every other warning's, FormatSeconds:
+	// rounded, one window read two ways, new-user pass 99 F3.)
+	from, to := FormatSeconds(l.Start, 6), FormatSeconds(l.End, 6)
 	if l.Count == 0 {
-		return fmt.Sprintf("%s unobserved between %.6f s and %.6f s (events lost there, number unknown)", cpu, float64(l.Start)/1e9, float64(l.End)/1e9)
+		return fmt.Sprintf("%s unobserved between %s s and %s s (events lost there, number unknown)", cpu, from, to)
 	}
-	return fmt.Sprintf("%d events lost on %s between %.6f s and %.6f s", l.Count, cpu, float64(l.Start)/1e9, float64(l.End)/1e9)
+	return fmt.Sprintf("%d events lost on %s between %s s and %s s", l.Count, cpu, from, to)
 }
 
 // Warnings counts non-fatal problems by message key, keeping the first

@@ -549,6 +549,7 @@ func (rd *Reader) timeDamage(cpus []trace.CPU, on map[trace.CPU][]at) map[int]bo
 		}
 	}
 	first := &rd.events[idx[0]]
+	rd.meta.LostInFile += uint64(len(drop)) // (events the file held, skipped: info's lost line counts them)
 	sort.SliceStable(rd.damages, func(i, j int) bool { return rd.damages[i].idx < rd.damages[j].idx })
 	rd.meta.Warnings.Add("damaged-time", "perfetto: %d events have a time out of their CPU's order (first: CPU %d's event at %s s), a damaged timestamp: %d events skipped (a compact_sched block's all, its times being deltas), their CPU unobserved over their bundle's time",
 		len(idx), first.CPU, trace.FormatSeconds(first.Time, 6), len(drop))

@@ -541,6 +541,7 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 	})
 	if len(late) > 0 {
 		items = slices.DeleteFunc(items, func(it item) bool { return late[it.seq] })
+		rd.meta.LostInFile += uint64(len(late)) // (events the file held, skipped)
 		for _, next := range after {
 			// Between its neighbours in the file: where the next one is
 			// now (the bundle's end when none follows it).
