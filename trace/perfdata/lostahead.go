@@ -68,17 +68,19 @@ type timedOff struct{ t, off int64 }
 // that rose from the sample before it by at least half as much as it
 // falls to t, as samples pushed ahead together do, is too. A run of the
 // CPU's first samples has no sample before it to tell by: it is stamped
-// ahead when more samples than it holds follow it in order, all earlier
-// than its first (new-user pass 98 F5: a CPU's first two samples 30 ms
-// ahead kept, and its 369 good events after them dropped); a sample that
-// is not ends the count, and the samples counted are the ones out of
-// order. Otherwise t is the one out of order (stamped back), left out
+// ahead when more than aheadRun samples follow it in order, all earlier
+// than its first, more than a run moved together (new-user pass 98 F5: a
+// CPU's first two samples 30 ms ahead kept, and its 369 good events after
+// them dropped); a sample in line with the run before that ends the
+// count, and the samples counted are the ones out of order, moved back
+// (pass 99 F2: CPU 1's samples 4-11 of fifo.perf.data 50 ms early, its
+// three intact first samples dropped for them). Otherwise t is the one out of order (stamped back), left out
 // here and dropped by the reader.
 func (s *cpuOrder) sample(t, off int64) []timedOff {
 	if s.below > 0 {
 		if t < s.t[0] && t >= s.belowLast {
 			s.below, s.belowLast = s.below+1, t
-			if s.below <= s.n {
+			if s.below <= aheadRun {
 				return nil
 			}
 			out := make([]timedOff, s.n)
@@ -225,6 +227,13 @@ func (r *Reader) scanLost() {
 				}
 				if c := int(o.Uint32(rec[cpuOff:])); c < ncpu {
 					t := int64(o.Uint64(rec[timeOff:]))
+					if r.outsideHeaderTimes(t) {
+						// (Dropped by the reader as outside the
+						// header's sample times: no time to order by,
+						// pass 99 F2: such samples made the CPU's intact
+						// first sample one stamped ahead.)
+						continue
+					}
 					last[c] = max(last[c], t)
 					for _, a := range order[c].sample(t, recOff) {
 						if r.timeAhead == nil {

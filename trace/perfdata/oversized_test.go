@@ -225,7 +225,9 @@ func TestDamagedSampleType(t *testing.T) {
 // lost in the file). Before, they were kept and the CPU's good samples of
 // the next 30 ms dropped. The other way round, the CPU's third sample
 // pulled 30 ms back (its first two intact) is dropped alone: the sample
-// after it is in order with the first two.
+// after it is in order with the first two; and its samples 4-11 pulled 50
+// ms back are the eight dropped, not its three intact first ones (pass 99
+// F2: a run moved back, longer than the samples before it, took them).
 func TestFirstRunPushedAhead(t *testing.T) {
 	data := niceTrace(t)
 	whole, _ := readBack(t, data, true)
@@ -233,7 +235,7 @@ func TestFirstRunPushedAhead(t *testing.T) {
 		which []int // of CPU 1's first samples, 0-based
 		delta int64
 		lost  int
-	}{{[]int{0, 1, 2}, 30_000_000, 3}, {[]int{2}, -30_000_000, 1}} {
+	}{{[]int{0, 1, 2}, 30_000_000, 3}, {[]int{2}, -30_000_000, 1}, {[]int{3, 4, 5, 6, 7, 8, 9, 10}, -50_000_000, 8}} {
 		le := binary.LittleEndian
 		bad := bytes.Clone(data)
 		for n, k := 0, 0; k <= slices.Max(c.which); n++ {
