@@ -356,7 +356,7 @@ func TestTruncatedPerfData(t *testing.T) {
 		!strings.HasPrefix(lines[1], "warning: "+cut+": the input ends inside a record (record of type ") ||
 		!strings.Contains(lines[1], "the trace holds CPU 0 but not CPU 1 (seen before)") ||
 		lines[2] != "warning: "+cut+": 148 scheduling delays overlapped lost events on some CPU, or followed a sleep that met them, and are not in the table (--keep-lossy measures them as if nothing were lost; JSON lossy_delays per row): more than the table keeps (2)" ||
-		lines[3] != "warning: "+cut+": CPU 1 unobserved between 687.429452 s and 688.496692 s (events lost there, number unknown)" ||
+		lines[3] != "warning: "+cut+": CPU 1 unobserved between 687.429452 s and 688.496691 s (events lost there, number unknown)" ||
 		lines[4] != "warning: "+cut+": 3 more warnings: 1 about missing switches, 1 about missing wakeups, 1 about event formats; -v for detail" {
 		t.Errorf("latency: exit %d, stderr:\n%s\nwant the two truncation warnings, the delays left out and CPU 1's unobserved window in full, then a summary of 3 more", code, errs)
 	}

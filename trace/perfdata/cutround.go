@@ -150,4 +150,4 @@ func (r *Reader) cutRound(damaged bool) string {
 
 // secs prints ns as seconds the way trace.LostWindow.String does, so that
 // the warning and the windows' lines agree.
-func secs(ns int64) string { return fmt.Sprintf("%.6f", float64(ns)/1e9) }
+func secs(ns int64) string { return trace.FormatSeconds(ns, 6) } // (cut, as the lost windows' times)

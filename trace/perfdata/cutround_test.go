@@ -62,16 +62,16 @@ func TestCutRound(t *testing.T) {
 		lost []trace.LostWindow
 	}{
 		{"in CPU 0's part", b[:200000],
-			"the trace is truncated there; the 1480 events after the last complete round (FINISHED_ROUND at 635.164689 s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from 635.164689 s to 635.367854 s the trace holds CPU 0 but not CPU 1 (seen before), and the buffer of CPU 0 is cut; the time of CPU 1 from its last event to 635.367854 s is unobserved (not idle) and delays waiting there are not measured",
+			"the trace is truncated there; the 1480 events after the last complete round (FINISHED_ROUND at 635.164688 s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from 635.164688 s to 635.367853 s the trace holds CPU 0 but not CPU 1 (seen before), and the buffer of CPU 0 is cut; the time of CPU 1 from its last event to 635.367853 s is unobserved (not idle) and delays waiting there are not measured",
 			[]trace.LostWindow{{CPU: 1, Start: 635164688903, End: 635367853888}}},
 		{"in CPU 1's part", b[:500000],
-			"the 4244 events after the last complete round (FINISHED_ROUND at 635.164689 s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from 635.164689 s to 635.571072 s the trace holds CPU 0-1, and the buffer of CPU 1 is cut; the time of CPU 1 from its last event to 635.571072 s is unobserved (not idle)",
+			"the 4244 events after the last complete round (FINISHED_ROUND at 635.164688 s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from 635.164688 s to 635.571071 s the trace holds CPU 0-1, and the buffer of CPU 1 is cut; the time of CPU 1 from its last event to 635.571071 s is unobserved (not idle)",
 			[]trace.LostWindow{{CPU: 1, Start: 635357378665, End: 635571071742}}},
 		{"pipe mode", pipeMode[:90000],
-			"the 172 events after the last complete round (FINISHED_ROUND at 919.427763 s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from 919.427763 s to 919.431552 s the trace holds CPU 0 but not CPU 1 (seen before), and the buffer of CPU 0 is cut; the time of CPU 1 from its last event to 919.431552 s is unobserved (not idle)",
+			"the 172 events after the last complete round (FINISHED_ROUND at 919.427762 s) come from a round perf was writing when the input ends: perf writes each CPU's buffer in turn, so from 919.427762 s to 919.431551 s the trace holds CPU 0 but not CPU 1 (seen before), and the buffer of CPU 0 is cut; the time of CPU 1 from its last event to 919.431551 s is unobserved (not idle)",
 			[]trace.LostWindow{{CPU: 1, Start: 919427762572, End: 919431551621}}},
 		{"no round marks", noRounds[:200000],
-			"the input holds no FINISHED_ROUND record (perf's whole recording was one round, 1494 events, cut short): perf writes each CPU's buffer in turn, so CPUs other than CPU 0-1 may be missing entirely, and the buffer of CPU 0 is cut; the time of CPU 1 from its last event to 635.367854 s is unobserved (not idle)",
+			"the input holds no FINISHED_ROUND record (perf's whole recording was one round, 1494 events, cut short): perf writes each CPU's buffer in turn, so CPUs other than CPU 0-1 may be missing entirely, and the buffer of CPU 0 is cut; the time of CPU 1 from its last event to 635.367853 s is unobserved (not idle)",
 			[]trace.LostWindow{{CPU: 1, Start: 635164688903, End: 635367853888}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
