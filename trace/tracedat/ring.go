@@ -848,11 +848,11 @@ func maxStep(ts []uint64) uint64 {
 // CPUs: base): the one with the fewest steps too short for the pages it
 // leaves out (see better below), then the longest. Intact pages are in
 // order with each other, and a page moved earlier falls before the CPU's
-// last kept event. Of runs as good, the one whose pages abut best counts: a page's time moved by d opens a gap of d
-// (or an overlap) where intact pages follow each other as they fill, and a
-// run that leaves a page out leaves that page's time between its pages
-// (pass 92 F1 and 93 F4/F5: a page moved into its neighbour's time made
-// two runs as long).
+// last kept event. Of runs as good, the one whose pages abut best counts:
+// a page's time moved by d opens a gap of d (or an overlap) where intact
+// pages follow each other as they fill, and a run that leaves a page out
+// leaves that page's time between its pages (pass 92 F1 and 93 F4/F5: a
+// page moved into its neighbour's time made two runs as long).
 func (s *cpuStream) inBestRun(head, tail span) (headIn, tailIn, nextIn bool) {
 	var spans [lookAhead + 2]span
 	spans[0] = head
