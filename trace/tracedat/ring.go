@@ -492,6 +492,11 @@ func (s *cpuStream) nextPage() (bool, error) {
 				why: fmt.Errorf("CPU %d page %d: the CPU's first page ends at %d ns, before every other CPU's first page (%d ns), and %d ns before its own next page: a damaged time stamp", s.cpu, s.pageNo, sc.end, s.others, s.gapAfter(sc.end))})
 			continue
 		}
+		if s.behindKept(ts, sc) {
+			s.damage = append(s.damage, pageDamage{page: s.pageNo, events: sc.events,
+				why: fmt.Errorf("CPU %d page %d: its time stamp, %d ns, is %d ns before the CPU's last event read, more than any step between its own events, and its events run on past that event: a damaged time stamp", s.cpu, s.pageNo, ts, uint64(s.kept)-ts)})
+			continue
+		}
 		if at, next, cut, bad := s.timeAhead(ts, sc); bad {
 			why := fmt.Errorf("CPU %d page %d: its events run to %d ns, past the time stamp of page %d, %d ns, and out of line with the pages after it: a damaged time", s.cpu, s.pageNo, sc.end, next, at)
 			if sc.end <= at {
@@ -645,6 +650,23 @@ func (s *cpuStream) firstBehind(sc pageScan, ts uint64) bool {
 		}
 	}
 	return false
+}
+
+// behindKept reports whether a page (time stamp ts, scanned as sc) is
+// stamped before the CPU's last kept event, by more than the largest step
+// between its own events, while its events run on to or past that event:
+// a page's stamp is its first event's time and a CPU's events are written
+// in order, so the stamp moved back, and with it every event of the page,
+// the ones it leaves after the kept event too (new-user pass 99: of pages
+// moved 50 ms back, the last one's events past the kept event were read at
+// the wrong time). A page whose events all lie before the kept event goes
+// event by event as before (Reader.item).
+func (s *cpuStream) behindKept(ts uint64, sc pageScan) bool {
+	if !s.keptAny || sc.events == 0 || s.kept < 0 {
+		return false
+	}
+	kept := uint64(s.kept)
+	return ts < kept && sc.end >= kept && kept-ts > maxStep(sc.times)
 }
 
 // gapAfter is how long before the next page's time stamp a page ending
