@@ -202,10 +202,10 @@ func TestNullPaddingMidPage(t *testing.T) {
 // (2000), before page 1's last event (1010 + 5000 = 6010), an overshoot of
 // 4010 ns; page 2 ends (2010) 5990 ns before page 3's stamp (8000), more
 // than half of it, so page 2 is the page out of line: page 1 is kept, page
-// 2's two events are dropped as earlier than the CPU's previous one (2
-// lost), and the CPU is unobserved from 6010 up to page 3's event: a
-// KindLost at 8005 goes before that switch. Before, no window: a run and
-// delays were measured across the dropped events.
+// 2, stamped 4010 ns before the CPU's last kept event, more than its own
+// step (5), goes whole (2 lost), and the CPU is unobserved from 6010 up to
+// page 3: a KindLost at its stamp, 8000, before its switch. Before, no
+// window: a run and delays were measured across the dropped events.
 func TestBackwardDropWindow(t *testing.T) {
 	sws, losses, meta, err := damageTrace(t, false,
 		page(1000, -1, sw(t, 5), sw(t, 5), sw(t, 5000)),
@@ -214,8 +214,8 @@ func TestBackwardDropWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(sws, []int64{1005, 1010, 6010, 8005}) || !slices.Equal(losses, []int64{8005}) || meta.LostInFile != 2 {
-		t.Errorf("switches %v, losses %v, lost in file %d, warnings %v; want [1005 1010 6010 8005], [8005], 2", sws, losses, meta.LostInFile, meta.Warnings.List())
+	if !slices.Equal(sws, []int64{1005, 1010, 6010, 8005}) || !slices.Equal(losses, []int64{8000}) || meta.LostInFile != 2 {
+		t.Errorf("switches %v, losses %v, lost in file %d, warnings %v; want [1005 1010 6010 8005], [8000], 2", sws, losses, meta.LostInFile, meta.Warnings.List())
 	}
 }
 
@@ -581,6 +581,37 @@ func TestFirstPagesLateInOrder(t *testing.T) {
 	for ts := int64(1150); ts <= 1900; ts += 50 {
 		pages = append(pages, five(uint64(ts)))
 		want = append(want, ts+5, ts+15, ts+25, ts+35, ts+45)
+	}
+	sws, _, meta, err := damageTrace(t, false, pages...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sws, want) || meta.LostInFile != 15 {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, 15", sws, meta.LostInFile, meta.Warnings.List(), want)
+	}
+}
+
+// TestPagesMovedBack (new-user pass 100 F1): pages 3-5 of ten (stamps
+// every 50 ns from 1000, five events 10 ns apart from 5 ns after the
+// stamp) stamped 100 ns early (1000, 1050, 1100 instead of 1100, 1150,
+// 1200). Page 3 lies 95 ns before the CPU's last kept event (1095), more
+// than its own 10 ns steps: moved back. Pages 4 and 5 abut it (5 ns
+// gaps), and the gap after page 5 (1145 to 1250, 105 ns) gives back the
+// 95: the three moved together and go whole (15 events lost in the file),
+// page 5's events after 1095 (1105 to 1145) with them. Before, only the
+// events before 1095 were dropped and page 5 read 100 ns early.
+func TestPagesMovedBack(t *testing.T) {
+	five := func(ts uint64) []byte { return page(ts, -1, sw(t, 5), sw(t, 10), sw(t, 10), sw(t, 10), sw(t, 10)) }
+	var pages [][]byte
+	var want []int64
+	for ts := int64(1000); ts <= 1450; ts += 50 {
+		at := ts
+		if ts >= 1100 && ts <= 1200 {
+			at = ts - 100
+		} else {
+			want = append(want, ts+5, ts+15, ts+25, ts+35, ts+45)
+		}
+		pages = append(pages, five(uint64(at)))
 	}
 	sws, _, meta, err := damageTrace(t, false, pages...)
 	if err != nil {

@@ -140,6 +140,9 @@ type cpuStream struct {
 	keptAny bool
 	gap     bool   // events were dropped since kept (Reader.item)
 	endLost uint64 // the recorder's losses before the CPU's last pages, dropped as damaged (Reader.ended)
+	// backRun is how many pages after page backFrom moved back with it
+	// (movedBack): they go whole as they come.
+	backRun, backFrom int
 }
 
 // pageDamage is a page (or the rest of one) the stream did not read: its
@@ -423,7 +426,7 @@ func (s *cpuStream) nextPage() (bool, error) {
 		if len(s.ahead) == 0 {
 			return false, s.aheadErr
 		}
-		pg, hole := s.ahead[0], s.spans[0].hole
+		pg, hole, evs := s.ahead[0], s.spans[0].hole, s.spans[0].events
 		copy(s.ahead, s.ahead[1:])
 		copy(s.spans, s.spans[1:])
 		s.ahead, s.spans = s.ahead[:len(s.ahead)-1], s.spans[:len(s.spans)-1]
@@ -433,6 +436,12 @@ func (s *cpuStream) nextPage() (bool, error) {
 			continue
 		}
 		s.pageNo++
+		if s.backRun > 0 {
+			s.backRun--
+			s.damage = append(s.damage, pageDamage{page: s.pageNo, events: evs,
+				why: fmt.Errorf("CPU %d page %d: moved back with page %d (the pages between abut, and the gap after them gives back the time it lies behind the CPU's last event read): a damaged time stamp", s.cpu, s.pageNo, s.backFrom)})
+			continue
+		}
 		l := s.layout
 		if len(pg) < l.dataOff {
 			return false, corruptf("CPU %d page %d: %d bytes, shorter than its header", s.cpu, s.pageNo, len(pg))
@@ -492,9 +501,10 @@ func (s *cpuStream) nextPage() (bool, error) {
 				why: fmt.Errorf("CPU %d page %d: the CPU's first page ends at %d ns, before every other CPU's first page (%d ns), and %d ns before its own next page: a damaged time stamp", s.cpu, s.pageNo, sc.end, s.others, s.gapAfter(sc.end))})
 			continue
 		}
-		if s.behindKept(ts, sc) {
+		if n, back := s.movedBack(ts, sc); back {
 			s.damage = append(s.damage, pageDamage{page: s.pageNo, events: sc.events,
-				why: fmt.Errorf("CPU %d page %d: its time stamp, %d ns, is %d ns before the CPU's last event read, more than any step between its own events, and its events run on past that event: a damaged time stamp", s.cpu, s.pageNo, ts, uint64(s.kept)-ts)})
+				why: fmt.Errorf("CPU %d page %d: its time stamp, %d ns, is %d ns before the CPU's last event read, more than any step between its own events: a damaged time stamp", s.cpu, s.pageNo, ts, uint64(s.kept)-ts)})
+			s.backRun, s.backFrom = n, s.pageNo
 			continue
 		}
 		if at, next, cut, bad := s.timeAhead(ts, sc); bad {
@@ -652,21 +662,42 @@ func (s *cpuStream) firstBehind(sc pageScan, ts uint64) bool {
 	return false
 }
 
-// behindKept reports whether a page (time stamp ts, scanned as sc) is
-// stamped before the CPU's last kept event, by more than the largest step
-// between its own events, while its events run on to or past that event:
-// a page's stamp is its first event's time and a CPU's events are written
-// in order, so the stamp moved back, and with it every event of the page,
-// the ones it leaves after the kept event too (new-user pass 99: of pages
-// moved 50 ms back, the last one's events past the kept event were read at
-// the wrong time). A page whose events all lie before the kept event goes
-// event by event as before (Reader.item).
-func (s *cpuStream) behindKept(ts uint64, sc pageScan) bool {
+// movedBack reports whether a page (time stamp ts, scanned as sc) is
+// stamped before the CPU's last kept event by more than the largest step
+// between its own events: a page's stamp is its first event's time and a
+// CPU's events are written in order, so the stamp moved back, and with it
+// every event of the page, those it leaves after the kept event too (new-
+// user pass 99: of pages moved 5 ms back, the last one's events past the
+// kept event were read at the wrong time). Such a page goes whole, and so
+// do the n pages ahead that moved with it: pages moved back together abut
+// each other as they did, and the first gap as long as the time the page
+// lies behind the kept event (at least what they moved by) ends them: the
+// intact page after them is that far after the last (pass 100 F1: of four
+// pages 100 ms back, the last read 100 ms early). When no such gap comes
+// within the pages ahead, or they fall out of order first, the page goes
+// alone.
+func (s *cpuStream) movedBack(ts uint64, sc pageScan) (n int, back bool) {
 	if !s.keptAny || sc.events == 0 || s.kept < 0 {
-		return false
+		return 0, false
 	}
-	kept := uint64(s.kept)
-	return ts < kept && sc.end >= kept && kept-ts > maxStep(sc.times)
+	kept, step := uint64(s.kept), maxStep(sc.times)
+	if ts >= kept || kept-ts <= step {
+		return 0, false
+	}
+	behind, end := kept-ts, sc.end
+	for i, sp := range s.spans {
+		if sp.events == 0 {
+			continue
+		}
+		if sp.from < end {
+			return 0, true
+		}
+		if sp.from-end+max(step, sp.step) >= behind {
+			return i, true
+		}
+		end, step = sp.to, max(step, sp.step)
+	}
+	return 0, true
 }
 
 // gapAfter is how long before the next page's time stamp a page ending
