@@ -621,3 +621,24 @@ func TestPagesMovedBack(t *testing.T) {
 		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, 15", sws, meta.LostInFile, meta.Warnings.List(), want)
 	}
 }
+
+// TestZeroedPage (new-user pass 101 F1): a page of zeros (stamp, commit
+// and data) between two pages with events: the kernel hands out only
+// pages it wrote events to, so it is a zeroed page: named, its events of
+// unknown number, the CPU unobserved from its last event before it (1010)
+// to the next page (3000). A page of zeros after the CPU's last events is
+// the file's padding: nothing said.
+func TestZeroedPage(t *testing.T) {
+	sws, _, meta, err := damageTrace(t, false, page(1000, -1, sw(t, 5), sw(t, 5)), make([]byte, testPage), page(3000, -1, sw(t, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []trace.LostWindow{{CPU: 0, Start: 1010, End: 3000}}
+	if !slices.Equal(sws, []int64{1005, 1010, 3005}) || !slices.Equal(meta.Lost, want) || !strings.Contains(fmt.Sprint(meta.Warnings.List()), "a zeroed page") {
+		t.Errorf("switches %v, windows %v, warnings %v; want [1005 1010 3005], %v and the page named", sws, meta.Lost, meta.Warnings.List(), want)
+	}
+	_, _, meta, err = damageTrace(t, false, page(1000, -1, sw(t, 5)), page(2000, -1, sw(t, 5)), make([]byte, testPage))
+	if err != nil || len(meta.Warnings.List()) != 0 || len(meta.Lost) != 0 {
+		t.Errorf("trailing zero page: error %v, warnings %v, windows %v; want none", err, meta.Warnings.List(), meta.Lost)
+	}
+}

@@ -447,6 +447,18 @@ func (s *cpuStream) nextPage() (bool, error) {
 			return false, corruptf("CPU %d page %d: %d bytes, shorter than its header", s.cpu, s.pageNo, len(pg))
 		}
 		ts, commit, size := s.header(pg)
+		if commit&commitMask == 0 && allZero(pg[l.dataOff:]) && s.dataAhead() {
+			// A page with no events among pages with events: the kernel
+			// hands out only pages it wrote events to (ring_buffer_read_page
+			// fails on an empty buffer), so the page was zeroed, its
+			// stamp kept or not (new-user pass 101 F1: a page, and 8 pages,
+			// of zeros read as nothing, lost 0, exit 0, the hole shown as
+			// idle). How many events it held is unknown. (Empty pages after
+			// a CPU's last events are the file's padding.)
+			s.damage = append(s.damage, pageDamage{page: s.pageNo, events: -1,
+				why: fmt.Errorf("CPU %d page %d: no events, between pages with events (the kernel hands out only pages it wrote to): a zeroed page, its events lost", s.cpu, s.pageNo)})
+			continue
+		}
 		if commit&missedStored != 0 && commit&missedEvents != 0 {
 			if b, ok := s.countAt(pg, ts, size); ok {
 				s.warnCommit = fmt.Errorf("CPU %d page %d: the commit says %d bytes of events, and its records end at %d, followed by the missed-events count its flags say is stored and the kernel's zeroes: a damaged commit, the page read to %d", s.cpu, s.pageNo, size, b, b)
@@ -1049,6 +1061,16 @@ func (s *cpuStream) aheadBreak() int {
 		end = max(end, sp.to)
 	}
 	return -1
+}
+
+// dataAhead reports whether a page ahead holds events.
+func (s *cpuStream) dataAhead() bool {
+	for _, sp := range s.spans {
+		if sp.events > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // nextFrom is the time stamp of the first page ahead that holds events (0
