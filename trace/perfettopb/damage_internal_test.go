@@ -183,6 +183,11 @@ func TestDamagedCompactBlock(t *testing.T) {
 	if !covered(meta, first, last) {
 		t.Errorf("no lost window of CPU 0 covers the bundle %d..%d: %+v", first, last, meta.Lost)
 	}
+	if meta.LostInFile < uint64(len(times)) {
+		// (The block's events are lost in the file: at least its
+		// switches, new-user pass 101 F2: lost 0.)
+		t.Errorf("lost in the file %d, want at least the block's %d switches", meta.LostInFile, len(times))
+	}
 	for _, e := range evs {
 		if e.CPU == 0 && e.Kind == trace.KindSwitch && e.Time > last {
 			if e.TID != -1 {

@@ -195,8 +195,8 @@ func TestEventFieldWireType(t *testing.T) {
 	}
 	whole, _ := readAll(t, good)
 	got, meta := readAll(t, bad)
-	if len(got) != len(whole)-1 || warningCount(meta, "damaged-event") != 1 {
-		t.Errorf("%d events (the intact file's %d less one wanted), warnings %+v (one damaged-event wanted)", len(got), len(whole), meta.Warnings.List())
+	if len(got) != len(whole)-1 || warningCount(meta, "damaged-event") != 1 || meta.LostInFile != 1 {
+		t.Errorf("%d events (the intact file's %d less one wanted), warnings %+v (one damaged-event wanted), %d lost in the file (1 wanted: pass 101 F2)", len(got), len(whole), meta.Warnings.List(), meta.LostInFile)
 	}
 	windowHolds(t, meta, cpu, ts)
 }

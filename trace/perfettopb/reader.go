@@ -509,7 +509,10 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 			// In a bundle of full events, in time order, a damaged one
 			// lay between its neighbours; beside a compact block, whose
 			// previous tasks follow from the switches before, anywhere.
+			// One event the file held (new-user pass 101 F2: not in the
+			// lost line).
 			hole(err, cs != nil)
+			rd.meta.LostInFile++
 			continue
 		}
 		if ok {
@@ -523,6 +526,9 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 		}
 		if err != nil {
 			hole(err, true)
+			if n := compactEvents(cs); n > 0 {
+				rd.meta.LostInFile += uint64(n) // (the block's events, pass 101 F2: 765 gone, lost 0)
+			}
 		}
 		for _, e := range c {
 			items = append(items, item{ev: e, compact: true, seq: len(items)})
@@ -564,11 +570,13 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 		// A compact switch's previous task is implied by the one before
 		// it: past a damaged next_pid the chain is wrong, so the bundle's
 		// compact events go; a full event goes alone.
+		n := len(items)
 		if items[bad].compact {
 			items = slices.DeleteFunc(items, func(it item) bool { return it.compact })
 		} else {
 			items = slices.Delete(items, bad, bad+1)
 		}
+		rd.meta.LostInFile += uint64(n - len(items))
 		hole(errSelfSwitch, true)
 	}
 	base := len(rd.events)
@@ -865,6 +873,37 @@ func (rd *Reader) decodeGeneric(e trace.Event, body []byte, off int64) (trace.Ev
 // decodeCompact expands a CompactSched message into events whose implied
 // fields (the previous task of a switch, the waker of a waking) are filled
 // by the caller once the bundle is in time order.
+// errCompactColumn is a packed compact_sched column that does not parse.
+var errCompactColumn = fmt.Errorf("a packed compact_sched column that does not parse")
+
+// compactEvents is how many events a compact_sched block holds by its
+// timestamp columns (switches and wakings), or -1 when its fields do not
+// parse: what a damaged block that is skipped loses.
+func compactEvents(b []byte) int {
+	n := 0
+	err := fields(b, 0, func(num protowire.Number, typ protowire.Type, _ uint64, b []byte) error {
+		if num != fCompactSwitchTimestamp && num != fCompactWakingTimestamp {
+			return nil
+		}
+		if typ == protowire.VarintType {
+			n++
+			return nil
+		}
+		for len(b) > 0 {
+			_, m := protowire.ConsumeVarint(b)
+			if m < 0 {
+				return errCompactColumn
+			}
+			n, b = n+1, b[m:]
+		}
+		return nil
+	})
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
 func decodeCompact(b []byte, cpu trace.CPU, off int64) ([]trace.Event, error) {
 	var table []string
 	cols := map[protowire.Number][]uint64{}
