@@ -268,6 +268,9 @@ func (rd *Reader) skipPacket(pkt []byte, off, n int64, before, marks int, err er
 	rd.events = rd.events[:before]
 	rd.marks = rd.marks[:marks]
 	cpu := bundleCPU(pkt)
+	if rd.meta.NrCPUs > 0 && int(cpu) >= rd.meta.NrCPUs {
+		cpu = -1 // (a damaged CPU number: the bundle's CPU is unknown)
+	}
 	rd.forget(cpu)
 	rd.damages = append(rd.damages, damage{off: off, end: off + n, idx: before, idxEnd: before, cpu: cpu})
 	what := "a packet whose fields do not parse"

@@ -241,6 +241,33 @@ func TestEventTimeInBundle(t *testing.T) {
 	windowHolds(t, meta, cpu, ts)
 }
 
+// TestBundleCPUBeyond (new-user pass 101 F5): a bundle's CPU number made
+// 5 in a trace of 2 CPUs (system_info num_cpus): its events cannot be
+// placed, so the packet is damaged: skipped with a damaged-packet warning
+// naming the CPU, and its events (those of the bundle) counted lost in the
+// file. Before, a CPU 5 read as written, exit 0.
+func TestBundleCPUBeyond(t *testing.T) {
+	good := exportShared(t, "nice.2cpu.perf.data")
+	offs, _ := packetOffsets(t, good)
+	k := bundlePacket(t, good, offs)
+	_, _, n := protowire.ConsumeTag(good[offs[k]:])
+	pkt, _ := protowire.ConsumeBytes(good[offs[k]+n:])
+	bundle := fields(t, pkt, 1)[0]
+	events := len(fields(t, bundle, 2))
+	num, typ, m := protowire.ConsumeTag(bundle)
+	if num != 1 || typ != protowire.VarintType || bundle[m] > 1 {
+		t.Fatalf("the bundle does not start with its CPU (field %d, type %d)", num, typ)
+	}
+	bad := append([]byte(nil), good...)
+	bad[bytes.Index(good, bundle)+m] = 5
+	got, meta := readAll(t, bad)
+	whole, _ := readAll(t, good)
+	ws := fmt.Sprint(meta.Warnings.List())
+	if len(got) != len(whole)-events || meta.LostInFile != uint64(events) || !strings.Contains(ws, "bundle of CPU 5, beyond the trace's 2 CPUs") {
+		t.Errorf("%d events (intact %d, the bundle %d), %d lost in the file, warnings %v; want the bundle's events gone and counted, the CPU named", len(got), len(whole), events, meta.LostInFile, ws)
+	}
+}
+
 // TestDamageSweep: 60 damaged copies of an export (one or ten bits
 // flipped, a block zeroed or overwritten with random bytes, a block
 // repeated), seeded, each read and measured: none fails to open, and

@@ -489,6 +489,14 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 	if err != nil && cpu < 0 {
 		return err // (the packet is skipped: damage.go)
 	}
+	if rd.meta.NrCPUs > 0 && int(cpu) >= rd.meta.NrCPUs {
+		// A CPU the trace does not have (system_info num_cpus): a
+		// damaged CPU number, whose events cannot be placed (new-user
+		// pass 101 F5: a bundle of CPU 5 in a 2-CPU trace read as
+		// written, exit 0, CPU 1 empty). They are lost in the file.
+		rd.meta.LostInFile += uint64(len(raw) + max(compactEvents(cs), 0))
+		return &ParseError{off, fmt.Sprintf("an ftrace bundle of CPU %d, beyond the trace's %d CPUs (system_info num_cpus)", cpu, rd.meta.NrCPUs)}
+	}
 	// Damage inside a bundle of a known CPU skips what it breaks, not the
 	// bundle (damage.go): a field that breaks the bundle's framing ends it
 	// (the events before it are kept), a damaged event or compact_sched
