@@ -443,3 +443,28 @@ func OpenLossWindows(open map[CPU]int64, end int64) []LostWindow {
 	}
 	return ws
 }
+
+// CPUFieldBeyond returns the name and value of a CPU field of e (a
+// wakeup's target_cpu, a migration's orig_cpu or dest_cpu) at or past n
+// CPUs, or "" when none is (or n is unknown, 0). The kernel's CPU numbers
+// run below nr_cpu_ids, so such a field is damage (new-user pass 101 F3:
+// target_cpu=127 in a 2-CPU trace read as written).
+func CPUFieldBeyond(e *Event, n int) (string, CPU) {
+	if n <= 0 {
+		return "", 0
+	}
+	switch e.Kind {
+	case KindWaking, KindWakeup, KindWakeupNew:
+		if int(e.TargetCPU) >= n {
+			return "target_cpu", e.TargetCPU
+		}
+	case KindMigrate:
+		if int(e.OrigCPU) >= n {
+			return "orig_cpu", e.OrigCPU
+		}
+		if int(e.DestCPU) >= n {
+			return "dest_cpu", e.DestCPU
+		}
+	}
+	return "", 0
+}

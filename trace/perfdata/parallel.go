@@ -212,6 +212,7 @@ func (r *Reader) newPreWorker(skip [len(trace.Kinds)]bool) *preWorker {
 		if err != nil {
 			continue // cannot happen (the reader's own was built from it): the reader decodes
 		}
+		d.NrCPUs = a.dec.NrCPUs
 		w.dec[a.dec] = d
 	}
 	return w

@@ -282,6 +282,11 @@ func NewReader(in io.Reader) (*Reader, error) {
 			break
 		}
 	}
+	for _, d := range r.decoders {
+		// (The header's CPU count, HEADER_NRCPUS, bounds a CPU field as
+		// cpuOutOfRange bounds a sample's.)
+		d.NrCPUs = max(r.meta.NrCPUsAvail, r.meta.NrCPUs)
+	}
 	return r, nil
 }
 

@@ -529,6 +529,13 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 	}
 	if cs != nil {
 		c, err := decodeCompact(cs, cpu, off)
+		for i := range c {
+			if name, v := trace.CPUFieldBeyond(&c[i], rd.meta.NrCPUs); err == nil && name != "" {
+				// (Its waking's target_cpu column damaged: the block is.)
+				c, err = nil, &ParseError{off, fmt.Sprintf("compact_sched %s %d beyond the trace's %d CPUs (system_info num_cpus)", name, v, rd.meta.NrCPUs)}
+				break
+			}
+		}
 		if err != nil && cpu < 0 {
 			return err
 		}
@@ -826,6 +833,9 @@ func (rd *Reader) decodeEvent(b []byte, cpu trace.CPU, off int64) (trace.Event, 
 		if p, ok := rd.tgid[e.ChildTID]; ok {
 			e.ChildPID = p
 		}
+	}
+	if name, c := trace.CPUFieldBeyond(&e, rd.meta.NrCPUs); err == nil && name != "" {
+		err = &ParseError{off, fmt.Sprintf("%s %d beyond the trace's %d CPUs (system_info num_cpus)", name, c, rd.meta.NrCPUs)}
 	}
 	return e, err == nil, err
 }

@@ -365,6 +365,14 @@ func (r *Reader) line(line []byte) error {
 		r.meta.LostInFile++
 		return nil
 	}
+	if name, c := trace.CPUFieldBeyond(&ev, r.meta.NrCPUs); name != "" {
+		// (A CPU field past the header's CPUs, as the CPU column:
+		// new-user pass 101 F3, target_cpu=127 in a 2-CPU trace read as
+		// written, exit 0.)
+		r.meta.Warnings.Add("text-cpu-out-of-range", "line %d: %s %d beyond the %d CPUs the header names: event dropped", r.lineNo, name, c, r.meta.NrCPUs)
+		r.meta.LostInFile++
+		return nil
+	}
 	if p.flags != nil && (kind == trace.KindWaking || kind == trace.KindWakeup) {
 		ev.FromIRQ = irqFlag(p.flags)
 	}

@@ -482,15 +482,17 @@ func wakeupTimes(t *testing.T, src trace.Source) []int64 {
 // beyond the header's, a pid above PID_MAX_LIMIT, a time before its CPU's
 // previous event) is an event the file held, counted in Meta.LostInFile
 // (new-user pass 91 F10: each was named, and info said "lost: 0 events").
-// The header names 2 CPUs; of the five lines, the second (CPU 7), third (pid
-// 99999999) and fifth (100.000002 s after 100.000004 s on CPU 0) are
-// dropped: 2 events read, 3 lost.
+// The header names 2 CPUs; of the six lines, the second (CPU 7), third (pid
+// 99999999), fifth (100.000002 s after 100.000004 s on CPU 0) and sixth
+// (target_cpu=127: new-user pass 101 F3) are dropped: 2 events read, 4
+// lost.
 func TestDroppedCountedLost(t *testing.T) {
-	in := "# entries-in-buffer/entries-written: 5/5   #P:2\n" + wakeLine("000", "100.000001") + wakeLine("007", "100.000002") +
-		strings.Replace(wakeLine("000", "100.000003"), "a-10", "a-99999999", 1) + wakeLine("000", "100.000004") + wakeLine("000", "100.000002")
+	in := "# entries-in-buffer/entries-written: 6/6   #P:2\n" + wakeLine("000", "100.000001") + wakeLine("007", "100.000002") +
+		strings.Replace(wakeLine("000", "100.000003"), "a-10", "a-99999999", 1) + wakeLine("000", "100.000004") + wakeLine("000", "100.000002") +
+		strings.Replace(wakeLine("000", "100.000005"), "target_cpu=001", "target_cpu=127", 1)
 	r := NewReader(strings.NewReader(in), "test")
-	if n := len(wakeupTimes(t, r)); n != 2 || r.Meta().LostInFile != 3 {
-		t.Errorf("%d wakeups read, %d lost in the file; want 2 and 3 (warnings %v)", n, r.Meta().LostInFile, r.Meta().Warnings.List())
+	if n := len(wakeupTimes(t, r)); n != 2 || r.Meta().LostInFile != 4 {
+		t.Errorf("%d wakeups read, %d lost in the file; want 2 and 4 (warnings %v)", n, r.Meta().LostInFile, r.Meta().Warnings.List())
 	}
 }
 

@@ -55,14 +55,14 @@ func (d *SchedDecoder) checkRanges(ev *trace.Event) error {
 			return bad("next_prio", int64(ev.NextPrio))
 		}
 	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
-		if d.targetCPU != nil && (ev.TargetCPU < 0 || ev.TargetCPU >= nrCPUsLimit) {
+		if d.targetCPU != nil && d.badCPU(ev.TargetCPU) {
 			return bad("target_cpu", int64(ev.TargetCPU))
 		}
 	case trace.KindMigrate:
-		if ev.OrigCPU < 0 || ev.OrigCPU >= nrCPUsLimit {
+		if d.badCPU(ev.OrigCPU) {
 			return bad("orig_cpu", int64(ev.OrigCPU))
 		}
-		if ev.DestCPU < 0 || ev.DestCPU >= nrCPUsLimit {
+		if d.badCPU(ev.DestCPU) {
 			return bad("dest_cpu", int64(ev.DestCPU))
 		}
 	case trace.KindFork:
@@ -71,6 +71,12 @@ func (d *SchedDecoder) checkRanges(ev *trace.Event) error {
 		}
 	}
 	return nil
+}
+
+// badCPU reports whether c is no CPU of the recording: negative, at or
+// past NR_CPUS' largest setting, or at or past NrCPUs when set.
+func (d *SchedDecoder) badCPU(c trace.CPU) bool {
+	return c < 0 || c >= nrCPUsLimit || d.NrCPUs > 0 && int(c) >= d.NrCPUs
 }
 
 // ErrNotSched is returned by NewSchedDecoder for a format that is not one of
@@ -92,6 +98,12 @@ type SchedDecoder struct {
 	Kind   trace.Kind
 	Format *Format
 	State  *StateDecoder // sched_switch only
+	// NrCPUs, when above 0, is the recording's CPU count: a target_cpu,
+	// orig_cpu or dest_cpu at or past it is out of range too (the kernel's
+	// CPU numbers run below nr_cpu_ids; new-user pass 101 F3: a waking's
+	// target_cpu 127 in a 2-CPU trace read as written). 0: up to NR_CPUS'
+	// largest setting only.
+	NrCPUs int
 	order  Endian
 	intern *Interner
 	minLen int

@@ -345,7 +345,9 @@ func TestSchedDecoder(t *testing.T) {
 // gave pid -1095901457 and prio 239, taken as a real wakeup) is an
 // ErrFieldRange naming the field, on the fast and the general path; the
 // edges of the ranges decode (prio -1 is SCHED_DEADLINE, 139 nice 19, pid
-// 4194304 PID_MAX_LIMIT, CPU 8191).
+// 4194304 PID_MAX_LIMIT, CPU 8191). With the recording's CPU count set
+// (NrCPUs 2: new-user pass 101 F3), target_cpu 2 is out of range and 1
+// decodes.
 func TestSchedDecoderFieldRange(t *testing.T) {
 	waking := func(pid, prio, cpu int) map[string]any {
 		return map[string]any{"common_pid": 3, "comm": "b", "pid": pid, "prio": prio, "target_cpu": cpu}
@@ -354,18 +356,21 @@ func TestSchedDecoderFieldRange(t *testing.T) {
 		format string
 		vals   map[string]any
 		field  string // "" decodes
+		nrCPUs int
 	}{
-		{"sched_waking", waking(-1095901457, 120, 0), "pid -1095901457"},
-		{"sched_waking", waking(5, 239, 0), "prio 239"},
-		{"sched_waking", waking(5, 120, 9000), "target_cpu 9000"},
-		{"sched_waking", waking(4194305, 120, 0), "pid 4194305"},
-		{"sched_waking", waking(4194304, -1, 8191), ""},
-		{"sched_waking", waking(5, 139, 0), ""},
+		{"sched_waking", waking(5, 120, 2), "target_cpu 2", 2},
+		{"sched_waking", waking(5, 120, 1), "", 2},
+		{"sched_waking", waking(-1095901457, 120, 0), "pid -1095901457", 0},
+		{"sched_waking", waking(5, 239, 0), "prio 239", 0},
+		{"sched_waking", waking(5, 120, 9000), "target_cpu 9000", 0},
+		{"sched_waking", waking(4194305, 120, 0), "pid 4194305", 0},
+		{"sched_waking", waking(4194304, -1, 8191), "", 0},
+		{"sched_waking", waking(5, 139, 0), "", 0},
 		{"sched_switch", map[string]any{"common_pid": 7, "prev_comm": "a", "prev_pid": 7, "prev_prio": 120,
-			"prev_state": 0, "next_comm": "b", "next_pid": -2, "next_prio": 120}, "next_pid -2"},
+			"prev_state": 0, "next_comm": "b", "next_pid": -2, "next_prio": 120}, "next_pid -2", 0},
 		{"sched_switch", map[string]any{"common_pid": 7, "prev_comm": "a", "prev_pid": 7, "prev_prio": 120,
-			"prev_state": 0, "next_comm": "b", "next_pid": 8, "next_prio": 140}, "next_prio 140"},
-		{"sched_process_fork", map[string]any{"common_pid": 3, "parent_comm": "sh", "parent_pid": 3, "child_comm": "sh", "child_pid": -5}, "child_pid -5"},
+			"prev_state": 0, "next_comm": "b", "next_pid": 8, "next_prio": 140}, "next_prio 140", 0},
+		{"sched_process_fork", map[string]any{"common_pid": 3, "parent_comm": "sh", "parent_pid": 3, "child_comm": "sh", "child_pid": -5}, "child_pid -5", 0},
 	} {
 		for _, fast := range []bool{true, false} {
 			f := loadFormat(t, c.format)
@@ -374,6 +379,7 @@ func TestSchedDecoderFieldRange(t *testing.T) {
 				t.Fatal(err)
 			}
 			d.fast.ok = d.fast.ok && fast
+			d.NrCPUs = c.nrCPUs
 			ev := trace.NewEvent(100, 1, trace.KindInvalid)
 			err = d.Decode(put(t, f, binary.LittleEndian, c.vals), &ev)
 			switch {

@@ -210,6 +210,7 @@ func (r *Reader) setupDecoders() error {
 		if d.Kind == trace.KindSwitch && !d.State.Derived {
 			r.meta.Warnings.Add("prev-state-format", "trace.dat: sched_switch print fmt not understood; prev_state read in the Linux >= 4.14 encoding")
 		}
+		d.NrCPUs = r.meta.NrCPUs
 		r.decs[fm.ID] = d
 		found = true
 	}
