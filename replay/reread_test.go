@@ -2,7 +2,6 @@ package replay
 
 import (
 	"bytes"
-	"encoding/binary"
 	"os"
 	"testing"
 
@@ -16,32 +15,34 @@ import (
 // schedule (ExtractOptions.DropRecorded) gets the same schedule, event for
 // event and with the same Meta, from a second read of its input
 // (Model.RecordedFrom) as a model that kept it: on nice.2cpu.perf.data as
-// recorded, and with a sched_waking's target CPU damaged so that Extract
-// skips it.
+// recorded, and with a sched_waking's target CPU made 5, past the trace's
+// 2 CPUs, so that Extract skips it. (The perf.data reader now drops such a
+// waking itself, tpformat.SchedDecoder.NrCPUs: the damage is made on the
+// events it delivers, badTarget, as a reader of a format that carries no
+// CPU count would deliver them.)
 func TestRecordedFrom(t *testing.T) {
 	orig, err := os.ReadFile(nice2cpu)
 	if err != nil {
 		t.Skipf("no %s: %v", nice2cpu, err)
 	}
-	damaged := append([]byte(nil), orig...)
-	// A sched_waking's target_cpu (RAW payload offset 32; the payload
-	// starts 28 bytes after the sample's time in perf sched record's
-	// layout) made 5, past the trace's 2 CPUs (its nr_cpus_avail): the
-	// reader passes it (below NR_CPUS; 0x36311600 it drops since
-	// tpformat.ErrFieldRange), Extract skips it.
-	at, _ := sampleAt(t, damaged, trace.KindWaking)
-	binary.LittleEndian.PutUint32(damaged[at+28+32:], 5)
 	for _, c := range []struct {
 		name    string
-		b       []byte
+		damage  bool
 		skipped int
-	}{{"as recorded", orig, 0}, {"one event skipped", damaged, 1}} {
+	}{{"as recorded", false, 0}, {"one event skipped", true, 1}} {
 		t.Run(c.name, func(t *testing.T) {
-			read := func(drop bool) (*Model, []trace.Event, *trace.Meta) {
-				r, err := perfdata.NewReader(bytes.NewReader(c.b))
+			open := func() trace.Source {
+				r, err := perfdata.NewReader(bytes.NewReader(orig))
 				if err != nil {
 					t.Fatal(err)
 				}
+				if c.damage {
+					return &badTarget{Source: r, nth: 40}
+				}
+				return r
+			}
+			read := func(drop bool) (*Model, []trace.Event, *trace.Meta) {
+				r := open()
 				defer r.Close()
 				m, err := ExtractWith(r, ExtractOptions{DropRecorded: drop})
 				if err != nil {
@@ -49,11 +50,7 @@ func TestRecordedFrom(t *testing.T) {
 				}
 				src := m.RecordedSource()
 				if drop {
-					r2, err := perfdata.NewReader(bytes.NewReader(c.b))
-					if err != nil {
-						t.Fatal(err)
-					}
-					src = m.RecordedFrom(r2)
+					src = m.RecordedFrom(open())
 				}
 				defer src.Close()
 				evs, err := trace.ReadAll(src)
@@ -82,4 +79,21 @@ func TestRecordedFrom(t *testing.T) {
 			}
 		})
 	}
+}
+
+// badTarget delivers its Source's events with the nth sched_waking's
+// target CPU made 5.
+type badTarget struct {
+	trace.Source
+	nth, seen int
+}
+
+func (b *badTarget) Next() (trace.Event, error) {
+	ev, err := b.Source.Next()
+	if err == nil && ev.Kind == trace.KindWaking {
+		if b.seen++; b.seen == b.nth {
+			ev.TargetCPU = 5
+		}
+	}
+	return ev, err
 }
