@@ -126,6 +126,20 @@ func windowHolds(t *testing.T, meta *trace.Meta, cpu, ts uint64) {
 	t.Errorf("lost windows %+v: none on CPU %d holds %d", meta.Lost, cpu, ts)
 }
 
+// oneEventSkipped checks the read of bad, good with one event damaged (of
+// CPU cpu, at time ts): one event fewer than good, one damaged-event
+// warning, that event counted lost in the file (new-user passes 99 F3 and
+// 101 F2: not in the lost line), and a window of cpu holding ts.
+func oneEventSkipped(t *testing.T, good, bad []byte, cpu, ts uint64) {
+	t.Helper()
+	whole, _ := readAll(t, good)
+	got, meta := readAll(t, bad)
+	if len(got) != len(whole)-1 || warningCount(meta, "damaged-event") != 1 || meta.LostInFile != 1 {
+		t.Errorf("%d events (the intact file's %d less one wanted), warnings %+v (one damaged-event wanted), %d lost in the file (1 wanted)", len(got), len(whole), meta.Warnings.List(), meta.LostInFile)
+	}
+	windowHolds(t, meta, cpu, ts)
+}
+
 // TestDamagedEvent: an event inside a bundle whose bytes are damaged
 // (0xff over its body: no field tag reads) is skipped alone: the file
 // reads with one event fewer than the intact one, a damaged-event
@@ -145,15 +159,7 @@ func TestDamagedEvent(t *testing.T) {
 	for i := range ev {
 		bad[at+i] = 0xff
 	}
-	whole, _ := readAll(t, good)
-	got, meta := readAll(t, bad)
-	if len(got) != len(whole)-1 {
-		t.Errorf("%d events, want the intact file's %d less one", len(got), len(whole))
-	}
-	if warningCount(meta, "damaged-event") != 1 {
-		t.Errorf("warnings %+v, want one damaged-event", meta.Warnings.List())
-	}
-	windowHolds(t, meta, cpu, ts)
+	oneEventSkipped(t, good, bad, cpu, ts)
 }
 
 // TestEventFieldWireType (new-user pass 97 F7): an event inside a bundle
@@ -193,12 +199,7 @@ func TestEventFieldWireType(t *testing.T) {
 		}
 		i += n + m
 	}
-	whole, _ := readAll(t, good)
-	got, meta := readAll(t, bad)
-	if len(got) != len(whole)-1 || warningCount(meta, "damaged-event") != 1 || meta.LostInFile != 1 {
-		t.Errorf("%d events (the intact file's %d less one wanted), warnings %+v (one damaged-event wanted), %d lost in the file (1 wanted: pass 101 F2)", len(got), len(whole), meta.Warnings.List(), meta.LostInFile)
-	}
-	windowHolds(t, meta, cpu, ts)
+	oneEventSkipped(t, good, bad, cpu, ts)
 }
 
 // TestEventTimeInBundle (new-user pass 98 F3): an event's timestamp made
@@ -233,12 +234,7 @@ func TestEventTimeInBundle(t *testing.T) {
 	}
 	bad := append([]byte(nil), good...)
 	copy(bad[bytes.Index(good, ev)+at:], moved)
-	whole, _ := readAll(t, good)
-	got, meta := readAll(t, bad)
-	if len(got) != len(whole)-1 || warningCount(meta, "damaged-event") != 1 || meta.LostInFile != 1 {
-		t.Errorf("%d events (the intact file's %d less one wanted), warnings %+v (one damaged-event wanted), %d lost in the file (1 wanted: pass 99 F3)", len(got), len(whole), meta.Warnings.List(), meta.LostInFile)
-	}
-	windowHolds(t, meta, cpu, ts)
+	oneEventSkipped(t, good, bad, cpu, ts)
 }
 
 // TestBundleCPUBeyond (new-user pass 101 F5): a bundle's CPU number made

@@ -888,44 +888,22 @@ func (rd *Reader) decodeGeneric(e trace.Event, body []byte, off int64) (trace.Ev
 	return e, true, nil
 }
 
-// decodeCompact expands a CompactSched message into events whose implied
-// fields (the previous task of a switch, the waker of a waking) are filled
-// by the caller once the bundle is in time order.
-// errCompactColumn is a packed compact_sched column that does not parse.
-var errCompactColumn = fmt.Errorf("a packed compact_sched column that does not parse")
-
 // compactEvents is how many events a compact_sched block holds by its
 // timestamp columns (switches and wakings), or -1 when its fields do not
 // parse: what a damaged block that is skipped loses.
 func compactEvents(b []byte) int {
-	n := 0
-	err := fields(b, 0, func(num protowire.Number, typ protowire.Type, _ uint64, b []byte) error {
-		if num != fCompactSwitchTimestamp && num != fCompactWakingTimestamp {
-			return nil
-		}
-		if typ == protowire.VarintType {
-			n++
-			return nil
-		}
-		for len(b) > 0 {
-			_, m := protowire.ConsumeVarint(b)
-			if m < 0 {
-				return errCompactColumn
-			}
-			n, b = n+1, b[m:]
-		}
-		return nil
-	})
+	_, cols, err := compactColumns(b, 0)
 	if err != nil {
 		return -1
 	}
-	return n
+	return len(cols[fCompactSwitchTimestamp]) + len(cols[fCompactWakingTimestamp])
 }
 
-func decodeCompact(b []byte, cpu trace.CPU, off int64) ([]trace.Event, error) {
-	var table []string
-	cols := map[protowire.Number][]uint64{}
-	err := fields(b, off, func(num protowire.Number, typ protowire.Type, v uint64, b []byte) error {
+// compactColumns reads a compact_sched block's intern table and its
+// columns, packed or not, by field number.
+func compactColumns(b []byte, off int64) (table []string, cols map[protowire.Number][]uint64, err error) {
+	cols = map[protowire.Number][]uint64{}
+	err = fields(b, off, func(num protowire.Number, typ protowire.Type, v uint64, b []byte) error {
 		if num == fCompactInternTable {
 			table = append(table, string(b))
 			return nil
@@ -944,6 +922,14 @@ func decodeCompact(b []byte, cpu trace.CPU, off int64) ([]trace.Event, error) {
 		}
 		return nil
 	})
+	return table, cols, err
+}
+
+// decodeCompact expands a CompactSched message into events whose implied
+// fields (the previous task of a switch, the waker of a waking) are filled
+// by the caller once the bundle is in time order.
+func decodeCompact(b []byte, cpu trace.CPU, off int64) ([]trace.Event, error) {
+	table, cols, err := compactColumns(b, off)
 	if err != nil {
 		return nil, err
 	}

@@ -55,14 +55,14 @@ func (d *SchedDecoder) checkRanges(ev *trace.Event) error {
 			return bad("next_prio", int64(ev.NextPrio))
 		}
 	case trace.KindWaking, trace.KindWakeup, trace.KindWakeupNew:
-		if d.targetCPU != nil && d.badCPU(ev.TargetCPU) {
+		if d.targetCPU != nil && (ev.TargetCPU < 0 || ev.TargetCPU >= nrCPUsLimit) {
 			return bad("target_cpu", int64(ev.TargetCPU))
 		}
 	case trace.KindMigrate:
-		if d.badCPU(ev.OrigCPU) {
+		if ev.OrigCPU < 0 || ev.OrigCPU >= nrCPUsLimit {
 			return bad("orig_cpu", int64(ev.OrigCPU))
 		}
-		if d.badCPU(ev.DestCPU) {
+		if ev.DestCPU < 0 || ev.DestCPU >= nrCPUsLimit {
 			return bad("dest_cpu", int64(ev.DestCPU))
 		}
 	case trace.KindFork:
@@ -70,13 +70,10 @@ func (d *SchedDecoder) checkRanges(ev *trace.Event) error {
 			return bad("child_pid", int64(ev.ChildTID))
 		}
 	}
+	if name, c := trace.CPUFieldBeyond(ev, d.NrCPUs); name != "" {
+		return bad(name, int64(c))
+	}
 	return nil
-}
-
-// badCPU reports whether c is no CPU of the recording: negative, at or
-// past NR_CPUS' largest setting, or at or past NrCPUs when set.
-func (d *SchedDecoder) badCPU(c trace.CPU) bool {
-	return c < 0 || c >= nrCPUsLimit || d.NrCPUs > 0 && int(c) >= d.NrCPUs
 }
 
 // ErrNotSched is returned by NewSchedDecoder for a format that is not one of

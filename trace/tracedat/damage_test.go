@@ -506,13 +506,7 @@ func TestFirstPagesAheadSplit(t *testing.T) {
 		pages = append(pages, page(uint64(ts), -1, sw(t, 5), sw(t, 5), sw(t, 80)))
 		want = append(want, ts+5, ts+10, ts+90)
 	}
-	sws, _, meta, err := damageTrace(t, false, pages...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(sws, want) || meta.LostInFile != 8 {
-		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, 8", sws, meta.LostInFile, meta.Warnings.List(), want)
-	}
+	readsAs(t, pages, want, 8)
 }
 
 // TestStoredFlagNoRoom (new-user pass 98 F7): page 2's records (two
@@ -549,16 +543,29 @@ func TestStoredFlagNoRoom(t *testing.T) {
 // the fifth page's events read.
 func TestPagesMovedWithinPage(t *testing.T) {
 	three := func(ts uint64) []byte { return page(ts, -1, sw(t, 5), sw(t, 5), sw(t, 80)) }
-	sws, _, meta, err := damageTrace(t, false,
+	want := []int64{1005, 1010, 1090, 1105, 1110, 1190, 1405, 1450, 1500, 1550, 1600, 1615, 1620, 1700, 1715, 1720, 1800, 1815, 1820, 1900}
+	readsAs(t, [][]byte{
 		three(1000), three(1100), three(1400), three(1500),
 		page(1400, -1, sw(t, 5), sw(t, 45), sw(t, 50), sw(t, 50), sw(t, 50)),
-		three(1610), three(1710), three(1810))
+		three(1610), three(1710), three(1810)}, want, 6)
+}
+
+// fivePage is a page stamped ts with five switches 10 ns apart, from 5 ns
+// after the stamp (ts+5 ... ts+45).
+func fivePage(t *testing.T, ts uint64) []byte {
+	return page(ts, -1, sw(t, 5), sw(t, 10), sw(t, 10), sw(t, 10), sw(t, 10))
+}
+
+// readsAs reads a one-CPU trace of pages and checks its switch times and
+// the events it counts lost in the file.
+func readsAs(t *testing.T, pages [][]byte, want []int64, lost uint64) {
+	t.Helper()
+	sws, _, meta, err := damageTrace(t, false, pages...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []int64{1005, 1010, 1090, 1105, 1110, 1190, 1405, 1450, 1500, 1550, 1600, 1615, 1620, 1700, 1715, 1720, 1800, 1815, 1820, 1900}
-	if !slices.Equal(sws, want) || meta.LostInFile != 6 {
-		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, 6", sws, meta.LostInFile, meta.Warnings.List(), want)
+	if !slices.Equal(sws, want) || meta.LostInFile != lost {
+		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, %d", sws, meta.LostInFile, meta.Warnings.List(), want, lost)
 	}
 }
 
@@ -575,20 +582,13 @@ func TestPagesMovedWithinPage(t *testing.T) {
 // pages' run, which leaves none out: the three are dropped (15 events lost
 // in the file), none kept 50 ns late, and the intact pages read.
 func TestFirstPagesLateInOrder(t *testing.T) {
-	five := func(ts uint64) []byte { return page(ts, -1, sw(t, 5), sw(t, 10), sw(t, 10), sw(t, 10), sw(t, 10)) }
-	pages := [][]byte{five(1050), five(1100), five(1150)}
+	pages := [][]byte{fivePage(t, 1050), fivePage(t, 1100), fivePage(t, 1150)}
 	var want []int64
 	for ts := int64(1150); ts <= 1900; ts += 50 {
-		pages = append(pages, five(uint64(ts)))
+		pages = append(pages, fivePage(t, uint64(ts)))
 		want = append(want, ts+5, ts+15, ts+25, ts+35, ts+45)
 	}
-	sws, _, meta, err := damageTrace(t, false, pages...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(sws, want) || meta.LostInFile != 15 {
-		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, 15", sws, meta.LostInFile, meta.Warnings.List(), want)
-	}
+	readsAs(t, pages, want, 15)
 }
 
 // TestPagesMovedBack (new-user pass 100 F1): pages 3-5 of ten (stamps
@@ -601,7 +601,6 @@ func TestFirstPagesLateInOrder(t *testing.T) {
 // page 5's events after 1095 (1105 to 1145) with them. Before, only the
 // events before 1095 were dropped and page 5 read 100 ns early.
 func TestPagesMovedBack(t *testing.T) {
-	five := func(ts uint64) []byte { return page(ts, -1, sw(t, 5), sw(t, 10), sw(t, 10), sw(t, 10), sw(t, 10)) }
 	var pages [][]byte
 	var want []int64
 	for ts := int64(1000); ts <= 1450; ts += 50 {
@@ -611,15 +610,9 @@ func TestPagesMovedBack(t *testing.T) {
 		} else {
 			want = append(want, ts+5, ts+15, ts+25, ts+35, ts+45)
 		}
-		pages = append(pages, five(uint64(at)))
+		pages = append(pages, fivePage(t, uint64(at)))
 	}
-	sws, _, meta, err := damageTrace(t, false, pages...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(sws, want) || meta.LostInFile != 15 {
-		t.Errorf("switches %v, lost in file %d, warnings %v; want %v, 15", sws, meta.LostInFile, meta.Warnings.List(), want)
-	}
+	readsAs(t, pages, want, 15)
 }
 
 // TestZeroedPage (new-user pass 101 F1): a page of zeros (stamp, commit

@@ -825,7 +825,7 @@ func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut 
 		if b < 0 {
 			return 0, 0, 0, false
 		}
-		if headIn, _, _ := s.inBestRun(span{ts, sc.end, sc.times[0], maxStep(sc.times)}, span{}); headIn {
+		if headIn, _, _ := s.inBestRun(pageWhole(ts, sc), span{}); headIn {
 			return 0, 0, 0, false
 		}
 		return s.spans[b].from, s.pageNo + 1 + b, 0, true
@@ -835,7 +835,7 @@ func (s *cpuStream) timeAhead(ts uint64, sc pageScan) (at uint64, page int, cut 
 	// its events (a damaged delta, or records misread after a damaged
 	// header, moves the events after it): the part before it is kept or
 	// dropped with the page's stamp, the part after it on its own.
-	head, tail := span{ts, sc.end, sc.times[0], maxStep(sc.times)}, span{}
+	head, tail := pageWhole(ts, sc), span{}
 	if sc.jumpAt > 0 {
 		head = span{ts, sc.times[sc.jumpAt-1], sc.times[0], maxStep(sc.times[:sc.jumpAt])}
 		tail = span{sc.times[sc.jumpAt], sc.end, sc.times[sc.jumpAt], maxStep(sc.times[sc.jumpAt:])}
@@ -892,6 +892,12 @@ func (s *cpuStream) pageSpan(pg []byte) pageSpan {
 // time (the stamp's on an intact page: the kernel stamps a page with its
 // first event's time) and largest step in time between two of its events.
 type span struct{ from, to, first, step uint64 }
+
+// pageWhole is the span of a whole page (stamp ts, scanned as sc, with
+// events).
+func pageWhole(ts uint64, sc pageScan) span {
+	return span{ts, sc.end, sc.times[0], maxStep(sc.times)}
+}
 
 // maxStep is the largest step between two neighbouring times of ts (in
 // order; a step back counts 0).
