@@ -692,8 +692,12 @@ func (s *cpuStream) movedBack(ts uint64, sc pageScan) (n int, back bool) {
 	if !s.keptAny || sc.events == 0 || s.kept < 0 {
 		return 0, false
 	}
-	kept, step := uint64(s.kept), maxStep(sc.times)
-	if ts >= kept || kept-ts <= step {
+	kept := uint64(s.kept)
+	if ts >= kept {
+		return 0, false // (every intact page: no walk of its steps)
+	}
+	step := maxStep(sc.times)
+	if kept-ts <= step {
 		return 0, false
 	}
 	behind, end := kept-ts, sc.end
