@@ -46,6 +46,23 @@ func TestCaptureHotplug(t *testing.T) {
 			t.Fatalf("CPU 1 back online: %v", err)
 		}
 		onAt = monotonicNow()
+		// The drain opens CPU 1's perf buffer again at its next read of
+		// the online CPUs, up to a poll wait later: what CPU 1 runs before
+		// that is in the loss window. Wait for it (CI run of stop 59: the
+		// pinned thread's 20 sleeps ended before the buffer was open, and
+		// the idle CPU recorded nothing more in the 200 ms after).
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			online := false
+			for _, w := range c.Warnings() {
+				online = online || w.Key == "cpu-online"
+			}
+			if online {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no cpu-online warning 5 s after CPU 1 came back; warnings %v", c.Warnings())
+			}
+		}
 		// A thread pinned to CPU 1 sleeps there 20 times: switches of its
 		// own after the CPU came back (an idle machine may leave a CPU
 		// just onlined idle for longer).
