@@ -635,3 +635,33 @@ func TestZeroedPage(t *testing.T) {
 		t.Errorf("trailing zero page: error %v, warnings %v, windows %v; want none", err, meta.Warnings.List(), meta.Lost)
 	}
 }
+
+// TestPagesMovedBackIntoTail (new-user pass 101 F4): twelve pages stamped
+// every 100 ns, seven events each at +5, +15, +25, +35, +75, +85, +95 (the
+// largest step, 40 ns, inside every page); pages 3-5 stamped 55 ns early
+// (245, 345, 445 instead of 300, 400, 500). Page 3 begins inside page 2's
+// part after its 40 ns jump (275-295), overlapping it by 50 ns: more than
+// the jump, the most a damaged delta there could have moved that part, and
+// more than page 3's own 40 ns step; and the gap after page 5 (540 to 600,
+// 60 ns) gives the 50 back. So page 2 is kept whole and pages 3-5, 50 ns
+// behind its last event, go as moved back (21 events lost in the file).
+// Before, the run in order of page 2's first four events and the moved
+// pages, longer than the one with page 2's last three, won: those three
+// were dropped, their number unknown, and the moved pages dropped after.
+func TestPagesMovedBackIntoTail(t *testing.T) {
+	seven := func(ts uint64) []byte {
+		return page(ts, -1, sw(t, 5), sw(t, 10), sw(t, 10), sw(t, 10), sw(t, 40), sw(t, 10), sw(t, 10))
+	}
+	var pages [][]byte
+	var want []int64
+	for ts := int64(0); ts <= 1100; ts += 100 {
+		at := ts
+		if ts >= 300 && ts <= 500 {
+			at = ts - 55
+		} else {
+			want = append(want, ts+5, ts+15, ts+25, ts+35, ts+75, ts+85, ts+95)
+		}
+		pages = append(pages, seven(uint64(at)))
+	}
+	readsAs(t, pages, want, 21)
+}
