@@ -150,7 +150,7 @@ func namesList(names []string) string {
 func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	width := len("Task group")
 	for _, g := range groups {
-		width = max(width, len(g.Path))
+		width = max(width, termsafe.Width(termsafe.Label(g.Path)))
 	}
 	wwidth := len("Weight")
 	for i := range groups {
@@ -175,7 +175,7 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 		if g.Settings == AutogroupSettings || g.NotModelled() {
 			thrCell, thrMsCell = fmt.Sprintf("%11s", "-"), fmt.Sprintf("%13s", "-") // never throttled
 		}
-		fmt.Fprintf(w, "  %-*s | %12.3f | %9.3f | %s | %s | %s | %s | %*s | %s\n", width, g.Path,
+		fmt.Fprintf(w, "  %s | %12.3f | %9.3f | %s | %s | %s | %s | %*s | %s\n", termsafe.PadRight(termsafe.Label(g.Path), width),
 			ms(g.Runtime), g.CPUs, avgCell, maxCell, thrCell, thrMsCell, wwidth, g.WeightText(), quotaText(g))
 		unknown = unknown || g.Settings == "unknown"
 	}
@@ -226,9 +226,9 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 				over = "in the " + of + " that hold its readings (the throttling above is of all of them), " + over
 			}
 			fmt.Fprintf(w, "  %s: %s's cpu.stat counted %d throttled periods of %d, %.3f ms throttled, %s\n",
-				groups[i].Path, groups[i].CPUStatBy(), k.NrThrottled, k.NrPeriods, ms(k.ThrottledNS), over)
+				termsafe.Label(groups[i].Path), groups[i].CPUStatBy(), k.NrThrottled, k.NrPeriods, ms(k.ThrottledNS), over)
 			if note := groups[i].KernelNote; note != "" {
-				fmt.Fprintf(w, "  %s: %s\n", groups[i].Path, note)
+				fmt.Fprintf(w, "  %s: %s\n", termsafe.Label(groups[i].Path), note)
 			}
 		}
 	}
@@ -237,9 +237,9 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 		switch note := groups[i].QuotaNote; note {
 		case "":
 		case noKernelNote:
-			bare = append(bare, groups[i].Path)
+			bare = append(bare, termsafe.Label(groups[i].Path))
 		default:
-			fmt.Fprintf(w, "  %s: %s\n", groups[i].Path, note)
+			fmt.Fprintf(w, "  %s: %s\n", termsafe.Label(groups[i].Path), note)
 		}
 	}
 	if len(bare) > 0 {
@@ -252,7 +252,7 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 				lost = "events (number unknown)"
 			}
 			fmt.Fprintf(w, "  %s: the recording lost %s in %s while the group ran: a throttle there does not show, so its throttled periods and ms are a lower bound\n",
-				g.Path, lost, plural(g.LostWindows, "window", "windows"))
+				termsafe.Label(g.Path), lost, plural(g.LostWindows, "window", "windows"))
 		}
 	}
 	if unknown {

@@ -216,8 +216,8 @@ type CgroupThrottle struct {
 	// directly) counts them and charges its tasks' Throttled ms; this
 	// line's throttle figures stay 0, as its cpu.stat counts none.
 	ThrottledBy string `json:"throttled_by,omitempty"`
-	// Subtree: the group has a quota or a known weight and groups below it
-	// with tasks, which its quota limits too and which share its weight;
+	// Subtree: the group has groups below it with tasks, which its quota
+	// (known or not) limits too and which share its weight;
 	// its Runtime, CPUs, Tasks and delays are then those of its whole
 	// subtree (its own tasks' and every group's below), as its throttles
 	// are inferred from them.
@@ -672,18 +672,18 @@ func ancestorsWhere(path string, keep func(string) bool) []string {
 	}
 }
 
-// settingsAncestors returns the proper ancestors of path (not the root)
-// whose quota or weight is known (groupSettings, groupWeight: stated or
-// recorded), nearest first: each gets a line of its whole subtree, as a
-// parent's weight is what its children share among themselves against
-// its siblings (new-user pass 80 F1: /nu80a, shares 2048, whose two
-// children together ran twice its sibling's CPU, was on no line).
-func settingsAncestors(path string, meta *trace.Meta, stated []trace.CgroupSettings) []string {
-	return ancestorsWhere(path, func(p string) bool {
-		q, _, _ := groupSettings(p, meta, stated)
-		_, _, _, src := groupWeight(p, meta, stated)
-		return q > 0 || src != ""
-	})
+// lineAncestors returns the proper ancestors of path (not the root),
+// nearest first: each gets a line of its whole subtree, as a parent's
+// weight is what its children share among themselves against its
+// siblings (new-user pass 80 F1: /nu80a, shares 2048, whose two children
+// together ran twice its sibling's CPU, was on no line), and its quota,
+// known or not, limits them all. A group's path names its ancestors
+// (cgroup paths are the hierarchy), so they are lines also where the
+// trace has no settings or no table entry of theirs (new-user pass 102
+// F2: a perf.data, and a .tv cut before its trailer, had /nu102p/c's line
+// and none of /nu102p, which the whole .tv has).
+func lineAncestors(path string) []string {
+	return ancestorsWhere(path, func(string) bool { return true })
 }
 
 // absorb adds the runs, delays, tasks and totals of o, a group below g's
@@ -922,7 +922,7 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 			continue
 		}
 		ancs := quotaAncestors(o.path, meta, stated)
-		for _, a := range settingsAncestors(o.path, meta, stated) {
+		for _, a := range lineAncestors(o.path) {
 			sub := subtree[a]
 			if sub == nil {
 				sub = &thrGroup{runs: map[trace.CPU][]thrRun{}, tasks: map[*latTask]bool{}}

@@ -69,3 +69,22 @@ func TestHTMLGroupsNoDelays(t *testing.T) {
 		t.Errorf("rows %+v", hg)
 	}
 }
+
+// TestCgroupTableEscapesPath: a group path of bytes that are not UTF-8 (a
+// damaged perf.data cgroup record, new-user pass 102 F1) is written
+// escaped in the group table, its line and its note, as --by cgroup and
+// compare write it: "\xff\xff" is 8 characters, so the column is 10 wide
+// ("Task group"), and no raw 0xff byte reaches the terminal.
+func TestCgroupTableEscapesPath(t *testing.T) {
+	var b bytes.Buffer
+	WriteCgroupTable(&b, []CgroupThrottle{{Path: "\xff\xff", Runtime: 1e6, Settings: "unknown", LostWindows: 1}})
+	if want := "  \\xff\\xff   |        1.000 |"; !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant %q", b.String(), want)
+	}
+	if want := "  \\xff\\xff: the recording lost events"; !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant %q", b.String(), want)
+	}
+	if strings.Contains(b.String(), "\xff") {
+		t.Errorf("table holds a raw 0xff byte:\n%q", b.String())
+	}
+}

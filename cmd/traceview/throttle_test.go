@@ -952,6 +952,18 @@ func TestParentWeightLine(t *testing.T) {
 	if want := (group{"/nup", 846715059, 61, 2, 200, true}); p != want {
 		t.Errorf("/nup line %+v, want %+v", p, want)
 	}
+	// With no settings stated (a perf.data records none) /nup's line is
+	// there all the same, its weight unknown (new-user pass 102 F2: the
+	// parent was on no line of a perf.data's table, nor of a .tv cut
+	// before its trailer, while the whole .tv had it).
+	o = cliJSON[out](t, "latency", "-o", "json", "-i", "../../testdata/traces/nested-quota.perf.data")
+	got = map[string]group{}
+	for _, g := range o.Cgroups {
+		got[g.Path] = g
+	}
+	if want := (group{"/nup", 846715059, 61, 2, 0, true}); got["/nup"] != want {
+		t.Errorf("no settings: /nup line %+v, want %+v", got["/nup"], want)
+	}
 }
 
 // TestNoKernelReadingNote: a quota'd group of a trace without cpu.stat

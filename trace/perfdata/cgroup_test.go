@@ -44,8 +44,17 @@ func TestCgroupRecord(t *testing.T) {
 	bad := make([]byte, 24)
 	copy(bad[16:], "/no-nul!")
 	r.cgroupRecord(bad, 200)
-	if w := r.meta.Warnings.List(); len(w) != 1 || w[0].Key != "bad-cgroup-record" || w[0].Count != 2 {
-		t.Errorf("warnings %+v, want bad-cgroup-record counted twice", w)
+	// A path overwritten (new-user pass 102 F1: seven 0xff bytes where
+	// "/nu102q" was): kept as read, and the record counted damaged.
+	ff := make([]byte, 24)
+	binary.LittleEndian.PutUint64(ff[8:], 99)
+	copy(ff[16:], "\xff\xff\xff\x00")
+	r.cgroupRecord(ff, 300)
+	if w := r.meta.Warnings.List(); len(w) != 1 || w[0].Key != "bad-cgroup-record" || w[0].Count != 3 {
+		t.Errorf("warnings %+v, want bad-cgroup-record counted 3 times", w)
+	}
+	if got := r.meta.Cgroups[99]; got != "\xff\xff\xff" {
+		t.Errorf("Cgroups[99] = %q, want the path as read", got)
 	}
 }
 

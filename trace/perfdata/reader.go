@@ -1272,6 +1272,14 @@ func (r *Reader) cgroupRecord(rec []byte, off int64) {
 	if p == "" {
 		p = "/"
 	}
+	if p[0] != '/' {
+		// perf writes the path from the cgroup root (perf_event_cgroup_output,
+		// kernel/events/core.c v6.18: cgroup_path, which begins with '/';
+		// an empty name is the root): the record is damaged (new-user pass
+		// 102 F1: a path overwritten with 0xff bytes taken as written,
+		// info exit 0). Its tasks keep the path as read, for what it is.
+		r.meta.Warnings.AddEach("bad-cgroup-record", "perf.data: cgroup record at offset %d: path %q does not begin with '/', as every path perf writes does: a damaged record, the group named as read", off, p)
+	}
 	if mu := r.meta.CgroupsMu; mu != nil {
 		mu.Lock()
 		defer mu.Unlock()
