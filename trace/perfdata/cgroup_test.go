@@ -1,9 +1,15 @@
 package perfdata
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/traceview/traceview/trace"
@@ -105,5 +111,56 @@ func TestAllCgroupsTrace(t *testing.T) {
 				t.Errorf("tid %d: %d switch-outs in cgroup id %d (%q), want all but at most 2 (in /) in %s", tid, n, id, cg[id], path)
 			}
 		}
+	}
+}
+
+// TestCgroupRecordSizeDamaged (new-user pass 102 F3): grpw.eq.1cpu's
+// cgroup record of /tv-a with its size made 9999 (it holds the 8-byte
+// header, the 8-byte id, path "/tv-a\0" padded to 8, and the 32-byte
+// sample_id trailer of perf sched record's TID, TIME, CPU and IDENTIFIER:
+// 56) is read by its fields: one damaged-record-size
+// warning naming its offset, and every event of the intact file, /tv-a
+// among the paths. Before, the reader went 9999 bytes on, read a header
+// of no size there and ended the trace.
+func TestCgroupRecordSizeDamaged(t *testing.T) {
+	b := readFile(t, "../../testdata/traces/grpw.eq.1cpu.perf.data")
+	at := bytes.Index(b, []byte("/tv-a\x00")) - 16
+	if at < 0 || binary.LittleEndian.Uint32(b[at:]) != recCgroup {
+		t.Fatalf("no cgroup record of /tv-a found (at %d)", at)
+	}
+	read := func(data []byte) ([]trace.Event, *Reader) {
+		p := filepath.Join(t.TempDir(), "t.perf.data")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		r, err := NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := trace.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evs, r
+	}
+	want, _ := read(b)
+	d := bytes.Clone(b)
+	if size := binary.LittleEndian.Uint16(d[at+6:]); size != 56 {
+		t.Fatalf("the record says %d bytes, want 56", size)
+	}
+	binary.LittleEndian.PutUint16(d[at+6:], 9999)
+	got, r := read(d)
+	ws := r.Meta().Warnings.List()
+	if len(got) != len(want) || len(ws) == 0 || ws[0].Key != "damaged-record-size" ||
+		!strings.Contains(ws[0].Message, fmt.Sprintf("type 19 at offset %d says 9999 bytes, and its fields end after 56", at)) {
+		t.Errorf("%d events (intact: %d), warnings %v; want all and the damaged size named", len(got), len(want), ws)
+	}
+	if !slices.Contains(slices.Collect(maps.Values(r.Meta().Cgroups)), "/tv-a") {
+		t.Errorf("paths %v lack /tv-a", r.Meta().Cgroups)
 	}
 }

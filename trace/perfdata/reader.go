@@ -973,8 +973,12 @@ func (r *Reader) step() error {
 		// A mapped file: the whole record is in memory, no peek needed
 		// (the checks below handle a bad size or a cut record).
 		size := int(r.end.Uint16(r.mm[r.mpos+6:]))
-		if size < r.minSample && r.order.Uint32(r.mm[r.mpos:]) == recSample {
+		if typ := r.order.Uint32(r.mm[r.mpos:]); size < r.minSample && typ == recSample {
 			if n := r.shortSample(r.mm[r.mpos:r.mend], size); n > 0 {
+				size = n
+			}
+		} else if typ != recSample && typ <= recCgroup {
+			if n := r.sideBandSize(typ, r.mm[r.mpos:r.mend], size); n > 0 {
 				size = n
 			}
 		}

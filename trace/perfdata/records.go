@@ -1214,3 +1214,66 @@ func cbytes(b []byte) []byte {
 	}
 	return b
 }
+
+// sideBandEnd returns where a COMM, FORK, EXIT, LOST or CGROUP record at
+// the start of b ends by its fields, whatever its header's size says: the
+// kernel's layouts (perf_event_comm_event, perf_event_task_output,
+// perf_event_cgroup_output, perf_output_lost in kernel/events/core.c
+// v6.18; perf's synthesized records, tools/perf/util/synthetic-events.c
+// v6.12, are the same): a name or path NUL-terminated and padded to 8
+// bytes, then the sample_id_all trailer when the attributes have one. 0
+// when it cannot tell (another type, no NUL within a path's room, the
+// attributes' trailers differ in size).
+func (r *Reader) sideBandEnd(typ uint32, b []byte) int {
+	id := 0
+	if len(r.attrs) > 0 && r.attrs[0].sampleIDAll {
+		id = r.attrs[0].idHdrSize
+		for _, a := range r.attrs[1:] {
+			if a.idHdrSize != id {
+				return 0
+			}
+		}
+	}
+	named := func(room int) int { // a NUL-terminated string after 16 bytes
+		if len(b) < 16 {
+			return 0
+		}
+		n := bytes.IndexByte(b[16:min(len(b), 16+room)], 0)
+		if n < 0 {
+			return 0
+		}
+		return 16 + (n+1+7)&^7 + id
+	}
+	switch typ {
+	case recComm:
+		return named(16) // TASK_COMM_LEN
+	case recCgroup:
+		return named(4096) // PATH_MAX
+	case recFork, recExit:
+		return 32 + id // pid, ppid, tid, ptid (u32 each), time
+	case recLost:
+		return 24 + id // id, lost
+	}
+	return 0
+}
+
+// sideBandSize handles, in a mapped file, a COMM, FORK, EXIT, LOST or
+// CGROUP record at the start of b whose header says size bytes where no
+// record header begins, while one begins where its fields end
+// (sideBandEnd): a damaged size, which sent the reader into the middle of
+// a later record (new-user pass 102 F3: a cgroup record's size made 9999
+// read as a header of 0 bytes 9999 bytes on, blamed there, and the 2000
+// events after it lost). It returns the record's size by its fields, with
+// a counted warning, or 0 when the size stands.
+func (r *Reader) sideBandSize(typ uint32, b []byte, size int) int {
+	end := r.sideBandEnd(typ, b)
+	if end < 8 || end == size || end > len(b) || size == len(b) || r.headerAt(b, size) {
+		return 0
+	}
+	if end < len(b) && !r.headerAt(b, end) {
+		return 0
+	}
+	r.meta.Warnings.AddEach("damaged-record-size", "perf.data: the record of type %d at offset %d says %d bytes, and its fields end after %d, where the next record begins: a damaged size; the records after it read on from offset %d",
+		typ, r.off, size, end, r.off+int64(end))
+	return end
+}
