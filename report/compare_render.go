@@ -55,7 +55,7 @@ func compareRatioText(r *float64) string {
 // trace only marked as such, then the TOTAL row and a one-line summary of
 // the total ratios in the style of mailing-list reports.
 func WriteCompareTable(w io.Writer, res *CompareResult, nameA, nameB string) error {
-	fmt.Fprintf(w, "A: %s\nB: %s\n\n", nameA, nameB)
+	fmt.Fprintf(w, "A: %s%s\nB: %s%s\n\n", nameA, res.SpanA.text(), nameB, res.SpanB.text())
 	// The table goes through a buffer so that each line loses the
 	// padding of the note column, right-aligned and empty on most rows.
 	var buf bytes.Buffer
@@ -228,7 +228,7 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 		}
 	}
 	if unknown {
-		fmt.Fprintln(w, "  Quota unknown (a perf.data records none): throttles inferred only where runnable tasks were left for an")
+		fmt.Fprintln(w, "  Quota unknown (the trace records none: a perf.data, a .tv without its trailer): throttles inferred only where runnable tasks were left for an")
 		fmt.Fprintln(w, "  idle CPU; --recorded-cgroup [A:|B:]PATH:max=QUOTA/PERIOD states it and also finds them where the CPU ran others.")
 	}
 	return nil
@@ -285,4 +285,14 @@ func WriteCompareCSV(w io.Writer, res *CompareResult) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// text is the span as the compare table's header gives it beside the
+// trace's name: "  (3.112 s: 41102.100 s to 41105.212 s)"; empty when
+// unknown (nil, or a trace with no event).
+func (sp *TraceSpan) text() string {
+	if sp == nil || sp.EndNs <= sp.StartNs {
+		return ""
+	}
+	return fmt.Sprintf("  (%s s: %s s to %s s)", trace.FormatSeconds(sp.EndNs-sp.StartNs, 3), trace.FormatSeconds(sp.StartNs, 3), trace.FormatSeconds(sp.EndNs, 3))
 }

@@ -92,6 +92,9 @@ func TestCompareHand(t *testing.T) {
 			A:     &CompareSide{NrTasks: 3, Runtime: 3400 * gUs, Switches: 5, Count: 3, AvgDelay: 266666, MaxDelay: 400 * gUs, SumDelay: 800 * gUs, P99Delay: 400 * gUs},
 			B:     &CompareSide{NrTasks: 3, Runtime: 3100 * gUs, Switches: 5, Count: 3, AvgDelay: 266666, MaxDelay: 500 * gUs, SumDelay: 800 * gUs, P99Delay: 500 * gUs},
 			Ratio: CompareRatios{gRatio(3100.0 / 3400), gRatio(1), gRatio(1), gRatio(1.25), gRatio(1), gRatio(1.25), nil}},
+		// Both scenarios run from their first switch at 0 to their last at
+		// 2000 us.
+		SpanA: &TraceSpan{0, 2000 * gUs}, SpanB: &TraceSpan{0, 2000 * gUs},
 	}
 	approx := cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-12 })
 	noWarn := cmpopts.IgnoreFields(CompareResult{}, "WarningsA", "WarningsB", "TaskRowsA", "TaskRowsB") // (the rows: ComputeLatency's, tested there)
@@ -114,7 +117,7 @@ func TestCompareHand(t *testing.T) {
 			t.Errorf("line %d ends in spaces: %q", i+1, l)
 		}
 	}
-	for _, s := range []string{"only in A", "only in B", "runtime A ms"} {
+	for _, s := range []string{"only in A", "only in B", "runtime A ms", "A: a.data  (0.002 s: 0.000 s to 0.002 s)\nB: b.data  (0.002 s: 0.000 s to 0.002 s)\n"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("table lacks %q:\n%s", s, out)
 		}

@@ -836,7 +836,7 @@ func TestCompareRecordedCgroup(t *testing.T) {
 		t.Errorf("B /tv-svc changed: %+v, then %+v", pb, sb)
 	}
 	out, _, _ := runCLI(t, "compare", a, b)
-	if !strings.Contains(out, "  Quota unknown (a perf.data records none): throttles inferred only where runnable tasks were left for an\n") {
+	if !strings.Contains(out, "  Quota unknown (the trace records none: a perf.data, a .tv without its trailer): throttles inferred only where runnable tasks were left for an\n") {
 		t.Errorf("no quota-unknown note:\n%s", out)
 	}
 	for _, c := range []struct{ flag, want string }{
