@@ -2,8 +2,10 @@ package perfettopb
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -323,5 +325,62 @@ func TestDamageWindowsNoSchedulerEvents(t *testing.T) {
 	rd.damageWindows()
 	if len(rd.meta.Lost) != 0 || len(rd.events) != 1 {
 		t.Errorf("lost %+v, events %d; want none and the rename", rd.meta.Lost, len(rd.events))
+	}
+}
+
+// TestCompactTargetCPUBeyond: one waking_target_cpu of a compact_sched
+// block made 5 in a trace of 2 CPUs, in place (one byte for one byte,
+// the column's length kept): that waking alone is skipped, one event
+// fewer than the intact file, counted lost in the file, with a
+// damaged-event warning naming the column and the value, and its CPU
+// unobserved over a window that holds its time. Before, the whole block
+// went (new-user pass 101: 765 events for one value).
+func TestCompactTargetCPUBeyond(t *testing.T) {
+	file, _, _ := compactExport(t)
+	var col, wts []byte
+	cpu := -1
+	for off := len(file) / 2; off < len(file) && col == nil; {
+		_, _, n := protowire.ConsumeTag(file[off:])
+		pkt, m := protowire.ConsumeBytes(file[off+n:])
+		off += n + m
+		if b := field(pkt, fPacketFtraceEvents); b != nil {
+			if cs := field(b, fBundleCompactSched); cs != nil {
+				if c := field(cs, fCompactWakingTargetCPU); len(c) > 2 {
+					col, wts, cpu = c, field(cs, fCompactWakingTimestamp), bundleCPUOf(b)
+				}
+			}
+		}
+	}
+	if col == nil || len(deltas(wts)) != len(col) {
+		t.Fatal("no compact block with wakings (one byte each) past the middle")
+	}
+	i := len(col) / 2
+	if col[i] > 1 {
+		t.Fatalf("target CPU byte %d", col[i])
+	}
+	bad := append([]byte(nil), file...)
+	bad[offsetIn(file, col)+i] = 5
+	notLost := func(evs []trace.Event) int {
+		n := 0
+		for _, e := range evs {
+			if e.Kind != trace.KindLost {
+				n++
+			}
+		}
+		return n
+	}
+	whole, _ := readDamaged(t, file)
+	got, meta := readDamaged(t, bad)
+	ws := fmt.Sprint(meta.Warnings.List())
+	if notLost(got) != notLost(whole)-1 || meta.LostInFile != 1 || !strings.Contains(ws, "compact_sched target_cpu 5 beyond the trace's 2 CPUs") {
+		t.Errorf("%d events (intact %d), %d lost in the file, warnings %v; want one waking fewer, counted, named", notLost(got), notLost(whole), meta.LostInFile, ws)
+	}
+	at := deltas(wts)[i]
+	held := false
+	for _, w := range meta.Lost {
+		held = held || w.CPU == trace.CPU(cpu) && w.Start <= at && at <= w.End
+	}
+	if !held {
+		t.Errorf("lost windows %+v: none of CPU %d holds the waking at %d", meta.Lost, cpu, at)
 	}
 }

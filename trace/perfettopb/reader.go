@@ -527,14 +527,26 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 			items = append(items, item{ev: e, seq: len(items)})
 		}
 	}
+	var beyond []int64 // the times of compact wakings skipped for a target_cpu beyond the trace's CPUs
 	if cs != nil {
 		c, err := decodeCompact(cs, cpu, off)
-		for i := range c {
-			if name, v := trace.CPUFieldBeyond(&c[i], rd.meta.NrCPUs); err == nil && name != "" {
-				// (Its waking's target_cpu column damaged: the block is.)
-				c, err = nil, &ParseError{off, fmt.Sprintf("compact_sched %s %d beyond the trace's %d CPUs (system_info num_cpus)", name, v, rd.meta.NrCPUs)}
-				break
-			}
+		if err == nil {
+			// A waking whose target_cpu is beyond the trace's CPUs: its
+			// value damaged in place (a varint of another length would
+			// leave its column longer or shorter than the others, which
+			// decodeCompact refuses), the block's other events as
+			// written. The waking alone is skipped, counted lost, its CPU
+			// unobserved between the events around it (new-user pass 101:
+			// one such value dropped the block's 765 events).
+			c = slices.DeleteFunc(c, func(e trace.Event) bool {
+				name, v := trace.CPUFieldBeyond(&e, rd.meta.NrCPUs)
+				if name != "" {
+					beyond = append(beyond, e.Time)
+					why = cmp.Or(why, error(&ParseError{off, fmt.Sprintf("compact_sched %s %d beyond the trace's %d CPUs (system_info num_cpus)", name, v, rd.meta.NrCPUs)}))
+				}
+				return name != ""
+			})
+			rd.meta.LostInFile += uint64(len(beyond))
 		}
 		if err != nil && cpu < 0 {
 			return err
@@ -573,6 +585,10 @@ func (rd *Reader) bundle(b []byte, off, ts int64, hasTS bool) error {
 			holes = append(holes, bundleHole{pos: pos})
 		}
 		why = cmp.Or(why, errBundleOrder)
+	}
+	for _, t := range beyond {
+		// Where the skipped waking lay: before the first event after it.
+		holes = append(holes, bundleHole{pos: sort.Search(len(items), func(i int) bool { return items[i].ev.Time > t })})
 	}
 	if lost {
 		var first int64
