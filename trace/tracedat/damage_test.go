@@ -665,3 +665,29 @@ func TestPagesMovedBackIntoTail(t *testing.T) {
 	}
 	readsAs(t, pages, want, 21)
 }
+
+// TestPagesMovedBackIdle: ten pages stamped every 100 ns, four events
+// each at +5, +15, +25, +65 (steps up to 40 ns, as on an idle CPU); pages
+// 3 and 4 stamped 90 ns early (210, 310). Page 3 lies 55 ns behind the
+// last kept event (265), more than its 40 ns steps: moved back. The gap
+// between it and page 4 (275 to 310, 35 ns) is the pages' own, short of
+// the 55; the one after page 4 (375 to 500, 125) gives it back: both go
+// (8 events lost in the file). Before, a gap within the largest step of
+// the 55 (35 + 40) ended the run at page 3, and page 4 was read 90 ns
+// early (new-user pass 101's d_i2: two pages 30 ms back on an idle CPU,
+// the second kept).
+func TestPagesMovedBackIdle(t *testing.T) {
+	four := func(ts uint64) []byte { return page(ts, -1, sw(t, 5), sw(t, 10), sw(t, 10), sw(t, 40)) }
+	var pages [][]byte
+	var want []int64
+	for ts := int64(0); ts <= 900; ts += 100 {
+		at := ts
+		if ts == 300 || ts == 400 {
+			at = ts - 90
+		} else {
+			want = append(want, ts+5, ts+15, ts+25, ts+65)
+		}
+		pages = append(pages, four(uint64(at)))
+	}
+	readsAs(t, pages, want, 8)
+}
