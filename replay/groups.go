@@ -9,6 +9,7 @@ package replay
 import (
 	"cmp"
 	"fmt"
+	"github.com/traceview/traceview/internal/termsafe"
 	"sort"
 	"strings"
 
@@ -564,7 +565,9 @@ func GroupsLine(groups []GroupInfo) string {
 		if len(g.Changes) > 0 {
 			source += ", at the start" // (new-user pass 30 F1 read it as the setting held throughout)
 		}
-		parts = append(parts, fmt.Sprintf("%s (%s, %s)", g.CgroupSettings.String(), source, tasks))
+		named := g.CgroupSettings
+		named.Path = termsafe.Name(named.Path) // (a cgroup's name may hold any byte but '/')
+		parts = append(parts, fmt.Sprintf("%s (%s, %s)", named.String(), source, tasks))
 	}
 	s := "task groups: " + strings.Join(parts, ", ")
 	if defaults > 0 {

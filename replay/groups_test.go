@@ -471,3 +471,14 @@ func TestHeldReading(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupsLineEscapesPath: a group's path with a byte that is not UTF-8
+// or a control character is written on the model line as the tables
+// write names (termsafe.Name: \xHH), never raw to the terminal (new-user
+// pass 103 F4: the line printed U+FFFD where the tables said \xff).
+func TestGroupsLineEscapesPath(t *testing.T) {
+	line := GroupsLine([]GroupInfo{{CgroupSettings: trace.CgroupSettings{Path: "/"}}, {CgroupSettings: trace.CgroupSettings{Path: "/n3/\xff\x1b"}, Source: "default", Tasks: 1}})
+	if !strings.Contains(line, `task groups: /n3/\xff\x1b`) || strings.ContainsAny(line, "\xff\x1b") || strings.Contains(line, "\uFFFD") {
+		t.Errorf("GroupsLine %q: want the path escaped", line)
+	}
+}

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
+	"github.com/traceview/traceview/internal/termsafe"
 	"math"
 	"reflect"
 	"slices"
@@ -133,6 +135,14 @@ type CompareCgroup struct {
 	Path string          `json:"path"`
 	A    *CgroupThrottle `json:"a"`
 	B    *CgroupThrottle `json:"b"`
+}
+
+// MarshalJSON writes c with its path as CgroupThrottle.MarshalJSON does.
+func (c CompareCgroup) MarshalJSON() ([]byte, error) {
+	type plain CompareCgroup // (without this method)
+	p := plain(c)
+	p.Path = termsafe.ValidUTF8(p.Path)
+	return json.Marshal(p)
 }
 
 // compareCgroups pairs the groups of a and b by path (see CompareCgroup).

@@ -50,6 +50,7 @@ package report
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -659,6 +660,12 @@ func quotaAncestors(path string, meta *trace.Meta, stated []trace.CgroupSettings
 // ancestorsWhere returns the proper ancestors of path (not the root) for
 // which keep holds, nearest first.
 func ancestorsWhere(path string, keep func(string) bool) []string {
+	if !strings.HasPrefix(path, "/") {
+		// Not a path from the root (a damaged record's): it names no
+		// parent (new-user pass 103 F3: "Qn3/b" made up a group "Qn3"
+		// with a line of its own).
+		return nil
+	}
 	var out []string
 	for p := path; ; {
 		i := strings.LastIndexByte(p, '/')
@@ -1980,4 +1987,16 @@ func (res *LatencyResult) ThrottleEnds(dc DelayCgroups) func(tid trace.TID, at i
 		ns, ok := ends[g][at]
 		return ns, ok
 	}
+}
+
+// MarshalJSON writes g with its paths (Path, ThrottledBy, AlsoUnder) as
+// the rows' names are written (termsafe.ValidUTF8): a cgroup's name may
+// hold any byte but '/', and encoding/json made each byte of invalid
+// UTF-8 U+FFFD (new-user pass 103 F2: "/n3/\ufffd" where the tables said
+// /n3/\xff).
+func (g CgroupThrottle) MarshalJSON() ([]byte, error) {
+	type plain CgroupThrottle // (without this method)
+	p := plain(g)
+	p.Path, p.ThrottledBy, p.AlsoUnder = termsafe.ValidUTF8(p.Path), termsafe.ValidUTF8(p.ThrottledBy), termsafe.ValidUTF8(p.AlsoUnder)
+	return json.Marshal(p)
 }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,5 +88,42 @@ func TestCgroupTableEscapesPath(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "\xff") {
 		t.Errorf("table holds a raw 0xff byte:\n%q", b.String())
+	}
+}
+
+// TestLineAncestors: a group's line ancestors are the proper prefixes of
+// its path from the root, nearest first, the root left out; a path that
+// does not begin with '/' (a damaged record's, "Qn3/b": new-user pass 103
+// F3, which made up a group "Qn3") names none, nor does an unnamed group's
+// "cgroup id N".
+func TestLineAncestors(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		want []string
+	}{
+		{"/a/b/c", []string{"/a/b", "/a"}},
+		{"/a", nil},
+		{"Qn3/b", nil},
+		{unnamedPrefix + "7", nil},
+	} {
+		if got := lineAncestors(c.path); !slices.Equal(got, c.want) {
+			t.Errorf("lineAncestors(%q) = %q, want %q", c.path, got, c.want)
+		}
+	}
+}
+
+// TestCgroupJSONEscapesPath: a path with a byte that is not UTF-8 is
+// written in JSON as the rows' names are (termsafe.ValidUTF8: \xHH, a
+// backslash doubled), not as U+FFFD (new-user pass 103 F2), in a group's
+// line, its ThrottledBy and a comparison's group.
+func TestCgroupJSONEscapesPath(t *testing.T) {
+	g := CgroupThrottle{Path: "/n3/\xff", ThrottledBy: "/n3\\a"}
+	b, err := json.Marshal([]any{g, &g, CompareCgroup{Path: "/n3/\xff", A: &g}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if strings.Count(s, `"path":"/n3/\\xff"`) != 4 || strings.Count(s, `"throttled_by":"/n3\\\\a"`) != 3 || strings.Contains(s, `\ufffd`) {
+		t.Errorf("JSON %s: want each path \\xff and each throttled_by \\\\ (4 and 3 times), no U+FFFD", s)
 	}
 }

@@ -430,7 +430,7 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 				if j == 0 && i > 0 {
 					continue // one header
 				}
-				head := keys[i]
+				head := termsafe.ValidUTF8(keys[i]) // (as the rows' comm: a cgroup path or a file name is any bytes)
 				if j == 0 {
 					head = "by_" + o.by // "comm" alone would name two columns
 				}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/traceview/traceview/internal/termsafe"
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/replay/predict"
@@ -313,9 +314,19 @@ func carrySourceDamage(pred, src *trace.Meta, input string) {
 // cpu.shares, so its Shares (which the replay sets to the nice's load
 // weight, autogroupShares) is left out, its nice and weight said (new-user
 // pass 72 F6: "shares": 1024 beside info's "-").
+//
+// Paths are written as the rows' names (termsafe.ValidUTF8): a byte of
+// invalid UTF-8 was U+FFFD (new-user pass 103 F4).
 func groupsJSON(gs []replay.GroupInfo) []replay.GroupInfo {
 	out := slices.Clone(gs)
 	for i := range out {
+		out[i].Path = termsafe.ValidUTF8(out[i].Path)
+		if len(out[i].Changes) > 0 {
+			out[i].Changes = slices.Clone(out[i].Changes)
+			for k := range out[i].Changes {
+				out[i].Changes[k].Path = termsafe.ValidUTF8(out[i].Changes[k].Path)
+			}
+		}
 		if trace.IsAutogroupPath(out[i].Path) {
 			out[i].Shares = 0
 			out[i].Changes = slices.Clone(out[i].Changes)

@@ -62,6 +62,15 @@ func TestCgroupRecord(t *testing.T) {
 	if got := r.meta.Cgroups[99]; got != "\xff\xff\xff" {
 		t.Errorf("Cgroups[99] = %q, want the path as read", got)
 	}
+	// A path from the root with a byte that is not UTF-8 (pass 103 F1):
+	// kept as read, said, not counted damaged (a group may be so named).
+	copy(ff[16:], "/a\xff\x00")
+	binary.LittleEndian.PutUint64(ff[8:], 98)
+	r.cgroupRecord(ff, 400)
+	ws := r.meta.Warnings.List()
+	if len(ws) != 2 || ws[1].Key != "cgroup-path-not-utf8" || !strings.Contains(ws[1].Message, `offset 400: path "/a\xff"`) || r.meta.Cgroups[98] != "/a\xff" {
+		t.Errorf("warnings %+v, Cgroups[98] %q; want a cgroup-path-not-utf8 warning and the path as read", ws, r.meta.Cgroups[98])
+	}
 }
 
 // TestAllCgroupsTrace reads grpw.eq.1cpu (perf sched record --all-cgroups;

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/tpformat"
@@ -1283,6 +1284,13 @@ func (r *Reader) cgroupRecord(rec []byte, off int64) {
 		// 102 F1: a path overwritten with 0xff bytes taken as written,
 		// info exit 0). Its tasks keep the path as read, for what it is.
 		r.meta.Warnings.AddEach("bad-cgroup-record", "perf.data: cgroup record at offset %d: path %q does not begin with '/', as every path perf writes does: a damaged record, the group named as read", off, p)
+	} else if !utf8.ValidString(p) {
+		// A cgroup's name may hold any byte but '/' and a newline
+		// (cgroup_mkdir, kernel/cgroup/cgroup.c v6.18), so not damage for
+		// sure, but no tool names one so, and a damaged byte reads so
+		// (new-user pass 103 F1: taken without a word): said, and the
+		// path written with \xHH for those bytes everywhere.
+		r.meta.Warnings.AddEach("cgroup-path-not-utf8", "perf.data: cgroup record at offset %d: path %q holds bytes that are not UTF-8: a damaged record, or a group so named; the group is named as read, those bytes written \\xHH", off, p)
 	}
 	if mu := r.meta.CgroupsMu; mu != nil {
 		mu.Lock()
