@@ -232,18 +232,22 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 			}
 		}
 	}
-	var bare []string // the groups whose note is noKernelNote alone: one line for them all
+	// The groups whose note is one every such group has (noKernelNote,
+	// nestedUnknownNote) alone: one line for them all.
+	bare := map[string][]string{}
 	for i := range groups {
 		switch note := groups[i].QuotaNote; note {
 		case "":
-		case noKernelNote:
-			bare = append(bare, termsafe.Label(groups[i].Path))
+		case noKernelNote, nestedUnknownNote:
+			bare[note] = append(bare[note], termsafe.Label(groups[i].Path))
 		default:
 			fmt.Fprintf(w, "  %s: %s\n", termsafe.Label(groups[i].Path), note)
 		}
 	}
-	if len(bare) > 0 {
-		fmt.Fprintf(w, "  %s: %s\n", strings.Join(bare, ", "), noKernelNote)
+	for _, note := range []string{noKernelNote, nestedUnknownNote} {
+		if len(bare[note]) > 0 {
+			fmt.Fprintf(w, "  %s: %s\n", strings.Join(bare[note], ", "), note)
+		}
 	}
 	for i := range groups {
 		if g := &groups[i]; g.LostWindows > 0 {

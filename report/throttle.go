@@ -1003,6 +1003,13 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 			if len(ancs) > 1 {
 				ct.AlsoUnder = ancs[1]
 			}
+			// Its tasks' delays spent in the ancestors' throttles
+			// (analyzed before it: ancestors first), as its rows'
+			// Throttled ms sum them (new-user pass 104 F1: 0 in JSON and
+			// compare where --by cgroup said 1971 ms).
+			for t := range g.tasks {
+				ct.ThrottledDelay += t.X.thrNs
+			}
 		} else {
 			if len(ancs) > 0 {
 				ct.AlsoUnder = ancs[0]
@@ -1035,6 +1042,15 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 			ct.CPUs = float64(ct.Runtime) / float64(span)
 		}
 		ct.QuotaNote = quotaContradicted(&ct, meta, stated, span)
+		if ct.Settings == "unknown" && !ct.Autogroup && ct.ThrottledPeriods > 0 && unknownAncestor(path, meta, stated) {
+			// Each group's throttles are inferred on its own where no
+			// quota is known, and only the group whose quota ran out is
+			// throttled (throttle_cfs_rq, kernel/sched/fair.c v6.18): a
+			// parent's throttle shows as its children's too (new-user pass
+			// 104 F2: a child inferred 598 ms, its parent 554 ms, where
+			// cpu.stat counted 1186 ms for the parent and none for them).
+			ct.QuotaNote = strings.TrimPrefix(ct.QuotaNote+"; "+nestedUnknownNote, "; ")
+		}
 		if ct.QuotaNS > 0 && ct.Kernel == nil && !ct.Predicted && ct.ThrottledBy == "" {
 			// (new-user pass 80 F2: a perf.data with the quota stated
 			// inferred 64 % of the kernel's throttled time, and said
@@ -1046,6 +1062,16 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
+}
+
+// nestedUnknownNote is the note of a group with an inferred throttle and
+// an ancestor whose quota is unknown too (lines).
+const nestedUnknownNote = "an ancestor's quota is unknown too: its throttles hold this group's tasks as well, so some of the throttles inferred here may be the ancestor's (state its quota with --recorded-cgroup to tell them apart)"
+
+// unknownAncestor reports whether a proper ancestor of path (not the
+// root) has no known quota (groupSettings "unknown").
+func unknownAncestor(path string, meta *trace.Meta, stated []trace.CgroupSettings) bool {
+	return len(ancestorsWhere(path, func(p string) bool { _, _, src := groupSettings(p, meta, stated); return src == "unknown" })) > 0
 }
 
 // noKernelNote is the note of a group with a quota and no cpu.stat
