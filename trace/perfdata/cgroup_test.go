@@ -173,3 +173,32 @@ func TestCgroupRecordSizeDamaged(t *testing.T) {
 		t.Errorf("paths %v lack /tv-a", r.Meta().Cgroups)
 	}
 }
+
+// TestCommRecordSizeDamagedStream: the same in a pipe-mode stream (perf
+// record -o -: read through the reader's buffer, not mapped): its first
+// COMM record's size made 9999 is read by its fields, one
+// damaged-record-size warning, every event of the intact stream.
+func TestCommRecordSizeDamagedStream(t *testing.T) {
+	b := readFile(t, pipeTrace)
+	want, _, err := drain(b, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := bytes.Clone(b)
+	at := -1
+	for _, r := range records(b, pipeHeaderSize, len(b)) {
+		if binary.LittleEndian.Uint32(b[r.off:]) == recComm {
+			at = r.off
+			break
+		}
+	}
+	if at < 0 {
+		t.Fatal("no COMM record")
+	}
+	binary.LittleEndian.PutUint16(d[at+6:], 9999)
+	got, r, err := drain(d, true)
+	ws := r.Meta().Warnings.List()
+	if err != nil || len(got) != len(want) || len(ws) == 0 || ws[0].Key != "damaged-record-size" || !strings.Contains(ws[0].Message, fmt.Sprintf("type 3 at offset %d says 9999 bytes", at)) {
+		t.Errorf("%d events (intact: %d), error %v, warnings %v; want all and the damaged size named", len(got), len(want), err, ws)
+	}
+}

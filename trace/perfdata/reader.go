@@ -1016,11 +1016,18 @@ func (r *Reader) step() error {
 		return nil
 	}
 	size := int(r.end.Uint16(h[6:]))
-	if size < r.minSample && r.order.Uint32(h) == recSample {
+	if t := r.order.Uint32(h); size < r.minSample && t == recSample {
 		// (A stream: the record and the header after it, as far as the
 		// buffer holds them.)
 		b, _ := r.peek(1 << 17)
 		if n := r.shortSample(b, size); n > 0 {
+			size = n
+		}
+	} else if t != recSample && t <= recCgroup && r.decomp == nil {
+		// (As in a mapped file: a task or cgroup record's size checked
+		// against its fields, as far as the buffer holds the records.)
+		b, _ := r.peek(1 << 17)
+		if n := r.sideBandSize(t, b, size); n > 0 {
 			size = n
 		}
 	}
