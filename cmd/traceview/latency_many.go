@@ -443,21 +443,21 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 	above := quotaAncestorLines(o.by, keys, cgroups)
 	for i, m := range merged {
 		for len(above) > 0 && above[0].Path < keys[i] {
-			writeAncestorSection(out, above[0])
+			writeAncestorSection(out, above[0], cgroups)
 			above = above[1:]
 		}
 		// The group's name escaped, as the rows' (termsafe): a comm, a
 		// cgroup path or a file name is any bytes.
 		fmt.Fprintf(out, "\n%s: %s\n", o.by, termsafe.Label(keys[i]))
 		if g := cgroups[keys[i]]; o.by == "cgroup" && g != nil {
-			fmt.Fprintf(out, "  %s\n", cgroupSummary(g, merged[i]))
+			fmt.Fprintf(out, "  %s\n", cgroupSummary(g, merged[i], cgroups))
 		}
 		if err := report.WriteLatencyTable(out, m, false); err != nil {
 			return err
 		}
 	}
 	for _, g := range above {
-		writeAncestorSection(out, g)
+		writeAncestorSection(out, g, cgroups)
 	}
 	return nil
 }
@@ -483,8 +483,12 @@ func quotaAncestorLines(by string, keys []string, cgroups map[string]*report.Cgr
 
 // writeAncestorSection prints a quotaAncestorLines group: its name and
 // line, no table (its tasks' rows are in the sections below it).
-func writeAncestorSection(out io.Writer, g *report.CgroupThrottle) {
-	fmt.Fprintf(out, "\ncgroup: %s (no task of its own: its quota throttles the groups below it, whose sections follow)\n  %s\n", termsafe.Label(g.Path), cgroupSummary(g, nil))
+func writeAncestorSection(out io.Writer, g *report.CgroupThrottle, cgroups map[string]*report.CgroupThrottle) {
+	what := "the groups below it, whose sections follow, share its weight" // (new-user pass 105 F2: "its quota" of a group with none)
+	if g.QuotaNS > 0 {
+		what = "its quota throttles the groups below it, whose sections follow"
+	}
+	fmt.Fprintf(out, "\ncgroup: %s (no task of its own: %s)\n  %s\n", termsafe.Label(g.Path), what, cgroupSummary(g, nil, cgroups))
 }
 
 // cgroupSummary is the line --by cgroup prints under a group's name: its
@@ -493,7 +497,7 @@ func writeAncestorSection(out io.Writer, g *report.CgroupThrottle) {
 // rows) took its Runtime from sched_stat_runtime instead, the line says
 // both (they differ by the run time of a switch that moved a task between
 // groups, and before the trace's first switch).
-func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string {
+func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult, cgroups map[string]*report.CgroupThrottle) string {
 	q := "quota unknown (throttles inferred where its runnable tasks were left for an idle CPU)"
 	switch {
 	case g.Settings == "unknown":
@@ -531,11 +535,21 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult) string
 		runtime += fmt.Sprintf(" on CPU between its switches (%.3f ms of sched_stat_runtime in its rows)", float64(table.Total.Runtime)/1e6)
 	}
 	if g.Subtree && g.Cgroup != 0 {
-		runtime += " with the groups below it (its quota limits them too; its own tasks' rows follow)"
+		limits := "they share its weight"
+		if g.QuotaNS > 0 {
+			limits = "its quota limits them too"
+		}
+		runtime += " with the groups below it (" + limits + "; its own tasks' rows follow)"
 	}
 	thr := fmt.Sprintf("throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays)", g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6)
 	if g.AlsoUnder != "" && g.ThrottledBy == "" {
-		thr += fmt.Sprintf("; its tasks also waited through %s's throttles, counted on %s's line", g.AlsoUnder, g.AlsoUnder)
+		if a := cgroups[g.AlsoUnder]; a != nil && a.Throttled == 0 && (a.Kernel == nil || a.Kernel.NrThrottled == 0) {
+			// (new-user pass 105 F3: "waited through" throttles the
+			// ancestor's line and its cpu.stat counted none of.)
+			thr += fmt.Sprintf("; also under %s's quota (no throttle of it found)", g.AlsoUnder)
+		} else {
+			thr += fmt.Sprintf("; its tasks also waited through %s's throttles, counted on %s's line", g.AlsoUnder, g.AlsoUnder)
+		}
 	}
 	if g.ThrottledBy != "" {
 		// Its throttles are the ancestor's (counted on the ancestor's

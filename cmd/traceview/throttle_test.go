@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/traceview/traceview/report"
+	"github.com/traceview/traceview/trace"
 )
 
 // grpq.q25: an open-loop service in /tv-svc under a 25 ms / 100 ms quota
@@ -607,7 +608,7 @@ func TestCgroupSummaryQuotaRemoved(t *testing.T) {
 	g := &report.CgroupThrottle{Path: "/c", QuotaNS: -1, PeriodNS: 100_000_000, Settings: "recorded",
 		QuotaReadings: []report.QuotaReading{{QuotaNS: 20_000_000, PeriodNS: 100_000_000}, {TimeNS: 1e9, QuotaNS: -1, PeriodNS: 100_000_000}}, QuotaDated: true}
 	want := "no quota (recorded); quota changed during the trace: 20ms/100ms (read at the start), max (no limit) (read at 1.000000 s); the analysis used each from when it was read"
-	if got := cgroupSummary(g, nil); !strings.Contains(got, want) {
+	if got := cgroupSummary(g, nil, nil); !strings.Contains(got, want) {
 		t.Errorf("got %q\nwant it to contain %q", got, want)
 	}
 }
@@ -619,7 +620,7 @@ func TestCgroupSummaryWeightChanged(t *testing.T) {
 	g := &report.CgroupThrottle{Path: "/autogroup-7", QuotaNS: -1, Settings: report.AutogroupSettings, Autogroup: true, Weight: 11, Nice: 10,
 		WeightSettings: "recorded", WeightChange: "weight changed during the trace: 100 (nice 0, read at 5.000000 s), 11 (nice 10, read at 6.500000 s); the weight shown is the last"}
 	want := "weight 11 (nice 10) (weight changed during the trace: 100 (nice 0, read at 5.000000 s), 11 (nice 10, read at 6.500000 s); the weight shown is the last); "
-	if got := cgroupSummary(g, nil); !strings.Contains(got, want) {
+	if got := cgroupSummary(g, nil, nil); !strings.Contains(got, want) {
 		t.Errorf("got %q\nwant it to contain %q", got, want)
 	}
 }
@@ -630,8 +631,37 @@ func TestCgroupSummaryWeightChanged(t *testing.T) {
 func TestCgroupSummaryTwoQuotasAbove(t *testing.T) {
 	g := &report.CgroupThrottle{Path: "/a/b/c", QuotaNS: -1, Settings: "recorded", ThrottledBy: "/a/b", AlsoUnder: "/a", ThrottledDelay: 5e9}
 	want := "throttled by /a/b's and /a's quotas: 5000.000 ms of its tasks' delays (its rows' Throttled ms; the periods and throttled time are on /a/b's and /a's lines)"
-	if got := cgroupSummary(g, nil); !strings.Contains(got, want) {
+	if got := cgroupSummary(g, nil, nil); !strings.Contains(got, want) {
 		t.Errorf("got %q\nwant it to contain %q", got, want)
+	}
+}
+
+// TestCgroupSummaryAlsoUnderQuiet: a group with a quota of its own under an
+// ancestor with one waits through the ancestor's throttles only where
+// there are some: with the ancestor's line and cpu.stat at 0 its line says
+// it is under that quota, found not throttling (new-user pass 105 F3: "its
+// tasks also waited through /n5C's throttles", /n5C throttled 0 ms); with
+// 12 ms on the ancestor's line, as before. A parent section with no task
+// of its own says its quota throttles the groups below it only when it has
+// one (F2: said of /n5B, "no quota").
+func TestCgroupSummaryAlsoUnderQuiet(t *testing.T) {
+	g := &report.CgroupThrottle{Path: "/p/c", QuotaNS: 20e6, PeriodNS: 100e6, Settings: "recorded", AlsoUnder: "/p"}
+	quiet := map[string]*report.CgroupThrottle{"/p": {Path: "/p", QuotaNS: 60e6, Settings: "recorded", Kernel: &trace.CgroupStat{Path: "/p", NrPeriods: 26}}}
+	if got, want := cgroupSummary(g, nil, quiet), "; also under /p's quota (no throttle of it found)"; !strings.Contains(got, want) {
+		t.Errorf("got %q\nwant it to contain %q", got, want)
+	}
+	busy := map[string]*report.CgroupThrottle{"/p": {Path: "/p", QuotaNS: 60e6, Settings: "recorded", Throttled: 12e6}}
+	if got, want := cgroupSummary(g, nil, busy), "; its tasks also waited through /p's throttles, counted on /p's line"; !strings.Contains(got, want) {
+		t.Errorf("got %q\nwant it to contain %q", got, want)
+	}
+	var b strings.Builder
+	writeAncestorSection(&b, &report.CgroupThrottle{Path: "/q", QuotaNS: -1, Settings: "recorded"}, nil)
+	writeAncestorSection(&b, &report.CgroupThrottle{Path: "/r", QuotaNS: 60e6, PeriodNS: 100e6, Settings: "recorded"}, nil)
+	for _, want := range []string{"cgroup: /q (no task of its own: the groups below it, whose sections follow, share its weight)",
+		"cgroup: /r (no task of its own: its quota throttles the groups below it, whose sections follow)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("sections:\n%s\nwant %q", b.String(), want)
+		}
 	}
 }
 
