@@ -123,8 +123,8 @@ func TestScoreReplayCountsUnrecorded(t *testing.T) {
 // 501 ms (TIDs 1, 2, 3) and a self-replay predicts 668, 673, 669 ms: the
 // command row is within 0.1 % (2011 vs 2010 ms), so the command checks
 // pass; scored per task the verdict must say the bounds are missed,
-// worst first: TID 3 (669/501 = 1.3353, 6.71 bounds of 5 %), TID 1
-// (668/1004 = 0.6653, 6.69), TID 2 (673/506 = 1.3300, 6.60).
+// worst first, either way alike: TID 1 (668/1004 = 0.6653: 1.503 times
+// short), TID 3 (669/501 = 1.3353 times over), TID 2 (673/506 = 1.3300).
 func TestScoreSelfReplayPerTask(t *testing.T) {
 	const ms = int64(1_000_000)
 	task := func(tid int, rt int64) LatencyRow {
@@ -148,11 +148,11 @@ func TestScoreSelfReplayPerTask(t *testing.T) {
 	if tr.Within {
 		t.Fatalf("per task: within, want a miss: %s", tr.Verdict())
 	}
-	if tr.Worst != "hog:3 runtime 1.34x" {
-		t.Errorf("worst %q, want hog:3 runtime 1.34x", tr.Worst)
+	if tr.Worst != "hog:1 runtime 0.67x" {
+		t.Errorf("worst %q, want hog:1 runtime 0.67x", tr.Worst)
 	}
 	v := tr.Verdict()
-	if !strings.Contains(v, "misses its bounds: hog:3 runtime 1.34x (bound ±5 %), hog:1 runtime 0.67x (bound ±5 %), hog:2 runtime 1.33x") {
+	if !strings.Contains(v, "misses its bounds: hog:1 runtime 0.67x (bound ±5 %), hog:3 runtime 1.34x (bound ±5 %), hog:2 runtime 1.33x") {
 		t.Errorf("verdict %q", v)
 	}
 	// 1 makespan + 3 command checks + 3 × 3 task checks.
@@ -174,6 +174,23 @@ func TestReplayTrustNothingCompared(t *testing.T) {
 	want := "self-replay under eevdf on 2 CPUs compared nothing: the makespan cannot be predicted (2 tasks were still alive when the capture ended) and no row has 100 ms of run time or more; the prediction's error is unknown"
 	if tr.Within || tr.Verdict() != want {
 		t.Errorf("within %v, verdict %q; want false, %q", tr.Within, tr.Verdict(), want)
+	}
+}
+
+// TestVerdictWorstEitherWay: the misses are named by how many times off
+// they are either way, not by |pred/obs - 1|: a task predicted at 6 ms of
+// 262 ms run time (43.7x short, error 0.98) comes before one at 1625 of
+// 228 ms (7.13x over, error 6.13), and both before 1.5x over (new-user
+// pass 105 F1: the 45x short task was among "and 26 more").
+func TestVerdictWorstEitherWay(t *testing.T) {
+	rows := []ReplayCheck{
+		{Comm: "over:2", Metric: "runtime", Observed: 228, Predicted: 1625, Bound: 0.05},
+		{Comm: "mild:3", Metric: "runtime", Observed: 200, Predicted: 300, Bound: 0.05},
+		{Comm: "short:1", Metric: "runtime", Observed: 262, Predicted: 6, Bound: 0.05},
+	}
+	want := "self-replay under eevdf on 2 CPUs misses its bounds: short:1 runtime 0.02x (bound ±5 %), over:2 runtime 7.13x (bound ±5 %), mild:3 runtime 1.50x (bound ±5 %); read the prediction's deltas with that error in mind"
+	if v := NewReplayTrust("eevdf", 2, rows).Verdict(); v != want {
+		t.Errorf("verdict\n%q\nwant\n%q", v, want)
 	}
 }
 
