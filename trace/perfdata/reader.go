@@ -1025,8 +1025,10 @@ func (r *Reader) step() error {
 		}
 	} else if t != recSample && t <= recCgroup && r.decomp == nil {
 		// (As in a mapped file: a task or cgroup record's size checked
-		// against its fields, as far as the buffer holds the records.)
-		b, _ := r.peek(1 << 17)
+		// against its fields, a path's room and the header after
+		// either end; no more, so that a live stream is not held for
+		// bytes it has not sent.)
+		b, _ := r.peek(min(max(size, 16+4096+64)+8, 1<<17))
 		if n := r.sideBandSize(t, b, size); n > 0 {
 			size = n
 		}
