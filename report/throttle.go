@@ -962,6 +962,7 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 	})
 	throttles := map[string][]ThrottleSpan{}
 	out := make([]CgroupThrottle, 0, len(paths))
+	tasks := make([]map[*latTask]bool, 0, len(paths)) // each line's group's tasks
 	for _, path := range paths {
 		// A quota'd ancestor no task ran in directly has no own group
 		// (cg 0); a group with named groups below its quota is analyzed
@@ -1003,19 +1004,18 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 			if len(ancs) > 1 {
 				ct.AlsoUnder = ancs[1]
 			}
-			// Its tasks' delays spent in the ancestors' throttles
-			// (analyzed before it: ancestors first), as its rows'
-			// Throttled ms sum them (new-user pass 104 F1: 0 in JSON and
-			// compare where --by cgroup said 1971 ms).
-			for t := range g.tasks {
-				ct.ThrottledDelay += t.X.thrNs
-			}
 		} else {
 			if len(ancs) > 0 {
 				ct.AlsoUnder = ancs[0]
 			}
+			// The throttles found on every ancestor's line, quota'd or
+			// of a quota unknown, are theirs: a throttle here counts only
+			// outside them, and a task's delay is charged once (new-user
+			// pass 106 F2: a parent of unknown quota, analyzed with its
+			// subtree, and its child both charged a task's waits: 2409 ms
+			// throttled of a 1254 ms delay).
 			var above []ThrottleSpan
-			for _, a := range ancs {
+			for _, a := range lineAncestors(path) {
 				above = append(above, throttles[a]...)
 			}
 			all := ncpu
@@ -1059,6 +1059,21 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 			ct.QuotaNote = strings.TrimPrefix(ct.QuotaNote+"; "+noKernelNote, "; ")
 		}
 		out = append(out, ct)
+		tasks = append(tasks, g.tasks)
+	}
+	for k := range out {
+		if out[k].ThrottledBy == "" && out[k].AlsoUnder == "" {
+			continue
+		}
+		// Under an ancestor's quota: its tasks' delays spent throttled
+		// at any level, as its rows' Throttled ms sum them (new-user
+		// pass 104 F1: 0 in JSON and compare where --by cgroup said
+		// 1971 ms; pass 106 F1: a group with a quota of its own counted
+		// its own throttles alone, 463 of its rows' 2527 ms).
+		out[k].ThrottledDelay = 0
+		for t := range tasks[k] {
+			out[k].ThrottledDelay += t.X.thrNs
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out

@@ -548,7 +548,10 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult, cgroup
 			// ancestor's line and its cpu.stat counted none of.)
 			thr += fmt.Sprintf("; also under %s's quota (no throttle of it found)", g.AlsoUnder)
 		} else {
-			thr += fmt.Sprintf("; its tasks also waited through %s's throttles, counted on %s's line", g.AlsoUnder, g.AlsoUnder)
+			// (Its tasks' delays spent throttled, ThrottledDelay, hold
+			// both levels', as its rows' Throttled ms do.)
+			thr = fmt.Sprintf("throttled %d periods, %.3f ms summed over CPUs; its tasks also waited through %s's throttles, counted on %s's line (%.3f ms of its tasks' delays in these and those)",
+				g.ThrottledPeriods, float64(g.Throttled)/1e6, g.AlsoUnder, g.AlsoUnder, float64(g.ThrottledDelay)/1e6)
 		}
 	}
 	if g.ThrottledBy != "" {
