@@ -32,19 +32,38 @@ func PinProcess(cpus []int) (restore func() error, err error) {
 	return func() error { return setAllThreads(&old) }, nil
 }
 
+// setAllThreads sets every thread's mask to set. A thread created during
+// a pass, by one not yet set, inherits the old mask and is not in the
+// list read (the Go runtime starts threads at any time: a CI run saw one
+// on CPU 0 through record -C 0), so the list is read again until a pass
+// finds no thread it had not set (at most setPasses passes).
 func setAllThreads(set *unix.CPUSet) error {
-	ents, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return err
-	}
-	for _, e := range ents {
-		tid, err := strconv.Atoi(e.Name())
+	done := map[int]bool{}
+	for pass := 0; pass < setPasses; pass++ {
+		ents, err := os.ReadDir("/proc/self/task")
 		if err != nil {
-			continue
+			return err
 		}
-		if err := unix.SchedSetaffinity(tid, set); err != nil && err != unix.ESRCH {
-			return fmt.Errorf("sched_setaffinity of thread %d: %w", tid, err)
+		fresh := false
+		for _, e := range ents {
+			tid, err := strconv.Atoi(e.Name())
+			if err != nil || done[tid] {
+				continue
+			}
+			fresh = true
+			done[tid] = true
+			if err := unix.SchedSetaffinity(tid, set); err != nil && err != unix.ESRCH {
+				return fmt.Errorf("sched_setaffinity of thread %d: %w", tid, err)
+			}
+		}
+		if !fresh {
+			return nil
 		}
 	}
 	return nil
 }
+
+// setPasses bounds setAllThreads' passes over the thread list: the
+// runtime starts a handful of threads at most while a pass runs, so a
+// pass finding none new comes within two or three.
+const setPasses = 10
