@@ -233,18 +233,18 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 		}
 	}
 	// The groups whose note is one every such group has (noKernelNote,
-	// nestedUnknownNote) alone: one line for them all.
+	// noReadingNote, nestedUnknownNote) alone: one line for them all.
 	bare := map[string][]string{}
 	for i := range groups {
 		switch note := groups[i].QuotaNote; note {
 		case "":
-		case noKernelNote, nestedUnknownNote:
+		case noKernelNote, noReadingNote, nestedUnknownNote:
 			bare[note] = append(bare[note], termsafe.Label(groups[i].Path))
 		default:
 			fmt.Fprintf(w, "  %s: %s\n", termsafe.Label(groups[i].Path), note)
 		}
 	}
-	for _, note := range []string{noKernelNote, nestedUnknownNote} {
+	for _, note := range []string{noKernelNote, noReadingNote, nestedUnknownNote} {
 		if len(bare[note]) > 0 {
 			fmt.Fprintf(w, "  %s: %s\n", strings.Join(bare[note], ", "), note)
 		}

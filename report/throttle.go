@@ -962,7 +962,6 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 	})
 	throttles := map[string][]ThrottleSpan{}
 	out := make([]CgroupThrottle, 0, len(paths))
-	tasks := make([]map[*latTask]bool, 0, len(paths)) // each line's group's tasks
 	for _, path := range paths {
 		// A quota'd ancestor no task ran in directly has no own group
 		// (cg 0); a group with named groups below its quota is analyzed
@@ -999,30 +998,36 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 		ct.KernelPredicted = ct.Kernel != nil && meta.Predicted()
 		ct.Predicted = meta != nil && meta.Predicted()
 		ancs := quotaAncestors(path, meta, stated)
+		// The throttles found on every ancestor's line, quota'd or of a
+		// quota unknown, are theirs: a throttle here counts only outside
+		// them, and a task's delay is charged once (new-user pass 106 F2:
+		// a parent of unknown quota, analyzed with its subtree, and its
+		// child both charged a task's waits: 2409 ms throttled of a 1254
+		// ms delay). The group's tasks' delays inside them are on its
+		// line too (ThrottledDelay), as its rows' Throttled ms hold them
+		// (new-user passes 104 F1, 106 F1, 107 F1 and F2: 0, its own
+		// part alone, or a moved task's delays in another group).
+		var above []ThrottleSpan
+		for _, a := range lineAncestors(path) {
+			above = append(above, throttles[a]...)
+		}
+		above = mergeSpans(above)
 		if named && !quota(path) && len(ancs) > 0 {
 			ct.ThrottledBy = ancs[0]
 			if len(ancs) > 1 {
 				ct.AlsoUnder = ancs[1]
 			}
+			ct.ThrottledDelay = g.delayIn(above)
 		} else {
 			if len(ancs) > 0 {
 				ct.AlsoUnder = ancs[0]
-			}
-			// The throttles found on every ancestor's line, quota'd or
-			// of a quota unknown, are theirs: a throttle here counts only
-			// outside them, and a task's delay is charged once (new-user
-			// pass 106 F2: a parent of unknown quota, analyzed with its
-			// subtree, and its child both charged a task's waits: 2409 ms
-			// throttled of a 1254 ms delay).
-			var above []ThrottleSpan
-			for _, a := range lineAncestors(path) {
-				above = append(above, throttles[a]...)
 			}
 			all := ncpu
 			if c.ncpu > 0 {
 				all = c.ncpu
 			}
-			throttles[path] = g.analyze(&ct, all, mergeSpans(above), c.win)
+			throttles[path] = g.analyze(&ct, all, above, c.win)
+			ct.ThrottledDelay += g.delayIn(above)
 			ct.KernelNote = kernelDisagrees(&ct)
 			if ct.Kernel != nil && meta != nil && meta.LostInFile > 0 {
 				// The readings span what the file lost too: the
@@ -1056,28 +1061,26 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 			// inferred 64 % of the kernel's throttled time, and said
 			// nothing of what the .tv of the same run says beside the
 			// kernel's count.)
-			ct.QuotaNote = strings.TrimPrefix(ct.QuotaNote+"; "+noKernelNote, "; ")
+			note := noKernelNote
+			if meta != nil && len(meta.CgroupStats) > 0 {
+				// A capture that reads cpu.stat (at its start and end)
+				// has none of a group made or removed in between
+				// (new-user pass 107 F4: told to use traceview record, on
+				// a traceview record capture).
+				note = noReadingNote
+			}
+			ct.QuotaNote = strings.TrimPrefix(ct.QuotaNote+"; "+note, "; ")
 		}
 		out = append(out, ct)
-		tasks = append(tasks, g.tasks)
-	}
-	for k := range out {
-		if out[k].ThrottledBy == "" && out[k].AlsoUnder == "" {
-			continue
-		}
-		// Under an ancestor's quota: its tasks' delays spent throttled
-		// at any level, as its rows' Throttled ms sum them (new-user
-		// pass 104 F1: 0 in JSON and compare where --by cgroup said
-		// 1971 ms; pass 106 F1: a group with a quota of its own counted
-		// its own throttles alone, 463 of its rows' 2527 ms).
-		out[k].ThrottledDelay = 0
-		for t := range tasks[k] {
-			out[k].ThrottledDelay += t.X.thrNs
-		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out
 }
+
+// noReadingNote is noKernelNote for a trace that holds cpu.stat readings
+// of other groups: this one's were not read (made after the recording's
+// first reading or removed before its last).
+const noReadingNote = "the trace holds no cpu.stat reading of this group (the recording reads them at its start and end: a group made or removed in between has none), so nothing checks the inference: a throttle shows only where the group's tasks wait with its quota used up, and where other groups kept its CPUs busy a throttle can hide in that contention, so take its throttled periods and ms as a lower bound"
 
 // nestedUnknownNote is the note of a group with an inferred throttle and
 // an ancestor whose quota is unknown too (lines).
@@ -1545,6 +1548,25 @@ func (g *thrGroup) analyze(ct *CgroupThrottle, ncpu int64, above []ThrottleSpan,
 	}
 	ct.ThrottledPeriods = throttledPeriods(whole, ct.PeriodNS, win, counted)
 	return whole
+}
+
+// delayIn is how much of the group's delays that the window and CPUs
+// select (thrDelay.in) lies inside spans (sorted, merged), for tasks under
+// bandwidth control (as analyze charges them).
+func (g *thrGroup) delayIn(spans []ThrottleSpan) int64 {
+	var sum int64
+	for _, d := range g.delays {
+		if !d.in || !d.t.X.underBandwidth() {
+			continue
+		}
+		k := sort.Search(len(spans), func(k int) bool { return spans[k].End > d.start })
+		for ; k < len(spans) && spans[k].Start < d.end; k++ {
+			if e, st := min(d.end, spans[k].End), max(d.start, spans[k].Start); e > st {
+				sum += e - st
+			}
+		}
+	}
+	return sum
 }
 
 // clipAbove removes from the candidates (in time order) the parts inside
