@@ -1125,93 +1125,63 @@ func TestNestedUnknownChargedOnce(t *testing.T) {
 	}
 }
 
-// TestAlsoUnderDelay: a group with a quota of its own under a quota'd
-// parent (nested-quota2.tv: /t17a/c2 under /t17a) has on its line its
-// tasks' delays spent throttled at either level, as its rows' Throttled
-// ms sum them in --by cgroup: 7969367214 ns, not its own throttles' part
-// alone, 650079181 (new-user pass 106 F1: compare said 463 ms of a row's
-// 2527).
-func TestAlsoUnderDelay(t *testing.T) {
-	const in = "../../testdata/traces/nested-quota2.tv"
-	lines := cliJSON[struct {
-		Cgroups []struct {
-			Path           string `json:"path"`
-			AlsoUnder      string `json:"also_under"`
-			ThrottledDelay int64  `json:"throttled_delay_ns"`
-		} `json:"cgroups"`
-	}](t, "latency", "-i", in, "-o", "json")
-	by := cliJSON[struct {
-		Groups []struct {
-			Key   string `json:"key"`
-			Tasks []struct {
-				Throttled int64 `json:"throttled_ns"`
-			} `json:"tasks"`
-		} `json:"groups"`
-	}](t, "latency", "-i", in, "--by", "cgroup", "-o", "json")
-	var rows int64
-	for _, g := range by.Groups {
-		if g.Key == "/t17a/c2" {
-			for _, r := range g.Tasks {
-				rows += r.Throttled
-			}
-		}
-	}
-	for _, g := range lines.Cgroups {
-		if g.Path == "/t17a/c2" && (g.AlsoUnder != "/t17a" || g.ThrottledDelay != 7969367214 || rows != 7969367214) {
-			t.Errorf("/t17a/c2: also under %q, throttled_delay_ns %d, its rows' %d; want /t17a, 7969367214 both", g.AlsoUnder, g.ThrottledDelay, rows)
-		}
-	}
+// groupLine is a group line's figures TestGroupDelayMatchesRows reads.
+type groupLine struct {
+	Path           string `json:"path"`
+	Subtree        bool   `json:"subtree"`
+	ThrottledDelay int64  `json:"throttled_delay_ns"`
 }
 
 // TestGroupDelayMatchesRows: every group line's throttled delay of its
 // tasks equals the sum of its rows' Throttled ms in --by cgroup (the rows
-// of the tasks while in that group), on a capture where a task moved from
-// a quota'd group into a child of another quota'd group
-// (nested-moved.tv, its meta file): /nu107b/c 2082227456 ns, not with the
-// mover's 702539459 ns in /nu107q/late (new-user pass 107 F1: 2784767 µs).
+// of the tasks while in that group). nested-moved.tv (its meta file): a
+// task moved from a quota'd group into a child of another quota'd group:
+// /nu107b/c 2082227456 ns, not with the mover's 702539459 ns in
+// /nu107q/late (new-user pass 107 F1: 2784766915). nested-quota2.tv:
+// /t17a/c2, with a quota of its own under /t17a's, 7969367214 ns at both
+// levels, not its own throttles' part alone, 650079181 (pass 106 F1).
 // Subtree lines (a parent with groups below) count their own throttles
 // over the subtree: not compared.
 func TestGroupDelayMatchesRows(t *testing.T) {
-	const in = "../../testdata/traces/nested-moved.tv"
-	lines := cliJSON[struct {
-		Cgroups []struct {
-			Path           string `json:"path"`
-			Subtree        bool   `json:"subtree"`
-			ThrottledDelay int64  `json:"throttled_delay_ns"`
-		} `json:"cgroups"`
-	}](t, "latency", "-i", in, "-o", "json")
-	by := cliJSON[struct {
-		Groups []struct {
-			Key   string `json:"key"`
-			Tasks []struct {
-				Throttled int64 `json:"throttled_ns"`
-			} `json:"tasks"`
-		} `json:"groups"`
-	}](t, "latency", "-i", in, "--by", "cgroup", "-o", "json")
-	rows := map[string]int64{}
-	for _, g := range by.Groups {
-		for _, r := range g.Tasks {
-			rows[g.Key] += r.Throttled
-		}
-	}
-	want := map[string]int64{"/nu107b/c": 2082227456, "/nu107q/c": 1289954120, "/nu107q/late": 702539459}
-	seen := 0
-	for _, g := range lines.Cgroups {
-		if g.Subtree {
-			continue
-		}
-		if g.ThrottledDelay != rows[g.Path] {
-			t.Errorf("%s: throttled_delay_ns %d, its rows' %d", g.Path, g.ThrottledDelay, rows[g.Path])
-		}
-		if w, ok := want[g.Path]; ok {
-			seen++
-			if g.ThrottledDelay != w {
-				t.Errorf("%s: throttled_delay_ns %d, want %d", g.Path, g.ThrottledDelay, w)
+	for in, want := range map[string]map[string]int64{
+		"../../testdata/traces/nested-moved.tv":  {"/nu107b/c": 2082227456, "/nu107q/c": 1289954120, "/nu107q/late": 702539459},
+		"../../testdata/traces/nested-quota2.tv": {"/t17a/c2": 7969367214},
+	} {
+		lines := cliJSON[struct {
+			Cgroups []groupLine `json:"cgroups"`
+		}](t, "latency", "-i", in, "-o", "json")
+		by := cliJSON[struct {
+			Groups []struct {
+				Key   string `json:"key"`
+				Tasks []struct {
+					Throttled int64 `json:"throttled_ns"`
+				} `json:"tasks"`
+			} `json:"groups"`
+		}](t, "latency", "-i", in, "--by", "cgroup", "-o", "json")
+		rows := map[string]int64{}
+		for _, g := range by.Groups {
+			for _, r := range g.Tasks {
+				rows[g.Key] += r.Throttled
 			}
 		}
-	}
-	if seen != len(want) {
-		t.Errorf("%d of the groups %v found", seen, want)
+		seen := 0
+		for _, g := range lines.Cgroups {
+			if g.Subtree {
+				continue
+			}
+			if g.ThrottledDelay != rows[g.Path] {
+				t.Errorf("%s %s: throttled_delay_ns %d, its rows' %d", in, g.Path, g.ThrottledDelay, rows[g.Path])
+			}
+			if w, ok := want[g.Path]; ok {
+				seen++
+				if g.ThrottledDelay != w {
+					t.Errorf("%s %s: throttled_delay_ns %d, want %d", in, g.Path, g.ThrottledDelay, w)
+				}
+			}
+		}
+		if seen != len(want) {
+			t.Errorf("%s: %d of the groups %v found", in, seen, want)
+		}
 	}
 }
 
