@@ -171,7 +171,23 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 		fmt.Fprintln(w, "  "+strings.TrimRight(line, " "))
 	}
 	fmt.Fprintln(w, "  Throttled: time the group's runqueues spent throttled by a CPU quota, summed over CPUs (cpu.stat")
-	fmt.Fprintln(w, "  throttled_time), inferred from each schedule; 'traceview latency --by cgroup' shows each trace's in full.")
+	counted := func(side func(CompareCgroup) *CgroupThrottle) bool {
+		return slices.ContainsFunc(groups, func(c CompareCgroup) bool { g := side(c); return g != nil && g.ThrottledCounted })
+	}
+	switch a, b := counted(func(c CompareCgroup) *CgroupThrottle { return c.A }), counted(func(c CompareCgroup) *CgroupThrottle { return c.B }); {
+	case a && b:
+		// (new-user pass 108 F2: a prediction's throttles, its replay's
+		// own count, said "inferred from each schedule".)
+		fmt.Fprintln(w, "  throttled_time), the predictions' own count of the throttles they simulated; 'traceview latency --by cgroup' shows each trace's in full.")
+	case a || b:
+		side, other := "B", "A"
+		if a {
+			side, other = "A", "B"
+		}
+		fmt.Fprintf(w, "  throttled_time): in %s the prediction's own count of the throttles it simulated, in %s inferred from its schedule;\n  'traceview latency --by cgroup' shows each trace's in full.\n", side, other)
+	default:
+		fmt.Fprintln(w, "  throttled_time), inferred from each schedule; 'traceview latency --by cgroup' shows each trace's in full.")
+	}
 	if oneSidedAutogroups(groups) {
 		// (new-user pass 28 F11: two recordings of one script, every
 		// session "-" on one side.)

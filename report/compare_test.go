@@ -290,3 +290,28 @@ func TestCompareUnmeasuredDelays(t *testing.T) {
 		t.Errorf("%d figures of the delays, %d others: want the average and maximum among the first", ofDelays, others)
 	}
 }
+
+// TestCompareCgroupsCountedNote: the note under the group table says
+// where each side's throttled time comes from: inferred from the
+// schedule, or a prediction's own count of the throttles it simulated
+// (CgroupThrottle.ThrottledCounted; new-user pass 108 F2: a prediction's
+// count called "inferred from each schedule").
+func TestCompareCgroupsCountedNote(t *testing.T) {
+	for _, c := range []struct {
+		a, b bool
+		want string
+	}{
+		{false, false, "  throttled_time), inferred from each schedule;"},
+		{false, true, "  throttled_time): in B the prediction's own count of the throttles it simulated, in A inferred from its schedule;"},
+		{true, true, "  throttled_time), the predictions' own count of the throttles they simulated;"},
+	} {
+		var b bytes.Buffer
+		g := []CompareCgroup{{Path: "/q", A: &CgroupThrottle{Path: "/q", Settings: "unknown", ThrottledCounted: c.a}, B: &CgroupThrottle{Path: "/q", Settings: "unknown", ThrottledCounted: c.b}}}
+		if err := writeCompareCgroups(&b, g); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("A counted %v, B %v:\n%s\nwant %q", c.a, c.b, b.String(), c.want)
+		}
+	}
+}
