@@ -660,6 +660,16 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 	}
 	if n, first := unnamedCgroups(res.Cgroups); n > 0 {
 		why := "perf.data: no PERF_RECORD_CGROUP for them"
+		if meta != nil && len(meta.Cgroups) > 0 && meta.Format != "traceview" {
+			// perf writes a CGROUP record for each cgroup there is when
+			// it starts and each one made while it records
+			// (perf_event__synthesize_cgroups, tools/perf v6.12, and
+			// PERF_RECORD_CGROUP at mkdir): ids none of them names in a
+			// file that has them are most likely damaged (new-user pass
+			// 108 F1: bytes flipped in samples made ids 254 and
+			// 0xff00001365 of 1 and 0x1365).
+			why = "perf.data: none of its PERF_RECORD_CGROUP, which perf writes for every cgroup there is or is made while it records, names them: damaged ids, most likely"
+		}
 		if meta != nil && meta.Format == "traceview" {
 			// Its cgroup table is in the trailer, at the end of the file.
 			why = "traceview format: the file's cgroup table does not name them; a file cut short has none but the root's"
