@@ -40,6 +40,22 @@ func readFile(t testing.TB, path string) []byte {
 	return b
 }
 
+// openPath opens the perf.data file at path (mapped, as the commands
+// read a file) and its reader, the file closed when the test ends.
+func openPath(t testing.TB, path string) *Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r, err := NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // drain reads every event of data (through a seekable reader unless pipe),
 // returning the events and the error that ended the stream (nil for EOF).
 func drain(data []byte, pipe bool) ([]trace.Event, *Reader, error) {

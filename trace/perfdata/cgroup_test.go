@@ -81,16 +81,7 @@ func TestCgroupRecord(t *testing.T) {
 // before moving it: 2 of 130 switch-outs of 30061 (perf script shows them
 // before the exec of hog).
 func TestAllCgroupsTrace(t *testing.T) {
-	p := "../../testdata/traces/grpw.eq.1cpu.perf.data" // a copy of ../shared/traces' file
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openPath(t, "../../testdata/traces/grpw.eq.1cpu.perf.data") // a copy of ../shared/traces' file
 	want := map[trace.TID]string{30061: "/tv-a", 30062: "/tv-a", 30063: "/tv-b"}
 	ids := map[trace.TID]map[uint64]int{}
 	last := map[trace.TID]uint64{}
@@ -142,15 +133,7 @@ func TestCgroupRecordSizeDamaged(t *testing.T) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		r, err := NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := openPath(t, p)
 		evs, err := trace.ReadAll(r)
 		if err != nil {
 			t.Fatal(err)
