@@ -695,6 +695,10 @@ func finishLatency(run *latencyRun, meta *trace.Meta) *LatencyResult {
 	case len(res.Rows) == 0:
 		res.ReportWarnings = append(res.ReportWarnings, trace.Warning{Key: "latency-empty", Count: 1,
 			Message: fmt.Sprintf("no scheduling delay measured: the trace has %d scheduler events, %d of them sched_switch", d.SchedEvents, d.Switches)})
+	case run.extent != nil:
+		if w, ok := run.extent().WindowNote(opts.Filter); ok {
+			res.ReportWarnings = append(res.ReportWarnings, w)
+		}
 	}
 	res.Warnings = append(res.Warnings, res.ReportWarnings...)
 	return res

@@ -405,6 +405,12 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 		// The answer, which the command prints first: an empty histogram
 		// under an unfiltered-looking CPU table said nothing.
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "stats-empty", Count: 1, Message: statsNoMatch(b, f, m, c.selectedRan, b.C.SchedEvents, b.C.Switches)})
+	} else {
+		var x NoMatch
+		x.First, x.Last = b.Observed()
+		if w, ok := x.WindowNote(f); ok {
+			st.Warnings = append(st.Warnings, w)
+		}
 	}
 	st.Warnings = append(st.Warnings, statsScheduleWarnings(&b.C)...)
 	if b.C.Switches > 0 && b.C.Wakeups == 0 {

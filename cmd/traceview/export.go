@@ -230,6 +230,8 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 		// The answer first, in every command's words (it named neither
 		// the CPUs nor the closest names).
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", cs.ext.noMatch(flt.String(), flt.Comms, flt.PIDs))
+	} else {
+		cs.ext.addWindowNote(src.Meta(), flt)
 	}
 	printWarnings(cmd.ErrOrStderr(), input, src.Meta())
 	return nil

@@ -155,7 +155,7 @@ func (o *filterFlags) parse(cmd string, meta *trace.Meta) (*schedule.Filter, err
 		if err != nil {
 			return nil, usageErrorf("%s: --time %q: %v", cmd, o.time, err)
 		}
-		f.Start, f.End = w.Start, w.End
+		f.Start, f.End, f.Relative = w.Start, w.End, timewin.NeedsSpan(o.time)
 	}
 	if o.cpu != "" {
 		cpus, err := cpulist.Parse(o.cpu)

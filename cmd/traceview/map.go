@@ -155,6 +155,8 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 			pids = flt.PIDs
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", ext.noMatch(given, o.opt.TaskNames, pids))
+	} else {
+		ext.addWindowNote(src.Meta(), flt)
 	}
 	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	return nil

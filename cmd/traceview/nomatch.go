@@ -68,3 +68,15 @@ func (x *traceExtent) noMatch(given string, comms []string, pids []trace.PID) st
 
 // perfSeconds renders ns as perf prints a time: seconds with six digits.
 func perfSeconds(ns int64) string { return fmt.Sprintf("%d.%06d", ns/1e9, ns%1e9/1e3) }
+
+// addWindowNote adds to meta's warnings, when the --time window of f
+// reaches outside the trace's scheduler events, the note that says so
+// (report.NoMatch.WindowNote), which printWarnings prints first
+// (answerKey) and a view's JSON holds. A command calls it when its
+// filters matched something (the no-match message says the span
+// otherwise).
+func (x *traceExtent) addWindowNote(meta *trace.Meta, f *schedule.Filter) {
+	if w, ok := x.x.WindowNote(f); ok && meta != nil {
+		meta.Warnings.Add(w.Key, "%s", w.Message)
+	}
+}

@@ -160,6 +160,8 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	}
 	if (flt.Active() || opt.Prios != nil) && empty {
 		fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", timehistNoMatch(ext, flt, o.prios))
+	} else {
+		ext.addWindowNote(src.Meta(), flt)
 	}
 	if m := src.Meta(); len(result.OpenRuns) > 0 && m != nil {
 		// Named with the trace's other warnings, first and in full

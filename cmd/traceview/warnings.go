@@ -326,7 +326,8 @@ func lostWindowsLine(counts []uint64) string {
 
 // answerKey reports whether a warning's key is about a report's answer
 // rather than a remark on the trace: "nothing matched the filters"
-// (latency-empty, stats-empty) or "this column is all zeros"
+// (latency-empty, stats-empty), a --time window that reaches outside the
+// trace (report.TimeOutsideKey) or "this column is all zeros"
 // (latency-runtime-none: perf's Runtime of a trace without
 // sched_stat_runtime). writeWarnings prints them first and in full, never
 // summarized; so is cgroup-v1-unattributed (the file lists task groups
@@ -344,7 +345,7 @@ func lostWindowsLine(counts []uint64) string {
 // machines).
 func answerKey(key string) bool {
 	switch key {
-	case "latency-empty", "stats-empty", "latency-runtime-none", "cgroup-v1-unattributed",
+	case "latency-empty", "stats-empty", report.TimeOutsideKey, "latency-runtime-none", "cgroup-v1-unattributed",
 		partialCPUsKey, "not-system-wide", "switch-records", "no-wakeups", "timehist-open-runs", "duplicate-input", "same-host-name":
 		return true
 	}

@@ -46,10 +46,15 @@ type Filter struct {
 	// Start and End bound the window in trace ns, both inclusive (perf's
 	// perf_time__skip_sample); 0 leaves a side open.
 	Start, End int64
-	CPUs       []trace.CPU // nil: every CPU
-	PIDs       []trace.PID // nil: every process
-	TIDs       []trace.TID // nil: every thread
-	Comms      []string    // nil: every name
+	// Relative says the window was given as a share of the trace's span
+	// (--time 10%/2, resolved against the file's first and last sample
+	// times): it lies inside the trace by construction, so the reports
+	// do not say that it reaches outside (report.NoMatch.WindowNote).
+	Relative bool
+	CPUs     []trace.CPU // nil: every CPU
+	PIDs     []trace.PID // nil: every process
+	TIDs     []trace.TID // nil: every thread
+	Comms    []string    // nil: every name
 	// Cgroups are cgroup v2 ids (Task.Cgroup); nil: every task. A task
 	// whose cgroup is not known yet matches none, but the Builder holds
 	// its delays and sched_stat_runtime back until a switch-out names its
