@@ -66,15 +66,29 @@ func (th *LatencyThread[X]) Name() string {
 // sched_switch events said "wl1.sh"). A name perf synthesized at the start
 // (CommAt 0, from /proc) that merely extends the events' keeps: /proc
 // appends a kworker's workqueue ("kworker/0:0-events" for the task's
-// "kworker/0:0": wq_worker_comm, kernel/workqueue.c v6.12).
+// "kworker/0:0": wq_worker_comm, kernel/workqueue.c v6.12). So does such a
+// name at any time (workerExtends): perf script text carries perf's names
+// in its task column, which the text reader gives as KindComm where the
+// task's first line shows it, not at 0 (new-user pass 110 F1: the text of a
+// perf.data named "kworker/0:0-vir" "kworker/0:0").
 func (th *LatencyThread[X]) Named() string {
 	if th.TID != 0 && th.Comm == "" && !th.Emptied && th.Seen != "" {
 		return th.Seen
 	}
-	if th.TID != 0 && th.Seen != "" && th.Seen != th.Comm && th.SeenAt > th.CommAt && (th.CommAt > 0 || !strings.HasPrefix(th.Comm, th.Seen)) {
+	if th.TID != 0 && th.Seen != "" && th.Seen != th.Comm && th.SeenAt > th.CommAt && (th.CommAt > 0 && !workerExtends(th.Comm, th.Seen) || !strings.HasPrefix(th.Comm, th.Seen)) {
 		return th.Seen
 	}
 	return th.Name()
+}
+
+// workerExtends reports whether name is comm with a workqueue worker's
+// description appended as /proc/PID/comm shows it: "-" and the workqueue,
+// "+" while the worker runs a work item, "@" for a rescuer (wq_worker_comm,
+// kernel/workqueue.c v6.18; report.compareName strips the same), cut to
+// the 15 bytes of a comm.
+func workerExtends(name, comm string) bool {
+	rest, ok := strings.CutPrefix(name, comm)
+	return ok && len(rest) > 0 && strings.IndexByte("-+@", rest[0]) >= 0
 }
 
 // LatencyTask is perf's work_atoms of one thread object (its row of the

@@ -452,6 +452,13 @@ func (r *Reader) line(line []byte) error {
 		r.hist[cpu] = append(h, kept{p.time, r.lineNo, true}) // (a loss marker before it moves with it: unqueue)
 	}
 	r.lastTime[cpu] = p.time
+	if p.dialect == dialectPerf && len(p.comm) > 0 {
+		// perf's own name of the line's task (CommTracker.Column), first:
+		// the payload's names of it then rename it only when they change.
+		if c, ok := r.names.Column(&ev, trace.TID(p.tid), string(p.comm)); ok {
+			r.push(c)
+		}
+	}
 	var named [2]trace.Event
 	for _, c := range named[:r.names.Changes(&ev, &named)] {
 		r.push(c)
