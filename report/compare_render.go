@@ -166,9 +166,31 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nTask groups (cgroup; \"-\": none of its tasks in that trace):")
+	// A side with no group line at all records none but the root's
+	// (new-user pass 110 F2: a trace.dat of the same workload, beside a
+	// .tv, read "none of its tasks" for a group whose tasks it held).
+	noneA := !slices.ContainsFunc(groups, func(c CompareCgroup) bool { return c.A != nil })
+	noneB := !slices.ContainsFunc(groups, func(c CompareCgroup) bool { return c.B != nil })
+	switch {
+	case noneA || noneB:
+		side := "A"
+		if noneB {
+			side = "B"
+		}
+		fmt.Fprintf(w, "\nTask groups (cgroup; \"-\": none of its tasks in that trace; %s has no task group but the root, /):\n", side)
+	default:
+		fmt.Fprintln(w, "\nTask groups (cgroup; \"-\": none of its tasks in that trace):")
+	}
 	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
 		fmt.Fprintln(w, "  "+strings.TrimRight(line, " "))
+	}
+	if noneA || noneB {
+		side := "A"
+		if noneB {
+			side = "B"
+		}
+		fmt.Fprintf(w, "  %s: no task group but the root: its tasks ran in /, or the trace does not record groups (trace.dat, text,\n", side)
+		fmt.Fprintln(w, "  a perf.data recorded without --all-cgroups); compare the groups' tasks by name (the table above) instead.")
 	}
 	fmt.Fprintln(w, "  Throttled: time the group's runqueues spent throttled by a CPU quota, summed over CPUs (cpu.stat")
 	counted := func(side func(CompareCgroup) *CgroupThrottle) bool {
@@ -211,13 +233,16 @@ func writeCompareCgroups(w io.Writer, groups []CompareCgroup) error {
 		if (c.A == nil || c.A.ThrottledDelay == 0) && (c.B == nil || c.B.ThrottledDelay == 0) {
 			continue
 		}
-		side := func(g *CgroupThrottle) string {
+		side := func(g *CgroupThrottle, noGroups bool) string {
+			if g == nil && noGroups {
+				return "no group recorded"
+			}
 			if g == nil {
 				return "none of its tasks"
 			}
 			return fmt.Sprintf("%.3f ms of %.3f ms", ms(g.ThrottledDelay), ms(g.SumDelay))
 		}
-		fmt.Fprintf(w, "  %s: its tasks' delay spent throttled: A %s, B %s\n", termsafe.Label(c.Path), side(c.A), side(c.B))
+		fmt.Fprintf(w, "  %s: its tasks' delay spent throttled: A %s, B %s\n", termsafe.Label(c.Path), side(c.A, noneA), side(c.B, noneB))
 	}
 	unknown := false
 	for i := range groups {

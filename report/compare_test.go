@@ -315,3 +315,44 @@ func TestCompareCgroupsCountedNote(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareCgroupsSideWithoutGroups: a side with no group line at all
+// (a trace.dat, text or perf.data without --all-cgroups beside a .tv of
+// the same workload) is said to record no group but the root, and its
+// throttled-delay figure reads "no group recorded", not "none of its
+// tasks" (new-user pass 110 F2); a side with other groups keeps "none of
+// its tasks" for a group it lacks.
+func TestCompareCgroupsSideWithoutGroups(t *testing.T) {
+	q := &CgroupThrottle{Path: "/q", Settings: "unknown", ThrottledDelay: 2e6, SumDelay: 3e6}
+	other := &CgroupThrottle{Path: "/other", Settings: "unknown"}
+	for _, c := range []struct {
+		name      string
+		groups    []CompareCgroup
+		want, not []string
+	}{
+		{"B has none", []CompareCgroup{{Path: "/q", A: q}},
+			[]string{`"-": none of its tasks in that trace; B has no task group but the root, /):`,
+				"  B: no task group but the root: its tasks ran in /, or the trace does not record groups",
+				"  /q: its tasks' delay spent throttled: A 2.000 ms of 3.000 ms, B no group recorded"},
+			[]string{"B none of its tasks"}},
+		{"B has another", []CompareCgroup{{Path: "/other", B: other}, {Path: "/q", A: q}},
+			[]string{`Task groups (cgroup; "-": none of its tasks in that trace):`,
+				"  /q: its tasks' delay spent throttled: A 2.000 ms of 3.000 ms, B none of its tasks"},
+			[]string{"no task group but the root", "no group recorded"}},
+	} {
+		var b bytes.Buffer
+		if err := writeCompareCgroups(&b, c.groups); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s:\n%s\nwant %q", c.name, b.String(), w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(b.String(), w) {
+				t.Errorf("%s:\n%s\nhas %q", c.name, b.String(), w)
+			}
+		}
+	}
+}
