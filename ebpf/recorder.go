@@ -287,6 +287,7 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 	full := false
 	if r.cfg.RotateBytes > 0 {
 		cut = newSizeCut(r.cfg.RotateBytes)
+		cut.opened(seg.w)
 	}
 	runCtx := ctx
 	if series {
@@ -322,8 +323,13 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 			}
 			synced = time.Now()
 		}
+		// Once the capture stops (ctx done: -d, a signal), a file full
+		// by size takes the rest: each rotation kicks every CPU, whose
+		// switches the drain then reads, so a small SIZE rotated on
+		// the kicks' own events and the drain never ended (new-user
+		// pass 111 F6: -d 1s and SIGTERM ignored).
 		if series && e.Time > 0 && seg.first > 0 &&
-			(full || (r.cfg.RotateEvery > 0 && e.Time >= nextCut)) {
+			(full && ctx.Err() == nil || (r.cfg.RotateEvery > 0 && e.Time >= nextCut)) {
 			bound := seg.lastTime() // (--rotate SIZE: where the file ends)
 			for nextCut > 0 && nextCut <= e.Time {
 				bound = nextCut
@@ -339,6 +345,9 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 			var err error
 			if seg, err = next(); err != nil {
 				return err
+			}
+			if cut != nil {
+				cut.opened(seg.w)
 			}
 			seg.from = bound
 			for _, cpu := range open {

@@ -48,6 +48,22 @@ func (c *sizeCut) start() {
 	c.flushed, c.blocks, c.block = 0, 0, firstBlockEvents
 }
 
+// opened counts the first block of w, a file just begun, from the events
+// it holds now: the names of the tasks alive that addProcTasks wrote as
+// the file opened are events of the writer too, and, hundreds of them,
+// they ended the first block at the file's first event of the capture, so
+// that a SIZE below their bytes ended every file there: files of 1-2
+// events, each one's rotation kicking the CPUs into the events of the
+// next, at 100 % CPU for as long as the capture ran (new-user pass 111
+// F6: 28,118 files in 10 minutes of a `-d 1s --rotate 10`).
+func (c *sizeCut) opened(w *tvf.Writer) { c.flushed = w.Events() }
+
+// MinRotateBytes is the smallest SIZE of record --rotate: blockShare
+// times closeMargin, so that the closing frames a file reserves take no
+// more of it than one of its blocks (64 KiB; the trailers of this VM's
+// captures take 0.4-1.5 KB and the opening task table a few KB more).
+const MinRotateBytes = blockShare * closeMargin
+
 // wrote ends w's block when it holds c.block events (counting every event
 // the writer took, names included). It reports whether the file must end
 // now: the next block and the closing frames would take it past the

@@ -65,7 +65,7 @@ func init() {
 		f.StringVarP(&o.bufferSize, "buffer-size", "m", "32M", "total size of the per-CPU buffers in bytes, with K, M or G suffix (each CPU's share rounded up to a power of two, at least 256K)")
 		f.StringVar(&o.backlog, "backlog", "", "raw records held back while recording, decoded and encoded only when the capture stops or beyond this size (16M in memory, the rest in an unnamed file beside the output), e.g. 64M (default 512M); a recorder killed hard loses them: 64K writes nearly all as it goes")
 		f.BoolVar(&o.classic, "classic", false, "use classic tracepoints even where BTF-enabled ones exist")
-		f.StringVar(&o.rotate, "rotate", "", "write a numbered series (FILE.001.tv, ...), a new file after this much trace time or this many bytes, e.g. 1m or 256M")
+		f.StringVar(&o.rotate, "rotate", "", "write a numbered series (FILE.001.tv, ...), a new file after this much trace time or this many bytes (at least 64K), e.g. 1m or 256M")
 		f.StringVar(&o.ring, "ring", "", "flight recorder: keep the last DURATION (or SIZE of compressed records) in memory and write it only when triggered (SIGUSR1, SIGHUP, --control, --trigger), e.g. 10s")
 		f.DurationVar(&o.post, "post", 0, "with --ring: go on recording this long after a trigger before writing the dump, e.g. 2s")
 		f.StringVar(&o.trigger, "trigger", "", "with --ring: dump on a scheduling delay over a threshold, e.g. 'delay>20ms' or 'delay>5ms,comm=nginx' or 'delay>5ms,cgroup=/system.slice/x.service'")
@@ -468,6 +468,9 @@ func recordPlan(cmd *cobra.Command, o recordOptions, args []string) (opts ebpf.O
 		d, n, err := parseSizeOrDuration(o.rotate)
 		if err != nil {
 			return opts, cfg, nil, usageErrorf("record: --rotate: %v", err)
+		}
+		if n > 0 && n < ebpf.MinRotateBytes {
+			return opts, cfg, nil, usageErrorf("record: --rotate %s: a file of a series by size holds at least %dK (its task table and trailer take several KB), e.g. --rotate 64M", o.rotate, ebpf.MinRotateBytes>>10)
 		}
 		cfg.RotateEvery, cfg.RotateBytes = d, n
 		// A series is written as it goes: events are decoded and

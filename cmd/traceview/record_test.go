@@ -46,6 +46,10 @@ func TestRecordUsageErrors(t *testing.T) {
 		{"record", "--duration", "-1s"},
 		{"record", "--cpu", "2000"},
 		{"record", "--cpu", "1048575"},
+		// Below ebpf.MinRotateBytes (64 KiB): files of 1-2 events
+		// without end before (new-user pass 111 F6).
+		{"record", "--rotate", "1K"},
+		{"record", "--rotate", "10"},
 	} {
 		_, stderr, code := runCLI(t, args...)
 		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
