@@ -39,6 +39,12 @@ type HTMLOptions struct {
 	// named kidB0 and never kidA0, its earlier name, which latency's note
 	// gives).
 	Notes func(rows []LatencyRow) []string
+	// Warnings, when set, is called once the trace is read with the
+	// latency report's own warnings (LatencyResult.ReportWarnings: missing
+	// switches and wakeups, dropped delays), which the page shows, so that
+	// the command says them on stderr too, as latency does (new-user pass
+	// 111 F1: `report -v` printed none of them).
+	Warnings func([]trace.Warning)
 }
 
 // HTMLPlots is the number of inline SVG plots a report holds: top tasks by
@@ -83,6 +89,9 @@ func WriteHTMLReport(w io.Writer, src trace.Source, opts HTMLOptions) error {
 	}
 	if opts.Notes != nil {
 		page.Warnings = append(page.Warnings, opts.Notes(lat.TaskRows)...)
+	}
+	if opts.Warnings != nil {
+		opts.Warnings(lat.ReportWarnings)
 	}
 	page.Cols = htmlColumns(&lat.Options)
 	for _, c := range page.Cols {

@@ -1,5 +1,10 @@
 package trace
 
+import (
+	"errors"
+	"io"
+)
+
 // Tap wraps a Source and lets a caller watch the stream go by without
 // losing what the source can do: it is a PointerSource (batches go through
 // ReadBatch and ReadPointers, so a reader that fills batches in place or
@@ -17,12 +22,33 @@ type Tap struct {
 	// (consumers ignore the kinds they asked to skip, so they see no
 	// difference).
 	KeepKinds bool
-	ended     bool
-	cur       Event // the event Next shows Observe
+	// Stop, when not nil, is asked before each read: once it returns
+	// true the stream ends there, as if the trace did (Next, NextBatch
+	// and NextPointers return io.EOF), and End sees ErrStopped, not
+	// io.EOF: what the end of the trace would say (e.g. CPUs it never
+	// showed) does not follow from a read stopped early.
+	Stop  func() bool
+	ended bool
+	cur   Event // the event Next shows Observe
+}
+
+// ErrStopped is what Tap.End sees of a stream its Stop ended.
+var ErrStopped = errors.New("reading stopped")
+
+// stopped ends the stream when Stop says so.
+func (t *Tap) stopped() bool {
+	if t.Stop == nil || !t.Stop() {
+		return false
+	}
+	t.end(ErrStopped)
+	return true
 }
 
 // Next returns the wrapped source's next event.
 func (t *Tap) Next() (Event, error) {
+	if t.stopped() {
+		return Event{}, io.EOF
+	}
 	e, err := t.Source.Next()
 	if err != nil {
 		t.end(err)
@@ -39,6 +65,9 @@ func (t *Tap) Next() (Event, error) {
 
 // NextBatch fills dst through ReadBatch (see BatchSource).
 func (t *Tap) NextBatch(dst []Event) (int, error) {
+	if t.stopped() {
+		return 0, io.EOF
+	}
 	n, err := ReadBatch(t.Source, dst)
 	if err != nil {
 		t.end(err)
@@ -54,6 +83,10 @@ func (t *Tap) NextBatch(dst []Event) (int, error) {
 
 // NextPointers reads b through ReadPointers (see PointerSource).
 func (t *Tap) NextPointers(b *EventBatch) error {
+	if t.stopped() {
+		b.Events = b.Events[:0]
+		return io.EOF
+	}
 	if err := ReadPointers(t.Source, b); err != nil {
 		t.end(err)
 		return err

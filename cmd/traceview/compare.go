@@ -293,7 +293,7 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 		for _, g := range res.Cgroups {
 			n[g.Path] = true
 		}
-		csvCgroupsNote(cmd.ErrOrStderr(), "compare", len(n))
+		csvCgroupsNote(cmd.ErrOrStderr(), "compare", len(n), "cgroups")
 		return report.WriteCompareCSV(out, res)
 	}
 	stderr := cmd.ErrOrStderr()

@@ -163,7 +163,7 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 	case "csv":
 		printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)
 		printRenamed(cmd.ErrOrStderr(), res, opts.Filter, runs)
-		csvCgroupsNote(cmd.ErrOrStderr(), "latency", len(res.Cgroups))
+		csvCgroupsNote(cmd.ErrOrStderr(), "latency", len(res.Cgroups), "cgroups")
 		return report.WriteLatencyCSV(out, res)
 	}
 	printLatencyWarnings(cmd.ErrOrStderr(), o.input, res)

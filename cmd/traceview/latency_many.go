@@ -379,7 +379,7 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 		case "json":
 			return report.WriteLatencyJSON(out, merged[0])
 		case "csv":
-			csvCgroupsNote(cmd.ErrOrStderr(), "latency", len(merged[0].Cgroups))
+			csvCgroupsNote(cmd.ErrOrStderr(), "latency", len(merged[0].Cgroups), "cgroups")
 			return report.WriteLatencyCSV(out, merged[0])
 		}
 		return report.WriteLatencyTable(out, merged[0], false)
@@ -414,7 +414,7 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 		return enc.Encode(doc)
 	case "csv":
 		if o.by == "cgroup" {
-			csvCgroupsNote(cmd.ErrOrStderr(), "latency", len(cgroups))
+			csvCgroupsNote(cmd.ErrOrStderr(), "latency", len(cgroups), "groups[].cgroup")
 		}
 		cw := csv.NewWriter(out)
 		for i, m := range merged {
@@ -865,8 +865,10 @@ func prefixLines(b []byte, prefix string) []byte {
 // row (tasks or commands), and a group's line (run time, throttled
 // periods and time, quota, the kernel's cpu.stat) is another (new-user
 // pass 21 F4: the CSV's rows summed to the tasks' throttled waits, 11241.7
-// ms, not the group's 5255.8 ms of throttled time).
-func csvCgroupsNote(w io.Writer, cmdName string, n int) {
+// ms, not the group's 5255.8 ms of throttled time). jsonKey names where
+// -o json holds them: "cgroups", or with --by cgroup "groups[].cgroup"
+// (new-user pass 111 F5: the note named "cgroups" there too).
+func csvCgroupsNote(w io.Writer, cmdName string, n int, jsonKey string) {
 	if n == 0 {
 		return
 	}
@@ -874,6 +876,6 @@ func csvCgroupsNote(w io.Writer, cmdName string, n int) {
 	if cmdName == "compare" {
 		rows, whose = "commands", "the traces'"
 	}
-	fmt.Fprintf(w, "note: %s -o csv holds rows of %s only; the lines of %s %s (run time, throttled time summed over CPUs, quota) are under the table and in -o json's cgroups\n",
-		cmdName, rows, whose, plural(n, "task group"))
+	fmt.Fprintf(w, "note: %s -o csv holds rows of %s only; the lines of %s %s (run time, throttled time summed over CPUs, quota) are under the table and in -o json's %s\n",
+		cmdName, rows, whose, plural(n, "task group"), jsonKey)
 }

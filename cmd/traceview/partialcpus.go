@@ -21,9 +21,12 @@ const partialCPUsKey = "partial-cpus"
 // A source whose Meta names no CPU count is left alone.
 func watchCPUs(src trace.Source) trace.Source {
 	var seen []bool
+	var last int64 // (the time of the latest event read, for stopAtInterrupt)
 	return &trace.Tap{
 		Source: src,
+		Stop:   stopAtInterrupt(src.Meta, &last),
 		Observe: func(e *trace.Event) {
+			last = max(last, e.Time)
 			if e.Kind != trace.KindSwitch || e.CPU < 0 {
 				return
 			}

@@ -417,6 +417,11 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		sim.Wait()
 		return fmt.Errorf("replay: observed latency: %w", err)
 	}
+	// The observed table's own warnings (missing switches and wakeups,
+	// dropped delays: what its figures leave out), as latency says them:
+	// one summary line, each with -v (new-user pass 111 F1: only -o json
+	// held them).
+	writeWarnings(errw, o.input, "", observedWarnings(obs))
 	warnUnrecorded(errw, o.input, obs)
 	warnUnstatedThrottles(errw, o.input, obs, cfg.Cgroups)
 	r := &replayRuns{out: out, errw: errw, o: o, m: m, cfg: cfg, watch: watch, obs: obs, srcMeta: meta,
@@ -814,6 +819,19 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 	fmt.Fprintf(out, "measured: idle exit %s, wakeup preemption %s, context switch %s, remote wakeup %s, start from idle %s; tick %d Hz (%s); %s where the task itself accounted its run time\n",
 		measured("idle exit", m.IdleExit), measured("wakeup preemption", m.WakePreempt), measured("context switch", m.ContextSwitchCost), remote,
 		cost(m.IdleStartCost, m.IdleStartCostSamples), hz, tick, plural(st.UpdatePoints, "mid-burst update point"))
+}
+
+// observedWarnings are the observed table's own warnings the replay
+// prints with writeWarnings: all but the run-time gap replay notes under a
+// self-replay that missed (report.UnknownRunsKey) and the empty table's.
+func observedWarnings(obs *report.LatencyResult) []trace.Warning {
+	var ws []trace.Warning
+	for _, w := range obs.ReportWarnings {
+		if w.Key != report.UnknownRunsKey && !emptyKey(w.Key) {
+			ws = append(ws, w)
+		}
+	}
+	return ws
 }
 
 // warnUnrecorded says, when the observed table's tasks have switch-ins

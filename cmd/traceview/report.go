@@ -73,6 +73,25 @@ func runReport(cmd *cobra.Command, o reportOptions) error {
 				return nil
 			}
 		}
+		// Its latency's own warnings, with the reader's (writeFromTrace
+		// prints them): the no-match and window notes it says itself.
+		opts.Warnings = func(ws []trace.Warning) { addReportWarnings(src.Meta(), ws) }
 		return report.WriteHTMLReport(w, src, opts)
 	})
+}
+
+// addReportWarnings adds ws, a report's own warnings, to meta's, for
+// printWarnings to say with the reader's (one summary line; each with -v),
+// less those a command prints in its own words: the no-match message and
+// the --time window's note (writeFromTrace's, the views').
+func addReportWarnings(meta *trace.Meta, ws []trace.Warning) {
+	if meta == nil {
+		return
+	}
+	for _, w := range ws {
+		if emptyKey(w.Key) || w.Key == report.TimeOutsideKey {
+			continue
+		}
+		meta.Warnings.AddScoped("", w)
+	}
 }

@@ -129,6 +129,14 @@ func execute(root *cobra.Command, args []string) error {
 		}
 	}
 	root.SetArgs(args)
+	if c, _, err := root.Find(args); err == nil && c != nil && interruptible[c.Name()] {
+		defer catchReadInterrupt()()
+		err := root.Execute()
+		if readInterrupted() {
+			err = interruptedError(c.Name(), err)
+		}
+		return err
+	}
 	return root.Execute()
 }
 

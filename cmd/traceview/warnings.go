@@ -345,7 +345,7 @@ func lostWindowsLine(counts []uint64) string {
 // machines).
 func answerKey(key string) bool {
 	switch key {
-	case "latency-empty", "stats-empty", report.TimeOutsideKey, "latency-runtime-none", "cgroup-v1-unattributed",
+	case "latency-empty", "stats-empty", report.TimeOutsideKey, interruptedKey, "latency-runtime-none", "cgroup-v1-unattributed",
 		partialCPUsKey, "not-system-wide", "switch-records", "no-wakeups", "timehist-open-runs", "duplicate-input", "same-host-name":
 		return true
 	}

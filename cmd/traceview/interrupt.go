@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"sync/atomic"
+
+	"github.com/traceview/traceview/trace"
+)
+
+// readInterrupt lets Ctrl-C end the reading of a command that reads traces
+// and reports on them (interruptible): the first Ctrl-C ends each input
+// where its reading got (trace.Tap.Stop, in watchCPUs), the command writes
+// its output of what it read, whole (a JSON document closed, CSV rows
+// whole), the input's warnings say where it stopped, and the command fails
+// (exit 1) saying so; a second Ctrl-C ends the process at once. Before, the
+// process died mid-write: timehist -o json left 108 MB cut inside a row,
+// and nothing said the run was interrupted (new-user pass 111 F7). replay
+// has its own (simWatch), record and top theirs.
+type readInterrupt struct {
+	stop atomic.Bool
+	sigs chan os.Signal
+}
+
+// readStop is the running command's readInterrupt (execute sets it for the
+// interruptible commands); nil otherwise.
+var readStop *readInterrupt
+
+// interruptible are the commands whose reading Ctrl-C ends early.
+var interruptible = map[string]bool{"latency": true, "timehist": true, "stats": true, "map": true, "export": true, "report": true, "compare": true}
+
+// catchReadInterrupt starts catching Ctrl-C into readStop; the function it
+// returns stops that.
+func catchReadInterrupt() (stop func()) {
+	r := &readInterrupt{sigs: make(chan os.Signal, 1)}
+	signal.Notify(r.sigs, os.Interrupt)
+	go func() {
+		if _, ok := <-r.sigs; ok {
+			r.stop.Store(true)
+			signal.Stop(r.sigs) // a second Ctrl-C ends the process at once
+		}
+	}()
+	readStop = r
+	return func() {
+		signal.Stop(r.sigs)
+		close(r.sigs)
+		readStop = nil
+	}
+}
+
+// readInterrupted reports whether Ctrl-C ended the running command's reading.
+func readInterrupted() bool { return readStop != nil && readStop.stop.Load() }
+
+// interruptedKey is the key of the warning an input stopped by Ctrl-C
+// gets (printed first, in full: answerKey).
+const interruptedKey = "interrupted"
+
+// stopAtInterrupt returns a trace.Tap.Stop for an input whose warnings are
+// meta's and whose last event read *last gives (ns, 0 none): once Ctrl-C
+// came it adds the warning that says where the reading stopped.
+func stopAtInterrupt(meta func() *trace.Meta, last *int64) func() bool {
+	said := false
+	return func() bool {
+		if !readInterrupted() {
+			return false
+		}
+		if m := meta(); !said && m != nil {
+			said = true
+			where := "before its first event"
+			if *last > 0 {
+				where = "after its events up to " + trace.FormatSeconds(*last, 6) + " s"
+			}
+			m.Warnings.Add(interruptedKey, "interrupted (Ctrl-C): reading stopped %s; the output covers the trace to there only (the rest was not read)", where)
+		}
+		return true
+	}
+}
+
+// interruptedError is execute's error for a command whose reading Ctrl-C
+// ended: err, the command's own (nil when it wrote its output), with that
+// said.
+func interruptedError(name string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%w (reading interrupted by Ctrl-C)", err)
+	}
+	return fmt.Errorf("%s: interrupted (Ctrl-C): the output covers only what was read before it (the warning above says where)", name)
+}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain runs main when the test binary is started as the command
+// (TRACEVIEW_TEST_MAIN=1): tests that need a process of their own, to
+// signal it, start it so.
+func TestMain(m *testing.M) {
+	if os.Getenv("TRACEVIEW_TEST_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// TestCtrlCWhileReading: Ctrl-C while timehist reads its input ends the
+// reading there, and the command still writes a whole JSON document of
+// what it read, says first that it was interrupted and where (the
+// warning, in the JSON too), and fails (exit 1) saying so (new-user pass
+// 111 F7: the process died mid-write, its JSON cut inside a row, and
+// nothing said it). The input comes from a pipe: its first half, then
+// Ctrl-C while the reader waits for more, then the rest, which is not read.
+func TestCtrlCWhileReading(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/traces/fork-cpu1.pipe.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "timehist", "-i", "-", "-o", "json")
+	cmd.Env = append(os.Environ(), "TRACEVIEW_TEST_MAIN=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	in.Write(data[:len(data)/2])
+	time.Sleep(500 * time.Millisecond) // the reader waits for the rest
+	cmd.Process.Signal(syscall.SIGINT)
+	time.Sleep(200 * time.Millisecond)
+	in.Write(data[len(data)/2:])
+	in.Close()
+	err = cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if code != 1 || !strings.HasPrefix(lines[0], "warning: -: interrupted (Ctrl-C): reading stopped after its events up to ") ||
+		lines[len(lines)-1] != "traceview: timehist: interrupted (Ctrl-C): the output covers only what was read before it (the warning above says where)" {
+		t.Fatalf("exit %d (%v), stderr:\n%s", code, err, stderr.String())
+	}
+	var doc struct {
+		Rows     []json.RawMessage `json:"rows"`
+		Warnings []struct{ Key string }
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("stdout is not a JSON document: %v\n%.300s", err, stdout.String())
+	}
+	found := false
+	for _, w := range doc.Warnings {
+		found = found || w.Key == interruptedKey
+	}
+	if !found {
+		t.Errorf("the JSON's warnings lack %q: %+v", interruptedKey, doc.Warnings)
+	}
+}
