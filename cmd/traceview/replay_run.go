@@ -145,10 +145,12 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 		r.cut = interrupted(sp.String(), res, m)
 		fmt.Fprintf(r.errw, "warning: %s\n", r.cut)
 		if o.output == "table" {
-			fmt.Fprintf(r.out, "\n%s", r.cut)
+			fmt.Fprintf(r.out, "\n%s\n", r.cut) // (ended: stderr's next line began on it on a terminal)
 		}
 	}
-	if len(res.Stuck) > 0 {
+	if len(res.Stuck) > 0 && !res.Interrupted {
+		// (Asleep because the run stopped, not for a wakeup never sent:
+		// new-user pass 111 F2.)
 		fmt.Fprintf(r.errw, "warning: %s\n", stuckWarning(sp.String(), res, m))
 	}
 	var ks, kk, kt *predict.KindSensitivity

@@ -7,6 +7,7 @@ import (
 	"github.com/traceview/traceview/policies"
 	"github.com/traceview/traceview/replay"
 	"github.com/traceview/traceview/replay/predict"
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/synth"
 )
 
@@ -43,5 +44,12 @@ func TestSimWatch(t *testing.T) {
 	want := "interrupted (Ctrl-C): the eevdf prediction stops at 0.000 ms of the trace's " + msf(m.End-m.Start) + " ms"
 	if got := interrupted("eevdf", cut, m); !strings.HasPrefix(got, want) {
 		t.Errorf("label %q, want it to start %q", got, want)
+	}
+	// Its table's line gives no makespan ratio of the part it simulated
+	// to the whole observed (new-user pass 111 F2: "ratio 0.000").
+	var b strings.Builder
+	writeReplayTable(&b, "eevdf", "", cut, &report.LatencyResult{}, &report.LatencyResult{}, 800_000_000, 0, 20, false, "")
+	if line := strings.Split(strings.TrimPrefix(b.String(), "\n"), "\n")[0]; !strings.Contains(line, ": interrupted: 800.000 ms observed, 0.000 ms simulated before Ctrl-C (no makespan predicted);") || strings.Contains(line, "(ratio") {
+		t.Errorf("the cut run's line: %q", line)
 	}
 }
