@@ -30,6 +30,11 @@ type Options struct {
 	// source that a format carries in the file it writes (perfetto: see
 	// perfettopb.Options.WarningText).
 	WarningText func(message string) string
+	// Schedule, when set, is called with the counters of the schedule a
+	// format rebuilds (pprof, chrome-json) once it has read the trace:
+	// what its runs and delays leave out (switches and wakeups missing),
+	// for the command to say as latency does (report.ScheduleWarnings).
+	Schedule func(*schedule.Counters)
 }
 
 // The format-specific options, by flag name.

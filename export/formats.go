@@ -23,7 +23,7 @@ func init() {
 		Loses:   "its delays are labelled by how they began (woken by a task, preempted), and a wait that the task's cgroup spent throttled by its CPU quota is not told apart: 'latency' splits each task's delay into waited and Throttled ms",
 		LosesIf: MayThrottle,
 		Write: func(w io.Writer, src trace.Source, o Options) error {
-			return pprof.Write(w, src, pprof.Options{Filter: o.Filter, KernelSymbols: o.KernelSymbols})
+			return pprof.Write(w, src, pprof.Options{Filter: o.Filter, KernelSymbols: o.KernelSymbols, Counters: o.Schedule})
 		},
 	})
 	Register(Format{
@@ -44,7 +44,7 @@ func init() {
 		Description: "Chrome trace-event JSON: per-CPU and per-task tracks, wakeup flows (chromejson.Write)",
 		Filters:     true,
 		Write: func(w io.Writer, src trace.Source, o Options) error {
-			return chromejson.Write(w, src, chromejson.Options{Filter: o.Filter})
+			return chromejson.Write(w, src, chromejson.Options{Filter: o.Filter, Counters: o.Schedule})
 		},
 	})
 	Register(Format{

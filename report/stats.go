@@ -412,7 +412,7 @@ func (c *statsCollector) result(m *trace.Meta) *Stats {
 			st.Warnings = append(st.Warnings, w)
 		}
 	}
-	st.Warnings = append(st.Warnings, statsScheduleWarnings(&b.C)...)
+	st.Warnings = append(st.Warnings, ScheduleWarnings(&b.C)...)
 	if b.C.Switches > 0 && b.C.Wakeups == 0 {
 		st.NoWakeups = true
 		st.Warnings = append(st.Warnings, trace.Warning{Key: "no-wakeups", Count: 1,
@@ -716,15 +716,16 @@ func statsNoMatch(b *schedule.Builder, f *schedule.Filter, meta *trace.Meta, ran
 	return x.Message(f.String(), f.Comms)
 }
 
-// statsScheduleWarnings are the warnings of the schedule's counters c that
-// the stats' figures depend on, as latency says them (diagWarnings): delays
+// ScheduleWarnings are the warnings of the schedule's counters c that
+// the figures of a report rebuilt from the schedule depend on (stats, the
+// pprof and Chrome JSON exports), as latency says them (diagWarnings): delays
 // not counted (no switch-in, no wakeup), inferred switch-ins, raced and
 // rewoken waits, CPUs gone offline, and the switches missing from the
 // trace (one line for every CPU: latency -v names the tasks). Stats
 // printed none of them, not even with -v (new-user pass 49 F2). The
 // unrecorded and lossy delays and the trace without wakeups have stats'
 // own lines (delay-unrecorded-cpu, lossy-excluded, no-wakeups).
-func statsScheduleWarnings(c *schedule.Counters) []trace.Warning {
+func ScheduleWarnings(c *schedule.Counters) []trace.Warning {
 	d := LatencyDiagnostics{Recovered: c.Recovered, Dropped: c.Dropped, Unwoken: c.Unwoken, Wakeups: max(c.Wakeups, 1),
 		Raced: c.Raced, Rewoken: c.Rewoken, OfflineCPUs: c.OfflineCPUs}
 	out := diagWarnings(&d, LatencyOptions{}, func(trace.TID) string { return "" })

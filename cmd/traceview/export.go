@@ -11,6 +11,7 @@ import (
 	"github.com/traceview/traceview/export"
 	"github.com/traceview/traceview/internal/cpulist"
 	"github.com/traceview/traceview/internal/kallsyms"
+	"github.com/traceview/traceview/report"
 	"github.com/traceview/traceview/report/tables"
 	"github.com/traceview/traceview/trace"
 	"github.com/traceview/traceview/trace/schedule"
@@ -96,7 +97,10 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		opts := export.Options{Filter: f, Compact: o.compact, Source: o.input,
 			// The source's warnings as the file carries them, naming it
 			// as convert's do.
-			WarningText: func(m string) string { return "exported from " + namedMessage(o.input, "", m) }}
+			WarningText: func(m string) string { return "exported from " + namedMessage(o.input, "", m) },
+			// What the schedule it rebuilt lacks, with the reader's
+			// warnings (new-user pass 111 F1: said by none).
+			Schedule: func(c *schedule.Counters) { addReportWarnings(src.Meta(), report.ScheduleWarnings(c)) }}
 		if ksyms != nil {
 			opts.KernelSymbols = ksyms
 		} else if fm.Takes(export.OptKallsyms) {

@@ -296,3 +296,29 @@ func TestStatsJSONWarningsSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestExportSaysScheduleWarnings: the exports that rebuild the schedule
+// (pprof, chrome-json) say what it lacks as stats does (report.
+// ScheduleWarnings): pipe.perf.data's 3 switches out of a task not
+// switched in and 4 delays without a recorded switch-in, one summary
+// line, each with -v (new-user pass 111 F1: said by neither).
+func TestExportSaysScheduleWarnings(t *testing.T) {
+	const pipe = "../../testdata/traces/pipe.perf.data"
+	const want = "warning: " + pipe + ": 2 warnings: 2 about missing switches; -v for detail\n"
+	out := filepath.Join(t.TempDir(), "out")
+	for _, f := range []string{"pprof", "chrome-json"} {
+		_, stderr, code := runCLI(t, "export", "--format", f, "-i", pipe, "-o", out)
+		if code != 0 || stderr != want {
+			t.Errorf("%s: exit %d, stderr\n%s\nwant\n%s", f, code, stderr, want)
+		}
+		_, verbose, _ := runCLI(t, "export", "-v", "--format", f, "-i", pipe, "-o", out)
+		for _, l := range []string{
+			"warning: " + pipe + ": 4 scheduling delays had no recorded switch-in",
+			"warning: " + pipe + ": 3 sched_switch events switched out a task that the CPU's previous sched_switch had not switched in",
+		} {
+			if !strings.Contains(verbose, l) {
+				t.Errorf("%s -v: stderr\n%s\nlacks %q", f, verbose, l)
+			}
+		}
+	}
+}

@@ -33,6 +33,10 @@ type Options struct {
 	// Filter, when not nil, selects the runs, states and wakeups written
 	// (see schedule.Filter), clipped to its window.
 	Filter *schedule.Filter
+	// Counters, when set, is called with the rebuilt schedule's counters
+	// (schedule.Builder.C) once the trace is read: the caller's warnings
+	// of what the schedule lacks.
+	Counters func(*schedule.Counters)
 }
 
 // Write reads src to the end (it does not close it) and writes the
@@ -125,6 +129,9 @@ func Write(w io.Writer, src trace.Source, opts Options) error {
 		return err
 	}
 	p.Finish()
+	if opts.Counters != nil {
+		opts.Counters(&p.C)
+	}
 	// Track names.
 	pw.meta("process_name", CPUPid, -1, "CPUs")
 	pw.meta("process_sort_index", CPUPid, -1, "")

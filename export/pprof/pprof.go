@@ -144,6 +144,9 @@ func Profile(src trace.Source, opts Options) (*profile.Profile, error) {
 		return nil, err
 	}
 	p.Finish()
+	if opts.Counters != nil {
+		opts.Counters(&p.C)
+	}
 
 	var stacks []trace.Stack
 	if m := src.Meta(); m != nil {
@@ -340,6 +343,10 @@ type Options struct {
 	KernelSymbols interface {
 		Lookup(addr uint64) (string, bool)
 	}
+	// Counters, when set, is called with the rebuilt schedule's counters
+	// (schedule.Builder.C) once the trace is read: the caller's warnings
+	// of what the schedule lacks.
+	Counters func(*schedule.Counters)
 }
 
 // span is the profile's duration: the trace's first to last event, or the
