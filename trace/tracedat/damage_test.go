@@ -691,3 +691,61 @@ func TestPagesMovedBackIdle(t *testing.T) {
 	}
 	readsAs(t, pages, want, 8)
 }
+
+// TestChunkCountDamaged (new-user pass 112 F1): CPU 0's data in three
+// zlib chunks (pages 1-2, 3-4, 5), its chunk count made 1 and then 0:
+// chunks begin after the ones counted, within the CPU's data, so the count
+// is damaged and every chunk is read (CPU 0's 1005 to 5005 beside CPU 1's
+// 1505), with a tracedat-damaged-page warning naming it, lenient or not.
+// Before, the CPU's data ended at the count: 1005 and 2005 with count 1,
+// none with 0, and "lost: 0 events".
+func TestChunkCountDamaged(t *testing.T) {
+	swText, _ := testFormat(t, "sched_switch")
+	var pages [][]byte
+	for i := range 5 {
+		pages = append(pages, page(uint64(1000*(i+1)), -1, sw(t, 5)))
+	}
+	for _, count := range []uint32{1, 0} {
+		data := buildV7(t, []string{swText}, "1 a\n2 b\n", [][]byte{bytes.Join(pages, nil), page(1500, -1, sw(t, 5))}, "zlib")
+		binary.LittleEndian.PutUint32(data[cpuOffset(t, data, 0):], count)
+		for _, lenient := range []bool{false, true} {
+			sws, _, meta, err := readTrace(t, data, lenient)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := fmt.Sprint(meta.Warnings.List())
+			if !slices.Equal(sws, []int64{1005, 1505, 2005, 3005, 4005, 5005}) || !strings.Contains(ws, fmt.Sprintf("its chunk count says %d chunks, and another begins at offset", count)) {
+				t.Errorf("count %d, lenient %v: switches %v, warnings %v; want 1005-5005 and 1505, the count named", count, lenient, sws, ws)
+			}
+		}
+	}
+}
+
+// TestCPUSizeDamaged (new-user pass 112 F1): a v6 file whose CPU table
+// gives CPU 0's three pages (12288 bytes) as 4096, then as 0: CPU 1's data
+// begin right after the three pages, so the size is damaged and the pages
+// up to CPU 1's are read (1005, 2005, 3005 beside CPU 1's 1505), with a
+// tracedat-damaged-cpu-size warning. Before, CPU 0 ended after its first
+// page (or had none), without a word.
+func TestCPUSizeDamaged(t *testing.T) {
+	cpu0 := bytes.Join([][]byte{page(1000, -1, sw(t, 5)), page(2000, -1, sw(t, 5)), page(3000, -1, sw(t, 5))}, nil)
+	for _, size := range []uint64{4096, 0} {
+		data := switchTrace(t, cpu0, page(1500, -1, sw(t, 5)))
+		table := bytes.LastIndex(data, []byte("flyrecord\x00")) + 10
+		if got := binary.LittleEndian.Uint64(data[table+8:]); got != uint64(len(cpu0)) {
+			t.Fatalf("CPU 0's size in the table %d, want %d", got, len(cpu0))
+		}
+		binary.LittleEndian.PutUint64(data[table+8:], size)
+		sws, _, meta, err := readTrace(t, data, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found bool
+		for _, w := range meta.Warnings.List() {
+			found = found || w.Key == "tracedat-damaged-cpu-size" && strings.Contains(w.Message, fmt.Sprintf("the CPU table gives its data %d bytes", size))
+		}
+		if !slices.Equal(sws, []int64{1005, 1505, 2005, 3005}) || !found {
+			t.Errorf("size %d: switches %v, warnings %v; want 1005, 1505, 2005, 3005 and the size named", size, sws, meta.Warnings.List())
+		}
+	}
+}

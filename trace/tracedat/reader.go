@@ -121,6 +121,9 @@ func Open(r io.Reader, opt Options) (*Reader, error) {
 	for _, w := range f.warnings {
 		rd.meta.Warnings.Add("tracedat-metadata", "trace.dat: %s", w)
 	}
+	for _, w := range f.sizeDamage {
+		rd.meta.Warnings.AddEach("tracedat-damaged-cpu-size", "trace.dat: %s", w)
+	}
 	if f.cut != "" {
 		rd.meta.Warnings.Add("truncated-options", "trace.dat: %s", f.cut)
 	}

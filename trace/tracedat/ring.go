@@ -91,11 +91,13 @@ type cpuStream struct {
 	// Compressed data: chunks still to read and the current one.
 	compressed bool
 	chunksLeft uint32
+	chunkCount int64 // the chunk count's offset
 	chunkOff   int64
 	chunkEnd   int64
 	chunk      []byte
 	chunkPos   int
 	resynced   bool // a damaged chunk was skipped to a chunk found by its look (the chunk count no longer holds)
+	countShort bool // the chunk count ran out with a chunk after it, within the CPU's data: read to the data's end
 
 	truncated  int64 // where the CPU's data should have ended (0: not cut)
 	sectionEnd bool  // truncated is only the end of the CPU's data section
@@ -182,7 +184,7 @@ func newCPUStream(f *file, cd cpuData, psize int, layout pageLayout, lenient boo
 		}
 		s.compressed = true
 		s.chunksLeft = f.order.Uint32(h)
-		s.chunkOff = cd.offset + 4
+		s.chunkCount, s.chunkOff = cd.offset, cd.offset+4
 		// trace-cmd 3.1 records the size of the compressed data without
 		// the 4-byte chunk count in front of it (seen in the shared
 		// messaging-tracecmd.trace.dat: its last chunk ends 4 bytes after
@@ -252,10 +254,21 @@ func (s *cpuStream) rawPage() ([]byte, error) {
 // end of its chunks; hole the error of a chunk skipped as damaged
 // (lenient), err one that ends the CPU's data.
 func (s *cpuStream) nextChunk() (ok bool, hole, err error) {
-	if s.chunksLeft == 0 || s.resynced && s.chunkOff+8 > s.chunkEnd {
+	if s.chunksLeft == 0 && !s.resynced && !s.countShort && s.chunkOff+12 <= s.chunkEnd && s.plausibleChunk(s.chunkOff) {
+		// The count is spent and a chunk begins after the ones it
+		// counted, within the CPU's data (its size in the file's
+		// options): the count is damaged, and the chunks after it were
+		// dropped without a word (new-user pass 112 F1: a count of 3 of
+		// 7 left out the CPU's last 1.5 s, 0 of 7 all of it, "lost: 0").
+		s.countShort = true
+		s.warnCommit = fmt.Errorf("CPU %d: its chunk count says %d chunks, and another begins at offset %d after them, within the CPU's data (to offset %d): a damaged count, the CPU's chunks read to its data's end", s.cpu, s.f.order.Uint32(s.mustRead(s.chunkCount, 4)), s.chunkOff, s.chunkEnd)
+	}
+	if s.chunksLeft == 0 && !s.countShort || (s.resynced || s.countShort) && s.chunkOff+8 > s.chunkEnd {
 		return false, nil, nil // (after a resync the count no longer holds: the data's end does)
 	}
-	s.chunksLeft--
+	if s.chunksLeft > 0 {
+		s.chunksLeft--
+	}
 	at := s.chunkOff
 	h, err := s.f.readAt(at, 8)
 	if s.truncated > 0 && (err != nil || at+8 > s.chunkEnd || int64(s.f.order.Uint32(h)) > s.chunkEnd-at-8) {
