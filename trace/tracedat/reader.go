@@ -309,7 +309,7 @@ func (r *Reader) Close() error {
 func (r *Reader) streamError(s *cpuStream, err error) error {
 	switch {
 	case errors.Is(err, errFileCut):
-		r.meta.Warnings.Add("truncated-file", "trace.dat: %v", err)
+		r.meta.Warnings.AddEach("truncated-file", "trace.dat: %v", err) // (each CPU's own: new-user pass 112 F4)
 		r.cut = append(r.cut, s)
 	case r.lenient:
 		r.meta.Warnings.Add("tracedat-corrupt-data", "trace.dat: %v (rest of the CPU's data skipped: lenient)", err)

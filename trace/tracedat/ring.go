@@ -86,8 +86,10 @@ type cpuStream struct {
 	psize   int
 	lenient bool // a broken page is skipped with an unobserved window, not an error
 
-	// Uncompressed data: the file range still to read.
+	// Uncompressed data: the file range still to read; start where the
+	// CPU's data begin.
 	off, end int64
+	start    int64
 	// Compressed data: chunks still to read and the current one.
 	compressed bool
 	chunksLeft uint32
@@ -168,7 +170,7 @@ var errFileCut = fmt.Errorf("truncated file")
 // newCPUStream prepares the stream of cd; compressed v7 data starts with a
 // chunk count.
 func newCPUStream(f *file, cd cpuData, psize int, layout pageLayout, lenient bool) (*cpuStream, error) {
-	s := &cpuStream{f: f, cpu: cd.cpu, layout: layout, psize: psize, lenient: lenient, off: cd.offset, end: cd.offset + cd.size, sectionEnd: cd.sectionEnd}
+	s := &cpuStream{f: f, cpu: cd.cpu, layout: layout, psize: psize, lenient: lenient, start: cd.offset, off: cd.offset, end: cd.offset + cd.size, sectionEnd: cd.sectionEnd}
 	if cd.offset < 0 || cd.size < 0 || cd.size > 1<<50 {
 		return nil, corruptf("CPU %d data: %d bytes at offset %d", cd.cpu, cd.size, cd.offset)
 	}
@@ -197,6 +199,12 @@ func newCPUStream(f *file, cd cpuData, psize int, layout pageLayout, lenient boo
 // cut is the errFileCut of a CPU whose data the file's end cuts at from
 // (the first byte not read: a partial page or chunk is left out whole).
 func (s *cpuStream) cut(from int64, what string) error {
+	if s.f.size <= s.start && !s.sectionEnd {
+		// Nothing of it in the file (new-user pass 112 F4: such a CPU's
+		// line read "inside the CPU's data", beside a cut CPU it hid).
+		return fmt.Errorf("CPU %d: the file ends at offset %d, before the CPU's data (offset %d to %d): all %d bytes missing: %w",
+			s.cpu, s.f.size, s.start, s.truncated, s.truncated-s.start, errFileCut)
+	}
 	if s.sectionEnd {
 		return fmt.Errorf("CPU %d: the file ends at offset %d, inside the CPU's data (in a section that should end at %d): at most %d bytes missing; the CPU's whole %s before the cut were read: %w",
 			s.cpu, s.f.size, s.truncated, s.truncated-from, what, errFileCut)

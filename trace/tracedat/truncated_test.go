@@ -302,3 +302,36 @@ func TestJoinedFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedNamesEachCPU (new-user pass 112 F4): a v6 file cut inside
+// CPU 0's second page, so that CPU 1's page lies wholly after the cut: the
+// truncated-file warning names both: CPU 0 cut inside its data (its second
+// page missing), CPU 1 before its data (its one page). Before, it said CPU 1's line
+// twice ("inside the CPU's data", 2 times) and never CPU 0.
+func TestTruncatedNamesEachCPU(t *testing.T) {
+	cpu0 := bytes.Join([][]byte{page(1000, -1, sw(t, 5)), page(2000, -1, sw(t, 5))}, nil)
+	data := switchTrace(t, cpu0, page(1500, -1, sw(t, 5)))
+	pg := len(cpu0) / 2                    // the test's page size
+	at := cpuOffset(t, data, 0) + pg + 100 // inside CPU 0's second page
+	r, err := Open(bytes.NewReader(data[:at]), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace.ReadAll(r)
+	var w trace.Warning
+	for _, x := range r.Meta().Warnings.List() {
+		if x.Key == "truncated-file" {
+			w = x
+		}
+	}
+	all := strings.Join(append([]string{w.Message}, w.Others...), "\n")
+	cpu1 := cpuOffset(t, data, 1)
+	for _, want := range []string{
+		fmt.Sprintf("CPU 0: the file ends at offset %d, inside the CPU's data (which should end at %d): %d bytes missing", at, cpu1, pg),
+		fmt.Sprintf("CPU 1: the file ends at offset %d, before the CPU's data (offset %d to %d): all %d bytes missing", at, cpu1, cpu1+pg, pg),
+	} {
+		if w.Count != 2 || !strings.Contains(all, want) {
+			t.Errorf("truncated-file (%d times):\n%s\nwant %q", w.Count, all, want)
+		}
+	}
+}
