@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -28,7 +29,9 @@ type readInterrupt struct {
 var readStop *readInterrupt
 
 // interruptible are the commands whose reading Ctrl-C ends early.
-var interruptible = map[string]bool{"latency": true, "timehist": true, "stats": true, "map": true, "export": true, "report": true, "compare": true}
+// replay's reading phase only (endReadInterrupt), info what it read.
+var interruptible = map[string]bool{"latency": true, "timehist": true, "stats": true, "map": true, "export": true, "report": true, "compare": true,
+	"info": true, "replay": true}
 
 // catchReadInterrupt starts catching Ctrl-C into readStop; the function it
 // returns stops that.
@@ -48,6 +51,19 @@ func catchReadInterrupt() (stop func()) {
 		readStop = nil
 	}
 }
+
+// endReadInterrupt stops catching Ctrl-C for the reading (replay, once
+// its input is read: its simulations catch their own); readInterrupted
+// still says whether one came before.
+func endReadInterrupt() {
+	if readStop != nil {
+		signal.Stop(readStop.sigs)
+	}
+}
+
+// errReadInterrupted is the error of a command that stops at once when
+// Ctrl-C ended its reading (replay: nothing predicted).
+var errReadInterrupted = errors.New("nothing done with the part read")
 
 // readInterrupted reports whether Ctrl-C ended the running command's reading.
 func readInterrupted() bool { return readStop != nil && readStop.stop.Load() }
@@ -81,8 +97,19 @@ func stopAtInterrupt(meta func() *trace.Meta, last *int64) func() bool {
 // ended: err, the command's own (nil when it wrote its output), with that
 // said.
 func interruptedError(name string, err error) error {
-	if err != nil {
-		return fmt.Errorf("%w (reading interrupted by Ctrl-C)", err)
+	var done interruptedErr
+	switch {
+	case errors.As(err, &done):
+		return err // said already
+	case errors.Is(err, errReadInterrupted):
+		return interruptedErr{fmt.Errorf("%s: interrupted (Ctrl-C) while reading (the warning above says where): %w", name, err)}
+	case err != nil:
+		return interruptedErr{fmt.Errorf("%w (reading interrupted by Ctrl-C)", err)}
 	}
-	return fmt.Errorf("%s: interrupted (Ctrl-C): the output covers only what was read before it (the warning above says where)", name)
+	return interruptedErr{fmt.Errorf("%s: interrupted (Ctrl-C): the output covers only what was read before it (the warning above says where)", name)}
 }
+
+// interruptedErr is an error interruptedError made.
+type interruptedErr struct{ error }
+
+func (e interruptedErr) Unwrap() error { return e.error }

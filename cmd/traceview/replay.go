@@ -381,6 +381,15 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return err
 	}
 	m, meta, err := loadReplayModel(errw, o.input, asTraced(specs))
+	if readInterrupted() {
+		// Ctrl-C while reading: no prediction of part of a trace (its
+		// warning, printed above, says where the reading stopped;
+		// new-user pass 112 F3: the process died without a word).
+		return interruptedError("replay", errReadInterrupted)
+	}
+	// From here the simulations' own Ctrl-C (simWatch) labels a run cut
+	// short.
+	endReadInterrupt()
 	if err != nil {
 		return err
 	}
