@@ -21,6 +21,10 @@ import (
 // has its own (simWatch), record and top theirs.
 type readInterrupt struct {
 	stop atomic.Bool
+	// cut: a read was ended by it (stopAtInterrupt); a Ctrl-C after the
+	// reading ended cut nothing (new-user pass 113 F2: "the output covers
+	// only what was read" of a whole output).
+	cut  atomic.Bool
 	sigs chan os.Signal
 }
 
@@ -66,7 +70,10 @@ func endReadInterrupt() {
 var errReadInterrupted = errors.New("nothing done with the part read")
 
 // readInterrupted reports whether Ctrl-C ended the running command's reading.
-func readInterrupted() bool { return readStop != nil && readStop.stop.Load() }
+func readInterrupted() bool { return readStop != nil && readStop.cut.Load() }
+
+// signalled reports whether Ctrl-C came (r may be nil).
+func (r *readInterrupt) signalled() bool { return r != nil && r.stop.Load() }
 
 // interruptedKey is the key of the warning an input stopped by Ctrl-C
 // gets (printed first, in full: answerKey).
@@ -78,9 +85,10 @@ const interruptedKey = "interrupted"
 func stopAtInterrupt(meta func() *trace.Meta, last *int64) func() bool {
 	said := false
 	return func() bool {
-		if !readInterrupted() {
+		if !readStop.signalled() {
 			return false
 		}
+		readStop.cut.Store(true)
 		if m := meta(); !said && m != nil {
 			said = true
 			where := "before its first event"
