@@ -65,6 +65,9 @@ func (t *Top) Snapshot() (map[trace.TID]TaskStat, error) { return nil, ErrNotSup
 // SnapshotAt is never reached outside Linux.
 func (t *Top) SnapshotAt() (map[trace.TID]TaskStat, int64, error) { return nil, 0, ErrNotSupported }
 
+// SnapshotLate is never reached outside Linux.
+func (t *Top) SnapshotLate() int64 { return 0 }
+
 // Stats is never reached outside Linux.
 func (t *Top) Stats() (ProgramTotals, error) { return ProgramTotals{}, ErrNotSupported }
 

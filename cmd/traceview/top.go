@@ -323,6 +323,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	if err != nil {
 		return fmt.Errorf("top: %w", err)
 	}
+	lateStart := top.SnapshotLate()
 	// With --by cgroup, each window also says how long each group was
 	// throttled by its CPU quota (cpu.stat), which its delays include
 	// (without it, mounts is empty and so are the readings).
@@ -343,6 +344,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		if err != nil {
 			return fmt.Errorf("top: %w", err)
 		}
+		lateEnd := top.SnapshotLate()
 		names.observe(after)
 		renamed, nRenamed := names.note()
 		stats := ebpf.Window(before, after, since, uint64(since))
@@ -359,7 +361,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		if o.once {
 			// The window in the capture's clock, so that a record of the
 			// same time can be cut to it (latency --time).
-			fmt.Fprintf(cmd.ErrOrStderr(), "traceview top: window %.6f s to %.6f s (CLOCK_MONOTONIC)\n", float64(since)/1e9, float64(now)/1e9)
+			fmt.Fprintln(cmd.ErrOrStderr(), topWindowLine(since, now, lateStart, lateEnd))
 			if renamed != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), "traceview top: "+renamed)
 			}
@@ -370,7 +372,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		}
 		if !clear {
 			// Written to a file or pipe: each window's bounds, as --once.
-			fmt.Fprintf(cmd.ErrOrStderr(), "traceview top: window %.6f s to %.6f s (CLOCK_MONOTONIC)\n", float64(since)/1e9, float64(now)/1e9)
+			fmt.Fprintln(cmd.ErrOrStderr(), topWindowLine(since, now, lateStart, lateEnd))
 		}
 		if renamed != "" {
 			fmt.Fprintln(cmd.ErrOrStderr(), "traceview top: "+renamed)
@@ -390,8 +392,29 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			}
 		}
 		windows++
-		before, since, bwBefore = after, now, bwAfter
+		before, since, bwBefore, lateStart = after, now, bwAfter, lateEnd
 	}
+}
+
+// topWindowLine is the line on stderr that gives a window's bounds in
+// the capture's clock (ns since boot, printed in seconds), so that a
+// record of the same time can be cut to it (latency --time). A bound
+// whose snapshot time was written late (lateStart, lateEnd: ns,
+// ebpf.Top.SnapshotLate) may lie up to that much later, and the line
+// says so: "(CLOCK_MONOTONIC; its end set 22.104 ms late: ...)".
+func topWindowLine(since, now, lateStart, lateEnd int64) string {
+	line := fmt.Sprintf("traceview top: window %.6f s to %.6f s (CLOCK_MONOTONIC", float64(since)/1e9, float64(now)/1e9)
+	var late []string
+	if lateStart > 0 {
+		late = append(late, fmt.Sprintf("its start set %.3f ms late", float64(lateStart)/1e6))
+	}
+	if lateEnd > 0 {
+		late = append(late, fmt.Sprintf("its end set %.3f ms late", float64(lateEnd)/1e6))
+	}
+	if len(late) == 0 {
+		return line + ")"
+	}
+	return line + "; " + strings.Join(late, ", ") + " on a loaded machine: a bound may lie up to that much later)"
 }
 
 // serveTopMetrics serves top's Prometheus metrics (topCollector and the
