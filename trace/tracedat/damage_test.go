@@ -749,3 +749,50 @@ func TestCPUSizeDamaged(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUTableOverlap (new-user pass 113 F5): a CPU table whose entries
+// overlap. CPU 0 has three pages (switches at 1005, 2005, 3005), CPU 1 one
+// (1505).
+//   - CPU 1's entry gives CPU 0's offset and size (v6, v7 uncompressed and
+//     zlib): CPU 0's three switches are read once, CPU 1's data cannot be
+//     located, and a tracedat-damaged-cpu-size warning says so. Before,
+//     1005, 2005, 3005 came twice, without a word.
+//   - CPU 0's size runs on over CPU 1's data (its size plus CPU 1's: v7
+//     uncompressed): CPU 0 is read up to CPU 1's offset, each switch once,
+//     with the warning. Before, 1505 came twice (v7 had no check).
+func TestCPUTableOverlap(t *testing.T) {
+	swText, _ := testFormat(t, "sched_switch")
+	cpu0 := bytes.Join([][]byte{page(1000, -1, sw(t, 5)), page(2000, -1, sw(t, 5)), page(3000, -1, sw(t, 5))}, nil)
+	cpu1 := page(1500, -1, sw(t, 5))
+	// v6: CPU 1's entry (offset, size: 16 bytes after CPU 0's) made CPU 0's.
+	v6 := switchTrace(t, cpu0, cpu1)
+	table := bytes.LastIndex(v6, []byte("flyrecord\x00")) + 10
+	copy(v6[table+16:table+32], v6[table:table+16])
+	same := func(l []v7Loc) { l[1] = l[0] }
+	cases := []struct {
+		name string
+		data []byte
+		want []int64
+		msg  string
+	}{
+		{"v6 same entry", v6, []int64{1005, 2005, 3005}, "where CPU 0's are"},
+		{"v7 same entry", buildV7Table(t, []string{swText}, "1 a\n2 b\n", [][]byte{cpu0, cpu1}, "", same), []int64{1005, 2005, 3005}, "where CPU 0's are"},
+		{"v7 zlib same entry", buildV7Table(t, []string{swText}, "1 a\n2 b\n", [][]byte{cpu0, cpu1}, "zlib", same), []int64{1005, 2005, 3005}, "where CPU 0's are"},
+		{"v7 size over the next", buildV7Table(t, []string{swText}, "1 a\n2 b\n", [][]byte{cpu0, cpu1}, "", func(l []v7Loc) { l[0].size += l[1].size }),
+			[]int64{1005, 1505, 2005, 3005}, fmt.Sprintf("gives its data %d bytes", len(cpu0)+len(cpu1))},
+	}
+	for _, c := range cases {
+		sws, _, meta, err := readTrace(t, c.data, false)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		var found bool
+		for _, w := range meta.Warnings.List() {
+			found = found || w.Key == "tracedat-damaged-cpu-size" && strings.Contains(w.Message, c.msg)
+		}
+		if !slices.Equal(sws, c.want) || !found {
+			t.Errorf("%s: switches %v, warnings %v; want %v and a tracedat-damaged-cpu-size warning with %q", c.name, sws, meta.Warnings.List(), c.want, c.msg)
+		}
+	}
+}

@@ -234,10 +234,8 @@ func parseFile(ra io.ReaderAt, size int64) (*file, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.version == 6 && f.comp == "" {
-		for i := range f.buffers {
-			f.checkCPUSizes(&f.buffers[i])
-		}
+	for i := range f.buffers {
+		f.checkCPUSizes(&f.buffers[i])
 	}
 	if f.version == 6 && f.cut == "" {
 		// A v6 file ends with its CPUs' data (trace-cmd's
@@ -1013,39 +1011,75 @@ func cmdlineMap(b []byte) map[int32]string {
 	return m
 }
 
-// checkCPUSizes checks each CPU's data size in b's CPU table (v6,
-// uncompressed) against where the next CPU's data begins: trace-cmd writes
-// the CPUs' pages one after another (output_v6_cpu_data; the shipped v6
-// files' sections abut: CPU 0 at 2052096, 253952 bytes, CPU 1 at 2306048),
-// so a size that ends a page or more before the next CPU's offset, or runs
-// past it, is damaged: the pages up to the next CPU's data are read
-// instead (whole pages; a bad page among them is the page reader's
-// damage), and f.sizeDamage says so. Before, a size of 40960 for 258048
-// bytes dropped CPU 0's last 2.46 s without a word, and stats read that
-// time as busy (new-user pass 112 F1). The last CPU's end cannot be told
-// (trailing bytes may be another file: trailingAt).
+// checkCPUSizes checks b's CPU table (v6, or v7's BUFFER option) against
+// how trace-cmd lays the CPUs' data out: one after another, each from a
+// page boundary (output_v6_cpu_data, and v7's out_write_cpu_data; the
+// shipped v6 and uncompressed v7 files' data abut: CPU 0 at 2052096,
+// 253952 bytes, CPU 1 at 2306048; the zstd one's CPU 0 ends at 177909 and
+// CPU 1 begins at the next page, 180224). Damage found is said in
+// f.sizeDamage, and what can be read is read once:
+//   - a CPU whose offset is another's (an entry pointing at the data of a
+//     CPU before it in the table): the data are read once, as the first
+//     CPU's; the other's cannot be located (before, the events were read
+//     twice, once on each CPU: new-user pass 113 F5);
+//   - a size that runs past the next CPU's offset: the CPU's data are read
+//     up to there (uncompressed: its whole pages; compressed: its chunks
+//     up to there, the chunk count's 4 bytes allowed for as
+//     newCPUStream does);
+//   - uncompressed, a size that ends a page or more before the next CPU's
+//     offset: the pages up to that offset are read (a bad page among them
+//     is the page reader's damage). Before, a size of 40960 for 258048
+//     bytes dropped CPU 0's last 2.46 s without a word, and stats read
+//     that time as busy (new-user pass 112 F1). A compressed CPU's data
+//     end where its chunks do: a short size there is the chunk reader's
+//     to find.
+//
+// The last CPU's end cannot be told (trailing bytes may be another file:
+// trailingAt).
 func (f *file) checkCPUSizes(b *buffer) {
 	page := int64(f.pageSize)
 	if page <= 0 {
 		return
 	}
 	order := make([]int, 0, len(b.cpus))
+	first := map[int64]int{} // offset: the table's first CPU there
 	for i, cd := range b.cpus {
-		if cd.offset > 0 && cd.size >= 0 {
-			order = append(order, i)
+		if cd.offset <= 0 || cd.size < 0 {
+			continue
 		}
+		// An empty CPU may share its offset with the next one's data.
+		if k, ok := first[cd.offset]; ok && cd.size > 0 {
+			f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table places its data at offset %d, where CPU %d's are: a damaged entry, those %d bytes read once, as CPU %d's; CPU %d's data cannot be located", cd.cpu, cd.offset, b.cpus[k].cpu, b.cpus[k].size, b.cpus[k].cpu, cd.cpu))
+			b.cpus[i].size = 0
+			continue
+		}
+		if cd.size > 0 {
+			first[cd.offset] = i
+		}
+		order = append(order, i)
 	}
-	slices.SortFunc(order, func(x, y int) int { return cmp.Compare(b.cpus[x].offset, b.cpus[y].offset) })
+	// An empty CPU sorts before data at its offset.
+	slices.SortFunc(order, func(x, y int) int {
+		return cmp.Or(cmp.Compare(b.cpus[x].offset, b.cpus[y].offset), cmp.Compare(b.cpus[x].size, b.cpus[y].size))
+	})
 	for k := 0; k+1 < len(order); k++ {
 		cd, next := &b.cpus[order[k]], b.cpus[order[k+1]]
-		if end := cd.offset + cd.size; end <= next.offset && next.offset-end < page {
+		end := cd.offset + cd.size
+		var size int64
+		switch {
+		case f.comp != "" && end <= next.offset:
+			continue
+		case f.comp != "":
+			size = next.offset - cd.offset - 4 // newCPUStream reads 4 bytes past the size
+		case end <= next.offset && next.offset-end < page:
 			continue // abuts, or within a page's padding
+		default:
+			size = (next.offset - cd.offset) / page * page
 		}
-		size := (next.offset - cd.offset) / page * page
 		if size == cd.size || size < 0 {
 			continue
 		}
-		f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table gives its data %d bytes at offset %d, and CPU %d's data begin at offset %d: a damaged size, the CPU's %d bytes of pages before them read", cd.cpu, cd.size, cd.offset, next.cpu, next.offset, size))
+		f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table gives its data %d bytes at offset %d, and CPU %d's data begin at offset %d: a damaged size, the CPU's %d bytes before them read", cd.cpu, cd.size, cd.offset, next.cpu, next.offset, size))
 		cd.size = size
 	}
 }

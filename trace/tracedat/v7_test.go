@@ -15,6 +15,16 @@ import (
 // per-CPU pages, with every section and the CPU data compressed in 2-page
 // chunks when comp is "zlib".
 func buildV7(t testing.TB, formats []string, cmdlines string, cpus [][]byte, comp string) []byte {
+	return buildV7Table(t, formats, cmdlines, cpus, comp, nil)
+}
+
+// v7Loc is one CPU's entry in a BUFFER option: offset and size (bytes).
+type v7Loc struct{ off, size int64 }
+
+// buildV7Table is buildV7 with edit, when not nil, changing the CPU
+// entries of the BUFFER option (where each CPU's data are) before they are
+// written: a damaged table.
+func buildV7Table(t testing.TB, formats []string, cmdlines string, cpus [][]byte, comp string, edit func([]v7Loc)) []byte {
 	le := binary.LittleEndian
 	zip := func(b []byte) []byte {
 		var out bytes.Buffer
@@ -69,8 +79,7 @@ func buildV7(t testing.TB, formats []string, cmdlines string, cpus [][]byte, com
 	cl := le.AppendUint64(nil, uint64(len(cmdlines)))
 	clOff := section(optCmdlines, append(cl, cmdlines...))
 	// CPU data, each CPU in chunks of 2 pages when compressed.
-	type loc struct{ off, size int64 }
-	var locs []loc
+	var locs []v7Loc
 	for _, d := range cpus {
 		off := int64(len(f))
 		if comp == "" {
@@ -88,7 +97,10 @@ func buildV7(t testing.TB, formats []string, cmdlines string, cpus [][]byte, com
 				f = append(f, z...)
 			}
 		}
-		locs = append(locs, loc{off, int64(len(f)) - off})
+		locs = append(locs, v7Loc{off, int64(len(f)) - off})
+	}
+	if edit != nil {
+		edit(locs)
 	}
 	opt := func(b []byte, id uint16, data []byte) []byte {
 		b = le.AppendUint16(b, id)
