@@ -279,15 +279,11 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 	if err != nil {
 		return err
 	}
-	var ln net.Listener
-	if o.metrics != "" {
-		host, _, err := net.SplitHostPort(o.metrics)
-		if err != nil || host == "" {
-			return usageErrorf("top: --metrics wants HOST:PORT with the host, e.g. 127.0.0.1:9464, got %q", o.metrics)
-		}
-		if ln, err = net.Listen("tcp", o.metrics); err != nil {
-			return fmt.Errorf("top: --metrics: %w", err)
-		}
+	ln, err := topMetricsListener(o.metrics)
+	if err != nil {
+		return err
+	}
+	if ln != nil {
 		defer ln.Close()
 	}
 	top, err := ebpf.OpenTop(opts)
@@ -394,6 +390,23 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 		windows++
 		before, since, bwBefore, lateStart = after, now, bwAfter, lateEnd
 	}
+}
+
+// topMetricsListener listens at --metrics' HOST:PORT (nil when addr is
+// ""): a usage error without the host, an error when it cannot listen.
+func topMetricsListener(addr string) (net.Listener, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return nil, usageErrorf("top: --metrics wants HOST:PORT with the host, e.g. 127.0.0.1:9464, got %q", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("top: --metrics: %w", err)
+	}
+	return ln, nil
 }
 
 // topWindowLine is the line on stderr that gives a window's bounds in
