@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -34,6 +35,7 @@ func TestCtrlCWhileReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	part := len(data) / 2
 	run := func(args ...string) (code int, stdout []byte, lines []string) {
 		cmd := exec.Command(os.Args[0], args...)
 		cmd.Env = append(os.Environ(), "TRACEVIEW_TEST_MAIN=1")
@@ -46,11 +48,11 @@ func TestCtrlCWhileReading(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		in.Write(data[:len(data)/2])
+		in.Write(data[:part])
 		time.Sleep(500 * time.Millisecond) // the reader waits for the rest
 		cmd.Process.Signal(syscall.SIGINT)
 		time.Sleep(200 * time.Millisecond)
-		in.Write(data[len(data)/2:])
+		in.Write(data[part:])
 		in.Close()
 		cmd.Wait()
 		return cmd.ProcessState.ExitCode(), out.Bytes(), strings.Split(strings.TrimSpace(stderr.String()), "\n")
@@ -92,5 +94,16 @@ func TestCtrlCWhileReading(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the JSON's warnings lack %q: %+v", interruptedKey, doc.Warnings)
+	}
+	// Ctrl-C before the first sched_switch (the stream's first 2 KB: its
+	// header and attributes): the error says so, not "no sched_switch
+	// events ... (record with 'perf sched record')" (new-user pass 113 F9).
+	part = 2048
+	for _, args := range [][]string{{"export", "--format", "chrome-json", "-o", filepath.Join(t.TempDir(), "x.json")}, {"latency", "-o", "json"}} {
+		code, _, lines := run(append(args, "-i", "-")...)
+		want := ": -: interrupted (Ctrl-C) before any sched_switch event was read (0 events read): nothing to report"
+		if last := lines[len(lines)-1]; code != 1 || !strings.HasPrefix(last, "traceview: "+args[0]) || !strings.HasSuffix(last, want) {
+			t.Errorf("%s, Ctrl-C at once: exit %d, stderr:\n%s\nwant the last line to end %q", args[0], code, strings.Join(lines, "\n"), want)
+		}
 	}
 }

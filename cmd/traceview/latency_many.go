@@ -386,7 +386,7 @@ func writeLatencyGroups(cmd *cobra.Command, o latencyOptions, merged []*report.L
 	}
 	switch o.output {
 	case "json":
-		doc := latencyGroupsJSON{By: o.by, Groups: []latencyGroupJSON{}, Warnings: warnings}
+		doc := latencyGroupsJSON{By: o.by, Groups: []latencyGroupJSON{}, Warnings: answerFirst(slices.Clone(warnings))}
 		if doc.Warnings == nil {
 			doc.Warnings = []trace.Warning{}
 		}

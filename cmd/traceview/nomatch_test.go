@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/traceview/traceview/trace"
 )
 
 // TestNoMatchOneMessage: every command that filters gives the same
@@ -186,12 +189,23 @@ func TestTimeWindowOutsideTrace(t *testing.T) {
 	// 755 - 754.364705932 = 635.294068 ms after; 754.33 to the last:
 	// 34.705932 ms of the 670 asked.
 	const wantJSON = "--time 754.330000000,755.000000000 ends 635.294 ms after the trace's last scheduler event: the report covers 754.330000 s to 754.364705 s, 34.706 ms of the 670.000 ms asked"
-	found := false
-	for _, w := range doc.Warnings {
-		found = found || w.Key == "time-outside-trace" && w.Message == wantJSON
+	// First, as the text prints it (the trace's own warnings after it:
+	// new-user pass 113 F4 found it last).
+	if len(doc.Warnings) < 2 || doc.Warnings[0].Key != "time-outside-trace" || doc.Warnings[0].Message != wantJSON {
+		t.Errorf("latency -o json warnings %+v: want %q first, then the trace's", doc.Warnings, wantJSON)
 	}
-	if !found {
-		t.Errorf("latency -o json warnings lack %q: %+v", wantJSON, doc.Warnings)
+}
+
+// TestAnswerFirst: the warnings about the answer (answerKey) go first, in
+// their order, then the others in theirs.
+func TestAnswerFirst(t *testing.T) {
+	ws := []trace.Warning{{Key: "a"}, {Key: "latency-empty"}, {Key: "b"}, {Key: "time-outside-trace"}, {Key: "c"}}
+	var got []string
+	for _, w := range answerFirst(ws) {
+		got = append(got, w.Key)
+	}
+	if want := []string{"latency-empty", "time-outside-trace", "a", "b", "c"}; !slices.Equal(got, want) {
+		t.Errorf("%q, want %q", got, want)
 	}
 }
 

@@ -76,7 +76,7 @@ func withReaderWarnings(doc report.LatencyJSON, meta *trace.Meta) report.Latency
 		}
 	}
 	if len(ws) > 0 {
-		doc.Warnings = ws
+		doc.Warnings = answerFirst(ws)
 	}
 	if len(doc.Lost) == 0 {
 		for _, lw := range meta.Lost {

@@ -96,6 +96,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 				if o.output == "json" {
 					enc := json.NewEncoder(cmd.OutOrStdout())
 					enc.SetIndent("", "  ")
+					st.Warnings = answerFirst(st.Warnings)
 					return enc.Encode(st)
 				}
 				return nil
@@ -109,6 +110,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	case "json":
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
+		st.Warnings = answerFirst(st.Warnings)
 		return enc.Encode(st)
 	case "csv":
 		// What the rows leave out, as latency -o csv says of the task

@@ -487,7 +487,7 @@ func (r *timehistRows) finish(m *trace.Meta) error {
 	}
 	warns := []trace.Warning{}
 	if m != nil {
-		warns = append(warns, m.Warnings.List()...)
+		warns = answerFirst(append(warns, m.Warnings.List()...))
 	}
 	r.buf.Reset()
 	r.enc.SetIndent("  ", "  ")

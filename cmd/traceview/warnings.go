@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -254,7 +255,27 @@ func namedWarnings(name, prefix string, ws []trace.Warning) []trace.Warning {
 		}
 		out[i] = wn
 	}
-	return out
+	return answerFirst(out)
+}
+
+// answerFirst orders ws, in place, as writeWarnings prints them: the
+// warnings about the answer (answerKey: nothing matched, a --time window
+// outside the trace, ...) first, each group in its order. A JSON reader
+// taking the first warning got a remark on the trace where the text said
+// the answer was empty (new-user pass 113 F4). It returns ws.
+func answerFirst(ws []trace.Warning) []trace.Warning {
+	slices.SortStableFunc(ws, func(a, b trace.Warning) int {
+		return cmp.Compare(boolRank(!answerKey(a.Key)), boolRank(!answerKey(b.Key)))
+	})
+	return ws
+}
+
+// boolRank is 1 for true, 0 for false.
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // namedError is err with its message naming the file (name) where the
@@ -442,12 +463,23 @@ func printWarnings(w io.Writer, input string, m *trace.Meta) {
 }
 
 // noSwitchesError is the error of a command (cmd) that found no
-// sched_switch event in input after reading events of it. When the input
+// sched_switch event in input after reading events of it. When Ctrl-C
+// ended the reading (readInterrupted), that is the cause. When the input
 // ended inside a record (m.CutAt: `head -c N` of a pipe-mode stream), that
 // is the cause and the error says so with the byte count; otherwise the
 // trace was recorded without them. events < 0: not counted (the error
 // err of a view that found no switch is kept then, unless cut).
 func noSwitchesError(cmd, input string, events int64, m *trace.Meta) error {
+	if readInterrupted() {
+		// Ctrl-C ended the reading first: the trace may well hold
+		// switches (new-user pass 113 F9: export advised recording
+		// with perf sched record).
+		read := ""
+		if events >= 0 {
+			read = fmt.Sprintf(" (%d events read)", events)
+		}
+		return interruptedErr{fmt.Errorf("%s: %s: interrupted (Ctrl-C) before any sched_switch event was read%s: nothing to report", cmd, input, read)}
+	}
 	if m != nil && m.CutAt > 0 {
 		read := ""
 		if events >= 0 {
