@@ -397,6 +397,11 @@ func printRecordSummary(out io.Writer, path string, sum ebpf.Summary, ring *ebpf
 		fmt.Fprintf(out, "[ traceview record: %d events in %.3f s, wrote %d bytes (%.2f MiB, %.1f bytes/event) to %d files %s ... %s ]\n",
 			sum.Events, sum.Elapsed.Seconds(), sum.Bytes, float64(sum.Bytes)/(1<<20), perEvent(sum.Bytes, sum.Events), len(sum.Files), sum.Files[0], sum.Files[len(sum.Files)-1])
 	default:
+		if len(sum.Files) == 1 && sum.Files[0] != "" {
+			// A series of one file is named as a series (rs.001.tv),
+			// not as -o gave it (new-user pass 113 F8).
+			path = sum.Files[0]
+		}
 		fmt.Fprintf(out, "[ traceview record: %d events in %.3f s, wrote %d bytes (%.2f MiB, %.1f bytes/event) to %s ]\n",
 			sum.Events, sum.Elapsed.Seconds(), sum.Bytes, float64(sum.Bytes)/(1<<20), perEvent(sum.Bytes, sum.Events), path)
 	}
