@@ -504,12 +504,8 @@ func TestRecordRotate(t *testing.T) {
 		if st.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v", path, st.Mode().Perm())
 		}
-		evs, m := readAllEvents(t, path)
-		for i := range evs {
-			if trace.Counted(&evs[i]) { // (the summary counts as info does: no task records of time 0)
-				n++
-			}
-		}
+		evs, m, counted := readCounted(t, path)
+		n += counted
 		if ws := m.Warnings.List(); len(ws) != 0 {
 			t.Errorf("%s: warnings %v", path, ws)
 		}
@@ -962,14 +958,24 @@ func TestRecordRotateAfterStop(t *testing.T) {
 		if st.Size() > 68<<10 {
 			t.Errorf("%s: %d bytes, want at most 68 KiB", filepath.Base(path), st.Size())
 		}
-		evs, _ := readAllEvents(t, path)
-		for i := range evs {
-			if trace.Counted(&evs[i]) {
-				n++
-			}
-		}
+		_, _, counted := readCounted(t, path)
+		n += counted
 	}
 	if files < 2 || n != total {
 		t.Errorf("%d files, %d events in them, the summary says %d; want 2 or more files and the same count\n%s", files, n, total, stderr)
 	}
+}
+
+// readCounted reads path's events and Meta, and counts its events as
+// record's summary and info do (trace.Counted: no task records of time 0).
+func readCounted(t *testing.T, path string) ([]trace.Event, *trace.Meta, uint64) {
+	t.Helper()
+	evs, m := readAllEvents(t, path)
+	var n uint64
+	for i := range evs {
+		if trace.Counted(&evs[i]) {
+			n++
+		}
+	}
+	return evs, m, n
 }
