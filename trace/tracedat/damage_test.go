@@ -796,3 +796,37 @@ func TestCPUTableOverlap(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUOffsetPastEnd (new-user pass 113 F6): a v6 CPU table whose CPU 1
+// offset lies 1 MiB, then 1 TiB, past the file's end while CPU 0's data
+// (three 512-byte pages from offset 2048: to 3584) end inside it. CPU 1's
+// page follows CPU 0's there, and is read from 3584: switches 1005, 1505,
+// 2005, 3005, with a tracedat-damaged-cpu-size warning naming the offset
+// and no truncated-file warning. Before, CPU 0 was read up to the offset
+// (CPU 1's page as its fourth), its pages 2 and 3 dropped as out of line
+// (1005, 1505 only), and the file called 1 TiB short.
+func TestCPUOffsetPastEnd(t *testing.T) {
+	cpu0 := bytes.Join([][]byte{page(1000, -1, sw(t, 5)), page(2000, -1, sw(t, 5)), page(3000, -1, sw(t, 5))}, nil)
+	for _, past := range []uint64{1 << 20, 1 << 40} {
+		data := switchTrace(t, cpu0, page(1500, -1, sw(t, 5)))
+		table := bytes.LastIndex(data, []byte("flyrecord\x00")) + 10
+		if got := binary.LittleEndian.Uint64(data[table+16:]); got != 3584 {
+			t.Fatalf("CPU 1's offset %d, want 3584", got)
+		}
+		bad := uint64(len(data)) + past
+		binary.LittleEndian.PutUint64(data[table+16:], bad)
+		sws, _, meta, err := readTrace(t, data, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found, cut bool
+		for _, w := range meta.Warnings.List() {
+			found = found || w.Key == "tracedat-damaged-cpu-size" && strings.Contains(w.Message, fmt.Sprintf("at offset %d, past the file's end (%d bytes)", bad, len(data))) &&
+				strings.Contains(w.Message, "read at offset 3584")
+			cut = cut || strings.Contains(w.Key, "truncated")
+		}
+		if !slices.Equal(sws, []int64{1005, 1505, 2005, 3005}) || !found || cut {
+			t.Errorf("offset +%d: switches %v, warnings %v; want 1005, 1505, 2005, 3005 and the offset named, no truncation", past, sws, meta.Warnings.List())
+		}
+	}
+}

@@ -1011,6 +1011,48 @@ func cmdlineMap(b []byte) map[int32]string {
 	return m
 }
 
+// checkCPUOffsets checks, in b's CPU table, each CPU's offset that lies
+// past the file's end. trace-cmd writes the CPUs' data in the table's
+// order, each from the page boundary after the one before
+// (checkCPUSizes), so such an offset is the file's cut when the CPU before
+// it ends there too, and damage when that CPU's data end inside the file:
+// then the CPU's data are read where they follow that CPU's, if they fit
+// in the file there (the damage said in f.sizeDamage). Before, the offset
+// was taken as a cut, the CPU before it was read up to it as its own (a
+// size of 1 TB "repaired"), its pages past its end dropped as out of
+// line, and the file called truncated by 1 TB (new-user pass 113 F6).
+func (f *file) checkCPUOffsets(b *buffer) {
+	page := int64(f.pageSize)
+	prev := -1
+	for i := range b.cpus {
+		cd := &b.cpus[i]
+		if cd.offset <= 0 || cd.size < 0 {
+			continue
+		}
+		if prev >= 0 && cd.offset >= f.size {
+			p := b.cpus[prev]
+			pend := p.offset + p.size
+			if f.comp != "" {
+				pend += 4 // a size without the chunk count (newCPUStream)
+			}
+			want := (pend + page - 1) / page * page
+			if pend <= f.size && cd.offset != want && cd.offset != pend {
+				at := "cannot be located"
+				if want+cd.size <= f.size {
+					at = fmt.Sprintf("are read at offset %d, where they follow CPU %d's", want, p.cpu)
+				}
+				f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table places its data (%d bytes) at offset %d, past the file's end (%d bytes), where CPU %d's data end at offset %d, inside it: a damaged offset; the CPU's data %s", cd.cpu, cd.size, cd.offset, f.size, p.cpu, pend, at))
+				if want+cd.size <= f.size {
+					cd.offset = want
+				} else {
+					cd.size = 0
+				}
+			}
+		}
+		prev = i
+	}
+}
+
 // checkCPUSizes checks b's CPU table (v6, or v7's BUFFER option) against
 // how trace-cmd lays the CPUs' data out: one after another, each from a
 // page boundary (output_v6_cpu_data, and v7's out_write_cpu_data; the
@@ -1041,6 +1083,7 @@ func (f *file) checkCPUSizes(b *buffer) {
 	if page <= 0 {
 		return
 	}
+	f.checkCPUOffsets(b)
 	order := make([]int, 0, len(b.cpus))
 	first := map[int64]int{} // offset: the table's first CPU there
 	for i, cd := range b.cpus {
