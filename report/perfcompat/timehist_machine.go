@@ -287,14 +287,18 @@ func (m *timehistMachine) remove(t *timehistThread) {
 // buffer it was in: "perf-exec" where sched_switch said "wl1.sh"), but for
 // a name perf synthesized from /proc that extends the tracepoint's (a
 // kworker's "kworker/0:0-events": wq_worker_comm, kernel/workqueue.c
-// v6.12, appends its workqueue). As LatencyThread.Named.
+// v6.12, appends its workqueue), and for such a worker's name given at
+// any time (perf script text's task column, which the text reader gives
+// where the task's first line shows it: new-user pass 113 F7, timehist of
+// a perf.data's text named "kworker/0:0-mm_" "kworker/0:0"). As
+// LatencyThread.Named.
 func (m *timehistMachine) name(t *timehistThread, comm string, at int64) {
 	if m.exact || comm == "" || t.tid == 0 {
 		return
 	}
 	if !t.commSet {
 		t.comm = comm
-	} else if comm != t.comm && at > t.commAt && (t.commAt > 0 || !strings.HasPrefix(t.comm, comm)) {
+	} else if comm != t.comm && at > t.commAt && (t.commAt > 0 && !workerExtends(t.comm, comm) || !strings.HasPrefix(t.comm, comm)) {
 		t.comm, t.commAt = comm, at
 	}
 }

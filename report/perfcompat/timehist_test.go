@@ -885,15 +885,21 @@ func TestTimehistLostRename(t *testing.T) {
 	for _, c := range []struct {
 		named, event, want string
 		exact              bool
+		at                 int64 // the naming record's time (ns)
 	}{
-		{"beta", "zeta", "zeta[20]", false},
-		{"beta-events", "beta", "beta-events[20]", false},
-		{"beta", "zeta", "beta[20]", true},
+		{"beta", "zeta", "zeta[20]", false, 0},
+		{"beta-events", "beta", "beta-events[20]", false, 0},
+		{"beta", "zeta", "beta[20]", true, 0},
+		// Named after the start, as perf script text's task column
+		// names a task at its first line: a worker's description keeps
+		// (new-user pass 113 F7), another name gives way.
+		{"beta-events", "beta", "beta-events[20]", false, 1},
+		{"beta", "zeta", "zeta[20]", false, 1},
 	} {
 		evs := timehistScenario()
 		for i := range evs {
 			if e := &evs[i]; e.Kind == trace.KindComm && e.TID == 20 {
-				e.Comm = c.named
+				e.Comm, e.Time = c.named, c.at
 			}
 			if e := &evs[i]; e.Kind == trace.KindSwitch && e.Time == 1_001_500_000 {
 				e.Comm = c.event
