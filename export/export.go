@@ -35,6 +35,11 @@ type Options struct {
 	// what its runs and delays leave out (switches and wakeups missing),
 	// for the command to say as latency does (report.ScheduleWarnings).
 	Schedule func(*schedule.Counters)
+	// Warnings, when set, is called with the warnings of the latency
+	// report a format computes (parquet's task_latency and delay_hist:
+	// report.LatencyResult.ReportWarnings, switches and wakeups missing,
+	// delays left out), for the command to say as latency does.
+	Warnings func([]trace.Warning)
 }
 
 // The format-specific options, by flag name.

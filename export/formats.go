@@ -53,7 +53,10 @@ func init() {
 		NoFilters:   "the Parquet tables hold every event (select with SQL: WHERE ts, cpu, tid ...)",
 		Options:     []string{OptTraceID},
 		WriteDir: func(dir string, src trace.Source, o Options) error {
-			_, err := tables.Write(dir, src, tables.Options{TraceID: o.TraceID, Source: o.Source})
+			sum, err := tables.Write(dir, src, tables.Options{TraceID: o.TraceID, Source: o.Source})
+			if err == nil && o.Warnings != nil && sum != nil && sum.Latency != nil {
+				o.Warnings(sum.Latency.ReportWarnings)
+			}
 			return err
 		},
 	})

@@ -315,7 +315,10 @@ func runExportDir(cmd *cobra.Command, fm export.Format, o exportOptions) error {
 		return err
 	}
 	defer src.Close()
-	if err := fm.WriteDir(o.out, src, export.Options{TraceID: id, Source: o.input}); err != nil {
+	// What its latency tables lack, with the reader's warnings, as the
+	// other formats say it (new-user pass 111: said by none).
+	opts := export.Options{TraceID: id, Source: o.input, Warnings: func(ws []trace.Warning) { addReportWarnings(src.Meta(), ws) }}
+	if err := fm.WriteDir(o.out, src, opts); err != nil {
 		if ns := (*tables.NoSwitchesError)(nil); errors.As(err, &ns) {
 			// (The cut-short error as every command gives it: new-user
 			// pass 29 F8 read "record with 'perf sched record'".)

@@ -239,6 +239,19 @@ func TestReportAndReplaySayScheduleWarnings(t *testing.T) {
 			}
 		}
 	}
+	// export --format parquet: its latency tables lack the same (new-user
+	// pass 111: it said nothing).
+	dir := t.TempDir()
+	_, stderr, code := runCLI(t, "export", "--format", "parquet", "-o", filepath.Join(dir, "a"), "-i", pipe)
+	if code != 0 || !strings.Contains(stderr, want+"\n") {
+		t.Errorf("export parquet: exit %d, stderr\n%s\nwant the line %q", code, stderr, want)
+	}
+	_, verbose, _ := runCLI(t, "export", "--format", "parquet", "-o", filepath.Join(dir, "b"), "-v", "-i", pipe)
+	for _, l := range lines {
+		if !strings.Contains(verbose, l+"\n") {
+			t.Errorf("export parquet -v: stderr\n%s\nlacks latency -v's line\n%s", verbose, l)
+		}
+	}
 }
 
 // TestCSVCgroupsNoteKey: latency -o csv's note on the task groups it

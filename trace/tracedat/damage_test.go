@@ -753,10 +753,13 @@ func TestCPUSizeDamaged(t *testing.T) {
 // TestCPUTableOverlap (new-user pass 113 F5): a CPU table whose entries
 // overlap. CPU 0 has three pages (switches at 1005, 2005, 3005), CPU 1 one
 // (1505).
-//   - CPU 1's entry gives CPU 0's offset and size (v6, v7 uncompressed and
-//     zlib): CPU 0's three switches are read once, CPU 1's data cannot be
-//     located, and a tracedat-damaged-cpu-size warning says so. Before,
-//     1005, 2005, 3005 came twice, without a word.
+//   - CPU 1's entry gives CPU 0's offset and size: CPU 0's three switches
+//     are read once, and a tracedat-damaged-cpu-size warning says so.
+//     Before, 1005, 2005, 3005 came twice, without a word. In the v6 file,
+//     laid out as trace-cmd lays it (each CPU from a page boundary), CPU
+//     1's page is where it follows CPU 0's and is read there (1505); the
+//     v7 ones hand-made here put CPU 1's data off a page boundary, and
+//     they cannot be located.
 //   - CPU 0's size runs on over CPU 1's data (its size plus CPU 1's: v7
 //     uncompressed): CPU 0 is read up to CPU 1's offset, each switch once,
 //     with the warning. Before, 1505 came twice (v7 had no check).
@@ -775,7 +778,7 @@ func TestCPUTableOverlap(t *testing.T) {
 		want []int64
 		msg  string
 	}{
-		{"v6 same entry", v6, []int64{1005, 2005, 3005}, "where CPU 0's are"},
+		{"v6 same entry", v6, []int64{1005, 1505, 2005, 3005}, "gives its data as CPU 0's (1536 bytes at offset 2048)"},
 		{"v7 same entry", buildV7Table(t, []string{swText}, "1 a\n2 b\n", [][]byte{cpu0, cpu1}, "", same), []int64{1005, 2005, 3005}, "where CPU 0's are"},
 		{"v7 zlib same entry", buildV7Table(t, []string{swText}, "1 a\n2 b\n", [][]byte{cpu0, cpu1}, "zlib", same), []int64{1005, 2005, 3005}, "where CPU 0's are"},
 		{"v7 size over the next", buildV7Table(t, []string{swText}, "1 a\n2 b\n", [][]byte{cpu0, cpu1}, "", func(l []v7Loc) { l[0].size += l[1].size }),
@@ -827,6 +830,73 @@ func TestCPUOffsetPastEnd(t *testing.T) {
 		}
 		if !slices.Equal(sws, []int64{1005, 1505, 2005, 3005}) || !found || cut {
 			t.Errorf("offset +%d: switches %v, warnings %v; want 1005, 1505, 2005, 3005 and the offset named, no truncation", past, sws, meta.Warnings.List())
+		}
+	}
+}
+
+// TestCPUTableDamageV7 (new-user pass 114 F1, F2): trace-cmd's own v7
+// files (pipe-multi.v7none.dat.gz: CPU 0 at 2052096, 253952 bytes, CPU 1
+// at 2306048, 233472 bytes, its data section ending at 2539520; and
+// pipe-multi.v7zstd.dat: 131072, 46837 bytes, and 180224, 44834, the
+// section ending at 225062) with one CPU entry of the BUFFER option
+// damaged read every event of the whole file, with a
+// tracedat-damaged-cpu-size warning: CPU 1's size cut to 4096 (its data
+// read to the section's end), CPU 1's offset past the file's end or 4096
+// bytes into CPU 0's data (read where they follow CPU 0's), CPU 1's entry
+// a copy of CPU 0's (the bytes after CPU 0's data are CPU 1's). Before,
+// the short size dropped CPU 1's pages after its first, without a word,
+// and the offsets had CPU 0 read past its end, CPU 1's pages read as its
+// own and dropped as out of line.
+func TestCPUTableDamageV7(t *testing.T) {
+	for _, name := range []string{"pipe-multi.v7none.dat.gz", "pipe-multi.v7zstd.dat"} {
+		clean := load(t, name)
+		want, _, meta, err := readTrace(t, clean, false)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		base := len(meta.Warnings.List()) // (the zstd file's empty top instance)
+		f, err := parseFile(bytes.NewReader(clean), int64(len(clean)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cpus []cpuData
+		for _, b := range f.buffers {
+			if len(b.cpus) == 2 && b.cpus[1].size > 0 {
+				cpus = b.cpus
+			}
+		}
+		if cpus == nil {
+			t.Fatalf("%s: no buffer of two CPUs with data", name)
+		}
+		// The BUFFER option's CPU 1 entry: u32 cpu, u64 offset, u64 size.
+		var ent [20]byte
+		binary.LittleEndian.PutUint32(ent[:], 1)
+		binary.LittleEndian.PutUint64(ent[4:], uint64(cpus[1].offset))
+		binary.LittleEndian.PutUint64(ent[12:], uint64(cpus[1].size))
+		at := bytes.Index(clean, ent[:])
+		if at < 0 || bytes.Count(clean, ent[:]) != 1 {
+			t.Fatalf("%s: CPU 1's entry not found once", name)
+		}
+		for _, c := range []struct {
+			what      string
+			off, size int64
+		}{
+			{"size cut", cpus[1].offset, 4096},
+			{"offset past the end", int64(len(clean)) + 1<<20, cpus[1].size},
+			{"offset inside CPU 0's", cpus[0].offset + 4096, cpus[1].size},
+			{"a copy of CPU 0's", cpus[0].offset, cpus[0].size},
+		} {
+			data := bytes.Clone(clean)
+			binary.LittleEndian.PutUint64(data[at+4:], uint64(c.off))
+			binary.LittleEndian.PutUint64(data[at+12:], uint64(c.size))
+			got, _, meta, err := readTrace(t, data, false)
+			var found bool
+			for _, w := range meta.Warnings.List() {
+				found = found || w.Key == "tracedat-damaged-cpu-size"
+			}
+			if err != nil || !slices.Equal(got, want) || !found || len(meta.Warnings.List()) != base+1 {
+				t.Errorf("%s, CPU 1's %s: %d switches of %d, error %v, warnings %v; want them all and one tracedat-damaged-cpu-size warning", name, c.what, len(got), len(want), err, meta.Warnings.List())
+			}
 		}
 	}
 }

@@ -76,6 +76,10 @@ type file struct {
 	// last section (another trace.dat joined after it), 0 if none.
 	trailingAt int64
 	tailCut    string // a v7 file cut in the sections after its last options section ("": whole)
+	// dataSections are a v7 file's CPU data sections (id optBuffer), as
+	// [start, end) byte ranges of their contents, in file order
+	// (walkDataSections); none for v6.
+	dataSections [][2]int64
 }
 
 // buffer is one trace instance's per-CPU data.
@@ -662,6 +666,7 @@ func (f *file) parseV7(c *cursor) error {
 	if f.cut == "" {
 		f.tailCut = f.checkTail(headerEnd)
 	}
+	f.dataSections = f.walkDataSections(headerEnd)
 	read := func(id uint16) (*cursor, error) {
 		off, ok := sections[id]
 		if !ok {
@@ -1011,46 +1016,218 @@ func cmdlineMap(b []byte) map[int32]string {
 	return m
 }
 
-// checkCPUOffsets checks, in b's CPU table, each CPU's offset that lies
-// past the file's end. trace-cmd writes the CPUs' data in the table's
-// order, each from the page boundary after the one before
-// (checkCPUSizes), so such an offset is the file's cut when the CPU before
-// it ends there too, and damage when that CPU's data end inside the file:
-// then the CPU's data are read where they follow that CPU's, if they fit
-// in the file there (the damage said in f.sizeDamage). Before, the offset
-// was taken as a cut, the CPU before it was read up to it as its own (a
-// size of 1 TB "repaired"), its pages past its end dropped as out of
-// line, and the file called truncated by 1 TB (new-user pass 113 F6).
+// walkDataSections walks a v7 file's sections from the first one (at
+// from, one after another, as trace-cmd writes them: a 16-byte header of
+// u16 id, u16 flags, u32 string id, u64 size, then size bytes; the
+// shipped v7 files' data sections are id 3, flags 0 uncompressed and 1
+// with zstd) and returns the ranges of the CPU data sections (id
+// optBuffer). Only a walk that ends exactly at the file's end (or at
+// another trace.dat joined after it) is trusted: one that meets bytes
+// that cannot be a header (a size past 2^50, flags other than 0 and 1) or
+// a section the file cuts returns none (the file is cut or damaged there,
+// or not laid out in sections: the tests' hand-made files).
+func (f *file) walkDataSections(from int64) [][2]int64 {
+	var out [][2]int64
+	off := from
+	for off >= 0 && off+16 <= f.size {
+		h, err := f.readAt(off, 16)
+		if err != nil {
+			return nil
+		}
+		if string(h[:len(Magic)]) == Magic {
+			return out
+		}
+		id, flags, size := f.order.Uint16(h), f.order.Uint16(h[2:]), f.order.Uint64(h[8:])
+		end := off + 16 + int64(size)
+		if size > 1<<50 || flags > sectionFlagCompressed || end > f.size {
+			return nil
+		}
+		if id == optBuffer && size > 0 {
+			out = append(out, [2]int64{off + 16, end})
+		}
+		off = end
+	}
+	if off != f.size {
+		return nil
+	}
+	return out
+}
+
+// dataLimit returns where the CPU data of a buffer whose CPU data begin
+// at offset at must end: the end of the v7 data section holding at, or,
+// for v6 or when no section holds it, the file's size; bySection says
+// which.
+func (f *file) dataLimit(at int64) (limit int64, bySection bool) {
+	for _, r := range f.dataSections {
+		if at >= r[0] && at < r[1] {
+			return r[1], true
+		}
+	}
+	return f.size, false
+}
+
+// chunksFit reports whether compressed CPU data can begin at offset at
+// and end at end or less than a page before it: a chunk count (1 to
+// 2^20), then that many chunks of a 4-byte compressed size, a 4-byte size
+// (a whole number of pages) and the compressed bytes, the last ending
+// there (trace-cmd's framing: recoverBuffers). Uncompressed data cannot
+// be told from their place; they always fit.
+func (f *file) chunksFit(at, end int64) bool {
+	if f.comp == "" {
+		return true
+	}
+	h, err := f.readAt(at, 4)
+	if err != nil {
+		return false
+	}
+	n := f.order.Uint32(h)
+	if n == 0 || n > 1<<20 {
+		return false
+	}
+	p := at + 4
+	for ; n > 0; n-- {
+		ch, err := f.readAt(p, 8)
+		if err != nil || p+8 > end {
+			return false
+		}
+		csize, usize := int64(f.order.Uint32(ch)), int64(f.order.Uint32(ch[4:]))
+		if usize == 0 || usize%int64(f.pageSize) != 0 {
+			return false
+		}
+		p += 8 + csize
+		if p > end {
+			return false
+		}
+	}
+	return end-p < int64(f.pageSize)
+}
+
+// checkCPUOffsets checks b's CPU table against the layout trace-cmd
+// writes: the CPUs' data in the table's order, each from the page boundary
+// after the one before (checkCPUSizes), within the file (v6) or within
+// the v7 data section that holds them (dataLimit). Damage found is said
+// in f.sizeDamage:
+//   - an offset past the data's end while the CPU before it ends inside
+//     it (a cut file ends the CPU before too): the CPU's data are read
+//     where they follow that CPU's, if they fit there;
+//   - an offset inside the data of the CPU before it (or the same), when the CPU's
+//     data read where they follow that CPU's end where the next CPU's
+//     data begin (or the data's end, for the last), and read at the
+//     offset do not: the offset is the damaged entry, not the size
+//     before it, and the data are read there;
+//   - an entry that is the one before's, offset and size: the bytes
+//     between that CPU's data and the next's (or the data's end) are the
+//     CPU's;
+//   - v7: a last CPU whose data end short of its section's end (a page
+//     or more uncompressed, more than the chunk count's 4 bytes
+//     compressed): its data are read to the section's end.
+//
+// Before, a damaged offset was taken as the CPU before it being too long
+// or the file cut: that CPU was read up to the offset (a size of 1 TB
+// "repaired"), the next CPU's pages read as its own and dropped as out of
+// line (1391 and 517 events of a v7 file), and the file called truncated
+// by 1 TB; and a short last size dropped the rest of its CPU without a
+// word (634 of 1288 switches of a v7 file; new-user passes 113 F6 and 114
+// F1, F2).
 func (f *file) checkCPUOffsets(b *buffer) {
 	page := int64(f.pageSize)
+	first := slices.IndexFunc(b.cpus, func(cd cpuData) bool { return cd.offset > 0 && cd.size > 0 && cd.offset < f.size })
+	if first < 0 {
+		return
+	}
+	limit, bySection := f.dataLimit(b.cpus[first].offset)
+	where := fmt.Sprintf("past the file's end (%d bytes)", f.size)
+	if bySection {
+		where = fmt.Sprintf("past the end of its data section (offset %d)", limit)
+	}
+	end := func(cd cpuData) int64 { // where the CPU's data end, its chunk count allowed for (newCPUStream)
+		if f.comp != "" {
+			return cd.offset + cd.size + 4
+		}
+		return cd.offset + cd.size
+	}
+	// fits reports whether the data of cd read at offset at end where the
+	// data after them begin (following), or within a page before.
+	fits := func(cd cpuData, at, following int64) bool {
+		cd.offset = at
+		e := end(cd)
+		return e <= following && following-e < page && f.chunksFit(at, following)
+	}
 	prev := -1
 	for i := range b.cpus {
 		cd := &b.cpus[i]
-		if cd.offset <= 0 || cd.size < 0 {
+		if cd.offset <= 0 || cd.size <= 0 {
 			continue
 		}
-		if prev >= 0 && cd.offset >= f.size {
+		if prev >= 0 {
 			p := b.cpus[prev]
-			pend := p.offset + p.size
-			if f.comp != "" {
-				pend += 4 // a size without the chunk count (newCPUStream)
-			}
+			pend := end(p)
 			want := (pend + page - 1) / page * page
-			if pend <= f.size && cd.offset != want && cd.offset != pend {
-				at := "cannot be located"
-				if want+cd.size <= f.size {
-					at = fmt.Sprintf("are read at offset %d, where they follow CPU %d's", want, p.cpu)
+			if pend <= limit && cd.offset != want && cd.offset != pend {
+				following := limit
+				for _, n := range b.cpus[i+1:] {
+					if n.offset > 0 && n.size > 0 {
+						following = n.offset
+						break
+					}
 				}
-				f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table places its data (%d bytes) at offset %d, past the file's end (%d bytes), where CPU %d's data end at offset %d, inside it: a damaged offset; the CPU's data %s", cd.cpu, cd.size, cd.offset, f.size, p.cpu, pend, at))
-				if want+cd.size <= f.size {
+				switch {
+				case cd.offset >= limit:
+					there := end(cpuData{offset: want, size: cd.size}) <= limit && f.chunksFit(want, min(following, limit))
+					at := "cannot be located"
+					if there {
+						at = fmt.Sprintf("are read at offset %d, where they follow CPU %d's", want, p.cpu)
+					}
+					f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table places its data (%d bytes) at offset %d, %s, where CPU %d's data end at offset %d, inside it: a damaged offset; the CPU's data %s", cd.cpu, cd.size, cd.offset, where, p.cpu, pend, at))
+					if there {
+						cd.offset = want
+					} else {
+						cd.size = 0
+					}
+				case cd.offset >= p.offset && cd.offset < pend && fits(*cd, want, following) && !fits(*cd, cd.offset, following):
+					f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table places its data (%d bytes) at offset %d, inside CPU %d's (offset %d, %d bytes), and read where they follow CPU %d's they end where the data after them begin (offset %d): a damaged offset; the CPU's data are read at offset %d", cd.cpu, cd.size, cd.offset, p.cpu, p.offset, p.size, p.cpu, following, want))
 					cd.offset = want
-				} else {
-					cd.size = 0
+				case cd.offset == p.offset && cd.size == p.size && want < following && (f.comp == "" && following-want >= page || f.comp != "" && following-want > 4) && f.chunksFit(want, following):
+					// The whole entry is the one before's, copied; the
+					// bytes between that CPU's data and the next's are
+					// no one's: this CPU's.
+					size := following - want
+					if f.comp == "" {
+						size = size / page * page
+					} else {
+						size -= 4
+					}
+					f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table gives its data as CPU %d's (%d bytes at offset %d): a damaged entry; the %d bytes between CPU %d's data and the data after them (offset %d to %d) are read as CPU %d's", cd.cpu, p.cpu, cd.size, cd.offset, size, p.cpu, want, following, cd.cpu))
+					cd.offset, cd.size = want, size
 				}
 			}
 		}
 		prev = i
 	}
+	if !bySection {
+		return
+	}
+	last := -1
+	for i, cd := range b.cpus {
+		if cd.offset > 0 && cd.size > 0 && (last < 0 || cd.offset > b.cpus[last].offset) {
+			last = i
+		}
+	}
+	cd := &b.cpus[last]
+	e := end(*cd)
+	short := f.comp == "" && limit-e >= page || f.comp != "" && limit-e > 4
+	shared := slices.ContainsFunc(b.cpus, func(o cpuData) bool { return o.cpu != cd.cpu && o.size > 0 && o.offset == cd.offset })
+	if e > limit || !short || shared {
+		return // (a CPU sharing its offset: checkCPUSizes reads those data once)
+	}
+	size := limit - cd.offset
+	if f.comp == "" {
+		size = size / page * page
+	} else {
+		size -= 4
+	}
+	f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table gives its data %d bytes at offset %d, ending at %d, and its data section goes on to offset %d: a damaged size, the CPU's %d bytes to there read", cd.cpu, cd.size, cd.offset, e, limit, size))
+	cd.size = size
 }
 
 // checkCPUSizes checks b's CPU table (v6, or v7's BUFFER option) against
