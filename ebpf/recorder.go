@@ -373,6 +373,7 @@ func (r *Recorder) runFiles(ctx context.Context) error {
 			return err
 		}
 		var err error
+		cut.trailer = seg.trailerEst
 		full, err = cut.wrote(seg.w)
 		return err
 	})
@@ -467,6 +468,9 @@ type segment struct {
 	// its switches name, whose groups finish reads again at the end.
 	groups *groupSnapshot
 	pids   map[trace.PID]bool
+	// trailerEst estimates the bytes the trailer's per-process tables
+	// (task_autogroups, task_affinity) take for pids (trailerBytes).
+	trailerEst int64
 	// execAt is each process's last exec (sched_process_exec) time in the
 	// file: an affinity read before it may predate the taskset that ran
 	// the program (procSampler.affinityFor).
@@ -522,9 +526,24 @@ func (s *segment) namePID(pid trace.PID) {
 		return
 	}
 	s.pids[pid] = true
+	s.trailerEst += trailerBytes(pid)
 	if p := s.procs.autogroupOf(pid); p != "" {
 		s.w.AddGroups(nil, map[trace.PID]string{pid: p})
 	}
+}
+
+// trailerBytes estimates the bytes of a process's entries in a file's
+// trailer: `"PID":"/autogroup-N",` in task_autogroups and `"PID":"CPUS",`
+// in task_affinity, each its PID's digits and 6 bytes of quotes and
+// punctuation, and 18 for the two values (the trailers of a fork-heavy
+// capture of this VM, perf bench sched messaging -g 10, measured 37.1 to
+// 37.4 bytes per process: "/autogroup-2" and "0-1"). record --rotate
+// SIZE reserves them (sizeCut.trailer): a series' first file, reserving
+// only its opening task table and closeMargin, ended 72,174 bytes for a
+// 64K limit with a 14 KB trailer (new-user pass 114 F5).
+func trailerBytes(pid trace.PID) int64 {
+	digits := int64(len(strconv.Itoa(int(pid))))
+	return 2*(digits+6) + 18
 }
 
 // CreateOutput creates (or truncates) path for a trace with mode 0600 (a

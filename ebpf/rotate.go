@@ -29,13 +29,26 @@ const (
 // and footer: reserve) would take it past SIZE. A file then ends at most
 // SIZE plus what its last block and its closing frames took beyond their
 // estimates: at most one block, a sixteenth of SIZE at the measured rate,
-// when the closing frames are no larger than the last file's (or, for the
-// first file, than its opening task table and closeMargin). A file holds
-// at least one block whatever SIZE is.
+// when the closing frames are no larger than the larger of the last
+// file's (for the first file, its opening task table and closeMargin) and
+// the last task table written ahead of a block, closeMargin and the
+// recorder's estimate of the trailer's per-process tables (trailer). A
+// file holds at least one block whatever SIZE is.
 type sizeCut struct {
 	limit   int64
-	block   uint64  // events per block
-	flushed uint64  // the writer's event count at the last block's end
+	block   uint64 // events per block
+	flushed uint64 // the writer's event count at the last block's end
+	// bytesAt is the writer's Bytes at the last block's end (or the
+	// file's opening): a block's bytes are those since, with any block a
+	// Sync ended early and the groups frames ahead of them. (Measured
+	// around the Flush alone, a Sync's block left the rate at 19 bytes
+	// for events that took 200: the next block was 8192 events, 47.9 KB,
+	// and the file 79,882 bytes of a 64K series; new-user pass 114 F5.)
+	bytesAt int64
+	// trailer is the recorder's estimate of the trailer's per-process
+	// tables for the processes the file named so far (segment.trailerEst),
+	// which the closing frames take beyond the task table.
+	trailer int64
 	rate    float64 // compressed bytes per event of the last block (0: none measured yet)
 	reserve int64   // bytes held back for the closing frames
 	blocks  int     // blocks of this file ended here
@@ -45,7 +58,7 @@ func newSizeCut(limit int64) *sizeCut { return &sizeCut{limit: limit, block: fir
 
 // start begins a file: its first block is firstBlockEvents long.
 func (c *sizeCut) start() {
-	c.flushed, c.blocks, c.block = 0, 0, firstBlockEvents
+	c.flushed, c.blocks, c.block, c.bytesAt, c.trailer = 0, 0, firstBlockEvents, 0, 0
 }
 
 // opened counts the first block of w, a file just begun, from the events
@@ -56,7 +69,7 @@ func (c *sizeCut) start() {
 // events, each one's rotation kicking the CPUs into the events of the
 // next, at 100 % CPU for as long as the capture ran (new-user pass 111
 // F6: 28,118 files in 10 minutes of a `-d 1s --rotate 10`).
-func (c *sizeCut) opened(w *tvf.Writer) { c.flushed = w.Events() }
+func (c *sizeCut) opened(w *tvf.Writer) { c.flushed, c.bytesAt = w.Events(), w.Bytes() }
 
 // MinRotateBytes is the smallest SIZE of record --rotate: blockShare
 // times closeMargin, so that the closing frames a file reserves take no
@@ -73,11 +86,11 @@ func (c *sizeCut) wrote(w *tvf.Writer) (full bool, err error) {
 	if n < c.block {
 		return false, nil
 	}
-	before := w.Bytes()
 	if err := w.Flush(); err != nil {
 		return false, err
 	}
-	got := w.Bytes() - before
+	got := w.Bytes() - c.bytesAt
+	c.bytesAt = w.Bytes()
 	if c.blocks == 0 {
 		// The first block went out behind the opening task table: the
 		// closing one holds at least those tasks.
@@ -91,7 +104,7 @@ func (c *sizeCut) wrote(w *tvf.Writer) (full bool, err error) {
 		c.block = min(max(uint64(float64(c.limit)/blockShare/c.rate), minBlockEvents), tvf.BlockEvents)
 	}
 	next := int64(float64(c.block) * c.rate)
-	return w.Bytes()+next+c.reserve > c.limit, nil
+	return w.Bytes()+next+max(c.reserve, w.TaskFrameBytes()+closeMargin+c.trailer) > c.limit, nil
 }
 
 // closed notes the bytes a file's closing frames took (its final Bytes

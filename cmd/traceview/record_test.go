@@ -927,7 +927,7 @@ func TestRecordRotateOneFile(t *testing.T) {
 // TestRecordRotateAfterStop: the events read after the capture stopped
 // (the backlog of a command's last moments) still rotate by size: under
 // `record --rotate 64K -- perf bench sched pipe -l 30000` (about 100,000
-// events, 260 KB in 4-5 files here) no file is over 64 KiB and a block
+// events, 260 KB in 4-5 files here), and messaging below, no file is over 64 KiB and a block
 // (a sixteenth of it: 68 KiB), and together they hold the events the
 // summary counts. Before, the backlog went into the last file whole
 // (93.6 KB; new-user pass 113 F8).
@@ -936,33 +936,38 @@ func TestRecordRotateAfterStop(t *testing.T) {
 	if _, err := exec.LookPath("perf"); err != nil {
 		t.Skip("perf not installed (perf bench sched pipe is the workload)")
 	}
-	out := filepath.Join(t.TempDir(), "s.tv")
-	_, stderr, code := runCLI(t, "record", "--rotate", "64K", "-o", out, "--", "perf", "bench", "sched", "pipe", "-l", "30000")
-	if code != 0 {
-		t.Fatalf("record: exit %d: %s", code, stderr)
-	}
-	m := regexp.MustCompile(`\[ traceview record: (\d+) events in `).FindStringSubmatch(stderr)
-	if m == nil {
-		t.Fatalf("no summary: %s", stderr)
-	}
-	var total, n uint64
-	fmt.Sscan(m[1], &total)
-	files := 0
-	for k := 1; ; k++ {
-		path := ebpf.NumberedPath(out, k)
-		st, err := os.Stat(path)
-		if err != nil {
-			break
+	// And a fork-heavy workload: messaging's 400 processes make the
+	// trailer's per-process tables 14 KB (new-user pass 114 F5: a first
+	// file of 72,174 bytes, another of 79,882 after a Sync's block).
+	for _, work := range [][]string{{"pipe", "-l", "30000"}, {"messaging", "-g", "10", "-l", "200"}} {
+		out := filepath.Join(t.TempDir(), "s.tv")
+		_, stderr, code := runCLI(t, append([]string{"record", "--rotate", "64K", "-o", out, "--", "perf", "bench", "sched"}, work...)...)
+		if code != 0 {
+			t.Fatalf("record: exit %d: %s", code, stderr)
 		}
-		files++
-		if st.Size() > 68<<10 {
-			t.Errorf("%s: %d bytes, want at most 68 KiB", filepath.Base(path), st.Size())
+		m := regexp.MustCompile(`\[ traceview record: (\d+) events in `).FindStringSubmatch(stderr)
+		if m == nil {
+			t.Fatalf("no summary: %s", stderr)
 		}
-		_, _, counted := readCounted(t, path)
-		n += counted
-	}
-	if files < 2 || n != total {
-		t.Errorf("%d files, %d events in them, the summary says %d; want 2 or more files and the same count\n%s", files, n, total, stderr)
+		var total, n uint64
+		fmt.Sscan(m[1], &total)
+		files := 0
+		for k := 1; ; k++ {
+			path := ebpf.NumberedPath(out, k)
+			st, err := os.Stat(path)
+			if err != nil {
+				break
+			}
+			files++
+			if st.Size() > 68<<10 {
+				t.Errorf("%s: %s: %d bytes, want at most 68 KiB", work[0], filepath.Base(path), st.Size())
+			}
+			_, _, counted := readCounted(t, path)
+			n += counted
+		}
+		if files < 2 || n != total {
+			t.Errorf("%s: %d files, %d events in them, the summary says %d; want 2 or more files and the same count\n%s", work[0], files, n, total, stderr)
+		}
 	}
 }
 

@@ -138,6 +138,9 @@ type groupsFrame struct {
 type Writer struct {
 	// uncounted counts the events written that reports do not (Uncounted).
 	uncounted uint64
+	// taskFrame: the bytes of the last task table frame written
+	// (TaskFrameBytes).
+	taskFrame int64
 	bw        *bufio.Writer
 	off       int64 // bytes written so far
 	enc       *zstd.Encoder
@@ -348,9 +351,17 @@ func (w *Writer) flushTasks(all bool) {
 		return
 	}
 	w.comp = w.enc.EncodeAll(js, w.comp[:0])
+	at := w.off
 	w.frame(frameTasks, encZstd, w.comp, uint32(len(js)), 0)
+	w.taskFrame = w.off - at
 	w.pending = false
 }
+
+// TaskFrameBytes returns the bytes of the last task table frame written
+// (0 before the first): each holds every task named so far, as the table
+// Close writes will, with the names added since, so it is the closing
+// table's size less theirs (record --rotate SIZE reserves it).
+func (w *Writer) TaskFrameBytes() int64 { return w.taskFrame }
 
 // AddGroups notes the paths of cgroup ids (trace.Meta.Cgroups) and the
 // autogroups of processes (trace.Meta.TaskAutogroups) that the events
