@@ -487,18 +487,13 @@ func TestRecordRotate(t *testing.T) {
 		t.Fatalf("record: exit %d: %s", code, stderr)
 	}
 	var total, n uint64
-	m := regexp.MustCompile(`\[ traceview record: (\d+) events in `).FindStringSubmatch(stderr)
-	if m == nil {
-		t.Fatalf("no summary: %s", stderr)
-	}
-	fmt.Sscan(m[1], &total)
+	total = summaryEvents(t, stderr)
 	var prevLast int64
 	files := 0
-	for k := 1; ; k++ {
-		path := ebpf.NumberedPath(out, k)
+	for _, path := range seriesPaths(out) {
 		st, err := os.Stat(path)
 		if err != nil {
-			break
+			t.Fatal(err)
 		}
 		files++
 		if st.Mode().Perm() != 0o600 {
@@ -945,18 +940,12 @@ func TestRecordRotateAfterStop(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("record: exit %d: %s", code, stderr)
 		}
-		m := regexp.MustCompile(`\[ traceview record: (\d+) events in `).FindStringSubmatch(stderr)
-		if m == nil {
-			t.Fatalf("no summary: %s", stderr)
-		}
-		var total, n uint64
-		fmt.Sscan(m[1], &total)
+		total, n := summaryEvents(t, stderr), uint64(0)
 		files := 0
-		for k := 1; ; k++ {
-			path := ebpf.NumberedPath(out, k)
+		for _, path := range seriesPaths(out) {
 			st, err := os.Stat(path)
 			if err != nil {
-				break
+				t.Fatal(err)
 			}
 			files++
 			if st.Size() > 68<<10 {
@@ -983,4 +972,28 @@ func readCounted(t *testing.T, path string) ([]trace.Event, *trace.Meta, uint64)
 		}
 	}
 	return evs, m, n
+}
+
+// summaryEvents is the event count of record's summary line in stderr.
+func summaryEvents(t *testing.T, stderr string) uint64 {
+	t.Helper()
+	m := regexp.MustCompile(`\[ traceview record: (\d+) events in `).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no summary: %s", stderr)
+	}
+	n, _ := strconv.ParseUint(m[1], 10, 64)
+	return n
+}
+
+// seriesPaths are the files of the series out names that exist, in order
+// (out.001.tv, out.002.tv, ... up to the first missing).
+func seriesPaths(out string) []string {
+	var paths []string
+	for k := 1; ; k++ {
+		path := ebpf.NumberedPath(out, k)
+		if _, err := os.Stat(path); err != nil {
+			return paths
+		}
+		paths = append(paths, path)
+	}
 }
