@@ -419,6 +419,11 @@ type ReadOptions struct {
 	// readers that can (perf.data mapped from a file): 0 chooses from
 	// GOMAXPROCS, -1 none. The events are the same either way.
 	Decoders int
+	// Stop, when not nil, is asked while a reader copies its input
+	// before it can read it (a file-mode perf.data from a pipe, whose
+	// index is at its end): once it returns true, the open fails with an
+	// error wrapping ErrStopped that says how much had come.
+	Stop func() bool
 }
 
 // Format describes a registered trace reader.

@@ -49,10 +49,20 @@ func catchReadInterrupt() (stop func()) {
 		}
 	}()
 	readStop = r
+	// A reader that copies its input before reading it (a file-mode
+	// perf.data from a pipe) stops the copy too.
+	readOptions.Stop = func() bool {
+		if !r.stop.Load() {
+			return false
+		}
+		r.cut.Store(true)
+		return true
+	}
 	return func() {
 		signal.Stop(r.sigs)
 		close(r.sigs)
 		readStop = nil
+		readOptions.Stop = nil
 	}
 }
 
@@ -109,6 +119,9 @@ func interruptedError(name string, err error) error {
 	switch {
 	case errors.As(err, &done):
 		return err // said already
+	case errors.Is(err, trace.ErrStopped):
+		// A reader's copy of its input stopped (perfdata's spill).
+		return interruptedErr{fmt.Errorf("%s: interrupted (Ctrl-C): %w", name, err)}
 	case errors.Is(err, errReadInterrupted):
 		return interruptedErr{fmt.Errorf("%s: interrupted (Ctrl-C) while reading (the warning above says where): %w", name, err)}
 	case err != nil:

@@ -31,10 +31,11 @@ func TestMain(m *testing.M) {
 // nothing said it). The input comes from a pipe: its first half, then
 // Ctrl-C while the reader waits for more, then the rest, which is not read.
 func TestCtrlCWhileReading(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/traces/fork-cpu1.pipe.data")
+	pipeData, err := os.ReadFile("../../testdata/traces/fork-cpu1.pipe.data")
 	if err != nil {
 		t.Fatal(err)
 	}
+	data := pipeData
 	part := len(data) / 2
 	run := func(args ...string) (code int, stdout []byte, lines []string) {
 		cmd := exec.Command(os.Args[0], args...)
@@ -95,6 +96,20 @@ func TestCtrlCWhileReading(t *testing.T) {
 	if !found {
 		t.Errorf("the JSON's warnings lack %q: %+v", interruptedKey, doc.Warnings)
 	}
+	// A file-mode perf.data from a pipe is copied whole before it is
+	// read: Ctrl-C stops the copy, and the error says so with the bytes
+	// received (new-user pass 114 F4: it waited for the whole input,
+	// then said "before its first event (0 events read)").
+	fileMode, err := os.ReadFile("../../testdata/traces/pipe.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, part = fileMode, len(fileMode)/2
+	code, _, lines = run("latency", "-i", "-", "-o", "json")
+	if last := lines[len(lines)-1]; code != 1 || !strings.HasPrefix(last, "traceview: latency: interrupted (Ctrl-C): -: perf.data: the reading stopped while a file-mode perf.data was copied from a pipe, ") {
+		t.Errorf("file-mode perf.data on stdin, Ctrl-C: exit %d, stderr:\n%s", code, strings.Join(lines, "\n"))
+	}
+	data = pipeData
 	// Ctrl-C before the first sched_switch (the stream's first 2 KB: its
 	// header and attributes): the error says so, not "no sched_switch
 	// events ... (record with 'perf sched record')" (new-user pass 113 F9).

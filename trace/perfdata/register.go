@@ -12,7 +12,7 @@ func init() {
 		Description: "perf record / perf sched record output (file or pipe mode, either byte order)",
 		Detect:      Detect,
 		Open: func(r io.Reader, opts trace.ReadOptions) (trace.Source, error) {
-			rd, err := NewReader(r)
+			rd, err := newReader(r, opts.Stop)
 			if err != nil {
 				return nil, err
 			}
