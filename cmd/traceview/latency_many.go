@@ -542,6 +542,15 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult, cgroup
 		runtime += " with the groups below it (" + limits + "; its own tasks' rows follow)"
 	}
 	thr := fmt.Sprintf("throttled %d periods, %.3f ms summed over CPUs (%.3f ms of its tasks' delays)", g.ThrottledPeriods, float64(g.Throttled)/1e6, float64(g.ThrottledDelay)/1e6)
+	if g.Settings == "unknown" && g.ThrottledPeriods == 0 && g.Kernel == nil {
+		// With no quota recorded, a throttle is inferred only where the
+		// group's runnable tasks were left for an idle CPU: on CPUs busy
+		// throughout, a group held to 0.30 CPU by a 30 ms/100 ms quota
+		// read "throttled 0 periods" where the kernel counted 30, as if
+		// it were never throttled (new-user pass 114 F6).
+		// (The quota's words, q, say how they are inferred.)
+		thr = "no throttle found, 0 periods (a quota's are inferred only where its tasks were left for an idle CPU, and on busy CPUs go unseen: if it has one, give it with --recorded-cgroup " + termsafe.Label(g.Path) + ":max=QUOTA/PERIOD)"
+	}
 	if g.AlsoUnder != "" && g.ThrottledBy == "" {
 		if a := cgroups[g.AlsoUnder]; a != nil && a.Throttled == 0 && (a.Kernel == nil || a.Kernel.NrThrottled == 0) {
 			// (new-user pass 105 F3: "waited through" throttles the

@@ -349,3 +349,23 @@ func TestExportSaysScheduleWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestNoThrottleFoundHint: a group of a perf.data with no quota recorded
+// and no throttle inferred says how to give its quota, where it read
+// "throttled 0 periods" as if it had never been throttled (new-user pass
+// 114 F6); with the quota given, its line counts periods again. grpq.q25
+// holds /tv-batch (no quota) and /tv-q25 (25 ms per 100 ms; 32 periods
+// inferred without it given).
+func TestNoThrottleFoundHint(t *testing.T) {
+	const grpq = "../../testdata/traces/grpq.q25.perf.data"
+	out, _, code := runCLI(t, "latency", "--by", "cgroup", "-i", grpq)
+	const hint = "no throttle found, 0 periods (a quota's are inferred only where its tasks were left for an idle CPU, and on busy CPUs go unseen: if it has one, give it with --recorded-cgroup /tv-batch:max=QUOTA/PERIOD)"
+	if code != 0 || !strings.Contains(out, hint) || !strings.Contains(out, "throttled 32 periods") {
+		t.Errorf("exit %d:\n%s\nwant /tv-batch's hint and /tv-q25's 32 periods", code, out)
+	}
+	out, stderr, code := runCLI(t, "latency", "--by", "cgroup", "-i", grpq, "--recorded-cgroup", "/tv-batch:max=max")
+	if code != 0 || !strings.Contains(out, "cgroup: /tv-batch\n") || strings.Contains(out, "no throttle found") {
+		t.Logf("stderr: %s", stderr)
+		t.Errorf("with /tv-batch's settings given:\n%s\nwant no hint", out)
+	}
+}
