@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 
 	"github.com/traceview/traceview/trace"
@@ -120,8 +121,10 @@ func interruptedError(name string, err error) error {
 	case errors.As(err, &done):
 		return err // said already
 	case errors.Is(err, trace.ErrStopped):
-		// A reader's copy of its input stopped (perfdata's spill).
-		return interruptedErr{fmt.Errorf("%s: interrupted (Ctrl-C): %w", name, err)}
+		// A reader's copy of its input stopped (perfdata's spill). The
+		// command's name once (new-user pass 115 F6: "info:
+		// interrupted (Ctrl-C): info: -: ...").
+		return interruptedErr{fmt.Errorf("%s: interrupted (Ctrl-C): %s", name, strings.TrimPrefix(err.Error(), name+": "))}
 	case errors.Is(err, errReadInterrupted):
 		return interruptedErr{fmt.Errorf("%s: interrupted (Ctrl-C) while reading (the warning above says where): %w", name, err)}
 	case err != nil:

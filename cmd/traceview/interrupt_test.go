@@ -104,10 +104,14 @@ func TestCtrlCWhileReading(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every command says it, its name once (pass 115 F2: replay sent
+	// to a warning that was not there; F6: "info: ... info: -:").
 	data, part = fileMode, len(fileMode)/2
-	code, _, lines = run("latency", "-i", "-", "-o", "json")
-	if last := lines[len(lines)-1]; code != 1 || !strings.HasPrefix(last, "traceview: latency: interrupted (Ctrl-C): -: perf.data: the reading stopped while a file-mode perf.data was copied from a pipe, ") {
-		t.Errorf("file-mode perf.data on stdin, Ctrl-C: exit %d, stderr:\n%s", code, strings.Join(lines, "\n"))
+	for _, args := range [][]string{{"latency", "-o", "json"}, {"replay", "--policy", "cfs"}, {"info"}} {
+		code, _, lines := run(append(args, "-i", "-")...)
+		if last := lines[len(lines)-1]; code != 1 || !strings.HasPrefix(last, "traceview: "+args[0]+": interrupted (Ctrl-C): -: perf.data: the reading stopped while a file-mode perf.data was copied from a pipe, ") {
+			t.Errorf("%s, file-mode perf.data on stdin, Ctrl-C: exit %d, stderr:\n%s", args[0], code, strings.Join(lines, "\n"))
+		}
 	}
 	data = pipeData
 	// Ctrl-C before the first sched_switch (the stream's first 2 KB: its

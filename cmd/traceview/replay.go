@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -381,6 +382,12 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 		return err
 	}
 	m, meta, err := loadReplayModel(errw, o.input, asTraced(specs))
+	if errors.Is(err, trace.ErrStopped) {
+		// Ctrl-C stopped the copy of its input (a file-mode perf.data
+		// from a pipe): the error says how much had come (new-user
+		// pass 115 F2: "the warning above", which was not there).
+		return interruptedError("replay", err)
+	}
 	if readInterrupted() {
 		// Ctrl-C while reading: no prediction of part of a trace (its
 		// warning, printed above, says where the reading stopped;
