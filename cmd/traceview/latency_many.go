@@ -498,7 +498,10 @@ func writeAncestorSection(out io.Writer, g *report.CgroupThrottle, cgroups map[s
 // both (they differ by the run time of a switch that moved a task between
 // groups, and before the trace's first switch).
 func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult, cgroups map[string]*report.CgroupThrottle) string {
-	q := "quota unknown (throttles inferred where its runnable tasks were left for an idle CPU)"
+	// With its quota unknown, how its throttles are found and how to give
+	// the quota, on every such group (new-user pass 115 F5: only a group
+	// with none found had the hint, the one throttled had none).
+	q := "quota unknown (throttles inferred only where its runnable tasks were left for an idle CPU, unseen on busy CPUs: give a quota with --recorded-cgroup " + termsafe.Label(g.Path) + ":max=QUOTA/PERIOD)"
 	switch {
 	case g.Settings == "unknown":
 	case g.QuotaNS < 0:
@@ -549,7 +552,7 @@ func cgroupSummary(g *report.CgroupThrottle, table *report.LatencyResult, cgroup
 		// read "throttled 0 periods" where the kernel counted 30, as if
 		// it were never throttled (new-user pass 114 F6).
 		// (The quota's words, q, say how they are inferred.)
-		thr = "no throttle found, 0 periods (a quota's are inferred only where its tasks were left for an idle CPU, and on busy CPUs go unseen: if it has one, give it with --recorded-cgroup " + termsafe.Label(g.Path) + ":max=QUOTA/PERIOD)"
+		thr = "no throttle found (0 periods)"
 	}
 	if g.AlsoUnder != "" && g.ThrottledBy == "" {
 		if a := cgroups[g.AlsoUnder]; a != nil && a.Throttled == 0 && (a.Kernel == nil || a.Kernel.NrThrottled == 0) {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -351,17 +352,21 @@ func TestExportSaysScheduleWarnings(t *testing.T) {
 }
 
 // TestNoThrottleFoundHint: a group of a perf.data with no quota recorded
-// and no throttle inferred says how to give its quota, where it read
-// "throttled 0 periods" as if it had never been throttled (new-user pass
-// 114 F6); with the quota given, its line counts periods again. grpq.q25
-// holds /tv-batch (no quota) and /tv-q25 (25 ms per 100 ms; 32 periods
+// says how to give its quota, and one with no throttle inferred says none
+// was found, where it read "throttled 0 periods" as if it had never been
+// throttled (new-user pass 114 F6); with the quota given, its line
+// counts periods again. grpq.q25
+// holds /tv-batch (no quota) and /tv-svc (25 ms per 100 ms; 32 periods
 // inferred without it given).
 func TestNoThrottleFoundHint(t *testing.T) {
 	const grpq = "../../testdata/traces/grpq.q25.perf.data"
 	out, _, code := runCLI(t, "latency", "--by", "cgroup", "-i", grpq)
-	const hint = "no throttle found, 0 periods (a quota's are inferred only where its tasks were left for an idle CPU, and on busy CPUs go unseen: if it has one, give it with --recorded-cgroup /tv-batch:max=QUOTA/PERIOD)"
-	if code != 0 || !strings.Contains(out, hint) || !strings.Contains(out, "throttled 32 periods") {
-		t.Errorf("exit %d:\n%s\nwant /tv-batch's hint and /tv-q25's 32 periods", code, out)
+	// Both groups' quotas are unknown: each line says how to give it,
+	// the throttled one's too (new-user pass 115 F5).
+	const hint = "quota unknown (throttles inferred only where its runnable tasks were left for an idle CPU, unseen on busy CPUs: give a quota with --recorded-cgroup %s:max=QUOTA/PERIOD)"
+	if code != 0 || !strings.Contains(out, "no throttle found (0 periods); quota unknown") || !strings.Contains(out, "throttled 32 periods") ||
+		!strings.Contains(out, fmt.Sprintf(hint, "/tv-batch")) || !strings.Contains(out, fmt.Sprintf(hint, "/tv-svc")) {
+		t.Errorf("exit %d:\n%s\nwant /tv-batch's 'no throttle found', /tv-svc's 32 periods and each its hint", code, out)
 	}
 	out, stderr, code := runCLI(t, "latency", "--by", "cgroup", "-i", grpq, "--recorded-cgroup", "/tv-batch:max=max")
 	if code != 0 || !strings.Contains(out, "cgroup: /tv-batch\n") || strings.Contains(out, "no throttle found") {
