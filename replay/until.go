@@ -152,7 +152,8 @@ func tailDoesMore(tk *Task, k int) bool {
 
 // inferUntil labels each workload task with how it ends (UntilKind). A
 // task is deadline-bound when it is self-paced (a spinner, or a cycle of
-// CPU bursts and relative timer sleeps with no other task waking it), it
+// CPU bursts and relative timer sleeps, another task waking it or woken
+// by it at most once in ten blocks), it
 // exits in the trace after at least minDeadlineLife, and at least one
 // sibling of the same name and parent does too with exit times within
 // deadlineSpread of their mean lifetime: the issue's rule "sibling tasks
@@ -208,15 +209,30 @@ func (x *extractor) inferUntil() {
 		k, spinEnd := spinBurst(tk)
 		spinner := k >= 0
 		// A cycle: relative timer sleeps (or wakeups the trace lost),
-		// at most a tenth of the blocks of another kind, none a dependency, no effect on other tasks
-		// after the first burst (which may fork), and a timer sleep
-		// before the final burst (the cycle repeated past the trace).
+		// at most a tenth of the blocks of another kind, at most a
+		// tenth ended by another task or waking or forking one after
+		// the first burst (which may fork), and a timer sleep before
+		// the final burst (the cycle repeated past the trace).
 		cycle := e >= 3
-		timers := 0
+		timers, incidental := 0, 0
 		for k := 0; cycle && k < e; k++ {
+			if k > 0 && tk.affects(&bs[k]) {
+				incidental++
+			}
 			switch {
-			case bs[k].End != EndBlock || bs[k].Wake.Kind == CauseDependency || k > 0 && tk.affects(&bs[k]):
+			case bs[k].End != EndBlock:
 				cycle = false
+			case bs[k].Wake.Kind == CauseDependency:
+				// Another task ended the wait: with the bursts that
+				// wake or fork another task, at most a tenth of the
+				// blocks (below), incidental contention (a lock the
+				// parent held while it forked, 15 µs to a few hundred
+				// between 1 ms timer sleeps of three threads, and their
+				// releases of it: new-user pass 115 F1, where one such
+				// block kept the threads work-bound and a --cpus 1
+				// prediction 43 % long); more is a dependency that
+				// paces the task.
+				incidental++
 			case bs[k].Wake.Kind == CauseTimer || bs[k].Wake.Kind == CauseExternal && bs[k].Wake.Inferred:
 				// An inferred external wakeup of a self-paced task is a
 				// timer whose waking the trace lacks (on this VM nothing is
@@ -224,7 +240,7 @@ func (x *extractor) inferUntil() {
 				timers++
 			}
 		}
-		cycle = cycle && timers*10 >= 9*e
+		cycle = cycle && timers*10 >= 9*e && incidental*10 <= e
 		tk.Repeat = -1
 		for k := e - 1; cycle && k >= 1; k-- {
 			if bs[k].Wake.Kind == CauseTimer {

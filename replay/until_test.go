@@ -114,3 +114,49 @@ func TestForkLoops(t *testing.T) {
 		}
 	}
 }
+
+// TestCycleIncidentalWaits (new-user pass 115 F1): two sibling threads
+// (wl, children of task 0) that each burn 2 ms and sleep 1 ms on a timer
+// 100 times from 10 ms, then exit in a 0.1 ms burst at 310.1 ms, are a
+// cycle of timer sleeps and deadline-bound when at most a tenth of their
+// 100 blocks are incidental: a wait another task ended (a lock their
+// parent held while it forked) or a burst that wakes another task. With 9
+// such waits and one waking burst (10 of 100) each is deadline-bound: the
+// wakeup of its block 98 at 10 + 3·99 = 307 ms found the deadline not
+// yet past, that of block 99 at 310 ms past it, so the deadline is the
+// midpoint, 308.5 ms, 298.5 ms after its start. With 10 waits and the
+// waking burst (11 of 100) they are not self-paced: count-bound (three
+// blocks or more). Before, one such wait kept them work-bound, and a
+// --cpus 1 prediction ran their recorded CPU time, 43 % long.
+func TestCycleIncidentalWaits(t *testing.T) {
+	const ms = 1_000_000
+	for _, c := range []struct {
+		deps int
+		want UntilKind
+		dl   int64
+	}{{9, UntilDeadline, 298.5 * ms}, {10, UntilCount, 0}} {
+		thread := func() Task {
+			tk := Task{Comm: "wl", Parent: 0, Workload: true, Start: 10 * ms, Last: 310.1 * ms, Repeat: -1}
+			for k := range 100 {
+				wake := Cause{Kind: CauseTimer, Delay: ms, At: 10*ms + int64(3*(k+1))*ms}
+				if k%10 == 3 && k/10 < c.deps { // blocks 3, 13, 23, ...
+					wake = Cause{Kind: CauseDependency, Waker: 0, Inferred: true, At: wake.At}
+				}
+				tk.Bursts = append(tk.Bursts, Burst{Len: 2 * ms, End: EndBlock, Slept: ms, Wake: wake})
+			}
+			tk.Bursts = append(tk.Bursts, Burst{Len: 0.1 * ms, End: EndExit})
+			return tk
+		}
+		m := &Model{Tasks: []Task{{Comm: "wl", Parent: -1, Workload: true, Bursts: []Burst{{End: EndTrace}}}, thread(), thread()}}
+		for _, i := range []int{1, 2} {
+			m.Tasks[i].SetActions(&m.Tasks[i].Bursts[5], []Action{{At: ms, Kind: ActWake, Target: 0}})
+		}
+		x := &extractor{m: m}
+		x.inferUntil()
+		for _, i := range []int{1, 2} {
+			if tk := &m.Tasks[i]; tk.Until != c.want || tk.Deadline != c.dl {
+				t.Errorf("%d waits: task %d %s, deadline %d ns; want %s, %d ns", c.deps, i, tk.Until, tk.Deadline, c.want, c.dl)
+			}
+		}
+	}
+}
