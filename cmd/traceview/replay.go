@@ -286,7 +286,7 @@ type replayRunJSON struct {
 	GroupStats     []policies.GroupStats `json:"group_stats,omitempty"`
 	// Interrupted: Ctrl-C stopped the simulation; the prediction covers
 	// the trace up to its end only.
-	Interrupted bool `json:"interrupted,omitempty"`
+	Interrupted bool `json:"interrupted"`
 }
 
 // replayAssumptions counts the model's inferred causes and semantics by
@@ -509,20 +509,24 @@ func rereadable(input string) bool {
 }
 
 // replayCSVHeader names the columns of replay -o csv: times in ns,
-// switches as the kernel counts them (recorded + unrecorded).
+// switches as the kernel counts them (recorded + unrecorded); interrupted
+// is true on the rows of a run Ctrl-C cut short, which count the
+// simulation up to there only and have no predicted makespan (new-user
+// pass 115 F4: nothing in the CSV told them from a whole run's).
 var replayCSVHeader = []string{"policy", "cpus", "task", "makespan_obs_ns", "makespan_pred_ns",
 	"runtime_obs_ns", "runtime_pred_ns", "switches_obs", "switches_pred",
-	"avg_delay_obs_ns", "avg_delay_pred_ns", "max_delay_obs_ns", "max_delay_pred_ns"}
+	"avg_delay_obs_ns", "avg_delay_pred_ns", "max_delay_obs_ns", "max_delay_pred_ns", "interrupted"}
 
 // replayCSVRows is one run's lines of replay -o csv, one per task row
 // (PairRows, as the table).
 func replayCSVRows(policy string, res *replay.Result, obs, pred *report.LatencyResult, obsMakespan int64, censored bool) [][]string {
 	i := func(v int64) string { return strconv.FormatInt(v, 10) }
 	predMakespan := i(res.Makespan)
-	if censored {
+	if censored || res.Interrupted {
 		// Workload tasks ran to the capture's end: no makespan can be
 		// predicted (the table says so, the JSON's makespan_censored);
 		// empty, unknown, not the simulation's end (new-user pass 51 F4).
+		// Nor of a run cut short.
 		predMakespan = ""
 	}
 	var rows [][]string
@@ -530,7 +534,7 @@ func replayCSVRows(policy string, res *replay.Result, obs, pred *report.LatencyR
 		a, b := p.Observed, p.Pred
 		rows = append(rows, []string{policy, strconv.Itoa(res.CPUs), termsafe.ValidUTF8(p.Key), i(obsMakespan), predMakespan,
 			i(a.Runtime), i(b.Runtime), i(a.Switches + a.Unrecorded), i(b.Switches + b.Unrecorded),
-			i(a.AvgDelay), i(b.AvgDelay), i(a.MaxDelay), i(b.MaxDelay)})
+			i(a.AvgDelay), i(b.AvgDelay), i(a.MaxDelay), i(b.MaxDelay), strconv.FormatBool(res.Interrupted)})
 	}
 	return rows
 }

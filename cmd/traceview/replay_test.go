@@ -269,7 +269,7 @@ func TestReplayEraHZNote(t *testing.T) {
 
 // -o csv: a header, then one line per policy and task; as-traced predicts
 // exactly what it observed (runtime, switches, delays equal column by
-// column), and the sched-messaging line of as-traced is perf's 730.484 ms
+// column; interrupted false: a whole run), and the sched-messaging line of as-traced is perf's 730.484 ms
 // (730483611 ns, which perf prints rounded) with 1227 switches (recorded
 // + unrecorded).
 func TestReplayCSV(t *testing.T) {
@@ -284,7 +284,7 @@ func TestReplayCSV(t *testing.T) {
 	found := false
 	for _, l := range lines[1:] {
 		f := strings.Split(l, ",")
-		if len(f) != 13 || f[3] != f[4] || f[5] != f[6] || f[7] != f[8] || f[9] != f[10] || f[11] != f[12] {
+		if len(f) != 14 || f[3] != f[4] || f[5] != f[6] || f[7] != f[8] || f[9] != f[10] || f[11] != f[12] || f[13] != "false" {
 			t.Errorf("as-traced line differs between observed and predicted: %q", l)
 		}
 		if f[2] == "sched-messaging" {

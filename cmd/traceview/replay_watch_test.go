@@ -41,9 +41,16 @@ func TestSimWatch(t *testing.T) {
 	if !cut.Interrupted || cut.Stats.Events != 0 {
 		t.Fatalf("run after Ctrl-C: interrupted %v, %d events; want an interrupted run of none", cut.Interrupted, cut.Stats.Events)
 	}
-	want := "interrupted (Ctrl-C): the eevdf prediction stops at 0.000 ms of the trace's " + msf(m.End-m.Start) + " ms"
+	want := "interrupted (Ctrl-C): the eevdf prediction stops at 0.000 ms of simulated time (the recorded trace spans " + msf(m.End-m.Start) + " ms; a what-if may run longer or shorter)"
 	if got := interrupted("eevdf", cut, m); !strings.HasPrefix(got, want) {
 		t.Errorf("label %q, want it to start %q", got, want)
+	}
+	// Its CSV rows say it and leave the predicted makespan empty (new-user
+	// pass 115 F4: nothing told them from a whole run's).
+	row := report.LatencyResult{Rows: []report.LatencyRow{{Comm: "a", TID: 5, NrTasks: 1, Runtime: 1}}}
+	rows := replayCSVRows("eevdf", cut, &row, &row, 800_000_000, false)
+	if len(rows) != 1 || len(rows[0]) != len(replayCSVHeader) || rows[0][4] != "" || rows[0][len(rows[0])-1] != "true" {
+		t.Errorf("the cut run's CSV rows %q: want one, makespan_pred_ns empty, interrupted true", rows)
 	}
 	// Its table's line gives no makespan ratio of the part it simulated
 	// to the whole observed (new-user pass 111 F2: "ratio 0.000").
