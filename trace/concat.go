@@ -130,11 +130,13 @@ func (c *concat) seriesNames() {
 }
 
 type concat struct {
-	srcs  []Source
-	names []string
-	ring  bool
-	meta  *Meta
-	k     int // the part being read
+	// srcs are the parts; one read to its end is an endedPart.
+	srcs     []Source
+	closeErr error // the first error of a part closed as it ended
+	names    []string
+	ring     bool
+	meta     *Meta
+	k        int // the part being read
 	// stacks is the number of stack ids of the parts before k.
 	stacks int
 	// cgroups numbers the parts' cgroups as one table.
@@ -158,7 +160,7 @@ type concat struct {
 func (c *concat) Meta() *Meta { return c.meta }
 
 func (c *concat) Close() error {
-	var first error
+	first := c.closeErr
 	for _, s := range c.srcs {
 		if err := s.Close(); err != nil && first == nil {
 			first = err
@@ -166,6 +168,16 @@ func (c *concat) Close() error {
 	}
 	return first
 }
+
+// endedPart stands for a part read to its end and closed (endPart): its
+// Meta stays, its reader's buffers go. A series held every file's (a
+// MiB or two each) to the end: 227 MB for 109 files (new-user pass 115
+// F7).
+type endedPart struct{ m *Meta }
+
+func (p endedPart) Next() (Event, error) { return Event{}, io.EOF }
+func (p endedPart) Meta() *Meta          { return p.m }
+func (p endedPart) Close() error         { return nil }
 
 func (c *concat) Next() (Event, error) {
 	for {
@@ -321,6 +333,10 @@ func (c *concat) endPart() {
 			maps.Copy(c.meta.TaskAutogroups, m.TaskAutogroups)
 		}
 	}
+	if err := c.srcs[c.k].Close(); err != nil && c.closeErr == nil {
+		c.closeErr = err
+	}
+	c.srcs[c.k] = endedPart{c.srcs[c.k].Meta()}
 	c.k++
 	if !c.ring {
 		if !c.cutBefore() {

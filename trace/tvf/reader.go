@@ -185,6 +185,15 @@ type Reader struct {
 	closer              io.Closer
 }
 
+// readBuffer is the size of a Reader's input buffer. A frame's payload
+// larger than it is read straight into its own buffer (bufio reads past
+// an empty buffer), so it only batches the small frames and headers: 64
+// KiB read a 355,658-event file (2.0 MB) in the same 0.12-0.13 s as 1 MiB
+// did. The latency of a series holds every file's reader at once, and at
+// 1 MiB each 109 files took 121.5 MB of heap before any event was read
+// (new-user pass 115 F7: 227 MB peak).
+const readBuffer = 64 << 10
+
 // NewReader reads the file magic and the header frame of r. If r is an
 // io.ReadSeeker positioned at the start of a complete file, the task table
 // and the trailer (losses, event count) are read from the end first, so that
@@ -204,7 +213,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	if rs, ok := r.(io.ReadSeeker); ok {
 		tr.readTail(rs)
 	}
-	tr.br = bufio.NewReaderSize(r, 1<<20)
+	tr.br = bufio.NewReaderSize(r, readBuffer)
 	var head [12]byte
 	if n, err := io.ReadFull(tr.br, head[:]); err != nil {
 		tr.dec.Close()
