@@ -13,12 +13,13 @@ import (
 
 // partSource is a Source of the events evs with meta m.
 type partSource struct {
-	m   *Meta
-	evs []Event
+	m      *Meta
+	evs    []Event
+	closed int // Close calls
 }
 
 func (p *partSource) Meta() *Meta  { return p.m }
-func (p *partSource) Close() error { return nil }
+func (p *partSource) Close() error { p.closed++; return nil }
 func (p *partSource) Next() (Event, error) {
 	if len(p.evs) == 0 {
 		return Event{}, io.EOF
@@ -26,6 +27,17 @@ func (p *partSource) Next() (Event, error) {
 	e := p.evs[0]
 	p.evs = p.evs[1:]
 	return e, nil
+}
+
+// seriesPart is a part of a --rotate series holding a switch on CPU 0 at
+// each of times (ns).
+func seriesPart(times ...int64) *partSource {
+	p := &partSource{m: &Meta{Tool: "traceview record (tp_btf) --rotate 1s", Hostname: "h", NrCPUs: 2}}
+	for _, at := range times {
+		p.evs = append(p.evs, NewEvent(at, 0, KindSwitch))
+	}
+	p.m.FirstTime, p.m.LastTime = times[0], times[len(times)-1]
+	return p
 }
 
 // ringPart is a ring dump of 2 CPUs holding evs, given as "CPU@time" (time
@@ -125,15 +137,7 @@ func TestConcatRingGapOneCPU(t *testing.T) {
 // [20, 30] in Meta.Lost and a series-missing-file warning naming s.002.tv.
 // Consecutive parts (s.001.tv, s.002.tv) get none.
 func TestConcatSeriesMissingFile(t *testing.T) {
-	part := func(times ...int64) *partSource {
-		p := &partSource{m: &Meta{Tool: "traceview record (tp_btf) --rotate 1s", Hostname: "h", NrCPUs: 2}}
-		for _, at := range times {
-			p.evs = append(p.evs, NewEvent(at, 0, KindSwitch))
-		}
-		p.m.FirstTime, p.m.LastTime = times[0], times[len(times)-1]
-		return p
-	}
-	src := Concat([]Source{part(10, 20), part(30, 40)}, []string{"s.001.tv", "s.003.tv"}, false)
+	src := Concat([]Source{seriesPart(10, 20), seriesPart(30, 40)}, []string{"s.001.tv", "s.003.tv"}, false)
 	if got, want := concatAll(t, src), "0@10 0@20 lost-1@30 0@30 0@40"; got != want {
 		t.Errorf("events %q, want %q", got, want)
 	}
@@ -150,7 +154,7 @@ func TestConcatSeriesMissingFile(t *testing.T) {
 	if !strings.Contains(msg, "the series lacks s.002.tv (between s.001.tv and s.003.tv)") {
 		t.Errorf("warning %q, want one naming s.002.tv", msg)
 	}
-	src = Concat([]Source{part(10, 20), part(30, 40)}, []string{"s.001.tv", "s.002.tv"}, false)
+	src = Concat([]Source{seriesPart(10, 20), seriesPart(30, 40)}, []string{"s.001.tv", "s.002.tv"}, false)
 	if got, want := concatAll(t, src), "0@10 0@20 0@30 0@40"; got != want {
 		t.Errorf("consecutive parts: events %q, want %q", got, want)
 	}
@@ -164,7 +168,7 @@ func TestConcatSeriesMissingFile(t *testing.T) {
 	// Files renamed out of their time order (new-user pass 64 F5): the
 	// times order them, none is missing (no lost event), and a warning
 	// says the numbers disagree.
-	src = Concat([]Source{part(10, 20), part(30, 40), part(50, 60)}, []string{"s.001.tv", "s.003.tv", "s.002.tv"}, false)
+	src = Concat([]Source{seriesPart(10, 20), seriesPart(30, 40), seriesPart(50, 60)}, []string{"s.001.tv", "s.003.tv", "s.002.tv"}, false)
 	ws := warnings(src)
 	if got, want := concatAll(t, src), "0@10 0@20 0@30 0@40 0@50 0@60"; got != want || ws["series-missing-file"] != "" ||
 		ws["series-order"] != "the files' numbers do not follow their times (s.001.tv, s.003.tv, s.002.tv): read in time order, as their events say" {
@@ -172,7 +176,7 @@ func TestConcatSeriesMissingFile(t *testing.T) {
 	}
 	// Two files missing: a warning each, each naming its own (new-user
 	// pass 64 F4: the second went into the first's text as "(2 times)").
-	src = Concat([]Source{part(10, 20), part(30, 40), part(50, 60)}, []string{"s.001.tv", "s.003.tv", "s.005.tv"}, false)
+	src = Concat([]Source{seriesPart(10, 20), seriesPart(30, 40), seriesPart(50, 60)}, []string{"s.001.tv", "s.003.tv", "s.005.tv"}, false)
 	concatAll(t, src)
 	var gaps []string
 	for _, w := range src.Meta().Warnings.List() {
@@ -187,16 +191,16 @@ func TestConcatSeriesMissingFile(t *testing.T) {
 	// trailer, so its end is known only once read): every CPU is
 	// unobserved from its last event (20) to the next file's first (30),
 	// as for a missing file (a series read 1.2 s delays across the cut).
-	cut := part(10, 20)
+	cut := seriesPart(10, 20)
 	cut.m.Warnings.Add("truncated", "file ends inside the frame")
-	src = Concat([]Source{cut, part(30, 40)}, []string{"s.001.tv", "s.002.tv"}, false)
+	src = Concat([]Source{cut, seriesPart(30, 40)}, []string{"s.001.tv", "s.002.tv"}, false)
 	if got, want := concatAll(t, src), "0@10 0@20 lost-1@30 0@30 0@40"; got != want || !strings.Contains(warnings(src)["series-cut-file"], "s.001.tv is cut short: nothing of the series was read from") {
 		t.Errorf("cut middle file: events %q (want %q), warnings %v", got, want, warnings(src))
 	}
 	// The first file missing (F6), compressed names too: said, with the
 	// time the report starts at; no lost event (nothing before it was
 	// observed).
-	src = Concat([]Source{part(30, 40), part(50, 60)}, []string{"s.003.tv.gz", "s.004.tv.gz"}, false)
+	src = Concat([]Source{seriesPart(30, 40), seriesPart(50, 60)}, []string{"s.003.tv.gz", "s.004.tv.gz"}, false)
 	ws = warnings(src)
 	if got, want := concatAll(t, src), "0@30 0@40 0@50 0@60"; got != want ||
 		ws["series-missing-file"] != "the series lacks s.001.tv.gz to s.002.tv.gz (before s.003.tv.gz): what the capture recorded before 0.000000 s is not in the report" {
@@ -319,5 +323,25 @@ func TestConcatCgroupsByPath(t *testing.T) {
 				t.Errorf("the table after the read (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestConcatClosesEndedParts: a part read to its end is closed then (its
+// reader's buffers go: new-user pass 115 F7, a series of 109 files held
+// all of theirs to the end), once, and Close closes the rest, once each.
+func TestConcatClosesEndedParts(t *testing.T) {
+	a, b := seriesPart(10, 20), seriesPart(30, 40)
+	src := Concat([]Source{a, b}, []string{"s.001.tv", "s.002.tv"}, false)
+	for range 3 { // 10, 20, then a's end and 30
+		if _, err := src.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.closed != 1 || b.closed != 0 {
+		t.Errorf("at b's first event: a closed %d times, b %d; want 1 and 0", a.closed, b.closed)
+	}
+	src.Close()
+	if a.closed != 1 || b.closed != 1 {
+		t.Errorf("after Close: a closed %d times, b %d; want once each", a.closed, b.closed)
 	}
 }
