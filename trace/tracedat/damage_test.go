@@ -843,7 +843,10 @@ func TestCPUOffsetPastEnd(t *testing.T) {
 // tracedat-damaged-cpu-size warning: CPU 1's size cut to 4096 (its data
 // read to the section's end), CPU 1's offset past the file's end or 4096
 // bytes into CPU 0's data (read where they follow CPU 0's), CPU 1's entry
-// a copy of CPU 0's (the bytes after CPU 0's data are CPU 1's). Before,
+// a copy of CPU 0's (the bytes after CPU 0's data are CPU 1's), CPU 1's
+// offset 100 bytes off its page (read on the page where it follows CPU
+// 0's), CPU 0's offset past the end or negative (read from the page that
+// ends its data where CPU 1's begin). Before,
 // the short size dropped CPU 1's pages after its first, without a word,
 // and the offsets had CPU 0 read past its end, CPU 1's pages read as its
 // own and dropped as out of line.
@@ -877,25 +880,40 @@ func TestCPUTableDamageV7(t *testing.T) {
 		if at < 0 || bytes.Count(clean, ent[:]) != 1 {
 			t.Fatalf("%s: CPU 1's entry not found once", name)
 		}
+		// CPU 0's entry, which ends where CPU 1's begins.
+		at0 := at - 20
+		if binary.LittleEndian.Uint32(clean[at0:]) != 0 || int64(binary.LittleEndian.Uint64(clean[at0+4:])) != cpus[0].offset {
+			t.Fatalf("%s: CPU 0's entry not before CPU 1's", name)
+		}
 		for _, c := range []struct {
 			what      string
+			cpu       int
 			off, size int64
 		}{
-			{"size cut", cpus[1].offset, 4096},
-			{"offset past the end", int64(len(clean)) + 1<<20, cpus[1].size},
-			{"offset inside CPU 0's", cpus[0].offset + 4096, cpus[1].size},
-			{"a copy of CPU 0's", cpus[0].offset, cpus[0].size},
+			{"size cut", 1, cpus[1].offset, 4096},
+			{"offset past the end", 1, int64(len(clean)) + 1<<20, cpus[1].size},
+			{"offset inside CPU 0's", 1, cpus[0].offset + 4096, cpus[1].size},
+			{"a copy of CPU 0's", 1, cpus[0].offset, cpus[0].size},
+			// (new-user pass 116 F4, F3: the whole file failed; CPU 0
+			// was lost.)
+			{"offset 100 bytes off", 1, cpus[1].offset + 100, cpus[1].size},
+			{"CPU 0's offset past the end", 0, int64(len(clean)) + 1<<20, cpus[0].size},
+			{"CPU 0's offset negative", 0, -4096, cpus[0].size},
 		} {
 			data := bytes.Clone(clean)
-			binary.LittleEndian.PutUint64(data[at+4:], uint64(c.off))
-			binary.LittleEndian.PutUint64(data[at+12:], uint64(c.size))
+			e := at
+			if c.cpu == 0 {
+				e = at0
+			}
+			binary.LittleEndian.PutUint64(data[e+4:], uint64(c.off))
+			binary.LittleEndian.PutUint64(data[e+12:], uint64(c.size))
 			got, _, meta, err := readTrace(t, data, false)
 			var found bool
 			for _, w := range meta.Warnings.List() {
 				found = found || w.Key == "tracedat-damaged-cpu-size"
 			}
 			if err != nil || !slices.Equal(got, want) || !found || len(meta.Warnings.List()) != base+1 {
-				t.Errorf("%s, CPU 1's %s: %d switches of %d, error %v, warnings %v; want them all and one tracedat-damaged-cpu-size warning", name, c.what, len(got), len(want), err, meta.Warnings.List())
+				t.Errorf("%s, CPU %d entry, %s: %d switches of %d, error %v, warnings %v; want them all and one tracedat-damaged-cpu-size warning", name, c.cpu, c.what, len(got), len(want), err, meta.Warnings.List())
 			}
 		}
 	}

@@ -1102,6 +1102,33 @@ func (f *file) chunksFit(at, end int64) bool {
 	return end-p < int64(f.pageSize)
 }
 
+// firstCPUOffset checks the offset of b.cpus[i], the table's first CPU
+// with data, that lies past the data's end (limit; where says which) or
+// before the file's start: its data end where the next CPU's begin, so they
+// are read from the page boundary that puts them there when they fit
+// (end, fits: checkCPUOffsets'), and the damage is said. (New-user pass
+// 116 F3: CPU 0's offset past the file's end was taken for CPU 1's size
+// running on to it, and all of CPU 0 was lost.)
+func (f *file) firstCPUOffset(b *buffer, i int, limit int64, where string, end func(cpuData) int64, fits func(cpuData, int64, int64) bool) {
+	page := int64(f.pageSize)
+	cd := &b.cpus[i]
+	k := slices.IndexFunc(b.cpus[i+1:], func(n cpuData) bool { return n.offset > 0 && n.size > 0 && n.offset < limit })
+	if k < 0 {
+		return
+	}
+	next := b.cpus[i+1+k]
+	at := (next.offset - (end(*cd) - cd.offset)) / page * page
+	if at <= 0 || !fits(*cd, at, next.offset) {
+		return
+	}
+	what := where
+	if cd.offset < 0 {
+		what = "before the file's start"
+	}
+	f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table places its data (%d bytes) at offset %d, %s: a damaged offset; read from offset %d they end where CPU %d's data begin (offset %d), and are read there", cd.cpu, cd.size, cd.offset, what, at, next.cpu, next.offset))
+	cd.offset = at
+}
+
 // checkCPUOffsets checks b's CPU table against the layout trace-cmd
 // writes: the CPUs' data in the table's order, each from the page boundary
 // after the one before (checkCPUSizes), within the file (v6) or within
@@ -1156,6 +1183,9 @@ func (f *file) checkCPUOffsets(b *buffer) {
 	prev := -1
 	for i := range b.cpus {
 		cd := &b.cpus[i]
+		if prev < 0 && cd.size > 0 && (cd.offset < 0 || cd.offset >= limit) {
+			f.firstCPUOffset(b, i, limit, where, end, fits)
+		}
 		if cd.offset <= 0 || cd.size <= 0 {
 			continue
 		}
@@ -1186,6 +1216,12 @@ func (f *file) checkCPUOffsets(b *buffer) {
 					}
 				case cd.offset >= p.offset && cd.offset < pend && fits(*cd, want, following) && !fits(*cd, cd.offset, following):
 					f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table places its data (%d bytes) at offset %d, inside CPU %d's (offset %d, %d bytes), and read where they follow CPU %d's they end where the data after them begin (offset %d): a damaged offset; the CPU's data are read at offset %d", cd.cpu, cd.size, cd.offset, p.cpu, p.offset, p.size, p.cpu, following, want))
+					cd.offset = want
+				case cd.offset%page != 0 && fits(*cd, want, following) && !fits(*cd, cd.offset, following):
+					// trace-cmd begins each CPU's data on a page boundary
+					// (new-user pass 116 F4: 100 bytes off failed the whole
+					// file, and --lenient lost the CPU).
+					f.sizeDamage = append(f.sizeDamage, fmt.Sprintf("CPU %d: the CPU table places its data (%d bytes) at offset %d, not on a page boundary (%d bytes), and read where they follow CPU %d's they end where the data after them begin (offset %d): a damaged offset; the CPU's data are read at offset %d", cd.cpu, cd.size, cd.offset, page, p.cpu, following, want))
 					cd.offset = want
 				case cd.offset == p.offset && cd.size == p.size && want < following && (f.comp == "" && following-want >= page || f.comp != "" && following-want > 4) && f.chunksFit(want, following):
 					// The whole entry is the one before's, copied; the
