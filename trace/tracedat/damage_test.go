@@ -263,6 +263,11 @@ func TestFirstPageBehind(t *testing.T) {
 	if !slices.Equal(sws, []int64{1000000505, 1000002005}) || meta.LostInFile != 2 {
 		t.Errorf("switches %v, lost in file %d, warnings %v; want [1000000505 1000002005], 2", sws, meta.LostInFile, meta.Warnings.List())
 	}
+	// The dropped page's warning says the time it leaves unobserved,
+	// from the trace's first event (new-user pass 116 F1: none said).
+	if ws := fmt.Sprint(meta.Warnings.List()); !strings.Contains(ws, "page dropped, its 2 events lost; CPU 0 is unobserved from the trace's first event, 1.000000 s, to 1.000002 s") {
+		t.Errorf("warnings %s: want the dropped first page's window from the trace's first event", ws)
+	}
 }
 
 // TestCommitRaised (new-user pass 93 F3): page 1's commit word says 5000

@@ -560,8 +560,13 @@ func (r *Reader) ended(s *cpuStream) {
 // broken off: lenient).
 func (r *Reader) pageDamage(s *cpuStream, t int64) (unknown bool) {
 	span := ""
-	if t >= 0 && s.keptAny {
+	switch {
+	case t >= 0 && s.keptAny:
 		span = fmt.Sprintf("; CPU %d is unobserved from %s s to %s s", s.cpu, trace.FormatSeconds(s.kept, 6), trace.FormatSeconds(t, 6))
+	case t >= 0 && r.first >= 0 && r.first < t:
+		// The CPU's first pages (lossItem's window from the trace's
+		// first event; new-user pass 116 F1 read no window at all).
+		span = fmt.Sprintf("; CPU %d is unobserved from the trace's first event, %s s, to %s s", s.cpu, trace.FormatSeconds(r.first, 6), trace.FormatSeconds(t, 6))
 	}
 	for _, d := range s.damage {
 		switch {
