@@ -470,7 +470,14 @@ func lostSummary(r *infoReport) string {
 func printEventCounts(w io.Writer, r *infoReport) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	if len(r.EventNames) > 0 {
-		fmt.Fprintln(w, "\nrecorded events (samples):")
+		if readInterrupted() {
+			// The reader counts a sample as it parses it; one held for
+			// time order when Ctrl-C came is not delivered, so the kinds
+			// below may count fewer (new-user pass 113 F3).
+			fmt.Fprintln(w, "\nrecorded events (samples parsed before Ctrl-C; those still held for time order then are not in the events by kind below):")
+		} else {
+			fmt.Fprintln(w, "\nrecorded events (samples):")
+		}
 		for _, n := range r.EventNames {
 			fmt.Fprintf(tw, "  %s\t%d\n", n, r.Samples[n])
 		}
