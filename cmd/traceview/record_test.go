@@ -486,16 +486,15 @@ func TestRecordRotate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("record: exit %d: %s", code, stderr)
 	}
-	var total, n uint64
-	total = summaryEvents(t, stderr)
+	total, n := summaryEvents(t, stderr), uint64(0)
 	var prevLast int64
-	files := 0
-	for _, path := range seriesPaths(out) {
+	paths := seriesPaths(out)
+	files := len(paths)
+	for _, path := range paths {
 		st, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		files++
 		if st.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v", path, st.Mode().Perm())
 		}
@@ -941,13 +940,13 @@ func TestRecordRotateAfterStop(t *testing.T) {
 			t.Fatalf("record: exit %d: %s", code, stderr)
 		}
 		total, n := summaryEvents(t, stderr), uint64(0)
-		files := 0
-		for _, path := range seriesPaths(out) {
+		paths := seriesPaths(out)
+		files := len(paths)
+		for _, path := range paths {
 			st, err := os.Stat(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			files++
 			if st.Size() > 68<<10 {
 				t.Errorf("%s: %s: %d bytes, want at most 68 KiB", work[0], filepath.Base(path), st.Size())
 			}
