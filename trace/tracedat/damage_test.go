@@ -923,3 +923,42 @@ func TestCPUTableDamageV7(t *testing.T) {
 		}
 	}
 }
+
+// TestPageAheadRunsOn (new-user pass 116 F1): one CPU, pages stamped 1000,
+// 2000, ..., 10000, each with events 5 and 900 ns after its stamp (the pages
+// abut as on a busy CPU: 100 ns between one's last event and the next
+// one's stamp); page 4's records after its
+// first are overwritten, so its second event reads 100000000000000000 ns
+// (a time extend) after its first and its third 3000 ns after that. Page 4
+// runs past every later page's stamp, and a run of pages in order that
+// leaves it out must not ask the pages around it for its misread time:
+// held to its own largest step (the 1e17 ns jump), its span of 1e17 + 3000
+// ns left the 1100 ns between pages 3 and 5 too short, so every run that
+// skipped page 4 was short and the six intact pages after it made the best
+// run without pages 1-3 (dropped, 6 events lost). Page 4 is held to the
+// other pages' steps (895 ns) instead. Read: every event but page 4's second
+// and third (its tail from event 2, dropped, count unknown), 19 switches.
+func TestPageAheadRunsOn(t *testing.T) {
+	var pages [][]byte
+	var want []int64
+	for i := uint64(1); i <= 10; i++ {
+		ts := i * 1000
+		if i == 4 {
+			pages = append(pages, page(ts, -1, sw(t, 5), evExtend(100000000000000000), sw(t, 0), sw(t, 3000)))
+			want = append(want, int64(ts+5))
+			continue
+		}
+		pages = append(pages, page(ts, -1, sw(t, 5), sw(t, 895)))
+		want = append(want, int64(ts+5), int64(ts+900))
+	}
+	sws, _, meta, err := damageTrace(t, false, pages...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sws, want) {
+		t.Errorf("switches %v (%d); want %v (%d); warnings %v", sws, len(sws), want, len(want), meta.Warnings.List())
+	}
+	if ws := fmt.Sprint(meta.Warnings.List()); !strings.Contains(ws, "page 4: its events run to 100000000000007005 ns") || strings.Contains(ws, "page 1:") {
+		t.Errorf("warnings %s: want page 4's tail dropped and nothing said of page 1", ws)
+	}
+}

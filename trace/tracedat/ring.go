@@ -1006,12 +1006,19 @@ func (s *cpuStream) inBestRun(head, tail span) (headIn, tailIn, nextIn bool) {
 		n = 2
 	}
 	next := n
-	var most uint64 // the largest step between two events of a page ahead
+	// most is the largest step between two events of a page ahead, and
+	// most2 the largest of the pages ahead but the one with most (mostAt).
+	var most, most2 uint64
+	mostAt := -1
 	for _, sp := range s.spans {
 		if sp.events > 0 {
 			spans[n] = sp.span
+			if sp.step > most {
+				most, most2, mostAt = sp.step, most, n
+			} else {
+				most2 = max(most2, sp.step)
+			}
 			n++
-			most = max(most, sp.step)
 		}
 	}
 	// Before the CPU's first kept event there is no anchor: other CPUs'
@@ -1032,13 +1039,25 @@ func (s *cpuStream) inBestRun(head, tail span) (headIn, tailIn, nextIn bool) {
 	// whose steps between events are none longer than a page ahead's
 	// (most): the current page's part after a damaged header or time
 	// extend, misread, can span any time (pass 92's 108 ms at 6765603 s).
+	// A page ahead is held to the steps of the other pages ahead: one
+	// whose records were overwritten from its second event on runs, misread,
+	// to any time (new-user pass 116 F1: a step of 182783170 s), and held
+	// to its own step it asked that much time of every run that leaves it
+	// out, so that the runs that skip it were all short and the CPU's three
+	// intact pages before it were dropped.
+	bound := func(m int) uint64 {
+		if m == mostAt {
+			return most2
+		}
+		return most
+	}
 	var skip, least [lookAhead + 3]uint64
 	for m := 0; m < n; m++ {
 		skip[m+1], least[m+1] = skip[m], least[m]
 		if spans[m].to >= spans[m].from {
 			skip[m+1] += spans[m].to - spans[m].from
 		}
-		if spans[m].to >= spans[m].first && spans[m].step <= most {
+		if spans[m].to >= spans[m].first && spans[m].step <= bound(m) {
 			least[m+1] += spans[m].to - spans[m].first
 		}
 	}
