@@ -362,7 +362,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 				fmt.Fprintln(cmd.ErrOrStderr(), "traceview top: "+renamed)
 			}
 			if o.output == "json" {
-				return writeTopJSON(out, rows, renamed, nRenamed)
+				return writeTopJSON(out, rows, renamed, nRenamed, newTopWindow(since, now, lateStart, lateEnd))
 			}
 			return writeTopTable(out, rows, o.by, 0, time.Duration(now-since))
 		}
@@ -374,7 +374,7 @@ func runTop(cmd *cobra.Command, o topOptions) error {
 			fmt.Fprintln(cmd.ErrOrStderr(), "traceview top: "+renamed)
 		}
 		if o.output == "json" {
-			if err := writeTopJSON(out, rows, renamed, nRenamed); err != nil {
+			if err := writeTopJSON(out, rows, renamed, nRenamed, newTopWindow(since, now, lateStart, lateEnd)); err != nil {
 				return err
 			}
 		} else {
@@ -612,9 +612,43 @@ func waitWindow(ctx context.Context, top *ebpf.Top, window time.Duration, names 
 	}
 }
 
+// topWindowJSON is a top window's bounds in -o json, as the window line
+// on stderr gives them (topWindowLine): CLOCK_MONOTONIC ns, its length, the
+// online CPUs (0: not read), so that run times can be read against
+// duration × CPUs, and how late each bound was set (ebpf.Top.SnapshotLate;
+// new-user pass 117 F4: the window was on stderr only).
+type topWindowJSON struct {
+	StartNs     int64 `json:"start_ns"`
+	EndNs       int64 `json:"end_ns"`
+	DurationNs  int64 `json:"duration_ns"`
+	CPUs        int   `json:"cpus"`
+	StartLateNs int64 `json:"start_late_ns"`
+	EndLateNs   int64 `json:"end_late_ns"`
+}
+
+// newTopWindow is the window (since, now] with its bounds' lateness and
+// the machine's online CPUs.
+func newTopWindow(since, now, lateStart, lateEnd int64) *topWindowJSON {
+	w := &topWindowJSON{StartNs: since, EndNs: now, DurationNs: now - since, StartLateNs: lateStart, EndLateNs: lateEnd}
+	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
+		if cpus, err := cpulist.Parse(strings.TrimSpace(string(b))); err == nil {
+			w.CPUs = len(cpus)
+		}
+	}
+	return w
+}
+
+// topJSON is top's -o json document: latency's, and the window (omitted
+// when not known).
+type topJSON struct {
+	report.LatencyJSON
+	Window *topWindowJSON `json:"window,omitempty"`
+}
+
 // writeTopJSON writes a window's rows as latency -o json does, with
-// renamed (topNames.note, "" none; of n tasks) among the warnings.
-func writeTopJSON(w io.Writer, rows []*topRow, renamed string, n int) error {
+// renamed (topNames.note, "" none; of n tasks) among the warnings and the
+// window's bounds (nil: none).
+func writeTopJSON(w io.Writer, rows []*topRow, renamed string, n int, window *topWindowJSON) error {
 	doc := report.LatencyJSON{Tasks: []report.LatencyJSONRow{}, Warnings: []trace.Warning{}}
 	unmeasured := 0
 	for _, r := range rows {
@@ -672,7 +706,7 @@ func writeTopJSON(w io.Writer, rows []*topRow, renamed string, n int) error {
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return enc.Encode(topJSON{LatencyJSON: doc, Window: window})
 }
 
 // writeTopTable writes a window's table, at most max rows (0: all); its

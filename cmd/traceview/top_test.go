@@ -65,9 +65,24 @@ func TestTopOnceJSON(t *testing.T) {
 	}
 	dec := json.NewDecoder(strings.NewReader(stdout))
 	dec.DisallowUnknownFields()
-	var doc report.LatencyJSON
+	var doc topJSON
 	if err := dec.Decode(&doc); err != nil {
-		t.Fatalf("not latency's JSON: %v\n%s", err, stdout)
+		t.Fatalf("not latency's JSON with a window: %v\n%s", err, stdout)
+	}
+	// The window (new-user pass 117 F4): -d 1s long, at most its bounds'
+	// lateness more, on the machine's CPUs, holding no more run time than
+	// its length times them.
+	w := doc.Window
+	if w == nil || w.EndNs-w.StartNs != w.DurationNs || w.DurationNs < 1e9 || w.DurationNs > 1e9+w.StartLateNs+w.EndLateNs+500e6 || w.CPUs < 1 {
+		t.Errorf("window %+v: want 1 s long (its lateness and 0.5 s allowed), end - start = duration, CPUs >= 1", w)
+	} else {
+		var run int64
+		for _, r := range doc.Tasks {
+			run += max(r.RuntimeNs, 0)
+		}
+		if run > (w.DurationNs+w.StartLateNs+w.EndLateNs)*int64(w.CPUs) {
+			t.Errorf("run time %d ns in the window %+v: more than its length times its CPUs", run, w)
+		}
 	}
 	for _, r := range doc.Tasks {
 		if r.Comm != "sleep" {
@@ -641,7 +656,7 @@ func TestTopThrottled(t *testing.T) {
 		t.Errorf("no throttle note:\n%s", b.String())
 	}
 	b.Reset()
-	if err := writeTopJSON(&b, rows, "", 0); err != nil {
+	if err := writeTopJSON(&b, rows, "", 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	var d struct {
@@ -712,7 +727,7 @@ func TestTopQuotaParent(t *testing.T) {
 		t.Errorf("no note for the added rows:\n%s", b.String())
 	}
 	b.Reset()
-	if err := writeTopJSON(&b, rows, "", 0); err != nil {
+	if err := writeTopJSON(&b, rows, "", 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	var d struct {
@@ -1068,7 +1083,7 @@ func TestTopWindowFlags(t *testing.T) {
 func TestTopJSONSingleTaskPID(t *testing.T) {
 	rows := groupTop([]ebpf.TaskStat{{TID: 42, Comm: "one"}, {TID: 7, Comm: "two"}, {TID: 8, Comm: "two"}}, "comm", nil)
 	var b bytes.Buffer
-	if err := writeTopJSON(&b, rows, "", 0); err != nil {
+	if err := writeTopJSON(&b, rows, "", 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc report.LatencyJSON
@@ -1086,7 +1101,7 @@ func TestTopJSONSingleTaskPID(t *testing.T) {
 	// F5: /t22batch's row had its one hog's tid).
 	rows = groupTop([]ebpf.TaskStat{{TID: 42, Comm: "one", Cgroup: 5}, {TID: 7, Comm: "two", Cgroup: 6}, {TID: 8, Comm: "two", Cgroup: 6}}, "cgroup", map[uint64]string{5: "/a", 6: "/b"})
 	b.Reset()
-	if err := writeTopJSON(&b, rows, "", 0); err != nil {
+	if err := writeTopJSON(&b, rows, "", 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	doc = report.LatencyJSON{}
@@ -1244,7 +1259,7 @@ func TestTopNegativeRuntime(t *testing.T) {
 func topJSONRuntimes(t *testing.T, stats []ebpf.TaskStat) (map[string]int64, report.LatencyJSON) {
 	t.Helper()
 	var b bytes.Buffer
-	if err := writeTopJSON(&b, groupTop(stats, "comm", nil), "", 0); err != nil {
+	if err := writeTopJSON(&b, groupTop(stats, "comm", nil), "", 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc report.LatencyJSON
@@ -1349,7 +1364,7 @@ func TestTopUnseenWaits(t *testing.T) {
 		t.Errorf("table:\n%s\nwant %q", b.String(), want)
 	}
 	b.Reset()
-	if err := writeTopJSON(&b, rows, "", 0); err != nil {
+	if err := writeTopJSON(&b, rows, "", 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc report.LatencyJSON
