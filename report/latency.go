@@ -191,6 +191,14 @@ type LatencyRow struct {
 	// counted each (nr_switches, the task's nvcsw/nivcsw); Switches does
 	// not.
 	Unrecorded int64
+	// RunsUnended counts the row's runs whose switch-out the trace lacks
+	// (the CPU's next sched_switch switched out another task:
+	// ChainBreak.Missing) when Runtime comes from the switches: their time
+	// is unknown and Runtime leaves it out, a lower bound; with Runtime 0
+	// the run time is unknown, not none (new-user pass 117 F2: a thread
+	// switched in 13 times shown at 0.000 ms). 0 in PerfCompat mode and
+	// with sched_stat_runtime, which the kernel measures itself.
+	RunsUnended int64
 	// Lossy counts the row's delays that overlapped lost events, left out
 	// of every other column unless KeepLossy; LossyRuntime its
 	// sched_stat_runtime events that did, left out of Runtime unless
@@ -555,6 +563,15 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 	if len(groups) > 0 {
 		res.WhatIfGroups = whatIfGroups(src.Meta(), groups)
 	}
+	var unended map[trace.TID]int64
+	if d.RuntimeFromSwitches {
+		unended = map[trace.TID]int64{}
+		for _, cb := range d.Chains {
+			for tid, n := range cb.Missing {
+				unended[tid] += n
+			}
+		}
+	}
 	atoms := l.tr.AtomRoot()
 	res.TaskRows = make([]LatencyRow, 0, len(atoms))
 	for _, t := range atoms {
@@ -576,6 +593,9 @@ func scheduleLatency(src trace.Source, opts LatencyOptions) (*latencyRun, error)
 		r.RuntimeSource = RuntimeFromStat
 		if d.RuntimeFromSwitches {
 			r.RuntimeSource, r.Runtime = RuntimeFromSwitches, t.X.onCPU
+			if r.TID > 0 {
+				r.RunsUnended = unended[r.TID]
+			}
 		}
 		res.TaskRows = append(res.TaskRows, r)
 	}
@@ -925,6 +945,7 @@ func addRow(dst, src *LatencyRow) {
 	dst.RestartShift += src.RestartShift
 	dst.Lossy += src.Lossy
 	dst.Unrecorded += src.Unrecorded
+	dst.RunsUnended += src.RunsUnended
 	dst.LossyRuntime += src.LossyRuntime
 	dst.Throttled += src.Throttled
 	dst.ThrottledDelays += src.ThrottledDelays

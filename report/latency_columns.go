@@ -47,6 +47,9 @@ type LatencyColumn struct {
 	Need func(o *LatencyOptions) bool
 	// Table is the column's cell in the text table; nil: not in the table.
 	Table *TableCell
+	// Unmeasured, when set, says the row's figure is unknown rather than
+	// the 0 Int gives: the table prints "-" there (default mode only).
+	Unmeasured func(r *LatencyRow) bool
 	// OfDelays marks a figure of the row's measured delays (average,
 	// maximum and its times, percentiles): a row with none (Count 0,
 	// kept for its run time or switches) prints "-" there, not a 0 that
@@ -127,8 +130,10 @@ var LatencyColumns = []LatencyColumn{
 	{Key: "nr_tasks", Title: "Tasks", Int: func(r *LatencyRow) int64 { return int64(r.NrTasks) }, JSON: true, CSV: true, Compare: &CompareFigure{Key: "tasks"}},
 	{Key: "runtime_ns", Title: "Runtime", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.Runtime },
 		Total: func(t *LatencyTotal) int64 { return t.Runtime }, JSON: true, CSV: true, HTML: true,
-		Table:   &TableCell{Head: "   Runtime ms", Width: 16, Format: msCell("%11.3f ms")},
-		Compare: &CompareFigure{Name: "runtime", RatioNeedsB: true}},
+		Table: &TableCell{Head: "   Runtime ms", Width: 16, Format: msCell("%11.3f ms")},
+		// (Every run of the row's tasks ended unseen: LatencyRow.RunsUnended.)
+		Unmeasured: func(r *LatencyRow) bool { return r.Runtime == 0 && r.RunsUnended > 0 },
+		Compare:    &CompareFigure{Name: "runtime", RatioNeedsB: true}},
 	{Key: "count", Title: "Count", Int: func(r *LatencyRow) int64 { return r.Count },
 		Total: func(t *LatencyTotal) int64 { return t.Count }, JSON: true, CSV: true, HTML: true,
 		Table:   &TableCell{Head: "  Count", Width: 11, Format: func(v int64) string { return fmt.Sprintf("%9d", v) }},
@@ -196,6 +201,11 @@ var LatencyColumns = []LatencyColumn{
 	// unrecorded_switches: switch-ins of the row's tasks the trace lacks
 	// (LatencyRow.Unrecorded; not in switches). Default mode only, JSON
 	// only.
+	// unended_runs: runs of the row's tasks whose switch-out the trace
+	// lacks, left out of runtime_ns (LatencyRow.RunsUnended: with
+	// runtime_ns 0, the run time is unknown). Default mode only, JSON only.
+	{Key: "unended_runs", Title: "Unended runs", Int: func(r *LatencyRow) int64 { return r.RunsUnended },
+		JSON: true, OmitJSON: defaultModeOnly},
 	{Key: "unrecorded_switches", Title: "Unrecorded switches", Int: func(r *LatencyRow) int64 { return r.Unrecorded },
 		JSON: true, OmitJSON: defaultModeOnly},
 }

@@ -75,7 +75,7 @@ func WriteLatencyTable(w io.Writer, res *LatencyResult, perfStyle bool) error {
 		bw.WriteString(termsafe.PadRight(rowLabel(r), nameWidth))
 		for j, c := range cols {
 			cell := c.Table.Format(c.Int(r))
-			if c.OfDelays && r.Count == 0 && !res.Options.PerfCompat {
+			if (c.OfDelays && r.Count == 0 || c.Unmeasured != nil && c.Unmeasured(r)) && !res.Options.PerfCompat {
 				cell = dashNumber(cell)
 			}
 			bw.WriteString("|" + cell)
