@@ -139,7 +139,7 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 	res, pred := p.Result, p.Predicted
 	r.self = nil // reused once at most: it holds a whole prediction
 	r.doc.Runs = append(r.doc.Runs, replayRunJSON{Policy: sp.String(), CPUs: res.CPUs, Predicted: pred.JSON(),
-		MakespanNs: res.Makespan, MakespanCensored: m.Stats.Censored > 0, Stats: res.Stats, SelfReplay: r.trust, Assumptions: r.asm,
+		MakespanNs: res.Makespan, SimulatedNs: simulatedSpan(res), MakespanCensored: m.Stats.Censored > 0, Stats: res.Stats, SelfReplay: r.trust, Assumptions: r.asm,
 		Groups: groupsJSON(res.Groups), GroupsModelled: res.GroupsModelled, GroupStats: res.GroupStats, Interrupted: res.Interrupted})
 	if res.Interrupted {
 		r.cut = interrupted(sp.String(), res, m)

@@ -124,7 +124,6 @@ func TestReplayCLIErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"replay", messaging2}, 2, "no --policy given"},
 		{[]string{"replay", "--policy", "nosuch", messaging2}, 2, `policy "nosuch": unknown policy`},
 		{[]string{"replay", "--policy", "eevdf:NO_SUCH", messaging2}, 2, `unknown feature "SUCH"`},
 		{[]string{"replay", "--policy", "eevdf", "--affinity", "sched-messaging=9", messaging2}, 2, "affinity 9 for sched-messaging: CPU 9 does not exist in the 2-CPU replay (CPUs 0-1; --cpus sets the count)"},
@@ -822,5 +821,81 @@ func TestReplayEscapesNames(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("no %q in\n%s", want, all)
 		}
+	}
+}
+
+// TestReplayRunTimeFitsSpan (new-user pass 117 F1): the predicted run
+// times of a replay add up to at most the simulation's span times its
+// CPUs, and the observed ones to the trace's span times the trace's CPUs
+// (2 here): a CPU runs one task at a time. The makespan is the traced
+// command's tasks' only; nice.2cpu's other tasks work on after them on 1
+// CPU under eevdf (48 ms past the workload's end), so the simulation
+// spans more than the makespan and the table's policy line says how much
+// when it is over 1 % and 1 ms, as the JSON's simulated_ns does (before, the line gave the
+// makespan alone as "simulated", 2784.6 ms of run time beside 1991.5 ms on
+// 1 CPU in the pass's capture, and the JSON no span).
+func TestReplayRunTimeFitsSpan(t *testing.T) {
+	const in = "../../testdata/traces/nice.2cpu.perf.data"
+	type table struct {
+		Tasks []struct {
+			RuntimeNs int64 `json:"runtime_ns"`
+		} `json:"tasks"`
+	}
+	sum := func(tb table) (s int64) {
+		for _, r := range tb.Tasks {
+			s += r.RuntimeNs
+		}
+		return s
+	}
+	var doc struct {
+		Observed table `json:"observed"`
+		SpanNs   int64 `json:"observed_span_ns"`
+		Runs     []struct {
+			CPUs        int   `json:"cpus"`
+			MakespanNs  int64 `json:"makespan_ns"`
+			SimulatedNs int64 `json:"simulated_ns"`
+			Predicted   table `json:"predicted"`
+		} `json:"runs"`
+	}
+	out, errs, code := runCLI(t, "replay", "--policy", "eevdf,cfs", "--cpus", "1", "--no-self-replay", "-o", "json", in)
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, errs)
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Runs) != 2 {
+		t.Fatalf("replay -o json: %v: %s", err, out[:min(len(out), 300)])
+	}
+	if obs := sum(doc.Observed); doc.SpanNs <= 0 || obs > 2*doc.SpanNs {
+		t.Errorf("observed run time %d ns in a span of %d ns on 2 CPUs", obs, doc.SpanNs)
+	}
+	text, errs, code := runCLI(t, "replay", "--policy", "eevdf,cfs", "--cpus", "1", "--no-self-replay", in)
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s", code, errs)
+	}
+	for _, r := range doc.Runs {
+		if pred := sum(r.Predicted); r.CPUs != 1 || pred > r.SimulatedNs {
+			t.Errorf("predicted run time %d ns in a simulation of %d ns on %d CPU", pred, r.SimulatedNs, r.CPUs)
+		}
+		past := r.SimulatedNs - r.MakespanNs
+		if want := "; the simulation spans " + msf(r.SimulatedNs) + " ms with the trace's other tasks;"; strings.Contains(text, want) != (past > max(r.SimulatedNs/100, 1_000_000)) {
+			t.Errorf("simulated %d ns, makespan %d ns: the table says %q: %v, want it when past 1 %% and 1 ms:\n%s", r.SimulatedNs, r.MakespanNs, want, strings.Contains(text, want), text)
+		}
+	}
+	// (eevdf's, the first run: 2056.5 against 2008.5 ms when written.)
+	if r := doc.Runs[0]; r.SimulatedNs-r.MakespanNs < 20_000_000 {
+		t.Errorf("eevdf: simulated %d ns, makespan %d ns: want the other tasks' work 20 ms and more past the makespan", r.SimulatedNs, r.MakespanNs)
+	}
+}
+
+// TestReplayDefaultPolicy (new-user pass 117 F3): with no --policy the
+// replay runs the recording kernel's own (messaging.2cpu: Linux 6.18, so
+// eevdf, replay.RecordingPolicy) and says so on stderr; "replay --cpus 1"
+// was a usage error.
+func TestReplayDefaultPolicy(t *testing.T) {
+	out, errs, code := runCLI(t, "replay", "--cpus", "1", "--no-self-replay", messaging2)
+	if code != 0 || !strings.Contains(out, "\npolicy eevdf on 1 CPU: makespan ") {
+		t.Errorf("exit %d: %s\n%s", code, errs, out)
+	}
+	if !strings.Contains(errs, "note: no --policy given: replaying under eevdf, the recording kernel's (Linux 6.18") {
+		t.Errorf("stderr lacks the default policy's note:\n%s", errs)
 	}
 }
