@@ -1360,6 +1360,7 @@ func (x *extractor) finish() {
 	x.measureCosts()                              // remote wakeup, remote wakee and idle-start costs (costs.go)
 	m.Stats.RecoveredArrivals = x.splitArrivals() // arrivals merged into one burst (arrivals.go)
 	servesArrivals(m)                             // no deadline for an open-loop service's threads (arrivals.go)
+	x.drainsProducer()                            // nor for a paced producer's consumers that drained a backlog (arrivals.go)
 	relativeUnknownWakes(m)                       // unknown wakes of relative-timer tasks as timers of their length (timers.go)
 	m.Stats.QueuedRequests = x.requestQueues()    // a pool's work as one request per arrival (requests.go)
 	inferWakeAny(m)                               // tasks woken by any of several wakers (wakeany.go)

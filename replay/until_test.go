@@ -160,3 +160,51 @@ func TestCycleIncidentalWaits(t *testing.T) {
 		}
 	}
 }
+
+// TestDrainsProducer (pass 116 F2's pool, busy): a producer thread (task
+// 0, pid 1) sleeps 2 ms (a relative timer) before each of n items; two
+// worker threads of its process, each woken by it once for its first
+// item at 2 ms, then run 500 ms without a block and exit at 502 ms, 0.1
+// ms apart: siblings that look like spinners to a deadline (inferUntil).
+// With the producer's last item at 60 ms (30 items) the workers exit 442
+// ms after it, more than deadlineSpread (3 %) of their 501 ms lives: they
+// drained a backlog and are work-bound. With its last item at 500 ms
+// (250 items) they exit 2 ms after it, within 3 % (15 ms): a flag set on
+// the producer's last timer can stop them, and they stay deadline-bound,
+// their deadline their spins' end (501 and 500.9 ms after their starts).
+func TestDrainsProducer(t *testing.T) {
+	const ms = 1_000_000
+	for _, c := range []struct {
+		items int
+		want  UntilKind
+	}{{30, UntilWork}, {250, UntilDeadline}} {
+		gen := Task{Comm: "pp", PID: 1, Parent: -1, Workload: true, Start: 0, Repeat: -1}
+		for k := range c.items {
+			gen.Bursts = append(gen.Bursts, Burst{Len: 0.01 * ms, End: EndBlock, Slept: 2 * ms, Wake: Cause{Kind: CauseTimer, Delay: 2 * ms, At: int64(2*(k+1)) * ms}})
+		}
+		gen.Bursts = append(gen.Bursts, Burst{Len: 0.01 * ms, End: EndExit})
+		gen.Last = 503 * ms
+		worker := func(end int64) Task {
+			return Task{Comm: "w", PID: 1, Parent: 0, Workload: true, Start: 1 * ms, Last: end, Repeat: -1, Bursts: []Burst{
+				{Len: 0.01 * ms, End: EndBlock, Slept: 1 * ms, Wake: Cause{Kind: CauseDependency, Waker: 0, At: 2 * ms}},
+				{Len: end - 2*ms, End: EndExit}}}
+		}
+		m := &Model{WorkloadRoot: 0, Tasks: []Task{gen, worker(502 * ms), worker(501.9 * ms)}}
+		x := &extractor{m: m}
+		x.inferUntil()
+		for _, i := range []int{1, 2} {
+			if m.Tasks[i].Until != UntilDeadline {
+				t.Fatalf("%d items: worker %d %s after inferUntil; want deadline (the shape this pass undoes)", c.items, i, m.Tasks[i].Until)
+			}
+		}
+		x.drainsProducer()
+		for _, i := range []int{1, 2} {
+			if tk := &m.Tasks[i]; tk.Until != c.want {
+				t.Errorf("%d items: worker %d %s; want %s", c.items, i, tk.Until, c.want)
+			}
+		}
+		if c.want == UntilWork && (m.Stats.DeadlineBound != 0 || m.Stats.WorkBound != 2) {
+			t.Errorf("%d items: stats deadline %d work %d; want 0 and 2", c.items, m.Stats.DeadlineBound, m.Stats.WorkBound)
+		}
+	}
+}
