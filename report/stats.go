@@ -721,7 +721,7 @@ func statsNoMatch(b *schedule.Builder, f *schedule.Filter, meta *trace.Meta, ran
 // pprof and Chrome JSON exports), as latency says them (diagWarnings): delays
 // not counted (no switch-in, no wakeup), inferred switch-ins, raced and
 // rewoken waits, CPUs gone offline, and the switches missing from the
-// trace (one line for every CPU: latency -v names the tasks). Stats
+// trace (a line per CPU, as latency's: latency -v names the tasks). Stats
 // printed none of them, not even with -v (new-user pass 49 F2). The
 // unrecorded and lossy delays and the trace without wakeups have stats'
 // own lines (delay-unrecorded-cpu, lossy-excluded, no-wakeups).
@@ -729,9 +729,15 @@ func ScheduleWarnings(c *schedule.Counters) []trace.Warning {
 	d := LatencyDiagnostics{Recovered: c.Recovered, Dropped: c.Dropped, Unwoken: c.Unwoken, Wakeups: max(c.Wakeups, 1),
 		Raced: c.Raced, Rewoken: c.Rewoken, OfflineCPUs: c.OfflineCPUs}
 	out := diagWarnings(&d, LatencyOptions{}, func(trace.TID) string { return "" })
-	if c.ChainBreaks > 0 {
-		out = append(out, trace.Warning{Key: "sched-switch-chain-cpus", Count: int(c.ChainBreaks), CountInMessage: true,
-			Message: fmt.Sprintf("%s switched out a task that the CPU's previous sched_switch had not switched in: the trace lacks the switches in between, and the CPU's time there is unknown (latency -v names the tasks)", plural(int(c.ChainBreaks), "sched_switch event", "sched_switch events"))})
+	// One per CPU, under latency's keys, so that every report counts the
+	// same warnings of a trace (new-user pass 118 F1: "4 warnings" from
+	// stats and pprof where latency said 5).
+	for cpu, n := range c.ChainBreaksByCPU {
+		if n == 0 {
+			continue
+		}
+		out = append(out, trace.Warning{Key: fmt.Sprintf("sched-switch-chain-cpu%d", cpu), Count: int(n), CountInMessage: true,
+			Message: fmt.Sprintf("CPU %d: %s switched out a task that the CPU's previous sched_switch had not switched in: the trace lacks the switches in between, and the CPU's time there is unknown (latency -v names the tasks)", cpu, plural(int(n), "sched_switch event", "sched_switch events"))})
 	}
 	return out
 }

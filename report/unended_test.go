@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -73,4 +74,94 @@ func TestLatencyUnendedRuns(t *testing.T) {
 			t.Errorf("m's JSON runtime_ns %d, unended_runs %v; want 0 and 1", r.RuntimeNs, r.UnendedRuns)
 		}
 	}
+}
+
+// TestStatsChainWarningsPerCPU (new-user pass 118 F1): stats says the
+// switches a trace lacks per CPU under latency's keys, so both count the
+// same warnings. CPU 0 (as TestLatencyUnendedRuns): one sched_switch (300)
+// switches out x where m was switched in; CPU 1: idle -> y (tid 70) at
+// 100, then switch-outs of z (80) at 200 and of y at 300, each not the
+// task the CPU's previous switch switched in (y, then idle: 2 breaks).
+// Both reports: sched-switch-chain-cpu0 1, sched-switch-chain-cpu1 2.
+func TestStatsChainWarningsPerCPU(t *testing.T) {
+	evs := []trace.Event{comm(50, "m"), comm(60, "x"), comm(70, "y"), comm(80, "z"),
+		sw(100, 0, 0, trace.StateRunning, 50),
+		sw(100, 1, 0, trace.StateRunning, 70),
+		sw(200, 1, 80, sleeping, 0),
+		sw(300, 0, 60, sleeping, 0),
+		sw(300, 1, 70, sleeping, 0),
+		sw(400, 0, 0, trace.StateRunning, 60),
+		sw(700, 0, 60, sleeping, 0),
+	}
+	chains := func(ws []trace.Warning) map[string]int {
+		out := map[string]int{}
+		for _, w := range ws {
+			if strings.HasPrefix(w.Key, "sched-switch-chain") {
+				out[w.Key] = w.Count
+			}
+		}
+		return out
+	}
+	lat := run(t, evs, LatencyOptions{})
+	st, err := ComputeStats(trace.NewSliceSource(evs, &trace.Meta{}), StatsOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"sched-switch-chain-cpu0": 1, "sched-switch-chain-cpu1": 2}
+	if got := chains(lat.ReportWarnings); !maps.Equal(got, want) {
+		t.Errorf("latency's chain warnings %v; want %v", got, want)
+	}
+	if got := chains(st.Warnings); !maps.Equal(got, want) {
+		t.Errorf("stats' chain warnings %v; want %v (latency's)", got, want)
+	}
+}
+
+// TestRecoveredOverNote (new-user pass 118 F4): missingSwitchIn's task m
+// has one delay whose switch-in the trace lacks (Recovered 1, Count 1)
+// and no recorded switch-in (Switches 0): the table says why its Count
+// exceeds its switch-ins, and task_latency's recovered_delays is in the
+// row (tables).
+func TestRecoveredOverNote(t *testing.T) {
+	res := run(t, missingSwitchIn(), LatencyOptions{})
+	var b bytes.Buffer
+	if err := WriteLatencyTable(&b, res, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "  Count includes 1 delay whose switch-in the trace lacks (closed at the task's first event on its CPU): 1 row counts more delays than switch-ins\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("table:\n%s\nwant the line %q", b.String(), want)
+	}
+	b.Reset()
+	if err := WriteLatencyTable(&b, run(t, missingSwitchIn(), LatencyOptions{PerfCompat: true}), true); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Count includes") {
+		t.Errorf("perf's layout has no such line:\n%s", b.String())
+	}
+}
+
+// TestHTMLUnknownRuntime (new-user pass 118 F2): the HTML report's table
+// prints "-" where the CLI's does: m's run time (TestLatencyUnendedRuns)
+// and its delay figures (none measured), not 0.000.
+func TestHTMLUnknownRuntime(t *testing.T) {
+	evs := []trace.Event{comm(50, "m"), comm(60, "x"),
+		sw(100, 0, 0, trace.StateRunning, 50),
+		sw(300, 0, 60, sleeping, 0),
+		sw(400, 0, 0, trace.StateRunning, 60),
+		sw(700, 0, 60, sleeping, 0),
+	}
+	res := run(t, evs, LatencyOptions{PerTask: true})
+	cols := htmlColumns(&res.Options)
+	rows := htmlTableRows(res.Rows, cols)
+	for i, r := range res.Rows {
+		if r.Comm != "m" {
+			continue
+		}
+		for j, c := range cols {
+			if got := rows[i].Cells[j]; (c.Key == "runtime_ns" || c.OfDelays) && got != "-" {
+				t.Errorf("m's %s cell %q; want -", c.Key, got)
+			}
+		}
+		return
+	}
+	t.Fatal("no row m")
 }

@@ -328,8 +328,9 @@ func TestStatsJSONWarningsSummary(t *testing.T) {
 // TestExportSaysScheduleWarnings: the exports that rebuild the schedule
 // (pprof, chrome-json) say what it lacks as stats does (report.
 // ScheduleWarnings): pipe.perf.data's 3 switches out of a task not
-// switched in and 4 delays without a recorded switch-in, one summary
-// line, each with -v (new-user pass 111 F1: said by neither).
+// switched in (all on CPU 1, said per CPU as latency does) and 4 delays
+// without a recorded switch-in, one summary line, each with -v (new-user
+// pass 111 F1: said by neither).
 func TestExportSaysScheduleWarnings(t *testing.T) {
 	const pipe = "../../testdata/traces/pipe.perf.data"
 	const want = "warning: " + pipe + ": 2 warnings: 2 about missing switches; -v for detail\n"
@@ -342,7 +343,7 @@ func TestExportSaysScheduleWarnings(t *testing.T) {
 		_, verbose, _ := runCLI(t, "export", "-v", "--format", f, "-i", pipe, "-o", out)
 		for _, l := range []string{
 			"warning: " + pipe + ": 4 scheduling delays had no recorded switch-in",
-			"warning: " + pipe + ": 3 sched_switch events switched out a task that the CPU's previous sched_switch had not switched in",
+			"warning: " + pipe + ": CPU 1: 3 sched_switch events switched out a task that the CPU's previous sched_switch had not switched in",
 		} {
 			if !strings.Contains(verbose, l) {
 				t.Errorf("%s -v: stderr\n%s\nlacks %q", f, verbose, l)
@@ -372,5 +373,17 @@ func TestNoThrottleFoundHint(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "cgroup: /tv-batch\n") || strings.Contains(out, "no throttle found") {
 		t.Logf("stderr: %s", stderr)
 		t.Errorf("with /tv-batch's settings given:\n%s\nwant no hint", out)
+	}
+}
+
+// TestExportNoMatchFirst (new-user pass 118 F3): export pprof of a trace
+// that records task groups, with a filter that matches nothing, says so
+// on its first line; the format's task-group caveat comes after.
+func TestExportNoMatchFirst(t *testing.T) {
+	const in = "../../testdata/traces/quota-svc.tv"
+	_, stderr, code := runCLI(t, "export", "--format", "pprof", "-i", in, "--comm", "nosuch", "-o", filepath.Join(t.TempDir(), "p.pb.gz"))
+	lines := strings.Split(stderr, "\n")
+	if code != 0 || !strings.HasPrefix(lines[0], "warning: nothing matched the filters --comm nosuch") || !strings.Contains(stderr, "records task groups") {
+		t.Errorf("exit %d, stderr:\n%s\nwant the no-match line first, the task-group caveat after", code, stderr)
 	}
 }

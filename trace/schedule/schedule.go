@@ -439,9 +439,12 @@ type Counters struct {
 	UnknownRunNs                               int64 // CPU time (ns) in Unknown runs
 	RestartNs                                  int64 // sum over Rewoken of second waking - first
 	FirstSwitchIns, ChainBreaks                int64
-	SwitchesOutOfOrder                         int64
-	OutOfOrderWakeups                          int64
-	WakingsWhileRunningForgotten               int64 // remembered race wakings that the task's own events cancelled
+	// ChainBreaksByCPU is ChainBreaks per CPU (index: CPU number), so
+	// that a report says them per CPU as latency does.
+	ChainBreaksByCPU             []int64
+	SwitchesOutOfOrder           int64
+	OutOfOrderWakeups            int64
+	WakingsWhileRunningForgotten int64 // remembered race wakings that the task's own events cancelled
 	// RacesUndone: delays started at a switch-out by a remembered waking
 	// and then restarted by a wakeup while waiting: the remembered waking
 	// had found the task still queued (ttwu_runnable), so the task had not
@@ -1419,6 +1422,12 @@ func (b *Builder) evidence(e *trace.Event, c *cpuState) {
 	if c.evCurr != who {
 		if c.evCurr >= 0 {
 			b.C.ChainBreaks++
+			if cpu := int(e.CPU); cpu >= 0 && cpu < 1<<16 {
+				for len(b.C.ChainBreaksByCPU) <= cpu {
+					b.C.ChainBreaksByCPU = append(b.C.ChainBreaksByCPU, 0)
+				}
+				b.C.ChainBreaksByCPU[cpu]++
+			}
 		}
 		c.evCurr = who
 		c.pending = true
