@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -85,6 +86,15 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 			return usageErrorf("export: --kallsyms: %v", err)
 		}
 	}
+	// The format's own caveats go after the answer: writeFromTrace says
+	// first when the filters matched nothing (new-user pass 118 F3: the
+	// task-group caveat of pprof came before it).
+	var notes bytes.Buffer
+	defer func() {
+		if notes.Len() > 0 {
+			cmd.ErrOrStderr().Write(notes.Bytes())
+		}
+	}()
 	return writeFromTrace(cmd, "export "+o.format, o.input, o.out, &o.filter, func(w io.Writer, in trace.Source, f *schedule.Filter) error {
 		// switches: the export is of a trace with some (writeFromTrace
 		// refuses one without, after this), so its warnings apply.
@@ -108,11 +118,11 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 		}
 		err := fm.Write(w, src, opts)
 		if err == nil && fm.Loses != "" && recordsGroups(src) && (fm.LosesIf == nil || fm.LosesIf(src.Meta())) {
-			fmt.Fprintf(cmd.ErrOrStderr(), "warning: export %s: %s records task groups; %s\n", fm.Name, o.input, fm.Loses)
+			fmt.Fprintf(&notes, "warning: export %s: %s records task groups; %s\n", fm.Name, o.input, fm.Loses)
 		}
 		if m := src.Meta(); err == nil && fm.Name == "perfetto" && switches > 0 {
 			if lost := perfettoLosses(m); lost != "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: export perfetto: %s lost events (%s); Perfetto's UI shows which CPUs lost data and how many events each (lost_events, ftrace_stats) and a cut as a failed final flush, not the unobserved windows, per-window counts nor the events of a damaged or cut file: those are kept as traceview trace attributes, which traceview reads back\n",
+				fmt.Fprintf(&notes, "warning: export perfetto: %s lost events (%s); Perfetto's UI shows which CPUs lost data and how many events each (lost_events, ftrace_stats) and a cut as a failed final flush, not the unobserved windows, per-window counts nor the events of a damaged or cut file: those are kept as traceview trace attributes, which traceview reads back\n",
 					o.input, lost)
 			}
 		}
@@ -124,7 +134,7 @@ func runExport(cmd *cobra.Command, o exportOptions) error {
 				}
 				// (The Perfetto trace has no place for perf's command
 				// line, which is where readers learn the CPU list.)
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: export perfetto: %s was recorded on some CPUs only (perf record -C %s); the Perfetto trace cannot say so, so a report on it measures delays a task may have spent running on the others\n",
+				fmt.Fprintf(&notes, "warning: export perfetto: %s was recorded on some CPUs only (perf record -C %s); the Perfetto trace cannot say so, so a report on it measures delays a task may have spent running on the others\n",
 					o.input, cpulist.Format(cpus))
 			}
 		}
