@@ -298,6 +298,11 @@ func htmlTableRows(rows []LatencyRow, cols []*LatencyColumn) []htmlTableRow {
 		cells := make([]string, len(cols))
 		for j, c := range cols {
 			cells[j] = htmlValue(c, c.Int(r))
+			if unknownIn(c, r) && r.RuntimeSource != "" {
+				// As the CLI's table: unknown, not 0 (new-user pass
+				// 118 F2: 0.000 ms for tasks switched in 27 times).
+				cells[j] = "-"
+			}
 		}
 		out = append(out, htmlTableRow{Task: htmlTask(r), Cells: cells})
 	}

@@ -111,6 +111,15 @@ func stampCell(layout string) func(int64) string {
 	return func(v int64) string { return fmt.Sprintf(layout, usecStamp(v)) }
 }
 
+// unknownIn reports whether c's figure of row r is unknown rather than
+// the 0 Int gives: a figure of delays where none was measured, or one
+// Unmeasured says of (a run time every run of which ended unseen). The
+// table and the HTML report print "-" there; JSON, CSV and Parquet keep
+// the 0 beside the counts that tell it (count, unended_runs).
+func unknownIn(c *LatencyColumn, r *LatencyRow) bool {
+	return c.OfDelays && r.Count == 0 || c.Unmeasured != nil && c.Unmeasured(r)
+}
+
 func needPercentiles(o *LatencyOptions) bool { return o.Percentiles }
 
 func needThrottle(o *LatencyOptions) bool { return o.Throttle }
@@ -203,9 +212,10 @@ var LatencyColumns = []LatencyColumn{
 	// only.
 	// unended_runs: runs of the row's tasks whose switch-out the trace
 	// lacks, left out of runtime_ns (LatencyRow.RunsUnended: with
-	// runtime_ns 0, the run time is unknown). Default mode only, JSON only.
+	// runtime_ns 0, the run time is unknown). Default mode only; JSON and
+	// CSV (new-user pass 118 F2: the CSV's 0 could not be told from none).
 	{Key: "unended_runs", Title: "Unended runs", Int: func(r *LatencyRow) int64 { return r.RunsUnended },
-		JSON: true, OmitJSON: defaultModeOnly},
+		JSON: true, CSV: true, OmitJSON: defaultModeOnly},
 	{Key: "unrecorded_switches", Title: "Unrecorded switches", Int: func(r *LatencyRow) int64 { return r.Unrecorded },
 		JSON: true, OmitJSON: defaultModeOnly},
 }

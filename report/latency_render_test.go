@@ -91,8 +91,8 @@ func TestLatencyCSV(t *testing.T) {
 	if err := WriteLatencyCSV(&buf, res); err != nil {
 		t.Fatal(err)
 	}
-	want := "comm,pid,nr_tasks,runtime_ns,count,switches,avg_delay_ns,max_delay_ns,sum_delay_ns,max_delay_start_ns,max_delay_end_ns\n" +
-		"a,10,1,2000000,2,3,875000,1500000,1750000,2000000000,2001500000\n" // no TOTAL line: one kind of row
+	want := "comm,pid,nr_tasks,runtime_ns,count,switches,avg_delay_ns,max_delay_ns,sum_delay_ns,max_delay_start_ns,max_delay_end_ns,unended_runs\n" +
+		"a,10,1,2000000,2,3,875000,1500000,1750000,2000000000,2001500000,0\n" // no TOTAL line: one kind of row
 	if buf.String() != want {
 		t.Errorf("csv:\n%s\nwant:\n%s", buf.String(), want)
 	}

@@ -171,6 +171,14 @@ type TaskLatency struct {
 	DelayP50      int64  `parquet:"delay_p50"`
 	DelayP99      int64  `parquet:"delay_p99"`
 	LossyDelays   int64  `parquet:"lossy_delays"`
+	// UnendedRuns counts the task's runs whose switch-out the trace lacks,
+	// left out of a switch-derived Runtime (report.LatencyRow.RunsUnended:
+	// with Runtime 0, unknown); RecoveredDelays its delays whose switch-in
+	// the trace lacks, inferred and counted in DelayCount, so that
+	// DelayCount may exceed Switches by them (report.LatencyRow.Recovered;
+	// new-user pass 118 F2 and F4).
+	UnendedRuns     int64 `parquet:"unended_runs"`
+	RecoveredDelays int64 `parquet:"recovered_delays"`
 }
 
 // DelayHist is one row of delay_hist: Count of the task's delays fell in
@@ -561,7 +569,7 @@ func latencyRows(id string, res *report.LatencyResult) ([]TaskLatency, []DelayHi
 		lat = append(lat, TaskLatency{TraceID: id, Comm: r.Comm, PID: int32(r.PID), TID: int32(r.TID),
 			Runtime: r.Runtime, RuntimeSource: r.RuntimeSource, Switches: r.Switches,
 			DelayCount: r.Count, DelaySum: r.SumDelay, DelayMax: r.MaxDelay,
-			DelayP50: r.P50, DelayP99: r.P99, LossyDelays: r.Lossy})
+			DelayP50: r.P50, DelayP99: r.P99, LossyDelays: r.Lossy, UnendedRuns: r.RunsUnended, RecoveredDelays: r.Recovered})
 		var counts []int64
 		for _, d := range r.Samples {
 			k := Bucket(d)
