@@ -10,6 +10,16 @@ import (
 	"github.com/traceview/traceview/trace"
 )
 
+// unendedRun is TestLatencyUnendedRuns's trace.
+func unendedRun() []trace.Event {
+	return []trace.Event{comm(50, "m"), comm(60, "x"),
+		sw(100, 0, 0, trace.StateRunning, 50),
+		sw(300, 0, 60, sleeping, 0),
+		sw(400, 0, 0, trace.StateRunning, 60),
+		sw(700, 0, 60, sleeping, 0),
+	}
+}
+
 // TestLatencyUnendedRuns (new-user pass 117 F2): a trace with no
 // sched_stat_runtime, so run time comes from the switches. CPU 0:
 //
@@ -25,13 +35,7 @@ import (
 // unended_runs 1 beside runtime_ns 0. x ran 300 ns measured, no run
 // unended (its unseen start is ShownRun's, another warning).
 func TestLatencyUnendedRuns(t *testing.T) {
-	evs := []trace.Event{comm(50, "m"), comm(60, "x"),
-		sw(100, 0, 0, trace.StateRunning, 50),
-		sw(300, 0, 60, sleeping, 0),
-		sw(400, 0, 0, trace.StateRunning, 60),
-		sw(700, 0, 60, sleeping, 0),
-	}
-	res := run(t, evs, LatencyOptions{PerTask: true})
+	res := run(t, unendedRun(), LatencyOptions{PerTask: true})
 	got := map[string][2]int64{}
 	for _, r := range res.Rows {
 		got[r.Comm] = [2]int64{r.Runtime, r.RunsUnended}
@@ -143,13 +147,7 @@ func TestRecoveredOverNote(t *testing.T) {
 // prints "-" where the CLI's does: m's run time (TestLatencyUnendedRuns)
 // and its delay figures (none measured), not 0.000.
 func TestHTMLUnknownRuntime(t *testing.T) {
-	evs := []trace.Event{comm(50, "m"), comm(60, "x"),
-		sw(100, 0, 0, trace.StateRunning, 50),
-		sw(300, 0, 60, sleeping, 0),
-		sw(400, 0, 0, trace.StateRunning, 60),
-		sw(700, 0, 60, sleeping, 0),
-	}
-	res := run(t, evs, LatencyOptions{PerTask: true})
+	res := run(t, unendedRun(), LatencyOptions{PerTask: true})
 	cols := htmlColumns(&res.Options)
 	rows := htmlTableRows(res.Rows, cols)
 	for i, r := range res.Rows {
