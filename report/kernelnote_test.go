@@ -168,3 +168,19 @@ func TestInferredSessionLabels(t *testing.T) {
 		t.Errorf("compare of a read autogroup:\n%s", b.String())
 	}
 }
+
+// TestVerdictDeadlineUnchecked (new-user pass 119 F1): a self-replay
+// within its bounds trusts the prediction except how the tasks inferred
+// deadline-bound end, which it cannot check; without such tasks the
+// verdict is as before. One row, runtime 1.02x, bound ±5 %.
+func TestVerdictDeadlineUnchecked(t *testing.T) {
+	tr := NewReplayTrust("eevdf", 2, []ReplayCheck{{Comm: "w", Metric: "runtime", Observed: 100, Predicted: 102, Bound: 0.05}})
+	const base = "self-replay under eevdf on 2 CPUs within 2 % on the makespan and every row with 100 ms of run time or more (closest to its bound: w runtime 1.02x): trust the prediction to about that"
+	if v := tr.Verdict(); v != base {
+		t.Errorf("verdict %q\nwant %q", v, base)
+	}
+	tr.DeadlineInferred = 6
+	if v, want := tr.Verdict(), base+", except how the 6 tasks inferred deadline-bound end, which a self-replay cannot check (on the recording's CPUs a deadline and their work end them alike; a note says when the prediction depends on it)"; v != want {
+		t.Errorf("verdict %q\nwant %q", v, want)
+	}
+}

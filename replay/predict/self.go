@@ -144,6 +144,7 @@ func (s *SelfRun) Score(obs *report.LatencyResult) (*Self, error) {
 	}
 	trust := report.NewReplayTrust(s.spec, res.CPUs, checks)
 	trust.Censored = m.Stats.Censored
+	trust.DeadlineInferred = m.Stats.DeadlineInferred
 	return &Self{
 		Prediction: Prediction{Policy: s.pol.String(), Result: res, Observed: obs, Predicted: pred,
 			ObservedMakespan: m.ObservedMakespan(), Checks: checks},
