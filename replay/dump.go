@@ -92,6 +92,9 @@ func writeTaskText(b *bufio.Writer, m *Model, i int) {
 	add(tk.Pool > 0, "pool %d", tk.Pool)
 	add(tk.Spinner, "spinner at burst %d", tk.SpinBurst)
 	add(tk.Repeat >= 0, "repeats burst %d", tk.Repeat)
+	if h := int(tk.LoopsUntilExitOf) - 1; h >= 0 && h < len(m.Tasks) {
+		add(true, "loops until %s:%d exits", m.Tasks[h].Comm, m.Tasks[h].TID)
+	}
 	add(tk.Affinity != 0, "affinity %s", tk.Affinity)
 	add(tk.Cgroup != "", "cgroup %s", tk.Cgroup)
 	add(tk.Session != 0, "session %d", tk.Session)

@@ -1361,6 +1361,7 @@ func (x *extractor) finish() {
 	m.Stats.RecoveredArrivals = x.splitArrivals() // arrivals merged into one burst (arrivals.go)
 	servesArrivals(m)                             // no deadline for an open-loop service's threads (arrivals.go)
 	x.drainsProducer()                            // nor for a paced producer's consumers that drained a backlog (arrivals.go)
+	x.inferLoopsUntilExit()                       // timer loops that end when another task exits (until.go)
 	relativeUnknownWakes(m)                       // unknown wakes of relative-timer tasks as timers of their length (timers.go)
 	m.Stats.QueuedRequests = x.requestQueues()    // a pool's work as one request per arrival (requests.go)
 	inferWakeAny(m)                               // tasks woken by any of several wakers (wakeany.go)

@@ -398,6 +398,13 @@ type Task struct {
 	// cycles are used up before the deadline (the last one that ends in a
 	// timer sleep before the final burst); -1 when none.
 	Repeat int
+	// LoopsUntilExitOf is 1 + the index in Model.Tasks of the task whose
+	// exit ends this task's loop (0: none; inferLoopsUntilExit): a ticker
+	// or monitor thread that cycles on a timer until the threads it runs
+	// beside are done (a stop flag set when they are joined). A replay
+	// repeats its last cycle (Repeat) until that task has exited, then
+	// runs its final burst, whatever cycle count the recording had.
+	LoopsUntilExitOf int32
 	// Affinity is the CPU set the task was inferred to be pinned to (0:
 	// no restriction known); see ModelStats.PinnedTasks.
 	Affinity policies.CPUSet
@@ -641,6 +648,10 @@ type ModelStats struct {
 	CountBound       int `json:"count_bound"`
 	DeadlineBound    int `json:"deadline_bound"`
 	DeadlineInferred int `json:"deadline_inferred"`
+	// LoopsUntilExit counts the workload tasks that loop until another
+	// task's exit (Task.LoopsUntilExitOf; inferred, among CountBound and
+	// WorkBound).
+	LoopsUntilExit int `json:"loops_until_exit"`
 	// TimerKills counts the spinners of DeadlineInferred that exited
 	// right after another workload task's timer fired, a timer that had
 	// run for their whole life (`timeout 3 CMD`): taken for killed at a

@@ -186,8 +186,11 @@ type sim struct {
 	ts    []tstate
 	// waitsForever's search: seen[i] == gen marks a task visited; stack
 	// is reused; wakers caches wakersOf, wakees wakeesOf.
-	seen           []uint32
-	gen            uint32
+	seen []uint32
+	gen  uint32
+	// loopsOn[h] are the tasks whose loop ends when task h exits
+	// (Task.LoopsUntilExitOf): h's exit sets their deadline to it.
+	loopsOn        map[int32][]int32
 	stack          []int32
 	wakers         [][]int32
 	wakees         [][]int32
@@ -681,6 +684,17 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 			s.push(qev{t: st.deadline, kind: qDeadline, a: int32(i)})
 		}
 	}
+	if h := tk.LoopsUntilExitOf - 1; !set && until != UntilDeadline && h >= 0 && tk.Repeat >= 0 && tk.Last > tk.Start {
+		// It repeats its last cycle until task h exits (the exit, in
+		// finish, sets the deadline to it), at most loopCap times its
+		// recorded life: a task h that never exits in the replay (asleep
+		// for a wakeup no task sends) must not keep it cycling forever.
+		st.deadline = s.now + loopCap*(tk.Last-tk.Start)
+		if s.loopsOn == nil {
+			s.loopsOn = map[int32][]int32{}
+		}
+		s.loopsOn[h] = append(s.loopsOn[h], int32(i))
+	}
 	if bs := tk.Bursts; tk.Censored && !st.spin && !set && s.m.End > s.now && len(bs) > 0 && bs[len(bs)-1].End == EndTrace {
 		// Only a task running or runnable at the capture's end holds
 		// its last burst; a censored root asleep there (censorLiveRoot)
@@ -703,6 +717,13 @@ func (s *sim) newTask(i int, parent *policies.Task) *policies.Task {
 	s.pol.TaskNew(t)
 	return t
 }
+
+// loopCap bounds how long a task that loops until another's exit
+// (Task.LoopsUntilExitOf) cycles in a replay, in multiples of its recorded
+// life: a backstop for a replay where that task never exits, not a
+// measured figure (a what-if that makes the workers 10 times slower is
+// beyond what the model predicts anyway).
+const loopCap = 10
 
 // start brings a task alive at the start of the trace into the simulation.
 func (s *sim) start(i int) {
@@ -979,6 +1000,12 @@ func (s *sim) runDone(cpu int) {
 		s.pol.Dequeue(cpu, t, policies.DequeueExit)
 		c.nr--
 		t.State = policies.TaskDead
+		for _, w := range s.loopsOn[int32(t.ID)] {
+			// (Seen at the top of its next cycle: advance.)
+			if st := &s.ts[w]; st.deadline > s.now {
+				st.deadline = s.now
+			}
+		}
 		s.renameDue(t, cpu, true) // all of them, as the recording did before its exit
 		s.emitTask(trace.KindExit, cpu, t)
 		s.schedule(cpu)

@@ -696,3 +696,79 @@ func (m *Model) ForkLoops() []ForkLoop {
 	}
 	return out
 }
+
+// minLoopCycles is how many timer cycles a task needs before
+// inferLoopsUntilExit looks at how its loop ended: fewer say nothing of a
+// loop (minArrivalSleeps, the same count for a paced generator).
+const minLoopCycles = minArrivalSleeps
+
+// inferLoopsUntilExit finds the workload's tasks that loop on a timer until
+// another task exits (Task.LoopsUntilExitOf): a ticker, sampler or
+// heartbeat thread whose loop checks a flag that the program sets once its
+// workers are done (joined). Such a task ends within a cycle or two of the
+// last worker's exit, whatever its cycle count, so a what-if that makes
+// the workers take longer (fewer CPUs) makes it cycle longer. New-user
+// pass 119 F2: periodic.c's ticker (1 ms clock_nanosleep cycles until a
+// stop flag set after its 2 hogs are joined) ran 432 cycles on 2 CPUs and
+// 791 on 1, and replayed count-bound it kept 432: its run time and
+// switches 0.5x.
+//
+// A task qualifies when it is a workload task not inferred deadline-bound,
+// not censored and not a spinner, its blocks (at least minLoopCycles, and
+// minArrivalShare of them) end at timers (relative or absolute), its final
+// burst, the exit, began at a timer wakeup, and a workload task that lived
+// at least half as long as it exited before that wakeup by no more than two
+// of its cycles (its period, or the last sleep's length: the flag is seen
+// at the top of the next cycle, after the joiner's wakeup): the latest such
+// exit is the one its loop waits for.
+func (x *extractor) inferLoopsUntilExit() {
+	m := x.m
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		bs := tk.Bursts
+		e := len(bs) - 1
+		if !tk.Workload || tk.Censored || tk.Spinner || tk.Until == UntilDeadline || e < minLoopCycles ||
+			bs[e].End != EndExit || bs[e-1].End != EndBlock {
+			continue
+		}
+		timers, blocks := 0, 0
+		for k := 0; k < e; k++ {
+			if b := &bs[k]; b.End == EndBlock {
+				blocks++
+				if b.Wake.Kind == CauseTimer || b.Wake.Kind == CauseExternal {
+					timers++
+				}
+			}
+		}
+		last := bs[e-1].Wake
+		if timers < minLoopCycles || float64(timers) < minArrivalShare*float64(blocks) ||
+			last.Kind != CauseTimer && last.Kind != CauseExternal {
+			continue
+		}
+		cycle := last.Delay
+		if tk.Periodic && tk.Period > 0 {
+			cycle = tk.Period
+		}
+		if cycle <= 0 {
+			continue
+		}
+		final, life := last.At, tk.Last-tk.Start
+		h := -1
+		for j := range m.Tasks {
+			o := &m.Tasks[j]
+			if j == i || !o.Workload || o.Last > final || final-o.Last > 2*cycle || 2*(o.Last-o.Start) < life ||
+				len(o.Bursts) == 0 || o.Bursts[len(o.Bursts)-1].End != EndExit {
+				continue
+			}
+			if h < 0 || o.Last > m.Tasks[h].Last {
+				h = j
+			}
+		}
+		if h < 0 {
+			continue
+		}
+		tk.LoopsUntilExitOf = int32(h + 1)
+		tk.Repeat = e - 1 // (its last cycle: the burst before the final sleep)
+		m.Stats.LoopsUntilExit++
+	}
+}

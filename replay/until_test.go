@@ -208,3 +208,34 @@ func TestDrainsProducer(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopsUntilExit: a ticker (task 1, workload) sleeps on a relative
+// 1 ms timer between 30 bursts of 0.01 ms, from 0 to its final wakeup,
+// then exits; a hog (task 2) runs from 0 to its exit. With the hog's exit
+// at 29.5 ms, 0.5 ms (half a cycle) before the ticker's final wakeup at
+// 30 ms, the ticker loops until the hog exits (LoopsUntilExitOf 3, Repeat
+// its last cycle, burst 29). With the hog's exit at 20 ms, 10 cycles
+// before, it is not tied to it (a count-bound loop that ended on its
+// own).
+func TestLoopsUntilExit(t *testing.T) {
+	const ms = 1_000_000
+	for _, c := range []struct {
+		hogEnd int64
+		want   int32
+	}{{29.5 * ms, 3}, {20 * ms, 0}} {
+		ticker := Task{Comm: "ticker", PID: 1, Parent: 0, Workload: true, Start: 0, Last: 30.02 * ms, Repeat: -1}
+		for k := range 30 {
+			ticker.Bursts = append(ticker.Bursts, Burst{Len: 0.01 * ms, End: EndBlock, Slept: ms, Wake: Cause{Kind: CauseTimer, Delay: ms, At: int64(k+1) * ms}})
+		}
+		ticker.Bursts = append(ticker.Bursts, Burst{Len: 0.01 * ms, End: EndExit})
+		hog := Task{Comm: "hog", PID: 1, Parent: 0, Workload: true, Start: 0, Last: c.hogEnd, Repeat: -1, Bursts: []Burst{{Len: c.hogEnd, End: EndExit}}}
+		root := Task{Comm: "main", PID: 1, Parent: -1, Workload: true, Repeat: -1, Bursts: []Burst{{End: EndTrace}}}
+		m := &Model{WorkloadRoot: 0, Tasks: []Task{root, ticker, hog}}
+		x := &extractor{m: m}
+		x.inferLoopsUntilExit()
+		tk := &m.Tasks[1]
+		if tk.LoopsUntilExitOf != c.want || c.want > 0 && (tk.Repeat != 29 || m.Stats.LoopsUntilExit != 1) {
+			t.Errorf("hog exit at %d ns: loops until %d, repeat %d, stat %d; want %d (repeat 29 when tied)", c.hogEnd, tk.LoopsUntilExitOf, tk.Repeat, m.Stats.LoopsUntilExit, c.want)
+		}
+	}
+}

@@ -822,7 +822,7 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 		fmt.Fprintf(out, "workload: no traced command in the trace (%s): the makespan spans every task%s%s%s%s; %s\n", why, set, censored, pinned, recordedAffinityText(st), pools)
 	} else {
 		fmt.Fprintf(out, "workload (the traced command's process tree): %s: %d ending after their work%s, %d after their iterations, %d at a wall-clock deadline (%s)%s%s; %d pinned to the CPUs they ran on%s (taskset: inferred where they ran on no other CPU while one idled, or read by the recording)%s; %s\n",
-			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set, censored, st.PinnedTasks, pinnedNames(m), recordedAffinityText(st), pools)
+			plural(st.WorkBound+st.CountBound+st.DeadlineBound, "task"), st.WorkBound, work, st.CountBound, st.DeadlineBound, how, set+loopsText(m), censored, st.PinnedTasks, pinnedNames(m), recordedAffinityText(st), pools)
 	}
 	tick := "inferred from the trace"
 	if m.HZ == 0 || hz != m.HZ {
@@ -1575,6 +1575,29 @@ func writeAssumptions(out io.Writer, o replayOptions, m *replay.Model, cfg repla
 	fmt.Fprintln(out)
 	writeModelLines(out, m, cfg, untilSet)
 	writeGroupLine(out, m, cfg)
+}
+
+// loopsText is the workload line's clause on the tasks that loop on a
+// timer until another task exits (replay.Task.LoopsUntilExitOf): "" when
+// none does.
+func loopsText(m *replay.Model) string {
+	var names []string
+	for i := range m.Tasks {
+		tk := &m.Tasks[i]
+		if h := int(tk.LoopsUntilExitOf) - 1; h >= 0 && h < len(m.Tasks) {
+			o := &m.Tasks[h]
+			names = append(names, fmt.Sprintf("%s:%d until %s:%d", termsafe.Label(tk.Comm), tk.TID, termsafe.Label(o.Comm), o.TID))
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	n := len(names)
+	if n > 3 {
+		names = append(names[:3], fmt.Sprintf("and %d more", n-3))
+	}
+	return fmt.Sprintf("; %s looping on a timer until another task exits (inferred: %s; --until SEL=count keeps the recorded cycles)",
+		plural(n, "task"), strings.Join(names, ", "))
 }
 
 // warnCPUsSeen warns when the trace shows switches on fewer CPUs than it
