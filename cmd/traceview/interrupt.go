@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/traceview/traceview/trace"
@@ -27,6 +28,10 @@ type readInterrupt struct {
 	// only what was read" of a whole output).
 	cut  atomic.Bool
 	sigs chan os.Signal
+	// done is closed once the catcher is finished: it took a Ctrl-C (stop
+	// set) or sigs was closed; closeSigs closes sigs once.
+	done      chan struct{}
+	closeSigs func()
 }
 
 // readStop is the running command's readInterrupt (execute sets it for the
@@ -41,9 +46,11 @@ var interruptible = map[string]bool{"latency": true, "timehist": true, "stats": 
 // catchReadInterrupt starts catching Ctrl-C into readStop; the function it
 // returns stops that.
 func catchReadInterrupt() (stop func()) {
-	r := &readInterrupt{sigs: make(chan os.Signal, 1)}
+	r := &readInterrupt{sigs: make(chan os.Signal, 1), done: make(chan struct{})}
+	r.closeSigs = sync.OnceFunc(func() { close(r.sigs) })
 	signal.Notify(r.sigs, os.Interrupt)
 	go func() {
+		defer close(r.done)
 		if _, ok := <-r.sigs; ok {
 			r.stop.Store(true)
 			signal.Stop(r.sigs) // a second Ctrl-C ends the process at once
@@ -61,19 +68,29 @@ func catchReadInterrupt() (stop func()) {
 	}
 	return func() {
 		signal.Stop(r.sigs)
-		close(r.sigs)
+		r.closeSigs()
 		readStop = nil
 		readOptions.Stop = nil
 	}
 }
 
 // endReadInterrupt stops catching Ctrl-C for the reading (replay, once
-// its input is read: its simulations catch their own); readInterrupted
-// still says whether one came before.
-func endReadInterrupt() {
-	if readStop != nil {
-		signal.Stop(readStop.sigs)
+// its input is read: its simulations catch their own) and reports whether
+// one came, whether or not it cut a read: a Ctrl-C after the last event was
+// read and before this call cut nothing, and left the stop set for the
+// readers that come after (new-user pass 120 F1: replay's second reading,
+// for the observed table, stopped at its first event, and a whole
+// prediction was scored against an empty observed side). readInterrupted
+// still says whether one cut the reading.
+func endReadInterrupt() (signalled bool) {
+	r := readStop
+	if r == nil {
+		return false
 	}
+	signal.Stop(r.sigs)
+	r.closeSigs()
+	<-r.done // (the catcher took a Ctrl-C, or sigs closed: stop is final)
+	return r.stop.Load()
 }
 
 // errReadInterrupted is the error of a command that stops at once when

@@ -131,3 +131,25 @@ func TestCtrlCWhileReading(t *testing.T) {
 		}
 	}
 }
+
+// TestCtrlCAfterReading (new-user pass 120 F1): a Ctrl-C that comes after
+// the last event was read cuts no read (readInterrupted false), and
+// endReadInterrupt reports it, so that replay stops before its second
+// reading (the observed table's), which would stop at its first event;
+// without one it reports none. The signal goes to this process, caught.
+func TestCtrlCAfterReading(t *testing.T) {
+	for _, send := range []bool{true, false} {
+		stop := catchReadInterrupt()
+		if send {
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+			for i := 0; i < 200 && !readStop.signalled(); i++ {
+				time.Sleep(5 * time.Millisecond) // (the catcher takes it)
+			}
+		}
+		got, cut := endReadInterrupt(), readInterrupted()
+		stop()
+		if got != send || cut {
+			t.Errorf("Ctrl-C sent %v: endReadInterrupt %v, readInterrupted %v; want %v, false", send, got, cut, send)
+		}
+	}
+}

@@ -407,7 +407,12 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	}
 	// From here the simulations' own Ctrl-C (simWatch) labels a run cut
 	// short.
-	endReadInterrupt()
+	if endReadInterrupt() {
+		// Ctrl-C once the trace was read, before the simulations catch
+		// their own: the user asked to stop, and the readers after this
+		// one would stop at their first event.
+		return interruptedErr{errors.New("replay: interrupted (Ctrl-C) once the trace was read, before any simulation: nothing predicted")}
+	}
 	if err != nil {
 		return err
 	}
