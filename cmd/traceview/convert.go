@@ -77,7 +77,7 @@ func runConvert(cmd *cobra.Command, in string, o convertOptions) error {
 		}
 	}
 	if err != nil {
-		return readFailed(cmd, src.Meta(), fmt.Errorf("convert: %s: %w", in, err))
+		return readFailed(cmd, in, src.Meta(), fmt.Errorf("convert: %s: %w", in, err))
 	}
 	printWarnings(cmd.ErrOrStderr(), in, src.Meta())
 	inSize := int64(-1)

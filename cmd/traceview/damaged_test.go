@@ -326,3 +326,23 @@ func TestViewCutHeadsUp(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFailedNamesPositionalInput (new-user pass 120 F2): a perf.data
+// cut before its first sched_switch, given as latency's argument (not
+// -i), fails; the reader's warnings before the error name that file, not
+// "perf.data" (the -i flag's default).
+func TestReadFailedNamesPositionalInput(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/traces/pipe.perf.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.perf.data")
+	if err := os.WriteFile(cut, data[:6000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "latency", cut)
+	first := strings.SplitN(stderr, "\n", 2)[0]
+	if code == 0 || !strings.HasPrefix(first, "warning: "+cut+": ") || strings.Contains(stderr, "warning: perf.data:") {
+		t.Errorf("exit %d, stderr:\n%s\nwant its warnings to name %s", code, stderr, cut)
+	}
+}

@@ -225,7 +225,7 @@ func writeFromTrace(cmd *cobra.Command, what, input, out string, filter *filterF
 		if f != nil {
 			f.discard()
 		}
-		return readFailed(cmd, src.Meta(), err)
+		return readFailed(cmd, input, src.Meta(), err)
 	}
 	cs := switchCount{filter: flt, ext: newTraceExtent()}
 	cs.ext.meta, cs.ext.filter = src.Meta(), flt
@@ -336,7 +336,7 @@ func runExportDir(cmd *cobra.Command, fm export.Format, o exportOptions) error {
 		} else {
 			err = fmt.Errorf("%s: %s: %w", what, o.input, err)
 		}
-		return readFailed(cmd, src.Meta(), err)
+		return readFailed(cmd, o.input, src.Meta(), err)
 	}
 	printWarnings(cmd.ErrOrStderr(), o.input, src.Meta())
 	return nil

@@ -131,10 +131,10 @@ func runLatency(cmd *cobra.Command, o latencyOptions, args []string) error {
 		if errors.Is(err, report.ErrSortKey) {
 			return usageError{err}
 		}
-		return readFailed(cmd, src.Meta(), fmt.Errorf("latency: %s: %w", o.input, err))
+		return readFailed(cmd, o.input, src.Meta(), fmt.Errorf("latency: %s: %w", o.input, err))
 	}
 	if res.Diag.Switches == 0 {
-		return readFailed(cmd, src.Meta(), noSwitchesError("latency", o.input, int64(res.Diag.Events), src.Meta()))
+		return readFailed(cmd, o.input, src.Meta(), noSwitchesError("latency", o.input, int64(res.Diag.Events), src.Meta()))
 	}
 	if err := checkStatedCgroups("latency", opts.Cgroups, res.Cgroups); err != nil {
 		return err

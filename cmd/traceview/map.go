@@ -141,7 +141,7 @@ func runMap(cmd *cobra.Command, o mapFlags) error {
 	filtered := flt != nil || len(o.opt.TaskNames) > 0
 	ext := newTraceExtent() // for the no-match message, as timehist's
 	if err := perfcompat.Map(out, &trace.Tap{Source: src, Observe: ext.observe, KeepKinds: filtered}, o.opt); err != nil {
-		return readFailed(cmd, src.Meta(), viewError("map", o.input, err, src.Meta()))
+		return readFailed(cmd, o.input, src.Meta(), viewError("map", o.input, err, src.Meta()))
 	}
 	if out.n == 0 && filtered {
 		given := flt.String()

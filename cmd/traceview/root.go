@@ -323,12 +323,11 @@ func argTrace(err error) error {
 // which is often why it failed, then its one-line error. They are printed
 // in full even without -v: there is no answer for them to bury, and the one
 // that explains the failure must not hide in a summary.
-func readFailed(cmd *cobra.Command, m *trace.Meta, err error) error {
-	name := ""
-	if f := cmd.Flags().Lookup("input"); f != nil {
-		name = f.Value.String()
+func readFailed(cmd *cobra.Command, input string, m *trace.Meta, err error) error {
+	if input == "" {
+		input = defaultTrace
 	}
-	printAllWarnings(cmd.ErrOrStderr(), name, m)
+	printAllWarnings(cmd.ErrOrStderr(), input, m)
 	return err
 }
 

@@ -78,7 +78,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 	}
 	st, err := report.ComputeStats(src, report.StatsOptions{Buckets: o.buckets, KeepLossy: o.keepLossy, Filter: flt})
 	if err != nil {
-		return readFailed(cmd, src.Meta(), fmt.Errorf("stats: %s: %w", o.input, err))
+		return readFailed(cmd, o.input, src.Meta(), fmt.Errorf("stats: %s: %w", o.input, err))
 	}
 	switches := 0
 	for _, c := range st.CPUs {
@@ -102,7 +102,7 @@ func runStats(cmd *cobra.Command, o statsOptions) error {
 				return nil
 			}
 		}
-		return readFailed(cmd, src.Meta(), noSwitchesError("stats", o.input, st.Events, src.Meta()))
+		return readFailed(cmd, o.input, src.Meta(), noSwitchesError("stats", o.input, st.Events, src.Meta()))
 	}
 	out := cmd.OutOrStdout()
 	writeStatsWarnings(cmd.ErrOrStderr(), o, src.Meta(), st)

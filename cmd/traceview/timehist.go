@@ -147,7 +147,7 @@ func runTimehist(cmd *cobra.Command, o timehistFlags) error {
 	tap := &trace.Tap{Source: src, Observe: ext.observe, KeepKinds: flt.Active() || opt.Prios != nil}
 	if err := perfcompat.Timehist(out, tap, opt); err != nil {
 		// Whatever is still held (the header alone) is dropped.
-		return readFailed(cmd, src.Meta(), viewError("timehist", o.input, err, src.Meta()))
+		return readFailed(cmd, o.input, src.Meta(), viewError("timehist", o.input, err, src.Meta()))
 	}
 	// "No row matched" first, before the header held back: it is the
 	// answer (as latency's). With -s, an empty summary.
@@ -356,7 +356,7 @@ func throttlePass(cmd *cobra.Command, name, input string, recorded []string) (*r
 	res, err := report.ComputeLatency(first, report.LatencyOptions{Cgroups: stated, Hooks: hooks})
 	first.Close()
 	if err != nil {
-		return nil, nil, readFailed(cmd, nil, fmt.Errorf("%s: %s: %w", name, input, err))
+		return nil, nil, readFailed(cmd, input, nil, fmt.Errorf("%s: %s: %w", name, input, err))
 	}
 	if err := checkStatedCgroups(name, stated, res.Cgroups); err != nil {
 		return nil, nil, err
