@@ -419,6 +419,9 @@ func runReplay(out, errw io.Writer, o replayOptions) error {
 	if meta != nil && len(m.Meta.Lost) == 0 {
 		m.Meta.Lost = meta.Lost // (for the workload line: writeModelLines)
 	}
+	if meta != nil && m.Meta.LostInFile == 0 {
+		m.Meta.LostInFile = meta.LostInFile // (and the model line's: lostModelNote)
+	}
 	if len(specs) == 0 {
 		if specs, err = recordingPolicy(errw, m); err != nil {
 			return err
@@ -756,7 +759,7 @@ func writeModelLines(out io.Writer, m *replay.Model, cfg replay.Config, untilSet
 	if st.Yields > 0 {
 		yields = fmt.Sprintf("; %s (a switch-out still runnable with nothing to preempt it: replayed as sched_yield)", plural(st.Yields, "yield"))
 	}
-	yields += classNotes(m)
+	yields += classNotes(m) + lostModelNote(&m.Meta)
 	fmt.Fprintf(out, "model: %s, %s, %s (%d ended by another task, %d of them inferred from ping-pong preemptions; %d by a timer, %d at an absolute time (%d absolute timers); %d never woken); %.1f %% of the blocking points with an inferred cause%s\n",
 		plural(st.Tasks, "task")+" (in a scheduler event)", plural(st.Bursts, "CPU burst"), plural(st.BlockingPoints, "blocking point"),
 		st.Dependencies, st.PingPongs, st.Timers, st.External, st.AbsoluteTimers, st.Never, 100*st.InferredShare(), yields)
@@ -1580,6 +1583,32 @@ func writeAssumptions(out io.Writer, o replayOptions, m *replay.Model, cfg repla
 	fmt.Fprintln(out)
 	writeModelLines(out, m, cfg, untilSet)
 	writeGroupLine(out, m, cfg)
+}
+
+// lostModelNote is the model line's clause on the time the trace did not
+// observe (lost-event windows, with the events lost in damaged or missing
+// blocks counted in): the model has no events there, so a burst or a
+// block that spans such a window is as long as the events around it make
+// it, whatever happened inside (new-user pass 120 F3: a damaged file's
+// model line read as an intact one's). "" when nothing was lost.
+func lostModelNote(meta *trace.Meta) string {
+	if meta == nil || len(meta.Lost) == 0 && meta.LostInFile == 0 {
+		return ""
+	}
+	var n uint64
+	var span int64
+	for _, w := range meta.Lost {
+		n += w.Count
+		span += max(w.End-w.Start, 0)
+	}
+	var parts []string
+	if len(meta.Lost) > 0 {
+		parts = append(parts, fmt.Sprintf("%d events in %s (%s ms unobserved, summed over CPUs)", n, plural(len(meta.Lost), "lost window"), msf(span)))
+	}
+	if meta.LostInFile > 0 {
+		parts = append(parts, fmt.Sprintf("%d events in damaged or missing blocks of the file (its warnings say when)", meta.LostInFile))
+	}
+	return "; the trace lost " + strings.Join(parts, " and ") + ": a burst or block across that time is as long as the events around it make it, what happened inside is not modelled"
 }
 
 // loopsText is the workload line's clause on the tasks that loop on a

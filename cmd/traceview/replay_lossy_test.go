@@ -89,3 +89,18 @@ func TestReplayAffinityOfTrace(t *testing.T) {
 		t.Errorf("exit %d, %s\n%s", code, errs, out)
 	}
 }
+
+// TestModelLineSaysLost (new-user pass 120 F3): the model line of a trace
+// that lost events says what it could not model: lossy-messaging.perf.data
+// lost 33969 events in 276 windows (its meta file; the same counts as
+// latency's warnings); nice.2cpu lost none and says nothing of it.
+func TestModelLineSaysLost(t *testing.T) {
+	out, errs, code := runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "../../testdata/traces/lossy-messaging.perf.data")
+	if code != 0 || !strings.Contains(out, "; the trace lost 33969 events in 276 lost windows (") || !strings.Contains(out, "what happened inside is not modelled") {
+		t.Errorf("exit %d: %s\n%s", code, errs, out)
+	}
+	out, _, _ = runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "../../testdata/traces/nice.2cpu.perf.data")
+	if strings.Contains(out, "the trace lost") {
+		t.Errorf("a trace that lost nothing:\n%s", out)
+	}
+}
