@@ -154,9 +154,21 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 		switch {
 		case err == nil || errors.As(err, &u):
 			return err
+		case c.Flags().Lookup("input") != nil && len(args) == 1 && check(c, nil) == nil && !c.Flags().Changed("input"):
+			// The trace as an argument, as latency and replay take it
+			// (new-user pass 120 F4: stats, timehist and info refused
+			// it): the same as -i FILE.
+			if err := c.Flags().Set("input", args[0]); err != nil {
+				return usageErrorf("%s: %v", subcommandName(c), err)
+			}
+			return nil
 		case c.Flags().Lookup("input") != nil && len(args) > 0 && check(c, args[:1]) != nil:
-			return usageErrorf("%s: unexpected argument %q: give the trace with -i FILE (see '%s --help')",
-				subcommandName(c), args[0], c.CommandPath())
+			if len(args) == 1 {
+				return usageErrorf("%s: unexpected argument %q beside -i: give the trace once (see '%s --help')",
+					subcommandName(c), args[0], c.CommandPath())
+			}
+			return usageErrorf("%s: %d arguments: it reads one trace (-i FILE, or the file as its argument); latency reads several, and a record --rotate series as one (see '%s --help')",
+				subcommandName(c), len(args), c.CommandPath())
 		}
 		return usageErrorf("%s: %v (see '%s --help')", subcommandName(c), err, c.CommandPath())
 	}

@@ -21,11 +21,13 @@ func TestStrayArguments(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"info", "x.data"},
-			`info: unexpected argument "x.data": give the trace with -i FILE (see 'traceview info --help')`},
+		// One argument is the trace, as -i (TestTraceArgument); beside -i,
+		// or two, a usage error (new-user pass 120 F4).
+		{[]string{"info", "-i", "y.data", "x.data"},
+			`info: unexpected argument "x.data" beside -i: give the trace once (see 'traceview info --help')`},
 		// (latency takes several traces as arguments: fleet_test.go.)
 		{[]string{"timehist", "-w", "a", "b"},
-			`timehist: unexpected argument "a": give the trace with -i FILE (see 'traceview timehist --help')`},
+			`timehist: 2 arguments: it reads one trace (-i FILE, or the file as its argument); latency reads several, and a record --rotate series as one (see 'traceview timehist --help')`},
 		// replay takes the trace as -i or as its one argument.
 		{[]string{"replay", "--policy", "eevdf", "a", "b"},
 			`replay: one trace at a time (got 2 arguments: a b) (see 'traceview replay --help')`},
@@ -38,6 +40,20 @@ func TestStrayArguments(t *testing.T) {
 		out, stderr, code := runCLI(t, c.args...)
 		if code != 2 || stderr != c.want || out != "" {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2, %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestTraceArgument (new-user pass 120 F4): the commands that read one
+// trace with -i take it as their one argument too, as latency and replay
+// do: stats, timehist, info and map print what -i gives.
+func TestTraceArgument(t *testing.T) {
+	const in = "../../testdata/traces/pipe.perf.data"
+	for _, name := range []string{"stats", "timehist", "info", "map"} {
+		want, _, wcode := runCLI(t, name, "-i", in)
+		got, errs, code := runCLI(t, name, in)
+		if code != 0 || wcode != 0 || got != want {
+			t.Errorf("%s FILE: exit %d (-i: %d), stdout differs from -i FILE's: %v\n%s", name, code, wcode, got != want, errs)
 		}
 	}
 }
