@@ -38,15 +38,20 @@ func rowLabel(r *LatencyRow) string {
 }
 
 // recoveredOver returns, over rows, the delays whose switch-in the trace
-// lacks (LatencyRow.Recovered, in Count) and how many rows they lift above
-// their recorded switch-ins (Count > Switches), which a
-// reader takes for an impossible count; 0, 0 when none does.
+// lacks (LatencyRow.Recovered, in Count; all of them, as the -v warning
+// counts them) and how many rows they lift above their recorded switch-ins
+// (Count > Switches), which a reader takes for an impossible count; 0, 0
+// when they lift none.
 func recoveredOver(rows []LatencyRow) (n int64, over int) {
 	for i := range rows {
-		if r := &rows[i]; r.Recovered > 0 && r.Count > r.Switches {
-			n += r.Recovered
+		r := &rows[i]
+		n += r.Recovered // (all of them: the -v warning's count, new-user pass 120 F5)
+		if r.Recovered > 0 && r.Count > r.Switches {
 			over++
 		}
+	}
+	if over == 0 {
+		return 0, 0
 	}
 	return n, over
 }
