@@ -163,3 +163,18 @@ func TestHTMLUnknownRuntime(t *testing.T) {
 	}
 	t.Fatal("no row m")
 }
+
+// TestRecoveredOverCountsAll (new-user pass 120 F5): the note counts every
+// recovered delay, as the -v warning does, not only those of the rows it
+// lifts above their switch-ins: rows a (2 recovered, Count 5 <= 9
+// switches) and b (1 recovered, Count 4 > 3 switches) give 3 delays, 1
+// row; without a row over, no note.
+func TestRecoveredOverCountsAll(t *testing.T) {
+	rows := []LatencyRow{{Comm: "a", Recovered: 2, Count: 5, Switches: 9}, {Comm: "b", Recovered: 1, Count: 4, Switches: 3}}
+	if n, over := recoveredOver(rows); n != 3 || over != 1 {
+		t.Errorf("recoveredOver = %d, %d; want 3, 1", n, over)
+	}
+	if n, over := recoveredOver(rows[:1]); n != 0 || over != 0 {
+		t.Errorf("recoveredOver of a row not over = %d, %d; want 0, 0", n, over)
+	}
+}
