@@ -334,6 +334,10 @@ type replayTaskJSON struct {
 	DeadlineNs int64  `json:"deadline_ns,omitempty"`
 	Spinner    bool   `json:"spinner,omitempty"`
 	SetByUntil bool   `json:"set_by_until,omitempty"`
+	// LoopsUntilExitOf is the tid of the task whose exit ends this task's
+	// timer loop (replay.Task.LoopsUntilExitOf; inferred, until count or
+	// work; omitted when none or --until set how it ends).
+	LoopsUntilExitOf int32 `json:"loops_until_exit_of,omitempty"`
 }
 
 type replayModelJSON struct {
@@ -1410,6 +1414,9 @@ func replayModelDoc(m *replay.Model, cfg replay.Config) replayModelJSON {
 		tj := replayTaskJSON{TID: int32(tk.TID), PID: int32(tk.PID), Comm: termsafe.ValidUTF8(tk.Comm), Until: until.String(), Inferred: tk.UntilInferred && !set, Spinner: tk.Spinner, SetByUntil: set}
 		if until == replay.UntilDeadline {
 			tj.DeadlineNs = deadline
+		}
+		if h := int(tk.LoopsUntilExitOf) - 1; h >= 0 && h < len(m.Tasks) && !set {
+			tj.LoopsUntilExitOf = int32(m.Tasks[h].TID)
 		}
 		model.Tasks = append(model.Tasks, tj)
 	}

@@ -948,4 +948,22 @@ func TestReplayTickerUntilHogs(t *testing.T) {
 	if !strings.Contains(text, "; 1 task looping on a timer until another task exits (inferred: ticker:4297 until hog:4299; --until SEL=count keeps the recorded cycles)") {
 		t.Errorf("the workload line does not name the loop:\n%s", text)
 	}
+	out, _, _ := runCLI(t, "replay", "--policy", "eevdf", "--cpus", "1", "--no-self-replay", "-o", "json", two)
+	var doc struct {
+		Model struct {
+			LoopsUntilExit int `json:"loops_until_exit"`
+			Tasks          []struct {
+				Comm string `json:"comm"`
+				Of   int32  `json:"loops_until_exit_of"`
+			} `json:"workload_tasks"`
+		} `json:"model"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range doc.Model.Tasks {
+		if want := map[bool]int32{true: 4299}[tk.Comm == "ticker"]; tk.Of != want || doc.Model.LoopsUntilExit != 1 {
+			t.Errorf("JSON: %s loops_until_exit_of %d (model count %d); want %d (1)", tk.Comm, tk.Of, doc.Model.LoopsUntilExit, want)
+		}
+	}
 }
