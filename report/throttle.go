@@ -1080,7 +1080,7 @@ func (c *throttleCollector) lines(meta *trace.Meta, stated []trace.CgroupSetting
 // noReadingNote is noKernelNote for a trace that holds cpu.stat readings
 // of other groups: this one's were not read (made after the recording's
 // first reading or removed before its last).
-const noReadingNote = "the trace holds no cpu.stat reading of this group (the recording reads them at its start and end: a group made or removed in between has none), so nothing checks the inference: a throttle shows only where the group's tasks wait with its quota used up, and where other groups kept its CPUs busy a throttle can hide in that contention, so take its throttled periods and ms as a lower bound"
+const noReadingNote = "the trace holds no cpu.stat reading of this group (the recording reads them at its start and end: a group made or removed in between has none), so nothing checks the inference: a throttle shows only where the group's tasks wait with its quota used up, so its throttled periods and ms are an estimate: on recordings that hold cpu.stat it came out 0.64x to 2.3x the kernel's throttled time (under where other groups kept its CPUs busy and a throttle hid in that contention, over where waits for a CPU were taken for throttles)"
 
 // nestedUnknownNote is the note of a group with an inferred throttle and
 // an ancestor whose quota is unknown too (lines).
@@ -1094,12 +1094,15 @@ func unknownAncestor(path string, meta *trace.Meta, stated []trace.CgroupSetting
 
 // noKernelNote is the note of a group with a quota and no cpu.stat
 // reading in the trace (a perf.data, a quota stated with
-// --recorded-cgroup): the inference is all there is, and it can only
-// miss throttles. On the recordings that carry cpu.stat it found 86-100 %
-// of the kernel's throttled time where groups competed (KernelAgreement's
-// comment; new-user pass 80: 86 % and 87 % on r1.tv), and a perf.data of
-// the same run with the quota stated 64 %.
-const noKernelNote = "the trace has no cpu.stat reading to check the inference against: a throttle shows only where the group's tasks wait with its quota used up, and where other groups kept its CPUs busy a throttle can hide in that contention, so take its throttled periods and ms as a lower bound ('traceview record' reads the kernel's cpu.stat)"
+// --recorded-cgroup): the inference is all there is. On the recordings
+// that carry cpu.stat it found 86-100 % of the kernel's throttled time
+// where groups competed (KernelAgreement's comment; new-user pass 80: 86 %
+// and 87 % on r1.tv), and a perf.data of the same run with the quota
+// stated 64 %; but 232 % for a request-like service beside a hog (new-user
+// pass 121: B.tv, 42.6 against 18.3 ms) and 220 % on the perf.data of a
+// nested quota with the quota stated (88.1 against 40.0 ms): an estimate
+// either way, not the lower bound this note said.
+const noKernelNote = "the trace has no cpu.stat reading to check the inference against: a throttle shows only where the group's tasks wait with its quota used up, so its throttled periods and ms are an estimate: on recordings that hold cpu.stat it came out 0.64x to 2.3x the kernel's throttled time (under where other groups kept its CPUs busy and a throttle hid in that contention, over where waits for a CPU were taken for throttles) ('traceview record' reads the kernel's cpu.stat)"
 
 // quotaContradicted says, for a group whose quota was stated
 // (--recorded-cgroup), when its run time over the span shows the quota
