@@ -279,3 +279,28 @@ func TestRowChecksUnmeasuredDelay(t *testing.T) {
 		t.Errorf("with a measured delay: %+v", cs)
 	}
 }
+
+// TestUnscoredGroupThrottle (new-user pass 121 F2): a quota'd group
+// throttled under 100 ms on both sides is not scored, but one off by more
+// than ±25 % is named by a trusting verdict: /svc 8 against 18 ms (0.44x);
+// /small 60 against 40 ms (1.5x); /close 39 against 40 ms (0.975x,
+// within) and /none (0 on both sides) are not named.
+func TestUnscoredGroupThrottle(t *testing.T) {
+	const ms = 1_000_000
+	obs := &LatencyResult{Cgroups: []CgroupThrottle{
+		{Path: "/svc", QuotaNS: 30 * ms, Throttled: 18 * ms},
+		{Path: "/small", QuotaNS: 50 * ms, Throttled: 40 * ms},
+		{Path: "/close", QuotaNS: 50 * ms, Throttled: 40 * ms},
+		{Path: "/none", QuotaNS: 50 * ms},
+	}}
+	pred := map[string]int64{"/svc": 8 * ms, "/small": 60 * ms, "/close": 39 * ms, "/none": 0}
+	un := UnscoredGroupThrottle("self", obs, pred)
+	if len(un) != 2 || un[0].Cgroup != "/small" || un[1].Cgroup != "/svc" {
+		t.Fatalf("unscored %+v; want /small and /svc", un)
+	}
+	tr := NewReplayTrust("eevdf", 2, []ReplayCheck{{Comm: "w", Metric: "runtime", Observed: 100, Predicted: 101, Bound: 0.05}})
+	tr.Unscored = un
+	if v, want := tr.Verdict(), "(closest to its bound: w runtime 1.01x): not scored, under 100 ms on both sides: cgroup /small throttled_time 1.50x (60.000 against 40.000 ms), cgroup /svc throttled_time 0.44x (8.000 against 18.000 ms); trust the prediction to about that"; !strings.HasSuffix(v, want) {
+		t.Errorf("verdict %q\nwant it to end %q", v, want)
+	}
+}

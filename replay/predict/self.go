@@ -130,6 +130,7 @@ func (s *SelfRun) Score(obs *report.LatencyResult) (*Self, error) {
 	// groups they ran longest in) is throttled none in it: scored at 0,
 	// the verdict names it (new-user pass 18 F7: a group that throttled a
 	// moved task for 1.9 s vanished from the model without a word).
+	var unscored []report.ReplayCheck
 	if res.GroupsModelled {
 		predThr := map[string]int64{}
 		for _, g := range obs.Cgroups {
@@ -141,8 +142,10 @@ func (s *SelfRun) Score(obs *report.LatencyResult) (*Self, error) {
 			predThr[g.Path] = g.ThrottledNS
 		}
 		checks = append(checks, report.ScoreGroupThrottle("self", obs, predThr)...)
+		unscored = report.UnscoredGroupThrottle("self", obs, predThr)
 	}
 	trust := report.NewReplayTrust(s.spec, res.CPUs, checks)
+	trust.Unscored = unscored
 	trust.Censored = m.Stats.Censored
 	trust.DeadlineInferred = m.Stats.DeadlineInferred
 	return &Self{
