@@ -286,7 +286,7 @@ func WriteCgroupTable(w io.Writer, groups []CgroupThrottle) {
 	}
 	if unknown {
 		fmt.Fprintln(w, "  Quota unknown: throttles inferred only where runnable tasks were left for an idle CPU;")
-		fmt.Fprintln(w, "  --recorded-cgroup PATH:max=QUOTA/PERIOD states it and also finds throttles where the CPU ran other groups.")
+		fmt.Fprintln(w, "  --recorded-cgroup PATH:max=QUOTA/PERIOD states it (PATH:max=max: no quota) and also finds throttles where the CPU ran other groups.")
 	}
 }
 

@@ -54,7 +54,7 @@ func init() {
 		f.BoolVar(&o.keepLossy, "keep-lossy", false, "keep delays and runtime that overlap lost events (default: left out and counted)")
 		f.BoolVar(&o.perf, "perf", false, "reproduce perf 6.12's numbers and output exactly (its INFO lines included)")
 		f.StringVar(&o.by, "by", "", "one table per group: trace, host, comm or cgroup (default: all merged)")
-		f.StringArrayVar(&o.recorded, "recorded-cgroup", nil, "PATH:max=QUOTA/PERIOD[,weight=W]: a group's settings when recorded, where the trace does not carry them (perf.data): its quota lets the throttling inference find throttles where the CPU ran other groups (repeatable)")
+		f.StringArrayVar(&o.recorded, "recorded-cgroup", nil, "PATH:max=QUOTA/PERIOD|max[,weight=W|shares=S][,burst=DURATION]: a group's settings when recorded, where the trace does not carry them (perf.data); max=max for no quota: its quota lets the throttling inference find throttles where the CPU ran other groups (repeatable)")
 		return cmd
 	})
 }

@@ -38,7 +38,7 @@ func init() {
 		f.IntVar(&o.top, "top", 10, "rows in the top-task lists")
 		f.IntVar(&o.buckets, "buckets", 200, "time buckets of the utilization and runqueue plots")
 		f.BoolVar(&o.perf, "perf", false, "measure delays exactly as perf 6.12 does (see 'traceview latency --help')")
-		f.StringArrayVar(&o.recorded, "recorded-cgroup", nil, "PATH:max=QUOTA/PERIOD[,weight=W]: a group's settings when recorded, where the trace does not carry them (perf.data), as 'latency' takes them (repeatable)")
+		f.StringArrayVar(&o.recorded, "recorded-cgroup", nil, "PATH:max=QUOTA/PERIOD|max[,weight=W|shares=S][,burst=DURATION]: a group's settings when recorded, where the trace does not carry them (perf.data); max=max for no quota, as 'latency' takes them (repeatable)")
 		addFilterFlags(f, &o.filter, nil)
 		addCgroupFlag(f, &o.filter)
 		return cmd
