@@ -178,3 +178,23 @@ func TestRecoveredOverCountsAll(t *testing.T) {
 		t.Errorf("recoveredOver of a row not over = %d, %d; want 0, 0", n, over)
 	}
 }
+
+// TestCompareSwitchesAsKernel (new-user pass 122 F1): compare counts a
+// row's switch-ins as the kernel does, the recorded ones and those the
+// trace lacks, as replay scores them: missingSwitchIn's m has no recorded
+// switch-in and one the trace lacks (Unrecorded 1), so 1 on each side.
+func TestCompareSwitchesAsKernel(t *testing.T) {
+	res, err := Compare(trace.NewSliceSource(missingSwitchIn(), &trace.Meta{}), trace.NewSliceSource(missingSwitchIn(), &trace.Meta{}), CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Rows {
+		if r.Comm == "m" {
+			if r.A == nil || r.B == nil || r.A.Switches != 1 || r.B.Switches != 1 || res.Total.A.Switches != 1 {
+				t.Errorf("m: A %+v, B %+v, total A %+v; want 1 switch each", r.A, r.B, res.Total.A)
+			}
+			return
+		}
+	}
+	t.Fatal("no row m")
+}
