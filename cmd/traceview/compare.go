@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -293,10 +294,20 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 		for _, g := range res.Cgroups {
 			n[g.Path] = true
 		}
+		// (The traces' warnings too, as the table's and every other
+		// command's CSV: new-user pass 122 F3, none even with -v.)
+		compareWarnings(cmd.ErrOrStderr(), res, pathA, pathB, named)
 		csvCgroupsNote(cmd.ErrOrStderr(), "compare", len(n), "cgroups")
 		return report.WriteCompareCSV(out, res)
 	}
-	stderr := cmd.ErrOrStderr()
+	compareWarnings(cmd.ErrOrStderr(), res, pathA, pathB, named)
+	return report.WriteCompareTable(out, res, pathA, pathB)
+}
+
+// compareWarnings writes the table's and the CSV's lines on stderr: the
+// no-match message first, then each trace's warnings (named by pathA and
+// pathB when named).
+func compareWarnings(stderr io.Writer, res *report.CompareResult, pathA, pathB string, named bool) {
 	// Filters that matched nothing, in one trace or both: one message
 	// first, as every command's no-match message, instead of one per
 	// trace among its warnings.
@@ -317,5 +328,4 @@ func writeCompare(cmd *cobra.Command, o compareOptions, res *report.CompareResul
 		}
 		writeWarnings(stderr, side.name, prefix, side.ws)
 	}
-	return report.WriteCompareTable(out, res, pathA, pathB)
 }
