@@ -193,7 +193,7 @@ var LatencyColumns = []LatencyColumn{
 		Compare: &CompareFigure{Name: "p99 delay"}},
 	{Key: "p999_delay_ns", OfDelays: true, Title: "p99.9 delay", Kind: ColumnDuration, Int: func(r *LatencyRow) int64 { return r.P999 },
 		Need: needPercentiles, JSON: true, CSV: true,
-		Table: &TableCell{Head: " p99.9 delay ms", Width: 19, Format: msCell(" p99.9:%7.3f ms")}},
+		Table: &TableCell{Head: " p99.9 delay ms", Width: 20, Format: msCell(" p99.9:%8.3f ms")}},
 	// runtime_source and the lossy counts: default mode only (omitted
 	// with --perf), JSON only.
 	{Key: "runtime_source", Title: "Runtime source", Kind: ColumnText, Str: func(r *LatencyRow) string { return r.RuntimeSource },
