@@ -32,8 +32,9 @@ type untilCand struct {
 }
 
 // loneSpinners makes a spinner with no sibling deadline-bound when a
-// clock-paced task of the workload ends with it: within deadlineSpread of
-// its lifetime, the last event of a task woken at absolute times
+// clock-paced task of the workload that lived at least half as long ends
+// with it: within deadlineSpread of its lifetime, the last event of a task
+// woken at absolute times
 // (minTimerSamples or more CauseExternal timers, an open-loop generator or
 // a periodic loop) or of a task already inferred deadline-bound, or the
 // last absolute-time wakeup of such a clock-paced task. One command's
@@ -80,6 +81,14 @@ func (x *extractor) loneSpinners(groups map[[2]string][]untilCand) {
 		life := tk.Last - tk.Start
 		for _, w := range witnesses {
 			d := w.at - tk.Last
+			// A witness keeps the clock over the spinner's life: one
+			// that lived less than half of it is no witness (new-user
+			// pass 123 F1: `bc`, run for 3 ms at the end of a script,
+			// made xz compressing a fixed file deadline-bound, and
+			// --cpus 1 predicted a third of its work gone).
+			if o := &m.Tasks[w.i]; 2*(o.Last-o.Start) < life {
+				continue
+			}
 			if w.i != g[0].i && float64(max(d, -d)) <= deadlineSpread*float64(life) {
 				tk.Until, tk.UntilInferred, tk.Spinner = UntilDeadline, true, true
 				tk.Deadline = g[0].lo - tk.Start

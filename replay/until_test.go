@@ -239,3 +239,33 @@ func TestLoopsUntilExit(t *testing.T) {
 		}
 	}
 }
+
+// TestLoneSpinnerWitnessLife (new-user pass 123 F1): a lone spinner (task
+// 1: 0 to 1000 ms, one burst, then its exit) beside a clock-paced task
+// (task 2: 5 blocks ended at absolute times, its last event 1001 ms, 1 ms
+// after the spinner's, within deadlineSpread). A witness that lived 700 ms
+// (at least half the spinner's life) makes it deadline-bound, as reqsrv's
+// generator beside its hog; one that lived 3 ms (a `bc` at the end of a
+// script) is no witness: the spinner stays work-bound.
+func TestLoneSpinnerWitnessLife(t *testing.T) {
+	const ms = 1_000_000
+	for _, c := range []struct {
+		start int64
+		want  UntilKind
+	}{{301 * ms, UntilDeadline}, {998 * ms, UntilWork}} {
+		spin := Task{Comm: "xz", PID: 2, Parent: 0, Workload: true, Start: 0, Last: 1000 * ms, Repeat: -1,
+			Bursts: []Burst{{Len: 1000 * ms, End: EndExit}}}
+		w := Task{Comm: "bc", PID: 3, Parent: 0, Workload: true, Start: c.start, Last: 1001 * ms, Repeat: -1}
+		for k := range 5 {
+			at := c.start + int64(k+1)*(1001*ms-c.start)/6
+			w.Bursts = append(w.Bursts, Burst{Len: 10_000, End: EndBlock, Wake: Cause{Kind: CauseExternal, At: at}})
+		}
+		w.Bursts = append(w.Bursts, Burst{Len: 10_000, End: EndExit})
+		root := Task{Comm: "sh", PID: 1, Parent: -1, Workload: true, Repeat: -1, Bursts: []Burst{{End: EndTrace}}}
+		m := &Model{WorkloadRoot: 0, Tasks: []Task{root, spin, w}}
+		(&extractor{m: m}).inferUntil()
+		if got := m.Tasks[1].Until; got != c.want {
+			t.Errorf("witness from %d ns: spinner %s; want %s", c.start, got, c.want)
+		}
+	}
+}
