@@ -64,19 +64,21 @@ func init() {
 		// so the policy header never shows a value that is not used.
 		Min: 1, Max: math.MaxInt64}}
 	Register(Info{
-		Name:    "fifo",
-		Summary: "every task SCHED_FIFO (traced RT priority, fair tasks at 1): run until block or higher priority",
-		Source:  "kernel/sched/rt.c (Linux 6.6)",
-		Params:  rtParams,
+		Name:     "fifo",
+		OneClass: true,
+		Summary:  "every task SCHED_FIFO (traced RT priority, fair tasks at 1): run until block or higher priority",
+		Source:   "kernel/sched/rt.c (Linux 6.6)",
+		Params:   rtParams,
 		New: func(v Values, _ int) (Policy, error) {
 			return NewRT(ClassFIFO, v.Duration("rr_timeslice", RRTimeslice)), nil
 		},
 	})
 	Register(Info{
-		Name:    "rr",
-		Summary: "every task SCHED_RR (traced RT priority, fair tasks at 1): FIFO with a round-robin time slice",
-		Source:  "kernel/sched/rt.c (Linux 6.6)",
-		Params:  rtParams,
+		Name:     "rr",
+		OneClass: true,
+		Summary:  "every task SCHED_RR (traced RT priority, fair tasks at 1): FIFO with a round-robin time slice",
+		Source:   "kernel/sched/rt.c (Linux 6.6)",
+		Params:   rtParams,
 		New: func(v Values, _ int) (Policy, error) {
 			return NewRT(ClassRR, v.Duration("rr_timeslice", RRTimeslice)), nil
 		},

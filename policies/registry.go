@@ -91,6 +91,11 @@ type Info struct {
 	// kernel/sched/syscalls.c __setscheduler_params v6.12+); the others
 	// ignore it, so a what-if of it changes nothing in their runs.
 	Slices bool
+	// OneClass says that the policy runs every task in one real-time class
+	// (fifo, rr: the traced RT priority, fair tasks at 1), so nice levels
+	// and the fair classes (normal, batch, idle) change nothing in its
+	// runs; an RT class and priority still do.
+	OneClass bool
 	// New builds a policy instance. p holds only parameters the user set
 	// (validated against Params); cpus is the simulated CPU count, which
 	// some defaults scale with.

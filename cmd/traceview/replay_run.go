@@ -180,6 +180,14 @@ func (r *replayRuns) run(sp policies.Spec) (stop bool, err error) {
 			sp.Info.Name, strings.Join(g, ", "), verb, strings.Join(policies.GroupPolicies(), " and "))
 		what += " (task-group what-ifs not modelled: " + sp.Info.Name + " has no task groups)"
 	}
+	if fair := o.fairWhatIfs(); len(fair) > 0 && sp.Info.OneClass {
+		// (new-user pass 124 F2: --nice hog=10 and --class lat=idle
+		// under --policy fifo predicted byte for byte what it did
+		// without them.)
+		fmt.Fprintf(r.errw, "warning: %s runs every task in one real-time class (the traced RT priority, fair tasks at 1), so %s change nothing in its run\n",
+			sp.Info.Name, strings.Join(fair, ", "))
+		what += " (" + strings.Join(fair, ", ") + " not modelled: " + sp.Info.Name + " has no fair class)"
+	}
 	if len(o.slice) > 0 && !sp.Info.Slices && sp.Info.New != nil && !asTraced([]policies.Spec{sp}) {
 		// (new-user pass 74 F3: "policy cfs ... with --slice hog=10ms"
 		// predicted byte for byte what it did without it.)
@@ -335,6 +343,21 @@ func groupsJSON(gs []replay.GroupInfo) []replay.GroupInfo {
 			for k := range out[i].Changes {
 				out[i].Changes[k].Shares = 0
 			}
+		}
+	}
+	return out
+}
+
+// fairWhatIfs are the what-ifs of o that only a fair class reads: each
+// --nice, and each --class to normal, batch or idle ("--nice hog=10").
+func (o replayOptions) fairWhatIfs() []string {
+	var out []string
+	for _, a := range o.nice {
+		out = append(out, "--nice "+a)
+	}
+	for _, a := range o.class {
+		if _, c, ok := strings.Cut(a, "="); ok && (c == "normal" || c == "batch" || c == "idle") {
+			out = append(out, "--class "+a)
 		}
 	}
 	return out

@@ -967,3 +967,33 @@ func TestReplayTickerUntilHogs(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayOneClassSaysFairWhatIfs (new-user pass 124 F2): fifo runs
+// every task as SCHED_FIFO, so --nice and --class SEL=idle change nothing
+// in its run (its predicted table is the same without them, checked here)
+// and it says so, as a policy without custom slices says of --slice;
+// eevdf, which reads them, does not.
+func TestReplayOneClassSaysFairWhatIfs(t *testing.T) {
+	const in = "../../testdata/traces/nice.2cpu.perf.data"
+	type doc struct {
+		Runs []struct {
+			Predicted json.RawMessage `json:"predicted"`
+		} `json:"runs"`
+	}
+	var with, without doc
+	out, errs, code := runCLI(t, "replay", "--policy", "fifo", "--no-self-replay", "--nice", "hog=10", "--class", "perf=idle", "-o", "json", in)
+	if code != 0 || json.Unmarshal([]byte(out), &with) != nil || len(with.Runs) != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "warning: fifo runs every task in one real-time class (the traced RT priority, fair tasks at 1), so --nice hog=10, --class perf=idle change nothing in its run") {
+		t.Errorf("no warning:\n%s", errs)
+	}
+	out, _, _ = runCLI(t, "replay", "--policy", "fifo", "--no-self-replay", "-o", "json", in)
+	if json.Unmarshal([]byte(out), &without) != nil || len(without.Runs) != 1 || string(with.Runs[0].Predicted) != string(without.Runs[0].Predicted) {
+		t.Errorf("fifo's prediction differs with --nice: the warning would be wrong")
+	}
+	_, errs, _ = runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "--nice", "hog=10", in)
+	if strings.Contains(errs, "one real-time class") {
+		t.Errorf("eevdf warned:\n%s", errs)
+	}
+}
