@@ -57,3 +57,16 @@ func TestUntilAdvice(t *testing.T) {
 		}
 	}
 }
+
+// TestRenamedAtStartNoNote (new-user pass 124 F5): ticker-hogs.2cpu.tv's
+// hogs name themselves "hog" (prctl) 9 and 14 µs into their 397 and 411 ms
+// of run time, so their earlier name, the program's, ran for a negligible
+// part: --nice hog=5 gives no renamed note (it did, for both). The ticker,
+// renamed as early, likewise. A task renamed later in its run still gets
+// it (TestRenamedNote).
+func TestRenamedAtStartNoNote(t *testing.T) {
+	_, errs, code := runCLI(t, "replay", "--policy", "eevdf", "--no-self-replay", "--nice", "hog=5", "--nice", "ticker=5", "../../testdata/traces/ticker-hogs.2cpu.tv")
+	if code != 0 || strings.Contains(errs, "renamed in the trace") {
+		t.Errorf("exit %d, stderr:\n%s", code, errs)
+	}
+}
