@@ -229,6 +229,10 @@ func runCompareGroups(cmd *cobra.Command, o compareOptions, argA, argB string, s
 	if err != nil {
 		return fmt.Errorf("compare: %w", argTrace(err))
 	}
+	// A copy of a trace within a side (a convert copy, the same file
+	// under two names) is read once, as latency reads it (new-user pass
+	// 125 F1: its events counted twice in A, every A/B ratio wrong).
+	pa, pb = dropSameRecordings(pa), dropSameRecordings(pb)
 	parts := append(pa, pb...)
 	side := func(ps []latencyPart) (*report.LatencyResult, error) {
 		rs := make([]*report.LatencyResult, len(ps))
