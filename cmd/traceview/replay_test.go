@@ -588,15 +588,6 @@ func TestReplaySpinExitHint(t *testing.T) {
 	}
 }
 
-// stress-ng's fork workers (testdata/traces/stress-fork.*, meta file beside
-// them) loop forking a child and waiting for it until their --timeout.
-// Replayed on 1 CPU from the 2-CPU recording, both are deadline-bound
-// (replay's forkWaitLoop), so the prediction is checked against the real
-// 1-CPU recording of the same command: stress-ng-fork's run time and the
-// makespan within ±10 % (measured: 1854.2 against 2003.9 ms, 0.93x;
-// 2099.2 against 2072.7 ms, 1.01x). Taken as work-bound, as before the
-// inference, they were 1.93x and 1.98x: a run time within ±10 % cannot come
-// from CPU work that stays the 2-CPU recording's 3854 ms.
 // cpuPairSide is one side of cpuPair: per comm, run time (ns) and
 // switches; the makespan (ns); a prediction's count of deadline-bound tasks.
 type cpuPairSide struct {
@@ -664,6 +655,15 @@ func within(t *testing.T, what string, got, want int64, bound float64) {
 	}
 }
 
+// stress-ng's fork workers (testdata/traces/stress-fork.*, meta file beside
+// them) loop forking a child and waiting for it until their --timeout.
+// Replayed on 1 CPU from the 2-CPU recording, both are deadline-bound
+// (replay's forkWaitLoop), so the prediction is checked against the real
+// 1-CPU recording of the same command: stress-ng-fork's run time and the
+// makespan within ±10 % (measured: 1854.2 against 2003.9 ms, 0.93x;
+// 2099.2 against 2072.7 ms, 1.01x). Taken as work-bound, as before the
+// inference, they were 1.93x and 1.98x: a run time within ±10 % cannot come
+// from CPU work that stays the 2-CPU recording's 3854 ms.
 func TestReplayForkLoopTimeout(t *testing.T) {
 	pred, obs := cpuPair(t, "../../testdata/traces/stress-fork.2cpu.tv", "../../testdata/traces/stress-fork.1cpu.tv")
 	if pred.deadlineBound != 2 {
